@@ -1,0 +1,299 @@
+"""Commands for projects, profiles, memories, notes, context and the audit log."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from memtui.cli import render
+from memtui.cli.context import CliContext
+from memtui.errors import InvalidInput
+from memtui.store.models import Memory
+from memtui.textsafe import safe_text
+
+
+def _memory_out(ctx: CliContext, memory: Memory, verb: str | None = None) -> int:
+    if ctx.json:
+        ctx.emit_json(memory.to_json())
+    else:
+        if verb:
+            ctx.console.print(Text(f"{verb} {memory.id}"))
+        ctx.console.print(render.memory_detail(memory))
+    return 0
+
+
+def _list_out(ctx: CliContext, items: list[Any], table: Table, empty: str) -> int:
+    if ctx.json:
+        ctx.emit_json({"items": [item.to_json() for item in items], "count": len(items)})
+    elif not items:
+        ctx.console.print(Text(empty))
+    else:
+        ctx.console.print(table)
+    return 0
+
+
+# ---- project ---------------------------------------------------------------------------------
+
+def project_add(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``project add ID [--name N] [--root PATH]``."""
+    project = ctx.engine.identity.create_project(args.id, args.name, args.root)
+    if ctx.json:
+        ctx.emit_json(project.to_json() | {"role": "owner"})
+    else:
+        ctx.console.print(Text(f"created project {project.id} (you are its owner)"))
+    return 0
+
+
+def project_member(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``project member PROJECT USER --role ROLE``."""
+    ctx.engine.identity.set_member(args.project, args.member, args.role)
+    if ctx.json:
+        ctx.emit_json({"project": args.project, "user": args.member, "role": args.role})
+    else:
+        ctx.console.print(Text(f"{args.member} is now {args.role} of {args.project}"))
+    return 0
+
+
+def project_list(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``project list``."""
+    rows = ctx.engine.identity.list_projects()
+    if ctx.json:
+        ctx.emit_json({"items": [p.to_json() | {"role": role} for p, role in rows],
+                       "count": len(rows)})
+        return 0
+    if not rows:
+        ctx.console.print(Text("No projects yet — create one with: memtui project add ID"))
+        return 0
+    table = Table()
+    for column in ("id", "name", "role", "root"):
+        table.add_column(column, overflow="fold")
+    for project, role in rows:
+        table.add_row(project.id, render.text(project.name), role, render.text(project.root_path))
+    ctx.console.print(table)
+    return 0
+
+
+# ---- profile ---------------------------------------------------------------------------------
+
+def _profile_out(ctx: CliContext, profile: Any) -> int:
+    if ctx.json:
+        ctx.emit_json(profile.to_json())
+    else:
+        ctx.console.print(render.key_value_table([
+            ("user", profile.user_id), ("display name", profile.display_name),
+            ("timezone", profile.timezone),
+            ("preferences", json.dumps(profile.preferences, ensure_ascii=False, sort_keys=True)),
+            ("updated", profile.updated_at)], title="Profile"))
+    return 0
+
+
+def profile_show(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``profile show``."""
+    return _profile_out(ctx, ctx.engine.identity.profile())
+
+
+def _parse_prefs(pairs: list[str]) -> dict[str, Any]:
+    prefs: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise InvalidInput(f"--pref needs KEY=JSONVALUE, got {pair[:80]!r}")
+        try:
+            prefs[key] = json.loads(raw)
+        except (ValueError, RecursionError):
+            raise InvalidInput(f"--pref {key}: the value is not JSON (quote strings: "
+                               f"{key}='\"text\"')") from None
+    return prefs
+
+
+def profile_set(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``profile set [--name N] [--timezone TZ] [--pref KEY=JSON ...] [--preferences JSON]``."""
+    replace_all = None
+    if args.preferences is not None:
+        try:
+            replace_all = json.loads(args.preferences)
+        except (ValueError, RecursionError):
+            raise InvalidInput("--preferences is not JSON") from None
+        if not isinstance(replace_all, dict):
+            raise InvalidInput("preferences must be a JSON object")
+    merge = _parse_prefs(args.pref) if args.pref else None
+    profile = ctx.engine.identity.update_profile(display_name=args.name, timezone=args.timezone,
+                                                 preferences=replace_all, set_preferences=merge)
+    return _profile_out(ctx, profile)
+
+
+# ---- memory ----------------------------------------------------------------------------------
+
+def memory_add(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``memory add TEXT --kind KIND [--project ID]``."""
+    memory = ctx.engine.identity.add_memory(args.text, args.kind, args.project)
+    return _memory_out(ctx, memory, "added")
+
+
+def memory_list(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``memory list [--project ID | --scope user] [--kind K] [--status S] [--search Q]``."""
+    if args.project and args.scope == "user":
+        raise InvalidInput("--project and --scope user cannot be used together")
+    memories = ctx.engine.identity.list_memories(
+        args.project, kind=args.kind, status=args.status, source=args.source,
+        search=args.search, limit=args.limit)
+    where = f"project {args.project}" if args.project else "your user memories"
+    empty = (f"No memories in {where} match." if (args.search or args.kind) else
+             f"No memories in {where} yet — add one with: memtui memory add TEXT --kind fact")
+    return _list_out(ctx, memories, render.memory_table(memories), empty)
+
+
+def memory_show(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``memory show ID``."""
+    return _memory_out(ctx, ctx.engine.identity.get_memory(args.id))
+
+
+def memory_supersede(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``memory supersede ID TEXT [--kind KIND]``."""
+    memory = ctx.engine.identity.supersede(args.id, args.text, args.kind)
+    return _memory_out(ctx, memory, f"superseded {args.id} with")
+
+
+def memory_history(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``memory history ID``: the chain, oldest first."""
+    chain = ctx.engine.identity.history(args.id)
+    return _list_out(ctx, chain, render.memory_table(chain, title=f"History of {args.id}"), "")
+
+
+def memory_forget(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``memory forget ID --yes``: physical delete of the whole chain."""
+    if not args.yes:
+        size = ctx.engine.identity.chain_size(args.id)
+        raise InvalidInput(f"forget is final and removes {size} version(s) of {args.id}; "
+                           "add --yes to confirm")
+    result = ctx.engine.identity.forget(args.id)
+    if ctx.json:
+        ctx.emit_json({"id": result.memory_id, "forgotten": list(result.removed_ids),
+                       "count": result.count})
+    else:
+        ctx.console.print(Text(f"forgot {args.id}: {result.count} version(s) deleted for good"))
+    return 0
+
+
+def note(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``note TEXT [--project ID] [--kind KIND]``."""
+    memory = ctx.engine.identity.add_note(args.text, args.project, args.kind)
+    return _memory_out(ctx, memory, "noted")
+
+
+def context(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``context [--project ID]``: the identity context."""
+    result = ctx.engine.identity.context(args.project)
+    if ctx.json:
+        ctx.emit_json(result.to_json())
+        return 0
+    ctx.console.print(render.key_value_table([
+        ("user", result.profile.user_id), ("name", result.profile.display_name),
+        ("timezone", result.profile.timezone), ("project summary", result.project_summary)],
+        title="Identity context"))
+    ctx.console.print(Text(safe_text(result.text) or "(no memories yet)"))
+    return 0
+
+
+def audit(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``audit [--limit N]``: the user's audit entries."""
+    entries = ctx.engine.identity.audit(args.limit)
+    table = Table()
+    for column in ("at", "action", "target", "detail"):
+        table.add_column(column, overflow="fold")
+    for entry in entries:
+        table.add_row(render.short_time(entry.at), entry.action, render.text(entry.target),
+                      render.text(json.dumps(entry.detail, ensure_ascii=False)))
+    return _list_out(ctx, entries, table, "No audit entries yet.")
+
+
+def _positive(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return number
+
+
+def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    """Add the identity commands."""
+    project = sub.add_parser("project", help="projects and members", parents=[common])
+    psub = project.add_subparsers(dest="project_command", metavar="ACTION", required=True)
+    p = psub.add_parser("add", help="create a project (you become its owner)", parents=[common])
+    p.add_argument("id")
+    p.add_argument("--name")
+    p.add_argument("--root", help="root folder: the app picks this project inside it")
+    p.set_defaults(handler=project_add)
+    p = psub.add_parser("member", help="set a member's role (owners only)", parents=[common])
+    p.add_argument("project")
+    p.add_argument("member", metavar="USER")
+    p.add_argument("--role", required=True, help="owner, member or reader")
+    p.set_defaults(handler=project_member)
+    p = psub.add_parser("list", help="projects you can read", parents=[common])
+    p.set_defaults(handler=project_list)
+
+    profile = sub.add_parser("profile", help="your profile", parents=[common])
+    prsub = profile.add_subparsers(dest="profile_command", metavar="ACTION", required=True)
+    p = prsub.add_parser("show", help="show your profile", parents=[common])
+    p.set_defaults(handler=profile_show)
+    p = prsub.add_parser("set", help="change your profile", parents=[common])
+    p.add_argument("--name")
+    p.add_argument("--timezone", metavar="TZ", help="an IANA zone, e.g. Europe/Berlin")
+    p.add_argument("--pref", action="append", metavar="KEY=JSONVALUE", default=[],
+                   help="set one preference (repeatable)")
+    p.add_argument("--preferences", metavar="JSON", help="replace all preferences")
+    p.set_defaults(handler=profile_set)
+
+    memory = sub.add_parser("memory", help="identity memories", parents=[common])
+    msub = memory.add_subparsers(dest="memory_command", metavar="ACTION", required=True)
+    p = msub.add_parser("add", help="add a memory (user level, or --project)", parents=[common])
+    p.add_argument("text")
+    p.add_argument("--kind", required=True, help="fact, preference, decision or convention")
+    p.add_argument("--project")
+    p.set_defaults(handler=memory_add)
+    p = msub.add_parser("list", help="visible memories, newest first", parents=[common])
+    p.add_argument("--project")
+    p.add_argument("--scope", choices=["user"])
+    p.add_argument("--kind", help="fact, preference, decision or convention")
+    p.add_argument("--status", default="active", help="active, superseded or all")
+    p.add_argument("--source", help="manual, note, auto or import")
+    p.add_argument("--search", metavar="Q")
+    p.add_argument("--limit", type=_positive, default=50)
+    p.set_defaults(handler=memory_list)
+    p = msub.add_parser("show", help="one memory", parents=[common])
+    p.add_argument("id")
+    p.set_defaults(handler=memory_show)
+    p = msub.add_parser("supersede", help="correct a memory", parents=[common])
+    p.add_argument("id")
+    p.add_argument("text")
+    p.add_argument("--kind", help="fact, preference, decision or convention")
+    p.set_defaults(handler=memory_supersede)
+    p = msub.add_parser("history", help="the supersede chain, oldest first", parents=[common])
+    p.add_argument("id")
+    p.set_defaults(handler=memory_history)
+    p = msub.add_parser("forget", help="delete a memory and its chain for good",
+                        parents=[common])
+    p.add_argument("id")
+    p.add_argument("--yes", action="store_true", help="confirm: forget is final")
+    p.set_defaults(handler=memory_forget)
+
+    p = sub.add_parser("note", help="an ad-hoc note (a memory with source = note)",
+                       parents=[common])
+    p.add_argument("text")
+    p.add_argument("--project")
+    p.add_argument("--kind", default="fact", help="fact, preference, decision or convention")
+    p.set_defaults(handler=note)
+
+    p = sub.add_parser("context", help="the identity context", parents=[common])
+    p.add_argument("--project")
+    p.set_defaults(handler=context)
+
+    p = sub.add_parser("audit", help="your audit entries", parents=[common])
+    p.add_argument("--limit", type=_positive, default=50)
+    p.set_defaults(handler=audit)

@@ -1,0 +1,76 @@
+"""What a command runs with: parsed options, the store, the engine, the output."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from functools import cached_property
+from pathlib import Path
+from typing import Any, TextIO
+
+from rich.console import Console
+
+from memtui.engine.api import Engine
+from memtui.engine.paths import default_db_path, default_user
+from memtui.errors import MemtuiError
+from memtui.store.database import Store, open_store
+
+
+class CliContext:
+    """Per-invocation state: options, lazily opened store and engine, output streams."""
+
+    def __init__(self, args: argparse.Namespace, stdout: TextIO | None = None,
+                 stderr: TextIO | None = None) -> None:
+        self.args = args
+        self.stdout = stdout or sys.stdout
+        self.stderr = stderr or sys.stderr
+        self.json = bool(getattr(args, "json", False))
+        self._store: Store | None = None
+
+    @property
+    def db_path(self) -> Path:
+        """The store path: ``--db``, else ``$MEMTUI_DB``, else the default location."""
+        given = getattr(self.args, "db", None)
+        return Path(given).expanduser() if given else default_db_path()
+
+    @property
+    def user(self) -> str:
+        """The acting user: ``--user``, else ``$MEMTUI_USER``, else the login name."""
+        return getattr(self.args, "user", None) or default_user()
+
+    @property
+    def store(self) -> Store:
+        """The store, opened on first use."""
+        if self._store is None:
+            named = bool(getattr(self.args, "db", None))
+            self._store = open_store(self.db_path, create_folder=not named)
+        return self._store
+
+    @cached_property
+    def engine(self) -> Engine:
+        """The engine acting as the user."""
+        return Engine(self.store, self.user)
+
+    @cached_property
+    def console(self) -> Console:
+        """A Rich console for human output (markup off: store text is data)."""
+        return Console(file=self.stdout, markup=False, highlight=False, emoji=False,
+                       soft_wrap=False, width=None)
+
+    def close(self) -> None:
+        """Close the store if it was opened."""
+        if self._store is not None:
+            self._store.close()
+
+    def emit_json(self, value: Any) -> None:
+        """Print one JSON document on stdout."""
+        self.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
+
+    def error(self, error: MemtuiError) -> int:
+        """Report an error: one line on stderr, and the JSON error object with ``--json``."""
+        message = error.message.replace("\n", " ")
+        self.stderr.write(f"memtui: error: {message}\n")
+        if self.json:
+            self.emit_json({"error": error.to_json()})
+        return error.exit_code

@@ -1,0 +1,295 @@
+"""What the Codex readers return: plain frozen dataclasses, each with ``to_json()``.
+
+Times are memtui's stored form (``YYYY-MM-DDTHH:MM:SS.mmmZ``, UTC) or None.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+
+from memtui.engine.codex.timefmt import format_utc, parse_datetime, unix_to_iso
+from memtui.store.codex_models import CONSOLIDATE_JOB_KIND, STAGE1_JOB_KIND, JobRow, Stage1Row
+
+STATUS_PENDING = "pending"
+STATUS_RUNNING = "running"
+STATUS_DONE = "done"
+STATUS_ERROR = "error"
+
+
+def _jsonable(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {item.name: _jsonable(getattr(value, item.name))
+                for item in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(key): _jsonable(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(item) for item in value]
+    return value
+
+
+class _JsonMixin:
+    """Gives a dataclass a ``to_json()`` made of plain dicts, lists, strings and numbers."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The dataclass as a JSON-ready dict (tuples become lists)."""
+        return _jsonable(self)
+
+
+@dataclass(frozen=True)
+class Problem(_JsonMixin):
+    """One item that could not be read and was skipped (or read with a defect)."""
+
+    path: str
+    reason: str
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class SummarySection(_JsonMixin):
+    """A ``## <title>`` section of ``memory_summary.md`` with its markdown body."""
+
+    title: str
+    body: str
+
+
+@dataclass(frozen=True)
+class SummaryTopic(_JsonMixin):
+    """A ``- <topic>: kw1, kw2`` entry of "What's in Memory", under ``### scope``/``#### day``."""
+
+    scope: str
+    day: str
+    topic: str
+    keywords: tuple[str, ...]
+    desc: str = ""
+    learnings: str = ""
+
+
+@dataclass(frozen=True)
+class Summary(_JsonMixin):
+    """``memory_summary.md``: the v1 check, its sections and its parsed topic map."""
+
+    valid_v1: bool
+    sections: tuple[SummarySection, ...]
+    topics: tuple[SummaryTopic, ...] = ()
+    older_topics: tuple[str, ...] = ()
+
+    def section(self, title: str) -> str | None:
+        """The body of the first section with this title (case-insensitive), else None."""
+        wanted = title.casefold()
+        return next((item.body for item in self.sections if item.title.casefold() == wanted),
+                    None)
+
+
+@dataclass(frozen=True)
+class RolloutSummaryLink(_JsonMixin):
+    """A bullet of a task's ``### rollout_summary_files``: the file and its details."""
+
+    path: str
+    details: str = ""
+    thread_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Task(_JsonMixin):
+    """A ``## Task <n>: <title>`` section of a MEMORY.md task group."""
+
+    number: int
+    title: str
+    rollout_summary_files: tuple[RolloutSummaryLink, ...]
+    keywords: tuple[str, ...]
+    extra: str = ""
+    """Any other lines of the task (unknown ``###`` subsections), verbatim."""
+
+
+@dataclass(frozen=True)
+class TaskGroup(_JsonMixin):
+    """A ``# Task Group:`` block of MEMORY.md."""
+
+    name: str
+    scope: str
+    applies_to: str
+    cwd: str | None
+    reuse_rule: str | None
+    tasks: tuple[Task, ...]
+    preferences: tuple[str, ...] = ()
+    knowledge: tuple[str, ...] = ()
+    failures: tuple[str, ...] = ()
+    line: int = 0
+    """Line of the ``# Task Group:`` heading (1-based)."""
+
+
+@dataclass(frozen=True)
+class RawMemory(_JsonMixin):
+    """One ``## Thread `<id>``` entry of ``raw_memories.md``."""
+
+    thread_id: str
+    updated_at: str | None
+    cwd: str | None
+    rollout_path: str | None
+    rollout_summary_file: str | None
+    front_matter: dict[str, str]
+    body: str
+
+
+@dataclass(frozen=True)
+class RolloutSummary(_JsonMixin):
+    """One file of ``rollout_summaries/``: header lines and the summary markdown."""
+
+    thread_id: str
+    updated_at: str | None
+    rollout_path: str | None
+    cwd: str | None
+    git_branch: str | None
+    body: str
+    file: str
+
+
+@dataclass(frozen=True)
+class Note(_JsonMixin):
+    """An ad-hoc note in ``extensions/ad_hoc/notes/``."""
+
+    file_name: str
+    created_at: str | None
+    text: str
+
+
+@dataclass(frozen=True)
+class Stage1Output(_JsonMixin):
+    """A row of ``stage1_outputs``, times as ISO text; ``cwd`` from the raw memory's header."""
+
+    thread_id: str
+    source_updated_at: str | None
+    raw_memory: str
+    rollout_summary: str
+    rollout_slug: str | None
+    generated_at: str | None
+    usage_count: int | None
+    last_usage: str | None
+    selected_for_phase2: bool
+    selected_for_phase2_source_updated_at: str | None
+    cwd: str | None = None
+
+    @classmethod
+    def from_row(cls, row: Stage1Row, cwd: str | None = None) -> Stage1Output:
+        """Convert a store row (unix seconds) to this model."""
+        return cls(
+            thread_id=row.thread_id,
+            source_updated_at=unix_to_iso(row.source_updated_at),
+            raw_memory=row.raw_memory, rollout_summary=row.rollout_summary,
+            rollout_slug=row.rollout_slug or None,
+            generated_at=unix_to_iso(row.generated_at),
+            usage_count=row.usage_count, last_usage=unix_to_iso(row.last_usage),
+            selected_for_phase2=row.selected_for_phase2,
+            selected_for_phase2_source_updated_at=unix_to_iso(
+                row.selected_for_phase2_source_updated_at),
+            cwd=cwd,
+        )
+
+
+def _before(text: str | None, now: datetime) -> bool:
+    moment = parse_datetime(text)
+    return moment is not None and moment <= now
+
+
+def _after(text: str | None, now: datetime) -> bool:
+    moment = parse_datetime(text)
+    return moment is not None and moment > now
+
+
+@dataclass(frozen=True)
+class Job(_JsonMixin):
+    """A row of ``jobs`` with the derived reading of "why is consolidation stuck".
+
+    The derived flags hold at ``evaluated_at``; ``at(now)`` recomputes them.
+    """
+
+    kind: str
+    job_key: str
+    status: str
+    worker_id: str | None
+    ownership_token: str | None
+    started_at: str | None
+    finished_at: str | None
+    lease_until: str | None
+    retry_at: str | None
+    retry_remaining: int | None
+    last_error: str | None
+    input_watermark: int | None
+    last_success_watermark: int | None
+    evaluated_at: str | None = None
+    lease_held: bool = False
+    """Running with a lease that has not expired: a worker owns it right now."""
+    running_past_lease: bool = False
+    """Still ``running`` but the lease expired: the worker most likely died."""
+    retries_exhausted: bool = False
+    """In ``error`` with no retries left: Codex will not try again by itself."""
+    retry_pending: bool = False
+    """In ``error`` with retries left: Codex tries again at ``retry_at``."""
+    is_stage1: bool = field(default=False)
+    is_consolidation: bool = field(default=False)
+
+    @classmethod
+    def from_row(cls, row: JobRow, now: datetime) -> Job:
+        """Convert a store row (unix seconds) and derive the flags at ``now``."""
+        job = cls(
+            kind=row.kind, job_key=row.job_key, status=row.status, worker_id=row.worker_id,
+            ownership_token=row.ownership_token, started_at=unix_to_iso(row.started_at),
+            finished_at=unix_to_iso(row.finished_at), lease_until=unix_to_iso(row.lease_until),
+            retry_at=unix_to_iso(row.retry_at), retry_remaining=row.retry_remaining,
+            last_error=row.last_error, input_watermark=row.input_watermark,
+            last_success_watermark=row.last_success_watermark,
+        )
+        return job.at(now)
+
+    def at(self, now: datetime) -> Job:
+        """This job with its derived flags recomputed at ``now``."""
+        running = self.status == STATUS_RUNNING
+        errored = self.status == STATUS_ERROR
+        remaining = self.retry_remaining
+        return replace(
+            self,
+            evaluated_at=format_utc(now),
+            lease_held=running and _after(self.lease_until, now),
+            running_past_lease=running and _before(self.lease_until, now),
+            retries_exhausted=errored and (remaining is None or remaining <= 0),
+            retry_pending=errored and remaining is not None and remaining > 0,
+            is_stage1=self.kind == STAGE1_JOB_KIND,
+            is_consolidation=self.kind == CONSOLIDATE_JOB_KIND,
+        )
+
+
+@dataclass(frozen=True)
+class CodexHome(_JsonMixin):
+    """Everything read from one Codex home, with one ``Problem`` per item that was skipped."""
+
+    home: str
+    memories_dir: str
+    sqlite_path: str
+    summary: Summary | None
+    task_groups: tuple[TaskGroup, ...]
+    raw_memories: tuple[RawMemory, ...]
+    rollout_summaries: tuple[RolloutSummary, ...]
+    notes: tuple[Note, ...]
+    instructions: str | None
+    skills: tuple[str, ...]
+    stage1_outputs: tuple[Stage1Output, ...]
+    jobs: tuple[Job, ...]
+    consolidation_max_thread_count: int | None
+    diagnosis: tuple[str, ...]
+    problems: tuple[Problem, ...]
+    database_read: bool = False
+    """True when ``memories_1.sqlite`` was read (its lists are then authoritative)."""
+
+    def thread_ids(self) -> tuple[str, ...]:
+        """Every thread id seen in the database, raw memories or rollout summaries, sorted."""
+        ids = {item.thread_id for item in self.stage1_outputs}
+        ids.update(item.thread_id for item in self.raw_memories)
+        ids.update(item.thread_id for item in self.rollout_summaries)
+        return tuple(sorted(ids))

@@ -1,0 +1,88 @@
+"""Time conversions for Codex data, into memtui's one stored time form.
+
+Codex keeps unix seconds in its database, RFC 3339 in its markdown headers and ISO-8601 with
+``Z`` in rollouts; memtui keeps ``YYYY-MM-DDTHH:MM:SS.mmmZ`` (``memtui.store.timeutil``).
+Every parse here returns None for text that is not a time: it never raises.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+from memtui.store.timeutil import format_time
+
+FILE_TIMESTAMP_FORMAT = "%Y-%m-%dT%H-%M-%S"
+"""Timestamps in Codex file names (notes, rollout summaries), always UTC here."""
+MAX_UNIX_SECONDS = 253_402_300_799
+"""9999-12-31T23:59:59Z: later (or negative) unix times are treated as not a time."""
+_FRACTION_RE = re.compile(r"(\.\d{1,6})\d*")
+_MAX_TIME_TEXT = 64
+
+
+def format_utc(moment: datetime) -> str:
+    """Format an aware (or naive-as-UTC) datetime in memtui's stored form."""
+    return format_time(moment)
+
+
+def parse_datetime(text: str | None) -> datetime | None:
+    """Parse ISO-8601 / RFC 3339 text (``Z``, an offset, or naive as UTC) to aware UTC."""
+    if not isinstance(text, str):
+        return None
+    raw = text.strip()
+    if not raw or len(raw) > _MAX_TIME_TEXT:
+        return None
+    if raw[-1] in "Zz":
+        raw = raw[:-1] + "+00:00"
+    raw = _FRACTION_RE.sub(lambda match: match.group(1), raw, count=1)
+    try:
+        moment = datetime.fromisoformat(raw)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    try:
+        return moment.astimezone(UTC)
+    except (OverflowError, ValueError):
+        return None
+
+
+def normalize_time(text: str | None) -> str | None:
+    """ISO-8601 text in memtui's stored form, or None when it is not a time."""
+    moment = parse_datetime(text)
+    return format_utc(moment) if moment else None
+
+
+def unix_to_datetime(seconds: int | None) -> datetime | None:
+    """Unix seconds to aware UTC, or None when absent or out of range."""
+    if seconds is None or seconds < 0 or seconds > MAX_UNIX_SECONDS:
+        return None
+    return datetime.fromtimestamp(seconds, UTC)
+
+
+def unix_to_iso(seconds: int | None) -> str | None:
+    """Unix seconds in memtui's stored form, or None when absent or out of range."""
+    moment = unix_to_datetime(seconds)
+    return format_utc(moment) if moment else None
+
+
+def to_rfc3339(moment: datetime) -> str:
+    """RFC 3339 as Codex writes it in markdown headers: ``2026-10-06T11:23:22+00:00``."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).replace(microsecond=0).isoformat()
+
+
+def parse_file_timestamp(text: str) -> datetime | None:
+    """Parse a ``YYYY-MM-DDTHH-MM-SS`` file-name timestamp as UTC; None if not a real time."""
+    try:
+        return datetime.strptime(text, FILE_TIMESTAMP_FORMAT).replace(tzinfo=UTC)
+    except ValueError:
+        return None
+
+
+def file_timestamp(moment: datetime) -> str:
+    """A ``YYYY-MM-DDTHH-MM-SS`` file-name timestamp of ``moment`` in UTC."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime(FILE_TIMESTAMP_FORMAT)

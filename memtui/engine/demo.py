@@ -1,0 +1,123 @@
+"""The demo store: realistic sample data through the real engine, deterministic ids and times.
+
+``memtui --demo`` opens it; the snapshot tests and screenshots use it. The clock is fixed
+(starting ``DEMO_START``) and ids are sequential, so every run builds the same store.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from memtui.engine.api import Engine
+from memtui.errors import StoreError
+from memtui.store.database import Store, open_store
+from memtui.store.ids import SequentialIds
+from memtui.store.timeutil import FixedClock
+
+DEMO_START = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
+DEMO_NOW = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)
+"""The demo clock stands here once the store is built."""
+DEMO_USER = "alice"
+DEMO_PROJECT = "webshop"
+STEP_SECONDS = 3 * 3600 + 17 * 60
+
+
+def _step(clock: FixedClock, seconds: float = STEP_SECONDS) -> None:
+    clock.advance(seconds)
+
+
+def _seed_identity(store: Store, clock: FixedClock) -> dict[str, Engine]:
+    alice, bob, carol = (Engine(store, name) for name in ("alice", "bob", "carol"))
+    alice.identity.update_profile(display_name="Alice Chen", timezone="Europe/Berlin",
+                                  preferences={"editor": "neovim", "language": "en",
+                                               "answer_style": "concise",
+                                               "test_runner": "pytest"})
+    bob.identity.update_profile(display_name="Bob Okafor", timezone="America/New_York",
+                                preferences={"editor": "vscode"})
+    carol.identity.update_profile(display_name="Carol Diaz", timezone="Asia/Tokyo")
+    alice.identity.create_project("webshop", "Webshop", "/home/alice/src/webshop",
+                                  summary="Django storefront with a Postgres backend and a "
+                                          "React checkout.")
+    alice.identity.create_project("ml-pipeline", "ML pipeline", "/home/alice/src/ml-pipeline",
+                                  summary="Nightly feature extraction and model training.")
+    bob.identity.create_project("infra", "Infrastructure", "/home/bob/infra",
+                                summary="Terraform and Ansible for the shared dev boxes.")
+    alice.identity.set_member("webshop", "bob", "member")
+    alice.identity.set_member("webshop", "carol", "reader")
+    bob.identity.set_member("infra", "alice", "member")
+
+    user_memories = [
+        ("preference", "Prefers pytest with plain asserts over unittest-style classes."),
+        ("preference", "Wants commit messages in the imperative mood, under 72 characters."),
+        ("convention", "Uses ruff for linting and formatting; line length 100."),
+        ("fact", "Works on a remote dev box over SSH, usually inside tmux at 80x24."),
+        ("decision", "Keeps secrets in 1Password and loads them with `op run`; never in .env."),
+        ("fact", "Time zone is Europe/Berlin; stand-up is at 09:30 local time."),
+    ]
+    ids: list[str] = []
+    for kind, text in user_memories:
+        _step(clock)
+        ids.append(alice.identity.add_memory(text, kind).id)
+    _step(clock)
+    old = alice.identity.add_memory("Prefers 2-space indentation everywhere.", "preference")
+    _step(clock)
+    mid = alice.identity.supersede(old.id, "Prefers 4-space indentation in Python and 2 in "
+                                           "TypeScript.")
+    _step(clock)
+    alice.identity.supersede(mid.id, "Prefers 4-space indentation in Python, 2 in TypeScript "
+                                     "and YAML.")
+    _step(clock)
+    alice.identity.add_note("Remember to rotate the staging database password on the 1st.")
+
+    project_memories = [
+        ("decision", "Postgres 16 is the primary database; SQLite only in unit tests."),
+        ("convention", "Migrations go through Django's makemigrations; never edit applied ones."),
+        ("fact", "The checkout service lives in services/checkout and talks to Stripe."),
+        ("convention", "Config goes in [tool.ruff] and [tool.pytest.ini_options] in pyproject."),
+        ("fact", "CI runs on GitHub Actions; the slow suite is marked @pytest.mark.slow."),
+        ("decision", "Feature flags are read from settings.FEATURES, not environment variables."),
+    ]
+    for kind, text in project_memories:
+        _step(clock)
+        alice.identity.add_memory(text, kind, "webshop")
+    _step(clock)
+    first = alice.identity.add_memory("Static files are served by WhiteNoise.", "decision",
+                                      "webshop")
+    _step(clock)
+    bob.identity.supersede(first.id, "Static files are served from the CDN; WhiteNoise only "
+                                     "in development.")
+    _step(clock)
+    bob.identity.add_memory("Bob prefers Go for small CLI tools.", "preference")
+    _step(clock)
+    bob.identity.add_memory("Terraform state lives in the shared S3 bucket with locking.",
+                            "fact", "infra")
+    _step(clock)
+    alice.identity.add_memory("Dev boxes are rebuilt every Sunday at 02:00 UTC.", "fact",
+                              "infra")
+    _step(clock)
+    alice.identity.add_memory("Training runs must pin the dataset snapshot id.", "convention",
+                              "ml-pipeline")
+    return {"alice": alice, "bob": bob, "carol": carol}
+
+
+def _seed_auto_memory(store: Store, clock: FixedClock, engines: dict[str, Engine]) -> None:
+    """Tasks, settings and an extraction log with every outcome (when the engine has them)."""
+    try:
+        from memtui.engine.demo_tasks import seed_tasks
+    except ImportError:
+        return
+    seed_tasks(store, clock, engines)
+
+
+def build_demo_store(path: str | Path) -> Store:
+    """Create a new demo store at ``path`` (which must not hold a store yet) and return it."""
+    target = Path(path).expanduser()
+    if target.exists() and target.stat().st_size > 0:
+        raise StoreError(f"{target}: already exists; the demo needs a new file")
+    clock = FixedClock(DEMO_START)
+    store = open_store(target, clock=clock, ids=SequentialIds())
+    engines = _seed_identity(store, clock)
+    _seed_auto_memory(store, clock, engines)
+    clock.now = DEMO_NOW
+    return store

@@ -1,0 +1,60 @@
+"""Errors shared by every layer, each with a stable code and command-line exit code."""
+
+from __future__ import annotations
+
+
+class MemtuiError(Exception):
+    """Base of every error memtui reports to a person or a script.
+
+    ``code`` is the stable machine-readable name (used by ``--json`` and the service);
+    ``exit_code`` is the command line's exit status for it.
+    """
+
+    code = "error"
+    exit_code = 1
+
+    def __init__(self, message: str, **detail: object) -> None:
+        super().__init__(message)
+        self.message = message
+        self.detail = detail
+
+    def to_json(self) -> dict[str, object]:
+        """The error as the ``{"code", "message"}`` object of the CLI and the service."""
+        out: dict[str, object] = {"code": self.code, "message": self.message}
+        out.update(self.detail)
+        return out
+
+
+class NotFound(MemtuiError):
+    """The thing does not exist, or exists but the actor may not see it (404, never 403)."""
+
+    code = "not_found"
+    exit_code = 3
+
+
+class PermissionDenied(MemtuiError):
+    """The actor can see the thing but may not do this to it."""
+
+    code = "permission_denied"
+    exit_code = 4
+
+
+class InvalidInput(MemtuiError):
+    """Refused by validation; nothing was written."""
+
+    code = "invalid_input"
+    exit_code = 5
+
+
+class Conflict(MemtuiError):
+    """A write lost a race (for example a stale ``expected_revision``)."""
+
+    code = "conflict"
+    exit_code = 1
+
+
+class StoreError(MemtuiError):
+    """The store cannot be opened or used (bad file, newer schema, read-only, locked)."""
+
+    code = "store_error"
+    exit_code = 1

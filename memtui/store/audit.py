@@ -1,0 +1,42 @@
+"""The append-only audit log. Entries never hold memory content or secrets."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from memtui.store.models import AuditEntry
+
+if TYPE_CHECKING:
+    from memtui.store.database import Store
+
+
+class AuditRepository:
+    """SQL for the ``audit`` table."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def append(self, actor: str, action: str, target: str | None,
+               detail: dict[str, Any] | None = None) -> None:
+        """Append one entry (call inside the transaction whose change it records)."""
+        self._store.execute(
+            "INSERT INTO audit(at, actor, action, target, detail) VALUES (?, ?, ?, ?, ?)",
+            (self._store.now(), actor, action, target,
+             json.dumps(detail or {}, sort_keys=True, ensure_ascii=False)),
+        )
+
+    def list_for(self, actor: str, limit: int) -> list[AuditEntry]:
+        """The actor's entries, newest first."""
+        rows = self._store.execute(
+            "SELECT seq, at, actor, action, target, detail FROM audit WHERE actor = ? "
+            "ORDER BY seq DESC LIMIT ?", (actor, limit)).fetchall()
+        return [AuditEntry(seq=r[0], at=r[1], actor=r[2], action=r[3], target=r[4],
+                           detail=json.loads(r[5])) for r in rows]
+
+    def all_entries(self) -> list[AuditEntry]:
+        """Every entry, oldest first (export, doctor)."""
+        rows = self._store.execute(
+            "SELECT seq, at, actor, action, target, detail FROM audit ORDER BY seq").fetchall()
+        return [AuditEntry(seq=r[0], at=r[1], actor=r[2], action=r[3], target=r[4],
+                           detail=json.loads(r[5])) for r in rows]

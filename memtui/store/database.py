@@ -1,0 +1,303 @@
+"""The SQLite store: opening and checking the file, migrations, connections, transactions.
+
+One file in WAL mode, shared by several processes (the app and its worker, agents, the CLI,
+the service). Each thread gets its own connection. Writes run in ``BEGIN IMMEDIATE``
+transactions that wait for a busy database instead of failing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import stat
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from memtui.errors import StoreError
+from memtui.store.ids import IdFactory, default_ids
+from memtui.store.schema import APPLICATION_ID, LATEST_VERSION, MIGRATIONS
+from memtui.store.timeutil import Clock, format_time, system_clock
+
+BUSY_TIMEOUT_MS = 10_000
+"""How long SQLite itself waits for a lock before answering busy."""
+BUSY_RETRY_SECONDS = 30.0
+"""How long a write keeps retrying a busy database before it gives up."""
+BUSY_RETRY_PAUSE_SECONDS = 0.05
+SQLITE_HEADER = b"SQLite format 3\x00"
+_PAGE_SIZE_OFFSET = 16
+_PAGE_COUNT_OFFSET = 28
+
+
+def _is_busy(error: sqlite3.OperationalError) -> bool:
+    text = str(error).lower()
+    return "locked" in text or "busy" in text
+
+
+def check_store_file(path: Path) -> bool:
+    """Check a path can hold a memtui store without writing anything.
+
+    Returns True when the file exists with content, False when a new store would be created.
+    Raises ``StoreError`` with a one-line message naming the file otherwise.
+    """
+    if path.is_dir():
+        raise StoreError(f"{path}: is a directory, not a memtui database")
+    if not path.parent.is_dir():
+        raise StoreError(f"{path}: folder {path.parent} does not exist")
+    if not path.exists():
+        return False
+    mode = path.stat().st_mode
+    if not stat.S_ISREG(mode):
+        raise StoreError(f"{path}: not a regular file")
+    if mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) == 0 or not os.access(path, os.W_OK):
+        raise StoreError(f"{path}: the file is read-only")
+    size = path.stat().st_size
+    if size == 0:
+        return False
+    with path.open("rb") as handle:
+        header = handle.read(100)
+    if not header.startswith(SQLITE_HEADER):
+        raise StoreError(f"{path}: not a memtui database (not an SQLite file)")
+    if len(header) < 100:
+        raise StoreError(f"{path}: the database file is truncated")
+    page_size = int.from_bytes(header[_PAGE_SIZE_OFFSET:_PAGE_SIZE_OFFSET + 2], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    page_count = int.from_bytes(header[_PAGE_COUNT_OFFSET:_PAGE_COUNT_OFFSET + 4], "big")
+    if page_size and page_count and size < page_size * page_count:
+        raise StoreError(f"{path}: the database file is truncated")
+    return True
+
+
+class Store:
+    """A memtui store on one SQLite file: connections, transactions, clock and ids.
+
+    The repositories (``store.identity``, ``store.memories`` ...) hold the SQL; the engine calls
+    them inside ``store.transaction()`` when several writes must land together.
+    """
+
+    def __init__(self, path: Path, *, clock: Clock | None = None,
+                 ids: IdFactory | None = None) -> None:
+        self.path = path
+        self.clock: Clock = clock or system_clock
+        self.ids: IdFactory = ids or default_ids
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+        self._closed = False
+        from memtui.store.repositories import attach_repositories
+
+        attach_repositories(self)
+
+    # -- connections ---------------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            conn = sqlite3.connect(str(self.path), isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000,
+                                   check_same_thread=False)
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute("PRAGMA secure_delete = ON")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA temp_store = MEMORY")
+        except sqlite3.DatabaseError as error:
+            raise StoreError(f"{self.path}: cannot open the database ({error})") from None
+        return conn
+
+    @property
+    def db(self) -> sqlite_utils.Database:
+        """This thread's sqlite-utils database (its own connection)."""
+        db = getattr(self._local, "db", None)
+        if db is None:
+            if self._closed:
+                raise StoreError(f"{self.path}: the store is closed")
+            conn = self._connect()
+            db = sqlite_utils.Database(conn, recursive_triggers=False, execute_plugins=False)
+            self._local.db = db
+            self._local.depth = 0
+            with self._lock:
+                self._connections.append(conn)
+        return db
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """This thread's connection."""
+        return self.db.conn
+
+    def execute(self, sql: str, params: Any = ()) -> sqlite3.Cursor:
+        """Run one statement on this thread's connection."""
+        return self.conn.execute(sql, params)
+
+    def close(self) -> None:
+        """Close every connection this store opened (any thread)."""
+        with self._lock:
+            self._closed = True
+            for conn in self._connections:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.close()
+            self._connections.clear()
+        self._local = threading.local()
+
+    def now(self) -> str:
+        """The store clock's current time in the stored form."""
+        return format_time(self.clock())
+
+    def new_id(self, prefix: str) -> str:
+        """A new id with the given prefix."""
+        return self.ids(prefix)
+
+    # -- transactions --------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction (``BEGIN IMMEDIATE``), retried while the database is busy.
+
+        Re-entrant within a thread: an inner block joins the outer transaction. On any
+        exception the whole transaction rolls back.
+        """
+        conn = self.conn
+        if self._local.depth > 0:
+            self._local.depth += 1
+            try:
+                yield conn
+            finally:
+                self._local.depth -= 1
+            return
+        self._begin(conn, "BEGIN IMMEDIATE")
+        self._local.depth = 1
+        try:
+            yield conn
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+            raise
+        else:
+            self._commit(conn)
+        finally:
+            self._local.depth = 0
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[sqlite3.Connection]:
+        """A read transaction: several queries see one consistent state of the store."""
+        conn = self.conn
+        if self._local.depth > 0 or conn.in_transaction:
+            yield conn
+            return
+        self._begin(conn, "BEGIN")
+        self._local.depth = 1
+        try:
+            yield conn
+        finally:
+            self._local.depth = 0
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("COMMIT")
+
+    def _begin(self, conn: sqlite3.Connection, statement: str) -> None:
+        deadline = time.monotonic() + BUSY_RETRY_SECONDS
+        while True:
+            try:
+                conn.execute(statement)
+                return
+            except sqlite3.OperationalError as error:
+                if not _is_busy(error) or time.monotonic() > deadline:
+                    raise StoreError(f"{self.path}: the database stayed busy ({error})") from None
+                time.sleep(BUSY_RETRY_PAUSE_SECONDS)
+
+    def _commit(self, conn: sqlite3.Connection) -> None:
+        deadline = time.monotonic() + BUSY_RETRY_SECONDS
+        while True:
+            try:
+                conn.execute("COMMIT")
+                return
+            except sqlite3.OperationalError as error:
+                if not _is_busy(error) or time.monotonic() > deadline:
+                    with contextlib.suppress(sqlite3.Error):
+                        conn.execute("ROLLBACK")
+                    raise StoreError(f"{self.path}: could not commit ({error})") from None
+                time.sleep(BUSY_RETRY_PAUSE_SECONDS)
+
+    # -- change detection ----------------------------------------------------------------
+
+    def data_version(self) -> int:
+        """SQLite's ``data_version``: changes when another connection commits a write."""
+        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def schema_version(self) -> int:
+        """The schema version recorded in the file."""
+        return int(self.conn.execute("PRAGMA user_version").fetchone()[0])
+
+    def checkpoint(self) -> bool:
+        """Fold the WAL into the main file and truncate it. False if readers prevented it."""
+        row = self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        return bool(row) and row[0] == 0
+
+
+def _prepare(store: Store, existed: bool) -> None:
+    conn = store.conn
+    try:
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+    except sqlite3.DatabaseError as error:
+        raise StoreError(f"{store.path}: not a memtui database ({error})") from None
+    if app_id not in (0, APPLICATION_ID) or (app_id == 0 and tables):
+        raise StoreError(f"{store.path}: not a memtui database")
+    if version > LATEST_VERSION:
+        raise StoreError(
+            f"{store.path}: made by a newer memtui (schema {version}; this version knows "
+            f"up to {LATEST_VERSION}); upgrade memtui to open it"
+        )
+    if version < LATEST_VERSION:
+        _migrate(store, version)
+    elif conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+        conn.execute("PRAGMA journal_mode = WAL")
+
+
+def _migrate(store: Store, current: int) -> None:
+    conn = store.conn
+    mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+    if str(mode).lower() != "wal":
+        raise StoreError(f"{store.path}: could not switch the database to WAL mode")
+    for version, script in MIGRATIONS:
+        if version <= current:
+            continue
+        stamp = format_time(store.clock())
+        try:
+            conn.executescript(
+                "BEGIN IMMEDIATE;\n" + script
+                + f"\nINSERT INTO schema_migrations(version, applied_at) VALUES ({version}, '{stamp}');"
+                + f"\nPRAGMA application_id = {APPLICATION_ID};"
+                + f"\nPRAGMA user_version = {version};\nCOMMIT;"
+            )
+        except sqlite3.Error as error:
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+            if current == 0 and conn.execute("PRAGMA user_version").fetchone()[0] >= version:
+                continue  # another process created the schema at the same moment
+            raise StoreError(f"{store.path}: migration {version} failed ({error})") from None
+
+
+def open_store(path: str | os.PathLike[str], *, clock: Clock | None = None,
+               ids: IdFactory | None = None, create_folder: bool = False) -> Store:
+    """Open (creating or migrating as needed) the memtui store at ``path``.
+
+    ``create_folder`` creates a missing parent folder (for the default location only; a
+    path a person named must exist). Raises ``StoreError`` with a one-line message for a
+    directory, a missing folder, a read-only file, a file that is not a memtui database, a
+    truncated one, or one from a newer schema; nothing is written to such a file.
+    """
+    target = Path(path).expanduser()
+    if create_folder:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    existed = check_store_file(target)
+    store = Store(target, clock=clock, ids=ids)
+    try:
+        _prepare(store, existed)
+    except BaseException:
+        store.close()
+        raise
+    return store

@@ -1,0 +1,141 @@
+"""SQL for users, projects, memberships and profiles."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from memtui.store.models import Membership, Profile, Project, User
+
+if TYPE_CHECKING:
+    from memtui.store.database import Store
+
+_PROJECT_COLUMNS = "id, name, root_path, summary, created_by, created_at"
+
+
+def _project(row: tuple[Any, ...]) -> Project:
+    return Project(id=row[0], name=row[1], root_path=row[2], summary=row[3],
+                   created_by=row[4], created_at=row[5])
+
+
+class IdentityRepository:
+    """Users, projects, memberships, profiles."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    # users
+    def get_user(self, user_id: str) -> User | None:
+        """One user, or None."""
+        row = self._store.execute(
+            "SELECT id, display_name, created_at FROM users WHERE id = ?", (user_id,)).fetchone()
+        return User(*row) if row else None
+
+    def ensure_user(self, user_id: str, display_name: str | None = None) -> User:
+        """Create the user if missing (its profile too) and return it."""
+        now = self._store.now()
+        self._store.execute(
+            "INSERT OR IGNORE INTO users(id, display_name, created_at) VALUES (?, ?, ?)",
+            (user_id, display_name or user_id, now))
+        self._store.execute(
+            "INSERT OR IGNORE INTO profiles(user_id, display_name, timezone, preferences, "
+            "updated_at) VALUES (?, ?, 'UTC', '{}', NULL)", (user_id, display_name or user_id))
+        user = self.get_user(user_id)
+        assert user is not None
+        return user
+
+    def list_users(self) -> list[User]:
+        """Every user, by id."""
+        rows = self._store.execute(
+            "SELECT id, display_name, created_at FROM users ORDER BY id").fetchall()
+        return [User(*row) for row in rows]
+
+    # projects
+    def get_project(self, project_id: str) -> Project | None:
+        """One project, or None."""
+        row = self._store.execute(
+            f"SELECT {_PROJECT_COLUMNS} FROM projects WHERE id = ?", (project_id,)).fetchone()
+        return _project(row) if row else None
+
+    def insert_project(self, project: Project) -> None:
+        """Insert a new project row."""
+        self._store.execute(
+            f"INSERT INTO projects({_PROJECT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+            (project.id, project.name, project.root_path, project.summary, project.created_by,
+             project.created_at))
+
+    def update_project(self, project_id: str, *, name: str | None = None,
+                       root_path: str | None = None, summary: str | None = None) -> None:
+        """Change a project's name, root or summary (None leaves a field alone)."""
+        for column, value in (("name", name), ("root_path", root_path), ("summary", summary)):
+            if value is not None:
+                self._store.execute(f"UPDATE projects SET {column} = ? WHERE id = ?",
+                                    (value, project_id))
+
+    def projects_for(self, user_id: str) -> list[tuple[Project, str]]:
+        """Projects the user is a member of, with the role, by id."""
+        rows = self._store.execute(
+            f"SELECT {', '.join('p.' + c.strip() for c in _PROJECT_COLUMNS.split(','))}, m.role "
+            "FROM project_members m JOIN projects p ON p.id = m.project_id "
+            "WHERE m.user_id = ? ORDER BY p.id", (user_id,)).fetchall()
+        return [(_project(row[:6]), row[6]) for row in rows]
+
+    def all_projects(self) -> list[Project]:
+        """Every project (export, doctor, import matching)."""
+        rows = self._store.execute(f"SELECT {_PROJECT_COLUMNS} FROM projects ORDER BY id")
+        return [_project(row) for row in rows.fetchall()]
+
+    # membership
+    def role(self, project_id: str, user_id: str) -> str | None:
+        """The user's role in the project, or None for a non-member."""
+        row = self._store.execute(
+            "SELECT role FROM project_members WHERE project_id = ? AND user_id = ?",
+            (project_id, user_id)).fetchone()
+        return row[0] if row else None
+
+    def set_role(self, project_id: str, user_id: str, role: str) -> None:
+        """Insert or change a membership."""
+        self._store.execute(
+            "INSERT INTO project_members(project_id, user_id, role) VALUES (?, ?, ?) "
+            "ON CONFLICT(project_id, user_id) DO UPDATE SET role = excluded.role",
+            (project_id, user_id, role))
+
+    def remove_member(self, project_id: str, user_id: str) -> None:
+        """Remove a membership."""
+        self._store.execute("DELETE FROM project_members WHERE project_id = ? AND user_id = ?",
+                            (project_id, user_id))
+
+    def members(self, project_id: str) -> list[Membership]:
+        """A project's memberships, by user."""
+        rows = self._store.execute(
+            "SELECT project_id, user_id, role FROM project_members WHERE project_id = ? "
+            "ORDER BY user_id", (project_id,)).fetchall()
+        return [Membership(*row) for row in rows]
+
+    def all_memberships(self) -> list[Membership]:
+        """Every membership (export)."""
+        rows = self._store.execute(
+            "SELECT project_id, user_id, role FROM project_members ORDER BY project_id, user_id")
+        return [Membership(*row) for row in rows.fetchall()]
+
+    # profiles
+    def get_profile(self, user_id: str) -> Profile | None:
+        """The user's profile, or None."""
+        row = self._store.execute(
+            "SELECT user_id, display_name, timezone, preferences, updated_at FROM profiles "
+            "WHERE user_id = ?", (user_id,)).fetchone()
+        if not row:
+            return None
+        return Profile(user_id=row[0], display_name=row[1], timezone=row[2],
+                       preferences=json.loads(row[3]), updated_at=row[4])
+
+    def save_profile(self, profile: Profile) -> None:
+        """Write the whole profile row."""
+        self._store.execute(
+            "INSERT INTO profiles(user_id, display_name, timezone, preferences, updated_at) "
+            "VALUES (?, ?, ?, ?, ?) ON CONFLICT(user_id) DO UPDATE SET "
+            "display_name = excluded.display_name, timezone = excluded.timezone, "
+            "preferences = excluded.preferences, updated_at = excluded.updated_at",
+            (profile.user_id, profile.display_name, profile.timezone,
+             json.dumps(profile.preferences, sort_keys=True, ensure_ascii=False),
+             profile.updated_at))

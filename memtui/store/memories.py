@@ -1,0 +1,304 @@
+"""SQL for identity memories, their full-text index, chains and forgotten-source tombstones."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from memtui.store.models import Memory, MemoryFilter, PageCursor
+
+if TYPE_CHECKING:
+    from memtui.store.database import Store
+
+MEMORY_COLUMNS = ("id, scope, owner, project, kind, content, status, superseded_by, source, "
+                  "source_thread_id, created_at, updated_at, usage_count, last_used_at")
+_M_COLUMNS = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))
+_WORD = re.compile(r"\w+", re.UNICODE)
+MAX_QUERY_TERMS = 16
+"""A search keeps at most this many words (longer queries rank no better and cost more)."""
+FTS_MERGE_PAGES_AFTER_FORGET = 64
+"""Index pages merged after a forget, so deleted terms leave the full-text segments sooner."""
+
+
+def row_to_memory(row: Sequence[Any]) -> Memory:
+    """A memories row (in MEMORY_COLUMNS order) as a Memory."""
+    return Memory(id=row[0], scope=row[1], owner=row[2], project=row[3], kind=row[4],
+                  content=row[5], status=row[6], superseded_by=row[7], source=row[8],
+                  source_thread_id=row[9], created_at=row[10], updated_at=row[11],
+                  usage_count=row[12], last_used_at=row[13])
+
+
+def fts_query(text: str, *, prefix_last: bool = True, any_term: bool = False) -> str | None:
+    """Turn what a person typed into a safe FTS5 query: quoted words, the last one a prefix.
+
+    Returns None when the text has no searchable word. Operators and quotes typed by the
+    person are treated as text, never as query syntax.
+    """
+    words = _WORD.findall(text or "")[:MAX_QUERY_TERMS]
+    if not words:
+        return None
+    parts = [f'"{word}"' for word in words]
+    if prefix_last and text and not text[-1].isspace():
+        parts[-1] = parts[-1] + "*"
+    return (" OR " if any_term else " ").join(parts)
+
+
+class MemoryRepository:
+    """Memories, chains, full-text search, tombstones."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    # single rows
+    def get(self, memory_id: str) -> Memory | None:
+        """One memory by id (no visibility check: the engine does that)."""
+        row = self._store.execute(
+            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id = ?", (memory_id,)).fetchone()
+        return row_to_memory(row) if row else None
+
+    def insert(self, memory: Memory, goal_key: str | None = None) -> None:
+        """Insert a memory (its full-text row follows by trigger)."""
+        self._store.execute(
+            f"INSERT INTO memories({MEMORY_COLUMNS}, goal_key) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (memory.id, memory.scope, memory.owner, memory.project, memory.kind, memory.content,
+             memory.status, memory.superseded_by, memory.source, memory.source_thread_id,
+             memory.created_at, memory.updated_at, memory.usage_count, memory.last_used_at,
+             goal_key))
+
+    def insert_many(self, rows: Iterable[tuple[Memory, str | None]]) -> None:
+        """Insert many memories at once (demo, bench, import)."""
+        self._store.conn.executemany(
+            f"INSERT INTO memories({MEMORY_COLUMNS}, goal_key) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            ((m.id, m.scope, m.owner, m.project, m.kind, m.content, m.status, m.superseded_by,
+              m.source, m.source_thread_id, m.created_at, m.updated_at, m.usage_count,
+              m.last_used_at, goal) for m, goal in rows))
+
+    def mark_superseded(self, memory_id: str, replaced_by: str, at: str) -> None:
+        """Make an active memory superseded by another."""
+        self._store.execute(
+            "UPDATE memories SET status = 'superseded', superseded_by = ?, updated_at = ? "
+            "WHERE id = ?", (replaced_by, at, memory_id))
+
+    def bump_usage(self, memory_ids: Sequence[str], at: str) -> None:
+        """Count one more use of each memory (an injection)."""
+        self._store.conn.executemany(
+            "UPDATE memories SET usage_count = usage_count + 1, last_used_at = ? WHERE id = ?",
+            ((at, memory_id) for memory_id in memory_ids))
+
+    def goal_key(self, memory_id: str) -> str | None:
+        """The normalised goal an auto memory was extracted for."""
+        row = self._store.execute("SELECT goal_key FROM memories WHERE id = ?",
+                                  (memory_id,)).fetchone()
+        return row[0] if row else None
+
+    # chains
+    def chain_ids(self, memory_id: str) -> list[str]:
+        """Every id connected to this memory by supersede links (both directions)."""
+        rows = self._store.execute(
+            """
+            WITH RECURSIVE chain(id) AS (
+                SELECT ?
+                UNION
+                SELECT m.superseded_by FROM memories m JOIN chain c ON m.id = c.id
+                    WHERE m.superseded_by IS NOT NULL
+                UNION
+                SELECT m.id FROM memories m JOIN chain c ON m.superseded_by = c.id
+            )
+            SELECT id FROM chain
+            """, (memory_id,)).fetchall()
+        return [row[0] for row in rows]
+
+    def get_many(self, memory_ids: Sequence[str]) -> list[Memory]:
+        """Memories by id, oldest first (ties by id)."""
+        if not memory_ids:
+            return []
+        marks = ", ".join("?" for _ in memory_ids)
+        rows = self._store.execute(
+            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id IN ({marks}) "
+            "ORDER BY created_at, id", tuple(memory_ids)).fetchall()
+        return [row_to_memory(row) for row in rows]
+
+    def delete_many(self, memory_ids: Sequence[str]) -> int:
+        """Physically delete memories (their full-text rows go by trigger)."""
+        if not memory_ids:
+            return 0
+        marks = ", ".join("?" for _ in memory_ids)
+        ids = tuple(memory_ids)
+        # Unlink first so no surviving row points into the deleted set.
+        self._store.execute(
+            f"UPDATE memories SET superseded_by = NULL WHERE superseded_by IN ({marks})", ids)
+        cursor = self._store.execute(f"DELETE FROM memories WHERE id IN ({marks})", ids)
+        return cursor.rowcount
+
+    def merge_fulltext(self) -> None:
+        """Do a bounded amount of full-text index merging (after a forget)."""
+        self._store.execute("INSERT INTO memories_fts(memories_fts, rank) VALUES ('merge', ?)",
+                            (FTS_MERGE_PAGES_AFTER_FORGET,))
+
+    # lists
+    def _where(self, flt: MemoryFilter) -> tuple[list[str], list[Any]]:
+        clauses: list[str] = []
+        params: list[Any] = []
+        if flt.scope == "user":
+            clauses += ["m.owner = ?", "m.scope = 'user'"]
+            params.append(flt.owner)
+        else:
+            clauses.append("m.project = ?")
+            params.append(flt.project)
+        if flt.status:
+            clauses.append("m.status = ?")
+            params.append(flt.status)
+        if flt.kind:
+            clauses.append("m.kind = ?")
+            params.append(flt.kind)
+        if flt.source:
+            clauses.append("m.source = ?")
+            params.append(flt.source)
+        return clauses, params
+
+    def _search_clause(self, flt: MemoryFilter) -> tuple[str, list[Any]] | None:
+        if not flt.search:
+            return None
+        query = fts_query(flt.search)
+        if query is None:
+            return "0", []
+        return "m.seq IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?)", [query]
+
+    def list(self, flt: MemoryFilter, limit: int, after: PageCursor | None = None,
+             before: PageCursor | None = None) -> list[Memory]:
+        """A page of the list, newest first (ties by id descending), by keyset.
+
+        ``after`` returns the rows that come after that row in list order (older);
+        ``before`` returns the rows just before it (newer), still in list order.
+        """
+        clauses, params = self._where(flt)
+        search = self._search_clause(flt)
+        if search:
+            clauses.append(search[0])
+            params += search[1]
+        order = "m.created_at DESC, m.id DESC"
+        if after is not None:
+            clauses.append("(m.created_at, m.id) < (?, ?)")
+            params += [after.created_at, after.id]
+        if before is not None:
+            clauses.append("(m.created_at, m.id) > (?, ?)")
+            params += [before.created_at, before.id]
+            order = "m.created_at ASC, m.id ASC"
+        sql = (f"SELECT {_M_COLUMNS} FROM memories m WHERE {' AND '.join(clauses)} "
+               f"ORDER BY {order} LIMIT ?")
+        rows = self._store.execute(sql, (*params, limit)).fetchall()
+        memories = [row_to_memory(row) for row in rows]
+        if before is not None:
+            memories.reverse()
+        return memories
+
+    def list_at(self, flt: MemoryFilter, offset: int, limit: int, *,
+                from_end: bool = False) -> list[Memory]:
+        """A page by position: ``offset`` rows from the top (or, with ``from_end``, the
+        ``limit`` rows ending ``offset`` rows above the bottom), in list order."""
+        clauses, params = self._where(flt)
+        search = self._search_clause(flt)
+        if search:
+            clauses.append(search[0])
+            params += search[1]
+        order = "m.created_at ASC, m.id ASC" if from_end else "m.created_at DESC, m.id DESC"
+        sql = (f"SELECT {_M_COLUMNS} FROM memories m WHERE {' AND '.join(clauses)} "
+               f"ORDER BY {order} LIMIT ? OFFSET ?")
+        rows = self._store.execute(sql, (*params, limit, max(0, offset))).fetchall()
+        memories = [row_to_memory(row) for row in rows]
+        if from_end:
+            memories.reverse()
+        return memories
+
+    def count(self, flt: MemoryFilter) -> int:
+        """How many rows the list holds."""
+        clauses, params = self._where(flt)
+        search = self._search_clause(flt)
+        if search:
+            clauses.append(search[0])
+            params += search[1]
+        sql = f"SELECT count(*) FROM memories m WHERE {' AND '.join(clauses)}"
+        return int(self._store.execute(sql, params).fetchone()[0])
+
+    def search_ranked(self, flt: MemoryFilter, limit: int, *, any_term: bool = False) -> list[Memory]:
+        """Full-text matches in the list's scope, best first (bm25)."""
+        query = fts_query(flt.search or "", any_term=any_term)
+        if query is None:
+            return []
+        clauses, params = self._where(flt)
+        sql = (f"SELECT {_M_COLUMNS} FROM memories_fts f JOIN memories m ON m.seq = f.rowid "
+               f"WHERE memories_fts MATCH ? AND {' AND '.join(clauses)} "
+               "ORDER BY f.rank LIMIT ?")
+        rows = self._store.execute(sql, (query, *params, limit)).fetchall()
+        return [row_to_memory(row) for row in rows]
+
+    def latest_active_user(self, owner: str, limit: int) -> list[Memory]:
+        """The owner's newest active user memories."""
+        return self.list(MemoryFilter(scope="user", owner=owner), limit)
+
+    def latest_active_project(self, project: str, limit: int) -> list[Memory]:
+        """The project's newest active memories."""
+        return self.list(MemoryFilter(scope="project", project=project), limit)
+
+    def find_active_auto_by_goal(self, project: str, goal_key: str) -> Memory | None:
+        """The active auto memory of this project extracted for the same normalised goal."""
+        row = self._store.execute(
+            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE project = ? AND goal_key = ? "
+            "AND status = 'active' AND source = 'auto' ORDER BY created_at DESC, id DESC LIMIT 1",
+            (project, goal_key)).fetchone()
+        return row_to_memory(row) if row else None
+
+    def ids_for_thread(self, thread_id: str) -> list[str]:
+        """Memories extracted or imported from this task/thread."""
+        rows = self._store.execute(
+            "SELECT id FROM memories WHERE source_thread_id = ?", (thread_id,)).fetchall()
+        return [row[0] for row in rows]
+
+    def counts(self, owner: str, projects: Sequence[str]) -> dict[str, dict[str, int]]:
+        """Counts per scope and status: {'user': {'active': n, 'superseded': n}, 'project': ...}."""
+        out = {"user": {"active": 0, "superseded": 0}, "project": {"active": 0, "superseded": 0}}
+        for status, count in self._store.execute(
+                "SELECT status, count(*) FROM memories WHERE owner = ? AND scope = 'user' "
+                "GROUP BY status", (owner,)).fetchall():
+            out["user"][status] = count
+        for project in projects:
+            for status, count in self._store.execute(
+                    "SELECT status, count(*) FROM memories WHERE project = ? GROUP BY status",
+                    (project,)).fetchall():
+                out["project"][status] += count
+        return out
+
+    def all_memories(self) -> Iterable[Memory]:
+        """Every memory, oldest first (export, doctor)."""
+        cursor = self._store.execute(
+            f"SELECT {MEMORY_COLUMNS} FROM memories ORDER BY created_at, id")
+        for row in cursor:
+            yield row_to_memory(row)
+
+    def goal_keys(self) -> dict[str, str]:
+        """id -> goal_key for memories that have one (export)."""
+        rows = self._store.execute(
+            "SELECT id, goal_key FROM memories WHERE goal_key IS NOT NULL").fetchall()
+        return {row[0]: row[1] for row in rows}
+
+    # tombstones
+    def add_forgotten_source(self, thread_id: str, at: str, by: str) -> None:
+        """Remember (without content) that this task's memory was forgotten."""
+        self._store.execute(
+            "INSERT OR IGNORE INTO forgotten_sources(source_thread_id, forgotten_at, forgotten_by) "
+            "VALUES (?, ?, ?)", (thread_id, at, by))
+
+    def is_forgotten_source(self, thread_id: str) -> bool:
+        """Whether this task's memory was forgotten."""
+        return self._store.execute(
+            "SELECT 1 FROM forgotten_sources WHERE source_thread_id = ?",
+            (thread_id,)).fetchone() is not None
+
+    def forgotten_sources(self) -> list[tuple[str, str, str]]:
+        """Every tombstone (thread id, when, by whom)."""
+        return [tuple(row) for row in self._store.execute(
+            "SELECT source_thread_id, forgotten_at, forgotten_by FROM forgotten_sources "
+            "ORDER BY source_thread_id").fetchall()]

@@ -1,0 +1,249 @@
+"""The store's schema as numbered migrations. Each runs in one transaction and is recorded.
+
+Never edit a migration that has shipped: add a new one at the end.
+"""
+
+from __future__ import annotations
+
+APPLICATION_ID = 0x4D454D54  # "MEMT": marks a file as a memtui store
+
+MIGRATION_1 = """
+CREATE TABLE schema_migrations (
+    version INTEGER PRIMARY KEY,
+    applied_at TEXT NOT NULL
+);
+
+CREATE TABLE users (
+    id TEXT PRIMARY KEY,
+    display_name TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE projects (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    root_path TEXT,
+    summary TEXT NOT NULL DEFAULT '',
+    created_by TEXT REFERENCES users(id),
+    created_at TEXT NOT NULL
+);
+CREATE INDEX projects_root ON projects(root_path);
+
+CREATE TABLE project_members (
+    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    user_id TEXT NOT NULL REFERENCES users(id),
+    role TEXT NOT NULL CHECK (role IN ('owner', 'member', 'reader')),
+    PRIMARY KEY (project_id, user_id)
+) WITHOUT ROWID;
+CREATE INDEX project_members_user ON project_members(user_id, project_id);
+
+CREATE TABLE profiles (
+    user_id TEXT PRIMARY KEY REFERENCES users(id),
+    display_name TEXT NOT NULL,
+    timezone TEXT NOT NULL DEFAULT 'UTC',
+    preferences TEXT NOT NULL DEFAULT '{}',
+    updated_at TEXT
+);
+
+-- seq is an internal, VACUUM-stable row number for the full-text index; id is the memory's
+-- public primary key.
+CREATE TABLE memories (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    scope TEXT NOT NULL CHECK (scope IN ('user', 'project')),
+    owner TEXT NOT NULL REFERENCES users(id),
+    project TEXT REFERENCES projects(id),
+    kind TEXT NOT NULL CHECK (kind IN ('fact', 'preference', 'decision', 'convention')),
+    content TEXT NOT NULL,
+    status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'superseded')),
+    superseded_by TEXT REFERENCES memories(id) DEFERRABLE INITIALLY DEFERRED,
+    source TEXT NOT NULL CHECK (source IN ('manual', 'note', 'auto', 'import')),
+    source_thread_id TEXT,
+    goal_key TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    usage_count INTEGER NOT NULL DEFAULT 0,
+    last_used_at TEXT,
+    CHECK ((scope = 'project') = (project IS NOT NULL))
+);
+CREATE INDEX memories_user_list ON memories(owner, scope, status, created_at, id);
+CREATE INDEX memories_user_all ON memories(owner, scope, created_at, id);
+CREATE INDEX memories_project_list ON memories(project, status, created_at, id);
+CREATE INDEX memories_project_all ON memories(project, created_at, id);
+CREATE INDEX memories_superseded_by ON memories(superseded_by);
+CREATE INDEX memories_thread ON memories(source_thread_id) WHERE source_thread_id IS NOT NULL;
+CREATE INDEX memories_goal ON memories(project, goal_key) WHERE goal_key IS NOT NULL;
+
+CREATE VIRTUAL TABLE memories_fts USING fts5(
+    content, content='memories', content_rowid='seq',
+    tokenize='unicode61 remove_diacritics 2', prefix='2 3'
+);
+CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
+    INSERT INTO memories_fts(rowid, content) VALUES (new.seq, new.content);
+END;
+CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
+    INSERT INTO memories_fts(memories_fts, rowid, content) VALUES ('delete', old.seq, old.content);
+END;
+CREATE TRIGGER memories_fts_update AFTER UPDATE OF content ON memories BEGIN
+    INSERT INTO memories_fts(memories_fts, rowid, content) VALUES ('delete', old.seq, old.content);
+    INSERT INTO memories_fts(rowid, content) VALUES (new.seq, new.content);
+END;
+
+-- A task whose extracted memory was forgotten: content-free, so the extractor never
+-- recreates it.
+CREATE TABLE forgotten_sources (
+    source_thread_id TEXT PRIMARY KEY,
+    forgotten_at TEXT NOT NULL,
+    forgotten_by TEXT NOT NULL
+);
+
+CREATE TABLE audit (
+    seq INTEGER PRIMARY KEY,
+    at TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    action TEXT NOT NULL,
+    target TEXT,
+    detail TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX audit_actor ON audit(actor, seq);
+CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit BEGIN
+    SELECT RAISE(ABORT, 'the audit log is append-only');
+END;
+
+CREATE TABLE user_settings (
+    user_id TEXT PRIMARY KEY REFERENCES users(id),
+    settings TEXT NOT NULL DEFAULT '{}',
+    updated_at TEXT NOT NULL
+);
+
+CREATE TABLE tasks (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    project_id TEXT NOT NULL REFERENCES projects(id),
+    user_id TEXT NOT NULL REFERENCES users(id),
+    goal TEXT NOT NULL DEFAULT '',
+    prompt TEXT NOT NULL DEFAULT '',
+    status TEXT NOT NULL CHECK (status IN
+        ('queued', 'running', 'completed', 'failed', 'interrupted', 'merged')),
+    parent_id TEXT REFERENCES tasks(id),
+    started_at TEXT,
+    finished_at TEXT,
+    result TEXT NOT NULL DEFAULT '',
+    cost_usd REAL NOT NULL DEFAULT 0,
+    continuation INTEGER NOT NULL DEFAULT 0,
+    external_context INTEGER NOT NULL DEFAULT 0,
+    source TEXT NOT NULL DEFAULT 'manual',
+    source_ref TEXT,
+    created_at TEXT NOT NULL,
+    use_memories INTEGER CHECK (use_memories IN (0, 1)),
+    generate_memories INTEGER CHECK (generate_memories IN (0, 1))
+);
+CREATE INDEX tasks_user_status ON tasks(user_id, status, finished_at, id);
+CREATE INDEX tasks_user_created ON tasks(user_id, created_at, id);
+CREATE INDEX tasks_project ON tasks(project_id, created_at);
+CREATE INDEX tasks_parent ON tasks(parent_id) WHERE parent_id IS NOT NULL;
+CREATE UNIQUE INDEX tasks_source_ref ON tasks(source, source_ref) WHERE source_ref IS NOT NULL;
+CREATE INDEX tasks_cost_month ON tasks(user_id, created_at, cost_usd);
+
+CREATE VIRTUAL TABLE tasks_fts USING fts5(
+    goal, result, content='tasks', content_rowid='seq', tokenize='unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER tasks_fts_insert AFTER INSERT ON tasks BEGIN
+    INSERT INTO tasks_fts(rowid, goal, result) VALUES (new.seq, new.goal, new.result);
+END;
+CREATE TRIGGER tasks_fts_delete AFTER DELETE ON tasks BEGIN
+    INSERT INTO tasks_fts(tasks_fts, rowid, goal, result)
+        VALUES ('delete', old.seq, old.goal, old.result);
+END;
+CREATE TRIGGER tasks_fts_update AFTER UPDATE OF goal, result ON tasks BEGIN
+    INSERT INTO tasks_fts(tasks_fts, rowid, goal, result)
+        VALUES ('delete', old.seq, old.goal, old.result);
+    INSERT INTO tasks_fts(rowid, goal, result) VALUES (new.seq, new.goal, new.result);
+END;
+
+CREATE TABLE task_followups (
+    seq INTEGER PRIMARY KEY,
+    from_task TEXT NOT NULL REFERENCES tasks(id),
+    to_task TEXT NOT NULL REFERENCES tasks(id),
+    message TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX task_followups_to ON task_followups(to_task);
+
+-- No row: the default $10 limit. A row with limit_usd NULL: unlimited.
+CREATE TABLE quotas (
+    user_id TEXT PRIMARY KEY REFERENCES users(id),
+    limit_usd REAL,
+    updated_at TEXT NOT NULL
+);
+
+CREATE TABLE extraction_log (
+    task_id TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL,
+    project_id TEXT NOT NULL,
+    outcome TEXT NOT NULL CHECK (outcome IN ('extracted', 'superseded_previous', 'skipped', 'error')),
+    reason TEXT,
+    memory_id TEXT,
+    forced INTEGER NOT NULL DEFAULT 0,
+    at TEXT NOT NULL
+);
+CREATE INDEX extraction_log_user ON extraction_log(user_id, at);
+
+CREATE TABLE interactions (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL,
+    user_id TEXT NOT NULL REFERENCES users(id),
+    project_id TEXT REFERENCES projects(id),
+    question TEXT NOT NULL,
+    answer TEXT NOT NULL,
+    source TEXT,
+    created_at TEXT NOT NULL,
+    UNIQUE (user_id, id)
+);
+CREATE INDEX interactions_user ON interactions(user_id, created_at);
+CREATE VIRTUAL TABLE interactions_fts USING fts5(
+    question, answer, content='interactions', content_rowid='seq',
+    tokenize='unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER interactions_fts_insert AFTER INSERT ON interactions BEGIN
+    INSERT INTO interactions_fts(rowid, question, answer)
+        VALUES (new.seq, new.question, new.answer);
+END;
+CREATE TRIGGER interactions_fts_delete AFTER DELETE ON interactions BEGIN
+    INSERT INTO interactions_fts(interactions_fts, rowid, question, answer)
+        VALUES ('delete', old.seq, old.question, old.answer);
+END;
+
+CREATE TABLE bundles (
+    id TEXT PRIMARY KEY,
+    project_id TEXT REFERENCES projects(id),
+    schedule TEXT,
+    created_by TEXT NOT NULL REFERENCES users(id),
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE bundle_documents (
+    bundle_id TEXT NOT NULL REFERENCES bundles(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    content TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    updated_by TEXT NOT NULL,
+    PRIMARY KEY (bundle_id, path)
+);
+
+CREATE TABLE consolidations (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    user_id TEXT NOT NULL REFERENCES users(id),
+    kind TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    detail TEXT NOT NULL DEFAULT '{}',
+    at TEXT NOT NULL
+);
+"""
+
+MIGRATIONS: tuple[tuple[int, str], ...] = ((1, MIGRATION_1),)
+"""(version, SQL script) in order. The last version is the schema this code writes."""
+
+LATEST_VERSION = MIGRATIONS[-1][0]
