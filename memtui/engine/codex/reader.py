@@ -1,0 +1,243 @@
+"""Read a whole Codex home, read-only: memory files, notes and ``memories_1.sqlite``.
+
+Every item that cannot be read (missing, malformed, binary, not UTF-8, too large, a symlink
+pointing outside the home, a locked or non-database sqlite file) becomes one ``Problem`` and
+is skipped; one bad file never stops the rest. Nothing is written anywhere.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from memtui.engine.codex.diagnosis import diagnose_jobs
+from memtui.engine.codex.errors import FileProblemError
+from memtui.engine.codex.models import (
+    CodexHome,
+    Job,
+    Note,
+    Problem,
+    RawMemory,
+    RolloutSummary,
+    Stage1Output,
+    Summary,
+    TaskGroup,
+)
+from memtui.engine.codex.naming import is_valid_note_name, note_created_at
+from memtui.engine.codex.parse_memory_md import parse_memory_md
+from memtui.engine.codex.parse_raw_memories import parse_front_matter, parse_raw_memories
+from memtui.engine.codex.parse_rollout_summary import parse_rollout_summary
+from memtui.engine.codex.parse_summary import parse_memory_summary
+from memtui.engine.codex.paths import (
+    AD_HOC_DIR_PARTS,
+    INSTRUCTIONS_FILE,
+    MEMORY_MD_FILE,
+    MEMORY_SUMMARY_FILE,
+    RAW_MEMORIES_FILE,
+    SKILL_FILE,
+    SKILLS_DIR,
+    codex_db_path,
+    memories_dir,
+    notes_dir,
+    rollout_summaries_dir,
+)
+from memtui.engine.codex.safe_fs import (
+    DEFAULT_MAX_FILE_BYTES,
+    check_inside,
+    list_entries,
+    read_text_bounded,
+    real_root,
+)
+from memtui.engine.codex.timefmt import format_utc
+from memtui.store.codex_db import DEFAULT_READ_BUSY_TIMEOUT_S, CodexDbError, read_codex_db
+from memtui.store.codex_models import CodexDbSnapshot
+
+MARKDOWN_SUFFIX = ".md"
+
+
+@dataclass
+class _Context:
+    """The state of one read: where things are, the caps, and the problems so far."""
+
+    home: Path
+    root: Path
+    max_file_bytes: int
+    problems: list[Problem] = field(default_factory=list)
+
+    def problem(self, path: Path | str, reason: str, line: int | None = None) -> None:
+        self.problems.append(Problem(str(path), reason, line))
+
+    def read(self, path: Path, *, required: bool = True) -> str | None:
+        """The text of a file, or None with a problem (absent optional files are silent)."""
+        if not os.path.lexists(path):
+            if required:
+                self.problem(path, "file not found")
+            return None
+        try:
+            return read_text_bounded(path, self.root, self.max_file_bytes)
+        except FileProblemError as error:
+            self.problem(path, error.reason)
+            return None
+
+    def entries(self, folder: Path) -> list[Path]:
+        """A folder's entries, or [] with a problem."""
+        try:
+            return list_entries(folder, self.root)
+        except FileProblemError as error:
+            self.problem(folder, error.reason)
+            return []
+
+
+def _parsed(ctx: _Context, path: Path, parse: Callable[[str, str], tuple]) -> object | None:
+    text = ctx.read(path)
+    if text is None:
+        return None
+    result, problems = parse(text, str(path))
+    ctx.problems.extend(problems)
+    return result
+
+
+def _rollout_summaries(ctx: _Context, folder: Path) -> list[RolloutSummary]:
+    if not os.path.lexists(folder):
+        ctx.problem(folder, "folder not found")
+        return []
+    found: list[RolloutSummary] = []
+    for path in ctx.entries(folder):
+        if not path.name.endswith(MARKDOWN_SUFFIX) or path.name.startswith("."):
+            continue
+        text = ctx.read(path)
+        if text is None:
+            continue
+        summary, problems = parse_rollout_summary(text, str(path))
+        ctx.problems.extend(problems)
+        if summary is not None:
+            found.append(summary)
+    return found
+
+
+def _notes(ctx: _Context, folder: Path) -> list[Note]:
+    notes: list[Note] = []
+    for path in ctx.entries(folder):
+        if path.name.startswith("."):
+            continue
+        if not is_valid_note_name(path.name):
+            ctx.problem(path, "note name does not follow Codex's rule "
+                              "'<YYYY-MM-DDTHH-MM-SS>-<slug>.md' (at most 128 bytes); skipped")
+            continue
+        text = ctx.read(path)
+        if text is not None:
+            created = note_created_at(path.name)
+            notes.append(Note(path.name, format_utc(created) if created else None, text))
+    return notes
+
+
+def _skills(ctx: _Context, folder: Path) -> list[str]:
+    names: list[str] = []
+    for path in ctx.entries(folder):
+        if path.name.startswith("."):
+            continue
+        try:
+            check_inside(path, ctx.root)
+        except FileProblemError as error:
+            ctx.problem(path, error.reason)
+            continue
+        if (path / SKILL_FILE).is_file():
+            names.append(path.name)
+    return names
+
+
+def _database(ctx: _Context, sqlite_home: Path, busy_timeout_s: float
+              ) -> tuple[Path, CodexDbSnapshot | None]:
+    db_path = codex_db_path(sqlite_home)
+    if not os.path.lexists(db_path):
+        ctx.problem(db_path, "file not found")
+        return db_path, None
+    try:
+        check_inside(db_path, real_root(sqlite_home))
+    except FileProblemError as error:
+        ctx.problem(db_path, error.reason)
+        return db_path, None
+    try:
+        snapshot = read_codex_db(db_path, busy_timeout_s=busy_timeout_s)
+    except CodexDbError as error:
+        prefix = f"{db_path}: "
+        message = error.message
+        ctx.problem(db_path, message[len(prefix):] if message.startswith(prefix) else message)
+        return db_path, None
+    for reason in snapshot.skipped_rows:
+        ctx.problem(db_path, reason)
+    return db_path, snapshot
+
+
+def _stage1_cwd(row_memory: str, thread_id: str, raw: dict[str, RawMemory],
+                summaries: dict[str, RolloutSummary]) -> str | None:
+    cwd = parse_front_matter(row_memory).get("cwd")
+    if cwd:
+        return cwd
+    if thread_id in raw and raw[thread_id].cwd:
+        return raw[thread_id].cwd
+    summary = summaries.get(thread_id)
+    return summary.cwd if summary else None
+
+
+def read_codex_home(home: str | os.PathLike[str], now: datetime | None = None, *,
+                    sqlite_home: str | os.PathLike[str] | None = None,
+                    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+                    db_busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEOUT_S) -> CodexHome:
+    """Read everything memtui shows of a Codex home; never raises for bad content.
+
+    ``sqlite_home`` is where ``memories_1.sqlite`` lives (default: the home; see
+    ``paths.resolve_codex_sqlite_home``). ``now`` sets the time at which job leases and
+    retries are judged (default: the current time).
+    """
+    moment = now or datetime.now(UTC)
+    home_path = Path(home).absolute()
+    ctx = _Context(home_path, real_root(home_path), max_file_bytes)
+    summary: Summary | None = None
+    groups: list[TaskGroup] = []
+    raw: list[RawMemory] = []
+    summaries: list[RolloutSummary] = []
+    notes: list[Note] = []
+    skills: list[str] = []
+    instructions: str | None = None
+    memories = memories_dir(home_path)
+    if not home_path.is_dir():
+        ctx.problem(home_path, "Codex home not found (or not a folder)")
+    elif not os.path.lexists(memories):
+        ctx.problem(memories, "folder not found (Codex has not written memories here)")
+    else:
+        try:
+            check_inside(memories, ctx.root)
+            memories_ok = True
+        except FileProblemError as error:
+            ctx.problem(memories, error.reason)
+            memories_ok = False
+        if memories_ok:
+            summary = _parsed(ctx, memories / MEMORY_SUMMARY_FILE, parse_memory_summary)
+            groups = _parsed(ctx, memories / MEMORY_MD_FILE, parse_memory_md) or []
+            raw = _parsed(ctx, memories / RAW_MEMORIES_FILE, parse_raw_memories) or []
+            summaries = _rollout_summaries(ctx, rollout_summaries_dir(home_path))
+            notes = _notes(ctx, notes_dir(home_path))
+            instructions = ctx.read(memories.joinpath(*AD_HOC_DIR_PARTS, INSTRUCTIONS_FILE),
+                                    required=False)
+            skills = _skills(ctx, memories / SKILLS_DIR)
+    db_home = Path(sqlite_home).absolute() if sqlite_home is not None else home_path
+    db_path, snapshot = _database(ctx, db_home, db_busy_timeout_s)
+    raw_by_id = {item.thread_id: item for item in raw}
+    summary_by_id = {item.thread_id: item for item in summaries}
+    stage1 = tuple(Stage1Output.from_row(row, _stage1_cwd(row.raw_memory, row.thread_id,
+                                                          raw_by_id, summary_by_id))
+                   for row in (snapshot.stage1_outputs if snapshot else ()))
+    jobs = tuple(Job.from_row(row, moment) for row in (snapshot.jobs if snapshot else ()))
+    return CodexHome(
+        home=str(home_path), memories_dir=str(memories), sqlite_path=str(db_path),
+        summary=summary, task_groups=tuple(groups), raw_memories=tuple(raw),
+        rollout_summaries=tuple(summaries), notes=tuple(notes), instructions=instructions,
+        skills=tuple(skills), stage1_outputs=stage1, jobs=jobs,
+        consolidation_max_thread_count=snapshot.max_thread_count if snapshot else None,
+        diagnosis=tuple(diagnose_jobs(jobs, moment)), problems=tuple(ctx.problems),
+        database_read=snapshot is not None,
+    )
