@@ -1,9 +1,130 @@
-"""Commands of this area are registered here (filled in by its issue)."""
+"""Tool commands: ``redact``, ``doctor``, ``export``, ``import``."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from pathlib import Path
+
+from rich.text import Text
+
+from memtui.cli.context import CliContext
+from memtui.engine.validation import MAX_JSON_DEPTH, json_depth
+from memtui.errors import InvalidInput, StoreError
+
+REDACT_MAX_LINE_BYTES = 16 * 1024 * 1024
+
+
+def redact_command(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``redact [--jsonl]``: stdin to stdout with secrets replaced."""
+    from memtui.engine.redaction import findings_as_json, redact, scan
+
+    stdin = getattr(args, "stdin", None) or sys.stdin
+    if not args.jsonl:
+        for line in stdin:
+            ctx.stdout.write(redact(line))
+        return 0
+    bad = 0
+    for number, line in enumerate(stdin, start=1):
+        if not line.strip():
+            continue
+        try:
+            if len(line) > REDACT_MAX_LINE_BYTES:
+                raise ValueError("line too long")
+            record = json.loads(line)
+            if not isinstance(record, dict) or not isinstance(record.get("text"), str) \
+                    or json_depth(record) > MAX_JSON_DEPTH:
+                raise ValueError('each line must be an object with a "text" string')
+        except (ValueError, RecursionError) as error:
+            bad += 1
+            ctx.stderr.write(f"memtui: line {number}: skipped ({str(error)[:80]})\n")
+            continue
+        result = scan(record["text"])
+        record["redacted"] = result.text
+        record["findings"] = findings_as_json(result.findings)
+        ctx.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
+    return 5 if bad else 0
+
+
+def doctor_command(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``doctor [--repair]``: exit 0 when healthy, 1 with the list of problems."""
+    report = ctx.engine.maintenance.doctor(repair=args.repair)
+    if ctx.json:
+        ctx.emit_json(report.to_json())
+    else:
+        for line in report.repaired:
+            ctx.console.print(Text(f"repaired: {line}"))
+        if report.healthy:
+            ctx.console.print(Text(f"{ctx.db_path}: healthy"))
+        for problem in report.problems:
+            ctx.console.print(Text(f"problem: {problem}"))
+    return 0 if report.healthy else 1
+
+
+def export_command(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``export --jsonl FILE``: a lossless backup (``-`` for stdout)."""
+    if args.jsonl == "-":
+        counts = ctx.engine.maintenance.export_to(ctx.stdout)
+        return 0
+    target = Path(args.jsonl)
+    if target.exists() and not args.force:
+        raise InvalidInput(f"{target} exists; add --force to overwrite it")
+    temporary = target.with_name(target.name + ".partial")
+    try:
+        with temporary.open("w", encoding="utf-8") as out:
+            counts = ctx.engine.maintenance.export_to(out)
+        temporary.replace(target)
+    except OSError as error:
+        temporary.unlink(missing_ok=True)
+        raise StoreError(f"{target}: cannot write ({error.strerror})") from None
+    if ctx.json:
+        ctx.emit_json({"file": str(target), "rows": counts})
+    else:
+        ctx.console.print(Text(f"exported {sum(counts.values())} rows to {target}"))
+    return 0
+
+
+def import_command(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``import --jsonl FILE [--merge]``: restore a backup, all or nothing."""
+    source = Path(args.jsonl)
+    try:
+        handle = sys.stdin if args.jsonl == "-" else source.open(encoding="utf-8",
+                                                                  errors="strict")
+    except OSError as error:
+        raise InvalidInput(f"{source}: cannot read ({error.strerror})") from None
+    try:
+        report = ctx.engine.maintenance.import_lines(handle, merge=args.merge)
+    except UnicodeDecodeError:
+        raise InvalidInput(f"{source}: not valid UTF-8") from None
+    finally:
+        if handle is not sys.stdin:
+            handle.close()
+    if ctx.json:
+        ctx.emit_json(report.to_json())
+    else:
+        ctx.console.print(Text(f"imported {sum(report.loaded.values())} rows"
+                               + (f", skipped {sum(report.skipped.values())} already present"
+                                  if report.skipped else "")))
+    return 0
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    """Add this area's commands."""
+    """Add the tool commands."""
+    p = sub.add_parser("redact", help="redact secrets from stdin to stdout", parents=[common])
+    p.add_argument("--jsonl", action="store_true",
+                   help='one {"text"} object a line in; "redacted" and "findings" added out')
+    p.set_defaults(handler=redact_command)
+    p = sub.add_parser("doctor", help="check the store's integrity and invariants",
+                       parents=[common])
+    p.add_argument("--repair", action="store_true", help="fix what is safe to fix")
+    p.set_defaults(handler=doctor_command)
+    p = sub.add_parser("export", help="lossless backup as JSON Lines", parents=[common])
+    p.add_argument("--jsonl", required=True, metavar="FILE")
+    p.add_argument("--force", action="store_true", help="overwrite an existing file")
+    p.set_defaults(handler=export_command)
+    p = sub.add_parser("import", help="restore a JSON Lines backup", parents=[common])
+    p.add_argument("--jsonl", required=True, metavar="FILE")
+    p.add_argument("--merge", action="store_true",
+                   help="add to a store that already has data, skipping what exists")
+    p.set_defaults(handler=import_command)

@@ -261,3 +261,44 @@ class Bundle:
     def to_json(self) -> dict[str, Any]:
         """The bundle as a JSON object."""
         return asdict(self) | {"documents": list(self.documents)}
+
+
+# ---- auto memory (issue 4): extraction scan rows, quota rows, consolidation inputs ----------
+
+EXTRACTED_OUTCOMES = ("extracted", "superseded_previous")
+"""Log outcomes that mean the task produced a memory."""
+
+
+@dataclass(frozen=True)
+class ScanRow:
+    """Everything the extractor needs about one task, read in one query inside its transaction.
+
+    ``existing_memory`` is a memory already made from this task (its id or its source_ref as
+    ``source_thread_id``, any status); ``forgotten`` says a tombstone exists for either.
+    """
+
+    task: Task
+    has_followups: bool
+    existing_memory: str | None
+    forgotten: bool
+    log: LogEntry | None
+
+
+@dataclass(frozen=True)
+class QuotaRow:
+    """A user's quota row as stored. ``limit_usd`` is raw (None = explicit unlimited); the
+    engine checks it, since a hand-edited row may hold anything."""
+
+    user: str
+    limit_usd: object
+    updated_at: str
+
+
+@dataclass(frozen=True)
+class DedupeRow:
+    """An active memory as the consolidation pass sees it (no other fields needed)."""
+
+    id: str
+    content: str
+    goal_key: str | None
+    created_at: str

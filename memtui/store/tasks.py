@@ -1,15 +1,357 @@
-"""SQL for tasks, follow-ups, quotas, auto-memory settings and the extraction log."""
+"""SQL for tasks, follow-ups, quotas, auto-memory settings, the extraction log, the extraction
+scan and consolidation records.
+
+No rule lives here: the engine (``memtui.engine.tasks``, ``settings``, ``extraction``) decides;
+this module only reads and writes rows and returns dataclasses.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import contextlib
+import itertools
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from memtui.errors import StoreError
+from memtui.store.models import DedupeRow, Followup, LogEntry, QuotaRow, ScanRow, Task
 
 if TYPE_CHECKING:
     from memtui.store.database import Store
 
+TASK_COLUMNS = ("id, project_id, user_id, goal, prompt, status, parent_id, started_at, "
+                "finished_at, result, cost_usd, continuation, external_context, source, "
+                "created_at, use_memories, generate_memories")
+_T_COLUMNS = ", ".join("t." + c.strip() for c in TASK_COLUMNS.split(","))
+_TASK_WIDTH = len(TASK_COLUMNS.split(","))
+_LOG_COLUMNS = "task_id, user_id, project_id, outcome, reason, memory_id, forced, at"
+FLAG_COLUMNS = ("use_memories", "generate_memories")
+"""The per-task override columns ``update_flags`` may change."""
+PERMANENT_SKIP_REASONS = ("already_extracted", "forgotten")
+"""Skip reasons that never change: such tasks are not rescanned."""
+
+# A completed task is (re)scanned when it has no log row, when its last scan was a skip or an
+# error that may pass later, or when the memory it produced is gone (forgotten: the rescan
+# logs the tombstone).
+_RESCANNABLE = """
+    t.user_id = ? AND t.status = 'completed' AND (
+        l.task_id IS NULL
+        OR (l.outcome IN ('skipped', 'error')
+            AND COALESCE(l.reason, '') NOT IN ('already_extracted', 'forgotten'))
+        OR (l.outcome IN ('extracted', 'superseded_previous')
+            AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = l.memory_id)))
+"""
+_savepoint_names = itertools.count(1)
+
+
+def row_to_task(row: Sequence[Any]) -> Task:
+    """A tasks row (in TASK_COLUMNS order) as a Task."""
+    return Task(id=row[0], project=row[1], user=row[2], goal=row[3], prompt=row[4],
+                status=row[5], parent=row[6], started_at=row[7], finished_at=row[8],
+                result=row[9], cost_usd=row[10], continuation=bool(row[11]),
+                external_context=bool(row[12]), source=row[13], created_at=row[14],
+                use_memories=row[15], generate_memories=row[16])
+
+
+def _row_to_log(row: Sequence[Any]) -> LogEntry:
+    return LogEntry(task_id=row[0], user=row[1], project=row[2], outcome=row[3], reason=row[4],
+                    memory_id=row[5], forced=bool(row[6]), at=row[7])
+
 
 class TaskRepository:
-    """Tasks, follow-ups, quotas, settings, extraction log."""
+    """Tasks, follow-ups, quotas, settings, extraction log, scan queries, consolidations."""
 
     def __init__(self, store: Store) -> None:
         self._store = store
+
+    # ---- tasks ----------------------------------------------------------------------------
+
+    def insert(self, task: Task, source_ref: str | None = None) -> None:
+        """Insert a task row (its full-text row follows by trigger)."""
+        self._store.execute(
+            f"INSERT INTO tasks({TASK_COLUMNS}, source_ref) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (task.id, task.project, task.user, task.goal, task.prompt, task.status, task.parent,
+             task.started_at, task.finished_at, task.result, task.cost_usd,
+             int(task.continuation), int(task.external_context), task.source, task.created_at,
+             task.use_memories, task.generate_memories, source_ref))
+
+    def insert_many(self, rows: Sequence[tuple[Task, str | None]]) -> None:
+        """Insert many tasks at once (benchmarks, bulk import)."""
+        self._store.conn.executemany(
+            f"INSERT INTO tasks({TASK_COLUMNS}, source_ref) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            ((t.id, t.project, t.user, t.goal, t.prompt, t.status, t.parent, t.started_at,
+              t.finished_at, t.result, t.cost_usd, int(t.continuation), int(t.external_context),
+              t.source, t.created_at, t.use_memories, t.generate_memories, ref)
+             for t, ref in rows))
+
+    def get(self, task_id: str) -> Task | None:
+        """One task by id (no visibility check: the engine does that)."""
+        row = self._store.execute(f"SELECT {TASK_COLUMNS} FROM tasks WHERE id = ?",
+                                  (task_id,)).fetchone()
+        return row_to_task(row) if row else None
+
+    def get_many(self, task_ids: Sequence[str]) -> list[Task]:
+        """Tasks by id, in the order asked (missing ids left out)."""
+        if not task_ids:
+            return []
+        marks = ", ".join("?" for _ in task_ids)
+        rows = self._store.execute(f"SELECT {TASK_COLUMNS} FROM tasks WHERE id IN ({marks})",
+                                   tuple(task_ids)).fetchall()
+        found = {row[0]: row_to_task(row) for row in rows}
+        return [found[task_id] for task_id in task_ids if task_id in found]
+
+    def find_by_source_ref(self, source: str, source_ref: str) -> Task | None:
+        """The task recorded from this (source, source_ref), e.g. one imported rollout."""
+        row = self._store.execute(
+            f"SELECT {TASK_COLUMNS} FROM tasks WHERE source = ? AND source_ref = ?",
+            (source, source_ref)).fetchone()
+        return row_to_task(row) if row else None
+
+    def source_ref(self, task_id: str) -> str | None:
+        """The external reference a task was recorded from, if any."""
+        row = self._store.execute("SELECT source_ref FROM tasks WHERE id = ?",
+                                  (task_id,)).fetchone()
+        return row[0] if row else None
+
+    def has_children(self, task_id: str) -> bool:
+        """Whether any task names this one as its parent (it is a coordinator)."""
+        return self._store.execute("SELECT 1 FROM tasks WHERE parent_id = ? LIMIT 1",
+                                   (task_id,)).fetchone() is not None
+
+    def children(self, task_id: str) -> list[Task]:
+        """A coordinator's sub-tasks, oldest first."""
+        rows = self._store.execute(
+            f"SELECT {TASK_COLUMNS} FROM tasks WHERE parent_id = ? ORDER BY created_at, id",
+            (task_id,)).fetchall()
+        return [row_to_task(row) for row in rows]
+
+    def list_visible(self, user_id: str, limit: int, *, project: str | None = None,
+                     mine: bool = False, status: str | None = None) -> list[Task]:
+        """Tasks newest first: the user's own plus those of projects the user is a member of
+        (``mine`` keeps the user's own only; ``project`` keeps one project)."""
+        clauses: list[str] = []
+        params: list[Any] = []
+        if mine:
+            clauses.append("t.user_id = ?")
+            params.append(user_id)
+        else:
+            clauses.append("(t.user_id = ? OR t.project_id IN "
+                           "(SELECT project_id FROM project_members WHERE user_id = ?))")
+            params += [user_id, user_id]
+        if project is not None:
+            clauses.append("t.project_id = ?")
+            params.append(project)
+        if status is not None:
+            clauses.append("t.status = ?")
+            params.append(status)
+        rows = self._store.execute(
+            f"SELECT {_T_COLUMNS} FROM tasks t WHERE {' AND '.join(clauses)} "
+            "ORDER BY t.created_at DESC, t.id DESC LIMIT ?", (*params, limit)).fetchall()
+        return [row_to_task(row) for row in rows]
+
+    def update_flags(self, task_id: str, changes: Mapping[str, int | None]) -> None:
+        """Set per-task override columns (``use_memories``, ``generate_memories``)."""
+        for column, value in changes.items():
+            if column not in FLAG_COLUMNS:
+                raise StoreError(f"not a task flag column: {column!r}")
+            self._store.execute(f"UPDATE tasks SET {column} = ? WHERE id = ?", (value, task_id))
+
+    # ---- follow-ups -----------------------------------------------------------------------
+
+    def insert_followup(self, from_task: str, to_task: str, message: str, at: str) -> Followup:
+        """Record a message passed from one task to another."""
+        cursor = self._store.execute(
+            "INSERT INTO task_followups(from_task, to_task, message, created_at) "
+            "VALUES (?, ?, ?, ?)", (from_task, to_task, message, at))
+        return Followup(seq=int(cursor.lastrowid or 0), from_task=from_task, to_task=to_task,
+                        message=message, created_at=at)
+
+    def followups_for(self, task_id: str) -> list[Followup]:
+        """Messages sent to or from a task, oldest first."""
+        rows = self._store.execute(
+            "SELECT seq, from_task, to_task, message, created_at FROM task_followups "
+            "WHERE to_task = ? OR from_task = ? ORDER BY seq", (task_id, task_id)).fetchall()
+        return [Followup(*row) for row in rows]
+
+    def has_followups_to(self, task_id: str) -> bool:
+        """Whether the task received a message from another task."""
+        return self._store.execute("SELECT 1 FROM task_followups WHERE to_task = ? LIMIT 1",
+                                   (task_id,)).fetchone() is not None
+
+    # ---- quotas ---------------------------------------------------------------------------
+
+    def get_quota(self, user_id: str) -> QuotaRow | None:
+        """The user's quota row as stored, or None (the engine applies the default)."""
+        row = self._store.execute(
+            "SELECT user_id, limit_usd, updated_at FROM quotas WHERE user_id = ?",
+            (user_id,)).fetchone()
+        return QuotaRow(user=row[0], limit_usd=row[1], updated_at=row[2]) if row else None
+
+    def set_quota(self, user_id: str, limit_usd: object, at: str) -> None:
+        """Write the user's quota row (None = unlimited). Stores the value as given."""
+        self._store.execute(
+            "INSERT INTO quotas(user_id, limit_usd, updated_at) VALUES (?, ?, ?) "
+            "ON CONFLICT(user_id) DO UPDATE SET limit_usd = excluded.limit_usd, "
+            "updated_at = excluded.updated_at", (user_id, limit_usd, at))
+
+    def delete_quota(self, user_id: str) -> None:
+        """Remove the user's quota row (back to the default limit)."""
+        self._store.execute("DELETE FROM quotas WHERE user_id = ?", (user_id,))
+
+    def spend_between(self, user_id: str, start: str, end: str) -> object:
+        """Sum of the user's task costs recorded in ``[start, end)`` (raw SQL value)."""
+        return self._store.execute(
+            "SELECT COALESCE(SUM(cost_usd), 0) FROM tasks "
+            "WHERE user_id = ? AND created_at >= ? AND created_at < ?",
+            (user_id, start, end)).fetchone()[0]
+
+    # ---- settings -------------------------------------------------------------------------
+
+    def get_settings(self, user_id: str) -> dict[str, Any] | None:
+        """The user's stored settings object, or None when never written.
+
+        Raises StoreError when the row does not hold a JSON object.
+        """
+        row = self._store.execute("SELECT settings FROM user_settings WHERE user_id = ?",
+                                  (user_id,)).fetchone()
+        if row is None:
+            return None
+        try:
+            value = json.loads(row[0])
+        except (TypeError, ValueError, RecursionError):
+            raise StoreError(f"the settings of {user_id!r} are not valid JSON") from None
+        if not isinstance(value, dict):
+            raise StoreError(f"the settings of {user_id!r} are not a JSON object")
+        return value
+
+    def save_settings(self, user_id: str, settings: Mapping[str, Any], at: str) -> None:
+        """Write the user's whole settings object."""
+        self._store.execute(
+            "INSERT INTO user_settings(user_id, settings, updated_at) VALUES (?, ?, ?) "
+            "ON CONFLICT(user_id) DO UPDATE SET settings = excluded.settings, "
+            "updated_at = excluded.updated_at",
+            (user_id, json.dumps(dict(settings), sort_keys=True), at))
+
+    # ---- extraction log -------------------------------------------------------------------
+
+    def upsert_log(self, entry: LogEntry) -> None:
+        """Write the task's log row, replacing the previous scan's."""
+        self._store.execute(
+            f"INSERT INTO extraction_log({_LOG_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT(task_id) DO UPDATE SET user_id = excluded.user_id, "
+            "project_id = excluded.project_id, outcome = excluded.outcome, "
+            "reason = excluded.reason, memory_id = excluded.memory_id, "
+            "forced = excluded.forced, at = excluded.at",
+            (entry.task_id, entry.user, entry.project, entry.outcome, entry.reason,
+             entry.memory_id, int(entry.forced), entry.at))
+
+    def get_log(self, task_id: str) -> LogEntry | None:
+        """One task's log row."""
+        row = self._store.execute(f"SELECT {_LOG_COLUMNS} FROM extraction_log WHERE task_id = ?",
+                                  (task_id,)).fetchone()
+        return _row_to_log(row) if row else None
+
+    def log_for(self, user_id: str, limit: int) -> list[LogEntry]:
+        """The user's log rows, most recent scan first."""
+        rows = self._store.execute(
+            f"SELECT {_LOG_COLUMNS} FROM extraction_log WHERE user_id = ? "
+            "ORDER BY at DESC, task_id DESC LIMIT ?", (user_id, limit)).fetchall()
+        return [_row_to_log(row) for row in rows]
+
+    def count_log(self, user_id: str) -> dict[str, int]:
+        """How many of the user's log rows have each outcome."""
+        rows = self._store.execute(
+            "SELECT outcome, count(*) FROM extraction_log WHERE user_id = ? GROUP BY outcome",
+            (user_id,)).fetchall()
+        return {outcome: count for outcome, count in rows}
+
+    # ---- extraction scan ------------------------------------------------------------------
+
+    def round_candidates(self, user_id: str, limit: int) -> list[str]:
+        """Ids of the user's tasks due for a scan: never scanned first, then the longest ago
+        scanned, oldest finish first. Bounded by ``limit``."""
+        rows = self._store.execute(
+            "SELECT t.id FROM tasks t LEFT JOIN extraction_log l ON l.task_id = t.id "
+            f"WHERE {_RESCANNABLE} "
+            "ORDER BY l.at IS NOT NULL, l.at, t.finished_at, t.id LIMIT ?",
+            (user_id, limit)).fetchall()
+        return [row[0] for row in rows]
+
+    def sweep_candidates(self, user_id: str, after_seq: int, limit: int) -> list[tuple[int, str]]:
+        """(seq, id) of the user's tasks due for a scan, in insertion order after ``after_seq``:
+        a keyset walk that visits each due task once (backfill)."""
+        rows = self._store.execute(
+            "SELECT t.seq, t.id FROM tasks t LEFT JOIN extraction_log l ON l.task_id = t.id "
+            f"WHERE {_RESCANNABLE} AND t.seq > ? ORDER BY t.seq LIMIT ?",
+            (user_id, after_seq, limit)).fetchall()
+        return [(row[0], row[1]) for row in rows]
+
+    def count_candidates(self, user_id: str) -> int:
+        """How many of the user's tasks are due for a scan."""
+        return int(self._store.execute(
+            "SELECT count(*) FROM tasks t LEFT JOIN extraction_log l ON l.task_id = t.id "
+            f"WHERE {_RESCANNABLE}", (user_id,)).fetchone()[0])
+
+    def scan_row(self, task_id: str) -> ScanRow | None:
+        """One task with its follow-up flag, an existing memory made from it, its tombstone
+        and its log row, in one query (call inside the scan's transaction)."""
+        row = self._store.execute(
+            f"SELECT {_T_COLUMNS}, "
+            "EXISTS (SELECT 1 FROM task_followups f WHERE f.to_task = t.id), "
+            "(SELECT m.id FROM memories m WHERE m.source_thread_id = t.id "
+            "   OR (t.source_ref IS NOT NULL AND m.source_thread_id = t.source_ref) LIMIT 1), "
+            "EXISTS (SELECT 1 FROM forgotten_sources s WHERE s.source_thread_id = t.id "
+            "   OR (t.source_ref IS NOT NULL AND s.source_thread_id = t.source_ref)), "
+            f"{', '.join('l.' + c.strip() for c in _LOG_COLUMNS.split(','))} "
+            "FROM tasks t LEFT JOIN extraction_log l ON l.task_id = t.id WHERE t.id = ?",
+            (task_id,)).fetchone()
+        if row is None:
+            return None
+        width = _TASK_WIDTH
+        log_row = row[width + 3:]
+        return ScanRow(task=row_to_task(row[:width]), has_followups=bool(row[width]),
+                       existing_memory=row[width + 1], forgotten=bool(row[width + 2]),
+                       log=_row_to_log(log_row) if log_row[0] is not None else None)
+
+    @contextlib.contextmanager
+    def savepoint(self) -> Iterator[None]:
+        """A nested savepoint inside the current transaction: on an exception, only the work
+        done inside it is undone (then the exception goes on)."""
+        name = f"sp_{next(_savepoint_names)}"
+        conn = self._store.conn
+        conn.execute(f"SAVEPOINT {name}")
+        try:
+            yield
+        except BaseException:
+            conn.execute(f"ROLLBACK TO {name}")
+            conn.execute(f"RELEASE {name}")
+            raise
+        conn.execute(f"RELEASE {name}")
+
+    # ---- consolidation --------------------------------------------------------------------
+
+    def active_user_memories(self, owner: str) -> list[DedupeRow]:
+        """The owner's active user-level memories, oldest first (consolidation input)."""
+        rows = self._store.execute(
+            "SELECT id, content, goal_key, created_at FROM memories "
+            "WHERE owner = ? AND scope = 'user' AND status = 'active' ORDER BY created_at, id",
+            (owner,)).fetchall()
+        return [DedupeRow(*row) for row in rows]
+
+    def active_project_memories(self, project: str) -> list[DedupeRow]:
+        """A project's active memories, oldest first (consolidation input)."""
+        rows = self._store.execute(
+            "SELECT id, content, goal_key, created_at FROM memories "
+            "WHERE project = ? AND status = 'active' ORDER BY created_at, id",
+            (project,)).fetchall()
+        return [DedupeRow(*row) for row in rows]
+
+    def insert_consolidation(self, record_id: str, user_id: str, kind: str, outcome: str,
+                             detail: Mapping[str, Any], at: str) -> None:
+        """Record a consolidation event (ids and counts only, never content)."""
+        self._store.execute(
+            "INSERT INTO consolidations(id, user_id, kind, outcome, detail, at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (record_id, user_id, kind, outcome, json.dumps(dict(detail), sort_keys=True), at))

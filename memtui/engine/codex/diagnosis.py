@@ -59,8 +59,10 @@ def _stage1(jobs: list[Job], now: datetime) -> list[str]:
     errored = [job for job in jobs if job.status == STATUS_ERROR]
     if errored:
         exhausted = sum(1 for job in errored if job.retries_exhausted)
+        pending = sorted((job.retry_at for job in errored if job.retry_pending and job.retry_at))
+        next_retry = f"; next retry {_ago(pending[0], now)}" if pending else ""
         reasons.append(f"{len(errored)} stage-1 job(s) in error ({exhausted} with no "
-                       f"retries left, {len(errored) - exhausted} waiting to retry)")
+                       f"retries left, {len(errored) - exhausted} waiting to retry{next_retry})")
         counts = Counter(_quote(job.last_error) for job in errored)
         for error, count in counts.most_common(MAX_DISTINCT_ERRORS):
             reasons.append(f"stage-1 error x{count}: {error}")

@@ -30,7 +30,7 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-class _JsonMixin:
+class JsonMixin:
     """Gives a dataclass a ``to_json()`` made of plain dicts, lists, strings and numbers."""
 
     def to_json(self) -> dict[str, Any]:
@@ -39,7 +39,7 @@ class _JsonMixin:
 
 
 @dataclass(frozen=True)
-class Problem(_JsonMixin):
+class Problem(JsonMixin):
     """One item that could not be read and was skipped (or read with a defect)."""
 
     path: str
@@ -52,7 +52,7 @@ class Problem(_JsonMixin):
 
 
 @dataclass(frozen=True)
-class SummarySection(_JsonMixin):
+class SummarySection(JsonMixin):
     """A ``## <title>`` section of ``memory_summary.md`` with its markdown body."""
 
     title: str
@@ -60,7 +60,7 @@ class SummarySection(_JsonMixin):
 
 
 @dataclass(frozen=True)
-class SummaryTopic(_JsonMixin):
+class SummaryTopic(JsonMixin):
     """A ``- <topic>: kw1, kw2`` entry of "What's in Memory", under ``### scope``/``#### day``."""
 
     scope: str
@@ -72,7 +72,7 @@ class SummaryTopic(_JsonMixin):
 
 
 @dataclass(frozen=True)
-class Summary(_JsonMixin):
+class Summary(JsonMixin):
     """``memory_summary.md``: the v1 check, its sections and its parsed topic map."""
 
     valid_v1: bool
@@ -88,7 +88,7 @@ class Summary(_JsonMixin):
 
 
 @dataclass(frozen=True)
-class RolloutSummaryLink(_JsonMixin):
+class RolloutSummaryLink(JsonMixin):
     """A bullet of a task's ``### rollout_summary_files``: the file and its details."""
 
     path: str
@@ -97,7 +97,7 @@ class RolloutSummaryLink(_JsonMixin):
 
 
 @dataclass(frozen=True)
-class Task(_JsonMixin):
+class Task(JsonMixin):
     """A ``## Task <n>: <title>`` section of a MEMORY.md task group."""
 
     number: int
@@ -109,7 +109,7 @@ class Task(_JsonMixin):
 
 
 @dataclass(frozen=True)
-class TaskGroup(_JsonMixin):
+class TaskGroup(JsonMixin):
     """A ``# Task Group:`` block of MEMORY.md."""
 
     name: str
@@ -126,7 +126,7 @@ class TaskGroup(_JsonMixin):
 
 
 @dataclass(frozen=True)
-class RawMemory(_JsonMixin):
+class RawMemory(JsonMixin):
     """One ``## Thread `<id>``` entry of ``raw_memories.md``."""
 
     thread_id: str
@@ -139,7 +139,7 @@ class RawMemory(_JsonMixin):
 
 
 @dataclass(frozen=True)
-class RolloutSummary(_JsonMixin):
+class RolloutSummary(JsonMixin):
     """One file of ``rollout_summaries/``: header lines and the summary markdown."""
 
     thread_id: str
@@ -152,7 +152,7 @@ class RolloutSummary(_JsonMixin):
 
 
 @dataclass(frozen=True)
-class Note(_JsonMixin):
+class Note(JsonMixin):
     """An ad-hoc note in ``extensions/ad_hoc/notes/``."""
 
     file_name: str
@@ -161,7 +161,7 @@ class Note(_JsonMixin):
 
 
 @dataclass(frozen=True)
-class Stage1Output(_JsonMixin):
+class Stage1Output(JsonMixin):
     """A row of ``stage1_outputs``, times as ISO text; ``cwd`` from the raw memory's header."""
 
     thread_id: str
@@ -204,7 +204,7 @@ def _after(text: str | None, now: datetime) -> bool:
 
 
 @dataclass(frozen=True)
-class Job(_JsonMixin):
+class Job(JsonMixin):
     """A row of ``jobs`` with the derived reading of "why is consolidation stuck".
 
     The derived flags hold at ``evaluated_at``; ``at(now)`` recomputes them.
@@ -266,7 +266,7 @@ class Job(_JsonMixin):
 
 
 @dataclass(frozen=True)
-class CodexHome(_JsonMixin):
+class CodexHome(JsonMixin):
     """Everything read from one Codex home, with one ``Problem`` per item that was skipped."""
 
     home: str

@@ -82,6 +82,17 @@ def read_bytes_bounded(path: Path, root: Path, max_bytes: int = DEFAULT_MAX_FILE
     return b"".join(chunks)
 
 
+def read_prefix(path: Path, root: Path, max_bytes: int) -> bytes:
+    """At most the first ``max_bytes`` of a regular file inside ``root`` (no size error)."""
+    fd = open_regular_file(path, root)
+    try:
+        return os.read(fd, max_bytes)
+    except OSError as error:
+        raise FileProblemError(f"read failed ({error.strerror or error})") from None
+    finally:
+        os.close(fd)
+
+
 def decode_text(data: bytes) -> str:
     """Decode file bytes as UTF-8 text; binary or invalid bytes raise ``FileProblemError``."""
     if b"\x00" in data:

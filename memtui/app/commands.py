@@ -1,0 +1,149 @@
+"""The ``/memory`` command line: parsing and completion (no Textual widgets here).
+
+Grammar (the leading ``/memory`` may also be written ``memory``; bare ``/memory`` means
+``status``)::
+
+    /memory status              settings, worker state, counts, last run
+    /memory show [ID]           one memory's detail (default: the selected one)
+    /memory extract [--force]   run an extraction round now
+    /memory backfill            work through every past completed task, with progress
+    /memory consolidate         supersede active duplicates (same text or same goal)
+    /memory forget ID           forget a memory and its whole chain (asks first)
+    /memory on | off            generate and use memories together
+    /memory note TEXT           an ad-hoc note in the current scope
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from memtui.engine.validation import check_id
+from memtui.errors import InvalidInput
+
+PREFIXES = ("/memory", "memory")
+PREFIX = "/memory"
+NO_ARGUMENT = ("status", "backfill", "consolidate", "on", "off")
+OPTIONAL_ID = ("show",)
+REQUIRED_ID = ("forget",)
+FORCE_FLAGS = ("--force", "-f", "force")
+SUBCOMMANDS = ("status", "show", "extract", "backfill", "consolidate", "forget", "on", "off",
+               "note")
+USAGE = ("/memory status | show [id] | extract [--force] | backfill | consolidate | "
+         "forget <id> | on | off | note <text>")
+
+
+class CommandError(ValueError):
+    """A command line that is not a valid ``/memory`` command; ``message`` says why."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass(frozen=True)
+class MemoryCommand:
+    """A parsed ``/memory`` command: the subcommand, its argument, and ``force`` for extract."""
+
+    name: str
+    argument: str | None = None
+    force: bool = False
+
+    def text(self) -> str:
+        """The command written out again (for the status line and the palette)."""
+        parts = [PREFIX, self.name]
+        if self.force:
+            parts.append("--force")
+        if self.argument:
+            parts.append(self.argument)
+        return " ".join(parts)
+
+
+def _split_prefix(text: str) -> str:
+    stripped = text.strip()
+    head, _, rest = stripped.partition(" ")
+    if head.lower() not in PREFIXES:
+        shown = head if len(head) <= 40 else head[:39] + "…"
+        raise CommandError(f"unknown command {shown!r}; commands start with /memory: {USAGE}")
+    return rest.strip()
+
+
+def _check_id(value: str) -> str:
+    try:
+        return check_id(value, "memory id")
+    except InvalidInput as error:
+        raise CommandError(error.message) from None
+
+
+def parse_command(text: str) -> MemoryCommand:
+    """Parse one command line. Raises ``CommandError`` with a clear message otherwise."""
+    if not isinstance(text, str) or not text.strip():
+        raise CommandError(f"empty command; try {USAGE}")
+    rest = _split_prefix(text)
+    if not rest:
+        return MemoryCommand("status")
+    name, _, argument = rest.partition(" ")
+    name = name.lower()
+    argument = argument.strip()
+    if name not in SUBCOMMANDS:
+        suggestion = [s for s in SUBCOMMANDS if s.startswith(name[:2])]
+        hint = f" (did you mean {suggestion[0]}?)" if suggestion else ""
+        shown = name if len(name) <= 40 else name[:39] + "…"
+        raise CommandError(f"unknown /memory command {shown!r}{hint}; use {USAGE}")
+    if name in NO_ARGUMENT:
+        if argument:
+            raise CommandError(f"/memory {name} takes no argument")
+        return MemoryCommand(name)
+    if name == "extract":
+        if not argument:
+            return MemoryCommand(name)
+        if argument.lower() in FORCE_FLAGS:
+            return MemoryCommand(name, force=True)
+        raise CommandError("/memory extract takes only --force")
+    if name in OPTIONAL_ID:
+        if not argument:
+            return MemoryCommand(name)
+        if " " in argument:
+            raise CommandError(f"/memory {name} takes one memory id")
+        return MemoryCommand(name, _check_id(argument))
+    if name in REQUIRED_ID:
+        if not argument:
+            raise CommandError(f"/memory {name} needs a memory id: /memory {name} <id>")
+        if " " in argument:
+            raise CommandError(f"/memory {name} takes one memory id")
+        return MemoryCommand(name, _check_id(argument))
+    # note
+    if not argument:
+        raise CommandError("/memory note needs the text of the note: /memory note <text>")
+    return MemoryCommand(name, argument)
+
+
+def complete(text: str, current_id: Callable[[], str | None] | None = None) -> str | None:
+    """The whole completed command line for what was typed so far, or None.
+
+    Completes ``/m`` to ``/memory ``, a subcommand prefix to the subcommand, and
+    ``show``/``forget`` to the selected memory's id when ``current_id`` gives one.
+    """
+    if not text or text != text.lstrip():
+        return None
+    head, space, rest = text.partition(" ")
+    if not space:
+        for prefix in PREFIXES:
+            if prefix.startswith(head.lower()) and head.lower() != prefix:
+                return prefix + " "
+        return None
+    if head.lower() not in PREFIXES:
+        return None
+    name, space, argument = rest.partition(" ")
+    if not space:
+        if not name:
+            return None
+        matches = [s for s in SUBCOMMANDS if s.startswith(name.lower()) and s != name.lower()]
+        return f"{head} {matches[0]}" if len(matches) == 1 else None
+    if name.lower() in (*OPTIONAL_ID, *REQUIRED_ID) and not argument and current_id:
+        selected = current_id()
+        return f"{head} {name} {selected}" if selected else None
+    if name.lower() == "extract" and argument and "--force".startswith(argument) \
+            and argument != "--force":
+        return f"{head} {name} --force"
+    return None

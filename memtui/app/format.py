@@ -1,0 +1,76 @@
+"""Small display helpers: times in the user's zone, reasons and outcomes in words, safe text."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from rich.text import Text
+
+from memtui.store.timeutil import parse_time
+from memtui.textsafe import one_line, safe_text
+
+REASON_WORDS: dict[str, str] = {
+    "generate_off": "generate is off",
+    "not_idle": "finished too recently (not idle yet)",
+    "missing_times": "start or finish time missing",
+    "too_short": "task ran too briefly",
+    "result_too_short": "result too short",
+    "external_context": "used outside context",
+    "quota_low": "little monthly quota left",
+    "quota_check_failed": "quota could not be read",
+    "already_extracted": "already turned into a memory",
+    "forgotten": "its memory was forgotten",
+}
+"""Every reason code of the extraction log (spec/20) in plain words."""
+
+OUTCOME_WORDS: dict[str, str] = {
+    "extracted": "extracted",
+    "superseded_previous": "replaced older",
+    "skipped": "skipped",
+    "error": "error",
+}
+
+KIND_SHORT: dict[str, str] = {"fact": "fact", "preference": "pref", "decision": "decision",
+                              "convention": "convention"}
+
+
+def reason_words(reason: str | None) -> str:
+    """A reason code in words (unknown codes are shown as they are, made safe)."""
+    if not reason:
+        return ""
+    return REASON_WORDS.get(reason, one_line(reason, 60))
+
+
+def zone(name: str | None) -> ZoneInfo:
+    """The named zone, or UTC when it is missing or unknown."""
+    try:
+        return ZoneInfo(name or "UTC")
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        return ZoneInfo("UTC")
+
+
+def local_time(stamp: str | None, tz: ZoneInfo, *, with_year: bool = True) -> str:
+    """A stored UTC time as ``YYYY-MM-DD HH:MM`` in ``tz`` (``—`` when missing)."""
+    if not stamp:
+        return "—"
+    try:
+        moment = parse_time(stamp).astimezone(tz)
+    except Exception:  # a malformed stored time is shown as it is
+        return one_line(stamp, 20)
+    return moment.strftime("%Y-%m-%d %H:%M" if with_year else "%m-%d %H:%M")
+
+
+def clock_time(moment: datetime, tz: ZoneInfo) -> str:
+    """A datetime as ``HH:MM:SS`` in ``tz``."""
+    return moment.astimezone(tz).strftime("%H:%M:%S")
+
+
+def literal(value: object, limit: int | None = None, style: str = "") -> Text:
+    """Store text as a literal one-line ``Text`` (never markup, control characters escaped)."""
+    return Text(one_line("" if value is None else str(value), limit), style=style)
+
+
+def block(value: object, style: str = "") -> Text:
+    """Store text as a literal multi-line ``Text`` (never markup, control characters escaped)."""
+    return Text(safe_text("" if value is None else str(value)), style=style)

@@ -1,0 +1,84 @@
+"""User key remapping: a TOML file of ``binding id = "keys"`` lines.
+
+Every binding in the app has an id (``memory.forget``, ``pane.profile`` ...). The file
+``$MEMTUI_KEYMAP``, else ``$XDG_CONFIG_HOME/memtui/keymap.toml`` (``~/.config/...``), may
+rebind any of them::
+
+    [keymap]
+    "memory.forget" = "x"
+    "app.quit" = "ctrl+q"
+    "list.down" = "j,down,ctrl+n"
+
+Several keys are separated by commas. Unknown ids are reported and ignored.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+KEYMAP_ENV = "MEMTUI_KEYMAP"
+KEYMAP_FILE_NAME = "keymap.toml"
+MAX_KEYMAP_BYTES = 64 * 1024
+
+
+def default_keymap_path() -> Path:
+    """``$MEMTUI_KEYMAP``, else ``$XDG_CONFIG_HOME/memtui/keymap.toml``."""
+    env = os.environ.get(KEYMAP_ENV)
+    if env:
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "memtui" / KEYMAP_FILE_NAME
+
+
+@dataclass
+class KeymapFile:
+    """A loaded keymap: binding id -> comma-separated keys, and problems found."""
+
+    path: Path | None
+    keymap: dict[str, str] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+
+def parse_keymap(text: str, known_ids: set[str] | None = None) -> KeymapFile:
+    """Parse keymap TOML text. A ``[keymap]`` table or top-level entries both work."""
+    result = KeymapFile(path=None)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        result.problems.append(f"not valid TOML ({error})")
+        return result
+    table = data.get("keymap", data)
+    if not isinstance(table, dict):
+        result.problems.append("[keymap] must be a table")
+        return result
+    for binding_id, keys in table.items():
+        if isinstance(keys, list) and all(isinstance(k, str) for k in keys):
+            keys = ",".join(keys)
+        if not isinstance(keys, str) or not keys.strip():
+            result.problems.append(f"{binding_id}: keys must be text like \"ctrl+x\"")
+            continue
+        if known_ids is not None and binding_id not in known_ids:
+            result.problems.append(f"{binding_id}: no binding has this id")
+            continue
+        result.keymap[str(binding_id)] = ",".join(k.strip() for k in keys.split(",") if k.strip())
+    return result
+
+
+def load_keymap(path: Path | None = None, known_ids: set[str] | None = None) -> KeymapFile:
+    """Load the keymap file if it exists (a missing file is an empty keymap)."""
+    target = path or default_keymap_path()
+    try:
+        if not target.is_file():
+            return KeymapFile(path=None)
+        raw = target.read_bytes()[:MAX_KEYMAP_BYTES + 1]
+        if len(raw) > MAX_KEYMAP_BYTES:
+            return KeymapFile(path=target, problems=["the file is too large"])
+        text = raw.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        return KeymapFile(path=target, problems=[f"cannot read it ({error})"])
+    loaded = parse_keymap(text, known_ids)
+    loaded.path = target
+    return loaded

@@ -1,0 +1,261 @@
+"""Pure renderers of Codex's memory folder format (spec/40), for exporting memtui's store.
+
+Input is plain dataclasses (``ExportSummary``, ``ExportGroup``, ``ExportThread``); output is
+text. ``render_export`` gives every file of a memories folder keyed by its relative path;
+``export_writer.write_export`` puts them on disk. What these write, ``reader`` reads back.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from memtui.engine.codex.naming import base62_tag, rollout_summary_file_name
+from memtui.engine.codex.parse_memory_md import (
+    FAILURES_HEADING,
+    KNOWLEDGE_HEADING,
+    PREFERENCES_HEADING,
+    TASK_GROUP_PREFIX,
+)
+from memtui.engine.codex.parse_raw_memories import (
+    FRONT_MATTER_FENCE,
+    NO_RAW_MEMORIES,
+    RAW_MEMORIES_TITLE,
+)
+from memtui.engine.codex.parse_summary import (
+    GENERAL_TIPS,
+    OLDER_TOPICS,
+    SUMMARY_VERSION_LINE,
+    USER_PREFERENCES,
+    USER_PROFILE,
+    WHATS_IN_MEMORY,
+)
+from memtui.engine.codex.paths import (
+    MEMORY_MD_FILE,
+    MEMORY_SUMMARY_FILE,
+    RAW_MEMORIES_FILE,
+    ROLLOUT_SUMMARIES_DIR,
+)
+from memtui.engine.codex.timefmt import to_rfc3339
+
+RAW_MEMORIES_ORDER_LINE = "Merged stage-1 raw memories (stable ascending thread-id order):"
+EMPTY_SECTION_TEXT = "None recorded."
+EMPTY_PROFILE_TEXT = "No profile recorded."
+_SECTION_LINE_RE = re.compile(r"^## (?!#)")
+"""A line that would start a new section of ``memory_summary.md``."""
+_THREAD_LINE_RE = re.compile(r"^## Thread `")
+"""A line that would start a new thread of ``raw_memories.md``."""
+
+
+@dataclass(frozen=True)
+class ExportTopic:
+    """One "What's in Memory" entry: ``- <topic>: <keywords>`` under a scope and a day."""
+
+    scope: str
+    day: str
+    topic: str
+    keywords: tuple[str, ...]
+    desc: str = ""
+    learnings: str = ""
+
+
+@dataclass(frozen=True)
+class ExportSummary:
+    """The content of ``memory_summary.md``."""
+
+    user_profile: str = ""
+    preferences: tuple[str, ...] = ()
+    general_tips: tuple[str, ...] = ()
+    topics: tuple[ExportTopic, ...] = ()
+    older_topics: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ExportThread:
+    """One thread: its raw memory (for ``raw_memories.md``) and its rollout summary file."""
+
+    thread_id: str
+    updated_at: datetime
+    cwd: str
+    rollout_path: str
+    raw_memory: str
+    rollout_summary: str
+    slug: str | None = None
+    git_branch: str | None = None
+
+    @property
+    def summary_file_name(self) -> str:
+        """``<YYYY-MM-DDTHH-MM-SS>-<4 base62>[-<slug>].md``, stable for the same thread."""
+        return rollout_summary_file_name(self.updated_at, base62_tag(self.thread_id), self.slug)
+
+
+@dataclass(frozen=True)
+class ExportTask:
+    """A ``## Task <n>`` of a task group: title, keywords, and the threads it came from."""
+
+    title: str
+    keywords: tuple[str, ...]
+    threads: tuple[ExportThread, ...] = ()
+
+
+@dataclass(frozen=True)
+class ExportGroup:
+    """A ``# Task Group:`` block of MEMORY.md (memtui writes one per project)."""
+
+    name: str
+    scope: str
+    cwd: str
+    reuse_rule: str
+    tasks: tuple[ExportTask, ...]
+    preferences: tuple[str, ...] = ()
+    knowledge: tuple[str, ...] = ()
+    failures: tuple[str, ...] = ()
+
+
+def one_line(text: str) -> str:
+    """Whitespace (newlines included) collapsed to single spaces, trimmed."""
+    return " ".join(str(text).split())
+
+
+def _keyword(text: str) -> str:
+    return one_line(text.replace(",", " "))
+
+
+def _bullet(text: str) -> str:
+    lines = [line.strip() for line in str(text).strip().splitlines() if line.strip()]
+    if not lines:
+        return "-"
+    return "\n".join([f"- {lines[0]}", *(f"  {line}" for line in lines[1:])])
+
+
+def _bullets(items: Sequence[str]) -> str:
+    return "\n".join(_bullet(item) for item in items) if items else EMPTY_SECTION_TEXT
+
+
+def _body(text: str, structural: re.Pattern[str]) -> str:
+    """Body text, with lines that would read as the file's structure indented by one."""
+    lines = str(text).strip("\n").splitlines()
+    return "\n".join(f" {line}" if structural.match(line) else line for line in lines)
+
+
+def render_memory_summary(summary: ExportSummary) -> str:
+    """``memory_summary.md``: first line exactly ``v1``, then the five parts of spec/40."""
+    parts = [
+        SUMMARY_VERSION_LINE, "",
+        f"## {USER_PROFILE}", "",
+        _body(summary.user_profile, _SECTION_LINE_RE) or EMPTY_PROFILE_TEXT, "",
+        f"## {USER_PREFERENCES}", "", _bullets(summary.preferences), "",
+        f"## {GENERAL_TIPS}", "", _bullets(summary.general_tips), "",
+        f"## {WHATS_IN_MEMORY}", "",
+    ]
+    scope = day = None
+    for topic in summary.topics:
+        if topic.scope != scope:
+            scope, day = topic.scope, None
+            parts.extend([f"### {one_line(topic.scope) or 'general'}", ""])
+        if topic.day != day:
+            day = topic.day
+            parts.extend([f"#### {one_line(topic.day) or 'undated'}", ""])
+        name = one_line(topic.topic).replace(":", " -") or "topic"
+        parts.append(f"- {name}: {', '.join(_keyword(k) for k in topic.keywords if _keyword(k))}")
+        if topic.desc:
+            parts.append(f"  - desc: {one_line(topic.desc)}")
+        if topic.learnings:
+            parts.append(f"  - learnings: {one_line(topic.learnings)}")
+    if summary.topics:
+        parts.append("")
+    parts.extend([f"### {OLDER_TOPICS}", "", _bullets(summary.older_topics), ""])
+    return "\n".join(parts)
+
+
+def _link(thread: ExportThread) -> str:
+    details = (f"cwd={one_line(thread.cwd)}, rollout_path={one_line(thread.rollout_path)}, "
+               f"updated_at={to_rfc3339(thread.updated_at)}, thread_id={one_line(thread.thread_id)}")
+    return f"- {ROLLOUT_SUMMARIES_DIR}/{thread.summary_file_name} ({details})"
+
+
+def _group(group: ExportGroup) -> list[str]:
+    lines = [
+        f"{TASK_GROUP_PREFIX} {one_line(group.name) or 'untitled'}", "",
+        f"scope: {one_line(group.scope)}",
+        f"applies_to: cwd={one_line(group.cwd)}; reuse_rule={one_line(group.reuse_rule)}", "",
+    ]
+    for number, task in enumerate(group.tasks, start=1):
+        keywords = ", ".join(_keyword(k) for k in task.keywords if _keyword(k))
+        lines.extend([f"## Task {number}: {one_line(task.title)}", "",
+                      "### rollout_summary_files", ""])
+        lines.extend(_link(thread) for thread in task.threads)
+        if task.threads:
+            lines.append("")
+        lines.extend(["### keywords", ""])
+        if keywords:
+            lines.extend([f"- {keywords}", ""])
+    for heading, items in ((PREFERENCES_HEADING, group.preferences),
+                           (KNOWLEDGE_HEADING, group.knowledge),
+                           (FAILURES_HEADING, group.failures)):
+        if items:
+            lines.extend([f"## {heading}", "", *(_bullet(item) for item in items), ""])
+    return lines
+
+
+def render_memory_md(task_groups: Sequence[ExportGroup]) -> str:
+    """MEMORY.md: one ``# Task Group:`` block per group, tasks first, then guidance."""
+    lines: list[str] = []
+    for group in task_groups:
+        lines.extend(_group(group))
+    return "\n".join(lines).rstrip("\n") + "\n" if lines else ""
+
+
+def render_raw_memory(front_matter: Mapping[str, str], body: str) -> str:
+    """A raw memory: ``---`` front matter (``description``, ``task``, ...), then the body."""
+    lines = [FRONT_MATTER_FENCE]
+    lines.extend(f"{one_line(key)}: {one_line(value)}" for key, value in front_matter.items())
+    lines.extend([FRONT_MATTER_FENCE, "", str(body).strip("\n")])
+    return "\n".join(lines)
+
+
+def render_raw_memories(threads: Sequence[ExportThread]) -> str:
+    """``raw_memories.md``: threads in ascending id order, or "No raw memories yet."."""
+    if not threads:
+        return f"{RAW_MEMORIES_TITLE}\n\n{NO_RAW_MEMORIES}\n"
+    parts = [RAW_MEMORIES_TITLE, "", RAW_MEMORIES_ORDER_LINE, ""]
+    for thread in sorted(threads, key=lambda item: item.thread_id):
+        parts.extend([
+            f"## Thread `{one_line(thread.thread_id).replace('`', '')}`",
+            f"updated_at: {to_rfc3339(thread.updated_at)}",
+            f"cwd: {one_line(thread.cwd)}",
+            f"rollout_path: {one_line(thread.rollout_path)}",
+            f"rollout_summary_file: {thread.summary_file_name}",
+            "",
+            _body(thread.raw_memory, _THREAD_LINE_RE),
+            "",
+        ])
+    return "\n".join(parts)
+
+
+def render_rollout_summary(thread: ExportThread) -> str:
+    """A rollout summary file: header lines, a blank line, the summary markdown."""
+    lines = [f"thread_id: {one_line(thread.thread_id)}",
+             f"updated_at: {to_rfc3339(thread.updated_at)}",
+             f"rollout_path: {one_line(thread.rollout_path)}",
+             f"cwd: {one_line(thread.cwd)}"]
+    if thread.git_branch:
+        lines.append(f"git_branch: {one_line(thread.git_branch)}")
+    lines.extend(["", str(thread.rollout_summary).strip("\n"), ""])
+    return "\n".join(lines)
+
+
+def render_export(summary: ExportSummary, task_groups: Sequence[ExportGroup],
+                  threads: Sequence[ExportThread]) -> dict[str, str]:
+    """Every file of an exported memories folder, keyed by path relative to that folder."""
+    files = {
+        MEMORY_SUMMARY_FILE: render_memory_summary(summary),
+        MEMORY_MD_FILE: render_memory_md(task_groups),
+        RAW_MEMORIES_FILE: render_raw_memories(threads),
+    }
+    for thread in threads:
+        files[f"{ROLLOUT_SUMMARIES_DIR}/{thread.summary_file_name}"] = (
+            render_rollout_summary(thread))
+    return files

@@ -1,0 +1,74 @@
+"""Write rendered Codex files into a new folder, never over an existing one (spec/40).
+
+Files go into a hidden sibling folder first, which is then renamed into place, so the
+target appears whole or not at all. A target that exists and is not an empty folder is
+refused: an export never lands over a Codex memory folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import shutil
+from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
+
+from memtui.engine.codex.errors import CodexError, UnsafePathError
+
+EXPORT_DIR_MODE = 0o700
+EXPORT_FILE_MODE = 0o600
+_CREATE_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+                 | getattr(os, "O_CLOEXEC", 0))
+
+
+def _relative(name: str) -> PurePosixPath:
+    path = PurePosixPath(name)
+    if path.is_absolute() or not path.parts or any(part in ("", ".", "..")
+                                                   for part in path.parts):
+        raise UnsafePathError(f"{name!r}: not a plain relative path inside the export")
+    return path
+
+
+def _check_target(target: Path) -> None:
+    if target.is_symlink():
+        raise UnsafePathError(f"{target}: is a symlink; export refused")
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise CodexError(f"{target}: already exists and is not an empty folder; an export "
+                         "only goes into a new folder")
+    if not target.parent.is_dir():
+        raise CodexError(f"{target.parent}: folder does not exist")
+
+
+def _write_file(path: Path, text: str) -> None:
+    fd = os.open(path, _CREATE_FLAGS, EXPORT_FILE_MODE)
+    with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def write_export(target: str | os.PathLike[str], files: Mapping[str, str]) -> Path:
+    """Write ``files`` (relative path -> text) as a new folder ``target``; return it."""
+    final = Path(target).absolute()
+    _check_target(final)
+    staging = final.parent / f".{final.name}.memtui-export-{secrets.token_hex(6)}"
+    try:
+        os.mkdir(staging, EXPORT_DIR_MODE)
+        for name, text in files.items():
+            relative = _relative(name)
+            path = staging.joinpath(*relative.parts)
+            path.parent.mkdir(mode=EXPORT_DIR_MODE, parents=True, exist_ok=True)
+            _write_file(path, text)
+        _check_target(final)
+        os.rename(staging, final)
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            shutil.rmtree(staging)
+        raise CodexError(f"{final}: export failed ({error.strerror or error}); "
+                         "nothing was written") from None
+    except CodexError:
+        with contextlib.suppress(OSError):
+            shutil.rmtree(staging)
+        raise
+    return final

@@ -1,0 +1,172 @@
+"""Write an ad-hoc note into a Codex home, under Codex's naming rule (spec/40).
+
+A note is always a new file ``memories/extensions/ad_hoc/notes/<YYYY-MM-DDTHH-MM-SS>-<slug>.md``:
+never an overwrite, never through a symlink (no folder between the home and the note may be
+one), and atomic: the text is written to a hidden temporary file, then hard-linked to its
+final name, which fails rather than replace an existing file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import secrets
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+from memtui.engine.codex.errors import CodexError, CodexInputError, UnsafePathError
+from memtui.engine.codex.naming import (
+    DEFAULT_NOTE_SLUG_CHARS,
+    is_valid_note_name,
+    note_file_name,
+    note_slug,
+)
+from memtui.engine.codex.paths import NOTES_DIR_PARTS
+from memtui.engine.redaction import redact
+
+MAX_NOTE_BYTES = 256 * 1024
+"""Largest note text accepted (after redaction)."""
+MAX_NAME_ATTEMPTS = 100
+"""Collision suffixes ``-2`` .. ``-100`` tried before giving up."""
+NEW_DIR_MODE = 0o700
+NOTE_FILE_MODE = 0o600
+TEMP_PREFIX = ".memtui-note-"
+_DIR_FLAGS = (os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+              | getattr(os, "O_CLOEXEC", 0))
+_CREATE_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+                 | getattr(os, "O_CLOEXEC", 0))
+
+
+def _redacted(text: str) -> str:
+    result = redact(text)
+    if isinstance(result, str):
+        return result
+    for attribute in ("text", "redacted"):
+        value = getattr(result, attribute, None)
+        if isinstance(value, str):
+            return value
+    raise CodexError("redaction returned no text; note not written")
+
+
+def _clean_text(text: str) -> str:
+    if not isinstance(text, str) or not text.strip():
+        raise CodexInputError("a note needs some text")
+    if "\x00" in text:
+        raise CodexInputError("a note cannot contain NUL characters")
+    try:
+        size = len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise CodexInputError("a note must be valid Unicode text") from None
+    if size > MAX_NOTE_BYTES:
+        raise CodexInputError(f"a note is at most {MAX_NOTE_BYTES} bytes (got {size})")
+    return text if text.endswith("\n") else text + "\n"
+
+
+def _os_error(action: str, where: Path, error: OSError) -> CodexError:
+    if error.errno in (errno.ELOOP, errno.ENOTDIR):
+        return UnsafePathError(f"{where}: refusing to {action} through a symlink or non-folder")
+    return CodexError(f"{where}: cannot {action} ({error.strerror or error})")
+
+
+@contextlib.contextmanager
+def _open_notes_dir(home: Path) -> Iterator[int]:
+    """A descriptor of the notes folder, walked from the home without following symlinks."""
+    try:
+        fd = os.open(home, _DIR_FLAGS & ~getattr(os, "O_NOFOLLOW", 0))
+    except OSError as error:
+        raise CodexError(f"{home}: Codex home not usable ({error.strerror or error})") from None
+    where = home
+    try:
+        for part in NOTES_DIR_PARTS:
+            where = where / part
+            try:
+                os.mkdir(part, NEW_DIR_MODE, dir_fd=fd)
+            except FileExistsError:
+                pass
+            except OSError as error:
+                raise _os_error("create folder", where, error) from None
+            try:
+                child = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            except OSError as error:
+                raise _os_error("open folder", where, error) from None
+            os.close(fd)
+            fd = child
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def _write_temp(dir_fd: int, data: bytes, where: Path) -> str:
+    name = f"{TEMP_PREFIX}{secrets.token_hex(8)}"
+    try:
+        fd = os.open(name, _CREATE_FLAGS, NOTE_FILE_MODE, dir_fd=dir_fd)
+    except OSError as error:
+        raise _os_error("create a note", where, error) from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as error:
+        os.unlink(name, dir_fd=dir_fd)
+        raise _os_error("write a note", where, error) from None
+    return name
+
+
+def _publish(dir_fd: int, temp: str, name: str, data: bytes) -> bool:
+    """Give the temporary file its final name; False when that name is taken."""
+    try:
+        os.link(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
+        return True
+    except FileExistsError:
+        return False
+    except OSError as error:
+        if error.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
+            raise
+    try:
+        fd = os.open(name, _CREATE_FLAGS, NOTE_FILE_MODE, dir_fd=dir_fd)
+    except FileExistsError:
+        return False
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    return True
+
+
+def _candidate_names(moment: datetime, slug: str) -> Iterator[str]:
+    yield note_file_name(moment, slug)
+    for attempt in range(2, MAX_NAME_ATTEMPTS + 1):
+        yield note_file_name(moment, f"{slug}-{attempt}")
+
+
+def write_note(home: str | os.PathLike[str], text: str, now: datetime | None = None) -> Path:
+    """Create a new ad-hoc note in a Codex home and return its path.
+
+    The text is redacted (again) before it is written. Missing folders below the home are
+    created; a symlink anywhere on the way is refused (``UnsafePathError``). An existing
+    note is never overwritten: a name collision gets a ``-2``, ``-3`` ... suffix.
+    """
+    home_path = Path(home).absolute()
+    body = _clean_text(_redacted(_clean_text(text)))
+    data = body.encode("utf-8")
+    moment = (now or datetime.now(UTC)).astimezone(UTC)
+    slug = note_slug(body, DEFAULT_NOTE_SLUG_CHARS)
+    folder = home_path.joinpath(*NOTES_DIR_PARTS)
+    with _open_notes_dir(home_path) as dir_fd:
+        temp = _write_temp(dir_fd, data, folder)
+        try:
+            for name in _candidate_names(moment, slug):
+                if not is_valid_note_name(name):
+                    continue
+                try:
+                    if _publish(dir_fd, temp, name, data):
+                        return folder / name
+                except OSError as error:
+                    raise _os_error("write a note", folder, error) from None
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(temp, dir_fd=dir_fd)
+    raise CodexError(f"{folder}: could not find a free note name for {slug!r}")

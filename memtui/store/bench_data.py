@@ -1,0 +1,114 @@
+"""Bulk loading for the benchmark's generated stores (``memtui.bench.generate``).
+
+A small repository-style module of functions taking a ``Store``: the store stays the only
+code that runs SQL. Meant for building a fresh store fast, never for a store people use:
+``bulk_load`` switches the full-text triggers off and rebuilds the full-text indexes once at
+the end (one pass instead of a trigger per row).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from memtui.store.memories import MEMORY_COLUMNS
+
+if TYPE_CHECKING:
+    from memtui.store.database import Store
+
+MEMORY_ROW_COLUMNS = MEMORY_COLUMNS + ", goal_key"
+"""Column order of the tuples ``insert_memory_rows`` takes (the memory columns, then goal_key)."""
+TASK_ROW_COLUMNS = ("id, project_id, user_id, goal, prompt, status, parent_id, started_at, "
+                    "finished_at, result, cost_usd, continuation, external_context, source, "
+                    "source_ref, created_at")
+"""Column order of the tuples ``insert_task_rows`` takes."""
+LOG_ROW_COLUMNS = "task_id, user_id, project_id, outcome, reason, memory_id, forced, at"
+"""Column order of the tuples ``insert_log_rows`` takes."""
+
+_FTS_TABLES = {"memories": "memories_fts", "tasks": "tasks_fts"}
+_BULK_CACHE_KIB = 262_144
+
+
+def _marks(columns: str) -> str:
+    return ", ".join("?" for _ in columns.split(","))
+
+
+def _fts_triggers(store: Store, table: str) -> list[tuple[str, str]]:
+    rows = store.execute(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? "
+        "AND name LIKE ? ORDER BY name", (table, f"{_FTS_TABLES[table]}%")).fetchall()
+    return [(row[0], row[1]) for row in rows]
+
+
+@contextlib.contextmanager
+def bulk_load(store: Store, tables: Sequence[str] = ("memories", "tasks")) -> Iterator[None]:
+    """Load many rows fast: full-text triggers off, one full-text rebuild at the end.
+
+    Only for a new store that nobody else has open. The triggers come back (and the full-text
+    indexes are rebuilt) in one transaction at the end, also when the load fails, so the
+    store is never left without them.
+    """
+    conn = store.conn
+    saved = {name: conn.execute(f"PRAGMA {name}").fetchone()[0]
+             for name in ("synchronous", "cache_size", "foreign_keys")}
+    conn.execute("PRAGMA synchronous = OFF")
+    conn.execute(f"PRAGMA cache_size = -{_BULK_CACHE_KIB}")
+    conn.execute("PRAGMA foreign_keys = OFF")  # the generator writes consistent rows
+    triggers: dict[str, list[tuple[str, str]]] = {}
+    with store.transaction():
+        for table in tables:
+            triggers[table] = _fts_triggers(store, table)
+            for name, _sql in triggers[table]:
+                store.execute(f'DROP TRIGGER "{name}"')
+    try:
+        yield
+    finally:
+        with store.transaction():
+            for table in tables:
+                fts = _FTS_TABLES[table]
+                store.execute(f"INSERT INTO {fts}({fts}) VALUES ('rebuild')")
+                for _name, sql in triggers[table]:
+                    store.execute(sql)
+        for name, value in saved.items():
+            conn.execute(f"PRAGMA {name} = {int(value)}")
+
+
+def insert_memory_rows(store: Store, rows: Iterable[Sequence[Any]]) -> None:
+    """Insert memories given as tuples in ``MEMORY_ROW_COLUMNS`` order (call in a transaction)."""
+    store.conn.executemany(
+        f"INSERT INTO memories({MEMORY_ROW_COLUMNS}) VALUES ({_marks(MEMORY_ROW_COLUMNS)})",
+        rows)
+
+
+def insert_task_rows(store: Store, rows: Iterable[Sequence[Any]]) -> None:
+    """Insert tasks given as tuples in ``TASK_ROW_COLUMNS`` order (call in a transaction)."""
+    store.conn.executemany(
+        f"INSERT INTO tasks({TASK_ROW_COLUMNS}) VALUES ({_marks(TASK_ROW_COLUMNS)})", rows)
+
+
+def insert_log_rows(store: Store, rows: Iterable[Sequence[Any]]) -> None:
+    """Insert extraction-log rows given as tuples in ``LOG_ROW_COLUMNS`` order."""
+    store.conn.executemany(
+        f"INSERT INTO extraction_log({LOG_ROW_COLUMNS}) VALUES ({_marks(LOG_ROW_COLUMNS)})",
+        rows)
+
+
+def table_counts(store: Store) -> dict[str, int]:
+    """Row counts of the tables a generated store fills (for the generator's summary)."""
+    return {table: int(store.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+            for table in ("users", "projects", "memories", "tasks", "extraction_log")}
+
+
+def fulltext_consistent(store: Store) -> bool:
+    """Whether the memories full-text index matches the table (FTS5 integrity-check)."""
+    try:
+        store.execute("INSERT INTO memories_fts(memories_fts, rank) VALUES ('integrity-check', 1)")
+    except Exception:  # noqa: BLE001 - sqlite reports a corrupt index as an error
+        return False
+    return True
+
+
+def finish(store: Store) -> None:
+    """After a bulk load: fold the WAL into the file and leave it small."""
+    store.checkpoint()

@@ -1,0 +1,168 @@
+"""SQL for maintenance: integrity checks, full-text rebuilds, whole-store dump and load."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from memtui.store.database import Store
+
+EXPORT_TABLES = ("users", "projects", "project_members", "profiles", "memories",
+                 "forgotten_sources", "audit", "user_settings", "tasks", "task_followups",
+                 "quotas", "extraction_log", "interactions", "bundles", "bundle_documents",
+                 "consolidations")
+"""Every table a backup holds, parents first. Full-text tables are rebuilt, not exported."""
+FTS_TABLES = ("memories_fts", "tasks_fts", "interactions_fts")
+INTEGRITY_ROWS_LIMIT = 100
+
+
+def table_columns(store: Store, table: str) -> list[str]:
+    """The columns of a table, in order."""
+    if table not in EXPORT_TABLES:
+        raise ValueError(f"unknown table {table!r}")
+    return [row[1] for row in store.execute(f"PRAGMA table_info({table})").fetchall()]
+
+
+def dump_rows(store: Store, table: str) -> Iterator[dict[str, Any]]:
+    """Every row of a table as a dict, in primary-key order."""
+    columns = table_columns(store, table)
+    cursor = store.execute(f"SELECT {', '.join(columns)} FROM {table} ORDER BY rowid"
+                           if table not in ("project_members",) else
+                           f"SELECT {', '.join(columns)} FROM {table} ORDER BY project_id, user_id")
+    for row in cursor:
+        yield dict(zip(columns, row, strict=True))
+
+
+def load_row(store: Store, table: str, row: dict[str, Any], *, skip_existing: bool) -> bool:
+    """Insert one dumped row (call inside a transaction). Returns False if it was skipped."""
+    columns = table_columns(store, table)
+    unknown = set(row) - set(columns)
+    if unknown:
+        raise ValueError(f"unknown columns for {table}: {', '.join(sorted(unknown))}")
+    names = [c for c in columns if c in row]
+    verb = "INSERT OR IGNORE" if skip_existing else "INSERT"
+    cursor = store.execute(
+        f"{verb} INTO {table}({', '.join(names)}) VALUES ({', '.join('?' for _ in names)})",
+        [row[c] for c in names])
+    return cursor.rowcount > 0
+
+
+def defer_foreign_keys(store: Store) -> None:
+    """Check foreign keys at commit, not per row (a load inserts children and parents in
+    any order)."""
+    store.execute("PRAGMA defer_foreign_keys = ON")
+
+
+def row_counts(store: Store) -> dict[str, int]:
+    """Rows per exported table."""
+    return {table: int(store.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+            for table in EXPORT_TABLES}
+
+
+def is_empty(store: Store) -> bool:
+    """Whether the store holds no user data at all."""
+    return all(count == 0 for count in row_counts(store).values())
+
+
+def sqlite_integrity(store: Store) -> list[str]:
+    """SQLite's own checks: ``integrity_check`` and ``foreign_key_check``."""
+    problems: list[str] = []
+    rows = store.execute(f"PRAGMA integrity_check({INTEGRITY_ROWS_LIMIT})").fetchall()
+    problems += [f"sqlite: {row[0]}" for row in rows if row[0] != "ok"]
+    for table, rowid, parent, _fk in store.execute("PRAGMA foreign_key_check").fetchall():
+        problems.append(f"foreign key: {table} row {rowid} points to a missing {parent} row")
+    return problems
+
+
+def fts_integrity(store: Store) -> list[str]:
+    """Each full-text index agrees with its content table (FTS5 ``integrity-check``)."""
+    problems: list[str] = []
+    for table in FTS_TABLES:
+        try:
+            store.execute(f"INSERT INTO {table}({table}, rank) VALUES ('integrity-check', 1)")
+        except sqlite3.DatabaseError as error:
+            problems.append(f"full-text index {table} is out of step with its rows ({error})")
+    return problems
+
+
+def rebuild_fts(store: Store) -> None:
+    """Rebuild every full-text index from its content table."""
+    for table in FTS_TABLES:
+        store.execute(f"INSERT INTO {table}({table}) VALUES ('rebuild')")
+
+
+def chain_problems(store: Store) -> list[str]:
+    """Supersede-chain invariants: status and link agree, links point to a live memory of
+    the same scope, no cycles."""
+    problems: list[str] = []
+    query = [
+        ("SELECT id FROM memories WHERE status = 'superseded' AND superseded_by IS NULL",
+         "memory {} is superseded but points to no newer version"),
+        ("SELECT id FROM memories WHERE status = 'active' AND superseded_by IS NOT NULL",
+         "memory {} is active but points to a newer version"),
+        ("SELECT m.id FROM memories m LEFT JOIN memories n ON n.id = m.superseded_by "
+         "WHERE m.superseded_by IS NOT NULL AND n.id IS NULL",
+         "memory {} points to a newer version that does not exist (half chain)"),
+        ("SELECT m.id FROM memories m JOIN memories n ON n.id = m.superseded_by "
+         "WHERE m.scope != n.scope OR m.project IS NOT n.project "
+         "OR (m.scope = 'user' AND m.owner != n.owner)",
+         "memory {} is superseded by a memory of another scope"),
+    ]
+    for sql, message in query:
+        problems += [message.format(row[0]) for row in
+                     store.execute(sql + f" LIMIT {INTEGRITY_ROWS_LIMIT}").fetchall()]
+    cycles = store.execute(
+        """
+        WITH RECURSIVE walk(start, id, depth) AS (
+            SELECT id, superseded_by, 1 FROM memories WHERE superseded_by IS NOT NULL
+            UNION ALL
+            SELECT w.start, m.superseded_by, w.depth + 1 FROM walk w JOIN memories m ON m.id = w.id
+            WHERE m.superseded_by IS NOT NULL AND w.id != w.start AND w.depth < 10000
+        )
+        SELECT DISTINCT start FROM walk WHERE id = start LIMIT 100
+        """).fetchall()
+    problems += [f"memory {row[0]} is in a supersede cycle" for row in cycles]
+    return problems
+
+
+def tombstone_problems(store: Store) -> list[str]:
+    """No memory may come from a task whose memory was forgotten."""
+    rows = store.execute(
+        "SELECT m.id, m.source_thread_id FROM memories m JOIN forgotten_sources f "
+        "ON f.source_thread_id = m.source_thread_id WHERE m.source = 'auto' "
+        f"LIMIT {INTEGRITY_ROWS_LIMIT}").fetchall()
+    return [f"memory {row[0]} was recreated from forgotten task {row[1]}" for row in rows]
+
+
+def log_problems(store: Store) -> list[str]:
+    """Extraction-log rows point to existing tasks, and written memories exist or were
+    forgotten."""
+    problems = [f"extraction log row for missing task {row[0]}" for row in store.execute(
+        "SELECT l.task_id FROM extraction_log l LEFT JOIN tasks t ON t.id = l.task_id "
+        f"WHERE t.id IS NULL LIMIT {INTEGRITY_ROWS_LIMIT}").fetchall()]
+    problems += [f"extraction log row {row[0]} says a memory was written but has none"
+                 for row in store.execute(
+                     "SELECT task_id FROM extraction_log WHERE outcome IN "
+                     "('extracted', 'superseded_previous') AND memory_id IS NULL "
+                     f"LIMIT {INTEGRITY_ROWS_LIMIT}").fetchall()]
+    problems += [f"extraction log row {row[0]} names memory {row[1]}, which is gone without a "
+                 "tombstone" for row in store.execute(
+                     "SELECT l.task_id, l.memory_id FROM extraction_log l "
+                     "LEFT JOIN memories m ON m.id = l.memory_id "
+                     "LEFT JOIN forgotten_sources f ON f.source_thread_id = l.task_id "
+                     "WHERE l.memory_id IS NOT NULL AND m.id IS NULL AND f.source_thread_id "
+                     f"IS NULL LIMIT {INTEGRITY_ROWS_LIMIT}").fetchall()]
+    return problems
+
+
+def delete_orphan_log_rows(store: Store) -> int:
+    """Remove extraction-log rows whose task no longer exists."""
+    return store.execute(
+        "DELETE FROM extraction_log WHERE task_id NOT IN (SELECT id FROM tasks)").rowcount
+
+
+def optimize(store: Store) -> None:
+    """Let SQLite refresh its planner statistics."""
+    store.execute("PRAGMA optimize")

@@ -1,0 +1,415 @@
+"""A realistic Codex home for tests, built from the formats of spec/40.
+
+``build_codex_home(root)`` creates ``root/.codex`` with memory files, ad-hoc notes (two good,
+one badly named), ``memories_1.sqlite`` (stage-1 outputs, an errored stage-1 job, a stuck
+global consolidation) and session rollouts (normal with injected context, MCP, web search,
+a truncated last line, an unknown record type). Run as a script to build one on disk:
+``python tests/codex_fixture.py /tmp/somewhere``.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+NOW = datetime(2026, 10, 6, 12, 0, 0, tzinfo=UTC)
+"""The time the fixture's leases and retries are judged at."""
+
+THREAD_V7 = "0199a5c2-7d3e-7c41-9b2a-3f5e8d1c4a01"
+"""A UUIDv7 thread id (the normal rollout)."""
+THREAD_DOCS = "5f0c3a8e-2b71-4d9a-8e15-c0ffee123456"
+THREAD_API = "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d"
+THREAD_MCP = "0199a5c2-9a10-7b22-8c33-44d5e6f70812"
+THREAD_WEB = "0199a5c3-0b11-7c23-9d34-55e6f7081923"
+THREAD_TRUNCATED = "0199a5c3-1c12-7d24-ae45-66f708192a34"
+THREAD_UNKNOWN = "0199a5c3-2d13-7e25-bf56-7708192a3b45"
+THREAD_ERRORED = "0199a5c3-3e14-7f26-8067-88192a3b4c56"
+THREAD_RETRYING = "0199a5c3-4f15-7027-9178-992a3b4c5d67"
+
+MEMORY_THREADS = (THREAD_V7, THREAD_DOCS, THREAD_API)
+"""Threads with a stage-1 output, a raw memory and a rollout summary."""
+PROJECT_CWD = "/home/dev/projects/ninfer"
+DOCS_CWD = "/home/dev/projects/handbook"
+
+SUMMARY_FILES = {
+    THREAD_V7: "2026-10-02T03-29-31-rc5X-local_ninfer_cache_prefill_decode_optimization.md",
+    THREAD_DOCS: "2026-10-03T08-00-00-Ab12-handbook_style_pass.md",
+    THREAD_API: "2026-10-04T09-15-00-Zz9q.md",
+}
+GOOD_NOTES = ("2026-10-05T10-00-00-prefer-uv-over-pip.md",
+              "2026-10-05T11-30-00-staging-db-is-read-only.md")
+BAD_NOTE = "My Note (draft).md"
+STAGE1_ERROR = "invalid params, unknown model 'gpt-5.4-mini' (2013)"
+RETRY_ERROR = "unexpected status 403 Forbidden: This token has no access to model gpt-5.4-mini"
+
+MEMORY_SUMMARY = """v1
+
+## User Profile
+
+Backend developer working on an inference engine (ninfer) and a team handbook.
+
+## User preferences
+
+- prefers uv over pip for Python environments
+- wants tests run before every commit
+
+## General Tips
+
+- the ninfer cache tests need `NINFER_CACHE_DIR` set to a temp folder
+
+## What's in Memory
+
+### /home/dev/projects/ninfer
+
+#### 2026-10-02
+
+- cache prefill: kv-cache, prefill, decode, flaky test
+  - desc: fixing the flaky prefill/decode cache test
+  - learnings: the test raced on a shared cache dir
+
+#### 2026-10-04
+
+- api retries: http client, retry, backoff
+  - desc: retry policy for the model API client
+
+### /home/dev/projects/handbook
+
+#### 2026-10-03
+
+- style pass: markdown, headings, tone
+  - desc: house style for the team handbook
+
+### Older Memory Topics
+
+- initial repo setup: uv, pre-commit
+"""
+
+MEMORY_MD = f"""# Task Group: ninfer cache and API client
+
+scope: the ninfer inference engine: KV cache tests and the model API client
+applies_to: cwd={PROJECT_CWD}; reuse_rule=safe for any checkout of ninfer on main
+
+## Task 1: fix the flaky prefill/decode cache test (success)
+
+### rollout_summary_files
+
+- rollout_summaries/{SUMMARY_FILES[THREAD_V7]} (cwd={PROJECT_CWD}, rollout_path=/home/dev/.codex/sessions/2026/10/02/rollout-2026-10-02T11-29-31-{THREAD_V7}.jsonl, updated_at=2026-10-02T03:29:31+00:00, thread_id={THREAD_V7})
+
+### keywords
+
+- kv-cache, prefill, decode, flaky test, NINFER_CACHE_DIR
+
+## Task 2: add retries with backoff to the API client (partial)
+
+### rollout_summary_files
+
+- rollout_summaries/{SUMMARY_FILES[THREAD_API]} (cwd={PROJECT_CWD}, rollout_path=/home/dev/.codex/sessions/2026/10/04/rollout-2026-10-04T17-15-00-{THREAD_API}.jsonl, updated_at=2026-10-04T09:15:00+00:00, thread_id={THREAD_API})
+
+### keywords
+
+- http client, retry, backoff
+
+## User preferences
+
+- when tests flake, the user asked: "find the race, do not add sleeps" -> look for shared state first [Task 1]
+
+## Reusable knowledge
+
+- set NINFER_CACHE_DIR to a per-test temp folder [Task 1]
+- the API client lives in ninfer/client.py [Task 2]
+
+## Failures and how to do differently
+
+- retrying on 4xx made things worse; retry only 429 and 5xx [Task 2]
+
+# Task Group: team handbook
+
+scope: the markdown team handbook and its house style
+applies_to: cwd={DOCS_CWD}; reuse_rule=style rules apply to every handbook page
+
+## Task 1: style pass over the onboarding pages (success)
+
+### rollout_summary_files
+
+- rollout_summaries/{SUMMARY_FILES[THREAD_DOCS]} (cwd={DOCS_CWD}, updated_at=2026-10-03T08:00:00+00:00, thread_id={THREAD_DOCS})
+
+### keywords
+
+- markdown, headings, tone
+
+## User preferences
+
+- sentence-case headings, no exclamation marks [Task 1]
+"""
+
+
+def _raw_memory(description: str, task: str, group: str, outcome: str, cwd: str,
+                keywords: str, body: str) -> str:
+    return (f"---\ndescription: {description}\ntask: {task}\ntask_group: {group}\n"
+            f"task_outcome: {outcome}\ncwd: {cwd}\nkeywords: {keywords}\n---\n\n{body}")
+
+
+RAW_MEMORIES = {
+    THREAD_V7: _raw_memory(
+        "fixed the flaky prefill/decode cache test", "fix flaky cache test",
+        "ninfer cache and API client", "success", PROJECT_CWD,
+        "kv-cache, prefill, decode",
+        "### Task 1: fix the flaky cache test\n\n- the test shared ~/.cache/ninfer; a temp "
+        "dir per test fixed it\n- api_key=[REDACTED_SECRET] was in the env dump"),
+    THREAD_DOCS: _raw_memory(
+        "style pass over the handbook", "handbook style", "team handbook", "success",
+        DOCS_CWD, "markdown, tone", "### Task 1: style pass\n\n- sentence-case headings"),
+    THREAD_API: _raw_memory(
+        "retries for the API client", "api retries", "ninfer cache and API client",
+        "partial", PROJECT_CWD, "retry, backoff",
+        "### Task 1: retries\n\n- retry only 429 and 5xx"),
+}
+
+UPDATED = {
+    THREAD_V7: datetime(2026, 10, 2, 3, 29, 31, tzinfo=UTC),
+    THREAD_DOCS: datetime(2026, 10, 3, 8, 0, 0, tzinfo=UTC),
+    THREAD_API: datetime(2026, 10, 4, 9, 15, 0, tzinfo=UTC),
+}
+CWDS = {THREAD_V7: PROJECT_CWD, THREAD_DOCS: DOCS_CWD, THREAD_API: PROJECT_CWD}
+
+
+def _rollout_path(home: Path, thread: str) -> str:
+    moment = UPDATED.get(thread, NOW)
+    return str(home / "sessions" / moment.strftime("%Y/%m/%d")
+               / f"rollout-{moment.strftime('%Y-%m-%dT%H-%M-%S')}-{thread}.jsonl")
+
+
+def _write(path: Path, text: str | bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+
+
+def _raw_memories_md(home: Path) -> str:
+    parts = ["# Raw Memories", "",
+             "Merged stage-1 raw memories (stable ascending thread-id order):", ""]
+    for thread in sorted(MEMORY_THREADS):
+        parts.extend([f"## Thread `{thread}`",
+                      f"updated_at: {UPDATED[thread].isoformat()}",
+                      f"cwd: {CWDS[thread]}",
+                      f"rollout_path: {_rollout_path(home, thread)}",
+                      f"rollout_summary_file: {SUMMARY_FILES[thread]}", "",
+                      RAW_MEMORIES[thread], ""])
+    return "\n".join(parts)
+
+
+def _rollout_summary(home: Path, thread: str) -> str:
+    branch = "git_branch: main\n" if thread != THREAD_DOCS else ""
+    return (f"thread_id: {thread}\nupdated_at: {UPDATED[thread].isoformat()}\n"
+            f"rollout_path: {_rollout_path(home, thread)}\ncwd: {CWDS[thread]}\n{branch}\n"
+            f"## Task 1\n\nSummary of thread {thread}: what was done and learned.\n")
+
+
+def _unix(moment: datetime) -> int:
+    return int(moment.timestamp())
+
+
+def build_codex_db(path: Path, *, wal: bool = True) -> Path:
+    """Create ``memories_1.sqlite`` with Codex's schema and realistic rows."""
+    conn = sqlite3.connect(path)
+    if wal:
+        conn.execute("PRAGMA journal_mode = WAL")
+    conn.executescript("""
+        CREATE TABLE stage1_outputs (
+            thread_id TEXT PRIMARY KEY, source_updated_at INTEGER NOT NULL,
+            raw_memory TEXT NOT NULL, rollout_summary TEXT NOT NULL, rollout_slug TEXT,
+            generated_at INTEGER NOT NULL, usage_count INTEGER, last_usage INTEGER,
+            selected_for_phase2 INTEGER NOT NULL DEFAULT 0,
+            selected_for_phase2_source_updated_at INTEGER);
+        CREATE TABLE jobs (
+            kind TEXT NOT NULL, job_key TEXT NOT NULL, status TEXT NOT NULL, worker_id TEXT,
+            ownership_token TEXT, started_at INTEGER, finished_at INTEGER,
+            lease_until INTEGER, retry_at INTEGER, retry_remaining INTEGER NOT NULL,
+            last_error TEXT, input_watermark INTEGER, last_success_watermark INTEGER,
+            PRIMARY KEY (kind, job_key));
+        CREATE TABLE consolidation_progress (
+            singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+            max_thread_count INTEGER NOT NULL DEFAULT 0);
+    """)
+    for index, thread in enumerate(MEMORY_THREADS):
+        updated = _unix(UPDATED[thread])
+        conn.execute(
+            "INSERT INTO stage1_outputs VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (thread, updated, RAW_MEMORIES[thread],
+             f"## Task 1\n\nSummary of thread {thread}.", f"slug_{index}", updated + 60,
+             (11, 21, None)[index], updated + 86400 if index < 2 else None, 1, updated))
+        conn.execute("INSERT INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                     ("memory_stage1", thread, "done", "worker-a", "tok", updated + 10,
+                      updated + 60, None, None, 3, None, updated, updated))
+    stuck = _unix(NOW - timedelta(hours=5))
+    conn.executemany("INSERT INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", [
+        ("memory_stage1", THREAD_ERRORED, "error", "worker-b", None, stuck, stuck + 5, None,
+         None, 0, STAGE1_ERROR, stuck, None),
+        ("memory_stage1", THREAD_RETRYING, "error", "worker-b", None, stuck, stuck + 5, None,
+         _unix(NOW + timedelta(hours=1)), 2, RETRY_ERROR, stuck, None),
+        ("memory_consolidate_global", "global", "running", "worker-c", "own-123", stuck, None,
+         _unix(NOW - timedelta(hours=2)), None, 3, None, stuck, stuck - 3600),
+    ])
+    conn.execute("INSERT INTO consolidation_progress VALUES (1, 3)")
+    conn.commit()
+    conn.close()
+    return path
+
+
+def _record(moment: datetime, kind: str, payload: dict[str, Any]) -> str:
+    stamp = moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    return json.dumps({"timestamp": stamp, "type": kind, "payload": payload})
+
+
+def _message(role: str, text: str) -> dict[str, Any]:
+    kind = "output_text" if role == "assistant" else "input_text"
+    return {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}
+
+
+AGENTS_MD = ("# AGENTS.md instructions for /home/dev/projects/ninfer\n\n<INSTRUCTIONS>\n"
+             "Run the tests with uv.\n</INSTRUCTIONS>")
+ENVIRONMENT = ("<environment_context>\n  <cwd>/home/dev/projects/ninfer</cwd>\n"
+               "  <approval_policy>on-request</approval_policy>\n</environment_context>")
+GOALS = {
+    THREAD_V7: "Fix the flaky prefill/decode cache test in ninfer",
+    THREAD_MCP: "List the open GitHub issues labelled cache",
+    THREAD_WEB: "Find the latest CUDA toolkit release notes",
+    THREAD_TRUNCATED: "Rename the config loader",
+    THREAD_UNKNOWN: "Bump the version to 0.4.0",
+}
+RESULTS = {
+    THREAD_V7: "The test shared ~/.cache/ninfer; each test now gets its own temp dir.",
+    THREAD_MCP: "There are 3 open cache issues: #12, #15, #19.",
+    THREAD_WEB: "CUDA 13.1 is the latest; notes linked.",
+    THREAD_TRUNCATED: "Renamed load_cfg to load_config.",
+    THREAD_UNKNOWN: "Version bumped to 0.4.0 in pyproject.toml.",
+}
+
+
+def _rollout_lines(thread: str, start: datetime) -> list[str]:
+    step = timedelta(seconds=20)
+    lines = [
+        _record(start, "session_meta", {
+            "id": thread, "timestamp": start.strftime("%Y-%m-%dT%H:%M:%S.000Z"),
+            "cwd": PROJECT_CWD, "originator": "codex_cli_rs", "cli_version": "0.46.0",
+            "instructions": None,
+            "git": {"commit_hash": "abc123", "branch": "main",
+                    "repository_url": "git@github.com:dev/ninfer.git"}}),
+        _record(start, "response_item", _message("user", AGENTS_MD)),
+        _record(start, "response_item", _message("user", ENVIRONMENT)),
+        _record(start + step, "turn_context", {"cwd": PROJECT_CWD, "model": "gpt-5-codex",
+                                               "approval_policy": "on-request"}),
+        _record(start + step, "response_item", _message("user", GOALS[thread])),
+        _record(start + step, "event_msg", {"type": "user_message", "message": GOALS[thread],
+                                            "images": []}),
+        _record(start + 2 * step, "response_item",
+                {"type": "reasoning", "summary": [], "encrypted_content": "gAAAA"}),
+    ]
+    if thread == THREAD_MCP:
+        lines += [
+            _record(start + 3 * step, "response_item", {
+                "type": "function_call", "namespace": "mcp__github", "name": "list_issues",
+                "arguments": json.dumps({"label": "cache"}), "call_id": "call_1"}),
+            _record(start + 3 * step, "event_msg", {
+                "type": "mcp_tool_call_begin", "call_id": "call_1",
+                "invocation": {"server": "github", "tool": "list_issues",
+                               "arguments": {"label": "cache"}}}),
+            _record(start + 4 * step, "event_msg", {
+                "type": "mcp_tool_call_end", "call_id": "call_1",
+                "invocation": {"server": "github", "tool": "list_issues"},
+                "result": {"Ok": {"content": []}}}),
+        ]
+    elif thread == THREAD_WEB:
+        lines += [
+            _record(start + 3 * step, "event_msg", {"type": "web_search_begin",
+                                                    "call_id": "ws_1"}),
+            _record(start + 3 * step, "response_item", {
+                "type": "web_search_call", "status": "completed",
+                "action": {"type": "search", "query": "CUDA toolkit release notes"}}),
+            _record(start + 4 * step, "event_msg", {"type": "web_search_end",
+                                                    "call_id": "ws_1", "query": "CUDA"}),
+        ]
+    else:
+        lines += [
+            _record(start + 3 * step, "response_item", {
+                "type": "function_call", "name": "shell", "call_id": "call_9",
+                "arguments": json.dumps({"command": ["uv", "run", "pytest", "-q"]})}),
+            _record(start + 4 * step, "response_item", {
+                "type": "function_call_output", "call_id": "call_9",
+                "output": json.dumps({"output": "12 passed", "metadata": {"exit_code": 0}})}),
+        ]
+    if thread == THREAD_UNKNOWN:
+        lines += [
+            _record(start + 4 * step, "future_record_kind", {"anything": [1, 2, 3]}),
+            _record(start + 4 * step, "response_item", {"type": "ghost_snapshot",
+                                                        "commit": "deadbeef"}),
+            _record(start + 4 * step, "compacted", {"message": "summary of earlier turns"}),
+        ]
+    lines += [
+        _record(start + 5 * step, "response_item", _message("assistant", RESULTS[thread])),
+        _record(start + 5 * step, "event_msg", {"type": "agent_message",
+                                                "message": RESULTS[thread]}),
+        _record(start + 6 * step, "event_msg", {"type": "token_count", "info": None}),
+    ]
+    return lines
+
+
+ROLLOUT_STARTS = {
+    THREAD_V7: datetime(2026, 10, 2, 3, 29, 31, tzinfo=UTC),
+    THREAD_MCP: datetime(2026, 10, 4, 10, 0, 0, tzinfo=UTC),
+    THREAD_WEB: datetime(2026, 10, 4, 11, 0, 0, tzinfo=UTC),
+    THREAD_TRUNCATED: datetime(2026, 10, 5, 9, 0, 0, tzinfo=UTC),
+    THREAD_UNKNOWN: datetime(2026, 10, 5, 10, 0, 0, tzinfo=UTC),
+}
+"""Session rollouts written by the fixture, by thread."""
+
+
+def rollout_file(home: Path, thread: str) -> Path:
+    """Where the fixture writes a thread's rollout."""
+    start = ROLLOUT_STARTS[thread]
+    return (home / "sessions" / start.strftime("%Y/%m/%d")
+            / f"rollout-{start.strftime('%Y-%m-%dT%H-%M-%S')}-{thread}.jsonl")
+
+
+def _write_rollouts(home: Path) -> None:
+    for thread, start in ROLLOUT_STARTS.items():
+        lines = _rollout_lines(thread, start)
+        text = "\n".join(lines) + "\n"
+        if thread == THREAD_TRUNCATED:
+            text = "\n".join(lines[:-1]) + "\n" + lines[-1][: len(lines[-1]) // 2]
+        _write(rollout_file(home, thread), text)
+
+
+def build_codex_home(root: Path, *, wal: bool = True) -> Path:
+    """Create a realistic Codex home at ``root/.codex`` and return its path."""
+    home = Path(root) / ".codex"
+    memories = home / "memories"
+    _write(memories / "memory_summary.md", MEMORY_SUMMARY)
+    _write(memories / "MEMORY.md", MEMORY_MD)
+    _write(memories / "raw_memories.md", _raw_memories_md(home))
+    for thread, name in SUMMARY_FILES.items():
+        _write(memories / "rollout_summaries" / name, _rollout_summary(home, thread))
+    ad_hoc = memories / "extensions" / "ad_hoc"
+    _write(ad_hoc / "instructions.md", "Write one note per fact. Keep notes short.\n")
+    _write(ad_hoc / "notes" / GOOD_NOTES[0], "Use uv, not pip, for every Python project.\n")
+    _write(ad_hoc / "notes" / GOOD_NOTES[1], "The staging database is read-only.\n")
+    _write(ad_hoc / "notes" / BAD_NOTE, "This note has a name Codex would not accept.\n")
+    _write(memories / "skills" / "run-tests" / "SKILL.md", "# run-tests\n\nUse uv run pytest.\n")
+    _write(memories / "phase2_workspace_diff.md", "diff --git a/MEMORY.md b/MEMORY.md\n")
+    _write(memories / ".git" / "HEAD", "ref: refs/heads/main\n")
+    _write(home / "config.toml", "[features]\nmemories = true\n\n[memories]\n"
+                                 "generate_memories = true\nuse_memories = true\n")
+    build_codex_db(home / "memories_1.sqlite", wal=wal)
+    _write_rollouts(home)
+    return home
+
+
+if __name__ == "__main__":
+    target = Path(sys.argv[1] if len(sys.argv) > 1 else ".")
+    print(build_codex_home(target))

@@ -1,0 +1,139 @@
+"""Opening the store: new files, migrations, and every kind of bad file (nothing written)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from memtui.errors import StoreError
+from memtui.store.database import open_store
+from memtui.store.schema import APPLICATION_ID, LATEST_VERSION
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_new_store_is_wal_with_migrations_recorded(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "s.db")
+    conn = store.conn
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert conn.execute("PRAGMA secure_delete").fetchone()[0] == 1
+    assert conn.execute("PRAGMA busy_timeout").fetchone()[0] >= 1000
+    assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    versions = [r[0] for r in conn.execute("SELECT version FROM schema_migrations")]
+    assert versions == list(range(1, LATEST_VERSION + 1))
+    store.close()
+
+
+def test_reopening_does_not_migrate_again(tmp_path: Path) -> None:
+    open_store(tmp_path / "s.db").close()
+    store = open_store(tmp_path / "s.db")
+    assert store.schema_version() == LATEST_VERSION
+    assert store.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == LATEST_VERSION
+    store.close()
+
+
+def test_zero_byte_file_becomes_a_store(tmp_path: Path) -> None:
+    path = tmp_path / "empty.db"
+    path.touch()
+    open_store(path).close()
+    assert path.stat().st_size > 0
+
+
+@pytest.mark.parametrize("content", [b"hello, this is a text file\n", b"\x00\xff" * 300,
+                                     b"SQLite format 3"])
+def test_non_database_file_is_refused_untouched(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_bytes(content)
+    before = _digest(path)
+    with pytest.raises(StoreError) as info:
+        open_store(path)
+    assert str(path) in info.value.message and "\n" not in info.value.message
+    assert _digest(path) == before
+    assert not Path(str(path) + "-wal").exists()
+
+
+def test_foreign_sqlite_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE t(x)")
+    conn.commit()
+    conn.close()
+    before = _digest(path)
+    with pytest.raises(StoreError, match="not a memtui database"):
+        open_store(path)
+    assert _digest(path) == before
+
+
+def test_newer_schema_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "new.db"
+    open_store(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA user_version = {LATEST_VERSION + 5}")
+    conn.commit()
+    conn.close()
+    before = _digest(path)
+    with pytest.raises(StoreError, match="newer memtui"):
+        open_store(path)
+    assert _digest(path) == before
+
+
+def test_truncated_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "t.db"
+    store = open_store(path)
+    store.execute("INSERT INTO users VALUES ('a', 'A', 'x')")
+    store.checkpoint()
+    store.close()
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    before = _digest(path)
+    with pytest.raises(StoreError, match="truncated"):
+        open_store(path)
+    assert _digest(path) == before
+
+
+def test_directory_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="is a directory"):
+        open_store(tmp_path)
+
+
+def test_missing_folder_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="does not exist"):
+        open_store(tmp_path / "nope" / "s.db")
+    assert not (tmp_path / "nope").exists()
+
+
+def test_missing_folder_is_created_for_the_default_location(tmp_path: Path) -> None:
+    open_store(tmp_path / "data" / "memtui" / "s.db", create_folder=True).close()
+    assert (tmp_path / "data" / "memtui" / "s.db").exists()
+
+
+def test_read_only_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "ro.db"
+    open_store(path).close()
+    before = _digest(path)
+    os.chmod(path, 0o444)
+    try:
+        with pytest.raises(StoreError, match="read-only"):
+            open_store(path)
+        assert _digest(path) == before
+    finally:
+        os.chmod(path, 0o644)
+
+
+def test_transaction_rolls_back_everything_on_error(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "s.db")
+    with pytest.raises(RuntimeError):
+        with store.transaction():
+            store.identity.ensure_user("a")
+            with store.transaction():  # nested joins the outer one
+                store.identity.ensure_user("b")
+            raise RuntimeError("boom")
+    assert store.identity.list_users() == []
+    store.close()
