@@ -1,9 +1,349 @@
-"""Commands of this area are registered here (filled in by its issue)."""
+"""Commands for auto memory: settings, tasks, follow-ups, flags, quota, run, log, inject."""
 
 from __future__ import annotations
 
 import argparse
+from typing import Any
+
+from rich import box
+from rich.table import Table
+from rich.text import Text
+
+from memtui.cli import render
+from memtui.cli.context import CliContext
+from memtui.engine.settings import parse_cli_pairs
+from memtui.errors import InvalidInput
+from memtui.store.models import LogEntry, Task, TASK_STATUSES
+from memtui.textsafe import one_line, safe_text
+
+TASK_PREVIEW_CHARS = 60
+REASON_WORDS = {
+    "generate_off": "generate is off", "not_idle": "not idle long enough",
+    "missing_times": "start or finish time missing", "too_short": "ran too briefly",
+    "result_too_short": "result too short", "external_context": "took in outside context",
+    "quota_low": "quota too low", "quota_check_failed": "quota could not be read",
+    "already_extracted": "already made a memory", "forgotten": "its memory was forgotten",
+}
+"""Reason codes in words for human output (JSON keeps the codes)."""
+
+
+def _list_out(ctx: CliContext, items: list[Any], table: Table, empty: str) -> int:
+    if ctx.json:
+        ctx.emit_json({"items": [item.to_json() for item in items], "count": len(items)})
+    elif not items:
+        ctx.console.print(Text(empty))
+    else:
+        ctx.console.print(table)
+    return 0
+
+
+# ---- settings --------------------------------------------------------------------------------
+
+def _settings_out(ctx: CliContext, settings: dict[str, Any]) -> int:
+    if ctx.json:
+        ctx.emit_json(settings)
+        return 0
+    rows = []
+    for spec in ctx.engine.settings.specs():
+        value = settings[spec.name]
+        shown = "null" if value is None else str(value)
+        if value != spec.default:
+            shown += f" (default {spec.default if spec.default is not None else 'null'})"
+        rows.append((spec.name, f"{shown} — {spec.meaning}"))
+    ctx.console.print(render.key_value_table(rows, title="Auto-memory settings"))
+    return 0
+
+
+def settings_show(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``settings show``."""
+    return _settings_out(ctx, ctx.engine.settings.get())
+
+
+def settings_set(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``settings set KEY=VALUE ...`` (all or nothing)."""
+    return _settings_out(ctx, ctx.engine.settings.set_many(parse_cli_pairs(args.pairs)))
+
+
+# ---- tasks -----------------------------------------------------------------------------------
+
+def _flag_word(value: int | None) -> str:
+    return "follow" if value is None else ("on" if value else "off")
+
+
+def task_detail(task: Task) -> Table:
+    """All fields of one task (store text made safe)."""
+    return render.key_value_table([
+        ("id", task.id), ("project", task.project), ("user", task.user),
+        ("status", task.status), ("parent", task.parent), ("started", task.started_at),
+        ("finished", task.finished_at), ("cost (USD)", f"{task.cost_usd:.4f}"),
+        ("continuation", "yes" if task.continuation else "no"),
+        ("external context", "yes" if task.external_context else "no"),
+        ("source", task.source), ("use memories", _flag_word(task.use_memories)),
+        ("generate memories", _flag_word(task.generate_memories)),
+        ("goal", task.goal), ("prompt", task.prompt), ("result", task.result),
+    ], title=f"Task {safe_text(task.id)}")
+
+
+def _task_out(ctx: CliContext, task: Task, verb: str | None = None) -> int:
+    if ctx.json:
+        ctx.emit_json(task.to_json())
+        return 0
+    if verb:
+        ctx.console.print(Text(f"{verb} {safe_text(task.id)}"))
+    ctx.console.print(task_detail(task))
+    return 0
+
+
+def task_table(tasks: list[Task]) -> Table:
+    """Tasks as a compact table readable at 80 columns."""
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("id", no_wrap=True)
+    table.add_column("project", no_wrap=True, max_width=14)
+    table.add_column("status", no_wrap=True)
+    table.add_column("finished", no_wrap=True)
+    table.add_column("goal / prompt", overflow="fold", min_width=20)
+    for task in tasks:
+        table.add_row(safe_text(task.id), render.text(task.project), task.status,
+                      render.short_time(task.finished_at)[5:] if task.finished_at else "—",
+                      Text(one_line(task.goal or task.prompt, TASK_PREVIEW_CHARS)))
+    return table
+
+
+def task_add(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``task add --project ID --goal G --prompt P --result R --started T --finished T``."""
+    task = ctx.engine.tasks.add_task(
+        args.project, args.goal, args.prompt, args.result, args.started, args.finished,
+        status=args.status, cost_usd=args.cost, parent=args.parent,
+        continuation=args.continuation, external_context=args.external_context)
+    if ctx.json:
+        ctx.emit_json(task.to_json())
+    else:
+        ctx.console.print(Text(task.id))
+    return 0
+
+
+def task_followup(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``task followup TASK --from TASK2 --message M``."""
+    followup = ctx.engine.tasks.add_followup(args.task, args.from_task, args.message)
+    if ctx.json:
+        ctx.emit_json({"seq": followup.seq, "from_task": followup.from_task,
+                       "to_task": followup.to_task, "message": followup.message,
+                       "created_at": followup.created_at})
+    else:
+        ctx.console.print(Text(f"recorded a follow-up from {safe_text(followup.from_task)} "
+                               f"to {safe_text(followup.to_task)}"))
+    return 0
+
+
+def task_flags(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``task flags TASK [--use on|off|follow] [--generate on|off|follow]``."""
+    if args.use is None and args.generate is None:
+        task = ctx.engine.tasks.get_task(args.task)
+    else:
+        task = ctx.engine.tasks.set_flags(args.task, use=args.use, generate=args.generate)
+    if ctx.json:
+        ctx.emit_json({"id": task.id, "use_memories": task.use_memories,
+                       "generate_memories": task.generate_memories})
+    else:
+        ctx.console.print(Text(f"{safe_text(task.id)}: use {_flag_word(task.use_memories)}, "
+                               f"generate {_flag_word(task.generate_memories)}"))
+    return 0
+
+
+def task_list(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``task list [--project ID] [--mine] [--status S] [--limit N]``."""
+    tasks = ctx.engine.tasks.list_tasks(args.project, args.limit, mine=args.mine,
+                                        status=args.status)
+    return _list_out(ctx, tasks, task_table(tasks),
+                     "No tasks yet — record one with: memtui task add ...")
+
+
+def task_show(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``task show TASK``."""
+    return _task_out(ctx, ctx.engine.tasks.get_task(args.task))
+
+
+# ---- quota -----------------------------------------------------------------------------------
+
+def _quota_out(ctx: CliContext, status: Any) -> int:
+    if ctx.json:
+        ctx.emit_json(status.to_json())
+        return 0
+    limit = "unlimited" if status.unlimited else f"{status.limit_usd:.2f} USD"
+    if status.is_default:
+        limit += " (default)"
+    ctx.console.print(render.key_value_table([
+        ("monthly limit", limit), ("spent this month", f"{status.spent_usd:.2f} USD"),
+        ("remaining", f"{status.remaining_percent:.1f}%")], title="Quota"))
+    return 0
+
+
+def quota_set(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``quota set [--limit USD | --unlimited]``."""
+    if args.limit is None and not args.unlimited:
+        raise InvalidInput("give --limit USD or --unlimited")
+    return _quota_out(ctx, ctx.engine.tasks.set_quota(args.limit, unlimited=args.unlimited))
+
+
+def quota_show(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``quota show``."""
+    return _quota_out(ctx, ctx.engine.tasks.quota_status())
+
+
+# ---- run, log, inject ------------------------------------------------------------------------
+
+def run(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``run [--force] [--backfill]``: one extraction round (or all due tasks)."""
+    auto = ctx.engine.auto
+    summary = auto.backfill(force=args.force) if args.backfill else auto.run_round(args.force)
+    if ctx.json:
+        ctx.emit_json(summary.to_json())
+        return 0
+    skipped = ", ".join(f"{REASON_WORDS.get(reason, reason)}: {count}"
+                        for reason, count in sorted(summary.skipped.items()))
+    ctx.console.print(render.key_value_table([
+        ("scanned", summary.scanned), ("extracted", summary.extracted),
+        ("superseded previous", summary.superseded),
+        ("skipped", skipped or "0"), ("errors", summary.errors)],
+        title="Extraction run" + (" (forced)" if args.force else "")))
+    return 0
+
+
+def log_table(entries: list[LogEntry]) -> Table:
+    """Log rows as a table readable at 80 columns."""
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    for column in ("task", "project", "outcome", "why / memory", "at"):
+        table.add_column(column, overflow="fold")
+    for entry in entries:
+        why = REASON_WORDS.get(entry.reason or "", entry.reason or "") if entry.reason \
+            else (entry.memory_id or "")
+        if entry.forced:
+            why += " (forced)"
+        table.add_row(safe_text(entry.task_id), render.text(entry.project), entry.outcome,
+                      render.text(why), render.short_time(entry.at)[5:])
+    return table
+
+
+def log(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``log [--limit N]``: the extraction log of the user's tasks."""
+    entries = ctx.engine.auto.log(args.limit)
+    return _list_out(ctx, entries, log_table(entries),
+                     "The extraction log is empty — run a round with: memtui run")
+
+
+def inject(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``inject TASK [--apply]``: the first-turn text (a preview unless ``--apply``)."""
+    result = ctx.engine.injection.prepare_first_turn(args.task, apply=args.apply)
+    if ctx.json:
+        ctx.emit_json(result.to_json())
+        return 0
+    state = "injected" if result.injected else f"nothing injected ({result.reason})"
+    applied = " — applied" if args.apply and result.injected else ""
+    ctx.console.print(Text(f"{safe_text(args.task)}: {state}{applied}"))
+    if result.goal:
+        ctx.console.print(Text("goal:", style="bold"))
+        ctx.console.print(Text(safe_text(result.goal)))
+    ctx.console.print(Text("prompt:", style="bold"))
+    ctx.console.print(Text(safe_text(result.prompt)))
+    return 0
+
+
+# ---- parser ----------------------------------------------------------------------------------
+
+def _positive(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return number
+
+
+def _usd(value: str) -> float:
+    try:
+        return float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of USD: {value!r}") from None
+
+
+def _register_settings(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    settings = sub.add_parser("settings", help="auto-memory settings", parents=[common])
+    ssub = settings.add_subparsers(dest="settings_command", metavar="ACTION", required=True)
+    p = ssub.add_parser("show", help="your settings (with defaults)", parents=[common])
+    p.set_defaults(handler=settings_show)
+    p = ssub.add_parser("set", help="change settings: KEY=VALUE ... (all or nothing)",
+                        parents=[common])
+    p.add_argument("pairs", nargs="+", metavar="KEY=VALUE")
+    p.set_defaults(handler=settings_set)
+
+
+def _register_task(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    task = sub.add_parser("task", help="tasks, follow-ups and per-task flags", parents=[common])
+    tsub = task.add_subparsers(dest="task_command", metavar="ACTION", required=True)
+    p = tsub.add_parser("add", help="record a task; prints its id", parents=[common])
+    p.add_argument("--project", required=True)
+    p.add_argument("--goal", default="")
+    p.add_argument("--prompt", default="")
+    p.add_argument("--result", default="")
+    p.add_argument("--started", metavar="TIME", help="ISO-8601 start time")
+    p.add_argument("--finished", metavar="TIME", help="ISO-8601 finish time")
+    p.add_argument("--status", default="completed", help=", ".join(TASK_STATUSES))
+    p.add_argument("--cost", type=_usd, default=0.0, metavar="USD")
+    p.add_argument("--parent", metavar="TASK", help="the coordinator this is a sub-task of")
+    p.add_argument("--continuation", action="store_true", help="a continuation or resume")
+    p.add_argument("--external-context", action="store_true",
+                   help="the task used MCP tools or web search")
+    p.set_defaults(handler=task_add)
+    p = tsub.add_parser("followup", help="record a message between tasks", parents=[common])
+    p.add_argument("task", help="the task receiving the message")
+    p.add_argument("--from", dest="from_task", required=True, metavar="TASK2")
+    p.add_argument("--message", required=True)
+    p.set_defaults(handler=task_followup)
+    p = tsub.add_parser("flags", help="per-task override of use/generate", parents=[common])
+    p.add_argument("task")
+    p.add_argument("--use", choices=["on", "off", "follow"])
+    p.add_argument("--generate", choices=["on", "off", "follow"])
+    p.set_defaults(handler=task_flags)
+    p = tsub.add_parser("list", help="visible tasks, newest first", parents=[common])
+    p.add_argument("--project")
+    p.add_argument("--mine", action="store_true", help="your own tasks only")
+    p.add_argument("--status", help=", ".join(TASK_STATUSES))
+    p.add_argument("--limit", type=_positive, default=50)
+    p.set_defaults(handler=task_list)
+    p = tsub.add_parser("show", help="one task", parents=[common])
+    p.add_argument("task")
+    p.set_defaults(handler=task_show)
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    """Add this area's commands."""
+    """Add the auto-memory commands."""
+    _register_settings(sub, common)
+    _register_task(sub, common)
+
+    quota = sub.add_parser("quota", help="your monthly quota", parents=[common])
+    qsub = quota.add_subparsers(dest="quota_command", metavar="ACTION", required=True)
+    p = qsub.add_parser("set", help="set the monthly limit", parents=[common])
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--limit", type=_usd, metavar="USD")
+    group.add_argument("--unlimited", action="store_true")
+    p.set_defaults(handler=quota_set)
+    p = qsub.add_parser("show", help="limit, spend and what is left", parents=[common])
+    p.set_defaults(handler=quota_show)
+
+    p = sub.add_parser("run", help="one extraction round for your tasks", parents=[common])
+    p.add_argument("--force", action="store_true", help="skip the idle and shape gates")
+    p.add_argument("--backfill", action="store_true",
+                   help="work through every due task, not one bounded round")
+    p.set_defaults(handler=run)
+
+    p = sub.add_parser("log", help="the extraction log of your tasks", parents=[common])
+    p.add_argument("--limit", type=_positive, default=50)
+    p.set_defaults(handler=log)
+
+    p = sub.add_parser("inject", help="the first-turn text a task would receive",
+                       parents=[common])
+    p.add_argument("task")
+    p.add_argument("--apply", action="store_true",
+                   help="perform the injection (audited, usage counts bumped)")
+    p.set_defaults(handler=inject)

@@ -18,7 +18,15 @@ from memtui.engine.validation import (
     check_timezone,
 )
 from memtui.errors import InvalidInput, NotFound, PermissionDenied
-from memtui.store.models import SOURCES, STATUSES, Memory, MemoryFilter, PageCursor, Profile, Project
+from memtui.store.models import (
+    SOURCES,
+    STATUSES,
+    Memory,
+    MemoryFilter,
+    PageCursor,
+    Profile,
+    Project,
+)
 
 if TYPE_CHECKING:
     from memtui.engine.api import Engine

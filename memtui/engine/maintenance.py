@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from memtui import __version__
 from memtui.engine.redaction import redact
 from memtui.engine.validation import MAX_JSON_DEPTH, json_depth
-from memtui.errors import InvalidInput
+from memtui.errors import InvalidInput, StoreError
 from memtui.store import maintenance as sql
 
 if TYPE_CHECKING:
@@ -154,6 +154,15 @@ class MaintenanceApi:
     def import_lines(self, lines: Iterable[str], *, merge: bool = False) -> ImportReport:
         """Load an export in one transaction. Without ``merge`` the store must be empty;
         with it, rows whose keys already exist are skipped. All or nothing."""
+        try:
+            return self._import(lines, merge)
+        except StoreError as error:
+            if "FOREIGN KEY" in error.message:
+                raise InvalidInput("the file refers to rows it does not hold (FOREIGN KEY "
+                                   "constraint failed); nothing was imported") from None
+            raise
+
+    def _import(self, lines: Iterable[str], merge: bool) -> ImportReport:
         report = ImportReport()
         with self._store.transaction():
             if not merge and not sql.is_empty(self._store):

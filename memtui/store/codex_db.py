@@ -114,7 +114,8 @@ def _check_file(path: Path) -> None:
     except FileNotFoundError:
         raise CodexDbMissing(f"{path}: Codex memory database not found") from None
     except OSError as error:
-        raise CodexDbError(f"{path}: cannot access ({_one_line(error.strerror or error)})") from None
+        reason = _one_line(str(error.strerror or error))
+        raise CodexDbError(f"{path}: cannot access ({reason})") from None
     if not stat.S_ISREG(mode):
         raise CodexDbMissing(f"{path}: not a regular file")
 

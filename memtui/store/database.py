@@ -213,8 +213,9 @@ class Store:
             try:
                 conn.execute("COMMIT")
                 return
-            except sqlite3.OperationalError as error:
-                if not _is_busy(error) or time.monotonic() > deadline:
+            except sqlite3.Error as error:
+                busy = isinstance(error, sqlite3.OperationalError) and _is_busy(error)
+                if not busy or time.monotonic() > deadline:
                     with contextlib.suppress(sqlite3.Error):
                         conn.execute("ROLLBACK")
                     raise StoreError(f"{self.path}: could not commit ({error})") from None

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from memtui.engine.codex.models import STATUS_ERROR, Job
-from memtui.engine.codex.timefmt import parse_datetime
+from memtui.engine.codex.timefmt import as_utc, parse_datetime
 
 MAX_ERROR_CHARS = 200
 """Longest error text quoted in a sentence."""
@@ -59,7 +59,7 @@ def _stage1(jobs: list[Job], now: datetime) -> list[str]:
     errored = [job for job in jobs if job.status == STATUS_ERROR]
     if errored:
         exhausted = sum(1 for job in errored if job.retries_exhausted)
-        pending = sorted((job.retry_at for job in errored if job.retry_pending and job.retry_at))
+        pending = sorted(job.retry_at for job in errored if job.retry_pending and job.retry_at)
         next_retry = f"; next retry {_ago(pending[0], now)}" if pending else ""
         reasons.append(f"{len(errored)} stage-1 job(s) in error ({exhausted} with no "
                        f"retries left, {len(errored) - exhausted} waiting to retry{next_retry})")
@@ -80,6 +80,7 @@ def diagnose_jobs(jobs: Sequence[Job], now: datetime) -> list[str]:
     Covers a global job holding an expired lease, global failures (retries exhausted, or a
     retry pending at a time), and stage-1 jobs in error or past their lease.
     """
+    now = as_utc(now)
     current = [job.at(now) for job in jobs]
     reasons: list[str] = []
     for job in current:

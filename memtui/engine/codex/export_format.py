@@ -172,7 +172,8 @@ def render_memory_summary(summary: ExportSummary) -> str:
 
 def _link(thread: ExportThread) -> str:
     details = (f"cwd={one_line(thread.cwd)}, rollout_path={one_line(thread.rollout_path)}, "
-               f"updated_at={to_rfc3339(thread.updated_at)}, thread_id={one_line(thread.thread_id)}")
+               f"updated_at={to_rfc3339(thread.updated_at)}, "
+               f"thread_id={one_line(thread.thread_id)}")
     return f"- {ROLLOUT_SUMMARIES_DIR}/{thread.summary_file_name} ({details})"
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from memtui.engine.codex.timefmt import format_utc, parse_datetime, unix_to_iso
+from memtui.engine.codex.timefmt import as_utc, format_utc, parse_datetime, unix_to_iso
 from memtui.store.codex_models import CONSOLIDATE_JOB_KIND, STAGE1_JOB_KIND, JobRow, Stage1Row
 
 STATUS_PENDING = "pending"
@@ -250,6 +250,7 @@ class Job(JsonMixin):
 
     def at(self, now: datetime) -> Job:
         """This job with its derived flags recomputed at ``now``."""
+        now = as_utc(now)
         running = self.status == STATUS_RUNNING
         errored = self.status == STATUS_ERROR
         remaining = self.retry_remaining

@@ -24,6 +24,7 @@ from memtui.engine.codex.naming import (
     note_slug,
 )
 from memtui.engine.codex.paths import NOTES_DIR_PARTS
+from memtui.engine.codex.timefmt import as_utc
 from memtui.engine.redaction import redact
 
 MAX_NOTE_BYTES = 256 * 1024
@@ -145,14 +146,15 @@ def _candidate_names(moment: datetime, slug: str) -> Iterator[str]:
 def write_note(home: str | os.PathLike[str], text: str, now: datetime | None = None) -> Path:
     """Create a new ad-hoc note in a Codex home and return its path.
 
-    The text is redacted (again) before it is written. Missing folders below the home are
+    ``now`` names the note (UTC; a naive time is taken as UTC). The text is redacted
+    (again) before it is written. Missing folders below the home are
     created; a symlink anywhere on the way is refused (``UnsafePathError``). An existing
     note is never overwritten: a name collision gets a ``-2``, ``-3`` ... suffix.
     """
     home_path = Path(home).absolute()
     body = _clean_text(_redacted(_clean_text(text)))
     data = body.encode("utf-8")
-    moment = (now or datetime.now(UTC)).astimezone(UTC)
+    moment = as_utc(now) if now is not None else datetime.now(UTC)
     slug = note_slug(body, DEFAULT_NOTE_SLUG_CHARS)
     folder = home_path.joinpath(*NOTES_DIR_PARTS)
     with _open_notes_dir(home_path) as dir_fd:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeVar
 
 from memtui.engine.codex.diagnosis import diagnose_jobs
 from memtui.engine.codex.errors import FileProblemError
@@ -51,11 +52,12 @@ from memtui.engine.codex.safe_fs import (
     read_text_bounded,
     real_root,
 )
-from memtui.engine.codex.timefmt import format_utc
+from memtui.engine.codex.timefmt import as_utc, format_utc
 from memtui.store.codex_db import DEFAULT_READ_BUSY_TIMEOUT_S, CodexDbError, read_codex_db
 from memtui.store.codex_models import CodexDbSnapshot
 
 MARKDOWN_SUFFIX = ".md"
+ParsedT = TypeVar("ParsedT")
 
 
 @dataclass
@@ -91,7 +93,8 @@ class _Context:
             return []
 
 
-def _parsed(ctx: _Context, path: Path, parse: Callable[[str, str], tuple]) -> object | None:
+def _parsed(ctx: _Context, path: Path,
+            parse: Callable[[str, str], tuple[ParsedT, list[Problem]]]) -> ParsedT | None:
     text = ctx.read(path)
     if text is None:
         return None
@@ -193,7 +196,7 @@ def read_codex_home(home: str | os.PathLike[str], now: datetime | None = None, *
     ``paths.resolve_codex_sqlite_home``). ``now`` sets the time at which job leases and
     retries are judged (default: the current time).
     """
-    moment = now or datetime.now(UTC)
+    moment = as_utc(now) if now is not None else datetime.now(UTC)
     home_path = Path(home).absolute()
     ctx = _Context(home_path, real_root(home_path), max_file_bytes)
     summary: Summary | None = None

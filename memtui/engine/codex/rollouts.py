@@ -104,7 +104,7 @@ def _text_of(content: Any, kinds: frozenset[str], skip_injected: bool) -> str:
         return ""
     texts = []
     for item in items:
-        if not isinstance(item, dict) or item.get("type") not in kinds:
+        if not isinstance(item, dict) or _str(item.get("type")) not in kinds:
             continue
         text = item.get("text")
         if isinstance(text, str) and text.strip():
@@ -179,7 +179,7 @@ class _Builder:
             self.goal = text
 
     def response_item(self, payload: dict[str, Any]) -> None:
-        kind = payload.get("type")
+        kind = _str(payload.get("type"))
         if kind == "message":
             role = payload.get("role")
             if role == "user":
@@ -198,7 +198,7 @@ class _Builder:
             self.used_web_search = True
 
     def event_msg(self, payload: dict[str, Any]) -> None:
-        kind = payload.get("type")
+        kind = _str(payload.get("type"))
         if kind == "user_message":
             message = payload.get("message")
             if isinstance(message, str) and not is_injected_context(message):

@@ -20,6 +20,13 @@ _FRACTION_RE = re.compile(r"(\.\d{1,6})\d*")
 _MAX_TIME_TEXT = 64
 
 
+def as_utc(moment: datetime) -> datetime:
+    """An aware UTC datetime (a naive one is taken as UTC)."""
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
+
+
 def format_utc(moment: datetime) -> str:
     """Format an aware (or naive-as-UTC) datetime in memtui's stored form."""
     return format_time(moment)

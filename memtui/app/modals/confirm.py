@@ -1,0 +1,47 @@
+"""A yes/no question before an action that cannot be undone (forget)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+
+class ConfirmModal(ModalScreen[bool]):
+    """Ask before doing something final. Dismisses with True (confirmed) or False."""
+
+    BINDINGS = [
+        Binding("y", "answer(True)", "Yes", id="confirm.yes"),
+        Binding("n,escape", "answer(False)", "No", id="confirm.no"),
+    ]
+
+    def __init__(self, title: str, body: Text, confirm_label: str = "Forget") -> None:
+        super().__init__(classes="modal")
+        self._title = title
+        self._body = body
+        self._confirm_label = confirm_label
+
+    def compose(self) -> ComposeResult:
+        """A title, the question, and Cancel / confirm buttons (Cancel has focus)."""
+        with Vertical(classes="dialog dialog-confirm"):
+            yield Static(Text(self._title, style="bold"), classes="dialog-title")
+            yield Static(self._body, classes="dialog-body")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Cancel (n)", id="cancel")
+                yield Button(f"{self._confirm_label} (y)", id="confirm", variant="error")
+
+    def on_mount(self) -> None:
+        """Cancel is the safe default."""
+        self.query_one("#cancel", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Answer with the pressed button."""
+        event.stop()
+        self.dismiss(event.button.id == "confirm")
+
+    def action_answer(self, answer: bool) -> None:
+        """Answer from the keyboard."""
+        self.dismiss(answer)

@@ -1,0 +1,119 @@
+"""The memory editor: add a memory (with a kind picker), write a note, or correct one.
+
+The editor returns a ``MemoryDraft`` dataclass. Saving goes through a ``submit`` callback
+(the app writes in a worker); when the write fails the editor stays open with the error
+shown and everything typed kept, so nothing is lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, RadioButton, RadioSet, Static, TextArea
+
+from memtui.store.models import KINDS
+from memtui.textsafe import safe_text
+
+
+@dataclass(frozen=True)
+class MemoryDraft:
+    """What the editor returns: the kind and the text."""
+
+    kind: str
+    content: str
+
+
+class MemoryEditor(ModalScreen[MemoryDraft | None]):
+    """Edit a memory's kind and text. ``submit(draft, editor)`` must end with
+    ``editor.saved()`` or ``editor.failed(message)``; without ``submit`` the draft is
+    simply returned."""
+
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", id="editor.save"),
+        Binding("escape", "cancel", "Cancel", id="editor.cancel"),
+    ]
+
+    def __init__(self, title: str, *, kind: str = "fact", content: str = "",
+                 show_kind: bool = True, context: str = "",
+                 submit: Callable[[MemoryDraft, MemoryEditor], None] | None = None) -> None:
+        super().__init__(classes="modal")
+        self._title = title
+        self._kind = kind if kind in KINDS else "fact"
+        self._content = content
+        self._show_kind = show_kind
+        self._context = context
+        self._submit = submit
+        self._draft: MemoryDraft | None = None
+
+    def compose(self) -> ComposeResult:
+        """Title, kind picker, text area, error line, buttons."""
+        with Vertical(classes="dialog dialog-editor"):
+            yield Static(Text(self._title, style="bold"), classes="dialog-title")
+            if self._context:
+                yield Static(Text(self._context, style="dim"), classes="dialog-context")
+            if self._show_kind:
+                with RadioSet(id="kind", classes="kind-picker"):
+                    for kind in KINDS:
+                        yield RadioButton(kind, value=kind == self._kind, id=f"kind-{kind}")
+            yield TextArea(safe_text(self._content), id="content", soft_wrap=True,
+                           show_line_numbers=False, tab_behavior="focus")
+            yield Static("", id="editor-error", classes="form-error")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Cancel (esc)", id="cancel")
+                yield Button("Save (ctrl+s)", id="save", variant="primary")
+
+    def on_mount(self) -> None:
+        """Start typing in the text area."""
+        area = self.query_one("#content", TextArea)
+        area.focus()
+        area.move_cursor(area.document.end)
+
+    def draft(self) -> MemoryDraft:
+        """What the form holds now."""
+        kind = self._kind
+        if self._show_kind:
+            pressed = self.query_one("#kind", RadioSet).pressed_button
+            if pressed is not None and pressed.id:
+                kind = pressed.id.removeprefix("kind-")
+        return MemoryDraft(kind=kind, content=self.query_one("#content", TextArea).text)
+
+    def action_save(self) -> None:
+        """Check the text is there, then save (through ``submit`` when given)."""
+        draft = self.draft()
+        if not draft.content.strip():
+            self.failed("Write something first (the text is empty).")
+            return
+        self._draft = draft
+        if self._submit is None:
+            self.dismiss(draft)
+            return
+        self.query_one("#save", Button).disabled = True
+        self.query_one("#editor-error", Static).update(Text("Saving…", style="dim"))
+        self._submit(draft, self)
+
+    def saved(self) -> None:
+        """The write succeeded: close with the draft."""
+        self.dismiss(self._draft)
+
+    def failed(self, message: str) -> None:
+        """The write (or a check) failed: say why, keep everything typed."""
+        self.query_one("#save", Button).disabled = False
+        self.query_one("#editor-error", Static).update(Text(safe_text(message)))
+
+    def action_cancel(self) -> None:
+        """Close without saving."""
+        self.dismiss(None)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Save or cancel."""
+        event.stop()
+        if event.button.id == "save":
+            self.action_save()
+        else:
+            self.action_cancel()

@@ -1,0 +1,90 @@
+"""Choose what a memory list shows: kind, status and source."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Label, RadioButton, RadioSet, Static
+
+from memtui.store.models import KINDS, SOURCES, STATUSES
+
+ALL = "all"
+
+
+@dataclass(frozen=True)
+class FilterChoice:
+    """A list filter as chosen in the app (``None`` = any)."""
+
+    kind: str | None = None
+    status: str | None = "active"
+    source: str | None = None
+
+    def describe(self) -> str:
+        """Short words for the pane's title line."""
+        parts = [self.status or "all statuses"]
+        if self.kind:
+            parts.append(f"kind {self.kind}")
+        if self.source:
+            parts.append(f"source {self.source}")
+        return " · ".join(parts)
+
+    @property
+    def status_arg(self) -> str:
+        """The status as the engine's list filter takes it (``all`` for any)."""
+        return self.status or ALL
+
+
+class FilterModal(ModalScreen[FilterChoice | None]):
+    """Three rows of choices; Enter applies, Escape cancels."""
+
+    BINDINGS = [
+        Binding("ctrl+s", "apply", "Apply", id="filter.apply"),
+        Binding("escape", "cancel", "Cancel", id="filter.cancel"),
+    ]
+
+    def __init__(self, current: FilterChoice) -> None:
+        super().__init__(classes="modal")
+        self._current = current
+
+    def compose(self) -> ComposeResult:
+        """One radio row each for kind, status and source."""
+        rows = (("kind", (ALL, *KINDS), self._current.kind or ALL),
+                ("status", (*STATUSES, ALL), self._current.status or ALL),
+                ("source", (ALL, *SOURCES), self._current.source or ALL))
+        with Vertical(classes="dialog dialog-filter"):
+            yield Static(Text("Filter the list", style="bold"), classes="dialog-title")
+            for name, values, chosen in rows:
+                yield Label(name)
+                with RadioSet(id=f"filter-{name}", classes="filter-row"):
+                    for value in values:
+                        yield RadioButton(value, value=value == chosen, id=f"{name}-{value}")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Cancel (esc)", id="cancel")
+                yield Button("Apply (ctrl+s)", id="apply", variant="primary")
+
+    def _chosen(self, name: str) -> str | None:
+        pressed = self.query_one(f"#filter-{name}", RadioSet).pressed_button
+        value = pressed.id.split("-", 1)[1] if pressed is not None and pressed.id else ALL
+        return None if value == ALL else value
+
+    def action_apply(self) -> None:
+        """Close with the chosen filter."""
+        self.dismiss(FilterChoice(kind=self._chosen("kind"), status=self._chosen("status"),
+                                  source=self._chosen("source")))
+
+    def action_cancel(self) -> None:
+        """Close without changing the filter."""
+        self.dismiss(None)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Apply or cancel."""
+        event.stop()
+        if event.button.id == "apply":
+            self.action_apply()
+        else:
+            self.action_cancel()

@@ -1,0 +1,52 @@
+"""The base of every pane: an id, a tab title, and ``refresh_data`` to re-read the store."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar, cast
+
+from textual.containers import Vertical
+from textual.widget import Widget
+
+if TYPE_CHECKING:
+    from memtui.app.app import MemtuiApp
+    from memtui.store.models import Memory
+
+
+class Pane(Vertical):
+    """One pane of the app. Subclasses set ``PANE_ID`` and ``TITLE`` and implement
+    ``refresh_data``; the app calls it when the pane is shown after a change, and when the
+    store changes while it is shown."""
+
+    PANE_ID: ClassVar[str] = ""
+    TITLE: ClassVar[str] = ""
+
+    DEFAULT_CSS = """
+    Pane { height: 1fr; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__(id=f"pane-{self.PANE_ID}", classes="pane")
+        self.stale = True
+
+    @property
+    def memtui(self) -> MemtuiApp:
+        """The app, typed."""
+        from memtui.app.app import MemtuiApp
+
+        return cast(MemtuiApp, self.app)
+
+    def refresh_data(self) -> None:
+        """Re-read what the pane shows from the store (keep selection and scroll)."""
+        self.stale = False
+
+    def focus_target(self) -> Widget | None:
+        """The widget that gets focus when the pane is shown."""
+        return None
+
+    def selected_memory(self) -> Memory | None:
+        """The memory the pane has selected, if any (``/memory show``, copy)."""
+        return None
+
+    def copy_text(self) -> tuple[str, str] | None:
+        """(what, text) that ``c`` copies in this pane, or None."""
+        return None

@@ -1,0 +1,160 @@
+"""The Extraction log pane: one row per task of the user, why it was or was not remembered.
+
+Enter opens the task (goal, times, result excerpt); ``m`` opens the memory it made; ``r`` /
+``R`` (app keys) run a round now, with or without force.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+from zoneinfo import ZoneInfo
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+from textual.widgets import Static
+
+from memtui.app.format import OUTCOME_WORDS, local_time, reason_words
+from memtui.app.panes.base import Pane
+from memtui.app.widgets.detail import task_fields
+from memtui.app.widgets.line_list import ItemList, LineList
+from memtui.errors import MemtuiError
+from memtui.store.models import LogEntry
+from memtui.textsafe import one_line
+
+LOG_LIMIT = 1000
+"""Most log rows the pane reads (most recent scans first)."""
+EMPTY_TEXT = ("No extraction yet — turn on generate with g, then r runs a round now "
+              "(R forces past the idle and size gates).")
+OUTCOME_STYLE = {"extracted": "green", "superseded_previous": "green", "skipped": "",
+                 "error": "bold red"}
+
+
+def log_row(entry: LogEntry, width: int, tz: ZoneInfo) -> Text:
+    """One log row: when, task, outcome, reason in words, forced, memory."""
+    row = Text(no_wrap=True, overflow="ellipsis")
+    row.append(f"{local_time(entry.at, tz, with_year=False):<12}", style="dim")
+    row.append(f"{one_line(entry.task_id, 14):<15}")
+    outcome = OUTCOME_WORDS.get(entry.outcome, one_line(entry.outcome, 16))
+    row.append(f"{outcome:<15}", style=OUTCOME_STYLE.get(entry.outcome, ""))
+    words = reason_words(entry.reason)
+    if entry.memory_id:
+        words = (words + " " if words else "") + f"→ {one_line(entry.memory_id, 20)}"
+    row.append(words)
+    if entry.forced:
+        row.append("  forced", style="bold")
+    row.truncate(width, overflow="ellipsis")
+    return row
+
+
+class ExtractionLogPane(Pane):
+    """The user's extraction log, newest scan first."""
+
+    PANE_ID = "log"
+    TITLE = "Log"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("t", "open_task", "Task", id="log.task"),
+        Binding("m", "open_memory", "Memory", id="log.memory"),
+        Binding("c", "copy", "Copy", show=False, id="log.copy"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        """Title, the log, the selected task."""
+        yield Static("", classes="pane-title", id="log-title")
+        yield ItemList(self._row, id="log-list", empty_text=EMPTY_TEXT)
+        with VerticalScroll(classes="preview-scroll"):
+            yield Static("", id="log-preview", classes="preview-text")
+
+    def _row(self, entry: LogEntry, width: int) -> Text:
+        return log_row(entry, width, self.memtui.tz)
+
+    @property
+    def item_list(self) -> ItemList[LogEntry]:
+        """The log list."""
+        return self.query_one("#log-list", ItemList)
+
+    def focus_target(self) -> Widget | None:
+        """The log list."""
+        return self.item_list
+
+    def current(self) -> LogEntry | None:
+        """The log row under the cursor."""
+        return self.item_list.current()
+
+    def copy_text(self) -> tuple[str, str] | None:
+        """The selected row as a line of text."""
+        entry = self.current()
+        if entry is None:
+            return None
+        return (f"log row {entry.task_id}",
+                f"{entry.at} {entry.task_id} {entry.outcome} {entry.reason or ''} "
+                f"{'forced ' if entry.forced else ''}{entry.memory_id or ''}".strip())
+
+    def refresh_data(self) -> None:
+        """Read the log again, keeping the cursor on the same task."""
+        super().refresh_data()
+        keep = self.current()
+        auto = self.memtui.engine.auto
+        try:
+            entries = auto.log(LOG_LIMIT)
+            counts = auto.log_counts() if hasattr(auto, "log_counts") else {}
+        except MemtuiError as error:
+            self.memtui.say(f"Could not read the extraction log: {error.message}",
+                            severity="error")
+            return
+        self.item_list.set_items(
+            entries, keep=(lambda e: e.task_id == keep.task_id) if keep else None)
+        title = Text("Extraction log", style="bold")
+        title.append(f" · {sum(counts.values()) if counts else len(entries)} tasks")
+        for outcome, count in sorted(counts.items()):
+            title.append(f" · {OUTCOME_WORDS.get(outcome, outcome)} {count}", style="dim")
+        title.append(" · r run now · R force", style="dim")
+        self.query_one("#log-title", Static).update(title)
+        self._update_preview()
+
+    def _update_preview(self) -> None:
+        preview = self.query_one("#log-preview", Static)
+        entry = self.current()
+        if entry is None:
+            preview.update("")
+            return
+        try:
+            task = self.memtui.engine.tasks.get_task(entry.task_id)
+        except MemtuiError as error:
+            preview.update(Text(f"{entry.task_id}: {error.message}", style="dim"))
+            return
+        preview.update(task_fields(task, self.memtui.tz, entry))
+
+    def on_line_list_cursor_moved(self, message: LineList.CursorMoved) -> None:
+        """Show the selected row's task."""
+        message.stop()
+        self._update_preview()
+
+    def on_line_list_opened(self, message: LineList.Opened) -> None:
+        """Enter: open the task."""
+        message.stop()
+        self.action_open_task()
+
+    def action_open_task(self) -> None:
+        """The task of the selected row, in full."""
+        entry = self.current()
+        if entry is not None:
+            self.memtui.curator.open_task(entry.task_id, entry)
+
+    def action_open_memory(self) -> None:
+        """The memory the selected row made."""
+        entry = self.current()
+        if entry is None:
+            return
+        if not entry.memory_id:
+            self.memtui.say("This task made no memory.", severity="warning")
+            return
+        self.memtui.curator.open_detail(entry.memory_id)
+
+    def action_copy(self) -> None:
+        """Copy the selected row."""
+        what = self.copy_text()
+        if what is not None:
+            self.memtui.copy_text(what[1], what[0])

@@ -1,0 +1,175 @@
+"""The History pane: the selected memory's supersede chain, oldest to newest.
+
+Restore a version (a new version with that text replaces the current one: history is kept),
+open any version's detail, forget the whole chain.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+from zoneinfo import ZoneInfo
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+from textual.widgets import Static
+
+from memtui.app.format import block, local_time
+from memtui.app.panes.base import Pane
+from memtui.app.widgets.line_list import ItemList, LineList
+from memtui.errors import MemtuiError
+from memtui.store.models import Memory
+from memtui.textsafe import one_line
+
+EMPTY_TEXT = ("No memory selected — pick one in the User or Project pane and press h "
+              "(or just come back here).")
+
+
+def version_row(number: int, memory: Memory, width: int, tz: ZoneInfo) -> Text:
+    """One version: number, when, source, owner, state, text."""
+    state = "current" if memory.status == "active" else "old"
+    row = Text(no_wrap=True, overflow="ellipsis")
+    row.append(f"v{number:<3}", style="bold" if state == "current" else "")
+    row.append(f"{local_time(memory.created_at, tz, with_year=False):<12}", style="dim")
+    row.append(f"{memory.source:<7}{memory.owner[:10]:<11}{state:<8}", style="dim")
+    row.append(one_line(memory.content))
+    row.truncate(width, overflow="ellipsis")
+    return row
+
+
+class HistoryPane(Pane):
+    """The supersede chain of the memory last selected in a memory pane."""
+
+    PANE_ID = "history"
+    TITLE = "History"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("s", "restore", "Restore version", id="history.restore"),
+        Binding("d", "forget_chain", "Forget chain", id="history.forget"),
+        Binding("c", "copy", "Copy", id="history.copy"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.memory_id: str | None = None
+        self.versions: list[Memory] = []
+
+    def compose(self) -> ComposeResult:
+        """Title, the versions, the selected version's full text."""
+        yield Static("", classes="pane-title", id="history-title")
+        yield ItemList(self._row, id="history-list", empty_text=EMPTY_TEXT)
+        with VerticalScroll(classes="preview-scroll"):
+            yield Static("", id="history-preview", classes="preview-text")
+
+    def _row(self, memory: Memory, width: int) -> Text:
+        number = self.versions.index(memory) + 1 if memory in self.versions else 0
+        return version_row(number, memory, width, self.memtui.tz)
+
+    @property
+    def item_list(self) -> ItemList[Memory]:
+        """The versions list."""
+        return self.query_one("#history-list", ItemList)
+
+    def focus_target(self) -> Widget | None:
+        """The versions list."""
+        return self.item_list
+
+    def selected_memory(self) -> Memory | None:
+        """The version under the cursor."""
+        return self.item_list.current()
+
+    def copy_text(self) -> tuple[str, str] | None:
+        """The selected version's text."""
+        memory = self.selected_memory()
+        return None if memory is None else (f"version {memory.id}", memory.content)
+
+    def head(self) -> Memory | None:
+        """The current (active) version of the chain."""
+        active = [m for m in self.versions if m.status == "active"]
+        return active[-1] if active else (self.versions[-1] if self.versions else None)
+
+    def refresh_data(self) -> None:
+        """Read the chain of the selected memory again (the cursor stays on its version)."""
+        super().refresh_data()
+        target = self.memtui.history_memory_id or self.memtui.selected_memory_id
+        title = self.query_one("#history-title", Static)
+        keep = self.selected_memory()
+        if target is None:
+            self.versions = []
+            self.item_list.set_items([])
+            title.update(Text("History", style="bold"))
+            self._update_preview()
+            return
+        try:
+            self.versions = self.memtui.engine.identity.history(target)
+        except MemtuiError as error:
+            self.versions = []
+            self.item_list.empty_text = f"{error.message} — it may have been forgotten."
+            self.item_list.set_items([])
+            title.update(Text("History", style="bold"))
+            self._update_preview()
+            return
+        self.item_list.empty_text = EMPTY_TEXT
+        self.memory_id = target
+        if keep is None or keep.id not in {m.id for m in self.versions}:
+            self.item_list.set_items(self.versions,
+                                     keep=lambda m: m.id == target)
+        else:
+            self.item_list.set_items(self.versions, keep=lambda m: m.id == keep.id)
+        head = self.head()
+        heading = Text("History of ", style="bold")
+        heading.append(head.id if head else target, style="bold")
+        heading.append(f" · {len(self.versions)} version{'s' if len(self.versions) != 1 else ''}"
+                       " · oldest first · s restores the selected version", style="dim")
+        title.update(heading)
+        self._update_preview()
+
+    def _update_preview(self) -> None:
+        memory = self.selected_memory()
+        preview = self.query_one("#history-preview", Static)
+        if memory is None:
+            preview.update("")
+            return
+        meta = Text(f"{memory.id} · {memory.kind} · {memory.source} · owner {memory.owner} · "
+                    f"{local_time(memory.created_at, self.memtui.tz)}"
+                    + (f" · replaced by {memory.superseded_by}" if memory.superseded_by else
+                       " · current"), style="dim")
+        preview.update(Text.assemble(meta, "\n", block(memory.content)))
+
+    def on_line_list_cursor_moved(self, message: LineList.CursorMoved) -> None:
+        """Show the selected version's text."""
+        message.stop()
+        self._update_preview()
+
+    def on_line_list_opened(self, message: LineList.Opened) -> None:
+        """Enter: the version's detail view."""
+        message.stop()
+        memory = self.selected_memory()
+        if memory is not None:
+            self.memtui.curator.open_detail(memory.id)
+
+    def action_restore(self) -> None:
+        """Make the selected version current again (a supersede of the current head)."""
+        version, head = self.selected_memory(), self.head()
+        if version is None or head is None:
+            self.memtui.say("No version selected.", severity="warning")
+            return
+        if version.id == head.id:
+            self.memtui.say("That is already the current version.", severity="warning")
+            return
+        self.memtui.curator.restore(head, version)
+
+    def action_forget_chain(self) -> None:
+        """Forget every version (asks first)."""
+        head = self.head()
+        if head is None:
+            self.memtui.say("No memory selected.", severity="warning")
+            return
+        self.memtui.curator.forget([head.id])
+
+    def action_copy(self) -> None:
+        """Copy the selected version's text."""
+        memory = self.selected_memory()
+        if memory is not None:
+            self.memtui.copy_text(memory.content, f"version {memory.id}")

@@ -1,0 +1,333 @@
+"""The User memories and Project memories panes: a paged list with search, filter, marks,
+and the curation keys (new, note, correct, forget, copy, history)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.widgets import Input, Static
+
+from memtui.app.format import block, literal, local_time
+from memtui.app.modals.filter import FilterChoice, FilterModal
+from memtui.app.panes.base import Pane
+from memtui.app.widgets.line_list import LineList
+from memtui.app.widgets.memory_list import MemoryList
+from memtui.errors import MemtuiError
+from memtui.store.models import Memory
+
+SEARCH_DEBOUNCE_SECONDS = 0.02
+"""Keystrokes closer together than this make one search (the list must follow typing
+within ~50 ms; the loader worker is exclusive, so a newer search cancels an older one)."""
+PREVIEW_LINES = 3
+"""Lines of the selected memory's text shown under the list."""
+
+
+class MemoriesPane(Pane):
+    """A memory list of one scope. Subclasses set ``SCOPE`` and how the list is chosen."""
+
+    SCOPE: ClassVar[str] = "user"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "add", "New", id="memory.add"),
+        Binding("N", "note", "Note", show=False, id="memory.note"),
+        Binding("e", "correct", "Correct", id="memory.correct"),
+        Binding("d", "forget", "Forget", id="memory.forget"),
+        Binding("c", "copy", "Copy", id="memory.copy"),
+        Binding("slash", "search", "Search", id="memory.search"),
+        Binding("f", "filter", "Filter", id="memory.filter"),
+        Binding("h", "history", "History", show=False, id="memory.history"),
+        Binding("escape", "leave_search", "Back to list", show=False, id="memory.leave_search"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.choice = FilterChoice()
+        self._search_timer: Timer | None = None
+        self._loaded_once = False
+
+    def compose(self) -> ComposeResult:
+        """Title line, search box, the list, a preview of the selected memory."""
+        yield Static("", classes="pane-title", id=f"{self.PANE_ID}-title")
+        yield Input(placeholder="/ search (words; the last one may be a prefix)",
+                    id=f"{self.PANE_ID}-search", classes="search", compact=True)
+        yield MemoryList(id=f"{self.PANE_ID}-list", empty_text=self.empty_text())
+        yield Static("", classes="preview", id=f"{self.PANE_ID}-preview")
+
+    # ---- parts --------------------------------------------------------------------------
+
+    @property
+    def memory_list(self) -> MemoryList:
+        """The list widget."""
+        return self.query_one(MemoryList)
+
+    @property
+    def search_box(self) -> Input:
+        """The search input."""
+        return self.query_one(Input)
+
+    def focus_target(self) -> Widget | None:
+        """The list gets focus when the pane is shown."""
+        return self.memory_list
+
+    def project_arg(self) -> str | None:
+        """The project the list belongs to (None for user memories)."""
+        return None
+
+    def empty_text(self) -> str:
+        """What an empty list says."""
+        return "No memories yet — press n to add one, or turn on generate with g"
+
+    def heading(self) -> str:
+        """The first words of the title line."""
+        return self.TITLE
+
+    def selected_memory(self) -> Memory | None:
+        """The memory under the cursor."""
+        return self.memory_list.current()
+
+    def copy_text(self) -> tuple[str, str] | None:
+        """The selected memory's text."""
+        memory = self.selected_memory()
+        return None if memory is None else (f"memory {memory.id}", memory.content)
+
+    # ---- data ---------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        """Set the empty text and the time zone."""
+        self.memory_list.tz = self.memtui.tz
+
+    def refresh_data(self) -> None:
+        """Read the list again (keeping cursor and scroll once it has loaded)."""
+        super().refresh_data()
+        self.memory_list.tz = self.memtui.tz
+        self.memory_list.empty_text = self.empty_text()
+        self._load(keep_position=self._loaded_once)
+        self._loaded_once = True
+
+    def reset(self) -> None:
+        """Forget position and marks (the list now shows something else)."""
+        self._loaded_once = False
+        self.memory_list.marked.clear()
+        self.stale = True
+
+    def _load(self, *, keep_position: bool) -> None:
+        search = self.search_box.value.strip() or None
+        try:
+            flt = self.memtui.engine.identity.memory_filter(
+                self.project_arg(), kind=self.choice.kind, status=self.choice.status_arg,
+                source=self.choice.source, search=search)
+        except MemtuiError as error:
+            self.memtui.say(error.message, severity="error")
+            return
+        if self.SCOPE == "project" and self.project_arg() is None:
+            return
+        self.memory_list.show(self.memtui.engine, flt, keep_position=keep_position)
+        self._update_title()
+
+    def _update_title(self) -> None:
+        memory_list = self.memory_list
+        count = memory_list.count
+        title = Text(self.heading(), style="bold")
+        title.append(" · ")
+        title.append("counting…" if count is None else f"{count:,}")
+        title.append(f" · {self.choice.describe()}", style="dim")
+        search = self.search_box.value.strip()
+        if search:
+            title.append(" · search ", style="dim")
+            title.append(literal(search, 30))
+        if memory_list.marked:
+            title.append(f" · {len(memory_list.marked)} marked", style="bold")
+        self.query_one(".pane-title", Static).update(title)
+
+    def _update_preview(self) -> None:
+        preview = self.query_one(".preview", Static)
+        memory = self.selected_memory()
+        if memory is None:
+            preview.update("")
+            return
+        text = block(memory.content)
+        lines = text.split(allow_blank=True)
+        shown = Text("\n").join(lines[:PREVIEW_LINES])
+        if len(lines) > PREVIEW_LINES:
+            shown.append(" …")
+        meta = Text(f"{memory.id} · {memory.kind} · {memory.source} · "
+                    f"{local_time(memory.created_at, self.memtui.tz)} · used "
+                    f"{memory.usage_count}× · enter details", style="dim")
+        preview.update(Text.assemble(meta, "\n", shown))
+
+    def on_memory_list_changed(self, message: MemoryList.Changed) -> None:
+        """Count, marks or error changed: update the title (errors are said once)."""
+        message.stop()
+        if message.memory_list.error:
+            self.memtui.say(f"Could not read the list: {message.memory_list.error}",
+                            severity="error")
+        self._update_title()
+        self._update_preview()
+
+    def on_line_list_cursor_moved(self, message: LineList.CursorMoved) -> None:
+        """Show the selected memory under the list; remember it for the History pane."""
+        message.stop()
+        memory = self.selected_memory()
+        if memory is not None:
+            self.memtui.selected_memory_id = memory.id
+        self._update_preview()
+
+    def on_line_list_opened(self, message: LineList.Opened) -> None:
+        """Enter: the memory's detail view."""
+        message.stop()
+        memory = self.selected_memory()
+        if memory is not None:
+            self.memtui.curator.open_detail(memory.id)
+
+    # ---- search -------------------------------------------------------------------------
+
+    def on_input_changed(self, message: Input.Changed) -> None:
+        """Search as you type (debounced)."""
+        message.stop()
+        if self._search_timer is not None:
+            self._search_timer.stop()
+        self._search_timer = self.set_timer(SEARCH_DEBOUNCE_SECONDS, self._apply_search)
+
+    def _apply_search(self) -> None:
+        self._search_timer = None
+        self._load(keep_position=False)
+
+    def on_input_submitted(self, message: Input.Submitted) -> None:
+        """Enter in the search box: back to the list, keeping the search."""
+        message.stop()
+        self.memory_list.focus()
+
+    def action_search(self) -> None:
+        """Focus the search box."""
+        self.search_box.focus()
+
+    def action_leave_search(self) -> None:
+        """Escape: clear the search (when in it) and go back to the list."""
+        if self.search_box.has_focus:
+            if self.search_box.value:
+                self.search_box.value = ""
+            self.memory_list.focus()
+        elif self.memory_list.marked:
+            self.memory_list.action_clear_marks()
+
+    # ---- actions ------------------------------------------------------------------------
+
+    def _need_memory(self) -> Memory | None:
+        memory = self.selected_memory()
+        if memory is None:
+            self.memtui.say("Select a memory first (the list is empty).", severity="warning")
+        return memory
+
+    def action_add(self) -> None:
+        """New memory in this pane's scope (kind picker)."""
+        self.memtui.curator.add_memory(self.project_arg())
+
+    def action_note(self) -> None:
+        """New note in this pane's scope."""
+        self.memtui.curator.add_note(self.project_arg())
+
+    def action_correct(self) -> None:
+        """Correct the selected memory (a supersede)."""
+        memory = self._need_memory()
+        if memory is not None:
+            self.memtui.curator.correct(memory)
+
+    def action_forget(self) -> None:
+        """Forget the marked memories, else the selected one (asks first)."""
+        marked = self.memory_list.marked_ids()
+        if marked:
+            self.memtui.curator.forget(marked, on_done=self.memory_list.forget_marks)
+            return
+        memory = self._need_memory()
+        if memory is not None:
+            self.memtui.curator.forget([memory.id])
+
+    def action_copy(self) -> None:
+        """Copy the selected memory's text."""
+        memory = self._need_memory()
+        if memory is not None:
+            self.memtui.copy_text(memory.content, f"memory {memory.id}")
+
+    def action_filter(self) -> None:
+        """Choose kind, status and source."""
+        def chosen(choice: FilterChoice | None) -> None:
+            if choice is not None and choice != self.choice:
+                self.choice = choice
+                self._load(keep_position=False)
+
+        self.app.push_screen(FilterModal(self.choice), chosen)
+
+    def action_history(self) -> None:
+        """The selected memory's history."""
+        memory = self._need_memory()
+        if memory is not None:
+            self.memtui.show_history(memory.id)
+
+
+class UserMemoriesPane(MemoriesPane):
+    """The acting user's user-level memories (only they see them)."""
+
+    PANE_ID = "user"
+    TITLE = "User"
+    SCOPE = "user"
+
+    def heading(self) -> str:
+        """Whose memories."""
+        return f"User memories of {self.memtui.engine.actor}"
+
+    def empty_text(self) -> str:
+        """User memories are only written by hand."""
+        if self.search_box.value.strip() or self.choice != FilterChoice():
+            return "Nothing matches — esc clears the search, f changes the filter"
+        return ("No memories yet — press n to add one (the extractor writes project memories "
+                "only)")
+
+
+class ProjectMemoriesPane(MemoriesPane):
+    """The current project's memories, with a project switcher (``p``)."""
+
+    PANE_ID = "project"
+    TITLE = "Project"
+    SCOPE = "project"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("p", "switch_project", "Project", id="memory.project"),
+    ]
+
+    def project_arg(self) -> str | None:
+        """The app's current project."""
+        return self.memtui.project
+
+    def heading(self) -> str:
+        """Which project, and the actor's role in it."""
+        project = self.memtui.project
+        if project is None:
+            return "Project memories"
+        role = self.memtui.engine.identity.role(project)
+        return f"Project {project}" + (f" ({role})" if role else "")
+
+    def empty_text(self) -> str:
+        """Explain what to do."""
+        if self.memtui.project is None:
+            return ("You are not a member of any project yet — create one with: "
+                    "memtui project add ID")
+        if self.search_box.value.strip() or self.choice != FilterChoice():
+            return "Nothing matches — esc clears the search, f changes the filter"
+        return "No memories yet — press n to add one, or turn on generate with g"
+
+    def refresh_data(self) -> None:
+        """Read the list, or explain there is no project."""
+        if self.memtui.project is None:
+            self.stale = False
+            self.memory_list.empty_text = self.empty_text()
+            self.memory_list.show_nothing()
+            self.query_one(".pane-title", Static).update(Text(self.heading(), style="bold"))
+            return
+        super().refresh_data()
+
+    def action_switch_project(self) -> None:
+        """Pick the current project among those the user can read."""
+        self.memtui.choose_project()

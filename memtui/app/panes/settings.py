@@ -1,0 +1,205 @@
+"""The Settings pane: the user's auto-memory settings (with defaults), and per-task flags.
+
+Switches apply at once; numbers and model names apply on Enter, checked by the engine, with
+the error shown under the field (what was typed stays). The model fields say plainly that
+they are stored only: version 1 calls no model.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.widget import Widget
+from textual.widgets import Input, Label, Select, Static, Switch
+
+from memtui.app.panes.base import Pane
+from memtui.errors import MemtuiError
+from memtui.textsafe import one_line
+
+TASK_CHOICES = 50
+"""How many of the user's latest tasks the per-task flag picker offers."""
+MODEL_NOTE = "stored only — no model is called in this version"
+FLAG_CHOICES: list[tuple[str, str]] = [("follow my setting", "follow"), ("on", "on"),
+                                       ("off", "off")]
+_SWITCH, _MODEL = "switch", "model"
+
+
+def _flag_value(value: int | None) -> str:
+    return "follow" if value is None else ("on" if value else "off")
+
+
+class SettingsPane(Pane):
+    """Auto-memory settings and per-task overrides."""
+
+    PANE_ID = "settings"
+    TITLE = "Settings"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("tab", "app.focus_next", "Next field", show=False, id="form.next"),
+        Binding("shift+tab", "app.focus_previous", "Previous field", show=False,
+                id="form.previous"),
+        Binding("escape", "leave_form", "Leave form", show=False, id="form.leave"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.values: dict[str, Any] = {}
+
+    def compose(self) -> ComposeResult:
+        """One row per setting, then the per-task flags."""
+        yield Static(Text("Settings", style="bold"), classes="pane-title")
+        with VerticalScroll(id="settings-form", classes="form"):
+            for spec in self.memtui.engine.settings.specs():
+                with Horizontal(classes="setting-row", id=f"row-{spec.name}"):
+                    if spec.kind == _SWITCH:
+                        yield Switch(id=f"set-{spec.name}", classes="setting-switch")
+                    else:
+                        yield Input(id=f"set-{spec.name}", compact=True,
+                                    type="text" if spec.kind == _MODEL else "integer",
+                                    classes="setting-input",
+                                    placeholder="none" if spec.kind == _MODEL else "")
+                    yield Label(spec.name, classes="setting-name")
+                    yield Static(self._meaning(spec), classes="setting-meaning")
+                yield Static("", id=f"err-{spec.name}", classes="form-error")
+            yield Static(Text("Per-task flags (override the switches for one task)",
+                              style="bold"), classes="section-title")
+            yield Select[str]([], id="flag-task", prompt="choose a task", compact=True)
+            with Horizontal(classes="setting-row"):
+                yield Label("use", classes="flag-label")
+                yield Select[str](FLAG_CHOICES, id="flag-use", allow_blank=False,
+                                  value="follow", compact=True)
+                yield Label("generate", classes="flag-label")
+                yield Select[str](FLAG_CHOICES, id="flag-generate", allow_blank=False,
+                                  value="follow", compact=True)
+            yield Static("", id="err-flags", classes="form-error")
+
+    @staticmethod
+    def _meaning(spec: Any) -> Text:
+        default = spec.default
+        if spec.kind == _SWITCH:
+            shown = "on" if default else "off"
+        else:
+            shown = "none" if default is None else str(default)
+        text = Text(f"{spec.meaning} (default {shown})", style="dim")
+        if spec.kind == _MODEL:
+            text = Text(MODEL_NOTE, style="bold")
+        return text
+
+    def focus_target(self) -> Widget | None:
+        """The first switch."""
+        return self.query(Switch).first() if self.query(Switch) else None
+
+    # ---- data ---------------------------------------------------------------------------
+
+    def refresh_data(self) -> None:
+        """Show the stored settings (a field being edited keeps what was typed)."""
+        super().refresh_data()
+        try:
+            self.values = self.memtui.engine.settings.get()
+        except MemtuiError as error:
+            self.memtui.say(f"Could not read the settings: {error.message}", severity="error")
+            return
+        for spec in self.memtui.engine.settings.specs():
+            value = self.values.get(spec.name)
+            if spec.kind == _SWITCH:
+                switch = self.query_one(f"#set-{spec.name}", Switch)
+                with switch.prevent(Switch.Changed):
+                    switch.value = bool(value)
+            else:
+                field = self.query_one(f"#set-{spec.name}", Input)
+                shown = "" if value is None else str(value)
+                if not field.has_focus or not field.value:
+                    field.value = shown
+        self._refresh_tasks()
+
+    def _refresh_tasks(self) -> None:
+        picker = self.query_one("#flag-task", Select)
+        try:
+            tasks = self.memtui.engine.tasks.list_tasks(limit=TASK_CHOICES, mine=True)
+        except MemtuiError as error:
+            self.query_one("#err-flags", Static).update(Text(error.message))
+            return
+        self._tasks = {task.id: task for task in tasks}
+        chosen = picker.value if picker.value in self._tasks else Select.BLANK
+        with picker.prevent(Select.Changed):
+            picker.set_options([(Text(f"{task.id} · {one_line(task.goal or task.prompt, 50)}"),
+                                 task.id) for task in tasks])
+            picker.value = chosen
+        self._show_flags()
+
+    def _show_flags(self) -> None:
+        picker = self.query_one("#flag-task", Select)
+        task = self._tasks.get(picker.value) if isinstance(picker.value, str) else None
+        for name, attribute in (("use", "use_memories"), ("generate", "generate_memories")):
+            select = self.query_one(f"#flag-{name}", Select)
+            with select.prevent(Select.Changed):
+                select.value = _flag_value(getattr(task, attribute) if task else None)
+            select.disabled = task is None
+
+    # ---- changes ------------------------------------------------------------------------
+
+    def _error(self, name: str, message: str) -> None:
+        self.query_one(f"#err-{name}", Static).update(Text(one_line(message), style="bold"))
+
+    def _clear_error(self, name: str) -> None:
+        self.query_one(f"#err-{name}", Static).update("")
+
+    def on_switch_changed(self, event: Switch.Changed) -> None:
+        """A switch applies at once."""
+        event.stop()
+        name = (event.switch.id or "").removeprefix("set-")
+        self._apply(name, int(event.value))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """A number or model name applies on Enter."""
+        event.stop()
+        name = (event.input.id or "").removeprefix("set-")
+        spec = {s.name: s for s in self.memtui.engine.settings.specs()}.get(name)
+        if spec is None:
+            return
+        raw = event.value.strip()
+        if spec.kind == _MODEL:
+            self._apply(name, raw or None)
+            return
+        try:
+            value = int(raw)
+        except ValueError:
+            self._error(name, f"{name} must be a whole number")
+            return
+        self._apply(name, value)
+
+    def _apply(self, name: str, value: Any) -> None:
+        if self.values.get(name) == value:
+            self._clear_error(name)
+            return
+
+        def failed(message: str) -> None:
+            self._error(name, message)
+
+        self._clear_error(name)
+        self.memtui.curator.set_settings({name: value}, on_error=failed)
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        """Choosing a task shows its flags; changing a flag applies it."""
+        event.stop()
+        if event.select.id == "flag-task":
+            self._show_flags()
+            return
+        picker = self.query_one("#flag-task", Select)
+        if not isinstance(picker.value, str) or not isinstance(event.value, str):
+            return
+        name = (event.select.id or "").removeprefix("flag-")
+
+        def failed(message: str) -> None:
+            self.query_one("#err-flags", Static).update(Text(one_line(message), style="bold"))
+
+        self.query_one("#err-flags", Static).update("")
+        self.memtui.curator.set_task_flags(picker.value, **{name: event.value},
+                                           on_error=failed)
+
+    def action_leave_form(self) -> None:
+        """Escape: leave the form so the pane keys (1–9, tab) work again."""
+        self.screen.set_focus(None)

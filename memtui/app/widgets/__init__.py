@@ -1,0 +1,1 @@
+"""Widgets of the app: line lists (memory list, item list), the status bar, panels."""

@@ -1,0 +1,266 @@
+"""A focusable list drawn line by line (Textual's Line API), with a cursor.
+
+Only the rows on screen are ever rendered; the subclass says how many rows there are and
+what one row looks like. ``MemoryList`` pages rows in from the store; ``ItemList`` shows a
+small in-memory list (the extraction log, a history chain).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Generic, TypeVar
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+T = TypeVar("T")
+
+CURSOR_MARK = "›"
+"""Drawn in the first column of the cursor row, so it shows without color (NO_COLOR)."""
+
+
+class LineList(ScrollView, can_focus=True):
+    """A list of one-line rows with a cursor. Subclasses implement ``row_count`` and
+    ``row_text``; the list handles scrolling, the cursor and the movement keys."""
+
+    BINDINGS: list[BindingType] = [
+        Binding("down,j", "cursor_down", "Down", show=False, id="list.down"),
+        Binding("up,k", "cursor_up", "Up", show=False, id="list.up"),
+        Binding("home", "cursor_home", "First", show=False, id="list.first"),
+        Binding("end,G", "cursor_end", "Last", show=False, id="list.last"),
+        Binding("pagedown", "page_down", "Page down", show=False, id="list.page_down"),
+        Binding("pageup", "page_up", "Page up", show=False, id="list.page_up"),
+        Binding("ctrl+d", "half_page(1)", "Half page down", show=False,
+                id="list.half_down"),
+        Binding("ctrl+u", "half_page(-1)", "Half page up", show=False, id="list.half_up"),
+        Binding("enter", "open", "Open", show=False, id="list.open"),
+    ]
+
+    COMPONENT_CLASSES = {"line-list--cursor", "line-list--dim", "line-list--marked",
+                         "line-list--match", "line-list--loading"}
+
+    DEFAULT_CSS = """
+    LineList {
+        overflow-x: hidden;
+        overflow-y: auto;
+        height: 1fr;
+    }
+    LineList > .line-list--cursor { background: $block-cursor-blurred-background;
+                                    text-style: bold; }
+    LineList:focus > .line-list--cursor { background: $block-cursor-background;
+                                          color: $block-cursor-foreground; }
+    LineList > .line-list--dim { color: $text-muted; }
+    LineList > .line-list--marked { color: $text-warning; text-style: bold; }
+    LineList > .line-list--match { background: $warning 40%; text-style: bold underline; }
+    LineList > .line-list--loading { color: $text-muted; text-style: italic; }
+    """
+
+    class CursorMoved(Message):
+        """The cursor moved to another row (or the rows under it changed)."""
+
+        def __init__(self, line_list: LineList, index: int) -> None:
+            super().__init__()
+            self.line_list = line_list
+            self.index = index
+
+        @property
+        def control(self) -> LineList:
+            """The list that sent the message."""
+            return self.line_list
+
+    class Opened(Message):
+        """Enter was pressed on a row."""
+
+        def __init__(self, line_list: LineList, index: int) -> None:
+            super().__init__()
+            self.line_list = line_list
+            self.index = index
+
+        @property
+        def control(self) -> LineList:
+            """The list that sent the message."""
+            return self.line_list
+
+    def __init__(self, *, name: str | None = None, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._cursor = 0
+
+    # ---- for subclasses -----------------------------------------------------------------
+
+    def row_count(self) -> int:
+        """How many rows the list has."""
+        raise NotImplementedError
+
+    def row_text(self, index: int, width: int) -> Text | None:
+        """The text of one row (``None``: not loaded yet, a placeholder is drawn)."""
+        raise NotImplementedError
+
+    def rows_wanted(self, start: int, end: int) -> None:
+        """Rows ``start..end`` are about to be shown (subclasses prefetch here)."""
+
+    # ---- cursor -------------------------------------------------------------------------
+
+    @property
+    def cursor(self) -> int:
+        """The index of the cursor row."""
+        return self._cursor
+
+    def move_cursor(self, index: int, *, scroll: bool = True, announce: bool = True) -> None:
+        """Put the cursor on ``index`` (clamped), scrolling it into view."""
+        count = self.row_count()
+        index = max(0, min(index, count - 1)) if count else 0
+        old = self._cursor
+        self._cursor = index
+        if scroll:
+            self._scroll_cursor_into_view()
+        if old != index:
+            self._refresh_row(old)
+        self._refresh_row(index)
+        if announce:
+            self.post_message(self.CursorMoved(self, index))
+
+    def _scroll_cursor_into_view(self) -> None:
+        height = max(1, self.scrollable_content_region.height)
+        top = round(self.scroll_y)
+        if self._cursor < top:
+            self.scroll_to(y=self._cursor, animate=False, immediate=True)
+        elif self._cursor >= top + height:
+            self.scroll_to(y=self._cursor - height + 1, animate=False, immediate=True)
+
+    def _refresh_row(self, index: int) -> None:
+        top = round(self.scroll_y)
+        if top <= index < top + self.size.height:
+            self.refresh_line(index)
+
+    def update_size(self) -> None:
+        """Tell the scroll view how many rows there are (after the count changed)."""
+        self.virtual_size = Size(0, self.row_count())
+
+    def action_cursor_down(self) -> None:
+        """Move the cursor one row down."""
+        self.move_cursor(self._cursor + 1)
+
+    def action_cursor_up(self) -> None:
+        """Move the cursor one row up."""
+        self.move_cursor(self._cursor - 1)
+
+    def action_cursor_home(self) -> None:
+        """Move the cursor to the first row."""
+        self.move_cursor(0)
+
+    def action_cursor_end(self) -> None:
+        """Move the cursor to the last row."""
+        self.move_cursor(self.row_count() - 1)
+
+    def _page(self) -> int:
+        return max(1, self.scrollable_content_region.height - 1)
+
+    def action_page_down(self) -> None:
+        """Move the cursor one screen down."""
+        self.move_cursor(self._cursor + self._page())
+
+    def action_page_up(self) -> None:
+        """Move the cursor one screen up."""
+        self.move_cursor(self._cursor - self._page())
+
+    def action_half_page(self, direction: int) -> None:
+        """Move the cursor half a screen (vim's ctrl+d / ctrl+u)."""
+        self.move_cursor(self._cursor + direction * max(1, self._page() // 2))
+
+    def action_open(self) -> None:
+        """Open the cursor row."""
+        if self.row_count():
+            self.post_message(self.Opened(self, self._cursor))
+
+    async def _on_click(self, event: events.Click) -> None:
+        index = round(self.scroll_y) + event.y
+        if 0 <= index < self.row_count():
+            if index == self._cursor and event.chain >= 2:
+                self.action_open()
+            else:
+                self.move_cursor(index, scroll=False)
+
+    # ---- drawing ------------------------------------------------------------------------
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        """Prefetch the rows that come into view."""
+        super().watch_scroll_y(old_value, new_value)
+        top = round(new_value)
+        self.rows_wanted(top, top + self.size.height)
+
+    def render_line(self, y: int) -> Strip:
+        """Draw row ``scroll_y + y``."""
+        width = self.scrollable_content_region.width or self.size.width
+        base = self.rich_style
+        index = round(self.scroll_y) + y
+        if index >= self.row_count():
+            return Strip.blank(width, base)
+        text = self.row_text(index, max(1, width - 2))
+        if text is None:
+            text = Text("…", style=self.get_component_rich_style("line-list--loading"))
+        is_cursor = index == self._cursor
+        line = Text(CURSOR_MARK if is_cursor else " ", end="")
+        line.append(" ")
+        line.append_text(text)
+        line.truncate(width, overflow="ellipsis", pad=True)
+        segments = list(line.render(self.app.console))
+        strip = Strip(segments, width).apply_style(base)
+        if is_cursor:
+            cursor_style = self.get_component_rich_style("line-list--cursor")
+            if self.app.no_color:
+                cursor_style += Style(reverse=True)
+            strip = Strip(Segment.apply_style(list(strip), post_style=cursor_style), width)
+        return strip.crop_extend(0, width, base)
+
+
+class ItemList(LineList, Generic[T]):
+    """A ``LineList`` over a small in-memory sequence, drawn by a row function."""
+
+    def __init__(self, render_row: Callable[[T, int], Text], *, empty_text: str = "",
+                 name: str | None = None, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._items: list[T] = []
+        self._render_row = render_row
+        self.empty_text = empty_text
+
+    @property
+    def items(self) -> list[T]:
+        """The rows (do not change the list in place; call ``set_items``)."""
+        return self._items
+
+    def set_items(self, items: Sequence[T], *, keep: Callable[[T], bool] | None = None) -> None:
+        """Show these rows. ``keep`` finds the row the cursor should stay on (by identity,
+        not position), else the cursor keeps its position."""
+        self._items = list(items)
+        self.update_size()
+        index = self._cursor
+        if keep is not None:
+            for position, item in enumerate(self._items):
+                if keep(item):
+                    index = position
+                    break
+        self.move_cursor(index, scroll=True)
+        self.refresh()
+
+    def current(self) -> T | None:
+        """The item under the cursor."""
+        if 0 <= self._cursor < len(self._items):
+            return self._items[self._cursor]
+        return None
+
+    def row_count(self) -> int:
+        """How many items there are."""
+        return len(self._items)
+
+    def row_text(self, index: int, width: int) -> Text | None:
+        """One item drawn by the row function."""
+        return self._render_row(self._items[index], width)

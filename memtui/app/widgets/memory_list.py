@@ -1,0 +1,407 @@
+"""``MemoryList``: a memory list of any size, drawn line by line, paged in from the store.
+
+Data flow (worker -> message -> handler):
+
+- ``show(engine, flt)`` starts an exclusive thread worker that builds a ``PagedSource``
+  (count, and the pages around the cursor) and posts ``Loaded``; a newer ``show`` cancels
+  the older worker and a stale result is dropped by its generation number.
+- While drawing, rows come from the source's page cache. A missing page next to a cached
+  one, or near either end, is read at once (an index seek); a page far from everything
+  (after a jump into the middle of a huge list) is read by a worker and drawn as ``…``
+  until ``PagesFetched`` arrives.
+- ``reload()`` (data changed) reads the same filter again around the cursor and keeps the
+  cursor on the same memory, and the scroll position, when it is still there.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
+
+from rich.text import Text
+from textual import work
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.strip import Strip
+from textual.worker import get_current_worker
+
+from memtui.app.format import local_time
+from memtui.app.widgets.line_list import LineList
+from memtui.app.widgets.paged_source import PagedSource
+from memtui.errors import MemtuiError
+from memtui.store.models import Memory, MemoryFilter
+from memtui.textsafe import one_line
+
+if TYPE_CHECKING:
+    from memtui.engine.api import Engine
+
+__all__ = ["MemoryList", "PagedSource", "memory_row", "search_pattern"]
+
+PREFETCH_SCREENS = 1
+"""Pages are prefetched this many screens above and below the visible rows."""
+MARK = "●"
+KIND_WIDTH = 10
+TIME_WIDTH = 11
+MAX_SEARCH_WORDS = 16
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def search_pattern(search: str | None) -> re.Pattern[str] | None:
+    """A case-insensitive pattern matching the words of a search (the last as a prefix),
+    for highlighting matches in rows."""
+    words = _WORD.findall(search or "")[:MAX_SEARCH_WORDS]
+    if not words:
+        return None
+    alternatives = "|".join(re.escape(word) for word in sorted(set(words), key=len,
+                                                                reverse=True))
+    return re.compile(rf"\b(?:{alternatives})\w*", re.IGNORECASE | re.UNICODE)
+
+
+def memory_row(memory: Memory, width: int, tz: ZoneInfo, *, marked: bool = False,
+               pattern: re.Pattern[str] | None = None, match_style: str = "",
+               dim_style: str = "", mark_style: str = "") -> Text:
+    """One memory as a row: mark, kind, created time, content (literal), source and use."""
+    row = Text(no_wrap=True, overflow="ellipsis")
+    row.append(MARK if marked else " ", style=mark_style if marked else "")
+    row.append(" ")
+    row.append(f"{memory.kind:<{KIND_WIDTH}} ", style=dim_style)
+    row.append(f"{local_time(memory.created_at, tz, with_year=False):<{TIME_WIDTH}} ",
+               style=dim_style)
+    tail: list[str] = []
+    if memory.source != "manual":
+        tail.append(memory.source)
+    if memory.status != "active":
+        tail.append(memory.status)
+    if memory.usage_count:
+        tail.append(f"used {memory.usage_count}×")
+    suffix = ("  " + " · ".join(tail)) if tail else ""
+    room = max(4, width - row.cell_len - len(suffix))
+    content = Text(one_line(memory.content), no_wrap=True, overflow="ellipsis")
+    if pattern is not None and match_style:
+        content.highlight_regex(pattern, match_style)
+    content.truncate(room, overflow="ellipsis", pad=bool(suffix))
+    row.append_text(content)
+    if suffix:
+        row.append(suffix, style=dim_style)
+    return row
+
+
+@dataclass
+class _Anchor:
+    """Where the cursor and the view were when a reload started."""
+
+    index: int
+    memory_id: str | None
+    scroll_y: int
+
+
+class MemoryList(LineList):
+    """A memory list backed by a ``PagedSource``: cursor, marks (space) for bulk forget,
+    match highlighting, a count that is read once per load."""
+
+    BINDINGS: list[BindingType] = [
+        Binding("space", "toggle_mark", "Mark", show=False, id="memory.mark"),
+        Binding("escape", "clear_marks", "Clear marks", show=False, id="memory.clear_marks"),
+    ]
+
+    class Loaded(Message):
+        """A worker built a source for a load (internal)."""
+
+        def __init__(self, generation: int, source: PagedSource, anchor: _Anchor | None) -> None:
+            super().__init__()
+            self.generation = generation
+            self.source = source
+            self.anchor = anchor
+
+    class Counted(Message):
+        """A worker counted the rows of a load (internal)."""
+
+        def __init__(self, generation: int, count: int) -> None:
+            super().__init__()
+            self.generation = generation
+            self.count = count
+
+    class PagesFetched(Message):
+        """A worker read far pages (internal)."""
+
+        def __init__(self, generation: int, pages: dict[int, list[Memory]]) -> None:
+            super().__init__()
+            self.generation = generation
+            self.pages = pages
+
+    class LoadFailed(Message):
+        """A load failed; ``error`` says why in words."""
+
+        def __init__(self, generation: int, error: str) -> None:
+            super().__init__()
+            self.generation = generation
+            self.error = error
+
+    class Changed(Message):
+        """The list's rows, count or marks changed (for the pane's title line)."""
+
+        def __init__(self, memory_list: MemoryList) -> None:
+            super().__init__()
+            self.memory_list = memory_list
+
+        @property
+        def control(self) -> MemoryList:
+            """The list that changed."""
+            return self.memory_list
+
+    def __init__(self, *, empty_text: str = "No memories.", name: str | None = None,
+                 id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.empty_text = empty_text
+        self.tz = ZoneInfo("UTC")
+        self._source: PagedSource | None = None
+        self._generation = 0
+        self._pending: set[int] = set()
+        self._pattern: re.Pattern[str] | None = None
+        self.marked: set[str] = set()
+        self.loading = True
+        self.error: str | None = None
+
+    # ---- public -------------------------------------------------------------------------
+
+    @property
+    def source(self) -> PagedSource | None:
+        """The source being shown."""
+        return self._source
+
+    @property
+    def count(self) -> int | None:
+        """How many memories the list holds (None while counting)."""
+        return None if self._source is None else self._source.count
+
+    @property
+    def filter(self) -> MemoryFilter | None:
+        """The filter being shown."""
+        return None if self._source is None else self._source.filter
+
+    def current(self) -> Memory | None:
+        """The memory under the cursor (if its page is loaded)."""
+        if self._source is None or not self.row_count():
+            return None
+        return self._source.get(self._cursor)
+
+    def marked_ids(self) -> list[str]:
+        """The marked memories' ids, sorted."""
+        return sorted(self.marked)
+
+    def show(self, engine: Engine, flt: MemoryFilter, *, keep_position: bool = False) -> None:
+        """Show a (checked) filter's memories; ``keep_position`` keeps the cursor's memory."""
+        self._pattern = search_pattern(flt.search)
+        anchor = None
+        if keep_position and self._source is not None:
+            current = self.current()
+            anchor = _Anchor(self._cursor, current.id if current else None,
+                             round(self.scroll_y))
+        self._generation += 1
+        self._pending.clear()
+        self.loading = True
+        self.error = None
+        self._start_load(self._generation, engine, flt, anchor,
+                         max(1, self.size.height or 24))
+
+    def reload(self) -> None:
+        """Read the same list again (the store changed), keeping cursor and scroll."""
+        if self._source is not None:
+            self.show(self._source.engine, self._source.filter, keep_position=True)
+
+    def show_nothing(self) -> None:
+        """Show no list at all (only the empty text), e.g. when there is no project."""
+        self._generation += 1
+        self._source = None
+        self.loading = False
+        self.error = None
+        self.marked.clear()
+        self.update_size()
+        self.refresh()
+
+    def forget_marks(self, memory_ids: list[str] | tuple[str, ...]) -> None:
+        """Drop marks of memories that are gone."""
+        self.marked.difference_update(memory_ids)
+
+    # ---- loading (worker -> message -> handler) -----------------------------------------
+
+    @work(thread=True, exclusive=True, group="memory-list-load", exit_on_error=False)
+    def _start_load(self, generation: int, engine: Engine, flt: MemoryFilter,
+                    anchor: _Anchor | None, height: int) -> None:
+        worker = get_current_worker()
+        try:
+            source = PagedSource(engine, flt)
+            if anchor is None or anchor.index == 0:
+                first = source.load_page(0)
+                if len(first) < source.page_size:
+                    source.count = len(first)
+                if worker.is_cancelled:
+                    return
+                self.post_message(self.Loaded(generation, source, anchor))
+                if source.count is None:
+                    count = engine.identity.count_memories(flt)
+                    if not worker.is_cancelled:
+                        self.post_message(self.Counted(generation, count))
+                return
+            source.count_rows()
+            margin = height * (PREFETCH_SCREENS + 1)
+            source.ensure(max(0, anchor.scroll_y - margin), anchor.index + margin,
+                          cheap_only=False)
+            if not worker.is_cancelled:
+                self.post_message(self.Loaded(generation, source, anchor))
+        except MemtuiError as error:
+            self.post_message(self.LoadFailed(generation, error.message))
+        except Exception as error:  # never let a worker take the app down
+            self.post_message(self.LoadFailed(generation, f"{error.__class__.__name__}: "
+                                                          f"{error}"))
+
+    def on_memory_list_loaded(self, message: Loaded) -> None:
+        """Swap in a freshly built source, keeping the cursor's memory when it is there."""
+        message.stop()
+        if message.generation != self._generation:
+            return
+        self._source = message.source
+        self.loading = self._source.count is None
+        self.update_size()
+        index = 0
+        anchor = message.anchor
+        if anchor is not None:
+            found = self._source.index_of(anchor.memory_id) if anchor.memory_id else None
+            index = found if found is not None else anchor.index
+            self.scroll_to(y=anchor.scroll_y, animate=False, immediate=True)
+        self.move_cursor(index)
+        self.refresh()
+        self.post_message(self.Changed(self))
+
+    def on_memory_list_counted(self, message: Counted) -> None:
+        """The count arrived: size the scroll view."""
+        message.stop()
+        if message.generation != self._generation or self._source is None:
+            return
+        self._source.count = message.count
+        self.loading = False
+        self.update_size()
+        self.refresh()
+        self.post_message(self.Changed(self))
+
+    def on_memory_list_load_failed(self, message: LoadFailed) -> None:
+        """Show why the list could not be read (the pane notifies)."""
+        message.stop()
+        if message.generation != self._generation:
+            return
+        self.loading = False
+        self.error = message.error
+        self.refresh()
+        self.post_message(self.Changed(self))
+
+    @work(thread=True, group="memory-list-pages", exit_on_error=False)
+    def _fetch_far(self, generation: int, source: PagedSource, plans: list) -> None:
+        pages: dict[int, list[Memory]] = {}
+        try:
+            for plan in plans:
+                pages[plan.page] = source.fetch(plan)
+        except Exception as error:  # reported, never raised into the app
+            self.post_message(self.LoadFailed(generation, str(error)))
+            return
+        self.post_message(self.PagesFetched(generation, pages))
+
+    def on_memory_list_pages_fetched(self, message: PagesFetched) -> None:
+        """Far pages arrived: cache and draw them."""
+        message.stop()
+        if message.generation != self._generation or self._source is None:
+            return
+        for page, rows in message.pages.items():
+            self._source.put(page, rows)
+            self._pending.discard(page)
+        self.refresh()
+        self.post_message(self.CursorMoved(self, self._cursor))
+
+    def _request(self, start: int, end: int) -> None:
+        source = self._source
+        if source is None:
+            return
+        try:
+            far = source.ensure(start, end)
+        except MemtuiError as error:
+            self.error = error.message
+            return
+        far = [page for page in far if page not in self._pending]
+        if far:
+            self._pending.update(far)
+            self._fetch_far(self._generation, source, [source.plan(page) for page in far])
+
+    # ---- LineList -----------------------------------------------------------------------
+
+    def row_count(self) -> int:
+        """Rows known: the count, or the first page while counting."""
+        source = self._source
+        if source is None:
+            return 0
+        if source.count is not None:
+            return source.count
+        return source.loaded_prefix()
+
+    def rows_wanted(self, start: int, end: int) -> None:
+        """Prefetch a screen above and below the visible rows."""
+        margin = max(1, end - start) * PREFETCH_SCREENS
+        self._request(max(0, start - margin), end + margin)
+
+    def row_text(self, index: int, width: int) -> Text | None:
+        """Draw one memory (``None`` while its page is being read)."""
+        source = self._source
+        if source is None:
+            return None
+        memory = source.get(index)
+        if memory is None:
+            self._request(index, index + 1)
+            memory = source.get(index)
+            if memory is None:
+                return None
+        return memory_row(
+            memory, width, self.tz, marked=memory.id in self.marked, pattern=self._pattern,
+            match_style=self.get_component_rich_style("line-list--match"),
+            dim_style=self.get_component_rich_style("line-list--dim"),
+            mark_style=self.get_component_rich_style("line-list--marked"))
+
+    def render_line(self, y: int) -> Strip:
+        """Draw a row, or the empty / loading / error line of an empty list."""
+        if self.row_count() == 0:
+            width = self.scrollable_content_region.width or self.size.width
+            if y == 1:
+                if self.error:
+                    message, style = f"Could not read the list: {self.error}", "bold red"
+                elif self.loading:
+                    message, style = "Loading…", "italic"
+                else:
+                    message, style = self.empty_text, ""
+                text = Text("  " + one_line(message), style=style, no_wrap=True,
+                            overflow="ellipsis")
+                text.truncate(width, overflow="ellipsis", pad=True)
+                return Strip(list(text.render(self.app.console)), width).apply_style(
+                    self.rich_style)
+            return Strip.blank(width, self.rich_style)
+        return super().render_line(y)
+
+    # ---- marks --------------------------------------------------------------------------
+
+    def action_toggle_mark(self) -> None:
+        """Mark or unmark the cursor's memory (for bulk forget) and move down."""
+        memory = self.current()
+        if memory is None:
+            return
+        if memory.id in self.marked:
+            self.marked.discard(memory.id)
+        else:
+            self.marked.add(memory.id)
+        self._refresh_row(self._cursor)
+        self.post_message(self.Changed(self))
+        self.action_cursor_down()
+
+    def action_clear_marks(self) -> None:
+        """Unmark everything."""
+        if self.marked:
+            self.marked.clear()
+            self.refresh()
+            self.post_message(self.Changed(self))

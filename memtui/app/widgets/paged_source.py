@@ -1,0 +1,195 @@
+"""``PagedSource``: one memory list (a checked filter), read from the store page by page.
+
+The list is never loaded whole. Rows are grouped in fixed pages of ``page_size`` rows
+(page ``k`` holds rows ``k*page_size`` up to the next page); a small LRU keeps the pages
+seen last. A page next to a cached one is read by keyset (``after``/``before`` the
+neighbour's edge row: an index seek, as fast at row 900,000 as at row 0); any other page is
+read by position, counted from the nearer end of the list (``list_at(..., from_end=True)``
+in the lower half) so the worst case is half the list.
+
+No Textual here: the benchmark and tests drive this class directly, and the app's worker
+threads build and fill it off the UI thread. One instance is used by one thread at a time.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from memtui.store.models import Memory, MemoryFilter, PageCursor
+
+if TYPE_CHECKING:
+    from memtui.engine.api import Engine
+
+PAGE_SIZE = 100
+"""Rows per page (one query)."""
+MAX_CACHED_PAGES = 24
+"""Pages kept in the LRU (PAGE_SIZE * MAX_CACHED_PAGES rows at most in memory)."""
+CHEAP_OFFSET_ROWS = 5_000
+"""A page read by position this close to an end of the list is cheap enough to read while
+drawing; farther ones are read in a worker thread."""
+
+
+@dataclass(frozen=True)
+class PagePlan:
+    """How to read one page: by keyset from a neighbour, or by position from an end."""
+
+    page: int
+    method: str  # "after" | "before" | "top" | "bottom"
+    limit: int
+    offset: int = 0
+    cursor: PageCursor | None = None
+
+    @property
+    def cheap(self) -> bool:
+        """Whether the read is an index seek or a short offset scan."""
+        return self.method in ("after", "before") or self.offset <= CHEAP_OFFSET_ROWS
+
+
+def _edge(memory: Memory) -> PageCursor:
+    return PageCursor(created_at=memory.created_at, id=memory.id)
+
+
+class PagedSource:
+    """Rows of one memory list by position, fetched page by page and cached (LRU).
+
+    ``flt`` must come from ``engine.identity.memory_filter`` (which checks the actor may
+    read the list); use ``PagedSource.for_list`` to make one.
+    """
+
+    def __init__(self, engine: Engine, flt: MemoryFilter, *, count: int | None = None,
+                 page_size: int = PAGE_SIZE, max_pages: int = MAX_CACHED_PAGES) -> None:
+        self.engine = engine
+        self.filter = flt
+        self.page_size = page_size
+        self.max_pages = max_pages
+        self.count: int | None = count
+        self._pages: OrderedDict[int, list[Memory]] = OrderedDict()
+
+    @classmethod
+    def for_list(cls, engine: Engine, project: str | None = None, *, kind: str | None = None,
+                 status: str | None = "active", source: str | None = None,
+                 search: str | None = None, **options: int) -> PagedSource:
+        """A source for the actor's user memories (no project) or one project's memories."""
+        flt = engine.identity.memory_filter(project, kind=kind, status=status, source=source,
+                                            search=search)
+        return cls(engine, flt, **options)
+
+    # ---- counting -----------------------------------------------------------------------
+
+    def count_rows(self) -> int:
+        """Count the rows (one query) and remember the answer."""
+        self.count = self.engine.identity.count_memories(self.filter)
+        return self.count
+
+    # ---- reading from the cache (no I/O) ------------------------------------------------
+
+    def page_of(self, index: int) -> int:
+        """The page that holds row ``index``."""
+        return index // self.page_size
+
+    def get(self, index: int) -> Memory | None:
+        """Row ``index`` if its page is cached (never queries)."""
+        page = self._pages.get(index // self.page_size)
+        if page is None:
+            return None
+        self._pages.move_to_end(index // self.page_size)
+        offset = index % self.page_size
+        return page[offset] if offset < len(page) else None
+
+    def loaded_prefix(self) -> int:
+        """Rows known from the top while the count is not known yet (the first page's)."""
+        return len(self._pages.get(0, ()))
+
+    def cached_pages(self) -> list[int]:
+        """Numbers of the cached pages, least recently used first."""
+        return list(self._pages)
+
+    def index_of(self, memory_id: str) -> int | None:
+        """The position of a cached row by id (None if no cached page holds it)."""
+        for page, rows in self._pages.items():
+            for offset, memory in enumerate(rows):
+                if memory.id == memory_id:
+                    return page * self.page_size + offset
+        return None
+
+    # ---- planning and fetching ----------------------------------------------------------
+
+    def plan(self, page: int) -> PagePlan:
+        """How to read ``page``, using a cached neighbour when there is one."""
+        size = self.page_size
+        before_page = self._pages.get(page - 1)
+        if before_page is not None and len(before_page) == size:
+            return PagePlan(page, "after", size, cursor=_edge(before_page[-1]))
+        after_page = self._pages.get(page + 1)
+        if after_page:
+            return PagePlan(page, "before", size, cursor=_edge(after_page[0]))
+        start = page * size
+        if self.count is not None and start > self.count // 2:
+            end = min(self.count, start + size)
+            return PagePlan(page, "bottom", max(0, end - start), offset=self.count - end)
+        return PagePlan(page, "top", size, offset=start)
+
+    def fetch(self, plan: PagePlan) -> list[Memory]:
+        """Run one page query (safe in any thread: the store gives each its connection)."""
+        memories = self.engine.store.memories
+        if plan.limit <= 0:
+            return []
+        if plan.method == "after":
+            return memories.list(self.filter, plan.limit, after=plan.cursor)
+        if plan.method == "before":
+            return memories.list(self.filter, plan.limit, before=plan.cursor)
+        return memories.list_at(self.filter, plan.offset, plan.limit,
+                                from_end=plan.method == "bottom")
+
+    def put(self, page: int, rows: list[Memory]) -> None:
+        """Cache a fetched page, evicting the least recently used beyond ``max_pages``."""
+        self._pages[page] = rows
+        self._pages.move_to_end(page)
+        while len(self._pages) > self.max_pages:
+            self._pages.popitem(last=False)
+
+    def load_page(self, page: int) -> list[Memory]:
+        """Fetch and cache one page (a cached page is returned as it is)."""
+        cached = self._pages.get(page)
+        if cached is not None:
+            self._pages.move_to_end(page)
+            return cached
+        rows = self.fetch(self.plan(page))
+        self.put(page, rows)
+        return rows
+
+    def pages_for(self, start: int, end: int) -> range:
+        """The pages that hold rows ``start`` up to ``end`` (exclusive), within the count."""
+        if self.count is not None:
+            end = min(end, self.count)
+        if end <= start:
+            return range(0)
+        return range(self.page_of(max(0, start)), self.page_of(end - 1) + 1)
+
+    def ensure(self, start: int, end: int, *, cheap_only: bool = True) -> list[int]:
+        """Load the missing pages for rows ``start..end``. With ``cheap_only``, pages that
+        would need a long offset scan are left alone and returned, for a worker to read."""
+        left: list[int] = []
+        for page in self.pages_for(start, end):
+            if page in self._pages:
+                self._pages.move_to_end(page)
+                continue
+            plan = self.plan(page)
+            if cheap_only and not plan.cheap:
+                left.append(page)
+                continue
+            self.put(page, self.fetch(plan))
+        return left
+
+    def rows(self, start: int, end: int) -> list[Memory]:
+        """Rows ``start..end`` (exclusive), loading what is missing."""
+        self.ensure(start, end, cheap_only=False)
+        out: list[Memory] = []
+        for index in range(max(0, start), end if self.count is None else min(end, self.count)):
+            memory = self.get(index)
+            if memory is None:
+                break
+            out.append(memory)
+        return out

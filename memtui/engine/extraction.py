@@ -1,0 +1,447 @@
+"""Extraction (spec/20): completed tasks become project-level ``fact`` memories, deterministically.
+
+A round scans the acting user's ``completed`` tasks that are due (never scanned, last scanned
+as a skip or an error that may pass later, or whose memory has since been forgotten), at most
+``ROUND_LIMIT`` of them, never-scanned first and then the longest-ago scanned. For each task:
+
+0. once per task: a task whose memory was forgotten is skipped as ``forgotten``; one that
+   already produced a memory (any status) as ``already_extracted``;
+1. ``generate_off``: the task override, else the user's ``generate_memories``;
+2. ``not_idle``: finished less than ``idle_seconds`` ago (``force`` skips this gate);
+3. ``missing_times`` / ``too_short`` / ``result_too_short`` (``force`` skips this gate);
+4. ``external_context``: with ``disable_on_external_context`` on, a task that received
+   follow-ups, is a coordinator's sub-task, or took in outside context (MCP, web search);
+5. ``quota_low`` / ``quota_check_failed`` (fail closed when the quota cannot be read).
+
+An eligible task becomes one memory: the first line of its goal (else of its prompt, cut to
+``TITLE_MAX_CHARS``) and the first ``RESULT_CHARS`` characters of its result, redacted. When
+the same goal (first line, whitespace collapsed, case folded) has an active auto memory in
+the same project, the new memory supersedes it (``superseded_previous``).
+
+Two processes may run rounds on one store at once. Tasks are processed in batches of
+``BATCH_SIZE``, each batch one ``BEGIN IMMEDIATE`` transaction; inside it every task is
+re-read and re-checked (log row, existing memory, tombstone) before anything is written, so
+no task is extracted twice and every scan leaves its log row. A task whose processing raises
+is rolled back to a savepoint and logged as ``error`` (reason: the error class); the round
+goes on. A user who can no longer write to the task's project gets an ``error`` row with
+reason ``PermissionDenied`` (the task is retried in later rounds).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from memtui.engine import permissions as perm
+from memtui.engine.redaction import redact
+from memtui.engine.settings import load_settings
+from memtui.engine.tasks import QuotaStatus, read_quota
+from memtui.errors import InvalidInput
+from memtui.store.models import EXTRACTED_OUTCOMES, DedupeRow, LogEntry, Memory, ScanRow, Task
+from memtui.store.timeutil import seconds_between
+
+if TYPE_CHECKING:
+    from memtui.engine.api import Engine
+
+log = logging.getLogger(__name__)
+
+ROUND_LIMIT = 500
+"""Most tasks one round scans; the rest wait for the next round."""
+BATCH_SIZE = 50
+"""Tasks per write transaction: a stop request is honoured between batches."""
+RESULT_CHARS = 800
+"""How much of the result text a memory keeps."""
+TITLE_MAX_CHARS = 300
+"""A first line longer than this is cut (with an ellipsis) in the memory and its goal key."""
+MAX_LOG_LIMIT = 10_000
+ERROR_REASON_CHARS = 40
+
+REASONS = ("generate_off", "not_idle", "missing_times", "too_short", "result_too_short",
+           "external_context", "quota_low", "quota_check_failed", "already_extracted",
+           "forgotten")
+"""Every skip reason code, in the order they are checked (spec/20)."""
+
+Progress = Callable[[int, int], None]
+"""``progress(done, total)`` after each batch."""
+ShouldStop = Callable[[], bool]
+"""Asked between batches; True ends the round early (never mid-transaction)."""
+
+
+def first_line(text: str) -> str:
+    """The first non-blank line, stripped, cut to TITLE_MAX_CHARS."""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped:
+            if len(stripped) > TITLE_MAX_CHARS:
+                return stripped[:TITLE_MAX_CHARS - 1] + "…"
+            return stripped
+    return ""
+
+
+def normalise(text: str) -> str:
+    """Whitespace collapsed, case folded: the comparison form of goals and contents."""
+    return " ".join(text.split()).casefold()
+
+
+def task_title(task: Task) -> str:
+    """The first line of the goal, else of the prompt."""
+    return first_line(task.goal) or first_line(task.prompt)
+
+
+def goal_key(task: Task) -> str | None:
+    """The normalised first goal line (else prompt line) that makes repeated work one memory."""
+    return normalise(redact(task_title(task))) or None
+
+
+def memory_content(task: Task) -> str:
+    """The memory text of a task: its first goal/prompt line and the start of its result,
+    redacted."""
+    result = task.result.strip()[:RESULT_CHARS].rstrip()
+    text = task_title(task) + ("\n" + result if result else "")
+    return redact(text)
+
+
+@dataclass
+class RoundSummary:
+    """What one round (or a backfill) did. ``scanned`` = extracted + superseded + skipped +
+    errors; ``superseded`` counts memories that replaced an older one (outcome
+    ``superseded_previous``), ``extracted`` the others."""
+
+    scanned: int = 0
+    extracted: int = 0
+    superseded: int = 0
+    skipped: Counter[str] = field(default_factory=Counter)
+    errors: int = 0
+    forced: bool = False
+    stopped: bool = False
+    memory_ids: list[str] = field(default_factory=list)
+
+    def add(self, outcome: str, reason: str | None, memory_id: str | None) -> None:
+        """Count one scanned task."""
+        self.scanned += 1
+        if outcome == "extracted":
+            self.extracted += 1
+        elif outcome == "superseded_previous":
+            self.superseded += 1
+        elif outcome == "error":
+            self.errors += 1
+        else:
+            self.skipped[reason or "unknown"] += 1
+        if memory_id and outcome in EXTRACTED_OUTCOMES:
+            self.memory_ids.append(memory_id)
+
+    def merge(self, other: RoundSummary) -> None:
+        """Add another round's counts (backfill)."""
+        self.scanned += other.scanned
+        self.extracted += other.extracted
+        self.superseded += other.superseded
+        self.skipped.update(other.skipped)
+        self.errors += other.errors
+        self.memory_ids += other.memory_ids
+
+    def to_json(self) -> dict[str, Any]:
+        """The run summary of spec/70."""
+        return {"scanned": self.scanned, "extracted": self.extracted,
+                "superseded": self.superseded, "skipped": dict(sorted(self.skipped.items())),
+                "errors": self.errors}
+
+
+@dataclass(frozen=True)
+class ConsolidationResult:
+    """What a consolidation pass superseded: (old id, surviving id) pairs, per scope."""
+
+    id: str
+    superseded: tuple[tuple[str, str], ...]
+    scopes: tuple[str, ...]
+
+    @property
+    def count(self) -> int:
+        """How many memories were superseded."""
+        return len(self.superseded)
+
+    def to_json(self) -> dict[str, Any]:
+        """The result as a JSON object (ids only)."""
+        return {"id": self.id, "count": self.count, "scopes": list(self.scopes),
+                "superseded": [{"id": old, "by": new} for old, new in self.superseded]}
+
+
+@dataclass
+class _Batch:
+    """Per-transaction inputs: the user's settings and a lazily read quota."""
+
+    settings: dict[str, Any]
+    quota: QuotaStatus | Exception | None = None
+
+
+class ExtractionApi:
+    """Extraction rounds, backfill, the extraction log and consolidation, for the actor's
+    own tasks."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._store = engine.store
+
+    @property
+    def actor(self) -> str:
+        """The acting user's id."""
+        return self._engine.actor
+
+    # ---- rounds ---------------------------------------------------------------------------
+
+    def run_round(self, force: bool = False, limit: int = ROUND_LIMIT,
+                  progress: Progress | None = None,
+                  should_stop: ShouldStop | None = None) -> RoundSummary:
+        """One bounded round over the actor's due tasks (at most ``limit``). ``force`` skips
+        the idle and shape gates only. Audited as ``auto_memory_run`` (counts) when it
+        scanned anything."""
+        _check_limit(limit)
+        task_ids = self._store.tasks.round_candidates(self.actor, limit)
+        summary = RoundSummary(forced=bool(force))
+        self._process(task_ids, summary, force, progress, should_stop, len(task_ids), 0)
+        self._audit_round(summary, "round")
+        return summary
+
+    def backfill(self, force: bool = False, progress: Progress | None = None,
+                 should_stop: ShouldStop | None = None,
+                 batch_limit: int = ROUND_LIMIT) -> RoundSummary:
+        """Rounds until every task that was due when it started has been scanned once
+        (``/memory backfill``), with progress over the whole run."""
+        _check_limit(batch_limit)
+        total = self._store.tasks.count_candidates(self.actor)
+        summary = RoundSummary(forced=bool(force))
+        after = 0
+        while not summary.stopped:
+            rows = self._store.tasks.sweep_candidates(self.actor, after, batch_limit)
+            if not rows:
+                break
+            after = rows[-1][0]
+            self._process([task_id for _seq, task_id in rows], summary, force, progress,
+                          should_stop, max(total, summary.scanned + len(rows)), summary.scanned)
+        self._audit_round(summary, "backfill")
+        return summary
+
+    def _process(self, task_ids: Sequence[str], summary: RoundSummary, force: bool,
+                 progress: Progress | None, should_stop: ShouldStop | None, total: int,
+                 done: int) -> None:
+        for start in range(0, len(task_ids), BATCH_SIZE):
+            if should_stop is not None and should_stop():
+                summary.stopped = True
+                return
+            batch = task_ids[start:start + BATCH_SIZE]
+            self._run_batch(batch, summary, force)
+            done += len(batch)
+            if progress is not None:
+                progress(done, total)
+
+    def _run_batch(self, task_ids: Sequence[str], summary: RoundSummary, force: bool) -> None:
+        with self._store.transaction():
+            context = _Batch(settings=load_settings(self._store, self.actor))
+            for task_id in task_ids:
+                try:
+                    with self._store.tasks.savepoint():
+                        outcome = self._scan_one(task_id, context, force)
+                except Exception as error:  # one bad task must not stop the round
+                    outcome = self._log_error(task_id, error, force)
+                if outcome is not None:
+                    summary.add(*outcome)
+
+    def _scan_one(self, task_id: str, context: _Batch,
+                  force: bool) -> tuple[str, str | None, str | None] | None:
+        row = self._store.tasks.scan_row(task_id)
+        if row is None or row.task.user != self.actor or row.task.status != "completed":
+            return None  # gone or changed since the candidate query
+        if row.log is not None and row.log.outcome in EXTRACTED_OUTCOMES \
+                and row.existing_memory is not None and not row.forgotten:
+            return "skipped", "already_extracted", None  # another process just did it
+        reason = self._skip_reason(row, context, force)
+        if reason is not None:
+            memory_id = row.existing_memory if reason == "already_extracted" else None
+            self._write_log(row.task, "skipped", reason, memory_id, force)
+            return "skipped", reason, memory_id
+        outcome, memory_id = self._extract(row.task)
+        self._write_log(row.task, outcome, None, memory_id, force)
+        return outcome, None, memory_id
+
+    def _skip_reason(self, row: ScanRow, context: _Batch, force: bool) -> str | None:
+        task, settings = row.task, context.settings
+        if row.forgotten:
+            return "forgotten"
+        if row.existing_memory is not None:
+            return "already_extracted"
+        generate = task.generate_memories if task.generate_memories is not None \
+            else settings["generate_memories"]
+        if not generate:
+            return "generate_off"
+        if not force:
+            reason = self._idle_or_shape(task, settings)
+            if reason is not None:
+                return reason
+        if settings["disable_on_external_context"] and (
+                row.has_followups or task.parent is not None or task.external_context):
+            return "external_context"
+        return self._quota_reason(context, settings)
+
+    def _idle_or_shape(self, task: Task, settings: dict[str, Any]) -> str | None:
+        now = self._store.now()
+        if task.finished_at is not None and \
+                seconds_between(task.finished_at, now) < settings["idle_seconds"]:
+            return "not_idle"
+        if task.started_at is None or task.finished_at is None:
+            return "missing_times"
+        if seconds_between(task.started_at, task.finished_at) < settings["min_duration_seconds"]:
+            return "too_short"
+        if len(task.result.strip()) < settings["min_result_chars"]:
+            return "result_too_short"
+        return None
+
+    def _quota_reason(self, context: _Batch, settings: dict[str, Any]) -> str | None:
+        if context.quota is None:
+            try:
+                context.quota = read_quota(self._store, self.actor)
+            except Exception as error:  # fail closed: never assume there is quota left
+                log.info("quota of %s unreadable: %s", self.actor, error)
+                context.quota = error
+        if isinstance(context.quota, Exception):
+            return "quota_check_failed"
+        if context.quota.remaining_percent < settings["min_rate_limit_remaining_percent"]:
+            return "quota_low"
+        return None
+
+    def _extract(self, task: Task) -> tuple[str, str]:
+        perm.writable_project(self._store, task.project, self.actor)
+        content = memory_content(task)
+        if not content.strip():
+            raise InvalidInput("the task has no text to remember")
+        key = goal_key(task)
+        previous = self._store.memories.find_active_auto_by_goal(task.project, key) \
+            if key else None
+        now = self._store.now()
+        memory = Memory(id=self._store.new_id("mem"), scope="project", owner=task.user,
+                        project=task.project, kind="fact", content=content, status="active",
+                        superseded_by=None, source="auto", source_thread_id=task.id,
+                        created_at=now, updated_at=now, usage_count=0, last_used_at=None)
+        self._store.memories.insert(memory, key)
+        if previous is None:
+            return "extracted", memory.id
+        self._store.memories.mark_superseded(previous.id, memory.id, now)
+        return "superseded_previous", memory.id
+
+    def _write_log(self, task: Task, outcome: str, reason: str | None, memory_id: str | None,
+                   force: bool) -> None:
+        self._store.tasks.upsert_log(LogEntry(
+            task_id=task.id, user=task.user, project=task.project, outcome=outcome,
+            reason=reason, memory_id=memory_id, forced=bool(force), at=self._store.now()))
+
+    def _log_error(self, task_id: str, error: Exception,
+                   force: bool) -> tuple[str, str | None, str | None] | None:
+        reason = type(error).__name__[:ERROR_REASON_CHARS]
+        log.info("extraction of task %s failed: %s", task_id, reason)
+        task = self._store.tasks.get(task_id)
+        if task is None:
+            return None
+        self._write_log(task, "error", reason, None, force)
+        return "error", reason, None
+
+    def _audit_round(self, summary: RoundSummary, kind: str) -> None:
+        if summary.scanned == 0:
+            return
+        detail = summary.to_json() | {"forced": summary.forced, "kind": kind,
+                                      "stopped": summary.stopped}
+        with self._store.transaction():
+            self._store.audit.append(self.actor, "auto_memory_run", self.actor, detail)
+
+    # ---- log ------------------------------------------------------------------------------
+
+    def log(self, limit: int = 50) -> list[LogEntry]:
+        """The extraction log of the actor's own tasks, most recent scan first."""
+        _check_limit(limit, MAX_LOG_LIMIT)
+        return self._store.tasks.log_for(self.actor, limit)
+
+    def log_counts(self) -> dict[str, int]:
+        """How many of the actor's log rows have each outcome."""
+        return self._store.tasks.count_log(self.actor)
+
+    def pending(self) -> int:
+        """How many of the actor's tasks are due for a scan (what a backfill would visit)."""
+        return self._store.tasks.count_candidates(self.actor)
+
+    # ---- consolidation --------------------------------------------------------------------
+
+    def consolidate(self) -> ConsolidationResult:
+        """Supersede active memories that duplicate another active one in the same scope
+        (same normalised content, or same goal key), the newest surviving: the actor's user
+        memories and the memories of every project the actor can write. Deterministic; one
+        transaction; recorded in ``consolidations`` and audited (ids only)."""
+        with self._store.transaction():
+            scopes: list[tuple[str, list[DedupeRow]]] = [
+                ("user", self._store.tasks.active_user_memories(self.actor))]
+            for project, role in self._store.identity.projects_for(self.actor):
+                if perm.CREATE_TASK in perm.ROLE_PERMISSIONS.get(role, frozenset()):
+                    scopes.append((f"project:{project.id}",
+                                   self._store.tasks.active_project_memories(project.id)))
+            now = self._store.now()
+            pairs: list[tuple[str, str]] = []
+            for _scope, rows in scopes:
+                for old, new in duplicate_pairs(rows):
+                    self._store.memories.mark_superseded(old, new, now)
+                    self._store.audit.append(self.actor, "memory_superseded", old,
+                                             {"new_id": new, "reason": "consolidation"})
+                    pairs.append((old, new))
+            record = ConsolidationResult(id=self._store.new_id("cons"), superseded=tuple(pairs),
+                                         scopes=tuple(name for name, _rows in scopes))
+            detail = {"count": record.count, "scopes": list(record.scopes),
+                      "superseded": [list(pair) for pair in pairs]}
+            self._store.tasks.insert_consolidation(
+                record.id, self.actor, "dedupe", "superseded" if pairs else "nothing_to_do",
+                detail, now)
+            self._store.audit.append(self.actor, "memories_consolidated", record.id,
+                                     {"count": record.count, "scopes": len(scopes)})
+        return record
+
+
+def duplicate_pairs(rows: Sequence[DedupeRow]) -> list[tuple[str, str]]:
+    """(old id, surviving id) for every memory duplicating a newer one in ``rows``: rows
+    linked by equal normalised content or equal goal key form one group; the newest (by
+    creation time, then id) survives."""
+    parent: dict[str, str] = {row.id: row.id for row in rows}
+
+    def find(node: str) -> str:
+        while parent[node] != node:
+            parent[node] = parent[parent[node]]
+            node = parent[node]
+        return node
+
+    seen: dict[tuple[str, str], str] = {}
+    for row in rows:
+        keys = [("content", normalise(row.content))]
+        if row.goal_key:
+            keys.append(("goal", row.goal_key))
+        for key in keys:
+            if key in seen:
+                parent[find(row.id)] = find(seen[key])
+            else:
+                seen[key] = row.id
+    groups: dict[str, list[DedupeRow]] = {}
+    for row in rows:
+        groups.setdefault(find(row.id), []).append(row)
+    pairs: list[tuple[str, str]] = []
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        newest = max(members, key=lambda r: (r.created_at, r.id))
+        pairs += [(r.id, newest.id) for r in sorted(members, key=lambda r: (r.created_at, r.id))
+                  if r.id != newest.id]
+    return pairs
+
+
+def _check_limit(limit: object, top: int = 100_000) -> None:
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= top:
+        raise InvalidInput(f"limit must be a whole number from 1 to {top}")
+
+
+__all__ = ["BATCH_SIZE", "REASONS", "RESULT_CHARS", "ROUND_LIMIT", "ConsolidationResult",
+           "ExtractionApi", "RoundSummary", "duplicate_pairs", "goal_key", "memory_content",
+           "normalise"]

@@ -1,0 +1,155 @@
+"""First-turn injection (spec/20): memories prefixed to an in-memory copy of a task's text.
+
+Decided here:
+- Only the task's own user prepares its injection (it carries that user's user-level
+  memories); another reader of the project gets PermissionDenied, a stranger NotFound.
+- Nothing for a continuation/resume (``not_first_turn``) or a coordinator
+  (``coordinator``: a task that has sub-tasks, i.e. some task names it as parent). A
+  sub-task (a task with a parent) is an ordinary first-turn worker task and may receive
+  memories. A coordinator is only known as such once its first sub-task is recorded.
+- ``use_off`` when the task override, else the user's ``use_memories``, is off;
+  ``no_memories`` when there is nothing to inject; ``injected`` otherwise.
+- The text: INJECTION_HEADER, the latest CONTEXT_LIMIT active user memories of the user and
+  of the task's project (project memories only while the user can read the project), a
+  blank line, then the original prompt. A task with a goal gets its goal prefixed the same
+  way. The stored task never changes.
+- ``apply=True`` (the real injection a host performs before running the task) audits
+  ``worker_memory_injected`` with the memory ids and bumps their usage in one transaction.
+- Any failure after the task was read fails open: a warning is logged and the original text
+  comes back with ``injected=False, reason="failed_open"``. Reading the task itself is not
+  covered: without it there is no original text to fall back to (NotFound etc. propagate).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from memtui.engine import permissions as perm
+from memtui.engine.identity import INJECTION_HEADER, render_memory_block
+from memtui.engine.settings import load_settings
+from memtui.engine.tasks import visible_task
+from memtui.engine.validation import check_text
+from memtui.errors import PermissionDenied
+from memtui.store.models import Memory, Task
+
+if TYPE_CHECKING:
+    from memtui.engine.api import Engine
+
+log = logging.getLogger(__name__)
+
+INJECTED = "injected"
+NOT_FIRST_TURN = "not_first_turn"
+COORDINATOR = "coordinator"
+USE_OFF = "use_off"
+NO_MEMORIES = "no_memories"
+FAILED_OPEN = "failed_open"
+MAX_PREVIEW_TEXT_BYTES = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class InjectionResult:
+    """What a first turn receives. ``prompt``/``goal`` are the texts to run with (the
+    originals when nothing was injected); ``task_id`` is None for a project preview."""
+
+    task_id: str | None
+    injected: bool
+    reason: str
+    prompt: str
+    goal: str
+    memory_ids: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """The inject shape of spec/70."""
+        return {"task_id": self.task_id, "injected": self.injected, "reason": self.reason,
+                "prompt": self.prompt, "goal": self.goal, "memory_ids": list(self.memory_ids)}
+
+
+def prefix_block(user_memories: list[Memory], project_memories: list[Memory]) -> str:
+    """The header and the memory block that go before a prompt or goal."""
+    return INJECTION_HEADER + "\n" + render_memory_block(user_memories, project_memories)
+
+
+def _with_prefix(prefix: str, text: str) -> str:
+    return f"{prefix}\n\n{text}" if text else prefix
+
+
+class InjectionApi:
+    """First-turn injection for the actor's tasks, and the preview for a new task."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._store = engine.store
+
+    @property
+    def actor(self) -> str:
+        """The acting user's id."""
+        return self._engine.actor
+
+    def prepare_first_turn(self, task_id: str, apply: bool = False) -> InjectionResult:
+        """The text the task's first turn receives. A preview without side effects unless
+        ``apply``: then audited and usage counts bumped. Fails open (see the module doc)."""
+        task = visible_task(self._store, task_id, self.actor)
+        if task.user != self.actor:
+            raise PermissionDenied(f"task {task_id!r} is {task.user}'s: only they can prepare "
+                                   "its injection (it carries their user memories)")
+        try:
+            return self._prepare(task, apply)
+        except Exception as error:  # fail open: the task runs with its original text
+            log.warning("memory injection for task %s failed open: %s: %s", task.id,
+                        type(error).__name__, error)
+            return InjectionResult(task.id, False, FAILED_OPEN, task.prompt, task.goal)
+
+    def _prepare(self, task: Task, apply: bool) -> InjectionResult:
+        if task.continuation:
+            return InjectionResult(task.id, False, NOT_FIRST_TURN, task.prompt, task.goal)
+        if self._store.tasks.has_children(task.id):
+            return InjectionResult(task.id, False, COORDINATOR, task.prompt, task.goal)
+        use = task.use_memories if task.use_memories is not None \
+            else load_settings(self._store, self.actor)["use_memories"]
+        if not use:
+            return InjectionResult(task.id, False, USE_OFF, task.prompt, task.goal)
+        if not apply:
+            with self._store.snapshot():
+                return self._compose(task.id, task.project, task.prompt, task.goal)
+        with self._store.transaction():
+            result = self._compose(task.id, task.project, task.prompt, task.goal)
+            if result.injected:
+                self._store.memories.bump_usage(result.memory_ids, self._store.now())
+                self._store.audit.append(self.actor, "worker_memory_injected", task.id,
+                                         {"memory_ids": list(result.memory_ids),
+                                          "project": task.project})
+            return result
+
+    def _compose(self, task_id: str | None, project: str, prompt: str,
+                 goal: str) -> InjectionResult:
+        readable = perm.READ in perm.permissions(self._store, project, self.actor)
+        users, projects = self._engine.identity.latest(project if readable else None)
+        if not users and not projects:
+            return InjectionResult(task_id, False, NO_MEMORIES, prompt, goal)
+        prefix = prefix_block(users, projects)
+        return InjectionResult(task_id, True, INJECTED, _with_prefix(prefix, prompt),
+                               _with_prefix(prefix, goal) if goal else goal,
+                               tuple(m.id for m in (*users, *projects)))
+
+    def preview_for_project(self, project: str, prompt: str = "",
+                            goal: str = "") -> InjectionResult:
+        """What a new first-turn task of the actor in ``project`` would receive (the app's
+        preview pane, the service's ``context.prepare``). Honours the actor's
+        ``use_memories``: when it is off, nothing is injected and the reason says
+        ``use_off``. No side effects. Fails open like a real injection."""
+        prompt = check_text(prompt or "", "prompt", max_bytes=MAX_PREVIEW_TEXT_BYTES,
+                            allow_empty=True)
+        goal = check_text(goal or "", "goal", max_bytes=MAX_PREVIEW_TEXT_BYTES,
+                          allow_empty=True)
+        perm.readable_project(self._store, project, self.actor)
+        try:
+            if not load_settings(self._store, self.actor)["use_memories"]:
+                return InjectionResult(None, False, USE_OFF, prompt, goal)
+            with self._store.snapshot():
+                return self._compose(None, project, prompt, goal)
+        except Exception as error:  # fail open
+            log.warning("injection preview for project %s failed open: %s: %s", project,
+                        type(error).__name__, error)
+            return InjectionResult(None, False, FAILED_OPEN, prompt, goal)

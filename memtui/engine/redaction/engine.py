@@ -1,0 +1,212 @@
+"""The scan pipeline: run the detectors, merge their spans, build the redacted text.
+
+Speed comes from working on two byte views of the text made once per scan (C speed):
+
+* ``lower``: the text encoded one byte per character (``latin-1`` with ``?`` for anything
+  else, so offsets are unchanged) and ASCII-lower-cased; literal pre-filters (``in``) and
+  the keyword search run on it;
+* ``tb``: the same bytes mapped to ``a`` for token characters ``[A-Za-z0-9_.~-]`` and a
+  space for everything else; ``tb.find(b"a" * 16)`` finds the runs of token characters
+  that could be a provider token at memchr speed.
+
+Every pattern has bounded repetition and no nested unbounded quantifiers, and every
+detector resumes after what it consumed, so the whole scan is linear in the input.
+"""
+
+from __future__ import annotations
+
+import bisect
+import string
+from dataclasses import dataclass
+
+from .entropy import PLACEHOLDER
+from .keywords import find_keyword_secrets, find_provider_name_secrets
+from .rules import MIN_RUN, match_run
+from .structured import (
+    find_aws_secret_near,
+    find_curl_credentials,
+    find_k8s_secret_data,
+    find_pem_blocks,
+    find_url_passwords,
+    find_webhooks,
+)
+
+#: Redaction passes run until the output is stable (idempotence); this bounds them.
+MAX_PASSES = 4
+
+_TOKEN_CHARS = set((string.ascii_letters + string.digits + "_.~-").encode())
+_TOKEN_TABLE = bytes(0x61 if b in _TOKEN_CHARS else 0x20 for b in range(256))
+_RUN_NEEDLE = b"a" * MIN_RUN
+_PLACEHOLDER_LEN = len(PLACEHOLDER)
+
+# Priority of a kind when spans merge: provider-specific names win over generic ones.
+_GENERIC_KINDS = ("keyword-assignment", "authorization", "bearer")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One redacted secret: its rule id and its span in the *original* text (no value)."""
+
+    kind: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class RedactionResult:
+    """The redacted text and what was found where."""
+
+    text: str
+    findings: tuple[Finding, ...]
+
+    @property
+    def changed(self) -> bool:
+        """True when at least one secret was redacted."""
+        return bool(self.findings)
+
+
+def _views(text: str) -> tuple[bytes, bytes]:
+    raw = text.encode("latin-1", "replace")
+    return raw.lower(), raw.translate(_TOKEN_TABLE)
+
+
+def _detect(text: str) -> list[tuple[int, int, str]]:
+    """All raw spans (may overlap) found by every detector in one pass."""
+    lower, tb = _views(text)
+    spans: list[tuple[int, int, str]] = []
+
+    # Provider tokens: runs of >= MIN_RUN token characters.
+    i = tb.find(_RUN_NEEDLE)
+    n = len(tb)
+    while i != -1:
+        j = tb.find(b" ", i)
+        if j == -1:
+            j = n
+        spans.extend(match_run(text, i, j))
+        i = tb.find(_RUN_NEEDLE, j)
+
+    aws = [s for s in spans if s[2] == "aws-access-key"]
+    if aws:
+        spans.extend(find_aws_secret_near(text, aws))
+
+    spans.extend(find_keyword_secrets(text, lower, tb))
+    spans.extend(find_provider_name_secrets(text, lower, tb))
+
+    if b"-----begin" in lower:
+        spans.extend(find_pem_blocks(text))
+    if b"://" in lower and b"@" in lower:
+        spans.extend(find_url_passwords(text))
+    if b"curl" in lower:
+        spans.extend(find_curl_credentials(text, lower))
+    if b"kind:" in lower and b"secret" in lower:
+        spans.extend(find_k8s_secret_data(text))
+    if b"hook" in lower or b"softlayer" in lower:
+        spans.extend(find_webhooks(text, lower))
+    return spans
+
+
+def _merge(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """Merge overlapping or touching spans; widen ``[secret]`` to avoid ``[[REDACTED]]``."""
+    cleaned = sorted((s, e, k) for s, e, k in spans if 0 <= s < e <= len(text))
+    merged: list[list] = []
+    for s, e, k in cleaned:
+        if merged and s <= merged[-1][1]:
+            last = merged[-1]
+            if e > last[1]:
+                last[1] = e
+            if last[2] in _GENERIC_KINDS and k not in _GENERIC_KINDS:
+                last[2] = k
+        else:
+            merged.append([s, e, k])
+    out: list[tuple[int, int, str]] = []
+    for s, e, k in merged:
+        # Grow over placeholders already adjacent, and over brackets around the secret.
+        while True:
+            if text.startswith(PLACEHOLDER, e):
+                e += _PLACEHOLDER_LEN
+            elif s >= _PLACEHOLDER_LEN and text.startswith(PLACEHOLDER, s - _PLACEHOLDER_LEN):
+                s -= _PLACEHOLDER_LEN
+            elif s > 0 and e < len(text) and text[s - 1] == "[" and text[e] == "]":
+                s, e = s - 1, e + 1
+            else:
+                break
+        if out and s <= out[-1][1]:
+            ps, pe, pk = out[-1]
+            out[-1] = (ps, max(pe, e), pk)
+        else:
+            out.append((s, e, k))
+    return out
+
+
+def _apply(text: str, spans: list[tuple[int, int, str]]) -> str:
+    parts: list[str] = []
+    pos = 0
+    for s, e, _k in spans:
+        parts.append(text[pos:s])
+        parts.append(PLACEHOLDER)
+        pos = e
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+def _map_back(
+    spans: list[tuple[int, int, str]], new: list[tuple[int, int, str]]
+) -> list[tuple[int, int, str]]:
+    """Map spans found in the redacted text back to offsets of the original text."""
+    # Output layout: original segments interleaved with placeholders.
+    out_starts: list[int] = []
+    records: list[tuple[int, int, int, bool]] = []  # (out_start, orig_start, orig_end, is_ph)
+    out_pos = 0
+    orig_pos = 0
+    for s, e, _k in spans:
+        out_starts.append(out_pos)
+        records.append((out_pos, orig_pos, s, False))
+        out_pos += s - orig_pos
+        out_starts.append(out_pos)
+        records.append((out_pos, s, e, True))
+        out_pos += _PLACEHOLDER_LEN
+        orig_pos = e
+    out_starts.append(out_pos)
+    records.append((out_pos, orig_pos, -1, False))
+
+    def to_orig(p: int, is_end: bool) -> int:
+        idx = bisect.bisect_right(out_starts, p) - 1
+        if is_end and idx > 0 and out_starts[idx] == p:
+            idx -= 1  # an end offset belongs to the segment before the boundary
+        o_start, g_start, g_end, is_ph = records[idx]
+        if is_ph:
+            return g_end if is_end else g_start
+        return g_start + (p - o_start)
+
+    return [(to_orig(s, False), to_orig(e, True), k) for s, e, k in new]
+
+
+def scan(text: str) -> RedactionResult:
+    """Find secrets in ``text`` and return the redacted text with the findings.
+
+    Findings carry the rule id and the character span in ``text``; never the value.
+    """
+    if not text:
+        return RedactionResult(text, ())
+    spans = _merge(text, _detect(text))
+    if not spans:
+        return RedactionResult(text, ())
+    out = _apply(text, spans)
+    for _ in range(MAX_PASSES - 1):
+        extra = _merge(out, _detect(out))
+        if not extra:
+            break
+        spans = _merge(text, spans + _map_back(spans, extra))
+        out = _apply(text, spans)
+    findings = tuple(Finding(k, s, e) for s, e, k in spans)
+    return RedactionResult(out, findings)
+
+
+def redact(text: str) -> str:
+    """Return ``text`` with every secret replaced by ``[REDACTED]``."""
+    return scan(text).text
+
+
+def findings_as_json(findings) -> list[dict]:
+    """Findings as JSON-ready dicts ``{"kind", "start", "end"}`` (never the secret value)."""
+    return [{"kind": f.kind, "start": f.start, "end": f.end} for f in findings]

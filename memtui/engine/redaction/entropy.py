@@ -1,0 +1,415 @@
+"""Value heuristics: entropy, randomness, placeholders, code references.
+
+Every detector that finds a *candidate* secret asks these helpers whether the value really
+looks like one. They are pure functions over short strings (a value is at most a few KB), so
+their cost only matters per candidate, never per byte of input.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+PLACEHOLDER = "[REDACTED]"
+
+# --- tuning values -------------------------------------------------------------------------
+
+#: Shannon entropy (bits per char) a value must reach to count as random, once it is long
+#: enough; shorter values are held to ``RANDOM_ENTROPY_PER_LOG2_LEN * log2(len)``.
+RANDOM_ENTROPY_MIN = 3.0
+RANDOM_ENTROPY_PER_LOG2_LEN = 0.72
+#: Stricter entropy for values under a weak key (a bare ``key``, a provider name).
+WEAK_ENTROPY_MIN = 3.0
+#: Minimum lengths per tier.
+PASSWORD_MIN_LEN = 6
+TOKEN_MIN_LEN = 8
+WEAK_MIN_LEN = 16
+#: Pure-digit values under a secret key must be at least this long (account numbers, ids).
+DIGITS_MIN_LEN = 14
+#: Letters-only values (no digit, no symbol) need mixed case and this length to look random.
+LETTERS_ONLY_MIN_LEN = 16
+#: Fraction of upper-case letters in a letters-only value above which it is not camelCase.
+MIXED_CASE_MIN_UPPER_RATIO = 0.25
+#: A value covered at this fraction by ascending runs (abcd, 1234) of SEQUENTIAL_MIN_RUN+
+#: characters, one of them SEQUENTIAL_LONG_RUN+ long, is an alphabet listing.
+SEQUENTIAL_MAX_FRACTION = 0.6
+SEQUENTIAL_MIN_RUN = 5
+SEQUENTIAL_LONG_RUN = 10
+#: Entropy cap for hex-only values (their alphabet has 16 symbols, at most 4 bits).
+HEX_ENTROPY_CAP = 2.8
+#: A value whose letters are at least this much made of word-like pieces reads as words.
+WORDLIKE_MAX_FRACTION = 0.7
+#: Values with more whitespace-separated words than this are prose, not a passphrase.
+PASSPHRASE_MAX_WORDS = 4
+#: Provider tokens: minimum entropy of the random part after the fixed prefix.
+PROVIDER_ENTROPY_MIN = 2.5
+
+# Words that, as a whole value, are placeholders or keywords rather than secrets.
+PLACEHOLDER_WORDS = frozenset(
+    """
+    password passwd passw pass pwd pw secret secrets token tokens key apikey api_key api-key
+    credential credentials creds auth none null nil true false undefined empty changeme
+    change_me change-me changeit example sample test testing tester dummy fake placeholder
+    redacted hidden masked xxx yyy zzz todo tbd n/a na default required optional string str
+    value values bytes int integer bool boolean object any var env unset unknown missing
+    foo bar baz qux foobar user username admin_password your_password yourpassword mypassword
+    my_password my-password secretkey secret_key my_secret mysecret your_token yourtoken
+    mytoken my_token your-token access_token refresh_token bearer basic digest private public
+    notapassword not_a_secret nosecret no_secret insecure dev development prod production
+    local localhost postgres root guest anonymous letmein hunter hunter1 qwerty abc123 asdf
+    abcdef 123456 12345678 123456789 password1 password123 secret123 s3cr3t p4ssw0rd
+    """.split()
+)
+
+# Substrings that mark a template or an instruction rather than a literal secret.
+PLACEHOLDER_MARKERS = (
+    "your_",
+    "your-",
+    "yourapi",
+    "your api",
+    "<your",
+    "insert",
+    "_here",
+    "-here",
+    "here>",
+    "replace_",
+    "replace-",
+    "replaceme",
+    "changeme",
+    "change_me",
+    "placeholder",
+    "example",
+    "dummy",
+    "fake",
+    "sample",
+    "redacted",
+    "not_real",
+    "notreal",
+    "put_your",
+    "enter_your",
+)
+
+_MASK_RUN = re.compile(r"(?i)x{4,}|\*{3,}|#{4,}|•{3,}|\.{3,}|_{6,}")
+_TEMPLATE = re.compile(
+    r"""
+    \$\{[^}\n]{0,200}\}?            # ${VAR}, ${VAR:-x}, ${{ secrets.X }}
+  | \$\([^)\n]{0,200}\)?            # $(command)
+  | \$[A-Za-z_][\w.:]{0,100}        # $VAR, $env:VAR
+  | \$\d{1,2}                       # $1
+  | %[A-Za-z_][\w.]{0,100}%         # %VAR% (Windows)
+  | %\(?[\w.]{0,100}\)?[sdrif]      # %s, %(name)s
+  | \{\{.{0,300}?\}\}               # {{ template }}
+  | \{%.{0,300}?%\}                 # {% jinja %}
+  | <%.{0,300}?%>                   # <%= erb %>
+  | <[^<>\n]{0,200}>                # <your-key>
+  | \[[A-Za-z][A-Za-z _.-]{0,60}\]  # [PASSWORD]
+  | ENC\[.{0,2000}\]                # sops
+  | @@[\w.-]{1,100}@@               # @@TOKEN@@
+  | __[A-Z][A-Z0-9_]{1,100}__       # __TOKEN__
+    """,
+    re.X,
+)
+_BRACED = re.compile(r"\{([^{}\n]{0,200})\}")
+_CODE_REF = re.compile(
+    r"""
+    (?:new\s+)?[A-Za-z_$][\w$]*             # identifier
+    (?:(?:\.|::|->)[A-Za-z_$][\w$]*)*       # attribute access
+    (?:\(.{0,2000}|\[.{0,2000})?            # call / index (rest of the value)
+    """,
+    re.X | re.S,
+)
+_HEX = re.compile(r"[0-9a-fA-F]+")
+_UUID = re.compile(
+    r"\{?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\}?"
+)
+_PATHLIKE = re.compile(r"(?:[A-Za-z]:\\|\.{0,2}/|~/|/)[\w .~/\\-]*")
+_WORDY_SEGMENT = re.compile(r"[A-Za-z][a-z]*(?:[-_][A-Za-z][a-z]*)*\.?[a-z0-9]{0,5}")
+
+
+def shannon_entropy(value: str) -> float:
+    """Shannon entropy of ``value`` in bits per character (0.0 for an empty string)."""
+    n = len(value)
+    if n == 0:
+        return 0.0
+    counts = Counter(value).values()
+    return -sum((c / n) * math.log2(c / n) for c in counts)
+
+
+def entropy_threshold(length: int, cap: float = RANDOM_ENTROPY_MIN) -> float:
+    """Minimum entropy expected of a random string of ``length`` characters."""
+    if length <= 1:
+        return 0.0
+    return min(cap, RANDOM_ENTROPY_PER_LOG2_LEN * math.log2(length))
+
+
+def longest_ascending_run(value: str) -> int:
+    """Length of the longest run of consecutive code points (``abcd``, ``1234``)."""
+    best = run = 1 if value else 0
+    low = value.lower()
+    for a, b in zip(low, low[1:], strict=False):
+        if ord(b) - ord(a) == 1:
+            run += 1
+            if run > best:
+                best = run
+        else:
+            run = 1
+    return best
+
+
+def is_sequential(value: str) -> bool:
+    """True for alphabet listings such as ``abcdef...xyz0123456789`` (not for ``abcd1234``).
+
+    Ascending runs of 5+ characters must cover most of the value and one of them must be
+    long (an alphabet, not a short ``1234`` block repeated in a test key).
+    """
+    if len(value) < 6:
+        return False
+    low = value.lower()
+    covered = 0
+    longest = 1
+    run = 1
+    for a, b in zip(low, low[1:], strict=False):
+        if ord(b) - ord(a) == 1:
+            run += 1
+        else:
+            if run >= SEQUENTIAL_MIN_RUN:
+                covered += run
+            longest = max(longest, run)
+            run = 1
+    if run >= SEQUENTIAL_MIN_RUN:
+        covered += run
+    longest = max(longest, run)
+    return longest >= SEQUENTIAL_LONG_RUN and covered >= SEQUENTIAL_MAX_FRACTION * len(value)
+
+
+def is_masked(value: str) -> bool:
+    """True for masked or templated filler: ``xxxx``, ``****``, ``####``, ``...``."""
+    return _MASK_RUN.search(value) is not None
+
+
+def is_single_char_run(value: str) -> bool:
+    """True when ``value`` repeats one character (``aaaaaa``) or has almost no variety."""
+    return len(set(value)) <= 2 and len(value) >= 3
+
+
+def is_template(value: str) -> bool:
+    """True when the whole value is a variable reference or template, not a literal."""
+    if _TEMPLATE.fullmatch(value):
+        return True
+    braced = _BRACED.fullmatch(value)
+    if braced:
+        inner = braced.group(1).strip()
+        # ``{hunter2}`` and ``{ var }`` are templates; ``{ZqL5kVrX1n8tA2}`` is a literal.
+        return not looks_random(inner)
+    return False
+
+
+def has_placeholder_marker(value: str) -> bool:
+    """True when ``value`` contains an instruction such as ``your_key_here`` or ``example``."""
+    low = value.lower()
+    return any(marker in low for marker in PLACEHOLDER_MARKERS)
+
+
+def is_placeholder(value: str) -> bool:
+    """True when ``value`` is a placeholder, a template, masked, or a common word."""
+    v = value.strip()
+    if not v:
+        return True
+    if PLACEHOLDER in v or "REDACTED" in v:
+        return True
+    low = v.lower()
+    if low in PLACEHOLDER_WORDS or low.strip("'\"`") in PLACEHOLDER_WORDS:
+        return True
+    if is_template(v) or is_masked(v) or is_single_char_run(v):
+        return True
+    return has_placeholder_marker(v)
+
+
+def is_uuid(value: str) -> bool:
+    """True for a canonical UUID (optionally in braces)."""
+    return _UUID.fullmatch(value) is not None
+
+
+def is_hex(value: str) -> bool:
+    """True when ``value`` is made of hex digits only."""
+    return _HEX.fullmatch(value) is not None
+
+
+def looks_like_path(value: str) -> bool:
+    """True for file paths and URLs, which are addresses rather than secrets."""
+    if "://" in value:
+        return True
+    if value.startswith(("/", "./", "../", "~/")) or (
+        len(value) > 2 and value[1] == ":" and value[2] in "\\/"
+    ):
+        return _PATHLIKE.fullmatch(value) is not None or "/" in value[1:]
+    if "/" in value or "\\" in value:
+        segments = [s for s in re.split(r"[/\\]", value) if s]
+        return bool(segments) and all(_WORDY_SEGMENT.fullmatch(s) for s in segments)
+    return False
+
+
+def looks_like_code_reference(value: str) -> bool:
+    """True for ``get_token()``, ``os.environ["X"]``, ``self.password``, ``args.key``.
+
+    A bare identifier counts only when it reads like one (words, no random digits), so that
+    ``TOKEN=rs5r0r8xzw6lfy2`` in a config file is still treated as a literal.
+    """
+    m = _CODE_REF.fullmatch(value)
+    if not m:
+        return False
+    if "(" in value or "[" in value or "." in value or "::" in value or "->" in value:
+        head = re.split(r"[(\[]", value, maxsplit=1)[0]
+        parts = re.split(r"\.|::|->", head)
+        return not any(looks_random(p, strict=True) for p in parts if p)
+    return not looks_random(value)
+
+
+def digit_letter_transitions(value: str) -> int:
+    """Number of switches between digits and letters (``a1b2`` has 3)."""
+    prev = None
+    count = 0
+    for ch in value:
+        kind = 1 if ch.isdigit() else 2 if ch.isalpha() else 0
+        if kind and prev and kind != prev:
+            count += 1
+        if kind:
+            prev = kind
+    return count
+
+
+def looks_random(value: str, strict: bool = False) -> bool:
+    """True when ``value`` looks machine-generated (a key, a token) rather than a word.
+
+    ``strict`` demands more length and entropy; it is used for weak keys and for values
+    with no key at all.
+    """
+    n = len(value)
+    min_len = WEAK_MIN_LEN if strict else TOKEN_MIN_LEN
+    if n < min_len:
+        return False
+    if is_single_char_run(value) or is_sequential(value):
+        return False
+    ent = shannon_entropy(value)
+    cap = WEAK_ENTROPY_MIN if strict else RANDOM_ENTROPY_MIN
+    if is_hex(value):
+        cap = min(cap, HEX_ENTROPY_CAP)
+    elif _VERSIONED.search(value) or is_wordlike(value):
+        return False
+    has_digit = any(c.isdigit() for c in value)
+    has_alpha = any(c.isalpha() for c in value)
+    if value.isdigit():
+        return n >= DIGITS_MIN_LEN and ent >= min(cap, 2.5)
+    if ent < entropy_threshold(n, cap):
+        return False
+    if has_digit and has_alpha:
+        # "utf8", "sha256", "v1beta2" have one or two switches; keys have many.
+        need = 3 if (n < 24 or strict) else 2
+        return digit_letter_transitions(value) >= need or ent >= 3.5
+    letters = [c for c in value if c.isalpha()]
+    if has_alpha and not has_digit:
+        symbols = sum(1 for c in value if not c.isalnum())
+        if symbols >= 2 and symbols < n / 2 and not strict:
+            # m{{h}o)p${e]nob(... : symbols mixed into letters
+            return len(set(value) - set("-_. ")) >= 8 and not re.search(r"[a-z]{12,}", value)
+        upper = sum(1 for c in letters if c.isupper())
+        ratio = upper / len(letters)
+        return (
+            n >= LETTERS_ONLY_MIN_LEN
+            and MIXED_CASE_MIN_UPPER_RATIO <= ratio <= 1 - MIXED_CASE_MIN_UPPER_RATIO / 2
+            and _case_switches(value) >= n / 4
+        )
+    return False
+
+
+_WORD_PIECE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_VERSIONED = re.compile(r"(?:^|[-_:@ ])v?\d+\.\d+(?:\.\d+)*(?:[-.][A-Za-z0-9]+)?$")
+_VOWELS = frozenset("aeiouyAEIOUY")
+
+
+def is_wordlike(value: str) -> bool:
+    """True when the letters of ``value`` mostly form pronounceable words.
+
+    ``AgencyIdentificationCodeContentType`` and ``jetbrains.mps.v8_elimination`` are words;
+    ``qdfxxhn1q8nu49zilhn42kcx`` is not (random strings have few long pieces with vowels in
+    natural proportion).
+    """
+    letters = 0
+    wordy = 0
+    for piece in _WORD_PIECE.findall(value):
+        n = len(piece)
+        letters += n
+        if n >= 4:
+            vowels = sum(1 for c in piece if c in _VOWELS)
+            if 0.2 <= vowels / n <= 0.6 and not piece.isupper():
+                wordy += n
+    return letters > 0 and wordy >= WORDLIKE_MAX_FRACTION * letters
+
+
+_SEPARATED_WORDS = re.compile(r"[a-z]+(?:[-_.][a-z]+)+")
+
+
+def _case_switches(value: str) -> int:
+    """Number of lower/upper switches between adjacent letters."""
+    count = 0
+    prev = None
+    for ch in value:
+        if ch.isalpha():
+            cur = ch.isupper()
+            if prev is not None and cur != prev:
+                count += 1
+            prev = cur
+    return count
+
+
+def is_prose(value: str) -> bool:
+    """True when a quoted value reads like a sentence rather than a passphrase."""
+    words = value.split()
+    if len(words) > PASSPHRASE_MAX_WORDS:
+        return True
+    if value.rstrip().endswith((":", "?", ".", "!", "...")) and len(words) > 1:
+        return True
+    return all(w.isalpha() for w in words)
+
+
+def password_value_ok(value: str, quoted: bool) -> bool:
+    """Whether ``value`` under a password-like key is a literal password worth hiding."""
+    v = value.strip()
+    if len(v) < PASSWORD_MIN_LEN or is_placeholder(v) or looks_like_path(v):
+        return False
+    if not any(c.isalnum() for c in v):
+        return False
+    if any(c.isspace() for c in v):
+        return quoted and not is_prose(v)
+    if _SEPARATED_WORDS.fullmatch(v):
+        return False  # shorter-version, not_long_enough
+    if not quoted:
+        if looks_like_code_reference(v):
+            return False
+        if v.isalpha() and v.islower():
+            return False
+    return True
+
+
+def token_value_ok(value: str, quoted: bool, strict: bool = False) -> bool:
+    """Whether ``value`` under a token/secret/key name looks like a real credential."""
+    v = value.strip()
+    if any(c.isspace() for c in v):
+        return False
+    if is_placeholder(v) or looks_like_path(v):
+        return False
+    if is_uuid(v):
+        return not strict
+    if not quoted and looks_like_code_reference(v):
+        return False
+    return looks_random(v, strict=strict)
+
+
+def provider_token_ok(body: str, min_entropy: float = PROVIDER_ENTROPY_MIN) -> bool:
+    """Whether the variable part of a provider-format token is real (not ``xxxx``/low entropy)."""
+    if not body:
+        return False
+    if is_masked(body) or is_single_char_run(body) or "EXAMPLE" in body:
+        return False
+    return shannon_entropy(body) >= min_entropy

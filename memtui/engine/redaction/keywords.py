@@ -1,0 +1,465 @@
+"""Keyword assignments: ``password = "..."``, ``"api_key": "..."``, ``--token abc``...
+
+The detector looks for secret-ish words (``pass``, ``secret``, ``token``, ``key``, ``auth``,
+``cred``, ``bearer``, ``jwt``) in a lower-cased byte copy of the text, takes the whole name
+around each hit (``db_password``, ``X-Api-Key``, ``GITHUB_TOKEN``), decides from the name's
+words whether it names a secret (``token`` yes, ``max_tokens`` / ``token_url`` /
+``csrf_token`` / ``public_key`` no), then parses the operator and the value after it
+(``=``, ``:``, ``:=``, ``=>``, ``,`` after a quoted name, a space after a ``--flag``, XML
+elements and ``key="..." value="..."`` attributes, ``"value" == password`` comparisons).
+
+The value is kept only when it looks like a literal secret: not a placeholder or template
+(``${VAR}``, ``<token>``, ``changeme``), not code (``get_token()``, ``os.environ["X"]``),
+and random enough for the kind of name. Only the value is replaced; the name stays.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from .entropy import (
+    is_placeholder,
+    looks_random,
+    password_value_ok,
+    provider_token_ok,
+    shannon_entropy,
+    token_value_ok,
+)
+
+#: Longest name (before or after the keyword hit) considered part of the key.
+MAX_KEY_SIDE = 64
+#: Longest value parsed after an operator.
+MAX_VALUE = 4096
+#: A rejected value longer than this without spaces is skipped over as a whole, so that a
+#: pathological line (``token=token=token=...``) is parsed once, not once per keyword.
+SKIP_REJECTED_OVER = 256
+#: Header credentials (after ``Bearer``/``Basic``/``Authorization:``) need this length.
+HEADER_VALUE_MIN_LEN = 8
+HEADER_ENTROPY_MIN = 2.5
+
+PASSWORD = "password"
+TOKEN = "token"
+WEAK = "weak"
+
+KEYWORD_RE = re.compile(rb"pass|pw|secret|token|cred|key|auth|bearer|jwt")
+
+# Words after the secret word that make the name describe the secret, not hold it.
+METADATA_WORDS = frozenset(
+    """
+    name names id ids type types url urls uri uris endpoint endpoints path paths file files
+    filename filepath dir directory env var vars variable variables length len size count
+    limit limits max min num number prompt label labels hint help message messages msg text
+    title error errors placeholder field fields description desc format pattern regex
+    header headers column columns policy policies expiry expires expiration expire ttl
+    timeout lifetime age version versions kind mode enabled enable disabled required provider
+    providers store manager location ref refs reference source helper validator validation
+    strength reset hash hashed hashes digest index idx offset start end event events pressed
+    selector map mapping list set dict cache table schema class method handler callback func
+    function fn request response req res input output param params arg args option options
+    cmd command script prefix suffix separator delimiter char chars charset alphabet rotation
+    interval period duration seconds secs sec ms minutes hours days at time timestamp date
+    created updated valid validity status state exists present missing check checked verify
+    verified generator factory builder parser encoder decoder spec template mask masked
+    visible visibility show hide hidden toggle entry widget button dialog form page view
+    screen icon color style width height css cls policy rule rules usage used uses counter
+    budget estimate estimator stats metrics log logs logger logging level debug config
+    configs setting settings property properties attribute attr attrs flag flags bucket
+    secret_name arn ttl grace window store stores vault keychain keyring file_path
+    """.split()
+)
+
+# Words right before ``token`` that make it a non-credential token.
+TOKEN_NOT_SECRET_BEFORE = frozenset(
+    """
+    pad eos bos unk sep mask cls special start end stop next prev previous page continuation
+    cursor sync resume csrf xsrf anti forgery authenticity verification request cancellation
+    cancel max min num total input output prompt completion context new old last first bad
+    invalid expired lexer parser syntax ast word sub text image audio vision cache eof
+    """.split()
+)
+
+# Words right before ``key`` that make it a non-credential key.
+KEY_NOT_SECRET_BEFORE = frozenset(
+    """
+    public pub primary foreign sort partition sequence schema bucket cache idempotency hot
+    shortcut map object row composite unique lookup index dict registry hash issuer react
+    fingerprint kms keyboard group label field column attribute attr item entry config
+    setting translation i18n message env route query param search filter order dedup dedupe
+    cursor next prev page partition range cluster shard routing storage_account object_key
+    dataset table record node tree heap list element legend child parent radio option
+    host known authorized ssh gpg pgp verify verification encryption_public signing_public
+    """.split()
+)
+
+# Words right before ``key`` that make it a credential even though ``key`` alone is weak.
+KEY_SECRET_BEFORE = frozenset(
+    """
+    api access secret private client auth app application account service admin session
+    signing sign encryption encrypt decryption master license licence consumer webhook
+    deploy deployment integration subscription write read rest dev prod live test server
+    shared symmetric hmac jwt crypto cipher aes rsa ssh_private root personal user sas
+    """.split()
+)
+
+# Words anywhere before the secret word that make the whole name a non-secret.
+NAME_NOT_SECRET = frozenset(
+    """
+    no not non is has show hide toggle use enable disable require requires needs with
+    without fake dummy example sample mock public pub forgot confirm_new generate get set
+    validate check count
+    """.split()
+)
+
+_WORD_SPLIT = re.compile(r"[A-Z]{2,}(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+[a-z]*")
+_TOKEN_NOUN = re.compile(r"(?:access|auth|bearer|refresh|id|api|session|bot|app|user)?tokens?")
+
+_AUTH_SCHEMES = re.compile(
+    r"(?i)(?:bearer|basic|token|digest|bot|api-?token|api-?key|oauth|jwt|ssws|geniekey|key)[ \t]+"
+)
+
+ASSIGN_RE = re.compile(
+    r"""
+    (?P<kq>\\?["'`])?                                   # closing quote of a quoted name
+    \]?                                                 # os.environ['X'] =
+    (?:\[\d{0,6}\])?                                    # char secret[25] =
+    (?:[ \t]*:[ \t]*(?:string|String|str|number)\b(?=[ \t]*=))?   # TS/Kotlin type
+    (?:[ \t]+(?:string|String|str)\b(?=[ \t]*=))?       # Go: var x string =
+    (?P<sp>[ \t]{0,16})
+    (?P<op>:::=|::=|:=|\?=|\.=|\|\|=|===|!==|==|!=|=>|<-|=|:|,|>)?
+    [ \t]{0,16}
+    """,
+    re.X,
+)
+
+VALUE_RE = re.compile(
+    r"""
+    (?:[@rRbBuUfF]{1,2}(?=["'`]))?
+    (?:
+        \\"(?P<edq>(?:[^"\\\n]|\\[^"\n]){0,4096})\\"
+      | \\'(?P<esq>(?:[^'\\\n]|\\[^'\n]){0,4096})\\'
+      | "(?P<dq>(?:[^"\\\n]|\\[^\n]){0,4096})"
+      | '(?P<sq>(?:[^'\\\n]|\\[^\n]){0,4096})'
+      | `(?P<bq>[^`\n]{0,4096})`
+      | (?P<uq>[^\s"'`<\\,;&]{1,4096})
+    )
+    """,
+    re.X,
+)
+
+_XML_VALUE = re.compile(r"\s{0,64}(?P<v>[^<\s][^<\n]{0,4095}?)\s{0,64}</")
+_ATTR_VALUE = re.compile(r"""\s+value\s*=\s*(?P<q>["'])(?P<v>[^"'\n]{0,4096})(?P=q)""")
+_BEARER = re.compile(r"(?i)bearer[ \t]+(?P<v>[A-Za-z0-9._~+/-]{8,4096}=*)")
+_VALUE_IS_ASSIGNMENT = re.compile(r"(?i)[\w.-]{0,40}(?:pass|pwd|secret|token|key|auth)[\w.-]{0,40}[:=]")
+
+
+def split_words(name: str) -> list[str]:
+    """Split a name into lower-case words: ``sengridAPIToken_x`` -> sengrid, api, token, x."""
+    return [w.lower() for w in _WORD_SPLIT.findall(name)]
+
+
+def _word_kind(word: str) -> str | None:
+    """The tier a single word gives its name, or None."""
+    if "passw" in word or "pwd" in word or "passphrase" in word:
+        return PASSWORD
+    if word in ("pass", "pw", "pswd", "passcode", "passwd"):
+        return PASSWORD
+    if "secret" in word or "credential" in word or "apikey" in word or "bearer" in word:
+        return TOKEN
+    if word in ("auth", "oauth", "creds", "cred", "jwt", "pat", "authorization"):
+        return TOKEN
+    if word.startswith(("authoriz", "authtoken", "authkey")):
+        return TOKEN
+    if "token" in word:
+        return TOKEN if _TOKEN_NOUN.fullmatch(word) or word.endswith("token") else None
+    if word.endswith("key"):
+        stem = word[:-3]
+        if not stem:
+            return WEAK
+        if stem in KEY_SECRET_BEFORE or stem.endswith(("api", "access", "secret", "private")):
+            return TOKEN
+    return None
+
+
+@lru_cache(maxsize=4096)
+def classify_name(name: str) -> str | None:
+    """Return ``password``, ``token`` or ``weak`` when ``name`` names a secret, else None."""
+    words = split_words(name)
+    if not words:
+        return None
+    best: str | None = None
+    best_at = -1
+    for i, word in enumerate(words):
+        kind = _word_kind(word)
+        if kind is None:
+            continue
+        if word in ("tokens", "keys") or word.endswith(("tokens", "tokenizer", "tokenize")):
+            continue
+        if kind == PASSWORD or best != PASSWORD:
+            best, best_at = kind, i
+    if best is None:
+        return None
+    before = words[best_at - 1] if best_at > 0 else ""
+    after = words[best_at + 1 :]
+    if any(w in METADATA_WORDS for w in after):
+        return None
+    if any(w in NAME_NOT_SECRET for w in words[:best_at]):
+        return None
+    word = words[best_at]
+    if best == TOKEN and "token" in word and before in TOKEN_NOT_SECRET_BEFORE:
+        return None
+    if word == "key":
+        if before in KEY_NOT_SECRET_BEFORE:
+            return None
+        if before in KEY_SECRET_BEFORE:
+            return TOKEN
+    return best
+
+
+def _header_value_ok(value: str) -> bool:
+    """Credentials after ``Authorization:`` or ``Bearer``: anything real and long enough."""
+    v = value.strip().rstrip(",;")
+    if len(v) < HEADER_VALUE_MIN_LEN or is_placeholder(v):
+        return False
+    if v.isalpha() and (v.islower() or v.istitle()):
+        return False
+    if not any(c.isdigit() for c in v) and not looks_random(v):
+        return False
+    return shannon_entropy(v) >= HEADER_ENTROPY_MIN
+
+
+def _value_ok(kind: str, value: str, quoted: bool) -> bool:
+    if _VALUE_IS_ASSIGNMENT.match(value):
+        return False
+    if kind == PASSWORD:
+        return password_value_ok(value, quoted)
+    if kind == TOKEN:
+        return token_value_ok(value, quoted)
+    return token_value_ok(value, quoted, strict=True)
+
+
+def _strip_unquoted(text: str, start: int, end: int) -> int:
+    """Trim trailing punctuation and unbalanced closers from an unquoted value."""
+    while end > start and text[end - 1] in ".:)]}":
+        ch = text[end - 1]
+        opener = {")": "(", "]": "[", "}": "{"}.get(ch)
+        if opener and text.count(opener, start, end) >= text.count(ch, start, end):
+            break
+        end -= 1
+    return end
+
+
+def parse_value(text: str, pos: int) -> tuple[int, int, bool] | None:
+    """Parse the value at ``pos``: return (start, end, quoted) of its content."""
+    m = VALUE_RE.match(text, pos)
+    if not m:
+        return None
+    for group in ("edq", "esq", "dq", "sq", "bq"):
+        if m.group(group) is not None:
+            s, e = m.span(group)
+            return s, e, True
+    s, e = m.span("uq")
+    e = _strip_unquoted(text, s, e)
+    return (s, e, False) if e > s else None
+
+
+class _Ctx:
+    """Per-scan state shared by the keyword handlers."""
+
+    __slots__ = ("text", "tb", "spans")
+
+    def __init__(self, text: str, tb: bytes) -> None:
+        self.text = text
+        self.tb = tb
+        self.spans: list[tuple[int, int, str]] = []
+
+
+def _key_bounds(ctx: _Ctx, i: int, j: int) -> tuple[int, int]:
+    """Extend the keyword hit ``[i, j)`` to the whole name around it."""
+    tb = ctx.tb
+    lo = max(0, i - MAX_KEY_SIDE)
+    ks = tb.rfind(b" ", lo, i) + 1
+    if ks == 0:
+        ks = lo
+    hi = min(len(tb), j + MAX_KEY_SIDE)
+    ke = tb.find(b" ", j, hi)
+    if ke == -1:
+        ke = hi
+    text = ctx.text
+    while ke > j and text[ke - 1] in ".-~":
+        ke -= 1
+    return ks, ke
+
+
+def _handle_value_after(ctx: _Ctx, kind: str, name: str, ks: int, ke: int) -> int:
+    """Find and judge the value assigned to the name at ``[ks, ke)``; return resume pos."""
+    text = ctx.text
+    a = ASSIGN_RE.match(text, ke)
+    op = a.group("op")
+    pos = a.end()
+    kq = a.group("kq")
+    before = text[ks - 1] if ks > 0 else ""
+    authish = "auth" in name.lower()
+
+    if op is None:
+        if kq and before in "\"'":
+            m = _ATTR_VALUE.match(text, a.start("sp") if a.group("sp") else pos)
+            if m:
+                s, e = m.span("v")
+                if _value_ok(kind, text[s:e], True):
+                    ctx.spans.append((s, e, "keyword-assignment"))
+                return m.end()
+        if name.startswith("-") and a.group("sp"):
+            pass  # --token VALUE
+        elif kind != WEAK and pos < len(text) and text[pos] in "\"'`" and a.group("sp"):
+            pass  # password "value";
+        else:
+            return _reverse_compare(ctx, kind, ks, ke)
+    elif op == ",":
+        if not kq:
+            return ke
+    elif op == ">":
+        if before != "<":
+            return ke
+        m = _XML_VALUE.match(text, pos)
+        if not m:
+            return ke
+        s, e = m.span("v")
+        e = s + len(text[s:e].rstrip())
+        if _value_ok(kind, text[s:e], True):
+            ctx.spans.append((s, e, "keyword-assignment"))
+        return m.end()
+
+    if authish or kind != WEAK:
+        # Authorization: Bearer xxx / "auth": "Basic xxx"
+        q = pos
+        if q < len(text) and text[q] in "\"'`":
+            q += 1
+        sm = _AUTH_SCHEMES.match(text, q)
+        if sm:
+            m = re.compile(r"[^\s\"'`,;\\]{1,4096}").match(text, sm.end())
+            if m:
+                if _header_value_ok(m.group()):
+                    ctx.spans.append((m.start(), m.end(), "authorization"))
+                return m.end()
+
+    parsed = parse_value(text, pos)
+    if parsed is None:
+        return ke
+    s, e, quoted = parsed
+    value = text[s:e]
+    ok = _header_value_ok(value) if name.lower().endswith("authorization") else False
+    if ok or _value_ok(kind, value, quoted):
+        ctx.spans.append((s, e, "keyword-assignment"))
+        return e
+    if e - s > SKIP_REJECTED_OVER and not quoted:
+        return e
+    return ke
+
+
+def _reverse_compare(ctx: _Ctx, kind: str, ks: int, ke: int) -> int:
+    """``if ("s3cr3t" == password)``: the literal sits before the name."""
+    text = ctx.text
+    w = text[max(0, ks - 8) : ks].rstrip()
+    if not (w.endswith("==") or w.endswith("!=")):
+        return ke
+    k = ks - (len(text[max(0, ks - 8) : ks]) - len(w)) - 2
+    while k > 0 and text[k - 1] == "=":
+        k -= 1
+    if k > 0 and text[k - 1] == "!":
+        k -= 1
+    k -= 1
+    while k > 0 and text[k] in " \t":
+        k -= 1
+    if k <= 0 or text[k] not in "\"'":
+        return ke
+    q = text[k]
+    open_at = text.rfind(q, max(0, k - MAX_VALUE), k)
+    if open_at == -1:
+        return ke
+    s, e = open_at + 1, k
+    if "\n" not in text[s:e] and _value_ok(kind, text[s:e], True):
+        ctx.spans.append((s, e, "keyword-assignment"))
+    return ke
+
+
+def _handle_bearer(ctx: _Ctx, i: int) -> int:
+    m = _BEARER.match(ctx.text, i)
+    if not m:
+        return i + 6
+    s, e = m.span("v")
+    if _header_value_ok(m.group("v")):
+        ctx.spans.append((s, e, "bearer"))
+        return e
+    return i + 6
+
+
+def find_keyword_secrets(text: str, lower: bytes, tb: bytes) -> list[tuple[int, int, str]]:
+    """All keyword-assignment secrets in ``text`` (``lower``/``tb``: its byte views)."""
+    ctx = _Ctx(text, tb)
+    resume = 0
+    for m in KEYWORD_RE.finditer(lower):
+        i = m.start()
+        if i < resume:
+            continue
+        if lower.startswith(b"bearer", i):
+            resume = _handle_bearer(ctx, i)
+            if ctx.spans and ctx.spans[-1][1] == resume:
+                continue
+        ks, ke = _key_bounds(ctx, i, m.end())
+        if ke - ks > 2 * MAX_KEY_SIDE:
+            resume = ke
+            continue
+        name = text[ks:ke]
+        kind = classify_name(name.strip("-.$@"))
+        if kind is None:
+            resume = ke
+            continue
+        resume = max(resume, _handle_value_after(ctx, kind, name, ks, ke))
+    return ctx.spans
+
+
+# --- names that are only secret for one provider --------------------------------------------
+
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+
+#: (word in the name, value format, kind): gitleaks-style "keyword + format" rules for
+#: names that carry no secret word (``cloudflare: ...``, ``SONAR_LOGIN = ...``).
+PROVIDER_NAMES: tuple[tuple[bytes, re.Pattern[str], str], ...] = tuple(
+    (word, re.compile(fmt), kind)
+    for word, fmt, kind in (
+        (b"cloudflare", r"[\w-]{40}|[a-f0-9]{37}", "cloudflare-api-key"),
+        (b"sourcegraph", r"[a-fA-F0-9]{40}", "sourcegraph-token"),
+        (b"sonar", r"(?:sq[upa]_)?[A-Za-z0-9]{40}", "sonar-token"),
+        (b"sumo", r"su[A-Za-z0-9]{12}|[A-Za-z0-9]{64}", "sumologic-key"),
+        (b"meraki", r"[0-9a-f]{40}", "cisco-meraki-key"),
+        (b"okta", r"00[\w=-]{40}", "okta-token"),
+        (b"heroku", _UUID, "heroku-api-key"),
+        (b"hubspot", _UUID, "hubspot-api-key"),
+        (b"snyk", _UUID, "snyk-token"),
+        (b"messagebird", _UUID + r"|[A-Za-z0-9]{25}", "messagebird-key"),
+        (b"contribsys", r"[a-f0-9]{8}:[a-f0-9]{8}", "sidekiq-secret"),
+        (b"discord", r"\d{17,20}|[a-f0-9]{64}", "discord-key"),
+    )
+)
+
+
+def find_provider_name_secrets(text: str, lower: bytes, tb: bytes) -> list[tuple[int, int, str]]:
+    """Values whose format is only a secret under a provider's name (``SONAR_LOGIN=...``)."""
+    ctx = _Ctx(text, tb)
+    for word, fmt, kind in PROVIDER_NAMES:
+        i = lower.find(word)
+        while i != -1:
+            ks, ke = _key_bounds(ctx, i, i + len(word))
+            a = ASSIGN_RE.match(text, ke)
+            nxt = ke + 1
+            if a.group("op") in ("=", ":", ":=", "::=", ":::=", "?=", ".=", "=>", ","):
+                parsed = parse_value(text, a.end())
+                if parsed:
+                    s, e, _quoted = parsed
+                    value = text[s:e]
+                    if fmt.fullmatch(value) and provider_token_ok(value, 2.8):
+                        ctx.spans.append((s, e, kind))
+                        nxt = e
+            i = lower.find(word, max(nxt, i + 1))
+    return ctx.spans

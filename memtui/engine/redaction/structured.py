@@ -1,0 +1,289 @@
+"""Secrets that live in a structure: PEM blocks, URLs, curl options, Kubernetes Secrets,
+webhook URLs. Each detector is gated by a literal check on the lower-cased bytes so that
+ordinary text only pays for a few ``in`` tests.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .entropy import (
+    is_placeholder,
+    looks_random,
+    password_value_ok,
+    provider_token_ok,
+    shannon_entropy,
+)
+
+#: Longest PEM body searched for its END line.
+PEM_MAX_BODY = 100_000
+#: Longest body redacted after a BEGIN line that has no END line.
+PEM_UNTERMINATED_MAX = 16_384
+#: A PEM body must hold a base64 run this long to be a real key.
+PEM_MIN_BASE64_RUN = 20
+#: How far a curl command (with ``\\`` continuations) is followed to find ``-u``.
+CURL_MAX_COMMAND = 8_192
+#: Kubernetes Secret data values shorter than this are not redacted (``YmFyCg==``).
+K8S_MIN_VALUE = 10
+#: How far around an AWS access key a matching secret key is looked for.
+AWS_SECRET_WINDOW = 300
+AWS_SECRET_ENTROPY_MIN = 4.0
+
+_PEM_BEGIN = re.compile(r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/=]{%d,}" % PEM_MIN_BASE64_RUN)
+_PEM_EDGE = re.compile(r"(?:\s|\\[nr])+")
+
+
+def find_pem_blocks(text: str) -> list[tuple[int, int, str]]:
+    """Private key bodies between BEGIN and END lines (the armour lines are kept).
+
+    A block without an END line (a truncated paste) is redacted up to the next blank line.
+    """
+    spans: list[tuple[int, int, str]] = []
+    next_end = -2  # cached position of the next "-----END" (monotonic search)
+    next_blank = -2
+    next_begin = -2
+    for m in _PEM_BEGIN.finditer(text):
+        body_start = m.end()
+        if next_end != -1 and next_end < body_start:
+            next_end = text.find("-----END", body_start)
+        if next_begin < body_start + 1 and next_begin != -1:
+            next_begin = text.find("-----BEGIN", body_start)
+        end = next_end
+        if end != -1 and end - body_start <= PEM_MAX_BODY and (next_begin == -1 or end < next_begin):
+            body = text[body_start:end]
+            if not _BASE64_RUN.search(body) or "[REDACTED]" in body:
+                continue
+            s, e = _trim_edges(text, body_start, end)
+            if e > s:
+                spans.append((s, e, "pem-private-key"))
+            continue
+        # Unterminated: redact to the next blank line or BEGIN, bounded.
+        if next_blank != -1 and next_blank < body_start:
+            next_blank = text.find("\n\n", body_start)
+        stop = body_start + PEM_UNTERMINATED_MAX
+        for candidate in (next_blank, next_begin, len(text)):
+            if candidate != -1 and candidate < stop:
+                stop = candidate
+        s, e = _trim_edges(text, body_start, min(stop, len(text)))
+        if e > s and not text.startswith("[REDACTED]", s):
+            spans.append((s, e, "pem-private-key"))
+    return spans
+
+
+def _trim_edges(text: str, s: int, e: int) -> tuple[int, int]:
+    m = _PEM_EDGE.match(text, s, e)
+    if m:
+        s = m.end()
+    while e > s:
+        if text[e - 1].isspace():
+            e -= 1
+        elif text[e - 2 : e] in ("\\n", "\\r") and e - 2 >= s:
+            e -= 2
+        else:
+            break
+    return s, e
+
+
+# --- URLs ------------------------------------------------------------------------------
+
+_URL_USERINFO = re.compile(
+    r"//(?P<user>[^\s:/?#@\"'<>\[\]{}|\\^`]{0,128}):(?P<pw>[^\s/?#@\"'<>\[\]{}|\\^`]{1,256})@"
+    r"(?=[\w\[.-])"
+)
+_SCHEME_BEFORE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,30}:$")
+
+
+def find_url_passwords(text: str) -> list[tuple[int, int, str]]:
+    """Passwords in ``scheme://user:password@host`` (the user and host are kept)."""
+    spans: list[tuple[int, int, str]] = []
+    i = text.find("://")
+    while i != -1:
+        m = _URL_USERINFO.match(text, i + 1)
+        if m and _SCHEME_BEFORE.search(text, max(0, i - 31), i + 1):
+            pw = m.group("pw")
+            if not is_placeholder(pw) and not pw.startswith("$"):
+                spans.append((m.start("pw"), m.end("pw"), "url-password"))
+            i = text.find("://", m.end())
+        else:
+            i = text.find("://", i + 3)
+    return spans
+
+
+# --- curl -u user:password -------------------------------------------------------------
+
+_CURL_USER = re.compile(r"(?:(?<=\s)-u|--user)(?:[ \t]+|=)(?P<arg>(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"'])+)")
+
+
+def find_curl_credentials(text: str, lower: bytes) -> list[tuple[int, int, str]]:
+    """``curl -u user:password`` / ``--user``: the password (or a key used as the user)."""
+    spans: list[tuple[int, int, str]] = []
+    i = lower.find(b"curl")
+    while i != -1:
+        end = _command_end(text, i)
+        for m in _CURL_USER.finditer(text, i, end):
+            spans.extend(_userinfo_spans(text, m.start("arg"), m.end("arg")))
+        i = lower.find(b"curl", max(end, i + 4))
+    return spans
+
+
+def _command_end(text: str, start: int) -> int:
+    """End of a shell command starting at ``start``, following ``\\`` line continuations."""
+    limit = min(len(text), start + CURL_MAX_COMMAND)
+    pos = start
+    while True:
+        nl = text.find("\n", pos, limit)
+        if nl == -1:
+            return limit
+        if text[nl - 1] == "\\" or (text[nl - 1] == "\r" and text[nl - 2] == "\\"):
+            pos = nl + 1
+            continue
+        return nl
+
+
+def _userinfo_spans(text: str, s: int, e: int) -> list[tuple[int, int, str]]:
+    """Split a ``user:password`` argument (quotes allowed around either part)."""
+    # Map characters of the unquoted argument back to text offsets.
+    chars: list[int] = [k for k in range(s, e) if text[k] not in "\"'"]
+    plain = "".join(text[k] for k in chars)
+    if ":" not in plain:
+        return []
+    colon = plain.index(":")
+    user, pw = plain[:colon], plain[colon + 1 :]
+    if pw:
+        if is_placeholder(pw) or pw.startswith("$") or is_placeholder(user + ":" + pw):
+            return []
+        if not password_value_ok(pw, quoted=True) and not (len(pw) >= 8 and looks_random(pw)):
+            if len(pw) < 8 or pw.isalpha():
+                return []
+        return [(chars[colon + 1], chars[-1] + 1, "curl-credentials")]
+    if user and not is_placeholder(user) and looks_random(user):
+        return [(chars[0], chars[colon - 1] + 1, "curl-credentials")]
+    return []
+
+
+# --- Kubernetes Secret manifests ---------------------------------------------------------
+
+_K8S_KIND = re.compile(r"(?im)^[ \t]*kind:[ \t]*[\"']?secret[\"']?[ \t]*$")
+_K8S_DATA = re.compile(r"(?m)^(?P<ind>[ \t]*)(?P<sec>data|stringData):[ \t]*$")
+_K8S_ENTRY = re.compile(r"(?P<ind>[ \t]*)(?P<key>[\w.-]+):[ \t]*(?P<val>.*)")
+_B64_VALUE = re.compile(r"[A-Za-z0-9+/]+={0,2}")
+
+
+def find_k8s_secret_data(text: str) -> list[tuple[int, int, str]]:
+    """Values under ``data:``/``stringData:`` in a ``kind: Secret`` manifest."""
+    spans: list[tuple[int, int, str]] = []
+    for doc_start, doc_end in _yaml_documents(text):
+        if not _K8S_KIND.search(text, doc_start, doc_end):
+            continue
+        for dm in _K8S_DATA.finditer(text, doc_start, doc_end):
+            base = len(dm.group("ind").expandtabs(4))
+            string_data = dm.group("sec") == "stringData"
+            pos = dm.end() + 1
+            block_indent: int | None = None
+            while pos < doc_end:
+                nl = text.find("\n", pos, doc_end)
+                line_end = doc_end if nl == -1 else nl
+                line = text[pos:line_end]
+                stripped = line.strip()
+                ind = len(line) - len(line.lstrip(" \t"))
+                width = len(line[:ind].expandtabs(4))
+                if stripped and width <= base:
+                    break
+                if block_indent is not None and stripped and width > block_indent:
+                    _k8s_value(text, pos + ind, line_end, string_data, spans)
+                elif stripped and not stripped.startswith("#"):
+                    m = _K8S_ENTRY.fullmatch(line)
+                    block_indent = None
+                    if m:
+                        val = m.group("val").strip()
+                        if val in ("|", ">", "|-", ">-", "|+", ">+"):
+                            block_indent = width
+                        elif val:
+                            vs = pos + m.start("val")
+                            _k8s_value(text, vs, vs + len(m.group("val").rstrip()), string_data, spans)
+                pos = line_end + 1
+    return spans
+
+
+def _k8s_value(text: str, s: int, e: int, string_data: bool, spans: list) -> None:
+    if e > s and text[s] in "\"'" and text[e - 1] == text[s]:
+        s, e = s + 1, e - 1
+    value = text[s:e]
+    if len(value) < K8S_MIN_VALUE or is_placeholder(value) or "{{" in value:
+        return
+    if string_data:
+        if password_value_ok(value, quoted=True):
+            spans.append((s, e, "kubernetes-secret"))
+    elif _B64_VALUE.fullmatch(value) and shannon_entropy(value) >= 2.5:
+        spans.append((s, e, "kubernetes-secret"))
+
+
+def _yaml_documents(text: str) -> list[tuple[int, int]]:
+    docs = []
+    start = 0
+    for m in re.finditer(r"(?m)^---[ \t]*$", text):
+        docs.append((start, m.start()))
+        start = m.end()
+    docs.append((start, len(text)))
+    return docs
+
+
+# --- webhooks and provider URLs -----------------------------------------------------------
+
+_WEBHOOKS: tuple[tuple[bytes, re.Pattern[str], str], ...] = (
+    (
+        b"hooks.slack.com",
+        re.compile(r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9_/+-]{20,250})"),
+        "slack-webhook",
+    ),
+    (
+        b"webhook.office.com",
+        re.compile(
+            r"webhook\.office\.com/webhookb2/(?P<s>[\w-]{36}@[\w-]{36}/IncomingWebhook/[\w-]{32}/[\w-]{36})"
+        ),
+        "teams-webhook",
+    ),
+    (
+        b"discord",
+        re.compile(r"discord(?:app)?\.com/api/webhooks/(?P<s>\d{17,20}/[\w-]{60,80})"),
+        "discord-webhook",
+    ),
+    (
+        b"softlayer.com",
+        re.compile(r"(?i)api\.softlayer\.com/soap/v3(?:\.1)?/(?P<s>[a-z0-9]{64})"),
+        "softlayer-api-key",
+    ),
+)
+
+
+def find_webhooks(text: str, lower: bytes) -> list[tuple[int, int, str]]:
+    """Secret parts of webhook URLs (Slack, Teams, Discord) and key-bearing API URLs."""
+    spans: list[tuple[int, int, str]] = []
+    for needle, pattern, kind in _WEBHOOKS:
+        i = lower.find(needle)
+        if i == -1:
+            continue
+        for m in pattern.finditer(text, max(0, i - 40)):
+            value = m.group("s")
+            if provider_token_ok(value.replace("/", ""), 3.0):
+                spans.append((m.start("s"), m.end("s"), kind))
+    return spans
+
+
+# --- AWS secret access keys next to an access key id ------------------------------------
+
+_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+
+
+def find_aws_secret_near(text: str, key_spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """40-character AWS secret keys within a few lines of an AWS access key id."""
+    spans = []
+    for s, e, _kind in key_spans:
+        lo = max(0, s - AWS_SECRET_WINDOW)
+        hi = min(len(text), e + AWS_SECRET_WINDOW)
+        for m in _AWS_SECRET.finditer(text, lo, hi):
+            v = m.group()
+            if shannon_entropy(v) >= AWS_SECRET_ENTROPY_MIN and any(c.isdigit() for c in v):
+                spans.append((m.start(), m.end(), "aws-secret-key"))
+    return spans

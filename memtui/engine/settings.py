@@ -1,0 +1,219 @@
+"""Auto-memory settings (spec/20): per user, read and written by that user alone.
+
+Everything is off by default. A change is checked whole before anything is written: one bad
+key or value refuses the whole change with ``InvalidInput`` naming it. ``extract_model`` and
+``consolidation_model`` are stored and shown only; version 1 never calls a model.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from memtui.engine.validation import check_text
+from memtui.errors import InvalidInput, StoreError
+
+if TYPE_CHECKING:
+    from memtui.engine.api import Engine
+    from memtui.store.database import Store
+
+log = logging.getLogger(__name__)
+
+SWITCH = "switch"
+"""0 or 1 (booleans accepted and stored as 0/1)."""
+PERCENT = "percent"
+"""A whole number from 0 to 100."""
+COUNT = "count"
+"""A whole number from 0 to MAX_COUNT."""
+MODEL = "model"
+"""A model name (one line of text) or null; stored only."""
+
+MAX_COUNT = 10**9
+MAX_MODEL_NAME_BYTES = 200
+
+
+@dataclass(frozen=True)
+class SettingSpec:
+    """One setting: its kind, default and what it means (shown by the app and the CLI)."""
+
+    name: str
+    kind: str
+    default: Any
+    meaning: str
+
+
+SETTING_SPECS: tuple[SettingSpec, ...] = (
+    SettingSpec("generate_memories", SWITCH, 0, "finished tasks may be turned into memories"),
+    SettingSpec("use_memories", SWITCH, 0, "new tasks get memories injected into their first turn"),
+    SettingSpec("disable_on_external_context", SWITCH, 1,
+                "skip tasks that took in outside context"),
+    SettingSpec("min_rate_limit_remaining_percent", PERCENT, 20,
+                "skip extraction when less of the month's quota is left"),
+    SettingSpec("idle_seconds", COUNT, 900, "a finished task must have been idle this long"),
+    SettingSpec("min_duration_seconds", COUNT, 30, "skip very short tasks"),
+    SettingSpec("min_result_chars", COUNT, 200, "skip tasks with a very short result"),
+    SettingSpec("extract_model", MODEL, None, "stored only: no model is called (version 1)"),
+    SettingSpec("consolidation_model", MODEL, None,
+                "stored only: no model is called (version 1)"),
+)
+SPECS: dict[str, SettingSpec] = {spec.name: spec for spec in SETTING_SPECS}
+DEFAULTS: dict[str, Any] = {spec.name: spec.default for spec in SETTING_SPECS}
+"""Every setting's default (spec/20: everything off)."""
+
+_CLI_TRUE = frozenset({"1", "on", "true"})
+_CLI_FALSE = frozenset({"0", "off", "false"})
+_CLI_NULL = frozenset({"null", "none", ""})
+_WHOLE_NUMBER = re.compile(r"^[+-]?[0-9]{1,12}$")
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_setting(name: object, value: object) -> Any:
+    """A checked value for one setting (switches normalised to 0/1); InvalidInput otherwise."""
+    spec = SPECS.get(name) if isinstance(name, str) else None
+    if spec is None:
+        raise InvalidInput(f"unknown setting {str(name)[:80]!r}: use one of {', '.join(SPECS)}")
+    if spec.kind == SWITCH:
+        if isinstance(value, bool) or (_is_int(value) and value in (0, 1)):
+            return int(value)  # type: ignore[arg-type]
+        raise InvalidInput(f"{spec.name} must be 0 or 1 (on/off), got {value!r:.80}")
+    if spec.kind in (PERCENT, COUNT):
+        if not _is_int(value):
+            raise InvalidInput(f"{spec.name} must be a whole number, got {value!r:.80}")
+        top = 100 if spec.kind == PERCENT else MAX_COUNT
+        if value < 0:  # type: ignore[operator]
+            raise InvalidInput(f"{spec.name} must not be negative, got {value}")
+        if value > top:  # type: ignore[operator]
+            what = "a percentage from 0 to 100" if spec.kind == PERCENT else f"at most {top}"
+            raise InvalidInput(f"{spec.name} must be {what}, got {value}")
+        return value
+    if value is None:
+        return None
+    if not isinstance(value, str) or "\n" in value or "\r" in value:
+        raise InvalidInput(f"{spec.name} must be one line of text or null")
+    return check_text(value.strip(), spec.name, max_bytes=MAX_MODEL_NAME_BYTES)
+
+
+def check_changes(changes: Mapping[str, Any]) -> dict[str, Any]:
+    """Check a whole change set; the first bad key or value refuses all of it."""
+    if not isinstance(changes, Mapping):
+        raise InvalidInput("settings must be an object of name: value")
+    if not changes:
+        raise InvalidInput(f"no setting given: use one of {', '.join(SPECS)}")
+    return {name: check_setting(name, value) for name, value in changes.items()}
+
+
+def _parse_cli_value(spec: SettingSpec, raw: str) -> Any:
+    text = raw.strip()
+    lowered = text.lower()
+    if spec.kind == SWITCH:
+        if lowered in _CLI_TRUE:
+            return 1
+        if lowered in _CLI_FALSE:
+            return 0
+        raise InvalidInput(f"{spec.name} takes 0/1, on/off or true/false, got {raw[:80]!r}")
+    if spec.kind in (PERCENT, COUNT):
+        if not _WHOLE_NUMBER.match(text):
+            raise InvalidInput(f"{spec.name} must be a whole number, got {raw[:80]!r}")
+        return int(text)
+    return None if lowered in _CLI_NULL else text
+
+
+def parse_cli_pairs(pairs: Iterable[str]) -> dict[str, Any]:
+    """``["KEY=VALUE", ...]`` from the command line as typed values, checked whole.
+
+    Switches take ``0/1``, ``on/off``, ``true/false``; numbers take whole numbers only
+    (``1.5`` and ``yes`` are refused); model names take text, ``null`` clears them.
+    """
+    parsed: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, raw = pair.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise InvalidInput(f"settings are given as KEY=VALUE, got {pair[:80]!r}")
+        spec = SPECS.get(name)
+        if spec is None:
+            raise InvalidInput(f"unknown setting {name[:80]!r}: use one of {', '.join(SPECS)}")
+        if name in parsed:
+            raise InvalidInput(f"{name} is given twice")
+        parsed[name] = _parse_cli_value(spec, raw)
+    return check_changes(parsed)
+
+
+def _explicit_settings(store: Store, user_id: str) -> dict[str, Any]:
+    """The settings the user set (checked; unreadable or bad values left out), without
+    defaults, so a later version's new defaults still reach keys the user never set."""
+    try:
+        stored = store.tasks.get_settings(user_id) or {}
+    except StoreError as error:
+        log.warning("settings of %s unreadable, using defaults: %s", user_id, error)
+        return {}
+    explicit: dict[str, Any] = {}
+    for name, value in stored.items():
+        if name not in SPECS:
+            continue
+        try:
+            explicit[name] = check_setting(name, value)
+        except InvalidInput as error:
+            log.warning("setting %s of %s ignored: %s", name, user_id, error.message)
+    return explicit
+
+
+def load_settings(store: Store, user_id: str) -> dict[str, Any]:
+    """The user's effective settings: stored values over the defaults.
+
+    A stored value that no longer passes its check (a hand-edited row) falls back to the
+    default with a warning; so does an unreadable row. Defaults are the safe side: off.
+    """
+    return DEFAULTS | _explicit_settings(store, user_id)
+
+
+class SettingsApi:
+    """The acting user's auto-memory settings."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._store = engine.store
+
+    @staticmethod
+    def defaults() -> dict[str, Any]:
+        """Every setting's default."""
+        return dict(DEFAULTS)
+
+    @staticmethod
+    def specs() -> tuple[SettingSpec, ...]:
+        """Every setting's kind, default and meaning, in display order."""
+        return SETTING_SPECS
+
+    def get(self) -> dict[str, Any]:
+        """The actor's effective settings (every key, defaults filled in)."""
+        return load_settings(self._store, self._engine.actor)
+
+    def set_many(self, changes: Mapping[str, Any]) -> dict[str, Any]:
+        """Change some settings; all or nothing. Audited as ``settings_updated`` (keys only).
+
+        Returns the effective settings after the change.
+        """
+        checked = check_changes(changes)
+        actor = self._engine.actor
+        with self._store.transaction():
+            self._store.identity.ensure_user(actor)
+            explicit = _explicit_settings(self._store, actor)
+            explicit.update(checked)
+            self._store.tasks.save_settings(actor, explicit, self._store.now())
+            self._store.audit.append(actor, "settings_updated", actor,
+                                     {"keys": sorted(checked)})
+        return DEFAULTS | explicit
+
+    def update(self, **changes: Any) -> dict[str, Any]:
+        """Keyword form of ``set_many``."""
+        return self.set_many(changes)
+
+    def parse_cli_pairs(self, pairs: Iterable[str]) -> dict[str, Any]:
+        """See the module function ``parse_cli_pairs``."""
+        return parse_cli_pairs(pairs)

@@ -1,0 +1,338 @@
+"""Tasks, follow-ups, per-task flags and the monthly quota: the extractor's input (spec/20).
+
+Rules decided here:
+- Recording a task needs ``create_task`` on its project (NotFound when the actor cannot read
+  the project, PermissionDenied for a reader). The task belongs to the actor.
+- A task is visible to its own user and to every reader of its project; anyone else gets
+  NotFound, exactly as for a task that does not exist.
+- Goal, prompt, result and follow-up messages are redacted before they are stored. Each text
+  is at most ``MAX_TASK_TEXT_BYTES`` (1 MiB) in UTF-8; a bigger one is refused whole.
+- A completed task needs both times unless the caller says they may be missing
+  (``allow_missing_times`` for importers: the extractor then skips it as ``missing_times``).
+- Quota: no row means the default $10 limit; a row whose limit is null means unlimited.
+  Spend is the sum of the user's task costs recorded (``created_at``) in the store clock's
+  current UTC month.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from memtui.engine import permissions as perm
+from memtui.engine.redaction import redact
+from memtui.engine.validation import check_text
+from memtui.errors import Conflict, InvalidInput, NotFound, StoreError
+from memtui.store.models import TASK_STATUSES, Followup, Task
+from memtui.store.timeutil import format_time, month_start, next_month_start, normalize_time
+
+if TYPE_CHECKING:
+    from memtui.engine.api import Engine
+    from memtui.store.database import Store
+
+MAX_TASK_TEXT_BYTES = 1024 * 1024
+"""Largest goal, prompt or result accepted, in UTF-8 bytes (after that: InvalidInput)."""
+MAX_FOLLOWUP_BYTES = 64 * 1024
+MAX_SOURCE_BYTES = 64
+MAX_SOURCE_REF_BYTES = 1024
+MAX_COST_USD = 1_000_000.0
+"""Largest cost accepted for one task (a typo guard, not a budget)."""
+MAX_QUOTA_USD = 1_000_000_000.0
+DEFAULT_QUOTA_USD = 10.0
+"""The monthly limit of a user with no quota row."""
+DEFAULT_TASK_LIST_LIMIT = 50
+MAX_TASK_LIST_LIMIT = 10_000
+FOLLOW = "follow"
+"""A per-task flag value meaning: follow the user's setting (stored as null)."""
+_FLAG_WORDS: dict[object, int | None] = {FOLLOW: None, "on": 1, "off": 0, 0: 0, 1: 1,
+                                          True: 1, False: 0}
+_FLAG_COLUMNS = {"use": "use_memories", "generate": "generate_memories"}
+
+
+class QuotaUnreadable(StoreError):
+    """The quota row or the month's spend cannot be read as numbers."""
+
+    code = "quota_unreadable"
+
+
+def task_not_found(task_id: str) -> NotFound:
+    """The one answer for a missing task and one the actor may not see."""
+    return NotFound(f"task {str(task_id)[:80]!r} not found")
+
+
+def can_see_task(store: Store, task: Task, user_id: str) -> bool:
+    """Own tasks, and tasks of projects the user can read."""
+    return task.user == user_id or perm.READ in perm.permissions(store, task.project, user_id)
+
+
+def visible_task(store: Store, task_id: object, user_id: str) -> Task:
+    """The task if the user may see it; NotFound otherwise (same answer as missing)."""
+    if not isinstance(task_id, str):
+        raise task_not_found(str(task_id))
+    task = store.tasks.get(task_id)
+    if task is None or not can_see_task(store, task, user_id):
+        raise task_not_found(task_id)
+    return task
+
+
+@dataclass(frozen=True)
+class QuotaStatus:
+    """The month's quota: ``limit_usd`` None means unlimited; ``is_default`` means no row."""
+
+    limit_usd: float | None
+    spent_usd: float
+    remaining_percent: float
+    is_default: bool
+
+    @property
+    def unlimited(self) -> bool:
+        """Whether the user has an explicit unlimited row."""
+        return self.limit_usd is None
+
+    def to_json(self) -> dict[str, Any]:
+        """``{limit, spent, remaining_percent, unlimited, default}``."""
+        return {"limit": self.limit_usd, "spent": round(self.spent_usd, 6),
+                "remaining_percent": round(self.remaining_percent, 2),
+                "unlimited": self.unlimited, "default": self.is_default}
+
+
+def _number(value: object, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise QuotaUnreadable(f"{what} is not a number")
+    number = float(value)
+    if not math.isfinite(number) or number < 0:
+        raise QuotaUnreadable(f"{what} is not a non-negative finite number")
+    return number
+
+
+def read_quota(store: Store, user_id: str) -> QuotaStatus:
+    """The user's quota for the store clock's month. Raises QuotaUnreadable (or StoreError)
+    when it cannot be read; callers that gate on it must fail closed."""
+    row = store.tasks.get_quota(user_id)
+    now = store.clock()
+    spent = _number(store.tasks.spend_between(user_id, format_time(month_start(now)),
+                                              format_time(next_month_start(now))), "the spend")
+    if row is None:
+        limit: float | None = DEFAULT_QUOTA_USD
+    elif row.limit_usd is None:
+        limit = None
+    else:
+        limit = _number(row.limit_usd, "the quota limit")
+    if limit is None:
+        remaining = 100.0
+    elif limit == 0:
+        remaining = 0.0
+    else:
+        remaining = max(0.0, min(100.0, (limit - spent) / limit * 100.0))
+    return QuotaStatus(limit_usd=limit, spent_usd=spent, remaining_percent=remaining,
+                       is_default=row is None)
+
+
+def _time(value: object, what: str) -> str | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        return format_time(value)
+    if not isinstance(value, str):
+        raise InvalidInput(f"{what} must be an ISO-8601 time")
+    return normalize_time(value)
+
+
+def _task_text(value: object, what: str) -> str:
+    if value is None:
+        return ""
+    return check_text(value, what, max_bytes=MAX_TASK_TEXT_BYTES, allow_empty=True)
+
+
+def _cost(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidInput("cost must be a number of USD")
+    cost = float(value)
+    if not math.isfinite(cost) or cost < 0:
+        raise InvalidInput(f"cost must be a non-negative number of USD, got {value}")
+    if cost > MAX_COST_USD:
+        raise InvalidInput(f"cost {cost} is above the limit of {MAX_COST_USD} USD per task")
+    return cost
+
+
+def _flag(value: object, what: str) -> int | None:
+    key = value.lower() if isinstance(value, str) else value
+    if key not in _FLAG_WORDS or (isinstance(value, float)):
+        raise InvalidInput(f"{what} takes on, off or follow (1, 0 or null), got {value!r:.40}")
+    return _FLAG_WORDS[key]
+
+
+def _check_times(status: str, started: str | None, finished: str | None,
+                 allow_missing_times: bool) -> None:
+    if status == "completed" and not allow_missing_times and (started is None or finished is None):
+        raise InvalidInput("a completed task needs both its start and finish times")
+    if started is not None and finished is not None and finished < started:
+        raise InvalidInput(f"the task finished ({finished}) before it started ({started})")
+    if status in ("queued",) and finished is not None:
+        raise InvalidInput("a queued task cannot have a finish time")
+
+
+class TaskApi:
+    """Tasks, follow-ups, per-task flags and the quota, acting as the engine's user."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._store = engine.store
+
+    @property
+    def actor(self) -> str:
+        """The acting user's id."""
+        return self._engine.actor
+
+    # ---- tasks ----------------------------------------------------------------------------
+
+    def add_task(self, project: str, goal: str | None, prompt: str | None, result: str | None,
+                 started_at: str | datetime | None, finished_at: str | datetime | None, *,
+                 status: str = "completed", cost_usd: float = 0, parent: str | None = None,
+                 continuation: bool = False, external_context: bool = False,
+                 source: str = "manual", source_ref: str | None = None,
+                 allow_missing_times: bool = False) -> Task:
+        """Record a task of the actor in ``project``; returns it (texts as stored, redacted).
+
+        Refused with InvalidInput (nothing written): unknown status, empty goal and prompt,
+        a text over MAX_TASK_TEXT_BYTES, bad or missing times (a completed task needs both
+        unless ``allow_missing_times``), finish before start, a negative or huge cost, a
+        ``source_ref`` already recorded for this source (Conflict). An unknown or invisible
+        parent is NotFound.
+        """
+        if status not in TASK_STATUSES:
+            raise InvalidInput(f"unknown task status {str(status)[:40]!r}: use one of "
+                               f"{', '.join(TASK_STATUSES)}")
+        goal_text, prompt_text = _task_text(goal, "goal"), _task_text(prompt, "prompt")
+        result_text = _task_text(result, "result")
+        if not goal_text.strip() and not prompt_text.strip():
+            raise InvalidInput("a task needs a goal or a prompt")
+        started, finished = _time(started_at, "start time"), _time(finished_at, "finish time")
+        _check_times(status, started, finished, allow_missing_times)
+        cost = _cost(cost_usd)
+        check_text(source, "source", max_bytes=MAX_SOURCE_BYTES)
+        if source_ref is not None:
+            check_text(source_ref, "source reference", max_bytes=MAX_SOURCE_REF_BYTES)
+        task = Task(id=self._store.new_id("task"), project=project, user=self.actor,
+                    goal=redact(goal_text), prompt=redact(prompt_text), status=status,
+                    parent=parent, started_at=started, finished_at=finished,
+                    result=redact(result_text), cost_usd=cost, continuation=bool(continuation),
+                    external_context=bool(external_context), source=source, created_at="")
+        with self._store.transaction():
+            perm.writable_project(self._store, project, self.actor)
+            if parent is not None:
+                visible_task(self._store, parent, self.actor)
+            if source_ref is not None:
+                existing = self._store.tasks.find_by_source_ref(source, source_ref)
+                if existing is not None:
+                    raise Conflict(f"{source} {source_ref[:80]!r} is already recorded as task "
+                                   f"{existing.id}", task_id=existing.id)
+            self._store.identity.ensure_user(self.actor)
+            task = replace(task, created_at=self._store.now())
+            self._store.tasks.insert(task, source_ref)
+        return task
+
+    def find_by_source_ref(self, source: str, source_ref: str) -> Task | None:
+        """The visible task recorded from (source, source_ref), or None (importers use this to
+        stay idempotent)."""
+        task = self._store.tasks.find_by_source_ref(source, source_ref)
+        if task is None or not can_see_task(self._store, task, self.actor):
+            return None
+        return task
+
+    def get_task(self, task_id: str) -> Task:
+        """One visible task (NotFound otherwise)."""
+        return visible_task(self._store, task_id, self.actor)
+
+    def list_tasks(self, project: str | None = None, limit: int = DEFAULT_TASK_LIST_LIMIT, *,
+                   mine: bool = False, status: str | None = None) -> list[Task]:
+        """Visible tasks, newest first: the actor's own plus those of readable projects
+        (``mine``: the actor's own only; ``project``: one readable project's)."""
+        if isinstance(limit, bool) or not isinstance(limit, int) or not \
+                1 <= limit <= MAX_TASK_LIST_LIMIT:
+            raise InvalidInput(f"limit must be between 1 and {MAX_TASK_LIST_LIMIT}")
+        if status is not None and status not in TASK_STATUSES:
+            raise InvalidInput(f"unknown task status {str(status)[:40]!r}")
+        if project is not None:
+            perm.readable_project(self._store, project, self.actor)
+        return self._store.tasks.list_visible(self.actor, limit, project=project, mine=mine,
+                                              status=status)
+
+    def children(self, task_id: str) -> list[Task]:
+        """A visible coordinator's sub-tasks (those the actor can see)."""
+        visible_task(self._store, task_id, self.actor)
+        return [t for t in self._store.tasks.children(task_id)
+                if can_see_task(self._store, t, self.actor)]
+
+    # ---- follow-ups -----------------------------------------------------------------------
+
+    def add_followup(self, to_task: str, from_task: str, message: str) -> Followup:
+        """Record a message from one task to another (redacted). Both tasks must be visible
+        (NotFound otherwise); writing needs ``create_task`` on the receiving task's project."""
+        text = check_text(message, "message", max_bytes=MAX_FOLLOWUP_BYTES)
+        if to_task == from_task:
+            raise InvalidInput("a task cannot send a follow-up to itself")
+        with self._store.transaction():
+            target = visible_task(self._store, to_task, self.actor)
+            visible_task(self._store, from_task, self.actor)
+            perm.writable_project(self._store, target.project, self.actor)
+            return self._store.tasks.insert_followup(from_task, to_task, redact(text),
+                                                     self._store.now())
+
+    def followups(self, task_id: str) -> list[Followup]:
+        """Messages to or from a visible task, oldest first."""
+        visible_task(self._store, task_id, self.actor)
+        return self._store.tasks.followups_for(task_id)
+
+    # ---- per-task flags -------------------------------------------------------------------
+
+    def set_flags(self, task_id: str, use: object = None, generate: object = None) -> Task:
+        """Override ``use_memories`` / ``generate_memories`` for one task.
+
+        Each of ``use`` and ``generate``: None leaves it alone; ``"follow"`` clears the
+        override; ``1``/``"on"``/True or ``0``/``"off"``/False set it. Needs ``create_task``
+        on the task's project. Audited as ``task_flags_set``.
+        """
+        changes = {_FLAG_COLUMNS[name]: _flag(value, name)
+                   for name, value in (("use", use), ("generate", generate)) if value is not None}
+        if not changes:
+            raise InvalidInput("give use or generate (on, off or follow)")
+        with self._store.transaction():
+            task = visible_task(self._store, task_id, self.actor)
+            perm.writable_project(self._store, task.project, self.actor)
+            self._store.tasks.update_flags(task_id, changes)
+            self._store.audit.append(self.actor, "task_flags_set", task_id, dict(changes))
+            updated = self._store.tasks.get(task_id)
+        assert updated is not None
+        return updated
+
+    # ---- quota ----------------------------------------------------------------------------
+
+    def set_quota(self, limit_usd: float | None = None, *, unlimited: bool = False) -> QuotaStatus:
+        """Set the actor's monthly limit in USD, or ``unlimited=True`` (an explicit null row).
+        Exactly one of them; a negative, non-finite or boolean limit is refused."""
+        if unlimited == (limit_usd is not None):
+            raise InvalidInput("give either a limit in USD or unlimited")
+        if not unlimited:
+            if isinstance(limit_usd, bool) or not isinstance(limit_usd, int | float):
+                raise InvalidInput("the quota limit must be a number of USD")
+            if not math.isfinite(limit_usd) or limit_usd < 0:
+                raise InvalidInput(f"the quota limit must be a non-negative number of USD, "
+                                   f"got {limit_usd}")
+            if limit_usd > MAX_QUOTA_USD:
+                raise InvalidInput(f"the quota limit is above {MAX_QUOTA_USD} USD")
+        value = None if unlimited else float(limit_usd)  # type: ignore[arg-type]
+        with self._store.transaction():
+            self._store.identity.ensure_user(self.actor)
+            self._store.tasks.set_quota(self.actor, value, self._store.now())
+            self._store.audit.append(self.actor, "quota_set", self.actor,
+                                     {"limit_usd": value, "unlimited": unlimited})
+            return read_quota(self._store, self.actor)
+
+    def quota_status(self) -> QuotaStatus:
+        """The actor's limit, this month's spend and the remaining percentage.
+        Raises QuotaUnreadable when the stored row cannot be read."""
+        with self._store.snapshot():
+            return read_quota(self._store, self.actor)

@@ -1,0 +1,228 @@
+"""The background extraction loop the app and the service host (plain threads, no Textual).
+
+``BackgroundLoop`` runs one extraction round for its user every ``interval_s`` seconds and
+whenever ``run_now()`` asks, in its own thread. It reports through ``on_event`` (called from
+the loop's thread: a Textual host posts a message from there, never touching widgets). A round
+that raises is reported as an ``error`` event and the loop goes on. ``stop()`` is honoured
+between transactions (batches), never in the middle of one.
+
+``run_once(force)`` runs a round synchronously in the caller's thread (the app's own thread
+worker uses it); a lock keeps it and the loop's rounds from overlapping.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from memtui.engine.api import Engine
+from memtui.store.database import Store
+
+if TYPE_CHECKING:
+    from memtui.engine.extraction import RoundSummary
+
+log = logging.getLogger(__name__)
+
+DEFAULT_INTERVAL_S = 60.0
+"""Seconds between two timed rounds."""
+DEFAULT_STOP_TIMEOUT_S = 10.0
+IDLE, RUNNING, STOPPED = "idle", "running", "stopped"
+"""The loop's states."""
+EVENT_KINDS = ("started", "progress", "finished", "error", "stopped")
+"""``started``/``progress``/``finished``/``error`` per round; ``stopped`` once at the end."""
+
+
+@dataclass(frozen=True)
+class LoopEvent:
+    """One report from the loop: a round started, made progress, finished or failed, or the
+    loop stopped. ``done``/``total`` count tasks; ``summary`` comes with ``finished``."""
+
+    kind: str
+    forced: bool = False
+    done: int = 0
+    total: int = 0
+    summary: RoundSummary | None = None
+    error: str | None = None
+    at: str | None = None
+
+
+@dataclass
+class LoopState:
+    """What the loop is doing and what its last round did."""
+
+    status: str = IDLE
+    last_run_at: str | None = None
+    last_summary: RoundSummary | None = None
+    last_error: str | None = None
+    runs: int = 0
+    progress: tuple[int, int] = field(default=(0, 0))
+
+    def to_json(self) -> dict[str, object]:
+        """The state as a JSON object (the service's ``health``, the app's status)."""
+        return {"status": self.status, "last_run_at": self.last_run_at,
+                "last_summary": self.last_summary.to_json() if self.last_summary else None,
+                "last_error": self.last_error, "runs": self.runs,
+                "progress": list(self.progress)}
+
+
+StoreSource = Store | Callable[[], Store]
+"""A store to share, or a factory the loop calls once to open its own (and closes at stop)."""
+
+
+class BackgroundLoop:
+    """Timed and on-demand extraction rounds for one user, in a thread of its own."""
+
+    def __init__(self, store: StoreSource, actor: str, interval_s: float | None = DEFAULT_INTERVAL_S,
+                 on_event: Callable[[LoopEvent], None] | None = None) -> None:
+        if interval_s is not None and interval_s <= 0:
+            raise ValueError("interval_s must be positive (or None: on demand only)")
+        self._source = store
+        self._store: Store | None = store if isinstance(store, Store) else None
+        self._owns_store = not isinstance(store, Store)
+        self.actor = actor
+        self.interval_s = interval_s
+        self._on_event = on_event
+        self._state = LoopState()
+        self._state_lock = threading.Lock()
+        self._run_lock = threading.Lock()
+        self._wake = threading.Condition()
+        self._pending_force: bool | None = None
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # ---- control --------------------------------------------------------------------------
+
+    @property
+    def state(self) -> LoopState:
+        """A copy of the current state."""
+        with self._state_lock:
+            return LoopState(**vars(self._state))
+
+    @property
+    def running(self) -> bool:
+        """Whether the loop's thread is alive."""
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self) -> None:
+        """Start the loop's thread (a timed round runs after the first interval)."""
+        if self.running:
+            return
+        self._stopping.clear()
+        self._set(status=IDLE)
+        self._thread = threading.Thread(target=self._loop, name=f"memtui-worker-{self.actor}",
+                                        daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = DEFAULT_STOP_TIMEOUT_S) -> bool:
+        """Ask the loop to stop after the current transaction and wait up to ``timeout``.
+        Returns True when the thread has ended."""
+        self._stopping.set()
+        with self._wake:
+            self._wake.notify_all()
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+            if thread.is_alive():
+                return False
+        self._thread = None
+        self._close_own_store()
+        self._set(status=STOPPED)
+        return True
+
+    def run_now(self, force: bool = False) -> None:
+        """Ask the loop for a round as soon as it is free (force wins when asked twice)."""
+        with self._wake:
+            self._pending_force = bool(force) or bool(self._pending_force)
+            self._wake.notify_all()
+
+    def run_once(self, force: bool = False) -> RoundSummary | None:
+        """Run one round now in the caller's thread; report it like a loop round. Returns its
+        summary, or None when it failed (the error is in the state and the event)."""
+        with self._run_lock:
+            return self._round(bool(force))
+
+    # ---- the loop -------------------------------------------------------------------------
+
+    def _loop(self) -> None:
+        try:
+            while not self._stopping.is_set():
+                force = self._wait_for_turn()
+                if force is None:
+                    break
+                with self._run_lock:
+                    if self._stopping.is_set():
+                        break
+                    self._round(force)
+        finally:
+            self._emit(LoopEvent("stopped"))
+
+    def _wait_for_turn(self) -> bool | None:
+        """Wait for the interval or a request; the force flag of the round, None to stop."""
+        with self._wake:
+            if self._pending_force is None and not self._stopping.is_set():
+                self._wake.wait(self.interval_s)
+            if self._stopping.is_set():
+                return None
+            force, self._pending_force = bool(self._pending_force), None
+            return force
+
+    def _round(self, force: bool) -> RoundSummary | None:
+        self._set(status=RUNNING, progress=(0, 0))
+        self._emit(LoopEvent("started", forced=force))
+        try:
+            engine = Engine(self._open_store(), self.actor)
+            summary = engine.auto.run_round(
+                force=force, progress=lambda done, total: self._progress(force, done, total),
+                should_stop=self._stopping.is_set)
+            at = engine.store.now()
+        except Exception as error:  # the loop never dies on a round
+            message = f"{type(error).__name__}: {error}"
+            log.warning("extraction round for %s failed: %s", self.actor, message)
+            self._finish(last_error=message)
+            self._emit(LoopEvent("error", forced=force, error=message))
+            return None
+        self._finish(last_summary=summary, last_error=None, last_run_at=at)
+        self._emit(LoopEvent("finished", forced=force, done=summary.scanned,
+                             total=summary.scanned, summary=summary, at=at))
+        return summary
+
+    def _progress(self, force: bool, done: int, total: int) -> None:
+        self._set(progress=(done, total))
+        self._emit(LoopEvent("progress", forced=force, done=done, total=total))
+
+    # ---- helpers --------------------------------------------------------------------------
+
+    def _open_store(self) -> Store:
+        if self._store is None:
+            factory = self._source
+            assert callable(factory)
+            self._store = factory()
+        return self._store
+
+    def _close_own_store(self) -> None:
+        if self._owns_store and self._store is not None:
+            self._store.close()
+            self._store = None
+
+    def _set(self, **changes: object) -> None:
+        with self._state_lock:
+            for name, value in changes.items():
+                setattr(self._state, name, value)
+
+    def _finish(self, **changes: object) -> None:
+        with self._state_lock:
+            self._state.runs += 1
+            self._state.status = STOPPED if self._stopping.is_set() else IDLE
+            for name, value in changes.items():
+                setattr(self._state, name, value)
+
+    def _emit(self, event: LoopEvent) -> None:
+        if self._on_event is None:
+            return
+        try:
+            self._on_event(event)
+        except Exception:  # a broken listener must not stop the loop
+            log.exception("worker event listener failed")

@@ -1,0 +1,144 @@
+"""doctor, export and import: lossless round trip, refusal of bad files, repair."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from memtui.engine.api import Engine
+from memtui.engine.demo import build_demo_store
+from memtui.errors import InvalidInput
+from memtui.store import maintenance as sql
+from memtui.store.database import open_store
+
+
+def _dump(path: Path) -> dict[str, list[dict]]:
+    store = open_store(path)
+    try:
+        return {table: list(sql.dump_rows(store, table)) for table in sql.EXPORT_TABLES}
+    finally:
+        store.close()
+
+
+def test_demo_store_is_healthy(tmp_path: Path) -> None:
+    store = build_demo_store(tmp_path / "demo.db")
+    report = Engine(store, "alice").maintenance.doctor()
+    assert report.healthy, report.problems
+    store.close()
+
+
+def test_export_import_round_trip_is_lossless(tmp_path: Path, cli) -> None:
+    build_demo_store(tmp_path / "demo.db").close()
+    source = Engine(open_store(tmp_path / "demo.db"), "alice")
+    buffer = io.StringIO()
+    source.maintenance.export_to(buffer)
+    source.store.close()
+    target = Engine(open_store(tmp_path / "copy.db"), "alice")
+    report = target.maintenance.import_lines(io.StringIO(buffer.getvalue()))
+    assert sum(report.loaded.values()) > 50 and not report.skipped
+    assert target.maintenance.doctor().healthy
+    target.store.close()
+    assert _dump(tmp_path / "demo.db") == _dump(tmp_path / "copy.db")
+    copy = Engine(open_store(tmp_path / "copy.db"), "alice")
+    assert copy.identity.list_memories("webshop", search="postgres")
+
+
+def test_import_refuses_a_non_empty_store_and_merges_on_request(tmp_path: Path) -> None:
+    build_demo_store(tmp_path / "demo.db").close()
+    engine = Engine(open_store(tmp_path / "demo.db"), "alice")
+    lines = list(engine.maintenance.export_lines())
+    with pytest.raises(InvalidInput, match="not empty"):
+        engine.maintenance.import_lines(lines)
+    report = engine.maintenance.import_lines(lines, merge=True)
+    assert sum(report.loaded.get(t, 0) for t in ("memories", "users", "projects")) == 0
+    assert engine.maintenance.doctor().healthy
+
+
+@pytest.mark.parametrize("content, message", [
+    ("", "empty"),
+    ("not json\n", "not valid JSON"),
+    ('{"format": "something-else"}\n', "not a memtui export"),
+    ('{"format": "memtui-export", "schema_version": 1}\n{"table": "nope", "row": {}}\n',
+     "unknown table"),
+    ('{"format": "memtui-export", "schema_version": 1}\n'
+     '{"table": "users", "row": {"id": "a", "display_name": "A", "created_at": "x", '
+     '"evil": 1}}\n', "cannot load"),
+    ('{"format": "memtui-export", "schema_version": 1}\n' + "[" * 5000 + "]" * 5000 + "\n",
+     "line 2"),
+    ('{"format": "memtui-export", "schema_version": 999}\n', "newer"),
+])
+def test_bad_import_files_write_nothing(tmp_path: Path, content: str, message: str) -> None:
+    engine = Engine(open_store(tmp_path / "s.db"), "alice")
+    with pytest.raises(InvalidInput, match=message):
+        engine.maintenance.import_lines(io.StringIO(content))
+    assert sql.is_empty(engine.store)
+
+
+def test_import_with_a_dangling_reference_is_all_or_nothing(tmp_path: Path) -> None:
+    engine = Engine(open_store(tmp_path / "s.db"), "alice")
+    lines = [json.dumps({"format": "memtui-export", "schema_version": 1}),
+             json.dumps({"table": "users", "row": {"id": "a", "display_name": "A",
+                                                   "created_at": "2026-01-01T00:00:00.000Z"}}),
+             json.dumps({"table": "project_members", "row": {"project_id": "ghost",
+                                                             "user_id": "a", "role": "owner"}})]
+    with pytest.raises(Exception, match="FOREIGN KEY"):
+        engine.maintenance.import_lines(lines)
+    assert sql.is_empty(engine.store)
+
+
+def test_import_redacts_planted_secrets(tmp_path: Path) -> None:
+    engine = Engine(open_store(tmp_path / "s.db"), "alice")
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    lines = [json.dumps({"format": "memtui-export", "schema_version": 1}),
+             json.dumps({"table": "users", "row": {"id": "alice", "display_name": "A",
+                                                   "created_at": "2026-01-01T00:00:00.000Z"}}),
+             json.dumps({"table": "memories", "row": {
+                 "id": "mem_1", "scope": "user", "owner": "alice", "project": None,
+                 "kind": "fact", "content": f"the token is {token}", "status": "active",
+                 "superseded_by": None, "source": "import", "source_thread_id": None,
+                 "created_at": "2026-01-01T00:00:00.000Z",
+                 "updated_at": "2026-01-01T00:00:00.000Z", "usage_count": 0,
+                 "last_used_at": None}})]
+    engine.maintenance.import_lines(lines)
+    assert token not in engine.identity.get_memory("mem_1").content
+
+
+def test_doctor_finds_and_repairs_a_broken_fulltext_index(tmp_path: Path) -> None:
+    build_demo_store(tmp_path / "demo.db").close()
+    store = open_store(tmp_path / "demo.db")
+    engine = Engine(store, "alice")
+    store.execute("INSERT INTO memories_fts(memories_fts, rowid, content) "
+                  "VALUES ('delete', 1, (SELECT content FROM memories WHERE seq = 1))")
+    report = engine.maintenance.doctor()
+    assert not report.healthy and any("full-text" in p for p in report.problems)
+    repaired = engine.maintenance.doctor(repair=True)
+    assert repaired.healthy and repaired.repaired
+
+
+def test_doctor_reports_half_chains(tmp_path: Path) -> None:
+    build_demo_store(tmp_path / "demo.db").close()
+    store = open_store(tmp_path / "demo.db")
+    store.execute("PRAGMA foreign_keys = OFF")
+    store.execute("UPDATE memories SET superseded_by = 'mem_gone', status = 'superseded' "
+                  "WHERE id = (SELECT id FROM memories WHERE status = 'active' LIMIT 1)")
+    problems = Engine(store, "alice").maintenance.check()
+    assert any("half chain" in p or "foreign key" in p for p in problems)
+
+
+def test_cli_doctor_export_import(cli, tmp_path: Path) -> None:
+    cli("--user", "alice", "memory", "add", "hello", "--kind", "fact")
+    assert cli("doctor").code == 0
+    backup = tmp_path / "b.jsonl"
+    assert cli("export", "--jsonl", str(backup)).code == 0
+    assert cli("export", "--jsonl", str(backup)).code == 5  # will not overwrite
+    import io as _io
+
+    from memtui.cli.main import main
+
+    out, err = _io.StringIO(), _io.StringIO()
+    code = main(["--db", str(tmp_path / "copy.db"), "--json", "import", "--jsonl", str(backup)],
+                stdout=out, stderr=err)
+    assert code == 0 and json.loads(out.getvalue())["loaded"]["memories"] == 1
