@@ -51,9 +51,13 @@ def make_team(store: Store, clock: FixedClock, engine_for: Callable[[str], Engin
 def add_done(engine: Engine, clock: FixedClock, *, project: str = "web",
              goal: str = "Fix the retry loop", prompt: str = "Please fix it",
              result: str = LONG_RESULT, duration_s: float = 600, finished_ago: float = IDLE_S,
-             **extra: object) -> Task:
-    """A completed task that ran ``duration_s`` and finished ``finished_ago`` seconds ago."""
+             generate: str | None = None, **extra: object) -> Task:
+    """A completed task that ran ``duration_s`` and finished ``finished_ago`` seconds ago
+    (``generate``: a per-task override, on/off)."""
     finished = clock() - timedelta(seconds=finished_ago)
     started = finished - timedelta(seconds=duration_s)
-    return engine.tasks.add_task(project, goal, prompt, result, started, finished,
+    task = engine.tasks.add_task(project, goal, prompt, result, started, finished,
                                  **extra)  # type: ignore[arg-type]
+    if generate is not None:
+        task = engine.tasks.set_flags(task.id, generate=generate)
+    return task

@@ -81,6 +81,17 @@ def render_memory_block(user_memories: tuple[Memory, ...] | list[Memory],
     return "\n".join(lines)
 
 
+def redact_values(value: Any) -> Any:
+    """A JSON value with every string in it redacted (keys are checked, not rewritten)."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {key: redact_values(child) for key, child in value.items()}
+    if isinstance(value, list):
+        return [redact_values(child) for child in value]
+    return value
+
+
 class IdentityApi:
     """Every identity operation, acting as the engine's user, with the rules of spec/10."""
 
@@ -190,6 +201,9 @@ class IdentityApi:
         if set_preferences is not None:
             prefs.update(check_preferences(set_preferences))
         check_preferences(prefs)
+        prefs = redact_values(prefs)
+        if display_name is not None:
+            display_name = redact(display_name)
         updated = replace(current, display_name=display_name or current.display_name,
                           timezone=timezone or current.timezone, preferences=prefs,
                           updated_at=self._store.now())

@@ -159,6 +159,15 @@ class MemoryRepository:
             params.append(flt.source)
         return clauses, params
 
+    def _searched(self, flt: MemoryFilter) -> Any:
+        """A planner for a searched list (``search_pages``), or None without a search word."""
+        query = fts_query(flt.search) if flt.search else None
+        if query is None:
+            return None
+        from memtui.store.search_pages import SearchPages
+
+        return SearchPages(self, flt, query, _M_COLUMNS)
+
     def _search_clause(self, flt: MemoryFilter) -> tuple[str, list[Any]] | None:
         if not flt.search:
             return None
@@ -174,6 +183,10 @@ class MemoryRepository:
         ``after`` returns the rows that come after that row in list order (older);
         ``before`` returns the rows just before it (newer), still in list order.
         """
+        searched = self._searched(flt)
+        if searched is not None:  # fast at any size (search_pages.py)
+            with self._store.snapshot():
+                return searched.page(limit, after, before)
         clauses, params = self._where(flt)
         search = self._search_clause(flt)
         if search:
@@ -199,6 +212,10 @@ class MemoryRepository:
                 from_end: bool = False) -> list[Memory]:
         """A page by position: ``offset`` rows from the top (or, with ``from_end``, the
         ``limit`` rows ending ``offset`` rows above the bottom), in list order."""
+        searched = self._searched(flt)
+        if searched is not None:
+            with self._store.snapshot():
+                return searched.at(offset, limit, from_end)
         clauses, params = self._where(flt)
         search = self._search_clause(flt)
         if search:
@@ -215,6 +232,10 @@ class MemoryRepository:
 
     def count(self, flt: MemoryFilter) -> int:
         """How many rows the list holds."""
+        searched = self._searched(flt)
+        if searched is not None:
+            with self._store.snapshot():
+                return searched.count()
         clauses, params = self._where(flt)
         search = self._search_clause(flt)
         if search:

@@ -225,7 +225,8 @@ class SearchPages:
         return memories
 
     def count(self) -> int:
-        """``MemoryRepository.count`` for a searched list."""
+        """``MemoryRepository.count`` for a searched list (exact: costs the whole match set
+        when many rows match)."""
         if self.few:
             return int(self._driven("count(*)", [], [], "", [])[0][0])
         return int(self._plain("count(*)", [], [], "", [])[0][0])

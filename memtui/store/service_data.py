@@ -1,15 +1,402 @@
-"""SQL for the service's data: interactions, bundles and their documents, consolidations."""
+"""SQL for the service's data: interactions, bundles and their documents, consolidation
+records, and the recall queries (related and recent memories, task cards, interactions).
+
+No rule lives here: the engine (``memtui.engine.recall``) decides who may see what and
+passes the visible scope in (the actor, the projects it may read); this module only reads
+and writes rows and returns dataclasses.
+
+Recall stays fast on large stores (a million memories) because every query is bounded by an
+index, never by the size of the store:
+
+- "recent" lists read each visible list's newest-first index (one branch per list, each
+  with its own ``LIMIT``) and merge the branches;
+- "related" lists rank full-text matches with bm25, but only over a bounded candidate set.
+  Each query word's match count is probed first, capped at ``RANK_BUDGET``; the rarest words
+  whose matches fit the budget together are ranked exactly (``ORDER BY rank``) across the
+  whole store. Words that match more rows than the budget (the store's own stop words) do
+  not take part in the ranking. When every word is that common, the newest
+  ``RECENT_SCAN_CAP`` rows holding all of them are the candidates, newest first.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from memtui.store.memories import MEMORY_COLUMNS, fts_query, row_to_memory
+from memtui.store.models import BundleDocument, Interaction, Memory, Task
+from memtui.store.tasks import TASK_COLUMNS, row_to_task
 
 if TYPE_CHECKING:
     from memtui.store.database import Store
 
+RANK_BUDGET = 1000
+"""At most this many full-text matches are ranked (bm25) for one related list."""
+RECENT_SCAN_CAP = 2000
+"""When every query word is too common to rank, at most this many newest matches are read."""
+MAX_RECALL_TERMS = 8
+"""A recall query keeps at most this many distinct words."""
+BRANCHES_PER_QUERY = 100
+"""Newest-first branches (one per visible list) merged in one compound SELECT."""
+
+_M_COLUMNS = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))
+_T_COLUMNS = ", ".join("t." + c.strip() for c in TASK_COLUMNS.split(","))
+_I_COLUMNS = "id, user_id, project_id, question, answer, source, created_at"
+_D_COLUMNS = "bundle_id, path, revision, content, updated_at, updated_by"
+_ACTIVE_MEMORY_VISIBLE = (
+    "m.status = 'active' AND ((m.scope = 'user' AND m.owner = ?) "
+    "OR m.project IN (SELECT value FROM json_each(?)))")
+_TASK_VISIBLE = "(t.user_id = ? OR t.project_id IN (SELECT value FROM json_each(?)))"
+
+
+@dataclass(frozen=True)
+class BundleSummary:
+    """A bundle without its documents' content: who it belongs to, when it last changed,
+    and each document's path and revision (by path)."""
+
+    id: str
+    project: str | None
+    schedule: str | None
+    created_by: str
+    created_at: str
+    updated_at: str
+    documents: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class ConsolidationRecord:
+    """One row of ``consolidations``: a consolidation that happened, and how it went."""
+
+    id: str
+    user: str
+    kind: str
+    outcome: str
+    detail: dict[str, Any]
+    at: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as a JSON object."""
+        return {"id": self.id, "user": self.user, "kind": self.kind, "outcome": self.outcome,
+                "detail": self.detail, "at": self.at}
+
+
+def recall_terms(text: str) -> list[str]:
+    """The distinct words of a recall query as quoted FTS5 phrases (at most
+    ``MAX_RECALL_TERMS``; no prefix matching). Empty when the text has no word."""
+    query = fts_query(text, prefix_last=False, any_term=True)
+    if not query:
+        return []
+    seen: dict[str, str] = {}
+    for phrase in query.split(" OR "):  # words are \w+ runs: never hold a space or a quote
+        seen.setdefault(phrase.casefold(), phrase)
+    return list(seen.values())[:MAX_RECALL_TERMS]
+
+
+def _interaction(row: Sequence[Any]) -> Interaction:
+    return Interaction(id=row[0], user=row[1], project=row[2], question=row[3], answer=row[4],
+                       source=row[5], created_at=row[6])
+
+
+def _document(row: Sequence[Any]) -> BundleDocument:
+    return BundleDocument(bundle=row[0], path=row[1], revision=row[2], content=row[3],
+                          updated_at=row[4], updated_by=row[5])
+
+
+def _chunks(items: Sequence[str], size: int) -> list[Sequence[str]]:
+    return [items[i:i + size] for i in range(0, len(items), size)] or [[]]
+
 
 class ServiceDataRepository:
-    """Interactions, bundles, bundle documents, consolidation records."""
+    """Interactions, bundles, bundle documents, consolidation records, recall queries."""
 
     def __init__(self, store: Store) -> None:
         self._store = store
+
+    # ---- full-text planning ---------------------------------------------------------------
+
+    def _capped_count(self, fts_table: str, phrase: str) -> int:
+        row = self._store.execute(
+            f"SELECT count(*) FROM (SELECT rowid FROM {fts_table} WHERE {fts_table} MATCH ? "
+            "LIMIT ?)", (phrase, RANK_BUDGET + 1)).fetchone()
+        return int(row[0])
+
+    def _plan(self, fts_table: str, text: str) -> tuple[str, str] | None:
+        """How to find related rows: ``("rank", match)`` to rank every match of the selective
+        words, ``("recent", match)`` to take the newest rows holding all the (common) words,
+        or None when no word of the text is in the index."""
+        counts = []
+        for phrase in recall_terms(text):
+            count = self._capped_count(fts_table, phrase)
+            if count:
+                counts.append((count, phrase))
+        if not counts:
+            return None
+        counts.sort()
+        chosen: list[str] = []
+        total = 0
+        for count, phrase in counts:
+            if total + count > RANK_BUDGET:
+                break
+            chosen.append(phrase)
+            total += count
+        if chosen:
+            return "rank", " OR ".join(chosen)
+        return "recent", " ".join(phrase for _count, phrase in counts)
+
+    def _related(self, fts_table: str, from_sql: str, columns: str, where: str,
+                 params: Sequence[Any], text: str, limit: int) -> list[Sequence[Any]]:
+        plan = self._plan(fts_table, text)
+        if plan is None:
+            return []
+        mode, match = plan
+        if mode == "rank":
+            sql = (f"SELECT {columns} FROM {fts_table} f JOIN {from_sql} ON x.seq = f.rowid "
+                   f"WHERE {fts_table} MATCH ? AND {where} ORDER BY f.rank LIMIT ?")
+            return self._store.execute(sql, (match, *params, limit)).fetchall()
+        sql = (f"SELECT {columns} FROM (SELECT rowid FROM {fts_table} WHERE {fts_table} MATCH ? "
+               f"ORDER BY rowid DESC LIMIT ?) f JOIN {from_sql} ON x.seq = f.rowid "
+               f"WHERE {where} ORDER BY f.rowid DESC LIMIT ?")
+        return self._store.execute(sql, (match, RECENT_SCAN_CAP, *params, limit)).fetchall()
+
+    # ---- memory recall --------------------------------------------------------------------
+
+    def related_memories(self, text: str, owner: str, projects: Sequence[str],
+                         limit: int) -> list[Memory]:
+        """Active memories matching ``text``, best first: the owner's user-level memories and
+        those of ``projects``."""
+        rows = self._related("memories_fts", "memories m", _M_COLUMNS.replace("m.", "m."),
+                             _ACTIVE_MEMORY_VISIBLE.replace("m.", "m."),
+                             (owner, json.dumps(list(projects))), text, limit)
+        return [row_to_memory(row) for row in rows]
+
+    def recent_memories(self, owner: str, projects: Sequence[str], limit: int) -> list[Memory]:
+        """The newest active memories among the owner's user-level ones and ``projects``'."""
+        branches = [("SELECT seq, created_at, id FROM memories WHERE owner = ? AND scope = 'user' "
+                     "AND status = 'active' ORDER BY created_at DESC, id DESC LIMIT ?",
+                     (owner, limit))]
+        branches += [("SELECT seq, created_at, id FROM memories WHERE project = ? "
+                      "AND status = 'active' ORDER BY created_at DESC, id DESC LIMIT ?",
+                      (project, limit)) for project in projects]
+        seqs = self._merge_newest(branches, limit)
+        return self._rows_by_seq("memories", MEMORY_COLUMNS, seqs, row_to_memory)
+
+    # ---- task cards -----------------------------------------------------------------------
+
+    def related_tasks(self, text: str, user_id: str, projects: Sequence[str], limit: int,
+                      project: str | None = None) -> list[Task]:
+        """Tasks whose goal or result matches ``text``, best first: the user's own and those
+        of ``projects`` (only ``project``'s when given)."""
+        if project is not None:
+            where, params = "t.project_id = ?", (project,)
+        else:
+            where, params = _TASK_VISIBLE, (user_id, json.dumps(list(projects)))
+        rows = self._related("tasks_fts", "tasks t", _T_COLUMNS, where.replace("x.", "t."),
+                             params, text, limit)
+        return [row_to_task(row) for row in rows]
+
+    def recent_tasks(self, user_id: str, projects: Sequence[str], limit: int,
+                     project: str | None = None) -> list[Task]:
+        """The newest tasks: the user's own and those of ``projects`` (only ``project``'s when
+        given)."""
+        if project is not None:
+            branches = [("SELECT seq, created_at, id FROM tasks WHERE project_id = ? "
+                         "ORDER BY created_at DESC, seq DESC LIMIT ?", (project, limit))]
+        else:
+            branches = [("SELECT seq, created_at, id FROM tasks WHERE user_id = ? "
+                         "ORDER BY created_at DESC, id DESC LIMIT ?", (user_id, limit))]
+            branches += [("SELECT seq, created_at, id FROM tasks WHERE project_id = ? "
+                          "ORDER BY created_at DESC, seq DESC LIMIT ?", (p, limit))
+                         for p in projects]
+        seqs = self._merge_newest(branches, limit)
+        return self._rows_by_seq("tasks", TASK_COLUMNS, seqs, row_to_task)
+
+    # ---- merging newest-first branches ----------------------------------------------------
+
+    def _merge_newest(self, branches: list[tuple[str, tuple[Any, ...]]],
+                      limit: int) -> list[int]:
+        """Run newest-first branches (each selecting seq, created_at, id under its own LIMIT)
+        and return the seqs of the ``limit`` newest rows overall, newest first."""
+        found: dict[int, tuple[str, str]] = {}
+        for start in range(0, len(branches), BRANCHES_PER_QUERY):
+            part = branches[start:start + BRANCHES_PER_QUERY]
+            sql = " UNION ALL ".join(f"SELECT * FROM ({branch})" for branch, _ in part)
+            params = [value for _, values in part for value in values]
+            for seq, created_at, row_id in self._store.execute(sql, params).fetchall():
+                found[seq] = (created_at, row_id)
+        ordered = sorted(found.items(), key=lambda item: item[1], reverse=True)
+        return [seq for seq, _key in ordered[:limit]]
+
+    def _rows_by_seq(self, table: str, columns: str, seqs: list[int], convert: Any) -> list:
+        if not seqs:
+            return []
+        marks = ", ".join("?" for _ in seqs)
+        rows = self._store.execute(
+            f"SELECT seq, {columns} FROM {table} WHERE seq IN ({marks})", seqs).fetchall()
+        by_seq = {row[0]: convert(row[1:]) for row in rows}
+        return [by_seq[seq] for seq in seqs if seq in by_seq]
+
+    # ---- interactions ---------------------------------------------------------------------
+
+    def insert_interaction(self, interaction: Interaction) -> bool:
+        """Insert a question/answer pair; False (nothing written) when the user already has
+        one with this id."""
+        cursor = self._store.execute(
+            f"INSERT INTO interactions({_I_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT(user_id, id) DO NOTHING",
+            (interaction.id, interaction.user, interaction.project, interaction.question,
+             interaction.answer, interaction.source, interaction.created_at))
+        return cursor.rowcount == 1
+
+    def get_interaction(self, user_id: str, interaction_id: str) -> Interaction | None:
+        """The user's interaction with this id, or None."""
+        row = self._store.execute(
+            f"SELECT {_I_COLUMNS} FROM interactions WHERE user_id = ? AND id = ?",
+            (user_id, interaction_id)).fetchone()
+        return _interaction(row) if row else None
+
+    def count_interactions(self, user_id: str) -> int:
+        """How many interactions the user has."""
+        return int(self._store.execute("SELECT count(*) FROM interactions WHERE user_id = ?",
+                                       (user_id,)).fetchone()[0])
+
+    def recent_interactions(self, user_id: str, limit: int,
+                            project: str | None = None) -> list[Interaction]:
+        """The user's newest interactions (only ``project``'s when given)."""
+        extra, params = ("AND project_id = ? ", (project,)) if project is not None else ("", ())
+        rows = self._store.execute(
+            f"SELECT {_I_COLUMNS} FROM interactions WHERE user_id = ? {extra}"
+            "ORDER BY created_at DESC, seq DESC LIMIT ?", (user_id, *params, limit)).fetchall()
+        return [_interaction(row) for row in rows]
+
+    def related_interactions(self, text: str, user_id: str, limit: int,
+                             project: str | None = None) -> list[Interaction]:
+        """The user's interactions whose question or answer matches ``text``, best first."""
+        where, params = "x.user_id = ?", [user_id]
+        if project is not None:
+            where += " AND x.project_id = ?"
+            params.append(project)
+        columns = ", ".join("x." + c.strip() for c in _I_COLUMNS.split(","))
+        rows = self._related("interactions_fts", "interactions x", columns, where, params,
+                             text, limit)
+        return [_interaction(row) for row in rows]
+
+    # ---- bundles --------------------------------------------------------------------------
+
+    def _summaries(self, rows: list[Sequence[Any]]) -> list[BundleSummary]:
+        if not rows:
+            return []
+        ids = [row[0] for row in rows]
+        marks = ", ".join("?" for _ in ids)
+        docs: dict[str, list[tuple[str, int]]] = {bundle_id: [] for bundle_id in ids}
+        for bundle_id, path, revision in self._store.execute(
+                f"SELECT bundle_id, path, revision FROM bundle_documents WHERE bundle_id IN "
+                f"({marks}) ORDER BY bundle_id, path", ids).fetchall():
+            docs[bundle_id].append((path, revision))
+        return [BundleSummary(id=row[0], project=row[1], schedule=row[2], created_by=row[3],
+                              created_at=row[4], updated_at=row[5] or row[4],
+                              documents=tuple(docs[row[0]])) for row in rows]
+
+    _BUNDLE_SELECT = ("SELECT b.id, b.project_id, b.schedule, b.created_by, b.created_at, "
+                      "(SELECT max(d.updated_at) FROM bundle_documents d WHERE d.bundle_id = b.id) "
+                      "AS updated FROM bundles b ")
+
+    def get_bundle(self, bundle_id: str) -> BundleSummary | None:
+        """One bundle's summary, or None."""
+        rows = self._store.execute(self._BUNDLE_SELECT + "WHERE b.id = ?",
+                                   (bundle_id,)).fetchall()
+        found = self._summaries(rows)
+        return found[0] if found else None
+
+    def visible_bundles(self, owner: str, projects: Sequence[str],
+                        limit: int) -> list[BundleSummary]:
+        """The owner's schedule bundles and the bundles of ``projects``, most recently changed
+        first."""
+        rows = self._store.execute(
+            self._BUNDLE_SELECT
+            + "WHERE (b.schedule IS NOT NULL AND b.created_by = ?) "
+            "OR b.project_id IN (SELECT value FROM json_each(?)) "
+            "ORDER BY coalesce(updated, b.created_at) DESC, b.id LIMIT ?",
+            (owner, json.dumps(list(projects)), limit)).fetchall()
+        return self._summaries(rows)
+
+    def ensure_bundle(self, bundle_id: str, project: str | None, schedule: str | None,
+                      created_by: str, at: str) -> None:
+        """Create the bundle row if it is missing."""
+        self._store.execute(
+            "INSERT INTO bundles(id, project_id, schedule, created_by, created_at) "
+            "VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING",
+            (bundle_id, project, schedule, created_by, at))
+
+    def documents(self, bundle_id: str) -> list[BundleDocument]:
+        """Every document of a bundle, by path."""
+        rows = self._store.execute(
+            f"SELECT {_D_COLUMNS} FROM bundle_documents WHERE bundle_id = ? ORDER BY path",
+            (bundle_id,)).fetchall()
+        return [_document(row) for row in rows]
+
+    def document(self, bundle_id: str, path: str) -> BundleDocument | None:
+        """One document, or None."""
+        row = self._store.execute(
+            f"SELECT {_D_COLUMNS} FROM bundle_documents WHERE bundle_id = ? AND path = ?",
+            (bundle_id, path)).fetchone()
+        return _document(row) if row else None
+
+    def document_revision(self, bundle_id: str, path: str) -> int:
+        """A document's current revision; 0 when it does not exist."""
+        row = self._store.execute(
+            "SELECT revision FROM bundle_documents WHERE bundle_id = ? AND path = ?",
+            (bundle_id, path)).fetchone()
+        return int(row[0]) if row else 0
+
+    def count_documents(self, bundle_id: str) -> int:
+        """How many documents a bundle holds."""
+        return int(self._store.execute(
+            "SELECT count(*) FROM bundle_documents WHERE bundle_id = ?",
+            (bundle_id,)).fetchone()[0])
+
+    def put_document(self, bundle_id: str, path: str, content: str, expected_revision: int,
+                     at: str, by: str) -> int | None:
+        """Compare-and-set one document: create it when ``expected_revision`` is 0 and it does
+        not exist, else replace it only when its revision is still ``expected_revision``.
+
+        Returns the new revision, or None when the expectation was stale (nothing written).
+        Call inside a transaction together with ``ensure_bundle``.
+        """
+        if expected_revision == 0:
+            cursor = self._store.execute(
+                f"INSERT INTO bundle_documents({_D_COLUMNS}) VALUES (?, ?, 1, ?, ?, ?) "
+                "ON CONFLICT(bundle_id, path) DO NOTHING", (bundle_id, path, content, at, by))
+            return 1 if cursor.rowcount == 1 else None
+        cursor = self._store.execute(
+            "UPDATE bundle_documents SET content = ?, revision = revision + 1, updated_at = ?, "
+            "updated_by = ? WHERE bundle_id = ? AND path = ? AND revision = ?",
+            (content, at, by, bundle_id, path, expected_revision))
+        return expected_revision + 1 if cursor.rowcount == 1 else None
+
+    # ---- consolidation records ------------------------------------------------------------
+
+    def insert_consolidation(self, record: ConsolidationRecord) -> None:
+        """Record a consolidation that happened."""
+        self._store.execute(
+            "INSERT INTO consolidations(id, user_id, kind, outcome, detail, at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (record.id, record.user, record.kind, record.outcome,
+             json.dumps(record.detail, sort_keys=True, ensure_ascii=False), record.at))
+
+    def consolidations(self, user_id: str, limit: int) -> list[ConsolidationRecord]:
+        """The user's consolidation records, newest first."""
+        rows = self._store.execute(
+            "SELECT id, user_id, kind, outcome, detail, at FROM consolidations "
+            "WHERE user_id = ? ORDER BY at DESC, seq DESC LIMIT ?", (user_id, limit)).fetchall()
+        out = []
+        for row in rows:
+            try:
+                detail = json.loads(row[4])
+            except (TypeError, ValueError, RecursionError):
+                detail = {}
+            out.append(ConsolidationRecord(id=row[0], user=row[1], kind=row[2], outcome=row[3],
+                                           detail=detail if isinstance(detail, dict) else {},
+                                           at=row[5]))
+        return out

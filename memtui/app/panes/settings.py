@@ -18,6 +18,7 @@ from textual.widgets import Input, Label, Select, Static, Switch
 
 from memtui.app.panes.base import Pane
 from memtui.errors import MemtuiError
+from memtui.store.models import Task
 from memtui.textsafe import one_line
 
 TASK_CHOICES = 50
@@ -47,6 +48,7 @@ class SettingsPane(Pane):
     def __init__(self) -> None:
         super().__init__()
         self.values: dict[str, Any] = {}
+        self._tasks: dict[str, Task] = {}
 
     def compose(self) -> ComposeResult:
         """One row per setting, then the per-task flags."""

@@ -40,6 +40,9 @@ SEQUENTIAL_LONG_RUN = 10
 HEX_ENTROPY_CAP = 2.8
 #: A value whose letters are at least this much made of word-like pieces reads as words.
 WORDLIKE_MAX_FRACTION = 0.7
+#: A pronounceable piece has vowels in this proportion and no longer consonant cluster.
+WORD_VOWEL_RATIO = (0.25, 0.65)
+MAX_CONSONANT_CLUSTER = 3
 #: Values with more whitespace-separated words than this are prose, not a passphrase.
 PASSPHRASE_MAX_WORDS = 4
 #: Provider tokens: minimum entropy of the random part after the fixed prefix.
@@ -332,19 +335,31 @@ def is_wordlike(value: str) -> bool:
     """True when the letters of ``value`` mostly form pronounceable words.
 
     ``AgencyIdentificationCodeContentType`` and ``jetbrains.mps.v8_elimination`` are words;
-    ``qdfxxhn1q8nu49zilhn42kcx`` is not (random strings have few long pieces with vowels in
-    natural proportion).
+    ``qdfxxhn1q8nu49zilhn42kcx`` is not: random strings have long consonant clusters and
+    few long pieces with vowels in natural proportion.
     """
     letters = 0
     wordy = 0
     for piece in _WORD_PIECE.findall(value):
         n = len(piece)
         letters += n
-        if n >= 4:
-            vowels = sum(1 for c in piece if c in _VOWELS)
-            if 0.2 <= vowels / n <= 0.6 and not piece.isupper():
-                wordy += n
+        if n >= 4 and not piece.isupper() and _pronounceable(piece):
+            wordy += n
     return letters > 0 and wordy >= WORDLIKE_MAX_FRACTION * letters
+
+
+def _pronounceable(piece: str) -> bool:
+    vowels = 0
+    cluster = 0
+    for c in piece:
+        if c in _VOWELS:
+            vowels += 1
+            cluster = 0
+        else:
+            cluster += 1
+            if cluster > MAX_CONSONANT_CLUSTER:
+                return False
+    return WORD_VOWEL_RATIO[0] <= vowels / len(piece) <= WORD_VOWEL_RATIO[1]
 
 
 _SEPARATED_WORDS = re.compile(r"[a-z]+(?:[-_.][a-z]+)+")

@@ -58,7 +58,7 @@ METADATA_WORDS = frozenset(
     selector map mapping list set dict cache table schema class method handler callback func
     function fn request response req res input output param params arg args option options
     cmd command script prefix suffix separator delimiter char chars charset alphabet rotation
-    interval period duration seconds secs sec ms minutes hours days at time timestamp date
+    interval period duration seconds secs ms minutes hours days at time timestamp date
     created updated valid validity status state exists present missing check checked verify
     verified generator factory builder parser encoder decoder spec template mask masked
     visible visibility show hide hidden toggle entry widget button dialog form page view
@@ -149,6 +149,9 @@ VALUE_RE = re.compile(
 
 _XML_VALUE = re.compile(r"\s{0,64}(?P<v>[^<\s][^<\n]{0,4095}?)\s{0,64}</")
 _ATTR_VALUE = re.compile(r"""\s+value\s*=\s*(?P<q>["'])(?P<v>[^"'\n]{0,4096})(?P=q)""")
+_HEADER_CREDENTIAL = re.compile(r"[A-Za-z0-9._~+/=:@!%*#$-]{1,4096}")
+_TELEGRAM_SHAPE = re.compile(r"\d{1,20}:A[\w-]*")
+_TELEGRAM = re.compile(r"\d{5,16}:A[\w-]{34}")
 _BEARER = re.compile(r"(?i)bearer[ \t]+(?P<v>[A-Za-z0-9._~+/-]{8,4096}=*)")
 _VALUE_IS_ASSIGNMENT = re.compile(r"(?i)[\w.-]{0,40}(?:pass|pwd|secret|token|key|auth)[\w.-]{0,40}[:=]")
 
@@ -193,7 +196,7 @@ def classify_name(name: str) -> str | None:
         kind = _word_kind(word)
         if kind is None:
             continue
-        if word in ("tokens", "keys") or word.endswith(("tokens", "tokenizer", "tokenize")):
+        if word in ("tokens", "keys", "secrets") or word.endswith(("tokens", "tokenizer", "tokenize")):
             continue
         if kind == PASSWORD or best != PASSWORD:
             best, best_at = kind, i
@@ -231,6 +234,8 @@ def _header_value_ok(value: str) -> bool:
 def _value_ok(kind: str, value: str, quoted: bool) -> bool:
     if _VALUE_IS_ASSIGNMENT.match(value):
         return False
+    if _TELEGRAM_SHAPE.fullmatch(value) and not _TELEGRAM.fullmatch(value):
+        return False  # shaped like a Telegram bot token but not a valid one
     if kind == PASSWORD:
         return password_value_ok(value, quoted)
     if kind == TOKEN:
@@ -337,7 +342,7 @@ def _handle_value_after(ctx: _Ctx, kind: str, name: str, ks: int, ke: int) -> in
             q += 1
         sm = _AUTH_SCHEMES.match(text, q)
         if sm:
-            m = re.compile(r"[^\s\"'`,;\\]{1,4096}").match(text, sm.end())
+            m = _HEADER_CREDENTIAL.match(text, sm.end())
             if m:
                 if _header_value_ok(m.group()):
                     ctx.spans.append((m.start(), m.end(), "authorization"))
@@ -423,43 +428,57 @@ def find_keyword_secrets(text: str, lower: bytes, tb: bytes) -> list[tuple[int, 
 
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 
-#: (word in the name, value format, kind): gitleaks-style "keyword + format" rules for
-#: names that carry no secret word (``cloudflare: ...``, ``SONAR_LOGIN = ...``).
-PROVIDER_NAMES: tuple[tuple[bytes, re.Pattern[str], str], ...] = tuple(
-    (word, re.compile(fmt), kind)
-    for word, fmt, kind in (
-        (b"cloudflare", r"[\w-]{40}|[a-f0-9]{37}", "cloudflare-api-key"),
-        (b"sourcegraph", r"[a-fA-F0-9]{40}", "sourcegraph-token"),
-        (b"sonar", r"(?:sq[upa]_)?[A-Za-z0-9]{40}", "sonar-token"),
-        (b"sumo", r"su[A-Za-z0-9]{12}|[A-Za-z0-9]{64}", "sumologic-key"),
-        (b"meraki", r"[0-9a-f]{40}", "cisco-meraki-key"),
-        (b"okta", r"00[\w=-]{40}", "okta-token"),
-        (b"heroku", _UUID, "heroku-api-key"),
-        (b"hubspot", _UUID, "hubspot-api-key"),
-        (b"snyk", _UUID, "snyk-token"),
-        (b"messagebird", _UUID + r"|[A-Za-z0-9]{25}", "messagebird-key"),
-        (b"contribsys", r"[a-f0-9]{8}:[a-f0-9]{8}", "sidekiq-secret"),
-        (b"discord", r"\d{17,20}|[a-f0-9]{64}", "discord-key"),
+#: (word starting a word of the name, value format, kind, min entropy): gitleaks-style
+#: "keyword + format" rules for names that carry no secret word (``cloudflare: ...``,
+#: ``SONAR_LOGIN = ...``, Bundler's ``BUNDLE_GEMS__EXAMPLE__COM=user:pass``).
+PROVIDER_NAMES: tuple[tuple[bytes, re.Pattern[str], str, float], ...] = tuple(
+    (word, re.compile(fmt), kind, min_entropy)
+    for word, fmt, kind, min_entropy in (
+        (b"cloudflare", r"[\w-]{40}|[a-f0-9]{37}", "cloudflare-api-key", 2.8),
+        (b"sourcegraph", r"[a-fA-F0-9]{40}", "sourcegraph-token", 2.8),
+        (b"sonar", r"(?:sq[upa]_)?[A-Za-z0-9]{40}", "sonar-token", 2.8),
+        (b"sumo", r"su[A-Za-z0-9]{12}|[A-Za-z0-9]{64}", "sumologic-key", 2.8),
+        (b"meraki", r"[0-9a-f]{40}", "cisco-meraki-key", 2.8),
+        (b"okta", r"00[\w=-]{40}", "okta-token", 2.8),
+        (b"heroku", _UUID, "heroku-api-key", 2.8),
+        (b"hubspot", _UUID, "hubspot-api-key", 2.8),
+        (b"snyk", _UUID, "snyk-token", 2.8),
+        (b"messagebird", _UUID + r"|[A-Za-z0-9]{25}", "messagebird-key", 2.8),
+        (b"discord", r"\d{17,20}|[a-f0-9]{64}", "discord-key", 2.8),
+        (b"bundle_", r"[^\s:\"']{3,128}:[^\s:\"']{3,256}", "bundler-credentials", 2.0),
     )
 )
+
+_OPS = ("=", ":", ":=", "::=", ":::=", "?=", ".=", "=>", ",")
+
+
+def _names_provider(name: str, word: bytes) -> bool:
+    """True when ``word`` starts one of the words of ``name`` (``SUMO_ACCESS_ID``)."""
+    w = word.decode().rstrip("_")
+    if word == b"bundle_":
+        # Bundler credentials: BUNDLE_<HOST> with dots written as "__".
+        return name.upper().startswith("BUNDLE_") and "__" in name[7:]
+    words = split_words(name)
+    return any("".join(words[k:]).startswith(w) for k in range(len(words)))
 
 
 def find_provider_name_secrets(text: str, lower: bytes, tb: bytes) -> list[tuple[int, int, str]]:
     """Values whose format is only a secret under a provider's name (``SONAR_LOGIN=...``)."""
     ctx = _Ctx(text, tb)
-    for word, fmt, kind in PROVIDER_NAMES:
+    for word, fmt, kind, min_entropy in PROVIDER_NAMES:
         i = lower.find(word)
         while i != -1:
             ks, ke = _key_bounds(ctx, i, i + len(word))
-            a = ASSIGN_RE.match(text, ke)
             nxt = ke + 1
-            if a.group("op") in ("=", ":", ":=", "::=", ":::=", "?=", ".=", "=>", ","):
-                parsed = parse_value(text, a.end())
-                if parsed:
-                    s, e, _quoted = parsed
-                    value = text[s:e]
-                    if fmt.fullmatch(value) and provider_token_ok(value, 2.8):
-                        ctx.spans.append((s, e, kind))
-                        nxt = e
+            if _names_provider(text[ks:ke].lstrip("$-"), word):
+                a = ASSIGN_RE.match(text, ke)
+                if a.group("op") in _OPS:
+                    parsed = parse_value(text, a.end())
+                    if parsed:
+                        s, e, _quoted = parsed
+                        value = text[s:e]
+                        if fmt.fullmatch(value) and provider_token_ok(value, min_entropy):
+                            ctx.spans.append((s, e, kind))
+                            nxt = e
             i = lower.find(word, max(nxt, i + 1))
     return ctx.spans

@@ -332,7 +332,7 @@ PREFIX_INDEX = _build_index(TOKEN_RULES)
 
 _AZURE_CLIENT_SECRET = re.compile(r"(?<![\w~.-])[\w~.-]{3}\dQ~[\w~.-]{31,34}(?![\w~.-])")
 _DISCORD_BOT = re.compile(r"[MNO][\w-]{23,25}\.[\w-]{6}\.[\w-]{27,38}(?![\w-])")
-_TELEGRAM = re.compile(r"(?<![\w:])\d{8,10}:A[\w-]{34}(?![\w-])")
+_TELEGRAM = re.compile(r"(?<![\w:])\d{5,16}:A[\w-]{34}(?![\w-])")
 _MAILCHIMP = re.compile(r"(?<![\w-])[0-9a-f]{32}-us\d{1,2}(?![\w-])")
 _FACEBOOK_APP = re.compile(r"(?<!\w)\d{15,16}\|[\w-]{27}(?![\w-])")
 _TF_TOKEN = re.compile(r"(?<![\w.-])[a-zA-Z0-9]{14}\.atlasv1\.[\w=-]{60,70}(?![\w=-])")
@@ -374,9 +374,9 @@ def match_run(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
         m = _TF_TOKEN.search(text, start, end)
         if m and provider_token_ok(m.group(), 3.0):
             found.append((m.start(), m.end(), "terraform-cloud-token"))
-    if start > 8:
+    if start > 5:
         before = text[start - 1]
-        if before == ":" and run[0] == "A":
+        if before == ":" and run[0] == "A" and start > 5:
             m = _TELEGRAM.match(text, _digits_start(text, start - 1))
             if m and provider_token_ok(run[:35], 3.0):
                 found.append((m.start(), m.end(), "telegram-bot-token"))

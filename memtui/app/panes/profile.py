@@ -1,0 +1,149 @@
+"""The Profile pane: display name, time zone, preferences (a JSON object).
+
+Saving goes through the engine, which refuses unknown time zones and preference keys that
+name a secret; the error shows under the form and everything typed stays.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.widget import Widget
+from textual.widgets import Button, Input, Label, Static, TextArea
+
+from memtui.app.format import local_time
+from memtui.app.panes.base import Pane
+from memtui.errors import MemtuiError
+from memtui.store.models import Profile
+from memtui.textsafe import safe_text
+
+JSON_INDENT = 2
+
+
+class ProfilePane(Pane):
+    """Edit the acting user's profile."""
+
+    PANE_ID = "profile"
+    TITLE = "Profile"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "save", "Save", id="profile.save"),
+        Binding("tab", "app.focus_next", "Next field", show=False, id="form.next"),
+        Binding("shift+tab", "app.focus_previous", "Previous field", show=False,
+                id="form.previous"),
+        Binding("escape", "leave_form", "Leave form", show=False, id="form.leave"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.profile: Profile | None = None
+        self.dirty = False
+
+    def compose(self) -> ComposeResult:
+        """The three fields, an error line and Save."""
+        yield Static("", classes="pane-title", id="profile-title")
+        with VerticalScroll(classes="form"):
+            with Horizontal(classes="field-row"):
+                yield Label("display name", classes="field-label")
+                yield Input(id="profile-name", compact=True)
+            with Horizontal(classes="field-row"):
+                yield Label("time zone", classes="field-label")
+                yield Input(id="profile-tz", compact=True, placeholder="e.g. Europe/Berlin")
+            yield Label("preferences (a JSON object; no keys naming passwords, tokens or "
+                        "secrets)", classes="field-label-wide")
+            yield TextArea("", id="profile-prefs", language=None, show_line_numbers=False,
+                           tab_behavior="focus")
+            yield Static("", id="profile-error", classes="form-error")
+            with Horizontal(classes="form-buttons"):
+                yield Button("Save (ctrl+s)", id="profile-save", variant="primary")
+                yield Button("Revert", id="profile-revert")
+
+    def focus_target(self) -> Widget | None:
+        """The display name."""
+        return self.query_one("#profile-name", Input)
+
+    def refresh_data(self) -> None:
+        """Show the stored profile, unless the form holds unsaved edits."""
+        super().refresh_data()
+        try:
+            self.profile = self.memtui.engine.identity.profile()
+        except MemtuiError as error:
+            self.memtui.say(f"Could not read the profile: {error.message}", severity="error")
+            return
+        title = Text("Profile of ", style="bold")
+        title.append(safe_text(self.profile.user_id), style="bold")
+        title.append(f" · last saved {local_time(self.profile.updated_at, self.memtui.tz)}"
+                     if self.profile.updated_at else " · never saved", style="dim")
+        self.query_one("#profile-title", Static).update(title)
+        if not self.dirty:
+            self._fill(self.profile)
+
+    def _fill(self, profile: Profile) -> None:
+        name = self.query_one("#profile-name", Input)
+        zone = self.query_one("#profile-tz", Input)
+        prefs = self.query_one("#profile-prefs", TextArea)
+        with name.prevent(Input.Changed), zone.prevent(Input.Changed), \
+                prefs.prevent(TextArea.Changed):
+            name.value = safe_text(profile.display_name)
+            zone.value = safe_text(profile.timezone)
+            prefs.text = safe_text(json.dumps(profile.preferences, indent=JSON_INDENT,
+                                              ensure_ascii=False, sort_keys=True))
+        self.dirty = False
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """Typing makes the form dirty (a refresh no longer overwrites it)."""
+        event.stop()
+        self.dirty = True
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        """Typing makes the form dirty."""
+        event.stop()
+        self.dirty = True
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter in a field saves."""
+        event.stop()
+        self.action_save()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Save or revert."""
+        event.stop()
+        if event.button.id == "profile-save":
+            self.action_save()
+        elif self.profile is not None:
+            self._fill(self.profile)
+            self.query_one("#profile-error", Static).update("")
+
+    def action_save(self) -> None:
+        """Check the JSON, then save through the engine (errors shown inline)."""
+        error_line = self.query_one("#profile-error", Static)
+        raw = self.query_one("#profile-prefs", TextArea).text
+        try:
+            preferences = json.loads(raw) if raw.strip() else {}
+        except (json.JSONDecodeError, RecursionError) as error:
+            error_line.update(Text(f"preferences are not valid JSON: {error}", style="bold"))
+            return
+        if not isinstance(preferences, dict):
+            error_line.update(Text("preferences must be a JSON object ({...})", style="bold"))
+            return
+        error_line.update(Text("Saving…", style="dim"))
+
+        def failed(message: str) -> None:
+            error_line.update(Text(safe_text(message), style="bold"))
+
+        def done() -> None:
+            error_line.update("")
+            self.dirty = False
+
+        self.memtui.curator.update_profile(
+            display_name=self.query_one("#profile-name", Input).value,
+            timezone=self.query_one("#profile-tz", Input).value.strip(),
+            preferences=preferences, on_error=failed, on_done=done)
+
+    def action_leave_form(self) -> None:
+        """Escape: leave the form so the pane keys (1–9, tab) work again."""
+        self.screen.set_focus(None)
