@@ -244,6 +244,19 @@ class MemoryRepository:
         sql = f"SELECT count(*) FROM memories m WHERE {' AND '.join(clauses)}"
         return int(self._store.execute(sql, params).fetchone()[0])
 
+    def count_at_most(self, flt: MemoryFilter, cap: int) -> int:
+        """How many rows the list holds, counting no further than ``cap`` (cheap at any size:
+        for a count shown while typing a search, "1,000+")."""
+        searched = self._searched(flt)
+        if searched is not None:
+            with self._store.snapshot():
+                return searched.count_at_most(cap)
+        clauses, params = self._where(flt)
+        if flt.search:  # no searchable word: nothing matches
+            return 0
+        sql = f"SELECT count(*) FROM (SELECT 1 FROM memories m WHERE {' AND '.join(clauses)} LIMIT ?)"
+        return int(self._store.execute(sql, (*params, cap)).fetchone()[0])
+
     def search_ranked(self, flt: MemoryFilter, limit: int, *, any_term: bool = False) -> list[Memory]:
         """Full-text matches in the list's scope, best first (bm25)."""
         query = fts_query(flt.search or "", any_term=any_term)

@@ -1,20 +1,25 @@
-"""Pages of a searched memory list (full-text match inside a list), fast at any size.
+"""Pages of a searched memory list (a full-text match inside a list), fast at any size.
 
-A searched list is the list's rows (newest first) whose content matches the search. SQLite
-has one plan for it: materialise every full-text match, then walk the list's index checking
-each row, which costs the whole match set plus the whole list (tens of milliseconds at a
-million rows, for a common word or for no match at all). This module picks one of two
-plans by how many rows match, found by a capped count of the full-text matches:
+A searched list is the list's rows, newest first, whose content matches the search. Left to
+itself SQLite has one plan for it: materialise every full-text match, then walk the list's
+index checking each row. That costs the whole match set (tens of milliseconds at a million
+memories for a common word or a one-letter prefix) plus, when few rows of the list match,
+the whole list (tens of milliseconds even for a word that matches nothing). So the plan is
+picked by how many rows match, counted no further than ``DENSE_MATCHES``:
 
-- few matches (at most ``DRIVE_MAX_MATCHES``): read them from the full-text index, look each
-  row up, sort (cost grows with the matches, bounded by the cap);
-- many matches: walk the list's own index in list order in growing batches, and ask the
-  full-text index only for matches inside each batch's ``seq`` range (rows are mostly
-  inserted in time order, so that range is narrow); stop when the page is full (cost grows
-  with the page, not the list). A walk that visits ``WALK_MAX_ROWS`` rows without filling
-  the page (the matches lie elsewhere) finishes with SQLite's own plan.
+- **few** (at most ``FEW_MATCHES``): read the matches from the full-text index, look each row
+  up, sort. Cost grows with the matches, and they are few.
+- **some**: SQLite's own plan. The match set is small enough to materialise quickly and
+  dense enough that the walk finds a page soon.
+- **dense** (more than ``DENSE_MATCHES``): walk the list's own index in list order in growing
+  batches of ``seq`` numbers, and ask the full-text index only for matches inside each
+  batch's ``seq`` range (rows are mostly inserted in time order, so that range is narrow;
+  an out-of-order row costs one more range). Stop when the page is full: the cost grows with
+  the page, not with the list. A walk that visits ``WALK_MAX_ROWS`` rows without filling the
+  page (the matches lie in other lists) lets SQLite finish from where it stopped.
 
-Both give exactly the rows, in exactly the order, of the plain SQL; only the cost differs.
+Every plan returns exactly the rows, in exactly the order, of the plain SQL; only the cost
+differs. Multi-query plans run inside one read snapshot (the caller's ``store.snapshot()``).
 """
 
 from __future__ import annotations
@@ -27,14 +32,19 @@ from memtui.store.models import Memory, MemoryFilter, PageCursor
 if TYPE_CHECKING:
     from memtui.store.memories import MemoryRepository
 
-DRIVE_MAX_MATCHES = 5_000
-"""Up to this many full-text matches, a page is read from the matches."""
-WALK_FIRST_BATCH = 256
-WALK_MAX_BATCH = 8_192
+FEW_MATCHES = 1_500
+"""Up to this many full-text matches in the store, a page is read from the matches."""
+DENSE_MATCHES = 40_000
+"""Beyond this many matches, a page is found by walking the list."""
+WALK_MIN_BATCH = 256
+WALK_MAX_BATCH = 16_384
+WALK_ROWS_PER_RESULT = 25
+"""The first batch of a walk: this many list rows per row wanted (a dense match is at least
+one row in 25 of a million-row store)."""
 WALK_MAX_ROWS = 60_000
-"""A walk gives up (and lets SQLite finish) after visiting this many list rows."""
+"""A walk lets SQLite finish after visiting this many list rows."""
 WALK_AT_MAX = 5_000
-"""A page by position this near an end is walked; farther ones are left to SQLite."""
+"""A page by position this near an end of a dense list is walked; farther ones are SQL's."""
 MAX_RANGES = 8
 """At most this many seq ranges are asked of the full-text index per batch."""
 _MATCH = "memories_fts MATCH ?"
@@ -48,7 +58,7 @@ def match_count_capped(repo: MemoryRepository, query: str, cap: int) -> int:
     return int(row[0])
 
 
-def _ranges(seqs: list[int], batch: int) -> list[tuple[int, int]]:
+def seq_ranges(seqs: list[int], batch: int) -> list[tuple[int, int]]:
     """Cover the seqs with at most MAX_RANGES ranges, splitting at the widest gaps."""
     ordered = sorted(seqs)
     if len(ordered) < 2:
@@ -71,28 +81,28 @@ class SearchPages:
 
     def __init__(self, repo: MemoryRepository, flt: MemoryFilter, query: str,
                  columns: str) -> None:
-        self.repo = repo
         self.store = repo._store
-        self.flt = flt
+        self.repo = repo
         self.query = query
         self.columns = columns
-        clauses, params = repo._where(flt)
-        self.clauses = clauses
-        self.params = params
-        self._matches: int | None = None
+        self.clauses, self.params = repo._where(flt)
+        self._plan: str | None = None
 
     @property
-    def few(self) -> bool:
-        """Whether the store holds few enough matches to read the page from them."""
-        if self._matches is None:
-            self._matches = match_count_capped(self.repo, self.query, DRIVE_MAX_MATCHES + 1)
-        return self._matches <= DRIVE_MAX_MATCHES
+    def plan(self) -> str:
+        """``few``, ``some`` or ``dense`` (one capped count of the matches, then remembered)."""
+        if self._plan is None:
+            matches = match_count_capped(self.repo, self.query, DENSE_MATCHES + 1)
+            self._plan = ("few" if matches <= FEW_MATCHES
+                          else "some" if matches <= DENSE_MATCHES else "dense")
+        return self._plan
 
-    # ---- plans ----------------------------------------------------------------------------
+    # ---- the three plans ------------------------------------------------------------------
 
     def _driven(self, select: str, extra: list[str], extra_params: list[Any],
                 tail: str, tail_params: list[Any]) -> list[Any]:
-        # The unary + keeps SQLite from driving the join from the list's index.
+        """From the matches: CROSS JOIN fixes the order; the unary + keeps the list's index
+        out of it."""
         where = [c.replace("m.", "+m.", 1) for c in self.clauses] + extra
         sql = (f"SELECT {select} FROM memories_fts f CROSS JOIN memories m ON m.seq = f.rowid "
                f"WHERE f.{_MATCH} AND {' AND '.join(where)} {tail}")
@@ -101,54 +111,61 @@ class SearchPages:
 
     def _plain(self, select: str, extra: list[str], extra_params: list[Any],
                tail: str, tail_params: list[Any]) -> list[Any]:
+        """SQLite's own plan (the list's index, checking a materialised match set)."""
         where = [*self.clauses, f"m.seq IN (SELECT rowid FROM memories_fts WHERE {_MATCH})",
                  *extra]
         sql = f"SELECT {select} FROM memories m WHERE {' AND '.join(where)} {tail}"
         return self.store.execute(sql, (*self.params, self.query, *extra_params,
                                         *tail_params)).fetchall()
 
+    def _sql(self, select: str, extra: list[str], extra_params: list[Any],
+             tail: str, tail_params: list[Any]) -> list[Any]:
+        plan = self._driven if self.plan == "few" else self._plain
+        return plan(select, extra, extra_params, tail, tail_params)
+
     def _walk(self, need: int, descending: bool,
               cursor: tuple[str, str] | None) -> tuple[list[int], tuple[str, str] | None]:
         """Seqs of the first ``need`` matching rows in walk order after ``cursor``.
 
         Returns (seqs, None) when done (fewer than ``need`` seqs: the list ended), or
-        (seqs found so far, the last row visited) when the walk gave up.
+        (the seqs found so far, the last row visited) when the walk gave up.
         """
         order = "DESC" if descending else "ASC"
         compare = "<" if descending else ">"
-        found: list[int] = []
-        batch = WALK_FIRST_BATCH
-        visited = 0
         execute = self.store.execute
+        found: list[int] = []
+        batch = min(WALK_MAX_BATCH, max(WALK_MIN_BATCH, need * WALK_ROWS_PER_RESULT))
+        visited = 0
         while True:
             clauses = list(self.clauses)
             params = list(self.params)
             if cursor is not None:
                 clauses.append(f"(m.created_at, m.id) {compare} (?, ?)")
                 params += list(cursor)
-            rows = execute(
-                f"SELECT m.seq, m.created_at, m.id FROM memories m WHERE {' AND '.join(clauses)} "
-                f"ORDER BY m.created_at {order}, m.id {order} LIMIT ?",
-                (*params, batch)).fetchall()
-            if not rows:
+            seqs = [row[0] for row in execute(
+                f"SELECT m.seq FROM memories m WHERE {' AND '.join(clauses)} "
+                f"ORDER BY m.created_at {order}, m.id {order} LIMIT ?", (*params, batch))]
+            if not seqs:
                 return found, None
             matched: set[int] = set()
-            for low, high in _ranges([row[0] for row in rows], batch):
+            for low, high in seq_ranges(seqs, batch):
                 matched.update(row[0] for row in execute(
                     f"SELECT rowid FROM memories_fts WHERE {_MATCH} AND rowid BETWEEN ? AND ?",
                     (self.query, low, high)))
-            for seq, _created, _id in rows:
+            for seq in seqs:
                 if seq in matched:
                     found.append(seq)
                     if len(found) >= need:
                         return found, None
-            if len(rows) < batch:
+            if len(seqs) < batch:
                 return found, None
-            cursor = (rows[-1][1], rows[-1][2])
-            visited += len(rows)
+            last = execute("SELECT created_at, id FROM memories WHERE seq = ?",
+                           (seqs[-1],)).fetchone()
+            cursor = (last[0], last[1])
+            visited += len(seqs)
             if visited >= WALK_MAX_ROWS:
                 return found, cursor
-            batch = min(batch * 2, WALK_MAX_BATCH)
+            batch = min(batch * 4, WALK_MAX_BATCH)
 
     def _rows(self, seqs: list[int]) -> list[Memory]:
         if not seqs:
@@ -167,7 +184,7 @@ class SearchPages:
         taken = self._rows(found[skip:skip + limit])
         if stopped is None or len(found) >= skip + limit:
             return taken
-        # The walk gave up (the matches lie elsewhere): SQLite finishes from there.
+        # The walk gave up (the matches lie in other lists): SQLite finishes from there.
         order = "DESC" if descending else "ASC"
         compare = "<" if descending else ">"
         rows = self._plain(self.columns, [f"(m.created_at, m.id) {compare} (?, ?)"],
@@ -182,7 +199,11 @@ class SearchPages:
              before: PageCursor | None) -> list[Memory]:
         """``MemoryRepository.list`` for a searched list (same rows, same order)."""
         ascending = before is not None
-        if self.few:
+        if self.plan == "dense" and (after is None or before is None):
+            edge = before if ascending else after
+            cursor = (edge.created_at, edge.id) if edge is not None else None
+            memories = self._walked(0, limit, not ascending, cursor)
+        else:
             extra: list[str] = []
             extra_params: list[Any] = []
             if after is not None:
@@ -192,41 +213,39 @@ class SearchPages:
                 extra.append("(m.created_at, m.id) > (?, ?)")
                 extra_params += [before.created_at, before.id]
             order = "ASC" if ascending else "DESC"
-            rows = self._driven(self.columns, extra, extra_params,
-                                f"ORDER BY m.created_at {order}, m.id {order} LIMIT ?", [limit])
+            rows = self._sql(self.columns, extra, extra_params,
+                             f"ORDER BY m.created_at {order}, m.id {order} LIMIT ?", [limit])
             memories = [row_to_memory(row) for row in rows]
-        elif after is not None and before is not None:  # between two rows: rare, plain SQL
-            rows = self._plain(self.columns, ["(m.created_at, m.id) < (?, ?)",
-                                              "(m.created_at, m.id) > (?, ?)"],
-                               [after.created_at, after.id, before.created_at, before.id],
-                               "ORDER BY m.created_at ASC, m.id ASC LIMIT ?", [limit])
-            memories = [row_to_memory(row) for row in rows]
-        else:
-            edge = before if ascending else after
-            cursor = (edge.created_at, edge.id) if edge is not None else None
-            memories = self._walked(0, limit, not ascending, cursor)
         if ascending:
             memories.reverse()
         return memories
 
     def at(self, offset: int, limit: int, from_end: bool) -> list[Memory]:
         """``MemoryRepository.list_at`` for a searched list."""
-        order = "ASC" if from_end else "DESC"
         offset = max(0, offset)
-        if not self.few and offset + limit <= WALK_AT_MAX:
+        if self.plan == "dense" and offset + limit <= WALK_AT_MAX:
             memories = self._walked(offset, limit, not from_end, None)
         else:
-            tail = f"ORDER BY m.created_at {order}, m.id {order} LIMIT ? OFFSET ?"
-            plan = self._driven if self.few else self._plain
-            memories = [row_to_memory(row)
-                        for row in plan(self.columns, [], [], tail, [limit, offset])]
+            order = "ASC" if from_end else "DESC"
+            rows = self._sql(self.columns, [], [],
+                             f"ORDER BY m.created_at {order}, m.id {order} LIMIT ? OFFSET ?",
+                             [limit, offset])
+            memories = [row_to_memory(row) for row in rows]
         if from_end:
             memories.reverse()
         return memories
 
     def count(self) -> int:
-        """``MemoryRepository.count`` for a searched list (exact: costs the whole match set
-        when many rows match)."""
-        if self.few:
-            return int(self._driven("count(*)", [], [], "", [])[0][0])
-        return int(self._plain("count(*)", [], [], "", [])[0][0])
+        """``MemoryRepository.count`` for a searched list. Exact, so it costs the whole
+        match set when many rows match (``count_at_most`` is the cheap one)."""
+        return int(self._sql("count(*)", [], [], "", [])[0][0])
+
+    def count_at_most(self, cap: int) -> int:
+        """The count, or ``cap`` when the list holds at least that many rows."""
+        if self.plan == "dense":
+            found, stopped = self._walk(cap, True, None)
+            if stopped is None:
+                return min(len(found), cap)
+        plan = self._driven if self.plan == "few" else self._plain
+        rows = plan("1", [], [], "LIMIT ?", [cap])
+        return len(rows)

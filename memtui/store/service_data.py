@@ -145,20 +145,40 @@ class ServiceDataRepository:
             return "rank", " OR ".join(chosen)
         return "recent", " ".join(phrase for _count, phrase in counts)
 
-    def _related(self, fts_table: str, from_sql: str, columns: str, where: str,
+    def _related(self, fts_table: str, table: str, alias: str, columns: str, where: str,
                  params: Sequence[Any], text: str, limit: int) -> list[Sequence[Any]]:
+        """Rows of ``table`` (as ``alias``) related to ``text`` that satisfy ``where``."""
         plan = self._plan(fts_table, text)
         if plan is None:
             return []
         mode, match = plan
         if mode == "rank":
-            sql = (f"SELECT {columns} FROM {fts_table} f JOIN {from_sql} ON x.seq = f.rowid "
+            sql = (f"SELECT {columns} FROM {fts_table} f JOIN {table} {alias} "
+                   f"ON {alias}.seq = f.rowid "
                    f"WHERE {fts_table} MATCH ? AND {where} ORDER BY f.rank LIMIT ?")
             return self._store.execute(sql, (match, *params, limit)).fetchall()
-        sql = (f"SELECT {columns} FROM (SELECT rowid FROM {fts_table} WHERE {fts_table} MATCH ? "
-               f"ORDER BY rowid DESC LIMIT ?) f JOIN {from_sql} ON x.seq = f.rowid "
-               f"WHERE {where} ORDER BY f.rowid DESC LIMIT ?")
-        return self._store.execute(sql, (match, RECENT_SCAN_CAP, *params, limit)).fetchall()
+        # Newest matches first, streamed (never materialised): stop at ``limit`` visible rows
+        # or after RECENT_SCAN_CAP matches, whichever comes first.
+        sql = (f"SELECT f.rowid, ({where}) FROM {fts_table} f JOIN {table} {alias} "
+               f"ON {alias}.seq = f.rowid WHERE {fts_table} MATCH ? ORDER BY f.rowid DESC")
+        cursor = self._store.execute(sql, (*params, match))
+        seqs: list[int] = []
+        try:
+            for scanned, (seq, visible) in enumerate(cursor, start=1):
+                if visible:
+                    seqs.append(seq)
+                if len(seqs) >= limit or scanned >= RECENT_SCAN_CAP:
+                    break
+        finally:
+            cursor.close()
+        if not seqs:
+            return []
+        marks = ", ".join("?" for _ in seqs)
+        rows = self._store.execute(
+            f"SELECT {alias}.seq, {columns} FROM {table} {alias} WHERE {alias}.seq IN ({marks})",
+            seqs).fetchall()
+        by_seq = {row[0]: row[1:] for row in rows}
+        return [by_seq[seq] for seq in seqs if seq in by_seq]
 
     # ---- memory recall --------------------------------------------------------------------
 
@@ -166,8 +186,7 @@ class ServiceDataRepository:
                          limit: int) -> list[Memory]:
         """Active memories matching ``text``, best first: the owner's user-level memories and
         those of ``projects``."""
-        rows = self._related("memories_fts", "memories m", _M_COLUMNS.replace("m.", "m."),
-                             _ACTIVE_MEMORY_VISIBLE.replace("m.", "m."),
+        rows = self._related("memories_fts", "memories", "m", _M_COLUMNS, _ACTIVE_MEMORY_VISIBLE,
                              (owner, json.dumps(list(projects))), text, limit)
         return [row_to_memory(row) for row in rows]
 
@@ -192,8 +211,7 @@ class ServiceDataRepository:
             where, params = "t.project_id = ?", (project,)
         else:
             where, params = _TASK_VISIBLE, (user_id, json.dumps(list(projects)))
-        rows = self._related("tasks_fts", "tasks t", _T_COLUMNS, where.replace("x.", "t."),
-                             params, text, limit)
+        rows = self._related("tasks_fts", "tasks", "t", _T_COLUMNS, where, params, text, limit)
         return [row_to_task(row) for row in rows]
 
     def recent_tasks(self, user_id: str, projects: Sequence[str], limit: int,
@@ -278,7 +296,7 @@ class ServiceDataRepository:
             where += " AND x.project_id = ?"
             params.append(project)
         columns = ", ".join("x." + c.strip() for c in _I_COLUMNS.split(","))
-        rows = self._related("interactions_fts", "interactions x", columns, where, params,
+        rows = self._related("interactions_fts", "interactions", "x", columns, where, params,
                              text, limit)
         return [_interaction(row) for row in rows]
 

@@ -33,7 +33,7 @@ def main() -> None:
                 engine.identity.forget(memory.id)
         elif mode == "extract":
             engine.auto.run_round(force=True)
-            for index in range(20):
+            for _ in range(20):
                 engine.tasks.add_task(project="web", goal=f"goal {step % 7}",
                                       prompt="p", result="the result text " * 30,
                                       started_at="2026-11-01T10:00:00Z",

@@ -40,17 +40,6 @@ _CREATE_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW"
                  | getattr(os, "O_CLOEXEC", 0))
 
 
-def _redacted(text: str) -> str:
-    result = redact(text)
-    if isinstance(result, str):
-        return result
-    for attribute in ("text", "redacted"):
-        value = getattr(result, attribute, None)
-        if isinstance(value, str):
-            return value
-    raise CodexError("redaction returned no text; note not written")
-
-
 def _clean_text(text: str) -> str:
     if not isinstance(text, str) or not text.strip():
         raise CodexInputError("a note needs some text")
@@ -152,7 +141,7 @@ def write_note(home: str | os.PathLike[str], text: str, now: datetime | None = N
     note is never overwritten: a name collision gets a ``-2``, ``-3`` ... suffix.
     """
     home_path = Path(home).absolute()
-    body = _clean_text(_redacted(_clean_text(text)))
+    body = _clean_text(redact(_clean_text(text)))
     data = body.encode("utf-8")
     moment = as_utc(now) if now is not None else datetime.now(UTC)
     slug = note_slug(body, DEFAULT_NOTE_SLUG_CHARS)

@@ -123,6 +123,8 @@ _CODE_REF = re.compile(
     re.X | re.S,
 )
 _HEX = re.compile(r"[0-9a-fA-F]+")
+# Obvious code: ``get_token()``, ``os.environ[...]``, ``self.secret``, ``settings.KEY``.
+_SIMPLE_CODE_REF = re.compile(r"(?:[A-Za-z_$][A-Za-z_$]*\.)*[A-Za-z_$][A-Za-z_$]*(?:\(.*|\[.*)?", re.S)
 _UUID = re.compile(
     r"\{?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\}?"
 )
@@ -208,10 +210,19 @@ def is_template(value: str) -> bool:
     return False
 
 
+_MARKERS = re.compile("|".join(re.escape(m) for m in PLACEHOLDER_MARKERS))
+_WHITESPACE = re.compile(r"\s")
+_TEMPLATE_START = frozenset("$%{<[E@_")
+
+
+def has_whitespace(value: str) -> bool:
+    """True when ``value`` contains any whitespace."""
+    return _WHITESPACE.search(value) is not None
+
+
 def has_placeholder_marker(value: str) -> bool:
     """True when ``value`` contains an instruction such as ``your_key_here`` or ``example``."""
-    low = value.lower()
-    return any(marker in low for marker in PLACEHOLDER_MARKERS)
+    return _MARKERS.search(value.lower()) is not None
 
 
 def is_placeholder(value: str) -> bool:
@@ -224,9 +235,11 @@ def is_placeholder(value: str) -> bool:
     low = v.lower()
     if low in PLACEHOLDER_WORDS or low.strip("'\"`") in PLACEHOLDER_WORDS:
         return True
-    if is_template(v) or is_masked(v) or is_single_char_run(v):
+    if v[0] in _TEMPLATE_START and is_template(v):
         return True
-    return has_placeholder_marker(v)
+    if is_masked(v) or is_single_char_run(v):
+        return True
+    return _MARKERS.search(low) is not None
 
 
 def is_uuid(value: str) -> bool:
@@ -391,11 +404,15 @@ def is_prose(value: str) -> bool:
 def password_value_ok(value: str, quoted: bool) -> bool:
     """Whether ``value`` under a password-like key is a literal password worth hiding."""
     v = value.strip()
-    if len(v) < PASSWORD_MIN_LEN or is_placeholder(v) or looks_like_path(v):
+    if len(v) < PASSWORD_MIN_LEN:
+        return False
+    if not quoted and _SIMPLE_CODE_REF.fullmatch(v):
+        return False
+    if is_placeholder(v) or looks_like_path(v):
         return False
     if not any(c.isalnum() for c in v):
         return False
-    if any(c.isspace() for c in v):
+    if has_whitespace(v):
         return quoted and not is_prose(v)
     if _SEPARATED_WORDS.fullmatch(v):
         return False  # shorter-version, not_long_enough
@@ -410,7 +427,9 @@ def password_value_ok(value: str, quoted: bool) -> bool:
 def token_value_ok(value: str, quoted: bool, strict: bool = False) -> bool:
     """Whether ``value`` under a token/secret/key name looks like a real credential."""
     v = value.strip()
-    if any(c.isspace() for c in v):
+    if len(v) < TOKEN_MIN_LEN or has_whitespace(v):
+        return False
+    if not quoted and _SIMPLE_CODE_REF.fullmatch(v):
         return False
     if is_placeholder(v) or looks_like_path(v):
         return False

@@ -42,7 +42,34 @@ PASSWORD = "password"
 TOKEN = "token"
 WEAK = "weak"
 
-KEYWORD_RE = re.compile(rb"pass|pw|secret|token|cred|key|auth|bearer|jwt")
+_KW = rb"(?:pass|pw|secret|token|cred|key|auth|bearer|jwt)"
+#: A secret-ish word, the rest of its name, then an operator (or a space before a value,
+#: for ``--token VALUE`` and ``password "value"``). Runs on the lower-cased bytes;
+#: possessive quantifiers keep it from backtracking.
+KEYWORD_RE = re.compile(
+    rb"(?P<n>"
+    + _KW
+    + rb"""[a-z0-9_.~-]{0,64}+)
+    (?:
+        (?:\\?["'`])?\]?(?:\[\d{0,6}\])?
+        (?:[ \t]*:[ \t]*(?:string|str|number)(?=[ \t]*=))?
+        (?:[ \t]+(?:string|str)(?=[ \t]*=))?
+        [ \t]{0,16}+
+        (?::::=|::=|:=|\?=|\.=|\|\|=|===|!==|==|!=|=>|<-|=|:|,|>)
+      | (?:\\?["'`])?[ \t]++(?=["'`])
+      | \\?["'][ \t]++value[ \t]*=
+    )""",
+    re.X,
+)
+#: ``--token VALUE`` / ``-password VALUE``: a command-line flag and its argument.
+FLAG_RE = re.compile(
+    rb"--?(?P<n>[a-z0-9_.-]{0,64}?" + _KW + rb"[a-z0-9_.~-]{0,64}+)[ \t]++(?=[^ \t\r\n-])"
+)
+#: ``"literal" == password``: a quoted value compared with a secret name.
+REVERSE_RE = re.compile(
+    rb"""["'][ \t]{0,8}(?:===?|!==?)[ \t]{0,8}[$@]?[a-z0-9_.-]{0,64}?"""
+    + rb"(?:pass|pw|secret|token|cred|key|auth)"
+)
 
 # Words after the secret word that make the name describe the secret, not hold it.
 METADATA_WORDS = frozenset(
@@ -231,6 +258,7 @@ def _header_value_ok(value: str) -> bool:
     return shannon_entropy(v) >= HEADER_ENTROPY_MIN
 
 
+@lru_cache(maxsize=8192)
 def _value_ok(kind: str, value: str, quoted: bool) -> bool:
     if _VALUE_IS_ASSIGNMENT.match(value):
         return False
@@ -319,7 +347,7 @@ def _handle_value_after(ctx: _Ctx, kind: str, name: str, ks: int, ke: int) -> in
         elif kind != WEAK and pos < len(text) and text[pos] in "\"'`" and a.group("sp"):
             pass  # password "value";
         else:
-            return _reverse_compare(ctx, kind, ks, ke)
+            return ke
     elif op == ",":
         if not kq:
             return ke
@@ -362,30 +390,22 @@ def _handle_value_after(ctx: _Ctx, kind: str, name: str, ks: int, ke: int) -> in
     return ke
 
 
-def _reverse_compare(ctx: _Ctx, kind: str, ks: int, ke: int) -> int:
+def _reverse_compare(ctx: _Ctx, lower: bytes) -> None:
     """``if ("s3cr3t" == password)``: the literal sits before the name."""
     text = ctx.text
-    w = text[max(0, ks - 8) : ks].rstrip()
-    if not (w.endswith("==") or w.endswith("!=")):
-        return ke
-    k = ks - (len(text[max(0, ks - 8) : ks]) - len(w)) - 2
-    while k > 0 and text[k - 1] == "=":
-        k -= 1
-    if k > 0 and text[k - 1] == "!":
-        k -= 1
-    k -= 1
-    while k > 0 and text[k] in " \t":
-        k -= 1
-    if k <= 0 or text[k] not in "\"'":
-        return ke
-    q = text[k]
-    open_at = text.rfind(q, max(0, k - MAX_VALUE), k)
-    if open_at == -1:
-        return ke
-    s, e = open_at + 1, k
-    if "\n" not in text[s:e] and _value_ok(kind, text[s:e], True):
-        ctx.spans.append((s, e, "keyword-assignment"))
-    return ke
+    for m in REVERSE_RE.finditer(lower):
+        k = m.start()
+        q = text[k]
+        open_at = text.rfind(q, max(0, k - MAX_VALUE), k)
+        if open_at == -1:
+            continue
+        s, e = open_at + 1, k
+        name_at = m.end()
+        ks = ctx.tb.rfind(b" ", max(0, name_at - MAX_KEY_SIDE), name_at) + 1
+        ke = ctx.tb.find(b" ", name_at, name_at + MAX_KEY_SIDE)
+        kind = classify_name(text[ks : ke if ke != -1 else name_at].strip("-.$@"))
+        if kind and "\n" not in text[s:e] and _value_ok(kind, text[s:e], True):
+            ctx.spans.append((s, e, "keyword-assignment"))
 
 
 def _handle_bearer(ctx: _Ctx, i: int) -> int:
@@ -403,15 +423,15 @@ def find_keyword_secrets(text: str, lower: bytes, tb: bytes) -> list[tuple[int, 
     """All keyword-assignment secrets in ``text`` (``lower``/``tb``: its byte views)."""
     ctx = _Ctx(text, tb)
     resume = 0
+    if b"bearer" in lower:
+        i = lower.find(b"bearer")
+        while i != -1:
+            i = lower.find(b"bearer", _handle_bearer(ctx, i))
     for m in KEYWORD_RE.finditer(lower):
         i = m.start()
         if i < resume:
             continue
-        if lower.startswith(b"bearer", i):
-            resume = _handle_bearer(ctx, i)
-            if ctx.spans and ctx.spans[-1][1] == resume:
-                continue
-        ks, ke = _key_bounds(ctx, i, m.end())
+        ks, ke = _key_bounds(ctx, i, m.end("n"))
         if ke - ks > 2 * MAX_KEY_SIDE:
             resume = ke
             continue
@@ -421,6 +441,17 @@ def find_keyword_secrets(text: str, lower: bytes, tb: bytes) -> list[tuple[int, 
             resume = ke
             continue
         resume = max(resume, _handle_value_after(ctx, kind, name, ks, ke))
+    if b"==" in lower or b"!=" in lower:
+        _reverse_compare(ctx, lower)
+    if b" -" in lower:
+        for m in FLAG_RE.finditer(lower):
+            ks, ke = m.start(), m.end("n")
+            if ks > 0 and lower[ks - 1] not in b" \t\n\"'=(":
+                continue
+            name = text[ks:ke]
+            kind = classify_name(name.strip("-.$@"))
+            if kind is not None:
+                _handle_value_after(ctx, kind, name, ks, ke)
     return ctx.spans
 
 
@@ -453,13 +484,17 @@ _OPS = ("=", ":", ":=", "::=", ":::=", "?=", ".=", "=>", ",")
 
 
 def _names_provider(name: str, word: bytes) -> bool:
-    """True when ``word`` starts one of the words of ``name`` (``SUMO_ACCESS_ID``)."""
+    """True when ``word`` starts a word of ``name`` (``SUMO_ACCESS_ID``) or spells whole
+    words of it (``MessageBirdClientID``), but not ``sumOfExposures``."""
     w = word.decode().rstrip("_")
     if word == b"bundle_":
         # Bundler credentials: BUNDLE_<HOST> with dots written as "__".
         return name.upper().startswith("BUNDLE_") and "__" in name[7:]
     words = split_words(name)
-    return any("".join(words[k:]).startswith(w) for k in range(len(words)))
+    if any(part.startswith(w) for part in words):
+        return True
+    joined = ["".join(words[k : k + n]) for k in range(len(words)) for n in (2, 3)]
+    return w in joined
 
 
 def find_provider_name_secrets(text: str, lower: bytes, tb: bytes) -> list[tuple[int, int, str]]:

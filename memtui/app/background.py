@@ -1,0 +1,152 @@
+"""The extraction engine in a Textual thread worker: rounds (timed and on demand), backfill,
+consolidation.
+
+The worker thread only calls the engine and posts messages (``ExtractionProgress``,
+``ExtractionFinished``); the app's handlers update the widgets. Closing the app asks the
+engine to stop between transactions (batches), never inside one.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from textual.worker import get_current_worker
+
+from memtui.app.messages import ExtractionFinished, ExtractionProgress
+from memtui.engine.api import Engine
+from memtui.engine.worker import BackgroundLoop, LoopEvent
+from memtui.errors import MemtuiError
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from memtui.store.database import Store
+
+ROUND, BACKFILL, CONSOLIDATE = "round", "backfill", "consolidate"
+JOB_WORDS = {ROUND: "extraction round", BACKFILL: "backfill", CONSOLIDATE: "consolidation"}
+WORKER_GROUP = "extraction"
+
+
+@dataclass
+class WorkerState:
+    """What the background worker is doing, and how its last job ended (for the header)."""
+
+    job: str | None = None
+    forced: bool = False
+    done: int = 0
+    total: int | None = None
+    last_job: str | None = None
+    last_at: str | None = None
+    last_result: str | None = None
+    last_error: str | None = None
+
+    @property
+    def running(self) -> bool:
+        """Whether a job is running."""
+        return self.job is not None
+
+
+def summary_words(job: str, summary: dict[str, Any] | None) -> str:
+    """A job's result in a few words."""
+    if not summary:
+        return "done"
+    if job == CONSOLIDATE:
+        count = summary.get("count", 0)
+        return f"{count} duplicate{'s' if count != 1 else ''} superseded"
+    skipped = summary.get("skipped", {})
+    skipped_total = sum(skipped.values()) if isinstance(skipped, dict) else int(skipped or 0)
+    parts = [f"{summary.get('scanned', 0)} scanned", f"{summary.get('extracted', 0)} new"]
+    if summary.get("superseded"):
+        parts.append(f"{summary['superseded']} replaced")
+    parts.append(f"{skipped_total} skipped")
+    if summary.get("errors"):
+        parts.append(f"{summary['errors']} errors")
+    return ", ".join(parts)
+
+
+class ExtractionRunner:
+    """Runs one extraction job at a time in a Textual thread worker of ``app``."""
+
+    def __init__(self, app: App[Any], store: Store, actor: str) -> None:
+        self.app = app
+        self.store = store
+        self.actor = actor
+        self.state = WorkerState()
+        self._stop = threading.Event()
+        self._loop = BackgroundLoop(store, actor, interval_s=None, on_event=self._on_event)
+        self._job_forced = False
+
+    def start(self, job: str, force: bool = False) -> bool:
+        """Start a job unless one is running. Returns whether it started."""
+        if self.state.running or self._stop.is_set():
+            return False
+        self.state.job, self.state.forced = job, force
+        self.state.done, self.state.total = 0, None
+        self._job_forced = force
+        self.app.run_worker(lambda: self._work(job, force), thread=True, group=WORKER_GROUP,
+                            name=job, description=JOB_WORDS.get(job, job),
+                            exit_on_error=False)
+        return True
+
+    def stop(self) -> None:
+        """Ask a running job to stop between transactions (the app is closing)."""
+        self._stop.set()
+        self._loop.stop(timeout=0)
+
+    def finished(self, message: ExtractionFinished) -> None:
+        """Record a finished job (called by the app's message handler, on the UI thread)."""
+        self.state.last_job = message.job
+        self.state.last_at = self.store.now()
+        self.state.last_error = message.error
+        self.state.last_result = None if message.error else summary_words(message.job,
+                                                                          message.summary)
+        self.state.job = None
+
+    def progress(self, message: ExtractionProgress) -> None:
+        """Record progress (UI thread)."""
+        self.state.done, self.state.total = message.done, message.total
+
+    # ---- the worker thread (no widgets here) --------------------------------------------
+
+    def _should_stop(self) -> bool:
+        worker = get_current_worker()
+        return self._stop.is_set() or worker.is_cancelled
+
+    def _post_progress(self, job: str, done: int, total: int | None) -> None:
+        self.app.post_message(ExtractionProgress(job, done, total))
+
+    def _on_event(self, event: LoopEvent) -> None:
+        if event.kind == "progress":
+            self._post_progress(ROUND, event.done, event.total)
+
+    def _work(self, job: str, force: bool) -> None:
+        try:
+            if job == ROUND:
+                summary = self._loop.run_once(force)
+                if summary is None:
+                    error = self._loop.state.last_error or "the round failed"
+                    self.app.post_message(ExtractionFinished(job, None, error=error))
+                    return
+                self.app.post_message(ExtractionFinished(job, summary.to_json(),
+                                                         stopped=summary.stopped))
+                return
+            engine = Engine(self.store, self.actor)
+            if job == BACKFILL:
+                result = engine.auto.backfill(
+                    force=force, progress=lambda done, total: self._post_progress(job, done,
+                                                                                  total),
+                    should_stop=self._should_stop)
+                self.app.post_message(ExtractionFinished(job, result.to_json(),
+                                                         stopped=result.stopped))
+            elif job == CONSOLIDATE:
+                record = engine.auto.consolidate()
+                self.app.post_message(ExtractionFinished(job, record.to_json()))
+            else:
+                self.app.post_message(ExtractionFinished(job, None, error=f"unknown job {job}"))
+        except MemtuiError as error:
+            self.app.post_message(ExtractionFinished(job, None, error=error.message))
+        except Exception as error:  # the app must never die of a job
+            self.app.post_message(ExtractionFinished(
+                job, None, error=f"{error.__class__.__name__}: {error}"))

@@ -1,0 +1,413 @@
+"""Every store-changing action of the app: confirm, write through the engine, say what
+happened, keep an undo.
+
+Writes run off the UI thread (``asyncio.to_thread`` inside a Textual worker; the thread only
+calls the engine, never a widget). A failed write calls the form's ``on_error`` so the form
+keeps what was typed; otherwise the error becomes a notification. Nothing here writes SQL
+or repeats an engine rule: the engine checks and refuses, the app reports.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from rich.text import Text
+
+from memtui.app.commands import MemoryCommand
+from memtui.app.modals.confirm import ConfirmModal
+from memtui.app.modals.detail import MemoryDetailModal
+from memtui.app.modals.editor import MemoryDraft, MemoryEditor
+from memtui.app.modals.text import TextModal
+from memtui.app.widgets.detail import memory_detail, task_fields
+from memtui.errors import MemtuiError
+from memtui.store.models import LogEntry, Memory
+
+if TYPE_CHECKING:
+    from memtui.app.app import MemtuiApp
+
+T = TypeVar("T")
+
+UNDO_DEPTH = 20
+"""How many actions ``ctrl+z`` can step back through."""
+WRITE_GROUP = "store-write"
+
+
+@dataclass(frozen=True)
+class UndoEntry:
+    """One undoable action: what it was, and the engine call that reverses it."""
+
+    label: str
+    run: Callable[[], object]
+
+
+class Curator:
+    """The app's store-changing flows (add, note, correct, restore, forget, settings, flags,
+    profile, undo) and the ``/memory`` command dispatcher."""
+
+    def __init__(self, app: MemtuiApp) -> None:
+        self.app = app
+        self.undo_stack: list[UndoEntry] = []
+
+    @property
+    def engine(self) -> Any:
+        """The app's engine."""
+        return self.app.engine
+
+    # ---- the write path -----------------------------------------------------------------
+
+    def perform(self, label: str, work: Callable[[], T], *,
+                done: Callable[[T], None] | None = None,
+                failed: Callable[[str], None] | None = None) -> None:
+        """Run ``work`` (engine calls only) in a thread; then, on the UI thread, refresh the
+        views and call ``done``; on a MemtuiError call ``failed`` (or notify)."""
+
+        async def runner() -> None:
+            try:
+                result = await asyncio.to_thread(work)
+            except MemtuiError as error:
+                self._failed(label, error.message, failed)
+                return
+            except Exception as error:  # never crash on a write
+                self._failed(label, f"{error.__class__.__name__}: {error}", failed)
+                return
+            self.app.after_write()
+            if done is not None:
+                done(result)
+
+        self.app.run_worker(runner(), group=WRITE_GROUP, exit_on_error=False,
+                            description=label)
+
+    def _failed(self, label: str, message: str, failed: Callable[[str], None] | None) -> None:
+        if failed is not None:
+            failed(message)
+            self.app.say(f"{label} failed: {message}", severity="error", toast=False)
+        else:
+            self.app.say(f"{label} failed: {message}", severity="error")
+
+    def push_undo(self, label: str, run: Callable[[], object]) -> None:
+        """Remember how to reverse an action."""
+        self.undo_stack.append(UndoEntry(label, run))
+        del self.undo_stack[:-UNDO_DEPTH]
+
+    def undo(self) -> None:
+        """Reverse the last undoable action (forget is final and never on the stack)."""
+        if not self.undo_stack:
+            self.app.say("Nothing to undo.", severity="warning")
+            return
+        entry = self.undo_stack.pop()
+        self.perform(f"Undo {entry.label}", entry.run,
+                     done=lambda _result: self.app.say(f"Undone: {entry.label}"))
+
+    # ---- memories -----------------------------------------------------------------------
+
+    def _scope_words(self, project: str | None) -> str:
+        return f"project {project}" if project else "your user memories (only you see them)"
+
+    def add_memory(self, project: str | None, kind: str = "fact") -> None:
+        """Open the editor with a kind picker; add the memory on save."""
+        def submit(draft: MemoryDraft, editor: MemoryEditor) -> None:
+            self.perform(
+                "Add memory",
+                lambda: self.engine.identity.add_memory(draft.content, draft.kind, project),
+                done=lambda memory: self._added(memory, editor),
+                failed=editor.failed)
+
+        self.app.push_screen(MemoryEditor("New memory", kind=kind,
+                                          context=f"in {self._scope_words(project)}",
+                                          submit=submit))
+
+    def add_note(self, project: str | None, text: str | None = None) -> None:
+        """A note (``source = note``): from text given, or from the editor."""
+        if text is not None:
+            self.perform("Add note", lambda: self.engine.identity.add_note(text, project),
+                         done=lambda memory: self._added(memory, None))
+            return
+
+        def submit(draft: MemoryDraft, editor: MemoryEditor) -> None:
+            self.perform("Add note",
+                         lambda: self.engine.identity.add_note(draft.content, project,
+                                                               draft.kind),
+                         done=lambda memory: self._added(memory, editor),
+                         failed=editor.failed)
+
+        self.app.push_screen(MemoryEditor("New note", show_kind=False,
+                                          context=f"in {self._scope_words(project)}",
+                                          submit=submit))
+
+    def _added(self, memory: Memory, editor: MemoryEditor | None) -> None:
+        if editor is not None:
+            editor.saved()
+        self.push_undo(f"add {memory.id}", lambda: self.engine.identity.forget(memory.id))
+        self.app.say(f"Added {memory.id} ({memory.kind}, {memory.source}) — ctrl+z undoes")
+
+    def correct(self, memory: Memory) -> None:
+        """Open the editor pre-filled; save supersedes the memory (history is kept)."""
+        if memory.status != "active":
+            self.app.say(f"{memory.id} is an old version; correct the current one "
+                         f"({memory.superseded_by}).", severity="warning")
+            return
+
+        def submit(draft: MemoryDraft, editor: MemoryEditor) -> None:
+            self.perform(
+                f"Correct {memory.id}",
+                lambda: self.engine.identity.supersede(memory.id, draft.content, draft.kind),
+                done=lambda new: self._superseded(memory, new, editor, "Corrected"),
+                failed=editor.failed)
+
+        self.app.push_screen(MemoryEditor(f"Correct {memory.id}", kind=memory.kind,
+                                          content=memory.content,
+                                          context="saving keeps the old text in History",
+                                          submit=submit))
+
+    def restore(self, head: Memory, version: Memory) -> None:
+        """Make an old version current again: supersede the head with its text."""
+        self.perform(
+            f"Restore {version.id}",
+            lambda: self.engine.identity.supersede(head.id, version.content, version.kind),
+            done=lambda new: self._superseded(head, new, None, f"Restored {version.id} as"))
+
+    def _superseded(self, old: Memory, new: Memory, editor: MemoryEditor | None,
+                    verb: str) -> None:
+        if editor is not None:
+            editor.saved()
+        self.app.selected_memory_id = new.id
+        if self.app.history_memory_id == old.id:
+            self.app.history_memory_id = new.id
+        self.push_undo(f"correct {old.id}",
+                       lambda: self.engine.identity.supersede(new.id, old.content, old.kind))
+        self.app.say(f"{verb} {new.id} (replaces {old.id}) — ctrl+z undoes")
+
+    def forget(self, memory_ids: list[str],
+               on_done: Callable[[tuple[str, ...]], None] | None = None) -> None:
+        """Ask (saying how many versions go), then forget for good."""
+        try:
+            sizes = {memory_id: self.engine.identity.chain_size(memory_id)
+                     for memory_id in memory_ids}
+        except MemtuiError as error:
+            self.app.say(error.message, severity="error")
+            return
+        total = sum(sizes.values())
+        if len(memory_ids) == 1:
+            memory_id = memory_ids[0]
+            title = f"Forget {memory_id}?"
+            older = total - 1
+            body = Text(f"{memory_id}" + (f" and its {older} other version"
+                                         f"{'s' if older != 1 else ''}" if older else "")
+                        + f" will be deleted for good ({total} version"
+                        f"{'s' if total != 1 else ''} in all).\n")
+        else:
+            title = f"Forget {len(memory_ids)} memories?"
+            body = Text(f"{len(memory_ids)} marked memories will be deleted for good, "
+                        f"{total} versions in all.\n")
+        body.append("This cannot be undone. A task they came from will not be extracted "
+                    "again.", style="bold")
+
+        def answered(yes: bool | None) -> None:
+            if not yes:
+                self.app.say("Nothing was forgotten.")
+                return
+            self.perform(
+                "Forget", lambda: self.engine.identity.forget_many(list(memory_ids)),
+                done=lambda results: self._forgotten(results, on_done))
+
+        self.app.push_screen(ConfirmModal(title, body), answered)
+
+    def _forgotten(self, results: list[Any],
+                   on_done: Callable[[tuple[str, ...]], None] | None) -> None:
+        removed = tuple(memory_id for result in results for memory_id in result.removed_ids)
+        if on_done is not None:
+            on_done(removed)
+        self.app.forgot(removed)
+        self.app.say(f"Forgot {len(results)} memor{'y' if len(results) == 1 else 'ies'} "
+                     f"({len(removed)} version{'s' if len(removed) != 1 else ''}) — final, "
+                     "no undo")
+
+    # ---- settings, flags, profile -------------------------------------------------------
+
+    def set_settings(self, changes: dict[str, Any],
+                     on_error: Callable[[str], None] | None = None, label: str | None = None
+                     ) -> None:
+        """Change settings (all or nothing); undo puts the old values back."""
+        try:
+            before = self.engine.settings.get()
+        except MemtuiError as error:
+            self.app.say(error.message, severity="error")
+            return
+        old = {name: before.get(name) for name in changes}
+        words = label or ", ".join(f"{name} = {_shown(value)}" for name, value in changes.items())
+
+        def done(_result: object) -> None:
+            self.push_undo(words, lambda: self.engine.settings.set_many(old))
+            self.app.say(f"Set {words} — ctrl+z undoes")
+
+        self.perform("Change settings", lambda: self.engine.settings.set_many(changes),
+                     done=done, failed=on_error)
+
+    def toggle(self, name: str) -> None:
+        """Flip a switch setting (``g`` generate, ``u`` use)."""
+        try:
+            current = self.engine.settings.get()[name]
+        except (MemtuiError, KeyError) as error:
+            self.app.say(f"Cannot read {name}: {error}", severity="error")
+            return
+        self.set_settings({name: 0 if current else 1})
+
+    def switch_both(self, on: bool) -> None:
+        """``/memory on|off``: generate and use together."""
+        value = 1 if on else 0
+        self.set_settings({"generate_memories": value, "use_memories": value},
+                          label=f"generate and use {'on' if on else 'off'}")
+
+    def set_task_flags(self, task_id: str, *, use: str | None = None,
+                       generate: str | None = None,
+                       on_error: Callable[[str], None] | None = None) -> None:
+        """Override use/generate for one task (``follow``/``on``/``off``)."""
+        try:
+            task = self.engine.tasks.get_task(task_id)
+        except MemtuiError as error:
+            self.app.say(error.message, severity="error")
+            return
+        back = {"use": _flag_word(task.use_memories) if use is not None else None,
+                "generate": _flag_word(task.generate_memories) if generate is not None
+                else None}
+        words = ", ".join(f"{name} {value}" for name, value in (("use", use),
+                                                                ("generate", generate)) if value)
+
+        def done(_task: object) -> None:
+            self.push_undo(f"flags of {task_id}",
+                           lambda: self.engine.tasks.set_flags(task_id, **back))
+            self.app.say(f"Task {task_id}: {words} — ctrl+z undoes")
+
+        self.perform("Set task flags",
+                     lambda: self.engine.tasks.set_flags(task_id, use=use, generate=generate),
+                     done=done, failed=on_error)
+
+    def update_profile(self, *, display_name: str, timezone: str,
+                       preferences: dict[str, Any],
+                       on_error: Callable[[str], None] | None = None,
+                       on_done: Callable[[], None] | None = None) -> None:
+        """Save the profile (the engine refuses secret keys and unknown zones)."""
+        try:
+            old = self.engine.identity.profile()
+        except MemtuiError as error:
+            self.app.say(error.message, severity="error")
+            return
+
+        def done(_profile: object) -> None:
+            self.push_undo("profile change", lambda: self.engine.identity.update_profile(
+                display_name=old.display_name, timezone=old.timezone,
+                preferences=old.preferences))
+            self.app.profile_changed()
+            if on_done is not None:
+                on_done()
+            self.app.say("Profile saved — ctrl+z undoes")
+
+        self.perform("Save profile", lambda: self.engine.identity.update_profile(
+            display_name=display_name, timezone=timezone, preferences=preferences),
+            done=done, failed=on_error)
+
+    # ---- views --------------------------------------------------------------------------
+
+    def open_detail(self, memory_id: str) -> None:
+        """The detail view of a memory (provenance: the task, the source, the use)."""
+        identity = self.engine.identity
+        try:
+            memory = identity.get_memory(memory_id)
+            versions = identity.chain_size(memory_id)
+        except MemtuiError as error:
+            self.app.say(f"{error.message} (it may have been forgotten)", severity="warning")
+            return
+        task, note = None, None
+        if memory.source_thread_id:
+            try:
+                task = self.engine.tasks.get_task(memory.source_thread_id)
+            except MemtuiError:
+                note = "that task is not in this store"
+        body = memory_detail(memory, self.app.tz, task=task, task_note=note,
+                             versions=versions)
+
+        def chosen(action: str | None) -> None:
+            if action == "history":
+                self.app.show_history(memory.id)
+            elif action == "correct":
+                self.correct(memory)
+            elif action == "copy":
+                self.app.copy_text(memory.content, f"memory {memory.id}")
+
+        self.app.push_screen(MemoryDetailModal(f"Memory {memory.id}", body), chosen)
+
+    def open_task(self, task_id: str, entry: LogEntry | None = None) -> None:
+        """A task's detail (goal, times, result excerpt, extraction outcome)."""
+        try:
+            task = self.engine.tasks.get_task(task_id)
+        except MemtuiError as error:
+            self.app.say(error.message, severity="warning")
+            return
+        self.app.push_screen(TextModal(f"Task {task.id}", task_fields(task, self.app.tz, entry),
+                                       copy_text=task.result))
+
+    def status_text(self) -> Text:
+        """``/memory status``: settings, worker state, counts per scope and status, last run."""
+        engine = self.engine
+        out = Text()
+        settings = engine.settings.get()
+        out.append("Settings\n", style="bold")
+        for name, value in settings.items():
+            out.append(f"  {name:<34}{_shown(value)}\n")
+        out.append("\nWorker\n", style="bold")
+        out.append(f"  {self.app.worker_status()}\n")
+        out.append("\nMemories\n", style="bold")
+        scopes: list[tuple[str, str | None]] = [("user", None)]
+        scopes += [(f"project {project.id}", project.id)
+                   for project, _role in engine.identity.list_projects()]
+        for label, project in scopes:
+            counts = [f"{status} {engine.identity.count_memories(engine.identity.memory_filter(project, status=status))}"
+                      for status in ("active", "superseded")]
+            out.append(f"  {label:<24}" + "  ".join(counts) + "\n")
+        out.append("\nExtraction log\n", style="bold")
+        out.append("  " + ("  ".join(f"{k} {v}" for k, v in sorted(
+            engine.auto.log_counts().items())) or "empty") + "\n")
+        try:
+            out.append(f"  pending tasks {engine.auto.pending()}\n")
+        except MemtuiError:
+            pass
+        return out
+
+    # ---- /memory ------------------------------------------------------------------------
+
+    def run_command(self, command: MemoryCommand) -> None:
+        """Do a parsed ``/memory`` command (the command line and the palette come here)."""
+        name = command.name
+        app = self.app
+        if name == "status":
+            app.push_screen(TextModal("Memory status", self.status_text()))
+        elif name == "show":
+            memory_id = command.argument or app.current_memory_id()
+            if memory_id is None:
+                app.say("No memory selected: /memory show <id>", severity="warning")
+            else:
+                self.open_detail(memory_id)
+        elif name == "extract":
+            app.start_extraction("round", force=command.force)
+        elif name == "backfill":
+            app.start_extraction("backfill")
+        elif name == "consolidate":
+            app.start_extraction("consolidate")
+        elif name == "forget":
+            self.forget([command.argument or ""])
+        elif name in ("on", "off"):
+            self.switch_both(name == "on")
+        elif name == "note":
+            self.add_note(app.current_scope_project(), command.argument or "")
+
+
+def _shown(value: object) -> str:
+    return "none" if value is None else str(value)
+
+
+def _flag_word(value: int | None) -> str:
+    return "follow" if value is None else ("on" if value else "off")
+

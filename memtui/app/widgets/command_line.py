@@ -1,0 +1,64 @@
+"""The ``/memory`` command line: an Input with completion, opened with ``:``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.binding import Binding
+from textual.message import Message
+from textual.suggester import Suggester
+from textual.widgets import Input
+
+from memtui.app.commands import PREFIX, USAGE, complete
+
+
+class CommandSuggester(Suggester):
+    """Completes ``/memory`` subcommands, and ``show``/``forget`` with the selected id."""
+
+    def __init__(self, current_id: Callable[[], str | None]) -> None:
+        super().__init__(use_cache=False, case_sensitive=True)
+        self._current_id = current_id
+
+    async def get_suggestion(self, value: str) -> str | None:
+        """The completed line for what was typed, or None."""
+        return complete(value, self._current_id)
+
+
+class CommandLine(Input):
+    """A one-line input for ``/memory`` commands; right arrow (or tab) takes the completion,
+    Enter runs, Escape closes."""
+
+    BINDINGS = [
+        Binding("escape", "close", "Close", show=False, id="command.close"),
+        Binding("tab", "complete", "Complete", show=False, id="command.complete"),
+    ]
+
+    def __init__(self, current_id: Callable[[], str | None], *, id: str | None = None) -> None:
+        super().__init__(placeholder=USAGE, suggester=CommandSuggester(current_id), id=id,
+                         compact=True, select_on_focus=False)
+
+    def open(self, text: str = PREFIX + " ") -> None:
+        """Show the line with ``text`` in it and focus it."""
+        self.display = True
+        self.value = text
+        self.cursor_position = len(text)
+        self.focus()
+
+    def action_close(self) -> None:
+        """Hide the line (the app puts focus back)."""
+        self.display = False
+        self.value = ""
+        self.post_message(self.Closed(self))
+
+    def action_complete(self) -> None:
+        """Take the suggested completion."""
+        if self._suggestion and self._suggestion != self.value:
+            self.value = self._suggestion
+            self.cursor_position = len(self.value)
+
+    class Closed(Message):
+        """The command line was closed without running anything."""
+
+        def __init__(self, command_line: CommandLine) -> None:
+            super().__init__()
+            self.command_line = command_line

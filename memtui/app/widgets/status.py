@@ -1,0 +1,110 @@
+"""The header line (who, which project, which store, the worker's state) and the status line
+(what the last action did, a progress bar while a job runs)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.widget import Widget
+from textual.widgets import ProgressBar, Static
+
+from memtui.textsafe import one_line
+
+MIN_PATH_CELLS = 12
+
+
+def shorten_path(path: str, width: int) -> str:
+    """A path cut from the left to ``width`` cells (``…/demo.db``), home shown as ``~``."""
+    from pathlib import Path
+
+    home = str(Path.home())
+    if home != "/" and path.startswith(home + "/"):
+        path = "~" + path[len(home):]
+    if len(path) <= width:
+        return path
+    return "…" + path[-max(1, width - 1):]
+
+
+@dataclass
+class HeaderInfo:
+    """What the header shows."""
+
+    user: str = ""
+    project: str | None = None
+    store_path: str = ""
+    worker: str = "idle"
+    busy: bool = False
+
+
+class StatusHeader(Widget):
+    """One line: app, acting user, current project, store path, worker state."""
+
+    DEFAULT_CSS = """
+    StatusHeader { height: 1; background: $panel; color: $foreground; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.info = HeaderInfo()
+
+    def set_info(self, info: HeaderInfo) -> None:
+        """Show new information."""
+        self.info = info
+        self.refresh()
+
+    def render(self) -> Text:
+        """The line, fitted to the width (the store path gives way first)."""
+        info = self.info
+        width = self.size.width or 80
+        left = Text()
+        left.append(" memtui ", style="bold reverse")
+        left.append(" ")
+        left.append(one_line(info.user, 24), style="bold")
+        left.append(" · ")
+        left.append("project " + (one_line(info.project, 24) if info.project else "—"))
+        left.append(" · ")
+        worker = Text("worker " + one_line(info.worker, 60),
+                      style="bold" if info.busy else "")
+        room = width - left.cell_len - worker.cell_len - 3
+        if room >= MIN_PATH_CELLS:
+            left.append(shorten_path(info.store_path, room), style="dim")
+        else:
+            worker.truncate(max(10, width - left.cell_len - 1), overflow="ellipsis")
+        left.append(" " * max(1, width - left.cell_len - worker.cell_len))
+        left.append_text(worker)
+        left.truncate(width, overflow="ellipsis")
+        return left
+
+
+class StatusLine(Horizontal):
+    """The last message (literal text) and, while a job runs, its progress."""
+
+    DEFAULT_CSS = """
+    StatusLine { height: 1; }
+    StatusLine > #status-message { width: 1fr; height: 1; }
+    StatusLine > ProgressBar { width: 40; height: 1; display: none; }
+    StatusLine.-busy > ProgressBar { display: block; }
+    """
+
+    def compose(self) -> ComposeResult:
+        """Message and progress bar."""
+        yield Static("", id="status-message")
+        yield ProgressBar(id="status-progress", show_eta=False)
+
+    def say(self, text: str, severity: str = "information") -> None:
+        """Show a message (store text inside is shown literally)."""
+        style = {"error": "bold red", "warning": "bold yellow"}.get(severity, "")
+        self.query_one("#status-message", Static).update(Text(" " + one_line(text),
+                                                              style=style))
+
+    def progress(self, done: int | None, total: int | None) -> None:
+        """Show progress (``done`` None hides the bar)."""
+        bar = self.query_one(ProgressBar)
+        if done is None:
+            self.remove_class("-busy")
+            return
+        self.add_class("-busy")
+        bar.update(total=total if total else None, progress=done)
