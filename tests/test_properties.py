@@ -1,0 +1,101 @@
+"""Property-based tests: parsers never crash, text never escapes, the store round-trips."""
+
+from __future__ import annotations
+
+import io
+import re
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memtui.engine.api import Engine
+from memtui.engine.redaction import redact
+from memtui.errors import InvalidInput, MemtuiError
+from memtui.store.database import open_store
+from memtui.store.ids import SequentialIds
+from memtui.store.memories import fts_query
+from memtui.store.timeutil import parse_time
+from memtui.textsafe import one_line, safe_text
+
+FAST = settings(max_examples=60, deadline=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                       HealthCheck.too_slow])
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _engine() -> Engine:
+    folder = Path(tempfile.mkdtemp(prefix="memtui-prop-"))
+    store = open_store(folder / "p.db", ids=SequentialIds())
+    engine = Engine(store, "alice")
+    engine.identity.create_project("web")
+    return engine
+
+
+ENGINE = _engine()
+
+
+@FAST
+@given(st.text())
+def test_safe_text_never_lets_control_characters_through(text: str) -> None:
+    assert not _CONTROL.search(safe_text(text).replace("\n", "").replace("\t", ""))
+    assert "\n" not in one_line(text) and not _CONTROL.search(one_line(text))
+
+
+@FAST
+@given(st.text(max_size=200))
+def test_any_typed_search_is_a_valid_query(text: str) -> None:
+    query = fts_query(text)
+    assert query is None or query.count('"') % 2 == 0
+    try:
+        ENGINE.identity.list_memories("web", search=text, limit=5)
+    except InvalidInput:
+        assert "\x00" in text or len(text.encode("utf-8", "surrogatepass")) > 1024
+
+
+@FAST
+@given(st.text(max_size=60))
+def test_time_parser_answers_a_time_or_invalid_input(text: str) -> None:
+    try:
+        moment = parse_time(text)
+    except InvalidInput:
+        return
+    assert moment.tzinfo is not None
+
+
+@FAST
+@given(st.text(min_size=1, max_size=400).filter(lambda s: s.strip() and "\x00" not in s))
+def test_memory_content_round_trips_exactly_as_redacted(text: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return
+    expected = redact(text.strip())
+    if not expected.strip():
+        return
+    memory = ENGINE.identity.add_memory(text, "fact", "web")
+    assert ENGINE.identity.get_memory(memory.id).content == expected
+
+
+@FAST
+@given(st.lists(st.one_of(st.text(max_size=80), st.binary(max_size=80).map(
+    lambda b: b.decode("latin-1"))), max_size=6))
+def test_import_of_arbitrary_lines_is_refused_cleanly(lines: list[str]) -> None:
+    engine = Engine(open_store(Path(tempfile.mkdtemp()) / "i.db"), "alice")
+    try:
+        engine.maintenance.import_lines(lines)
+    except MemtuiError:
+        pass
+    engine.store.close()
+
+
+def test_store_round_trip_through_export_and_import_keeps_hypothesis_data() -> None:
+    buffer = io.StringIO()
+    ENGINE.maintenance.export_to(buffer)
+    copy = Engine(open_store(Path(tempfile.mkdtemp()) / "copy.db"), "alice")
+    copy.maintenance.import_lines(io.StringIO(buffer.getvalue()))
+    original = [m.to_json() for m in ENGINE.store.memories.all_memories()]
+    restored = [m.to_json() for m in copy.store.memories.all_memories()]
+    assert original == restored
+    copy.store.close()
