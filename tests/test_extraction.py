@@ -10,7 +10,7 @@ import pytest
 from fixtures_auto import LONG_RESULT, Team, add_done, make_team
 
 from memtui.engine.api import Engine
-from memtui.engine.extraction import REASONS, RESULT_CHARS, goal_key
+from memtui.engine.extraction import BATCH_SIZE, REASONS, RESULT_CHARS, goal_key
 from memtui.store.database import Store
 from memtui.store.models import Memory, Task
 from memtui.store.timeutil import FixedClock
@@ -366,12 +366,12 @@ def test_backfill_visits_every_due_task_once(team: Team) -> None:
 
 
 def test_backfill_stops_between_transactions(team: Team) -> None:
-    for i in range(130):
+    for i in range(BATCH_SIZE * 2 + 30):
         add_done(team.alice, team.clock, goal=f"goal {i}")
     calls = iter([False, True])
     summary = team.alice.auto.backfill(should_stop=lambda: next(calls, True))
-    assert summary.stopped and summary.scanned == 50
-    assert team.store.execute("SELECT count(*) FROM memories").fetchone()[0] == 50
+    assert summary.stopped and summary.scanned == BATCH_SIZE
+    assert team.store.execute("SELECT count(*) FROM memories").fetchone()[0] == BATCH_SIZE
 
 
 def test_round_without_work_writes_no_audit(team: Team) -> None:
@@ -424,3 +424,29 @@ def test_consolidate_leaves_read_only_projects_alone(team: Team) -> None:
     team.bob.identity.add_memory("dup", "fact", "web")
     assert team.carol.auto.consolidate().count == 0
     assert team.bob.auto.consolidate().count == 1
+
+
+# ---- the demo store --------------------------------------------------------------------------
+
+def test_demo_log_shows_every_outcome_and_reason(tmp_path) -> None:
+    from memtui.engine.demo import build_demo_store
+
+    store = build_demo_store(tmp_path / "demo.db")
+    try:
+        alice = Engine(store, "alice")
+        rows = alice.auto.log(500)
+        assert {r.outcome for r in rows} == {"extracted", "superseded_previous", "skipped",
+                                             "error"}
+        assert {r.reason for r in rows if r.outcome == "skipped"} == set(REASONS)
+        assert any(r.forced for r in rows)
+        tasks = alice.tasks.list_tasks(limit=500)
+        assert any(t.parent for t in tasks) and any(t.continuation for t in tasks)
+        assert {t.status for t in tasks} >= {"completed", "failed", "interrupted", "merged",
+                                             "queued"}
+        assert all("Q3v9XkPz7LmN2rT8" not in t.result for t in tasks)
+        assert store.execute("SELECT count(*) FROM task_followups").fetchone()[0] >= 1
+        assert store.execute("SELECT count(*) FROM forgotten_sources").fetchone()[0] >= 1
+        assert not alice.tasks.quota_status().is_default
+        assert any(e.action == "worker_memory_injected" for e in alice.identity.audit(200))
+    finally:
+        store.close()

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 ROUND, BACKFILL, CONSOLIDATE = "round", "backfill", "consolidate"
 JOB_WORDS = {ROUND: "extraction round", BACKFILL: "backfill", CONSOLIDATE: "consolidation"}
 WORKER_GROUP = "extraction"
+AUDIT_LOOKBACK = 200
+"""How many of the user's latest audit entries are searched for the last extraction run."""
 
 
 @dataclass
@@ -77,6 +79,20 @@ class ExtractionRunner:
         self._stop = threading.Event()
         self._loop = BackgroundLoop(store, actor, interval_s=None, on_event=self._on_event)
         self._job_forced = False
+
+    def load_last_run(self, engine: Engine) -> None:
+        """Show the last recorded run (from the audit log) until this session runs one."""
+        try:
+            entries = engine.identity.audit(AUDIT_LOOKBACK)
+        except MemtuiError:
+            return
+        for entry in entries:
+            if entry.action == "auto_memory_run":
+                kind = str(entry.detail.get("kind") or ROUND)
+                self.state.last_job = BACKFILL if kind == BACKFILL else ROUND
+                self.state.last_at = entry.at
+                self.state.last_result = summary_words(self.state.last_job, entry.detail)
+                return
 
     def start(self, job: str, force: bool = False) -> bool:
         """Start a job unless one is running. Returns whether it started."""

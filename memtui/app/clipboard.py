@@ -34,7 +34,8 @@ class CopyResult:
         return f"Copied {self.characters} characters to the {' and the '.join(self.used)}"
 
 
-def _pyperclip_copy(text: str) -> None:
+def pyperclip_copy(text: str) -> None:
+    """Copy with pyperclip (raises when there is no system clipboard)."""
     import pyperclip
 
     pyperclip.copy(text)
@@ -45,7 +46,7 @@ class Clipboard:
     exists. ``system_copy`` is injectable for tests; ``None`` disables the system clipboard."""
 
     def __init__(self, osc52: Callable[[str], None],
-                 system_copy: Callable[[str], None] | None = _pyperclip_copy) -> None:
+                 system_copy: Callable[[str], None] | None = pyperclip_copy) -> None:
         self._osc52 = osc52
         self._system_copy = system_copy
         self._system_works: bool | None = None

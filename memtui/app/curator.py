@@ -140,6 +140,7 @@ class Curator:
     def _added(self, memory: Memory, editor: MemoryEditor | None) -> None:
         if editor is not None:
             editor.saved()
+        self.app.select_memory(memory.id)
         self.push_undo(f"add {memory.id}", lambda: self.engine.identity.forget(memory.id))
         self.app.say(f"Added {memory.id} ({memory.kind}, {memory.source}) — ctrl+z undoes")
 
@@ -173,7 +174,7 @@ class Curator:
                     verb: str) -> None:
         if editor is not None:
             editor.saved()
-        self.app.selected_memory_id = new.id
+        self.app.select_memory(new.id)
         if self.app.history_memory_id == old.id:
             self.app.history_memory_id = new.id
         self.push_undo(f"correct {old.id}",
@@ -355,16 +356,20 @@ class Curator:
         out = Text()
         settings = engine.settings.get()
         out.append("Settings\n", style="bold")
+        switches = {spec.name for spec in engine.settings.specs() if spec.kind == "switch"}
         for name, value in settings.items():
-            out.append(f"  {name:<34}{_shown(value)}\n")
+            shown = ("on" if value else "off") if name in switches else _shown(value)
+            out.append(f"  {name:<34}{shown}\n")
         out.append("\nWorker\n", style="bold")
         out.append(f"  {self.app.worker_status()}\n")
         out.append("\nMemories\n", style="bold")
         scopes: list[tuple[str, str | None]] = [("user", None)]
         scopes += [(f"project {project.id}", project.id)
                    for project, _role in engine.identity.list_projects()]
+        identity = engine.identity
         for label, project in scopes:
-            counts = [f"{status} {engine.identity.count_memories(engine.identity.memory_filter(project, status=status))}"
+            counts = [f"{status} "
+                      f"{identity.count_memories(identity.memory_filter(project, status=status))}"
                       for status in ("active", "superseded")]
             out.append(f"  {label:<24}" + "  ".join(counts) + "\n")
         out.append("\nExtraction log\n", style="bold")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from rich.text import Text
@@ -21,8 +20,13 @@ REASON_WORDS: dict[str, str] = {
     "quota_check_failed": "quota could not be read",
     "already_extracted": "already turned into a memory",
     "forgotten": "its memory was forgotten",
+    "PermissionDenied": "error: you may no longer write to that project",
+    "InvalidInput": "error: the task has nothing to remember",
+    "NotFound": "error: the task or project is gone",
+    "StoreError": "error: the store could not be written",
 }
-"""Every reason code of the extraction log (spec/20) in plain words."""
+"""Every reason code of the extraction log (spec/20), and the error classes an ``error`` row
+names, in plain words."""
 
 OUTCOME_WORDS: dict[str, str] = {
     "extracted": "extracted",
@@ -30,9 +34,6 @@ OUTCOME_WORDS: dict[str, str] = {
     "skipped": "skipped",
     "error": "error",
 }
-
-KIND_SHORT: dict[str, str] = {"fact": "fact", "preference": "pref", "decision": "decision",
-                              "convention": "convention"}
 
 
 def reason_words(reason: str | None) -> str:
@@ -59,11 +60,6 @@ def local_time(stamp: str | None, tz: ZoneInfo, *, with_year: bool = True) -> st
     except Exception:  # a malformed stored time is shown as it is
         return one_line(stamp, 20)
     return moment.strftime("%Y-%m-%d %H:%M" if with_year else "%m-%d %H:%M")
-
-
-def clock_time(moment: datetime, tz: ZoneInfo) -> str:
-    """A datetime as ``HH:MM:SS`` in ``tz``."""
-    return moment.astimezone(tz).strftime("%H:%M:%S")
 
 
 def literal(value: object, limit: int | None = None, style: str = "") -> Text:

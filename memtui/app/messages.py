@@ -1,7 +1,8 @@
-"""Messages posted by background work (threads) to the app; handlers update the widgets.
+"""Messages the extraction worker thread posts to the app; the app's handlers update the
+widgets. (The memory list's own loader messages live in ``widgets/memory_list.py``.)
 
 Workers never touch widgets: they compute, then post one of these. ``post_message`` is safe
-to call from any thread.
+to call from any thread. (Textual's ``Message`` runs the dataclass ``__init__`` itself.)
 """
 
 from __future__ import annotations
@@ -12,10 +13,6 @@ from typing import Any
 from textual.message import Message
 
 
-class StoreChanged(Message):
-    """Something in the store changed (another process, the worker, or this app)."""
-
-
 @dataclass
 class ExtractionProgress(Message):
     """A running extraction round or backfill reports how far it got."""
@@ -23,9 +20,6 @@ class ExtractionProgress(Message):
     job: str
     done: int
     total: int | None
-
-    def __post_init__(self) -> None:
-        super().__init__()
 
 
 @dataclass
@@ -36,18 +30,3 @@ class ExtractionFinished(Message):
     summary: dict[str, Any] | None
     error: str | None = None
     stopped: bool = False
-
-    def __post_init__(self) -> None:
-        super().__init__()
-
-
-@dataclass
-class Notice(Message):
-    """A line for the status bar (also shown as a toast when ``toast`` is set)."""
-
-    text: str
-    severity: str = "information"
-    toast: bool = True
-
-    def __post_init__(self) -> None:
-        super().__init__()

@@ -4,12 +4,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
-
-if TYPE_CHECKING:
-    from memtui.app.app import MemtuiApp
 
 
 class MemoryCommands(Provider):

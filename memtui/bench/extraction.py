@@ -80,7 +80,7 @@ def build_bench_store(path: Path, n_tasks: int) -> Store:
 
 def read_only_pass(store: Store, user: str) -> int:
     """The reference: walk the same due tasks and read each row through the store."""
-    count, after = 0, 0
+    count, after = 0, None
     with store.snapshot():
         while True:
             rows = store.tasks.sweep_candidates(user, after, ROUND_LIMIT)

@@ -21,6 +21,7 @@ transactions with the full-text triggers off and one rebuild at the end.
 from __future__ import annotations
 
 import bisect
+import fcntl
 import itertools
 import os
 import random
@@ -469,7 +470,7 @@ def generate_store(path: str | os.PathLike[str], n: int = DEFAULT_SIZE, seed: in
     """
     target = Path(path).expanduser()
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(target.name + ".tmp")
+    tmp = target.with_name(f"{target.name}.tmp{os.getpid()}")
     for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
         leftover.unlink(missing_ok=True)
     began = time.perf_counter()
@@ -520,5 +521,10 @@ def cached_store(n: int, seed: int = DEFAULT_SEED,
     path = cached_store_path(n, seed)
     if path.exists() and path.stat().st_size > 0:
         return path, True
-    generate_store(path, n, seed, progress=progress)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_name(path.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another process generating the same store: wait
+        if path.exists() and path.stat().st_size > 0:
+            return path, True
+        generate_store(path, n, seed, progress=progress)
     return path, False

@@ -13,7 +13,7 @@ from memtui.cli import render
 from memtui.cli.context import CliContext
 from memtui.engine.settings import parse_cli_pairs
 from memtui.errors import InvalidInput
-from memtui.store.models import LogEntry, Task, TASK_STATUSES
+from memtui.store.models import TASK_STATUSES, LogEntry, Task
 from memtui.textsafe import one_line, safe_text
 
 TASK_PREVIEW_CHARS = 60

@@ -1,9 +1,455 @@
-"""Commands of this area are registered here (filled in by its issue)."""
+"""``memtui codex show|import|import-rollouts|note|forget|export`` (spec/40, spec/70).
+
+The Codex home is ``--codex-home PATH`` (accepted before the command and after it; the
+later one wins), else ``$CODEX_HOME``, else ``~/.codex``. ``show`` never writes anything.
+
+Writes into the Codex home need ``--write``: without it, ``note`` and ``forget`` change
+nothing and exit 4 (permission denied, the same ``PermissionDenied`` the engine raises),
+after saying what they would do (for ``forget``: the rows and files, also in the JSON
+error object as ``plan``). Exit codes: 3 for a missing home or an unknown thread, 4 without
+``--write``, 5 for invalid input (bad text, bad thread id, an export target that is not a
+new folder), 1 for a database locked by a running Codex or another I/O failure.
+
+A locked (or unreadable) ``memories_1.sqlite`` is a problem ``show`` lists (exit 0: it shows
+everything else); ``import`` imports the notes, leaves the threads for later (the markdown
+files may hold threads Codex has dropped) and exits 1 with one line on stderr; ``forget
+--write`` changes nothing and exits 1. ``--wait SECONDS`` sets how long to wait for the lock.
+"""
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rich import box
+from rich.table import Table
+from rich.text import Text
+
+from memtui.cli import render
+from memtui.cli.context import CliContext
+from memtui.engine.codex.curation import ForgetResult, forget_thread, plan_forget_thread
+from memtui.engine.codex.errors import CodexError, CodexWriteRefused
+from memtui.engine.codex.importer import (
+    OUTCOME_IMPORTED,
+    REASON_ALREADY,
+    CodexImporter,
+    CodexThread,
+    ImportReport,
+    check_export_target,
+    codex_threads,
+)
+from memtui.engine.codex.models import CodexHome, Job, Problem
+from memtui.engine.codex.notes import MAX_NOTE_BYTES, write_note
+from memtui.engine.codex.paths import (
+    codex_db_path,
+    notes_dir,
+    resolve_codex_home,
+    resolve_codex_sqlite_home,
+)
+from memtui.engine.codex.reader import read_codex_home
+from memtui.engine.validation import check_text
+from memtui.errors import NotFound
+from memtui.store.codex_db import CodexDbLocked
+from memtui.textsafe import one_line
+
+DEFAULT_SHOW_LIMIT = 50
+"""Rows per list that ``codex show`` prints (JSON always has everything)."""
+PREVIEW_CHARS = 70
+ID_CHARS = 36
+WRITE_HINT = "add --write to do it"
+MAX_WAIT_SECONDS = 600.0
+
+
+def _home(args: argparse.Namespace) -> Path:
+    home = resolve_codex_home(getattr(args, "codex_home", None))
+    if not home.is_dir():
+        raise NotFound(f"{home}: Codex home not found (give --codex-home PATH or set "
+                       "CODEX_HOME)")
+    return home
+
+
+def _more(ctx: CliContext, shown: int, total: int, what: str) -> None:
+    if total > shown:
+        ctx.console.print(Text(f"… {total - shown} more {what} (use --limit or --json)",
+                               style="dim"))
+
+
+def _heading(ctx: CliContext, title: str) -> None:
+    ctx.console.print(Text(title, style="bold"))
+
+
+def _problems_table(problems: Sequence[Problem]) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("where", overflow="fold", ratio=1)
+    table.add_column("why", overflow="fold", ratio=1)
+    for problem in problems:
+        where = f"{problem.path}:{problem.line}" if problem.line else problem.path
+        table.add_row(render.text(where), render.text(problem.reason))
+    return table
+
+
+def _print_problems(ctx: CliContext, problems: Sequence[Problem], limit: int) -> None:
+    if not problems:
+        return
+    _heading(ctx, f"Problems ({len(problems)} item(s) skipped or read with a defect)")
+    ctx.console.print(_problems_table(problems[:limit]))
+    _more(ctx, limit, len(problems), "problems")
+
+
+# ---- show ------------------------------------------------------------------------------------
+
+
+def show_json(codex: CodexHome, threads: Sequence[CodexThread]) -> dict[str, Any]:
+    """The ``codex show --json`` object: everything read, plus ``threads`` and a ``summary``
+    that always has ``present`` and ``valid_v1``."""
+    data = codex.to_json()
+    summary = codex.summary.to_json() if codex.summary else {
+        "valid_v1": False, "sections": [], "topics": [], "older_topics": []}
+    data["summary"] = {"present": codex.summary is not None, **summary}
+    data["threads"] = [thread.to_json() for thread in threads]
+    data["consolidation_stuck"] = bool(codex.diagnosis)
+    return data
+
+
+def _summary_line(codex: CodexHome) -> Text:
+    if codex.summary is None:
+        return Text("memory_summary.md: not read (see problems)")
+    if not codex.summary.valid_v1:
+        return Text("memory_summary.md: first line is not 'v1' (Codex would not use it)",
+                    style="yellow")
+    return Text(f"memory_summary.md: v1, {len(codex.summary.topics)} topic(s)")
+
+
+def _groups_table(codex: CodexHome, limit: int) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("task group", overflow="fold", ratio=2)
+    table.add_column("tasks", justify="right", no_wrap=True)
+    table.add_column("cwd", overflow="fold", ratio=2)
+    for group in codex.task_groups[:limit]:
+        table.add_row(Text(one_line(group.name, PREVIEW_CHARS)), str(len(group.tasks)),
+                      render.text(group.cwd or group.applies_to))
+    return table
+
+
+def _threads_table(threads: Sequence[CodexThread], database_read: bool) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("thread", no_wrap=True)
+    table.add_column("used", justify="right", no_wrap=True)
+    table.add_column("last use", no_wrap=True)
+    table.add_column("what / cwd", overflow="fold", min_width=12)
+    for thread in threads:
+        used = "—" if thread.usage_count is None else str(thread.usage_count)
+        what = thread.description or thread.cwd or ""
+        if thread.job_status and thread.job_status != "done":
+            what = f"[job {thread.job_status}] {what}".strip()
+        if database_read and not thread.in_database:
+            what = f"{what} (no stage-1 output)".strip()
+        table.add_row(Text(one_line(thread.thread_id, 80)), used,
+                      render.short_time(thread.last_usage)[:10],
+                      Text(one_line(what, PREVIEW_CHARS)))
+    return table
+
+
+def _notes_table(codex: CodexHome, limit: int) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("note", overflow="fold", ratio=1)
+    table.add_column("text", overflow="fold", ratio=1)
+    for note in codex.notes[:limit]:
+        table.add_row(render.text(note.file_name), Text(one_line(note.text.strip(), PREVIEW_CHARS)))
+    return table
+
+
+def job_lines(job: Job) -> tuple[str, str]:
+    """A job in words: (``<key>  <kind> <status> · <retries>``, lease / retry / error)."""
+    kind = "stage-1" if job.is_stage1 else "global" if job.is_consolidation else job.kind
+    key = "" if job.is_consolidation else f"{job.job_key}  "
+    status = f"{key}{kind} {job.status}"
+    if job.running_past_lease:
+        status += " · lease expired"
+    if job.retry_remaining is not None:
+        status += f" · {job.retry_remaining} retries left"
+    notes = []
+    if job.lease_until and job.status == "running":
+        notes.append(f"lease until {render.short_time(job.lease_until)}")
+    if job.retry_pending and job.retry_at:
+        notes.append(f"retry at {render.short_time(job.retry_at)}")
+    if job.last_error:
+        notes.append(f"error: {job.last_error}")
+    return status, "; ".join(notes)
+
+
+def _print_jobs(ctx: CliContext, jobs: Sequence[Job]) -> None:
+    for job in jobs:
+        status, notes = job_lines(job)
+        line = Text(f"- {one_line(status)}")
+        if notes:
+            line.append(f"\n    {one_line(notes, 2 * PREVIEW_CHARS)}", style="dim")
+        ctx.console.print(line)
+
+
+def show(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``codex show``: the whole home, read-only."""
+    home = _home(args)
+    codex = read_codex_home(home, sqlite_home=resolve_codex_sqlite_home(home),
+                            **_wait(args, "db_busy_timeout_s"))
+    threads = codex_threads(codex)
+    if ctx.json:
+        ctx.emit_json(show_json(codex, threads))
+        return 0
+    limit = args.limit
+    ctx.console.print(Text(f"Codex home {home}", style="bold"))
+    ctx.console.print(_summary_line(codex))
+    _heading(ctx, f"Task groups ({len(codex.task_groups)}) — MEMORY.md")
+    if codex.task_groups:
+        ctx.console.print(_groups_table(codex, limit))
+        _more(ctx, limit, len(codex.task_groups), "task groups")
+    _heading(ctx, f"Threads ({len(threads)}) — usage from memories_1.sqlite")
+    if threads:
+        ctx.console.print(_threads_table(threads[:limit], codex.database_read))
+        _more(ctx, limit, len(threads), "threads")
+    _heading(ctx, f"Ad-hoc notes ({len(codex.notes)})")
+    if codex.notes:
+        ctx.console.print(_notes_table(codex, limit))
+        _more(ctx, limit, len(codex.notes), "notes")
+    _heading(ctx, f"Job queue ({len(codex.jobs)})")
+    if codex.jobs:
+        _print_jobs(ctx, codex.jobs[:limit])
+        _more(ctx, limit, len(codex.jobs), "jobs")
+    _heading(ctx, "Why is consolidation stuck?")
+    if codex.diagnosis:
+        for reason in codex.diagnosis:
+            ctx.console.print(Text(f"- {one_line(reason)}"))
+    elif codex.database_read:
+        ctx.console.print(Text("Nothing stuck: no job is failing or holding an expired lease."))
+    else:
+        ctx.console.print(Text("Unknown: memories_1.sqlite could not be read (see problems)."))
+    _print_problems(ctx, codex.problems, limit)
+    return 0
+
+
+# ---- import ----------------------------------------------------------------------------------
+
+
+def _report_out(ctx: CliContext, report: ImportReport, what: str, limit: int) -> int:
+    if ctx.json:
+        ctx.emit_json(report.to_json())
+        return 0
+    skipped = ", ".join(f"{reason} {count}" for reason, count in report.skipped.items())
+    line = f"imported {report.imported} {what} from {one_line(report.home)}"
+    line += f"; skipped {sum(report.skipped.values())}" + (f" ({skipped})" if skipped else "")
+    line += f"; errors {report.errors}"
+    ctx.console.print(Text(line))
+    if report.created_projects:
+        ctx.console.print(Text("created project(s): " + ", ".join(report.created_projects)))
+    if report.truncated:
+        ctx.console.print(Text(f"cut to the size limit (marked in the text): "
+                               f"{one_line(', '.join(report.truncated))}", style="yellow"))
+    others = [item for item in report.items
+              if item.outcome != OUTCOME_IMPORTED and item.reason != REASON_ALREADY]
+    if others:
+        table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+        table.add_column("item", overflow="fold", max_width=ID_CHARS + 12)
+        table.add_column("outcome", no_wrap=True)
+        table.add_column("why", overflow="fold", min_width=16)
+        for item in others[:limit]:
+            why = f"{item.reason}: {item.detail}" if item.detail else str(item.reason)
+            table.add_row(render.text(item.ref), item.outcome, Text(one_line(why, 160)))
+        ctx.console.print(table)
+        _more(ctx, limit, len(others), "items")
+    _print_problems(ctx, report.problems, limit)
+    return 0
+
+
+def import_memories(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``codex import``: stage-1 outputs and ad-hoc notes become memories."""
+    home = _home(args)
+    report = CodexImporter(ctx.engine).import_memories(
+        home, sqlite_home=resolve_codex_sqlite_home(home), **_wait(args, "db_busy_timeout_s"))
+    code = _report_out(ctx, report, "memories", args.limit)
+    if report.database_locked:
+        ctx.stderr.write(f"memtui: error: {codex_db_path(resolve_codex_sqlite_home(home))}: "
+                         f"{one_line(report.database_error or '')}; threads not imported "
+                         "(notes were)\n")
+        return CodexDbLocked.exit_code
+    return code
+
+
+def import_rollouts(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``codex import-rollouts``: session rollouts become completed tasks."""
+    home = _home(args)
+    report = CodexImporter(ctx.engine).import_rollouts(home)
+    return _report_out(ctx, report, "rollouts as tasks", args.limit)
+
+
+# ---- note, forget ----------------------------------------------------------------------------
+
+
+def note(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``codex note TEXT --write``: a new ad-hoc note under Codex's naming rule."""
+    home = _home(args)
+    check_text(args.text, "a note", max_bytes=MAX_NOTE_BYTES)
+    if not args.write:
+        raise CodexWriteRefused(f"would add a note in {notes_dir(home)}; {WRITE_HINT} "
+                                "(nothing was changed)")
+    path = write_note(home, args.text)
+    if ctx.json:
+        ctx.emit_json({"path": str(path), "file_name": path.name, "written": True})
+    else:
+        ctx.console.print(Text(f"wrote note {one_line(str(path))}"))
+    return 0
+
+
+def _plan_words(files: int, stage1: int, jobs: int) -> str:
+    return (f"{stage1} stage-1 row(s), {jobs} stage-1 job(s) and {files} rollout summary "
+            "file(s)")
+
+
+def _nothing_found(result: ForgetResult, home: Path, db_path: Path, thread_id: str) -> None:
+    db_problems = [p for p in result.problems if p.path == str(db_path)]
+    if db_problems and "not found" not in db_problems[0].reason:
+        raise CodexError(f"{one_line(db_problems[0].reason)}; nothing was removed")
+    raise NotFound(f"thread {thread_id!r} not found in {home}")
+
+
+def forget(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``codex forget THREAD_ID --write``: remove one thread's memory from the Codex home."""
+    home = _home(args)
+    sqlite_home = resolve_codex_sqlite_home(home)
+    db_path = codex_db_path(sqlite_home)
+    if not args.write:
+        plan = plan_forget_thread(home, args.thread_id, sqlite_home=sqlite_home)
+        if not plan.found:
+            _nothing_found(plan, home, db_path, args.thread_id)
+        words = _plan_words(len(plan.summary_files), plan.stage1_rows, plan.job_rows)
+        raise CodexWriteRefused(f"would remove {words} of thread {args.thread_id}; "
+                                f"{WRITE_HINT} (nothing was changed)", plan=plan.to_json())
+    result = forget_thread(home, args.thread_id, True, sqlite_home=sqlite_home,
+                           **_wait(args, "busy_timeout_s"))
+    if not result.found:
+        _nothing_found(result, home, db_path, args.thread_id)
+    if ctx.json:
+        ctx.emit_json(result.to_json())
+        return 0
+    removed = _plan_words(len(result.summary_files), result.stage1_rows, result.job_rows)
+    ctx.console.print(Text(f"forgot thread {args.thread_id}: removed {removed}"))
+    for problem in result.problems:
+        ctx.console.print(Text(f"note: {one_line(str(problem))}", style="yellow"))
+    return 0
+
+
+# ---- export ----------------------------------------------------------------------------------
+
+
+def export(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``codex export DIR [--home-layout]``: the store as a Codex memories folder."""
+    check_export_target(args.dir)  # refuse before rendering anything
+    importer = CodexImporter(ctx.engine)
+    plan = importer.plan_export()
+    path = importer.write_plan(plan, args.dir, home_layout=args.home_layout)
+    if ctx.json:
+        ctx.emit_json({"path": str(path), "home_layout": args.home_layout, **plan.to_json()})
+        return 0
+    ctx.console.print(Text(
+        f"exported {plan.memories} memories to {one_line(str(path))}: {plan.groups} task "
+        f"group(s), "
+        f"{plan.threads} thread(s), {plan.notes} note(s)"))
+    browse = path if args.home_layout else path.parent
+    hint = "" if args.home_layout or path.name == "memories" else \
+        " (Codex reads a folder named 'memories'; or export with --home-layout)"
+    ctx.console.print(Text(f"browse it with: memtui codex show --codex-home "
+                           f"{one_line(str(browse))}{hint}",
+                           style="dim"))
+    for line in plan.left_out:
+        ctx.console.print(Text(f"note: {one_line(line)}", style="yellow"))
+    return 0
+
+
+# ---- parser ----------------------------------------------------------------------------------
+
+
+def _positive(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return number
+
+
+def _seconds(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {value!r}") from None
+    if not 0 <= number <= MAX_WAIT_SECONDS:
+        raise argparse.ArgumentTypeError(f"must be between 0 and {MAX_WAIT_SECONDS}")
+    return number
+
+
+def _wait(args: argparse.Namespace, name: str) -> dict[str, float]:
+    wait = getattr(args, "wait", None)
+    return {} if wait is None else {name: wait}
+
+
+def _wait_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--wait", type=_seconds, default=None, metavar="SECONDS",
+                        help="how long to wait for memories_1.sqlite while a running Codex "
+                             "holds it locked")
+
+
+def _home_option(parser: argparse.ArgumentParser) -> None:
+    # SUPPRESS: a value given before the command (memtui --codex-home X codex show) stays
+    # unless the command is given its own.
+    parser.add_argument("--codex-home", metavar="PATH", default=argparse.SUPPRESS,
+                        help="the Codex home (else $CODEX_HOME, else ~/.codex)")
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    """Add this area's commands."""
+    """Add ``memtui codex ...``."""
+    codex = sub.add_parser("codex", help="browse, import, curate and export a Codex home",
+                           parents=[common])
+    _home_option(codex)
+    csub = codex.add_subparsers(dest="codex_command", metavar="ACTION", required=True)
+
+    p = csub.add_parser("show", help="everything in the Codex home (read-only)",
+                        parents=[common])
+    p.add_argument("--limit", type=_positive, default=DEFAULT_SHOW_LIMIT,
+                   help="rows per list in human output")
+    _wait_option(p)
+    p.set_defaults(handler=show)
+
+    p = csub.add_parser("import", help="stage-1 outputs and notes become memories",
+                        parents=[common])
+    p.add_argument("--limit", type=_positive, default=DEFAULT_SHOW_LIMIT)
+    _wait_option(p)
+    p.set_defaults(handler=import_memories)
+
+    p = csub.add_parser("import-rollouts", help="session rollouts become completed tasks",
+                        parents=[common])
+    p.add_argument("--limit", type=_positive, default=DEFAULT_SHOW_LIMIT)
+    p.set_defaults(handler=import_rollouts)
+
+    p = csub.add_parser("note", help="add an ad-hoc note (needs --write)", parents=[common])
+    p.add_argument("text")
+    p.add_argument("--write", action="store_true", help="really write into the Codex home")
+    p.set_defaults(handler=note)
+
+    p = csub.add_parser("forget", help="forget one thread's memory (needs --write)",
+                        parents=[common])
+    p.add_argument("thread_id", metavar="THREAD_ID")
+    p.add_argument("--write", action="store_true", help="really change the Codex home")
+    _wait_option(p)
+    p.set_defaults(handler=forget)
+
+    p = csub.add_parser("export", help="write the store as a Codex memories folder",
+                        parents=[common])
+    p.add_argument("dir", metavar="DIR", help="a new (or empty) folder")
+    p.add_argument("--home-layout", action="store_true",
+                   help="write DIR/memories/... so DIR opens as a Codex home")
+    p.set_defaults(handler=export)
+
+    for parser in csub.choices.values():
+        _home_option(parser)

@@ -1,9 +1,78 @@
-"""Commands of this area are registered here (filled in by its issue)."""
+"""Commands for the local memory service: ``memtui serve`` and ``memtui call`` (spec/50)."""
 
 from __future__ import annotations
 
 import argparse
+import json
+
+from memtui.cli.context import CliContext
+from memtui.errors import InvalidInput
+from memtui.service.client import CLIENT_TIMEOUT_S
+
+
+def _seconds(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {value!r}") from None
+    if not number > 0 or number == float("inf"):
+        raise argparse.ArgumentTypeError("must be a positive number of seconds")
+    return number
+
+
+def serve(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``serve [--socket PATH] [--worker] [--interval S]``: run until SIGTERM/SIGINT."""
+    from memtui.service.server import serve as run_service
+
+    named = bool(getattr(args, "db", None))
+    return run_service(ctx.db_path, ctx.user, args.socket, worker=args.worker,
+                       interval_s=args.interval, create_folder=not named)
+
+
+def call(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``call METHOD [JSON] [--socket PATH]``: one request; prints the response object.
+
+    Exit status: 0 when ok, else 3 not_found, 4 permission_denied, 5 invalid_params, 1 any
+    other error (also when no service is running).
+    """
+    from memtui.service.client import call as call_service
+    from memtui.service.protocol import exit_code_for
+
+    try:
+        params = json.loads(args.params)
+    except (ValueError, RecursionError):
+        raise InvalidInput("the params are not valid JSON (give one JSON object)") from None
+    if not isinstance(params, dict):
+        raise InvalidInput("the params must be a JSON object")
+    response = call_service(args.method, params, args.socket, timeout=args.timeout)
+    ctx.emit_json(response)
+    code = exit_code_for(response)
+    if code:
+        error = response.get("error") or {}
+        message = str(error.get("message", "")).replace("\n", " ")
+        ctx.stderr.write(f"memtui: error: {error.get('code')}: {message}\n")
+    return code
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    """Add this area's commands."""
+    """Add ``serve`` and ``call``."""
+    p = sub.add_parser("serve", parents=[common],
+                       help="run the local memory service on a unix socket (spec/50)")
+    p.add_argument("--socket", metavar="PATH", default=None,
+                   help="socket path (else $MEMTUI_SOCKET, else the user's runtime folder)")
+    p.add_argument("--worker", action="store_true",
+                   help="also run the background extraction worker")
+    p.add_argument("--interval", metavar="S", type=_seconds, default=None,
+                   help="seconds between worker rounds (with --worker)")
+    p.set_defaults(handler=serve)
+
+    p = sub.add_parser("call", parents=[common],
+                       help="call one method of the running service; prints its response")
+    p.add_argument("method", metavar="METHOD", help="e.g. health, memory.recall")
+    p.add_argument("params", metavar="JSON", nargs="?", default="{}",
+                   help="the params object (default {})")
+    p.add_argument("--socket", metavar="PATH", default=None,
+                   help="socket path (else $MEMTUI_SOCKET, else the default)")
+    p.add_argument("--timeout", metavar="S", type=_seconds, default=CLIENT_TIMEOUT_S,
+                   help=f"seconds to wait for the answer (default {CLIENT_TIMEOUT_S:g})")
+    p.set_defaults(handler=call)

@@ -5,11 +5,8 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from rich.text import Text
-
 from memtui.cli.context import CliContext
-from memtui.engine.demo import DEMO_USER, build_demo_store
-from memtui.errors import StoreError
+from memtui.engine.demo import DEMO_PROJECT, DEMO_USER, build_demo_store
 
 
 def prepare_demo(ctx: CliContext) -> Path:
@@ -28,19 +25,15 @@ def prepare_demo(ctx: CliContext) -> Path:
 
 
 def launch_app(ctx: CliContext) -> int:
-    """Open the app on the chosen store (the demo store with ``--demo``)."""
+    """Open the app on the chosen store (the demo store with ``--demo``: acting user alice,
+    project webshop unless ``--user`` / ``--project`` say otherwise)."""
     if ctx.args.demo is not None:
         ctx.args.db = str(prepare_demo(ctx))
         if not ctx.args.user:
             ctx.args.user = DEMO_USER
-    try:
-        from memtui.app.main import run_app
-    except ImportError:
-        ctx.console.print(Text(f"memtui store: {ctx.db_path} (user {ctx.user})\n"
-                               "The app is not installed in this build; use `memtui --help`."))
-        return 0
-    try:
-        ctx.store  # noqa: B018 - open and check the store before the screen switches
-    except StoreError:
-        raise
+        if not getattr(ctx.args, "project", None):
+            ctx.args.project = DEMO_PROJECT
+    from memtui.app.main import run_app
+
+    ctx.store  # noqa: B018 - open and check the store before the screen switches
     return run_app(ctx)

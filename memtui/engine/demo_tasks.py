@@ -13,7 +13,8 @@ the store is the same on every run. The story, in rounds:
 3. the month's quota runs low → ``quota_low``; a hand-edited quota row → ``quota_check_failed``
    (the row is fixed again afterwards);
 4. bob makes alice a reader of infra before her infra task is scanned → ``error``
-   (``PermissionDenied``: she may no longer write memories there).
+   (``PermissionDenied``: she may no longer write memories there); a task that finished a
+   minute before that round stays ``not_idle``.
 
 Then a queued task receives a real first-turn injection (audited, usage counts bumped).
 """
@@ -104,7 +105,7 @@ INCIDENT = _Spec(
     "webshop", "Draft the incident report for the payment outage",
     "Draft written in docs/incidents/2026-11-payments.md: timeline, customer impact (41 "
     "failed payments over 18 minutes), root cause (an expired webhook secret; the old "
-    "api_key=sk_live_51HxDemoDemoDemo0000 was rotated in the vault) and five follow-ups.",
+    "WEBHOOK_SECRET=Q3v9XkPz7LmN2rT8bY4cW1 was rotated in the vault) and five follow-ups.",
     64, 0.44)
 REFUNDS = _Spec(
     "webshop", "Document the refund flow",
@@ -146,6 +147,12 @@ SSH_KEYS = _Spec(
     "Rotated the host keys on all six dev boxes with the Ansible role; the new fingerprints "
     "are published in the team wiki and in the known_hosts file the bootstrap script "
     "installs. Old keys are kept for one week in /etc/ssh/retired for audits.", 27, 0.14)
+BADGES = _Spec(
+    "webshop", "Update the README badges after the CI move",
+    "The README now shows the GitHub Actions status, coverage from Codecov and the supported "
+    "Python versions from the package metadata; the old Travis badge and the dead "
+    "requirements.io link are gone. The docs site picks the same badges up from the README.",
+    9, 0.06)
 FAILED = _Spec("webshop", "Migrate sessions to Redis", "Aborted: the staging Redis ran out of "
                "memory during the backfill.", 18, 0.12, status="failed")
 INTERRUPTED = _Spec("ml-pipeline", "Backfill embeddings for 2025", "Interrupted by the nightly "
@@ -231,7 +238,9 @@ def _error_round(alice: Engine, bob: Engine, clock: FixedClock) -> None:
     _record(alice, clock, SSH_KEYS)
     bob.identity.set_member("infra", "alice", "reader")
     clock.advance(IDLE_WAIT_SECONDS)
-    alice.auto.run_round(limit=1)
+    _record(alice, clock, BADGES)  # finished a minute before the round: not idle yet
+    clock.advance(60)
+    alice.auto.run_round(limit=2)
 
 
 def seed_tasks(store: Store, clock: FixedClock, engines: dict[str, Engine]) -> None:

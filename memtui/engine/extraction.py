@@ -39,8 +39,9 @@ from memtui.engine import permissions as perm
 from memtui.engine.redaction import redact
 from memtui.engine.settings import load_settings
 from memtui.engine.tasks import QuotaStatus, read_quota
-from memtui.errors import InvalidInput
+from memtui.errors import InvalidInput, MemtuiError
 from memtui.store.models import EXTRACTED_OUTCOMES, DedupeRow, LogEntry, Memory, ScanRow, Task
+from memtui.store.tasks import SweepCursor
 from memtui.store.timeutil import seconds_between
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ log = logging.getLogger(__name__)
 
 ROUND_LIMIT = 500
 """Most tasks one round scans; the rest wait for the next round."""
-BATCH_SIZE = 50
+BATCH_SIZE = 100
 """Tasks per write transaction: a stop request is honoured between batches."""
 RESULT_CHARS = 800
 """How much of the result text a memory keeps."""
@@ -91,17 +92,23 @@ def task_title(task: Task) -> str:
     return first_line(task.goal) or first_line(task.prompt)
 
 
-def goal_key(task: Task) -> str | None:
-    """The normalised first goal line (else prompt line) that makes repeated work one memory."""
-    return normalise(redact(task_title(task))) or None
-
-
 def memory_content(task: Task) -> str:
     """The memory text of a task: its first goal/prompt line and the start of its result,
     redacted."""
     result = task.result.strip()[:RESULT_CHARS].rstrip()
     text = task_title(task) + ("\n" + result if result else "")
     return redact(text)
+
+
+def goal_key_of(content: str) -> str | None:
+    """The goal key of a memory content made by ``memory_content``: its first line (the
+    redacted goal or prompt line), normalised."""
+    return normalise(content.split("\n", 1)[0]) or None
+
+
+def goal_key(task: Task) -> str | None:
+    """The normalised first goal line (else prompt line) that makes repeated work one memory."""
+    return normalise(redact(task_title(task))) or None
 
 
 @dataclass
@@ -170,10 +177,13 @@ class ConsolidationResult:
 
 @dataclass
 class _Batch:
-    """Per-transaction inputs: the user's settings and a lazily read quota."""
+    """Per-transaction inputs: the store time, the user's settings, a lazily read quota, and
+    the projects the user may write to (each read once per transaction)."""
 
+    now: str
     settings: dict[str, Any]
     quota: QuotaStatus | Exception | None = None
+    writable: dict[str, bool] = field(default_factory=dict)
 
 
 class ExtractionApi:
@@ -212,13 +222,13 @@ class ExtractionApi:
         _check_limit(batch_limit)
         total = self._store.tasks.count_candidates(self.actor)
         summary = RoundSummary(forced=bool(force))
-        after = 0
+        after: SweepCursor | None = None
         while not summary.stopped:
             rows = self._store.tasks.sweep_candidates(self.actor, after, batch_limit)
             if not rows:
                 break
             after = rows[-1][0]
-            self._process([task_id for _seq, task_id in rows], summary, force, progress,
+            self._process([task_id for _cursor, task_id in rows], summary, force, progress,
                           should_stop, max(total, summary.scanned + len(rows)), summary.scanned)
         self._audit_round(summary, "backfill")
         return summary
@@ -238,13 +248,14 @@ class ExtractionApi:
 
     def _run_batch(self, task_ids: Sequence[str], summary: RoundSummary, force: bool) -> None:
         with self._store.transaction():
-            context = _Batch(settings=load_settings(self._store, self.actor))
+            context = _Batch(now=self._store.now(),
+                             settings=load_settings(self._store, self.actor))
             for task_id in task_ids:
                 try:
                     with self._store.tasks.savepoint():
                         outcome = self._scan_one(task_id, context, force)
                 except Exception as error:  # one bad task must not stop the round
-                    outcome = self._log_error(task_id, error, force)
+                    outcome = self._log_error(task_id, error, force, context.now)
                 if outcome is not None:
                     summary.add(*outcome)
 
@@ -259,10 +270,10 @@ class ExtractionApi:
         reason = self._skip_reason(row, context, force)
         if reason is not None:
             memory_id = row.existing_memory if reason == "already_extracted" else None
-            self._write_log(row.task, "skipped", reason, memory_id, force)
+            self._write_log(row.task, "skipped", reason, memory_id, force, context.now)
             return "skipped", reason, memory_id
-        outcome, memory_id = self._extract(row.task)
-        self._write_log(row.task, outcome, None, memory_id, force)
+        outcome, memory_id = self._extract(row.task, context)
+        self._write_log(row.task, outcome, None, memory_id, force, context.now)
         return outcome, None, memory_id
 
     def _skip_reason(self, row: ScanRow, context: _Batch, force: bool) -> str | None:
@@ -276,7 +287,7 @@ class ExtractionApi:
         if not generate:
             return "generate_off"
         if not force:
-            reason = self._idle_or_shape(task, settings)
+            reason = self._idle_or_shape(task, settings, context.now)
             if reason is not None:
                 return reason
         if settings["disable_on_external_context"] and (
@@ -284,8 +295,8 @@ class ExtractionApi:
             return "external_context"
         return self._quota_reason(context, settings)
 
-    def _idle_or_shape(self, task: Task, settings: dict[str, Any]) -> str | None:
-        now = self._store.now()
+    @staticmethod
+    def _idle_or_shape(task: Task, settings: dict[str, Any], now: str) -> str | None:
         if task.finished_at is not None and \
                 seconds_between(task.finished_at, now) < settings["idle_seconds"]:
             return "not_idle"
@@ -310,15 +321,24 @@ class ExtractionApi:
             return "quota_low"
         return None
 
-    def _extract(self, task: Task) -> tuple[str, str]:
-        perm.writable_project(self._store, task.project, self.actor)
+    def _check_writable(self, project: str, context: _Batch) -> None:
+        if project not in context.writable:
+            try:
+                perm.writable_project(self._store, project, self.actor)
+                context.writable[project] = True
+            except MemtuiError:
+                context.writable[project] = False
+        if not context.writable[project]:
+            perm.writable_project(self._store, project, self.actor)  # raises the right error
+
+    def _extract(self, task: Task, context: _Batch) -> tuple[str, str]:
+        self._check_writable(task.project, context)
         content = memory_content(task)
         if not content.strip():
             raise InvalidInput("the task has no text to remember")
-        key = goal_key(task)
-        previous = self._store.memories.find_active_auto_by_goal(task.project, key) \
-            if key else None
-        now = self._store.now()
+        key = goal_key_of(content)
+        previous = self._store.tasks.active_auto_for_goal(task.project, key) if key else None
+        now = context.now
         memory = Memory(id=self._store.new_id("mem"), scope="project", owner=task.user,
                         project=task.project, kind="fact", content=content, status="active",
                         superseded_by=None, source="auto", source_thread_id=task.id,
@@ -326,23 +346,23 @@ class ExtractionApi:
         self._store.memories.insert(memory, key)
         if previous is None:
             return "extracted", memory.id
-        self._store.memories.mark_superseded(previous.id, memory.id, now)
+        self._store.memories.mark_superseded(previous, memory.id, now)
         return "superseded_previous", memory.id
 
     def _write_log(self, task: Task, outcome: str, reason: str | None, memory_id: str | None,
-                   force: bool) -> None:
+                   force: bool, at: str) -> None:
         self._store.tasks.upsert_log(LogEntry(
             task_id=task.id, user=task.user, project=task.project, outcome=outcome,
-            reason=reason, memory_id=memory_id, forced=bool(force), at=self._store.now()))
+            reason=reason, memory_id=memory_id, forced=bool(force), at=at))
 
-    def _log_error(self, task_id: str, error: Exception,
-                   force: bool) -> tuple[str, str | None, str | None] | None:
+    def _log_error(self, task_id: str, error: Exception, force: bool,
+                   at: str) -> tuple[str, str | None, str | None] | None:
         reason = type(error).__name__[:ERROR_REASON_CHARS]
         log.info("extraction of task %s failed: %s", task_id, reason)
         task = self._store.tasks.get(task_id)
         if task is None:
             return None
-        self._write_log(task, "error", reason, None, force)
+        self._write_log(task, "error", reason, None, force, at)
         return "error", reason, None
 
     def _audit_round(self, summary: RoundSummary, kind: str) -> None:
@@ -443,5 +463,6 @@ def _check_limit(limit: object, top: int = 100_000) -> None:
 
 
 __all__ = ["BATCH_SIZE", "REASONS", "RESULT_CHARS", "ROUND_LIMIT", "ConsolidationResult",
-           "ExtractionApi", "RoundSummary", "duplicate_pairs", "goal_key", "memory_content",
+           "ExtractionApi", "RoundSummary", "duplicate_pairs", "goal_key", "goal_key_of",
+           "memory_content",
            "normalise"]

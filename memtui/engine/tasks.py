@@ -46,8 +46,8 @@ DEFAULT_TASK_LIST_LIMIT = 50
 MAX_TASK_LIST_LIMIT = 10_000
 FOLLOW = "follow"
 """A per-task flag value meaning: follow the user's setting (stored as null)."""
-_FLAG_WORDS: dict[object, int | None] = {FOLLOW: None, "on": 1, "off": 0, 0: 0, 1: 1,
-                                          True: 1, False: 0}
+_FLAG_WORDS: dict[object, int | None] = {FOLLOW: None, "on": 1, "off": 0, 0: 0, 1: 1}
+"""Accepted flag values (True/False hash as 1/0, so they are accepted too)."""
 _FLAG_COLUMNS = {"use": "use_memories", "generate": "generate_memories"}
 
 

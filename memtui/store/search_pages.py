@@ -4,19 +4,21 @@ A searched list is the list's rows, newest first, whose content matches the sear
 itself SQLite has one plan for it: materialise every full-text match, then walk the list's
 index checking each row. That costs the whole match set (tens of milliseconds at a million
 memories for a common word or a one-letter prefix) plus, when few rows of the list match,
-the whole list (tens of milliseconds even for a word that matches nothing). So the plan is
-picked by how many rows match, counted no further than ``DENSE_MATCHES``:
+the whole list (tens of milliseconds even for a word that matches nothing). So:
 
-- **few** (at most ``FEW_MATCHES``): read the matches from the full-text index, look each row
-  up, sort. Cost grows with the matches, and they are few.
-- **some**: SQLite's own plan. The match set is small enough to materialise quickly and
-  dense enough that the walk finds a page soon.
-- **dense** (more than ``DENSE_MATCHES``): walk the list's own index in list order in growing
-  batches of ``seq`` numbers, and ask the full-text index only for matches inside each
-  batch's ``seq`` range (rows are mostly inserted in time order, so that range is narrow;
-  an out-of-order row costs one more range). Stop when the page is full: the cost grows with
-  the page, not with the list. A walk that visits ``WALK_MAX_ROWS`` rows without filling the
-  page (the matches lie in other lists) lets SQLite finish from where it stopped.
+- **walk** first: read the list's own index in list order in growing batches of ``seq``
+  numbers and ask the full-text index only for the matches inside each batch's ``seq``
+  range (rows are mostly inserted in time order, so that range is narrow; an out-of-order
+  row costs one more range). Stop when the page is full: for a word that matches often the
+  cost grows with the page, not with the list, and it takes one full-text query. The walk
+  gives up when the matches it met say the page is far away (or none came), or when the
+  list is spread thin over the store (its ranges would hold mostly other lists' matches).
+- then, by how many rows match in the whole store (counted no further than
+  ``DENSE_MATCHES``): **few** (at most ``FEW_MATCHES``) -- read the matches from the
+  full-text index, look each row up, sort; **some** -- SQLite's own plan (a small match set
+  is quick to materialise); **dense** -- walk on in growing batches while the matches met so
+  far say the page is near, then SQLite's own plan. Each continues from where the walk
+  stopped.
 
 Every plan returns exactly the rows, in exactly the order, of the plain SQL; only the cost
 differs. Multi-query plans run inside one read snapshot (the caller's ``store.snapshot()``).
@@ -35,18 +37,22 @@ if TYPE_CHECKING:
 FEW_MATCHES = 1_500
 """Up to this many full-text matches in the store, a page is read from the matches."""
 DENSE_MATCHES = 40_000
-"""Beyond this many matches, a page is found by walking the list."""
+"""How far the store's matches are counted to pick a plan."""
 WALK_MIN_BATCH = 256
 WALK_MAX_BATCH = 16_384
 WALK_ROWS_PER_RESULT = 25
 """The first batch of a walk: this many list rows per row wanted (a dense match is at least
 one row in 25 of a million-row store)."""
-WALK_MAX_ROWS = 60_000
-"""A walk lets SQLite finish after visiting this many list rows."""
+WALK_MAX_ROWS = 40_000
+"""A walk that would need more list rows than this (by the matches met so far) gives up."""
 WALK_AT_MAX = 5_000
-"""A page by position this near an end of a dense list is walked; farther ones are SQL's."""
+"""A page by position this near an end of the list is walked first; farther ones are SQL."""
+SPARSE_SPAN = 16
+"""A list whose batch spans more than this many seqs per row is walked by SQLite instead."""
 MAX_RANGES = 8
 """At most this many seq ranges are asked of the full-text index per batch."""
+COUNT_PROBE_FACTOR = 20
+"""``count_at_most`` on a common word first looks at this many matches per row wanted."""
 _MATCH = "memories_fts MATCH ?"
 
 
@@ -97,7 +103,7 @@ class SearchPages:
                           else "some" if matches <= DENSE_MATCHES else "dense")
         return self._plan
 
-    # ---- the three plans ------------------------------------------------------------------
+    # ---- the plans --------------------------------------------------------------------
 
     def _driven(self, select: str, extra: list[str], extra_params: list[Any],
                 tail: str, tail_params: list[Any]) -> list[Any]:
@@ -120,22 +126,28 @@ class SearchPages:
 
     def _sql(self, select: str, extra: list[str], extra_params: list[Any],
              tail: str, tail_params: list[Any]) -> list[Any]:
+        """One SQL plan by the store's match count: from the matches, or SQLite's own."""
         plan = self._driven if self.plan == "few" else self._plain
         return plan(select, extra, extra_params, tail, tail_params)
 
-    def _walk(self, need: int, descending: bool,
-              cursor: tuple[str, str] | None) -> tuple[list[int], tuple[str, str] | None]:
+    def _walk(self, need: int, descending: bool, cursor: tuple[str, str] | None, *,
+              found: list[int] | None = None, visited: int = 0,
+              batches: int | None = None) -> tuple[list[int], str, tuple[str, str] | None, int]:
         """Seqs of the first ``need`` matching rows in walk order after ``cursor``.
 
-        Returns (seqs, None) when done (fewer than ``need`` seqs: the list ended), or
-        (the seqs found so far, the last row visited) when the walk gave up.
+        Returns (seqs, state, the last row taken into account, rows visited); ``state`` is
+        ``done`` (fewer than ``need`` seqs: the list ended), ``paused`` (after ``batches``
+        batches), ``far`` (the matches met so far say the page lies more than
+        ``WALK_MAX_ROWS`` list rows away, or none were met) or ``sparse`` (the list is
+        spread thin over the store: its seq ranges would hold mostly other lists' matches).
         """
         order = "DESC" if descending else "ASC"
         compare = "<" if descending else ">"
         execute = self.store.execute
-        found: list[int] = []
+        found = [] if found is None else found
         batch = min(WALK_MAX_BATCH, max(WALK_MIN_BATCH, need * WALK_ROWS_PER_RESULT))
-        visited = 0
+        if visited:
+            batch = min(WALK_MAX_BATCH, batch * 4)
         while True:
             clauses = list(self.clauses)
             params = list(self.params)
@@ -146,9 +158,12 @@ class SearchPages:
                 f"SELECT m.seq FROM memories m WHERE {' AND '.join(clauses)} "
                 f"ORDER BY m.created_at {order}, m.id {order} LIMIT ?", (*params, batch))]
             if not seqs:
-                return found, None
+                return found, "done", None, visited
+            ranges = seq_ranges(seqs, batch)
+            if sum(high - low + 1 for low, high in ranges) > SPARSE_SPAN * len(seqs):
+                return found, "sparse", cursor, visited
             matched: set[int] = set()
-            for low, high in seq_ranges(seqs, batch):
+            for low, high in ranges:
                 matched.update(row[0] for row in execute(
                     f"SELECT rowid FROM memories_fts WHERE {_MATCH} AND rowid BETWEEN ? AND ?",
                     (self.query, low, high)))
@@ -156,15 +171,19 @@ class SearchPages:
                 if seq in matched:
                     found.append(seq)
                     if len(found) >= need:
-                        return found, None
+                        return found, "done", None, visited
             if len(seqs) < batch:
-                return found, None
+                return found, "done", None, visited
             last = execute("SELECT created_at, id FROM memories WHERE seq = ?",
                            (seqs[-1],)).fetchone()
             cursor = (last[0], last[1])
             visited += len(seqs)
-            if visited >= WALK_MAX_ROWS:
-                return found, cursor
+            if not found or visited + (need - len(found)) * visited / len(found) > WALK_MAX_ROWS:
+                return found, "far", cursor, visited
+            if batches is not None:
+                batches -= 1
+                if batches <= 0:
+                    return found, "paused", cursor, visited
             batch = min(batch * 4, WALK_MAX_BATCH)
 
     def _rows(self, seqs: list[int]) -> list[Memory]:
@@ -179,18 +198,30 @@ class SearchPages:
 
     def _walked(self, skip: int, limit: int, descending: bool,
                 cursor: tuple[str, str] | None) -> list[Memory]:
-        """Rows ``skip..skip+limit`` of the walk after ``cursor``, in walk order."""
-        found, stopped = self._walk(skip + limit, descending, cursor)
-        taken = self._rows(found[skip:skip + limit])
-        if stopped is None or len(found) >= skip + limit:
+        """Rows ``skip..skip+limit`` of the walk after ``cursor``, in walk order.
+
+        One batch first (a common word fills the page there, with one full-text query);
+        then only a word the store holds often enough is walked on; the rest is SQL.
+        """
+        need = skip + limit
+        found, state, stopped, visited = self._walk(need, descending, cursor, batches=1)
+        if state == "paused":
+            if self.plan == "dense":
+                found, state, stopped, visited = self._walk(need, descending, stopped,
+                                                            found=found, visited=visited)
+            else:
+                state = "far"
+        taken = self._rows(found[skip:need])
+        if state == "done" or len(found) >= need:
             return taken
-        # The walk gave up (the matches lie in other lists): SQLite finishes from there.
+        # The walk stopped: the store's match count picks the plan for the rest.
         order = "DESC" if descending else "ASC"
         compare = "<" if descending else ">"
-        rows = self._plain(self.columns, [f"(m.created_at, m.id) {compare} (?, ?)"],
-                           list(stopped),
-                           f"ORDER BY m.created_at {order}, m.id {order} LIMIT ? OFFSET ?",
-                           [limit - len(taken), max(0, skip - len(found))])
+        extra, extra_params = ([], []) if stopped is None else (
+            [f"(m.created_at, m.id) {compare} (?, ?)"], list(stopped))
+        rows = self._sql(self.columns, extra, extra_params,
+                         f"ORDER BY m.created_at {order}, m.id {order} LIMIT ? OFFSET ?",
+                         [limit - len(taken), max(0, skip - len(found))])
         return taken + [row_to_memory(row) for row in rows]
 
     # ---- the list's queries ---------------------------------------------------------------
@@ -199,23 +230,16 @@ class SearchPages:
              before: PageCursor | None) -> list[Memory]:
         """``MemoryRepository.list`` for a searched list (same rows, same order)."""
         ascending = before is not None
-        if self.plan == "dense" and (after is None or before is None):
+        if after is not None and before is not None:  # between two rows: rare, plain SQL
+            rows = self._sql(self.columns, ["(m.created_at, m.id) < (?, ?)",
+                                            "(m.created_at, m.id) > (?, ?)"],
+                             [after.created_at, after.id, before.created_at, before.id],
+                             "ORDER BY m.created_at ASC, m.id ASC LIMIT ?", [limit])
+            memories = [row_to_memory(row) for row in rows]
+        else:
             edge = before if ascending else after
             cursor = (edge.created_at, edge.id) if edge is not None else None
             memories = self._walked(0, limit, not ascending, cursor)
-        else:
-            extra: list[str] = []
-            extra_params: list[Any] = []
-            if after is not None:
-                extra.append("(m.created_at, m.id) < (?, ?)")
-                extra_params += [after.created_at, after.id]
-            if before is not None:
-                extra.append("(m.created_at, m.id) > (?, ?)")
-                extra_params += [before.created_at, before.id]
-            order = "ASC" if ascending else "DESC"
-            rows = self._sql(self.columns, extra, extra_params,
-                             f"ORDER BY m.created_at {order}, m.id {order} LIMIT ?", [limit])
-            memories = [row_to_memory(row) for row in rows]
         if ascending:
             memories.reverse()
         return memories
@@ -223,7 +247,7 @@ class SearchPages:
     def at(self, offset: int, limit: int, from_end: bool) -> list[Memory]:
         """``MemoryRepository.list_at`` for a searched list."""
         offset = max(0, offset)
-        if self.plan == "dense" and offset + limit <= WALK_AT_MAX:
+        if offset + limit <= WALK_AT_MAX:
             memories = self._walked(offset, limit, not from_end, None)
         else:
             order = "ASC" if from_end else "DESC"
@@ -241,11 +265,18 @@ class SearchPages:
         return int(self._sql("count(*)", [], [], "", [])[0][0])
 
     def count_at_most(self, cap: int) -> int:
-        """The count, or ``cap`` when the list holds at least that many rows."""
+        """The count, or ``cap`` when the list holds at least that many rows. All in SQL
+        (a worker thread counting leaves the GIL to the UI): for a word the store holds
+        often, the first ``COUNT_PROBE_FACTOR * cap`` matches usually hold ``cap`` rows of
+        the list; when they do not, the capped count runs on the plan of ``count``."""
         if self.plan == "dense":
-            found, stopped = self._walk(cap, True, None)
-            if stopped is None:
-                return min(len(found), cap)
-        plan = self._driven if self.plan == "few" else self._plain
-        rows = plan("1", [], [], "LIMIT ?", [cap])
-        return len(rows)
+            where = [c.replace("m.", "+m.", 1) for c in self.clauses]
+            row = self.store.execute(
+                "SELECT count(*) FROM (SELECT 1 FROM (SELECT rowid AS r FROM memories_fts "
+                f"WHERE {_MATCH} LIMIT ?) f CROSS JOIN memories m ON m.seq = f.r "
+                f"WHERE {' AND '.join(where)} LIMIT ?)",
+                (self.query, COUNT_PROBE_FACTOR * cap, *self.params, cap)).fetchone()
+            if int(row[0]) >= cap:
+                return cap
+        rows = self._sql("count(*) FROM (SELECT 1", [], [], "LIMIT ?)", [cap])
+        return int(rows[0][0])

@@ -43,6 +43,9 @@ _RESCANNABLE = """
 """
 _savepoint_names = itertools.count(1)
 
+SweepCursor = tuple[str | None, str]
+"""A backfill position: (finish time or None, task id) of the last task visited."""
+
 
 def row_to_task(row: Sequence[Any]) -> Task:
     """A tasks row (in TASK_COLUMNS order) as a Task."""
@@ -279,14 +282,29 @@ class TaskRepository:
             (user_id, limit)).fetchall()
         return [row[0] for row in rows]
 
-    def sweep_candidates(self, user_id: str, after_seq: int, limit: int) -> list[tuple[int, str]]:
-        """(seq, id) of the user's tasks due for a scan, in insertion order after ``after_seq``:
-        a keyset walk that visits each due task once (backfill)."""
-        rows = self._store.execute(
-            "SELECT t.seq, t.id FROM tasks t LEFT JOIN extraction_log l ON l.task_id = t.id "
-            f"WHERE {_RESCANNABLE} AND t.seq > ? ORDER BY t.seq LIMIT ?",
-            (user_id, after_seq, limit)).fetchall()
-        return [(row[0], row[1]) for row in rows]
+    def sweep_candidates(self, user_id: str, after: SweepCursor | None,
+                         limit: int) -> list[tuple[SweepCursor, str]]:
+        """(cursor, id) of the user's tasks due for a scan, after ``after`` in (finish time,
+        id) order, tasks without a finish time first: a keyset walk along the task index that
+        visits each due task once (backfill). Pass the last row's cursor to continue."""
+        rows: list[tuple[SweepCursor, str]] = []
+        if after is None or after[0] is None:
+            found = self._store.execute(
+                "SELECT t.id FROM tasks t LEFT JOIN extraction_log l ON l.task_id = t.id "
+                f"WHERE {_RESCANNABLE} AND t.finished_at IS NULL AND t.id > ? "
+                "ORDER BY t.id LIMIT ?",
+                (user_id, after[1] if after else "", limit)).fetchall()
+            rows = [((None, row[0]), row[0]) for row in found]
+            if len(rows) >= limit:
+                return rows
+            after = ("", "")
+        found = self._store.execute(
+            "SELECT t.finished_at, t.id FROM tasks t "
+            "LEFT JOIN extraction_log l ON l.task_id = t.id "
+            f"WHERE {_RESCANNABLE} AND t.finished_at IS NOT NULL AND (t.finished_at, t.id) > (?, ?) "
+            "ORDER BY t.finished_at, t.id LIMIT ?",
+            (user_id, after[0], after[1], limit - len(rows))).fetchall()
+        return rows + [((row[0], row[1]), row[1]) for row in found]
 
     def count_candidates(self, user_id: str) -> int:
         """How many of the user's tasks are due for a scan."""
@@ -314,6 +332,18 @@ class TaskRepository:
         return ScanRow(task=row_to_task(row[:width]), has_followups=bool(row[width]),
                        existing_memory=row[width + 1], forgotten=bool(row[width + 2]),
                        log=_row_to_log(log_row) if log_row[0] is not None else None)
+
+    def active_auto_for_goal(self, project: str, goal_key: str) -> str | None:
+        """The id of the newest active auto memory of ``project`` for this goal key.
+
+        Pinned to the goal index: left to itself the planner walks the project's active
+        memories newest first (one scan per extracted task, quadratic over a backfill).
+        """
+        row = self._store.execute(
+            "SELECT id FROM memories INDEXED BY memories_goal "
+            "WHERE project = ? AND goal_key = ? AND status = 'active' AND source = 'auto' "
+            "ORDER BY created_at DESC, id DESC LIMIT 1", (project, goal_key)).fetchone()
+        return row[0] if row else None
 
     @contextlib.contextmanager
     def savepoint(self) -> Iterator[None]:

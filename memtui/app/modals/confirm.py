@@ -14,8 +14,9 @@ class ConfirmModal(ModalScreen[bool]):
     """Ask before doing something final. Dismisses with True (confirmed) or False."""
 
     BINDINGS = [
-        Binding("y", "answer(True)", "Yes", id="confirm.yes"),
-        Binding("n,escape", "answer(False)", "No", id="confirm.no"),
+        Binding("y", "answer(True)", "yes", tooltip="Yes, do it", id="confirm.yes"),
+        Binding("n,escape", "answer(False)", "no", tooltip="No (nothing happens)",
+                id="confirm.no"),
     ]
 
     def __init__(self, title: str, body: Text, confirm_label: str = "Forget") -> None:

@@ -16,10 +16,11 @@ class MemoryDetailModal(ModalScreen[str | None]):
     ``"copy"``, or None."""
 
     BINDINGS = [
-        Binding("escape,q", "close", "Close", id="detail.close"),
-        Binding("h", "choose('history')", "History", id="detail.history"),
-        Binding("e", "choose('correct')", "Correct", id="detail.correct"),
-        Binding("c", "choose('copy')", "Copy", id="detail.copy"),
+        Binding("escape,q", "close", "close", tooltip="Close", id="detail.close"),
+        Binding("h", "choose('history')", "history", tooltip="The memory's history",
+                id="detail.history"),
+        Binding("e", "choose('correct')", "correct", tooltip="Correct it", id="detail.correct"),
+        Binding("c", "choose('copy')", "copy", tooltip="Copy its text", id="detail.copy"),
     ]
 
     def __init__(self, title: str, body: RenderableType) -> None:

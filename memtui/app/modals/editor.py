@@ -35,8 +35,9 @@ class MemoryEditor(ModalScreen[MemoryDraft | None]):
     simply returned."""
 
     BINDINGS = [
-        Binding("ctrl+s", "save", "Save", id="editor.save"),
-        Binding("escape", "cancel", "Cancel", id="editor.cancel"),
+        Binding("ctrl+s", "save", "save", tooltip="Save", id="editor.save"),
+        Binding("escape", "cancel", "cancel",
+                tooltip="Cancel (nothing is written)", id="editor.cancel"),
     ]
 
     def __init__(self, title: str, *, kind: str = "fact", content: str = "",
@@ -47,7 +48,7 @@ class MemoryEditor(ModalScreen[MemoryDraft | None]):
         self._kind = kind if kind in KINDS else "fact"
         self._content = content
         self._show_kind = show_kind
-        self._context = context
+        self._context_line = context
         self._submit = submit
         self._draft: MemoryDraft | None = None
 
@@ -55,8 +56,8 @@ class MemoryEditor(ModalScreen[MemoryDraft | None]):
         """Title, kind picker, text area, error line, buttons."""
         with Vertical(classes="dialog dialog-editor"):
             yield Static(Text(self._title, style="bold"), classes="dialog-title")
-            if self._context:
-                yield Static(Text(self._context, style="dim"), classes="dialog-context")
+            if self._context_line:
+                yield Static(Text(self._context_line, style="dim"), classes="dialog-context")
             if self._show_kind:
                 with RadioSet(id="kind", classes="kind-picker"):
                     for kind in KINDS:

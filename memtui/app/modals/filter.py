@@ -43,8 +43,8 @@ class FilterModal(ModalScreen[FilterChoice | None]):
     """Three rows of choices; Enter applies, Escape cancels."""
 
     BINDINGS = [
-        Binding("ctrl+s", "apply", "Apply", id="filter.apply"),
-        Binding("escape", "cancel", "Cancel", id="filter.cancel"),
+        Binding("ctrl+s", "apply", "apply", tooltip="Apply the filter", id="filter.apply"),
+        Binding("escape", "cancel", "cancel", tooltip="Cancel", id="filter.cancel"),
     ]
 
     def __init__(self, current: FilterChoice) -> None:

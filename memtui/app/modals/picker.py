@@ -17,7 +17,7 @@ class PickerModal(ModalScreen[str | None]):
     """A short list of (id, label) choices (projects: a handful, never a memory list).
     Dismisses with the chosen id, or None."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="picker.cancel")]
+    BINDINGS = [Binding("escape", "cancel", "cancel", tooltip="Cancel", id="picker.cancel")]
 
     def __init__(self, title: str, choices: list[tuple[str, str]], current: str | None) -> None:
         super().__init__(classes="modal")

@@ -16,8 +16,8 @@ class TextModal(ModalScreen[None]):
     dismisses it."""
 
     BINDINGS = [
-        Binding("escape,q,enter", "close", "Close", id="text.close"),
-        Binding("c", "copy", "Copy", id="text.copy"),
+        Binding("escape,q,enter", "close", "close", tooltip="Close", id="text.close"),
+        Binding("c", "copy", "copy", tooltip="Copy", id="text.copy"),
     ]
 
     def __init__(self, title: str, body: RenderableType, copy_text: str | None = None) -> None:

@@ -7,6 +7,8 @@ Keys ``1``…``9`` switch to the panes in this order; each pane's binding id is
 from __future__ import annotations
 
 from memtui.app.panes.base import Pane
+from memtui.app.panes.bundles import BundlesPane
+from memtui.app.panes.codex import CodexPane
 from memtui.app.panes.extraction_log import ExtractionLogPane
 from memtui.app.panes.history import HistoryPane
 from memtui.app.panes.injection import InjectionPane
@@ -22,6 +24,8 @@ PANES: tuple[type[Pane], ...] = (
     ExtractionLogPane,
     SettingsPane,
     InjectionPane,
+    BundlesPane,
+    CodexPane,
 )
 """Every pane class, in tab order (each has PANE_ID and TITLE)."""
 

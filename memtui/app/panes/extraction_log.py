@@ -55,9 +55,10 @@ class ExtractionLogPane(Pane):
     PANE_ID = "log"
     TITLE = "Log"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("t", "open_task", "Task", id="log.task"),
-        Binding("m", "open_memory", "Memory", id="log.memory"),
-        Binding("c", "copy", "Copy", show=False, id="log.copy"),
+        Binding("t", "open_task", "task",
+                tooltip="Open the task (goal, times, result)", id="log.task"),
+        Binding("m", "open_memory", "memory", tooltip="Open the memory it made", id="log.memory"),
+        Binding("c", "copy", "copy", show=False, tooltip="Copy the row", id="log.copy"),
     ]
 
     def compose(self) -> ComposeResult:
@@ -108,9 +109,10 @@ class ExtractionLogPane(Pane):
             entries, keep=(lambda e: e.task_id == keep.task_id) if keep else None)
         title = Text("Extraction log", style="bold")
         title.append(f" · {sum(counts.values()) if counts else len(entries)} tasks")
-        for outcome, count in sorted(counts.items()):
-            title.append(f" · {OUTCOME_WORDS.get(outcome, outcome)} {count}", style="dim")
-        title.append(" · r run now · R force", style="dim")
+        for outcome in ("extracted", "superseded_previous", "skipped", "error"):
+            count = counts.get(outcome, 0)
+            if count:
+                title.append(f" · {OUTCOME_WORDS.get(outcome, outcome)} {count}", style="dim")
         self.query_one("#log-title", Static).update(title)
         self._update_preview()
 

@@ -45,9 +45,12 @@ class HistoryPane(Pane):
     PANE_ID = "history"
     TITLE = "History"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("s", "restore", "Restore version", id="history.restore"),
-        Binding("d", "forget_chain", "Forget chain", id="history.forget"),
-        Binding("c", "copy", "Copy", id="history.copy"),
+        Binding("s", "restore", "restore version",
+                tooltip="Restore the selected version (a new version with its text)",
+                id="history.restore"),
+        Binding("d", "forget_chain", "forget chain",
+                tooltip="Forget the whole chain (asks)", id="history.forget"),
+        Binding("c", "copy", "copy", tooltip="Copy the version's text", id="history.copy"),
     ]
 
     def __init__(self) -> None:
@@ -121,7 +124,7 @@ class HistoryPane(Pane):
         heading = Text("History of ", style="bold")
         heading.append(head.id if head else target, style="bold")
         heading.append(f" · {len(self.versions)} version{'s' if len(self.versions) != 1 else ''}"
-                       " · oldest first · s restores the selected version", style="dim")
+                       ", oldest first", style="dim")
         title.update(heading)
         self._update_preview()
 

@@ -31,8 +31,9 @@ class InjectionPane(Pane):
     PANE_ID = "inject"
     TITLE = "Inject"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("c", "copy", "Copy", id="inject.copy"),
-        Binding("slash", "edit_prompt", "Prompt", id="inject.prompt"),
+        Binding("c", "copy", "copy", tooltip="Copy the whole first turn", id="inject.copy"),
+        Binding("slash", "edit_prompt", "prompt",
+                tooltip="Type an example prompt", id="inject.prompt"),
     ]
 
     def __init__(self) -> None:
@@ -91,11 +92,11 @@ class InjectionPane(Pane):
         """Preview with the typed prompt."""
         event.stop()
         self.refresh_data()
-        self.query_one("#inject-scroll", VerticalScroll).focus()
+        self.screen.set_focus(self.query_one("#inject-scroll", VerticalScroll))
 
     def action_edit_prompt(self) -> None:
         """Type an example prompt."""
-        self.query_one("#inject-prompt", Input).focus()
+        self.screen.set_focus(self.query_one("#inject-prompt", Input))
 
     def action_copy(self) -> None:
         """Copy the first turn."""

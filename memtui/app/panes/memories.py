@@ -24,7 +24,7 @@ SEARCH_DEBOUNCE_SECONDS = 0.02
 """Keystrokes closer together than this make one search (the list must follow typing
 within ~50 ms; the loader worker is exclusive, so a newer search cancels an older one)."""
 PREVIEW_LINES = 3
-"""Lines of the selected memory's text shown under the list."""
+"""Lines of the selected memory's text shown under the list (more when it is taller)."""
 
 
 class MemoriesPane(Pane):
@@ -32,15 +32,24 @@ class MemoriesPane(Pane):
 
     SCOPE: ClassVar[str] = "user"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n", "add", "New", id="memory.add"),
-        Binding("N", "note", "Note", show=False, id="memory.note"),
-        Binding("e", "correct", "Correct", id="memory.correct"),
-        Binding("d", "forget", "Forget", id="memory.forget"),
-        Binding("c", "copy", "Copy", id="memory.copy"),
-        Binding("slash", "search", "Search", id="memory.search"),
-        Binding("f", "filter", "Filter", id="memory.filter"),
-        Binding("h", "history", "History", show=False, id="memory.history"),
-        Binding("escape", "leave_search", "Back to list", show=False, id="memory.leave_search"),
+        Binding("n", "add", "new", tooltip="Add a memory (pick its kind)", id="memory.add"),
+        Binding("N", "note", "note", show=False, tooltip="Add a note", id="memory.note"),
+        Binding("e", "correct", "edit",
+                tooltip="Correct the selected memory (a supersede; History keeps the old text)",
+                id="memory.correct"),
+        Binding("d", "forget", "forget",
+                tooltip="Forget the selected or marked memories and their history (asks)",
+                id="memory.forget"),
+        Binding("c", "copy", "copy", tooltip="Copy the selected memory's text",
+                id="memory.copy"),
+        Binding("slash", "search", "search", tooltip="Search as you type (full text)",
+                id="memory.search"),
+        Binding("f", "filter", "filter", show=False,
+                tooltip="Filter by kind, status, source", id="memory.filter"),
+        Binding("h", "history", "history", show=False,
+                tooltip="The selected memory's history", id="memory.history"),
+        Binding("escape", "leave_search", "back", show=False,
+                tooltip="Leave the search (clears it) / clear marks", id="memory.leave_search"),
     ]
 
     def __init__(self) -> None:
@@ -48,13 +57,14 @@ class MemoriesPane(Pane):
         self.choice = FilterChoice()
         self._search_timer: Timer | None = None
         self._loaded_once = False
+        self._said_error: str | None = None
 
     def compose(self) -> ComposeResult:
         """Title line, search box, the list, a preview of the selected memory."""
         yield Static("", classes="pane-title", id=f"{self.PANE_ID}-title")
         yield Input(placeholder="/ search (words; the last one may be a prefix)",
                     id=f"{self.PANE_ID}-search", classes="search", compact=True)
-        yield MemoryList(id=f"{self.PANE_ID}-list", empty_text=self.empty_text())
+        yield MemoryList(id=f"{self.PANE_ID}-list", empty_text="")
         yield Static("", classes="preview", id=f"{self.PANE_ID}-preview")
 
     # ---- parts --------------------------------------------------------------------------
@@ -104,7 +114,6 @@ class MemoriesPane(Pane):
         """Read the list again (keeping cursor and scroll once it has loaded)."""
         super().refresh_data()
         self.memory_list.tz = self.memtui.tz
-        self.memory_list.empty_text = self.empty_text()
         self._load(keep_position=self._loaded_once)
         self._loaded_once = True
 
@@ -115,6 +124,7 @@ class MemoriesPane(Pane):
         self.stale = True
 
     def _load(self, *, keep_position: bool) -> None:
+        self.memory_list.empty_text = self.empty_text()
         search = self.search_box.value.strip() or None
         try:
             flt = self.memtui.engine.identity.memory_filter(
@@ -151,8 +161,9 @@ class MemoriesPane(Pane):
             return
         text = block(memory.content)
         lines = text.split(allow_blank=True)
-        shown = Text("\n").join(lines[:PREVIEW_LINES])
-        if len(lines) > PREVIEW_LINES:
+        room = max(PREVIEW_LINES, preview.size.height - 1)
+        shown = Text("\n").join(lines[:room])
+        if len(lines) > room:
             shown.append(" …")
         meta = Text(f"{memory.id} · {memory.kind} · {memory.source} · "
                     f"{local_time(memory.created_at, self.memtui.tz)} · used "
@@ -162,9 +173,10 @@ class MemoriesPane(Pane):
     def on_memory_list_changed(self, message: MemoryList.Changed) -> None:
         """Count, marks or error changed: update the title (errors are said once)."""
         message.stop()
-        if message.memory_list.error:
-            self.memtui.say(f"Could not read the list: {message.memory_list.error}",
-                            severity="error")
+        error = message.memory_list.error
+        if error and error != self._said_error:
+            self.memtui.say(f"Could not read the list: {error}", severity="error")
+        self._said_error = error
         self._update_title()
         self._update_preview()
 
@@ -199,18 +211,18 @@ class MemoriesPane(Pane):
     def on_input_submitted(self, message: Input.Submitted) -> None:
         """Enter in the search box: back to the list, keeping the search."""
         message.stop()
-        self.memory_list.focus()
+        self.screen.set_focus(self.memory_list)
 
     def action_search(self) -> None:
         """Focus the search box."""
-        self.search_box.focus()
+        self.screen.set_focus(self.search_box)
 
     def action_leave_search(self) -> None:
         """Escape: clear the search (when in it) and go back to the list."""
         if self.search_box.has_focus:
             if self.search_box.value:
                 self.search_box.value = ""
-            self.memory_list.focus()
+            self.screen.set_focus(self.memory_list)
         elif self.memory_list.marked:
             self.memory_list.action_clear_marks()
 
@@ -294,7 +306,8 @@ class ProjectMemoriesPane(MemoriesPane):
     TITLE = "Project"
     SCOPE = "project"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("p", "switch_project", "Project", id="memory.project"),
+        Binding("p", "switch_project", "project", show=False,
+                tooltip="Choose the current project", id="memory.project"),
     ]
 
     def project_arg(self) -> str | None:
@@ -327,6 +340,22 @@ class ProjectMemoriesPane(MemoriesPane):
             self.query_one(".pane-title", Static).update(Text(self.heading(), style="bold"))
             return
         super().refresh_data()
+
+    def action_add(self) -> None:
+        """New memory in the current project (there must be one)."""
+        if self.memtui.project is None:
+            self.memtui.say("No current project: you are not a member of any project yet.",
+                            severity="warning")
+            return
+        super().action_add()
+
+    def action_note(self) -> None:
+        """New note in the current project (there must be one)."""
+        if self.memtui.project is None:
+            self.memtui.say("No current project: you are not a member of any project yet.",
+                            severity="warning")
+            return
+        super().action_note()
 
     def action_switch_project(self) -> None:
         """Pick the current project among those the user can read."""

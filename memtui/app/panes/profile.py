@@ -31,11 +31,13 @@ class ProfilePane(Pane):
     PANE_ID = "profile"
     TITLE = "Profile"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+s", "save", "Save", id="profile.save"),
-        Binding("tab", "app.focus_next", "Next field", show=False, id="form.next"),
-        Binding("shift+tab", "app.focus_previous", "Previous field", show=False,
-                id="form.previous"),
-        Binding("escape", "leave_form", "Leave form", show=False, id="form.leave"),
+        Binding("ctrl+s", "save", "save", tooltip="Save the profile", id="profile.save"),
+        Binding("tab", "app.focus_next", "next field", show=False,
+                tooltip="Next field", id="form.next"),
+        Binding("shift+tab", "app.focus_previous", "previous field", show=False,
+                tooltip="Previous field", id="form.previous"),
+        Binding("escape", "leave_form", "leave form", show=False,
+                tooltip="Leave the form (then 1–9 and tab switch panes)", id="form.leave"),
     ]
 
     def __init__(self) -> None:
@@ -63,8 +65,8 @@ class ProfilePane(Pane):
                 yield Button("Revert", id="profile-revert")
 
     def focus_target(self) -> Widget | None:
-        """The display name."""
-        return self.query_one("#profile-name", Input)
+        """Save (not a field: the pane keys 1–9 keep working until you tab into one)."""
+        return self.query_one("#profile-save", Button)
 
     def refresh_data(self) -> None:
         """Show the stored profile, unless the form holds unsaved edits."""

@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widget import Widget
-from textual.widgets import Input, Label, Select, Static, Switch
+from textual.widgets import Checkbox, Input, Label, Select, Static
 
 from memtui.app.panes.base import Pane
 from memtui.errors import MemtuiError
@@ -39,10 +39,12 @@ class SettingsPane(Pane):
     PANE_ID = "settings"
     TITLE = "Settings"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("tab", "app.focus_next", "Next field", show=False, id="form.next"),
-        Binding("shift+tab", "app.focus_previous", "Previous field", show=False,
-                id="form.previous"),
-        Binding("escape", "leave_form", "Leave form", show=False, id="form.leave"),
+        Binding("tab", "app.focus_next", "next field", show=False,
+                tooltip="Next field", id="form.next"),
+        Binding("shift+tab", "app.focus_previous", "previous field", show=False,
+                tooltip="Previous field", id="form.previous"),
+        Binding("escape", "leave_form", "leave form", show=False,
+                tooltip="Leave the form (then 1–9 and tab switch panes)", id="form.leave"),
     ]
 
     def __init__(self) -> None:
@@ -51,13 +53,16 @@ class SettingsPane(Pane):
         self._tasks: dict[str, Task] = {}
 
     def compose(self) -> ComposeResult:
-        """One row per setting, then the per-task flags."""
-        yield Static(Text("Settings", style="bold"), classes="pane-title")
+        """One line per setting, then the per-task flags, then help for the focused field."""
+        yield Static(Text.assemble(("Settings", "bold"),
+                                   (" · switches apply at once (space), numbers on enter",
+                                    "dim")), classes="pane-title")
         with VerticalScroll(id="settings-form", classes="form"):
             for spec in self.memtui.engine.settings.specs():
                 with Horizontal(classes="setting-row", id=f"row-{spec.name}"):
                     if spec.kind == _SWITCH:
-                        yield Switch(id=f"set-{spec.name}", classes="setting-switch")
+                        yield Checkbox("", id=f"set-{spec.name}", compact=True,
+                                       classes="setting-switch")
                     else:
                         yield Input(id=f"set-{spec.name}", compact=True,
                                     type="text" if spec.kind == _MODEL else "integer",
@@ -68,7 +73,8 @@ class SettingsPane(Pane):
                 yield Static("", id=f"err-{spec.name}", classes="form-error")
             yield Static(Text("Per-task flags (override the switches for one task)",
                               style="bold"), classes="section-title")
-            yield Select[str]([], id="flag-task", prompt="choose a task", compact=True)
+            yield Select[str]([], id="flag-task", prompt="choose one of your tasks",
+                              compact=True)
             with Horizontal(classes="setting-row"):
                 yield Label("use", classes="flag-label")
                 yield Select[str](FLAG_CHOICES, id="flag-use", allow_blank=False,
@@ -77,22 +83,36 @@ class SettingsPane(Pane):
                 yield Select[str](FLAG_CHOICES, id="flag-generate", allow_blank=False,
                                   value="follow", compact=True)
             yield Static("", id="err-flags", classes="form-error")
+        yield Static("", id="settings-help", classes="field-help")
 
     @staticmethod
     def _meaning(spec: Any) -> Text:
-        default = spec.default
-        if spec.kind == _SWITCH:
-            shown = "on" if default else "off"
-        else:
-            shown = "none" if default is None else str(default)
-        text = Text(f"{spec.meaning} (default {shown})", style="dim")
         if spec.kind == _MODEL:
-            text = Text(MODEL_NOTE, style="bold")
-        return text
+            return Text(MODEL_NOTE, style="bold")
+        default = spec.default
+        shown = ("on" if default else "off") if spec.kind == _SWITCH else str(default)
+        return Text(f"default {shown} · {spec.meaning}", style="dim")
+
+    def on_descendant_focus(self, event: Any) -> None:
+        """Explain the focused setting in full on the help line."""
+        widget_id = getattr(event.widget, "id", None) or ""
+        spec = {s.name: s for s in self.memtui.engine.settings.specs()}.get(
+            widget_id.removeprefix("set-"))
+        help_line = self.query_one("#settings-help", Static)
+        if spec is None:
+            help_line.update("")
+            return
+        default = spec.default
+        shown = ("on" if default else "off") if spec.kind == _SWITCH else (
+            "none" if default is None else str(default))
+        text = Text(f"{spec.name}: {spec.meaning} (default {shown})")
+        if spec.kind == _MODEL:
+            text.append(f" — {MODEL_NOTE}", style="bold")
+        help_line.update(text)
 
     def focus_target(self) -> Widget | None:
         """The first switch."""
-        return self.query(Switch).first() if self.query(Switch) else None
+        return self.query(Checkbox).first() if self.query(Checkbox) else None
 
     # ---- data ---------------------------------------------------------------------------
 
@@ -107,9 +127,10 @@ class SettingsPane(Pane):
         for spec in self.memtui.engine.settings.specs():
             value = self.values.get(spec.name)
             if spec.kind == _SWITCH:
-                switch = self.query_one(f"#set-{spec.name}", Switch)
-                with switch.prevent(Switch.Changed):
+                switch = self.query_one(f"#set-{spec.name}", Checkbox)
+                with switch.prevent(Checkbox.Changed):
                     switch.value = bool(value)
+                switch.label = "on" if value else "off"
             else:
                 field = self.query_one(f"#set-{spec.name}", Input)
                 shown = "" if value is None else str(value)
@@ -125,7 +146,7 @@ class SettingsPane(Pane):
             self.query_one("#err-flags", Static).update(Text(error.message))
             return
         self._tasks = {task.id: task for task in tasks}
-        chosen = picker.value if picker.value in self._tasks else Select.BLANK
+        chosen = picker.value if picker.value in self._tasks else Select.NULL
         with picker.prevent(Select.Changed):
             picker.set_options([(Text(f"{task.id} · {one_line(task.goal or task.prompt, 50)}"),
                                  task.id) for task in tasks])
@@ -149,10 +170,11 @@ class SettingsPane(Pane):
     def _clear_error(self, name: str) -> None:
         self.query_one(f"#err-{name}", Static).update("")
 
-    def on_switch_changed(self, event: Switch.Changed) -> None:
+    def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
         """A switch applies at once."""
         event.stop()
-        name = (event.switch.id or "").removeprefix("set-")
+        name = (event.checkbox.id or "").removeprefix("set-")
+        event.checkbox.label = "on" if event.value else "off"
         self._apply(name, int(event.value))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

@@ -29,8 +29,10 @@ class CommandLine(Input):
     Enter runs, Escape closes."""
 
     BINDINGS = [
-        Binding("escape", "close", "Close", show=False, id="command.close"),
-        Binding("tab", "complete", "Complete", show=False, id="command.complete"),
+        Binding("escape", "close", "close", show=False,
+                tooltip="Close the command line", id="command.close"),
+        Binding("tab", "complete", "complete", show=False,
+                tooltip="Take the completion", id="command.complete"),
     ]
 
     def __init__(self, current_id: Callable[[], str | None], *, id: str | None = None) -> None:
@@ -42,7 +44,7 @@ class CommandLine(Input):
         self.display = True
         self.value = text
         self.cursor_position = len(text)
-        self.focus()
+        self.screen.set_focus(self)  # at once: typed keys may already be queued
 
     def action_close(self) -> None:
         """Hide the line (the app puts focus back)."""

@@ -36,8 +36,8 @@ def memory_fields(memory: Memory, tz: ZoneInfo, versions: int | None = None) -> 
         ("source", literal(memory.source)),
         ("owner", literal(memory.owner)),
         ("created", literal(local_time(memory.created_at, tz))),
-        ("used", literal(f"{memory.usage_count}× · last "
-                         f"{local_time(memory.last_used_at, tz) if memory.last_used_at else 'never'}")),
+        ("used", literal(f"{memory.usage_count}× · last " + (
+            local_time(memory.last_used_at, tz) if memory.last_used_at else "never"))),
     ]
     if versions is not None:
         rows.append(("versions", literal(f"{versions} in its history")))

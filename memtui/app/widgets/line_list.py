@@ -31,16 +31,20 @@ class LineList(ScrollView, can_focus=True):
     ``row_text``; the list handles scrolling, the cursor and the movement keys."""
 
     BINDINGS: list[BindingType] = [
-        Binding("down,j", "cursor_down", "Down", show=False, id="list.down"),
-        Binding("up,k", "cursor_up", "Up", show=False, id="list.up"),
-        Binding("home", "cursor_home", "First", show=False, id="list.first"),
-        Binding("end,G", "cursor_end", "Last", show=False, id="list.last"),
-        Binding("pagedown", "page_down", "Page down", show=False, id="list.page_down"),
-        Binding("pageup", "page_up", "Page up", show=False, id="list.page_up"),
-        Binding("ctrl+d", "half_page(1)", "Half page down", show=False,
-                id="list.half_down"),
-        Binding("ctrl+u", "half_page(-1)", "Half page up", show=False, id="list.half_up"),
-        Binding("enter", "open", "Open", show=False, id="list.open"),
+        Binding("down,j", "cursor_down", "down", show=False, tooltip="Cursor down", id="list.down"),
+        Binding("up,k", "cursor_up", "up", show=False, tooltip="Cursor up", id="list.up"),
+        Binding("home", "cursor_home", "first", show=False, tooltip="First row", id="list.first"),
+        Binding("end,G", "cursor_end", "last", show=False, tooltip="Last row", id="list.last"),
+        Binding("pagedown", "page_down", "page down", show=False,
+                tooltip="One screen down", id="list.page_down"),
+        Binding("pageup", "page_up", "page up", show=False,
+                tooltip="One screen up", id="list.page_up"),
+        Binding("ctrl+d", "half_page(1)", "half page down", show=False,
+                tooltip="Half a screen down (vim)", id="list.half_down"),
+        Binding("ctrl+u", "half_page(-1)", "half page up", show=False,
+                tooltip="Half a screen up (vim)", id="list.half_up"),
+        Binding("enter", "open", "open", show=False,
+                tooltip="Open the row (memory detail, task, version)", id="list.open"),
     ]
 
     COMPONENT_CLASSES = {"line-list--cursor", "line-list--dim", "line-list--marked",

@@ -29,7 +29,7 @@ from textual.worker import get_current_worker
 
 from memtui.app.format import local_time
 from memtui.app.widgets.line_list import LineList
-from memtui.app.widgets.paged_source import PagedSource
+from memtui.app.widgets.paged_source import PagedSource, PagePlan
 from memtui.errors import MemtuiError
 from memtui.store.models import Memory, MemoryFilter
 from memtui.textsafe import one_line
@@ -45,6 +45,8 @@ MARK = "●"
 KIND_WIDTH = 10
 TIME_WIDTH = 11
 MAX_SEARCH_WORDS = 16
+MATCH_CONTEXT_CHARS = 12
+"""A row whose first match is off to the right starts this many characters before it."""
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
@@ -78,7 +80,13 @@ def memory_row(memory: Memory, width: int, tz: ZoneInfo, *, marked: bool = False
         tail.append(f"used {memory.usage_count}×")
     suffix = ("  " + " · ".join(tail)) if tail else ""
     room = max(4, width - row.cell_len - len(suffix))
-    content = Text(one_line(memory.content), no_wrap=True, overflow="ellipsis")
+    flat = one_line(memory.content)
+    if pattern is not None:
+        found = pattern.search(flat)
+        if found is not None and found.end() > room - 1:
+            start = max(0, found.start() - MATCH_CONTEXT_CHARS)
+            flat = "…" + flat[start + 1:]  # show the match, not only the start
+    content = Text(flat, no_wrap=True, overflow="ellipsis")
     if pattern is not None and match_style:
         content.highlight_regex(pattern, match_style)
     content.truncate(room, overflow="ellipsis", pad=bool(suffix))
@@ -102,8 +110,10 @@ class MemoryList(LineList):
     match highlighting, a count that is read once per load."""
 
     BINDINGS: list[BindingType] = [
-        Binding("space", "toggle_mark", "Mark", show=False, id="memory.mark"),
-        Binding("escape", "clear_marks", "Clear marks", show=False, id="memory.clear_marks"),
+        Binding("space", "toggle_mark", "mark", show=False,
+                tooltip="Mark / unmark for bulk forget", id="memory.mark"),
+        Binding("escape", "clear_marks", "clear marks", show=False,
+                tooltip="Clear the marks", id="memory.clear_marks"),
     ]
 
     class Loaded(Message):
@@ -161,8 +171,9 @@ class MemoryList(LineList):
         self._pending: set[int] = set()
         self._pattern: re.Pattern[str] | None = None
         self.marked: set[str] = set()
-        self.loading = True
+        self.is_loading = True
         self.error: str | None = None
+        self._want_id: str | None = None
 
     # ---- public -------------------------------------------------------------------------
 
@@ -201,7 +212,7 @@ class MemoryList(LineList):
                              round(self.scroll_y))
         self._generation += 1
         self._pending.clear()
-        self.loading = True
+        self.is_loading = True
         self.error = None
         self._start_load(self._generation, engine, flt, anchor,
                          max(1, self.size.height or 24))
@@ -211,11 +222,15 @@ class MemoryList(LineList):
         if self._source is not None:
             self.show(self._source.engine, self._source.filter, keep_position=True)
 
+    def select_when_loaded(self, memory_id: str) -> None:
+        """Put the cursor on this memory once the next load brings it (after an add)."""
+        self._want_id = memory_id
+
     def show_nothing(self) -> None:
         """Show no list at all (only the empty text), e.g. when there is no project."""
         self._generation += 1
         self._source = None
-        self.loading = False
+        self.is_loading = False
         self.error = None
         self.marked.clear()
         self.update_size()
@@ -263,7 +278,7 @@ class MemoryList(LineList):
         if message.generation != self._generation:
             return
         self._source = message.source
-        self.loading = self._source.count is None
+        self.is_loading = self._source.count is None
         self.update_size()
         index = 0
         anchor = message.anchor
@@ -271,6 +286,11 @@ class MemoryList(LineList):
             found = self._source.index_of(anchor.memory_id) if anchor.memory_id else None
             index = found if found is not None else anchor.index
             self.scroll_to(y=anchor.scroll_y, animate=False, immediate=True)
+        if self._want_id is not None:
+            wanted = self._source.index_of(self._want_id)
+            self._want_id = None
+            if wanted is not None:
+                index = wanted
         self.move_cursor(index)
         self.refresh()
         self.post_message(self.Changed(self))
@@ -281,7 +301,7 @@ class MemoryList(LineList):
         if message.generation != self._generation or self._source is None:
             return
         self._source.count = message.count
-        self.loading = False
+        self.is_loading = False
         self.update_size()
         self.refresh()
         self.post_message(self.Changed(self))
@@ -291,13 +311,13 @@ class MemoryList(LineList):
         message.stop()
         if message.generation != self._generation:
             return
-        self.loading = False
+        self.is_loading = False
         self.error = message.error
         self.refresh()
         self.post_message(self.Changed(self))
 
     @work(thread=True, group="memory-list-pages", exit_on_error=False)
-    def _fetch_far(self, generation: int, source: PagedSource, plans: list) -> None:
+    def _fetch_far(self, generation: int, source: PagedSource, plans: list[PagePlan]) -> None:
         pages: dict[int, list[Memory]] = {}
         try:
             for plan in plans:
@@ -372,7 +392,7 @@ class MemoryList(LineList):
             if y == 1:
                 if self.error:
                     message, style = f"Could not read the list: {self.error}", "bold red"
-                elif self.loading:
+                elif self.is_loading:
                     message, style = "Loading…", "italic"
                 else:
                     message, style = self.empty_text, ""

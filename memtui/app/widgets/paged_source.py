@@ -184,12 +184,19 @@ class PagedSource:
         return left
 
     def rows(self, start: int, end: int) -> list[Memory]:
-        """Rows ``start..end`` (exclusive), loading what is missing."""
-        self.ensure(start, end, cheap_only=False)
+        """Rows ``start..end`` (exclusive), read page by page (counts first if needed)."""
+        if self.count is None:
+            self.count_rows()
+        assert self.count is not None
+        end = min(end, self.count)
+        index = max(0, start)
         out: list[Memory] = []
-        for index in range(max(0, start), end if self.count is None else min(end, self.count)):
-            memory = self.get(index)
-            if memory is None:
+        while index < end:
+            page = self.load_page(self.page_of(index))
+            offset = index % self.page_size
+            taken = page[offset:offset + (end - index)]
+            if not taken:
                 break
-            out.append(memory)
+            out.extend(taken)
+            index += len(taken)
         return out

@@ -36,6 +36,8 @@ class HeaderInfo:
     project: str | None = None
     store_path: str = ""
     worker: str = "idle"
+    worker_short: str = ""
+    """A shorter worker state for narrow terminals (empty: cut ``worker``)."""
     busy: bool = False
 
 
@@ -66,9 +68,13 @@ class StatusHeader(Widget):
         left.append(" · ")
         left.append("project " + (one_line(info.project, 24) if info.project else "—"))
         left.append(" · ")
-        worker = Text("worker " + one_line(info.worker, 60),
-                      style="bold" if info.busy else "")
+        style = "bold" if info.busy else ""
+        path = shorten_path(info.store_path, 10_000)
+        worker = Text("worker " + one_line(info.worker, 90), style=style)
         room = width - left.cell_len - worker.cell_len - 3
+        if room < len(path) and info.worker_short:
+            worker = Text("worker " + one_line(info.worker_short, 40), style=style)
+            room = width - left.cell_len - worker.cell_len - 3
         if room >= MIN_PATH_CELLS:
             left.append(shorten_path(info.store_path, room), style="dim")
         else:

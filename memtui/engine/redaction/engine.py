@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bisect
 import string
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .entropy import PLACEHOLDER
@@ -170,6 +171,7 @@ def _map_back(
     records.append((out_pos, orig_pos, -1, False))
 
     def to_orig(p: int, is_end: bool) -> int:
+        """Offset in the original text of output offset ``p``."""
         idx = bisect.bisect_right(out_starts, p) - 1
         if is_end and idx > 0 and out_starts[idx] == p:
             idx -= 1  # an end offset belongs to the segment before the boundary
@@ -207,6 +209,6 @@ def redact(text: str) -> str:
     return scan(text).text
 
 
-def findings_as_json(findings) -> list[dict]:
+def findings_as_json(findings: Iterable[Finding]) -> list[dict[str, object]]:
     """Findings as JSON-ready dicts ``{"kind", "start", "end"}`` (never the secret value)."""
     return [{"kind": f.kind, "start": f.start, "end": f.end} for f in findings]

@@ -148,20 +148,6 @@ def entropy_threshold(length: int, cap: float = RANDOM_ENTROPY_MIN) -> float:
     return min(cap, RANDOM_ENTROPY_PER_LOG2_LEN * math.log2(length))
 
 
-def longest_ascending_run(value: str) -> int:
-    """Length of the longest run of consecutive code points (``abcd``, ``1234``)."""
-    best = run = 1 if value else 0
-    low = value.lower()
-    for a, b in zip(low, low[1:], strict=False):
-        if ord(b) - ord(a) == 1:
-            run += 1
-            if run > best:
-                best = run
-        else:
-            run = 1
-    return best
-
-
 def is_sequential(value: str) -> bool:
     """True for alphabet listings such as ``abcdef...xyz0123456789`` (not for ``abcd1234``).
 
@@ -376,6 +362,7 @@ def _pronounceable(piece: str) -> bool:
 
 
 _SEPARATED_WORDS = re.compile(r"[a-z]+(?:[-_.][a-z]+)+")
+_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 
 
 def _case_switches(value: str) -> int:
@@ -406,7 +393,7 @@ def password_value_ok(value: str, quoted: bool) -> bool:
     v = value.strip()
     if len(v) < PASSWORD_MIN_LEN:
         return False
-    if not quoted and _SIMPLE_CODE_REF.fullmatch(v):
+    if not quoted and _SIMPLE_CODE_REF.fullmatch(v) and not (v.isalpha() and looks_random(v)):
         return False
     if is_placeholder(v) or looks_like_path(v):
         return False
@@ -414,12 +401,14 @@ def password_value_ok(value: str, quoted: bool) -> bool:
         return False
     if has_whitespace(v):
         return quoted and not is_prose(v)
-    if _SEPARATED_WORDS.fullmatch(v):
-        return False  # shorter-version, not_long_enough
+    if _SEPARATED_WORDS.fullmatch(v) or _ENV_NAME.fullmatch(v):
+        return False  # shorter-version, not_long_enough, GITHUB_TOKEN
     if not quoted:
-        if looks_like_code_reference(v):
-            return False
-        if v.isalpha() and v.islower():
+        # A bare word is more likely a variable (password=userPassword) than a literal;
+        # a bare word with digits (DB_PASSWORD=hunter2) is a literal.
+        if v.isalpha():
+            return looks_random(v)
+        if any(c in v for c in "([.") and looks_like_code_reference(v):
             return False
     return True
 

@@ -20,6 +20,7 @@ from functools import lru_cache
 
 from .entropy import (
     is_placeholder,
+    is_uuid,
     looks_random,
     password_value_ok,
     provider_token_ok,
@@ -40,31 +41,36 @@ HEADER_ENTROPY_MIN = 2.5
 
 PASSWORD = "password"
 TOKEN = "token"
+SECRET = "secret"  # a name ending in "secret": like a password when the value is quoted
+QUALIFIED_KEY = "qualified-key"  # <provider>_key: strict, but a quoted UUID counts
 WEAK = "weak"
 
 _KW = rb"(?:pass|pw|secret|token|cred|key|auth|bearer|jwt)"
-#: A secret-ish word, the rest of its name, then an operator (or a space before a value,
-#: for ``--token VALUE`` and ``password "value"``). Runs on the lower-cased bytes;
-#: possessive quantifiers keep it from backtracking.
-KEYWORD_RE = re.compile(
-    rb"(?P<n>"
-    + _KW
-    + rb"""[a-z0-9_.~-]{0,64}+)
+_KEYWORDS = (b"pass", b"pw", b"secret", b"token", b"cred", b"key", b"auth", b"jwt")
+#: After a secret-ish word: the rest of its name, then an operator, or a space before a
+#: quoted value (``password "value"``), or an XML ``key="..." value="..."`` pair. Runs on
+#: the lower-cased bytes; possessive quantifiers keep it from backtracking.
+_AFTER_KEYWORD = rb"""[a-z0-9_.~-]{0,64}+)
     (?:
-        (?:\\?["'`])?\]?(?:\[\d{0,6}\])?
+        (?P<kq>\\?["'`])?\]?(?:\[\d{0,6}\])?
         (?:[ \t]*:[ \t]*(?:string|str|number)(?=[ \t]*=))?
         (?:[ \t]+(?:string|str)(?=[ \t]*=))?
         [ \t]{0,16}+
-        (?::::=|::=|:=|\?=|\.=|\|\|=|===|!==|==|!=|=>|<-|=|:|,|>)
-      | (?:\\?["'`])?[ \t]++(?=["'`])
-      | \\?["'][ \t]++value[ \t]*=
-    )""",
-    re.X,
-)
-#: ``--token VALUE`` / ``-password VALUE``: a command-line flag and its argument.
+        (?P<op>:::=|::=|:=|\?=|\.=|\|\|=|===|!==|==|!=|=>|<-|=|:|,|>)
+        [ \t]{0,16}+
+        (?![a-z_$][a-z0-9_$]*+(?:[(\[]|\.[a-z_$]))  # code: os.environ[..], get_token(), self.x
+        (?!(?:none|null|nil|true|false|undefined|str|int|bool|string|number|any)\b)
+      | (?P<sq>\\?["'`])?[ \t]++(?=["'`])
+      | (?P<attr>\\?["'])(?=[ \t]++value[ \t]*=)
+    )"""
+#: One regex per keyword, each starting with its literal (fast prefix search in ``re``).
+KEYWORD_RES = tuple(re.compile(rb"(?P<n>" + kw + _AFTER_KEYWORD, re.X) for kw in _KEYWORDS)
+#: ``--token VALUE`` / ``-password VALUE``: a command-line flag and its argument. The
+#: name is matched in possessive segments (linear time); the keyword is checked after.
 FLAG_RE = re.compile(
-    rb"--?(?P<n>[a-z0-9_.-]{0,64}?" + _KW + rb"[a-z0-9_.~-]{0,64}+)[ \t]++(?=[^ \t\r\n-])"
+    rb"--?(?P<n>[a-z0-9_.]++(?:-[a-z0-9_.]++){0,8}+)[ \t]++(?=[^ \t\r\n-])"
 )
+_HAS_KEYWORD = re.compile(rb"pass|pw|secret|token|cred|key|auth|jwt")
 #: ``"literal" == password``: a quoted value compared with a secret name.
 REVERSE_RE = re.compile(
     rb"""["'][ \t]{0,8}(?:===?|!==?)[ \t]{0,8}[$@]?[a-z0-9_.-]{0,64}?"""
@@ -168,7 +174,7 @@ VALUE_RE = re.compile(
       | "(?P<dq>(?:[^"\\\n]|\\[^\n]){0,4096})"
       | '(?P<sq>(?:[^'\\\n]|\\[^\n]){0,4096})'
       | `(?P<bq>[^`\n]{0,4096})`
-      | (?P<uq>[^\s"'`<\\,;&]{1,4096})
+      | (?P<uq>(?:[^\s"'`<\\,;&]|&(?![\w.-]{1,64}=)){1,4096})   # & ends it in a query
     )
     """,
     re.X,
@@ -243,6 +249,10 @@ def classify_name(name: str) -> str | None:
             return None
         if before in KEY_SECRET_BEFORE:
             return TOKEN
+        if before and before.isalpha() and len(before) > 2:
+            return QUALIFIED_KEY
+    if best == TOKEN and word.endswith(("secret", "secrete")) and not after:
+        return SECRET
     return best
 
 
@@ -266,8 +276,12 @@ def _value_ok(kind: str, value: str, quoted: bool) -> bool:
         return False  # shaped like a Telegram bot token but not a valid one
     if kind == PASSWORD:
         return password_value_ok(value, quoted)
+    if kind == SECRET:
+        return password_value_ok(value, True) if quoted else token_value_ok(value, False)
     if kind == TOKEN:
         return token_value_ok(value, quoted)
+    if kind == QUALIFIED_KEY and quoted and is_uuid(value):
+        return True
     return token_value_ok(value, quoted, strict=True)
 
 
@@ -324,72 +338,6 @@ def _key_bounds(ctx: _Ctx, i: int, j: int) -> tuple[int, int]:
     return ks, ke
 
 
-def _handle_value_after(ctx: _Ctx, kind: str, name: str, ks: int, ke: int) -> int:
-    """Find and judge the value assigned to the name at ``[ks, ke)``; return resume pos."""
-    text = ctx.text
-    a = ASSIGN_RE.match(text, ke)
-    op = a.group("op")
-    pos = a.end()
-    kq = a.group("kq")
-    before = text[ks - 1] if ks > 0 else ""
-    authish = "auth" in name.lower()
-
-    if op is None:
-        if kq and before in "\"'":
-            m = _ATTR_VALUE.match(text, a.start("sp") if a.group("sp") else pos)
-            if m:
-                s, e = m.span("v")
-                if _value_ok(kind, text[s:e], True):
-                    ctx.spans.append((s, e, "keyword-assignment"))
-                return m.end()
-        if name.startswith("-") and a.group("sp"):
-            pass  # --token VALUE
-        elif kind != WEAK and pos < len(text) and text[pos] in "\"'`" and a.group("sp"):
-            pass  # password "value";
-        else:
-            return ke
-    elif op == ",":
-        if not kq:
-            return ke
-    elif op == ">":
-        if before != "<":
-            return ke
-        m = _XML_VALUE.match(text, pos)
-        if not m:
-            return ke
-        s, e = m.span("v")
-        e = s + len(text[s:e].rstrip())
-        if _value_ok(kind, text[s:e], True):
-            ctx.spans.append((s, e, "keyword-assignment"))
-        return m.end()
-
-    if authish or kind != WEAK:
-        # Authorization: Bearer xxx / "auth": "Basic xxx"
-        q = pos
-        if q < len(text) and text[q] in "\"'`":
-            q += 1
-        sm = _AUTH_SCHEMES.match(text, q)
-        if sm:
-            m = _HEADER_CREDENTIAL.match(text, sm.end())
-            if m:
-                if _header_value_ok(m.group()):
-                    ctx.spans.append((m.start(), m.end(), "authorization"))
-                return m.end()
-
-    parsed = parse_value(text, pos)
-    if parsed is None:
-        return ke
-    s, e, quoted = parsed
-    value = text[s:e]
-    ok = _header_value_ok(value) if name.lower().endswith("authorization") else False
-    if ok or _value_ok(kind, value, quoted):
-        ctx.spans.append((s, e, "keyword-assignment"))
-        return e
-    if e - s > SKIP_REJECTED_OVER and not quoted:
-        return e
-    return ke
-
-
 def _reverse_compare(ctx: _Ctx, lower: bytes) -> None:
     """``if ("s3cr3t" == password)``: the literal sits before the name."""
     text = ctx.text
@@ -419,40 +367,126 @@ def _handle_bearer(ctx: _Ctx, i: int) -> int:
     return i + 6
 
 
+def _keyword_hits(lower: bytes):
+    """Keyword matches of every keyword regex, in text order."""
+    hits = []
+    for kw, rx in zip(_KEYWORDS, KEYWORD_RES, strict=True):
+        if kw in lower:
+            hits.extend(rx.finditer(lower))
+    if len(hits) > 1:
+        hits.sort(key=_match_start)
+    return hits
+
+
+def _match_start(m: re.Match) -> int:
+    return m.start()
+
+
 def find_keyword_secrets(text: str, lower: bytes, tb: bytes) -> list[tuple[int, int, str]]:
     """All keyword-assignment secrets in ``text`` (``lower``/``tb``: its byte views)."""
     ctx = _Ctx(text, tb)
-    resume = 0
+    spans = ctx.spans
     if b"bearer" in lower:
         i = lower.find(b"bearer")
         while i != -1:
             i = lower.find(b"bearer", _handle_bearer(ctx, i))
-    for m in KEYWORD_RE.finditer(lower):
+    resume = 0
+    rfind = tb.rfind
+    for m in _keyword_hits(lower):
         i = m.start()
         if i < resume:
             continue
-        ks, ke = _key_bounds(ctx, i, m.end("n"))
-        if ke - ks > 2 * MAX_KEY_SIDE:
-            resume = ke
-            continue
-        name = text[ks:ke]
+        lo = i - MAX_KEY_SIDE if i > MAX_KEY_SIDE else 0
+        ks = rfind(b" ", lo, i) + 1 or lo
+        ne = m.end("n")
+        while ne > i and text[ne - 1] in ".-~":
+            ne -= 1
+        name = text[ks:ne]
         kind = classify_name(name.strip("-.$@"))
         if kind is None:
-            resume = ke
+            resume = ne
             continue
-        resume = max(resume, _handle_value_after(ctx, kind, name, ks, ke))
+        if m.group("attr") is not None:
+            am = _ATTR_VALUE.match(text, m.end())
+            if am:
+                s, e = am.span("v")
+                if _value_ok(kind, text[s:e], True):
+                    spans.append((s, e, "keyword-assignment"))
+                resume = am.end()
+            continue
+        op = m.group("op")
+        if op is None:
+            if kind in (WEAK, QUALIFIED_KEY):
+                continue  # ``key "x"`` is too weak without an operator
+            pos = m.end()
+        elif op == b",":
+            if m.group("kq") is None:
+                resume = ne
+                continue
+            pos = m.end()
+        elif op == b">":
+            resume = max(resume, _xml_element(ctx, kind, ks, m.end()))
+            continue
+        else:
+            pos = m.end()
+        resume = max(resume, _assigned_value(ctx, kind, name, pos, ne))
     if b"==" in lower or b"!=" in lower:
         _reverse_compare(ctx, lower)
-    if b" -" in lower:
+    if b"-" in lower:
         for m in FLAG_RE.finditer(lower):
             ks, ke = m.start(), m.end("n")
             if ks > 0 and lower[ks - 1] not in b" \t\n\"'=(":
                 continue
+            if not _HAS_KEYWORD.search(m.group("n")):
+                continue
             name = text[ks:ke]
             kind = classify_name(name.strip("-.$@"))
             if kind is not None:
-                _handle_value_after(ctx, kind, name, ks, ke)
-    return ctx.spans
+                _assigned_value(ctx, kind, name, m.end(), ke)
+    return spans
+
+
+def _xml_element(ctx: _Ctx, kind: str, ks: int, pos: int) -> int:
+    """``<apiToken>value</apiToken>``."""
+    text = ctx.text
+    if ks == 0 or text[ks - 1] != "<":
+        return pos
+    m = _XML_VALUE.match(text, pos)
+    if not m:
+        return pos
+    s, e = m.span("v")
+    e = s + len(text[s:e].rstrip())
+    if _value_ok(kind, text[s:e], True):
+        ctx.spans.append((s, e, "keyword-assignment"))
+    return m.end()
+
+
+def _assigned_value(ctx: _Ctx, kind: str, name: str, pos: int, ne: int) -> int:
+    """Judge the value at ``pos`` assigned to ``name``; return where to resume."""
+    text = ctx.text
+    if "auth" in name or "Auth" in name or "AUTH" in name:
+        # Authorization: Bearer xxx / "auth": "Basic xxx"
+        q = pos + 1 if pos < len(text) and text[pos] in "\"'`" else pos
+        sm = _AUTH_SCHEMES.match(text, q)
+        if sm:
+            m = _HEADER_CREDENTIAL.match(text, sm.end())
+            if m:
+                if _header_value_ok(m.group()):
+                    ctx.spans.append((m.start(), m.end(), "authorization"))
+                return m.end()
+    parsed = parse_value(text, pos)
+    if parsed is None:
+        return ne
+    s, e, quoted = parsed
+    value = text[s:e]
+    if _value_ok(kind, value, quoted) or (
+        name.lower().endswith("authorization") and _header_value_ok(value)
+    ):
+        ctx.spans.append((s, e, "keyword-assignment"))
+        return e
+    if e - s > SKIP_REJECTED_OVER and not quoted:
+        return e
+    return ne
 
 
 # --- names that are only secret for one provider --------------------------------------------
@@ -469,13 +503,7 @@ PROVIDER_NAMES: tuple[tuple[bytes, re.Pattern[str], str, float], ...] = tuple(
         (b"sourcegraph", r"[a-fA-F0-9]{40}", "sourcegraph-token", 2.8),
         (b"sonar", r"(?:sq[upa]_)?[A-Za-z0-9]{40}", "sonar-token", 2.8),
         (b"sumo", r"su[A-Za-z0-9]{12}|[A-Za-z0-9]{64}", "sumologic-key", 2.8),
-        (b"meraki", r"[0-9a-f]{40}", "cisco-meraki-key", 2.8),
-        (b"okta", r"00[\w=-]{40}", "okta-token", 2.8),
-        (b"heroku", _UUID, "heroku-api-key", 2.8),
-        (b"hubspot", _UUID, "hubspot-api-key", 2.8),
-        (b"snyk", _UUID, "snyk-token", 2.8),
         (b"messagebird", _UUID + r"|[A-Za-z0-9]{25}", "messagebird-key", 2.8),
-        (b"discord", r"\d{17,20}|[a-f0-9]{64}", "discord-key", 2.8),
         (b"bundle_", r"[^\s:\"']{3,128}:[^\s:\"']{3,256}", "bundler-credentials", 2.0),
     )
 )

@@ -18,7 +18,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .entropy import (
-    is_masked,
     is_sequential,
     looks_random,
     provider_token_ok,
@@ -33,7 +32,7 @@ HEX_ENTROPY_MIN = 2.8
 B64_ENTROPY_MIN = 3.2
 
 _END = r"(?![A-Za-z0-9_-])"  # the token stops here
-_END_NODOT = r"(?![A-Za-z0-9_.-])"
+_END_NODOT = _END  # a trailing "." (end of sentence) does not extend a token
 
 
 @dataclass(frozen=True)
@@ -251,6 +250,7 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     ),
     _rule("notion-token", "ntn_", r"ntn_\d{11}[A-Za-z0-9]{35}" + _END, 3.0, validator=_has_letter),
     _rule("notion-token", "secret_", r"secret_[A-Za-z0-9]{43}" + _END, 3.5),
+    _rule("airtable-pat", "pat", r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}" + _END, 3.0),
     _rule("linear-api-key", "lin_api_", r"lin_api_[A-Za-z0-9]{40}" + _END, 3.0),
     _rule("atlassian-api-token", "ATATT3", r"ATATT3[A-Za-z0-9_=-]{150,300}" + _END, 3.0),
     _rule("readme-api-key", "rdme_", r"rdme_[a-z0-9]{70}" + _END, 3.0),
@@ -391,8 +391,3 @@ def _digits_start(text: str, sep: int) -> int:
     """Index where the run of digits that ends just before ``sep`` starts."""
     m = _DIGITS_BEFORE.search(text, max(0, sep - 16), sep)
     return m.start() if m else sep
-
-
-def strong_masked(value: str) -> bool:
-    """True when a candidate token is visibly a placeholder (``xxxx``/``****``)."""
-    return is_masked(value)

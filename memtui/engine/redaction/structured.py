@@ -30,7 +30,7 @@ AWS_SECRET_WINDOW = 300
 AWS_SECRET_ENTROPY_MIN = 4.0
 
 _PEM_BEGIN = re.compile(r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-_BASE64_RUN = re.compile(r"[A-Za-z0-9+/=]{%d,}" % PEM_MIN_BASE64_RUN)
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/=]{" + str(PEM_MIN_BASE64_RUN) + ",}")
 _PEM_EDGE = re.compile(r"(?:\s|\\[nr])+")
 
 

@@ -1,0 +1,584 @@
+"""``MemtuiApp``: the panes, the keys, the header and status line, live refresh, the worker.
+
+The app is a thin front end: every read and write goes through ``Engine``; the store is
+watched with ``data_version`` (cheap) so writes from other processes show within a second.
+Store-changing flows live in ``curator.py``, the extraction worker in ``background.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, ClassVar, cast
+from zoneinfo import ZoneInfo
+
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import Footer, Input, TabbedContent, TabPane
+
+from memtui.app.background import BACKFILL, CONSOLIDATE, JOB_WORDS, ROUND, ExtractionRunner
+from memtui.app.clipboard import Clipboard, pyperclip_copy
+from memtui.app.commands import CommandError, parse_command
+from memtui.app.curator import Curator
+from memtui.app.format import local_time, zone
+from memtui.app.keymap import load_keymap
+from memtui.app.messages import ExtractionFinished, ExtractionProgress
+from memtui.app.modals.picker import PickerModal
+from memtui.app.modals.text import TextModal
+from memtui.app.palette import MemoryCommands
+from memtui.app.panes import PANES, Pane
+from memtui.app.panes.history import HistoryPane
+from memtui.app.panes.memories import MemoriesPane, ProjectMemoriesPane
+from memtui.app.widgets.command_line import CommandLine
+from memtui.app.widgets.status import HeaderInfo, StatusHeader, StatusLine
+from memtui.engine.api import Engine
+from memtui.errors import MemtuiError, StoreError
+from memtui.store.database import Store
+
+POLL_INTERVAL_SECONDS = 0.75
+"""How often the app asks SQLite whether another connection wrote (``data_version``)."""
+WORKER_INTERVAL_SECONDS = 60.0
+"""How often the background worker runs an extraction round on its own."""
+TOAST_SECONDS = 4.0
+MAX_PANE_KEYS = 9
+START_PANE = "user"
+TALL_ROWS = 40
+"""From this many rows the screen gets the ``-tall`` class (bigger previews)."""
+WIDE_COLUMNS = 120
+"""From this many columns the screen gets the ``-wide`` class (roomier tabs)."""
+
+
+def style_paths() -> list[str | Path]:
+    """The app's TCSS files, from the ``memtui.styles`` package (works from a wheel)."""
+    folder = resources.files("memtui.styles")
+    names = sorted(entry.name for entry in folder.iterdir() if entry.name.endswith(".tcss"))
+    return [Path(str(folder.joinpath(name))) for name in names]
+
+
+@dataclass
+class AppConfig:
+    """Tuning and test hooks. ``None`` intervals switch a timer off (the snapshot tests do)."""
+
+    poll_interval: float | None = POLL_INTERVAL_SECONDS
+    worker_interval: float | None = WORKER_INTERVAL_SECONDS
+    keymap_path: Path | None = None
+    load_keymap: bool = True
+    system_clipboard: Callable[[str], None] | None = field(default=pyperclip_copy)
+    start_pane: str = START_PANE
+    store_label: str | None = None
+    """Shown in the header instead of the store path (tests: a path that never changes)."""
+
+
+def _pane_bindings() -> list[BindingType]:
+    return [Binding(str(number), f"app.show_pane('{pane.PANE_ID}')", pane.TITLE.lower(),
+                    show=False, tooltip=f"Show the {pane.TITLE} pane", id=f"pane.{pane.PANE_ID}")
+            for number, pane in enumerate(PANES[:MAX_PANE_KEYS], start=1)]
+
+
+class MainScreen(Screen[None]):
+    """Header, the panes as tabs, the command line, the status line, the footer."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("tab", "app.next_pane(1)", "next pane", show=False,
+                tooltip="Next pane (in a form: next field)", id="app.next_pane"),
+        Binding("shift+tab", "app.next_pane(-1)", "previous pane", show=False,
+                tooltip="Previous pane (in a form: previous field)", id="app.previous_pane"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        """The layout."""
+        app = cast(MemtuiApp, self.app)
+        yield StatusHeader(id="header")
+        with TabbedContent(id="panes", initial=f"tab-{app.config.start_pane}"):
+            for number, pane_class in enumerate(PANES, start=1):
+                label = f"{number} {pane_class.TITLE}" if number <= MAX_PANE_KEYS \
+                    else pane_class.TITLE
+                with TabPane(label, id=f"tab-{pane_class.PANE_ID}"):
+                    yield pane_class()
+        command_line = CommandLine(app.current_memory_id, id="command-line")
+        command_line.display = False
+        yield command_line
+        yield StatusLine(id="status")
+        yield Footer(compact=True, show_command_palette=False)
+
+    def on_unmount(self) -> None:
+        """Closing: stop the worker between transactions."""
+        cast(MemtuiApp, self.app).runner.stop()
+
+
+class MemtuiApp(App[None]):
+    """See and curate memories. Build it with ``memtui.app.main.create_app``."""
+
+    TITLE = "memtui"
+    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [(0, "-short"),
+                                                                    (TALL_ROWS, "-tall")]
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [(0, "-narrow"),
+                                                                      (WIDE_COLUMNS, "-wide")]
+    CSS_PATH: ClassVar[list[str | Path]] = style_paths()
+    COMMANDS = App.COMMANDS | {MemoryCommands}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "quit", "quit", tooltip="Quit (the worker stops between transactions)",
+                id="app.quit"),
+        Binding("question_mark", "help", "help", tooltip="Keys and commands", id="app.help"),
+        Binding("g", "toggle_generate", "gen", tooltip="Toggle generate_memories",
+                id="app.generate"),
+        Binding("u", "toggle_use", "use", tooltip="Toggle use_memories", id="app.use"),
+        Binding("r", "run_now", "run", tooltip="Run an extraction round now", id="app.run"),
+        Binding("R", "run_force", "force",
+                tooltip="Run a round now with force (skips the idle and size gates)",
+                id="app.run_force"),
+        Binding("colon", "command_line", "/memory", show=False,
+                tooltip="Open the /memory command line", id="app.command_line"),
+        Binding("ctrl+z", "undo", "undo", show=False,
+                tooltip="Undo the last change (forget is final)", id="app.undo"),
+        *_pane_bindings(),
+    ]
+
+    def __init__(self, store: Store, actor: str, project: str | None = None, *,
+                 config: AppConfig | None = None) -> None:
+        super().__init__()
+        self.store = store
+        self.engine = Engine(store, actor)
+        self.config = config or AppConfig()
+        self.project = project
+        self.tz: ZoneInfo = ZoneInfo("UTC")
+        self.selected_memory_id: str | None = None
+        self.history_memory_id: str | None = None
+        self.curator = Curator(self)
+        self.runner = ExtractionRunner(self, store, self.engine.actor)
+        self.clipboards = Clipboard(self.copy_to_clipboard, self.config.system_clipboard)
+        self._data_version: int | None = None
+        self._poll_failed = False
+        self._quiet_job = False
+        self.keymap_problems: list[str] = []
+
+    def get_default_screen(self) -> Screen[Any]:
+        """The main screen."""
+        return MainScreen()
+
+    # ---- start ------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        """Load the keymap and the time zone, start the timers, show the first pane."""
+        self._load_zone()
+        self.runner.load_last_run(self.engine)
+        try:
+            self._data_version = self.store.data_version()
+        except StoreError:
+            self._data_version = None
+        if self.config.poll_interval:
+            self.set_interval(self.config.poll_interval, self._poll, name="data-version")
+        if self.config.worker_interval:
+            self.set_interval(self.config.worker_interval, self._timed_round,
+                              name="worker-round")
+        self.call_after_refresh(self._started)
+
+    def _started(self) -> None:
+        self._update_header()
+        self.say("Press ? for keys, : for /memory commands, ctrl+p for the palette",
+                 toast=False)
+        self._load_keymap()
+        self._show_current()
+
+    def _load_keymap(self) -> None:
+        if not self.config.load_keymap:
+            return
+        loaded = load_keymap(self.config.keymap_path, known_ids=all_binding_ids())
+        self.keymap_problems = loaded.problems
+        if loaded.keymap:
+            self.set_keymap(loaded.keymap)
+        if loaded.problems:
+            self.say(f"Keymap {loaded.path}: {'; '.join(loaded.problems)}",
+                     severity="warning")
+
+    def _load_zone(self) -> None:
+        try:
+            self.tz = zone(self.engine.identity.profile().timezone)
+        except MemtuiError:
+            self.tz = ZoneInfo("UTC")
+
+    # ---- panes ------------------------------------------------------------------------
+
+    @property
+    def tabs(self) -> TabbedContent:
+        """The pane container."""
+        return self.get_screen_main().query_one("#panes", TabbedContent)
+
+    def get_screen_main(self) -> MainScreen:
+        """The main screen (also while a modal is open)."""
+        for screen in self.screen_stack:
+            if isinstance(screen, MainScreen):
+                return screen
+        raise RuntimeError("the main screen is not mounted")
+
+    def pane(self, pane_id: str) -> Pane:
+        """A pane by id."""
+        return self.get_screen_main().query_one(f"#pane-{pane_id}", Pane)
+
+    def panes(self) -> list[Pane]:
+        """Every pane."""
+        return list(self.get_screen_main().query(Pane))
+
+    def pane_titles(self) -> list[tuple[str, str]]:
+        """(id, title) of every pane, in order."""
+        return [(pane.PANE_ID, pane.TITLE) for pane in PANES]
+
+    def current_pane(self) -> Pane | None:
+        """The pane being shown."""
+        active = self.tabs.active
+        if not active:
+            return None
+        return self.pane(active.removeprefix("tab-"))
+
+    def show_pane(self, pane_id: str) -> None:
+        """Switch to a pane."""
+        if pane_id not in {pane.PANE_ID for pane in PANES}:
+            return
+        if self.tabs.active != f"tab-{pane_id}":
+            self.tabs.active = f"tab-{pane_id}"
+        self._show_current()
+
+    def action_show_pane(self, pane_id: str) -> None:
+        """Key 1–9: switch to a pane."""
+        self.show_pane(pane_id)
+
+    def action_next_pane(self, step: int) -> None:
+        """Tab / shift+tab: the next or previous pane."""
+        ids = [pane.PANE_ID for pane in PANES]
+        current = self.current_pane()
+        index = ids.index(current.PANE_ID) if current else 0
+        self.show_pane(ids[(index + step) % len(ids)])
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        """A pane came into view: read it if stale, focus it."""
+        event.stop()
+        self._show_current()
+
+    def _show_current(self, *, focus: bool = False) -> None:
+        pane = self.current_pane()
+        if pane is None:
+            return
+        if pane.stale:
+            pane.refresh_data()
+        target = pane.focus_target()
+        main = self.get_screen_main()
+        focused = main.focused
+        inside = focused is not None and pane in focused.ancestors_with_self
+        if target is not None and (focus or not (inside or isinstance(focused, CommandLine))):
+            main.set_focus(target)  # at once: a closing modal restores this focus
+
+    # ---- refresh ----------------------------------------------------------------------
+
+    def _poll(self) -> None:
+        try:
+            version = self.store.data_version()
+        except Exception as error:  # a vanished or broken file must not crash the app
+            if not self._poll_failed:
+                self._poll_failed = True
+                message = error.message if isinstance(error, MemtuiError) else str(error)
+                self.say(f"Cannot watch the store: {message}", severity="error")
+            return
+        self._poll_failed = False
+        if version != self._data_version:
+            self._data_version = version
+            self.store_changed()
+
+    def store_changed(self) -> None:
+        """The store changed: re-read the pane on screen; the others when shown."""
+        for pane in self.panes():
+            pane.stale = True
+        pane = self.current_pane()
+        if pane is not None:
+            pane.refresh_data()
+        self._update_header()
+
+    def after_write(self) -> None:
+        """This app wrote: refresh now (and do not refresh again for the same change)."""
+        try:
+            self._data_version = self.store.data_version()
+        except MemtuiError:
+            pass
+        self.store_changed()
+
+    def profile_changed(self) -> None:
+        """The time zone may have changed: every time on screen is redrawn."""
+        self._load_zone()
+        self.store_changed()
+
+    def forgot(self, memory_ids: tuple[str, ...]) -> None:
+        """Memories are gone: drop them from the selection."""
+        if self.selected_memory_id in memory_ids:
+            self.selected_memory_id = None
+        if self.history_memory_id in memory_ids:
+            self.history_memory_id = None
+
+    def _update_header(self) -> None:
+        try:
+            header = self.get_screen_main().query_one(StatusHeader)
+        except Exception:  # not mounted yet or shutting down
+            return
+        header.set_info(HeaderInfo(user=self.engine.actor, project=self.project,
+                                   store_path=self.config.store_label or str(self.store.path),
+                                   worker=self.worker_status(),
+                                   worker_short=self.worker_status(short=True),
+                                   busy=self.runner.state.running))
+
+    def worker_status(self, *, short: bool = False) -> str:
+        """The worker's state in a few words (``short``: fewer)."""
+        state = self.runner.state
+        if state.running:
+            words = JOB_WORDS.get(state.job or "", state.job or "")
+            forced = " (forced)" if state.forced and not short else ""
+            if state.total:
+                return f"running {words}{forced} {state.done}/{state.total}"
+            return f"running {words}{forced}…"
+        if state.last_job is None:
+            return "idle"
+        when = local_time(state.last_at, self.tz, with_year=False)
+        if state.last_error:
+            return f"idle · last {when} failed"
+        if short:
+            return f"idle · last {when}"
+        return f"idle · last {when}: {state.last_result}"
+
+    # ---- messages from workers --------------------------------------------------------
+
+    def on_extraction_progress(self, message: ExtractionProgress) -> None:
+        """A job reported progress."""
+        self.runner.progress(message)
+        self.get_screen_main().query_one(StatusLine).progress(message.done, message.total)
+        self._update_header()
+
+    def on_extraction_finished(self, message: ExtractionFinished) -> None:
+        """A job ended: say how, refresh what is shown."""
+        self.runner.finished(message)
+        self.get_screen_main().query_one(StatusLine).progress(None, None)
+        words = JOB_WORDS.get(message.job, message.job)
+        quiet, self._quiet_job = self._quiet_job, False
+        if message.error:
+            self.say(f"{words.capitalize()} failed: {message.error}", severity="error")
+        else:
+            stopped = " (stopped early)" if message.stopped else ""
+            made = (message.summary or {}).get("extracted", 0) or \
+                (message.summary or {}).get("superseded", 0)
+            self.say(f"{words.capitalize()}{stopped}: {self.runner.state.last_result}",
+                     toast=not quiet or bool(made))
+        self.after_write()
+
+    # ---- the worker -------------------------------------------------------------------
+
+    def start_extraction(self, job: str, force: bool = False, *, quiet: bool = False) -> None:
+        """Start a round, a backfill or a consolidation in the worker thread."""
+        if self.runner.start(job, force):
+            self._quiet_job = quiet
+            if not quiet:
+                forced = " with force" if force else ""
+                self.say(f"Started {JOB_WORDS.get(job, job)}{forced}…", toast=False)
+            self.get_screen_main().query_one(StatusLine).progress(0, None)
+            self._update_header()
+        elif not quiet:
+            self.say("The worker is busy; try again when it is idle.", severity="warning")
+
+    def _timed_round(self) -> None:
+        if not self.runner.state.running:
+            self.start_extraction(ROUND, quiet=True)
+
+    def action_run_now(self) -> None:
+        """``r``: an extraction round now."""
+        self.start_extraction(ROUND)
+
+    def action_run_force(self) -> None:
+        """``R``: a round now with force (skips the idle and size gates only)."""
+        self.start_extraction(ROUND, force=True)
+
+    def action_backfill(self) -> None:
+        """Work through every past completed task."""
+        self.start_extraction(BACKFILL)
+
+    def action_consolidate(self) -> None:
+        """Supersede duplicate active memories."""
+        self.start_extraction(CONSOLIDATE)
+
+    # ---- messages to the person -------------------------------------------------------
+
+    def say(self, text: str, severity: str = "information", toast: bool = True) -> None:
+        """Show a message on the status line (and as a toast). Never markup."""
+        try:
+            self.get_screen_main().query_one(StatusLine).say(text, severity)
+        except Exception:  # before mount or after unmount
+            pass
+        if toast:
+            self.notify(text, severity=severity,  # type: ignore[arg-type]
+                        timeout=TOAST_SECONDS, markup=False)
+
+    def copy_text(self, text: str, what: str) -> None:
+        """Copy to the clipboard(s); the status line says which were used."""
+        result = self.clipboards.copy(text)
+        self.say(f"{result.describe()} ({what})",
+                 severity="information" if result.ok else "warning")
+
+    # ---- selection, scope, project ----------------------------------------------------
+
+    def current_memory_id(self) -> str | None:
+        """The memory selected in the pane on screen, else the last one selected."""
+        pane = self.current_pane() if self.is_running else None
+        memory = pane.selected_memory() if pane is not None else None
+        return memory.id if memory is not None else self.selected_memory_id
+
+    def current_scope_project(self) -> str | None:
+        """Where a note goes: the project on the Project pane, else the user's memories."""
+        pane = self.current_pane()
+        return self.project if isinstance(pane, ProjectMemoriesPane) else None
+
+    def select_memory(self, memory_id: str) -> None:
+        """Select a memory in the memory pane on screen once its list has reloaded."""
+        self.selected_memory_id = memory_id
+        pane = self.current_pane()
+        if isinstance(pane, MemoriesPane):
+            pane.memory_list.select_when_loaded(memory_id)
+
+    def show_history(self, memory_id: str) -> None:
+        """The History pane for a memory."""
+        self.history_memory_id = memory_id
+        self.pane(HistoryPane.PANE_ID).stale = True
+        self.show_pane(HistoryPane.PANE_ID)
+
+    def choose_project(self) -> None:
+        """Pick the current project among the readable ones."""
+        try:
+            projects = self.engine.identity.list_projects()
+        except MemtuiError as error:
+            self.say(error.message, severity="error")
+            return
+        if not projects:
+            self.say("You are not a member of any project yet.", severity="warning")
+            return
+        choices = [(project.id, f"{project.id} — {project.name} ({role})")
+                   for project, role in projects]
+
+        def chosen(project_id: str | None) -> None:
+            if project_id:
+                self.set_project(project_id)
+
+        self.push_screen(PickerModal("Current project", choices, self.project), chosen)
+
+    def set_project(self, project_id: str) -> None:
+        """Make a project current."""
+        if project_id == self.project:
+            return
+        self.project = project_id
+        project_pane = self.pane(ProjectMemoriesPane.PANE_ID)
+        if isinstance(project_pane, MemoriesPane):
+            project_pane.reset()
+        self.store_changed()
+        self.say(f"Current project: {project_id}", toast=False)
+
+    # ---- actions (keys and palette) ---------------------------------------------------
+
+    def action_toggle_generate(self) -> None:
+        """``g``: switch generate_memories."""
+        self.curator.toggle("generate_memories")
+
+    def action_toggle_use(self) -> None:
+        """``u``: switch use_memories."""
+        self.curator.toggle("use_memories")
+
+    def action_undo(self) -> None:
+        """``ctrl+z``: undo the last change (forget is final)."""
+        self.curator.undo()
+
+    def action_help(self) -> None:
+        """``?``: the keys and the commands."""
+        from memtui.app.help import help_text
+
+        self.push_screen(TextModal("Keys and commands", help_text(self)))
+
+    def action_command_line(self) -> None:
+        """``:``: the ``/memory`` command line."""
+        self.get_screen_main().query_one(CommandLine).open()
+
+    def on_command_line_closed(self, message: CommandLine.Closed) -> None:
+        """The command line closed: back to the pane."""
+        message.stop()
+        self._show_current(focus=True)
+
+    def on_input_submitted(self, message: Input.Submitted) -> None:
+        """Enter on the command line: parse, then run or say what is wrong."""
+        if not isinstance(message.input, CommandLine):
+            return
+        message.stop()
+        self.run_command_text(message.value, command_line=message.input)
+
+    def run_command_text(self, text: str, command_line: CommandLine | None = None) -> bool:
+        """Run one ``/memory`` command line. Returns whether it parsed."""
+        try:
+            command = parse_command(text)
+        except CommandError as error:
+            self.say(error.message, severity="error")
+            return False
+        if command_line is not None:
+            command_line.action_close()
+        self.curator.run_command(command)
+        return True
+
+    def _memory_pane_action(self, action: str) -> bool:
+        pane = self.current_pane()
+        if isinstance(pane, MemoriesPane | HistoryPane) and hasattr(pane, action):
+            getattr(pane, action)()
+            return True
+        return False
+
+    def action_forget_selected(self) -> None:
+        """Forget the selected (or marked) memories, asking first."""
+        if self._memory_pane_action("action_forget") or \
+                self._memory_pane_action("action_forget_chain"):
+            return
+        if self.selected_memory_id:
+            self.curator.forget([self.selected_memory_id])
+        else:
+            self.say("No memory selected.", severity="warning")
+
+    def action_correct_selected(self) -> None:
+        """Correct the selected memory."""
+        if self._memory_pane_action("action_correct"):
+            return
+        memory_id = self.current_memory_id()
+        if memory_id is None:
+            self.say("No memory selected.", severity="warning")
+            return
+        try:
+            self.curator.correct(self.engine.identity.get_memory(memory_id))
+        except MemtuiError as error:
+            self.say(error.message, severity="error")
+
+    def action_copy(self) -> None:
+        """Copy what the pane on screen offers."""
+        pane = self.current_pane()
+        what = pane.copy_text() if pane is not None else None
+        if what is None:
+            self.say("Nothing to copy here.", severity="warning")
+        else:
+            self.copy_text(what[1], what[0])
+
+    def action_new_memory(self) -> None:
+        """Add a memory in the current scope."""
+        self.curator.add_memory(self.current_scope_project())
+
+    def action_new_note(self) -> None:
+        """Add a note in the current scope."""
+        self.curator.add_note(self.current_scope_project())
+
+    async def action_quit(self) -> None:
+        """``q``: stop the worker between transactions, then quit."""
+        self.runner.stop()
+        self.exit()
+
+
+def all_binding_ids() -> set[str]:
+    """Every binding id in the app (for checking a keymap file)."""
+    from memtui.app.help import key_rows
+
+    return {binding_id for _where, _keys, _what, binding_id in key_rows()}

@@ -1,0 +1,50 @@
+"""The app factory shared by the command line and the tests, and the command-line runner."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memtui.app.app import AppConfig, MemtuiApp
+from memtui.engine.api import Engine
+from memtui.errors import NotFound
+
+if TYPE_CHECKING:
+    from memtui.cli.context import CliContext
+    from memtui.store.database import Store
+
+
+def pick_project(engine: Engine, project: str | None = None,
+                 cwd: str | os.PathLike[str] | None = None) -> str | None:
+    """The current project: the one asked for (checked), else the readable one whose root
+    contains ``cwd``, else the first readable one, else None."""
+    identity = engine.identity
+    if project is not None:
+        return identity.get_project(project).id  # NotFound when not readable
+    found = identity.project_for_path(cwd or Path.cwd())
+    if found is not None:
+        return found.id
+    projects = identity.list_projects()
+    return projects[0][0].id if projects else None
+
+
+def create_app(store: Store, actor: str, project: str | None = None, *,
+               config: AppConfig | None = None,
+               cwd: str | os.PathLike[str] | None = None) -> MemtuiApp:
+    """Build the app on an open store, acting as ``actor``, on ``project`` (else the one
+    for ``cwd``, else the first readable one)."""
+    engine = Engine(store, actor)
+    return MemtuiApp(store, engine.actor, pick_project(engine, project, cwd), config=config)
+
+
+def run_app(ctx: CliContext) -> int:
+    """Run the app for a command-line context (``memtui``, ``memtui --demo``)."""
+    project = getattr(ctx.args, "project", None)
+    try:
+        app = create_app(ctx.store, ctx.user, project)
+    except NotFound as error:
+        raise NotFound(f"{error.message} (or you are not a member): see memtui project list") \
+            from None
+    app.run()
+    return app.return_code or 0

@@ -1,0 +1,142 @@
+"""The Bundles pane (read-only): the document bundles agents keep through the service —
+one per project the user can read (``project:<id>``) and the user's own schedule bundles
+(``schedule:<name>``) — one row per document, with the selected document below.
+
+Agents write bundles with ``bundle.document.put`` (``memtui serve``, docs/service.md); the
+pane only reads them through the engine. ``c`` copies the selected document.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+from textual.widgets import Static
+
+from memtui.app.format import block, local_time
+from memtui.app.panes.base import Pane
+from memtui.app.widgets.line_list import ItemList, LineList
+from memtui.errors import MemtuiError
+from memtui.textsafe import one_line
+
+EMPTY_TEXT = ("No bundles yet — agents write them through the service "
+              "(memtui serve; bundle.document.put).")
+BUNDLE_COLUMN = 28
+PATH_COLUMN = 30
+
+
+@dataclass(frozen=True)
+class DocumentRow:
+    """One document of one bundle, as the list shows it."""
+
+    bundle: str
+    path: str
+    revision: int
+    bundle_updated_at: str
+
+
+class BundlesPane(Pane):
+    """Every readable bundle's documents; the selected one's content below."""
+
+    PANE_ID = "bundles"
+    TITLE = "Bundles"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("c", "copy", "copy", id="bundles.copy"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.content = ""
+
+    def compose(self) -> ComposeResult:
+        """Title, the documents, the selected document."""
+        yield Static("", classes="pane-title", id="bundles-title")
+        yield ItemList(self._row, id="bundles-list", empty_text=EMPTY_TEXT)
+        with VerticalScroll(classes="preview-scroll"):
+            yield Static("", id="bundles-preview", classes="preview-text")
+
+    def _row(self, row: DocumentRow, width: int) -> Text:
+        line = Text(no_wrap=True, overflow="ellipsis")
+        line.append(f"{one_line(row.bundle, BUNDLE_COLUMN - 2):<{BUNDLE_COLUMN}}")
+        line.append(f"{one_line(row.path, PATH_COLUMN - 2):<{PATH_COLUMN}}")
+        line.append(f"rev {row.revision}", style="dim")
+        line.truncate(width, overflow="ellipsis")
+        return line
+
+    @property
+    def item_list(self) -> ItemList[DocumentRow]:
+        """The document list."""
+        return self.query_one("#bundles-list", ItemList)
+
+    def focus_target(self) -> Widget | None:
+        """The document list."""
+        return self.item_list
+
+    def copy_text(self) -> tuple[str, str] | None:
+        """The selected document's content."""
+        row = self.item_list.current()
+        if row is None or not self.content:
+            return None
+        return (f"{row.bundle} {row.path}", self.content)
+
+    def refresh_data(self) -> None:
+        """Read the bundles again, keeping the cursor on the same document."""
+        super().refresh_data()
+        keep = self.item_list.current()
+        try:
+            bundles = self.memtui.engine.service.list_bundles()
+        except MemtuiError as error:
+            self.memtui.say(f"Could not read the bundles: {error.message}", severity="error")
+            return
+        rows = [DocumentRow(info.bundle, path, revision, info.updated_at)
+                for info in bundles for path, revision in info.documents]
+        self.item_list.set_items(
+            rows, keep=(lambda r: (r.bundle, r.path) == (keep.bundle, keep.path))
+            if keep else None)
+        title = Text("Bundles", style="bold")
+        title.append(f" · {len(bundles)} bundles · {len(rows)} documents · read-only "
+                     "(agents write them) · c copies", style="dim")
+        self.query_one("#bundles-title", Static).update(title)
+        self._update_preview()
+
+    def _update_preview(self) -> None:
+        preview = self.query_one("#bundles-preview", Static)
+        row = self.item_list.current()
+        self.content = ""
+        if row is None:
+            preview.update("")
+            return
+        try:
+            document = self.memtui.engine.service.get_document(row.bundle, row.path)
+        except MemtuiError as error:
+            preview.update(Text(f"{row.bundle} {row.path}: {error.message}", style="dim"))
+            return
+        self.content = document.content
+        text = Text(f"{row.bundle} · {row.path} · revision {document.revision} · updated "
+                    f"{local_time(document.updated_at, self.memtui.tz)} by ", style="bold")
+        text.append(one_line(document.updated_by, 40), style="bold")
+        text.append("\n\n")
+        text.append_text(block(document.content))
+        preview.update(text)
+
+    def on_line_list_cursor_moved(self, message: LineList.CursorMoved) -> None:
+        """Show the selected document."""
+        message.stop()
+        self._update_preview()
+
+    def on_line_list_opened(self, message: LineList.Opened) -> None:
+        """Enter: nothing more to open (the document is shown below)."""
+        message.stop()
+
+    def action_copy(self) -> None:
+        """Copy the selected document."""
+        what = self.copy_text()
+        if what is None:
+            self.memtui.say("Nothing to copy.", severity="warning")
+            return
+        self.memtui.copy_text(what[1], what[0])

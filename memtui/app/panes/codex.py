@@ -1,0 +1,266 @@
+"""The Codex pane (read-only): a Codex home beside the store (spec/40).
+
+One row per thread (usage count and last use from ``memories_1.sqlite``); below, the
+selected thread, then why consolidation is stuck (the job queue read in plain words), the
+task groups of MEMORY.md, the ad-hoc notes, the jobs and every item that could not be read.
+``o`` reads the home again, ``c`` copies the selected thread id, ``J`` / ``K`` scroll the
+details. Nothing is written: imports
+and curation are the command line's (``memtui codex ...``).
+
+The home is the app config's ``codex_home`` when it has one, else ``$CODEX_HOME``, else
+``~/.codex`` (``resolve_codex_home``). The database is waited for briefly only
+(``DB_WAIT_SECONDS``): a running Codex holding a lock shows as a problem, not a frozen app.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+from textual.widgets import Static
+
+from memtui.app.format import local_time
+from memtui.app.panes.base import Pane
+from memtui.app.widgets.line_list import ItemList, LineList
+from memtui.engine.codex.importer import CodexThread, codex_threads
+from memtui.engine.codex.models import CodexHome
+from memtui.engine.codex.paths import resolve_codex_home, resolve_codex_sqlite_home
+from memtui.engine.codex.reader import read_codex_home
+from memtui.errors import MemtuiError
+from memtui.textsafe import one_line
+
+DB_WAIT_SECONDS = 0.25
+"""Longest wait for a ``memories_1.sqlite`` another process holds locked."""
+MAX_THREADS = 500
+"""Most thread rows the list shows (Codex keeps far fewer)."""
+MAX_SECTION_ROWS = 30
+"""Most lines per section below the list (groups, notes, jobs, problems)."""
+LIST_HEIGHT = "1fr"
+DETAIL_HEIGHT = "2fr"
+THREAD_COLUMN = 38
+USED_COLUMN = 6
+TEXT_CHARS = 120
+EMPTY_TEXT = ("No Codex threads here — Codex keeps its memories in ~/.codex "
+              "(start with --codex-home PATH or set CODEX_HOME).")
+
+
+def home_label(home: Path) -> str:
+    """The home path with the user's home folder shown as ``~``."""
+    try:
+        return f"~/{home.relative_to(Path.home())}"
+    except ValueError:
+        return str(home)
+
+
+def relative_to_home(path: str, home: Path) -> str:
+    """A problem's path relative to the Codex home when it lies inside it (the home itself
+    as ``home_label``)."""
+    try:
+        relative = Path(path).relative_to(home)
+    except ValueError:
+        return path
+    return str(relative) if relative.parts else home_label(home)
+
+
+def _section(text: Text, title: str, count: int) -> None:
+    text.append(f"\n{title} ({count})\n", style="bold")
+
+
+def _more(text: Text, shown: int, total: int) -> None:
+    if total > shown:
+        text.append(f"… {total - shown} more (memtui codex show --json lists all)\n",
+                    style="dim")
+
+
+class CodexPane(Pane):
+    """A Codex home, read-only: threads, consolidation diagnosis, groups, notes, jobs."""
+
+    PANE_ID = "codex"
+    TITLE = "Codex"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("o", "reload", "reload", id="codex.reload"),
+        Binding("c", "copy", "copy id", id="codex.copy"),
+        Binding("J", "scroll_detail(1)", "detail down", show=False, id="codex.detail_down"),
+        Binding("K", "scroll_detail(-1)", "detail up", show=False, id="codex.detail_up"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.codex: CodexHome | None = None
+
+    def compose(self) -> ComposeResult:
+        """Title, the threads, the selected thread and the home's other parts."""
+        yield Static("", classes="pane-title", id="codex-title")
+        yield ItemList(self._row, id="codex-list", empty_text=EMPTY_TEXT)
+        with VerticalScroll(classes="preview-scroll", id="codex-scroll"):
+            yield Static("", id="codex-preview", classes="preview-text")
+
+    def on_mount(self) -> None:
+        """The list takes a third of the height, the home's details the rest (the shared
+        preview height is too small for the consolidation diagnosis)."""
+        self.item_list.styles.height = LIST_HEIGHT
+        self.query_one("#codex-scroll").styles.height = DETAIL_HEIGHT
+
+    def _row(self, thread: CodexThread, width: int) -> Text:
+        row = Text(no_wrap=True, overflow="ellipsis")
+        row.append(f"{one_line(thread.thread_id, THREAD_COLUMN - 2):<{THREAD_COLUMN}}")
+        used = "—" if thread.usage_count is None else str(thread.usage_count)
+        row.append(f"{used:>{USED_COLUMN - 2}}  ", style="dim")
+        if thread.job_status and thread.job_status != "done":
+            row.append(f"[job {one_line(thread.job_status, 12)}] ", style="bold red")
+        row.append(one_line(thread.description or thread.cwd or "", TEXT_CHARS))
+        row.truncate(width, overflow="ellipsis")
+        return row
+
+    @property
+    def item_list(self) -> ItemList[CodexThread]:
+        """The thread list."""
+        return self.query_one("#codex-list", ItemList)
+
+    def focus_target(self) -> Widget | None:
+        """The thread list."""
+        return self.item_list
+
+    def home(self) -> Path:
+        """The Codex home shown: the app config's ``codex_home``, else the default."""
+        return resolve_codex_home(getattr(self.memtui.config, "codex_home", None))
+
+    def copy_text(self) -> tuple[str, str] | None:
+        """The selected thread's id."""
+        thread = self.item_list.current()
+        return None if thread is None else (f"thread {thread.thread_id}", thread.thread_id)
+
+    def refresh_data(self) -> None:
+        """Read the Codex home again (read-only), keeping the cursor on the same thread."""
+        super().refresh_data()
+        keep = self.item_list.current()
+        home = self.home()
+        try:
+            codex = read_codex_home(home, self.memtui.store.clock(),
+                                    sqlite_home=resolve_codex_sqlite_home(home),
+                                    db_busy_timeout_s=DB_WAIT_SECONDS)
+        except (MemtuiError, OSError) as error:
+            self.memtui.say(f"Could not read the Codex home: {error}", severity="error")
+            return
+        self.codex = codex
+        threads = codex_threads(codex)[:MAX_THREADS]
+        self.item_list.set_items(
+            threads, keep=(lambda t: t.thread_id == keep.thread_id) if keep else None)
+        title = Text("Codex ", style="bold")
+        title.append(one_line(home_label(home), 60), style="bold")
+        if codex.diagnosis:
+            title.append(" · consolidation stuck", style="bold red")
+        title.append(f" · {len(threads)} threads · {len(codex.notes)} notes · read-only · "
+                     "o reloads", style="dim")
+        self.query_one("#codex-title", Static).update(title)
+        self._update_preview()
+
+    def _thread_text(self, text: Text, thread: CodexThread) -> None:
+        tz = self.memtui.tz
+        text.append(one_line(thread.thread_id), style="bold")
+        text.append(f"\nused {thread.usage_count if thread.usage_count is not None else '—'}"
+                    f" times · last use {local_time(thread.last_usage, tz)} · updated "
+                    f"{local_time(thread.updated_at, tz)}")
+        if thread.cwd:
+            text.append(f"\ncwd {one_line(thread.cwd, TEXT_CHARS)}")
+        if thread.description:
+            text.append(f"\n{one_line(thread.description, 2 * TEXT_CHARS)}")
+        if thread.job_status:
+            text.append(f"\nstage-1 job: {one_line(thread.job_status, 20)}")
+            if thread.job_error:
+                text.append(f" — {one_line(thread.job_error, 2 * TEXT_CHARS)}", style="red")
+        if not thread.in_database and self.codex is not None and self.codex.database_read:
+            text.append("\nno stage-1 output in memories_1.sqlite", style="dim")
+
+    def _overview(self, text: Text, codex: CodexHome) -> None:
+        text.append("\n\nWhy is consolidation stuck?\n", style="bold")
+        if codex.diagnosis:
+            for reason in codex.diagnosis[:MAX_SECTION_ROWS]:
+                text.append(f"- {one_line(reason, 3 * TEXT_CHARS)}\n", style="red")
+        elif codex.database_read:
+            text.append("Nothing stuck: no job is failing or holding an expired lease.\n")
+        else:
+            text.append("Unknown: memories_1.sqlite could not be read (see problems).\n",
+                        style="dim")
+        _section(text, "Task groups", len(codex.task_groups))
+        for group in codex.task_groups[:MAX_SECTION_ROWS]:
+            text.append(f"- {one_line(group.name, TEXT_CHARS)} · {len(group.tasks)} tasks · "
+                        f"{one_line(group.cwd or group.applies_to, TEXT_CHARS)}\n")
+        _more(text, MAX_SECTION_ROWS, len(codex.task_groups))
+        _section(text, "Ad-hoc notes", len(codex.notes))
+        for note in codex.notes[:MAX_SECTION_ROWS]:
+            text.append(f"- {one_line(note.file_name, TEXT_CHARS)}: ", style="dim")
+            text.append(f"{one_line(note.text.strip(), TEXT_CHARS)}\n")
+        _more(text, MAX_SECTION_ROWS, len(codex.notes))
+        _section(text, "Jobs", len(codex.jobs))
+        for job in codex.jobs[:MAX_SECTION_ROWS]:
+            kind = "stage-1" if job.is_stage1 else "global" if job.is_consolidation else job.kind
+            line = f"- {one_line(kind, 30)} {one_line(job.status, 20)}"
+            if not job.is_consolidation:
+                line += f" {one_line(job.job_key, 60)}"
+            if job.running_past_lease:
+                line += " · lease expired"
+            if job.retry_remaining is not None:
+                line += f" · {job.retry_remaining} retries left"
+            text.append(line + "\n", style="red" if job.status == "error"
+                        or job.running_past_lease else "")
+        _more(text, MAX_SECTION_ROWS, len(codex.jobs))
+        _section(text, "Problems", len(codex.problems))
+        home = Path(codex.home)
+        for problem in codex.problems[:MAX_SECTION_ROWS]:
+            where = relative_to_home(problem.path, home)
+            if problem.line:
+                where += f":{problem.line}"
+            text.append(f"- {one_line(where, TEXT_CHARS)}: "
+                        f"{one_line(problem.reason, 2 * TEXT_CHARS)}\n", style="yellow")
+        _more(text, MAX_SECTION_ROWS, len(codex.problems))
+
+    def _update_preview(self) -> None:
+        preview = self.query_one("#codex-preview", Static)
+        codex = self.codex
+        if codex is None:
+            preview.update("")
+            return
+        text = Text()
+        thread = self.item_list.current()
+        if thread is not None:
+            self._thread_text(text, thread)
+        elif not self.item_list.items:
+            text.append(EMPTY_TEXT, style="dim")
+        else:
+            text.append("No thread selected.", style="dim")
+        self._overview(text, codex)
+        preview.update(text)
+
+    def on_line_list_cursor_moved(self, message: LineList.CursorMoved) -> None:
+        """Show the selected thread."""
+        message.stop()
+        self._update_preview()
+
+    def on_line_list_opened(self, message: LineList.Opened) -> None:
+        """Enter: the thread is already shown below."""
+        message.stop()
+
+    def action_reload(self) -> None:
+        """Read the Codex home again (it changes outside memtui)."""
+        self.refresh_data()
+        self.memtui.say("Read the Codex home again.", toast=False)
+
+    def action_scroll_detail(self, direction: int) -> None:
+        """``J`` / ``K``: scroll the details below the list by half their height."""
+        scroll = self.query_one("#codex-scroll", VerticalScroll)
+        step = max(1, scroll.size.height // 2)
+        scroll.scroll_relative(y=direction * step, animate=False)
+
+    def action_copy(self) -> None:
+        """Copy the selected thread id."""
+        what = self.copy_text()
+        if what is None:
+            self.memtui.say("Nothing to copy.", severity="warning")
+            return
+        self.memtui.copy_text(what[1], what[0])

@@ -1,0 +1,78 @@
+"""``python -m memtui.bench``: the speed bars of spec/60 in one run (see ``runner.py``).
+
+    python -m memtui.bench [--size N] [--db PATH] [--seed S] [--quick] [--json]
+    python -m memtui.bench --generate N --db PATH [--seed S]     # only build a store
+
+Generated stores are cached in ~/.cache/memtui-bench (``$MEMTUI_BENCH_CACHE``), keyed by size,
+seed, schema version and generator version. Exit status 1 when a bar is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from memtui.bench.generate import DEFAULT_SEED, DEFAULT_SIZE, generate_store
+from memtui.bench.runner import Options, format_table, rows_json, run
+
+QUICK_SIZE = 100_000
+SECTIONS = ("start", "search", "pages", "extraction", "redaction", "recall")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line."""
+    parser = argparse.ArgumentParser(prog="python -m memtui.bench",
+                                     description=__doc__.splitlines()[0])
+    parser.add_argument("--generate", type=int, metavar="N",
+                        help="only write a generated store of N memories to --db")
+    parser.add_argument("--size", type=int, metavar="N",
+                        help=f"memories in the store (default {DEFAULT_SIZE:,}; "
+                             f"{QUICK_SIZE:,} with --quick)")
+    parser.add_argument("--db", type=Path, metavar="PATH",
+                        help="use (or, if missing, generate) this store instead of the cache")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument("--quick", action="store_true",
+                        help="fewer runs and smaller workloads (a smoke run, not the numbers)")
+    parser.add_argument("--only", action="append", choices=SECTIONS,
+                        help="run only these sections (repeatable)")
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark (or only generate a store)."""
+    args = build_parser().parse_args(argv)
+
+    def say(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    if args.generate is not None:
+        if args.db is None:
+            build_parser().error("--generate needs --db PATH")
+        began = time.perf_counter()
+        result = generate_store(args.db, args.generate, args.seed,
+                                progress=lambda done, n: say(f"generated {done:,}/{n:,}"))
+        say(f"wrote {result.path} in {time.perf_counter() - began:.1f} s: {result.counts}")
+        return 0
+    size = args.size or (QUICK_SIZE if args.quick else DEFAULT_SIZE)
+    options = Options(size=size, seed=args.seed, db=args.db, quick=args.quick,
+                      only=tuple(args.only or ()), progress=say)
+    began = time.perf_counter()
+    rows = run(options)
+    if args.json:
+        print(json.dumps({"size": size, "seed": args.seed, "quick": args.quick,
+                          "seconds": round(time.perf_counter() - began, 1),
+                          "rows": rows_json(rows)}, indent=2, default=str))
+    else:
+        print(f"memtui benchmark: {size:,} memories, seed {args.seed}"
+              f"{', quick' if args.quick else ''} "
+              f"({time.perf_counter() - began:.0f} s)\n")
+        print(format_table(rows))
+    return 0 if all(row.ok is not False for row in rows) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

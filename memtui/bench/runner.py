@@ -1,0 +1,633 @@
+"""The benchmark of spec/60: every speed bar, measured against a reference in the same run.
+
+``python -m memtui.bench [--size N] [--db PATH] [--quick] [--json]``. The machines are shared
+and noisy, so each row is a ratio (or an absolute bar checked next to its reference) taken
+in one run: start-up and page timings are medians of interleaved runs; the Pilot timings
+(search, scrolling) are per key the best of ``APP_REPEATS`` passes, since noise from other
+processes only ever adds time. Rows:
+
+1. start to first paint of the memory list vs an empty Textual app (wall time and peak RSS,
+   fresh subprocesses, medians; ``app_start.py``);
+2. search as you type (Pilot on the real app) vs the bare FTS5 query in sqlite3;
+3. scrolling the list to the end and back (Pilot): the slowest frame;
+4. extraction of 10,000 eligible tasks vs a read-only loop (``bench.extraction``);
+5. redaction MB/s vs a one-literal ``re`` scan (``bench.redaction``);
+6. list pages at N rows vs 1,000 rows (first, deep keyset, positional from the end);
+7. recall through the service vs the Python API (``bench.recall``, when present).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memtui.bench.generate import BENCH_USER, DEFAULT_SEED, cached_store
+from memtui.store.database import open_store
+from memtui.store.models import MemoryFilter, PageCursor
+
+APP_START = Path(__file__).with_name("app_start.py")
+SCREEN_SIZE = (120, 40)
+PAGE_ROWS = 100
+"""Rows per page query (the app's ``PagedSource.PAGE_SIZE``)."""
+FRAME_BAR_MS = 50.0
+SEARCH_BAR_MS = 50.0
+START_BAR = 1.3
+RSS_BAR = 2.0
+PAGE_FLAT_BAR = 2.0
+TYPED = ("pytest fixtures", "staging cluster", "migrate invoice", "prefers small")
+"""What the search benchmark types, one key at a time (each word is in the generated text)."""
+APP_REPEATS = 3
+"""Each typed search and each scroll pass runs this many times; per key the best counts."""
+TYPE_GAP_S = 0.12
+"""Pause after the list followed a key before the next one (about 8 keys a second)."""
+
+
+@dataclass
+class Row:
+    """One line of the table."""
+
+    what: str
+    reference: str
+    measured: str
+    ratio: float | None
+    bar: str
+    ok: bool | None
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def verdict(self) -> str:
+        """PASS / FAIL / n/a."""
+        return "n/a" if self.ok is None else ("PASS" if self.ok else "FAIL")
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms"
+
+
+def _median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+# ---- 1. start to first paint ---------------------------------------------------------------
+
+
+def _start_once(mode: str, db: Path | None, user: str) -> dict[str, float]:
+    """One fresh start: seconds from spawn to imports done, app built and first paint, and
+    peak RSS in MiB."""
+    args = [sys.executable, str(APP_START), mode, "--width", str(SCREEN_SIZE[0]),
+            "--height", str(SCREEN_SIZE[1])]
+    if mode == "app":
+        args += ["--db", str(db), "--user", user]
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        spawned = time.time()
+        process = subprocess.Popen(args, stdout=out, stderr=err)
+        _pid, status, usage = os.wait4(process.pid, 0)
+        code = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        lines = out.read().decode(errors="replace").strip().splitlines()
+        if code != 0 or not lines:
+            raise RuntimeError(f"{mode} start failed ({code}): "
+                               f"{err.read().decode(errors='replace')[-2000:]}")
+    info = json.loads(lines[-1])
+    return {"imported": info["imported_at"] - spawned, "built": info["built_at"] - spawned,
+            "painted": info["painted_at"] - spawned, "rss_mib": usage.ru_maxrss / 1024}
+
+
+def measure_startup(db: Path, user: str, runs: int) -> list[Row]:
+    """Rows 1a/1b: wall time and peak RSS, app vs empty app, medians of ``runs`` each."""
+    _start_once("empty", None, user)  # warm the OS caches (files, the store) for both
+    _start_once("app", db, user)
+    runs_of: dict[str, list[dict[str, float]]] = {"empty": [], "app": []}
+    for _ in range(runs):  # interleaved, so drift in machine load hits both alike
+        for mode in ("empty", "app"):
+            runs_of[mode].append(_start_once(mode, db, user))
+    med = {mode: {key: _median([run[key] for run in samples]) for key in samples[0]}
+           for mode, samples in runs_of.items()}
+    empty, app = med["empty"], med["app"]
+    t_ratio = app["painted"] / empty["painted"]
+    m_ratio = app["rss_mib"] / empty["rss_mib"]
+    detail = {"runs": runs, "size": list(SCREEN_SIZE), "median": med, "samples": runs_of}
+    phases = (f"imports {_ms(app['imported'])}, built {_ms(app['built'])}; "
+              f"empty: imports {_ms(empty['imported'])}")
+    return [
+        Row("start to first paint of the list (wall)", f"empty app {_ms(empty['painted'])}",
+            f"{_ms(app['painted'])} ({phases})", t_ratio, f"<= {START_BAR}x",
+            t_ratio <= START_BAR, detail),
+        Row("start to first paint of the list (peak RSS)",
+            f"empty app {empty['rss_mib']:.0f} MiB", f"{app['rss_mib']:.0f} MiB", m_ratio,
+            f"<= {RSS_BAR}x", m_ratio <= RSS_BAR, {}),
+    ]
+
+
+# ---- 2 and 3. the real app under Pilot: search as you type, scrolling -----------------------
+
+
+@dataclass
+class Frame:
+    """One compositor refresh of the screen."""
+
+    start: float
+    end: float
+    rows: int
+    placeholders: int
+    search: str | None
+    loaded: bool
+    cursor: int
+    count: int | None
+
+
+class FrameRecorder:
+    """Records every frame (``Screen._compositor_refresh``) and the memory rows drawn in it."""
+
+    def __init__(self) -> None:
+        self.frames: list[Frame] = []
+        self.memory_list: Any = None
+        self._rows = 0
+        self._placeholders = 0
+        self.fetches = 0
+
+    @contextlib.contextmanager
+    def installed(self) -> Iterator[FrameRecorder]:
+        """Patch the hooks for the block."""
+        from textual.screen import Screen
+
+        from memtui.app.widgets.memory_list import MemoryList
+        from memtui.app.widgets.paged_source import PagedSource
+
+        recorder = self
+        original_refresh = Screen._compositor_refresh
+        original_row_text = MemoryList.row_text
+        original_fetch = PagedSource.fetch
+
+        def compositor_refresh(screen: Screen) -> None:
+            recorder._rows = recorder._placeholders = 0
+            start = time.perf_counter()
+            original_refresh(screen)
+            end = time.perf_counter()
+            ml = recorder.memory_list
+            source = getattr(ml, "source", None) if ml is not None else None
+            recorder.frames.append(Frame(
+                start, end, recorder._rows, recorder._placeholders,
+                source.filter.search if source is not None else None,
+                source is not None,
+                ml.cursor if ml is not None else 0,
+                source.count if source is not None else None))
+
+        def row_text(ml: MemoryList, index: int, width: int):  # noqa: ANN202
+            text = original_row_text(ml, index, width)
+            if ml is recorder.memory_list:
+                if text is None:
+                    recorder._placeholders += 1
+                else:
+                    recorder._rows += 1
+            return text
+
+        def fetch(source: PagedSource, plan: Any) -> Any:
+            recorder.fetches += 1
+            return original_fetch(source, plan)
+
+        Screen._compositor_refresh = compositor_refresh  # type: ignore[method-assign]
+        MemoryList.row_text = row_text  # type: ignore[method-assign]
+        PagedSource.fetch = fetch  # type: ignore[method-assign]
+        try:
+            yield self
+        finally:
+            Screen._compositor_refresh = original_refresh  # type: ignore[method-assign]
+            MemoryList.row_text = original_row_text  # type: ignore[method-assign]
+            PagedSource.fetch = original_fetch  # type: ignore[method-assign]
+
+    def since(self, moment: float) -> list[Frame]:
+        """Frames that started after ``moment``."""
+        return [frame for frame in self.frames if frame.start >= moment]
+
+
+async def _wait_until(condition: Callable[[], bool], timeout: float) -> bool:
+    deadline = time.perf_counter() + timeout
+    while time.perf_counter() < deadline:
+        if condition():
+            return True
+        await asyncio.sleep(0.002)
+    return condition()
+
+
+def send_key(app: Any, key: str) -> None:
+    """Send one key the way a terminal driver does (``driver.send_message``), without
+    Pilot's waits: ``Pilot.press`` then waits for every widget of the screen to drain its
+    messages, which floods the event loop and delays the very frames being timed."""
+    import unicodedata
+
+    from textual import events
+    from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
+
+    if len(key) == 1 and not key.isalnum():
+        key = _character_to_key(key)
+    try:
+        char: str | None = unicodedata.lookup(
+            _get_unicode_name_from_key(REPLACED_KEYS.get(key, key)))
+    except KeyError:
+        char = key if len(key) == 1 else None
+    event = events.Key(key, char)
+    event.set_sender(app)
+    app._driver.send_message(event)
+
+
+async def _type_search(pilot: Any, pane: Any, recorder: FrameRecorder, text: str,
+                       ) -> list[tuple[str, float]]:
+    """Type ``text`` into the search box one key at a time; (prefix, ms to list updated)."""
+    ml = pane.memory_list
+    pane.search_box.value = ""
+    if not await _wait_until(lambda: ml.source is not None and ml.source.filter.search is None
+                             and ml.count is not None, 120):
+        raise RuntimeError("the list did not come back after clearing the search")
+    await pilot.pause(0.2)
+    out: list[tuple[str, float]] = []
+    for i in range(1, len(text) + 1):
+        expected = text[:i].strip() or None
+        key = text[i - 1]
+        pressed = time.perf_counter()
+        send_key(pilot.app, "space" if key == " " else key)
+
+        def updated(pressed: float = pressed, expected: str | None = expected) -> Frame | None:
+            return next((f for f in recorder.since(pressed)
+                         if f.search == expected and (f.rows or f.count == 0)), None)
+
+        if not await _wait_until(lambda: updated() is not None, 30):
+            raise RuntimeError(f"the list never showed the search {expected!r}")
+        frame = updated()
+        assert frame is not None
+        out.append((text[:i], (frame.end - pressed) * 1000))
+        await asyncio.sleep(TYPE_GAP_S)
+    return out
+
+
+async def _scroll(pilot: Any, ml: Any, recorder: FrameRecorder, keys: list[str],
+                  ) -> list[dict[str, Any]]:
+    """Press each key; per key: ms to the first frame, ms to a frame with every row drawn."""
+    out: list[dict[str, Any]] = []
+    for key in keys:
+        pressed = time.perf_counter()
+        send_key(pilot.app, key)
+        await _wait_until(lambda pressed=pressed: any(
+            f.rows and not f.placeholders for f in recorder.since(pressed)), 10)
+        await asyncio.sleep(0.03)
+        frames = recorder.since(pressed)
+        first = frames[0] if frames else None
+        settled = next((f for f in frames if f.rows and not f.placeholders), None)
+        out.append({
+            "key": key, "cursor": ml.cursor,
+            "first_frame_ms": (first.end - pressed) * 1000 if first else None,
+            "settled_ms": (settled.end - pressed) * 1000 if settled else None,
+            "render_ms": max((f.end - f.start) * 1000 for f in frames) if frames else None})
+    return out
+
+
+async def _drive_app(db: Path, user: str, typed: tuple[str, ...], scroll_steps: int,
+                     repeats: int) -> dict[str, Any]:
+    """Open the real app under Pilot; type searches and scroll, ``repeats`` times each."""
+    from memtui.app.main import create_app
+    from memtui.app.panes.memories import MemoriesPane
+
+    store = open_store(db)
+    app = create_app(store, user)
+    recorder = FrameRecorder()
+    out: dict[str, Any] = {"keys": [], "scroll": []}
+    with recorder.installed():
+        async with app.run_test(size=SCREEN_SIZE) as pilot:
+            pane = app.current_pane()
+            assert isinstance(pane, MemoriesPane), "the app must open on a memory list"
+            ml = pane.memory_list
+            recorder.memory_list = ml
+            if not await _wait_until(lambda: ml.count is not None and any(
+                    f.rows for f in recorder.frames), 120):
+                raise RuntimeError("the memory list never showed its rows and count")
+            out["list_count"] = ml.count
+            await pilot.press("slash")
+            for repeat in range(repeats):
+                for text in typed:
+                    for prefix, ms in await _type_search(pilot, pane, recorder, text):
+                        out["keys"].append({"text": prefix, "ms": ms, "repeat": repeat})
+            pane.search_box.value = ""
+            await _wait_until(lambda: ml.source is not None and ml.source.filter.search is None
+                              and ml.count is not None, 120)
+            ml.focus()
+            await pilot.pause(0.3)
+            keys = (["pagedown"] * scroll_steps + ["end"] + ["pageup"] * scroll_steps
+                    + ["home", "end", "home"])
+            fetches = recorder.fetches
+            for repeat in range(repeats):
+                for step, result in enumerate(await _scroll(pilot, ml, recorder, keys)):
+                    out["scroll"].append(result | {"step": step, "repeat": repeat})
+            out["scroll_fetches"] = recorder.fetches - fetches
+            out["cached_pages"] = len(ml.source.cached_pages()) if ml.source else None
+            out["reached_row"] = max(s["cursor"] for s in out["scroll"])
+    store.close()
+    return out
+
+
+def _best_of(samples: list[dict[str, Any]], key: str, value: str) -> dict[Any, float]:
+    """Per ``key``, the smallest ``value`` over the repeats (noise on a shared machine only
+    ever adds time)."""
+    best: dict[Any, float] = {}
+    for sample in samples:
+        if sample[value] is None:
+            continue
+        best[sample[key]] = min(best.get(sample[key], float("inf")), sample[value])
+    return best
+
+
+def bare_fts_times(db: Path, typed: tuple[str, ...], reps: int = 5) -> list[float]:
+    """The reference: the bare FTS5 query in sqlite3 for every prefix typed (a page of
+    rowids), best of ``reps`` seconds per prefix."""
+    from memtui.store.memories import fts_query
+
+    conn = sqlite3.connect(str(db))
+    times: list[float] = []
+    try:
+        for text in typed:
+            for i in range(1, len(text) + 1):
+                query = fts_query(text[:i])
+                if query is None:
+                    continue
+                runs = []
+                for _ in range(reps):
+                    start = time.perf_counter()
+                    conn.execute("SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? "
+                                 "LIMIT ?", (query, PAGE_ROWS)).fetchall()
+                    runs.append(time.perf_counter() - start)
+                times.append(min(runs))
+    finally:
+        conn.close()
+    return times
+
+
+def store_search_times(db: Path, user: str, typed: tuple[str, ...], reps: int = 3,
+                       ) -> list[float]:
+    """The store's part of each keystroke: the first page of the searched list
+    (``memories.list``), best of ``reps`` seconds per prefix."""
+    store = open_store(db)
+    times: list[float] = []
+    try:
+        for text in typed:
+            for i in range(1, len(text) + 1):
+                flt = MemoryFilter(scope="user", owner=user, search=text[:i].strip() or None)
+                runs = []
+                for _ in range(reps):
+                    start = time.perf_counter()
+                    store.memories.list(flt, PAGE_ROWS)
+                    runs.append(time.perf_counter() - start)
+                times.append(min(runs))
+    finally:
+        store.close()
+    return times
+
+
+def measure_app(db: Path, user: str, quick: bool) -> list[Row]:
+    """Rows 2 and 3: the real app driven by Pilot (best of the repeats per key)."""
+    typed = TYPED[:2] if quick else TYPED
+    repeats = 1 if quick else APP_REPEATS
+    raw = asyncio.run(_drive_app(db, user, typed, 5 if quick else 15, repeats))
+    keys = _best_of(raw["keys"], "text", "ms")
+    key_ms = list(keys.values())
+    bare = [b * 1000 for b in bare_fts_times(db, typed)]
+    key_med, key_max = _median(key_ms), max(key_ms)
+    worst_key = max(keys, key=keys.__getitem__)
+    bare_med, bare_max = _median(bare), max(bare)
+    in_store = [t * 1000 for t in store_search_times(db, user, typed)]
+    search = Row(
+        "search as you type: keystroke to list updated",
+        f"bare FTS5 query median {bare_med:.2f} ms, max {bare_max:.2f} ms (the store's page "
+        f"query: median {_median(in_store):.1f} ms, max {max(in_store):.1f} ms)",
+        f"median {key_med:.1f} ms, max {key_max:.1f} ms ({worst_key!r})",
+        key_med / bare_med if bare_med else None, f"every key <= {SEARCH_BAR_MS:.0f} ms",
+        key_max <= SEARCH_BAR_MS,
+        {"best_ms": keys, "samples": raw["keys"], "bare_ms": bare, "store_ms": in_store,
+         "repeats": repeats,
+         "list_rows": raw["list_count"]})
+    first = _best_of(raw["scroll"], "step", "first_frame_ms")
+    settled = _best_of(raw["scroll"], "step", "settled_ms")
+    render = _best_of(raw["scroll"], "step", "render_ms")
+    worst_first = max(first.values()) if first else float("inf")
+    worst_settled = max(settled.values()) if settled else float("inf")
+    scroll = Row(
+        "scroll to the end and back: slowest frame",
+        f"{raw['list_count']:,} rows; frame render max {max(render.values()):.1f} ms",
+        f"key to frame max {worst_first:.1f} ms (median {_median(list(first.values())):.1f}); "
+        f"to all rows drawn max {worst_settled:.1f} ms", None,
+        f"<= {FRAME_BAR_MS:.0f} ms", max(worst_first, worst_settled) <= FRAME_BAR_MS,
+        {"samples": raw["scroll"], "page_fetches": raw["scroll_fetches"],
+         "cached_pages": raw["cached_pages"], "reached_row": raw["reached_row"],
+         "repeats": repeats})
+    return [search, scroll]
+
+
+# ---- 4, 5, 7. the other engineers' measurements ---------------------------------------------
+
+
+def measure_extraction_row(n_tasks: int) -> Row:
+    """Row 4: extraction round over ``n_tasks`` eligible tasks vs a read-only loop."""
+    try:
+        from memtui.bench.extraction import BAR_TASKS_PER_S, measure_extraction
+    except ImportError as error:
+        return Row("extraction round", "-", f"not available ({error})", None, ">= 2000 tasks/s",
+                   None)
+    result = measure_extraction(n_tasks)
+    rate = result["extraction_tasks_per_s"]
+    return Row(f"extraction round, {n_tasks:,} eligible tasks",
+               f"read-only loop {result['read_only_tasks_per_s']:,.0f} tasks/s",
+               f"{rate:,.0f} tasks/s", result["extraction_vs_read_time"],
+               f">= {BAR_TASKS_PER_S:,.0f} tasks/s", rate >= BAR_TASKS_PER_S, result)
+
+
+def measure_redaction_row(budget: float) -> Row:
+    """Row 5: redaction throughput vs ``re`` scanning the same text for one literal."""
+    try:
+        from memtui.bench.redaction import THROUGHPUT_BAR_MBPS, measure_throughput
+    except ImportError as error:
+        return Row("redaction throughput", "-", f"not available ({error})", None,
+                   ">= 20 MB/s", None)
+    result = measure_throughput(budget)
+    rate = result["redact_mbps"]
+    return Row("redaction throughput (ordinary text)",
+               f"re one-literal {result['re_literal_mbps']:,.0f} MB/s", f"{rate:,.1f} MB/s",
+               result["ratio_to_re_literal"], f">= {THROUGHPUT_BAR_MBPS:.0f} MB/s",
+               rate >= THROUGHPUT_BAR_MBPS, result)
+
+
+def measure_recall_row(db: Path, user: str, quick: bool) -> Row:
+    """Row 7: recall through the service vs the Python API (when the service bench exists)."""
+    try:
+        from memtui.bench.recall import measure_recall
+    except ImportError:
+        return Row("recall through the service", "Python API", "not available yet", None,
+                   "median < 5 ms", None)
+    result = measure_recall(db, runs=2 if quick else 5, user=user)
+    service, api = result["service_median_ms"], result["api_median_ms"]
+    return Row(f"recall through the service ({result['memories']:,} memories)",
+               f"Python API median {api:.2f} ms", f"median {service:.2f} ms "
+               f"(p95 {result['service_p95_ms']:.2f})", result["ratio_service_to_api"],
+               f"median < {result['bar_ms']:g} ms", bool(result["meets_bar"]), result)
+
+
+# ---- 6. list pages at N vs 1,000 rows --------------------------------------------------------
+
+
+class PageProbes:
+    """The three page queries of one store's bench-user list, ready to time."""
+
+    NAMES = ("first page", "keyset page 90% deep", "positional page from the end")
+
+    def __init__(self, path: Path, user: str) -> None:
+        self.store = open_store(path)
+        self.filter = MemoryFilter(scope="user", owner=user)
+        memories = self.store.memories
+        self.count = memories.count(self.filter)
+        # 90% down the list, with a full page after it (the small store's list is short)
+        offset = max(0, min(int(self.count * 0.9), self.count - PAGE_ROWS - 1))
+        deep = memories.list_at(self.filter, offset, 1)[0]
+        self.cursor = PageCursor(deep.created_at, deep.id)
+
+    def run(self, name: str) -> None:
+        """Run one page query."""
+        memories, flt = self.store.memories, self.filter
+        if name == "first page":
+            memories.list(flt, PAGE_ROWS)
+        elif name == "keyset page 90% deep":
+            memories.list(flt, PAGE_ROWS, after=self.cursor)
+        else:
+            memories.list_at(flt, PAGE_ROWS, PAGE_ROWS, from_end=True)
+
+
+def measure_pages(big: Path, small: Path, user: str, reps: int) -> list[Row]:
+    """Row 6: the same page queries on the big store and on a 1,000-memory store."""
+    probes = {"big": PageProbes(big, user), "small": PageProbes(small, user)}
+    rows: list[Row] = []
+    try:
+        for name in PageProbes.NAMES:
+            times: dict[str, list[float]] = {"big": [], "small": []}
+            for _ in range(reps):  # interleaved
+                for which in ("small", "big"):
+                    start = time.perf_counter()
+                    probes[which].run(name)
+                    times[which].append(time.perf_counter() - start)
+            big_t, small_t = _median(times["big"]), _median(times["small"])
+            ratio = big_t / small_t
+            rows.append(Row(
+                f"list page ({PAGE_ROWS} rows): {name}",
+                f"1k store, {probes['small'].count:,}-row list: {small_t * 1000:.3f} ms",
+                f"{probes['big'].count:,}-row list: {big_t * 1000:.3f} ms", ratio,
+                f"<= {PAGE_FLAT_BAR}x (flat)", ratio <= PAGE_FLAT_BAR,
+                {"reps": reps, "small_ms": small_t * 1000, "big_ms": big_t * 1000}))
+    finally:
+        for probe in probes.values():
+            probe.store.close()
+    return rows
+
+
+# ---- the run ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Options:
+    """What to run."""
+
+    size: int = 1_000_000
+    seed: int = DEFAULT_SEED
+    db: Path | None = None
+    quick: bool = False
+    user: str = BENCH_USER
+    only: tuple[str, ...] = ()
+    progress: Callable[[str], None] = field(default=lambda text: None)
+
+
+def prepare_store(options: Options) -> tuple[Path, Path]:
+    """(a working copy of the N store, the 1,000-memory store), generating what is missing."""
+    say = options.progress
+    if options.db is not None and options.db.exists():
+        return options.db, cached_store(1000, options.seed)[0]
+    say(f"store of {options.size:,} memories (seed {options.seed})…")
+    if options.db is not None:
+        from memtui.bench.generate import generate_store
+
+        generate_store(options.db, options.size, options.seed)
+        path = options.db
+    else:
+        path, was_cached = cached_store(options.size, options.seed,
+                                        progress=lambda done, n: say(f"  generated {done:,}/{n:,}"))
+        say(f"  {'cached' if was_cached else 'generated'}: {path}")
+    small, _ = cached_store(1000, options.seed)
+    return path, small
+
+
+@contextlib.contextmanager
+def working_copy(path: Path, keep: bool) -> Iterator[Path]:
+    """A copy of a cached store (the app may write to what it opens), or the store itself."""
+    if keep:
+        yield path
+        return
+    folder = Path(tempfile.mkdtemp(prefix="memtui-bench-"))
+    try:
+        target = folder / path.name
+        shutil.copyfile(path, target)
+        yield target
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def run(options: Options) -> list[Row]:
+    """Run the benchmark; returns the rows in table order."""
+    say = options.progress
+    big, small = prepare_store(options)
+    quick = options.quick
+    wanted = set(options.only) or {"start", "search", "pages", "extraction", "redaction",
+                                   "recall"}
+    rows: list[Row] = []
+    with working_copy(big, keep=options.db is not None) as db:
+        if "start" in wanted:
+            say("start to first paint…")
+            rows += measure_startup(db, options.user, 3 if quick else 7)
+        if "search" in wanted:
+            say("search as you type and scrolling (Pilot)…")
+            rows += measure_app(db, options.user, quick)
+        if "extraction" in wanted:
+            say("extraction…")
+            rows.append(measure_extraction_row(2_000 if quick else 10_000))
+        if "redaction" in wanted:
+            say("redaction…")
+            rows.append(measure_redaction_row(2.0 if quick else 6.0))
+        if "pages" in wanted:
+            say("list pages…")
+            rows += measure_pages(db, small, options.user, 30 if quick else 200)
+        if "recall" in wanted:
+            say("recall…")
+            rows.append(measure_recall_row(db, options.user, quick))
+    return rows
+
+
+def format_table(rows: list[Row]) -> str:
+    """The rows as a Markdown table."""
+    head = ("what", "reference (same run)", "measured", "ratio", "bar", "result")
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for row in rows:
+        ratio = "-" if row.ratio is None else f"{row.ratio:.2f}x"
+        lines.append(f"| {row.what} | {row.reference} | {row.measured} | {ratio} | {row.bar} "
+                     f"| {row.verdict} |")
+    return "\n".join(lines)
+
+
+def rows_json(rows: list[Row]) -> list[dict[str, Any]]:
+    """The rows as JSON objects."""
+    return [asdict(row) | {"result": row.verdict} for row in rows]

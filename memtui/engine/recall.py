@@ -1,0 +1,575 @@
+"""The service's engine API (``engine.service``): interactions, recall, task transitions,
+consolidation records and document bundles (spec/50).
+
+Rules decided here:
+- Interactions are private to the user who remembered them (like user-level memories).
+  ``interaction_id`` makes remembering idempotent: the first write wins, a repeat answers
+  ``created=False`` and changes nothing. Question and answer are validated and redacted like
+  memory content; naming a project needs ``read`` on it.
+- Recall sees exactly what the actor may see: its own user-level memories, the memories of
+  projects it can read, its own tasks and those of readable projects, its own interactions,
+  its own schedule bundles and readable projects' bundles. With ``project`` (which must be
+  readable) project-level results come from that project only. Every list holds at most
+  ``limit`` items (clamped to ``MAX_RECALL_LIMIT``); at most ``MAX_RECALL_BUNDLES`` bundles.
+- A bundle id is ``project:<project id>`` (the project's bundle: ``read`` to read it,
+  ``create_task`` to write it) or ``schedule:<name>`` (a schedule's bundle, private to the
+  actor: each user has their own namespace of schedule names). Documents are only the paths
+  of ``BUNDLE_FILES`` and ``runs/<run_id>/summary.md``; ``state.json`` must hold valid JSON.
+  Every write names the revision it replaces (0 for a new document); a stale one is a
+  ``Conflict`` carrying ``current_revision`` and nothing is written.
+- A transition is judged by relatedness only (deterministic term overlap, see
+  ``transition_assess``).
+- Everything stored is redacted first; audit entries carry ids and paths, never content.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from memtui.engine import permissions as perm
+from memtui.engine.identity import IdentityApi
+from memtui.engine.redaction import redact
+from memtui.engine.validation import MAX_JSON_DEPTH, check_id, check_text, json_depth
+from memtui.errors import Conflict, InvalidInput, NotFound
+from memtui.store.models import BundleDocument, Interaction, Memory, Task
+from memtui.store.service_data import BundleSummary, ConsolidationRecord
+
+if TYPE_CHECKING:
+    from memtui.engine.api import Engine
+
+DEFAULT_RECALL_LIMIT = 8
+"""Items per recall list when the caller does not say."""
+MAX_RECALL_LIMIT = 50
+"""Largest number of items per recall list (a bigger ``limit`` is clamped to it)."""
+MAX_RECALL_BUNDLES = 3
+"""Bundles a recall returns at most."""
+MAX_QUERY_BYTES = 16 * 1024
+"""Largest recall query, in UTF-8 bytes (only its first words are searched anyway)."""
+CARD_TEXT_CHARS = 1000
+"""Task cards and recalled interactions carry at most this many characters per text."""
+INDEX_EXCERPT_CHARS = 2000
+"""How much of a bundle's ``INDEX.md`` a recall carries."""
+MAX_SOURCE_BYTES = 64
+BUNDLE_FILES = ("INDEX.md", "requirements.md", "preferences.md", "lessons.md", "state.json")
+"""The fixed documents a bundle may hold (besides ``runs/<run_id>/summary.md``)."""
+RUNS_FOLDER = "runs"
+RUN_SUMMARY = "summary.md"
+STATE_FILE = "state.json"
+INDEX_FILE = "INDEX.md"
+MAX_DOCUMENT_BYTES = 256 * 1024
+"""Largest bundle document, in UTF-8 bytes."""
+MAX_BUNDLE_DOCUMENTS = 200
+"""A bundle holds at most this many documents (run summaries included)."""
+MAX_BUNDLE_LIST = 100
+"""Bundles listed (and considered for recall) at most."""
+PROJECT_BUNDLE = "project"
+SCHEDULE_BUNDLE = "schedule"
+CONTINUE_THRESHOLD = 0.35
+"""A request continues the current task when at least this share of its words appear in the
+task's goal, prompt or result."""
+MAX_TRANSITION_TEXT_BYTES = 1024 * 1024
+TRANSITION_FIELDS = ("goal", "prompt", "result")
+"""The fields of a current task given inline (instead of a task id)."""
+MAX_DETAIL_BYTES = 16 * 1024
+"""Largest consolidation ``detail`` object, as JSON in UTF-8 bytes."""
+DEFAULT_CONSOLIDATION_LIST = 50
+MAX_CONSOLIDATION_LIST = 1000
+STOPWORDS = frozenset("""
+a about after again all also am an and any are as at be been before but by can could did do
+does doing done for from had has have he her here him his how i if in into is it its just me
+more my no not now of on once only or our out over please she should so some than that the
+their them then there these they this those to too up us very was we were what when where
+which while who why will with would you your
+""".split())
+"""Words too common to say whether two texts are about the same thing."""
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
+
+
+# ---- results ------------------------------------------------------------------------------
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def task_card(task: Task) -> dict[str, Any]:
+    """A task as a recall card: its fields, with goal, prompt and result cut to
+    ``CARD_TEXT_CHARS``."""
+    return {"id": task.id, "project": task.project, "user": task.user,
+            "goal": _cut(task.goal, CARD_TEXT_CHARS), "prompt": _cut(task.prompt, CARD_TEXT_CHARS),
+            "result": _cut(task.result, CARD_TEXT_CHARS), "status": task.status,
+            "parent": task.parent, "started_at": task.started_at,
+            "finished_at": task.finished_at, "cost_usd": task.cost_usd,
+            "created_at": task.created_at}
+
+
+def interaction_card(interaction: Interaction) -> dict[str, Any]:
+    """An interaction as recall returns it (texts cut to ``CARD_TEXT_CHARS``)."""
+    return {"interaction_id": interaction.id, "project": interaction.project,
+            "question": _cut(interaction.question, CARD_TEXT_CHARS),
+            "answer": _cut(interaction.answer, CARD_TEXT_CHARS), "source": interaction.source,
+            "created_at": interaction.created_at}
+
+
+@dataclass(frozen=True)
+class Remembered:
+    """The outcome of ``remember_interaction``: the stored pair, and whether it is new."""
+
+    interaction: Interaction
+    created: bool
+
+    def to_json(self) -> dict[str, Any]:
+        """``{interaction_id, created}``."""
+        return {"interaction_id": self.interaction.id, "created": self.created}
+
+
+@dataclass(frozen=True)
+class BundleInfo:
+    """A bundle as the actor names it (``project:<id>`` / ``schedule:<name>``), without
+    document content."""
+
+    bundle: str
+    kind: str
+    project: str | None
+    schedule: str | None
+    created_by: str
+    created_at: str
+    updated_at: str
+    documents: tuple[tuple[str, int], ...]
+    index: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """``{bundle, kind, project, schedule, created_by, created_at, updated_at,
+        documents: [{path, revision}]}`` (plus ``index`` in a recall)."""
+        out: dict[str, Any] = {
+            "bundle": self.bundle, "kind": self.kind, "project": self.project,
+            "schedule": self.schedule, "created_by": self.created_by,
+            "created_at": self.created_at, "updated_at": self.updated_at,
+            "documents": [{"path": path, "revision": rev} for path, rev in self.documents]}
+        if self.index is not None:
+            out["index"] = self.index
+        return out
+
+
+@dataclass(frozen=True)
+class BundleView:
+    """One bundle with its documents' content."""
+
+    bundle: str
+    kind: str
+    documents: tuple[BundleDocument, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """``{bundle, kind, documents: [{path, revision, content, updated_at, updated_by}]}``."""
+        return {"bundle": self.bundle, "kind": self.kind,
+                "documents": [doc.to_json() for doc in self.documents]}
+
+
+@dataclass(frozen=True)
+class DocumentWrite:
+    """A document written: its bundle, path and new revision."""
+
+    bundle: str
+    path: str
+    revision: int
+
+    def to_json(self) -> dict[str, Any]:
+        """``{bundle, path, revision}``."""
+        return {"bundle": self.bundle, "path": self.path, "revision": self.revision}
+
+
+@dataclass(frozen=True)
+class Transition:
+    """Whether a request continues the current task: ``decision`` is ``continue`` or
+    ``new``; ``score`` the share of the request's words found in the task."""
+
+    decision: str
+    score: float
+    reason: str
+    task_id: str | None = None
+    shared_terms: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """``{decision, score, reason, task_id, shared_terms}``."""
+        return {"decision": self.decision, "score": self.score, "reason": self.reason,
+                "task_id": self.task_id, "shared_terms": list(self.shared_terms)}
+
+
+@dataclass(frozen=True)
+class RecallResult:
+    """What ``recall`` found; every list newest or best first."""
+
+    query: str
+    limit: int
+    project: str | None
+    related_memories: tuple[Memory, ...] = ()
+    recent_memories: tuple[Memory, ...] = ()
+    related_task_cards: tuple[Task, ...] = ()
+    recent_task_cards: tuple[Task, ...] = ()
+    related_interactions: tuple[Interaction, ...] = ()
+    recent_interactions: tuple[Interaction, ...] = ()
+    bundles: tuple[BundleInfo, ...] = field(default=())
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``memory.recall`` result of spec/50 (plus ``query``, ``limit``, ``project``)."""
+        return {
+            "query": self.query, "limit": self.limit, "project": self.project,
+            "related_memories": [m.to_json() for m in self.related_memories],
+            "recent_memories": [m.to_json() for m in self.recent_memories],
+            "related_task_cards": [task_card(t) for t in self.related_task_cards],
+            "recent_task_cards": [task_card(t) for t in self.recent_task_cards],
+            "related_interactions": [interaction_card(i) for i in self.related_interactions],
+            "recent_interactions": [interaction_card(i) for i in self.recent_interactions],
+            "bundles": [b.to_json() for b in self.bundles],
+        }
+
+
+# ---- helpers ------------------------------------------------------------------------------
+
+def text_terms(text: str) -> set[str]:
+    """The words of a text for relatedness: case-folded, without ``STOPWORDS`` and one-letter
+    words; runs of CJK characters (written without spaces) become character pairs."""
+    terms: set[str] = set()
+    for word in _WORD.findall(text.casefold()):
+        last = 0
+        for run in _CJK.finditer(word):
+            _add_word(terms, word[last:run.start()])
+            chars = run.group(0)
+            if len(chars) == 1:
+                terms.add(chars)
+            terms.update(chars[i:i + 2] for i in range(len(chars) - 1))
+            last = run.end()
+        _add_word(terms, word[last:])
+    return terms
+
+
+def _add_word(terms: set[str], word: str) -> None:
+    if len(word) > 1 and word not in STOPWORDS:
+        terms.add(word)
+
+
+def check_document_path(path: object) -> str:
+    """A bundle document path: one of ``BUNDLE_FILES`` or ``runs/<run_id>/summary.md``."""
+    if not isinstance(path, str):
+        raise InvalidInput("path must be text")
+    if path in BUNDLE_FILES:
+        return path
+    parts = path.split("/")
+    if (len(parts) == 3 and parts[0] == RUNS_FOLDER and parts[2] == RUN_SUMMARY
+            and ".." not in parts[1]):
+        check_id(parts[1], "run id")
+        return path
+    raise InvalidInput(f"path {path[:80]!r} is not a bundle document: use one of "
+                       f"{', '.join(BUNDLE_FILES)} or runs/<run_id>/summary.md")
+
+
+def _check_state_json(content: str, what: str) -> None:
+    try:
+        value = json.loads(content)
+    except RecursionError:
+        raise InvalidInput(f"{what} is nested deeper than {MAX_JSON_DEPTH} levels") from None
+    except ValueError as error:
+        raise InvalidInput(f"{what} is not valid JSON ({error})") from None
+    if json_depth(value) > MAX_JSON_DEPTH:
+        raise InvalidInput(f"{what} is nested deeper than {MAX_JSON_DEPTH} levels")
+
+
+def _check_limit(limit: object, what: str, maximum: int) -> int:
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise InvalidInput(f"{what} must be a whole number of at least 1")
+    return min(limit, maximum)
+
+
+class RecallApi:
+    """Interactions, recall, transitions, consolidation records and bundles, acting as the
+    engine's user."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._store = engine.store
+
+    @property
+    def actor(self) -> str:
+        """The acting user's id."""
+        return self._engine.actor
+
+    def readable_projects(self) -> list[str]:
+        """Ids of the projects the actor may read."""
+        return [project.id for project, role in self._store.identity.projects_for(self.actor)
+                if perm.READ in perm.ROLE_PERMISSIONS.get(role, frozenset())]
+
+    # ---- interactions ---------------------------------------------------------------------
+
+    def remember_interaction(self, interaction_id: str, question: str, answer: str,
+                             project: str | None = None, source: str | None = None) -> Remembered:
+        """Store a finished question/answer pair (redacted), once per ``interaction_id``."""
+        check_id(interaction_id, "interaction_id")
+        question_text = IdentityApi.clean_content(question, "question")
+        answer_text = IdentityApi.clean_content(answer, "answer")
+        if source is not None:
+            source = redact(check_text(source, "source", max_bytes=MAX_SOURCE_BYTES))
+        with self._store.transaction():
+            if project is not None:
+                perm.readable_project(self._store, project, self.actor)
+            existing = self._store.service.get_interaction(self.actor, interaction_id)
+            if existing is not None:
+                return Remembered(existing, False)
+            self._store.identity.ensure_user(self.actor)
+            interaction = Interaction(id=interaction_id, user=self.actor, project=project,
+                                      question=question_text, answer=answer_text,
+                                      source=source, created_at=self._store.now())
+            created = self._store.service.insert_interaction(interaction)
+        return Remembered(interaction, created)
+
+    # ---- recall ---------------------------------------------------------------------------
+
+    def recall(self, query: str = "", limit: int = DEFAULT_RECALL_LIMIT,
+               project: str | None = None) -> RecallResult:
+        """Related and recent memories, task cards and interactions, and bundles, for
+        ``query`` within what the actor may see (see the module doc)."""
+        text = check_text(query if query is not None else "", "query",
+                          max_bytes=MAX_QUERY_BYTES, allow_empty=True)
+        size = _check_limit(limit, "limit", MAX_RECALL_LIMIT)
+        service = self._store.service
+        with self._store.snapshot():
+            if project is not None:
+                perm.readable_project(self._store, project, self.actor)
+                projects = [project]
+            else:
+                projects = self.readable_projects()
+            related_memories = service.related_memories(text, self.actor, projects, size)
+            recent_memories = service.recent_memories(self.actor, projects, size)
+            related_tasks = service.related_tasks(text, self.actor, projects, size, project)
+            recent_tasks = service.recent_tasks(self.actor, projects, size, project)
+            related_pairs = service.related_interactions(text, self.actor, size, project)
+            recent_pairs = service.recent_interactions(self.actor, size, project)
+            bundles = self._recall_bundles(text, projects, project)
+        return RecallResult(
+            query=text, limit=size, project=project,
+            related_memories=tuple(related_memories), recent_memories=tuple(recent_memories),
+            related_task_cards=tuple(related_tasks), recent_task_cards=tuple(recent_tasks),
+            related_interactions=tuple(related_pairs), recent_interactions=tuple(recent_pairs),
+            bundles=tuple(bundles))
+
+    def _recall_bundles(self, text: str, projects: list[str],
+                        project: str | None) -> list[BundleInfo]:
+        """At most MAX_RECALL_BUNDLES bundles: the named project's first, then those whose
+        name shares a word with the query, then the most recently changed."""
+        summaries = self._store.service.visible_bundles(self.actor, projects, MAX_BUNDLE_LIST)
+        words = text_terms(text)
+
+        def order(item: tuple[int, BundleSummary]) -> tuple[int, int, int]:
+            position, summary = item
+            named = int(project is not None and summary.project == project)
+            name = summary.project or summary.schedule or ""
+            return (-named, -len(words & text_terms(name.replace("-", " "))), position)
+
+        chosen = [s for _, s in sorted(enumerate(summaries), key=order)][:MAX_RECALL_BUNDLES]
+        out = []
+        for summary in chosen:
+            index = self._store.service.document(summary.id, INDEX_FILE)
+            out.append(replace(self._bundle_info(summary),
+                               index=_cut(index.content, INDEX_EXCERPT_CHARS) if index else ""))
+        return out
+
+    # ---- transitions ----------------------------------------------------------------------
+
+    def transition_assess(self, current_task: str | dict[str, Any] | None,
+                          request: str) -> Transition:
+        """Whether ``request`` continues ``current_task`` (a visible task's id, or an object
+        with ``goal``/``prompt``/``result`` text) or starts a new task.
+
+        Deterministic: the score is the share of the request's words (``text_terms``) that
+        also appear in the task's goal, prompt or result; at least ``CONTINUE_THRESHOLD``
+        means ``continue``. Without a current task the answer is ``new``.
+        """
+        request_text = check_text(request, "request", max_bytes=MAX_TRANSITION_TEXT_BYTES)
+        if current_task is None:
+            return Transition("new", 0.0, "there is no current task, so this starts a new one")
+        task_id: str | None = None
+        if isinstance(current_task, str):
+            task = self._engine.tasks.get_task(current_task)
+            task_id, texts = task.id, [task.goal, task.prompt, task.result]
+        elif isinstance(current_task, dict):
+            unknown = sorted(set(current_task) - set(TRANSITION_FIELDS))
+            if unknown:
+                raise InvalidInput(f"current_task has unknown field {unknown[0][:40]!r}: use "
+                                   f"{', '.join(TRANSITION_FIELDS)}")
+            texts = [check_text(current_task.get(name) or "", f"current_task.{name}",
+                                max_bytes=MAX_TRANSITION_TEXT_BYTES, allow_empty=True)
+                     for name in TRANSITION_FIELDS]
+        else:
+            raise InvalidInput("current_task must be a task id or an object with goal, prompt "
+                               "and result")
+        wanted = text_terms(request_text)
+        if not wanted:
+            return Transition("new", 0.0, "the request has no distinctive words to compare "
+                              "with the current task", task_id)
+        have = text_terms("\n".join(texts))
+        shared = tuple(sorted(wanted & have))
+        score = round(len(shared) / len(wanted), 3)
+        decision = "continue" if score >= CONTINUE_THRESHOLD else "new"
+        listed = ", ".join(shared[:8]) + (", …" if len(shared) > 8 else "")
+        reason = (f"{len(shared)} of {len(wanted)} distinctive request words appear in the "
+                  f"current task{f' ({listed})' if shared else ''}; score {score:.2f} "
+                  f"{'≥' if decision == 'continue' else '<'} {CONTINUE_THRESHOLD} → {decision}")
+        return Transition(decision, score, reason, task_id, shared)
+
+    # ---- consolidation records ------------------------------------------------------------
+
+    def record_consolidation(self, kind: str, outcome: str,
+                             detail: dict[str, Any] | None = None) -> ConsolidationRecord:
+        """Record that a consolidation happened: ``kind`` and ``outcome`` are short labels
+        (id-like), ``detail`` a small JSON object (redacted)."""
+        check_id(kind, "kind")
+        check_id(outcome, "outcome")
+        stored = self._clean_detail({} if detail is None else detail)
+        with self._store.transaction():
+            self._store.identity.ensure_user(self.actor)
+            record = ConsolidationRecord(id=self._store.new_id("cons"), user=self.actor,
+                                         kind=kind, outcome=outcome, detail=stored,
+                                         at=self._store.now())
+            self._store.service.insert_consolidation(record)
+            self._store.audit.append(self.actor, "consolidation_recorded", record.id,
+                                     {"kind": kind, "outcome": outcome})
+        return record
+
+    @staticmethod
+    def _clean_detail(detail: object) -> dict[str, Any]:
+        if not isinstance(detail, dict):
+            raise InvalidInput("detail must be a JSON object")
+        if json_depth(detail) > MAX_JSON_DEPTH:
+            raise InvalidInput(f"detail is nested deeper than {MAX_JSON_DEPTH} levels")
+        try:
+            text = json.dumps(detail, ensure_ascii=False, sort_keys=True)
+            size = len(text.encode("utf-8"))
+        except (TypeError, ValueError, UnicodeEncodeError):
+            raise InvalidInput("detail must be plain JSON (text, numbers, lists, objects)") \
+                from None
+        if size > MAX_DETAIL_BYTES:
+            raise InvalidInput(f"detail is too large ({size} bytes; the limit is "
+                               f"{MAX_DETAIL_BYTES})")
+        cleaned = redact(text)
+        try:
+            value = json.loads(cleaned)
+        except ValueError:
+            value = None
+        return value if isinstance(value, dict) else {"redacted": cleaned}
+
+    def consolidations(self, limit: int = DEFAULT_CONSOLIDATION_LIST) -> list[ConsolidationRecord]:
+        """The actor's consolidation records, newest first."""
+        size = _check_limit(limit, "limit", MAX_CONSOLIDATION_LIST)
+        return self._store.service.consolidations(self.actor, size)
+
+    # ---- bundles --------------------------------------------------------------------------
+
+    def _parse_bundle(self, bundle: object) -> tuple[str, str, str]:
+        """(kind, name, store key) of a bundle id the actor names."""
+        if not isinstance(bundle, str):
+            raise InvalidInput("bundle must be text: project:<id> or schedule:<name>")
+        kind, sep, name = bundle.partition(":")
+        if not sep or kind not in (PROJECT_BUNDLE, SCHEDULE_BUNDLE):
+            raise InvalidInput(f"bundle {bundle[:80]!r} is not project:<id> or schedule:<name>")
+        check_id(name, f"{kind} name" if kind == SCHEDULE_BUNDLE else "project id")
+        if kind == PROJECT_BUNDLE:
+            return kind, name, f"{PROJECT_BUNDLE}:{name}"
+        return kind, name, f"{SCHEDULE_BUNDLE}:{self.actor}:{name}"
+
+    def _bundle_info(self, summary: BundleSummary) -> BundleInfo:
+        if summary.project is not None:
+            name, kind = f"{PROJECT_BUNDLE}:{summary.project}", PROJECT_BUNDLE
+        else:
+            name, kind = f"{SCHEDULE_BUNDLE}:{summary.schedule}", SCHEDULE_BUNDLE
+        return BundleInfo(bundle=name, kind=kind, project=summary.project,
+                          schedule=summary.schedule, created_by=summary.created_by,
+                          created_at=summary.created_at, updated_at=summary.updated_at,
+                          documents=summary.documents)
+
+    def list_bundles(self, project: str | None = None) -> list[BundleInfo]:
+        """The bundles the actor can read, most recently changed first: its own schedule
+        bundles and readable projects' bundles (only ``project``'s when given)."""
+        with self._store.snapshot():
+            if project is not None:
+                perm.readable_project(self._store, project, self.actor)
+                found = self._store.service.get_bundle(f"{PROJECT_BUNDLE}:{project}")
+                summaries = [found] if found is not None else []
+            else:
+                summaries = self._store.service.visible_bundles(
+                    self.actor, self.readable_projects(), MAX_BUNDLE_LIST)
+        return [self._bundle_info(summary) for summary in summaries]
+
+    def get_bundle(self, bundle: str) -> BundleView:
+        """A bundle's documents with their content and revisions. A readable project's
+        bundle always exists (maybe empty); a schedule bundle exists once written."""
+        kind, name, key = self._parse_bundle(bundle)
+        with self._store.snapshot():
+            if kind == PROJECT_BUNDLE:
+                perm.readable_project(self._store, name, self.actor)
+            elif self._store.service.get_bundle(key) is None:
+                raise NotFound(f"bundle {bundle!r} not found")
+            documents = self._store.service.documents(key)
+        return BundleView(bundle=f"{kind}:{name}", kind=kind, documents=tuple(documents))
+
+    def get_document(self, bundle: str, path: str) -> BundleDocument:
+        """One document of a bundle the actor can read (NotFound when it does not exist)."""
+        kind, name, key = self._parse_bundle(bundle)
+        check_document_path(path)
+        with self._store.snapshot():
+            if kind == PROJECT_BUNDLE:
+                perm.readable_project(self._store, name, self.actor)
+            document = self._store.service.document(key, path)
+        if document is None:
+            raise NotFound(f"{path} not found in bundle {bundle!r}")
+        return document
+
+    def put_document(self, bundle: str, path: str, content: str,
+                     expected_revision: int) -> DocumentWrite:
+        """Write one document (redacted) if its revision is still ``expected_revision`` (0:
+        the document must not exist yet). A stale revision raises ``Conflict`` with
+        ``current_revision``; nothing is written then."""
+        kind, name, key = self._parse_bundle(bundle)
+        check_document_path(path)
+        if isinstance(expected_revision, bool) or not isinstance(expected_revision, int) \
+                or expected_revision < 0:
+            raise InvalidInput("expected_revision must be a whole number ≥ 0 (0 for a new "
+                               "document)")
+        text = check_text(content, "content", max_bytes=MAX_DOCUMENT_BYTES, allow_empty=True)
+        if path == STATE_FILE:
+            _check_state_json(text, STATE_FILE)
+        cleaned = redact(text)
+        if path == STATE_FILE and cleaned != text:
+            _check_state_json(cleaned, f"{STATE_FILE} after redaction")
+        check_text(cleaned, "content", max_bytes=MAX_DOCUMENT_BYTES, allow_empty=True)
+        public = f"{kind}:{name}"
+        with self._store.transaction():
+            if kind == PROJECT_BUNDLE:
+                perm.writable_project(self._store, name, self.actor)
+            self._store.identity.ensure_user(self.actor)
+            now = self._store.now()
+            self._store.service.ensure_bundle(
+                key, name if kind == PROJECT_BUNDLE else None,
+                name if kind == SCHEDULE_BUNDLE else None, self.actor, now)
+            if expected_revision == 0 and \
+                    self._store.service.count_documents(key) >= MAX_BUNDLE_DOCUMENTS and \
+                    self._store.service.document_revision(key, path) == 0:
+                raise InvalidInput(f"bundle {public!r} already holds {MAX_BUNDLE_DOCUMENTS} "
+                                   "documents")
+            revision = self._store.service.put_document(key, path, cleaned, expected_revision,
+                                                        now, self.actor)
+            if revision is None:
+                current = self._store.service.document_revision(key, path)
+                raise Conflict(f"{path} in {public} is at revision {current}, not "
+                               f"{expected_revision}: read it again and retry",
+                               current_revision=current)
+            self._store.audit.append(self.actor, "bundle_document_written", public,
+                                     {"path": path, "revision": revision})
+        return DocumentWrite(bundle=public, path=path, revision=revision)
+
+
+__all__ = ["BUNDLE_FILES", "CONTINUE_THRESHOLD", "MAX_RECALL_LIMIT", "BundleInfo", "BundleView",
+           "DocumentWrite", "RecallApi", "RecallResult", "Remembered", "Transition",
+           "check_document_path", "interaction_card", "task_card", "text_terms"]

@@ -1,0 +1,104 @@
+"""A small client for the local memory service (``memtui call``, scripts, tests).
+
+``call(method, params)`` sends one request and returns the decoded response object
+(``{"id", "ok", "result"|"error"}``). A service that is not running raises
+``ServiceUnavailable`` ("service not running at PATH"), so callers can degrade gracefully.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+from memtui.engine.paths import default_socket_path
+from memtui.errors import MemtuiError
+
+CLIENT_TIMEOUT_S = 30.0
+"""How long a call waits for the whole response by default."""
+MAX_RESPONSE_BYTES = 256 * 1024 * 1024
+"""A response longer than this is refused (a safety bound, far above any real answer)."""
+_ids = itertools.count(1)
+
+
+class ServiceUnavailable(MemtuiError):
+    """No service answers at the socket path."""
+
+    code = "service_unavailable"
+    exit_code = 1
+
+
+class ServiceProtocolError(MemtuiError):
+    """The service's answer could not be read (timeout, truncated, not JSON)."""
+
+    code = "service_protocol"
+    exit_code = 1
+
+
+def _connect(path: Path, timeout: float) -> socket.socket:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    try:
+        sock.connect(str(path))
+    except (FileNotFoundError, ConnectionRefusedError, NotADirectoryError):
+        sock.close()
+        raise ServiceUnavailable(f"service not running at {path}") from None
+    except OSError as error:
+        sock.close()
+        raise ServiceUnavailable(f"service not reachable at {path} "
+                                 f"({error.strerror or error})") from None
+    return sock
+
+
+def send_raw(payload: bytes, socket_path: str | os.PathLike[str] | None = None,
+             timeout: float = CLIENT_TIMEOUT_S) -> bytes:
+    """Send raw bytes as one request and return the raw response (up to the end of input)."""
+    path = Path(socket_path).expanduser() if socket_path else default_socket_path()
+    deadline = time.monotonic() + timeout
+    with _connect(path, timeout) as sock:
+        try:
+            sock.sendall(payload)
+            sock.shutdown(socket.SHUT_WR)
+            chunks: list[bytes] = []
+            size = 0
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError
+                sock.settimeout(left)
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                size += len(chunk)
+                if size > MAX_RESPONSE_BYTES:
+                    raise ServiceProtocolError(f"the response from {path} is larger than "
+                                               f"{MAX_RESPONSE_BYTES} bytes")
+                chunks.append(chunk)
+        except TimeoutError:
+            raise ServiceProtocolError(f"the service at {path} did not answer within "
+                                       f"{timeout:g}s") from None
+        except (BrokenPipeError, ConnectionResetError) as error:
+            raise ServiceProtocolError(f"the service at {path} closed the connection "
+                                       f"({error.strerror or error})") from None
+    return b"".join(chunks)
+
+
+def call(method: str, params: dict[str, Any] | None = None,
+         socket_path: str | os.PathLike[str] | None = None,
+         timeout: float = CLIENT_TIMEOUT_S, request_id: str | int | None = None) -> dict[str, Any]:
+    """Call one method; returns the response object (check ``ok``)."""
+    request = {"id": next(_ids) if request_id is None else request_id, "method": method,
+               "params": {} if params is None else params}
+    raw = send_raw((json.dumps(request, ensure_ascii=False) + "\n").encode("utf-8"),
+                   socket_path, timeout)
+    try:
+        response = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise ServiceProtocolError("the service's answer is not a JSON line") from None
+    if not isinstance(response, dict):
+        raise ServiceProtocolError("the service's answer is not a JSON object")
+    return response

@@ -1,0 +1,243 @@
+"""The service's methods: a table of name -> parameter types -> engine call.
+
+Only JSON shapes are checked here (which params exist, which are required, their JSON
+types); every value rule (ids, lengths, limits, permissions, redaction) is the engine's. An
+unknown parameter is refused, so a typo is never silently ignored and nothing in params can
+name the acting user.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from memtui import __version__
+from memtui.engine.api import Engine
+from memtui.service.protocol import INVALID_PARAMS, UNKNOWN_METHOD, ProtocolError
+
+STRING, INTEGER, NUMBER, BOOLEAN, OBJECT, ARRAY, NULL = (
+    "string", "integer", "number", "boolean", "object", "array", "null")
+"""JSON type names used in parameter specs and error messages."""
+SERVICE_TASK_SOURCE = "service"
+"""``source`` of tasks recorded through ``task.complete``."""
+FOLLOWUP_FIELDS = {"from_task": STRING, "message": STRING}
+"""Each item of ``task.complete``'s ``followups``."""
+
+
+def json_type(value: Any) -> str:
+    """The JSON type name of a decoded value."""
+    if value is None:
+        return NULL
+    if isinstance(value, bool):
+        return BOOLEAN
+    if isinstance(value, int):
+        return INTEGER
+    if isinstance(value, float):
+        return NUMBER
+    if isinstance(value, str):
+        return STRING
+    if isinstance(value, list):
+        return ARRAY
+    return OBJECT
+
+
+def _matches(value: Any, types: tuple[str, ...]) -> bool:
+    kind = json_type(value)
+    return kind in types or (kind == INTEGER and NUMBER in types)
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter: its accepted JSON types and whether it must be given."""
+
+    types: tuple[str, ...]
+    required: bool = False
+
+
+@dataclass
+class ServiceContext:
+    """What a method runs with: the engine (acting user fixed), the store's path and the
+    background worker's state."""
+
+    engine: Engine
+    store_path: str
+    worker_state: Callable[[], dict[str, Any]] = field(default=lambda: {"enabled": False})
+
+
+Handler = Callable[[ServiceContext, dict[str, Any]], Any]
+
+
+@dataclass(frozen=True)
+class Method:
+    """A method: its handler, its parameters and a one-line description."""
+
+    name: str
+    handler: Handler
+    params: dict[str, Param]
+    summary: str
+
+
+def check_params(method: Method, params: dict[str, Any], request_id: Any = None) -> None:
+    """Refuse unknown parameters, missing required ones and wrong JSON types
+    (``invalid_params``)."""
+    for name in params:
+        if name not in method.params:
+            known = ", ".join(method.params) or "none"
+            raise ProtocolError(INVALID_PARAMS, f"{method.name}: unknown parameter "
+                                f"{str(name)[:40]!r} (accepted: {known})", request_id)
+    for name, spec in method.params.items():
+        if name not in params:
+            if spec.required:
+                raise ProtocolError(INVALID_PARAMS, f"{method.name}: missing parameter "
+                                    f"{name!r}", request_id)
+            continue
+        if not _matches(params[name], spec.types):
+            raise ProtocolError(INVALID_PARAMS, f"{method.name}: {name} must be "
+                                f"{' or '.join(spec.types)}, not {json_type(params[name])}",
+                                request_id)
+
+
+def _opt(params: dict[str, Any], name: str, default: Any = None) -> Any:
+    value = params.get(name)
+    return default if value is None else value
+
+
+# ---- handlers -----------------------------------------------------------------------------
+
+def _health(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
+    store = ctx.engine.store
+    return {"version": __version__, "store": ctx.store_path,
+            "schema_version": store.schema_version(), "user": ctx.engine.actor,
+            "worker": ctx.worker_state()}
+
+
+def _followups(value: Any) -> list[tuple[str, str]]:
+    out = []
+    for index, item in enumerate(value):
+        if not isinstance(item, dict) or set(item) != set(FOLLOWUP_FIELDS) or not all(
+                _matches(item[key], (kind,)) for key, kind in FOLLOWUP_FIELDS.items()):
+            raise ProtocolError(INVALID_PARAMS, f"task.complete: followups[{index}] must be "
+                                '{"from_task": string, "message": string}')
+        out.append((item["from_task"], item["message"]))
+    return out
+
+
+def _task_complete(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
+    followups = _followups(params.get("followups") or [])
+    engine = ctx.engine
+    with engine.store.transaction():
+        task = engine.tasks.add_task(
+            params["project"], params.get("goal"), params.get("prompt"), params["result"],
+            params["started_at"], params["finished_at"], status="completed",
+            cost_usd=_opt(params, "cost_usd", 0), parent=params.get("parent"),
+            continuation=bool(params.get("continuation")),
+            external_context=bool(params.get("external_context")),
+            source=SERVICE_TASK_SOURCE, source_ref=params.get("task_ref"))
+        for from_task, message in followups:
+            engine.tasks.add_followup(task.id, from_task, message)
+    return task.to_json()
+
+
+def _task_list(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
+    args: dict[str, Any] = {"project": params.get("project")}
+    if params.get("limit") is not None:
+        args["limit"] = params["limit"]
+    tasks = ctx.engine.tasks.list_tasks(**args)
+    return {"items": [task.to_json() for task in tasks], "count": len(tasks)}
+
+
+def _interaction_remember(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
+    return ctx.engine.service.remember_interaction(
+        params["interaction_id"], params["question"], params["answer"],
+        project=params.get("project"), source=params.get("source")).to_json()
+
+
+def _memory_recall(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
+    args: dict[str, Any] = {"query": params["query"], "project": params.get("project")}
+    if params.get("limit") is not None:
+        args["limit"] = params["limit"]
+    return ctx.engine.service.recall(**args).to_json()
+
+
+def _context_prepare(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
+    result = ctx.engine.injection.preview_for_project(
+        params["project"], prompt=_opt(params, "prompt", ""), goal=_opt(params, "goal", ""))
+    return {"injected": result.injected, "reason": result.reason, "prompt": result.prompt,
+            "goal": result.goal, "memory_ids": list(result.memory_ids)}
+
+
+def _transition_assess(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
+    return ctx.engine.service.transition_assess(params.get("current_task"),
+                                                params["request"]).to_json()
+
+
+def _consolidation_record(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
+    record = ctx.engine.service.record_consolidation(params["kind"], params["outcome"],
+                                                     params.get("detail"))
+    return {"id": record.id, "kind": record.kind, "outcome": record.outcome, "at": record.at}
+
+
+def _bundle_list(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
+    items = ctx.engine.service.list_bundles(params.get("project"))
+    return {"items": [item.to_json() for item in items], "count": len(items)}
+
+
+def _bundle_get(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
+    return ctx.engine.service.get_bundle(params["bundle"]).to_json()
+
+
+def _bundle_document_put(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
+    return ctx.engine.service.put_document(params["bundle"], params["path"], params["content"],
+                                           params["expected_revision"]).to_json()
+
+
+_S, _OS = (STRING,), (STRING, NULL)
+METHODS: dict[str, Method] = {method.name: method for method in (
+    Method("health", _health, {}, "version, store path, schema version, worker state"),
+    Method("task.complete", _task_complete, {
+        "project": Param(_S, True), "goal": Param(_OS), "prompt": Param(_OS),
+        "result": Param(_S, True), "started_at": Param(_S, True),
+        "finished_at": Param(_S, True), "cost_usd": Param((NUMBER, NULL)),
+        "parent": Param(_OS), "continuation": Param((BOOLEAN, NULL)),
+        "external_context": Param((BOOLEAN, NULL)), "followups": Param((ARRAY, NULL)),
+        "task_ref": Param(_OS)}, "record a finished task"),
+    Method("task.list", _task_list, {"project": Param(_OS), "limit": Param((INTEGER, NULL))},
+           "the user's recent tasks"),
+    Method("interaction.remember", _interaction_remember, {
+        "interaction_id": Param(_S, True), "question": Param(_S, True),
+        "answer": Param(_S, True), "project": Param(_OS), "source": Param(_OS)},
+        "store a finished question/answer pair (idempotent)"),
+    Method("memory.recall", _memory_recall, {
+        "query": Param(_S, True), "limit": Param((INTEGER, NULL)), "project": Param(_OS)},
+        "related and recent memories, task cards, interactions, bundles"),
+    Method("context.prepare", _context_prepare, {
+        "project": Param(_S, True), "prompt": Param(_OS), "goal": Param(_OS)},
+        "the injection a new first-turn task would receive"),
+    Method("transition.assess", _transition_assess, {
+        "current_task": Param((STRING, OBJECT, NULL)), "request": Param(_S, True)},
+        "does the request continue the current task"),
+    Method("consolidation.record", _consolidation_record, {
+        "kind": Param(_S, True), "outcome": Param(_S, True), "detail": Param((OBJECT, NULL))},
+        "record that a consolidation happened"),
+    Method("bundle.list", _bundle_list, {"project": Param(_OS)}, "readable bundles"),
+    Method("bundle.get", _bundle_get, {"bundle": Param(_S, True)},
+           "one bundle with its documents"),
+    Method("bundle.document.put", _bundle_document_put, {
+        "bundle": Param(_S, True), "path": Param(_S, True), "content": Param(_S, True),
+        "expected_revision": Param((INTEGER,), True)},
+        "write one document (compare-and-set on its revision)"),
+)}
+"""Every method of spec/50."""
+
+
+def dispatch(ctx: ServiceContext, method_name: str, params: dict[str, Any],
+             request_id: Any = None) -> Any:
+    """Check params against the method's table entry and run it. Raises ``ProtocolError``
+    (``unknown_method``, ``invalid_params``) or the engine's ``MemtuiError``."""
+    method = METHODS.get(method_name)
+    if method is None:
+        raise ProtocolError(UNKNOWN_METHOD, f"unknown method {method_name[:80]!r} (known: "
+                                            f"{', '.join(METHODS)})", request_id)
+    check_params(method, params, request_id)
+    return method.handler(ctx, params)

@@ -1,0 +1,443 @@
+"""``MemoryService``: the unix-socket server behind ``memtui serve``.
+
+- The socket is created owner-only (``0600``, bound under a restrictive umask so there is no
+  moment when it is open to others); a missing folder is created ``0700``. On Linux each
+  peer's uid is checked (``SO_PEERCRED``): only the service's own user may talk to it.
+- A socket file left by a crashed run is detected (nobody answers) and replaced; a live one
+  is an error (another service is running).
+- One request per connection, each handled on a bounded pool of threads. Each connection
+  must deliver its request within ``read_timeout_s``; a slow or silent client is answered
+  with an error and closed; a client that goes away mid-reply harms no one.
+- ``stop()`` (and SIGTERM/SIGINT under ``run()``) stops accepting, lets the requests in
+  flight finish, stops the worker, removes the socket file and closes the store.
+- ``worker=True`` hosts the background extraction loop (``memtui.engine.worker``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import selectors
+import signal
+import socket
+import stat
+import struct
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from memtui.engine.api import Engine
+from memtui.engine.paths import default_socket_path
+from memtui.errors import MemtuiError
+from memtui.service.methods import ServiceContext, dispatch
+from memtui.service.protocol import (
+    INTERNAL,
+    INVALID_REQUEST,
+    MAX_REQUEST_BYTES,
+    PERMISSION_DENIED,
+    ProtocolError,
+    error_from_exception,
+    error_response,
+    ok_response,
+    parse_request,
+    read_request,
+)
+from memtui.store.database import Store, open_store
+
+log = logging.getLogger("memtui.service")
+
+READ_TIMEOUT_S = 5.0
+"""A connection must deliver its whole request within this many seconds."""
+WRITE_TIMEOUT_S = 5.0
+"""A reply that cannot be written within this many seconds is dropped."""
+MAX_CLIENTS = 16
+"""Connections handled at once (threads); more wait in the listen backlog."""
+LISTEN_BACKLOG = 128
+DRAIN_TIMEOUT_S = 0.5
+"""After refusing a request, how long unread input is drained so the reply gets through."""
+DRAIN_BYTES = 8 * MAX_REQUEST_BYTES
+"""At most this much unread input is drained after a refusal."""
+PROBE_TIMEOUT_S = 1.0
+"""How long the stale-socket probe waits for a live service to accept."""
+SHUTDOWN_TIMEOUT_S = 30.0
+"""How long ``stop()`` waits for the accept loop and the requests in flight."""
+SOCKET_MODE = 0o600
+FOLDER_MODE = 0o700
+_SOCKET_UMASK = 0o177
+_PEERCRED = struct.Struct("3i")
+
+
+class ServiceError(MemtuiError):
+    """The service cannot start: the socket is in use, or its path is unusable."""
+
+    code = "service_error"
+    exit_code = 1
+
+
+def _prepare_folder(folder: Path) -> None:
+    """Create the socket's folder ``0700`` when missing; refuse a private default folder
+    (``memtui-<uid>`` under the temp dir) that someone else owns or others can enter."""
+    if not folder.exists():
+        try:
+            folder.mkdir(parents=True, mode=FOLDER_MODE)
+            os.chmod(folder, FOLDER_MODE)
+        except OSError as error:
+            raise ServiceError(f"cannot create the socket folder {folder} ({error})") from None
+        return
+    if not folder.is_dir():
+        raise ServiceError(f"{folder} is not a folder")
+    if hasattr(os, "getuid") and folder.name == f"memtui-{os.getuid()}":
+        info = folder.stat()
+        if info.st_uid != os.getuid() or info.st_mode & 0o077:
+            raise ServiceError(f"{folder} is not private to you (owner uid {info.st_uid}, mode "
+                               f"{stat.S_IMODE(info.st_mode):o}); remove it or use --socket")
+
+
+def _clear_stale_socket(path: Path) -> None:
+    """Remove a socket file nobody listens on; refuse a live one or a non-socket file."""
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return
+    if not stat.S_ISSOCK(info.st_mode):
+        raise ServiceError(f"{path} exists and is not a socket; not replacing it")
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.settimeout(PROBE_TIMEOUT_S)
+    try:
+        probe.connect(str(path))
+    except (ConnectionRefusedError, FileNotFoundError):
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        log.info("removed a stale socket left by an earlier run: %s", path)
+        return
+    except OSError as error:
+        raise ServiceError(f"cannot check the existing socket {path} ({error})") from None
+    finally:
+        probe.close()
+    raise ServiceError(f"a memtui service is already running at {path}")
+
+
+def peer_uid(conn: socket.socket) -> int | None:
+    """The connected peer's uid (Linux ``SO_PEERCRED``), or None where unknown."""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None:
+        return None
+    try:
+        _pid, uid, _gid = _PEERCRED.unpack(
+            conn.getsockopt(socket.SOL_SOCKET, option, _PEERCRED.size))
+    except OSError:
+        return None
+    return uid
+
+
+class MemoryService:
+    """The local memory service for one store and one acting user.
+
+    ``store`` (optional) is an open store to serve instead of opening ``store_path`` (it is
+    then left open at stop). Use ``run()`` for a blocking server with signal handling (the
+    command line), or ``start()`` + ``serve_forever()``/``stop()``, or ``running()`` for a
+    server in a background thread (tests, benchmarks).
+    """
+
+    def __init__(self, store_path: str | os.PathLike[str] | None, actor: str,
+                 socket_path: str | os.PathLike[str] | None = None, *, worker: bool = False,
+                 interval_s: float | None = None, read_timeout_s: float = READ_TIMEOUT_S,
+                 max_clients: int = MAX_CLIENTS, store: Store | None = None,
+                 create_folder: bool = False) -> None:
+        if store is None and store_path is None:
+            raise ValueError("give a store path or an open store")
+        self.store_path = Path(store_path) if store_path is not None else store.path  # type: ignore[union-attr]
+        self.actor = actor
+        self.socket_path = Path(socket_path).expanduser() if socket_path else default_socket_path()
+        self.worker_enabled = worker
+        self.interval_s = interval_s
+        self.read_timeout_s = read_timeout_s
+        self.max_clients = max_clients
+        self._given_store = store
+        self._create_folder = create_folder
+        self._store: Store | None = None
+        self._context: ServiceContext | None = None
+        self._listener: socket.socket | None = None
+        self._socket_id: tuple[int, int] | None = None
+        self._wake_r: socket.socket | None = None
+        self._wake_w: socket.socket | None = None
+        self._pool: ThreadPoolExecutor | None = None
+        self._slots = threading.BoundedSemaphore(max_clients)
+        self._stopping = threading.Event()
+        self._stopped = threading.Event()
+        self._loop: Any = None
+        self._started = False
+        self._serving = False
+
+    # ---- life cycle -----------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Open the store, bind the socket and start the worker (if asked). Raises
+        ``ServiceError``/``StoreError`` with a one-line message when it cannot."""
+        if self._started:
+            return
+        store = self._given_store or open_store(self.store_path,
+                                                create_folder=self._create_folder)
+        self._store = store
+        try:
+            engine = Engine(store, self.actor)
+            self._context = ServiceContext(engine=engine, store_path=str(self.store_path),
+                                           worker_state=self._worker_state)
+            self._bind()
+            self._wake_r, self._wake_w = socket.socketpair()
+            self._pool = ThreadPoolExecutor(max_workers=self.max_clients,
+                                            thread_name_prefix="memtui-service")
+            if self.worker_enabled:
+                self._start_worker(store)
+        except BaseException:
+            self._cleanup()
+            raise
+        self._started = True
+        log.info("listening on %s (user %s, store %s%s)", self.socket_path, self.actor,
+                 self.store_path, ", worker on" if self.worker_enabled else "")
+
+    def _bind(self) -> None:
+        path = self.socket_path
+        _prepare_folder(path.parent)
+        _clear_stale_socket(path)
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old_umask = os.umask(_SOCKET_UMASK)
+        try:
+            listener.bind(str(path))
+        except OSError as error:
+            listener.close()
+            raise ServiceError(f"cannot listen on {path} ({error.strerror or error})") from None
+        finally:
+            os.umask(old_umask)
+        os.chmod(path, SOCKET_MODE)
+        info = path.stat()
+        self._socket_id = (info.st_dev, info.st_ino)
+        listener.listen(LISTEN_BACKLOG)
+        listener.setblocking(False)
+        self._listener = listener
+
+    def _start_worker(self, store: Store) -> None:
+        from memtui.engine.worker import DEFAULT_INTERVAL_S, BackgroundLoop
+
+        interval = self.interval_s if self.interval_s is not None else DEFAULT_INTERVAL_S
+        self._loop = BackgroundLoop(store, self.actor, interval, on_event=self._worker_event)
+        self._loop.start()
+
+    def _worker_event(self, event: Any) -> None:
+        if event.kind == "error":
+            log.warning("worker round failed: %s", event.error)
+        elif event.kind == "finished" and event.summary is not None:
+            log.info("worker round: %s", event.summary.to_json())
+
+    def _worker_state(self) -> dict[str, Any]:
+        if self._loop is None:
+            return {"enabled": False}
+        return {"enabled": True, "interval_s": self._loop.interval_s,
+                **self._loop.state.to_json()}
+
+    def serve_forever(self) -> None:
+        """Accept connections until ``stop()``; then finish what is in flight and clean up."""
+        if not self._started:
+            self.start()
+        assert self._listener is not None and self._wake_r is not None
+        self._serving = True
+        selector = selectors.DefaultSelector()
+        selector.register(self._listener, selectors.EVENT_READ, "accept")
+        selector.register(self._wake_r, selectors.EVENT_READ, "wake")
+        try:
+            while not self._stopping.is_set():
+                for key, _events in selector.select():
+                    if key.data == "wake" or self._stopping.is_set():
+                        break
+                    self._accept()
+        finally:
+            selector.close()
+            self._cleanup()
+            self._stopped.set()
+
+    def _accept(self) -> None:
+        assert self._listener is not None and self._pool is not None
+        while not self._stopping.is_set():
+            if not self._slots.acquire(timeout=0.1):
+                continue  # every slot busy: leave the rest in the backlog a moment
+            try:
+                conn, _addr = self._listener.accept()
+            except (BlockingIOError, InterruptedError):
+                self._slots.release()
+                return
+            except OSError as error:
+                self._slots.release()
+                log.warning("accept failed: %s", error)
+                return
+            conn.setblocking(True)
+            try:
+                self._pool.submit(self._serve_connection, conn)
+            except RuntimeError:  # the pool is shutting down
+                self._slots.release()
+                conn.close()
+                return
+
+    def stop(self, timeout: float = SHUTDOWN_TIMEOUT_S) -> bool:
+        """Stop accepting, finish requests in flight, stop the worker, remove the socket.
+        Safe to call from a signal handler or another thread; True when all is done."""
+        self._stopping.set()
+        if self._wake_w is not None:
+            with contextlib.suppress(OSError):
+                self._wake_w.send(b"x")
+        if not self._serving:
+            self._cleanup()
+            return True
+        return self._stopped.wait(timeout)
+
+    def _cleanup(self) -> None:
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            listener.close()
+        self._remove_socket_file()
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True)
+        loop, self._loop = self._loop, None
+        if loop is not None:
+            loop.stop()
+        for end in (self._wake_r, self._wake_w):
+            if end is not None:
+                end.close()
+        self._wake_r = self._wake_w = None
+        if self._store is not None and self._given_store is None:
+            self._store.close()
+        self._store = None
+
+    def _remove_socket_file(self) -> None:
+        """Remove the socket file, only if it is still the one this service bound."""
+        if self._socket_id is None:
+            return
+        with contextlib.suppress(OSError):
+            info = self.socket_path.lstat()
+            if (info.st_dev, info.st_ino) == self._socket_id:
+                self.socket_path.unlink()
+        self._socket_id = None
+
+    def run(self) -> int:
+        """Serve in this (main) thread until SIGTERM/SIGINT; returns the exit status."""
+        self.start()
+        previous: dict[int, Any] = {}
+
+        def on_signal(signum: int, _frame: FrameType | None) -> None:
+            log.info("received %s: shutting down", signal.Signals(signum).name)
+            self._stopping.set()
+            if self._wake_w is not None:
+                with contextlib.suppress(OSError):
+                    self._wake_w.send(b"x")
+
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            previous[signum] = signal.signal(signum, on_signal)
+        try:
+            self.serve_forever()
+        finally:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+        log.info("stopped")
+        return 0
+
+    @contextlib.contextmanager
+    def running(self) -> Iterator[MemoryService]:
+        """Serve in a background thread for the duration of the block."""
+        self.start()
+        self._serving = True
+        thread = threading.Thread(target=self.serve_forever, name="memtui-service-accept",
+                                  daemon=True)
+        thread.start()
+        try:
+            yield self
+        finally:
+            self.stop()
+            thread.join(SHUTDOWN_TIMEOUT_S)
+
+    # ---- one connection -------------------------------------------------------------------
+
+    def handle_request(self, raw: bytes) -> bytes:
+        """Answer one raw request line (no socket involved): the encoded response."""
+        assert self._context is not None
+        request_id: Any = None
+        try:
+            request = parse_request(raw)
+            request_id = request.id
+            result = dispatch(self._context, request.method, request.params, request_id)
+            return ok_response(request_id, result)
+        except Exception as error:
+            if isinstance(error, ProtocolError) and error.request_id is not None:
+                request_id = error.request_id
+            code, message, detail = error_from_exception(error)
+            if code == INTERNAL:
+                log.error("request %r failed", request_id, exc_info=error)
+            try:
+                return error_response(request_id, code, message, **detail)
+            except (TypeError, ValueError):
+                return error_response(request_id, code, message)
+
+    def _serve_connection(self, conn: socket.socket) -> None:
+        try:
+            with conn:
+                self._converse(conn)
+        except OSError:
+            pass  # the client went away; nothing was half-written on our side
+        except Exception:  # never let one connection hurt the service
+            log.exception("connection failed")
+        finally:
+            self._slots.release()
+
+    def _converse(self, conn: socket.socket) -> None:
+        uid = peer_uid(conn)
+        if uid is not None and hasattr(os, "getuid") and uid != os.getuid():
+            log.warning("refused a connection from uid %s", uid)
+            self._reply(conn, error_response(None, PERMISSION_DENIED,
+                                             "this service serves only its own user"),
+                        drain=True)
+            return
+        deadline = time.monotonic() + self.read_timeout_s
+        try:
+            raw = read_request(conn, deadline)
+        except ProtocolError as error:
+            self._reply(conn, error_response(None, error.code, error.message), drain=True)
+            return
+        except TimeoutError:
+            self._reply(conn, error_response(
+                None, INVALID_REQUEST, f"no complete request within {self.read_timeout_s:g}s"))
+            return
+        self._reply(conn, self.handle_request(raw))
+
+    @staticmethod
+    def _reply(conn: socket.socket, payload: bytes, drain: bool = False) -> None:
+        conn.settimeout(WRITE_TIMEOUT_S)
+        conn.sendall(payload)
+        with contextlib.suppress(OSError):
+            conn.shutdown(socket.SHUT_WR)
+        if drain:  # read (and drop) what the client is still sending, so it gets the reply
+            deadline = time.monotonic() + DRAIN_TIMEOUT_S
+            drained = 0
+            with contextlib.suppress(OSError):
+                while drained < DRAIN_BYTES and (left := deadline - time.monotonic()) > 0:
+                    conn.settimeout(left)
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        break
+                    drained += len(chunk)
+
+
+def serve(store_path: str | os.PathLike[str], actor: str,
+          socket_path: str | os.PathLike[str] | None = None, *, worker: bool = False,
+          interval_s: float | None = None, create_folder: bool = False) -> int:
+    """Run a service until SIGTERM/SIGINT (``memtui serve``), logging to stderr."""
+    if not logging.getLogger().handlers:
+        logging.basicConfig(stream=sys.stderr, level=logging.INFO,
+                            format="memtui serve: %(message)s")
+    service = MemoryService(store_path, actor, socket_path, worker=worker,
+                            interval_s=interval_s, create_folder=create_folder)
+    return service.run()

@@ -1,0 +1,163 @@
+"""Render every pane of the real app on the demo store into ``screenshots/`` (SVG, and PNG
+when the system's librsvg and cairo libraries are there — no Python package needed).
+
+    python scripts/screenshots.py [--size 100x32] [--out screenshots]
+
+The demo store has a fixed clock and sequential ids, so the pictures only change when the
+app does. Timers are off and workers are awaited before each picture.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import ctypes
+import ctypes.util
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memtui.app.app import AppConfig, MemtuiApp
+from memtui.app.main import create_app
+from memtui.app.panes import PANES
+from memtui.engine.demo import DEMO_PROJECT, DEMO_USER, build_demo_store
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_SIZE = (100, 32)
+STORE_LABEL = "~/.local/share/memtui/memtui.db"
+HISTORY_HEAD = "mem_0009"
+"""The demo's three-version memory (shown in the History pane)."""
+MAX_SETTLE_ROUNDS = 50
+PNG_SCALE = 1.0
+
+
+@dataclass(frozen=True)
+class Shot:
+    """One picture: a file name, the pane it starts on, the keys pressed first."""
+
+    name: str
+    pane: str
+    keys: tuple[str, ...] = ()
+
+
+def shots() -> list[Shot]:
+    """Every pane, then a few dialogs."""
+    panes = [Shot(f"{number:02d}-{pane.PANE_ID}", pane.PANE_ID)
+             for number, pane in enumerate(PANES, start=1)]
+    return panes + [
+        Shot("20-memory-detail", "project", ("enter",)),
+        Shot("21-correct", "user", ("j", "e")),
+        Shot("22-forget-confirm", "user", ("j", "d")),
+        Shot("23-search", "project", ("slash", "s", "t", "r", "i", "p", "e")),
+        Shot("24-command-line", "user", ("colon", "s", "t")),
+        Shot("25-memory-status", "user", ("colon", "s", "t", "a", "t", "u", "s", "enter")),
+        Shot("26-help", "user", ("question_mark",)),
+    ]
+
+
+async def _settle(pilot: Any) -> None:
+    app = pilot.app
+    for _ in range(MAX_SETTLE_ROUNDS):
+        await pilot.pause()
+        if not any(worker.is_running for worker in app.workers):
+            break
+        await app.workers.wait_for_complete()
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause()
+
+
+async def render(shot: Shot, folder: Path, size: tuple[int, int]) -> str:
+    """Build a fresh demo store and app, press the keys, return the SVG."""
+    store = build_demo_store(folder / f"{shot.name}.db")
+    config = AppConfig(poll_interval=None, worker_interval=None, load_keymap=False,
+                       system_clipboard=None, start_pane=shot.pane, store_label=STORE_LABEL)
+    app: MemtuiApp = create_app(store, DEMO_USER, DEMO_PROJECT, config=config, cwd=folder)
+    app.history_memory_id = HISTORY_HEAD
+    async with app.run_test(size=size) as pilot:
+        await _settle(pilot)
+        for key in shot.keys:
+            await pilot.press(key)
+            await _settle(pilot)
+        for widget in app.screen.query("Input, TextArea"):
+            widget.cursor_blink = False  # type: ignore[attr-defined]
+        await pilot.pause()
+        svg = app.export_screenshot(title=f"memtui — {shot.name.split('-', 1)[1]}")
+    store.close()
+    return svg
+
+
+def svg_to_png(svg: Path, png: Path, scale: float = PNG_SCALE) -> bool:
+    """Convert with the system's librsvg + cairo through ctypes; False when unavailable."""
+    names = {"rsvg": ctypes.util.find_library("rsvg-2") or "librsvg-2.so.2",
+             "cairo": ctypes.util.find_library("cairo") or "libcairo.so.2",
+             "gobject": ctypes.util.find_library("gobject-2.0") or "libgobject-2.0.so.0"}
+    try:
+        rsvg, cairo, gobject = (ctypes.CDLL(names[key]) for key in ("rsvg", "cairo", "gobject"))
+    except OSError:
+        return False
+
+    class Dimensions(ctypes.Structure):
+        _fields_ = [("width", ctypes.c_int), ("height", ctypes.c_int),
+                    ("em", ctypes.c_double), ("ex", ctypes.c_double)]
+
+    pointer = ctypes.c_void_p
+    rsvg.rsvg_handle_new_from_file.restype = pointer
+    rsvg.rsvg_handle_new_from_file.argtypes = [ctypes.c_char_p, pointer]
+    rsvg.rsvg_handle_get_dimensions.argtypes = [pointer, ctypes.POINTER(Dimensions)]
+    rsvg.rsvg_handle_render_cairo.argtypes = [pointer, pointer]
+    cairo.cairo_image_surface_create.restype = pointer
+    cairo.cairo_create.restype = pointer
+    cairo.cairo_create.argtypes = [pointer]
+    cairo.cairo_scale.argtypes = [pointer, ctypes.c_double, ctypes.c_double]
+    cairo.cairo_surface_write_to_png.argtypes = [pointer, ctypes.c_char_p]
+    cairo.cairo_destroy.argtypes = [pointer]
+    cairo.cairo_surface_destroy.argtypes = [pointer]
+    gobject.g_object_unref.argtypes = [pointer]
+    handle = rsvg.rsvg_handle_new_from_file(str(svg).encode(), None)
+    if not handle:
+        return False
+    size = Dimensions()
+    rsvg.rsvg_handle_get_dimensions(handle, ctypes.byref(size))
+    surface = cairo.cairo_image_surface_create(0, int(size.width * scale),
+                                               int(size.height * scale))
+    context = cairo.cairo_create(surface)
+    cairo.cairo_scale(context, scale, scale)
+    ok = bool(rsvg.rsvg_handle_render_cairo(handle, context))
+    status = cairo.cairo_surface_write_to_png(surface, str(png).encode())
+    cairo.cairo_destroy(context)
+    cairo.cairo_surface_destroy(surface)
+    gobject.g_object_unref(handle)
+    return ok and status == 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write every picture; print what was written."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", default=f"{DEFAULT_SIZE[0]}x{DEFAULT_SIZE[1]}",
+                        help="terminal size, COLUMNSxROWS")
+    parser.add_argument("--out", type=Path, default=ROOT / "screenshots")
+    parser.add_argument("--no-png", action="store_true", help="SVG only")
+    args = parser.parse_args(argv)
+    width, height = (int(part) for part in args.size.lower().split("x"))
+    args.out.mkdir(parents=True, exist_ok=True)
+    png_ok = not args.no_png
+    with tempfile.TemporaryDirectory(prefix="memtui-shots-") as scratch:
+        for shot in shots():
+            svg = asyncio.run(render(shot, Path(scratch), (width, height)))
+            svg_path = args.out / f"{shot.name}.svg"
+            svg_path.write_text(svg, encoding="utf-8")
+            written = [svg_path.name]
+            if png_ok:
+                png_ok = svg_to_png(svg_path, svg_path.with_suffix(".png"))
+                if png_ok:
+                    written.append(svg_path.with_suffix(".png").name)
+                else:
+                    print("PNG: librsvg/cairo not found; writing SVG only", file=sys.stderr)
+            print(" ".join(written))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Helpers for the app's Pilot and snapshot tests."""

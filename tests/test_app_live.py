@@ -1,0 +1,202 @@
+"""Pilot tests: live refresh from another connection, text safety, the keymap file, the
+worker (progress, stopping on quit), header state."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from snapshots.harness import app_test, demo_app, press, screen_text, settle, status_text
+
+from memtui.app.modals.confirm import ConfirmModal
+from memtui.engine.api import Engine
+from memtui.store.database import open_store
+
+HOSTILE = "[@click=app.quit]Click me[/] [bold red]loud[/] \x1b[2J\x1b]52;c;SGk=\x07 end"
+LIVE_WAIT_ROUNDS = 40
+LIVE_WAIT_STEP = 0.05
+
+
+@app_test
+async def test_a_write_from_another_connection_shows_up_keeping_selection(
+        tmp_path: Path) -> None:
+    app = demo_app(tmp_path, poll_interval=LIVE_WAIT_STEP)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        memory_list = app.pane("user").memory_list
+        await press(pilot, "j", "j")
+        selected = memory_list.current().id
+        other = open_store(app.store.path)  # a second connection, like another process
+        try:
+            Engine(other, "alice").identity.add_memory("Written by another process.", "fact")
+        finally:
+            other.close()
+        for _ in range(LIVE_WAIT_ROUNDS):
+            await pilot.pause(LIVE_WAIT_STEP)
+            await settle(pilot)
+            if memory_list.count == 9:
+                break
+        assert memory_list.count == 9
+        assert memory_list.current().id == selected  # the selection stays on its memory
+        assert memory_list.cursor == 3
+        assert "Written by another process." in screen_text(app)
+
+
+@app_test
+async def test_a_forget_elsewhere_moves_the_cursor_to_a_neighbour(tmp_path: Path) -> None:
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        memory_list = app.pane("user").memory_list
+        await press(pilot, "j", "j")
+        doomed = memory_list.current().id
+        other = open_store(app.store.path)
+        try:
+            Engine(other, "alice").identity.forget(doomed)
+        finally:
+            other.close()
+        app._poll()  # what the timer does
+        await settle(pilot)
+        assert memory_list.count == 7
+        assert memory_list.cursor == 2
+        assert memory_list.current().id != doomed
+
+
+@app_test
+async def test_hostile_text_is_shown_literally_and_does_nothing(tmp_path: Path) -> None:
+    app = demo_app(tmp_path)
+    Engine(app.store, "alice").identity.add_memory(HOSTILE, "fact")
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        shown = screen_text(app)
+        assert "[@click=app.quit]Click me[/] [bold red]loud[/]" in shown
+        assert "\\x1b[2J" in shown and "\x1b" not in shown
+        await pilot.click("#user-list", offset=(20, 0))  # click the hostile row
+        await pilot.click("#user-preview", offset=(5, 1))
+        await settle(pilot)
+        assert app.is_running
+        await press(pilot, "enter")  # the detail view
+        assert "[@click=app.quit]" in screen_text(app)
+        await pilot.click(".dialog-body", offset=(2, 0))
+        await press(pilot, "escape", "h")  # history
+        assert "[@click=app.quit]" in screen_text(app)
+        svg = app.export_screenshot()
+        assert "\x1b" not in svg
+        assert app.is_running
+    assert app.return_code in (None, 0)
+
+
+@app_test
+async def test_hostile_command_text_in_errors_and_notes(tmp_path: Path) -> None:
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "colon")
+        line = app.screen.query_one("#command-line")
+        line.value = "[@click=app.quit] \x1b[2J"
+        await press(pilot, "enter")
+        assert "[@click=app.quit]" in status_text(app)
+        line.value = f"/memory note {HOSTILE}"
+        await press(pilot, "enter")
+        assert app.pane("user").memory_list.current().content.startswith("[@click=app.quit]")
+        assert app.is_running
+
+
+@app_test
+async def test_keymap_file_rebinds_by_id(tmp_path: Path) -> None:
+    keymap = tmp_path / "keymap.toml"
+    keymap.write_text('[keymap]\n"memory.forget" = "x"\n"no.such.binding" = "z"\n')
+    app = demo_app(tmp_path, load_keymap=True, keymap_path=keymap)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert any("no.such.binding" in problem for problem in app.keymap_problems)
+        await press(pilot, "d")
+        assert not isinstance(app.screen, ConfirmModal)
+        await press(pilot, "x")
+        assert isinstance(app.screen, ConfirmModal)
+
+
+@app_test
+async def test_a_broken_keymap_file_is_reported_not_fatal(tmp_path: Path) -> None:
+    keymap = tmp_path / "keymap.toml"
+    keymap.write_text("this is [not toml")
+    app = demo_app(tmp_path, load_keymap=True, keymap_path=keymap)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert "not valid TOML" in status_text(app)
+        await press(pilot, "d")
+        assert isinstance(app.screen, ConfirmModal)
+
+
+def _many_tasks(app, count: int) -> None:
+    engine = Engine(app.store, "alice")
+    for number in range(count):
+        engine.tasks.add_task("webshop", f"Task number {number}", "", "r" * 300,
+                              "2026-11-20T10:00:00Z", "2026-11-20T10:30:00Z")
+
+
+@app_test
+async def test_backfill_reports_progress(tmp_path: Path) -> None:
+    app = demo_app(tmp_path)
+    _many_tasks(app, 120)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.start_extraction("backfill")
+        assert "running backfill" in str(app.screen.query_one("#header").render())
+        await settle(pilot)
+        state = app.runner.state
+        assert state.last_job == "backfill" and state.last_error is None
+        assert state.total and state.done == state.total >= 120
+        assert "120 new" in status_text(app) or "new" in status_text(app)
+        assert "idle · last" in str(app.screen.query_one("#header").render())
+
+
+@app_test
+async def test_quit_during_a_backfill_stops_between_transactions(tmp_path: Path) -> None:
+    app = demo_app(tmp_path)
+    _many_tasks(app, 400)
+    before = len(Engine(app.store, "alice").auto.log(10_000))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.start_extraction("backfill")
+        await pilot.press("q")
+    assert app.runner._stop.is_set()
+    check = open_store(app.store.path)
+    try:
+        engine = Engine(check, "alice")
+        runs = [entry for entry in engine.identity.audit(20)
+                if entry.action == "auto_memory_run" and entry.detail.get("kind") == "backfill"]
+        logged = len(engine.auto.log(10_000))
+    finally:
+        check.close()
+    from memtui.engine.extraction import BATCH_SIZE
+
+    if not runs:  # stopped before its first transaction: nothing was written
+        assert logged == before
+        return
+    detail = runs[0].detail
+    if detail["stopped"]:
+        assert detail["scanned"] % BATCH_SIZE == 0  # whole transactions only
+    else:
+        assert detail["scanned"] >= 400
+
+
+@app_test
+async def test_worker_busy_is_said(tmp_path: Path) -> None:
+    app = demo_app(tmp_path)
+    _many_tasks(app, 60)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.start_extraction("backfill")
+        app.start_extraction("round")
+        assert "busy" in status_text(app)
+        await settle(pilot)
+
+
+@app_test
+async def test_header_shows_user_project_store_and_worker(tmp_path: Path) -> None:
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(120, 24)) as pilot:
+        await settle(pilot)
+        header = str(app.screen.query_one("#header").render())
+        for part in ("alice", "project webshop", "~/demo/memtui.db", "worker idle · last"):
+            assert part in header, part

@@ -1,0 +1,43 @@
+"""The read-only Bundles pane: documents of readable bundles, the selected one shown as
+literal text, ``c`` copies it, and a store change shows up."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from snapshots.harness import CopySpy, app_test, demo_app, press, screen_text, settle
+
+from memtui.app.panes import PANES
+from memtui.app.panes.bundles import BundlesPane
+from memtui.engine.api import Engine
+
+
+def _pane_key() -> str:
+    return str([pane.PANE_ID for pane in PANES].index(BundlesPane.PANE_ID) + 1)
+
+
+@app_test
+async def test_bundles_pane_lists_and_shows_documents(tmp_path: Path) -> None:
+    spy = CopySpy()
+    app = demo_app(tmp_path, system_clipboard=spy)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        alice = Engine(app.store, "alice").service
+        alice.put_document("project:webshop", "INDEX.md", "# Webshop\n\x1b[31mred[/b]", 0)
+        alice.put_document("schedule:nightly", "state.json", '{"step": 3}', 0)
+        Engine(app.store, "bob").service.put_document("schedule:bobs", "INDEX.md", "bob", 0)
+        await press(pilot, _pane_key())
+        pane = app.current_pane()
+        assert isinstance(pane, BundlesPane)
+        assert [(r.bundle, r.path) for r in pane.item_list.items] == [
+            ("project:webshop", "INDEX.md"), ("schedule:nightly", "state.json")]
+        text = screen_text(app)
+        assert "\\x1b[31mred[/b]" in text and "read-only" in text
+        await press(pilot, "c")
+        assert spy.copied == ["# Webshop\n\x1b[31mred[/b]"]
+        await press(pilot, "j")
+        assert '{"step": 3}' in screen_text(app)
+        alice.put_document("schedule:nightly", "state.json", '{"step": 4}', 1)
+        pane.refresh_data()
+        await settle(pilot)
+        assert '{"step": 4}' in screen_text(app) and "revision 2" in screen_text(app)
