@@ -42,7 +42,7 @@ def test_codex_pane_shows_the_home(codex_home: Path, tmp_path: Path) -> None:
     @app_test
     async def run() -> None:
         spy = CopySpy()
-        app = demo_app(tmp_path, system_clipboard=spy)
+        app = demo_app(tmp_path, codex_home=tmp_path / ".codex", system_clipboard=spy)
         async with app.run_test(size=(100, 40)) as pilot:
             await settle(pilot)
             await press(pilot, _pane_key())
@@ -82,7 +82,7 @@ def test_codex_pane_without_a_home(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 
     @app_test
     async def run() -> None:
-        app = demo_app(tmp_path)
+        app = demo_app(tmp_path, codex_home=tmp_path / "nowhere")
         async with app.run_test(size=SMALL) as pilot:
             await settle(pilot)
             await press(pilot, _pane_key())
@@ -100,6 +100,6 @@ def test_codex_pane_snapshot(snap_compare: Any, codex_home: Path, tmp_path: Path
         await pilot.press("j")
         await settle(pilot, animations=True)
 
-    app = demo_app(tmp_path, start_pane=CodexPane.PANE_ID)
+    app = demo_app(tmp_path, codex_home=tmp_path / ".codex", start_pane=CodexPane.PANE_ID)
     # wide: the selected thread, the whole diagnosis and the task groups show at once
     assert snap_compare(app, terminal_size=WIDE, run_before=run_before)

@@ -70,6 +70,8 @@ class AppConfig:
     start_pane: str = START_PANE
     store_label: str | None = None
     """Shown in the header instead of the store path (tests: a path that never changes)."""
+    codex_home: Path | None = None
+    """The Codex home the Codex pane shows (``--codex-home``; else $CODEX_HOME, ~/.codex)."""
 
 
 def _pane_bindings() -> list[BindingType]:

@@ -42,7 +42,9 @@ def run_app(ctx: CliContext) -> int:
     """Run the app for a command-line context (``memtui``, ``memtui --demo``)."""
     project = getattr(ctx.args, "project", None)
     try:
-        app = create_app(ctx.store, ctx.user, project)
+        codex_home = getattr(ctx.args, "codex_home", None)
+        config = AppConfig(codex_home=Path(codex_home).expanduser() if codex_home else None)
+        app = create_app(ctx.store, ctx.user, project, config=config)
     except NotFound as error:
         raise NotFound(f"{error.message} (or you are not a member): see memtui project list") \
             from None

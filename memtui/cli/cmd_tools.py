@@ -22,8 +22,8 @@ def redact_command(ctx: CliContext, args: argparse.Namespace) -> int:
 
     stdin = getattr(args, "stdin", None) or sys.stdin
     if not args.jsonl:
-        for line in stdin:
-            ctx.stdout.write(redact(line))
+        # The whole input at once: a secret can span lines (a PEM private key block).
+        ctx.stdout.write(redact(stdin.read()))
         return 0
     bad = 0
     for number, line in enumerate(stdin, start=1):

@@ -314,9 +314,10 @@ class IdentityApi:
                 raise InvalidInput(f"memory {memory_id!r} is already superseded by "
                                    f"{old.superseded_by!r}; correct that one instead")
             self._store.identity.ensure_user(self.actor)
+            # The new version is owned by whoever wrote it, so History shows who corrected it.
             new = self._new_memory(content=text, kind=kind or old.kind, project=old.project,
                                    source=old.source if old.source == "auto" else "manual",
-                                   source_thread_id=old.source_thread_id, owner=old.owner)
+                                   source_thread_id=old.source_thread_id)
             self._store.memories.insert(new, self._store.memories.goal_key(old.id))
             self._store.memories.mark_superseded(old.id, new.id, new.created_at)
             self._audit("memory_superseded", old.id, new_id=new.id, scope=old.scope)

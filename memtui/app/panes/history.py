@@ -28,7 +28,7 @@ EMPTY_TEXT = ("No memory selected — pick one in the User or Project pane and p
 
 
 def version_row(number: int, memory: Memory, width: int, tz: ZoneInfo) -> Text:
-    """One version: number, when, source, owner, state, text."""
+    """One version: number, when, source, author, state, text."""
     state = "current" if memory.status == "active" else "old"
     row = Text(no_wrap=True, overflow="ellipsis")
     row.append(f"v{number:<3}", style="bold" if state == "current" else "")
@@ -134,7 +134,7 @@ class HistoryPane(Pane):
         if memory is None:
             preview.update("")
             return
-        meta = Text(f"{memory.id} · {memory.kind} · {memory.source} · owner {memory.owner} · "
+        meta = Text(f"{memory.id} · {memory.kind} · {memory.source} · by {memory.owner} · "
                     f"{local_time(memory.created_at, self.memtui.tz)}"
                     + (f" · replaced by {memory.superseded_by}" if memory.superseded_by else
                        " · current"), style="dim")
