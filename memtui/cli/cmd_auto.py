@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from memtui.cli import render
+from memtui.cli.common import list_out, positive_int
 from memtui.cli.context import CliContext
 from memtui.engine.settings import parse_cli_pairs
 from memtui.errors import InvalidInput
@@ -26,15 +27,6 @@ REASON_WORDS = {
 }
 """Reason codes in words for human output (JSON keeps the codes)."""
 
-
-def _list_out(ctx: CliContext, items: list[Any], table: Table, empty: str) -> int:
-    if ctx.json:
-        ctx.emit_json({"items": [item.to_json() for item in items], "count": len(items)})
-    elif not items:
-        ctx.console.print(Text(empty))
-    else:
-        ctx.console.print(table)
-    return 0
 
 
 # ---- settings --------------------------------------------------------------------------------
@@ -154,7 +146,7 @@ def task_list(ctx: CliContext, args: argparse.Namespace) -> int:
     """``task list [--project ID] [--mine] [--status S] [--limit N]``."""
     tasks = ctx.engine.tasks.list_tasks(args.project, args.limit, mine=args.mine,
                                         status=args.status)
-    return _list_out(ctx, tasks, task_table(tasks),
+    return list_out(ctx, tasks, task_table(tasks),
                      "No tasks yet — record one with: memtui task add ...")
 
 
@@ -227,7 +219,7 @@ def log_table(entries: list[LogEntry]) -> Table:
 def log(ctx: CliContext, args: argparse.Namespace) -> int:
     """``log [--limit N]``: the extraction log of the user's tasks."""
     entries = ctx.engine.auto.log(args.limit)
-    return _list_out(ctx, entries, log_table(entries),
+    return list_out(ctx, entries, log_table(entries),
                      "The extraction log is empty — run a round with: memtui run")
 
 
@@ -249,15 +241,6 @@ def inject(ctx: CliContext, args: argparse.Namespace) -> int:
 
 
 # ---- parser ----------------------------------------------------------------------------------
-
-def _positive(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
-    if number < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return number
 
 
 def _usd(value: str) -> float:
@@ -309,7 +292,7 @@ def _register_task(sub: argparse._SubParsersAction, common: argparse.ArgumentPar
     p.add_argument("--project")
     p.add_argument("--mine", action="store_true", help="your own tasks only")
     p.add_argument("--status", help=", ".join(TASK_STATUSES))
-    p.add_argument("--limit", type=_positive, default=50)
+    p.add_argument("--limit", type=positive_int, default=50)
     p.set_defaults(handler=task_list)
     p = tsub.add_parser("show", help="one task", parents=[common])
     p.add_argument("task")
@@ -338,7 +321,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.set_defaults(handler=run)
 
     p = sub.add_parser("log", help="the extraction log of your tasks", parents=[common])
-    p.add_argument("--limit", type=_positive, default=50)
+    p.add_argument("--limit", type=positive_int, default=50)
     p.set_defaults(handler=log)
 
     p = sub.add_parser("inject", help="the first-turn text a task would receive",

@@ -28,6 +28,7 @@ from rich.table import Table
 from rich.text import Text
 
 from memtui.cli import render
+from memtui.cli.common import positive_int
 from memtui.cli.context import CliContext
 from memtui.engine.codex.curation import ForgetResult, forget_thread, plan_forget_thread
 from memtui.engine.codex.errors import CodexError, CodexWriteRefused
@@ -369,15 +370,6 @@ def export(ctx: CliContext, args: argparse.Namespace) -> int:
 # ---- parser ----------------------------------------------------------------------------------
 
 
-def _positive(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
-    if number < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return number
-
 
 def _seconds(value: str) -> float:
     try:
@@ -416,20 +408,20 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
     p = csub.add_parser("show", help="everything in the Codex home (read-only)",
                         parents=[common])
-    p.add_argument("--limit", type=_positive, default=DEFAULT_SHOW_LIMIT,
+    p.add_argument("--limit", type=positive_int, default=DEFAULT_SHOW_LIMIT,
                    help="rows per list in human output")
     _wait_option(p)
     p.set_defaults(handler=show)
 
     p = csub.add_parser("import", help="stage-1 outputs and notes become memories",
                         parents=[common])
-    p.add_argument("--limit", type=_positive, default=DEFAULT_SHOW_LIMIT)
+    p.add_argument("--limit", type=positive_int, default=DEFAULT_SHOW_LIMIT)
     _wait_option(p)
     p.set_defaults(handler=import_memories)
 
     p = csub.add_parser("import-rollouts", help="session rollouts become completed tasks",
                         parents=[common])
-    p.add_argument("--limit", type=_positive, default=DEFAULT_SHOW_LIMIT)
+    p.add_argument("--limit", type=positive_int, default=DEFAULT_SHOW_LIMIT)
     p.set_defaults(handler=import_rollouts)
 
     p = csub.add_parser("note", help="add an ad-hoc note (needs --write)", parents=[common])

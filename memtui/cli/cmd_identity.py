@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from memtui.cli import render
+from memtui.cli.common import list_out, positive_int
 from memtui.cli.context import CliContext
 from memtui.errors import InvalidInput
 from memtui.store.models import Memory
@@ -25,15 +26,6 @@ def _memory_out(ctx: CliContext, memory: Memory, verb: str | None = None) -> int
         ctx.console.print(render.memory_detail(memory))
     return 0
 
-
-def _list_out(ctx: CliContext, items: list[Any], table: Table, empty: str) -> int:
-    if ctx.json:
-        ctx.emit_json({"items": [item.to_json() for item in items], "count": len(items)})
-    elif not items:
-        ctx.console.print(Text(empty))
-    else:
-        ctx.console.print(table)
-    return 0
 
 
 # ---- project ---------------------------------------------------------------------------------
@@ -144,7 +136,7 @@ def memory_list(ctx: CliContext, args: argparse.Namespace) -> int:
     where = f"project {args.project}" if args.project else "your user memories"
     empty = (f"No memories in {where} match." if (args.search or args.kind) else
              f"No memories in {where} yet — add one with: memtui memory add TEXT --kind fact")
-    return _list_out(ctx, memories, render.memory_table(memories), empty)
+    return list_out(ctx, memories, render.memory_table(memories), empty)
 
 
 def memory_show(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -161,7 +153,7 @@ def memory_supersede(ctx: CliContext, args: argparse.Namespace) -> int:
 def memory_history(ctx: CliContext, args: argparse.Namespace) -> int:
     """``memory history ID``: the chain, oldest first."""
     chain = ctx.engine.identity.history(args.id)
-    return _list_out(ctx, chain, render.memory_table(chain, title=f"History of {args.id}"), "")
+    return list_out(ctx, chain, render.memory_table(chain, title=f"History of {args.id}"), "")
 
 
 def memory_forget(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -208,17 +200,8 @@ def audit(ctx: CliContext, args: argparse.Namespace) -> int:
     for entry in entries:
         table.add_row(render.short_time(entry.at), entry.action, render.text(entry.target),
                       render.text(json.dumps(entry.detail, ensure_ascii=False)))
-    return _list_out(ctx, entries, table, "No audit entries yet.")
+    return list_out(ctx, entries, table, "No audit entries yet.")
 
-
-def _positive(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
-    if number < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return number
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -264,7 +247,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--status", default="active", help="active, superseded or all")
     p.add_argument("--source", help="manual, note, auto or import")
     p.add_argument("--search", metavar="Q")
-    p.add_argument("--limit", type=_positive, default=50)
+    p.add_argument("--limit", type=positive_int, default=50)
     p.set_defaults(handler=memory_list)
     p = msub.add_parser("show", help="one memory", parents=[common])
     p.add_argument("id")
@@ -295,5 +278,5 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.set_defaults(handler=context)
 
     p = sub.add_parser("audit", help="your audit entries", parents=[common])
-    p.add_argument("--limit", type=_positive, default=50)
+    p.add_argument("--limit", type=positive_int, default=50)
     p.set_defaults(handler=audit)

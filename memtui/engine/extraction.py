@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from memtui.engine import permissions as perm
+from memtui.engine.base import EngineArea
 from memtui.engine.redaction import redact
 from memtui.engine.settings import load_settings
 from memtui.engine.tasks import QuotaStatus, read_quota
@@ -45,7 +46,7 @@ from memtui.store.tasks import SweepCursor
 from memtui.store.timeutil import seconds_between
 
 if TYPE_CHECKING:
-    from memtui.engine.api import Engine
+    pass
 
 log = logging.getLogger(__name__)
 
@@ -186,18 +187,9 @@ class _Batch:
     writable: dict[str, bool] = field(default_factory=dict)
 
 
-class ExtractionApi:
+class ExtractionApi(EngineArea):
     """Extraction rounds, backfill, the extraction log and consolidation, for the actor's
     own tasks."""
-
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
-        self._store = engine.store
-
-    @property
-    def actor(self) -> str:
-        """The acting user's id."""
-        return self._engine.actor
 
     # ---- rounds ---------------------------------------------------------------------------
 

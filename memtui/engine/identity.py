@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memtui.engine import permissions as perm
-from memtui.engine.redaction import redact
+from memtui.engine.base import EngineArea
 from memtui.engine.validation import (
     check_id,
     check_kind,
@@ -29,7 +29,7 @@ from memtui.store.models import (
 )
 
 if TYPE_CHECKING:
-    from memtui.engine.api import Engine
+    pass
 
 CONTEXT_LIMIT = 5
 """How many active memories of each scope the identity context and injection carry."""
@@ -81,6 +81,14 @@ def render_memory_block(user_memories: tuple[Memory, ...] | list[Memory],
     return "\n".join(lines)
 
 
+def redact(text: str) -> str:
+    """``memtui.engine.redaction.redact``, imported on first use: the redaction rules cost
+    ~25 ms to import and only writes need them (not the app's first frame)."""
+    from memtui.engine.redaction import redact as redact_text
+
+    return redact_text(text)
+
+
 def redact_values(value: Any) -> Any:
     """A JSON value with every string in it redacted (keys are checked, not rewritten)."""
     if isinstance(value, str):
@@ -92,17 +100,8 @@ def redact_values(value: Any) -> Any:
     return value
 
 
-class IdentityApi:
+class IdentityApi(EngineArea):
     """Every identity operation, acting as the engine's user, with the rules of spec/10."""
-
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
-        self._store = engine.store
-
-    @property
-    def actor(self) -> str:
-        """The acting user's id."""
-        return self._engine.actor
 
     def _audit(self, action: str, target: str | None, **detail: Any) -> None:
         self._store.audit.append(self.actor, action, target, detail)
@@ -302,6 +301,11 @@ class IdentityApi:
     def count_memories(self, flt: MemoryFilter) -> int:
         """How many memories a (checked) filter holds."""
         return self._store.memories.count(flt)
+
+    def count_memories_at_most(self, flt: MemoryFilter, cap: int) -> int:
+        """How many memories a (checked) filter holds, counting no further than ``cap``
+        (cheap at any size; for a search's count while typing)."""
+        return self._store.memories.count_at_most(flt, cap)
 
     def supersede(self, memory_id: str, content: str, kind: str | None = None) -> Memory:
         """Correct a memory: a new active version replaces it; the old one is kept as history."""

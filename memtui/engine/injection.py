@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from memtui.engine import permissions as perm
+from memtui.engine.base import EngineArea
 from memtui.engine.identity import INJECTION_HEADER, render_memory_block
 from memtui.engine.settings import load_settings
 from memtui.engine.tasks import visible_task
@@ -35,7 +36,7 @@ from memtui.errors import PermissionDenied
 from memtui.store.models import Memory, Task
 
 if TYPE_CHECKING:
-    from memtui.engine.api import Engine
+    pass
 
 log = logging.getLogger(__name__)
 
@@ -75,17 +76,8 @@ def _with_prefix(prefix: str, text: str) -> str:
     return f"{prefix}\n\n{text}" if text else prefix
 
 
-class InjectionApi:
+class InjectionApi(EngineArea):
     """First-turn injection for the actor's tasks, and the preview for a new task."""
-
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
-        self._store = engine.store
-
-    @property
-    def actor(self) -> str:
-        """The acting user's id."""
-        return self._engine.actor
 
     def prepare_first_turn(self, task_id: str, apply: bool = False) -> InjectionResult:
         """The text the task's first turn receives. A preview without side effects unless

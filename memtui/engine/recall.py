@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from memtui.engine import permissions as perm
+from memtui.engine.base import EngineArea
 from memtui.engine.identity import IdentityApi
 from memtui.engine.redaction import redact
 from memtui.engine.validation import MAX_JSON_DEPTH, check_id, check_text, json_depth
@@ -38,7 +39,7 @@ from memtui.store.models import BundleDocument, Interaction, Memory, Task
 from memtui.store.service_data import BundleSummary, ConsolidationRecord
 
 if TYPE_CHECKING:
-    from memtui.engine.api import Engine
+    pass
 
 DEFAULT_RECALL_LIMIT = 8
 """Items per recall list when the caller does not say."""
@@ -284,18 +285,9 @@ def _check_limit(limit: object, what: str, maximum: int) -> int:
     return min(limit, maximum)
 
 
-class RecallApi:
+class RecallApi(EngineArea):
     """Interactions, recall, transitions, consolidation records and bundles, acting as the
     engine's user."""
-
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
-        self._store = engine.store
-
-    @property
-    def actor(self) -> str:
-        """The acting user's id."""
-        return self._engine.actor
 
     def readable_projects(self) -> list[str]:
         """Ids of the projects the actor may read."""

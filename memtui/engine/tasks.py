@@ -22,6 +22,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from memtui.engine import permissions as perm
+from memtui.engine.base import EngineArea
 from memtui.engine.redaction import redact
 from memtui.engine.validation import check_text
 from memtui.errors import Conflict, InvalidInput, NotFound, StoreError
@@ -29,7 +30,6 @@ from memtui.store.models import TASK_STATUSES, Followup, Task
 from memtui.store.timeutil import format_time, month_start, next_month_start, normalize_time
 
 if TYPE_CHECKING:
-    from memtui.engine.api import Engine
     from memtui.store.database import Store
 
 MAX_TASK_TEXT_BYTES = 1024 * 1024
@@ -174,17 +174,8 @@ def _check_times(status: str, started: str | None, finished: str | None,
         raise InvalidInput("a queued task cannot have a finish time")
 
 
-class TaskApi:
+class TaskApi(EngineArea):
     """Tasks, follow-ups, per-task flags and the quota, acting as the engine's user."""
-
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
-        self._store = engine.store
-
-    @property
-    def actor(self) -> str:
-        """The acting user's id."""
-        return self._engine.actor
 
     # ---- tasks ----------------------------------------------------------------------------
 

@@ -15,14 +15,15 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from memtui.errors import StoreError
 from memtui.store.ids import IdFactory, default_ids
 from memtui.store.schema import APPLICATION_ID, LATEST_VERSION, MIGRATIONS
 from memtui.store.timeutil import Clock, format_time, system_clock
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 BUSY_TIMEOUT_MS = 10_000
 """How long SQLite itself waits for a lock before answering busy."""
@@ -110,23 +111,31 @@ class Store:
 
     @property
     def db(self) -> sqlite_utils.Database:
-        """This thread's sqlite-utils database (its own connection)."""
+        """This thread's sqlite-utils database (on this thread's connection). sqlite-utils
+        is imported here, on first use: ~35 ms that opening the store and reading it (the
+        app's first frame) do not need."""
         db = getattr(self._local, "db", None)
         if db is None:
-            if self._closed:
-                raise StoreError(f"{self.path}: the store is closed")
-            conn = self._connect()
-            db = sqlite_utils.Database(conn, recursive_triggers=False, execute_plugins=False)
+            import sqlite_utils
+
+            db = sqlite_utils.Database(self.conn, recursive_triggers=False,
+                                       execute_plugins=False)
             self._local.db = db
-            self._local.depth = 0
-            with self._lock:
-                self._connections.append(conn)
         return db
 
     @property
     def conn(self) -> sqlite3.Connection:
         """This thread's connection."""
-        return self.db.conn
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            if self._closed:
+                raise StoreError(f"{self.path}: the store is closed")
+            conn = self._connect()
+            self._local.conn = conn
+            self._local.depth = 0
+            with self._lock:
+                self._connections.append(conn)
+        return conn
 
     def execute(self, sql: str, params: Any = ()) -> sqlite3.Cursor:
         """Run one statement on this thread's connection."""

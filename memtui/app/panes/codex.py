@@ -15,7 +15,7 @@ The home is the app config's ``codex_home`` when it has one, else ``$CODEX_HOME`
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -27,12 +27,12 @@ from textual.widgets import Static
 from memtui.app.format import local_time
 from memtui.app.panes.base import Pane
 from memtui.app.widgets.line_list import ItemList, LineList
-from memtui.engine.codex.importer import CodexThread, codex_threads
-from memtui.engine.codex.models import CodexHome
-from memtui.engine.codex.paths import resolve_codex_home, resolve_codex_sqlite_home
-from memtui.engine.codex.reader import read_codex_home
 from memtui.errors import MemtuiError
 from memtui.textsafe import one_line
+
+if TYPE_CHECKING:  # the Codex engine is imported when the pane is first read (not at start)
+    from memtui.engine.codex.importer import CodexThread
+    from memtui.engine.codex.models import CodexHome
 
 DB_WAIT_SECONDS = 0.25
 """Longest wait for a ``memories_1.sqlite`` another process holds locked."""
@@ -128,6 +128,8 @@ class CodexPane(Pane):
 
     def home(self) -> Path:
         """The Codex home shown: the app config's ``codex_home``, else the default."""
+        from memtui.engine.codex.paths import resolve_codex_home
+
         return resolve_codex_home(getattr(self.memtui.config, "codex_home", None))
 
     def copy_text(self) -> tuple[str, str] | None:
@@ -137,6 +139,10 @@ class CodexPane(Pane):
 
     def refresh_data(self) -> None:
         """Read the Codex home again (read-only), keeping the cursor on the same thread."""
+        from memtui.engine.codex.importer import codex_threads
+        from memtui.engine.codex.paths import resolve_codex_sqlite_home
+        from memtui.engine.codex.reader import read_codex_home
+
         super().refresh_data()
         keep = self.item_list.current()
         home = self.home()

@@ -8,7 +8,6 @@ from typing import ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
@@ -20,9 +19,6 @@ from memtui.app.widgets.memory_list import MemoryList
 from memtui.errors import MemtuiError
 from memtui.store.models import Memory
 
-SEARCH_DEBOUNCE_SECONDS = 0.02
-"""Keystrokes closer together than this make one search (the list must follow typing
-within ~50 ms; the loader worker is exclusive, so a newer search cancels an older one)."""
 PREVIEW_LINES = 3
 """Lines of the selected memory's text shown under the list (more when it is taller)."""
 
@@ -55,7 +51,6 @@ class MemoriesPane(Pane):
     def __init__(self) -> None:
         super().__init__()
         self.choice = FilterChoice()
-        self._search_timer: Timer | None = None
         self._loaded_once = False
         self._said_error: str | None = None
 
@@ -143,7 +138,12 @@ class MemoriesPane(Pane):
         count = memory_list.count
         title = Text(self.heading(), style="bold")
         title.append(" · ")
-        title.append("counting…" if count is None else f"{count:,}")
+        if count is not None:
+            title.append(f"{count:,}")
+        elif memory_list.at_least is not None:
+            title.append(f"{memory_list.at_least:,}+")  # a search's capped count
+        else:
+            title.append("counting…")
         title.append(f" · {self.choice.describe()}", style="dim")
         search = self.search_box.value.strip()
         if search:
@@ -198,14 +198,10 @@ class MemoriesPane(Pane):
     # ---- search -------------------------------------------------------------------------
 
     def on_input_changed(self, message: Input.Changed) -> None:
-        """Search as you type (debounced)."""
+        """Search as you type: load at once (no debounce). The loader is an exclusive
+        worker, so a newer keystroke cancels an older load, and a stale result is dropped
+        by its generation number."""
         message.stop()
-        if self._search_timer is not None:
-            self._search_timer.stop()
-        self._search_timer = self.set_timer(SEARCH_DEBOUNCE_SECONDS, self._apply_search)
-
-    def _apply_search(self) -> None:
-        self._search_timer = None
         self._load(keep_position=False)
 
     def on_input_submitted(self, message: Input.Submitted) -> None:

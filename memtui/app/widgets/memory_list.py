@@ -16,6 +16,7 @@ Data flow (worker -> message -> handler):
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
@@ -25,7 +26,7 @@ from textual import work
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.strip import Strip
-from textual.worker import get_current_worker
+from textual.worker import Worker, get_current_worker
 
 from memtui.app.format import local_time
 from memtui.app.widgets.line_list import LineList
@@ -45,6 +46,11 @@ MARK = "●"
 KIND_WIDTH = 10
 TIME_WIDTH = 11
 MAX_SEARCH_WORDS = 16
+SEARCH_COUNT_CAP = 10_000
+"""A search is first counted no further than this ("10,000+"): an exact count of a common
+word at a million rows costs 80–170 ms, too much for every keystroke."""
+EXACT_COUNT_DELAY_SECONDS = 0.3
+"""A capped search count is made exact once no newer keystroke came for this long."""
 MATCH_CONTEXT_CHARS = 12
 """A row whose first match is off to the right starts this many characters before it."""
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -126,12 +132,14 @@ class MemoryList(LineList):
             self.anchor = anchor
 
     class Counted(Message):
-        """A worker counted the rows of a load (internal)."""
+        """A worker counted the rows of a load (internal); ``capped``: the list holds at
+        least ``count`` rows (the exact count follows)."""
 
-        def __init__(self, generation: int, count: int) -> None:
+        def __init__(self, generation: int, count: int, capped: bool = False) -> None:
             super().__init__()
             self.generation = generation
             self.count = count
+            self.capped = capped
 
     class PagesFetched(Message):
         """A worker read far pages (internal)."""
@@ -174,6 +182,9 @@ class MemoryList(LineList):
         self.is_loading = True
         self.error: str | None = None
         self._want_id: str | None = None
+        self.at_least: int | None = None
+        """While a search's exact count is not known: the list holds at least this many
+        rows (``SEARCH_COUNT_CAP``)."""
 
     # ---- public -------------------------------------------------------------------------
 
@@ -256,6 +267,8 @@ class MemoryList(LineList):
                     return
                 self.post_message(self.Loaded(generation, source, anchor))
                 if source.count is None:
+                    if flt.search and not self._capped_count(worker, generation, engine, flt):
+                        return
                     count = engine.identity.count_memories(flt)
                     if not worker.is_cancelled:
                         self.post_message(self.Counted(generation, count))
@@ -272,12 +285,31 @@ class MemoryList(LineList):
             self.post_message(self.LoadFailed(generation, f"{error.__class__.__name__}: "
                                                           f"{error}"))
 
+    def _capped_count(self, worker: Worker[None], generation: int, engine: Engine,
+                      flt: MemoryFilter) -> bool:
+        """A search's count, capped (cheap): post it; True when an exact count is still
+        wanted (the search holds more than the cap and no newer keystroke came)."""
+        count = engine.identity.count_memories_at_most(flt, SEARCH_COUNT_CAP + 1)
+        if worker.is_cancelled:
+            return False
+        if count <= SEARCH_COUNT_CAP:
+            self.post_message(self.Counted(generation, count))
+            return False
+        self.post_message(self.Counted(generation, SEARCH_COUNT_CAP, capped=True))
+        deadline = time.monotonic() + EXACT_COUNT_DELAY_SECONDS
+        while time.monotonic() < deadline:  # typing on cancels this worker
+            if worker.is_cancelled:
+                return False
+            time.sleep(0.02)
+        return not worker.is_cancelled
+
     def on_memory_list_loaded(self, message: Loaded) -> None:
         """Swap in a freshly built source, keeping the cursor's memory when it is there."""
         message.stop()
         if message.generation != self._generation:
             return
         self._source = message.source
+        self.at_least = None
         self.is_loading = self._source.count is None
         self.update_size()
         index = 0
@@ -300,7 +332,14 @@ class MemoryList(LineList):
         message.stop()
         if message.generation != self._generation or self._source is None:
             return
+        if message.capped:
+            self.at_least = message.count
+            self.update_size()
+            self.refresh()
+            self.post_message(self.Changed(self))
+            return
         self._source.count = message.count
+        self.at_least = None
         self.is_loading = False
         self.update_size()
         self.refresh()
@@ -361,7 +400,7 @@ class MemoryList(LineList):
             return 0
         if source.count is not None:
             return source.count
-        return source.loaded_prefix()
+        return max(source.loaded_prefix(), self.at_least or 0)
 
     def rows_wanted(self, start: int, end: int) -> None:
         """Prefetch a screen above and below the visible rows."""

@@ -41,6 +41,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from memtui.engine import permissions as perm
+from memtui.engine.base import EngineArea
 from memtui.engine.codex.curation import validate_thread_id
 from memtui.engine.codex.errors import CodexInputError
 from memtui.engine.codex.export_format import (
@@ -406,18 +407,9 @@ class _Run:
     problems: list[Problem] = field(default_factory=list)
 
 
-class CodexImporter:
+class CodexImporter(EngineArea):
     """Import a Codex home into memtui and export memtui as a Codex folder, as the engine's
     user and through the engine's rules (permissions, redaction, validation, audit)."""
-
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
-        self._store = engine.store
-
-    @property
-    def actor(self) -> str:
-        """The acting user's id."""
-        return self._engine.actor
 
     # ---- browse -----------------------------------------------------------------------------
 

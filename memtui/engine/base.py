@@ -1,0 +1,22 @@
+"""The base of every engine sub-API: it holds the engine, its store and the acting user."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memtui.engine.api import Engine
+    from memtui.store.database import Store
+
+
+class EngineArea:
+    """One area of rules (identity, tasks, extraction ...) acting as the engine's user."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._store: Store = engine.store
+
+    @property
+    def actor(self) -> str:
+        """The acting user's id."""
+        return self._engine.actor
