@@ -62,6 +62,13 @@ class Engine:
         return _sub_api("recall", "RecallApi", self)
 
     @cached_property
+    def codex(self) -> Any:
+        """Codex home interop: browse, import, rollouts, export."""
+        from memtui.engine.codex.importer import CodexImporter
+
+        return CodexImporter(self)
+
+    @cached_property
     def maintenance(self) -> Any:
         """Doctor, export, import."""
         return _sub_api("maintenance", "MaintenanceApi", self)

@@ -377,11 +377,3 @@ class TaskRepository:
             "WHERE project = ? AND status = 'active' ORDER BY created_at, id",
             (project,)).fetchall()
         return [DedupeRow(*row) for row in rows]
-
-    def insert_consolidation(self, record_id: str, user_id: str, kind: str, outcome: str,
-                             detail: Mapping[str, Any], at: str) -> None:
-        """Record a consolidation event (ids and counts only, never content)."""
-        self._store.execute(
-            "INSERT INTO consolidations(id, user_id, kind, outcome, detail, at) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (record_id, user_id, kind, outcome, json.dumps(dict(detail), sort_keys=True), at))
