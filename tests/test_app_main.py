@@ -118,6 +118,12 @@ def test_every_pane_has_a_key_and_an_id() -> None:
     assert {f"pane.{pane_id}" for pane_id in ids[:9]} <= all_binding_ids()
 
 
+def test_every_pane_entry_names_its_class() -> None:
+    for spec in PANES:  # imported lazily by the app; the entry must match the class
+        pane_class = spec.load()
+        assert (pane_class.PANE_ID, pane_class.TITLE) == (spec.PANE_ID, spec.TITLE)
+
+
 def test_keys_markdown_for_the_readme() -> None:
     table = keys_markdown()
     assert table.startswith("| where | keys | does | id |")

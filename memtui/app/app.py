@@ -9,34 +9,36 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from importlib import resources
 from pathlib import Path
-from typing import Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 from zoneinfo import ZoneInfo
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer, Input, TabbedContent, TabPane
 
 from memtui.app.background import BACKFILL, CONSOLIDATE, JOB_WORDS, ROUND, ExtractionRunner
 from memtui.app.clipboard import Clipboard, pyperclip_copy
 from memtui.app.commands import CommandError, parse_command
-from memtui.app.curator import Curator
 from memtui.app.format import local_time, zone
-from memtui.app.keymap import load_keymap
 from memtui.app.messages import ExtractionFinished, ExtractionProgress
-from memtui.app.modals.picker import PickerModal
-from memtui.app.modals.text import TextModal
 from memtui.app.palette import MemoryCommands
 from memtui.app.panes import PANES, Pane
-from memtui.app.panes.history import HistoryPane
 from memtui.app.panes.memories import MemoriesPane, ProjectMemoriesPane
 from memtui.app.widgets.command_line import CommandLine
 from memtui.app.widgets.status import HeaderInfo, StatusHeader, StatusLine
 from memtui.engine.api import Engine
 from memtui.errors import MemtuiError, StoreError
 from memtui.store.database import Store
+
+if TYPE_CHECKING:
+    from textual.widget import AwaitMount
+
+    from memtui.app.curator import Curator
 
 POLL_INTERVAL_SECONDS = 0.75
 """How often the app asks SQLite whether another connection wrote (``data_version``)."""
@@ -45,6 +47,7 @@ WORKER_INTERVAL_SECONDS = 60.0
 TOAST_SECONDS = 4.0
 MAX_PANE_KEYS = 9
 START_PANE = "user"
+HISTORY_PANE = "history"
 TALL_ROWS = 40
 """From this many rows the screen gets the ``-tall`` class (bigger previews)."""
 WIDE_COLUMNS = 120
@@ -99,7 +102,8 @@ class MainScreen(Screen[None]):
                 label = f"{number} {pane_class.TITLE}" if number <= MAX_PANE_KEYS \
                     else pane_class.TITLE
                 with TabPane(label, id=f"tab-{pane_class.PANE_ID}"):
-                    yield pane_class()
+                    if pane_class.PANE_ID == app.config.start_pane:
+                        yield pane_class()  # the others are mounted when first used
         command_line = CommandLine(app.current_memory_id, id="command-line")
         command_line.display = False
         yield command_line
@@ -149,13 +153,21 @@ class MemtuiApp(App[None]):
         self.tz: ZoneInfo = ZoneInfo("UTC")
         self.selected_memory_id: str | None = None
         self.history_memory_id: str | None = None
-        self.curator = Curator(self)
         self.runner = ExtractionRunner(self, store, self.engine.actor)
         self.clipboards = Clipboard(self.copy_to_clipboard, self.config.system_clipboard)
         self._data_version: int | None = None
         self._poll_failed = False
         self._quiet_job = False
         self.keymap_problems: list[str] = []
+        self._mounting: dict[str, AwaitMount] = {}
+
+    @cached_property
+    def curator(self) -> Curator:
+        """The store-changing flows (made on first use: its modals are not needed for the
+        first frame)."""
+        from memtui.app.curator import Curator
+
+        return Curator(self)
 
     def get_default_screen(self) -> Screen[Any]:
         """The main screen."""
@@ -188,6 +200,8 @@ class MemtuiApp(App[None]):
     def _load_keymap(self) -> None:
         if not self.config.load_keymap:
             return
+        from memtui.app.keymap import load_keymap
+
         loaded = load_keymap(self.config.keymap_path, known_ids=all_binding_ids())
         self.keymap_problems = loaded.problems
         if loaded.keymap:
@@ -216,12 +230,29 @@ class MemtuiApp(App[None]):
                 return screen
         raise RuntimeError("the main screen is not mounted")
 
+    def _mounted_pane(self, pane_id: str) -> Pane | None:
+        """A pane by id, if it was mounted (composed or being mounted)."""
+        try:
+            return self.get_screen_main().query_one(f"#pane-{pane_id}", Pane)
+        except NoMatches:
+            return None
+
     def pane(self, pane_id: str) -> Pane:
-        """A pane by id."""
-        return self.get_screen_main().query_one(f"#pane-{pane_id}", Pane)
+        """A pane by id. Only the start pane is composed at start (the first frame comes
+        sooner); the others are mounted here, on first use."""
+        pane = self._mounted_pane(pane_id)
+        if pane is not None:
+            return pane
+        pane_class = next((cls for cls in PANES if cls.PANE_ID == pane_id), None)
+        if pane_class is None:
+            raise NoMatches(f"No pane {pane_id!r}")
+        pane = pane_class()
+        tab = self.get_screen_main().query_one(f"#tab-{pane_id}", TabPane)
+        self._mounting[pane_id] = tab.mount(pane)
+        return pane
 
     def panes(self) -> list[Pane]:
-        """Every pane."""
+        """Every pane mounted so far (the others are read when first shown)."""
         return list(self.get_screen_main().query(Pane))
 
     def pane_titles(self) -> list[tuple[str, str]]:
@@ -229,11 +260,12 @@ class MemtuiApp(App[None]):
         return [(pane.PANE_ID, pane.TITLE) for pane in PANES]
 
     def current_pane(self) -> Pane | None:
-        """The pane being shown."""
+        """The pane being shown (None until it is mounted)."""
         active = self.tabs.active
         if not active:
             return None
-        return self.pane(active.removeprefix("tab-"))
+        pane = self._mounted_pane(active.removeprefix("tab-"))
+        return pane if pane is not None and pane.is_mounted else None
 
     def show_pane(self, pane_id: str) -> None:
         """Switch to a pane."""
@@ -260,8 +292,17 @@ class MemtuiApp(App[None]):
         self._show_current()
 
     def _show_current(self, *, focus: bool = False) -> None:
-        pane = self.current_pane()
-        if pane is None:
+        active = self.tabs.active
+        if not active:
+            return
+        pane = self.pane(active.removeprefix("tab-"))
+        if not pane.is_mounted:  # mounted on first show: read it once it is composed
+            main = self.get_screen_main()
+            if main.focused is not None and not isinstance(main.focused, CommandLine):
+                # focus left in the pane just hidden would be moved by Textual to another
+                # widget there, and that switches the tabs back to it
+                main.set_focus(None)
+            self.call_later(self._show_when_mounted, pane, focus)
             return
         if pane.stale:
             pane.refresh_data()
@@ -271,6 +312,15 @@ class MemtuiApp(App[None]):
         inside = focused is not None and pane in focused.ancestors_with_self
         if target is not None and (focus or not (inside or isinstance(focused, CommandLine))):
             main.set_focus(target)  # at once: a closing modal restores this focus
+
+    async def _show_when_mounted(self, pane: Pane, focus: bool) -> None:
+        waiting = self._mounting.pop(pane.PANE_ID, None)
+        if waiting is not None:
+            await waiting
+        if pane.is_mounted and self.current_pane() is pane:
+            # focus inside a pane that was just mounted is Textual's, not the person's
+            focused = self.get_screen_main().focused
+            self._show_current(focus=focus or not isinstance(focused, CommandLine))
 
     # ---- refresh ----------------------------------------------------------------------
 
@@ -445,8 +495,10 @@ class MemtuiApp(App[None]):
     def show_history(self, memory_id: str) -> None:
         """The History pane for a memory."""
         self.history_memory_id = memory_id
-        self.pane(HistoryPane.PANE_ID).stale = True
-        self.show_pane(HistoryPane.PANE_ID)
+        history = self._mounted_pane(HISTORY_PANE)
+        if history is not None:  # a pane mounted later reads it anyway
+            history.stale = True
+        self.show_pane(HISTORY_PANE)
 
     def choose_project(self) -> None:
         """Pick the current project among the readable ones."""
@@ -465,6 +517,8 @@ class MemtuiApp(App[None]):
             if project_id:
                 self.set_project(project_id)
 
+        from memtui.app.modals.picker import PickerModal
+
         self.push_screen(PickerModal("Current project", choices, self.project), chosen)
 
     def set_project(self, project_id: str) -> None:
@@ -472,8 +526,8 @@ class MemtuiApp(App[None]):
         if project_id == self.project:
             return
         self.project = project_id
-        project_pane = self.pane(ProjectMemoriesPane.PANE_ID)
-        if isinstance(project_pane, MemoriesPane):
+        project_pane = self._mounted_pane(ProjectMemoriesPane.PANE_ID)
+        if isinstance(project_pane, MemoriesPane) and project_pane.is_mounted:
             project_pane.reset()
         self.store_changed()
         self.say(f"Current project: {project_id}", toast=False)
@@ -495,6 +549,7 @@ class MemtuiApp(App[None]):
     def action_help(self) -> None:
         """``?``: the keys and the commands."""
         from memtui.app.help import help_text
+        from memtui.app.modals.text import TextModal
 
         self.push_screen(TextModal("Keys and commands", help_text(self)))
 
@@ -528,6 +583,8 @@ class MemtuiApp(App[None]):
 
     def _memory_pane_action(self, action: str) -> bool:
         pane = self.current_pane()
+        from memtui.app.panes.history import HistoryPane
+
         if isinstance(pane, MemoriesPane | HistoryPane) and hasattr(pane, action):
             getattr(pane, action)()
             return True

@@ -40,6 +40,14 @@ def _is_busy(error: sqlite3.OperationalError) -> bool:
     return "locked" in text or "busy" in text
 
 
+def _wal_in_use(path: Path) -> bool:
+    wal = path.with_name(path.name + "-wal")
+    try:
+        return wal.stat().st_size > 0
+    except OSError:
+        return False
+
+
 def check_store_file(path: Path) -> bool:
     """Check a path can hold a memtui store without writing anything.
 
@@ -69,7 +77,9 @@ def check_store_file(path: Path) -> bool:
     page_size = int.from_bytes(header[_PAGE_SIZE_OFFSET:_PAGE_SIZE_OFFSET + 2], "big")
     page_size = 65536 if page_size == 1 else page_size
     page_count = int.from_bytes(header[_PAGE_COUNT_OFFSET:_PAGE_COUNT_OFFSET + 4], "big")
-    if page_size and page_count and size < page_size * page_count:
+    if page_size and page_count and size < page_size * page_count and not _wal_in_use(path):
+        # While another process checkpoints, page 1 (with the new page count) can reach the
+        # file before the pages that extend it: only a file with no live WAL is judged.
         raise StoreError(f"{path}: the database file is truncated")
     return True
 

@@ -1,32 +1,54 @@
 """The panes of the app, in tab order. Adding a pane is one module and one line in PANES.
 
 Keys ``1``…``9`` switch to the panes in this order; each pane's binding id is
-``pane.<id>``.
+``pane.<id>``. A pane's module is imported when the pane is first mounted (only the start
+pane is mounted at start), so the first frame does not wait for every pane's imports.
 """
 
 from __future__ import annotations
 
+import importlib
+
 from memtui.app.panes.base import Pane
-from memtui.app.panes.bundles import BundlesPane
-from memtui.app.panes.codex import CodexPane
-from memtui.app.panes.extraction_log import ExtractionLogPane
-from memtui.app.panes.history import HistoryPane
-from memtui.app.panes.injection import InjectionPane
-from memtui.app.panes.memories import ProjectMemoriesPane, UserMemoriesPane
-from memtui.app.panes.profile import ProfilePane
-from memtui.app.panes.settings import SettingsPane
 
-PANES: tuple[type[Pane], ...] = (
-    ProfilePane,
-    UserMemoriesPane,
-    ProjectMemoriesPane,
-    HistoryPane,
-    ExtractionLogPane,
-    SettingsPane,
-    InjectionPane,
-    BundlesPane,
-    CodexPane,
+
+class PaneSpec:
+    """One entry of ``PANES``: the pane's ``PANE_ID`` and ``TITLE``, and its class (imported
+    on first use). Calling the spec makes the pane."""
+
+    __slots__ = ("PANE_ID", "TITLE", "_path")
+
+    def __init__(self, pane_id: str, title: str, path: str) -> None:
+        self.PANE_ID = pane_id
+        self.TITLE = title
+        self._path = path
+
+    def load(self) -> type[Pane]:
+        """The pane class (``module:ClassName``), imported now if it was not yet."""
+        module, _, name = self._path.partition(":")
+        pane_class: type[Pane] = getattr(importlib.import_module(module), name)
+        if (pane_class.PANE_ID, pane_class.TITLE) != (self.PANE_ID, self.TITLE):
+            raise RuntimeError(f"PANES entry {self.PANE_ID!r} does not match {self._path}")
+        return pane_class
+
+    def __call__(self) -> Pane:
+        return self.load()()
+
+    def __repr__(self) -> str:
+        return f"PaneSpec({self.PANE_ID!r}, {self.TITLE!r}, {self._path!r})"
+
+
+PANES: tuple[PaneSpec, ...] = (
+    PaneSpec("profile", "Profile", "memtui.app.panes.profile:ProfilePane"),
+    PaneSpec("user", "User", "memtui.app.panes.memories:UserMemoriesPane"),
+    PaneSpec("project", "Project", "memtui.app.panes.memories:ProjectMemoriesPane"),
+    PaneSpec("history", "History", "memtui.app.panes.history:HistoryPane"),
+    PaneSpec("log", "Log", "memtui.app.panes.extraction_log:ExtractionLogPane"),
+    PaneSpec("settings", "Settings", "memtui.app.panes.settings:SettingsPane"),
+    PaneSpec("inject", "Inject", "memtui.app.panes.injection:InjectionPane"),
+    PaneSpec("bundles", "Bundles", "memtui.app.panes.bundles:BundlesPane"),
+    PaneSpec("codex", "Codex", "memtui.app.panes.codex:CodexPane"),
 )
-"""Every pane class, in tab order (each has PANE_ID and TITLE)."""
+"""Every pane, in tab order (each has PANE_ID and TITLE; ``load()`` gives its class)."""
 
-__all__ = ["PANES", "Pane"]
+__all__ = ["PANES", "Pane", "PaneSpec"]

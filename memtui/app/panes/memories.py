@@ -102,14 +102,20 @@ class MemoriesPane(Pane):
     # ---- data ---------------------------------------------------------------------------
 
     def on_mount(self) -> None:
-        """Set the empty text and the time zone."""
+        """Set the time zone; the start pane starts reading its list at once (in a worker,
+        while the first frame is laid out), not after the first frame."""
         self.memory_list.tz = self.memtui.tz
+        if self.stale and self.memtui.config.start_pane == self.PANE_ID:
+            self.refresh_data(first_page_now=True)
 
-    def refresh_data(self) -> None:
-        """Read the list again (keeping cursor and scroll once it has loaded)."""
+    def refresh_data(self, *, first_page_now: bool = False) -> None:
+        """Read the list again (keeping cursor and scroll once it has loaded).
+        ``first_page_now``: a first load reads its first page here, not in a worker (one
+        index seek), so the first frame already shows rows."""
         super().refresh_data()
         self.memory_list.tz = self.memtui.tz
-        self._load(keep_position=self._loaded_once)
+        self._load(keep_position=self._loaded_once,
+                   first_page_now=first_page_now and not self._loaded_once)
         self._loaded_once = True
 
     def reset(self) -> None:
@@ -118,7 +124,7 @@ class MemoriesPane(Pane):
         self.memory_list.marked.clear()
         self.stale = True
 
-    def _load(self, *, keep_position: bool) -> None:
+    def _load(self, *, keep_position: bool, first_page_now: bool = False) -> None:
         self.memory_list.empty_text = self.empty_text()
         search = self.search_box.value.strip() or None
         try:
@@ -130,7 +136,8 @@ class MemoriesPane(Pane):
             return
         if self.SCOPE == "project" and self.project_arg() is None:
             return
-        self.memory_list.show(self.memtui.engine, flt, keep_position=keep_position)
+        self.memory_list.show(self.memtui.engine, flt, keep_position=keep_position,
+                              first_page_now=first_page_now)
         self._update_title()
 
     def _update_title(self) -> None:
@@ -327,7 +334,7 @@ class ProjectMemoriesPane(MemoriesPane):
             return "Nothing matches — esc clears the search, f changes the filter"
         return "No memories yet — press n to add one, or turn on generate with g"
 
-    def refresh_data(self) -> None:
+    def refresh_data(self, *, first_page_now: bool = False) -> None:
         """Read the list, or explain there is no project."""
         if self.memtui.project is None:
             self.stale = False
@@ -335,7 +342,7 @@ class ProjectMemoriesPane(MemoriesPane):
             self.memory_list.show_nothing()
             self.query_one(".pane-title", Static).update(Text(self.heading(), style="bold"))
             return
-        super().refresh_data()
+        super().refresh_data(first_page_now=first_page_now)
 
     def action_add(self) -> None:
         """New memory in the current project (there must be one)."""

@@ -213,8 +213,11 @@ class MemoryList(LineList):
         """The marked memories' ids, sorted."""
         return sorted(self.marked)
 
-    def show(self, engine: Engine, flt: MemoryFilter, *, keep_position: bool = False) -> None:
-        """Show a (checked) filter's memories; ``keep_position`` keeps the cursor's memory."""
+    def show(self, engine: Engine, flt: MemoryFilter, *, keep_position: bool = False,
+             first_page_now: bool = False) -> None:
+        """Show a (checked) filter's memories; ``keep_position`` keeps the cursor's memory.
+        ``first_page_now``: read the first page here (one index seek) instead of in the
+        worker, so the next frame shows rows; the worker then only counts."""
         self._pattern = search_pattern(flt.search)
         anchor = None
         if keep_position and self._source is not None:
@@ -225,8 +228,18 @@ class MemoryList(LineList):
         self._pending.clear()
         self.is_loading = True
         self.error = None
+        source = None
+        if first_page_now and anchor is None:
+            try:
+                source = self._first_page(PagedSource(engine, flt))
+            except MemtuiError as error:
+                self._load_failed(error.message)
+                return
+            self._apply_loaded(source, None)
+            if source.count is not None:
+                return
         self._start_load(self._generation, engine, flt, anchor,
-                         max(1, self.size.height or 24))
+                         max(1, self.size.height or 24), source)
 
     def reload(self) -> None:
         """Read the same list again (the store changed), keeping cursor and scroll."""
@@ -253,19 +266,27 @@ class MemoryList(LineList):
 
     # ---- loading (worker -> message -> handler) -----------------------------------------
 
+    @staticmethod
+    def _first_page(source: PagedSource) -> PagedSource:
+        first = source.load_page(0)
+        if len(first) < source.page_size:
+            source.count = len(first)
+        return source
+
     @work(thread=True, exclusive=True, group="memory-list-load", exit_on_error=False)
     def _start_load(self, generation: int, engine: Engine, flt: MemoryFilter,
-                    anchor: _Anchor | None, height: int) -> None:
+                    anchor: _Anchor | None, height: int,
+                    loaded: PagedSource | None = None) -> None:
+        """Build the source (or only count ``loaded``, whose first page is read)."""
         worker = get_current_worker()
         try:
-            source = PagedSource(engine, flt)
             if anchor is None or anchor.index == 0:
-                first = source.load_page(0)
-                if len(first) < source.page_size:
-                    source.count = len(first)
-                if worker.is_cancelled:
-                    return
-                self.post_message(self.Loaded(generation, source, anchor))
+                source = loaded
+                if source is None:
+                    source = self._first_page(PagedSource(engine, flt))
+                    if worker.is_cancelled:
+                        return
+                    self.post_message(self.Loaded(generation, source, anchor))
                 if source.count is None:
                     if flt.search and not self._capped_count(worker, generation, engine, flt):
                         return
@@ -273,6 +294,7 @@ class MemoryList(LineList):
                     if not worker.is_cancelled:
                         self.post_message(self.Counted(generation, count))
                 return
+            source = PagedSource(engine, flt)
             source.count_rows()
             margin = height * (PREFETCH_SCREENS + 1)
             source.ensure(max(0, anchor.scroll_y - margin), anchor.index + margin,
@@ -308,12 +330,14 @@ class MemoryList(LineList):
         message.stop()
         if message.generation != self._generation:
             return
-        self._source = message.source
+        self._apply_loaded(message.source, message.anchor)
+
+    def _apply_loaded(self, source: PagedSource, anchor: _Anchor | None) -> None:
+        self._source = source
         self.at_least = None
         self.is_loading = self._source.count is None
         self.update_size()
         index = 0
-        anchor = message.anchor
         if anchor is not None:
             found = self._source.index_of(anchor.memory_id) if anchor.memory_id else None
             index = found if found is not None else anchor.index
@@ -350,8 +374,11 @@ class MemoryList(LineList):
         message.stop()
         if message.generation != self._generation:
             return
+        self._load_failed(message.error)
+
+    def _load_failed(self, error: str) -> None:
         self.is_loading = False
-        self.error = message.error
+        self.error = error
         self.refresh()
         self.post_message(self.Changed(self))
 
