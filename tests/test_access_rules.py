@@ -79,3 +79,43 @@ def test_lists_never_show_other_users_memories(cli, world) -> None:
         assert world["user"] not in [m["id"] for m in listed["items"]]
         searched = cli("--user", actor, "--json", "memory", "list", "--search", "private").json
         assert searched["count"] == 0
+
+
+# ---- the same rules through the service (each actor runs their own service) ---------------
+
+SERVICE_CASES = [
+    ("recall in project", "memory.recall", {"query": "shared", "project": "web"},
+     {OWNER: "ok", MEMBER: "ok", READER: "ok", STRANGER: "not_found"}),
+    ("context in project", "context.prepare", {"project": "web", "prompt": "p"},
+     {OWNER: "ok", MEMBER: "ok", READER: "ok", STRANGER: "not_found"}),
+    ("complete a task", "task.complete", {"project": "web", "goal": "g", "result": "r" * 300,
+                                          "started_at": "2026-11-01T10:00:00Z",
+                                          "finished_at": "2026-11-01T10:10:00Z"},
+     {OWNER: "ok", MEMBER: "ok", READER: "permission_denied", STRANGER: "not_found"}),
+    ("read the project bundle", "bundle.get", {"bundle": "project:web"},
+     {OWNER: "ok", MEMBER: "ok", READER: "ok", STRANGER: "not_found"}),
+    ("write the project bundle", "bundle.document.put",
+     {"bundle": "project:web", "path": "lessons.md", "content": "x", "expected_revision": 0},
+     {OWNER: "ok", MEMBER: "ok", READER: "permission_denied", STRANGER: "not_found"}),
+]
+
+
+@pytest.mark.parametrize("actor", [OWNER, MEMBER, READER, STRANGER])
+def test_access_rules_through_the_service(world, db_path, actor) -> None:
+    import tempfile
+    from pathlib import Path
+
+    from memtui.service.client import call
+    from memtui.service.server import MemoryService
+
+    socket_path = Path(tempfile.mkdtemp(prefix="mta-")) / "s.sock"
+    service = MemoryService(db_path, actor, socket_path)
+    with service.running():
+        for name, method, params, expected in SERVICE_CASES:
+            response = call(method, dict(params), socket_path, timeout=10)
+            outcome = "ok" if response["ok"] else response["error"]["code"]
+            assert outcome == expected[actor], (name, actor, response)
+        recall = call("memory.recall", {"query": "private"}, socket_path, timeout=10)
+        found = [m["id"] for m in recall["result"]["related_memories"]
+                 + recall["result"]["recent_memories"]]
+        assert (world["user"] in found) == (actor == OWNER)
