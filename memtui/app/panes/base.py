@@ -4,12 +4,24 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar, cast
 
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widget import Widget
 
 if TYPE_CHECKING:
     from memtui.app.app import MemtuiApp
     from memtui.store.models import Memory
+
+
+FORM_BINDINGS: list[BindingType] = [
+    Binding("tab", "app.focus_next", "next field", show=False,
+            tooltip="Next field", id="form.next"),
+    Binding("shift+tab", "app.focus_previous", "previous field", show=False,
+            tooltip="Previous field", id="form.previous"),
+    Binding("escape", "leave_form", "leave form", show=False,
+            tooltip="Leave the form (then 1–9 and tab switch panes)", id="form.leave"),
+]
+"""Keys of the panes that are forms (Profile, Settings): tab moves between fields."""
 
 
 class Pane(Vertical):

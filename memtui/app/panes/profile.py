@@ -17,7 +17,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Static, TextArea
 
 from memtui.app.format import local_time
-from memtui.app.panes.base import Pane
+from memtui.app.panes.base import FORM_BINDINGS, Pane
 from memtui.errors import MemtuiError
 from memtui.store.models import Profile
 from memtui.textsafe import safe_text
@@ -32,12 +32,7 @@ class ProfilePane(Pane):
     TITLE = "Profile"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "save", "save", tooltip="Save the profile", id="profile.save"),
-        Binding("tab", "app.focus_next", "next field", show=False,
-                tooltip="Next field", id="form.next"),
-        Binding("shift+tab", "app.focus_previous", "previous field", show=False,
-                tooltip="Previous field", id="form.previous"),
-        Binding("escape", "leave_form", "leave form", show=False,
-                tooltip="Leave the form (then 1–9 and tab switch panes)", id="form.leave"),
+        *FORM_BINDINGS,
     ]
 
     def __init__(self) -> None:

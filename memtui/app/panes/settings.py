@@ -11,12 +11,12 @@ from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
-from memtui.app.panes.base import Pane
+from memtui.app.panes.base import FORM_BINDINGS, Pane
 from memtui.errors import MemtuiError
 from memtui.store.models import Task
 from memtui.textsafe import one_line
@@ -39,12 +39,7 @@ class SettingsPane(Pane):
     PANE_ID = "settings"
     TITLE = "Settings"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("tab", "app.focus_next", "next field", show=False,
-                tooltip="Next field", id="form.next"),
-        Binding("shift+tab", "app.focus_previous", "previous field", show=False,
-                tooltip="Previous field", id="form.previous"),
-        Binding("escape", "leave_form", "leave form", show=False,
-                tooltip="Leave the form (then 1–9 and tab switch panes)", id="form.leave"),
+        *FORM_BINDINGS,
     ]
 
     def __init__(self) -> None:
