@@ -1,0 +1,25 @@
+"""Empty states at 80x24: the whole message reads, wrapped, and tells what to do."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from snapshots.harness import app_config, app_test, press, screen_text, settle
+
+from memtui.app.main import create_app
+from memtui.store.database import open_store
+
+
+@app_test
+async def test_empty_store_explains_what_to_do_at_80_columns(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "empty.db")
+    app = create_app(store, "zoe", None, config=app_config(), cwd=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        flat = " ".join(screen_text(app).split())
+        assert "No memories yet — press n to add one" in flat and "…" not in flat.split(
+            "No memories yet")[1][:90]
+        await press(pilot, "3")
+        flat = " ".join(screen_text(app).split())
+        assert "create one with: memtui project add ID" in flat
+        assert app.is_running
