@@ -12,20 +12,13 @@ from rich.text import Text
 from memtui.cli import render
 from memtui.cli.common import list_out, positive_int
 from memtui.cli.context import CliContext
+from memtui.engine.reasons import REASON_WORDS
 from memtui.engine.settings import parse_cli_pairs
 from memtui.errors import InvalidInput
 from memtui.store.models import TASK_STATUSES, LogEntry, Task
 from memtui.textsafe import one_line, safe_text
 
 TASK_PREVIEW_CHARS = 60
-REASON_WORDS = {
-    "generate_off": "generate is off", "not_idle": "not idle long enough",
-    "missing_times": "start or finish time missing", "too_short": "ran too briefly",
-    "result_too_short": "result too short", "external_context": "took in outside context",
-    "quota_low": "quota too low", "quota_check_failed": "quota could not be read",
-    "already_extracted": "already made a memory", "forgotten": "its memory was forgotten",
-}
-"""Reason codes in words for human output (JSON keeps the codes)."""
 
 
 

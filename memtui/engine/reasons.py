@@ -1,0 +1,22 @@
+"""The extraction log's reason codes in plain words, for every front end."""
+
+from __future__ import annotations
+
+REASON_WORDS: dict[str, str] = {
+    "generate_off": "generate is off",
+    "not_idle": "finished too recently (not idle yet)",
+    "missing_times": "start or finish time missing",
+    "too_short": "task ran too briefly",
+    "result_too_short": "result too short",
+    "external_context": "used outside context",
+    "quota_low": "little monthly quota left",
+    "quota_check_failed": "quota could not be read",
+    "already_extracted": "already turned into a memory",
+    "forgotten": "its memory was forgotten",
+    "PermissionDenied": "error: you may no longer write to that project",
+    "InvalidInput": "error: the task has nothing to remember",
+    "NotFound": "error: the task or project is gone",
+    "StoreError": "error: the store could not be written",
+}
+"""Every reason code of the extraction log (spec/20), and the error classes an ``error`` row
+names, in plain words."""
