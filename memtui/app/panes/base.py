@@ -62,3 +62,11 @@ class Pane(Vertical):
     def copy_text(self) -> tuple[str, str] | None:
         """(what, text) that ``c`` copies in this pane, or None."""
         return None
+
+    def action_copy(self) -> None:
+        """``c``: copy what ``copy_text`` names, or say there is nothing to copy."""
+        what = self.copy_text()
+        if what is None:
+            self.memtui.say("Nothing to copy.", severity="warning")
+            return
+        self.memtui.copy_text(what[1], what[0])

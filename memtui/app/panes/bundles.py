@@ -132,11 +132,3 @@ class BundlesPane(Pane):
     def on_line_list_opened(self, message: LineList.Opened) -> None:
         """Enter: nothing more to open (the document is shown below)."""
         message.stop()
-
-    def action_copy(self) -> None:
-        """Copy the selected document."""
-        what = self.copy_text()
-        if what is None:
-            self.memtui.say("Nothing to copy.", severity="warning")
-            return
-        self.memtui.copy_text(what[1], what[0])

@@ -262,11 +262,3 @@ class CodexPane(Pane):
         scroll = self.query_one("#codex-scroll", VerticalScroll)
         step = max(1, scroll.size.height // 2)
         scroll.scroll_relative(y=direction * step, animate=False)
-
-    def action_copy(self) -> None:
-        """Copy the selected thread id."""
-        what = self.copy_text()
-        if what is None:
-            self.memtui.say("Nothing to copy.", severity="warning")
-            return
-        self.memtui.copy_text(what[1], what[0])

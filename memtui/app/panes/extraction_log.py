@@ -154,9 +154,3 @@ class ExtractionLogPane(Pane):
             self.memtui.say("This task made no memory.", severity="warning")
             return
         self.memtui.curator.open_detail(entry.memory_id)
-
-    def action_copy(self) -> None:
-        """Copy the selected row."""
-        what = self.copy_text()
-        if what is not None:
-            self.memtui.copy_text(what[1], what[0])
