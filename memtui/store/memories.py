@@ -277,33 +277,11 @@ class MemoryRepository:
         """The project's newest active memories."""
         return self.list(MemoryFilter(scope="project", project=project), limit)
 
-    def find_active_auto_by_goal(self, project: str, goal_key: str) -> Memory | None:
-        """The active auto memory of this project extracted for the same normalised goal."""
-        row = self._store.execute(
-            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE project = ? AND goal_key = ? "
-            "AND status = 'active' AND source = 'auto' ORDER BY created_at DESC, id DESC LIMIT 1",
-            (project, goal_key)).fetchone()
-        return row_to_memory(row) if row else None
-
     def ids_for_thread(self, thread_id: str) -> list[str]:
         """Memories extracted or imported from this task/thread."""
         rows = self._store.execute(
             "SELECT id FROM memories WHERE source_thread_id = ?", (thread_id,)).fetchall()
         return [row[0] for row in rows]
-
-    def counts(self, owner: str, projects: Sequence[str]) -> dict[str, dict[str, int]]:
-        """Counts per scope and status: {'user': {'active': n, 'superseded': n}, 'project': ...}."""
-        out = {"user": {"active": 0, "superseded": 0}, "project": {"active": 0, "superseded": 0}}
-        for status, count in self._store.execute(
-                "SELECT status, count(*) FROM memories WHERE owner = ? AND scope = 'user' "
-                "GROUP BY status", (owner,)).fetchall():
-            out["user"][status] = count
-        for project in projects:
-            for status, count in self._store.execute(
-                    "SELECT status, count(*) FROM memories WHERE project = ? GROUP BY status",
-                    (project,)).fetchall():
-                out["project"][status] += count
-        return out
 
     def all_memories(self) -> Iterable[Memory]:
         """Every memory, oldest first (export, doctor)."""
@@ -311,12 +289,6 @@ class MemoryRepository:
             f"SELECT {MEMORY_COLUMNS} FROM memories ORDER BY created_at, id")
         for row in cursor:
             yield row_to_memory(row)
-
-    def goal_keys(self) -> dict[str, str]:
-        """id -> goal_key for memories that have one (export)."""
-        rows = self._store.execute(
-            "SELECT id, goal_key FROM memories WHERE goal_key IS NOT NULL").fetchall()
-        return {row[0]: row[1] for row in rows}
 
     # tombstones
     def add_forgotten_source(self, thread_id: str, at: str, by: str) -> None:
@@ -330,9 +302,3 @@ class MemoryRepository:
         return self._store.execute(
             "SELECT 1 FROM forgotten_sources WHERE source_thread_id = ?",
             (thread_id,)).fetchone() is not None
-
-    def forgotten_sources(self) -> list[tuple[str, str, str]]:
-        """Every tombstone (thread id, when, by whom)."""
-        return [tuple(row) for row in self._store.execute(
-            "SELECT source_thread_id, forgotten_at, forgotten_by FROM forgotten_sources "
-            "ORDER BY source_thread_id").fetchall()]
