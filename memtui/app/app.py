@@ -7,29 +7,28 @@ Store-changing flows live in ``curator.py``, the extraction worker in ``backgrou
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 from zoneinfo import ZoneInfo
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.containers import Container
 from textual.css.query import NoMatches
 from textual.screen import Screen
-from textual.widgets import Footer, Input, TabbedContent, TabPane
+from textual.widgets import Footer, Input
 
 from memtui.app.background import BACKFILL, CONSOLIDATE, JOB_WORDS, ROUND, ExtractionRunner
 from memtui.app.clipboard import Clipboard, pyperclip_copy
-from memtui.app.commands import CommandError, parse_command
 from memtui.app.format import local_time, zone
-from memtui.app.messages import ExtractionFinished, ExtractionProgress
 from memtui.app.palette import MemoryCommands
 from memtui.app.panes import PANES, Pane
 from memtui.app.panes.memories import MemoriesPane, ProjectMemoriesPane
-from memtui.app.widgets.command_line import CommandLine
+from memtui.app.widgets.pane_bar import PaneBar, PaneLabel
 from memtui.app.widgets.status import HeaderInfo, StatusHeader, StatusLine
 from memtui.engine.api import Engine
 from memtui.errors import MemtuiError, StoreError
@@ -39,6 +38,8 @@ if TYPE_CHECKING:
     from textual.widget import AwaitMount
 
     from memtui.app.curator import Curator
+    from memtui.app.messages import ExtractionFinished, ExtractionProgress
+    from memtui.app.widgets.command_line import CommandLine
 
 POLL_INTERVAL_SECONDS = 0.75
 """How often the app asks SQLite whether another connection wrote (``data_version``)."""
@@ -48,17 +49,19 @@ TOAST_SECONDS = 4.0
 MAX_PANE_KEYS = 9
 START_PANE = "user"
 HISTORY_PANE = "history"
+COMMAND_LINE_ID = "command-line"
 TALL_ROWS = 40
 """From this many rows the screen gets the ``-tall`` class (bigger previews)."""
-WIDE_COLUMNS = 120
-"""From this many columns the screen gets the ``-wide`` class (roomier tabs)."""
 
 
 def style_paths() -> list[str | Path]:
-    """The app's TCSS files, from the ``memtui.styles`` package (works from a wheel)."""
-    folder = resources.files("memtui.styles")
-    names = sorted(entry.name for entry in folder.iterdir() if entry.name.endswith(".tcss"))
-    return [Path(str(folder.joinpath(name))) for name in names]
+    """The app's TCSS files, from the ``memtui.styles`` package (works from a wheel; Textual
+    reads them as files, so the package is a folder, never a zip: ``importlib.resources``
+    would cost 2 ms of start for nothing)."""
+    import memtui.styles
+
+    folder = Path(memtui.styles.__file__).parent
+    return [path for path in sorted(folder.iterdir()) if path.suffix == ".tcss"]
 
 
 @dataclass
@@ -77,6 +80,13 @@ class AppConfig:
     """The Codex home the Codex pane shows (``--codex-home``; else $CODEX_HOME, ~/.codex)."""
 
 
+def pane_labels() -> list[PaneLabel]:
+    """The pane bar's names: ``1 Profile`` … (a number where a key shows the pane)."""
+    return [PaneLabel(spec.PANE_ID, f"{number} {spec.TITLE}" if number <= MAX_PANE_KEYS
+                      else spec.TITLE)
+            for number, spec in enumerate(PANES, start=1)]
+
+
 def _pane_bindings() -> list[BindingType]:
     return [Binding(str(number), f"app.show_pane('{pane.PANE_ID}')", pane.TITLE.lower(),
                     show=False, tooltip=f"Show the {pane.TITLE} pane", id=f"pane.{pane.PANE_ID}")
@@ -84,8 +94,11 @@ def _pane_bindings() -> list[BindingType]:
 
 
 class MainScreen(Screen[None]):
-    """Header, the panes as tabs, the command line, the status line, the footer."""
+    """Header, the pane bar, the pane shown, the command line, the status line, the
+    footer."""
 
+    AUTO_FOCUS = ""
+    """The app focuses the start pane's own target (its list, not its search box)."""
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("tab", "app.next_pane(1)", "next pane", show=False,
                 tooltip="Next pane (in a form: next field)", id="app.next_pane"),
@@ -97,16 +110,12 @@ class MainScreen(Screen[None]):
         """The layout."""
         app = cast(MemtuiApp, self.app)
         yield StatusHeader(id="header")
-        with TabbedContent(id="panes", initial=f"tab-{app.config.start_pane}"):
-            for number, pane_class in enumerate(PANES, start=1):
-                label = f"{number} {pane_class.TITLE}" if number <= MAX_PANE_KEYS \
-                    else pane_class.TITLE
-                with TabPane(label, id=f"tab-{pane_class.PANE_ID}"):
-                    if pane_class.PANE_ID == app.config.start_pane:
-                        yield pane_class()  # the others are mounted when first used
-        command_line = CommandLine(app.current_memory_id, id="command-line")
-        command_line.display = False
-        yield command_line
+        yield PaneBar(pane_labels(), app.active_pane_id, id="pane-bar")
+        with Container(id="panes"):
+            start = next(spec for spec in PANES if spec.PANE_ID == app.active_pane_id)
+            yield start()  # the others are mounted when first shown
+        # the /memory command line is mounted (hidden) after the first frame: see
+        # MemtuiApp.command_line
         yield StatusLine(id="status")
         yield Footer(compact=True, show_command_palette=False)
 
@@ -121,8 +130,6 @@ class MemtuiApp(App[None]):
     TITLE = "memtui"
     VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [(0, "-short"),
                                                                     (TALL_ROWS, "-tall")]
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [(0, "-narrow"),
-                                                                      (WIDE_COLUMNS, "-wide")]
     CSS_PATH: ClassVar[list[str | Path]] = style_paths()
     COMMANDS = App.COMMANDS | {MemoryCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -150,6 +157,10 @@ class MemtuiApp(App[None]):
         self.engine = Engine(store, actor)
         self.config = config or AppConfig()
         self.project = project
+        known = {spec.PANE_ID for spec in PANES}
+        self.active_pane_id = self.config.start_pane if self.config.start_pane in known \
+            else START_PANE
+        """The id of the pane shown (mounted on first show)."""
         self.tz: ZoneInfo = ZoneInfo("UTC")
         self.selected_memory_id: str | None = None
         self.history_memory_id: str | None = None
@@ -160,6 +171,15 @@ class MemtuiApp(App[None]):
         self._quiet_job = False
         self.keymap_problems: list[str] = []
         self._mounting: dict[str, AwaitMount] = {}
+        self._command_line_mounted: AwaitMount | None = None
+
+    def run(self, **kwargs: Any) -> Any:  # type: ignore[override]
+        """Run the app (``App.run``'s arguments). The objects made so far -- modules,
+        classes, the store -- are frozen out of the garbage collector first: they live as
+        long as the process, and a full collection over them otherwise lands in the first
+        frame (about 12 ms on a 2-core machine), and later in scrolling."""
+        gc.freeze()
+        return super().run(**kwargs)
 
     @cached_property
     def curator(self) -> Curator:
@@ -191,11 +211,13 @@ class MemtuiApp(App[None]):
         self.call_after_refresh(self._started)
 
     def _started(self) -> None:
+        self.command_line()  # hidden until ``:``; made now, off the first frame
         self._update_header()
         self.say("Press ? for keys, : for /memory commands, ctrl+p for the palette",
                  toast=False)
         self._load_keymap()
-        self._show_current()
+        # the start pane's target takes focus, unless a key already opened something
+        self._show_current(focus=self.get_screen_main().focused is None)
 
     def _load_keymap(self) -> None:
         if not self.config.load_keymap:
@@ -217,11 +239,6 @@ class MemtuiApp(App[None]):
             self.tz = ZoneInfo("UTC")
 
     # ---- panes ------------------------------------------------------------------------
-
-    @property
-    def tabs(self) -> TabbedContent:
-        """The pane container."""
-        return self.get_screen_main().query_one("#panes", TabbedContent)
 
     def get_screen_main(self) -> MainScreen:
         """The main screen (also while a modal is open)."""
@@ -247,8 +264,9 @@ class MemtuiApp(App[None]):
         if pane_class is None:
             raise NoMatches(f"No pane {pane_id!r}")
         pane = pane_class()
-        tab = self.get_screen_main().query_one(f"#tab-{pane_id}", TabPane)
-        self._mounting[pane_id] = tab.mount(pane)
+        pane.display = pane_id == self.active_pane_id
+        container = self.get_screen_main().query_one("#panes", Container)
+        self._mounting[pane_id] = container.mount(pane)
         return pane
 
     def panes(self) -> list[Pane]:
@@ -261,18 +279,20 @@ class MemtuiApp(App[None]):
 
     def current_pane(self) -> Pane | None:
         """The pane being shown (None until it is mounted)."""
-        active = self.tabs.active
-        if not active:
-            return None
-        pane = self._mounted_pane(active.removeprefix("tab-"))
+        pane = self._mounted_pane(self.active_pane_id)
         return pane if pane is not None and pane.is_mounted else None
 
     def show_pane(self, pane_id: str) -> None:
-        """Switch to a pane."""
+        """Switch to a pane (mounted now if it is shown for the first time)."""
         if pane_id not in {pane.PANE_ID for pane in PANES}:
             return
-        if self.tabs.active != f"tab-{pane_id}":
-            self.tabs.active = f"tab-{pane_id}"
+        if pane_id != self.active_pane_id:
+            self.active_pane_id = pane_id
+            main = self.get_screen_main()
+            main.query_one(PaneBar).active = pane_id
+            with self.batch_update():
+                for pane in self.panes():
+                    pane.display = pane.PANE_ID == pane_id
         self._show_current()
 
     def action_show_pane(self, pane_id: str) -> None:
@@ -286,21 +306,18 @@ class MemtuiApp(App[None]):
         index = ids.index(current.PANE_ID) if current else 0
         self.show_pane(ids[(index + step) % len(ids)])
 
-    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        """A pane came into view: read it if stale, focus it."""
-        event.stop()
-        self._show_current()
+    def on_pane_bar_selected(self, message: PaneBar.Selected) -> None:
+        """A click on the pane bar."""
+        message.stop()
+        self.show_pane(message.pane_id)
 
     def _show_current(self, *, focus: bool = False) -> None:
-        active = self.tabs.active
-        if not active:
-            return
-        pane = self.pane(active.removeprefix("tab-"))
+        pane = self.pane(self.active_pane_id)
         if not pane.is_mounted:  # mounted on first show: read it once it is composed
             main = self.get_screen_main()
-            if main.focused is not None and not isinstance(main.focused, CommandLine):
-                # focus left in the pane just hidden would be moved by Textual to another
-                # widget there, and that switches the tabs back to it
+            if main.focused is not None and not is_command_line(main.focused):
+                # keys must not go to a widget of the pane just hidden while this one
+                # is being mounted
                 main.set_focus(None)
             self.call_later(self._show_when_mounted, pane, focus)
             return
@@ -310,7 +327,7 @@ class MemtuiApp(App[None]):
         main = self.get_screen_main()
         focused = main.focused
         inside = focused is not None and pane in focused.ancestors_with_self
-        if target is not None and (focus or not (inside or isinstance(focused, CommandLine))):
+        if target is not None and (focus or not (inside or is_command_line(focused))):
             main.set_focus(target)  # at once: a closing modal restores this focus
 
     async def _show_when_mounted(self, pane: Pane, focus: bool) -> None:
@@ -320,7 +337,7 @@ class MemtuiApp(App[None]):
         if pane.is_mounted and self.current_pane() is pane:
             # focus inside a pane that was just mounted is Textual's, not the person's
             focused = self.get_screen_main().focused
-            self._show_current(focus=focus or not isinstance(focused, CommandLine))
+            self._show_current(focus=focus or not is_command_line(focused))
 
     # ---- refresh ----------------------------------------------------------------------
 
@@ -553,9 +570,25 @@ class MemtuiApp(App[None]):
 
         self.push_screen(TextModal("Keys and commands", help_text(self)))
 
-    def action_command_line(self) -> None:
+    def command_line(self) -> CommandLine:
+        """The ``/memory`` command line (mounted, hidden, on first use)."""
+        from memtui.app.widgets.command_line import CommandLine
+
+        main = self.get_screen_main()
+        try:
+            return main.query_one(f"#{COMMAND_LINE_ID}", CommandLine)
+        except NoMatches:
+            line = CommandLine(self.current_memory_id, id=COMMAND_LINE_ID)
+            line.display = False
+            self._command_line_mounted = main.mount(line, before=main.query_one(StatusLine))
+            return line
+
+    async def action_command_line(self) -> None:
         """``:``: the ``/memory`` command line."""
-        self.get_screen_main().query_one(CommandLine).open()
+        line = self.command_line()
+        if not line.is_mounted and self._command_line_mounted is not None:
+            await self._command_line_mounted
+        line.open()
 
     def on_command_line_closed(self, message: CommandLine.Closed) -> None:
         """The command line closed: back to the pane."""
@@ -564,13 +597,15 @@ class MemtuiApp(App[None]):
 
     def on_input_submitted(self, message: Input.Submitted) -> None:
         """Enter on the command line: parse, then run or say what is wrong."""
-        if not isinstance(message.input, CommandLine):
+        if not is_command_line(message.input):
             return
         message.stop()
         self.run_command_text(message.value, command_line=message.input)
 
     def run_command_text(self, text: str, command_line: CommandLine | None = None) -> bool:
         """Run one ``/memory`` command line. Returns whether it parsed."""
+        from memtui.app.commands import CommandError, parse_command
+
         try:
             command = parse_command(text)
         except CommandError as error:
@@ -634,6 +669,13 @@ class MemtuiApp(App[None]):
         """``q``: stop the worker between transactions, then quit."""
         self.runner.stop()
         self.exit()
+
+
+def is_command_line(widget: object) -> bool:
+    """Whether ``widget`` is the ``/memory`` command line."""
+    from memtui.app.widgets.command_line import CommandLine
+
+    return isinstance(widget, CommandLine)
 
 
 def all_binding_ids() -> set[str]:

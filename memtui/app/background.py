@@ -12,16 +12,14 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from textual.worker import get_current_worker
-
-from memtui.app.messages import ExtractionFinished, ExtractionProgress
 from memtui.engine.api import Engine
-from memtui.engine.worker import BackgroundLoop, LoopEvent
 from memtui.errors import MemtuiError
 
 if TYPE_CHECKING:
     from textual.app import App
 
+    from memtui.app.messages import ExtractionFinished, ExtractionProgress
+    from memtui.engine.worker import BackgroundLoop, LoopEvent
     from memtui.store.database import Store
 
 ROUND, BACKFILL, CONSOLIDATE = "round", "backfill", "consolidate"
@@ -69,7 +67,8 @@ def summary_words(job: str, summary: dict[str, Any] | None) -> str:
 
 
 class ExtractionRunner:
-    """Runs one extraction job at a time in a Textual thread worker of ``app``."""
+    """Runs one extraction job at a time in a Textual thread worker of ``app``. The engine's
+    loop is made when the first job starts (the first frame does not wait for its imports)."""
 
     def __init__(self, app: App[Any], store: Store, actor: str) -> None:
         self.app = app
@@ -77,7 +76,7 @@ class ExtractionRunner:
         self.actor = actor
         self.state = WorkerState()
         self._stop = threading.Event()
-        self._loop = BackgroundLoop(store, actor, interval_s=None, on_event=self._on_event)
+        self._loop: BackgroundLoop | None = None
         self._job_forced = False
 
     def load_last_run(self, engine: Engine) -> None:
@@ -98,10 +97,16 @@ class ExtractionRunner:
         """Start a job unless one is running. Returns whether it started."""
         if self.state.running or self._stop.is_set():
             return False
+        if self._loop is None:
+            from memtui.engine.worker import BackgroundLoop
+
+            self._loop = BackgroundLoop(self.store, self.actor, interval_s=None,
+                                        on_event=self._on_event)
+        loop = self._loop
         self.state.job, self.state.forced = job, force
         self.state.done, self.state.total = 0, None
         self._job_forced = force
-        self.app.run_worker(lambda: self._work(job, force), thread=True, group=WORKER_GROUP,
+        self.app.run_worker(lambda: self._work(loop, job, force), thread=True, group=WORKER_GROUP,
                             name=job, description=JOB_WORDS.get(job, job),
                             exit_on_error=False)
         return True
@@ -109,7 +114,8 @@ class ExtractionRunner:
     def stop(self) -> None:
         """Ask a running job to stop between transactions (the app is closing)."""
         self._stop.set()
-        self._loop.stop(timeout=0)
+        if self._loop is not None:
+            self._loop.stop(timeout=0)
 
     def finished(self, message: ExtractionFinished) -> None:
         """Record a finished job (called by the app's message handler, on the UI thread)."""
@@ -127,22 +133,28 @@ class ExtractionRunner:
     # ---- the worker thread (no widgets here) --------------------------------------------
 
     def _should_stop(self) -> bool:
+        from textual.worker import get_current_worker
+
         worker = get_current_worker()
         return self._stop.is_set() or worker.is_cancelled
 
     def _post_progress(self, job: str, done: int, total: int | None) -> None:
+        from memtui.app.messages import ExtractionProgress
+
         self.app.post_message(ExtractionProgress(job, done, total))
 
     def _on_event(self, event: LoopEvent) -> None:
         if event.kind == "progress":
             self._post_progress(ROUND, event.done, event.total)
 
-    def _work(self, job: str, force: bool) -> None:
+    def _work(self, loop: BackgroundLoop, job: str, force: bool) -> None:
+        from memtui.app.messages import ExtractionFinished
+
         try:
             if job == ROUND:
-                summary = self._loop.run_once(force)
+                summary = loop.run_once(force)
                 if summary is None:
-                    error = self._loop.state.last_error or "the round failed"
+                    error = loop.state.last_error or "the round failed"
                     self.app.post_message(ExtractionFinished(job, None, error=error))
                     return
                 self.app.post_message(ExtractionFinished(job, summary.to_json(),

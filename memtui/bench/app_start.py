@@ -14,7 +14,8 @@ parent can subtract the time it spawned the process) and leaves with ``os._exit`
 teardown is not measured. The parent reads peak RSS from ``os.wait4``.
 
 The JSON line also has the moments the imports were done (``imported_at``) and the app was
-built (``built_at``: for the app, the store opened and ``create_app`` returned).
+built (``built_at``: for the app, the store opened and ``create_app`` returned), and with
+``--list-modules`` every module loaded by the first paint (a test keeps the start lean).
 
 The file is run by path, not as ``-m memtui.bench...``, so the reference imports nothing of
 memtui.
@@ -28,9 +29,13 @@ import os
 import sys
 import time
 
+LIST_MODULES = "--list-modules"
+
 
 def _finish(info: dict) -> None:
     info["painted_at"] = time.time()
+    if LIST_MODULES in sys.argv:
+        info["modules"] = sorted(sys.modules)
     sys.stdout.write(json.dumps(info) + "\n")
     sys.stdout.flush()
     os._exit(0)
@@ -107,6 +112,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--user", default="alice")
     parser.add_argument("--width", type=int, default=120)
     parser.add_argument("--height", type=int, default=40)
+    parser.add_argument(LIST_MODULES, action="store_true",
+                        help="also print the modules loaded by the first paint")
     args = parser.parse_args(argv)
     if args.mode == "empty":
         run_empty(args.width, args.height)

@@ -14,6 +14,7 @@ import stat
 import threading
 import time
 from collections.abc import Iterator
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +25,12 @@ from memtui.store.timeutil import Clock, format_time, system_clock
 
 if TYPE_CHECKING:
     import sqlite_utils
+
+    from memtui.store.audit import AuditRepository
+    from memtui.store.identity import IdentityRepository
+    from memtui.store.memories import MemoryRepository
+    from memtui.store.service_data import ServiceDataRepository
+    from memtui.store.tasks import TaskRepository
 
 BUSY_TIMEOUT_MS = 10_000
 """How long SQLite itself waits for a lock before answering busy."""
@@ -100,9 +107,43 @@ class Store:
         self._connections: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
         self._closed = False
-        from memtui.store.repositories import attach_repositories
 
-        attach_repositories(self)
+    # -- repositories (each imported on first use: the app's first frame needs two) -----
+
+    @cached_property
+    def identity(self) -> IdentityRepository:
+        """Users, projects, memberships, profiles, the access rules' rows."""
+        from memtui.store.identity import IdentityRepository
+
+        return IdentityRepository(self)
+
+    @cached_property
+    def memories(self) -> MemoryRepository:
+        """Memories: rows, chains, pages, search."""
+        from memtui.store.memories import MemoryRepository
+
+        return MemoryRepository(self)
+
+    @cached_property
+    def audit(self) -> AuditRepository:
+        """The append-only audit log."""
+        from memtui.store.audit import AuditRepository
+
+        return AuditRepository(self)
+
+    @cached_property
+    def tasks(self) -> TaskRepository:
+        """Tasks, follow-ups, the extraction log, settings and quota rows."""
+        from memtui.store.tasks import TaskRepository
+
+        return TaskRepository(self)
+
+    @cached_property
+    def service(self) -> ServiceDataRepository:
+        """The service's interactions, bundles and recall queries."""
+        from memtui.store.service_data import ServiceDataRepository
+
+        return ServiceDataRepository(self)
 
     # -- connections ---------------------------------------------------------------------
 

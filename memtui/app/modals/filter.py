@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -11,32 +9,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, RadioButton, RadioSet, Static
 
+from memtui.app.filter_choice import ALL, FilterChoice
 from memtui.store.models import KINDS, SOURCES, STATUSES
-
-ALL = "all"
-
-
-@dataclass(frozen=True)
-class FilterChoice:
-    """A list filter as chosen in the app (``None`` = any)."""
-
-    kind: str | None = None
-    status: str | None = "active"
-    source: str | None = None
-
-    def describe(self) -> str:
-        """Short words for the pane's title line."""
-        parts = [self.status or "all statuses"]
-        if self.kind:
-            parts.append(f"kind {self.kind}")
-        if self.source:
-            parts.append(f"source {self.source}")
-        return " · ".join(parts)
-
-    @property
-    def status_arg(self) -> str:
-        """The status as the engine's list filter takes it (``all`` for any)."""
-        return self.status or ALL
 
 
 class FilterModal(ModalScreen[FilterChoice | None]):

@@ -11,8 +11,8 @@ from textual.binding import Binding, BindingType
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
+from memtui.app.filter_choice import FilterChoice
 from memtui.app.format import block, literal, local_time
-from memtui.app.modals.filter import FilterChoice, FilterModal
 from memtui.app.panes.base import Pane
 from memtui.app.widgets.line_list import LineList
 from memtui.app.widgets.memory_list import MemoryList
@@ -273,6 +273,8 @@ class MemoriesPane(Pane):
             if choice is not None and choice != self.choice:
                 self.choice = choice
                 self._load(keep_position=False)
+
+        from memtui.app.modals.filter import FilterModal
 
         self.app.push_screen(FilterModal(self.choice), chosen)
 

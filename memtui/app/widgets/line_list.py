@@ -15,7 +15,7 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -96,6 +96,7 @@ class LineList(ScrollView, can_focus=True):
                  classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._cursor = 0
+        self._frame_style: Style | None = None
 
     # ---- for subclasses -----------------------------------------------------------------
 
@@ -200,10 +201,24 @@ class LineList(ScrollView, can_focus=True):
         top = round(new_value)
         self.rows_wanted(top, top + self.size.height)
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Draw the rows in ``crop``: the widget's style (a walk over its ancestors) is
+        worked out once for the frame, not once per row."""
+        self._frame_style = self.rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._frame_style = None
+
+    @property
+    def base_style(self) -> Style:
+        """The widget's own style: the frame's while one is drawn, else worked out now."""
+        return self._frame_style if self._frame_style is not None else self.rich_style
+
     def render_line(self, y: int) -> Strip:
         """Draw row ``scroll_y + y``."""
         width = self.scrollable_content_region.width or self.size.width
-        base = self.rich_style
+        base = self.base_style
         index = round(self.scroll_y) + y
         if index >= self.row_count():
             return Strip.blank(width, base)

@@ -472,8 +472,8 @@ class MemoryList(LineList):
                 text = Text(" " * EMPTY_TEXT_INDENT) + lines[y - 1]
                 text.truncate(width, overflow="ellipsis", pad=True)
                 return Strip(list(text.render(self.app.console)), width).apply_style(
-                    self.rich_style)
-            return Strip.blank(width, self.rich_style)
+                    self.base_style)
+            return Strip.blank(width, self.base_style)
         return super().render_line(y)
 
     # ---- marks --------------------------------------------------------------------------

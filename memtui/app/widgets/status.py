@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widget import Widget
-from textual.widgets import ProgressBar, Static
+from textual.widgets import Static
 
 from memtui.textsafe import one_line
 
@@ -86,7 +86,9 @@ class StatusHeader(Widget):
 
 
 class StatusLine(Horizontal):
-    """The last message (literal text) and, while a job runs, its progress."""
+    """The last message (literal text) and, while a job runs, its progress. The progress
+    bar is made the first time a job reports (it is four widgets; the first frame does not
+    need them)."""
 
     DEFAULT_CSS = """
     StatusLine { height: 1; }
@@ -96,9 +98,8 @@ class StatusLine(Horizontal):
     """
 
     def compose(self) -> ComposeResult:
-        """Message and progress bar."""
+        """The message."""
         yield Static("", id="status-message")
-        yield ProgressBar(id="status-progress", show_eta=False)
 
     def say(self, text: str, severity: str = "information") -> None:
         """Show a message (store text inside is shown literally)."""
@@ -108,9 +109,16 @@ class StatusLine(Horizontal):
 
     def progress(self, done: int | None, total: int | None) -> None:
         """Show progress (``done`` None hides the bar)."""
-        bar = self.query_one(ProgressBar)
         if done is None:
             self.remove_class("-busy")
             return
+        from textual.widgets import ProgressBar
+
+        bars = self.query(ProgressBar)
+        if bars:
+            bar = bars.first()
+        else:
+            bar = ProgressBar(id="status-progress", show_eta=False)
+            self.mount(bar)
         self.add_class("-busy")
         bar.update(total=total if total else None, progress=done)

@@ -1,0 +1,161 @@
+"""The pane bar: one line naming every pane (``1 Profile  2 User …``), the shown one marked.
+
+It replaces Textual's ``Tabs``: that widget builds a child widget per tab plus an animated
+underline (two lines, and about 25 ms of the app's start on a 2-core machine); this one is a
+single line drawn as text. A click on a name asks the app to show that pane (``Selected``);
+the keys ``1``…``9`` and ``tab`` are the app's. When the names do not fit, the bar shows a
+window of them that keeps the shown pane in view, with ``‹``/``›`` marking what is cut.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widget import Widget
+
+MORE_LEFT = "‹"
+MORE_RIGHT = "›"
+GAP = 1
+"""Cells between two names."""
+
+
+class PaneLabel(NamedTuple):
+    """One name on the bar: the pane's id and the words shown (``2 User``)."""
+
+    pane_id: str
+    text: str
+
+
+def visible_window(widths: Sequence[int], active: int, room: int) -> tuple[int, int]:
+    """The names ``[start, end)`` to draw in ``room`` cells, always including ``active``:
+    as many as fit from the left, else a window that ends at (or just after) the active
+    one. Cut ends cost one cell each for their marker."""
+    count = len(widths)
+    if count == 0:
+        return 0, 0
+    active = min(max(active, 0), count - 1)
+
+    def cells(start: int, end: int) -> int:
+        used = sum(widths[start:end]) + GAP * (end - start - 1)
+        return used + (1 + GAP if start > 0 else 0) + (GAP + 1 if end < count else 0)
+
+    start, end = 0, count
+    while end - start > 1 and cells(start, end) > room:
+        if end - 1 > active:
+            end -= 1
+        else:
+            start += 1
+    return start, end
+
+
+class PaneBar(Widget):
+    """One line naming the panes; the shown one is bold and highlighted (not only colored:
+    it keeps its highlight under NO_COLOR)."""
+
+    COMPONENT_CLASSES = {
+        "pane-bar--active",
+        "pane-bar--inactive",
+        "pane-bar--hover",
+        "pane-bar--more",
+    }
+    DEFAULT_CSS = """
+    PaneBar { height: 1; background: $background; }
+    PaneBar > .pane-bar--active { background: $primary; color: $text; text-style: bold; }
+    PaneBar > .pane-bar--inactive { color: $text-muted; }
+    PaneBar > .pane-bar--hover { background: $boost; color: $text; }
+    PaneBar > .pane-bar--more { color: $text-muted; }
+    """
+
+    active: reactive[str] = reactive("", layout=False)
+    """The id of the pane shown."""
+
+    class Selected(Message):
+        """A pane's name was clicked."""
+
+        def __init__(self, pane_id: str) -> None:
+            super().__init__()
+            self.pane_id = pane_id
+
+    def __init__(self, labels: Sequence[PaneLabel], active: str, *,
+                 id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.labels = tuple(labels)
+        self.set_reactive(PaneBar.active, active)
+        self._hover: str | None = None
+        self._spans: list[tuple[int, int, str]] = []
+
+    def label_texts(self, width: int) -> list[str]:
+        """The names as drawn: with a cell of room on both sides when that still fits."""
+        padded = [f" {label.text} " for label in self.labels]
+        if sum(map(len, padded)) + GAP * (len(padded) - 1) <= width:
+            return padded
+        return [label.text for label in self.labels]
+
+    def render(self) -> Text:
+        """The names that fit, the shown one marked; remembers where each one is drawn."""
+        width = self.size.width or 80
+        texts = self.label_texts(width)
+        ids = [label.pane_id for label in self.labels]
+        active = ids.index(self.active) if self.active in ids else 0
+        start, end = visible_window([len(text) for text in texts], active, width)
+        line = Text(no_wrap=True, overflow="crop", end="")
+        spans: list[tuple[int, int, str]] = []
+        more = self.get_component_rich_style("pane-bar--more")
+        if start > 0:
+            line.append(MORE_LEFT + " " * GAP, style=more)
+        for index in range(start, end):
+            if index > start:
+                line.append(" " * GAP)
+            style = self._style_for(ids[index])
+            x = line.cell_len
+            line.append(texts[index], style=style)
+            spans.append((x, line.cell_len, ids[index]))
+        if end < len(texts):
+            line.append(" " * GAP + MORE_RIGHT, style=more)
+        self._spans = spans
+        return line
+
+    def _style_for(self, pane_id: str) -> Style:
+        if pane_id == self.active:
+            style = self.get_component_rich_style("pane-bar--active")
+            return style + Style(bold=True, reverse=True) if self.app.no_color else style
+        if pane_id == self._hover:
+            return self.get_component_rich_style("pane-bar--hover")
+        return self.get_component_rich_style("pane-bar--inactive")
+
+    def pane_at(self, x: int) -> str | None:
+        """The pane whose name is drawn at column ``x`` (as last rendered), if any."""
+        for start, end, pane_id in self._spans:
+            if start <= x < end:
+                return pane_id
+        return None
+
+    def watch_active(self) -> None:
+        """Redraw when another pane is shown."""
+        self.refresh()
+
+    def on_click(self, event: events.Click) -> None:
+        """Clicking a name shows that pane."""
+        pane_id = self.pane_at(event.x)
+        if pane_id is not None:
+            event.stop()
+            self.post_message(self.Selected(pane_id))
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        """Highlight the name under the pointer."""
+        hover = self.pane_at(event.x)
+        if hover != self._hover:
+            self._hover = hover
+            self.refresh()
+
+    def on_leave(self, event: events.Leave) -> None:
+        """The pointer left: no name is highlighted."""
+        if self._hover is not None:
+            self._hover = None
+            self.refresh()

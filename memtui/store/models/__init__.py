@@ -1,0 +1,65 @@
+"""Plain dataclasses that cross the store's interface. No sqlite types leak above the store.
+
+The classes live in one module per area (``identity``, ``memories``, ``tasks``,
+``service``) and are imported from here (``from memtui.store.models import Memory``): a
+name is resolved on first use (PEP 562), so a program loads only the areas it touches --
+the app's first frame does not pay for the task and service classes.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+SCOPES = ("user", "project")
+KINDS = ("fact", "preference", "decision", "convention")
+STATUSES = ("active", "superseded")
+SOURCES = ("manual", "note", "auto", "import")
+ROLES = ("owner", "member", "reader")
+TASK_STATUSES = ("queued", "running", "completed", "failed", "interrupted", "merged")
+LOG_OUTCOMES = ("extracted", "superseded_previous", "skipped", "error")
+
+_AREAS: dict[str, tuple[str, ...]] = {
+    "identity": ("User", "Project", "Membership", "Profile", "AuditEntry"),
+    "memories": ("Memory", "MemoryFilter", "PageCursor"),
+    "tasks": ("Task", "Followup", "LogEntry", "ScanRow", "QuotaRow", "DedupeRow",
+              "EXTRACTED_OUTCOMES"),
+    "service": ("Interaction", "BundleDocument", "Bundle"),
+}
+_AREA_OF = {name: area for area, names in _AREAS.items() for name in names}
+
+if TYPE_CHECKING:
+    from memtui.store.models.identity import AuditEntry, Membership, Profile, Project, User
+    from memtui.store.models.memories import Memory, MemoryFilter, PageCursor
+    from memtui.store.models.service import Bundle, BundleDocument, Interaction
+    from memtui.store.models.tasks import (
+        EXTRACTED_OUTCOMES,
+        DedupeRow,
+        Followup,
+        LogEntry,
+        QuotaRow,
+        ScanRow,
+        Task,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    """A model class, from its area's module (imported now if it was not yet)."""
+    area = _AREA_OF.get(name)
+    if area is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{area}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_AREA_OF])
+
+
+__all__ = [
+    "EXTRACTED_OUTCOMES", "KINDS", "LOG_OUTCOMES", "ROLES", "SCOPES", "SOURCES", "STATUSES",
+    "TASK_STATUSES", "AuditEntry", "Bundle", "BundleDocument", "DedupeRow", "Followup",
+    "Interaction", "LogEntry", "Membership", "Memory", "MemoryFilter", "PageCursor", "Profile",
+    "Project", "QuotaRow", "ScanRow", "Task", "User",
+]

@@ -1,0 +1,78 @@
+"""Who and where: users, projects, memberships, profiles, and the audit log."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class User:
+    """A person (or agent identity) known to the store."""
+
+    id: str
+    display_name: str
+    created_at: str
+
+
+@dataclass(frozen=True)
+class Project:
+    """A project: memories at project level belong to one."""
+
+    id: str
+    name: str
+    root_path: str | None
+    summary: str
+    created_by: str | None
+    created_at: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The project as the CLI's JSON object."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            "root": self.root_path,
+            "summary": self.summary,
+            "created_by": self.created_by,
+            "created_at": self.created_at,
+        }
+
+
+@dataclass(frozen=True)
+class Membership:
+    """A user's role in a project."""
+
+    project_id: str
+    user_id: str
+    role: str
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One user's profile: display name, timezone, preferences (a JSON object)."""
+
+    user_id: str
+    display_name: str
+    timezone: str
+    preferences: dict[str, Any]
+    updated_at: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        """The profile as a JSON object."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    """One append-only audit row. ``detail`` never holds memory content or secrets."""
+
+    seq: int
+    at: str
+    actor: str
+    action: str
+    target: str | None
+    detail: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        """The entry as a JSON object."""
+        return asdict(self)

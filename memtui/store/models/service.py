@@ -1,0 +1,56 @@
+"""The service: recorded interactions and bundles."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Interaction:
+    """A finished question/answer pair an agent asked the store to remember."""
+
+    id: str
+    user: str
+    project: str | None
+    question: str
+    answer: str
+    source: str | None
+    created_at: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The interaction as a JSON object."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class BundleDocument:
+    """One document of a bundle, with its revision."""
+
+    bundle: str
+    path: str
+    revision: int
+    content: str
+    updated_at: str
+    updated_by: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The document as a JSON object."""
+        return {"path": self.path, "revision": self.revision, "content": self.content,
+                "updated_at": self.updated_at, "updated_by": self.updated_by}
+
+
+@dataclass(frozen=True)
+class Bundle:
+    """A set of documents per project or schedule."""
+
+    id: str
+    project: str | None
+    schedule: str | None
+    created_by: str
+    created_at: str
+    documents: tuple[str, ...] = field(default=())
+
+    def to_json(self) -> dict[str, Any]:
+        """The bundle as a JSON object."""
+        return asdict(self) | {"documents": list(self.documents)}

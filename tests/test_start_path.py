@@ -1,0 +1,129 @@
+"""The start path stays lean: what the first frame loads, and the pieces made after it.
+
+Speed itself is measured by ``python -m memtui.bench`` (never by a timed test); these tests
+keep the structure that speed rests on: the modules a first paint must not import, the
+model classes resolved by area, the command line made off the first frame.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from snapshots.harness import app_test, demo_app, press, settle
+
+import memtui.store.models as models
+from memtui.bench import app_start
+from memtui.engine.demo import build_demo_store
+
+NOT_AT_FIRST_PAINT = (
+    "sqlite_utils",  # the store reads with sqlite3; sqlite-utils is for writes
+    "memtui.app.curator",  # the store-changing flows and their modals
+    "memtui.app.modals",
+    "memtui.app.commands",  # the /memory command line is made after the first frame
+    "memtui.app.widgets.command_line",
+    "memtui.engine.worker",  # the extraction loop is made when the first job starts
+    "memtui.engine.extraction",
+    "memtui.engine.redaction",
+    "memtui.store.service_data",
+    "memtui.store.tasks",
+    "memtui.store.models.tasks",
+    "memtui.store.models.service",
+    "textual.widgets._tabbed_content",  # the pane bar is one line of text
+    "textual.widgets._progress_bar",  # made when a job first reports progress
+)
+
+
+@pytest.fixture(scope="module")
+def first_paint(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """The JSON line of one real start (to the first frame with memory rows) on the demo."""
+    db = tmp_path_factory.mktemp("start") / "demo.db"
+    build_demo_store(db).close()
+    result = subprocess.run(
+        [sys.executable, str(Path(app_start.__file__)), "app", "--db", str(db),
+         "--user", "alice", "--width", "80", "--height", "24", app_start.LIST_MODULES],
+        capture_output=True, text=True, timeout=120, check=True)
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_the_first_paint_shows_rows(first_paint: dict) -> None:
+    assert first_paint["mode"] == "app"
+    assert first_paint["imported_at"] <= first_paint["built_at"] <= first_paint["painted_at"]
+
+
+@pytest.mark.parametrize("module", NOT_AT_FIRST_PAINT)
+def test_the_first_paint_does_not_load(first_paint: dict, module: str) -> None:
+    loaded = [name for name in first_paint["modules"]
+              if name == module or name.startswith(module + ".")]
+    assert loaded == []
+
+
+def test_models_resolve_by_area_and_stay_the_same_class() -> None:
+    from memtui.store.models.memories import Memory
+    from memtui.store.models.tasks import EXTRACTED_OUTCOMES, Task
+
+    assert models.Memory is Memory
+    assert models.Task is Task
+    assert models.EXTRACTED_OUTCOMES == EXTRACTED_OUTCOMES
+    assert set(models.__all__) <= set(dir(models))
+
+
+def test_every_exported_model_name_resolves() -> None:
+    for name in models.__all__:
+        assert getattr(models, name) is not None
+
+
+def test_an_unknown_model_name_is_an_attribute_error() -> None:
+    with pytest.raises(AttributeError, match="NoSuchModel"):
+        models.NoSuchModel  # noqa: B018
+    with pytest.raises(ImportError):
+        from memtui.store.models import NoSuchModel  # noqa: F401
+
+
+@app_test
+async def test_the_command_line_is_ready_after_the_first_frame(tmp_path: Path) -> None:
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        line = app.screen.query_one("#command-line")
+        assert not line.display
+        await press(pilot, "colon")
+        assert line.display and line.has_focus
+        assert len(app.screen.query("#command-line")) == 1
+
+
+@app_test
+async def test_a_job_shows_a_progress_bar_made_on_first_use(tmp_path: Path) -> None:
+    from textual.widgets import ProgressBar
+
+    from memtui.app.widgets.status import StatusLine
+
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        status = app.screen.query_one(StatusLine)
+        assert not status.query(ProgressBar)
+        status.progress(3, 10)
+        await settle(pilot)
+        bar = status.query_one(ProgressBar)
+        assert status.has_class("-busy") and bar.display and bar.progress == 3
+        status.progress(None, None)
+        status.progress(5, 10)
+        await settle(pilot)
+        assert len(status.query(ProgressBar)) == 1 and bar.progress == 5
+
+
+@app_test
+async def test_the_command_line_opens_even_before_the_first_frame_is_done(
+        tmp_path: Path) -> None:
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("colon", "s")
+        await settle(pilot)
+        line = app.screen.query_one("#command-line")
+        assert line.display and line.has_focus
+        assert line.value == "/memory s"
+        assert len(app.screen.query("#command-line")) == 1
