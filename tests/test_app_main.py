@@ -158,3 +158,8 @@ def test_clipboard_reports_what_was_used() -> None:
     assert clipboard.copy("y").error is None  # a broken system clipboard is not retried
     nothing = Clipboard(broken, system_copy=None).copy("z")
     assert not nothing.ok and "Copy failed" in nothing.describe()
+
+
+def test_the_readme_key_table_is_the_apps() -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    assert keys_markdown().strip() in readme

@@ -177,8 +177,10 @@ class MemtuiApp(App[None]):
         """Run the app (``App.run``'s arguments). The objects made so far -- modules,
         classes, the store -- are frozen out of the garbage collector first: they live as
         long as the process, and a full collection over them otherwise lands in the first
-        frame (about 12 ms on a 2-core machine), and later in scrolling."""
+        frame (about 12 ms on a 2-core machine), and later in scrolling. The collector runs
+        from here on (the command line pauses it while the app starts)."""
         gc.freeze()
+        gc.enable()
         return super().run(**kwargs)
 
     @cached_property

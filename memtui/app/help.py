@@ -27,6 +27,7 @@ def binding_classes() -> list[tuple[str, type]]:
     from memtui.app.modals.filter import FilterModal
     from memtui.app.modals.picker import PickerModal
     from memtui.app.modals.text import TextModal
+    from memtui.app.panes.base import FormPane
     from memtui.app.panes.extraction_log import ExtractionLogPane
     from memtui.app.panes.history import HistoryPane
     from memtui.app.panes.injection import InjectionPane
@@ -41,7 +42,7 @@ def binding_classes() -> list[tuple[str, type]]:
             ("memory lists", MemoryList), ("memory panes", MemoriesPane),
             ("project pane", ProjectMemoriesPane), ("history", HistoryPane),
             ("extraction log", ExtractionLogPane), ("injection preview", InjectionPane),
-            ("profile", ProfilePane), ("settings", SettingsPane),
+            ("profile", ProfilePane), ("settings", SettingsPane), ("profile, settings", FormPane),
             ("command line", CommandLine), ("editor", MemoryEditor),
             ("confirm", ConfirmModal), ("memory detail", MemoryDetailModal),
             ("filter", FilterModal), ("picker", PickerModal), ("text view", TextModal)]

@@ -1,21 +1,30 @@
 """One start-to-first-paint run, in a fresh process (the benchmark spawns this file).
 
 ``python app_start.py empty`` runs the reference: a Textual app whose screen holds one
-``Static``. ``python app_start.py app --db PATH --user ID`` opens the store and builds the
-real app with ``memtui.app.main.create_app`` (the real CSS, the real first pane).
+``Static``. ``python app_start.py app --db PATH --user ID`` runs the real ``memtui`` command
+(``memtui.cli.main.main(["--db", PATH, "--user", ID])``): its argument parsing, its imports,
+the store opening, the real CSS and the real first pane -- what a person waits for.
 
-Both run headless at the same size (``App.run(headless=True, size=...)``: the whole of
+Both run under Textual's headless driver, chosen the same way for both through Textual's
+``TEXTUAL_DRIVER`` environment variable, at the size given by ``COLUMNS`` and ``LINES`` (the
+parent sets all three; ``main`` sets them when this file is run by hand). The whole of
 Textual's startup, CSS, layout and compositor run; only the bytes to the terminal are
-skipped, the same for both). Both stop at the same kind of moment: the end of the first
+skipped, the same for both. Both stop at the same kind of moment: the end of the first
 compositor refresh (``Screen._compositor_refresh``, one frame) in which the target drew its
 content -- the Static's text, or real memory rows of the memory list (not the "Loading…"
 line). The process then prints one JSON line (the wall-clock time of that moment, so the
 parent can subtract the time it spawned the process) and leaves with ``os._exit``, so
 teardown is not measured. The parent reads peak RSS from ``os.wait4``.
 
-The JSON line also has the moments the imports were done (``imported_at``) and the app was
-built (``built_at``: for the app, the store opened and ``create_app`` returned), and with
-``--list-modules`` every module loaded by the first paint (a test keeps the start lean).
+The command is measured as it runs: nothing of Textual or memtui is imported here before it
+starts. The few measuring hooks are put in as each module is first imported (a finder on
+``sys.meta_path`` that wraps the module's loader), so the command's own import order, and
+its garbage-collector pause while starting, are the ones measured.
+
+The JSON line also has the moments the imports were done (``imported_at``: for the app,
+``memtui.app.main`` imported) and the app was built (``built_at``: for the app, the store
+opened and the app made, as ``MemtuiApp.run`` is called), and with ``--list-modules`` every
+module loaded by the first paint (a test keeps the start lean).
 
 The file is run by path, not as ``-m memtui.bench...``, so the reference imports nothing of
 memtui.
@@ -28,8 +37,12 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
 
 LIST_MODULES = "--list-modules"
+HEADLESS_DRIVER = "textual.drivers.headless_driver:HeadlessDriver"
 
 
 def _finish(info: dict) -> None:
@@ -41,21 +54,52 @@ def _finish(info: dict) -> None:
     os._exit(0)
 
 
-def _hook_frames(done: list[bool], info: dict) -> None:
+class AfterImport:
+    """A ``sys.meta_path`` finder that runs a hook on a module right after it is first
+    imported (the module's own finder and loader do the importing)."""
+
+    def __init__(self, hooks: dict[str, Callable[[ModuleType], None]]) -> None:
+        self.hooks = dict(hooks)
+
+    def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
+        """The real spec of a hooked module, its loader wrapped; None for the others."""
+        hook = self.hooks.get(name)
+        if hook is None:
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(name, path, target)
+            if spec is not None:
+                break
+        else:
+            return None
+        del self.hooks[name]
+        loader = spec.loader
+        exec_module = loader.exec_module
+
+        def exec_then_hook(module: ModuleType) -> None:
+            exec_module(module)
+            hook(module)
+
+        loader.exec_module = exec_then_hook
+        return spec
+
+
+def _hook_frames(screen_module: ModuleType, done: list[bool], info: dict) -> None:
     """After each frame, exit if the target drew its content in it."""
-    from textual.screen import Screen
+    screen_class = screen_module.Screen
+    original = screen_class._compositor_refresh
 
-    original = Screen._compositor_refresh
-
-    def compositor_refresh(self: Screen) -> None:
+    def compositor_refresh(self: Any) -> None:
         original(self)
         if done[0]:
             _finish(info)
 
-    Screen._compositor_refresh = compositor_refresh  # type: ignore[method-assign]
+    screen_class._compositor_refresh = compositor_refresh
 
 
-def run_empty(width: int, height: int) -> None:
+def run_empty() -> None:
     """The reference: an empty Textual app that paints one Static."""
     from textual.app import App, ComposeResult
     from textual.widgets import Static
@@ -72,36 +116,61 @@ def run_empty(width: int, height: int) -> None:
         def compose(self) -> ComposeResult:
             yield PaintedStatic("memtui")
 
-    _hook_frames(done, info)
+    import textual.screen
+
+    _hook_frames(textual.screen, done, info)
     app = EmptyApp()
     info["built_at"] = time.time()
-    app.run(headless=True, size=(width, height))
+    app.run()
     raise SystemExit("the reference app exited before its first paint")
 
 
-def run_app(db: str, user: str, width: int, height: int) -> None:
-    """The real app on a store: exit when the memory list has drawn real rows."""
-    from memtui.app.main import create_app
-    from memtui.app.widgets.memory_list import MemoryList
-    from memtui.store.database import open_store
-
-    info = {"mode": "app", "imported_at": time.time()}
+def run_app(db: str, user: str) -> None:
+    """The real ``memtui`` command on a store: exit when the memory list drew real rows."""
+    info: dict[str, Any] = {"mode": "app"}
     done = [False]
-    original_row_text = MemoryList.row_text
 
-    def row_text(self: MemoryList, index: int, width: int):  # noqa: ANN202
-        text = original_row_text(self, index, width)
-        if text is not None:
-            done[0] = True
-        return text
+    def hook_list(module: ModuleType) -> None:
+        memory_list = module.MemoryList
+        original_row_text = memory_list.row_text
 
-    MemoryList.row_text = row_text  # type: ignore[method-assign]
-    store = open_store(db)
-    app = create_app(store, user)
-    info["built_at"] = time.time()
-    _hook_frames(done, info)
-    app.run(headless=True, size=(width, height))
-    raise SystemExit("the app exited before its memory list painted")
+        def row_text(self: Any, index: int, width: int) -> Any:
+            text = original_row_text(self, index, width)
+            if text is not None:
+                done[0] = True
+            return text
+
+        memory_list.row_text = row_text
+
+    def hook_imported(_module: ModuleType) -> None:
+        info["imported_at"] = time.time()
+
+    def hook_built(module: ModuleType) -> None:
+        app_class = module.MemtuiApp
+        original_run = app_class.run
+
+        def run(self: Any, **kwargs: Any) -> Any:
+            info["built_at"] = time.time()
+            return original_run(self, **kwargs)
+
+        app_class.run = run
+
+    sys.meta_path.insert(0, AfterImport({
+        "textual.screen": lambda module: _hook_frames(module, done, info),
+        "memtui.app.widgets.memory_list": hook_list,
+        "memtui.app.main": hook_imported,
+        "memtui.app.app": hook_built,
+    }))
+    from memtui.cli.main import main as memtui_main
+
+    code = memtui_main(["--db", db, "--user", user])
+    raise SystemExit(f"memtui exited ({code}) before its memory list painted")
+
+
+def headless_environment(width: int, height: int) -> dict[str, str]:
+    """The environment variables that make both sides run headless at ``width`` x
+    ``height``."""
+    return {"TEXTUAL_DRIVER": HEADLESS_DRIVER, "COLUMNS": str(width), "LINES": str(height)}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -115,12 +184,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(LIST_MODULES, action="store_true",
                         help="also print the modules loaded by the first paint")
     args = parser.parse_args(argv)
+    for name, value in headless_environment(args.width, args.height).items():
+        os.environ.setdefault(name, value)
     if args.mode == "empty":
-        run_empty(args.width, args.height)
+        run_empty()
     else:
         if not args.db:
             parser.error("app needs --db")
-        run_app(args.db, args.user, args.width, args.height)
+        run_app(args.db, args.user)
 
 
 if __name__ == "__main__":

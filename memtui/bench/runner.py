@@ -6,8 +6,8 @@ in one run: start-up and page timings are medians of interleaved runs; the Pilot
 (search, scrolling) are per key the best of ``APP_REPEATS`` passes, since noise from other
 processes only ever adds time. Rows:
 
-1. start to first paint of the memory list vs an empty Textual app (wall time and peak RSS,
-   fresh subprocesses, medians; ``app_start.py``);
+1. start to first paint of the memory list -- the real ``memtui --db PATH`` command -- vs an
+   empty Textual app (wall time and peak RSS, fresh subprocesses, medians; ``app_start.py``);
 2. search as you type (Pilot on the real app) vs the bare FTS5 query in sqlite3;
 3. scrolling the list to the end and back (Pilot): the slowest frame;
 4. extraction of 10,000 eligible tasks vs a read-only loop (``bench.extraction``);
@@ -35,6 +35,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memtui.bench.app_start import headless_environment
 from memtui.bench.generate import BENCH_USER, DEFAULT_SEED, cached_store
 from memtui.store.database import open_store
 from memtui.store.models import MemoryFilter, PageCursor
@@ -92,9 +93,10 @@ def _start_once(mode: str, db: Path | None, user: str) -> dict[str, float]:
             "--height", str(SCREEN_SIZE[1])]
     if mode == "app":
         args += ["--db", str(db), "--user", user]
+    env = {**os.environ, **headless_environment(*SCREEN_SIZE)}
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         spawned = time.time()
-        process = subprocess.Popen(args, stdout=out, stderr=err)
+        process = subprocess.Popen(args, stdout=out, stderr=err, env=env)
         _pid, status, usage = os.wait4(process.pid, 0)
         code = os.waitstatus_to_exitcode(status)
         out.seek(0)

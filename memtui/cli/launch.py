@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from memtui.cli.context import CliContext
-from memtui.engine.demo import DEMO_PROJECT, DEMO_USER, build_demo_store
+if TYPE_CHECKING:
+    from memtui.cli.context import CliContext
 
 
 def prepare_demo(ctx: CliContext) -> Path:
     """Build the demo store (a temporary file, or the PATH given to ``--demo``) and return it."""
+    from memtui.engine.demo import build_demo_store
+
     given = ctx.args.demo
     if given:
         path = Path(given).expanduser()
@@ -28,6 +31,8 @@ def launch_app(ctx: CliContext) -> int:
     """Open the app on the chosen store (the demo store with ``--demo``: acting user alice,
     project webshop unless ``--user`` / ``--project`` say otherwise)."""
     if ctx.args.demo is not None:
+        from memtui.engine.demo import DEMO_PROJECT, DEMO_USER
+
         ctx.args.db = str(prepare_demo(ctx))
         if not ctx.args.user:
             ctx.args.user = DEMO_USER

@@ -1,16 +1,27 @@
-"""``memtui``: the entry point. No subcommand opens the app; subcommands script the store."""
+"""``memtui``: the entry point. No subcommand opens the app; subcommands script the store.
+
+Opening the app is the path people wait on, so it is kept lean: the global options are read
+by a small parser first, and only a command line that is not the app builds the whole
+parser (importing every command module). While the app starts, Python's garbage collector
+is paused (imports make hundreds of thousands of objects that live for the whole run, and
+collecting them is wasted work); the app freezes them out of later collections and resumes
+the collector just before its event loop (``MemtuiApp.run``).
+"""
 
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from memtui import __version__
-from memtui.cli.context import CliContext
 from memtui.errors import InvalidInput, MemtuiError
+
+if TYPE_CHECKING:
+    from memtui.cli.context import CliContext
 
 COMMAND_MODULES = (
     "memtui.cli.cmd_identity",
@@ -48,9 +59,8 @@ def common_options() -> argparse.ArgumentParser:
     return common
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The whole command-line parser."""
-    common = common_options()
+def _app_parser(common: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The top-level parser without the commands: the options that open the app."""
     parser = _Parser(prog="memtui", description=(
         "See and curate what your AI coding agents remember. With no command, opens the app."),
         parents=[common])
@@ -65,6 +75,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--codex-home", metavar="PATH", default=None,
                         help="a Codex home to show beside the store (else $CODEX_HOME, "
                              "else ~/.codex)")
+    return parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command-line parser."""
+    common = common_options()
+    parser = _app_parser(common)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub, common)
@@ -77,18 +94,49 @@ def _run_app(ctx: CliContext) -> int:
     return launch_app(ctx)
 
 
+FULL_PARSER_FLAGS = frozenset({"-h", "--help", "--version"})
+"""Flags the whole parser answers (its help lists the commands)."""
+
+
+def app_arguments(raw: Sequence[str]) -> argparse.Namespace | None:
+    """The options, when ``raw`` opens the app (no command, no help); else None, and the
+    whole parser reads ``raw`` (its errors and help name every command)."""
+    if FULL_PARSER_FLAGS.intersection(raw):
+        return None
+    try:
+        args, rest = _app_parser(common_options()).parse_known_args(list(raw))
+    except (UsageError, SystemExit):
+        return None
+    return None if rest else args
+
+
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
          stderr: TextIO | None = None) -> int:
     """Run the command line; returns the exit code (spec/70)."""
-    parser = build_parser()
     raw = list(sys.argv[1:] if argv is None else argv)
+    collecting = gc.isenabled()
+    args = app_arguments(raw)
+    if args is not None and collecting:
+        gc.disable()  # until the app's event loop starts (MemtuiApp.run enables it)
     try:
-        args = parser.parse_args(raw)
-    except UsageError as error:
-        ctx = CliContext(argparse.Namespace(json="--json" in raw), stdout, stderr)
-        return ctx.error(error)
-    except SystemExit as exit_:  # --help / --version
-        return int(exit_.code or 0)
+        return _dispatch(raw, args, stdout, stderr)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _dispatch(raw: list[str], args: argparse.Namespace | None, stdout: TextIO | None,
+              stderr: TextIO | None) -> int:
+    from memtui.cli.context import CliContext
+
+    if args is None:
+        try:
+            args = build_parser().parse_args(raw)
+        except UsageError as error:
+            ctx = CliContext(argparse.Namespace(json="--json" in raw), stdout, stderr)
+            return ctx.error(error)
+        except SystemExit as exit_:  # --help / --version
+            return int(exit_.code or 0)
     for name, default in (("db", None), ("user", None), ("json", False)):
         if not hasattr(args, name):
             setattr(args, name, default)

@@ -6,11 +6,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from memtui.app.modals.base import Dialog
 
-class ConfirmModal(ModalScreen[bool]):
+
+class ConfirmModal(Dialog[bool]):
     """Ask before doing something final. Dismisses with True (confirmed) or False."""
 
     BINDINGS = [
@@ -20,7 +21,7 @@ class ConfirmModal(ModalScreen[bool]):
     ]
 
     def __init__(self, title: str, body: Text, confirm_label: str = "Forget") -> None:
-        super().__init__(classes="modal")
+        super().__init__()
         self._title = title
         self._body = body
         self._confirm_label = confirm_label

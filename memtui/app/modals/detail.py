@@ -7,11 +7,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from memtui.app.modals.base import Dialog
 
-class MemoryDetailModal(ModalScreen[str | None]):
+
+class MemoryDetailModal(Dialog[str | None]):
     """Shows one memory. Dismisses with the next action: ``"history"``, ``"correct"``,
     ``"copy"``, or None."""
 
@@ -24,7 +25,7 @@ class MemoryDetailModal(ModalScreen[str | None]):
     ]
 
     def __init__(self, title: str, body: RenderableType) -> None:
-        super().__init__(classes="modal")
+        super().__init__()
         self._title = title
         self._body = body
 

@@ -14,9 +14,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, RadioButton, RadioSet, Static, TextArea
 
+from memtui.app.modals.base import Dialog
 from memtui.store.models import KINDS
 from memtui.textsafe import safe_text
 
@@ -29,7 +29,7 @@ class MemoryDraft:
     content: str
 
 
-class MemoryEditor(ModalScreen[MemoryDraft | None]):
+class MemoryEditor(Dialog[MemoryDraft | None]):
     """Edit a memory's kind and text. ``submit(draft, editor)`` must end with
     ``editor.saved()`` or ``editor.failed(message)``; without ``submit`` the draft is
     simply returned."""
@@ -43,7 +43,7 @@ class MemoryEditor(ModalScreen[MemoryDraft | None]):
     def __init__(self, title: str, *, kind: str = "fact", content: str = "",
                  show_kind: bool = True, context: str = "",
                  submit: Callable[[MemoryDraft, MemoryEditor], None] | None = None) -> None:
-        super().__init__(classes="modal")
+        super().__init__()
         self._title = title
         self._kind = kind if kind in KINDS else "fact"
         self._content = content
@@ -64,7 +64,7 @@ class MemoryEditor(ModalScreen[MemoryDraft | None]):
                         yield RadioButton(kind, value=kind == self._kind, id=f"kind-{kind}")
             yield TextArea(safe_text(self._content), id="content", soft_wrap=True,
                            show_line_numbers=False, tab_behavior="focus")
-            yield Static("", id="editor-error", classes="form-error")
+            yield Static("", id="editor-error", classes="dialog-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel (esc)", id="cancel")
                 yield Button("Save (ctrl+s)", id="save", variant="primary")

@@ -6,14 +6,14 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Label, RadioButton, RadioSet, Static
 
 from memtui.app.filter_choice import ALL, FilterChoice
+from memtui.app.modals.base import Dialog
 from memtui.store.models import KINDS, SOURCES, STATUSES
 
 
-class FilterModal(ModalScreen[FilterChoice | None]):
+class FilterModal(Dialog[FilterChoice | None]):
     """Three rows of choices; Enter applies, Escape cancels."""
 
     BINDINGS = [
@@ -22,7 +22,7 @@ class FilterModal(ModalScreen[FilterChoice | None]):
     ]
 
     def __init__(self, current: FilterChoice) -> None:
-        super().__init__(classes="modal")
+        super().__init__()
         self._current = current
 
     def compose(self) -> ComposeResult:

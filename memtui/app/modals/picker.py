@@ -6,21 +6,21 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from memtui.app.modals.base import Dialog
 from memtui.textsafe import one_line
 
 
-class PickerModal(ModalScreen[str | None]):
+class PickerModal(Dialog[str | None]):
     """A short list of (id, label) choices (projects: a handful, never a memory list).
     Dismisses with the chosen id, or None."""
 
     BINDINGS = [Binding("escape", "cancel", "cancel", tooltip="Cancel", id="picker.cancel")]
 
     def __init__(self, title: str, choices: list[tuple[str, str]], current: str | None) -> None:
-        super().__init__(classes="modal")
+        super().__init__()
         self._title = title
         self._choices = choices
         self._current = current

@@ -7,11 +7,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from memtui.app.modals.base import Dialog
 
-class TextModal(ModalScreen[None]):
+
+class TextModal(Dialog[None]):
     """Show a title and a renderable built from ``Text`` (never markup); any close key
     dismisses it."""
 
@@ -21,7 +22,7 @@ class TextModal(ModalScreen[None]):
     ]
 
     def __init__(self, title: str, body: RenderableType, copy_text: str | None = None) -> None:
-        super().__init__(classes="modal")
+        super().__init__()
         self._title = title
         self._body = body
         self._copy_text = copy_text

@@ -70,3 +70,90 @@ class Pane(Vertical):
             self.memtui.say("Nothing to copy.", severity="warning")
             return
         self.memtui.copy_text(what[1], what[0])
+
+
+class FormPane(Pane):
+    """A pane that is a form (Profile, Settings): tab moves between fields, escape leaves
+    the form. Its CSS comes with it (the first frame shows no form)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [*FORM_BINDINGS]
+
+    SCOPED_CSS = False
+    DEFAULT_CSS = """
+    .form {
+        height: 1fr;
+        padding: 0 1;
+    }
+    .field-row {
+        height: auto;
+        min-height: 1;
+        margin-top: 1;
+    }
+    .setting-row {
+        height: 1;
+    }
+    .field-label {
+        width: 16;
+    }
+    .field-label-wide {
+        margin-top: 1;
+        width: 1fr;
+    }
+    .field-row Input {
+        width: 1fr;
+    }
+    #profile-prefs {
+        height: 8;
+        min-height: 4;
+    }
+    .form-error {
+        height: auto;
+        color: $text-error;
+        text-style: bold;
+    }
+    .form-error:empty {
+        display: none;
+    }
+    .form-buttons {
+        height: auto;
+        margin-top: 1;
+    }
+    .form-buttons Button {
+        margin-right: 2;
+    }
+    .setting-switch {
+        width: 10;
+    }
+    .setting-input {
+        width: 10;
+    }
+    .setting-name {
+        width: 34;
+        padding-left: 1;
+    }
+    .setting-meaning {
+        width: 1fr;
+        height: 1;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    .section-title {
+        margin-top: 1;
+        height: 1;
+    }
+    #flag-task {
+        width: 1fr;
+    }
+    .flag-label {
+        width: 10;
+    }
+    #flag-use, #flag-generate {
+        width: 24;
+    }
+    .field-help {
+        height: 2;
+        padding: 0 1;
+        border-top: hkey $primary 50%;
+        color: $text-muted;
+    }
+    """

@@ -14,13 +14,13 @@ from typing import ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
 from memtui.app.format import block, local_time
 from memtui.app.panes.base import Pane
 from memtui.app.widgets.line_list import ItemList, LineList
+from memtui.app.widgets.preview import PreviewScroll
 from memtui.errors import MemtuiError
 from memtui.textsafe import one_line
 
@@ -57,8 +57,7 @@ class BundlesPane(Pane):
         """Title, the documents, the selected document."""
         yield Static("", classes="pane-title", id="bundles-title")
         yield ItemList(self._row, id="bundles-list", empty_text=EMPTY_TEXT)
-        with VerticalScroll(classes="preview-scroll"):
-            yield Static("", id="bundles-preview", classes="preview-text")
+        yield PreviewScroll("bundles-preview")
 
     def _row(self, row: DocumentRow, width: int) -> Text:
         line = Text(no_wrap=True, overflow="ellipsis")
@@ -105,16 +104,16 @@ class BundlesPane(Pane):
         self._update_preview()
 
     def _update_preview(self) -> None:
-        preview = self.query_one("#bundles-preview", Static)
+        preview = self.query_one(PreviewScroll)
         row = self.item_list.current()
         self.content = ""
         if row is None:
-            preview.update("")
+            preview.show("")
             return
         try:
             document = self.memtui.engine.service.get_document(row.bundle, row.path)
         except MemtuiError as error:
-            preview.update(Text(f"{row.bundle} {row.path}: {error.message}", style="dim"))
+            preview.show(Text(f"{row.bundle} {row.path}: {error.message}", style="dim"))
             return
         self.content = document.content
         text = Text(f"{row.bundle} · {row.path} · revision {document.revision} · updated "
@@ -122,7 +121,7 @@ class BundlesPane(Pane):
         text.append(one_line(document.updated_by, 40), style="bold")
         text.append("\n\n")
         text.append_text(block(document.content))
-        preview.update(text)
+        preview.show(text)
 
     def on_line_list_cursor_moved(self, message: LineList.CursorMoved) -> None:
         """Show the selected document."""

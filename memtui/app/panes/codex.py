@@ -27,6 +27,7 @@ from textual.widgets import Static
 from memtui.app.format import local_time
 from memtui.app.panes.base import Pane
 from memtui.app.widgets.line_list import ItemList, LineList
+from memtui.app.widgets.preview import PreviewScroll
 from memtui.errors import MemtuiError
 from memtui.textsafe import one_line
 
@@ -97,8 +98,7 @@ class CodexPane(Pane):
         """Title, the threads, the selected thread and the home's other parts."""
         yield Static("", classes="pane-title", id="codex-title")
         yield ItemList(self._row, id="codex-list", empty_text=EMPTY_TEXT)
-        with VerticalScroll(classes="preview-scroll", id="codex-scroll"):
-            yield Static("", id="codex-preview", classes="preview-text")
+        yield PreviewScroll("codex-preview", id="codex-scroll")
 
     def on_mount(self) -> None:
         """The list takes a third of the height, the home's details the rest (the shared
@@ -227,10 +227,10 @@ class CodexPane(Pane):
         _more(text, MAX_SECTION_ROWS, len(codex.problems))
 
     def _update_preview(self) -> None:
-        preview = self.query_one("#codex-preview", Static)
+        preview = self.query_one(PreviewScroll)
         codex = self.codex
         if codex is None:
-            preview.update("")
+            preview.show("")
             return
         text = Text()
         thread = self.item_list.current()
@@ -241,7 +241,7 @@ class CodexPane(Pane):
         else:
             text.append("No thread selected.", style="dim")
         self._overview(text, codex)
-        preview.update(text)
+        preview.show(text)
 
     def on_line_list_cursor_moved(self, message: LineList.CursorMoved) -> None:
         """Show the selected thread."""

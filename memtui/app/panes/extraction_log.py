@@ -12,7 +12,6 @@ from zoneinfo import ZoneInfo
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -20,6 +19,7 @@ from memtui.app.format import OUTCOME_WORDS, local_time, reason_words
 from memtui.app.panes.base import Pane
 from memtui.app.widgets.detail import task_fields
 from memtui.app.widgets.line_list import ItemList, LineList
+from memtui.app.widgets.preview import PreviewScroll
 from memtui.errors import MemtuiError
 from memtui.store.models import LogEntry
 from memtui.textsafe import one_line
@@ -65,8 +65,7 @@ class ExtractionLogPane(Pane):
         """Title, the log, the selected task."""
         yield Static("", classes="pane-title", id="log-title")
         yield ItemList(self._row, id="log-list", empty_text=EMPTY_TEXT)
-        with VerticalScroll(classes="preview-scroll"):
-            yield Static("", id="log-preview", classes="preview-text")
+        yield PreviewScroll("log-preview")
 
     def _row(self, entry: LogEntry, width: int) -> Text:
         return log_row(entry, width, self.memtui.tz)
@@ -117,17 +116,17 @@ class ExtractionLogPane(Pane):
         self._update_preview()
 
     def _update_preview(self) -> None:
-        preview = self.query_one("#log-preview", Static)
+        preview = self.query_one(PreviewScroll)
         entry = self.current()
         if entry is None:
-            preview.update("")
+            preview.show("")
             return
         try:
             task = self.memtui.engine.tasks.get_task(entry.task_id)
         except MemtuiError as error:
-            preview.update(Text(f"{entry.task_id}: {error.message}", style="dim"))
+            preview.show(Text(f"{entry.task_id}: {error.message}", style="dim"))
             return
-        preview.update(task_fields(task, self.memtui.tz, entry))
+        preview.show(task_fields(task, self.memtui.tz, entry))
 
     def on_line_list_cursor_moved(self, message: LineList.CursorMoved) -> None:
         """Show the selected row's task."""

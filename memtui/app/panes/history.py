@@ -12,13 +12,13 @@ from zoneinfo import ZoneInfo
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
 from memtui.app.format import block, local_time
 from memtui.app.panes.base import Pane
 from memtui.app.widgets.line_list import ItemList, LineList
+from memtui.app.widgets.preview import PreviewScroll
 from memtui.errors import MemtuiError
 from memtui.store.models import Memory
 from memtui.textsafe import one_line
@@ -62,8 +62,7 @@ class HistoryPane(Pane):
         """Title, the versions, the selected version's full text."""
         yield Static("", classes="pane-title", id="history-title")
         yield ItemList(self._row, id="history-list", empty_text=EMPTY_TEXT)
-        with VerticalScroll(classes="preview-scroll"):
-            yield Static("", id="history-preview", classes="preview-text")
+        yield PreviewScroll("history-preview")
 
     def _row(self, memory: Memory, width: int) -> Text:
         number = self.versions.index(memory) + 1 if memory in self.versions else 0
@@ -130,15 +129,15 @@ class HistoryPane(Pane):
 
     def _update_preview(self) -> None:
         memory = self.selected_memory()
-        preview = self.query_one("#history-preview", Static)
+        preview = self.query_one(PreviewScroll)
         if memory is None:
-            preview.update("")
+            preview.show("")
             return
         meta = Text(f"{memory.id} · {memory.kind} · {memory.source} · by {memory.owner} · "
                     f"{local_time(memory.created_at, self.memtui.tz)}"
                     + (f" · replaced by {memory.superseded_by}" if memory.superseded_by else
                        " · current"), style="dim")
-        preview.update(Text.assemble(meta, "\n", block(memory.content)))
+        preview.show(Text.assemble(meta, "\n", block(memory.content)))
 
     def on_line_list_cursor_moved(self, message: LineList.CursorMoved) -> None:
         """Show the selected version's text."""

@@ -30,6 +30,18 @@ class InjectionPane(Pane):
 
     PANE_ID = "inject"
     TITLE = "Inject"
+    DEFAULT_CSS = """
+    InjectionPane .inject-scroll {
+        height: 1fr;
+        padding: 0 1;
+    }
+    InjectionPane .inject-scroll:focus {
+        background-tint: $foreground 3%;
+    }
+    InjectionPane .preview-text {
+        width: 1fr;
+    }
+    """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "copy", "copy", tooltip="Copy the whole first turn", id="inject.copy"),
         Binding("slash", "edit_prompt", "prompt",

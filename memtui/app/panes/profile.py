@@ -17,7 +17,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Static, TextArea
 
 from memtui.app.format import local_time
-from memtui.app.panes.base import FORM_BINDINGS, Pane
+from memtui.app.panes.base import FormPane
 from memtui.errors import MemtuiError
 from memtui.store.models import Profile
 from memtui.textsafe import safe_text
@@ -25,14 +25,13 @@ from memtui.textsafe import safe_text
 JSON_INDENT = 2
 
 
-class ProfilePane(Pane):
+class ProfilePane(FormPane):
     """Edit the acting user's profile."""
 
     PANE_ID = "profile"
     TITLE = "Profile"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "save", "save", tooltip="Save the profile", id="profile.save"),
-        *FORM_BINDINGS,
     ]
 
     def __init__(self) -> None:

@@ -7,16 +7,15 @@ they are stored only: version 1 calls no model.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
-from memtui.app.panes.base import FORM_BINDINGS, Pane
+from memtui.app.panes.base import FormPane
 from memtui.errors import MemtuiError
 from memtui.store.models import Task
 from memtui.textsafe import one_line
@@ -33,15 +32,11 @@ def _flag_value(value: int | None) -> str:
     return "follow" if value is None else ("on" if value else "off")
 
 
-class SettingsPane(Pane):
+class SettingsPane(FormPane):
     """Auto-memory settings and per-task overrides."""
 
     PANE_ID = "settings"
     TITLE = "Settings"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        *FORM_BINDINGS,
-    ]
-
     def __init__(self) -> None:
         super().__init__()
         self.values: dict[str, Any] = {}

@@ -28,6 +28,14 @@ class CommandLine(Input):
     """A one-line input for ``/memory`` commands; right arrow (or tab) takes the completion,
     Enter runs, Escape closes."""
 
+    DEFAULT_CSS = """
+    CommandLine, CommandLine:focus {
+        height: 1;
+        background: $surface;
+        border: none;
+    }
+    """
+
     BINDINGS = [
         Binding("escape", "close", "close", show=False,
                 tooltip="Close the command line", id="command.close"),

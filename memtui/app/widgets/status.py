@@ -91,7 +91,7 @@ class StatusLine(Horizontal):
     need them)."""
 
     DEFAULT_CSS = """
-    StatusLine { height: 1; }
+    StatusLine { height: 1; background: $panel; }
     StatusLine > #status-message { width: 1fr; height: 1; }
     StatusLine > ProgressBar { width: 40; height: 1; display: none; }
     StatusLine.-busy > ProgressBar { display: block; }

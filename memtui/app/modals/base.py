@@ -1,0 +1,101 @@
+"""The base of every dialog: a modal screen centred over the app, with the dialogs' shared
+CSS (they fit 80x24). The CSS comes with the class, so the first frame does not parse it."""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from textual.screen import ModalScreen
+
+ResultType = TypeVar("ResultType")
+
+
+class Dialog(ModalScreen[ResultType]):
+    """A modal dialog returning a ``ResultType`` (or None when cancelled)."""
+
+    SCOPED_CSS = False
+    DEFAULT_CSS = """
+    .modal {
+        align: center middle;
+        background: $background 60%;
+    }
+
+    .dialog {
+        width: 90%;
+        max-width: 100;
+        height: auto;
+        max-height: 90%;
+        border: round $primary;
+        background: $surface;
+        padding: 0 1;
+    }
+
+    .dialog-title {
+        height: 1;
+        margin-bottom: 1;
+    }
+
+    .dialog-context, .dialog-hint {
+        height: auto;
+    }
+
+    .dialog-body {
+        height: auto;
+    }
+
+    .dialog-scroll {
+        height: auto;
+        max-height: 18;
+    }
+
+    .dialog-buttons {
+        height: auto;
+        align-horizontal: right;
+        margin-top: 1;
+    }
+
+    .dialog-buttons Button {
+        margin-left: 2;
+        min-width: 12;
+    }
+
+    .dialog-confirm {
+        max-width: 70;
+    }
+
+    .dialog-editor TextArea {
+        height: 8;
+        min-height: 3;
+    }
+
+    .kind-picker, .filter-row {
+        layout: horizontal;
+        height: auto;
+        width: 1fr;
+    }
+
+    .dialog-picker OptionList {
+        height: auto;
+        max-height: 14;
+    }
+
+    .dialog-detail, .dialog-text {
+        height: 90%;
+    }
+
+    .dialog-detail .dialog-scroll, .dialog-text .dialog-scroll {
+        height: 1fr;
+        max-height: 100%;
+    }
+    .dialog-error {
+        height: auto;
+        color: $text-error;
+        text-style: bold;
+    }
+    .dialog-error:empty {
+        display: none;
+    }
+    """
+
+    def __init__(self) -> None:
+        super().__init__(classes="modal")

@@ -1,0 +1,41 @@
+"""The scrolling detail area under a list (History, Log, Bundles, Codex): the selected row's
+whole text, scrollable when it is long. Its CSS comes with it, so the first frame (which
+shows none of these panes) does not parse it."""
+
+from __future__ import annotations
+
+from rich.console import RenderableType
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+
+class PreviewScroll(VerticalScroll):
+    """A bordered, scrollable area holding one ``Static`` (``text_id``) with the detail."""
+
+    SCOPED_CSS = False
+    DEFAULT_CSS = """
+    .preview-scroll {
+        height: 7;
+        border-top: hkey $primary 50%;
+        padding: 0 1;
+    }
+    .preview-text {
+        width: 1fr;
+    }
+    .-tall .preview-scroll {
+        height: 12;
+    }
+    """
+
+    def __init__(self, text_id: str, *, id: str | None = None) -> None:
+        super().__init__(id=id, classes="preview-scroll")
+        self._text_id = text_id
+
+    def compose(self) -> ComposeResult:
+        """The detail text."""
+        yield Static("", id=self._text_id, classes="preview-text")
+
+    def show(self, content: RenderableType) -> None:
+        """Show ``content`` (store text in it must already be literal ``Text``)."""
+        self.query_one(f"#{self._text_id}", Static).update(content)
