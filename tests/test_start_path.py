@@ -127,3 +127,40 @@ async def test_the_command_line_opens_even_before_the_first_frame_is_done(
         assert line.display and line.has_focus
         assert line.value == "/memory s"
         assert len(app.screen.query("#command-line")) == 1
+
+
+@app_test
+async def test_the_search_box_is_made_on_first_use_and_takes_the_keys(tmp_path: Path) -> None:
+    from textual.widgets import Input
+
+    from memtui.app.panes.memories import SearchPrompt
+
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        pane = app.pane("user")
+        assert pane.search_box is None and pane.search_text == ""
+        assert pane.query_one(SearchPrompt).render().plain.startswith("/ search")
+        await pilot.press("slash", "r", "u", "f", "f")  # typed at once, before any settle
+        await settle(pilot)
+        box = pane.search_box
+        assert isinstance(box, Input) and box.has_focus and box.value == "ruff"
+        assert not pane.query(SearchPrompt) and len(pane.query(Input)) == 1
+        assert pane.memory_list.row_count() == 1
+        await press(pilot, "escape")
+        assert box.value == "" and pane.memory_list.has_focus
+        await press(pilot, "slash")
+        assert pane.search_box is box and box.has_focus
+
+
+@app_test
+async def test_clicking_the_search_prompt_opens_the_search(tmp_path: Path) -> None:
+    from memtui.app.panes.memories import SearchPrompt
+
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.click(SearchPrompt)
+        await settle(pilot)
+        box = app.pane("user").search_box
+        assert box is not None and box.has_focus

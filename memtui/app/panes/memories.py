@@ -8,6 +8,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
@@ -21,6 +22,33 @@ from memtui.store.models import Memory
 
 PREVIEW_LINES = 3
 """Lines of the selected memory's text shown under the list (more when it is taller)."""
+
+
+SEARCH_PLACEHOLDER = "/ search (words; the last one may be a prefix)"
+
+
+class SearchPrompt(Static):
+    """Stands where the search box goes until the search is first used (``/`` or a click):
+    it looks like the empty box, and the real ``Input`` (a dozen reactives and its own CSS)
+    is made then, not for the first frame."""
+
+    DEFAULT_CSS = """
+    SearchPrompt {
+        height: 1;
+        margin: 0 1;
+        background: $surface;
+        color: $text-disabled;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    """
+
+    class Activated(Message):
+        """The prompt was clicked: open the search box."""
+
+    def on_click(self) -> None:
+        """A click opens the search box."""
+        self.post_message(self.Activated())
 
 
 class MemoriesPane(Pane):
@@ -57,8 +85,7 @@ class MemoriesPane(Pane):
     def compose(self) -> ComposeResult:
         """Title line, search box, the list, a preview of the selected memory."""
         yield Static("", classes="pane-title", id=f"{self.PANE_ID}-title")
-        yield Input(placeholder="/ search (words; the last one may be a prefix)",
-                    id=f"{self.PANE_ID}-search", classes="search", compact=True)
+        yield SearchPrompt(SEARCH_PLACEHOLDER, id=f"{self.PANE_ID}-search-prompt")
         yield MemoryList(id=f"{self.PANE_ID}-list", empty_text="")
         yield Static("", classes="preview", id=f"{self.PANE_ID}-preview")
 
@@ -70,9 +97,27 @@ class MemoriesPane(Pane):
         return self.query_one(MemoryList)
 
     @property
-    def search_box(self) -> Input:
-        """The search input."""
-        return self.query_one(Input)
+    def search_box(self) -> Input | None:
+        """The search input (None until the search is first used)."""
+        boxes = self.query(Input)
+        return boxes.first() if boxes else None
+
+    @property
+    def search_text(self) -> str:
+        """What the search box holds (stripped; empty before the search is used)."""
+        box = self.search_box
+        return box.value.strip() if box is not None else ""
+
+    async def open_search_box(self) -> Input:
+        """The search input, made in place of the prompt the first time."""
+        box = self.search_box
+        if box is None:
+            box = Input(placeholder=SEARCH_PLACEHOLDER, id=f"{self.PANE_ID}-search",
+                        classes="search", compact=True)
+            prompt = self.query_one(SearchPrompt)
+            await self.mount(box, after=prompt)
+            await prompt.remove()
+        return box
 
     def focus_target(self) -> Widget | None:
         """The list gets focus when the pane is shown."""
@@ -126,7 +171,7 @@ class MemoriesPane(Pane):
 
     def _load(self, *, keep_position: bool, first_page_now: bool = False) -> None:
         self.memory_list.empty_text = self.empty_text()
-        search = self.search_box.value.strip() or None
+        search = self.search_text or None
         try:
             flt = self.memtui.engine.identity.memory_filter(
                 self.project_arg(), kind=self.choice.kind, status=self.choice.status_arg,
@@ -152,7 +197,7 @@ class MemoriesPane(Pane):
         else:
             title.append("counting…")
         title.append(f" · {self.choice.describe()}", style="dim")
-        search = self.search_box.value.strip()
+        search = self.search_text
         if search:
             title.append(" · search ", style="dim")
             title.append(literal(search, 30))
@@ -216,15 +261,21 @@ class MemoriesPane(Pane):
         message.stop()
         self.screen.set_focus(self.memory_list)
 
-    def action_search(self) -> None:
+    async def action_search(self) -> None:
         """Focus the search box."""
-        self.screen.set_focus(self.search_box)
+        self.screen.set_focus(await self.open_search_box())
+
+    async def on_search_prompt_activated(self, message: SearchPrompt.Activated) -> None:
+        """A click on the search prompt."""
+        message.stop()
+        await self.action_search()
 
     def action_leave_search(self) -> None:
         """Escape: clear the search (when in it) and go back to the list."""
-        if self.search_box.has_focus:
-            if self.search_box.value:
-                self.search_box.value = ""
+        box = self.search_box
+        if box is not None and box.has_focus:
+            if box.value:
+                box.value = ""
             self.screen.set_focus(self.memory_list)
         elif self.memory_list.marked:
             self.memory_list.action_clear_marks()
@@ -298,7 +349,7 @@ class UserMemoriesPane(MemoriesPane):
 
     def empty_text(self) -> str:
         """User memories are only written by hand."""
-        if self.search_box.value.strip() or self.choice != FilterChoice():
+        if self.search_text or self.choice != FilterChoice():
             return "Nothing matches — esc clears the search, f changes the filter"
         return ("No memories yet — press n to add one (the extractor writes project memories "
                 "only)")
@@ -332,7 +383,7 @@ class ProjectMemoriesPane(MemoriesPane):
         if self.memtui.project is None:
             return ("You are not a member of any project yet — create one with: "
                     "memtui project add ID")
-        if self.search_box.value.strip() or self.choice != FilterChoice():
+        if self.search_text or self.choice != FilterChoice():
             return "Nothing matches — esc clears the search, f changes the filter"
         return "No memories yet — press n to add one, or turn on generate with g"
 
