@@ -20,7 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Container
 from textual.css.query import NoMatches
 from textual.screen import Screen
-from textual.widgets import Footer, Input
+from textual.widgets import Input
 
 from memtui.app.background import BACKFILL, CONSOLIDATE, JOB_WORDS, ROUND, ExtractionRunner
 from memtui.app.clipboard import Clipboard, pyperclip_copy
@@ -28,6 +28,7 @@ from memtui.app.format import local_time, zone
 from memtui.app.palette import MemoryCommands
 from memtui.app.panes import PANES, Pane
 from memtui.app.panes.memories import MemoriesPane, ProjectMemoriesPane
+from memtui.app.widgets.key_bar import KeyBar
 from memtui.app.widgets.pane_bar import PaneBar, PaneLabel
 from memtui.app.widgets.status import HeaderInfo, StatusHeader, StatusLine
 from memtui.engine.api import Engine
@@ -95,7 +96,7 @@ def _pane_bindings() -> list[BindingType]:
 
 class MainScreen(Screen[None]):
     """Header, the pane bar, the pane shown, the command line, the status line, the
-    footer."""
+    key bar."""
 
     AUTO_FOCUS = ""
     """The app focuses the start pane's own target (its list, not its search box)."""
@@ -117,7 +118,7 @@ class MainScreen(Screen[None]):
         # the /memory command line is mounted (hidden) after the first frame: see
         # MemtuiApp.command_line
         yield StatusLine(id="status")
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeyBar(id="keys")
 
     def on_unmount(self) -> None:
         """Closing: stop the worker between transactions."""

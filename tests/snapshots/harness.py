@@ -63,8 +63,8 @@ def demo_store(folder: Path) -> Store:
 
 def demo_app(folder: Path, *, user: str = DEMO_USER, project: str | None = DEMO_PROJECT,
              store: Store | None = None, **config: Any) -> MemtuiApp:
-    """The app on a new demo store (or ``store``), acting as ``user``; animations off (the
-    tab underline would otherwise slow every pane switch and move in snapshots)."""
+    """The app on a new demo store (or ``store``), acting as ``user``; animations off (they
+    would otherwise slow the tests and move in snapshots)."""
     app = create_app(store or demo_store(folder), user, project, config=app_config(**config),
                      cwd=folder)
     app.animation_level = "none"

@@ -1,0 +1,145 @@
+"""The key bar: one line of the keys that work here (``n new e edit d forget …``).
+
+It does what Textual's ``Footer`` does for this app -- the shown bindings of the focused
+widget, its ancestors, the screen and the app, with the user's keymap applied; clicking a key
+presses it; a disabled key is dim -- as one widget drawn as text. ``Footer`` builds a widget
+per key and builds them all again on every focus change (every pane switch); this redraws one
+line.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from rich.text import Text
+from textual import events
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widget import Widget
+
+GAP = " "
+"""Between two keys."""
+
+
+class KeyItem(NamedTuple):
+    """One key on the bar."""
+
+    key: str
+    """The key to press (``Binding.key``)."""
+    display: str
+    """How the key is shown (after the keymap)."""
+    description: str
+    enabled: bool
+    tooltip: str
+
+
+class KeyBar(Widget):
+    """One line of the shown bindings (``Binding.show``), one per action."""
+
+    ALLOW_SELECT = False
+    COMPONENT_CLASSES = {"key-bar--key", "key-bar--description", "key-bar--hover"}
+    DEFAULT_CSS = """
+    KeyBar {
+        height: 1;
+        dock: bottom;
+        background: $footer-background;
+        color: $footer-foreground;
+    }
+    KeyBar > .key-bar--key {
+        color: $footer-key-foreground;
+        background: $footer-key-background;
+        text-style: bold;
+    }
+    KeyBar > .key-bar--description {
+        color: $footer-description-foreground;
+    }
+    KeyBar > .key-bar--hover {
+        background: $block-hover-background;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._spans: list[tuple[int, int, KeyItem]] = []
+        self._hover: str | None = None
+
+    def on_mount(self) -> None:
+        """Follow the screen's bindings (focus changes, modal screens, keymaps)."""
+        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+
+    def on_unmount(self) -> None:
+        """Stop following them."""
+        self.screen.bindings_updated_signal.unsubscribe(self)
+
+    def _bindings_changed(self, _screen: Screen) -> None:
+        self.refresh()
+
+    def items(self) -> list[KeyItem]:
+        """The keys to show, in binding order, the first binding of each action."""
+        seen: set[str] = set()
+        items: list[KeyItem] = []
+        for active in self.screen.active_bindings.values():
+            binding: Binding = active.binding
+            if not binding.show or binding.action in seen:
+                continue
+            seen.add(binding.action)
+            items.append(KeyItem(binding.key, self.app.get_key_display(binding),
+                                 binding.description, active.enabled,
+                                 active.tooltip or binding.tooltip or binding.description))
+        return items
+
+    def render(self) -> Text:
+        """The keys, cut at the right edge; remembers where each one is drawn."""
+        key_style = self.get_component_rich_style("key-bar--key")
+        description_style = self.get_component_rich_style("key-bar--description")
+        hover_style = self.get_component_rich_style("key-bar--hover", partial=True)
+        line = Text(no_wrap=True, overflow="crop", end="")
+        spans: list[tuple[int, int, KeyItem]] = []
+        for item in self.items():
+            if spans:
+                line.append(GAP)
+            start = line.cell_len
+            line.append(item.display, style=key_style)
+            if item.description:
+                line.append(" " + item.description, style=description_style)
+            if not item.enabled:
+                line.stylize("dim", start)
+            if item.key == self._hover:
+                line.stylize(hover_style, start)
+            spans.append((start, line.cell_len, item))
+        self._spans = spans
+        return line
+
+    def item_at(self, x: int) -> KeyItem | None:
+        """The key drawn at column ``x`` (as last rendered), if any."""
+        for start, end, item in self._spans:
+            if start <= x < end:
+                return item
+        return None
+
+    def on_click(self, event: events.Click) -> None:
+        """Clicking a key presses it (a disabled one rings the bell)."""
+        item = self.item_at(event.x)
+        if item is None:
+            return
+        event.stop()
+        if item.enabled:
+            self.app.simulate_key(item.key)
+        else:
+            self.app.bell()
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        """Highlight the key under the pointer and show what it does."""
+        item = self.item_at(event.x)
+        hover = item.key if item is not None else None
+        if hover != self._hover:
+            self._hover = hover
+            self.tooltip = item.tooltip if item is not None else None
+            self.refresh()
+
+    def on_leave(self, _event: events.Leave) -> None:
+        """The pointer left: nothing is highlighted."""
+        if self._hover is not None:
+            self._hover = None
+            self.tooltip = None
+            self.refresh()

@@ -1,0 +1,77 @@
+"""The key bar: the keys that work where the focus is, clickable, following keymaps."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from snapshots.harness import app_test, demo_app, press, settle
+
+from memtui.app.modals.text import TextModal
+from memtui.app.widgets.key_bar import KeyBar
+
+
+def _line(app) -> str:  # noqa: ANN001 - the app under test
+    return app.get_screen_main().query_one(KeyBar).render().plain
+
+
+@app_test
+async def test_the_bar_shows_the_keys_of_the_pane_in_focus(tmp_path: Path) -> None:
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        line = _line(app)
+        assert line.startswith("n new e edit d forget c copy / search q quit ? help")
+        await press(pilot, "4")
+        assert _line(app).startswith("s restore version d forget chain c copy q quit")
+        await press(pilot, "1", "escape")
+        assert "n new" not in _line(app) and "q quit" in _line(app)
+
+
+@app_test
+async def test_one_key_per_action_and_hidden_keys_stay_hidden(tmp_path: Path) -> None:
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        bar = app.get_screen_main().query_one(KeyBar)
+        items = bar.items()
+        actions = [item.description for item in items]
+        assert len(actions) == len(set(actions))
+        assert "ctrl+z" not in {item.key for item in items}  # undo is show=False
+        assert all(item.tooltip for item in items)
+
+
+@app_test
+async def test_clicking_a_key_presses_it(tmp_path: Path) -> None:
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        bar = app.get_screen_main().query_one(KeyBar)
+        start = next(start for start, _end, item in bar._spans if item.key == "question_mark")
+        await pilot.click(KeyBar, offset=(start + 2, 0))
+        await settle(pilot)
+        assert isinstance(app.screen, TextModal)
+
+
+@app_test
+async def test_hovering_a_key_says_what_it_does(tmp_path: Path) -> None:
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        bar = app.get_screen_main().query_one(KeyBar)
+        start, _end, item = next(span for span in bar._spans if span[2].key == "d")
+        await pilot.hover(KeyBar, offset=(start, 0))
+        await settle(pilot)
+        assert bar.tooltip == item.tooltip and "Forget" in str(bar.tooltip)
+        await pilot.hover(KeyBar, offset=(79, 0))
+        await settle(pilot)
+        assert bar.tooltip is None
+
+
+@app_test
+async def test_a_keymap_shows_the_new_key(tmp_path: Path) -> None:
+    keymap = tmp_path / "keymap.toml"
+    keymap.write_text('[keymap]\n"memory.forget" = "x"\n', encoding="utf-8")
+    app = demo_app(tmp_path, load_keymap=True, keymap_path=keymap)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert "x forget" in _line(app) and "d forget" not in _line(app)
