@@ -164,3 +164,19 @@ async def test_clicking_the_search_prompt_opens_the_search(tmp_path: Path) -> No
         await settle(pilot)
         box = app.pane("user").search_box
         assert box is not None and box.has_focus
+
+
+@app_test
+async def test_the_first_frame_has_the_header_and_the_hint(tmp_path: Path) -> None:
+    from memtui.app.app import START_MESSAGE, MemtuiApp
+    from memtui.app.widgets.status import StatusHeader
+
+    app = demo_app(tmp_path)
+    app._started = lambda: None  # what comes after the first frame does not run
+    assert isinstance(app, MemtuiApp)
+    async with app.run_test(size=(100, 24)) as pilot:
+        await pilot.pause()
+        header = app.screen.query_one(StatusHeader).render().plain
+        assert "alice" in header and "project webshop" in header and "worker idle" in header
+        status = str(app.screen.query_one("#status-message").render())
+        assert START_MESSAGE in status

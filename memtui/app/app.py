@@ -51,6 +51,7 @@ MAX_PANE_KEYS = 9
 START_PANE = "user"
 HISTORY_PANE = "history"
 COMMAND_LINE_ID = "command-line"
+START_MESSAGE = "Press ? for keys, : for /memory commands, ctrl+p for the palette"
 TALL_ROWS = 40
 """From this many rows the screen gets the ``-tall`` class (bigger previews)."""
 
@@ -110,14 +111,14 @@ class MainScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         """The layout."""
         app = cast(MemtuiApp, self.app)
-        yield StatusHeader(id="header")
+        yield StatusHeader(app.header_info(), id="header")
         yield PaneBar(pane_labels(), app.active_pane_id, id="pane-bar")
         with Container(id="panes"):
             start = next(spec for spec in PANES if spec.PANE_ID == app.active_pane_id)
             yield start()  # the others are mounted when first shown
         # the /memory command line is mounted (hidden) after the first frame: see
         # MemtuiApp.command_line
-        yield StatusLine(id="status")
+        yield StatusLine(START_MESSAGE, id="status")
         yield KeyBar(id="keys")
 
     def on_unmount(self) -> None:
@@ -215,9 +216,6 @@ class MemtuiApp(App[None]):
 
     def _started(self) -> None:
         self.command_line()  # hidden until ``:``; made now, off the first frame
-        self._update_header()
-        self.say("Press ? for keys, : for /memory commands, ctrl+p for the palette",
-                 toast=False)
         self._load_keymap()
         # the start pane's target takes focus, unless a key already opened something
         self._show_current(focus=self.get_screen_main().focused is None)
@@ -392,11 +390,15 @@ class MemtuiApp(App[None]):
             header = self.get_screen_main().query_one(StatusHeader)
         except Exception:  # not mounted yet or shutting down
             return
-        header.set_info(HeaderInfo(user=self.engine.actor, project=self.project,
-                                   store_path=self.config.store_label or str(self.store.path),
-                                   worker=self.worker_status(),
-                                   worker_short=self.worker_status(short=True),
-                                   busy=self.runner.state.running))
+        header.set_info(self.header_info())
+
+    def header_info(self) -> HeaderInfo:
+        """What the header says now: who, which project, which store, the worker's state."""
+        return HeaderInfo(user=self.engine.actor, project=self.project,
+                          store_path=self.config.store_label or str(self.store.path),
+                          worker=self.worker_status(),
+                          worker_short=self.worker_status(short=True),
+                          busy=self.runner.state.running)
 
     def worker_status(self, *, short: bool = False) -> str:
         """The worker's state in a few words (``short``: fewer)."""

@@ -48,9 +48,9 @@ class StatusHeader(Widget):
     StatusHeader { height: 1; background: $panel; color: $foreground; }
     """
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, info: HeaderInfo | None = None, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.info = HeaderInfo()
+        self.info = info or HeaderInfo()
 
     def set_info(self, info: HeaderInfo) -> None:
         """Show new information."""
@@ -97,15 +97,23 @@ class StatusLine(Horizontal):
     StatusLine.-busy > ProgressBar { display: block; }
     """
 
+    def __init__(self, message: str = "", *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._first_message = message
+
     def compose(self) -> ComposeResult:
         """The message."""
-        yield Static("", id="status-message")
+        yield Static(self.message_text(self._first_message), id="status-message")
+
+    @staticmethod
+    def message_text(text: str, severity: str = "information") -> Text:
+        """A message as shown: literal, on one line, colored (and bold) by severity."""
+        style = {"error": "bold red", "warning": "bold yellow"}.get(severity, "")
+        return Text(" " + one_line(text), style=style) if text else Text("")
 
     def say(self, text: str, severity: str = "information") -> None:
         """Show a message (store text inside is shown literally)."""
-        style = {"error": "bold red", "warning": "bold yellow"}.get(severity, "")
-        self.query_one("#status-message", Static).update(Text(" " + one_line(text),
-                                                              style=style))
+        self.query_one("#status-message", Static).update(self.message_text(text, severity))
 
     def progress(self, done: int | None, total: int | None) -> None:
         """Show progress (``done`` None hides the bar)."""
