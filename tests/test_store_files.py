@@ -137,3 +137,52 @@ def test_transaction_rolls_back_everything_on_error(tmp_path: Path) -> None:
             raise RuntimeError("boom")
     assert store.identity.list_users() == []
     store.close()
+
+
+_KILLED_FIRST_WRITE = """
+import sqlite3, sys, time
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("PRAGMA journal_mode = DELETE")
+conn.execute("PRAGMA cache_size = 1")  # spill pages into the file before the commit
+conn.execute("BEGIN IMMEDIATE")
+conn.execute("CREATE TABLE t(x)")
+for _ in range(20000):
+    conn.execute("INSERT INTO t VALUES (?)", ("x" * 100,))
+print("ready", flush=True)
+time.sleep(60)
+"""
+
+
+def _kill_in_first_write(path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", _KILLED_FIRST_WRITE, str(path)],
+                             stdout=subprocess.PIPE)
+    assert child.stdout is not None and child.stdout.readline().strip() == b"ready"
+    child.send_signal(signal.SIGKILL)
+    child.wait(timeout=30)
+
+
+def test_a_store_killed_in_its_first_write_opens_as_a_new_store(tmp_path: Path) -> None:
+    db = tmp_path / "memtui.db"
+    _kill_in_first_write(db)
+    journal = tmp_path / "memtui.db-journal"
+    assert journal.stat().st_size > 0 and db.stat().st_size > 0
+    with db.open("rb") as handle:  # half-written: the first page is not there yet
+        assert not handle.read(16).startswith(b"SQLite format 3")
+    store = open_store(db)  # SQLite rolls the journal back; the file is empty: a new store
+    assert store.execute("PRAGMA user_version").fetchone()[0] == LATEST_VERSION
+    assert not journal.exists()
+    store.close()
+
+
+def test_a_hot_journal_beside_a_text_file_changes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_bytes(b"plain text, not a database\n" * 10)
+    (tmp_path / "notes.txt-journal").write_bytes(b"not a journal either" * 50)
+    before = _digest(path)
+    with pytest.raises(StoreError, match="not an SQLite file"):
+        open_store(path)
+    assert _digest(path) == before

@@ -55,8 +55,29 @@ def _wal_in_use(path: Path) -> bool:
         return False
 
 
+def _roll_back_hot_journal(path: Path) -> None:
+    """Let SQLite roll back a rollback journal left beside ``path`` by a process killed in
+    the middle of a write -- as SQLite does on any open -- so the file is judged as it was
+    before that write. memtui stores use WAL; the one write made with a rollback journal is
+    switching a new, empty store to WAL, and a kill there leaves a half-written first page
+    that would otherwise read as "not an SQLite file"."""
+    journal = path.with_name(path.name + "-journal")
+    try:
+        if journal.stat().st_size == 0:
+            return
+    except OSError:
+        return
+    try:
+        with contextlib.closing(sqlite3.connect(str(path), isolation_level=None,
+                                                timeout=BUSY_TIMEOUT_MS / 1000)) as conn:
+            conn.execute("PRAGMA schema_version").fetchone()
+    except sqlite3.Error:
+        return  # the file is judged below as it is
+
+
 def check_store_file(path: Path) -> bool:
-    """Check a path can hold a memtui store without writing anything.
+    """Check a path can hold a memtui store without writing anything (except rolling back
+    a hot journal, which SQLite would do on opening it anyway).
 
     Returns True when the file exists with content, False when a new store would be created.
     Raises ``StoreError`` with a one-line message naming the file otherwise.
@@ -72,6 +93,7 @@ def check_store_file(path: Path) -> bool:
         raise StoreError(f"{path}: not a regular file")
     if mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) == 0 or not os.access(path, os.W_OK):
         raise StoreError(f"{path}: the file is read-only")
+    _roll_back_hot_journal(path)
     size = path.stat().st_size
     if size == 0:
         return False
