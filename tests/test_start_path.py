@@ -54,6 +54,14 @@ def test_the_first_paint_shows_rows(first_paint: dict) -> None:
     assert first_paint["imported_at"] <= first_paint["built_at"] <= first_paint["painted_at"]
 
 
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="VmHWM is Linux's")
+def test_peak_memory_is_the_childs_own(first_paint: dict) -> None:
+    # a child's ru_maxrss would carry the peak of the process it was forked from: the
+    # benchmark reads the child's own high-water mark instead
+    assert 10_000 < first_paint["peak_rss_kib"] < 1_000_000
+    assert app_start.peak_rss_kib() is not None
+
+
 @pytest.mark.parametrize("module", NOT_AT_FIRST_PAINT)
 def test_the_first_paint_does_not_load(first_paint: dict, module: str) -> None:
     loaded = [name for name in first_paint["modules"]

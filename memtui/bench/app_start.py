@@ -13,8 +13,8 @@ skipped, the same for both. Both stop at the same kind of moment: the end of the
 compositor refresh (``Screen._compositor_refresh``, one frame) in which the target drew its
 content -- the Static's text, or real memory rows of the memory list (not the "Loading…"
 line). The process then prints one JSON line (the wall-clock time of that moment, so the
-parent can subtract the time it spawned the process) and leaves with ``os._exit``, so
-teardown is not measured. The parent reads peak RSS from ``os.wait4``.
+parent can subtract the time it spawned the process, and its own peak resident memory,
+``VmHWM``) and leaves with ``os._exit``, so teardown is not measured.
 
 The command is measured as it runs: nothing of Textual or memtui is imported here before it
 starts. The few measuring hooks are put in as each module is first imported (a finder on
@@ -45,8 +45,25 @@ LIST_MODULES = "--list-modules"
 HEADLESS_DRIVER = "textual.drivers.headless_driver:HeadlessDriver"
 
 
+def peak_rss_kib() -> int | None:
+    """This process's peak resident memory in KiB (``VmHWM``; Linux), or None.
+
+    Not ``ru_maxrss`` from the parent's ``wait4``: Linux carries the peak of the memory a
+    child was forked from across ``exec``, so a child of a big benchmark process would report
+    the parent's peak instead of its own."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
 def _finish(info: dict) -> None:
     info["painted_at"] = time.time()
+    info["peak_rss_kib"] = peak_rss_kib()
     if LIST_MODULES in sys.argv:
         info["modules"] = sorted(sys.modules)
     sys.stdout.write(json.dumps(info) + "\n")

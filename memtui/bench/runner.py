@@ -107,7 +107,8 @@ def _start_once(mode: str, db: Path | None, user: str) -> dict[str, float]:
                                f"{err.read().decode(errors='replace')[-2000:]}")
     info = json.loads(lines[-1])
     return {"imported": info["imported_at"] - spawned, "built": info["built_at"] - spawned,
-            "painted": info["painted_at"] - spawned, "rss_mib": usage.ru_maxrss / 1024}
+            "painted": info["painted_at"] - spawned,
+            "rss_mib": (info.get("peak_rss_kib") or usage.ru_maxrss) / 1024}
 
 
 def measure_startup(db: Path, user: str, runs: int) -> list[Row]:
