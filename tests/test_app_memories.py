@@ -75,7 +75,7 @@ async def test_add_with_kind_picker_then_undo(tmp_path: Path) -> None:
     app = demo_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        await press(pilot, "n")
+        await press(pilot, "a")
         editor = app.screen
         assert isinstance(editor, MemoryEditor)
         editor.query_one("#kind-decision").value = True
@@ -97,7 +97,7 @@ async def test_add_empty_text_is_refused_in_the_form(tmp_path: Path) -> None:
     app = demo_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        await press(pilot, "n", "ctrl+s")
+        await press(pilot, "a", "ctrl+s")
         assert isinstance(app.screen, MemoryEditor)
         assert "empty" in str(app.screen.query_one("#editor-error").render())
         await press(pilot, "escape")
@@ -109,7 +109,7 @@ async def test_failed_write_keeps_what_was_typed(tmp_path: Path) -> None:
     app = demo_app(tmp_path, user="carol")  # carol only reads webshop
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        await press(pilot, "3", "n")
+        await press(pilot, "3", "a")
         editor = app.screen
         assert isinstance(editor, MemoryEditor)
         editor.query_one(TextArea).insert("Readers cannot write this.")
@@ -124,7 +124,7 @@ async def test_note_key_adds_a_note(tmp_path: Path) -> None:
     app = demo_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        await press(pilot, "3", "N")
+        await press(pilot, "3", "n")
         editor = app.screen
         assert isinstance(editor, MemoryEditor)
         editor.query_one(TextArea).insert("Ask Bob before touching the CDN config.")

@@ -46,7 +46,7 @@ def test_pane(snap_compare: Any, tmp_path: Path, pane: str, size: str) -> None:
 
 
 @pytest.mark.parametrize(("name", "pane", "keys"), [
-    ("new_memory", "user", ("n",)),
+    ("new_memory", "user", ("a",)),
     ("correct", "user", ("j", "e")),
     ("forget_confirm", "user", ("j", "d")),
     ("filter", "project", ("f",)),

@@ -20,11 +20,11 @@ async def test_the_bar_shows_the_keys_of_the_pane_in_focus(tmp_path: Path) -> No
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         line = _line(app)
-        assert line.startswith("n new e edit d forget c copy / search q quit ? help")
+        assert line.startswith("n note e edit d forget c copy / search q quit ? help")
         await press(pilot, "4")
         assert _line(app).startswith("s restore version d forget chain c copy q quit")
         await press(pilot, "1", "escape")
-        assert "n new" not in _line(app) and "q quit" in _line(app)
+        assert "n note" not in _line(app) and "q quit" in _line(app)
 
 
 @app_test

@@ -56,8 +56,10 @@ class MemoriesPane(Pane):
 
     SCOPE: ClassVar[str] = "user"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n", "add", "new", tooltip="Add a memory (pick its kind)", id="memory.add"),
-        Binding("N", "note", "note", show=False, tooltip="Add a note", id="memory.note"),
+        Binding("n", "note", "note", tooltip="New note (in this list's scope)",
+                id="memory.note"),
+        Binding("a", "add", "add", show=False, tooltip="Add a memory (pick its kind)",
+                id="memory.add"),
         Binding("e", "correct", "edit",
                 tooltip="Correct the selected memory (a supersede; History keeps the old text)",
                 id="memory.correct"),

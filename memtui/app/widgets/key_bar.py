@@ -1,4 +1,4 @@
-"""The key bar: one line of the keys that work here (``n new e edit d forget …``).
+"""The key bar: one line of the keys that work here (``n note e edit d forget …``).
 
 It does what Textual's ``Footer`` does for this app -- the shown bindings of the focused
 widget, its ancestors, the screen and the app, with the user's keymap applied; clicking a key
