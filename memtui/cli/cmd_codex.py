@@ -30,6 +30,7 @@ from rich.text import Text
 from memtui.cli import render
 from memtui.cli.common import positive_int
 from memtui.cli.context import CliContext
+from memtui.engine.codex.config import config_reasons, describe_config
 from memtui.engine.codex.curation import ForgetResult, forget_thread, plan_forget_thread
 from memtui.engine.codex.errors import CodexError, CodexWriteRefused
 from memtui.engine.codex.importer import (
@@ -111,6 +112,7 @@ def show_json(codex: CodexHome, threads: Sequence[CodexThread]) -> dict[str, Any
     data["summary"] = {"present": codex.summary is not None, **summary}
     data["threads"] = [thread.to_json() for thread in threads]
     data["consolidation_stuck"] = bool(codex.diagnosis)
+    data["config_reasons"] = config_reasons(codex.config)
     return data
 
 
@@ -226,6 +228,11 @@ def show(ctx: CliContext, args: argparse.Namespace) -> int:
         ctx.console.print(Text("Nothing stuck: no job is failing or holding an expired lease."))
     else:
         ctx.console.print(Text("Unknown: memories_1.sqlite could not be read (see problems)."))
+    for reason in config_reasons(codex.config):
+        ctx.console.print(Text(f"- {one_line(reason)}", style="yellow"))
+    _heading(ctx, "Codex's memory settings (config.toml)")
+    for line in describe_config(codex.config):
+        ctx.console.print(Text(f"- {one_line(line)}"))
     _print_problems(ctx, codex.problems, limit)
     return 0
 

@@ -28,6 +28,7 @@ from memtui.app.format import local_time
 from memtui.app.panes.base import Pane
 from memtui.app.widgets.line_list import ItemList, LineList
 from memtui.app.widgets.preview import PreviewScroll
+from memtui.engine.codex.config import config_reasons, describe_config
 from memtui.errors import MemtuiError
 from memtui.textsafe import one_line
 
@@ -193,6 +194,11 @@ class CodexPane(Pane):
         else:
             text.append("Unknown: memories_1.sqlite could not be read (see problems).\n",
                         style="dim")
+        for reason in config_reasons(codex.config):
+            text.append(f"- {one_line(reason, 3 * TEXT_CHARS)}\n", style="yellow")
+        text.append("\nCodex's memory settings (config.toml)\n", style="bold")
+        for line in describe_config(codex.config):
+            text.append(f"- {one_line(line, 2 * TEXT_CHARS)}\n")
         _section(text, "Task groups", len(codex.task_groups))
         for group in codex.task_groups[:MAX_SECTION_ROWS]:
             text.append(f"- {one_line(group.name, TEXT_CHARS)} · {len(group.tasks)} tasks · "

@@ -8,10 +8,13 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memtui.engine.codex.timefmt import as_utc, format_utc, parse_datetime, unix_to_iso
 from memtui.store.codex_models import CONSOLIDATE_JOB_KIND, STAGE1_JOB_KIND, JobRow, Stage1Row
+
+if TYPE_CHECKING:
+    from memtui.engine.codex.config import CodexMemoryConfig
 
 STATUS_PENDING = "pending"
 STATUS_RUNNING = "running"
@@ -287,6 +290,8 @@ class CodexHome(JsonMixin):
     problems: tuple[Problem, ...]
     database_read: bool = False
     """True when ``memories_1.sqlite`` was read (its lists are then authoritative)."""
+    config: CodexMemoryConfig | None = None
+    """Codex's memory settings from ``config.toml`` (None when there is no such file)."""
 
     def thread_ids(self) -> tuple[str, ...]:
         """Every thread id seen in the database, raw memories or rollout summaries, sorted."""

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
+from memtui.engine.codex.config import CONFIG_FILE, CodexMemoryConfig, parse_codex_config
 from memtui.engine.codex.diagnosis import diagnose_jobs
 from memtui.engine.codex.errors import FileProblemError
 from memtui.engine.codex.models import (
@@ -175,6 +176,17 @@ def _database(ctx: _Context, sqlite_home: Path, busy_timeout_s: float
     return db_path, snapshot
 
 
+def _config(ctx: _Context, home: Path) -> CodexMemoryConfig | None:
+    """Codex's memory settings, when ``config.toml`` is there (its problems recorded)."""
+    path = home / CONFIG_FILE
+    text = ctx.read(path, required=False)
+    if text is None:
+        return None
+    config, problems = parse_codex_config(text, str(path))
+    ctx.problems.extend(problems)
+    return config
+
+
 def _stage1_cwd(row_memory: str, thread_id: str, raw: dict[str, RawMemory],
                 summaries: dict[str, RolloutSummary]) -> str | None:
     cwd = parse_front_matter(row_memory).get("cwd")
@@ -227,6 +239,7 @@ def read_codex_home(home: str | os.PathLike[str], now: datetime | None = None, *
             instructions = ctx.read(memories.joinpath(*AD_HOC_DIR_PARTS, INSTRUCTIONS_FILE),
                                     required=False)
             skills = _skills(ctx, memories / SKILLS_DIR)
+    config = _config(ctx, home_path) if home_path.is_dir() else None
     db_home = Path(sqlite_home).absolute() if sqlite_home is not None else home_path
     db_path, snapshot = _database(ctx, db_home, db_busy_timeout_s)
     raw_by_id = {item.thread_id: item for item in raw}
@@ -242,5 +255,5 @@ def read_codex_home(home: str | os.PathLike[str], now: datetime | None = None, *
         skills=tuple(skills), stage1_outputs=stage1, jobs=jobs,
         consolidation_max_thread_count=snapshot.max_thread_count if snapshot else None,
         diagnosis=tuple(diagnose_jobs(jobs, moment)), problems=tuple(ctx.problems),
-        database_read=snapshot is not None,
+        database_read=snapshot is not None, config=config,
     )

@@ -1,0 +1,143 @@
+"""Codex's own memory settings, from ``$CODEX_HOME/config.toml`` (read-only).
+
+The ``[memories]`` table holds Codex's switches and limits (``generate_memories``,
+``use_memories``, ``disable_on_external_context`` -- also spelled
+``no_memories_if_mcp_or_web_search`` -- and the rest) and ``[features] memories`` turns the
+whole feature on or off. memtui shows them beside what Codex remembers, and names the ones
+that explain an idle memory folder ("generate_memories = false: Codex writes no new
+memories"). A missing file is no problem (Codex then uses its defaults); a file that is not
+TOML, or a value of the wrong type, is one ``Problem`` each and is otherwise skipped.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from typing import Any
+
+from memtui.engine.codex.models import JsonMixin, Problem
+
+CONFIG_FILE = "config.toml"
+MEMORIES_TABLE = "memories"
+FEATURES_TABLE = "features"
+
+BOOLEAN_KEYS = ("generate_memories", "use_memories", "disable_on_external_context",
+                "dedicated_tools")
+NUMBER_KEYS = ("max_raw_memories_for_consolidation", "max_unused_days", "max_rollout_age_days",
+               "max_rollouts_per_startup", "min_rollout_idle_hours",
+               "min_rate_limit_remaining_percent")
+TEXT_KEYS = ("extract_model", "consolidation_model")
+ALIASES = {"no_memories_if_mcp_or_web_search": "disable_on_external_context"}
+"""Other spellings Codex accepts, and the setting each one means."""
+KNOWN_KEYS = (*BOOLEAN_KEYS, *NUMBER_KEYS, *TEXT_KEYS)
+_LINE = re.compile(r"at line (\d+)")
+MAX_SHOWN_TEXT = 200
+"""Longest text value kept (a model name)."""
+
+
+@dataclass(frozen=True)
+class CodexMemoryConfig(JsonMixin):
+    """What ``config.toml`` says about memories. ``settings`` holds only the keys that were
+    set (by their canonical names); a key not set means Codex's default."""
+
+    path: str
+    feature_enabled: bool | None = None
+    """``[features] memories``: None when the file does not say."""
+    settings: dict[str, Any] = field(default_factory=dict)
+    unknown_keys: tuple[str, ...] = ()
+    """Keys of ``[memories]`` this version of memtui does not know (shown, not judged)."""
+
+    def setting(self, name: str) -> Any:
+        """A setting's value, or None when the file does not set it."""
+        return self.settings.get(name)
+
+
+def _typed(key: str, value: Any) -> tuple[Any, str | None]:
+    """The value if its type fits the key, else (None, why)."""
+    if key in BOOLEAN_KEYS:
+        return (value, None) if isinstance(value, bool) else (None, "should be true or false")
+    if key in NUMBER_KEYS:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return None, "should be a number"
+        return value, None
+    if not isinstance(value, str):
+        return None, "should be text"
+    return value[:MAX_SHOWN_TEXT], None
+
+
+def parse_codex_config(text: str, path: str) -> tuple[CodexMemoryConfig, list[Problem]]:
+    """Read the memory settings out of ``config.toml``'s text; never raises."""
+    problems: list[Problem] = []
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        found = _LINE.search(str(error))
+        line = int(found.group(1)) if found else None
+        return CodexMemoryConfig(path), [Problem(path, f"not valid TOML ({error})", line)]
+    feature: bool | None = None
+    features = data.get(FEATURES_TABLE)
+    if isinstance(features, dict) and MEMORIES_TABLE in features:
+        if isinstance(features[MEMORIES_TABLE], bool):
+            feature = features[MEMORIES_TABLE]
+        else:
+            problems.append(Problem(path, "[features] memories should be true or false"))
+    memories = data.get(MEMORIES_TABLE, {})
+    if not isinstance(memories, dict):
+        problems.append(Problem(path, "[memories] should be a table"))
+        memories = {}
+    settings: dict[str, Any] = {}
+    unknown: list[str] = []
+    for raw_key, value in memories.items():
+        key = ALIASES.get(raw_key, raw_key)
+        if key not in KNOWN_KEYS:
+            unknown.append(raw_key)
+            continue
+        typed, why = _typed(key, value)
+        if why is not None:
+            problems.append(Problem(path, f"[memories] {raw_key} {why}"))
+            continue
+        if key in settings and raw_key in ALIASES:
+            continue  # the canonical spelling wins over an alias
+        settings[key] = typed
+    return CodexMemoryConfig(path, feature, settings, tuple(sorted(unknown))), problems
+
+
+def config_reasons(config: CodexMemoryConfig | None) -> list[str]:
+    """Settings that explain why Codex makes or uses no memories; [] when none does."""
+    if config is None:
+        return []
+    reasons: list[str] = []
+    if config.feature_enabled is False:
+        reasons.append("Codex's memories feature is off in config.toml "
+                       "([features] memories = false): it neither writes nor uses memories")
+    if config.setting("generate_memories") is False:
+        reasons.append("generate_memories = false in config.toml: Codex writes no new "
+                       "memories (nothing new reaches stage 1 or consolidation)")
+    if config.setting("use_memories") is False:
+        reasons.append("use_memories = false in config.toml: Codex does not put memories "
+                       "into new sessions")
+    return reasons
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    return str(value)
+
+
+def describe_config(config: CodexMemoryConfig | None) -> list[str]:
+    """The memory settings as ``key = value`` lines, in Codex's order, for people."""
+    if config is None:
+        return [f"no {CONFIG_FILE}: Codex uses its defaults"]
+    lines: list[str] = []
+    if config.feature_enabled is not None:
+        lines.append(f"[features] memories = {_toml_value(config.feature_enabled)}")
+    for key in KNOWN_KEYS:
+        if key in config.settings:
+            lines.append(f"{key} = {_toml_value(config.settings[key])}")
+    if config.unknown_keys:
+        lines.append("not known to memtui: " + ", ".join(config.unknown_keys))
+    return lines or [f"{CONFIG_FILE} sets nothing about memories: Codex uses its defaults"]
