@@ -120,6 +120,13 @@ def test_described_in_codex_order() -> None:
         "min_rate_limit_remaining_percent = 12.5", 'extract_model = "gpt-5-mini"',
         "not known to memtui: brand_new_option"]
     assert describe_config(None) == ["no config.toml: Codex uses its defaults"]
+    assert describe_config(config, home_found=False) == []
+
+
+def test_no_home_no_settings(tmp_path: Path) -> None:
+    codex = read_codex_home(tmp_path / "nowhere")
+    assert codex.home_found is False and codex.config is None
+    assert describe_config(codex.config, home_found=codex.home_found) == []
 
 
 # ---- in a whole home ------------------------------------------------------------------------

@@ -230,8 +230,10 @@ def show(ctx: CliContext, args: argparse.Namespace) -> int:
         ctx.console.print(Text("Unknown: memories_1.sqlite could not be read (see problems)."))
     for reason in config_reasons(codex.config):
         ctx.console.print(Text(f"- {one_line(reason)}", style="yellow"))
-    _heading(ctx, "Codex's memory settings (config.toml)")
-    for line in describe_config(codex.config):
+    settings = describe_config(codex.config, home_found=codex.home_found)
+    if settings:
+        _heading(ctx, "Codex's memory settings (config.toml)")
+    for line in settings:
         ctx.console.print(Text(f"- {one_line(line)}"))
     _print_problems(ctx, codex.problems, limit)
     return 0

@@ -196,8 +196,10 @@ class CodexPane(Pane):
                         style="dim")
         for reason in config_reasons(codex.config):
             text.append(f"- {one_line(reason, 3 * TEXT_CHARS)}\n", style="yellow")
-        text.append("\nCodex's memory settings (config.toml)\n", style="bold")
-        for line in describe_config(codex.config):
+        settings = describe_config(codex.config, home_found=codex.home_found)
+        if settings:
+            text.append("\nCodex's memory settings (config.toml)\n", style="bold")
+        for line in settings:
             text.append(f"- {one_line(line, 2 * TEXT_CHARS)}\n")
         _section(text, "Task groups", len(codex.task_groups))
         for group in codex.task_groups[:MAX_SECTION_ROWS]:

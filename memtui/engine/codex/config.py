@@ -128,8 +128,11 @@ def _toml_value(value: Any) -> str:
     return str(value)
 
 
-def describe_config(config: CodexMemoryConfig | None) -> list[str]:
-    """The memory settings as ``key = value`` lines, in Codex's order, for people."""
+def describe_config(config: CodexMemoryConfig | None, *, home_found: bool = True) -> list[str]:
+    """The memory settings as ``key = value`` lines, in Codex's order, for people ([] when
+    there is no Codex home to speak of)."""
+    if not home_found:
+        return []
     if config is None:
         return [f"no {CONFIG_FILE}: Codex uses its defaults"]
     lines: list[str] = []

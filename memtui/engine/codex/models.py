@@ -292,6 +292,8 @@ class CodexHome(JsonMixin):
     """True when ``memories_1.sqlite`` was read (its lists are then authoritative)."""
     config: CodexMemoryConfig | None = None
     """Codex's memory settings from ``config.toml`` (None when there is no such file)."""
+    home_found: bool = True
+    """False when the home is not there (or not a folder)."""
 
     def thread_ids(self) -> tuple[str, ...]:
         """Every thread id seen in the database, raw memories or rollout summaries, sorted."""

@@ -255,5 +255,5 @@ def read_codex_home(home: str | os.PathLike[str], now: datetime | None = None, *
         skills=tuple(skills), stage1_outputs=stage1, jobs=jobs,
         consolidation_max_thread_count=snapshot.max_thread_count if snapshot else None,
         diagnosis=tuple(diagnose_jobs(jobs, moment)), problems=tuple(ctx.problems),
-        database_read=snapshot is not None, config=config,
+        database_read=snapshot is not None, config=config, home_found=home_path.is_dir(),
     )
