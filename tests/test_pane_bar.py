@@ -127,3 +127,15 @@ async def test_wide_terminals_give_names_room(tmp_path: Path) -> None:
         await settle(pilot)
         line = app.screen.query_one(PaneBar).render().plain
         assert line.startswith(" 1 Profile   2 User ")
+
+
+@app_test
+async def test_next_pane_twice_at_once_moves_two_panes(tmp_path: Path) -> None:
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.action_next_pane(1)
+        app.action_next_pane(1)  # the Project pane is still mounting
+        await settle(pilot)
+        assert app.active_pane_id == "history" == app.current_pane().PANE_ID
+        assert app.screen.query_one(PaneBar).active == "history"

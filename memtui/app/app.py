@@ -303,8 +303,7 @@ class MemtuiApp(App[None]):
     def action_next_pane(self, step: int) -> None:
         """Tab / shift+tab: the next or previous pane."""
         ids = [pane.PANE_ID for pane in PANES]
-        current = self.current_pane()
-        index = ids.index(current.PANE_ID) if current else 0
+        index = ids.index(self.active_pane_id)  # also while that pane is still mounting
         self.show_pane(ids[(index + step) % len(ids)])
 
     def on_pane_bar_selected(self, message: PaneBar.Selected) -> None:
