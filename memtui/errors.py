@@ -58,3 +58,9 @@ class StoreError(MemtuiError):
 
     code = "store_error"
     exit_code = 1
+
+
+class QueryTimedOut(StoreError):
+    """A read ran past the time it was given (``Store.time_limit``); nothing was changed."""
+
+    code = "timed_out"

@@ -340,3 +340,51 @@ async def test_empty_state_explains_what_to_do(tmp_path: Path) -> None:
         await press(pilot, "3")
         assert _list(app, "project").empty_text == (
             "No memories yet — press n to add one, or turn on generate with g")
+
+
+@app_test
+async def test_a_search_page_is_read_with_the_keystroke_when_it_is_quick(tmp_path: Path) -> None:
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        pane = app.pane("user")
+        box = await pane.open_search_box()
+        box.value = "ruff"
+        pane.on_input_changed(Input.Changed(box, "ruff"))  # the handler, with no await after
+        memory_list = _list(app)
+        assert memory_list.source is not None and memory_list.source.filter.search == "ruff"
+        assert memory_list.row_count() == 1  # already there for the next frame
+
+
+@app_test
+async def test_a_slow_search_page_is_left_to_the_worker(tmp_path: Path, monkeypatch) -> None:
+    import contextlib
+
+    import memtui.app.panes.memories as memories
+    import memtui.store.database as database
+    from memtui.errors import QueryTimedOut
+
+    monkeypatch.setattr(memories, "SEARCH_FIRST_PAGE_BUDGET_S", 0.0)  # every read too slow
+    monkeypatch.setattr(database, "PROGRESS_HANDLER_STEPS", 1)  # judged at the first step
+    timed_out: list[bool] = []
+    limit = database.Store.time_limit
+
+    @contextlib.contextmanager
+    def watched(self: database.Store, seconds: float):  # noqa: ANN202
+        try:
+            with limit(self, seconds):
+                yield
+        except QueryTimedOut:
+            timed_out.append(True)
+            raise
+
+    monkeypatch.setattr(database.Store, "time_limit", watched)
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "slash", "r", "u", "f", "f")
+        assert len(timed_out) == 4  # one per key: each page was read by the worker
+        memory_list = _list(app)
+        assert memory_list.source is not None and memory_list.source.filter.search == "ruff"
+        assert memory_list.row_count() == 1 and memory_list.error is None
+        assert "Could not" not in status_text(app)

@@ -18,7 +18,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memtui.errors import StoreError
+from memtui.errors import QueryTimedOut, StoreError
 from memtui.store.ids import IdFactory, default_ids
 from memtui.store.schema import APPLICATION_ID, LATEST_VERSION, MIGRATIONS
 from memtui.store.timeutil import Clock, format_time, system_clock
@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 
 BUSY_TIMEOUT_MS = 10_000
 """How long SQLite itself waits for a lock before answering busy."""
+PROGRESS_HANDLER_STEPS = 1_000
+"""SQLite virtual-machine steps between two looks at a ``time_limit`` deadline (~0.1 ms)."""
 BUSY_RETRY_SECONDS = 30.0
 """How long a write keeps retrying a busy database before it gives up."""
 BUSY_RETRY_PAUSE_SECONDS = 0.05
@@ -302,6 +304,31 @@ class Store:
                         conn.execute("ROLLBACK")
                     raise StoreError(f"{self.path}: could not commit ({error})") from None
                 time.sleep(BUSY_RETRY_PAUSE_SECONDS)
+
+    @contextlib.contextmanager
+    def time_limit(self, seconds: float) -> Iterator[None]:
+        """Reads on this thread inside the block stop with ``QueryTimedOut`` once ``seconds``
+        have passed (SQLite's progress handler interrupts the running statement). For reads
+        that have a slower way round: the app reads a search's first page in the UI thread
+        only while that is quick, and leaves it to a worker otherwise."""
+        conn = self.conn
+        deadline = time.perf_counter() + seconds
+        fired = [False]
+
+        def past_deadline() -> bool:
+            fired[0] = fired[0] or time.perf_counter() > deadline
+            return fired[0]
+
+        conn.set_progress_handler(past_deadline, PROGRESS_HANDLER_STEPS)
+        try:
+            yield
+        except Exception as error:
+            if fired[0]:
+                raise QueryTimedOut(f"{self.path}: a read took longer than "
+                                    f"{seconds * 1000:.0f} ms") from error
+            raise
+        finally:
+            conn.set_progress_handler(None, 0)
 
     # -- change detection ----------------------------------------------------------------
 

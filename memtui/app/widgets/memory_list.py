@@ -31,7 +31,7 @@ from textual.worker import Worker, get_current_worker
 from memtui.app.format import local_time
 from memtui.app.widgets.line_list import LineList
 from memtui.app.widgets.paged_source import PagedSource, PagePlan
-from memtui.errors import MemtuiError
+from memtui.errors import MemtuiError, QueryTimedOut
 from memtui.store.models import Memory, MemoryFilter
 from memtui.textsafe import one_line
 
@@ -218,10 +218,12 @@ class MemoryList(LineList):
         return sorted(self.marked)
 
     def show(self, engine: Engine, flt: MemoryFilter, *, keep_position: bool = False,
-             first_page_now: bool = False) -> None:
+             first_page_now: bool = False, first_page_budget: float | None = None) -> None:
         """Show a (checked) filter's memories; ``keep_position`` keeps the cursor's memory.
-        ``first_page_now``: read the first page here (one index seek) instead of in the
-        worker, so the next frame shows rows; the worker then only counts."""
+        ``first_page_now``: read the first page here instead of in the worker, so the next
+        frame shows rows; the worker then only counts. ``first_page_budget`` (seconds): give
+        up reading it here after that long and leave it to the worker (a search's first
+        page is usually a few ms, but a common word in a thin list can take far longer)."""
         self._pattern = search_pattern(flt.search)
         anchor = None
         if keep_position and self._source is not None:
@@ -235,13 +237,20 @@ class MemoryList(LineList):
         source = None
         if first_page_now and anchor is None:
             try:
-                source = self._first_page(PagedSource(engine, flt))
+                if first_page_budget is None:
+                    source = self._first_page(PagedSource(engine, flt))
+                else:
+                    with engine.store.time_limit(first_page_budget):
+                        source = self._first_page(PagedSource(engine, flt))
+            except QueryTimedOut:
+                source = None  # the worker reads it
             except MemtuiError as error:
                 self._load_failed(error.message)
                 return
-            self._apply_loaded(source, None)
-            if source.count is not None:
-                return
+            if source is not None:
+                self._apply_loaded(source, None)
+                if source.count is not None:
+                    return
         self._start_load(self._generation, engine, flt, anchor,
                          max(1, self.size.height or 24), source)
 
