@@ -23,7 +23,6 @@ from textual.screen import Screen
 from textual.widgets import Input
 
 from memtui.app.background import BACKFILL, CONSOLIDATE, JOB_WORDS, ROUND, ExtractionRunner
-from memtui.app.clipboard import Clipboard, pyperclip_copy
 from memtui.app.format import local_time, zone
 from memtui.app.palette import MemoryCommands
 from memtui.app.panes import PANES, Pane
@@ -38,6 +37,7 @@ from memtui.store.database import Store
 if TYPE_CHECKING:
     from textual.widget import AwaitMount
 
+    from memtui.app.clipboard import Clipboard
     from memtui.app.curator import Curator
     from memtui.app.messages import ExtractionFinished, ExtractionProgress
     from memtui.app.widgets.command_line import CommandLine
@@ -66,6 +66,13 @@ def style_paths() -> list[str | Path]:
     return [path for path in sorted(folder.iterdir()) if path.suffix == ".tcss"]
 
 
+def system_copy(text: str) -> None:
+    """Copy to the system clipboard with pyperclip (raises where there is none)."""
+    from memtui.app.clipboard import pyperclip_copy
+
+    pyperclip_copy(text)
+
+
 @dataclass
 class AppConfig:
     """Tuning and test hooks. ``None`` intervals switch a timer off (the snapshot tests do)."""
@@ -74,7 +81,7 @@ class AppConfig:
     worker_interval: float | None = WORKER_INTERVAL_SECONDS
     keymap_path: Path | None = None
     load_keymap: bool = True
-    system_clipboard: Callable[[str], None] | None = field(default=pyperclip_copy)
+    system_clipboard: Callable[[str], None] | None = field(default=system_copy)
     start_pane: str = START_PANE
     store_label: str | None = None
     """Shown in the header instead of the store path (tests: a path that never changes)."""
@@ -167,7 +174,6 @@ class MemtuiApp(App[None]):
         self.selected_memory_id: str | None = None
         self.history_memory_id: str | None = None
         self.runner = ExtractionRunner(self, store, self.engine.actor)
-        self.clipboards = Clipboard(self.copy_to_clipboard, self.config.system_clipboard)
         self._data_version: int | None = None
         self._poll_failed = False
         self._quiet_job = False
@@ -184,6 +190,13 @@ class MemtuiApp(App[None]):
         gc.freeze()
         gc.enable()
         return super().run(**kwargs)
+
+    @cached_property
+    def clipboards(self) -> Clipboard:
+        """The terminal's clipboard (OSC 52) and the system one (made on first copy)."""
+        from memtui.app.clipboard import Clipboard
+
+        return Clipboard(self.copy_to_clipboard, self.config.system_clipboard)
 
     @cached_property
     def curator(self) -> Curator:

@@ -41,6 +41,8 @@ from memtui.store.database import open_store
 from memtui.store.models import MemoryFilter, PageCursor
 
 APP_START = Path(__file__).with_name("app_start.py")
+START_RUNS = 11
+"""Fresh starts of each side, interleaved; the row compares their medians."""
 SCREEN_SIZE = (120, 40)
 PAGE_ROWS = 100
 """Rows per page query (the app's ``PagedSource.PAGE_SIZE``)."""
@@ -612,7 +614,7 @@ def run(options: Options) -> list[Row]:
     with working_copy(big, keep=options.db is not None) as db:
         if "start" in wanted:
             say("start to first paint…")
-            rows += measure_startup(db, options.user, 3 if quick else 7)
+            rows += measure_startup(db, options.user, 3 if quick else START_RUNS)
         if "search" in wanted:
             say("search as you type and scrolling (Pilot)…")
             rows += measure_app(db, options.user, quick)
