@@ -100,7 +100,7 @@ async def test_hovering_a_name_highlights_it(tmp_path: Path) -> None:
         start = next(span[0] for span in bar._spans if span[2] == "codex")
         await pilot.hover(PaneBar, offset=(start, 0))
         await settle(pilot)
-        assert bar._hover == "codex"
+        assert bar._hover == "codex" and bar.tooltip == "9 Codex — show this pane"
 
 
 @pytest.mark.parametrize("pane", ["profile", "settings", "codex"])

@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from rich.text import Text
-from textual import events
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widget import Widget
+
+from memtui.app.widgets.clickable_line import ClickableLine
 
 GAP = " "
 """Between two keys."""
@@ -33,7 +33,7 @@ class KeyItem(NamedTuple):
     tooltip: str
 
 
-class KeyBar(Widget):
+class KeyBar(ClickableLine[KeyItem]):
     """One line of the shown bindings (``Binding.show``), one per action."""
 
     ALLOW_SELECT = False
@@ -57,11 +57,6 @@ class KeyBar(Widget):
         background: $block-hover-background;
     }
     """
-
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self._spans: list[tuple[int, int, KeyItem]] = []
-        self._hover: str | None = None
 
     def on_mount(self) -> None:
         """Follow the screen's bindings (focus changes, modal screens, keymaps)."""
@@ -104,42 +99,19 @@ class KeyBar(Widget):
                 line.append(" " + item.description, style=description_style)
             if not item.enabled:
                 line.stylize("dim", start)
-            if item.key == self._hover:
+            if self.is_hovered(item):
                 line.stylize(hover_style, start)
             spans.append((start, line.cell_len, item))
-        self._spans = spans
+        self.remember_spans(spans)
         return line
 
-    def item_at(self, x: int) -> KeyItem | None:
-        """The key drawn at column ``x`` (as last rendered), if any."""
-        for start, end, item in self._spans:
-            if start <= x < end:
-                return item
-        return None
+    def tooltip_for(self, item: KeyItem) -> str | None:
+        """What the key does."""
+        return item.tooltip
 
-    def on_click(self, event: events.Click) -> None:
+    def clicked(self, item: KeyItem) -> None:
         """Clicking a key presses it (a disabled one rings the bell)."""
-        item = self.item_at(event.x)
-        if item is None:
-            return
-        event.stop()
         if item.enabled:
             self.app.simulate_key(item.key)
         else:
             self.app.bell()
-
-    def on_mouse_move(self, event: events.MouseMove) -> None:
-        """Highlight the key under the pointer and show what it does."""
-        item = self.item_at(event.x)
-        hover = item.key if item is not None else None
-        if hover != self._hover:
-            self._hover = hover
-            self.tooltip = item.tooltip if item is not None else None
-            self.refresh()
-
-    def on_leave(self, _event: events.Leave) -> None:
-        """The pointer left: nothing is highlighted."""
-        if self._hover is not None:
-            self._hover = None
-            self.tooltip = None
-            self.refresh()

@@ -14,10 +14,10 @@ from typing import NamedTuple
 
 from rich.style import Style
 from rich.text import Text
-from textual import events
 from textual.message import Message
 from textual.reactive import reactive
-from textual.widget import Widget
+
+from memtui.app.widgets.clickable_line import ClickableLine
 
 MORE_LEFT = "‹"
 MORE_RIGHT = "›"
@@ -54,7 +54,7 @@ def visible_window(widths: Sequence[int], active: int, room: int) -> tuple[int, 
     return start, end
 
 
-class PaneBar(Widget):
+class PaneBar(ClickableLine[str]):
     """One line naming the panes; the shown one is bold and highlighted (not only colored:
     it keeps its highlight under NO_COLOR)."""
 
@@ -87,8 +87,6 @@ class PaneBar(Widget):
         super().__init__(id=id)
         self.labels = tuple(labels)
         self.set_reactive(PaneBar.active, active)
-        self._hover: str | None = None
-        self._spans: list[tuple[int, int, str]] = []
 
     def label_texts(self, width: int) -> list[str]:
         """The names as drawn: with a cell of room on both sides when that still fits."""
@@ -118,44 +116,26 @@ class PaneBar(Widget):
             spans.append((x, line.cell_len, ids[index]))
         if end < len(texts):
             line.append(" " * GAP + MORE_RIGHT, style=more)
-        self._spans = spans
+        self.remember_spans(spans)
         return line
 
     def _style_for(self, pane_id: str) -> Style:
         if pane_id == self.active:
             style = self.get_component_rich_style("pane-bar--active")
             return style + Style(bold=True, reverse=True) if self.app.no_color else style
-        if pane_id == self._hover:
+        if self.is_hovered(pane_id):
             return self.get_component_rich_style("pane-bar--hover")
         return self.get_component_rich_style("pane-bar--inactive")
-
-    def pane_at(self, x: int) -> str | None:
-        """The pane whose name is drawn at column ``x`` (as last rendered), if any."""
-        for start, end, pane_id in self._spans:
-            if start <= x < end:
-                return pane_id
-        return None
 
     def watch_active(self) -> None:
         """Redraw when another pane is shown."""
         self.refresh()
 
-    def on_click(self, event: events.Click) -> None:
+    def tooltip_for(self, item: str) -> str | None:
+        """Which pane a name shows."""
+        title = next((label.text for label in self.labels if label.pane_id == item), item)
+        return f"{title} — show this pane"
+
+    def clicked(self, item: str) -> None:
         """Clicking a name shows that pane."""
-        pane_id = self.pane_at(event.x)
-        if pane_id is not None:
-            event.stop()
-            self.post_message(self.Selected(pane_id))
-
-    def on_mouse_move(self, event: events.MouseMove) -> None:
-        """Highlight the name under the pointer."""
-        hover = self.pane_at(event.x)
-        if hover != self._hover:
-            self._hover = hover
-            self.refresh()
-
-    def on_leave(self, event: events.Leave) -> None:
-        """The pointer left: no name is highlighted."""
-        if self._hover is not None:
-            self._hover = None
-            self.refresh()
+        self.post_message(self.Selected(item))
