@@ -31,7 +31,7 @@ def _hostile_app(tmp_path: Path, pane: str) -> MemtuiApp:
                                 result=(HOSTILE + " ") * 20,
                                 started_at="2026-11-20T10:00:00Z",
                                 finished_at="2026-11-20T10:10:00Z")
-    alice.auto.run_round(force=True)
+    alice.extraction.run_round(force=True)
     assert alice.identity.get_memory(head.id).content.startswith("[@click")
     assert task.id
     app = demo_app(tmp_path, start_pane=pane, store=store)

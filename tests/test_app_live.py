@@ -154,7 +154,7 @@ async def test_backfill_reports_progress(tmp_path: Path) -> None:
 async def test_quit_during_a_backfill_stops_between_transactions(tmp_path: Path) -> None:
     app = demo_app(tmp_path)
     _many_tasks(app, 400)
-    before = len(Engine(app.store, "alice").auto.log(10_000))
+    before = len(Engine(app.store, "alice").extraction.log(10_000))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         app.start_extraction("backfill")
@@ -165,7 +165,7 @@ async def test_quit_during_a_backfill_stops_between_transactions(tmp_path: Path)
         engine = Engine(check, "alice")
         runs = [entry for entry in engine.identity.audit(20)
                 if entry.action == "auto_memory_run" and entry.detail.get("kind") == "backfill"]
-        logged = len(engine.auto.log(10_000))
+        logged = len(engine.extraction.log(10_000))
     finally:
         check.close()
     from memtui.engine.extraction import BATCH_SIZE

@@ -120,7 +120,7 @@ async def test_log_rows_in_words_task_and_memory(tmp_path: Path) -> None:
         await press(pilot, "5")
         pane = app.current_pane()
         entries = pane.item_list.items
-        assert entries == Engine(app.store, "alice").auto.log(1000)
+        assert entries == Engine(app.store, "alice").extraction.log(1000)
         shown = screen_text(app)
         for words in ("generate is off", "quota could not be read", "forced",
                       "you may no longer write"):

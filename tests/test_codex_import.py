@@ -308,11 +308,11 @@ def test_gate_four_skips_rollouts_that_used_mcp_or_web_search(home: Path, alice:
                                                              clock: FixedClock) -> None:
     CodexImporter(alice).import_rollouts(home)
     alice.settings.update(generate_memories=1)
-    summary = alice.auto.run_round(force=True)
+    summary = alice.extraction.run_round(force=True)
     assert summary.skipped == {"external_context": 2} and summary.extracted == 3
     ids = {alice.tasks.find_by_source_ref(ROLLOUT_TASK_SOURCE, thread).id: thread
            for thread in fx.ROLLOUT_STARTS}
-    reasons = {ids[entry.task_id]: entry.reason for entry in alice.auto.log(100)}
+    reasons = {ids[entry.task_id]: entry.reason for entry in alice.extraction.log(100)}
     assert reasons[fx.THREAD_MCP] == "external_context"
     assert reasons[fx.THREAD_WEB] == "external_context"
     assert reasons[fx.THREAD_V7] is None
@@ -371,9 +371,9 @@ def test_a_thread_imported_as_memory_is_not_extracted_again(home: Path, alice: E
     importer.import_memories(home)
     importer.import_rollouts(home)
     alice.settings.update(generate_memories=1)
-    alice.auto.run_round(force=True)
+    alice.extraction.run_round(force=True)
     task = alice.tasks.find_by_source_ref(ROLLOUT_TASK_SOURCE, fx.THREAD_V7)
-    [entry] = [e for e in alice.auto.log(100) if e.task_id == task.id]
+    [entry] = [e for e in alice.extraction.log(100) if e.task_id == task.id]
     assert entry.reason == "already_extracted"
     assert [m.source for m in _memories(alice, "ninfer")
             if m.source_thread_id == fx.THREAD_V7] == [IMPORT_SOURCE]

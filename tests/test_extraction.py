@@ -26,7 +26,7 @@ def team(store: Store, clock: FixedClock, engine_for: Callable[[str], Engine]) -
 
 def _reason(team: Team, task: Task, force: bool = False) -> str | None:
     """Run a round and return the task's logged reason (or outcome when it wrote a memory)."""
-    team.alice.auto.run_round(force=force)
+    team.alice.extraction.run_round(force=force)
     entry = team.store.tasks.get_log(task.id)
     assert entry is not None
     return entry.reason if entry.outcome in ("skipped", "error") else entry.outcome
@@ -42,7 +42,7 @@ def _memory_of(team: Team, task: Task) -> Memory:
 
 def test_extracts_one_project_fact(team: Team) -> None:
     task = add_done(team.alice, team.clock, goal="\n  Fix the   retry loop\nmore detail")
-    summary = team.alice.auto.run_round()
+    summary = team.alice.extraction.run_round()
     assert summary.to_json() == {"scanned": 1, "extracted": 1, "superseded": 0, "skipped": {},
                                  "errors": 0}
     memory = _memory_of(team, task)
@@ -51,7 +51,7 @@ def test_extracts_one_project_fact(team: Team) -> None:
         "project", "web", "alice", "fact", "auto", task.id, "active")
     assert memory.content == "Fix the   retry loop\n" + LONG_RESULT
     assert team.store.memories.goal_key(memory.id) == "fix the retry loop"
-    entry = team.alice.auto.log()[0]
+    entry = team.alice.extraction.log()[0]
     assert entry.to_json() == {"task_id": task.id, "project": "web", "outcome": "extracted",
                                "reason": None, "memory_id": memory.id, "forced": False,
                                "at": "2026-12-01T09:00:00.000Z"}
@@ -64,7 +64,7 @@ def test_content_uses_prompt_without_goal_and_cuts_the_result(team: Team) -> Non
     long_result = "x" * (RESULT_CHARS + 500)
     task = add_done(team.alice, team.clock, goal="", prompt="Tidy the docs\nplease",
                     result=long_result)
-    team.alice.auto.run_round()
+    team.alice.extraction.run_round()
     assert _memory_of(team, task).content == "Tidy the docs\n" + "x" * RESULT_CHARS
     assert goal_key(task) == "tidy the docs"
 
@@ -73,7 +73,7 @@ def test_content_is_redacted_even_when_the_task_was_not(team: Team) -> None:
     task = add_done(team.alice, team.clock)
     team.store.execute("UPDATE tasks SET goal = ?, result = ? WHERE id = ?",
                        (f"Deploy with {SECRET}", f"Used {SECRET}. " + LONG_RESULT, task.id))
-    team.alice.auto.run_round()
+    team.alice.extraction.run_round()
     memory = _memory_of(team, task)
     assert "ZXhhbXBs" not in memory.content and "[REDACTED]" in memory.content
     assert "ZXhhbXBs" not in (team.store.memories.goal_key(memory.id) or "")
@@ -118,12 +118,12 @@ def test_external_context_gate(team: Team) -> None:
     receiver = add_done(team.alice, team.clock, goal="receiver")
     team.alice.tasks.add_followup(receiver.id, coordinator.id, "fyi")
     web = add_done(team.alice, team.clock, goal="searched the web", external_context=True)
-    team.alice.auto.run_round(force=True)
+    team.alice.extraction.run_round(force=True)
     reasons = {t.id: team.store.tasks.get_log(t.id).reason for t in (sub, receiver, web)}
     assert set(reasons.values()) == {"external_context"}
     assert team.store.tasks.get_log(coordinator.id).outcome == "extracted"
     team.alice.settings.update(disable_on_external_context=0)
-    summary = team.alice.auto.run_round()
+    summary = team.alice.extraction.run_round()
     assert summary.extracted == 3
 
 
@@ -171,7 +171,7 @@ def test_gates_are_checked_in_spec_order(team: Team) -> None:
     for i, (kwargs, _reason_code) in enumerate(cases):
         tasks.append(add_done(team.alice, team.clock, goal=f"case {i}", **kwargs))
     team.alice.tasks.set_quota(0)
-    team.alice.auto.run_round()
+    team.alice.extraction.run_round()
     for task, (_kwargs, expected) in zip(tasks, cases, strict=True):
         assert team.store.tasks.get_log(task.id).reason == expected
 
@@ -187,7 +187,7 @@ def test_force_skips_exactly_idle_and_shape(team: Team) -> None:
     ]
     blocked = [add_done(team.alice, team.clock, goal="external", external_context=True)]
     blocked.append(add_done(team.alice, team.clock, goal="off", generate="off"))
-    summary = team.alice.auto.run_round(force=True)
+    summary = team.alice.extraction.run_round(force=True)
     assert summary.extracted == 4
     for task in passable:
         entry = team.store.tasks.get_log(task.id)
@@ -206,18 +206,18 @@ def test_every_reason_code_is_covered_here() -> None:
 
 def test_once_per_task_even_after_forget(team: Team) -> None:
     task = add_done(team.alice, team.clock)
-    team.alice.auto.run_round()
+    team.alice.extraction.run_round()
     memory = _memory_of(team, task)
-    assert team.alice.auto.run_round().scanned == 0  # not due any more
+    assert team.alice.extraction.run_round().scanned == 0  # not due any more
     team.alice.identity.forget(memory.id)
     assert _reason(team, task) == "forgotten"
-    assert team.alice.auto.run_round(force=True).scanned == 0  # permanent: not rescanned
+    assert team.alice.extraction.run_round(force=True).scanned == 0  # permanent: not rescanned
     assert team.store.memories.ids_for_thread(task.id) == []
 
 
 def test_forget_of_a_superseding_version_still_tombstones(team: Team) -> None:
     task = add_done(team.alice, team.clock)
-    team.alice.auto.run_round()
+    team.alice.extraction.run_round()
     newer = team.alice.identity.supersede(_memory_of(team, task).id, "corrected by hand")
     team.alice.identity.forget(newer.id)
     assert _reason(team, task) == "forgotten"
@@ -230,7 +230,7 @@ def test_already_extracted_when_a_memory_exists_in_any_status(team: Team) -> Non
     team.alice.identity.supersede(pinned.id, "pinned, corrected")
     assert _reason(team, task) == "already_extracted"
     assert team.store.tasks.get_log(task.id).memory_id == pinned.id
-    assert team.alice.auto.run_round().scanned == 0
+    assert team.alice.extraction.run_round().scanned == 0
 
 
 def test_imported_thread_counts_as_already_extracted(team: Team) -> None:
@@ -246,10 +246,10 @@ def test_stale_candidate_extracted_by_another_round_is_not_redone(
         team: Team, monkeypatch: pytest.MonkeyPatch) -> None:
     task = add_done(team.alice, team.clock)
     stale = team.store.tasks.round_candidates("alice", 10)
-    team.alice.auto.run_round()
+    team.alice.extraction.run_round()
     before = team.store.tasks.get_log(task.id)
     monkeypatch.setattr(team.store.tasks, "round_candidates", lambda *_a: stale)
-    summary = team.alice.auto.run_round()
+    summary = team.alice.extraction.run_round()
     assert summary.to_json()["skipped"] == {"already_extracted": 1} and summary.extracted == 0
     assert team.store.tasks.get_log(task.id) == before
     assert len(team.store.memories.ids_for_thread(task.id)) == 1
@@ -257,11 +257,11 @@ def test_stale_candidate_extracted_by_another_round_is_not_redone(
 
 def test_same_goal_supersedes_within_a_project_only(team: Team) -> None:
     first = add_done(team.alice, team.clock, goal="Speed up the build")
-    team.alice.auto.run_round()
+    team.alice.extraction.run_round()
     team.clock.advance(60)
     second = add_done(team.alice, team.clock, goal="  speed UP the   build\nagain")
     third = add_done(team.alice, team.clock, project="api", goal="Speed up the build")
-    summary = team.alice.auto.run_round()
+    summary = team.alice.extraction.run_round()
     assert (summary.extracted, summary.superseded) == (1, 1)
     old, new = _memory_of(team, first), _memory_of(team, second)
     assert old.status == "superseded" and old.superseded_by == new.id
@@ -273,7 +273,7 @@ def test_same_goal_supersedes_within_a_project_only(team: Team) -> None:
 def test_manual_memory_with_same_words_is_not_superseded(team: Team) -> None:
     manual = team.alice.identity.add_memory("Speed up the build", "fact", "web")
     add_done(team.alice, team.clock, goal="Speed up the build")
-    assert team.alice.auto.run_round().extracted == 1
+    assert team.alice.extraction.run_round().extracted == 1
     assert team.store.memories.get(manual.id).status == "active"
 
 
@@ -282,23 +282,23 @@ def test_only_completed_tasks_of_the_actor_are_scanned(team: Team) -> None:
         add_done(team.alice, team.clock, goal=status, status=status)
     team.alice.tasks.add_task("web", "queued", "p", "", None, None, status="queued")
     add_done(team.bob, team.clock, goal="bob's")
-    assert team.alice.auto.run_round().scanned == 0
-    assert team.alice.auto.log() == []
+    assert team.alice.extraction.run_round().scanned == 0
+    assert team.alice.extraction.log() == []
 
 
 def test_log_is_per_user_and_overwritten(team: Team) -> None:
     task = add_done(team.alice, team.clock, finished_ago=10)
-    team.alice.auto.run_round()
+    team.alice.extraction.run_round()
     team.clock.advance(1000)
-    team.alice.auto.run_round()
-    rows = team.alice.auto.log()
+    team.alice.extraction.run_round()
+    rows = team.alice.extraction.log()
     assert [(r.task_id, r.outcome) for r in rows] == [(task.id, "extracted")]
     team.bob.settings.update(generate_memories=1)
     bobs = add_done(team.bob, team.clock, goal="bob's")
-    team.bob.auto.run_round()
-    assert [r.task_id for r in team.bob.auto.log()] == [bobs.id]
-    assert [r.task_id for r in team.alice.auto.log()] == [task.id]
-    assert team.alice.auto.log_counts() == {"extracted": 1}
+    team.bob.extraction.run_round()
+    assert [r.task_id for r in team.bob.extraction.log()] == [bobs.id]
+    assert [r.task_id for r in team.alice.extraction.log()] == [task.id]
+    assert team.alice.extraction.log_counts() == {"extracted": 1}
 
 
 def test_a_failing_task_is_logged_as_error_and_the_round_goes_on(
@@ -313,7 +313,7 @@ def test_a_failing_task_is_logged_as_error_and_the_round_goes_on(
             raise RuntimeError("boom")
 
     monkeypatch.setattr(team.store.memories, "insert", insert)
-    summary = team.alice.auto.run_round()
+    summary = team.alice.extraction.run_round()
     assert (summary.extracted, summary.errors) == (1, 1)
     entry = team.store.tasks.get_log(bad.id)
     assert (entry.outcome, entry.reason, entry.memory_id) == ("error", "RuntimeError", None)
@@ -327,7 +327,7 @@ def test_lost_write_access_is_an_error(team: Team) -> None:
     task = add_done(team.bob, team.clock)
     team.bob.settings.update(generate_memories=1)
     team.alice.identity.set_member("web", "bob", "reader")
-    team.bob.auto.run_round()
+    team.bob.extraction.run_round()
     entry = team.store.tasks.get_log(task.id)
     assert (entry.outcome, entry.reason) == ("error", "PermissionDenied")
 
@@ -338,44 +338,44 @@ def test_rounds_are_bounded_and_rotate(team: Team) -> None:
     team.alice.settings.update(generate_memories=0)
     tasks = [add_done(team.alice, team.clock, goal=f"t{i}", finished_ago=5000 - i)
              for i in range(7)]
-    first = team.alice.auto.run_round(limit=3)
+    first = team.alice.extraction.run_round(limit=3)
     assert first.scanned == 3
     team.clock.advance(1)
-    team.alice.auto.run_round(limit=3)
+    team.alice.extraction.run_round(limit=3)
     team.clock.advance(1)
-    team.alice.auto.run_round(limit=3)
+    team.alice.extraction.run_round(limit=3)
     scanned_at = {t.id: team.store.tasks.get_log(t.id).at for t in tasks}
     assert len(scanned_at) == 7
     assert scanned_at[tasks[6].id] == "2026-12-01T09:00:02.000Z"
     assert scanned_at[tasks[0].id] == "2026-12-01T09:00:02.000Z"  # oldest scan comes back
     assert scanned_at[tasks[3].id] == "2026-12-01T09:00:01.000Z"
-    assert team.alice.auto.pending() == 7
+    assert team.alice.extraction.pending() == 7
 
 
 def test_backfill_visits_every_due_task_once(team: Team) -> None:
     tasks = [add_done(team.alice, team.clock, goal=f"goal {i}", finished_ago=5000 - i,
                       result=LONG_RESULT if i % 3 else "short") for i in range(120)]
     seen: list[tuple[int, int]] = []
-    summary = team.alice.auto.backfill(progress=lambda d, t: seen.append((d, t)),
+    summary = team.alice.extraction.backfill(progress=lambda d, t: seen.append((d, t)),
                                        batch_limit=50)
     assert summary.scanned == 120 and summary.extracted == 80
     assert summary.skipped == {"result_too_short": 40}
     assert seen[-1] == (120, 120) and [d for d, _t in seen] == sorted(d for d, _t in seen)
-    assert len(team.alice.auto.log(500)) == len(tasks)
-    assert team.alice.auto.pending() == 40  # skipped ones stay due for later rounds
+    assert len(team.alice.extraction.log(500)) == len(tasks)
+    assert team.alice.extraction.pending() == 40  # skipped ones stay due for later rounds
 
 
 def test_backfill_stops_between_transactions(team: Team) -> None:
     for i in range(BATCH_SIZE * 2 + 30):
         add_done(team.alice, team.clock, goal=f"goal {i}")
     calls = iter([False, True])
-    summary = team.alice.auto.backfill(should_stop=lambda: next(calls, True))
+    summary = team.alice.extraction.backfill(should_stop=lambda: next(calls, True))
     assert summary.stopped and summary.scanned == BATCH_SIZE
     assert team.store.execute("SELECT count(*) FROM memories").fetchone()[0] == BATCH_SIZE
 
 
 def test_round_without_work_writes_no_audit(team: Team) -> None:
-    assert team.alice.auto.run_round().scanned == 0
+    assert team.alice.extraction.run_round().scanned == 0
     assert not any(e.action == "auto_memory_run" for e in team.alice.identity.audit())
 
 
@@ -384,9 +384,9 @@ def test_bad_limits(team: Team) -> None:
 
     for bad in (0, -1, True, "5"):
         with pytest.raises(InvalidInput):
-            team.alice.auto.run_round(limit=bad)
+            team.alice.extraction.run_round(limit=bad)
         with pytest.raises(InvalidInput):
-            team.alice.auto.log(bad)
+            team.alice.extraction.log(bad)
 
 
 # ---- consolidation ---------------------------------------------------------------------------
@@ -398,16 +398,16 @@ def test_consolidate_supersedes_duplicates_newest_survives(team: Team) -> None:
     team.clock.advance(1)
     unique = team.alice.identity.add_memory("Uses zsh", "fact")
     first = add_done(team.alice, team.clock, goal="Build the cache")
-    team.alice.auto.run_round()
+    team.alice.extraction.run_round()
     team.clock.advance(1)
     second = add_done(team.alice, team.clock, goal="build the cache", result=LONG_RESULT + "!")
     team.store.execute("UPDATE memories SET status = 'active', superseded_by = NULL")
-    team.alice.auto.run_round()
+    team.alice.extraction.run_round()
     team.store.execute("UPDATE memories SET status = 'active', superseded_by = NULL")
     bob_dupe = team.bob.identity.add_memory("same text", "fact")
     team.clock.advance(1)
     team.bob.identity.add_memory("same text", "fact")
-    result = team.alice.auto.consolidate()
+    result = team.alice.extraction.consolidate()
     pairs = dict(result.superseded)
     assert pairs[a.id] == b.id
     assert pairs[_memory_of(team, first).id] == _memory_of(team, second).id
@@ -415,15 +415,15 @@ def test_consolidate_supersedes_duplicates_newest_survives(team: Team) -> None:
     assert team.store.memories.get(a.id).superseded_by == b.id
     row = team.store.execute("SELECT user_id, kind, outcome FROM consolidations").fetchone()
     assert row == ("alice", "dedupe", "superseded")
-    assert team.alice.auto.consolidate().count == 0
+    assert team.alice.extraction.consolidate().count == 0
 
 
 def test_consolidate_leaves_read_only_projects_alone(team: Team) -> None:
     team.bob.identity.add_memory("dup", "fact", "web")
     team.clock.advance(1)
     team.bob.identity.add_memory("dup", "fact", "web")
-    assert team.carol.auto.consolidate().count == 0
-    assert team.bob.auto.consolidate().count == 1
+    assert team.carol.extraction.consolidate().count == 0
+    assert team.bob.extraction.consolidate().count == 1
 
 
 # ---- the demo store --------------------------------------------------------------------------
@@ -434,7 +434,7 @@ def test_demo_log_shows_every_outcome_and_reason(tmp_path) -> None:
     store = build_demo_store(tmp_path / "demo.db")
     try:
         alice = Engine(store, "alice")
-        rows = alice.auto.log(500)
+        rows = alice.extraction.log(500)
         assert {r.outcome for r in rows} == {"extracted", "superseded_previous", "skipped",
                                              "error"}
         assert {r.reason for r in rows if r.outcome == "skipped"} == set(REASONS)

@@ -42,7 +42,7 @@ WORKER = textwrap.dedent("""
 
     path, go = sys.argv[1], Path(sys.argv[2])
     store = open_store(path)
-    auto = Engine(store, "alice").auto
+    auto = Engine(store, "alice").extraction
     (go.parent / f"ready-{sys.argv[3]}").touch()
     deadline = time.monotonic() + 20
     while not go.exists() and time.monotonic() < deadline:

@@ -1,4 +1,4 @@
-"""The service's engine API (``engine.service``): interactions, recall, transitions,
+"""The service's engine API (``engine.recall``): interactions, recall, transitions,
 consolidation records and bundles."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from memtui.engine import recall as recall_mod
 from memtui.engine.api import Engine
 from memtui.errors import Conflict, InvalidInput, NotFound, PermissionDenied
-from memtui.store import service_data
+from memtui.store import recall as recall_data
 from memtui.store.database import Store
 
 SECRET = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
@@ -38,16 +38,16 @@ def _task(engine: Engine, goal: str, result: str, project: str = "web") -> str:
 
 def test_remember_interaction_is_idempotent_and_redacted(team: dict[str, Engine],
                                                          store: Store) -> None:
-    api = team["alice"].service
+    api = team["alice"].recall
     first = api.remember_interaction("q-1", "how did the deploy go?", f"fine, key {SECRET}",
                                      project="web", source="deskpaw")
     assert first.created and first.to_json() == {"interaction_id": "q-1", "created": True}
     assert SECRET not in first.interaction.answer and "[REDACTED]" in first.interaction.answer
     again = api.remember_interaction("q-1", "other question", "other answer")
     assert not again.created and again.interaction.question == "how did the deploy go?"
-    assert store.service.count_interactions("alice") == 1
+    assert store.recall.count_interactions("alice") == 1
     # the same id is another user's own interaction
-    assert team["bob"].service.remember_interaction("q-1", "bob asks", "bob answers").created
+    assert team["bob"].recall.remember_interaction("q-1", "bob asks", "bob answers").created
 
 
 @pytest.mark.parametrize(("args", "error"), [
@@ -60,15 +60,15 @@ def test_remember_interaction_is_idempotent_and_redacted(team: dict[str, Engine]
 def test_remember_interaction_refuses_bad_input(team: dict[str, Engine], store: Store,
                                                 args: tuple, error: type) -> None:
     with pytest.raises(error):
-        team["alice"].service.remember_interaction(*args)
-    assert store.service.count_interactions("alice") == 0
+        team["alice"].recall.remember_interaction(*args)
+    assert store.recall.count_interactions("alice") == 0
 
 
 def test_remember_interaction_needs_a_readable_project(team: dict[str, Engine],
                                                        store: Store) -> None:
     with pytest.raises(NotFound):
-        team["alice"].service.remember_interaction("q", "question", "answer", project="secret")
-    assert store.service.count_interactions("alice") == 0
+        team["alice"].recall.remember_interaction("q", "question", "answer", project="secret")
+    assert store.recall.count_interactions("alice") == 0
 
 
 # ---- recall -------------------------------------------------------------------------------
@@ -85,16 +85,16 @@ def test_recall_ranks_related_and_respects_visibility(team: dict[str, Engine]) -
     alice.identity.supersede(old.id, "Lunch moved to one")
     _task(alice, "Fix payments webhook retries", "Added exponential backoff to the webhook")
     _task(bob, "Fix secret payments webhook", "secret", project="secret")
-    alice.service.remember_interaction("i1", "why does the webhook retry?", "backoff policy")
+    alice.recall.remember_interaction("i1", "why does the webhook retry?", "backoff policy")
 
-    result = alice.service.recall("payments webhook", limit=5)
+    result = alice.recall.recall("payments webhook", limit=5)
     related = [m.id for m in result.related_memories]
     assert related[0] == relevant.id
     contents = " ".join(m.content for m in (*result.related_memories, *result.recent_memories))
     assert "bob" not in contents and "secret" not in contents and "retry once" not in contents
     assert [t.goal for t in result.related_task_cards] == ["Fix payments webhook retries"]
     assert [i.id for i in result.related_interactions] == ["i1"]
-    assert team["bob"].service.recall("webhook").related_interactions == ()
+    assert team["bob"].recall.recall("webhook").related_interactions == ()
     as_json = result.to_json()
     for key in ("related_memories", "recent_memories", "related_task_cards",
                 "recent_task_cards", "related_interactions", "recent_interactions", "bundles"):
@@ -108,9 +108,9 @@ def test_recall_lists_are_bounded_by_limit(team: dict[str, Engine]) -> None:
         alice.identity.add_memory(f"deploy note number {i}", "fact", "web")
         alice.identity.add_memory(f"deploy preference {i}", "preference")
         _task(alice, f"deploy task {i}", "deployed")
-        alice.service.remember_interaction(f"i{i}", f"deploy question {i}", "answer")
-        alice.service.put_document(f"schedule:s{i}", "INDEX.md", "deploy index", 0)
-    result = alice.service.recall("deploy", limit=4)
+        alice.recall.remember_interaction(f"i{i}", f"deploy question {i}", "answer")
+        alice.recall.put_document(f"schedule:s{i}", "INDEX.md", "deploy index", 0)
+    result = alice.recall.recall("deploy", limit=4)
     for items in (result.related_memories, result.recent_memories, result.related_task_cards,
                   result.recent_task_cards, result.related_interactions,
                   result.recent_interactions):
@@ -118,13 +118,13 @@ def test_recall_lists_are_bounded_by_limit(team: dict[str, Engine]) -> None:
     assert len(result.bundles) == recall_mod.MAX_RECALL_BUNDLES
     newest = result.recent_memories
     assert [m.created_at for m in newest] == sorted((m.created_at for m in newest), reverse=True)
-    assert alice.service.recall("deploy", limit=10_000).limit == recall_mod.MAX_RECALL_LIMIT
+    assert alice.recall.recall("deploy", limit=10_000).limit == recall_mod.MAX_RECALL_LIMIT
 
 
 @pytest.mark.parametrize("limit", [0, -1, True, 2.5, "3"])
 def test_recall_refuses_a_bad_limit(team: dict[str, Engine], limit: object) -> None:
     with pytest.raises(InvalidInput):
-        team["alice"].service.recall("x", limit=limit)  # type: ignore[arg-type]
+        team["alice"].recall.recall("x", limit=limit)  # type: ignore[arg-type]
 
 
 def test_recall_with_a_project_keeps_to_it(team: dict[str, Engine]) -> None:
@@ -133,40 +133,40 @@ def test_recall_with_a_project_keeps_to_it(team: dict[str, Engine]) -> None:
     alice.identity.add_memory("deploy web", "fact", "web")
     alice.identity.add_memory("deploy other", "fact", "other")
     alice.identity.add_memory("deploy mine", "fact")
-    found = {m.content for m in alice.service.recall("deploy", project="web").related_memories}
+    found = {m.content for m in alice.recall.recall("deploy", project="web").related_memories}
     assert found == {"deploy web", "deploy mine"}
     with pytest.raises(NotFound):
-        alice.service.recall("deploy", project="secret")
+        alice.recall.recall("deploy", project="secret")
     with pytest.raises(NotFound):
-        team["dave"].service.recall("deploy", project="web")
+        team["dave"].recall.recall("deploy", project="web")
 
 
 def test_recall_of_words_too_common_to_rank(team: dict[str, Engine],
                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(service_data, "RANK_BUDGET", 2)
+    monkeypatch.setattr(recall_data, "RANK_BUDGET", 2)
     alice = team["alice"]
     for i in range(6):
         alice.identity.add_memory(f"common words here {i}", "fact", "web")
     alice.identity.add_memory("rare zebra words", "fact", "web")
     # "zebra" is selective: ranked; "words" alone is too common: the newest holders come back
-    assert [m.content for m in alice.service.recall("zebra words").related_memories] == \
+    assert [m.content for m in alice.recall.recall("zebra words").related_memories] == \
         ["rare zebra words"]
-    newest = [m.content for m in alice.service.recall("common words", limit=3).related_memories]
+    newest = [m.content for m in alice.recall.recall("common words", limit=3).related_memories]
     assert newest == ["common words here 5", "common words here 4", "common words here 3"]
-    assert alice.service.recall("?!").related_memories == ()
-    assert alice.service.recall("").related_memories == ()
+    assert alice.recall.recall("?!").related_memories == ()
+    assert alice.recall.recall("").related_memories == ()
 
 
 def test_recall_bundles_put_the_named_project_first(team: dict[str, Engine]) -> None:
     alice = team["alice"]
     alice.identity.create_project("other")
-    alice.service.put_document("project:web", "INDEX.md", "# Web\nthe web bundle", 0)
+    alice.recall.put_document("project:web", "INDEX.md", "# Web\nthe web bundle", 0)
     for name in ("alpha", "beta", "gamma"):
-        alice.service.put_document(f"schedule:{name}", "lessons.md", "x", 0)
-    bundles = alice.service.recall("anything", project="web").bundles
+        alice.recall.put_document(f"schedule:{name}", "lessons.md", "x", 0)
+    bundles = alice.recall.recall("anything", project="web").bundles
     assert bundles[0].bundle == "project:web" and bundles[0].index.startswith("# Web")
     assert len(bundles) == 3
-    assert alice.service.recall("beta").bundles[0].bundle == "schedule:beta"
+    assert alice.recall.recall("beta").bundles[0].bundle == "schedule:beta"
 
 
 # ---- transitions --------------------------------------------------------------------------
@@ -174,7 +174,7 @@ def test_recall_bundles_put_the_named_project_first(team: dict[str, Engine]) -> 
 def test_transition_by_relatedness(team: dict[str, Engine]) -> None:
     alice = team["alice"]
     task_id = _task(alice, "Add retries to the payments webhook", "Backoff added; tests pass")
-    api = alice.service
+    api = alice.recall
     cont = api.transition_assess(task_id, "now also cover the payments webhook backoff in tests")
     assert cont.decision == "continue" and cont.score >= recall_mod.CONTINUE_THRESHOLD
     assert "webhook" in cont.shared_terms and "continue" in cont.reason
@@ -187,7 +187,7 @@ def test_transition_by_relatedness(team: dict[str, Engine]) -> None:
 
 
 def test_transition_refuses_bad_current_tasks(team: dict[str, Engine]) -> None:
-    api = team["alice"].service
+    api = team["alice"].recall
     with pytest.raises(NotFound):
         api.transition_assess("task_9999", "anything")
     secret_task = _task(team["bob"], "secret goal", "secret", project="secret")
@@ -204,12 +204,12 @@ def test_transition_refuses_bad_current_tasks(team: dict[str, Engine]) -> None:
 # ---- consolidation records ----------------------------------------------------------------
 
 def test_consolidation_records(team: dict[str, Engine], store: Store) -> None:
-    api = team["alice"].service
+    api = team["alice"].recall
     record = api.record_consolidation("context_compaction", "ok",
                                       {"tokens": 1200, "note": f"key {SECRET}"})
     assert record.detail["tokens"] == 1200 and SECRET not in json.dumps(record.detail)
     assert [r.id for r in api.consolidations()] == [record.id]
-    assert team["bob"].service.consolidations() == []
+    assert team["bob"].recall.consolidations() == []
     audit = store.audit.list_for("alice", 5)
     assert audit[0].action == "consolidation_recorded" and SECRET not in json.dumps(
         audit[0].detail)
@@ -244,7 +244,7 @@ def test_document_paths_refused(path: object) -> None:
 
 
 def test_bundle_documents_compare_and_set(team: dict[str, Engine], store: Store) -> None:
-    api = team["alice"].service
+    api = team["alice"].recall
     assert api.put_document("project:web", "INDEX.md", "v1", 0).revision == 1
     assert api.put_document("project:web", "INDEX.md", "v2", 1).revision == 2
     for stale in (0, 1, 3):
@@ -261,7 +261,7 @@ def test_bundle_documents_compare_and_set(team: dict[str, Engine], store: Store)
 
 
 def test_bundle_writes_are_redacted_and_checked(team: dict[str, Engine]) -> None:
-    api = team["alice"].service
+    api = team["alice"].recall
     api.put_document("project:web", "lessons.md", f"never paste {SECRET}", 0)
     api.put_document("project:web", "state.json", json.dumps({"token": SECRET, "n": 1}), 0)
     docs = {d.path: d.content for d in api.get_bundle("project:web").documents}
@@ -281,22 +281,22 @@ def test_bundle_writes_are_redacted_and_checked(team: dict[str, Engine]) -> None
 
 
 def test_bundle_permissions(team: dict[str, Engine]) -> None:
-    team["alice"].service.put_document("project:web", "INDEX.md", "web", 0)
-    assert team["bob"].service.put_document("project:web", "INDEX.md", "bob", 1).revision == 2
-    assert team["carol"].service.get_bundle("project:web").documents[0].content == "bob"
+    team["alice"].recall.put_document("project:web", "INDEX.md", "web", 0)
+    assert team["bob"].recall.put_document("project:web", "INDEX.md", "bob", 1).revision == 2
+    assert team["carol"].recall.get_bundle("project:web").documents[0].content == "bob"
     with pytest.raises(PermissionDenied):
-        team["carol"].service.put_document("project:web", "INDEX.md", "carol", 2)
+        team["carol"].recall.put_document("project:web", "INDEX.md", "carol", 2)
     for call in (lambda api: api.get_bundle("project:web"),
                  lambda api: api.put_document("project:web", "INDEX.md", "dave", 2),
                  lambda api: api.list_bundles("web")):
         with pytest.raises(NotFound):
-            call(team["dave"].service)
-    assert team["dave"].service.list_bundles() == []
-    assert team["alice"].service.get_bundle("project:web").documents[0].revision == 2
+            call(team["dave"].recall)
+    assert team["dave"].recall.list_bundles() == []
+    assert team["alice"].recall.get_bundle("project:web").documents[0].revision == 2
 
 
 def test_schedule_bundles_are_private_to_their_user(team: dict[str, Engine]) -> None:
-    alice, bob = team["alice"].service, team["bob"].service
+    alice, bob = team["alice"].recall, team["bob"].recall
     with pytest.raises(NotFound):
         alice.get_bundle("schedule:daily")
     alice.put_document("schedule:daily", "runs/r1/summary.md", "alice's run", 0)
@@ -313,7 +313,7 @@ def test_schedule_bundles_are_private_to_their_user(team: dict[str, Engine]) -> 
 def test_a_bundle_holds_a_bounded_number_of_documents(team: dict[str, Engine],
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(recall_mod, "MAX_BUNDLE_DOCUMENTS", 2)
-    api = team["alice"].service
+    api = team["alice"].recall
     api.put_document("schedule:s", "runs/1/summary.md", "x", 0)
     api.put_document("schedule:s", "runs/2/summary.md", "x", 0)
     with pytest.raises(InvalidInput):

@@ -94,7 +94,7 @@ def test_the_generated_store_is_big_and_realistic(big: Store) -> None:
     superseded = big.memories.count(MemoryFilter(scope="user", owner=BENCH_USER,
                                                  status="superseded"))
     assert superseded > 0
-    chained = big.memories.list(MemoryFilter(scope="user", owner=BENCH_USER,
+    chained = big.memories.page(MemoryFilter(scope="user", owner=BENCH_USER,
                                              status="superseded"), 1)[0]
     assert len(big.memories.chain_ids(chained.id)) >= 2
     assert bench_data.fulltext_consistent(big)
@@ -105,12 +105,12 @@ def test_the_full_text_triggers_are_back_after_the_bulk_load(tmp_path: Path) -> 
     generate_store(path, 2_000, seed=3)
     store = open_store(path)
     try:
-        template = store.memories.list(USER_LIST, 1)[0]
+        template = store.memories.page(USER_LIST, 1)[0]
         fresh = Memory(**{**template.__dict__, "id": "mem_zz_fresh",
                           "content": "quokka sightings are logged"})
         with store.transaction():
             store.memories.insert(fresh)
-        found = store.memories.list(MemoryFilter(scope="user", owner=BENCH_USER,
+        found = store.memories.page(MemoryFilter(scope="user", owner=BENCH_USER,
                                                  search="quokka"), 10)
         assert ids(found) == ["mem_zz_fresh"]
         assert bench_data.fulltext_consistent(store)
@@ -156,17 +156,17 @@ def test_keyset_pages_cover_the_list_exactly(big: Store, name: str) -> None:
     flt = LISTS[name]
     expected = reference_ids(big, flt)
     forward: list[str] = []
-    page = big.memories.list(flt, 997)
+    page = big.memories.page(flt, 997)
     while page:
         forward += ids(page)
-        page = big.memories.list(flt, 997, after=edge(page[-1]))
+        page = big.memories.page(flt, 997, after=edge(page[-1]))
     assert forward == expected
     assert len(set(forward)) == len(forward)
     backward: list[str] = []
     page = big.memories.list_at(flt, 0, 997, from_end=True)
     while page:
         backward = ids(page) + backward
-        page = big.memories.list(flt, 997, before=edge(page[0]))
+        page = big.memories.page(flt, 997, before=edge(page[0]))
     assert backward == expected
 
 
@@ -205,7 +205,7 @@ def plan(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str
 def test_searched_pages_equal_the_plain_sql(big: Store, plan: str, name: str) -> None:
     for text in SEARCHES:
         flt = MemoryFilter(**{**LISTS[name].__dict__, "search": text})
-        first = big.memories.list(flt, 100)
+        first = big.memories.page(flt, 100)
         assert ids(first) == reference_ids(big, flt, limit=100), (text, plan)
         total = len(reference_ids(big, flt))
         assert big.memories.count(flt) == total, (text, plan)
@@ -214,10 +214,10 @@ def test_searched_pages_equal_the_plain_sql(big: Store, plan: str, name: str) ->
             assert big.memories.list_at(flt, 0, 100, from_end=True) == []
             continue
         cursor = edge(first[-1])
-        assert ids(big.memories.list(flt, 100, after=cursor)) == reference_ids(
+        assert ids(big.memories.page(flt, 100, after=cursor)) == reference_ids(
             big, flt, limit=100, extra="AND (m.created_at, m.id) < (?, ?)",
             extra_params=(cursor.created_at, cursor.id)), (text, plan)
-        before = ids(big.memories.list(flt, 100, before=cursor))
+        before = ids(big.memories.page(flt, 100, before=cursor))
         assert before == list(reversed(reference_ids(
             big, flt, limit=100, ascending=True, extra="AND (m.created_at, m.id) > (?, ?)",
             extra_params=(cursor.created_at, cursor.id)))), (text, plan)
@@ -233,10 +233,10 @@ def test_searched_keyset_pages_cover_the_search_exactly(big: Store) -> None:
         flt = MemoryFilter(scope="user", owner=BENCH_USER, search=text)
         expected = reference_ids(big, flt)
         seen: list[str] = []
-        page = big.memories.list(flt, 1_000)
+        page = big.memories.page(flt, 1_000)
         while page:
             seen += ids(page)
-            page = big.memories.list(flt, 1_000, after=edge(page[-1]))
+            page = big.memories.page(flt, 1_000, after=edge(page[-1]))
         assert seen == expected, text
         assert big.memories.count_at_most(flt, 500) == min(500, len(expected))
 

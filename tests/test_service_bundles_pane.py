@@ -22,10 +22,10 @@ async def test_bundles_pane_lists_and_shows_documents(tmp_path: Path) -> None:
     app = demo_app(tmp_path, system_clipboard=spy)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        alice = Engine(app.store, "alice").service
+        alice = Engine(app.store, "alice").recall
         alice.put_document("project:webshop", "INDEX.md", "# Webshop\n\x1b[31mred[/b]", 0)
         alice.put_document("schedule:nightly", "state.json", '{"step": 3}', 0)
-        Engine(app.store, "bob").service.put_document("schedule:bobs", "INDEX.md", "bob", 0)
+        Engine(app.store, "bob").recall.put_document("schedule:bobs", "INDEX.md", "bob", 0)
         await press(pilot, _pane_key())
         pane = app.current_pane()
         assert isinstance(pane, BundlesPane)

@@ -70,7 +70,7 @@ def test_call_permission_denied_and_conflict(store: Store, sock: Path,
     owner = Engine(store, "alice")
     owner.identity.create_project("web")
     owner.identity.set_member("web", "bob", "reader")
-    owner.service.put_document("project:web", "INDEX.md", "x", 0)
+    owner.recall.put_document("project:web", "INDEX.md", "x", 0)
     put = json.dumps({"bundle": "project:web", "path": "INDEX.md", "content": "y",
                       "expected_revision": 0})
     with MemoryService(None, "bob", sock, store=store).running():

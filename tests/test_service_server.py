@@ -260,7 +260,7 @@ def test_a_request_over_one_mib_is_refused(service: MemoryService, sock: Path,
         "interaction_id": "big", "question": "q", "answer": "x" * MAX_REQUEST_BYTES}})
     response = raw(sock, big.encode() + b"\n")
     assert response["error"]["code"] == "too_large"
-    assert store.service.count_interactions("alice") == 0
+    assert store.recall.count_interactions("alice") == 0
     assert healthy(sock)
 
 
@@ -307,9 +307,9 @@ def test_a_client_that_disconnects_mid_reply(service: MemoryService, sock: Path,
     assert healthy(sock)
     assert len(ok(sock, "bundle.get", {"bundle": "project:web"})["documents"]) == 20
     deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and not alice.service.recall("q").recent_interactions:
+    while time.monotonic() < deadline and not alice.recall.recall("q").recent_interactions:
         time.sleep(0.05)
-    assert [i.id for i in alice.service.recall("q").recent_interactions] == ["gone"]
+    assert [i.id for i in alice.recall.recall("q").recent_interactions] == ["gone"]
 
 
 def test_the_acting_user_cannot_be_overridden(service: MemoryService, sock: Path,
@@ -320,8 +320,8 @@ def test_the_acting_user_cannot_be_overridden(service: MemoryService, sock: Path
     response = raw(sock, b'{"id": 1, "method": "interaction.remember", "user": "bob", '
                          b'"params": {"interaction_id": "x", "question": "q", "answer": "a"}}\n')
     assert response["ok"] is True
-    assert store.service.count_interactions("bob") == 0
-    assert store.service.count_interactions("alice") == 1
+    assert store.recall.count_interactions("bob") == 0
+    assert store.recall.count_interactions("alice") == 1
     assert ok(sock, "task.complete", _task_params())["user"] == "alice"
 
 
@@ -430,7 +430,7 @@ def test_stop_finishes_requests_in_flight(store: Store, alice: Engine, sock: Pat
         stopper.join(10)
     assert answer == {"id": 7, "ok": True, "result": {"interaction_id": "late", "created": True}}
     assert not sock.exists()
-    assert store.service.count_interactions("alice") == 1
+    assert store.recall.count_interactions("alice") == 1
 
 
 def test_service_is_down(sock: Path) -> None:

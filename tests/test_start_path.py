@@ -29,7 +29,7 @@ NOT_AT_FIRST_PAINT = (
     "memtui.engine.worker",  # the extraction loop is made when the first job starts
     "memtui.engine.extraction",
     "memtui.engine.redaction",
-    "memtui.store.service_data",
+    "memtui.store.recall",
     "memtui.store.tasks",
     "memtui.store.models.tasks",
     "memtui.store.models.service",

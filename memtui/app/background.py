@@ -162,14 +162,14 @@ class ExtractionRunner:
                 return
             engine = Engine(self.store, self.actor)
             if job == BACKFILL:
-                result = engine.auto.backfill(
+                result = engine.extraction.backfill(
                     force=force, progress=lambda done, total: self._post_progress(job, done,
                                                                                   total),
                     should_stop=self._should_stop)
                 self.app.post_message(ExtractionFinished(job, result.to_json(),
                                                          stopped=result.stopped))
             elif job == CONSOLIDATE:
-                record = engine.auto.consolidate()
+                record = engine.extraction.consolidate()
                 self.app.post_message(ExtractionFinished(job, record.to_json()))
             else:
                 self.app.post_message(ExtractionFinished(job, None, error=f"unknown job {job}"))

@@ -374,9 +374,9 @@ class Curator:
             out.append(f"  {label:<24}" + "  ".join(counts) + "\n")
         out.append("\nExtraction log\n", style="bold")
         out.append("  " + ("  ".join(f"{k} {v}" for k, v in sorted(
-            engine.auto.log_counts().items())) or "empty") + "\n")
+            engine.extraction.log_counts().items())) or "empty") + "\n")
         try:
-            out.append(f"  pending tasks {engine.auto.pending()}\n")
+            out.append(f"  pending tasks {engine.extraction.pending()}\n")
         except MemtuiError:
             pass
         return out

@@ -5,7 +5,7 @@ tasks, then times, in the same run:
 
 - the reference: a loop that only reads the same rows through the store (the same keyset
   walk over due tasks, then each task read by id), and
-- the extraction: ``engine.auto.backfill()`` end to end — per-task gates, redaction, memory
+- the extraction: ``engine.extraction.backfill()`` end to end — per-task gates, redaction, memory
   and full-text writes, log rows, transactions.
 
 It prints tasks/s for both and their ratio. The bar: at least ``BAR_TASKS_PER_S``.
@@ -101,7 +101,7 @@ def measure_extraction(n_tasks: int = DEFAULT_TASKS) -> dict[str, Any]:
             read = read_only_pass(store, BENCH_USER)
             read_s = time.perf_counter() - start
             start = time.perf_counter()
-            summary = Engine(store, BENCH_USER).auto.backfill()
+            summary = Engine(store, BENCH_USER).extraction.backfill()
             extract_s = time.perf_counter() - start
         finally:
             store.close()

@@ -64,10 +64,10 @@ def make_queries(store: Store, user: str, count: int = QUERY_COUNT,
     engine = Engine(store, user)
     rng = random.Random(seed)
     lists = [MemoryFilter(scope="user", owner=user)] + [
-        MemoryFilter(scope="project", project=p) for p in engine.service.readable_projects()]
+        MemoryFilter(scope="project", project=p) for p in engine.recall.readable_projects()]
     spans: list[tuple[MemoryFilter, datetime, datetime, int]] = []
     for flt in lists:
-        newest = store.memories.list(flt, 1)
+        newest = store.memories.page(flt, 1)
         oldest = store.memories.list_at(flt, 0, 1, from_end=True)
         if newest and oldest:
             spans.append((flt, parse_time(oldest[0].created_at),
@@ -78,7 +78,7 @@ def make_queries(store: Store, user: str, count: int = QUERY_COUNT,
             break
         flt, first, last, _size = rng.choices(spans, weights=[s[3] for s in spans])[0]
         moment = first + (last - first) * rng.random()
-        found = store.memories.list(flt, 1, after=PageCursor(format_time(moment), "~"))
+        found = store.memories.page(flt, 1, after=PageCursor(format_time(moment), "~"))
         if not found:
             continue
         words = found[0].content.split()
@@ -150,13 +150,13 @@ def measure_recall(db: str | os.PathLike[str] | None = None, n: int | None = Non
         api_ms: list[float] = []
         with _running_service(path, store, user, sock, in_process):
             for query in queries:  # warm both paths (page cache, statements)
-                engine.service.recall(query, limit)
+                engine.recall.recall(query, limit)
                 call("memory.recall", {"query": query, "limit": limit}, sock)
             for _ in range(runs):
                 for query in queries:
                     params = {"query": query, "limit": limit}
                     began = time.perf_counter()
-                    engine.service.recall(query, limit)
+                    engine.recall.recall(query, limit)
                     api_ms.append((time.perf_counter() - began) * 1000.0)
                     began = time.perf_counter()
                     response = call("memory.recall", params, sock)

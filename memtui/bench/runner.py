@@ -399,7 +399,7 @@ def store_search_times(db: Path, user: str, typed: tuple[str, ...], reps: int = 
                 runs = []
                 for _ in range(reps):
                     start = time.perf_counter()
-                    store.memories.list(flt, PAGE_ROWS)
+                    store.memories.page(flt, PAGE_ROWS)
                     runs.append(time.perf_counter() - start)
                 times.append(min(runs))
     finally:
@@ -516,9 +516,9 @@ class PageProbes:
         """Run one page query."""
         memories, flt = self.store.memories, self.filter
         if name == "first page":
-            memories.list(flt, PAGE_ROWS)
+            memories.page(flt, PAGE_ROWS)
         elif name == "keyset page 90% deep":
-            memories.list(flt, PAGE_ROWS, after=self.cursor)
+            memories.page(flt, PAGE_ROWS, after=self.cursor)
         else:
             memories.list_at(flt, PAGE_ROWS, PAGE_ROWS, from_end=True)
 

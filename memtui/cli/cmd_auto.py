@@ -179,7 +179,7 @@ def quota_show(ctx: CliContext, args: argparse.Namespace) -> int:
 
 def run(ctx: CliContext, args: argparse.Namespace) -> int:
     """``run [--force] [--backfill]``: one extraction round (or all due tasks)."""
-    auto = ctx.engine.auto
+    auto = ctx.engine.extraction
     summary = auto.backfill(force=args.force) if args.backfill else auto.run_round(args.force)
     if ctx.json:
         ctx.emit_json(summary.to_json())
@@ -211,7 +211,7 @@ def log_table(entries: list[LogEntry]) -> Table:
 
 def log(ctx: CliContext, args: argparse.Namespace) -> int:
     """``log [--limit N]``: the extraction log of the user's tasks."""
-    entries = ctx.engine.auto.log(args.limit)
+    entries = ctx.engine.extraction.log(args.limit)
     return list_out(ctx, entries, log_table(entries),
                      "The extraction log is empty — run a round with: memtui run")
 

@@ -1,25 +1,28 @@
 """``Engine``: the one API the app, the command line, the worker and the service all use.
 
-An engine is a store plus the acting user. Each area of rules is a sub-API, created on first
-use: ``engine.identity``, ``engine.tasks``, ``engine.settings``, ``engine.auto``,
-``engine.injection``, ``engine.service``, ``engine.codex``, ``engine.maintenance``.
+An engine is a store plus the acting user. Each area of rules is a sub-API, created (and its
+module imported) on first use: ``engine.identity``, ``engine.tasks``, ``engine.settings``,
+``engine.extraction``, ``engine.injection``, ``engine.recall``, ``engine.codex``,
+``engine.maintenance``.
 """
 
 from __future__ import annotations
 
-import importlib
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from memtui.engine.validation import check_id
 
 if TYPE_CHECKING:
+    from memtui.engine.codex.importer import CodexImporter
+    from memtui.engine.extraction import ExtractionApi
     from memtui.engine.identity import IdentityApi
+    from memtui.engine.injection import InjectionApi
+    from memtui.engine.maintenance import MaintenanceApi
+    from memtui.engine.recall import RecallApi
+    from memtui.engine.settings import SettingsApi
+    from memtui.engine.tasks import TaskApi
     from memtui.store.database import Store
-
-
-def _sub_api(module: str, name: str, engine: Engine) -> Any:
-    return getattr(importlib.import_module(f"memtui.engine.{module}"), name)(engine)
 
 
 class Engine:
@@ -37,41 +40,53 @@ class Engine:
         return IdentityApi(self)
 
     @cached_property
-    def tasks(self) -> Any:
+    def tasks(self) -> TaskApi:
         """Tasks, follow-ups, per-task flags, quota."""
-        return _sub_api("tasks", "TaskApi", self)
+        from memtui.engine.tasks import TaskApi
+
+        return TaskApi(self)
 
     @cached_property
-    def settings(self) -> Any:
+    def settings(self) -> SettingsApi:
         """Auto-memory settings."""
-        return _sub_api("settings", "SettingsApi", self)
+        from memtui.engine.settings import SettingsApi
+
+        return SettingsApi(self)
 
     @cached_property
-    def auto(self) -> Any:
+    def extraction(self) -> ExtractionApi:
         """Extraction rounds, the extraction log, consolidation."""
-        return _sub_api("extraction", "ExtractionApi", self)
+        from memtui.engine.extraction import ExtractionApi
+
+        return ExtractionApi(self)
 
     @cached_property
-    def injection(self) -> Any:
+    def injection(self) -> InjectionApi:
         """First-turn injection."""
-        return _sub_api("injection", "InjectionApi", self)
+        from memtui.engine.injection import InjectionApi
+
+        return InjectionApi(self)
 
     @cached_property
-    def service(self) -> Any:
-        """Interactions, recall, bundles, transitions (the service's methods)."""
-        return _sub_api("recall", "RecallApi", self)
+    def recall(self) -> RecallApi:
+        """Interactions, recall, bundles, task transitions (what the service serves)."""
+        from memtui.engine.recall import RecallApi
+
+        return RecallApi(self)
 
     @cached_property
-    def codex(self) -> Any:
+    def codex(self) -> CodexImporter:
         """Codex home interop: browse, import, rollouts, export."""
         from memtui.engine.codex.importer import CodexImporter
 
         return CodexImporter(self)
 
     @cached_property
-    def maintenance(self) -> Any:
+    def maintenance(self) -> MaintenanceApi:
         """Doctor, export, import."""
-        return _sub_api("maintenance", "MaintenanceApi", self)
+        from memtui.engine.maintenance import MaintenanceApi
+
+        return MaintenanceApi(self)
 
     def for_user(self, actor: str) -> Engine:
         """The same store seen by another user (tests, the demo builder)."""

@@ -195,7 +195,7 @@ def _round_one(alice: Engine, bob: Engine, clock: FixedClock) -> dict[str, Task]
     clock.advance(IDLE_WAIT_SECONDS)
     tasks["search"] = _record(alice, clock, SEARCH)  # just finished: not idle yet
     clock.advance(60)
-    alice.auto.run_round()
+    alice.extraction.run_round()
     return tasks
 
 
@@ -210,10 +210,10 @@ def _round_two(alice: Engine, clock: FixedClock, tasks: dict[str, Task]) -> None
                               "decision", "webshop", source_thread_id=tasks["refunds"].id)
     tasks["rate_limit_again"] = _record(alice, clock, RATE_LIMIT_AGAIN)
     clock.advance(IDLE_WAIT_SECONDS)
-    alice.auto.run_round()
+    alice.extraction.run_round()
     tasks["cart_fix"] = _record(alice, clock, CART_FIX)
     clock.advance(60)
-    alice.auto.run_round(force=True, limit=1)
+    alice.extraction.run_round(force=True, limit=1)
 
 
 def _quota_rounds(alice: Engine, clock: FixedClock) -> None:
@@ -221,7 +221,7 @@ def _quota_rounds(alice: Engine, clock: FixedClock) -> None:
     alice.tasks.set_quota(round(spent / (1 - LOW_QUOTA_REMAINING), 2))
     _record(alice, clock, PRICE_FEED)
     clock.advance(IDLE_WAIT_SECONDS)
-    alice.auto.run_round()
+    alice.extraction.run_round()
     # A quota row someone edited by hand ("25 USD" is text, not a number): fail closed.
     _record(alice, clock, _Spec("webshop", "Add a health check for the payments webhook",
                                 "The /healthz/payments endpoint now checks the webhook "
@@ -230,7 +230,7 @@ def _quota_rounds(alice: Engine, clock: FixedClock) -> None:
                                 "and the uptime monitor both poll it once a minute.", 26, 0.15))
     alice.store.tasks.set_quota("alice", "25 USD", alice.store.now())
     clock.advance(IDLE_WAIT_SECONDS)
-    alice.auto.run_round(limit=1)
+    alice.extraction.run_round(limit=1)
     alice.tasks.set_quota(DEMO_QUOTA_USD)
 
 
@@ -240,7 +240,7 @@ def _error_round(alice: Engine, bob: Engine, clock: FixedClock) -> None:
     clock.advance(IDLE_WAIT_SECONDS)
     _record(alice, clock, BADGES)  # finished a minute before the round: not idle yet
     clock.advance(60)
-    alice.auto.run_round(limit=2)
+    alice.extraction.run_round(limit=2)
 
 
 def seed_tasks(store: Store, clock: FixedClock, engines: dict[str, Engine]) -> None:

@@ -42,7 +42,7 @@ from memtui.engine.settings import load_settings
 from memtui.engine.tasks import QuotaStatus, read_quota
 from memtui.errors import InvalidInput, MemtuiError
 from memtui.store.models import EXTRACTED_OUTCOMES, DedupeRow, LogEntry, Memory, ScanRow, Task
-from memtui.store.service_data import ConsolidationRecord
+from memtui.store.recall import ConsolidationRecord
 from memtui.store.tasks import SweepCursor
 from memtui.store.timeutil import seconds_between
 
@@ -407,7 +407,7 @@ class ExtractionApi(EngineArea):
                                          scopes=tuple(name for name, _rows in scopes))
             detail = {"count": record.count, "scopes": list(record.scopes),
                       "superseded": [list(pair) for pair in pairs]}
-            self._store.service.insert_consolidation(ConsolidationRecord(
+            self._store.recall.insert_consolidation(ConsolidationRecord(
                 id=record.id, user=self.actor, kind="dedupe",
                 outcome="superseded" if pairs else "nothing_to_do", detail=detail, at=now))
             self._store.audit.append(self.actor, "memories_consolidated", record.id,

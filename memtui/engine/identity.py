@@ -296,7 +296,7 @@ class IdentityApi(EngineArea):
         if not isinstance(limit, int) or limit < 1 or limit > MAX_LIST_LIMIT:
             raise InvalidInput(f"limit must be between 1 and {MAX_LIST_LIMIT}")
         flt = self._list_filter(project, kind, status, source, search)
-        return self._store.memories.list(flt, limit, after=after)
+        return self._store.memories.page(flt, limit, after=after)
 
     def count_memories(self, flt: MemoryFilter) -> int:
         """How many memories a (checked) filter holds."""

@@ -1,4 +1,4 @@
-"""The service's engine API (``engine.service``): interactions, recall, task transitions,
+"""The service's engine API (``engine.recall``): interactions, recall, task transitions,
 consolidation records and document bundles (spec/50).
 
 Rules decided here:
@@ -36,7 +36,7 @@ from memtui.engine.redaction import redact
 from memtui.engine.validation import MAX_JSON_DEPTH, check_id, check_text, json_depth
 from memtui.errors import Conflict, InvalidInput, NotFound
 from memtui.store.models import BundleDocument, Interaction, Memory, Task
-from memtui.store.service_data import BundleSummary, ConsolidationRecord
+from memtui.store.recall import BundleSummary, ConsolidationRecord
 
 if TYPE_CHECKING:
     pass
@@ -307,14 +307,14 @@ class RecallApi(EngineArea):
         with self._store.transaction():
             if project is not None:
                 perm.readable_project(self._store, project, self.actor)
-            existing = self._store.service.get_interaction(self.actor, interaction_id)
+            existing = self._store.recall.get_interaction(self.actor, interaction_id)
             if existing is not None:
                 return Remembered(existing, False)
             self._store.identity.ensure_user(self.actor)
             interaction = Interaction(id=interaction_id, user=self.actor, project=project,
                                       question=question_text, answer=answer_text,
                                       source=source, created_at=self._store.now())
-            created = self._store.service.insert_interaction(interaction)
+            created = self._store.recall.insert_interaction(interaction)
         return Remembered(interaction, created)
 
     # ---- recall ---------------------------------------------------------------------------
@@ -326,7 +326,7 @@ class RecallApi(EngineArea):
         text = check_text(query if query is not None else "", "query",
                           max_bytes=MAX_QUERY_BYTES, allow_empty=True)
         size = _check_limit(limit, "limit", MAX_RECALL_LIMIT)
-        service = self._store.service
+        service = self._store.recall
         with self._store.snapshot():
             if project is not None:
                 perm.readable_project(self._store, project, self.actor)
@@ -351,7 +351,7 @@ class RecallApi(EngineArea):
                         project: str | None) -> list[BundleInfo]:
         """At most MAX_RECALL_BUNDLES bundles: the named project's first, then those whose
         name shares a word with the query, then the most recently changed."""
-        summaries = self._store.service.visible_bundles(self.actor, projects, MAX_BUNDLE_LIST)
+        summaries = self._store.recall.visible_bundles(self.actor, projects, MAX_BUNDLE_LIST)
         words = text_terms(text)
 
         def order(item: tuple[int, BundleSummary]) -> tuple[int, int, int]:
@@ -363,7 +363,7 @@ class RecallApi(EngineArea):
         chosen = [s for _, s in sorted(enumerate(summaries), key=order)][:MAX_RECALL_BUNDLES]
         out = []
         for summary in chosen:
-            index = self._store.service.document(summary.id, INDEX_FILE)
+            index = self._store.recall.document(summary.id, INDEX_FILE)
             out.append(replace(self._bundle_info(summary),
                                index=_cut(index.content, INDEX_EXCERPT_CHARS) if index else ""))
         return out
@@ -425,7 +425,7 @@ class RecallApi(EngineArea):
             record = ConsolidationRecord(id=self._store.new_id("cons"), user=self.actor,
                                          kind=kind, outcome=outcome, detail=stored,
                                          at=self._store.now())
-            self._store.service.insert_consolidation(record)
+            self._store.recall.insert_consolidation(record)
             self._store.audit.append(self.actor, "consolidation_recorded", record.id,
                                      {"kind": kind, "outcome": outcome})
         return record
@@ -455,7 +455,7 @@ class RecallApi(EngineArea):
     def consolidations(self, limit: int = DEFAULT_CONSOLIDATION_LIST) -> list[ConsolidationRecord]:
         """The actor's consolidation records, newest first."""
         size = _check_limit(limit, "limit", MAX_CONSOLIDATION_LIST)
-        return self._store.service.consolidations(self.actor, size)
+        return self._store.recall.consolidations(self.actor, size)
 
     # ---- bundles --------------------------------------------------------------------------
 
@@ -487,10 +487,10 @@ class RecallApi(EngineArea):
         with self._store.snapshot():
             if project is not None:
                 perm.readable_project(self._store, project, self.actor)
-                found = self._store.service.get_bundle(f"{PROJECT_BUNDLE}:{project}")
+                found = self._store.recall.get_bundle(f"{PROJECT_BUNDLE}:{project}")
                 summaries = [found] if found is not None else []
             else:
-                summaries = self._store.service.visible_bundles(
+                summaries = self._store.recall.visible_bundles(
                     self.actor, self.readable_projects(), MAX_BUNDLE_LIST)
         return [self._bundle_info(summary) for summary in summaries]
 
@@ -501,9 +501,9 @@ class RecallApi(EngineArea):
         with self._store.snapshot():
             if kind == PROJECT_BUNDLE:
                 perm.readable_project(self._store, name, self.actor)
-            elif self._store.service.get_bundle(key) is None:
+            elif self._store.recall.get_bundle(key) is None:
                 raise NotFound(f"bundle {bundle!r} not found")
-            documents = self._store.service.documents(key)
+            documents = self._store.recall.documents(key)
         return BundleView(bundle=f"{kind}:{name}", kind=kind, documents=tuple(documents))
 
     def get_document(self, bundle: str, path: str) -> BundleDocument:
@@ -513,7 +513,7 @@ class RecallApi(EngineArea):
         with self._store.snapshot():
             if kind == PROJECT_BUNDLE:
                 perm.readable_project(self._store, name, self.actor)
-            document = self._store.service.document(key, path)
+            document = self._store.recall.document(key, path)
         if document is None:
             raise NotFound(f"{path} not found in bundle {bundle!r}")
         return document
@@ -542,18 +542,18 @@ class RecallApi(EngineArea):
                 perm.writable_project(self._store, name, self.actor)
             self._store.identity.ensure_user(self.actor)
             now = self._store.now()
-            self._store.service.ensure_bundle(
+            self._store.recall.ensure_bundle(
                 key, name if kind == PROJECT_BUNDLE else None,
                 name if kind == SCHEDULE_BUNDLE else None, self.actor, now)
             if expected_revision == 0 and \
-                    self._store.service.count_documents(key) >= MAX_BUNDLE_DOCUMENTS and \
-                    self._store.service.document_revision(key, path) == 0:
+                    self._store.recall.count_documents(key) >= MAX_BUNDLE_DOCUMENTS and \
+                    self._store.recall.document_revision(key, path) == 0:
                 raise InvalidInput(f"bundle {public!r} already holds {MAX_BUNDLE_DOCUMENTS} "
                                    "documents")
-            revision = self._store.service.put_document(key, path, cleaned, expected_revision,
+            revision = self._store.recall.put_document(key, path, cleaned, expected_revision,
                                                         now, self.actor)
             if revision is None:
-                current = self._store.service.document_revision(key, path)
+                current = self._store.recall.document_revision(key, path)
                 raise Conflict(f"{path} in {public} is at revision {current}, not "
                                f"{expected_revision}: read it again and retry",
                                current_revision=current)

@@ -174,7 +174,7 @@ class BackgroundLoop:
         self._emit(LoopEvent("started", forced=force))
         try:
             engine = Engine(self._open_store(), self.actor)
-            summary = engine.auto.run_round(
+            summary = engine.extraction.run_round(
                 force=force, progress=lambda done, total: self._progress(force, done, total),
                 should_stop=self._stopping.is_set)
             at = engine.store.now()

@@ -148,7 +148,7 @@ def _task_list(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
 
 
 def _interaction_remember(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
-    return ctx.engine.service.remember_interaction(
+    return ctx.engine.recall.remember_interaction(
         params["interaction_id"], params["question"], params["answer"],
         project=params.get("project"), source=params.get("source")).to_json()
 
@@ -157,7 +157,7 @@ def _memory_recall(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any
     args: dict[str, Any] = {"query": params["query"], "project": params.get("project")}
     if params.get("limit") is not None:
         args["limit"] = params["limit"]
-    return ctx.engine.service.recall(**args).to_json()
+    return ctx.engine.recall.recall(**args).to_json()
 
 
 def _context_prepare(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
@@ -168,27 +168,27 @@ def _context_prepare(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, A
 
 
 def _transition_assess(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
-    return ctx.engine.service.transition_assess(params.get("current_task"),
+    return ctx.engine.recall.transition_assess(params.get("current_task"),
                                                 params["request"]).to_json()
 
 
 def _consolidation_record(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
-    record = ctx.engine.service.record_consolidation(params["kind"], params["outcome"],
+    record = ctx.engine.recall.record_consolidation(params["kind"], params["outcome"],
                                                      params.get("detail"))
     return {"id": record.id, "kind": record.kind, "outcome": record.outcome, "at": record.at}
 
 
 def _bundle_list(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
-    items = ctx.engine.service.list_bundles(params.get("project"))
+    items = ctx.engine.recall.list_bundles(params.get("project"))
     return {"items": [item.to_json() for item in items], "count": len(items)}
 
 
 def _bundle_get(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
-    return ctx.engine.service.get_bundle(params["bundle"]).to_json()
+    return ctx.engine.recall.get_bundle(params["bundle"]).to_json()
 
 
 def _bundle_document_put(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
-    return ctx.engine.service.put_document(params["bundle"], params["path"], params["content"],
+    return ctx.engine.recall.put_document(params["bundle"], params["path"], params["content"],
                                            params["expected_revision"]).to_json()
 
 

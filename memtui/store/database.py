@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from memtui.store.audit import AuditRepository
     from memtui.store.identity import IdentityRepository
     from memtui.store.memories import MemoryRepository
-    from memtui.store.service_data import ServiceDataRepository
+    from memtui.store.recall import RecallRepository
     from memtui.store.tasks import TaskRepository
 
 BUSY_TIMEOUT_MS = 10_000
@@ -163,11 +163,11 @@ class Store:
         return TaskRepository(self)
 
     @cached_property
-    def service(self) -> ServiceDataRepository:
-        """The service's interactions, bundles and recall queries."""
-        from memtui.store.service_data import ServiceDataRepository
+    def recall(self) -> RecallRepository:
+        """Recall data: interactions, bundles and recall queries."""
+        from memtui.store.recall import RecallRepository
 
-        return ServiceDataRepository(self)
+        return RecallRepository(self)
 
     # -- connections ---------------------------------------------------------------------
 

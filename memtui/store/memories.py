@@ -176,7 +176,7 @@ class MemoryRepository:
             return "0", []
         return "m.seq IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?)", [query]
 
-    def list(self, flt: MemoryFilter, limit: int, after: PageCursor | None = None,
+    def page(self, flt: MemoryFilter, limit: int, after: PageCursor | None = None,
              before: PageCursor | None = None) -> list[Memory]:
         """A page of the list, newest first (ties by id descending), by keyset.
 
@@ -271,11 +271,11 @@ class MemoryRepository:
 
     def latest_active_user(self, owner: str, limit: int) -> list[Memory]:
         """The owner's newest active user memories."""
-        return self.list(MemoryFilter(scope="user", owner=owner), limit)
+        return self.page(MemoryFilter(scope="user", owner=owner), limit)
 
     def latest_active_project(self, project: str, limit: int) -> list[Memory]:
         """The project's newest active memories."""
-        return self.list(MemoryFilter(scope="project", project=project), limit)
+        return self.page(MemoryFilter(scope="project", project=project), limit)
 
     def ids_for_thread(self, thread_id: str) -> list[str]:
         """Memories extracted or imported from this task/thread."""

@@ -32,7 +32,7 @@ def main() -> None:
             for memory in memories:
                 engine.identity.forget(memory.id)
         elif mode == "extract":
-            engine.auto.run_round(force=True)
+            engine.extraction.run_round(force=True)
             for _ in range(20):
                 engine.tasks.add_task(project="web", goal=f"goal {step % 7}",
                                       prompt="p", result="the result text " * 30,

@@ -88,7 +88,7 @@ class BundlesPane(Pane):
         super().refresh_data()
         keep = self.item_list.current()
         try:
-            bundles = self.memtui.engine.service.list_bundles()
+            bundles = self.memtui.engine.recall.list_bundles()
         except MemtuiError as error:
             self.memtui.say(f"Could not read the bundles: {error.message}", severity="error")
             return
@@ -111,7 +111,7 @@ class BundlesPane(Pane):
             preview.show("")
             return
         try:
-            document = self.memtui.engine.service.get_document(row.bundle, row.path)
+            document = self.memtui.engine.recall.get_document(row.bundle, row.path)
         except MemtuiError as error:
             preview.show(Text(f"{row.bundle} {row.path}: {error.message}", style="dim"))
             return

@@ -96,7 +96,7 @@ class ExtractionLogPane(Pane):
         """Read the log again, keeping the cursor on the same task."""
         super().refresh_data()
         keep = self.current()
-        auto = self.memtui.engine.auto
+        auto = self.memtui.engine.extraction
         try:
             entries = auto.log(LOG_LIMIT)
             counts = auto.log_counts() if hasattr(auto, "log_counts") else {}

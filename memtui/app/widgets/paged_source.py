@@ -137,9 +137,9 @@ class PagedSource:
         if plan.limit <= 0:
             return []
         if plan.method == "after":
-            return memories.list(self.filter, plan.limit, after=plan.cursor)
+            return memories.page(self.filter, plan.limit, after=plan.cursor)
         if plan.method == "before":
-            return memories.list(self.filter, plan.limit, before=plan.cursor)
+            return memories.page(self.filter, plan.limit, before=plan.cursor)
         return memories.list_at(self.filter, plan.offset, plan.limit,
                                 from_end=plan.method == "bottom")
 

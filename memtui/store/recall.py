@@ -108,7 +108,7 @@ def _chunks(items: Sequence[str], size: int) -> list[Sequence[str]]:
     return [items[i:i + size] for i in range(0, len(items), size)] or [[]]
 
 
-class ServiceDataRepository:
+class RecallRepository:
     """Interactions, bundles, bundle documents, consolidation records, recall queries."""
 
     def __init__(self, store: Store) -> None:
