@@ -20,17 +20,22 @@ import string
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from .commands import find_command_passwords
 from .entropy import PLACEHOLDER
 from .keywords import find_keyword_secrets, find_provider_name_secrets
 from .rules import MIN_RUN, match_run
 from .structured import (
     find_aws_secret_near,
     find_curl_credentials,
+    find_fly_tokens,
     find_k8s_secret_data,
     find_pem_blocks,
+    find_sas_signatures,
+    find_twilio_auth_tokens,
     find_url_passwords,
     find_webhooks,
 )
+from .tables import find_table_secrets
 
 #: Redaction passes run until the output is stable (idempotence); this bounds them.
 MAX_PASSES = 4
@@ -97,8 +102,17 @@ def _detect(text: str) -> list[tuple[int, int, str]]:
         spans.extend(find_pem_blocks(text))
     if b"://" in lower and b"@" in lower:
         spans.extend(find_url_passwords(text))
+    if b"sig=" in lower:
+        spans.extend(find_sas_signatures(text))
+    spans.extend(find_twilio_auth_tokens(text, lower))
+    if b"|" in lower:
+        spans.extend(find_table_secrets(text))
+    if b"flyv1" in lower:
+        spans.extend(find_fly_tokens(text))
     if b"curl" in lower:
         spans.extend(find_curl_credentials(text, lower))
+    if b"-p" in lower:  # -p, -pX, --password-stdin
+        spans.extend(find_command_passwords(text, lower))
     if b"kind:" in lower and b"secret" in lower:
         spans.extend(find_k8s_secret_data(text))
     if b"hook" in lower or b"softlayer" in lower:

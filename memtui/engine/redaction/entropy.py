@@ -44,7 +44,11 @@ WORDLIKE_MAX_FRACTION = 0.7
 WORD_VOWEL_RATIO = (0.25, 0.65)
 MAX_CONSONANT_CLUSTER = 3
 #: Values with more whitespace-separated words than this are prose, not a passphrase.
-PASSPHRASE_MAX_WORDS = 4
+PASSPHRASE_MAX_WORDS = 5
+#: Letters-only quoted values need this many words to read as a passphrase.
+PASSPHRASE_MIN_WORDS = 3
+#: Longest single word taken as a secret from running text.
+PROSE_SECRET_MAX_LEN = 128
 #: Provider tokens: minimum entropy of the random part after the fixed prefix.
 PROVIDER_ENTROPY_MIN = 2.5
 
@@ -62,6 +66,20 @@ PLACEHOLDER_WORDS = frozenset(
     notapassword not_a_secret nosecret no_secret insecure dev development prod production
     local localhost postgres root guest anonymous letmein hunter hunter1 qwerty abc123 asdf
     abcdef 123456 12345678 123456789 password1 password123 secret123 s3cr3t p4ssw0rd
+    """.split()
+)
+
+# Words that make a quoted value with spaces read as text rather than a passphrase.
+PROSE_WORDS = frozenset(
+    """
+    the a an your you my our their his her its this that these those is are be been was were
+    not no must should will can cannot may please enter set see use using used required
+    optional at least most characters chars character here there with without from for to
+    of in on and or if when same as above below stored saved missing empty invalid wrong
+    incorrect too long short new old current choose type confirm repeat minimum maximum min
+    max letters digits symbols number numbers only never always ask contact does do did has
+    have had doesnt dont didnt isnt arent wasnt cant wont shouldnt doesn't don't didn't isn't
+    aren't wasn't can't won't shouldn't
     """.split()
 )
 
@@ -379,13 +397,71 @@ def _case_switches(value: str) -> int:
 
 
 def is_prose(value: str) -> bool:
-    """True when a quoted value reads like a sentence rather than a passphrase."""
+    """True when a quoted value with spaces reads like a sentence rather than a passphrase.
+
+    ``"correct horse battery staple"`` and ``"P@ss w0rd 2024!"`` are passphrases; ``"Enter
+    your password"``, ``"not set"``, ``"must be at least 12 characters"`` and ``"Mot de
+    passe"`` are text about a password.
+    """
     words = value.split()
     if len(words) > PASSPHRASE_MAX_WORDS:
         return True
-    if value.rstrip().endswith((":", "?", ".", "!", "...")) and len(words) > 1:
+    bare = [w.strip(_WORD_PUNCTUATION).lower() for w in words]
+    all_alpha = all(w.isalpha() for w in bare)
+    if all_alpha and value.rstrip().endswith((":", "?", ".", "!", "...")):
         return True
-    return all(w.isalpha() for w in words)
+    if any(marker in w for w in bare for marker in _SECRET_WORD_MARKERS):
+        return True  # "Your password here", "API key", "Mot de passe"
+    prose_words = sum(1 for w in bare if w in PROSE_WORDS)
+    if prose_words >= 2 or (all_alpha and prose_words):
+        return True
+    # Two plain words ("hello world") read as text; three or more as a passphrase.
+    return all_alpha and len(words) < PASSPHRASE_MIN_WORDS
+
+
+_WORD_PUNCTUATION = "\"'`.,;:!?()[]{}<>"
+_SECRET_WORD_MARKERS = ("pass", "word", "pwd", "secret", "token", "key", "cred", "clave")
+_TECH_WORD = re.compile(
+    r"(?:sha|md|base|utf|ucs|argon|pbkdf|ipv|http|oauth|aes|rsa|ecdsa|ed|des|crc|v|x|hs|rs|es)"
+    r"\d{1,4}[a-z]{0,3}"
+)
+_DIGITS = re.compile(r"\d+[a-z]{0,3}")
+
+
+def _descriptive(value: str) -> bool:
+    """``sha256-hashed``, ``base64-encoded``, ``8-chars``, ``x86_64``: lower-case words and
+    technical names joined by ``-``/``_``, a description rather than a password."""
+    if any(c.isupper() for c in value) or not all(c.isalnum() or c in "-_" for c in value):
+        return False
+    pieces = [p for p in re.split(r"[-_]", value) if p]
+    return all(p.isalpha() or _TECH_WORD.fullmatch(p) or _DIGITS.fullmatch(p) for p in pieces)
+
+
+def prose_secret_ok(value: str, passphrase: bool = False) -> bool:
+    """Whether an unquoted word taken from running text (``my password is X``, a table
+    cell, a command-line argument) is a literal secret.
+
+    Stricter than :func:`password_value_ok`: the word must mix letters with digits or
+    symbols, or look random; words, descriptions (``case-sensitive``, ``sha256-hashed``),
+    variable names, paths and placeholders are not secrets. With ``passphrase``, three or
+    more lower-case words joined by ``-`` (``ravel-quint-dusk``) count too.
+    """
+    v = value
+    if not PASSWORD_MIN_LEN <= len(v) <= PROSE_SECRET_MAX_LEN or has_whitespace(v):
+        return False
+    if is_placeholder(v) or looks_like_path(v) or _ENV_NAME.fullmatch(v):
+        return False
+    if passphrase and _SEPARATED_WORDS.fullmatch(v) and len(re.split(r"[-_.]", v)) >= 3:
+        return True
+    if _SEPARATED_WORDS.fullmatch(v) or _descriptive(v):
+        return False
+    if any(c in v for c in "(["):
+        return False  # code: get(x), env[...]
+    has_alpha = any(c.isalpha() for c in v)
+    has_other = any(not c.isalpha() for c in v)
+    if has_alpha and has_other:
+        return not _TECH_WORD.fullmatch(v.lower())
+    return looks_random(v)
 
 
 def password_value_ok(value: str, quoted: bool) -> bool:

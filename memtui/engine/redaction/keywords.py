@@ -23,6 +23,7 @@ from .entropy import (
     is_uuid,
     looks_random,
     password_value_ok,
+    prose_secret_ok,
     provider_token_ok,
     shannon_entropy,
     token_value_ok,
@@ -62,6 +63,14 @@ _AFTER_KEYWORD = rb"""[a-z0-9_.~-]{0,64}+)
         (?!(?:none|null|nil|true|false|undefined|str|int|bool|string|number|any)\b)
       | (?P<sq>\\?["'`])?[ \t]++(?=["'`])
       | (?P<attr>\\?["'])(?=[ \t]++value[ \t]*=)
+      | (?=[ \t'])(?P<verb>                             # prose: "password for db01 is"
+            (?:'s)?
+            (?:[ \t]++(?:for|of|on|in|at)(?:[ \t]++[a-z0-9_.@/-]{1,40}+){1,3}?)?
+            [ \t]++(?:is|was|are|were|to)
+            (?:[ \t]++(?:now|still|currently|set[ \t]++to|changed[ \t]++to))?
+            (?:[ \t]*+:)?[ \t]++
+            (?![a-z]{1,64}+(?:[.,;:!?)]|[ \t]++[a-z(]|$))   # a plain word, then more words
+        )
     )"""
 #: One regex per keyword, each starting with its literal (fast prefix search in ``re``).
 KEYWORD_RES = tuple(re.compile(rb"(?P<n>" + kw + _AFTER_KEYWORD, re.X) for kw in _KEYWORDS)
@@ -134,6 +143,9 @@ KEY_SECRET_BEFORE = frozenset(
     shared symmetric hmac jwt crypto cipher aes rsa ssh_private root personal user sas
     """.split()
 )
+
+# Names whose metadata word is itself a secret (a Google service account's key id).
+SECRET_METADATA_NAMES = frozenset({("private", "key", "id")})
 
 # Words anywhere before the secret word that make the whole name a non-secret.
 NAME_NOT_SECRET = frozenset(
@@ -237,6 +249,8 @@ def classify_name(name: str) -> str | None:
         return None
     before = words[best_at - 1] if best_at > 0 else ""
     after = words[best_at + 1 :]
+    if tuple(words[max(0, best_at - 1) :]) in SECRET_METADATA_NAMES:
+        return TOKEN
     if any(w in METADATA_WORDS for w in after):
         return None
     if any(w in NAME_NOT_SECRET for w in words[:best_at]):
@@ -382,6 +396,12 @@ def _match_start(m: re.Match) -> int:
     return m.start()
 
 
+#: Names that take a value after ``to`` in prose ("changed the password to X").
+_TO_NAMES = ("word", "phrase", "pass", "token", "secret")
+#: Operators after which a value may stand on the next line.
+_LINE_END_OPS = (b":", b"=", b":=", b"=>")
+
+
 def find_keyword_secrets(text: str, lower: bytes, tb: bytes) -> list[tuple[int, int, str]]:
     """All keyword-assignment secrets in ``text`` (``lower``/``tb``: its byte views)."""
     ctx = _Ctx(text, tb)
@@ -406,6 +426,12 @@ def find_keyword_secrets(text: str, lower: bytes, tb: bytes) -> list[tuple[int, 
         if kind is None:
             resume = ne
             continue
+        verb = m.group("verb")
+        if verb is not None:
+            # "password to X" (set/changed the password to X), but not "passed to".
+            if not verb.rstrip(b" \t:").endswith(b"to") or name.lower().endswith(_TO_NAMES):
+                resume = max(resume, _prose_value(ctx, kind, name, ks, m.end(), ne))
+            continue
         if m.group("attr") is not None:
             am = _ATTR_VALUE.match(text, m.end())
             if am:
@@ -429,7 +455,7 @@ def find_keyword_secrets(text: str, lower: bytes, tb: bytes) -> list[tuple[int, 
             continue
         else:
             pos = m.end()
-        resume = max(resume, _assigned_value(ctx, kind, name, pos, ne))
+        resume = max(resume, _assigned_value(ctx, kind, name, pos, ne, next_line=op in _LINE_END_OPS))
     if b"==" in lower or b"!=" in lower:
         _reverse_compare(ctx, lower)
     if b"-" in lower:
@@ -444,6 +470,68 @@ def find_keyword_secrets(text: str, lower: bytes, tb: bytes) -> list[tuple[int, 
             if kind is not None:
                 _assigned_value(ctx, kind, name, m.end(), ke)
     return spans
+
+
+def _prose_value(ctx: _Ctx, kind: str, name: str, ks: int, pos: int, ne: int) -> int:
+    """``my password is X``, ``the API token was X``, ``credentials are admin / X``."""
+    text = ctx.text
+    if kind in (WEAK, QUALIFIED_KEY):
+        # "API key is": the word before decides ("the key is" names nothing).
+        prev = _previous_word(text, ks)
+        kind = classify_name(f"{prev} {name}") if prev else None
+        if kind in (None, WEAK, QUALIFIED_KEY):
+            return ne
+    if _is_credentials_name(name):
+        end = _credential_pair(ctx, pos)
+        if end:
+            return end
+    parsed = parse_value(text, pos)
+    if parsed is None:
+        return ne
+    s, e, quoted = parsed
+    value = text[s:e]
+    if quoted:
+        ok = _value_ok(kind, value, True)
+    else:
+        ok = prose_secret_ok(value, passphrase="phrase" in name.lower())
+        if ok and kind != PASSWORD:
+            ok = token_value_ok(value, False)
+    if ok:
+        ctx.spans.append((s, e, "password-in-prose" if kind == PASSWORD else "secret-in-prose"))
+        return e
+    return ne
+
+
+_PREVIOUS_WORD = re.compile(r"([A-Za-z][\w-]{0,40})[ \t]+$")
+#: ``admin / s3cr3t``, ``deploy:s3cr3t``: a user name, a separator, the password.
+_CREDENTIAL_PAIR = re.compile(r"(?P<u>\w[\w.@+-]{0,127})[ \t]*[/:][ \t]*(?P<p>[^\s\"'`]{1,256})")
+#: User names that say "a user name goes here" (``username / password``).
+PAIR_USER_WORDS = frozenset(("user", "username", "login", "name", "email", "id", "userid"))
+
+
+def _previous_word(text: str, ks: int) -> str:
+    m = _PREVIOUS_WORD.search(text, max(0, ks - 48), ks)
+    return m.group(1) if m else ""
+
+
+def _is_credentials_name(name: str) -> bool:
+    low = name.lower()
+    return "cred" in low or "login" in low
+
+
+def _credential_pair(ctx: _Ctx, pos: int) -> int:
+    """A ``user / password`` pair after a credentials name; return its end, 0 if none."""
+    text = ctx.text
+    m = _CREDENTIAL_PAIR.match(text, pos)
+    if not m:
+        return 0
+    s, e = m.span("p")
+    e = _strip_unquoted(text, s, e)
+    user, pw = m.group("u"), text[s:e]
+    if user.lower() in PAIR_USER_WORDS or pw.startswith("/") or not prose_secret_ok(pw):
+        return 0
+    ctx.spans.append((s, e, "credential-pair"))
+    return e
 
 
 def _xml_element(ctx: _Ctx, kind: str, ks: int, pos: int) -> int:
@@ -461,8 +549,16 @@ def _xml_element(ctx: _Ctx, kind: str, ks: int, pos: int) -> int:
     return m.end()
 
 
-def _assigned_value(ctx: _Ctx, kind: str, name: str, pos: int, ne: int) -> int:
-    """Judge the value at ``pos`` assigned to ``name``; return where to resume."""
+_NEXT_LINE_QUOTE = re.compile(r"[ \t]*\r?\n[ \t]{0,64}(?=[\"'`])")
+
+
+def _assigned_value(
+    ctx: _Ctx, kind: str, name: str, pos: int, ne: int, next_line: bool = False
+) -> int:
+    """Judge the value at ``pos`` assigned to ``name``; return where to resume.
+
+    With ``next_line``, a quoted value alone on the next line counts (``"key":\n  "v"``).
+    """
     text = ctx.text
     if "auth" in name or "Auth" in name or "AUTH" in name:
         # Authorization: Bearer xxx / "auth": "Basic xxx"
@@ -474,7 +570,15 @@ def _assigned_value(ctx: _Ctx, kind: str, name: str, pos: int, ne: int) -> int:
                 if _header_value_ok(m.group()):
                     ctx.spans.append((m.start(), m.end(), "authorization"))
                 return m.end()
+    if _is_credentials_name(name) and (end := _credential_pair(ctx, pos)):
+        return end
     parsed = parse_value(text, pos)
+    if parsed is None and next_line:
+        # Pretty-printed JSON: ``"password":`` at the end of a line, the value on the next.
+        nl = _NEXT_LINE_QUOTE.match(text, pos)
+        parsed = parse_value(text, nl.end()) if nl else None
+        if parsed is not None and not parsed[2]:
+            parsed = None
     if parsed is None:
         return ne
     s, e, quoted = parsed

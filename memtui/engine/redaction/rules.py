@@ -30,6 +30,8 @@ MIN_RUN = 16
 HEX_ENTROPY_MIN = 2.8
 #: Entropy required of long base62/base64 bodies.
 B64_ENTROPY_MIN = 3.2
+#: Shortest ``ya29.`` Google OAuth access token taken (real ones are 150+ characters).
+GOOGLE_ACCESS_TOKEN_MIN_LEN = 40
 
 _END = r"(?![A-Za-z0-9_-])"  # the token stops here
 _END_NODOT = _END  # a trailing "." (end of sentence) does not extend a token
@@ -160,6 +162,15 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
         3.0,
         validator=_not_sequential,
     ),
+    _rule("google-oauth-client-secret", "GOCSPX-", r"GOCSPX-[\w-]{28}" + _END, 3.0),
+    # OAuth access tokens: ``ya29.`` then dot-separated base64url segments.
+    _rule(
+        "google-oauth-access-token",
+        "ya29.",
+        r"ya29\.[\w-]{1,2048}(?:\.[\w-]{1,2048}){0,4}",
+        3.0,
+        validator=lambda v: len(v) >= GOOGLE_ACCESS_TOKEN_MIN_LEN,
+    ),
     _rule("alibaba-access-key", "LTAI", r"LTAI[A-Za-z0-9]{20}" + _END, 3.0),
     _rule("digitalocean-token", ("dop_v1_", "doo_v1_", "dor_v1_"), r"do[opr]_v1_[a-f0-9]{64}" + _END),
     _rule("heroku-api-key", "HRKU-", r"HRKU-[\w-]{58,64}" + _END, 3.0),
@@ -169,7 +180,15 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     _rule("doppler-token", "dp.", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}" + _END),
     _rule("dynatrace-token", "dt0c01.", r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}" + _END),
     _rule("hashicorp-vault-token", "hvs.", r"hvs\.[\w-]{90,200}" + _END, 3.0),
-    _rule("hashicorp-vault-token", "hvb.", r"hvb\.[\w-]{138,400}" + _END, 3.0),
+    # Short service tokens (a dev server's root token: ``hvs.`` + 24 characters).
+    _rule(
+        "hashicorp-vault-token",
+        "hvs.",
+        r"hvs\.[A-Za-z0-9]{24,89}" + _END_NODOT,
+        3.0,
+        validator=_has_digit_and_cases,
+    ),
+    _rule("hashicorp-vault-token", ("hvb.", "hvr."), r"hv[br]\.[\w-]{90,400}" + _END, 3.0),
     _rule(
         "hashicorp-vault-token",
         "s.",
@@ -188,7 +207,8 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     _rule("planetscale-token", "pscale_", r"pscale_(?:tkn|oauth|pw)_[\w=.-]{32,64}" + _END),
     _rule("openshift-token", "sha256~", r"sha256~[\w-]{43}" + _END, 3.0),
     _rule("clickhouse-secret", "4b1d", r"4b1d[A-Za-z0-9]{38}" + _END, 3.0),
-    _rule("age-secret-key", "AGE-SECRET-KEY-1", r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"),
+    # The prefix is unambiguous: any 58 alphanumerics after it (bech32 is a subset).
+    _rule("age-secret-key", "AGE-SECRET-KEY-1", r"AGE-SECRET-KEY-1[0-9A-Z]{58}(?![0-9A-Za-z])"),
     _rule("defined-networking-token", "dnkey-", r"dnkey-[\w=-]{26}-[\w=-]{52}" + _END),
     _rule("octopus-deploy-key", "API-", r"API-[A-Z0-9]{26}" + _END, 3.0),
     _rule(
@@ -262,7 +282,13 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     _rule("grafana-cloud-token", "glc_", r"glc_[A-Za-z0-9+/]{32,400}={0,2}", 3.0),
     _rule("grafana-service-account-token", "glsa_", r"glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}" + _END, 3.0),
     _rule("grafana-api-key", "eyJrIjoi", r"eyJrIjoi[A-Za-z0-9]{70,400}={0,2}", 3.0),
-    _rule("sentry-org-token", "sntrys_eyJ", r"sntrys_eyJpYXQiO[A-Za-z0-9+/=]{50,}_[A-Za-z0-9+/]{43}(?![A-Za-z0-9+/])", 3.0),
+    # ``sntrys_`` + base64 JSON claims (any key order) + ``_`` + a 43-character secret.
+    _rule(
+        "sentry-org-token",
+        "sntrys_eyJ",
+        r"sntrys_eyJ[A-Za-z0-9+/=]{30,4096}_[A-Za-z0-9+/]{43}(?![A-Za-z0-9+/])",
+        3.0,
+    ),
     _rule("sentry-user-token", "sntryu_", r"sntryu_[a-f0-9]{64}" + _END, 3.0),
     _rule("intra42-secret", "s-s4t2", r"s-s4t2(?:ud|af)-[a-f0-9]{64}" + _END, 3.0),
     # --- payments & commerce ------------------------------------------------------------
@@ -280,6 +306,8 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     _rule("duffel-token", "duffel_", r"duffel_(?:test|live)_[\w=-]{43}" + _END),
     _rule("easypost-token", ("EZAK", "EZTK"), r"EZ[AT]K[A-Za-z0-9]{54}" + _END, 3.0),
     _rule("flutterwave-key", ("FLWSECK", "FLWPUBK"), r"FLW(?:SECK|PUBK)_TEST-[a-hA-H0-9]{12,32}(?:-X)?" + _END),
+    # Stripe and Svix webhook signing secrets (Svix's body is base64, may hold + / =).
+    _rule("stripe-webhook-secret", "whsec_", r"whsec_[A-Za-z0-9+/]{24,128}={0,2}(?![\w+/=])", 3.0),
     _rule("adobe-client-secret", "p8e-", r"p8e-[A-Za-z0-9]{32}" + _END, 3.0),
     _rule("gocardless-token", "live_", r"live_[\w=-]{40}" + _END, 3.0, validator=_random_tail),
     # --- messaging ----------------------------------------------------------------------
@@ -291,6 +319,7 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     _rule("mapbox-token", ("pk.", "sk."), r"[ps]k\.eyJ[A-Za-z0-9_-]{40,}\.[A-Za-z0-9_-]{20,}|[ps]k\.[a-z0-9]{60}\.[a-z0-9]{22}" + _END, 3.0),
     _rule("twitter-bearer-token", "AAAAAAAAAAAAAAAAAAAAA", r"A{22}[A-Za-z0-9%]{80,120}", 3.0),
     # --- package registries -------------------------------------------------------------
+    _rule("docker-pat", "dckr_pat_", r"dckr_pat_[\w-]{24,64}" + _END, 3.0),
     _rule("npm-token", "npm_", r"npm_[A-Za-z0-9]{36}" + _END, 3.0),
     _rule("pypi-token", "pypi-AgE", r"pypi-AgE(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)[\w-]{50,}", 3.0),
     _rule("rubygems-token", "rubygems_", r"rubygems_[a-f0-9]{48}" + _END),
@@ -333,6 +362,7 @@ PREFIX_INDEX = _build_index(TOKEN_RULES)
 _AZURE_CLIENT_SECRET = re.compile(r"(?<![\w~.-])[\w~.-]{3}\dQ~[\w~.-]{31,34}(?![\w~.-])")
 _DISCORD_BOT = re.compile(r"[MNO][\w-]{23,25}\.[\w-]{6}\.[\w-]{27,38}(?![\w-])")
 _TELEGRAM = re.compile(r"(?<![\w:])\d{5,16}:A[\w-]{34}(?![\w-])")
+_TELEGRAM_PATH = re.compile(r"\d{5,16}:[\w-]{30,40}(?![\w-])")
 _MAILCHIMP = re.compile(r"(?<![\w-])[0-9a-f]{32}-us\d{1,2}(?![\w-])")
 _FACEBOOK_APP = re.compile(r"(?<!\w)\d{15,16}\|[\w-]{27}(?![\w-])")
 _TF_TOKEN = re.compile(r"(?<![\w.-])[a-zA-Z0-9]{14}\.atlasv1\.[\w=-]{60,70}(?![\w=-])")
@@ -376,10 +406,17 @@ def match_run(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
             found.append((m.start(), m.end(), "terraform-cloud-token"))
     if start > 5:
         before = text[start - 1]
-        if before == ":" and run[0] == "A" and start > 5:
-            m = _TELEGRAM.match(text, _digits_start(text, start - 1))
-            if m and provider_token_ok(run[:35], 3.0):
-                found.append((m.start(), m.end(), "telegram-bot-token"))
+        if before == ":":
+            digits = _digits_start(text, start - 1)
+            if text.startswith("/bot", digits - 4):
+                # A bot token in a Bot API path: /bot<id>:<secret>/sendMessage.
+                m = _TELEGRAM_PATH.match(text, digits)
+                if m and looks_random(run) and provider_token_ok(run, 3.0):
+                    found.append((m.start(), m.end(), "telegram-bot-token"))
+            elif run[0] == "A":
+                m = _TELEGRAM.match(text, digits)
+                if m and provider_token_ok(run[:35], 3.0):
+                    found.append((m.start(), m.end(), "telegram-bot-token"))
         elif before == "|":
             m = _FACEBOOK_APP.match(text, _digits_start(text, start - 1))
             if m and provider_token_ok(run[:27], 3.0):

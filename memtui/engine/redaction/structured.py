@@ -87,26 +87,130 @@ def _trim_edges(text: str, s: int, e: int) -> tuple[int, int]:
 
 # --- URLs ------------------------------------------------------------------------------
 
-_URL_USERINFO = re.compile(
-    r"//(?P<user>[^\s:/?#@\"'<>\[\]{}|\\^`]{0,128}):(?P<pw>[^\s/?#@\"'<>\[\]{}|\\^`]{1,256})@"
-    r"(?=[\w\[.-])"
-)
+#: Longest password taken from a URL's userinfo.
+URL_PASSWORD_MAX = 256
+#: A user name alone in a URL (``https://<key>@host``) is a key when it is this long and
+#: random (Sentry DSN keys are 32 hex digits).
+URL_KEY_MIN_LEN = 16
+
+# ``//user:password@host``: the password may hold ``/ ? # @`` (people do not percent-encode
+# them), so it runs to the *last* ``@`` before whitespace or a quote that a host follows.
+# The user name, then ``:`` (a password follows) or ``@`` (the user alone: maybe a key).
+_URL_USER = re.compile(r"//(?P<user>[^\s:/?#@\"'<>\[\]{}|\\^`]{0,128})(?P<sep>[:@])")
+_URL_PASSWORD_RUN = re.compile(r"[^\s\"'<>`]{1," + str(URL_PASSWORD_MAX) + "}")
+_HOST_CHAR = re.compile(r"[\w\[.-]")
+_URL_KEY_USER = re.compile(r"[\w.~-]{" + str(URL_KEY_MIN_LEN) + r",128}")
 _SCHEME_BEFORE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,30}:$")
+_PORT_THEN_PATH = re.compile(r"\d{1,5}[/?#]")
+_HEX32 = re.compile(r"[0-9a-fA-F]{32}")
+
+
+def _url_key_ok(user: str) -> bool:
+    """A user name that is really a key: 32 hex digits (a Sentry DSN) or a random run."""
+    if is_placeholder(user):
+        return False
+    if _HEX32.fullmatch(user):
+        return shannon_entropy(user) >= HEX_KEY_ENTROPY_MIN
+    return looks_random(user, strict=True)
 
 
 def find_url_passwords(text: str) -> list[tuple[int, int, str]]:
-    """Passwords in ``scheme://user:password@host`` (the user and host are kept)."""
+    """Secrets in a URL's userinfo: ``scheme://user:password@host`` (user and host kept), and
+    a key used as the user (``https://<key>@o1.ingest.sentry.io/2``, a Sentry DSN)."""
     spans: list[tuple[int, int, str]] = []
     i = text.find("://")
     while i != -1:
-        m = _URL_USERINFO.match(text, i + 1)
+        nxt = i + 3
+        m = _URL_USER.match(text, i + 1)
         if m and _SCHEME_BEFORE.search(text, max(0, i - 31), i + 1):
-            pw = m.group("pw")
-            if not is_placeholder(pw) and not pw.startswith("$"):
-                spans.append((m.start("pw"), m.end("pw"), "url-password"))
-            i = text.find("://", m.end())
-        else:
-            i = text.find("://", i + 3)
+            at = _password_end(text, m.end()) if m.group("sep") == ":" else -1
+            if at != -1:
+                ps = m.end()
+                pw = text[ps:at]
+                user = m.group("user")
+                # ``host:8080/path/@scope`` is a port and a path, not a password.
+                if not _PORT_THEN_PATH.match(pw) and not is_placeholder(pw) and not pw.startswith("$"):
+                    spans.append((ps, at, "url-password"))
+                    if len(user) >= URL_KEY_MIN_LEN and _url_key_ok(user):
+                        spans.append((m.start("user"), m.end("user"), _url_key_kind(text, at + 1)))
+                    nxt = at + 1
+            elif m.group("sep") == "@" and _HOST_CHAR.match(text, m.end()):
+                user = m.group("user")
+                if _URL_KEY_USER.fullmatch(user) and _url_key_ok(user):
+                    spans.append((m.start("user"), m.end("user"), _url_key_kind(text, m.end())))
+                    nxt = m.end()
+        i = text.find("://", nxt)
+    return spans
+
+
+def _password_end(text: str, start: int) -> int:
+    """Where the password starting at ``start`` ends: the last ``@`` followed by a host
+    before whitespace, a quote or another ``://`` (-1 when there is none)."""
+    run = _URL_PASSWORD_RUN.match(text, start)
+    if not run:
+        return -1
+    end = run.end()
+    other = text.find("://", start, end)
+    if other != -1:
+        end = other
+    at = text.rfind("@", start, end)
+    while at > start:
+        if _HOST_CHAR.match(text, at + 1):
+            return at
+        at = text.rfind("@", start, at)
+    return -1
+
+
+def _url_key_kind(text: str, host_at: int) -> str:
+    host = text[host_at : host_at + 128].split("/", 1)[0].lower()
+    return "sentry-dsn" if "sentry" in host else "url-credential"
+
+
+# --- secrets in URL paths and query strings ---------------------------------------------
+
+#: Azure SAS signatures are base64 HMAC-SHA256 (44 characters); shorter ones are not taken.
+SAS_SIGNATURE_MIN_LEN = 32
+SAS_ENTROPY_MIN = 4.0
+HEX_KEY_ENTROPY_MIN = 3.0
+
+_SAS_SIG = re.compile(r"(?<![\w%.-])sig=(?P<v>[A-Za-z0-9%+/=_-]{1,512})")
+_PERCENT = re.compile(r"%([0-9A-Fa-f]{2})")
+_BASE64 = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
+
+
+def find_sas_signatures(text: str) -> list[tuple[int, int, str]]:
+    """Azure SAS signatures (``...&sig=<base64>`` in a URL or a connection string).
+
+    (A Telegram bot token in a Bot API path is found with the provider tokens.)"""
+    spans: list[tuple[int, int, str]] = []
+    for m in _SAS_SIG.finditer(text):
+        value = m.group("v")
+        decoded = _PERCENT.sub(lambda p: chr(int(p.group(1), 16)), value)
+        if (
+            len(decoded) >= SAS_SIGNATURE_MIN_LEN
+            and _BASE64.fullmatch(decoded)
+            and shannon_entropy(decoded) >= SAS_ENTROPY_MIN
+        ):
+            spans.append((m.start("v"), m.end("v"), "azure-sas-signature"))
+    return spans
+
+
+# --- Fly.io ``FlyV1`` tokens --------------------------------------------------------------
+
+#: One macaroon of a ``FlyV1`` header: ``fm2_`` + base64 (comma-separated when several).
+_FLY_TOKEN = re.compile(
+    r"FlyV1[ \t]+(?P<t>fm[12][ar]?_[A-Za-z0-9+/]{20,4096}={0,3}"
+    r"(?:,fm[12][ar]?_[A-Za-z0-9+/]{20,4096}={0,3}){0,16})",
+    re.I,
+)
+
+
+def find_fly_tokens(text: str) -> list[tuple[int, int, str]]:
+    """``FlyV1 fm2_...`` authorization values (any length once the scheme names them)."""
+    spans: list[tuple[int, int, str]] = []
+    for m in _FLY_TOKEN.finditer(text):
+        if provider_token_ok(m.group("t")[4:], 3.0):
+            spans.append((m.start("t"), m.end("t"), "flyio-token"))
     return spans
 
 
@@ -286,4 +390,26 @@ def find_aws_secret_near(text: str, key_spans: list[tuple[int, int, str]]) -> li
             v = m.group()
             if shannon_entropy(v) >= AWS_SECRET_ENTROPY_MIN and any(c.isdigit() for c in v):
                 spans.append((m.start(), m.end(), "aws-secret-key"))
+    return spans
+
+
+# --- Twilio auth tokens -------------------------------------------------------------------
+
+#: ``auth token`` then (optionally ``is``/``to``/``:``/``=``, or a line break) 32 hex digits:
+#: how the Twilio console labels the secret, so no operator is needed.
+_TWILIO_HINT = re.compile(rb"auth[ _-]?token")
+_TWILIO_AUTH = re.compile(
+    r"auth[ _-]?token(?:[ \t]*[:=]|[ \t]+(?:is|was|to|now|set[ \t]+to)){0,2}[ \t]*(?:\r?\n[ \t]*)?"
+    r"(?P<t>[0-9a-f]{32})(?![0-9A-Za-z])",
+    re.I,
+)
+
+
+def find_twilio_auth_tokens(text: str, lower: bytes) -> list[tuple[int, int, str]]:
+    """32-hex-digit secrets right after ``auth token`` (Twilio's name for its secret)."""
+    spans: list[tuple[int, int, str]] = []
+    for hint in _TWILIO_HINT.finditer(lower):
+        m = _TWILIO_AUTH.match(text, hint.start())
+        if m and shannon_entropy(m.group("t")) >= HEX_KEY_ENTROPY_MIN:
+            spans.append((m.start("t"), m.end("t"), "twilio-auth-token"))
     return spans

@@ -1,0 +1,142 @@
+"""Markdown tables with a column of secrets.
+
+A table such as::
+
+    | env  | user | password |
+    |------|------|----------|
+    | prod | app  | Zt9!vRw4 |
+
+holds its secrets in cells with no ``key=value`` around them: the column header names them.
+A column counts when its header names a password, token or secret (``Password``,
+``API key``, ``Token``, ``Client secret``), not metadata about one (``Token type``,
+``Password policy``, ``Tokens``). Every cell of such a column is redacted when it holds a
+literal value; placeholders (``<redacted>``, ``$TOKEN``, ``***``, ``n/a``) and words
+(``hashed``, ``see Vault``) are kept.
+
+The detector starts from separator rows (``|---|---|``, ``|-|:-:|``), found from a pipe
+followed by a dash, so text without tables pays for one literal search.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .entropy import password_value_ok, prose_secret_ok, token_value_ok
+from .keywords import PASSWORD, SECRET, TOKEN, classify_name
+
+KIND = "markdown-table-secret"
+#: Longest line looked at as a table row.
+MAX_ROW = 4_096
+#: Most rows read under one separator (a table longer than this is cut, not scanned on).
+MAX_ROWS = 10_000
+
+_SEPARATOR = re.compile(r"[ \t]*\|?[ \t]*:?-++:?[ \t]*(?:\|[ \t]*:?-++:?[ \t]*)*\|?[ \t]*\r?")
+_SEPARATOR_HINT = re.compile(r"\|[ \t]{0,8}:?-")
+_CELL_MARKUP = "`*_ "
+_SECRET_COLUMNS = (PASSWORD, TOKEN, SECRET)
+
+
+def _cells(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Spans of the cells of the row ``text[start:end]`` (outer pipes dropped)."""
+    row = text[start:end].rstrip("\r")
+    end = start + len(row)
+    lead = len(row) - len(row.lstrip(" \t"))
+    s = start + lead
+    if s < end and text[s] == "|":
+        s += 1
+    stripped = row.rstrip(" \t")
+    e = start + len(stripped)
+    if e > s and text[e - 1] == "|" and (e - 2 < s or text[e - 2] != "\\"):
+        e -= 1
+    cells: list[tuple[int, int]] = []
+    pos = s
+    while pos <= e:
+        bar = text.find("|", pos, e)
+        while bar > 0 and text[bar - 1] == "\\":
+            bar = text.find("|", bar + 1, e)
+        if bar == -1:
+            cells.append((pos, e))
+            break
+        cells.append((pos, bar))
+        pos = bar + 1
+    return cells
+
+
+def _trim(text: str, s: int, e: int) -> tuple[int, int]:
+    while s < e and text[s] in _CELL_MARKUP:
+        s += 1
+    while e > s and text[e - 1] in _CELL_MARKUP:
+        e -= 1
+    return s, e
+
+
+def _header_kind(header: str) -> str | None:
+    name = header.strip(_CELL_MARKUP + ":")
+    if not name or len(name) > 64:
+        return None
+    kind = classify_name(name)
+    return kind if kind in _SECRET_COLUMNS else None
+
+
+def _cell_ok(kind: str, value: str, quoted: bool) -> bool:
+    if quoted and " " in value:
+        return password_value_ok(value, True)
+    if not prose_secret_ok(value):
+        return False
+    return kind == PASSWORD or token_value_ok(value, True) or not value.isalnum()
+
+
+def _line_end(text: str, start: int) -> int:
+    nl = text.find("\n", start)
+    return len(text) if nl == -1 else nl
+
+
+def find_table_secrets(text: str) -> list[tuple[int, int, str]]:
+    """Cells of Markdown table columns headed by a secret name."""
+    spans: list[tuple[int, int, str]] = []
+    hint = _SEPARATOR_HINT.search(text)
+    while hint:
+        i = hint.start()
+        line_start = text.rfind("\n", 0, i) + 1
+        line_end = _line_end(text, i)
+        resume = line_end
+        if (
+            line_start >= 2
+            and line_end - line_start <= MAX_ROW
+            and _SEPARATOR.fullmatch(text, line_start, line_end)
+        ):
+            resume = _table_body(text, line_start, line_end, spans)
+        hint = _SEPARATOR_HINT.search(text, resume)
+    return spans
+
+
+def _table_body(text: str, sep_start: int, sep_end: int, spans: list[tuple[int, int, str]]) -> int:
+    """Redact the secret columns of the table whose separator row is given; return the
+    offset after the last row read."""
+    header_start = text.rfind("\n", 0, sep_start - 1) + 1
+    header_cells = _cells(text, header_start, sep_start - 1)
+    columns = {
+        n: kind
+        for n, (s, e) in enumerate(header_cells)
+        if (kind := _header_kind(text[s:e])) is not None
+    }
+    pos = sep_end + 1
+    if not columns:
+        return sep_end
+    for _ in range(MAX_ROWS):
+        if pos >= len(text):
+            break
+        end = _line_end(text, pos)
+        if "|" not in text[pos:end] or end - pos > MAX_ROW:
+            break
+        cells = _cells(text, pos, end)
+        for n, kind in columns.items():
+            if n >= len(cells):
+                continue
+            raw_s, raw_e = cells[n]
+            s, e = _trim(text, raw_s, raw_e)
+            quoted = s > raw_s and text[s - 1] == "`"
+            if e > s and _cell_ok(kind, text[s:e], quoted):
+                spans.append((s, e, KIND))
+        pos = end + 1
+    return pos
