@@ -1,10 +1,17 @@
 """Redaction benchmark: recall / false positives on the labelled corpus, and throughput.
 
-Run ``python -m memtui.bench.redaction [--corpus PATH] [--seconds N]``.
+Run ``python -m memtui.bench.redaction [--corpus PATH] [--extra PATH] [--seconds N]``.
 
 * ``score_corpus(path)``: as the corpus README defines it, a row counts as redacted when
   the output differs from the input; recall is over secret rows, the false-positive rate
   over look-alike rows; rows whose ``secret`` is null (ambiguous) are skipped.
+* ``score_extra(path)``: the repository's own corpus of harder kinds
+  (``tests/data/redaction_extra.jsonl``: passwords in prose, provider tokens without a
+  keyword, secrets inside URLs, command-line passwords, JSON values on the next line,
+  Markdown secret columns, Twilio auth tokens, ``private_key_id``, quoted passphrases),
+  scored per kind. Stricter than the shared corpus: a secret row counts only when *every*
+  labelled span is gone from the output; a negative row counts as a false positive when
+  anything in it changed.
 * ``measure_throughput()``: MB/s of ``redact`` on a few MB of ordinary text generated
   deterministically from a built-in mix (prose, Python/JS/Go code, shell sessions, paths,
   UUIDs, hashes, URLs, JSON, logs), against a plain ``re`` scan for one literal over the
@@ -23,11 +30,15 @@ import sys
 import time
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from memtui.engine.redaction import redact
 
 DEFAULT_CORPUS = Path("..") / "shared" / "corpora" / "redaction" / "secrets.jsonl"
+_SHARED_CORPUS = Path("shared") / "corpora" / "redaction" / "secrets.jsonl"
+EXTRA_CORPUS = Path(__file__).resolve().parents[2] / "tests" / "data" / "redaction_extra.jsonl"
 #: Size of the generated ordinary-text sample.
 SAMPLE_BYTES = 4 * 1024 * 1024
 SAMPLE_SEED = 20240601
@@ -37,21 +48,22 @@ FP_BAR = 0.10
 
 
 def resolve_corpus(path: str | Path | None = None) -> Path | None:
-    """Find the corpus: the given path, else ``../shared/...`` from cwd or from the repo."""
+    """Find the corpus: the given path, else ``shared/corpora/redaction/secrets.jsonl`` in
+    the nearest folder above the working directory or the repository that has one."""
     candidates = []
     if path:
         candidates.append(Path(path))
     candidates.append(Path.cwd() / DEFAULT_CORPUS)
     repo = Path(__file__).resolve().parents[2]
     candidates.append(repo / DEFAULT_CORPUS)
-    candidates.append(repo.parent / "shared" / "corpora" / "redaction" / "secrets.jsonl")
+    candidates.extend(folder / _SHARED_CORPUS for folder in repo.parents)
     for c in candidates:
         if c.is_file():
             return c
     return None
 
 
-def score_corpus(path: str | Path) -> dict:
+def score_corpus(path: str | Path) -> dict[str, Any]:
     """Recall over secret rows and false-positive rate over look-alike rows of ``path``."""
     rows = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
     secret_total = secret_hit = neg_total = neg_hit = skipped = 0
@@ -88,6 +100,57 @@ def score_corpus(path: str | Path) -> dict:
         "missed_rules": dict(missed.most_common()),
         "false_positive_rules": dict(false_pos.most_common()),
         "seconds": elapsed,
+    }
+
+
+def _covered(text: str, out: str, spans: list[list[int]]) -> bool:
+    """True when no labelled secret span of ``text`` survives in ``out``."""
+    return all(text[s:e] not in out for s, e in spans)
+
+
+def score_extra(path: str | Path = EXTRA_CORPUS) -> dict[str, Any]:
+    """Per-kind recall and false positives on the repository's corpus of harder kinds.
+
+    Returns ``{"kinds": {kind: {"secret_rows", "caught", "recall", "negative_rows",
+    "false_positives", "false_positive_rate"}}, "recall", "false_positive_rate",
+    "missed": [(kind, rule)], "false_positive_rows": [(kind, rule)]}`` (rule names only,
+    never a value).
+    """
+    rows = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    kinds: dict[str, dict[str, Any]] = {}
+    missed: list[tuple[str, str]] = []
+    false_pos: list[tuple[str, str]] = []
+    for row in rows:
+        k = kinds.setdefault(row["kind"], {"secret_rows": 0, "caught": 0, "negative_rows": 0, "false_positives": 0})
+        text = row["text"]
+        out = redact(text)
+        if row["secret"]:
+            k["secret_rows"] += 1
+            if _covered(text, out, row["spans"]):
+                k["caught"] += 1
+            else:
+                missed.append((row["kind"], row["rule"]))
+        else:
+            k["negative_rows"] += 1
+            if out != text:
+                k["false_positives"] += 1
+                false_pos.append((row["kind"], row["rule"]))
+    for k in kinds.values():
+        k["recall"] = k["caught"] / k["secret_rows"] if k["secret_rows"] else 0.0
+        k["false_positive_rate"] = k["false_positives"] / k["negative_rows"] if k["negative_rows"] else 0.0
+    secrets = sum(k["secret_rows"] for k in kinds.values())
+    negatives = sum(k["negative_rows"] for k in kinds.values())
+    return {
+        "corpus": str(path),
+        "kinds": kinds,
+        "secret_rows": secrets,
+        "caught": sum(k["caught"] for k in kinds.values()),
+        "recall": sum(k["caught"] for k in kinds.values()) / secrets if secrets else 0.0,
+        "negative_rows": negatives,
+        "false_positives": len(false_pos),
+        "false_positive_rate": len(false_pos) / negatives if negatives else 0.0,
+        "missed": missed,
+        "false_positive_rows": false_pos,
     }
 
 
@@ -243,7 +306,7 @@ def ordinary_sample(size: int = SAMPLE_BYTES, seed: int = SAMPLE_SEED) -> str:
     return "".join(parts)
 
 
-def _best_rate(fn, text: str, budget: float) -> float:
+def _best_rate(fn: Callable[[str], object], text: str, budget: float) -> float:
     """Best MB/s of ``fn(text)`` over repeated runs within ``budget`` seconds (min 2 runs)."""
     mb = len(text.encode("utf-8")) / 1e6
     best = float("inf")
@@ -257,7 +320,7 @@ def _best_rate(fn, text: str, budget: float) -> float:
     return mb / best
 
 
-def measure_throughput(seconds_budget: float = 6.0, size: int = SAMPLE_BYTES) -> dict:
+def measure_throughput(seconds_budget: float = 6.0, size: int = SAMPLE_BYTES) -> dict[str, Any]:
     """MB/s of ``redact`` on ordinary text vs a plain ``re`` literal scan of the same text."""
     text = ordinary_sample(size)
     changed = redact(text) != text
@@ -284,6 +347,7 @@ def main(argv: list[str] | None = None) -> int:
     """Print the corpus scores and the throughput as a table; non-zero exit if a bar fails."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", help="path to secrets.jsonl")
+    parser.add_argument("--extra", help="path to the per-kind corpus (default: tests/data/redaction_extra.jsonl)")
     parser.add_argument("--seconds", type=float, default=6.0, help="time budget for throughput")
     parser.add_argument("--verbose", action="store_true", help="list missed and FP rules")
     args = parser.parse_args(argv)
@@ -306,6 +370,24 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(f"{'missed rules':34} {len(s['missed_rules']):>14}")
             print(f"{'false-positive rules':34} {len(s['false_positive_rules']):>14}")
+    extra = Path(args.extra) if args.extra else EXTRA_CORPUS
+    if extra.is_file():
+        x = score_extra(extra)
+        print(f"{'extra corpus, per kind':34} {'recall':>14}   false positives")
+        for kind in sorted(x["kinds"]):
+            k = x["kinds"][kind]
+            print(f"  {kind:32} {k['recall']:>13.1%}   ({k['caught']}/{k['secret_rows']})"
+                  f"   {k['false_positive_rate']:.1%} ({k['false_positives']}/{k['negative_rows']})")
+        print(f"{'extra recall (all spans gone)':34} {x['recall']:>13.1%}   >= {RECALL_BAR:.0%}"
+              f"   ({x['caught']}/{x['secret_rows']})")
+        print(f"{'extra false positives':34} {x['false_positive_rate']:>13.1%}   == 0%"
+              f"   ({x['false_positives']}/{x['negative_rows']})")
+        ok &= x["recall"] >= RECALL_BAR and x["false_positives"] == 0
+        if args.verbose:
+            print("extra missed:", x["missed"])
+            print("extra false positives:", x["false_positive_rows"])
+    else:
+        print(f"{'extra corpus':34} {'not found':>14}")
     t = measure_throughput(args.seconds)
     print(f"{'redact on ordinary text (MB/s)':34} {t['redact_mbps']:>14.1f}   >= {THROUGHPUT_BAR_MBPS:.0f}")
     print(f"{'re literal scan, same text (MB/s)':34} {t['re_literal_mbps']:>14.1f}")

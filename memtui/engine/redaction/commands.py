@@ -3,68 +3,61 @@
 ``--password X`` is found by the keyword detector (the flag names the secret). These flags
 do not: ``docker login -p X`` (``-p`` is a port for ``docker run``), ``mysql -pX`` /
 ``mysql -p'X'`` (the value is glued to ``-p``; ``mysql -p db`` *prompts* and ``db`` is the
-database), ``sshpass -p X``, and ``echo X | docker login --password-stdin``. Each command is
-found by its literal name in the lower-cased bytes, and only its own line (with ``\\``
-continuations) is parsed.
+database), ``sshpass -p X``, and ``echo X | docker login --password-stdin``.
+
+The detector starts from each ``-p`` in the lower-cased bytes (one literal search; text
+without ``-p`` pays nothing more) and looks back, within the same command (``\\``
+continuations followed, ``;``, ``&&``, ``|`` cut), for the tool the flag belongs to.
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .entropy import is_placeholder, password_value_ok, prose_secret_ok
 
-#: How far a command (with ``\\`` continuations) is followed to find its flags.
-COMMAND_MAX = 4_096
+#: How far before a ``docker login`` an ``echo X |`` feeding ``--password-stdin`` is looked for.
+ECHO_LOOKBACK = 512
 
 KIND = "command-line-password"
 
-# ``docker login``, ``podman login``, ``helm registry login``...: ``-p X`` / ``--password X``.
-_LOGIN_COMMANDS = (b"docker", b"podman", b"nerdctl", b"buildah", b"skopeo", b"oras", b"helm")
-#: The tool name before a ``login`` (searched in the few bytes before each ``login``).
-_LOGIN_TOOL = re.compile(
-    rb"(?<![\w-])(?:docker|podman|nerdctl|buildah|skopeo|oras|helm)[ \t]+(?:registry[ \t]+)?$"
+# The tool a ``-p`` belongs to: the last one named in the command before the flag.
+_TOOL = re.compile(
+    rb"(?<![\w.-])(?:"
+    rb"(?P<login>(?:docker|podman|nerdctl|buildah|skopeo|oras|helm)[ \t]+(?:registry[ \t]+)?login)"
+    rb"|(?P<mysql>mysql|mariadb)[a-z_-]{0,12}"
+    rb"|(?P<sshpass>sshpass)"
+    rb")(?![\w.-])"
 )
-_LOGIN_TOOL_SPAN = 40
-_LOGIN_FLAG = re.compile(
-    r"(?<=[ \t])(?:-p|--password)(?:[ \t]+|=)(?P<v>\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'|;&]{1,256})"
-)
-_STDIN_FLAG = re.compile(r"(?<=[ \t])--password-stdin\b")
+_BREAKS = (b";", b"&&", b"||", b"|")
+#: Literals one of which a tool name holds; without any, a ``-p`` is never a password flag.
+_TOOL_WORDS = (b"login", b"mysql", b"mariadb", b"sshpass")
+
+_VALUE = r"(?P<v>\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'|;&]{1,256})"
+#: ``-p X``, ``-pX``, ``--password X``, ``--password=X`` (``docker login``, ``sshpass``).
+_SEPARATE = re.compile(r"(?:-p|--password)(?:[ \t]*|=)" + _VALUE)
+#: ``-pX`` glued (``mysql``: a space after ``-p`` means "prompt").
+_GLUED = re.compile(r"-p" + _VALUE)
 _ECHO_BEFORE = re.compile(
     r"(?:echo|printf)(?:[ \t]+-[neE]{1,3})?[ \t]+(?:'%s'[ \t]+|\"%s\"[ \t]+)?"
-    r"(?P<v>\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'|;&]{1,256})[ \t]*\|[ \t]*(?:sudo[ \t]+)?$"
-)
-
-# ``mysql -pX``: the password glued to ``-p`` (a space after ``-p`` means "prompt").
-_MYSQL_COMMANDS = (b"mysql", b"mariadb")
-_GLUED_P = re.compile(r"(?<=[ \t])-p(?P<v>\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'|;&]{1,256})")
-
-_SSHPASS = re.compile(
-    r"sshpass[ \t]+-p[ \t]*(?P<v>\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'|;&]{1,256})"
+    + _VALUE
+    + r"[ \t]*\|[ \t]*(?:sudo[ \t]+)?$"
 )
 
 
-def _command_end(text: str, start: int) -> int:
-    """End of the shell command starting at ``start``, following ``\\`` continuations."""
-    limit = min(len(text), start + COMMAND_MAX)
-    pos = start
-    while True:
-        nl = text.find("\n", pos, limit)
-        if nl == -1:
-            return limit
-        if text[nl - 1] == "\\" or (text[nl - 1] == "\r" and text[nl - 2] == "\\"):
-            pos = nl + 1
-            continue
-        return nl
+def _last_command_start(text: str, lo: int, hi: int) -> int:
+    """Start of the last command line that begins in ``(lo, hi]`` (a newline not escaped by
+    ``\\``), or -1 when every newline there continues the same command."""
+    nl = text.rfind("\n", lo, hi)
+    while nl != -1:
+        if nl == 0 or text[nl - 1] != "\\" and text[nl - 2 : nl] != "\\\r":
+            return nl + 1
+        nl = text.rfind("\n", lo, nl)
+    return -1
 
 
-def _value_span(m: re.Match[str]) -> tuple[int, int, bool]:
-    s, e = m.span("v")
-    if m.group("v")[0] in "\"'":
-        return s + 1, e - 1, True
-    return s, e, False
-
-
+@lru_cache(maxsize=4096)
 def _argument_ok(value: str, quoted: bool) -> bool:
     """A password argument: not a variable, a placeholder, a flag or a file."""
     if not value or value[0] in "$-<%@" or "$(" in value or "${" in value or "`" in value:
@@ -73,50 +66,91 @@ def _argument_ok(value: str, quoted: bool) -> bool:
         return False
     if quoted:
         return password_value_ok(value, True)
-    return prose_secret_ok(value) or password_value_ok(value, True) and not value.isalpha()
+    return prose_secret_ok(value)
 
 
 def _add(spans: list[tuple[int, int, str]], m: re.Match[str]) -> None:
-    s, e, quoted = _value_span(m)
+    s, e = m.span("v")
+    quoted = m.group("v")[0] in "\"'"
+    if quoted:
+        s, e = s + 1, e - 1
     if _argument_ok(m.string[s:e], quoted):
         spans.append((s, e, KIND))
 
 
-def _login_command(text: str, start: int, pos: int, spans: list[tuple[int, int, str]]) -> int:
-    """Flags of the ``docker login`` whose tool name starts at ``start``; return its end."""
-    end = _command_end(text, pos)
-    for m in _LOGIN_FLAG.finditer(text, pos, end):
-        _add(spans, m)
-    if _STDIN_FLAG.search(text, pos, end):
-        line_start = text.rfind("\n", 0, start) + 1
-        em = _ECHO_BEFORE.search(text, max(line_start, start - COMMAND_MAX), start)
-        if em:
-            _add(spans, em)
-    return end
+class _CommandState:
+    """What is known about the command holding the current ``-p``: where it starts, the
+    last tool named in it and the last ``;``/``&&``/``|`` seen (scanned once, forward)."""
+
+    __slots__ = ("start", "scanned", "tool", "last_break")
+
+    def __init__(self) -> None:
+        self.start = 0
+        self.scanned = 0
+        self.tool: re.Match[bytes] | None = None
+        self.last_break = -1
+
+    def advance(self, text: str, lower: bytes, flag_at: int) -> None:
+        """Bring the state up to ``flag_at`` (amortised: each byte is scanned once)."""
+        new_start = _last_command_start(text, self.scanned, flag_at)
+        if new_start != -1:
+            self.start = self.scanned = new_start
+            self.tool = None
+            self.last_break = -1
+        for tool in _TOOL.finditer(lower, self.scanned, flag_at):
+            self.tool = tool
+        for brk in _BREAKS:
+            b = lower.rfind(brk, self.scanned, flag_at)
+            if b > self.last_break:
+                self.last_break = b
+        self.scanned = flag_at
 
 
 def find_command_passwords(text: str, lower: bytes) -> list[tuple[int, int, str]]:
     """Passwords after ``docker login -p``, ``mysql -p``, ``sshpass -p`` and the value
     echoed into ``docker login --password-stdin``."""
     spans: list[tuple[int, int, str]] = []
-    if b"login" in lower and any(c in lower for c in _LOGIN_COMMANDS):
-        i = lower.find(b"login")
-        while i != -1:
-            after = i + 5
-            tool = None
-            if i > 0 and lower[i - 1] in b" \t" and (after == len(lower) or lower[after] in b" \t\r\n\\"):
-                tool = _LOGIN_TOOL.search(lower, max(0, i - _LOGIN_TOOL_SPAN), i)
-            if tool:
-                after = _login_command(text, tool.start(), after, spans)
-            i = lower.find(b"login", after)
-    for name in _MYSQL_COMMANDS:
-        i = lower.find(name)
-        while i != -1:
-            end = _command_end(text, i)
-            for m in _GLUED_P.finditer(text, i, end):
-                _add(spans, m)
-            i = lower.find(name, max(end, i + len(name)))
-    if b"sshpass" in lower:
-        for m in _SSHPASS.finditer(text):
-            _add(spans, m)
+    state = _CommandState()
+    i = lower.find(b"-p")
+    if i == -1 or not any(word in lower for word in _TOOL_WORDS):
+        return spans
+    while i != -1:
+        flag_at = i - 1 if lower.startswith(b"--password", i - 1) else i
+        if flag_at > 0 and lower[flag_at - 1] in b" \t":
+            state.advance(text, lower, flag_at)
+            tool = state.tool
+            if tool is not None and lower.startswith(b"--password-stdin", flag_at):
+                if tool.group("login"):
+                    _echoed(text, lower, tool.start(), spans)
+            elif tool is not None and tool.start() > state.last_break:
+                _tool_flag(text, tool, flag_at, spans)
+        i = lower.find(b"-p", i + 2)
     return spans
+
+
+def _echoed(text: str, lower: bytes, tool_at: int, spans: list[tuple[int, int, str]]) -> None:
+    """``echo X | docker login --password-stdin``: the echoed value."""
+    lo = max(0, tool_at - ECHO_LOOKBACK)
+    at = max(lower.rfind(b"echo", lo, tool_at), lower.rfind(b"printf", lo, tool_at))
+    if at != -1:
+        m = _ECHO_BEFORE.match(text, at, tool_at)
+        if m:
+            _add(spans, m)
+
+
+def _tool_flag(
+    text: str, tool: re.Match[bytes], flag_at: int, spans: list[tuple[int, int, str]]
+) -> None:
+    """Judge the flag at ``flag_at`` given the tool it belongs to."""
+    if tool.group("login"):
+        m = _SEPARATE.match(text, flag_at)
+        if m and (m.start("v") > flag_at + 2 or text[flag_at + 1] == "-"):
+            _add(spans, m)  # docker login -p X / --password X (not -pX)
+    elif tool.group("mysql"):
+        m = _GLUED.match(text, flag_at)
+        if m:
+            _add(spans, m)
+    elif tool.group("sshpass"):
+        m = _SEPARATE.match(text, flag_at)
+        if m:
+            _add(spans, m)

@@ -31,7 +31,6 @@ from .structured import (
     find_k8s_secret_data,
     find_pem_blocks,
     find_sas_signatures,
-    find_twilio_auth_tokens,
     find_url_passwords,
     find_webhooks,
 )
@@ -104,15 +103,13 @@ def _detect(text: str) -> list[tuple[int, int, str]]:
         spans.extend(find_url_passwords(text))
     if b"sig=" in lower:
         spans.extend(find_sas_signatures(text))
-    spans.extend(find_twilio_auth_tokens(text, lower))
     if b"|" in lower:
         spans.extend(find_table_secrets(text))
     if b"flyv1" in lower:
         spans.extend(find_fly_tokens(text))
     if b"curl" in lower:
         spans.extend(find_curl_credentials(text, lower))
-    if b"-p" in lower:  # -p, -pX, --password-stdin
-        spans.extend(find_command_passwords(text, lower))
+    spans.extend(find_command_passwords(text, lower))  # starts from each "-p"
     if b"kind:" in lower and b"secret" in lower:
         spans.extend(find_k8s_secret_data(text))
     if b"hook" in lower or b"softlayer" in lower:
@@ -123,16 +120,15 @@ def _detect(text: str) -> list[tuple[int, int, str]]:
 def _merge(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
     """Merge overlapping or touching spans; widen ``[secret]`` to avoid ``[[REDACTED]]``."""
     cleaned = sorted((s, e, k) for s, e, k in spans if 0 <= s < e <= len(text))
-    merged: list[list] = []
+    merged: list[tuple[int, int, str]] = []
     for s, e, k in cleaned:
         if merged and s <= merged[-1][1]:
-            last = merged[-1]
-            if e > last[1]:
-                last[1] = e
-            if last[2] in _GENERIC_KINDS and k not in _GENERIC_KINDS:
-                last[2] = k
+            ls, le, lk = merged[-1]
+            if lk in _GENERIC_KINDS and k not in _GENERIC_KINDS:
+                lk = k
+            merged[-1] = (ls, max(le, e), lk)
         else:
-            merged.append([s, e, k])
+            merged.append((s, e, k))
     out: list[tuple[int, int, str]] = []
     for s, e, k in merged:
         # Grow over placeholders already adjacent, and over brackets around the secret.

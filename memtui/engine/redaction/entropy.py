@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from functools import lru_cache
 
 PLACEHOLDER = "[REDACTED]"
 
@@ -437,6 +438,7 @@ def _descriptive(value: str) -> bool:
     return all(p.isalpha() or _TECH_WORD.fullmatch(p) or _DIGITS.fullmatch(p) for p in pieces)
 
 
+@lru_cache(maxsize=8192)
 def prose_secret_ok(value: str, passphrase: bool = False) -> bool:
     """Whether an unquoted word taken from running text (``my password is X``, a table
     cell, a command-line argument) is a literal secret.

@@ -381,9 +381,9 @@ def _handle_bearer(ctx: _Ctx, i: int) -> int:
     return i + 6
 
 
-def _keyword_hits(lower: bytes):
+def _keyword_hits(lower: bytes) -> list[re.Match[bytes]]:
     """Keyword matches of every keyword regex, in text order."""
-    hits = []
+    hits: list[re.Match[bytes]] = []
     for kw, rx in zip(_KEYWORDS, KEYWORD_RES, strict=True):
         if kw in lower:
             hits.extend(rx.finditer(lower))
@@ -392,7 +392,7 @@ def _keyword_hits(lower: bytes):
     return hits
 
 
-def _match_start(m: re.Match) -> int:
+def _match_start(m: re.Match[bytes]) -> int:
     return m.start()
 
 
@@ -441,6 +441,9 @@ def find_keyword_secrets(text: str, lower: bytes, tb: bytes) -> list[tuple[int, 
                 resume = am.end()
             continue
         op = m.group("op")
+        if kind == WEAK and _previous_word(text, ks).lower() in KEY_NOT_SECRET_BEFORE:
+            resume = ne
+            continue  # "public key: age1...", "primary key: id"
         if op is None:
             if kind in (WEAK, QUALIFIED_KEY):
                 continue  # ``key "x"`` is too weak without an operator
@@ -478,9 +481,10 @@ def _prose_value(ctx: _Ctx, kind: str, name: str, ks: int, pos: int, ne: int) ->
     if kind in (WEAK, QUALIFIED_KEY):
         # "API key is": the word before decides ("the key is" names nothing).
         prev = _previous_word(text, ks)
-        kind = classify_name(f"{prev} {name}") if prev else None
-        if kind in (None, WEAK, QUALIFIED_KEY):
+        named = classify_name(f"{prev} {name}") if prev else None
+        if named is None or named in (WEAK, QUALIFIED_KEY):
             return ne
+        kind = named
     if _is_credentials_name(name):
         end = _credential_pair(ctx, pos)
         if end:
@@ -515,8 +519,7 @@ def _previous_word(text: str, ks: int) -> str:
 
 
 def _is_credentials_name(name: str) -> bool:
-    low = name.lower()
-    return "cred" in low or "login" in low
+    return "cred" in name or "Cred" in name or "CRED" in name
 
 
 def _credential_pair(ctx: _Ctx, pos: int) -> int:
@@ -570,7 +573,7 @@ def _assigned_value(
                 if _header_value_ok(m.group()):
                     ctx.spans.append((m.start(), m.end(), "authorization"))
                 return m.end()
-    if _is_credentials_name(name) and (end := _credential_pair(ctx, pos)):
+    if kind == TOKEN and _is_credentials_name(name) and (end := _credential_pair(ctx, pos)):
         return end
     parsed = parse_value(text, pos)
     if parsed is None and next_line:
@@ -639,7 +642,7 @@ def find_provider_name_secrets(text: str, lower: bytes, tb: bytes) -> list[tuple
             nxt = ke + 1
             if _names_provider(text[ks:ke].lstrip("$-"), word):
                 a = ASSIGN_RE.match(text, ke)
-                if a.group("op") in _OPS:
+                if a is not None and a.group("op") in _OPS:
                     parsed = parse_value(text, a.end())
                     if parsed:
                         s, e, _quoted = parsed

@@ -367,6 +367,13 @@ _MAILCHIMP = re.compile(r"(?<![\w-])[0-9a-f]{32}-us\d{1,2}(?![\w-])")
 _FACEBOOK_APP = re.compile(r"(?<!\w)\d{15,16}\|[\w-]{27}(?![\w-])")
 _TF_TOKEN = re.compile(r"(?<![\w.-])[a-zA-Z0-9]{14}\.atlasv1\.[\w=-]{60,70}(?![\w=-])")
 _DIGITS_BEFORE = re.compile(r"\d{8,16}$")
+#: A Twilio auth token: 32 hex digits right after ``auth token`` (with ``is``, ``:``, ``=``,
+#: ``to`` or a line break between), how the Twilio console labels it: no operator needed.
+TWILIO_AUTH_TOKEN_LEN = 32
+_TWILIO_AUTH_BEFORE = re.compile(
+    r"(?i)auth[ _-]?token(?:[ \t]*[:=]|[ \t]+(?:is|was|to|now|set[ \t]+to)){0,2}[ \t]*(?:\r?\n[ \t]*)?$"
+)
+_HEX32 = re.compile(r"[0-9a-f]{32}")
 
 
 def match_run(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
@@ -388,6 +395,10 @@ def match_run(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
             if prefix in EXCLUSIVE_PREFIXES:
                 break
     run = text[start:end]
+    if end - start == TWILIO_AUTH_TOKEN_LEN and start > 9:
+        m = _TWILIO_AUTH_BEFORE.search(text, max(0, start - 40), start)
+        if m and _HEX32.fullmatch(run) and shannon_entropy(run) >= HEX_ENTROPY_MIN:
+            found.append((start, end, "twilio-auth-token"))
     if "Q~" in run:
         for m in _AZURE_CLIENT_SECRET.finditer(text, max(0, start - 1), end + 1):
             if provider_token_ok(m.group(), 3.0):

@@ -122,8 +122,12 @@ def find_url_passwords(text: str) -> list[tuple[int, int, str]]:
     while i != -1:
         nxt = i + 3
         m = _URL_USER.match(text, i + 1)
+        at = -1
+        if m and m.group("sep") == ":":
+            at = _password_end(text, m.end())
+            if at == -1:
+                m = None  # host:port, no password
         if m and _SCHEME_BEFORE.search(text, max(0, i - 31), i + 1):
-            at = _password_end(text, m.end()) if m.group("sep") == ":" else -1
             if at != -1:
                 ps = m.end()
                 pw = text[ps:at]
@@ -146,14 +150,16 @@ def find_url_passwords(text: str) -> list[tuple[int, int, str]]:
 def _password_end(text: str, start: int) -> int:
     """Where the password starting at ``start`` ends: the last ``@`` followed by a host
     before whitespace, a quote or another ``://`` (-1 when there is none)."""
-    run = _URL_PASSWORD_RUN.match(text, start)
+    limit = min(len(text), start + URL_PASSWORD_MAX)
+    other = text.find("://", start, limit)
+    if other != -1:
+        limit = other
+    if text.find("@", start, limit) == -1:
+        return -1  # host:port/path
+    run = _URL_PASSWORD_RUN.match(text, start, limit)
     if not run:
         return -1
-    end = run.end()
-    other = text.find("://", start, end)
-    if other != -1:
-        end = other
-    at = text.rfind("@", start, end)
+    at = text.rfind("@", start, run.end())
     while at > start:
         if _HOST_CHAR.match(text, at + 1):
             return at
@@ -310,7 +316,9 @@ def find_k8s_secret_data(text: str) -> list[tuple[int, int, str]]:
     return spans
 
 
-def _k8s_value(text: str, s: int, e: int, string_data: bool, spans: list) -> None:
+def _k8s_value(
+    text: str, s: int, e: int, string_data: bool, spans: list[tuple[int, int, str]]
+) -> None:
     if e > s and text[s] in "\"'" and text[e - 1] == text[s]:
         s, e = s + 1, e - 1
     value = text[s:e]
@@ -392,24 +400,3 @@ def find_aws_secret_near(text: str, key_spans: list[tuple[int, int, str]]) -> li
                 spans.append((m.start(), m.end(), "aws-secret-key"))
     return spans
 
-
-# --- Twilio auth tokens -------------------------------------------------------------------
-
-#: ``auth token`` then (optionally ``is``/``to``/``:``/``=``, or a line break) 32 hex digits:
-#: how the Twilio console labels the secret, so no operator is needed.
-_TWILIO_HINT = re.compile(rb"auth[ _-]?token")
-_TWILIO_AUTH = re.compile(
-    r"auth[ _-]?token(?:[ \t]*[:=]|[ \t]+(?:is|was|to|now|set[ \t]+to)){0,2}[ \t]*(?:\r?\n[ \t]*)?"
-    r"(?P<t>[0-9a-f]{32})(?![0-9A-Za-z])",
-    re.I,
-)
-
-
-def find_twilio_auth_tokens(text: str, lower: bytes) -> list[tuple[int, int, str]]:
-    """32-hex-digit secrets right after ``auth token`` (Twilio's name for its secret)."""
-    spans: list[tuple[int, int, str]] = []
-    for hint in _TWILIO_HINT.finditer(lower):
-        m = _TWILIO_AUTH.match(text, hint.start())
-        if m and shannon_entropy(m.group("t")) >= HEX_KEY_ENTROPY_MIN:
-            spans.append((m.start("t"), m.end("t"), "twilio-auth-token"))
-    return spans

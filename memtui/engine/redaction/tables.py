@@ -27,8 +27,6 @@ from .keywords import PASSWORD, SECRET, TOKEN, classify_name
 KIND = "markdown-table-secret"
 #: Longest line looked at as a table row.
 MAX_ROW = 4_096
-#: Most rows read under one separator (a table longer than this is cut, not scanned on).
-MAX_ROWS = 10_000
 
 _SEPARATOR = re.compile(r"[ \t]*\|?[ \t]*:?-++:?[ \t]*(?:\|[ \t]*:?-++:?[ \t]*)*\|?[ \t]*\r?")
 _SEPARATOR_HINT = re.compile(r"\|[ \t]{0,8}:?-")
@@ -123,9 +121,7 @@ def _table_body(text: str, sep_start: int, sep_end: int, spans: list[tuple[int, 
     pos = sep_end + 1
     if not columns:
         return sep_end
-    for _ in range(MAX_ROWS):
-        if pos >= len(text):
-            break
+    while pos < len(text):
         end = _line_end(text, pos)
         if "|" not in text[pos:end] or end - pos > MAX_ROW:
             break
