@@ -144,8 +144,8 @@ def _tool_flag(
     """Judge the flag at ``flag_at`` given the tool it belongs to."""
     if tool.group("login"):
         m = _SEPARATE.match(text, flag_at)
-        if m and (m.start("v") > flag_at + 2 or text[flag_at + 1] == "-"):
-            _add(spans, m)  # docker login -p X / --password X (not -pX)
+        if m:
+            _add(spans, m)  # docker login -p X / -pX / --password X
     elif tool.group("mysql"):
         m = _GLUED.match(text, flag_at)
         if m:

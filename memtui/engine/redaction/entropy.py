@@ -411,7 +411,7 @@ def is_prose(value: str) -> bool:
     all_alpha = all(w.isalpha() for w in bare)
     if all_alpha and value.rstrip().endswith((":", "?", ".", "!", "...")):
         return True
-    if any(marker in w for w in bare for marker in _SECRET_WORD_MARKERS):
+    if any(w in _SECRET_WORDS or w.startswith(_SECRET_WORD_STARTS) for w in bare):
         return True  # "Your password here", "API key", "Mot de passe"
     prose_words = sum(1 for w in bare if w in PROSE_WORDS)
     if prose_words >= 2 or (all_alpha and prose_words):
@@ -421,7 +421,10 @@ def is_prose(value: str) -> bool:
 
 
 _WORD_PUNCTUATION = "\"'`.,;:!?()[]{}<>"
-_SECRET_WORD_MARKERS = ("pass", "word", "pwd", "secret", "token", "key", "cred", "clave")
+_SECRET_WORDS = frozenset(
+    "pass passe pwd pw pin key keys apikey clave contraseña kennwort passwort code".split()
+)
+_SECRET_WORD_STARTS = ("passw", "passph", "secret", "token", "cred", "login")
 _TECH_WORD = re.compile(
     r"(?:sha|md|base|utf|ucs|argon|pbkdf|ipv|http|oauth|aes|rsa|ecdsa|ed|des|crc|v|x|hs|rs|es)"
     r"\d{1,4}[a-z]{0,3}"

@@ -65,7 +65,7 @@ _AFTER_KEYWORD = rb"""[a-z0-9_.~-]{0,64}+)
       | (?P<attr>\\?["'])(?=[ \t]++value[ \t]*=)
       | (?=[ \t'])(?P<verb>                             # prose: "password for db01 is"
             (?:'s)?
-            (?:[ \t]++(?:for|of|on|in|at)(?:[ \t]++[a-z0-9_.@/-]{1,40}+){1,3}?)?
+            (?:[ \t]++(?:for|of|on|in|at|to)(?:[ \t]++[a-z0-9_.@/-]{1,40}+){1,3}?)?
             [ \t]++(?:is|was|are|were|to)
             (?:[ \t]++(?:now|still|currently|set[ \t]++to|changed[ \t]++to))?
             (?:[ \t]*+:)?[ \t]++
