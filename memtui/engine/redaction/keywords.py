@@ -441,9 +441,6 @@ def find_keyword_secrets(text: str, lower: bytes, tb: bytes) -> list[tuple[int, 
                 resume = am.end()
             continue
         op = m.group("op")
-        if kind == WEAK and _previous_word(text, ks).lower() in KEY_NOT_SECRET_BEFORE:
-            resume = ne
-            continue  # "public key: age1...", "primary key: id"
         if op is None:
             if kind in (WEAK, QUALIFIED_KEY):
                 continue  # ``key "x"`` is too weak without an operator
@@ -480,7 +477,7 @@ def _prose_value(ctx: _Ctx, kind: str, name: str, ks: int, pos: int, ne: int) ->
     text = ctx.text
     if kind in (WEAK, QUALIFIED_KEY):
         # "API key is": the word before decides ("the key is" names nothing).
-        prev = _previous_word(text, ks)
+        prev = _previous_word(ctx, ks)
         named = classify_name(f"{prev} {name}") if prev else None
         if named is None or named in (WEAK, QUALIFIED_KEY):
             return ne
@@ -506,16 +503,22 @@ def _prose_value(ctx: _Ctx, kind: str, name: str, ks: int, pos: int, ne: int) ->
     return ne
 
 
-_PREVIOUS_WORD = re.compile(r"([A-Za-z][\w-]{0,40})[ \t]+$")
 #: ``admin / s3cr3t``, ``deploy:s3cr3t``: a user name, a separator, the password.
 _CREDENTIAL_PAIR = re.compile(r"(?P<u>\w[\w.@+-]{0,127})[ \t]*[/:][ \t]*(?P<p>[^\s\"'`]{1,256})")
 #: User names that say "a user name goes here" (``username / password``).
 PAIR_USER_WORDS = frozenset(("user", "username", "login", "name", "email", "id", "userid"))
 
 
-def _previous_word(text: str, ks: int) -> str:
-    m = _PREVIOUS_WORD.search(text, max(0, ks - 48), ks)
-    return m.group(1) if m else ""
+def _previous_word(ctx: _Ctx, ks: int) -> str:
+    """The word before the name starting at ``ks`` ("public" in "public key: ...")."""
+    text = ctx.text
+    j = ks
+    while j > 0 and text[j - 1] in " \t":
+        j -= 1
+    if j == ks:
+        return ""
+    i = ctx.tb.rfind(b" ", max(0, j - MAX_KEY_SIDE), j) + 1
+    return text[i:j]
 
 
 def _is_credentials_name(name: str) -> bool:
@@ -589,6 +592,8 @@ def _assigned_value(
     if _value_ok(kind, value, quoted) or (
         name.lower().endswith("authorization") and _header_value_ok(value)
     ):
+        if kind == WEAK and _previous_word(ctx, ne - len(name)).lower() in KEY_NOT_SECRET_BEFORE:
+            return e  # "public key: age1...", "primary key: ..."
         ctx.spans.append((s, e, "keyword-assignment"))
         return e
     if e - s > SKIP_REJECTED_OVER and not quoted:
