@@ -2,7 +2,8 @@
 
 Everything is off by default. A change is checked whole before anything is written: one bad
 key or value refuses the whole change with ``InvalidInput`` naming it. ``extract_model`` and
-``consolidation_model`` are stored and shown only; version 1 never calls a model.
+``consolidation_model`` are stored and shown only; version 1 never calls a model. They are
+free text a person typed, so they are redacted like every stored text (``clean_text``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from memtui.engine.validation import check_text
+from memtui.engine.validation import clean_text
 from memtui.errors import InvalidInput, StoreError
 
 if TYPE_CHECKING:
@@ -96,7 +97,8 @@ def check_setting(name: object, value: object) -> Any:
         return None
     if not isinstance(value, str) or "\n" in value or "\r" in value:
         raise InvalidInput(f"{spec.name} must be one line of text or null")
-    return check_text(value.strip(), spec.name, max_bytes=MAX_MODEL_NAME_BYTES)
+    return clean_text(value, spec.name, max_bytes=MAX_MODEL_NAME_BYTES, strip=True,
+                      one_line=True)
 
 
 def check_changes(changes: Mapping[str, Any]) -> dict[str, Any]:
