@@ -47,7 +47,6 @@ from memtui.engine.validation import (
     check_record_id,
     check_reference,
     check_role,
-    check_time,
     check_timezone,
     clean_detail,
     clean_preferences,
@@ -62,6 +61,7 @@ from memtui.store.models import (
     STATUSES,
     TASK_STATUSES,
 )
+from memtui.store.timeutil import normalize_time
 
 Rule = Callable[[object, str], object]
 """A column rule: ``(value, what) -> value as stored``; raises ``InvalidInput``."""
@@ -97,7 +97,7 @@ def _reference(value: object, what: str) -> str:
 
 
 def _time(value: object, what: str) -> str:
-    return check_time(value, what)
+    return normalize_time(value)  # check_time without naming the column (check_value does)
 
 
 def _whole(low: int, high: int) -> Rule:
@@ -293,10 +293,7 @@ def check_value(table: str, column: str, value: object) -> object:
     try:
         return spec.rule(value, column)
     except InvalidInput as error:
-        message = error.message
-        if not message.startswith(column):
-            message = f"{column}: {message}"
-        raise InvalidInput(message) from None
+        raise InvalidInput(f"{column}: {error.message}") from None
 
 
 def clean_row(table: str, row: Mapping[str, Any]) -> dict[str, Any]:

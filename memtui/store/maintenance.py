@@ -184,7 +184,8 @@ def sqlite_integrity(store: Store) -> list[str]:
     problems: list[str] = []
     try:
         rows = store.execute(f"PRAGMA integrity_check({INTEGRITY_ROWS_LIMIT})").fetchall()
-        problems += [f"sqlite: {row[0]}" for row in rows if row[0] != "ok"]
+        problems += [f"sqlite: {line}" for row in rows if row[0] != "ok"
+                     for line in str(row[0]).splitlines() if line.strip()]
         for table, rowid, parent, _fk in store.execute("PRAGMA foreign_key_check").fetchall():
             problems.append(f"foreign key: {table} row {rowid} points to a missing {parent} row")
     except sqlite3.DatabaseError as error:
