@@ -58,9 +58,11 @@ def parse_time(text: object) -> datetime:
     """
     if not isinstance(text, str) or not text.strip():
         raise InvalidInput(f"not an ISO-8601 time: {_shown(text)}")
-    raw = text.strip()
-    if len(raw) > MAX_TIME_TEXT:
+    if len(text) > MAX_TIME_TEXT:
         raise InvalidInput(f"not an ISO-8601 time: {_shown(text)} is too long")
+    raw = text.strip()
+    if not raw.isprintable():
+        raise InvalidInput(f"not an ISO-8601 time: {_shown(text)}")
     if raw.endswith(("Z", "z")):
         raw = raw[:-1] + "+00:00"
     raw = _FRACTION.sub(lambda match: match.group(1), raw, count=1)
