@@ -4,7 +4,7 @@ a backup and what ``doctor`` checks in a store.
 A row is never a second copy of the rules: each column's rule is the very function the
 engine's write path for that column calls -- ``clean_memory_content`` (memory add, supersede,
 notes), ``clean_project_name`` (project add), ``clean_preferences`` (profile set),
-``clean_detail`` (consolidation records), ``check_time`` (task times), ``check_setting``
+``clean_detail`` (consolidation records), ``check_time`` (task times), ``clean_setting``
 (settings set) and so on. A rule returns the value as it must be stored (redacted, in the
 canonical time form) or raises ``InvalidInput`` saying why it cannot be stored.
 """
@@ -30,7 +30,7 @@ from memtui.engine.recall import (
     clean_interaction_source,
 )
 from memtui.engine.redaction import PLACEHOLDER
-from memtui.engine.settings import check_setting
+from memtui.engine.settings import clean_setting
 from memtui.engine.tasks import (
     MAX_COST_USD,
     MAX_QUOTA_USD,
@@ -157,7 +157,7 @@ def _dump_settings(value: Any) -> str:
 
 
 def _clean_settings(value: Mapping[str, Any]) -> dict[str, Any]:
-    return {name: check_setting(name, setting) for name, setting in value.items()}
+    return {name: clean_setting(name, setting) for name, setting in value.items()}
 
 
 def _drop_secret_keys(value: object) -> object:

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from memtui.engine.validation import clean_text
+from memtui.engine.validation import check_text, clean_text
 from memtui.errors import InvalidInput, StoreError
 
 if TYPE_CHECKING:
@@ -97,8 +97,17 @@ def check_setting(name: object, value: object) -> Any:
         return None
     if not isinstance(value, str) or "\n" in value or "\r" in value:
         raise InvalidInput(f"{spec.name} must be one line of text or null")
-    return clean_text(value, spec.name, max_bytes=MAX_MODEL_NAME_BYTES, strip=True,
-                      one_line=True)
+    return check_text(value.strip(), spec.name, max_bytes=MAX_MODEL_NAME_BYTES)
+
+
+def clean_setting(name: object, value: object) -> Any:
+    """A value for one setting as it is stored: ``check_setting``, and a model name redacted
+    (``clean_text``) like every text a person typed. Reads only check (no redaction cost)."""
+    checked = check_setting(name, value)
+    if isinstance(checked, str):
+        return clean_text(checked, str(name), max_bytes=MAX_MODEL_NAME_BYTES, strip=True,
+                          one_line=True)
+    return checked
 
 
 def check_changes(changes: Mapping[str, Any]) -> dict[str, Any]:
@@ -107,7 +116,7 @@ def check_changes(changes: Mapping[str, Any]) -> dict[str, Any]:
         raise InvalidInput("settings must be an object of name: value")
     if not changes:
         raise InvalidInput(f"no setting given: use one of {', '.join(SPECS)}")
-    return {name: check_setting(name, value) for name, value in changes.items()}
+    return {name: clean_setting(name, value) for name, value in changes.items()}
 
 
 def _parse_cli_value(spec: SettingSpec, raw: str) -> Any:
