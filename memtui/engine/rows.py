@@ -323,8 +323,10 @@ def row_findings(table: str, row: Mapping[str, Any]) -> list[RowFinding]:
     """What is wrong with a stored row: columns its rule refuses, and columns the rule would
     store differently (an unredacted secret, a time not in the canonical form)."""
     findings: list[RowFinding] = []
+    rules = TABLE_RULES.get(table, {})
     for column, value in row.items():
-        if column not in TABLE_RULES.get(table, {}):
+        spec = rules.get(column)
+        if spec is None or (value is None and spec.optional):
             continue
         try:
             cleaned = check_value(table, column, value)

@@ -107,9 +107,8 @@ def _decoded(value: Any) -> Any:
 
 def scan_rows(store: Store, table: str) -> Iterator[tuple[int | None, dict[str, Any]]]:
     """Every row of a table as ``(rowid, row)`` (rowid None for ``KEYLESS_TABLES``), read in
-    batches; a text value that is not valid UTF-8 comes as ``UndecodableText`` instead of
-    failing the read. For ``doctor``: nothing else runs on the connection between batches'
-    reads, and the connection reads text as text again before each row is yielded."""
+    batches; in a batch holding text that is not valid UTF-8, that value comes as
+    ``UndecodableText`` instead of failing the read (the batch is read again as bytes)."""
     columns = table_columns(store, table)
     keyless = table in KEYLESS_TABLES
     after = 0
@@ -123,15 +122,33 @@ def scan_rows(store: Store, table: str) -> Iterator[tuple[int | None, dict[str, 
 
 def _read_batch(store: Store, table: str, columns: list[str], keyless: bool,
                 after: int) -> list[tuple[int | None, dict[str, Any]]]:
+    if keyless:
+        sql = f"SELECT NULL, {', '.join(columns)} FROM {table}"
+        params: tuple[int, ...] = ()
+    else:
+        sql = (f"SELECT rowid, {', '.join(columns)} FROM {table} WHERE rowid > ? "
+               f"ORDER BY rowid LIMIT {SCAN_BATCH_ROWS}")
+        params = (after,)
+    conn = store.conn
+    try:
+        rows = conn.execute(sql, params).fetchall()
+    except sqlite3.OperationalError as error:
+        if "decode" not in str(error).lower():
+            raise DamagedStore(f"{table}: cannot be read ({error})") from None
+        return _read_batch_as_bytes(store, table, columns, sql, params)
+    except sqlite3.DatabaseError as error:
+        raise DamagedStore(f"{table}: cannot be read ({error})") from None
+    return [(row[0], dict(zip(columns, row[1:], strict=True))) for row in rows]
+
+
+def _read_batch_as_bytes(store: Store, table: str, columns: list[str], sql: str,
+                         params: tuple[int, ...]) -> list[tuple[int | None, dict[str, Any]]]:
+    """A batch holding text that is not UTF-8, read as bytes and decoded value by value."""
     conn = store.conn
     previous = conn.text_factory
     conn.text_factory = bytes
     try:
-        if keyless:
-            rows = conn.execute(f"SELECT NULL, {', '.join(columns)} FROM {table}").fetchall()
-        else:
-            rows = conn.execute(f"SELECT rowid, {', '.join(columns)} FROM {table} WHERE rowid > ? "
-                                f"ORDER BY rowid LIMIT {SCAN_BATCH_ROWS}", (after,)).fetchall()
+        rows = conn.execute(sql, params).fetchall()
     except sqlite3.DatabaseError as error:
         raise DamagedStore(f"{table}: cannot be read ({error})") from None
     finally:

@@ -28,6 +28,7 @@ MAX_TIME_TEXT = 64
 """Longest time text accepted (a full ISO-8601 time with offset is about 32 characters)."""
 CANONICAL_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
 """The stored form's shape (``is_canonical`` also checks that it is a real time)."""
+_MIN_TEXT = "1970-01-01T00:00:00.000Z"
 _FRACTION = re.compile(r"(\.\d{6})\d+")
 
 
@@ -84,7 +85,15 @@ def parse_time(text: object) -> datetime:
 
 
 def normalize_time(text: object) -> str:
-    """Parse any accepted time text and return it in the stored form."""
+    """Parse any accepted time text and return it in the stored form (text already in the
+    stored form is checked to be a real time in range and returned as it is)."""
+    if isinstance(text, str) and CANONICAL_PATTERN.match(text) and text >= _MIN_TEXT:
+        try:
+            datetime.fromisoformat(text[:-1])
+        except ValueError:
+            pass  # 2026-02-30 and the like: parse_time says why
+        else:
+            return text
     return format_time(parse_time(text))
 
 
