@@ -85,6 +85,12 @@ BAD_ROWS: dict[str, tuple[tuple[str, dict[str, Any]], str]] = {
     "unknown setting": (("user_settings", {"user_id": "alice",
                                            "settings": '{"turbo": 1}', "updated_at": T}),
                         "settings: unknown setting 'turbo'"),
+    "bundle state.json that is not JSON": (("bundle_documents", {
+        "bundle_id": "project:web", "path": "state.json", "revision": 1, "content": "{oops",
+        "updated_at": T, "updated_by": "alice"}), "content: state.json is not valid JSON"),
+    "bundle document path escaping": (("bundle_documents", {
+        "bundle_id": "project:web", "path": "../../etc/passwd", "revision": 1, "content": "x",
+        "updated_at": T, "updated_by": "alice"}), "path: path '../../etc/passwd' is not"),
     "negative cost": (("quotas", {"user_id": "alice", "limit_usd": -1, "updated_at": T}),
                       "limit_usd:"),
 }
@@ -178,6 +184,8 @@ def _planted_store(path: Path) -> None:
         conn.execute("UPDATE profiles SET preferences = ? WHERE user_id = 'alice'",
                      (json.dumps({"editor": "vim", "password": "hunter2"}),))
         conn.execute("UPDATE projects SET summary = ? WHERE id = 'web'", (f"token {TOKEN}",))
+        conn.execute("UPDATE memories SET content = ? WHERE content = 'ordinary memory'",
+                     (f"ordinary memory {TOKEN}",))
         conn.execute("UPDATE memories SET created_at = '2026-01-01T00:00:00Z'")
         conn.execute("INSERT INTO users(id, display_name, created_at) VALUES (?, 'x', ?)",
                      ("../../etc\x1b[31m", T))
@@ -197,6 +205,7 @@ def test_doctor_flags_rows_that_break_the_write_rules(tmp_path: Path) -> None:
     problems = "\n".join(engine.maintenance.check())
     assert "profiles row alice: preferences: preference key 'password'" in problems
     assert "projects row web: summary: holds a secret that was stored unredacted" in problems
+    assert "content: holds a secret that was stored unredacted" in problems
     assert "created_at: time '2026-01-01T00:00:00Z' is not in the stored form" in problems
     assert "users row #" in problems and "is not a valid id" in problems
     assert "\x1b" not in problems
@@ -219,6 +228,9 @@ def test_doctor_repair_fixes_only_what_is_safe(tmp_path: Path, cli) -> None:
     engine = Engine(open_store(db), "alice")
     assert engine.identity.profile().preferences == {"editor": "vim"}
     assert engine.identity.get_project("web").summary == "token [REDACTED]"
+    assert [m.content for m in engine.identity.list_memories(search="ordinary")] == [
+        "ordinary memory [REDACTED]"]
     assert engine.maintenance.check() == report["problems"]
+    engine.store.checkpoint()
     engine.store.close()
     assert TOKEN.encode() not in db.read_bytes()

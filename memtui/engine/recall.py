@@ -274,7 +274,9 @@ def check_document_path(path: object) -> str:
                        f"{', '.join(BUNDLE_FILES)} or runs/<run_id>/summary.md")
 
 
-def _check_state_json(content: str, what: str) -> None:
+def check_state_json(content: str, what: str) -> None:
+    """A bundle's ``state.json``: valid JSON, not nested too deep (InvalidInput naming
+    ``what`` otherwise)."""
     try:
         value = json.loads(content)
     except RecursionError:
@@ -524,10 +526,10 @@ class RecallApi(EngineArea):
                                "document)")
         text = check_text(content, "content", max_bytes=MAX_DOCUMENT_BYTES, allow_empty=True)
         if path == STATE_FILE:
-            _check_state_json(text, STATE_FILE)
+            check_state_json(text, STATE_FILE)
         cleaned = redact(text)
         if path == STATE_FILE and cleaned != text:
-            _check_state_json(cleaned, f"{STATE_FILE} after redaction")
+            check_state_json(cleaned, f"{STATE_FILE} after redaction")
         check_text(cleaned, "content", max_bytes=MAX_DOCUMENT_BYTES, allow_empty=True)
         public = f"{kind}:{name}"
         with self._store.transaction():

@@ -26,7 +26,9 @@ from memtui.engine.identity import (
 )
 from memtui.engine.recall import (
     MAX_DOCUMENT_BYTES,
+    STATE_FILE,
     check_document_path,
+    check_state_json,
     clean_interaction_source,
 )
 from memtui.engine.redaction import PLACEHOLDER
@@ -305,6 +307,9 @@ def clean_row(table: str, row: Mapping[str, Any]) -> dict[str, Any]:
     if table == "memories" and "scope" in cleaned and "project" in cleaned and \
             (cleaned["scope"] == "project") != (cleaned["project"] is not None):
         raise InvalidInput("project: a project memory names its project, a user memory none")
+    if table == "bundle_documents" and cleaned.get("path") == STATE_FILE and \
+            isinstance(cleaned.get("content"), str):
+        check_state_json(cleaned["content"], f"content: {STATE_FILE}")
     return cleaned
 
 
