@@ -103,3 +103,17 @@ def test_import_header_schema_version_as_text_is_one_line_invalid(cli, tmp_path:
     result = cli("--user", "alice", "import", "--jsonl", str(backup))
     assert result.code == 5 and result.err.count("\n") == 1
     assert "schema_version must be a whole number" in result.err
+
+
+def test_a_datetime_given_to_the_engine_meets_the_same_range(engine_for) -> None:
+    from datetime import timedelta, timezone
+
+    alice = engine_for("alice")
+    alice.identity.create_project("web")
+    far_east = timezone(timedelta(hours=14))
+    with pytest.raises(InvalidInput, match="start time: time '0001-01-01T00:00:00\\+14:00'"):
+        alice.tasks.add_task("web", "g", "p", "r", datetime(1, 1, 1, tzinfo=far_east),
+                             "2026-11-01T10:00:00Z")
+    task = alice.tasks.add_task("web", "g", "p", "r", datetime(2026, 1, 1, tzinfo=far_east),
+                                "2026-11-01T10:00:00Z")
+    assert task.started_at == "2025-12-31T10:00:00.000Z"

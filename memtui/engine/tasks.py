@@ -133,7 +133,7 @@ def _time(value: object, what: str) -> str | None:
     if value is None or value == "":
         return None
     if isinstance(value, datetime):
-        return format_time(value)
+        value = value.isoformat()  # through the one parser: its range applies to datetimes too
     if not isinstance(value, str):
         raise InvalidInput(f"{what} must be an ISO-8601 time")
     return check_time(value, what)
