@@ -65,6 +65,10 @@ BAD_ROWS: dict[str, tuple[tuple[str, dict[str, Any]], str]] = {
                                    "created_at": T}), "line 5: users row: id:"),
     "bool as count": (("memories", _memory(usage_count=True)), "usage_count: usage_count must"),
     "unknown kind": (("memories", _memory(kind="gossip")), "kind: unknown kind 'gossip'"),
+    "huge kind": (("memories", _memory(kind="k" * 100_000)), "kind: unknown kind 'kkk"),
+    "huge time zone": (("profiles", {"user_id": "alice", "display_name": "A",
+                                     "timezone": "Z" * 100_000, "preferences": "{}",
+                                     "updated_at": T}), "timezone: unknown time zone"),
     "user memory naming a project": (("memories", _memory(project="web")),
                                      "a user memory none"),
     "audit detail not an object": (("audit", {"seq": 1, "at": T, "actor": "alice",
@@ -105,6 +109,7 @@ def test_import_refuses_the_whole_file_naming_the_first_bad_row(tmp_path: Path, 
         engine.maintenance.import_lines(lines)
     assert message in caught.value.message
     assert "\n" not in caught.value.message and "\x1b" not in caught.value.message
+    assert len(caught.value.message) < 400
     assert sql.is_empty(engine.store)
     engine.store.close()
 

@@ -102,14 +102,14 @@ def check_time(value: object, what: str) -> str:
 def check_kind(kind: object) -> str:
     """One of the four memory kinds."""
     if kind not in KINDS:
-        raise InvalidInput(f"unknown kind {kind!r}: use one of {', '.join(KINDS)}")
+        raise InvalidInput(f"unknown kind {str(kind)[:40]!r}: use one of {', '.join(KINDS)}")
     return str(kind)
 
 
 def check_role(role: object) -> str:
     """One of the membership roles."""
     if role not in ROLES:
-        raise InvalidInput(f"unknown role {role!r}: use one of {', '.join(ROLES)}")
+        raise InvalidInput(f"unknown role {str(role)[:40]!r}: use one of {', '.join(ROLES)}")
     return str(role)
 
 
@@ -146,7 +146,7 @@ def check_timezone(name: object) -> str:
     try:
         ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, OSError):
-        raise InvalidInput(f"unknown time zone {name!r}") from None
+        raise InvalidInput(f"unknown time zone {name[:64]!r}") from None
     return name
 
 
