@@ -307,9 +307,10 @@ def clean_row(table: str, row: Mapping[str, Any]) -> dict[str, Any]:
     if table == "memories" and "scope" in cleaned and "project" in cleaned and \
             (cleaned["scope"] == "project") != (cleaned["project"] is not None):
         raise InvalidInput("project: a project memory names its project, a user memory none")
+    content = cleaned.get("content")
     if table == "bundle_documents" and cleaned.get("path") == STATE_FILE and \
-            isinstance(cleaned.get("content"), str):
-        check_state_json(cleaned["content"], f"content: {STATE_FILE}")
+            isinstance(content, str):
+        check_state_json(content, f"content: {STATE_FILE}")
     return cleaned
 
 
