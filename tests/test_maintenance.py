@@ -34,7 +34,7 @@ def test_export_import_round_trip_is_lossless(tmp_path: Path, cli) -> None:
     build_demo_store(tmp_path / "demo.db").close()
     source = Engine(open_store(tmp_path / "demo.db"), "alice")
     buffer = io.StringIO()
-    source.maintenance.export_to(buffer)
+    source.maintenance.export_to(buffer, everything=True)
     source.store.close()
     target = Engine(open_store(tmp_path / "copy.db"), "alice")
     report = target.maintenance.import_lines(io.StringIO(buffer.getvalue()))
@@ -49,7 +49,7 @@ def test_export_import_round_trip_is_lossless(tmp_path: Path, cli) -> None:
 def test_import_refuses_a_non_empty_store_and_merges_on_request(tmp_path: Path) -> None:
     build_demo_store(tmp_path / "demo.db").close()
     engine = Engine(open_store(tmp_path / "demo.db"), "alice")
-    lines = list(engine.maintenance.export_lines())
+    lines = list(engine.maintenance.export_lines(everything=True))
     with pytest.raises(InvalidInput, match="not empty"):
         engine.maintenance.import_lines(lines)
     report = engine.maintenance.import_lines(lines, merge=True)
@@ -65,7 +65,10 @@ def test_import_refuses_a_non_empty_store_and_merges_on_request(tmp_path: Path) 
      "unknown table"),
     ('{"format": "memtui-export", "schema_version": 1}\n'
      '{"table": "users", "row": {"id": "a", "display_name": "A", "created_at": "x", '
-     '"evil": 1}}\n', "cannot load"),
+     '"evil": 1}}\n', "line 2: users row: created_at"),
+    ('{"format": "memtui-export", "schema_version": 1}\n'
+     '{"table": "users", "row": {"id": "a", "display_name": "A", '
+     '"created_at": "2026-01-01T00:00:00.000Z", "evil": 1}}\n', "line 2: users row: unknown column"),
     ('{"format": "memtui-export", "schema_version": 1}\n' + "[" * 5000 + "]" * 5000 + "\n",
      "line 2"),
     ('{"format": "memtui-export", "schema_version": 999}\n', "newer"),
@@ -132,8 +135,8 @@ def test_cli_doctor_export_import(cli, tmp_path: Path) -> None:
     cli("--user", "alice", "memory", "add", "hello", "--kind", "fact")
     assert cli("doctor").code == 0
     backup = tmp_path / "b.jsonl"
-    assert cli("export", "--jsonl", str(backup)).code == 0
-    assert cli("export", "--jsonl", str(backup)).code == 5  # will not overwrite
+    assert cli("--user", "alice", "export", "--jsonl", str(backup)).code == 0
+    assert cli("--user", "alice", "export", "--jsonl", str(backup)).code == 5  # no overwrite
     import io as _io
 
     from memtui.cli.main import main

@@ -92,7 +92,7 @@ def test_import_of_arbitrary_lines_is_refused_cleanly(lines: list[str]) -> None:
 
 def test_store_round_trip_through_export_and_import_keeps_hypothesis_data() -> None:
     buffer = io.StringIO()
-    ENGINE.maintenance.export_to(buffer)
+    ENGINE.maintenance.export_to(buffer, everything=True)
     copy = Engine(open_store(Path(tempfile.mkdtemp()) / "copy.db"), "alice")
     copy.maintenance.import_lines(io.StringIO(buffer.getvalue()))
     original = [m.to_json() for m in ENGINE.store.memories.all_memories()]

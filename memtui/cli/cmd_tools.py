@@ -10,6 +10,7 @@ from pathlib import Path
 from rich.text import Text
 
 from memtui.cli.context import CliContext
+from memtui.engine.maintenance import DoctorReport, store_owner_check
 from memtui.engine.validation import MAX_JSON_DEPTH, json_depth
 from memtui.errors import InvalidInput, StoreError
 
@@ -48,8 +49,14 @@ def redact_command(ctx: CliContext, args: argparse.Namespace) -> int:
 
 
 def doctor_command(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``doctor [--repair]``: exit 0 when healthy, 1 with the list of problems."""
-    report = ctx.engine.maintenance.doctor(repair=args.repair)
+    """``doctor [--repair]``: exit 0 when healthy, 1 with the list of problems (a store too
+    damaged to open is reported as a problem too)."""
+    try:
+        engine = ctx.engine
+    except StoreError as error:
+        report = DoctorReport(problems=[f"sqlite: {error.message}"])
+    else:
+        report = engine.maintenance.doctor(repair=args.repair)
     if ctx.json:
         ctx.emit_json(report.to_json())
     else:
@@ -63,9 +70,14 @@ def doctor_command(ctx: CliContext, args: argparse.Namespace) -> int:
 
 
 def export_command(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``export --jsonl FILE``: a lossless backup (``-`` for stdout)."""
+    """``export --jsonl FILE [--all]``: what the acting user may read, as JSON Lines (``-``
+    for stdout); ``--all``: a lossless backup of the whole store, for the OS user who owns
+    the store file (exit 4 otherwise)."""
+    everything = bool(args.all)
+    if everything:
+        store_owner_check(ctx.db_path)
     if args.jsonl == "-":
-        counts = ctx.engine.maintenance.export_to(ctx.stdout)
+        ctx.engine.maintenance.export_to(ctx.stdout, everything=everything)
         return 0
     target = Path(args.jsonl)
     if target.exists() and not args.force:
@@ -73,11 +85,14 @@ def export_command(ctx: CliContext, args: argparse.Namespace) -> int:
     temporary = target.with_name(target.name + ".partial")
     try:
         with temporary.open("w", encoding="utf-8") as out:
-            counts = ctx.engine.maintenance.export_to(out)
+            counts = ctx.engine.maintenance.export_to(out, everything=everything)
         temporary.replace(target)
     except OSError as error:
         temporary.unlink(missing_ok=True)
         raise StoreError(f"{target}: cannot write ({error.strerror})") from None
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
     if ctx.json:
         ctx.emit_json({"file": str(target), "rows": counts})
     else:
@@ -86,17 +101,25 @@ def export_command(ctx: CliContext, args: argparse.Namespace) -> int:
 
 
 def import_command(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``import --jsonl FILE [--merge]``: restore a backup, all or nothing."""
+    """``import --jsonl FILE [--merge]``: restore a backup, all or nothing. A store file that
+    this command created is removed again when the import is refused."""
     source = Path(args.jsonl)
     try:
         handle = sys.stdin if args.jsonl == "-" else source.open(encoding="utf-8",
                                                                   errors="strict")
     except OSError as error:
         raise InvalidInput(f"{source}: cannot read ({error.strerror})") from None
+    new_store = not ctx.db_path.exists()
     try:
         report = ctx.engine.maintenance.import_lines(handle, merge=args.merge)
     except UnicodeDecodeError:
+        if new_store:
+            ctx.discard_new_store()
         raise InvalidInput(f"{source}: not valid UTF-8") from None
+    except BaseException:
+        if new_store:
+            ctx.discard_new_store()
+        raise
     finally:
         if handle is not sys.stdin:
             handle.close()
@@ -119,8 +142,12 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                        parents=[common])
     p.add_argument("--repair", action="store_true", help="fix what is safe to fix")
     p.set_defaults(handler=doctor_command)
-    p = sub.add_parser("export", help="lossless backup as JSON Lines", parents=[common])
+    p = sub.add_parser("export", help="what you may read as JSON Lines (--all: whole store)",
+                       parents=[common])
     p.add_argument("--jsonl", required=True, metavar="FILE")
+    p.add_argument("--all", action="store_true",
+                   help="the whole store, every user's data: a lossless backup (only for the "
+                        "OS user who owns the store file)")
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
     p.set_defaults(handler=export_command)
     p = sub.add_parser("import", help="restore a JSON Lines backup", parents=[common])

@@ -14,7 +14,7 @@ from rich.console import Console
 from memtui.engine.api import Engine
 from memtui.engine.paths import default_db_path, default_user
 from memtui.errors import MemtuiError
-from memtui.store.database import Store, open_store
+from memtui.store.database import Store, discard_empty_store, open_store
 
 
 class CliContext:
@@ -57,6 +57,18 @@ class CliContext:
         """A Rich console for human output (markup off: store text is data)."""
         return Console(file=self.stdout, markup=False, highlight=False, emoji=False,
                        soft_wrap=False, width=None)
+
+    def discard_new_store(self) -> None:
+        """Remove the store file this command created, with its WAL and shared-memory files,
+        when it holds nothing (an import that was refused into a new store)."""
+        if self._store is None:
+            return
+        if not self._store.is_empty():
+            return
+        self._store.close()
+        self._store = None
+        self.__dict__.pop("engine", None)
+        discard_empty_store(self.db_path)
 
     def close(self) -> None:
         """Close the store if it was opened."""

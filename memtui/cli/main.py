@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib
+import sqlite3
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
@@ -149,6 +150,10 @@ def _dispatch(raw: list[str], args: argparse.Namespace | None, stdout: TextIO | 
         return ctx.error(error)
     except UnicodeError as error:
         return ctx.error(InvalidInput(f"the input is not valid text ({error.reason})"))
+    except sqlite3.Error as error:  # a damaged file: the write (if any) was rolled back
+        from memtui.store.database import database_failure
+
+        return ctx.error(database_failure(ctx.db_path, error))
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

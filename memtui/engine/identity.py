@@ -10,12 +10,16 @@ from typing import TYPE_CHECKING, Any
 from memtui.engine import permissions as perm
 from memtui.engine.base import EngineArea
 from memtui.engine.validation import (
+    MAX_LABEL_BYTES,
+    MAX_PATH_BYTES,
     check_id,
     check_kind,
     check_preferences,
     check_role,
     check_text,
     check_timezone,
+    clean_preferences,
+    clean_text,
 )
 from memtui.errors import InvalidInput, NotFound, PermissionDenied
 from memtui.store.models import (
@@ -81,23 +85,29 @@ def render_memory_block(user_memories: tuple[Memory, ...] | list[Memory],
     return "\n".join(lines)
 
 
-def redact(text: str) -> str:
-    """``memtui.engine.redaction.redact``, imported on first use: the redaction rules cost
-    ~25 ms to import and only writes need them (not the app's first frame)."""
-    from memtui.engine.redaction import redact as redact_text
-
-    return redact_text(text)
+def clean_project_name(name: object) -> str:
+    """A project's name as stored: one line, at most ``MAX_LABEL_BYTES``, redacted."""
+    return clean_text(name, "project name", max_bytes=MAX_LABEL_BYTES, one_line=True)
 
 
-def redact_values(value: Any) -> Any:
-    """A JSON value with every string in it redacted (keys are checked, not rewritten)."""
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, dict):
-        return {key: redact_values(child) for key, child in value.items()}
-    if isinstance(value, list):
-        return [redact_values(child) for child in value]
-    return value
+def clean_project_root(root: object) -> str:
+    """A project's root path as stored: one line, at most ``MAX_PATH_BYTES``, redacted."""
+    return clean_text(root, "project root", max_bytes=MAX_PATH_BYTES, one_line=True)
+
+
+def clean_project_summary(summary: object) -> str:
+    """A project's summary as stored (may be empty), redacted."""
+    return clean_text(summary, "project summary", allow_empty=True)
+
+
+def clean_display_name(name: object) -> str:
+    """A profile's (or user's) display name as stored, redacted."""
+    return clean_text(name, "display name", max_bytes=MAX_LABEL_BYTES)
+
+
+def clean_memory_content(content: object, what: str = "content") -> str:
+    """Memory content as stored: trimmed, not empty, at most 64 KiB after redaction."""
+    return clean_text(content, what, strip=True)
 
 
 class IdentityApi(EngineArea):
@@ -110,19 +120,21 @@ class IdentityApi(EngineArea):
 
     def create_project(self, project_id: str, name: str | None = None,
                        root: str | None = None, summary: str = "") -> Project:
-        """Create a project; the creator becomes its owner."""
+        """Create a project; the creator becomes its owner. Name, root and summary are
+        checked and redacted like every stored text (``clean_text``)."""
         check_id(project_id, "project id")
-        if name is not None:
-            check_text(name, "project name", max_bytes=256)
-        if summary:
-            check_text(summary, "project summary", allow_empty=True)
-        root_path = str(Path(root).expanduser().resolve()) if root else None
+        clean_name = clean_project_name(name) if name is not None else None
+        clean_summary = clean_project_summary(summary) if summary else ""
+        root_path = None
+        if root:
+            check_text(root, "project root", max_bytes=MAX_PATH_BYTES)
+            root_path = clean_project_root(str(Path(root).expanduser().resolve()))
         with self._store.transaction():
             self._store.identity.ensure_user(self.actor)
             if self._store.identity.get_project(project_id) is not None:
                 raise InvalidInput(f"project {project_id!r} already exists")
-            project = Project(id=project_id, name=name or project_id, root_path=root_path,
-                              summary=redact(summary), created_by=self.actor,
+            project = Project(id=project_id, name=clean_name or project_id, root_path=root_path,
+                              summary=clean_summary, created_by=self.actor,
                               created_at=self._store.now())
             self._store.identity.insert_project(project)
             self._store.identity.set_role(project_id, self.actor, "owner")
@@ -190,7 +202,7 @@ class IdentityApi(EngineArea):
         """Change the actor's profile. ``preferences`` replaces the object;
         ``set_preferences`` merges keys into it. All checks run before anything is written."""
         if display_name is not None:
-            check_text(display_name, "display name", max_bytes=256)
+            display_name = clean_display_name(display_name)
         if timezone is not None:
             check_timezone(timezone)
         current = self.profile()
@@ -199,10 +211,7 @@ class IdentityApi(EngineArea):
             prefs = dict(check_preferences(preferences))
         if set_preferences is not None:
             prefs.update(check_preferences(set_preferences))
-        check_preferences(prefs)
-        prefs = redact_values(prefs)
-        if display_name is not None:
-            display_name = redact(display_name)
+        prefs = clean_preferences(prefs)
         updated = replace(current, display_name=display_name or current.display_name,
                           timezone=timezone or current.timezone, preferences=prefs,
                           updated_at=self._store.now())
@@ -232,9 +241,7 @@ class IdentityApi(EngineArea):
     @staticmethod
     def clean_content(content: object, what: str = "content") -> str:
         """Validate and redact memory content (every write path goes through this)."""
-        text = check_text(content, what)
-        cleaned = redact(text.strip())
-        return check_text(cleaned, what)
+        return clean_memory_content(content, what)
 
     def add_memory(self, content: str, kind: str = "fact", project: str | None = None, *,
                    source: str = "manual", source_thread_id: str | None = None) -> Memory:

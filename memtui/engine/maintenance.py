@@ -1,33 +1,53 @@
-"""Maintenance: ``doctor`` (integrity and memtui's invariants), lossless export and import."""
+"""Maintenance: ``doctor`` (integrity, memtui's invariants, every row's rules), export and
+import.
+
+Import is not a second set of rules: each row of a backup goes through ``memtui.engine.rows``,
+whose column rules are the functions the engine's write paths call (validation, redaction,
+the canonical time form). The first bad row refuses the whole file, naming its line and
+column; nothing is written. ``doctor`` runs the same rules over a store's rows.
+
+Export writes what the acting user may read (``memtui.store.maintenance.USER_SCOPE``); the
+whole store (``everything=True``) only for the OS user who owns the store file.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from memtui import __version__
-from memtui.engine.redaction import redact
 from memtui.engine.validation import MAX_JSON_DEPTH, json_depth
-from memtui.errors import InvalidInput, StoreError
+from memtui.errors import InvalidInput, MemtuiError, PermissionDenied, StoreError
 from memtui.store import maintenance as sql
 
 if TYPE_CHECKING:
     from memtui.engine.api import Engine
+    from memtui.engine.rows import RowFinding
 
 EXPORT_FORMAT = "memtui-export"
 EXPORT_FORMAT_VERSION = 1
 MAX_IMPORT_LINE_BYTES = 16 * 1024 * 1024
 """Longest line an import accepts (a memory is at most 64 KiB; a task result at most a few MiB)."""
-REDACTED_COLUMNS: dict[str, tuple[str, ...]] = {
-    "memories": ("content",),
-    "tasks": ("goal", "prompt", "result"),
-    "interactions": ("question", "answer"),
-    "bundle_documents": ("content",),
-    "task_followups": ("message",),
-}
-"""Text columns redacted again on import: every write path redacts (idempotent on clean text)."""
+ROW_PROBLEMS_LIMIT = 100
+"""Row problems ``doctor`` lists one by one; past that it says how many more there are."""
+FULLTEXT_TABLES = ("memories", "tasks", "interactions")
+"""Tables with a full-text index (rebuilt after ``--repair`` rewrites their text)."""
+
+
+def store_owner_check(path: Path) -> None:
+    """Refuse (``PermissionDenied``) unless the OS user running memtui owns the store file:
+    the whole-store export is a backup of every user's data, for whoever holds the file."""
+    try:
+        owner = path.stat().st_uid
+    except OSError as error:
+        raise StoreError(f"{path}: cannot read the store file ({error.strerror})") from None
+    if not hasattr(os, "geteuid") or owner != os.geteuid():
+        raise PermissionDenied(f"{path}: a whole-store export (--all) is only for the OS user "
+                               "who owns the store file; without --all, export what you may read")
 
 RENUMBERED_ON_MERGE = ("memories", "tasks", "interactions", "consolidations")
 """Tables with a text id whose internal row number is reassigned when merging."""
@@ -67,29 +87,75 @@ class MaintenanceApi:
 
     def __init__(self, engine: Engine) -> None:
         self._store = engine.store
+        self._actor = engine.actor
 
     # ---- doctor -------------------------------------------------------------------------
 
     def check(self) -> list[str]:
         """Every problem found: SQLite's integrity, foreign keys, full-text indexes, chains,
-        tombstones, log rows."""
-        with self._store.snapshot():
-            problems = sql.sqlite_integrity(self._store)
-            if problems:
-                return problems  # the file itself is damaged; deeper checks would mislead
-            problems += sql.fts_integrity(self._store)
-            problems += sql.chain_problems(self._store)
-            problems += sql.tombstone_problems(self._store)
-            problems += sql.log_problems(self._store)
+        tombstones, log rows, and each row against its table's rules."""
+        problems, _fixes = self._check()
         return problems
 
+    def _check(self) -> tuple[list[str], list[tuple[str, int, RowFinding]]]:
+        try:
+            with self._store.snapshot():
+                problems = sql.sqlite_integrity(self._store)
+                if problems:
+                    return problems, []  # the file itself is damaged; deeper checks would mislead
+                problems += sql.fts_integrity(self._store)
+                problems += sql.chain_problems(self._store)
+                problems += sql.tombstone_problems(self._store)
+                problems += sql.log_problems(self._store)
+                row_problems, fixes = self._row_problems()
+                problems += row_problems
+        except StoreError as error:
+            return [f"sqlite: the database is damaged ({error.message})"], []
+        return problems, fixes
+
+    def _row_problems(self) -> tuple[list[str], list[tuple[str, int, RowFinding]]]:
+        """Rows that break their table's rules (what import would refuse or store
+        differently), and the safe fixes among them."""
+        from memtui.engine.rows import row_findings
+
+        problems: list[str] = []
+        fixes: list[tuple[str, int, RowFinding]] = []
+        more = 0
+        for table in sql.EXPORT_TABLES:
+            for rowid, row in sql.scan_rows(self._store, table):
+                findings = _undecodable(row) or row_findings(table, row)
+                for finding in findings:
+                    if len(problems) < ROW_PROBLEMS_LIMIT:
+                        problems.append(f"{table} row {_row_name(table, rowid, row)}: "
+                                        f"{finding.message}")
+                    else:
+                        more += 1
+                    if finding.fixable and rowid is not None \
+                            and table not in sql.APPEND_ONLY_TABLES:
+                        fixes.append((table, rowid, finding))
+        if more:
+            problems.append(f"... and {more} more row problem(s)")
+        return problems, fixes
+
     def doctor(self, repair: bool = False) -> DoctorReport:
-        """Check the store; with ``repair``, fix what is safe to fix, then check again."""
-        report = DoctorReport(problems=self.check())
-        if not repair or not report.problems:
+        """Check the store; with ``repair``, fix what is safe to fix, then check again.
+
+        Safe: rebuilding full-text indexes, removing extraction-log rows of missing tasks,
+        redacting secrets found in stored text, rewriting times in the stored form, and
+        dropping preference keys that name a secret (with their values). Bad ids, empty or
+        over-long text and damaged files are reported, never guessed at."""
+        problems, fixes = self._check()
+        report = DoctorReport(problems=problems)
+        if not repair or not report.problems or _damaged(report.problems):
             return report
         with self._store.transaction():
-            if any("full-text" in p for p in report.problems):
+            for table, rowid, finding in fixes:
+                sql.update_value(self._store, table, rowid, finding.column, finding.fixed)
+            if fixes:
+                report.repaired.append(f"rewrote {len(fixes)} value(s) as the write paths "
+                                       "store them (redacted, canonical times, no secret keys)")
+            if any("full-text" in p for p in report.problems) or \
+                    any(table in FULLTEXT_TABLES for table, _rowid, _finding in fixes):
                 sql.rebuild_fts(self._store)
                 report.repaired.append("rebuilt the full-text indexes")
             if any("extraction log row for missing task" in p for p in report.problems):
@@ -101,20 +167,29 @@ class MaintenanceApi:
 
     # ---- export / import ----------------------------------------------------------------
 
-    def export_lines(self) -> Iterator[str]:
-        """The whole store as JSON Lines: a header, then one ``{"table", "row"}`` per row."""
+    def export_lines(self, *, everything: bool = False) -> Iterator[str]:
+        """JSON Lines: a header, then one ``{"table", "row"}`` per row. By default the rows
+        the acting user may read (``USER_SCOPE``); ``everything``: the whole store, only for
+        the OS user who owns the store file (``PermissionDenied`` otherwise)."""
+        if everything:
+            store_owner_check(self._store.path)
+        user = None if everything else self._actor
         with self._store.snapshot():
-            yield json.dumps({"format": EXPORT_FORMAT, "version": EXPORT_FORMAT_VERSION,
-                              "schema_version": self._store.schema_version(),
-                              "memtui": __version__, "exported_at": self._store.now()})
+            header: dict[str, Any] = {
+                "format": EXPORT_FORMAT, "version": EXPORT_FORMAT_VERSION,
+                "schema_version": self._store.schema_version(), "memtui": __version__,
+                "exported_at": self._store.now(), "scope": "all" if everything else "user"}
+            if user is not None:
+                header["user"] = user
+            yield json.dumps(header)
             for table in sql.EXPORT_TABLES:
-                for row in sql.dump_rows(self._store, table):
+                for row in sql.dump_rows(self._store, table, user=user):
                     yield json.dumps({"table": table, "row": row}, ensure_ascii=False)
 
-    def export_to(self, out: TextIO) -> dict[str, int]:
+    def export_to(self, out: TextIO, *, everything: bool = False) -> dict[str, int]:
         """Write the export to a text stream; returns rows per table."""
         counts: dict[str, int] = {}
-        for index, line in enumerate(self.export_lines()):
+        for index, line in enumerate(self.export_lines(everything=everything)):
             out.write(line + "\n")
             if index:
                 table = line[len('{"table": "'):].split('"', 1)[0]
@@ -122,6 +197,8 @@ class MaintenanceApi:
         return counts
 
     def _parse(self, lines: Iterable[str]) -> Iterator[tuple[int, str, dict[str, Any]]]:
+        from memtui.engine.rows import clean_row
+
         header_seen = False
         for number, raw in enumerate(lines, start=1):
             if len(raw) > MAX_IMPORT_LINE_BYTES:
@@ -135,21 +212,29 @@ class MaintenanceApi:
             if not isinstance(value, dict) or json_depth(value) > MAX_JSON_DEPTH:
                 raise InvalidInput(f"line {number}: not an export record")
             if not header_seen:
-                if value.get("format") != EXPORT_FORMAT:
-                    raise InvalidInput("line 1: not a memtui export (no header)")
-                if value.get("schema_version", 0) > self._store.schema_version():
-                    raise InvalidInput("the export comes from a newer memtui schema")
+                self._check_header(number, value)
                 header_seen = True
                 continue
             table, row = value.get("table"), value.get("row")
             if table not in sql.EXPORT_TABLES or not isinstance(row, dict):
                 raise InvalidInput(f"line {number}: unknown table or row")
-            for column in REDACTED_COLUMNS.get(table, ()):
-                if isinstance(row.get(column), str):
-                    row[column] = redact(row[column])
-            yield number, table, row
+            try:
+                cleaned = clean_row(table, row)
+            except InvalidInput as error:
+                raise InvalidInput(f"line {number}: {table} row: {error.message}") from None
+            yield number, table, cleaned
         if not header_seen:
             raise InvalidInput("the file is empty: not a memtui export")
+
+    def _check_header(self, number: int, header: dict[str, Any]) -> None:
+        if header.get("format") != EXPORT_FORMAT:
+            raise InvalidInput(f"line {number}: not a memtui export (no header)")
+        version = header.get("schema_version", 0)
+        if isinstance(version, bool) or not isinstance(version, int) or version < 0:
+            raise InvalidInput(f"line {number}: schema_version must be a whole number, got "
+                               f"{str(version)[:20]!r}")
+        if version > self._store.schema_version():
+            raise InvalidInput("the export comes from a newer memtui schema")
 
     def import_lines(self, lines: Iterable[str], *, merge: bool = False) -> ImportReport:
         """Load an export in one transaction. Without ``merge`` the store must be empty;
@@ -174,11 +259,35 @@ class MaintenanceApi:
                     row.pop("seq", None)  # keyed by id: let the store number the new rows
                 try:
                     loaded = sql.load_row(self._store, table, row, skip_existing=merge)
-                except (ValueError, Exception) as error:
-                    if isinstance(error, InvalidInput):
-                        raise
+                except MemtuiError:
+                    raise
+                except Exception as error:
                     raise InvalidInput(f"line {number}: cannot load this {table} row "
                                        f"({str(error)[:120]})") from None
                 bucket = report.loaded if loaded else report.skipped
                 bucket[table] = bucket.get(table, 0) + 1
         return report
+
+
+def _undecodable(row: dict[str, Any]) -> list[RowFinding]:
+    from memtui.engine.rows import RowFinding
+
+    if not any(isinstance(value, bytes) for value in row.values()):
+        return []
+    return [RowFinding(column, f"{column}: text is not valid UTF-8", False)
+            for column, value in row.items() if isinstance(value, sql.UndecodableText)]
+
+
+def _row_name(table: str, rowid: int | None, row: dict[str, Any]) -> str:
+    """How ``doctor`` names a row: its id when that is printable, else its row number."""
+    keys = [k for k in ("id", "user_id", "task_id", "source_thread_id", "bundle_id") if k in row]
+    value = row.get(keys[0]) if keys else None
+    if isinstance(value, str) and value.isprintable() and len(value) <= 80:
+        if table == "bundle_documents":
+            return f"{value} {str(row.get('path'))[:80]!r}"
+        return value
+    return f"#{rowid}" if rowid is not None else "(unnamed)"
+
+
+def _damaged(problems: list[str]) -> bool:
+    return any(p.startswith("sqlite: ") for p in problems)

@@ -33,7 +33,15 @@ from memtui.engine import permissions as perm
 from memtui.engine.base import EngineArea
 from memtui.engine.identity import IdentityApi
 from memtui.engine.redaction import redact
-from memtui.engine.validation import MAX_JSON_DEPTH, check_id, check_text, json_depth
+from memtui.engine.validation import (
+    MAX_DETAIL_BYTES,
+    MAX_JSON_DEPTH,
+    check_id,
+    check_text,
+    clean_detail,
+    clean_text,
+    json_depth,
+)
 from memtui.errors import Conflict, InvalidInput, NotFound
 from memtui.store.models import BundleDocument, Interaction, Memory, Task
 from memtui.store.recall import BundleSummary, ConsolidationRecord
@@ -74,8 +82,6 @@ task's goal, prompt or result."""
 MAX_TRANSITION_TEXT_BYTES = 1024 * 1024
 TRANSITION_FIELDS = ("goal", "prompt", "result")
 """The fields of a current task given inline (instead of a task id)."""
-MAX_DETAIL_BYTES = 16 * 1024
-"""Largest consolidation ``detail`` object, as JSON in UTF-8 bytes."""
 DEFAULT_CONSOLIDATION_LIST = 50
 MAX_CONSOLIDATION_LIST = 1000
 STOPWORDS = frozenset("""
@@ -268,7 +274,9 @@ def check_document_path(path: object) -> str:
                        f"{', '.join(BUNDLE_FILES)} or runs/<run_id>/summary.md")
 
 
-def _check_state_json(content: str, what: str) -> None:
+def check_state_json(content: str, what: str) -> None:
+    """A bundle's ``state.json``: valid JSON, not nested too deep (InvalidInput naming
+    ``what`` otherwise)."""
     try:
         value = json.loads(content)
     except RecursionError:
@@ -277,6 +285,11 @@ def _check_state_json(content: str, what: str) -> None:
         raise InvalidInput(f"{what} is not valid JSON ({error})") from None
     if json_depth(value) > MAX_JSON_DEPTH:
         raise InvalidInput(f"{what} is nested deeper than {MAX_JSON_DEPTH} levels")
+
+
+def clean_interaction_source(source: object) -> str:
+    """An interaction's ``source`` label as stored: short text, redacted."""
+    return clean_text(source, "source", max_bytes=MAX_SOURCE_BYTES)
 
 
 def _check_limit(limit: object, what: str, maximum: int) -> int:
@@ -303,7 +316,7 @@ class RecallApi(EngineArea):
         question_text = IdentityApi.clean_content(question, "question")
         answer_text = IdentityApi.clean_content(answer, "answer")
         if source is not None:
-            source = redact(check_text(source, "source", max_bytes=MAX_SOURCE_BYTES))
+            source = clean_interaction_source(source)
         with self._store.transaction():
             if project is not None:
                 perm.readable_project(self._store, project, self.actor)
@@ -432,25 +445,7 @@ class RecallApi(EngineArea):
 
     @staticmethod
     def _clean_detail(detail: object) -> dict[str, Any]:
-        if not isinstance(detail, dict):
-            raise InvalidInput("detail must be a JSON object")
-        if json_depth(detail) > MAX_JSON_DEPTH:
-            raise InvalidInput(f"detail is nested deeper than {MAX_JSON_DEPTH} levels")
-        try:
-            text = json.dumps(detail, ensure_ascii=False, sort_keys=True)
-            size = len(text.encode("utf-8"))
-        except (TypeError, ValueError, UnicodeEncodeError):
-            raise InvalidInput("detail must be plain JSON (text, numbers, lists, objects)") \
-                from None
-        if size > MAX_DETAIL_BYTES:
-            raise InvalidInput(f"detail is too large ({size} bytes; the limit is "
-                               f"{MAX_DETAIL_BYTES})")
-        cleaned = redact(text)
-        try:
-            value = json.loads(cleaned)
-        except ValueError:
-            value = None
-        return value if isinstance(value, dict) else {"redacted": cleaned}
+        return clean_detail(detail, "detail", MAX_DETAIL_BYTES)
 
     def consolidations(self, limit: int = DEFAULT_CONSOLIDATION_LIST) -> list[ConsolidationRecord]:
         """The actor's consolidation records, newest first."""
@@ -531,10 +526,10 @@ class RecallApi(EngineArea):
                                "document)")
         text = check_text(content, "content", max_bytes=MAX_DOCUMENT_BYTES, allow_empty=True)
         if path == STATE_FILE:
-            _check_state_json(text, STATE_FILE)
+            check_state_json(text, STATE_FILE)
         cleaned = redact(text)
         if path == STATE_FILE and cleaned != text:
-            _check_state_json(cleaned, f"{STATE_FILE} after redaction")
+            check_state_json(cleaned, f"{STATE_FILE} after redaction")
         check_text(cleaned, "content", max_bytes=MAX_DOCUMENT_BYTES, allow_empty=True)
         public = f"{kind}:{name}"
         with self._store.transaction():

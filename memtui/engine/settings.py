@@ -2,7 +2,8 @@
 
 Everything is off by default. A change is checked whole before anything is written: one bad
 key or value refuses the whole change with ``InvalidInput`` naming it. ``extract_model`` and
-``consolidation_model`` are stored and shown only; version 1 never calls a model.
+``consolidation_model`` are stored and shown only; version 1 never calls a model. They are
+free text a person typed, so they are redacted like every stored text (``clean_text``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from memtui.engine.validation import check_text
+from memtui.engine.validation import check_text, clean_text
 from memtui.errors import InvalidInput, StoreError
 
 if TYPE_CHECKING:
@@ -99,13 +100,23 @@ def check_setting(name: object, value: object) -> Any:
     return check_text(value.strip(), spec.name, max_bytes=MAX_MODEL_NAME_BYTES)
 
 
+def clean_setting(name: object, value: object) -> Any:
+    """A value for one setting as it is stored: ``check_setting``, and a model name redacted
+    (``clean_text``) like every text a person typed. Reads only check (no redaction cost)."""
+    checked = check_setting(name, value)
+    if isinstance(checked, str):
+        return clean_text(checked, str(name), max_bytes=MAX_MODEL_NAME_BYTES, strip=True,
+                          one_line=True)
+    return checked
+
+
 def check_changes(changes: Mapping[str, Any]) -> dict[str, Any]:
     """Check a whole change set; the first bad key or value refuses all of it."""
     if not isinstance(changes, Mapping):
         raise InvalidInput("settings must be an object of name: value")
     if not changes:
         raise InvalidInput(f"no setting given: use one of {', '.join(SPECS)}")
-    return {name: check_setting(name, value) for name, value in changes.items()}
+    return {name: clean_setting(name, value) for name, value in changes.items()}
 
 
 def _parse_cli_value(spec: SettingSpec, raw: str) -> Any:

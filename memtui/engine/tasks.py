@@ -23,11 +23,10 @@ from typing import TYPE_CHECKING, Any
 
 from memtui.engine import permissions as perm
 from memtui.engine.base import EngineArea
-from memtui.engine.redaction import redact
-from memtui.engine.validation import check_text
+from memtui.engine.validation import check_text, check_time, clean_text
 from memtui.errors import Conflict, InvalidInput, NotFound, StoreError
 from memtui.store.models import TASK_STATUSES, Followup, Task
-from memtui.store.timeutil import format_time, month_start, next_month_start, normalize_time
+from memtui.store.timeutil import format_time, month_start, next_month_start
 
 if TYPE_CHECKING:
     from memtui.store.database import Store
@@ -134,16 +133,23 @@ def _time(value: object, what: str) -> str | None:
     if value is None or value == "":
         return None
     if isinstance(value, datetime):
-        return format_time(value)
+        value = value.isoformat()  # through the one parser: its range applies to datetimes too
     if not isinstance(value, str):
         raise InvalidInput(f"{what} must be an ISO-8601 time")
-    return normalize_time(value)
+    return check_time(value, what)
 
 
-def _task_text(value: object, what: str) -> str:
+def clean_task_text(value: object, what: str) -> str:
+    """A task's goal, prompt or result as stored: text (None is empty), at most
+    ``MAX_TASK_TEXT_BYTES``, redacted."""
     if value is None:
         return ""
-    return check_text(value, what, max_bytes=MAX_TASK_TEXT_BYTES, allow_empty=True)
+    return clean_text(value, what, max_bytes=MAX_TASK_TEXT_BYTES, allow_empty=True)
+
+
+def clean_followup_message(value: object) -> str:
+    """A follow-up message as stored: not empty, at most ``MAX_FOLLOWUP_BYTES``, redacted."""
+    return clean_text(value, "message", max_bytes=MAX_FOLLOWUP_BYTES)
 
 
 def _cost(value: object) -> float:
@@ -196,8 +202,8 @@ class TaskApi(EngineArea):
         if status not in TASK_STATUSES:
             raise InvalidInput(f"unknown task status {str(status)[:40]!r}: use one of "
                                f"{', '.join(TASK_STATUSES)}")
-        goal_text, prompt_text = _task_text(goal, "goal"), _task_text(prompt, "prompt")
-        result_text = _task_text(result, "result")
+        goal_text, prompt_text = clean_task_text(goal, "goal"), clean_task_text(prompt, "prompt")
+        result_text = clean_task_text(result, "result")
         if not goal_text.strip() and not prompt_text.strip():
             raise InvalidInput("a task needs a goal or a prompt")
         started, finished = _time(started_at, "start time"), _time(finished_at, "finish time")
@@ -207,9 +213,9 @@ class TaskApi(EngineArea):
         if source_ref is not None:
             check_text(source_ref, "source reference", max_bytes=MAX_SOURCE_REF_BYTES)
         task = Task(id=self._store.new_id("task"), project=project, user=self.actor,
-                    goal=redact(goal_text), prompt=redact(prompt_text), status=status,
+                    goal=goal_text, prompt=prompt_text, status=status,
                     parent=parent, started_at=started, finished_at=finished,
-                    result=redact(result_text), cost_usd=cost, continuation=bool(continuation),
+                    result=result_text, cost_usd=cost, continuation=bool(continuation),
                     external_context=bool(external_context), source=source, created_at="")
         with self._store.transaction():
             perm.writable_project(self._store, project, self.actor)
@@ -262,14 +268,14 @@ class TaskApi(EngineArea):
     def add_followup(self, to_task: str, from_task: str, message: str) -> Followup:
         """Record a message from one task to another (redacted). Both tasks must be visible
         (NotFound otherwise); writing needs ``create_task`` on the receiving task's project."""
-        text = check_text(message, "message", max_bytes=MAX_FOLLOWUP_BYTES)
+        text = clean_followup_message(message)
         if to_task == from_task:
             raise InvalidInput("a task cannot send a follow-up to itself")
         with self._store.transaction():
             target = visible_task(self._store, to_task, self.actor)
             visible_task(self._store, from_task, self.actor)
             perm.writable_project(self._store, target.project, self.actor)
-            return self._store.tasks.insert_followup(from_task, to_task, redact(text),
+            return self._store.tasks.insert_followup(from_task, to_task, text,
                                                      self._store.now())
 
     def followups(self, task_id: str) -> list[Followup]:

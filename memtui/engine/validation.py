@@ -1,20 +1,41 @@
-"""Input checks shared by every write path. Each failure is an ``InvalidInput`` naming why."""
+"""Input checks shared by every write path. Each failure is an ``InvalidInput`` naming why.
+
+Every stored string a person (or an agent, or a file) typed is passed through ``clean_text``:
+checked (text, valid UTF-8, no NUL, size), then redacted, then checked again. Structured
+values use ``clean_preferences`` (keys and values) and ``clean_detail``; times use
+``check_time`` (one parser and range, ``memtui.store.timeutil``). The write paths of the engine
+and the import of a backup call these same functions, so a rule lives in one place.
+"""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from memtui.errors import InvalidInput
 from memtui.store.models import KINDS, ROLES
+from memtui.store.timeutil import normalize_time
 
 MAX_CONTENT_BYTES = 64 * 1024
 """Largest memory or note content accepted (after redaction), in UTF-8 bytes."""
 MAX_PREFERENCES_BYTES = 64 * 1024
+MAX_LABEL_BYTES = 256
+"""Largest one-line label (project name, display name), in UTF-8 bytes."""
+MAX_PATH_BYTES = 4096
+"""Largest path (a project's root), in UTF-8 bytes."""
+MAX_DETAIL_BYTES = 16 * 1024
+"""Largest JSON ``detail`` object (audit, consolidation records), in UTF-8 bytes."""
 MAX_JSON_DEPTH = 32
 """Deepest nesting accepted in a JSON value a person or agent sends."""
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$")
+RECORD_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$")
+"""A stored record's id or label (``mem_01j...``, ``project:web``, ``memory_created``): like
+a user id, with ``_`` and ``:`` too."""
+MAX_REFERENCE_BYTES = 1024
+"""Longest external reference (a source thread id, an audit target), in UTF-8 bytes."""
+_CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 BANNED_PREFERENCE_WORDS = ("password", "secret", "token", "apikey", "credential")
 _NON_ALNUM = re.compile(r"[^a-z0-9]")
 
@@ -37,17 +58,58 @@ def check_text(value: object, what: str, *, max_bytes: int = MAX_CONTENT_BYTES,
     return value
 
 
+def redact(text: str) -> str:
+    """``memtui.engine.redaction.redact``, imported on first use: the redaction rules cost
+    ~25 ms to import and only writes need them (not the app's first frame)."""
+    from memtui.engine.redaction import redact as redact_text
+
+    return redact_text(text)
+
+
+def redact_values(value: Any) -> Any:
+    """A JSON value with every string in it redacted, object keys included."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {redact(str(key)): redact_values(child) for key, child in value.items()}
+    if isinstance(value, list):
+        return [redact_values(child) for child in value]
+    return value
+
+
+def clean_text(value: object, what: str, *, max_bytes: int = MAX_CONTENT_BYTES,
+               allow_empty: bool = False, strip: bool = False,
+               one_line: bool = False) -> str:
+    """The one way free text a person typed is made fit to store: ``check_text``, then
+    redaction, then ``check_text`` again (a text that redacts to nothing, or past the limit,
+    is refused). ``strip`` trims surrounding white space first; ``one_line`` refuses line
+    breaks."""
+    text = check_text(value, what, max_bytes=max_bytes, allow_empty=allow_empty)
+    if one_line and ("\n" in text or "\r" in text):
+        raise InvalidInput(f"{what} must be one line of text")
+    cleaned = redact(text.strip() if strip else text)
+    return check_text(cleaned, what, max_bytes=max_bytes, allow_empty=allow_empty)
+
+
+def check_time(value: object, what: str) -> str:
+    """A time in the stored form (``memtui.store.timeutil``); InvalidInput naming ``what``."""
+    try:
+        return normalize_time(value)
+    except InvalidInput as error:
+        raise InvalidInput(f"{what}: {error.message}") from None
+
+
 def check_kind(kind: object) -> str:
     """One of the four memory kinds."""
     if kind not in KINDS:
-        raise InvalidInput(f"unknown kind {kind!r}: use one of {', '.join(KINDS)}")
+        raise InvalidInput(f"unknown kind {str(kind)[:40]!r}: use one of {', '.join(KINDS)}")
     return str(kind)
 
 
 def check_role(role: object) -> str:
     """One of the membership roles."""
     if role not in ROLES:
-        raise InvalidInput(f"unknown role {role!r}: use one of {', '.join(ROLES)}")
+        raise InvalidInput(f"unknown role {str(role)[:40]!r}: use one of {', '.join(ROLES)}")
     return str(role)
 
 
@@ -59,6 +121,23 @@ def check_id(value: object, what: str) -> str:
     return value
 
 
+def check_record_id(value: object, what: str) -> str:
+    """A stored record's id or label (``RECORD_ID_PATTERN``)."""
+    if not isinstance(value, str) or not RECORD_ID_PATTERN.match(value):
+        raise InvalidInput(f"{what} {str(value)[:80]!r} is not a valid id "
+                           "(letters, digits, . _ : @ -; at most 128)")
+    return value
+
+
+def check_reference(value: object, what: str, max_bytes: int = MAX_REFERENCE_BYTES) -> str:
+    """An external reference (a source thread id, a source reference, an audit target):
+    one line of text with no control characters, at most ``max_bytes``."""
+    text = check_text(value, what, max_bytes=max_bytes)
+    if _CONTROL_CHARS.search(text):
+        raise InvalidInput(f"{what} contains control characters")
+    return text
+
+
 def check_timezone(name: object) -> str:
     """A valid IANA time zone name."""
     if not isinstance(name, str) or not name or len(name) > 64 or name.startswith("/") \
@@ -67,7 +146,7 @@ def check_timezone(name: object) -> str:
     try:
         ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, OSError):
-        raise InvalidInput(f"unknown time zone {name!r}") from None
+        raise InvalidInput(f"unknown time zone {name[:64]!r}") from None
     return name
 
 
@@ -107,8 +186,6 @@ def banned_preference_key(value: Any, path: str = "") -> str | None:
 
 def check_preferences(value: object) -> dict[str, Any]:
     """Preferences: a JSON object, not too deep or big, with no key that names a secret."""
-    import json
-
     if not isinstance(value, dict):
         raise InvalidInput("preferences must be a JSON object")
     if json_depth(value) > MAX_JSON_DEPTH:
@@ -122,3 +199,47 @@ def check_preferences(value: object) -> dict[str, Any]:
         raise InvalidInput(f"preferences are too large ({size} bytes; the limit is "
                            f"{MAX_PREFERENCES_BYTES})")
     return value
+
+
+def clean_preferences(value: object) -> dict[str, Any]:
+    """Preferences checked (``check_preferences``) and redacted, keys and values alike."""
+    cleaned = redact_values(check_preferences(value))
+    return check_preferences(cleaned)
+
+
+def clean_detail(value: object, what: str = "detail",
+                 max_bytes: int = MAX_DETAIL_BYTES) -> dict[str, Any]:
+    """A small JSON object (audit and consolidation details): plain JSON, not too deep or
+    big, no NUL, every string in it (keys included) redacted, and then its JSON text redacted
+    as a whole (so ``{"password": "..."}`` loses the value as ``password=...`` would)."""
+    if not isinstance(value, dict):
+        raise InvalidInput(f"{what} must be a JSON object")
+    if json_depth(value) > MAX_JSON_DEPTH:
+        raise InvalidInput(f"{what} is nested deeper than {MAX_JSON_DEPTH} levels")
+    try:
+        size = len(json.dumps(value, ensure_ascii=False, sort_keys=True).encode("utf-8"))
+    except (TypeError, ValueError, UnicodeEncodeError):
+        raise InvalidInput(f"{what} must be plain JSON (text, numbers, lists, objects)") \
+            from None
+    if size > max_bytes:
+        raise InvalidInput(f"{what} is too large ({size} bytes; the limit is {max_bytes})")
+    _check_no_nul(value, what)
+    text = redact(json.dumps(redact_values(value), ensure_ascii=False, sort_keys=True))
+    try:
+        cleaned = json.loads(text)
+    except ValueError:
+        cleaned = None
+    return cleaned if isinstance(cleaned, dict) else {"redacted": text}
+
+
+def _check_no_nul(value: Any, what: str) -> None:
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str) and "\x00" in item:
+            raise InvalidInput(f"{what} contains a NUL byte")
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sqlite3
 import stat
 import threading
@@ -340,6 +341,12 @@ class Store:
         """The schema version recorded in the file."""
         return int(self.conn.execute("PRAGMA user_version").fetchone()[0])
 
+    def is_empty(self) -> bool:
+        """Whether the store holds no rows in any exported table (a new store)."""
+        from memtui.store.maintenance import is_empty
+
+        return is_empty(self)
+
     def checkpoint(self) -> bool:
         """Fold the WAL into the main file and truncate it. False if readers prevented it."""
         row = self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
@@ -389,6 +396,40 @@ def _migrate(store: Store, current: int) -> None:
             if current == 0 and conn.execute("PRAGMA user_version").fetchone()[0] >= version:
                 continue  # another process created the schema at the same moment
             raise StoreError(f"{store.path}: migration {version} failed ({error})") from None
+
+
+SIDE_FILE_SUFFIXES = ("-wal", "-shm", "-journal")
+"""Files SQLite keeps beside a database."""
+
+
+def discard_empty_store(path: Path) -> None:
+    """Delete a store file (and its side files) that a command created and left empty; call
+    only after the store is closed."""
+    for name in (path.name, *(path.name + suffix for suffix in SIDE_FILE_SUFFIXES)):
+        with contextlib.suppress(FileNotFoundError):
+            path.with_name(name).unlink()
+
+
+DAMAGE_WORDS = ("malformed", "not a database", "decode", "corrupt", "disk i/o", "disk image",
+                "vtable constructor failed")
+"""Words in SQLite's error messages that mean the file itself is damaged."""
+MAX_ERROR_DETAIL_CHARS = 120
+_QUOTED_TEXT = re.compile(r" with text '.*$")
+"""The stored text SQLite quotes in a decode error (it may hold anything: never shown)."""
+
+
+def database_failure(path: Path, error: sqlite3.Error) -> StoreError:
+    """The one-line error for an SQLite failure that reached a front end: a damaged file names
+    ``memtui doctor``; any other failure says what SQLite said. The detail is cut short
+    (SQLite's decode errors quote the stored text)."""
+    detail = _QUOTED_TEXT.sub("", " ".join(str(error).split()))
+    if len(detail) > MAX_ERROR_DETAIL_CHARS:
+        detail = detail[:MAX_ERROR_DETAIL_CHARS - 1] + "…"
+    if any(word in detail.lower() for word in DAMAGE_WORDS):
+        return StoreError(f"{path}: the database is damaged ({detail}); run `memtui doctor` "
+                          "to see what is wrong")
+    return StoreError(f"{path}: database error ({detail}); run `memtui doctor` to check "
+                      "the store")
 
 
 def open_store(path: str | os.PathLike[str], *, clock: Clock | None = None,

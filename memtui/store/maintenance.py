@@ -6,6 +6,8 @@ import sqlite3
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from memtui.errors import StoreError
+
 if TYPE_CHECKING:
     from memtui.store.database import Store
 
@@ -16,6 +18,59 @@ EXPORT_TABLES = ("users", "projects", "project_members", "profiles", "memories",
 """Every table a backup holds, parents first. Full-text tables are rebuilt, not exported."""
 FTS_TABLES = ("memories_fts", "tasks_fts", "interactions_fts")
 INTEGRITY_ROWS_LIMIT = 100
+SCAN_BATCH_ROWS = 1000
+"""Rows read per query when ``doctor`` looks at every row."""
+KEYLESS_TABLES = ("project_members",)
+"""Tables without a rowid (``WITHOUT ROWID``): read whole, never rewritten by a repair."""
+APPEND_ONLY_TABLES = ("audit",)
+"""Tables whose rows may not be changed (a trigger refuses it)."""
+
+_READABLE_PROJECTS = "(SELECT project_id FROM project_members WHERE user_id = :user)"
+_EXPORTED_TASKS = f"(SELECT id FROM tasks WHERE project_id IN {_READABLE_PROJECTS})"
+_EXPORTED_BUNDLES = (f"(SELECT id FROM bundles WHERE project_id IN {_READABLE_PROJECTS} "
+                     "OR (schedule IS NOT NULL AND created_by = :user))")
+USER_SCOPE: dict[str, str] = {
+    "users": (f"id = :user OR id IN (SELECT user_id FROM project_members WHERE project_id IN "
+              f"{_READABLE_PROJECTS}) OR id IN (SELECT created_by FROM projects WHERE id IN "
+              f"{_READABLE_PROJECTS}) OR id IN (SELECT owner FROM memories WHERE scope = "
+              f"'project' AND project IN {_READABLE_PROJECTS}) OR id IN (SELECT user_id FROM "
+              f"tasks WHERE project_id IN {_READABLE_PROJECTS}) OR id IN (SELECT created_by "
+              f"FROM bundles WHERE id IN {_EXPORTED_BUNDLES})"),
+    "projects": f"id IN {_READABLE_PROJECTS}",
+    "project_members": f"project_id IN {_READABLE_PROJECTS}",
+    "profiles": "user_id = :user",
+    "memories": (f"(scope = 'user' AND owner = :user) OR (scope = 'project' AND project IN "
+                 f"{_READABLE_PROJECTS})"),
+    "forgotten_sources": "forgotten_by = :user",
+    "audit": "actor = :user",
+    "user_settings": "user_id = :user",
+    "tasks": f"project_id IN {_READABLE_PROJECTS}",
+    "task_followups": f"from_task IN {_EXPORTED_TASKS} AND to_task IN {_EXPORTED_TASKS}",
+    "quotas": "user_id = :user",
+    "extraction_log": f"user_id = :user AND task_id IN {_EXPORTED_TASKS}",
+    "interactions": (f"user_id = :user AND (project_id IS NULL OR project_id IN "
+                     f"{_READABLE_PROJECTS})"),
+    "bundles": f"id IN {_EXPORTED_BUNDLES}",
+    "bundle_documents": f"bundle_id IN {_EXPORTED_BUNDLES}",
+    "consolidations": "user_id = :user",
+}
+"""What one user's export holds of each table: what that user may read (their own user
+memories, profile, settings, quota, audit, interactions and consolidation records; the
+projects they belong to with their members, memories, tasks, follow-ups and bundles; their
+own extraction log of those tasks). The users table holds the ids those rows name."""
+USER_SCOPE_COLUMNS: dict[str, dict[str, str]] = {
+    "tasks": {"parent_id": f"CASE WHEN parent_id IN {_EXPORTED_TASKS} THEN parent_id END"},
+}
+"""Columns exported through an expression in a user's export: a sub-task keeps its parent
+only when the parent is exported too (the parent may be in a project the user cannot read)."""
+
+
+class DamagedStore(StoreError):
+    """SQLite reports the file as damaged (malformed pages, text that is not UTF-8 ...)."""
+
+
+class UndecodableText(bytes):
+    """A stored text value that is not valid UTF-8 (``scan_rows`` yields it as its bytes)."""
 
 
 def table_columns(store: Store, table: str) -> list[str]:
@@ -25,14 +80,88 @@ def table_columns(store: Store, table: str) -> list[str]:
     return [row[1] for row in store.execute(f"PRAGMA table_info({table})").fetchall()]
 
 
-def dump_rows(store: Store, table: str) -> Iterator[dict[str, Any]]:
-    """Every row of a table as a dict, in primary-key order."""
+def dump_rows(store: Store, table: str, *, user: str | None = None) -> Iterator[dict[str, Any]]:
+    """Every row of a table as a dict, in primary-key order; with ``user``, only the rows of
+    that user's export (``USER_SCOPE``)."""
     columns = table_columns(store, table)
-    cursor = store.execute(f"SELECT {', '.join(columns)} FROM {table} ORDER BY rowid"
-                           if table not in ("project_members",) else
-                           f"SELECT {', '.join(columns)} FROM {table} ORDER BY project_id, user_id")
+    order = "project_id, user_id" if table in KEYLESS_TABLES else "rowid"
+    if user is None:
+        cursor = store.execute(f"SELECT {', '.join(columns)} FROM {table} ORDER BY {order}")
+    else:
+        override = USER_SCOPE_COLUMNS.get(table, {})
+        select = ", ".join(f"{override[c]} AS {c}" if c in override else c for c in columns)
+        cursor = store.execute(f"SELECT {select} FROM {table} WHERE {USER_SCOPE[table]} "
+                               f"ORDER BY {order}", {"user": user})
     for row in cursor:
         yield dict(zip(columns, row, strict=True))
+
+
+def _decoded(value: Any) -> Any:
+    if not isinstance(value, bytes):
+        return value
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError:
+        return UndecodableText(value)
+
+
+def scan_rows(store: Store, table: str) -> Iterator[tuple[int | None, dict[str, Any]]]:
+    """Every row of a table as ``(rowid, row)`` (rowid None for ``KEYLESS_TABLES``), read in
+    batches; in a batch holding text that is not valid UTF-8, that value comes as
+    ``UndecodableText`` instead of failing the read (the batch is read again as bytes)."""
+    columns = table_columns(store, table)
+    keyless = table in KEYLESS_TABLES
+    after = 0
+    while True:
+        batch = _read_batch(store, table, columns, keyless, after)
+        yield from batch
+        if keyless or len(batch) < SCAN_BATCH_ROWS:
+            return
+        after = int(batch[-1][0] or 0)
+
+
+def _read_batch(store: Store, table: str, columns: list[str], keyless: bool,
+                after: int) -> list[tuple[int | None, dict[str, Any]]]:
+    if keyless:
+        sql = f"SELECT NULL, {', '.join(columns)} FROM {table}"
+        params: tuple[int, ...] = ()
+    else:
+        sql = (f"SELECT rowid, {', '.join(columns)} FROM {table} WHERE rowid > ? "
+               f"ORDER BY rowid LIMIT {SCAN_BATCH_ROWS}")
+        params = (after,)
+    conn = store.conn
+    try:
+        rows = conn.execute(sql, params).fetchall()
+    except sqlite3.OperationalError as error:
+        if "decode" not in str(error).lower():
+            raise DamagedStore(f"{table}: cannot be read ({error})") from None
+        return _read_batch_as_bytes(store, table, columns, sql, params)
+    except sqlite3.DatabaseError as error:
+        raise DamagedStore(f"{table}: cannot be read ({error})") from None
+    return [(row[0], dict(zip(columns, row[1:], strict=True))) for row in rows]
+
+
+def _read_batch_as_bytes(store: Store, table: str, columns: list[str], sql: str,
+                         params: tuple[int, ...]) -> list[tuple[int | None, dict[str, Any]]]:
+    """A batch holding text that is not UTF-8, read as bytes and decoded value by value."""
+    conn = store.conn
+    previous = conn.text_factory
+    conn.text_factory = bytes
+    try:
+        rows = conn.execute(sql, params).fetchall()
+    except sqlite3.DatabaseError as error:
+        raise DamagedStore(f"{table}: cannot be read ({error})") from None
+    finally:
+        conn.text_factory = previous
+    return [(row[0], {c: _decoded(v) for c, v in zip(columns, row[1:], strict=True)})
+            for row in rows]
+
+
+def update_value(store: Store, table: str, rowid: int, column: str, value: Any) -> None:
+    """Rewrite one column of one row (``doctor --repair``; call inside a transaction)."""
+    if column not in table_columns(store, table) or table in KEYLESS_TABLES + APPEND_ONLY_TABLES:
+        raise ValueError(f"{table}.{column} cannot be rewritten")
+    store.execute(f"UPDATE {table} SET {column} = ? WHERE rowid = ?", (value, rowid))
 
 
 def load_row(store: Store, table: str, row: dict[str, Any], *, skip_existing: bool) -> bool:
@@ -67,12 +196,17 @@ def is_empty(store: Store) -> bool:
 
 
 def sqlite_integrity(store: Store) -> list[str]:
-    """SQLite's own checks: ``integrity_check`` and ``foreign_key_check``."""
+    """SQLite's own checks: ``integrity_check`` and ``foreign_key_check``. A file too
+    damaged to run them is reported as such, not raised."""
     problems: list[str] = []
-    rows = store.execute(f"PRAGMA integrity_check({INTEGRITY_ROWS_LIMIT})").fetchall()
-    problems += [f"sqlite: {row[0]}" for row in rows if row[0] != "ok"]
-    for table, rowid, parent, _fk in store.execute("PRAGMA foreign_key_check").fetchall():
-        problems.append(f"foreign key: {table} row {rowid} points to a missing {parent} row")
+    try:
+        rows = store.execute(f"PRAGMA integrity_check({INTEGRITY_ROWS_LIMIT})").fetchall()
+        problems += [f"sqlite: {line}" for row in rows if row[0] != "ok"
+                     for line in str(row[0]).splitlines() if line.strip()]
+        for table, rowid, parent, _fk in store.execute("PRAGMA foreign_key_check").fetchall():
+            problems.append(f"foreign key: {table} row {rowid} points to a missing {parent} row")
+    except sqlite3.DatabaseError as error:
+        problems.append(f"sqlite: the database is damaged ({error})")
     return problems
 
 

@@ -1,10 +1,17 @@
 """Times as UTC ISO-8601 strings with millisecond precision: one convention throughout.
 
 Stored form: ``2026-12-01T10:00:00.000Z``. Fixed width, so text order is time order.
+
+This module is the one place a time is parsed, range-checked and formatted. Supported times
+run from ``MIN_TIME`` (1970-01-01T00:00:00.000Z) to ``MAX_TIME`` (9999-12-31T23:59:59.999Z):
+every stored time then has a four-digit year, so comparing the text compares the times.
+Anything else a person or a file gives (an earlier year, an offset that pushes a time past
+year 9999 or before year 1, ``"yesterday"``, a number) is refused with ``InvalidInput``.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
@@ -13,6 +20,17 @@ from memtui.errors import InvalidInput
 Clock = Callable[[], datetime]
 """A function returning the current time as an aware datetime."""
 
+MIN_TIME = datetime(1970, 1, 1, tzinfo=UTC)
+"""The earliest time memtui accepts or stores."""
+MAX_TIME = datetime(9999, 12, 31, 23, 59, 59, 999000, tzinfo=UTC)
+"""The latest time memtui accepts or stores."""
+MAX_TIME_TEXT = 64
+"""Longest time text accepted (a full ISO-8601 time with offset is about 32 characters)."""
+CANONICAL_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
+"""The stored form's shape (``is_canonical`` also checks that it is a real time)."""
+_MIN_TEXT = "1970-01-01T00:00:00.000Z"
+_FRACTION = re.compile(r"(\.\d{6})\d+")
+
 
 def system_clock() -> datetime:
     """The real current time in UTC."""
@@ -20,35 +38,73 @@ def system_clock() -> datetime:
 
 
 def format_time(moment: datetime) -> str:
-    """Format an aware (or naive-as-UTC) datetime in the stored form."""
+    """Format an aware (or naive-as-UTC) datetime in the stored form (the year always has
+    four digits, so the text sorts as the time does)."""
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     moment = moment.astimezone(UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    return (f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}T{moment.hour:02d}:"
+            f"{moment.minute:02d}:{moment.second:02d}.{moment.microsecond // 1000:03d}Z")
 
 
-def parse_time(text: str) -> datetime:
-    """Parse ISO-8601 (``Z`` or an offset; a naive time is taken as UTC) to an aware datetime.
+def _shown(text: object) -> str:
+    return repr(text[:MAX_TIME_TEXT] if isinstance(text, str) else text)[:MAX_TIME_TEXT + 8]
 
-    Raises ``InvalidInput`` naming the text when it is not a time.
+
+def parse_time(text: object) -> datetime:
+    """Parse ISO-8601 (``Z`` or an offset; a naive time is taken as UTC) to an aware UTC
+    datetime within ``MIN_TIME`` .. ``MAX_TIME``.
+
+    Raises ``InvalidInput`` naming the text when it is not text, not a time, or out of range.
     """
     if not isinstance(text, str) or not text.strip():
-        raise InvalidInput(f"not an ISO-8601 time: {text!r}")
+        raise InvalidInput(f"not an ISO-8601 time: {_shown(text)}")
+    if len(text) > MAX_TIME_TEXT:
+        raise InvalidInput(f"not an ISO-8601 time: {_shown(text)} is too long")
     raw = text.strip()
+    if not raw.isprintable():
+        raise InvalidInput(f"not an ISO-8601 time: {_shown(text)}")
     if raw.endswith(("Z", "z")):
         raw = raw[:-1] + "+00:00"
+    raw = _FRACTION.sub(lambda match: match.group(1), raw, count=1)
     try:
         moment = datetime.fromisoformat(raw)
     except ValueError:
-        raise InvalidInput(f"not an ISO-8601 time: {text[:60]!r}") from None
+        raise InvalidInput(f"not an ISO-8601 time: {_shown(text)}") from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
+    try:
+        moment = moment.astimezone(UTC)
+        in_range = MIN_TIME <= moment <= MAX_TIME
+    except (OverflowError, ValueError):  # the offset moves it past year 1 or year 9999
+        in_range = False
+    if not in_range:
+        raise InvalidInput(f"time {_shown(text)} is out of range: memtui keeps times from "
+                           f"{format_time(MIN_TIME)} to {format_time(MAX_TIME)}")
+    return moment
 
 
-def normalize_time(text: str) -> str:
-    """Parse any accepted time text and return it in the stored form."""
+def normalize_time(text: object) -> str:
+    """Parse any accepted time text and return it in the stored form (text already in the
+    stored form is checked to be a real time in range and returned as it is)."""
+    if isinstance(text, str) and CANONICAL_PATTERN.match(text) and text >= _MIN_TEXT:
+        try:
+            datetime.fromisoformat(text[:-1])
+        except ValueError:
+            pass  # 2026-02-30 and the like: parse_time says why
+        else:
+            return text
     return format_time(parse_time(text))
+
+
+def is_canonical(text: object) -> bool:
+    """Whether ``text`` is a supported time already in the stored form."""
+    if not isinstance(text, str) or not CANONICAL_PATTERN.match(text):
+        return False
+    try:
+        return normalize_time(text) == text
+    except InvalidInput:
+        return False
 
 
 def seconds_between(earlier: str, later: str) -> float:

@@ -7,17 +7,16 @@ Every parse here returns None for text that is not a time: it never raises.
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
 
-from memtui.store.timeutil import format_time
+from memtui.errors import InvalidInput
+from memtui.store.timeutil import MAX_TIME, MIN_TIME, format_time, parse_time
 
 FILE_TIMESTAMP_FORMAT = "%Y-%m-%dT%H-%M-%S"
 """Timestamps in Codex file names (notes, rollout summaries), always UTC here."""
-MAX_UNIX_SECONDS = 253_402_300_799
-"""9999-12-31T23:59:59Z: later (or negative) unix times are treated as not a time."""
-_FRACTION_RE = re.compile(r"(\.\d{1,6})\d*")
-_MAX_TIME_TEXT = 64
+MIN_UNIX_SECONDS = int(MIN_TIME.timestamp())
+MAX_UNIX_SECONDS = int(MAX_TIME.timestamp())
+"""Unix times outside memtui's supported range (``memtui.store.timeutil``) are not a time."""
 
 
 def as_utc(moment: datetime) -> datetime:
@@ -33,24 +32,12 @@ def format_utc(moment: datetime) -> str:
 
 
 def parse_datetime(text: str | None) -> datetime | None:
-    """Parse ISO-8601 / RFC 3339 text (``Z``, an offset, or naive as UTC) to aware UTC."""
-    if not isinstance(text, str):
-        return None
-    raw = text.strip()
-    if not raw or len(raw) > _MAX_TIME_TEXT:
-        return None
-    if raw[-1] in "Zz":
-        raw = raw[:-1] + "+00:00"
-    raw = _FRACTION_RE.sub(lambda match: match.group(1), raw, count=1)
+    """Parse ISO-8601 / RFC 3339 text (``Z``, an offset, or naive as UTC) to aware UTC, with
+    memtui's one parser (``memtui.store.timeutil.parse_time``); None when it is not a
+    supported time."""
     try:
-        moment = datetime.fromisoformat(raw)
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    try:
-        return moment.astimezone(UTC)
-    except (OverflowError, ValueError):
+        return parse_time(text)
+    except InvalidInput:
         return None
 
 
@@ -62,7 +49,7 @@ def normalize_time(text: str | None) -> str | None:
 
 def unix_to_datetime(seconds: int | None) -> datetime | None:
     """Unix seconds to aware UTC, or None when absent or out of range."""
-    if seconds is None or seconds < 0 or seconds > MAX_UNIX_SECONDS:
+    if seconds is None or seconds < MIN_UNIX_SECONDS or seconds > MAX_UNIX_SECONDS:
         return None
     return datetime.fromtimestamp(seconds, UTC)
 
@@ -83,9 +70,10 @@ def to_rfc3339(moment: datetime) -> str:
 def parse_file_timestamp(text: str) -> datetime | None:
     """Parse a ``YYYY-MM-DDTHH-MM-SS`` file-name timestamp as UTC; None if not a real time."""
     try:
-        return datetime.strptime(text, FILE_TIMESTAMP_FORMAT).replace(tzinfo=UTC)
+        moment = datetime.strptime(text, FILE_TIMESTAMP_FORMAT).replace(tzinfo=UTC)
     except ValueError:
         return None
+    return moment if MIN_TIME <= moment <= MAX_TIME else None
 
 
 def file_timestamp(moment: datetime) -> str:
