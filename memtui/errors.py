@@ -60,7 +60,8 @@ class StoreError(MemtuiError):
     exit_code = 1
 
 
-class QueryTimedOut(StoreError):
-    """A read ran past the time it was given (``Store.time_limit``); nothing was changed."""
+class QueryInterrupted(StoreError):
+    """A read was stopped because a newer one made it obsolete (``QueryLane``); nothing was
+    changed and nobody is waiting for its answer."""
 
-    code = "timed_out"
+    code = "interrupted"

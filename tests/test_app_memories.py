@@ -342,49 +342,149 @@ async def test_empty_state_explains_what_to_do(tmp_path: Path) -> None:
             "No memories yet — press n to add one, or turn on generate with g")
 
 
-@app_test
-async def test_a_search_page_is_read_with_the_keystroke_when_it_is_quick(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        pane = app.pane("user")
-        box = await pane.open_search_box()
-        box.value = "ruff"
-        pane.on_input_changed(Input.Changed(box, "ruff"))  # the handler, with no await after
-        memory_list = _list(app)
-        assert memory_list.source is not None and memory_list.source.filter.search == "ruff"
-        assert memory_list.row_count() == 1  # already there for the next frame
+SLOW_QUERY = ("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c "
+              "WHERE x < 2000000000) SELECT count(*) FROM c")
+"""A read that runs for minutes unless SQLite interrupts it."""
+
+
+async def _until(pilot, condition, limit: int = 3000) -> bool:
+    """Let the app run until ``condition()`` holds (bounded by a number of short pauses)."""
+    for _ in range(limit):
+        if condition():
+            return True
+        await pilot.pause(0.01)
+    return condition()
 
 
 @app_test
-async def test_a_slow_search_page_is_left_to_the_worker(tmp_path: Path, monkeypatch) -> None:
-    import contextlib
+async def test_each_keystroke_reads_its_search_once_off_the_ui_thread(tmp_path: Path,
+                                                                      monkeypatch) -> None:
+    import threading
 
-    import memtui.app.panes.memories as memories
-    import memtui.store.database as database
-    from memtui.errors import QueryTimedOut
+    from memtui.app.widgets.paged_source import PagedSource
 
-    monkeypatch.setattr(memories, "SEARCH_FIRST_PAGE_BUDGET_S", 0.0)  # every read too slow
-    monkeypatch.setattr(database, "PROGRESS_HANDLER_STEPS", 1)  # judged at the first step
-    timed_out: list[bool] = []
-    limit = database.Store.time_limit
+    reads: list[tuple[str | None, bool]] = []
+    fetch = PagedSource.fetch
 
-    @contextlib.contextmanager
-    def watched(self: database.Store, seconds: float):  # noqa: ANN202
-        try:
-            with limit(self, seconds):
-                yield
-        except QueryTimedOut:
-            timed_out.append(True)
-            raise
+    def recorded(self: PagedSource, plan):  # noqa: ANN001, ANN202
+        if plan.page == 0:
+            reads.append((self.filter.search,
+                          threading.current_thread() is threading.main_thread()))
+        return fetch(self, plan)
 
-    monkeypatch.setattr(database.Store, "time_limit", watched)
+    monkeypatch.setattr(PagedSource, "fetch", recorded)
     app = demo_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
+        reads.clear()
         await press(pilot, "slash", "r", "u", "f", "f")
-        assert len(timed_out) == 4  # one per key: each page was read by the worker
         memory_list = _list(app)
-        assert memory_list.source is not None and memory_list.source.filter.search == "ruff"
+        assert await _until(pilot, lambda: memory_list.source is not None
+                            and memory_list.source.filter.search == "ruff"
+                            and memory_list.count is not None)
+        searched = [search for search, _ in reads]
+        assert searched == ["r", "ru", "ruf", "ruff"]  # once per key, never twice
+        assert not any(on_ui for _, on_ui in reads)  # never on the UI thread
         assert memory_list.row_count() == 1 and memory_list.error is None
-        assert "Could not" not in status_text(app)
+
+
+@app_test
+async def test_an_obsolete_search_is_interrupted_and_its_result_dropped(tmp_path: Path,
+                                                                        monkeypatch) -> None:
+    from memtui.app.widgets.paged_source import PagedSource
+
+    load_page = PagedSource.load_page
+    slow_started: list[str] = []
+
+    def slow_for_r(self: PagedSource, page: int):  # noqa: ANN202
+        if self.filter.search == "r":
+            slow_started.append("r")
+            self.engine.store.execute(SLOW_QUERY).fetchone()  # runs until interrupted
+        return load_page(self, page)
+
+    monkeypatch.setattr(PagedSource, "load_page", slow_for_r)
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        memory_list = _list(app)
+        shown_before = memory_list.source
+        await press(pilot, "slash")
+        await pilot.press("r")  # no settling: its worker runs until something stops it
+        assert await _until(pilot, lambda: bool(slow_started))
+        assert memory_list.source is shown_before  # the old rows stay while "r" runs
+        await pilot.press("u")
+        assert await _until(pilot, lambda: memory_list.source is not None
+                            and memory_list.source.filter.search == "ru"
+                            and memory_list.count is not None)
+        lane = memory_list._lane
+        assert lane is not None and lane.interrupted == 1  # SQLite stopped the "r" query
+        assert memory_list.error is None and "Could not" not in status_text(app)
+        await pilot.pause(0.05)
+        assert memory_list.source.filter.search == "ru"  # "r" never came back over it
+
+
+@app_test
+async def test_the_list_never_flashes_empty_between_keys(tmp_path: Path, monkeypatch) -> None:
+    import threading
+
+    from memtui.app.widgets.paged_source import PagedSource
+
+    fetch = PagedSource.fetch
+    gate = threading.Event()
+
+    def held(self: PagedSource, plan):  # noqa: ANN001, ANN202
+        if self.filter.search and threading.current_thread() is not threading.main_thread():
+            gate.wait(timeout=5)  # the worker's read is slow: frames are drawn meanwhile
+        return fetch(self, plan)
+
+    monkeypatch.setattr(PagedSource, "fetch", held)
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        memory_list = _list(app)
+        drawn: list[int] = []
+        render_line = MemoryList.render_line
+
+        def watched(self: MemoryList, y: int):  # noqa: ANN202
+            if self is memory_list and y == 0:
+                drawn.append(self.row_count())
+            return render_line(self, y)
+
+        monkeypatch.setattr(MemoryList, "render_line", watched)
+        await press(pilot, "slash")
+        for key in ("r", "u", "f", "f"):
+            await pilot.press(key)  # no settling: the worker's read is held
+            memory_list.refresh()
+            await pilot.pause(0.05)  # frames while the read is held
+            gate.set()
+            search = app.pane("user").search_text or None
+            assert await _until(pilot, lambda search=search: memory_list.source is not None
+                                and memory_list.source.filter.search == search)
+            gate.clear()
+        assert drawn and 0 not in drawn  # every frame showed rows, never an empty list
+        assert memory_list.source is not None and memory_list.row_count() >= 1
+
+
+@app_test
+async def test_a_stale_load_result_is_dropped(tmp_path: Path) -> None:
+    from memtui.app.widgets.paged_source import PagedSource
+
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        memory_list = _list(app)
+        shown = memory_list.source
+        count = memory_list.count
+        assert shown is not None and count == 8
+        engine = app.engine
+        other = PagedSource(engine, engine.identity.memory_filter(search="ruff"))
+        other.load_page(0)
+        stale = memory_list._generation - 1
+        memory_list.post_message(MemoryList.Loaded(stale, other, None))
+        memory_list.post_message(MemoryList.Counted(stale, 1))
+        memory_list.post_message(MemoryList.PagesFetched(stale, {0: other.load_page(0)}))
+        memory_list.post_message(MemoryList.LoadFailed(stale, "old error"))
+        await pilot.pause(0.05)
+        assert memory_list.source is shown and memory_list.count == count
+        assert memory_list.current().content.startswith("Remember to rotate")
+        assert memory_list.error is None

@@ -314,3 +314,11 @@ async def test_the_app_scrolls_and_searches_the_big_list_by_page(big_db: Path) -
     finally:
         PagedSource.fetch = original_fetch  # type: ignore[method-assign]
         store.close()
+
+
+def test_the_search_row_compares_each_key_with_its_own_store_query() -> None:
+    from memtui.bench.runner import key_ratios
+
+    keys = {"m": 6.0, "mi": 30.0, "mig": 9.0}
+    in_store = {"m": 2.0, "mi": 24.0, "mig": 0.0}  # a key the store measured as 0 is left out
+    assert key_ratios(keys, in_store) == {"m": 3.0, "mi": 1.25}

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from memtui.engine.settings import SettingsApi
     from memtui.engine.tasks import TaskApi
     from memtui.store.database import Store
+    from memtui.store.query_lane import QueryLane
 
 
 class Engine:
@@ -87,6 +88,11 @@ class Engine:
         from memtui.engine.maintenance import MaintenanceApi
 
         return MaintenanceApi(self)
+
+    def query_lane(self) -> QueryLane:
+        """A stream of reads where each newer request interrupts the older one (search as
+        you type): ``lane.begin()`` then the reads inside ``lane.reading(ticket)``."""
+        return self.store.lane()
 
     def for_user(self, actor: str) -> Engine:
         """The same store seen by another user (tests, the demo builder)."""

@@ -19,7 +19,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memtui.errors import QueryTimedOut, StoreError
+from memtui.errors import StoreError
 from memtui.store.ids import IdFactory, default_ids
 from memtui.store.schema import APPLICATION_ID, LATEST_VERSION, MIGRATIONS
 from memtui.store.timeutil import Clock, format_time, system_clock
@@ -30,13 +30,12 @@ if TYPE_CHECKING:
     from memtui.store.audit import AuditRepository
     from memtui.store.identity import IdentityRepository
     from memtui.store.memories import MemoryRepository
+    from memtui.store.query_lane import QueryLane
     from memtui.store.recall import RecallRepository
     from memtui.store.tasks import TaskRepository
 
 BUSY_TIMEOUT_MS = 10_000
 """How long SQLite itself waits for a lock before answering busy."""
-PROGRESS_HANDLER_STEPS = 1_000
-"""SQLite virtual-machine steps between two looks at a ``time_limit`` deadline (~0.1 ms)."""
 BUSY_RETRY_SECONDS = 30.0
 """How long a write keeps retrying a busy database before it gives up."""
 BUSY_RETRY_PAUSE_SECONDS = 0.05
@@ -199,6 +198,45 @@ class Store:
             self._local.db = db
         return db
 
+    def open_connection(self) -> sqlite3.Connection:
+        """A new connection of the store's kind that the store closes with the rest (for a
+        ``QueryLane``: a stream of reads with a connection of its own)."""
+        with self._lock:
+            if self._closed:
+                raise StoreError(f"{self.path}: the store is closed")
+        conn = self._connect()
+        with self._lock:
+            self._connections.append(conn)
+        return conn
+
+    @property
+    def is_closed(self) -> bool:
+        """Whether ``close()`` was called."""
+        return self._closed
+
+    def lane(self) -> QueryLane:
+        """A new ``QueryLane``: reads where each new request makes the older ones obsolete
+        (search as you type)."""
+        from memtui.store.query_lane import QueryLane
+
+        return QueryLane(self)
+
+    @contextlib.contextmanager
+    def bound_to(self, conn: sqlite3.Connection) -> Iterator[None]:
+        """Run this thread's store calls in the block on ``conn`` (a lane's connection)."""
+        saved_conn = getattr(self._local, "conn", None)
+        saved_depth = getattr(self._local, "depth", 0)
+        self._local.conn = conn
+        self._local.depth = 0
+        try:
+            yield
+        finally:
+            if saved_conn is None:
+                del self._local.conn
+            else:
+                self._local.conn = saved_conn
+            self._local.depth = saved_depth
+
     @property
     def conn(self) -> sqlite3.Connection:
         """This thread's connection."""
@@ -305,31 +343,6 @@ class Store:
                         conn.execute("ROLLBACK")
                     raise StoreError(f"{self.path}: could not commit ({error})") from None
                 time.sleep(BUSY_RETRY_PAUSE_SECONDS)
-
-    @contextlib.contextmanager
-    def time_limit(self, seconds: float) -> Iterator[None]:
-        """Reads on this thread inside the block stop with ``QueryTimedOut`` once ``seconds``
-        have passed (SQLite's progress handler interrupts the running statement). For reads
-        that have a slower way round: the app reads a search's first page in the UI thread
-        only while that is quick, and leaves it to a worker otherwise."""
-        conn = self.conn
-        deadline = time.perf_counter() + seconds
-        fired = [False]
-
-        def past_deadline() -> bool:
-            fired[0] = fired[0] or time.perf_counter() > deadline
-            return fired[0]
-
-        conn.set_progress_handler(past_deadline, PROGRESS_HANDLER_STEPS)
-        try:
-            yield
-        except Exception as error:
-            if fired[0]:
-                raise QueryTimedOut(f"{self.path}: a read took longer than "
-                                    f"{seconds * 1000:.0f} ms") from error
-            raise
-        finally:
-            conn.set_progress_handler(None, 0)
 
     # -- change detection ----------------------------------------------------------------
 

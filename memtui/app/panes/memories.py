@@ -22,14 +22,7 @@ from memtui.store.models import Memory
 
 PREVIEW_LINES = 3
 """Lines of the selected memory's text shown under the list (more when it is taller)."""
-
-
 SEARCH_PLACEHOLDER = "/ search (words; the last one may be a prefix)"
-SEARCH_FIRST_PAGE_BUDGET_S = 0.025
-"""How long a keystroke may hold the UI reading the search's first page before the worker
-takes over: at a million memories the page query's median is ~5 ms and its slowest ~13 ms,
-so nearly every key is answered in its own frame; a pathological search (a common word in a
-thin list, 50-70 ms) costs this much more, in the worker."""
 
 
 class SearchPrompt(Static):
@@ -176,8 +169,7 @@ class MemoriesPane(Pane):
         self.memory_list.marked.clear()
         self.stale = True
 
-    def _load(self, *, keep_position: bool, first_page_now: bool = False,
-              first_page_budget: float | None = None) -> None:
+    def _load(self, *, keep_position: bool, first_page_now: bool = False) -> None:
         self.memory_list.empty_text = self.empty_text()
         search = self.search_text or None
         try:
@@ -190,8 +182,7 @@ class MemoriesPane(Pane):
         if self.SCOPE == "project" and self.project_arg() is None:
             return
         self.memory_list.show(self.memtui.engine, flt, keep_position=keep_position,
-                              first_page_now=first_page_now,
-                              first_page_budget=first_page_budget)
+                              first_page_now=first_page_now)
         self._update_title()
 
     def _update_title(self) -> None:
@@ -259,14 +250,12 @@ class MemoriesPane(Pane):
     # ---- search -------------------------------------------------------------------------
 
     def on_input_changed(self, message: Input.Changed) -> None:
-        """Search as you type: load at once (no debounce). The first page is read here when
-        that takes less than ``SEARCH_FIRST_PAGE_BUDGET_S``, so the frame that echoes the key
-        already shows the matches; otherwise, and for the count, the loader is an exclusive
-        worker, so a newer keystroke cancels an older load, and a stale result is dropped by
-        its generation number."""
+        """Search as you type: load at once (no debounce). The list's loader reads the first
+        page in a worker on the list's query lane: a newer keystroke interrupts the older
+        query, and the matches of the previous keystroke stay on screen until the new ones
+        are read."""
         message.stop()
-        self._load(keep_position=False, first_page_now=True,
-                   first_page_budget=SEARCH_FIRST_PAGE_BUDGET_S)
+        self._load(keep_position=False)
 
     def on_input_submitted(self, message: Input.Submitted) -> None:
         """Enter in the search box: back to the list, keeping the search."""

@@ -2,15 +2,21 @@
 
 Data flow (worker -> message -> handler):
 
-- ``show(engine, flt)`` starts an exclusive thread worker that builds a ``PagedSource``
-  (count, and the pages around the cursor) and posts ``Loaded``; a newer ``show`` cancels
-  the older worker and a stale result is dropped by its generation number.
+- ``show(engine, flt)`` takes a ticket from the list's ``QueryLane`` (which interrupts the
+  read of any older load at once: SQLite stops its statement) and starts an exclusive thread
+  worker that reads the first page on the lane and posts ``Loaded``, then counts and posts
+  ``Counted``. Each load runs its queries once, always off the UI thread (a list's very
+  first load, with no search, may read its first page at once: one index seek, so the first
+  frame shows rows). The rows on screen stay until the new first page is there: typing never
+  flashes the list empty. A result that a newer load made stale is dropped by its
+  generation number.
 - While drawing, rows come from the source's page cache. A missing page next to a cached
   one, or near either end, is read at once (an index seek); a page far from everything
   (after a jump into the middle of a huge list) is read by a worker and drawn as ``…``
   until ``PagesFetched`` arrives.
-- ``reload()`` (data changed) reads the same filter again around the cursor and keeps the
-  cursor on the same memory, and the scroll position, when it is still there.
+- ``show(..., keep_position=True)`` (data changed) reads the same filter again around the
+  cursor and keeps the cursor on the same memory, and the scroll position, when it is
+  still there.
 """
 
 from __future__ import annotations
@@ -26,17 +32,17 @@ from textual import work
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.strip import Strip
-from textual.worker import Worker, get_current_worker
 
 from memtui.app.format import local_time
 from memtui.app.widgets.line_list import LineList
 from memtui.app.widgets.paged_source import PagedSource, PagePlan
-from memtui.errors import MemtuiError, QueryTimedOut
+from memtui.errors import MemtuiError, QueryInterrupted
 from memtui.store.models import Memory, MemoryFilter
 from memtui.textsafe import one_line
 
 if TYPE_CHECKING:
     from memtui.engine.api import Engine
+    from memtui.store.query_lane import QueryLane
 
 __all__ = ["MemoryList", "PagedSource", "memory_row", "search_pattern"]
 
@@ -51,6 +57,8 @@ SEARCH_COUNT_CAP = 10_000
 word at a million rows costs 80–170 ms, too much for every keystroke."""
 EXACT_COUNT_DELAY_SECONDS = 0.3
 """A capped search count is made exact once no newer keystroke came for this long."""
+EXACT_COUNT_POLL_SECONDS = 0.02
+"""How often the wait before an exact count looks for a newer keystroke."""
 MATCH_CONTEXT_CHARS = 12
 """A row whose first match is off to the right starts this many characters before it."""
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -180,6 +188,8 @@ class MemoryList(LineList):
         self.tz = ZoneInfo("UTC")
         self._source: PagedSource | None = None
         self._generation = 0
+        self._lane: QueryLane | None = None
+        self._lane_engine: Engine | None = None
         self._pending: set[int] = set()
         self._pattern: re.Pattern[str] | None = None
         self.marked: set[str] = set()
@@ -218,46 +228,43 @@ class MemoryList(LineList):
         return sorted(self.marked)
 
     def show(self, engine: Engine, flt: MemoryFilter, *, keep_position: bool = False,
-             first_page_now: bool = False, first_page_budget: float | None = None) -> None:
+             first_page_now: bool = False) -> None:
         """Show a (checked) filter's memories; ``keep_position`` keeps the cursor's memory.
-        ``first_page_now``: read the first page here instead of in the worker, so the next
-        frame shows rows; the worker then only counts. ``first_page_budget`` (seconds): give
-        up reading it here after that long and leave it to the worker (a search's first
-        page is usually a few ms, but a common word in a thin list can take far longer)."""
-        self._pattern = search_pattern(flt.search)
+        The rows on screen stay until the new ones are read (off the UI thread); a load still
+        running for an older call is interrupted. ``first_page_now``: a list's first load
+        (no search, nothing on screen yet) reads its first page here, one index seek, so the
+        next frame already shows rows; the worker then only counts."""
         anchor = None
         if keep_position and self._source is not None:
             current = self.current()
             anchor = _Anchor(self._cursor, current.id if current else None,
                              round(self.scroll_y))
+        lane = self._lane_for(engine)
+        ticket = lane.begin()  # from here on, an older load's read is interrupted
         self._generation += 1
         self._pending.clear()
         self.is_loading = True
         self.error = None
         source = None
-        if first_page_now and anchor is None:
+        if first_page_now and anchor is None and not flt.search and self._source is None:
             try:
-                if first_page_budget is None:
-                    source = self._first_page(PagedSource(engine, flt))
-                else:
-                    with engine.store.time_limit(first_page_budget):
-                        source = self._first_page(PagedSource(engine, flt))
-            except QueryTimedOut:
-                source = None  # the worker reads it
+                source = self._first_page(PagedSource(engine, flt))
             except MemtuiError as error:
                 self._load_failed(error.message)
                 return
-            if source is not None:
-                self._apply_loaded(source, None)
-                if source.count is not None:
-                    return
-        self._start_load(self._generation, engine, flt, anchor,
+            self._apply_loaded(source, None)
+            if source.count is not None:
+                return
+        self._start_load(self._generation, lane, ticket, engine, flt, anchor,
                          max(1, self.size.height or 24), source)
 
-    def reload(self) -> None:
-        """Read the same list again (the store changed), keeping cursor and scroll."""
-        if self._source is not None:
-            self.show(self._source.engine, self._source.filter, keep_position=True)
+    def _lane_for(self, engine: Engine) -> QueryLane:
+        """The list's query lane on this engine's store (made on first use)."""
+        if self._lane is None or self._lane_engine is None \
+                or self._lane_engine.store is not engine.store:
+            self._lane = engine.query_lane()
+            self._lane_engine = engine
+        return self._lane
 
     def select_when_loaded(self, memory_id: str) -> None:
         """Put the cursor on this memory once the next load brings it (after an add)."""
@@ -287,56 +294,57 @@ class MemoryList(LineList):
         return source
 
     @work(thread=True, exclusive=True, group="memory-list-load", exit_on_error=False)
-    def _start_load(self, generation: int, engine: Engine, flt: MemoryFilter,
-                    anchor: _Anchor | None, height: int,
+    def _start_load(self, generation: int, lane: QueryLane, ticket: int, engine: Engine,
+                    flt: MemoryFilter, anchor: _Anchor | None, height: int,
                     loaded: PagedSource | None = None) -> None:
-        """Build the source (or only count ``loaded``, whose first page is read)."""
-        worker = get_current_worker()
+        """Build the source (or only count ``loaded``, whose first page is read), every
+        query on the list's lane under ``ticket``: a newer load interrupts them."""
         try:
             if anchor is None or anchor.index == 0:
                 source = loaded
                 if source is None:
-                    source = self._first_page(PagedSource(engine, flt))
-                    if worker.is_cancelled:
-                        return
+                    with lane.reading(ticket):
+                        source = self._first_page(PagedSource(engine, flt))
                     self.post_message(self.Loaded(generation, source, anchor))
                 if source.count is None:
-                    if flt.search and not self._capped_count(worker, generation, engine, flt):
+                    if flt.search and not self._capped_count(lane, ticket, generation,
+                                                             engine, flt):
                         return
-                    count = engine.identity.count_memories(flt)
-                    if not worker.is_cancelled:
-                        self.post_message(self.Counted(generation, count))
+                    with lane.reading(ticket):
+                        count = engine.identity.count_memories(flt)
+                    self.post_message(self.Counted(generation, count))
                 return
             source = PagedSource(engine, flt)
-            source.count_rows()
             margin = height * (PREFETCH_SCREENS + 1)
-            source.ensure(max(0, anchor.scroll_y - margin), anchor.index + margin,
-                          cheap_only=False)
-            if not worker.is_cancelled:
-                self.post_message(self.Loaded(generation, source, anchor))
+            with lane.reading(ticket):
+                source.count_rows()
+                source.ensure(max(0, anchor.scroll_y - margin), anchor.index + margin,
+                              cheap_only=False)
+            self.post_message(self.Loaded(generation, source, anchor))
+        except QueryInterrupted:
+            return  # a newer load took over; its own worker reports
         except MemtuiError as error:
             self.post_message(self.LoadFailed(generation, error.message))
         except Exception as error:  # never let a worker take the app down
             self.post_message(self.LoadFailed(generation, f"{error.__class__.__name__}: "
                                                           f"{error}"))
 
-    def _capped_count(self, worker: Worker[None], generation: int, engine: Engine,
+    def _capped_count(self, lane: QueryLane, ticket: int, generation: int, engine: Engine,
                       flt: MemoryFilter) -> bool:
         """A search's count, capped (cheap): post it; True when an exact count is still
         wanted (the search holds more than the cap and no newer keystroke came)."""
-        count = engine.identity.count_memories_at_most(flt, SEARCH_COUNT_CAP + 1)
-        if worker.is_cancelled:
-            return False
+        with lane.reading(ticket):
+            count = engine.identity.count_memories_at_most(flt, SEARCH_COUNT_CAP + 1)
         if count <= SEARCH_COUNT_CAP:
             self.post_message(self.Counted(generation, count))
             return False
         self.post_message(self.Counted(generation, SEARCH_COUNT_CAP, capped=True))
         deadline = time.monotonic() + EXACT_COUNT_DELAY_SECONDS
-        while time.monotonic() < deadline:  # typing on cancels this worker
-            if worker.is_cancelled:
+        while time.monotonic() < deadline:  # a newer keystroke makes this ticket obsolete
+            if not lane.is_current(ticket):
                 return False
-            time.sleep(0.02)
-        return not worker.is_cancelled
+            time.sleep(EXACT_COUNT_POLL_SECONDS)
+        return lane.is_current(ticket)
 
     def on_memory_list_loaded(self, message: Loaded) -> None:
         """Swap in a freshly built source, keeping the cursor's memory when it is there."""
@@ -347,6 +355,7 @@ class MemoryList(LineList):
 
     def _apply_loaded(self, source: PagedSource, anchor: _Anchor | None) -> None:
         self._source = source
+        self._pattern = search_pattern(source.filter.search)
         self.at_least = None
         self.is_loading = self._source.count is None
         self.update_size()

@@ -1,0 +1,104 @@
+"""``QueryLane``: reads where each new request interrupts the older one (search as you type)."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+
+import pytest
+
+from memtui.errors import QueryInterrupted, StoreError
+from memtui.store.database import Store
+
+ENDLESS = ("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c "
+           "WHERE x < 2000000000) SELECT count(*) FROM c")
+"""A read that runs for minutes unless SQLite interrupts it."""
+
+
+def test_a_read_runs_on_the_lanes_own_connection(store: Store) -> None:
+    lane = store.lane()
+    own = store.conn
+    ticket = lane.begin()
+    with lane.reading(ticket):
+        inside = store.conn
+        assert store.execute("SELECT 1").fetchone() == (1,)
+    assert inside is not own  # the lane has a connection of its own ...
+    assert store.conn is own  # ... and the thread gets its own back after the block
+    with lane.reading(lane.begin()):
+        assert store.conn is inside  # the same connection each time (a warm cache)
+
+
+def test_a_newer_ticket_interrupts_a_running_read(store: Store) -> None:
+    lane = store.lane()
+    ticket = lane.begin()
+    started = threading.Event()
+    outcome: list[BaseException | None] = []
+
+    def reader() -> None:
+        try:
+            with lane.reading(ticket):
+                store.execute("SELECT 1").fetchone()
+                started.set()
+                store.execute(ENDLESS).fetchone()
+            outcome.append(None)
+        except BaseException as error:  # noqa: BLE001 - recorded for the assertion
+            outcome.append(error)
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    assert started.wait(timeout=60)
+    newer = lane.begin()
+    thread.join(timeout=120)  # the endless read would take minutes: only the interrupt ends it
+    assert not thread.is_alive()
+    assert len(outcome) == 1 and isinstance(outcome[0], QueryInterrupted)
+    assert lane.interrupted == 1
+    with lane.reading(newer):  # the connection is fine afterwards
+        assert store.execute("SELECT 2").fetchone() == (2,)
+
+
+def test_an_obsolete_ticket_does_not_read_at_all(store: Store) -> None:
+    lane = store.lane()
+    old = lane.begin()
+    lane.begin()
+    ran: list[bool] = []
+    with pytest.raises(QueryInterrupted), lane.reading(old):
+        ran.append(True)
+    assert ran == []
+
+
+def test_other_errors_pass_through_unchanged(store: Store) -> None:
+    lane = store.lane()
+    with pytest.raises(sqlite3.OperationalError, match="syntax"), lane.reading(lane.begin()):
+        store.execute("SELEC nonsense")
+    assert lane.interrupted == 0
+
+
+def test_an_interrupted_snapshot_leaves_no_transaction_open(store: Store) -> None:
+    lane = store.lane()
+    ticket = lane.begin()
+    conns: list[sqlite3.Connection] = []
+
+    def reader() -> None:
+        with lane.reading(ticket), store.snapshot() as conn:
+            conns.append(conn)
+            lane.begin()  # a newer keystroke arrives while the snapshot is open
+            store.execute(ENDLESS).fetchone()
+
+    with pytest.raises(QueryInterrupted):
+        reader()
+    assert conns and not conns[0].in_transaction
+    with lane.reading(lane.begin()):
+        with store.snapshot():
+            assert store.execute("SELECT 3").fetchone() == (3,)
+
+
+def test_closing_the_store_closes_the_lane(store: Store) -> None:
+    lane = store.lane()
+    ticket = lane.begin()
+    with lane.reading(ticket):
+        conn = store.conn
+    store.close()
+    with pytest.raises(sqlite3.ProgrammingError):
+        conn.execute("SELECT 1")
+    with pytest.raises(StoreError, match="closed"), lane.reading(lane.begin()):
+        pass
