@@ -185,11 +185,16 @@ def test_a_page_deep_in_the_list_equals_the_offset_query(big: Store, name: str) 
 # ---- searched lists ------------------------------------------------------------------------
 
 
-@pytest.fixture(params=["chosen", "few", "some", "dense"])
+@pytest.fixture(params=["chosen", "few", "some", "dense", "estimated"])
 def plan(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Run a search test with the store's own choice of plan, then with each plan forced."""
+    """Run a search test with the store's own choice of plan, then with each plan forced,
+    then with every plan chosen from the walk's estimate (however small its sample)."""
     forced = request.param
-    if forced == "few":
+    if forced == "estimated":
+        monkeypatch.setattr(search_pages, "ESTIMATE_MIN_SEQS", 0)
+        monkeypatch.setattr(search_pages, "ESTIMATE_MIN_MATCHES", 0)
+        monkeypatch.setattr(search_pages, "ESTIMATE_FEW_MARGIN", 0)
+    elif forced == "few":
         monkeypatch.setattr(search_pages, "FEW_MATCHES", 10 ** 9)
     elif forced == "some":
         monkeypatch.setattr(search_pages, "FEW_MATCHES", -1)
@@ -322,3 +327,21 @@ def test_the_search_row_compares_each_key_with_its_own_store_query() -> None:
     keys = {"m": 6.0, "mi": 30.0, "mig": 9.0}
     in_store = {"m": 2.0, "mi": 24.0, "mig": 0.0}  # a key the store measured as 0 is left out
     assert key_ratios(keys, in_store) == {"m": 3.0, "mi": 1.25}
+
+
+def test_a_walks_sample_picks_the_plan_without_counting(big: Store,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    counted: list[str] = []
+    count = search_pages.match_count_capped
+
+    def watched(repo, query: str, cap: int) -> int:  # noqa: ANN001
+        counted.append(query)
+        return count(repo, query, cap)
+
+    monkeypatch.setattr(search_pages, "match_count_capped", watched)
+    monkeypatch.setattr(search_pages, "ESTIMATE_MIN_SEQS", 1)
+    monkeypatch.setattr(search_pages, "ESTIMATE_MIN_MATCHES", 1)
+    monkeypatch.setattr(search_pages, "FEW_MATCHES", 0)
+    flt = MemoryFilter(scope="user", owner=BENCH_USER, search="the")
+    assert ids(big.memories.page(flt, 300)) == reference_ids(big, flt, limit=300)
+    assert counted == []  # the walk's own full-text answers were sample enough
