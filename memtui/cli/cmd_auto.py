@@ -82,7 +82,7 @@ def _task_out(ctx: CliContext, task: Task, verb: str | None = None) -> int:
 def task_table(tasks: list[Task]) -> Table:
     """Tasks as a compact table readable at 80 columns."""
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
-    table.add_column("id", no_wrap=True)
+    render.add_id_column(table, "id", (task.id for task in tasks))
     table.add_column("project", no_wrap=True, max_width=14)
     table.add_column("status", no_wrap=True)
     table.add_column("finished", no_wrap=True)
@@ -197,7 +197,8 @@ def run(ctx: CliContext, args: argparse.Namespace) -> int:
 def log_table(entries: list[LogEntry]) -> Table:
     """Log rows as a table readable at 80 columns."""
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
-    for column in ("task", "project", "outcome", "why / memory", "at"):
+    render.add_id_column(table, "task", (entry.task_id for entry in entries))
+    for column in ("project", "outcome", "why / memory", "at"):
         table.add_column(column, overflow="fold")
     for entry in entries:
         why = REASON_WORDS.get(entry.reason or "", entry.reason or "") if entry.reason \

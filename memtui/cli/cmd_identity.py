@@ -61,7 +61,8 @@ def project_list(ctx: CliContext, args: argparse.Namespace) -> int:
         ctx.console.print(Text("No projects yet — create one with: memtui project add ID"))
         return 0
     table = Table()
-    for column in ("id", "name", "role", "root"):
+    render.add_id_column(table, "id", (project.id for project, _ in rows))
+    for column in ("name", "role", "root"):
         table.add_column(column, overflow="fold")
     for project, role in rows:
         table.add_row(project.id, render.text(project.name), role, render.text(project.root_path))

@@ -18,13 +18,21 @@ REDACT_MAX_LINE_BYTES = 16 * 1024 * 1024
 
 
 def redact_command(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``redact [--jsonl]``: stdin to stdout with secrets replaced."""
+    """``redact [--jsonl]``: stdin to stdout with secrets replaced. The output never holds
+    the original text: with ``--jsonl`` each object's ``text`` is replaced by the redacted
+    text (as is ``redacted``), with ``--json`` the whole input is one
+    ``{"redacted", "findings"}`` object."""
     from memtui.engine.redaction import findings_as_json, redact, scan
 
     stdin = getattr(args, "stdin", None) or sys.stdin
     if not args.jsonl:
         # The whole input at once: a secret can span lines (a PEM private key block).
-        ctx.stdout.write(redact(stdin.read()))
+        if ctx.json:
+            whole = scan(stdin.read())
+            ctx.emit_json({"redacted": whole.text,
+                           "findings": findings_as_json(whole.findings)})
+        else:
+            ctx.stdout.write(redact(stdin.read()))
         return 0
     bad = 0
     for number, line in enumerate(stdin, start=1):
@@ -42,6 +50,7 @@ def redact_command(ctx: CliContext, args: argparse.Namespace) -> int:
             ctx.stderr.write(f"memtui: line {number}: skipped ({str(error)[:80]})\n")
             continue
         result = scan(record["text"])
+        record["text"] = result.text  # never echo the original (it may hold the secret)
         record["redacted"] = result.text
         record["findings"] = findings_as_json(result.findings)
         ctx.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
@@ -136,7 +145,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     """Add the tool commands."""
     p = sub.add_parser("redact", help="redact secrets from stdin to stdout", parents=[common])
     p.add_argument("--jsonl", action="store_true",
-                   help='one {"text"} object a line in; "redacted" and "findings" added out')
+                   help='one {"text"} object a line in; out the same object with "text" '
+                        'and "redacted" holding the redacted text and "findings" (kind '
+                        'and span, never the value)')
     p.set_defaults(handler=redact_command)
     p = sub.add_parser("doctor", help="check the store's integrity and invariants",
                        parents=[common])
