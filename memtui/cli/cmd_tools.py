@@ -12,7 +12,7 @@ from rich.text import Text
 from memtui.cli.context import CliContext
 from memtui.engine.maintenance import DoctorReport, store_owner_check
 from memtui.engine.validation import MAX_JSON_DEPTH, json_depth
-from memtui.errors import InvalidInput, StoreError
+from memtui.errors import InvalidInput, NotFound, StoreError
 
 REDACT_MAX_LINE_BYTES = 16 * 1024 * 1024
 
@@ -116,6 +116,8 @@ def import_command(ctx: CliContext, args: argparse.Namespace) -> int:
     try:
         handle = sys.stdin if args.jsonl == "-" else source.open(encoding="utf-8",
                                                                   errors="strict")
+    except FileNotFoundError:
+        raise NotFound(f"{source}: no such file") from None
     except OSError as error:
         raise InvalidInput(f"{source}: cannot read ({error.strerror})") from None
     new_store = not ctx.db_path.exists()
@@ -155,14 +157,14 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.set_defaults(handler=doctor_command)
     p = sub.add_parser("export", help="what you may read as JSON Lines (--all: whole store)",
                        parents=[common])
-    p.add_argument("--jsonl", required=True, metavar="FILE")
+    p.add_argument("--jsonl", required=True, metavar="FILE", help="the file to write (- for stdout)")
     p.add_argument("--all", action="store_true",
                    help="the whole store, every user's data: a lossless backup (only for the "
                         "OS user who owns the store file)")
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
     p.set_defaults(handler=export_command)
     p = sub.add_parser("import", help="restore a JSON Lines backup", parents=[common])
-    p.add_argument("--jsonl", required=True, metavar="FILE")
+    p.add_argument("--jsonl", required=True, metavar="FILE", help="the backup to read (- for stdin)")
     p.add_argument("--merge", action="store_true",
                    help="add to a store that already has data, skipping what exists")
     p.set_defaults(handler=import_command)
