@@ -45,8 +45,10 @@ def test_jsonl_mode_adds_redacted_and_findings_without_values(monkeypatch) -> No
     assert first["id"] == 7 and TOKEN not in first["redacted"]
     assert first["findings"] and all(set(f) == {"kind", "start", "end"} for f in first["findings"])
     span = first["findings"][0]
-    assert first["text"][span["start"]:span["end"]] == TOKEN
-    assert TOKEN not in json.dumps(first["findings"])
+    original = f"token {TOKEN} here"
+    assert original[span["start"]:span["end"]] == TOKEN  # spans point into the input
+    assert TOKEN not in out  # the output never holds the original text
+    assert first["text"] == first["redacted"]
     assert second["redacted"] == "nothing secret" and second["findings"] == []
 
 
@@ -57,3 +59,23 @@ def test_jsonl_mode_skips_bad_lines_and_says_so(monkeypatch) -> None:
     assert code == 5
     assert [json.loads(line)["redacted"] for line in out.splitlines()] == ["ok"]
     assert err.count("skipped") == 4
+
+
+def test_json_mode_is_one_object_without_the_original(monkeypatch) -> None:
+    text = f"build ok\nexport GITHUB_TOKEN={TOKEN}\n{PEM}"
+    code, out, _ = _run(monkeypatch, text, "--json")
+    assert code == 0
+    result = json.loads(out)
+    assert set(result) == {"redacted", "findings"}
+    assert TOKEN not in out and "MIIEowIBAAKCAQEA" not in out
+    assert result["redacted"].startswith("build ok\n")
+    assert {f["kind"] for f in result["findings"]} and all(
+        set(f) == {"kind", "start", "end"} for f in result["findings"])
+
+
+def test_usage_errors_name_the_program_once() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["memory", "add", "x", "--kind"], stdout=out, stderr=err)
+    assert code == 2
+    line = err.getvalue().strip()
+    assert line.startswith("memtui: error: memory add: ") and line.count("memtui") == 1

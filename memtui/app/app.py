@@ -236,9 +236,10 @@ class MemtuiApp(App[None]):
     def _load_keymap(self) -> None:
         if not self.config.load_keymap:
             return
-        from memtui.app.keymap import load_keymap
+        from memtui.app.keymap import keymap_conflicts, load_keymap
 
         loaded = load_keymap(self.config.keymap_path, known_ids=all_binding_ids())
+        loaded.problems += keymap_conflicts(loaded.keymap, all_bindings())
         self.keymap_problems = loaded.problems
         if loaded.keymap:
             self.set_keymap(loaded.keymap)
@@ -693,6 +694,17 @@ def is_command_line(widget: object) -> bool:
     from memtui.app.widgets.command_line import CommandLine
 
     return isinstance(widget, CommandLine)
+
+
+def all_bindings() -> list[tuple[str, str, str]]:
+    """(where, default keys, binding id) of every binding in the app."""
+    from textual.binding import Binding
+
+    from memtui.app.help import binding_classes
+
+    return [(where, binding.key, binding.id) for where, owner in binding_classes()
+            for binding in owner.__dict__.get("BINDINGS", [])
+            if isinstance(binding, Binding) and binding.id]
 
 
 def all_binding_ids() -> set[str]:

@@ -33,6 +33,10 @@ def default_keymap_path() -> Path:
     return Path(base) / "memtui" / KEYMAP_FILE_NAME
 
 
+GLOBAL_SCOPE = "everywhere"
+"""Where app-wide bindings live (a key there clashes with the same key anywhere)."""
+
+
 @dataclass
 class KeymapFile:
     """A loaded keymap: binding id -> comma-separated keys, and problems found."""
@@ -82,3 +86,26 @@ def load_keymap(path: Path | None = None, known_ids: set[str] | None = None) -> 
     loaded = parse_keymap(text, known_ids)
     loaded.path = target
     return loaded
+
+
+def keymap_conflicts(keymap: dict[str, str],
+                     bindings: list[tuple[str, str, str]]) -> list[str]:
+    """Keys the keymap gives to an action that another action already answers to in the
+    same place, or everywhere (``q`` taken from quit): one problem per clash, in words.
+    ``bindings``: (where, default keys, binding id) for every binding of the app."""
+    effective = [(where, binding_id,
+                  {key.strip() for key in keymap.get(binding_id, keys).split(",") if key.strip()})
+                 for where, keys, binding_id in bindings]
+    problems: list[str] = []
+    for where, binding_id, keys in effective:
+        if binding_id not in keymap:
+            continue
+        for key in sorted(keys):
+            for other_where, other_id, other_keys in effective:
+                if other_id == binding_id or key not in other_keys:
+                    continue
+                if where == other_where or GLOBAL_SCOPE in (where, other_where):
+                    problem = f"{binding_id}: {key} is already the key of {other_id}"
+                    if problem not in problems:
+                        problems.append(problem)
+    return problems

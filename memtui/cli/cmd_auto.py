@@ -82,7 +82,7 @@ def _task_out(ctx: CliContext, task: Task, verb: str | None = None) -> int:
 def task_table(tasks: list[Task]) -> Table:
     """Tasks as a compact table readable at 80 columns."""
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
-    table.add_column("id", no_wrap=True)
+    render.add_id_column(table, "id", (task.id for task in tasks))
     table.add_column("project", no_wrap=True, max_width=14)
     table.add_column("status", no_wrap=True)
     table.add_column("finished", no_wrap=True)
@@ -197,7 +197,8 @@ def run(ctx: CliContext, args: argparse.Namespace) -> int:
 def log_table(entries: list[LogEntry]) -> Table:
     """Log rows as a table readable at 80 columns."""
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
-    for column in ("task", "project", "outcome", "why / memory", "at"):
+    render.add_id_column(table, "task", (entry.task_id for entry in entries))
+    for column in ("project", "outcome", "why / memory", "at"):
         table.add_column(column, overflow="fold")
     for entry in entries:
         why = REASON_WORDS.get(entry.reason or "", entry.reason or "") if entry.reason \
@@ -250,7 +251,7 @@ def _register_settings(sub: argparse._SubParsersAction, common: argparse.Argumen
     p.set_defaults(handler=settings_show)
     p = ssub.add_parser("set", help="change settings: KEY=VALUE ... (all or nothing)",
                         parents=[common])
-    p.add_argument("pairs", nargs="+", metavar="KEY=VALUE")
+    p.add_argument("pairs", nargs="+", metavar="KEY=VALUE", help="settings to change (see settings show)")
     p.set_defaults(handler=settings_set)
 
 
@@ -258,14 +259,14 @@ def _register_task(sub: argparse._SubParsersAction, common: argparse.ArgumentPar
     task = sub.add_parser("task", help="tasks, follow-ups and per-task flags", parents=[common])
     tsub = task.add_subparsers(dest="task_command", metavar="ACTION", required=True)
     p = tsub.add_parser("add", help="record a task; prints its id", parents=[common])
-    p.add_argument("--project", required=True)
-    p.add_argument("--goal", default="")
-    p.add_argument("--prompt", default="")
-    p.add_argument("--result", default="")
+    p.add_argument("--project", required=True, help="the task's project")
+    p.add_argument("--goal", default="", help="what the task set out to do")
+    p.add_argument("--prompt", default="", help="the request the task was given")
+    p.add_argument("--result", default="", help="what the task produced")
     p.add_argument("--started", metavar="TIME", help="ISO-8601 start time")
     p.add_argument("--finished", metavar="TIME", help="ISO-8601 finish time")
     p.add_argument("--status", default="completed", help=", ".join(TASK_STATUSES))
-    p.add_argument("--cost", type=_usd, default=0.0, metavar="USD")
+    p.add_argument("--cost", type=_usd, default=0.0, metavar="USD", help="what the task cost in US dollars")
     p.add_argument("--parent", metavar="TASK", help="the coordinator this is a sub-task of")
     p.add_argument("--continuation", action="store_true", help="a continuation or resume")
     p.add_argument("--external-context", action="store_true",
@@ -273,22 +274,22 @@ def _register_task(sub: argparse._SubParsersAction, common: argparse.ArgumentPar
     p.set_defaults(handler=task_add)
     p = tsub.add_parser("followup", help="record a message between tasks", parents=[common])
     p.add_argument("task", help="the task receiving the message")
-    p.add_argument("--from", dest="from_task", required=True, metavar="TASK2")
-    p.add_argument("--message", required=True)
+    p.add_argument("--from", dest="from_task", required=True, metavar="TASK2", help="the task the message came from")
+    p.add_argument("--message", required=True, help="the message's text")
     p.set_defaults(handler=task_followup)
     p = tsub.add_parser("flags", help="per-task override of use/generate", parents=[common])
-    p.add_argument("task")
-    p.add_argument("--use", choices=["on", "off", "follow"])
-    p.add_argument("--generate", choices=["on", "off", "follow"])
+    p.add_argument("task", help="the task's id")
+    p.add_argument("--use", choices=["on", "off", "follow"], help="use memories in this task (follow: the setting)")
+    p.add_argument("--generate", choices=["on", "off", "follow"], help="make memories from this task (follow: the setting)")
     p.set_defaults(handler=task_flags)
     p = tsub.add_parser("list", help="visible tasks, newest first", parents=[common])
-    p.add_argument("--project")
+    p.add_argument("--project", help="only this project's tasks")
     p.add_argument("--mine", action="store_true", help="your own tasks only")
     p.add_argument("--status", help=", ".join(TASK_STATUSES))
-    p.add_argument("--limit", type=positive_int, default=50)
+    p.add_argument("--limit", type=positive_int, default=50, help="at most this many tasks (default 50)")
     p.set_defaults(handler=task_list)
     p = tsub.add_parser("show", help="one task", parents=[common])
-    p.add_argument("task")
+    p.add_argument("task", help="the task's id")
     p.set_defaults(handler=task_show)
 
 
@@ -301,8 +302,8 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     qsub = quota.add_subparsers(dest="quota_command", metavar="ACTION", required=True)
     p = qsub.add_parser("set", help="set the monthly limit", parents=[common])
     group = p.add_mutually_exclusive_group()
-    group.add_argument("--limit", type=_usd, metavar="USD")
-    group.add_argument("--unlimited", action="store_true")
+    group.add_argument("--limit", type=_usd, metavar="USD", help="the monthly limit in US dollars")
+    group.add_argument("--unlimited", action="store_true", help="no monthly limit")
     p.set_defaults(handler=quota_set)
     p = qsub.add_parser("show", help="limit, spend and what is left", parents=[common])
     p.set_defaults(handler=quota_show)
@@ -314,12 +315,12 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.set_defaults(handler=run)
 
     p = sub.add_parser("log", help="the extraction log of your tasks", parents=[common])
-    p.add_argument("--limit", type=positive_int, default=50)
+    p.add_argument("--limit", type=positive_int, default=50, help="at most this many rows (default 50)")
     p.set_defaults(handler=log)
 
     p = sub.add_parser("inject", help="the first-turn text a task would receive",
                        parents=[common])
-    p.add_argument("task")
+    p.add_argument("task", help="the task's id")
     p.add_argument("--apply", action="store_true",
                    help="perform the injection (audited, usage counts bumped)")
     p.set_defaults(handler=inject)

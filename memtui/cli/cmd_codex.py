@@ -424,23 +424,25 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
     p = csub.add_parser("import", help="stage-1 outputs and notes become memories",
                         parents=[common])
-    p.add_argument("--limit", type=positive_int, default=DEFAULT_SHOW_LIMIT)
+    p.add_argument("--limit", type=positive_int, default=DEFAULT_SHOW_LIMIT,
+                   help="at most this many items")
     _wait_option(p)
     p.set_defaults(handler=import_memories)
 
     p = csub.add_parser("import-rollouts", help="session rollouts become completed tasks",
                         parents=[common])
-    p.add_argument("--limit", type=positive_int, default=DEFAULT_SHOW_LIMIT)
+    p.add_argument("--limit", type=positive_int, default=DEFAULT_SHOW_LIMIT,
+                   help="at most this many rollouts")
     p.set_defaults(handler=import_rollouts)
 
     p = csub.add_parser("note", help="add an ad-hoc note (needs --write)", parents=[common])
-    p.add_argument("text")
+    p.add_argument("text", help="the note's text")
     p.add_argument("--write", action="store_true", help="really write into the Codex home")
     p.set_defaults(handler=note)
 
     p = csub.add_parser("forget", help="forget one thread's memory (needs --write)",
                         parents=[common])
-    p.add_argument("thread_id", metavar="THREAD_ID")
+    p.add_argument("thread_id", metavar="THREAD_ID", help="the Codex thread to forget")
     p.add_argument("--write", action="store_true", help="really change the Codex home")
     _wait_option(p)
     p.set_defaults(handler=forget)

@@ -1,4 +1,4 @@
-"""Commands for the local memory service: ``memtui serve`` and ``memtui call`` (spec/50)."""
+"""Commands for the local memory service: ``memtui serve`` and ``memtui call``."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def call(ctx: CliContext, args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     """Add ``serve`` and ``call``."""
     p = sub.add_parser("serve", parents=[common],
-                       help="run the local memory service on a unix socket (spec/50)")
+                       help="run the local memory service on a unix socket (JSON Lines; docs/service.md)")
     p.add_argument("--socket", metavar="PATH", default=None,
                    help="socket path (else $MEMTUI_SOCKET, else the user's runtime folder)")
     p.add_argument("--worker", action="store_true",

@@ -12,19 +12,27 @@ from rich.text import Text
 from memtui.cli.context import CliContext
 from memtui.engine.maintenance import DoctorReport, store_owner_check
 from memtui.engine.validation import MAX_JSON_DEPTH, json_depth
-from memtui.errors import InvalidInput, StoreError
+from memtui.errors import InvalidInput, NotFound, StoreError
 
 REDACT_MAX_LINE_BYTES = 16 * 1024 * 1024
 
 
 def redact_command(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``redact [--jsonl]``: stdin to stdout with secrets replaced."""
+    """``redact [--jsonl]``: stdin to stdout with secrets replaced. The output never holds
+    the original text: with ``--jsonl`` each object's ``text`` is replaced by the redacted
+    text (as is ``redacted``), with ``--json`` the whole input is one
+    ``{"redacted", "findings"}`` object."""
     from memtui.engine.redaction import findings_as_json, redact, scan
 
     stdin = getattr(args, "stdin", None) or sys.stdin
     if not args.jsonl:
         # The whole input at once: a secret can span lines (a PEM private key block).
-        ctx.stdout.write(redact(stdin.read()))
+        if ctx.json:
+            whole = scan(stdin.read())
+            ctx.emit_json({"redacted": whole.text,
+                           "findings": findings_as_json(whole.findings)})
+        else:
+            ctx.stdout.write(redact(stdin.read()))
         return 0
     bad = 0
     for number, line in enumerate(stdin, start=1):
@@ -42,6 +50,7 @@ def redact_command(ctx: CliContext, args: argparse.Namespace) -> int:
             ctx.stderr.write(f"memtui: line {number}: skipped ({str(error)[:80]})\n")
             continue
         result = scan(record["text"])
+        record["text"] = result.text  # never echo the original (it may hold the secret)
         record["redacted"] = result.text
         record["findings"] = findings_as_json(result.findings)
         ctx.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
@@ -107,6 +116,8 @@ def import_command(ctx: CliContext, args: argparse.Namespace) -> int:
     try:
         handle = sys.stdin if args.jsonl == "-" else source.open(encoding="utf-8",
                                                                   errors="strict")
+    except FileNotFoundError:
+        raise NotFound(f"{source}: no such file") from None
     except OSError as error:
         raise InvalidInput(f"{source}: cannot read ({error.strerror})") from None
     new_store = not ctx.db_path.exists()
@@ -136,7 +147,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     """Add the tool commands."""
     p = sub.add_parser("redact", help="redact secrets from stdin to stdout", parents=[common])
     p.add_argument("--jsonl", action="store_true",
-                   help='one {"text"} object a line in; "redacted" and "findings" added out')
+                   help='one {"text"} object a line in; out the same object with "text" '
+                        'and "redacted" holding the redacted text and "findings" (kind '
+                        'and span, never the value)')
     p.set_defaults(handler=redact_command)
     p = sub.add_parser("doctor", help="check the store's integrity and invariants",
                        parents=[common])
@@ -144,14 +157,14 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.set_defaults(handler=doctor_command)
     p = sub.add_parser("export", help="what you may read as JSON Lines (--all: whole store)",
                        parents=[common])
-    p.add_argument("--jsonl", required=True, metavar="FILE")
+    p.add_argument("--jsonl", required=True, metavar="FILE", help="the file to write (- for stdout)")
     p.add_argument("--all", action="store_true",
                    help="the whole store, every user's data: a lossless backup (only for the "
                         "OS user who owns the store file)")
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
     p.set_defaults(handler=export_command)
     p = sub.add_parser("import", help="restore a JSON Lines backup", parents=[common])
-    p.add_argument("--jsonl", required=True, metavar="FILE")
+    p.add_argument("--jsonl", required=True, metavar="FILE", help="the backup to read (- for stdin)")
     p.add_argument("--merge", action="store_true",
                    help="add to a store that already has data, skipping what exists")
     p.set_defaults(handler=import_command)

@@ -45,7 +45,9 @@ class _Parser(argparse.ArgumentParser):
     """argparse that raises instead of exiting, so errors get one line and the JSON object."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"{self.prog}: {message}")
+        # "memtui: error: " comes in front of every error line: name the command only once
+        command = self.prog.removeprefix("memtui").strip()
+        raise UsageError(f"{command}: {message}" if command else message)
 
 
 def common_options() -> argparse.ArgumentParser:

@@ -26,12 +26,19 @@ def short_time(stamp: str | None) -> str:
     return stamp[:16].replace("T", " ")
 
 
+def add_id_column(table: Table, header: str, ids: Iterable[str | None]) -> None:
+    """An id column that never wraps nor shrinks: as wide as its longest id, so a copied id
+    is whole; the table's other columns give way at 80 columns."""
+    width = max([len(header), *(len(value) for value in ids if value)])
+    table.add_column(header, no_wrap=True, overflow="ignore", min_width=width)
+
+
 def memory_table(memories: Sequence[Memory], title: str | None = None) -> Table:
     """Memories as a compact table that reads at 80 columns: id, kind, created, content
     (with the source and, for superseded rows, the status after the text)."""
     table = Table(title=title, box=box.SIMPLE_HEAD, show_lines=False, expand=False,
                   pad_edge=False)
-    table.add_column("id", no_wrap=True)
+    add_id_column(table, "id", (memory.id for memory in memories))
     table.add_column("kind", no_wrap=True)
     table.add_column("created", no_wrap=True)
     table.add_column("content", overflow="fold", min_width=24)

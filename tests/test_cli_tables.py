@@ -1,0 +1,52 @@
+"""Human tables at 80 columns: an id is never broken across lines (a copied id is whole);
+the other columns give way."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+LONG = ("a long goal text that has to wrap over several lines of the table at eighty "
+        "columns so that every other column is squeezed")
+PROJECT = "payments-platform-with-a-long-id-2026"
+
+
+@pytest.fixture
+def narrow(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A terminal 80 columns wide, whatever the test runner's own terminal is."""
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("LINES", "24")
+
+
+def _whole_on_a_line(out: str, ids: list[str]) -> None:
+    lines = out.splitlines()
+    assert max(len(line) for line in lines) <= 80, out
+    for value in ids:
+        assert any(value in line for line in lines), (value, out)
+
+
+def test_every_table_keeps_its_ids_whole(cli: Callable[..., Any], narrow: None) -> None:
+    assert cli("--user", "alice", "project", "add", PROJECT, "--name", LONG,
+               "--root", "/srv/" + "deep/" * 12).code == 0
+    tasks = []
+    for n in range(3):
+        result = cli("--user", "alice", "--json", "task", "add", "--project", PROJECT,
+                     "--goal", f"{LONG} {n}", "--prompt", "p", "--result", "r",
+                     "--started", "2026-12-01T10:00:00Z", "--finished", "2026-12-01T10:05:00Z")
+        assert result.code == 0, result.err
+        tasks.append(result.json["id"])
+    memory = cli("--user", "alice", "--json", "memory", "add", LONG, "--kind", "fact",
+                 "--project", PROJECT).json["id"]
+    assert cli("--user", "alice", "run", "--force").code == 0
+    for args, ids in ((("log",), tasks), (("task", "list", "--project", PROJECT), tasks),
+                      (("memory", "list", "--project", PROJECT), [memory]),
+                      (("project", "list"), [PROJECT])):
+        result = cli("--user", "alice", *args)
+        assert result.code == 0, (args, result.err)
+        _whole_on_a_line(result.out, ids)
+        for value in ids:  # the column is as wide as the id: no stray tail on the next line
+            tail = value[-3:]
+            assert not re.search(rf"^\s*{re.escape(tail)}\s*$", result.out, re.MULTILINE)
