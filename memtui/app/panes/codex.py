@@ -33,7 +33,7 @@ from memtui.errors import MemtuiError
 from memtui.textsafe import one_line
 
 if TYPE_CHECKING:  # the Codex engine is imported when the pane is first read (not at start)
-    from memtui.engine.codex.importer import CodexThread
+    from memtui.engine.codex.browse import CodexThread
     from memtui.engine.codex.models import CodexHome
 
 DB_WAIT_SECONDS = 0.25
@@ -140,17 +140,14 @@ class CodexPane(Pane):
 
     def refresh_data(self) -> None:
         """Read the Codex home again (read-only), keeping the cursor on the same thread."""
-        from memtui.engine.codex.importer import codex_threads
-        from memtui.engine.codex.paths import resolve_codex_sqlite_home
-        from memtui.engine.codex.reader import read_codex_home
+        from memtui.engine.codex.browse import codex_threads
 
         super().refresh_data()
         keep = self.item_list.current()
         home = self.home()
         try:
-            codex = read_codex_home(home, self.memtui.store.clock(),
-                                    sqlite_home=resolve_codex_sqlite_home(home),
-                                    db_busy_timeout_s=DB_WAIT_SECONDS)
+            codex = self.memtui.engine.codex.browse(home, self.memtui.store.clock(),
+                                                    db_busy_timeout_s=DB_WAIT_SECONDS)
         except (MemtuiError, OSError) as error:
             self.memtui.say(f"Could not read the Codex home: {error}", severity="error")
             return
@@ -175,6 +172,14 @@ class CodexPane(Pane):
                     f"{local_time(thread.updated_at, tz)}")
         if thread.cwd:
             text.append(f"\ncwd {one_line(thread.cwd, TEXT_CHARS)}")
+        if thread.git_branch or thread.source or thread.memory_mode:
+            text.append(f"\nbranch {one_line(thread.git_branch or '—', 40)} · source "
+                        f"{one_line(thread.source or '—', 20)} · memory "
+                        f"{one_line(thread.memory_mode or '—', 12)}",
+                        style="" if thread.memory_mode in (None, "enabled") else "yellow")
+        if thread.rollout_path:
+            text.append(f"\nrollout {one_line(thread.rollout_path, 2 * TEXT_CHARS)}",
+                        style="dim")
         if thread.description:
             text.append(f"\n{one_line(thread.description, 2 * TEXT_CHARS)}")
         if thread.job_status:
@@ -182,9 +187,14 @@ class CodexPane(Pane):
             if thread.job_error:
                 text.append(f" — {one_line(thread.job_error, 2 * TEXT_CHARS)}", style="red")
         if not thread.in_database and self.codex is not None and self.codex.database_read:
-            text.append("\nno stage-1 output in memories_1.sqlite", style="dim")
+            text.append("\nno stage-1 output in Codex's database", style="dim")
 
     def _overview(self, text: Text, codex: CodexHome) -> None:
+        if codex.layout is not None:
+            text.append("\n\nCodex database: ", style="bold")
+            text.append(f"{one_line(codex.layout.description, 2 * TEXT_CHARS)} "
+                        f"({codex.layout.schema_words})",
+                        style="" if codex.layout.supported else "yellow")
         text.append("\n\nWhy is consolidation stuck?\n", style="bold")
         if codex.diagnosis:
             for reason in codex.diagnosis[:MAX_SECTION_ROWS]:
@@ -192,8 +202,8 @@ class CodexPane(Pane):
         elif codex.database_read:
             text.append("Nothing stuck: no job is failing or holding an expired lease.\n")
         else:
-            text.append("Unknown: memories_1.sqlite could not be read (see problems).\n",
-                        style="dim")
+            text.append("Unknown: Codex's memory database could not be read (see "
+                        "problems).\n", style="dim")
         for reason in config_reasons(codex.config):
             text.append(f"- {one_line(reason, 3 * TEXT_CHARS)}\n", style="yellow")
         settings = describe_config(codex.config, home_found=codex.home_found)
