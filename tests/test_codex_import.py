@@ -80,7 +80,8 @@ def locked_db(tmp_path: Path) -> Iterator[Path]:
 
 def test_imports_threads_and_notes_into_projects_from_cwd(home: Path, alice: Engine) -> None:
     report = alice.codex.import_memories(home)
-    assert report.imported == 5 and report.errors == 0 and report.skipped == {}
+    # the polluted thread is what Codex itself no longer uses: skipped, with the reason
+    assert report.imported == 5 and report.errors == 0 and report.skipped == {"memory_mode": 1}
     assert report.created_projects == ("ninfer", "handbook")
     assert [str(p) for p in report.problems if fx.BAD_NOTE in p.path] != []
     ninfer = alice.identity.get_project("ninfer")
@@ -108,7 +109,8 @@ def test_importing_twice_adds_nothing(home: Path, alice: Engine) -> None:
     importer = alice.codex
     first = importer.import_memories(home)
     again = importer.import_memories(home)
-    assert again.imported == 0 and again.skipped == {"already_imported": 5}
+    assert again.imported == 0 and again.skipped == {"already_imported": 5,
+                                                    "memory_mode": 1}
     assert {item.target_id for item in again.items} == {item.target_id for item in first.items}
     assert again.created_projects == ()
     assert len(_memories(alice, "ninfer")) == 2 and len(_memories(alice, None)) == 2
@@ -146,8 +148,12 @@ def test_existing_writable_project_deepest_root_wins(home: Path,
     bob.identity.set_member("ninfer-bob", "alice", "reader")
     report = alice.codex.import_memories(home)
     assert report.created_projects == ()
-    # the deepest root is bob's, which alice may only read: the deepest writable one wins
-    assert {item.project for item in report.items if item.kind == "thread"} == {"projects"}
+    # the deepest root (IdentityApi.project_for_path) is bob's, which alice may only read:
+    # nothing goes into it and no second project is made for the same folder; those
+    # threads become alice's own memories
+    projects = {item.ref: item.project for item in report.items
+                if item.kind == "thread" and item.outcome == "imported"}
+    assert projects == {fx.THREAD_V7: None, fx.THREAD_API: None, fx.THREAD_DOCS: "projects"}
     assert _memories(bob, "ninfer-bob") == []
 
 
@@ -184,10 +190,18 @@ def test_thread_without_cwd_and_redaction(tmp_path: Path, alice: Engine) -> None
 
 
 def test_codex_database_is_authoritative_for_threads(home: Path, alice: Engine) -> None:
-    forget_thread(home, fx.THREAD_V7, True)  # raw_memories.md still lists it (Codex owns it)
+    # a row gone from the database (raw_memories.md still lists it: Codex owns that file)
+    conn = sqlite3.connect(home / "memories_1.sqlite")
+    conn.execute("DELETE FROM stage1_outputs WHERE thread_id = ?", (fx.THREAD_V7,))
+    conn.commit()
+    conn.close()
     report = alice.codex.import_memories(home)
     assert _outcomes(report)[fx.THREAD_V7] == ("skipped", "not_in_database")
     assert report.imported == 4
+    # Codex's own forget marks the thread polluted: then that is the reason
+    forget_thread(home, fx.THREAD_API, True)
+    assert _outcomes(alice.codex.import_memories(home))[fx.THREAD_API] == (
+        "skipped", "memory_mode")
 
 
 def test_long_content_is_cut_with_a_marker(home: Path, alice: Engine) -> None:
@@ -297,8 +311,8 @@ def test_rollouts_become_completed_tasks_once(home: Path, tmp_path: Path, alice:
     assert external == {fx.THREAD_V7: False, fx.THREAD_MCP: True, fx.THREAD_WEB: True,
                         fx.THREAD_TRUNCATED: False, fx.THREAD_UNKNOWN: False}
 
-    again = importer.import_rollouts(home)
-    assert again.imported == 0 and again.skipped["already_imported"] == 5
+    again = importer.import_rollouts(home)  # unchanged files are not even opened
+    assert again.imported == 0 and again.items == () and again.unchanged == 8
     assert len(alice.tasks.list_tasks(limit=100)) == 5
 
 
@@ -360,7 +374,7 @@ def test_import_reads_nothing_it_should_not_write(home: Path, alice: Engine) -> 
     assert after == before
     assert read_codex_home(home).database_read
     assert sqlite3.connect(home / "memories_1.sqlite").execute(
-        "SELECT count(*) FROM stage1_outputs").fetchone() == (3,)
+        "SELECT count(*) FROM stage1_outputs").fetchone() == (4,)
     assert os.path.exists(home / "memories" / "raw_memories.md")
 
 

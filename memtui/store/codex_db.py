@@ -471,15 +471,21 @@ def _plan_rows(conn: sqlite3.Connection, thread_schema: str | None, thread_id: s
 
 
 def _supported(layout: CodexLayout) -> Path:
-    if layout.memory_db_path is None:
-        where = layout.memories.path if layout.memories.exists else layout.state.path
-        reason = {LAYOUT_OLD: "its memory schema is older than Codex 2026-02; not supported",
-                  LAYOUT_NONE: "no Codex memory database found"}.get(layout.name, layout.name)
-        error = layout.memories.error or layout.state.error
-        if error and "locked" in error:
-            raise CodexDbLocked(f"{where}: {error}")
-        raise CodexDbSchemaError(f"{where}: {reason}")
-    return Path(layout.memory_db_path)
+    """The file holding the memory tables; else the error that says why there is none."""
+    if layout.memory_db_path is not None:
+        return Path(layout.memory_db_path)
+    if layout.name == LAYOUT_OLD:
+        raise CodexDbSchemaError(f"{layout.state.path}: its memory schema is older than Codex "
+                                 "2026-02; not supported")
+    for info in (layout.memories, layout.state):
+        if info.exists and info.error is not None:
+            error_type = CodexDbLocked if "locked" in info.error else CodexDbNotADatabase \
+                if "not an SQLite" in info.error else CodexDbError
+            raise error_type(f"{info.path}: {info.error}")
+    if layout.memories.exists:
+        raise CodexDbSchemaError(f"{layout.memories.path}: not a Codex memory database "
+                                 "(missing table(s): stage1_outputs, jobs)")
+    raise CodexDbMissing(f"{layout.memories.path}: Codex memory database not found")
 
 
 def plan_forget_thread_memory(sqlite_home: Path, thread_id: str, *,
@@ -537,6 +543,32 @@ def _open_for_forget(layout: CodexLayout, busy_timeout_s: float
     return conn, STATE_SCHEMA
 
 
+def _mark_polluted_only(state: Path, thread_id: str, busy_timeout_s: float
+                        ) -> ForgetWriteResult:
+    """Without a memory database yet, the durable opt-out alone (``threads`` only)."""
+    try:
+        conn = _connect(state, "rw", busy_timeout_s)
+    except sqlite3.Error as error:
+        raise _map_error(error, state, busy_timeout_s) from None
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        found, _mode = _thread_state(conn, "main", thread_id)
+        polluted = False
+        if found and "memory_mode" in _table_columns(conn, THREADS_TABLE):
+            polluted = conn.execute(
+                f"UPDATE {THREADS_TABLE} SET memory_mode = ? WHERE id = ? AND memory_mode != ?",
+                (POLLUTED, thread_id, POLLUTED)).rowcount > 0
+        conn.execute("COMMIT")
+        return ForgetWriteResult(LAYOUT_NONE, found, polluted, 0, 0, False, False)
+    except sqlite3.Error as error:
+        if conn.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+        raise _map_error(error, state, busy_timeout_s) from None
+    finally:
+        conn.close()
+
+
 def forget_thread_memory(sqlite_home: Path, thread_id: str, now: int, *,
                          busy_timeout_s: float = DEFAULT_WRITE_BUSY_TIMEOUT_S
                          ) -> ForgetWriteResult:
@@ -551,6 +583,9 @@ def forget_thread_memory(sqlite_home: Path, thread_id: str, now: int, *,
     ``CodexDbSchemaError`` for the oldest layout or no database.
     """
     layout = detect_layout(sqlite_home, min(busy_timeout_s, DEFAULT_READ_BUSY_TIMEOUT_S))
+    if layout.name == LAYOUT_NONE and not layout.memories.exists and layout.state.exists \
+            and layout.state.error is None and THREADS_TABLE in layout.state.tables:
+        return _mark_polluted_only(Path(layout.state.path), thread_id, busy_timeout_s)
     path = Path(layout.memory_db_path or layout.state.path)
     try:
         conn, thread_schema = _open_for_forget(layout, busy_timeout_s)

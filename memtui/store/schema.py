@@ -261,7 +261,7 @@ MIGRATION_5 = """
 -- a second run over an unchanged sessions folder opens no file and a grown one resumes at
 -- its offset. ``state`` is the reader's JSON state at ``offset`` (the next byte to read).
 CREATE TABLE codex_rollout_files (
-    user_id TEXT NOT NULL REFERENCES users(id),
+    user_id TEXT NOT NULL,
     path TEXT NOT NULL,
     size INTEGER NOT NULL,
     mtime_ns INTEGER NOT NULL,

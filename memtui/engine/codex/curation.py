@@ -39,6 +39,7 @@ from memtui.engine.codex.paths import (
 from memtui.engine.codex.safe_fs import check_inside, list_entries, read_prefix, real_root
 from memtui.store.codex_db import (
     DEFAULT_WRITE_BUSY_TIMEOUT_S,
+    POLLUTED,
     CodexDbError,
     CodexDbMissing,
     forget_thread_memory,
@@ -83,9 +84,12 @@ class ForgetResult(JsonMixin):
 
     @property
     def found(self) -> bool:
-        """True when there was anything of this thread to forget."""
+        """True when there was anything of this thread to forget (a thread already marked
+        polluted, with no rows and no file left, has nothing)."""
         return bool(self.stage1_rows or self.job_rows or self.summary_files
-                    or self.thread_found)
+                    or self.marked_polluted
+                    or (not self.written and self.thread_found
+                        and self.memory_mode != POLLUTED))
 
 
 def validate_thread_id(thread_id: str) -> str:

@@ -83,9 +83,9 @@ def _consolidation(job: Job, now: datetime) -> list[str]:
         return [f"global consolidation is running: waiting for the lease held by "
                 f"{_worker(job)} until {when(job.lease_until, now)}"]
     if job.running_past_lease:
-        return [f"global consolidation is stuck 'running': the lease of {_worker(job)} "
-                f"expired {when(job.lease_until, now)}; the worker most likely died, and the "
-                "next Codex start takes the job over"]
+        return [f"global consolidation is stuck 'running': its lease expired "
+                f"{when(job.lease_until, now)} ({_worker(job)} most likely died); the next "
+                "Codex start takes the job over"]
     if job.cooldown_until is not None:
         return [f"global consolidation succeeded {_ago(job.finished_at, now)}; next "
                 f"consolidation not before {when(job.cooldown_until, now)} (Codex waits 6 h "

@@ -209,6 +209,10 @@ class RolloutImporter(EngineArea):
                                       target_id=existing.id, project=existing.project,
                                       path=path)
                 project = picker.project_for(cwd)
+                if project is None:
+                    return ImportItem(KIND_ROLLOUT, ref, OUTCOME_SKIPPED, REASON_NO_PROJECT,
+                                      f"its folder belongs to project {picker.read_only[cwd]}, "
+                                      "which you may only read", path=path)
                 added = tasks.add_task(
                     project, texts[0][0], texts[1][0], texts[2][0], task.started_at,
                     task.finished_at, status="completed",

@@ -1,8 +1,10 @@
 """Which memtui project a Codex thread's ``cwd`` goes to, creating one when none fits.
 
 The project whose root holds the ``cwd`` comes from ``IdentityApi.project_for_path`` (the one
-place that rule lives); it is used when the actor can write it. Otherwise a project is
-created from the ``cwd`` (id from the folder name, made unique, the actor its owner).
+place the "deepest root wins" rule lives); it is used when the actor can write it. When it
+is a project the actor may only read, nothing goes into it (``project_for`` gives None and
+the caller says so). With no project, one is created from the ``cwd`` (id from the folder
+name, made unique, the actor its owner).
 """
 
 from __future__ import annotations
@@ -48,16 +50,19 @@ class ProjectPicker:
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
-        self._cache: dict[str, str] = {}
+        self._cache: dict[str, str | None] = {}
         self.created: list[str] = []
+        self.read_only: dict[str, str] = {}
+        """``cwd`` -> the read-only project that holds it (nothing is written there)."""
         self._fresh: str | None = None
 
-    def _writable_for(self, cwd: str) -> str | None:
+    def _owner_of(self, cwd: str) -> tuple[str | None, bool]:
+        """(the project whose root holds ``cwd``, whether the actor may write it)."""
         identity = self._engine.identity
         project = identity.project_for_path(cwd)
-        if project is not None and identity.can_write(project.id):
-            return project.id
-        return None
+        if project is None:
+            return None, False
+        return project.id, identity.can_write(project.id)
 
     def _free_id(self, base: str) -> str:
         store = self._engine.store
@@ -68,12 +73,17 @@ class ProjectPicker:
                 return candidate
         raise Conflict(f"no free project id for {base!r}")
 
-    def project_for(self, cwd: str) -> str:
-        """The project for this ``cwd`` (created if needed, inside the caller's transaction)."""
+    def project_for(self, cwd: str) -> str | None:
+        """The project for this ``cwd`` (created if needed, inside the caller's transaction);
+        None when the project that holds it is one the actor may only read (then
+        ``read_only`` names it)."""
         self._fresh = None
         if cwd in self._cache:
             return self._cache[cwd]
-        found = self._writable_for(cwd)
+        found, writable = self._owner_of(cwd)
+        if found is not None and not writable:
+            self.read_only[cwd] = found
+            return None
         if found is not None:
             self._cache[cwd] = found
             return found

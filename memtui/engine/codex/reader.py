@@ -163,7 +163,7 @@ def _database(ctx: _Context, sqlite_home: Path, busy_timeout_s: float) -> CodexD
     layout = read.layout
     if layout.name == LAYOUT_OLD:
         ctx.problem(layout.state.path, LAYOUT_WORDS[LAYOUT_OLD])
-    elif layout.name == LAYOUT_NONE and not layout.state.exists and not layout.memories.exists:
+    elif layout.name == LAYOUT_NONE and not layout.memories.exists:
         ctx.problem(layout.memories.path, "file not found")
     if read.memory_error is not None:
         ctx.problem(layout.memory_db_path or layout.memories.path, read.memory_error)
