@@ -1,7 +1,9 @@
 """The Codex pane (read-only): a Codex home beside the store (spec/40).
 
-One row per thread (usage count and last use from ``memories_1.sqlite``); below, the
-selected thread, then why consolidation is stuck (the job queue read in plain words), the
+One row per thread (usage count and last use from Codex's memory database, ``memory_mode``
+from ``state_5.sqlite``); below, the selected thread (its ``cwd``, branch, source, memory
+mode and rollout), the database layout and Codex schema version, then why consolidation is
+stuck (the job queue read in plain words), the
 task groups of MEMORY.md, the ad-hoc notes, the jobs and every item that could not be read.
 ``o`` reads the home again, ``c`` copies the selected thread id, ``J`` / ``K`` scroll the
 details. Nothing is written: imports
@@ -114,6 +116,8 @@ class CodexPane(Pane):
         row.append(f"{used:>{USED_COLUMN - 2}}  ", style="dim")
         if thread.job_status and thread.job_status != "done":
             row.append(f"[job {one_line(thread.job_status, 12)}] ", style="bold red")
+        if thread.memory_mode and thread.memory_mode != "enabled":
+            row.append(f"[{one_line(thread.memory_mode, 12)}] ", style="yellow")
         row.append(one_line(thread.description or thread.cwd or "", TEXT_CHARS))
         row.truncate(width, overflow="ellipsis")
         return row
@@ -178,8 +182,9 @@ class CodexPane(Pane):
                         f"{one_line(thread.memory_mode or '—', 12)}",
                         style="" if thread.memory_mode in (None, "enabled") else "yellow")
         if thread.rollout_path:
-            text.append(f"\nrollout {one_line(thread.rollout_path, 2 * TEXT_CHARS)}",
-                        style="dim")
+            where = thread.rollout_path if self.codex is None else relative_to_home(
+                thread.rollout_path, Path(self.codex.home))
+            text.append(f"\nrollout {one_line(where, 2 * TEXT_CHARS)}", style="dim")
         if thread.description:
             text.append(f"\n{one_line(thread.description, 2 * TEXT_CHARS)}")
         if thread.job_status:

@@ -55,7 +55,8 @@ def database_problem(codex: CodexHome) -> str | None:
 
 
 def codex_threads(codex: CodexHome) -> list[CodexThread]:
-    """The threads of a home for browsing, newest first: every thread with a memory, a job
+    """The threads of a home for browsing, those with a memory or job first, each part newest
+    first: every thread with a memory, a job
     or a ``threads`` row (usage from the database, the job's status and error, the raw
     memory's description; ``cwd``, rollout, branch, source and ``memory_mode`` from
     ``state_5.sqlite``)."""
@@ -90,7 +91,8 @@ def codex_threads(codex: CodexHome) -> list[CodexThread]:
             source=meta.source if meta else None,
             memory_mode=meta.memory_mode if meta else None,
             has_memory=thread_id in with_memory))
-    threads.sort(key=lambda item: (item.updated_at or "", item.thread_id), reverse=True)
+    threads.sort(key=lambda item: (item.has_memory, item.updated_at or "", item.thread_id),
+                 reverse=True)
     return threads
 
 
