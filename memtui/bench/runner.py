@@ -13,7 +13,11 @@ processes only ever adds time. Rows:
 4. extraction of 10,000 eligible tasks vs a read-only loop (``bench.extraction``);
 5. redaction MB/s vs a one-literal ``re`` scan (``bench.redaction``);
 6. list pages at N rows vs 1,000 rows (first, deep keyset, positional from the end);
-7. recall through the service vs the Python API (``bench.recall``, when present).
+7. recall through the service vs the Python API (``bench.recall``, when present);
+8. ``codex import-rollouts`` over a generated sessions folder (``--codex-rollouts N``, 5,000
+   by default, about 500 MB): the first run's MB/s vs ``json.loads`` of the same lines, and a
+   second, unchanged run vs the first (``bench.codex_rollouts``; ``--only codex`` builds no
+   memory store).
 """
 
 from __future__ import annotations
