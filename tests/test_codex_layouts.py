@@ -387,3 +387,17 @@ def test_codex_naming_test_vectors() -> None:
         value //= 62
     assert rollout_summary_file_stem("thread-x", moment, "__") == \
         f"1970-01-01T00-02-03-{code}"
+
+
+def test_a_broken_state_database_is_a_problem_and_forget_changes_nothing(tmp_path: Path) -> None:
+    home = fx.build_codex_home(tmp_path)
+    for suffix in ("-wal", "-shm"):
+        (home / f"state_5.sqlite{suffix}").unlink(missing_ok=True)
+    (home / "state_5.sqlite").write_bytes(b"garbage" * 200)
+    codex = read_codex_home(home, fx.NOW)
+    assert codex.database_read and len(codex.stage1_outputs) == 4 and codex.threads == ()
+    assert any(problem.path.endswith("state_5.sqlite") for problem in codex.problems)
+    before = _rows(home / "memories_1.sqlite", "SELECT * FROM stage1_outputs ORDER BY 1")
+    with pytest.raises(CodexError, match="state_5.sqlite.*nothing was changed"):
+        forget_thread(home, fx.THREAD_V7, True)
+    assert _rows(home / "memories_1.sqlite", "SELECT * FROM stage1_outputs ORDER BY 1") == before

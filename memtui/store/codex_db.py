@@ -479,9 +479,7 @@ def _supported(layout: CodexLayout) -> Path:
                                  "2026-02; not supported")
     for info in (layout.memories, layout.state):
         if info.exists and info.error is not None:
-            error_type = CodexDbLocked if "locked" in info.error else CodexDbNotADatabase \
-                if "not an SQLite" in info.error else CodexDbError
-            raise error_type(f"{info.path}: {info.error}")
+            raise _state_error(info)
     if layout.memories.exists:
         raise CodexDbSchemaError(f"{layout.memories.path}: not a Codex memory database "
                                  "(missing table(s): stage1_outputs, jobs)")
@@ -527,6 +525,13 @@ ON CONFLICT(kind, job_key) DO UPDATE SET
 at least ``DEFAULT_RETRY_REMAINING`` retries, the input watermark raised."""
 
 
+def _state_error(info: DatabaseFile) -> CodexDbError:
+    error = info.error or "cannot be read"
+    error_type = CodexDbLocked if "locked" in error else CodexDbNotADatabase \
+        if "not an SQLite" in error else CodexDbError
+    return error_type(f"{info.path}: {error}")
+
+
 def _open_for_forget(layout: CodexLayout, busy_timeout_s: float
                      ) -> tuple[sqlite3.Connection, str | None]:
     path = _supported(layout)
@@ -535,8 +540,10 @@ def _open_for_forget(layout: CodexLayout, busy_timeout_s: float
     if layout.name == LAYOUT_STATE_DB:
         return conn, "main"
     state = Path(layout.state.path)
-    if not layout.state.exists or layout.state.error is not None \
-            or THREADS_TABLE not in layout.state.tables:
+    if layout.state.exists and layout.state.error is not None:
+        conn.close()  # never forget half: without the polluted mark Codex would re-extract
+        raise _state_error(layout.state)
+    if not layout.state.exists or THREADS_TABLE not in layout.state.tables:
         return conn, None
     uri = f"{state.absolute().as_uri()}?mode=rw"
     conn.execute(f"ATTACH DATABASE ? AS {STATE_SCHEMA}", (uri,))
