@@ -485,3 +485,103 @@ def build_codex_home(root: Path, *, wal: bool = True, layout: str = LAYOUT_MEMOR
 if __name__ == "__main__":
     target = Path(sys.argv[1] if len(sys.argv) > 1 else ".")
     print(build_codex_home(target))
+
+
+# ---- rollouts as newer Codex writes them ------------------------------------------------------
+
+THREAD_PAGINATED = "0199a5c5-0001-7001-8001-000000000001"
+"""An archived, zstd-compressed rollout in the "paginated" history mode (imported)."""
+THREAD_EXEC = "0199a5c5-0002-7002-8002-000000000002"
+"""A ``codex exec`` session: not interactive, so Codex does not mine it (skipped)."""
+THREAD_DISABLED = "0199a5c5-0003-7003-8003-000000000003"
+"""A compressed legacy rollout whose ``threads`` row says ``memory_mode = disabled``."""
+MODERN_GOAL = "Add a --dry-run flag to the importer"
+MODERN_RESULT = "Added --dry-run; it prints the plan and writes nothing."
+
+
+def _compact(moment: datetime, kind: str, payload: dict[str, Any]) -> bytes:
+    stamp = moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    return json.dumps({"timestamp": stamp, "type": kind, "payload": payload},
+                      separators=(",", ":")).encode()
+
+
+def _modern_meta(thread: str, start: datetime, source: str) -> bytes:
+    return _compact(start, "session_meta", {
+        "id": thread, "timestamp": start.strftime("%Y-%m-%dT%H:%M:%S.000Z"),
+        "cwd": PROJECT_CWD, "originator": "codex_cli_rs", "cli_version": "0.130.0",
+        "source": source, "git": {"branch": "main"}})
+
+
+def _item(start: datetime, item: dict[str, Any]) -> bytes:
+    return _compact(start, "event_msg", {"type": "item_completed", "thread_id": "t",
+                                         "turn_id": "turn-1", "item": item})
+
+
+def paginated_lines(thread: str, start: datetime, source: str = "cli") -> list[bytes]:
+    """A rollout in the paginated history mode, with the newer record types."""
+    step = timedelta(seconds=30)
+    return [
+        _modern_meta(thread, start, source),
+        _compact(start, "response_item", _message("user", AGENTS_MD)),
+        _compact(start, "world_state", {"open_files": []}),
+        _item(start + step, {"type": "UserMessage", "id": "u1", "content": [
+            {"type": "text", "text": "# Context from my IDE setup:\n\n## Active file: a.py\n\n"
+                                     f"## My request for Codex:\n{MODERN_GOAL}",
+             "text_elements": []}]}),
+        _compact(start + step, "inter_agent_communication", {"from": "a", "to": "b"}),
+        _compact(start + step, "inter_agent_communication_metadata", {}),
+        _compact(start + 2 * step, "response_item", {
+            "type": "function_call", "name": "shell", "call_id": "c1",
+            "arguments": json.dumps({"command": ["uv", "run", "pytest"]})}),
+        _compact(start + 2 * step, "response_item", {
+            "type": "function_call_output", "call_id": "c1", "output": "ok " * 500}),
+        _compact(start + 3 * step, "compacted", {"message": "summary",
+                                                 "replacement_history": []}),
+        _item(start + 4 * step, {"type": "AgentMessage", "id": "a1",
+                                 "content": [{"type": "Text", "text": MODERN_RESULT}]}),
+    ]
+
+
+def legacy_lines(thread: str, start: datetime, source: str = "cli") -> list[bytes]:
+    """A short rollout in the legacy history mode, compact as Codex writes it."""
+    return [_modern_meta(thread, start, source),
+            _compact(start, "event_msg", {"type": "user_message", "message": MODERN_GOAL}),
+            _compact(start + timedelta(seconds=40), "event_msg",
+                     {"type": "agent_message", "message": MODERN_RESULT})]
+
+
+def write_modern_rollouts(home: Path, sqlite_home: Path | None = None) -> dict[str, Path]:
+    """Add the paginated/archived/compressed, exec and disabled rollouts (and their
+    ``threads`` rows when the home has ``state_5.sqlite``); returns their paths."""
+    import zstandard
+
+    start = datetime(2026, 10, 6, 8, 0, 0, tzinfo=UTC)
+    name = "rollout-2026-10-06T08-00-00-{}.jsonl"
+    day = home / "sessions" / "2026" / "10" / "06"
+    files = {
+        THREAD_PAGINATED: (home / "archived_sessions" / (name.format(THREAD_PAGINATED) + ".zst"),
+                           paginated_lines(THREAD_PAGINATED, start)),
+        THREAD_EXEC: (day / name.format(THREAD_EXEC), legacy_lines(THREAD_EXEC, start, "exec")),
+        THREAD_DISABLED: (day / (name.format(THREAD_DISABLED) + ".zst"),
+                          legacy_lines(THREAD_DISABLED, start)),
+    }
+    for path, lines in files.values():
+        data = b"\n".join(lines) + b"\n"
+        if path.name.endswith(".zst"):
+            data = zstandard.ZstdCompressor().compress(data)
+        _write(path, data)
+    state = (sqlite_home or home) / "state_5.sqlite"
+    if state.exists():
+        conn = sqlite3.connect(state)
+        for thread, mode, source in ((THREAD_PAGINATED, "enabled", "cli"),
+                                     (THREAD_EXEC, "enabled", "exec"),
+                                     (THREAD_DISABLED, "disabled", "cli")):
+            conn.execute(
+                "INSERT INTO threads (id, rollout_path, created_at, updated_at, source, "
+                "model_provider, cwd, title, sandbox_policy, approval_mode, memory_mode) "
+                "VALUES (?, ?, ?, ?, ?, 'openai', ?, 't', 'workspace-write', 'on-request', ?)",
+                (thread, str(files[thread][0]), _unix(start), _unix(start), source,
+                 PROJECT_CWD, mode))
+        conn.commit()
+        conn.close()
+    return {thread: path for thread, (path, _lines) in files.items()}

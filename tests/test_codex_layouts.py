@@ -401,3 +401,19 @@ def test_a_broken_state_database_is_a_problem_and_forget_changes_nothing(tmp_pat
     with pytest.raises(CodexError, match="state_5.sqlite.*nothing was changed"):
         forget_thread(home, fx.THREAD_V7, True)
     assert _rows(home / "memories_1.sqlite", "SELECT * FROM stage1_outputs ORDER BY 1") == before
+
+
+@pytest.mark.parametrize("layout", READABLE)
+def test_fixture_rollouts_of_newer_codex_on_each_layout(tmp_path: Path, alice: Engine,
+                                                        layout: str) -> None:
+    home = fx.build_codex_home(tmp_path, layout=layout)
+    fx.write_modern_rollouts(home)
+    report = alice.codex.import_rollouts(home)
+    items = {item.ref: item for item in report.items}
+    assert items[fx.THREAD_PAGINATED].outcome == "imported"
+    assert items[fx.THREAD_EXEC].reason == "not_interactive"
+    # the rollout itself says nothing; state_5.sqlite's threads row disables it
+    assert items[fx.THREAD_DISABLED].reason == "memory_mode"
+    task = alice.tasks.find_by_source_ref("codex", fx.THREAD_PAGINATED)
+    assert task is not None and task.goal == fx.MODERN_GOAL and task.result == fx.MODERN_RESULT
+    assert not any(problem.path.endswith(".zst") for problem in report.problems)
