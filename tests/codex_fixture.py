@@ -1,8 +1,11 @@
 """A realistic Codex home for tests, built from the formats of spec/40.
 
-``build_codex_home(root)`` creates ``root/.codex`` with memory files, ad-hoc notes (two good,
-one badly named), ``memories_1.sqlite`` (stage-1 outputs, an errored stage-1 job, a stuck
-global consolidation) and session rollouts (normal with injected context, MCP, web search,
+``build_codex_home(root, layout=...)`` creates ``root/.codex`` with memory files, ad-hoc notes
+(two good, one badly named), Codex's databases built by applying Codex's own migration SQL
+(``tests/data/codex_schema``) in one of three layouts — ``memories_1`` (since 2026-05-26),
+``state_5`` (memories inside the state database, 2026-02 to 2026-05) or the unsupported
+oldest one — holding threads (one ``polluted``), stage-1 outputs, an errored stage-1 job and
+a stuck global consolidation, and session rollouts (normal with injected context, MCP, web search,
 a truncated last line, an unknown record type). Run as a script to build one on disk:
 ``python tests/codex_fixture.py /tmp/somewhere``.
 """
@@ -215,35 +218,75 @@ def _unix(moment: datetime) -> int:
     return int(moment.timestamp())
 
 
-def build_codex_db(path: Path, *, wal: bool = True) -> Path:
-    """Create ``memories_1.sqlite`` with Codex's schema and realistic rows."""
-    conn = sqlite3.connect(path)
-    if wal:
-        conn.execute("PRAGMA journal_mode = WAL")
-    conn.executescript("""
-        CREATE TABLE stage1_outputs (
-            thread_id TEXT PRIMARY KEY, source_updated_at INTEGER NOT NULL,
-            raw_memory TEXT NOT NULL, rollout_summary TEXT NOT NULL, rollout_slug TEXT,
-            generated_at INTEGER NOT NULL, usage_count INTEGER, last_usage INTEGER,
-            selected_for_phase2 INTEGER NOT NULL DEFAULT 0,
-            selected_for_phase2_source_updated_at INTEGER);
-        CREATE TABLE jobs (
-            kind TEXT NOT NULL, job_key TEXT NOT NULL, status TEXT NOT NULL, worker_id TEXT,
-            ownership_token TEXT, started_at INTEGER, finished_at INTEGER,
-            lease_until INTEGER, retry_at INTEGER, retry_remaining INTEGER NOT NULL,
-            last_error TEXT, input_watermark INTEGER, last_success_watermark INTEGER,
-            PRIMARY KEY (kind, job_key));
-        CREATE TABLE consolidation_progress (
-            singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
-            max_thread_count INTEGER NOT NULL DEFAULT 0);
-    """)
-    for index, thread in enumerate(MEMORY_THREADS):
-        updated = _unix(UPDATED[thread])
+SCHEMA_DIR = Path(__file__).parent / "data" / "codex_schema"
+"""Codex's own migration SQL (copied unchanged from openai/codex; see its README)."""
+LAYOUT_MEMORIES_DB = "memories_1"
+LAYOUT_STATE_DB = "state_5"
+LAYOUT_OLD = "pre_2026_02"
+LAST_STATE_MIGRATION_WITH_MEMORIES = 34
+"""State migration 35 dropped the memory tables from ``state_5.sqlite``."""
+OLD_SCHEMA_SQL = """
+CREATE TABLE thread_memory (thread_id TEXT NOT NULL, scope_kind TEXT NOT NULL,
+    scope_key TEXT NOT NULL, raw_memory TEXT NOT NULL, memory_summary TEXT NOT NULL,
+    updated_at INTEGER NOT NULL, PRIMARY KEY (thread_id, scope_kind, scope_key));
+CREATE TABLE memory_phase1_jobs (thread_id TEXT NOT NULL, scope_kind TEXT NOT NULL,
+    scope_key TEXT NOT NULL, status TEXT NOT NULL, PRIMARY KEY (thread_id, scope_kind, scope_key));
+"""
+"""The two tables of Codex's pre-2026-02 memory schema that memtui names as unsupported."""
+THREAD_POLLUTED = "0199a5c3-5a16-7128-a289-aa3b4c5d6e78"
+"""A thread with a stage-1 output whose ``memory_mode`` is ``polluted`` (skipped)."""
+
+
+def apply_migrations(conn: sqlite3.Connection, folder: Path, last: int | None = None) -> None:
+    """Apply Codex's migration files in order, recording each in ``_sqlx_migrations``."""
+    conn.execute("CREATE TABLE _sqlx_migrations (version BIGINT PRIMARY KEY, "
+                 "description TEXT NOT NULL, installed_on TIMESTAMP NOT NULL DEFAULT "
+                 "CURRENT_TIMESTAMP, success BOOLEAN NOT NULL, checksum BLOB NOT NULL, "
+                 "execution_time BIGINT NOT NULL)")
+    for path in sorted(folder.glob("*.sql")):
+        version = int(path.name.split("_", 1)[0])
+        if last is not None and version > last:
+            break
+        conn.executescript(path.read_text(encoding="utf-8"))
+        conn.execute("INSERT INTO _sqlx_migrations(version, description, success, checksum, "
+                     "execution_time) VALUES (?, ?, 1, x'00', 1)",
+                     (version, path.stem.split("_", 1)[1]))
+    conn.commit()
+
+
+def _thread_rows(home: Path) -> list[tuple[str, str, str, str]]:
+    """(id, cwd, memory_mode, source) of every thread the fixture's state knows."""
+    rows = [(thread, CWDS[thread], "enabled", "cli") for thread in MEMORY_THREADS]
+    rows.append((THREAD_POLLUTED, PROJECT_CWD, "polluted", "cli"))
+    rows += [(thread, PROJECT_CWD, "enabled", "vscode") for thread in ROLLOUT_STARTS
+             if thread not in MEMORY_THREADS]
+    return rows
+
+
+def _insert_threads(conn: sqlite3.Connection, home: Path) -> None:
+    for thread, cwd, mode, source in _thread_rows(home):
+        updated = _unix(UPDATED.get(thread, NOW))
         conn.execute(
-            "INSERT INTO stage1_outputs VALUES (?,?,?,?,?,?,?,?,?,?)",
-            (thread, updated, RAW_MEMORIES[thread],
-             f"## Task 1\n\nSummary of thread {thread}.", f"slug_{index}", updated + 60,
-             (11, 21, None)[index], updated + 86400 if index < 2 else None, 1, updated))
+            "INSERT INTO threads (id, rollout_path, created_at, updated_at, source, "
+            "model_provider, cwd, title, sandbox_policy, approval_mode, git_branch, "
+            "memory_mode) VALUES (?, ?, ?, ?, ?, 'openai', ?, 'title', 'workspace-write', "
+            "'on-request', 'main', ?)",
+            (thread, _rollout_path(home, thread), updated, updated, source, cwd, mode))
+
+
+def _insert_memory_rows(conn: sqlite3.Connection) -> None:
+    for index, thread in enumerate((*MEMORY_THREADS, THREAD_POLLUTED)):
+        updated = _unix(UPDATED.get(thread, NOW - timedelta(days=1)))
+        raw = RAW_MEMORIES.get(thread, _raw_memory(
+            "polluted thread", "x", "g", "success", "unknown", "k", "### Task 1\n\n- secret"))
+        conn.execute(
+            "INSERT INTO stage1_outputs (thread_id, source_updated_at, raw_memory, "
+            "rollout_summary, rollout_slug, generated_at, usage_count, last_usage, "
+            "selected_for_phase2, selected_for_phase2_source_updated_at) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (thread, updated, raw, f"## Task 1\n\nSummary of thread {thread}.",
+             f"slug_{index}", updated + 60, (11, 21, None, 1)[index],
+             updated + 86400 if index < 2 else None, 1 if index != 2 else 0, updated))
         conn.execute("INSERT INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                      ("memory_stage1", thread, "done", "worker-a", "tok", updated + 10,
                       updated + 60, None, None, 3, None, updated, updated))
@@ -256,10 +299,38 @@ def build_codex_db(path: Path, *, wal: bool = True) -> Path:
         ("memory_consolidate_global", "global", "running", "worker-c", "own-123", stuck, None,
          _unix(NOW - timedelta(hours=2)), None, 3, None, stuck, stuck - 3600),
     ])
-    conn.execute("INSERT INTO consolidation_progress VALUES (1, 3)")
-    conn.commit()
-    conn.close()
-    return path
+
+
+def build_codex_dbs(home: Path, *, layout: str = LAYOUT_MEMORIES_DB, wal: bool = True,
+                    sqlite_home: Path | None = None) -> Path:
+    """Create Codex's databases of one layout by applying Codex's own migration SQL."""
+    folder = sqlite_home or home
+    folder.mkdir(parents=True, exist_ok=True)
+    state = sqlite3.connect(folder / "state_5.sqlite")
+    if wal:
+        state.execute("PRAGMA journal_mode = WAL")
+    if layout == LAYOUT_OLD:
+        apply_migrations(state, SCHEMA_DIR / "state-migrations", last=5)
+        state.executescript(OLD_SCHEMA_SQL)
+        state.commit()
+        state.close()
+        return folder
+    last = LAST_STATE_MIGRATION_WITH_MEMORIES if layout == LAYOUT_STATE_DB else None
+    apply_migrations(state, SCHEMA_DIR / "state-migrations", last=last)
+    _insert_threads(state, home)
+    if layout == LAYOUT_STATE_DB:
+        _insert_memory_rows(state)
+    state.commit()
+    state.close()
+    if layout == LAYOUT_MEMORIES_DB:
+        memories = sqlite3.connect(folder / "memories_1.sqlite")
+        if wal:
+            memories.execute("PRAGMA journal_mode = WAL")
+        apply_migrations(memories, SCHEMA_DIR / "memory-migrations")
+        _insert_memory_rows(memories)
+        memories.commit()
+        memories.close()
+    return folder
 
 
 def _record(moment: datetime, kind: str, payload: dict[str, Any]) -> str:
@@ -386,8 +457,9 @@ def _write_rollouts(home: Path) -> None:
         _write(rollout_file(home, thread), text)
 
 
-def build_codex_home(root: Path, *, wal: bool = True) -> Path:
-    """Create a realistic Codex home at ``root/.codex`` and return its path."""
+def build_codex_home(root: Path, *, wal: bool = True, layout: str = LAYOUT_MEMORIES_DB
+                     ) -> Path:
+    """Create a realistic Codex home at ``root/.codex`` (databases of ``layout``)."""
     home = Path(root) / ".codex"
     memories = home / "memories"
     _write(memories / "memory_summary.md", MEMORY_SUMMARY)
@@ -405,7 +477,7 @@ def build_codex_home(root: Path, *, wal: bool = True) -> Path:
     _write(memories / ".git" / "HEAD", "ref: refs/heads/main\n")
     _write(home / "config.toml", "[features]\nmemories = true\n\n[memories]\n"
                                  "generate_memories = true\nuse_memories = true\n")
-    build_codex_db(home / "memories_1.sqlite", wal=wal)
+    build_codex_dbs(home, layout=layout, wal=wal)
     _write_rollouts(home)
     return home
 
@@ -413,3 +485,103 @@ def build_codex_home(root: Path, *, wal: bool = True) -> Path:
 if __name__ == "__main__":
     target = Path(sys.argv[1] if len(sys.argv) > 1 else ".")
     print(build_codex_home(target))
+
+
+# ---- rollouts as newer Codex writes them ------------------------------------------------------
+
+THREAD_PAGINATED = "0199a5c5-0001-7001-8001-000000000001"
+"""An archived, zstd-compressed rollout in the "paginated" history mode (imported)."""
+THREAD_EXEC = "0199a5c5-0002-7002-8002-000000000002"
+"""A ``codex exec`` session: not interactive, so Codex does not mine it (skipped)."""
+THREAD_DISABLED = "0199a5c5-0003-7003-8003-000000000003"
+"""A compressed legacy rollout whose ``threads`` row says ``memory_mode = disabled``."""
+MODERN_GOAL = "Add a --dry-run flag to the importer"
+MODERN_RESULT = "Added --dry-run; it prints the plan and writes nothing."
+
+
+def _compact(moment: datetime, kind: str, payload: dict[str, Any]) -> bytes:
+    stamp = moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    return json.dumps({"timestamp": stamp, "type": kind, "payload": payload},
+                      separators=(",", ":")).encode()
+
+
+def _modern_meta(thread: str, start: datetime, source: str) -> bytes:
+    return _compact(start, "session_meta", {
+        "id": thread, "timestamp": start.strftime("%Y-%m-%dT%H:%M:%S.000Z"),
+        "cwd": PROJECT_CWD, "originator": "codex_cli_rs", "cli_version": "0.130.0",
+        "source": source, "git": {"branch": "main"}})
+
+
+def _item(start: datetime, item: dict[str, Any]) -> bytes:
+    return _compact(start, "event_msg", {"type": "item_completed", "thread_id": "t",
+                                         "turn_id": "turn-1", "item": item})
+
+
+def paginated_lines(thread: str, start: datetime, source: str = "cli") -> list[bytes]:
+    """A rollout in the paginated history mode, with the newer record types."""
+    step = timedelta(seconds=30)
+    return [
+        _modern_meta(thread, start, source),
+        _compact(start, "response_item", _message("user", AGENTS_MD)),
+        _compact(start, "world_state", {"open_files": []}),
+        _item(start + step, {"type": "UserMessage", "id": "u1", "content": [
+            {"type": "text", "text": "# Context from my IDE setup:\n\n## Active file: a.py\n\n"
+                                     f"## My request for Codex:\n{MODERN_GOAL}",
+             "text_elements": []}]}),
+        _compact(start + step, "inter_agent_communication", {"from": "a", "to": "b"}),
+        _compact(start + step, "inter_agent_communication_metadata", {}),
+        _compact(start + 2 * step, "response_item", {
+            "type": "function_call", "name": "shell", "call_id": "c1",
+            "arguments": json.dumps({"command": ["uv", "run", "pytest"]})}),
+        _compact(start + 2 * step, "response_item", {
+            "type": "function_call_output", "call_id": "c1", "output": "ok " * 500}),
+        _compact(start + 3 * step, "compacted", {"message": "summary",
+                                                 "replacement_history": []}),
+        _item(start + 4 * step, {"type": "AgentMessage", "id": "a1",
+                                 "content": [{"type": "Text", "text": MODERN_RESULT}]}),
+    ]
+
+
+def legacy_lines(thread: str, start: datetime, source: str = "cli") -> list[bytes]:
+    """A short rollout in the legacy history mode, compact as Codex writes it."""
+    return [_modern_meta(thread, start, source),
+            _compact(start, "event_msg", {"type": "user_message", "message": MODERN_GOAL}),
+            _compact(start + timedelta(seconds=40), "event_msg",
+                     {"type": "agent_message", "message": MODERN_RESULT})]
+
+
+def write_modern_rollouts(home: Path, sqlite_home: Path | None = None) -> dict[str, Path]:
+    """Add the paginated/archived/compressed, exec and disabled rollouts (and their
+    ``threads`` rows when the home has ``state_5.sqlite``); returns their paths."""
+    import zstandard
+
+    start = datetime(2026, 10, 6, 8, 0, 0, tzinfo=UTC)
+    name = "rollout-2026-10-06T08-00-00-{}.jsonl"
+    day = home / "sessions" / "2026" / "10" / "06"
+    files = {
+        THREAD_PAGINATED: (home / "archived_sessions" / (name.format(THREAD_PAGINATED) + ".zst"),
+                           paginated_lines(THREAD_PAGINATED, start)),
+        THREAD_EXEC: (day / name.format(THREAD_EXEC), legacy_lines(THREAD_EXEC, start, "exec")),
+        THREAD_DISABLED: (day / (name.format(THREAD_DISABLED) + ".zst"),
+                          legacy_lines(THREAD_DISABLED, start)),
+    }
+    for path, lines in files.values():
+        data = b"\n".join(lines) + b"\n"
+        if path.name.endswith(".zst"):
+            data = zstandard.ZstdCompressor().compress(data)
+        _write(path, data)
+    state = (sqlite_home or home) / "state_5.sqlite"
+    if state.exists():
+        conn = sqlite3.connect(state)
+        for thread, mode, source in ((THREAD_PAGINATED, "enabled", "cli"),
+                                     (THREAD_EXEC, "enabled", "exec"),
+                                     (THREAD_DISABLED, "disabled", "cli")):
+            conn.execute(
+                "INSERT INTO threads (id, rollout_path, created_at, updated_at, source, "
+                "model_provider, cwd, title, sandbox_policy, approval_mode, memory_mode) "
+                "VALUES (?, ?, ?, ?, ?, 'openai', ?, 't', 'workspace-write', 'on-request', ?)",
+                (thread, str(files[thread][0]), _unix(start), _unix(start), source,
+                 PROJECT_CWD, mode))
+        conn.commit()
+        conn.close()
+    return {thread: path for thread, (path, _lines) in files.items()}

@@ -48,20 +48,22 @@ def test_codex_pane_shows_the_home(codex_home: Path, tmp_path: Path) -> None:
             await press(pilot, _pane_key())
             pane = _pane(app)
             threads = pane.item_list.items
-            assert [t.thread_id for t in threads][:3] == [fx.THREAD_API, fx.THREAD_DOCS,
-                                                          fx.THREAD_V7]
-            assert threads[1].usage_count == 21
+            assert [t.thread_id for t in threads][:4] == [fx.THREAD_POLLUTED, fx.THREAD_API,
+                                                          fx.THREAD_DOCS, fx.THREAD_V7]
+            assert threads[2].usage_count == 21 and threads[0].memory_mode == "polluted"
             text = screen_text(app)
             assert "~/.codex" in text and "consolidation stuck" in text
             preview = str(app.screen.query_one("#codex-preview").render())
             for fragment in ("Why is consolidation stuck?", "lease expired", "worker-c",
                              "Task groups (2)", "team handbook", "Ad-hoc notes (2)",
-                             "staging database is read-only", "Jobs (6)", "Problems (1)",
+                             "staging database is read-only", "Jobs (7)", "Problems (1)",
+                             "Codex database: memories in memories_1.sqlite",
+                             "state schema 40, memories schema 1",
                              "My Note (draft).md"):
                 assert fragment in preview, fragment
             assert str(tmp_path) not in preview  # problem paths relative to the home
             await press(pilot, "j", "c")
-            assert spy.copied == [fx.THREAD_DOCS]
+            assert spy.copied == [fx.THREAD_API]
             scroll = app.screen.query_one("#codex-scroll")
             await press(pilot, "J")
             assert scroll.scroll_y > 0
@@ -72,7 +74,7 @@ def test_codex_pane_shows_the_home(codex_home: Path, tmp_path: Path) -> None:
             await press(pilot, "o")
             preview = str(app.screen.query_one("#codex-preview").render())
             assert "Ad-hoc notes (3)" in preview and "[b]x[/b] \\x1b[2J beep\\x07" in preview
-            assert pane.item_list.current().thread_id == fx.THREAD_DOCS  # cursor kept
+            assert pane.item_list.current().thread_id == fx.THREAD_API  # cursor kept
 
     run()
 

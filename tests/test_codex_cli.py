@@ -36,7 +36,8 @@ print("locked", flush=True)
 time.sleep(60)
 """
 SHOW_KEYS = {"summary", "task_groups", "threads", "notes", "jobs", "problems", "diagnosis",
-             "consolidation_stuck", "stage1_outputs", "raw_memories", "rollout_summaries"}
+             "consolidation_stuck", "stage1_outputs", "raw_memories", "rollout_summaries",
+             "layout"}
 
 
 @pytest.fixture
@@ -70,8 +71,14 @@ def test_show_json_keys(codex: Callable[..., CliResult]) -> None:
     assert data["summary"]["valid_v1"] is True and data["summary"]["present"] is True
     assert [g["name"] for g in data["task_groups"]] == ["ninfer cache and API client",
                                                          "team handbook"]
+    assert data["layout"]["name"] == "memories_1" and data["layout"]["state_version"] == 40
+    assert data["layout"]["memories_version"] == 1 and data["layout"]["supported"] is True
     threads = {t["thread_id"]: t for t in data["threads"]}
     assert threads[fx.THREAD_V7]["usage_count"] == 11 and threads[fx.THREAD_V7]["last_usage"]
+    assert threads[fx.THREAD_V7]["git_branch"] == "main"
+    assert threads[fx.THREAD_V7]["source"] == "cli"
+    assert threads[fx.THREAD_POLLUTED]["memory_mode"] == "polluted"
+    assert threads[fx.THREAD_MCP]["rollout_path"].endswith(".jsonl")
     assert threads[fx.THREAD_ERRORED]["job_status"] == "error"
     assert [n["file_name"] for n in data["notes"]] == list(fx.GOOD_NOTES)
     assert {j["status"] for j in data["jobs"]} == {"done", "error", "running"}
@@ -98,7 +105,9 @@ def test_show_human_fits_80_columns(codex: Callable[..., CliResult]) -> None:
     assert result.code == 0
     lines = result.out.splitlines()
     assert max(len(line) for line in lines) <= 80
-    for text in ("Task groups (2)", "Threads (5)", "Ad-hoc notes (2)", "Job queue (6)",
+    for text in ("Task groups (2)", "Threads (10)", "Ad-hoc notes (2)", "Job queue (7)",
+                 "Codex database: memories in memories_1.sqlite",
+                 "state schema 40, memories schema 1",
                  "Why is consolidation stuck?", "lease expired", "Problems (1",
                  fx.THREAD_V7):
         assert text in result.out, text
@@ -143,7 +152,8 @@ def test_import_and_import_rollouts(codex: Callable[..., CliResult],
     assert first.code == 0, first.err
     assert first.json["imported"] == 5 and first.json["created_projects"] == ["ninfer",
                                                                              "handbook"]
-    assert codex("import", "--json").json["skipped"] == {"already_imported": 5}
+    assert codex("import", "--json").json["skipped"] == {"already_imported": 5,
+                                                         "memory_mode": 1}
     human = codex("import")
     assert human.code == 0 and "imported 0 memories" in human.out
     rollouts = codex("import-rollouts", "--json")
@@ -217,8 +227,12 @@ def test_forget_dry_run_then_write(home: Path, codex: Callable[..., CliResult]) 
     done = codex("forget", fx.THREAD_V7, "--write", "--json")
     assert done.code == 0 and done.json["written"] is True
     assert len(_summary_files(home)) == len(before) - 1
-    assert codex("forget", fx.THREAD_V7, "--write").code == 3
-    assert codex("import", "--json").json["skipped"] == {"not_in_database": 1}
+    assert done.json["marked_polluted"] is True and done.json["consolidation_enqueued"] is True
+    assert {Path(p).name for p in done.json["still_in"]} == {
+        "MEMORY.md", "memory_summary.md", "raw_memories.md"}
+    assert codex("forget", fx.THREAD_V7, "--write").code == 3  # nothing left to forget
+    # both the fixture's polluted thread and the forgotten one: Codex no longer uses them
+    assert codex("import", "--json").json["skipped"] == {"memory_mode": 2}
 
 
 # --- export -----------------------------------------------------------------------------------

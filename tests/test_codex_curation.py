@@ -47,10 +47,11 @@ def rows(home: Path, sql: str, *args: object) -> list[tuple]:
 
 
 def fingerprint(path: Path) -> dict[str, str]:
-    """Hashes of every file under ``path`` (the sqlite files excluded)."""
+    """Hashes of every file under ``path`` (Codex's sqlite files and their sidecars
+    excluded)."""
     return {str(p.relative_to(path)): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(path.rglob("*")) if p.is_file() and not p.is_symlink()
-            and "memories_1.sqlite" not in p.name}
+            and "memories_1.sqlite" not in p.name and "state_5.sqlite" not in p.name}
 
 
 def summary_file(home: Path, thread: str) -> Path:
@@ -66,7 +67,7 @@ def test_forget_refuses_without_the_write_flag(home: Path) -> None:
         with pytest.raises(CodexWriteRefused, match="explicit write flag"):
             forget_thread(home, fx.THREAD_V7, flag)  # type: ignore[arg-type]
     assert fingerprint(home) == before
-    assert rows(home, "SELECT count(*) FROM stage1_outputs") == [(3,)]
+    assert rows(home, "SELECT count(*) FROM stage1_outputs") == [(4,)]
 
 
 def test_plan_shows_what_would_go(home: Path) -> None:
@@ -87,9 +88,9 @@ def test_forget_removes_rows_and_summary_and_nothing_else(home: Path) -> None:
     assert not summary_file(home, fx.THREAD_V7).exists()
     assert summary_file(home, fx.THREAD_DOCS).exists()
     remaining = {row[0] for row in rows(home, "SELECT thread_id FROM stage1_outputs")}
-    assert remaining == {fx.THREAD_DOCS, fx.THREAD_API}
+    assert remaining == {fx.THREAD_DOCS, fx.THREAD_API, fx.THREAD_POLLUTED}
     assert rows(home, "SELECT count(*) FROM jobs WHERE job_key = ?", fx.THREAD_V7) == [(0,)]
-    assert rows(home, "SELECT count(*) FROM jobs") == [(5,)]
+    assert rows(home, "SELECT count(*) FROM jobs") == [(6,)]
     for name, data in protected.items():
         assert (memories / name).read_bytes() == data
     codex = read_codex_home(home, fx.NOW)
@@ -111,9 +112,9 @@ def test_forget_waits_for_a_locked_database_then_changes_nothing(home: Path) -> 
         holder.execute("ROLLBACK")
         holder.close()
     assert time.monotonic() - started >= FAST_TIMEOUT_S * 0.9
-    assert "\n" not in str(caught.value) and "nothing was removed" in str(caught.value)
+    assert "\n" not in str(caught.value) and "nothing was changed" in str(caught.value)
     assert fingerprint(home) == before
-    assert rows(home, "SELECT count(*) FROM stage1_outputs") == [(3,)]
+    assert rows(home, "SELECT count(*) FROM stage1_outputs") == [(4,)]
 
 
 def test_store_forget_is_one_transaction(home: Path) -> None:
@@ -122,7 +123,7 @@ def test_store_forget_is_one_transaction(home: Path) -> None:
     holder.execute("BEGIN IMMEDIATE")
     try:
         with pytest.raises(CodexDbLocked):
-            codex_db.forget_thread(db, fx.THREAD_V7, FAST_TIMEOUT_S)
+            codex_db.forget_thread_memory(home, fx.THREAD_V7, 0, busy_timeout_s=FAST_TIMEOUT_S)
     finally:
         holder.execute("ROLLBACK")
         holder.close()
@@ -132,9 +133,14 @@ def test_store_forget_is_one_transaction(home: Path) -> None:
     conn.commit()
     conn.close()
     with pytest.raises(codex_db.CodexDbError, match="jobs are frozen"):
-        codex_db.forget_thread(db, fx.THREAD_V7, FAST_TIMEOUT_S)
+        codex_db.forget_thread_memory(home, fx.THREAD_V7, 0, busy_timeout_s=FAST_TIMEOUT_S)
+    # the stage-1 row and the polluted mark (the other file) both rolled back
     assert rows(home, "SELECT count(*) FROM stage1_outputs WHERE thread_id = ?",
                 fx.THREAD_V7) == [(1,)]
+    state = sqlite3.connect(home / "state_5.sqlite")
+    assert state.execute("SELECT memory_mode FROM threads WHERE id = ?",
+                         (fx.THREAD_V7,)).fetchall() == [("enabled",)]
+    state.close()
 
 
 def test_forget_with_a_bad_database_changes_nothing(home: Path, tmp_path: Path) -> None:
@@ -143,17 +149,26 @@ def test_forget_with_a_bad_database_changes_nothing(home: Path, tmp_path: Path) 
     with pytest.raises(CodexError, match="not an SQLite database"):
         forget_thread(home, fx.THREAD_V7, True)
     assert fingerprint(home) == before
-    empty = tmp_path / "empty.sqlite"
-    sqlite3.connect(empty).close()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    sqlite3.connect(empty / "memories_1.sqlite").close()
     with pytest.raises(CodexDbSchemaError):
-        codex_db.forget_thread(empty, "t", FAST_TIMEOUT_S)
+        codex_db.forget_thread_memory(empty, "t", 0, busy_timeout_s=FAST_TIMEOUT_S)
 
 
 def test_forget_without_a_database_removes_the_summary(home: Path) -> None:
     (home / "memories_1.sqlite").unlink()
+    (home / "state_5.sqlite").unlink()
     result = forget_thread(home, fx.THREAD_DOCS, True)
     assert result.stage1_rows == 0 and "not found" in result.problems[0].reason
     assert not summary_file(home, fx.THREAD_DOCS).exists()
+    assert not (home / "memories_1.sqlite").exists()
+
+
+def test_forget_before_codex_made_its_memory_database_still_opts_out(home: Path) -> None:
+    (home / "memories_1.sqlite").unlink()
+    result = forget_thread(home, fx.THREAD_DOCS, True)
+    assert result.marked_polluted and result.stage1_rows == 0
     assert not (home / "memories_1.sqlite").exists()
 
 

@@ -33,6 +33,7 @@ from memtui.engine.codex.naming import (
     is_valid_note_name,
     note_slug,
     rollout_summary_file_name,
+    rollout_summary_file_stem,
     rollout_summary_slug,
 )
 from memtui.engine.codex.parse_memory_md import parse_memory_md
@@ -135,8 +136,10 @@ def test_rollout_summary_names_and_slugs() -> None:
     assert rollout_summary_slug("") == "" and rollout_summary_slug(None) == ""
     name = THREAD_A.summary_file_name
     match = ROLLOUT_SUMMARY_NAME_RE.match(name)
-    assert match and match.group(1) == "2026-11-02T09-30-15"
-    assert match.group(3) == "cache_test__fix_"
+    # Codex's rule: a UUID thread id names the file by its own embedded time and low bits
+    assert name == rollout_summary_file_stem(THREAD_A.thread_id, THREAD_A.updated_at,
+                                             THREAD_A.slug) + ".md"
+    assert match and match.group(3) == "cache_test__fix"  # trailing "_" trimmed
     assert name == THREAD_A.summary_file_name  # stable
     assert re.fullmatch(r"[0-9A-Za-z]{4}", base62_tag("anything"))
     assert rollout_summary_file_name(WHEN, "abcd") == "2026-11-02T09-30-15-abcd.md"

@@ -8,7 +8,6 @@ import pytest
 
 from memtui.engine.api import Engine
 from memtui.engine.codex.errors import CodexInputError
-from memtui.engine.codex.importer import CodexImporter
 from memtui.engine.codex.naming import is_valid_note_name
 from memtui.engine.codex.reader import read_codex_home
 from memtui.engine.demo import build_demo_store
@@ -47,7 +46,7 @@ def _bullet(text: str) -> str:
 
 def test_demo_store_round_trip(demo: Store, tmp_path: Path) -> None:
     alice = Engine(demo, "alice")
-    home = CodexImporter(alice).export_store(tmp_path / "export", home_layout=True)
+    home = alice.codex.export_store(tmp_path / "export", home_layout=True)
     codex = read_codex_home(home)
     assert [p.path.endswith("memories_1.sqlite") for p in codex.problems] == [True]
     assert (home / "memories" / "memory_summary.md").read_text().splitlines()[0] == "v1"
@@ -91,7 +90,7 @@ def test_demo_store_round_trip(demo: Store, tmp_path: Path) -> None:
 
 def test_export_shows_only_what_the_actor_can_read(demo: Store, tmp_path: Path) -> None:
     carol = Engine(demo, "carol")
-    plan = CodexImporter(carol).plan_export()
+    plan = carol.codex.plan_export()
     assert plan.groups == 1 and plan.notes == 0
     text = "\n".join(plan.files.values())
     assert "Webshop (webshop)" in text and "ml-pipeline" not in text
@@ -101,16 +100,16 @@ def test_export_shows_only_what_the_actor_can_read(demo: Store, tmp_path: Path) 
 def test_export_then_import_into_a_new_store(demo: Store, tmp_path: Path,
                                              engine_for) -> None:
     alice = Engine(demo, "alice")
-    first = CodexImporter(alice).plan_export()
-    home = CodexImporter.write_plan(first, tmp_path / "export", home_layout=True)
+    first = alice.codex.plan_export()
+    home = alice.codex.write_plan(first, tmp_path / "export", home_layout=True)
     fresh = engine_for("alice")
-    report = CodexImporter(fresh).import_memories(home)
+    report = fresh.codex.import_memories(home)
     assert report.imported == 6 and report.errors == 0  # 5 threads, 1 note
     assert sorted(report.created_projects) == ["ml-pipeline", "webshop"]
-    again = CodexImporter(fresh).import_memories(home)
+    again = fresh.codex.import_memories(home)
     assert again.imported == 0
 
-    second = read_codex_home(CodexImporter(fresh).export_store(tmp_path / "second",
+    second = read_codex_home(fresh.codex.export_store(tmp_path / "second",
                                                                home_layout=True))
     original = read_codex_home(home)
     titles = {g.cwd: [t.title for t in g.tasks] for g in original.task_groups if g.tasks}
@@ -121,7 +120,7 @@ def test_export_then_import_into_a_new_store(demo: Store, tmp_path: Path,
 
 
 def test_export_refuses_existing_folders(demo: Store, tmp_path: Path) -> None:
-    importer = CodexImporter(Engine(demo, "alice"))
+    importer = Engine(demo, "alice").codex
     codex_home = fx.build_codex_home(tmp_path)
     memory_md = (codex_home / "memories" / "MEMORY.md").read_text()
     with pytest.raises(CodexInputError, match="not empty"):

@@ -14,16 +14,14 @@ import pytest
 
 from memtui.engine.api import Engine
 from memtui.engine.codex.curation import forget_thread
-from memtui.engine.codex.importer import (
+from memtui.engine.codex.import_memories import note_kind
+from memtui.engine.codex.import_report import (
     IMPORT_SOURCE,
     NOTE_THREAD_PREFIX,
     ROLLOUT_TASK_SOURCE,
-    CodexImporter,
     bound_text,
-    note_kind,
-    project_id_from_folder,
-    usable_cwd,
 )
+from memtui.engine.codex.project_picker import project_id_from_folder, usable_cwd
 from memtui.engine.codex.reader import read_codex_home
 from memtui.engine.validation import MAX_CONTENT_BYTES
 from memtui.store.timeutil import FixedClock
@@ -81,8 +79,9 @@ def locked_db(tmp_path: Path) -> Iterator[Path]:
 
 
 def test_imports_threads_and_notes_into_projects_from_cwd(home: Path, alice: Engine) -> None:
-    report = CodexImporter(alice).import_memories(home)
-    assert report.imported == 5 and report.errors == 0 and report.skipped == {}
+    report = alice.codex.import_memories(home)
+    # the polluted thread is what Codex itself no longer uses: skipped, with the reason
+    assert report.imported == 5 and report.errors == 0 and report.skipped == {"memory_mode": 1}
     assert report.created_projects == ("ninfer", "handbook")
     assert [str(p) for p in report.problems if fx.BAD_NOTE in p.path] != []
     ninfer = alice.identity.get_project("ninfer")
@@ -107,17 +106,18 @@ def test_imports_threads_and_notes_into_projects_from_cwd(home: Path, alice: Eng
 
 
 def test_importing_twice_adds_nothing(home: Path, alice: Engine) -> None:
-    importer = CodexImporter(alice)
+    importer = alice.codex
     first = importer.import_memories(home)
     again = importer.import_memories(home)
-    assert again.imported == 0 and again.skipped == {"already_imported": 5}
+    assert again.imported == 0 and again.skipped == {"already_imported": 5,
+                                                    "memory_mode": 1}
     assert {item.target_id for item in again.items} == {item.target_id for item in first.items}
     assert again.created_projects == ()
     assert len(_memories(alice, "ninfer")) == 2 and len(_memories(alice, None)) == 2
 
 
 def test_superseded_import_still_counts_as_imported(home: Path, alice: Engine) -> None:
-    importer = CodexImporter(alice)
+    importer = alice.codex
     importer.import_memories(home)
     [memory] = [m for m in _memories(alice, "handbook")]
     alice.identity.supersede(memory.id, "Handbook headings are sentence case.")
@@ -125,7 +125,7 @@ def test_superseded_import_still_counts_as_imported(home: Path, alice: Engine) -
 
 
 def test_forgotten_in_memtui_is_not_imported_again(home: Path, alice: Engine) -> None:
-    importer = CodexImporter(alice)
+    importer = alice.codex
     importer.import_memories(home)
     [docs] = _memories(alice, "handbook")
     alice.identity.forget(docs.id)
@@ -146,26 +146,30 @@ def test_existing_writable_project_deepest_root_wins(home: Path,
     alice.identity.create_project("projects", root="/home/dev/projects")
     bob.identity.create_project("ninfer-bob", root=fx.PROJECT_CWD)
     bob.identity.set_member("ninfer-bob", "alice", "reader")
-    report = CodexImporter(alice).import_memories(home)
+    report = alice.codex.import_memories(home)
     assert report.created_projects == ()
-    # the deepest root is bob's, which alice may only read: the deepest writable one wins
-    assert {item.project for item in report.items if item.kind == "thread"} == {"projects"}
+    # the deepest root (IdentityApi.project_for_path) is bob's, which alice may only read:
+    # nothing goes into it and no second project is made for the same folder; those
+    # threads become alice's own memories
+    projects = {item.ref: item.project for item in report.items
+                if item.kind == "thread" and item.outcome == "imported"}
+    assert projects == {fx.THREAD_V7: None, fx.THREAD_API: None, fx.THREAD_DOCS: "projects"}
     assert _memories(bob, "ninfer-bob") == []
 
 
 def test_created_project_ids_are_unique(home: Path, engine_for: Callable[[str], Engine]) -> None:
     engine_for("bob").identity.create_project("ninfer", root="/srv/elsewhere")
     alice = engine_for("alice")
-    report = CodexImporter(alice).import_memories(home)
+    report = alice.codex.import_memories(home)
     assert report.created_projects == ("ninfer-2", "handbook")
     assert alice.identity.get_project("ninfer-2").root_path == fx.PROJECT_CWD
 
 
 def test_another_user_imports_their_own_copy(home: Path,
                                              engine_for: Callable[[str], Engine]) -> None:
-    CodexImporter(engine_for("alice")).import_memories(home)
+    engine_for("alice").codex.import_memories(home)
     bob = engine_for("bob")
-    report = CodexImporter(bob).import_memories(home)
+    report = bob.codex.import_memories(home)
     assert report.imported == 5  # alice's memories are invisible to bob: no leak, no skip
     assert report.created_projects == ("ninfer-2", "handbook-2")
 
@@ -177,7 +181,7 @@ def test_thread_without_cwd_and_redaction(tmp_path: Path, alice: Engine) -> None
     (summaries / "2026-10-01T00-00-00-abcd.md").write_text(
         f"thread_id: t-no-cwd\nupdated_at: 2026-10-01T00:00:00+00:00\n\nUsed token {SECRET}\n",
         encoding="utf-8")
-    report = CodexImporter(alice).import_memories(home)
+    report = alice.codex.import_memories(home)
     assert _outcomes(report) == {"t-no-cwd": ("imported", None)}
     [memory] = _memories(alice, None)
     assert memory.scope == "user" and SECRET not in memory.content
@@ -186,17 +190,25 @@ def test_thread_without_cwd_and_redaction(tmp_path: Path, alice: Engine) -> None
 
 
 def test_codex_database_is_authoritative_for_threads(home: Path, alice: Engine) -> None:
-    forget_thread(home, fx.THREAD_V7, True)  # raw_memories.md still lists it (Codex owns it)
-    report = CodexImporter(alice).import_memories(home)
+    # a row gone from the database (raw_memories.md still lists it: Codex owns that file)
+    conn = sqlite3.connect(home / "memories_1.sqlite")
+    conn.execute("DELETE FROM stage1_outputs WHERE thread_id = ?", (fx.THREAD_V7,))
+    conn.commit()
+    conn.close()
+    report = alice.codex.import_memories(home)
     assert _outcomes(report)[fx.THREAD_V7] == ("skipped", "not_in_database")
     assert report.imported == 4
+    # Codex's own forget marks the thread polluted: then that is the reason
+    forget_thread(home, fx.THREAD_API, True)
+    assert _outcomes(alice.codex.import_memories(home))[fx.THREAD_API] == (
+        "skipped", "memory_mode")
 
 
 def test_long_content_is_cut_with_a_marker(home: Path, alice: Engine) -> None:
     name = "2026-10-06T00-00-00-long-note.md"
     notes = home / "memories" / "extensions" / "ad_hoc" / "notes"
     (notes / name).write_text("é" * (MAX_CONTENT_BYTES), encoding="utf-8")
-    report = CodexImporter(alice).import_memories(home)
+    report = alice.codex.import_memories(home)
     assert report.truncated == (f"{NOTE_THREAD_PREFIX}{name}",)
     memory = next(m for m in _memories(alice, None)
                   if m.source_thread_id == f"{NOTE_THREAD_PREFIX}{name}")
@@ -217,7 +229,7 @@ def test_bad_input_is_reported_per_item_and_the_rest_imported(home: Path, tmp_pa
     outside.write_text("secret outside the home\n")
     (notes / "2026-10-06T03-00-00-link.md").symlink_to(outside)
     (memories / "raw_memories.md").unlink()
-    report = CodexImporter(alice).import_memories(home)
+    report = alice.codex.import_memories(home)
     problems = "\n".join(str(p) for p in report.problems)
     for fragment in ("memory_summary.md", "MEMORY.md:1: heading is not", "binary", "UTF-8",
                      "outside the Codex home", "raw_memories.md: file not found", fx.BAD_NOTE):
@@ -227,14 +239,14 @@ def test_bad_input_is_reported_per_item_and_the_rest_imported(home: Path, tmp_pa
 
 
 def test_locked_database_skips_threads_but_imports_notes(locked_db: Path, alice: Engine) -> None:
-    report = CodexImporter(alice).import_memories(locked_db, db_busy_timeout_s=FAST_TIMEOUT_S)
+    report = alice.codex.import_memories(locked_db, db_busy_timeout_s=FAST_TIMEOUT_S)
     assert report.database_locked and "locked by another process" in report.database_error
     assert report.skipped == {"database_unreadable": 3} and report.imported == 2
     assert alice.identity.list_projects() == []
 
 
 def test_missing_home_is_one_problem(tmp_path: Path, alice: Engine) -> None:
-    report = CodexImporter(alice).import_memories(tmp_path / "nowhere")
+    report = alice.codex.import_memories(tmp_path / "nowhere")
     assert report.items == () and report.imported == 0
     assert any("Codex home not found" in p.reason for p in report.problems)
 
@@ -279,7 +291,7 @@ def _add_bad_rollouts(home: Path, tmp_path: Path) -> None:
 
 def test_rollouts_become_completed_tasks_once(home: Path, tmp_path: Path, alice: Engine) -> None:
     _add_bad_rollouts(home, tmp_path)
-    importer = CodexImporter(alice)
+    importer = alice.codex
     report = importer.import_rollouts(home)
     outcomes = _outcomes(report)
     assert report.imported == 5 and report.created_projects == ("ninfer",)
@@ -299,14 +311,14 @@ def test_rollouts_become_completed_tasks_once(home: Path, tmp_path: Path, alice:
     assert external == {fx.THREAD_V7: False, fx.THREAD_MCP: True, fx.THREAD_WEB: True,
                         fx.THREAD_TRUNCATED: False, fx.THREAD_UNKNOWN: False}
 
-    again = importer.import_rollouts(home)
-    assert again.imported == 0 and again.skipped["already_imported"] == 5
+    again = importer.import_rollouts(home)  # unchanged files are not even opened
+    assert again.imported == 0 and again.items == () and again.unchanged == 8
     assert len(alice.tasks.list_tasks(limit=100)) == 5
 
 
 def test_gate_four_skips_rollouts_that_used_mcp_or_web_search(home: Path, alice: Engine,
                                                              clock: FixedClock) -> None:
-    CodexImporter(alice).import_rollouts(home)
+    alice.codex.import_rollouts(home)
     alice.settings.update(generate_memories=1)
     summary = alice.extraction.run_round(force=True)
     assert summary.skipped == {"external_context": 2} and summary.extracted == 3
@@ -327,7 +339,7 @@ def test_rollout_without_cwd_needs_a_project(tmp_path: Path, alice: Engine) -> N
          "payload": {"type": "user_message", "message": "Hi"}},
         {"timestamp": "2026-10-07T09:09:01Z", "type": "event_msg",
          "payload": {"type": "agent_message", "message": "Hello"}}])
-    report = CodexImporter(alice).import_rollouts(home)
+    report = alice.codex.import_rollouts(home)
     assert _outcomes(report) == {uuid: ("skipped", "no_project")}
 
 
@@ -355,19 +367,19 @@ def test_helpers() -> None:
 
 def test_import_reads_nothing_it_should_not_write(home: Path, alice: Engine) -> None:
     before = {p: p.stat().st_mtime_ns for p in home.rglob("*") if p.is_file()}
-    CodexImporter(alice).import_memories(home)
-    CodexImporter(alice).import_rollouts(home)
+    alice.codex.import_memories(home)
+    alice.codex.import_rollouts(home)
     after = {p: p.stat().st_mtime_ns for p in home.rglob("*")
              if p.is_file() and not p.name.endswith(("-shm", "-wal"))}
     assert after == before
     assert read_codex_home(home).database_read
     assert sqlite3.connect(home / "memories_1.sqlite").execute(
-        "SELECT count(*) FROM stage1_outputs").fetchone() == (3,)
+        "SELECT count(*) FROM stage1_outputs").fetchone() == (4,)
     assert os.path.exists(home / "memories" / "raw_memories.md")
 
 
 def test_a_thread_imported_as_memory_is_not_extracted_again(home: Path, alice: Engine) -> None:
-    importer = CodexImporter(alice)
+    importer = alice.codex
     importer.import_memories(home)
     importer.import_rollouts(home)
     alice.settings.update(generate_memories=1)

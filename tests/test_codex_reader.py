@@ -108,8 +108,8 @@ def test_reads_every_part_of_a_realistic_home(home: Path) -> None:
     assert stage1[fx.THREAD_API].last_usage is None
     assert stage1[fx.THREAD_DOCS].cwd == fx.DOCS_CWD
     assert stage1[fx.THREAD_V7].selected_for_phase2 is True
-    assert codex.consolidation_max_thread_count == 3
-    assert codex.thread_ids() == tuple(sorted(fx.MEMORY_THREADS))
+    assert codex.consolidation_max_thread_count is None  # Codex has no such table
+    assert codex.thread_ids() == tuple(sorted((*fx.MEMORY_THREADS, fx.THREAD_POLLUTED)))
 
 
 def test_jobs_show_why_consolidation_is_stuck(home: Path) -> None:
@@ -123,11 +123,14 @@ def test_jobs_show_why_consolidation_is_stuck(home: Path) -> None:
     assert retrying.retry_pending and not retrying.retries_exhausted
     text = "\n".join(codex.diagnosis)
     assert "lease expired" in text and "worker-c" in text
-    assert fx.STAGE1_ERROR in text and "next retry" in text
+    assert fx.STAGE1_ERROR in text and "will retry after 13:00 UTC (in 1 h)" in text
+    assert "no retries left" in text and fx.THREAD_ERRORED in text
     # Earlier, while the lease was still valid, nothing about the global job is stuck.
     earlier = [j.at(fx.NOW - timedelta(hours=3)) for j in codex.jobs]
     assert earlier[0].lease_held or any(j.lease_held for j in earlier)
-    assert not any("global" in line for line in diagnose_jobs(earlier, fx.NOW - timedelta(hours=3)))
+    [global_line, *_rest] = diagnose_jobs(earlier, fx.NOW - timedelta(hours=3))
+    assert "waiting for the lease held by worker worker-c until 10:00 UTC (in 1 h)" in \
+        global_line
 
 
 def _job(status: str, *, retry_remaining: int, error: str | None = None,
@@ -139,14 +142,18 @@ def _job(status: str, *, retry_remaining: int, error: str | None = None,
 
 def test_diagnosis_of_global_failures() -> None:
     now_unix = int(fx.NOW.timestamp())
+    # Codex never counts the global job's retries: zero left still runs at the next start
     exhausted = _job("error", retry_remaining=0, error="context window\nexceeded")
-    assert diagnose_jobs([exhausted], fx.NOW) == [
-        "global consolidation failed with no retries left: context window exceeded"]
+    [line] = diagnose_jobs([exhausted], fx.NOW)
+    assert "failed (context window exceeded)" in line and "next Codex start runs it" in line
+    assert not exhausted.retries_exhausted
     pending = _job("error", retry_remaining=2, error="boom", retry_at=now_unix + 600)
     [line] = diagnose_jobs([pending], fx.NOW)
-    assert "retry at 2026-10-06T12:10:00.000Z (in 10 min)" in line and "2 left" in line
+    assert "will retry after 12:10 UTC (in 10 min)" in line
     healthy = _job("running", retry_remaining=3, lease_until=now_unix + 60)
-    assert diagnose_jobs([healthy, _job("done", retry_remaining=3)], fx.NOW) == []
+    [waiting] = diagnose_jobs([healthy], fx.NOW)
+    assert "waiting for the lease held by worker w until 12:01 UTC (in 1 min)" in waiting
+    assert diagnose_jobs([_job("done", retry_remaining=3)], fx.NOW) == []
 
 
 def test_to_json_is_plain_json(home: Path) -> None:
@@ -172,7 +179,7 @@ def test_sqlite_home_elsewhere(home: Path, tmp_path: Path) -> None:
     shutil.move(home / "memories_1.sqlite", elsewhere / "memories_1.sqlite")
     assert reasons(read_codex_home(home, fx.NOW), "memories_1.sqlite")
     codex = read_codex_home(home, fx.NOW, sqlite_home=elsewhere)
-    assert codex.database_read and len(codex.stage1_outputs) == 3
+    assert codex.database_read and len(codex.stage1_outputs) == 4
 
 
 # --- missing and malformed files ----------------------------------------------------------
@@ -440,7 +447,7 @@ def test_wal_database_is_readable_while_codex_writes(home: Path) -> None:
     finally:
         writer.execute("ROLLBACK")
         writer.close()
-    assert codex.database_read and len(codex.stage1_outputs) == 3
+    assert codex.database_read and len(codex.stage1_outputs) == 4
 
 
 def test_reading_writes_nothing(home: Path) -> None:
@@ -488,7 +495,7 @@ def test_read_only_home(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         result = json.loads(done.stdout)
         assert result == {"problems": [p for p in result["problems"] if fx.BAD_NOTE in p],
-                          "db": True, "groups": 2, "stage1": 3}
+                          "db": True, "groups": 2, "stage1": 4}
         assert not list(home.glob("memories_1.sqlite-*"))
     finally:
         for item in [base, *base.rglob("*")]:

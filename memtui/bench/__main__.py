@@ -19,7 +19,7 @@ from memtui.bench.generate import DEFAULT_SEED, DEFAULT_SIZE, generate_store
 from memtui.bench.runner import Options, format_table, rows_json, run
 
 QUICK_SIZE = 100_000
-SECTIONS = ("start", "search", "pages", "extraction", "redaction", "recall")
+SECTIONS = ("start", "search", "pages", "extraction", "redaction", "recall", "codex")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,6 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="fewer runs and smaller workloads (a smoke run, not the numbers)")
     parser.add_argument("--only", action="append", choices=SECTIONS,
                         help="run only these sections (repeatable)")
+    parser.add_argument("--codex-rollouts", type=int, default=5_000, metavar="N",
+                        help="rollouts in the generated sessions folder of the codex row")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     return parser
 
@@ -59,7 +61,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     size = args.size or (QUICK_SIZE if args.quick else DEFAULT_SIZE)
     options = Options(size=size, seed=args.seed, db=args.db, quick=args.quick,
-                      only=tuple(args.only or ()), progress=say)
+                      only=tuple(args.only or ()), progress=say,
+                      codex_rollouts=args.codex_rollouts)
     began = time.perf_counter()
     rows = run(options)
     if args.json:

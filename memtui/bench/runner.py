@@ -13,7 +13,11 @@ processes only ever adds time. Rows:
 4. extraction of 10,000 eligible tasks vs a read-only loop (``bench.extraction``);
 5. redaction MB/s vs a one-literal ``re`` scan (``bench.redaction``);
 6. list pages at N rows vs 1,000 rows (first, deep keyset, positional from the end);
-7. recall through the service vs the Python API (``bench.recall``, when present).
+7. recall through the service vs the Python API (``bench.recall``, when present);
+8. ``codex import-rollouts`` over a generated sessions folder (``--codex-rollouts N``, 5,000
+   by default, about 500 MB): the first run's MB/s vs ``json.loads`` of the same lines, and a
+   second, unchanged run vs the first (``bench.codex_rollouts``; ``--only codex`` builds no
+   memory store).
 """
 
 from __future__ import annotations
@@ -484,6 +488,27 @@ def measure_extraction_row(n_tasks: int) -> Row:
                f">= {BAR_TASKS_PER_S:,.0f} tasks/s", rate >= BAR_TASKS_PER_S, result)
 
 
+def measure_codex_rows(n_rollouts: int) -> list[Row]:
+    """Row 8: ``codex import-rollouts`` first run vs ``json.loads``; an unchanged second run."""
+    from memtui.bench.codex_rollouts import (
+        FIRST_RUN_BAR,
+        SECOND_RUN_BAR,
+        measure_codex_import,
+    )
+
+    result = measure_codex_import(n_rollouts)
+    first = Row(f"codex import-rollouts, {n_rollouts:,} rollouts ({result['megabytes']:,.0f} MB)",
+                f"json.loads of the same lines {result['json_loads_mbps']:,.0f} MB/s",
+                f"{result['first_mbps']:,.0f} MB/s ({result['imported']:,} tasks)",
+                result["first_vs_loads"], f">= {FIRST_RUN_BAR:.0%} of json.loads",
+                result["first_vs_loads"] >= FIRST_RUN_BAR, result)
+    second = Row("codex import-rollouts again, folder unchanged",
+                 f"first run {result['first_s']:.2f} s", f"{result['second_s']:.3f} s",
+                 result["second_vs_first"], f"< {SECOND_RUN_BAR:.0%} of the first run",
+                 result["second_vs_first"] < SECOND_RUN_BAR, result)
+    return [first, second]
+
+
 def measure_redaction_row(budget: float) -> Row:
     """Row 5: redaction throughput vs ``re`` scanning the same text for one literal."""
     try:
@@ -582,6 +607,8 @@ class Options:
     quick: bool = False
     user: str = BENCH_USER
     only: tuple[str, ...] = ()
+    codex_rollouts: int = 5_000
+    """Rollouts in the generated sessions folder of the ``codex`` row."""
     progress: Callable[[str], None] = field(default=lambda text: None)
 
 
@@ -626,11 +653,14 @@ def working_copy(path: Path, keep: bool) -> Iterator[Path]:
 def run(options: Options) -> list[Row]:
     """Run the benchmark; returns the rows in table order."""
     say = options.progress
-    big, small = prepare_store(options)
     quick = options.quick
     wanted = set(options.only) or {"start", "search", "pages", "extraction", "redaction",
-                                   "recall"}
+                                   "recall", "codex"}
     rows: list[Row] = []
+    if wanted == {"codex"}:  # needs no memory store
+        say("codex import-rollouts…")
+        return measure_codex_rows(options.codex_rollouts)
+    big, small = prepare_store(options)
     with working_copy(big, keep=options.db is not None) as db:
         if "start" in wanted:
             say("start to first paint…")
@@ -650,6 +680,9 @@ def run(options: Options) -> list[Row]:
         if "recall" in wanted:
             say("recall…")
             rows.append(measure_recall_row(db, options.user, quick))
+    if "codex" in wanted:
+        say("codex import-rollouts…")
+        rows += measure_codex_rows(200 if quick else options.codex_rollouts)
     return rows
 
 

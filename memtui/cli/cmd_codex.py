@@ -30,27 +30,15 @@ from rich.text import Text
 from memtui.cli import render
 from memtui.cli.common import positive_int
 from memtui.cli.context import CliContext
-from memtui.engine.codex.config import config_reasons, describe_config
-from memtui.engine.codex.curation import ForgetResult, forget_thread, plan_forget_thread
+from memtui.engine.codex.browse import CodexThread, codex_threads
+from memtui.engine.codex.config import codex_sqlite_home, config_reasons, describe_config
+from memtui.engine.codex.curation import ForgetResult
 from memtui.engine.codex.errors import CodexError, CodexWriteRefused
-from memtui.engine.codex.importer import (
-    OUTCOME_IMPORTED,
-    REASON_ALREADY,
-    CodexImporter,
-    CodexThread,
-    ImportReport,
-    check_export_target,
-    codex_threads,
-)
+from memtui.engine.codex.export import check_export_target
+from memtui.engine.codex.import_report import OUTCOME_IMPORTED, REASON_ALREADY, ImportReport
 from memtui.engine.codex.models import CodexHome, Job, Problem
 from memtui.engine.codex.notes import MAX_NOTE_BYTES, write_note
-from memtui.engine.codex.paths import (
-    codex_db_path,
-    notes_dir,
-    resolve_codex_home,
-    resolve_codex_sqlite_home,
-)
-from memtui.engine.codex.reader import read_codex_home
+from memtui.engine.codex.paths import codex_db_path, notes_dir, resolve_codex_home
 from memtui.engine.validation import check_text
 from memtui.errors import NotFound
 from memtui.store.codex_db import CodexDbLocked
@@ -111,9 +99,24 @@ def show_json(codex: CodexHome, threads: Sequence[CodexThread]) -> dict[str, Any
         "valid_v1": False, "sections": [], "topics": [], "older_topics": []}
     data["summary"] = {"present": codex.summary is not None, **summary}
     data["threads"] = [thread.to_json() for thread in threads]
-    data["consolidation_stuck"] = bool(codex.diagnosis)
+    data["consolidation_stuck"] = consolidation_stuck(codex)
     data["config_reasons"] = config_reasons(codex.config)
     return data
+
+
+def consolidation_stuck(codex: CodexHome) -> bool:
+    """True when a job failed or holds a dead lease (a cooldown or a queued run is not)."""
+    return any(job.running_past_lease or job.status == "error" for job in codex.jobs)
+
+
+def layout_line(codex: CodexHome) -> Text:
+    """``Codex database: <layout words> (<schema versions>)``."""
+    layout = codex.layout
+    if layout is None:
+        return Text("Codex database: not looked at")
+    line = Text(f"Codex database: {layout.description} ({layout.schema_words})",
+                style="" if layout.supported or layout.name == "none" else "yellow")
+    return line
 
 
 def _summary_line(codex: CodexHome) -> Text:
@@ -141,16 +144,20 @@ def _threads_table(threads: Sequence[CodexThread], database_read: bool) -> Table
     table.add_column("thread", no_wrap=True)
     table.add_column("used", justify="right", no_wrap=True)
     table.add_column("last use", no_wrap=True)
+    table.add_column("memory", no_wrap=True)
     table.add_column("what / cwd", overflow="fold", min_width=12)
     for thread in threads:
         used = "—" if thread.usage_count is None else str(thread.usage_count)
         what = thread.description or thread.cwd or ""
+        if thread.git_branch:
+            what = f"{what} [{thread.git_branch}]"
         if thread.job_status and thread.job_status != "done":
             what = f"[job {thread.job_status}] {what}".strip()
         if database_read and not thread.in_database:
             what = f"{what} (no stage-1 output)".strip()
         table.add_row(Text(one_line(thread.thread_id, 80)), used,
                       render.short_time(thread.last_usage)[:10],
+                      Text(one_line(thread.memory_mode or "—", 12)),
                       Text(one_line(what, PREVIEW_CHARS)))
     return table
 
@@ -195,20 +202,21 @@ def _print_jobs(ctx: CliContext, jobs: Sequence[Job]) -> None:
 def show(ctx: CliContext, args: argparse.Namespace) -> int:
     """``codex show``: the whole home, read-only."""
     home = _home(args)
-    codex = read_codex_home(home, sqlite_home=resolve_codex_sqlite_home(home),
-                            **_wait(args, "db_busy_timeout_s"))
+    codex = ctx.engine.codex.browse(home, db_busy_timeout_s=args.wait)
     threads = codex_threads(codex)
     if ctx.json:
         ctx.emit_json(show_json(codex, threads))
         return 0
     limit = args.limit
     ctx.console.print(Text(f"Codex home {home}", style="bold"))
+    ctx.console.print(layout_line(codex))
     ctx.console.print(_summary_line(codex))
     _heading(ctx, f"Task groups ({len(codex.task_groups)}) — MEMORY.md")
     if codex.task_groups:
         ctx.console.print(_groups_table(codex, limit))
         _more(ctx, limit, len(codex.task_groups), "task groups")
-    _heading(ctx, f"Threads ({len(threads)}) — usage from memories_1.sqlite")
+    _heading(ctx, f"Threads ({len(threads)}) — usage from Codex's database, memory mode "
+                  "from state_5.sqlite")
     if threads:
         ctx.console.print(_threads_table(threads[:limit], codex.database_read))
         _more(ctx, limit, len(threads), "threads")
@@ -227,7 +235,8 @@ def show(ctx: CliContext, args: argparse.Namespace) -> int:
     elif codex.database_read:
         ctx.console.print(Text("Nothing stuck: no job is failing or holding an expired lease."))
     else:
-        ctx.console.print(Text("Unknown: memories_1.sqlite could not be read (see problems)."))
+        ctx.console.print(Text("Unknown: Codex's memory database could not be read (see "
+                               "problems)."))
     for reason in config_reasons(codex.config):
         ctx.console.print(Text(f"- {one_line(reason)}", style="yellow"))
     settings = describe_config(codex.config, home_found=codex.home_found)
@@ -250,6 +259,8 @@ def _report_out(ctx: CliContext, report: ImportReport, what: str, limit: int) ->
     line = f"imported {report.imported} {what} from {one_line(report.home)}"
     line += f"; skipped {sum(report.skipped.values())}" + (f" ({skipped})" if skipped else "")
     line += f"; errors {report.errors}"
+    if report.unchanged:
+        line += f"; {report.unchanged} unchanged file(s) not read"
     ctx.console.print(Text(line))
     if report.created_projects:
         ctx.console.print(Text("created project(s): " + ", ".join(report.created_projects)))
@@ -275,11 +286,10 @@ def _report_out(ctx: CliContext, report: ImportReport, what: str, limit: int) ->
 def import_memories(ctx: CliContext, args: argparse.Namespace) -> int:
     """``codex import``: stage-1 outputs and ad-hoc notes become memories."""
     home = _home(args)
-    report = CodexImporter(ctx.engine).import_memories(
-        home, sqlite_home=resolve_codex_sqlite_home(home), **_wait(args, "db_busy_timeout_s"))
+    report = ctx.engine.codex.import_memories(home, db_busy_timeout_s=args.wait)
     code = _report_out(ctx, report, "memories", args.limit)
     if report.database_locked:
-        ctx.stderr.write(f"memtui: error: {codex_db_path(resolve_codex_sqlite_home(home))}: "
+        ctx.stderr.write(f"memtui: error: {codex_db_path(codex_sqlite_home(home))}: "
                          f"{one_line(report.database_error or '')}; threads not imported "
                          "(notes were)\n")
         return CodexDbLocked.exit_code
@@ -289,7 +299,7 @@ def import_memories(ctx: CliContext, args: argparse.Namespace) -> int:
 def import_rollouts(ctx: CliContext, args: argparse.Namespace) -> int:
     """``codex import-rollouts``: session rollouts become completed tasks."""
     home = _home(args)
-    report = CodexImporter(ctx.engine).import_rollouts(home)
+    report = ctx.engine.codex.import_rollouts(home)
     return _report_out(ctx, report, "rollouts as tasks", args.limit)
 
 
@@ -311,39 +321,52 @@ def note(ctx: CliContext, args: argparse.Namespace) -> int:
     return 0
 
 
-def _plan_words(files: int, stage1: int, jobs: int) -> str:
-    return (f"{stage1} stage-1 row(s), {jobs} stage-1 job(s) and {files} rollout summary "
-            "file(s)")
+def _plan_words(result: ForgetResult) -> str:
+    words = (f"{result.stage1_rows} stage-1 row(s), {result.job_rows} stage-1 job(s) and "
+             f"{len(result.summary_files)} rollout summary file(s)")
+    if result.thread_found:
+        words += ", mark the thread polluted"
+    if result.consolidation_enqueued:
+        words += ", queue Codex's consolidation"
+    return words
 
 
-def _nothing_found(result: ForgetResult, home: Path, db_path: Path, thread_id: str) -> None:
-    db_problems = [p for p in result.problems if p.path == str(db_path)]
+def _nothing_found(result: ForgetResult, home: Path, thread_id: str) -> None:
+    db_problems = [p for p in result.problems if p.path.endswith(".sqlite")]
     if db_problems and "not found" not in db_problems[0].reason:
-        raise CodexError(f"{one_line(db_problems[0].reason)}; nothing was removed")
+        raise CodexError(f"{one_line(db_problems[0].reason)}; nothing was changed")
     raise NotFound(f"thread {thread_id!r} not found in {home}")
 
 
 def forget(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``codex forget THREAD_ID --write``: remove one thread's memory from the Codex home."""
+    """``codex forget THREAD_ID --write``: forget one thread the way Codex forgets."""
     home = _home(args)
-    sqlite_home = resolve_codex_sqlite_home(home)
-    db_path = codex_db_path(sqlite_home)
+    codex = ctx.engine.codex
     if not args.write:
-        plan = plan_forget_thread(home, args.thread_id, sqlite_home=sqlite_home)
+        plan = codex.plan_forget(home, args.thread_id)
         if not plan.found:
-            _nothing_found(plan, home, db_path, args.thread_id)
-        words = _plan_words(len(plan.summary_files), plan.stage1_rows, plan.job_rows)
-        raise CodexWriteRefused(f"would remove {words} of thread {args.thread_id}; "
-                                f"{WRITE_HINT} (nothing was changed)", plan=plan.to_json())
-    result = forget_thread(home, args.thread_id, True, sqlite_home=sqlite_home,
-                           **_wait(args, "busy_timeout_s"))
+            _nothing_found(plan, home, args.thread_id)
+        raise CodexWriteRefused(f"would remove {_plan_words(plan)} of thread "
+                                f"{args.thread_id}; {WRITE_HINT} (nothing was changed)",
+                                plan=plan.to_json())
+    result = codex.forget(home, args.thread_id, True, busy_timeout_s=args.wait)
     if not result.found:
-        _nothing_found(result, home, db_path, args.thread_id)
+        _nothing_found(result, home, args.thread_id)
     if ctx.json:
         ctx.emit_json(result.to_json())
         return 0
-    removed = _plan_words(len(result.summary_files), result.stage1_rows, result.job_rows)
+    removed = (f"{result.stage1_rows} stage-1 row(s), {result.job_rows} stage-1 job(s), "
+               f"{len(result.summary_files)} rollout summary file(s)")
     ctx.console.print(Text(f"forgot thread {args.thread_id}: removed {removed}"))
+    if result.marked_polluted or result.thread_found:
+        ctx.console.print(Text("marked polluted: Codex will not extract this thread again"))
+    if result.consolidation_enqueued:
+        ctx.console.print(Text("queued Codex's global consolidation (the row had been "
+                               "consolidated)"))
+    if result.still_in:
+        files = ", ".join(Path(path).name for path in result.still_in)
+        ctx.console.print(Text(f"still holding its text until Codex's next consolidation: "
+                               f"{files}", style="yellow"))
     for problem in result.problems:
         ctx.console.print(Text(f"note: {one_line(str(problem))}", style="yellow"))
     return 0
@@ -355,9 +378,8 @@ def forget(ctx: CliContext, args: argparse.Namespace) -> int:
 def export(ctx: CliContext, args: argparse.Namespace) -> int:
     """``codex export DIR [--home-layout]``: the store as a Codex memories folder."""
     check_export_target(args.dir)  # refuse before rendering anything
-    importer = CodexImporter(ctx.engine)
-    plan = importer.plan_export()
-    path = importer.write_plan(plan, args.dir, home_layout=args.home_layout)
+    plan = ctx.engine.codex.plan_export()
+    path = ctx.engine.codex.write_plan(plan, args.dir, home_layout=args.home_layout)
     if ctx.json:
         ctx.emit_json({"path": str(path), "home_layout": args.home_layout, **plan.to_json()})
         return 0
@@ -390,14 +412,9 @@ def _seconds(value: str) -> float:
     return number
 
 
-def _wait(args: argparse.Namespace, name: str) -> dict[str, float]:
-    wait = getattr(args, "wait", None)
-    return {} if wait is None else {name: wait}
-
-
 def _wait_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--wait", type=_seconds, default=None, metavar="SECONDS",
-                        help="how long to wait for memories_1.sqlite while a running Codex "
+                        help="how long to wait for Codex's database while a running Codex "
                              "holds it locked")
 
 

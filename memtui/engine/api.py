@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from memtui.engine.validation import check_id
 
 if TYPE_CHECKING:
-    from memtui.engine.codex.importer import CodexImporter
+    from memtui.engine.codex.api import CodexApi
     from memtui.engine.extraction import ExtractionApi
     from memtui.engine.identity import IdentityApi
     from memtui.engine.injection import InjectionApi
@@ -76,11 +76,11 @@ class Engine:
         return RecallApi(self)
 
     @cached_property
-    def codex(self) -> CodexImporter:
-        """Codex home interop: browse, import, rollouts, export."""
-        from memtui.engine.codex.importer import CodexImporter
+    def codex(self) -> CodexApi:
+        """Codex home interop: browse, import memories and rollouts, export, curate."""
+        from memtui.engine.codex.api import CodexApi
 
-        return CodexImporter(self)
+        return CodexApi(self)
 
     @cached_property
     def maintenance(self) -> MaintenanceApi:

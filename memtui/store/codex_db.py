@@ -1,31 +1,47 @@
-"""Access to Codex's ``memories_1.sqlite`` (spec/40): read-only browsing and one curation write.
+"""Access to Codex's sqlite files (spec/40): layout detection, read-only browsing, one write.
 
-Browsing opens the file read-only (``mode=ro``) and never writes to it. The only write is
-``forget_thread``: it deletes one thread's ``stage1_outputs`` row and its ``memory_stage1`` job
-in one ``BEGIN IMMEDIATE`` transaction, waiting a bounded time for a running Codex.
+A home has ``state_5.sqlite`` (``threads``; from February to May 2026 also ``stage1_outputs``
+and ``jobs``) and, since 2026-05-26, ``memories_1.sqlite`` (``stage1_outputs`` and ``jobs``).
+``inspect_database`` and ``detect_layout`` tell which layout a home has; ``read_codex_dbs``
+reads it read-only (``mode=ro``); ``forget_thread_memory`` is the one write, Codex's own
+forget in one ``BEGIN IMMEDIATE`` transaction over both files.
 
 Every failure is a ``CodexDbError`` subclass with a one-line message naming the file.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import stat
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from memtui.errors import StoreError
 from memtui.store.codex_models import (
+    CONSOLIDATE_JOB_KIND,
+    GLOBAL_JOB_KEY,
+    LAYOUT_MEMORIES_DB,
+    LAYOUT_NONE,
+    LAYOUT_OLD,
+    LAYOUT_STATE_DB,
     STAGE1_JOB_KIND,
+    CodexDbRead,
     CodexDbSnapshot,
-    ForgetDbResult,
+    CodexLayout,
+    DatabaseFile,
+    ForgetPlanRow,
+    ForgetWriteResult,
     JobRow,
     Stage1Row,
+    ThreadRow,
 )
 
 CODEX_DB_FILE_NAME = "memories_1.sqlite"
-"""File name of Codex's memory index inside ``$CODEX_SQLITE_HOME`` (default ``$CODEX_HOME``)."""
+"""File name of Codex's memory index inside its sqlite home (since 2026-05-26)."""
+STATE_DB_FILE_NAME = "state_5.sqlite"
+"""File name of Codex's state database (threads; memories from 2026-02-10 to 2026-05-26)."""
 DEFAULT_READ_BUSY_TIMEOUT_S = 2.0
 """How long a read waits for a lock held by a running Codex before giving up."""
 DEFAULT_WRITE_BUSY_TIMEOUT_S = 5.0
@@ -36,7 +52,22 @@ MAX_ROWS_PER_TABLE = 100_000
 STAGE1_TABLE = "stage1_outputs"
 JOBS_TABLE = "jobs"
 PROGRESS_TABLE = "consolidation_progress"
+THREADS_TABLE = "threads"
+MIGRATIONS_TABLE = "_sqlx_migrations"
 REQUIRED_TABLES = (STAGE1_TABLE, JOBS_TABLE)
+OLD_MEMORY_TABLES = frozenset({"thread_memory", "memory_phase1_jobs"})
+"""Tables of the memory schema Codex used before 2026-02-10 (not supported)."""
+FIRST_STATE_MEMORY_MIGRATION = 6
+"""The state migration that added ``stage1_outputs`` and ``jobs`` to ``state_5.sqlite``."""
+THREAD_COLUMNS = ("id", "rollout_path", "cwd", "git_branch", "source", "memory_mode",
+                  "history_mode", "archived", "created_at", "updated_at", "cli_version")
+POLLUTED = "polluted"
+"""``threads.memory_mode`` of a thread Codex must forget and never extract again."""
+ENABLED = "enabled"
+DEFAULT_RETRY_REMAINING = 3
+"""Retries an enqueued global consolidation gets at least (Codex's ``DEFAULT_RETRY_REMAINING``)."""
+STATE_SCHEMA = "state"
+"""The name ``state_5.sqlite`` is attached under while a forget spans both files."""
 
 STAGE1_COLUMNS = (
     "thread_id", "source_updated_at", "raw_memory", "rollout_summary", "rollout_slug",
@@ -50,6 +81,8 @@ JOBS_COLUMNS = (
     "last_success_watermark",
 )
 JOBS_KEY_COLUMNS = ("kind", "job_key", "status")
+
+ReadT = TypeVar("ReadT")
 
 _BUSY_ERROR_NAMES = frozenset({"SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_BUSY_SNAPSHOT",
                                "SQLITE_BUSY_RECOVERY", "SQLITE_LOCKED_SHAREDCACHE"})
@@ -134,8 +167,8 @@ def _connect(path: Path, mode: str, timeout_s: float, *, immutable: bool = False
     return conn
 
 
-def _table_columns(conn: sqlite3.Connection, table: str) -> set[str]:
-    return {str(row[1]) for row in conn.execute(f"PRAGMA table_info({table})")}
+def _table_columns(conn: sqlite3.Connection, table: str, schema: str = "main") -> set[str]:
+    return {str(row[1]) for row in conn.execute(f"PRAGMA {schema}.table_info({table})")}
 
 
 def _existing_tables(conn: sqlite3.Connection) -> set[str]:
@@ -252,7 +285,8 @@ def _read_all(conn: sqlite3.Connection, path: Path, max_rows: int) -> CodexDbSna
 
 def read_codex_db(db_path: Path, *, busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEOUT_S,
                   max_rows: int = MAX_ROWS_PER_TABLE) -> CodexDbSnapshot:
-    """Read stage-1 outputs, jobs and consolidation progress, read-only, in one snapshot.
+    """Read stage-1 outputs, jobs and consolidation progress of one file, read-only, in one
+    snapshot.
 
     Opens ``file:...?mode=ro``; when SQLite cannot open a WAL database read-only (a read-only
     folder without ``-shm`` file), retries with ``immutable=1``. Nothing is ever written.
@@ -261,67 +295,339 @@ def read_codex_db(db_path: Path, *, busy_timeout_s: float = DEFAULT_READ_BUSY_TI
     """
     path = Path(db_path)
     _check_file(path)
+    return _read_only(path, busy_timeout_s,
+                      lambda conn: _read_all(conn, path, max_rows))
+
+
+def _read_only(path: Path, timeout_s: float, read: Callable[[sqlite3.Connection], ReadT]
+               ) -> ReadT:
     try:
-        return _read_with(path, busy_timeout_s, max_rows, immutable=False)
+        return _read_with(path, timeout_s, read, immutable=False)
     except sqlite3.Error as error:
         if getattr(error, "sqlite_errorname", "") not in _READONLY_FALLBACK_NAMES:
-            raise _map_error(error, path, busy_timeout_s) from None
+            raise _map_error(error, path, timeout_s) from None
     try:
-        return _read_with(path, busy_timeout_s, max_rows, immutable=True)
+        return _read_with(path, timeout_s, read, immutable=True)
     except sqlite3.Error as error:
-        raise _map_error(error, path, busy_timeout_s) from None
+        raise _map_error(error, path, timeout_s) from None
 
 
-def _read_with(path: Path, timeout_s: float, max_rows: int, *, immutable: bool
-               ) -> CodexDbSnapshot:
+def _read_with(path: Path, timeout_s: float, read: Callable[[sqlite3.Connection], ReadT], *,
+               immutable: bool) -> ReadT:
     conn = _connect(path, "ro", timeout_s, immutable=immutable)
     try:
         conn.execute("PRAGMA query_only = ON")
-        return _read_all(conn, path, max_rows)
+        return read(conn)
     finally:
         conn.close()
 
 
-def read_stage1_outputs(db_path: Path, *,
-                        busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEOUT_S
-                        ) -> tuple[Stage1Row, ...]:
-    """The ``stage1_outputs`` rows, ordered by thread id (read-only; see ``read_codex_db``)."""
-    return read_codex_db(db_path, busy_timeout_s=busy_timeout_s).stage1_outputs
+# ---- layouts ------------------------------------------------------------------------------------
 
 
-def read_jobs(db_path: Path, *, busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEOUT_S
-              ) -> tuple[JobRow, ...]:
-    """The ``jobs`` rows with all columns, ordered by kind and key (read-only)."""
-    return read_codex_db(db_path, busy_timeout_s=busy_timeout_s).jobs
+def _migration_version(conn: sqlite3.Connection, tables: set[str]) -> int | None:
+    if MIGRATIONS_TABLE not in tables:
+        return None
+    columns = _table_columns(conn, MIGRATIONS_TABLE)
+    where = " WHERE success" if "success" in columns else ""
+    row = conn.execute(f"SELECT MAX(version) FROM {MIGRATIONS_TABLE}{where}").fetchone()
+    return _as_int(row[0]) if row else None
 
 
-def forget_thread(db_path: Path, thread_id: str,
-                  busy_timeout_s: float = DEFAULT_WRITE_BUSY_TIMEOUT_S) -> ForgetDbResult:
-    """Delete one thread's ``stage1_outputs`` row and ``memory_stage1`` job in one transaction.
-
-    Takes the write lock with ``BEGIN IMMEDIATE``, waiting up to ``busy_timeout_s`` for a
-    running Codex; then raises ``CodexDbLocked`` and nothing is changed. Deleted pages are
-    zeroed (``secure_delete``). The file is never created: a missing file is ``CodexDbMissing``.
-    """
-    path = Path(db_path)
-    _check_file(path)
+def inspect_database(path: Path, busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEOUT_S
+                     ) -> DatabaseFile:
+    """A Codex sqlite file's tables and newest migration, read-only; never raises."""
+    if not path.exists():
+        return DatabaseFile(str(path), False)
     try:
-        conn = _connect(path, "rw", busy_timeout_s)
+        _check_file(path)
+
+        def read(conn: sqlite3.Connection) -> DatabaseFile:
+            tables = _existing_tables(conn)
+            return DatabaseFile(str(path), True, frozenset(tables),
+                                _migration_version(conn, tables))
+
+        return _read_only(path, busy_timeout_s, read)
+    except CodexDbError as error:
+        return DatabaseFile(str(path), True, error=_strip_path(error.message, path))
+
+
+def _strip_path(message: str, path: Path) -> str:
+    prefix = f"{path}: "
+    return message[len(prefix):] if message.startswith(prefix) else message
+
+
+def _has_memory_tables(info: DatabaseFile) -> bool:
+    return all(name in info.tables for name in REQUIRED_TABLES)
+
+
+def layout_of(state: DatabaseFile, memories: DatabaseFile) -> CodexLayout:
+    """Which layout two inspected files make (see ``codex_models``' ``LAYOUT_*``)."""
+    if memories.exists and _has_memory_tables(memories):
+        return CodexLayout(LAYOUT_MEMORIES_DB, state, memories, memories.path)
+    if state.exists and _has_memory_tables(state):
+        return CodexLayout(LAYOUT_STATE_DB, state, memories, state.path)
+    if state.exists and (state.tables & OLD_MEMORY_TABLES or (
+            state.error is None and THREADS_TABLE in state.tables and not memories.exists
+            and state.version is not None and state.version < FIRST_STATE_MEMORY_MIGRATION)):
+        return CodexLayout(LAYOUT_OLD, state, memories, None)
+    return CodexLayout(LAYOUT_NONE, state, memories, None)
+
+
+def detect_layout(sqlite_home: Path, busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEOUT_S
+                  ) -> CodexLayout:
+    """Inspect ``state_5.sqlite`` and ``memories_1.sqlite`` of a sqlite home (read-only)."""
+    return layout_of(inspect_database(sqlite_home / STATE_DB_FILE_NAME, busy_timeout_s),
+                     inspect_database(sqlite_home / CODEX_DB_FILE_NAME, busy_timeout_s))
+
+
+def _text_or_none(value: object) -> str | None:
+    text = _as_text(value)
+    return text if text else None
+
+
+def _thread_from(row: tuple[Any, ...]) -> ThreadRow | None:
+    thread_id = _as_text(row[0])
+    if not thread_id:
+        return None
+    return ThreadRow(
+        thread_id=thread_id, rollout_path=_text_or_none(row[1]), cwd=_text_or_none(row[2]),
+        git_branch=_text_or_none(row[3]), source=_text_or_none(row[4]),
+        memory_mode=_text_or_none(row[5]), history_mode=_text_or_none(row[6]),
+        archived=bool(_as_int(row[7]) or 0), created_at=_as_int(row[8]),
+        updated_at=_as_int(row[9]), cli_version=_text_or_none(row[10]))
+
+
+def _read_threads(conn: sqlite3.Connection, max_rows: int) -> tuple[ThreadRow, ...]:
+    if THREADS_TABLE not in _existing_tables(conn):
+        return ()
+    rows = _select(conn, THREADS_TABLE, THREAD_COLUMNS, "id", max_rows)
+    return tuple(thread for thread in (_thread_from(row) for row in rows) if thread)
+
+
+def read_codex_dbs(sqlite_home: Path, *, busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEOUT_S,
+                   max_rows: int = MAX_ROWS_PER_TABLE) -> CodexDbRead:
+    """The layout, ``threads`` and the memory tables of a sqlite home, read-only; never
+    raises for a database problem (each is in ``memory_error`` / ``threads_error``)."""
+    layout = detect_layout(sqlite_home, busy_timeout_s)
+    state_path = Path(layout.state.path)
+    threads: tuple[ThreadRow, ...] = ()
+    threads_error: str | None = layout.state.error
+    if layout.state.exists and layout.state.error is None:
+        try:
+            threads = _read_only(state_path, busy_timeout_s,
+                                 lambda conn: _read_threads(conn, max_rows))
+        except CodexDbError as error:
+            threads_error = _strip_path(error.message, state_path)
+    snapshot: CodexDbSnapshot | None = None
+    memory_error: str | None = None
+    if layout.memory_db_path is not None:
+        try:
+            snapshot = read_codex_db(Path(layout.memory_db_path),
+                                     busy_timeout_s=busy_timeout_s, max_rows=max_rows)
+        except CodexDbError as error:
+            memory_error = _strip_path(error.message, Path(layout.memory_db_path))
+    elif layout.memories.exists and layout.memories.error is not None:
+        memory_error = layout.memories.error
+    elif layout.memories.exists:
+        memory_error = (f"not a Codex memory database (missing table(s): "
+                        f"{', '.join(n for n in REQUIRED_TABLES if n not in layout.memories.tables)})")
+    return CodexDbRead(layout, threads, snapshot, memory_error, threads_error)
+
+
+# ---- forget ------------------------------------------------------------------------------------
+
+
+def _thread_state(conn: sqlite3.Connection, schema: str, thread_id: str
+                  ) -> tuple[bool, str | None]:
+    if THREADS_TABLE not in _schema_tables(conn, schema):
+        return False, None
+    has_mode = "memory_mode" in _table_columns(conn, THREADS_TABLE, schema)
+    select = "memory_mode" if has_mode else "NULL"
+    row = conn.execute(f"SELECT {select} FROM {schema}.{THREADS_TABLE} WHERE id = ?",
+                       (thread_id,)).fetchone()
+    return (row is not None, _as_text(row[0]) if row else None)
+
+
+def _schema_tables(conn: sqlite3.Connection, schema: str) -> set[str]:
+    rows = conn.execute(f"SELECT name FROM {schema}.sqlite_master WHERE type = 'table'")
+    return {str(row[0]) for row in rows}
+
+
+def _plan_rows(conn: sqlite3.Connection, thread_schema: str | None, thread_id: str
+               ) -> ForgetPlanRow:
+    found, mode = (_thread_state(conn, thread_schema, thread_id) if thread_schema
+                   else (False, None))
+    selected_row = conn.execute(
+        f"SELECT selected_for_phase2 FROM {STAGE1_TABLE} WHERE thread_id = ?",
+        (thread_id,)).fetchone() if "selected_for_phase2" in _table_columns(
+            conn, STAGE1_TABLE) else None
+    stage1 = conn.execute(f"SELECT COUNT(*) FROM {STAGE1_TABLE} WHERE thread_id = ?",
+                          (thread_id,)).fetchone()[0]
+    jobs = conn.execute(f"SELECT COUNT(*) FROM {JOBS_TABLE} WHERE kind = ? AND job_key = ?",
+                        (STAGE1_JOB_KIND, thread_id)).fetchone()[0]
+    selected = bool(_as_int(selected_row[0]) or 0) if selected_row else False
+    return ForgetPlanRow(found, mode, int(stage1), int(jobs), selected)
+
+
+def _supported(layout: CodexLayout) -> Path:
+    """The file holding the memory tables; else the error that says why there is none."""
+    if layout.memory_db_path is not None:
+        return Path(layout.memory_db_path)
+    if layout.name == LAYOUT_OLD:
+        raise CodexDbSchemaError(f"{layout.state.path}: its memory schema is older than Codex "
+                                 "2026-02; not supported")
+    for info in (layout.memories, layout.state):
+        if info.exists and info.error is not None:
+            raise _state_error(info)
+    if layout.memories.exists:
+        raise CodexDbSchemaError(f"{layout.memories.path}: not a Codex memory database "
+                                 "(missing table(s): stage1_outputs, jobs)")
+    raise CodexDbMissing(f"{layout.memories.path}: Codex memory database not found")
+
+
+def plan_forget_thread_memory(sqlite_home: Path, thread_id: str, *,
+                              busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEOUT_S
+                              ) -> ForgetPlanRow:
+    """What the databases hold for one thread (read-only): for a dry run of a forget."""
+    layout = detect_layout(sqlite_home, busy_timeout_s)
+    path = _supported(layout)
+    state_path = Path(layout.state.path)
+
+    def read(conn: sqlite3.Connection) -> ForgetPlanRow:
+        schema = "main" if layout.name == LAYOUT_STATE_DB else None
+        plan = _plan_rows(conn, schema, thread_id)
+        if schema is None and layout.state.exists and layout.state.error is None:
+            found, mode = _read_only(state_path, busy_timeout_s,
+                                     lambda state: _thread_state(state, "main", thread_id))
+            plan = ForgetPlanRow(found, mode, plan.stage1_rows, plan.job_rows,
+                                 plan.selected_for_phase2)
+        return plan
+
+    return _read_only(path, busy_timeout_s, read)
+
+
+_ENQUEUE_GLOBAL_SQL = f"""
+INSERT INTO {JOBS_TABLE} (kind, job_key, status, worker_id, ownership_token, started_at,
+    finished_at, lease_until, retry_at, retry_remaining, last_error, input_watermark,
+    last_success_watermark)
+VALUES (?, ?, 'pending', NULL, NULL, NULL, NULL, NULL, NULL, ?, NULL, ?, 0)
+ON CONFLICT(kind, job_key) DO UPDATE SET
+    status = CASE WHEN status = 'running' THEN 'running' ELSE 'pending' END,
+    retry_at = CASE WHEN status = 'running' THEN retry_at ELSE NULL END,
+    retry_remaining = MAX(retry_remaining, excluded.retry_remaining),
+    input_watermark = CASE
+        WHEN excluded.input_watermark > COALESCE(input_watermark, 0)
+            THEN excluded.input_watermark
+        ELSE COALESCE(input_watermark, 0) + 1 END
+"""
+"""Codex's enqueue of the global consolidation: ``pending`` unless running, no retry wait,
+at least ``DEFAULT_RETRY_REMAINING`` retries, the input watermark raised."""
+
+
+def _state_error(info: DatabaseFile) -> CodexDbError:
+    error = info.error or "cannot be read"
+    error_type = CodexDbLocked if "locked" in error else CodexDbNotADatabase \
+        if "not an SQLite" in error else CodexDbError
+    return error_type(f"{info.path}: {error}")
+
+
+def _open_for_forget(layout: CodexLayout, busy_timeout_s: float
+                     ) -> tuple[sqlite3.Connection, str | None]:
+    path = _supported(layout)
+    _check_file(path)
+    conn = _connect(path, "rw", busy_timeout_s)
+    if layout.name == LAYOUT_STATE_DB:
+        return conn, "main"
+    state = Path(layout.state.path)
+    if layout.state.exists and layout.state.error is not None:
+        conn.close()  # never forget half: without the polluted mark Codex would re-extract
+        raise _state_error(layout.state)
+    if not layout.state.exists or THREADS_TABLE not in layout.state.tables:
+        return conn, None
+    uri = f"{state.absolute().as_uri()}?mode=rw"
+    conn.execute(f"ATTACH DATABASE ? AS {STATE_SCHEMA}", (uri,))
+    return conn, STATE_SCHEMA
+
+
+def _mark_polluted_only(state: Path, thread_id: str, busy_timeout_s: float
+                        ) -> ForgetWriteResult:
+    """Without a memory database yet, the durable opt-out alone (``threads`` only)."""
+    try:
+        conn = _connect(state, "rw", busy_timeout_s)
+    except sqlite3.Error as error:
+        raise _map_error(error, state, busy_timeout_s) from None
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        found, _mode = _thread_state(conn, "main", thread_id)
+        polluted = False
+        if found and "memory_mode" in _table_columns(conn, THREADS_TABLE):
+            polluted = conn.execute(
+                f"UPDATE {THREADS_TABLE} SET memory_mode = ? WHERE id = ? AND memory_mode != ?",
+                (POLLUTED, thread_id, POLLUTED)).rowcount > 0
+        conn.execute("COMMIT")
+        return ForgetWriteResult(LAYOUT_NONE, found, polluted, 0, 0, False, False)
+    except sqlite3.Error as error:
+        if conn.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+        raise _map_error(error, state, busy_timeout_s) from None
+    finally:
+        conn.close()
+
+
+def forget_thread_memory(sqlite_home: Path, thread_id: str, now: int, *,
+                         busy_timeout_s: float = DEFAULT_WRITE_BUSY_TIMEOUT_S
+                         ) -> ForgetWriteResult:
+    """Forget one thread the way Codex does, in ONE transaction over both files.
+
+    Marks the thread ``polluted`` in ``threads`` (Codex then never extracts it again and its
+    next consolidation forgets it), deletes its ``stage1_outputs`` row and ``memory_stage1``
+    job, and, when the row had been selected for the last consolidation, enqueues the
+    global consolidation (``_ENQUEUE_GLOBAL_SQL``, watermark ``now``). ``BEGIN IMMEDIATE``
+    takes the write lock of every file first, waiting up to ``busy_timeout_s`` for a running
+    Codex; then ``CodexDbLocked`` is raised and nothing has changed. Raises
+    ``CodexDbSchemaError`` for the oldest layout or no database.
+    """
+    layout = detect_layout(sqlite_home, min(busy_timeout_s, DEFAULT_READ_BUSY_TIMEOUT_S))
+    if layout.name == LAYOUT_NONE and not layout.memories.exists and layout.state.exists \
+            and layout.state.error is None and THREADS_TABLE in layout.state.tables:
+        return _mark_polluted_only(Path(layout.state.path), thread_id, busy_timeout_s)
+    path = Path(layout.memory_db_path or layout.state.path)
+    try:
+        conn, thread_schema = _open_for_forget(layout, busy_timeout_s)
     except sqlite3.Error as error:
         raise _map_error(error, path, busy_timeout_s) from None
     try:
         _require_schema(conn, path)
         conn.execute("PRAGMA secure_delete = ON")
+        if thread_schema == STATE_SCHEMA:
+            conn.execute(f"PRAGMA {STATE_SCHEMA}.secure_delete = ON")
         conn.execute("BEGIN IMMEDIATE")
+        plan = _plan_rows(conn, thread_schema, thread_id)
+        polluted = False
+        if thread_schema is not None and plan.thread_found and "memory_mode" in \
+                _table_columns(conn, THREADS_TABLE, thread_schema):
+            polluted = conn.execute(
+                f"UPDATE {thread_schema}.{THREADS_TABLE} SET memory_mode = ? "
+                "WHERE id = ? AND memory_mode != ?", (POLLUTED, thread_id, POLLUTED)
+            ).rowcount > 0
         stage1 = conn.execute(f"DELETE FROM {STAGE1_TABLE} WHERE thread_id = ?",
                               (thread_id,)).rowcount
         jobs = conn.execute(f"DELETE FROM {JOBS_TABLE} WHERE kind = ? AND job_key = ?",
                             (STAGE1_JOB_KIND, thread_id)).rowcount
+        enqueue = plan.selected_for_phase2
+        if enqueue:
+            conn.execute(_ENQUEUE_GLOBAL_SQL, (CONSOLIDATE_JOB_KIND, GLOBAL_JOB_KEY,
+                                               DEFAULT_RETRY_REMAINING, now))
         conn.execute("COMMIT")
-        return ForgetDbResult(stage1_deleted=max(stage1, 0), jobs_deleted=max(jobs, 0))
+        return ForgetWriteResult(layout.name, plan.thread_found, polluted, max(stage1, 0),
+                                 max(jobs, 0), plan.selected_for_phase2, enqueue)
     except sqlite3.Error as error:
         if conn.in_transaction:
-            conn.execute("ROLLBACK")
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
         raise _map_error(error, path, busy_timeout_s) from None
     finally:
         conn.close()
+

@@ -63,9 +63,98 @@ class CodexDbSnapshot:
     """One-line reasons for rows that could not be read (for example a NULL key)."""
 
 
-@dataclass(frozen=True)
-class ForgetDbResult:
-    """What ``forget_thread`` deleted from ``memories_1.sqlite``."""
+LAYOUT_MEMORIES_DB = "memories_1"
+"""Memories in ``memories_1.sqlite``, threads in ``state_5.sqlite`` (Codex since 2026-05-26)."""
+LAYOUT_STATE_DB = "state_5"
+"""Memories inside ``state_5.sqlite`` (state migrations 6 to 34: Codex 2026-02-10 to 05-26)."""
+LAYOUT_OLD = "pre_2026_02"
+"""The oldest schema (``thread_memory``, ``memory_phase1_jobs``): not supported."""
+LAYOUT_NONE = "none"
+"""No Codex database was found (or none could be read)."""
 
+
+@dataclass(frozen=True)
+class ThreadRow:
+    """One row of ``state_5.sqlite`` ``threads``: where a thread ran and whether Codex may
+    remember it. Columns a database's schema lacks are None (``memory_mode`` came with state
+    migration 18, ``history_mode`` with 40)."""
+
+    thread_id: str
+    rollout_path: str | None
+    cwd: str | None
+    git_branch: str | None
+    source: str | None
+    memory_mode: str | None
+    history_mode: str | None
+    archived: bool
+    created_at: int | None
+    updated_at: int | None
+    cli_version: str | None
+
+
+@dataclass(frozen=True)
+class DatabaseFile:
+    """What one of Codex's sqlite files is: its tables and its newest applied migration."""
+
+    path: str
+    exists: bool
+    tables: frozenset[str] = frozenset()
+    version: int | None = None
+    """``MAX(version)`` of the successful rows of ``_sqlx_migrations`` (None without it)."""
+    error: str | None = None
+    """Why the file could not be inspected (locked, not a database); None when it was."""
+
+
+@dataclass(frozen=True)
+class CodexLayout:
+    """Which of Codex's three database layouts a home has, and where its tables are."""
+
+    name: str
+    state: DatabaseFile
+    memories: DatabaseFile
+    memory_db_path: str | None
+    """The file holding ``stage1_outputs`` and ``jobs`` (None when no supported one does)."""
+
+    @property
+    def supported(self) -> bool:
+        """True for the two layouts memtui reads and writes."""
+        return self.name in (LAYOUT_MEMORIES_DB, LAYOUT_STATE_DB)
+
+
+@dataclass(frozen=True)
+class CodexDbRead:
+    """Everything read from a home's databases: the layout, the threads, the memory rows.
+
+    ``memory_error`` says why ``stage1_outputs``/``jobs`` could not be read (None when they
+    were, or when the layout has none); ``threads_error`` likewise for ``threads``.
+    """
+
+    layout: CodexLayout
+    threads: tuple[ThreadRow, ...] = ()
+    snapshot: CodexDbSnapshot | None = None
+    memory_error: str | None = None
+    threads_error: str | None = None
+
+
+@dataclass(frozen=True)
+class ForgetPlanRow:
+    """What a thread has in the databases (read-only): for a dry run and the forget itself."""
+
+    thread_found: bool
+    memory_mode: str | None
+    stage1_rows: int
+    job_rows: int
+    selected_for_phase2: bool
+
+
+@dataclass(frozen=True)
+class ForgetWriteResult:
+    """What ``forget_thread_memory`` changed, all in one transaction."""
+
+    layout: str
+    thread_found: bool
+    marked_polluted: bool
     stage1_deleted: int
     jobs_deleted: int
+    was_selected: bool
+    consolidation_enqueued: bool

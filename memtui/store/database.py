@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     import sqlite_utils
 
     from memtui.store.audit import AuditRepository
+    from memtui.store.codex_rollout_files import RolloutFileRepository
     from memtui.store.identity import IdentityRepository
     from memtui.store.memories import MemoryRepository
     from memtui.store.query_lane import QueryLane
@@ -161,6 +162,13 @@ class Store:
         from memtui.store.tasks import TaskRepository
 
         return TaskRepository(self)
+
+    @cached_property
+    def codex_rollout_files(self) -> RolloutFileRepository:
+        """What was read of each Codex rollout file, per importing user."""
+        from memtui.store.codex_rollout_files import RolloutFileRepository
+
+        return RolloutFileRepository(self)
 
     @cached_property
     def recall(self) -> RecallRepository:

@@ -256,7 +256,24 @@ CREATE VIRTUAL TABLE memories_fts USING fts5(
 INSERT INTO memories_fts(memories_fts) VALUES ('rebuild');
 """
 
-MIGRATIONS: tuple[tuple[int, str], ...] = ((1, MIGRATION_1), (2, MIGRATION_2))
+MIGRATION_5 = """
+-- Incremental import of Codex rollouts: what was read of each file, per importing user, so
+-- a second run over an unchanged sessions folder opens no file and a grown one resumes at
+-- its offset. ``state`` is the reader's JSON state at ``offset`` (the next byte to read).
+CREATE TABLE codex_rollout_files (
+    user_id TEXT NOT NULL,
+    path TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    offset INTEGER NOT NULL,
+    state TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    read_at TEXT NOT NULL,
+    PRIMARY KEY (user_id, path)
+) WITHOUT ROWID;
+"""
+
+MIGRATIONS: tuple[tuple[int, str], ...] = ((1, MIGRATION_1), (2, MIGRATION_2), (5, MIGRATION_5))
 """(version, SQL script) in order. The last version is the schema this code writes."""
 
 LATEST_VERSION = MIGRATIONS[-1][0]

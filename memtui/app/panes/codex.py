@@ -1,7 +1,9 @@
 """The Codex pane (read-only): a Codex home beside the store (spec/40).
 
-One row per thread (usage count and last use from ``memories_1.sqlite``); below, the
-selected thread, then why consolidation is stuck (the job queue read in plain words), the
+One row per thread (usage count and last use from Codex's memory database, ``memory_mode``
+from ``state_5.sqlite``); below, the selected thread (its ``cwd``, branch, source, memory
+mode and rollout), the database layout and Codex schema version, then why consolidation is
+stuck (the job queue read in plain words), the
 task groups of MEMORY.md, the ad-hoc notes, the jobs and every item that could not be read.
 ``o`` reads the home again, ``c`` copies the selected thread id, ``J`` / ``K`` scroll the
 details. Nothing is written: imports
@@ -33,7 +35,7 @@ from memtui.errors import MemtuiError
 from memtui.textsafe import one_line
 
 if TYPE_CHECKING:  # the Codex engine is imported when the pane is first read (not at start)
-    from memtui.engine.codex.importer import CodexThread
+    from memtui.engine.codex.browse import CodexThread
     from memtui.engine.codex.models import CodexHome
 
 DB_WAIT_SECONDS = 0.25
@@ -114,6 +116,8 @@ class CodexPane(Pane):
         row.append(f"{used:>{USED_COLUMN - 2}}  ", style="dim")
         if thread.job_status and thread.job_status != "done":
             row.append(f"[job {one_line(thread.job_status, 12)}] ", style="bold red")
+        if thread.memory_mode and thread.memory_mode != "enabled":
+            row.append(f"[{one_line(thread.memory_mode, 12)}] ", style="yellow")
         row.append(one_line(thread.description or thread.cwd or "", TEXT_CHARS))
         row.truncate(width, overflow="ellipsis")
         return row
@@ -140,17 +144,14 @@ class CodexPane(Pane):
 
     def refresh_data(self) -> None:
         """Read the Codex home again (read-only), keeping the cursor on the same thread."""
-        from memtui.engine.codex.importer import codex_threads
-        from memtui.engine.codex.paths import resolve_codex_sqlite_home
-        from memtui.engine.codex.reader import read_codex_home
+        from memtui.engine.codex.browse import codex_threads
 
         super().refresh_data()
         keep = self.item_list.current()
         home = self.home()
         try:
-            codex = read_codex_home(home, self.memtui.store.clock(),
-                                    sqlite_home=resolve_codex_sqlite_home(home),
-                                    db_busy_timeout_s=DB_WAIT_SECONDS)
+            codex = self.memtui.engine.codex.browse(home, self.memtui.store.clock(),
+                                                    db_busy_timeout_s=DB_WAIT_SECONDS)
         except (MemtuiError, OSError) as error:
             self.memtui.say(f"Could not read the Codex home: {error}", severity="error")
             return
@@ -175,6 +176,15 @@ class CodexPane(Pane):
                     f"{local_time(thread.updated_at, tz)}")
         if thread.cwd:
             text.append(f"\ncwd {one_line(thread.cwd, TEXT_CHARS)}")
+        if thread.git_branch or thread.source or thread.memory_mode:
+            text.append(f"\nbranch {one_line(thread.git_branch or '—', 40)} · source "
+                        f"{one_line(thread.source or '—', 20)} · memory "
+                        f"{one_line(thread.memory_mode or '—', 12)}",
+                        style="" if thread.memory_mode in (None, "enabled") else "yellow")
+        if thread.rollout_path:
+            where = thread.rollout_path if self.codex is None else relative_to_home(
+                thread.rollout_path, Path(self.codex.home))
+            text.append(f"\nrollout {one_line(where, 2 * TEXT_CHARS)}", style="dim")
         if thread.description:
             text.append(f"\n{one_line(thread.description, 2 * TEXT_CHARS)}")
         if thread.job_status:
@@ -182,9 +192,14 @@ class CodexPane(Pane):
             if thread.job_error:
                 text.append(f" — {one_line(thread.job_error, 2 * TEXT_CHARS)}", style="red")
         if not thread.in_database and self.codex is not None and self.codex.database_read:
-            text.append("\nno stage-1 output in memories_1.sqlite", style="dim")
+            text.append("\nno stage-1 output in Codex's database", style="dim")
 
     def _overview(self, text: Text, codex: CodexHome) -> None:
+        if codex.layout is not None:
+            text.append("\n\nCodex database: ", style="bold")
+            text.append(f"{one_line(codex.layout.description, 2 * TEXT_CHARS)} "
+                        f"({codex.layout.schema_words})",
+                        style="" if codex.layout.supported else "yellow")
         text.append("\n\nWhy is consolidation stuck?\n", style="bold")
         if codex.diagnosis:
             for reason in codex.diagnosis[:MAX_SECTION_ROWS]:
@@ -192,8 +207,8 @@ class CodexPane(Pane):
         elif codex.database_read:
             text.append("Nothing stuck: no job is failing or holding an expired lease.\n")
         else:
-            text.append("Unknown: memories_1.sqlite could not be read (see problems).\n",
-                        style="dim")
+            text.append("Unknown: Codex's memory database could not be read (see "
+                        "problems).\n", style="dim")
         for reason in config_reasons(codex.config):
             text.append(f"- {one_line(reason, 3 * TEXT_CHARS)}\n", style="yellow")
         settings = describe_config(codex.config, home_found=codex.home_found)

@@ -11,16 +11,24 @@ TOML, or a value of the wrong type, is one ``Problem`` each and is otherwise ski
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from memtui.engine.codex.errors import FileProblemError
 from memtui.engine.codex.models import JsonMixin, Problem
+from memtui.engine.codex.paths import resolve_codex_sqlite_home
+from memtui.engine.codex.safe_fs import read_text_bounded, real_root
 
 CONFIG_FILE = "config.toml"
 MEMORIES_TABLE = "memories"
 FEATURES_TABLE = "features"
+SQLITE_HOME_KEY = "sqlite_home"
+MCP_SERVERS_TABLE = "mcp_servers"
 
 BOOLEAN_KEYS = ("generate_memories", "use_memories", "disable_on_external_context",
                 "dedicated_tools")
@@ -47,6 +55,10 @@ class CodexMemoryConfig(JsonMixin):
     settings: dict[str, Any] = field(default_factory=dict)
     unknown_keys: tuple[str, ...] = ()
     """Keys of ``[memories]`` this version of memtui does not know (shown, not judged)."""
+    sqlite_home: str | None = None
+    """The top-level ``sqlite_home``: where Codex keeps its databases (None when unset)."""
+    mcp_servers: tuple[str, ...] = ()
+    """The names of ``[mcp_servers.<name>]``: tool namespaces that are MCP servers."""
 
     def setting(self, name: str) -> Any:
         """A setting's value, or None when the file does not set it."""
@@ -100,7 +112,34 @@ def parse_codex_config(text: str, path: str) -> tuple[CodexMemoryConfig, list[Pr
         if key in settings and raw_key in ALIASES:
             continue  # the canonical spelling wins over an alias
         settings[key] = typed
-    return CodexMemoryConfig(path, feature, settings, tuple(sorted(unknown))), problems
+    sqlite_home = data.get(SQLITE_HOME_KEY)
+    if sqlite_home is not None and not isinstance(sqlite_home, str):
+        problems.append(Problem(path, f"{SQLITE_HOME_KEY} should be text"))
+        sqlite_home = None
+    servers = data.get(MCP_SERVERS_TABLE)
+    names = tuple(sorted(str(name) for name in servers)) if isinstance(servers, dict) else ()
+    return CodexMemoryConfig(path, feature, settings, tuple(sorted(unknown)),
+                             sqlite_home or None, names), problems
+
+
+def read_codex_config(home: Path) -> tuple[CodexMemoryConfig | None, list[Problem]]:
+    """``config.toml`` of a home, read safely (None when there is no such file)."""
+    path = home / CONFIG_FILE
+    if not os.path.lexists(path):
+        return None, []
+    try:
+        text = read_text_bounded(path, real_root(home))
+    except FileProblemError as error:
+        return None, [Problem(str(path), error.reason)]
+    return parse_codex_config(text, str(path))
+
+
+def codex_sqlite_home(home: Path, env: Mapping[str, str] | None = None) -> Path:
+    """Where a home's databases are: ``sqlite_home`` of its ``config.toml``, else
+    ``$CODEX_SQLITE_HOME``, else the home (see ``paths.resolve_codex_sqlite_home``)."""
+    config, _problems = read_codex_config(home)
+    return resolve_codex_sqlite_home(home, env, config_sqlite_home=config.sqlite_home
+                                     if config else None)
 
 
 def config_reasons(config: CodexMemoryConfig | None) -> list[str]:

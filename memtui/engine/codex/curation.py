@@ -1,8 +1,11 @@
-"""Forget one Codex thread's memory, only with an explicit write flag (spec/40).
+"""Forget one Codex thread's memory the way Codex forgets, only with an explicit write flag.
 
-Removes the thread's ``stage1_outputs`` row and ``memory_stage1`` job in one transaction
-(through ``memtui.store.codex_db``), then its rollout summary file(s). Never touches
-``.git``, ``phase2_workspace_diff.md`` or ``raw_memories.md`` (Codex regenerates it).
+Marks the thread ``polluted``, deletes its ``stage1_outputs`` row and ``memory_stage1`` job
+and enqueues the global consolidation when the row had been selected, all in one transaction
+(``memtui.store.codex_db.forget_thread_memory``), then removes its rollout summary file(s)
+and names the consolidated files that still hold its text until Codex's next consolidation.
+Never touches ``.git``, ``phase2_workspace_diff.md`` or ``raw_memories.md`` (Codex
+regenerates them).
 """
 
 from __future__ import annotations
@@ -11,8 +14,10 @@ import os
 import re
 import stat
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
+from memtui.engine.codex.config import codex_sqlite_home
 from memtui.engine.codex.errors import (
     CodexError,
     CodexInputError,
@@ -23,31 +28,41 @@ from memtui.engine.codex.errors import (
 from memtui.engine.codex.models import JsonMixin, Problem
 from memtui.engine.codex.parse_rollout_summary import read_headers
 from memtui.engine.codex.paths import (
+    MEMORY_MD_FILE,
+    MEMORY_SUMMARY_FILE,
     PROTECTED_MEMORY_NAMES,
+    RAW_MEMORIES_FILE,
     codex_db_path,
+    memories_dir,
     rollout_summaries_dir,
 )
 from memtui.engine.codex.safe_fs import check_inside, list_entries, read_prefix, real_root
 from memtui.store.codex_db import (
-    DEFAULT_READ_BUSY_TIMEOUT_S,
     DEFAULT_WRITE_BUSY_TIMEOUT_S,
+    POLLUTED,
     CodexDbError,
     CodexDbMissing,
-    read_codex_db,
+    forget_thread_memory,
+    plan_forget_thread_memory,
 )
-from memtui.store.codex_db import forget_thread as db_forget_thread
-from memtui.store.codex_models import STAGE1_JOB_KIND
+from memtui.store.codex_models import ForgetPlanRow
 
 MAX_THREAD_ID_CHARS = 200
 HEADER_READ_BYTES = 64 * 1024
 """Bytes of a rollout summary read to find its ``thread_id:`` header."""
 MARKDOWN_SUFFIX = ".md"
+CONSOLIDATED_READ_BYTES = 16 * 1024 * 1024
+"""Bytes of a consolidated file searched for a forgotten thread's traces."""
 _THREAD_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]*$")
+
+
+CONSOLIDATED_FILES = (MEMORY_MD_FILE, MEMORY_SUMMARY_FILE, RAW_MEMORIES_FILE)
+"""Files Codex's consolidation writes; they keep a forgotten thread's text until its next run."""
 
 
 @dataclass(frozen=True)
 class ForgetResult(JsonMixin):
-    """What forgetting a thread removed (or, for a plan, would remove)."""
+    """What forgetting a thread changed (or, for a plan, would change)."""
 
     thread_id: str
     stage1_rows: int
@@ -55,11 +70,26 @@ class ForgetResult(JsonMixin):
     summary_files: tuple[str, ...]
     written: bool
     problems: tuple[Problem, ...] = ()
+    layout: str | None = None
+    thread_found: bool = False
+    """The thread has a row in ``state_5.sqlite`` ``threads``."""
+    memory_mode: str | None = None
+    """Its ``memory_mode`` before the forget."""
+    marked_polluted: bool = False
+    selected_for_phase2: bool = False
+    """Its stage-1 row was part of the last consolidation."""
+    consolidation_enqueued: bool = False
+    still_in: tuple[str, ...] = ()
+    """Consolidated files that still hold the thread's text until Codex's next run."""
 
     @property
     def found(self) -> bool:
-        """True when there was anything of this thread to remove."""
-        return bool(self.stage1_rows or self.job_rows or self.summary_files)
+        """True when there was anything of this thread to forget (a thread already marked
+        polluted, with no rows and no file left, has nothing)."""
+        return bool(self.stage1_rows or self.job_rows or self.summary_files
+                    or self.marked_polluted
+                    or (not self.written and self.thread_found
+                        and self.memory_mode != POLLUTED))
 
 
 def validate_thread_id(thread_id: str) -> str:
@@ -97,29 +127,47 @@ def _summary_files(home: Path, thread_id: str, problems: list[Problem]) -> list[
     return found
 
 
-def _count_rows(db_path: Path, thread_id: str) -> tuple[int, int]:
-    snapshot = read_codex_db(db_path, busy_timeout_s=DEFAULT_READ_BUSY_TIMEOUT_S)
-    stage1 = sum(1 for row in snapshot.stage1_outputs if row.thread_id == thread_id)
-    jobs = sum(1 for row in snapshot.jobs
-               if row.kind == STAGE1_JOB_KIND and row.job_key == thread_id)
-    return stage1, jobs
+def _still_in(home: Path, thread_id: str, summary_names: list[str]) -> tuple[str, ...]:
+    """Consolidated files that mention the thread (its id or its summary file's name)."""
+    root = real_root(home)
+    needles = [thread_id.encode(), *(name.encode() for name in summary_names)]
+    found = []
+    for name in CONSOLIDATED_FILES:
+        path = memories_dir(home) / name
+        if not path.is_file():
+            continue
+        try:
+            data = read_prefix(path, root, CONSOLIDATED_READ_BYTES)
+        except FileProblemError:
+            continue
+        if any(needle in data for needle in needles) or name == MEMORY_SUMMARY_FILE:
+            found.append(str(path))
+    return tuple(found)
+
+
+def _sqlite_home(home: Path, sqlite_home: str | os.PathLike[str] | None) -> Path:
+    return Path(sqlite_home).absolute() if sqlite_home is not None else codex_sqlite_home(home)
 
 
 def plan_forget_thread(home: str | os.PathLike[str], thread_id: str, *,
                        sqlite_home: str | os.PathLike[str] | None = None) -> ForgetResult:
-    """What ``forget_thread`` would remove, read-only (a dry run); ``written`` is False."""
+    """What ``forget_thread`` would change, read-only (a dry run); ``written`` is False."""
     home_path = Path(home).absolute()
     validate_thread_id(thread_id)
     problems: list[Problem] = []
-    db_path = codex_db_path(Path(sqlite_home).absolute() if sqlite_home else home_path)
-    stage1 = jobs = 0
-    try:
-        stage1, jobs = _count_rows(db_path, thread_id)
-    except CodexDbError as error:
-        problems.append(Problem(str(db_path), error.message))
+    db_home = _sqlite_home(home_path, sqlite_home)
     files = _summary_files(home_path, thread_id, problems)
-    return ForgetResult(thread_id, stage1, jobs, tuple(str(path) for path in files), False,
-                        tuple(problems))
+    try:
+        plan = plan_forget_thread_memory(db_home, thread_id)
+    except CodexDbError as error:
+        problems.append(Problem(str(codex_db_path(db_home)), error.message))
+        plan = ForgetPlanRow(False, None, 0, 0, False)
+    return ForgetResult(thread_id, plan.stage1_rows, plan.job_rows,
+                        tuple(str(path) for path in files), False, tuple(problems),
+                        thread_found=plan.thread_found, memory_mode=plan.memory_mode,
+                        selected_for_phase2=plan.selected_for_phase2,
+                        consolidation_enqueued=plan.selected_for_phase2,
+                        still_in=_still_in(home_path, thread_id, [p.name for p in files]))
 
 
 def _remove_file(path: Path, home: Path) -> None:
@@ -144,13 +192,17 @@ def _remove_file(path: Path, home: Path) -> None:
 
 def forget_thread(home: str | os.PathLike[str], thread_id: str, write: bool, *,
                   sqlite_home: str | os.PathLike[str] | None = None,
-                  busy_timeout_s: float = DEFAULT_WRITE_BUSY_TIMEOUT_S) -> ForgetResult:
-    """Forget one thread's memory in a Codex home; refuses unless ``write`` is True.
+                  busy_timeout_s: float = DEFAULT_WRITE_BUSY_TIMEOUT_S,
+                  now: datetime | None = None) -> ForgetResult:
+    """Forget one thread's memory the way Codex forgets; refuses unless ``write`` is True.
 
-    The database rows go first, in one transaction; when the database is locked by a
-    running Codex (past ``busy_timeout_s``), unreadable or not Codex's, ``CodexError`` is
-    raised and nothing at all is removed. A home without ``memories_1.sqlite`` only loses
-    the rollout summary file.
+    In ONE transaction over Codex's database(s) (either layout): the thread is marked
+    ``polluted`` (Codex never extracts it again and its next consolidation forgets it), its
+    ``stage1_outputs`` row and ``memory_stage1`` job are deleted, and the global
+    consolidation is enqueued when the row had been selected. When a running Codex holds a
+    lock past ``busy_timeout_s``, or the layout is the unsupported oldest one, ``CodexError``
+    is raised and nothing at all has changed. Then the thread's rollout summary file goes;
+    ``still_in`` names the consolidated files that hold its text until Codex's next run.
     """
     if write is not True:
         raise CodexWriteRefused("refusing to change the Codex home without an explicit "
@@ -159,16 +211,25 @@ def forget_thread(home: str | os.PathLike[str], thread_id: str, write: bool, *,
     validate_thread_id(thread_id)
     problems: list[Problem] = []
     files = _summary_files(home_path, thread_id, problems)
-    db_path = codex_db_path(Path(sqlite_home).absolute() if sqlite_home else home_path)
-    stage1 = jobs = 0
+    db_home = _sqlite_home(home_path, sqlite_home)
+    moment = int((now or datetime.now(UTC)).timestamp())
     try:
-        result = db_forget_thread(db_path, thread_id, busy_timeout_s)
-        stage1, jobs = result.stage1_deleted, result.jobs_deleted
+        result = forget_thread_memory(db_home, thread_id, moment,
+                                      busy_timeout_s=busy_timeout_s)
     except CodexDbMissing as error:
-        problems.append(Problem(str(db_path), error.message))
+        problems.append(Problem(str(codex_db_path(db_home)), error.message))
+        result = None
     except CodexDbError as error:
-        raise CodexError(f"{error.message}; nothing was removed") from None
+        raise CodexError(f"{error.message}; nothing was changed") from None
+    still_in = _still_in(home_path, thread_id, [path.name for path in files])
     for path in files:
         _remove_file(path, home_path)
-    return ForgetResult(thread_id, stage1, jobs, tuple(str(path) for path in files), True,
-                        tuple(problems))
+    if result is None:
+        return ForgetResult(thread_id, 0, 0, tuple(str(path) for path in files), True,
+                            tuple(problems), still_in=still_in)
+    return ForgetResult(
+        thread_id, result.stage1_deleted, result.jobs_deleted,
+        tuple(str(path) for path in files), True, tuple(problems), layout=result.layout,
+        thread_found=result.thread_found, marked_polluted=result.marked_polluted,
+        selected_for_phase2=result.was_selected,
+        consolidation_enqueued=result.consolidation_enqueued, still_in=still_in)

@@ -1,4 +1,11 @@
-"""Why Codex's memory consolidation is stuck: plain sentences from the job queue."""
+"""Why Codex's memory consolidation is stuck, in words with times (spec/40).
+
+The sentences follow Codex's claim rules. The global consolidation is claimed when its
+``retry_at`` has passed, it is not ``running`` under a live lease, and it did not succeed
+within the last 6 hours; its ``retry_remaining`` is not checked (enqueueing resets it to at
+least 3). A stage-1 job is claimed when not running under a live lease, its ``retry_at`` has
+passed and it has retries left, unless the thread changed since (which resets both).
+"""
 
 from __future__ import annotations
 
@@ -6,13 +13,18 @@ from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
 
-from memtui.engine.codex.models import STATUS_ERROR, Job
+from memtui.engine.codex.models import STATUS_DONE, STATUS_ERROR, STATUS_PENDING, Job
 from memtui.engine.codex.timefmt import as_utc, parse_datetime
 
 MAX_ERROR_CHARS = 200
 """Longest error text quoted in a sentence."""
 MAX_DISTINCT_ERRORS = 3
 """Most distinct stage-1 errors listed."""
+MAX_NAMED_THREADS = 3
+"""Most stage-1 threads named in one sentence."""
+SECONDS_PER_MINUTE = 60
+SECONDS_PER_HOUR = 3600
+SECONDS_PER_DAY = 86400
 
 
 def _quote(error: str | None) -> str:
@@ -20,71 +32,123 @@ def _quote(error: str | None) -> str:
     return text if len(text) <= MAX_ERROR_CHARS else text[: MAX_ERROR_CHARS - 1] + "…"
 
 
+def span_words(seconds: int) -> str:
+    """A duration in words: ``45 s``, ``12 min``, ``2 h 5 min``, ``3 d 4 h``."""
+    seconds = abs(int(seconds))
+    if seconds < SECONDS_PER_MINUTE:
+        return f"{seconds} s"
+    if seconds < SECONDS_PER_HOUR:
+        return f"{seconds // SECONDS_PER_MINUTE} min"
+    if seconds < SECONDS_PER_DAY:
+        hours, rest = divmod(seconds, SECONDS_PER_HOUR)
+        minutes = rest // SECONDS_PER_MINUTE
+        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+    days, rest = divmod(seconds, SECONDS_PER_DAY)
+    hours = rest // SECONDS_PER_HOUR
+    return f"{days} d {hours} h" if hours else f"{days} d"
+
+
+def when(text: str | None, now: datetime) -> str:
+    """A stored time as ``14:05 UTC (in 2 h)`` / ``2026-10-04 09:15 UTC (2 d ago)``."""
+    moment = parse_datetime(text)
+    if moment is None:
+        return "at an unknown time"
+    delta = int((moment - now).total_seconds())
+    clock = moment.strftime("%H:%M UTC") if moment.date() == now.date() \
+        else moment.strftime("%Y-%m-%d %H:%M UTC")
+    return f"{clock} (in {span_words(delta)})" if delta > 0 else \
+        f"{clock} ({span_words(delta)} ago)"
+
+
 def _ago(text: str | None, now: datetime) -> str:
     moment = parse_datetime(text)
     if moment is None:
         return "at an unknown time"
-    seconds = int((now - moment).total_seconds())
-    later = seconds < 0
-    seconds = abs(seconds)
-    if seconds < 60:
-        span = f"{seconds} s"
-    elif seconds < 3600:
-        span = f"{seconds // 60} min"
-    elif seconds < 86400:
-        span = f"{seconds // 3600} h"
-    else:
-        span = f"{seconds // 86400} d"
-    return f"at {text} (in {span})" if later else f"at {text} ({span} ago)"
+    return f"{span_words(int((now - moment).total_seconds()))} ago"
+
+
+def _worker(job: Job) -> str:
+    return f"worker {job.worker_id}" if job.worker_id else "an unnamed worker"
 
 
 def _consolidation(job: Job, now: datetime) -> list[str]:
-    reasons: list[str] = []
+    """Codex's claim order: retry wait, live lease, cooldown; then what the next start does."""
+    if job.retry_waiting:
+        failed = (f"global consolidation failed ({_quote(job.last_error)})"
+                  if job.status == STATUS_ERROR or job.last_error else
+                  "global consolidation is waiting to retry")
+        return [f"{failed}; will retry after {when(job.retry_at, now)} (its retry count is "
+                "not checked: Codex keeps retrying)"]
+    if job.lease_held:
+        return [f"global consolidation is running: waiting for the lease held by "
+                f"{_worker(job)} until {when(job.lease_until, now)}"]
     if job.running_past_lease:
-        worker = job.worker_id or "unknown worker"
-        reasons.append(
-            f"global consolidation is stuck: still 'running' but its lease expired "
-            f"{_ago(job.lease_until, now)}; the worker ({worker}) most likely died")
-    if job.retries_exhausted:
-        reasons.append(f"global consolidation failed with no retries left: "
-                       f"{_quote(job.last_error)}")
-    elif job.retry_pending:
-        reasons.append(f"global consolidation failed ({_quote(job.last_error)}); "
-                       f"retry {_ago(job.retry_at, now)}, {job.retry_remaining} left")
-    return reasons
+        return [f"global consolidation is stuck 'running': its lease expired "
+                f"{when(job.lease_until, now)} ({_worker(job)} most likely died); the next "
+                "Codex start takes the job over"]
+    if job.cooldown_until is not None:
+        return [f"global consolidation succeeded {_ago(job.finished_at, now)}; next "
+                f"consolidation not before {when(job.cooldown_until, now)} (Codex waits 6 h "
+                "after a success)"]
+    if job.status == STATUS_ERROR:
+        return [f"global consolidation failed ({_quote(job.last_error)}) "
+                f"{_ago(job.finished_at, now)}; its retry time has passed, so the next Codex "
+                "start runs it again"]
+    if job.status == STATUS_PENDING:
+        return ["global consolidation is queued; the next Codex start runs it"]
+    return []
+
+
+def _names(jobs: Sequence[Job]) -> str:
+    names = ", ".join(job.job_key for job in jobs[:MAX_NAMED_THREADS])
+    more = len(jobs) - MAX_NAMED_THREADS
+    return f"{names} and {more} more" if more > 0 else names
 
 
 def _stage1(jobs: list[Job], now: datetime) -> list[str]:
     reasons: list[str] = []
+    exhausted = [job for job in jobs if job.retries_exhausted]
+    if exhausted:
+        reasons.append(f"{len(exhausted)} stage-1 job(s) failed with no retries left "
+                       f"(thread {_names(exhausted)}): Codex extracts them again only when "
+                       "the thread changes")
+    waiting = sorted((job for job in jobs if job.retry_pending and job.retry_waiting),
+                     key=lambda job: job.retry_at or "")
+    if waiting:
+        reasons.append(f"{len(waiting)} stage-1 job(s) failed and will retry after "
+                       f"{when(waiting[0].retry_at, now)} (first: thread {waiting[0].job_key}, "
+                       f"{waiting[0].retry_remaining} retries left)")
+    due = [job for job in jobs if job.retry_pending and not job.retry_waiting]
+    if due:
+        reasons.append(f"{len(due)} stage-1 job(s) failed and are due for a retry at the next "
+                       f"Codex start (thread {_names(due)})")
     errored = [job for job in jobs if job.status == STATUS_ERROR]
-    if errored:
-        exhausted = sum(1 for job in errored if job.retries_exhausted)
-        pending = sorted(job.retry_at for job in errored if job.retry_pending and job.retry_at)
-        next_retry = f"; next retry {_ago(pending[0], now)}" if pending else ""
-        reasons.append(f"{len(errored)} stage-1 job(s) in error ({exhausted} with no "
-                       f"retries left, {len(errored) - exhausted} waiting to retry{next_retry})")
-        counts = Counter(_quote(job.last_error) for job in errored)
-        for error, count in counts.most_common(MAX_DISTINCT_ERRORS):
-            reasons.append(f"stage-1 error x{count}: {error}")
+    for error, count in Counter(_quote(job.last_error) for job in errored).most_common(
+            MAX_DISTINCT_ERRORS):
+        reasons.append(f"stage-1 error x{count}: {error}")
     stale = [job for job in jobs if job.running_past_lease]
     if stale:
-        reasons.append(f"{len(stale)} stage-1 job(s) still 'running' past their lease "
-                       f"(first: thread {stale[0].job_key}, lease expired "
-                       f"{_ago(stale[0].lease_until, now)})")
+        reasons.append(f"{len(stale)} stage-1 job(s) still 'running' past their lease (first: "
+                       f"thread {stale[0].job_key}, {_worker(stale[0])}, lease expired "
+                       f"{when(stale[0].lease_until, now)}); the next Codex start re-claims "
+                       "them")
     return reasons
 
 
 def diagnose_jobs(jobs: Sequence[Job], now: datetime) -> list[str]:
-    """Human-readable reasons consolidation is stuck, most important first; [] if none.
+    """Why consolidation waits or is stuck, most important first; [] when nothing is.
 
-    Covers a global job holding an expired lease, global failures (retries exhausted, or a
-    retry pending at a time), and stage-1 jobs in error or past their lease.
+    The global job comes first (retry wait, a live or dead lease, the 6-hour cooldown, a
+    failure or a queued run), then stage-1 jobs that failed (no retries left, waiting for a
+    retry time, or due now) with their errors, then stage-1 jobs past their lease. A global
+    job that is ``done`` outside its cooldown is not a reason.
     """
     now = as_utc(now)
     current = [job.at(now) for job in jobs]
     reasons: list[str] = []
     for job in current:
-        if job.is_consolidation:
+        if job.is_consolidation and job.status != STATUS_DONE or job.is_consolidation and \
+                job.cooldown_until is not None:
             reasons.extend(_consolidation(job, now))
     reasons.extend(_stage1([job for job in current if job.is_stage1], now))
     return reasons

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from memtui.engine.codex.naming import base62_tag, rollout_summary_file_name
+from memtui.engine.codex.naming import rollout_summary_file_stem
 from memtui.engine.codex.parse_memory_md import (
     FAILURES_HEADING,
     KNOWLEDGE_HEADING,
@@ -87,8 +87,8 @@ class ExportThread:
 
     @property
     def summary_file_name(self) -> str:
-        """``<YYYY-MM-DDTHH-MM-SS>-<4 base62>[-<slug>].md``, stable for the same thread."""
-        return rollout_summary_file_name(self.updated_at, base62_tag(self.thread_id), self.slug)
+        """Codex's own name for this thread's summary (``rollout_summary_file_stem``)."""
+        return f"{rollout_summary_file_stem(self.thread_id, self.updated_at, self.slug)}.md"
 
 
 @dataclass(frozen=True)

@@ -7,19 +7,33 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from memtui.engine.codex.timefmt import as_utc, format_utc, parse_datetime, unix_to_iso
-from memtui.store.codex_models import CONSOLIDATE_JOB_KIND, STAGE1_JOB_KIND, JobRow, Stage1Row
+from memtui.store.codex_models import (
+    CONSOLIDATE_JOB_KIND,
+    STAGE1_JOB_KIND,
+    JobRow,
+    Stage1Row,
+    ThreadRow,
+)
 
 if TYPE_CHECKING:
     from memtui.engine.codex.config import CodexMemoryConfig
+    from memtui.engine.codex.layout import LayoutInfo
+
+MEMORY_MODE_ENABLED = "enabled"
+"""``threads.memory_mode`` of a thread Codex may remember (else ``disabled``/``polluted``)."""
+HISTORY_MODE_LEGACY = "legacy"
 
 STATUS_PENDING = "pending"
 STATUS_RUNNING = "running"
 STATUS_DONE = "done"
 STATUS_ERROR = "error"
+CONSOLIDATION_COOLDOWN = timedelta(hours=6)
+"""Codex claims the global consolidation at most this long after its last success
+(``PHASE2_SUCCESS_COOLDOWN_SECONDS``)."""
 
 
 def _jsonable(value: Any) -> Any:
@@ -38,7 +52,8 @@ class JsonMixin:
 
     def to_json(self) -> dict[str, Any]:
         """The dataclass as a JSON-ready dict (tuples become lists)."""
-        return _jsonable(self)
+        data: dict[str, Any] = _jsonable(self)
+        return data
 
 
 @dataclass(frozen=True)
@@ -196,6 +211,49 @@ class Stage1Output(JsonMixin):
         )
 
 
+@dataclass(frozen=True)
+class ThreadMeta(JsonMixin):
+    """A row of ``state_5.sqlite`` ``threads`` (times as ISO text): the truth for a thread's
+    ``cwd``, rollout, branch, source and whether Codex may remember it."""
+
+    thread_id: str
+    cwd: str | None
+    rollout_path: str | None
+    git_branch: str | None
+    source: str | None
+    memory_mode: str | None
+    history_mode: str | None
+    archived: bool
+    updated_at: str | None
+    cli_version: str | None
+
+    @classmethod
+    def from_row(cls, row: ThreadRow) -> ThreadMeta:
+        """Convert a store row (unix seconds; milliseconds after state migration 25)."""
+        return cls(thread_id=row.thread_id, cwd=row.cwd, rollout_path=row.rollout_path,
+                   git_branch=row.git_branch, source=row.source, memory_mode=row.memory_mode,
+                   history_mode=row.history_mode, archived=row.archived,
+                   updated_at=unix_to_iso(_seconds(row.updated_at)),
+                   cli_version=row.cli_version)
+
+    @property
+    def memory_usable(self) -> bool:
+        """Whether Codex uses this thread's memory (``memory_mode`` enabled or not recorded,
+        history ``legacy`` or not recorded)."""
+        return (self.memory_mode in (None, MEMORY_MODE_ENABLED)
+                and self.history_mode in (None, HISTORY_MODE_LEGACY))
+
+
+MILLIS_THRESHOLD = 1_577_836_800_000
+"""Codex's own cut (state migration 25): a time at or above it is in milliseconds."""
+
+
+def _seconds(value: int | None) -> int | None:
+    if value is None:
+        return None
+    return value // 1000 if value >= MILLIS_THRESHOLD else value
+
+
 def _before(text: str | None, now: datetime) -> bool:
     moment = parse_datetime(text)
     return moment is not None and moment <= now
@@ -230,11 +288,17 @@ class Job(JsonMixin):
     lease_held: bool = False
     """Running with a lease that has not expired: a worker owns it right now."""
     running_past_lease: bool = False
-    """Still ``running`` but the lease expired: the worker most likely died."""
+    """Still ``running`` but the lease expired: the worker most likely died; the next
+    Codex start may claim it again."""
     retries_exhausted: bool = False
-    """In ``error`` with no retries left: Codex will not try again by itself."""
+    """A stage-1 job in ``error`` with no retries left: Codex tries again only when the
+    thread changes. Never set for the global job (Codex does not count its retries)."""
     retry_pending: bool = False
-    """In ``error`` with retries left: Codex tries again at ``retry_at``."""
+    """In ``error`` and Codex will try again (at ``retry_at``, or at its next start)."""
+    retry_waiting: bool = False
+    """``retry_at`` is still in the future: no claim before then."""
+    cooldown_until: str | None = None
+    """Global job that succeeded within ``CONSOLIDATION_COOLDOWN``: not claimed before."""
     is_stage1: bool = field(default=False)
     is_consolidation: bool = field(default=False)
 
@@ -252,20 +316,31 @@ class Job(JsonMixin):
         return job.at(now)
 
     def at(self, now: datetime) -> Job:
-        """This job with its derived flags recomputed at ``now``."""
+        """This job with its derived flags recomputed at ``now`` (Codex's claim rules)."""
         now = as_utc(now)
         running = self.status == STATUS_RUNNING
         errored = self.status == STATUS_ERROR
+        stage1 = self.kind == STAGE1_JOB_KIND
+        global_job = self.kind == CONSOLIDATE_JOB_KIND
         remaining = self.retry_remaining
+        exhausted = stage1 and errored and (remaining is None or remaining <= 0)
+        cooldown = None
+        finished = parse_datetime(self.finished_at)
+        if global_job and self.last_error is None and finished is not None:
+            until = finished + CONSOLIDATION_COOLDOWN
+            if until > now and not running:
+                cooldown = format_utc(until)
         return replace(
             self,
             evaluated_at=format_utc(now),
             lease_held=running and _after(self.lease_until, now),
-            running_past_lease=running and _before(self.lease_until, now),
-            retries_exhausted=errored and (remaining is None or remaining <= 0),
-            retry_pending=errored and remaining is not None and remaining > 0,
-            is_stage1=self.kind == STAGE1_JOB_KIND,
-            is_consolidation=self.kind == CONSOLIDATE_JOB_KIND,
+            running_past_lease=running and not _after(self.lease_until, now),
+            retries_exhausted=exhausted,
+            retry_pending=errored and not exhausted,
+            retry_waiting=_after(self.retry_at, now),
+            cooldown_until=cooldown,
+            is_stage1=stage1,
+            is_consolidation=global_job,
         )
 
 
@@ -294,6 +369,16 @@ class CodexHome(JsonMixin):
     """Codex's memory settings from ``config.toml`` (None when there is no such file)."""
     home_found: bool = True
     """False when the home is not there (or not a folder)."""
+    layout: LayoutInfo | None = None
+    """Which database layout the home has (None when no database was looked at)."""
+    threads: tuple[ThreadMeta, ...] = ()
+    """``state_5.sqlite`` ``threads`` (empty when there is no such table)."""
+    sqlite_home: str = ""
+    """The folder of the databases."""
+
+    def threads_by_id(self) -> dict[str, ThreadMeta]:
+        """The ``threads`` rows by thread id."""
+        return {item.thread_id: item for item in self.threads}
 
     def thread_ids(self) -> tuple[str, ...]:
         """Every thread id seen in the database, raw memories or rollout summaries, sorted."""

@@ -1,7 +1,8 @@
 """Where a Codex home and its files are (spec/40).
 
-The home is ``--codex-home PATH``, else ``$CODEX_HOME``, else ``~/.codex``; the memory
-database lives in ``$CODEX_SQLITE_HOME`` (default: the home).
+The home is ``--codex-home PATH``, else ``$CODEX_HOME``, else ``~/.codex``; the databases
+(``state_5.sqlite``, ``memories_1.sqlite``) live in ``sqlite_home`` of ``config.toml``, else
+``$CODEX_SQLITE_HOME``, else the home.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from memtui.store.codex_db import CODEX_DB_FILE_NAME
+from memtui.store.codex_db import CODEX_DB_FILE_NAME, STATE_DB_FILE_NAME
 
 CODEX_HOME_ENV = "CODEX_HOME"
 CODEX_SQLITE_HOME_ENV = "CODEX_SQLITE_HOME"
@@ -29,6 +30,7 @@ SKILL_FILE = "SKILL.md"
 PHASE2_DIFF_FILE = "phase2_workspace_diff.md"
 GIT_DIR = ".git"
 SESSIONS_DIR = "sessions"
+ARCHIVED_SESSIONS_DIR = "archived_sessions"
 CONFIG_FILE = "config.toml"
 
 PROTECTED_MEMORY_NAMES = frozenset({GIT_DIR, PHASE2_DIFF_FILE, RAW_MEMORIES_FILE})
@@ -52,8 +54,12 @@ def resolve_codex_home(cli_path: str | os.PathLike[str] | None = None,
     return (Path.home() / DEFAULT_CODEX_DIR_NAME).absolute()
 
 
-def resolve_codex_sqlite_home(home: Path, env: Mapping[str, str] | None = None) -> Path:
-    """The folder of ``memories_1.sqlite``: ``$CODEX_SQLITE_HOME``, else the home."""
+def resolve_codex_sqlite_home(home: Path, env: Mapping[str, str] | None = None, *,
+                              config_sqlite_home: str | None = None) -> Path:
+    """The folder of Codex's databases: ``config_sqlite_home`` (``sqlite_home`` of
+    ``config.toml``; relative to the home), else ``$CODEX_SQLITE_HOME``, else the home."""
+    if config_sqlite_home:
+        return (home / _expand(config_sqlite_home)).absolute()
     environ = os.environ if env is None else env
     value = environ.get(CODEX_SQLITE_HOME_ENV)
     return _expand(value).absolute() if value else home
@@ -79,6 +85,16 @@ def codex_db_path(sqlite_home: Path) -> Path:
     return sqlite_home / CODEX_DB_FILE_NAME
 
 
+def state_db_path(sqlite_home: Path) -> Path:
+    """``<sqlite home>/state_5.sqlite``."""
+    return sqlite_home / STATE_DB_FILE_NAME
+
+
 def sessions_dir(home: Path) -> Path:
     """``<home>/sessions``."""
     return home / SESSIONS_DIR
+
+
+def archived_sessions_dir(home: Path) -> Path:
+    """``<home>/archived_sessions``."""
+    return home / ARCHIVED_SESSIONS_DIR

@@ -1,4 +1,6 @@
-"""Read a whole Codex home, read-only: memory files, notes and ``memories_1.sqlite``.
+"""Read a whole Codex home, read-only: memory files, notes and Codex's databases (either
+layout: ``memories_1.sqlite`` or memories inside ``state_5.sqlite``; threads from
+``state_5.sqlite``).
 
 Every item that cannot be read (missing, malformed, binary, not UTF-8, too large, a symlink
 pointing outside the home, a locked or non-database sqlite file) becomes one ``Problem`` and
@@ -14,9 +16,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
-from memtui.engine.codex.config import CONFIG_FILE, CodexMemoryConfig, parse_codex_config
+from memtui.engine.codex.config import CodexMemoryConfig, read_codex_config
 from memtui.engine.codex.diagnosis import diagnose_jobs
 from memtui.engine.codex.errors import FileProblemError
+from memtui.engine.codex.layout import LAYOUT_WORDS, describe_layout
 from memtui.engine.codex.models import (
     CodexHome,
     Job,
@@ -27,6 +30,7 @@ from memtui.engine.codex.models import (
     Stage1Output,
     Summary,
     TaskGroup,
+    ThreadMeta,
 )
 from memtui.engine.codex.naming import is_valid_note_name, note_created_at
 from memtui.engine.codex.parse_memory_md import parse_memory_md
@@ -44,6 +48,7 @@ from memtui.engine.codex.paths import (
     codex_db_path,
     memories_dir,
     notes_dir,
+    resolve_codex_sqlite_home,
     rollout_summaries_dir,
 )
 from memtui.engine.codex.safe_fs import (
@@ -54,8 +59,8 @@ from memtui.engine.codex.safe_fs import (
     real_root,
 )
 from memtui.engine.codex.timefmt import as_utc, format_utc
-from memtui.store.codex_db import DEFAULT_READ_BUSY_TIMEOUT_S, CodexDbError, read_codex_db
-from memtui.store.codex_models import CodexDbSnapshot
+from memtui.store.codex_db import DEFAULT_READ_BUSY_TIMEOUT_S, read_codex_dbs
+from memtui.store.codex_models import LAYOUT_NONE, LAYOUT_OLD, CodexDbRead
 
 MARKDOWN_SUFFIX = ".md"
 ParsedT = TypeVar("ParsedT")
@@ -153,44 +158,41 @@ def _skills(ctx: _Context, folder: Path) -> list[str]:
     return names
 
 
-def _database(ctx: _Context, sqlite_home: Path, busy_timeout_s: float
-              ) -> tuple[Path, CodexDbSnapshot | None]:
-    db_path = codex_db_path(sqlite_home)
-    if not os.path.lexists(db_path):
-        ctx.problem(db_path, "file not found")
-        return db_path, None
-    try:
-        check_inside(db_path, real_root(sqlite_home))
-    except FileProblemError as error:
-        ctx.problem(db_path, error.reason)
-        return db_path, None
-    try:
-        snapshot = read_codex_db(db_path, busy_timeout_s=busy_timeout_s)
-    except CodexDbError as error:
-        prefix = f"{db_path}: "
-        message = error.message
-        ctx.problem(db_path, message[len(prefix):] if message.startswith(prefix) else message)
-        return db_path, None
-    for reason in snapshot.skipped_rows:
-        ctx.problem(db_path, reason)
-    return db_path, snapshot
+def _database(ctx: _Context, sqlite_home: Path, busy_timeout_s: float) -> CodexDbRead:
+    read = read_codex_dbs(sqlite_home, busy_timeout_s=busy_timeout_s)
+    layout = read.layout
+    if layout.name == LAYOUT_OLD:
+        ctx.problem(layout.state.path, LAYOUT_WORDS[LAYOUT_OLD])
+    elif layout.name == LAYOUT_NONE and not layout.memories.exists:
+        ctx.problem(layout.memories.path, "file not found")
+    if read.memory_error is not None:
+        ctx.problem(layout.memory_db_path or layout.memories.path, read.memory_error)
+    if read.threads_error is not None:
+        ctx.problem(layout.state.path, read.threads_error)
+    for reason in read.snapshot.skipped_rows if read.snapshot else ():
+        ctx.problem(layout.memory_db_path or layout.memories.path, reason)
+    return read
 
 
 def _config(ctx: _Context, home: Path) -> CodexMemoryConfig | None:
     """Codex's memory settings, when ``config.toml`` is there (its problems recorded)."""
-    path = home / CONFIG_FILE
-    text = ctx.read(path, required=False)
-    if text is None:
-        return None
-    config, problems = parse_codex_config(text, str(path))
+    config, problems = read_codex_config(home)
     ctx.problems.extend(problems)
     return config
 
 
+UNKNOWN_CWD = "unknown"
+"""What the model-written front matter says when it did not know the ``cwd``."""
+
+
 def _stage1_cwd(row_memory: str, thread_id: str, raw: dict[str, RawMemory],
-                summaries: dict[str, RolloutSummary]) -> str | None:
+                summaries: dict[str, RolloutSummary], threads: dict[str, ThreadMeta]
+                ) -> str | None:
+    meta = threads.get(thread_id)
+    if meta is not None and meta.cwd:
+        return meta.cwd
     cwd = parse_front_matter(row_memory).get("cwd")
-    if cwd:
+    if cwd and cwd.strip().lower() != UNKNOWN_CWD:
         return cwd
     if thread_id in raw and raw[thread_id].cwd:
         return raw[thread_id].cwd
@@ -204,8 +206,8 @@ def read_codex_home(home: str | os.PathLike[str], now: datetime | None = None, *
                     db_busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEOUT_S) -> CodexHome:
     """Read everything memtui shows of a Codex home; never raises for bad content.
 
-    ``sqlite_home`` is where ``memories_1.sqlite`` lives (default: the home; see
-    ``paths.resolve_codex_sqlite_home``). ``now`` sets the time at which job leases and
+    ``sqlite_home`` is where the databases live (default: ``sqlite_home`` of the home's
+    ``config.toml``, else ``$CODEX_SQLITE_HOME``, else the home). ``now`` sets the time at which job leases and
     retries are judged (default: the current time).
     """
     moment = as_utc(now) if now is not None else datetime.now(UTC)
@@ -240,12 +242,19 @@ def read_codex_home(home: str | os.PathLike[str], now: datetime | None = None, *
                                     required=False)
             skills = _skills(ctx, memories / SKILLS_DIR)
     config = _config(ctx, home_path) if home_path.is_dir() else None
-    db_home = Path(sqlite_home).absolute() if sqlite_home is not None else home_path
-    db_path, snapshot = _database(ctx, db_home, db_busy_timeout_s)
+    db_home = (Path(sqlite_home).absolute() if sqlite_home is not None
+               else resolve_codex_sqlite_home(
+                   home_path, config_sqlite_home=config.sqlite_home if config else None))
+    read = _database(ctx, db_home, db_busy_timeout_s)
+    snapshot = read.snapshot
+    db_path = Path(read.layout.memory_db_path or codex_db_path(db_home))
+    threads = tuple(ThreadMeta.from_row(row) for row in read.threads)
+    thread_by_id = {item.thread_id: item for item in threads}
     raw_by_id = {item.thread_id: item for item in raw}
     summary_by_id = {item.thread_id: item for item in summaries}
     stage1 = tuple(Stage1Output.from_row(row, _stage1_cwd(row.raw_memory, row.thread_id,
-                                                          raw_by_id, summary_by_id))
+                                                          raw_by_id, summary_by_id,
+                                                          thread_by_id))
                    for row in (snapshot.stage1_outputs if snapshot else ()))
     jobs = tuple(Job.from_row(row, moment) for row in (snapshot.jobs if snapshot else ()))
     return CodexHome(
@@ -256,4 +265,5 @@ def read_codex_home(home: str | os.PathLike[str], now: datetime | None = None, *
         consolidation_max_thread_count=snapshot.max_thread_count if snapshot else None,
         diagnosis=tuple(diagnose_jobs(jobs, moment)), problems=tuple(ctx.problems),
         database_read=snapshot is not None, config=config, home_found=home_path.is_dir(),
+        layout=describe_layout(read.layout), threads=threads, sqlite_home=str(db_home),
     )

@@ -1,38 +1,61 @@
-"""Codex session rollouts (``sessions/YYYY/MM/DD/rollout-*.jsonl``) read as finished tasks.
+"""Codex session rollouts read as finished tasks, as Codex writes them (spec/40).
 
-Each line is ``{"timestamp", "type", "payload"}``. The goal is the first real user message
-(injected context such as AGENTS.md instructions or ``<environment_context>`` is skipped), the
-result is the last assistant message, times come from the record timestamps, and MCP tool
-calls or web searches mark the task as having taken in external context.
+Files are ``sessions/YYYY/MM/DD/rollout-*.jsonl`` and ``archived_sessions/``, either one
+possibly compressed (``.jsonl.zst``). Each line is ``{"timestamp", "type", "payload"}``.
 
-A truncated or non-JSON line is one ``Problem`` (with its line number) and is skipped;
-unknown record types and newer payload types are skipped silently.
+- The request is the first ``event_msg`` ``user_message`` (in the "paginated" history mode:
+  the first ``item_completed`` ``UserMessage``), else the first user ``response_item``, with
+  everything before ``## My request for Codex:`` cut. Context Codex injects (AGENTS.md
+  instructions, ``<environment_context>``, skills, shell commands, aborted turns, sub-agent
+  notifications, plugin lists, model switches, personality, hook prompts) is not a request.
+- The result is the last assistant message (``agent_message``, a paginated
+  ``AgentMessage``, or an assistant ``response_item``).
+- External context (gate 4): MCP calls (a ``function_call`` whose namespace is an MCP
+  server, with or without ``mcp__``; ``mcp_tool_call_end``; a paginated ``McpToolCall``),
+  web search, and tool search.
+- ``session_meta`` says the source (only interactive ones are mined, as Codex does) and may
+  carry ``memory_mode`` (only ``enabled`` is mined).
+
+Reading is incremental: ``RolloutReader`` keeps its whole state in a JSON-ready dict, so a
+file that grew is read on from the offset of its last whole line. Lines of types that cannot
+change the task (tool outputs, reasoning, token counts, ...) are recognised from their first
+bytes and not decoded. A truncated or non-JSON line is one ``Problem`` with its line number;
+unknown record types are skipped.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import IO, Any
 
 from memtui.engine.codex.errors import FileProblemError
 from memtui.engine.codex.models import JsonMixin, Problem
 from memtui.engine.codex.naming import ROLLOUT_FILE_RE, rollout_uuid_from_name
-from memtui.engine.codex.paths import sessions_dir
+from memtui.engine.codex.paths import archived_sessions_dir, sessions_dir
 from memtui.engine.codex.safe_fs import check_inside, open_regular_file, real_root
 from memtui.engine.codex.timefmt import format_utc, parse_datetime
 
 MAX_LINE_BYTES = 10 * 1024 * 1024
 """Longest rollout line parsed; longer lines are reported and skipped."""
 MAX_ROLLOUT_FILE_BYTES = 1024 * 1024 * 1024
-"""Largest rollout file read; larger files are reported and skipped."""
+"""Largest rollout file read (compressed size for ``.zst``); larger ones are skipped."""
 MAX_ROLLOUT_FILES = 100_000
 """Most rollout files one scan returns."""
 MAX_PROBLEMS_PER_FILE = 50
 """Per-line problems kept per file; the rest are counted in one summary problem."""
+MAX_KEPT_TEXT_CHARS = 64 * 1024
+"""Longest request or result kept in the reader's state (the import cuts further)."""
+ZSTD_SUFFIX = ".zst"
+SESSIONS_DEPTH = 3
+"""``sessions/YYYY/MM/DD/``: rollout files sit three folders down."""
+ARCHIVED_MAX_DEPTH = 3
+"""``archived_sessions/`` holds rollout files at its top, or dated folders like sessions."""
 _SKIP_CHUNK_BYTES = 1 << 20
 
 RECORD_SESSION_META = "session_meta"
@@ -40,19 +63,52 @@ RECORD_RESPONSE_ITEM = "response_item"
 RECORD_EVENT_MSG = "event_msg"
 RECORD_TURN_CONTEXT = "turn_context"
 MCP_PREFIX = "mcp__"
+REQUEST_MARKER = "## My request for Codex:"
+"""Codex's IDE clients put context above this line; the user's request follows it."""
 INJECTED_CONTEXT_PREFIXES = (
     "<environment_context>",
+    "# agents.md instructions for",
     "<user_instructions>",
-    "<permissions",
-    "# AGENTS.md instructions for",
-    "<INSTRUCTIONS>",
+    "<instructions>",
     "<developer_instructions>",
+    "<permissions",
+    "<user_shell_command>",
+    "<skill>",
+    "<turn_aborted>",
+    "<subagent_notification>",
+    "<recommended_plugins>",
+    "<model_switch>",
+    "<personality_spec>",
+    "<additional_context>",
+    "<hook_prompt",
 )
-"""User-role messages starting with these are context Codex injected, not the user's ask."""
+"""User-role texts starting with these (case-insensitive) are context Codex injected."""
+INTERACTIVE_SOURCES = frozenset({"cli", "vscode", "atlas", "chatgpt"})
+"""The session sources Codex mines for memories (``INTERACTIVE_SESSION_SOURCES``); a
+``session_meta`` without a source is ``vscode`` (Codex's default)."""
+DEFAULT_SOURCE = "vscode"
+MEMORY_MODE_ENABLED = "enabled"
 USER_TEXT_TYPES = frozenset({"input_text", "text"})
 ASSISTANT_TEXT_TYPES = frozenset({"output_text", "text"})
+WEB_SEARCH_TYPES = frozenset({"web_search_call"})
+TOOL_SEARCH_TYPES = frozenset({"tool_search_call", "tool_search_output"})
+CALL_TYPES = frozenset({"function_call", "custom_tool_call"})
 MCP_EVENTS = frozenset({"mcp_tool_call_begin", "mcp_tool_call_end"})
 WEB_SEARCH_EVENTS = frozenset({"web_search_begin", "web_search_end"})
+ITEM_COMPLETED = "item_completed"
+ITEM_USER = "UserMessage"
+ITEM_AGENT = "AgentMessage"
+ITEM_MCP = "McpToolCall"
+ITEM_WEB_SEARCH = "WebSearch"
+ITEM_DYNAMIC_TOOL = "DynamicToolCall"
+_DECODED_RESPONSE_TYPES = frozenset({"message", *CALL_TYPES})
+_DECODED_EVENTS = frozenset({"user_message", "agent_message", *MCP_EVENTS})
+_DECODED_ITEMS = frozenset({ITEM_USER, ITEM_AGENT, ITEM_MCP, ITEM_DYNAMIC_TOOL})
+_LINE_HEAD = re.compile(
+    rb'^\{\s*"timestamp"\s*:\s*"([^"\\]{10,40})"\s*,\s*"type"\s*:\s*"([a-z_]{1,40})"\s*,'
+    rb'\s*"payload"\s*:\s*\{(?:\s*"type"\s*:\s*"([A-Za-z_]{1,60})")?')
+"""The first bytes of a record as Codex writes it: time, record type, payload type."""
+_ITEM_TYPE = re.compile(rb'"item"\s*:\s*\{\s*"type"\s*:\s*"([A-Za-z_]{1,60})"')
 
 
 @dataclass(frozen=True)
@@ -75,11 +131,21 @@ class RolloutTask(JsonMixin):
     originator: str | None = None
     cli_version: str | None = None
     problems: tuple[Problem, ...] = ()
+    used_tool_search: bool = False
+    source: str | None = None
+    """``session_meta.source`` (``cli``, ``vscode``, ``exec``, a sub-agent, ...)."""
+    memory_mode: str | None = None
+    """``session_meta.memory_mode`` when the rollout says (else None)."""
 
     @property
     def used_external_context(self) -> bool:
-        """True when MCP tools or web search fed the task (gate 4 of spec/20)."""
-        return self.used_mcp or self.used_web_search
+        """True when MCP tools, web search or tool search fed the task (gate 4, spec/20)."""
+        return self.used_mcp or self.used_web_search or self.used_tool_search
+
+    @property
+    def interactive(self) -> bool:
+        """Whether Codex would mine this session (an interactive source)."""
+        return (self.source or DEFAULT_SOURCE) in INTERACTIVE_SOURCES
 
 
 @dataclass(frozen=True)
@@ -91,293 +157,466 @@ class RolloutScan(JsonMixin):
 
 
 def is_injected_context(text: str) -> bool:
-    """True when a user-role text is context Codex injected (instructions, environment)."""
-    return text.lstrip().startswith(INJECTED_CONTEXT_PREFIXES)
+    """True when a user-role text is context Codex injected (instructions, environment...)."""
+    head = text.lstrip()[:64].lower()
+    return head.startswith(INJECTED_CONTEXT_PREFIXES)
 
 
-def _text_of(content: Any, kinds: frozenset[str], skip_injected: bool) -> str:
-    if isinstance(content, str):
-        items: list[Any] = [{"type": "text", "text": content}]
-    elif isinstance(content, list):
-        items = content
-    else:
-        return ""
-    texts = []
-    for item in items:
-        if not isinstance(item, dict) or _str(item.get("type")) not in kinds:
-            continue
-        text = item.get("text")
-        if isinstance(text, str) and text.strip():
-            if skip_injected and is_injected_context(text):
-                continue
-            texts.append(text)
-    return "\n".join(texts).strip()
+def request_text(text: str) -> str:
+    """A user message as a request: everything up to ``## My request for Codex:`` cut."""
+    index = text.find(REQUEST_MARKER)
+    if index >= 0:
+        text = text[index + len(REQUEST_MARKER):]
+    return text.strip()
 
 
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-@dataclass
-class _Builder:
-    """Accumulates what the records of one rollout say."""
+def _texts(content: Any, kinds: frozenset[str]) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    if not isinstance(content, list):
+        return []
+    return [item["text"] for item in content
+            if isinstance(item, dict) and isinstance(item.get("type"), str)
+            and item["type"] in kinds
+            and isinstance(item.get("text"), str) and item["text"].strip()]
 
-    file: str
-    thread_id: str | None = None
-    cwd: str | None = None
-    goal: str | None = None
-    result: str | None = None
-    meta_started: str | None = None
-    first_time: str | None = None
-    last_time: str | None = None
-    used_mcp: bool = False
-    used_web_search: bool = False
-    mcp_tools: list[str] = field(default_factory=list)
-    model: str | None = None
-    git_branch: str | None = None
-    originator: str | None = None
-    cli_version: str | None = None
-    seen_meta: bool = False
-    problems: list[Problem] = field(default_factory=list)
-    dropped_problems: int = 0
+
+def _user_request(texts: list[str]) -> str:
+    kept = [text for text in texts if not is_injected_context(text)]
+    return request_text("\n".join(kept))[:MAX_KEPT_TEXT_CHARS]
+
+
+def _source_name(value: Any) -> str | None:
+    if isinstance(value, str):
+        return value.lower() or None
+    if isinstance(value, dict) and value:
+        return str(next(iter(value))).lower()  # {"subagent": {...}}
+    return None
+
+
+def _new_state() -> dict[str, Any]:
+    return {"thread_id": None, "cwd": None, "goal": None, "fallback_goal": None,
+            "result": None, "meta_started": None, "first_time": None, "last_time": None,
+            "used_mcp": False, "used_web_search": False, "used_tool_search": False,
+            "mcp_tools": [], "mcp_servers": [], "model": None, "git_branch": None,
+            "originator": None, "cli_version": None, "source": None, "memory_mode": None,
+            "seen_meta": False, "lines": 0, "problems": [], "dropped": 0}
+
+
+class RolloutReader:
+    """Reads a rollout's lines one at a time; its whole state is ``state`` (JSON-ready).
+
+    ``mcp_servers`` are names of MCP servers from Codex's ``config.toml``: a tool call whose
+    namespace is one of them is an MCP call even without the ``mcp__`` prefix.
+    """
+
+    def __init__(self, file: str, state: dict[str, Any] | None = None,
+                 mcp_servers: Iterable[str] = ()) -> None:
+        self.file = file
+        self.state: dict[str, Any] = state if state is not None else _new_state()
+        self._servers = frozenset(mcp_servers) | frozenset(self.state["mcp_servers"])
+
+    # ---- bookkeeping --------------------------------------------------------------------
 
     def problem(self, line: int, reason: str) -> None:
-        if len(self.problems) < MAX_PROBLEMS_PER_FILE:
-            self.problems.append(Problem(self.file, reason, line))
+        """Record one bad line (at most ``MAX_PROBLEMS_PER_FILE`` are kept)."""
+        if len(self.state["problems"]) < MAX_PROBLEMS_PER_FILE:
+            self.state["problems"].append([line, reason])
         else:
-            self.dropped_problems += 1
+            self.state["dropped"] += 1
 
-    def note_time(self, value: Any) -> None:
-        moment = parse_datetime(value) if isinstance(value, str) else None
-        if moment is None:
+    def _time(self, stamp: str) -> None:
+        state = self.state
+        if state["first_time"] is None:
+            state["first_time"] = stamp
+        state["last_time"] = stamp
+
+    def _mcp(self, tool: str, server: str | None = None) -> None:
+        state = self.state
+        state["used_mcp"] = True
+        if tool and tool not in state["mcp_tools"]:
+            state["mcp_tools"].append(tool)
+        if server and server not in state["mcp_servers"]:
+            state["mcp_servers"].append(server)
+
+    # ---- records --------------------------------------------------------------------------
+
+    def _session_meta(self, payload: dict[str, Any]) -> None:
+        state = self.state
+        if state["seen_meta"]:
             return
-        stamp = format_utc(moment)
-        self.first_time = self.first_time or stamp
-        self.last_time = stamp
-
-    def mcp(self, tool: str) -> None:
-        self.used_mcp = True
-        if tool and tool not in self.mcp_tools:
-            self.mcp_tools.append(tool)
-
-    def session_meta(self, payload: dict[str, Any]) -> None:
-        if self.seen_meta:
-            return
-        self.seen_meta = True
-        self.thread_id = _str(payload.get("id")) or self.thread_id
-        self.cwd = _str(payload.get("cwd")) or self.cwd
+        state["seen_meta"] = True
+        state["thread_id"] = _str(payload.get("id")) or state["thread_id"]
+        state["cwd"] = _str(payload.get("cwd")) or state["cwd"]
         started = parse_datetime(payload.get("timestamp"))
-        self.meta_started = format_utc(started) if started else None
-        self.originator = _str(payload.get("originator"))
-        self.cli_version = _str(payload.get("cli_version"))
+        state["meta_started"] = format_utc(started) if started else None
+        state["originator"] = _str(payload.get("originator"))
+        state["cli_version"] = _str(payload.get("cli_version"))
+        state["source"] = _source_name(payload.get("source"))
+        state["memory_mode"] = _str(payload.get("memory_mode"))
         git = payload.get("git")
         if isinstance(git, dict):
-            self.git_branch = _str(git.get("branch"))
+            state["git_branch"] = _str(git.get("branch"))
 
-    def user_text(self, text: str) -> None:
-        if text and self.goal is None:
-            self.goal = text
+    def _call(self, payload: dict[str, Any]) -> None:
+        name = _str(payload.get("name")) or ""
+        namespace = _str(payload.get("namespace")) or ""
+        server = namespace[len(MCP_PREFIX):].rstrip("_") if namespace.startswith(MCP_PREFIX) \
+            else namespace
+        if namespace.startswith(MCP_PREFIX) or (namespace and namespace in self._servers):
+            self._mcp(f"{MCP_PREFIX}{server}__{name}" if name else namespace, server)
+        elif name.startswith(MCP_PREFIX):
+            self._mcp(name)
 
-    def response_item(self, payload: dict[str, Any]) -> None:
-        kind = _str(payload.get("type"))
+    def _response_item(self, kind: str | None, payload: dict[str, Any]) -> None:
+        state = self.state
         if kind == "message":
             role = payload.get("role")
-            if role == "user":
-                self.user_text(_text_of(payload.get("content"), USER_TEXT_TYPES, True))
+            if role == "user" and state["fallback_goal"] is None and state["goal"] is None:
+                text = _user_request(_texts(payload.get("content"), USER_TEXT_TYPES))
+                state["fallback_goal"] = text or None
             elif role == "assistant":
-                text = _text_of(payload.get("content"), ASSISTANT_TEXT_TYPES, False)
-                self.result = text or self.result
-        elif kind in ("function_call", "custom_tool_call"):
-            name = _str(payload.get("name")) or ""
-            namespace = _str(payload.get("namespace")) or ""
-            if namespace.startswith(MCP_PREFIX):
-                self.mcp(f"{namespace}__{name}" if name else namespace)
-            elif name.startswith(MCP_PREFIX):
-                self.mcp(name)
-        elif kind == "web_search_call":
-            self.used_web_search = True
+                text = "\n".join(_texts(payload.get("content"), ASSISTANT_TEXT_TYPES)).strip()
+                state["result"] = text[:MAX_KEPT_TEXT_CHARS] or state["result"]
+        elif kind in CALL_TYPES:
+            self._call(payload)
+        elif kind in WEB_SEARCH_TYPES:
+            state["used_web_search"] = True
+        elif kind in TOOL_SEARCH_TYPES:
+            state["used_tool_search"] = True
 
-    def event_msg(self, payload: dict[str, Any]) -> None:
-        kind = _str(payload.get("type"))
+    def _user_event(self, text: str) -> None:
+        if self.state["goal"] is None and not is_injected_context(text):
+            self.state["goal"] = request_text(text)[:MAX_KEPT_TEXT_CHARS] or None
+
+    def _agent_text(self, text: str) -> None:
+        if text.strip():
+            self.state["result"] = text.strip()[:MAX_KEPT_TEXT_CHARS]
+
+    def _item(self, item: dict[str, Any]) -> None:
+        kind = item.get("type")
+        if kind == ITEM_USER:
+            self._user_event("".join(_texts(item.get("content"), USER_TEXT_TYPES)))
+        elif kind == ITEM_AGENT:
+            self._agent_text("\n".join(_texts(item.get("content"), frozenset({"Text", "text"}))))
+        elif kind == ITEM_MCP:
+            server, tool = _str(item.get("server")), _str(item.get("tool"))
+            self._mcp(f"{MCP_PREFIX}{server}__{tool}" if server and tool else "", server)
+        elif kind == ITEM_WEB_SEARCH:
+            self.state["used_web_search"] = True
+        elif kind == ITEM_DYNAMIC_TOOL:
+            self._call({"name": item.get("tool"), "namespace": item.get("namespace")})
+
+    def _event_msg(self, kind: str | None, payload: dict[str, Any]) -> None:
         if kind == "user_message":
             message = payload.get("message")
-            if isinstance(message, str) and not is_injected_context(message):
-                self.user_text(message.strip())
+            if isinstance(message, str):
+                self._user_event(message)
         elif kind == "agent_message":
             message = payload.get("message")
-            if isinstance(message, str) and message.strip():
-                self.result = message.strip()
+            if isinstance(message, str):
+                self._agent_text(message)
         elif kind in MCP_EVENTS:
             invocation = payload.get("invocation")
-            tool = ""
+            tool, server = "", None
             if isinstance(invocation, dict):
                 server, name = _str(invocation.get("server")), _str(invocation.get("tool"))
                 tool = f"{MCP_PREFIX}{server}__{name}" if server and name else ""
-            self.mcp(tool)
+            self._mcp(tool, server)
         elif kind in WEB_SEARCH_EVENTS:
-            self.used_web_search = True
+            self.state["used_web_search"] = True
+        elif kind == ITEM_COMPLETED:
+            item = payload.get("item")
+            if isinstance(item, dict):
+                self._item(item)
 
-    def turn_context(self, payload: dict[str, Any]) -> None:
-        self.cwd = self.cwd or _str(payload.get("cwd"))
-        self.model = self.model or _str(payload.get("model"))
+    def _turn_context(self, payload: dict[str, Any]) -> None:
+        state = self.state
+        state["cwd"] = state["cwd"] or _str(payload.get("cwd"))
+        state["model"] = state["model"] or _str(payload.get("model"))
 
-    def record(self, line: int, raw: bytes) -> None:
-        if not raw.strip():
+    # ---- lines --------------------------------------------------------------------------
+
+    def _skippable(self, raw: bytes, kind: bytes, ptype: bytes | None) -> bool:
+        """Whether a well-formed line cannot change the task (so it is not decoded)."""
+        state = self.state
+        if kind == b"response_item":
+            name = (ptype or b"").decode("ascii")
+            if name in WEB_SEARCH_TYPES:
+                state["used_web_search"] = True
+                return True
+            if name in TOOL_SEARCH_TYPES:
+                state["used_tool_search"] = True
+                return True
+            return name not in _DECODED_RESPONSE_TYPES
+        if kind == b"event_msg":
+            name = (ptype or b"").decode("ascii")
+            if name in WEB_SEARCH_EVENTS:
+                state["used_web_search"] = True
+                return True
+            if name == ITEM_COMPLETED:
+                found = _ITEM_TYPE.search(raw)
+                item = found.group(1).decode("ascii") if found else ""
+                if item == ITEM_WEB_SEARCH:
+                    state["used_web_search"] = True
+                return bool(found) and item not in _DECODED_ITEMS
+            if name == "user_message":
+                return state["goal"] is not None
+            return name not in _DECODED_EVENTS
+        if kind == b"turn_context":
+            return state["cwd"] is not None and state["model"] is not None
+        return kind not in (b"session_meta",)
+
+    def line(self, number: int, raw: bytes) -> None:
+        """Read one line (bytes, with or without its newline)."""
+        self.state["lines"] = number
+        head = _LINE_HEAD.match(raw)
+        if head is not None and raw.rstrip().endswith(b"}"):
+            self._time(head.group(1).decode("ascii", "replace"))
+            if self._skippable(raw, head.group(2), head.group(3)):
+                return
+        elif not raw.strip():
             return
+        self._decode(number, raw, noted_time=head is not None)
+
+    def _decode(self, number: int, raw: bytes, *, noted_time: bool) -> None:
         try:
             record = json.loads(raw.decode("utf-8"))
         except UnicodeDecodeError:
-            self.problem(line, "not valid UTF-8; line skipped")
+            self.problem(number, "not valid UTF-8; line skipped")
             return
         except (ValueError, RecursionError):
-            self.problem(line, "not valid JSON (truncated?); line skipped")
+            self.problem(number, "not valid JSON (truncated?); line skipped")
             return
         if not isinstance(record, dict):
-            self.problem(line, "not a JSON object; line skipped")
+            self.problem(number, "not a JSON object; line skipped")
             return
-        self.note_time(record.get("timestamp"))
+        stamp = record.get("timestamp")
+        if not noted_time and isinstance(stamp, str) and parse_datetime(stamp) is not None:
+            self._time(stamp)
         kind, payload = record.get("type"), record.get("payload")
-        handlers = {RECORD_SESSION_META: self.session_meta,
-                    RECORD_RESPONSE_ITEM: self.response_item,
-                    RECORD_EVENT_MSG: self.event_msg,
-                    RECORD_TURN_CONTEXT: self.turn_context}
-        handler = handlers.get(kind) if isinstance(kind, str) else None
-        if handler is None:
+        if kind not in (RECORD_SESSION_META, RECORD_RESPONSE_ITEM, RECORD_EVENT_MSG,
+                        RECORD_TURN_CONTEXT):
             return
         if not isinstance(payload, dict):
-            self.problem(line, f"'{kind}' record without an object payload; line skipped")
+            self.problem(number, f"'{kind}' record without an object payload; line skipped")
             return
-        handler(payload)
+        if kind == RECORD_SESSION_META:
+            self._session_meta(payload)
+        elif kind == RECORD_RESPONSE_ITEM:
+            self._response_item(_str(payload.get("type")), payload)
+        elif kind == RECORD_EVENT_MSG:
+            self._event_msg(_str(payload.get("type")), payload)
+        else:
+            self._turn_context(payload)
 
-    def build(self) -> RolloutTask:
-        if not self.seen_meta:
-            self.problem(1, "no session_meta record")
-        if self.thread_id is None:
-            self.thread_id = rollout_uuid_from_name(Path(self.file).name)
-        problems = list(self.problems)
-        if self.dropped_problems:
-            problems.append(Problem(self.file, f"{self.dropped_problems} more bad line(s) "
-                                               "not listed"))
+    def task(self) -> RolloutTask:
+        """The task the lines read so far describe."""
+        state = self.state
+        problems = [Problem(self.file, reason, line) for line, reason in state["problems"]]
+        if not state["seen_meta"]:
+            problems.insert(0, Problem(self.file, "no session_meta record", 1))
+        if state["dropped"]:
+            problems.append(Problem(self.file, f"{state['dropped']} more bad line(s) not "
+                                               "listed"))
+        goal = state["goal"] or state["fallback_goal"]
+        first = parse_datetime(state["first_time"])
+        last = parse_datetime(state["last_time"])
         return RolloutTask(
-            thread_id=self.thread_id, file=self.file, cwd=self.cwd, goal=self.goal,
-            prompt=self.goal, result=self.result,
-            started_at=self.meta_started or self.first_time, finished_at=self.last_time,
-            used_mcp=self.used_mcp, used_web_search=self.used_web_search,
-            mcp_tools=tuple(self.mcp_tools), model=self.model, git_branch=self.git_branch,
-            originator=self.originator, cli_version=self.cli_version,
-            problems=tuple(problems),
-        )
+            thread_id=state["thread_id"] or rollout_uuid_from_name(Path(self.file).name),
+            file=self.file, cwd=state["cwd"], goal=goal, prompt=goal, result=state["result"],
+            started_at=state["meta_started"] or (format_utc(first) if first else None),
+            finished_at=format_utc(last) if last else None,
+            used_mcp=state["used_mcp"], used_web_search=state["used_web_search"],
+            mcp_tools=tuple(state["mcp_tools"]), model=state["model"],
+            git_branch=state["git_branch"], originator=state["originator"],
+            cli_version=state["cli_version"], problems=tuple(problems),
+            used_tool_search=state["used_tool_search"], source=state["source"],
+            memory_mode=state["memory_mode"])
 
 
-def parse_rollout_lines(lines: Iterable[bytes], file: str = "<rollout>") -> RolloutTask:
+def parse_rollout_lines(lines: Iterable[bytes], file: str = "<rollout>",
+                        mcp_servers: Iterable[str] = ()) -> RolloutTask:
     """Parse rollout lines (bytes, with or without newlines) into a task. Never raises."""
-    builder = _Builder(file)
+    reader = RolloutReader(file, mcp_servers=mcp_servers)
     for number, raw in enumerate(lines, start=1):
         if len(raw) > MAX_LINE_BYTES:
-            builder.problem(number, f"longer than {MAX_LINE_BYTES} bytes; line skipped")
+            reader.problem(number, f"longer than {MAX_LINE_BYTES} bytes; line skipped")
             continue
-        builder.record(number, raw)
-    return builder.build()
+        reader.line(number, raw)
+    return reader.task()
 
 
-def _bounded_lines(handle: BinaryIO, builder: _Builder) -> Iterator[tuple[int, bytes]]:
-    number = 0
+def is_compressed(path: Path) -> bool:
+    """Whether a rollout file is zstd-compressed (``.jsonl.zst``)."""
+    return path.name.endswith(ZSTD_SUFFIX)
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    """What one read of a rollout file gave: the reader, and where whole lines ended."""
+
+    reader: RolloutReader
+    offset: int
+    """The byte (of the uncompressed text) after the last whole line that was read."""
+
+
+def _lines(handle: IO[bytes], reader: RolloutReader, first_number: int
+           ) -> Iterator[tuple[int, bytes, int]]:
+    """(line number, line, bytes consumed) for each line; over-long lines are skipped."""
+    number = first_number
     while True:
         raw = handle.readline(MAX_LINE_BYTES + 1)
         if not raw:
             return
         number += 1
+        consumed = len(raw)
         if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
             while raw and not raw.endswith(b"\n"):
                 raw = handle.readline(_SKIP_CHUNK_BYTES)
-            builder.problem(number, f"longer than {MAX_LINE_BYTES} bytes; line skipped")
+                consumed += len(raw)
+            reader.problem(number, f"longer than {MAX_LINE_BYTES} bytes; line skipped")
+            yield number, b"", consumed
             continue
-        yield number, raw
+        yield number, raw, consumed
 
 
-def read_rollout_file(path: Path, root: Path | None = None) -> RolloutTask:
-    """Read one rollout file inside ``root`` (default: its folder) into a task.
+def _open_text(fd: int, compressed: bool) -> IO[bytes]:
+    raw = os.fdopen(fd, "rb")
+    if not compressed:
+        return raw
+    import zstandard
 
-    Raises ``FileProblemError`` when the file itself cannot be read (outside the home, not a
-    regular file, too large, unreadable); bad lines become problems of the task.
+    stream = zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)
+    return io.BufferedReader(stream)
+
+
+def read_rollout_from(path: Path, root: Path, reader: RolloutReader, offset: int = 0
+                      ) -> ReadResult:
+    """Read a rollout file inside ``root`` on from ``offset`` (uncompressed files only; a
+    compressed one is always read from its start) into ``reader``.
+
+    Only whole lines move the offset on: a last line still being written is read again
+    next time. Raises ``FileProblemError`` when the file cannot be read.
     """
-    base = real_root(root if root is not None else path.parent)
-    fd = open_regular_file(path, base)
+    fd = open_regular_file(path, real_root(root))
     size = os.fstat(fd).st_size
     if size > MAX_ROLLOUT_FILE_BYTES:
         os.close(fd)
         raise FileProblemError(f"too large ({size} bytes; the limit is "
                                f"{MAX_ROLLOUT_FILE_BYTES})")
-    builder = _Builder(str(path))
+    compressed = is_compressed(path)
+    start = 0 if compressed else offset
     try:
-        with os.fdopen(fd, "rb") as handle:
-            for number, raw in _bounded_lines(handle, builder):
-                builder.record(number, raw)
+        with _open_text(fd, compressed) as handle:
+            if start:
+                handle.seek(start)
+            position = start
+            for number, raw, consumed in _lines(handle, reader, int(reader.state["lines"])):
+                if raw:
+                    reader.line(number, raw)
+                if raw.endswith(b"\n") or not raw:
+                    position += consumed
+                else:
+                    reader.state["lines"] = number - 1
     except OSError as error:
         raise FileProblemError(f"read failed ({error.strerror or error})") from None
-    return builder.build()
+    except Exception as error:  # zstandard.ZstdError and friends: a damaged file
+        if type(error).__module__.startswith("zstandard"):
+            raise FileProblemError(f"not a valid zstd file ({error})") from None
+        raise
+    return ReadResult(reader, position)
 
 
-def _walk(folder: Path, root: Path, depth: int, problems: list[Problem]) -> Iterator[Path]:
+def read_rollout_file(path: Path, root: Path | None = None,
+                      mcp_servers: Iterable[str] = ()) -> RolloutTask:
+    """Read one whole rollout file inside ``root`` (default: its folder) into a task.
+
+    Raises ``FileProblemError`` when the file itself cannot be read (outside the home, not a
+    regular file, too large, unreadable, a broken ``.zst``); bad lines become problems.
+    """
+    base = root if root is not None else path.parent
+    reader = RolloutReader(str(path), mcp_servers=mcp_servers)
+    return read_rollout_from(path, base, reader).reader.task()
+
+
+def _walk(folder: Path, root: Path, depth: int, problems: list[Problem], *,
+          files_at_every_level: bool = False) -> Iterator[Path]:
     try:
-        names = sorted(os.listdir(folder))
+        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
     except OSError as error:
         problems.append(Problem(str(folder), f"cannot list folder ({error.strerror or error})"))
         return
-    for name in names:
-        path = folder / name
+    for entry in entries:
+        path = folder / entry.name
         try:
-            check_inside(path, root)
-        except FileProblemError as error:
-            problems.append(Problem(str(path), error.reason))
+            is_dir = entry.is_dir(follow_symlinks=False)
+            is_file = entry.is_file(follow_symlinks=False)
+            is_link = entry.is_symlink()
+        except OSError:
             continue
-        if depth > 0:
-            if path.is_dir():
-                yield from _walk(path, root, depth - 1, problems)
-        elif ROLLOUT_FILE_RE.match(name) and path.is_file():
+        if is_link:
+            try:
+                check_inside(path, root)
+            except FileProblemError as error:
+                problems.append(Problem(str(path), error.reason))
+                continue
+            is_dir, is_file = path.is_dir(), path.is_file()
+        if is_dir:
+            if depth > 0:
+                yield from _walk(path, root, depth - 1, problems,
+                                 files_at_every_level=files_at_every_level)
+        elif is_file and (depth == 0 or files_at_every_level) \
+                and ROLLOUT_FILE_RE.match(entry.name):
             yield path
-
-
-SESSIONS_DEPTH = 3
-"""``sessions/YYYY/MM/DD/``: rollout files sit three folders down."""
 
 
 def scan_rollout_files(home: Path, max_files: int = MAX_ROLLOUT_FILES
                        ) -> tuple[list[Path], list[Problem]]:
-    """Rollout files under ``<home>/sessions`` (oldest first by path) and walk problems."""
-    folder = sessions_dir(Path(home).absolute())
+    """Rollout files under ``sessions/`` then ``archived_sessions/`` (each oldest first by
+    path) and the problems of the walk. Only names are listed; no file is opened."""
+    home_path = Path(home).absolute()
+    root = real_root(home_path)
     problems: list[Problem] = []
-    if not folder.is_dir():
-        return [], problems
-    root = real_root(Path(home).absolute())
-    try:
-        check_inside(folder, root)
-    except FileProblemError as error:
-        return [], [Problem(str(folder), error.reason)]
     files: list[Path] = []
-    for path in _walk(folder, root, SESSIONS_DEPTH, problems):
-        if len(files) >= max_files:
-            problems.append(Problem(str(folder), f"more than {max_files} rollout files; "
-                                                 "the rest were not read"))
-            break
-        files.append(path)
+    for folder, depth, anywhere in ((sessions_dir(home_path), SESSIONS_DEPTH, False),
+                                    (archived_sessions_dir(home_path), ARCHIVED_MAX_DEPTH,
+                                     True)):
+        if not folder.is_dir():
+            continue
+        try:
+            check_inside(folder, root)
+        except FileProblemError as error:
+            problems.append(Problem(str(folder), error.reason))
+            continue
+        for path in _walk(folder, root, depth, problems, files_at_every_level=anywhere):
+            if len(files) >= max_files:
+                problems.append(Problem(str(folder), f"more than {max_files} rollout files; "
+                                                     "the rest were not read"))
+                return files, problems
+            files.append(path)
     return files, problems
 
 
 def iter_rollout_files(home: Path, max_files: int = MAX_ROLLOUT_FILES) -> Iterator[Path]:
-    """Rollout files under ``<home>/sessions`` that are safe to read, oldest first."""
+    """Rollout files of a home that are safe to read (sessions, then archived ones)."""
     files, _problems = scan_rollout_files(home, max_files)
     yield from files
 
 
-def read_rollouts(home: Path, max_files: int = MAX_ROLLOUT_FILES) -> RolloutScan:
+def read_rollouts(home: Path, max_files: int = MAX_ROLLOUT_FILES,
+                  mcp_servers: Iterable[str] = ()) -> RolloutScan:
     """Read every rollout of a home; a file that cannot be read is one problem, skipped."""
     home_path = Path(home).absolute()
     files, problems = scan_rollout_files(home_path, max_files)
     tasks: list[RolloutTask] = []
     for path in files:
         try:
-            tasks.append(read_rollout_file(path, home_path))
+            tasks.append(read_rollout_file(path, home_path, mcp_servers))
         except FileProblemError as error:
             problems.append(Problem(str(path), error.reason))
     return RolloutScan(tuple(tasks), tuple(problems))

@@ -1,0 +1,290 @@
+"""memtui's store -> a Codex memories folder (spec/40): groups, threads, notes, summary.
+
+One task group per readable project: its active memories with a source thread (``auto`` or
+``import``) are tasks with a thread each (``raw_memories.md`` and one rollout summary file
+named exactly as Codex names it, ``naming.rollout_summary_file_stem``); its other active
+memories are bullets. The actor's user-level memories fill ``memory_summary.md``; notes
+become ad-hoc notes. The export goes into a new folder, never over an existing one.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from memtui.engine.base import EngineArea
+from memtui.engine.codex.curation import validate_thread_id
+from memtui.engine.codex.errors import CodexInputError
+from memtui.engine.codex.export_format import (
+    ExportGroup,
+    ExportSummary,
+    ExportTask,
+    ExportThread,
+    ExportTopic,
+    one_line,
+    render_export,
+    render_raw_memory,
+)
+from memtui.engine.codex.export_writer import write_export
+from memtui.engine.codex.import_report import IMPORT_SOURCE, NOTE_THREAD_PREFIX
+from memtui.engine.codex.naming import (
+    DEFAULT_NOTE_SLUG_CHARS,
+    is_valid_note_name,
+    note_file_name,
+    note_slug,
+)
+from memtui.engine.codex.paths import MEMORIES_DIR, NOTES_DIR_PARTS
+from memtui.engine.codex.timefmt import parse_datetime
+from memtui.engine.identity import MAX_LIST_LIMIT
+from memtui.errors import Conflict
+from memtui.store.models import Memory, PageCursor, Project
+
+EXPORT_MEMORY_SOURCES = ("auto", "import")
+"""Memories with a source thread and one of these sources become Codex threads on export."""
+EXPORT_REUSE_RULE = "exported from memtui; applies within this project"
+EXPORT_ROLLOUT_PATH = "memtui:memory/{memory_id}"
+EXPORT_PROJECT_CWD = "memtui:project/{project_id}"
+EXPORT_TASK_OUTCOME = "success"
+MAX_NOTE_NAME_ATTEMPTS = 1000
+
+
+@dataclass(frozen=True)
+class ExportPlan:
+    """What an export writes: files (path relative to the memories folder) and counts."""
+
+    files: dict[str, str]
+    groups: int
+    threads: int
+    notes: int
+    memories: int
+    left_out: tuple[str, ...] = ()
+    """Why some memories were written as plain bullets instead of threads, one line each."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The counts and the file names (not the content)."""
+        return {"groups": self.groups, "threads": self.threads, "notes": self.notes,
+                "memories": self.memories, "files": sorted(self.files),
+                "left_out": list(self.left_out)}
+
+
+def _title(content: str) -> str:
+    return next((line.strip() for line in content.splitlines() if line.strip()), "memory")
+
+
+def _moment(stamp: str | None) -> datetime:
+    return parse_datetime(stamp) or datetime(1970, 1, 1, tzinfo=UTC)
+
+
+
+
+class Exporter(EngineArea):
+    """Render and write the actor's view of the store as a Codex memories folder."""
+
+    def _all_active(self, project: str | None) -> list[Memory]:
+        memories: list[Memory] = []
+        after: PageCursor | None = None
+        while True:
+            page = self._engine.identity.list_memories(project, status="active",
+                                                       limit=MAX_LIST_LIMIT, after=after)
+            memories.extend(page)
+            if len(page) < MAX_LIST_LIMIT:
+                break
+            after = PageCursor(page[-1].created_at, page[-1].id)
+        memories.sort(key=lambda item: (item.created_at, item.id))
+        return memories
+
+    def plan_export(self) -> ExportPlan:
+        """Render the actor's view of the store in Codex's folder format (nothing written).
+
+        One task group per readable project: its active memories with a source thread
+        (``auto`` or ``import``) are tasks with a thread each (``raw_memories.md`` and one
+        rollout summary file); its other active memories are bullets (preferences, reusable
+        knowledge). The actor's user-level memories fill ``memory_summary.md`` (preferences,
+        general tips); notes (``source = note``, or imported notes) become ad-hoc notes.
+        """
+        builder = _ExportBuilder()
+        with self._store.snapshot():
+            profile = self._engine.identity.profile()
+            projects = sorted(self._engine.identity.list_projects(),
+                              key=lambda pair: pair[0].id)
+            per_project = [(project, self._all_active(project.id)) for project, _ in projects]
+            user_memories = self._all_active(None)
+        for project, memories in per_project:
+            builder.add_project(project, memories)
+        builder.add_user(profile, user_memories)
+        return builder.plan()
+
+    def export_store(self, target: str | os.PathLike[str], *,
+                     home_layout: bool = False) -> Path:
+        """Write the export into ``target``, a new (or empty) folder; returns it.
+
+        ``target`` becomes the memories folder (``memory_summary.md`` at its top); with
+        ``home_layout`` it becomes a Codex home (``target/memories/...``) that ``read_codex_home``
+        and ``memtui codex show --codex-home`` open directly. An existing non-empty folder
+        (a Codex memory folder above all) is refused and nothing is written.
+        """
+        return self.write_plan(self.plan_export(), target, home_layout=home_layout)
+
+    @staticmethod
+    def write_plan(plan: ExportPlan, target: str | os.PathLike[str], *,
+                   home_layout: bool = False) -> Path:
+        """Write a rendered export into a new folder (see ``export_store``)."""
+        check_export_target(target)
+        files = plan.files
+        if home_layout:
+            files = {f"{MEMORIES_DIR}/{name}": text for name, text in files.items()}
+        return write_export(target, files)
+
+
+def check_export_target(target: str | os.PathLike[str]) -> Path:
+    """The absolute target of an export; ``CodexInputError`` (nothing written) when it is a
+    symlink, a file, or a folder that is not empty (an existing Codex memory folder above
+    all)."""
+    path = Path(target).absolute()
+    if path.is_symlink():
+        raise CodexInputError(f"{path}: is a symlink; an export only goes into a new folder")
+    if path.exists():
+        if not path.is_dir():
+            raise CodexInputError(f"{path}: exists and is not a folder; an export only goes "
+                                  "into a new folder")
+        if any(path.iterdir()):
+            raise CodexInputError(f"{path}: folder is not empty (an existing Codex memory "
+                                  "folder?); an export only goes into a new folder")
+    return path
+
+
+# ---- export builder ------------------------------------------------------------------------------
+
+
+def _is_note(memory: Memory) -> bool:
+    return memory.source == "note" or (
+        memory.source == IMPORT_SOURCE
+        and (memory.source_thread_id or "").startswith(NOTE_THREAD_PREFIX))
+
+
+def _exportable_thread_id(memory: Memory) -> str | None:
+    if memory.source not in EXPORT_MEMORY_SOURCES or not memory.source_thread_id:
+        return None
+    if memory.source_thread_id.startswith(NOTE_THREAD_PREFIX):
+        return None
+    try:
+        return validate_thread_id(memory.source_thread_id)
+    except CodexInputError:
+        return None
+
+
+class _ExportBuilder:
+    """Collects groups, threads, notes and the summary, keeping names and ids unique."""
+
+    def __init__(self) -> None:
+        self.groups: list[ExportGroup] = []
+        self.threads: list[ExportThread] = []
+        self.topics: list[ExportTopic] = []
+        self.notes: dict[str, str] = {}
+        self.summary = ExportSummary()
+        self.memories = 0
+        self.left_out: list[str] = []
+        self._thread_ids: set[str] = set()
+        self._summary_files: set[str] = set()
+
+    def _thread(self, memory: Memory, cwd: str, group: str) -> ExportThread | None:
+        thread_id = _exportable_thread_id(memory)
+        if thread_id is None:
+            return None
+        title = _title(memory.content)
+        thread = ExportThread(
+            thread_id=thread_id, updated_at=_moment(memory.updated_at), cwd=cwd,
+            rollout_path=EXPORT_ROLLOUT_PATH.format(memory_id=memory.id),
+            raw_memory=render_raw_memory(
+                {"description": title, "task": title, "task_group": group,
+                 "task_outcome": EXPORT_TASK_OUTCOME, "cwd": cwd,
+                 "keywords": f"{memory.kind}, {memory.source}"}, memory.content),
+            rollout_summary=memory.content, slug=title)
+        if thread_id in self._thread_ids or thread.summary_file_name in self._summary_files:
+            self.left_out.append(f"{memory.id}: thread {thread_id} already exported; written "
+                                 "as a bullet")
+            return None
+        self._thread_ids.add(thread_id)
+        self._summary_files.add(thread.summary_file_name)
+        self.threads.append(thread)
+        return thread
+
+    def add_project(self, project: Project, memories: list[Memory]) -> None:
+        """One task group for a project and its active memories."""
+        cwd = project.root_path or EXPORT_PROJECT_CWD.format(project_id=project.id)
+        name = project.id if project.name == project.id else f"{project.name} ({project.id})"
+        tasks: list[ExportTask] = []
+        preferences: list[str] = []
+        knowledge: list[str] = []
+        for memory in memories:
+            self.memories += 1
+            thread = self._thread(memory, cwd, name)
+            if thread is not None:
+                title = _title(memory.content)
+                tasks.append(ExportTask(title, (memory.kind, memory.source), (thread,)))
+                self.topics.append(ExportTopic(cwd, memory.created_at[:10], title,
+                                               (memory.kind, memory.source)))
+            elif memory.kind == "preference":
+                preferences.append(memory.content)
+            else:
+                knowledge.append(memory.content)
+        scope = one_line(project.summary) or f"memtui project {project.id}"
+        self.groups.append(ExportGroup(name=name, scope=scope, cwd=cwd,
+                                       reuse_rule=EXPORT_REUSE_RULE, tasks=tuple(tasks),
+                                       preferences=tuple(preferences),
+                                       knowledge=tuple(knowledge)))
+
+    def _note_name(self, memory: Memory) -> str:
+        ref = memory.source_thread_id or ""
+        original = ref[len(NOTE_THREAD_PREFIX):] if ref.startswith(NOTE_THREAD_PREFIX) else ""
+        if is_valid_note_name(original) and original not in self.notes:
+            return original
+        moment = _moment(memory.created_at)
+        slug = note_slug(memory.content, DEFAULT_NOTE_SLUG_CHARS)
+        for name in _note_names(moment, slug):
+            if name not in self.notes:
+                return name
+        raise Conflict(f"no free note name for memory {memory.id}")
+
+    def add_user(self, profile: Any, memories: list[Memory]) -> None:
+        """The actor's user-level memories: notes, summary preferences and tips, threads."""
+        preferences: list[str] = []
+        tips: list[str] = []
+        for memory in memories:
+            self.memories += 1
+            if _is_note(memory):
+                self.notes[self._note_name(memory)] = memory.content.rstrip("\n") + "\n"
+            elif self._thread(memory, "", "user") is not None:
+                continue
+            elif memory.kind == "preference":
+                preferences.append(memory.content)
+            else:
+                tips.append(memory.content)
+        lines = [f"{profile.display_name} ({profile.user_id}); time zone {profile.timezone}."]
+        lines += [f"- {key}: {one_line(str(value))}"
+                  for key, value in sorted(profile.preferences.items())]
+        self.summary = ExportSummary(user_profile="\n".join(lines),
+                                     preferences=tuple(preferences), general_tips=tuple(tips),
+                                     topics=tuple(self.topics))
+
+    def plan(self) -> ExportPlan:
+        """The rendered files and the counts."""
+        files = render_export(self.summary, self.groups, self.threads)
+        notes_folder = "/".join(NOTES_DIR_PARTS[1:])
+        for name, text in sorted(self.notes.items()):
+            files[f"{notes_folder}/{name}"] = text
+        return ExportPlan(files=files, groups=len(self.groups), threads=len(self.threads),
+                          notes=len(self.notes), memories=self.memories,
+                          left_out=tuple(self.left_out))
+
+
+def _note_names(moment: datetime, slug: str) -> Iterator[str]:
+    yield note_file_name(moment, slug)
+    for attempt in range(2, MAX_NOTE_NAME_ATTEMPTS + 1):
+        name = f"{slug[:DEFAULT_NOTE_SLUG_CHARS]}-{attempt}"
+        yield note_file_name(moment, name)
+

@@ -1,0 +1,267 @@
+"""Codex memories -> memtui memories: stage-1 outputs and ad-hoc notes (spec/40).
+
+Each thread's stage-1 output (raw memory and rollout summary) becomes one memory, and each
+ad-hoc note one memory, with ``source = import`` and ``source_thread_id`` = the thread id
+(``codex-note:<file name>`` for a note). A thread goes to the project of its ``cwd`` — from
+``state_5.sqlite`` ``threads`` when the home has it (the model-written front matter may say
+``cwd: unknown``) — through ``ProjectPicker``. What Codex itself would not use is skipped
+with the reason: a thread whose ``memory_mode`` is not ``enabled`` (or whose history is not
+``legacy``). Every text is redacted again (``IdentityApi.add_memory``), cut to the memory size
+limit with a visible marker, and written as ``fact`` unless it is clearly a preference.
+Importing twice adds nothing: a thread that already has an imported memory the actor can
+see is skipped, and so is one whose memory was forgotten in memtui (spec/10's tombstone).
+When Codex's database was read, its stage-1 rows are authoritative: a thread left only in
+the markdown files (for example one forgotten in Codex) is skipped.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memtui.engine import permissions as perm
+from memtui.engine.base import EngineArea
+from memtui.engine.codex.browse import database_problem
+from memtui.engine.codex.export_format import one_line
+from memtui.engine.codex.import_report import (
+    IMPORT_SOURCE,
+    KIND_NOTE,
+    KIND_THREAD,
+    NOTE_THREAD_PREFIX,
+    OUTCOME_ERROR,
+    OUTCOME_IMPORTED,
+    OUTCOME_SKIPPED,
+    REASON_ALREADY,
+    REASON_DB_UNREADABLE,
+    REASON_EMPTY,
+    REASON_FORGOTTEN,
+    REASON_MEMORY_MODE,
+    REASON_NOT_IN_DB,
+    ImportItem,
+    ImportReport,
+    bound_text,
+)
+from memtui.engine.codex.models import CodexHome, Problem
+from memtui.engine.codex.naming import NOTE_NAME_RE
+from memtui.engine.codex.parse_raw_memories import (
+    FRONT_MATTER_FENCE,
+    MAX_FRONT_MATTER_LINES,
+    parse_front_matter,
+)
+from memtui.engine.codex.paths import NOTES_DIR_PARTS
+from memtui.engine.codex.project_picker import ProjectPicker, usable_cwd
+from memtui.engine.codex.reader import read_codex_home
+from memtui.engine.redaction import redact
+from memtui.engine.validation import MAX_CONTENT_BYTES
+from memtui.errors import MemtuiError
+from memtui.store.models import Memory
+
+ROLLOUT_SUMMARY_HEADING = "Rollout summary:"
+FALLBACK_TITLE = "Codex thread {thread_id}"
+_PREFERENCE_RE = re.compile(
+    r"^\s*(?:(?:the\s+)?user\s+|i\s+)?(?:prefers?|likes?|dislikes?|wants?|would\s+rather)\b",
+    re.IGNORECASE)
+"""A first line that clearly states a preference ("prefers uv", "I like ...")."""
+PREFERENCE_SLUG_PREFIX = "prefer"
+"""A note whose file-name slug starts so is a preference too (``...-prefer-uv-over-pip.md``)."""
+
+
+def strip_front_matter(body: str) -> str:
+    """A raw memory without its leading ``---`` front matter block (if it has one)."""
+    lines = body.lstrip("\n").splitlines()
+    if not lines or lines[0].strip() != FRONT_MATTER_FENCE:
+        return body.strip()
+    for index, line in enumerate(lines[1:MAX_FRONT_MATTER_LINES], start=1):
+        if line.strip() == FRONT_MATTER_FENCE:
+            return "\n".join(lines[index + 1:]).strip()
+    return body.strip()
+
+
+def thread_memory_text(thread_id: str, raw_memory: str, rollout_summary: str) -> str:
+    """The memory text of a thread: a title line, the raw memory, then the rollout summary."""
+    front = parse_front_matter(raw_memory)
+    title = one_line(front.get("description") or front.get("task") or "") \
+        or FALLBACK_TITLE.format(thread_id=thread_id)
+    parts = [title]
+    body = strip_front_matter(raw_memory)
+    if body:
+        parts.append(body)
+    if rollout_summary.strip():
+        parts.append(f"{ROLLOUT_SUMMARY_HEADING}\n{rollout_summary.strip()}")
+    return "\n\n".join(parts)
+
+
+def note_kind(file_name: str, text: str) -> str:
+    """``preference`` when a note clearly states one (slug or first line), else ``fact``."""
+    match = NOTE_NAME_RE.match(file_name)
+    if match and match.group(2).startswith(PREFERENCE_SLUG_PREFIX):
+        return "preference"
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    return "preference" if _PREFERENCE_RE.match(first) else "fact"
+
+
+@dataclass
+class _ThreadSource:
+    """What a home holds for one thread, from the database or the markdown files."""
+
+    thread_id: str
+    raw_memory: str = ""
+    rollout_summary: str = ""
+    cwd: str | None = None
+    path: str | None = None
+    in_database: bool = False
+
+
+@dataclass
+class _Run:
+    """The state of one import run."""
+
+    items: list[ImportItem] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def _thread_sources(codex: CodexHome) -> Iterable[_ThreadSource]:
+    """Every thread of a home with its texts: database rows first, then the files."""
+    raw = {item.thread_id: item for item in codex.raw_memories}
+    summaries = {item.thread_id: item for item in codex.rollout_summaries}
+    stage1 = {item.thread_id: item for item in codex.stage1_outputs}
+    memories = Path(codex.memories_dir)
+    for thread_id in codex.thread_ids():
+        row, entry, summary = stage1.get(thread_id), raw.get(thread_id), summaries.get(thread_id)
+        summary_path = str(memories / "rollout_summaries" / summary.file) if summary else None
+        if row is not None:
+            yield _ThreadSource(thread_id, row.raw_memory, row.rollout_summary,
+                                row.cwd or (entry.cwd if entry else None)
+                                or (summary.cwd if summary else None),
+                                codex.sqlite_path, in_database=True)
+            continue
+        yield _ThreadSource(
+            thread_id, entry.body if entry else "", summary.body if summary else "",
+            (entry.cwd if entry else None) or (summary.cwd if summary else None),
+            str(memories / "raw_memories.md") if entry else summary_path)
+
+
+class MemoryImporter(EngineArea):
+    """Stage-1 outputs and ad-hoc notes of a Codex home become memtui memories, as the
+    engine's user and through the engine's rules (permissions, redaction, validation)."""
+
+    # ---- memories ---------------------------------------------------------------------------
+
+    def import_memories(self, home: str | os.PathLike[str], *,
+                        sqlite_home: str | os.PathLike[str] | None = None,
+                        db_busy_timeout_s: float | None = None,
+                        codex: CodexHome | None = None) -> ImportReport:
+        """Stage-1 outputs and ad-hoc notes of a home become memories (see the module doc).
+
+        ``codex`` is an already read home (else it is read now, waiting at most
+        ``db_busy_timeout_s`` for a database locked by a running Codex). When
+        ``memories_1.sqlite`` exists but cannot be read (locked, corrupt), no thread is
+        imported (the report's ``database_error`` says why; the markdown files may hold
+        threads Codex has since dropped); notes are imported all the same.
+        """
+        if codex is None:
+            options: dict[str, Any] = {"sqlite_home": sqlite_home}
+            if db_busy_timeout_s is not None:
+                options["db_busy_timeout_s"] = db_busy_timeout_s
+            codex = read_codex_home(home, **options)
+        run = _Run(problems=list(codex.problems))
+        picker = ProjectPicker(self._engine)
+        db_error = database_problem(codex)
+        threads = codex.threads_by_id()
+        for source in _thread_sources(codex):
+            meta = threads.get(source.thread_id)
+            if meta is not None and not meta.memory_usable:
+                run.items.append(ImportItem(
+                    KIND_THREAD, source.thread_id, OUTCOME_SKIPPED, REASON_MEMORY_MODE,
+                    f"memory_mode = {meta.memory_mode}, history_mode = {meta.history_mode}: "
+                    "Codex itself does not use this thread's memory", path=source.path))
+                continue
+            if db_error is not None:
+                run.items.append(ImportItem(
+                    KIND_THREAD, source.thread_id, OUTCOME_SKIPPED, REASON_DB_UNREADABLE,
+                    "Codex's memory database could not be read (see problems); "
+                    "import again when it can", path=source.path))
+                continue
+            run.items.append(self._import_thread(source, codex.database_read, picker))
+        for note in codex.notes:
+            path = str(Path(codex.memories_dir).joinpath(*NOTES_DIR_PARTS[1:], note.file_name))
+            run.items.append(self._import_note(note.file_name, note.text, path))
+        report = ImportReport(codex.home, tuple(run.items), tuple(run.problems),
+                              tuple(picker.created), db_error)
+        self._audit("codex_memories_imported", report)
+        return report
+
+    def _visible_import(self, thread_id: str) -> Memory | None:
+        ids = self._store.memories.ids_for_thread(thread_id)
+        for memory in self._store.memories.get_many(ids):
+            if memory.source == IMPORT_SOURCE and perm.can_see(self._store, memory, self.actor):
+                return memory
+        return None
+
+    def _skip_known(self, kind: str, ref: str, path: str | None) -> ImportItem | None:
+        if self._store.memories.is_forgotten_source(ref):
+            return ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_FORGOTTEN,
+                              "its memory was forgotten in memtui", path=path)
+        existing = self._visible_import(ref)
+        if existing is not None:
+            return ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_ALREADY, target_id=existing.id,
+                              project=existing.project, path=path)
+        return None
+
+    def _write_memory(self, kind: str, ref: str, text: str, memory_kind: str,
+                      cwd: str | None, path: str | None,
+                      picker: ProjectPicker | None) -> ImportItem:
+        try:
+            with self._store.transaction():
+                known = self._skip_known(kind, ref, path)
+                if known is not None:
+                    return known
+                project = picker.project_for(cwd) if picker is not None and cwd else None
+                content, cut = bound_text(redact(text.strip()), MAX_CONTENT_BYTES)
+                memory = self._engine.identity.add_memory(
+                    content, memory_kind, project, source=IMPORT_SOURCE, source_thread_id=ref)
+        except MemtuiError as error:
+            if picker is not None:
+                picker.rolled_back()
+            return ImportItem(kind, ref, OUTCOME_ERROR, error.code, error.message, path=path)
+        if picker is not None:
+            picker.committed()
+        return ImportItem(kind, ref, OUTCOME_IMPORTED, target_id=memory.id,
+                          project=memory.project, truncated=cut, path=path)
+
+    def _import_thread(self, source: _ThreadSource, database_read: bool,
+                       picker: ProjectPicker) -> ImportItem:
+        ref, path = source.thread_id, source.path
+        if database_read and not source.in_database:
+            return ImportItem(KIND_THREAD, ref, OUTCOME_SKIPPED, REASON_NOT_IN_DB,
+                              "only in the markdown files, not in Codex's database (forgotten "
+                              "or not yet indexed by Codex)", path=path)
+        if not source.raw_memory.strip() and not source.rollout_summary.strip():
+            return ImportItem(KIND_THREAD, ref, OUTCOME_SKIPPED, REASON_EMPTY,
+                              "no raw memory and no rollout summary", path=path)
+        text = thread_memory_text(ref, source.raw_memory, source.rollout_summary)
+        return self._write_memory(KIND_THREAD, ref, text, "fact", usable_cwd(source.cwd), path,
+                                  picker)
+
+    def _import_note(self, file_name: str, text: str, path: str) -> ImportItem:
+        ref = f"{NOTE_THREAD_PREFIX}{file_name}"
+        if not text.strip():
+            return ImportItem(KIND_NOTE, ref, OUTCOME_SKIPPED, REASON_EMPTY, "the note is empty",
+                              path=path)
+        return self._write_memory(KIND_NOTE, ref, text, note_kind(file_name, text), None, path,
+                                  None)
+
+    def _audit(self, action: str, report: ImportReport) -> None:
+        if not report.items:
+            return
+        detail = {"imported": report.imported, "skipped": report.skipped,
+                  "errors": report.errors, "created_projects": list(report.created_projects)}
+        with self._store.transaction():
+            self._store.audit.append(self.actor, action, None, detail)
+
+    # ---- export -----------------------------------------------------------------------------
+

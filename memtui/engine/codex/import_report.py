@@ -1,0 +1,129 @@
+"""What a Codex import reports: one item per thread, note or rollout, and the counts.
+
+Also the one text rule both imports share: a text cut to a size limit with a visible marker.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from memtui.engine.codex.models import JsonMixin, Problem
+
+IMPORT_SOURCE = "import"
+"""``source`` of every memory imported from a Codex home."""
+ROLLOUT_TASK_SOURCE = "codex"
+"""``source`` of every task imported from a Codex rollout (``source_ref`` = thread id)."""
+NOTE_THREAD_PREFIX = "codex-note:"
+"""``source_thread_id`` of an imported ad-hoc note: this prefix and the note's file name."""
+TRUNCATION_MARKER = "\n\n[… cut by memtui's Codex import: {omitted} more bytes not kept]"
+"""Appended to a text cut to the size limit (``omitted`` is the number of bytes left out)."""
+
+OUTCOME_IMPORTED = "imported"
+OUTCOME_SKIPPED = "skipped"
+OUTCOME_ERROR = "error"
+REASON_ALREADY = "already_imported"
+REASON_FORGOTTEN = "forgotten"
+REASON_NOT_IN_DB = "not_in_database"
+REASON_EMPTY = "empty"
+REASON_NO_THREAD = "no_thread_id"
+REASON_NO_GOAL = "no_goal"
+REASON_NO_RESULT = "missing_result"
+REASON_NO_TIMES = "missing_times"
+REASON_NO_PROJECT = "no_project"
+REASON_DB_UNREADABLE = "database_unreadable"
+REASON_MEMORY_MODE = "memory_mode"
+"""Codex does not use this thread's memory (``memory_mode`` not ``enabled``)."""
+REASON_NOT_INTERACTIVE = "not_interactive"
+"""An exec or sub-agent session: Codex mines only interactive sources."""
+REASON_UNSUPPORTED_LAYOUT = "unsupported_layout"
+KIND_THREAD = "thread"
+KIND_NOTE = "note"
+KIND_ROLLOUT = "rollout"
+
+DB_LOCKED_WORDS = "locked"
+"""In the reader's problem for a database another process holds locked (``CodexDbLocked``)."""
+
+
+
+@dataclass(frozen=True)
+class ImportItem(JsonMixin):
+    """What happened to one thread, note or rollout.
+
+    ``outcome`` is ``imported``, ``skipped`` (with a ``reason`` code) or ``error`` (with the
+    error's code as ``reason`` and its message as ``detail``). ``target_id`` is the memory or
+    task written (or the one that already exists).
+    """
+
+    kind: str
+    ref: str
+    outcome: str
+    reason: str | None = None
+    detail: str | None = None
+    target_id: str | None = None
+    project: str | None = None
+    truncated: bool = False
+    path: str | None = None
+
+
+@dataclass(frozen=True)
+class ImportReport(JsonMixin):
+    """The result of one import: every item, the read problems, the projects created."""
+
+    home: str
+    items: tuple[ImportItem, ...]
+    problems: tuple[Problem, ...]
+    created_projects: tuple[str, ...] = ()
+    database_error: str | None = None
+    """Why the memory database could not be read although it exists (threads then wait)."""
+    unchanged: int = 0
+    """Rollout files not opened because they did not change since the last import."""
+
+    @property
+    def database_locked(self) -> bool:
+        """True when a running Codex held the database locked past the wait."""
+        return self.database_error is not None and DB_LOCKED_WORDS in self.database_error
+
+    @property
+    def imported(self) -> int:
+        """How many items were written."""
+        return sum(1 for item in self.items if item.outcome == OUTCOME_IMPORTED)
+
+    @property
+    def skipped(self) -> dict[str, int]:
+        """Skipped items by reason code."""
+        return dict(sorted(Counter(item.reason or "unknown" for item in self.items
+                                   if item.outcome == OUTCOME_SKIPPED).items()))
+
+    @property
+    def errors(self) -> int:
+        """How many items failed (each with its reason)."""
+        return sum(1 for item in self.items if item.outcome == OUTCOME_ERROR)
+
+    @property
+    def truncated(self) -> tuple[str, ...]:
+        """Refs of the items whose text was cut to the size limit."""
+        return tuple(item.ref for item in self.items if item.truncated)
+
+    def to_json(self) -> dict[str, Any]:
+        """Counts first, then the items, problems and created projects."""
+        return {"home": self.home, "imported": self.imported, "skipped": self.skipped,
+                "errors": self.errors, "truncated": list(self.truncated),
+                "created_projects": list(self.created_projects),
+                "database_error": self.database_error, "unchanged": self.unchanged,
+                "items": [item.to_json() for item in self.items],
+                "problems": [problem.to_json() for problem in self.problems]}
+
+
+def bound_text(text: str, max_bytes: int) -> tuple[str, bool]:
+    """``text`` cut to at most ``max_bytes`` UTF-8 bytes with a marker; (text, was_cut)."""
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) <= max_bytes:
+        return text, False
+    reserve = len(TRUNCATION_MARKER.format(omitted=len(data)).encode("utf-8"))
+    if reserve * 2 > max_bytes:  # no room for a marker: a plain cut
+        return data[:max_bytes].decode("utf-8", "ignore"), True
+    kept = data[:max_bytes - reserve].decode("utf-8", "ignore").rstrip()
+    omitted = len(data) - len(kept.encode("utf-8", "surrogatepass"))
+    return kept + TRUNCATION_MARKER.format(omitted=omitted), True

@@ -1,0 +1,240 @@
+"""Codex rollouts -> completed memtui tasks for the extractor, incrementally (spec/40).
+
+Each session rollout (``sessions/`` and ``archived_sessions/``, plain or ``.jsonl.zst``)
+becomes a completed task (``source = codex``, ``source_ref`` = the thread id) with
+``external_context`` set when it used MCP tools, web search or tool search (gate 4). What
+Codex itself would not mine is skipped with the reason: a non-interactive session (exec, a
+sub-agent), or ``memory_mode`` not ``enabled`` (in ``session_meta``, or in ``state_5.sqlite``
+``threads`` which wins). A rollout without a thread id, a request, a result, both times, or
+a ``cwd`` that gives a project is skipped with the reason; one still running (no result yet)
+is picked up by a later import once it has one.
+
+Incremental: per importing user, each file's size, modification time, the offset of its last
+whole line and the reader's state there are kept (``store.codex_rollout_files``). A file
+whose size and time did not change is not opened; one that grew after a final outcome is
+not read again; one that grew while waiting for its result is read on from its offset (a
+compressed one from its start); one that shrank or was rewritten is read again whole.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memtui.engine.base import EngineArea
+from memtui.engine.codex.config import codex_sqlite_home, read_codex_config
+from memtui.engine.codex.errors import FileProblemError
+from memtui.engine.codex.import_report import (
+    KIND_ROLLOUT,
+    OUTCOME_ERROR,
+    OUTCOME_IMPORTED,
+    OUTCOME_SKIPPED,
+    REASON_ALREADY,
+    REASON_MEMORY_MODE,
+    REASON_NO_GOAL,
+    REASON_NO_PROJECT,
+    REASON_NO_RESULT,
+    REASON_NO_THREAD,
+    REASON_NO_TIMES,
+    REASON_NOT_INTERACTIVE,
+    ROLLOUT_TASK_SOURCE,
+    ImportItem,
+    ImportReport,
+    bound_text,
+)
+from memtui.engine.codex.models import MEMORY_MODE_ENABLED, Problem
+from memtui.engine.codex.project_picker import ProjectPicker, usable_cwd
+from memtui.engine.codex.rollouts import (
+    MAX_ROLLOUT_FILES,
+    RolloutReader,
+    RolloutTask,
+    is_compressed,
+    read_rollout_from,
+    scan_rollout_files,
+)
+from memtui.engine.redaction import redact
+from memtui.engine.tasks import MAX_TASK_TEXT_BYTES
+from memtui.errors import Conflict, MemtuiError
+from memtui.store.codex_db import read_codex_dbs
+from memtui.store.codex_rollout_files import RolloutFileRow
+
+RETRY_REASONS = frozenset({REASON_NO_RESULT, REASON_NO_GOAL, REASON_NO_TIMES})
+"""Skips a growing rollout can still overcome: its file is read on when it changes."""
+OUTCOME_UNREADABLE = "unreadable"
+SAVE_BATCH = 500
+"""File rows written per transaction."""
+THREAD_DB_WAIT_S = 0.5
+"""Longest wait for ``state_5.sqlite`` (memory modes) while Codex holds it."""
+
+
+@dataclass
+class _Run:
+    """The state of one import run."""
+
+    items: list[ImportItem] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    rows: list[RolloutFileRow] = field(default_factory=list)
+    unchanged: int = 0
+
+
+def _thread_modes(home: Path) -> dict[str, tuple[str | None, str | None]]:
+    """(memory_mode, source) per thread from ``state_5.sqlite``; {} without one."""
+    read = read_codex_dbs(codex_sqlite_home(home), busy_timeout_s=THREAD_DB_WAIT_S)
+    return {row.thread_id: (row.memory_mode, row.source) for row in read.threads}
+
+
+class RolloutImporter(EngineArea):
+    """Session rollouts of a Codex home become completed tasks (see the module doc)."""
+
+    def import_rollouts(self, home: str | os.PathLike[str], *,
+                        max_files: int = MAX_ROLLOUT_FILES) -> ImportReport:
+        """Import the rollouts that are new or changed since this user's last import."""
+        home_path = Path(home).absolute()
+        files, problems = scan_rollout_files(home_path, max_files)
+        run = _Run(problems=list(problems))
+        known = self._store.codex_rollout_files.for_user(self.actor)
+        config, config_problems = read_codex_config(home_path)
+        run.problems.extend(config_problems)
+        servers = config.mcp_servers if config else ()
+        modes: dict[str, tuple[str | None, str | None]] | None = None
+        picker = ProjectPicker(self._engine)
+        for path in files:
+            try:
+                info = path.stat()
+            except OSError as error:
+                run.problems.append(Problem(str(path), f"cannot read ({error.strerror})"))
+                continue
+            row = known.get(str(path))
+            if row is not None and row.size == info.st_size and row.mtime_ns == info.st_mtime_ns:
+                run.unchanged += 1
+                continue
+            if row is not None and info.st_size > row.size and row.outcome not in RETRY_REASONS \
+                    and row.outcome != OUTCOME_UNREADABLE:
+                run.rows.append(RolloutFileRow(row.path, info.st_size, info.st_mtime_ns,
+                                               row.offset, row.state, row.outcome))
+                run.unchanged += 1
+                continue
+            if modes is None:
+                modes = _thread_modes(home_path)
+            self._read_one(path, info, row, home_path, servers, modes, picker, run)
+            if len(run.rows) >= SAVE_BATCH:
+                self._save(run)
+        self._save(run)
+        report = ImportReport(str(home_path), tuple(run.items), tuple(run.problems),
+                              tuple(picker.created), unchanged=run.unchanged)
+        self._audit(report)
+        return report
+
+    def _read_one(self, path: Path, info: os.stat_result, row: RolloutFileRow | None,
+                  home: Path, servers: Iterable[str],
+                  modes: dict[str, tuple[str | None, str | None]], picker: ProjectPicker,
+                  run: _Run) -> None:
+        resume = (row is not None and info.st_size > row.size and not is_compressed(path)
+                  and row.outcome in RETRY_REASONS)
+        state: dict[str, Any] | None = json.loads(row.state) if resume and row else None
+        reader = RolloutReader(str(path), state, servers)
+        try:
+            result = read_rollout_from(path, home, reader, row.offset if resume and row else 0)
+        except FileProblemError as error:
+            run.problems.append(Problem(str(path), error.reason))
+            run.rows.append(RolloutFileRow(str(path), info.st_size, info.st_mtime_ns, 0,
+                                           "{}", OUTCOME_UNREADABLE))
+            return
+        task = result.reader.task()
+        run.problems.extend(task.problems)
+        item = self._import_rollout(task, modes, picker)
+        run.items.append(item)
+        outcome = item.reason if item.outcome == OUTCOME_SKIPPED and item.reason else \
+            item.outcome
+        run.rows.append(RolloutFileRow(str(path), info.st_size, info.st_mtime_ns,
+                                       result.offset, json.dumps(result.reader.state),
+                                       outcome or OUTCOME_IMPORTED))
+
+    def _save(self, run: _Run) -> None:
+        if not run.rows:
+            return
+        with self._store.transaction():
+            self._store.codex_rollout_files.save(self.actor, run.rows)
+        run.rows.clear()
+
+    @staticmethod
+    def _gaps(task: RolloutTask, modes: dict[str, tuple[str | None, str | None]]
+              ) -> ImportItem | None:
+        ref, path = task.thread_id or Path(task.file).name, task.file
+
+        def skip(reason: str, detail: str) -> ImportItem:
+            return ImportItem(KIND_ROLLOUT, ref, OUTCOME_SKIPPED, reason, detail, path=path)
+
+        if not task.thread_id:
+            return skip(REASON_NO_THREAD, "no session id in the rollout or its file name")
+        mode, _source = modes.get(task.thread_id, (None, None))
+        if not task.interactive:
+            return skip(REASON_NOT_INTERACTIVE, f"source {task.source}: Codex mines only "
+                                                "interactive sessions")
+        mode = mode or task.memory_mode
+        if mode is not None and mode != MEMORY_MODE_ENABLED:
+            return skip(REASON_MEMORY_MODE, f"memory_mode = {mode}: memories are off for "
+                                            "this session")
+        if not (task.goal or "").strip():
+            return skip(REASON_NO_GOAL, "no user request in the rollout")
+        if not (task.result or "").strip():
+            return skip(REASON_NO_RESULT, "no assistant answer yet (still running?); "
+                                          "import again once it has one")
+        if not task.started_at or not task.finished_at:
+            return skip(REASON_NO_TIMES, "the rollout's records carry no usable times")
+        if usable_cwd(task.cwd) is None:
+            return skip(REASON_NO_PROJECT, "no absolute working directory to pick a project")
+        return None
+
+    def _import_rollout(self, task: RolloutTask,
+                        modes: dict[str, tuple[str | None, str | None]],
+                        picker: ProjectPicker) -> ImportItem:
+        gap = self._gaps(task, modes)
+        if gap is not None:
+            return gap
+        ref, path = str(task.thread_id), task.file
+        cwd = str(usable_cwd(task.cwd))
+        tasks = self._engine.tasks
+        texts = [bound_text(redact(value or ""), MAX_TASK_TEXT_BYTES)
+                 for value in (task.goal, task.prompt, task.result)]
+        try:
+            with self._store.transaction():
+                existing = tasks.find_by_source_ref(ROLLOUT_TASK_SOURCE, ref)
+                if existing is not None:
+                    return ImportItem(KIND_ROLLOUT, ref, OUTCOME_SKIPPED, REASON_ALREADY,
+                                      target_id=existing.id, project=existing.project,
+                                      path=path)
+                project = picker.project_for(cwd)
+                if project is None:
+                    return ImportItem(KIND_ROLLOUT, ref, OUTCOME_SKIPPED, REASON_NO_PROJECT,
+                                      f"its folder belongs to project {picker.read_only[cwd]}, "
+                                      "which you may only read", path=path)
+                added = tasks.add_task(
+                    project, texts[0][0], texts[1][0], texts[2][0], task.started_at,
+                    task.finished_at, status="completed",
+                    external_context=task.used_external_context, source=ROLLOUT_TASK_SOURCE,
+                    source_ref=ref)
+        except Conflict:
+            picker.rolled_back()
+            return ImportItem(KIND_ROLLOUT, ref, OUTCOME_SKIPPED, REASON_ALREADY,
+                              "already recorded", path=path)
+        except MemtuiError as error:
+            picker.rolled_back()
+            return ImportItem(KIND_ROLLOUT, ref, OUTCOME_ERROR, error.code, error.message,
+                              path=path)
+        picker.committed()
+        return ImportItem(KIND_ROLLOUT, ref, OUTCOME_IMPORTED, target_id=added.id,
+                          project=added.project, truncated=any(cut for _text, cut in texts),
+                          path=path)
+
+    def _audit(self, report: ImportReport) -> None:
+        if not report.items:
+            return
+        detail = {"imported": report.imported, "skipped": report.skipped,
+                  "errors": report.errors, "created_projects": list(report.created_projects)}
+        with self._store.transaction():
+            self._store.audit.append(self.actor, "codex_rollouts_imported", None, detail)

@@ -1,0 +1,56 @@
+"""What memtui has read of each Codex rollout file, per importing user (migration 5).
+
+A row keeps a file's size and modification time when it was read, the byte offset reading
+stopped at (the end of the last whole line), the reader's state there (JSON text the engine
+writes and reads back) and the import's outcome. The engine compares size and time with
+the file system to skip unchanged files without opening them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memtui.store.database import Store
+
+
+@dataclass(frozen=True)
+class RolloutFileRow:
+    """One file's row: where reading stopped, and what the import made of it."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    offset: int
+    state: str
+    outcome: str
+
+
+class RolloutFileRepository:
+    """SQL for the ``codex_rollout_files`` table."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def for_user(self, user_id: str) -> dict[str, RolloutFileRow]:
+        """Every file row of one user, by path."""
+        rows = self._store.execute(
+            "SELECT path, size, mtime_ns, offset, state, outcome FROM codex_rollout_files "
+            "WHERE user_id = ?", (user_id,)).fetchall()
+        return {str(row[0]): RolloutFileRow(str(row[0]), int(row[1]), int(row[2]),
+                                            int(row[3]), str(row[4]), str(row[5]))
+                for row in rows}
+
+    def save(self, user_id: str, rows: Iterable[RolloutFileRow]) -> None:
+        """Insert or replace rows (call inside a transaction)."""
+        now = self._store.now()
+        self._store.conn.executemany(
+            "INSERT INTO codex_rollout_files(user_id, path, size, mtime_ns, offset, state, "
+            "outcome, read_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT(user_id, path) DO UPDATE SET size = excluded.size, "
+            "mtime_ns = excluded.mtime_ns, offset = excluded.offset, state = excluded.state, "
+            "outcome = excluded.outcome, read_at = excluded.read_at",
+            [(user_id, row.path, row.size, row.mtime_ns, row.offset, row.state, row.outcome,
+              now) for row in rows])
