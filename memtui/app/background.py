@@ -100,8 +100,12 @@ class ExtractionRunner:
         if self._loop is None:
             from memtui.engine.worker import BackgroundLoop
 
-            self._loop = BackgroundLoop(self.store, self.actor, interval_s=None,
-                                        on_event=self._on_event)
+            from memtui.engine.agent_setup import codex_home_for_worker
+
+            config = getattr(self.app, "config", None)
+            self._loop = BackgroundLoop(
+                self.store, self.actor, interval_s=None, on_event=self._on_event,
+                codex_home=codex_home_for_worker(getattr(config, "codex_home", None)))
         loop = self._loop
         self.state.job, self.state.forced = job, force
         self.state.done, self.state.total = 0, None

@@ -22,11 +22,14 @@ def _seconds(value: str) -> float:
 
 def serve(ctx: CliContext, args: argparse.Namespace) -> int:
     """``serve [--socket PATH] [--worker] [--interval S]``: run until SIGTERM/SIGINT."""
+    from memtui.engine.agent_setup import codex_home_for_worker
     from memtui.service.server import serve as run_service
 
     named = bool(getattr(args, "db", None))
+    codex_home = codex_home_for_worker(args.codex_home) if args.worker else None
     return run_service(ctx.db_path, ctx.user, args.socket, worker=args.worker,
-                       interval_s=args.interval, create_folder=not named)
+                       interval_s=args.interval, create_folder=not named,
+                       codex_home=codex_home)
 
 
 def call(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -64,6 +67,10 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                    help="also run the background extraction worker")
     p.add_argument("--interval", metavar="S", type=_seconds, default=None,
                    help="seconds between worker rounds (with --worker)")
+    p.add_argument("--codex-home", metavar="PATH", default=None,
+                   help="with --worker: import this Codex home's new session rollouts every "
+                        "round (else $CODEX_HOME, else ~/.codex once `memtui hooks install "
+                        "codex` added memtui to it)")
     p.set_defaults(handler=serve)
 
     p = sub.add_parser("call", parents=[common],

@@ -30,6 +30,7 @@ COMMAND_MODULES = (
     "memtui.cli.cmd_tools",
     "memtui.cli.cmd_codex",
     "memtui.cli.cmd_service",
+    "memtui.cli.cmd_agents",
 )
 """Each module has ``register(subparsers, common)`` adding its commands."""
 
@@ -117,6 +118,12 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
          stderr: TextIO | None = None) -> int:
     """Run the command line; returns the exit code (spec/70)."""
     raw = list(sys.argv[1:] if argv is None else argv)
+    if "hook" in raw:  # an agent's session hook: answered before any parser is built
+        from memtui.cli.hook import parse_hook_argv, run_hook
+
+        options = parse_hook_argv(raw)
+        if options is not None:
+            return run_hook(options, stdout=stdout, stderr=stderr)
     collecting = gc.isenabled()
     args = app_arguments(raw)
     if args is not None and collecting:

@@ -9,7 +9,7 @@ module imported) on first use: ``engine.identity``, ``engine.tasks``, ``engine.s
 from __future__ import annotations
 
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memtui.engine.validation import check_id
 
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from memtui.engine.injection import InjectionApi
     from memtui.engine.maintenance import MaintenanceApi
     from memtui.engine.recall import RecallApi
+    from memtui.engine.sessions import SessionsApi
     from memtui.engine.settings import SettingsApi
     from memtui.engine.tasks import TaskApi
     from memtui.store.database import Store
@@ -29,9 +30,12 @@ if TYPE_CHECKING:
 class Engine:
     """The store seen by one acting user, with every rule of the spec applied."""
 
-    def __init__(self, store: Store, actor: str) -> None:
+    def __init__(self, store: Store, actor: str, client: str | None = None) -> None:
         self.store = store
         self.actor = check_id(actor, "user id")
+        self.client = client
+        """The program writing through this engine when it is not memtui itself (an MCP
+        client's name, an agent's hook): audit entries of its writes name it."""
 
     @cached_property
     def identity(self) -> IdentityApi:
@@ -94,6 +98,17 @@ class Engine:
         you type): ``lane.begin()`` then the reads inside ``lane.reading(ticket)``."""
         return self.store.lane()
 
+    @cached_property
+    def sessions(self) -> SessionsApi:
+        """Agent sessions recorded by the session hooks, turned into tasks by the worker."""
+        from memtui.engine.sessions import SessionsApi
+
+        return SessionsApi(self)
+
+    def audit_detail(self, detail: dict[str, Any]) -> dict[str, Any]:
+        """An audit entry's detail, naming the client program when there is one."""
+        return detail if self.client is None else {**detail, "client": self.client}
+
     def for_user(self, actor: str) -> Engine:
         """The same store seen by another user (tests, the demo builder)."""
-        return Engine(self.store, actor)
+        return Engine(self.store, actor, self.client)

@@ -30,7 +30,6 @@ from memtui.engine import permissions as perm
 from memtui.engine.base import EngineArea
 from memtui.engine.identity import INJECTION_HEADER, render_memory_block
 from memtui.engine.settings import load_settings
-from memtui.engine.tasks import visible_task
 from memtui.engine.validation import check_text
 from memtui.errors import PermissionDenied
 from memtui.store.models import Memory, Task
@@ -82,6 +81,8 @@ class InjectionApi(EngineArea):
     def prepare_first_turn(self, task_id: str, apply: bool = False) -> InjectionResult:
         """The text the task's first turn receives. A preview without side effects unless
         ``apply``: then audited and usage counts bumped. Fails open (see the module doc)."""
+        from memtui.engine.tasks import visible_task  # not needed by a session's injection
+
         task = visible_task(self._store, task_id, self.actor)
         if task.user != self.actor:
             raise PermissionDenied(f"task {task_id!r} is {task.user}'s: only they can prepare "
@@ -114,9 +115,10 @@ class InjectionApi(EngineArea):
                                           "project": task.project})
             return result
 
-    def _compose(self, task_id: str | None, project: str, prompt: str,
+    def _compose(self, task_id: str | None, project: str | None, prompt: str,
                  goal: str) -> InjectionResult:
-        readable = perm.READ in perm.permissions(self._store, project, self.actor)
+        readable = project is not None and perm.READ in perm.permissions(self._store, project,
+                                                                         self.actor)
         users, projects = self._engine.identity.latest(project if readable else None)
         if not users and not projects:
             return InjectionResult(task_id, False, NO_MEMORIES, prompt, goal)
@@ -145,3 +147,34 @@ class InjectionApi(EngineArea):
             log.warning("injection preview for project %s failed open: %s: %s", project,
                         type(error).__name__, error)
             return InjectionResult(None, False, FAILED_OPEN, prompt, goal)
+
+    def for_session(self, project: str | None, session: str | None = None,
+                    apply: bool = False) -> InjectionResult:
+        """What a new agent session starts with (an agent's session-start hook, MCP's
+        ``memory_context``): the injection block alone, for ``project`` (which must be
+        readable) or, with None, the user memories only. Honours the actor's
+        ``use_memories`` (``use_off``); ``no_memories`` when there is nothing to inject.
+        ``apply``: the real injection (audited as ``worker_memory_injected`` naming the
+        session, usage counts bumped). Fails open like a first turn: any failure after the
+        project check gives ``failed_open`` and no text."""
+        if project is not None:
+            perm.readable_project(self._store, project, self.actor)
+        try:
+            if not load_settings(self._store, self.actor)["use_memories"]:
+                return InjectionResult(None, False, USE_OFF, "", "")
+            if not apply:
+                with self._store.snapshot():
+                    return self._compose(None, project, "", "")
+            with self._store.transaction():
+                result = self._compose(None, project, "", "")
+                if result.injected:
+                    self._store.memories.bump_usage(result.memory_ids, self._store.now())
+                    self._store.audit.append(
+                        self.actor, "worker_memory_injected", session,
+                        self._engine.audit_detail({"memory_ids": list(result.memory_ids),
+                                                   "project": project}))
+                return result
+        except Exception as error:  # fail open: the session starts without memories
+            log.warning("session injection for %s failed open: %s: %s", project or "no project",
+                        type(error).__name__, error)
+            return InjectionResult(None, False, FAILED_OPEN, "", "")

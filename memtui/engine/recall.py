@@ -360,6 +360,24 @@ class RecallApi(EngineArea):
             related_interactions=tuple(related_pairs), recent_interactions=tuple(recent_pairs),
             bundles=tuple(bundles))
 
+    def recall_memories(self, query: str = "", limit: int = DEFAULT_RECALL_LIMIT,
+                        project: str | None = None) -> list[Memory]:
+        """Active memories the actor may read, best match first for ``query`` (the newest
+        when it is empty): its user-level memories and those of ``project`` (which must be
+        readable), or of every readable project without one. At most ``limit``."""
+        text = check_text(query if query is not None else "", "query",
+                          max_bytes=MAX_QUERY_BYTES, allow_empty=True)
+        size = _check_limit(limit, "limit", MAX_RECALL_LIMIT)
+        with self._store.snapshot():
+            if project is not None:
+                perm.readable_project(self._store, project, self.actor)
+                projects = [project]
+            else:
+                projects = self.readable_projects()
+            if text.strip():
+                return self._store.recall.related_memories(text, self.actor, projects, size)
+            return self._store.recall.recent_memories(self.actor, projects, size)
+
     def _recall_bundles(self, text: str, projects: list[str],
                         project: str | None) -> list[BundleInfo]:
         """At most MAX_RECALL_BUNDLES bundles: the named project's first, then those whose

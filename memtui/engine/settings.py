@@ -59,6 +59,8 @@ SETTING_SPECS: tuple[SettingSpec, ...] = (
     SettingSpec("extract_model", MODEL, None, "stored only: no model is called (version 1)"),
     SettingSpec("consolidation_model", MODEL, None,
                 "stored only: no model is called (version 1)"),
+    SettingSpec("agents_may_forget", SWITCH, 0,
+                "agents connected through MCP may forget (delete) memories"),
 )
 SPECS: dict[str, SettingSpec] = {spec.name: spec for spec in SETTING_SPECS}
 DEFAULTS: dict[str, Any] = {spec.name: spec.default for spec in SETTING_SPECS}

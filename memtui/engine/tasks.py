@@ -229,6 +229,10 @@ class TaskApi(EngineArea):
             self._store.identity.ensure_user(self.actor)
             task = replace(task, created_at=self._store.now())
             self._store.tasks.insert(task, source_ref)
+            if self._engine.client is not None:  # an agent recorded it: say which one
+                self._store.audit.append(self.actor, "task_recorded", task.id,
+                                         self._engine.audit_detail({"source": source,
+                                                                    "project": project}))
         return task
 
     def find_by_source_ref(self, source: str, source_ref: str) -> Task | None:

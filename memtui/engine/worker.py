@@ -13,6 +13,7 @@ worker uses it); a lock keeps it and the loop's rounds from overlapping.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -76,7 +77,8 @@ class BackgroundLoop:
     """Timed and on-demand extraction rounds for one user, in a thread of its own."""
 
     def __init__(self, store: StoreSource, actor: str, interval_s: float | None = DEFAULT_INTERVAL_S,
-                 on_event: Callable[[LoopEvent], None] | None = None) -> None:
+                 on_event: Callable[[LoopEvent], None] | None = None,
+                 codex_home: str | os.PathLike[str] | None = None) -> None:
         if interval_s is not None and interval_s <= 0:
             raise ValueError("interval_s must be positive (or None: on demand only)")
         self._source = store
@@ -84,6 +86,9 @@ class BackgroundLoop:
         self._owns_store = not isinstance(store, Store)
         self.actor = actor
         self.interval_s = interval_s
+        self.codex_home = codex_home
+        """A Codex home whose new session rollouts each round imports as tasks (None: no
+        Codex import)."""
         self._on_event = on_event
         self._state = LoopState()
         self._state_lock = threading.Lock()
@@ -174,6 +179,7 @@ class BackgroundLoop:
         self._emit(LoopEvent("started", forced=force))
         try:
             engine = Engine(self._open_store(), self.actor)
+            self._collect_sessions(engine)
             summary = engine.extraction.run_round(
                 force=force, progress=lambda done, total: self._progress(force, done, total),
                 should_stop=self._stopping.is_set)
@@ -188,6 +194,26 @@ class BackgroundLoop:
         self._emit(LoopEvent("finished", forced=force, done=summary.scanned,
                              total=summary.scanned, summary=summary, at=at))
         return summary
+
+    def _collect_sessions(self, engine: Engine) -> None:
+        """Before extracting: agent sessions recorded by the hooks, and the Codex home's new
+        rollouts, become tasks. A failure here is logged and the round goes on."""
+        try:
+            done = engine.sessions.process_waiting()
+            if done.processed:
+                log.info("agent sessions: %s", done.to_json())
+        except Exception as error:
+            log.warning("agent sessions of %s not processed: %s: %s", self.actor,
+                        type(error).__name__, error)
+        if self.codex_home is None or self._stopping.is_set():
+            return
+        try:
+            report = engine.codex.import_rollouts(self.codex_home)
+            if report.imported:
+                log.info("codex rollouts imported: %d", report.imported)
+        except Exception as error:
+            log.warning("codex rollouts of %s not imported: %s: %s", self.codex_home,
+                        type(error).__name__, error)
 
     def _progress(self, force: bool, done: int, total: int) -> None:
         self._set(progress=(done, total))

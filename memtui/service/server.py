@@ -149,13 +149,15 @@ class MemoryService:
                  socket_path: str | os.PathLike[str] | None = None, *, worker: bool = False,
                  interval_s: float | None = None, read_timeout_s: float = READ_TIMEOUT_S,
                  max_clients: int = MAX_CLIENTS, store: Store | None = None,
-                 create_folder: bool = False) -> None:
+                 create_folder: bool = False,
+                 codex_home: str | os.PathLike[str] | None = None) -> None:
         if store is None and store_path is None:
             raise ValueError("give a store path or an open store")
         self.store_path = Path(store_path) if store_path is not None else store.path  # type: ignore[union-attr]
         self.actor = actor
         self.socket_path = Path(socket_path).expanduser() if socket_path else default_socket_path()
         self.worker_enabled = worker
+        self.codex_home = codex_home
         self.interval_s = interval_s
         self.read_timeout_s = read_timeout_s
         self.max_clients = max_clients
@@ -226,7 +228,8 @@ class MemoryService:
         from memtui.engine.worker import DEFAULT_INTERVAL_S, BackgroundLoop
 
         interval = self.interval_s if self.interval_s is not None else DEFAULT_INTERVAL_S
-        self._loop = BackgroundLoop(store, self.actor, interval, on_event=self._worker_event)
+        self._loop = BackgroundLoop(store, self.actor, interval, on_event=self._worker_event,
+                                    codex_home=self.codex_home)
         self._loop.start()
 
     def _worker_event(self, event: Any) -> None:
@@ -433,11 +436,13 @@ class MemoryService:
 
 def serve(store_path: str | os.PathLike[str], actor: str,
           socket_path: str | os.PathLike[str] | None = None, *, worker: bool = False,
-          interval_s: float | None = None, create_folder: bool = False) -> int:
+          interval_s: float | None = None, create_folder: bool = False,
+          codex_home: str | os.PathLike[str] | None = None) -> int:
     """Run a service until SIGTERM/SIGINT (``memtui serve``), logging to stderr."""
     if not logging.getLogger().handlers:
         logging.basicConfig(stream=sys.stderr, level=logging.INFO,
                             format="memtui serve: %(message)s")
     service = MemoryService(store_path, actor, socket_path, worker=worker,
-                            interval_s=interval_s, create_folder=create_folder)
+                            interval_s=interval_s, create_folder=create_folder,
+                            codex_home=codex_home)
     return service.run()

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from memtui.store.memories import MemoryRepository
     from memtui.store.query_lane import QueryLane
     from memtui.store.recall import RecallRepository
+    from memtui.store.sessions import SessionRepository
     from memtui.store.tasks import TaskRepository
 
 BUSY_TIMEOUT_MS = 10_000
@@ -176,6 +177,13 @@ class Store:
         from memtui.store.recall import RecallRepository
 
         return RecallRepository(self)
+
+    @cached_property
+    def sessions(self) -> SessionRepository:
+        """Agent sessions recorded by the session hooks."""
+        from memtui.store.sessions import SessionRepository
+
+        return SessionRepository(self)
 
     # -- connections ---------------------------------------------------------------------
 

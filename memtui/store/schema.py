@@ -273,7 +273,44 @@ CREATE TABLE codex_rollout_files (
 ) WITHOUT ROWID;
 """
 
-MIGRATIONS: tuple[tuple[int, str], ...] = ((1, MIGRATION_1), (2, MIGRATION_2), (5, MIGRATION_5))
+MIGRATION_6 = """
+-- Agents write memories through MCP (spec/85): the memories table accepts the sources 'mcp'
+-- and 'service'. Only a CHECK constraint changes and no stored row does, so the table's SQL
+-- is edited in place (SQLite's documented procedure for changing a CHECK constraint, see
+-- "Making Other Kinds Of Table Schema Changes" in its ALTER TABLE page) instead of copying a
+-- table of a million rows. A schema whose source check was already widened is left alone.
+PRAGMA writable_schema = ON;
+UPDATE sqlite_schema
+   SET sql = replace(sql, 'source IN (''manual'', ''note'', ''auto'', ''import'')',
+                     'source IN (''manual'', ''note'', ''auto'', ''import'', ''mcp'', ''service'')')
+ WHERE type = 'table' AND name = 'memories';
+PRAGMA writable_schema = RESET;
+
+-- Agent sessions recorded by `memtui hook session-end` (spec/85): one row per agent and
+-- session id, refreshed at every hook call; the worker turns each finished one into a task
+-- (task_id) or records why it could not (outcome, detail).
+CREATE TABLE agent_sessions (
+    agent TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    transcript_path TEXT,
+    cwd TEXT,
+    event TEXT NOT NULL,
+    ended INTEGER NOT NULL DEFAULT 0,
+    recorded_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    processed_at TEXT,
+    outcome TEXT,
+    detail TEXT,
+    task_id TEXT,
+    PRIMARY KEY (agent, session_id)
+) WITHOUT ROWID;
+CREATE INDEX agent_sessions_waiting ON agent_sessions(user_id, updated_at)
+    WHERE processed_at IS NULL;
+"""
+
+MIGRATIONS: tuple[tuple[int, str], ...] = ((1, MIGRATION_1), (2, MIGRATION_2), (5, MIGRATION_5),
+                                           (6, MIGRATION_6))
 """(version, SQL script) in order. The last version is the schema this code writes."""
 
 LATEST_VERSION = MIGRATIONS[-1][0]

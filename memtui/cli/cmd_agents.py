@@ -1,0 +1,100 @@
+"""Commands that connect coding agents to memtui (spec/85): ``memtui mcp``, ``memtui hooks
+show|install|uninstall AGENT``, and ``memtui hook session-start|session-end`` (answered by
+``memtui.cli.hook`` before the parser is built; registered here for ``--help``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from rich.text import Text
+
+from memtui.cli.context import CliContext
+from memtui.engine.agent_setup import AGENTS, INSTALL, UNINSTALL
+
+HOOK_NAMES = ("session-start", "session-end")
+
+
+def mcp(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``mcp``: the MCP server on stdio, until the client closes it."""
+    from memtui.mcp.server import serve
+
+    named = bool(getattr(args, "db", None))
+    return serve(ctx.db_path, ctx.user, create_folder=not named)
+
+
+def _extra_options(ctx: CliContext) -> list[str]:
+    """The global options the installed commands carry: the ones given to this command."""
+    extra: list[str] = []
+    if getattr(ctx.args, "db", None):
+        extra += ["--db", str(ctx.db_path.expanduser().absolute())]
+    if getattr(ctx.args, "user", None):
+        extra += ["--user", ctx.user]
+    return extra
+
+
+def hooks(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``hooks show|install|uninstall AGENT [--project DIR] [--write]``."""
+    from memtui.engine.agent_setup import plan, write_change
+
+    action = UNINSTALL if args.action == "uninstall" else INSTALL
+    changes = plan(args.agent, action, args.project, _extra_options(ctx))
+    write = args.write and args.action != "show"
+    backups: dict[str, str | None] = {}
+    if write:
+        for change in changes:
+            backup = write_change(change)
+            backups[str(change.path)] = str(backup) if backup else None
+    if ctx.json:
+        ctx.emit_json({"agent": args.agent, "action": args.action, "written": write,
+                       "files": [{**change.to_json(),
+                                  "backup": backups.get(str(change.path))}
+                                 for change in changes]})
+        return 0
+    for change in changes:
+        state = ("written" if write and change.changed else
+                 "unchanged" if not change.changed else "would change")
+        ctx.console.print(Text(f"{change.path}: {change.summary} ({state})", style="bold"))
+        if args.action == "show" or (change.changed and not write):
+            ctx.console.print(Text(change.after.rstrip("\n") or "(empty)"))
+            ctx.console.print(Text(""))
+    if not write and args.action != "show" and any(change.changed for change in changes):
+        ctx.console.print(Text("Nothing written: add --write to change these files "
+                               "(a .bak copy of each is kept)."))
+    return 0
+
+
+def hook(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``hook session-start|session-end``: when the fast path did not take the command line."""
+    from memtui.cli.hook import run_hook
+
+    options = {"name": args.name, "agent": args.agent}
+    if getattr(ctx.args, "db", None):
+        options["db"] = str(ctx.db_path)
+    if getattr(ctx.args, "user", None):
+        options["user"] = ctx.user
+    return run_hook(options, sys.stdin, ctx.stdout, ctx.stderr)
+
+
+def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    """Add ``mcp``, ``hooks`` and ``hook``."""
+    p = sub.add_parser("mcp", parents=[common],
+                       help="run the MCP server on stdio for coding agents (spec/85)")
+    p.set_defaults(handler=mcp)
+
+    p = sub.add_parser("hooks", parents=[common],
+                       help="show, install or uninstall memtui in an agent's settings")
+    p.add_argument("action", choices=("show", "install", "uninstall"))
+    p.add_argument("agent", choices=AGENTS)
+    p.add_argument("--project", metavar="DIR", default=None,
+                   help="the project's own settings files instead of the user's")
+    p.add_argument("--write", action="store_true",
+                   help="write the change (else only show it)")
+    p.set_defaults(handler=hooks)
+
+    p = sub.add_parser("hook", parents=[common],
+                       help="an agent's session hook: reads its JSON on stdin; fails open")
+    p.add_argument("name", choices=HOOK_NAMES)
+    p.add_argument("--agent", default="claude-code", choices=("claude-code",),
+                   help="whose hook format stdin holds")
+    p.set_defaults(handler=hook)

@@ -1,0 +1,148 @@
+"""``memtui hook session-start | session-end``: Claude Code's session hooks (spec/85).
+
+Claude Code runs a hook command with one JSON object on stdin (``session_id``,
+``transcript_path``, ``cwd``, ``hook_event_name``, and ``source`` for SessionStart). These
+commands delay the agent, so they are kept small: ``main`` sends a command line that starts
+with the global options and ``hook`` here before any parser or output library is imported, and
+only the store and the engine areas they use are loaded.
+
+- ``session-start`` prints ``{"hookSpecificOutput": {"hookEventName": "SessionStart",
+  "additionalContext": "<text>"}}`` when a new session (``source`` = ``startup``) of the
+  acting user gets memories (spec/20 injection rules); otherwise nothing.
+- ``session-end`` records the session (once per session id) for the worker, which turns its
+  transcript into a task; it prints nothing.
+
+Both fail open: on any error nothing goes to stdout, one line goes to stderr, and the exit
+status is 0, so the agent's session goes on as if memtui were not there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, TextIO
+
+HOOK_NAMES = ("session-start", "session-end")
+DEFAULT_AGENT = "claude-code"
+"""The agent whose hook format these commands read (Claude Code's)."""
+MAX_HOOK_INPUT_BYTES = 1024 * 1024
+"""A hook's stdin is read up to this size; a bigger one is refused."""
+_VALUE_OPTIONS = ("--db", "--user", "--agent")
+
+
+def parse_hook_argv(raw: list[str]) -> dict[str, str] | None:
+    """``[global options] hook NAME [options]`` as ``{name, db?, user?, agent?}``, or None
+    when ``raw`` is not a hook command this fast path understands."""
+    found: dict[str, str] = {}
+    words = list(raw)
+    index = 0
+    seen_hook = False
+    while index < len(words):
+        word = words[index]
+        option, equals, value = word.partition("=")
+        if option in _VALUE_OPTIONS:
+            if not equals:
+                if index + 1 >= len(words):
+                    return None
+                value = words[index + 1]
+                index += 1
+            found[option[2:]] = value
+        elif word == "--json":
+            pass
+        elif word == "hook" and not seen_hook:
+            seen_hook = True
+        elif seen_hook and word in HOOK_NAMES and "name" not in found:
+            found["name"] = word
+        else:
+            return None
+        index += 1
+    return found if seen_hook and "name" in found else None
+
+
+def _read_payload(stdin: TextIO) -> dict[str, Any]:
+    text = stdin.read(MAX_HOOK_INPUT_BYTES + 1)
+    if len(text) > MAX_HOOK_INPUT_BYTES:
+        raise ValueError(f"the hook input is larger than {MAX_HOOK_INPUT_BYTES} bytes")
+    try:
+        payload = json.loads(text)
+    except ValueError:
+        raise ValueError("the hook input is not JSON") from None
+    if not isinstance(payload, dict):
+        raise ValueError("the hook input is not a JSON object")
+    return payload
+
+
+def _db_path(db: str | None) -> tuple[str, bool]:
+    from memtui.engine.paths import default_db_path
+
+    if db:
+        return os.path.expanduser(db), True
+    return str(default_db_path()), False
+
+
+def _user(user: str | None) -> str:
+    from memtui.engine.paths import default_user
+
+    return user or default_user()
+
+
+def _session_start(payload: dict[str, Any], db: str | None, user: str | None,
+                   agent: str) -> str | None:
+    if payload.get("source", "startup") != "startup":
+        return None  # a resumed, cleared or compacted session: nothing to open
+    path, _named = _db_path(db)
+    if not os.path.exists(path):
+        return None  # no store yet: no memories
+    from memtui.engine.api import Engine
+    from memtui.store.database import open_store
+
+    store = open_store(path)
+    try:
+        text = Engine(store, _user(user), agent).sessions.session_start(payload)
+    finally:
+        store.close()
+    if not text:
+        return None
+    return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart",
+                                              "additionalContext": text}},
+                      ensure_ascii=False)
+
+
+def _session_end(payload: dict[str, Any], db: str | None, user: str | None,
+                 agent: str) -> None:
+    transcript = payload.get("transcript_path")
+    if isinstance(transcript, str) and transcript and not os.path.isfile(transcript):
+        raise ValueError(f"transcript {transcript} not found; session not recorded")
+    path, named = _db_path(db)
+    from memtui.engine.api import Engine
+    from memtui.store.database import open_store
+
+    store = open_store(path, create_folder=not named)
+    try:
+        Engine(store, _user(user), agent).sessions.record(agent, payload)
+    finally:
+        store.close()
+
+
+def run_hook(options: dict[str, str], stdin: TextIO | None = None, stdout: TextIO | None = None,
+             stderr: TextIO | None = None) -> int:
+    """Run one hook command; always exit status 0 (fail open)."""
+    stdin = stdin or sys.stdin
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    name = options["name"]
+    try:
+        payload = _read_payload(stdin)
+        agent = options.get("agent", DEFAULT_AGENT)
+        if name == "session-start":
+            out = _session_start(payload, options.get("db"), options.get("user"), agent)
+            if out:
+                stdout.write(out + "\n")
+                stdout.flush()
+        else:
+            _session_end(payload, options.get("db"), options.get("user"), agent)
+    except Exception as error:  # fail open: the agent's session must go on
+        message = getattr(error, "message", None) or str(error) or type(error).__name__
+        stderr.write(f"memtui: hook {name}: {' '.join(str(message).split())[:500]}\n")
+    return 0

@@ -1,0 +1,438 @@
+"""memtui in the agents' own settings (spec/85): ``memtui hooks show|install|uninstall``.
+
+For each agent, the settings files memtui's entries go into, and the merge that adds or takes
+them out:
+
+- Claude Code: the MCP server in ``mcpServers.memtui`` of ``~/.claude.json`` (user scope;
+  ``$CLAUDE_CONFIG_DIR/.claude.json`` when that is set) or ``DIR/.mcp.json`` with
+  ``--project DIR``; and the hooks in ``hooks`` of ``~/.claude/settings.json`` (or
+  ``DIR/.claude/settings.json``): ``SessionStart`` (matcher ``startup``) runs
+  ``memtui hook session-start``, ``SessionEnd`` and ``Stop`` run ``memtui hook session-end``.
+- Codex CLI: ``[mcp_servers.memtui]`` in ``$CODEX_HOME/config.toml`` (else
+  ``~/.codex/config.toml``; ``DIR/.codex/config.toml`` with ``--project``), edited as text so
+  every comment and other key stays as it was.
+- Gemini CLI: ``mcpServers.memtui`` in ``$GEMINI_CLI_HOME/.gemini/settings.json`` (else
+  ``~/.gemini/settings.json``; ``DIR/.gemini/settings.json`` with ``--project``).
+
+Rules: a plan reads each file once and says what would change (``show`` and a dry run);
+``write_change`` writes only a file whose bytes are still the ones read (else Conflict),
+never through a symlink that leaves the folder the file belongs to, through a temporary file
+in the same folder and a rename (mode kept), after a ``.bak`` copy of the old file. JSON
+files keep every other key (and their order); a file that is not JSON (or not TOML) is a
+one-line InvalidInput and nothing is written. Installing twice changes nothing the second
+time; uninstalling takes out only memtui's own entries.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+import tempfile
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memtui.errors import Conflict, InvalidInput
+
+AGENTS = ("claude-code", "codex", "gemini")
+INSTALL, UNINSTALL = "install", "uninstall"
+SERVER_NAME = "memtui"
+COMMAND = "memtui"
+HOOK_START = "hook session-start"
+HOOK_END = "hook session-end"
+START_EVENTS = ("SessionStart",)
+END_EVENTS = ("SessionEnd", "Stop")
+START_MATCHER = "startup"
+"""Claude Code's SessionStart matcher for a brand-new session."""
+HOOK_TIMEOUT_S = 10
+"""Seconds Claude Code lets a memtui hook run (they take milliseconds; fail open anyway)."""
+MAX_SETTINGS_BYTES = 16 * 1024 * 1024
+BACKUP_SUFFIX = ".bak"
+JSON_INDENT = 2
+
+
+@dataclass(frozen=True)
+class SettingsChange:
+    """One settings file: what it holds now (None: no file), what it would hold, and why."""
+
+    agent: str
+    path: Path
+    root: Path
+    before: str | None
+    after: str
+    summary: str
+
+    @property
+    def changed(self) -> bool:
+        """Whether writing would change the file."""
+        return self.before != self.after
+
+    def to_json(self) -> dict[str, Any]:
+        """``{agent, path, changed, summary, content}`` (content: the file after)."""
+        return {"agent": self.agent, "path": str(self.path), "changed": self.changed,
+                "summary": self.summary, "content": self.after}
+
+
+def check_agent(agent: object) -> str:
+    """One of AGENTS; InvalidInput otherwise."""
+    if agent not in AGENTS:
+        raise InvalidInput(f"unknown agent {str(agent)[:40]!r}: use one of {', '.join(AGENTS)}")
+    return str(agent)
+
+
+def memtui_args(extra: list[str] | None = None) -> list[str]:
+    """The arguments of the MCP server command (global options first, then ``mcp``)."""
+    return [*(extra or []), "mcp"]
+
+
+def hook_command(which: str, extra: list[str] | None = None) -> str:
+    """The shell command a Claude Code hook runs (global options quoted for a shell)."""
+    import shlex
+
+    words = [COMMAND, *(extra or []), *which.split()]
+    return " ".join(shlex.quote(word) for word in words)
+
+
+# ---- where the files are ---------------------------------------------------------------------
+
+
+def _env_path(name: str) -> Path | None:
+    value = os.environ.get(name)
+    return Path(value).expanduser().absolute() if value else None
+
+
+def claude_home() -> Path:
+    """``$CLAUDE_CONFIG_DIR``, else ``~/.claude``."""
+    return _env_path("CLAUDE_CONFIG_DIR") or Path.home() / ".claude"
+
+
+def codex_home() -> Path:
+    """``$CODEX_HOME``, else ``~/.codex``."""
+    return _env_path("CODEX_HOME") or Path.home() / ".codex"
+
+
+def gemini_home() -> Path:
+    """``$GEMINI_CLI_HOME/.gemini``, else ``~/.gemini``."""
+    base = _env_path("GEMINI_CLI_HOME")
+    return (base or Path.home()) / ".gemini"
+
+
+def _targets(agent: str, project: Path | None) -> list[tuple[str, Path, Path]]:
+    """(what, file, root) for each file the agent's entries go into."""
+    if agent == "claude-code":
+        if project is not None:
+            return [("mcp", project / ".mcp.json", project),
+                    ("hooks", project / ".claude" / "settings.json", project)]
+        config_dir = _env_path("CLAUDE_CONFIG_DIR")
+        user_file = (config_dir / ".claude.json") if config_dir else Path.home() / ".claude.json"
+        return [("mcp", user_file, user_file.parent),
+                ("hooks", claude_home() / "settings.json", claude_home())]
+    if agent == "codex":
+        home = project / ".codex" if project is not None else codex_home()
+        return [("toml", home / "config.toml", project or home)]
+    home = project / ".gemini" if project is not None else gemini_home()
+    return [("mcp", home / "settings.json", project or home)]
+
+
+# ---- reading ---------------------------------------------------------------------------------
+
+
+def _inside(path: Path, root: Path) -> bool:
+    real, base = os.path.realpath(path), os.path.realpath(root)
+    return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
+
+
+def read_settings(path: Path, root: Path) -> str | None:
+    """The file's text (None when there is none). Refuses a symlink leaving ``root``, a
+    non-regular file, a huge file, or bytes that are not UTF-8."""
+    if not os.path.lexists(path):
+        return None
+    if not _inside(path, root):
+        raise InvalidInput(f"{path} is a symlink leading outside {root}; not followed")
+    real = Path(os.path.realpath(path))
+    try:
+        info = real.stat()
+    except OSError as error:
+        raise InvalidInput(f"{path} cannot be read ({error.strerror})") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise InvalidInput(f"{path} is not a regular file")
+    if info.st_size > MAX_SETTINGS_BYTES:
+        raise InvalidInput(f"{path} is too large to be a settings file ({info.st_size} bytes)")
+    try:
+        return real.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidInput(f"{path} is not UTF-8 text; nothing written") from None
+    except OSError as error:
+        raise InvalidInput(f"{path} cannot be read ({error.strerror})") from None
+
+
+def _load_json(path: Path, text: str | None) -> dict[str, Any]:
+    if text is None or not text.strip():
+        return {}
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError) as error:
+        message = error.msg if isinstance(error, json.JSONDecodeError) else "unreadable"
+        raise InvalidInput(f"{path} is not valid JSON ({message}); nothing written") from None
+    if not isinstance(value, dict):
+        raise InvalidInput(f"{path} does not hold a JSON object; nothing written")
+    return value
+
+
+def _dump_json(value: dict[str, Any]) -> str:
+    return json.dumps(value, indent=JSON_INDENT, ensure_ascii=False) + "\n"
+
+
+def _object(parent: dict[str, Any], key: str, path: Path) -> dict[str, Any]:
+    child = parent.get(key)
+    if child is None:
+        child = parent[key] = {}
+    if not isinstance(child, dict):
+        raise InvalidInput(f"{path}: {key!r} is not an object; nothing written")
+    return child
+
+
+# ---- the merges ------------------------------------------------------------------------------
+
+
+def _server_entry(extra: list[str] | None) -> dict[str, Any]:
+    return {"command": COMMAND, "args": memtui_args(extra)}
+
+
+def merge_mcp_json(path: Path, text: str | None, action: str,
+                   extra: list[str] | None = None) -> tuple[str, str]:
+    """``mcpServers.memtui`` added (or replaced) or taken out; (new text, summary)."""
+    data = _load_json(path, text)
+    if action == INSTALL:
+        servers = _object(data, "mcpServers", path)
+        entry = _server_entry(extra)
+        summary = ("mcpServers.memtui already set" if servers.get(SERVER_NAME) == entry
+                   else "set mcpServers.memtui")
+        servers[SERVER_NAME] = entry
+    else:
+        servers = data.get("mcpServers")
+        if not isinstance(servers, dict) or SERVER_NAME not in servers:
+            return (text if text is not None else ""), "no mcpServers.memtui to remove"
+        del servers[SERVER_NAME]
+        if not servers:
+            del data["mcpServers"]
+        summary = "removed mcpServers.memtui"
+    if text is None and action == UNINSTALL:
+        return "", summary
+    return _dump_json(data), summary
+
+
+def _is_ours(hook: object) -> bool:
+    if not isinstance(hook, dict) or not isinstance(hook.get("command"), str):
+        return False
+    words = hook["command"].split()
+    return len(words) >= 3 and os.path.basename(words[0].strip("'\"")) == COMMAND and \
+        words[-2:] in (HOOK_START.split(), HOOK_END.split())
+
+
+def _strip_ours(groups: list[Any]) -> list[Any]:
+    kept: list[Any] = []
+    for group in groups:
+        if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+            hooks = [hook for hook in group["hooks"] if not _is_ours(hook)]
+            if not hooks and group["hooks"]:
+                continue
+            group = {**group, "hooks": hooks}
+        kept.append(group)
+    return kept
+
+
+def merge_claude_hooks(path: Path, text: str | None, action: str,
+                       extra: list[str] | None = None) -> tuple[str, str]:
+    """memtui's SessionStart / SessionEnd / Stop hooks added (once) or taken out."""
+    data = _load_json(path, text)
+    existing = data.get("hooks")
+    if existing is None and action == UNINSTALL:
+        return (text if text is not None else ""), "no memtui hooks to remove"
+    hooks = _object(data, "hooks", path)
+    for event in (*START_EVENTS, *END_EVENTS):
+        groups = hooks.get(event, [])
+        if not isinstance(groups, list):
+            raise InvalidInput(f"{path}: hooks.{event} is not a list; nothing written")
+        groups = _strip_ours(groups)
+        if action == INSTALL:
+            which = HOOK_START if event in START_EVENTS else HOOK_END
+            group: dict[str, Any] = {"hooks": [{"type": "command",
+                                                "command": hook_command(which, extra),
+                                                "timeout": HOOK_TIMEOUT_S}]}
+            if event in START_EVENTS:
+                group = {"matcher": START_MATCHER, **group}
+            groups.append(group)
+        if groups:
+            hooks[event] = groups
+        else:
+            hooks.pop(event, None)
+    if not hooks:
+        del data["hooks"]
+    after = _dump_json(data)
+    if text is not None and _load_json(path, text) == data:
+        return text, ("memtui hooks already set" if action == INSTALL
+                      else "no memtui hooks to remove")
+    return after, ("set the SessionStart, SessionEnd and Stop hooks" if action == INSTALL
+                   else "removed the memtui hooks")
+
+
+_TOML_HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
+_OUR_TABLE = re.compile(r'^mcp_servers\s*\.\s*(?:memtui|"memtui"|\'memtui\')(\s*\..*)?$')
+
+
+def _toml_value(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)  # a JSON string is a valid TOML basic string
+
+
+def _our_toml_block(extra: list[str] | None) -> str:
+    args = ", ".join(_toml_value(arg) for arg in memtui_args(extra))
+    return f"[mcp_servers.{SERVER_NAME}]\ncommand = {_toml_value(COMMAND)}\nargs = [{args}]\n"
+
+
+def _parse_toml(path: Path, text: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise InvalidInput(f"{path} is not valid TOML ({error}); nothing written") from None
+
+
+def _without_our_tables(lines: list[str]) -> tuple[list[str], int | None]:
+    """The lines without ``[mcp_servers.memtui]`` (and its sub-tables); where it stood."""
+    kept: list[str] = []
+    inside = False
+    at: int | None = None
+    for line in lines:
+        header = _TOML_HEADER.match(line)
+        if header:
+            inside = bool(_OUR_TABLE.match(header.group(1).strip()))
+            if inside and at is None:
+                at = len(kept)
+        if not inside:
+            kept.append(line)
+    return kept, at
+
+
+def merge_codex_toml(path: Path, text: str | None, action: str,
+                     extra: list[str] | None = None) -> tuple[str, str]:
+    """``[mcp_servers.memtui]`` added (or replaced in place) or taken out, as text: every
+    comment and other table stays as it was."""
+    source = text or ""
+    parsed = _parse_toml(path, source)
+    servers = parsed.get("mcp_servers")
+    present = isinstance(servers, dict) and SERVER_NAME in servers
+    lines = source.splitlines(keepends=True)
+    kept, at = _without_our_tables(lines)
+    if present and at is None:
+        raise InvalidInput(f"{path} defines mcp_servers.memtui in a form memtui does not edit "
+                           "(an inline table); change it by hand")
+    if action == UNINSTALL:
+        if not present:
+            return source, "no [mcp_servers.memtui] to remove"
+        after = "".join(kept)
+        _parse_toml(path, after)
+        return after, "removed [mcp_servers.memtui]"
+    block = _our_toml_block(extra)
+    if present and isinstance(servers, dict) and servers[SERVER_NAME] == _parse_toml(
+            path, block)["mcp_servers"][SERVER_NAME]:
+        return source, "[mcp_servers.memtui] already set"
+    if at is not None:
+        after = "".join(kept[:at]) + block + ("\n" if at < len(kept) else "") + "".join(kept[at:])
+    else:
+        body = "".join(kept)
+        if body and not body.endswith("\n"):
+            body += "\n"
+        after = body + ("\n" if body.strip() else "") + block
+    _parse_toml(path, after)
+    return after, "set [mcp_servers.memtui]"
+
+
+# ---- plans and writes ------------------------------------------------------------------------
+
+
+def plan(agent: str, action: str, project: str | os.PathLike[str] | None = None,
+         extra: list[str] | None = None) -> list[SettingsChange]:
+    """The changes ``install``/``uninstall`` makes to the agent's settings (nothing written).
+    ``extra``: global options the agent's memtui commands carry (``--db``, ``--user``)."""
+    check_agent(agent)
+    if action not in (INSTALL, UNINSTALL):
+        raise InvalidInput(f"unknown action {action!r}")
+    folder = None
+    if project is not None:
+        folder = Path(project).expanduser().absolute()
+        if not folder.is_dir():
+            raise InvalidInput(f"project folder {folder} does not exist")
+    changes = []
+    for what, path, root in _targets(agent, folder):
+        before = read_settings(path, root)
+        if what == "toml":
+            after, summary = merge_codex_toml(path, before, action, extra)
+        elif what == "hooks":
+            after, summary = merge_claude_hooks(path, before, action, extra)
+        else:
+            after, summary = merge_mcp_json(path, before, action, extra)
+        if before is None and action == UNINSTALL:
+            after = ""
+            before = ""
+            summary = f"no file; {summary}"
+        changes.append(SettingsChange(agent, path, root, before, after, summary))
+    return changes
+
+
+def write_change(change: SettingsChange) -> Path | None:
+    """Write one planned change safely (see the module doc). Returns the ``.bak`` copy made
+    (None when there was no file before). Nothing is written for an unchanged file."""
+    if not change.changed:
+        return None
+    current = read_settings(change.path, change.root)
+    if current != change.before and not (current is None and change.before == ""):
+        raise Conflict(f"{change.path} changed since it was read; nothing written (run again)")
+    target = Path(os.path.realpath(change.path)) if os.path.lexists(change.path) else change.path
+    if not _inside(target.parent, change.root) and os.path.lexists(target.parent):
+        raise InvalidInput(f"{target.parent} leads outside {change.root}; not followed")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o600
+    backup: Path | None = None
+    if current is not None:
+        backup = target.with_name(target.name + BACKUP_SUFFIX)
+        _atomic_write(backup, current, mode)
+    _atomic_write(target, change.after, mode)
+    return backup
+
+
+def _atomic_write(target: Path, text: str, mode: int) -> None:
+    handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(temp, mode)
+        os.replace(temp, target)
+    except BaseException:
+        if os.path.exists(temp):
+            os.unlink(temp)
+        raise
+
+
+def codex_home_for_worker(explicit: str | os.PathLike[str] | None = None) -> Path | None:
+    """The Codex home the worker imports rollouts from, when one is configured: ``explicit``
+    (``--codex-home``), else ``$CODEX_HOME``, else ``~/.codex`` once memtui is installed in
+    its ``config.toml`` (``memtui hooks install codex``); None otherwise."""
+    if explicit:
+        return Path(explicit).expanduser().absolute()
+    env = _env_path("CODEX_HOME")
+    if env is not None:
+        return env
+    home = Path.home() / ".codex"
+    try:
+        text = read_settings(home / "config.toml", home)
+        if text is None:
+            return None
+        servers = tomllib.loads(text).get("mcp_servers")
+    except (InvalidInput, tomllib.TOMLDecodeError, OSError):
+        return None
+    return home if isinstance(servers, dict) and SERVER_NAME in servers else None

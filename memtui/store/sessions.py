@@ -1,0 +1,99 @@
+"""Agent sessions recorded by the session hooks (``agent_sessions``, migration 6)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from memtui.store.database import Store
+
+SESSION_COLUMNS = ("agent, session_id, user_id, transcript_path, cwd, event, ended, recorded_at, "
+                   "updated_at, processed_at, outcome, detail, task_id")
+
+
+@dataclass(frozen=True)
+class AgentSession:
+    """One agent session as the hooks recorded it, and what the worker made of it."""
+
+    agent: str
+    session_id: str
+    user_id: str
+    transcript_path: str | None
+    cwd: str | None
+    event: str
+    ended: bool
+    recorded_at: str
+    updated_at: str
+    processed_at: str | None
+    outcome: str | None
+    detail: str | None
+    task_id: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        """The session as a JSON object."""
+        return {"agent": self.agent, "session_id": self.session_id, "user": self.user_id,
+                "transcript_path": self.transcript_path, "cwd": self.cwd, "event": self.event,
+                "ended": self.ended, "recorded_at": self.recorded_at,
+                "updated_at": self.updated_at, "processed_at": self.processed_at,
+                "outcome": self.outcome, "detail": self.detail, "task_id": self.task_id}
+
+
+def _row(row: tuple[Any, ...]) -> AgentSession:
+    return AgentSession(agent=row[0], session_id=row[1], user_id=row[2], transcript_path=row[3],
+                        cwd=row[4], event=row[5], ended=bool(row[6]), recorded_at=row[7],
+                        updated_at=row[8], processed_at=row[9], outcome=row[10],
+                        detail=row[11], task_id=row[12])
+
+
+class SessionRepository:
+    """SQL for the ``agent_sessions`` table."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def get(self, agent: str, session_id: str) -> AgentSession | None:
+        """One recorded session, or None."""
+        row = self._store.execute(
+            f"SELECT {SESSION_COLUMNS} FROM agent_sessions WHERE agent = ? AND session_id = ?",
+            (agent, session_id)).fetchone()
+        return _row(row) if row else None
+
+    def upsert(self, agent: str, session_id: str, user_id: str, transcript_path: str | None,
+               cwd: str | None, event: str, ended: bool, at: str) -> None:
+        """Record a hook call for a session: a new row, or the same row refreshed (its
+        transcript, folder, event and time; ``ended`` only ever goes from 0 to 1). A row the
+        worker already processed stays processed."""
+        self._store.execute(
+            "INSERT INTO agent_sessions(agent, session_id, user_id, transcript_path, cwd, event, "
+            "ended, recorded_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT(agent, session_id) DO UPDATE SET "
+            "transcript_path = coalesce(excluded.transcript_path, transcript_path), "
+            "cwd = coalesce(excluded.cwd, cwd), event = excluded.event, "
+            "ended = max(ended, excluded.ended), updated_at = excluded.updated_at "
+            "WHERE processed_at IS NULL",
+            (agent, session_id, user_id, transcript_path, cwd, event, int(ended), at, at))
+
+    def waiting(self, user_id: str, idle_before: str, limit: int) -> list[AgentSession]:
+        """The user's unprocessed sessions that ended, or whose last hook call is older than
+        ``idle_before``, oldest first."""
+        rows = self._store.execute(
+            f"SELECT {SESSION_COLUMNS} FROM agent_sessions WHERE user_id = ? "
+            "AND processed_at IS NULL AND (ended = 1 OR updated_at <= ?) "
+            "ORDER BY updated_at, session_id LIMIT ?", (user_id, idle_before, limit)).fetchall()
+        return [_row(row) for row in rows]
+
+    def mark_processed(self, agent: str, session_id: str, at: str, outcome: str,
+                       detail: str | None, task_id: str | None) -> None:
+        """Record what the worker made of a session (it is never processed again)."""
+        self._store.execute(
+            "UPDATE agent_sessions SET processed_at = ?, outcome = ?, detail = ?, task_id = ? "
+            "WHERE agent = ? AND session_id = ?",
+            (at, outcome, detail, task_id, agent, session_id))
+
+    def list_for(self, user_id: str, limit: int) -> list[AgentSession]:
+        """The user's recorded sessions, newest first."""
+        rows = self._store.execute(
+            f"SELECT {SESSION_COLUMNS} FROM agent_sessions WHERE user_id = ? "
+            "ORDER BY updated_at DESC, session_id DESC LIMIT ?", (user_id, limit)).fetchall()
+        return [_row(row) for row in rows]
