@@ -32,10 +32,9 @@ from memtui.engine.identity import INJECTION_HEADER, render_memory_block
 from memtui.engine.settings import load_settings
 from memtui.engine.validation import check_text
 from memtui.errors import PermissionDenied
-from memtui.store.models import Memory, Task
 
 if TYPE_CHECKING:
-    pass
+    from memtui.store.models import Memory, Task
 
 log = logging.getLogger(__name__)
 
