@@ -7,10 +7,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rich.text import Text
-
 from memtui.cli.context import CliContext
 from memtui.engine.agent_setup import AGENTS, INSTALL, UNINSTALL
+from memtui.textsafe import safe_text
 
 HOOK_NAMES = ("session-start", "session-end")
 
@@ -51,16 +50,16 @@ def hooks(ctx: CliContext, args: argparse.Namespace) -> int:
                                   "backup": backups.get(str(change.path))}
                                  for change in changes]})
         return 0
+    out = ctx.stdout
     for change in changes:
         state = ("written" if write and change.changed else
                  "unchanged" if not change.changed else "would change")
-        ctx.console.print(Text(f"{change.path}: {change.summary} ({state})", style="bold"))
+        out.write(safe_text(f"{change.path}: {change.summary} ({state})") + "\n")
         if args.action == "show" or (change.changed and not write):
-            ctx.console.print(Text(change.after.rstrip("\n") or "(empty)"))
-            ctx.console.print(Text(""))
+            out.write(safe_text(change.after.rstrip("\n") or "(empty)") + "\n\n")
     if not write and args.action != "show" and any(change.changed for change in changes):
-        ctx.console.print(Text("Nothing written: add --write to change these files "
-                               "(a .bak copy of each is kept)."))
+        out.write("Nothing written: add --write to change these files "
+                  "(a .bak copy of each is kept).\n")
     return 0
 
 
