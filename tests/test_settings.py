@@ -17,6 +17,7 @@ SPEC_DEFAULTS = {
     "generate_memories": 0, "use_memories": 0, "disable_on_external_context": 1,
     "min_rate_limit_remaining_percent": 20, "idle_seconds": 900, "min_duration_seconds": 30,
     "min_result_chars": 200, "extract_model": None, "consolidation_model": None,
+    "agents_may_forget": 0,
 }
 
 
@@ -51,6 +52,9 @@ def test_update_changes_only_the_actor(engine_for: EngineFor) -> None:
     {"min_rate_limit_remaining_percent": -3},
     {"extract_model": 7},
     {"extract_model": "two\nlines"},
+    {"agents_may_forget": "sometimes"},
+    {"agents_may_forget": 2},
+    {"agents_may_forget": None},
     {"unknown_key": 1},
     {},
 ])
@@ -110,3 +114,12 @@ def test_hand_edited_row_falls_back_to_defaults(store: Store, engine_for: Engine
     store.execute("UPDATE user_settings SET settings = 'not json' WHERE user_id = 'alice'")
     assert alice.settings.get() == SPEC_DEFAULTS
     assert alice.settings.update(use_memories=1) == SPEC_DEFAULTS | {"use_memories": 1}
+
+
+def test_agents_may_forget_is_off_by_default_and_switches_on(engine_for: EngineFor) -> None:
+    alice = engine_for("alice")
+    assert alice.settings.get()["agents_may_forget"] == 0
+    assert alice.settings.set_many(parse_cli_pairs(["agents_may_forget=on"]))[
+        "agents_may_forget"] == 1
+    with pytest.raises(InvalidInput, match="agents_may_forget"):
+        parse_cli_pairs(["agents_may_forget=maybe"])

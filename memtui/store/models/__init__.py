@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 SCOPES = ("user", "project")
 KINDS = ("fact", "preference", "decision", "convention")
 STATUSES = ("active", "superseded")
-SOURCES = ("manual", "note", "auto", "import", "mcp", "service")
+SOURCES = ("manual", "note", "auto", "import", "mcp")
 ROLES = ("owner", "member", "reader")
 TASK_STATUSES = ("queued", "running", "completed", "failed", "interrupted", "merged")
 LOG_OUTCOMES = ("extracted", "superseded_previous", "skipped", "error")
