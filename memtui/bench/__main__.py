@@ -19,7 +19,7 @@ from memtui.bench.generate import DEFAULT_SEED, DEFAULT_SIZE, generate_store
 from memtui.bench.runner import Options, format_table, rows_json, run
 
 QUICK_SIZE = 100_000
-SECTIONS = ("start", "search", "pages", "extraction", "redaction", "recall", "codex")
+SECTIONS = ("start", "search", "pages", "extraction", "redaction", "recall", "codex", "mcp")
 
 
 def build_parser() -> argparse.ArgumentParser:

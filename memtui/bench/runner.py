@@ -18,6 +18,9 @@ processes only ever adds time. Rows:
    by default, about 500 MB): the first run's MB/s vs ``json.loads`` of the same lines, and a
    second, unchanged run vs the first (``bench.codex_rollouts``; ``--only codex`` builds no
    memory store).
+9. ``memory_recall`` through ``memtui mcp`` over stdio vs the Python API, and
+   ``memtui hook session-start`` end to end vs ``python3 -c "import sqlite3, json"``
+   (``bench.mcp``).
 """
 
 from __future__ import annotations
@@ -539,6 +542,26 @@ def measure_recall_row(db: Path, user: str, quick: bool) -> Row:
                f"median < {result['bar_ms']:g} ms", bool(result["meets_bar"]), result)
 
 
+def measure_mcp_rows(db: Path, user: str, quick: bool) -> list[Row]:
+    """Rows 8: MCP recall round trips, and the session-start hook's wall time."""
+    from memtui.bench.mcp import HOOK_BAR, measure_hook_start, measure_mcp_recall
+
+    recall = measure_mcp_recall(db, user, runs=2 if quick else 5)
+    hook = measure_hook_start(db, user, runs=5 if quick else 11)
+    return [
+        Row(f"memory_recall through MCP over stdio ({recall['memories']:,} memories)",
+            f"Python API median {recall['api_median_ms']:.2f} ms",
+            f"median {recall['mcp_median_ms']:.2f} ms (p95 {recall['mcp_p95_ms']:.2f})",
+            recall["ratio"], f"median < {recall['bar_ms']:g} ms", bool(recall["meets_bar"]),
+            recall),
+        Row("memtui hook session-start, end to end (wall)",
+            f"python3 -c \"import sqlite3, json\" {hook['reference_median_ms']:.1f} ms",
+            f"{hook['hook_median_ms']:.1f} ms"
+            f"{'' if hook['injected'] else ' (nothing injected)'}", hook["ratio"],
+            f"<= {HOOK_BAR:g}x", bool(hook["meets_bar"]), hook),
+    ]
+
+
 # ---- 6. list pages at N vs 1,000 rows --------------------------------------------------------
 
 
@@ -655,7 +678,7 @@ def run(options: Options) -> list[Row]:
     say = options.progress
     quick = options.quick
     wanted = set(options.only) or {"start", "search", "pages", "extraction", "redaction",
-                                   "recall", "codex"}
+                                   "recall", "codex", "mcp"}
     rows: list[Row] = []
     if wanted == {"codex"}:  # needs no memory store
         say("codex import-rollouts…")
@@ -680,6 +703,9 @@ def run(options: Options) -> list[Row]:
         if "recall" in wanted:
             say("recall…")
             rows.append(measure_recall_row(db, options.user, quick))
+        if "mcp" in wanted:
+            say("MCP recall and the session-start hook…")
+            rows += measure_mcp_rows(db, options.user, quick)
     if "codex" in wanted:
         say("codex import-rollouts…")
         rows += measure_codex_rows(200 if quick else options.codex_rollouts)

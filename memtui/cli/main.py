@@ -10,18 +10,20 @@ the collector just before its event loop (``MemtuiApp.run``).
 
 from __future__ import annotations
 
-import argparse
 import gc
 import importlib
 import sqlite3
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, TextIO
+from functools import cache
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from memtui import __version__
 from memtui.errors import InvalidInput, MemtuiError
 
 if TYPE_CHECKING:
+    import argparse
+
     from memtui.cli.context import CliContext
 
 COMMAND_MODULES = (
@@ -42,18 +44,26 @@ class UsageError(MemtuiError):
     exit_code = 2
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse that raises instead of exiting, so errors get one line and the JSON object."""
+@cache
+def _parser_class() -> type[argparse.ArgumentParser]:
+    """argparse that raises instead of exiting, so errors get one line and the JSON object.
+    argparse is imported here, on first use: an agent's session hook (``memtui hook``) is
+    answered without it."""
+    import argparse
 
-    def error(self, message: str) -> None:  # type: ignore[override]
-        # "memtui: error: " comes in front of every error line: name the command only once
-        command = self.prog.removeprefix("memtui").strip()
-        raise UsageError(f"{command}: {message}" if command else message)
+    class _Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:
+            # "memtui: error: " comes in front of every error line: name the command only once
+            command = self.prog.removeprefix("memtui").strip()
+            raise UsageError(f"{command}: {message}" if command else message)
 
+    return _Parser
 
 def common_options() -> argparse.ArgumentParser:
     """The global options, accepted before or after any subcommand."""
-    common = _Parser(add_help=False)
+    import argparse
+
+    common = _parser_class()(add_help=False)
     common.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS,
                         help="store file (else $MEMTUI_DB, else the default store)")
     common.add_argument("--user", metavar="ID", default=argparse.SUPPRESS,
@@ -65,7 +75,7 @@ def common_options() -> argparse.ArgumentParser:
 
 def _app_parser(common: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """The top-level parser without the commands: the options that open the app."""
-    parser = _Parser(prog="memtui", description=(
+    parser = _parser_class()(prog="memtui", description=(
         "See and curate what your AI coding agents remember. With no command, opens the app."),
         parents=[common])
     parser.set_defaults(handler=None)
@@ -86,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The whole command-line parser."""
     common = common_options()
     parser = _app_parser(common)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_parser_class())
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub, common)
     return parser
@@ -137,6 +147,8 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
 
 def _dispatch(raw: list[str], args: argparse.Namespace | None, stdout: TextIO | None,
               stderr: TextIO | None) -> int:
+    import argparse
+
     from memtui.cli.context import CliContext
 
     if args is None:

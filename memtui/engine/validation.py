@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from memtui.errors import InvalidInput
 from memtui.store.models import KINDS, ROLES
@@ -143,6 +142,8 @@ def check_timezone(name: object) -> str:
     if not isinstance(name, str) or not name or len(name) > 64 or name.startswith("/") \
             or ".." in name:
         raise InvalidInput(f"unknown time zone {str(name)[:64]!r}")
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError  # only timezones need it
+
     try:
         ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, OSError):

@@ -1,0 +1,167 @@
+"""Benchmark rows of spec/85: agents reach the store through MCP and the session hooks.
+
+- ``memory_recall`` through ``memtui mcp`` over stdio: every sample is a full round trip of
+  the MCP SDK's client (JSON-RPC request on the server's stdin, recall, reply on its stdout)
+  to a server process on the benchmark store; the reference is the same recall through the
+  Python API in the same run. Bar: median under ``RECALL_BAR_MS``.
+- ``memtui hook session-start`` end to end (process start, Claude Code's JSON on stdin, the
+  injection on stdout) vs ``python3 -c "import sqlite3, json"``, fresh processes, interleaved,
+  medians. Bar: at most ``HOOK_BAR`` times the reference (the hook delays every agent
+  session start).
+
+    python -m memtui.bench.mcp --db PATH [--user U] [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+RECALL_BAR_MS = 10.0
+"""spec/85: median ``memory_recall`` round trip through MCP under this many milliseconds."""
+HOOK_BAR = 3.0
+"""spec/85: the session-start hook takes at most this many times ``import sqlite3, json``."""
+RECALL_LIMIT = 8
+DEFAULT_RUNS = 5
+HOOK_RUNS = 11
+BASELINE = [sys.executable, "-c", "import sqlite3, json"]
+
+
+def _percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(share * (len(ordered) - 1))))]
+
+
+def measure_mcp_recall(db: Path, user: str, runs: int = DEFAULT_RUNS) -> dict[str, Any]:
+    """Median and p95 (ms) of ``memory_recall`` through MCP and of the Python API."""
+    import anyio
+    import mcp_types as types
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    from memtui.bench.recall import make_queries
+    from memtui.engine.api import Engine
+    from memtui.store.database import open_store
+
+    store = open_store(db)
+    try:
+        memories = int(store.execute("SELECT count(*) FROM memories").fetchone()[0])
+        queries = make_queries(store, user)
+        engine = Engine(store, user)
+        api_ms: list[float] = []
+        mcp_ms: list[float] = []
+        folder = tempfile.mkdtemp(prefix="memtui-bench-mcp-")  # no project: every readable one
+        params = StdioServerParameters(
+            command=sys.executable, args=["-m", "memtui", "--db", str(db), "--user", user,
+                                          "mcp"], cwd=folder, env=dict(os.environ))
+
+        async def session_run() -> None:
+            with open(os.devnull, "w") as errlog:
+                async with stdio_client(params, errlog=errlog) as streams:
+                    async with ClientSession(streams[0], streams[1], client_info=(
+                            types.Implementation(name="memtui-bench", version="1"))) as client:
+                        await client.initialize()
+                        for query in queries:  # warm both paths
+                            engine.recall.recall_memories(query, RECALL_LIMIT)
+                            await client.call_tool("memory_recall", {"query": query,
+                                                                     "limit": RECALL_LIMIT})
+                        for _ in range(runs):
+                            for query in queries:
+                                began = time.perf_counter()
+                                engine.recall.recall_memories(query, RECALL_LIMIT)
+                                api_ms.append((time.perf_counter() - began) * 1000.0)
+                                began = time.perf_counter()
+                                result = await client.call_tool(
+                                    "memory_recall", {"query": query, "limit": RECALL_LIMIT})
+                                mcp_ms.append((time.perf_counter() - began) * 1000.0)
+                                if result.is_error:
+                                    raise RuntimeError(f"memory_recall failed: "
+                                                       f"{result.content[0].text}")
+
+        anyio.run(session_run)
+        os.rmdir(folder)
+    finally:
+        store.close()
+    mcp_median, api_median = statistics.median(mcp_ms), statistics.median(api_ms)
+    return {"memories": memories, "user": user, "queries": len(queries), "runs": runs,
+            "mcp_median_ms": round(mcp_median, 3),
+            "mcp_p95_ms": round(_percentile(mcp_ms, 0.95), 3),
+            "api_median_ms": round(api_median, 3),
+            "ratio": round(mcp_median / api_median, 2) if api_median else None,
+            "bar_ms": RECALL_BAR_MS, "meets_bar": mcp_median < RECALL_BAR_MS}
+
+
+def _hook_folder(db: Path, user: str) -> str:
+    """A project root of the user (so the hook injects project memories too), else a folder
+    of no project; switches the user's ``use_memories`` on (a working copy of the store)."""
+    from memtui.engine.api import Engine
+    from memtui.store.database import open_store
+
+    store = open_store(db)
+    try:
+        engine = Engine(store, user)
+        engine.settings.update(use_memories=1)
+        for project, _role in engine.identity.list_projects():
+            if project.root_path and Path(project.root_path).is_dir():
+                return project.root_path
+    finally:
+        store.close()
+    return tempfile.gettempdir()
+
+
+def _timed(command: list[str], stdin: bytes) -> tuple[float, bytes]:
+    began = time.perf_counter()
+    done = subprocess.run(command, input=stdin, capture_output=True, check=False)
+    elapsed = time.perf_counter() - began
+    if done.returncode != 0:
+        raise RuntimeError(f"{command[2:]} failed: {done.stderr.decode(errors='replace')}")
+    return elapsed, done.stdout
+
+
+def measure_hook_start(db: Path, user: str, runs: int = HOOK_RUNS) -> dict[str, Any]:
+    """Median wall time (ms) of ``memtui hook session-start`` and of the reference."""
+    folder = _hook_folder(db, user)
+    payload = json.dumps({"session_id": "bench-session", "transcript_path": "",
+                          "cwd": folder, "hook_event_name": "SessionStart",
+                          "source": "startup"}).encode()
+    hook = [sys.executable, "-m", "memtui", "--db", str(db), "--user", user, "hook",
+            "session-start"]
+    _timed(BASELINE, b"")  # warm the OS caches for both
+    _elapsed, out = _timed(hook, payload)
+    injected = bool(out.strip())
+    hook_s: list[float] = []
+    base_s: list[float] = []
+    for _ in range(runs):  # interleaved: drift in machine load hits both alike
+        base_s.append(_timed(BASELINE, b"")[0])
+        hook_s.append(_timed(hook, payload)[0])
+    hook_median, base_median = statistics.median(hook_s), statistics.median(base_s)
+    ratio = hook_median / base_median
+    return {"runs": runs, "hook_median_ms": round(hook_median * 1000, 1),
+            "reference_median_ms": round(base_median * 1000, 1), "ratio": round(ratio, 2),
+            "injected": injected, "bar": HOOK_BAR, "meets_bar": ratio <= HOOK_BAR}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m memtui.bench.mcp``: both rows on one store; exit 1 when a bar is missed."""
+    parser = argparse.ArgumentParser(prog="python -m memtui.bench.mcp",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("--db", type=Path, required=True, help="the store to measure")
+    parser.add_argument("--user", default="alice")
+    parser.add_argument("--runs", type=int, default=DEFAULT_RUNS)
+    args = parser.parse_args(argv)
+    recall = measure_mcp_recall(args.db, args.user, args.runs)
+    hook = measure_hook_start(args.db, args.user)
+    print(json.dumps({"memory_recall": recall, "hook_session_start": hook}, indent=2))
+    return 0 if recall["meets_bar"] and hook["meets_bar"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
