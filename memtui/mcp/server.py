@@ -1,9 +1,10 @@
 """``memtui mcp``: the MCP server on stdio, on the official MCP Python SDK (spec/85).
 
 The protocol is the SDK's; this module only wires the tools and resources of ``tools.py`` to
-it. Engine calls run one at a time in a worker thread (``anyio.to_thread``), so the event
-loop keeps reading the client (a cancellation, a closed pipe) while a call waits for a busy
-store. stdout carries protocol messages only (the SDK serves the wire from a private copy of
+it. Writes run one at a time in a worker thread (``anyio.to_thread``), so the event loop
+keeps reading the client (a cancellation, a closed pipe) while a write waits for a busy
+store; reads (recall, resources) run in the loop's own thread once the store is open (WAL:
+a read never waits for a writer). stdout carries protocol messages only (the SDK serves the wire from a private copy of
 the descriptor and points fd 1 at stderr, so a stray print cannot corrupt it); logs go to
 stderr. The store is opened on the first call that needs it: a store that cannot be opened
 is a tool error result, the server keeps running.
@@ -35,6 +36,7 @@ from memtui.errors import MemtuiError, NotFound, StoreError
 from memtui.mcp.tools import (
     PROJECT_URI_TEMPLATE,
     TOOLS,
+    TOOLS_BY_NAME,
     McpSession,
     call_tool,
     error_message,
@@ -113,12 +115,18 @@ class McpServer:
         name = getattr(info, "name", None)
         return " ".join(name.split())[:100] if isinstance(name, str) and name.strip() else None
 
-    async def _run(self, ctx: ServerRequestContext[Any], work: Any) -> Any:
+    async def _run(self, ctx: ServerRequestContext[Any], work: Any, *,
+                   reads_only: bool = False) -> Any:
+        """Run ``work(session)``: a read in the event loop's thread (WAL: a read never waits
+        for a writer, and this saves a thread hop on the recall path); a write, or the first
+        call (it opens the store), in a worker thread, so a busy store never stalls the loop."""
         client = self._client_name(ctx)
 
         def job() -> Any:
             return work(self._mcp_session(client))
 
+        if reads_only and self._session is not None and not self._limiter.borrowed_tokens:
+            return job()
         return await anyio.to_thread.run_sync(job, limiter=self._limiter)
 
     # ---- handlers ---------------------------------------------------------------------------
@@ -138,23 +146,23 @@ class McpServer:
         name, arguments = params.name, params.arguments
         if arguments is not None and not isinstance(arguments, dict):
             return _tool_error("the arguments must be a JSON object")
+        tool = TOOLS_BY_NAME.get(name)
         try:
-            result = await self._run(ctx, lambda session: call_tool(session, name, arguments))
+            result = await self._run(ctx, lambda session: call_tool(session, name, arguments),
+                                     reads_only=tool is not None and tool.read_only)
         except MemtuiError as error:
             return _tool_error(error_message(error))
         except Exception as error:  # a bug: the client gets one line, the log the traceback
             log.exception("tool %s failed", name)
             return _tool_error(f"internal error: {error_message(error)}")
-        return types.CallToolResult(
-            content=[types.TextContent(type="text",
-                                       text=json.dumps(result, ensure_ascii=False, indent=1))],
-            structured_content=result)
+        return types.CallToolResult(content=[types.TextContent(
+            type="text", text=json.dumps(result, ensure_ascii=False, separators=(",", ":")))])
 
     async def _list_resources(self, ctx: ServerRequestContext[Any],
                               params: types.PaginatedRequestParams | None
                               ) -> types.ListResourcesResult:
         try:
-            items = await self._run(ctx, list_resources)
+            items = await self._run(ctx, list_resources, reads_only=True)
         except MemtuiError as error:
             raise MCPError(types.INTERNAL_ERROR if hasattr(types, "INTERNAL_ERROR") else -32603,
                            error_message(error)) from None
@@ -175,7 +183,8 @@ class McpServer:
                              ) -> types.ReadResourceResult:
         uri = str(params.uri)
         try:
-            text = await self._run(ctx, lambda session: read_resource(session, uri))
+            text = await self._run(ctx, lambda session: read_resource(session, uri),
+                                   reads_only=True)
         except NotFound as error:
             raise MCPError(RESOURCE_NOT_FOUND, error_message(error)) from None
         except MemtuiError as error:
