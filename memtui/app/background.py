@@ -98,9 +98,8 @@ class ExtractionRunner:
         if self.state.running or self._stop.is_set():
             return False
         if self._loop is None:
-            from memtui.engine.worker import BackgroundLoop
-
             from memtui.engine.agent_setup import codex_home_for_worker
+            from memtui.engine.worker import BackgroundLoop
 
             config = getattr(self.app, "config", None)
             self._loop = BackgroundLoop(

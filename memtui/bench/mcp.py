@@ -84,7 +84,7 @@ def measure_mcp_recall(db: Path, user: str, runs: int = DEFAULT_RUNS) -> dict[st
                                 mcp_ms.append((time.perf_counter() - began) * 1000.0)
                                 if result.is_error:
                                     raise RuntimeError(f"memory_recall failed: "
-                                                       f"{result.content[0].text}")
+                                                       f"{result.content[0]}")
 
         anyio.run(session_run)
         os.rmdir(folder)

@@ -213,11 +213,11 @@ def merge_mcp_json(path: Path, text: str | None, action: str,
                    else "set mcpServers.memtui")
         servers[SERVER_NAME] = entry
     else:
-        servers = data.get("mcpServers")
-        if not isinstance(servers, dict) or SERVER_NAME not in servers:
+        listed = data.get("mcpServers")
+        if not isinstance(listed, dict) or SERVER_NAME not in listed:
             return (text if text is not None else ""), "no mcpServers.memtui to remove"
-        del servers[SERVER_NAME]
-        if not servers:
+        del listed[SERVER_NAME]
+        if not listed:
             del data["mcpServers"]
         summary = "removed mcpServers.memtui"
     if text is None and action == UNINSTALL:
