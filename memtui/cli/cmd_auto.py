@@ -178,7 +178,9 @@ def quota_show(ctx: CliContext, args: argparse.Namespace) -> int:
 # ---- run, log, inject ------------------------------------------------------------------------
 
 def run(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``run [--force] [--backfill]``: one extraction round (or all due tasks)."""
+    """``run [--force] [--backfill]``: one extraction round (or all due tasks), after turning
+    the agent sessions the hooks recorded into tasks, as the worker's round does."""
+    ctx.engine.sessions.process_waiting()
     auto = ctx.engine.extraction
     summary = auto.backfill(force=args.force) if args.backfill else auto.run_round(args.force)
     if ctx.json:
