@@ -274,3 +274,49 @@ def test_transcripts_mark_outside_context(tmp_path: Path) -> None:
                                               "input": {}}]}})
     read = read_transcript(write_transcript(tmp_path / "o.jsonl", other))
     assert read is not None and read.external_context and read.prompts == 1
+
+
+@pytest.mark.parametrize("argv,expected", [
+    (["hook", "session-start"], {"name": "session-start"}),
+    (["--db", "/x.db", "--user=ann", "hook", "session-end"],
+     {"name": "session-end", "db": "/x.db", "user": "ann"}),
+    (["hook", "session-end", "--agent", "claude-code", "--json"],
+     {"name": "session-end", "agent": "claude-code"}),
+    (["hook"], None),
+    (["hook", "session-middle"], None),
+    (["hook", "session-start", "extra"], None),
+    (["memory", "add", "hook"], None),
+    (["--db"], None),
+])
+def test_the_fast_path_reads_only_hook_command_lines(argv: list[str],
+                                                     expected: dict[str, str] | None) -> None:
+    from memtui.cli.hook import parse_hook_argv
+
+    assert parse_hook_argv(argv) == expected
+
+
+def test_a_hook_command_line_the_fast_path_leaves_goes_to_the_parser(cli: Any) -> None:
+    done = cli("hook", "session-middle")
+    assert done.code == 2 and "invalid choice" in done.err
+
+
+HEAVY_MODULES = ("argparse", "rich", "textual", "sqlite_utils", "mcp", "anyio", "pydantic",
+                 "memtui.engine.redaction", "memtui.engine.extraction", "memtui.engine.tasks",
+                 "memtui.engine.codex", "zoneinfo")
+
+
+@pytest.mark.parametrize("name", ["session-start", "session-end"])
+def test_hooks_load_only_what_they_need(setup: dict[str, Any], name: str) -> None:
+    set_use(setup["db"], 1)
+    stdin = start_payload(setup["root"]) if name == "session-start" else end_payload(setup, "i")
+    code = ("import io, sys\n"
+            f"sys.stdin = io.StringIO({stdin!r})\n"
+            "from memtui.cli.main import main\n"
+            f"main(['--db', {str(setup['db'])!r}, '--user', 'ann', 'hook', {name!r}],"
+            " stdout=io.StringIO())\n"
+            f"heavy = [m for m in sys.modules if m.split('.')[0] in {HEAVY_MODULES!r}"
+            f" or any(m.startswith(h) for h in {HEAVY_MODULES!r} if '.' in h)]\n"
+            "print(','.join(sorted(heavy)))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, timeout=120)
+    assert done.stdout.strip() == ""
