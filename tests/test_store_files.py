@@ -186,3 +186,32 @@ def test_a_hot_journal_beside_a_text_file_changes_nothing(tmp_path: Path) -> Non
     with pytest.raises(StoreError, match="not an SQLite file"):
         open_store(path)
     assert _digest(path) == before
+
+
+def test_a_store_of_schema_2_upgrades_to_accept_mcp_writes_and_sessions(tmp_path: Path) -> None:
+    from memtui.engine.api import Engine
+    from memtui.store.schema import MIGRATION_1, MIGRATION_2
+
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.executescript("BEGIN;" + MIGRATION_1 + MIGRATION_2 +
+                       "INSERT INTO schema_migrations VALUES (1, 'x'), (2, 'x');"
+                       f"PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = 2;"
+                       "COMMIT;")
+    conn.execute("INSERT INTO users VALUES ('ann', 'ann', 'x')")
+    conn.close()
+    store = open_store(path)
+    try:
+        assert store.schema_version() == LATEST_VERSION
+        ann = Engine(store, "ann")
+        assert ann.identity.add_memory("from an agent", source="mcp").source == "mcp"
+        ann.sessions.record("claude-code", {"session_id": "s1", "hook_event_name": "Stop"})
+        assert [s.session_id for s in ann.sessions.list()] == ["s1"]
+        with pytest.raises(sqlite3.IntegrityError):  # the check still refuses unknown sources
+            store.execute("INSERT INTO memories(id, scope, owner, kind, content, source, "
+                          "created_at, updated_at) VALUES ('m', 'user', 'ann', 'fact', 't', "
+                          "'gossip', 'x', 'x')")
+        assert store.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        store.close()
