@@ -302,7 +302,8 @@ def test_a_hook_command_line_the_fast_path_leaves_goes_to_the_parser(cli: Any) -
 
 HEAVY_MODULES = ("argparse", "rich", "textual", "sqlite_utils", "mcp", "anyio", "pydantic",
                  "memtui.engine.redaction", "memtui.engine.extraction", "memtui.engine.tasks",
-                 "memtui.engine.codex", "zoneinfo")
+                 "memtui.engine.codex", "memtui.store.tasks", "memtui.store.models.tasks",
+                 "zoneinfo")
 
 
 @pytest.mark.parametrize("name", ["session-start", "session-end"])

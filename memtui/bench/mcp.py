@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import statistics
@@ -128,6 +129,9 @@ def _timed(command: list[str], stdin: bytes) -> tuple[float, bytes]:
 
 def measure_hook_start(db: Path, user: str, runs: int = HOOK_RUNS) -> dict[str, Any]:
     """Median wall time (ms) of ``memtui hook session-start`` and of the reference."""
+    # From compiled bytecode, as an installed wheel runs (pip compiles on install); without
+    # this, a checkout with PYTHONDONTWRITEBYTECODE set recompiles memtui on every start.
+    compileall.compile_dir(str(Path(__file__).resolve().parent.parent), quiet=1)
     folder = _hook_folder(db, user)
     payload = json.dumps({"session_id": "bench-session", "transcript_path": "",
                           "cwd": folder, "hook_event_name": "SessionStart",

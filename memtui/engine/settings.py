@@ -162,7 +162,7 @@ def _explicit_settings(store: Store, user_id: str) -> dict[str, Any]:
     """The settings the user set (checked; unreadable or bad values left out), without
     defaults, so a later version's new defaults still reach keys the user never set."""
     try:
-        stored = store.tasks.get_settings(user_id) or {}
+        stored = store.settings.get(user_id) or {}
     except StoreError as error:
         log.warning("settings of %s unreadable, using defaults: %s", user_id, error)
         return {}
@@ -218,7 +218,7 @@ class SettingsApi:
             self._store.identity.ensure_user(actor)
             explicit = _explicit_settings(self._store, actor)
             explicit.update(checked)
-            self._store.tasks.save_settings(actor, explicit, self._store.now())
+            self._store.settings.save(actor, explicit, self._store.now())
             self._store.audit.append(actor, "settings_updated", actor,
                                      {"keys": sorted(checked)})
         return DEFAULTS | explicit

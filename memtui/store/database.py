@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from memtui.store.query_lane import QueryLane
     from memtui.store.recall import RecallRepository
     from memtui.store.sessions import SessionRepository
+    from memtui.store.settings import SettingsRepository
     from memtui.store.tasks import TaskRepository
 
 BUSY_TIMEOUT_MS = 10_000
@@ -177,6 +178,13 @@ class Store:
         from memtui.store.recall import RecallRepository
 
         return RecallRepository(self)
+
+    @cached_property
+    def settings(self) -> SettingsRepository:
+        """Each user's auto-memory settings row."""
+        from memtui.store.settings import SettingsRepository
+
+        return SettingsRepository(self)
 
     @cached_property
     def sessions(self) -> SessionRepository:

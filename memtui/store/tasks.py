@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -210,32 +209,15 @@ class TaskRepository:
             "WHERE user_id = ? AND created_at >= ? AND created_at < ?",
             (user_id, start, end)).fetchone()[0]
 
-    # ---- settings -------------------------------------------------------------------------
+    # ---- settings (kept here for callers; the SQL is in store/settings.py) ---------------
 
     def get_settings(self, user_id: str) -> dict[str, Any] | None:
-        """The user's stored settings object, or None when never written.
-
-        Raises StoreError when the row does not hold a JSON object.
-        """
-        row = self._store.execute("SELECT settings FROM user_settings WHERE user_id = ?",
-                                  (user_id,)).fetchone()
-        if row is None:
-            return None
-        try:
-            value = json.loads(row[0])
-        except (TypeError, ValueError, RecursionError):
-            raise StoreError(f"the settings of {user_id!r} are not valid JSON") from None
-        if not isinstance(value, dict):
-            raise StoreError(f"the settings of {user_id!r} are not a JSON object")
-        return value
+        """``store.settings.get``."""
+        return self._store.settings.get(user_id)
 
     def save_settings(self, user_id: str, settings: Mapping[str, Any], at: str) -> None:
-        """Write the user's whole settings object."""
-        self._store.execute(
-            "INSERT INTO user_settings(user_id, settings, updated_at) VALUES (?, ?, ?) "
-            "ON CONFLICT(user_id) DO UPDATE SET settings = excluded.settings, "
-            "updated_at = excluded.updated_at",
-            (user_id, json.dumps(dict(settings), sort_keys=True), at))
+        """``store.settings.save``."""
+        self._store.settings.save(user_id, settings, at)
 
     # ---- extraction log -------------------------------------------------------------------
 

@@ -1,0 +1,47 @@
+"""The ``user_settings`` rows: one JSON object of auto-memory settings per user.
+
+A module of its own, without the task models, because the session hooks read settings on
+every agent session start (``store.settings``)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from memtui.errors import StoreError
+
+if TYPE_CHECKING:
+    from memtui.store.database import Store
+
+
+class SettingsRepository:
+    """SQL for the ``user_settings`` table."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def get(self, user_id: str) -> dict[str, Any] | None:
+        """The user's stored settings object, or None when never written.
+
+        Raises StoreError when the row does not hold a JSON object.
+        """
+        row = self._store.execute("SELECT settings FROM user_settings WHERE user_id = ?",
+                                  (user_id,)).fetchone()
+        if row is None:
+            return None
+        try:
+            value = json.loads(row[0])
+        except (TypeError, ValueError, RecursionError):
+            raise StoreError(f"the settings of {user_id!r} are not valid JSON") from None
+        if not isinstance(value, dict):
+            raise StoreError(f"the settings of {user_id!r} are not a JSON object")
+        return value
+
+    def save(self, user_id: str, settings: Mapping[str, Any], at: str) -> None:
+        """Write the user's whole settings object."""
+        self._store.execute(
+            "INSERT INTO user_settings(user_id, settings, updated_at) VALUES (?, ?, ?) "
+            "ON CONFLICT(user_id) DO UPDATE SET settings = excluded.settings, "
+            "updated_at = excluded.updated_at",
+            (user_id, json.dumps(dict(settings), sort_keys=True), at))
