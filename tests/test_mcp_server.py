@@ -227,9 +227,13 @@ def test_resources_are_markdown_of_active_memories(world: dict[str, Any]) -> Non
 def test_bad_arguments_unknown_ids_and_other_users_memories(world: dict[str, Any]) -> None:
     calls: list[tuple[str, dict[str, Any], str]] = [
         ("memory_recall", {}, "needs the argument 'query'"),
-        ("memory_recall", {"query": 3}, "must be a string"),
+        ("memory_recall", {"query": 3}, "must be a string, got a number"),
         ("memory_recall", {"query": "x", "limit": 0}, "between 1 and 50"),
-        ("memory_recall", {"query": "x", "limit": True}, "must be a integer"),
+        ("memory_recall", {"query": "x", "limit": True}, "must be a whole number, got a boolean"),
+        ("memory_recall", {"query": "x", "limit": 2.5}, "must be a whole number, got a number"),
+        ("task_record", {"goal": "g", "result": "r", "started_at": "2026-12-01T10:00:00Z",
+                         "finished_at": "2026-12-01T11:00:00Z", "external_context": "yes"},
+         "must be true or false"),
         ("memory_recall", {"query": "x", "colour": "red"}, "unknown argument 'colour'"),
         ("memory_recall", {"query": "x", "project": "nowhere"}, "not found"),
         ("memory_add", {"content": ""}, "content"),
@@ -251,8 +255,8 @@ def test_bad_arguments_unknown_ids_and_other_users_memories(world: dict[str, Any
     results = run(world["db"], "ann", world["root"], body)
     for (name, args, expected), result in zip(calls, results, strict=True):
         assert expected in error_text(result), (name, args, result.content)
-    missing = error_text(results[10]).replace("mem_missing", "ID")
-    others = error_text(results[11]).replace(world["bob_memory"], "ID")
+    missing = error_text(results[12]).replace("mem_missing", "ID")
+    others = error_text(results[13]).replace(world["bob_memory"], "ID")
     assert missing == others  # 404, never 403: another user's memory is a missing one
     check = engine(world["db"], "bob")
     try:

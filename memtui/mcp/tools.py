@@ -77,6 +77,23 @@ class McpSession:
 
 # ---- argument checks (shape only) ------------------------------------------------------------
 
+_KIND_WORDS = {"string": "a string", "integer": "a whole number", "boolean": "true or false"}
+
+
+def _json_type(value: object) -> str:
+    """The JSON name of a value's type, for an error message."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return "null"
+
 
 def check_arguments(tool: Tool, arguments: dict[str, Any] | None) -> dict[str, Any]:
     """The arguments if they fit the tool's schema (required, types, no unknown names);
@@ -100,8 +117,8 @@ def check_arguments(tool: Tool, arguments: dict[str, Any] | None) -> dict[str, A
               "integer": isinstance(value, int) and not isinstance(value, bool),
               "boolean": isinstance(value, bool)}[kind]
         if not ok:
-            raise InvalidInput(f"argument {name!r} of {tool.name} must be a {kind}, "
-                               f"got {type(value).__name__}")
+            raise InvalidInput(f"argument {name!r} of {tool.name} must be {_KIND_WORDS[kind]}, "
+                               f"got {_json_type(value)}")
         if "enum" in spec and value not in spec["enum"]:
             raise InvalidInput(f"argument {name!r} of {tool.name} must be one of "
                                f"{', '.join(spec['enum'])}, got {one_line(str(value))[:40]!r}")
