@@ -83,8 +83,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
     p = sub.add_parser("hooks", parents=[common],
                        help="show, install or uninstall memtui in an agent's settings")
-    p.add_argument("action", choices=("show", "install", "uninstall"))
-    p.add_argument("agent", choices=AGENTS)
+    p.add_argument("action", choices=("show", "install", "uninstall"),
+                   help="show the configuration, or install / uninstall it")
+    p.add_argument("agent", choices=AGENTS, help="the agent whose settings to change")
     p.add_argument("--project", metavar="DIR", default=None,
                    help="the project's own settings files instead of the user's")
     p.add_argument("--write", action="store_true",
@@ -93,7 +94,8 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
     p = sub.add_parser("hook", parents=[common],
                        help="an agent's session hook: reads its JSON on stdin; fails open")
-    p.add_argument("name", choices=HOOK_NAMES)
+    p.add_argument("name", choices=HOOK_NAMES,
+                   help="session-start prints the memories; session-end records the session")
     p.add_argument("--agent", default="claude-code", choices=("claude-code",),
                    help="whose hook format stdin holds")
     p.set_defaults(handler=hook)
