@@ -141,7 +141,7 @@ class SessionsApi(EngineArea):
             return NO_TRANSCRIPT, str(error), None
         if read is None:
             return NO_PROMPT, None, None
-        from memtui.engine.codex.importer import _ProjectPicker, usable_cwd
+        from memtui.engine.codex.project_picker import ProjectPicker, usable_cwd
 
         folder = usable_cwd(session.cwd)
         if folder is None:
@@ -149,7 +149,7 @@ class SessionsApi(EngineArea):
         from memtui.engine.api import Engine
 
         engine = Engine(self._store, self.actor, self._engine.client or session.agent)
-        picker = _ProjectPicker(engine)
+        picker = ProjectPicker(engine)
         try:
             with self._store.transaction():
                 project = picker.project_for(folder)
