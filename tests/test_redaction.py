@@ -221,3 +221,12 @@ def test_shared_corpus_meets_the_bars() -> None:
     score = score_corpus(corpus)
     assert score["recall"] >= RECALL_BAR, score["missed_rules"]
     assert score["false_positive_rate"] <= FP_BAR, score["false_positive_rules"]
+
+
+def test_an_id_whose_random_body_spells_a_keyword_is_not_a_secret_name() -> None:
+    from memtui.engine.redaction import redact as redact_text
+
+    ids = '["mem_1m8vpayw88ypwd7w", "mem_1m8vpayw88ypwd7x", "task_1m8v9token2kx"]'
+    assert redact_text(ids) == ids
+    assert redact_text('{"ids": ["mem_0001pwd", "mem_0002pwd"]}') == \
+        '{"ids": ["mem_0001pwd", "mem_0002pwd"]}'

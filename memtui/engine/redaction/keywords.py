@@ -238,6 +238,8 @@ def classify_name(name: str) -> str | None:
     best: str | None = None
     best_at = -1
     for i, word in enumerate(words):
+        if word[0].isdigit():
+            continue  # "88ypwd" of an id's random body ("mem_1m8vpayw88ypwd7x") names nothing
         kind = _word_kind(word)
         if kind is None:
             continue
