@@ -311,3 +311,21 @@ def test_read_only_home() -> None:
             if not item.is_symlink():
                 item.chmod(0o755)
         shutil.rmtree(base)
+
+
+def test_rollouts_another_user_recorded_are_imported_for_a_second_user(
+        codex: Callable[..., CliResult], cli: Callable[..., CliResult], home: Path) -> None:
+    """External references are per user: alice's import is no oracle for bob, and bob's
+    rollouts are really imported (not "already recorded")."""
+    assert codex("import-rollouts", "--json").json["imported"] == 5
+    alice_ids = {task["id"] for task in cli("--user", "alice", "--json", "task", "list",
+                                            "--limit", "50").json["items"]}
+    bob = cli("--user", "bob", "--json", "codex", "import-rollouts", "--codex-home", str(home))
+    assert bob.code == 0, bob.err
+    assert bob.json["imported"] == 5, bob.json
+    imported = [item for item in bob.json["items"] if item["outcome"] == "imported"]
+    assert not alice_ids & {item["target_id"] for item in imported}
+    assert "already" not in json.dumps(bob.json)
+    again = cli("--user", "bob", "--json", "codex", "import-rollouts", "--codex-home", str(home))
+    assert again.json["imported"] == 0
+    assert not alice_ids & {item.get("target_id") for item in again.json["items"]}

@@ -242,6 +242,19 @@ def test_imported_thread_counts_as_already_extracted(team: Team) -> None:
     assert _reason(team, task) == "already_extracted"
 
 
+def test_another_users_private_memory_of_the_same_reference_is_no_oracle(team: Team) -> None:
+    """alice's user-level memory from thread-77 neither blocks bob's task from thread-77 nor
+    shows its id in bob's extraction log: references are per user."""
+    private = team.alice.identity.add_memory("alice's private note", "fact", None,
+                                             source="import", source_thread_id="thread-77")
+    team.bob.settings.update(generate_memories=1)
+    task = add_done(team.bob, team.clock, source="codex", source_ref="thread-77")
+    team.bob.extraction.run_round()
+    entry = team.store.tasks.get_log(task.id)
+    assert entry is not None and entry.outcome == "extracted"
+    assert entry.memory_id != private.id
+
+
 def test_stale_candidate_extracted_by_another_round_is_not_redone(
         team: Team, monkeypatch: pytest.MonkeyPatch) -> None:
     task = add_done(team.alice, team.clock)

@@ -194,6 +194,26 @@ def test_task_complete_is_all_or_nothing(service: MemoryService, sock: Path,
     assert ok(sock, "task.list", {})["count"] == 2
 
 
+def test_a_task_ref_is_per_user_and_no_oracle(store: Store, alice: Engine,
+                                               sock_dir: Path) -> None:
+    """Another user's task_ref answers like a new one: no conflict, no foreign task id."""
+    alice.identity.set_member("web", "bob", "member")
+    alice_svc = MemoryService(None, "alice", sock_dir / "a.sock", store=store,
+                              read_timeout_s=READ_TIMEOUT_S)
+    bob_svc = MemoryService(None, "bob", sock_dir / "b.sock", store=store,
+                            read_timeout_s=READ_TIMEOUT_S)
+    with alice_svc.running(), bob_svc.running():
+        mine = ok(sock_dir / "a.sock", "task.complete", _task_params(1, task_ref="run-7"))
+        response = rpc(sock_dir / "b.sock", "task.complete", _task_params(2, task_ref="run-7"))
+        assert response["ok"] is True, response
+        assert response["result"]["id"] != mine["id"]
+        assert response["result"]["user"] == "bob"
+        again = rpc(sock_dir / "b.sock", "task.complete", _task_params(3, task_ref="run-7"))
+        assert again["error"]["code"] == "conflict"
+        assert again["error"]["task_id"] == response["result"]["id"]
+        assert mine["id"] not in json.dumps(again)
+
+
 def test_expected_revision_with_two_writers(service: MemoryService, sock: Path) -> None:
     ok(sock, "bundle.document.put", {"bundle": "schedule:daily", "path": "state.json",
                                      "content": '{"step": 0}', "expected_revision": 0})

@@ -215,3 +215,46 @@ def test_a_store_of_schema_2_upgrades_to_accept_mcp_writes_and_sessions(tmp_path
         assert store.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     finally:
         store.close()
+
+
+def test_a_schema_2_store_upgrades_to_per_user_references(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A store made by the schema before migration 3 (tasks and a reference in it) opens,
+    migrates in place, keeps its rows, and then takes the same reference from a second user;
+    the pending-purge table exists."""
+    from memtui.engine.api import Engine
+    from memtui.errors import Conflict
+    from memtui.store import database
+    from memtui.store.schema import MIGRATIONS
+
+    path = tmp_path / "old.db"
+    before_3 = tuple(m for m in MIGRATIONS if m[0] < 3)
+    with monkeypatch.context() as patch:
+        patch.setattr(database, "MIGRATIONS", before_3)
+        patch.setattr(database, "LATEST_VERSION", before_3[-1][0])
+        old = open_store(path)
+        alice = Engine(old, "alice")
+        alice.identity.create_project("web")
+        alice.identity.set_member("web", "bob", "member")
+        first = alice.tasks.add_task("web", "g", "p", "r", "2026-11-01T10:00:00Z",
+                                     "2026-11-01T10:05:00Z", source="codex", source_ref="t-1")
+        index = old.execute("SELECT sql FROM sqlite_master WHERE name = 'tasks_source_ref'")
+        assert "user_id" not in index.fetchone()[0]  # the old key: one reference store-wide
+        assert old.schema_version() == 2
+        old.close()
+    store = open_store(path)
+    try:
+        assert store.schema_version() == LATEST_VERSION >= 3
+        assert 3 in [r[0] for r in store.execute("SELECT version FROM schema_migrations")]
+        alice, bob = Engine(store, "alice"), Engine(store, "bob")
+        assert alice.tasks.find_by_source_ref("codex", "t-1") == first
+        bobs = bob.tasks.add_task("web", "g", "p", "r", "2026-11-01T10:00:00Z",
+                                  "2026-11-01T10:05:00Z", source="codex", source_ref="t-1")
+        assert bobs.id != first.id
+        with pytest.raises(Conflict):
+            alice.tasks.add_task("web", "g", "p", "r", "2026-11-01T10:00:00Z",
+                                 "2026-11-01T10:05:00Z", source="codex", source_ref="t-1")
+        assert store.execute("SELECT count(*) FROM pending_purges").fetchone()[0] == 0
+        assert store.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        store.close()

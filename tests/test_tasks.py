@@ -120,6 +120,21 @@ def test_source_ref_makes_imports_idempotent(team: Team) -> None:
     assert other_source.id != first.id
 
 
+def test_source_ref_is_per_user(team: Team) -> None:
+    """bob recording a reference alice already used gets his own task, not her id."""
+    alices = team.alice.tasks.add_task("web", "g", "p", "r", T0, T1, source="codex",
+                                       source_ref="thread-9")
+    bobs = team.bob.tasks.add_task("web", "g", "p", "r", T0, T1, source="codex",
+                                   source_ref="thread-9")
+    assert bobs.id != alices.id and bobs.user == "bob"
+    assert team.bob.tasks.find_by_source_ref("codex", "thread-9") == bobs
+    assert team.alice.tasks.find_by_source_ref("codex", "thread-9") == alices
+    with pytest.raises(Conflict) as info:
+        team.bob.tasks.add_task("web", "g", "p", "r", T0, T1, source="codex",
+                                source_ref="thread-9")
+    assert bobs.id in info.value.message and alices.id not in info.value.message
+
+
 def test_task_visibility(team: Team) -> None:
     web = team.alice.tasks.add_task("web", "web task", "p", "r", T0, T1)
     api = team.alice.tasks.add_task("api", "api task", "p", "r", T0, T1)

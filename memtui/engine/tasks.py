@@ -196,8 +196,8 @@ class TaskApi(EngineArea):
         Refused with InvalidInput (nothing written): unknown status, empty goal and prompt,
         a text over MAX_TASK_TEXT_BYTES, bad or missing times (a completed task needs both
         unless ``allow_missing_times``), finish before start, a negative or huge cost, a
-        ``source_ref`` already recorded for this source (Conflict). An unknown or invisible
-        parent is NotFound.
+        ``source_ref`` the actor already recorded for this source (Conflict; another user's
+        reference is no conflict). An unknown or invisible parent is NotFound.
         """
         if status not in TASK_STATUSES:
             raise InvalidInput(f"unknown task status {str(status)[:40]!r}: use one of "
@@ -222,7 +222,7 @@ class TaskApi(EngineArea):
             if parent is not None:
                 visible_task(self._store, parent, self.actor)
             if source_ref is not None:
-                existing = self._store.tasks.find_by_source_ref(source, source_ref)
+                existing = self._store.tasks.find_by_source_ref(self.actor, source, source_ref)
                 if existing is not None:
                     raise Conflict(f"{source} {source_ref[:80]!r} is already recorded as task "
                                    f"{existing.id}", task_id=existing.id)
@@ -236,9 +236,9 @@ class TaskApi(EngineArea):
         return task
 
     def find_by_source_ref(self, source: str, source_ref: str) -> Task | None:
-        """The visible task recorded from (source, source_ref), or None (importers use this to
-        stay idempotent)."""
-        task = self._store.tasks.find_by_source_ref(source, source_ref)
+        """The actor's task recorded from (source, source_ref), or None (importers use this to
+        stay idempotent). References are per user: another user's is never seen."""
+        task = self._store.tasks.find_by_source_ref(self.actor, source, source_ref)
         if task is None or not can_see_task(self._store, task, self.actor):
             return None
         return task

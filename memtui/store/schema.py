@@ -256,6 +256,25 @@ CREATE VIRTUAL TABLE memories_fts USING fts5(
 INSERT INTO memories_fts(memories_fts) VALUES ('rebuild');
 """
 
+MIGRATION_3 = """
+-- External references (a Codex thread id, an agent's task_ref) are per user: the same
+-- reference recorded by two users is two tasks, and one user's reference is no oracle for
+-- another's. The key was (source, source_ref) store-wide.
+DROP INDEX tasks_source_ref;
+CREATE UNIQUE INDEX tasks_source_ref ON tasks(user_id, source, source_ref)
+    WHERE source_ref IS NOT NULL;
+
+-- A forget whose text may still sit in the write-ahead log: a reader kept the checkpoint
+-- from truncating it. Content-free (who, when, how many rows); removed once a truncating
+-- checkpoint has run after it, which erases every frame written before.
+CREATE TABLE pending_purges (
+    seq INTEGER PRIMARY KEY,
+    requested_at TEXT NOT NULL,
+    requested_by TEXT NOT NULL,
+    removed_count INTEGER NOT NULL DEFAULT 0
+);
+"""
+
 MIGRATION_5 = """
 -- Incremental import of Codex rollouts: what was read of each file, per importing user, so
 -- a second run over an unchanged sessions folder opens no file and a grown one resumes at
@@ -309,7 +328,8 @@ CREATE INDEX agent_sessions_waiting ON agent_sessions(user_id, updated_at)
     WHERE processed_at IS NULL;
 """
 
-MIGRATIONS: tuple[tuple[int, str], ...] = ((1, MIGRATION_1), (2, MIGRATION_2), (5, MIGRATION_5),
+MIGRATIONS: tuple[tuple[int, str], ...] = ((1, MIGRATION_1), (2, MIGRATION_2), (3, MIGRATION_3),
+                                           (5, MIGRATION_5),
                                            (6, MIGRATION_6))
 """(version, SQL script) in order. The last version is the schema this code writes."""
 

@@ -104,11 +104,13 @@ class TaskRepository:
         found = {row[0]: row_to_task(row) for row in rows}
         return [found[task_id] for task_id in task_ids if task_id in found]
 
-    def find_by_source_ref(self, source: str, source_ref: str) -> Task | None:
-        """The task recorded from this (source, source_ref), e.g. one imported rollout."""
+    def find_by_source_ref(self, user_id: str, source: str, source_ref: str) -> Task | None:
+        """The task ``user_id`` recorded from this (source, source_ref), e.g. one imported
+        rollout. References are per user: another user's task is never returned."""
         row = self._store.execute(
-            f"SELECT {TASK_COLUMNS} FROM tasks WHERE source = ? AND source_ref = ?",
-            (source, source_ref)).fetchone()
+            f"SELECT {TASK_COLUMNS} FROM tasks "
+            "WHERE user_id = ? AND source = ? AND source_ref = ?",
+            (user_id, source, source_ref)).fetchone()
         return row_to_task(row) if row else None
 
     def source_ref(self, task_id: str) -> str | None:
@@ -301,7 +303,8 @@ class TaskRepository:
             f"SELECT {_T_COLUMNS}, "
             "EXISTS (SELECT 1 FROM task_followups f WHERE f.to_task = t.id), "
             "(SELECT m.id FROM memories m WHERE m.source_thread_id = t.id "
-            "   OR (t.source_ref IS NOT NULL AND m.source_thread_id = t.source_ref) LIMIT 1), "
+            "   OR (t.source_ref IS NOT NULL AND m.source_thread_id = t.source_ref "
+            "       AND (m.owner = t.user_id OR m.project = t.project_id)) LIMIT 1), "
             "EXISTS (SELECT 1 FROM forgotten_sources s WHERE s.source_thread_id = t.id "
             "   OR (t.source_ref IS NOT NULL AND s.source_thread_id = t.source_ref)), "
             f"{', '.join('l.' + c.strip() for c in _LOG_COLUMNS.split(','))} "
