@@ -62,6 +62,29 @@ async def test_a_forget_elsewhere_moves_the_cursor_to_a_neighbour(tmp_path: Path
 
 
 @app_test
+async def test_the_running_app_holds_no_reader_that_keeps_forgotten_text(
+        tmp_path: Path) -> None:
+    """A forget from another process while the app shows (and polls) the list erases the
+    text from the files: the app's connections hold no read transaction while idle."""
+    app = demo_app(tmp_path, poll_interval=LIVE_WAIT_STEP)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "j", "j")
+        await pilot.pause(LIVE_WAIT_STEP * 2)
+        doomed = app.pane("user").memory_list.current()
+        other = open_store(app.store.path)
+        try:
+            result = Engine(other, "alice").identity.forget(doomed.id)
+        finally:
+            other.close()
+        assert result.purged, result.purge_reason
+        data = b"".join(Path(str(app.store.path) + suffix).read_bytes()
+                        for suffix in ("", "-wal")
+                        if Path(str(app.store.path) + suffix).exists())
+        assert doomed.content.encode() not in data
+
+
+@app_test
 async def test_hostile_text_is_shown_literally_and_does_nothing(tmp_path: Path) -> None:
     app = demo_app(tmp_path)
     Engine(app.store, "alice").identity.add_memory(HOSTILE, "fact")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from snapshots.harness import (
     CopySpy,
     app_test,
@@ -31,6 +32,10 @@ def _pane(app, pane_id: str) -> MemoriesPane:
 
 def _list(app, pane_id: str = "user") -> MemoryList:
     return _pane(app, pane_id).memory_list
+
+
+WAIT_ROUNDS = 400
+"""Pauses a test waits for a worker's message (each 50 ms; generous for a busy machine)."""
 
 
 @app_test
@@ -189,6 +194,51 @@ async def test_forget_confirmed_removes_the_chain(tmp_path: Path) -> None:
         assert "no undo" in status_text(app)
         await press(pilot, "ctrl+z")  # forget is final: nothing to undo
         assert memory_list.count == 7
+
+
+@app_test
+async def test_forget_behind_a_reader_warns_then_erases_when_it_lets_go(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reader (another process) keeps the forgotten text in the WAL: the status line
+    says it is not yet erased, and the app's purge worker erases it once the reader lets
+    go."""
+    import sqlite3
+
+    from memtui.engine import purge
+    from memtui.engine import worker as worker_mod
+
+    monkeypatch.setattr(purge, "FORGET_PURGE_WAIT_S", 0.2)
+    monkeypatch.setattr(purge, "PURGE_RETRY_WAIT_S", 0.05)
+    monkeypatch.setattr(worker_mod, "PURGE_POLL_S", 0.05)
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        memory_list = _list(app)
+        target = memory_list.current()
+        files = [Path(str(app.store.path) + suffix) for suffix in ("", "-wal")]
+        reader = sqlite3.connect(str(app.store.path), isolation_level=None)
+        try:
+            reader.execute("BEGIN")
+            reader.execute("SELECT count(*) FROM memories").fetchone()
+            await press(pilot, "d")
+            await pilot.press("y")  # no settle: the purge worker waits for the reader
+            for _ in range(WAIT_ROUNDS):
+                if "not yet erased" in status_text(app):
+                    break
+                await pilot.pause(0.05)
+            assert "not yet erased" in " ".join(status_text(app).split())
+            reader.execute("COMMIT")
+            for _ in range(WAIT_ROUNDS):
+                if "erased from the database files too" in status_text(app):
+                    break
+                await pilot.pause(0.05)
+            assert "erased from the database files too" in " ".join(status_text(app).split())
+        finally:
+            reader.close()
+        await settle(pilot)
+        assert memory_list.count == 7
+        data = b"".join(f.read_bytes() for f in files if f.exists())
+        assert target.content.encode() not in data
 
 
 @app_test

@@ -156,6 +156,39 @@ def test_every_method_round_trip(service: MemoryService, sock: Path, alice: Engi
         ("INDEX.md", 1, "# Web")]
 
 
+def test_the_service_holds_no_read_transaction_between_requests(
+        service: MemoryService, sock: Path, alice: Engine, db_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """After every kind of request the service's long-lived connections are idle, so a
+    forget from another process erases its text at the first attempt."""
+    from memtui.engine import purge
+    from memtui.store.database import open_store
+
+    monkeypatch.setattr(purge, "FORGET_PURGE_WAIT_S", 0)  # one attempt, no waiting
+    doomed = alice.identity.add_memory("Vermilion-Okapi-Cipher rendezvous", "fact", "web")
+    task = ok(sock, "task.complete", _task_params(9))
+    for method, params in (
+            ("health", {}), ("task.list", {"limit": 5}),
+            ("interaction.remember", {"interaction_id": "i-9", "question": "q", "answer": "a"}),
+            ("memory.recall", {"query": "Vermilion rendezvous", "limit": 3}),
+            ("context.prepare", {"project": "web", "prompt": "p"}),
+            ("transition.assess", {"current_task": task["id"], "request": "rendezvous"}),
+            ("consolidation.record", {"kind": "k", "outcome": "ok"}),
+            ("bundle.document.put", {"bundle": "project:web", "path": "INDEX.md",
+                                     "content": "# Web", "expected_revision": 0}),
+            ("bundle.list", {}), ("bundle.get", {"bundle": "project:web"})):
+        ok(sock, method, params)
+    other = open_store(db_path)
+    try:
+        result = Engine(other, "alice").identity.forget(doomed.id)
+    finally:
+        other.close()
+    assert result.purged, result.purge_reason
+    data = b"".join(Path(str(db_path) + s).read_bytes() for s in ("", "-wal")
+                    if Path(str(db_path) + s).exists())
+    assert b"Vermilion-Okapi-Cipher" not in data
+
+
 def test_engine_errors_reach_the_client(service: MemoryService, sock: Path) -> None:
     assert error_code(sock, "bundle.get", {"bundle": "project:nope"}) == "not_found"
     assert error_code(sock, "memory.recall", {"query": "x", "project": "nope"}) == "not_found"

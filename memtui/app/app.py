@@ -22,7 +22,14 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Input
 
-from memtui.app.background import BACKFILL, CONSOLIDATE, JOB_WORDS, ROUND, ExtractionRunner
+from memtui.app.background import (
+    BACKFILL,
+    CONSOLIDATE,
+    JOB_WORDS,
+    ROUND,
+    ExtractionRunner,
+    PurgeRetry,
+)
 from memtui.app.format import local_time, zone
 from memtui.app.palette import MemoryCommands
 from memtui.app.panes import PANES, Pane
@@ -39,7 +46,7 @@ if TYPE_CHECKING:
 
     from memtui.app.clipboard import Clipboard
     from memtui.app.curator import Curator
-    from memtui.app.messages import ExtractionFinished, ExtractionProgress
+    from memtui.app.messages import ExtractionFinished, ExtractionProgress, PurgeFinished
     from memtui.app.widgets.command_line import CommandLine
 
 POLL_INTERVAL_SECONDS = 0.75
@@ -129,8 +136,9 @@ class MainScreen(Screen[None]):
         yield KeyBar(id="keys")
 
     def on_unmount(self) -> None:
-        """Closing: stop the worker between transactions."""
+        """Closing: stop the worker between transactions, and the purge retry."""
         cast(MemtuiApp, self.app).runner.stop()
+        cast(MemtuiApp, self.app).purges.stop()
 
 
 class MemtuiApp(App[None]):
@@ -174,6 +182,7 @@ class MemtuiApp(App[None]):
         self.selected_memory_id: str | None = None
         self.history_memory_id: str | None = None
         self.runner = ExtractionRunner(self, store, self.engine.actor)
+        self.purges = PurgeRetry(self, store)
         self._data_version: int | None = None
         self._poll_failed = False
         self._quiet_job = False
@@ -229,6 +238,7 @@ class MemtuiApp(App[None]):
 
     def _started(self) -> None:
         self.command_line()  # hidden until ``:``; made now, off the first frame
+        self.purges.start()  # a forget left pending by an earlier run is finished
         self._load_keymap()
         # the start pane's target takes focus, unless a key already opened something
         self._show_current(focus=self.get_screen_main().focused is None)
@@ -432,6 +442,11 @@ class MemtuiApp(App[None]):
         return f"idle · last {when}: {state.last_result}"
 
     # ---- messages from workers --------------------------------------------------------
+
+    def on_purge_finished(self, message: PurgeFinished) -> None:
+        """The purge worker erased forgotten text that readers had kept in the WAL."""
+        if message.purged:
+            self.say("Forgotten text is now erased from the database files too.")
 
     def on_extraction_progress(self, message: ExtractionProgress) -> None:
         """A job reported progress."""

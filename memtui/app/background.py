@@ -1,5 +1,6 @@
 """The extraction engine in a Textual thread worker: rounds (timed and on demand), backfill,
-consolidation.
+consolidation; and the purge retry (``PurgeRetry``) that erases a forget's text from the
+write-ahead log once the readers that kept it there let go.
 
 The worker thread only calls the engine and posts messages (``ExtractionProgress``,
 ``ExtractionFinished``); the app's handlers update the widgets. Closing the app asks the
@@ -181,3 +182,44 @@ class ExtractionRunner:
         except Exception as error:  # the app must never die of a job
             self.app.post_message(ExtractionFinished(
                 job, None, error=f"{error.__class__.__name__}: {error}"))
+
+
+PURGE_GROUP = "purge"
+
+
+class PurgeRetry:
+    """Finishes pending purges in a Textual thread worker (one at a time): retries until
+    no forget's text is left in the write-ahead log, the app closes or a newer retry
+    replaces it; then posts ``PurgeFinished`` when it erased any."""
+
+    def __init__(self, app: App[Any], store: Store) -> None:
+        self.app = app
+        self.store = store
+        self._stop = threading.Event()
+
+    def start(self) -> None:
+        """Start (or restart) the retry worker."""
+        if self._stop.is_set():
+            return
+        self.app.run_worker(self._work, thread=True, group=PURGE_GROUP, exclusive=True,
+                            name="purge", description="erase forgotten text",
+                            exit_on_error=False)
+
+    def stop(self) -> None:
+        """Stop retrying (the app is closing)."""
+        self._stop.set()
+
+    def _work(self) -> None:
+        from textual.worker import get_current_worker
+
+        from memtui.app.messages import PurgeFinished
+        from memtui.engine.worker import retry_purges
+
+        worker = get_current_worker()
+        try:
+            status = retry_purges(self.store,
+                                  lambda: self._stop.is_set() or worker.is_cancelled)
+        except MemtuiError:
+            return  # the next forget or the next start tries again
+        if status.cleared:
+            self.app.post_message(PurgeFinished(status.cleared, status.purged))

@@ -222,9 +222,15 @@ class Curator:
         if on_done is not None:
             on_done(removed)
         self.app.forgot(removed)
-        self.app.say(f"Forgot {len(results)} memor{'y' if len(results) == 1 else 'ies'} "
-                     f"({len(removed)} version{'s' if len(removed) != 1 else ''}) — final, "
-                     "no undo")
+        words = (f"Forgot {len(results)} memor{'y' if len(results) == 1 else 'ies'} "
+                 f"({len(removed)} version{'s' if len(removed) != 1 else ''}) — final, no undo")
+        if all(result.purged for result in results):
+            self.app.say(words)
+            return
+        reason = next(result.purge_reason for result in results if not result.purged)
+        self.app.say(f"{words}; not yet erased from the database files: {reason}",
+                     severity="warning")
+        self.app.purges.start()
 
     # ---- settings, flags, profile -------------------------------------------------------
 

@@ -30,3 +30,12 @@ class ExtractionFinished(Message):
     summary: dict[str, Any] | None
     error: str | None = None
     stopped: bool = False
+
+
+@dataclass
+class PurgeFinished(Message):
+    """The purge worker stopped: ``cleared`` pending forgets had their text erased from the
+    write-ahead log; ``purged`` says whether none is left."""
+
+    cleared: int
+    purged: bool

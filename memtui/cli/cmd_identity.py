@@ -166,9 +166,13 @@ def memory_forget(ctx: CliContext, args: argparse.Namespace) -> int:
     result = ctx.engine.identity.forget(args.id)
     if ctx.json:
         ctx.emit_json({"id": result.memory_id, "forgotten": list(result.removed_ids),
-                       "count": result.count})
-    else:
+                       "count": result.count, "purged": result.purged,
+                       "purge_reason": result.purge_reason})
+    elif result.purged:
         ctx.console.print(Text(f"forgot {args.id}: {result.count} version(s) deleted for good"))
+    else:
+        ctx.console.print(Text(f"forgot {args.id}: {result.count} version(s) deleted from the "
+                               f"store, but not yet from its files: {result.purge_reason}"))
     return 0
 
 

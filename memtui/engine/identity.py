@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memtui.engine import permissions as perm
+from memtui.engine import purge
 from memtui.engine.base import EngineArea
 from memtui.engine.validation import (
     MAX_LABEL_BYTES,
@@ -51,6 +52,10 @@ class ForgetResult:
 
     memory_id: str
     removed_ids: tuple[str, ...]
+    purged: bool = True
+    """Whether the text is gone from the database files too (see ``memtui.engine.purge``)."""
+    purge_reason: str | None = None
+    """Why it is not yet (a reader kept the write-ahead log from being truncated)."""
 
     @property
     def count(self) -> int:
@@ -357,10 +362,15 @@ class IdentityApi(EngineArea):
 
     def forget(self, memory_id: str) -> ForgetResult:
         """Physically delete a memory and every version in its chain; audit without content;
-        tombstone extracted sources so the extractor never recreates them."""
+        tombstone extracted sources so the extractor never recreates them. Then erase the
+        text from the write-ahead log, waiting for readers up to ``FORGET_PURGE_WAIT_S``;
+        ``purged`` says whether that happened (else the worker finishes it later)."""
         result = self._forget_chain(memory_id)
-        self._store.checkpoint()
-        return result
+        return self._purged(result)
+
+    def _purged(self, result: ForgetResult) -> ForgetResult:
+        status = purge.finish(self._store, purge.FORGET_PURGE_WAIT_S)
+        return replace(result, purged=status.purged, purge_reason=status.reason)
 
     def _forget_chain(self, memory_id: str) -> ForgetResult:
         with self._store.transaction():
@@ -379,6 +389,7 @@ class IdentityApi(EngineArea):
             self._store.memories.merge_fulltext()
             self._audit("memory_forgotten", memory_id, removed_ids=sorted(ids),
                         count=len(ids))
+            self._store.purges.add(now, self.actor, len(ids))
         return ForgetResult(memory_id=memory_id, removed_ids=tuple(sorted(ids)))
 
     def forget_by_agent(self, memory_id: str) -> ForgetResult:
@@ -401,8 +412,11 @@ class IdentityApi(EngineArea):
                 result = self._forget_chain(memory_id)
                 done.update(result.removed_ids)
                 results.append(result)
-        self._store.checkpoint()
-        return results
+        if not results:
+            return results
+        status = purge.finish(self._store, purge.FORGET_PURGE_WAIT_S)
+        return [replace(result, purged=status.purged, purge_reason=status.reason)
+                for result in results]
 
     # ---- context ------------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from memtui import __version__
+from memtui.engine import purge
 from memtui.engine.validation import MAX_JSON_DEPTH, json_depth
 from memtui.errors import InvalidInput, MemtuiError, PermissionDenied, StoreError
 from memtui.store import maintenance as sql
@@ -109,6 +110,7 @@ class MaintenanceApi:
                 problems += sql.log_problems(self._store)
                 row_problems, fixes = self._row_problems()
                 problems += row_problems
+                problems += self._purge_problems()
         except StoreError as error:
             return [f"sqlite: the database is damaged ({error.message})"], []
         return problems, fixes
@@ -137,6 +139,15 @@ class MaintenanceApi:
             problems.append(f"... and {more} more row problem(s)")
         return problems, fixes
 
+    def _purge_problems(self) -> list[str]:
+        """Forgotten text still in the write-ahead log: a forget whose truncating checkpoint
+        a reader prevented, while the log still holds frames."""
+        status = purge.pending(self._store)
+        if status.purged or self._store.wal_bytes() == 0:
+            return []
+        return [f"forgotten text of {status.pending} forget(s) may still be in "
+                f"{self._store.path.name}-wal: {status.reason}"]
+
     def doctor(self, repair: bool = False) -> DoctorReport:
         """Check the store; with ``repair``, fix what is safe to fix, then check again.
 
@@ -148,6 +159,11 @@ class MaintenanceApi:
         report = DoctorReport(problems=problems)
         if not repair or not report.problems or _damaged(report.problems):
             return report
+        if any("forgotten text" in p for p in report.problems):
+            status = purge.finish(self._store, purge.PURGE_RETRY_WAIT_S)
+            if status.cleared:
+                report.repaired.append(f"erased the text of {status.cleared} forget(s) from "
+                                       "the write-ahead log")
         with self._store.transaction():
             for table, rowid, finding in fixes:
                 sql.update_value(self._store, table, rowid, finding.column, finding.fixed)

@@ -8,6 +8,11 @@ between transactions (batches), never in the middle of one.
 
 ``run_once(force)`` runs a round synchronously in the caller's thread (the app's own thread
 worker uses it); a lock keeps it and the loop's rounds from overlapping.
+
+Between rounds the loop also finishes pending purges every ``PURGE_POLL_S`` seconds: a
+forget that a reader kept from erasing its text from the write-ahead log left a record, and
+the loop retries the truncating checkpoint until it succeeds (``memtui.engine.purge``),
+reporting a ``purged`` event then.
 """
 
 from __future__ import annotations
@@ -15,10 +20,12 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from memtui.engine import purge
 from memtui.engine.api import Engine
 from memtui.store.database import Store
 
@@ -30,10 +37,15 @@ log = logging.getLogger(__name__)
 DEFAULT_INTERVAL_S = 60.0
 """Seconds between two timed rounds."""
 DEFAULT_STOP_TIMEOUT_S = 10.0
+PURGE_POLL_S = 2.0
+"""How often the running loop looks for pending purges and retries them."""
+STOP_CHECK_S = 0.1
+"""How often ``retry_purges`` looks at its stop flag while it waits."""
 IDLE, RUNNING, STOPPED = "idle", "running", "stopped"
 """The loop's states."""
-EVENT_KINDS = ("started", "progress", "finished", "error", "stopped")
-"""``started``/``progress``/``finished``/``error`` per round; ``stopped`` once at the end."""
+EVENT_KINDS = ("started", "progress", "finished", "error", "purged", "stopped")
+"""``started``/``progress``/``finished``/``error`` per round; ``purged`` when pending purges
+were finished; ``stopped`` once at the end."""
 
 
 @dataclass(frozen=True)
@@ -60,13 +72,15 @@ class LoopState:
     last_error: str | None = None
     runs: int = 0
     progress: tuple[int, int] = field(default=(0, 0))
+    purge_pending: int = 0
+    """Forgets whose text the loop has yet to erase from the write-ahead log."""
 
     def to_json(self) -> dict[str, object]:
         """The state as a JSON object (the service's ``health``, the app's status)."""
         return {"status": self.status, "last_run_at": self.last_run_at,
                 "last_summary": self.last_summary.to_json() if self.last_summary else None,
                 "last_error": self.last_error, "runs": self.runs,
-                "progress": list(self.progress)}
+                "progress": list(self.progress), "purge_pending": self.purge_pending}
 
 
 StoreSource = Store | Callable[[], Store]
@@ -153,26 +167,57 @@ class BackgroundLoop:
 
     def _loop(self) -> None:
         try:
+            next_round = self._next_round_at()
             while not self._stopping.is_set():
-                force = self._wait_for_turn()
-                if force is None:
+                turn = self._wait_for_turn(next_round)
+                if turn is None:
                     break
+                self._finish_purges()
+                is_round, force = turn
+                if not is_round:
+                    continue
                 with self._run_lock:
                     if self._stopping.is_set():
                         break
                     self._round(force)
+                self._finish_purges()
+                next_round = self._next_round_at()
         finally:
             self._emit(LoopEvent("stopped"))
 
-    def _wait_for_turn(self) -> bool | None:
-        """Wait for the interval or a request; the force flag of the round, None to stop."""
+    def _next_round_at(self) -> float | None:
+        if self.interval_s is None:
+            return None
+        return time.monotonic() + self.interval_s
+
+    def _wait_for_turn(self, next_round: float | None) -> tuple[bool, bool] | None:
+        """Wait for the next round, a request or the next purge poll: (round?, force), or
+        None to stop."""
         with self._wake:
             if self._pending_force is None and not self._stopping.is_set():
-                self._wake.wait(self.interval_s)
+                timeout = PURGE_POLL_S
+                if next_round is not None:
+                    timeout = max(0.0, min(timeout, next_round - time.monotonic()))
+                self._wake.wait(timeout)
             if self._stopping.is_set():
                 return None
-            force, self._pending_force = bool(self._pending_force), None
-            return force
+            if self._pending_force is not None:
+                force, self._pending_force = bool(self._pending_force), None
+                return True, force
+        if next_round is not None and time.monotonic() >= next_round:
+            return True, False
+        return False, False
+
+    def _finish_purges(self) -> None:
+        """Retry pending purges (a quick look when there are none); never raises."""
+        try:
+            status = purge.finish(self._open_store(), purge.PURGE_RETRY_WAIT_S)
+        except Exception as error:  # the loop never dies on a purge
+            log.warning("purge retry failed: %s: %s", type(error).__name__, error)
+            return
+        self._set(purge_pending=status.pending)
+        if status.cleared:
+            self._emit(LoopEvent("purged", done=status.cleared, total=status.cleared))
 
     def _round(self, force: bool) -> RoundSummary | None:
         self._set(status=RUNNING, progress=(0, 0))
@@ -252,3 +297,24 @@ class BackgroundLoop:
             self._on_event(event)
         except Exception:  # a broken listener must not stop the loop
             log.exception("worker event listener failed")
+
+
+def retry_purges(store: Store, should_stop: Callable[[], bool],
+                 poll_s: float | None = None) -> purge.PurgeStatus:
+    """Retry pending purges every ``poll_s`` (default ``PURGE_POLL_S``) until none is left
+    or ``should_stop()``; for a host without a running loop (the app's thread worker).
+    Returns the last status, with ``cleared`` summed over the attempts."""
+    pause = PURGE_POLL_S if poll_s is None else poll_s
+    cleared = 0
+    while True:
+        status = purge.finish(store, purge.PURGE_RETRY_WAIT_S)
+        cleared += status.cleared
+        if status.purged or should_stop():
+            return purge.PurgeStatus(purged=status.purged, pending=status.pending,
+                                     reason=status.reason, cleared=cleared)
+        deadline = time.monotonic() + pause
+        while time.monotonic() < deadline:
+            if should_stop():
+                return purge.PurgeStatus(purged=False, pending=status.pending,
+                                         reason=status.reason, cleared=cleared)
+            time.sleep(min(STOP_CHECK_S, pause))

@@ -237,6 +237,8 @@ class MemoryService:
             log.warning("worker round failed: %s", event.error)
         elif event.kind == "finished" and event.summary is not None:
             log.info("worker round: %s", event.summary.to_json())
+        elif event.kind == "purged":
+            log.info("erased the text of %s forget(s) from the write-ahead log", event.done)
 
     def _worker_state(self) -> dict[str, Any]:
         if self._loop is None:

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from memtui.store.codex_rollout_files import RolloutFileRepository
     from memtui.store.identity import IdentityRepository
     from memtui.store.memories import MemoryRepository
+    from memtui.store.purges import PurgeRepository
     from memtui.store.query_lane import QueryLane
     from memtui.store.recall import RecallRepository
     from memtui.store.sessions import SessionRepository
@@ -42,6 +43,9 @@ BUSY_TIMEOUT_MS = 10_000
 BUSY_RETRY_SECONDS = 30.0
 """How long a write keeps retrying a busy database before it gives up."""
 BUSY_RETRY_PAUSE_SECONDS = 0.05
+CHECKPOINT_ATTEMPT_MS = 100
+"""How long one truncating checkpoint attempt lets SQLite wait for readers before the next
+attempt (``truncate_wal`` retries until its own deadline)."""
 SQLITE_HEADER = b"SQLite format 3\x00"
 _PAGE_SIZE_OFFSET = 16
 _PAGE_COUNT_OFFSET = 28
@@ -192,6 +196,13 @@ class Store:
         from memtui.store.sessions import SessionRepository
 
         return SessionRepository(self)
+
+    @cached_property
+    def purges(self) -> PurgeRepository:
+        """Forgets whose text may still be in the write-ahead log (content-free)."""
+        from memtui.store.purges import PurgeRepository
+
+        return PurgeRepository(self)
 
     # -- connections ---------------------------------------------------------------------
 
@@ -388,6 +399,41 @@ class Store:
         """Fold the WAL into the main file and truncate it. False if readers prevented it."""
         row = self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
         return bool(row) and row[0] == 0
+
+    def truncate_wal(self, wait_s: float) -> bool:
+        """Copy the WAL into the main file and truncate it to zero bytes, so no older copy of
+        a page (a deleted row's text) is left in it. Readers of older snapshots keep that
+        from finishing: attempts repeat, each waiting ``CHECKPOINT_ATTEMPT_MS`` for them,
+        until ``wait_s`` has passed (at least one attempt). True when a checkpoint truncated it.
+
+        Never call it inside a transaction of this thread (that reader would block it).
+        """
+        conn = self.conn
+        if self._local.depth > 0 or conn.in_transaction:
+            return False
+        deadline = time.monotonic() + max(0.0, wait_s)
+        conn.execute(f"PRAGMA busy_timeout = {CHECKPOINT_ATTEMPT_MS}")
+        try:
+            while True:
+                try:
+                    row = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+                    if row is not None and row[0] == 0:
+                        return True  # truncated (a write after it adds only new frames)
+                except sqlite3.OperationalError as error:
+                    if not _is_busy(error):
+                        raise StoreError(f"{self.path}: checkpoint failed ({error})") from None
+                if time.monotonic() >= deadline:
+                    return False
+                time.sleep(BUSY_RETRY_PAUSE_SECONDS)
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+
+    def wal_bytes(self) -> int:
+        """The size of the write-ahead log file (0 when it is missing or truncated)."""
+        try:
+            return self.path.with_name(self.path.name + "-wal").stat().st_size
+        except OSError:
+            return 0
 
 
 def _prepare(store: Store, existed: bool) -> None:

@@ -1,0 +1,71 @@
+"""Forget that really forgets: erase a forget's text from the database files.
+
+A forget deletes its rows in one transaction and records a content-free pending purge in
+it (``store.purges``). The deleted text then still sits in older copies of its pages in the
+write-ahead log until a checkpoint truncates the log, which a reader holding a read
+transaction (another process: ``memtui serve``, the app, an agent) prevents. ``finish``
+waits for readers within a bound, retrying the truncating checkpoint; when it succeeds every
+pending purge recorded before it is done and its record goes. When it cannot, the forget
+says so (``PurgeStatus.purged`` False with the reason) and the record stays for the
+background worker (``memtui.engine.worker``), ``doctor --repair`` and the next forget to
+finish; ``doctor`` reports it meanwhile.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from memtui.store.database import Store
+
+FORGET_PURGE_WAIT_S = 3.0
+"""How long a forget waits for readers of the store before reporting the purge pending."""
+PURGE_RETRY_WAIT_S = 0.5
+"""How long one later retry (the worker, ``doctor --repair``) waits for readers."""
+
+
+@dataclass(frozen=True)
+class PurgeStatus:
+    """Whether forgotten text is gone from the database files. ``pending`` counts the
+    forgets still waiting; ``reason`` says why they wait (None when purged); ``cleared``
+    counts the pending forgets this call finished."""
+
+    purged: bool
+    pending: int = 0
+    reason: str | None = None
+    cleared: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        """The status as a JSON object."""
+        return {"purged": self.purged, "pending": self.pending, "reason": self.reason,
+                "cleared": self.cleared}
+
+
+def readers_reason(store: Store) -> str:
+    """Why a purge is pending, in words a person can act on."""
+    return (f"another connection holds a read transaction on the store (a running `memtui "
+            f"serve`, the app or an agent), so older copies of the deleted text are still in "
+            f"{store.path.name}-wal; they are erased once it lets go (the background worker "
+            f"retries; `memtui doctor --repair` retries now)")
+
+
+def pending(store: Store) -> PurgeStatus:
+    """The current state, without trying anything."""
+    waiting = store.purges.pending()
+    if waiting is None:
+        return PurgeStatus(purged=True)
+    return PurgeStatus(purged=False, pending=waiting.count, reason=readers_reason(store))
+
+
+def finish(store: Store, wait_s: float) -> PurgeStatus:
+    """Truncate the WAL (waiting up to ``wait_s`` for readers) and drop the pending purges
+    it completed. Quick when nothing is pending. Call outside any transaction."""
+    waiting = store.purges.pending()
+    if waiting is None:
+        return PurgeStatus(purged=True)
+    if not store.truncate_wal(wait_s):
+        return PurgeStatus(purged=False, pending=waiting.count, reason=readers_reason(store))
+    with store.transaction():
+        cleared = store.purges.clear_through(waiting.last_seq)
+    return replace(pending(store), cleared=cleared)

@@ -1,0 +1,52 @@
+"""Pending purges: forgets whose text may still sit in the write-ahead log.
+
+A forget deletes its rows (``secure_delete`` zeroes them in the pages it writes), but the
+older copies of those pages stay in the ``-wal`` file until a truncating checkpoint runs,
+and a reader holding a read transaction keeps that checkpoint from finishing. A forget
+records one content-free row here in its own transaction (so a crash right after it still
+leaves the record); the row goes once a truncating checkpoint has run after it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memtui.store.database import Store
+
+
+@dataclass(frozen=True)
+class PendingPurges:
+    """Forgets not yet purged from the WAL: how many, since when, and the newest row's
+    number (a checkpoint that truncates after reading it purges every row up to it)."""
+
+    count: int
+    oldest_at: str
+    last_seq: int
+
+
+class PurgeRepository:
+    """SQL for the ``pending_purges`` table (content-free)."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def add(self, at: str, by: str, removed_count: int) -> None:
+        """Record a forget whose rows were just deleted (call inside its transaction)."""
+        self._store.execute(
+            "INSERT INTO pending_purges(requested_at, requested_by, removed_count) "
+            "VALUES (?, ?, ?)", (at, by, removed_count))
+
+    def pending(self) -> PendingPurges | None:
+        """The forgets still waiting for a truncating checkpoint, or None."""
+        row = self._store.execute(
+            "SELECT count(*), min(requested_at), max(seq) FROM pending_purges").fetchone()
+        if not row or not row[0]:
+            return None
+        return PendingPurges(count=int(row[0]), oldest_at=str(row[1]), last_seq=int(row[2]))
+
+    def clear_through(self, last_seq: int) -> int:
+        """Drop the records up to ``last_seq`` (their text is gone from the files)."""
+        cursor = self._store.execute("DELETE FROM pending_purges WHERE seq <= ?", (last_seq,))
+        return cursor.rowcount
