@@ -338,6 +338,53 @@ def test_a_silent_client_times_out_and_others_are_served(service: MemoryService,
     assert healthy(sock)
 
 
+SLOW_CLIENTS = 40
+"""More slow clients than the service has worker threads (MAX_CLIENTS)."""
+SLOW_READ_TIMEOUT_S = 30.0
+"""The slow clients' deadline in that test: far longer than any health round trip."""
+
+
+def test_slow_clients_hold_no_worker(store: Store, alice: Engine, sock: Path) -> None:
+    """40 clients that send ``{`` and wait: ``health`` is answered while every one of them is
+    still waiting for its deadline (no worker thread is held by a client still sending),
+    and each is then answered with an error and dropped."""
+    assert SLOW_CLIENTS > server_mod.MAX_CLIENTS
+    svc = MemoryService(None, "alice", sock, store=store, read_timeout_s=SLOW_READ_TIMEOUT_S)
+    slow: list[socket.socket] = []
+    with svc.running():
+        try:
+            for _ in range(SLOW_CLIENTS):
+                client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                client.connect(str(sock))
+                client.sendall(b"{")
+                slow.append(client)
+            began = time.monotonic()
+            for _ in range(3):
+                assert rpc(sock, "health")["ok"] is True
+            answered_within = time.monotonic() - began
+            assert answered_within < SLOW_READ_TIMEOUT_S
+            for client in slow:  # none of them was answered or dropped yet
+                client.setblocking(False)
+                with pytest.raises(BlockingIOError):
+                    client.recv(1)
+        finally:
+            for client in slow:
+                client.close()
+
+
+def test_a_client_past_its_deadline_is_dropped(service: MemoryService, sock: Path) -> None:
+    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    client.connect(str(sock))
+    client.sendall(b"{")
+    client.settimeout(30)
+    answer = b""
+    while chunk := client.recv(65536):
+        answer += chunk
+    client.close()  # the service closed its side: recv saw the end
+    assert json.loads(answer)["error"]["code"] == "invalid_request"
+    assert healthy(sock)
+
+
 def test_a_client_that_disconnects_mid_reply(service: MemoryService, sock: Path,
                                              alice: Engine) -> None:
     for i in range(20):

@@ -112,6 +112,36 @@ def read_request(sock: Receiver, deadline: float, limit: int = MAX_REQUEST_BYTES
     raise ProtocolError(TOO_LARGE, f"the request is larger than {limit} bytes")
 
 
+class RequestBuffer:
+    """The bytes of one request as they arrive (for a reader that does not block).
+
+    ``feed(chunk)`` returns the request line once its newline arrived (what follows is
+    ignored), ``end()`` the line when the client closed its side first; before that None.
+    Never holds more than ``limit + 1`` bytes: a longer line raises ``ProtocolError``
+    (``too_large``), as ``read_request`` does.
+    """
+
+    def __init__(self, limit: int = MAX_REQUEST_BYTES) -> None:
+        self.limit = limit
+        self._buffer = bytearray()
+
+    def room(self) -> int:
+        """How many bytes the next read may ask for."""
+        return min(READ_CHUNK_BYTES, self.limit + 1 - len(self._buffer))
+
+    def feed(self, chunk: bytes) -> bytes | None:
+        """Add what arrived; the complete request line, or None while it is incomplete."""
+        newline = chunk.find(b"\n")
+        self._buffer += chunk if newline < 0 else chunk[:newline]
+        if len(self._buffer) > self.limit:
+            raise ProtocolError(TOO_LARGE, f"the request is larger than {self.limit} bytes")
+        return bytes(self._buffer) if newline >= 0 else None
+
+    def end(self) -> bytes:
+        """The client closed its side: what arrived is the whole request."""
+        return bytes(self._buffer)
+
+
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 

@@ -5,11 +5,13 @@
   peer's uid is checked (``SO_PEERCRED``): only the service's own user may talk to it.
 - A socket file left by a crashed run is detected (nobody answers) and replaced; a live one
   is an error (another service is running).
-- One request per connection, each handled on a bounded pool of threads. Each connection
-  must deliver its request within ``read_timeout_s``; a slow or silent client is answered
-  with an error and closed; a client that goes away mid-reply harms no one.
+- One request per connection. The accept loop reads every connection itself, without
+  blocking (``selectors``), and hands only a complete request to the bounded pool of
+  threads: a slow or silent client holds no worker. A connection that has not delivered its
+  whole request within ``read_timeout_s`` is answered with an error and dropped; a client
+  that goes away mid-reply harms no one.
 - ``stop()`` (and SIGTERM/SIGINT under ``run()``) stops accepting, lets the requests in
-  flight finish, stops the worker, removes the socket file and closes the store.
+  flight finish (those still arriving get until their deadline), stops the worker, removes the socket file and closes the store.
 - ``worker=True`` hosts the background extraction loop (``memtui.engine.worker``).
 """
 
@@ -26,8 +28,9 @@ import struct
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -42,22 +45,25 @@ from memtui.service.protocol import (
     MAX_REQUEST_BYTES,
     PERMISSION_DENIED,
     ProtocolError,
+    RequestBuffer,
     error_from_exception,
     error_response,
     ok_response,
     parse_request,
-    read_request,
 )
 from memtui.store.database import Store, open_store
 
 log = logging.getLogger("memtui.service")
 
-READ_TIMEOUT_S = 5.0
-"""A connection must deliver its whole request within this many seconds."""
+READ_TIMEOUT_S = 2.0
+"""A connection must deliver its whole request within this many seconds, or it is answered
+with an error and dropped (a request is at most 1 MiB over a local socket: milliseconds)."""
 WRITE_TIMEOUT_S = 5.0
 """A reply that cannot be written within this many seconds is dropped."""
 MAX_CLIENTS = 16
-"""Connections handled at once (threads); more wait in the listen backlog."""
+"""Requests answered at once (threads); more complete requests wait in the pool's queue."""
+MAX_READING = 512
+"""Connections read at once by the accept loop; more wait in the listen backlog."""
 LISTEN_BACKLOG = 128
 DRAIN_TIMEOUT_S = 0.5
 """After refusing a request, how long unread input is drained so the reply gets through."""
@@ -71,6 +77,19 @@ SOCKET_MODE = 0o600
 FOLDER_MODE = 0o700
 _SOCKET_UMASK = 0o177
 _PEERCRED = struct.Struct("3i")
+
+
+_ACCEPT, _WAKE = "accept", "wake"
+"""Selector keys of the listening socket and the wake-up pipe."""
+
+
+@dataclass
+class _Reading:
+    """A connection whose request is still arriving: its bytes so far and its deadline."""
+
+    conn: socket.socket
+    buffer: RequestBuffer
+    deadline: float
 
 
 class ServiceError(MemtuiError):
@@ -170,7 +189,8 @@ class MemoryService:
         self._wake_r: socket.socket | None = None
         self._wake_w: socket.socket | None = None
         self._pool: ThreadPoolExecutor | None = None
-        self._slots = threading.BoundedSemaphore(max_clients)
+        self._reading: dict[socket.socket, _Reading] = {}
+        self._accept_paused = False
         self._stopping = threading.Event()
         self._stopped = threading.Event()
         self._loop: Any = None
@@ -193,6 +213,7 @@ class MemoryService:
                                            worker_state=self._worker_state)
             self._bind()
             self._wake_r, self._wake_w = socket.socketpair()
+            self._wake_r.setblocking(False)
             self._pool = ThreadPoolExecutor(max_workers=self.max_clients,
                                             thread_name_prefix="memtui-service")
             if self.worker_enabled:
@@ -247,46 +268,131 @@ class MemoryService:
                 **self._loop.state.to_json()}
 
     def serve_forever(self) -> None:
-        """Accept connections until ``stop()``; then finish what is in flight and clean up."""
+        """Accept connections and read their requests until ``stop()``; then finish what is
+        in flight (requests still arriving get until their deadline) and clean up."""
         if not self._started:
             self.start()
         assert self._listener is not None and self._wake_r is not None
         self._serving = True
         selector = selectors.DefaultSelector()
-        selector.register(self._listener, selectors.EVENT_READ, "accept")
-        selector.register(self._wake_r, selectors.EVENT_READ, "wake")
+        selector.register(self._listener, selectors.EVENT_READ, _ACCEPT)
+        selector.register(self._wake_r, selectors.EVENT_READ, _WAKE)
         try:
-            while not self._stopping.is_set():
-                for key, _events in selector.select():
-                    if key.data == "wake" or self._stopping.is_set():
+            while True:
+                if self._stopping.is_set():
+                    self._stop_listening(selector)
+                    if not self._reading:
                         break
-                    self._accept()
+                for key, _events in selector.select(self._select_timeout()):
+                    if key.data == _WAKE:
+                        with contextlib.suppress(OSError):
+                            self._wake_r.recv(1024)
+                    elif key.data == _ACCEPT:
+                        self._accept(selector)
+                    else:
+                        self._read(selector, key.data)
+                self._expire(selector)
         finally:
+            for reading in list(self._reading.values()):
+                self._forget_reading(selector, reading)
+                reading.conn.close()
             selector.close()
             self._cleanup()
             self._stopped.set()
 
-    def _accept(self) -> None:
-        assert self._listener is not None and self._pool is not None
+    def _select_timeout(self) -> float | None:
+        """Until the nearest read deadline (None: nothing is being read)."""
+        if not self._reading:
+            return None
+        nearest = min(reading.deadline for reading in self._reading.values())
+        return max(0.0, nearest - time.monotonic())
+
+    def _stop_listening(self, selector: selectors.BaseSelector) -> None:
+        listener, self._listener = self._listener, None
+        if listener is None:
+            return
+        if not self._accept_paused:
+            selector.unregister(listener)
+        listener.close()
+        self._remove_socket_file()
+
+    def _accept(self, selector: selectors.BaseSelector) -> None:
+        assert self._listener is not None
         while not self._stopping.is_set():
-            if not self._slots.acquire(timeout=0.1):
-                continue  # every slot busy: leave the rest in the backlog a moment
+            if len(self._reading) >= MAX_READING:
+                selector.unregister(self._listener)  # the rest wait in the backlog
+                self._accept_paused = True
+                return
             try:
                 conn, _addr = self._listener.accept()
             except (BlockingIOError, InterruptedError):
-                self._slots.release()
                 return
             except OSError as error:
-                self._slots.release()
                 log.warning("accept failed: %s", error)
                 return
-            conn.setblocking(True)
-            try:
-                self._pool.submit(self._serve_connection, conn)
-            except RuntimeError:  # the pool is shutting down
-                self._slots.release()
-                conn.close()
-                return
+            uid = peer_uid(conn)
+            if uid is not None and hasattr(os, "getuid") and uid != os.getuid():
+                log.warning("refused a connection from uid %s", uid)
+                self._submit(conn, self._refuse, error_response(
+                    None, PERMISSION_DENIED, "this service serves only its own user"))
+                continue
+            conn.setblocking(False)
+            reading = _Reading(conn, RequestBuffer(), time.monotonic() + self.read_timeout_s)
+            self._reading[conn] = reading
+            selector.register(conn, selectors.EVENT_READ, reading)
+
+    def _read(self, selector: selectors.BaseSelector, reading: _Reading) -> None:
+        """Read what a connection sent; hand a complete request to the pool."""
+        try:
+            chunk = reading.conn.recv(reading.buffer.room())
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:  # the client went away
+            self._forget_reading(selector, reading)
+            reading.conn.close()
+            return
+        try:
+            raw = reading.buffer.feed(chunk) if chunk else reading.buffer.end()
+        except ProtocolError as error:
+            self._forget_reading(selector, reading)
+            self._submit(reading.conn, self._refuse,
+                         error_response(None, error.code, error.message))
+            return
+        if raw is not None:
+            self._forget_reading(selector, reading)
+            self._submit(reading.conn, self._answer, raw)
+
+    def _expire(self, selector: selectors.BaseSelector) -> None:
+        """Answer and drop the connections past their deadline (without blocking)."""
+        now = time.monotonic()
+        for reading in [r for r in self._reading.values() if r.deadline <= now]:
+            self._forget_reading(selector, reading)
+            payload = error_response(None, INVALID_REQUEST, "no complete request within "
+                                                            f"{self.read_timeout_s:g}s")
+            with contextlib.suppress(OSError):
+                reading.conn.send(payload)
+                reading.conn.shutdown(socket.SHUT_RDWR)
+            reading.conn.close()
+
+    def _forget_reading(self, selector: selectors.BaseSelector, reading: _Reading) -> None:
+        """Stop reading a connection; resume accepting if the loop had paused."""
+        self._reading.pop(reading.conn, None)
+        with contextlib.suppress(KeyError, ValueError):
+            selector.unregister(reading.conn)
+        if self._accept_paused and self._listener is not None and \
+                len(self._reading) < MAX_READING:
+            selector.register(self._listener, selectors.EVENT_READ, _ACCEPT)
+            self._accept_paused = False
+
+    def _submit(self, conn: socket.socket, job: Callable[[socket.socket, bytes], None],
+                data: bytes) -> None:
+        """Run ``job(conn, data)`` on the pool; the connection is closed after it."""
+        assert self._pool is not None
+        conn.setblocking(True)
+        try:
+            self._pool.submit(self._serve_connection, conn, job, data)
+        except RuntimeError:  # the pool is shutting down
+            conn.close()
 
     def stop(self, timeout: float = SHUTDOWN_TIMEOUT_S) -> bool:
         """Stop accepting, finish requests in flight, stop the worker, remove the socket.
@@ -387,36 +493,21 @@ class MemoryService:
             except (TypeError, ValueError):
                 return error_response(request_id, code, message)
 
-    def _serve_connection(self, conn: socket.socket) -> None:
+    def _serve_connection(self, conn: socket.socket,
+                          job: Callable[[socket.socket, bytes], None], data: bytes) -> None:
         try:
             with conn:
-                self._converse(conn)
+                job(conn, data)
         except OSError:
             pass  # the client went away; nothing was half-written on our side
         except Exception:  # never let one connection hurt the service
             log.exception("connection failed")
-        finally:
-            self._slots.release()
 
-    def _converse(self, conn: socket.socket) -> None:
-        uid = peer_uid(conn)
-        if uid is not None and hasattr(os, "getuid") and uid != os.getuid():
-            log.warning("refused a connection from uid %s", uid)
-            self._reply(conn, error_response(None, PERMISSION_DENIED,
-                                             "this service serves only its own user"),
-                        drain=True)
-            return
-        deadline = time.monotonic() + self.read_timeout_s
-        try:
-            raw = read_request(conn, deadline)
-        except ProtocolError as error:
-            self._reply(conn, error_response(None, error.code, error.message), drain=True)
-            return
-        except TimeoutError:
-            self._reply(conn, error_response(
-                None, INVALID_REQUEST, f"no complete request within {self.read_timeout_s:g}s"))
-            return
+    def _answer(self, conn: socket.socket, raw: bytes) -> None:
         self._reply(conn, self.handle_request(raw))
+
+    def _refuse(self, conn: socket.socket, payload: bytes) -> None:
+        self._reply(conn, payload, drain=True)
 
     @staticmethod
     def _reply(conn: socket.socket, payload: bytes, drain: bool = False) -> None:
