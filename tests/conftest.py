@@ -27,6 +27,18 @@ def clock() -> FixedClock:
     return FixedClock(TEST_START)
 
 
+TERMINAL_COLUMNS, TERMINAL_LINES = 80, 24
+"""The terminal the human-output tests mean (Rich reads the size from the environment or the
+real terminal otherwise, so a wide terminal or ``pytest -n`` would change the output)."""
+
+
+@pytest.fixture
+def terminal_80(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Human output rendered for an 80x24 terminal, whatever terminal runs the tests."""
+    monkeypatch.setenv("COLUMNS", str(TERMINAL_COLUMNS))
+    monkeypatch.setenv("LINES", str(TERMINAL_LINES))
+
+
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
     """Where a test's store lives."""

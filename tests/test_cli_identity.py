@@ -129,7 +129,7 @@ def test_bad_db_paths_exit_nonzero_with_one_line(tmp_path: Path, bad_db: str) ->
     assert code == 1 and err.getvalue().count("\n") == 1 and str(target) in err.getvalue()
 
 
-def test_human_output_is_literal_and_fits_80_columns(cli, web) -> None:
+def test_human_output_is_literal_and_fits_80_columns(cli, web, terminal_80) -> None:
     cli("--user", "alice", "memory", "add", "[bold red]x[/] [@click=app.quit] \x1b[2J\x1b]52;c;aGk=\x07",
         "--kind", "fact")
     listed = cli("--user", "alice", "memory", "list")

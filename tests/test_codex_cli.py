@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import shutil
 import sqlite3
 import subprocess
@@ -24,8 +23,10 @@ except ImportError:  # tests/ imported as a package
 
 try:
     from conftest import CliResult
+    from unprivileged import child_command
 except ImportError:  # tests/ imported as a package
     from tests.conftest import CliResult
+    from tests.unprivileged import child_command
 
 SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 LOCK_SCRIPT = """
@@ -100,7 +101,7 @@ def test_show_json_for_a_broken_home(home: Path, codex: Callable[..., CliResult]
     assert any(p.endswith("memories_1.sqlite") for p in paths)
 
 
-def test_show_human_fits_80_columns(codex: Callable[..., CliResult]) -> None:
+def test_show_human_fits_80_columns(codex: Callable[..., CliResult], terminal_80: None) -> None:
     result = codex("show")
     assert result.code == 0
     lines = result.out.splitlines()
@@ -278,17 +279,10 @@ def test_read_only_home() -> None:
         writable = base / "store"
         writable.mkdir(mode=0o777)
         writable.chmod(0o777)
-        prefix: list[str] = []
-        if os.geteuid() == 0:
-            setpriv = shutil.which("setpriv")
-            if setpriv is None:
-                pytest.skip("running as root without setpriv to drop privileges")
-            prefix = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
-        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
-               "HOME": str(base)}
+        python, env = child_command(base)
 
         def run(*args: str) -> subprocess.CompletedProcess[str]:
-            command = [*prefix, sys.executable, "-m", "memtui", "--db",
+            command = [*python, "-m", "memtui", "--db",
                        str(writable / "m.db"), "--user", "alice", "codex", *args,
                        "--codex-home", str(home)]
             return subprocess.run(command, capture_output=True, text=True, env=env,

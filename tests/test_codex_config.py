@@ -168,7 +168,7 @@ def test_a_config_linking_out_of_the_home_is_not_followed(tmp_path: Path) -> Non
 
 
 def test_show_says_why_codex_remembers_nothing(
-        tmp_path: Path, cli: Callable[..., CliResult]) -> None:
+        tmp_path: Path, cli: Callable[..., CliResult], terminal_80: None) -> None:
     home = fx.build_codex_home(tmp_path)
     (home / "config.toml").write_text(FULL)
     data = cli("codex", "show", "--json", "--codex-home", str(home)).json

@@ -7,7 +7,6 @@ import os
 import shutil
 import sqlite3
 import subprocess
-import sys
 import tempfile
 from datetime import timedelta
 from pathlib import Path
@@ -35,8 +34,10 @@ from memtui.store.codex_models import JobRow
 
 try:
     import codex_fixture as fx
+    from unprivileged import child_command
 except ImportError:  # tests/ imported as a package
     from tests import codex_fixture as fx
+    from tests.unprivileged import child_command
 
 FAST_TIMEOUT_S = 0.1
 
@@ -482,14 +483,8 @@ def test_read_only_home(tmp_path: Path) -> None:
         base.chmod(0o755)
         home = fx.build_codex_home(base)
         _make_read_only(home)
-        command = [sys.executable, "-c", READ_ONLY_SCRIPT, str(home)]
-        if os.geteuid() == 0:
-            setpriv = shutil.which("setpriv")
-            if setpriv is None:
-                pytest.skip("running as root without setpriv to drop privileges")
-            command = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", *command]
-        repo = str(Path(__file__).resolve().parents[1])
-        env = {**os.environ, "PYTHONPATH": repo, "HOME": str(base)}
+        python, env = child_command(base)
+        command = [*python, "-c", READ_ONLY_SCRIPT, str(home)]
         done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60,
                               check=False, cwd=str(base))
         assert done.returncode == 0, done.stderr

@@ -15,7 +15,8 @@ from memtui.engine.worker import IDLE, STOPPED, BackgroundLoop, LoopEvent
 from memtui.store.database import Store, open_store
 from memtui.store.timeutil import FixedClock
 
-WAIT_S = 10.0
+WAIT_S = 30.0
+"""How long a test waits for the loop's event (a bound for a stuck loop, not a speed bar)."""
 
 
 @pytest.fixture
