@@ -25,6 +25,8 @@ except ImportError:  # tests/ imported as a package
 
 PHRASE = "Vermilion-Okapi-Cipher rendezvous at pier nine"
 MARKER = b"Vermilion-Okapi-Cipher"
+OTHER_MEMORIES = 60
+"""Memories around the forgotten one (the index then has several segments)."""
 EVENT_WAIT_S = 30.0
 """How long a test waits for the worker's event (generous: it comes within a poll)."""
 
@@ -72,11 +74,20 @@ def quick(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_forget_without_readers_is_purged_at_once(store: Store, db_path: Path) -> None:
+    """The text and its words (the full-text index's terms) leave the files."""
     alice = Engine(store, "alice")
+    for i in range(OTHER_MEMORIES):
+        alice.identity.add_memory(f"ordinary note {i} about the deploy", "fact", None)
     memory = alice.identity.add_memory(PHRASE, "fact", None)
+    for i in range(OTHER_MEMORIES):
+        alice.identity.add_memory(f"later note {i} about the tests", "fact", None)
+    assert b"vermilion" in _file_bytes(db_path).lower()
     result = alice.identity.forget(memory.id)
     assert result.purged and result.purge_reason is None
-    assert MARKER not in _file_bytes(db_path)
+    data = _file_bytes(db_path)
+    assert MARKER not in data
+    for word in (b"vermilion", b"okapi", b"rendezvous"):
+        assert word not in data.lower(), word
     assert purge.pending(store).purged
 
 

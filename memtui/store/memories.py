@@ -18,7 +18,10 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_QUERY_TERMS = 16
 """A search keeps at most this many words (longer queries rank no better and cost more)."""
 FTS_MERGE_PAGES_AFTER_FORGET = 64
-"""Index pages merged after a forget, so deleted terms leave the full-text segments sooner."""
+"""Index pages merged after a forget, so deleted terms leave the full-text segments sooner.
+The merge may join segments of any level (FTS5's negative 'merge'): a forget's delete
+markers cancel the forgotten words in older segments instead of waiting for a segment
+level to fill up; the work stays bounded by this many pages."""
 
 
 def row_to_memory(row: Sequence[Any]) -> Memory:
@@ -136,7 +139,7 @@ class MemoryRepository:
     def merge_fulltext(self) -> None:
         """Do a bounded amount of full-text index merging (after a forget)."""
         self._store.execute("INSERT INTO memories_fts(memories_fts, rank) VALUES ('merge', ?)",
-                            (FTS_MERGE_PAGES_AFTER_FORGET,))
+                            (-FTS_MERGE_PAGES_AFTER_FORGET,))
 
     # lists
     def _where(self, flt: MemoryFilter) -> tuple[list[str], list[Any]]:
