@@ -11,8 +11,8 @@ import gc
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from pathlib import Path, PurePath
+from typing import TYPE_CHECKING, Any, ClassVar, TypeGuard, cast
 from zoneinfo import ZoneInfo
 
 from textual.app import App, ComposeResult
@@ -63,7 +63,7 @@ TALL_ROWS = 40
 """From this many rows the screen gets the ``-tall`` class (bigger previews)."""
 
 
-def style_paths() -> list[str | Path]:
+def style_paths() -> list[str | PurePath]:
     """The app's TCSS files, from the ``memtui.styles`` package (works from a wheel; Textual
     reads them as files, so the package is a folder, never a zip: ``importlib.resources``
     would cost 2 ms of start for nothing)."""
@@ -145,9 +145,8 @@ class MemtuiApp(App[None]):
     """See and curate memories. Build it with ``memtui.app.main.create_app``."""
 
     TITLE = "memtui"
-    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [(0, "-short"),
-                                                                    (TALL_ROWS, "-tall")]
-    CSS_PATH: ClassVar[list[str | Path]] = style_paths()
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (TALL_ROWS, "-tall")]
+    CSS_PATH = style_paths()
     COMMANDS = App.COMMANDS | {MemoryCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "quit", tooltip="Quit (the worker stops between transactions)",
@@ -190,7 +189,7 @@ class MemtuiApp(App[None]):
         self._mounting: dict[str, AwaitMount] = {}
         self._command_line_mounted: AwaitMount | None = None
 
-    def run(self, **kwargs: Any) -> Any:  # type: ignore[override]
+    def run(self, **kwargs: Any) -> Any:
         """Run the app (``App.run``'s arguments). The objects made so far -- modules,
         classes, the store -- are frozen out of the garbage collector first: they live as
         long as the process, and a full collection over them otherwise lands in the first
@@ -383,9 +382,9 @@ class MemtuiApp(App[None]):
         """The store changed: re-read the pane on screen; the others when shown."""
         for pane in self.panes():
             pane.stale = True
-        pane = self.current_pane()
-        if pane is not None:
-            pane.refresh_data()
+        current = self.current_pane()
+        if current is not None:
+            current.refresh_data()
         self._update_header()
 
     def after_write(self) -> None:
@@ -704,7 +703,7 @@ class MemtuiApp(App[None]):
         self.exit()
 
 
-def is_command_line(widget: object) -> bool:
+def is_command_line(widget: object) -> TypeGuard[CommandLine]:
     """Whether ``widget`` is the ``/memory`` command line."""
     from memtui.app.widgets.command_line import CommandLine
 

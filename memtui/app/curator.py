@@ -27,6 +27,7 @@ from memtui.store.models import LogEntry, Memory
 
 if TYPE_CHECKING:
     from memtui.app.app import MemtuiApp
+    from memtui.engine.api import Engine
 
 T = TypeVar("T")
 
@@ -52,7 +53,7 @@ class Curator:
         self.undo_stack: list[UndoEntry] = []
 
     @property
-    def engine(self) -> Any:
+    def engine(self) -> Engine:
         """The app's engine."""
         return self.app.engine
 

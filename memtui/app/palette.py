@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
@@ -45,7 +46,7 @@ class MemoryCommands(Provider):
             ("project: switch", app.choose_project, "choose the current project"),
         ]
         for pane_id, title in app.pane_titles():
-            commands.append((f"pane: {title}", lambda p=pane_id: app.show_pane(p), ""))
+            commands.append((f"pane: {title}", partial(app.show_pane, pane_id), ""))
         return commands
 
     async def discover(self) -> Hits:

@@ -93,13 +93,15 @@ class AfterImport:
             return None
         del self.hooks[name]
         loader = spec.loader
+        if loader is None:
+            return spec
         exec_module = loader.exec_module
 
         def exec_then_hook(module: ModuleType) -> None:
             exec_module(module)
             hook(module)
 
-        loader.exec_module = exec_then_hook
+        loader.exec_module = exec_then_hook  # type: ignore[method-assign]
         return spec
 
 

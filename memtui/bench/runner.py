@@ -39,13 +39,20 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from unittest.mock import patch
 
 from memtui.bench.app_start import headless_environment
 from memtui.bench.generate import BENCH_USER, DEFAULT_SEED, cached_store
 from memtui.store.database import open_store
 from memtui.store.models import MemoryFilter, PageCursor
+
+if TYPE_CHECKING:
+    from rich.text import Text
+
+    from memtui.store.models import Memory
 
 APP_START = Path(__file__).with_name("app_start.py")
 START_RUNS = 11
@@ -187,7 +194,7 @@ class FrameRecorder:
         from textual.screen import Screen
 
         from memtui.app.widgets.memory_list import MemoryList
-        from memtui.app.widgets.paged_source import PagedSource
+        from memtui.app.widgets.paged_source import PagedSource, PagePlan
 
         recorder = self
         original_refresh = Screen._compositor_refresh
@@ -208,7 +215,7 @@ class FrameRecorder:
                 ml.cursor if ml is not None else 0,
                 source.count if source is not None else None))
 
-        def row_text(ml: MemoryList, index: int, width: int):  # noqa: ANN202
+        def row_text(ml: MemoryList, index: int, width: int) -> Text | None:
             text = original_row_text(ml, index, width)
             if ml is recorder.memory_list:
                 if text is None:
@@ -217,23 +224,23 @@ class FrameRecorder:
                     recorder._rows += 1
             return text
 
-        def fetch(source: PagedSource, plan: Any) -> Any:
+        def fetch(source: PagedSource, plan: PagePlan) -> list[Memory]:
             recorder.fetches += 1
             return original_fetch(source, plan)
 
-        Screen._compositor_refresh = compositor_refresh  # type: ignore[method-assign]
-        MemoryList.row_text = row_text  # type: ignore[method-assign]
-        PagedSource.fetch = fetch  # type: ignore[method-assign]
-        try:
+        with (patch.object(Screen, "_compositor_refresh", compositor_refresh),
+              patch.object(MemoryList, "row_text", row_text),
+              patch.object(PagedSource, "fetch", fetch)):
             yield self
-        finally:
-            Screen._compositor_refresh = original_refresh  # type: ignore[method-assign]
-            MemoryList.row_text = original_row_text  # type: ignore[method-assign]
-            PagedSource.fetch = original_fetch  # type: ignore[method-assign]
 
     def since(self, moment: float) -> list[Frame]:
         """Frames that started after ``moment``."""
         return [frame for frame in self.frames if frame.start >= moment]
+
+
+def _all_rows_drawn_since(recorder: FrameRecorder, moment: float) -> bool:
+    """Whether a frame since ``moment`` drew rows and no placeholder."""
+    return any(f.rows and not f.placeholders for f in recorder.since(moment))
 
 
 async def _wait_until(condition: Callable[[], bool], timeout: float) -> bool:
@@ -302,8 +309,7 @@ async def _scroll(pilot: Any, ml: Any, recorder: FrameRecorder, keys: list[str],
     for key in keys:
         pressed = time.perf_counter()
         send_key(pilot.app, key)
-        await _wait_until(lambda pressed=pressed: any(
-            f.rows and not f.placeholders for f in recorder.since(pressed)), 10)
+        await _wait_until(partial(_all_rows_drawn_since, recorder, pressed), 10)
         await asyncio.sleep(0.03)
         frames = recorder.since(pressed)
         first = frames[0] if frames else None
@@ -341,6 +347,7 @@ async def _drive_app(db: Path, user: str, typed: tuple[str, ...], scroll_steps: 
                 for text in typed:
                     for prefix, ms in await _type_search(pilot, pane, recorder, text):
                         out["keys"].append({"text": prefix, "ms": ms, "repeat": repeat})
+            assert pane.search_box is not None, "the search box was opened above"
             pane.search_box.value = ""
             await _wait_until(lambda: ml.source is not None and ml.source.filter.search is None
                               and ml.count is not None, 120)

@@ -169,7 +169,7 @@ def _dispatch(raw: list[str], args: argparse.Namespace | None, stdout: TextIO | 
         return int(args.handler(ctx, args) or 0)
     except MemtuiError as error:
         return ctx.error(error)
-    except UnicodeError as error:
+    except (UnicodeDecodeError, UnicodeEncodeError, UnicodeTranslateError) as error:
         return ctx.error(InvalidInput(f"the input is not valid text ({error.reason})"))
     except sqlite3.Error as error:  # a damaged file: the write (if any) was rolled back
         from memtui.store.database import database_failure

@@ -26,6 +26,7 @@ from memtui.errors import InvalidInput, NotFound, PermissionDenied
 from memtui.store.models import (
     SOURCES,
     STATUSES,
+    AuditEntry,
     Memory,
     MemoryFilter,
     PageCursor,
@@ -443,7 +444,7 @@ class IdentityApi(EngineArea):
 
     # ---- audit --------------------------------------------------------------------------
 
-    def audit(self, limit: int = 50) -> list:
+    def audit(self, limit: int = 50) -> list[AuditEntry]:
         """The actor's own audit entries, newest first."""
         if not isinstance(limit, int) or limit < 1 or limit > MAX_LIST_LIMIT:
             raise InvalidInput(f"limit must be between 1 and {MAX_LIST_LIMIT}")

@@ -83,7 +83,7 @@ def check_setting(name: object, value: object) -> Any:
         raise InvalidInput(f"unknown setting {str(name)[:80]!r}: use one of {', '.join(SPECS)}")
     if spec.kind == SWITCH:
         if isinstance(value, bool) or (_is_int(value) and value in (0, 1)):
-            return int(value)  # type: ignore[arg-type]
+            return int(value)
         raise InvalidInput(f"{spec.name} must be 0 or 1 (on/off), got {value!r:.80}")
     if spec.kind in (PERCENT, COUNT):
         if not _is_int(value):

@@ -438,7 +438,7 @@ class MemoryService:
     def run(self) -> int:
         """Serve in this (main) thread until SIGTERM/SIGINT; returns the exit status."""
         self.start()
-        previous: dict[int, Any] = {}
+        previous: dict[signal.Signals, Any] = {}
 
         def on_signal(signum: int, _frame: FrameType | None) -> None:
             log.info("received %s: shutting down", signal.Signals(signum).name)

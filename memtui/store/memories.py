@@ -10,6 +10,7 @@ from memtui.store.models import Memory, MemoryFilter, PageCursor
 
 if TYPE_CHECKING:
     from memtui.store.database import Store
+    from memtui.store.search_pages import SearchPages
 
 MEMORY_COLUMNS = ("id, scope, owner, project, kind, content, status, superseded_by, source, "
                   "source_thread_id, created_at, updated_at, usage_count, last_used_at")
@@ -162,7 +163,7 @@ class MemoryRepository:
             params.append(flt.source)
         return clauses, params
 
-    def _searched(self, flt: MemoryFilter) -> Any:
+    def _searched(self, flt: MemoryFilter) -> SearchPages | None:
         """A planner for a searched list (``search_pages``), or None without a search word."""
         query = fts_query(flt.search) if flt.search else None
         if query is None:

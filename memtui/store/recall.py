@@ -21,9 +21,9 @@ index, never by the size of the store:
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from memtui.store.memories import MEMORY_COLUMNS, fts_query, row_to_memory
 from memtui.store.models import BundleDocument, Interaction, Memory, Task
@@ -31,6 +31,9 @@ from memtui.store.tasks import TASK_COLUMNS, row_to_task
 
 if TYPE_CHECKING:
     from memtui.store.database import Store
+
+RowT = TypeVar("RowT")
+"""The model a row converter makes (``_rows_by_seq``)."""
 
 RANK_BUDGET = 1000
 """At most this many full-text matches are ranked (bm25) for one related list."""
@@ -207,6 +210,7 @@ class RecallRepository:
                       project: str | None = None) -> list[Task]:
         """Tasks whose goal or result matches ``text``, best first: the user's own and those
         of ``projects`` (only ``project``'s when given)."""
+        params: tuple[str, ...]
         if project is not None:
             where, params = "t.project_id = ?", (project,)
         else:
@@ -246,7 +250,8 @@ class RecallRepository:
         ordered = sorted(found.items(), key=lambda item: item[1], reverse=True)
         return [seq for seq, _key in ordered[:limit]]
 
-    def _rows_by_seq(self, table: str, columns: str, seqs: list[int], convert: Any) -> list:
+    def _rows_by_seq(self, table: str, columns: str, seqs: list[int],
+                     convert: Callable[[Sequence[Any]], RowT]) -> list[RowT]:
         if not seqs:
             return []
         marks = ", ".join("?" for _ in seqs)

@@ -8,7 +8,7 @@ small in-memory list (the extraction log, a history chain).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Generic, TypeVar
+from typing import ClassVar, Generic, TypeVar
 
 from rich.segment import Segment
 from rich.style import Style
@@ -30,7 +30,7 @@ class LineList(ScrollView, can_focus=True):
     """A list of one-line rows with a cursor. Subclasses implement ``row_count`` and
     ``row_text``; the list handles scrolling, the cursor and the movement keys."""
 
-    BINDINGS: list[BindingType] = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("down,j", "cursor_down", "down", show=False, tooltip="Cursor down", id="list.down"),
         Binding("up,k", "cursor_up", "up", show=False, tooltip="Cursor up", id="list.up"),
         Binding("home", "cursor_home", "first", show=False, tooltip="First row", id="list.first"),

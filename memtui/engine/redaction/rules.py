@@ -400,9 +400,9 @@ def match_run(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
         if m and _HEX32.fullmatch(run) and shannon_entropy(run) >= HEX_ENTROPY_MIN:
             found.append((start, end, "twilio-auth-token"))
     if "Q~" in run:
-        for m in _AZURE_CLIENT_SECRET.finditer(text, max(0, start - 1), end + 1):
-            if provider_token_ok(m.group(), 3.0):
-                found.append((m.start(), m.end(), "azure-client-secret"))
+        for azure in _AZURE_CLIENT_SECRET.finditer(text, max(0, start - 1), end + 1):
+            if provider_token_ok(azure.group(), 3.0):
+                found.append((azure.start(), azure.end(), "azure-client-secret"))
     if run[0] in "MNOA" and run.count(".") >= 2:
         m = _DISCORD_BOT.search(text, start, min(end + 1, start + 80))
         if m and provider_token_ok(m.group(), 3.0):
