@@ -11,9 +11,9 @@ from snapshots.harness import demo_store
 from textual.binding import Binding
 
 from memtui.app import main as app_main
-from memtui.app.app import MemtuiApp, all_binding_ids
+from memtui.app.app import MemtuiApp, all_binding_ids, binding_classes
 from memtui.app.clipboard import Clipboard
-from memtui.app.help import binding_classes, keys_markdown
+from memtui.app.help import keys_markdown
 from memtui.app.keymap import parse_keymap
 from memtui.app.main import create_app, pick_project
 from memtui.app.panes import PANES
@@ -125,7 +125,7 @@ def test_every_pane_entry_names_its_class() -> None:
 
 
 def test_keys_markdown_for_the_readme() -> None:
-    table = keys_markdown()
+    table = keys_markdown(binding_classes())
     assert table.startswith("| where | keys | does | id |")
     assert "`memory.forget`" in table and "`d`" in table
 
@@ -162,4 +162,4 @@ def test_clipboard_reports_what_was_used() -> None:
 
 def test_the_readme_key_table_is_the_apps() -> None:
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    assert keys_markdown().strip() in readme
+    assert keys_markdown(binding_classes()).strip() in readme

@@ -10,6 +10,7 @@ from rich.console import Console
 from snapshots.harness import CopySpy, app_test, demo_app, press, screen_text, settle, status_text
 from textual.widgets import Checkbox, Input, Select, TextArea
 
+from memtui.app.app import binding_classes
 from memtui.app.help import help_text
 from memtui.app.modals.confirm import ConfirmModal
 from memtui.app.modals.detail import MemoryDetailModal
@@ -304,7 +305,7 @@ async def test_help_lists_keys_with_ids(tmp_path: Path) -> None:
         await press(pilot, "question_mark")
         assert isinstance(app.screen, TextModal)
         console = Console(width=120, file=io.StringIO(), record=True)
-        console.print(help_text(app))
+        console.print(help_text(binding_classes(), dict(app._keymap)))
         shown = console.export_text()
         for part in ("memory.forget", "app.run_force", "/memory status", "keymap.toml"):
             assert part in shown, part

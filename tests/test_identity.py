@@ -43,6 +43,31 @@ def test_user_memory_is_visible_to_its_owner_only(team) -> None:
             action()
 
 
+def test_memory_pages_read_only_lists_the_actor_may_read(team) -> None:
+    alice, bob, carol, dave = team
+    mine = [alice.identity.add_memory(f"Note {n}", "fact") for n in range(3)]
+    web = bob.identity.add_memory("Use Postgres 16", "decision", "web")
+    flt = alice.identity.memory_filter()
+    newest_first = [m.id for m in reversed(mine)]
+    assert [m.id for m in alice.identity.memory_page(flt, 2)] == newest_first[:2]
+    assert [m.id for m in alice.identity.memories_at(flt, 1, 5)] == newest_first[1:]
+    assert [m.id for m in alice.identity.memories_at(flt, 0, 1, from_end=True)] == \
+        newest_first[-1:]
+    web_flt = carol.identity.memory_filter("web")
+    assert [m.id for m in carol.identity.memory_page(web_flt, 5)] == [web.id]
+    assert carol.identity.count_memories(web_flt) == 1
+    # A filter made for another actor reads nothing: NotFound, like an unknown list.
+    for stranger, other in ((bob, flt), (dave, web_flt)):
+        with pytest.raises(NotFound):
+            stranger.identity.memory_page(other, 5)
+        with pytest.raises(NotFound):
+            stranger.identity.memories_at(other, 0, 5)
+        with pytest.raises(NotFound):
+            stranger.identity.count_memories(other)
+        with pytest.raises(NotFound):
+            stranger.identity.count_memories_at_most(other, 5)
+
+
 def test_project_memories_follow_roles(team) -> None:
     alice, bob, carol, dave = team
     by_bob = bob.identity.add_memory("Use Postgres 16", "decision", "web")

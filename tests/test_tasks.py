@@ -247,3 +247,17 @@ def test_times_accept_datetimes(team: Team) -> None:
     now = team.clock()
     task = team.alice.tasks.add_task("web", "g", "p", "r", now - timedelta(minutes=5), now)
     assert task.finished_at == "2026-12-01T09:00:00.000Z"
+
+
+def test_a_task_and_its_followups_are_written_together_or_not_at_all(team: Team) -> None:
+    a = team.alice.tasks.add_task("web", "a", "p", "r", T0, T1)
+    done = team.bob.tasks.add_task("web", "b", "p", "r", T0, T1,
+                                   followups=[(a.id, f"see {SECRET}"), (a.id, "and this")])
+    messages = [f.message for f in team.bob.tasks.followups(done.id)]
+    assert len(messages) == 2 and "[REDACTED]" in messages[0] and messages[1] == "and this"
+    before = team.bob.tasks.list_tasks("web")
+    for bad, error in (((a.id, ""), InvalidInput), (("task_9999", "m"), NotFound)):
+        with pytest.raises(error):
+            team.bob.tasks.add_task("web", "c", "p", "r", T0, T1,
+                                    followups=[(a.id, "fine"), bad])
+        assert team.bob.tasks.list_tasks("web") == before  # the task was rolled back too

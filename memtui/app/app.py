@@ -600,7 +600,8 @@ class MemtuiApp(App[None]):
         from memtui.app.help import help_text
         from memtui.app.modals.text import TextModal
 
-        self.push_screen(TextModal("Keys and commands", help_text(self)))
+        self.push_screen(TextModal("Keys and commands",
+                                   help_text(binding_classes(), dict(self._keymap))))
 
     def command_line(self) -> CommandLine:
         """The ``/memory`` command line (mounted, hidden, on first use)."""
@@ -710,11 +711,39 @@ def is_command_line(widget: object) -> TypeGuard[CommandLine]:
     return isinstance(widget, CommandLine)
 
 
+def binding_classes() -> list[tuple[str, type]]:
+    """(where, class) of everything in the app that has key bindings, in help order (for
+    ``memtui.app.help``; the classes are imported here, when first asked for)."""
+    from memtui.app.modals.confirm import ConfirmModal
+    from memtui.app.modals.detail import MemoryDetailModal
+    from memtui.app.modals.editor import MemoryEditor
+    from memtui.app.modals.filter import FilterModal
+    from memtui.app.modals.picker import PickerModal
+    from memtui.app.modals.text import TextModal
+    from memtui.app.panes.base import FormPane
+    from memtui.app.panes.extraction_log import ExtractionLogPane
+    from memtui.app.panes.history import HistoryPane
+    from memtui.app.panes.injection import InjectionPane
+    from memtui.app.panes.memories import MemoriesPane, ProjectMemoriesPane
+    from memtui.app.panes.profile import ProfilePane
+    from memtui.app.panes.settings import SettingsPane
+    from memtui.app.widgets.command_line import CommandLine
+    from memtui.app.widgets.line_list import LineList
+    from memtui.app.widgets.memory_list import MemoryList
+
+    return [("everywhere", MemtuiApp), ("everywhere", MainScreen), ("lists", LineList),
+            ("memory lists", MemoryList), ("memory panes", MemoriesPane),
+            ("project pane", ProjectMemoriesPane), ("history", HistoryPane),
+            ("extraction log", ExtractionLogPane), ("injection preview", InjectionPane),
+            ("profile", ProfilePane), ("settings", SettingsPane), ("profile, settings", FormPane),
+            ("command line", CommandLine), ("editor", MemoryEditor),
+            ("confirm", ConfirmModal), ("memory detail", MemoryDetailModal),
+            ("filter", FilterModal), ("picker", PickerModal), ("text view", TextModal)]
+
+
 def all_bindings() -> list[tuple[str, str, str]]:
     """(where, default keys, binding id) of every binding in the app."""
     from textual.binding import Binding
-
-    from memtui.app.help import binding_classes
 
     return [(where, binding.key, binding.id) for where, owner in binding_classes()
             for binding in owner.__dict__.get("BINDINGS", [])
@@ -725,4 +754,4 @@ def all_binding_ids() -> set[str]:
     """Every binding id in the app (for checking a keymap file)."""
     from memtui.app.help import key_rows
 
-    return {binding_id for _where, _keys, _what, binding_id in key_rows()}
+    return {binding_id for _where, _keys, _what, binding_id in key_rows(binding_classes())}

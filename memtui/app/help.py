@@ -3,7 +3,7 @@ the user's keymap applied, so they never drift from the code)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
 
 from rich.table import Table
 from rich.text import Text
@@ -11,41 +11,12 @@ from textual.binding import Binding
 
 from memtui.app.commands import USAGE
 
-if TYPE_CHECKING:
-    from memtui.app.app import MemtuiApp
+BindingOwners = Sequence[tuple[str, type]]
+"""(where, class) of everything that has key bindings, in help order
+(``memtui.app.app.binding_classes``: the app imports this module, so it passes them in)."""
 
 KEYMAP_NOTE = ("Rebind any key by its id in ~/.config/memtui/keymap.toml (or $MEMTUI_KEYMAP): "
                '[keymap] "memory.forget" = "x"')
-
-
-def binding_classes() -> list[tuple[str, type]]:
-    """(where, class) of everything in the app that has key bindings, in help order."""
-    from memtui.app.app import MainScreen, MemtuiApp
-    from memtui.app.modals.confirm import ConfirmModal
-    from memtui.app.modals.detail import MemoryDetailModal
-    from memtui.app.modals.editor import MemoryEditor
-    from memtui.app.modals.filter import FilterModal
-    from memtui.app.modals.picker import PickerModal
-    from memtui.app.modals.text import TextModal
-    from memtui.app.panes.base import FormPane
-    from memtui.app.panes.extraction_log import ExtractionLogPane
-    from memtui.app.panes.history import HistoryPane
-    from memtui.app.panes.injection import InjectionPane
-    from memtui.app.panes.memories import MemoriesPane, ProjectMemoriesPane
-    from memtui.app.panes.profile import ProfilePane
-    from memtui.app.panes.settings import SettingsPane
-    from memtui.app.widgets.command_line import CommandLine
-    from memtui.app.widgets.line_list import LineList
-    from memtui.app.widgets.memory_list import MemoryList
-
-    return [("everywhere", MemtuiApp), ("everywhere", MainScreen), ("lists", LineList),
-            ("memory lists", MemoryList), ("memory panes", MemoriesPane),
-            ("project pane", ProjectMemoriesPane), ("history", HistoryPane),
-            ("extraction log", ExtractionLogPane), ("injection preview", InjectionPane),
-            ("profile", ProfilePane), ("settings", SettingsPane), ("profile, settings", FormPane),
-            ("command line", CommandLine), ("editor", MemoryEditor),
-            ("confirm", ConfirmModal), ("memory detail", MemoryDetailModal),
-            ("filter", FilterModal), ("picker", PickerModal), ("text view", TextModal)]
 
 
 def _display_key(keys: str) -> str:
@@ -54,12 +25,14 @@ def _display_key(keys: str) -> str:
     return ", ".join(names.get(key.strip(), key.strip()) for key in keys.split(","))
 
 
-def key_rows(keymap: dict[str, str] | None = None) -> list[tuple[str, str, str, str]]:
-    """(where, keys, what, binding id) for every binding, with ``keymap`` applied."""
+def key_rows(owners: BindingOwners,
+             keymap: Mapping[str, str] | None = None) -> list[tuple[str, str, str, str]]:
+    """(where, keys, what, binding id) for every binding of ``owners``, with ``keymap``
+    applied."""
     keymap = keymap or {}
     rows: list[tuple[str, str, str, str]] = []
     seen: set[tuple[str, str]] = set()
-    for where, owner in binding_classes():
+    for where, owner in owners:
         for binding in owner.__dict__.get("BINDINGS", []):
             if not isinstance(binding, Binding) or not binding.id:
                 continue
@@ -72,15 +45,15 @@ def key_rows(keymap: dict[str, str] | None = None) -> list[tuple[str, str, str, 
     return rows
 
 
-def help_text(app: MemtuiApp) -> Table:
-    """The help screen: every key (as remapped), grouped by where it works, and the
-    /memory commands."""
+def help_text(owners: BindingOwners, keymap: Mapping[str, str]) -> Table:
+    """The help screen: every key of ``owners`` (as remapped by ``keymap``), grouped by where
+    it works, and the /memory commands."""
     table = Table(box=None, show_header=False, pad_edge=False, expand=True)
     table.add_column("keys", no_wrap=True, style="bold")
     table.add_column("does", ratio=1)
     table.add_column("id", style="dim", no_wrap=True)
     current = None
-    for where, keys, what, binding_id in key_rows(dict(app._keymap)):
+    for where, keys, what, binding_id in key_rows(owners, keymap):
         if where != current:
             if current is not None:
                 table.add_row("", "", "")
@@ -97,9 +70,9 @@ def help_text(app: MemtuiApp) -> Table:
     return table
 
 
-def keys_markdown() -> str:
+def keys_markdown(owners: BindingOwners) -> str:
     """The Keys table for the README (default keys)."""
     lines = ["| where | keys | does | id |", "| --- | --- | --- | --- |"]
-    for where, keys, what, binding_id in key_rows():
+    for where, keys, what, binding_id in key_rows(owners):
         lines.append(f"| {where} | `{keys}` | {what} | `{binding_id}` |")
     return "\n".join(lines)

@@ -5,18 +5,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+if TYPE_CHECKING:
+    from memtui.app.app import MemtuiApp
 
 
 class MemoryCommands(Provider):
     """Every app action as a palette command."""
 
     def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
-        from memtui.app.app import MemtuiApp
-
-        app = cast(MemtuiApp, self.app)
+        app = cast("MemtuiApp", self.app)
         run = app.run_command_text
         commands: list[tuple[str, Callable[[], object], str]] = [
             ("memory: status", lambda: run("/memory status"),

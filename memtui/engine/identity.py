@@ -315,14 +315,40 @@ class IdentityApi(EngineArea):
         flt = self._list_filter(project, kind, status, source, search)
         return self._store.memories.page(flt, limit, after=after)
 
+    def _readable_filter(self, flt: MemoryFilter) -> MemoryFilter:
+        """``flt`` if the actor may read its list (another user's list, or a project the
+        actor cannot read, is NotFound): a filter made by ``memory_filter`` always is."""
+        if flt.scope == "user" and flt.owner == self.actor:
+            return flt
+        if flt.scope == "project" and flt.project is not None:
+            perm.readable_project(self._store, flt.project, self.actor)
+            return flt
+        raise NotFound("no such memory list")
+
     def count_memories(self, flt: MemoryFilter) -> int:
-        """How many memories a (checked) filter holds."""
-        return self._store.memories.count(flt)
+        """How many memories a filter (from ``memory_filter``) holds."""
+        return self._store.memories.count(self._readable_filter(flt))
 
     def count_memories_at_most(self, flt: MemoryFilter, cap: int) -> int:
-        """How many memories a (checked) filter holds, counting no further than ``cap``
-        (cheap at any size; for a search's count while typing)."""
-        return self._store.memories.count_at_most(flt, cap)
+        """How many memories a filter (from ``memory_filter``) holds, counting no further
+        than ``cap`` (cheap at any size; for a search's count while typing)."""
+        return self._store.memories.count_at_most(self._readable_filter(flt), cap)
+
+    def memory_page(self, flt: MemoryFilter, limit: int, *, after: PageCursor | None = None,
+                    before: PageCursor | None = None) -> list[Memory]:
+        """A page of a filter's list (from ``memory_filter``) in list order, newest first,
+        by keyset: the ``limit`` rows ``after`` a row (older) or just ``before`` it (newer);
+        from the top without either."""
+        return self._store.memories.page(self._readable_filter(flt), limit, after=after,
+                                         before=before)
+
+    def memories_at(self, flt: MemoryFilter, offset: int, limit: int, *,
+                    from_end: bool = False) -> list[Memory]:
+        """A page of a filter's list (from ``memory_filter``) by position: ``limit`` rows
+        ``offset`` rows from the top, or with ``from_end`` the ``limit`` rows ending
+        ``offset`` rows above the bottom; in list order."""
+        return self._store.memories.list_at(self._readable_filter(flt), offset, limit,
+                                            from_end=from_end)
 
     def supersede(self, memory_id: str, content: str, kind: str | None = None, *,
                   source: str | None = None) -> Memory:

@@ -17,6 +17,7 @@ Rules decided here:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -190,8 +191,11 @@ class TaskApi(EngineArea):
                  status: str = "completed", cost_usd: float = 0, parent: str | None = None,
                  continuation: bool = False, external_context: bool = False,
                  source: str = "manual", source_ref: str | None = None,
-                 allow_missing_times: bool = False) -> Task:
+                 allow_missing_times: bool = False,
+                 followups: Sequence[tuple[str, str]] = ()) -> Task:
         """Record a task of the actor in ``project``; returns it (texts as stored, redacted).
+        ``followups``, (from task, message) pairs, are messages to the new task recorded in
+        the same transaction (``add_followup``'s rules): all are written, or nothing.
 
         Refused with InvalidInput (nothing written): unknown status, empty goal and prompt,
         a text over MAX_TASK_TEXT_BYTES, bad or missing times (a completed task needs both
@@ -233,6 +237,8 @@ class TaskApi(EngineArea):
                 self._store.audit.append(self.actor, "task_recorded", task.id,
                                          self._engine.audit_detail({"source": source,
                                                                     "project": project}))
+            for from_task, message in followups:
+                self.add_followup(task.id, from_task, message)
         return task
 
     def find_by_source_ref(self, source: str, source_ref: str) -> Task | None:

@@ -125,17 +125,13 @@ def _followups(value: Any) -> list[tuple[str, str]]:
 
 def _task_complete(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
     followups = _followups(params.get("followups") or [])
-    engine = ctx.engine
-    with engine.store.transaction():
-        task = engine.tasks.add_task(
-            params["project"], params.get("goal"), params.get("prompt"), params["result"],
-            params["started_at"], params["finished_at"], status="completed",
-            cost_usd=_opt(params, "cost_usd", 0), parent=params.get("parent"),
-            continuation=bool(params.get("continuation")),
-            external_context=bool(params.get("external_context")),
-            source=SERVICE_TASK_SOURCE, source_ref=params.get("task_ref"))
-        for from_task, message in followups:
-            engine.tasks.add_followup(task.id, from_task, message)
+    task = ctx.engine.tasks.add_task(
+        params["project"], params.get("goal"), params.get("prompt"), params["result"],
+        params["started_at"], params["finished_at"], status="completed",
+        cost_usd=_opt(params, "cost_usd", 0), parent=params.get("parent"),
+        continuation=bool(params.get("continuation")),
+        external_context=bool(params.get("external_context")),
+        source=SERVICE_TASK_SOURCE, source_ref=params.get("task_ref"), followups=followups)
     return task.to_json()
 
 

@@ -6,14 +6,15 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from memtui.store.memory_rows import MEMORY_COLUMNS, row_to_memory
 from memtui.store.models import Memory, MemoryFilter, PageCursor
 
 if TYPE_CHECKING:
     from memtui.store.database import Store
     from memtui.store.search_pages import SearchPages
 
-MEMORY_COLUMNS = ("id, scope, owner, project, kind, content, status, superseded_by, source, "
-                  "source_thread_id, created_at, updated_at, usage_count, last_used_at")
+__all__ = ["MEMORY_COLUMNS", "MemoryRepository", "fts_query", "row_to_memory"]
+
 _M_COLUMNS = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_QUERY_TERMS = 16
@@ -23,14 +24,6 @@ FTS_MERGE_PAGES_AFTER_FORGET = 64
 The merge may join segments of any level (FTS5's negative 'merge'): a forget's delete
 markers cancel the forgotten words in older segments instead of waiting for a segment
 level to fill up; the work stays bounded by this many pages."""
-
-
-def row_to_memory(row: Sequence[Any]) -> Memory:
-    """A memories row (in MEMORY_COLUMNS order) as a Memory."""
-    return Memory(id=row[0], scope=row[1], owner=row[2], project=row[3], kind=row[4],
-                  content=row[5], status=row[6], superseded_by=row[7], source=row[8],
-                  source_thread_id=row[9], created_at=row[10], updated_at=row[11],
-                  usage_count=row[12], last_used_at=row[13])
 
 
 def fts_query(text: str, *, prefix_last: bool = True, any_term: bool = False) -> str | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Protocol, runtime_checkable
+
 from rich.console import RenderableType
 from rich.text import Text
 from textual.app import ComposeResult
@@ -10,6 +12,15 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
 from memtui.app.modals.base import Dialog
+
+
+@runtime_checkable
+class CopiesText(Protocol):
+    """An app that can copy text to the clipboard (``MemtuiApp``; the dialog does not import
+    the app, which imports the dialog)."""
+
+    def copy_text(self, text: str, what: str) -> None:
+        """Copy ``text``; ``what`` names it in the notice."""
 
 
 class TextModal(Dialog[None]):
@@ -42,8 +53,5 @@ class TextModal(Dialog[None]):
 
     def action_copy(self) -> None:
         """Copy the text (when the screen was given one)."""
-        if self._copy_text is not None:
-            from memtui.app.app import MemtuiApp
-
-            if isinstance(self.app, MemtuiApp):
-                self.app.copy_text(self._copy_text, self._title.lower())
+        if self._copy_text is not None and isinstance(self.app, CopiesText):
+            self.app.copy_text(self._copy_text, self._title.lower())

@@ -43,9 +43,7 @@ class Pane(Vertical):
     @property
     def memtui(self) -> MemtuiApp:
         """The app, typed."""
-        from memtui.app.app import MemtuiApp
-
-        return cast(MemtuiApp, self.app)
+        return cast("MemtuiApp", self.app)
 
     def refresh_data(self) -> None:
         """Re-read what the pane shows from the store (keep selection and scroll)."""

@@ -4,7 +4,7 @@ The list is never loaded whole. Rows are grouped in fixed pages of ``page_size``
 (page ``k`` holds rows ``k*page_size`` up to the next page); a small LRU keeps the pages
 seen last. A page next to a cached one is read by keyset (``after``/``before`` the
 neighbour's edge row: an index seek, as fast at row 900,000 as at row 0); any other page is
-read by position, counted from the nearer end of the list (``list_at(..., from_end=True)``
+read by position, counted from the nearer end of the list (``memories_at(..., from_end=True)``
 in the lower half) so the worst case is half the list.
 
 No Textual here: the benchmark and tests drive this class directly, and the app's worker
@@ -133,15 +133,15 @@ class PagedSource:
 
     def fetch(self, plan: PagePlan) -> list[Memory]:
         """Run one page query (safe in any thread: the store gives each its connection)."""
-        memories = self.engine.store.memories
+        identity = self.engine.identity
         if plan.limit <= 0:
             return []
         if plan.method == "after":
-            return memories.page(self.filter, plan.limit, after=plan.cursor)
+            return identity.memory_page(self.filter, plan.limit, after=plan.cursor)
         if plan.method == "before":
-            return memories.page(self.filter, plan.limit, before=plan.cursor)
-        return memories.list_at(self.filter, plan.offset, plan.limit,
-                                from_end=plan.method == "bottom")
+            return identity.memory_page(self.filter, plan.limit, before=plan.cursor)
+        return identity.memories_at(self.filter, plan.offset, plan.limit,
+                                    from_end=plan.method == "bottom")
 
     def put(self, page: int, rows: list[Memory]) -> None:
         """Cache a fetched page, evicting the least recently used beyond ``max_pages``."""
