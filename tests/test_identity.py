@@ -237,6 +237,14 @@ def test_project_for_path_picks_the_deepest_root(engine_for: EngineFor, tmp_path
     assert alice.identity.project_for_path(tmp_path / "sub" / "deep").id == "inner"
     assert alice.identity.project_for_path(tmp_path / "other").id == "outer"
     assert alice.identity.project_for_path("/") is None
+    # Only projects the actor may read count; the deepest of those wins.
+    bob = engine_for("bob")
+    alice.identity.set_member("outer", "bob", "reader")
+    deep = tmp_path / "sub" / "deep"
+    assert bob.identity.project_for_path(deep).id == "outer"
+    alice.identity.set_member("inner", "bob", "reader")
+    assert bob.identity.project_for_path(deep).id == "inner"
+    assert engine_for("carol").identity.project_for_path(deep) is None
 
 
 def test_bulk_forget_is_all_or_nothing(team) -> None:

@@ -22,14 +22,7 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Input
 
-from memtui.app.background import (
-    BACKFILL,
-    CONSOLIDATE,
-    JOB_WORDS,
-    ROUND,
-    ExtractionRunner,
-    PurgeRetry,
-)
+from memtui.app.background import JOB_WORDS, ExtractionRunner, PurgeRetry
 from memtui.app.format import local_time, zone
 from memtui.app.palette import MemoryCommands
 from memtui.app.panes import PANES, Pane
@@ -38,6 +31,7 @@ from memtui.app.widgets.key_bar import KeyBar
 from memtui.app.widgets.pane_bar import PaneBar, PaneLabel
 from memtui.app.widgets.status import HeaderInfo, StatusHeader, StatusLine
 from memtui.engine.api import Engine
+from memtui.engine.jobs import BACKFILL, CONSOLIDATE, ROUND
 from memtui.errors import MemtuiError, StoreError
 from memtui.store.database import Store
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from memtui.engine.api import Engine
+from memtui.engine.jobs import BACKFILL, CONSOLIDATE, ROUND
 from memtui.errors import MemtuiError
 
 if TYPE_CHECKING:
@@ -23,7 +24,6 @@ if TYPE_CHECKING:
     from memtui.engine.worker import BackgroundLoop, LoopEvent
     from memtui.store.database import Store
 
-ROUND, BACKFILL, CONSOLIDATE = "round", "backfill", "consolidate"
 JOB_WORDS = {ROUND: "extraction round", BACKFILL: "backfill", CONSOLIDATE: "consolidation"}
 WORKER_GROUP = "extraction"
 AUDIT_LOOKBACK = 200

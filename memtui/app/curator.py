@@ -22,6 +22,8 @@ from memtui.app.modals.detail import MemoryDetailModal
 from memtui.app.modals.editor import MemoryDraft, MemoryEditor
 from memtui.app.modals.text import TextModal
 from memtui.app.widgets.detail import memory_detail, task_fields
+from memtui.engine.jobs import BACKFILL, CONSOLIDATE, ROUND
+from memtui.engine.task_flags import flag_word
 from memtui.errors import MemtuiError
 from memtui.store.models import LogEntry, Memory
 
@@ -278,8 +280,8 @@ class Curator:
         except MemtuiError as error:
             self.app.say(error.message, severity="error")
             return
-        back = {"use": _flag_word(task.use_memories) if use is not None else None,
-                "generate": _flag_word(task.generate_memories) if generate is not None
+        back = {"use": flag_word(task.use_memories) if use is not None else None,
+                "generate": flag_word(task.generate_memories) if generate is not None
                 else None}
         words = ", ".join(f"{name} {value}" for name, value in (("use", use),
                                                                 ("generate", generate)) if value)
@@ -403,11 +405,11 @@ class Curator:
             else:
                 self.open_detail(memory_id)
         elif name == "extract":
-            app.start_extraction("round", force=command.force)
+            app.start_extraction(ROUND, force=command.force)
         elif name == "backfill":
-            app.start_extraction("backfill")
+            app.start_extraction(BACKFILL)
         elif name == "consolidate":
-            app.start_extraction("consolidate")
+            app.start_extraction(CONSOLIDATE)
         elif name == "forget":
             self.forget([command.argument or ""])
         elif name in ("on", "off"):
@@ -419,7 +421,4 @@ class Curator:
 def _shown(value: object) -> str:
     return "none" if value is None else str(value)
 
-
-def _flag_word(value: int | None) -> str:
-    return "follow" if value is None else ("on" if value else "off")
 

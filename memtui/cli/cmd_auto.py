@@ -14,6 +14,7 @@ from memtui.cli.common import list_out, positive_int
 from memtui.cli.context import CliContext
 from memtui.engine.reasons import REASON_WORDS
 from memtui.engine.settings import parse_cli_pairs
+from memtui.engine.task_flags import FLAG_WORDS, flag_word
 from memtui.errors import InvalidInput
 from memtui.store.models import TASK_STATUSES, LogEntry, Task
 from memtui.textsafe import one_line, safe_text
@@ -51,9 +52,6 @@ def settings_set(ctx: CliContext, args: argparse.Namespace) -> int:
 
 # ---- tasks -----------------------------------------------------------------------------------
 
-def _flag_word(value: int | None) -> str:
-    return "follow" if value is None else ("on" if value else "off")
-
 
 def task_detail(task: Task) -> Table:
     """All fields of one task (store text made safe)."""
@@ -63,8 +61,8 @@ def task_detail(task: Task) -> Table:
         ("finished", task.finished_at), ("cost (USD)", f"{task.cost_usd:.4f}"),
         ("continuation", "yes" if task.continuation else "no"),
         ("external context", "yes" if task.external_context else "no"),
-        ("source", task.source), ("use memories", _flag_word(task.use_memories)),
-        ("generate memories", _flag_word(task.generate_memories)),
+        ("source", task.source), ("use memories", flag_word(task.use_memories)),
+        ("generate memories", flag_word(task.generate_memories)),
         ("goal", task.goal), ("prompt", task.prompt), ("result", task.result),
     ], title=f"Task {safe_text(task.id)}")
 
@@ -130,8 +128,8 @@ def task_flags(ctx: CliContext, args: argparse.Namespace) -> int:
         ctx.emit_json({"id": task.id, "use_memories": task.use_memories,
                        "generate_memories": task.generate_memories})
     else:
-        ctx.console.print(Text(f"{safe_text(task.id)}: use {_flag_word(task.use_memories)}, "
-                               f"generate {_flag_word(task.generate_memories)}"))
+        ctx.console.print(Text(f"{safe_text(task.id)}: use {flag_word(task.use_memories)}, "
+                               f"generate {flag_word(task.generate_memories)}"))
     return 0
 
 
@@ -281,8 +279,8 @@ def _register_task(sub: argparse._SubParsersAction, common: argparse.ArgumentPar
     p.set_defaults(handler=task_followup)
     p = tsub.add_parser("flags", help="per-task override of use/generate", parents=[common])
     p.add_argument("task", help="the task's id")
-    p.add_argument("--use", choices=["on", "off", "follow"], help="use memories in this task (follow: the setting)")
-    p.add_argument("--generate", choices=["on", "off", "follow"], help="make memories from this task (follow: the setting)")
+    p.add_argument("--use", choices=FLAG_WORDS, help="use memories in this task (follow: the setting)")
+    p.add_argument("--generate", choices=FLAG_WORDS, help="make memories from this task (follow: the setting)")
     p.set_defaults(handler=task_flags)
     p = tsub.add_parser("list", help="visible tasks, newest first", parents=[common])
     p.add_argument("--project", help="only this project's tasks")

@@ -12,6 +12,7 @@ from rich.text import Text
 from memtui.cli import render
 from memtui.cli.common import list_out, positive_int
 from memtui.cli.context import CliContext
+from memtui.engine.validation import parse_preferences
 from memtui.errors import InvalidInput
 from memtui.store.models import Memory
 from memtui.textsafe import safe_text
@@ -107,12 +108,7 @@ def profile_set(ctx: CliContext, args: argparse.Namespace) -> int:
     """``profile set [--name N] [--timezone TZ] [--pref KEY=JSON ...] [--preferences JSON]``."""
     replace_all = None
     if args.preferences is not None:
-        try:
-            replace_all = json.loads(args.preferences)
-        except (ValueError, RecursionError):
-            raise InvalidInput("--preferences is not JSON") from None
-        if not isinstance(replace_all, dict):
-            raise InvalidInput("preferences must be a JSON object")
+        replace_all = parse_preferences(args.preferences, "--preferences")
     merge = _parse_prefs(args.pref) if args.pref else None
     profile = ctx.engine.identity.update_profile(display_name=args.name, timezone=args.timezone,
                                                  preferences=replace_all, set_preferences=merge)

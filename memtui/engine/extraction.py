@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from memtui.engine import permissions as perm
 from memtui.engine.base import EngineArea
+from memtui.engine.jobs import BACKFILL, ROUND
 from memtui.engine.redaction import redact
 from memtui.engine.settings import load_settings
 from memtui.engine.tasks import QuotaStatus, read_quota
@@ -204,7 +205,7 @@ class ExtractionApi(EngineArea):
         task_ids = self._store.tasks.round_candidates(self.actor, limit)
         summary = RoundSummary(forced=bool(force))
         self._process(task_ids, summary, force, progress, should_stop, len(task_ids), 0)
-        self._audit_round(summary, "round")
+        self._audit_round(summary, ROUND)
         return summary
 
     def backfill(self, force: bool = False, progress: Progress | None = None,
@@ -223,7 +224,7 @@ class ExtractionApi(EngineArea):
             after = rows[-1][0]
             self._process([task_id for _cursor, task_id in rows], summary, force, progress,
                           should_stop, max(total, summary.scanned + len(rows)), summary.scanned)
-        self._audit_round(summary, "backfill")
+        self._audit_round(summary, BACKFILL)
         return summary
 
     def _process(self, task_ids: Sequence[str], summary: RoundSummary, force: bool,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -120,6 +121,21 @@ def clean_memory_content(content: object, what: str = "content") -> str:
     return clean_text(content, what, strip=True)
 
 
+def deepest_root(path: str | os.PathLike[str], projects: Iterable[Project]) -> Project | None:
+    """Of ``projects``, the one whose root path holds ``path`` (is it or a folder above it);
+    when several do, the deepest root wins. None when no root holds it."""
+    target = Path(path).expanduser().resolve()
+    best: Project | None = None
+    for project in projects:
+        if not project.root_path:
+            continue
+        root = Path(project.root_path)
+        if (target == root or root in target.parents) and (
+                best is None or len(project.root_path) > len(best.root_path or "")):
+            best = project
+    return best
+
+
 class IdentityApi(EngineArea):
     """Every identity operation, acting as the engine's user, with the rules of spec/10."""
 
@@ -184,17 +200,9 @@ class IdentityApi(EngineArea):
         return perm.CREATE_TASK in perm.permissions(self._store, project_id, self.actor)
 
     def project_for_path(self, path: str | os.PathLike[str]) -> Project | None:
-        """The readable project whose root path contains ``path`` (the deepest root wins)."""
-        target = Path(path).expanduser().resolve()
-        best: Project | None = None
-        for project, _role in self.list_projects():
-            if not project.root_path:
-                continue
-            root = Path(project.root_path)
-            if (target == root or root in target.parents) and (
-                    best is None or len(project.root_path) > len(best.root_path or "")):
-                best = project
-        return best
+        """The readable project whose root path holds ``path``; the deepest root wins
+        (``deepest_root``)."""
+        return deepest_root(path, (project for project, _role in self.list_projects()))
 
     # ---- profile ------------------------------------------------------------------------
 

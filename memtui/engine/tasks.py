@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from memtui.engine import permissions as perm
 from memtui.engine.base import EngineArea
+from memtui.engine.task_flags import flag_value
 from memtui.engine.validation import check_text, check_time, clean_text
 from memtui.errors import Conflict, InvalidInput, NotFound, StoreError
 from memtui.store.models import TASK_STATUSES, Followup, Task
@@ -44,10 +45,6 @@ DEFAULT_QUOTA_USD = 10.0
 """The monthly limit of a user with no quota row."""
 DEFAULT_TASK_LIST_LIMIT = 50
 MAX_TASK_LIST_LIMIT = 10_000
-FOLLOW = "follow"
-"""A per-task flag value meaning: follow the user's setting (stored as null)."""
-_FLAG_WORDS: dict[object, int | None] = {FOLLOW: None, "on": 1, "off": 0, 0: 0, 1: 1}
-"""Accepted flag values (True/False hash as 1/0, so they are accepted too)."""
 _FLAG_COLUMNS = {"use": "use_memories", "generate": "generate_memories"}
 
 
@@ -162,13 +159,6 @@ def _cost(value: object) -> float:
     if cost > MAX_COST_USD:
         raise InvalidInput(f"cost {cost} is above the limit of {MAX_COST_USD} USD per task")
     return cost
-
-
-def _flag(value: object, what: str) -> int | None:
-    key = value.lower() if isinstance(value, str) else value
-    if key not in _FLAG_WORDS or (isinstance(value, float)):
-        raise InvalidInput(f"{what} takes on, off or follow (1, 0 or null), got {value!r:.40}")
-    return _FLAG_WORDS[key]
 
 
 def _check_times(status: str, started: str | None, finished: str | None,
@@ -302,7 +292,7 @@ class TaskApi(EngineArea):
         override; ``1``/``"on"``/True or ``0``/``"off"``/False set it. Needs ``create_task``
         on the task's project. Audited as ``task_flags_set``.
         """
-        changes = {_FLAG_COLUMNS[name]: _flag(value, name)
+        changes = {_FLAG_COLUMNS[name]: flag_value(value, name)
                    for name, value in (("use", use), ("generate", generate)) if value is not None}
         if not changes:
             raise InvalidInput("give use or generate (on, off or follow)")

@@ -185,6 +185,19 @@ def banned_preference_key(value: Any, path: str = "") -> str | None:
     return None
 
 
+def parse_preferences(text: str, what: str = "preferences") -> dict[str, Any]:
+    """Preferences typed as JSON text (the CLI's ``--preferences``, the Profile pane):
+    parsed, then checked by ``check_preferences``. InvalidInput, naming ``what``, when the
+    text is not JSON or not an acceptable object."""
+    import json
+
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError) as error:
+        raise InvalidInput(f"{what}: not valid JSON ({error})") from None
+    return check_preferences(value)
+
+
 def check_preferences(value: object) -> dict[str, Any]:
     """Preferences: a JSON object, not too deep or big, with no key that names a secret."""
     if not isinstance(value, dict):

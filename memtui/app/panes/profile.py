@@ -18,6 +18,7 @@ from textual.widgets import Button, Input, Label, Static, TextArea
 
 from memtui.app.format import local_time
 from memtui.app.panes.base import FormPane
+from memtui.engine.validation import parse_preferences
 from memtui.errors import MemtuiError
 from memtui.store.models import Profile
 from memtui.textsafe import safe_text
@@ -119,12 +120,9 @@ class ProfilePane(FormPane):
         error_line = self.query_one("#profile-error", Static)
         raw = self.query_one("#profile-prefs", TextArea).text
         try:
-            preferences = json.loads(raw) if raw.strip() else {}
-        except (json.JSONDecodeError, RecursionError) as error:
-            error_line.update(Text(f"preferences are not valid JSON: {error}", style="bold"))
-            return
-        if not isinstance(preferences, dict):
-            error_line.update(Text("preferences must be a JSON object ({...})", style="bold"))
+            preferences = parse_preferences(raw) if raw.strip() else {}
+        except MemtuiError as error:
+            error_line.update(Text(safe_text(str(error)), style="bold"))
             return
         error_line.update(Text("Saving…", style="dim"))
 

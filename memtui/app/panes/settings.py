@@ -16,6 +16,7 @@ from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
 from memtui.app.panes.base import FormPane
+from memtui.engine.task_flags import FOLLOW, flag_word
 from memtui.errors import MemtuiError
 from memtui.store.models import Task
 from memtui.textsafe import one_line
@@ -23,13 +24,10 @@ from memtui.textsafe import one_line
 TASK_CHOICES = 50
 """How many of the user's latest tasks the per-task flag picker offers."""
 MODEL_NOTE = "stored only — no model is called in this version"
-FLAG_CHOICES: list[tuple[str, str]] = [("follow my setting", "follow"), ("on", "on"),
+FLAG_CHOICES: list[tuple[str, str]] = [("follow my setting", FOLLOW), ("on", "on"),
                                        ("off", "off")]
 _SWITCH, _MODEL = "switch", "model"
 
-
-def _flag_value(value: int | None) -> str:
-    return "follow" if value is None else ("on" if value else "off")
 
 
 class SettingsPane(FormPane):
@@ -68,10 +66,10 @@ class SettingsPane(FormPane):
             with Horizontal(classes="setting-row"):
                 yield Label("use", classes="flag-label")
                 yield Select[str](FLAG_CHOICES, id="flag-use", allow_blank=False,
-                                  value="follow", compact=True)
+                                  value=FOLLOW, compact=True)
                 yield Label("generate", classes="flag-label")
                 yield Select[str](FLAG_CHOICES, id="flag-generate", allow_blank=False,
-                                  value="follow", compact=True)
+                                  value=FOLLOW, compact=True)
             yield Static("", id="err-flags", classes="form-error")
         yield Static("", id="settings-help", classes="field-help")
 
@@ -149,7 +147,7 @@ class SettingsPane(FormPane):
         for name, attribute in (("use", "use_memories"), ("generate", "generate_memories")):
             select = self.query_one(f"#flag-{name}", Select)
             with select.prevent(Select.Changed):
-                select.value = _flag_value(getattr(task, attribute) if task else None)
+                select.value = flag_word(getattr(task, attribute) if task else None)
             select.disabled = task is None
 
     # ---- changes ------------------------------------------------------------------------
