@@ -78,7 +78,6 @@ class ExtractionRunner:
         self.state = WorkerState()
         self._stop = threading.Event()
         self._loop: BackgroundLoop | None = None
-        self._job_forced = False
 
     def load_last_run(self, engine: Engine) -> None:
         """Show the last recorded run (from the audit log) until this session runs one."""
@@ -109,7 +108,6 @@ class ExtractionRunner:
         loop = self._loop
         self.state.job, self.state.forced = job, force
         self.state.done, self.state.total = 0, None
-        self._job_forced = force
         self.app.run_worker(lambda: self._work(loop, job, force), thread=True, group=WORKER_GROUP,
                             name=job, description=JOB_WORDS.get(job, job),
                             exit_on_error=False)

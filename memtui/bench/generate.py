@@ -339,7 +339,6 @@ class _Generator:
         self.text = TextModel(random.Random(seed * 7919 + 1))
         self.mean_gap_ms = max(1, int(SPAN_DAYS * 86_400_000 / max(n, 1)))
         self.now_ms = int(START.timestamp() * 1000)
-        self.task_no = 0
         members = {p[0]: [p[2]] + [u for u, role in p[3] if role != "reader"] for p in PROJECTS}
         self.writers = members
         self.other_projects = [p[0] for p in PROJECTS if p[0] != BENCH_PROJECT]
@@ -387,7 +386,6 @@ class _Generator:
     def _task(self, project: str, user: str, ms: int, tasks: list[tuple]) -> tuple[str, str, str]:
         """Write a completed task that finished just before ``ms``; (id, goal, finished)."""
         rng = self.rng
-        self.task_no += 1
         started = ms - rng.randint(60_000, 3_600_000)
         finished = ms - rng.randint(1_000, 50_000)
         task_id = self._new_id("task", started)

@@ -33,7 +33,7 @@ import logging
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from memtui.engine import permissions as perm
 from memtui.engine.base import EngineArea
@@ -46,9 +46,6 @@ from memtui.store.models import EXTRACTED_OUTCOMES, DedupeRow, LogEntry, Memory,
 from memtui.store.recall import ConsolidationRecord
 from memtui.store.tasks import SweepCursor
 from memtui.store.timeutil import seconds_between
-
-if TYPE_CHECKING:
-    pass
 
 log = logging.getLogger(__name__)
 

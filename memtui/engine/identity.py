@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from memtui.engine import permissions as perm
 from memtui.engine import purge
@@ -34,9 +34,6 @@ from memtui.store.models import (
     Profile,
     Project,
 )
-
-if TYPE_CHECKING:
-    pass
 
 CONTEXT_LIMIT = 5
 """How many active memories of each scope the identity context and injection carry."""

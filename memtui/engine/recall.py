@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from memtui.engine import permissions as perm
 from memtui.engine.base import EngineArea
@@ -45,9 +45,6 @@ from memtui.engine.validation import (
 from memtui.errors import Conflict, InvalidInput, NotFound
 from memtui.store.models import BundleDocument, Interaction, Memory, Task
 from memtui.store.recall import BundleSummary, ConsolidationRecord
-
-if TYPE_CHECKING:
-    pass
 
 DEFAULT_RECALL_LIMIT = 8
 """Items per recall list when the caller does not say."""

@@ -194,11 +194,6 @@ class SettingsApi:
         self._store = engine.store
 
     @staticmethod
-    def defaults() -> dict[str, Any]:
-        """Every setting's default."""
-        return dict(DEFAULTS)
-
-    @staticmethod
     def specs() -> tuple[SettingSpec, ...]:
         """Every setting's kind, default and meaning, in display order."""
         return SETTING_SPECS

@@ -23,7 +23,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from memtui.engine import purge
 from memtui.engine.api import Engine
@@ -43,7 +43,7 @@ STOP_CHECK_S = 0.1
 """How often ``retry_purges`` looks at its stop flag while it waits."""
 IDLE, RUNNING, STOPPED = "idle", "running", "stopped"
 """The loop's states."""
-EVENT_KINDS = ("started", "progress", "finished", "error", "purged", "stopped")
+EventKind = Literal["started", "progress", "finished", "error", "purged", "stopped"]
 """``started``/``progress``/``finished``/``error`` per round; ``purged`` when pending purges
 were finished; ``stopped`` once at the end."""
 
@@ -53,7 +53,7 @@ class LoopEvent:
     """One report from the loop: a round started, made progress, finished or failed, or the
     loop stopped. ``done``/``total`` count tasks; ``summary`` comes with ``finished``."""
 
-    kind: str
+    kind: EventKind
     forced: bool = False
     done: int = 0
     total: int = 0

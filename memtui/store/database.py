@@ -25,7 +25,6 @@ from memtui.store.schema import APPLICATION_ID, LATEST_VERSION, MIGRATIONS
 from memtui.store.timeutil import Clock, format_time, system_clock
 
 if TYPE_CHECKING:
-    import sqlite_utils
 
     from memtui.store.audit import AuditRepository
     from memtui.store.codex_rollout_files import RolloutFileRepository
@@ -218,20 +217,6 @@ class Store:
         except sqlite3.DatabaseError as error:
             raise StoreError(f"{self.path}: cannot open the database ({error})") from None
         return conn
-
-    @property
-    def db(self) -> sqlite_utils.Database:
-        """This thread's sqlite-utils database (on this thread's connection). sqlite-utils
-        is imported here, on first use: ~35 ms that opening the store and reading it (the
-        app's first frame) do not need."""
-        db = getattr(self._local, "db", None)
-        if db is None:
-            import sqlite_utils
-
-            db = sqlite_utils.Database(self.conn, recursive_triggers=False,
-                                       execute_plugins=False)
-            self._local.db = db
-        return db
 
     def open_connection(self) -> sqlite3.Connection:
         """A new connection of the store's kind that the store closes with the rest (for a

@@ -64,14 +64,6 @@ class IdentityRepository:
             (project.id, project.name, project.root_path, project.summary, project.created_by,
              project.created_at))
 
-    def update_project(self, project_id: str, *, name: str | None = None,
-                       root_path: str | None = None, summary: str | None = None) -> None:
-        """Change a project's name, root or summary (None leaves a field alone)."""
-        for column, value in (("name", name), ("root_path", root_path), ("summary", summary)):
-            if value is not None:
-                self._store.execute(f"UPDATE projects SET {column} = ? WHERE id = ?",
-                                    (value, project_id))
-
     def projects_for(self, user_id: str) -> list[tuple[Project, str]]:
         """Projects the user is a member of, with the role, by id."""
         rows = self._store.execute(
@@ -79,11 +71,6 @@ class IdentityRepository:
             "FROM project_members m JOIN projects p ON p.id = m.project_id "
             "WHERE m.user_id = ? ORDER BY p.id", (user_id,)).fetchall()
         return [(_project(row[:6]), row[6]) for row in rows]
-
-    def all_projects(self) -> list[Project]:
-        """Every project (export, doctor, import matching)."""
-        rows = self._store.execute(f"SELECT {_PROJECT_COLUMNS} FROM projects ORDER BY id")
-        return [_project(row) for row in rows.fetchall()]
 
     # membership
     def role(self, project_id: str, user_id: str) -> str | None:
@@ -111,12 +98,6 @@ class IdentityRepository:
             "SELECT project_id, user_id, role FROM project_members WHERE project_id = ? "
             "ORDER BY user_id", (project_id,)).fetchall()
         return [Membership(*row) for row in rows]
-
-    def all_memberships(self) -> list[Membership]:
-        """Every membership (export)."""
-        rows = self._store.execute(
-            "SELECT project_id, user_id, role FROM project_members ORDER BY project_id, user_id")
-        return [Membership(*row) for row in rows.fetchall()]
 
     # profiles
     def get_profile(self, user_id: str) -> Profile | None:

@@ -107,10 +107,6 @@ def _document(row: Sequence[Any]) -> BundleDocument:
                           updated_at=row[4], updated_by=row[5])
 
 
-def _chunks(items: Sequence[str], size: int) -> list[Sequence[str]]:
-    return [items[i:i + size] for i in range(0, len(items), size)] or [[]]
-
-
 class RecallRepository:
     """Interactions, bundles, bundle documents, consolidation records, recall queries."""
 

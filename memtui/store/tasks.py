@@ -32,11 +32,12 @@ PERMANENT_SKIP_REASONS = ("already_extracted", "forgotten")
 # A completed task is (re)scanned when it has no log row, when its last scan was a skip or an
 # error that may pass later, or when the memory it produced is gone (forgotten: the rescan
 # logs the tombstone).
-_RESCANNABLE = """
+_PERMANENT = ", ".join(f"'{reason}'" for reason in PERMANENT_SKIP_REASONS)
+_RESCANNABLE = f"""
     t.user_id = ? AND t.status = 'completed' AND (
         l.task_id IS NULL
         OR (l.outcome IN ('skipped', 'error')
-            AND COALESCE(l.reason, '') NOT IN ('already_extracted', 'forgotten'))
+            AND COALESCE(l.reason, '') NOT IN ({_PERMANENT}))
         OR (l.outcome IN ('extracted', 'superseded_previous')
             AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = l.memory_id)))
 """
@@ -179,11 +180,6 @@ class TaskRepository:
             "WHERE to_task = ? OR from_task = ? ORDER BY seq", (task_id, task_id)).fetchall()
         return [Followup(*row) for row in rows]
 
-    def has_followups_to(self, task_id: str) -> bool:
-        """Whether the task received a message from another task."""
-        return self._store.execute("SELECT 1 FROM task_followups WHERE to_task = ? LIMIT 1",
-                                   (task_id,)).fetchone() is not None
-
     # ---- quotas ---------------------------------------------------------------------------
 
     def get_quota(self, user_id: str) -> QuotaRow | None:
@@ -199,10 +195,6 @@ class TaskRepository:
             "INSERT INTO quotas(user_id, limit_usd, updated_at) VALUES (?, ?, ?) "
             "ON CONFLICT(user_id) DO UPDATE SET limit_usd = excluded.limit_usd, "
             "updated_at = excluded.updated_at", (user_id, limit_usd, at))
-
-    def delete_quota(self, user_id: str) -> None:
-        """Remove the user's quota row (back to the default limit)."""
-        self._store.execute("DELETE FROM quotas WHERE user_id = ?", (user_id,))
 
     def spend_between(self, user_id: str, start: str, end: str) -> object:
         """Sum of the user's task costs recorded in ``[start, end)`` (raw SQL value)."""

@@ -11,7 +11,6 @@ RAW_MEMORIES_TITLE = "# Raw Memories"
 NO_RAW_MEMORIES = "No raw memories yet."
 THREAD_HEADER_KEYS = ("updated_at", "cwd", "rollout_path", "rollout_summary_file")
 FRONT_MATTER_FENCE = "---"
-FRONT_MATTER_KEYS = ("description", "task", "task_group", "task_outcome", "cwd", "keywords")
 MAX_FRONT_MATTER_LINES = 64
 
 _THREAD_RE = re.compile(r"^## Thread `([^`]+)`\s*$")

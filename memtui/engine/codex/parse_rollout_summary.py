@@ -8,7 +8,6 @@ from pathlib import PurePath
 from memtui.engine.codex.models import Problem, RolloutSummary
 from memtui.engine.codex.timefmt import normalize_time
 
-ROLLOUT_SUMMARY_HEADER_KEYS = ("thread_id", "updated_at", "rollout_path", "cwd", "git_branch")
 MAX_HEADER_LINES = 32
 
 _HEADER_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*):\s?(.*)$")

@@ -225,11 +225,6 @@ def has_whitespace(value: str) -> bool:
     return _WHITESPACE.search(value) is not None
 
 
-def has_placeholder_marker(value: str) -> bool:
-    """True when ``value`` contains an instruction such as ``your_key_here`` or ``example``."""
-    return _MARKERS.search(value.lower()) is not None
-
-
 def is_placeholder(value: str) -> bool:
     """True when ``value`` is a placeholder, a template, masked, or a common word."""
     v = value.strip()

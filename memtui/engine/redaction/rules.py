@@ -28,8 +28,6 @@ from .entropy import (
 MIN_RUN = 16
 #: Entropy required of bodies whose alphabet is hex only (max 4 bits/char).
 HEX_ENTROPY_MIN = 2.8
-#: Entropy required of long base62/base64 bodies.
-B64_ENTROPY_MIN = 3.2
 #: Shortest ``ya29.`` Google OAuth access token taken (real ones are 150+ characters).
 GOOGLE_ACCESS_TOKEN_MIN_LEN = 40
 
