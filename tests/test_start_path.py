@@ -20,7 +20,6 @@ from memtui.bench import app_start
 from memtui.engine.demo import build_demo_store
 
 NOT_AT_FIRST_PAINT = (
-    "sqlite_utils",  # the store reads with sqlite3; sqlite-utils is for writes
     "memtui.app.curator",  # the store-changing flows and their modals
     "memtui.app.clipboard",  # made on the first copy
     "memtui.app.modals",
