@@ -8,7 +8,16 @@ from __future__ import annotations
 
 import re
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+UNSAFE_CHARACTERS = re.compile(
+    r"[\x00-\x08\x0b-\x1f"  # C0 controls (ESC, BEL ...) but tab and newline
+    r"\x7f-\x9f"  # DEL and the C1 controls (CSI ...)
+    r"\u2028\u2029"  # line and paragraph separators
+    r"\u200e\u200f"  # left-to-right and right-to-left marks
+    r"\u202a-\u202e"  # bidi embeddings and overrides
+    r"\u2066-\u2069]"  # bidi isolates
+)
+"""What ``safe_text`` escapes: characters that move the cursor, change the terminal or reorder
+what is shown."""
 _LINE_BREAKS = re.compile(r"\r\n|\r|\n")
 
 
@@ -21,7 +30,7 @@ def _escape(match: re.Match[str]) -> str:
 def safe_text(text: str) -> str:
     """Replace control characters (ESC, BEL, C1, bidi overrides ...) by visible escapes,
     keeping newlines and tabs."""
-    return _CONTROL.sub(_escape, text)
+    return UNSAFE_CHARACTERS.sub(_escape, text)
 
 
 def one_line(text: str, limit: int | None = None) -> str:

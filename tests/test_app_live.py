@@ -3,6 +3,7 @@ worker (progress, stopping on quit), header state."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from snapshots.harness import app_test, demo_app, press, screen_text, settle, status_text
@@ -14,6 +15,8 @@ from memtui.store.database import open_store
 HOSTILE = "[@click=app.quit]Click me[/] [bold red]loud[/] \x1b[2J\x1b]52;c;SGk=\x07 end"
 LIVE_WAIT_ROUNDS = 40
 LIVE_WAIT_STEP = 0.05
+HOLD_TIMEOUT_S = 120
+"""How long a held worker waits for quit before going on (a safety net, never reached)."""
 
 
 @app_test
@@ -169,20 +172,43 @@ async def test_backfill_reports_progress(tmp_path: Path) -> None:
         state = app.runner.state
         assert state.last_job == "backfill" and state.last_error is None
         assert state.total and state.done == state.total >= 120
-        assert "120 new" in status_text(app) or "new" in status_text(app)
+        run = next(entry for entry in Engine(app.store, "alice").identity.audit(20)
+                   if entry.action == "auto_memory_run")
+        scanned, extracted = run.detail["scanned"], run.detail["extracted"]
+        assert scanned >= 120 and extracted > 0
+        assert f"{scanned} scanned, {extracted} new," in status_text(app)
         assert "idle · last" in str(app.screen.query_one("#header").render())
 
 
 @app_test
 async def test_quit_during_a_backfill_stops_between_transactions(tmp_path: Path) -> None:
+    """The worker is held after its first transaction until quit asks it to stop: it must
+    then stop before the next one, with exactly one batch written (not run to the end, not
+    part of a batch)."""
+    from memtui.engine.extraction import BATCH_SIZE
+
     app = demo_app(tmp_path)
-    _many_tasks(app, 400)
+    _many_tasks(app, 3 * BATCH_SIZE)
     before = len(Engine(app.store, "alice").extraction.log(10_000))
+    runner = app.runner
+    first_batch_done = threading.Event()
+    post_progress = runner._post_progress
+
+    def hold_after_the_first_batch(job: str, done: int, total: int | None) -> None:
+        post_progress(job, done, total)
+        first_batch_done.set()
+        runner._stop.wait(HOLD_TIMEOUT_S)  # the app's quit sets it
+
+    runner._post_progress = hold_after_the_first_batch  # type: ignore[method-assign]
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         app.start_extraction("backfill")
+        while not first_batch_done.is_set():
+            await pilot.pause(0.01)
         await pilot.press("q")
-    assert app.runner._stop.is_set()
+    assert runner._stop.is_set()
+    for worker in list(app.workers):
+        await worker.wait()
     check = open_store(app.store.path)
     try:
         engine = Engine(check, "alice")
@@ -191,16 +217,9 @@ async def test_quit_during_a_backfill_stops_between_transactions(tmp_path: Path)
         logged = len(engine.extraction.log(10_000))
     finally:
         check.close()
-    from memtui.engine.extraction import BATCH_SIZE
-
-    if not runs:  # stopped before its first transaction: nothing was written
-        assert logged == before
-        return
-    detail = runs[0].detail
-    if detail["stopped"]:
-        assert detail["scanned"] % BATCH_SIZE == 0  # whole transactions only
-    else:
-        assert detail["scanned"] >= 400
+    assert len(runs) == 1 and runs[0].detail["stopped"] is True
+    assert runs[0].detail["scanned"] == BATCH_SIZE  # one whole transaction, then the stop
+    assert 0 < logged - before <= BATCH_SIZE  # (a rescan updates a task's log row)
 
 
 @app_test
