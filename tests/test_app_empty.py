@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from snapshots.harness import app_config, app_test, press, screen_text, settle
+from pilot_harness import app_config, app_test, press, screen_text, settle
 
 from memtui.app.main import create_app
 from memtui.store.database import open_store

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from snapshots.harness import app_test, demo_app, press, screen_text, settle, status_text
+from pilot_harness import app_test, demo_app, press, screen_text, settle, status_text
 
 from memtui.app.modals.confirm import ConfirmModal
 from memtui.engine.api import Engine

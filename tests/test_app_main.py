@@ -7,7 +7,7 @@ import io
 from pathlib import Path
 
 import pytest
-from snapshots.harness import demo_store
+from pilot_harness import demo_store
 from textual.binding import Binding
 
 from memtui.app import main as app_main

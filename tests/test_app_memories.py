@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from snapshots.harness import (
+from pilot_harness import (
     CopySpy,
     app_test,
     demo_app,

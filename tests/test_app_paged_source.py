@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from snapshots.harness import app_test, demo_app, press, settle
+from pilot_harness import app_test, demo_app, press, settle
 
 from memtui.app.widgets import paged_source
 from memtui.app.widgets.paged_source import PagedSource

@@ -6,8 +6,8 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+from pilot_harness import CopySpy, app_test, demo_app, press, screen_text, settle, status_text
 from rich.console import Console
-from snapshots.harness import CopySpy, app_test, demo_app, press, screen_text, settle, status_text
 from textual.widgets import Checkbox, Input, Select, TextArea
 
 from memtui.app.app import binding_classes

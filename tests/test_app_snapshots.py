@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from snapshots.harness import SMALL, WIDE, demo_app, settle
+from pilot_harness import SMALL, WIDE, demo_app, settle
 from textual.pilot import Pilot
 
 from memtui.app.app import MemtuiApp

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from snapshots.harness import app_test, demo_app, settle
+from pilot_harness import app_test, demo_app, settle
 
 from memtui.app.app import all_bindings
 from memtui.app.keymap import keymap_conflicts

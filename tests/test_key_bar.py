@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from snapshots.harness import app_test, demo_app, press, settle
+from pilot_harness import app_test, demo_app, press, settle
 
 from memtui.app.modals.text import TextModal
 from memtui.app.widgets.key_bar import KeyBar

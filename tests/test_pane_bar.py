@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from snapshots.harness import app_test, demo_app, press, settle
+from pilot_harness import app_test, demo_app, press, settle
 
 from memtui.app.app import pane_labels
 from memtui.app.panes import PANES

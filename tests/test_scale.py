@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from snapshots.harness import app_config, app_test, settle
+from pilot_harness import app_config, app_test, settle
 
 from memtui.bench.generate import BENCH_PROJECT, BENCH_USER, generate_store
 from memtui.store import bench_data, search_pages

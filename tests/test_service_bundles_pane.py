@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from snapshots.harness import CopySpy, app_test, demo_app, press, screen_text, settle
+from pilot_harness import CopySpy, app_test, demo_app, press, screen_text, settle
 
 from memtui.app.panes import PANES
 from memtui.app.panes.bundles import BundlesPane

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from snapshots.harness import app_test, demo_app, press, settle
+from pilot_harness import app_test, demo_app, press, settle
 
 import memtui.store.models as models
 from memtui.bench import app_start

@@ -1,5 +1,5 @@
-"""Build the app on a fresh deterministic demo store and let it settle, for Pilot and
-snapshot tests.
+"""The Pilot harness of the app tests (Pilot and snapshot tests alike): build the app on a
+fresh deterministic demo store and let it settle.
 
 The demo store has a fixed clock (it stands at DEMO_NOW) and sequential ids; the app runs
 with its timers off (no data_version poll, no timed worker rounds), no keymap file, no

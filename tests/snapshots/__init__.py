@@ -1,1 +1,0 @@
-"""Helpers for the app's Pilot and snapshot tests."""
