@@ -14,7 +14,7 @@ from memtui.cli.common import list_out, positive_int
 from memtui.cli.context import CliContext
 from memtui.engine.validation import parse_preferences
 from memtui.errors import InvalidInput
-from memtui.store.models import Memory
+from memtui.store.models import KINDS, SOURCES, Memory
 from memtui.textsafe import safe_text
 
 
@@ -205,6 +205,15 @@ def audit(ctx: CliContext, args: argparse.Namespace) -> int:
 
 
 
+def _one_of(words: tuple[str, ...]) -> str:
+    """``a, b, c or d``: the words a help text offers."""
+    return f"{', '.join(words[:-1])} or {words[-1]}"
+
+
+KIND_HELP = _one_of(KINDS)
+SOURCE_HELP = _one_of(SOURCES)
+
+
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     """Add the identity commands."""
     project = sub.add_parser("project", help="projects and members", parents=[common])
@@ -238,15 +247,15 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     msub = memory.add_subparsers(dest="memory_command", metavar="ACTION", required=True)
     p = msub.add_parser("add", help="add a memory (user level, or --project)", parents=[common])
     p.add_argument("text", help="the memory's text (secrets are redacted)")
-    p.add_argument("--kind", required=True, help="fact, preference, decision or convention")
+    p.add_argument("--kind", required=True, help=KIND_HELP)
     p.add_argument("--project", help="a project-level memory of this project (default: user-level)")
     p.set_defaults(handler=memory_add)
     p = msub.add_parser("list", help="visible memories, newest first", parents=[common])
     p.add_argument("--project", help="this project's memories (default: yours)")
     p.add_argument("--scope", choices=["user"], help="only your user-level memories")
-    p.add_argument("--kind", help="fact, preference, decision or convention")
+    p.add_argument("--kind", help=KIND_HELP)
     p.add_argument("--status", default="active", help="active, superseded or all")
-    p.add_argument("--source", help="manual, note, auto or import")
+    p.add_argument("--source", help=SOURCE_HELP)
     p.add_argument("--search", metavar="Q", help="words to search for (the last one may be a prefix)")
     p.add_argument("--limit", type=positive_int, default=50, help="at most this many rows (default 50)")
     p.set_defaults(handler=memory_list)
@@ -256,7 +265,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p = msub.add_parser("supersede", help="correct a memory", parents=[common])
     p.add_argument("id", help="the memory to correct")
     p.add_argument("text", help="the corrected text")
-    p.add_argument("--kind", help="fact, preference, decision or convention")
+    p.add_argument("--kind", help=KIND_HELP)
     p.set_defaults(handler=memory_supersede)
     p = msub.add_parser("history", help="the supersede chain, oldest first", parents=[common])
     p.add_argument("id", help="any version's id")
@@ -271,7 +280,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                        parents=[common])
     p.add_argument("text", help="the note's text")
     p.add_argument("--project", help="a note of this project (default: user-level)")
-    p.add_argument("--kind", default="fact", help="fact, preference, decision or convention")
+    p.add_argument("--kind", default="fact", help=KIND_HELP)
     p.set_defaults(handler=note)
 
     p = sub.add_parser("context", help="the identity context", parents=[common])
