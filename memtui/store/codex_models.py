@@ -12,6 +12,8 @@ STAGE1_JOB_KIND = "memory_stage1"
 """Job kind of a per-thread stage-1 extraction; its ``job_key`` is the thread id."""
 CONSOLIDATE_JOB_KIND = "memory_consolidate_global"
 """Job kind of the global consolidation (phase 2); its ``job_key`` is ``global``."""
+GLOBAL_JOB_KEY = "global"
+"""The ``job_key`` of the global consolidation job."""
 
 
 @dataclass(frozen=True)
