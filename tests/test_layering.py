@@ -27,6 +27,7 @@ ALLOWED_BETWEEN_FRONT_ENDS = {
     ("memtui.cli.cmd_service", "memtui.service.client"): "memtui service status asks it",
     ("memtui.cli.cmd_service", "memtui.service.protocol"): "its errors, shown by the CLI",
     ("memtui.app.main", "memtui.cli.context"): "run_app's argument type (annotation only)",
+    ("memtui.cli.cmd_agents", "memtui.mcp.server"): "memtui mcp runs the MCP server",
 }
 """The only imports from one front end into another, and why (docs/ARCHITECTURE.md)."""
 STORE_FOR_FRONT_ENDS = ("memtui.store", "memtui.store.database", "memtui.store.models",

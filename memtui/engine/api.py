@@ -109,6 +109,11 @@ class Engine:
         """An audit entry's detail, naming the client program when there is one."""
         return detail if self.client is None else {**detail, "client": self.client}
 
+    def for_client(self, client: str | None) -> Engine:
+        """The same store and user, writing for another program (``client``: an agent's
+        name, named in the audit entries of its writes)."""
+        return Engine(self.store, self.actor, client)
+
     def for_user(self, actor: str) -> Engine:
         """The same store seen by another user (tests, the demo builder)."""
         return Engine(self.store, actor, self.client)

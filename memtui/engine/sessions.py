@@ -146,13 +146,14 @@ class SessionsApi(EngineArea):
         folder = usable_cwd(session.cwd)
         if folder is None:
             return NO_FOLDER, "the hook named no absolute working folder", None
-        from memtui.engine.api import Engine
-
-        engine = Engine(self._store, self.actor, self._engine.client or session.agent)
+        engine = self._engine.for_client(self._engine.client or session.agent)
         picker = ProjectPicker(engine)
         try:
             with self._store.transaction():
                 project = picker.project_for(folder)
+                if project is None:
+                    return REFUSED, (f"project {picker.read_only.get(folder, '')!r} holds the "
+                                     "folder and is read-only for you"), None
                 task = engine.tasks.add_task(
                     project, read.goal, read.goal, read.result,
                     _time_or_none(read.started_at), _time_or_none(read.finished_at),
