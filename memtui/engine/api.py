@@ -2,7 +2,7 @@
 
 An engine is a store plus the acting user. Each area of rules is a sub-API, created (and its
 module imported) on first use: ``engine.identity``, ``engine.tasks``, ``engine.settings``,
-``engine.extraction``, ``engine.injection``, ``engine.recall``, ``engine.codex``,
+``engine.extraction``, ``engine.injection``, ``engine.recall``, ``engine.review``, ``engine.codex``,
 ``engine.maintenance``.
 """
 
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from memtui.engine.injection import InjectionApi
     from memtui.engine.maintenance import MaintenanceApi
     from memtui.engine.recall import RecallApi
+    from memtui.engine.review import ReviewApi
     from memtui.engine.sessions import SessionsApi
     from memtui.engine.settings import SettingsApi
     from memtui.engine.tasks import TaskApi
@@ -78,6 +79,13 @@ class Engine:
         from memtui.engine.recall import RecallApi
 
         return RecallApi(self)
+
+    @cached_property
+    def review(self) -> ReviewApi:
+        """The review inbox: pending memories, approve, reject (spec/25)."""
+        from memtui.engine.review import ReviewApi
+
+        return ReviewApi(self)
 
     @cached_property
     def codex(self) -> CodexApi:

@@ -39,6 +39,7 @@ from memtui.engine import permissions as perm
 from memtui.engine.base import EngineArea
 from memtui.engine.jobs import BACKFILL, ROUND
 from memtui.engine.redaction import redact
+from memtui.engine.review_rules import PENDING, status_for_new
 from memtui.engine.settings import load_settings
 from memtui.engine.tasks import QuotaStatus, read_quota
 from memtui.errors import InvalidInput, MemtuiError
@@ -58,6 +59,7 @@ RESULT_CHARS = 800
 TITLE_MAX_CHARS = 300
 """A first line longer than this is cut (with an ellipsis) in the memory and its goal key."""
 MAX_LOG_LIMIT = 10_000
+AUTO_SOURCE = "auto"
 ERROR_REASON_CHARS = 40
 
 REASONS = ("generate_off", "not_idle", "missing_times", "too_short", "result_too_short",
@@ -330,10 +332,16 @@ class ExtractionApi(EngineArea):
         key = goal_key_of(content)
         previous = self._store.tasks.active_auto_for_goal(task.project, key) if key else None
         now = context.now
+        status = status_for_new(self._store, task.user, AUTO_SOURCE, context.settings)
         memory = Memory(id=self._store.new_id("mem"), scope="project", owner=task.user,
-                        project=task.project, kind="fact", content=content, status="active",
-                        superseded_by=None, source="auto", source_thread_id=task.id,
+                        project=task.project, kind="fact", content=content, status=status,
+                        superseded_by=None, source=AUTO_SOURCE, source_thread_id=task.id,
                         created_at=now, updated_at=now, usage_count=0, last_used_at=None)
+        if status == PENDING:
+            # waits in the inbox; a repeated goal is a pending correction of the active one,
+            # and approving it is the supersede (spec/25)
+            self._store.memories.insert(memory, key, replaces=previous)
+            return "extracted", memory.id
         self._store.memories.insert(memory, key)
         if previous is None:
             return "extracted", memory.id

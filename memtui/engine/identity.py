@@ -11,6 +11,13 @@ from typing import Any
 from memtui.engine import permissions as perm
 from memtui.engine import purge
 from memtui.engine.base import EngineArea
+from memtui.engine.review_rules import (
+    ACTIVE,
+    PENDING,
+    check_source,
+    is_agent_source,
+    status_for_new,
+)
 from memtui.engine.validation import (
     MAX_LABEL_BYTES,
     MAX_PATH_BYTES,
@@ -245,11 +252,11 @@ class IdentityApi(EngineArea):
 
     def _new_memory(self, *, content: str, kind: str, project: str | None, source: str,
                     source_thread_id: str | None, owner: str | None = None,
-                    created_at: str | None = None) -> Memory:
+                    created_at: str | None = None, status: str = ACTIVE) -> Memory:
         now = created_at or self._store.now()
         return Memory(id=self._store.new_id("mem"), scope="project" if project else "user",
                       owner=owner or self.actor, project=project, kind=kind, content=content,
-                      status="active", superseded_by=None, source=source,
+                      status=status, superseded_by=None, source=source,
                       source_thread_id=source_thread_id, created_at=now, updated_at=now,
                       usage_count=0, last_used_at=None)
 
@@ -262,18 +269,18 @@ class IdentityApi(EngineArea):
                    source: str = "manual", source_thread_id: str | None = None) -> Memory:
         """Add a user-level memory (no project) or a project-level one (``create_task``)."""
         check_kind(kind)
-        if source not in SOURCES:
-            raise InvalidInput(f"unknown source {source!r}")
+        check_source(source)
         text = self.clean_content(content)
         with self._store.transaction():
             self._store.identity.ensure_user(self.actor)
             if project is not None:
                 perm.writable_project(self._store, project, self.actor)
             memory = self._new_memory(content=text, kind=kind, project=project, source=source,
-                                      source_thread_id=source_thread_id)
+                                      source_thread_id=source_thread_id,
+                                      status=status_for_new(self._store, self.actor, source))
             self._store.memories.insert(memory)
             self._audit("memory_created", memory.id, scope=memory.scope, kind=kind,
-                        source=source, project=project)
+                        source=source, project=project, status=memory.status)
         return memory
 
     def add_note(self, text: str, project: str | None = None, kind: str = "fact") -> Memory:
@@ -358,28 +365,53 @@ class IdentityApi(EngineArea):
     def supersede(self, memory_id: str, content: str, kind: str | None = None, *,
                   source: str | None = None) -> Memory:
         """Correct a memory: a new active version replaces it; the old one is kept as history.
-        ``source``: who wrote the correction (``mcp`` for an agent); by default an extracted
-        memory's correction stays ``auto`` and any other is ``manual``."""
+
+        ``source`` names an agent writing the correction (``mcp``, ``service``...); without
+        it the correction is the person's own. An agent's correction while the user reviews
+        new memories is a pending correction instead (spec/25): the old version stays active
+        until the new one is approved, and approving it is the supersede. An agent correcting
+        a memory that is itself still pending revises that pending memory in place.
+        """
         if kind is not None:
             check_kind(kind)
-        if source is not None and source not in SOURCES:
-            raise InvalidInput(f"unknown source {source!r}")
+        if source is not None:
+            check_source(source)
         text = self.clean_content(content)
         with self._store.transaction():
             old = perm.writable_memory(self._store, memory_id, self.actor)
-            if old.status != "active":
+            if old.status == PENDING:
+                return self._revise_pending(old, text, kind, source)
+            if old.status != ACTIVE:
                 raise InvalidInput(f"memory {memory_id!r} is already superseded by "
                                    f"{old.superseded_by!r}; correct that one instead")
             self._store.identity.ensure_user(self.actor)
+            status = status_for_new(self._store, self.actor, source or "manual")
+            stored_source = source or (old.source if old.source == "auto" else "manual")
             # The new version is owned by whoever wrote it, so History shows who corrected it.
             new = self._new_memory(content=text, kind=kind or old.kind, project=old.project,
-                                   source=source or (old.source if old.source == "auto"
-                                                     else "manual"),
-                                   source_thread_id=old.source_thread_id)
+                                   source=stored_source, source_thread_id=old.source_thread_id,
+                                   status=status)
+            if status == PENDING:
+                self._store.memories.insert(new, self._store.memories.goal_key(old.id),
+                                            replaces=old.id)
+                self._audit("memory_created", new.id, scope=new.scope, kind=new.kind,
+                            source=stored_source, project=new.project, status=PENDING,
+                            replaces=old.id)
+                return new
             self._store.memories.insert(new, self._store.memories.goal_key(old.id))
             self._store.memories.mark_superseded(old.id, new.id, new.created_at)
             self._audit("memory_superseded", old.id, new_id=new.id, scope=old.scope)
         return new
+
+    def _revise_pending(self, old: Memory, text: str, kind: str | None,
+                        source: str | None) -> Memory:
+        if source is None or not is_agent_source(source):
+            raise InvalidInput(f"memory {old.id!r} is waiting for review: approve it (edited "
+                               "if you like) or reject it in the inbox")
+        now = self._store.now()
+        self._store.memories.revise_pending(old.id, text, kind or old.kind, now)
+        self._audit("memory_revised", old.id, scope=old.scope, source=source)
+        return replace(old, content=text, kind=kind or old.kind, updated_at=now)
 
     def history(self, memory_id: str) -> list[Memory]:
         """The whole supersede chain of a visible memory, oldest first."""
@@ -408,6 +440,9 @@ class IdentityApi(EngineArea):
         with self._store.transaction():
             perm.writable_memory(self._store, memory_id, self.actor)
             ids = self._store.memories.chain_ids(memory_id)
+            # pending corrections of any version would bring the text back: they go too
+            ids += [pending for pending in self._store.memories.pending_replacing(ids)
+                    if pending not in ids]
             versions = self._store.memories.get_many(ids)
             for version in versions:
                 if version.scope == "user" and version.owner != self.actor:

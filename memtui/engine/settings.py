@@ -49,6 +49,8 @@ class SettingSpec:
 SETTING_SPECS: tuple[SettingSpec, ...] = (
     SettingSpec("generate_memories", SWITCH, 0, "finished tasks may be turned into memories"),
     SettingSpec("use_memories", SWITCH, 0, "new tasks get memories injected into their first turn"),
+    SettingSpec("review_new_memories", SWITCH, 0,
+                "memories from agents (extractor, import, service, MCP) wait in the inbox"),
     SettingSpec("disable_on_external_context", SWITCH, 1,
                 "skip tasks that took in outside context"),
     SettingSpec("min_rate_limit_remaining_percent", PERCENT, 20,

@@ -436,19 +436,40 @@ def _prepare(store: Store, existed: bool) -> None:
             f"{store.path}: made by a newer memtui (schema {version}; this version knows "
             f"up to {LATEST_VERSION}); upgrade memtui to open it"
         )
-    if version < LATEST_VERSION:
-        _migrate(store, version)
+    missing = _skipped_versions(conn, version)
+    if version < LATEST_VERSION or missing:
+        _migrate(store, version, missing)
     elif conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
         conn.execute("PRAGMA journal_mode = WAL")
 
 
-def _migrate(store: Store, current: int) -> None:
+def _recorded_versions(conn: sqlite3.Connection) -> set[int] | None:
+    try:
+        return {int(row[0]) for row in conn.execute("SELECT version FROM schema_migrations")}
+    except sqlite3.DatabaseError:
+        return None
+
+
+def _skipped_versions(conn: sqlite3.Connection, version: int) -> frozenset[int]:
+    """Migrations numbered below the file's version that it never ran: a number can be
+    reserved by work that lands after a higher one, so a file made in between has a gap.
+    They run on opening, in order (each migration is written to run in any order)."""
+    if version == 0:
+        return frozenset()
+    recorded = _recorded_versions(conn)
+    if recorded is None:
+        return frozenset()
+    return frozenset(number for number, _script in MIGRATIONS
+                     if number <= version and number not in recorded)
+
+
+def _migrate(store: Store, current: int, skipped: frozenset[int] = frozenset()) -> None:
     conn = store.conn
     mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
     if str(mode).lower() != "wal":
         raise StoreError(f"{store.path}: could not switch the database to WAL mode")
     for version, script in MIGRATIONS:
-        if version <= current:
+        if version <= current and version not in skipped:
             continue
         stamp = format_time(store.clock())
         try:
@@ -456,13 +477,15 @@ def _migrate(store: Store, current: int) -> None:
                 "BEGIN IMMEDIATE;\n" + script
                 + f"\nINSERT INTO schema_migrations(version, applied_at) VALUES ({version}, '{stamp}');"
                 + f"\nPRAGMA application_id = {APPLICATION_ID};"
-                + f"\nPRAGMA user_version = {version};\nCOMMIT;"
+                + f"\nPRAGMA user_version = {max(version, current)};\nCOMMIT;"
             )
         except sqlite3.Error as error:
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")
             if current == 0 and conn.execute("PRAGMA user_version").fetchone()[0] >= version:
                 continue  # another process created the schema at the same moment
+            if version in (_recorded_versions(conn) or set()):
+                continue  # another process ran this migration at the same moment
             raise StoreError(f"{store.path}: migration {version} failed ({error})") from None
 
 

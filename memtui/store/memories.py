@@ -19,6 +19,8 @@ _M_COLUMNS = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_QUERY_TERMS = 16
 """A search keeps at most this many words (longer queries rank no better and cost more)."""
+MAX_CHAIN_STEPS = 100_000
+"""A chain walk stops after this many versions (a cycle in a damaged store ends)."""
 FTS_MERGE_PAGES_AFTER_FORGET = 64
 """Index pages merged after a forget, so deleted terms leave the full-text segments sooner.
 The merge may join segments of any level (FTS5's negative 'merge'): a forget's delete
@@ -54,15 +56,17 @@ class MemoryRepository:
             f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id = ?", (memory_id,)).fetchone()
         return row_to_memory(row) if row else None
 
-    def insert(self, memory: Memory, goal_key: str | None = None) -> None:
-        """Insert a memory (its full-text row follows by trigger)."""
+    def insert(self, memory: Memory, goal_key: str | None = None,
+               replaces: str | None = None) -> None:
+        """Insert a memory (its full-text row follows by trigger). ``replaces``: for a
+        pending correction, the memory it would supersede once approved."""
         self._store.execute(
-            f"INSERT INTO memories({MEMORY_COLUMNS}, goal_key) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO memories({MEMORY_COLUMNS}, goal_key, replaces) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (memory.id, memory.scope, memory.owner, memory.project, memory.kind, memory.content,
              memory.status, memory.superseded_by, memory.source, memory.source_thread_id,
              memory.created_at, memory.updated_at, memory.usage_count, memory.last_used_at,
-             goal_key))
+             goal_key, replaces))
 
     def insert_many(self, rows: Iterable[tuple[Memory, str | None]]) -> None:
         """Insert many memories at once (demo, bench, import)."""
@@ -78,6 +82,78 @@ class MemoryRepository:
         self._store.execute(
             "UPDATE memories SET status = 'superseded', superseded_by = ?, updated_at = ? "
             "WHERE id = ?", (replaced_by, at, memory_id))
+
+    # review (pending memories)
+    def replaces(self, memory_id: str) -> str | None:
+        """The memory a pending correction would supersede (None for a plain new one)."""
+        row = self._store.execute("SELECT replaces FROM memories WHERE id = ?",
+                                  (memory_id,)).fetchone()
+        return row[0] if row else None
+
+    def chain_head(self, memory_id: str) -> str | None:
+        """The newest version of the chain ``memory_id`` belongs to (following
+        ``superseded_by``); None when ``memory_id`` does not exist."""
+        row = self._store.execute(
+            """
+            WITH RECURSIVE newer(id, depth) AS (
+                SELECT id, 0 FROM memories WHERE id = ?
+                UNION ALL
+                SELECT m.superseded_by, n.depth + 1 FROM memories m JOIN newer n ON m.id = n.id
+                    WHERE m.superseded_by IS NOT NULL AND n.depth < ?
+            )
+            SELECT id FROM newer ORDER BY depth DESC LIMIT 1
+            """, (memory_id, MAX_CHAIN_STEPS)).fetchone()
+        return row[0] if row else None
+
+    def pending_for(self, user_id: str, source: str | None,
+                    limit: int) -> list[tuple[Memory, str | None]]:
+        """Pending memories ``user_id`` may see (their own user memories and the memories of
+        every project they are a member of), oldest first, with what each would replace."""
+        clauses, params = self._pending_where(user_id, source)
+        rows = self._store.execute(
+            f"SELECT {_M_COLUMNS}, m.replaces FROM memories m INDEXED BY memories_pending "
+            f"WHERE {clauses} ORDER BY m.created_at, m.id LIMIT ?", (*params, limit)).fetchall()
+        return [(row_to_memory(row), row[len(row) - 1]) for row in rows]
+
+    def count_pending(self, user_id: str, source: str | None = None) -> int:
+        """How many pending memories ``user_id`` may see."""
+        clauses, params = self._pending_where(user_id, source)
+        return int(self._store.execute(
+            f"SELECT count(*) FROM memories m INDEXED BY memories_pending WHERE {clauses}",
+            params).fetchone()[0])
+
+    @staticmethod
+    def _pending_where(user_id: str, source: str | None) -> tuple[str, list[Any]]:
+        clauses = ("m.status = 'pending' AND ((m.scope = 'user' AND m.owner = ?) OR "
+                   "(m.scope = 'project' AND m.project IN "
+                   "(SELECT project_id FROM project_members WHERE user_id = ?)))")
+        params: list[Any] = [user_id, user_id]
+        if source is not None:
+            clauses += " AND m.source = ?"
+            params.append(source)
+        return clauses, params
+
+    def pending_replacing(self, memory_ids: Sequence[str]) -> list[str]:
+        """Pending corrections that would replace any of these memories."""
+        if not memory_ids:
+            return []
+        marks = ", ".join("?" for _ in memory_ids)
+        rows = self._store.execute(
+            f"SELECT id FROM memories WHERE replaces IN ({marks}) AND status = 'pending'",
+            tuple(memory_ids)).fetchall()
+        return [row[0] for row in rows]
+
+    def activate(self, memory_id: str, content: str, kind: str, at: str) -> None:
+        """A pending memory becomes active (approved), with its text as approved."""
+        self._store.execute(
+            "UPDATE memories SET status = 'active', replaces = NULL, content = ?, kind = ?, "
+            "updated_at = ? WHERE id = ? AND status = 'pending'", (content, kind, at, memory_id))
+
+    def revise_pending(self, memory_id: str, content: str, kind: str, at: str) -> None:
+        """A pending memory's text revised in place by the agent that wrote it."""
+        self._store.execute(
+            "UPDATE memories SET content = ?, kind = ?, updated_at = ? "
+            "WHERE id = ? AND status = 'pending'", (content, kind, at, memory_id))
 
     def bump_usage(self, memory_ids: Sequence[str], at: str) -> None:
         """Count one more use of each memory (an injection)."""

@@ -275,6 +275,64 @@ CREATE TABLE pending_purges (
 );
 """
 
+MIGRATION_4 = """
+-- The review inbox (spec/25): a memory may be 'pending' (written by an agent source while
+-- the user reviews new memories; never injected, recalled or exported as active), agents
+-- write through MCP and the service ('mcp', 'service'), and a pending correction names the
+-- memory it would supersede once approved ('replaces'). SQLite cannot change a CHECK
+-- constraint in place, so the table is rebuilt: the old one is renamed (its triggers and
+-- indexes go with it), the rows are copied with their seq, so the full-text index (keyed by
+-- seq) stays valid, and the old table is dropped.
+ALTER TABLE memories RENAME TO memories_before_v4;
+CREATE TABLE memories (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    scope TEXT NOT NULL CHECK (scope IN ('user', 'project')),
+    owner TEXT NOT NULL REFERENCES users(id),
+    project TEXT REFERENCES projects(id),
+    kind TEXT NOT NULL CHECK (kind IN ('fact', 'preference', 'decision', 'convention')),
+    content TEXT NOT NULL,
+    status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'superseded', 'pending')),
+    superseded_by TEXT REFERENCES memories(id) DEFERRABLE INITIALLY DEFERRED,
+    source TEXT NOT NULL CHECK (source IN ('manual', 'note', 'auto', 'import', 'service', 'mcp')),
+    source_thread_id TEXT,
+    goal_key TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    usage_count INTEGER NOT NULL DEFAULT 0,
+    last_used_at TEXT,
+    replaces TEXT,
+    CHECK ((scope = 'project') = (project IS NOT NULL)),
+    CHECK (replaces IS NULL OR status = 'pending')
+);
+INSERT INTO memories(seq, id, scope, owner, project, kind, content, status, superseded_by,
+                     source, source_thread_id, goal_key, created_at, updated_at, usage_count,
+                     last_used_at)
+    SELECT seq, id, scope, owner, project, kind, content, status, superseded_by, source,
+           source_thread_id, goal_key, created_at, updated_at, usage_count, last_used_at
+    FROM memories_before_v4 ORDER BY seq;
+DROP TABLE memories_before_v4;
+CREATE INDEX memories_user_list ON memories(owner, scope, status, created_at, id);
+CREATE INDEX memories_user_all ON memories(owner, scope, created_at, id);
+CREATE INDEX memories_project_list ON memories(project, status, created_at, id);
+CREATE INDEX memories_project_all ON memories(project, created_at, id);
+CREATE INDEX memories_superseded_by ON memories(superseded_by);
+CREATE INDEX memories_thread ON memories(source_thread_id) WHERE source_thread_id IS NOT NULL;
+CREATE INDEX memories_goal ON memories(project, goal_key) WHERE goal_key IS NOT NULL;
+CREATE INDEX memories_pending ON memories(created_at, id) WHERE status = 'pending';
+CREATE INDEX memories_replaces ON memories(replaces) WHERE replaces IS NOT NULL;
+CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
+    INSERT INTO memories_fts(rowid, content) VALUES (new.seq, new.content);
+END;
+CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
+    INSERT INTO memories_fts(memories_fts, rowid, content) VALUES ('delete', old.seq, old.content);
+END;
+CREATE TRIGGER memories_fts_update AFTER UPDATE OF content ON memories BEGIN
+    INSERT INTO memories_fts(memories_fts, rowid, content) VALUES ('delete', old.seq, old.content);
+    INSERT INTO memories_fts(rowid, content) VALUES (new.seq, new.content);
+END;
+"""
+
 MIGRATION_5 = """
 -- Incremental import of Codex rollouts: what was read of each file, per importing user, so
 -- a second run over an unchanged sessions folder opens no file and a grown one resumes at
@@ -329,7 +387,7 @@ CREATE INDEX agent_sessions_waiting ON agent_sessions(user_id, updated_at)
 """
 
 MIGRATIONS: tuple[tuple[int, str], ...] = ((1, MIGRATION_1), (2, MIGRATION_2), (3, MIGRATION_3),
-                                           (5, MIGRATION_5),
+                                           (4, MIGRATION_4), (5, MIGRATION_5),
                                            (6, MIGRATION_6))
 """(version, SQL script) in order. The last version is the schema this code writes."""
 

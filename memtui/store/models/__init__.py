@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 SCOPES = ("user", "project")
 KINDS = ("fact", "preference", "decision", "convention")
-STATUSES = ("active", "superseded")
-SOURCES = ("manual", "note", "auto", "import", "mcp")
+STATUSES = ("active", "superseded", "pending")
+SOURCES = ("manual", "note", "auto", "import", "mcp", "service")
 ROLES = ("owner", "member", "reader")
 TASK_STATUSES = ("queued", "running", "completed", "failed", "interrupted", "merged")
 LOG_OUTCOMES = ("extracted", "superseded_previous", "skipped", "error")

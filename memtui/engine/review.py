@@ -1,0 +1,348 @@
+"""The review inbox (spec/25): pending memories, approved (optionally edited) or rejected.
+
+A memory written by an agent source while the writer reviews new memories lands ``pending``
+(``review_rules.status_for_new``). Here the person sees what waits -- their own pending user
+memories and the pending memories of every project they are a member of -- and decides:
+
+- approve: the memory becomes active, with the text as approved (an edit goes through the
+  same validation and redaction as any write). A pending *correction* names the memory it
+  would supersede; approving it supersedes the newest version of that memory, in the same
+  transaction.
+- reject: the memory is deleted physically, like forget; when it came from a task or an
+  imported thread, that source is tombstoned so the extractor (or a re-import) never
+  proposes it again. The audit keeps the id, never the text.
+
+Each item carries a ``version`` token (the memory's update time and the target's newest
+version): a front end passes it back, and an item that changed since it was shown is
+refused with ``Conflict`` instead of approving something the person did not see. Races end
+the same way: a memory another process already approved is a ``Conflict``; one already
+rejected is ``NotFound`` (the answer for anything the actor may not see). Writing needs the
+same permission as any write: a reader of a project gets ``PermissionDenied``.
+
+Rows from other agents' own inboxes (Gemini CLI's ``.inbox/*.patch``, spec/80) are a
+different kind of item, listed and acted on in the agent's files by their own module; the
+Inbox pane shows both kinds side by side.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from memtui.engine import permissions as perm
+from memtui.engine.base import EngineArea
+from memtui.engine.identity import IdentityApi
+from memtui.engine.review_rules import ACTIVE, PENDING, check_source
+from memtui.engine.validation import check_kind
+from memtui.errors import Conflict, InvalidInput, MemtuiError, NotFound
+from memtui.store.models import Memory
+
+INBOX_LIMIT = 1000
+"""Most pending memories one listing returns (oldest first)."""
+MAX_INBOX_LIMIT = 10_000
+_TOKEN = re.compile(r"\w+|[^\w\s]|\s+", re.UNICODE)
+
+SAME = "same"
+ADDED = "added"
+REMOVED = "removed"
+
+
+@dataclass(frozen=True)
+class DiffPart:
+    """One run of a word-level diff: ``same``, ``added`` or ``removed`` text."""
+
+    op: str
+    text: str
+
+    def to_json(self) -> dict[str, str]:
+        """The part as ``{"op", "text"}``."""
+        return {"op": self.op, "text": self.text}
+
+
+def word_diff(old: str, new: str) -> tuple[DiffPart, ...]:
+    """A word-level diff from ``old`` to ``new``: runs of unchanged, removed and added text
+    (words, punctuation and whitespace are the units), joined back in order. Concatenating
+    the ``same`` and ``removed`` parts gives ``old``; ``same`` and ``added`` give ``new``."""
+    a, b = _TOKEN.findall(old), _TOKEN.findall(new)
+    parts: list[DiffPart] = []
+
+    def add(op: str, tokens: Sequence[str]) -> None:
+        text = "".join(tokens)
+        if not text:
+            return
+        if parts and parts[-1].op == op:
+            parts[-1] = DiffPart(op, parts[-1].text + text)
+        else:
+            parts.append(DiffPart(op, text))
+
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            add(SAME, a[i1:i2])
+        else:
+            add(REMOVED, a[i1:i2])
+            add(ADDED, b[j1:j2])
+    return tuple(parts)
+
+
+@dataclass(frozen=True)
+class InboxItem:
+    """One pending memory as the inbox shows it.
+
+    ``replaces`` is the memory the correction was written against; ``target`` the newest
+    version of it now (what approving supersedes), ``None`` for a plain new memory or when
+    that memory was forgotten (``target_state`` says which). ``version`` is the token that
+    approve and reject take back to refuse a change made since the item was shown."""
+
+    memory: Memory
+    replaces: str | None
+    target: Memory | None
+    target_state: str
+    can_act: bool
+    version: str
+    diff: tuple[DiffPart, ...] = ()
+
+    @property
+    def id(self) -> str:
+        """The pending memory's id."""
+        return self.memory.id
+
+    @property
+    def is_correction(self) -> bool:
+        """Whether approving this supersedes another memory."""
+        return self.replaces is not None
+
+    def to_json(self) -> dict[str, Any]:
+        """The memory's JSON shape (spec/70) plus what review adds."""
+        out = self.memory.to_json()
+        out.update({"replaces": self.replaces,
+                    "target": self.target.to_json() if self.target is not None else None,
+                    "target_state": self.target_state, "can_act": self.can_act,
+                    "version": self.version, "diff": [part.to_json() for part in self.diff]})
+        return out
+
+
+@dataclass(frozen=True)
+class ApproveResult:
+    """An approved memory (now active) and the memory it superseded, if any."""
+
+    memory: Memory
+    superseded: str | None
+    edited: bool
+
+    def to_json(self) -> dict[str, Any]:
+        """The memory's JSON shape plus ``superseded`` and ``edited``."""
+        return self.memory.to_json() | {"superseded": self.superseded, "edited": self.edited}
+
+
+@dataclass(frozen=True)
+class RejectResult:
+    """A rejected (deleted) pending memory."""
+
+    memory_id: str
+    tombstoned: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"id", "rejected": true, "tombstoned"}``."""
+        return {"id": self.memory_id, "rejected": True, "tombstoned": self.tombstoned}
+
+
+@dataclass
+class BulkResult:
+    """What a bulk approve or reject did: each id either done or refused with its error."""
+
+    done: list[ApproveResult | RejectResult] = field(default_factory=list)
+    errors: list[tuple[str, MemtuiError]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"items", "count", "errors": [{"id", "code", "message"}]}``."""
+        return {"items": [item.to_json() for item in self.done], "count": len(self.done),
+                "errors": [{"id": memory_id, **error.to_json()}
+                           for memory_id, error in self.errors]}
+
+
+def _version(memory: Memory, target: Memory | None) -> str:
+    target_part = f"{target.id}@{target.updated_at}" if target is not None else "-"
+    return f"{memory.updated_at}/{target_part}"
+
+
+def _gone(memory_id: str) -> NotFound:
+    return NotFound(f"memory {memory_id!r} not found: it was rejected or forgotten since it "
+                    "was shown, or it does not exist")
+
+
+class ReviewApi(EngineArea):
+    """The acting user's review inbox."""
+
+    # ---- reading ----------------------------------------------------------------------------
+
+    def items(self, source: str | None = None, limit: int = INBOX_LIMIT) -> list[InboxItem]:
+        """Pending memories the actor may see, oldest first (``source``: only that source)."""
+        if source is not None:
+            check_source(source)
+        if isinstance(limit, bool) or not isinstance(limit, int) or \
+                not 1 <= limit <= MAX_INBOX_LIMIT:
+            raise InvalidInput(f"limit must be a whole number from 1 to {MAX_INBOX_LIMIT}")
+        with self._store.snapshot():
+            rows = self._store.memories.pending_for(self.actor, source, limit)
+            return [self._item(memory, replaces) for memory, replaces in rows]
+
+    def count(self, source: str | None = None) -> int:
+        """How many pending memories the actor may see (the pane bar's and header's count)."""
+        if source is not None:
+            check_source(source)
+        return self._store.memories.count_pending(self.actor, source)
+
+    def item(self, memory_id: str) -> InboxItem:
+        """One pending memory (NotFound if gone or not visible; Conflict if reviewed)."""
+        with self._store.snapshot():
+            memory = self._pending(memory_id)
+            return self._item(memory, self._store.memories.replaces(memory.id))
+
+    def _pending(self, memory_id: str) -> Memory:
+        try:
+            memory = perm.visible_memory(self._store, memory_id, self.actor)
+        except NotFound:
+            raise _gone(memory_id) from None
+        if memory.status != PENDING:
+            how = "approved (it is active now)" if memory.status == ACTIVE else \
+                f"approved and since corrected by {memory.superseded_by}"
+            raise Conflict(f"memory {memory_id!r} is no longer waiting for review: it was "
+                           f"already {how}")
+        return memory
+
+    def _target(self, replaces: str | None) -> tuple[Memory | None, str]:
+        if replaces is None:
+            return None, "none"
+        head = self._store.memories.chain_head(replaces)
+        target = self._store.memories.get(head) if head is not None else None
+        if target is None:
+            return None, "forgotten"
+        return target, target.status
+
+    def _item(self, memory: Memory, replaces: str | None) -> InboxItem:
+        target, state = self._target(replaces)
+        can_act = memory.scope == "user" or perm.CREATE_TASK in perm.permissions(
+            self._store, memory.project or "", self.actor)
+        diff = word_diff(target.content, memory.content) if target is not None else ()
+        return InboxItem(memory=memory, replaces=replaces, target=target, target_state=state,
+                         can_act=can_act, version=_version(memory, target), diff=diff)
+
+    # ---- deciding ---------------------------------------------------------------------------
+
+    def approve(self, memory_id: str, *, content: str | None = None, kind: str | None = None,
+                expected: str | None = None) -> ApproveResult:
+        """Make a pending memory active (with ``content``/``kind`` when edited first). A
+        pending correction supersedes the newest version of what it replaces, in the same
+        transaction. ``expected``: the item's ``version`` as shown (Conflict if it changed)."""
+        if kind is not None:
+            check_kind(kind)
+        text = IdentityApi.clean_content(content) if content is not None else None
+        with self._store.transaction():
+            memory = self._writable_pending(memory_id)
+            replaces = self._store.memories.replaces(memory.id)
+            target, state = self._target(replaces)
+            if state == "forgotten":
+                raise Conflict(f"memory {memory_id!r} corrects {replaces!r}, which was "
+                               "forgotten since; reject it (the forgotten text stays gone)")
+            self._check_version(memory, target, expected)
+            edited = (text is not None and text != memory.content) or \
+                (kind is not None and kind != memory.kind)
+            now = self._store.now()
+            final_kind = kind or memory.kind
+            final_text = text if text is not None else memory.content
+            self._store.identity.ensure_user(self.actor)
+            self._store.memories.activate(memory.id, final_text, final_kind, now)
+            superseded = None
+            if target is not None:
+                self._store.memories.mark_superseded(target.id, memory.id, now)
+                self._audit("memory_superseded", target.id, new_id=memory.id,
+                            scope=target.scope, reason="approved")
+                superseded = target.id
+            self._audit("memory_approved", memory.id, scope=memory.scope, source=memory.source,
+                        edited=edited, superseded=superseded)
+            approved = self._store.memories.get(memory.id)
+        assert approved is not None
+        return ApproveResult(memory=approved, superseded=superseded, edited=edited)
+
+    def reject(self, memory_id: str, *, expected: str | None = None) -> RejectResult:
+        """Delete a pending memory physically (like forget); tombstone the task or thread it
+        came from so it is never proposed again. ``expected`` as for ``approve``."""
+        result = self._reject(memory_id, expected)
+        self._store.checkpoint()
+        return result
+
+    def _reject(self, memory_id: str, expected: str | None) -> RejectResult:
+        with self._store.transaction():
+            memory = self._writable_pending(memory_id)
+            if expected is not None:
+                target, _state = self._target(self._store.memories.replaces(memory.id))
+                self._check_version(memory, target, expected)
+            tombstone = memory.source_thread_id
+            if tombstone:
+                self._store.memories.add_forgotten_source(tombstone, self._store.now(),
+                                                          self.actor)
+            self._store.memories.delete_many([memory.id])
+            self._store.memories.merge_fulltext()
+            self._audit("memory_rejected", memory.id, scope=memory.scope,
+                        source=memory.source, tombstoned=bool(tombstone))
+        return RejectResult(memory_id=memory.id, tombstoned=tombstone)
+
+    def approve_many(self, memory_ids: Sequence[str], *,
+                     expected: dict[str, str] | None = None) -> BulkResult:
+        """Approve each memory in its own transaction; one that fails (changed, already
+        reviewed, not allowed) is reported and the others go on."""
+        return self._bulk(memory_ids, lambda memory_id: self.approve(
+            memory_id, expected=(expected or {}).get(memory_id)))
+
+    def reject_many(self, memory_ids: Sequence[str], *,
+                    expected: dict[str, str] | None = None) -> BulkResult:
+        """Reject each memory in its own transaction, as ``approve_many``."""
+        result = self._bulk(memory_ids, lambda memory_id: self._reject(
+            memory_id, (expected or {}).get(memory_id)))
+        if result.done:
+            self._store.checkpoint()
+        return result
+
+    def actionable_ids(self, source: str | None = None) -> list[str]:
+        """Every pending memory the actor may approve or reject (``--all``), oldest first;
+        project memories of projects they may only read are left out."""
+        return [item.id for item in self.items(source, MAX_INBOX_LIMIT) if item.can_act]
+
+    # ---- helpers ----------------------------------------------------------------------------
+
+    def _bulk(self, memory_ids: Sequence[str],
+              one: Callable[[str], ApproveResult | RejectResult]) -> BulkResult:
+        result = BulkResult()
+        seen: set[str] = set()
+        for memory_id in memory_ids:
+            if memory_id in seen:
+                continue
+            seen.add(memory_id)
+            try:
+                result.done.append(one(memory_id))
+            except MemtuiError as error:
+                result.errors.append((memory_id, error))
+        return result
+
+    def _writable_pending(self, memory_id: str) -> Memory:
+        memory = self._pending(memory_id)
+        perm.writable_memory(self._store, memory.id, self.actor)  # a reader: PermissionDenied
+        return memory
+
+    @staticmethod
+    def _check_version(memory: Memory, target: Memory | None, expected: str | None) -> None:
+        if expected is not None and expected != _version(memory, target):
+            what = f" (the memory it corrects is now {target.id})" if target is not None else ""
+            raise Conflict(f"memory {memory.id!r} changed since it was shown{what}; look at "
+                           "it again before deciding")
+
+    def _audit(self, action: str, target: str | None, **detail: Any) -> None:
+        self._store.audit.append(self.actor, action, target, detail)
+
+
+__all__ = ["ADDED", "INBOX_LIMIT", "REMOVED", "SAME", "ApproveResult", "BulkResult",
+           "DiffPart", "InboxItem", "RejectResult", "ReviewApi", "word_diff"]

@@ -1,0 +1,58 @@
+"""The one rule that decides whether a new memory waits for review (spec/25).
+
+Every write path that creates a memory -- the user's own writes in the app and the CLI, the
+extractor, imports, the service and MCP -- asks ``status_for_new`` with its source. With the
+writer's ``review_new_memories`` setting on, a memory from an agent source lands
+``pending`` (never injected, recalled, exported or counted as active until approved); the
+user's own writes are active at once. The setting is off by default, as in the agents whose
+behaviour memtui mirrors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from memtui.engine.settings import load_settings
+from memtui.errors import InvalidInput
+from memtui.store.models import SOURCES
+
+if TYPE_CHECKING:
+    from memtui.store.database import Store
+
+ACTIVE = "active"
+PENDING = "pending"
+SUPERSEDED = "superseded"
+REVIEW_SETTING = "review_new_memories"
+USER_SOURCES = frozenset({"manual", "note"})
+"""What the person writes themselves, in the app or the CLI: active at once."""
+AGENT_SOURCES = frozenset({"auto", "import", "service", "mcp"})
+"""What agents write (the extractor, imports, the socket service, MCP): reviewed when the
+writer's ``review_new_memories`` is on."""
+
+
+def check_source(source: object) -> str:
+    """A known memory source, else InvalidInput naming the known ones."""
+    if not isinstance(source, str) or source not in SOURCES:
+        raise InvalidInput(f"unknown source {str(source)[:40]!r}: use one of {', '.join(SOURCES)}")
+    return source
+
+
+def is_agent_source(source: str) -> bool:
+    """Whether memories from this source are an agent's (reviewed when review is on)."""
+    return check_source(source) in AGENT_SOURCES
+
+
+def status_for_new(store: Store, user_id: str, source: str,
+                   settings: Mapping[str, Any] | None = None) -> str:
+    """The status a new memory written by ``user_id`` from ``source`` gets: ``pending`` for
+    an agent source while the user reviews new memories, else ``active``. ``settings``: the
+    user's effective settings when the caller already read them (an extraction batch)."""
+    if not is_agent_source(source):
+        return ACTIVE
+    values = settings if settings is not None else load_settings(store, user_id)
+    return PENDING if values.get(REVIEW_SETTING) else ACTIVE
+
+
+__all__ = ["ACTIVE", "AGENT_SOURCES", "PENDING", "REVIEW_SETTING", "SUPERSEDED", "USER_SOURCES",
+           "check_source", "is_agent_source", "status_for_new"]
