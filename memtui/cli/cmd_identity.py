@@ -254,7 +254,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--project", help="this project's memories (default: yours)")
     p.add_argument("--scope", choices=["user"], help="only your user-level memories")
     p.add_argument("--kind", help=KIND_HELP)
-    p.add_argument("--status", default="active", help="active, superseded or all")
+    p.add_argument("--status", default="active", help="active, superseded, pending or all")
     p.add_argument("--source", help=SOURCE_HELP)
     p.add_argument("--search", metavar="Q", help="words to search for (the last one may be a prefix)")
     p.add_argument("--limit", type=positive_int, default=50, help="at most this many rows (default 50)")

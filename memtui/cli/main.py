@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 COMMAND_MODULES = (
     "memtui.cli.cmd_identity",
+    "memtui.cli.cmd_inbox",
     "memtui.cli.cmd_auto",
     "memtui.cli.cmd_tools",
     "memtui.cli.cmd_codex",

@@ -296,7 +296,7 @@ class IdentityApi(EngineArea):
         if kind is not None:
             check_kind(kind)
         if status not in (None, "all", *STATUSES):
-            raise InvalidInput(f"unknown status {status!r}: use active, superseded or all")
+            raise InvalidInput(f"unknown status {status!r}: use active, superseded, pending or all")
         if source is not None and source not in SOURCES:
             raise InvalidInput(f"unknown source {source!r}: use one of {', '.join(SOURCES)}")
         if search is not None:

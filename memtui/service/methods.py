@@ -20,6 +20,8 @@ STRING, INTEGER, NUMBER, BOOLEAN, OBJECT, ARRAY, NULL = (
     "string", "integer", "number", "boolean", "object", "array", "null")
 """JSON type names used in parameter specs and error messages."""
 SERVICE_TASK_SOURCE = "service"
+SERVICE_MEMORY_SOURCE = "service"
+"""The source of memories agents write through the service (reviewed when review is on)."""
 """``source`` of tasks recorded through ``task.complete``."""
 FOLLOWUP_FIELDS = {"from_task": STRING, "message": STRING}
 """Each item of ``task.complete``'s ``followups``."""
@@ -156,6 +158,18 @@ def _memory_recall(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any
     return ctx.engine.recall.recall(**args).to_json()
 
 
+def _memory_add(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
+    memory = ctx.engine.identity.add_memory(params["content"], _opt(params, "kind", "fact"),
+                                            params.get("project"), source=SERVICE_MEMORY_SOURCE)
+    return memory.to_json()
+
+
+def _memory_correct(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
+    memory = ctx.engine.identity.supersede(params["id"], params["content"], params.get("kind"),
+                                           source=SERVICE_MEMORY_SOURCE)
+    return memory.to_json()
+
+
 def _context_prepare(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
     result = ctx.engine.injection.preview_for_project(
         params["project"], prompt=_opt(params, "prompt", ""), goal=_opt(params, "goal", ""))
@@ -207,6 +221,12 @@ METHODS: dict[str, Method] = {method.name: method for method in (
     Method("memory.recall", _memory_recall, {
         "query": Param(_S, True), "limit": Param((INTEGER, NULL)), "project": Param(_OS)},
         "related and recent memories, task cards, interactions, bundles"),
+    Method("memory.add", _memory_add, {
+        "content": Param(_S, True), "kind": Param(_OS), "project": Param(_OS)},
+        "write one memory (redacted); pending while the user reviews new memories"),
+    Method("memory.correct", _memory_correct, {
+        "id": Param(_S, True), "content": Param(_S, True), "kind": Param(_OS)},
+        "correct a memory; a pending correction while the user reviews new memories"),
     Method("context.prepare", _context_prepare, {
         "project": Param(_S, True), "prompt": Param(_OS), "goal": Param(_OS)},
         "the injection a new first-turn task would receive"),
