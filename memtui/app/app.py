@@ -15,6 +15,7 @@ from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, ClassVar, TypeGuard, cast
 from zoneinfo import ZoneInfo
 
+from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container
@@ -40,7 +41,12 @@ if TYPE_CHECKING:
 
     from memtui.app.clipboard import Clipboard
     from memtui.app.curator import Curator
-    from memtui.app.messages import ExtractionFinished, ExtractionProgress, PurgeFinished
+    from memtui.app.messages import (
+        ExtractionFinished,
+        ExtractionProgress,
+        InboxCounted,
+        PurgeFinished,
+    )
     from memtui.app.widgets.command_line import CommandLine
 
 POLL_INTERVAL_SECONDS = 0.75
@@ -51,6 +57,8 @@ TOAST_SECONDS = 4.0
 MAX_PANE_KEYS = 9
 START_PANE = "user"
 HISTORY_PANE = "history"
+INBOX_PANE = "inbox"
+INBOX_COUNT_GROUP = "inbox-count"
 COMMAND_LINE_ID = "command-line"
 START_MESSAGE = "Press ? for keys, : for /memory commands, ctrl+p for the palette"
 TALL_ROWS = 40
@@ -182,6 +190,8 @@ class MemtuiApp(App[None]):
         self.keymap_problems: list[str] = []
         self._mounting: dict[str, AwaitMount] = {}
         self._command_line_mounted: AwaitMount | None = None
+        self.inbox_count = 0
+        """Rows waiting in the review inbox (counted by a worker after every change)."""
 
     def run(self, **kwargs: Any) -> Any:
         """Run the app (``App.run``'s arguments). The objects made so far -- modules,
@@ -232,6 +242,7 @@ class MemtuiApp(App[None]):
     def _started(self) -> None:
         self.command_line()  # hidden until ``:``; made now, off the first frame
         self.purges.start()  # a forget left pending by an earlier run is finished
+        self.count_inbox()
         self._load_keymap()
         # the start pane's target takes focus, unless a key already opened something
         self._show_current(focus=self.get_screen_main().focused is None)
@@ -380,6 +391,31 @@ class MemtuiApp(App[None]):
         if current is not None:
             current.refresh_data()
         self._update_header()
+        self.count_inbox()
+
+    @work(thread=True, group=INBOX_COUNT_GROUP, exclusive=True, exit_on_error=False)
+    def count_inbox(self) -> None:
+        """Count what waits in the review inbox (every source), off the UI thread."""
+        from memtui.app.inbox_sources import count_all
+        from memtui.app.messages import InboxCounted
+
+        try:
+            count: int | None = count_all(self.engine)
+        except MemtuiError:
+            count = None
+        self.post_message(InboxCounted(count))
+
+    def on_inbox_counted(self, message: InboxCounted) -> None:
+        """Show the inbox count on the pane bar and in the header."""
+        if message.count is None:
+            return
+        self.inbox_count = message.count
+        try:
+            bar = self.get_screen_main().query_one(PaneBar)
+        except Exception:  # not mounted yet or shutting down
+            return
+        bar.set_badge(INBOX_PANE, f"({message.count})" if message.count else "")
+        self._update_header()
 
     def after_write(self) -> None:
         """This app wrote: refresh now (and do not refresh again for the same change)."""
@@ -414,7 +450,7 @@ class MemtuiApp(App[None]):
                           store_path=self.config.store_label or str(self.store.path),
                           worker=self.worker_status(),
                           worker_short=self.worker_status(short=True),
-                          busy=self.runner.state.running)
+                          busy=self.runner.state.running, inbox=self.inbox_count)
 
     def worker_status(self, *, short: bool = False) -> str:
         """The worker's state in a few words (``short``: fewer)."""
@@ -684,6 +720,19 @@ class MemtuiApp(App[None]):
         else:
             self.copy_text(what[1], what[0])
 
+    def inbox_action(self, action: str) -> None:
+        """Approve, edit-and-approve or reject in the Inbox (shown first if it is not)."""
+        from memtui.app.panes.inbox import InboxPane
+
+        pane = self.current_pane()
+        if isinstance(pane, InboxPane) and pane.loaded:
+            actions = {"approve": pane.action_approve, "reject": pane.action_reject,
+                       "edit_approve": pane.action_edit_approve}
+            actions[action]()
+            return
+        self.show_pane(INBOX_PANE)
+        self.say("The Inbox is open: choose a row, then press the key again.", toast=False)
+
     def action_new_memory(self) -> None:
         """Add a memory in the current scope."""
         self.curator.add_memory(self.current_scope_project())
@@ -717,6 +766,7 @@ def binding_classes() -> list[tuple[str, type]]:
     from memtui.app.panes.base import FormPane
     from memtui.app.panes.extraction_log import ExtractionLogPane
     from memtui.app.panes.history import HistoryPane
+    from memtui.app.panes.inbox import InboxPane
     from memtui.app.panes.injection import InjectionPane
     from memtui.app.panes.memories import MemoriesPane, ProjectMemoriesPane
     from memtui.app.panes.profile import ProfilePane
@@ -729,6 +779,7 @@ def binding_classes() -> list[tuple[str, type]]:
             ("memory lists", MemoryList), ("memory panes", MemoriesPane),
             ("project pane", ProjectMemoriesPane), ("history", HistoryPane),
             ("extraction log", ExtractionLogPane), ("injection preview", InjectionPane),
+            ("inbox", InboxPane),
             ("profile", ProfilePane), ("settings", SettingsPane), ("profile, settings", FormPane),
             ("command line", CommandLine), ("editor", MemoryEditor),
             ("confirm", ConfirmModal), ("memory detail", MemoryDetailModal),

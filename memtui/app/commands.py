@@ -11,6 +11,10 @@ Grammar (the leading ``/memory`` may also be written ``memory``; bare ``/memory`
     /memory forget ID           forget a memory and its whole chain (asks first)
     /memory on | off            generate and use memories together
     /memory note TEXT           an ad-hoc note in the current scope
+    /memory inbox               the review inbox (memories waiting for approval)
+    /memory approve [ID|all]    approve a pending memory (default: the inbox's selection)
+    /memory reject [ID|all]     reject a pending memory, for good (asks first)
+    /memory review on | off     whether memories from agents wait in the inbox
 """
 
 from __future__ import annotations
@@ -23,14 +27,18 @@ from memtui.errors import InvalidInput
 
 PREFIXES = ("/memory", "memory")
 PREFIX = "/memory"
-NO_ARGUMENT = ("status", "backfill", "consolidate", "on", "off")
+NO_ARGUMENT = ("status", "backfill", "consolidate", "on", "off", "inbox")
 OPTIONAL_ID = ("show",)
 REQUIRED_ID = ("forget",)
 FORCE_FLAGS = ("--force", "-f", "force")
+REVIEW_DECISIONS = ("approve", "reject")
+ALL_WORD = "all"
+REVIEW_SWITCH = ("on", "off")
 SUBCOMMANDS = ("status", "show", "extract", "backfill", "consolidate", "forget", "on", "off",
-               "note")
+               "note", "inbox", "approve", "reject", "review")
 USAGE = ("/memory status | show [id] | extract [--force] | backfill | consolidate | "
-         "forget <id> | on | off | note <text>")
+         "forget <id> | on | off | note <text> | inbox | approve [id|all] | reject [id|all] | "
+         "review on|off")
 
 
 class CommandError(ValueError):
@@ -100,6 +108,18 @@ def parse_command(text: str) -> MemoryCommand:
         if argument.lower() in FORCE_FLAGS:
             return MemoryCommand(name, force=True)
         raise CommandError("/memory extract takes only --force")
+    if name in REVIEW_DECISIONS:
+        if not argument:
+            return MemoryCommand(name)
+        if " " in argument:
+            raise CommandError(f"/memory {name} takes one memory id, or all")
+        if argument.lower() == ALL_WORD:
+            return MemoryCommand(name, ALL_WORD)
+        return MemoryCommand(name, _check_id(argument))
+    if name == "review":
+        if argument.lower() not in REVIEW_SWITCH:
+            raise CommandError("/memory review takes on or off")
+        return MemoryCommand(name, argument.lower())
     if name in OPTIONAL_ID:
         if not argument:
             return MemoryCommand(name)
@@ -140,7 +160,8 @@ def complete(text: str, current_id: Callable[[], str | None] | None = None) -> s
             return None
         matches = [s for s in SUBCOMMANDS if s.startswith(name.lower()) and s != name.lower()]
         return f"{head} {matches[0]}" if len(matches) == 1 else None
-    if name.lower() in (*OPTIONAL_ID, *REQUIRED_ID) and not argument and current_id:
+    if name.lower() in (*OPTIONAL_ID, *REQUIRED_ID, *REVIEW_DECISIONS) and not argument \
+            and current_id:
         selected = current_id()
         return f"{head} {name} {selected}" if selected else None
     if name.lower() == "extract" and argument and "--force".startswith(argument) \

@@ -30,6 +30,7 @@ from memtui.store.models import LogEntry, Memory
 if TYPE_CHECKING:
     from memtui.app.app import MemtuiApp
     from memtui.engine.api import Engine
+    from memtui.app.inbox_sources import InboxEntry, Outcome
 
 T = TypeVar("T")
 
@@ -149,6 +150,10 @@ class Curator:
 
     def correct(self, memory: Memory) -> None:
         """Open the editor pre-filled; save supersedes the memory (history is kept)."""
+        if memory.status == "pending":
+            self.app.say(f"{memory.id} is waiting for review: edit and approve it in the "
+                         "Inbox (e).", severity="warning")
+            return
         if memory.status != "active":
             self.app.say(f"{memory.id} is an old version; correct the current one "
                          f"({memory.superseded_by}).", severity="warning")
@@ -234,6 +239,132 @@ class Curator:
         self.app.say(f"{words}; not yet erased from the database files: {reason}",
                      severity="warning")
         self.app.purges.start()
+
+    # ---- the review inbox ---------------------------------------------------------------
+
+    def inbox_decide(self, verb: str, entries: list[InboxEntry],
+                     on_done: Callable[[Outcome], None] | None = None) -> None:
+        """Approve or reject inbox rows (any source); reject asks first (it is final), and
+        so does approving more than one."""
+        from memtui.app.inbox_sources import Outcome, source_named
+
+        def run() -> Outcome:
+            outcome = Outcome()
+            for origin in dict.fromkeys(entry.origin for entry in entries):
+                source = source_named(origin)
+                group = [entry for entry in entries if entry.origin == origin]
+                part = source.approve(self.engine, group) if verb == "approve" else \
+                    source.reject(self.engine, group)
+                outcome.done += part.done
+                outcome.failed += part.failed
+            return outcome
+
+        def go() -> None:
+            self.perform(verb.capitalize(), run,
+                         done=lambda outcome: self._inbox_done(verb, outcome, on_done))
+
+        count = len(entries)
+        rows = f"{count} row{'s' if count != 1 else ''}" if count != 1 else entries[0].key.split(
+            ":", 1)[-1]
+        if verb == "reject":
+            body = Text(f"{rows} will be deleted for good. ")
+            body.append("This cannot be undone; a task they came from is never extracted "
+                        "again.", style="bold")
+            self._confirm_then(f"Reject {rows}?", body, "Reject", go)
+        elif count > 1:
+            self._confirm_then(f"Approve {rows}?",
+                               Text(f"{rows} become active: they can be injected and recalled; "
+                                    "corrections replace the text they correct."),
+                               "Approve", go)
+        else:
+            go()
+
+    def _confirm_then(self, title: str, body: Text, label: str, go: Callable[[], None]) -> None:
+        def answered(yes: bool | None) -> None:
+            if yes:
+                go()
+            else:
+                self.app.say("Nothing was changed.")
+
+        self.app.push_screen(ConfirmModal(title, body, confirm_label=label), answered)
+
+    def _inbox_done(self, verb: str, outcome: Outcome,
+                    on_done: Callable[[Outcome], None] | None) -> None:
+        if on_done is not None:
+            on_done(outcome)
+        past = "Approved" if verb == "approve" else "Rejected"
+        done = len(outcome.done)
+        words = f"{past} {done}" if done != 1 else f"{past} {outcome.done[0].split(':', 1)[-1]}"
+        if verb == "reject" and done:
+            words += " — final, no undo"
+        if outcome.failed:
+            key, message = outcome.failed[0]
+            more = f" (and {len(outcome.failed) - 1} more)" if len(outcome.failed) > 1 else ""
+            self.app.say(f"{words}; {key.split(':', 1)[-1]} refused: {message}{more}",
+                         severity="warning" if done else "error")
+        else:
+            self.app.say(words)
+
+    def inbox_edit_approve(self, entry: InboxEntry,
+                           on_done: Callable[[Outcome], None] | None = None) -> None:
+        """Open the editor on an inbox row's text; saving approves the edited text (checked
+        and redacted by the engine; an error keeps the editor open with what was typed)."""
+        from memtui.app.inbox_sources import source_named
+
+        source = source_named(entry.origin)
+        text = source.editable_text(entry)
+        if text is None:
+            self.app.say("This row cannot be edited; approve or reject it.", severity="warning")
+            return
+
+        def submit(draft: MemoryDraft, editor: MemoryEditor) -> None:
+            def run() -> Outcome:
+                outcome = source.approve(self.engine, [entry], edited=draft.content)
+                if outcome.failed:
+                    raise MemtuiError(outcome.failed[0][1])
+                return outcome
+
+            def done(outcome: Outcome) -> None:
+                editor.saved()
+                self._inbox_done("approve", outcome, on_done)
+
+            self.perform("Approve", run, done=done, failed=editor.failed)
+
+        name = entry.key.split(":", 1)[-1]
+        self.app.push_screen(MemoryEditor(
+            f"Edit and approve {name}", content=text, show_kind=False,
+            context=f"from {entry.label} · {entry.where} · saving approves this text",
+            submit=submit))
+
+    def inbox_ids(self, verb: str, memory_ids: list[str] | None) -> None:
+        """``/memory approve|reject ID`` or ``… all``: pending memories by id (all: every one
+        the user may decide on)."""
+        from memtui.app.inbox_sources import PendingMemories
+
+        def entries() -> list[InboxEntry]:
+            wanted = None if memory_ids is None else set(memory_ids)
+            found = [entry for entry in PendingMemories().entries(self.engine)
+                     if entry.can_act and (wanted is None
+                                           or entry.key.split(":", 1)[1] in wanted)]
+            if wanted is not None:
+                missing = wanted - {entry.key.split(":", 1)[1] for entry in found}
+                if missing:
+                    self.engine.review.item(sorted(missing)[0])  # raises the right error
+                    raise MemtuiError(f"you may not decide on {sorted(missing)[0]}")
+            return found
+
+        def chosen(found: list[InboxEntry]) -> None:
+            if not found:
+                self.app.say("Nothing waits for review.", severity="warning")
+                return
+            self.inbox_decide(verb, found)
+
+        self.perform("Read the inbox", entries, done=chosen)
+
+    def set_review(self, on: bool) -> None:
+        """``/memory review on|off``: whether agents' memories wait in the inbox."""
+        self.set_settings({"review_new_memories": 1 if on else 0},
+                          label=f"review of new memories {'on' if on else 'off'}")
 
     # ---- settings, flags, profile -------------------------------------------------------
 
@@ -379,7 +510,7 @@ class Curator:
         for label, project in scopes:
             counts = [f"{status} "
                       f"{identity.count_memories(identity.memory_filter(project, status=status))}"
-                      for status in ("active", "superseded")]
+                      for status in ("active", "superseded", "pending")]
             out.append(f"  {label:<24}" + "  ".join(counts) + "\n")
         out.append("\nExtraction log\n", style="bold")
         out.append("  " + ("  ".join(f"{k} {v}" for k, v in sorted(
@@ -416,6 +547,17 @@ class Curator:
             self.switch_both(name == "on")
         elif name == "note":
             self.add_note(app.current_scope_project(), command.argument or "")
+        elif name == "inbox":
+            app.show_pane("inbox")
+        elif name in ("approve", "reject"):
+            if command.argument == "all":
+                self.inbox_ids(name, None)
+            elif command.argument:
+                self.inbox_ids(name, [command.argument])
+            else:
+                app.inbox_action(name)
+        elif name == "review":
+            self.set_review(command.argument == "on")
 
 
 def _shown(value: object) -> str:

@@ -39,3 +39,10 @@ class PurgeFinished(Message):
 
     cleared: int
     purged: bool
+
+
+@dataclass
+class InboxCounted(Message):
+    """A worker counted what waits in the review inbox (``None``: it could not)."""
+
+    count: int | None

@@ -110,6 +110,25 @@ def _seed_auto_memory(store: Store, clock: FixedClock, engines: dict[str, Engine
     seed_tasks(store, clock, engines)
 
 
+def _seed_review(clock: FixedClock, engines: dict[str, Engine]) -> None:
+    """Alice reviews what agents write: an agent (through MCP) corrects a project memory
+    and adds one, and an import brings a user memory -- three rows in her inbox."""
+    alice = engines["alice"]
+    alice.settings.update(review_new_memories=1)
+    database = alice.identity.list_memories("webshop", search="Postgres 16 primary", limit=1)
+    _step(clock, 600)
+    if database:
+        alice.identity.supersede(database[0].id, "Postgres 17 is the primary database since "
+                                                 "the November upgrade; SQLite only in unit "
+                                                 "tests.", source="mcp")
+    _step(clock, 600)
+    alice.identity.add_memory("The staging Stripe account uses test clocks to simulate "
+                              "subscription renewals.", "fact", "webshop", source="mcp")
+    _step(clock, 600)
+    alice.identity.add_memory("Prefers small pull requests that do one thing.", "preference",
+                              source="import")
+
+
 def build_demo_store(path: str | Path) -> Store:
     """Create a new demo store at ``path`` (which must not hold a store yet) and return it."""
     target = Path(path).expanduser()
@@ -119,5 +138,6 @@ def build_demo_store(path: str | Path) -> Store:
     store = open_store(target, clock=clock, ids=SequentialIds())
     engines = _seed_identity(store, clock)
     _seed_auto_memory(store, clock, engines)
+    _seed_review(clock, engines)
     clock.now = DEMO_NOW
     return store

@@ -46,6 +46,7 @@ PANES: tuple[PaneSpec, ...] = (
     PaneSpec("log", "Log", "memtui.app.panes.extraction_log:ExtractionLogPane"),
     PaneSpec("settings", "Settings", "memtui.app.panes.settings:SettingsPane"),
     PaneSpec("inject", "Inject", "memtui.app.panes.injection:InjectionPane"),
+    PaneSpec("inbox", "Inbox", "memtui.app.panes.inbox:InboxPane"),
     PaneSpec("bundles", "Bundles", "memtui.app.panes.bundles:BundlesPane"),
     PaneSpec("codex", "Codex", "memtui.app.panes.codex:CodexPane"),
 )

@@ -86,14 +86,27 @@ class PaneBar(ClickableLine[str]):
                  id: str | None = None) -> None:
         super().__init__(id=id)
         self.labels = tuple(labels)
+        self.badges: dict[str, str] = {}
+        """A short text after a pane's name (the Inbox's count), by pane id."""
         self.set_reactive(PaneBar.active, active)
+
+    def set_badge(self, pane_id: str, badge: str) -> None:
+        """Show ``badge`` after a pane's name (empty: none)."""
+        if self.badges.get(pane_id, "") != badge:
+            self.badges[pane_id] = badge
+            self.refresh()
+
+    def _names(self) -> list[str]:
+        return [f"{label.text} {self.badges[label.pane_id]}" if self.badges.get(label.pane_id)
+                else label.text for label in self.labels]
 
     def label_texts(self, width: int) -> list[str]:
         """The names as drawn: with a cell of room on both sides when that still fits."""
-        padded = [f" {label.text} " for label in self.labels]
+        names = self._names()
+        padded = [f" {name} " for name in names]
         if sum(map(len, padded)) + GAP * (len(padded) - 1) <= width:
             return padded
-        return [label.text for label in self.labels]
+        return names
 
     def render(self) -> Text:
         """The names that fit, the shown one marked; remembers where each one is drawn."""

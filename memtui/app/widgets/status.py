@@ -39,6 +39,8 @@ class HeaderInfo:
     worker_short: str = ""
     """A shorter worker state for narrow terminals (empty: cut ``worker``)."""
     busy: bool = False
+    inbox: int = 0
+    """Memories waiting for review (shown when there are any)."""
 
 
 class StatusHeader(Widget):
@@ -68,6 +70,9 @@ class StatusHeader(Widget):
         left.append(" · ")
         left.append("project " + (one_line(info.project, 24) if info.project else "—"))
         left.append(" · ")
+        if info.inbox:
+            left.append(f"inbox {info.inbox}", style="bold")
+            left.append(" · ")
         style = "bold" if info.busy else ""
         path = shorten_path(info.store_path, 10_000)
         worker = Text("worker " + one_line(info.worker, 90), style=style)

@@ -1,0 +1,270 @@
+"""The Inbox pane (spec/25): what agents wrote while review is on, waiting for a decision.
+
+Each row is an ``InboxEntry`` from one of ``INBOX_SOURCES`` (memtui's pending memories; an
+agent's own inbox can be another source). ``a`` approves, ``e`` edits then approves, ``x``
+rejects (asks first: it is final), ``space`` marks, ``*`` marks everything, and ``a``/``x``
+then act on the marked rows. The selected row is shown in full under the list; a correction
+as a word diff against the text it would replace. Rows are read by a worker thread; every
+decision goes through the curator (a worker, then a message to say what happened).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Static
+
+from memtui.app.format import local_time
+from memtui.app.inbox_sources import INBOX_SOURCES, InboxEntry, Outcome, source_named
+from memtui.app.panes.base import Pane
+from memtui.app.widgets.line_list import ItemList, LineList
+from memtui.app.widgets.preview import PreviewScroll
+from memtui.errors import MemtuiError
+from memtui.textsafe import one_line
+
+MARK = "●"
+LABEL_WIDTH = 7
+WHERE_WIDTH = 18
+LOAD_GROUP = "inbox-load"
+EMPTY_REVIEW_ON = ("Nothing waits for review. What agents write (the extractor, imports, the "
+                   "service, MCP) lands here until you approve it.")
+EMPTY_REVIEW_OFF = ("Nothing waits for review — review is off, so what agents write is used "
+                    "at once. Turn on review_new_memories in Settings (6) or with /memory "
+                    "review on, and new memories from agents wait here for you.")
+
+
+@dataclass
+class InboxLoaded(Message):
+    """A worker read the inbox (``error`` set when a source failed)."""
+
+    entries: list[InboxEntry]
+    review_on: bool
+    errors: list[str] = field(default_factory=list)
+
+
+class InboxPane(Pane):
+    """Pending memories (and other agents' pending changes), approve / edit / reject."""
+
+    PANE_ID = "inbox"
+    TITLE = "Inbox"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "approve", "approve",
+                tooltip="Approve the selected or marked rows (a correction replaces its target)",
+                id="inbox.approve"),
+        Binding("e", "edit_approve", "edit+approve",
+                tooltip="Edit the selected row's text, then approve it", id="inbox.edit"),
+        Binding("x", "reject", "reject",
+                tooltip="Reject the selected or marked rows: deleted for good (asks)",
+                id="inbox.reject"),
+        Binding("space", "toggle_mark", "mark", tooltip="Mark / unmark for a bulk decision",
+                id="inbox.mark"),
+        Binding("asterisk", "mark_all", "mark all", show=False,
+                tooltip="Mark every row (again: unmark all)", id="inbox.mark_all"),
+        Binding("escape", "clear_marks", "clear marks", show=False, tooltip="Clear the marks",
+                id="inbox.clear_marks"),
+        Binding("c", "copy", "copy", show=False, tooltip="Copy the selected row's text",
+                id="inbox.copy"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.marked: set[str] = set()
+        self.review_on = False
+        self.loaded = False
+
+    def compose(self) -> ComposeResult:
+        """Title, the rows, the selected row in full."""
+        yield Static("", classes="pane-title", id="inbox-title")
+        yield ItemList(self._row, id="inbox-list", empty_text="")
+        yield PreviewScroll("inbox-preview")
+
+    # ---- parts --------------------------------------------------------------------------
+
+    @property
+    def item_list(self) -> ItemList[InboxEntry]:
+        """The rows."""
+        return self.query_one("#inbox-list", ItemList)
+
+    def focus_target(self) -> Widget | None:
+        """The rows."""
+        return self.item_list
+
+    def current(self) -> InboxEntry | None:
+        """The row under the cursor."""
+        return self.item_list.current()
+
+    def chosen(self) -> list[InboxEntry]:
+        """The marked rows, else the row under the cursor."""
+        marked = [entry for entry in self.item_list.items if entry.key in self.marked]
+        if marked:
+            return marked
+        entry = self.current()
+        return [entry] if entry is not None else []
+
+    def copy_text(self) -> tuple[str, str] | None:
+        """The selected row's text."""
+        entry = self.current()
+        return None if entry is None else (f"inbox {entry.key}", entry.text)
+
+    def _row(self, entry: InboxEntry, width: int) -> Text:
+        row = Text(no_wrap=True, overflow="ellipsis")
+        marked = entry.key in self.marked
+        row.append(MARK if marked else " ", style="bold yellow" if marked else "")
+        row.append(" ")
+        row.append(f"{one_line(entry.label, LABEL_WIDTH):<{LABEL_WIDTH}} ", style="bold")
+        row.append(f"{one_line(entry.where, WHERE_WIDTH):<{WHERE_WIDTH}} ", style="dim")
+        row.append("correct " if entry.correction else "new     ",
+                   style="yellow" if entry.correction else "green")
+        row.append(f"{local_time(entry.created_at, self.memtui.tz, with_year=False)} ",
+                   style="dim")
+        row.append(one_line(entry.text), style="" if entry.can_act else "dim")
+        if not entry.can_act:
+            row.append("  read only", style="dim italic")
+        row.truncate(width, overflow="ellipsis")
+        return row
+
+    # ---- data ---------------------------------------------------------------------------
+
+    def refresh_data(self) -> None:
+        """Read the inbox again in a worker (the cursor stays on the same row)."""
+        super().refresh_data()
+        self._load()
+
+    @work(thread=True, group=LOAD_GROUP, exclusive=True, exit_on_error=False)
+    def _load(self) -> None:
+        engine = self.memtui.engine
+        entries: list[InboxEntry] = []
+        errors: list[str] = []
+        for source in INBOX_SOURCES:
+            try:
+                entries += source.entries(engine)
+            except MemtuiError as error:
+                errors.append(f"{source.name}: {error.message}")
+        try:
+            review_on = bool(engine.settings.get().get("review_new_memories"))
+        except MemtuiError:
+            review_on = False
+        self.post_message(InboxLoaded(entries, review_on, errors))
+
+    @on(InboxLoaded)
+    def _loaded(self, message: InboxLoaded) -> None:
+        message.stop()
+        self.loaded = True
+        self.review_on = message.review_on
+        keep = self.current()
+        keys = {entry.key for entry in message.entries}
+        self.marked &= keys
+        self.item_list.empty_text = EMPTY_REVIEW_ON if self.review_on else EMPTY_REVIEW_OFF
+        self.item_list.set_items(
+            message.entries, keep=(lambda e: e.key == keep.key) if keep else None)
+        for error in message.errors:
+            self.memtui.say(f"Could not read the inbox: {error}", severity="error")
+        self._update_title()
+        self._update_preview()
+
+    def _update_title(self) -> None:
+        entries = self.item_list.items
+        title = Text("Inbox", style="bold")
+        title.append(f" · {len(entries)} waiting")
+        corrections = sum(1 for entry in entries if entry.correction)
+        if corrections:
+            title.append(f" · {corrections} correction{'s' if corrections != 1 else ''}",
+                         style="dim")
+        if self.marked:
+            title.append(f" · {len(self.marked)} marked", style="bold")
+        title.append(" · review " + ("on" if self.review_on else "off"), style="dim")
+        self.query_one("#inbox-title", Static).update(title)
+
+    def _update_preview(self) -> None:
+        preview = self.query_one(PreviewScroll)
+        entry = self.current()
+        if entry is None:
+            preview.show(Text(self.item_list.empty_text, style="dim") if self.loaded else "")
+            return
+        preview.show(source_named(entry.origin).detail(entry, self.memtui.tz))
+
+    def on_line_list_cursor_moved(self, message: LineList.CursorMoved) -> None:
+        """Show the selected row in full."""
+        message.stop()
+        self._update_preview()
+
+    def on_line_list_opened(self, message: LineList.Opened) -> None:
+        """Enter: the selected row in a scrollable window."""
+        message.stop()
+        entry = self.current()
+        if entry is None:
+            return
+        from memtui.app.modals.text import TextModal
+
+        self.memtui.push_screen(TextModal(
+            f"Inbox · {one_line(entry.key, 60)}",
+            source_named(entry.origin).detail(entry, self.memtui.tz), copy_text=entry.text))
+
+    # ---- marks --------------------------------------------------------------------------
+
+    def action_toggle_mark(self) -> None:
+        """Mark or unmark the selected row, then move down."""
+        entry = self.current()
+        if entry is None:
+            return
+        self.marked.symmetric_difference_update({entry.key})
+        self.item_list.refresh()
+        self._update_title()
+        self.item_list.action_cursor_down()
+
+    def action_mark_all(self) -> None:
+        """Mark every row (when all are marked: unmark them)."""
+        keys = {entry.key for entry in self.item_list.items}
+        self.marked = set() if keys and keys <= self.marked else keys
+        self.item_list.refresh()
+        self._update_title()
+
+    def action_clear_marks(self) -> None:
+        """Unmark everything."""
+        if self.marked:
+            self.marked.clear()
+            self.item_list.refresh()
+            self._update_title()
+
+    # ---- decisions ----------------------------------------------------------------------
+
+    def _actionable(self, entries: list[InboxEntry]) -> list[InboxEntry] | None:
+        if not entries:
+            self.memtui.say("Nothing to decide on: the inbox is empty.", severity="warning")
+            return None
+        allowed = [entry for entry in entries if entry.can_act]
+        if not allowed:
+            self.memtui.say("You may read this project but not approve or reject its "
+                            "memories.", severity="warning")
+            return None
+        return allowed
+
+    def action_approve(self) -> None:
+        """Approve the marked rows, else the selected one."""
+        entries = self._actionable(self.chosen())
+        if entries is not None:
+            self.memtui.curator.inbox_decide("approve", entries, on_done=self._decided)
+
+    def action_reject(self) -> None:
+        """Reject the marked rows, else the selected one (asks first)."""
+        entries = self._actionable(self.chosen())
+        if entries is not None:
+            self.memtui.curator.inbox_decide("reject", entries, on_done=self._decided)
+
+    def action_edit_approve(self) -> None:
+        """Edit the selected row's text, then approve it."""
+        entry = self.current()
+        entries = self._actionable([entry] if entry is not None else [])
+        if entries is not None:
+            self.memtui.curator.inbox_edit_approve(entries[0], on_done=self._decided)
+
+    def _decided(self, outcome: Outcome) -> None:
+        self.marked.difference_update(outcome.done)
+        self._update_title()
