@@ -18,6 +18,7 @@ SPEC_DEFAULTS = {
     "min_rate_limit_remaining_percent": 20, "idle_seconds": 900, "min_duration_seconds": 30,
     "min_result_chars": 200, "extract_model": None, "consolidation_model": None,
     "agents_may_forget": 0,
+    "review_new_memories": 0,  # spec/25: off by default, as in the source documents
 }
 
 
@@ -57,6 +58,9 @@ def test_update_changes_only_the_actor(engine_for: EngineFor) -> None:
     {"agents_may_forget": None},
     {"unknown_key": 1},
     {},
+    {"review_new_memories": 2},
+    {"review_new_memories": "on"},
+    {"review_new_memories": None, "use_memories": 1},
 ])
 def test_bad_changes_are_refused_whole(engine_for: EngineFor, changes: dict) -> None:
     alice = engine_for("alice")

@@ -27,6 +27,7 @@ Inbox pane shows both kinds side by side.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -43,6 +44,7 @@ from memtui.store.models import Memory
 INBOX_LIMIT = 1000
 """Most pending memories one listing returns (oldest first)."""
 MAX_INBOX_LIMIT = 10_000
+VERSION_DIGEST_CHARS = 16
 _TOKEN = re.compile(r"\w+|[^\w\s]|\s+", re.UNICODE)
 
 SAME = "same"
@@ -165,8 +167,11 @@ class BulkResult:
 
 
 def _version(memory: Memory, target: Memory | None) -> str:
+    """The token of what was shown: the memory's text, kind and update time, and the
+    version its correction would replace (a change within one clock tick still shows)."""
+    digest = hashlib.sha256(f"{memory.kind}\n{memory.content}".encode()).hexdigest()
     target_part = f"{target.id}@{target.updated_at}" if target is not None else "-"
-    return f"{memory.updated_at}/{target_part}"
+    return f"{memory.updated_at}/{digest[:VERSION_DIGEST_CHARS]}/{target_part}"
 
 
 def _gone(memory_id: str) -> NotFound:
