@@ -169,7 +169,7 @@ def inbox_reject(ctx: CliContext, args: argparse.Namespace) -> int:
     return _report(ctx, ctx.engine.review.reject_many(_ids(ctx, args)), "reject")
 
 
-def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
     """Add the inbox commands."""
     inbox = sub.add_parser("inbox", help="the review inbox: approve or reject what agents "
                                          "wrote", parents=[common])
