@@ -1,0 +1,217 @@
+"""The Inbox pane (Pilot): rows and counts, approve, edit and approve, reject, marks and bulk,
+the diff, the empty state, a reader, a race with another process, /memory and the palette
+actions. The demo store has three pending rows for alice: mem_0031 (an MCP correction of
+mem_0011), mem_0032 (a new MCP project memory) and mem_0033 (an imported user memory)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from snapshots.harness import app_test, demo_app, press, screen_text, settle, status_text
+from textual.widgets import TextArea
+
+from memtui.app.modals.confirm import ConfirmModal
+from memtui.app.modals.editor import MemoryEditor
+from memtui.app.panes.inbox import InboxPane
+from memtui.app.widgets.command_line import CommandLine
+from memtui.engine.api import Engine
+from memtui.store.database import open_store
+
+CORRECTION, NEW_PROJECT, NEW_USER = "mem_0031", "mem_0032", "mem_0033"
+TARGET = "mem_0011"
+
+
+def _pane(app: Any) -> InboxPane:
+    pane = app.pane("inbox")
+    assert isinstance(pane, InboxPane)
+    return pane
+
+
+def _status(app: Any, memory_id: str) -> str | None:
+    found = Engine(app.store, "alice").identity.list_memories(status="all", limit=100) + \
+        Engine(app.store, "alice").identity.list_memories("webshop", status="all", limit=100)
+    return next((m.status for m in found if m.id == memory_id), None)
+
+
+async def _run(pilot: Any, text: str) -> None:
+    await press(pilot, "colon")
+    pilot.app.screen.query_one(CommandLine).value = text
+    await press(pilot, "enter")
+
+
+@app_test
+async def test_rows_counts_and_the_diff(tmp_path: Path) -> None:
+    app = demo_app(tmp_path, start_pane="inbox")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        shown = screen_text(app)
+        assert "8 Inbox (3)" in shown and "inbox 3" in shown
+        assert "3 waiting" in shown and "1 correction" in shown
+        assert [entry.key for entry in _pane(app).item_list.items] == [
+            f"memtui:{CORRECTION}", f"memtui:{NEW_PROJECT}", f"memtui:{NEW_USER}"]
+        assert f"Corrects {TARGET}" in shown and "Postgres 1617" in shown
+        await press(pilot, "enter")  # the row in full
+        assert "Corrects" in screen_text(app)
+        await press(pilot, "escape")
+
+
+@app_test
+async def test_approve_a_correction_supersedes_its_target(tmp_path: Path) -> None:
+    app = demo_app(tmp_path, start_pane="inbox")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "a")
+        assert f"Approved {CORRECTION}" in status_text(app)
+        assert _status(app, CORRECTION) == "active" and _status(app, TARGET) == "superseded"
+        assert "8 Inbox (2)" in screen_text(app) and "inbox 2" in screen_text(app)
+
+
+@app_test
+async def test_mark_then_reject_asks_and_deletes(tmp_path: Path) -> None:
+    app = demo_app(tmp_path, start_pane="inbox")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "j", "space", "space")
+        assert "2 marked" in screen_text(app)
+        await press(pilot, "x")
+        assert isinstance(app.screen, ConfirmModal)
+        await press(pilot, "n")
+        assert _status(app, NEW_PROJECT) == "pending"
+        await press(pilot, "x", "y")
+        assert _status(app, NEW_PROJECT) is None and _status(app, NEW_USER) is None
+        assert "Rejected 2" in status_text(app)
+        assert [e.key for e in _pane(app).item_list.items] == [f"memtui:{CORRECTION}"]
+        assert not _pane(app).marked
+
+
+@app_test
+async def test_mark_all_then_approve_asks_once(tmp_path: Path) -> None:
+    app = demo_app(tmp_path, start_pane="inbox")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "asterisk", "a")
+        assert isinstance(app.screen, ConfirmModal)
+        await press(pilot, "y")
+        assert {_status(app, m) for m in (CORRECTION, NEW_PROJECT, NEW_USER)} == {"active"}
+        assert "8 Inbox (" not in screen_text(app) and "Nothing waits" in screen_text(app)
+
+
+@app_test
+async def test_edit_and_approve(tmp_path: Path) -> None:
+    app = demo_app(tmp_path, start_pane="inbox")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "j", "e")
+        editor = app.screen
+        assert isinstance(editor, MemoryEditor)
+        area = editor.query_one(TextArea)
+        area.clear()
+        area.insert("   ")
+        await press(pilot, "ctrl+s")
+        assert isinstance(app.screen, MemoryEditor)  # refused; the editor keeps what was typed
+        area.clear()
+        area.insert("Stripe test clocks drive renewals; password=hunter2secret")
+        await press(pilot, "ctrl+s")
+        assert not isinstance(app.screen, MemoryEditor)
+        approved = Engine(app.store, "alice").identity.get_memory(NEW_PROJECT)
+        assert approved.status == "active" and "hunter2secret" not in approved.content
+        assert approved.content.startswith("Stripe test clocks drive renewals")
+
+
+@app_test
+async def test_a_reader_sees_rows_but_may_not_decide(tmp_path: Path) -> None:
+    app = demo_app(tmp_path, user="carol", start_pane="inbox")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert not any(entry.can_act for entry in _pane(app).item_list.items)
+        assert "You may read this project but not approve" in screen_text(app)
+        await press(pilot, "a")
+        assert "not approve or reject" in status_text(app)
+        await press(pilot, "x")
+        assert not isinstance(app.screen, ConfirmModal)
+        assert _status(app, CORRECTION) == "pending"
+
+
+@app_test
+async def test_approving_a_row_another_process_rejected(tmp_path: Path) -> None:
+    app = demo_app(tmp_path, start_pane="inbox")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "j")
+        other = open_store(app.store.path)
+        try:
+            Engine(other, "bob").review.reject(NEW_PROJECT)
+        finally:
+            other.close()
+        await press(pilot, "a")  # the pane still shows the row (no poll in tests)
+        said = status_text(app)
+        assert "refused" in said and "rejected or forgotten" in said
+        assert [e.key for e in _pane(app).item_list.items] == [
+            f"memtui:{CORRECTION}", f"memtui:{NEW_USER}"]
+
+
+@app_test
+async def test_a_change_since_shown_is_refused_in_the_pane(tmp_path: Path) -> None:
+    app = demo_app(tmp_path, start_pane="inbox")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        Engine(app.store, "bob").identity.supersede(TARGET, "Postgres 16, with a replica.")
+        await press(pilot, "a")
+        assert "changed since it was shown" in status_text(app)
+        assert _status(app, CORRECTION) == "pending"
+        await press(pilot, "a")  # the pane re-read the row: now it applies
+        assert _status(app, CORRECTION) == "active"
+
+
+@app_test
+async def test_empty_state_says_how_to_turn_review_on(tmp_path: Path) -> None:
+    app = demo_app(tmp_path, start_pane="inbox")
+    alice = Engine(app.store, "alice")
+    alice.review.reject_many(alice.review.actionable_ids())
+    alice.settings.update(review_new_memories=0)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        shown = screen_text(app)
+        assert "review is off" in shown and "/memory" in shown
+        assert "0 waiting" in shown and "8 Inbox (" not in shown
+        assert "inbox" not in shown.split("\n")[0]  # the header names no count
+        await _run(pilot, "/memory review on")
+        assert alice.settings.get()["review_new_memories"] == 1
+        assert "Nothing waits for review. What agents write" in screen_text(app)
+
+
+@app_test
+async def test_memory_commands_approve_and_reject(tmp_path: Path) -> None:
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await _run(pilot, f"/memory approve {NEW_USER}")
+        assert _status(app, NEW_USER) == "active"
+        await _run(pilot, f"/memory reject {NEW_PROJECT}")
+        assert isinstance(app.screen, ConfirmModal)
+        await press(pilot, "y")
+        assert _status(app, NEW_PROJECT) is None
+        await _run(pilot, "/memory approve mem_9999")
+        assert "not found" in status_text(app)
+        await _run(pilot, "/memory inbox")
+        assert app.active_pane_id == "inbox"
+        await _run(pilot, "/memory approve all")
+        assert _status(app, CORRECTION) == "active"  # one row: no question
+
+
+@app_test
+async def test_palette_actions_reach_the_pane(tmp_path: Path) -> None:
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "ctrl+p")
+        for key in "inbox: approve selected":
+            await pilot.press(key if key != " " else "space")
+        await settle(pilot)
+        assert "inbox: approve selected" in screen_text(app)
+        await press(pilot, "enter")  # not on the Inbox: it is shown first, nothing decided
+        assert app.active_pane_id == "inbox" and _status(app, CORRECTION) == "pending"
+        app.inbox_action("approve")
+        await settle(pilot)
+        assert _status(app, CORRECTION) == "active"
