@@ -10,7 +10,7 @@ import pytest
 from pilot_harness import SMALL, WIDE, CopySpy, app_test, demo_app, press, screen_text, settle
 from textual.pilot import Pilot
 
-from memtui.app.panes import PANES
+from memtui.app.app import pane_key
 from memtui.app.panes.codex import CodexPane
 
 try:
@@ -20,7 +20,9 @@ except ImportError:  # tests/ imported as a package
 
 
 def _pane_key() -> str:
-    return str([pane.PANE_ID for pane in PANES].index(CodexPane.PANE_ID) + 1)
+    key = pane_key(CodexPane.PANE_ID)
+    assert key is not None, "the Codex pane has a key"
+    return key
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from memtui.app.panes import PANES
 HISTORY_HEAD = "mem_0009"
 """The demo's three-version memory (the indentation preference), current version."""
 SIZES = {"80x24": SMALL, "160x48": WIDE}
-SPEC_PANES = ("profile", "user", "project", "history", "log", "settings", "inject")
+SPEC_PANES = ("profile", "user", "project", "history", "log", "settings", "inject", "inbox")
 """The panes of spec/30 (panes added later, such as Codex and Bundles, snapshot their own)."""
 
 
@@ -58,6 +58,8 @@ def test_pane(snap_compare: Any, tmp_path: Path, pane: str, size: str) -> None:
     ("help", "user", ("question_mark",)),
     ("project_picker", "project", ("p",)),
     ("log_task", "log", ("t",)),
+    ("inbox_reject_confirm", "inbox", ("space", "space", "x")),
+    ("inbox_edit", "inbox", ("e",)),
 ])
 def test_dialog(snap_compare: Any, tmp_path: Path, name: str, pane: str,
                 keys: tuple[str, ...]) -> None:

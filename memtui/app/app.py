@@ -54,7 +54,8 @@ POLL_INTERVAL_SECONDS = 0.75
 WORKER_INTERVAL_SECONDS = 60.0
 """How often the background worker runs an extraction round on its own."""
 TOAST_SECONDS = 4.0
-MAX_PANE_KEYS = 9
+PANE_KEYS = "1234567890"
+"""The keys that show the panes, in pane order (the tenth pane is ``0``)."""
 START_PANE = "user"
 HISTORY_PANE = "history"
 INBOX_PANE = "inbox"
@@ -98,17 +99,26 @@ class AppConfig:
     """The Codex home the Codex pane shows (``--codex-home``; else $CODEX_HOME, ~/.codex)."""
 
 
+def pane_key(pane_id: str) -> str | None:
+    """The key that shows a pane (None past the tenth)."""
+    ids = [spec.PANE_ID for spec in PANES]
+    index = ids.index(pane_id) if pane_id in ids else len(PANE_KEYS)
+    return PANE_KEYS[index] if index < len(PANE_KEYS) else None
+
+
 def pane_labels() -> list[PaneLabel]:
-    """The pane bar's names: ``1 Profile`` … (a number where a key shows the pane)."""
-    return [PaneLabel(spec.PANE_ID, f"{number} {spec.TITLE}" if number <= MAX_PANE_KEYS
-                      else spec.TITLE)
-            for number, spec in enumerate(PANES, start=1)]
+    """The pane bar's names: ``1 Profile`` … (the key first where a key shows the pane)."""
+    labels = []
+    for spec in PANES:
+        key = pane_key(spec.PANE_ID)
+        labels.append(PaneLabel(spec.PANE_ID, f"{key} {spec.TITLE}" if key else spec.TITLE))
+    return labels
 
 
 def _pane_bindings() -> list[BindingType]:
-    return [Binding(str(number), f"app.show_pane('{pane.PANE_ID}')", pane.TITLE.lower(),
+    return [Binding(key, f"app.show_pane('{pane.PANE_ID}')", pane.TITLE.lower(),
                     show=False, tooltip=f"Show the {pane.TITLE} pane", id=f"pane.{pane.PANE_ID}")
-            for number, pane in enumerate(PANES[:MAX_PANE_KEYS], start=1)]
+            for key, pane in zip(PANE_KEYS, PANES, strict=False)]
 
 
 class MainScreen(Screen[None]):
@@ -325,7 +335,7 @@ class MemtuiApp(App[None]):
         self._show_current()
 
     def action_show_pane(self, pane_id: str) -> None:
-        """Key 1–9: switch to a pane."""
+        """Keys 1–9 and 0: switch to a pane."""
         self.show_pane(pane_id)
 
     def action_next_pane(self, step: int) -> None:

@@ -19,7 +19,7 @@ FORM_BINDINGS: list[BindingType] = [
     Binding("shift+tab", "app.focus_previous", "previous field", show=False,
             tooltip="Previous field", id="form.previous"),
     Binding("escape", "leave_form", "leave form", show=False,
-            tooltip="Leave the form (then 1–9 and tab switch panes)", id="form.leave"),
+            tooltip="Leave the form (then 0–9 and tab switch panes)", id="form.leave"),
 ]
 """Keys of the panes that are forms (Profile, Settings): tab moves between fields."""
 

@@ -60,7 +60,7 @@ class ProfilePane(FormPane):
                 yield Button("Revert", id="profile-revert")
 
     def focus_target(self) -> Widget | None:
-        """Save (not a field: the pane keys 1–9 keep working until you tab into one)."""
+        """Save (not a field: the pane keys 0–9 keep working until you tab into one)."""
         return self.query_one("#profile-save", Button)
 
     def refresh_data(self) -> None:
@@ -139,5 +139,5 @@ class ProfilePane(FormPane):
             preferences=preferences, on_error=failed, on_done=done)
 
     def action_leave_form(self) -> None:
-        """Escape: leave the form so the pane keys (1–9, tab) work again."""
+        """Escape: leave the form so the pane keys (0–9, tab) work again."""
         self.screen.set_focus(None)

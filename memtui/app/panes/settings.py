@@ -213,5 +213,5 @@ class SettingsPane(FormPane):
                                            on_error=failed)
 
     def action_leave_form(self) -> None:
-        """Escape: leave the form so the pane keys (1–9, tab) work again."""
+        """Escape: leave the form so the pane keys (0–9, tab) work again."""
         self.screen.set_focus(None)
