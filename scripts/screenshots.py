@@ -1,7 +1,7 @@
 """Render every pane of the real app on the demo store into ``screenshots/`` (SVG, and PNG
 when the system's librsvg and cairo libraries are there — no Python package needed).
 
-    python scripts/screenshots.py [--size 100x32] [--out screenshots]
+    python scripts/screenshots.py [--size 100x32] [--out screenshots] [--only NAME ...]
 
 The demo store has a fixed clock and sequential ids, so the pictures only change when the
 app does. Timers are off and workers are awaited before each picture.
@@ -54,6 +54,7 @@ def shots() -> list[Shot]:
         Shot("24-command-line", "user", ("colon", "s", "t")),
         Shot("25-memory-status", "user", ("colon", "s", "t", "a", "t", "u", "s", "enter")),
         Shot("26-help", "user", ("question_mark",)),
+        Shot("27-inbox-reject", "inbox", ("space", "space", "x")),
     ]
 
 
@@ -139,12 +140,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="terminal size, COLUMNSxROWS")
     parser.add_argument("--out", type=Path, default=ROOT / "screenshots")
     parser.add_argument("--no-png", action="store_true", help="SVG only")
+    parser.add_argument("--only", nargs="+", metavar="NAME",
+                        help="only these pictures (e.g. 08-inbox)")
     args = parser.parse_args(argv)
     width, height = (int(part) for part in args.size.lower().split("x"))
     args.out.mkdir(parents=True, exist_ok=True)
     png_ok = not args.no_png
     with tempfile.TemporaryDirectory(prefix="memtui-shots-") as scratch:
         for shot in shots():
+            if args.only and shot.name not in args.only:
+                continue
             svg = asyncio.run(render(shot, Path(scratch), (width, height)))
             svg_path = args.out / f"{shot.name}.svg"
             svg_path.write_text(svg, encoding="utf-8")

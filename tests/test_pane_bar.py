@@ -97,10 +97,10 @@ async def test_hovering_a_name_highlights_it(tmp_path: Path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         bar = app.screen.query_one(PaneBar)
-        start = next(span[0] for span in bar._spans if span[2] == "codex")
+        start = next(span[0] for span in bar._spans if span[2] == "log")
         await pilot.hover(PaneBar, offset=(start, 0))
         await settle(pilot)
-        assert bar._hover == "codex" and bar.tooltip == "9 Codex — show this pane"
+        assert bar._hover == "log" and bar.tooltip == "5 Log — show this pane"
 
 
 @pytest.mark.parametrize("pane", ["profile", "settings", "codex"])
@@ -139,3 +139,14 @@ async def test_next_pane_twice_at_once_moves_two_panes(tmp_path: Path) -> None:
         await settle(pilot)
         assert app.active_pane_id == "history" == app.current_pane().PANE_ID
         assert app.screen.query_one(PaneBar).active == "history"
+
+
+@app_test
+async def test_the_inbox_name_carries_its_count(tmp_path: Path) -> None:
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(120, 24)) as pilot:
+        await settle(pilot)
+        bar = app.screen.query_one(PaneBar)
+        assert "8 Inbox (3)" in bar.render().plain
+        bar.set_badge("inbox", "")
+        assert "(3)" not in bar.render().plain and " 8 Inbox " in bar.render().plain

@@ -20,7 +20,7 @@ KEYMAP_NOTE = ("Rebind any key by its id in ~/.config/memtui/keymap.toml (or $ME
 
 
 def _display_key(keys: str) -> str:
-    names = {"question_mark": "?", "slash": "/", "colon": ":", "space": "space",
+    names = {"question_mark": "?", "slash": "/", "colon": ":", "space": "space", "asterisk": "*",
              "escape": "esc", "pagedown": "pgdn", "pageup": "pgup"}
     return ", ".join(names.get(key.strip(), key.strip()) for key in keys.split(","))
 
