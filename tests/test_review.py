@@ -293,10 +293,14 @@ def test_a_correction_whose_target_vanished_is_refused_not_applied(team: Team) -
         team.store.memories.delete_many([old.id])
     [item] = team.alice.review.items()
     assert item.target_state == "forgotten"
+    assert team.alice.maintenance.check() == [
+        f"memory {pending.id} waits for review as a correction of a memory that does not "
+        "exist (reject it)"]
     with pytest.raises(Conflict, match="forgotten"):
         team.alice.review.approve(pending.id)
     assert team.alice.identity.get_memory(pending.id).status == "pending"
     team.alice.review.reject(pending.id)
+    assert team.alice.maintenance.check() == []
 
 
 # ---- the diff -----------------------------------------------------------------------------
@@ -360,3 +364,25 @@ def test_a_store_of_the_previous_schema_opens_and_upgrades(
         assert alice.maintenance.check() == []
     finally:
         upgraded.close()
+
+
+# ---- the service writes as an agent -------------------------------------------------------
+
+def test_the_service_writes_wait_for_review(team: Team, db_path: Path) -> None:
+    from memtui.service.methods import ServiceContext, dispatch
+
+    ctx = ServiceContext(engine=team.alice, store_path=str(db_path))
+    added = dispatch(ctx, "memory.add", {"content": f"{MARKER} via the socket",
+                                         "project": "web"})
+    assert (added["status"], added["source"]) == ("pending", "service")
+    active = team.alice.identity.add_memory("The queue is SQS.", "fact", "web")
+    corrected = dispatch(ctx, "memory.correct", {"id": active.id, "content": "The queue is SNS."})
+    assert corrected["status"] == "pending"
+    recalled = dispatch(ctx, "memory.recall", {"query": MARKER, "project": "web"})
+    assert MARKER not in json.dumps(recalled | {"query": ""})
+    context = dispatch(ctx, "context.prepare", {"project": "web", "prompt": "go"})
+    assert "SNS" not in context["prompt"] and "SQS" in context["prompt"]
+    with pytest.raises(InvalidInput):
+        dispatch(ctx, "memory.add", {"content": "  "})
+    team.alice.settings.update(review_new_memories=0)
+    assert dispatch(ctx, "memory.add", {"content": "now active"})["status"] == "active"

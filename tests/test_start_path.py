@@ -27,6 +27,8 @@ NOT_AT_FIRST_PAINT = (
     "memtui.app.widgets.command_line",
     "memtui.engine.worker",  # the extraction loop is made when the first job starts
     "memtui.engine.extraction",
+    "memtui.engine.review",  # the inbox count is read by a worker after the first frame
+    "memtui.app.inbox_sources",
     "memtui.engine.redaction",
     "memtui.store.recall",
     "memtui.store.tasks",

@@ -243,6 +243,16 @@ def chain_problems(store: Store) -> list[str]:
          "WHERE m.scope != n.scope OR m.project IS NOT n.project "
          "OR (m.scope = 'user' AND m.owner != n.owner)",
          "memory {} is superseded by a memory of another scope"),
+        ("SELECT id FROM memories WHERE status = 'pending' AND superseded_by IS NOT NULL",
+         "memory {} is waiting for review but points to a newer version"),
+        ("SELECT m.id FROM memories m LEFT JOIN memories n ON n.id = m.replaces "
+         "WHERE m.replaces IS NOT NULL AND n.id IS NULL",
+         "memory {} waits for review as a correction of a memory that does not exist "
+         "(reject it)"),
+        ("SELECT m.id FROM memories m JOIN memories n ON n.id = m.replaces "
+         "WHERE m.scope != n.scope OR m.project IS NOT n.project "
+         "OR (m.scope = 'user' AND m.owner != n.owner)",
+         "memory {} would correct a memory of another scope"),
     ]
     for sql, message in query:
         problems += [message.format(row[0]) for row in
