@@ -389,3 +389,21 @@ def test_a_thread_imported_as_memory_is_not_extracted_again(home: Path, alice: E
     assert entry.reason == "already_extracted"
     assert [m.source for m in _memories(alice, "ninfer")
             if m.source_thread_id == fx.THREAD_V7] == [IMPORT_SOURCE]
+
+
+def test_with_review_on_imports_wait_and_a_rejected_one_is_not_imported_again(
+        home: Path, alice: Engine) -> None:
+    alice.settings.update(review_new_memories=1)
+    importer = CodexImporter(alice)
+    first = importer.import_memories(home)
+    assert first.imported > 0
+    assert alice.identity.list_memories("handbook") == []  # nothing active: all wait
+    items = alice.review.items(source="import")
+    assert len(items) == first.imported and {i.memory.status for i in items} == {"pending"}
+    docs = next(i for i in items if i.memory.source_thread_id == fx.THREAD_DOCS)
+    alice.review.reject(docs.id)
+    again = importer.import_memories(home)
+    assert again.imported == 0  # the pending ones count as imported; the rejected one is gone
+    assert _outcomes(again)[fx.THREAD_DOCS] == ("skipped", "forgotten")
+    alice.review.approve_many(alice.review.actionable_ids("import"))
+    assert alice.review.count() == 0 and alice.identity.list_memories("handbook") == []
