@@ -215,3 +215,18 @@ async def test_palette_actions_reach_the_pane(tmp_path: Path) -> None:
         app.inbox_action("approve")
         await settle(pilot)
         assert _status(app, CORRECTION) == "active"
+
+
+@app_test
+async def test_the_selection_completes_and_shows(tmp_path: Path) -> None:
+    app = demo_app(tmp_path, start_pane="inbox")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "j")
+        assert app.current_memory_id() == NEW_PROJECT
+        await press(pilot, "colon")
+        line = app.screen.query_one(CommandLine)
+        line.value = "/memory approve "
+        await press(pilot, "tab")
+        assert line.value == f"/memory approve {NEW_PROJECT}"
+        await press(pilot, "escape")

@@ -26,7 +26,9 @@ from memtui.app.inbox_sources import INBOX_SOURCES, InboxEntry, Outcome, source_
 from memtui.app.panes.base import Pane
 from memtui.app.widgets.line_list import ItemList, LineList
 from memtui.app.widgets.preview import PreviewScroll
+from memtui.engine.review import InboxItem
 from memtui.errors import MemtuiError
+from memtui.store.models import Memory
 from memtui.textsafe import one_line
 
 MARK = "●"
@@ -107,6 +109,12 @@ class InboxPane(Pane):
             return marked
         entry = self.current()
         return [entry] if entry is not None else []
+
+    def selected_memory(self) -> Memory | None:
+        """The selected pending memory (``/memory show``, completion of approve/reject)."""
+        entry = self.current()
+        payload = entry.payload if entry is not None else None
+        return payload.memory if isinstance(payload, InboxItem) else None
 
     def copy_text(self) -> tuple[str, str] | None:
         """The selected row's text."""
