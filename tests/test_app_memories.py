@@ -305,7 +305,7 @@ async def test_filter_by_kind_status_and_source(tmp_path: Path) -> None:
         app.screen.query_one("#kind-all").value = True
         app.screen.query_one("#status-all").value = True
         await press(pilot, "ctrl+s")
-        assert memory_list.count == 10  # 8 active + 2 superseded
+        assert memory_list.count == 11  # 8 active + 2 superseded + 1 pending (an import)
         await press(pilot, "f")
         app.screen.query_one("#status-active").value = True
         app.screen.query_one("#source-note").value = True
