@@ -18,11 +18,11 @@ from zoneinfo import ZoneInfo
 from rich.text import Text
 
 from memtui.app.format import block, local_time
+from memtui.engine.review import ADDED, REMOVED, InboxItem, RejectResult
 from memtui.errors import MemtuiError
 
 if TYPE_CHECKING:
     from memtui.engine.api import Engine
-    from memtui.engine.review import InboxItem
 
 MEMORY_SOURCE = "memtui"
 REMOVED_STYLE = "red strike"
@@ -85,8 +85,6 @@ class InboxSource(Protocol):
 def diff_line(item: InboxItem) -> Text:
     """A correction's word diff: removed words struck through, added words underlined
     (both also colored; strike and underline stay under NO_COLOR)."""
-    from memtui.engine.review import ADDED, REMOVED
-
     out = Text()
     for part in item.diff:
         style = REMOVED_STYLE if part.op == REMOVED else ADDED_STYLE if part.op == ADDED else ""
@@ -167,17 +165,13 @@ class PendingMemories:
                                            expected={item.id: item.version for item in items})
         keys = {item.id: entry.key for item, entry in zip(items, entries, strict=True)}
         outcome = Outcome()
-        for done in result.done:
-            memory_id = getattr(done, "memory_id", None)
-            if memory_id is not None:
-                outcome.done.append(keys[memory_id])
+        outcome.done += [keys[done.memory_id] for done in result.done
+                         if isinstance(done, RejectResult)]
         outcome.failed += [(keys[memory_id], error.message) for memory_id, error in result.errors]
         return outcome
 
 
 def _item(entry: InboxEntry) -> InboxItem:
-    from memtui.engine.review import InboxItem
-
     if not isinstance(entry.payload, InboxItem):
         raise TypeError(f"{entry.key} is not a pending memory")
     return entry.payload
