@@ -177,3 +177,24 @@ def test_edit_with_a_failing_editor_approves_nothing(team: Cli, agent: Agent,
     result = team("--user", "alice", "--json", "inbox", "approve", pending, "--edit")
     assert result.code == 5 and "exited with 3" in result.err
     assert team("--user", "alice", "--json", "inbox", "list").json["count"] == 1
+
+
+def test_a_memory_changed_while_in_the_editor_is_not_approved(
+        team: Cli, agent: Agent, db_path: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    pending = agent("first draft")
+    script = tmp_path / "racing-editor.py"
+    script.write_text(
+        "import sys\n"
+        "from memtui.engine.api import Engine\n"
+        "from memtui.store.database import open_store\n"
+        f"store = open_store({str(db_path)!r})\n"
+        f"Engine(store, 'alice').identity.supersede({pending!r}, 'second draft', source='mcp')\n"
+        "store.close()\n"
+        "open(sys.argv[1], 'w').write('my edit of the first draft\\n')\n")
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", f"{sys.executable} {script}")
+    result = team("--user", "alice", "--json", "inbox", "approve", pending, "--edit")
+    assert result.code == 1 and "changed since it was shown" in result.err
+    [item] = team("--user", "alice", "--json", "inbox", "list").json["items"]
+    assert (item["id"], item["status"], item["content"]) == (pending, "pending", "second draft")
