@@ -386,3 +386,20 @@ def test_the_service_writes_wait_for_review(team: Team, db_path: Path) -> None:
         dispatch(ctx, "memory.add", {"content": "  "})
     team.alice.settings.update(review_new_memories=0)
     assert dispatch(ctx, "memory.add", {"content": "now active"})["status"] == "active"
+
+
+def test_backup_and_restore_keep_pending_corrections(team: Team, tmp_path: Path,
+                                                     clock: FixedClock) -> None:
+    old = team.alice.identity.add_memory("The queue is SQS.", "fact", "web")
+    pending = team.alice.identity.supersede(old.id, "The queue is SNS.", source="mcp")
+    lines = list(team.alice.maintenance.export_lines())
+    restored = open_store(tmp_path / "restored.db", clock=clock)
+    try:
+        alice = Engine(restored, "alice")
+        alice.maintenance.import_lines(lines)
+        [item] = alice.review.items()
+        assert (item.id, item.replaces, item.memory.status) == (pending.id, old.id, "pending")
+        assert alice.review.approve(item.id).superseded == old.id
+        assert alice.maintenance.check() == []
+    finally:
+        restored.close()
