@@ -181,7 +181,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
     p.set_defaults(handler=inbox_list)
     p = isub.add_parser("approve", help="make pending memories active (a correction "
                                         "supersedes what it corrects)", parents=[common])
-    p.add_argument("ids", nargs="*", metavar="ID")
+    p.add_argument("ids", nargs="*", metavar="ID", help="the pending memories to approve")
     p.add_argument("--all", action="store_true", help="every memory you may approve")
     p.add_argument("--source", help=f"with --all: only this source ({sources})")
     p.add_argument("--edit", action="store_true", help="edit each text in $EDITOR first")
@@ -190,7 +190,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
     p.set_defaults(handler=inbox_approve)
     p = isub.add_parser("reject", help="delete pending memories for good (their task is "
                                        "never extracted again)", parents=[common])
-    p.add_argument("ids", nargs="*", metavar="ID")
+    p.add_argument("ids", nargs="*", metavar="ID", help="the pending memories to reject")
     p.add_argument("--all", action="store_true", help="every memory you may reject")
     p.add_argument("--source", help=f"with --all: only this source ({sources})")
     p.set_defaults(handler=inbox_reject)
