@@ -394,7 +394,7 @@ def test_a_thread_imported_as_memory_is_not_extracted_again(home: Path, alice: E
 def test_with_review_on_imports_wait_and_a_rejected_one_is_not_imported_again(
         home: Path, alice: Engine) -> None:
     alice.settings.update(review_new_memories=1)
-    importer = CodexImporter(alice)
+    importer = alice.codex
     first = importer.import_memories(home)
     assert first.imported > 0
     assert alice.identity.list_memories("handbook") == []  # nothing active: all wait
