@@ -319,10 +319,14 @@ def test_word_diff_rebuilds_both_texts(old: str, new: str) -> None:
 
 # ---- the upgrade --------------------------------------------------------------------------
 
+@pytest.mark.parametrize("made_by", ["schema 2", "every migration but 4"])
 def test_a_store_of_the_previous_schema_opens_and_upgrades(
-        tmp_path: Path, clock: FixedClock, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, clock: FixedClock, monkeypatch: pytest.MonkeyPatch, made_by: str) -> None:
+    """A store of the schema before review (2), and one made by code that had the later
+    migrations but not this one (numbers are reserved per piece of work, so a file can have
+    a gap): both open, run migration 4, and keep every row and the full-text index."""
     path = tmp_path / "old.db"
-    previous = tuple(m for m in MIGRATIONS if m[0] < 4)
+    previous = tuple(m for m in MIGRATIONS if (m[0] < 4 if made_by == "schema 2" else m[0] != 4))
     monkeypatch.setattr(database, "MIGRATIONS", previous)
     monkeypatch.setattr(database, "LATEST_VERSION", previous[-1][0])
     old_store = open_store(path, clock=clock, ids=SequentialIds())
@@ -350,6 +354,9 @@ def test_a_store_of_the_previous_schema_opens_and_upgrades(
     upgraded = open_store(path, clock=clock, ids=SequentialIds())
     try:
         assert upgraded.schema_version() == MIGRATIONS[-1][0]
+        recorded = [row[0] for row in upgraded.execute(
+            "SELECT version FROM schema_migrations ORDER BY version")]
+        assert recorded == [version for version, _script in MIGRATIONS]
         alice = Engine(upgraded, "alice")
         assert alice.maintenance.check() == []
         assert [(m.id, m.status) for m in alice.identity.history("m2")] == [
@@ -403,3 +410,34 @@ def test_backup_and_restore_keep_pending_corrections(team: Team, tmp_path: Path,
         assert alice.maintenance.check() == []
     finally:
         restored.close()
+
+
+# ---- MCP (spec/85): agents' writes wait; answers never carry pending text ------------------
+
+def test_mcp_writes_wait_and_its_answers_never_carry_pending_text(team: Team,
+                                                                 tmp_path: Path) -> None:
+    from memtui.mcp.tools import USER_URI, McpSession, call_tool, read_resource
+
+    session = McpSession(store=team.store, user="alice", cwd=str(tmp_path), client="test")
+    team.alice.identity.add_memory("Deploys go through the blue pipeline.", "fact", "web")
+    target = team.alice.identity.add_memory("The cache is Redis.", "fact")
+    team.alice.settings.update(use_memories=1)
+    added = call_tool(session, "memory_add", {"content": f"{MARKER} from the agent",
+                                              "project": "web"})
+    assert added["status"] == "pending" and added["memory"]["status"] == "pending"
+    corrected = call_tool(session, "memory_correct", {"id": target.id,
+                                                      "content": f"The cache is {MARKER}."})
+    assert corrected["status"] == "pending"
+    answers = [
+        call_tool(session, "memory_recall", {"query": MARKER, "project": "web"}),
+        call_tool(session, "memory_recall", {"query": "cache"}),
+        call_tool(session, "memory_context", {"project": "web"}),
+        read_resource(session, USER_URI),
+        read_resource(session, "memtui://memories/project/web"),
+    ]
+    for answer in answers:
+        assert MARKER not in json.dumps(answer)
+    assert "The cache is Redis." in read_resource(session, USER_URI)
+    assert {item.memory.source for item in team.alice.review.items()} == {"mcp"}
+    team.alice.review.approve(corrected["memory"]["id"])
+    assert MARKER in json.dumps(call_tool(session, "memory_recall", {"query": "cache"}))
