@@ -74,6 +74,12 @@ class Dialog(ModalScreen[ResultType]):
         width: 1fr;
     }
 
+    .filter-row.-many {
+        layout: grid;
+        grid-size: 4;
+        grid-rows: 1;
+    }
+
     .dialog-picker OptionList {
         height: auto;
         max-height: 14;

@@ -13,6 +13,10 @@ from memtui.app.modals.base import Dialog
 from memtui.store.models import KINDS, SOURCES, STATUSES
 
 
+ONE_LINE_CHOICES = 6
+"""A row with more choices than this is laid out on a grid (it would not fit 80 columns)."""
+
+
 class FilterModal(Dialog[FilterChoice | None]):
     """Three rows of choices; Enter applies, Escape cancels."""
 
@@ -34,7 +38,8 @@ class FilterModal(Dialog[FilterChoice | None]):
             yield Static(Text("Filter the list", style="bold"), classes="dialog-title")
             for name, values, chosen in rows:
                 yield Label(name)
-                with RadioSet(id=f"filter-{name}", classes="filter-row"):
+                many = " -many" if len(values) > ONE_LINE_CHOICES else ""
+                with RadioSet(id=f"filter-{name}", classes=f"filter-row{many}"):
                     for value in values:
                         yield RadioButton(value, value=value == chosen, id=f"{name}-{value}")
             with Horizontal(classes="dialog-buttons"):
