@@ -12,7 +12,6 @@ from memtui.app.filter_choice import ALL, FilterChoice
 from memtui.app.modals.base import Dialog
 from memtui.store.models import KINDS, SOURCES, STATUSES
 
-
 ONE_LINE_CHOICES = 6
 """A row with more choices than this is laid out on a grid (it would not fit 80 columns)."""
 
