@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memtui.engine import permissions as perm
+from memtui.engine import purge
 from memtui.engine.base import EngineArea
 from memtui.engine.identity import IdentityApi
 from memtui.engine.review_rules import ACTIVE, PENDING, check_source
@@ -277,7 +278,7 @@ class ReviewApi(EngineArea):
         """Delete a pending memory physically (like forget); tombstone the task or thread it
         came from so it is never proposed again. ``expected`` as for ``approve``."""
         result = self._reject(memory_id, expected)
-        self._store.checkpoint()
+        purge.finish(self._store, purge.FORGET_PURGE_WAIT_S)
         return result
 
     def _reject(self, memory_id: str, expected: str | None) -> RejectResult:
@@ -287,13 +288,14 @@ class ReviewApi(EngineArea):
                 target, _state = self._target(self._store.memories.replaces(memory.id))
                 self._check_version(memory, target, expected)
             tombstone = memory.source_thread_id
+            now = self._store.now()
             if tombstone:
-                self._store.memories.add_forgotten_source(tombstone, self._store.now(),
-                                                          self.actor)
+                self._store.memories.add_forgotten_source(tombstone, now, self.actor)
             self._store.memories.delete_many([memory.id])
             self._store.memories.merge_fulltext()
             self._audit("memory_rejected", memory.id, scope=memory.scope,
                         source=memory.source, tombstoned=bool(tombstone))
+            self._store.purges.add(now, self.actor, 1)  # its text leaves the WAL too
         return RejectResult(memory_id=memory.id, tombstoned=tombstone)
 
     def approve_many(self, memory_ids: Sequence[str], *,
@@ -309,7 +311,7 @@ class ReviewApi(EngineArea):
         result = self._bulk(memory_ids, lambda memory_id: self._reject(
             memory_id, (expected or {}).get(memory_id)))
         if result.done:
-            self._store.checkpoint()
+            purge.finish(self._store, purge.FORGET_PURGE_WAIT_S)
         return result
 
     def actionable_ids(self, source: str | None = None) -> list[str]:
