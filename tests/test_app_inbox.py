@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from snapshots.harness import app_test, demo_app, press, screen_text, settle, status_text
+from pilot_harness import app_test, demo_app, press, screen_text, settle, status_text
 from textual.widgets import TextArea
 
 from memtui.app.modals.confirm import ConfirmModal

@@ -29,8 +29,8 @@ from memtui.store.models import LogEntry, Memory
 
 if TYPE_CHECKING:
     from memtui.app.app import MemtuiApp
-    from memtui.engine.api import Engine
     from memtui.app.inbox_sources import InboxEntry, Outcome
+    from memtui.engine.api import Engine
 
 T = TypeVar("T")
 
