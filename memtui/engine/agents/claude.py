@@ -1,0 +1,290 @@
+"""Read a Claude Code home (spec/80), read-only: every ``projects/*/memory/`` folder (the
+MEMORY.md index with its load meter, topic files, daily logs), the CLAUDE.md hierarchy with
+where each file comes from, the auto-memory switches and where each is set, and the secrets
+in all of it.
+
+Project folders are scanned, never computed: a folder is matched to its project by the
+``cwd`` its transcripts record (else its slug stays unmatched), so slugs cut past 200
+characters and git worktrees with folders of their own are all found. A worktree's row
+names the main checkout (``worktree_of``) when its ``.git`` file says so.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from memtui.engine.agents.errors import AgentFileProblem
+from memtui.engine.agents.folders import read_memory_folder
+from memtui.engine.agents.instructions import (
+    InstructionScan,
+    parents_of,
+    read_instruction,
+    read_rules,
+)
+from memtui.engine.agents.models import (
+    AGENT_CLAUDE,
+    AgentProject,
+    InstructionFile,
+    JsonMixin,
+    Problem,
+    SecretFinding,
+    Switch,
+)
+from memtui.engine.agents.paths import (
+    CLAUDE_DISABLE_ENV,
+    CLAUDE_MEMORY_PATH_ENV,
+    MANAGED_CLAUDE_DIR,
+    claude_slug_matches,
+    resolve_claude_home,
+)
+from memtui.engine.agents.safe_files import check_inside, list_folder, read_prefix, real_root
+from memtui.engine.agents.settings_json import dotted, read_settings
+
+PROJECTS_DIR = "projects"
+MEMORY_DIR = "memory"
+SETTINGS_FILE = "settings.json"
+LOCAL_SETTINGS_FILE = "settings.local.json"
+INSTRUCTIONS_FILE = "CLAUDE.md"
+LOCAL_INSTRUCTIONS_FILE = "CLAUDE.local.md"
+RULES_DIR = "rules"
+PROJECT_CONFIG_DIR = ".claude"
+TRANSCRIPT_SUFFIX = ".jsonl"
+SUBAGENT_PREFIX = "agent-"
+SWITCH_ENABLED = "autoMemoryEnabled"
+SWITCH_DIRECTORY = "autoMemoryDirectory"
+CWD_PREFIX_BYTES = 32 * 1024
+"""Bytes of a transcript read to find the ``cwd`` it records."""
+CWD_TRANSCRIPTS = 3
+"""Transcripts of a folder tried (newest first) to find its project's ``cwd``."""
+_TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
+GITDIR_PREFIX = "gitdir:"
+WORKTREES_MARK = "/.git/worktrees/"
+
+
+@dataclass(frozen=True)
+class ClaudeHome(JsonMixin):
+    """A Claude Code home as read: switches, instructions, projects, secrets, problems."""
+
+    home: str
+    home_found: bool
+    auto_memory: bool
+    """Auto memory as the user settings and environment leave it (projects may differ)."""
+    switches: tuple[Switch, ...]
+    instructions: tuple[InstructionFile, ...]
+    projects: tuple[AgentProject, ...]
+    secrets: tuple[SecretFinding, ...]
+    """Secrets in instruction files (those in memory files are on each project)."""
+    problems: tuple[Problem, ...]
+
+    def project(self, key: str) -> AgentProject | None:
+        """A project row by slug (or by its path)."""
+        return next((item for item in self.projects
+                     if item.key == key or item.project == key), None)
+
+
+def _bool(value: object) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in _TRUE_WORDS | {"0", "false", "no",
+                                                                         "off"}:
+        return value.strip().lower() in _TRUE_WORDS
+    return None
+
+
+def _settings_switches(path: Path, root: Path, where: str, switches: list[Switch],
+                       problems: list[Problem]) -> None:
+    settings, _stamp, problem = read_settings(path, root)
+    if problem is not None:
+        problems.append(problem)
+    if not settings:
+        return
+    enabled = _bool(dotted(settings, SWITCH_ENABLED))
+    if enabled is not None:
+        switches.append(Switch(SWITCH_ENABLED, enabled, where))
+    directory = dotted(settings, SWITCH_DIRECTORY)
+    if isinstance(directory, str) and directory.strip():
+        switches.append(Switch(SWITCH_DIRECTORY, directory, where))
+
+
+def _env_switches(env: Mapping[str, str], switches: list[Switch]) -> None:
+    value = env.get(CLAUDE_DISABLE_ENV)
+    if value is not None and value.strip():
+        disabled = value.strip().lower() in _TRUE_WORDS
+        switches.append(Switch(SWITCH_ENABLED, not disabled, f"${CLAUDE_DISABLE_ENV}={value}"))
+    moved = env.get(CLAUDE_MEMORY_PATH_ENV)
+    if moved:
+        switches.append(Switch(SWITCH_DIRECTORY, moved, f"${CLAUDE_MEMORY_PATH_ENV}"))
+
+
+def resolve_switches(switches: list[Switch]) -> tuple[tuple[Switch, ...], bool]:
+    """Mark which setting wins (the last of each name; the environment is listed last);
+    returns them and whether auto memory is on (on by default)."""
+    last: dict[str, int] = {}
+    for index, switch in enumerate(switches):
+        last[switch.name] = index
+    marked = tuple(Switch(item.name, item.value, item.where, last[item.name] == index)
+                   for index, item in enumerate(switches))
+    enabled = True
+    if SWITCH_ENABLED in last:
+        enabled = bool(switches[last[SWITCH_ENABLED]].value)
+    return marked, enabled
+
+
+def _transcripts(folder: Path) -> list[Path]:
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    return [folder / name for name in names if name.endswith(TRANSCRIPT_SUFFIX)]
+
+
+def transcript_cwd(paths: list[Path], root: Path) -> str | None:
+    """The ``cwd`` the newest transcripts record (main sessions before sub-agents)."""
+    def order(path: Path) -> tuple[bool, float]:
+        try:
+            mtime = path.stat().st_mtime
+        except OSError:
+            mtime = 0.0
+        return (path.name.startswith(SUBAGENT_PREFIX), -mtime)
+
+    for path in sorted(paths, key=order)[:CWD_TRANSCRIPTS]:
+        try:
+            head = read_prefix(path, root, CWD_PREFIX_BYTES)
+        except AgentFileProblem:
+            continue
+        for raw in head.split(b"\n")[:-1] if not head.endswith(b"\n") else head.split(b"\n"):
+            try:
+                record = json.loads(raw)
+            except (ValueError, RecursionError):
+                continue
+            cwd = record.get("cwd") if isinstance(record, dict) else None
+            if isinstance(cwd, str) and cwd.startswith("/"):
+                return cwd
+    return None
+
+
+def worktree_main(project: str) -> str | None:
+    """The main checkout of a git worktree (its ``.git`` file names it), else None."""
+    git = Path(project) / ".git"
+    try:
+        if not git.is_file() or git.stat().st_size > 4096:
+            return None
+        text = git.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return None
+    if not text.startswith(GITDIR_PREFIX):
+        return None
+    gitdir = text[len(GITDIR_PREFIX):].strip()
+    if WORKTREES_MARK not in gitdir:
+        return None
+    return gitdir.split(WORKTREES_MARK, 1)[0]
+
+
+def _project_row(folder: Path, root: Path, user_switches: list[Switch],
+                 scan_instructions: bool, instructions: InstructionScan) -> AgentProject:
+    slug = folder.name
+    problems: list[Problem] = []
+    transcripts = _transcripts(folder)
+    cwd = transcript_cwd(transcripts, root)
+    if cwd is not None and not claude_slug_matches(slug, cwd):
+        # a folder Claude Code named after another path (a renamed project, a worktree):
+        # the transcripts' cwd wins, and the mismatch is worth knowing
+        problems.append(Problem(str(folder), f"folder name does not match the recorded cwd "
+                                             f"{cwd[:120]}; matched by cwd"))
+    memory = folder / MEMORY_DIR
+    scan = read_memory_folder(memory, root)
+    problems.extend(scan.problems)
+    switches = list(user_switches)
+    env_switches = [item for item in switches if item.where.startswith("$")]
+    switches = [item for item in switches if not item.where.startswith("$")]
+    if cwd is not None:
+        project_dir = Path(cwd)
+        config = project_dir / PROJECT_CONFIG_DIR
+        if config.is_dir():
+            base = real_root(project_dir)
+            _settings_switches(config / SETTINGS_FILE, base, str(config / SETTINGS_FILE),
+                               switches, problems)
+            _settings_switches(config / LOCAL_SETTINGS_FILE, base,
+                               str(config / LOCAL_SETTINGS_FILE), switches, problems)
+        if scan_instructions:
+            _project_instructions(instructions, project_dir)
+    marked, enabled = resolve_switches(switches + env_switches)
+    exists = memory.is_dir() and not memory.is_symlink()
+    return AgentProject(
+        agent=AGENT_CLAUDE, key=slug, project=cwd,
+        memory_dir=str(memory) if exists else None, files=tuple(scan.files),
+        index=scan.index, secrets=tuple(scan.secrets),
+        transcripts=len(transcripts), worktree_of=worktree_main(cwd) if cwd else None,
+        other_files=scan.other_files, switches=marked, auto_memory=enabled,
+        problems=tuple(problems))
+
+
+def _project_instructions(scan: InstructionScan, project: Path) -> None:
+    read_instruction(scan, project / INSTRUCTIONS_FILE, "project")
+    read_instruction(scan, project / PROJECT_CONFIG_DIR / INSTRUCTIONS_FILE, "project")
+    read_rules(scan, project / PROJECT_CONFIG_DIR / RULES_DIR, "project-rules")
+    read_instruction(scan, project / LOCAL_INSTRUCTIONS_FILE, "local")
+    for parent in parents_of(project):
+        read_instruction(scan, parent / INSTRUCTIONS_FILE, "parent")
+
+
+def read_claude_home(home: str | os.PathLike[str] | None = None, *,
+                     env: Mapping[str, str] | None = None,
+                     managed_dir: Path | None = MANAGED_CLAUDE_DIR,
+                     instructions: bool = True) -> ClaudeHome:
+    """Read a Claude Code home (default: ``resolve_claude_home``). Never raises for bad
+    content: each bad item is one problem. ``instructions``: also read the CLAUDE.md
+    hierarchy (managed, user, each known project and its parents, imports)."""
+    environ = os.environ if env is None else env
+    home_path = resolve_claude_home(home, environ)
+    problems: list[Problem] = []
+    if not home_path.is_dir():
+        problems.append(Problem(str(home_path), "Claude Code home not found (give "
+                                                "--claude-home PATH or set CLAUDE_CONFIG_DIR)"))
+        return ClaudeHome(str(home_path), False, True, (), (), (), (), tuple(problems))
+    root = real_root(home_path)
+    user_switches: list[Switch] = []
+    _settings_switches(home_path / SETTINGS_FILE, root, str(home_path / SETTINGS_FILE),
+                       user_switches, problems)
+    _settings_switches(home_path / LOCAL_SETTINGS_FILE, root,
+                       str(home_path / LOCAL_SETTINGS_FILE), user_switches, problems)
+    _env_switches(environ, user_switches)
+    scan = InstructionScan()
+    if instructions:
+        if managed_dir is not None:
+            read_instruction(scan, managed_dir / INSTRUCTIONS_FILE, "managed")
+        read_instruction(scan, home_path / INSTRUCTIONS_FILE, "user", show_missing=True)
+        read_rules(scan, home_path / RULES_DIR, "user-rules")
+    projects: list[AgentProject] = []
+    try:
+        entries = list_folder(home_path / PROJECTS_DIR, root)
+    except AgentFileProblem as error:
+        problems.append(Problem(str(home_path / PROJECTS_DIR), error.reason))
+        entries = []
+    for folder in entries:
+        try:
+            check_inside(folder, root)
+        except AgentFileProblem as error:
+            problems.append(Problem(str(folder), error.reason))
+            continue
+        if not folder.is_dir():
+            continue
+        projects.append(_project_row(folder, root, user_switches, instructions, scan))
+    moved = [item for item in user_switches if item.name == SWITCH_DIRECTORY]
+    if moved:
+        target = Path(os.path.expanduser(str(moved[-1].value)))
+        if target.is_dir() and not any(item.memory_dir == str(target) for item in projects):
+            extra = read_memory_folder(target, real_root(target.parent))
+            projects.append(AgentProject(
+                agent=AGENT_CLAUDE, key=f"{SWITCH_DIRECTORY}:{target}", project=None,
+                memory_dir=str(target), files=tuple(extra.files), index=extra.index,
+                secrets=tuple(extra.secrets), other_files=extra.other_files,
+                problems=tuple(extra.problems)))
+    marked, enabled = resolve_switches(user_switches)
+    problems.extend(scan.problems)
+    return ClaudeHome(str(home_path), True, enabled, marked, tuple(scan.files),
+                      tuple(projects), tuple(scan.secrets), tuple(problems))

@@ -1,0 +1,137 @@
+"""Read one memory folder (Claude Code's ``projects/<slug>/memory/``, Gemini CLI's
+``tmp/<slug>/memory/``): the index, topic files with their front matter, daily logs, and
+the secrets in all of them. Every bad file is one ``Problem``; the rest are read.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memtui.engine.agents.errors import AgentFileProblem
+from memtui.engine.agents.frontmatter import TOPIC_TYPES, split_front_matter
+from memtui.engine.agents.index import INDEX_FILE, MAX_INDEX_BYTES, MAX_INDEX_LINES, index_load
+from memtui.engine.agents.models import IndexLoad, MemoryFile, Problem, SecretFinding
+from memtui.engine.agents.safe_files import check_inside, list_folder, read_text
+from memtui.engine.agents.secrets_scan import find_secrets
+
+MARKDOWN_SUFFIX = ".md"
+LOGS_DIR = "logs"
+MAX_FOLDER_DEPTH = 6
+"""Sub-folder depth read below a memory folder."""
+MAX_FOLDER_FILES = 5000
+"""Most files read from one memory folder; the rest are reported."""
+HIDDEN_PREFIX = "."
+
+
+@dataclass
+class FolderScan:
+    """What one memory folder holds."""
+
+    files: list[MemoryFile] = field(default_factory=list)
+    index: IndexLoad | None = None
+    index_text: str | None = None
+    secrets: list[SecretFinding] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    other_files: int = 0
+
+
+def _walk(folder: Path, root: Path, depth: int, scan: FolderScan,
+          found: list[Path]) -> None:
+    try:
+        entries = list_folder(folder, root)
+    except AgentFileProblem as error:
+        scan.problems.append(Problem(str(folder), error.reason))
+        return
+    for path in entries:
+        if path.name.startswith(HIDDEN_PREFIX):
+            continue  # .inbox, editor swap files, memtui's own temporary files
+        if os.path.islink(path):
+            try:
+                check_inside(path, root)
+            except AgentFileProblem as error:
+                scan.problems.append(Problem(str(path), error.reason))
+                continue
+        if path.is_dir():
+            if depth > 0:
+                _walk(path, root, depth - 1, scan, found)
+            else:
+                scan.problems.append(Problem(str(path), "folder nested too deep; not read"))
+            continue
+        if path.suffix != MARKDOWN_SUFFIX:
+            scan.other_files += 1
+            continue
+        if len(found) >= MAX_FOLDER_FILES:
+            scan.problems.append(Problem(str(folder), f"more than {MAX_FOLDER_FILES} files; "
+                                                      "the rest were not read"))
+            return
+        found.append(path)
+
+
+def _role(relative: str, legacy_names: tuple[str, ...]) -> str:
+    if relative == INDEX_FILE:
+        return "index"
+    if relative in legacy_names:
+        return "file"
+    if relative.split("/", 1)[0] == LOGS_DIR:
+        return "log"
+    return "topic"
+
+
+def read_memory_folder(folder: Path, root: Path, *, check_types: bool = True,
+                       legacy_names: tuple[str, ...] = (),
+                       max_index_lines: int = MAX_INDEX_LINES,
+                       max_index_bytes: int = MAX_INDEX_BYTES) -> FolderScan:
+    """Read a memory folder inside ``root`` (already real). ``check_types``: a topic's
+    front matter ``type`` must be one of Claude Code's four."""
+    scan = FolderScan()
+    if os.path.islink(folder):
+        scan.problems.append(Problem(str(folder), "memory folder is a symlink; not followed "
+                                                  "(memtui reads and writes only real folders)"))
+        return scan
+    if not folder.is_dir():
+        return scan
+    paths: list[Path] = []
+    _walk(folder, root, MAX_FOLDER_DEPTH, scan, paths)
+    index_text: str | None = None
+    index_path = folder / INDEX_FILE
+    topics: list[str] = []
+    for path in paths:
+        relative = path.relative_to(folder).as_posix()
+        try:
+            text, stamp = read_text(path, root)
+        except AgentFileProblem as error:
+            scan.problems.append(Problem(str(path), error.reason))
+            continue
+        role = _role(relative, legacy_names)
+        scan.secrets.extend(find_secrets(str(path), text))
+        if role == "index":
+            index_text = text
+            scan.files.append(MemoryFile(str(path), relative, role, stamp.size, body=text))
+            continue
+        fields, body, broken = split_front_matter(text)
+        if broken:
+            scan.problems.append(Problem(str(path), broken, 1))
+        kind = fields.get("type") or None
+        if role == "topic":
+            topics.append(relative)
+            if check_types and fields and kind not in TOPIC_TYPES:
+                shown = kind if kind is None else repr(kind[:30])
+                scan.problems.append(Problem(str(path), f"front matter type {shown} is not "
+                                             f"one of {', '.join(TOPIC_TYPES)}", 1))
+        scan.files.append(MemoryFile(str(path), relative, role, stamp.size,
+                                     name=fields.get("name") or None,
+                                     description=fields.get("description") or None,
+                                     type=kind, body=body, front_matter=fields))
+    if index_text is not None:
+        scan.index_text = index_text
+        scan.index = index_load(str(index_path), index_text, topics, max_index_lines,
+                                max_index_bytes)
+        for target in scan.index.outside:
+            scan.problems.append(Problem(str(index_path), f"index links outside the memory "
+                                         f"folder ({target[:80]}); not followed"))
+        for target in scan.index.dangling:
+            scan.problems.append(Problem(str(index_path), f"dangling index link: {target[:80]}"
+                                         " does not exist"))
+    return scan

@@ -1,0 +1,282 @@
+"""Read a Gemini CLI home (spec/80), read-only: the global ``GEMINI.md`` and its
+``## Gemini Added Memories`` section, each project's private memory folder
+(``tmp/<slug>/memory/``: the ``MEMORY.md`` index, sibling files, an older ``GEMINI.md``),
+``projects.json`` (path -> slug, clashes reported), project ``GEMINI.md`` files, the
+``.inbox`` patches waiting for the user, the switches, and the secrets in all of it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memtui.engine.agents.errors import AgentFileProblem
+from memtui.engine.agents.folders import read_memory_folder
+from memtui.engine.agents.inbox import list_inbox
+from memtui.engine.agents.instructions import InstructionScan, read_instruction
+from memtui.engine.agents.models import (
+    AGENT_GEMINI,
+    AgentProject,
+    InboxPatch,
+    InstructionFile,
+    JsonMixin,
+    MemoryFile,
+    Problem,
+    SecretFinding,
+    Switch,
+)
+from memtui.engine.agents.paths import resolve_gemini_home
+from memtui.engine.agents.safe_files import check_inside, list_folder, read_text, real_root
+from memtui.engine.agents.secrets_scan import find_secrets
+from memtui.engine.agents.settings_json import dotted, read_settings
+
+SETTINGS_FILE = "settings.json"
+PROJECTS_FILE = "projects.json"
+TMP_DIR = "tmp"
+MEMORY_DIR = "memory"
+PROJECT_ROOT_FILE = ".project_root"
+DEFAULT_CONTEXT_FILE = "GEMINI.md"
+ADDED_MEMORIES_HEADING = "## Gemini Added Memories"
+SWITCH_AUTO_MEMORY = "experimental.autoMemory"
+SWITCH_FILE_NAME = "context.fileName"
+GLOBAL_KEY = "global"
+MAX_PROJECT_ROOT_BYTES = 4096
+MAX_SUBFOLDER_DEPTH = 3
+MAX_SUBFOLDERS = 200
+SKIPPED_FOLDERS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", "dist",
+                             "build", "target"})
+
+
+@dataclass(frozen=True)
+class GeminiHome(JsonMixin):
+    """A Gemini CLI home as read."""
+
+    home: str
+    home_found: bool
+    auto_memory: bool
+    switches: tuple[Switch, ...]
+    context_files: tuple[str, ...]
+    added_memories: tuple[str, ...]
+    """The ``- fact`` bullets under ``## Gemini Added Memories`` in the global file."""
+    projects: tuple[AgentProject, ...]
+    """The global tier first (key ``global``), then one row per project folder."""
+    instructions: tuple[InstructionFile, ...]
+    secrets: tuple[SecretFinding, ...]
+    """Secrets in project instruction files (memory files' are on each row)."""
+    problems: tuple[Problem, ...]
+
+    def project(self, key: str) -> AgentProject | None:
+        """A row by slug, ``global``, or project path."""
+        return next((item for item in self.projects
+                     if item.key == key or item.project == key), None)
+
+    @property
+    def inbox(self) -> tuple[InboxPatch, ...]:
+        """Every pending patch of every row."""
+        return tuple(patch for row in self.projects for patch in row.inbox)
+
+
+def added_memories(text: str, heading: str = ADDED_MEMORIES_HEADING) -> list[str]:
+    """The bullets under the ``## Gemini Added Memories`` heading (to the next ``## ``)."""
+    facts: list[str] = []
+    inside = False
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if stripped == heading:
+            inside = True
+            continue
+        if inside and stripped.startswith("#") and not stripped.startswith("###"):
+            inside = False
+        if inside and stripped.startswith(("- ", "* ")):
+            facts.append(stripped[2:].strip())
+    return facts
+
+
+def _context_names(settings: dict[str, Any] | None) -> tuple[str, ...]:
+    value = dotted(settings, SWITCH_FILE_NAME)
+    if isinstance(value, str) and value.strip():
+        return (value.strip(),)
+    if isinstance(value, list):
+        names = tuple(item.strip() for item in value if isinstance(item, str) and item.strip())
+        if names:
+            return names
+    return (DEFAULT_CONTEXT_FILE,)
+
+
+def read_projects_json(home: Path, root: Path, problems: list[Problem]
+                       ) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """(path -> slug, slug -> paths when two or more paths claim it)."""
+    path = home / PROJECTS_FILE
+    settings, _stamp, problem = read_settings(path, root)
+    if problem is not None:
+        problems.append(problem)
+    mapping: dict[str, str] = {}
+    raw = dotted(settings, "projects") if settings else None
+    if settings is not None and raw is not None and not isinstance(raw, dict):
+        problems.append(Problem(str(path), "'projects' is not an object; ignored"))
+        raw = None
+    for key, value in (raw or {}).items():
+        if isinstance(value, str) and value:
+            mapping[str(key)] = value
+        else:
+            problems.append(Problem(str(path), f"project {str(key)[:80]}: slug is not text; "
+                                               "ignored"))
+    claims: dict[str, list[str]] = defaultdict(list)
+    for project, slug in mapping.items():
+        claims[slug].append(project)
+    clashes = {slug: sorted(paths) for slug, paths in claims.items() if len(paths) > 1}
+    for slug, paths in sorted(clashes.items()):
+        problems.append(Problem(str(path), f"slug clash: {len(paths)} projects map to "
+                                           f"{slug!r} ({', '.join(p[:80] for p in paths)}); "
+                                           "their memories share one folder"))
+    return mapping, clashes
+
+
+def _project_root_file(folder: Path, root: Path) -> str | None:
+    marker = folder / PROJECT_ROOT_FILE
+    if not marker.is_file():
+        return None
+    try:
+        text, _stamp = read_text(marker, root, MAX_PROJECT_ROOT_BYTES)
+    except AgentFileProblem:
+        return None
+    value = text.strip()
+    return value if value.startswith("/") else None
+
+
+def _subfolder_instructions(scan: InstructionScan, project: Path,
+                            names: tuple[str, ...]) -> None:
+    for name in names:
+        read_instruction(scan, project / name, "project")
+    queue = [(project, 0)]
+    seen = 0
+    while queue and seen < MAX_SUBFOLDERS:
+        folder, depth = queue.pop(0)
+        try:
+            children = sorted(os.scandir(folder), key=lambda item: item.name)
+        except OSError:
+            continue
+        for child in children:
+            if (not child.is_dir(follow_symlinks=False) or child.name in SKIPPED_FOLDERS
+                    or child.name.startswith(".")):
+                continue
+            seen += 1
+            for name in names:
+                candidate = Path(child.path) / name
+                if candidate.is_file():
+                    read_instruction(scan, candidate, "subfolder")
+            if depth + 1 < MAX_SUBFOLDER_DEPTH:
+                queue.append((Path(child.path), depth + 1))
+
+
+def _global_row(home: Path, root: Path, names: tuple[str, ...], enabled: bool,
+                switches: tuple[Switch, ...]) -> tuple[AgentProject, list[str]]:
+    files: list[MemoryFile] = []
+    secrets: list[SecretFinding] = []
+    problems: list[Problem] = []
+    facts: list[str] = []
+    for name in names:
+        path = home / name
+        if not os.path.lexists(path):
+            continue
+        try:
+            text, stamp = read_text(path, root)
+        except AgentFileProblem as error:
+            problems.append(Problem(str(path), error.reason))
+            continue
+        files.append(MemoryFile(str(path), name, "global", stamp.size, body=text))
+        secrets.extend(find_secrets(str(path), text))
+        facts.extend(added_memories(text))
+    inbox, inbox_problems = list_inbox(home / MEMORY_DIR, root, None)
+    problems.extend(inbox_problems)
+    return AgentProject(agent=AGENT_GEMINI, key=GLOBAL_KEY, project=None,
+                        memory_dir=str(home), files=tuple(files), secrets=tuple(secrets),
+                        inbox=tuple(inbox), switches=switches, auto_memory=enabled,
+                        problems=tuple(problems)), facts
+
+
+def _project_row(folder: Path, root: Path, project: str | None, enabled: bool,
+                 switches: tuple[Switch, ...], names: tuple[str, ...],
+                 clash: list[str] | None) -> AgentProject:
+    problems: list[Problem] = []
+    if clash:
+        problems.append(Problem(str(folder), f"slug {folder.name!r} is claimed by "
+                                             f"{len(clash)} projects in projects.json"))
+    memory = folder / MEMORY_DIR
+    legacy = tuple(name for name in names)
+    scan = read_memory_folder(memory, root, check_types=False, legacy_names=legacy,
+                              max_index_lines=1 << 30, max_index_bytes=1 << 40)
+    problems.extend(scan.problems)
+    inbox: list[InboxPatch] = []
+    if memory.is_dir() and not memory.is_symlink():
+        inbox, inbox_problems = list_inbox(memory, root, folder.name)
+        problems.extend(inbox_problems)
+    return AgentProject(agent=AGENT_GEMINI, key=folder.name, project=project,
+                        memory_dir=str(memory) if memory.is_dir() and not memory.is_symlink()
+                        else None, files=tuple(scan.files), index=scan.index,
+                        secrets=tuple(scan.secrets), inbox=tuple(inbox),
+                        other_files=scan.other_files, switches=switches,
+                        auto_memory=enabled, problems=tuple(problems))
+
+
+def read_gemini_home(home: str | os.PathLike[str] | None = None, *,
+                     env: Mapping[str, str] | None = None,
+                     instructions: bool = True) -> GeminiHome:
+    """Read a Gemini CLI home (default: ``resolve_gemini_home``); every bad item is one
+    problem, never an exception."""
+    environ = os.environ if env is None else env
+    home_path = resolve_gemini_home(home, environ)
+    problems: list[Problem] = []
+    if not home_path.is_dir():
+        problems.append(Problem(str(home_path), "Gemini CLI home not found (give "
+                                                "--gemini-home PATH or set GEMINI_CLI_HOME)"))
+        return GeminiHome(str(home_path), False, False, (), (DEFAULT_CONTEXT_FILE,), (), (),
+                          (), (), tuple(problems))
+    root = real_root(home_path)
+    settings_path = home_path / SETTINGS_FILE
+    settings, _stamp, problem = read_settings(settings_path, root)
+    if problem is not None:
+        problems.append(problem)
+    switches: list[Switch] = []
+    raw_enabled = dotted(settings, SWITCH_AUTO_MEMORY)
+    enabled = raw_enabled is True
+    if isinstance(raw_enabled, bool):
+        switches.append(Switch(SWITCH_AUTO_MEMORY, raw_enabled, str(settings_path)))
+    else:
+        switches.append(Switch(SWITCH_AUTO_MEMORY, False, "default (off)"))
+    names = _context_names(settings)
+    if dotted(settings, SWITCH_FILE_NAME) is not None:
+        switches.append(Switch(SWITCH_FILE_NAME, list(names), str(settings_path)))
+    frozen = tuple(switches)
+    global_row, facts = _global_row(home_path, root, names, enabled, frozen)
+    mapping, clashes = read_projects_json(home_path, root, problems)
+    by_slug: dict[str, str] = {}
+    for path, slug in mapping.items():
+        by_slug.setdefault(slug, path)
+    rows = [global_row]
+    scan = InstructionScan()
+    try:
+        entries = list_folder(home_path / TMP_DIR, root)
+    except AgentFileProblem as error:
+        problems.append(Problem(str(home_path / TMP_DIR), error.reason))
+        entries = []
+    for folder in entries:
+        try:
+            check_inside(folder, root)
+        except AgentFileProblem as error:
+            problems.append(Problem(str(folder), error.reason))
+            continue
+        if not folder.is_dir():
+            continue
+        project: str | None = _project_root_file(folder, root) or by_slug.get(folder.name)
+        rows.append(_project_row(folder, root, project, enabled, frozen, names,
+                                 clashes.get(folder.name)))
+        if instructions and project and Path(project).is_dir():
+            _subfolder_instructions(scan, Path(project), names)
+    problems.extend(scan.problems)
+    return GeminiHome(str(home_path), True, enabled, frozen, names, tuple(facts),
+                      tuple(rows), tuple(scan.files), tuple(scan.secrets), tuple(problems))

@@ -1,0 +1,121 @@
+"""A memory index (``MEMORY.md``): its entries and what is loaded at session start.
+
+Claude Code loads only the first ``MAX_INDEX_LINES`` lines of the index and at most
+``MAX_INDEX_BYTES`` bytes, cut at the last newline before that; entries past the cut are
+silently not loaded. ``index_load`` computes the cut and names the entries that fall off;
+it also checks each link: a file that does not exist is *dangling*, a link leading outside
+the memory folder (absolute, or ``..`` above it) is *outside* and never followed, and a topic
+file the index does not mention is *unindexed*.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterable
+
+from memtui.engine.agents.models import IndexEntry, IndexLoad
+
+MAX_INDEX_LINES = 200
+"""Lines of MEMORY.md loaded at session start."""
+MAX_INDEX_BYTES = 25_000
+"""Bytes of MEMORY.md loaded at session start (cut at the last newline before)."""
+INDEX_FILE = "MEMORY.md"
+_ENTRY_RE = re.compile(
+    r"^\s*[-*+]\s+\[(?P<title>[^\]]*)\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)"
+    r"\s*(?:[—–:-]+\s*(?P<hook>.*))?$")
+_BULLET_RE = re.compile(r"^\s*[-*+]\s+(?P<text>\S.*)$")
+_URL_RE = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
+
+
+def loaded_cut(text: str, max_lines: int = MAX_INDEX_LINES,
+               max_bytes: int = MAX_INDEX_BYTES) -> tuple[int, int]:
+    """(lines, bytes) of ``text`` loaded at session start: at most ``max_lines`` whole
+    lines, and no line that would pass ``max_bytes`` (the cut is at the last newline)."""
+    lines = 0
+    size = 0
+    parts = text.split("\n")
+    for number, part in enumerate(parts):
+        line = part + "\n" if number < len(parts) - 1 else part
+        if not line or lines >= max_lines:
+            break
+        length = len(line.encode("utf-8"))
+        if size + length > max_bytes:
+            break
+        lines += 1
+        size += length
+    return lines, size
+
+
+def link_target(target: str) -> str | None:
+    """The file a link names (anchor and ``./`` dropped); None for a URL or an anchor."""
+    if _URL_RE.match(target) or target.startswith("#"):
+        return None
+    path = target.split("#", 1)[0]
+    return path or None
+
+
+def is_outside(target: str) -> bool:
+    """True when a link leads outside its folder (absolute, ``~``, or ``..`` above it)."""
+    if target.startswith(("/", "~", "\\")) or re.match(r"^[A-Za-z]:[\\/]", target):
+        return True
+    normal = posixpath.normpath(target)
+    return normal == ".." or normal.startswith("../")
+
+
+def normal_target(target: str) -> str:
+    """A link target as a folder-relative path (``./a.md`` -> ``a.md``)."""
+    return posixpath.normpath(target)
+
+
+def parse_entries(text: str, loaded_lines: int) -> list[IndexEntry]:
+    """The index's bullet lines: linked entries and plain bullets."""
+    entries: list[IndexEntry] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        match = _ENTRY_RE.match(line)
+        loaded = number <= loaded_lines
+        if match is not None:
+            target = link_target(match.group("target"))
+            entries.append(IndexEntry(number, match.group("title").strip(), target,
+                                      (match.group("hook") or "").strip(), loaded))
+            continue
+        bullet = _BULLET_RE.match(line)
+        if bullet is not None:
+            entries.append(IndexEntry(number, bullet.group("text").strip(), None, "", loaded))
+    return entries
+
+
+def index_load(path: str, text: str, topic_files: Iterable[str],
+               max_lines: int = MAX_INDEX_LINES,
+               max_bytes: int = MAX_INDEX_BYTES) -> IndexLoad:
+    """The load of an index whose folder holds ``topic_files`` (folder-relative paths)."""
+    topics = set(topic_files)
+    loaded_lines, loaded_bytes = loaded_cut(text, max_lines, max_bytes)
+    lines = text.split("\n")
+    total_lines = len(lines) - (1 if lines and lines[-1] == "" else 0)
+    entries: list[IndexEntry] = []
+    dangling: list[str] = []
+    outside: list[str] = []
+    mentioned: set[str] = set()
+    for entry in parse_entries(text, loaded_lines):
+        if entry.target is None:
+            entries.append(entry)
+            continue
+        if is_outside(entry.target):
+            outside.append(entry.target)
+            entries.append(IndexEntry(entry.line, entry.title, entry.target, entry.hook,
+                                      entry.loaded, False))
+            continue
+        target = normal_target(entry.target)
+        exists = target in topics
+        mentioned.add(target)
+        if not exists:
+            dangling.append(target)
+        entries.append(IndexEntry(entry.line, entry.title, target, entry.hook, entry.loaded,
+                                  exists))
+    unindexed = sorted(topics - mentioned)
+    return IndexLoad(path=path, lines=total_lines, bytes=len(text.encode("utf-8")),
+                     loaded_lines=loaded_lines, loaded_bytes=loaded_bytes,
+                     max_lines=max_lines, max_bytes=max_bytes, entries=tuple(entries),
+                     dangling=tuple(dangling), outside=tuple(outside),
+                     unindexed=tuple(unindexed))

@@ -1,0 +1,205 @@
+"""What the agent-store readers return: frozen dataclasses, each with ``to_json()``.
+
+``Problem`` (path, one-line reason, line) is the same shape the Codex reader reports.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from memtui.engine.codex.models import JsonMixin as _CodexJson
+from memtui.engine.codex.models import Problem
+from memtui.engine.redaction import redact
+
+AGENT_CLAUDE = "claude"
+AGENT_GEMINI = "gemini"
+AGENT_CODEX = "codex"
+PREVIEW_CHARS = 160
+"""Characters of a memory file's first line shown in listings and JSON."""
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, _CodexJson):
+        return value.to_json()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {item.name: _jsonable(getattr(value, item.name))
+                for item in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(key): _jsonable(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(item) for item in value]
+    return value
+
+
+class JsonMixin(_CodexJson):
+    """``to_json()`` made of plain values, using each nested object's own ``to_json``
+    (so a memory file's body never reaches JSON)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The dataclass as a JSON-ready dict (tuples become lists)."""
+        return {item.name: _jsonable(getattr(self, item.name))
+                for item in dataclasses.fields(self)}  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class SecretFinding(JsonMixin):
+    """A secret found in a file: where and what kind, never the value."""
+
+    path: str
+    line: int
+    kind: str
+
+
+@dataclass(frozen=True)
+class Switch(JsonMixin):
+    """One memory switch: its name, value and where it is set (``default`` when nowhere)."""
+
+    name: str
+    value: object
+    where: str
+    effective: bool = True
+    """False when a later (stronger) setting overrides this one."""
+
+
+@dataclass(frozen=True)
+class IndexEntry(JsonMixin):
+    """One line of a memory index (``- [Title](file.md) — hook``)."""
+
+    line: int
+    title: str
+    target: str | None
+    hook: str
+    loaded: bool
+    exists: bool | None = None
+    """Whether the linked file exists in the folder (None: no link)."""
+
+
+@dataclass(frozen=True)
+class IndexLoad(JsonMixin):
+    """What of an index is loaded at session start (200 lines / 25,000 bytes) and not."""
+
+    path: str
+    lines: int
+    bytes: int
+    loaded_lines: int
+    loaded_bytes: int
+    max_lines: int
+    max_bytes: int
+    entries: tuple[IndexEntry, ...] = ()
+    dangling: tuple[str, ...] = ()
+    """Linked files that do not exist."""
+    outside: tuple[str, ...] = ()
+    """Links that lead outside the memory folder (never followed)."""
+    unindexed: tuple[str, ...] = ()
+    """Topic files the index does not mention."""
+
+    @property
+    def over_limit(self) -> bool:
+        """True when part of the index is not loaded."""
+        return self.loaded_lines < self.lines
+
+    @property
+    def dropped(self) -> tuple[str, ...]:
+        """Titles (or lines) of the entries that fall past the limit."""
+        return tuple(entry.title or entry.target or f"line {entry.line}"
+                     for entry in self.entries if not entry.loaded)
+
+
+@dataclass(frozen=True)
+class MemoryFile(JsonMixin):
+    """One memory file: a topic file, a daily log, an index, a Gemini memory file."""
+
+    path: str
+    relative: str
+    role: str
+    """``index``, ``topic``, ``log``, ``global`` or ``file``."""
+    size: int
+    name: str | None = None
+    description: str | None = None
+    type: str | None = None
+    body: str = ""
+    front_matter: dict[str, str] = field(default_factory=dict)
+
+    def preview(self, chars: int = PREVIEW_CHARS) -> str:
+        """The first line of the body, redacted, at most ``chars`` characters."""
+        first = next((line.strip() for line in self.body.split("\n") if line.strip()), "")
+        return redact(first)[:chars]
+
+    def to_json(self) -> dict[str, Any]:
+        """The file without its body (which may hold a secret): a redacted preview."""
+        data = {key: value for key, value in super().to_json().items() if key != "body"}
+        data["preview"] = self.preview()
+        data["front_matter"] = {key: redact(value) for key, value in self.front_matter.items()}
+        return data
+
+
+@dataclass(frozen=True)
+class InstructionFile(JsonMixin):
+    """An instruction file (CLAUDE.md, GEMINI.md, rules) with where it comes from."""
+
+    path: str
+    origin: str
+    """``managed``, ``user``, ``user-rules``, ``project``, ``project-rules``, ``local``,
+    ``parent``, ``import``, ``global`` or ``subfolder``."""
+    size: int
+    exists: bool
+    imported_by: str | None = None
+    depth: int = 0
+
+
+@dataclass(frozen=True)
+class InboxPatch(JsonMixin):
+    """A pending Gemini auto-memory change: a unified diff waiting in ``.inbox``."""
+
+    id: str
+    """``<scope>/<file name>`` (``private/x.patch``), unique within its memory folder."""
+    path: str
+    scope: str
+    """``private`` or ``global``."""
+    project: str | None
+    targets: tuple[str, ...]
+    added: int
+    removed: int
+    valid: bool
+    reason: str | None = None
+    size: int = 0
+
+
+@dataclass(frozen=True)
+class AgentProject(JsonMixin):
+    """One agent's memory for one project (or its user/global tier, ``project`` None)."""
+
+    agent: str
+    key: str
+    """Stable id within the agent: the slug (Claude, Gemini) or ``global``."""
+    project: str | None
+    """The project's absolute path when known."""
+    memory_dir: str | None
+    files: tuple[MemoryFile, ...] = ()
+    index: IndexLoad | None = None
+    secrets: tuple[SecretFinding, ...] = ()
+    inbox: tuple[InboxPatch, ...] = ()
+    transcripts: int = 0
+    worktree_of: str | None = None
+    other_files: int = 0
+    switches: tuple[Switch, ...] = ()
+    auto_memory: bool | None = None
+    """Whether the agent writes memories here (None: unknown)."""
+    problems: tuple[Problem, ...] = ()
+
+    @property
+    def size(self) -> int:
+        """Bytes of every memory file read."""
+        return sum(item.size for item in self.files)
+
+    @property
+    def topics(self) -> int:
+        """How many memory files, the index and daily logs excluded."""
+        return sum(1 for item in self.files if item.role in ("topic", "file", "global"))
+
+
+__all__ = ["AGENT_CLAUDE", "AGENT_CODEX", "AGENT_GEMINI", "AgentProject", "IndexEntry",
+           "IndexLoad", "InboxPatch", "InstructionFile", "JsonMixin", "MemoryFile", "Problem",
+           "SecretFinding", "Switch"]

@@ -1,0 +1,93 @@
+"""An agent's settings file read as JSON (comments tolerated, as Gemini CLI allows them).
+
+A file that is not JSON (or not an object) is a problem; its switches are then read as
+their defaults and memtui never writes it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from memtui.engine.agents.errors import AgentFileProblem
+from memtui.engine.agents.models import Problem
+from memtui.engine.agents.safe_files import FileStamp, read_text
+
+MAX_SETTINGS_BYTES = 2 * 1024 * 1024
+
+
+def strip_comments(text: str) -> str:
+    """``text`` without ``//`` and ``/* */`` comments outside JSON strings."""
+    out: list[str] = []
+    index, length = 0, len(text)
+    in_string = False
+    while index < length:
+        char = text[index]
+        if in_string:
+            out.append(char)
+            if char == "\\" and index + 1 < length:
+                out.append(text[index + 1])
+                index += 2
+                continue
+            if char == '"':
+                in_string = False
+            index += 1
+            continue
+        if char == '"':
+            in_string = True
+        elif text.startswith("//", index):
+            end = text.find("\n", index)
+            index = length if end < 0 else end
+            continue
+        elif text.startswith("/*", index):
+            end = text.find("*/", index + 2)
+            index = length if end < 0 else end + 2
+            continue
+        out.append(char)
+        index += 1
+    return "".join(out)
+
+
+def parse_settings(text: str) -> dict[str, Any]:
+    """The settings object; ``ValueError`` when it is not a JSON object."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = json.loads(strip_comments(text))
+    if not isinstance(value, dict):
+        raise ValueError("not a JSON object")
+    return value
+
+
+def read_settings(path: Path, root: Path
+                  ) -> tuple[dict[str, Any] | None, FileStamp | None, Problem | None]:
+    """(settings, stamp, problem): (None, None, None) when the file does not exist."""
+    if not path.exists() and not path.is_symlink():
+        return None, None, None
+    try:
+        text, stamp = read_text(path, root, MAX_SETTINGS_BYTES)
+    except AgentFileProblem as error:
+        return None, None, Problem(str(path), error.reason)
+    if not text.strip():
+        return {}, stamp, None
+    try:
+        return parse_settings(text), stamp, None
+    except (ValueError, RecursionError) as error:
+        reason = str(error).split("\n", 1)[0][:120]
+        return None, stamp, Problem(str(path), f"not valid JSON ({reason}); its switches are "
+                                               "read as defaults and memtui will not write it")
+
+
+def dotted(settings: dict[str, Any] | None, key: str) -> Any:
+    """``settings["a"]["b"]`` for ``"a.b"`` (also a flat ``"a.b"`` key), else None."""
+    if settings is None:
+        return None
+    if key in settings:
+        return settings[key]
+    value: Any = settings
+    for part in key.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return None
+        value = value[part]
+    return value
