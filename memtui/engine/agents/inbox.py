@@ -8,18 +8,45 @@ patch is listed with ``valid=False`` and its reason, never dropped.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from memtui.engine.agents.errors import AgentFileProblem
+from memtui.engine.agents.errors import (
+    AgentFileProblem,
+    AgentInputError,
+    AgentNotFound,
+    UnsafeAgentPath,
+)
 from memtui.engine.agents.models import InboxPatch, Problem
-from memtui.engine.agents.patches import MAX_PATCH_BYTES, PatchError, parse_patch, patch_counts
-from memtui.engine.agents.safe_files import list_folder, read_text
+from memtui.engine.agents.patches import (
+    MAX_PATCH_BYTES,
+    PatchError,
+    apply_file_patch,
+    parse_patch,
+    patch_counts,
+)
+from memtui.engine.agents.plans import (
+    ACTION_CREATE,
+    ACTION_REMOVE,
+    ACTION_REPLACE,
+    FileChange,
+    WritePlan,
+)
+from memtui.engine.agents.safe_files import (
+    FileStamp,
+    check_inside,
+    list_folder,
+    read_text,
+    real_root,
+)
 
 INBOX_DIR = ".inbox"
 SCOPE_PRIVATE = "private"
 SCOPE_GLOBAL = "global"
 SCOPES = (SCOPE_PRIVATE, SCOPE_GLOBAL)
 PATCH_SUFFIX = ".patch"
+MEMORY_DIR = "memory"
+TMP_DIR = "tmp"
 
 
 def list_inbox(memory_dir: Path, root: Path, project: str | None
@@ -58,3 +85,116 @@ def list_inbox(memory_dir: Path, root: Path, project: str | None
                                       tuple(item.target for item in parsed), added, removed,
                                       True, None, stamp.size))
     return patches, problems
+
+
+def find_patch(home: Path, ref: str) -> Path:
+    """A patch named by path (absolute, or under the home) or by ``[<slug>:]<scope>/<name>``
+    (unique among every inbox of the home)."""
+    path = Path(os.path.expanduser(ref))
+    for candidate in (path, home / path):
+        if candidate.is_absolute() and os.path.lexists(candidate) and \
+                candidate.name.endswith(PATCH_SUFFIX):
+            return candidate
+    slug, _, rest = ref.rpartition(":")
+    found: list[Path] = []
+    folders = [home / MEMORY_DIR]
+    tmp = home / TMP_DIR
+    if tmp.is_dir():
+        folders += [tmp / name / MEMORY_DIR for name in sorted(os.listdir(tmp))
+                    if not slug or name == slug]
+    for folder in folders:
+        candidate = folder / INBOX_DIR / rest
+        if os.path.lexists(candidate) and candidate.name.endswith(PATCH_SUFFIX):
+            found.append(candidate)
+    if not found:
+        raise AgentNotFound(f"no inbox patch {ref!r} in {home}")
+    if len(found) > 1:
+        raise AgentInputError(f"{len(found)} inbox patches are named {rest!r}; give "
+                              "<slug>:<scope>/<name> or the path")
+    return found[0]
+
+
+def _patch_parts(home: Path, path: Path) -> tuple[Path, str, Path]:
+    """(memory folder, scope, base the patch's paths are relative to)."""
+    scope_dir = path.parent
+    inbox = scope_dir.parent
+    if inbox.name != INBOX_DIR or scope_dir.name not in SCOPES:
+        raise AgentInputError(f"{path}: not in an inbox folder (.inbox/private or "
+                              ".inbox/global)")
+    memory = inbox.parent
+    base = home if scope_dir.name == SCOPE_GLOBAL else memory
+    return memory, scope_dir.name, base
+
+
+def _read_patch(home: Path, ref: str) -> tuple[Path, str, FileStamp, Path]:
+    path = find_patch(home, ref)
+    root = real_root(home)
+    if path.is_symlink():
+        raise UnsafeAgentPath(f"{path}: is a symlink; not followed")
+    try:
+        check_inside(path, root)
+        text, stamp = read_text(path, root, MAX_PATCH_BYTES)
+    except AgentFileProblem as error:
+        raise AgentInputError(f"{path}: {error.reason}") from None
+    _memory, _scope, base = _patch_parts(home, path)
+    return path, text, stamp, base
+
+
+def plan_apply_patch(home: Path, ref: str) -> WritePlan:
+    """Apply a pending inbox patch to the memory files it names, then remove it; refused
+    (``AgentInputError``, nothing written) when it is malformed or does not apply."""
+    root = real_root(home)
+    path, text, stamp, base = _read_patch(home, ref)
+    try:
+        parsed = parse_patch(text)
+    except PatchError as error:
+        raise AgentInputError(f"{path}: malformed patch ({error}); nothing was changed") \
+            from None
+    changes: list[FileChange] = []
+    for item in parsed:
+        target = Path(item.target)
+        if target.is_absolute() or ".." in target.parts:
+            raise UnsafeAgentPath(f"{path}: targets {item.target!r}, outside its memory "
+                                  "folder; nothing was changed")
+        file_path = base / target
+        old: str | None = None
+        old_stamp: FileStamp | None = None
+        if os.path.lexists(file_path):
+            if file_path.is_symlink():
+                raise UnsafeAgentPath(f"{file_path}: is a symlink; not written")
+            try:
+                check_inside(file_path, root)
+                old, old_stamp = read_text(file_path, root)
+            except AgentFileProblem as error:
+                raise AgentInputError(f"{file_path}: {error.reason}") from None
+        try:
+            new = apply_file_patch(old, item)
+        except PatchError as error:
+            raise AgentInputError(f"{path}: does not apply ({error}); nothing was changed") \
+                from None
+        if new is None:
+            changes.append(FileChange(str(file_path), ACTION_REMOVE, old_stamp, old or "", ""))
+        elif old is None:
+            changes.append(FileChange(str(file_path), ACTION_CREATE, None, "", new))
+        else:
+            changes.append(FileChange(str(file_path), ACTION_REPLACE, old_stamp, old, new))
+    changes.append(FileChange(str(path), ACTION_REMOVE, stamp, "", ""))
+    targets = ", ".join(item.target for item in parsed)
+    return WritePlan("inbox-apply", f"apply {path.name} to {targets} and remove it from the "
+                     "inbox", str(root), tuple(changes))
+
+
+def plan_dismiss_patch(home: Path, ref: str) -> WritePlan:
+    """Remove a pending inbox patch without applying it (also a malformed one)."""
+    root = real_root(home)
+    path, _text, stamp, _base = _read_patch(home, ref)
+    return WritePlan("inbox-dismiss", f"dismiss {path.name} (remove it from the inbox "
+                     "unapplied)", str(root), (FileChange(str(path), ACTION_REMOVE, stamp, "",
+                                                           ""),))
+
+
+def list_gemini_inbox(home: str | os.PathLike[str] | None = None) -> list[InboxPatch]:
+    """Every pending patch of a Gemini CLI home (the API the review inbox lists from)."""
+    from memtui.engine.agents.gemini import read_gemini_home
+
+    return list(read_gemini_home(home, instructions=False).inbox)

@@ -21,7 +21,7 @@ MAX_INDEX_LINES = 200
 MAX_INDEX_BYTES = 25_000
 """Bytes of MEMORY.md loaded at session start (cut at the last newline before)."""
 INDEX_FILE = "MEMORY.md"
-_ENTRY_RE = re.compile(
+ENTRY_RE = re.compile(
     r"^\s*[-*+]\s+\[(?P<title>[^\]]*)\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)"
     r"\s*(?:[—–:-]+\s*(?P<hook>.*))?$")
 _BULLET_RE = re.compile(r"^\s*[-*+]\s+(?P<text>\S.*)$")
@@ -72,7 +72,7 @@ def parse_entries(text: str, loaded_lines: int) -> list[IndexEntry]:
     """The index's bullet lines: linked entries and plain bullets."""
     entries: list[IndexEntry] = []
     for number, line in enumerate(text.split("\n"), start=1):
-        match = _ENTRY_RE.match(line)
+        match = ENTRY_RE.match(line)
         loaded = number <= loaded_lines
         if match is not None:
             target = link_target(match.group("target"))

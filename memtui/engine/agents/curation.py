@@ -1,0 +1,360 @@
+"""Curations of Claude Code and Gemini CLI memory, each made as a ``WritePlan`` first
+(spec/80 "Curate with explicit writes"): forget a memory file with its index line, edit
+one, repair an index, redact the secrets of a file, promote a project memory to the
+user/global tier, forget a Gemini "added memory" line. Memory files only: transcripts,
+settings (see ``switches``) and instruction files are never touched, except the user-tier
+file a promotion names as its target.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from memtui.engine.agents.errors import (
+    AgentFileProblem,
+    AgentInputError,
+    AgentNotFound,
+    UnsafeAgentPath,
+)
+from memtui.engine.agents.folders import read_memory_folder
+from memtui.engine.agents.frontmatter import render_front_matter, split_front_matter
+from memtui.engine.agents.gemini import ADDED_MEMORIES_HEADING, DEFAULT_CONTEXT_FILE
+from memtui.engine.agents.index import (
+    ENTRY_RE,
+    INDEX_FILE,
+    MAX_INDEX_BYTES,
+    MAX_INDEX_LINES,
+    is_outside,
+    link_target,
+    loaded_cut,
+    normal_target,
+)
+from memtui.engine.agents.plans import (
+    ACTION_CREATE,
+    ACTION_REMOVE,
+    ACTION_REPLACE,
+    FileChange,
+    WritePlan,
+)
+from memtui.engine.agents.safe_files import (
+    FileStamp,
+    check_inside,
+    read_text,
+    real_root,
+)
+from memtui.engine.redaction import redact, scan
+
+MEMORY_DIR = "memory"
+PROMOTED_HEADING = "## Promoted from project memory"
+"""The section of ``~/.claude/CLAUDE.md`` a promoted Claude Code memory is appended to."""
+MIN_HOOK_CHARS = 24
+"""An index repair never cuts an entry's hook shorter than this."""
+MAX_EDIT_BYTES = 256 * 1024
+
+
+def resolve_file(home: Path, file: str | os.PathLike[str]) -> Path:
+    """A file named on the command line: absolute, else under the home, else the cwd."""
+    path = Path(os.path.expanduser(os.fspath(file)))
+    if path.is_absolute():
+        return path
+    under_home = home / path
+    return under_home if os.path.lexists(under_home) else Path.cwd() / path
+
+
+def memory_folder_of(path: Path, home: Path) -> Path:
+    """The memory folder (``.../memory``) holding ``path`` inside the home; refuses a
+    symlinked folder on the way and a file outside every memory folder."""
+    root = real_root(home)
+    try:
+        check_inside(path, root)
+    except AgentFileProblem as error:
+        raise UnsafeAgentPath(f"{path}: {error.reason}") from None
+    absolute = Path(os.path.abspath(path))
+    for parent in absolute.parents:
+        if parent.name == MEMORY_DIR:
+            walk = parent
+            while walk != Path(os.path.abspath(home)) and walk != walk.parent:
+                if walk.is_symlink():
+                    raise UnsafeAgentPath(f"{walk}: is a symlink; memtui does not write "
+                                          "through one")
+                walk = walk.parent
+            return parent
+    raise AgentNotFound(f"{path}: not inside a memory folder of {home}")
+
+
+def _read(path: Path, root: Path) -> tuple[str, FileStamp]:
+    if not os.path.lexists(path):
+        raise AgentNotFound(f"{path}: no such memory file")
+    if path.is_symlink():
+        raise UnsafeAgentPath(f"{path}: is a symlink; memtui does not write through one")
+    try:
+        return read_text(path, root)
+    except AgentFileProblem as error:
+        raise AgentInputError(f"{path}: {error.reason}") from None
+
+
+def _index_without(index_text: str, relative: str) -> tuple[str, int]:
+    kept: list[str] = []
+    removed = 0
+    for line in index_text.split("\n"):
+        match = ENTRY_RE.match(line)
+        target = link_target(match.group("target")) if match else None
+        if target is not None and not is_outside(target) and normal_target(target) == relative:
+            removed += 1
+            continue
+        kept.append(line)
+    return "\n".join(kept), removed
+
+
+def _index_change(folder: Path, root: Path, relative: str) -> FileChange | None:
+    index = folder / INDEX_FILE
+    if not index.exists():
+        return None
+    text, stamp = _read(index, root)
+    new_text, removed = _index_without(text, relative)
+    if not removed:
+        return None
+    return FileChange(str(index), ACTION_REPLACE, stamp, text, new_text)
+
+
+def _forget_changes(path: Path, home: Path) -> tuple[list[FileChange], Path]:
+    root = real_root(home)
+    folder = memory_folder_of(path, home)
+    if path.name == INDEX_FILE and path.parent == folder:
+        raise AgentInputError(f"{path}: is the index; forget the files it lists instead")
+    text, stamp = _read(path, root)
+    relative = path.relative_to(folder).as_posix()
+    changes: list[FileChange] = []
+    index = _index_change(folder, root, relative)
+    if index is not None:
+        changes.append(index)
+    changes.append(FileChange(str(path), ACTION_REMOVE, stamp, text, ""))
+    return changes, folder
+
+
+def plan_forget(home: Path, file: str | os.PathLike[str]) -> WritePlan:
+    """Forget a memory file (Claude Code topic or Gemini CLI private file) with its index
+    line(s)."""
+    path = resolve_file(home, file)
+    changes, folder = _forget_changes(path, home)
+    lines = "" if len(changes) == 1 else " and its index line"
+    return WritePlan("forget", f"remove {path.relative_to(folder).as_posix()}{lines} from "
+                     f"{folder}", str(real_root(home)), tuple(changes))
+
+
+def plan_edit(home: Path, file: str | os.PathLike[str], body: str) -> WritePlan:
+    """Replace a memory file's body (its front matter kept); the new text is redacted."""
+    if not isinstance(body, str) or not body.strip():
+        raise AgentInputError("an edit needs some text")
+    if "\x00" in body or len(body.encode("utf-8", "replace")) > MAX_EDIT_BYTES:
+        raise AgentInputError(f"an edit must be text of at most {MAX_EDIT_BYTES} bytes")
+    path = resolve_file(home, file)
+    memory_folder_of(path, home)
+    root = real_root(home)
+    text, stamp = _read(path, root)
+    fields, _old_body, broken = split_front_matter(text)
+    clean = redact(body.strip()) + "\n"
+    new_text = (render_front_matter(fields) + "\n" + clean) if fields and not broken else clean
+    notes = ("the new text was redacted",) if clean.strip() != body.strip() else ()
+    return WritePlan("edit", f"rewrite {path.name}", str(root),
+                     (FileChange(str(path), ACTION_REPLACE, stamp, text, new_text),), notes)
+
+
+def plan_redact(home: Path, file: str | os.PathLike[str]) -> WritePlan:
+    """Replace every secret of a memory file by ``[REDACTED]``."""
+    path = resolve_file(home, file)
+    root = real_root(home)
+    try:
+        check_inside(path, root)
+    except AgentFileProblem as error:
+        raise UnsafeAgentPath(f"{path}: {error.reason}") from None
+    text, stamp = _read(path, root)
+    result = scan(text)
+    if not result.findings:
+        raise AgentNotFound(f"{path}: no secret found; nothing to redact")
+    kinds = sorted({finding.kind for finding in result.findings})
+    return WritePlan("redact", f"redact {len(result.findings)} secret(s) ({', '.join(kinds)}) "
+                     f"in {path.name}", str(root),
+                     (FileChange(str(path), ACTION_REPLACE, stamp, text, result.text),))
+
+
+def _fit_hooks(lines: list[str]) -> tuple[list[str], int]:
+    """Shorten entry hooks until the index fits the load limit (or hooks are minimal)."""
+    text = "\n".join(lines) + "\n"
+    if loaded_cut(text)[0] >= min(len(lines), MAX_INDEX_LINES) and \
+            len(text.encode("utf-8")) <= MAX_INDEX_BYTES:
+        return lines, 0
+    budget = max(MIN_HOOK_CHARS, 80)
+    while budget >= MIN_HOOK_CHARS:
+        cut: list[str] = []
+        changed = 0
+        for line in lines:
+            match = ENTRY_RE.match(line)
+            hook = (match.group("hook") or "") if match else ""
+            if match and len(hook) > budget:
+                head = line[:match.start("hook")]
+                cut.append(head + hook[:budget - 1].rstrip() + "…")
+                changed += 1
+            else:
+                cut.append(line)
+        if len("\n".join(cut).encode("utf-8")) + 1 <= MAX_INDEX_BYTES:
+            return cut, changed
+        budget -= 16
+    return cut, changed
+
+
+def plan_fix_index(home: Path, folder: Path) -> WritePlan:
+    """Repair a memory folder's index: drop dangling links and links leading outside, add
+    the topic files it does not list, and shorten hooks when it is over the byte limit."""
+    root = real_root(home)
+    if folder.is_symlink():
+        raise UnsafeAgentPath(f"{folder}: is a symlink; memtui does not write through one")
+    scan_result = read_memory_folder(folder, root)
+    if scan_result.index is None or scan_result.index_text is None:
+        raise AgentNotFound(f"{folder}: has no {INDEX_FILE}")
+    index_path = folder / INDEX_FILE
+    text, stamp = _read(index_path, root)
+    load = scan_result.index
+    drop = set(load.dangling) | set(load.outside)
+    lines: list[str] = []
+    for line in text.split("\n"):
+        match = ENTRY_RE.match(line)
+        target = link_target(match.group("target")) if match else None
+        if target is not None and (target in drop or normal_target(target) in drop):
+            continue
+        lines.append(line)
+    while lines and lines[-1] == "":
+        lines.pop()
+    topics = {item.relative: item for item in scan_result.files}
+    for relative in load.unindexed:
+        item = topics.get(relative)
+        title = (item.name if item and item.name else Path(relative).stem).replace("]", ")")
+        hook = " ".join(((item.description if item else None) or "").split())
+        lines.append(f"- [{title}]({relative})" + (f" — {hook}" if hook else ""))
+    lines, shortened = _fit_hooks(lines)
+    new_text = "\n".join(lines) + "\n"
+    notes: list[str] = []
+    left = len(lines) - loaded_cut(new_text)[0]
+    if left > 0:
+        notes.append(f"{left} entr(ies) still fall past the {MAX_INDEX_LINES}-line / "
+                     f"{MAX_INDEX_BYTES}-byte limit: forget or merge some")
+    parts = []
+    if drop:
+        parts.append(f"drop {len(drop)} broken link(s)")
+    if load.unindexed:
+        parts.append(f"add {len(load.unindexed)} unlisted file(s)")
+    if shortened:
+        parts.append(f"shorten {shortened} hook(s)")
+    if not parts:
+        raise AgentInputError(f"{index_path}: nothing to repair" + (
+            f" ({notes[0]})" if notes else ""))
+    return WritePlan("fix-index", f"{', '.join(parts)} in {index_path}", str(root),
+                     (FileChange(str(index_path), ACTION_REPLACE, stamp, text, new_text),),
+                     tuple(notes))
+
+
+def _append_under(text: str, heading: str, bullets: list[str]) -> str:
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    try:
+        start = next(i for i, line in enumerate(lines) if line.strip() == heading)
+    except StopIteration:
+        block = ([""] if lines else []) + [heading] + [f"- {item}" for item in bullets]
+        return "\n".join(lines + block) + "\n"
+    end = start + 1
+    while end < len(lines) and not lines[end].lstrip().startswith("## "):
+        end += 1
+    insert = end
+    while insert > start + 1 and not lines[insert - 1].strip():
+        insert -= 1
+    lines[insert:insert] = [f"- {item}" for item in bullets]
+    return "\n".join(lines) + "\n"
+
+
+def _memory_bullets(item_text: str) -> list[str]:
+    _fields, body, _broken = split_front_matter(item_text)
+    bullets = [line.strip()[2:].strip() for line in body.split("\n")
+               if line.strip().startswith(("- ", "* "))]
+    if bullets:
+        return [redact(item) for item in bullets if item]
+    flat = " ".join(line.strip() for line in body.split("\n") if line.strip())
+    return [redact(flat)] if flat else []
+
+
+def _target_change(target: Path, root: Path, heading: str, bullets: list[str]) -> FileChange:
+    if os.path.lexists(target):
+        text, stamp = _read(target, root)
+        return FileChange(str(target), ACTION_REPLACE, stamp, text,
+                          _append_under(text, heading, bullets))
+    return FileChange(str(target), ACTION_CREATE, None, "", _append_under("", heading, bullets))
+
+
+def plan_promote_claude(home: Path, file: str | os.PathLike[str]) -> WritePlan:
+    """Move a Claude Code project memory to the user tier: its text is appended to
+    ``~/.claude/CLAUDE.md`` (under ``PROMOTED_HEADING``), then the topic file and its index
+    line are removed."""
+    path = resolve_file(home, file)
+    root = real_root(home)
+    changes, _folder = _forget_changes(path, home)
+    bullets = _memory_bullets(changes[-1].old_text)
+    if not bullets:
+        raise AgentInputError(f"{path}: the memory is empty; nothing to promote")
+    target = _target_change(home / "CLAUDE.md", root, PROMOTED_HEADING, bullets)
+    return WritePlan("promote", f"move {path.name} to {home / 'CLAUDE.md'}", str(root),
+                     (target, *changes))
+
+
+def plan_promote_gemini(home: Path, file: str | os.PathLike[str],
+                        context_file: str = DEFAULT_CONTEXT_FILE) -> WritePlan:
+    """Move a Gemini CLI private memory file to the global tier: its facts become bullets
+    under ``## Gemini Added Memories`` of the global file, then the file and its index line
+    are removed."""
+    path = resolve_file(home, file)
+    root = real_root(home)
+    changes, _folder = _forget_changes(path, home)
+    bullets = _memory_bullets(changes[-1].old_text)
+    if not bullets:
+        raise AgentInputError(f"{path}: the memory is empty; nothing to promote")
+    target = _target_change(home / context_file, root, ADDED_MEMORIES_HEADING, bullets)
+    return WritePlan("promote", f"move {path.name} to {home / context_file}", str(root),
+                     (target, *changes))
+
+
+def plan_forget_fact(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_FILE
+                     ) -> WritePlan:
+    """Remove one ``- fact`` line under ``## Gemini Added Memories`` of the global file
+    (matched exactly, or by a unique substring)."""
+    if not fact.strip():
+        raise AgentInputError("name the fact to forget")
+    root = real_root(home)
+    path = home / context_file
+    text, stamp = _read(path, root)
+    lines = text.split("\n")
+    inside = False
+    hits: list[int] = []
+    exact: list[int] = []
+    for number, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped == ADDED_MEMORIES_HEADING:
+            inside = True
+            continue
+        if inside and stripped.startswith("#") and not stripped.startswith("###"):
+            inside = False
+        if inside and stripped.startswith(("- ", "* ")):
+            value = stripped[2:].strip()
+            if value == fact.strip():
+                exact.append(number)
+            elif fact.strip().lower() in value.lower():
+                hits.append(number)
+    chosen = exact or hits
+    if not chosen:
+        raise AgentNotFound(f"no added memory matching {fact[:60]!r} in {path}")
+    if len(chosen) > 1:
+        raise AgentInputError(f"{len(chosen)} added memories match {fact[:60]!r}; be more "
+                              "precise")
+    new_lines = lines[:chosen[0]] + lines[chosen[0] + 1:]
+    return WritePlan("forget", f"remove one added memory from {path}", str(root),
+                     (FileChange(str(path), ACTION_REPLACE, stamp, text,
+                                 "\n".join(new_lines)),))

@@ -1,0 +1,126 @@
+"""A curation as a plan: every file it would change, shown first (a diff with secrets
+masked), then applied through the one safe-write helper (``safe_files``).
+
+``apply_plan`` checks every file's stamp before it writes any (a file changed since it was
+read refuses the whole plan), then writes each file atomically, the index before the files
+it links to, so a failure part-way never leaves a dangling link.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memtui.engine.agents.errors import AgentWriteRefused
+from memtui.engine.agents.safe_files import (
+    FileStamp,
+    check_unchanged,
+    create_file,
+    remove_file,
+    replace_file,
+)
+from memtui.engine.redaction import scan
+
+ACTION_REPLACE = "replace"
+ACTION_REMOVE = "remove"
+ACTION_CREATE = "create"
+WRITE_HINT = "add --write to do it"
+MASK = "«{kind}»"
+"""How a secret shows in a plan's diff: its kind, never its value."""
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file a plan changes: replaced, removed or created."""
+
+    path: str
+    action: str
+    stamp: FileStamp | None
+    old_text: str
+    new_text: str
+
+
+@dataclass(frozen=True)
+class WritePlan:
+    """What a curation would write, in order, inside ``root``."""
+
+    action: str
+    summary: str
+    root: str
+    changes: tuple[FileChange, ...]
+    notes: tuple[str, ...] = ()
+
+    def diff(self) -> str:
+        """A unified diff of every change, with secrets shown as their kind only."""
+        parts: list[str] = []
+        for change in self.changes:
+            old = mask_secrets(change.old_text).splitlines(keepends=True)
+            new = mask_secrets(change.new_text).splitlines(keepends=True)
+            before = "/dev/null" if change.action == ACTION_CREATE else change.path
+            after = "/dev/null" if change.action == ACTION_REMOVE else change.path
+            lines = list(difflib.unified_diff(old, new, before, after, n=2))
+            parts.extend(line if line.endswith("\n") else line + "\n" for line in lines)
+        return "".join(parts)
+
+    def to_json(self) -> dict[str, Any]:
+        """The plan: action, summary, files and the masked diff."""
+        return {"action": self.action, "summary": self.summary, "root": self.root,
+                "files": [{"path": change.path, "action": change.action}
+                          for change in self.changes],
+                "notes": list(self.notes), "diff": self.diff()}
+
+
+@dataclass(frozen=True)
+class AppliedPlan:
+    """A plan that was written."""
+
+    plan: WritePlan
+
+    def to_json(self) -> dict[str, Any]:
+        """The plan's summary and files, ``written`` true."""
+        data = self.plan.to_json()
+        data.pop("diff", None)
+        return {**data, "written": True}
+
+
+def mask_secrets(text: str) -> str:
+    """``text`` with every secret replaced by ``«kind»``."""
+    result = scan(text)
+    if not result.findings:
+        return text
+    out: list[str] = []
+    position = 0
+    for finding in sorted(result.findings, key=lambda item: item.start):
+        if finding.start < position:
+            continue
+        out.append(text[position:finding.start])
+        out.append(MASK.format(kind=finding.kind))
+        position = finding.end
+    out.append(text[position:])
+    return "".join(out)
+
+
+def refuse_without_write(plan: WritePlan, write: bool) -> None:
+    """``AgentWriteRefused`` (exit 4, with the plan) unless ``write`` is True."""
+    if write is not True:
+        raise AgentWriteRefused(f"would {plan.summary}; {WRITE_HINT} (nothing was changed)",
+                                plan=plan.to_json())
+
+
+def apply_plan(plan: WritePlan, write: bool) -> AppliedPlan:
+    """Write a plan (refused without ``write``); see the module doc for the order."""
+    refuse_without_write(plan, write)
+    root = Path(plan.root)
+    for change in plan.changes:
+        if change.stamp is not None:
+            check_unchanged(change.stamp, root)
+    for change in plan.changes:
+        if change.action == ACTION_REPLACE and change.stamp is not None:
+            replace_file(change.stamp, change.new_text, root)
+        elif change.action == ACTION_REMOVE and change.stamp is not None:
+            remove_file(change.stamp, root)
+        elif change.action == ACTION_CREATE:
+            create_file(change.path, change.new_text, root)
+    return AppliedPlan(plan)

@@ -1,0 +1,72 @@
+"""Switch an agent's auto memory off or on in its own settings file, keeping every other
+key (spec/80). Claude Code: ``autoMemoryEnabled`` in ``~/.claude/settings.json`` or a
+project's ``.claude/settings.json``; Gemini CLI: ``experimental.autoMemory`` in
+``~/.gemini/settings.json``. A settings file that is not JSON, or that holds comments a
+rewrite would lose, is refused; a missing one is created with the one key.
+
+This writer is memtui's own (the hook installer of spec/85 keeps its own for hooks).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from memtui.engine.agents.errors import AgentInputError
+from memtui.engine.agents.plans import ACTION_CREATE, ACTION_REPLACE, FileChange, WritePlan
+from memtui.engine.agents.safe_files import read_text, real_root
+from memtui.engine.agents.settings_json import MAX_SETTINGS_BYTES, parse_settings, strip_comments
+
+CLAUDE_SWITCH = ("autoMemoryEnabled",)
+GEMINI_SWITCH = ("experimental", "autoMemory")
+JSON_INDENT = 2
+
+
+def _set(settings: dict[str, Any], keys: tuple[str, ...], value: bool) -> None:
+    node = settings
+    for key in keys[:-1]:
+        child = node.get(key)
+        if not isinstance(child, dict):
+            if child is not None:
+                raise AgentInputError(f"settings key {key!r} is not an object; not changed")
+            child = {}
+            node[key] = child
+        node = child
+    node[keys[-1]] = value
+
+
+def plan_switch(settings_path: Path, root: Path, keys: tuple[str, ...], on: bool
+                ) -> WritePlan:
+    """Set the auto-memory switch ``keys`` to ``on`` in ``settings_path`` (inside ``root``)."""
+    name = ".".join(keys)
+    word = "on" if on else "off"
+    real = real_root(root)
+    if not os.path.lexists(settings_path):
+        text = json.dumps(_nested(keys, on), indent=JSON_INDENT) + "\n"
+        return WritePlan("switch", f"create {settings_path} with {name} = {str(on).lower()}",
+                         str(real), (FileChange(str(settings_path), ACTION_CREATE, None, "",
+                                                text),))
+    old, stamp = read_text(settings_path, real, MAX_SETTINGS_BYTES)
+    try:
+        settings = parse_settings(old) if old.strip() else {}
+    except (ValueError, RecursionError):
+        raise AgentInputError(f"{settings_path}: not valid JSON; memtui will not rewrite it "
+                              f"(set {name} by hand)") from None
+    if old.strip() and strip_comments(old) != old:
+        raise AgentInputError(f"{settings_path}: holds comments a rewrite would lose; set "
+                              f"{name} to {str(on).lower()} by hand")
+    _set(settings, keys, on)
+    new = json.dumps(settings, indent=JSON_INDENT, ensure_ascii=False) + "\n"
+    if new == old:
+        raise AgentInputError(f"{settings_path}: {name} is already {word}")
+    return WritePlan("switch", f"turn auto memory {word} ({name} = {str(on).lower()}) in "
+                     f"{settings_path}, keeping every other key", str(real),
+                     (FileChange(str(settings_path), ACTION_REPLACE, stamp, old, new),))
+
+
+def _nested(keys: tuple[str, ...], value: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    _set(out, keys, value)
+    return out
