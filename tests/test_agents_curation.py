@@ -10,13 +10,23 @@ import stat
 from pathlib import Path
 
 import pytest
-from agents_fixture import (
-    GITHUB_TOKEN,
-    ClaudeFixture,
-    GeminiFixture,
-    build_claude_home,
-    build_gemini_home,
-)
+
+try:
+    from agents_fixture import (
+        GITHUB_TOKEN,
+        ClaudeFixture,
+        GeminiFixture,
+        build_claude_home,
+        build_gemini_home,
+    )
+except ImportError:  # tests/ imported as a package
+    from tests.agents_fixture import (  # type: ignore[no-redef]
+        GITHUB_TOKEN,
+        ClaudeFixture,
+        GeminiFixture,
+        build_claude_home,
+        build_gemini_home,
+    )
 
 from memtui.engine.agents import safe_files
 from memtui.engine.agents.claude import read_claude_home

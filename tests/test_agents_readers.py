@@ -8,14 +8,25 @@ import os
 from pathlib import Path
 
 import pytest
-from agents_fixture import (
-    BIG_INDEX_LINES,
-    GITHUB_TOKEN,
-    ClaudeFixture,
-    GeminiFixture,
-    build_claude_home,
-    build_gemini_home,
-)
+
+try:
+    from agents_fixture import (
+        BIG_INDEX_LINES,
+        GITHUB_TOKEN,
+        ClaudeFixture,
+        GeminiFixture,
+        build_claude_home,
+        build_gemini_home,
+    )
+except ImportError:  # tests/ imported as a package
+    from tests.agents_fixture import (  # type: ignore[no-redef]
+        BIG_INDEX_LINES,
+        GITHUB_TOKEN,
+        ClaudeFixture,
+        GeminiFixture,
+        build_claude_home,
+        build_gemini_home,
+    )
 
 from memtui.engine.agents.claude import read_claude_home
 from memtui.engine.agents.frontmatter import split_front_matter

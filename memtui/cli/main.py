@@ -32,6 +32,7 @@ COMMAND_MODULES = (
     "memtui.cli.cmd_auto",
     "memtui.cli.cmd_tools",
     "memtui.cli.cmd_codex",
+    "memtui.cli.cmd_agent_stores",
     "memtui.cli.cmd_service",
     "memtui.cli.cmd_agents",
 )

@@ -3,7 +3,7 @@
 An engine is a store plus the acting user. Each area of rules is a sub-API, created (and its
 module imported) on first use: ``engine.identity``, ``engine.tasks``, ``engine.settings``,
 ``engine.extraction``, ``engine.injection``, ``engine.recall``, ``engine.review``, ``engine.codex``,
-``engine.maintenance``.
+``engine.agents``, ``engine.maintenance``.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from memtui.engine.validation import check_id
 
 if TYPE_CHECKING:
+    from memtui.engine.agents.interop import AgentsApi
     from memtui.engine.codex.api import CodexApi
     from memtui.engine.extraction import ExtractionApi
     from memtui.engine.identity import IdentityApi
@@ -93,6 +94,13 @@ class Engine:
         from memtui.engine.codex.api import CodexApi
 
         return CodexApi(self)
+
+    @cached_property
+    def agents(self) -> AgentsApi:
+        """Claude Code and Gemini CLI interop: import memories and transcripts, export."""
+        from memtui.engine.agents.interop import AgentsApi
+
+        return AgentsApi(self)
 
     @cached_property
     def maintenance(self) -> MaintenanceApi:

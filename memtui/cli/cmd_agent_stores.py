@@ -1,0 +1,546 @@
+"""``memtui agents show``, ``memtui claude …`` and ``memtui gemini …`` (spec/80, spec/70):
+the agents' own memory stores (``cmd_agents`` connects agents to memtui: mcp, hooks).
+
+Homes: ``--claude-home`` / ``$CLAUDE_CONFIG_DIR`` / ``~/.claude`` and ``--gemini-home`` /
+``$GEMINI_CLI_HOME`` / ``~/.gemini`` (``--codex-home`` as for ``memtui codex``). ``show``
+never writes. A write into an agent's store needs ``--write``: without it the command
+prints what it would change (a diff with secrets shown only by kind) and exits 4
+(``agent_write_refused``, the plan also in the JSON error object). Exit codes: 3 for a
+missing home, file or patch; 4 without ``--write`` or for a symlink leading outside the
+store; 5 for invalid input (a patch that does not apply, settings that are not JSON, an
+export target that is not a new folder); 1 when the file changed since it was read.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from rich import box
+from rich.table import Table
+from rich.text import Text
+
+from memtui.cli import render
+from memtui.cli.common import positive_int
+from memtui.cli.context import CliContext
+from memtui.engine.agents.models import Problem, SecretFinding
+from memtui.engine.agents.overview import AgentHomeInfo, AgentRow, AgentsOverview
+from memtui.engine.agents.plans import WritePlan, apply_plan
+from memtui.errors import MemtuiError, NotFound
+from memtui.textsafe import one_line
+
+DEFAULT_LIMIT = 50
+"""Rows per list in human output (JSON always has everything)."""
+KIB = 1024
+LABEL_CHARS = 60
+"""Most characters of a project path shown in a table (its end)."""
+MIN_LABEL_CHARS = 12
+
+
+def human_size(size: int) -> str:
+    """Bytes for people: ``812 B``, ``24.4 KB``."""
+    return f"{size} B" if size < KIB else f"{size / KIB:.1f} KB"
+
+
+def meter_text(row: AgentRow) -> str:
+    """``174/250 -76``: index lines loaded / all, and how many entries are cut (empty
+    without an index)."""
+    index = row.index
+    if index is None:
+        return ""
+    text = f"{index.loaded_lines}/{index.lines}"
+    if index.over_limit:
+        text += f" -{len(index.dropped)}"
+    return text
+
+
+def tail(text: str, chars: int) -> str:
+    """One line of ``text``; when too long, its end (the informative part of a path)."""
+    flat = one_line(text, 10 * chars)
+    return flat if len(flat) <= chars else "…" + flat[-(chars - 1):]
+
+
+def switch_text(row: AgentRow | AgentHomeInfo) -> str:
+    """``on`` / ``off`` and where the winning switch is set."""
+    state = "?" if row.auto_memory is None else "on" if row.auto_memory else "off"
+    winners = [item for item in row.switches if item.effective and "autoMemory" in item.name
+               or item.name in ("features.memories",)]
+    where = winners[-1].where if winners else "default"
+    return f"{state} ({where})"
+
+
+def _home_option(parser: argparse.ArgumentParser, agent: str) -> None:
+    helps = {"claude": "the Claude Code home (else $CLAUDE_CONFIG_DIR, else ~/.claude)",
+             "gemini": "the Gemini CLI home (else $GEMINI_CLI_HOME, else ~/.gemini)",
+             "codex": "the Codex home (else $CODEX_HOME, else ~/.codex)"}
+    parser.add_argument(f"--{agent}-home", metavar="PATH", default=argparse.SUPPRESS,
+                        help=helps[agent])
+
+
+def _given(args: argparse.Namespace, agent: str) -> str | None:
+    value = getattr(args, f"{agent}_home", None)
+    return str(value) if value else None
+
+
+def claude_home(args: argparse.Namespace) -> Path:
+    """The Claude Code home named by the options; NotFound when it is not a folder."""
+    from memtui.engine.agents.paths import resolve_claude_home
+
+    home = resolve_claude_home(_given(args, "claude"))
+    if not home.is_dir():
+        raise NotFound(f"{home}: Claude Code home not found (give --claude-home PATH or set "
+                       "CLAUDE_CONFIG_DIR)")
+    return home
+
+
+def gemini_home(args: argparse.Namespace) -> Path:
+    """The Gemini CLI home named by the options; NotFound when it is not a folder."""
+    from memtui.engine.agents.paths import resolve_gemini_home
+
+    home = resolve_gemini_home(_given(args, "gemini"))
+    if not home.is_dir():
+        raise NotFound(f"{home}: Gemini CLI home not found (give --gemini-home PATH or set "
+                       "GEMINI_CLI_HOME)")
+    return home
+
+
+# ---- show -------------------------------------------------------------------------------------
+
+
+def rows_table(rows: Sequence[AgentRow], with_agent: bool, width: int) -> Table:
+    """One line per agent and project; the project path gets what the other columns leave
+    (its end shown when cut)."""
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1), collapse_padding=True)
+    fixed = [("files", 5), ("size", 8), ("auto", 4), ("index", 11), ("secr", 4),
+             ("inbox", 5), ("probl", 5)]
+    if with_agent:
+        table.add_column("agent", no_wrap=True, min_width=6)
+    used = sum(size + 2 for _name, size in fixed) + (8 if with_agent else 0)
+    label_chars = max(MIN_LABEL_CHARS, min(LABEL_CHARS, width - used - 1))
+    table.add_column("project", no_wrap=True, overflow="ellipsis", min_width=label_chars,
+                     max_width=label_chars)
+    for name, size in fixed:
+        table.add_column(name, justify="left" if name in ("auto", "index") else "right",
+                         no_wrap=True, min_width=size, overflow="ellipsis")
+    for row in rows:
+        cells: list[Text | str] = []
+        if with_agent:
+            cells.append(row.agent)
+        label = row.label + (f" (worktree of {row.worktree_of})" if row.worktree_of else "")
+        cells += [render.text(tail(label, label_chars)), str(row.files), human_size(row.size),
+                  "?" if row.auto_memory is None else "on" if row.auto_memory else "off",
+                  Text(meter_text(row), style="yellow" if row.index and row.index.over_limit
+                       else ""),
+                  Text(str(len(row.secrets)), style="bold red" if row.secrets else ""),
+                  str(row.inbox) if row.inbox else "", str(len(row.problems))]
+        table.add_row(*cells)
+    return table
+
+
+def _secrets(ctx: CliContext, findings: Sequence[SecretFinding], limit: int) -> None:
+    if not findings:
+        return
+    ctx.console.print(Text(f"Secrets found ({len(findings)}) — file, line, kind; values never "
+                           "shown", style="bold red"))
+    for finding in findings[:limit]:
+        ctx.console.print(Text(f"- {one_line(finding.path, 200)}:{finding.line}  "
+                               f"{finding.kind}"))
+    _more(ctx, limit, len(findings), "secrets")
+
+
+def _dropped(ctx: CliContext, rows: Sequence[AgentRow], limit: int) -> None:
+    for row in rows:
+        if row.index is None or not row.index.over_limit:
+            continue
+        names = row.index.dropped
+        ctx.console.print(Text(f"Not loaded at session start in {one_line(row.label, 120)} "
+                               f"({len(names)} entries past {row.index.max_lines} lines / "
+                               f"{row.index.max_bytes} bytes):", style="yellow"))
+        shown = ", ".join(one_line(name, 60) for name in names[:limit])
+        ctx.console.print(Text(f"  {shown}" + (" …" if len(names) > limit else "")))
+
+
+def _problems(ctx: CliContext, problems: Sequence[Problem], limit: int) -> None:
+    if not problems:
+        return
+    ctx.console.print(Text(f"Problems ({len(problems)} item(s) skipped or read with a "
+                           "defect)", style="bold"))
+    for problem in problems[:limit]:
+        ctx.console.print(Text(f"- {one_line(str(problem), 300)}", style="yellow"))
+    _more(ctx, limit, len(problems), "problems")
+
+
+def _more(ctx: CliContext, shown: int, total: int, what: str) -> None:
+    if total > shown:
+        ctx.console.print(Text(f"… {total - shown} more {what} (use --limit or --json)",
+                               style="dim"))
+
+
+def print_overview(ctx: CliContext, overview: AgentsOverview, limit: int,
+                   with_agent: bool = True) -> None:
+    """The human form of ``agents show`` (and of ``claude show`` / ``gemini show``)."""
+    for home in overview.homes:
+        state = "found" if home.found else "not found"
+        ctx.console.print(Text(f"{home_title(home.agent)} home {home.home} ({state}); auto "
+                               f"memory {switch_text(home)}", style="bold"))
+        for switch in home.switches:
+            mark = "" if switch.effective else " (overridden)"
+            ctx.console.print(Text(f"  {switch.name} = {one_line(str(switch.value), 80)} — "
+                                   f"{one_line(switch.where, 160)}{mark}", style="dim"))
+        if home.instructions:
+            ctx.console.print(Text(f"  instruction files: {len(home.instructions)} "
+                                   "(read-only; --json lists them with their origin)",
+                                   style="dim"))
+    rows = overview.rows
+    if rows:
+        ctx.console.print(rows_table(rows[:limit], with_agent, ctx.console.width))
+        _more(ctx, limit, len(rows), "rows")
+    _dropped(ctx, rows, limit)
+    findings = [f for home in overview.homes for f in home.secrets] + \
+        [f for row in rows for f in row.secrets]
+    _secrets(ctx, findings, limit)
+    problems = [p for home in overview.homes for p in home.problems] + \
+        [p for row in rows for p in row.problems]
+    _problems(ctx, problems, limit)
+
+
+def home_title(agent: str) -> str:
+    """``Claude Code``, ``Gemini CLI``, ``Codex``."""
+    from memtui.engine.agents.overview import AGENT_TITLES
+
+    return AGENT_TITLES.get(agent, agent)
+
+
+def agents_show(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``agents show``: every agent home on the machine, read-only."""
+    from memtui.engine.agents.overview import agents_overview
+
+    overview = agents_overview(_given(args, "claude"), _given(args, "gemini"),
+                               _given(args, "codex"))
+    if ctx.json:
+        ctx.emit_json(overview.to_json())
+    else:
+        print_overview(ctx, overview, args.limit)
+    return 0
+
+
+def claude_show(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``claude show``: the Claude Code home, read-only."""
+    from memtui.engine.agents.claude import read_claude_home
+    from memtui.engine.agents.overview import claude_rows
+
+    read = read_claude_home(claude_home(args))
+    if ctx.json:
+        ctx.emit_json(read.to_json())
+        return 0
+    info, rows = claude_rows(read)
+    print_overview(ctx, AgentsOverview((info,), tuple(rows)), args.limit, with_agent=False)
+    return 0
+
+
+def gemini_show(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``gemini show``: the Gemini CLI home, read-only (with its inbox)."""
+    from memtui.engine.agents.gemini import read_gemini_home
+    from memtui.engine.agents.overview import gemini_rows
+
+    read = read_gemini_home(gemini_home(args))
+    if ctx.json:
+        data = read.to_json()
+        data["inbox"] = [patch.to_json() for patch in read.inbox]
+        ctx.emit_json(data)
+        return 0
+    info, rows = gemini_rows(read)
+    print_overview(ctx, AgentsOverview((info,), tuple(rows)), args.limit, with_agent=False)
+    ctx.console.print(Text(f"Gemini Added Memories ({len(read.added_memories)})", style="bold"))
+    for fact in read.added_memories[:args.limit]:
+        ctx.console.print(Text(f"- {one_line(fact, 200)}"))
+    _print_inbox(ctx, read.inbox, args.limit)
+    return 0
+
+
+def _print_inbox(ctx: CliContext, patches: Sequence[Any], limit: int) -> None:
+    ctx.console.print(Text(f"Inbox ({len(patches)} patch(es) waiting)", style="bold"))
+    for patch in patches[:limit]:
+        where = f"{patch.project}:" if patch.project else ""
+        state = f"+{patch.added} -{patch.removed} → {', '.join(patch.targets)}" if patch.valid \
+            else f"cannot apply: {patch.reason}"
+        ctx.console.print(Text(f"- {one_line(where + patch.id, 120)}  {one_line(state, 200)}"))
+
+
+# ---- writes ------------------------------------------------------------------------------------
+
+
+def run_plan(ctx: CliContext, args: argparse.Namespace, make: Callable[[], WritePlan]) -> int:
+    """Make a plan; without ``--write`` print it and refuse (exit 4), else write it."""
+    plan = make()
+    if not args.write:
+        if not ctx.json:
+            ctx.console.print(Text(f"would {plan.summary}", style="bold"))
+            diff = plan.diff()
+            if diff:
+                ctx.console.print(Text(diff.rstrip("\n")))
+            for note in plan.notes:
+                ctx.console.print(Text(f"note: {one_line(note, 300)}", style="yellow"))
+    applied = apply_plan(plan, bool(args.write))
+    if ctx.json:
+        ctx.emit_json(applied.to_json())
+        return 0
+    ctx.console.print(Text(f"done: {plan.summary}"))
+    for note in plan.notes:
+        ctx.console.print(Text(f"note: {one_line(note, 300)}", style="yellow"))
+    return 0
+
+
+def _claude_memory_folder(home: Path, ref: str) -> Path:
+    path = Path(ref).expanduser().absolute()
+    if path.is_dir() and (home.absolute() in path.parents):
+        return path if path.name == "memory" else path / "memory"
+    from memtui.engine.agents.claude import read_claude_home
+
+    row = read_claude_home(home, instructions=False).project(ref)
+    if row is None or row.memory_dir is None:
+        raise NotFound(f"no Claude Code memory folder for {ref!r} in {home}")
+    return Path(row.memory_dir)
+
+
+def claude_write(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``claude forget|edit|fix-index|redact|promote|auto-memory … [--write]``."""
+    from memtui.engine.agents import curation, switches
+
+    home = claude_home(args)
+    action = args.claude_command
+    makers: dict[str, Callable[[], WritePlan]] = {
+        "forget": lambda: curation.plan_forget(home, args.file),
+        "edit": lambda: curation.plan_edit(home, args.file, args.text),
+        "fix-index": lambda: curation.plan_fix_index(home,
+                                                     _claude_memory_folder(home, args.folder)),
+        "redact": lambda: curation.plan_redact(home, args.file),
+        "promote": lambda: curation.plan_promote_claude(home, args.file),
+    }
+    if action == "auto-memory":
+        target = (Path(args.project).expanduser().absolute() / ".claude") if args.project \
+            else home
+        return run_plan(ctx, args, lambda: switches.plan_switch(
+            target / "settings.json", target, switches.CLAUDE_SWITCH, args.state == "on"))
+    return run_plan(ctx, args, makers[action])
+
+
+def gemini_write(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``gemini forget|redact|promote|auto-memory … [--write]``."""
+    from memtui.engine.agents import curation, switches
+    from memtui.engine.agents.gemini import read_gemini_home
+
+    home = gemini_home(args)
+    action = args.gemini_command
+    context_file = read_gemini_home(home, instructions=False).context_files[0]
+    if action == "forget":
+        if bool(args.file) == bool(args.fact):
+            raise MemtuiError("give a FILE or --fact TEXT (one of them)")
+        if args.fact:
+            return run_plan(ctx, args, lambda: curation.plan_forget_fact(home, args.fact,
+                                                                         context_file))
+        return run_plan(ctx, args, lambda: curation.plan_forget(home, args.file))
+    if action == "redact":
+        return run_plan(ctx, args, lambda: curation.plan_redact(home, args.file))
+    if action == "promote":
+        return run_plan(ctx, args, lambda: curation.plan_promote_gemini(home, args.file,
+                                                                        context_file))
+    return run_plan(ctx, args, lambda: switches.plan_switch(
+        home / "settings.json", home, switches.GEMINI_SWITCH, args.state == "on"))
+
+
+def gemini_inbox(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``gemini inbox list | apply PATCH --write | dismiss PATCH --write``."""
+    from memtui.engine.agents import inbox
+
+    home = gemini_home(args)
+    if args.inbox_command == "list":
+        patches = inbox.list_gemini_inbox(home)
+        if ctx.json:
+            ctx.emit_json({"items": [patch.to_json() for patch in patches],
+                           "count": len(patches)})
+        else:
+            _print_inbox(ctx, patches, DEFAULT_LIMIT)
+        return 0
+    if args.inbox_command == "apply":
+        return run_plan(ctx, args, lambda: inbox.plan_apply_patch(home, args.patch))
+    return run_plan(ctx, args, lambda: inbox.plan_dismiss_patch(home, args.patch))
+
+
+# ---- import / export ---------------------------------------------------------------------------
+
+
+def _import_out(ctx: CliContext, report: Any, what: str, limit: int) -> int:
+    if ctx.json:
+        ctx.emit_json(report.to_json())
+        return 0
+    skipped = ", ".join(f"{reason} {count}" for reason, count in report.skipped.items())
+    ctx.console.print(Text(f"imported {report.imported} {what} from {one_line(report.home)}; "
+                           f"skipped {sum(report.skipped.values())}"
+                           + (f" ({skipped})" if skipped else "") + f"; errors {report.errors}"))
+    if report.created_projects:
+        ctx.console.print(Text("created project(s): " + ", ".join(report.created_projects)))
+    others = [item for item in report.items
+              if item.outcome != "imported" and item.reason != "already_imported"]
+    for item in others[:limit]:
+        why = f"{item.reason}: {item.detail}" if item.detail else str(item.reason)
+        ctx.console.print(Text(f"- {one_line(item.ref, 120)} {item.outcome}: "
+                               f"{one_line(why, 200)}", style="dim"))
+    _more(ctx, limit, len(others), "items")
+    _problems(ctx, report.problems, limit)
+    return 0
+
+
+def claude_import(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``claude import``: topic files become memtui memories."""
+    report = ctx.engine.agents.import_claude(claude_home(args))
+    return _import_out(ctx, report, "memories", args.limit)
+
+
+def claude_transcripts(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``claude import-transcripts``: sessions become completed tasks (incremental)."""
+    report = ctx.engine.agents.import_transcripts(claude_home(args))
+    return _import_out(ctx, report, "sessions as tasks", args.limit)
+
+
+def gemini_import(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``gemini import``: Gemini memories become memtui memories."""
+    report = ctx.engine.agents.import_gemini(gemini_home(args))
+    return _import_out(ctx, report, "memories", args.limit)
+
+
+def export(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``claude export DIR`` / ``gemini export DIR``: the store in the agent's format."""
+    agent = "claude" if getattr(args, "claude_command", None) == "export" else "gemini"
+    result = ctx.engine.agents.export(agent, args.dir)
+    if ctx.json:
+        ctx.emit_json(result)
+        return 0
+    ctx.console.print(Text(f"exported {result['memories']} memories to "
+                           f"{one_line(result['path'])} ({len(result['files'])} files)"))
+    flag = "--claude-home" if agent == "claude" else "--gemini-home"
+    ctx.console.print(Text(f"browse it with: memtui {agent} show {flag} "
+                           f"{one_line(result['path'])}", style="dim"))
+    for note in result["notes"]:
+        ctx.console.print(Text(f"note: {one_line(note, 300)}", style="yellow"))
+    return 0
+
+
+# ---- parser ------------------------------------------------------------------------------------
+
+
+def _limit(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--limit", type=positive_int, default=DEFAULT_LIMIT,
+                        help="rows per list in human output")
+
+
+def _write(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--write", action="store_true",
+                        help="really change the agent's files (else: show what would change)")
+
+
+def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    """Add ``memtui agents``, ``memtui claude`` and ``memtui gemini``."""
+    agents = sub.add_parser("agents", help="every agent's memory on this machine",
+                            parents=[common])
+    asub = agents.add_subparsers(dest="agents_command", metavar="ACTION", required=True)
+    p = asub.add_parser("show", help="Claude Code, Gemini CLI and Codex, one row per project",
+                        parents=[common])
+    _limit(p)
+    for agent in ("claude", "gemini", "codex"):
+        _home_option(p, agent)
+    p.set_defaults(handler=agents_show)
+
+    claude = sub.add_parser("claude", help="browse, curate, import and export Claude Code "
+                            "memory", parents=[common])
+    _home_option(claude, "claude")
+    csub = claude.add_subparsers(dest="claude_command", metavar="ACTION", required=True)
+    p = csub.add_parser("show", help="the Claude Code home (read-only)", parents=[common])
+    _limit(p)
+    p.set_defaults(handler=claude_show)
+    p = csub.add_parser("import", help="topic files become memories", parents=[common])
+    _limit(p)
+    p.set_defaults(handler=claude_import)
+    p = csub.add_parser("import-transcripts", help="sessions become completed tasks",
+                        parents=[common])
+    _limit(p)
+    p.set_defaults(handler=claude_transcripts)
+    p = csub.add_parser("export", help="write the store as a Claude Code home",
+                        parents=[common])
+    p.add_argument("dir", metavar="DIR", help="a new (or empty) folder")
+    p.set_defaults(handler=export)
+    for name, text in (("forget", "remove a topic file and its index line"),
+                       ("redact", "replace the secrets in a memory file"),
+                       ("promote", "move a project memory to ~/.claude/CLAUDE.md")):
+        p = csub.add_parser(name, help=f"{text} (needs --write)", parents=[common])
+        p.add_argument("file", metavar="FILE")
+        _write(p)
+        p.set_defaults(handler=claude_write)
+    p = csub.add_parser("edit", help="replace a topic file's text (needs --write)",
+                        parents=[common])
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("text", metavar="TEXT")
+    _write(p)
+    p.set_defaults(handler=claude_write)
+    p = csub.add_parser("fix-index", help="repair a MEMORY.md (needs --write)",
+                        parents=[common])
+    p.add_argument("folder", metavar="FOLDER|SLUG|PROJECT_PATH")
+    _write(p)
+    p.set_defaults(handler=claude_write)
+    p = csub.add_parser("auto-memory", help="switch auto memory on or off (needs --write)",
+                        parents=[common])
+    p.add_argument("state", choices=("on", "off"))
+    p.add_argument("--project", metavar="DIR", default=None,
+                   help="in DIR/.claude/settings.json (else ~/.claude/settings.json)")
+    _write(p)
+    p.set_defaults(handler=claude_write)
+    for parser in csub.choices.values():
+        _home_option(parser, "claude")
+
+    gemini = sub.add_parser("gemini", help="browse, curate, import and export Gemini CLI "
+                            "memory", parents=[common])
+    _home_option(gemini, "gemini")
+    gsub = gemini.add_subparsers(dest="gemini_command", metavar="ACTION", required=True)
+    p = gsub.add_parser("show", help="the Gemini CLI home (read-only)", parents=[common])
+    _limit(p)
+    p.set_defaults(handler=gemini_show)
+    p = gsub.add_parser("import", help="Gemini memories become memories", parents=[common])
+    _limit(p)
+    p.set_defaults(handler=gemini_import)
+    p = gsub.add_parser("export", help="write the store as a Gemini CLI home",
+                        parents=[common])
+    p.add_argument("dir", metavar="DIR", help="a new (or empty) folder")
+    p.set_defaults(handler=export)
+    p = gsub.add_parser("forget", help="remove a memory file or an added memory (needs "
+                        "--write)", parents=[common])
+    p.add_argument("file", metavar="FILE", nargs="?", default=None)
+    p.add_argument("--fact", metavar="TEXT", default=None,
+                   help="a '## Gemini Added Memories' line (exact, or a unique part)")
+    _write(p)
+    p.set_defaults(handler=gemini_write)
+    for name, text in (("redact", "replace the secrets in a memory file"),
+                       ("promote", "move a project memory to the global GEMINI.md")):
+        p = gsub.add_parser(name, help=f"{text} (needs --write)", parents=[common])
+        p.add_argument("file", metavar="FILE")
+        _write(p)
+        p.set_defaults(handler=gemini_write)
+    p = gsub.add_parser("auto-memory", help="switch experimental.autoMemory (needs --write)",
+                        parents=[common])
+    p.add_argument("state", choices=("on", "off"))
+    _write(p)
+    p.set_defaults(handler=gemini_write)
+    p = gsub.add_parser("inbox", help="pending auto-memory patches", parents=[common])
+    isub = p.add_subparsers(dest="inbox_command", metavar="ACTION", required=True)
+    q = isub.add_parser("list", help="every pending patch", parents=[common])
+    _home_option(q, "gemini")
+    q.set_defaults(handler=gemini_inbox)
+    for name in ("apply", "dismiss"):
+        q = isub.add_parser(name, help=f"{name} a patch (needs --write)", parents=[common])
+        q.add_argument("patch", metavar="PATCH", help="[<slug>:]<scope>/<name>.patch or a path")
+        _write(q)
+        _home_option(q, "gemini")
+        q.set_defaults(handler=gemini_inbox)
+    for parser in gsub.choices.values():
+        _home_option(parser, "gemini")

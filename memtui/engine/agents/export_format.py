@@ -1,0 +1,136 @@
+"""memtui's memories written in Claude Code's and Gemini CLI's formats (file name -> text).
+
+Claude Code: ``projects/<slug>/memory/MEMORY.md`` (one ``- [Title](file.md) — hook`` line
+per memory) and one topic file per memory (front matter ``name``, ``description``,
+``type``), per project with a root path (else ``projects/memtui-<id>/``); user-level
+memories go to ``CLAUDE.md`` as bullets. Gemini CLI: ``GEMINI.md`` with the user-level
+memories under ``## Gemini Added Memories``, ``projects.json``, and per project
+``tmp/<slug>/memory/`` (``MEMORY.md`` and one file per memory, ``.project_root``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from memtui.engine.agents.frontmatter import render_front_matter
+from memtui.engine.agents.gemini import ADDED_MEMORIES_HEADING
+from memtui.engine.agents.index import MAX_INDEX_BYTES, MAX_INDEX_LINES, loaded_cut
+from memtui.engine.agents.paths import claude_slug, gemini_slug
+
+KIND_TO_CLAUDE_TYPE = {"preference": "user", "convention": "feedback", "decision": "project",
+                       "fact": "project"}
+CLAUDE_TYPE_TO_KIND = {"user": "preference", "feedback": "convention", "project": "fact",
+                       "reference": "fact"}
+MAX_TITLE_CHARS = 60
+MAX_FILE_SLUG_CHARS = 48
+USER_HEADING = "## memtui user memories"
+_FILE_JUNK = re.compile(r"[^a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class ExportMemory:
+    """One memory to write: its id, kind and text."""
+
+    id: str
+    kind: str
+    content: str
+
+
+@dataclass(frozen=True)
+class ExportProject:
+    """One project's memories to write."""
+
+    id: str
+    root: str | None
+    memories: tuple[ExportMemory, ...]
+
+
+def title_of(text: str) -> str:
+    """The first non-empty line, flattened and cut to ``MAX_TITLE_CHARS``."""
+    first = next((" ".join(line.split()) for line in text.split("\n") if line.strip()), "")
+    first = first.lstrip("#-* ").replace("[", "(").replace("]", ")")
+    return (first[:MAX_TITLE_CHARS - 1] + "…") if len(first) > MAX_TITLE_CHARS else first
+
+
+def file_name(memory: ExportMemory, taken: set[str]) -> str:
+    """A unique topic file name from the memory's kind and title."""
+    base = _FILE_JUNK.sub("_", f"{memory.kind} {title_of(memory.content)}".lower()).strip("_")
+    base = base[:MAX_FILE_SLUG_CHARS].rstrip("_") or "memory"
+    name = f"{base}.md"
+    number = 2
+    while name in taken:
+        name = f"{base}_{number}.md"
+        number += 1
+    taken.add(name)
+    return name
+
+
+def _memory_folder(memories: Iterable[ExportMemory]) -> tuple[dict[str, str], list[str]]:
+    files: dict[str, str] = {}
+    lines: list[str] = []
+    taken: set[str] = {"MEMORY.md"}
+    for memory in memories:
+        name = file_name(memory, taken)
+        title = title_of(memory.content) or memory.id
+        fields = {"name": title, "description": title,
+                  "type": KIND_TO_CLAUDE_TYPE.get(memory.kind, "project")}
+        files[name] = render_front_matter(fields) + "\n" + memory.content.strip() + "\n"
+        lines.append(f"- [{title}]({name}) — {memory.kind}")
+    return files, lines
+
+
+def render_claude(projects: Iterable[ExportProject], user: Iterable[ExportMemory]
+                  ) -> tuple[dict[str, str], list[str]]:
+    """(files, notes) of a Claude Code home; a note says when an index passes the limit."""
+    files: dict[str, str] = {}
+    notes: list[str] = []
+    for project in projects:
+        slug = claude_slug(project.root) if project.root else f"memtui-{project.id}"
+        topic_files, lines = _memory_folder(project.memories)
+        if not lines:
+            continue
+        base = f"projects/{slug}/memory"
+        index = "\n".join(lines) + "\n"
+        files[f"{base}/MEMORY.md"] = index
+        files.update({f"{base}/{name}": text for name, text in topic_files.items()})
+        loaded = loaded_cut(index)[0]
+        if loaded < len(lines):
+            notes.append(f"project {project.id}: {len(lines) - loaded} of {len(lines)} index "
+                         f"entries fall past Claude Code's {MAX_INDEX_LINES}-line / "
+                         f"{MAX_INDEX_BYTES}-byte limit")
+    bullets = [" ".join(memory.content.split()) for memory in user]
+    if bullets:
+        files["CLAUDE.md"] = USER_HEADING + "\n\n" + "\n".join(f"- {b}" for b in bullets) + "\n"
+    return files, notes
+
+
+def render_gemini(projects: Iterable[ExportProject], user: Iterable[ExportMemory]
+                  ) -> tuple[dict[str, str], list[str]]:
+    """(files, notes) of a Gemini CLI home."""
+    files: dict[str, str] = {}
+    mapping: dict[str, str] = {}
+    used: set[str] = set()
+    for project in projects:
+        topic_files, lines = _memory_folder(project.memories)
+        if not lines:
+            continue
+        base_slug = gemini_slug(project.root) if project.root else gemini_slug(project.id)
+        slug = base_slug
+        number = 1
+        while slug in used:
+            slug = f"{base_slug}-{number}"
+            number += 1
+        used.add(slug)
+        base = f"tmp/{slug}/memory"
+        files[f"{base}/MEMORY.md"] = "\n".join(lines) + "\n"
+        files.update({f"{base}/{name}": text for name, text in topic_files.items()})
+        if project.root:
+            mapping[project.root] = slug
+            files[f"tmp/{slug}/.project_root"] = project.root + "\n"
+    bullets = [" ".join(memory.content.split()) for memory in user]
+    files["GEMINI.md"] = ADDED_MEMORIES_HEADING + "\n" + "".join(f"- {b}\n" for b in bullets)
+    files["projects.json"] = json.dumps({"projects": mapping}, indent=2) + "\n"
+    return files, []

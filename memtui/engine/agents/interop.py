@@ -1,0 +1,381 @@
+"""Claude Code and Gemini CLI stores <-> memtui's store (spec/80 "Import and export",
+"Transcripts as tasks"), as the engine's user and through the engine's one write path.
+
+- ``import_claude(home)`` / ``import_gemini(home)``: each memory file (a Claude Code topic
+  file, a Gemini CLI private memory file, a plain bullet of a Gemini index, each "Gemini
+  Added Memories" bullet) becomes one memory with ``source = import`` and the file as
+  provenance (``source_thread_id`` = ``claude:<slug>/<file>``, ``gemini:<slug>/<file>``,
+  ``gemini:global:<hash>``), in the project whose root holds the folder's project path (a
+  project is created from the path when none fits; a folder with no known path is skipped
+  as ``no_project``). Global Gemini memories are user-level. Texts are redacted again and
+  cut to the size limit. Importing twice adds nothing (and a memory forgotten in memtui is
+  not brought back).
+- ``import_transcripts(home)``: each main Claude Code session becomes a completed task
+  (``source = claude``, ``source_ref`` = the session id); incremental: a session already
+  recorded is skipped before its file is read again.
+- ``export_claude(dir)`` / ``export_gemini(dir)``: the actor's view of the store in each
+  format, into a new folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any
+
+from memtui.engine.agents.claude import read_claude_home
+from memtui.engine.agents.errors import AgentFileProblem, AgentInputError
+from memtui.engine.agents.export_format import (
+    CLAUDE_TYPE_TO_KIND,
+    ExportMemory,
+    ExportProject,
+    render_claude,
+    render_gemini,
+)
+from memtui.engine.agents.gemini import read_gemini_home
+from memtui.engine.agents.models import AgentProject, MemoryFile, Problem
+from memtui.engine.agents.paths import resolve_claude_home
+from memtui.engine.agents.safe_files import real_root
+from memtui.engine.agents.transcripts import TranscriptTask, read_transcript, transcript_files
+from memtui.engine.base import EngineArea
+from memtui.engine.codex.export_writer import write_export
+from memtui.engine.codex.importer import (
+    OUTCOME_ERROR,
+    OUTCOME_IMPORTED,
+    OUTCOME_SKIPPED,
+    REASON_ALREADY,
+    REASON_EMPTY,
+    REASON_FORGOTTEN,
+    ImportItem,
+    ImportReport,
+    bound_text,
+    note_kind,
+    project_id_from_folder,
+    usable_cwd,
+)
+from memtui.engine.identity import MAX_LIST_LIMIT
+from memtui.engine.redaction import redact
+from memtui.engine.tasks import MAX_TASK_TEXT_BYTES
+from memtui.engine.validation import MAX_CONTENT_BYTES
+from memtui.errors import Conflict, MemtuiError
+from memtui.store.models import Memory, PageCursor
+
+if TYPE_CHECKING:
+    from memtui.engine.api import Engine
+
+IMPORT_SOURCE = "import"
+TASK_SOURCE_CLAUDE = "claude"
+REF_CLAUDE = "claude:"
+REF_GEMINI = "gemini:"
+MAX_REF_CHARS = 240
+"""A provenance longer than this keeps its start and a hash of the whole."""
+REASON_NO_PROJECT = "no_project"
+REASON_SUBAGENT = "subagent_session"
+REASON_NO_GOAL = "no_goal"
+REASON_NO_RESULT = "missing_result"
+REASON_NO_TIMES = "missing_times"
+KIND_FILE = "file"
+KIND_FACT = "fact"
+KIND_SESSION = "session"
+MAX_PROJECT_ATTEMPTS = 1000
+MAX_PROJECT_ID_CHARS = 64
+
+
+def provenance(prefix: str, key: str, relative: str) -> str:
+    """``<prefix><key>/<relative>``, hashed when too long for a provenance."""
+    ref = f"{prefix}{key}/{relative}"
+    if len(ref) <= MAX_REF_CHARS:
+        return ref
+    digest = hashlib.sha256(ref.encode("utf-8")).hexdigest()[:16]
+    return f"{ref[:MAX_REF_CHARS - 18]}#{digest}"
+
+
+def fact_ref(text: str) -> str:
+    """Provenance of a global Gemini added memory (a hash of its text)."""
+    return f"{REF_GEMINI}global:{hashlib.sha256(text.encode('utf-8')).hexdigest()[:20]}"
+
+
+def memory_text(item: MemoryFile) -> str:
+    """A memory file's text for memtui: title and description, then the body."""
+    head = item.name or ""
+    if item.description and item.description != item.name:
+        head = f"{head} — {item.description}" if head else item.description
+    body = item.body.strip()
+    return f"{head}\n\n{body}".strip() if head else body
+
+
+@dataclass
+class _Picker:
+    """A ``cwd`` -> writable project, creating one when none fits (cached per run)."""
+
+    engine: Engine
+
+    def __post_init__(self) -> None:
+        self.cache: dict[str, str] = {}
+        self.created: list[str] = []
+
+    def project_for(self, cwd: str) -> str:
+        if cwd in self.cache:
+            return self.cache[cwd]
+        identity = self.engine.identity
+        found = identity.project_for_path(cwd)
+        if found is not None and identity.can_write(found.id):
+            self.cache[cwd] = found.id
+            return found.id
+        name = PurePosixPath(cwd).name
+        base = project_id_from_folder(name)
+        for attempt in range(1, MAX_PROJECT_ATTEMPTS + 1):
+            suffix = "" if attempt == 1 else f"-{attempt}"
+            candidate = base[:MAX_PROJECT_ID_CHARS - len(suffix)] + suffix
+            if self.engine.store.identity.get_project(candidate) is None:
+                identity.create_project(candidate, name[:200] or None, cwd)
+                self.cache[cwd] = candidate
+                self.created.append(candidate)
+                return candidate
+        raise Conflict(f"no free project id for {base!r}")
+
+
+class AgentsApi(EngineArea):
+    """Import Claude Code and Gemini CLI memories and transcripts into memtui, and export
+    memtui in their formats, as the engine's user (permissions, redaction, audit)."""
+
+    # ---- memories ----------------------------------------------------------------------
+
+    def _known(self, ref: str, path: str | None) -> ImportItem | None:
+        if self._store.memories.is_forgotten_source(ref):
+            return ImportItem(KIND_FILE, ref, OUTCOME_SKIPPED, REASON_FORGOTTEN,
+                              "its memory was forgotten in memtui", path=path)
+        ids = self._store.memories.ids_for_thread(ref)
+        for memory in self._store.memories.get_many(ids):
+            if memory.source == IMPORT_SOURCE:
+                return ImportItem(KIND_FILE, ref, OUTCOME_SKIPPED, REASON_ALREADY,
+                                  target_id=memory.id, project=memory.project, path=path)
+        return None
+
+    def _write(self, kind: str, ref: str, text: str, memory_kind: str, cwd: str | None,
+               path: str | None, picker: _Picker) -> ImportItem:
+        if not text.strip():
+            return ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_EMPTY, "no text", path=path)
+        try:
+            with self._store.transaction():
+                known = self._known(ref, path)
+                if known is not None:
+                    return ImportItem(kind, ref, known.outcome, known.reason, known.detail,
+                                      known.target_id, known.project, path=path)
+                project = picker.project_for(cwd) if cwd else None
+                content, cut = bound_text(redact(text.strip()), MAX_CONTENT_BYTES)
+                memory = self._engine.identity.add_memory(
+                    content, memory_kind, project, source=IMPORT_SOURCE, source_thread_id=ref)
+        except MemtuiError as error:
+            for created in list(picker.created):
+                if self._store.identity.get_project(created) is None:
+                    picker.created.remove(created)
+                    picker.cache = {k: v for k, v in picker.cache.items() if v != created}
+            return ImportItem(kind, ref, OUTCOME_ERROR, error.code, error.message, path=path)
+        return ImportItem(kind, ref, OUTCOME_IMPORTED, target_id=memory.id,
+                          project=memory.project, truncated=cut, path=path)
+
+    def _row_items(self, prefix: str, row: AgentProject, picker: _Picker,
+                   claude: bool) -> list[ImportItem]:
+        items: list[ImportItem] = []
+        cwd = usable_cwd(row.project)
+        for item in row.files:
+            if item.role in ("index", "log"):
+                continue
+            ref = provenance(prefix, row.key, item.relative)
+            if cwd is None:
+                items.append(ImportItem(KIND_FILE, ref, OUTCOME_SKIPPED, REASON_NO_PROJECT,
+                                        "the folder's project path is not known",
+                                        path=item.path))
+                continue
+            kind = CLAUDE_TYPE_TO_KIND.get(item.type or "", "fact") if claude else \
+                note_kind("", item.body)
+            items.append(self._write(KIND_FILE, ref, memory_text(item), kind, cwd, item.path,
+                                     picker))
+        if not claude and row.index is not None:
+            index = next((f for f in row.files if f.role == "index"), None)
+            for entry in row.index.entries:
+                if entry.target is not None or index is None:
+                    continue
+                ref = provenance(prefix, row.key, f"MEMORY.md#{_hash(entry.title)}")
+                if cwd is None:
+                    items.append(ImportItem(KIND_FACT, ref, OUTCOME_SKIPPED, REASON_NO_PROJECT,
+                                            "the folder's project path is not known",
+                                            path=index.path))
+                    continue
+                items.append(self._write(KIND_FACT, ref, entry.title,
+                                         note_kind("", entry.title), cwd, index.path, picker))
+        return items
+
+    def import_claude(self, home: str | os.PathLike[str] | None = None) -> ImportReport:
+        """Claude Code topic files become memories (see the module doc)."""
+        read = read_claude_home(home, instructions=False)
+        picker = _Picker(self._engine)
+        items: list[ImportItem] = []
+        problems: list[Problem] = list(read.problems)
+        for row in read.projects:
+            problems.extend(row.problems)
+            items.extend(self._row_items(REF_CLAUDE, row, picker, True))
+        return self._report("claude_memories_imported", read.home, items, problems, picker)
+
+    def import_gemini(self, home: str | os.PathLike[str] | None = None) -> ImportReport:
+        """Gemini CLI memories become memories (see the module doc)."""
+        read = read_gemini_home(home, instructions=False)
+        picker = _Picker(self._engine)
+        items: list[ImportItem] = []
+        problems: list[Problem] = list(read.problems)
+        global_path = read.projects[0].files[0].path if read.projects and \
+            read.projects[0].files else None
+        for fact in read.added_memories:
+            items.append(self._write(KIND_FACT, fact_ref(fact), fact, note_kind("", fact), None,
+                                     global_path, picker))
+        for row in read.projects[1:]:
+            problems.extend(row.problems)
+            items.extend(self._row_items(REF_GEMINI, row, picker, False))
+        return self._report("gemini_memories_imported", read.home, items, problems, picker)
+
+    def _report(self, action: str, home: str, items: list[ImportItem],
+                problems: list[Problem], picker: _Picker) -> ImportReport:
+        report = ImportReport(home, tuple(items), tuple(problems), tuple(picker.created))
+        if items:
+            detail = {"imported": report.imported, "skipped": report.skipped,
+                      "errors": report.errors, "created_projects": list(report.created_projects)}
+            with self._store.transaction():
+                self._store.audit.append(self.actor, action, None, detail)
+        return report
+
+    # ---- transcripts -------------------------------------------------------------------
+
+    def import_transcripts(self, home: str | os.PathLike[str] | None = None) -> ImportReport:
+        """Claude Code sessions become completed tasks, incrementally (module doc)."""
+        home_path = resolve_claude_home(home)
+        files, problems = transcript_files(home_path)
+        root = real_root(home_path)
+        picker = _Picker(self._engine)
+        items: list[ImportItem] = []
+        tasks = self._engine.tasks
+        for found in files:
+            path = str(found.path)
+            if found.subagent:
+                items.append(ImportItem(KIND_SESSION, found.ref, OUTCOME_SKIPPED,
+                                        REASON_SUBAGENT, "a sub-agent session (agent-*.jsonl)",
+                                        path=path))
+                continue
+            existing = tasks.find_by_source_ref(TASK_SOURCE_CLAUDE, found.ref)
+            if existing is not None:
+                items.append(ImportItem(KIND_SESSION, found.ref, OUTCOME_SKIPPED,
+                                        REASON_ALREADY, target_id=existing.id,
+                                        project=existing.project, path=path))
+                continue
+            try:
+                task = read_transcript(found.path, root)
+            except AgentFileProblem as error:
+                problems.append(Problem(path, error.reason))
+                items.append(ImportItem(KIND_SESSION, found.ref, OUTCOME_ERROR,
+                                        error.code, error.reason, path=path))
+                continue
+            problems.extend(task.problems)
+            items.append(self._import_session(found.ref, task, picker))
+        return self._report("claude_transcripts_imported", str(home_path), items, problems,
+                            picker)
+
+    def _import_session(self, ref: str, task: TranscriptTask, picker: _Picker) -> ImportItem:
+        path = task.file
+
+        def skip(reason: str, detail: str) -> ImportItem:
+            return ImportItem(KIND_SESSION, ref, OUTCOME_SKIPPED, reason, detail, path=path)
+
+        if task.sidechain_only:
+            return skip(REASON_SUBAGENT, "every record is a sub-agent (isSidechain) record")
+        if not (task.goal or "").strip():
+            return skip(REASON_NO_GOAL, "no user request in the session")
+        if not (task.result or "").strip():
+            return skip(REASON_NO_RESULT, "no assistant answer yet (still running?); import "
+                                          "again once it has one")
+        if not task.started_at or not task.finished_at:
+            return skip(REASON_NO_TIMES, "the records carry no usable times")
+        cwd = usable_cwd(task.cwd)
+        if cwd is None:
+            return skip(REASON_NO_PROJECT, "no absolute working directory to pick a project")
+        goal, _ = bound_text(redact(task.goal or ""), MAX_TASK_TEXT_BYTES)
+        result, _ = bound_text(redact(task.result or ""), MAX_TASK_TEXT_BYTES)
+        try:
+            with self._store.transaction():
+                project = picker.project_for(cwd)
+                added = self._engine.tasks.add_task(
+                    project, goal, goal, result, task.started_at, task.finished_at,
+                    status="completed", external_context=task.used_external_context,
+                    source=TASK_SOURCE_CLAUDE, source_ref=ref)
+        except Conflict:
+            return skip(REASON_ALREADY, "already recorded")
+        except MemtuiError as error:
+            return ImportItem(KIND_SESSION, ref, OUTCOME_ERROR, error.code, error.message,
+                              path=path)
+        return ImportItem(KIND_SESSION, ref, OUTCOME_IMPORTED, target_id=added.id,
+                          project=added.project, path=path)
+
+    # ---- export ------------------------------------------------------------------------
+
+    def _all_active(self, project: str | None) -> list[Memory]:
+        memories: list[Memory] = []
+        after: PageCursor | None = None
+        while True:
+            page = self._engine.identity.list_memories(project, status="active",
+                                                       limit=MAX_LIST_LIMIT, after=after)
+            memories.extend(page)
+            if len(page) < MAX_LIST_LIMIT:
+                break
+            after = PageCursor(page[-1].created_at, page[-1].id)
+        memories.sort(key=lambda item: (item.created_at, item.id))
+        return memories
+
+    def _export_input(self) -> tuple[list[ExportProject], list[ExportMemory]]:
+        def convert(items: list[Memory]) -> tuple[ExportMemory, ...]:
+            return tuple(ExportMemory(item.id, item.kind, item.content) for item in items)
+
+        with self._store.snapshot():
+            projects = sorted(self._engine.identity.list_projects(), key=lambda p: p[0].id)
+            out = [ExportProject(project.id, project.root_path,
+                                 convert(self._all_active(project.id)))
+                   for project, _role in projects]
+            user = list(convert(self._all_active(None)))
+        return out, user
+
+    def export(self, agent: str, target: str | os.PathLike[str]) -> dict[str, Any]:
+        """Write the store in ``agent``'s format (``claude`` or ``gemini``) into ``target``,
+        a new (or empty) folder; returns what was written."""
+        path = check_new_folder(target)
+        projects, user = self._export_input()
+        if agent == "claude":
+            files, notes = render_claude(projects, user)
+        elif agent == "gemini":
+            files, notes = render_gemini(projects, user)
+        else:
+            raise AgentInputError(f"unknown agent {agent!r}")
+        written = write_export(path, files)
+        memories = sum(len(project.memories) for project in projects) + len(user)
+        return {"path": str(written), "agent": agent, "memories": memories,
+                "files": sorted(files), "notes": notes}
+
+
+def _hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def check_new_folder(target: str | os.PathLike[str]) -> Path:
+    """The absolute export target; ``AgentInputError`` (nothing written) when it is a
+    symlink, a file or a folder that is not empty (an agent's own home above all)."""
+    path = Path(target).absolute()
+    if path.is_symlink():
+        raise AgentInputError(f"{path}: is a symlink; an export only goes into a new folder")
+    if path.exists() and (not path.is_dir() or any(path.iterdir())):
+        raise AgentInputError(f"{path}: exists and is not an empty folder; an export only "
+                              "goes into a new folder")
+    if not path.parent.is_dir():
+        raise AgentInputError(f"{path.parent}: folder does not exist")
+    return path
+
+
+__all__ = ["AgentsApi", "check_new_folder", "fact_ref", "memory_text", "provenance"]
