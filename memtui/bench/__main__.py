@@ -19,7 +19,8 @@ from memtui.bench.generate import DEFAULT_SEED, DEFAULT_SIZE, generate_store
 from memtui.bench.runner import Options, format_table, rows_json, run
 
 QUICK_SIZE = 100_000
-SECTIONS = ("start", "search", "pages", "extraction", "redaction", "recall", "codex", "mcp")
+SECTIONS = ("start", "search", "pages", "extraction", "redaction", "recall", "codex", "mcp",
+            "agents")
 
 
 def build_parser() -> argparse.ArgumentParser:

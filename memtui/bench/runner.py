@@ -20,7 +20,9 @@ processes only ever adds time. Rows:
    memory store).
 9. ``memory_recall`` through ``memtui mcp`` over stdio vs the Python API, and
    ``memtui hook session-start`` end to end vs ``python3 -c "import sqlite3, json"``
-   (``bench.mcp``).
+   (``bench.mcp``);
+10. reading every agent home of 100 projects (``bench.agents``) vs a bare read of the files
+   (``--only agents`` builds no memory store either).
 """
 
 from __future__ import annotations
@@ -569,6 +571,18 @@ def measure_mcp_rows(db: Path, user: str, quick: bool) -> list[Row]:
     ]
 
 
+def measure_agents_row(quick: bool) -> Row:
+    """Row 10: ``agents_overview`` of Claude Code and Gemini CLI homes of 100 projects each
+    vs a bare ``open().read()`` of the same files."""
+    from memtui.bench.agents import DEFAULT_PROJECTS, measure_agents
+
+    result = measure_agents(DEFAULT_PROJECTS, reps=3 if quick else 7)
+    return Row(f"agent homes read ({result['projects']} projects each, {result['rows']} rows)",
+               f"bare read {_ms(result['bare_read_s'])}", _ms(result["overview_s"]),
+               result["ratio_to_bare_read"], f"< {result['bar_s']:g} s",
+               bool(result["meets_bar"]), result)
+
+
 # ---- 6. list pages at N vs 1,000 rows --------------------------------------------------------
 
 
@@ -685,11 +699,16 @@ def run(options: Options) -> list[Row]:
     say = options.progress
     quick = options.quick
     wanted = set(options.only) or {"start", "search", "pages", "extraction", "redaction",
-                                   "recall", "codex", "mcp"}
+                                   "recall", "codex", "mcp", "agents"}
     rows: list[Row] = []
-    if wanted == {"codex"}:  # needs no memory store
-        say("codex import-rollouts…")
-        return measure_codex_rows(options.codex_rollouts)
+    if wanted <= {"codex", "agents"}:  # neither needs a memory store
+        if "codex" in wanted:
+            say("codex import-rollouts…")
+            rows += measure_codex_rows(options.codex_rollouts)
+        if "agents" in wanted:
+            say("agent homes…")
+            rows.append(measure_agents_row(quick))
+        return rows
     big, small = prepare_store(options)
     with working_copy(big, keep=options.db is not None) as db:
         if "start" in wanted:
@@ -716,6 +735,9 @@ def run(options: Options) -> list[Row]:
     if "codex" in wanted:
         say("codex import-rollouts…")
         rows += measure_codex_rows(200 if quick else options.codex_rollouts)
+    if "agents" in wanted:
+        say("agent homes…")
+        rows.append(measure_agents_row(quick))
     return rows
 
 

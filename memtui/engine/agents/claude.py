@@ -41,7 +41,13 @@ from memtui.engine.agents.paths import (
     claude_slug_matches,
     resolve_claude_home,
 )
-from memtui.engine.agents.safe_files import check_inside, list_folder, read_prefix, real_root
+from memtui.engine.agents.safe_files import (
+    check_inside,
+    folder_cache,
+    list_folder,
+    read_prefix,
+    real_root,
+)
 from memtui.engine.agents.settings_json import dotted, read_settings
 
 PROJECTS_DIR = "projects"
@@ -232,7 +238,7 @@ def _project_instructions(scan: InstructionScan, project: Path) -> None:
         read_instruction(scan, parent / INSTRUCTIONS_FILE, "parent")
 
 
-def read_claude_home(home: str | os.PathLike[str] | None = None, *,
+def _read_claude_home(home: str | os.PathLike[str] | None = None, *,
                      env: Mapping[str, str] | None = None,
                      managed_dir: Path | None = MANAGED_CLAUDE_DIR,
                      instructions: bool = True) -> ClaudeHome:
@@ -288,3 +294,15 @@ def read_claude_home(home: str | os.PathLike[str] | None = None, *,
     problems.extend(scan.problems)
     return ClaudeHome(str(home_path), True, enabled, marked, tuple(scan.files),
                       tuple(projects), tuple(scan.secrets), tuple(problems))
+
+
+def read_claude_home(home: str | os.PathLike[str] | None = None, *,
+                     env: Mapping[str, str] | None = None,
+                     managed_dir: Path | None = MANAGED_CLAUDE_DIR,
+                     instructions: bool = True) -> ClaudeHome:
+    """Read a Claude Code home (default: ``resolve_claude_home``). Never raises for bad
+    content: each bad item is one problem. ``instructions``: also read the CLAUDE.md
+    hierarchy (managed, user, each known project and its parents, imports)."""
+    with folder_cache():
+        return _read_claude_home(home, env=env, managed_dir=managed_dir,
+                                 instructions=instructions)

@@ -30,7 +30,13 @@ from memtui.engine.agents.models import (
     Switch,
 )
 from memtui.engine.agents.paths import resolve_gemini_home
-from memtui.engine.agents.safe_files import check_inside, list_folder, read_text, real_root
+from memtui.engine.agents.safe_files import (
+    check_inside,
+    folder_cache,
+    list_folder,
+    read_text,
+    real_root,
+)
 from memtui.engine.agents.secrets_scan import find_secrets
 from memtui.engine.agents.settings_json import dotted, read_settings
 
@@ -223,7 +229,7 @@ def _project_row(folder: Path, root: Path, project: str | None, enabled: bool,
                         auto_memory=enabled, problems=tuple(problems))
 
 
-def read_gemini_home(home: str | os.PathLike[str] | None = None, *,
+def _read_gemini_home(home: str | os.PathLike[str] | None = None, *,
                      env: Mapping[str, str] | None = None,
                      instructions: bool = True) -> GeminiHome:
     """Read a Gemini CLI home (default: ``resolve_gemini_home``); every bad item is one
@@ -280,3 +286,12 @@ def read_gemini_home(home: str | os.PathLike[str] | None = None, *,
     problems.extend(scan.problems)
     return GeminiHome(str(home_path), True, enabled, frozen, names, tuple(facts),
                       tuple(rows), tuple(scan.files), tuple(scan.secrets), tuple(problems))
+
+
+def read_gemini_home(home: str | os.PathLike[str] | None = None, *,
+                     env: Mapping[str, str] | None = None,
+                     instructions: bool = True) -> GeminiHome:
+    """Read a Gemini CLI home (default: ``resolve_gemini_home``); every bad item is one
+    problem, never an exception."""
+    with folder_cache():
+        return _read_gemini_home(home, env=env, instructions=instructions)

@@ -15,11 +15,13 @@ Nothing is ever half-written: a failure leaves the old file as it was.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import errno
 import hashlib
 import os
 import secrets
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,6 +62,38 @@ class FileStamp:
                 "sha256": self.sha256, "mode": oct(self.mode)}
 
 
+_FOLDER_CACHE: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar(
+    "memtui_agents_folder_cache", default=None)
+
+
+@contextlib.contextmanager
+def folder_cache() -> Iterator[None]:
+    """Within this block, the real path of each folder is resolved once (a reader lists and
+    opens thousands of files in the same few folders); writes never use it."""
+    token = _FOLDER_CACHE.set({})
+    try:
+        yield
+    finally:
+        _FOLDER_CACHE.reset(token)
+
+
+def realpath(path: str | os.PathLike[str]) -> str:
+    """``os.path.realpath``, with folders resolved once inside ``folder_cache``."""
+    text = os.fspath(path)
+    cache = _FOLDER_CACHE.get()
+    if cache is None:
+        return os.path.realpath(text)
+    parent, name = os.path.split(os.path.abspath(text))
+    if name in ("", ".", ".."):
+        return os.path.realpath(text)
+    real_parent = cache.get(parent)
+    if real_parent is None:
+        real_parent = os.path.realpath(parent)
+        cache[parent] = real_parent
+    full = os.path.join(real_parent, name)
+    return os.path.realpath(full) if os.path.islink(full) else full
+
+
 def real_root(root: str | os.PathLike[str]) -> Path:
     """The real (symlink-resolved) absolute path of a store's root folder."""
     return Path(os.path.realpath(os.fspath(root)))
@@ -67,7 +101,7 @@ def real_root(root: str | os.PathLike[str]) -> Path:
 
 def is_within(path: str | os.PathLike[str], root: Path) -> bool:
     """True when the real path of ``path`` is ``root`` (already real) or below it."""
-    real = os.path.realpath(os.fspath(path))
+    real = realpath(path)
     base = str(root)
     return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
 
@@ -77,7 +111,7 @@ def check_inside(path: str | os.PathLike[str], root: Path) -> Path:
     if not is_within(path, root):
         kind = "symlink" if os.path.islink(path) else "path"
         raise AgentFileProblem(f"{kind} leads outside {root}; not followed")
-    return Path(os.path.realpath(os.fspath(path)))
+    return Path(realpath(path))
 
 
 def _open(path: Path, root: Path) -> int:
