@@ -13,6 +13,8 @@ import argparse
 import asyncio
 import ctypes
 import ctypes.util
+import os
+import shutil
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -31,6 +33,9 @@ HISTORY_HEAD = "mem_0009"
 """The demo's three-version memory (shown in the History pane)."""
 MAX_SETTLE_ROUNDS = 50
 PNG_SCALE = 1.0
+AGENT_HOMES_DIR = "memtui-screenshot-home"
+AGENT_ENV = ("CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME", "CODEX_HOME", "CODEX_SQLITE_HOME",
+             "CLAUDE_CODE_DISABLE_AUTO_MEMORY", "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE")
 
 
 @dataclass(frozen=True)
@@ -55,6 +60,7 @@ def shots() -> list[Shot]:
         Shot("25-memory-status", "user", ("colon", "s", "t", "a", "t", "u", "s", "enter")),
         Shot("26-help", "user", ("question_mark",)),
         Shot("27-inbox-reject", "inbox", ("space", "space", "x")),
+        Shot("27-agents-redact", "agents", ("j", "s")),
     ]
 
 
@@ -69,11 +75,28 @@ async def _settle(pilot: Any) -> None:
     await pilot.pause()
 
 
+def agent_homes() -> Path:
+    """Demo Claude Code and Gemini CLI homes in a fixed folder, which is also ``$HOME``
+    while the pictures are taken (paths show as ``~/…``, the same on every machine)."""
+    from memtui.engine.agents.demo import build_demo_agent_homes
+
+    folder = Path(tempfile.gettempdir()) / AGENT_HOMES_DIR
+    shutil.rmtree(folder, ignore_errors=True)
+    build_demo_agent_homes(folder)
+    os.environ["HOME"] = str(folder)
+    for name in AGENT_ENV:
+        os.environ.pop(name, None)
+    return folder
+
+
 async def render(shot: Shot, folder: Path, size: tuple[int, int]) -> str:
     """Build a fresh demo store and app, press the keys, return the SVG."""
     store = build_demo_store(folder / f"{shot.name}.db")
+    homes = Path(os.environ["HOME"])
     config = AppConfig(poll_interval=None, worker_interval=None, load_keymap=False,
-                       system_clipboard=None, start_pane=shot.pane, store_label=STORE_LABEL)
+                       system_clipboard=None, start_pane=shot.pane, store_label=STORE_LABEL,
+                       claude_home=homes / ".claude", gemini_home=homes / ".gemini",
+                       codex_home=homes / ".codex")
     app: MemtuiApp = create_app(store, DEMO_USER, DEMO_PROJECT, config=config, cwd=folder)
     app.history_memory_id = HISTORY_HEAD
     async with app.run_test(size=size) as pilot:
@@ -146,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     width, height = (int(part) for part in args.size.lower().split("x"))
     args.out.mkdir(parents=True, exist_ok=True)
     png_ok = not args.no_png
+    agent_homes()
     with tempfile.TemporaryDirectory(prefix="memtui-shots-") as scratch:
         for shot in shots():
             if args.only and shot.name not in args.only:

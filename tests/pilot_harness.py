@@ -51,7 +51,9 @@ def app_config(**overrides: Any) -> AppConfig:
                                "load_keymap": False, "system_clipboard": None,
                                "store_label": STORE_LABEL,
                                # never the machine's own ~/.codex: snapshots must not depend on it
-                               "codex_home": Path("/nonexistent/codex-home")}
+                               "codex_home": Path("/nonexistent/codex-home"),
+                               "claude_home": Path("/nonexistent/claude-home"),
+                               "gemini_home": Path("/nonexistent/gemini-home")}
     options.update(overrides)
     return AppConfig(**options)
 

@@ -128,6 +128,7 @@ def test_gemini_inbox_exit_codes(gemini: Run, homes: tuple[ClaudeFixture, Gemini
     assert gemini("inbox", "dismiss", "private/missing.patch", "--write").code == 3
     assert gemini("inbox", "list", "--json").json["count"] == 2
     assert gemini("forget", "--fact", "tabs in Go", "--write").code == 0
+    assert gemini("forget", "--write").code == 2  # neither a FILE nor --fact
 
 
 def test_import_is_idempotent_keeps_provenance_and_redacts(

@@ -94,7 +94,7 @@ async def test_clicking_a_name_shows_that_pane(tmp_path: Path) -> None:
 @app_test
 async def test_hovering_a_name_highlights_it(tmp_path: Path) -> None:
     app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=(120, 24)) as pilot:  # every name fits
         await settle(pilot)
         bar = app.screen.query_one(PaneBar)
         start = next(span[0] for span in bar._spans if span[2] == "log")
@@ -103,7 +103,7 @@ async def test_hovering_a_name_highlights_it(tmp_path: Path) -> None:
         assert bar._hover == "log" and bar.tooltip == "5 Log — show this pane"
 
 
-@pytest.mark.parametrize("pane", ["profile", "settings", "codex"])
+@pytest.mark.parametrize("pane", ["profile", "settings", "codex", "agents"])
 @app_test
 async def test_a_narrow_bar_keeps_the_shown_pane_in_view(tmp_path: Path, pane: str) -> None:
     app = demo_app(tmp_path)

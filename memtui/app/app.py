@@ -97,6 +97,12 @@ class AppConfig:
     """Shown in the header instead of the store path (tests: a path that never changes)."""
     codex_home: Path | None = None
     """The Codex home the Codex pane shows (``--codex-home``; else $CODEX_HOME, ~/.codex)."""
+    claude_home: Path | None = None
+    """The Claude Code home the Agents pane shows (``--claude-home``; else
+    $CLAUDE_CONFIG_DIR, ~/.claude)."""
+    gemini_home: Path | None = None
+    """The Gemini CLI home the Agents pane shows (``--gemini-home``; else $GEMINI_CLI_HOME,
+    ~/.gemini)."""
 
 
 def pane_key(pane_id: str) -> str | None:

@@ -42,8 +42,10 @@ def run_app(ctx: CliContext) -> int:
     """Run the app for a command-line context (``memtui``, ``memtui --demo``)."""
     project = getattr(ctx.args, "project", None)
     try:
-        codex_home = getattr(ctx.args, "codex_home", None)
-        config = AppConfig(codex_home=Path(codex_home).expanduser() if codex_home else None)
+        homes = {name: getattr(ctx.args, name, None)
+                 for name in ("codex_home", "claude_home", "gemini_home")}
+        config = AppConfig(**{name: Path(value).expanduser() if value else None
+                              for name, value in homes.items()})
         app = create_app(ctx.store, ctx.user, project, config=config)
     except NotFound as error:
         raise NotFound(f"{error.message} (or you are not a member): see memtui project list") \

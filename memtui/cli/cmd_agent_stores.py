@@ -1,5 +1,4 @@
-"""``memtui agents show``, ``memtui claude …`` and ``memtui gemini …`` (spec/80, spec/70):
-the agents' own memory stores (``cmd_agents`` connects agents to memtui: mcp, hooks).
+"""``memtui agents show``, ``memtui claude …`` and ``memtui gemini …`` (spec/80, spec/70).
 
 Homes: ``--claude-home`` / ``$CLAUDE_CONFIG_DIR`` / ``~/.claude`` and ``--gemini-home`` /
 ``$GEMINI_CLI_HOME`` / ``~/.gemini`` (``--codex-home`` as for ``memtui codex``). ``show``
@@ -28,7 +27,7 @@ from memtui.cli.context import CliContext
 from memtui.engine.agents.models import Problem, SecretFinding
 from memtui.engine.agents.overview import AgentHomeInfo, AgentRow, AgentsOverview
 from memtui.engine.agents.plans import WritePlan, apply_plan
-from memtui.errors import MemtuiError, NotFound
+from memtui.errors import NotFound
 from memtui.textsafe import one_line
 
 DEFAULT_LIMIT = 50
@@ -337,7 +336,9 @@ def gemini_write(ctx: CliContext, args: argparse.Namespace) -> int:
     context_file = read_gemini_home(home, instructions=False).context_files[0]
     if action == "forget":
         if bool(args.file) == bool(args.fact):
-            raise MemtuiError("give a FILE or --fact TEXT (one of them)")
+            from memtui.cli.main import UsageError
+
+            raise UsageError("memtui gemini forget: give a FILE or --fact TEXT (one of them)")
         if args.fact:
             return run_plan(ctx, args, lambda: curation.plan_forget_fact(home, args.fact,
                                                                          context_file))

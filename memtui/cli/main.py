@@ -91,6 +91,12 @@ def _app_parser(common: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--codex-home", metavar="PATH", default=None,
                         help="a Codex home to show beside the store (else $CODEX_HOME, "
                              "else ~/.codex)")
+    parser.add_argument("--claude-home", metavar="PATH", default=None,
+                        help="the Claude Code home the Agents pane shows (else "
+                             "$CLAUDE_CONFIG_DIR, else ~/.claude)")
+    parser.add_argument("--gemini-home", metavar="PATH", default=None,
+                        help="the Gemini CLI home the Agents pane shows (else "
+                             "$GEMINI_CLI_HOME, else ~/.gemini)")
     return parser
 
 

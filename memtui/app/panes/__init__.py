@@ -49,6 +49,7 @@ PANES: tuple[PaneSpec, ...] = (
     PaneSpec("inbox", "Inbox", "memtui.app.panes.inbox:InboxPane"),
     PaneSpec("bundles", "Bundles", "memtui.app.panes.bundles:BundlesPane"),
     PaneSpec("codex", "Codex", "memtui.app.panes.codex:CodexPane"),
+    PaneSpec("agents", "Agents", "memtui.app.panes.agents:AgentsPane"),
 )
 """Every pane, in tab order (each has PANE_ID and TITLE; ``load()`` gives its class)."""
 

@@ -9,6 +9,7 @@ it links to, so a failure part-way never leaves a dangling link.
 from __future__ import annotations
 
 import difflib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -58,8 +59,9 @@ class WritePlan:
         for change in self.changes:
             old = mask_secrets(change.old_text).splitlines(keepends=True)
             new = mask_secrets(change.new_text).splitlines(keepends=True)
-            before = "/dev/null" if change.action == ACTION_CREATE else change.path
-            after = "/dev/null" if change.action == ACTION_REMOVE else change.path
+            name = display_path(change.path, self.root)
+            before = "/dev/null" if change.action == ACTION_CREATE else f"a/{name}"
+            after = "/dev/null" if change.action == ACTION_REMOVE else f"b/{name}"
             lines = list(difflib.unified_diff(old, new, before, after, n=2))
             parts.extend(line if line.endswith("\n") else line + "\n" for line in lines)
         return "".join(parts)
@@ -83,6 +85,17 @@ class AppliedPlan:
         data = self.plan.to_json()
         data.pop("diff", None)
         return {**data, "written": True}
+
+
+def display_path(path: str, root: str) -> str:
+    """``path`` relative to the store's root when it lies inside (the root may be the real
+    path of a folder reached through a symlink), else as it is."""
+    for base in (root, os.path.realpath(root)):
+        real = os.path.realpath(path)
+        for candidate in (path, real):
+            if candidate.startswith(base.rstrip(os.sep) + os.sep):
+                return candidate[len(base.rstrip(os.sep)) + 1:]
+    return path
 
 
 def mask_secrets(text: str) -> str:
