@@ -129,6 +129,11 @@ def test_gemini_inbox_exit_codes(gemini: Run, homes: tuple[ClaudeFixture, Gemini
     assert gemini("inbox", "list", "--json").json["count"] == 2
     assert gemini("forget", "--fact", "tabs in Go", "--write").code == 0
     assert gemini("forget", "--write").code == 2  # neither a FILE nor --fact
+    assert gemini("note", "Deploys need a ticket").code == 4
+    assert gemini("note", f"deploy token {GITHUB_TOKEN}", "--write").code == 0
+    facts = gemini("show", "--json").json["added_memories"]
+    assert facts == ["deploy token [REDACTED]"]
+    assert gemini("note", "   ", "--write").code == 5
 
 
 def test_import_is_idempotent_keeps_provenance_and_redacts(

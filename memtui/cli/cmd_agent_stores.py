@@ -327,7 +327,7 @@ def claude_write(ctx: CliContext, args: argparse.Namespace) -> int:
 
 
 def gemini_write(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``gemini forget|redact|promote|auto-memory … [--write]``."""
+    """``gemini forget|redact|promote|note|auto-memory … [--write]``."""
     from memtui.engine.agents import curation, switches
     from memtui.engine.agents.gemini import read_gemini_home
 
@@ -345,6 +345,9 @@ def gemini_write(ctx: CliContext, args: argparse.Namespace) -> int:
         return run_plan(ctx, args, lambda: curation.plan_forget(home, args.file))
     if action == "redact":
         return run_plan(ctx, args, lambda: curation.plan_redact(home, args.file))
+    if action == "note":
+        return run_plan(ctx, args, lambda: curation.plan_add_fact(home, args.text,
+                                                                  context_file))
     if action == "promote":
         return run_plan(ctx, args, lambda: curation.plan_promote_gemini(home, args.file,
                                                                         context_file))
@@ -527,6 +530,11 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         p.add_argument("file", metavar="FILE")
         _write(p)
         p.set_defaults(handler=gemini_write)
+    p = gsub.add_parser("note", help="add a '## Gemini Added Memories' line, as save_memory "
+                        "does (needs --write)", parents=[common])
+    p.add_argument("text", metavar="TEXT")
+    _write(p)
+    p.set_defaults(handler=gemini_write)
     p = gsub.add_parser("auto-memory", help="switch experimental.autoMemory (needs --write)",
                         parents=[common])
     p.add_argument("state", choices=("on", "off"))

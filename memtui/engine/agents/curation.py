@@ -358,3 +358,20 @@ def plan_forget_fact(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_
     return WritePlan("forget", f"remove one added memory from {path}", str(root),
                      (FileChange(str(path), ACTION_REPLACE, stamp, text,
                                  "\n".join(new_lines)),))
+
+
+def plan_add_fact(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_FILE
+                  ) -> WritePlan:
+    """Add one ``- fact`` under ``## Gemini Added Memories`` of the global file, as Gemini
+    CLI's ``save_memory`` does (the text redacted and made one line)."""
+    text = " ".join(str(fact).split())
+    if not text:
+        raise AgentInputError("a fact needs some text")
+    if len(text.encode("utf-8", "replace")) > MAX_EDIT_BYTES:
+        raise AgentInputError(f"a fact is at most {MAX_EDIT_BYTES} bytes")
+    clean = redact(text)
+    root = real_root(home)
+    change = _target_change(home / context_file, root, ADDED_MEMORIES_HEADING, [clean])
+    notes = ("the text was redacted",) if clean != text else ()
+    return WritePlan("note", f"add a memory to {home / context_file}", str(root), (change,),
+                     notes)
