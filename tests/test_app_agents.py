@@ -125,6 +125,17 @@ def test_agents_pane_writes_only_after_a_confirm(homes: Path) -> None:
             await press(pilot, "m", "y")
             settings = json.loads((homes / ".claude" / "settings.json").read_text())
             assert settings["autoMemoryEnabled"] is False and settings["theme"] == "dark"
+            # a project whose own settings win: the switch is written where it is set
+            rows = pane.item_list.items
+            pane.item_list.move_cursor(next(
+                i for i, row in enumerate(rows)
+                if row.agent == "claude" and row.label.endswith("/src/app")))
+            await press(pilot, "m", "y")
+            project = json.loads((homes / "src" / "app" / ".claude" / "settings.json")
+                                 .read_text())
+            assert project == {"autoMemoryEnabled": True}
+            user = json.loads((homes / ".claude" / "settings.json").read_text())
+            assert user["autoMemoryEnabled"] is False
 
     run()
 

@@ -390,9 +390,18 @@ class AgentsPane(Pane):
                              tuple(change for plan in plans for change in plan.changes))
         if action == "switch":
             on = not bool(row.auto_memory)
+            winner = next((item for item in reversed(row.switches)
+                           if item.effective and item.name in ("autoMemoryEnabled",
+                                                               "experimental.autoMemory")),
+                          None)
+            if winner is not None and winner.where.startswith("$"):
+                raise AgentInputError(f"auto memory is set by {winner.where} in the "
+                                      "environment; change it there")
             if row.agent == "claude":
-                return switches.plan_switch(claude / "settings.json", claude,
-                                            switches.CLAUDE_SWITCH, on)
+                target = Path(winner.where) if winner is not None and \
+                    winner.where.endswith(".json") else claude / "settings.json"
+                root = claude if target.parent == claude else target.parent.parent
+                return switches.plan_switch(target, root, switches.CLAUDE_SWITCH, on)
             return switches.plan_switch(gemini / "settings.json", gemini,
                                         switches.GEMINI_SWITCH, on)
         patches = [patch for patch in inbox.list_gemini_inbox(gemini)

@@ -51,6 +51,8 @@ SWITCH_AUTO_MEMORY = "experimental.autoMemory"
 SWITCH_FILE_NAME = "context.fileName"
 GLOBAL_KEY = "global"
 MAX_PROJECT_ROOT_BYTES = 4096
+MAX_CLASH_PATHS = 5
+"""Paths named in one slug-clash problem."""
 MAX_SUBFOLDER_DEPTH = 3
 MAX_SUBFOLDERS = 200
 SKIPPED_FOLDERS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", "dist",
@@ -137,7 +139,7 @@ def read_projects_json(home: Path, root: Path, problems: list[Problem]
     clashes = {slug: sorted(paths) for slug, paths in claims.items() if len(paths) > 1}
     for slug, paths in sorted(clashes.items()):
         problems.append(Problem(str(path), f"slug clash: {len(paths)} projects map to "
-                                           f"{slug!r} ({', '.join(p[:80] for p in paths)}); "
+                                           f"{slug!r} ({', '.join(paths[:MAX_CLASH_PATHS])}); "
                                            "their memories share one folder"))
     return mapping, clashes
 
