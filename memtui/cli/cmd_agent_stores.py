@@ -33,6 +33,7 @@ from memtui.textsafe import one_line
 DEFAULT_LIMIT = 50
 """Rows per list in human output (JSON always has everything)."""
 KIB = 1024
+FILE_HELP = "a memory file: a path, or one relative to the agent's home"
 LABEL_CHARS = 60
 """Most characters of a project path shown in a table (its end)."""
 MIN_LABEL_CHARS = 12
@@ -479,23 +480,24 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                        ("redact", "replace the secrets in a memory file"),
                        ("promote", "move a project memory to ~/.claude/CLAUDE.md")):
         p = csub.add_parser(name, help=f"{text} (needs --write)", parents=[common])
-        p.add_argument("file", metavar="FILE")
+        p.add_argument("file", metavar="FILE", help=FILE_HELP)
         _write(p)
         p.set_defaults(handler=claude_write)
     p = csub.add_parser("edit", help="replace a topic file's text (needs --write)",
                         parents=[common])
-    p.add_argument("file", metavar="FILE")
-    p.add_argument("text", metavar="TEXT")
+    p.add_argument("file", metavar="FILE", help=FILE_HELP)
+    p.add_argument("text", metavar="TEXT", help="the new text (the front matter is kept)")
     _write(p)
     p.set_defaults(handler=claude_write)
     p = csub.add_parser("fix-index", help="repair a MEMORY.md (needs --write)",
                         parents=[common])
-    p.add_argument("folder", metavar="FOLDER|SLUG|PROJECT_PATH")
+    p.add_argument("folder", metavar="FOLDER|SLUG|PROJECT_PATH",
+                   help="the memory folder, its project folder's name or the project path")
     _write(p)
     p.set_defaults(handler=claude_write)
     p = csub.add_parser("auto-memory", help="switch auto memory on or off (needs --write)",
                         parents=[common])
-    p.add_argument("state", choices=("on", "off"))
+    p.add_argument("state", choices=("on", "off"), help="switch auto memory on or off")
     p.add_argument("--project", metavar="DIR", default=None,
                    help="in DIR/.claude/settings.json (else ~/.claude/settings.json)")
     _write(p)
@@ -519,7 +521,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.set_defaults(handler=export)
     p = gsub.add_parser("forget", help="remove a memory file or an added memory (needs "
                         "--write)", parents=[common])
-    p.add_argument("file", metavar="FILE", nargs="?", default=None)
+    p.add_argument("file", metavar="FILE", nargs="?", default=None, help=FILE_HELP)
     p.add_argument("--fact", metavar="TEXT", default=None,
                    help="a '## Gemini Added Memories' line (exact, or a unique part)")
     _write(p)
@@ -527,17 +529,17 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     for name, text in (("redact", "replace the secrets in a memory file"),
                        ("promote", "move a project memory to the global GEMINI.md")):
         p = gsub.add_parser(name, help=f"{text} (needs --write)", parents=[common])
-        p.add_argument("file", metavar="FILE")
+        p.add_argument("file", metavar="FILE", help=FILE_HELP)
         _write(p)
         p.set_defaults(handler=gemini_write)
     p = gsub.add_parser("note", help="add a '## Gemini Added Memories' line, as save_memory "
                         "does (needs --write)", parents=[common])
-    p.add_argument("text", metavar="TEXT")
+    p.add_argument("text", metavar="TEXT", help="the fact to remember (redacted, one line)")
     _write(p)
     p.set_defaults(handler=gemini_write)
     p = gsub.add_parser("auto-memory", help="switch experimental.autoMemory (needs --write)",
                         parents=[common])
-    p.add_argument("state", choices=("on", "off"))
+    p.add_argument("state", choices=("on", "off"), help="switch auto memory on or off")
     _write(p)
     p.set_defaults(handler=gemini_write)
     p = gsub.add_parser("inbox", help="pending auto-memory patches", parents=[common])

@@ -41,7 +41,8 @@ from memtui.engine.agents.safe_files import real_root
 from memtui.engine.agents.transcripts import TranscriptTask, read_transcript, transcript_files
 from memtui.engine.base import EngineArea
 from memtui.engine.codex.export_writer import write_export
-from memtui.engine.codex.importer import (
+from memtui.engine.codex.import_memories import note_kind
+from memtui.engine.codex.import_report import (
     OUTCOME_ERROR,
     OUTCOME_IMPORTED,
     OUTCOME_SKIPPED,
@@ -51,10 +52,8 @@ from memtui.engine.codex.importer import (
     ImportItem,
     ImportReport,
     bound_text,
-    note_kind,
-    project_id_from_folder,
-    usable_cwd,
 )
+from memtui.engine.codex.project_picker import project_id_from_folder, usable_cwd
 from memtui.engine.identity import MAX_LIST_LIMIT
 from memtui.engine.redaction import redact
 from memtui.engine.tasks import MAX_TASK_TEXT_BYTES

@@ -159,12 +159,10 @@ def gemini_rows(home: GeminiHome) -> tuple[AgentHomeInfo, list[AgentRow]]:
 def codex_rows(home: Path) -> tuple[AgentHomeInfo, list[AgentRow]]:
     """A Codex home's threads grouped by project (``cwd``), with the secrets in their
     stage-1 outputs and the memory switches of config.toml."""
-    from memtui.engine.codex.importer import codex_threads
-    from memtui.engine.codex.paths import resolve_codex_sqlite_home
+    from memtui.engine.codex.browse import codex_threads
     from memtui.engine.codex.reader import read_codex_home
 
-    codex = read_codex_home(home, sqlite_home=resolve_codex_sqlite_home(home),
-                            db_busy_timeout_s=CODEX_DB_WAIT_SECONDS)
+    codex = read_codex_home(home, db_busy_timeout_s=CODEX_DB_WAIT_SECONDS)
     switches: list[Switch] = []
     config = codex.config
     enabled: bool | None = None
