@@ -1,4 +1,5 @@
-"""``memtui agents show``, ``memtui claude …`` and ``memtui gemini …`` (spec/80, spec/70).
+"""``memtui agents show``, ``memtui claude …`` and ``memtui gemini …`` (spec/80, spec/70): the
+agents' own memory stores (``cmd_agents`` connects agents to memtui: ``mcp``, ``hooks``).
 
 Homes: ``--claude-home`` / ``$CLAUDE_CONFIG_DIR`` / ``~/.claude`` and ``--gemini-home`` /
 ``$GEMINI_CLI_HOME`` / ``~/.gemini`` (``--codex-home`` as for ``memtui codex``). ``show``
