@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from snapshots.harness import SMALL, WIDE, app_test, demo_app, press, screen_text, settle
+from pilot_harness import SMALL, WIDE, app_test, demo_app, press, screen_text, settle
 from textual.pilot import Pilot
 
 from memtui.app.panes import PANES
