@@ -42,10 +42,12 @@ def run_app(ctx: CliContext) -> int:
     """Run the app for a command-line context (``memtui``, ``memtui --demo``)."""
     project = getattr(ctx.args, "project", None)
     try:
-        homes = {name: getattr(ctx.args, name, None)
-                 for name in ("codex_home", "claude_home", "gemini_home")}
-        config = AppConfig(**{name: Path(value).expanduser() if value else None
-                              for name, value in homes.items()})
+        def home(name: str) -> Path | None:
+            value = getattr(ctx.args, name, None)
+            return Path(value).expanduser() if value else None
+
+        config = AppConfig(codex_home=home("codex_home"), claude_home=home("claude_home"),
+                           gemini_home=home("gemini_home"))
         app = create_app(ctx.store, ctx.user, project, config=config)
     except NotFound as error:
         raise NotFound(f"{error.message} (or you are not a member): see memtui project list") \
