@@ -198,6 +198,22 @@ def parse_preferences(text: str, what: str = "preferences") -> dict[str, Any]:
     return check_preferences(value)
 
 
+def plain_json_size(value: object, what: str) -> int:
+    """The UTF-8 size of ``value`` as JSON text, when it is plain JSON: text, finite numbers,
+    true/false/null, lists and objects with text keys; ``InvalidInput`` otherwise (NaN and
+    Infinity are not JSON, and a lone surrogate cannot be stored as UTF-8)."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        raise InvalidInput(f"{what} must be plain JSON (text, finite numbers, lists, "
+                           "objects)") from None
+    try:
+        return len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise InvalidInput(f"{what} must be valid UTF-8 text (a lone surrogate is not)") \
+            from None
+
+
 def check_preferences(value: object) -> dict[str, Any]:
     """Preferences: a JSON object, not too deep or big, with no key that names a secret."""
     if not isinstance(value, dict):
@@ -208,7 +224,7 @@ def check_preferences(value: object) -> dict[str, Any]:
     if banned is not None:
         raise InvalidInput(f"preference key {banned!r} looks like a secret; a profile is not a "
                            "credential store")
-    size = len(json.dumps(value, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+    size = plain_json_size(value, "preferences")
     if size > MAX_PREFERENCES_BYTES:
         raise InvalidInput(f"preferences are too large ({size} bytes; the limit is "
                            f"{MAX_PREFERENCES_BYTES})")
@@ -230,11 +246,7 @@ def clean_detail(value: object, what: str = "detail",
         raise InvalidInput(f"{what} must be a JSON object")
     if json_depth(value) > MAX_JSON_DEPTH:
         raise InvalidInput(f"{what} is nested deeper than {MAX_JSON_DEPTH} levels")
-    try:
-        size = len(json.dumps(value, ensure_ascii=False, sort_keys=True).encode("utf-8"))
-    except (TypeError, ValueError, UnicodeEncodeError):
-        raise InvalidInput(f"{what} must be plain JSON (text, numbers, lists, objects)") \
-            from None
+    size = plain_json_size(value, what)
     if size > max_bytes:
         raise InvalidInput(f"{what} is too large ({size} bytes; the limit is {max_bytes})")
     _check_no_nul(value, what)
