@@ -83,6 +83,17 @@ class ImportReport:
         return {"loaded": self.loaded, "skipped": self.skipped}
 
 
+@dataclass(frozen=True)
+class _Fix:
+    """A safe fix ``doctor`` found: the row, the finding, and the value it was made for
+    (``--repair`` rewrites only a value still equal to it)."""
+
+    table: str
+    rowid: int
+    finding: RowFinding
+    found: Any
+
+
 class MaintenanceApi:
     """Whole-store operations. They act on the file, so they are for whoever holds it."""
 
@@ -98,7 +109,7 @@ class MaintenanceApi:
         problems, _fixes = self._check()
         return problems
 
-    def _check(self) -> tuple[list[str], list[tuple[str, int, RowFinding]]]:
+    def _check(self) -> tuple[list[str], list[_Fix]]:
         try:
             with self._store.snapshot():
                 problems = sql.sqlite_integrity(self._store)
@@ -115,13 +126,13 @@ class MaintenanceApi:
             return [f"sqlite: the database is damaged ({error.message})"], []
         return problems, fixes
 
-    def _row_problems(self) -> tuple[list[str], list[tuple[str, int, RowFinding]]]:
+    def _row_problems(self) -> tuple[list[str], list[_Fix]]:
         """Rows that break their table's rules (what import would refuse or store
         differently), and the safe fixes among them."""
         from memtui.engine.rows import row_findings
 
         problems: list[str] = []
-        fixes: list[tuple[str, int, RowFinding]] = []
+        fixes: list[_Fix] = []
         more = 0
         for table in sql.EXPORT_TABLES:
             for rowid, row in sql.scan_rows(self._store, table):
@@ -134,7 +145,7 @@ class MaintenanceApi:
                         more += 1
                     if finding.fixable and rowid is not None \
                             and table not in sql.APPEND_ONLY_TABLES:
-                        fixes.append((table, rowid, finding))
+                        fixes.append(_Fix(table, rowid, finding, row[finding.column]))
         if more:
             problems.append(f"... and {more} more row problem(s)")
         return problems, fixes
@@ -165,13 +176,14 @@ class MaintenanceApi:
                 report.repaired.append(f"erased the text of {status.cleared} forget(s) from "
                                        "the write-ahead log")
         with self._store.transaction():
-            for table, rowid, finding in fixes:
-                sql.update_value(self._store, table, rowid, finding.column, finding.fixed)
-            if fixes:
-                report.repaired.append(f"rewrote {len(fixes)} value(s) as the write paths "
+            rewritten = [fix for fix in fixes
+                         if sql.update_value(self._store, fix.table, fix.rowid,
+                                             fix.finding.column, fix.finding.fixed, fix.found)]
+            if rewritten:
+                report.repaired.append(f"rewrote {len(rewritten)} value(s) as the write paths "
                                        "store them (redacted, canonical times, no secret keys)")
             if any("full-text" in p for p in report.problems) or \
-                    any(table in FULLTEXT_TABLES for table, _rowid, _finding in fixes):
+                    any(fix.table in FULLTEXT_TABLES for fix in rewritten):
                 sql.rebuild_fts(self._store)
                 report.repaired.append("rebuilt the full-text indexes")
             if any("extraction log row for missing task" in p for p in report.problems):

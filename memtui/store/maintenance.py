@@ -157,11 +157,16 @@ def _read_batch_as_bytes(store: Store, table: str, columns: list[str], sql: str,
             for row in rows]
 
 
-def update_value(store: Store, table: str, rowid: int, column: str, value: Any) -> None:
-    """Rewrite one column of one row (``doctor --repair``; call inside a transaction)."""
+def update_value(store: Store, table: str, rowid: int, column: str, value: Any,
+                 expected: Any) -> bool:
+    """Rewrite one column of one row if it still holds ``expected`` (``doctor --repair``;
+    call inside a transaction). False when a writer changed it since it was read: the fix
+    was made for the older value and must not replace the newer one."""
     if column not in table_columns(store, table) or table in KEYLESS_TABLES + APPEND_ONLY_TABLES:
         raise ValueError(f"{table}.{column} cannot be rewritten")
-    store.execute(f"UPDATE {table} SET {column} = ? WHERE rowid = ?", (value, rowid))
+    cursor = store.execute(f"UPDATE {table} SET {column} = ? WHERE rowid = ? AND {column} IS ?",
+                           (value, rowid, expected))
+    return cursor.rowcount == 1
 
 
 def load_row(store: Store, table: str, row: dict[str, Any], *, skip_existing: bool) -> bool:
