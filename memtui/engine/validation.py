@@ -28,8 +28,8 @@ MAX_DETAIL_BYTES = 16 * 1024
 """Largest JSON ``detail`` object (audit, consolidation records), in UTF-8 bytes."""
 MAX_JSON_DEPTH = 32
 """Deepest nesting accepted in a JSON value a person or agent sends."""
-ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$")
-RECORD_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$")
+ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}\Z")
+RECORD_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}\Z")
 """A stored record's id or label (``mem_01j...``, ``project:web``, ``memory_created``): like
 a user id, with ``_`` and ``:`` too."""
 MAX_REFERENCE_BYTES = 1024

@@ -26,7 +26,7 @@ MAX_TIME = datetime(9999, 12, 31, 23, 59, 59, 999000, tzinfo=UTC)
 """The latest time memtui accepts or stores."""
 MAX_TIME_TEXT = 64
 """Longest time text accepted (a full ISO-8601 time with offset is about 32 characters)."""
-CANONICAL_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
+CANONICAL_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z\Z")
 """The stored form's shape (``is_canonical`` also checks that it is a real time)."""
 _MIN_TEXT = "1970-01-01T00:00:00.000Z"
 _FRACTION = re.compile(r"(\.\d{6})\d+")
