@@ -46,8 +46,8 @@ from memtui.engine.agents.errors import (
     ChangedSinceRead,
     UnsafeAgentPath,
 )
-from memtui.engine.agents.gemini import read_gemini_home
-from memtui.engine.agents.inbox import list_gemini_inbox, plan_apply_patch, plan_dismiss_patch
+from memtui.engine.agents.gemini import list_gemini_inbox, read_gemini_home
+from memtui.engine.agents.inbox import plan_apply_patch, plan_dismiss_patch
 from memtui.engine.agents.plans import apply_plan
 from memtui.engine.agents.switches import CLAUDE_SWITCH, GEMINI_SWITCH, plan_switch
 

@@ -359,11 +359,12 @@ def gemini_write(ctx: CliContext, args: argparse.Namespace) -> int:
 
 def gemini_inbox(ctx: CliContext, args: argparse.Namespace) -> int:
     """``gemini inbox list | apply PATCH --write | dismiss PATCH --write``."""
+    from memtui.engine.agents import gemini as gemini_store
     from memtui.engine.agents import inbox
 
     home = gemini_home(args)
     if args.inbox_command == "list":
-        patches = inbox.list_gemini_inbox(home)
+        patches = gemini_store.list_gemini_inbox(home)
         if ctx.json:
             ctx.emit_json({"items": [patch.to_json() for patch in patches],
                            "count": len(patches)})

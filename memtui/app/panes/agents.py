@@ -369,6 +369,7 @@ class AgentsPane(Pane):
     def _plan_for(self, action: str, row: AgentRow, homes: tuple[Path | None, ...],
                   extra: Any = None) -> WritePlan:
         from memtui.engine.agents import curation, inbox, switches
+        from memtui.engine.agents import gemini as gemini_store
         from memtui.engine.agents.errors import AgentInputError
         from memtui.engine.agents.paths import resolve_claude_home, resolve_gemini_home
         from memtui.engine.agents.plans import WritePlan
@@ -404,7 +405,7 @@ class AgentsPane(Pane):
                 return switches.plan_switch(target, root, switches.CLAUDE_SWITCH, on)
             return switches.plan_switch(gemini / "settings.json", gemini,
                                         switches.GEMINI_SWITCH, on)
-        patches = [patch for patch in inbox.list_gemini_inbox(gemini)
+        patches = [patch for patch in gemini_store.list_gemini_inbox(gemini)
                    if (patch.project or "global") == row.key]
         if not patches:
             raise AgentInputError("no inbox patch waiting for this row")

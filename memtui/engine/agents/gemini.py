@@ -297,3 +297,8 @@ def read_gemini_home(home: str | os.PathLike[str] | None = None, *,
     problem, never an exception."""
     with folder_cache():
         return _read_gemini_home(home, env=env, instructions=instructions)
+
+
+def list_gemini_inbox(home: str | os.PathLike[str] | None = None) -> list[InboxPatch]:
+    """Every pending patch of a Gemini CLI home (the API the review inbox lists from)."""
+    return list(read_gemini_home(home, instructions=False).inbox)

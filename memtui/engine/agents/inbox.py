@@ -191,10 +191,3 @@ def plan_dismiss_patch(home: Path, ref: str) -> WritePlan:
     return WritePlan("inbox-dismiss", f"dismiss {path.name} (remove it from the inbox "
                      "unapplied)", str(root), (FileChange(str(path), ACTION_REMOVE, stamp, "",
                                                            ""),))
-
-
-def list_gemini_inbox(home: str | os.PathLike[str] | None = None) -> list[InboxPatch]:
-    """Every pending patch of a Gemini CLI home (the API the review inbox lists from)."""
-    from memtui.engine.agents.gemini import read_gemini_home
-
-    return list(read_gemini_home(home, instructions=False).inbox)
