@@ -98,9 +98,6 @@ class Dialog(ModalScreen[ResultType]):
         color: $text-error;
         text-style: bold;
     }
-    .dialog-error:empty {
-        display: none;
-    }
     """
 
     def __init__(self) -> None:

@@ -16,6 +16,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, RadioButton, RadioSet, Static, TextArea
 
+from memtui.app.widgets.error_line import ErrorLine
 from memtui.app.modals.base import Dialog
 from memtui.store.models import KINDS
 from memtui.textsafe import safe_text
@@ -64,7 +65,7 @@ class MemoryEditor(Dialog[MemoryDraft | None]):
                         yield RadioButton(kind, value=kind == self._kind, id=f"kind-{kind}")
             yield TextArea(safe_text(self._content), id="content", soft_wrap=True,
                            show_line_numbers=False, tab_behavior="focus")
-            yield Static("", id="editor-error", classes="dialog-error")
+            yield ErrorLine(id="editor-error", classes="dialog-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel (esc)", id="cancel")
                 yield Button("Save (ctrl+s)", id="save", variant="primary")

@@ -109,9 +109,6 @@ class FormPane(Pane):
         color: $text-error;
         text-style: bold;
     }
-    .form-error:empty {
-        display: none;
-    }
     .form-buttons {
         height: auto;
         margin-top: 1;

@@ -16,6 +16,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Static, TextArea
 
+from memtui.app.widgets.error_line import ErrorLine
 from memtui.app.format import local_time
 from memtui.app.panes.base import FormPane
 from memtui.engine.validation import parse_preferences
@@ -54,7 +55,7 @@ class ProfilePane(FormPane):
                         "secrets)", classes="field-label-wide")
             yield TextArea("", id="profile-prefs", language=None, show_line_numbers=False,
                            tab_behavior="focus")
-            yield Static("", id="profile-error", classes="form-error")
+            yield ErrorLine(id="profile-error", classes="form-error")
             with Horizontal(classes="form-buttons"):
                 yield Button("Save (ctrl+s)", id="profile-save", variant="primary")
                 yield Button("Revert", id="profile-revert")
