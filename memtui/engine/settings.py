@@ -224,6 +224,17 @@ class SettingsApi:
         """Keyword form of ``set_many``."""
         return self.set_many(changes)
 
+    @staticmethod
+    def parse_typed(name: str, raw: str) -> Any:
+        """The checked value of one setting from the text a person typed (a form field, a
+        command line): whole numbers only for numbers (``1.5`` and ``abc`` are refused, never
+        rewritten), ``on/off`` for switches, empty or ``none`` clears a model name.
+        ``InvalidInput`` says why a text is refused."""
+        spec = SPECS.get(name)
+        if spec is None:
+            raise InvalidInput(f"unknown setting {name[:80]!r}: use one of {', '.join(SPECS)}")
+        return clean_setting(name, _parse_cli_value(spec, raw))
+
     def parse_cli_pairs(self, pairs: Iterable[str]) -> dict[str, Any]:
         """See the module function ``parse_cli_pairs``."""
         return parse_cli_pairs(pairs)

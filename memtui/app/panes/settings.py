@@ -15,6 +15,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
+from memtui.app.widgets.error_line import ErrorLine
 from memtui.app.panes.base import FormPane
 from memtui.engine.task_flags import FOLLOW, flag_word
 from memtui.errors import MemtuiError
@@ -53,12 +54,15 @@ class SettingsPane(FormPane):
                                        classes="setting-switch")
                     else:
                         yield Input(id=f"set-{spec.name}", compact=True,
-                                    type="text" if spec.kind == _MODEL else "integer",
+                                    # text, never "integer": Textual's integer field
+                                    # drops what it does not accept (1.5 became 15);
+                                    # the engine checks what was typed and says why
+                                    type="text",
                                     classes="setting-input",
                                     placeholder="none" if spec.kind == _MODEL else "")
                     yield Label(spec.name, classes="setting-name")
                     yield Static(self._meaning(spec), classes="setting-meaning")
-                yield Static("", id=f"err-{spec.name}", classes="form-error")
+                yield ErrorLine(id=f"err-{spec.name}", classes="form-error")
             yield Static(Text("Per-task flags (override the switches for one task)",
                               style="bold"), classes="section-title")
             yield Select[str]([], id="flag-task", prompt="choose one of your tasks",
@@ -70,7 +74,7 @@ class SettingsPane(FormPane):
                 yield Label("generate", classes="flag-label")
                 yield Select[str](FLAG_CHOICES, id="flag-generate", allow_blank=False,
                                   value=FOLLOW, compact=True)
-            yield Static("", id="err-flags", classes="form-error")
+            yield ErrorLine(id="err-flags", classes="form-error")
         yield Static("", id="settings-help", classes="field-help")
 
     @staticmethod
@@ -172,14 +176,10 @@ class SettingsPane(FormPane):
         spec = {s.name: s for s in self.memtui.engine.settings.specs()}.get(name)
         if spec is None:
             return
-        raw = event.value.strip()
-        if spec.kind == _MODEL:
-            self._apply(name, raw or None)
-            return
         try:
-            value = int(raw)
-        except ValueError:
-            self._error(name, f"{name} must be a whole number")
+            value = self.memtui.engine.settings.parse_typed(name, event.value)
+        except MemtuiError as error:
+            self._error(name, error.message)
             return
         self._apply(name, value)
 
