@@ -46,6 +46,12 @@ class InvalidInput(MemtuiError):
     exit_code = 5
 
 
+class Unchanged(InvalidInput):
+    """A write that would change nothing (a correction with the same text and kind, a
+    profile saved as it is); nothing was written. Same code and exit status as
+    ``InvalidInput``, so front ends may tell it apart and say it calmly."""
+
+
 class Conflict(MemtuiError):
     """A write lost a race (for example a stale ``expected_revision``)."""
 

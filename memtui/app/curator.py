@@ -24,7 +24,7 @@ from memtui.app.modals.text import TextModal
 from memtui.app.widgets.detail import memory_detail, task_fields
 from memtui.engine.jobs import BACKFILL, CONSOLIDATE, ROUND
 from memtui.engine.task_flags import flag_word
-from memtui.errors import MemtuiError
+from memtui.errors import MemtuiError, Unchanged
 from memtui.store.models import LogEntry, Memory
 
 if TYPE_CHECKING:
@@ -71,6 +71,11 @@ class Curator:
         async def runner() -> None:
             try:
                 result = await asyncio.to_thread(work)
+            except Unchanged as error:  # nothing to write: said calmly, never as a failure
+                if failed is not None:
+                    failed(error.message)
+                self.app.say(f"{label}: {error.message}", toast=failed is None)
+                return
             except MemtuiError as error:
                 self._failed(label, error.message, failed)
                 return
@@ -447,8 +452,8 @@ class Curator:
             self.app.say("Profile saved — ctrl+z undoes")
 
         self.perform("Save profile", lambda: self.engine.identity.update_profile(
-            display_name=display_name, timezone=timezone, preferences=preferences),
-            done=done, failed=on_error)
+            display_name=display_name, timezone=timezone, preferences=preferences,
+            require_change=True), done=done, failed=on_error)
 
     # ---- views --------------------------------------------------------------------------
 

@@ -30,7 +30,7 @@ from memtui.engine.validation import (
     clean_preferences,
     clean_text,
 )
-from memtui.errors import InvalidInput, NotFound, PermissionDenied
+from memtui.errors import InvalidInput, NotFound, PermissionDenied, Unchanged
 from memtui.store.models import (
     SOURCES,
     STATUSES,
@@ -220,9 +220,13 @@ class IdentityApi(EngineArea):
 
     def update_profile(self, *, display_name: str | None = None, timezone: str | None = None,
                        preferences: dict[str, Any] | None = None,
-                       set_preferences: dict[str, Any] | None = None) -> Profile:
+                       set_preferences: dict[str, Any] | None = None,
+                       require_change: bool = False) -> Profile:
         """Change the actor's profile. ``preferences`` replaces the object;
-        ``set_preferences`` merges keys into it. All checks run before anything is written."""
+        ``set_preferences`` merges keys into it. All checks run before anything is written.
+
+        A save that changes nothing writes nothing (no new time, no audit entry) and returns
+        the profile as it is; with ``require_change`` it raises ``Unchanged`` instead."""
         if display_name is not None:
             display_name = clean_display_name(display_name)
         if timezone is not None:
@@ -237,6 +241,11 @@ class IdentityApi(EngineArea):
         updated = replace(current, display_name=display_name or current.display_name,
                           timezone=timezone or current.timezone, preferences=prefs,
                           updated_at=self._store.now())
+        if (updated.display_name, updated.timezone, updated.preferences) == (
+                current.display_name, current.timezone, current.preferences):
+            if require_change:
+                raise Unchanged("nothing changed: the profile is saved as it is")
+            return current
         with self._store.transaction():
             self._store.identity.ensure_user(self.actor)
             self._store.identity.save_profile(updated)
@@ -384,6 +393,9 @@ class IdentityApi(EngineArea):
             if old.status != ACTIVE:
                 raise InvalidInput(f"memory {memory_id!r} is already superseded by "
                                    f"{old.superseded_by!r}; correct that one instead")
+            if text == old.content and (kind or old.kind) == old.kind:
+                raise Unchanged(f"nothing changed: the text and kind are those of "
+                                f"{memory_id!r} already (no new version was made)")
             self._store.identity.ensure_user(self.actor)
             status = status_for_new(self._store, self.actor, source or "manual")
             stored_source = source or (old.source if old.source == "auto" else "manual")

@@ -186,6 +186,8 @@ class SettingsPane(FormPane):
     def _apply(self, name: str, value: Any) -> None:
         if self.values.get(name) == value:
             self._clear_error(name)
+            self.memtui.say(f"{name} is {'none' if value is None else value} already: "
+                            "nothing changed.", toast=False)
             return
 
         def failed(message: str) -> None:
