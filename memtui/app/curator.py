@@ -45,6 +45,8 @@ class UndoEntry:
 
     label: str
     run: Callable[[], object]
+    needs: tuple[str, ...] = ()
+    """The memories the reversal works on: once one is forgotten the entry cannot run."""
 
 
 class Curator:
@@ -96,19 +98,45 @@ class Curator:
         else:
             self.app.say(f"{label} failed: {message}", severity="error")
 
-    def push_undo(self, label: str, run: Callable[[], object]) -> None:
-        """Remember how to reverse an action."""
-        self.undo_stack.append(UndoEntry(label, run))
+    def push_undo(self, label: str, run: Callable[[], object],
+                  needs: tuple[str, ...] = ()) -> None:
+        """Remember how to reverse an action (``needs``: the memories it works on)."""
+        self.undo_stack.append(UndoEntry(label, run, needs))
         del self.undo_stack[:-UNDO_DEPTH]
 
+    def drop_undo_for(self, memory_ids: tuple[str, ...]) -> int:
+        """Forget is final: drop the undo steps that work on a forgotten memory (they
+        could only fail). Returns how many were dropped."""
+        gone = set(memory_ids)
+        kept = [entry for entry in self.undo_stack if not gone.intersection(entry.needs)]
+        dropped = len(self.undo_stack) - len(kept)
+        self.undo_stack = kept
+        return dropped
+
+    def _still_possible(self, entry: UndoEntry) -> bool:
+        for memory_id in entry.needs:
+            try:
+                self.engine.identity.get_memory(memory_id)
+            except MemtuiError:  # forgotten (here or by another process) or no longer visible
+                return False
+        return True
+
     def undo(self) -> None:
-        """Reverse the last undoable action (forget is final and never on the stack)."""
+        """Reverse the last undoable action (forget is final and never on the stack).
+        Steps whose memories were forgotten since (by another process) are skipped, with
+        one message, never replayed into errors."""
+        skipped = 0
+        while self.undo_stack and not self._still_possible(self.undo_stack[-1]):
+            self.undo_stack.pop()
+            skipped += 1
+        note = (f" (skipped {skipped} step{'s' if skipped != 1 else ''} whose memory was "
+                "forgotten)") if skipped else ""
         if not self.undo_stack:
-            self.app.say("Nothing to undo.", severity="warning")
+            self.app.say(f"Nothing to undo{note}.", severity="warning")
             return
         entry = self.undo_stack.pop()
         self.perform(f"Undo {entry.label}", entry.run,
-                     done=lambda _result: self.app.say(f"Undone: {entry.label}"))
+                     done=lambda _result: self.app.say(f"Undone: {entry.label}{note}"))
 
     # ---- memories -----------------------------------------------------------------------
 
@@ -150,7 +178,8 @@ class Curator:
         if editor is not None:
             editor.saved()
         self.app.select_memory(memory.id)
-        self.push_undo(f"add {memory.id}", lambda: self.engine.identity.forget(memory.id))
+        self.push_undo(f"add {memory.id}", lambda: self.engine.identity.forget(memory.id),
+                       needs=(memory.id,))
         self.app.say(f"Added {memory.id} ({memory.kind}, {memory.source}) — ctrl+z undoes")
 
     def correct(self, memory: Memory) -> None:
@@ -191,7 +220,8 @@ class Curator:
         if self.app.history_memory_id == old.id:
             self.app.history_memory_id = new.id
         self.push_undo(f"correct {old.id}",
-                       lambda: self.engine.identity.supersede(new.id, old.content, old.kind))
+                       lambda: self.engine.identity.supersede(new.id, old.content, old.kind),
+                       needs=(new.id,))
         self.app.say(f"{verb} {new.id} (replaces {old.id}) — ctrl+z undoes")
 
     def forget(self, memory_ids: list[str],
@@ -235,8 +265,12 @@ class Curator:
         if on_done is not None:
             on_done(removed)
         self.app.forgot(removed)
+        dropped = self.drop_undo_for(removed)
+        note = (f"; {dropped} undo step{'s' if dropped != 1 else ''} on them dropped"
+                if dropped else "")
         words = (f"Forgot {len(results)} memor{'y' if len(results) == 1 else 'ies'} "
-                 f"({len(removed)} version{'s' if len(removed) != 1 else ''}) — final, no undo")
+                 f"({len(removed)} version{'s' if len(removed) != 1 else ''}) — final, "
+                 f"no undo{note}")
         if all(result.purged for result in results):
             self.app.say(words)
             return
