@@ -328,8 +328,13 @@ class MemtuiApp(App[None]):
         return pane if pane is not None and pane.is_mounted else None
 
     def show_pane(self, pane_id: str) -> None:
-        """Switch to a pane (mounted now if it is shown for the first time)."""
+        """Switch to a pane (mounted now if it is shown for the first time). Leaving a
+        form with unsaved changes asks first: save, discard or stay."""
         if pane_id not in {pane.PANE_ID for pane in PANES}:
+            return
+        leaving = self.current_pane() if pane_id != self.active_pane_id else None
+        if leaving is not None and leaving.unsaved_changes():
+            self.ask_unsaved([leaving], "leaving it", lambda: self.show_pane(pane_id))
             return
         if pane_id != self.active_pane_id:
             self.active_pane_id = pane_id
@@ -757,8 +762,42 @@ class MemtuiApp(App[None]):
         """Add a note in the current scope."""
         self.curator.add_note(self.current_scope_project())
 
+    def ask_unsaved(self, panes: list[Pane], going: str, go_on: Callable[[], None]) -> None:
+        """Forms with unsaved changes: ask (save / discard / cancel); save or discard, then
+        ``go_on``; cancel stays on the first such form. A refused save stays too (the form
+        says why next to the field)."""
+        from memtui.app.modals.unsaved import UnsavedAnswer, UnsavedModal
+
+        def answered(answer: UnsavedAnswer | None) -> None:
+            if answer == "discard":
+                for pane in panes:
+                    pane.discard_changes()
+                go_on()
+            elif answer == "save":
+                self._save_in_turn(list(panes), go_on)
+            else:
+                self.say("Changes kept, not saved.", toast=False)
+                self.show_pane(panes[0].PANE_ID)
+
+        self.push_screen(UnsavedModal([pane.TITLE for pane in panes], going), answered)
+
+    def _save_in_turn(self, panes: list[Pane], go_on: Callable[[], None]) -> None:
+        if not panes:
+            go_on()
+            return
+        first, rest = panes[0], panes[1:]
+        first.save_changes(lambda: self._save_in_turn(rest, go_on))
+
     async def action_quit(self) -> None:
-        """``q``: stop the worker between transactions, then quit."""
+        """``q``: ask first when a form holds unsaved changes; stop the worker between
+        transactions, then quit."""
+        unsaved = [pane for pane in self.panes() if pane.unsaved_changes()]
+        if unsaved:
+            self.ask_unsaved(unsaved, "quitting", self._quit_now)
+            return
+        self._quit_now()
+
+    def _quit_now(self) -> None:
         self.runner.stop()
         self.exit()
 
@@ -779,6 +818,7 @@ def binding_classes() -> list[tuple[str, type]]:
     from memtui.app.modals.filter import FilterModal
     from memtui.app.modals.picker import PickerModal
     from memtui.app.modals.text import TextModal
+    from memtui.app.modals.unsaved import UnsavedModal
     from memtui.app.panes.base import FormPane
     from memtui.app.panes.extraction_log import ExtractionLogPane
     from memtui.app.panes.history import HistoryPane
@@ -799,7 +839,8 @@ def binding_classes() -> list[tuple[str, type]]:
             ("profile", ProfilePane), ("settings", SettingsPane), ("profile, settings", FormPane),
             ("command line", CommandLine), ("editor", MemoryEditor),
             ("confirm", ConfirmModal), ("memory detail", MemoryDetailModal),
-            ("filter", FilterModal), ("picker", PickerModal), ("text view", TextModal)]
+            ("filter", FilterModal), ("picker", PickerModal), ("text view", TextModal),
+            ("unsaved changes", UnsavedModal)]
 
 
 def all_bindings() -> list[tuple[str, str, str]]:

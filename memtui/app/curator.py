@@ -66,17 +66,20 @@ class Curator:
 
     def perform(self, label: str, work: Callable[[], T], *,
                 done: Callable[[T], None] | None = None,
-                failed: Callable[[str], None] | None = None) -> None:
+                failed: Callable[[str], None] | None = None,
+                unchanged: Callable[[str], None] | None = None) -> None:
         """Run ``work`` (engine calls only) in a thread; then, on the UI thread, refresh the
-        views and call ``done``; on a MemtuiError call ``failed`` (or notify)."""
+        views and call ``done``; on a MemtuiError call ``failed`` (or notify); when the
+        engine found nothing to change, call ``unchanged`` (else ``failed``)."""
 
         async def runner() -> None:
             try:
                 result = await asyncio.to_thread(work)
             except Unchanged as error:  # nothing to write: said calmly, never as a failure
-                if failed is not None:
-                    failed(error.message)
-                self.app.say(f"{label}: {error.message}", toast=failed is None)
+                answer = unchanged or failed
+                if answer is not None:
+                    answer(error.message)
+                self.app.say(f"{label}: {error.message}", toast=answer is None)
                 return
             except MemtuiError as error:
                 self._failed(label, error.message, failed)
@@ -408,8 +411,8 @@ class Curator:
     # ---- settings, flags, profile -------------------------------------------------------
 
     def set_settings(self, changes: dict[str, Any],
-                     on_error: Callable[[str], None] | None = None, label: str | None = None
-                     ) -> None:
+                     on_error: Callable[[str], None] | None = None, label: str | None = None,
+                     on_done: Callable[[], None] | None = None) -> None:
         """Change settings (all or nothing); undo puts the old values back."""
         try:
             before = self.engine.settings.get()
@@ -422,6 +425,8 @@ class Curator:
         def done(_result: object) -> None:
             self.push_undo(words, lambda: self.engine.settings.set_many(old))
             self.app.say(f"Set {words} — ctrl+z undoes")
+            if on_done is not None:
+                on_done()
 
         self.perform("Change settings", lambda: self.engine.settings.set_many(changes),
                      done=done, failed=on_error)
@@ -468,7 +473,8 @@ class Curator:
     def update_profile(self, *, display_name: str, timezone: str,
                        preferences: dict[str, Any],
                        on_error: Callable[[str], None] | None = None,
-                       on_done: Callable[[], None] | None = None) -> None:
+                       on_done: Callable[[], None] | None = None,
+                       on_unchanged: Callable[[str], None] | None = None) -> None:
         """Save the profile (the engine refuses secret keys and unknown zones)."""
         try:
             old = self.engine.identity.profile()
@@ -487,7 +493,7 @@ class Curator:
 
         self.perform("Save profile", lambda: self.engine.identity.update_profile(
             display_name=display_name, timezone=timezone, preferences=preferences,
-            require_change=True), done=done, failed=on_error)
+            require_change=True), done=done, failed=on_error, unchanged=on_unchanged)
 
     # ---- views --------------------------------------------------------------------------
 

@@ -16,8 +16,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, RadioButton, RadioSet, Static, TextArea
 
-from memtui.app.widgets.error_line import ErrorLine
 from memtui.app.modals.base import Dialog
+from memtui.app.widgets.error_line import ErrorLine
 from memtui.store.models import KINDS
 from memtui.textsafe import safe_text
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual.binding import Binding, BindingType
@@ -60,6 +61,18 @@ class Pane(Vertical):
     def copy_text(self) -> tuple[str, str] | None:
         """(what, text) that ``c`` copies in this pane, or None."""
         return None
+
+    def unsaved_changes(self) -> bool:
+        """Whether the pane holds edits that are not saved (the forms)."""
+        return False
+
+    def save_changes(self, then: Callable[[], None]) -> None:
+        """Save the unsaved edits and call ``then`` once they are saved (never after a
+        refusal: the form shows why next to the field, and the edits stay)."""
+        then()
+
+    def discard_changes(self) -> None:
+        """Drop the unsaved edits: show what is stored."""
 
     def action_copy(self) -> None:
         """``c``: copy what ``copy_text`` names, or say there is nothing to copy."""

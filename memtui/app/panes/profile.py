@@ -7,6 +7,7 @@ name a secret; the error shows under the form and everything typed stays.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich.text import Text
@@ -16,9 +17,9 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Static, TextArea
 
-from memtui.app.widgets.error_line import ErrorLine
 from memtui.app.format import local_time
 from memtui.app.panes.base import FormPane
+from memtui.app.widgets.error_line import ErrorLine
 from memtui.engine.validation import parse_preferences
 from memtui.errors import MemtuiError
 from memtui.store.models import Profile
@@ -39,7 +40,8 @@ class ProfilePane(FormPane):
     def __init__(self) -> None:
         super().__init__()
         self.profile: Profile | None = None
-        self.dirty = False
+        self._filled: tuple[str, str, str] | None = None
+        """What the fields showed when last filled from the store (to tell edits)."""
 
     def compose(self) -> ComposeResult:
         """The three fields, an error line and Save."""
@@ -72,13 +74,45 @@ class ProfilePane(FormPane):
         except MemtuiError as error:
             self.memtui.say(f"Could not read the profile: {error.message}", severity="error")
             return
+        if not self.dirty:
+            self._fill(self.profile)
+        self._show_title()
+
+    @property
+    def dirty(self) -> bool:
+        """Whether the fields hold edits that are not saved."""
+        return self._filled is not None and self._form() != self._filled
+
+    def _form(self) -> tuple[str, str, str]:
+        return (self.query_one("#profile-name", Input).value,
+                self.query_one("#profile-tz", Input).value,
+                self.query_one("#profile-prefs", TextArea).text)
+
+    def _show_title(self) -> None:
+        if self.profile is None:
+            return
         title = Text("Profile of ", style="bold")
         title.append(safe_text(self.profile.user_id), style="bold")
+        if self.dirty:
+            title.append(" · modified (ctrl+s saves)", style="bold reverse")
         title.append(f" · last saved {local_time(self.profile.updated_at, self.memtui.tz)}"
                      if self.profile.updated_at else " · never saved", style="dim")
         self.query_one("#profile-title", Static).update(title)
-        if not self.dirty:
+
+    def unsaved_changes(self) -> bool:
+        """Edits typed and not saved."""
+        return self.is_mounted and self.dirty
+
+    def save_changes(self, then: Callable[[], None]) -> None:
+        """Save; ``then`` runs once the profile is saved (or found unchanged)."""
+        self.action_save(then=then)
+
+    def discard_changes(self) -> None:
+        """Show the stored profile again."""
+        if self.profile is not None:
             self._fill(self.profile)
+        self.query_one("#profile-error", ErrorLine).update("")
+        self._show_title()
 
     def _fill(self, profile: Profile) -> None:
         name = self.query_one("#profile-name", Input)
@@ -90,17 +124,17 @@ class ProfilePane(FormPane):
             zone.value = safe_text(profile.timezone)
             prefs.text = safe_text(json.dumps(profile.preferences, indent=JSON_INDENT,
                                               ensure_ascii=False, sort_keys=True))
-        self.dirty = False
+        self._filled = self._form()
 
     def on_input_changed(self, event: Input.Changed) -> None:
-        """Typing makes the form dirty (a refresh no longer overwrites it)."""
+        """Typing marks the form modified (a refresh no longer overwrites it)."""
         event.stop()
-        self.dirty = True
+        self._show_title()
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        """Typing makes the form dirty."""
+        """Typing marks the form modified."""
         event.stop()
-        self.dirty = True
+        self._show_title()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """Enter in a field saves."""
@@ -112,11 +146,10 @@ class ProfilePane(FormPane):
         event.stop()
         if event.button.id == "profile-save":
             self.action_save()
-        elif self.profile is not None:
-            self._fill(self.profile)
-            self.query_one("#profile-error", Static).update("")
+        else:
+            self.discard_changes()
 
-    def action_save(self) -> None:
+    def action_save(self, then: Callable[[], None] | None = None) -> None:
         """Check the JSON, then save through the engine (errors shown inline)."""
         error_line = self.query_one("#profile-error", Static)
         raw = self.query_one("#profile-prefs", TextArea).text
@@ -132,12 +165,19 @@ class ProfilePane(FormPane):
 
         def done() -> None:
             error_line.update("")
-            self.dirty = False
+            self._filled = self._form()  # saved: show the stored profile as stored
+            self.refresh_data()
+            if then is not None:
+                then()
+
+        def unchanged(message: str) -> None:
+            error_line.update("")
+            done()
 
         self.memtui.curator.update_profile(
             display_name=self.query_one("#profile-name", Input).value,
             timezone=self.query_one("#profile-tz", Input).value.strip(),
-            preferences=preferences, on_error=failed, on_done=done)
+            preferences=preferences, on_error=failed, on_done=done, on_unchanged=unchanged)
 
     def action_leave_form(self) -> None:
         """Escape: leave the form so the pane keys (0–9, tab) work again."""

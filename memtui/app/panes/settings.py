@@ -7,6 +7,7 @@ they are stored only: version 1 calls no model.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
@@ -15,8 +16,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
-from memtui.app.widgets.error_line import ErrorLine
 from memtui.app.panes.base import FormPane
+from memtui.app.widgets.error_line import ErrorLine
 from memtui.engine.task_flags import FOLLOW, flag_word
 from memtui.errors import MemtuiError
 from memtui.store.models import Task
@@ -39,13 +40,13 @@ class SettingsPane(FormPane):
     def __init__(self) -> None:
         super().__init__()
         self.values: dict[str, Any] = {}
+        self._shown: dict[str, str] = {}
+        """What each text field showed when last filled from the store."""
         self._tasks: dict[str, Task] = {}
 
     def compose(self) -> ComposeResult:
         """One line per setting, then the per-task flags, then help for the focused field."""
-        yield Static(Text.assemble(("Settings", "bold"),
-                                   (" · switches apply at once (space), numbers on enter",
-                                    "dim")), classes="pane-title")
+        yield Static(self._title(), classes="pane-title", id="settings-title")
         with VerticalScroll(id="settings-form", classes="form"):
             for spec in self.memtui.engine.settings.specs():
                 with Horizontal(classes="setting-row", id=f"row-{spec.name}"):
@@ -76,6 +77,69 @@ class SettingsPane(FormPane):
                                   value=FOLLOW, compact=True)
             yield ErrorLine(id="err-flags", classes="form-error")
         yield Static("", id="settings-help", classes="field-help")
+
+    def _title(self) -> Text:
+        title = Text.assemble(("Settings", "bold"))
+        modified = self._modified()
+        if modified:
+            what = modified[0] if len(modified) == 1 else f"{len(modified)} fields"
+            title.append(f" · modified: {what} (enter applies)", style="bold reverse")
+        else:
+            title.append(" · switches apply at once (space), numbers on enter", style="dim")
+        return title
+
+    def _modified(self) -> list[str]:
+        """The fields whose text differs from the stored value (typed, not applied)."""
+        if not self.is_mounted:
+            return []
+        return [name for name, shown in self._shown.items()
+                if self.query_one(f"#set-{name}", Input).value != shown]
+
+    def _show_title(self) -> None:
+        self.query_one("#settings-title", Static).update(self._title())
+
+    def unsaved_changes(self) -> bool:
+        """Numbers or model names typed and not applied."""
+        return bool(self._modified())
+
+    def save_changes(self, then: Callable[[], None]) -> None:
+        """Apply every typed field at once (all or nothing); ``then`` once applied. A field
+        the engine refuses says why under it, and nothing is applied."""
+        changes: dict[str, Any] = {}
+        for name in self._modified():
+            try:
+                changes[name] = self.memtui.engine.settings.parse_typed(
+                    name, self.query_one(f"#set-{name}", Input).value)
+            except MemtuiError as error:
+                self._error(name, error.message)
+                self.query_one(f"#set-{name}", Input).focus()
+                return
+        if not changes:
+            then()
+            return
+
+        def failed(message: str) -> None:
+            self.query_one("#err-flags", ErrorLine).update(Text(one_line(message), style="bold"))
+
+        def done() -> None:
+            for name in changes:
+                self._shown.pop(name, None)
+            self.refresh_data()
+            then()
+
+        self.memtui.curator.set_settings(changes, on_error=failed, on_done=done)
+
+    def discard_changes(self) -> None:
+        """Put the stored values back in the fields."""
+        for name, shown in self._shown.items():
+            self.query_one(f"#set-{name}", Input).value = shown
+            self._clear_error(name)
+        self._show_title()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """Typing marks the pane modified."""
+        event.stop()
+        self._show_title()
 
     @staticmethod
     def _meaning(spec: Any) -> Text:
@@ -126,8 +190,12 @@ class SettingsPane(FormPane):
             else:
                 field = self.query_one(f"#set-{spec.name}", Input)
                 shown = "" if value is None else str(value)
-                if not field.has_focus or not field.value:
-                    field.value = shown
+                # a field holding typed, unapplied text keeps it
+                if spec.name not in self._shown or field.value == self._shown[spec.name]:
+                    with field.prevent(Input.Changed):
+                        field.value = shown
+                    self._shown[spec.name] = shown
+        self._show_title()
         self._refresh_tasks()
 
     def _refresh_tasks(self) -> None:
@@ -186,6 +254,7 @@ class SettingsPane(FormPane):
     def _apply(self, name: str, value: Any) -> None:
         if self.values.get(name) == value:
             self._clear_error(name)
+            self._synced(name)
             self.memtui.say(f"{name} is {'none' if value is None else value} already: "
                             "nothing changed.", toast=False)
             return
@@ -194,7 +263,13 @@ class SettingsPane(FormPane):
             self._error(name, message)
 
         self._clear_error(name)
-        self.memtui.curator.set_settings({name: value}, on_error=failed)
+        self.memtui.curator.set_settings({name: value}, on_error=failed,
+                                         on_done=lambda: self._synced(name))
+
+    def _synced(self, name: str) -> None:
+        """A field was applied: show the stored value (as stored) and drop the mark."""
+        self._shown.pop(name, None)
+        self.refresh_data()
 
     def on_select_changed(self, event: Select.Changed) -> None:
         """Choosing a task shows its flags; changing a flag applies it."""
