@@ -111,13 +111,15 @@ async def test_add_empty_text_is_refused_in_the_form(tmp_path: Path) -> None:
 
 @app_test
 async def test_failed_write_keeps_what_was_typed(tmp_path: Path) -> None:
-    app = demo_app(tmp_path, user="carol")  # carol only reads webshop
+    app = demo_app(tmp_path, user="bob")  # bob writes to webshop...
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await press(pilot, "3", "a")
         editor = app.screen
         assert isinstance(editor, MemoryEditor)
         editor.query_one(TextArea).insert("Readers cannot write this.")
+        # ...until the owner makes him a reader while he types (another process)
+        Engine(app.store, "alice").identity.set_member("webshop", "bob", "reader")
         await press(pilot, "ctrl+s")
         assert app.screen is editor  # still open
         assert editor.query_one(TextArea).text == "Readers cannot write this."

@@ -143,11 +143,24 @@ class Curator:
 
     # ---- memories -----------------------------------------------------------------------
 
+    def refused(self, project: str | None) -> bool:
+        """Whether the actor may not write memories in a scope; if so, say why (the
+        engine's permission rule, asked before an editor or a question opens)."""
+        try:
+            reason = self.engine.identity.write_refusal(project)
+        except MemtuiError as error:
+            reason = error.message
+        if reason is not None:
+            self.app.say(f"Read only: {reason}", severity="warning")
+        return reason is not None
+
     def _scope_words(self, project: str | None) -> str:
         return f"project {project}" if project else "your user memories (only you see them)"
 
     def add_memory(self, project: str | None, kind: str = "fact") -> None:
         """Open the editor with a kind picker; add the memory on save."""
+        if self.refused(project):
+            return
         def submit(draft: MemoryDraft, editor: MemoryEditor) -> None:
             self.perform(
                 "Add memory",
@@ -161,6 +174,8 @@ class Curator:
 
     def add_note(self, project: str | None, text: str | None = None) -> None:
         """A note (``source = note``): from text given, or from the editor."""
+        if self.refused(project):
+            return
         if text is not None:
             self.perform("Add note", lambda: self.engine.identity.add_note(text, project),
                          done=lambda memory: self._added(memory, None))
@@ -187,6 +202,8 @@ class Curator:
 
     def correct(self, memory: Memory) -> None:
         """Open the editor pre-filled; save supersedes the memory (history is kept)."""
+        if self.refused(memory.project):
+            return
         if memory.status == "pending":
             self.app.say(f"{memory.id} is waiting for review: edit and approve it in the "
                          "Inbox (e).", severity="warning")
@@ -210,6 +227,8 @@ class Curator:
 
     def restore(self, head: Memory, version: Memory) -> None:
         """Make an old version current again: supersede the head with its text."""
+        if self.refused(head.project):
+            return
         self.perform(
             f"Restore {version.id}",
             lambda: self.engine.identity.supersede(head.id, version.content, version.kind),
@@ -233,8 +252,12 @@ class Curator:
         try:
             sizes = {memory_id: self.engine.identity.chain_size(memory_id)
                      for memory_id in memory_ids}
+            projects = {self.engine.identity.get_memory(memory_id).project
+                        for memory_id in memory_ids}
         except MemtuiError as error:
             self.app.say(error.message, severity="error")
+            return
+        if any(self.refused(project) for project in sorted(projects, key=str)):
             return
         total = sum(sizes.values())
         if len(memory_ids) == 1:

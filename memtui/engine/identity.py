@@ -203,6 +203,19 @@ class IdentityApi(EngineArea):
         """Whether the actor has ``create_task`` on the project."""
         return perm.CREATE_TASK in perm.permissions(self._store, project_id, self.actor)
 
+    def write_refusal(self, project: str | None = None) -> str | None:
+        """Why the actor may not add, correct or forget memories in a scope (the actor's own
+        user memories without ``project``), or None when they may. The permission rule of
+        every write (``permissions.writable_project``), asked ahead so a front end offers
+        only what is allowed and says why when a key is pressed anyway."""
+        if project is None:
+            return None
+        try:
+            perm.writable_project(self._store, project, self.actor)
+        except (PermissionDenied, NotFound) as error:
+            return error.message
+        return None
+
     def project_for_path(self, path: str | os.PathLike[str]) -> Project | None:
         """The readable project whose root path holds ``path``; the deepest root wins
         (``deepest_root``)."""

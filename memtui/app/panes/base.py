@@ -62,6 +62,11 @@ class Pane(Vertical):
         """(what, text) that ``c`` copies in this pane, or None."""
         return None
 
+    def offers(self, action: str) -> bool:
+        """Whether the key bar offers ``action`` here: a write the user's role does not
+        allow is not offered (its key still answers, saying why)."""
+        return True
+
     def unsaved_changes(self) -> bool:
         """Whether the pane holds edits that are not saved (the forms)."""
         return False

@@ -57,6 +57,8 @@ class HistoryPane(Pane):
         super().__init__()
         self.memory_id: str | None = None
         self.versions: list[Memory] = []
+        self.write_refusal: str | None = None
+        """Why the user may not change this chain (None: restore and forget allowed)."""
 
     def compose(self) -> ComposeResult:
         """Title, the versions, the selected version's full text."""
@@ -91,8 +93,26 @@ class HistoryPane(Pane):
         active = [m for m in self.versions if m.status == "active"]
         return active[-1] if active else (self.versions[-1] if self.versions else None)
 
+    def offers(self, action: str) -> bool:
+        """Restore and forget are offered only where the user's role allows writes."""
+        return action not in ("restore", "forget_chain") or self.write_refusal is None
+
+    def _check_writes(self) -> None:
+        head = self.head()
+        try:
+            refusal = self.memtui.engine.identity.write_refusal(head.project) if head else None
+        except MemtuiError as error:
+            refusal = error.message
+        if refusal != self.write_refusal:
+            self.write_refusal = refusal
+            self.refresh_bindings()
+
     def refresh_data(self) -> None:
         """Read the chain of the selected memory again (the cursor stays on its version)."""
+        self._refresh_chain()
+        self._check_writes()
+
+    def _refresh_chain(self) -> None:
         super().refresh_data()
         target = self.memtui.history_memory_id or self.memtui.selected_memory_id
         title = self.query_one("#history-title", Static)

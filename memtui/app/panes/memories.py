@@ -76,8 +76,13 @@ class MemoriesPane(Pane):
                 tooltip="Leave the search (clears it) / clear marks", id="memory.leave_search"),
     ]
 
+    WRITE_ACTIONS: ClassVar[frozenset[str]] = frozenset({"note", "add", "correct", "forget"})
+    """The keys that write: not offered where the user's role does not allow writes."""
+
     def __init__(self) -> None:
         super().__init__()
+        self.write_refusal: str | None = None
+        """Why the user may not write in this list's scope (None: writes allowed)."""
         self.choice = FilterChoice()
         self._loaded_once = False
         self._said_error: str | None = None
@@ -169,7 +174,21 @@ class MemoriesPane(Pane):
         self.memory_list.marked.clear()
         self.stale = True
 
+    def offers(self, action: str) -> bool:
+        """Writes are offered only where the user's role allows them."""
+        return action not in self.WRITE_ACTIONS or self.write_refusal is None
+
+    def _check_writes(self) -> None:
+        try:
+            refusal = self.memtui.engine.identity.write_refusal(self.project_arg())
+        except MemtuiError as error:
+            refusal = error.message
+        if refusal != self.write_refusal:
+            self.write_refusal = refusal
+            self.refresh_bindings()
+
     def _load(self, *, keep_position: bool, first_page_now: bool = False) -> None:
+        self._check_writes()
         self.memory_list.empty_text = self.empty_text()
         search = self.search_text or None
         try:
@@ -203,6 +222,8 @@ class MemoriesPane(Pane):
             title.append(literal(search, 30))
         if memory_list.marked:
             title.append(f" · {len(memory_list.marked)} marked", style="bold")
+        if self.write_refusal is not None:
+            title.append(" · read only", style="bold")
         self.query_one(".pane-title", Static).update(title)
 
     def _update_preview(self) -> None:

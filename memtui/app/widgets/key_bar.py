@@ -77,6 +77,9 @@ class KeyBar(ClickableLine[KeyItem]):
             binding: Binding = active.binding
             if not binding.show or binding.action in seen:
                 continue
+            offers = getattr(active.node, "offers", None)
+            if callable(offers) and not offers(binding.action):
+                continue  # not allowed here (a reader's writes): not offered
             seen.add(binding.action)
             items.append(KeyItem(binding.key, self.app.get_key_display(binding),
                                  binding.description, active.enabled,
