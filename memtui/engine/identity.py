@@ -238,8 +238,9 @@ class IdentityApi(EngineArea):
         """Change the actor's profile. ``preferences`` replaces the object;
         ``set_preferences`` merges keys into it. All checks run before anything is written.
 
-        A save that changes nothing writes nothing (no new time, no audit entry) and returns
-        the profile as it is; with ``require_change`` it raises ``Unchanged`` instead."""
+        A save that changes a saved profile in nothing writes nothing (no new time, no audit
+        entry) and returns the profile as it is; with ``require_change`` it raises
+        ``Unchanged`` instead."""
         if display_name is not None:
             display_name = clean_display_name(display_name)
         if timezone is not None:
@@ -254,8 +255,10 @@ class IdentityApi(EngineArea):
         updated = replace(current, display_name=display_name or current.display_name,
                           timezone=timezone or current.timezone, preferences=prefs,
                           updated_at=self._store.now())
-        if (updated.display_name, updated.timezone, updated.preferences) == (
+        if current.updated_at is not None and (
+                updated.display_name, updated.timezone, updated.preferences) == (
                 current.display_name, current.timezone, current.preferences):
+            # (a profile never saved is written: the first save also makes the user)
             if require_change:
                 raise Unchanged("nothing changed: the profile is saved as it is")
             return current
