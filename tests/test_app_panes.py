@@ -120,7 +120,7 @@ async def test_log_rows_in_words_task_and_memory(tmp_path: Path) -> None:
         await settle(pilot)
         await press(pilot, "5")
         pane = app.current_pane()
-        entries = pane.item_list.items
+        entries = pane.item_list.source.rows(0, pane.item_list.count)
         assert entries == Engine(app.store, "alice").extraction.log(1000)
         shown = screen_text(app)
         for words in ("generate is off", "quota could not be read", "forced",

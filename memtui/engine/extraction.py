@@ -43,7 +43,15 @@ from memtui.engine.review_rules import PENDING, status_for_new
 from memtui.engine.settings import load_settings
 from memtui.engine.tasks import QuotaStatus, read_quota
 from memtui.errors import InvalidInput, MemtuiError
-from memtui.store.models import EXTRACTED_OUTCOMES, DedupeRow, LogEntry, Memory, ScanRow, Task
+from memtui.store.models import (
+    EXTRACTED_OUTCOMES,
+    DedupeRow,
+    LogEntry,
+    Memory,
+    PageCursor,
+    ScanRow,
+    Task,
+)
 from memtui.store.recall import ConsolidationRecord
 from memtui.store.tasks import SweepCursor
 from memtui.store.timeutil import seconds_between
@@ -378,6 +386,24 @@ class ExtractionApi(EngineArea):
         """The extraction log of the actor's own tasks, most recent scan first."""
         _check_limit(limit, MAX_LOG_LIMIT)
         return self._store.tasks.log_for(self.actor, limit)
+
+    def log_page(self, limit: int = 50, *, after: PageCursor | None = None,
+                 before: PageCursor | None = None) -> list[LogEntry]:
+        """A keyset page of the actor's log, most recent scan first: ``after`` the rows
+        older than a row's (``at``, ``task_id``), ``before`` the rows just newer."""
+        _check_limit(limit, MAX_LOG_LIMIT)
+        return self._store.tasks.log_page(self.actor, limit, after=after, before=before)
+
+    def log_at(self, offset: int, limit: int = 50, *, from_end: bool = False) -> list[LogEntry]:
+        """A page of the actor's log by position (from the bottom with ``from_end``)."""
+        _check_limit(limit, MAX_LOG_LIMIT)
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+            raise InvalidInput("offset must be a whole number from 0")
+        return self._store.tasks.log_at(self.actor, offset, limit, from_end=from_end)
+
+    def log_count(self) -> int:
+        """How many log rows the actor has (one per task scanned)."""
+        return self._store.tasks.count_log_rows(self.actor)
 
     def log_counts(self) -> dict[str, int]:
         """How many of the actor's log rows have each outcome."""

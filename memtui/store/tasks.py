@@ -13,7 +13,15 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from memtui.errors import StoreError
-from memtui.store.models import DedupeRow, Followup, LogEntry, QuotaRow, ScanRow, Task
+from memtui.store.models import (
+    DedupeRow,
+    Followup,
+    LogEntry,
+    PageCursor,
+    QuotaRow,
+    ScanRow,
+    Task,
+)
 
 if TYPE_CHECKING:
     from memtui.store.database import Store
@@ -238,6 +246,48 @@ class TaskRepository:
             f"SELECT {_LOG_COLUMNS} FROM extraction_log WHERE user_id = ? "
             "ORDER BY at DESC, task_id DESC LIMIT ?", (user_id, limit)).fetchall()
         return [_row_to_log(row) for row in rows]
+
+    def log_page(self, user_id: str, limit: int, after: PageCursor | None = None,
+                 before: PageCursor | None = None) -> list[LogEntry]:
+        """A page of the user's log, most recent scan first (ties by task id descending),
+        by keyset: ``after`` the rows older than that row, ``before`` the rows just newer
+        than it, both in list order. A cursor is (``at``, ``task_id``) of a row."""
+        clauses, params = ["user_id = ?"], [user_id]
+        order = "at DESC, task_id DESC"
+        if after is not None:
+            clauses.append("(at, task_id) < (?, ?)")
+            params += [after.created_at, after.id]
+        if before is not None:
+            clauses.append("(at, task_id) > (?, ?)")
+            params += [before.created_at, before.id]
+            order = "at ASC, task_id ASC"
+        rows = self._store.execute(
+            f"SELECT {_LOG_COLUMNS} FROM extraction_log WHERE {' AND '.join(clauses)} "
+            f"ORDER BY {order} LIMIT ?", (*params, limit)).fetchall()
+        entries = [_row_to_log(row) for row in rows]
+        if before is not None:
+            entries.reverse()
+        return entries
+
+    def log_at(self, user_id: str, offset: int, limit: int, *,
+               from_end: bool = False) -> list[LogEntry]:
+        """A page of the user's log by position: ``offset`` rows from the top (or, with
+        ``from_end``, the ``limit`` rows ending ``offset`` rows above the bottom), in list
+        order."""
+        order = "at ASC, task_id ASC" if from_end else "at DESC, task_id DESC"
+        rows = self._store.execute(
+            f"SELECT {_LOG_COLUMNS} FROM extraction_log WHERE user_id = ? "
+            f"ORDER BY {order} LIMIT ? OFFSET ?", (user_id, limit, max(0, offset))).fetchall()
+        entries = [_row_to_log(row) for row in rows]
+        if from_end:
+            entries.reverse()
+        return entries
+
+    def count_log_rows(self, user_id: str) -> int:
+        """How many log rows the user has."""
+        row = self._store.execute("SELECT count(*) FROM extraction_log WHERE user_id = ?",
+                                  (user_id,)).fetchone()
+        return int(row[0])
 
     def count_log(self, user_id: str) -> dict[str, int]:
         """How many of the user's log rows have each outcome."""

@@ -18,14 +18,13 @@ from textual.widgets import Static
 from memtui.app.format import OUTCOME_WORDS, local_time, reason_words
 from memtui.app.panes.base import Pane
 from memtui.app.widgets.detail import task_fields
-from memtui.app.widgets.line_list import ItemList, LineList
+from memtui.app.widgets.line_list import LineList
+from memtui.app.widgets.log_list import LogList
 from memtui.app.widgets.preview import PreviewScroll
 from memtui.errors import MemtuiError
 from memtui.store.models import LogEntry
 from memtui.textsafe import one_line
 
-LOG_LIMIT = 1000
-"""Most log rows the pane reads (most recent scans first)."""
 EMPTY_TEXT = ("No extraction yet — turn on generate with g, then r runs a round now "
               "(R forces past the idle and size gates).")
 OUTCOME_STYLE = {"extracted": "green", "superseded_previous": "green", "skipped": "",
@@ -64,16 +63,16 @@ class ExtractionLogPane(Pane):
     def compose(self) -> ComposeResult:
         """Title, the log, the selected task."""
         yield Static("", classes="pane-title", id="log-title")
-        yield ItemList(self._row, id="log-list", empty_text=EMPTY_TEXT)
+        yield LogList(self._row, id="log-list", empty_text=EMPTY_TEXT)
         yield PreviewScroll("log-preview")
 
     def _row(self, entry: LogEntry, width: int) -> Text:
         return log_row(entry, width, self.memtui.tz)
 
     @property
-    def item_list(self) -> ItemList[LogEntry]:
-        """The log list."""
-        return self.query_one("#log-list", ItemList)
+    def item_list(self) -> LogList:
+        """The log list (paged from the store)."""
+        return self.query_one("#log-list", LogList)
 
     def focus_target(self) -> Widget | None:
         """The log list."""
@@ -93,21 +92,18 @@ class ExtractionLogPane(Pane):
                 f"{'forced ' if entry.forced else ''}{entry.memory_id or ''}".strip())
 
     def refresh_data(self) -> None:
-        """Read the log again, keeping the cursor on the same task."""
+        """Read the log again (paged: every row down to the very first task), keeping the
+        cursor on the same task."""
         super().refresh_data()
-        keep = self.current()
-        auto = self.memtui.engine.extraction
         try:
-            entries = auto.log(LOG_LIMIT)
-            counts = auto.log_counts() if hasattr(auto, "log_counts") else {}
+            self.item_list.show(self.memtui.engine)
+            counts = self.memtui.engine.extraction.log_counts()
         except MemtuiError as error:
             self.memtui.say(f"Could not read the extraction log: {error.message}",
                             severity="error")
             return
-        self.item_list.set_items(
-            entries, keep=(lambda e: e.task_id == keep.task_id) if keep else None)
         title = Text("Extraction log", style="bold")
-        title.append(f" · {sum(counts.values()) if counts else len(entries)} tasks")
+        title.append(f" · {self.item_list.count or 0:,} tasks")
         for outcome in ("extracted", "superseded_previous", "skipped", "error"):
             count = counts.get(outcome, 0)
             if count:

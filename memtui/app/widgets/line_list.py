@@ -20,8 +20,12 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from memtui.textsafe import one_line
+
 T = TypeVar("T")
 
+EMPTY_TEXT_INDENT = 2
+"""Columns before the wrapped message of an empty list."""
 CURSOR_MARK = "›"
 """Drawn in the first column of the cursor row, so it shows without color (NO_COLOR)."""
 
@@ -214,6 +218,19 @@ class LineList(ScrollView, can_focus=True):
     def base_style(self) -> Style:
         """The widget's own style: the frame's while one is drawn, else worked out now."""
         return self._frame_style if self._frame_style is not None else self.rich_style
+
+    def render_message_line(self, y: int, message: str, style: str = "") -> Strip:
+        """Line ``y`` of a message shown instead of rows (an empty list, loading, an
+        error): from the second line down, wrapped so it reads whole at 80 columns."""
+        width = self.scrollable_content_region.width or self.size.width
+        lines = Text(one_line(message), style=style).wrap(
+            self.app.console, max(1, width - EMPTY_TEXT_INDENT))
+        if 1 <= y <= len(lines):
+            text = Text(" " * EMPTY_TEXT_INDENT) + lines[y - 1]
+            text.truncate(width, overflow="ellipsis", pad=True)
+            return Strip(list(text.render(self.app.console)), width).apply_style(
+                self.base_style)
+        return Strip.blank(width, self.base_style)
 
     def render_line(self, y: int) -> Strip:
         """Draw row ``scroll_y + y``."""

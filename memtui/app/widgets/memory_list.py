@@ -110,10 +110,6 @@ def memory_row(memory: Memory, width: int, tz: ZoneInfo, *, marked: bool = False
     return row
 
 
-EMPTY_TEXT_INDENT = 2
-"""Columns before the wrapped empty-list message."""
-
-
 @dataclass
 class _Anchor:
     """Where the cursor and the view were when a reload started."""
@@ -476,22 +472,13 @@ class MemoryList(LineList):
     def render_line(self, y: int) -> Strip:
         """Draw a row, or the empty / loading / error line of an empty list."""
         if self.row_count() == 0:
-            width = self.scrollable_content_region.width or self.size.width
             if self.error:
                 message, style = f"Could not read the list: {self.error}", "bold red"
             elif self.is_loading:
                 message, style = "Loading…", "italic"
             else:
                 message, style = self.empty_text, ""
-            # The message wraps (from the second line down) so it reads whole at 80 columns.
-            lines = Text(one_line(message), style=style).wrap(
-                self.app.console, max(1, width - EMPTY_TEXT_INDENT))
-            if 1 <= y <= len(lines):
-                text = Text(" " * EMPTY_TEXT_INDENT) + lines[y - 1]
-                text.truncate(width, overflow="ellipsis", pad=True)
-                return Strip(list(text.render(self.app.console)), width).apply_style(
-                    self.base_style)
-            return Strip.blank(width, self.base_style)
+            return self.render_message_line(y, message, style)
         return super().render_line(y)
 
     # ---- marks --------------------------------------------------------------------------

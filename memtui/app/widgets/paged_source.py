@@ -15,12 +15,14 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, TypeVar
 
-from memtui.store.models import Memory, MemoryFilter, PageCursor
+from memtui.store.models import LogEntry, Memory, MemoryFilter, PageCursor
 
 if TYPE_CHECKING:
     from memtui.engine.api import Engine
+
+R = TypeVar("R")
 
 PAGE_SIZE = 100
 """Rows per page (one query)."""
@@ -47,41 +49,40 @@ class PagePlan:
         return self.method in ("after", "before") or self.offset <= CHEAP_OFFSET_ROWS
 
 
-def _edge(memory: Memory) -> PageCursor:
-    return PageCursor(created_at=memory.created_at, id=memory.id)
+class KeysetPages(Generic[R]):
+    """Rows of one newest-first list by position, fetched page by page and cached (LRU):
+    the page plan every big list shares. Subclasses say how to count, how to read a page
+    (by keyset or by position) and what a row's keyset position and key are."""
 
-
-class PagedSource:
-    """Rows of one memory list by position, fetched page by page and cached (LRU).
-
-    ``flt`` must come from ``engine.identity.memory_filter`` (which checks the actor may
-    read the list); use ``PagedSource.for_list`` to make one.
-    """
-
-    def __init__(self, engine: Engine, flt: MemoryFilter, *, count: int | None = None,
-                 page_size: int = PAGE_SIZE, max_pages: int = MAX_CACHED_PAGES) -> None:
-        self.engine = engine
-        self.filter = flt
+    def __init__(self, *, count: int | None = None, page_size: int = PAGE_SIZE,
+                 max_pages: int = MAX_CACHED_PAGES) -> None:
         self.page_size = page_size
         self.max_pages = max_pages
         self.count: int | None = count
-        self._pages: OrderedDict[int, list[Memory]] = OrderedDict()
+        self._pages: OrderedDict[int, list[R]] = OrderedDict()
 
-    @classmethod
-    def for_list(cls, engine: Engine, project: str | None = None, *, kind: str | None = None,
-                 status: str | None = "active", source: str | None = None,
-                 search: str | None = None, **options: int) -> PagedSource:
-        """A source for the actor's user memories (no project) or one project's memories."""
-        flt = engine.identity.memory_filter(project, kind=kind, status=status, source=source,
-                                            search=search)
-        return cls(engine, flt, **options)
-
-    # ---- counting -----------------------------------------------------------------------
+    # ---- what a subclass provides -------------------------------------------------------
 
     def count_rows(self) -> int:
         """Count the rows (one query) and remember the answer."""
-        self.count = self.engine.identity.count_memories(self.filter)
-        return self.count
+        raise NotImplementedError
+
+    def edge(self, row: R) -> PageCursor:
+        """A row's keyset position."""
+        raise NotImplementedError
+
+    def key(self, row: R) -> str:
+        """A row's id (to find it again after a reload)."""
+        raise NotImplementedError
+
+    def read_keyset(self, limit: int, *, after: PageCursor | None = None,
+                    before: PageCursor | None = None) -> list[R]:
+        """Rows after (older than) or just before (newer than) a position, in list order."""
+        raise NotImplementedError
+
+    def read_at(self, offset: int, limit: int, *, from_end: bool) -> list[R]:
+        """Rows by position from the top (or, ``from_end``, from the bottom), list order."""
+        raise NotImplementedError
 
     # ---- reading from the cache (no I/O) ------------------------------------------------
 
@@ -89,7 +90,7 @@ class PagedSource:
         """The page that holds row ``index``."""
         return index // self.page_size
 
-    def get(self, index: int) -> Memory | None:
+    def get(self, index: int) -> R | None:
         """Row ``index`` if its page is cached (never queries)."""
         page = self._pages.get(index // self.page_size)
         if page is None:
@@ -106,11 +107,11 @@ class PagedSource:
         """Numbers of the cached pages, least recently used first."""
         return list(self._pages)
 
-    def index_of(self, memory_id: str) -> int | None:
+    def index_of(self, key: str) -> int | None:
         """The position of a cached row by id (None if no cached page holds it)."""
         for page, rows in self._pages.items():
-            for offset, memory in enumerate(rows):
-                if memory.id == memory_id:
+            for offset, row in enumerate(rows):
+                if self.key(row) == key:
                     return page * self.page_size + offset
         return None
 
@@ -121,36 +122,34 @@ class PagedSource:
         size = self.page_size
         before_page = self._pages.get(page - 1)
         if before_page is not None and len(before_page) == size:
-            return PagePlan(page, "after", size, cursor=_edge(before_page[-1]))
+            return PagePlan(page, "after", size, cursor=self.edge(before_page[-1]))
         after_page = self._pages.get(page + 1)
         if after_page:
-            return PagePlan(page, "before", size, cursor=_edge(after_page[0]))
+            return PagePlan(page, "before", size, cursor=self.edge(after_page[0]))
         start = page * size
         if self.count is not None and start > self.count // 2:
             end = min(self.count, start + size)
             return PagePlan(page, "bottom", max(0, end - start), offset=self.count - end)
         return PagePlan(page, "top", size, offset=start)
 
-    def fetch(self, plan: PagePlan) -> list[Memory]:
+    def fetch(self, plan: PagePlan) -> list[R]:
         """Run one page query (safe in any thread: the store gives each its connection)."""
-        identity = self.engine.identity
         if plan.limit <= 0:
             return []
         if plan.method == "after":
-            return identity.memory_page(self.filter, plan.limit, after=plan.cursor)
+            return self.read_keyset(plan.limit, after=plan.cursor)
         if plan.method == "before":
-            return identity.memory_page(self.filter, plan.limit, before=plan.cursor)
-        return identity.memories_at(self.filter, plan.offset, plan.limit,
-                                    from_end=plan.method == "bottom")
+            return self.read_keyset(plan.limit, before=plan.cursor)
+        return self.read_at(plan.offset, plan.limit, from_end=plan.method == "bottom")
 
-    def put(self, page: int, rows: list[Memory]) -> None:
+    def put(self, page: int, rows: list[R]) -> None:
         """Cache a fetched page, evicting the least recently used beyond ``max_pages``."""
         self._pages[page] = rows
         self._pages.move_to_end(page)
         while len(self._pages) > self.max_pages:
             self._pages.popitem(last=False)
 
-    def load_page(self, page: int) -> list[Memory]:
+    def load_page(self, page: int) -> list[R]:
         """Fetch and cache one page (a cached page is returned as it is)."""
         cached = self._pages.get(page)
         if cached is not None:
@@ -183,14 +182,14 @@ class PagedSource:
             self.put(page, self.fetch(plan))
         return left
 
-    def rows(self, start: int, end: int) -> list[Memory]:
+    def rows(self, start: int, end: int) -> list[R]:
         """Rows ``start..end`` (exclusive), read page by page (counts first if needed)."""
         if self.count is None:
             self.count_rows()
         assert self.count is not None
         end = min(end, self.count)
         index = max(0, start)
-        out: list[Memory] = []
+        out: list[R] = []
         while index < end:
             page = self.load_page(self.page_of(index))
             offset = index % self.page_size
@@ -200,3 +199,80 @@ class PagedSource:
             out.extend(taken)
             index += len(taken)
         return out
+
+
+class PagedSource(KeysetPages[Memory]):
+    """Rows of one memory list by position, fetched page by page and cached (LRU).
+
+    ``flt`` must come from ``engine.identity.memory_filter`` (which checks the actor may
+    read the list); use ``PagedSource.for_list`` to make one.
+    """
+
+    def __init__(self, engine: Engine, flt: MemoryFilter, *, count: int | None = None,
+                 page_size: int = PAGE_SIZE, max_pages: int = MAX_CACHED_PAGES) -> None:
+        super().__init__(count=count, page_size=page_size, max_pages=max_pages)
+        self.engine = engine
+        self.filter = flt
+
+    @classmethod
+    def for_list(cls, engine: Engine, project: str | None = None, *, kind: str | None = None,
+                 status: str | None = "active", source: str | None = None,
+                 search: str | None = None, **options: int) -> PagedSource:
+        """A source for the actor's user memories (no project) or one project's memories."""
+        flt = engine.identity.memory_filter(project, kind=kind, status=status, source=source,
+                                            search=search)
+        return cls(engine, flt, **options)
+
+    def count_rows(self) -> int:
+        """Count the rows (one query) and remember the answer."""
+        self.count = self.engine.identity.count_memories(self.filter)
+        return self.count
+
+    def edge(self, row: Memory) -> PageCursor:
+        """(created_at, id)."""
+        return PageCursor(created_at=row.created_at, id=row.id)
+
+    def key(self, row: Memory) -> str:
+        """The memory's id."""
+        return row.id
+
+    def read_keyset(self, limit: int, *, after: PageCursor | None = None,
+                    before: PageCursor | None = None) -> list[Memory]:
+        """``identity.memory_page``."""
+        return self.engine.identity.memory_page(self.filter, limit, after=after, before=before)
+
+    def read_at(self, offset: int, limit: int, *, from_end: bool) -> list[Memory]:
+        """``identity.memories_at``."""
+        return self.engine.identity.memories_at(self.filter, offset, limit, from_end=from_end)
+
+
+class LogSource(KeysetPages[LogEntry]):
+    """The acting user's extraction log by position, newest scan first, page by page
+    through the engine (keyset pages on (``at``, ``task_id``)), to the very first task."""
+
+    def __init__(self, engine: Engine, *, count: int | None = None,
+                 page_size: int = PAGE_SIZE, max_pages: int = MAX_CACHED_PAGES) -> None:
+        super().__init__(count=count, page_size=page_size, max_pages=max_pages)
+        self.engine = engine
+
+    def count_rows(self) -> int:
+        """Count the log rows (one query) and remember the answer."""
+        self.count = self.engine.extraction.log_count()
+        return self.count
+
+    def edge(self, row: LogEntry) -> PageCursor:
+        """(at, task_id)."""
+        return PageCursor(created_at=row.at, id=row.task_id)
+
+    def key(self, row: LogEntry) -> str:
+        """The task's id (one log row per task)."""
+        return row.task_id
+
+    def read_keyset(self, limit: int, *, after: PageCursor | None = None,
+                    before: PageCursor | None = None) -> list[LogEntry]:
+        """``extraction.log_page``."""
+        return self.engine.extraction.log_page(limit, after=after, before=before)
+
+    def read_at(self, offset: int, limit: int, *, from_end: bool) -> list[LogEntry]:
+        """``extraction.log_at``."""
+        return self.engine.extraction.log_at(offset, limit, from_end=from_end)
