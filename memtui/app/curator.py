@@ -26,6 +26,7 @@ from memtui.engine.jobs import BACKFILL, CONSOLIDATE, ROUND
 from memtui.engine.task_flags import flag_word
 from memtui.errors import MemtuiError, Unchanged
 from memtui.store.models import LogEntry, Memory
+from memtui.textsafe import one_line
 
 if TYPE_CHECKING:
     from memtui.app.app import MemtuiApp
@@ -37,6 +38,10 @@ T = TypeVar("T")
 UNDO_DEPTH = 20
 """How many actions ``ctrl+z`` can step back through."""
 WRITE_GROUP = "store-write"
+FORGET_EXCERPTS = 3
+"""How many memories' text the forget question shows (then "… and N more")."""
+FORGET_EXCERPT_CHARS = 120
+"""How much of each memory's text the forget question shows."""
 
 
 @dataclass(frozen=True)
@@ -264,13 +269,15 @@ class Curator:
             memory_id = memory_ids[0]
             title = f"Forget {memory_id}?"
             older = total - 1
-            body = Text(f"{memory_id}" + (f" and its {older} other version"
+            body = self._forget_excerpts(memory_ids)
+            body.append(f"{memory_id}" + (f" and its {older} other version"
                                          f"{'s' if older != 1 else ''}" if older else "")
                         + f" will be deleted for good ({total} version"
                         f"{'s' if total != 1 else ''} in all).\n")
         else:
             title = f"Forget {len(memory_ids)} memories?"
-            body = Text(f"{len(memory_ids)} marked memories will be deleted for good, "
+            body = self._forget_excerpts(memory_ids)
+            body.append(f"{len(memory_ids)} marked memories will be deleted for good, "
                         f"{total} versions in all.\n")
         body.append("This cannot be undone. A task they came from will not be extracted "
                     "again.", style="bold")
@@ -284,6 +291,25 @@ class Curator:
                 done=lambda results: self._forgotten(results, on_done))
 
         self.app.push_screen(ConfirmModal(title, body), answered)
+
+    def _forget_excerpts(self, memory_ids: list[str]) -> Text:
+        """What is about to be forgotten, in words: each memory's text on a line (the
+        first few), so the question is never only about ids."""
+        out = Text()
+        for memory_id in memory_ids[:FORGET_EXCERPTS]:
+            try:
+                memory = self.engine.identity.get_memory(memory_id)
+            except MemtuiError:
+                continue
+            out.append(f"{memory.kind}: ", style="dim")
+            out.append(one_line(memory.content, FORGET_EXCERPT_CHARS))
+            out.append("\n")
+        more = len(memory_ids) - FORGET_EXCERPTS
+        if more > 0:
+            out.append(f"… and {more} more\n", style="dim")
+        if out:
+            out.append("\n")
+        return out
 
     def _forgotten(self, results: list[Any],
                    on_done: Callable[[tuple[str, ...]], None] | None) -> None:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -20,6 +21,14 @@ from memtui.app.modals.base import Dialog
 from memtui.app.widgets.error_line import ErrorLine
 from memtui.store.models import KINDS
 from memtui.textsafe import safe_text
+
+KIND_KEYS: dict[str, str] = {kind[0]: kind for kind in KINDS}
+"""On the kind choice, the first letter of a kind chooses it."""
+_KIND_LETTERS = " · ".join(f"{key} {kind}" for key, kind in KIND_KEYS.items())
+KIND_HINT = f"Kind: {_KIND_LETTERS} (or arrows)"
+"""Shown when the editor starts on the kind (a new memory)."""
+KIND_TAB_HINT = f"Kind (tab to it): {_KIND_LETTERS}"
+"""Shown when the editor starts in the text (a correction)."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +69,8 @@ class MemoryEditor(Dialog[MemoryDraft | None]):
             if self._context_line:
                 yield Static(Text(self._context_line, style="dim"), classes="dialog-context")
             if self._show_kind:
+                hint = KIND_TAB_HINT if self._content else KIND_HINT
+                yield Static(Text(hint, style="dim"), classes="dialog-hint")
                 with RadioSet(id="kind", classes="kind-picker"):
                     for kind in KINDS:
                         yield RadioButton(kind, value=kind == self._kind, id=f"kind-{kind}")
@@ -67,14 +78,33 @@ class MemoryEditor(Dialog[MemoryDraft | None]):
                            show_line_numbers=False, tab_behavior="focus")
             yield ErrorLine(id="editor-error", classes="dialog-error")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Cancel (esc)", id="cancel")
-                yield Button("Save (ctrl+s)", id="save", variant="primary")
+                for button in (Button("Cancel (esc)", id="cancel"),
+                               Button("Save (ctrl+s)", id="save", variant="primary")):
+                    button.can_focus = False  # tab stays in the fields; keys and clicks
+                    yield button
 
     def on_mount(self) -> None:
-        """Start typing in the text area."""
+        """A new memory starts on its kind (arrows choose, tab goes on to the text); a
+        note or a correction starts in the text."""
         area = self.query_one("#content", TextArea)
-        area.focus()
         area.move_cursor(area.document.end)
+        if self._show_kind and not self._content:
+            self.query_one("#kind", RadioSet).focus()
+        else:
+            area.focus()
+
+    def on_key(self, event: events.Key) -> None:
+        """On the kind choice, a kind's first letter chooses it and goes on to the text."""
+        picker = self.query("#kind")
+        if not picker or self.focused is not picker.first() or event.character is None:
+            return
+        kind = KIND_KEYS.get(event.character.lower())
+        if kind is None:
+            return
+        event.stop()
+        event.prevent_default()
+        self.query_one(f"#kind-{kind}", RadioButton).value = True
+        self.query_one("#content", TextArea).focus()
 
     def draft(self) -> MemoryDraft:
         """What the form holds now."""

@@ -15,9 +15,9 @@ if TYPE_CHECKING:
 
 
 FORM_BINDINGS: list[BindingType] = [
-    Binding("tab", "app.focus_next", "next field", show=False,
-            tooltip="Next field", id="form.next"),
-    Binding("shift+tab", "app.focus_previous", "previous field", show=False,
+    Binding("tab", "next_field(1)", "next field", show=False,
+            tooltip="Next field (never a button: typing stays in the fields)", id="form.next"),
+    Binding("shift+tab", "next_field(-1)", "previous field", show=False,
             tooltip="Previous field", id="form.previous"),
     Binding("escape", "leave_form", "leave form", show=False,
             tooltip="Leave the form (then 0–9 and tab switch panes)", id="form.leave"),
@@ -93,6 +93,23 @@ class FormPane(Pane):
     the form. Its CSS comes with it (the first frame shows no form)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [*FORM_BINDINGS]
+    FIELDS: ClassVar[str] = "Input, TextArea, Checkbox, Select"
+    """What tab moves between: the fields, never a button (letters typed after a tab
+    would press it, or reach the app's keys)."""
+
+    def action_next_field(self, step: int) -> None:
+        """Tab / shift+tab: the next or previous field of the form (round the end)."""
+        fields = [widget for widget in self.query(self.FIELDS) if widget.focusable]
+        if not fields:
+            return
+        focused = self.screen.focused
+        here = next((index for index, widget in enumerate(fields)
+                     if focused is not None and widget in focused.ancestors_with_self), None)
+        if here is None:
+            target = fields[0] if step > 0 else fields[-1]
+        else:
+            target = fields[(here + step) % len(fields)]
+        target.focus()
 
     SCOPED_CSS = False
     DEFAULT_CSS = """

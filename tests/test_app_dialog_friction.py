@@ -1,0 +1,85 @@
+"""Dialog friction from issue 19: the forget question shows the memories' text; the add
+dialog starts on the kind; tab in a form never lands on a button."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from snapshots.harness import app_test, demo_app, press, screen_text, settle
+from textual.widgets import Button, RadioSet, TextArea
+
+from memtui.app.modals.confirm import ConfirmModal
+from memtui.app.modals.editor import MemoryEditor
+from memtui.app.panes.memories import MemoriesPane
+
+
+@app_test
+async def test_the_forget_question_shows_the_memory_text(tmp_path: Path) -> None:
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        pane = app.current_pane()
+        assert isinstance(pane, MemoriesPane)
+        memory = pane.memory_list.current()
+        await press(pilot, "d")
+        assert isinstance(app.screen, ConfirmModal)
+        assert memory.content[:40] in screen_text(app)
+        await press(pilot, "n", "space", "space", "space", "space", "d")
+        shown = screen_text(app)
+        assert "… and 1 more" in shown
+        assert "4 marked memories" in shown
+
+
+@app_test
+async def test_the_add_dialog_starts_on_the_kind_and_takes_it_by_a_key(tmp_path: Path) -> None:
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "a")
+        editor = app.screen
+        assert isinstance(editor, MemoryEditor)
+        assert isinstance(editor.focused, RadioSet)
+        await press(pilot, "d")  # decision, then on to the text
+        assert isinstance(editor.focused, TextArea)
+        for key in "Ship on Tuesdays.":
+            await pilot.press("space" if key == " " else "full_stop" if key == "." else key)
+        await settle(pilot)
+        assert editor.draft().kind == "decision"
+        assert editor.draft().content == "Ship on Tuesdays."
+        await press(pilot, "ctrl+s")
+        assert not isinstance(app.screen, MemoryEditor)
+        pane = app.current_pane()
+        assert (pane.memory_list.current().kind, pane.memory_list.current().content) == (
+            "decision", "Ship on Tuesdays.")
+
+
+@app_test
+async def test_tab_in_the_editor_never_lands_on_a_button(tmp_path: Path) -> None:
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "a", "f")  # fact; in the text now
+        editor = app.screen
+        for _ in range(4):
+            await press(pilot, "tab")
+            assert not isinstance(editor.focused, Button)
+        await press(pilot, "escape")
+
+
+@app_test
+async def test_tab_in_a_form_moves_between_fields_only(tmp_path: Path) -> None:
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "1")  # Profile rests on Save; tab goes into the fields
+        seen = []
+        for _ in range(4):
+            await press(pilot, "tab")
+            assert not isinstance(app.focused, Button)
+            seen.append(app.focused.id)
+        assert seen == ["profile-name", "profile-tz", "profile-prefs", "profile-name"]
+        await press(pilot, "shift+tab", "shift+tab")
+        assert app.focused.id == "profile-tz"
+        await press(pilot, "end", "q")  # typing after a tab stays in the field
+        assert app.is_running
+        assert app.focused.value.endswith("q")
