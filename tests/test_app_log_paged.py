@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from snapshots.harness import app_test, demo_app, press, screen_text, settle
 
-from memtui.app.widgets.paged_source import LogSource
+from memtui.app.widgets.log_list import LogSource
 from memtui.engine.api import Engine
 from memtui.errors import InvalidInput
 from memtui.store.database import Store

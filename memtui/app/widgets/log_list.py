@@ -18,15 +18,47 @@ from textual.message import Message
 from textual.strip import Strip
 
 from memtui.app.widgets.line_list import LineList
-from memtui.app.widgets.paged_source import LogSource, PagePlan
+from memtui.app.widgets.paged_source import MAX_CACHED_PAGES, PAGE_SIZE, KeysetPages, PagePlan
 from memtui.errors import MemtuiError
-from memtui.store.models import LogEntry
+from memtui.store.models import LogEntry, PageCursor
 
 if TYPE_CHECKING:
     from memtui.engine.api import Engine
 
 PREFETCH_SCREENS = 1
 """Pages are prefetched this many screens above and below the visible rows."""
+
+
+class LogSource(KeysetPages[LogEntry]):
+    """The acting user's extraction log by position, newest scan first, page by page
+    through the engine (keyset pages on (``at``, ``task_id``)), to the very first task."""
+
+    def __init__(self, engine: Engine, *, count: int | None = None,
+                 page_size: int = PAGE_SIZE, max_pages: int = MAX_CACHED_PAGES) -> None:
+        super().__init__(count=count, page_size=page_size, max_pages=max_pages)
+        self.engine = engine
+
+    def count_rows(self) -> int:
+        """Count the log rows (one query) and remember the answer."""
+        self.count = self.engine.extraction.log_count()
+        return self.count
+
+    def edge(self, row: LogEntry) -> PageCursor:
+        """(at, task_id)."""
+        return PageCursor(created_at=row.at, id=row.task_id)
+
+    def key(self, row: LogEntry) -> str:
+        """The task's id (one log row per task)."""
+        return row.task_id
+
+    def read_keyset(self, limit: int, *, after: PageCursor | None = None,
+                    before: PageCursor | None = None) -> list[LogEntry]:
+        """``extraction.log_page``."""
+        return self.engine.extraction.log_page(limit, after=after, before=before)
+
+    def read_at(self, offset: int, limit: int, *, from_end: bool) -> list[LogEntry]:
+        """``extraction.log_at``."""
+        return self.engine.extraction.log_at(offset, limit, from_end=from_end)
 
 
 class LogList(LineList):
