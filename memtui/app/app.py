@@ -250,14 +250,19 @@ class MemtuiApp(App[None]):
             self._data_version = None
         if self.config.poll_interval:
             self.set_interval(self.config.poll_interval, self._poll, name="data-version")
-        if self.config.worker_interval:
+        if self.config.worker_interval and not self.store.read_only:
             self.set_interval(self.config.worker_interval, self._timed_round,
                               name="worker-round")
         self.call_after_refresh(self._started)
 
     def _started(self) -> None:
         self.command_line()  # hidden until ``:``; made now, off the first frame
-        self.purges.start()  # a forget left pending by an earlier run is finished
+        if self.store.read_only:
+            from memtui.store.database import READ_ONLY_REASON
+
+            self.say(f"Opened read-only: {READ_ONLY_REASON}", severity="warning")
+        else:
+            self.purges.start()  # a forget left pending by an earlier run is finished
         self.count_inbox()
         self._load_keymap()
         # the start pane's target takes focus, unless a key already opened something
@@ -467,8 +472,9 @@ class MemtuiApp(App[None]):
 
     def header_info(self) -> HeaderInfo:
         """What the header says now: who, which project, which store, the worker's state."""
+        label = self.config.store_label or str(self.store.path)
         return HeaderInfo(user=self.engine.actor, project=self.project,
-                          store_path=self.config.store_label or str(self.store.path),
+                          store_path=f"{label} (read-only)" if self.store.read_only else label,
                           worker=self.worker_status(),
                           worker_short=self.worker_status(short=True),
                           busy=self.runner.state.running, inbox=self.inbox_count)

@@ -27,6 +27,8 @@ class CliContext:
         self.stderr = stderr or sys.stderr
         self.json = bool(getattr(args, "json", False))
         self._store: Store | None = None
+        self.allow_read_only = False
+        """Open a read-only store file read-only (the app browses it) instead of refusing."""
 
     @property
     def db_path(self) -> Path:
@@ -44,7 +46,8 @@ class CliContext:
         """The store, opened on first use."""
         if self._store is None:
             named = bool(getattr(self.args, "db", None))
-            self._store = open_store(self.db_path, create_folder=not named)
+            self._store = open_store(self.db_path, create_folder=not named,
+                                     allow_read_only=self.allow_read_only)
         return self._store
 
     @cached_property

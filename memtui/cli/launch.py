@@ -40,5 +40,6 @@ def launch_app(ctx: CliContext) -> int:
             ctx.args.project = DEMO_PROJECT
     from memtui.app.main import run_app
 
+    ctx.allow_read_only = True  # a read-only file is browsed; writes say why they fail
     ctx.store  # noqa: B018 - open and check the store before the screen switches
     return run_app(ctx)

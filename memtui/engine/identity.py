@@ -31,6 +31,7 @@ from memtui.engine.validation import (
     clean_text,
 )
 from memtui.errors import InvalidInput, NotFound, PermissionDenied, Unchanged
+from memtui.store.database import READ_ONLY_REASON
 from memtui.store.models import (
     SOURCES,
     STATUSES,
@@ -207,7 +208,10 @@ class IdentityApi(EngineArea):
         """Why the actor may not add, correct or forget memories in a scope (the actor's own
         user memories without ``project``), or None when they may. The permission rule of
         every write (``permissions.writable_project``), asked ahead so a front end offers
-        only what is allowed and says why when a key is pressed anyway."""
+        only what is allowed and says why when a key is pressed anyway. A store opened
+        read-only refuses every write."""
+        if self._store.read_only:
+            return READ_ONLY_REASON
         if project is None:
             return None
         try:

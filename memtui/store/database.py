@@ -83,12 +83,25 @@ def _roll_back_hot_journal(path: Path) -> None:
         return  # the file is judged below as it is
 
 
-def check_store_file(path: Path) -> bool:
+READ_ONLY_REASON = ("the store file is read-only: browsing works, nothing can be written "
+                    "(make it writable to change it)")
+"""Why a write is refused on a store opened read-only."""
+
+
+def is_read_only_file(path: Path) -> bool:
+    """Whether the file's permissions refuse writing (to anyone, or to this process)."""
+    mode = path.stat().st_mode
+    return mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) == 0 or \
+        not os.access(path, os.W_OK)
+
+
+def check_store_file(path: Path, *, allow_read_only: bool = False) -> bool:
     """Check a path can hold a memtui store without writing anything (except rolling back
     a hot journal, which SQLite would do on opening it anyway).
 
     Returns True when the file exists with content, False when a new store would be created.
-    Raises ``StoreError`` with a one-line message naming the file otherwise.
+    Raises ``StoreError`` with a one-line message naming the file otherwise (a read-only
+    file too, unless ``allow_read_only``).
     """
     if path.is_dir():
         raise StoreError(f"{path}: is a directory, not a memtui database")
@@ -99,11 +112,15 @@ def check_store_file(path: Path) -> bool:
     mode = path.stat().st_mode
     if not stat.S_ISREG(mode):
         raise StoreError(f"{path}: not a regular file")
-    if mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) == 0 or not os.access(path, os.W_OK):
+    read_only = is_read_only_file(path)
+    if read_only and not allow_read_only:
         raise StoreError(f"{path}: the file is read-only")
-    _roll_back_hot_journal(path)
+    if not read_only:
+        _roll_back_hot_journal(path)
     size = path.stat().st_size
     if size == 0:
+        if read_only:
+            raise StoreError(f"{path}: the file is read-only (and empty: no store to show)")
         return False
     with path.open("rb") as handle:
         header = handle.read(100)
@@ -129,8 +146,11 @@ class Store:
     """
 
     def __init__(self, path: Path, *, clock: Clock | None = None,
-                 ids: IdFactory | None = None) -> None:
+                 ids: IdFactory | None = None, read_only: bool = False) -> None:
         self.path = path
+        self.read_only = read_only
+        """Opened read-only (the file's permissions refuse writing): reads work; every
+        transaction is refused with ``READ_ONLY_REASON``."""
         self.clock: Clock = clock or system_clock
         self.ids: IdFactory = ids or default_ids
         self._local = threading.local()
@@ -207,8 +227,14 @@ class Store:
 
     def _connect(self) -> sqlite3.Connection:
         try:
-            conn = sqlite3.connect(str(self.path), isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000,
-                                   check_same_thread=False)
+            if self.read_only:
+                conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
+                                       isolation_level=None,
+                                       timeout=BUSY_TIMEOUT_MS / 1000,
+                                       check_same_thread=False)
+            else:
+                conn = sqlite3.connect(str(self.path), isolation_level=None,
+                                       timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("PRAGMA secure_delete = ON")
@@ -302,6 +328,8 @@ class Store:
         Re-entrant within a thread: an inner block joins the outer transaction. On any
         exception the whole transaction rolls back.
         """
+        if self.read_only:
+            raise StoreError(f"{self.path}: {READ_ONLY_REASON}")
         conn = self.conn
         if self._local.depth > 0:
             self._local.depth += 1
@@ -437,6 +465,12 @@ def _prepare(store: Store, existed: bool) -> None:
             f"up to {LATEST_VERSION}); upgrade memtui to open it"
         )
     missing = _skipped_versions(conn, version)
+    if store.read_only:
+        if version < LATEST_VERSION or missing:
+            raise StoreError(f"{store.path}: the file is read-only and was made by an older "
+                             "memtui; opening it needs an upgrade, which writes: make it "
+                             "writable once")
+        return
     if version < LATEST_VERSION or missing:
         _migrate(store, version, missing)
     elif conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
@@ -524,19 +558,23 @@ def database_failure(path: Path, error: sqlite3.Error) -> StoreError:
 
 
 def open_store(path: str | os.PathLike[str], *, clock: Clock | None = None,
-               ids: IdFactory | None = None, create_folder: bool = False) -> Store:
+               ids: IdFactory | None = None, create_folder: bool = False,
+               allow_read_only: bool = False) -> Store:
     """Open (creating or migrating as needed) the memtui store at ``path``.
 
     ``create_folder`` creates a missing parent folder (for the default location only; a
     path a person named must exist). Raises ``StoreError`` with a one-line message for a
     directory, a missing folder, a read-only file, a file that is not a memtui database, a
     truncated one, or one from a newer schema; nothing is written to such a file.
+    ``allow_read_only`` opens a read-only file read-only instead (``store.read_only``: reads
+    work, every write is refused with the reason) -- the app browses such a store.
     """
     target = Path(path).expanduser()
     if create_folder:
         target.parent.mkdir(parents=True, exist_ok=True)
-    existed = check_store_file(target)
-    store = Store(target, clock=clock, ids=ids)
+    existed = check_store_file(target, allow_read_only=allow_read_only)
+    read_only = existed and allow_read_only and is_read_only_file(target)
+    store = Store(target, clock=clock, ids=ids, read_only=read_only)
     try:
         _prepare(store, existed)
     except BaseException:
