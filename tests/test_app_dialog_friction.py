@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from snapshots.harness import app_test, demo_app, press, screen_text, settle
+from snapshots.harness import app_test, demo_app, press, screen_text, settle, status_text
 from textual.widgets import Button, RadioSet, TextArea
 
 from memtui.app.modals.confirm import ConfirmModal
@@ -83,3 +83,36 @@ async def test_tab_in_a_form_moves_between_fields_only(tmp_path: Path) -> None:
         await press(pilot, "end", "q")  # typing after a tab stays in the field
         assert app.is_running
         assert app.focused.value.endswith("q")
+
+
+@app_test
+async def test_a_project_can_be_created_in_the_app(tmp_path: Path) -> None:
+    from textual.widgets import Input
+
+    from memtui.app.modals.project import ProjectDialog
+    from memtui.engine.api import Engine
+
+    app = demo_app(tmp_path, user="carol")
+    identity = Engine(app.store, "carol").identity
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "3", "P")
+        dialog = app.screen
+        assert isinstance(dialog, ProjectDialog)
+        assert "New project" in screen_text(app)
+        await press(pilot, "enter")  # no id yet: said under the fields
+        assert "id first" in dialog.query_one("#project-error").message
+        dialog.query_one("#project-id", Input).value = "webshop"  # taken
+        await press(pilot, "enter")
+        assert "already exists" in dialog.query_one("#project-error").message
+        assert dialog.query_one("#project-id", Input).value == "webshop"
+        dialog.query_one("#project-id", Input).value = "garden"
+        dialog.query_one("#project-name", Input).value = "Garden planner"
+        await press(pilot, "ctrl+s")
+        assert not isinstance(app.screen, ProjectDialog)
+        assert app.project == "garden"
+        assert identity.role("garden") == "owner"
+        assert identity.get_project("garden").name == "Garden planner"
+        assert "Created project garden" in status_text(app)
+        assert {"note", "edit", "forget"} <= {
+            item.description for item in app.screen.query_one("#keys").items()}

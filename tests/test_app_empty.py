@@ -21,5 +21,5 @@ async def test_empty_store_explains_what_to_do_at_80_columns(tmp_path: Path) -> 
             "No memories yet")[1][:90]
         await press(pilot, "3")
         flat = " ".join(screen_text(app).split())
-        assert "create one with: memtui project add ID" in flat
+        assert "press P to create one (or: memtui project add ID)" in flat
         assert app.is_running

@@ -823,6 +823,7 @@ def binding_classes() -> list[tuple[str, type]]:
     from memtui.app.modals.editor import MemoryEditor
     from memtui.app.modals.filter import FilterModal
     from memtui.app.modals.picker import PickerModal
+    from memtui.app.modals.project import ProjectDialog
     from memtui.app.modals.text import TextModal
     from memtui.app.modals.unsaved import UnsavedModal
     from memtui.app.panes.base import FormPane
@@ -846,7 +847,7 @@ def binding_classes() -> list[tuple[str, type]]:
             ("command line", CommandLine), ("editor", MemoryEditor),
             ("confirm", ConfirmModal), ("memory detail", MemoryDetailModal),
             ("filter", FilterModal), ("picker", PickerModal), ("text view", TextModal),
-            ("unsaved changes", UnsavedModal)]
+            ("unsaved changes", UnsavedModal), ("new project", ProjectDialog)]
 
 
 def all_bindings() -> list[tuple[str, str, str]]:

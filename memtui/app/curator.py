@@ -457,6 +457,25 @@ class Curator:
         self.set_settings({"review_new_memories": 1 if on else 0},
                           label=f"review of new memories {'on' if on else 'off'}")
 
+    # ---- projects -----------------------------------------------------------------------
+
+    def create_project(self) -> None:
+        """Ask for an id, a name and a root folder; create the project (the user owns it)
+        and make it current."""
+        from memtui.app.modals.project import ProjectDialog, ProjectDraft
+
+        def submit(draft: ProjectDraft, dialog: ProjectDialog) -> None:
+            def done(project: Any) -> None:
+                dialog.saved()
+                self.app.set_project(project.id)
+                self.app.say(f"Created project {project.id} (you own it); it is current now")
+
+            self.perform("Create project", lambda: self.engine.identity.create_project(
+                draft.project_id, draft.name or None, draft.root or None),
+                done=done, failed=dialog.failed)
+
+        self.app.push_screen(ProjectDialog(submit))
+
     # ---- settings, flags, profile -------------------------------------------------------
 
     def set_settings(self, changes: dict[str, Any],

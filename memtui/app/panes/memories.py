@@ -386,7 +386,14 @@ class ProjectMemoriesPane(MemoriesPane):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("p", "switch_project", "project", show=False,
                 tooltip="Choose the current project", id="memory.project"),
+        Binding("P", "new_project", "new project", show=False,
+                tooltip="Create a project (you own it; it becomes current)",
+                id="memory.new_project"),
     ]
+
+    def action_new_project(self) -> None:
+        """Create a project in the app."""
+        self.memtui.curator.create_project()
 
     def project_arg(self) -> str | None:
         """The app's current project."""
@@ -403,8 +410,8 @@ class ProjectMemoriesPane(MemoriesPane):
     def empty_text(self) -> str:
         """Explain what to do."""
         if self.memtui.project is None:
-            return ("You are not a member of any project yet — create one with: "
-                    "memtui project add ID")
+            return ("You are not a member of any project yet — press P to create one "
+                    "(or: memtui project add ID)")
         if self.search_text or self.choice != FilterChoice():
             return "Nothing matches — esc clears the search, f changes the filter"
         return "No memories yet — press n to add one, or turn on generate with g"
