@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from snapshots.harness import app_test, demo_app, press, screen_text, settle, status_text
+from pilot_harness import app_test, demo_app, press, screen_text, settle, status_text
 from textual.widgets import Button, RadioSet, TextArea
 
 from memtui.app.modals.confirm import ConfirmModal

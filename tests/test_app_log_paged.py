@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from snapshots.harness import app_test, demo_app, press, screen_text, settle
+from pilot_harness import app_test, demo_app, press, screen_text, settle
 
 from memtui.app.widgets.log_list import LogSource
 from memtui.engine.api import Engine

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from snapshots.harness import app_test, demo_app, press, settle, status_text
+from pilot_harness import app_test, demo_app, press, settle, status_text
 
 from memtui.app.modals.editor import MemoryEditor
 from memtui.app.panes.memories import MemoriesPane

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from snapshots.harness import app_test, demo_app, press, screen_text, settle
+from pilot_harness import app_test, demo_app, press, screen_text, settle
 from textual.widgets import Input, TextArea
 
 from memtui.app.modals.editor import MemoryEditor

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from snapshots.harness import app_test, demo_app, press, settle, status_text
+from pilot_harness import app_test, demo_app, press, settle, status_text
 from textual.widgets import TextArea
 
 from memtui.app.modals.editor import MemoryEditor

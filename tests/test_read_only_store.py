@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from snapshots.harness import app_test, demo_app, press, screen_text, settle, status_text
+from pilot_harness import app_test, demo_app, press, screen_text, settle, status_text
 
 from memtui.app.modals.editor import MemoryEditor
 from memtui.app.widgets.key_bar import KeyBar
