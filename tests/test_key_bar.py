@@ -75,3 +75,20 @@ async def test_a_keymap_shows_the_new_key(tmp_path: Path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         assert "x forget" in _line(app) and "d forget" not in _line(app)
+
+
+@app_test
+async def test_a_dialog_shows_its_own_keys_only(tmp_path: Path) -> None:
+    """In a dialog the bar names the dialog's keys, never the pane's keys behind it."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "d")  # the forget confirmation
+        line = _line(app)
+        assert "y yes" in line and "n no" in line
+        assert "e edit" not in line and "d forget" not in line and "g gen" not in line
+        await press(pilot, "n")
+        assert _line(app).startswith("n note e edit d forget")
+        await press(pilot, "question_mark")
+        line = _line(app)
+        assert "esc close" in line and "n note" not in line

@@ -59,21 +59,41 @@ class KeyBar(ClickableLine[KeyItem]):
     """
 
     def on_mount(self) -> None:
-        """Follow the screen's bindings (focus changes, modal screens, keymaps)."""
-        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+        """Follow the top screen's bindings (focus changes, dialogs, keymaps): in a dialog
+        the bar shows the dialog's own keys, never the pane's behind it."""
+        self._followed: Screen | None = None
+        self.app.screen_change_signal.subscribe(self, self._screen_changed)
+        self._screen_changed(self.app.screen)
 
     def on_unmount(self) -> None:
         """Stop following them."""
-        self.screen.bindings_updated_signal.unsubscribe(self)
+        self.app.screen_change_signal.unsubscribe(self)
+        if self._followed is not None:
+            self._followed.bindings_updated_signal.unsubscribe(self)
+            self._followed = None
+
+    def _screen_changed(self, screen: Screen) -> None:
+        if self._followed is not None and self._followed is not screen:
+            self._followed.bindings_updated_signal.unsubscribe(self)
+        self._followed = screen
+        screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+        self.refresh()
 
     def _bindings_changed(self, _screen: Screen) -> None:
         self.refresh()
+
+    def shown_screen(self) -> Screen:
+        """The screen whose keys the bar shows: the top one (a dialog when one is open)."""
+        try:
+            return self.app.screen
+        except Exception:  # no screen (shutting down)
+            return self.screen
 
     def items(self) -> list[KeyItem]:
         """The keys to show, in binding order, the first binding of each action."""
         seen: set[str] = set()
         items: list[KeyItem] = []
-        for active in self.screen.active_bindings.values():
+        for active in self.shown_screen().active_bindings.values():
             binding: Binding = active.binding
             if not binding.show or binding.action in seen:
                 continue
