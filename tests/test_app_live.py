@@ -242,3 +242,26 @@ async def test_header_shows_user_project_store_and_worker(tmp_path: Path) -> Non
         header = str(app.screen.query_one("#header").render())
         for part in ("alice", "project webshop", "~/demo/memtui.db", "worker idle · last"):
             assert part in header, part
+
+
+@app_test
+async def test_a_correction_elsewhere_keeps_the_cursor_on_the_new_version(
+        tmp_path: Path) -> None:
+    """Another process corrects the selected memory: the cursor follows its successor (the
+    new version sorts first, by its time), not whichever row took the old one's place."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        memory_list = app.pane("user").memory_list
+        await press(pilot, "j", "j", "j")
+        old = memory_list.current()
+        other = open_store(app.store.path)
+        try:
+            new = Engine(other, "alice").identity.supersede(old.id, "Corrected elsewhere.")
+        finally:
+            other.close()
+        app._poll()  # what the timer does
+        await settle(pilot)
+        assert memory_list.count == 8
+        assert memory_list.current().id == new.id
+        assert app.current_memory_id() == new.id

@@ -451,6 +451,13 @@ class IdentityApi(EngineArea):
             perm.visible_memory(self._store, memory_id, self.actor)
             return self._store.memories.get_many(self._store.memories.chain_ids(memory_id))
 
+    def newest_version(self, memory_id: str) -> Memory | None:
+        """The active version a visible memory's chain ends in (the memory itself when it
+        is active; its successor after a correction), or None when the chain has none."""
+        versions = self.history(memory_id)
+        return next((version for version in reversed(versions)
+                     if version.status == "active"), None)
+
     def chain_size(self, memory_id: str) -> int:
         """How many versions a forget of this memory would remove."""
         perm.visible_memory(self._store, memory_id, self.actor)

@@ -164,9 +164,25 @@ class MemoriesPane(Pane):
         index seek), so the first frame already shows rows."""
         super().refresh_data()
         self.memory_list.tz = self.memtui.tz
+        if self._loaded_once:
+            self._follow_correction()
         self._load(keep_position=self._loaded_once,
                    first_page_now=first_page_now and not self._loaded_once)
         self._loaded_once = True
+
+    def _follow_correction(self) -> None:
+        """The cursor's memory was corrected (here or by another process): once the list
+        has reloaded, the cursor stands on its new version, not on the row that took the
+        old one's place. A list that shows superseded versions keeps the old row."""
+        current = self.memory_list.current()
+        if current is None or self.choice.status_arg != "active":
+            return
+        try:
+            newest = self.memtui.engine.identity.newest_version(current.id)
+        except MemtuiError:  # forgotten: the list moves to a neighbour
+            return
+        if newest is not None and newest.id != current.id:
+            self.memory_list.select_when_loaded(newest.id)
 
     def reset(self) -> None:
         """Forget position and marks (the list now shows something else)."""
