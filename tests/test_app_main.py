@@ -13,7 +13,7 @@ from textual.binding import Binding
 from memtui.app import main as app_main
 from memtui.app.app import MemtuiApp, all_binding_ids, binding_classes
 from memtui.app.clipboard import Clipboard
-from memtui.app.help import keys_markdown
+from memtui.app.help import key_rows, keys_markdown
 from memtui.app.keymap import parse_keymap
 from memtui.app.main import create_app, pick_project
 from memtui.app.panes import PANES
@@ -163,3 +163,13 @@ def test_clipboard_reports_what_was_used() -> None:
 def test_the_readme_key_table_is_the_apps() -> None:
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
     assert keys_markdown(binding_classes()).strip() in readme
+
+
+
+def test_help_lists_every_pane_s_keys() -> None:
+    """Help is complete: the Codex and Bundles keys and the details keys are in it."""
+    ids = {binding_id for _where, _keys, _what, binding_id in key_rows(binding_classes())}
+    assert {"codex.reload", "codex.copy", "bundles.copy", "pane.detail_down",
+            "pane.detail_up"} <= ids
+    wheres = {where for where, _keys, _what, _id in key_rows(binding_classes())}
+    assert {"codex", "bundles"} <= wheres

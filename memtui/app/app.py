@@ -827,6 +827,8 @@ def binding_classes() -> list[tuple[str, type]]:
     from memtui.app.modals.text import TextModal
     from memtui.app.modals.unsaved import UnsavedModal
     from memtui.app.panes.base import FormPane
+    from memtui.app.panes.bundles import BundlesPane
+    from memtui.app.panes.codex import CodexPane
     from memtui.app.panes.extraction_log import ExtractionLogPane
     from memtui.app.panes.history import HistoryPane
     from memtui.app.panes.inbox import InboxPane
@@ -843,6 +845,7 @@ def binding_classes() -> list[tuple[str, type]]:
             ("project pane", ProjectMemoriesPane), ("history", HistoryPane),
             ("extraction log", ExtractionLogPane), ("injection preview", InjectionPane),
             ("inbox", InboxPane),
+            ("bundles", BundlesPane), ("codex", CodexPane),
             ("profile", ProfilePane), ("settings", SettingsPane), ("profile, settings", FormPane),
             ("command line", CommandLine), ("editor", MemoryEditor),
             ("confirm", ConfirmModal), ("memory detail", MemoryDetailModal),

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import ScrollableContainer, Vertical
 from textual.widget import Widget
 
 if TYPE_CHECKING:
@@ -23,6 +23,18 @@ FORM_BINDINGS: list[BindingType] = [
             tooltip="Leave the form (then 0–9 and tab switch panes)", id="form.leave"),
 ]
 """Keys of the panes that are forms (Profile, Settings): tab moves between fields."""
+
+
+DETAIL_BINDINGS: list[BindingType] = [
+    Binding("J", "scroll_detail(1)", "detail↓",
+            tooltip="Scroll the details below the list down (half their height)",
+            id="pane.detail_down"),
+    Binding("K", "scroll_detail(-1)", "detail↑",
+            tooltip="Scroll the details below the list up (half their height)",
+            id="pane.detail_up"),
+]
+"""Keys of every pane with a details area below its list (added after its own keys): everything in it is reachable
+by keys, not only by the mouse wheel."""
 
 
 class Pane(Vertical):
@@ -78,6 +90,20 @@ class Pane(Vertical):
 
     def discard_changes(self) -> None:
         """Drop the unsaved edits: show what is stored."""
+
+    def detail_scroll(self) -> ScrollableContainer | None:
+        """The scrollable details area below the list (``J`` / ``K``), if the pane has one."""
+        from memtui.app.widgets.preview import PreviewScroll
+
+        return next(iter(self.query(PreviewScroll)), None)
+
+    def action_scroll_detail(self, direction: int) -> None:
+        """``J`` / ``K``: scroll the details below the list by half their height."""
+        scroll = self.detail_scroll()
+        if scroll is None:
+            return
+        step = max(1, scroll.size.height // 2)
+        scroll.scroll_relative(y=direction * step, animate=False)
 
     def action_copy(self) -> None:
         """``c``: copy what ``copy_text`` names, or say there is nothing to copy."""

@@ -18,7 +18,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from memtui.app.format import block, local_time
-from memtui.app.panes.base import Pane
+from memtui.app.panes.base import DETAIL_BINDINGS, Pane
 from memtui.app.widgets.line_list import ItemList, LineList
 from memtui.app.widgets.preview import PreviewScroll
 from memtui.errors import MemtuiError
@@ -47,6 +47,7 @@ class BundlesPane(Pane):
     TITLE = "Bundles"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "copy", "copy", id="bundles.copy"),
+        *DETAIL_BINDINGS,
     ]
 
     def __init__(self) -> None:

@@ -22,12 +22,11 @@ from typing import TYPE_CHECKING, ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
 from memtui.app.format import local_time
-from memtui.app.panes.base import Pane
+from memtui.app.panes.base import DETAIL_BINDINGS, Pane
 from memtui.app.widgets.line_list import ItemList, LineList
 from memtui.app.widgets.preview import PreviewScroll
 from memtui.engine.codex.config import config_reasons, describe_config
@@ -89,8 +88,7 @@ class CodexPane(Pane):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("o", "reload", "reload", id="codex.reload"),
         Binding("c", "copy", "copy id", id="codex.copy"),
-        Binding("J", "scroll_detail(1)", "detail down", show=False, id="codex.detail_down"),
-        Binding("K", "scroll_detail(-1)", "detail up", show=False, id="codex.detail_up"),
+        *DETAIL_BINDINGS,
     ]
 
     def __init__(self) -> None:
@@ -279,9 +277,3 @@ class CodexPane(Pane):
         """Read the Codex home again (it changes outside memtui)."""
         self.refresh_data()
         self.memtui.say("Read the Codex home again.", toast=False)
-
-    def action_scroll_detail(self, direction: int) -> None:
-        """``J`` / ``K``: scroll the details below the list by half their height."""
-        scroll = self.query_one("#codex-scroll", VerticalScroll)
-        step = max(1, scroll.size.height // 2)
-        scroll.scroll_relative(y=direction * step, animate=False)

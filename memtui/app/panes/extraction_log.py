@@ -16,7 +16,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from memtui.app.format import OUTCOME_WORDS, local_time, reason_words
-from memtui.app.panes.base import Pane
+from memtui.app.panes.base import DETAIL_BINDINGS, Pane
 from memtui.app.widgets.detail import task_fields
 from memtui.app.widgets.line_list import LineList
 from memtui.app.widgets.log_list import LogList
@@ -58,6 +58,7 @@ class ExtractionLogPane(Pane):
                 tooltip="Open the task (goal, times, result)", id="log.task"),
         Binding("m", "open_memory", "memory", tooltip="Open the memory it made", id="log.memory"),
         Binding("c", "copy", "copy", show=False, tooltip="Copy the row", id="log.copy"),
+        *DETAIL_BINDINGS,
     ]
 
     def compose(self) -> ComposeResult:

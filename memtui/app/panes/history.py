@@ -16,7 +16,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from memtui.app.format import block, local_time
-from memtui.app.panes.base import Pane
+from memtui.app.panes.base import DETAIL_BINDINGS, Pane
 from memtui.app.widgets.line_list import ItemList, LineList
 from memtui.app.widgets.preview import PreviewScroll
 from memtui.errors import MemtuiError
@@ -51,6 +51,7 @@ class HistoryPane(Pane):
         Binding("d", "forget_chain", "forget chain",
                 tooltip="Forget the whole chain (asks)", id="history.forget"),
         Binding("c", "copy", "copy", tooltip="Copy the version's text", id="history.copy"),
+        *DETAIL_BINDINGS,
     ]
 
     def __init__(self) -> None:
