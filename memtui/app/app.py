@@ -568,9 +568,17 @@ class MemtuiApp(App[None]):
             self.get_screen_main().query_one(StatusLine).say(text, severity)
         except Exception:  # before mount or after unmount
             pass
-        if toast:
+        if toast and self._main_screen_on_top():
+            # no toast over a dialog: the status line below it says the same
             self.notify(text, severity=severity,  # type: ignore[arg-type]
                         timeout=TOAST_SECONDS, markup=False)
+
+    def _main_screen_on_top(self) -> bool:
+        """Whether no dialog is open (toasts would cover it; the status line says it)."""
+        try:
+            return self.screen is self.get_screen_main()
+        except Exception:  # before mount or after unmount: no screen to cover
+            return True
 
     def copy_text(self, text: str, what: str) -> None:
         """Copy to the clipboard(s); the status line says which were used."""

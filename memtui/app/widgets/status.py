@@ -96,8 +96,8 @@ class StatusLine(Horizontal):
     need them)."""
 
     DEFAULT_CSS = """
-    StatusLine { height: 1; background: $panel; }
-    StatusLine > #status-message { width: 1fr; height: 1; }
+    StatusLine { height: auto; max-height: 3; background: $panel; }
+    StatusLine > #status-message { width: 1fr; height: auto; max-height: 3; }
     StatusLine > ProgressBar { width: 40; height: 1; display: none; }
     StatusLine.-busy > ProgressBar { display: block; }
     """
@@ -112,7 +112,8 @@ class StatusLine(Horizontal):
 
     @staticmethod
     def message_text(text: str, severity: str = "information") -> Text:
-        """A message as shown: literal, on one line, colored (and bold) by severity."""
+        """A message as shown: literal, one paragraph (wrapped at the width: a long
+        message is read whole at 80 columns), colored (and bold) by severity."""
         style = {"error": "bold red", "warning": "bold yellow"}.get(severity, "")
         return Text(" " + one_line(text), style=style) if text else Text("")
 
