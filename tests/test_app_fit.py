@@ -8,6 +8,7 @@ from pathlib import Path
 
 from snapshots.harness import SMALL, app_test, demo_app, press, screen_text, settle
 
+from memtui.app.modals.help import HelpModal
 from memtui.app.widgets.status import StatusLine
 
 LONG_MESSAGE = ("Keymap /home/someone/.config/memtui/keymap.toml: unknown binding id "
@@ -61,3 +62,33 @@ async def test_toasts_cover_neither_the_status_line_nor_a_dialog(tmp_path: Path)
         await settle(pilot)
         assert not list(app.screen.query("Toast"))
         assert "Something happened meanwhile." in screen_text(app)  # on the status line
+
+
+@app_test
+async def test_help_is_searchable_whole_at_80x24_and_closes_with_esc(tmp_path: Path) -> None:
+    """One help screen: typing filters it (the Codex and Bundles keys are in it), the keymap
+    path is read whole, ``?`` inside it types into the search, esc closes it, and the
+    palette's "Keys" opens the same screen."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await press(pilot, "question_mark")
+        assert isinstance(app.screen, HelpModal)
+        await press(pilot, *"codex")
+        shown = _flat(screen_text(app))
+        assert "codex.reload" in shown and "codex.copy" in shown
+        assert "memory.correct" not in shown
+        assert "~/.config/memtui/keymap.toml (or $MEMTUI_KEYMAP)" in shown
+        for _ in range(5):
+            await press(pilot, "backspace")
+        await press(pilot, *"bundles")
+        assert "bundles.copy" in _flat(screen_text(app))
+        await press(pilot, "question_mark")
+        assert len([s for s in app.screen_stack if isinstance(s, HelpModal)]) == 1
+        await press(pilot, "escape")
+        assert not isinstance(app.screen, HelpModal)
+        app.action_show_help_panel()
+        await settle(pilot)
+        assert isinstance(app.screen, HelpModal)
+        await press(pilot, "escape")
+        assert not isinstance(app.screen, HelpModal)

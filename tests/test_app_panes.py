@@ -14,6 +14,7 @@ from memtui.app.app import binding_classes
 from memtui.app.help import help_text
 from memtui.app.modals.confirm import ConfirmModal
 from memtui.app.modals.detail import MemoryDetailModal
+from memtui.app.modals.help import HelpModal
 from memtui.app.modals.text import TextModal
 from memtui.app.panes import PANES
 from memtui.engine.api import Engine
@@ -303,7 +304,7 @@ async def test_help_lists_keys_with_ids(tmp_path: Path) -> None:
     async with app.run_test(size=(120, 48)) as pilot:
         await settle(pilot)
         await press(pilot, "question_mark")
-        assert isinstance(app.screen, TextModal)
+        assert isinstance(app.screen, HelpModal)
         console = Console(width=120, file=io.StringIO(), record=True)
         console.print(help_text(binding_classes(), dict(app._keymap)))
         shown = console.export_text()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from pilot_harness import app_test, demo_app, press, settle
 
-from memtui.app.modals.text import TextModal
+from memtui.app.modals.help import HelpModal
 from memtui.app.widgets.key_bar import KeyBar
 
 
@@ -22,7 +22,7 @@ async def test_the_bar_shows_the_keys_of_the_pane_in_focus(tmp_path: Path) -> No
         line = _line(app)
         assert line.startswith("n note e edit d forget c copy / search q quit ? help")
         await press(pilot, "4")
-        assert _line(app).startswith("s restore version d forget chain c copy q quit")
+        assert _line(app).startswith("s restore version d forget chain c copy J detail↓ K detail↑ q quit")
         await press(pilot, "1", "escape")
         assert "n note" not in _line(app) and "q quit" in _line(app)
 
@@ -49,7 +49,7 @@ async def test_clicking_a_key_presses_it(tmp_path: Path) -> None:
         start = next(start for start, _end, item in bar._spans if item.key == "question_mark")
         await pilot.click(KeyBar, offset=(start + 2, 0))
         await settle(pilot)
-        assert isinstance(app.screen, TextModal)
+        assert isinstance(app.screen, HelpModal)
 
 
 @app_test

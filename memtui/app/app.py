@@ -661,12 +661,16 @@ class MemtuiApp(App[None]):
         self.curator.undo()
 
     def action_help(self) -> None:
-        """``?``: the keys and the commands."""
-        from memtui.app.help import help_text
-        from memtui.app.modals.text import TextModal
+        """``?``: the keys and the commands (searchable). Never a second help on top."""
+        from memtui.app.modals.help import HelpModal
 
-        self.push_screen(TextModal("Keys and commands",
-                                   help_text(binding_classes(), dict(self._keymap))))
+        if isinstance(self.screen, HelpModal):
+            return
+        self.push_screen(HelpModal(binding_classes(), dict(self._keymap)))
+
+    def action_show_help_panel(self) -> None:
+        """The palette's "Keys": memtui's one help screen, not Textual's key panel."""
+        self.action_help()
 
     def command_line(self) -> CommandLine:
         """The ``/memory`` command line (mounted, hidden, on first use)."""
@@ -830,6 +834,7 @@ def binding_classes() -> list[tuple[str, type]]:
     from memtui.app.modals.detail import MemoryDetailModal
     from memtui.app.modals.editor import MemoryEditor
     from memtui.app.modals.filter import FilterModal
+    from memtui.app.modals.help import HelpModal
     from memtui.app.modals.picker import PickerModal
     from memtui.app.modals.project import ProjectDialog
     from memtui.app.modals.text import TextModal
@@ -857,8 +862,9 @@ def binding_classes() -> list[tuple[str, type]]:
             ("profile", ProfilePane), ("settings", SettingsPane), ("profile, settings", FormPane),
             ("command line", CommandLine), ("editor", MemoryEditor),
             ("confirm", ConfirmModal), ("memory detail", MemoryDetailModal),
-            ("filter", FilterModal), ("picker", PickerModal), ("text view", TextModal),
-            ("unsaved changes", UnsavedModal), ("new project", ProjectDialog)]
+            ("filter", FilterModal), ("picker", PickerModal), ("help", HelpModal),
+            ("text view", TextModal), ("unsaved changes", UnsavedModal),
+            ("new project", ProjectDialog)]
 
 
 def all_bindings() -> list[tuple[str, str, str]]:

@@ -45,28 +45,66 @@ def key_rows(owners: BindingOwners,
     return rows
 
 
-def help_text(owners: BindingOwners, keymap: Mapping[str, str]) -> Table:
+WIDE_HELP_COLUMNS = 100
+"""From this width the help shows binding ids in a column of their own (else after the
+description, so nothing is cut at 80 columns)."""
+
+
+def _matches(words: list[str], *parts: str) -> bool:
+    haystack = " ".join(parts).lower()
+    return all(word in haystack for word in words)
+
+
+def help_text(owners: BindingOwners, keymap: Mapping[str, str], query: str = "", *,
+              width: int = WIDE_HELP_COLUMNS) -> Table:
     """The help screen: every key of ``owners`` (as remapped by ``keymap``), grouped by where
-    it works, and the /memory commands."""
+    it works, and the /memory commands; only the rows with every word of ``query`` (any
+    case) in them. The keymap note (where the keymap file is) is always shown."""
+    words = query.lower().split()
+    wide = width >= WIDE_HELP_COLUMNS
     table = Table(box=None, show_header=False, pad_edge=False, expand=True)
     table.add_column("keys", no_wrap=True, style="bold")
     table.add_column("does", ratio=1)
-    table.add_column("id", style="dim", no_wrap=True)
+    if wide:
+        table.add_column("id", style="dim", no_wrap=True)
+
+    def row(keys: str | Text, does: Text | str = "", binding_id: str = "") -> None:
+        if wide:
+            table.add_row(keys, does, binding_id)
+            return
+        text = does if isinstance(does, Text) else Text(does)
+        if binding_id:
+            text = text.copy()
+            text.append(f"  {binding_id}", style="dim")
+        table.add_row(keys, text)
+
     current = None
+    shown = 0
     for where, keys, what, binding_id in key_rows(owners, keymap):
+        if not _matches(words, where, keys, what, binding_id):
+            continue
         if where != current:
             if current is not None:
-                table.add_row("", "", "")
-            table.add_row(Text(where, style="bold underline"), "", "")
+                row("")
+            row(Text(where, style="bold underline"))
             current = where
-        table.add_row(keys, what, binding_id)
-    table.add_row("", "", "")
-    table.add_row(Text("commands", style="bold underline"), "", "")
-    table.add_row(":", Text(USAGE), "")
-    table.add_row("ctrl+p", Text("the palette: every action by name (\"memory: forget "
-                                 "selected\" ...)"), "")
-    table.add_row("", "", "")
-    table.add_row("", Text(KEYMAP_NOTE), "")
+        row(keys, what, binding_id)
+        shown += 1
+    commands = [(":", Text(USAGE)),
+                ("ctrl+p", Text("the palette: every action by name, with its key "
+                                "(\"memory: forget selected\" ...)"))]
+    commands = [(keys, text) for keys, text in commands
+                if _matches(words, "commands", keys, text.plain)]
+    if commands:
+        row("")
+        row(Text("commands", style="bold underline"))
+        for keys, text in commands:
+            row(keys, text)
+            shown += 1
+    if not shown:
+        row("", Text(f"No key or command matches {query.strip()!r}.", style="dim"))
+    row("")
+    row("", Text(KEYMAP_NOTE))
     return table
 
 
