@@ -249,8 +249,12 @@ async def test_bulk_forget_of_marked_memories(tmp_path: Path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         memory_list = _list(app)
-        await press(pilot, "space", "space")
-        assert len(memory_list.marked) == 2
+        await press(pilot, "space")
+        assert memory_list.cursor == 0  # space marks without moving (the README's key table)
+        await press(pilot, "space")
+        assert memory_list.marked == set()  # the same row again: unmarked
+        await press(pilot, "space", "j", "space")
+        assert len(memory_list.marked) == 2 and memory_list.cursor == 1
         await press(pilot, "d")
         assert "2 marked memories" in str(app.screen.query_one(".dialog-body").render())
         await press(pilot, "y")

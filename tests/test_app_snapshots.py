@@ -52,7 +52,7 @@ def test_pane(snap_compare: Any, tmp_path: Path, pane: str, size: str) -> None:
     ("filter", "project", ("f",)),
     ("detail_provenance", "project", ("enter",)),
     ("search", "project", ("slash", "s", "t", "r", "i", "p", "e")),
-    ("marked", "project", ("space", "space")),
+    ("marked", "project", ("space", "j", "space")),
     ("command_error", "user", ("colon", "x", "enter")),
     ("status", "user", ("colon", "s", "t", "a", "t", "u", "s", "enter")),
     ("help", "user", ("question_mark",)),

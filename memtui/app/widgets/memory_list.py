@@ -484,7 +484,7 @@ class MemoryList(LineList):
     # ---- marks --------------------------------------------------------------------------
 
     def action_toggle_mark(self) -> None:
-        """Mark or unmark the cursor's memory (for bulk forget) and move down."""
+        """Mark or unmark the cursor's memory (for bulk forget); the cursor stays (j moves)."""
         memory = self.current()
         if memory is None:
             return
@@ -494,7 +494,6 @@ class MemoryList(LineList):
             self.marked.add(memory.id)
         self._refresh_row(self._cursor)
         self.post_message(self.Changed(self))
-        self.action_cursor_down()
 
     def action_clear_marks(self) -> None:
         """Unmark everything."""
