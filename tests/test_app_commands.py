@@ -254,3 +254,29 @@ async def test_palette_switches_panes(tmp_path: Path) -> None:
         await settle(pilot)
         await press(pilot, "enter")
         assert app.current_pane().PANE_ID == "log"
+
+
+@app_test
+async def test_palette_names_keys_and_lists_memtui_first(tmp_path: Path) -> None:
+    """Each action shows its key (as remapped) and memtui's actions come before Textual's
+    own (Theme, Quit ...), both before typing and when a word matches both."""
+    from memtui.app.palette import MemoryCommands
+
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        provider = MemoryCommands(app.screen)
+        found = [hit async for hit in provider.discover()]
+        names = [hit.text for hit in found]
+        assert names.index("memory: forget selected") < names.index("Theme")
+        assert names.index("pane: Codex") < names.index("Quit")
+        forget = next(hit for hit in found if hit.text == "memory: forget selected")
+        assert forget.help is not None and forget.help.startswith("key d · ")
+        app.set_keymap({"memory.forget": "x"})
+        found = [hit async for hit in provider.discover()]
+        forget = next(hit for hit in found if hit.text == "memory: forget selected")
+        assert forget.help is not None and forget.help.startswith("key x · ")
+        hits = sorted([hit async for hit in provider.search("te")],  # "memory: status", "Theme"
+                      key=lambda hit: hit.score, reverse=True)
+        texts = [hit.text for hit in hits]
+        assert "Theme" in texts and texts[0] != "Theme"

@@ -165,7 +165,8 @@ class MemtuiApp(App[None]):
     TITLE = "memtui"
     VERTICAL_BREAKPOINTS = [(0, "-short"), (TALL_ROWS, "-tall")]
     CSS_PATH = style_paths()
-    COMMANDS = App.COMMANDS | {MemoryCommands}
+    COMMANDS = {MemoryCommands}
+    """memtui's palette provider also offers Textual's system commands, after memtui's."""
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "quit", tooltip="Quit (the worker stops between transactions)",
                 id="app.quit"),
