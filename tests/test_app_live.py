@@ -265,3 +265,20 @@ async def test_a_correction_elsewhere_keeps_the_cursor_on_the_new_version(
         assert memory_list.count == 8
         assert memory_list.current().id == new.id
         assert app.current_memory_id() == new.id
+
+
+@app_test
+async def test_header_says_whether_generate_and_use_are_on(tmp_path: Path) -> None:
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+
+        def header() -> str:
+            return str(app.screen.query_one("#header").render())
+
+        assert "gen on · use on" in header()
+        await press(pilot, "g")
+        assert "gen off · use on" in header()
+        await press(pilot, "u")
+        assert "gen off · use off" in header()
+        assert "worker idle" in header()  # still fits at 80 columns

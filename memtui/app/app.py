@@ -474,11 +474,18 @@ class MemtuiApp(App[None]):
     def header_info(self) -> HeaderInfo:
         """What the header says now: who, which project, which store, the worker's state."""
         label = self.config.store_label or str(self.store.path)
+        try:
+            settings = self.engine.settings.get()
+            generate: bool | None = bool(settings["generate_memories"])
+            use: bool | None = bool(settings["use_memories"])
+        except (MemtuiError, KeyError):
+            generate = use = None
         return HeaderInfo(user=self.engine.actor, project=self.project,
                           store_path=f"{label} (read-only)" if self.store.read_only else label,
                           worker=self.worker_status(),
                           worker_short=self.worker_status(short=True),
-                          busy=self.runner.state.running, inbox=self.inbox_count)
+                          busy=self.runner.state.running, inbox=self.inbox_count,
+                          generate=generate, use=use)
 
     def worker_status(self, *, short: bool = False) -> str:
         """The worker's state in a few words (``short``: fewer)."""

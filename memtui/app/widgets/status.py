@@ -41,6 +41,18 @@ class HeaderInfo:
     busy: bool = False
     inbox: int = 0
     """Memories waiting for review (shown when there are any)."""
+    generate: bool | None = None
+    """generate_memories (None: unknown, not shown)."""
+    use: bool | None = None
+    """use_memories (None: unknown, not shown)."""
+
+    def flags_text(self) -> str:
+        """``gen on · use off``: whether new memories are made and whether tasks get them
+        (words, not only a color)."""
+        parts = [f"{name} {'on' if value else 'off'}"
+                 for name, value in (("gen", self.generate), ("use", self.use))
+                 if value is not None]
+        return " · ".join(parts)
 
 
 class StatusHeader(Widget):
@@ -72,6 +84,10 @@ class StatusHeader(Widget):
         left.append(" · ")
         if info.inbox:
             left.append(f"inbox {info.inbox}", style="bold")
+            left.append(" · ")
+        flags = info.flags_text()
+        if flags:
+            left.append(flags, style="bold" if info.generate or info.use else "dim")
             left.append(" · ")
         style = "bold" if info.busy else ""
         path = shorten_path(info.store_path, 10_000)
