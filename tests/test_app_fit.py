@@ -92,3 +92,20 @@ async def test_help_is_searchable_whole_at_80x24_and_closes_with_esc(tmp_path: P
         assert isinstance(app.screen, HelpModal)
         await press(pilot, "escape")
         assert not isinstance(app.screen, HelpModal)
+
+
+@app_test
+async def test_empty_panes_say_what_would_appear_and_how(tmp_path: Path) -> None:
+    """An empty History, Log or Bundles pane says what would be there and how to get it,
+    wrapped at 80 columns."""
+    app = demo_app(tmp_path, user="newcomer", project=None)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        for key, words in (("4", "No memory selected — pick one in the User or Project pane "
+                                 "and press h"),
+                           ("5", "No extraction yet — turn on generate with g, then r runs a "
+                                 "round now (R forces past the idle and size gates)."),
+                           ("8", "No bundles yet — agents write them through the service "
+                                 "(memtui serve; bundle.document.put).")):
+            await press(pilot, key)
+            assert words in _flat(screen_text(app)), key

@@ -300,3 +300,24 @@ class ItemList(LineList, Generic[T]):
     def row_text(self, index: int, width: int) -> Text | None:
         """One item drawn by the row function."""
         return self._render_row(self._items[index], width)
+
+    def empty_lines(self, width: int) -> list[Text]:
+        """``empty_text`` wrapped at ``width`` (what would appear here, and how)."""
+        if not self.empty_text:
+            return []
+        return list(Text(self.empty_text, style="dim").wrap(self.app.console, max(1, width)))
+
+    def render_line(self, y: int) -> Strip:
+        """A row; in an empty list, a line of the wrapped ``empty_text``."""
+        if self._items:
+            return super().render_line(y)
+        width = self.scrollable_content_region.width or self.size.width
+        base = self.base_style
+        lines = self.empty_lines(max(1, width - 2))
+        if y >= len(lines):
+            return Strip.blank(width, base)
+        line = Text("  ", end="")
+        line.append_text(lines[y])
+        line.truncate(width, overflow="ellipsis", pad=True)
+        return Strip(list(line.render(self.app.console)), width).apply_style(base) \
+            .crop_extend(0, width, base)
