@@ -49,6 +49,7 @@ def app_config(**overrides: Any) -> AppConfig:
     """The app's configuration for tests: no timers, no keymap file, fixed label."""
     options: dict[str, Any] = {"poll_interval": None, "worker_interval": None,
                                "load_keymap": False, "system_clipboard": None,
+                               "remember_theme": False,
                                "store_label": STORE_LABEL,
                                # never the machine's own ~/.codex: snapshots must not depend on it
                                "codex_home": Path("/nonexistent/codex-home"),

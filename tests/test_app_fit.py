@@ -109,3 +109,43 @@ async def test_empty_panes_say_what_would_appear_and_how(tmp_path: Path) -> None
                                  "(memtui serve; bundle.document.put).")):
             await press(pilot, key)
             assert words in _flat(screen_text(app)), key
+
+
+def test_the_chosen_theme_is_remembered(tmp_path: Path) -> None:
+    """A theme picked (in the palette: it sets ``app.theme``) is written to memtui's config
+    file and used on the next start; a broken file is reported and never written over."""
+    config = tmp_path / "config" / "app.toml"
+
+    @app_test
+    async def first() -> None:
+        app = demo_app(tmp_path / "a", remember_theme=True, ui_config_path=config)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            assert app.theme != "nord"
+            app.theme = "nord"
+            await settle(pilot)
+        assert 'theme = "nord"' in config.read_text(encoding="utf-8")
+
+    @app_test
+    async def second() -> None:
+        app = demo_app(tmp_path / "b", remember_theme=True, ui_config_path=config)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            assert app.theme == "nord"
+
+    @app_test
+    async def broken() -> None:
+        config.write_text("theme = [unclosed\n", encoding="utf-8")
+        app = demo_app(tmp_path / "c", remember_theme=True, ui_config_path=config)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            assert "cannot read it" in _flat(screen_text(app))
+            app.theme = "gruvbox"
+            await settle(pilot)
+        assert config.read_text(encoding="utf-8") == "theme = [unclosed\n"
+
+    for folder in ("a", "b", "c"):
+        (tmp_path / folder).mkdir()
+    first()
+    second()
+    broken()

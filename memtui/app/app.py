@@ -35,6 +35,7 @@ from memtui.engine.api import Engine
 from memtui.engine.jobs import BACKFILL, CONSOLIDATE, ROUND
 from memtui.errors import MemtuiError, StoreError
 from memtui.store.database import Store
+from memtui.textsafe import one_line
 
 if TYPE_CHECKING:
     from textual.widget import AwaitMount
@@ -103,6 +104,11 @@ class AppConfig:
     gemini_home: Path | None = None
     """The Gemini CLI home the Agents pane shows (``--gemini-home``; else $GEMINI_CLI_HOME,
     ~/.gemini)."""
+
+    remember_theme: bool = True
+    """Start with the theme last chosen and remember a new choice (``ui_config.py``)."""
+    ui_config_path: Path | None = None
+    """The file of remembered choices (None: ``$MEMTUI_APP_CONFIG`` or ~/.config/memtui)."""
 
 
 def pane_key(pane_id: str) -> str | None:
@@ -266,6 +272,7 @@ class MemtuiApp(App[None]):
             self.purges.start()  # a forget left pending by an earlier run is finished
         self.count_inbox()
         self._load_keymap()
+        self._load_theme()
         # the start pane's target takes focus, unless a key already opened something
         self._show_current(focus=self.get_screen_main().focused is None)
 
@@ -282,6 +289,36 @@ class MemtuiApp(App[None]):
         if loaded.problems:
             self.say(f"Keymap {loaded.path}: {'; '.join(loaded.problems)}",
                      severity="warning")
+
+    def _load_theme(self) -> None:
+        """Start with the theme chosen last time, then remember each new choice."""
+        if not self.config.remember_theme:
+            return
+        from memtui.app.ui_config import load_ui_config
+
+        self._ui_config = load_ui_config(self.config.ui_config_path)
+        if self._ui_config.problem:
+            self.say(f"Settings file {self._ui_config.path}: {self._ui_config.problem}",
+                     severity="warning")
+        theme = self._ui_config.theme
+        if theme and theme != self.theme:
+            if theme in self.available_themes:
+                self.theme = theme
+            else:
+                self.say(f"Theme {one_line(theme, 40)!r} (remembered in "
+                         f"{self._ui_config.path}) is not available.", severity="warning")
+        self.theme_changed_signal.subscribe(self, self._theme_chosen)
+
+    def _theme_chosen(self, theme: Any) -> None:
+        from memtui.app.ui_config import save_choice
+
+        config = getattr(self, "_ui_config", None)
+        if config is None or config.theme == theme.name:
+            return
+        try:
+            save_choice(config, "theme", theme.name)
+        except OSError as error:
+            self.say(f"Could not remember the theme: {error}", severity="warning", toast=False)
 
     def _load_zone(self) -> None:
         try:

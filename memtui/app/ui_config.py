@@ -1,0 +1,90 @@
+"""The app's own remembered choices (today: the theme picked in the palette), in
+``$MEMTUI_APP_CONFIG``, else ``$XDG_CONFIG_HOME/memtui/app.toml`` (``~/.config/...``), beside
+the keymap file.
+
+The file is small TOML the app writes itself (``theme = "nord"``); it is read once at start
+and written atomically (a temporary file in the same folder, then a rename) when a choice
+changes, so a crash never leaves half a file. Unknown keys are kept; a broken file is
+reported and left alone (never overwritten).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+APP_CONFIG_ENV = "MEMTUI_APP_CONFIG"
+APP_CONFIG_FILE_NAME = "app.toml"
+MAX_APP_CONFIG_BYTES = 64 * 1024
+HEADER = "# memtui's remembered choices (written by the app; safe to edit or delete)\n"
+
+
+def default_app_config_path() -> Path:
+    """``$MEMTUI_APP_CONFIG``, else ``$XDG_CONFIG_HOME/memtui/app.toml``."""
+    env = os.environ.get(APP_CONFIG_ENV)
+    if env:
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "memtui" / APP_CONFIG_FILE_NAME
+
+
+@dataclass
+class UiConfig:
+    """The remembered choices read from ``path`` (``values``), or why they could not be."""
+
+    path: Path
+    values: dict[str, str] = field(default_factory=dict)
+    problem: str | None = None
+    """Why the file could not be read (then it is never written over)."""
+
+    @property
+    def theme(self) -> str | None:
+        """The theme last chosen, if any."""
+        return self.values.get("theme")
+
+
+def load_ui_config(path: Path | None = None) -> UiConfig:
+    """Read the file (missing: no choices yet). Only text values are kept."""
+    target = path or default_app_config_path()
+    config = UiConfig(path=target)
+    try:
+        if not target.is_file():
+            return config
+        raw = target.read_bytes()[:MAX_APP_CONFIG_BYTES + 1]
+        if len(raw) > MAX_APP_CONFIG_BYTES:
+            config.problem = "the file is too large"
+            return config
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        config.problem = f"cannot read it ({error})"
+        return config
+    config.values = {str(key): value for key, value in data.items() if isinstance(value, str)}
+    return config
+
+
+def save_choice(config: UiConfig, key: str, value: str) -> None:
+    """Remember ``key = value`` (atomically; the folder is made if needed). Raises
+    ``OSError`` when the file cannot be written; refuses to write over a broken file."""
+    if config.problem is not None:
+        raise OSError(f"{config.path}: {config.problem}; not written over")
+    config.values[key] = value
+    folder = config.path.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    # JSON strings are valid TOML basic strings for the text a theme name holds
+    body = HEADER + "".join(f"{name} = {json.dumps(text, ensure_ascii=True)}\n"
+                            for name, text in sorted(config.values.items())
+                            if name.replace("_", "").isalnum())
+    handle, temp = tempfile.mkstemp(prefix=".app.", suffix=".toml", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(body)
+        if config.path.exists():
+            os.chmod(temp, config.path.stat().st_mode & 0o777)
+        os.replace(temp, config.path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
