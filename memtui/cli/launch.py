@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -9,37 +10,70 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from memtui.cli.context import CliContext
 
+DEMO_FOLDER_PREFIX = "memtui-demo-"
+DEMO_CODEX_SUFFIX = ".codex-home"
+"""The demo's Codex home sits beside its store: ``demo.db`` and ``demo.db.codex-home``."""
 
-def prepare_demo(ctx: CliContext) -> Path:
-    """Build the demo store (a temporary file, or the PATH given to ``--demo``) and return it."""
+
+def demo_codex_home(store_path: Path) -> Path:
+    """Where the demo's Codex home is, beside the demo store."""
+    return store_path.with_name(store_path.name + DEMO_CODEX_SUFFIX)
+
+
+def prepare_demo(ctx: CliContext) -> tuple[Path, Path | None]:
+    """Build the demo store and its Codex home (in a new temporary folder, or at the PATH
+    given to ``--demo``). Returns the store's path and the temporary folder to remove when
+    the app closes (None for a PATH the person chose: it is kept, and reopened next time)."""
     from memtui.engine.demo import build_demo_store
+    from memtui.engine.demo_codex import build_demo_codex_home
 
     given = ctx.args.demo
+    folder: Path | None = None
     if given:
         path = Path(given).expanduser()
         if path.exists() and path.stat().st_size > 0:
-            return path  # reopen an existing demo store
+            if not demo_codex_home(path).exists():
+                build_demo_codex_home(demo_codex_home(path))
+            return path, None  # reopen an existing demo store
     else:
-        folder = Path(tempfile.mkdtemp(prefix="memtui-demo-"))
+        folder = Path(tempfile.mkdtemp(prefix=DEMO_FOLDER_PREFIX))
         path = folder / "demo.db"
-    store = build_demo_store(path)
-    store.close()
-    return path
+    try:
+        store = build_demo_store(path)
+        store.close()
+        if not demo_codex_home(path).exists():
+            build_demo_codex_home(demo_codex_home(path))
+    except BaseException:
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return path, folder
 
 
 def launch_app(ctx: CliContext) -> int:
     """Open the app on the chosen store (the demo store with ``--demo``: acting user alice,
-    project webshop unless ``--user`` / ``--project`` say otherwise)."""
+    project webshop unless ``--user`` / ``--project`` say otherwise; its Codex home unless
+    ``--codex-home`` says otherwise). A temporary demo folder is removed when the app
+    closes, however it closes."""
+    folder: Path | None = None
     if ctx.args.demo is not None:
         from memtui.engine.demo import DEMO_PROJECT, DEMO_USER
 
-        ctx.args.db = str(prepare_demo(ctx))
+        path, folder = prepare_demo(ctx)
+        ctx.args.db = str(path)
         if not ctx.args.user:
             ctx.args.user = DEMO_USER
         if not getattr(ctx.args, "project", None):
             ctx.args.project = DEMO_PROJECT
-    from memtui.app.main import run_app
+        if not getattr(ctx.args, "codex_home", None):
+            ctx.args.codex_home = str(demo_codex_home(path))
+    try:
+        from memtui.app.main import run_app
 
-    ctx.allow_read_only = True  # a read-only file is browsed; writes say why they fail
-    ctx.store  # noqa: B018 - open and check the store before the screen switches
-    return run_app(ctx)
+        ctx.allow_read_only = True  # a read-only file is browsed; writes say why they fail
+        ctx.store  # noqa: B018 - open and check the store before the screen switches
+        return run_app(ctx)
+    finally:
+        if folder is not None:
+            ctx.close()
+            shutil.rmtree(folder, ignore_errors=True)

@@ -1,0 +1,79 @@
+"""``memtui --demo``: a Codex home beside the demo store (every pane shows something), and
+no ``memtui-demo-*`` folder left behind, however the app ends (issue 19)."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memtui.cli.launch import DEMO_FOLDER_PREFIX, demo_codex_home
+from memtui.cli.main import main
+from memtui.engine.codex.importer import codex_threads
+from memtui.engine.codex.reader import read_codex_home
+from memtui.engine.demo import DEMO_NOW
+from memtui.engine.demo_codex import THREAD_CHECKOUT, THREAD_FAILED, build_demo_codex_home
+
+
+def _leftovers(folder: Path) -> list[Path]:
+    return sorted(folder.glob(f"{DEMO_FOLDER_PREFIX}*"))
+
+
+@pytest.fixture
+def temp_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    return folder
+
+
+@pytest.mark.parametrize("fails", [False, True])
+def test_the_demo_removes_its_temporary_folder(temp_folder: Path,
+                                               monkeypatch: pytest.MonkeyPatch,
+                                               fails: bool) -> None:
+    seen: dict[str, Any] = {}
+
+    def fake_run_app(ctx: Any) -> int:
+        seen["db"] = Path(ctx.args.db)
+        seen["codex_home"] = Path(ctx.args.codex_home)
+        seen["exists"] = Path(ctx.args.db).is_file() and Path(ctx.args.codex_home).is_dir()
+        if fails:
+            raise RuntimeError("the app crashed")
+        return 0
+
+    monkeypatch.setattr("memtui.app.main.run_app", fake_run_app)
+    if fails:
+        with pytest.raises(RuntimeError):
+            main(["--demo"])
+    else:
+        assert main(["--demo"]) == 0
+    assert seen["exists"]  # the app saw the store and its Codex home
+    assert seen["codex_home"] == demo_codex_home(seen["db"])
+    assert _leftovers(temp_folder) == []
+
+
+def test_a_named_demo_store_is_kept_with_its_codex_home(tmp_path: Path, temp_folder: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("memtui.app.main.run_app", lambda ctx: 0)
+    target = tmp_path / "mine" / "demo.db"
+    target.parent.mkdir()
+    assert main(["--demo", str(target)]) == 0
+    assert target.is_file() and demo_codex_home(target).is_dir()
+    assert main(["--demo", str(target)]) == 0  # reopened, not rebuilt
+    assert _leftovers(temp_folder) == []
+
+
+def test_the_demo_codex_home_reads_like_a_real_one(tmp_path: Path) -> None:
+    home = build_demo_codex_home(tmp_path / "codex")
+    codex = read_codex_home(home, DEMO_NOW)
+    threads = {thread.thread_id: thread for thread in codex_threads(codex)}
+    assert threads[THREAD_CHECKOUT].usage_count == 7
+    assert threads[THREAD_CHECKOUT].description
+    assert threads[THREAD_FAILED].job_status == "error"
+    assert len(codex.notes) == 2 and len(codex.task_groups) == 1
+    assert codex.diagnosis  # "why is consolidation stuck?" has an answer
+    assert not codex.problems
+    with pytest.raises(FileExistsError):
+        build_demo_codex_home(home)
