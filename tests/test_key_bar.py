@@ -92,3 +92,18 @@ async def test_a_dialog_shows_its_own_keys_only(tmp_path: Path) -> None:
         await press(pilot, "question_mark")
         line = _line(app)
         assert "esc close" in line and "n note" not in line
+
+
+@app_test
+async def test_only_whole_keys_are_shown_at_80_columns(tmp_path: Path) -> None:
+    """A bar with more keys than room drops whole keys from the end, never cuts one."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "4")  # History: its keys, J/K and the app's do not all fit
+        bar = app.get_screen_main().query_one(KeyBar)
+        line = bar.render().plain
+        assert len(bar._spans) < len(bar.items())
+        assert all(end <= 80 for _start, end, _item in bar._spans)
+        last = bar._spans[-1][2]
+        assert line.endswith(f"{last.display} {last.description}")

@@ -113,7 +113,12 @@ class KeyBar(ClickableLine[KeyItem]):
         hover_style = self.get_component_rich_style("key-bar--hover", partial=True)
         line = Text(no_wrap=True, overflow="crop", end="")
         spans: list[tuple[int, int, KeyItem]] = []
+        width = self.size.width or 80
         for item in self.items():
+            cells = len(GAP) * bool(spans) + Text(item.display).cell_len + \
+                (1 + Text(item.description).cell_len if item.description else 0)
+            if line.cell_len + cells > width:
+                break  # whole keys only: never half a word at the edge
             if spans:
                 line.append(GAP)
             start = line.cell_len

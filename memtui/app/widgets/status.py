@@ -47,12 +47,13 @@ class HeaderInfo:
     """use_memories (None: unknown, not shown)."""
 
     def flags_text(self) -> str:
-        """``gen on · use off``: whether new memories are made and whether tasks get them
-        (words, not only a color)."""
-        parts = [f"{name} {'on' if value else 'off'}"
-                 for name, value in (("gen", self.generate), ("use", self.use))
-                 if value is not None]
-        return " · ".join(parts)
+        """``gen+use on``, ``gen on use off``: whether new memories are made and whether
+        tasks get them (words, not only a color; short, to fit 80 columns)."""
+        if self.generate is None or self.use is None:
+            return ""
+        if self.generate == self.use:
+            return f"gen+use {'on' if self.generate else 'off'}"
+        return f"gen {'on' if self.generate else 'off'} use {'on' if self.use else 'off'}"
 
 
 class StatusHeader(Widget):
