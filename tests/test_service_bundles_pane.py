@@ -30,12 +30,14 @@ async def test_bundles_pane_lists_and_shows_documents(tmp_path: Path) -> None:
         pane = app.current_pane()
         assert isinstance(pane, BundlesPane)
         assert [(r.bundle, r.path) for r in pane.item_list.items] == [
-            ("project:webshop", "INDEX.md"), ("schedule:nightly", "state.json")]
+            ("project:webshop", "INDEX.md"), ("project:webshop", "lessons.md"),
+            ("project:webshop", "state.json"),  # the demo's own two documents
+            ("schedule:nightly", "state.json")]
         text = screen_text(app)
         assert "\\x1b[31mred[/b]" in text and "read-only" in text
         await press(pilot, "c")
         assert spy.copied == ["# Webshop\n\x1b[31mred[/b]"]
-        await press(pilot, "j")
+        await press(pilot, "j", "j", "j")
         assert '{"step": 3}' in screen_text(app)
         alice.put_document("schedule:nightly", "state.json", '{"step": 4}', 1)
         pane.refresh_data()

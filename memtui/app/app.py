@@ -104,7 +104,6 @@ class AppConfig:
     gemini_home: Path | None = None
     """The Gemini CLI home the Agents pane shows (``--gemini-home``; else $GEMINI_CLI_HOME,
     ~/.gemini)."""
-
     remember_theme: bool = True
     """Start with the theme last chosen and remember a new choice (``ui_config.py``)."""
     ui_config_path: Path | None = None

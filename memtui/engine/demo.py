@@ -129,6 +129,22 @@ def _seed_review(clock: FixedClock, engines: dict[str, Engine]) -> None:
                               source="import")
 
 
+DEMO_BUNDLE = "project:webshop"
+DEMO_DOCUMENTS = {
+    "lessons.md": ("# Release lessons\n\n1. Run the slow suite (`pytest -m slow`).\n"
+                   "2. Apply migrations on staging first.\n"
+                   "3. Tag the release and update the changelog.\n"),
+    "state.json": '{"last_release": "2026.11.3", "open_incidents": 0}\n',
+}
+"""A project bundle an agent would keep (the Bundles pane shows something on --demo)."""
+
+
+def _seed_bundles(clock: FixedClock, engines: dict[str, Engine]) -> None:
+    for path, content in DEMO_DOCUMENTS.items():
+        _step(clock)
+        engines["alice"].recall.put_document(DEMO_BUNDLE, path, content, 0)
+
+
 def build_demo_store(path: str | Path) -> Store:
     """Create a new demo store at ``path`` (which must not hold a store yet) and return it."""
     target = Path(path).expanduser()
@@ -139,5 +155,6 @@ def build_demo_store(path: str | Path) -> Store:
     engines = _seed_identity(store, clock)
     _seed_auto_memory(store, clock, engines)
     _seed_review(clock, engines)
+    _seed_bundles(clock, engines)
     clock.now = DEMO_NOW
     return store
