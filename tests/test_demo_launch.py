@@ -11,7 +11,7 @@ import pytest
 
 from memtui.cli.launch import DEMO_FOLDER_PREFIX, demo_codex_home
 from memtui.cli.main import main
-from memtui.engine.codex.importer import codex_threads
+from memtui.engine.codex.browse import codex_threads
 from memtui.engine.codex.reader import read_codex_home
 from memtui.engine.demo import DEMO_NOW
 from memtui.engine.demo_codex import THREAD_CHECKOUT, THREAD_FAILED, build_demo_codex_home

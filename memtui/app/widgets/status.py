@@ -82,22 +82,23 @@ class StatusHeader(Widget):
         left.append(one_line(info.user, 24), style="bold")
         left.append(" · ")
         left.append("project " + (one_line(info.project, 24) if info.project else "—"))
-        left.append(" · ")
         if info.inbox:
-            left.append(f"inbox {info.inbox}", style="bold")
             left.append(" · ")
+            left.append(f"inbox {info.inbox}", style="bold")
         flags = info.flags_text()
         if flags:
-            left.append(flags, style="bold" if info.generate or info.use else "dim")
             left.append(" · ")
+            left.append(flags, style="bold" if info.generate or info.use else "dim")
+        separator = " · "
         style = "bold" if info.busy else ""
         path = shorten_path(info.store_path, 10_000)
         worker = Text("worker " + one_line(info.worker, 90), style=style)
-        room = width - left.cell_len - worker.cell_len - 3
+        room = width - left.cell_len - len(separator) - worker.cell_len - 3
         if room < len(path) and info.worker_short:
             worker = Text("worker " + one_line(info.worker_short, 40), style=style)
-            room = width - left.cell_len - worker.cell_len - 3
+            room = width - left.cell_len - len(separator) - worker.cell_len - 3
         if room >= MIN_PATH_CELLS:
+            left.append(separator)
             left.append(shorten_path(info.store_path, room), style="dim")
         else:
             worker.truncate(max(10, width - left.cell_len - 1), overflow="ellipsis")
