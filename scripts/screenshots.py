@@ -25,6 +25,7 @@ from memtui.app.app import AppConfig, MemtuiApp
 from memtui.app.main import create_app
 from memtui.app.panes import PANES
 from memtui.engine.demo import DEMO_PROJECT, DEMO_USER, build_demo_store
+from memtui.engine.demo_codex import build_demo_codex_home
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SIZE = (100, 32)
@@ -93,10 +94,12 @@ async def render(shot: Shot, folder: Path, size: tuple[int, int]) -> str:
     """Build a fresh demo store and app, press the keys, return the SVG."""
     store = build_demo_store(folder / f"{shot.name}.db")
     homes = Path(os.environ["HOME"])
+    codex_home = folder / f"{shot.name}.codex-home"  # the demo's, never the machine's
+    build_demo_codex_home(codex_home)
     config = AppConfig(poll_interval=None, worker_interval=None, load_keymap=False,
                        system_clipboard=None, start_pane=shot.pane, store_label=STORE_LABEL,
                        claude_home=homes / ".claude", gemini_home=homes / ".gemini",
-                       codex_home=homes / ".codex")
+                       codex_home=codex_home, remember_theme=False)
     app: MemtuiApp = create_app(store, DEMO_USER, DEMO_PROJECT, config=config, cwd=folder)
     app.history_memory_id = HISTORY_HEAD
     async with app.run_test(size=size) as pilot:
