@@ -15,7 +15,7 @@ from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, ClassVar, TypeGuard, cast
 from zoneinfo import ZoneInfo
 
-from textual import work
+from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container
@@ -23,8 +23,15 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Input
 
-from memtui.app.background import JOB_WORDS, ExtractionRunner, PurgeRetry
+from memtui.app.background import (
+    JOB_WORDS,
+    PURGE_GROUP,
+    WORKER_GROUP,
+    ExtractionRunner,
+    PurgeRetry,
+)
 from memtui.app.format import local_time, zone
+from memtui.app.messages import WriteFailed, WriteFinished, WriteRequest
 from memtui.app.palette import MemoryCommands
 from memtui.app.panes import PANES, Pane
 from memtui.app.panes.memories import MemoriesPane, ProjectMemoriesPane
@@ -33,7 +40,7 @@ from memtui.app.widgets.pane_bar import PaneBar, PaneLabel
 from memtui.app.widgets.status import HeaderInfo, StatusHeader, StatusLine
 from memtui.engine.api import Engine
 from memtui.engine.jobs import BACKFILL, CONSOLIDATE, ROUND
-from memtui.errors import MemtuiError, StoreError
+from memtui.errors import MemtuiError, StoreError, Unchanged
 from memtui.store.database import Store
 from memtui.textsafe import one_line
 
@@ -49,7 +56,10 @@ if TYPE_CHECKING:
         PurgeFinished,
     )
     from memtui.app.widgets.command_line import CommandLine
+    from memtui.engine.worker import BackgroundLoop
 
+WRITE_GROUP = "store-write"
+"""The worker group of store writes (``Curator.perform``)."""
 POLL_INTERVAL_SECONDS = 0.75
 """How often the app asks SQLite whether another connection wrote (``data_version``)."""
 WORKER_INTERVAL_SECONDS = 60.0
@@ -569,6 +579,42 @@ class MemtuiApp(App[None]):
             self.say(f"{words.capitalize()}{stopped}: {self.runner.state.last_result}",
                      toast=not quiet or bool(made))
         self.after_write()
+
+    # ---- the thread workers (they post typed messages; never touch a widget) -----------
+
+    @work(thread=True, group=WORKER_GROUP, exit_on_error=False, name="extraction")
+    def extraction_worker(self, runner: ExtractionRunner, loop: BackgroundLoop, job: str,
+                          force: bool) -> None:
+        """A round, a backfill or a consolidation (posts ExtractionProgress / Finished)."""
+        runner.work(loop, job, force)
+
+    @work(thread=True, group=PURGE_GROUP, exclusive=True, exit_on_error=False, name="purge",
+          description="erase forgotten text")
+    def purge_worker(self, purges: PurgeRetry) -> None:
+        """Erase forgotten text left in the write-ahead log (posts PurgeFinished)."""
+        purges.work()
+
+    @work(thread=True, group=WRITE_GROUP, exit_on_error=False, name="store-write")
+    def write_worker(self, request: WriteRequest) -> None:
+        """One store write: engine calls only; posts WriteFinished or WriteFailed."""
+        try:
+            result = request.work()
+        except Unchanged as error:
+            self.post_message(WriteFailed(request, error.message, unchanged=True))
+        except MemtuiError as error:
+            self.post_message(WriteFailed(request, error.message))
+        except Exception as error:  # never crash on a write
+            self.post_message(WriteFailed(request, f"{error.__class__.__name__}: {error}"))
+        else:
+            self.post_message(WriteFinished(request, result))
+
+    @on(WriteFinished)
+    def _write_finished(self, message: WriteFinished) -> None:
+        self.curator.write_finished(message.request, message.result)
+
+    @on(WriteFailed)
+    def _write_failed(self, message: WriteFailed) -> None:
+        self.curator.write_failed(message.request, message.error, message.unchanged)
 
     # ---- the worker -------------------------------------------------------------------
 

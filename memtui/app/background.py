@@ -18,8 +18,7 @@ from memtui.engine.jobs import BACKFILL, CONSOLIDATE, ROUND
 from memtui.errors import MemtuiError
 
 if TYPE_CHECKING:
-    from textual.app import App
-
+    from memtui.app.app import MemtuiApp
     from memtui.app.messages import ExtractionFinished, ExtractionProgress
     from memtui.engine.worker import BackgroundLoop, LoopEvent
     from memtui.store.database import Store
@@ -71,7 +70,7 @@ class ExtractionRunner:
     """Runs one extraction job at a time in a Textual thread worker of ``app``. The engine's
     loop is made when the first job starts (the first frame does not wait for its imports)."""
 
-    def __init__(self, app: App[Any], store: Store, actor: str) -> None:
+    def __init__(self, app: MemtuiApp, store: Store, actor: str) -> None:
         self.app = app
         self.store = store
         self.actor = actor
@@ -108,9 +107,7 @@ class ExtractionRunner:
         loop = self._loop
         self.state.job, self.state.forced = job, force
         self.state.done, self.state.total = 0, None
-        self.app.run_worker(lambda: self._work(loop, job, force), thread=True, group=WORKER_GROUP,
-                            name=job, description=JOB_WORDS.get(job, job),
-                            exit_on_error=False)
+        self.app.extraction_worker(self, loop, job, force)
         return True
 
     def stop(self) -> None:
@@ -149,7 +146,8 @@ class ExtractionRunner:
         if event.kind == "progress":
             self._post_progress(ROUND, event.done, event.total)
 
-    def _work(self, loop: BackgroundLoop, job: str, force: bool) -> None:
+    def work(self, loop: BackgroundLoop, job: str, force: bool) -> None:
+        """Run one job (in the app's extraction thread worker); post its typed result."""
         from memtui.app.messages import ExtractionFinished
 
         try:
@@ -159,7 +157,7 @@ class ExtractionRunner:
                     error = loop.state.last_error or "the round failed"
                     self.app.post_message(ExtractionFinished(job, None, error=error))
                     return
-                self.app.post_message(ExtractionFinished(job, summary.to_json(),
+                self.app.post_message(ExtractionFinished(job, summary,
                                                          stopped=summary.stopped))
                 return
             engine = Engine(self.store, self.actor)
@@ -168,11 +166,10 @@ class ExtractionRunner:
                     force=force, progress=lambda done, total: self._post_progress(job, done,
                                                                                   total),
                     should_stop=self._should_stop)
-                self.app.post_message(ExtractionFinished(job, result.to_json(),
-                                                         stopped=result.stopped))
+                self.app.post_message(ExtractionFinished(job, result, stopped=result.stopped))
             elif job == CONSOLIDATE:
                 record = engine.extraction.consolidate()
-                self.app.post_message(ExtractionFinished(job, record.to_json()))
+                self.app.post_message(ExtractionFinished(job, record))
             else:
                 self.app.post_message(ExtractionFinished(job, None, error=f"unknown job {job}"))
         except MemtuiError as error:
@@ -190,7 +187,7 @@ class PurgeRetry:
     no forget's text is left in the write-ahead log, the app closes or a newer retry
     replaces it; then posts ``PurgeFinished`` when it erased any."""
 
-    def __init__(self, app: App[Any], store: Store) -> None:
+    def __init__(self, app: MemtuiApp, store: Store) -> None:
         self.app = app
         self.store = store
         self._stop = threading.Event()
@@ -199,15 +196,15 @@ class PurgeRetry:
         """Start (or restart) the retry worker."""
         if self._stop.is_set():
             return
-        self.app.run_worker(self._work, thread=True, group=PURGE_GROUP, exclusive=True,
-                            name="purge", description="erase forgotten text",
-                            exit_on_error=False)
+        self.app.purge_worker(self)
 
     def stop(self) -> None:
         """Stop retrying (the app is closing)."""
         self._stop.set()
 
-    def _work(self) -> None:
+    def work(self) -> None:
+        """Retry the pending purges (in the app's purge thread worker); post
+        ``PurgeFinished`` when any text was erased."""
         from textual.worker import get_current_worker
 
         from memtui.app.messages import PurgeFinished

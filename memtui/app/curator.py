@@ -1,15 +1,15 @@
 """Every store-changing action of the app: confirm, write through the engine, say what
 happened, keep an undo.
 
-Writes run off the UI thread (``asyncio.to_thread`` inside a Textual worker; the thread only
-calls the engine, never a widget). A failed write calls the form's ``on_error`` so the form
+Writes run off the UI thread (the app's ``write_worker``, a ``@work(thread=True)`` method
+that posts ``WriteFinished`` / ``WriteFailed``; the thread only calls the engine, never a
+widget). A failed write calls the form's ``on_error`` so the form
 keeps what was typed; otherwise the error becomes a notification. Nothing here writes SQL
 or repeats an engine rule: the engine checks and refuses, the app reports.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -24,13 +24,14 @@ from memtui.app.modals.text import TextModal
 from memtui.app.widgets.detail import memory_detail, task_fields
 from memtui.engine.jobs import BACKFILL, CONSOLIDATE, ROUND
 from memtui.engine.task_flags import flag_word
-from memtui.errors import MemtuiError, Unchanged
+from memtui.errors import MemtuiError
 from memtui.store.models import LogEntry, Memory
 from memtui.textsafe import one_line
 
 if TYPE_CHECKING:
     from memtui.app.app import MemtuiApp
     from memtui.app.inbox_sources import InboxEntry, Outcome
+    from memtui.app.messages import WriteRequest
     from memtui.engine.api import Engine
 
 T = TypeVar("T")
@@ -73,31 +74,30 @@ class Curator:
                 done: Callable[[T], None] | None = None,
                 failed: Callable[[str], None] | None = None,
                 unchanged: Callable[[str], None] | None = None) -> None:
-        """Run ``work`` (engine calls only) in a thread; then, on the UI thread, refresh the
-        views and call ``done``; on a MemtuiError call ``failed`` (or notify); when the
-        engine found nothing to change, call ``unchanged`` (else ``failed``)."""
+        """Run ``work`` (engine calls only) in the app's write thread worker; then, on the UI
+        thread, refresh the views and call ``done``; on a MemtuiError call ``failed`` (or
+        notify); when the engine found nothing to change, call ``unchanged`` (else
+        ``failed``)."""
+        from memtui.app.messages import WriteRequest
 
-        async def runner() -> None:
-            try:
-                result = await asyncio.to_thread(work)
-            except Unchanged as error:  # nothing to write: said calmly, never as a failure
-                answer = unchanged or failed
-                if answer is not None:
-                    answer(error.message)
-                self.app.say(f"{label}: {error.message}", toast=answer is None)
-                return
-            except MemtuiError as error:
-                self._failed(label, error.message, failed)
-                return
-            except Exception as error:  # never crash on a write
-                self._failed(label, f"{error.__class__.__name__}: {error}", failed)
-                return
-            self.app.after_write()
-            if done is not None:
-                done(result)
+        self.app.write_worker(WriteRequest(label, work, done, failed, unchanged))
 
-        self.app.run_worker(runner(), group=WRITE_GROUP, exit_on_error=False,
-                            description=label)
+    def write_finished(self, request: WriteRequest, result: object) -> None:
+        """A write ended (UI thread): refresh, then its ``done``."""
+        self.app.after_write()
+        if request.done is not None:
+            request.done(result)
+
+    def write_failed(self, request: WriteRequest, error: str, unchanged: bool = False) -> None:
+        """A write was refused (UI thread): its ``failed``, and the status line. A write
+        that found nothing to change is said calmly, never as a failure."""
+        if unchanged:
+            answer = request.unchanged or request.failed
+            if answer is not None:
+                answer(error)
+            self.app.say(f"{request.label}: {error}", toast=answer is None)
+            return
+        self._failed(request.label, error, request.failed)
 
     def _failed(self, label: str, message: str, failed: Callable[[str], None] | None) -> None:
         if failed is not None:

@@ -1,5 +1,5 @@
-"""Messages the extraction worker thread posts to the app; the app's handlers update the
-widgets. (The memory list's own loader messages live in ``widgets/memory_list.py``.)
+"""Messages the app's thread workers (extraction jobs, store writes) post to the app; its
+``@on`` handlers update the widgets. (The memory list's own loader messages live in ``widgets/memory_list.py``.)
 
 Workers never touch widgets: they compute, then post one of these. ``post_message`` is safe
 to call from any thread. (Textual's ``Message`` runs the dataclass ``__init__`` itself.)
@@ -7,10 +7,14 @@ to call from any thread. (Textual's ``Message`` runs the dataclass ``__init__`` 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
+
+if TYPE_CHECKING:
+    from memtui.engine.extraction import ConsolidationResult, RoundSummary
 
 
 @dataclass
@@ -27,9 +31,47 @@ class ExtractionFinished(Message):
     """A round, a backfill or a consolidation ended (``error`` set when it failed)."""
 
     job: str
-    summary: dict[str, Any] | None
+    result: RoundSummary | ConsolidationResult | None
+    """The engine's own result (a round's or backfill's summary, a consolidation's)."""
     error: str | None = None
     stopped: bool = False
+
+    @property
+    def summary(self) -> dict[str, Any] | None:
+        """The result in the engine's JSON words (for the status text), made on the UI
+        thread when read."""
+        return None if self.result is None else self.result.to_json()
+
+
+@dataclass(frozen=True)
+class WriteRequest:
+    """A store write the app runs off the UI thread: engine calls only, then ``done`` with
+    the result or ``failed`` with the reason, on the UI thread."""
+
+    label: str
+    work: Callable[[], object]
+    done: Callable[[Any], None] | None = None
+    failed: Callable[[str], None] | None = None
+    unchanged: Callable[[str], None] | None = None
+    """Called instead of ``failed`` when the engine found nothing to change."""
+
+
+@dataclass
+class WriteFinished(Message):
+    """A write ran to the end (``result`` is what the engine returned)."""
+
+    request: WriteRequest
+    result: object
+
+
+@dataclass
+class WriteFailed(Message):
+    """A write was refused or failed (``error`` says why, in words)."""
+
+    request: WriteRequest
+    error: str
+    unchanged: bool = False
+    """The engine found nothing to change (``Unchanged``): not a failure."""
 
 
 @dataclass
