@@ -280,3 +280,24 @@ async def test_palette_names_keys_and_lists_memtui_first(tmp_path: Path) -> None
                       key=lambda hit: hit.score, reverse=True)
         texts = [hit.text for hit in hits]
         assert "Theme" in texts and texts[0] != "Theme"
+
+
+@app_test
+async def test_forget_selected_asks_the_pane_on_screen(tmp_path: Path) -> None:
+    """The palette's "forget selected" goes through the pane protocol: on History it is the
+    chain's forget (asks first); on a pane without a selection the app's fallback."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.show_history("mem_0009")
+        await settle(pilot)
+        app.action_forget_selected()
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmModal)
+        assert "3 versions" in screen_text(app)
+        await press(pilot, "escape")
+        await press(pilot, "9")  # Codex: no memory there; the app's last selection is used
+        app.selected_memory_id = None
+        app.action_forget_selected()
+        await settle(pilot)
+        assert "No memory selected." in status_text(app)

@@ -809,19 +809,10 @@ class MemtuiApp(App[None]):
         self.curator.run_command(command)
         return True
 
-    def _memory_pane_action(self, action: str) -> bool:
-        pane = self.current_pane()
-        from memtui.app.panes.history import HistoryPane
-
-        if isinstance(pane, MemoriesPane | HistoryPane) and hasattr(pane, action):
-            getattr(pane, action)()
-            return True
-        return False
-
     def action_forget_selected(self) -> None:
         """Forget the selected (or marked) memories, asking first."""
-        if self._memory_pane_action("action_forget") or \
-                self._memory_pane_action("action_forget_chain"):
+        pane = self.current_pane()
+        if pane is not None and pane.forget_selected():
             return
         if self.selected_memory_id:
             self.curator.forget([self.selected_memory_id])
@@ -830,7 +821,8 @@ class MemtuiApp(App[None]):
 
     def action_correct_selected(self) -> None:
         """Correct the selected memory."""
-        if self._memory_pane_action("action_correct"):
+        pane = self.current_pane()
+        if pane is not None and pane.correct_selected():
             return
         memory_id = self.current_memory_id()
         if memory_id is None:

@@ -91,6 +91,17 @@ class Pane(Vertical):
     def discard_changes(self) -> None:
         """Drop the unsaved edits: show what is stored."""
 
+    # ---- what the app asks of the pane on screen (palette, /memory, keys elsewhere) ----
+
+    def forget_selected(self) -> bool:
+        """Forget what the pane has selected (asking first). Returns whether the pane
+        handled it (False: the app falls back to the last selected memory)."""
+        return False
+
+    def correct_selected(self) -> bool:
+        """Correct what the pane has selected. Returns whether the pane handled it."""
+        return False
+
     def detail_scroll(self) -> ScrollableContainer | None:
         """The scrollable details area below the list (``J`` / ``K``), if the pane has one."""
         from memtui.app.widgets.preview import PreviewScroll
@@ -116,7 +127,8 @@ class Pane(Vertical):
 
 class FormPane(Pane):
     """A pane that is a form (Profile, Settings): tab moves between fields, escape leaves
-    the form. Its CSS comes with it (the first frame shows no form)."""
+    the form. The CSS here is what every form shares; each form pane carries its own rules
+    (the first frame shows no form, so none of it is parsed then)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [*FORM_BINDINGS]
     FIELDS: ClassVar[str] = "Input, TextArea, Checkbox, Select"
@@ -143,73 +155,9 @@ class FormPane(Pane):
         height: 1fr;
         padding: 0 1;
     }
-    .field-row {
-        height: auto;
-        min-height: 1;
-        margin-top: 1;
-    }
-    .setting-row {
-        height: 1;
-    }
-    .field-label {
-        width: 16;
-    }
-    .field-label-wide {
-        margin-top: 1;
-        width: 1fr;
-    }
-    .field-row Input {
-        width: 1fr;
-    }
-    #profile-prefs {
-        height: 8;
-        min-height: 4;
-    }
     .form-error {
         height: auto;
         color: $text-error;
         text-style: bold;
-    }
-    .form-buttons {
-        height: auto;
-        margin-top: 1;
-    }
-    .form-buttons Button {
-        margin-right: 2;
-    }
-    .setting-switch {
-        width: 10;
-    }
-    .setting-input {
-        width: 10;
-    }
-    .setting-name {
-        width: 34;
-        padding-left: 1;
-    }
-    .setting-meaning {
-        width: 1fr;
-        height: 1;
-        text-wrap: nowrap;
-        text-overflow: ellipsis;
-    }
-    .section-title {
-        margin-top: 1;
-        height: 1;
-    }
-    #flag-task {
-        width: 1fr;
-    }
-    .flag-label {
-        width: 10;
-    }
-    #flag-use, #flag-generate {
-        width: 24;
-    }
-    .field-help {
-        height: 2;
-        padding: 0 1;
-        border-top: hkey $primary 50%;
-        color: $text-muted;
     }
     """

@@ -183,6 +183,11 @@ class HistoryPane(Pane):
             return
         self.memtui.curator.restore(head, version)
 
+    def forget_selected(self) -> bool:
+        """The whole chain shown (``d``)."""
+        self.action_forget_chain()
+        return True
+
     def action_forget_chain(self) -> None:
         """Forget every version (asks first)."""
         head = self.head()

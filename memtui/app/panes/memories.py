@@ -334,6 +334,16 @@ class MemoriesPane(Pane):
         """New note in this pane's scope."""
         self.memtui.curator.add_note(self.project_arg())
 
+    def forget_selected(self) -> bool:
+        """The selected or marked memories (``d``)."""
+        self.action_forget()
+        return True
+
+    def correct_selected(self) -> bool:
+        """The selected memory (``e``)."""
+        self.action_correct()
+        return True
+
     def action_correct(self) -> None:
         """Correct the selected memory (a supersede)."""
         memory = self._need_memory()
