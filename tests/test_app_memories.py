@@ -544,3 +544,28 @@ async def test_a_stale_load_result_is_dropped(tmp_path: Path) -> None:
         assert memory_list.source is shown and memory_list.count == count
         assert memory_list.current().content.startswith("Remember to rotate")
         assert memory_list.error is None
+
+
+@app_test
+async def test_chain_sizes_before_a_forget_are_read_off_the_ui_thread(tmp_path: Path) -> None:
+    import threading
+
+    from memtui.engine.identity import IdentityApi
+
+    app = demo_app(tmp_path)
+    threads: list[bool] = []
+    original = IdentityApi.chain_size
+
+    def spy(self: IdentityApi, memory_id: str) -> int:
+        threads.append(threading.current_thread() is threading.main_thread())
+        return original(self, memory_id)
+
+    IdentityApi.chain_size = spy  # type: ignore[method-assign]
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await press(pilot, "space", "j", "space", "d")
+            assert "2 marked memories" in str(app.screen.query_one(".dialog-body").render())
+            assert threads == [False, False]
+    finally:
+        IdentityApi.chain_size = original  # type: ignore[method-assign]

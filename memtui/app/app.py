@@ -32,7 +32,7 @@ from memtui.app.background import (
     PurgeRetry,
 )
 from memtui.app.format import local_time, zone
-from memtui.app.messages import WriteFailed, WriteFinished, WriteRequest
+from memtui.app.messages import ForgetSizes, WriteFailed, WriteFinished, WriteRequest
 from memtui.app.palette import MemoryCommands
 from memtui.app.panes import PANES, Pane
 from memtui.app.panes.memories import MemoriesPane, ProjectMemoriesPane
@@ -61,6 +61,8 @@ if TYPE_CHECKING:
 
 WRITE_GROUP = "store-write"
 """The worker group of store writes (``Curator.perform``)."""
+READ_GROUP = "store-read"
+"""The worker group of reads that can take a while (chain sizes before a forget)."""
 POLL_INTERVAL_SECONDS = 0.75
 """How often the app asks SQLite whether another connection wrote (``data_version``)."""
 WORKER_INTERVAL_SECONDS = 60.0
@@ -608,6 +610,22 @@ class MemtuiApp(App[None]):
             self.post_message(WriteFailed(request, f"{error.__class__.__name__}: {error}"))
         else:
             self.post_message(WriteFinished(request, result))
+
+    @work(thread=True, group=READ_GROUP, exit_on_error=False, name="forget-sizes")
+    def forget_sizes_worker(self, memory_ids: tuple[str, ...],
+                            on_done: Callable[[tuple[str, ...]], None] | None) -> None:
+        """The versions each forget would remove (posts ForgetSizes)."""
+        try:
+            sizes = {memory_id: self.engine.identity.chain_size(memory_id)
+                     for memory_id in memory_ids}
+        except MemtuiError as error:
+            self.post_message(ForgetSizes(memory_ids, {}, error.message, on_done))
+        else:
+            self.post_message(ForgetSizes(memory_ids, sizes, None, on_done))
+
+    @on(ForgetSizes)
+    def _forget_sizes(self, message: ForgetSizes) -> None:
+        self.curator.confirm_forget(message)
 
     @on(WriteFinished)
     def _write_finished(self, message: WriteFinished) -> None:

@@ -31,7 +31,7 @@ from memtui.textsafe import one_line
 if TYPE_CHECKING:
     from memtui.app.app import MemtuiApp
     from memtui.app.inbox_sources import InboxEntry, Outcome
-    from memtui.app.messages import WriteRequest
+    from memtui.app.messages import ForgetSizes, WriteRequest
     from memtui.engine.api import Engine
 
 T = TypeVar("T")
@@ -253,10 +253,9 @@ class Curator:
 
     def forget(self, memory_ids: list[str],
                on_done: Callable[[tuple[str, ...]], None] | None = None) -> None:
-        """Ask (saying how many versions go), then forget for good."""
+        """Ask (saying how many versions go: counted off the UI thread first), then forget
+        for good. A forget the user's role does not allow is refused at once, saying why."""
         try:
-            sizes = {memory_id: self.engine.identity.chain_size(memory_id)
-                     for memory_id in memory_ids}
             projects = {self.engine.identity.get_memory(memory_id).project
                         for memory_id in memory_ids}
         except MemtuiError as error:
@@ -264,7 +263,15 @@ class Curator:
             return
         if any(self.refused(project) for project in sorted(projects, key=str)):
             return
-        total = sum(sizes.values())
+        self.app.forget_sizes_worker(tuple(memory_ids), on_done)
+
+    def confirm_forget(self, counted: ForgetSizes) -> None:
+        """The versions are counted (UI thread): ask, then forget."""
+        if counted.error is not None:
+            self.app.say(counted.error, severity="error")
+            return
+        memory_ids, on_done = list(counted.memory_ids), counted.on_done
+        total = sum(counted.sizes.values())
         if len(memory_ids) == 1:
             memory_id = memory_ids[0]
             title = f"Forget {memory_id}?"

@@ -88,3 +88,14 @@ class InboxCounted(Message):
     """A worker counted what waits in the review inbox (``None``: it could not)."""
 
     count: int | None
+
+
+@dataclass
+class ForgetSizes(Message):
+    """How many versions each memory's forget would remove (read off the UI thread before
+    the confirmation), or why they could not be read."""
+
+    memory_ids: tuple[str, ...]
+    sizes: dict[str, int]
+    error: str | None = None
+    on_done: Callable[[tuple[str, ...]], None] | None = None
