@@ -301,3 +301,17 @@ async def test_forget_selected_asks_the_pane_on_screen(tmp_path: Path) -> None:
         app.action_forget_selected()
         await settle(pilot)
         assert "No memory selected." in status_text(app)
+
+
+@app_test
+async def test_the_history_target_is_a_reactive_the_pane_follows(tmp_path: Path) -> None:
+    """Setting the History target while the pane is shown re-reads it (no refresh call)."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.show_history("mem_0009")
+        await settle(pilot)
+        assert "History of mem_0009" in screen_text(app)
+        app.history_memory_id = "mem_0010"
+        await settle(pilot)
+        assert "History of mem_0010" in screen_text(app)

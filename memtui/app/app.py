@@ -20,6 +20,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container
 from textual.css.query import NoMatches
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Input
 
@@ -203,6 +204,10 @@ class MemtuiApp(App[None]):
         *_pane_bindings(),
     ]
 
+    history_memory_id: reactive[str | None] = reactive(None, init=False)
+    """The memory whose chain the History pane shows (None: the last selected one). A
+    change marks the History pane stale: it reads the chain when next shown."""
+
     def __init__(self, store: Store, actor: str, project: str | None = None, *,
                  config: AppConfig | None = None) -> None:
         super().__init__()
@@ -216,7 +221,6 @@ class MemtuiApp(App[None]):
         """The id of the pane shown (mounted on first show)."""
         self.tz: ZoneInfo = ZoneInfo("UTC")
         self.selected_memory_id: str | None = None
-        self.history_memory_id: str | None = None
         self.runner = ExtractionRunner(self, store, self.engine.actor)
         self.purges = PurgeRetry(self, store)
         self._data_version: int | None = None
@@ -715,12 +719,22 @@ class MemtuiApp(App[None]):
         if isinstance(pane, MemoriesPane):
             pane.memory_list.select_when_loaded(memory_id)
 
+    def watch_history_memory_id(self) -> None:
+        """A new History target: the pane (if mounted; one mounted later reads it anyway)
+        reads it when next shown, or now when it is on screen."""
+        try:
+            history = self._mounted_pane(HISTORY_PANE)
+        except RuntimeError:  # no main screen yet (set before the app runs)
+            return
+        if history is None:
+            return
+        history.stale = True
+        if history is self.current_pane():
+            history.refresh_data()
+
     def show_history(self, memory_id: str) -> None:
         """The History pane for a memory."""
         self.history_memory_id = memory_id
-        history = self._mounted_pane(HISTORY_PANE)
-        if history is not None:  # a pane mounted later reads it anyway
-            history.stale = True
         self.show_pane(HISTORY_PANE)
 
     def choose_project(self) -> None:
