@@ -56,8 +56,8 @@ async def test_toasts_cover_neither_the_status_line_nor_a_dialog(tmp_path: Path)
         assert toasts
         for toast in toasts:
             assert not toast.region.overlaps(status)
-        app.clear_notifications()
         await press(pilot, "d")  # the forget confirmation
+        assert not list(app.screen.query("Toast"))  # the toast said before is gone
         app.say("Something happened meanwhile.")
         await settle(pilot)
         assert not list(app.screen.query("Toast"))

@@ -276,7 +276,14 @@ class MemtuiApp(App[None]):
         if self.config.worker_interval and not self.store.read_only:
             self.set_interval(self.config.worker_interval, self._timed_round,
                               name="worker-round")
+        self.screen_change_signal.subscribe(self, self._screen_changed)
         self.call_after_refresh(self._started)
+
+    def _screen_changed(self, screen: Screen[Any]) -> None:
+        """A dialog opened: toasts said before it go (the status line keeps the last one),
+        so none covers the dialog."""
+        if not isinstance(screen, MainScreen):
+            self.clear_notifications()
 
     def _started(self) -> None:
         self.command_line()  # hidden until ``:``; made now, off the first frame
