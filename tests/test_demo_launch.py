@@ -77,3 +77,23 @@ def test_the_demo_codex_home_reads_like_a_real_one(tmp_path: Path) -> None:
     assert not codex.problems
     with pytest.raises(FileExistsError):
         build_demo_codex_home(home)
+
+
+def test_a_killed_demo_still_removes_its_folder(temp_folder: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A closed terminal (SIGHUP) or SIGTERM ends the demo through its cleanup."""
+    import os
+    import signal
+
+    before = signal.getsignal(signal.SIGTERM)
+
+    def killed_app(ctx: Any) -> int:
+        os.kill(os.getpid(), signal.SIGTERM)
+        return 0  # not reached: the handler ends the app
+
+    monkeypatch.setattr("memtui.app.main.run_app", killed_app)
+    with pytest.raises(SystemExit) as leaving:
+        main(["--demo"])
+    assert leaving.value.code == 128 + signal.SIGTERM
+    assert _leftovers(temp_folder) == []
+    assert signal.getsignal(signal.SIGTERM) == before  # the old handler is back

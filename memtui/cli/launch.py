@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import shutil
+import signal
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from memtui.cli.context import CliContext
@@ -67,6 +68,7 @@ def launch_app(ctx: CliContext) -> int:
             ctx.args.project = DEMO_PROJECT
         if not getattr(ctx.args, "codex_home", None):
             ctx.args.codex_home = str(demo_codex_home(path))
+    previous = _exit_on_hangup() if folder is not None else {}
     try:
         from memtui.app.main import run_app
 
@@ -74,6 +76,27 @@ def launch_app(ctx: CliContext) -> int:
         ctx.store  # noqa: B018 - open and check the store before the screen switches
         return run_app(ctx)
     finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
         if folder is not None:
             ctx.close()
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def _exit_on_hangup() -> dict[int, Any]:
+    """A closed terminal (SIGHUP) or a kill (SIGTERM) ends the demo through ``finally`` (so
+    its temporary folder goes too), not in the middle of nowhere. Returns the old handlers."""
+
+    def leave(number: int, _frame: object) -> None:
+        raise SystemExit(128 + number)
+
+    previous: dict[int, Any] = {}
+    for name in ("SIGHUP", "SIGTERM"):
+        number = getattr(signal, name, None)
+        if number is None:
+            continue
+        try:
+            previous[number] = signal.signal(number, leave)
+        except (ValueError, OSError):  # not the main thread: leave the handlers alone
+            continue
+    return previous
