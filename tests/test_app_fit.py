@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from snapshots.harness import SMALL, app_test, demo_app, press, screen_text, settle
+from pilot_harness import SMALL, app_test, demo_app, press, screen_text, settle
 
 from memtui.app.modals.help import HelpModal
 from memtui.app.widgets.status import StatusLine

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from snapshots.harness import SMALL, app_test, demo_app, press, screen_text, settle
+from pilot_harness import SMALL, app_test, demo_app, press, screen_text, settle
 
 from memtui.app.panes import PANES
 from memtui.app.panes.codex import CodexPane

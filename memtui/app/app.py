@@ -27,7 +27,6 @@ from textual.widgets import Input
 from memtui.app.background import (
     JOB_WORDS,
     PURGE_GROUP,
-    ROUND,
     WORKER_GROUP,
     ExtractionRunner,
     PurgeRetry,
