@@ -797,6 +797,11 @@ class MemtuiApp(App[None]):
             return
         self.push_screen(HelpModal(binding_classes(), dict(self._keymap)))
 
+    def binding_owners(self) -> list[tuple[str, type]]:
+        """(where, class) of everything with key bindings, in help order (for the help and
+        the palette, which cannot import this module back)."""
+        return binding_classes()
+
     def action_show_help_panel(self) -> None:
         """The palette's "Keys": memtui's one help screen, not Textual's key panel."""
         self.action_help()

@@ -30,11 +30,10 @@ class PaletteCommand(NamedTuple):
 
 def command_keys(app: MemtuiApp) -> dict[str, str]:
     """Binding id -> the key shown for it (the user's keymap applied)."""
-    from memtui.app.app import binding_classes
     from memtui.app.help import key_rows
 
     keys: dict[str, str] = {}
-    for _where, key, _what, binding_id in key_rows(binding_classes(), dict(app._keymap)):
+    for _where, key, _what, binding_id in key_rows(app.binding_owners(), dict(app._keymap)):
         keys.setdefault(binding_id, key)
     return keys
 
