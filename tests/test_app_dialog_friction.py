@@ -24,7 +24,7 @@ async def test_the_forget_question_shows_the_memory_text(tmp_path: Path) -> None
         await press(pilot, "d")
         assert isinstance(app.screen, ConfirmModal)
         assert memory.content[:40] in screen_text(app)
-        await press(pilot, "n", "space", "space", "space", "space", "d")
+        await press(pilot, "n", "space", "j", "space", "j", "space", "j", "space", "d")
         shown = screen_text(app)
         assert "… and 1 more" in shown
         assert "4 marked memories" in shown

@@ -105,7 +105,7 @@ async def test_empty_panes_say_what_would_appear_and_how(tmp_path: Path) -> None
                                  "and press h"),
                            ("5", "No extraction yet — turn on generate with g, then r runs a "
                                  "round now (R forces past the idle and size gates)."),
-                           ("8", "No bundles yet — agents write them through the service "
+                           ("9", "No bundles yet — agents write them through the service "
                                  "(memtui serve; bundle.document.put).")):
             await press(pilot, key)
             assert words in _flat(screen_text(app)), key

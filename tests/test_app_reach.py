@@ -24,7 +24,11 @@ DETAIL_PANES = [pane.PANE_ID for pane in PANES if pane.PANE_ID != "codex"]
 
 
 def _key(pane_id: str) -> str:
-    return str([pane.PANE_ID for pane in PANES].index(pane_id) + 1)
+    from memtui.app.app import pane_key
+
+    key = pane_key(pane_id)
+    assert key is not None
+    return key
 
 
 def test_the_codex_problems_are_reached_by_keys(tmp_path: Path,

@@ -23,7 +23,7 @@ from textual.widgets import Static
 
 from memtui.app.format import local_time
 from memtui.app.inbox_sources import INBOX_SOURCES, InboxEntry, Outcome, source_named
-from memtui.app.panes.base import Pane
+from memtui.app.panes.base import DETAIL_BINDINGS, Pane
 from memtui.app.widgets.line_list import ItemList, LineList
 from memtui.app.widgets.preview import PreviewScroll
 from memtui.engine.review import InboxItem
@@ -73,6 +73,7 @@ class InboxPane(Pane):
                 id="inbox.clear_marks"),
         Binding("c", "copy", "copy", show=False, tooltip="Copy the selected row's text",
                 id="inbox.copy"),
+        *DETAIL_BINDINGS,
     ]
 
     def __init__(self) -> None:

@@ -72,16 +72,16 @@ class StatusHeader(Widget):
         self.info = info
         self.refresh()
 
-    def render(self) -> Text:
-        """The line, fitted to the width (the store path gives way first)."""
-        info = self.info
-        width = self.size.width or 80
+    @staticmethod
+    def _identity(info: HeaderInfo, *, with_labels: bool) -> Text:
+        """Who, which project, the inbox count and the generate/use switches."""
         left = Text()
         left.append(" memtui ", style="bold reverse")
         left.append(" ")
         left.append(one_line(info.user, 24), style="bold")
         left.append(" · ")
-        left.append("project " + (one_line(info.project, 24) if info.project else "—"))
+        project = one_line(info.project, 24) if info.project else "—"
+        left.append(f"project {project}" if with_labels else project)
         if info.inbox:
             left.append(" · ")
             left.append(f"inbox {info.inbox}", style="bold")
@@ -89,6 +89,17 @@ class StatusHeader(Widget):
         if flags:
             left.append(" · ")
             left.append(flags, style="bold" if info.generate or info.use else "dim")
+        return left
+
+    def render(self) -> Text:
+        """The line, fitted to the width (the store path gives way first, then the word
+        "project")."""
+        info = self.info
+        width = self.size.width or 80
+        left = self._identity(info, with_labels=True)
+        worker_short = "worker " + one_line(info.worker_short or info.worker, 40)
+        if left.cell_len + 1 + len(worker_short) > width:
+            left = self._identity(info, with_labels=False)  # narrow: "webshop", not "project webshop"
         separator = " · "
         style = "bold" if info.busy else ""
         path = shorten_path(info.store_path, 10_000)
