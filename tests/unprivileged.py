@@ -22,7 +22,7 @@ from packaging.requirements import Requirement
 
 NOBODY = 65534
 """The uid and gid the child runs as when the tests run as root."""
-PROBE = "import memtui.cli.main, memtui.engine.codex.reader, rich, sqlite_utils"
+PROBE = "import memtui.cli.main, memtui.engine.codex.reader, rich, zstandard"
 """What the child must be able to import."""
 PROBE_TIMEOUT_S = 60
 SKIPPED_PARTS = ("__pycache__", "bin")
