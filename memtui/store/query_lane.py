@@ -4,10 +4,10 @@ Search as you type asks the store one question per keystroke, and only the newes
 matters. A lane gives such a stream a connection of its own (its page cache stays warm from
 one keystroke to the next) and makes cancelling real: ``begin()`` hands out a ticket and
 makes every older ticket obsolete; a read running under an obsolete ticket is interrupted by
-SQLite (a progress handler asks every ``PROGRESS_HANDLER_STEPS`` virtual-machine steps
-whether its ticket is still the newest, and a "no" interrupts the statement), so it stops
-within a fraction of a millisecond instead of running to the end in the background while the
-newer query waits for the CPU.
+SQLite (``begin()`` calls ``sqlite3_interrupt`` on the lane's connection, and a progress
+handler asks every ``PROGRESS_HANDLER_STEPS`` virtual-machine steps whether its ticket is
+still the newest, for a statement started after that), so it stops at once instead of
+running to the end in the background while the newer query waits for the CPU.
 
 ``begin()`` is cheap and thread-safe (the UI thread calls it on every key); ``reading()``
 runs in a worker thread and binds the lane's connection to that thread for the block, so
@@ -28,8 +28,11 @@ from memtui.errors import QueryInterrupted
 if TYPE_CHECKING:
     from memtui.store.database import Store
 
-PROGRESS_HANDLER_STEPS = 1_000
-"""SQLite virtual-machine steps between two looks at the lane's newest ticket (~0.1 ms)."""
+PROGRESS_HANDLER_STEPS = 50_000
+"""SQLite virtual-machine steps between two looks at the lane's newest ticket (a few ms of
+work). ``begin()`` interrupts the running statement at once (``sqlite3_interrupt``); the
+handler only catches a statement started after that by the obsolete reader. Each look takes
+the GIL, so looking far more often slows the UI thread while a long read runs."""
 
 
 class QueryLane:
@@ -46,10 +49,15 @@ class QueryLane:
         benchmark)."""
 
     def begin(self) -> int:
-        """A ticket for a new read; every older ticket is obsolete from now on."""
+        """A ticket for a new read; every older ticket is obsolete from now on, and the
+        statement an older reader is running is interrupted now."""
         with self._ticket_lock:
             self._newest += 1
-            return self._newest
+            ticket = self._newest
+        conn = self._conn
+        if conn is not None and self._reader_lock.locked():
+            conn.interrupt()  # thread-safe; only the statements running now are stopped
+        return ticket
 
     def is_current(self, ticket: int) -> bool:
         """Whether no newer ticket has been handed out."""
