@@ -22,6 +22,7 @@ Data flow (worker -> message -> handler):
 from __future__ import annotations
 
 import re
+import threading
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -36,6 +37,7 @@ from textual.strip import Strip
 from memtui.app.format import local_time
 from memtui.app.widgets.line_list import LineList
 from memtui.app.widgets.paged_source import PagedSource, PagePlan
+from memtui.app.widgets.paint_hold import paint_hold
 from memtui.errors import MemtuiError, QueryInterrupted
 from memtui.store.models import Memory, MemoryFilter
 from memtui.textsafe import one_line
@@ -59,6 +61,9 @@ EXACT_COUNT_DELAY_SECONDS = 0.3
 """A capped search count is made exact once no newer keystroke came for this long."""
 EXACT_COUNT_POLL_SECONDS = 0.02
 """How often the wait before an exact count looks for a newer keystroke."""
+COUNT_AFTER_PAINT_WAIT_SECONDS = 0.5
+"""A load's worker counts once the frame showing its first page is painted (so the count
+never competes with that frame for the CPU), or after this long at most."""
 MATCH_CONTEXT_CHARS = 12
 """A row whose first match is off to the right starts this many characters before it."""
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -131,13 +136,16 @@ class MemoryList(LineList):
     ]
 
     class Loaded(Message):
-        """A worker built a source for a load (internal)."""
+        """A worker built a source for a load (internal); the handler sets ``painted`` once
+        the frame showing it is painted (or at once, when the load is stale)."""
 
-        def __init__(self, generation: int, source: PagedSource, anchor: _Anchor | None) -> None:
+        def __init__(self, generation: int, source: PagedSource, anchor: _Anchor | None,
+                     painted: threading.Event | None = None) -> None:
             super().__init__()
             self.generation = generation
             self.source = source
             self.anchor = anchor
+            self.painted = painted or threading.Event()
 
     class Counted(Message):
         """A worker counted the rows of a load (internal); ``capped``: the list holds at
@@ -237,6 +245,8 @@ class MemoryList(LineList):
                              round(self.scroll_y))
         lane = self._lane_for(engine)
         ticket = lane.begin()  # from here on, an older load's read is interrupted
+        if self._source is not None and anchor is None and self.is_attached:
+            paint_hold(self.app).hold()  # the echo of the key waits for these rows
         self._generation += 1
         self._pending.clear()
         self.is_loading = True
@@ -301,7 +311,11 @@ class MemoryList(LineList):
                 if source is None:
                     with lane.reading(ticket):
                         source = self._first_page(PagedSource(engine, flt))
-                    self.post_message(self.Loaded(generation, source, anchor))
+                    loaded_message = self.Loaded(generation, source, anchor)
+                    self.post_message(loaded_message)
+                    loaded_message.painted.wait(COUNT_AFTER_PAINT_WAIT_SECONDS)
+                    if not lane.is_current(ticket):
+                        return
                 if source.count is None:
                     if flt.search and not self._capped_count(lane, ticket, generation,
                                                              engine, flt):
@@ -346,8 +360,10 @@ class MemoryList(LineList):
         """Swap in a freshly built source, keeping the cursor's memory when it is there."""
         message.stop()
         if message.generation != self._generation:
+            message.painted.set()
             return
         self._apply_loaded(message.source, message.anchor)
+        self.call_after_refresh(message.painted.set)
 
     def _apply_loaded(self, source: PagedSource, anchor: _Anchor | None) -> None:
         self._source = source
@@ -368,6 +384,8 @@ class MemoryList(LineList):
         self.move_cursor(index)
         self.refresh()
         self.post_message(self.Changed(self))
+        if self.is_attached:
+            paint_hold(self.app).release()  # the key's echo and these rows: one frame
 
     def on_memory_list_counted(self, message: Counted) -> None:
         """The count arrived: size the scroll view."""
@@ -399,6 +417,8 @@ class MemoryList(LineList):
         self.error = error
         self.refresh()
         self.post_message(self.Changed(self))
+        if self.is_attached:
+            paint_hold(self.app).release()
 
     @work(thread=True, group="memory-list-pages", exit_on_error=False)
     def _fetch_far(self, generation: int, source: PagedSource, plans: list[PagePlan]) -> None:

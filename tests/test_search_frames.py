@@ -1,0 +1,209 @@
+"""Pilot tests: what each frame shows while typing a search — the key's echo and its rows in
+one frame (``PaintHold``), the echo never waiting for a slow read past the hold, the count
+read only after the rows are painted."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from pilot_harness import app_test, demo_app, press, settle
+from textual.screen import Screen
+
+from memtui.app.panes.memories import MemoriesPane
+from memtui.app.widgets import paint_hold as paint_hold_module
+from memtui.app.widgets.memory_list import MemoryList
+from memtui.app.widgets.paged_source import PAGE_SIZE, PagedSource
+from memtui.app.widgets.paint_hold import PaintHold, paint_hold
+from memtui.engine.identity import IdentityApi
+
+WAIT_ROUNDS = 3000
+"""Short pauses a test waits for the app (bounded by count, generous for a busy machine)."""
+GATE_TIMEOUT_S = 30
+"""A held read gives up waiting for its test after this long (only if the test broke)."""
+
+
+async def _until(pilot, condition) -> bool:  # noqa: ANN001
+    for _ in range(WAIT_ROUNDS):
+        if condition():
+            return True
+        await pilot.pause(0.01)
+    return condition()
+
+
+@dataclass
+class Painted:
+    """What one frame showed: the search box's text and the list's search."""
+
+    box: str
+    listed: str | None
+    rows: int
+
+
+class Frames:
+    """Records every frame the screen paints (the search box and the list's search)."""
+
+    def __init__(self, pane: MemoriesPane) -> None:
+        self.pane = pane
+        self.painted: list[Painted] = []
+
+    def record(self) -> None:
+        box = self.pane.search_box
+        source = self.pane.memory_list.source
+        self.painted.append(Painted(box.value if box is not None else "",
+                                    source.filter.search if source is not None else None,
+                                    self.pane.memory_list.row_count()))
+
+
+def _install(monkeypatch: pytest.MonkeyPatch, frames: Frames) -> None:
+    refresh = Screen._compositor_refresh
+
+    def recorded(screen: Screen) -> None:
+        refresh(screen)
+        frames.record()
+
+    monkeypatch.setattr(Screen, "_compositor_refresh", recorded)
+
+
+def _gate_searches(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, threading.Event]:
+    """Hold every searched first-page read in its worker until ``gate`` is set; ``waiting``
+    is set while one is held."""
+    gate, waiting = threading.Event(), threading.Event()
+    fetch = PagedSource.fetch
+
+    def held(self: PagedSource, plan):  # noqa: ANN001, ANN202
+        if self.filter.search and threading.current_thread() is not threading.main_thread():
+            waiting.set()
+            gate.wait(timeout=GATE_TIMEOUT_S)
+        return fetch(self, plan)
+
+    monkeypatch.setattr(PagedSource, "fetch", held)
+    return gate, waiting
+
+
+@app_test
+async def test_the_keys_echo_and_its_rows_share_one_frame(tmp_path: Path,
+                                                          monkeypatch) -> None:
+    monkeypatch.setattr(paint_hold_module, "ECHO_HOLD_SECONDS", GATE_TIMEOUT_S)
+    gate, waiting = _gate_searches(monkeypatch)
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        pane = app.pane("user")
+        assert isinstance(pane, MemoriesPane)
+        await press(pilot, "slash")
+        frames = Frames(pane)
+        _install(monkeypatch, frames)
+        await pilot.press("r")  # the worker's read is held: nothing may be painted yet
+        assert await _until(pilot, waiting.is_set)
+        for _ in range(10):
+            await pilot.pause(0.01)  # frames would be painted here without the hold
+        assert paint_hold(app).active
+        assert not [f for f in frames.painted if f.box == "r"]  # the echo waits for its rows
+        gate.set()
+        assert await _until(pilot, lambda: any(f.listed == "r" for f in frames.painted))
+        first_echo = next(f for f in frames.painted if f.box == "r")
+        assert first_echo.listed == "r" and first_echo.rows > 0  # one frame: echo and rows
+        assert not paint_hold(app).active
+
+
+@app_test
+async def test_a_slow_read_never_holds_the_echo_past_the_hold(tmp_path: Path,
+                                                             monkeypatch) -> None:
+    gate, waiting = _gate_searches(monkeypatch)
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        pane = app.pane("user")
+        assert isinstance(pane, MemoriesPane)
+        await press(pilot, "slash")
+        frames = Frames(pane)
+        _install(monkeypatch, frames)
+        await pilot.press("r")
+        assert await _until(pilot, waiting.is_set)
+        # the read is still held, yet the typed key is painted once the hold runs out,
+        # over the rows of the search before it (never an empty list)
+        assert await _until(pilot, lambda: any(f.box == "r" for f in frames.painted))
+        echo = next(f for f in frames.painted if f.box == "r")
+        assert echo.listed is None and echo.rows > 0
+        assert not waiting.is_set() or not gate.is_set()  # the read had not come back
+        gate.set()
+        assert await _until(pilot, lambda: any(f.listed == "r" for f in frames.painted))
+
+
+@app_test
+async def test_the_count_is_read_after_the_rows_are_painted(tmp_path: Path,
+                                                            monkeypatch) -> None:
+    events: list[tuple[str, str | None]] = []
+    count_at_most = IdentityApi.count_memories_at_most
+
+    def counted(self: IdentityApi, flt, cap: int) -> int:  # noqa: ANN001
+        events.append(("count", flt.search))
+        return count_at_most(self, flt, cap)
+
+    monkeypatch.setattr(IdentityApi, "count_memories_at_most", counted)
+    app = demo_app(tmp_path)
+    for number in range(PAGE_SIZE + 20):  # more matches than a page: the count is read
+        app.engine.identity.add_memory(f"ruff rule number {number} is enabled")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        pane = app.pane("user")
+        assert isinstance(pane, MemoriesPane)
+        await press(pilot, "slash")
+        refresh = Screen._compositor_refresh
+
+        def recorded(screen: Screen) -> None:
+            refresh(screen)
+            source = pane.memory_list.source
+            if source is not None and source.filter.search and pane.memory_list.row_count():
+                events.append(("frame", source.filter.search))
+
+        monkeypatch.setattr(Screen, "_compositor_refresh", recorded)
+        await press(pilot, "r", "u")
+        assert await _until(pilot, lambda: ("count", "ru") in events)
+        for search in ("r", "ru"):
+            if ("count", search) in events:  # "r" may have been made obsolete first
+                assert events.index(("frame", search)) < events.index(("count", search))
+
+
+@app_test
+async def test_paint_hold_does_not_nest_and_runs_out(tmp_path: Path) -> None:
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        hold = PaintHold(app, seconds=GATE_TIMEOUT_S)
+        batches = app._batch_count
+        hold.hold()
+        hold.hold()  # a second key within the hold keeps the first deadline
+        assert hold.active and hold.holds == 1 and app._batch_count == batches + 1
+        hold.release()
+        hold.release()  # releasing twice is harmless
+        assert not hold.active and app._batch_count == batches
+        short = PaintHold(app, seconds=0.01)
+        short.hold()
+        assert await _until(pilot, lambda: not short.active)  # the deadline releases it
+        assert app._batch_count == batches and short.holds == 1
+        assert paint_hold(app) is paint_hold(app)  # one per app
+
+
+@app_test
+async def test_a_failed_search_read_releases_the_hold(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(paint_hold_module, "ECHO_HOLD_SECONDS", GATE_TIMEOUT_S)
+    load_page = PagedSource.load_page
+
+    def failing(self: PagedSource, page: int):  # noqa: ANN202
+        if self.filter.search == "r":
+            raise RuntimeError("disk on fire")
+        return load_page(self, page)
+
+    monkeypatch.setattr(PagedSource, "load_page", failing)
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "slash", "r")
+        memory_list = app.pane("user").memory_list
+        assert isinstance(memory_list, MemoryList)
+        assert await _until(pilot, lambda: memory_list.error is not None)
+        assert not paint_hold(app).active  # the error is painted, not held for the deadline
