@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pg_support import pg_server_url, pg_url  # noqa: F401  (fixtures: tests/pg_support.py)
 
 from memtui.cli.main import main
 from memtui.engine.api import Engine
