@@ -58,14 +58,21 @@ def redact_command(ctx: CliContext, args: argparse.Namespace) -> int:
 
 
 def doctor_command(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``doctor [--repair]``: exit 0 when healthy, 1 with the list of problems (a store too
-    damaged to open is reported as a problem too)."""
+    """``doctor [--repair] [--vacuum [--full]]``: exit 0 when healthy (and an asked-for
+    vacuum finished), 1 with the list of problems (a store too damaged to open is reported
+    as a problem too)."""
+    if args.full and not args.vacuum:
+        from memtui.cli.main import UsageError
+
+        raise UsageError("doctor: --full goes with --vacuum (VACUUM FULL)")
     try:
         engine = ctx.engine
     except StoreError as error:
-        report = DoctorReport(problems=[f"sqlite: {error.message}"])
+        report = DoctorReport(problems=[f"sqlite: {error.message}"], vacuum_asked=args.vacuum,
+                              vacuum_skipped="the store cannot be opened")
     else:
-        report = engine.maintenance.doctor(repair=args.repair)
+        report = engine.maintenance.doctor(repair=args.repair, vacuum=args.vacuum,
+                                           full=args.full)
     if ctx.json:
         ctx.emit_json(report.to_json())
     else:
@@ -75,7 +82,36 @@ def doctor_command(ctx: CliContext, args: argparse.Namespace) -> int:
             ctx.console.print(Text(f"{ctx.db_path}: healthy"))
         for problem in report.problems:
             ctx.console.print(Text(f"problem: {problem}"))
-    return 0 if report.healthy else 1
+        _print_vacuum(ctx, report)
+    return 0 if report.finished else 1
+
+
+def _print_vacuum(ctx: CliContext, report: DoctorReport) -> None:
+    if report.vacuum_skipped is not None:
+        ctx.console.print(Text(f"vacuum: skipped: {report.vacuum_skipped}"))
+    result = report.vacuum
+    if result is None:
+        return
+    for step in result.done:
+        ctx.console.print(Text(f"vacuum: {step}"))
+    ctx.console.print(Text(f"vacuum: {_size(result.bytes_before)} before, "
+                           f"{_size(result.bytes_after)} after"))
+    if result.pending is not None:
+        ctx.console.print(Text(f"vacuum: not finished: {result.pending}"))
+
+
+BYTES_PER_KIB = 1024
+SIZE_UNITS = ("KiB", "MiB", "GiB")
+
+
+def _size(count: int) -> str:
+    """A byte count for people: ``812 bytes``, ``4.0 KiB``, ``1.3 MiB``, ``2.1 GiB``."""
+    if count < BYTES_PER_KIB:
+        return f"{count} bytes"
+    exponent = 1
+    while exponent < len(SIZE_UNITS) and count >= BYTES_PER_KIB ** (exponent + 1):
+        exponent += 1
+    return f"{count / BYTES_PER_KIB ** exponent:.1f} {SIZE_UNITS[exponent - 1]}"
 
 
 def export_command(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -154,6 +190,12 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p = sub.add_parser("doctor", help="check the store's integrity and invariants",
                        parents=[common])
     p.add_argument("--repair", action="store_true", help="fix what is safe to fix")
+    p.add_argument("--vacuum", action="store_true",
+                   help="then give back the space of deleted rows and rewrite the pages that "
+                        "held them (SQLite: VACUUM; PostgreSQL: VACUUM of the memory tables)")
+    p.add_argument("--full", action="store_true",
+                   help="with --vacuum: VACUUM FULL on PostgreSQL (rewrites the tables, locking "
+                        "them meanwhile); SQLite's VACUUM always rewrites the whole file")
     p.set_defaults(handler=doctor_command)
     p = sub.add_parser("export", help="what you may read as JSON Lines (--all: whole store)",
                        parents=[common])

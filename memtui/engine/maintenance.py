@@ -28,6 +28,7 @@ from memtui.store import maintenance as sql
 if TYPE_CHECKING:
     from memtui.engine.api import Engine
     from memtui.engine.rows import RowFinding
+    from memtui.store.maintenance import VacuumResult
 
 EXPORT_FORMAT = "memtui-export"
 EXPORT_FORMAT_VERSION = 1
@@ -35,6 +36,8 @@ MAX_IMPORT_LINE_BYTES = 16 * 1024 * 1024
 """Longest line an import accepts (a memory is at most 64 KiB; a task result at most a few MiB)."""
 ROW_PROBLEMS_LIMIT = 100
 """Row problems ``doctor`` lists one by one; past that it says how many more there are."""
+PURGE_PROBLEM_START = "forgotten text"
+"""How ``doctor`` begins the problem of forgotten text still in the write-ahead log."""
 FULLTEXT_TABLES = ("memories", "tasks", "interactions")
 """Tables with a full-text index (rebuilt after ``--repair`` rewrites their text)."""
 
@@ -56,19 +59,37 @@ RENUMBERED_ON_MERGE = ("memories", "tasks", "interactions", "consolidations")
 
 @dataclass
 class DoctorReport:
-    """What ``doctor`` found, and what ``--repair`` fixed."""
+    """What ``doctor`` found, what ``--repair`` fixed, and what ``--vacuum`` did."""
 
     problems: list[str] = field(default_factory=list)
     repaired: list[str] = field(default_factory=list)
+    vacuum_asked: bool = False
+    vacuum: VacuumResult | None = None
+    """The vacuum's result (None when it was not asked for, or was skipped)."""
+    vacuum_skipped: str | None = None
+    """Why an asked-for vacuum did not run."""
 
     @property
     def healthy(self) -> bool:
         """No problem is left."""
         return not self.problems
 
+    @property
+    def finished(self) -> bool:
+        """Healthy, and an asked-for vacuum ran to the end (the exit status 0 of ``doctor``)."""
+        if not self.healthy:
+            return False
+        return not self.vacuum_asked or (self.vacuum is not None and self.vacuum.pending is None)
+
     def to_json(self) -> dict[str, Any]:
-        """The report as a JSON object."""
-        return {"healthy": self.healthy, "problems": self.problems, "repaired": self.repaired}
+        """The report as a JSON object (``vacuum`` only when it was asked for: the result,
+        or ``{"skipped": reason}``)."""
+        out: dict[str, Any] = {"healthy": self.healthy, "problems": self.problems,
+                               "repaired": self.repaired}
+        if self.vacuum_asked:
+            out["vacuum"] = (self.vacuum.to_json() if self.vacuum is not None
+                             else {"skipped": self.vacuum_skipped})
+        return out
 
 
 @dataclass
@@ -160,21 +181,48 @@ class MaintenanceApi:
         status = purge.pending(self._store)
         if status.purged or self._store.wal_bytes() == 0:
             return []
-        return [f"forgotten text of {status.pending} forget(s) may still be in "
+        return [f"{PURGE_PROBLEM_START} of {status.pending} forget(s) may still be in "
                 f"{self._store.path.name}-wal: {status.reason}"]
 
-    def doctor(self, repair: bool = False) -> DoctorReport:
-        """Check the store; with ``repair``, fix what is safe to fix, then check again.
+    def doctor(self, repair: bool = False, vacuum: bool = False,
+               full: bool = False) -> DoctorReport:
+        """Check the store; with ``repair``, fix what is safe to fix, then check again; with
+        ``vacuum``, then vacuum it (``Store.vacuum``; ``full``: ``VACUUM FULL`` where the
+        backend has one) -- unless the file itself is damaged, which a rewrite could make
+        worse (``vacuum_skipped`` says so).
 
         Safe: rebuilding full-text indexes, removing extraction-log rows of missing tasks,
         redacting secrets found in stored text, rewriting times in the stored form, and
         dropping preference keys that name a secret (with their values). Bad ids, empty or
         over-long text and damaged files are reported, never guessed at."""
+        report = self._doctor(repair)
+        if vacuum:
+            report.vacuum_asked = True
+            if _damaged(report.problems):
+                report.vacuum_skipped = ("the database is damaged: a rewrite could lose what "
+                                         "is still readable; copy what you can first")
+            else:
+                report.vacuum = self.vacuum(full)
+                # the vacuum truncated the write-ahead log: forgotten text may be gone from it
+                report.problems = [p for p in report.problems
+                                   if not p.startswith(PURGE_PROBLEM_START)]
+                report.problems += self._purge_problems()
+        return report
+
+    def vacuum(self, full: bool = False) -> VacuumResult:
+        """Give the space of deleted rows back and rewrite the pages that held them
+        (``Store.vacuum``), then finish any forget still waiting for its text to leave the
+        write-ahead log."""
+        result = self._store.vacuum(full)
+        purge.finish(self._store, purge.PURGE_RETRY_WAIT_S)
+        return result
+
+    def _doctor(self, repair: bool) -> DoctorReport:
         problems, fixes = self._check()
         report = DoctorReport(problems=problems)
         if not repair or not report.problems or _damaged(report.problems):
             return report
-        if any("forgotten text" in p for p in report.problems):
+        if any(p.startswith(PURGE_PROBLEM_START) for p in report.problems):
             status = purge.finish(self._store, purge.PURGE_RETRY_WAIT_S)
             if status.cleared:
                 report.repaired.append(f"erased the text of {status.cleared} forget(s) from "

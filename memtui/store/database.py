@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from memtui.store.audit import AuditRepository
     from memtui.store.codex_rollout_files import RolloutFileRepository
     from memtui.store.identity import IdentityRepository
+    from memtui.store.maintenance import VacuumResult
     from memtui.store.memories import MemoryRepository
     from memtui.store.purges import PurgeRepository
     from memtui.store.query_lane import QueryLane
@@ -407,6 +408,26 @@ class Store:
         from memtui.store.maintenance import is_empty
 
         return is_empty(self)
+
+    def vacuum(self, full: bool = False) -> VacuumResult:
+        """Give back the space of deleted rows and rewrite the pages that held them
+        (``memtui doctor --vacuum``); returns the store's size on disk before and after.
+
+        Part of the store interface: every backend has it. Here (SQLite): the full-text
+        indexes are merged into one segment each (dropping the words of deleted rows), the
+        file is rebuilt (``VACUUM``: always the whole file, so ``full`` changes nothing), and
+        the write-ahead log is truncated, waiting a few seconds for readers (a reader that
+        stays is named in ``VacuumResult.pending``). PostgreSQL runs ``VACUUM`` on the memory
+        tables, ``VACUUM FULL`` with ``full``. Refused on a read-only store and inside a
+        transaction (``StoreError``).
+        """
+        from memtui.store.maintenance import vacuum
+
+        if self.read_only:
+            raise StoreError(f"{self.path}: {READ_ONLY_REASON}")
+        if self.conn.in_transaction or self._local.depth > 0:
+            raise StoreError(f"{self.path}: cannot vacuum inside a transaction")
+        return vacuum(self, full)
 
     def checkpoint(self) -> bool:
         """Fold the WAL into the main file and truncate it. False if readers prevented it."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from memtui.errors import StoreError
@@ -315,3 +316,62 @@ def delete_orphan_log_rows(store: Store) -> int:
 def optimize(store: Store) -> None:
     """Let SQLite refresh its planner statistics."""
     store.execute("PRAGMA optimize")
+
+
+VACUUM_WAL_WAIT_S = 3.0
+"""How long a vacuum waits for readers to let go of the write-ahead log before it reports
+the log as not yet truncated (as long as a forget waits)."""
+
+
+@dataclass(frozen=True)
+class VacuumResult:
+    """What ``Store.vacuum`` did. ``bytes_before``/``bytes_after``: the store's size on disk
+    (SQLite: the file and its write-ahead log; PostgreSQL: the vacuumed tables with their
+    indexes). ``done``: the steps that ran, in words. ``pending``: what could not finish and
+    why (None when everything did)."""
+
+    full: bool
+    bytes_before: int
+    bytes_after: int
+    done: tuple[str, ...]
+    pending: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The result as a JSON object."""
+        return {"full": self.full, "bytes_before": self.bytes_before,
+                "bytes_after": self.bytes_after, "done": list(self.done),
+                "pending": self.pending}
+
+
+def _bytes_on_disk(store: Store) -> int:
+    try:
+        size = store.path.stat().st_size
+    except OSError as error:
+        raise StoreError(f"{store.path}: cannot read the file's size ({error.strerror})") from None
+    return size + store.wal_bytes()
+
+
+def vacuum(store: Store, full: bool) -> VacuumResult:
+    """``Store.vacuum`` on SQLite: merge each full-text index into one segment (the delete
+    markers of deleted rows cancel their words, which then leave the index), rebuild the
+    file (``VACUUM``; with ``secure_delete`` the freed pages are zeroed), truncate the
+    write-ahead log. ``Store.vacuum`` refuses a read-only store and a call inside a
+    transaction before it calls this."""
+    before = _bytes_on_disk(store)
+    with store.transaction():
+        for table in FTS_TABLES:
+            store.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
+    try:
+        store.execute("VACUUM")
+    except sqlite3.OperationalError as error:
+        raise StoreError(f"{store.path}: VACUUM failed ({error})") from None
+    done = ["merged the full-text indexes (the words of deleted rows are gone from them)",
+            "rebuilt the database file (VACUUM)"]
+    pending = None
+    if store.truncate_wal(VACUUM_WAL_WAIT_S):
+        done.append("truncated the write-ahead log")
+    else:
+        pending = (f"another connection holds a read transaction, so {store.path.name}-wal "
+                   "still holds older copies of pages; run it again once it lets go")
+    return VacuumResult(full=full, bytes_before=before, bytes_after=_bytes_on_disk(store),
+                        done=tuple(done), pending=pending)
