@@ -1,4 +1,4 @@
-"""Tool commands: ``redact``, ``doctor``, ``export``, ``import``."""
+"""Tool commands: ``redact``, ``doctor``, ``export``, ``import``, ``store copy``."""
 
 from __future__ import annotations
 
@@ -179,6 +179,22 @@ def import_command(ctx: CliContext, args: argparse.Namespace) -> int:
     return 0
 
 
+def store_copy_command(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``store copy --from SRC --to DST``: the whole store at SRC into the empty store at DST
+    (paths or postgresql:// URLs), checked by comparing exports before it commits."""
+    from memtui.engine.store_copy import copy_store
+
+    report = copy_store(args.source, args.destination, ctx.user)
+    if ctx.json:
+        ctx.emit_json(report.to_json())
+    else:
+        # one line, however long: the locations stay whole for copying
+        ctx.console.print(Text(f"copied {report.total} rows from {report.source} to "
+                               f"{report.destination} (checked: its export equals the "
+                               "source's)"), soft_wrap=True)
+    return 0
+
+
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     """Add the tool commands."""
     p = sub.add_parser("redact", help="redact secrets from stdin to stdout", parents=[common])
@@ -210,3 +226,14 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--merge", action="store_true",
                    help="add to a store that already has data, skipping what exists")
     p.set_defaults(handler=import_command)
+    store = sub.add_parser("store", help="whole stores: copy one into another", parents=[common])
+    ssub = store.add_subparsers(dest="store_command", metavar="ACTION", required=True)
+    p = ssub.add_parser("copy", parents=[common],
+                        help="copy a whole store into an empty one (SQLite paths or "
+                             "postgresql:// URLs, either way), checked by comparing exports")
+    p.add_argument("--from", dest="source", required=True, metavar="SRC",
+                   help="the store to copy: a path or a postgresql:// URL (read, never changed)")
+    p.add_argument("--to", dest="destination", required=True, metavar="DST",
+                   help="an empty store: a new file, an empty memtui file, or an empty "
+                        "PostgreSQL database")
+    p.set_defaults(handler=store_copy_command)

@@ -1,0 +1,261 @@
+"""Copy a whole store into an empty one, between any two backends (``memtui store copy``).
+
+A store location is what ``open_store`` takes: a path (SQLite) or a ``postgresql://`` URL
+(PostgreSQL). The copy is the source's whole-store export (``export --all``, read in one
+snapshot of the source) loaded by ``import`` into the destination, in one transaction of the
+destination. Before that transaction commits, the destination is exported again and compared
+with what was read from the source, table by table (row counts and an order-independent
+digest of the rows), so a copy that would differ from its source is rolled back and nothing
+is left behind. Every row goes through import's rules (validation, redaction, the stored time
+form): a source row those rules would store differently makes the copies differ, and
+``memtui doctor`` on the source names it.
+
+The destination must be empty: a new SQLite file (created, and removed again if the copy
+fails) or a database without memtui data. Copying into a store that has data would mix two
+stores' rows and ids; that is ``import --merge``'s job, with its own rules.
+
+Reading every user's rows is a whole-store export: the rules of ``export --all`` apply to both
+stores (on SQLite, only the OS user who owns the file may; a new destination file is theirs).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
+
+from memtui.engine.api import Engine
+from memtui.errors import InvalidInput, MemtuiError, NotFound, StoreError
+from memtui.store.database import check_store_file, discard_empty_store, open_store
+
+if TYPE_CHECKING:
+    from memtui.store.database import Store
+
+URL_SCHEMES = ("postgresql", "postgres")
+"""URL schemes that name a PostgreSQL store (anything else is a path to an SQLite file)."""
+DIGEST_MODULUS = 2 ** 256
+MAX_DETAIL_CHARS = 120
+_QUOTED_TEXT = re.compile(r" with text '.*$")
+"""Stored text a driver's decode error quotes (it may hold anything: never shown)."""
+
+
+def is_url(location: str) -> bool:
+    """Whether a store location is a PostgreSQL URL rather than a path."""
+    return urlsplit(location).scheme in URL_SCHEMES and "://" in location
+
+
+def shown_location(location: str) -> str:
+    """A location as memtui prints it: a URL's password (if any) replaced by ``***``."""
+    if not is_url(location):
+        return location
+    parts = urlsplit(location)
+    if parts.password is None:
+        return location
+    user = parts.username or ""
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit((parts.scheme, f"{user}:***@{host}", parts.path, parts.query,
+                       parts.fragment))
+
+
+def _detail(error: BaseException) -> str:
+    text = _QUOTED_TEXT.sub("", " ".join(str(error).split())) or type(error).__name__
+    if len(text) > MAX_DETAIL_CHARS:
+        text = text[:MAX_DETAIL_CHARS - 1] + "…"
+    return text
+
+
+@dataclass
+class TableDigest:
+    """The rows of one table, order-independently: how many, and the sum of their SHA-256
+    digests (each row as canonical JSON: sorted keys, no spaces)."""
+
+    count: int = 0
+    total: int = 0
+
+    def add(self, row: Any) -> None:
+        """Count one row."""
+        canonical = json.dumps(row, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        digest = hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).digest()
+        self.count += 1
+        self.total = (self.total + int.from_bytes(digest, "big")) % DIGEST_MODULUS
+
+
+@dataclass
+class ExportDigest:
+    """Every table of an export, as ``TableDigest``s (the header line is not compared: it
+    names the time and the backend's schema version)."""
+
+    tables: dict[str, TableDigest] = field(default_factory=dict)
+
+    def add_line(self, line: str) -> None:
+        """Count one line of an export (the header is skipped)."""
+        record = json.loads(line)
+        table = record.get("table")
+        if table is None:
+            return
+        self.tables.setdefault(table, TableDigest()).add(record["row"])
+
+    def differences(self, other: ExportDigest) -> list[str]:
+        """The tables whose rows differ, each as ``table (N rows here, M there)``."""
+        names = sorted(set(self.tables) | set(other.tables))
+        out = []
+        for name in names:
+            mine = self.tables.get(name, TableDigest())
+            theirs = other.tables.get(name, TableDigest())
+            if (mine.count, mine.total) != (theirs.count, theirs.total):
+                out.append(f"{name} ({mine.count} rows read, {theirs.count} written)")
+        return out
+
+
+@dataclass(frozen=True)
+class CopyReport:
+    """A finished copy: where from and to (passwords hidden), rows per table, and whether
+    the destination file was created by the copy."""
+
+    source: str
+    destination: str
+    rows: dict[str, int]
+    created: bool
+
+    @property
+    def total(self) -> int:
+        """Rows copied, all tables."""
+        return sum(self.rows.values())
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as a JSON object (``verified`` is always true: a copy that differs
+        from its source is rolled back and reported as an error instead)."""
+        return {"from": self.source, "to": self.destination, "rows": self.rows,
+                "total": self.total, "created": self.created, "verified": True}
+
+
+def _open_source(location: str) -> Store:
+    """The source store, opened without creating anything: a path that does not exist, or an
+    empty file, is not a store (``NotFound``)."""
+    if not is_url(location):
+        path = Path(location).expanduser()
+        if not path.exists():
+            raise NotFound(f"{location}: no such store")
+        if not check_store_file(path, allow_read_only=True):
+            raise NotFound(f"{location}: an empty file, not a memtui store")
+        return open_store(path, allow_read_only=True)
+    return open_store(location)
+
+
+def _same_store(source: str, destination: str) -> bool:
+    if is_url(source) or is_url(destination):
+        return source == destination
+    first, second = Path(source).expanduser(), Path(destination).expanduser()
+    try:
+        return first.resolve() == second.resolve() or (
+            second.exists() and first.samefile(second))
+    except OSError:
+        return False
+
+
+def _read_source(lines: Iterator[str], digest: ExportDigest, shown: str) -> Iterator[str]:
+    """The source's export lines, each counted into ``digest``; a failure to read the
+    source becomes one line naming it (the driver's error says no stored text). The export
+    is closed (its read snapshot ends) however the reading ends."""
+    try:
+        while True:
+            try:
+                line = next(lines)
+            except StopIteration:
+                return
+            except MemtuiError:
+                raise
+            except Exception as error:  # the source's driver: a damaged file, a lost server
+                raise StoreError(f"{shown}: cannot read the source store ({_detail(error)}); "
+                                 f"run `memtui --db {shown} doctor`") from None
+            digest.add_line(line)
+            yield line
+    finally:
+        close = getattr(lines, "close", None)
+        if close is not None:
+            close()
+
+
+def _digest_of(lines: Iterable[str]) -> ExportDigest:
+    digest = ExportDigest()
+    for line in lines:
+        digest.add_line(line)
+    return digest
+
+
+def copy_store(source: str, destination: str, actor: str) -> CopyReport:
+    """Copy the whole store at ``source`` into the empty store at ``destination`` (paths or
+    ``postgresql://`` URLs), checked by comparing exports before it commits.
+
+    Raises ``NotFound`` for a missing source, ``InvalidInput`` when both name the same store,
+    the destination holds data, or the source has rows that refer to missing rows;
+    ``PermissionDenied`` when the acting OS user may not export the whole source;
+    ``StoreError`` when a store cannot be opened, read or written, or the copy would differ
+    from its source. On any failure nothing is written (a destination file the copy created is
+    removed).
+    """
+    shown_source, shown_destination = shown_location(source), shown_location(destination)
+    if _same_store(source, destination):
+        raise InvalidInput(f"--from and --to name the same store ({shown_source})")
+    created_path: Path | None = None
+    if not is_url(destination):
+        target = Path(destination).expanduser()
+        created_path = None if target.exists() else target
+    with contextlib.ExitStack() as stack:
+        source_store = _open_source(source)
+        stack.callback(source_store.close)
+        try:
+            destination_store = open_store(destination)
+        except BaseException:
+            if created_path is not None:
+                discard_empty_store(created_path)
+            raise
+        stack.callback(destination_store.close)
+        try:
+            rows = _copy(Engine(source_store, actor), Engine(destination_store, actor),
+                         shown_source, shown_destination)
+        except BaseException:
+            if created_path is not None:
+                destination_store.close()
+                discard_empty_store(created_path)
+            raise
+    return CopyReport(shown_source, shown_destination, rows, created_path is not None)
+
+
+def _copy(source: Engine, destination: Engine, shown_source: str,
+          shown_destination: str) -> dict[str, int]:
+    """The copy itself, in one transaction of the destination."""
+    read = ExportDigest()
+    try:
+        with destination.store.transaction():
+            if not destination.store.is_empty():
+                raise InvalidInput(
+                    f"{shown_destination}: holds memtui data; store copy fills only an empty "
+                    "store (a new file or a new database); to add a store to one that has "
+                    "data use export --all and import --merge")
+            lines = _read_source(source.maintenance.export_lines(everything=True), read,
+                                 shown_source)
+            report = destination.maintenance.import_lines(lines)
+            written = _digest_of(destination.maintenance.export_lines(everything=True))
+            differ = read.differences(written)
+            if differ:
+                raise StoreError(
+                    f"the copy in {shown_destination} would differ from {shown_source} in "
+                    f"{', '.join(differ)}; nothing was copied (`memtui --db {shown_source} "
+                    "doctor` names rows the write rules would store differently)")
+    except MemtuiError as error:
+        if "FOREIGN KEY" in error.message:
+            raise InvalidInput(f"{shown_source}: has rows that refer to rows it does not hold "
+                               f"(`memtui --db {shown_source} doctor` lists them); nothing "
+                               "was copied") from None
+        raise
+    except Exception as error:  # the destination's driver: a damaged file, a lost server
+        raise StoreError(f"{shown_destination}: cannot write the copy ({_detail(error)}); "
+                         "nothing was copied") from None
+    return report.loaded
