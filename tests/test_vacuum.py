@@ -207,3 +207,17 @@ def test_a_damaged_store_is_not_vacuumed(cli: Callable[..., object], db_path: Pa
     assert result.json["healthy"] is False
     assert "damaged" in result.json["vacuum"]["skipped"]
     assert _digest(db_path) == before
+
+
+def test_vacuum_builds_the_new_file_on_disk_not_in_memory(store: Store) -> None:
+    _fill(Engine(store, "alice"), 5)
+    statements: list[str] = []
+    store.conn.set_trace_callback(statements.append)
+    try:
+        store.vacuum()
+    finally:
+        store.conn.set_trace_callback(None)
+    vacuum_at = statements.index("VACUUM")
+    assert "PRAGMA temp_store = FILE" in statements[:vacuum_at]
+    # the connection's own setting (temporary tables in memory) is back afterwards
+    assert store.execute("PRAGMA temp_store").fetchone()[0] == 2

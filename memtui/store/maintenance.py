@@ -361,10 +361,17 @@ def vacuum(store: Store, full: bool) -> VacuumResult:
     with store.transaction():
         for table in FTS_TABLES:
             store.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
+    # VACUUM builds the new file as a temporary database: on disk, not in memory (the
+    # store's connections keep temporary tables in memory, which here would hold a whole
+    # copy of the store -- a gigabyte at a million memories).
+    temp_store = int(store.execute("PRAGMA temp_store").fetchone()[0])
+    store.execute("PRAGMA temp_store = FILE")
     try:
         store.execute("VACUUM")
     except sqlite3.OperationalError as error:
         raise StoreError(f"{store.path}: VACUUM failed ({error})") from None
+    finally:
+        store.execute(f"PRAGMA temp_store = {temp_store}")
     done = ["merged the full-text indexes (the words of deleted rows are gone from them)",
             "rebuilt the database file (VACUUM)"]
     pending = None
