@@ -177,8 +177,8 @@ def test_import_transcripts_incremental_with_reasons(
 
 
 def test_transcript_goal_result_and_external_context(tmp_path: Path) -> None:
-    from memtui.engine.agents.safe_files import real_root
     from memtui.engine.agents.transcripts import read_transcript
+    from memtui.engine.safe_files import real_root
 
     cfx = build_claude_home(tmp_path)
     path = cfx.home / "projects" / cfx.slug(cfx.app) / "11111111-1111-4111-8111-111111111111.jsonl"

@@ -28,7 +28,7 @@ except ImportError:  # tests/ imported as a package
         build_gemini_home,
     )
 
-from memtui.engine.agents import safe_files
+from memtui.engine import safe_files
 from memtui.engine.agents.claude import read_claude_home
 from memtui.engine.agents.curation import (
     plan_edit,
@@ -107,16 +107,17 @@ def test_replace_keeps_the_mode_and_refuses_a_race(claude: ClaudeFixture,
     assert "See the new wiki." in path.read_text(encoding="utf-8")
     # the agent writes between memtui's check and its rename: refused, old file kept
     plan = plan_edit(claude.home, path, "Third text.")
-    real_check = safe_files.check_unchanged
+    real_check = safe_files.SafeFiles.check_unchanged
     calls = {"n": 0}
 
-    def racing(expected: safe_files.FileStamp, root: Path) -> None:
+    def racing(files: safe_files.SafeFiles, expected: safe_files.FileStamp,
+               root: Path) -> None:
         calls["n"] += 1
         if calls["n"] == 2:  # replace_file checks, writes its temporary file, re-checks
             path.write_text("written by the agent\n", encoding="utf-8")
-        real_check(expected, root)
+        real_check(files, expected, root)
 
-    monkeypatch.setattr(safe_files, "check_unchanged", racing)
+    monkeypatch.setattr(safe_files.SafeFiles, "check_unchanged", racing)
     with pytest.raises(ChangedSinceRead):
         apply_plan(plan, True)
     assert path.read_text(encoding="utf-8") == "written by the agent\n"

@@ -9,22 +9,24 @@ from pathlib import Path
 import pytest
 
 from memtui.bench.agents import TOPICS_PER_PROJECT, build_agent_homes
-from memtui.engine.agents import folders, safe_files
+from memtui.engine import safe_files
 from memtui.engine.agents.overview import agents_overview
+from memtui.engine.safe_files import SafeFiles
 
 
 def _count(tmp_path: Path, projects: int, monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     counts = {"open": 0, "list": 0, "realpath": 0}
-    real_open, real_list = safe_files._open, safe_files.list_folder
+    real_open, real_list = SafeFiles.open_regular, SafeFiles.list_folder
     real_resolve = safe_files.os.path.realpath
 
-    def counted_open(path: Path, root: Path) -> int:
+    def counted_open(files: SafeFiles, path: Path, root: Path,
+                     max_bytes: int | None = None) -> int:
         counts["open"] += 1
-        return real_open(path, root)
+        return real_open(files, path, root, max_bytes)
 
-    def counted_list(folder: Path, root: Path) -> list[Path]:
+    def counted_list(files: SafeFiles, folder: Path, root: Path) -> list[Path]:
         counts["list"] += 1
-        return real_list(folder, root)
+        return real_list(files, folder, root)
 
     def counted_realpath(path: str, *args: object, **kwargs: object) -> str:
         counts["realpath"] += 1
@@ -33,8 +35,8 @@ def _count(tmp_path: Path, projects: int, monkeypatch: pytest.MonkeyPatch) -> di
     root = tmp_path / f"n{projects}"
     claude, gemini = build_agent_homes(root, projects)
     with monkeypatch.context() as patch:
-        patch.setattr(safe_files, "_open", counted_open)
-        patch.setattr(folders, "list_folder", counted_list)
+        patch.setattr(SafeFiles, "open_regular", counted_open)
+        patch.setattr(SafeFiles, "list_folder", counted_list)
         patch.setattr(safe_files.os.path, "realpath", counted_realpath)
         overview = agents_overview(claude, gemini, root / "no-codex",
                                    env={"HOME": str(root)})

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from memtui.engine.agents.errors import AgentFileProblem
+from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
 from memtui.engine.agents.folders import read_memory_folder
 from memtui.engine.agents.instructions import (
     InstructionScan,
@@ -41,14 +41,8 @@ from memtui.engine.agents.paths import (
     claude_slug_matches,
     resolve_claude_home,
 )
-from memtui.engine.agents.safe_files import (
-    check_inside,
-    folder_cache,
-    list_folder,
-    read_prefix,
-    real_root,
-)
 from memtui.engine.agents.settings_json import dotted, read_settings
+from memtui.engine.safe_files import folder_cache, real_root
 
 PROJECTS_DIR = "projects"
 MEMORY_DIR = "memory"
@@ -159,7 +153,7 @@ def transcript_cwd(paths: list[Path], root: Path) -> str | None:
 
     for path in sorted(paths, key=order)[:CWD_TRANSCRIPTS]:
         try:
-            head = read_prefix(path, root, CWD_PREFIX_BYTES)
+            head = AGENT_FILES.read_prefix(path, root, CWD_PREFIX_BYTES)
         except AgentFileProblem:
             continue
         for raw in head.split(b"\n")[:-1] if not head.endswith(b"\n") else head.split(b"\n"):
@@ -267,13 +261,13 @@ def _read_claude_home(home: str | os.PathLike[str] | None = None, *,
         read_rules(scan, home_path / RULES_DIR, "user-rules")
     projects: list[AgentProject] = []
     try:
-        entries = list_folder(home_path / PROJECTS_DIR, root)
+        entries = AGENT_FILES.list_folder(home_path / PROJECTS_DIR, root)
     except AgentFileProblem as error:
         problems.append(Problem(str(home_path / PROJECTS_DIR), error.reason))
         entries = []
     for folder in entries:
         try:
-            check_inside(folder, root)
+            AGENT_FILES.check_inside(folder, root)
         except AgentFileProblem as error:
             problems.append(Problem(str(folder), error.reason))
             continue

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 from memtui.engine.agents.errors import (
+    AGENT_FILES,
     AgentFileProblem,
     AgentInputError,
     AgentNotFound,
@@ -37,13 +38,8 @@ from memtui.engine.agents.plans import (
     FileChange,
     WritePlan,
 )
-from memtui.engine.agents.safe_files import (
-    FileStamp,
-    check_inside,
-    read_text,
-    real_root,
-)
 from memtui.engine.redaction import redact, scan
+from memtui.engine.safe_files import FileStamp, real_root
 
 MEMORY_DIR = "memory"
 PROMOTED_HEADING = "## Promoted from project memory"
@@ -67,7 +63,7 @@ def memory_folder_of(path: Path, home: Path) -> Path:
     symlinked folder on the way and a file outside every memory folder."""
     root = real_root(home)
     try:
-        check_inside(path, root)
+        AGENT_FILES.check_inside(path, root)
     except AgentFileProblem as error:
         raise UnsafeAgentPath(f"{path}: {error.reason}") from None
     absolute = Path(os.path.abspath(path))
@@ -89,7 +85,7 @@ def _read(path: Path, root: Path) -> tuple[str, FileStamp]:
     if path.is_symlink():
         raise UnsafeAgentPath(f"{path}: is a symlink; memtui does not write through one")
     try:
-        return read_text(path, root)
+        return AGENT_FILES.read_text_stamped(path, root)
     except AgentFileProblem as error:
         raise AgentInputError(f"{path}: {error.reason}") from None
 
@@ -166,7 +162,7 @@ def plan_redact(home: Path, file: str | os.PathLike[str]) -> WritePlan:
     path = resolve_file(home, file)
     root = real_root(home)
     try:
-        check_inside(path, root)
+        AGENT_FILES.check_inside(path, root)
     except AgentFileProblem as error:
         raise UnsafeAgentPath(f"{path}: {error.reason}") from None
     text, stamp = _read(path, root)

@@ -1,8 +1,14 @@
-"""Errors of the agent-store layer (Claude Code, Gemini CLI), on memtui's shared classes."""
+"""Errors of the agent-store layer (Claude Code, Gemini CLI), on memtui's shared classes,
+and ``AGENT_FILES``: the safe file reads and writes of an agent's store
+(``memtui.engine.safe_files``) raising them."""
 
 from __future__ import annotations
 
+from memtui.engine.safe_files import FileProblem, SafeFiles
 from memtui.errors import Conflict, InvalidInput, MemtuiError, NotFound, PermissionDenied
+
+MAX_TEXT_FILE_BYTES = 1024 * 1024
+"""Largest memory or instruction file read; larger ones are reported, not read."""
 
 
 class AgentError(MemtuiError):
@@ -11,16 +17,12 @@ class AgentError(MemtuiError):
     code = "agent_error"
 
 
-class AgentFileProblem(AgentError):
+class AgentFileProblem(AgentError, FileProblem):
     """One file cannot be read or written safely (outside the store, a symlink, too large,
     binary, not UTF-8 ...). Readers catch it and report a ``Problem``; ``reason`` is the
     one-line cause."""
 
     code = "agent_file_problem"
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 class AgentWriteRefused(PermissionDenied):
@@ -53,3 +55,10 @@ class AgentInputError(InvalidInput):
     settings file that is not JSON, an empty text ...); nothing was written."""
 
     code = "agent_invalid_input"
+
+
+AGENT_FILES = SafeFiles(problem=AgentFileProblem, unsafe=UnsafeAgentPath,
+                        changed=ChangedSinceRead, failed=AgentError,
+                        max_bytes=MAX_TEXT_FILE_BYTES)
+"""Reads and writes inside an agent's store, with this layer's errors (spec/80, "Every
+write")."""

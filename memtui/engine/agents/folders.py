@@ -9,11 +9,10 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memtui.engine.agents.errors import AgentFileProblem
+from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
 from memtui.engine.agents.frontmatter import TOPIC_TYPES, split_front_matter
 from memtui.engine.agents.index import INDEX_FILE, MAX_INDEX_BYTES, MAX_INDEX_LINES, index_load
 from memtui.engine.agents.models import IndexLoad, MemoryFile, Problem, SecretFinding
-from memtui.engine.agents.safe_files import check_inside, list_folder, read_text
 from memtui.engine.agents.secrets_scan import find_secrets
 
 MARKDOWN_SUFFIX = ".md"
@@ -40,7 +39,7 @@ class FolderScan:
 def _walk(folder: Path, root: Path, depth: int, scan: FolderScan,
           found: list[Path]) -> None:
     try:
-        entries = list_folder(folder, root)
+        entries = AGENT_FILES.list_folder(folder, root)
     except AgentFileProblem as error:
         scan.problems.append(Problem(str(folder), error.reason))
         return
@@ -49,7 +48,7 @@ def _walk(folder: Path, root: Path, depth: int, scan: FolderScan,
             continue  # .inbox, editor swap files, memtui's own temporary files
         if os.path.islink(path):
             try:
-                check_inside(path, root)
+                AGENT_FILES.check_inside(path, root)
             except AgentFileProblem as error:
                 scan.problems.append(Problem(str(path), error.reason))
                 continue
@@ -100,7 +99,7 @@ def read_memory_folder(folder: Path, root: Path, *, check_types: bool = True,
     for path in paths:
         relative = path.relative_to(folder).as_posix()
         try:
-            text, stamp = read_text(path, root)
+            text, stamp = AGENT_FILES.read_text_stamped(path, root)
         except AgentFileProblem as error:
             scan.problems.append(Problem(str(path), error.reason))
             continue

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memtui.engine.agents.errors import AgentFileProblem
+from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
 from memtui.engine.agents.folders import read_memory_folder
 from memtui.engine.agents.inbox import list_inbox
 from memtui.engine.agents.instructions import InstructionScan, read_instruction
@@ -30,15 +30,9 @@ from memtui.engine.agents.models import (
     Switch,
 )
 from memtui.engine.agents.paths import resolve_gemini_home
-from memtui.engine.agents.safe_files import (
-    check_inside,
-    folder_cache,
-    list_folder,
-    read_text,
-    real_root,
-)
 from memtui.engine.agents.secrets_scan import find_secrets
 from memtui.engine.agents.settings_json import dotted, read_settings
+from memtui.engine.safe_files import folder_cache, real_root
 
 SETTINGS_FILE = "settings.json"
 PROJECTS_FILE = "projects.json"
@@ -149,7 +143,7 @@ def _project_root_file(folder: Path, root: Path) -> str | None:
     if not marker.is_file():
         return None
     try:
-        text, _stamp = read_text(marker, root, MAX_PROJECT_ROOT_BYTES)
+        text, _stamp = AGENT_FILES.read_text_stamped(marker, root, MAX_PROJECT_ROOT_BYTES)
     except AgentFileProblem:
         return None
     value = text.strip()
@@ -192,7 +186,7 @@ def _global_row(home: Path, root: Path, names: tuple[str, ...], enabled: bool,
         if not os.path.lexists(path):
             continue
         try:
-            text, stamp = read_text(path, root)
+            text, stamp = AGENT_FILES.read_text_stamped(path, root)
         except AgentFileProblem as error:
             problems.append(Problem(str(path), error.reason))
             continue
@@ -268,13 +262,13 @@ def _read_gemini_home(home: str | os.PathLike[str] | None = None, *,
     rows = [global_row]
     scan = InstructionScan()
     try:
-        entries = list_folder(home_path / TMP_DIR, root)
+        entries = AGENT_FILES.list_folder(home_path / TMP_DIR, root)
     except AgentFileProblem as error:
         problems.append(Problem(str(home_path / TMP_DIR), error.reason))
         entries = []
     for folder in entries:
         try:
-            check_inside(folder, root)
+            AGENT_FILES.check_inside(folder, root)
         except AgentFileProblem as error:
             problems.append(Problem(str(folder), error.reason))
             continue

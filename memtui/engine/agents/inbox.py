@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 from memtui.engine.agents.errors import (
+    AGENT_FILES,
     AgentFileProblem,
     AgentInputError,
     AgentNotFound,
@@ -32,13 +33,7 @@ from memtui.engine.agents.plans import (
     FileChange,
     WritePlan,
 )
-from memtui.engine.agents.safe_files import (
-    FileStamp,
-    check_inside,
-    list_folder,
-    read_text,
-    real_root,
-)
+from memtui.engine.safe_files import FileStamp, real_root
 
 INBOX_DIR = ".inbox"
 SCOPE_PRIVATE = "private"
@@ -57,7 +52,7 @@ def list_inbox(memory_dir: Path, root: Path, project: str | None
     for scope in SCOPES:
         folder = memory_dir / INBOX_DIR / scope
         try:
-            entries = list_folder(folder, root)
+            entries = AGENT_FILES.list_folder(folder, root)
         except AgentFileProblem as error:
             problems.append(Problem(str(folder), error.reason))
             continue
@@ -66,7 +61,7 @@ def list_inbox(memory_dir: Path, root: Path, project: str | None
                 continue
             patch_id = f"{scope}/{path.name}"
             try:
-                text, stamp = read_text(path, root, MAX_PATCH_BYTES)
+                text, stamp = AGENT_FILES.read_text_stamped(path, root, MAX_PATCH_BYTES)
             except AgentFileProblem as error:
                 problems.append(Problem(str(path), error.reason))
                 patches.append(InboxPatch(patch_id, str(path), scope, project, (), 0, 0, False,
@@ -132,8 +127,8 @@ def _read_patch(home: Path, ref: str) -> tuple[Path, str, FileStamp, Path]:
     if path.is_symlink():
         raise UnsafeAgentPath(f"{path}: is a symlink; not followed")
     try:
-        check_inside(path, root)
-        text, stamp = read_text(path, root, MAX_PATCH_BYTES)
+        AGENT_FILES.check_inside(path, root)
+        text, stamp = AGENT_FILES.read_text_stamped(path, root, MAX_PATCH_BYTES)
     except AgentFileProblem as error:
         raise AgentInputError(f"{path}: {error.reason}") from None
     _memory, _scope, base = _patch_parts(home, path)
@@ -163,8 +158,8 @@ def plan_apply_patch(home: Path, ref: str) -> WritePlan:
             if file_path.is_symlink():
                 raise UnsafeAgentPath(f"{file_path}: is a symlink; not written")
             try:
-                check_inside(file_path, root)
-                old, old_stamp = read_text(file_path, root)
+                AGENT_FILES.check_inside(file_path, root)
+                old, old_stamp = AGENT_FILES.read_text_stamped(file_path, root)
             except AgentFileProblem as error:
                 raise AgentInputError(f"{file_path}: {error.reason}") from None
         try:

@@ -11,10 +11,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memtui.engine.agents.errors import AgentFileProblem
+from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
 from memtui.engine.agents.models import InstructionFile, Problem, SecretFinding
-from memtui.engine.agents.safe_files import read_text, real_root
 from memtui.engine.agents.secrets_scan import find_secrets
+from memtui.engine.safe_files import real_root
 
 MAX_IMPORT_HOPS = 5
 """``@path`` imports are followed at most this many hops deep (as Claude Code does)."""
@@ -75,7 +75,7 @@ def read_instruction(scan: InstructionScan, path: Path, origin: str,
             scan.problems.append(Problem(imported_by, f"imports {path}, which does not exist"))
         return
     try:
-        text, stamp = read_text(path, real_root(_FILESYSTEM_ROOT))
+        text, stamp = AGENT_FILES.read_text_stamped(path, real_root(_FILESYSTEM_ROOT))
     except AgentFileProblem as error:
         scan.problems.append(Problem(str(path), error.reason))
         scan.files.append(InstructionFile(str(path), origin, 0, True, imported_by, depth))

@@ -37,7 +37,6 @@ from memtui.engine.agents.export_format import (
 from memtui.engine.agents.gemini import read_gemini_home
 from memtui.engine.agents.models import AgentProject, MemoryFile, Problem
 from memtui.engine.agents.paths import resolve_claude_home
-from memtui.engine.agents.safe_files import real_root
 from memtui.engine.agents.transcripts import TranscriptTask, read_transcript, transcript_files
 from memtui.engine.base import EngineArea
 from memtui.engine.codex.export_writer import write_export
@@ -56,6 +55,7 @@ from memtui.engine.codex.import_report import (
 from memtui.engine.codex.project_picker import project_id_from_folder, usable_cwd
 from memtui.engine.identity import MAX_LIST_LIMIT
 from memtui.engine.redaction import redact
+from memtui.engine.safe_files import real_root
 from memtui.engine.tasks import MAX_TASK_TEXT_BYTES
 from memtui.engine.validation import MAX_CONTENT_BYTES
 from memtui.errors import Conflict, MemtuiError

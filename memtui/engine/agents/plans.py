@@ -1,5 +1,6 @@
 """A curation as a plan: every file it would change, shown first (a diff with secrets
-masked), then applied through the one safe-write helper (``safe_files``).
+masked), then applied through the one safe-write helper (``AGENT_FILES``, the store's
+``memtui.engine.safe_files``).
 
 ``apply_plan`` checks every file's stamp before it writes any (a file changed since it was
 read refuses the whole plan), then writes each file atomically, the index before the files
@@ -14,15 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memtui.engine.agents.errors import AgentWriteRefused
-from memtui.engine.agents.safe_files import (
-    FileStamp,
-    check_unchanged,
-    create_file,
-    remove_file,
-    replace_file,
-)
+from memtui.engine.agents.errors import AGENT_FILES, AgentWriteRefused
 from memtui.engine.redaction import scan
+from memtui.engine.safe_files import FileStamp
 
 ACTION_REPLACE = "replace"
 ACTION_REMOVE = "remove"
@@ -128,12 +123,12 @@ def apply_plan(plan: WritePlan, write: bool) -> AppliedPlan:
     root = Path(plan.root)
     for change in plan.changes:
         if change.stamp is not None:
-            check_unchanged(change.stamp, root)
+            AGENT_FILES.check_unchanged(change.stamp, root)
     for change in plan.changes:
         if change.action == ACTION_REPLACE and change.stamp is not None:
-            replace_file(change.stamp, change.new_text, root)
+            AGENT_FILES.replace_file(change.stamp, change.new_text, root)
         elif change.action == ACTION_REMOVE and change.stamp is not None:
-            remove_file(change.stamp, root)
+            AGENT_FILES.remove_file(change.stamp, root)
         elif change.action == ACTION_CREATE:
-            create_file(change.path, change.new_text, root)
+            AGENT_FILES.create_file(change.path, change.new_text, root)
     return AppliedPlan(plan)

@@ -10,9 +10,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from memtui.engine.agents.errors import AgentFileProblem
+from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
 from memtui.engine.agents.models import Problem
-from memtui.engine.agents.safe_files import FileStamp, read_text
+from memtui.engine.safe_files import FileStamp
 
 MAX_SETTINGS_BYTES = 2 * 1024 * 1024
 
@@ -66,7 +66,7 @@ def read_settings(path: Path, root: Path
     if not path.exists() and not path.is_symlink():
         return None, None, None
     try:
-        text, stamp = read_text(path, root, MAX_SETTINGS_BYTES)
+        text, stamp = AGENT_FILES.read_text_stamped(path, root, MAX_SETTINGS_BYTES)
     except AgentFileProblem as error:
         return None, None, Problem(str(path), error.reason)
     if not text.strip():

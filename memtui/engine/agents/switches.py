@@ -14,10 +14,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from memtui.engine.agents.errors import AgentInputError
+from memtui.engine.agents.errors import AGENT_FILES, AgentInputError
 from memtui.engine.agents.plans import ACTION_CREATE, ACTION_REPLACE, FileChange, WritePlan
-from memtui.engine.agents.safe_files import read_text, real_root
 from memtui.engine.agents.settings_json import MAX_SETTINGS_BYTES, parse_settings, strip_comments
+from memtui.engine.safe_files import real_root
 
 CLAUDE_SWITCH = ("autoMemoryEnabled",)
 GEMINI_SWITCH = ("experimental", "autoMemory")
@@ -48,7 +48,7 @@ def plan_switch(settings_path: Path, root: Path, keys: tuple[str, ...], on: bool
         return WritePlan("switch", f"create {settings_path} with {name} = {str(on).lower()}",
                          str(real), (FileChange(str(settings_path), ACTION_CREATE, None, "",
                                                 text),))
-    old, stamp = read_text(settings_path, real, MAX_SETTINGS_BYTES)
+    old, stamp = AGENT_FILES.read_text_stamped(settings_path, real, MAX_SETTINGS_BYTES)
     try:
         settings = parse_settings(old) if old.strip() else {}
     except (ValueError, RecursionError):

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memtui.engine.agents.errors import AgentFileProblem
+from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
 from memtui.engine.agents.models import JsonMixin, Problem
-from memtui.engine.agents.safe_files import check_inside, list_folder, real_root
 from memtui.engine.codex.timefmt import format_utc, parse_datetime
+from memtui.engine.safe_files import real_root
 
 MAX_TRANSCRIPT_BYTES = 512 * 1024 * 1024
 MAX_LINE_BYTES = 16 * 1024 * 1024
@@ -180,7 +180,7 @@ def _lines(handle: Any) -> Iterator[tuple[int, bytes]]:
 
 def read_transcript(path: Path, root: Path) -> TranscriptTask:
     """One transcript as a task; ``AgentFileProblem`` when the file cannot be read."""
-    real = check_inside(path, root)
+    real = AGENT_FILES.check_inside(path, root)
     try:
         fd = os.open(real, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
                      | getattr(os, "O_NONBLOCK", 0))
@@ -224,14 +224,14 @@ def transcript_files(home: Path) -> tuple[list[TranscriptFile], list[Problem]]:
     files: list[TranscriptFile] = []
     problems: list[Problem] = []
     try:
-        folders = list_folder(home / "projects", root)
+        folders = AGENT_FILES.list_folder(home / "projects", root)
     except AgentFileProblem as error:
         return [], [Problem(str(home / "projects"), error.reason)]
     for folder in folders:
         if not folder.is_dir() or folder.is_symlink():
             continue
         try:
-            entries = list_folder(folder, root)
+            entries = AGENT_FILES.list_folder(folder, root)
         except AgentFileProblem as error:
             problems.append(Problem(str(folder), error.reason))
             continue

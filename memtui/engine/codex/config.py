@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memtui.engine.codex.errors import FileProblemError
+from memtui.engine.codex.errors import CODEX_FILES, FileProblemError
 from memtui.engine.codex.models import JsonMixin, Problem
 from memtui.engine.codex.paths import resolve_codex_sqlite_home
-from memtui.engine.codex.safe_fs import read_text_bounded, real_root
+from memtui.engine.safe_files import real_root
 
 CONFIG_FILE = "config.toml"
 MEMORIES_TABLE = "memories"
@@ -128,7 +128,7 @@ def read_codex_config(home: Path) -> tuple[CodexMemoryConfig | None, list[Proble
     if not os.path.lexists(path):
         return None, []
     try:
-        text = read_text_bounded(path, real_root(home))
+        text = CODEX_FILES.read_text(path, real_root(home))
     except FileProblemError as error:
         return None, [Problem(str(path), error.reason)]
     return parse_codex_config(text, str(path))

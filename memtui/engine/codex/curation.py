@@ -19,6 +19,7 @@ from pathlib import Path
 
 from memtui.engine.codex.config import codex_sqlite_home
 from memtui.engine.codex.errors import (
+    CODEX_FILES,
     CodexError,
     CodexInputError,
     CodexWriteRefused,
@@ -36,7 +37,7 @@ from memtui.engine.codex.paths import (
     memories_dir,
     rollout_summaries_dir,
 )
-from memtui.engine.codex.safe_fs import check_inside, list_entries, read_prefix, real_root
+from memtui.engine.safe_files import real_root
 from memtui.store.codex_db import (
     DEFAULT_WRITE_BUSY_TIMEOUT_S,
     POLLUTED,
@@ -104,7 +105,7 @@ def _summary_files(home: Path, thread_id: str, problems: list[Problem]) -> list[
     folder = rollout_summaries_dir(home)
     root = real_root(home)
     try:
-        entries = list_entries(folder, root)
+        entries = CODEX_FILES.list_folder(folder, root)
     except FileProblemError as error:
         problems.append(Problem(str(folder), error.reason))
         return []
@@ -117,7 +118,7 @@ def _summary_files(home: Path, thread_id: str, problems: list[Problem]) -> list[
             found.append(path)
             continue
         try:
-            head = read_prefix(path, root, HEADER_READ_BYTES)
+            head = CODEX_FILES.read_prefix(path, root, HEADER_READ_BYTES)
         except FileProblemError as error:
             problems.append(Problem(str(path), error.reason))
             continue
@@ -137,7 +138,7 @@ def _still_in(home: Path, thread_id: str, summary_names: list[str]) -> tuple[str
         if not path.is_file():
             continue
         try:
-            data = read_prefix(path, root, CONSOLIDATED_READ_BYTES)
+            data = CODEX_FILES.read_prefix(path, root, CONSOLIDATED_READ_BYTES)
         except FileProblemError:
             continue
         if any(needle in data for needle in needles) or name == MEMORY_SUMMARY_FILE:
@@ -174,7 +175,7 @@ def _remove_file(path: Path, home: Path) -> None:
     if path.name in PROTECTED_MEMORY_NAMES or path.parent != rollout_summaries_dir(home):
         raise UnsafePathError(f"{path}: refusing to remove a file Codex owns")
     try:
-        check_inside(path, real_root(home))
+        CODEX_FILES.check_inside(path, real_root(home))
         info = path.lstat()
     except FileProblemError as error:
         raise UnsafePathError(f"{path}: {error.reason}") from None

@@ -1,8 +1,14 @@
-"""Errors of the Codex interop layer, on top of memtui's shared error classes."""
+"""Errors of the Codex interop layer, on top of memtui's shared error classes, and
+``CODEX_FILES``: the safe file reads of a Codex home (``memtui.engine.safe_files``) raising
+them."""
 
 from __future__ import annotations
 
+from memtui.engine.safe_files import FileProblem, SafeFiles
 from memtui.errors import InvalidInput, MemtuiError, PermissionDenied
+
+MAX_CODEX_FILE_BYTES = 10 * 1024 * 1024
+"""Largest markdown file read from a Codex home; larger ones are reported, not read."""
 
 
 class CodexError(MemtuiError):
@@ -29,7 +35,7 @@ class CodexInputError(InvalidInput):
     code = "codex_invalid_input"
 
 
-class FileProblemError(CodexError):
+class FileProblemError(CodexError, FileProblem):
     """One file cannot be read safely (outside the home, too large, binary, not UTF-8...).
 
     Readers catch it and report a ``Problem``; ``reason`` is the one-line cause.
@@ -37,6 +43,7 @@ class FileProblemError(CodexError):
 
     code = "codex_file_problem"
 
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+
+CODEX_FILES = SafeFiles(problem=FileProblemError, unsafe=UnsafePathError, failed=CodexError,
+                        home_name="the Codex home", max_bytes=MAX_CODEX_FILE_BYTES)
+"""Reads inside a Codex home: every file problem is a ``FileProblemError``."""

@@ -18,7 +18,7 @@ from typing import TypeVar
 
 from memtui.engine.codex.config import CodexMemoryConfig, read_codex_config
 from memtui.engine.codex.diagnosis import diagnose_jobs
-from memtui.engine.codex.errors import FileProblemError
+from memtui.engine.codex.errors import CODEX_FILES, MAX_CODEX_FILE_BYTES, FileProblemError
 from memtui.engine.codex.layout import LAYOUT_WORDS, describe_layout
 from memtui.engine.codex.models import (
     CodexHome,
@@ -51,14 +51,8 @@ from memtui.engine.codex.paths import (
     resolve_codex_sqlite_home,
     rollout_summaries_dir,
 )
-from memtui.engine.codex.safe_fs import (
-    DEFAULT_MAX_FILE_BYTES,
-    check_inside,
-    list_entries,
-    read_text_bounded,
-    real_root,
-)
 from memtui.engine.codex.timefmt import as_utc, format_utc
+from memtui.engine.safe_files import real_root
 from memtui.store.codex_db import DEFAULT_READ_BUSY_TIMEOUT_S, read_codex_dbs
 from memtui.store.codex_models import LAYOUT_NONE, LAYOUT_OLD, CodexDbRead
 
@@ -85,7 +79,7 @@ class _Context:
                 self.problem(path, "file not found")
             return None
         try:
-            return read_text_bounded(path, self.root, self.max_file_bytes)
+            return CODEX_FILES.read_text(path, self.root, self.max_file_bytes)
         except FileProblemError as error:
             self.problem(path, error.reason)
             return None
@@ -93,7 +87,7 @@ class _Context:
     def entries(self, folder: Path) -> list[Path]:
         """A folder's entries, or [] with a problem."""
         try:
-            return list_entries(folder, self.root)
+            return CODEX_FILES.list_folder(folder, self.root)
         except FileProblemError as error:
             self.problem(folder, error.reason)
             return []
@@ -149,7 +143,7 @@ def _skills(ctx: _Context, folder: Path) -> list[str]:
         if path.name.startswith("."):
             continue
         try:
-            check_inside(path, ctx.root)
+            CODEX_FILES.check_inside(path, ctx.root)
         except FileProblemError as error:
             ctx.problem(path, error.reason)
             continue
@@ -202,7 +196,7 @@ def _stage1_cwd(row_memory: str, thread_id: str, raw: dict[str, RawMemory],
 
 def read_codex_home(home: str | os.PathLike[str], now: datetime | None = None, *,
                     sqlite_home: str | os.PathLike[str] | None = None,
-                    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+                    max_file_bytes: int = MAX_CODEX_FILE_BYTES,
                     db_busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEOUT_S) -> CodexHome:
     """Read everything memtui shows of a Codex home; never raises for bad content.
 
@@ -227,7 +221,7 @@ def read_codex_home(home: str | os.PathLike[str], now: datetime | None = None, *
         ctx.problem(memories, "folder not found (Codex has not written memories here)")
     else:
         try:
-            check_inside(memories, ctx.root)
+            CODEX_FILES.check_inside(memories, ctx.root)
             memories_ok = True
         except FileProblemError as error:
             ctx.problem(memories, error.reason)

@@ -34,12 +34,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from memtui.engine.codex.errors import FileProblemError
+from memtui.engine.codex.errors import CODEX_FILES, FileProblemError
 from memtui.engine.codex.models import JsonMixin, Problem
 from memtui.engine.codex.naming import ROLLOUT_FILE_RE, rollout_uuid_from_name
 from memtui.engine.codex.paths import archived_sessions_dir, sessions_dir
-from memtui.engine.codex.safe_fs import check_inside, open_regular_file, real_root
 from memtui.engine.codex.timefmt import format_utc, parse_datetime
+from memtui.engine.safe_files import json_lines, real_root
 
 MAX_LINE_BYTES = 10 * 1024 * 1024
 """Longest rollout line parsed; longer lines are reported and skipped."""
@@ -56,7 +56,6 @@ SESSIONS_DEPTH = 3
 """``sessions/YYYY/MM/DD/``: rollout files sit three folders down."""
 ARCHIVED_MAX_DEPTH = 3
 """``archived_sessions/`` holds rollout files at its top, or dated folders like sessions."""
-_SKIP_CHUNK_BYTES = 1 << 20
 
 RECORD_SESSION_META = "session_meta"
 RECORD_RESPONSE_ITEM = "response_item"
@@ -465,26 +464,6 @@ class ReadResult:
     """The byte (of the uncompressed text) after the last whole line that was read."""
 
 
-def _lines(handle: IO[bytes], reader: RolloutReader, first_number: int
-           ) -> Iterator[tuple[int, bytes, int]]:
-    """(line number, line, bytes consumed) for each line; over-long lines are skipped."""
-    number = first_number
-    while True:
-        raw = handle.readline(MAX_LINE_BYTES + 1)
-        if not raw:
-            return
-        number += 1
-        consumed = len(raw)
-        if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
-            while raw and not raw.endswith(b"\n"):
-                raw = handle.readline(_SKIP_CHUNK_BYTES)
-                consumed += len(raw)
-            reader.problem(number, f"longer than {MAX_LINE_BYTES} bytes; line skipped")
-            yield number, b"", consumed
-            continue
-        yield number, raw, consumed
-
-
 def _open_text(fd: int, compressed: bool) -> IO[bytes]:
     raw = os.fdopen(fd, "rb")
     if not compressed:
@@ -503,12 +482,7 @@ def read_rollout_from(path: Path, root: Path, reader: RolloutReader, offset: int
     Only whole lines move the offset on: a last line still being written is read again
     next time. Raises ``FileProblemError`` when the file cannot be read.
     """
-    fd = open_regular_file(path, real_root(root))
-    size = os.fstat(fd).st_size
-    if size > MAX_ROLLOUT_FILE_BYTES:
-        os.close(fd)
-        raise FileProblemError(f"too large ({size} bytes; the limit is "
-                               f"{MAX_ROLLOUT_FILE_BYTES})")
+    fd = CODEX_FILES.open_regular(path, real_root(root), MAX_ROLLOUT_FILE_BYTES)
     compressed = is_compressed(path)
     start = 0 if compressed else offset
     try:
@@ -516,8 +490,12 @@ def read_rollout_from(path: Path, root: Path, reader: RolloutReader, offset: int
             if start:
                 handle.seek(start)
             position = start
-            for number, raw, consumed in _lines(handle, reader, int(reader.state["lines"])):
-                if raw:
+            for number, line, consumed in json_lines(handle, MAX_LINE_BYTES,
+                                                     int(reader.state["lines"])):
+                raw = line or b""
+                if line is None:
+                    reader.problem(number, f"longer than {MAX_LINE_BYTES} bytes; line skipped")
+                elif raw:
                     reader.line(number, raw)
                 if raw.endswith(b"\n") or not raw:
                     position += consumed
@@ -561,7 +539,7 @@ def _walk(folder: Path, root: Path, depth: int, problems: list[Problem], *,
             continue
         if is_link:
             try:
-                check_inside(path, root)
+                CODEX_FILES.check_inside(path, root)
             except FileProblemError as error:
                 problems.append(Problem(str(path), error.reason))
                 continue
@@ -589,7 +567,7 @@ def scan_rollout_files(home: Path, max_files: int = MAX_ROLLOUT_FILES
         if not folder.is_dir():
             continue
         try:
-            check_inside(folder, root)
+            CODEX_FILES.check_inside(folder, root)
         except FileProblemError as error:
             problems.append(Problem(str(folder), error.reason))
             continue

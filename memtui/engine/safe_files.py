@@ -1,0 +1,429 @@
+"""Safe reads and writes of the files inside another program's home folder (a Codex home,
+a Claude Code or Gemini CLI store): the one copy of these rules (spec/40, spec/80).
+
+Reads: the real path must stay inside the home's real root (a symlink leading outside is
+refused, never followed); the file is opened with ``O_NOFOLLOW | O_NONBLOCK`` (no FIFO can
+block), must be a regular file and is capped in size; text must be UTF-8 without NUL bytes
+(a leading BOM is dropped). A read can return a ``FileStamp`` (size, mtime, SHA-256, mode)
+of what was read.
+
+Writes (``replace_file`` / ``remove_file`` / ``create_file``): refuse a path that leaves the
+root or is a symlink, refuse when the file changed since its stamp was taken (size, mtime or
+hash differ), write a temporary file in the same folder, keep the old file's mode, fsync, and
+rename it over the old one (a new file is hard-linked to its name, so it never replaces one).
+Nothing is ever half-written: a failure leaves the old file as it was.
+
+Each kind of home reports problems with its own error classes (their codes reach ``--json``
+output), so the rules are methods of ``SafeFiles``, whose fields are those classes; each home
+makes one instance (``CODEX_FILES``, ``AGENT_FILES``). A problem with one file raises the
+instance's ``problem`` class, a ``FileProblem`` whose ``reason`` is the one-line cause.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import errno
+import hashlib
+import os
+import secrets
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from memtui.errors import Conflict, MemtuiError, PermissionDenied
+
+MAX_TEXT_FILE_BYTES = 1024 * 1024
+"""Default cap of one read; each home may set its own."""
+NEW_FILE_MODE = 0o600
+"""Mode of a file memtui creates in a home."""
+NEW_DIR_MODE = 0o700
+"""Mode of a folder memtui creates in a home."""
+TEMP_PREFIX = ".memtui-tmp-"
+"""Name prefix of the temporary file a write goes through (same folder as the target)."""
+READ_FLAGS = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+              | getattr(os, "O_CLOEXEC", 0))
+"""How a file in a home is opened for reading: never through a final symlink, never
+blocking on a FIFO."""
+CREATE_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+                | getattr(os, "O_CLOEXEC", 0))
+"""How a new file is created: never over an existing file or through a symlink."""
+NO_HARD_LINK_ERRNOS = frozenset({errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK})
+"""``link()`` failures that mean the file system has no hard links (create in place then)."""
+_UTF8_BOM = "\ufeff"
+_READ_CHUNK = 1 << 20
+
+
+class FileProblem(MemtuiError):
+    """One file cannot be read or written safely (outside the home, a symlink, too large,
+    binary, not UTF-8 ...). Readers catch it and report a problem; ``reason`` is the
+    one-line cause. Each home raises a subclass of its own (``SafeFiles.problem``)."""
+
+    code = "file_problem"
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class FileStamp:
+    """What a file was when memtui read it: a write is refused unless it still is."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    sha256: str
+    mode: int
+
+    def to_json(self) -> dict[str, object]:
+        """The stamp as plain JSON (mode in octal text)."""
+        return {"path": self.path, "size": self.size, "mtime_ns": self.mtime_ns,
+                "sha256": self.sha256, "mode": oct(self.mode)}
+
+
+_FOLDER_CACHE: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar(
+    "memtui_safe_files_folder_cache", default=None)
+
+
+@contextlib.contextmanager
+def folder_cache() -> Iterator[None]:
+    """Within this block, the real path of each folder is resolved once (a reader lists and
+    opens thousands of files in the same few folders); writes never use it."""
+    token = _FOLDER_CACHE.set({})
+    try:
+        yield
+    finally:
+        _FOLDER_CACHE.reset(token)
+
+
+def realpath(path: str | os.PathLike[str]) -> str:
+    """``os.path.realpath``, with folders resolved once inside ``folder_cache``."""
+    text = os.fspath(path)
+    cache = _FOLDER_CACHE.get()
+    if cache is None:
+        return os.path.realpath(text)
+    parent, name = os.path.split(os.path.abspath(text))
+    if name in ("", ".", ".."):
+        return os.path.realpath(text)
+    real_parent = cache.get(parent)
+    if real_parent is None:
+        real_parent = os.path.realpath(parent)
+        cache[parent] = real_parent
+    full = os.path.join(real_parent, name)
+    return os.path.realpath(full) if os.path.islink(full) else full
+
+
+def real_root(root: str | os.PathLike[str]) -> Path:
+    """The real (symlink-resolved) absolute path of a home folder."""
+    return Path(os.path.realpath(os.fspath(root)))
+
+
+def is_within(path: str | os.PathLike[str], root: Path) -> bool:
+    """True when the real path of ``path`` is ``root`` (already real) or below it."""
+    real = realpath(path)
+    base = str(root)
+    return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
+
+
+def json_lines(handle: IO[bytes], max_line_bytes: int, first_number: int = 0
+               ) -> Iterator[tuple[int, bytes | None, int]]:
+    """``(line number, line, bytes consumed)`` for each line of a JSON Lines file, reading
+    at most ``max_line_bytes + 1`` bytes at once: a longer line is consumed and given as
+    ``None`` (the caller reports it). A last line without its newline is given as it is."""
+    number = first_number
+    while True:
+        raw = handle.readline(max_line_bytes + 1)
+        if not raw:
+            return
+        number += 1
+        consumed = len(raw)
+        if len(raw) > max_line_bytes and not raw.endswith(b"\n"):
+            while raw and not raw.endswith(b"\n"):
+                raw = handle.readline(_READ_CHUNK)
+                consumed += len(raw)
+            yield number, None, consumed
+            continue
+        yield number, raw, consumed
+
+
+def _fsync_folder(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def write_new_file(name: str | os.PathLike[str], data: bytes, mode: int,
+                   dir_fd: int | None = None) -> None:
+    """Create ``name`` (relative to ``dir_fd`` when given) holding ``data``, fsynced; never
+    over an existing file or through a symlink (``FileExistsError`` / ``OSError``)."""
+    fd = os.open(name, CREATE_FLAGS, mode, dir_fd=dir_fd)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fchmod(handle.fileno(), mode)
+            os.fsync(handle.fileno())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(name, dir_fd=dir_fd)
+        raise
+
+
+def publish_new_file(temp: str | os.PathLike[str], name: str | os.PathLike[str], data: bytes,
+                     mode: int, dir_fd: int | None = None) -> bool:
+    """Give the written temporary file ``temp`` the new name ``name`` without ever replacing
+    a file (a hard link; on a file system without them, ``data`` is written to ``name``
+    directly). False when ``name`` is taken; other failures raise ``OSError``. The caller
+    removes ``temp``."""
+    try:
+        os.link(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
+        return True
+    except FileExistsError:
+        return False
+    except OSError as error:
+        if error.errno not in NO_HARD_LINK_ERRNOS:
+            raise
+    try:
+        write_new_file(name, data, mode, dir_fd)
+    except FileExistsError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class SafeFiles:
+    """The safe reads and writes of one kind of home, raising that home's error classes.
+
+    ``problem``: one file cannot be read; ``unsafe``: a write would leave the home or go
+    through a symlink; ``changed``: the file changed since it was read; ``failed``: the
+    system refused a write. ``home_name`` names the home in a "points outside" problem (the
+    real root's path when empty); ``max_bytes`` caps a read unless the caller says otherwise.
+    """
+
+    problem: type[FileProblem] = FileProblem
+    unsafe: type[MemtuiError] = PermissionDenied
+    changed: type[MemtuiError] = Conflict
+    failed: type[MemtuiError] = MemtuiError
+    home_name: str = ""
+    max_bytes: int = MAX_TEXT_FILE_BYTES
+
+    # ---- reads ---------------------------------------------------------------------------
+
+    def check_inside(self, path: str | os.PathLike[str], root: Path) -> Path:
+        """The real path of ``path``; ``problem`` when it leaves ``root`` (already real)."""
+        if not is_within(path, root):
+            kind = "symlink" if os.path.islink(path) else "path"
+            raise self.problem(f"{kind} points outside {self.home_name or root}; "
+                               "not followed")
+        return Path(realpath(path))
+
+    def open_regular(self, path: str | os.PathLike[str], root: Path,
+                     max_bytes: int | None = None) -> int:
+        """A read-only descriptor of the regular file ``path`` inside ``root``; with
+        ``max_bytes``, a larger file is refused. The caller closes it."""
+        real = self.check_inside(path, root)
+        try:
+            fd = os.open(real, READ_FLAGS)
+        except FileNotFoundError:
+            raise self.problem("file not found") from None
+        except PermissionError:
+            raise self.problem("permission denied; cannot read") from None
+        except OSError as error:
+            raise self.problem(f"cannot open ({error.strerror or error})") from None
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            os.close(fd)
+            raise self.problem("not a regular file")
+        if max_bytes is not None and info.st_size > max_bytes:
+            os.close(fd)
+            raise self.problem(f"too large ({info.st_size} bytes; the limit is {max_bytes})")
+        return fd
+
+    def _read(self, path: str | os.PathLike[str], root: Path, max_bytes: int | None
+              ) -> tuple[bytes, os.stat_result]:
+        limit = self.max_bytes if max_bytes is None else max_bytes
+        fd = self.open_regular(path, root, limit)
+        try:
+            info = os.fstat(fd)
+            chunks: list[bytes] = []
+            total = 0
+            while total <= limit:
+                chunk = os.read(fd, min(_READ_CHUNK, limit + 1 - total))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                total += len(chunk)
+        except OSError as error:
+            raise self.problem(f"read failed ({error.strerror or error})") from None
+        finally:
+            os.close(fd)
+        if total > limit:
+            raise self.problem(f"too large (more than {limit} bytes)")
+        return b"".join(chunks), info
+
+    def read_bytes(self, path: str | os.PathLike[str], root: Path,
+                   max_bytes: int | None = None) -> bytes:
+        """The bytes of a regular file inside ``root``, at most ``max_bytes``."""
+        return self._read(path, root, max_bytes)[0]
+
+    def read_stamped(self, path: str | os.PathLike[str], root: Path,
+                     max_bytes: int | None = None) -> tuple[bytes, FileStamp]:
+        """The bytes of a regular file inside ``root`` and its stamp."""
+        data, info = self._read(path, root, max_bytes)
+        stamp = FileStamp(str(Path(path)), len(data), info.st_mtime_ns,
+                          hashlib.sha256(data).hexdigest(), stat.S_IMODE(info.st_mode))
+        return data, stamp
+
+    def decode_text(self, data: bytes) -> str:
+        """File bytes as text; binary or invalid UTF-8 raise ``problem``."""
+        if b"\x00" in data:
+            raise self.problem("binary file (contains NUL bytes); not text")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise self.problem(f"not valid UTF-8 (bad byte at offset {error.start})") from None
+        return text[1:] if text.startswith(_UTF8_BOM) else text
+
+    def read_text(self, path: str | os.PathLike[str], root: Path,
+                  max_bytes: int | None = None) -> str:
+        """The UTF-8 text of a regular file inside ``root``."""
+        return self.decode_text(self.read_bytes(path, root, max_bytes))
+
+    def read_text_stamped(self, path: str | os.PathLike[str], root: Path,
+                          max_bytes: int | None = None) -> tuple[str, FileStamp]:
+        """The UTF-8 text of a regular file inside ``root`` and its stamp."""
+        data, stamp = self.read_stamped(path, root, max_bytes)
+        return self.decode_text(data), stamp
+
+    def read_prefix(self, path: str | os.PathLike[str], root: Path, max_bytes: int) -> bytes:
+        """At most the first ``max_bytes`` of a regular file inside ``root`` (of any size)."""
+        fd = self.open_regular(path, root)
+        try:
+            return os.read(fd, max_bytes)
+        except OSError as error:
+            raise self.problem(f"read failed ({error.strerror or error})") from None
+        finally:
+            os.close(fd)
+
+    def list_folder(self, folder: str | os.PathLike[str], root: Path) -> list[Path]:
+        """The entries of a folder inside ``root``, sorted by name (empty when absent)."""
+        path = Path(folder)
+        if not os.path.lexists(path):
+            return []
+        real = self.check_inside(path, root)
+        if not real.is_dir():
+            raise self.problem("not a folder")
+        try:
+            names = sorted(os.listdir(real))
+        except OSError as error:
+            raise self.problem(f"cannot list folder ({error.strerror or error})") from None
+        return [path / name for name in names]
+
+    # ---- writes --------------------------------------------------------------------------
+
+    def _check_write_target(self, path: Path, root: Path) -> None:
+        if os.path.islink(path):
+            raise self.unsafe(f"{path}: is a symlink; memtui never writes through one")
+        if not is_within(path.parent, root):
+            raise self.unsafe(f"{path}: its folder leads outside {root}; nothing was written")
+        if not is_within(path, root):
+            raise self.unsafe(f"{path}: leads outside {root}; nothing was written")
+
+    def current_stamp(self, path: str | os.PathLike[str], root: Path,
+                      max_bytes: int | None = None) -> FileStamp:
+        """The stamp of the file as it is now (reads and hashes it)."""
+        return self.read_stamped(path, root, max_bytes)[1]
+
+    def check_unchanged(self, expected: FileStamp, root: Path) -> None:
+        """``changed`` unless the file still has ``expected``'s size, mtime and hash (also
+        when it can no longer be read)."""
+        try:
+            now = self.current_stamp(expected.path, root, max(expected.size, self.max_bytes))
+        except FileProblem as error:
+            raise self.changed(f"{expected.path}: changed since it was read "
+                               f"({error.reason}); nothing was written") from None
+        if (now.size, now.mtime_ns, now.sha256) != (expected.size, expected.mtime_ns,
+                                                     expected.sha256):
+            raise self.changed(f"{expected.path}: changed since it was read (by the agent?); "
+                               "nothing was written — read it again and retry")
+
+    def _write_temp(self, folder: Path, data: bytes, mode: int) -> Path:
+        temp = folder / f"{TEMP_PREFIX}{secrets.token_hex(8)}"
+        try:
+            write_new_file(temp, data, mode)
+        except OSError as error:
+            raise self.failed(f"{folder}: cannot write a temporary file "
+                              f"({error.strerror or error}); nothing was written") from None
+        return temp
+
+    def replace_file(self, expected: FileStamp, text: str, root: Path) -> FileStamp:
+        """Write ``text`` over the file ``expected`` was taken of, atomically; its new stamp.
+
+        Refused (nothing written) when the path is a symlink or leaves ``root``
+        (``unsafe``), or when the file changed since ``expected`` was taken (``changed``).
+        The file keeps its mode.
+        """
+        path = Path(expected.path)
+        self._check_write_target(path, root)
+        self.check_unchanged(expected, root)
+        data = text.encode("utf-8")
+        temp = self._write_temp(path.parent, data, expected.mode)
+        try:
+            self.check_unchanged(expected, root)  # the agent may have written while we did
+            os.replace(temp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
+        _fsync_folder(path.parent)
+        return self.current_stamp(path, root, max(len(data), self.max_bytes))
+
+    def remove_file(self, expected: FileStamp, root: Path) -> None:
+        """Remove the file ``expected`` was taken of; refused like ``replace_file``."""
+        path = Path(expected.path)
+        self._check_write_target(path, root)
+        self.check_unchanged(expected, root)
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            raise self.changed(f"{path}: removed since it was read; nothing to do") from None
+        except OSError as error:
+            raise self.failed(f"{path}: cannot remove ({error.strerror or error})") from None
+        _fsync_folder(path.parent)
+
+    def create_file(self, path: str | os.PathLike[str], text: str, root: Path,
+                    mode: int = NEW_FILE_MODE) -> FileStamp:
+        """Create a new file (never over an existing one) atomically; its stamp.
+
+        Missing folders between ``root`` and the file are created; none may lead outside.
+        """
+        target = Path(path)
+        folder = target.parent
+        if not is_within(folder, root) and os.path.lexists(folder):
+            raise self.unsafe(f"{target}: its folder leads outside {root}; nothing was "
+                              "written")
+        try:
+            folder.mkdir(mode=NEW_DIR_MODE, parents=True, exist_ok=True)
+        except OSError as error:
+            raise self.failed(f"{folder}: cannot create folder "
+                              f"({error.strerror or error})") from None
+        self._check_write_target(target, root)
+        data = text.encode("utf-8")
+        temp = self._write_temp(folder, data, mode)
+        try:
+            created = publish_new_file(temp, target, data, mode)
+        except OSError as error:
+            raise self.failed(f"{target}: cannot create ({error.strerror or error})") from None
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+        if not created:
+            raise self.failed(f"{target}: already exists; memtui does not overwrite it")
+        _fsync_folder(folder)
+        return self.current_stamp(target, root, max(len(data), self.max_bytes))
