@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from memtui.engine.agents.transcripts import read_transcript
 from memtui.engine.api import Engine
-from memtui.engine.transcripts import read_transcript
 from memtui.engine.worker import BackgroundLoop
 from memtui.store.database import open_store
 
@@ -260,20 +260,20 @@ def test_transcripts_mark_outside_context(tmp_path: Path) -> None:
                        "message": {"content": [{"type": "tool_use", "name": "WebFetch",
                                                 "input": {"url": "https://example.com"}}]}})
     read = read_transcript(write_transcript(tmp_path / "w.jsonl", records))
-    assert read is not None and read.external_context
+    assert read.used_external_context
     own = transcript_records(tmp_path, "m")
     own.insert(3, {"type": "assistant", "timestamp": "2026-12-01T08:00:30.000Z",
                    "message": {"content": [{"type": "tool_use",
                                             "name": "mcp__memtui__memory_recall",
                                             "input": {"query": "cache"}}]}})
     read = read_transcript(write_transcript(tmp_path / "m.jsonl", own))
-    assert read is not None and not read.external_context
+    assert not read.used_external_context
     other = transcript_records(tmp_path, "o")
     other.insert(3, {"type": "assistant", "timestamp": "2026-12-01T08:00:30.000Z",
                      "message": {"content": [{"type": "tool_use", "name": "mcp__github__get_pr",
                                               "input": {}}]}})
     read = read_transcript(write_transcript(tmp_path / "o.jsonl", other))
-    assert read is not None and read.external_context and read.prompts == 1
+    assert read.used_external_context and read.prompts == 1
 
 
 @pytest.mark.parametrize("argv,expected", [

@@ -11,10 +11,12 @@ Decided here:
   quiet means finished), and turns each into a completed task of the project whose root
   holds the session's folder (created for the folder when none does, as the Codex rollout
   import does), with ``source`` = the agent and ``source_ref`` = the session id, so a
-  session is recorded as a task once. Every session is processed once; its ``outcome`` says
-  what happened: ``recorded`` (with the task id), ``already_recorded``, ``no_transcript``,
-  ``no_prompt`` (nothing was asked), ``no_folder``, ``refused`` (the engine refused the
-  task, detail says why).
+  session is recorded as a task once (a Claude Code session that ``claude
+  import-transcripts`` recorded counts: one reader, ``agents.transcripts``, serves both).
+  Every session is processed once; its ``outcome`` says what happened: ``recorded`` (with
+  the task id), ``already_recorded``, ``no_transcript``, ``no_prompt`` (nothing was asked,
+  or only a sub-agent was), ``no_folder``, ``refused`` (the engine refused the task, detail
+  says why).
 - ``session_start(payload)``: the text a new session (``source`` = ``startup``) starts with
   (spec/20 injection rules through ``InjectionApi.for_session``); None for a resumed,
   cleared or compacted session, or when nothing is injected.
@@ -128,18 +130,21 @@ class SessionsApi(EngineArea):
         return summary
 
     def _process(self, session: AgentSession) -> tuple[str, str | None, str | None]:
-        from memtui.engine.transcripts import TranscriptError, read_transcript
+        from memtui.engine.agents.transcripts import read_transcript, recorded_session
+        from memtui.engine.safe_files import FileProblem
 
-        existing = self._engine.tasks.find_by_source_ref(session.agent, session.session_id)
+        existing = recorded_session(self._engine.tasks, session.agent, session.session_id)
         if existing is not None:
             return ALREADY_RECORDED, None, existing.id
         if not session.transcript_path:
             return NO_TRANSCRIPT, "the hook named no transcript", None
         try:
             read = read_transcript(session.transcript_path)
-        except TranscriptError as error:
-            return NO_TRANSCRIPT, str(error), None
-        if read is None:
+        except FileProblem as error:
+            return NO_TRANSCRIPT, f"transcript {session.transcript_path}: {error.reason}", None
+        if read.sidechain_only:
+            return NO_PROMPT, "every record is a sub-agent (isSidechain) record", None
+        if not read.goal:
             return NO_PROMPT, None, None
         from memtui.engine.codex.project_picker import ProjectPicker, usable_cwd
 
@@ -154,10 +159,11 @@ class SessionsApi(EngineArea):
                 if project is None:
                     return REFUSED, (f"project {picker.read_only.get(folder, '')!r} holds the "
                                      "folder and is read-only for you"), None
+                goal, result = read.task_texts()
                 task = engine.tasks.add_task(
-                    project, read.goal, read.goal, read.result,
+                    project, goal, goal, result,
                     _time_or_none(read.started_at), _time_or_none(read.finished_at),
-                    external_context=read.external_context, source=session.agent,
+                    external_context=read.used_external_context, source=session.agent,
                     source_ref=session.session_id, allow_missing_times=True)
         except Conflict as error:
             return ALREADY_RECORDED, None, str(error.detail.get("task_id") or "") or None

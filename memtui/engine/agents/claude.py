@@ -42,6 +42,7 @@ from memtui.engine.agents.paths import (
     resolve_claude_home,
 )
 from memtui.engine.agents.settings_json import dotted, read_settings
+from memtui.engine.agents.transcripts import SUBAGENT_PREFIX, TRANSCRIPT_SUFFIX
 from memtui.engine.safe_files import folder_cache, real_root
 
 PROJECTS_DIR = "projects"
@@ -52,8 +53,6 @@ INSTRUCTIONS_FILE = "CLAUDE.md"
 LOCAL_INSTRUCTIONS_FILE = "CLAUDE.local.md"
 RULES_DIR = "rules"
 PROJECT_CONFIG_DIR = ".claude"
-TRANSCRIPT_SUFFIX = ".jsonl"
-SUBAGENT_PREFIX = "agent-"
 SWITCH_ENABLED = "autoMemoryEnabled"
 SWITCH_DIRECTORY = "autoMemoryDirectory"
 CWD_PREFIX_BYTES = 32 * 1024

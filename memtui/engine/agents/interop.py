@@ -12,7 +12,8 @@
   not brought back).
 - ``import_transcripts(home)``: each main Claude Code session becomes a completed task
   (``source = claude``, ``source_ref`` = the session id); incremental: a session already
-  recorded is skipped before its file is read again.
+  recorded (by an earlier import or by the session-end hook) is skipped before its file is
+  read again.
 - ``export_claude(dir)`` / ``export_gemini(dir)``: the actor's view of the store in each
   format, into a new folder.
 """
@@ -37,7 +38,13 @@ from memtui.engine.agents.export_format import (
 from memtui.engine.agents.gemini import read_gemini_home
 from memtui.engine.agents.models import AgentProject, MemoryFile, Problem
 from memtui.engine.agents.paths import resolve_claude_home
-from memtui.engine.agents.transcripts import TranscriptTask, read_transcript, transcript_files
+from memtui.engine.agents.transcripts import (
+    IMPORT_TASK_SOURCE,
+    TranscriptTask,
+    read_transcript,
+    recorded_session,
+    transcript_files,
+)
 from memtui.engine.base import EngineArea
 from memtui.engine.codex.export_writer import write_export
 from memtui.engine.codex.import_memories import note_kind
@@ -56,7 +63,6 @@ from memtui.engine.codex.project_picker import project_id_from_folder, usable_cw
 from memtui.engine.identity import MAX_LIST_LIMIT
 from memtui.engine.redaction import redact
 from memtui.engine.safe_files import real_root
-from memtui.engine.tasks import MAX_TASK_TEXT_BYTES
 from memtui.engine.validation import MAX_CONTENT_BYTES
 from memtui.errors import Conflict, MemtuiError
 from memtui.store.models import Memory, PageCursor
@@ -65,7 +71,6 @@ if TYPE_CHECKING:
     from memtui.engine.api import Engine
 
 IMPORT_SOURCE = "import"
-TASK_SOURCE_CLAUDE = "claude"
 REF_CLAUDE = "claude:"
 REF_GEMINI = "gemini:"
 MAX_REF_CHARS = 240
@@ -254,7 +259,6 @@ class AgentsApi(EngineArea):
         root = real_root(home_path)
         picker = _Picker(self._engine)
         items: list[ImportItem] = []
-        tasks = self._engine.tasks
         for found in files:
             path = str(found.path)
             if found.subagent:
@@ -262,7 +266,7 @@ class AgentsApi(EngineArea):
                                         REASON_SUBAGENT, "a sub-agent session (agent-*.jsonl)",
                                         path=path))
                 continue
-            existing = tasks.find_by_source_ref(TASK_SOURCE_CLAUDE, found.ref)
+            existing = recorded_session(self._engine.tasks, IMPORT_TASK_SOURCE, found.ref)
             if existing is not None:
                 items.append(ImportItem(KIND_SESSION, found.ref, OUTCOME_SKIPPED,
                                         REASON_ALREADY, target_id=existing.id,
@@ -298,15 +302,14 @@ class AgentsApi(EngineArea):
         cwd = usable_cwd(task.cwd)
         if cwd is None:
             return skip(REASON_NO_PROJECT, "no absolute working directory to pick a project")
-        goal, _ = bound_text(redact(task.goal or ""), MAX_TASK_TEXT_BYTES)
-        result, _ = bound_text(redact(task.result or ""), MAX_TASK_TEXT_BYTES)
+        goal, result = task.task_texts()
         try:
             with self._store.transaction():
                 project = picker.project_for(cwd)
                 added = self._engine.tasks.add_task(
                     project, goal, goal, result, task.started_at, task.finished_at,
                     status="completed", external_context=task.used_external_context,
-                    source=TASK_SOURCE_CLAUDE, source_ref=ref)
+                    source=IMPORT_TASK_SOURCE, source_ref=ref)
         except Conflict:
             return skip(REASON_ALREADY, "already recorded")
         except MemtuiError as error:

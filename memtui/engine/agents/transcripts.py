@@ -1,37 +1,75 @@
-"""Claude Code transcripts (``projects/<slug>/<session>.jsonl``) read as finished tasks.
+"""Claude Code transcripts (``projects/<slug>/<session>.jsonl``, spec/80) read as finished
+tasks: the one reader behind ``memtui claude import-transcripts`` and the session-end hook's
+turn into a task (``engine.sessions``).
 
-Goal = the first real user request (a user message whose content is only ``tool_result``
-blocks is not one, nor a meta or command record); result = the last assistant text; times
-from the records' timestamps; a ``mcp__<server>__<tool>`` call is MCP use and ``WebSearch``
-/ ``WebFetch`` web access (external context for the extractor's gate 4). Sub-agent sessions
-(``agent-*.jsonl``, or every record ``isSidechain``) are skipped with that reason. Bad lines
-are problems with their line number; unknown record types are skipped.
+A transcript is one JSON object a line. Only ``user`` and ``assistant`` records count
+(``summary``, ``system``, ``file-history-snapshot`` and unknown types are passed over), and
+only those of the main session: ``isSidechain`` records are a sub-agent's conversation. A
+session whose every record is a side chain (``sidechain_only``), or whose file is named
+``agent-*.jsonl``, is a sub-agent session; callers skip it with that reason.
+
+- Goal: the first real user request. A user record is a request (``prompts`` counts them)
+  when it is not ``isMeta``, its content is not only ``tool_result`` blocks (a tool's
+  answer), and its text (a string, or the ``text`` blocks) is not one Claude Code injects
+  (``INJECTED_PREFIXES``: slash commands and their output, caveats, reminders).
+- Result: the last assistant text. Times: the first and last record times (UTC, memtui's
+  stored form). ``sessionId``, ``cwd`` and ``gitBranch`` from the first record naming them.
+- External context (the extractor's gate 4): a ``tool_use`` / ``server_tool_use`` block of
+  web access (``WebSearch``, ``WebFetch``, ``web_search``, ``web_fetch``) or of an MCP tool
+  (``mcp__<server>__<tool>``) of a server other than memtui's own (``mcp__memtui__*`` only
+  reads and writes memtui's store, so it brings nothing from outside).
+
+Reading is bounded and safe (``memtui.engine.safe_files``): the file stays inside its root
+(by default its own folder), a file over ``MAX_TRANSCRIPT_BYTES`` is refused, a line over
+``MAX_LINE_BYTES`` or that is not a JSON object is a problem with its line number (at most
+``MAX_PROBLEMS_PER_FILE``) and is skipped, so a transcript still being written (a cut last
+line) reads as far as it is whole.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
 from memtui.engine.agents.models import JsonMixin, Problem
+from memtui.engine.codex.import_report import bound_text
 from memtui.engine.codex.timefmt import format_utc, parse_datetime
-from memtui.engine.safe_files import real_root
+from memtui.engine.redaction import redact
+from memtui.engine.safe_files import json_lines, real_root
+from memtui.engine.tasks import MAX_TASK_TEXT_BYTES
+
+if TYPE_CHECKING:
+    from memtui.engine.tasks import TaskApi
+    from memtui.store.models import Task
 
 MAX_TRANSCRIPT_BYTES = 512 * 1024 * 1024
+"""Largest transcript read; a larger one is reported, not read."""
 MAX_LINE_BYTES = 16 * 1024 * 1024
+"""Longer lines (a huge pasted file or tool output) are reported and skipped."""
 MAX_PROBLEMS_PER_FILE = 20
 SUBAGENT_PREFIX = "agent-"
+"""File name prefix of a sub-agent session."""
 TRANSCRIPT_SUFFIX = ".jsonl"
 MCP_PREFIX = "mcp__"
-WEB_TOOLS = frozenset({"WebSearch", "WebFetch"})
-INJECTED_PREFIXES = ("<command-name>", "<command-message>", "<local-command-stdout>",
-                     "Caveat: The messages below", "<system-reminder>", "[Request interrupted")
+OWN_MCP_PREFIX = "mcp__memtui__"
+"""memtui's own MCP tools: not context from outside."""
+WEB_TOOLS = frozenset({"WebSearch", "WebFetch", "web_search", "web_fetch"})
+"""Claude Code's web tools and the API's server-side ones."""
+TOOL_USE_BLOCKS = frozenset({"tool_use", "server_tool_use"})
+INJECTED_PREFIXES = ("<command-", "<local-command-", "Caveat: The messages below",
+                     "<system-reminder>", "[Request interrupted")
 """User texts that Claude Code injects, not the user's request."""
+HOOK_TASK_SOURCE = "claude-code"
+"""Task source of a session the session-end hook recorded (its agent name,
+``engine.sessions.AGENTS``)."""
+IMPORT_TASK_SOURCE = "claude"
+"""Task source of a session ``claude import-transcripts`` recorded."""
+SESSION_TASK_SOURCES = (HOOK_TASK_SOURCE, IMPORT_TASK_SOURCE)
+"""A Claude Code session recorded under either source is not recorded again."""
 
 
 @dataclass(frozen=True)
@@ -50,12 +88,20 @@ class TranscriptTask(JsonMixin):
     mcp_tools: tuple[str, ...] = ()
     git_branch: str | None = None
     sidechain_only: bool = False
+    prompts: int = 0
     problems: tuple[Problem, ...] = ()
 
     @property
     def used_external_context(self) -> bool:
-        """True when MCP tools or web access fed the session."""
+        """True when MCP tools of another server or web access fed the session."""
         return self.used_mcp or self.used_web
+
+    def task_texts(self) -> tuple[str, str]:
+        """The goal and the result as a task stores them: redacted, then cut to the task
+        text limit with a marker."""
+        goal, _ = bound_text(redact(self.goal or ""), MAX_TASK_TEXT_BYTES)
+        result, _ = bound_text(redact(self.result or ""), MAX_TASK_TEXT_BYTES)
+        return goal, result
 
 
 def _text(content: Any) -> str:
@@ -87,6 +133,7 @@ class _Builder:
     used_web: bool = False
     mcp_tools: list[str] = field(default_factory=list)
     git_branch: str | None = None
+    prompts: int = 0
     main_records: int = 0
     side_records: int = 0
     problems: list[Problem] = field(default_factory=list)
@@ -113,6 +160,17 @@ class _Builder:
             self.side_records += 1
             return
         self.main_records += 1
+        self._note(record)
+        message = record.get("message")
+        if not isinstance(message, dict):
+            return
+        content = message.get("content")
+        if kind == "user":
+            self._user(record, content)
+        else:
+            self._assistant(content)
+
+    def _note(self, record: dict[str, Any]) -> None:
         stamp = parse_datetime(record.get("timestamp"))
         if stamp is not None:
             text = format_utc(stamp)
@@ -127,28 +185,31 @@ class _Builder:
                     self.cwd = self.cwd or value
                 else:
                     self.git_branch = self.git_branch or value
-        message = record.get("message")
-        if not isinstance(message, dict):
+
+    def _user(self, record: dict[str, Any], content: Any) -> None:
+        if record.get("isMeta") is True or _only_tool_results(content):
             return
-        content = message.get("content")
-        if kind == "user":
-            if record.get("isMeta") is True or _only_tool_results(content):
-                return
-            text = _text(content)
-            if text and self.goal is None and not text.startswith(INJECTED_PREFIXES):
-                self.goal = text
+        text = _text(content)
+        if not text or text.startswith(INJECTED_PREFIXES):
             return
+        self.prompts += 1
+        if self.goal is None:
+            self.goal = text
+
+    def _assistant(self, content: Any) -> None:
         if isinstance(content, list):
             for item in content:
-                if not isinstance(item, dict) or item.get("type") != "tool_use":
+                if not isinstance(item, dict) or item.get("type") not in TOOL_USE_BLOCKS:
                     continue
                 name = item.get("name")
-                if isinstance(name, str) and name.startswith(MCP_PREFIX):
+                if not isinstance(name, str):
+                    continue
+                if name in WEB_TOOLS:
+                    self.used_web = True
+                elif name.startswith(MCP_PREFIX) and not name.startswith(OWN_MCP_PREFIX):
                     self.used_mcp = True
                     if name not in self.mcp_tools:
                         self.mcp_tools.append(name)
-                elif name in WEB_TOOLS:
-                    self.used_web = True
         text = _text(content)
         if text:
             self.result = text
@@ -160,44 +221,40 @@ class _Builder:
             used_mcp=self.used_mcp, used_web=self.used_web, mcp_tools=tuple(self.mcp_tools),
             git_branch=self.git_branch,
             sidechain_only=self.side_records > 0 and self.main_records == 0,
-            problems=tuple(self.problems))
+            prompts=self.prompts, problems=tuple(self.problems))
 
 
-def _lines(handle: Any) -> Iterator[tuple[int, bytes]]:
-    number = 0
-    while True:
-        raw = handle.readline(MAX_LINE_BYTES + 1)
-        if not raw:
-            return
-        number += 1
-        if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
-            while raw and not raw.endswith(b"\n"):
-                raw = handle.readline(1 << 20)
-            yield number, b"\x00too-long"
-            continue
-        yield number, raw
-
-
-def read_transcript(path: Path, root: Path) -> TranscriptTask:
-    """One transcript as a task; ``AgentFileProblem`` when the file cannot be read."""
-    real = AGENT_FILES.check_inside(path, root)
-    try:
-        fd = os.open(real, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
-                     | getattr(os, "O_NONBLOCK", 0))
-    except OSError as error:
-        raise AgentFileProblem(f"cannot open ({error.strerror or error})") from None
-    info = os.fstat(fd)
-    if info.st_size > MAX_TRANSCRIPT_BYTES:
-        os.close(fd)
-        raise AgentFileProblem(f"too large ({info.st_size} bytes)")
-    builder = _Builder(str(path))
+def read_transcript(path: str | os.PathLike[str], root: Path | None = None
+                    ) -> TranscriptTask:
+    """One transcript as a task; ``AgentFileProblem`` when the file cannot be read (outside
+    ``root`` -- a real folder, by default the file's own --, not a regular file, too large,
+    unreadable)."""
+    file_path = Path(path)
+    base = root if root is not None else real_root(file_path.parent)
+    fd = AGENT_FILES.open_regular(file_path, base, MAX_TRANSCRIPT_BYTES)
+    builder = _Builder(str(file_path))
     try:
         with os.fdopen(fd, "rb") as handle:
-            for number, raw in _lines(handle):
-                builder.record(number, raw)
+            for number, raw, _consumed in json_lines(handle, MAX_LINE_BYTES):
+                if raw is None:
+                    builder.problem(number, f"longer than {MAX_LINE_BYTES} bytes; line skipped")
+                else:
+                    builder.record(number, raw)
     except OSError as error:
         raise AgentFileProblem(f"read failed ({error.strerror or error})") from None
     return builder.build()
+
+
+def recorded_session(tasks: TaskApi, source: str, session_id: str) -> Task | None:
+    """The task a session is already recorded as under ``source``, or None. A Claude Code
+    session counts as recorded under either of its sources (``SESSION_TASK_SOURCES``: the
+    hook's and the import's), so the two paths never record it twice."""
+    sources = SESSION_TASK_SOURCES if source in SESSION_TASK_SOURCES else (source,)
+    for each in sources:
+        found = tasks.find_by_source_ref(each, session_id)
+        if found is not None:
+            return found
+    return None
 
 
 @dataclass(frozen=True)
