@@ -3,7 +3,8 @@
 A note is always a new file ``memories/extensions/ad_hoc/notes/<YYYY-MM-DDTHH-MM-SS>-<slug>.md``:
 never an overwrite, never through a symlink (no folder between the home and the note may be
 one), and atomic: the text is written to a hidden temporary file, then hard-linked to its
-final name, which fails rather than replace an existing file.
+final name, which fails rather than replace an existing file (``safe_files.publish_new_file``,
+the rule every new file memtui writes into an agent's home follows).
 """
 
 from __future__ import annotations
@@ -26,18 +27,16 @@ from memtui.engine.codex.naming import (
 from memtui.engine.codex.paths import NOTES_DIR_PARTS
 from memtui.engine.codex.timefmt import as_utc
 from memtui.engine.redaction import redact
+from memtui.engine.safe_files import NEW_DIR_MODE, NEW_FILE_MODE, publish_new_file, write_new_file
 
 MAX_NOTE_BYTES = 256 * 1024
 """Largest note text accepted (after redaction)."""
 MAX_NAME_ATTEMPTS = 100
 """Collision suffixes ``-2`` .. ``-100`` tried before giving up."""
-NEW_DIR_MODE = 0o700
-NOTE_FILE_MODE = 0o600
+NOTE_FILE_MODE = NEW_FILE_MODE
 TEMP_PREFIX = ".memtui-note-"
 _DIR_FLAGS = (os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
               | getattr(os, "O_CLOEXEC", 0))
-_CREATE_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-                 | getattr(os, "O_CLOEXEC", 0))
 
 
 def _clean_text(text: str) -> str:
@@ -91,39 +90,10 @@ def _open_notes_dir(home: Path) -> Iterator[int]:
 def _write_temp(dir_fd: int, data: bytes, where: Path) -> str:
     name = f"{TEMP_PREFIX}{secrets.token_hex(8)}"
     try:
-        fd = os.open(name, _CREATE_FLAGS, NOTE_FILE_MODE, dir_fd=dir_fd)
+        write_new_file(name, data, NOTE_FILE_MODE, dir_fd)
     except OSError as error:
-        raise _os_error("create a note", where, error) from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-    except OSError as error:
-        os.unlink(name, dir_fd=dir_fd)
         raise _os_error("write a note", where, error) from None
     return name
-
-
-def _publish(dir_fd: int, temp: str, name: str, data: bytes) -> bool:
-    """Give the temporary file its final name; False when that name is taken."""
-    try:
-        os.link(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
-        return True
-    except FileExistsError:
-        return False
-    except OSError as error:
-        if error.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
-            raise
-    try:
-        fd = os.open(name, _CREATE_FLAGS, NOTE_FILE_MODE, dir_fd=dir_fd)
-    except FileExistsError:
-        return False
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    return True
 
 
 def _candidate_names(moment: datetime, slug: str) -> Iterator[str]:
@@ -153,7 +123,7 @@ def write_note(home: str | os.PathLike[str], text: str, now: datetime | None = N
                 if not is_valid_note_name(name):
                     continue
                 try:
-                    if _publish(dir_fd, temp, name, data):
+                    if publish_new_file(temp, name, data, NOTE_FILE_MODE, dir_fd):
                         return folder / name
                 except OSError as error:
                     raise _os_error("write a note", folder, error) from None
