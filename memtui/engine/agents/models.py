@@ -1,16 +1,15 @@
-"""What the agent-store readers return: frozen dataclasses, each with ``to_json()``.
+"""What the agent-store readers return: frozen dataclasses, each with ``to_json()``
+(``JsonMixin``, the Codex reader's).
 
 ``Problem`` (path, one-line reason, line) is the same shape the Codex reader reports.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from memtui.engine.codex.models import JsonMixin as _CodexJson
-from memtui.engine.codex.models import Problem
+from memtui.engine.codex.models import JsonMixin, Problem
 from memtui.engine.redaction import redact
 
 AGENT_CLAUDE = "claude"
@@ -18,29 +17,6 @@ AGENT_GEMINI = "gemini"
 AGENT_CODEX = "codex"
 PREVIEW_CHARS = 160
 """Characters of a memory file's first line shown in listings and JSON."""
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, _CodexJson):
-        return value.to_json()
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {item.name: _jsonable(getattr(value, item.name))
-                for item in dataclasses.fields(value)}
-    if isinstance(value, dict):
-        return {str(key): _jsonable(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(item) for item in value]
-    return value
-
-
-class JsonMixin(_CodexJson):
-    """``to_json()`` made of plain values, using each nested object's own ``to_json``
-    (so a memory file's body never reaches JSON)."""
-
-    def to_json(self) -> dict[str, Any]:
-        """The dataclass as a JSON-ready dict (tuples become lists)."""
-        return {item.name: _jsonable(getattr(self, item.name))
-                for item in dataclasses.fields(self)}  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)

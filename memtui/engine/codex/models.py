@@ -37,6 +37,8 @@ CONSOLIDATION_COOLDOWN = timedelta(hours=6)
 
 
 def _jsonable(value: Any) -> Any:
+    if isinstance(value, JsonMixin):
+        return value.to_json()
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {item.name: _jsonable(getattr(value, item.name))
                 for item in dataclasses.fields(value)}
@@ -48,12 +50,14 @@ def _jsonable(value: Any) -> Any:
 
 
 class JsonMixin:
-    """Gives a dataclass a ``to_json()`` made of plain dicts, lists, strings and numbers."""
+    """Gives a dataclass a ``to_json()`` made of plain dicts, lists, strings and numbers,
+    using each nested object's own ``to_json`` (so a class that leaves a field out of its
+    JSON, such as a memory file's body, leaves it out wherever it is nested)."""
 
     def to_json(self) -> dict[str, Any]:
         """The dataclass as a JSON-ready dict (tuples become lists)."""
-        data: dict[str, Any] = _jsonable(self)
-        return data
+        return {item.name: _jsonable(getattr(self, item.name))
+                for item in dataclasses.fields(self)}  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
