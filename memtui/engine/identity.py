@@ -356,6 +356,21 @@ class IdentityApi(EngineArea):
         flt = self._list_filter(project, kind, status, source, search)
         return self._store.memories.page(flt, limit, after=after)
 
+    def all_active_memories(self, project: str | None = None) -> list[Memory]:
+        """Every active memory of the list ``list_memories`` gives (the actor's user memories,
+        or one project's), oldest first: what an export writes out."""
+        memories: list[Memory] = []
+        after: PageCursor | None = None
+        while True:
+            page = self.list_memories(project, status="active", limit=MAX_LIST_LIMIT,
+                                      after=after)
+            memories.extend(page)
+            if len(page) < MAX_LIST_LIMIT:
+                break
+            after = PageCursor(page[-1].created_at, page[-1].id)
+        memories.sort(key=lambda item: (item.created_at, item.id))
+        return memories
+
     def _readable_filter(self, flt: MemoryFilter) -> MemoryFilter:
         """``flt`` if the actor may read its list (another user's list, or a project the
         actor cannot read, is NotFound): a filter made by ``memory_filter`` always is."""

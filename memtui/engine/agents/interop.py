@@ -60,12 +60,11 @@ from memtui.engine.codex.import_report import (
     bound_text,
 )
 from memtui.engine.codex.project_picker import project_id_from_folder, usable_cwd
-from memtui.engine.identity import MAX_LIST_LIMIT
 from memtui.engine.redaction import redact
 from memtui.engine.safe_files import real_root
 from memtui.engine.validation import MAX_CONTENT_BYTES
 from memtui.errors import Conflict, MemtuiError
-from memtui.store.models import Memory, PageCursor
+from memtui.store.models import Memory
 
 if TYPE_CHECKING:
     from memtui.engine.api import Engine
@@ -320,29 +319,16 @@ class AgentsApi(EngineArea):
 
     # ---- export ------------------------------------------------------------------------
 
-    def _all_active(self, project: str | None) -> list[Memory]:
-        memories: list[Memory] = []
-        after: PageCursor | None = None
-        while True:
-            page = self._engine.identity.list_memories(project, status="active",
-                                                       limit=MAX_LIST_LIMIT, after=after)
-            memories.extend(page)
-            if len(page) < MAX_LIST_LIMIT:
-                break
-            after = PageCursor(page[-1].created_at, page[-1].id)
-        memories.sort(key=lambda item: (item.created_at, item.id))
-        return memories
-
     def _export_input(self) -> tuple[list[ExportProject], list[ExportMemory]]:
         def convert(items: list[Memory]) -> tuple[ExportMemory, ...]:
             return tuple(ExportMemory(item.id, item.kind, item.content) for item in items)
 
+        active = self._engine.identity.all_active_memories
         with self._store.snapshot():
             projects = sorted(self._engine.identity.list_projects(), key=lambda p: p[0].id)
-            out = [ExportProject(project.id, project.root_path,
-                                 convert(self._all_active(project.id)))
+            out = [ExportProject(project.id, project.root_path, convert(active(project.id)))
                    for project, _role in projects]
-            user = list(convert(self._all_active(None)))
+            user = list(convert(active(None)))
         return out, user
 
     def export(self, agent: str, target: str | os.PathLike[str]) -> dict[str, Any]:

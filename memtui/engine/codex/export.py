@@ -39,9 +39,8 @@ from memtui.engine.codex.naming import (
 )
 from memtui.engine.codex.paths import MEMORIES_DIR, NOTES_DIR_PARTS
 from memtui.engine.codex.timefmt import parse_datetime
-from memtui.engine.identity import MAX_LIST_LIMIT
 from memtui.errors import Conflict
-from memtui.store.models import Memory, PageCursor, Project
+from memtui.store.models import Memory, Project
 
 EXPORT_MEMORY_SOURCES = ("auto", "import")
 """Memories with a source thread and one of these sources become Codex threads on export."""
@@ -84,19 +83,6 @@ def _moment(stamp: str | None) -> datetime:
 class Exporter(EngineArea):
     """Render and write the actor's view of the store as a Codex memories folder."""
 
-    def _all_active(self, project: str | None) -> list[Memory]:
-        memories: list[Memory] = []
-        after: PageCursor | None = None
-        while True:
-            page = self._engine.identity.list_memories(project, status="active",
-                                                       limit=MAX_LIST_LIMIT, after=after)
-            memories.extend(page)
-            if len(page) < MAX_LIST_LIMIT:
-                break
-            after = PageCursor(page[-1].created_at, page[-1].id)
-        memories.sort(key=lambda item: (item.created_at, item.id))
-        return memories
-
     def plan_export(self) -> ExportPlan:
         """Render the actor's view of the store in Codex's folder format (nothing written).
 
@@ -111,8 +97,9 @@ class Exporter(EngineArea):
             profile = self._engine.identity.profile()
             projects = sorted(self._engine.identity.list_projects(),
                               key=lambda pair: pair[0].id)
-            per_project = [(project, self._all_active(project.id)) for project, _ in projects]
-            user_memories = self._all_active(None)
+            active = self._engine.identity.all_active_memories
+            per_project = [(project, active(project.id)) for project, _ in projects]
+            user_memories = active(None)
         for project, memories in per_project:
             builder.add_project(project, memories)
         builder.add_user(profile, user_memories)
