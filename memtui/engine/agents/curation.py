@@ -20,7 +20,11 @@ from memtui.engine.agents.errors import (
 )
 from memtui.engine.agents.folders import read_memory_folder
 from memtui.engine.agents.frontmatter import render_front_matter, split_front_matter
-from memtui.engine.agents.gemini import ADDED_MEMORIES_HEADING, DEFAULT_CONTEXT_FILE
+from memtui.engine.agents.gemini import (
+    ADDED_MEMORIES_HEADING,
+    DEFAULT_CONTEXT_FILE,
+    added_memory_lines,
+)
 from memtui.engine.agents.index import (
     ENTRY_RE,
     INDEX_FILE,
@@ -287,19 +291,25 @@ def _target_change(target: Path, root: Path, heading: str, bullets: list[str]) -
     return FileChange(str(target), ACTION_CREATE, None, "", _append_under("", heading, bullets))
 
 
-def plan_promote_claude(home: Path, file: str | os.PathLike[str]) -> WritePlan:
-    """Move a Claude Code project memory to the user tier: its text is appended to
-    ``~/.claude/CLAUDE.md`` (under ``PROMOTED_HEADING``), then the topic file and its index
-    line are removed."""
+def _plan_promote(home: Path, file: str | os.PathLike[str], target: Path,
+                  heading: str) -> WritePlan:
+    """The memory file's facts become bullets under ``heading`` of ``target``, then the
+    file and its index line are removed."""
     path = resolve_file(home, file)
     root = real_root(home)
     changes, _folder = _forget_changes(path, home)
     bullets = _memory_bullets(changes[-1].old_text)
     if not bullets:
         raise AgentInputError(f"{path}: the memory is empty; nothing to promote")
-    target = _target_change(home / "CLAUDE.md", root, PROMOTED_HEADING, bullets)
-    return WritePlan("promote", f"move {path.name} to {home / 'CLAUDE.md'}", str(root),
-                     (target, *changes))
+    added = _target_change(target, root, heading, bullets)
+    return WritePlan("promote", f"move {path.name} to {target}", str(root), (added, *changes))
+
+
+def plan_promote_claude(home: Path, file: str | os.PathLike[str]) -> WritePlan:
+    """Move a Claude Code project memory to the user tier: its text is appended to
+    ``~/.claude/CLAUDE.md`` (under ``PROMOTED_HEADING``), then the topic file and its index
+    line are removed."""
+    return _plan_promote(home, file, home / "CLAUDE.md", PROMOTED_HEADING)
 
 
 def plan_promote_gemini(home: Path, file: str | os.PathLike[str],
@@ -307,15 +317,7 @@ def plan_promote_gemini(home: Path, file: str | os.PathLike[str],
     """Move a Gemini CLI private memory file to the global tier: its facts become bullets
     under ``## Gemini Added Memories`` of the global file, then the file and its index line
     are removed."""
-    path = resolve_file(home, file)
-    root = real_root(home)
-    changes, _folder = _forget_changes(path, home)
-    bullets = _memory_bullets(changes[-1].old_text)
-    if not bullets:
-        raise AgentInputError(f"{path}: the memory is empty; nothing to promote")
-    target = _target_change(home / context_file, root, ADDED_MEMORIES_HEADING, bullets)
-    return WritePlan("promote", f"move {path.name} to {home / context_file}", str(root),
-                     (target, *changes))
+    return _plan_promote(home, file, home / context_file, ADDED_MEMORIES_HEADING)
 
 
 def plan_forget_fact(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_FILE
@@ -328,22 +330,13 @@ def plan_forget_fact(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_
     path = home / context_file
     text, stamp = _read(path, root)
     lines = text.split("\n")
-    inside = False
     hits: list[int] = []
     exact: list[int] = []
-    for number, line in enumerate(lines):
-        stripped = line.strip()
-        if stripped == ADDED_MEMORIES_HEADING:
-            inside = True
-            continue
-        if inside and stripped.startswith("#") and not stripped.startswith("###"):
-            inside = False
-        if inside and stripped.startswith(("- ", "* ")):
-            value = stripped[2:].strip()
-            if value == fact.strip():
-                exact.append(number)
-            elif fact.strip().lower() in value.lower():
-                hits.append(number)
+    for number, value in added_memory_lines(lines):
+        if value == fact.strip():
+            exact.append(number)
+        elif fact.strip().lower() in value.lower():
+            hits.append(number)
     chosen = exact or hits
     if not chosen:
         raise AgentNotFound(f"no added memory matching {fact[:60]!r} in {path}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -82,11 +82,12 @@ class GeminiHome(JsonMixin):
         return tuple(patch for row in self.projects for patch in row.inbox)
 
 
-def added_memories(text: str, heading: str = ADDED_MEMORIES_HEADING) -> list[str]:
-    """The bullets under the ``## Gemini Added Memories`` heading (to the next ``## ``)."""
-    facts: list[str] = []
+def added_memory_lines(lines: list[str], heading: str = ADDED_MEMORIES_HEADING
+                       ) -> Iterator[tuple[int, str]]:
+    """(line index, fact) of each bullet under the ``## Gemini Added Memories`` heading (to
+    the next ``#`` or ``##`` heading)."""
     inside = False
-    for line in text.split("\n"):
+    for number, line in enumerate(lines):
         stripped = line.strip()
         if stripped == heading:
             inside = True
@@ -94,8 +95,12 @@ def added_memories(text: str, heading: str = ADDED_MEMORIES_HEADING) -> list[str
         if inside and stripped.startswith("#") and not stripped.startswith("###"):
             inside = False
         if inside and stripped.startswith(("- ", "* ")):
-            facts.append(stripped[2:].strip())
-    return facts
+            yield number, stripped[2:].strip()
+
+
+def added_memories(text: str, heading: str = ADDED_MEMORIES_HEADING) -> list[str]:
+    """The bullets under the ``## Gemini Added Memories`` heading (to the next ``## ``)."""
+    return [fact for _number, fact in added_memory_lines(text.split("\n"), heading)]
 
 
 def _context_names(settings: dict[str, Any] | None) -> tuple[str, ...]:
