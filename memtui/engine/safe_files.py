@@ -24,14 +24,15 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import errno
+import functools
 import hashlib
 import os
 import secrets
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, ParamSpec, TypeVar
 
 from memtui.errors import Conflict, MemtuiError, PermissionDenied
 
@@ -53,6 +54,8 @@ CREATE_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW",
 NO_HARD_LINK_ERRNOS = frozenset({errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK})
 """``link()`` failures that mean the file system has no hard links (create in place then)."""
 _UTF8_BOM = "\ufeff"
+P = ParamSpec("P")
+R = TypeVar("R")
 _READ_CHUNK = 1 << 20
 
 
@@ -97,6 +100,15 @@ def folder_cache() -> Iterator[None]:
         yield
     finally:
         _FOLDER_CACHE.reset(token)
+
+
+def with_folder_cache(function: Callable[P, R]) -> Callable[P, R]:
+    """``function`` run inside ``folder_cache()`` (for a reader of a whole home)."""
+    @functools.wraps(function)
+    def cached(*args: P.args, **kwargs: P.kwargs) -> R:
+        with folder_cache():
+            return function(*args, **kwargs)
+    return cached
 
 
 def realpath(path: str | os.PathLike[str]) -> str:

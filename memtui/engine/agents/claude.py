@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
-from memtui.engine.agents.folders import read_memory_folder
+from memtui.engine.agents.folders import read_memory_folder, subfolders
 from memtui.engine.agents.instructions import (
     InstructionScan,
     parents_of,
@@ -31,6 +31,7 @@ from memtui.engine.agents.models import (
     InstructionFile,
     JsonMixin,
     Problem,
+    ProjectRows,
     SecretFinding,
     Switch,
 )
@@ -42,10 +43,9 @@ from memtui.engine.agents.paths import (
     resolve_claude_home,
 )
 from memtui.engine.agents.settings_json import dotted, read_settings
-from memtui.engine.agents.transcripts import SUBAGENT_PREFIX, TRANSCRIPT_SUFFIX
-from memtui.engine.safe_files import folder_cache, real_root
+from memtui.engine.agents.transcripts import PROJECTS_DIR, SUBAGENT_PREFIX, TRANSCRIPT_SUFFIX
+from memtui.engine.safe_files import real_root, with_folder_cache
 
-PROJECTS_DIR = "projects"
 MEMORY_DIR = "memory"
 SETTINGS_FILE = "settings.json"
 LOCAL_SETTINGS_FILE = "settings.local.json"
@@ -65,7 +65,7 @@ WORKTREES_MARK = "/.git/worktrees/"
 
 
 @dataclass(frozen=True)
-class ClaudeHome(JsonMixin):
+class ClaudeHome(JsonMixin, ProjectRows):
     """A Claude Code home as read: switches, instructions, projects, secrets, problems."""
 
     home: str
@@ -78,11 +78,6 @@ class ClaudeHome(JsonMixin):
     secrets: tuple[SecretFinding, ...]
     """Secrets in instruction files (those in memory files are on each project)."""
     problems: tuple[Problem, ...]
-
-    def project(self, key: str) -> AgentProject | None:
-        """A project row by slug (or by its path)."""
-        return next((item for item in self.projects
-                     if item.key == key or item.project == key), None)
 
 
 def _bool(value: object) -> bool | None:
@@ -231,7 +226,8 @@ def _project_instructions(scan: InstructionScan, project: Path) -> None:
         read_instruction(scan, parent / INSTRUCTIONS_FILE, "parent")
 
 
-def _read_claude_home(home: str | os.PathLike[str] | None = None, *,
+@with_folder_cache
+def read_claude_home(home: str | os.PathLike[str] | None = None, *,
                      env: Mapping[str, str] | None = None,
                      managed_dir: Path | None = MANAGED_CLAUDE_DIR,
                      instructions: bool = True) -> ClaudeHome:
@@ -259,19 +255,7 @@ def _read_claude_home(home: str | os.PathLike[str] | None = None, *,
         read_instruction(scan, home_path / INSTRUCTIONS_FILE, "user", show_missing=True)
         read_rules(scan, home_path / RULES_DIR, "user-rules")
     projects: list[AgentProject] = []
-    try:
-        entries = AGENT_FILES.list_folder(home_path / PROJECTS_DIR, root)
-    except AgentFileProblem as error:
-        problems.append(Problem(str(home_path / PROJECTS_DIR), error.reason))
-        entries = []
-    for folder in entries:
-        try:
-            AGENT_FILES.check_inside(folder, root)
-        except AgentFileProblem as error:
-            problems.append(Problem(str(folder), error.reason))
-            continue
-        if not folder.is_dir():
-            continue
+    for folder in subfolders(home_path / PROJECTS_DIR, root, problems):
         projects.append(_project_row(folder, root, user_switches, instructions, scan))
     moved = [item for item in user_switches if item.name == SWITCH_DIRECTORY]
     if moved:
@@ -287,15 +271,3 @@ def _read_claude_home(home: str | os.PathLike[str] | None = None, *,
     problems.extend(scan.problems)
     return ClaudeHome(str(home_path), True, enabled, marked, tuple(scan.files),
                       tuple(projects), tuple(scan.secrets), tuple(problems))
-
-
-def read_claude_home(home: str | os.PathLike[str] | None = None, *,
-                     env: Mapping[str, str] | None = None,
-                     managed_dir: Path | None = MANAGED_CLAUDE_DIR,
-                     instructions: bool = True) -> ClaudeHome:
-    """Read a Claude Code home (default: ``resolve_claude_home``). Never raises for bad
-    content: each bad item is one problem. ``instructions``: also read the CLAUDE.md
-    hierarchy (managed, user, each known project and its parents, imports)."""
-    with folder_cache():
-        return _read_claude_home(home, env=env, managed_dir=managed_dir,
-                                 instructions=instructions)

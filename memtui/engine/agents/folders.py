@@ -36,14 +36,34 @@ class FolderScan:
     other_files: int = 0
 
 
+def list_entries(folder: Path, root: Path, problems: list[Problem]) -> list[Path]:
+    """The entries of a folder inside ``root`` (``AGENT_FILES.list_folder``), or none with
+    the reason it cannot be listed added to ``problems``."""
+    try:
+        return AGENT_FILES.list_folder(folder, root)
+    except AgentFileProblem as error:
+        problems.append(Problem(str(folder), error.reason))
+        return []
+
+
+def subfolders(folder: Path, root: Path, problems: list[Problem]) -> list[Path]:
+    """The folders in ``folder`` (a home's ``projects/`` or ``tmp/``) that stay inside
+    ``root``; one leading outside (a symlink) is a problem, never followed."""
+    found: list[Path] = []
+    for path in list_entries(folder, root, problems):
+        try:
+            AGENT_FILES.check_inside(path, root)
+        except AgentFileProblem as error:
+            problems.append(Problem(str(path), error.reason))
+            continue
+        if path.is_dir():
+            found.append(path)
+    return found
+
+
 def _walk(folder: Path, root: Path, depth: int, scan: FolderScan,
           found: list[Path]) -> None:
-    try:
-        entries = AGENT_FILES.list_folder(folder, root)
-    except AgentFileProblem as error:
-        scan.problems.append(Problem(str(folder), error.reason))
-        return
-    for path in entries:
+    for path in list_entries(folder, root, scan.problems):
         if path.name.startswith(HIDDEN_PREFIX):
             continue  # .inbox, editor swap files, memtui's own temporary files
         if os.path.islink(path):

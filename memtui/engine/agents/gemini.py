@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
-from memtui.engine.agents.folders import read_memory_folder
+from memtui.engine.agents.folders import read_memory_folder, subfolders
 from memtui.engine.agents.inbox import list_inbox
 from memtui.engine.agents.instructions import InstructionScan, read_instruction
 from memtui.engine.agents.models import (
@@ -26,13 +26,14 @@ from memtui.engine.agents.models import (
     JsonMixin,
     MemoryFile,
     Problem,
+    ProjectRows,
     SecretFinding,
     Switch,
 )
 from memtui.engine.agents.paths import resolve_gemini_home
 from memtui.engine.agents.secrets_scan import find_secrets
 from memtui.engine.agents.settings_json import dotted, read_settings
-from memtui.engine.safe_files import folder_cache, real_root
+from memtui.engine.safe_files import real_root, with_folder_cache
 
 SETTINGS_FILE = "settings.json"
 PROJECTS_FILE = "projects.json"
@@ -54,7 +55,7 @@ SKIPPED_FOLDERS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache
 
 
 @dataclass(frozen=True)
-class GeminiHome(JsonMixin):
+class GeminiHome(JsonMixin, ProjectRows):
     """A Gemini CLI home as read."""
 
     home: str
@@ -70,11 +71,6 @@ class GeminiHome(JsonMixin):
     secrets: tuple[SecretFinding, ...]
     """Secrets in project instruction files (memory files' are on each row)."""
     problems: tuple[Problem, ...]
-
-    def project(self, key: str) -> AgentProject | None:
-        """A row by slug, ``global``, or project path."""
-        return next((item for item in self.projects
-                     if item.key == key or item.project == key), None)
 
     @property
     def inbox(self) -> tuple[InboxPatch, ...]:
@@ -230,7 +226,8 @@ def _project_row(folder: Path, root: Path, project: str | None, enabled: bool,
                         auto_memory=enabled, problems=tuple(problems))
 
 
-def _read_gemini_home(home: str | os.PathLike[str] | None = None, *,
+@with_folder_cache
+def read_gemini_home(home: str | os.PathLike[str] | None = None, *,
                      env: Mapping[str, str] | None = None,
                      instructions: bool = True) -> GeminiHome:
     """Read a Gemini CLI home (default: ``resolve_gemini_home``); every bad item is one
@@ -266,19 +263,7 @@ def _read_gemini_home(home: str | os.PathLike[str] | None = None, *,
         by_slug.setdefault(slug, path)
     rows = [global_row]
     scan = InstructionScan()
-    try:
-        entries = AGENT_FILES.list_folder(home_path / TMP_DIR, root)
-    except AgentFileProblem as error:
-        problems.append(Problem(str(home_path / TMP_DIR), error.reason))
-        entries = []
-    for folder in entries:
-        try:
-            AGENT_FILES.check_inside(folder, root)
-        except AgentFileProblem as error:
-            problems.append(Problem(str(folder), error.reason))
-            continue
-        if not folder.is_dir():
-            continue
+    for folder in subfolders(home_path / TMP_DIR, root, problems):
         project: str | None = _project_root_file(folder, root) or by_slug.get(folder.name)
         rows.append(_project_row(folder, root, project, enabled, frozen, names,
                                  clashes.get(folder.name)))
@@ -287,15 +272,6 @@ def _read_gemini_home(home: str | os.PathLike[str] | None = None, *,
     problems.extend(scan.problems)
     return GeminiHome(str(home_path), True, enabled, frozen, names, tuple(facts),
                       tuple(rows), tuple(scan.files), tuple(scan.secrets), tuple(problems))
-
-
-def read_gemini_home(home: str | os.PathLike[str] | None = None, *,
-                     env: Mapping[str, str] | None = None,
-                     instructions: bool = True) -> GeminiHome:
-    """Read a Gemini CLI home (default: ``resolve_gemini_home``); every bad item is one
-    problem, never an exception."""
-    with folder_cache():
-        return _read_gemini_home(home, env=env, instructions=instructions)
 
 
 def list_gemini_inbox(home: str | os.PathLike[str] | None = None) -> list[InboxPatch]:

@@ -18,6 +18,7 @@ from memtui.engine.agents.errors import (
     AgentNotFound,
     UnsafeAgentPath,
 )
+from memtui.engine.agents.folders import list_entries
 from memtui.engine.agents.models import InboxPatch, Problem
 from memtui.engine.agents.patches import (
     MAX_PATCH_BYTES,
@@ -50,13 +51,7 @@ def list_inbox(memory_dir: Path, root: Path, project: str | None
     patches: list[InboxPatch] = []
     problems: list[Problem] = []
     for scope in SCOPES:
-        folder = memory_dir / INBOX_DIR / scope
-        try:
-            entries = AGENT_FILES.list_folder(folder, root)
-        except AgentFileProblem as error:
-            problems.append(Problem(str(folder), error.reason))
-            continue
-        for path in entries:
+        for path in list_entries(memory_dir / INBOX_DIR / scope, root, problems):
             if not path.name.endswith(PATCH_SUFFIX):
                 continue
             patch_id = f"{scope}/{path.name}"

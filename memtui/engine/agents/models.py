@@ -179,3 +179,14 @@ class AgentProject(JsonMixin):
 __all__ = ["AGENT_CLAUDE", "AGENT_CODEX", "AGENT_GEMINI", "AgentProject", "IndexEntry",
            "IndexLoad", "InboxPatch", "InstructionFile", "JsonMixin", "MemoryFile", "Problem",
            "SecretFinding", "Switch"]
+
+
+class ProjectRows:
+    """Gives a home as read (``ClaudeHome``, ``GeminiHome``) ``project(key)``."""
+
+    projects: tuple[AgentProject, ...]
+
+    def project(self, key: str) -> AgentProject | None:
+        """A project row by its key (a slug, ``global``) or by its project path."""
+        return next((item for item in self.projects
+                     if item.key == key or item.project == key), None)

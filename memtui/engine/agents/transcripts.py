@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
+from memtui.engine.agents.folders import list_entries, subfolders
 from memtui.engine.agents.models import JsonMixin, Problem
 from memtui.engine.codex.import_report import bound_text
 from memtui.engine.codex.timefmt import format_utc, parse_datetime
@@ -54,6 +55,8 @@ MAX_PROBLEMS_PER_FILE = 20
 SUBAGENT_PREFIX = "agent-"
 """File name prefix of a sub-agent session."""
 TRANSCRIPT_SUFFIX = ".jsonl"
+PROJECTS_DIR = "projects"
+"""The folder of a Claude Code home that holds one folder of transcripts per project."""
 MCP_PREFIX = "mcp__"
 OWN_MCP_PREFIX = "mcp__memtui__"
 """memtui's own MCP tools: not context from outside."""
@@ -280,19 +283,8 @@ def transcript_files(home: Path) -> tuple[list[TranscriptFile], list[Problem]]:
     root = real_root(home)
     files: list[TranscriptFile] = []
     problems: list[Problem] = []
-    try:
-        folders = AGENT_FILES.list_folder(home / "projects", root)
-    except AgentFileProblem as error:
-        return [], [Problem(str(home / "projects"), error.reason)]
-    for folder in folders:
-        if not folder.is_dir() or folder.is_symlink():
-            continue
-        try:
-            entries = AGENT_FILES.list_folder(folder, root)
-        except AgentFileProblem as error:
-            problems.append(Problem(str(folder), error.reason))
-            continue
-        for path in entries:
+    for folder in subfolders(home / PROJECTS_DIR, root, problems):
+        for path in list_entries(folder, root, problems):
             if path.name.endswith(TRANSCRIPT_SUFFIX) and path.is_file():
                 files.append(TranscriptFile(path, folder.name))
     return files, problems
