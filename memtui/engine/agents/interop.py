@@ -55,9 +55,11 @@ from memtui.engine.codex.import_report import (
     REASON_ALREADY,
     REASON_EMPTY,
     REASON_FORGOTTEN,
+    REASON_NO_PROJECT,
     ImportItem,
     ImportReport,
     bound_text,
+    task_gap,
 )
 from memtui.engine.codex.project_picker import project_id_from_folder, usable_cwd
 from memtui.engine.redaction import redact
@@ -74,11 +76,7 @@ REF_CLAUDE = "claude:"
 REF_GEMINI = "gemini:"
 MAX_REF_CHARS = 240
 """A provenance longer than this keeps its start and a hash of the whole."""
-REASON_NO_PROJECT = "no_project"
 REASON_SUBAGENT = "subagent_session"
-REASON_NO_GOAL = "no_goal"
-REASON_NO_RESULT = "missing_result"
-REASON_NO_TIMES = "missing_times"
 KIND_FILE = "file"
 KIND_FACT = "fact"
 KIND_SESSION = "session"
@@ -291,16 +289,11 @@ class AgentsApi(EngineArea):
 
         if task.sidechain_only:
             return skip(REASON_SUBAGENT, "every record is a sub-agent (isSidechain) record")
-        if not (task.goal or "").strip():
-            return skip(REASON_NO_GOAL, "no user request in the session")
-        if not (task.result or "").strip():
-            return skip(REASON_NO_RESULT, "no assistant answer yet (still running?); import "
-                                          "again once it has one")
-        if not task.started_at or not task.finished_at:
-            return skip(REASON_NO_TIMES, "the records carry no usable times")
-        cwd = usable_cwd(task.cwd)
-        if cwd is None:
-            return skip(REASON_NO_PROJECT, "no absolute working directory to pick a project")
+        gap = task_gap(task.goal, task.result, task.started_at, task.finished_at, task.cwd,
+                       "session")
+        if gap is not None:
+            return skip(*gap)
+        cwd = str(usable_cwd(task.cwd))
         goal, result = task.task_texts()
         try:
             with self._store.transaction():

@@ -37,11 +37,9 @@ from typing import TYPE_CHECKING, Any
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
 from memtui.engine.agents.folders import list_entries, subfolders
 from memtui.engine.agents.models import JsonMixin, Problem
-from memtui.engine.codex.import_report import bound_text
+from memtui.engine.codex.import_report import task_text
 from memtui.engine.codex.timefmt import format_utc, parse_datetime
-from memtui.engine.redaction import redact
 from memtui.engine.safe_files import json_lines, real_root
-from memtui.engine.tasks import MAX_TASK_TEXT_BYTES
 
 if TYPE_CHECKING:
     from memtui.engine.tasks import TaskApi
@@ -102,9 +100,7 @@ class TranscriptTask(JsonMixin):
     def task_texts(self) -> tuple[str, str]:
         """The goal and the result as a task stores them: redacted, then cut to the task
         text limit with a marker."""
-        goal, _ = bound_text(redact(self.goal or ""), MAX_TASK_TEXT_BYTES)
-        result, _ = bound_text(redact(self.result or ""), MAX_TASK_TEXT_BYTES)
-        return goal, result
+        return task_text(self.goal)[0], task_text(self.result)[0]
 
 
 def _text(content: Any) -> str:

@@ -10,6 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from memtui.engine.codex.models import JsonMixin, Problem
+from memtui.engine.codex.project_picker import usable_cwd
+from memtui.engine.redaction import redact
+from memtui.engine.tasks import MAX_TASK_TEXT_BYTES
 
 IMPORT_SOURCE = "import"
 """``source`` of every memory imported from a Codex home."""
@@ -127,3 +130,25 @@ def bound_text(text: str, max_bytes: int) -> tuple[str, bool]:
     kept = data[:max_bytes - reserve].decode("utf-8", "ignore").rstrip()
     omitted = len(data) - len(kept.encode("utf-8", "surrogatepass"))
     return kept + TRUNCATION_MARKER.format(omitted=omitted), True
+
+
+def task_text(value: str | None) -> tuple[str, bool]:
+    """A session's goal, prompt or result as an imported task keeps it: redacted, then cut
+    to the task text limit with a marker; (text, was_cut)."""
+    return bound_text(redact(value or ""), MAX_TASK_TEXT_BYTES)
+
+
+def task_gap(goal: str | None, result: str | None, started_at: str | None,
+             finished_at: str | None, cwd: str | None, source: str) -> tuple[str, str] | None:
+    """Why a session read from a ``source`` ("rollout", "session") cannot become a completed
+    task (yet): (reason code, detail); None when it can."""
+    if not (goal or "").strip():
+        return REASON_NO_GOAL, f"no user request in the {source}"
+    if not (result or "").strip():
+        return REASON_NO_RESULT, ("no assistant answer yet (still running?); import again once "
+                                  "it has one")
+    if not started_at or not finished_at:
+        return REASON_NO_TIMES, f"the {source}'s records carry no usable times"
+    if usable_cwd(cwd) is None:
+        return REASON_NO_PROJECT, "no absolute working directory to pick a project"
+    return None

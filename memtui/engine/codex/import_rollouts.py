@@ -44,7 +44,8 @@ from memtui.engine.codex.import_report import (
     ROLLOUT_TASK_SOURCE,
     ImportItem,
     ImportReport,
-    bound_text,
+    task_gap,
+    task_text,
 )
 from memtui.engine.codex.models import MEMORY_MODE_ENABLED, Problem
 from memtui.engine.codex.project_picker import ProjectPicker, usable_cwd
@@ -56,8 +57,6 @@ from memtui.engine.codex.rollouts import (
     read_rollout_from,
     scan_rollout_files,
 )
-from memtui.engine.redaction import redact
-from memtui.engine.tasks import MAX_TASK_TEXT_BYTES
 from memtui.errors import Conflict, MemtuiError
 from memtui.store.codex_db import read_codex_dbs
 from memtui.store.codex_rollout_files import RolloutFileRow
@@ -179,16 +178,9 @@ class RolloutImporter(EngineArea):
         if mode is not None and mode != MEMORY_MODE_ENABLED:
             return skip(REASON_MEMORY_MODE, f"memory_mode = {mode}: memories are off for "
                                             "this session")
-        if not (task.goal or "").strip():
-            return skip(REASON_NO_GOAL, "no user request in the rollout")
-        if not (task.result or "").strip():
-            return skip(REASON_NO_RESULT, "no assistant answer yet (still running?); "
-                                          "import again once it has one")
-        if not task.started_at or not task.finished_at:
-            return skip(REASON_NO_TIMES, "the rollout's records carry no usable times")
-        if usable_cwd(task.cwd) is None:
-            return skip(REASON_NO_PROJECT, "no absolute working directory to pick a project")
-        return None
+        gap = task_gap(task.goal, task.result, task.started_at, task.finished_at, task.cwd,
+                       "rollout")
+        return skip(*gap) if gap is not None else None
 
     def _import_rollout(self, task: RolloutTask,
                         modes: dict[str, tuple[str | None, str | None]],
@@ -199,8 +191,7 @@ class RolloutImporter(EngineArea):
         ref, path = str(task.thread_id), task.file
         cwd = str(usable_cwd(task.cwd))
         tasks = self._engine.tasks
-        texts = [bound_text(redact(value or ""), MAX_TASK_TEXT_BYTES)
-                 for value in (task.goal, task.prompt, task.result)]
+        texts = [task_text(value) for value in (task.goal, task.prompt, task.result)]
         try:
             with self._store.transaction():
                 existing = tasks.find_by_source_ref(ROLLOUT_TASK_SOURCE, ref)
