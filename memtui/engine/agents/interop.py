@@ -46,7 +46,7 @@ from memtui.engine.agents.transcripts import (
     transcript_files,
 )
 from memtui.engine.base import EngineArea
-from memtui.engine.codex.export_writer import write_export
+from memtui.engine.codex.export_writer import new_folder_refusal, write_export
 from memtui.engine.codex.import_memories import note_kind
 from memtui.engine.codex.import_report import (
     OUTCOME_ERROR,
@@ -349,13 +349,9 @@ def check_new_folder(target: str | os.PathLike[str]) -> Path:
     """The absolute export target; ``AgentInputError`` (nothing written) when it is a
     symlink, a file or a folder that is not empty (an agent's own home above all)."""
     path = Path(target).absolute()
-    if path.is_symlink():
-        raise AgentInputError(f"{path}: is a symlink; an export only goes into a new folder")
-    if path.exists() and (not path.is_dir() or any(path.iterdir())):
-        raise AgentInputError(f"{path}: exists and is not an empty folder; an export only "
-                              "goes into a new folder")
-    if not path.parent.is_dir():
-        raise AgentInputError(f"{path.parent}: folder does not exist")
+    refusal = new_folder_refusal(path)
+    if refusal is not None:
+        raise AgentInputError(refusal)
     return path
 
 

@@ -30,14 +30,24 @@ def _relative(name: str) -> PurePosixPath:
     return path
 
 
-def _check_target(target: Path) -> None:
+def new_folder_refusal(target: Path) -> str | None:
+    """Why an export cannot go into ``target`` (a symlink, a file, a folder that is not
+    empty -- an agent's own home above all --, or no folder to make it in); None when it
+    can. Every export (Codex, Claude Code, Gemini CLI) checks its target with this."""
     if target.is_symlink():
-        raise UnsafePathError(f"{target}: is a symlink; export refused")
+        return f"{target}: is a symlink; an export only goes into a new folder"
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
-        raise CodexError(f"{target}: already exists and is not an empty folder; an export "
-                         "only goes into a new folder")
+        return (f"{target}: already exists and is not an empty folder; an export only goes "
+                "into a new folder")
     if not target.parent.is_dir():
-        raise CodexError(f"{target.parent}: folder does not exist")
+        return f"{target.parent}: folder does not exist"
+    return None
+
+
+def _check_target(target: Path) -> None:
+    refusal = new_folder_refusal(target)
+    if refusal is not None:
+        raise (UnsafePathError if target.is_symlink() else CodexError)(refusal)
 
 
 def _write_file(path: Path, text: str) -> None:
