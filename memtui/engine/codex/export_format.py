@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from memtui.engine.codex.models import SummaryTopic
 from memtui.engine.codex.naming import rollout_summary_file_stem
 from memtui.engine.codex.parse_memory_md import (
     FAILURES_HEADING,
@@ -49,16 +50,9 @@ _THREAD_LINE_RE = re.compile(r"^## Thread `")
 """A line that would start a new thread of ``raw_memories.md``."""
 
 
-@dataclass(frozen=True)
-class ExportTopic:
-    """One "What's in Memory" entry: ``- <topic>: <keywords>`` under a scope and a day."""
-
-    scope: str
-    day: str
-    topic: str
-    keywords: tuple[str, ...]
-    desc: str = ""
-    learnings: str = ""
+ExportTopic = SummaryTopic
+"""One "What's in Memory" entry: ``- <topic>: <keywords>`` under a scope and a day (the
+reader's type: what the export writes is what the reader reads back)."""
 
 
 @dataclass(frozen=True)

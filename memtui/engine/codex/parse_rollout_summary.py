@@ -13,22 +13,9 @@ MAX_HEADER_LINES = 32
 _HEADER_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*):\s?(.*)$")
 
 
-def read_headers(text: str) -> dict[str, str]:
-    """The ``key: value`` lines at the top of a summary, up to the first blank line."""
-    headers: dict[str, str] = {}
-    for line in text.splitlines()[:MAX_HEADER_LINES]:
-        if not line.strip():
-            break
-        match = _HEADER_RE.match(line)
-        if not match:
-            break
-        headers.setdefault(match.group(1), match.group(2).strip())
-    return headers
-
-
-def parse_rollout_summary(text: str, file: str) -> tuple[RolloutSummary | None, list[Problem]]:
-    """Parse one rollout summary. Never raises; without ``thread_id:`` it is skipped."""
-    lines = text.splitlines()
+def _headers(lines: list[str]) -> tuple[dict[str, str], int]:
+    """The ``key: value`` lines at the top (the first of each key wins, at most
+    ``MAX_HEADER_LINES``, up to the first blank or other line) and where the body starts."""
     headers: dict[str, str] = {}
     index = 0
     while index < len(lines) and index < MAX_HEADER_LINES:
@@ -37,6 +24,18 @@ def parse_rollout_summary(text: str, file: str) -> tuple[RolloutSummary | None, 
             break
         headers.setdefault(match.group(1), match.group(2).strip())
         index += 1
+    return headers, index
+
+
+def read_headers(text: str) -> dict[str, str]:
+    """The ``key: value`` lines at the top of a summary, up to the first blank line."""
+    return _headers(text.splitlines())[0]
+
+
+def parse_rollout_summary(text: str, file: str) -> tuple[RolloutSummary | None, list[Problem]]:
+    """Parse one rollout summary. Never raises; without ``thread_id:`` it is skipped."""
+    lines = text.splitlines()
+    headers, index = _headers(lines)
     thread_id = headers.get("thread_id", "")
     if not thread_id:
         return None, [Problem(file, "no 'thread_id:' header line; skipped", 1)]
