@@ -295,6 +295,13 @@ def _check_limit(limit: object, what: str, maximum: int) -> int:
     return min(limit, maximum)
 
 
+def _recall_query(query: str | None, limit: object) -> tuple[str, int]:
+    """A recall's query text and limit, checked."""
+    text = check_text(query if query is not None else "", "query", max_bytes=MAX_QUERY_BYTES,
+                      allow_empty=True)
+    return text, _check_limit(limit, "limit", MAX_RECALL_LIMIT)
+
+
 class RecallApi(EngineArea):
     """Interactions, recall, transitions, consolidation records and bundles, acting as the
     engine's user."""
@@ -303,6 +310,14 @@ class RecallApi(EngineArea):
         """Ids of the projects the actor may read."""
         return [project.id for project, role in self._store.identity.projects_for(self.actor)
                 if perm.READ in perm.ROLE_PERMISSIONS.get(role, frozenset())]
+
+    def _recall_projects(self, project: str | None) -> list[str]:
+        """The projects a recall looks in: ``project`` (which the actor must be able to read),
+        else every project the actor may read."""
+        if project is None:
+            return self.readable_projects()
+        perm.readable_project(self._store, project, self.actor)
+        return [project]
 
     # ---- interactions ---------------------------------------------------------------------
 
@@ -333,16 +348,10 @@ class RecallApi(EngineArea):
                project: str | None = None) -> RecallResult:
         """Related and recent memories, task cards and interactions, and bundles, for
         ``query`` within what the actor may see (see the module doc)."""
-        text = check_text(query if query is not None else "", "query",
-                          max_bytes=MAX_QUERY_BYTES, allow_empty=True)
-        size = _check_limit(limit, "limit", MAX_RECALL_LIMIT)
+        text, size = _recall_query(query, limit)
         service = self._store.recall
         with self._store.snapshot():
-            if project is not None:
-                perm.readable_project(self._store, project, self.actor)
-                projects = [project]
-            else:
-                projects = self.readable_projects()
+            projects = self._recall_projects(project)
             related_memories = service.related_memories(text, self.actor, projects, size)
             recent_memories = service.recent_memories(self.actor, projects, size)
             related_tasks = service.related_tasks(text, self.actor, projects, size, project)
@@ -362,15 +371,9 @@ class RecallApi(EngineArea):
         """Active memories the actor may read, best match first for ``query`` (the newest
         when it is empty): its user-level memories and those of ``project`` (which must be
         readable), or of every readable project without one. At most ``limit``."""
-        text = check_text(query if query is not None else "", "query",
-                          max_bytes=MAX_QUERY_BYTES, allow_empty=True)
-        size = _check_limit(limit, "limit", MAX_RECALL_LIMIT)
+        text, size = _recall_query(query, limit)
         with self._store.snapshot():
-            if project is not None:
-                perm.readable_project(self._store, project, self.actor)
-                projects = [project]
-            else:
-                projects = self.readable_projects()
+            projects = self._recall_projects(project)
             if text.strip():
                 return self._store.recall.related_memories(text, self.actor, projects, size)
             return self._store.recall.recent_memories(self.actor, projects, size)
