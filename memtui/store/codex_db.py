@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import stat
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -550,6 +550,35 @@ def _open_for_forget(layout: CodexLayout, busy_timeout_s: float
     return conn, STATE_SCHEMA
 
 
+@contextlib.contextmanager
+def _write_transaction(conn: sqlite3.Connection, path: Path, busy_timeout_s: float, *,
+                       begin: bool = True) -> Iterator[None]:
+    """The block as one write on ``conn`` (``BEGIN IMMEDIATE`` first unless ``begin`` is
+    False; the block commits): an SQLite error rolls it back and is raised as a
+    ``CodexDbError``; the connection is closed after."""
+    try:
+        if begin:
+            conn.execute("BEGIN IMMEDIATE")
+        yield
+    except sqlite3.Error as error:
+        if conn.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+        raise _map_error(error, path, busy_timeout_s) from None
+    finally:
+        conn.close()
+
+
+def _mark_polluted(conn: sqlite3.Connection, schema: str, thread_id: str) -> bool:
+    """Mark a thread ``polluted`` in ``<schema>.threads`` (Codex's durable opt-out), when
+    that table has ``memory_mode``; True when the row changed."""
+    if "memory_mode" not in _table_columns(conn, THREADS_TABLE, schema):
+        return False
+    return conn.execute(
+        f"UPDATE {schema}.{THREADS_TABLE} SET memory_mode = ? WHERE id = ? AND memory_mode != ?",
+        (POLLUTED, thread_id, POLLUTED)).rowcount > 0
+
+
 def _mark_polluted_only(state: Path, thread_id: str, busy_timeout_s: float
                         ) -> ForgetWriteResult:
     """Without a memory database yet, the durable opt-out alone (``threads`` only)."""
@@ -557,23 +586,11 @@ def _mark_polluted_only(state: Path, thread_id: str, busy_timeout_s: float
         conn = _connect(state, "rw", busy_timeout_s)
     except sqlite3.Error as error:
         raise _map_error(error, state, busy_timeout_s) from None
-    try:
-        conn.execute("BEGIN IMMEDIATE")
+    with _write_transaction(conn, state, busy_timeout_s):
         found, _mode = _thread_state(conn, "main", thread_id)
-        polluted = False
-        if found and "memory_mode" in _table_columns(conn, THREADS_TABLE):
-            polluted = conn.execute(
-                f"UPDATE {THREADS_TABLE} SET memory_mode = ? WHERE id = ? AND memory_mode != ?",
-                (POLLUTED, thread_id, POLLUTED)).rowcount > 0
+        polluted = found and _mark_polluted(conn, "main", thread_id)
         conn.execute("COMMIT")
         return ForgetWriteResult(LAYOUT_NONE, found, polluted, 0, 0, False, False)
-    except sqlite3.Error as error:
-        if conn.in_transaction:
-            with contextlib.suppress(sqlite3.Error):
-                conn.execute("ROLLBACK")
-        raise _map_error(error, state, busy_timeout_s) from None
-    finally:
-        conn.close()
 
 
 def forget_thread_memory(sqlite_home: Path, thread_id: str, now: int, *,
@@ -598,20 +615,15 @@ def forget_thread_memory(sqlite_home: Path, thread_id: str, now: int, *,
         conn, thread_schema = _open_for_forget(layout, busy_timeout_s)
     except sqlite3.Error as error:
         raise _map_error(error, path, busy_timeout_s) from None
-    try:
+    with _write_transaction(conn, path, busy_timeout_s, begin=False):
         _require_schema(conn, path)
         conn.execute("PRAGMA secure_delete = ON")
         if thread_schema == STATE_SCHEMA:
             conn.execute(f"PRAGMA {STATE_SCHEMA}.secure_delete = ON")
         conn.execute("BEGIN IMMEDIATE")
         plan = _plan_rows(conn, thread_schema, thread_id)
-        polluted = False
-        if thread_schema is not None and plan.thread_found and "memory_mode" in \
-                _table_columns(conn, THREADS_TABLE, thread_schema):
-            polluted = conn.execute(
-                f"UPDATE {thread_schema}.{THREADS_TABLE} SET memory_mode = ? "
-                "WHERE id = ? AND memory_mode != ?", (POLLUTED, thread_id, POLLUTED)
-            ).rowcount > 0
+        polluted = thread_schema is not None and plan.thread_found and \
+            _mark_polluted(conn, thread_schema, thread_id)
         stage1 = conn.execute(f"DELETE FROM {STAGE1_TABLE} WHERE thread_id = ?",
                               (thread_id,)).rowcount
         jobs = conn.execute(f"DELETE FROM {JOBS_TABLE} WHERE kind = ? AND job_key = ?",
@@ -623,11 +635,4 @@ def forget_thread_memory(sqlite_home: Path, thread_id: str, now: int, *,
         conn.execute("COMMIT")
         return ForgetWriteResult(layout.name, plan.thread_found, polluted, max(stage1, 0),
                                  max(jobs, 0), plan.selected_for_phase2, enqueue)
-    except sqlite3.Error as error:
-        if conn.in_transaction:
-            with contextlib.suppress(sqlite3.Error):
-                conn.execute("ROLLBACK")
-        raise _map_error(error, path, busy_timeout_s) from None
-    finally:
-        conn.close()
 
