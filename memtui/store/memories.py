@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from memtui.store.memory_rows import MEMORY_COLUMNS, row_to_memory
 from memtui.store.models import Memory, MemoryFilter, PageCursor
+from memtui.store.paging import keyset_page, position_page
 
 if TYPE_CHECKING:
     from memtui.store.database import Store
@@ -241,13 +242,19 @@ class MemoryRepository:
 
         return SearchPages(self, flt, query, _M_COLUMNS)
 
-    def _search_clause(self, flt: MemoryFilter) -> tuple[str, list[Any]] | None:
-        if not flt.search:
-            return None
-        query = fts_query(flt.search)
-        if query is None:
-            return "0", []
-        return "m.seq IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?)", [query]
+    def _filtered(self, flt: MemoryFilter) -> tuple[list[str], list[Any]]:
+        """``_where`` and, with a search, its full-text clause (a search without a searchable
+        word matches nothing)."""
+        clauses, params = self._where(flt)
+        if flt.search:
+            query = fts_query(flt.search)
+            if query is None:
+                clauses.append("0")
+            else:
+                clauses.append("m.seq IN (SELECT rowid FROM memories_fts WHERE memories_fts "
+                               "MATCH ?)")
+                params.append(query)
+        return clauses, params
 
     def page(self, flt: MemoryFilter, limit: int, after: PageCursor | None = None,
              before: PageCursor | None = None) -> list[Memory]:
@@ -260,26 +267,12 @@ class MemoryRepository:
         if searched is not None:  # fast at any size (search_pages.py)
             with self._store.snapshot():
                 return searched.page(limit, after, before)
-        clauses, params = self._where(flt)
-        search = self._search_clause(flt)
-        if search:
-            clauses.append(search[0])
-            params += search[1]
-        order = "m.created_at DESC, m.id DESC"
-        if after is not None:
-            clauses.append("(m.created_at, m.id) < (?, ?)")
-            params += [after.created_at, after.id]
-        if before is not None:
-            clauses.append("(m.created_at, m.id) > (?, ?)")
-            params += [before.created_at, before.id]
-            order = "m.created_at ASC, m.id ASC"
-        sql = (f"SELECT {_M_COLUMNS} FROM memories m WHERE {' AND '.join(clauses)} "
-               f"ORDER BY {order} LIMIT ?")
-        rows = self._store.execute(sql, (*params, limit)).fetchall()
-        memories = [row_to_memory(row) for row in rows]
-        if before is not None:
-            memories.reverse()
-        return memories
+        clauses, params = self._filtered(flt)
+        page = keyset_page("m.created_at", "m.id", after, before)
+        sql = (f"SELECT {_M_COLUMNS} FROM memories m "
+               f"WHERE {' AND '.join((*clauses, *page.clauses))} ORDER BY {page.order} LIMIT ?")
+        rows = self._store.execute(sql, (*params, *page.params, limit)).fetchall()
+        return page.in_list_order([row_to_memory(row) for row in rows])
 
     def list_at(self, flt: MemoryFilter, offset: int, limit: int, *,
                 from_end: bool = False) -> list[Memory]:
@@ -289,19 +282,12 @@ class MemoryRepository:
         if searched is not None:
             with self._store.snapshot():
                 return searched.at(offset, limit, from_end)
-        clauses, params = self._where(flt)
-        search = self._search_clause(flt)
-        if search:
-            clauses.append(search[0])
-            params += search[1]
-        order = "m.created_at ASC, m.id ASC" if from_end else "m.created_at DESC, m.id DESC"
+        clauses, params = self._filtered(flt)
+        page = position_page("m.created_at", "m.id", from_end)
         sql = (f"SELECT {_M_COLUMNS} FROM memories m WHERE {' AND '.join(clauses)} "
-               f"ORDER BY {order} LIMIT ? OFFSET ?")
+               f"ORDER BY {page.order} LIMIT ? OFFSET ?")
         rows = self._store.execute(sql, (*params, limit, max(0, offset))).fetchall()
-        memories = [row_to_memory(row) for row in rows]
-        if from_end:
-            memories.reverse()
-        return memories
+        return page.in_list_order([row_to_memory(row) for row in rows])
 
     def count(self, flt: MemoryFilter) -> int:
         """How many rows the list holds."""
@@ -309,11 +295,7 @@ class MemoryRepository:
         if searched is not None:
             with self._store.snapshot():
                 return searched.count()
-        clauses, params = self._where(flt)
-        search = self._search_clause(flt)
-        if search:
-            clauses.append(search[0])
-            params += search[1]
+        clauses, params = self._filtered(flt)
         sql = f"SELECT count(*) FROM memories m WHERE {' AND '.join(clauses)}"
         return int(self._store.execute(sql, params).fetchone()[0])
 

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from memtui.store.memory_rows import row_to_memory
 from memtui.store.models import Memory, MemoryFilter, PageCursor
+from memtui.store.paging import keyset_page
 
 if TYPE_CHECKING:
     from memtui.store.memories import MemoryRepository
@@ -256,17 +257,15 @@ class SearchPages:
     def page(self, limit: int, after: PageCursor | None,
              before: PageCursor | None) -> list[Memory]:
         """``MemoryRepository.list`` for a searched list (same rows, same order)."""
-        ascending = before is not None
         if after is not None and before is not None:  # between two rows: rare, plain SQL
-            rows = self._sql(self.columns, ["(m.created_at, m.id) < (?, ?)",
-                                            "(m.created_at, m.id) > (?, ?)"],
-                             [after.created_at, after.id, before.created_at, before.id],
-                             "ORDER BY m.created_at ASC, m.id ASC LIMIT ?", [limit])
-            memories = [row_to_memory(row) for row in rows]
-        else:
-            edge = before if ascending else after
-            cursor = (edge.created_at, edge.id) if edge is not None else None
-            memories = self._walked(0, limit, not ascending, cursor)
+            between = keyset_page("m.created_at", "m.id", after, before)
+            rows = self._sql(self.columns, list(between.clauses), list(between.params),
+                             f"ORDER BY {between.order} LIMIT ?", [limit])
+            return between.in_list_order([row_to_memory(row) for row in rows])
+        ascending = before is not None
+        edge = before if ascending else after
+        cursor = (edge.created_at, edge.id) if edge is not None else None
+        memories = self._walked(0, limit, not ascending, cursor)
         if ascending:
             memories.reverse()
         return memories

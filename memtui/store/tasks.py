@@ -22,6 +22,7 @@ from memtui.store.models import (
     ScanRow,
     Task,
 )
+from memtui.store.paging import keyset_page, position_page
 
 if TYPE_CHECKING:
     from memtui.store.database import Store
@@ -252,36 +253,23 @@ class TaskRepository:
         """A page of the user's log, most recent scan first (ties by task id descending),
         by keyset: ``after`` the rows older than that row, ``before`` the rows just newer
         than it, both in list order. A cursor is (``at``, ``task_id``) of a row."""
-        clauses, params = ["user_id = ?"], [user_id]
-        order = "at DESC, task_id DESC"
-        if after is not None:
-            clauses.append("(at, task_id) < (?, ?)")
-            params += [after.created_at, after.id]
-        if before is not None:
-            clauses.append("(at, task_id) > (?, ?)")
-            params += [before.created_at, before.id]
-            order = "at ASC, task_id ASC"
+        page = keyset_page("at", "task_id", after, before)
         rows = self._store.execute(
-            f"SELECT {_LOG_COLUMNS} FROM extraction_log WHERE {' AND '.join(clauses)} "
-            f"ORDER BY {order} LIMIT ?", (*params, limit)).fetchall()
-        entries = [_row_to_log(row) for row in rows]
-        if before is not None:
-            entries.reverse()
-        return entries
+            f"SELECT {_LOG_COLUMNS} FROM extraction_log "
+            f"WHERE {' AND '.join(('user_id = ?', *page.clauses))} "
+            f"ORDER BY {page.order} LIMIT ?", (user_id, *page.params, limit)).fetchall()
+        return page.in_list_order([_row_to_log(row) for row in rows])
 
     def log_at(self, user_id: str, offset: int, limit: int, *,
                from_end: bool = False) -> list[LogEntry]:
         """A page of the user's log by position: ``offset`` rows from the top (or, with
         ``from_end``, the ``limit`` rows ending ``offset`` rows above the bottom), in list
         order."""
-        order = "at ASC, task_id ASC" if from_end else "at DESC, task_id DESC"
+        page = position_page("at", "task_id", from_end)
         rows = self._store.execute(
             f"SELECT {_LOG_COLUMNS} FROM extraction_log WHERE user_id = ? "
-            f"ORDER BY {order} LIMIT ? OFFSET ?", (user_id, limit, max(0, offset))).fetchall()
-        entries = [_row_to_log(row) for row in rows]
-        if from_end:
-            entries.reverse()
-        return entries
+            f"ORDER BY {page.order} LIMIT ? OFFSET ?", (user_id, limit, max(0, offset))).fetchall()
+        return page.in_list_order([_row_to_log(row) for row in rows])
 
     def count_log_rows(self, user_id: str) -> int:
         """How many log rows the user has."""

@@ -1,0 +1,58 @@
+"""Pages of a newest-first list (memories, the extraction log), by keyset or by position:
+the clauses and order each repository adds to its own query, so the rule is written once.
+
+A list is ordered by a time column, then an id column, both descending. ``after`` a row are
+the older rows; ``before`` a row are the newer rows just above it, which are read ascending
+(nearest first) and turned back into list order. A page by position from the end is read
+ascending too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from memtui.store.models import PageCursor
+
+RowT = TypeVar("RowT")
+
+
+@dataclass(frozen=True)
+class Page:
+    """What a query adds for one page: WHERE clauses and their parameters, the ORDER BY, and
+    whether the rows come back in reverse list order."""
+
+    clauses: tuple[str, ...]
+    params: tuple[Any, ...]
+    order: str
+    reversed: bool
+
+    def in_list_order(self, rows: Sequence[RowT]) -> list[RowT]:
+        """The rows read, in list order (newest first)."""
+        return list(reversed(rows)) if self.reversed else list(rows)
+
+
+def keyset_page(time_column: str, id_column: str, after: PageCursor | None = None,
+                before: PageCursor | None = None) -> Page:
+    """The page after or before a row (see the module doc); the first page without either."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if after is not None:
+        clauses.append(f"({time_column}, {id_column}) < (?, ?)")
+        params += [after.created_at, after.id]
+    if before is not None:
+        clauses.append(f"({time_column}, {id_column}) > (?, ?)")
+        params += [before.created_at, before.id]
+    return Page(tuple(clauses), tuple(params), _order(time_column, id_column, before is not None),
+                before is not None)
+
+
+def position_page(time_column: str, id_column: str, from_end: bool) -> Page:
+    """A page by position (``LIMIT ? OFFSET ?``), counted from the top or from the end."""
+    return Page((), (), _order(time_column, id_column, from_end), from_end)
+
+
+def _order(time_column: str, id_column: str, ascending: bool) -> str:
+    way = "ASC" if ascending else "DESC"
+    return f"{time_column} {way}, {id_column} {way}"
