@@ -28,6 +28,7 @@ from memtui.engine.safe_files import (
     json_lines,
     publish_new_file,
     real_root,
+    replace_atomically,
     write_new_file,
 )
 from memtui.errors import Conflict, PermissionDenied
@@ -195,3 +196,34 @@ def test_json_lines_skips_long_lines_and_counts_bytes() -> None:
     assert [raw for _number, raw, _consumed in lines] == [b'{"a": 1}\n', None, b'{"b": 2}\n',
                                                          b'{"cut']
     assert sum(consumed for _number, _raw, consumed in lines) == len(data)
+
+
+def test_replace_atomically_is_whole_or_nothing(tmp_path: Path) -> None:
+    target = tmp_path / "settings.json"
+    target.write_text("{}\n", encoding="utf-8")
+
+    def refuse() -> None:
+        raise Conflict("changed meanwhile")
+
+    with pytest.raises(Conflict):
+        replace_atomically(target, b'{"a": 1}\n', 0o640, refuse)
+    assert target.read_text(encoding="utf-8") == "{}\n" and _no_temp_left(tmp_path)
+    replace_atomically(target, b'{"a": 1}\n', 0o640)
+    assert target.read_bytes() == b'{"a": 1}\n' and _no_temp_left(tmp_path)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+
+
+def test_settings_files_are_read_with_the_same_rules(tmp_path: Path) -> None:
+    from memtui.engine.agent_setup import read_settings
+    from memtui.errors import InvalidInput
+
+    (tmp_path / "binary.json").write_bytes(b'{"a": "\x00"}')
+    with pytest.raises(InvalidInput, match="binary.json: binary file"):
+        read_settings(tmp_path / "binary.json", tmp_path)
+    (tmp_path / "secret").write_text("{}", encoding="utf-8")
+    folder = tmp_path / "home"
+    folder.mkdir()
+    os.symlink(tmp_path / "secret", folder / "settings.json")
+    with pytest.raises(InvalidInput, match="points outside"):
+        read_settings(folder / "settings.json", folder)
+    assert read_settings(folder / "absent.json", folder) is None

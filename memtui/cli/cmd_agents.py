@@ -8,7 +8,8 @@ import argparse
 import sys
 
 from memtui.cli.context import CliContext
-from memtui.engine.agent_setup import AGENTS, INSTALL, UNINSTALL
+from memtui.engine.agent_setup import INSTALL, UNINSTALL
+from memtui.engine.sessions import AGENTS
 from memtui.textsafe import safe_text
 
 HOOK_NAMES = ("session-start", "session-end")

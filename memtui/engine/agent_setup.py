@@ -17,7 +17,8 @@ them out:
 Rules: a plan reads each file once and says what would change (``show`` and a dry run);
 ``write_change`` writes only a file whose bytes are still the ones read (else Conflict),
 never through a symlink that leaves the folder the file belongs to, through a temporary file
-in the same folder and a rename (mode kept), after a ``.bak`` copy of the old file. JSON
+in the same folder and a rename (mode kept), after a ``.bak`` copy of the old file (the
+reads and the atomic replace are ``memtui.engine.safe_files``'s). JSON
 files keep every other key (and their order); a file that is not JSON (or not TOML) is a
 one-line InvalidInput and nothing is written. Installing twice changes nothing the second
 time; uninstalling takes out only memtui's own entries.
@@ -29,15 +30,22 @@ import json
 import os
 import re
 import stat
-import tempfile
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memtui.engine.safe_files import (
+    NEW_FILE_MODE,
+    FileProblem,
+    SafeFiles,
+    is_within,
+    real_root,
+    replace_atomically,
+)
+from memtui.engine.sessions import check_agent
 from memtui.errors import Conflict, InvalidInput
 
-AGENTS = ("claude-code", "codex", "gemini")
 INSTALL, UNINSTALL = "install", "uninstall"
 SERVER_NAME = "memtui"
 COMMAND = "memtui"
@@ -74,13 +82,6 @@ class SettingsChange:
         """``{agent, path, changed, summary, content}`` (content: the file after)."""
         return {"agent": self.agent, "path": str(self.path), "changed": self.changed,
                 "summary": self.summary, "content": self.after}
-
-
-def check_agent(agent: object) -> str:
-    """One of AGENTS; InvalidInput otherwise."""
-    if agent not in AGENTS:
-        raise InvalidInput(f"unknown agent {str(agent)[:40]!r}: use one of {', '.join(AGENTS)}")
-    return str(agent)
 
 
 def memtui_args(extra: list[str] | None = None) -> list[str]:
@@ -140,33 +141,23 @@ def _targets(agent: str, project: Path | None) -> list[tuple[str, Path, Path]]:
 # ---- reading ---------------------------------------------------------------------------------
 
 
-def _inside(path: Path, root: Path) -> bool:
-    real, base = os.path.realpath(path), os.path.realpath(root)
-    return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
+class SettingsFileProblem(InvalidInput, FileProblem):
+    """An agent's settings file cannot be read safely; nothing is written."""
+
+
+SETTINGS_FILES = SafeFiles(problem=SettingsFileProblem, max_bytes=MAX_SETTINGS_BYTES)
+"""Reads of an agent's settings files: the safe-file rules, problems as InvalidInput."""
 
 
 def read_settings(path: Path, root: Path) -> str | None:
     """The file's text (None when there is none). Refuses a symlink leaving ``root``, a
-    non-regular file, a huge file, or bytes that are not UTF-8."""
+    non-regular file, a huge file, or bytes that are not UTF-8 text."""
     if not os.path.lexists(path):
         return None
-    if not _inside(path, root):
-        raise InvalidInput(f"{path} is a symlink leading outside {root}; not followed")
-    real = Path(os.path.realpath(path))
     try:
-        info = real.stat()
-    except OSError as error:
-        raise InvalidInput(f"{path} cannot be read ({error.strerror})") from None
-    if not stat.S_ISREG(info.st_mode):
-        raise InvalidInput(f"{path} is not a regular file")
-    if info.st_size > MAX_SETTINGS_BYTES:
-        raise InvalidInput(f"{path} is too large to be a settings file ({info.st_size} bytes)")
-    try:
-        return real.read_bytes().decode("utf-8")
-    except UnicodeDecodeError:
-        raise InvalidInput(f"{path} is not UTF-8 text; nothing written") from None
-    except OSError as error:
-        raise InvalidInput(f"{path} cannot be read ({error.strerror})") from None
+        return SETTINGS_FILES.read_text(path, real_root(root))
+    except SettingsFileProblem as error:
+        raise SettingsFileProblem(f"{path}: {error.reason}; nothing written") from None
 
 
 def _load_json(path: Path, text: str | None) -> dict[str, Any]:
@@ -391,31 +382,16 @@ def write_change(change: SettingsChange) -> Path | None:
     if current != change.before and not (current is None and change.before == ""):
         raise Conflict(f"{change.path} changed since it was read; nothing written (run again)")
     target = Path(os.path.realpath(change.path)) if os.path.lexists(change.path) else change.path
-    if not _inside(target.parent, change.root) and os.path.lexists(target.parent):
+    if not is_within(target.parent, real_root(change.root)) and os.path.lexists(target.parent):
         raise InvalidInput(f"{target.parent} leads outside {change.root}; not followed")
     target.parent.mkdir(parents=True, exist_ok=True)
-    mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o600
+    mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else NEW_FILE_MODE
     backup: Path | None = None
     if current is not None:
         backup = target.with_name(target.name + BACKUP_SUFFIX)
-        _atomic_write(backup, current, mode)
-    _atomic_write(target, change.after, mode)
+        replace_atomically(backup, current.encode("utf-8"), mode)
+    replace_atomically(target, change.after.encode("utf-8"), mode)
     return backup
-
-
-def _atomic_write(target: Path, text: str, mode: int) -> None:
-    handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(temp, mode)
-        os.replace(temp, target)
-    except BaseException:
-        if os.path.exists(temp):
-            os.unlink(temp)
-        raise
 
 
 def codex_home_for_worker(explicit: str | os.PathLike[str] | None = None) -> Path | None:

@@ -208,6 +208,25 @@ def publish_new_file(temp: str | os.PathLike[str], name: str | os.PathLike[str],
     return True
 
 
+def replace_atomically(path: Path, data: bytes, mode: int,
+                       before_rename: Callable[[], None] | None = None) -> None:
+    """Put ``data`` at ``path`` whole or not at all: a temporary file in the same folder
+    (``mode``, fsynced), then ``before_rename()`` (it may raise: the temporary file is removed
+    and nothing is written), then a rename over ``path`` and an fsync of the folder. The
+    system's refusal is an ``OSError``."""
+    temp = path.parent / f"{TEMP_PREFIX}{secrets.token_hex(8)}"
+    write_new_file(temp, data, mode)
+    try:
+        if before_rename is not None:
+            before_rename()
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    _fsync_folder(path.parent)
+
+
 @dataclass(frozen=True)
 class SafeFiles:
     """The safe reads and writes of one kind of home, raising that home's error classes.
@@ -385,15 +404,12 @@ class SafeFiles:
         self._check_write_target(path, root)
         self.check_unchanged(expected, root)
         data = text.encode("utf-8")
-        temp = self._write_temp(path.parent, data, expected.mode)
-        try:
-            self.check_unchanged(expected, root)  # the agent may have written while we did
-            os.replace(temp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-            raise
-        _fsync_folder(path.parent)
+        try:  # the agent may have written while we did: checked again before the rename
+            replace_atomically(path, data, expected.mode,
+                               lambda: self.check_unchanged(expected, root))
+        except OSError as error:
+            raise self.failed(f"{path}: cannot write ({error.strerror or error}); nothing was "
+                              "written") from None
         return self.current_stamp(path, root, max(len(data), self.max_bytes))
 
     def remove_file(self, expected: FileStamp, root: Path) -> None:
