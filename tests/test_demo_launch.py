@@ -1,5 +1,6 @@
-"""``memtui --demo``: a Codex home beside the demo store (every pane shows something), and
-no ``memtui-demo-*`` folder left behind, however the app ends (issue 19)."""
+"""``memtui --demo``: Codex, Claude Code and Gemini CLI homes beside the demo store (every
+pane shows something, never the machine's own homes; the Inbox has a Gemini patch), and no
+``memtui-demo-*`` folder left behind, however the app ends (issue 19)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from memtui.cli.launch import DEMO_FOLDER_PREFIX, demo_codex_home
+from memtui.cli.launch import DEMO_FOLDER_PREFIX, demo_agent_homes, demo_codex_home
 from memtui.cli.main import main
 from memtui.engine.codex.browse import codex_threads
+from memtui.engine.agents.gemini_review import review_gemini_inbox
 from memtui.engine.codex.reader import read_codex_home
 from memtui.engine.demo import DEMO_NOW
 from memtui.engine.demo_codex import THREAD_CHECKOUT, THREAD_FAILED, build_demo_codex_home
@@ -39,6 +41,10 @@ def test_the_demo_removes_its_temporary_folder(temp_folder: Path,
         seen["db"] = Path(ctx.args.db)
         seen["codex_home"] = Path(ctx.args.codex_home)
         seen["exists"] = Path(ctx.args.db).is_file() and Path(ctx.args.codex_home).is_dir()
+        seen["homes"] = (Path(ctx.args.claude_home), Path(ctx.args.gemini_home))
+        seen["patches"] = [review.name for review in
+                           review_gemini_inbox(ctx.args.gemini_home, env={}).patches
+                           if review.apply is not None]
         if fails:
             raise RuntimeError("the app crashed")
         return 0
@@ -51,7 +57,24 @@ def test_the_demo_removes_its_temporary_folder(temp_folder: Path,
         assert main(["--demo"]) == 0
     assert seen["exists"]  # the app saw the store and its Codex home
     assert seen["codex_home"] == demo_codex_home(seen["db"])
+    assert seen["homes"] == demo_agent_homes(seen["db"])
+    assert seen["patches"] == ["webshop:private/0001-ci.patch"]  # the Inbox shows one
     assert _leftovers(temp_folder) == []
+
+
+def test_homes_given_on_the_command_line_win_over_the_demos(temp_folder: Path,
+                                                           monkeypatch: pytest.MonkeyPatch,
+                                                           tmp_path: Path) -> None:
+    seen: dict[str, Any] = {}
+
+    def fake_run_app(ctx: Any) -> int:
+        seen.update(claude=ctx.args.claude_home, gemini=ctx.args.gemini_home)
+        return 0
+
+    monkeypatch.setattr("memtui.app.main.run_app", fake_run_app)
+    mine = str(tmp_path / "my-gemini")
+    assert main(["--demo", "--gemini-home", mine]) == 0
+    assert seen["gemini"] == mine and seen["claude"].endswith(".claude")
 
 
 def test_a_named_demo_store_is_kept_with_its_codex_home(tmp_path: Path, temp_folder: Path,
@@ -61,6 +84,7 @@ def test_a_named_demo_store_is_kept_with_its_codex_home(tmp_path: Path, temp_fol
     target.parent.mkdir()
     assert main(["--demo", str(target)]) == 0
     assert target.is_file() and demo_codex_home(target).is_dir()
+    assert all(home.is_dir() for home in demo_agent_homes(target))
     assert main(["--demo", str(target)]) == 0  # reopened, not rebuilt
     assert _leftovers(temp_folder) == []
 

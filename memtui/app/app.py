@@ -50,6 +50,7 @@ if TYPE_CHECKING:
 
     from memtui.app.clipboard import Clipboard
     from memtui.app.curator import Curator
+    from memtui.app.inbox_sources import InboxSources
     from memtui.app.messages import (
         ExtractionFinished,
         ExtractionProgress,
@@ -115,8 +116,8 @@ class AppConfig:
     """The Claude Code home the Agents pane shows (``--claude-home``; else
     $CLAUDE_CONFIG_DIR, ~/.claude)."""
     gemini_home: Path | None = None
-    """The Gemini CLI home the Agents pane shows (``--gemini-home``; else $GEMINI_CLI_HOME,
-    ~/.gemini)."""
+    """The Gemini CLI home the Agents pane shows and whose inbox patches the Inbox lists
+    (``--gemini-home``; else $GEMINI_CLI_HOME, ~/.gemini)."""
     remember_theme: bool = True
     """Start with the theme last chosen and remember a new choice (``ui_config.py``)."""
     ui_config_path: Path | None = None
@@ -408,6 +409,8 @@ class MemtuiApp(App[None]):
             with self.batch_update():
                 for pane in self.panes():
                     pane.display = pane.PANE_ID == pane_id
+                    if pane.PANE_ID == pane_id and pane.READ_WHEN_SHOWN:
+                        pane.stale = True
         self._show_current()
 
     def action_show_pane(self, pane_id: str) -> None:
@@ -479,17 +482,30 @@ class MemtuiApp(App[None]):
         self._update_header()
         self.count_inbox()
 
+    @cached_property
+    def inbox_sources(self) -> InboxSources:
+        """Where the Inbox's rows come from: memtui's pending memories and the patches of
+        the Gemini CLI home (``config.gemini_home``, else $GEMINI_CLI_HOME, ~/.gemini)."""
+        from memtui.app.inbox_sources import inbox_sources
+
+        return inbox_sources(self.config.gemini_home)
+
     @work(thread=True, group=INBOX_COUNT_GROUP, exclusive=True, exit_on_error=False)
     def count_inbox(self) -> None:
-        """Count what waits in the review inbox (every source), off the UI thread."""
-        from memtui.app.inbox_sources import count_all
+        """Count what waits in the review inbox (every source: the Gemini CLI home is read
+        here too), off the UI thread."""
         from memtui.app.messages import InboxCounted
 
         try:
-            count: int | None = count_all(self.engine)
+            count: int | None = self.inbox_sources.count(self.engine)
         except MemtuiError:
             count = None
         self.post_message(InboxCounted(count))
+
+    def agent_files_changed(self) -> None:
+        """memtui wrote to another agent's files (the Agents pane, a Gemini patch applied
+        from the Inbox): every pane reads again when shown, the inbox is counted again."""
+        self.store_changed()
 
     def on_inbox_counted(self, message: InboxCounted) -> None:
         """Show the inbox count on the pane bar and in the header."""

@@ -342,40 +342,43 @@ class Curator:
 
     def inbox_decide(self, verb: str, entries: list[InboxEntry],
                      on_done: Callable[[Outcome], None] | None = None) -> None:
-        """Approve or reject inbox rows (any source); reject asks first (it is final), and
-        so does approving more than one."""
-        from memtui.app.inbox_sources import Outcome, source_named
+        """Approve or reject inbox rows (any source). Each source says what to ask first
+        (reject is final; another agent's files are written only after a confirm); more
+        than one row is always asked about."""
+        from memtui.app.inbox_sources import Outcome
+
+        sources = self.app.inbox_sources
+        groups = [(sources.named(origin), [entry for entry in entries if entry.origin == origin])
+                  for origin in dict.fromkeys(entry.origin for entry in entries)]
 
         def run() -> Outcome:
             outcome = Outcome()
-            for origin in dict.fromkeys(entry.origin for entry in entries):
-                source = source_named(origin)
-                group = [entry for entry in entries if entry.origin == origin]
+            pasts: set[str] = set()
+            for source, group in groups:
                 part = source.approve(self.engine, group) if verb == "approve" else \
                     source.reject(self.engine, group)
                 outcome.done += part.done
                 outcome.failed += part.failed
+                pasts.add(part.past)
+            outcome.past = pasts.pop() if len(pasts) == 1 else ""
             return outcome
 
         def go() -> None:
             self.perform(verb.capitalize(), run,
                          done=lambda outcome: self._inbox_done(verb, outcome, on_done))
 
-        count = len(entries)
-        rows = f"{count} row{'s' if count != 1 else ''}" if count != 1 else entries[0].key.split(
-            ":", 1)[-1]
-        if verb == "reject":
-            body = Text(f"{rows} will be deleted for good. ")
-            body.append("This cannot be undone; a task they came from is never extracted "
-                        "again.", style="bold")
-            self._confirm_then(f"Reject {rows}?", body, "Reject", go)
-        elif count > 1:
-            self._confirm_then(f"Approve {rows}?",
-                               Text(f"{rows} become active: they can be injected and recalled; "
-                                    "corrections replace the text they correct."),
-                               "Approve", go)
-        else:
+        questions = [source.question(verb, group) for source, group in groups]
+        if len(entries) <= 1 and not any(question.required for question in questions):
             go()
+            return
+        if len(questions) == 1:
+            title, body, label = questions[0].title, questions[0].body, questions[0].label
+        else:
+            count = len(entries)
+            title = f"{verb.capitalize()} {count} rows?"
+            label = verb.capitalize()
+            body = Text("\n\n").join(question.body for question in questions)
+        self._confirm_then(title, body, label, go)
 
     def _confirm_then(self, title: str, body: Text, label: str, go: Callable[[], None]) -> None:
         def answered(yes: bool | None) -> None:
@@ -390,7 +393,7 @@ class Curator:
                     on_done: Callable[[Outcome], None] | None) -> None:
         if on_done is not None:
             on_done(outcome)
-        past = "Approved" if verb == "approve" else "Rejected"
+        past = outcome.past or ("Approved" if verb == "approve" else "Rejected")
         done = len(outcome.done)
         words = f"{past} {done}" if done != 1 else f"{past} {outcome.done[0].split(':', 1)[-1]}"
         if verb == "reject" and done:
@@ -407,12 +410,11 @@ class Curator:
                            on_done: Callable[[Outcome], None] | None = None) -> None:
         """Open the editor on an inbox row's text; saving approves the edited text (checked
         and redacted by the engine; an error keeps the editor open with what was typed)."""
-        from memtui.app.inbox_sources import source_named
-
-        source = source_named(entry.origin)
+        source = self.app.inbox_sources.named(entry.origin)
         text = source.editable_text(entry)
         if text is None:
-            self.app.say("This row cannot be edited; approve or reject it.", severity="warning")
+            self.app.say("This row cannot be edited; approve (a) or reject (x) it as it is.",
+                         severity="warning")
             return
 
         def submit(draft: MemoryDraft, editor: MemoryEditor) -> None:

@@ -1,17 +1,20 @@
 """Where the Inbox pane's rows come from: each source lists what waits for a decision and
 carries out approve and reject through the engine.
 
-memtui's own pending memories (spec/25) are one source. Another agent's inbox (Gemini CLI's
-``.inbox/*.patch``, spec/80) is added as one more ``InboxSource`` in ``INBOX_SOURCES``: the
-pane, its keys, marks, bulk actions, the count in the pane bar and the header work on
-``InboxEntry`` rows and need no change. Everything here runs in worker threads except
-``detail`` (drawing); nothing touches a widget.
+Two sources (``inbox_sources``): memtui's own pending memories (spec/25), and Gemini CLI's
+inbox patches (``.inbox/*.patch`` in the Gemini home the app was given, spec/80), where
+approve applies the patch to Gemini's memory file and reject dismisses it, each after a
+confirm that shows the change. The pane, its keys, marks, bulk actions, the count in the
+pane bar and the header work on ``InboxEntry`` rows of any source. ``entries``, ``count``,
+``approve`` and ``reject`` run in worker threads (they read and write files and the store);
+``detail`` and ``question`` draw what was read (UI thread); nothing here touches a widget.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 from zoneinfo import ZoneInfo
 
@@ -20,13 +23,25 @@ from rich.text import Text
 from memtui.app.format import block, local_time
 from memtui.engine.review import ADDED, REMOVED, InboxItem, RejectResult
 from memtui.errors import MemtuiError
+from memtui.textsafe import one_line
 
 if TYPE_CHECKING:
+    from memtui.engine.agents.gemini_review import PatchReview
     from memtui.engine.api import Engine
 
 MEMORY_SOURCE = "memtui"
+GEMINI_SOURCE = "gemini"
 REMOVED_STYLE = "red strike"
 ADDED_STYLE = "bold green underline"
+DIFF_ADDED_STYLE = "green"
+DIFF_REMOVED_STYLE = "red"
+MAX_DIFF_LINES = 40
+"""Diff lines a Gemini patch's details show (the rest is counted)."""
+MAX_QUESTION_DIFF_LINES = 12
+"""Diff lines the confirm before applying shows, over every patch asked about."""
+MAX_QUESTION_ROWS = 3
+"""Patches a confirm names one by one (then "… and N more")."""
+ROW_TEXT_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -47,14 +62,34 @@ class InboxEntry:
     correction: bool
     can_act: bool
     payload: object = field(compare=False, default=None)
+    problem: str | None = None
+    """Why it cannot be approved (a malformed patch): it can only be rejected."""
+
+    @property
+    def name(self) -> str:
+        """How messages name it (the key without its source)."""
+        return self.key.split(":", 1)[-1]
 
 
 @dataclass
 class Outcome:
-    """What a bulk decision did: keys done, and (key, message) for each refused."""
+    """What a bulk decision did: keys done, and (key, message) for each refused; ``past``
+    says what was done in the source's words (``Applied``), empty for the default."""
 
     done: list[str] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
+    past: str = ""
+
+
+@dataclass(frozen=True)
+class Question:
+    """What a confirm before a decision says; ``required`` False: the decision may go on
+    without one (it is asked all the same when other rows are decided with it)."""
+
+    title: str
+    body: Text
+    label: str
+    required: bool
 
 
 class InboxSource(Protocol):
@@ -68,11 +103,17 @@ class InboxSource(Protocol):
     def count(self, engine: Engine) -> int:
         """How many wait (worker thread; the pane bar's and the header's count)."""
 
+    def count_words(self, count: int) -> str | None:
+        """How the pane's title names this source's share of the count (None: not named)."""
+
     def detail(self, entry: InboxEntry, tz: ZoneInfo) -> Text:
         """The entry in full, with the diff of a correction (UI thread; literal text)."""
 
     def editable_text(self, entry: InboxEntry) -> str | None:
         """The text edit-and-approve starts from (None: this source cannot be edited)."""
+
+    def question(self, verb: str, entries: Sequence[InboxEntry]) -> Question:
+        """What to ask before approving or rejecting these entries (UI thread)."""
 
     def approve(self, engine: Engine, entries: Sequence[InboxEntry],
                 edited: str | None = None) -> Outcome:
@@ -104,6 +145,10 @@ class PendingMemories:
     def count(self, engine: Engine) -> int:
         """How many pending memories the user may see."""
         return engine.review.count()
+
+    def count_words(self, count: int) -> str | None:
+        """memtui's own rows are the pane's subject: not named apart."""
+        return None
 
     @staticmethod
     def _entry(item: InboxItem) -> InboxEntry:
@@ -145,6 +190,20 @@ class PendingMemories:
         """The pending memory's text."""
         return _item(entry).memory.content
 
+    def question(self, verb: str, entries: Sequence[InboxEntry]) -> Question:
+        """Reject always asks (it is final); approve asks for more than one."""
+        count = len(entries)
+        rows = f"{count} row{'s' if count != 1 else ''}" if count != 1 else entries[0].name
+        if verb == "reject":
+            body = Text(f"{rows} will be deleted for good. ")
+            body.append("This cannot be undone; a task they came from is never extracted "
+                        "again.", style="bold")
+            return Question(f"Reject {rows}?", body, "Reject", True)
+        return Question(f"Approve {rows}?",
+                        Text(f"{rows} become active: they can be injected and recalled; "
+                             "corrections replace the text they correct."),
+                        "Approve", count > 1)
+
     def approve(self, engine: Engine, entries: Sequence[InboxEntry],
                 edited: str | None = None) -> Outcome:
         """Approve each (as shown: a memory changed since is refused)."""
@@ -177,28 +236,230 @@ def _item(entry: InboxEntry) -> InboxItem:
     return entry.payload
 
 
-INBOX_SOURCES: tuple[InboxSource, ...] = (PendingMemories(),)
-"""Every kind of inbox row, in the order the pane lists them."""
+def _review(entry: InboxEntry) -> PatchReview:
+    from memtui.engine.agents.gemini_review import PatchReview
+
+    if not isinstance(entry.payload, PatchReview):
+        raise TypeError(f"{entry.key} is not a Gemini CLI patch")
+    return entry.payload
 
 
-def source_named(name: str) -> InboxSource:
-    """The source that made entries with this ``origin``."""
-    for source in INBOX_SOURCES:
-        if source.name == name:
-            return source
-    raise KeyError(name)
+def _diff_lines(diff: str) -> list[str]:
+    """A plan's diff without its ``---`` / ``+++`` file lines (the details name the files)."""
+    return [line for line in diff.splitlines()
+            if not line.startswith(("--- ", "+++ "))]
 
 
-def count_all(engine: Engine) -> int:
-    """How many entries wait in every source (a source that fails counts 0)."""
-    total = 0
-    for source in INBOX_SOURCES:
+def _diff_text(lines: Sequence[str], limit: int) -> Text:
+    out = Text()
+    for line in lines[:limit]:
+        style = DIFF_ADDED_STYLE if line.startswith("+") else \
+            DIFF_REMOVED_STYLE if line.startswith("-") else "dim" if line.startswith("@@") \
+            else ""
+        out.append_text(Text(one_line(line, ROW_TEXT_CHARS), style=style))
+        out.append("\n")
+    if len(lines) > limit:
+        out.append(f"… {len(lines) - limit} more diff lines\n", style="dim")
+    return out
+
+
+def _summary(review: PatchReview) -> str:
+    """One line: the file it changes and its first added (else removed) line."""
+    targets = ", ".join(review.patch.targets) or "?"
+    lines = _diff_lines(review.diff)
+    added = [line[1:].strip() for line in lines if line.startswith("+")]
+    removed = [line[1:].strip() for line in lines if line.startswith("-")]
+    if added:
+        more = f" (+{len(added) - 1} more lines)" if len(added) > 1 else ""
+        return f"{targets}: {added[0]}{more}"
+    if removed:
+        return f"{targets}: removes {removed[0]}" + (
+            f" (+{len(removed) - 1} more lines)" if len(removed) > 1 else "")
+    return f"{targets}: no change"
+
+
+class GeminiPatches:
+    """Gemini CLI's inbox patches (``engine.agents.gemini_review``): approve applies a patch
+    to the memory file it names, reject dismisses it; both change Gemini's own files, so
+    both ask first, and both write what was shown or nothing (a file changed since it was
+    read is refused)."""
+
+    name = GEMINI_SOURCE
+
+    def __init__(self, home: Path | None) -> None:
+        self.home = home
+        """``--gemini-home`` (None: ``$GEMINI_CLI_HOME``, else ``~/.gemini``, resolved when
+        read, in the worker)."""
+
+    def entries(self, engine: Engine) -> list[InboxEntry]:
+        """Every patch waiting in the Gemini home, oldest first (none without a home)."""
+        from memtui.engine.agents.errors import AgentError
+        from memtui.engine.agents.gemini_review import review_gemini_inbox
+
         try:
-            total += source.count(engine)
-        except MemtuiError:
-            continue
-    return total
+            review = review_gemini_inbox(self.home)
+        except OSError as error:
+            raise AgentError(f"cannot read the Gemini CLI home ({error})") from None
+        return [self._entry(item) for item in review.patches]
+
+    def count(self, engine: Engine) -> int:
+        """How many patches wait (malformed ones included: they are rows too)."""
+        from memtui.engine.agents.errors import AgentError
+        from memtui.engine.agents.gemini_review import count_gemini_inbox
+
+        try:
+            return count_gemini_inbox(self.home)
+        except OSError as error:
+            raise AgentError(f"cannot read the Gemini CLI home ({error})") from None
+
+    def count_words(self, count: int) -> str | None:
+        """``1 Gemini CLI patch``."""
+        return f"{count} Gemini CLI patch{'es' if count != 1 else ''}"
+
+    @staticmethod
+    def _entry(review: PatchReview) -> InboxEntry:
+        where = "global" if review.tier == "global" else f"project {review.project_slug}"
+        return InboxEntry(key=f"{GEMINI_SOURCE}:{review.name}", origin=GEMINI_SOURCE,
+                          label=GEMINI_SOURCE, where=where,
+                          text=review.problem if review.problem else _summary(review),
+                          created_at=review.proposed_at,
+                          correction=review.problem is None and review.changes_lines,
+                          can_act=True, payload=review, problem=review.problem)
+
+    def detail(self, entry: InboxEntry, tz: ZoneInfo) -> Text:
+        """The patch: the file it changes and its diff (or why it cannot be applied), then
+        the project it belongs to."""
+        review = _review(entry)
+        out = Text()
+        out.append_text(block(review.name, style="bold"))
+        out.append(f" · Gemini CLI · proposed {local_time(review.proposed_at, tz)}\n",
+                   style="dim")
+        if review.problem is not None or review.apply is None:
+            out.append("Cannot be applied: ", style="bold yellow")
+            out.append_text(block(review.problem or "unknown"))
+            out.append("\n")
+        else:
+            out.append("Applying it writes ", style="bold")
+            out.append_text(block(", ".join(review.files), style="bold"))
+            out.append(":\n", style="bold")
+            out.append_text(_diff_text(_diff_lines(review.diff), MAX_DIFF_LINES))
+            if review.secrets:
+                out.append(f"It adds a secret ({', '.join(review.secrets)}) to a memory "
+                           "file.\n", style="bold red")
+        tier = "global memory" if review.tier == "global" else "private project memory"
+        project = f"project {review.project_slug}" if review.project_slug else "the home"
+        if review.project_path:
+            project += f" ({review.project_path})"
+        out.append_text(block(f"Gemini CLI's {tier}, proposed in {project}; ", style="dim"))
+        out.append("a applies it and removes the patch, x dismisses it — both ask first; "
+                   "refused if a file changes meanwhile." if review.apply is not None else
+                   "only x acts on it: it dismisses the patch unapplied (asks first).",
+                   style="dim")
+        return out
+
+    def editable_text(self, entry: InboxEntry) -> str | None:
+        """A patch is applied as Gemini CLI wrote it, or dismissed: never edited."""
+        return None
+
+    def question(self, verb: str, entries: Sequence[InboxEntry]) -> Question:
+        """Always asked: the decision writes to Gemini CLI's files. Approve shows the diff."""
+        reviews = [_review(entry) for entry in entries]
+        count = len(reviews)
+        what = reviews[0].name if count == 1 else f"{count} Gemini CLI patches"
+        body = Text()
+        if verb == "reject":
+            for review in reviews[:MAX_QUESTION_ROWS]:
+                body.append_text(block(f"{review.name} ({review.relative})"))
+                body.append("\n")
+            self._more(body, count)
+            body.append("Removed from Gemini CLI's inbox without being applied. This cannot "
+                        "be undone.", style="bold")
+            return Question(f"Dismiss {what}?", body, "Dismiss", True)
+        room = MAX_QUESTION_DIFF_LINES
+        for review in reviews[:MAX_QUESTION_ROWS]:
+            if review.apply is None:
+                body.append_text(block(f"{review.name} cannot be applied "
+                                       f"({review.problem}); it stays in the inbox.\n",
+                                       style="yellow"))
+                continue
+            body.append_text(block(f"Write {', '.join(review.files)} in Gemini CLI's home "
+                                   f"({review.name}), then remove the patch:\n",
+                                   style="bold"))
+            lines = _diff_lines(review.diff)
+            body.append_text(_diff_text(lines, max(room, 0)))
+            room -= len(lines)
+            if review.secrets:
+                body.append(f"It adds a secret ({', '.join(review.secrets)}).\n",
+                            style="bold red")
+        self._more(body, count)
+        body.append("Refused if Gemini CLI changes the file meanwhile.", style="dim")
+        return Question(f"Apply {what}?", body, "Apply", True)
+
+    @staticmethod
+    def _more(body: Text, count: int) -> None:
+        if count > MAX_QUESTION_ROWS:
+            body.append(f"… and {count - MAX_QUESTION_ROWS} more\n", style="dim")
+
+    def approve(self, engine: Engine, entries: Sequence[InboxEntry],
+                edited: str | None = None) -> Outcome:
+        """Apply each patch as it was read (refused: malformed, or a file changed since)."""
+        from memtui.engine.agents.gemini_review import apply_reviewed
+
+        return self._each(entries, apply_reviewed, "Applied")
+
+    def reject(self, engine: Engine, entries: Sequence[InboxEntry]) -> Outcome:
+        """Dismiss each patch (refused when it changed since it was read)."""
+        from memtui.engine.agents.gemini_review import dismiss_reviewed
+
+        return self._each(entries, dismiss_reviewed, "Dismissed")
+
+    @staticmethod
+    def _each(entries: Sequence[InboxEntry], act: Callable[[PatchReview], object],
+              past: str) -> Outcome:
+        outcome = Outcome(past=past)
+        for entry in entries:
+            try:
+                act(_review(entry))
+            except MemtuiError as error:
+                outcome.failed.append((entry.key, error.message))
+            except OSError as error:
+                outcome.failed.append((entry.key, f"{error.strerror or error}; nothing was "
+                                                  "written"))
+            else:
+                outcome.done.append(entry.key)
+        return outcome
 
 
-__all__ = ["INBOX_SOURCES", "InboxEntry", "InboxSource", "Outcome", "PendingMemories",
-           "count_all", "diff_line", "source_named"]
+@dataclass(frozen=True)
+class InboxSources:
+    """The app's inbox sources, in the order the pane lists them."""
+
+    sources: tuple[InboxSource, ...]
+
+    def named(self, name: str) -> InboxSource:
+        """The source that made entries with this ``origin``."""
+        for source in self.sources:
+            if source.name == name:
+                return source
+        raise KeyError(name)
+
+    def count(self, engine: Engine) -> int:
+        """How many entries wait in every source (a source that fails counts 0)."""
+        total = 0
+        for source in self.sources:
+            try:
+                total += source.count(engine)
+            except MemtuiError:
+                continue
+        return total
+
+
+def inbox_sources(gemini_home: Path | None = None) -> InboxSources:
+    """memtui's pending memories, then the Gemini CLI home's patches (``gemini_home``: the
+    app's ``--gemini-home``; None: ``$GEMINI_CLI_HOME``, else ``~/.gemini``)."""
+    return InboxSources((PendingMemories(), GeminiPatches(gemini_home)))
+
+
+__all__ = ["GEMINI_SOURCE", "MEMORY_SOURCE", "GeminiPatches", "InboxEntry", "InboxSource",
+           "InboxSources", "Outcome", "PendingMemories", "Question", "diff_line",
+           "inbox_sources"]

@@ -14,6 +14,9 @@ if TYPE_CHECKING:
 DEMO_FOLDER_PREFIX = "memtui-demo-"
 DEMO_CODEX_SUFFIX = ".codex-home"
 """The demo's Codex home sits beside its store: ``demo.db`` and ``demo.db.codex-home``."""
+DEMO_AGENTS_SUFFIX = ".agent-homes"
+"""The demo's Claude Code and Gemini CLI homes (``.claude``, ``.gemini``, and the project
+folders they name) sit beside its store in ``demo.db.agent-homes``."""
 
 
 def demo_codex_home(store_path: Path) -> Path:
@@ -21,20 +24,37 @@ def demo_codex_home(store_path: Path) -> Path:
     return store_path.with_name(store_path.name + DEMO_CODEX_SUFFIX)
 
 
-def prepare_demo(ctx: CliContext) -> tuple[Path, Path | None]:
-    """Build the demo store and its Codex home (in a new temporary folder, or at the PATH
-    given to ``--demo``). Returns the store's path and the temporary folder to remove when
-    the app closes (None for a PATH the person chose: it is kept, and reopened next time)."""
-    from memtui.engine.demo import build_demo_store
+def demo_agent_homes(store_path: Path) -> tuple[Path, Path]:
+    """Where the demo's Claude Code and Gemini CLI homes are, beside the demo store."""
+    folder = store_path.with_name(store_path.name + DEMO_AGENTS_SUFFIX)
+    return folder / ".claude", folder / ".gemini"
+
+
+def _demo_homes(store_path: Path) -> None:
+    """Build the demo's Codex, Claude Code and Gemini CLI homes that are missing."""
+    from memtui.engine.agents.demo import build_demo_agent_homes
     from memtui.engine.demo_codex import build_demo_codex_home
+
+    if not demo_codex_home(store_path).exists():
+        build_demo_codex_home(demo_codex_home(store_path))
+    claude, _gemini = demo_agent_homes(store_path)
+    if not claude.parent.exists():
+        build_demo_agent_homes(claude.parent)
+
+
+def prepare_demo(ctx: CliContext) -> tuple[Path, Path | None]:
+    """Build the demo store and its agent homes (Codex, Claude Code, Gemini CLI; in a new
+    temporary folder, or beside the PATH given to ``--demo``). Returns the store's path and
+    the temporary folder to remove when the app closes (None for a PATH the person chose: it
+    is kept, and reopened next time)."""
+    from memtui.engine.demo import build_demo_store
 
     given = ctx.args.demo
     folder: Path | None = None
     if given:
         path = Path(given).expanduser()
         if path.exists() and path.stat().st_size > 0:
-            if not demo_codex_home(path).exists():
-                build_demo_codex_home(demo_codex_home(path))
+            _demo_homes(path)
             return path, None  # reopen an existing demo store
     else:
         folder = Path(tempfile.mkdtemp(prefix=DEMO_FOLDER_PREFIX))
@@ -42,8 +62,7 @@ def prepare_demo(ctx: CliContext) -> tuple[Path, Path | None]:
     try:
         store = build_demo_store(path)
         store.close()
-        if not demo_codex_home(path).exists():
-            build_demo_codex_home(demo_codex_home(path))
+        _demo_homes(path)
     except BaseException:
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
@@ -53,9 +72,10 @@ def prepare_demo(ctx: CliContext) -> tuple[Path, Path | None]:
 
 def launch_app(ctx: CliContext) -> int:
     """Open the app on the chosen store (the demo store with ``--demo``: acting user alice,
-    project webshop unless ``--user`` / ``--project`` say otherwise; its Codex home unless
-    ``--codex-home`` says otherwise). A temporary demo folder is removed when the app
-    closes, however it closes."""
+    project webshop unless ``--user`` / ``--project`` say otherwise; its own Codex, Claude
+    Code and Gemini CLI homes unless ``--codex-home`` / ``--claude-home`` /
+    ``--gemini-home`` say otherwise, never the machine's). A temporary demo folder is
+    removed when the app closes, however it closes."""
     folder: Path | None = None
     if ctx.args.demo is not None:
         from memtui.engine.demo import DEMO_PROJECT, DEMO_USER
@@ -68,6 +88,11 @@ def launch_app(ctx: CliContext) -> int:
             ctx.args.project = DEMO_PROJECT
         if not getattr(ctx.args, "codex_home", None):
             ctx.args.codex_home = str(demo_codex_home(path))
+        claude, gemini = demo_agent_homes(path)
+        if not getattr(ctx.args, "claude_home", None):
+            ctx.args.claude_home = str(claude)
+        if not getattr(ctx.args, "gemini_home", None):
+            ctx.args.gemini_home = str(gemini)
     previous = _exit_on_hangup() if folder is not None else {}
     try:
         from memtui.app.main import run_app

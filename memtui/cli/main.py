@@ -95,8 +95,8 @@ def _app_parser(common: argparse.ArgumentParser) -> argparse.ArgumentParser:
                         help="the Claude Code home the Agents pane shows (else "
                              "$CLAUDE_CONFIG_DIR, else ~/.claude)")
     parser.add_argument("--gemini-home", metavar="PATH", default=None,
-                        help="the Gemini CLI home the Agents pane shows (else "
-                             "$GEMINI_CLI_HOME, else ~/.gemini)")
+                        help="the Gemini CLI home the Agents pane shows and whose inbox "
+                             "patches the Inbox lists (else $GEMINI_CLI_HOME, else ~/.gemini)")
     return parser
 
 

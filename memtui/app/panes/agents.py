@@ -481,7 +481,7 @@ class AgentsPane(Pane):
                             severity="error")
         else:
             self.memtui.say(f"Done: {one_line(message.summary, 200)}")
-        self.refresh_data()
+        self.memtui.agent_files_changed()  # this pane reads again; the inbox is recounted
 
     def action_fix_index(self) -> None:
         """``x``: repair the selected row's index (after a confirm)."""

@@ -44,6 +44,9 @@ class Pane(Vertical):
 
     PANE_ID: ClassVar[str] = ""
     TITLE: ClassVar[str] = ""
+    READ_WHEN_SHOWN: ClassVar[bool] = False
+    """True for a pane that also shows files outside the store (which change without the
+    store knowing): it reads again each time it is shown."""
 
     DEFAULT_CSS = """
     Pane { height: 1fr; }

@@ -1,10 +1,14 @@
 """The Inbox pane (spec/25): what agents wrote while review is on, waiting for a decision.
 
-Each row is an ``InboxEntry`` from one of ``INBOX_SOURCES`` (memtui's pending memories; an
-agent's own inbox can be another source). ``a`` approves, ``e`` edits then approves, ``x``
-rejects (asks first: it is final), ``space`` marks, ``*`` marks everything, and ``a``/``x``
-then act on the marked rows. The selected row is shown in full under the list; a correction
-as a word diff against the text it would replace. Rows are read by a worker thread; every
+Each row is an ``InboxEntry`` from one of the app's ``inbox_sources``: memtui's pending
+memories, and Gemini CLI's inbox patches (``.inbox/*.patch`` in its home, spec/80) -- there
+``a`` applies the patch to Gemini's memory file and ``x`` dismisses it, both after a confirm
+that shows the change; a malformed patch can only be dismissed. ``a`` approves, ``e`` edits
+then approves, ``x`` rejects (asks first: it is final), ``space`` marks, ``*`` marks
+everything, and ``a``/``x`` then act on the marked rows. The selected row is shown in full
+under the list; a correction as a word diff against the text it would replace, a patch as
+its diff. The count in the title, the pane bar and the header includes the Gemini patches.
+Rows are read by a worker thread (the Gemini home too, each time the pane is shown); every
 decision goes through the curator (a worker, then a message to say what happened).
 """
 
@@ -22,7 +26,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from memtui.app.format import local_time
-from memtui.app.inbox_sources import INBOX_SOURCES, InboxEntry, Outcome, source_named
+from memtui.app.inbox_sources import MEMORY_SOURCE, InboxEntry, Outcome
 from memtui.app.panes.base import DETAIL_BINDINGS, Pane
 from memtui.app.widgets.line_list import ItemList, LineList
 from memtui.app.widgets.preview import PreviewScroll
@@ -35,11 +39,15 @@ MARK = "●"
 LABEL_WIDTH = 7
 WHERE_WIDTH = 18
 LOAD_GROUP = "inbox-load"
+GEMINI_WORDS = ("Gemini CLI's proposed memory changes (its .inbox patches, when its auto "
+                "memory is on) are listed here too.")
 EMPTY_REVIEW_ON = ("Nothing waits for review. What agents write (the extractor, imports, the "
-                   "service, MCP) lands here until you approve it.")
+                   "service, MCP) lands here until you approve it. " + GEMINI_WORDS)
 EMPTY_REVIEW_OFF = ("Nothing waits for review — review is off, so what agents write is used "
                     "at once. Turn on review_new_memories in Settings (6) or with /memory "
-                    "review on, and new memories from agents wait here for you.")
+                    "review on, and new memories from agents wait here for you. "
+                    + GEMINI_WORDS)
+BROKEN_WORD = "broken  "
 
 
 @dataclass
@@ -56,14 +64,18 @@ class InboxPane(Pane):
 
     PANE_ID = "inbox"
     TITLE = "Inbox"
+    READ_WHEN_SHOWN = True
+    """Gemini CLI writes its patches without memtui knowing."""
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "approve", "approve",
-                tooltip="Approve the selected or marked rows (a correction replaces its target)",
+                tooltip="Approve the selected or marked rows (a correction replaces its "
+                "target; a Gemini CLI patch is applied, after a confirm)",
                 id="inbox.approve"),
         Binding("e", "edit_approve", "edit+approve",
                 tooltip="Edit the selected row's text, then approve it", id="inbox.edit"),
         Binding("x", "reject", "reject",
-                tooltip="Reject the selected or marked rows: deleted for good (asks)",
+                tooltip="Reject the selected or marked rows: deleted for good (asks; a "
+                "Gemini CLI patch is dismissed)",
                 id="inbox.reject"),
         Binding("space", "toggle_mark", "mark", tooltip="Mark / unmark for a bulk decision",
                 id="inbox.mark"),
@@ -129,11 +141,15 @@ class InboxPane(Pane):
         row.append(" ")
         row.append(f"{one_line(entry.label, LABEL_WIDTH):<{LABEL_WIDTH}} ", style="bold")
         row.append(f"{one_line(entry.where, WHERE_WIDTH):<{WHERE_WIDTH}} ", style="dim")
-        row.append("correct " if entry.correction else "new     ",
-                   style="yellow" if entry.correction else "green")
+        if entry.problem is not None:
+            row.append(BROKEN_WORD, style="bold red")
+        else:
+            row.append("correct " if entry.correction else "new     ",
+                       style="yellow" if entry.correction else "green")
         row.append(f"{local_time(entry.created_at, self.memtui.tz, with_year=False)} ",
                    style="dim")
-        row.append(one_line(entry.text), style="" if entry.can_act else "dim")
+        row.append(one_line(entry.text), style="" if entry.can_act and entry.problem is None
+                   else "dim")
         if not entry.can_act:
             row.append("  read only", style="dim italic")
         row.truncate(width, overflow="ellipsis")
@@ -151,7 +167,7 @@ class InboxPane(Pane):
         engine = self.memtui.engine
         entries: list[InboxEntry] = []
         errors: list[str] = []
-        for source in INBOX_SOURCES:
+        for source in self.memtui.inbox_sources.sources:
             try:
                 entries += source.entries(engine)
             except MemtuiError as error:
@@ -182,6 +198,14 @@ class InboxPane(Pane):
         entries = self.item_list.items
         title = Text("Inbox", style="bold")
         title.append(f" · {len(entries)} waiting")
+        sources = self.memtui.inbox_sources
+        for origin in dict.fromkeys(entry.origin for entry in entries):
+            if origin == MEMORY_SOURCE:
+                continue
+            words = sources.named(origin).count_words(
+                sum(1 for entry in entries if entry.origin == origin))
+            if words:
+                title.append(f" (incl. {words})")
         corrections = sum(1 for entry in entries if entry.correction)
         if corrections:
             title.append(f" · {corrections} correction{'s' if corrections != 1 else ''}",
@@ -197,7 +221,8 @@ class InboxPane(Pane):
         if entry is None:
             preview.show(Text(self.item_list.empty_text, style="dim") if self.loaded else "")
             return
-        preview.show(source_named(entry.origin).detail(entry, self.memtui.tz))
+        preview.show(self.memtui.inbox_sources.named(entry.origin).detail(entry,
+                                                                           self.memtui.tz))
 
     def on_line_list_cursor_moved(self, message: LineList.CursorMoved) -> None:
         """Show the selected row in full."""
@@ -214,7 +239,8 @@ class InboxPane(Pane):
 
         self.memtui.push_screen(TextModal(
             f"Inbox · {one_line(entry.key, 60)}",
-            source_named(entry.origin).detail(entry, self.memtui.tz), copy_text=entry.text))
+            self.memtui.inbox_sources.named(entry.origin).detail(entry, self.memtui.tz),
+            copy_text=entry.text))
 
     # ---- marks --------------------------------------------------------------------------
 
@@ -256,13 +282,20 @@ class InboxPane(Pane):
         return allowed
 
     def action_approve(self) -> None:
-        """Approve the marked rows, else the selected one."""
+        """Approve the marked rows, else the selected one (a Gemini patch: apply it)."""
         entries = self._actionable(self.chosen())
+        if entries is not None and all(entry.problem is not None for entry in entries):
+            entry = entries[0]
+            self.memtui.say(f"{one_line(entry.name, 80)} cannot be applied: "
+                            f"{one_line(entry.problem or '', 160)} — x dismisses it.",
+                            severity="warning")
+            return
         if entries is not None:
             self.memtui.curator.inbox_decide("approve", entries, on_done=self._decided)
 
     def action_reject(self) -> None:
-        """Reject the marked rows, else the selected one (asks first)."""
+        """Reject the marked rows, else the selected one (asks first; a Gemini patch: dismiss
+        it)."""
         entries = self._actionable(self.chosen())
         if entries is not None:
             self.memtui.curator.inbox_decide("reject", entries, on_done=self._decided)

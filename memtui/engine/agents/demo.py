@@ -1,5 +1,5 @@
-"""Small, realistic Claude Code and Gemini CLI homes for the screenshots and for trying the
-Agents pane: ``build_demo_agent_homes(root)`` writes ``root/.claude`` and ``root/.gemini``
+"""Small, realistic Claude Code and Gemini CLI homes for the screenshots and ``memtui
+--demo`` (the Agents pane, and the Inbox's Gemini patch): ``build_demo_agent_homes(root)`` writes ``root/.claude`` and ``root/.gemini``
 for projects under ``root/src`` (one index past Claude Code's load limit, a topic file
 holding a token-shaped value, a git worktree with its own folder, Gemini inbox patches).
 """
@@ -7,6 +7,8 @@ holding a token-shaped value, a git worktree with its own folder, Gemini inbox p
 from __future__ import annotations
 
 import json
+import os
+from datetime import UTC, datetime
 from pathlib import Path
 
 from memtui.engine.agents.frontmatter import render_front_matter
@@ -15,6 +17,10 @@ from memtui.engine.agents.paths import claude_slug
 DEMO_TOKEN = "ghp_" + "x7Qm2Lk9Vb4Np8Rt3Wz6Hc1Jd5Fg0Ys7Ue2K"
 """Token-shaped, so the secret scan finds it (not a real credential)."""
 OVER_LIMIT_ENTRIES = 230
+PATCH_PROPOSED_AT = datetime(2026, 12, 1, 9, 30, tzinfo=UTC)
+"""When Gemini CLI proposed the demo's inbox patch (its file time: the Inbox shows it, and
+the pictures must not change with the day they are taken; the demo store's clock stands at
+10:00 that day)."""
 TOPICS = (
     ("build", "Build and test commands", "project",
      "Use `make build`; `make test` runs the fast suite.\n\n**Why:** CI runs the same "
@@ -103,9 +109,11 @@ def build_demo_agent_homes(root: Path) -> tuple[Path, Path]:
     memory = gemini / "tmp" / "webshop" / "memory"
     _write(memory / "MEMORY.md", "- [Conventions](conventions.md) — naming and layout\n")
     _write(memory / "conventions.md", "Files are kebab-case; components live in src/ui.\n")
-    _write(memory / ".inbox" / "private" / "0001-ci.patch",
-           "--- a/MEMORY.md\n+++ b/MEMORY.md\n@@ -1 +1,2 @@\n"
-           " - [Conventions](conventions.md) — naming and layout\n"
-           "+- CI runs on every push to main.\n")
+    patch = memory / ".inbox" / "private" / "0001-ci.patch"
+    _write(patch, "--- a/MEMORY.md\n+++ b/MEMORY.md\n@@ -1 +1,2 @@\n"
+                  " - [Conventions](conventions.md) — naming and layout\n"
+                  "+- CI runs on every push to main.\n")
+    proposed = PATCH_PROPOSED_AT.timestamp()
+    os.utime(patch, (proposed, proposed))
     _write(gemini / "tmp" / "infra" / "memory" / "GEMINI.md", "- Terraform state is in S3.\n")
     return claude, gemini

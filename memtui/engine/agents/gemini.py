@@ -33,7 +33,7 @@ from memtui.engine.agents.models import (
 from memtui.engine.agents.paths import resolve_gemini_home
 from memtui.engine.agents.secrets_scan import find_secrets
 from memtui.engine.agents.settings_json import dotted, read_settings
-from memtui.engine.safe_files import real_root, with_folder_cache
+from memtui.engine.safe_files import folder_cache, real_root, with_folder_cache
 
 SETTINGS_FILE = "settings.json"
 PROJECTS_FILE = "projects.json"
@@ -226,6 +226,19 @@ def _project_row(folder: Path, root: Path, project: str | None, enabled: bool,
                         auto_memory=enabled, problems=tuple(problems))
 
 
+def _project_folders(home: Path, root: Path, problems: list[Problem]
+                     ) -> list[tuple[Path, str | None, list[str] | None]]:
+    """Each project folder under ``tmp/`` (inside the home, a folder): (folder, the project's
+    path from ``.project_root`` or projects.json, the paths that clash on its slug)."""
+    mapping, clashes = read_projects_json(home, root, problems)
+    by_slug: dict[str, str] = {}
+    for path, slug in mapping.items():
+        by_slug.setdefault(slug, path)
+    return [(folder, _project_root_file(folder, root) or by_slug.get(folder.name),
+             clashes.get(folder.name))
+            for folder in subfolders(home / TMP_DIR, root, problems)]
+
+
 @with_folder_cache
 def read_gemini_home(home: str | os.PathLike[str] | None = None, *,
                      env: Mapping[str, str] | None = None,
@@ -257,16 +270,10 @@ def read_gemini_home(home: str | os.PathLike[str] | None = None, *,
         switches.append(Switch(SWITCH_FILE_NAME, list(names), str(settings_path)))
     frozen = tuple(switches)
     global_row, facts = _global_row(home_path, root, names, enabled, frozen)
-    mapping, clashes = read_projects_json(home_path, root, problems)
-    by_slug: dict[str, str] = {}
-    for path, slug in mapping.items():
-        by_slug.setdefault(slug, path)
     rows = [global_row]
     scan = InstructionScan()
-    for folder in subfolders(home_path / TMP_DIR, root, problems):
-        project: str | None = _project_root_file(folder, root) or by_slug.get(folder.name)
-        rows.append(_project_row(folder, root, project, enabled, frozen, names,
-                                 clashes.get(folder.name)))
+    for folder, project, clash in _project_folders(home_path, root, problems):
+        rows.append(_project_row(folder, root, project, enabled, frozen, names, clash))
         if instructions and project and Path(project).is_dir():
             _subfolder_instructions(scan, Path(project), names)
     problems.extend(scan.problems)
@@ -274,6 +281,46 @@ def read_gemini_home(home: str | os.PathLike[str] | None = None, *,
                       tuple(rows), tuple(scan.files), tuple(scan.secrets), tuple(problems))
 
 
+@dataclass(frozen=True)
+class GeminiInbox:
+    """The patches waiting in every inbox of a Gemini CLI home, read without the memory
+    files (the global tier's folder first, then each project folder by slug)."""
+
+    home: str
+    home_found: bool
+    patches: tuple[InboxPatch, ...]
+    projects: Mapping[str, str]
+    """Project folder slug -> the project's path, where ``.project_root`` or projects.json
+    names it."""
+    problems: tuple[Problem, ...]
+
+
+def read_gemini_inbox(home: str | os.PathLike[str] | None = None, *,
+                      env: Mapping[str, str] | None = None) -> GeminiInbox:
+    """Every pending patch of a Gemini CLI home (default: ``resolve_gemini_home``), as
+    ``read_gemini_home`` lists them but reading only the inbox folders and projects.json;
+    every bad item is one problem (a malformed patch is also listed, ``valid`` False)."""
+    environ = os.environ if env is None else env
+    home_path = resolve_gemini_home(home, environ)
+    if not home_path.is_dir():
+        return GeminiInbox(str(home_path), False, (), {}, ())
+    problems: list[Problem] = []
+    with folder_cache():
+        root = real_root(home_path)
+        patches, found = list_inbox(home_path / MEMORY_DIR, root, None)
+        problems.extend(found)
+        projects: dict[str, str] = {}
+        for folder, project, _clash in _project_folders(home_path, root, problems):
+            if project:
+                projects[folder.name] = project
+            memory = folder / MEMORY_DIR
+            if memory.is_dir() and not memory.is_symlink():
+                listed, found = list_inbox(memory, root, folder.name)
+                patches.extend(listed)
+                problems.extend(found)
+    return GeminiInbox(str(home_path), True, tuple(patches), projects, tuple(problems))
+
+
 def list_gemini_inbox(home: str | os.PathLike[str] | None = None) -> list[InboxPatch]:
     """Every pending patch of a Gemini CLI home (the API the review inbox lists from)."""
-    return list(read_gemini_home(home, instructions=False).inbox)
+    return list(read_gemini_inbox(home).patches)

@@ -1,0 +1,191 @@
+"""Gemini CLI's inbox patches as decisions for a review inbox (spec/25, spec/80): each
+pending patch read once, with what applying it would write, or why it cannot be applied.
+
+A ``PatchReview`` carries the write plans made when the patch was read: applying or
+dismissing it later writes exactly what was shown, through the one safe-write path
+(``plans.apply_plan``: atomic, the file's mode kept, symlinks leading outside the home
+refused), and is refused when the patch or a file it changes was changed since (by Gemini
+CLI, by hand). A malformed patch, or one that no longer matches its file, can only be
+dismissed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from memtui.engine.agents.errors import AgentInputError, ChangedSinceRead
+from memtui.engine.agents.gemini import read_gemini_inbox
+from memtui.engine.agents.inbox import (
+    SCOPE_GLOBAL,
+    plan_apply_patch,
+    plan_dismiss_patch,
+)
+from memtui.engine.agents.models import InboxPatch, Problem
+from memtui.engine.agents.plans import (
+    ACTION_REMOVE,
+    AppliedPlan,
+    WritePlan,
+    apply_plan,
+    display_path,
+)
+from memtui.engine.redaction import scan
+from memtui.errors import MemtuiError
+from memtui.store.timeutil import format_time
+
+GLOBAL_NAME = "global"
+"""The tier of a patch to the global memory (``.inbox/global``)."""
+
+
+@dataclass(frozen=True)
+class PatchReview:
+    """One pending Gemini CLI patch, read for a decision."""
+
+    patch: InboxPatch
+    home: str
+    name: str
+    """``<slug>:<scope>/<file>`` (``<scope>/<file>`` in the home's own memory folder): how
+    messages name it, and the reference ``memtui gemini inbox apply|dismiss`` takes."""
+    relative: str
+    """The patch file's path inside the Gemini home (unique within it)."""
+    project_slug: str | None
+    project_path: str | None
+    """The project's folder, where ``.project_root`` or projects.json names it."""
+    proposed_at: str | None
+    """When Gemini CLI wrote the patch (its modification time, stored form)."""
+    files: tuple[str, ...]
+    """The memory files applying it changes, relative to the home."""
+    apply: WritePlan | None
+    """What applying writes (None: it cannot be applied, see ``problem``)."""
+    dismiss: WritePlan | None
+    """Removing the patch unapplied (None: it cannot be removed safely, see ``problem``)."""
+    problem: str | None
+    """Why it cannot be applied (malformed, no longer matches its file, unreadable)."""
+    diff: str = ""
+    """What applying changes, as a unified diff, secrets shown by kind only."""
+    secrets: tuple[str, ...] = ()
+    """Kinds of secret the patch would add to a memory file."""
+
+    @property
+    def tier(self) -> str:
+        """``global`` for a patch to the global tier, else ``project``."""
+        return GLOBAL_NAME if self.patch.scope == SCOPE_GLOBAL else "project"
+
+    @property
+    def changes_lines(self) -> bool:
+        """Whether it removes or replaces lines (not only adds)."""
+        return self.patch.removed > 0
+
+
+def _mtime(path: str) -> str | None:
+    try:
+        return format_time(datetime.fromtimestamp(os.lstat(path).st_mtime, UTC))
+    except (OSError, OverflowError, ValueError):
+        return None
+
+
+def _added_secrets(plan: WritePlan) -> tuple[str, ...]:
+    """Kinds of secret found more often in the new text of a file than in its old one."""
+    kinds: Counter[str] = Counter()
+    for change in plan.changes:
+        if change.action == ACTION_REMOVE:
+            continue
+        after = Counter(finding.kind for finding in scan(change.new_text).findings)
+        before = Counter(finding.kind for finding in scan(change.old_text).findings)
+        kinds.update(after - before)
+    return tuple(sorted(kinds))
+
+
+def review_patch(home: Path, patch: InboxPatch, projects: Mapping[str, str]) -> PatchReview:
+    """Read one patch for a decision (never raises for a bad patch: ``problem`` says it)."""
+    slug = patch.project
+    relative = display_path(patch.path, str(home))
+    name = f"{slug}:{patch.id}" if slug else patch.id
+    problem = None if patch.valid else patch.reason
+    apply: WritePlan | None = None
+    dismiss: WritePlan | None = None
+    try:
+        dismiss = plan_dismiss_patch(home, patch.path)
+    except MemtuiError as error:
+        problem = problem or error.message
+    if problem is None:
+        try:
+            apply = plan_apply_patch(home, patch.path)
+        except MemtuiError as error:
+            problem = error.message
+    files: tuple[str, ...] = ()
+    diff = ""
+    secrets: tuple[str, ...] = ()
+    if apply is not None:
+        files = tuple(display_path(change.path, apply.root) for change in apply.changes
+                      if change.path != patch.path)
+        diff = apply.diff()
+        secrets = _added_secrets(apply)
+    return PatchReview(patch=patch, home=str(home), name=name, relative=relative,
+                       project_slug=slug, project_path=projects.get(slug) if slug else None,
+                       proposed_at=_mtime(patch.path), files=files, apply=apply,
+                       dismiss=dismiss, problem=problem, diff=diff, secrets=secrets)
+
+
+@dataclass(frozen=True)
+class GeminiReview:
+    """Every pending patch of a Gemini CLI home, read for decisions, oldest first."""
+
+    home: str
+    home_found: bool
+    patches: tuple[PatchReview, ...]
+    problems: tuple[Problem, ...]
+
+
+def review_gemini_inbox(home: str | os.PathLike[str] | None = None, *,
+                        env: Mapping[str, str] | None = None) -> GeminiReview:
+    """Read every pending patch of a Gemini CLI home (default: ``resolve_gemini_home``)
+    with its write plans; a missing home has none."""
+    inbox = read_gemini_inbox(home, env=env)
+    home_path = Path(inbox.home)
+    reviews = [review_patch(home_path, patch, inbox.projects) for patch in inbox.patches]
+    reviews.sort(key=lambda item: (item.proposed_at or "", item.relative))
+    return GeminiReview(inbox.home, inbox.home_found, tuple(reviews), inbox.problems)
+
+
+def count_gemini_inbox(home: str | os.PathLike[str] | None = None, *,
+                       env: Mapping[str, str] | None = None) -> int:
+    """How many patches wait in a Gemini CLI home (malformed ones included)."""
+    return len(read_gemini_inbox(home, env=env).patches)
+
+
+def _written(plan: WritePlan, review: PatchReview) -> AppliedPlan:
+    try:
+        return apply_plan(plan, True)
+    except ChangedSinceRead as error:
+        changed = next((display_path(change.path, plan.root) for change in plan.changes
+                        if change.stamp is not None and str(error.message).startswith(
+                            change.stamp.path + ":")), review.relative)
+        raise ChangedSinceRead(f"{changed} changed since the inbox was read (by Gemini CLI?); "
+                               "nothing was written — look at the patch again and decide "
+                               "again") from None
+
+
+def apply_reviewed(review: PatchReview) -> AppliedPlan:
+    """Apply a patch as it was read: refused (nothing written) when it cannot be applied, or
+    when the patch or a file it changes was changed since."""
+    if review.apply is None:
+        raise AgentInputError(f"{review.name}: cannot be applied ({review.problem}); "
+                              "dismiss it instead")
+    return _written(review.apply, review)
+
+
+def dismiss_reviewed(review: PatchReview) -> AppliedPlan:
+    """Remove a patch from the inbox unapplied (also a malformed one); refused when the
+    patch was changed since it was read."""
+    if review.dismiss is None:
+        raise AgentInputError(f"{review.name}: cannot be removed safely ({review.problem})")
+    return _written(review.dismiss, review)
+
+
+__all__ = ["GLOBAL_NAME", "GeminiReview", "PatchReview", "apply_reviewed",
+           "count_gemini_inbox", "dismiss_reviewed", "review_gemini_inbox", "review_patch"]
