@@ -61,6 +61,7 @@ def shots() -> list[Shot]:
         Shot("25-memory-status", "user", ("colon", "s", "t", "a", "t", "u", "s", "enter")),
         Shot("26-help", "user", ("question_mark",)),
         Shot("27-inbox-reject", "inbox", ("space", "space", "x")),
+        Shot("28-inbox-gemini-apply", "inbox", ("G", "a")),
         Shot("27-agents-redact", "agents", ("j", "s")),
     ]
 
