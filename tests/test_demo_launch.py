@@ -12,8 +12,8 @@ import pytest
 
 from memtui.cli.launch import DEMO_FOLDER_PREFIX, demo_agent_homes, demo_codex_home
 from memtui.cli.main import main
-from memtui.engine.codex.browse import codex_threads
 from memtui.engine.agents.gemini_review import review_gemini_inbox
+from memtui.engine.codex.browse import codex_threads
 from memtui.engine.codex.reader import read_codex_home
 from memtui.engine.demo import DEMO_NOW
 from memtui.engine.demo_codex import THREAD_CHECKOUT, THREAD_FAILED, build_demo_codex_home
