@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from pilot_harness import app_test, demo_app, press, settle
 from textual.screen import Screen
+from textual.widgets import Static
 
 from memtui.app.panes.memories import MemoriesPane
 from memtui.app.widgets import paint_hold as paint_hold_module
@@ -40,6 +41,7 @@ class Painted:
     box: str
     listed: str | None
     rows: int
+    title: str
 
 
 class Frames:
@@ -52,9 +54,10 @@ class Frames:
     def record(self) -> None:
         box = self.pane.search_box
         source = self.pane.memory_list.source
+        title = self.pane.query_one(".pane-title", Static).content
         self.painted.append(Painted(box.value if box is not None else "",
                                     source.filter.search if source is not None else None,
-                                    self.pane.memory_list.row_count()))
+                                    self.pane.memory_list.row_count(), str(title)))
 
 
 def _install(monkeypatch: pytest.MonkeyPatch, frames: Frames) -> None:
@@ -106,6 +109,7 @@ async def test_the_keys_echo_and_its_rows_share_one_frame(tmp_path: Path,
         assert await _until(pilot, lambda: any(f.listed == "r" for f in frames.painted))
         first_echo = next(f for f in frames.painted if f.box == "r")
         assert first_echo.listed == "r" and first_echo.rows > 0  # one frame: echo and rows
+        assert f" · {first_echo.rows:,} · " in first_echo.title  # and the title's new count
         assert not paint_hold(app).active
 
 

@@ -384,8 +384,8 @@ class MemoryList(LineList):
         self.move_cursor(index)
         self.refresh()
         self.post_message(self.Changed(self))
-        if self.is_attached:
-            paint_hold(self.app).release()  # the key's echo and these rows: one frame
+        if self.is_attached:  # after the pane has handled Changed (its title, the preview):
+            self.call_later(paint_hold(self.app).release)  # echo and rows in one frame
 
     def on_memory_list_counted(self, message: Counted) -> None:
         """The count arrived: size the scroll view."""

@@ -10,7 +10,10 @@ at once, and a slow one never waits for it (the echo is painted when the hold ru
 rows when they come).
 
 The hold is Textual's own batch (``App.batch_update`` / ``App.delay_update`` use it): while
-it is held, the screen keeps collecting changes and paints none of them.
+it is held, the screen keeps collecting changes and paints none of them. The release paints
+the held frame at once, as the screen's update timer does on a tick: a tick that came during
+the hold found nothing it could paint, and Textual's timer then waits one to two frame
+intervals before its next tick.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from weakref import WeakKeyDictionary
 
 if TYPE_CHECKING:
     from textual.app import App
+    from textual.screen import Screen
     from textual.timer import Timer
 
 ECHO_HOLD_SECONDS = 0.04
@@ -37,6 +41,7 @@ class PaintHold:
         self._seconds = seconds
         """The hold's deadline (``ECHO_HOLD_SECONDS`` when not given)."""
         self._timer: Timer | None = None
+        self._screen: Screen[object] | None = None
         self.holds = 0
         """How many holds were started (for tests)."""
 
@@ -51,6 +56,7 @@ class PaintHold:
             return
         self.holds += 1
         self._app._begin_batch()  # what App.batch_update does
+        self._screen = self._app.screen
         seconds = ECHO_HOLD_SECONDS if self._seconds is None else self._seconds
         self._timer = self._app.set_timer(seconds, self.release, name="paint-hold")
 
@@ -60,7 +66,16 @@ class PaintHold:
         if timer is None:
             return
         timer.stop()
-        self._app._end_batch()  # the screen paints what changed at its next idle
+        screen, self._screen = self._screen, None
+        self._app._end_batch()
+        if screen is not None:
+            # after the messages already posted (the list's owner updating its title): the
+            # screen's own paint step, at once (see module doc)
+            screen.call_later(self._paint, screen)
+
+    def _paint(self, screen: Screen[object]) -> None:
+        if screen.is_current and not self._app._batch_count:
+            screen._on_timer_update()
 
 
 _HOLDS: WeakKeyDictionary[App[object], PaintHold] = WeakKeyDictionary()
