@@ -63,6 +63,8 @@ def shots() -> list[Shot]:
         Shot("27-inbox-reject", "inbox", ("space", "space", "x")),
         Shot("28-inbox-gemini-apply", "inbox", ("G", "a")),
         Shot("27-agents-redact", "agents", ("j", "s")),
+        Shot("28-agents-entries", "agents", ("j", "j", "enter", "j", "j", "j")),
+        Shot("29-agents-promote", "agents", ("j", "j", "enter", "j", "j", "j", "P")),
     ]
 
 

@@ -914,6 +914,21 @@ class MemtuiApp(App[None]):
         self.show_pane(INBOX_PANE)
         self.say("The Inbox is open: choose a row, then press the key again.", toast=False)
 
+    def agents_action(self, action: str) -> None:
+        """Forget, edit or promote the Agents pane's selected entry (the pane shown first if
+        it is not)."""
+        from memtui.app.panes.agents import AgentsPane
+
+        pane = self.current_pane()
+        if isinstance(pane, AgentsPane) and pane.overview is not None:
+            actions = {"forget": pane.action_forget_entry, "edit": pane.action_edit_entry,
+                       "promote": pane.action_promote_entry}
+            actions[action]()
+            return
+        self.show_pane(AgentsPane.PANE_ID)
+        self.say("The Agents pane is open: enter lists a row's entries; choose one, then "
+                 "press the key again.", toast=False)
+
     def action_new_memory(self) -> None:
         """Add a memory in the current scope."""
         self.curator.add_memory(self.current_scope_project())
@@ -981,6 +996,7 @@ def binding_classes() -> list[tuple[str, type]]:
     from memtui.app.modals.project import ProjectDialog
     from memtui.app.modals.text import TextModal
     from memtui.app.modals.unsaved import UnsavedModal
+    from memtui.app.panes.agents import AgentsPane
     from memtui.app.panes.base import FormPane
     from memtui.app.panes.bundles import BundlesPane
     from memtui.app.panes.codex import CodexPane
@@ -1000,7 +1016,7 @@ def binding_classes() -> list[tuple[str, type]]:
             ("project pane", ProjectMemoriesPane), ("history", HistoryPane),
             ("extraction log", ExtractionLogPane), ("injection preview", InjectionPane),
             ("inbox", InboxPane),
-            ("bundles", BundlesPane), ("codex", CodexPane),
+            ("bundles", BundlesPane), ("codex", CodexPane), ("agents", AgentsPane),
             ("profile", ProfilePane), ("settings", SettingsPane), ("profile, settings", FormPane),
             ("command line", CommandLine), ("editor", MemoryEditor),
             ("confirm", ConfirmModal), ("memory detail", MemoryDetailModal),

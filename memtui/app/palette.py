@@ -93,6 +93,15 @@ def memtui_commands(app: MemtuiApp) -> list[PaletteCommand]:
                        "memories from agents wait for approval"),
         PaletteCommand("inbox: review off", lambda: run("/memory review off"),
                        "memories from agents are used at once"),
+        PaletteCommand("agents: forget entry", lambda: app.agents_action("forget"),
+                       "forget the Agents pane's selected entry (a topic file with its index "
+                       "line, an added memory) — asks first", "agents.forget"),
+        PaletteCommand("agents: edit entry", lambda: app.agents_action("edit"),
+                       "edit the selected entry's text, then confirm the diff",
+                       "agents.edit"),
+        PaletteCommand("agents: promote entry", lambda: app.agents_action("promote"),
+                       "move the selected project memory to the user/global tier — asks "
+                       "first", "agents.promote"),
         PaletteCommand("project: switch", app.choose_project, "choose the current project",
                        "memory.project"),
     ]

@@ -7,11 +7,19 @@ MEMORY.md), the secrets found and the inbox patches waiting. Below, the selected
 switches and where each is set, its files, the entries that fall past the limit by name,
 secrets as file, line and kind (never the value), inbox patches and problems.
 
+``enter`` lists the row's entries (``esc`` goes back): its index, each topic file with its
+index line, dangling links, unlisted files and logs; for Gemini CLI's global tier each
+"Gemini Added Memories" line. Each entry row says what it is (its kind first).
+
 Reading happens in a worker thread; writes only after a confirm that shows the change (a
 diff with secrets shown by kind): ``x`` repairs the index, ``s`` redacts the secrets of the
 row's files, ``m`` switches the agent's auto memory, ``p`` / ``D`` apply or dismiss the
-first pending Gemini inbox patch. ``o`` reads everything again, ``c`` copies the memory
-folder's path, ``J`` / ``K`` scroll the details.
+first pending Gemini inbox patch; on an entry, ``d`` forgets it (a topic file with its index
+line, or an added memory), ``e`` edits its text (an editor, then the diff; the text is
+redacted), ``P`` promotes a project memory to the user/global tier (the confirm shows from
+where to where). Each write goes through the engine's plan and its one safe-write helper; a
+refused write says why in one line and changes nothing. ``o`` reads everything again, ``c``
+copies the memory folder's path (on an entry: its file), ``J`` / ``K`` scroll the details.
 """
 
 from __future__ import annotations
@@ -24,18 +32,31 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
-from memtui.app.panes.base import Pane
+from memtui.app.panes.agents_text import (
+    TEXT_CHARS,
+    confirm_body,
+    confirm_title,
+    describe_entry,
+    editor_context,
+    entry_row,
+    human_size,
+    short_reason,
+    tilde,
+)
+from memtui.app.panes.base import DETAIL_BINDINGS, Pane
 from memtui.app.widgets.line_list import ItemList, LineList
 from memtui.app.widgets.preview import PreviewScroll
 from memtui.errors import MemtuiError
-from memtui.textsafe import one_line
+from memtui.textsafe import one_line, safe_text
 
 if TYPE_CHECKING:  # the agents engine is imported when the pane first reads
+    from memtui.app.modals.editor import MemoryDraft, MemoryEditor
+    from memtui.engine.agents.curation import EditSource
+    from memtui.engine.agents.entries import MemoryEntry, RowEntries
     from memtui.engine.agents.overview import AgentRow, AgentsOverview
     from memtui.engine.agents.plans import WritePlan
 
@@ -51,37 +72,17 @@ EXTRA_COLUMN = 20
 NARROW_EXTRA_COLUMN = 10
 """Room kept at the end for secrets, inbox and problem counts."""
 MIN_LABEL_CHARS = 12
-MAX_SLUG_CHARS = 28
-"""A Claude Code project folder name (the path with dashes) is shown by its end."""
 NARROW_WIDTH = 110
 """Below this row width the meter and the counts take fewer cells."""
 FULL_CELL = "█"
 EMPTY_CELL = "░"
 MAX_SECTION_ROWS = 30
 MAX_DIFF_LINES = 14
-TEXT_CHARS = 120
-KIB = 1024
+TITLE_LABEL_CHARS = 40
+AGENTS_WITH_ENTRIES = ("claude", "gemini")
+ENTRY_KEYS = {"forget": "d", "edit": "e", "promote": "P"}
 EMPTY_TEXT = ("No agent memory found — Claude Code keeps it in ~/.claude, Gemini CLI in "
               "~/.gemini (start with --claude-home / --gemini-home).")
-
-
-def tilde(path: str | None) -> str:
-    """A path (or a text naming paths) with the user's home folder shown as ``~``, and
-    Claude Code's long path-named folders shortened to their end."""
-    if not path:
-        return ""
-    home = str(Path.home()).rstrip("/")
-    text = "~" if path == home else path.replace(home + "/", "~/") if home else path
-    parts = text.split("/")
-    for number, part in enumerate(parts[:-1]):
-        if number and parts[number - 1] == "projects" and len(part) > MAX_SLUG_CHARS:
-            parts[number] = "…" + part[-(MAX_SLUG_CHARS - 1):]
-    return "/".join(parts)
-
-
-def human_size(size: int) -> str:
-    """``812 B`` / ``24.4 KB``."""
-    return f"{size} B" if size < KIB else f"{size / KIB:.1f} KB"
 
 
 def meter(row: AgentRow, cells: int = METER_CELLS, pad: bool = True) -> Text:
@@ -126,38 +127,110 @@ class AgentsWritten(Message):
     error: str | None = None
 
 
+@dataclass
+class EntriesRead(Message):
+    """The worker listed one row's entries (or failed)."""
+
+    row: tuple[str, str]
+    """The row's (agent, key)."""
+    entries: RowEntries | None
+    error: str | None = None
+    keep: tuple[str, str, str] | None = None
+    """The entry the cursor should stay on (its identity)."""
+
+
+@dataclass
+class EntryEditRead(Message):
+    """The worker read an entry's text for the editor (or could not)."""
+
+    entry: MemoryEntry
+    source: EditSource | None
+    error: str | None = None
+
+
+@dataclass
+class EntryPlanned(Message):
+    """The worker made the plan of an entry action to confirm (or could not)."""
+
+    action: str
+    entry: MemoryEntry
+    plan: WritePlan | None
+    error: str | None = None
+    source: EditSource | None = None
+
+
+@dataclass
+class EntryWritten(Message):
+    """The worker wrote a confirmed entry plan (or the write was refused)."""
+
+    action: str
+    summary: str
+    keep: tuple[str, str, str]
+    """The entry written (its identity: kind, file, name or fact)."""
+    error: str | None = None
+
+
 class AgentsPane(Pane):
     """Claude Code, Gemini CLI and Codex memory, one row per agent and project."""
 
     PANE_ID = "agents"
     TITLE = "Agents"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("o", "reload", "reload", id="agents.reload"),
-        Binding("c", "copy", "copy path", id="agents.copy"),
-        Binding("x", "fix_index", "fix index", id="agents.fix_index"),
+        Binding("escape", "back", "back", tooltip="Back from a row's entries to the rows",
+                id="agents.back"),
+        Binding("e", "edit_entry", "edit", tooltip="Edit the selected entry's text (an "
+                "editor, then the diff to confirm; the text is redacted)", id="agents.edit"),
+        Binding("d", "forget_entry", "forget", tooltip="Forget the selected entry: a memory "
+                "file with its index line, or an added memory (asks first)",
+                id="agents.forget"),
+        Binding("P", "promote_entry", "promote", tooltip="Promote the selected project "
+                "memory to the user/global tier (asks first)", id="agents.promote"),
+        Binding("o", "reload", "reload", tooltip="Read every agent home again",
+                id="agents.reload"),
+        Binding("c", "copy", "copy path", tooltip="Copy the row's memory folder (on an "
+                "entry: its file)", id="agents.copy"),
+        Binding("x", "fix_index", "fix index", tooltip="Repair the row's index: drop broken "
+                "links, list missing files, fit the limit (shows the change first)",
+                id="agents.fix_index"),
         Binding("s", "redact", "redact", tooltip="Redact the secrets of the row's files "
                 "(shows the change first)", id="agents.redact"),
-        Binding("m", "switch", "auto memory", id="agents.switch"),
+        Binding("m", "switch", "auto memory", tooltip="Switch the agent's auto memory on or "
+                "off in its own settings (shows the change first)", id="agents.switch"),
         Binding("p", "inbox(True)", "apply patch", show=False, id="agents.inbox_apply"),
         Binding("D", "inbox(False)", "dismiss patch", show=False, id="agents.inbox_dismiss"),
-        Binding("J", "scroll_detail(1)", "detail down", show=False, id="agents.detail_down"),
-        Binding("K", "scroll_detail(-1)", "detail up", show=False, id="agents.detail_up"),
+        *DETAIL_BINDINGS,
     ]
+
+    ENTRY_ACTIONS: ClassVar[frozenset[str]] = frozenset(
+        {"back", "edit_entry", "forget_entry", "promote_entry"})
+    """Actions of a row's entries: offered while the entries are listed."""
 
     def __init__(self) -> None:
         super().__init__()
         self.overview: AgentsOverview | None = None
         self.loading = False
+        self.opened: AgentRow | None = None
+        """The row whose entries are listed (None: the rows are)."""
+        self.entries: RowEntries | None = None
+        self.entries_error: str | None = None
+        self._editor: MemoryEditor | None = None
+        """The open entry editor (its save waits for the plan and the confirm)."""
 
     def compose(self) -> ComposeResult:
-        """Title, the rows, the selected row's details."""
+        """Title, the rows (or one row's entries), the selected row's (entry's) details."""
         yield Static("", classes="pane-title", id="agents-title")
         yield ItemList(self._row, id="agents-list", empty_text=EMPTY_TEXT)
+        entries: ItemList[MemoryEntry] = ItemList(entry_row, id="agents-entries",
+                                                  empty_text="Reading the entries…")
+        entries.display = False
+        yield entries
         yield PreviewScroll("agents-preview", id="agents-scroll")
 
     def on_mount(self) -> None:
-        """The rows take a third of the height, the details the rest."""
+        """The rows take a third of the height, the details the rest (a row's entries and
+        an entry's details half each)."""
         self.item_list.styles.height = LIST_HEIGHT
+        self.entry_list.styles.height = LIST_HEIGHT
         self.query_one("#agents-scroll").styles.height = DETAIL_HEIGHT
 
     @property
@@ -165,9 +238,35 @@ class AgentsPane(Pane):
         """The rows."""
         return self.query_one("#agents-list", ItemList)
 
+    @property
+    def entry_list(self) -> ItemList[MemoryEntry]:
+        """The opened row's entries."""
+        return self.query_one("#agents-entries", ItemList)
+
     def focus_target(self) -> Widget | None:
-        """The rows."""
-        return self.item_list
+        """The rows, or the entries while a row's are listed."""
+        return self.entry_list if self.opened is not None else self.item_list
+
+    def offers(self, action: str) -> bool:
+        """The entry keys are offered while a row's entries are listed, each where it
+        applies to the selected entry (pressed elsewhere, a key says why, or on a row
+        lists its entries and says so)."""
+        if action not in self.ENTRY_ACTIONS:
+            return True
+        if self.opened is None:
+            return False
+        entry = self.entry_list.current()
+        if action == "back" or entry is None:
+            return action == "back"
+        unsupported = {"forget_entry": ("index", "link"), "edit_entry": ("link",),
+                       "promote_entry": ("index", "link", "fact")}
+        return entry.kind not in unsupported[action]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``esc`` goes back only from a row's entries (elsewhere it is not this pane's)."""
+        if action == "back" and self.opened is None:
+            return False
+        return True
 
     def homes(self) -> tuple[Path | None, Path | None, Path | None]:
         """The Claude Code, Gemini CLI and Codex homes the app was given (None: default)."""
@@ -209,6 +308,18 @@ class AgentsPane(Pane):
         self.item_list.set_items(
             list(message.overview.rows),
             keep=(lambda r: (r.agent, r.key) == (keep.agent, keep.key)) if keep else None)
+        if self.opened is not None:
+            opened = (self.opened.agent, self.opened.key)
+            row = next((item for item in message.overview.rows
+                        if (item.agent, item.key) == opened), None)
+            if row is None:
+                self.memtui.say("That row is gone (read again); back to the rows.",
+                                severity="warning")
+                self._close_row()
+            else:
+                self.opened = row
+                entry = self.entry_list.current()
+                self._read_entries(row, self.homes(), entry.identity if entry else None)
         self._title()
         self._update_preview()
 
@@ -225,8 +336,31 @@ class AgentsPane(Pane):
             title.append(f" · {data['secrets']} secret{plural}", style="bold red")
         if data["over_limit"]:
             title.append(f" · {data['over_limit']} index over the limit", style="yellow")
-        title.append(" · writes ask first · o reloads", style="dim")
+        title.append(" · enter lists a row's entries · writes ask first", style="dim")
+        if self.opened is not None:
+            title = self._entries_title(self.opened)
         self.query_one("#agents-title", Static).update(title)
+
+    def _entries_title(self, row: AgentRow) -> Text:
+        title = Text(no_wrap=True, overflow="ellipsis")
+        title.append("Agents › ", style="bold")
+        title.append(f"{row.agent} ", style="bold")
+        label = one_line(tilde(row.label), 10 * TITLE_LABEL_CHARS)
+        if len(label) > TITLE_LABEL_CHARS:
+            label = "…" + label[-(TITLE_LABEL_CHARS - 1):]
+        title.append(label, style="bold")
+        entries = self.entries
+        if entries is None:
+            title.append(" · reading…" if self.entries_error is None else " · not read",
+                         style="dim")
+        else:
+            count = len(entries.entries)
+            title.append(f" · {count} entr{'y' if count == 1 else 'ies'}", style="dim")
+            if entries.problems:
+                title.append(f" · {len(entries.problems)} problem"
+                             f"{'s' if len(entries.problems) > 1 else ''}", style="yellow")
+        title.append(" · esc back to the rows", style="dim")
+        return title
 
     # ---- rows and details ------------------------------------------------------------
 
@@ -334,6 +468,9 @@ class AgentsPane(Pane):
     def _update_preview(self) -> None:
         preview = self.query_one(PreviewScroll)
         overview = self.overview
+        if self.opened is not None:
+            preview.show(self._entry_text(self.opened))
+            return
         if overview is None:
             preview.show("")
             return
@@ -348,21 +485,153 @@ class AgentsPane(Pane):
         preview.show(text)
 
     def on_line_list_cursor_moved(self, message: LineList.CursorMoved) -> None:
-        """Show the selected row."""
+        """Show the selected row (or entry); the key bar offers what fits the entry."""
         message.stop()
         self._update_preview()
+        if message.line_list is self.entry_list:
+            self.refresh_bindings()
 
     def on_line_list_opened(self, message: LineList.Opened) -> None:
-        """Enter: the row is already shown below."""
+        """Enter on a row lists its entries; on an entry, shows its whole text."""
         message.stop()
+        if message.line_list is self.entry_list:
+            self._view_entry()
+            return
+        row = self.item_list.current()
+        if row is not None:
+            self._open_row(row)
 
     def copy_text(self) -> tuple[str, str] | None:
-        """The selected row's memory folder (else its project path)."""
+        """The selected entry's file (an added memory: its text, secrets masked), else the
+        selected row's memory folder (else its project path)."""
+        if self.opened is not None:
+            entry = self.entry_list.current()
+            if entry is None:
+                return None
+            if entry.kind == "fact":
+                return ("added memory (secrets masked)", entry.shown)
+            return ("memory file", entry.path)
         row = self.item_list.current()
         if row is None or not (row.memory_dir or row.project):
             return None
         path = row.memory_dir or row.project or ""
         return ("memory folder", path)
+
+    # ---- a row's entries ------------------------------------------------------------
+
+    def _open_row(self, row: AgentRow, keep: tuple[str, str, str] | None = None) -> None:
+        """List ``row``'s entries (read in a worker)."""
+        if row.agent not in AGENTS_WITH_ENTRIES:
+            self.memtui.say(f"{row.title} memory is browsed in its own pane and curated with "
+                            f"memtui {row.agent} …; it has no entries here.",
+                            severity="warning")
+            return
+        same = self.opened is not None and (self.opened.agent, self.opened.key) == \
+            (row.agent, row.key)
+        self.opened = row
+        if not same:
+            self.entries = None
+            self.entries_error = None
+            self.entry_list.empty_text = "Reading the entries…"
+            self.entry_list.set_items([])
+            self.entry_list.move_cursor(0)
+        self.item_list.display = False
+        self.entry_list.display = True
+        self.entry_list.styles.height = "1fr"
+        self.query_one("#agents-scroll").styles.height = "1fr"
+        self.entry_list.focus()
+        self.refresh_bindings()
+        self._title()
+        self._update_preview()
+        self._read_entries(row, self.homes(), keep)
+
+    def _close_row(self) -> None:
+        self.opened = None
+        self.entries = None
+        self.entries_error = None
+        self.entry_list.display = False
+        self.item_list.display = True
+        self.query_one("#agents-scroll").styles.height = DETAIL_HEIGHT
+        self.item_list.focus()
+        self.refresh_bindings()
+        self._title()
+        self._update_preview()
+
+    @work(thread=True, exclusive=True, group="agents-entries", exit_on_error=False)
+    def _read_entries(self, row: AgentRow, homes: tuple[Path | None, ...],
+                      keep: tuple[str, str, str] | None) -> None:
+        from memtui.engine.agents.entries import row_entries
+
+        try:
+            entries = row_entries(row.agent, self._home_of(row.agent, homes), row.key,
+                                  row.memory_dir)
+        except (MemtuiError, OSError) as error:
+            self.post_message(EntriesRead((row.agent, row.key), None,
+                                          str(getattr(error, "message", error))))
+            return
+        self.post_message(EntriesRead((row.agent, row.key), entries, keep=keep))
+
+    @staticmethod
+    def _home_of(agent: str, homes: tuple[Path | None, ...]) -> Path:
+        from memtui.engine.agents.paths import resolve_claude_home, resolve_gemini_home
+
+        return resolve_claude_home(homes[0]) if agent == "claude" else \
+            resolve_gemini_home(homes[1])
+
+    @on(EntriesRead)
+    def _entries_read(self, message: EntriesRead) -> None:
+        opened = self.opened
+        if opened is None or (opened.agent, opened.key) != message.row:
+            return  # the user went back (or to another row) meanwhile
+        if message.error is not None or message.entries is None:
+            self.entries = None
+            self.entries_error = message.error or "not read"
+            self.entry_list.empty_text = f"Could not list the entries: {self.entries_error}"
+            self.entry_list.set_items([])
+            self.memtui.say(f"Could not list the entries: {one_line(self.entries_error, 200)}",
+                            severity="error")
+        else:
+            self.entries = message.entries
+            self.entries_error = None
+            self.entry_list.empty_text = "No memory entries here (see below)." \
+                if message.entries.problems else "No memory entries here."
+            keep = message.keep
+            self.entry_list.set_items(list(message.entries.entries),
+                                      keep=(lambda e: e.identity == keep) if keep else None)
+        self._title()
+        self._update_preview()
+
+    def _entry_text(self, row: AgentRow) -> Text:
+        text = Text()
+        entries = self.entries
+        entry = self.entry_list.current()
+        if entries is None:
+            text.append("Reading the entries…" if self.entries_error is None else
+                        f"Could not list the entries: {one_line(self.entries_error, 200)}",
+                        style="dim")
+            return text
+        if entry is not None:
+            describe_entry(text, row, entry)
+        else:
+            text.append("No entry here.", style="dim")
+        if entries.problems:
+            text.append(f"\n\nProblems ({len(entries.problems)})\n", style="bold")
+            for problem in entries.problems[:MAX_SECTION_ROWS]:
+                where = self._relative(problem.path, row)
+                text.append(f"- {one_line(where, TEXT_CHARS)}: "
+                            f"{one_line(tilde(problem.reason), 2 * TEXT_CHARS)}\n",
+                            style="yellow")
+        return text
+
+    def _view_entry(self) -> None:
+        from memtui.app.modals.text import TextModal
+
+        entry = self.entry_list.current()
+        if entry is None:
+            return
+        body = Text(safe_text(entry.shown) if entry.shown else "(empty)")
+        self.app.push_screen(TextModal(f"{entry.kind} {one_line(entry.name, 60)} "
+                                       "(secrets masked)", body))
 
     # ---- writes: plan (worker) -> confirm -> write (worker) ---------------------------
 
@@ -483,6 +752,197 @@ class AgentsPane(Pane):
             self.memtui.say(f"Done: {one_line(message.summary, 200)}")
         self.memtui.agent_files_changed()  # this pane reads again; the inbox is recounted
 
+    # ---- entry writes: plan (worker) -> confirm -> write (worker) ----------------------
+
+    def _chosen_entry(self, action: str) -> tuple[AgentRow, MemoryEntry] | None:
+        """The opened row and its selected entry; on the rows, list the row's entries and
+        say how to go on."""
+        key = ENTRY_KEYS[action]
+        if self.opened is None:
+            row = self.item_list.current()
+            if row is None:
+                self.memtui.say("Nothing selected.", severity="warning")
+                return None
+            if row.agent not in AGENTS_WITH_ENTRIES:
+                self.memtui.say("That works on Claude Code and Gemini CLI entries only.",
+                                severity="warning")
+                return None
+            self._open_row(row)
+            self.memtui.say(f"The row's entries: choose one, then press {key} to {action} it.",
+                            toast=False)
+            return None
+        entry = self.entry_list.current()
+        if entry is None:
+            self.memtui.say("No entry selected." if self.entries is not None else
+                            "The entries are still being read.", severity="warning")
+            return None
+        return self.opened, entry
+
+    def _context_file(self) -> str | None:
+        return self.entries.context_file if self.entries is not None else None
+
+    def action_forget_entry(self) -> None:
+        """``d``: forget the selected entry (after a confirm showing the plan)."""
+        chosen = self._chosen_entry("forget")
+        if chosen is not None:
+            self._plan_entry("forget", *chosen, self.homes(), self._context_file())
+
+    def action_promote_entry(self) -> None:
+        """``P``: promote the selected project memory to the user/global tier (after a
+        confirm showing from where to where)."""
+        chosen = self._chosen_entry("promote")
+        if chosen is not None:
+            self._plan_entry("promote", *chosen, self.homes(), self._context_file())
+
+    def action_edit_entry(self) -> None:
+        """``e``: edit the selected entry's text (an editor, then a confirm with the diff)."""
+        chosen = self._chosen_entry("edit")
+        if chosen is not None:
+            self._read_edit(*chosen, self.homes())
+
+    def action_back(self) -> None:
+        """``esc``: from a row's entries back to the rows."""
+        if self.opened is not None:
+            self._close_row()
+
+    def forget_selected(self) -> bool:
+        """The palette's forget: the selected entry here."""
+        self.action_forget_entry()
+        return True
+
+    def correct_selected(self) -> bool:
+        """The palette's correct: edit the selected entry here."""
+        self.action_edit_entry()
+        return True
+
+    @work(thread=True, exclusive=True, group="agents-entry", exit_on_error=False)
+    def _read_edit(self, row: AgentRow, entry: MemoryEntry,
+                   homes: tuple[Path | None, ...]) -> None:
+        from memtui.engine.agents.entries import entry_edit_source
+
+        try:
+            source = entry_edit_source(self._home_of(row.agent, homes), entry)
+        except (MemtuiError, OSError) as error:
+            self.post_message(EntryEditRead(entry, None, str(getattr(error, "message",
+                                                                     error))))
+            return
+        self.post_message(EntryEditRead(entry, source))
+
+    @on(EntryEditRead)
+    def _edit_read(self, message: EntryEditRead) -> None:
+        from memtui.app.modals.editor import MemoryEditor
+
+        row = self.opened
+        source = message.source
+        if message.error is not None or source is None:
+            reason = self._reason(message.error or "not read")
+            self.memtui.say(f"Cannot edit: {reason}", severity="warning")
+            return
+        if row is None:
+            return
+        entry = message.entry
+        context = editor_context(row, entry, source)
+        context_file = self._context_file()
+
+        def submit(draft: MemoryDraft, editor: MemoryEditor) -> None:
+            self._editor = editor
+            self._plan_entry("edit", row, entry, self.homes(), context_file, draft.content,
+                             source)
+
+        def closed(_draft: MemoryDraft | None) -> None:
+            self._editor = None
+
+        name = entry.name if entry.kind != "fact" else "added memory"
+        self.app.push_screen(MemoryEditor(f"Edit {one_line(name, 60)}", content=source.text,
+                                          show_kind=False, context=context, submit=submit),
+                             closed)
+
+    @work(thread=True, exclusive=True, group="agents-entry", exit_on_error=False)
+    def _plan_entry(self, action: str, row: AgentRow, entry: MemoryEntry,
+                    homes: tuple[Path | None, ...], context_file: str | None,
+                    text: str | None = None, source: EditSource | None = None) -> None:
+        from memtui.engine.agents.entries import plan_entry
+
+        try:
+            plan = plan_entry(action, row.agent, self._home_of(row.agent, homes), entry,
+                              context_file=context_file, text=text,
+                              expected=source.stamp if source is not None else None)
+        except (MemtuiError, OSError) as error:
+            self.post_message(EntryPlanned(action, entry, None,
+                                           str(getattr(error, "message", error)), source))
+            return
+        self.post_message(EntryPlanned(action, entry, plan, source=source))
+
+    @on(EntryPlanned)
+    def _entry_planned(self, message: EntryPlanned) -> None:
+        from memtui.app.modals.confirm import ConfirmModal
+
+        editor = self._editor if message.action == "edit" else None
+        if message.action == "edit" and editor is None:
+            return  # the editor was closed while the plan was made: nothing to confirm
+        plan = message.plan
+        if message.error is not None or plan is None:
+            reason = f"Nothing written: {self._reason(message.error or 'nothing to do')}"
+            if editor is not None:
+                editor.failed(reason)
+            self.memtui.say(reason, severity="warning")
+            return
+        if all(change.old_text == change.new_text for change in plan.changes):
+            reason = "No change: the file already holds this text; nothing to write."
+            if editor is not None:
+                editor.failed(reason)
+            self.memtui.say(reason, severity="warning")
+            return
+        row = self.opened
+        if row is None:
+            return
+        title, label = confirm_title(message.action, row.agent)
+        body = confirm_body(message.action, row, plan, message.entry, message.source,
+                            (self.app.size.width, self.app.size.height))
+        keep = message.entry.identity
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._apply_entry(message.action, plan, keep)
+            elif editor is not None:
+                editor.failed("Not written. Change the text and save again, or esc to cancel.")
+            else:
+                self.memtui.say("Nothing written.", toast=False)
+
+        self.app.push_screen(ConfirmModal(title, body, label), answered)
+
+    def _reason(self, error: str) -> str:
+        """An engine's refusal in one line (the opened row's files by their names)."""
+        return short_reason(error, self.opened.memory_dir if self.opened else None)
+
+    @work(thread=True, group="agents-entry-write", exit_on_error=False)
+    def _apply_entry(self, action: str, plan: WritePlan,
+                     keep: tuple[str, str, str]) -> None:
+        from memtui.engine.agents.plans import apply_plan
+
+        try:
+            apply_plan(plan, True)
+        except (MemtuiError, OSError) as error:
+            self.post_message(EntryWritten(action, plan.summary, keep,
+                                           str(getattr(error, "message", error))))
+            return
+        self.post_message(EntryWritten(action, plan.summary, keep))
+
+    @on(EntryWritten)
+    def _entry_written(self, message: EntryWritten) -> None:
+        editor = self._editor if message.action == "edit" else None
+        if message.error is not None:
+            reason = f"Nothing written: {self._reason(message.error)}"
+            if editor is not None:
+                editor.failed(reason)
+            self.memtui.say(reason, severity="error")
+        else:
+            if editor is not None:
+                self._editor = None
+                editor.saved()
+            self.memtui.say(f"Done: {one_line(tilde(message.summary), 200)}")
+        self.refresh_data()
+
     def action_fix_index(self) -> None:
         """``x``: repair the selected row's index (after a confirm)."""
         self._start("fix", ("claude", "gemini"))
@@ -503,9 +963,3 @@ class AgentsPane(Pane):
         """Read every agent home again (they change outside memtui)."""
         self.refresh_data()
         self.memtui.say("Reading the agent homes again.", toast=False)
-
-    def action_scroll_detail(self, direction: int) -> None:
-        """``J`` / ``K``: scroll the details by half their height."""
-        scroll = self.query_one("#agents-scroll", VerticalScroll)
-        step = max(1, scroll.size.height // 2)
-        scroll.scroll_relative(y=direction * step, animate=False)

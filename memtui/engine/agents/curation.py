@@ -1,7 +1,9 @@
 """Curations of Claude Code and Gemini CLI memory, each made as a ``WritePlan`` first
 (spec/80 "Curate with explicit writes"): forget a memory file with its index line, edit
 one, repair an index, redact the secrets of a file, promote a project memory to the
-user/global tier, forget a Gemini "added memory" line. Memory files only: transcripts,
+user/global tier, forget or edit a Gemini "added memory" line. An edit may start from
+``edit_source`` / ``fact_edit_source`` (the text to edit, already redacted, and the stamp
+of what was read): its plan then refuses a file that changed since. Memory files only: transcripts,
 settings (see ``switches``) and instruction files are never touched, except the user-tier
 file a promotion names as its target.
 """
@@ -9,6 +11,7 @@ file a promotion names as its target.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from memtui.engine.agents.errors import (
@@ -16,6 +19,7 @@ from memtui.engine.agents.errors import (
     AgentFileProblem,
     AgentInputError,
     AgentNotFound,
+    ChangedSinceRead,
     UnsafeAgentPath,
 )
 from memtui.engine.agents.folders import read_memory_folder
@@ -94,6 +98,54 @@ def _read(path: Path, root: Path) -> tuple[str, FileStamp]:
         raise AgentInputError(f"{path}: {error.reason}") from None
 
 
+def _check_expected(path: Path, stamp: FileStamp, expected: FileStamp | None) -> None:
+    """``ChangedSinceRead`` when the file read now is not the one ``expected`` was taken of
+    (the text an edit started from)."""
+    if expected is None:
+        return
+    if (stamp.size, stamp.mtime_ns, stamp.sha256) != (expected.size, expected.mtime_ns,
+                                                       expected.sha256):
+        raise ChangedSinceRead(f"{path}: changed since it was read (by the agent?); nothing "
+                               "was written — read it again and retry")
+
+
+@dataclass(frozen=True)
+class EditSource:
+    """What an edit starts from: the text to edit (a topic's body without its front matter,
+    or one added memory), redacted, and the stamp of the file as it was read."""
+
+    path: str
+    text: str
+    """The editable text with every secret replaced by ``[REDACTED]`` (an edit writes
+    redacted text anyway, so a secret is never shown to be kept)."""
+    kept: tuple[str, ...]
+    """The front matter keys the edit keeps as they are."""
+    secrets: tuple[str, ...]
+    """The kinds of the secrets found in the editable text."""
+    stamp: FileStamp
+    fact: str | None = None
+    """For an added memory: the line's text as it is in the file."""
+
+
+def _editable(text: str) -> tuple[str, tuple[str, ...]]:
+    """(the part of a memory file an edit replaces, the front matter keys it keeps)."""
+    fields, body, broken = split_front_matter(text)
+    if fields and not broken:
+        return body.strip(), tuple(fields)
+    return text.strip(), ()
+
+
+def edit_source(home: Path, file: str | os.PathLike[str]) -> EditSource:
+    """Read a memory file to edit it (the same checks as ``plan_edit``)."""
+    path = resolve_file(home, file)
+    memory_folder_of(path, home)
+    text, stamp = _read(path, real_root(home))
+    editable, kept = _editable(text)
+    result = scan(editable)
+    kinds = tuple(sorted({finding.kind for finding in result.findings}))
+    return EditSource(str(path), result.text, kept, kinds, stamp)
+
+
 def _index_without(index_text: str, relative: str) -> tuple[str, int]:
     kept: list[str] = []
     removed = 0
@@ -143,8 +195,11 @@ def plan_forget(home: Path, file: str | os.PathLike[str]) -> WritePlan:
                      f"{folder}", str(real_root(home)), tuple(changes))
 
 
-def plan_edit(home: Path, file: str | os.PathLike[str], body: str) -> WritePlan:
-    """Replace a memory file's body (its front matter kept); the new text is redacted."""
+def plan_edit(home: Path, file: str | os.PathLike[str], body: str,
+              expected: FileStamp | None = None) -> WritePlan:
+    """Replace a memory file's body (its front matter kept); the new text is redacted.
+    ``expected``: the stamp the edit started from (``EditSource.stamp``); a file changed
+    since is refused."""
     if not isinstance(body, str) or not body.strip():
         raise AgentInputError("an edit needs some text")
     if "\x00" in body or len(body.encode("utf-8", "replace")) > MAX_EDIT_BYTES:
@@ -153,6 +208,7 @@ def plan_edit(home: Path, file: str | os.PathLike[str], body: str) -> WritePlan:
     memory_folder_of(path, home)
     root = real_root(home)
     text, stamp = _read(path, root)
+    _check_expected(path, stamp, expected)
     fields, _old_body, broken = split_front_matter(text)
     clean = redact(body.strip()) + "\n"
     new_text = (render_front_matter(fields) + "\n" + clean) if fields and not broken else clean
@@ -320,6 +376,23 @@ def plan_promote_gemini(home: Path, file: str | os.PathLike[str],
     return _plan_promote(home, file, home / context_file, ADDED_MEMORIES_HEADING)
 
 
+def _fact_line(lines: list[str], fact: str, path: Path) -> int:
+    """The index of the one ``- fact`` line under ``## Gemini Added Memories`` matching
+    ``fact`` exactly, else by a unique substring."""
+    wanted = fact.strip()
+    if not wanted:
+        raise AgentInputError("name the fact")
+    facts = added_memory_lines("\n".join(lines))
+    chosen = [number for number, value in facts if value == wanted] or \
+        [number for number, value in facts if wanted.lower() in value.lower()]
+    if not chosen:
+        raise AgentNotFound(f"no added memory matching {fact[:60]!r} in {path}")
+    if len(chosen) > 1:
+        raise AgentInputError(f"{len(chosen)} added memories match {fact[:60]!r}; be more "
+                              "precise")
+    return chosen[0]
+
+
 def plan_forget_fact(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_FILE
                      ) -> WritePlan:
     """Remove one ``- fact`` line under ``## Gemini Added Memories`` of the global file
@@ -330,23 +403,51 @@ def plan_forget_fact(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_
     path = home / context_file
     text, stamp = _read(path, root)
     lines = text.split("\n")
-    hits: list[int] = []
-    exact: list[int] = []
-    for number, value in added_memory_lines(lines):
-        if value == fact.strip():
-            exact.append(number)
-        elif fact.strip().lower() in value.lower():
-            hits.append(number)
-    chosen = exact or hits
-    if not chosen:
-        raise AgentNotFound(f"no added memory matching {fact[:60]!r} in {path}")
-    if len(chosen) > 1:
-        raise AgentInputError(f"{len(chosen)} added memories match {fact[:60]!r}; be more "
-                              "precise")
-    new_lines = lines[:chosen[0]] + lines[chosen[0] + 1:]
+    chosen = _fact_line(lines, fact, path)
+    new_lines = lines[:chosen] + lines[chosen + 1:]
     return WritePlan("forget", f"remove one added memory from {path}", str(root),
                      (FileChange(str(path), ACTION_REPLACE, stamp, text,
                                  "\n".join(new_lines)),))
+
+
+def fact_edit_source(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_FILE
+                     ) -> EditSource:
+    """Read one added memory of the global file to edit it (as ``plan_edit_fact`` finds it)."""
+    root = real_root(home)
+    path = home / context_file
+    text, stamp = _read(path, root)
+    line = text.split("\n")[_fact_line(text.split("\n"), fact, path)]
+    value = line.strip()[2:].strip()
+    result = scan(value)
+    kinds = tuple(sorted({finding.kind for finding in result.findings}))
+    return EditSource(str(path), result.text, (), kinds, stamp, fact=value)
+
+
+def plan_edit_fact(home: Path, fact: str, new_text: str,
+                   context_file: str = DEFAULT_CONTEXT_FILE,
+                   expected: FileStamp | None = None) -> WritePlan:
+    """Rewrite one ``- fact`` line under ``## Gemini Added Memories`` of the global file
+    (found as ``plan_forget_fact`` finds it); the new text is made one line and redacted.
+    ``expected``: the stamp the edit started from; a file changed since is refused."""
+    flat = " ".join(str(new_text).split())
+    if not flat:
+        raise AgentInputError("an edit needs some text")
+    if "\x00" in flat or len(flat.encode("utf-8", "replace")) > MAX_EDIT_BYTES:
+        raise AgentInputError(f"an edit must be text of at most {MAX_EDIT_BYTES} bytes")
+    root = real_root(home)
+    path = home / context_file
+    text, stamp = _read(path, root)
+    _check_expected(path, stamp, expected)
+    lines = text.split("\n")
+    chosen = _fact_line(lines, fact, path)
+    old = lines[chosen]
+    indent = old[:len(old) - len(old.lstrip())]
+    clean = redact(flat)
+    lines[chosen] = f"{indent}{old.lstrip()[:2]}{clean}"
+    notes = ("the new text was redacted",) if clean != flat else ()
+    return WritePlan("edit", f"rewrite one added memory in {path}", str(root),
+                     (FileChange(str(path), ACTION_REPLACE, stamp, text, "\n".join(lines)),),
+                     notes)
 
 
 def plan_add_fact(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_FILE

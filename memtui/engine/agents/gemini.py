@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -78,12 +78,13 @@ class GeminiHome(JsonMixin, ProjectRows):
         return tuple(patch for row in self.projects for patch in row.inbox)
 
 
-def added_memory_lines(lines: list[str], heading: str = ADDED_MEMORIES_HEADING
-                       ) -> Iterator[tuple[int, str]]:
-    """(line index, fact) of each bullet under the ``## Gemini Added Memories`` heading (to
-    the next ``#`` or ``##`` heading)."""
+def added_memory_lines(text: str, heading: str = ADDED_MEMORIES_HEADING
+                       ) -> list[tuple[int, str]]:
+    """(0-based line number, text) of each bullet under the ``## Gemini Added Memories``
+    heading (to the next ``## ``)."""
+    facts: list[tuple[int, str]] = []
     inside = False
-    for number, line in enumerate(lines):
+    for number, line in enumerate(text.split("\n")):
         stripped = line.strip()
         if stripped == heading:
             inside = True
@@ -91,12 +92,13 @@ def added_memory_lines(lines: list[str], heading: str = ADDED_MEMORIES_HEADING
         if inside and stripped.startswith("#") and not stripped.startswith("###"):
             inside = False
         if inside and stripped.startswith(("- ", "* ")):
-            yield number, stripped[2:].strip()
+            facts.append((number, stripped[2:].strip()))
+    return facts
 
 
 def added_memories(text: str, heading: str = ADDED_MEMORIES_HEADING) -> list[str]:
     """The bullets under the ``## Gemini Added Memories`` heading (to the next ``## ``)."""
-    return [fact for _number, fact in added_memory_lines(text.split("\n"), heading)]
+    return [fact for _number, fact in added_memory_lines(text, heading)]
 
 
 def _context_names(settings: dict[str, Any] | None) -> tuple[str, ...]:
@@ -108,6 +110,16 @@ def _context_names(settings: dict[str, Any] | None) -> tuple[str, ...]:
         if names:
             return names
     return (DEFAULT_CONTEXT_FILE,)
+
+
+def context_file_names(home: str | os.PathLike[str]) -> tuple[str, ...]:
+    """The global memory file names of a Gemini CLI home (``context.fileName``, else
+    ``GEMINI.md``), read from its settings alone."""
+    home_path = Path(home)
+    if not home_path.is_dir():
+        return (DEFAULT_CONTEXT_FILE,)
+    settings, _stamp, _problem = read_settings(home_path / SETTINGS_FILE, real_root(home_path))
+    return _context_names(settings)
 
 
 def read_projects_json(home: Path, root: Path, problems: list[Problem]

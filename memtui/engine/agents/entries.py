@@ -1,0 +1,304 @@
+"""The entries of one agent row: each thing in it a person can select and curate (the
+Agents pane lists them). For a memory folder (Claude Code's ``projects/<slug>/memory/``,
+Gemini CLI's ``tmp/<slug>/memory/``): the index, each topic file with its index line (title,
+hook, whether that line loads at session start), index links to files that do not exist or
+lead outside, topic files the index does not list, an older ``GEMINI.md`` and daily logs.
+For Gemini CLI's global tier: each ``## Gemini Added Memories`` line.
+
+Read-only. Every text meant to be shown has its secrets masked (``«kind»``); only an added
+memory's own text is kept as it is (a forget or an edit finds its line by it), and it never
+reaches JSON.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memtui.engine.agents import curation
+from memtui.engine.agents.curation import EditSource
+from memtui.engine.agents.errors import AgentFileProblem, AgentInputError
+from memtui.engine.agents.folders import read_memory_folder
+from memtui.engine.agents.gemini import (
+    DEFAULT_CONTEXT_FILE,
+    GLOBAL_KEY,
+    added_memory_lines,
+    context_file_names,
+)
+from memtui.engine.agents.index import INDEX_FILE, MAX_INDEX_BYTES, MAX_INDEX_LINES
+from memtui.engine.agents.models import (
+    AGENT_CLAUDE,
+    AGENT_GEMINI,
+    IndexLoad,
+    JsonMixin,
+    MemoryFile,
+    Problem,
+    SecretFinding,
+)
+from memtui.engine.agents.plans import WritePlan, mask_secrets
+from memtui.engine.agents.safe_files import FileStamp, is_within, read_text, real_root
+from memtui.engine.agents.secrets_scan import find_secrets
+
+ENTRY_INDEX = "index"
+ENTRY_TOPIC = "topic"
+ENTRY_LINK = "link"
+"""An index line whose link leads nowhere (no such file) or outside the folder."""
+ENTRY_FILE = "file"
+"""A memory file that is neither a topic nor a log (Gemini CLI's older ``GEMINI.md``)."""
+ENTRY_LOG = "log"
+ENTRY_FACT = "fact"
+"""One ``## Gemini Added Memories`` line of the global file."""
+ACTION_FORGET = "forget"
+ACTION_EDIT = "edit"
+ACTION_PROMOTE = "promote"
+ENTRY_ACTIONS = (ACTION_FORGET, ACTION_EDIT, ACTION_PROMOTE)
+SHOWN_CHARS = 4000
+"""Characters of an entry's text kept for showing (after its secrets are masked)."""
+UNLIMITED_LINES = 1 << 30
+UNLIMITED_BYTES = 1 << 40
+"""Gemini CLI loads its whole index."""
+
+
+@dataclass(frozen=True)
+class MemoryEntry(JsonMixin):
+    """One selectable thing of an agent row."""
+
+    kind: str
+    """``index``, ``topic``, ``link``, ``file``, ``log`` or ``fact``."""
+    path: str
+    """The file holding it (for a link: the index)."""
+    name: str
+    """Its name in the folder (a link's target; a fact's global file name)."""
+    title: str
+    """Front matter ``name``, else the index title, else the file name; a fact's text
+    (secrets masked)."""
+    hook: str = ""
+    """The index line's hook, else the front matter ``description`` (secrets masked)."""
+    type: str | None = None
+    line: int | None = None
+    """The index line (1-based) of a topic or link; the line of a fact in its file."""
+    loaded: bool | None = None
+    """Whether its index line (a fact: its file) is loaded at session start; None: the
+    index does not list it."""
+    exists: bool = True
+    """False for a link to a file that does not exist (or outside the folder)."""
+    outside: bool = False
+    """True for a link leading outside the memory folder (never followed)."""
+    secrets: tuple[str, ...] = ()
+    """Kinds of the secrets in it (never their values)."""
+    size: int = 0
+    shown: str = ""
+    """Its text with secrets masked, at most ``SHOWN_CHARS``."""
+    fact: str | None = None
+    """A fact's own text (may hold a secret; never in JSON)."""
+
+    @property
+    def identity(self) -> tuple[str, str, str]:
+        """What finds this entry again after a reload (kind, file, name or fact)."""
+        return (self.kind, self.path, self.fact if self.fact is not None else self.name)
+
+    def to_json(self) -> dict[str, Any]:
+        """The entry without a fact's unmasked text."""
+        data = super().to_json()
+        data.pop("fact", None)
+        return data
+
+
+@dataclass(frozen=True)
+class RowEntries(JsonMixin):
+    """Every entry of one agent row, and what could not be read."""
+
+    agent: str
+    key: str
+    memory_dir: str | None
+    entries: tuple[MemoryEntry, ...]
+    problems: tuple[Problem, ...] = ()
+    context_file: str | None = None
+    """Gemini CLI: the global memory file's name (``context.fileName``)."""
+
+
+def _masked(text: str, chars: int = SHOWN_CHARS) -> str:
+    return mask_secrets(text)[:chars]
+
+
+def _kinds(findings: list[SecretFinding]) -> tuple[str, ...]:
+    return tuple(sorted({finding.kind for finding in findings}))
+
+
+def _file_entry(item: MemoryFile, kind: str, secrets: list[SecretFinding], *,
+                title: str | None = None, hook: str = "", line: int | None = None,
+                loaded: bool | None = None) -> MemoryEntry:
+    stem = Path(item.relative).stem
+    shown_title = item.name or title or stem
+    return MemoryEntry(kind=kind, path=item.path, name=item.relative,
+                       title=_masked(" ".join(shown_title.split()), 200),
+                       hook=_masked(" ".join((hook or item.description or "").split()), 300),
+                       type=item.type, line=line, loaded=loaded, secrets=_kinds(secrets),
+                       size=item.size, shown=_masked(item.body.strip()))
+
+
+def _index_title(load: IndexLoad, limited: bool) -> str:
+    lines = f"{load.lines} line{'' if load.lines == 1 else 's'}"
+    if limited and load.over_limit:
+        return (f"{lines}; {load.loaded_lines} loaded at session start, "
+                f"{load.lines - load.loaded_lines} past the limit")
+    return f"{lines}, all loaded at session start"
+
+
+def folder_entries(folder: Path, root: Path, *, limited: bool = True,
+                   legacy_names: tuple[str, ...] = ()) -> tuple[list[MemoryEntry],
+                                                                list[Problem]]:
+    """The entries of one memory folder inside ``root`` (already real). ``limited``: the
+    index loads only its first 200 lines / 25,000 bytes (Claude Code)."""
+    scan = read_memory_folder(folder, root, check_types=limited, legacy_names=legacy_names,
+                              max_index_lines=MAX_INDEX_LINES if limited else UNLIMITED_LINES,
+                              max_index_bytes=MAX_INDEX_BYTES if limited else UNLIMITED_BYTES)
+    secrets: dict[str, list[SecretFinding]] = defaultdict(list)
+    for finding in scan.secrets:
+        secrets[finding.path].append(finding)
+    by_name = {item.relative: item for item in scan.files}
+    entries: list[MemoryEntry] = []
+    used: set[str] = set()
+    index = by_name.get(INDEX_FILE)
+    load = scan.index
+    if index is not None and load is not None:
+        used.add(INDEX_FILE)
+        entries.append(_file_entry(index, ENTRY_INDEX, secrets[index.path],
+                                   title=_index_title(load, limited),
+                                   loaded=not load.over_limit))
+        for line in load.entries:
+            if line.target is None:
+                continue
+            item = by_name.get(line.target) if line.exists else None
+            if item is not None and line.target not in used:
+                used.add(line.target)
+                entries.append(_file_entry(item, ENTRY_TOPIC, secrets[item.path],
+                                           title=line.title, hook=line.hook, line=line.line,
+                                           loaded=line.loaded))
+            elif item is None:
+                outside = line.target in load.outside
+                why = ("leads outside the memory folder; never followed" if outside
+                       else "links to a file that does not exist")
+                entries.append(MemoryEntry(
+                    kind=ENTRY_LINK, path=index.path, name=line.target,
+                    title=_masked(line.title or line.target, 200), hook=_masked(line.hook, 300),
+                    line=line.line, loaded=line.loaded, exists=False, outside=outside,
+                    shown=f"Line {line.line} of the index {why} ({_masked(line.target, 200)}); "
+                          "x repairs the index."))
+    rest = [item for item in scan.files if item.relative not in used]
+    topics = sorted((item for item in rest if item.role == ENTRY_TOPIC),
+                    key=lambda item: item.relative)
+    files = sorted((item for item in rest if item.role not in (ENTRY_TOPIC, ENTRY_LOG)),
+                   key=lambda item: item.relative)
+    logs = sorted((item for item in rest if item.role == ENTRY_LOG),
+                  key=lambda item: item.relative, reverse=True)  # the newest day first
+    entries.extend(_file_entry(item, ENTRY_TOPIC, secrets[item.path]) for item in topics)
+    entries.extend(_file_entry(item, ENTRY_FILE, secrets[item.path]) for item in files)
+    entries.extend(_file_entry(item, ENTRY_LOG, secrets[item.path]) for item in logs)
+    return entries, list(scan.problems)
+
+
+def global_entries(home: Path, root: Path, names: tuple[str, ...]
+                   ) -> tuple[list[MemoryEntry], list[Problem]]:
+    """Gemini CLI's ``## Gemini Added Memories`` lines of the global file(s)."""
+    entries: list[MemoryEntry] = []
+    problems: list[Problem] = []
+    for name in names:
+        path = home / name
+        if not os.path.lexists(path):
+            continue
+        try:
+            text, _stamp = read_text(path, root)
+        except AgentFileProblem as error:
+            problems.append(Problem(str(path), error.reason))
+            continue
+        for number, fact in added_memory_lines(text):
+            found = find_secrets(str(path), fact)
+            entries.append(MemoryEntry(
+                kind=ENTRY_FACT, path=str(path), name=name, title=_masked(fact, 300),
+                line=number + 1, loaded=True, secrets=_kinds(list(found)),
+                size=len(fact.encode("utf-8")), shown=_masked(fact), fact=fact))
+    return entries, problems
+
+
+def row_entries(agent: str, home: str | os.PathLike[str], key: str,
+                memory_dir: str | None) -> RowEntries:
+    """The entries of the row ``key`` of ``agent`` (``claude`` or ``gemini``) whose home is
+    ``home`` and memory folder ``memory_dir`` (the overview's row); never raises for bad
+    content (each bad file is a problem)."""
+    home_path = Path(home)
+    if agent == AGENT_GEMINI:
+        names = context_file_names(home_path)
+        root = real_root(home_path)
+        if key == GLOBAL_KEY:
+            found, problems = global_entries(home_path, root, names)
+            return RowEntries(agent, key, str(home_path), tuple(found), tuple(problems),
+                              names[0])
+        if memory_dir is None:
+            return RowEntries(agent, key, None, (), (Problem(key, "no memory folder to "
+                                                                   "list"),), names[0])
+        found, problems = folder_entries(Path(memory_dir), root, limited=False,
+                                         legacy_names=names)
+        return RowEntries(agent, key, memory_dir, tuple(found), tuple(problems), names[0])
+    if agent != AGENT_CLAUDE:
+        return RowEntries(agent, key, memory_dir, (), (Problem(key, f"{agent} entries are "
+                                                                    "not listed here"),))
+    if memory_dir is None:
+        return RowEntries(agent, key, None, (), (Problem(key, "no memory folder to list"),))
+    root = real_root(home_path)
+    if not is_within(memory_dir, root):
+        root = real_root(Path(memory_dir).parent)  # autoMemoryDirectory elsewhere
+    found, problems = folder_entries(Path(memory_dir), root)
+    return RowEntries(agent, key, memory_dir, tuple(found), tuple(problems))
+
+
+def _link_refusal(entry: MemoryEntry) -> AgentInputError:
+    return AgentInputError(f"line {entry.line} of the index links to {entry.name[:80]}, which "
+                           "is not a memory file here; x repairs the index")
+
+
+def entry_edit_source(home: str | os.PathLike[str], entry: MemoryEntry) -> EditSource:
+    """The text an edit of ``entry`` starts from (redacted) and the stamp of its file."""
+    home_path = Path(home)
+    if entry.kind == ENTRY_LINK:
+        raise _link_refusal(entry)
+    if entry.kind == ENTRY_FACT:
+        return curation.fact_edit_source(home_path, entry.fact or "", entry.name)
+    return curation.edit_source(home_path, entry.path)
+
+
+def plan_entry(action: str, agent: str, home: str | os.PathLike[str], entry: MemoryEntry, *,
+               context_file: str | None = None, text: str | None = None,
+               expected: FileStamp | None = None) -> WritePlan:
+    """The plan of ``action`` (forget, edit, promote) on ``entry`` of ``agent``'s home.
+    An edit takes the new ``text`` and the ``expected`` stamp it started from (a file
+    changed since is refused). ``context_file``: Gemini CLI's global file name."""
+    home_path = Path(home)
+    if action not in ENTRY_ACTIONS:
+        raise AgentInputError(f"unknown action {action[:40]!r}")
+    if entry.kind == ENTRY_LINK:
+        raise _link_refusal(entry)
+    if action == ACTION_EDIT:
+        if text is None:
+            raise AgentInputError("an edit needs some text")
+        if entry.kind == ENTRY_FACT:
+            return curation.plan_edit_fact(home_path, entry.fact or "", text, entry.name,
+                                           expected)
+        return curation.plan_edit(home_path, entry.path, text, expected)
+    if entry.kind == ENTRY_FACT:
+        if action == ACTION_PROMOTE:
+            raise AgentInputError("an added memory is already in the global tier")
+        return curation.plan_forget_fact(home_path, entry.fact or "", entry.name)
+    if entry.kind == ENTRY_INDEX:
+        verb = "forgotten" if action == ACTION_FORGET else "promoted"
+        raise AgentInputError(f"the index itself is not {verb}; choose one of the files it "
+                              "lists (e edits the index)")
+    if action == ACTION_FORGET:
+        return curation.plan_forget(home_path, entry.path)
+    if agent == AGENT_GEMINI:
+        return curation.plan_promote_gemini(home_path, entry.path,
+                                            context_file or DEFAULT_CONTEXT_FILE)
+    return curation.plan_promote_claude(home_path, entry.path)
