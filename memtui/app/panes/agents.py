@@ -62,6 +62,8 @@ if TYPE_CHECKING:  # the agents engine is imported when the pane first reads
 
 LIST_HEIGHT = "1fr"
 DETAIL_HEIGHT = "2fr"
+ENTRY_DETAIL_HEIGHT = "1fr"
+"""A row's entries and the selected entry's details share the height."""
 AGENT_COLUMN = 7
 METER_CELLS = 10
 NARROW_METER_CELLS = 4
@@ -325,6 +327,9 @@ class AgentsPane(Pane):
 
     def _title(self) -> None:
         overview = self.overview
+        if self.opened is not None:
+            self.query_one("#agents-title", Static).update(self._entries_title(self.opened))
+            return
         if overview is None:
             return
         data = overview.to_json()["totals"]
@@ -337,8 +342,6 @@ class AgentsPane(Pane):
         if data["over_limit"]:
             title.append(f" · {data['over_limit']} index over the limit", style="yellow")
         title.append(" · enter lists a row's entries · writes ask first", style="dim")
-        if self.opened is not None:
-            title = self._entries_title(self.opened)
         self.query_one("#agents-title", Static).update(title)
 
     def _entries_title(self, row: AgentRow) -> Text:
@@ -519,7 +522,7 @@ class AgentsPane(Pane):
 
     # ---- a row's entries ------------------------------------------------------------
 
-    def _open_row(self, row: AgentRow, keep: tuple[str, str, str] | None = None) -> None:
+    def _open_row(self, row: AgentRow) -> None:
         """List ``row``'s entries (read in a worker)."""
         if row.agent not in AGENTS_WITH_ENTRIES:
             self.memtui.say(f"{row.title} memory is browsed in its own pane and curated with "
@@ -537,13 +540,12 @@ class AgentsPane(Pane):
             self.entry_list.move_cursor(0)
         self.item_list.display = False
         self.entry_list.display = True
-        self.entry_list.styles.height = "1fr"
-        self.query_one("#agents-scroll").styles.height = "1fr"
+        self.query_one("#agents-scroll").styles.height = ENTRY_DETAIL_HEIGHT
         self.entry_list.focus()
         self.refresh_bindings()
         self._title()
         self._update_preview()
-        self._read_entries(row, self.homes(), keep)
+        self._read_entries(row, self.homes(), None)
 
     def _close_row(self) -> None:
         self.opened = None
