@@ -449,6 +449,53 @@ def test_entry_keys_on_a_row_or_an_unsuitable_entry_say_why(homes: Path) -> None
     run()
 
 
+def _inbox_count(app: Any) -> int:
+    return int(app.inbox_count)
+
+
+def test_entries_stay_open_across_a_re_read_and_the_inbox_is_recounted(homes: Path) -> None:
+    """Another pane's write to the agent files (a Gemini patch applied from the Inbox) makes
+    the Agents pane read again when shown: the listed entries stay listed, read again, the
+    cursor on the same entry; an entry write recounts the inbox (header and pane bar)."""
+    memory = _memory(homes, "app")
+    inbox = homes / ".gemini" / "tmp" / "app" / "memory" / ".inbox" / "private"
+
+    @app_test
+    async def run() -> None:
+        app = _app(homes)
+        async with app.run_test(size=SMALL) as pilot:
+            pane = await _open_row(pilot, "claude", "/src/app")
+            await _select(pilot, pane, "build.md")
+            counted = _inbox_count(app)
+            (memory / "later.md").write_text("---\nname: Later\n---\n\nAdded by the agent.\n",
+                                             encoding="utf-8")
+            shutil.copy(inbox / "0001-ci.patch", inbox / "0004-more.patch")
+            app.show_pane("inbox")
+            await settle(pilot)
+            app.agent_files_changed()
+            await settle(pilot)
+            assert _inbox_count(app) == counted + 1
+            assert f"Inbox ({counted + 1})" in screen_text(app)
+            app.show_pane(AgentsPane.PANE_ID)
+            await settle(pilot)
+            assert pane.opened is not None and pane.entries is not None
+            assert pane.entry_list.display and not pane.item_list.display
+            assert "later.md" in [entry.name for entry in pane.entry_list.items]
+            assert pane.entry_list.current().name == "build.md"
+            assert "Agents › claude ~/src/app" in screen_text(app)
+            await press(pilot, "o")  # read again on screen: still listed, same entry
+            assert pane.opened is not None and pane.entry_list.current().name == "build.md"
+            shutil.copy(inbox / "0001-ci.patch", inbox / "0005-more.patch")
+            await press(pilot, "d", "y")  # an entry write recounts the inbox
+            assert not (memory / "build.md").exists()
+            assert _inbox_count(app) == counted + 2
+            assert f"inbox {counted + 2}" in screen_text(app)
+            assert pane.opened is not None and pane.entries is not None
+            assert "build.md" not in [entry.name for entry in pane.entry_list.items]
+
+    run()
+
+
 def test_the_palette_entry_actions_reach_the_pane(homes: Path) -> None:
     @app_test
     async def run() -> None:

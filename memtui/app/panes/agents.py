@@ -943,7 +943,9 @@ class AgentsPane(Pane):
                 self._editor = None
                 editor.saved()
             self.memtui.say(f"Done: {one_line(tilde(message.summary), 200)}")
-        self.refresh_data()
+        # this pane reads again (the entries stay open), the others when shown; the inbox
+        # is recounted
+        self.memtui.agent_files_changed()
 
     def action_fix_index(self) -> None:
         """``x``: repair the selected row's index (after a confirm)."""

@@ -20,7 +20,7 @@ from typing import Any
 
 from memtui.engine.agents import curation
 from memtui.engine.agents.curation import EditSource
-from memtui.engine.agents.errors import AgentFileProblem, AgentInputError
+from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem, AgentInputError
 from memtui.engine.agents.folders import read_memory_folder
 from memtui.engine.agents.gemini import (
     DEFAULT_CONTEXT_FILE,
@@ -39,8 +39,8 @@ from memtui.engine.agents.models import (
     SecretFinding,
 )
 from memtui.engine.agents.plans import WritePlan, mask_secrets
-from memtui.engine.agents.safe_files import FileStamp, is_within, read_text, real_root
 from memtui.engine.agents.secrets_scan import find_secrets
+from memtui.engine.safe_files import FileStamp, is_within, real_root
 
 ENTRY_INDEX = "index"
 ENTRY_TOPIC = "topic"
@@ -211,7 +211,7 @@ def global_entries(home: Path, root: Path, names: tuple[str, ...]
         if not os.path.lexists(path):
             continue
         try:
-            text, _stamp = read_text(path, root)
+            text = AGENT_FILES.read_text(path, root)
         except AgentFileProblem as error:
             problems.append(Problem(str(path), error.reason))
             continue
