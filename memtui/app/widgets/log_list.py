@@ -4,7 +4,8 @@ store (a ``LogSource``: keyset pages through the engine), to the very first task
 ``show(engine)`` counts the rows and reads the pages around the cursor (one count, a keyset
 page or two: cheap at any size); scrolling reads a page next to a cached one, or near an
 end, while drawing (an index seek); a page far from everything is read by a worker thread,
-drawn as ``…`` until ``PagesFetched`` arrives.
+drawn as ``…`` until ``PagesFetched`` arrives (``PagedLineList``, shared with the memory
+list).
 """
 
 from __future__ import annotations
@@ -13,20 +14,15 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import work
-from textual.message import Message
 from textual.strip import Strip
 
-from memtui.app.widgets.line_list import LineList
-from memtui.app.widgets.paged_source import MAX_CACHED_PAGES, PAGE_SIZE, KeysetPages, PagePlan
+from memtui.app.widgets.paged_list import PREFETCH_SCREENS, PagedLineList
+from memtui.app.widgets.paged_source import MAX_CACHED_PAGES, PAGE_SIZE, KeysetPages
 from memtui.errors import MemtuiError
 from memtui.store.models import LogEntry, PageCursor
 
 if TYPE_CHECKING:
     from memtui.engine.api import Engine
-
-PREFETCH_SCREENS = 1
-"""Pages are prefetched this many screens above and below the visible rows."""
 
 
 class LogSource(KeysetPages[LogEntry]):
@@ -61,34 +57,15 @@ class LogSource(KeysetPages[LogEntry]):
         return self.engine.extraction.log_at(offset, limit, from_end=from_end)
 
 
-class LogList(LineList):
+class LogList(PagedLineList[LogEntry]):
     """The acting user's extraction log, newest scan first, paged from the store."""
-
-    class PagesFetched(Message):
-        """A worker read far pages (internal)."""
-
-        def __init__(self, generation: int, pages: dict[int, list[LogEntry]]) -> None:
-            super().__init__()
-            self.generation = generation
-            self.pages = pages
-
-    class LoadFailed(Message):
-        """Reading far pages failed; ``error`` says why in words (internal)."""
-
-        def __init__(self, generation: int, error: str) -> None:
-            super().__init__()
-            self.generation = generation
-            self.error = error
 
     def __init__(self, render_row: Callable[[LogEntry, int], Text], *, empty_text: str = "",
                  id: str | None = None) -> None:
         super().__init__(id=id)
         self._render_row = render_row
         self.empty_text = empty_text
-        self.error: str | None = None
         self._source: LogSource | None = None
-        self._generation = 0
-        self._pending: set[int] = set()
 
     @property
     def source(self) -> LogSource | None:
@@ -131,75 +108,16 @@ class LogList(LineList):
             return None
         return self._source.get(self._cursor)
 
-    # ---- far pages (worker -> message -> handler) ---------------------------------------
-
-    def _request(self, start: int, end: int) -> None:
-        source = self._source
-        if source is None:
-            return
-        try:
-            far = source.ensure(start, end)
-        except MemtuiError as error:
-            self.error = error.message
-            return
-        far = [page for page in far if page not in self._pending]
-        if far:
-            self._pending.update(far)
-            self._fetch_far(self._generation, source, [source.plan(page) for page in far])
-
-    @work(thread=True, group="log-list-pages", exit_on_error=False)
-    def _fetch_far(self, generation: int, source: LogSource, plans: list[PagePlan]) -> None:
-        pages: dict[int, list[LogEntry]] = {}
-        try:
-            for plan in plans:
-                pages[plan.page] = source.fetch(plan)
-        except Exception as error:  # reported, never raised into the app
-            self.post_message(self.LoadFailed(generation, str(error)))
-            return
-        self.post_message(self.PagesFetched(generation, pages))
-
-    def on_log_list_pages_fetched(self, message: PagesFetched) -> None:
-        """Far pages arrived: cache and draw them."""
-        message.stop()
-        if message.generation != self._generation or self._source is None:
-            return
-        for page, rows in message.pages.items():
-            self._source.put(page, rows)
-            self._pending.discard(page)
-        self.refresh()
-        self.post_message(self.CursorMoved(self, self._cursor))
-
-    def on_log_list_load_failed(self, message: LoadFailed) -> None:
-        """Say why far pages could not be read (on the list itself)."""
-        message.stop()
-        if message.generation == self._generation:
-            self.error = message.error
-            self._pending.clear()
-            self.refresh()
-
     # ---- LineList -----------------------------------------------------------------------
 
     def row_count(self) -> int:
         """The number of log rows."""
         return (self._source.count or 0) if self._source is not None else 0
 
-    def rows_wanted(self, start: int, end: int) -> None:
-        """Prefetch a screen above and below the visible rows."""
-        margin = max(1, end - start) * PREFETCH_SCREENS
-        self._request(max(0, start - margin), end + margin)
-
     def row_text(self, index: int, width: int) -> Text | None:
         """One log row (``None`` while its page is being read)."""
-        source = self._source
-        if source is None:
-            return None
-        entry = source.get(index)
-        if entry is None:
-            self._request(index, index + 1)
-            entry = source.get(index)
-            if entry is None:
-                return None
-        return self._render_row(entry, width)
+        entry = self.row_at(index)
+        return None if entry is None else self._render_row(entry, width)
 
     def render_line(self, y: int) -> Strip:
         """A row, or the empty / error message of an empty log."""

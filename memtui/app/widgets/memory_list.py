@@ -13,7 +13,7 @@ Data flow (worker -> message -> handler):
 - While drawing, rows come from the source's page cache. A missing page next to a cached
   one, or near either end, is read at once (an index seek); a page far from everything
   (after a jump into the middle of a huge list) is read by a worker and drawn as ``…``
-  until ``PagesFetched`` arrives.
+  until ``PagesFetched`` arrives (``PagedLineList``, shared with the extraction log).
 - ``show(..., keep_position=True)`` (data changed) reads the same filter again around the
   cursor and keeps the cursor on the same memory, and the scroll position, when it is
   still there.
@@ -35,8 +35,8 @@ from textual.message import Message
 from textual.strip import Strip
 
 from memtui.app.format import local_time
-from memtui.app.widgets.line_list import LineList
-from memtui.app.widgets.paged_source import PagedSource, PagePlan
+from memtui.app.widgets.paged_list import PREFETCH_SCREENS, PagedLineList
+from memtui.app.widgets.paged_source import PagedSource
 from memtui.app.widgets.paint_hold import paint_hold
 from memtui.errors import MemtuiError, QueryInterrupted
 from memtui.store.models import Memory, MemoryFilter
@@ -48,8 +48,6 @@ if TYPE_CHECKING:
 
 __all__ = ["MemoryList", "PagedSource", "memory_row", "search_pattern"]
 
-PREFETCH_SCREENS = 1
-"""Pages are prefetched this many screens above and below the visible rows."""
 MARK = "●"
 KIND_WIDTH = 10
 TIME_WIDTH = 11
@@ -124,7 +122,7 @@ class _Anchor:
     scroll_y: int
 
 
-class MemoryList(LineList):
+class MemoryList(PagedLineList[Memory]):
     """A memory list backed by a ``PagedSource``: cursor, marks (space) for bulk forget,
     match highlighting, a count that is read once per load."""
 
@@ -157,14 +155,6 @@ class MemoryList(LineList):
             self.count = count
             self.capped = capped
 
-    class PagesFetched(Message):
-        """A worker read far pages (internal)."""
-
-        def __init__(self, generation: int, pages: dict[int, list[Memory]]) -> None:
-            super().__init__()
-            self.generation = generation
-            self.pages = pages
-
     class LoadFailed(Message):
         """A load failed; ``error`` says why in words."""
 
@@ -191,14 +181,11 @@ class MemoryList(LineList):
         self.empty_text = empty_text
         self.tz = ZoneInfo("UTC")
         self._source: PagedSource | None = None
-        self._generation = 0
         self._lane: QueryLane | None = None
         self._lane_engine: Engine | None = None
-        self._pending: set[int] = set()
         self._pattern: re.Pattern[str] | None = None
         self.marked: set[str] = set()
         self.is_loading = True
-        self.error: str | None = None
         self._want_id: str | None = None
         self.at_least: int | None = None
         """While a search's exact count is not known: the list holds at least this many
@@ -420,41 +407,9 @@ class MemoryList(LineList):
         if self.is_attached:
             paint_hold(self.app).release()
 
-    @work(thread=True, group="memory-list-pages", exit_on_error=False)
-    def _fetch_far(self, generation: int, source: PagedSource, plans: list[PagePlan]) -> None:
-        pages: dict[int, list[Memory]] = {}
-        try:
-            for plan in plans:
-                pages[plan.page] = source.fetch(plan)
-        except Exception as error:  # reported, never raised into the app
-            self.post_message(self.LoadFailed(generation, str(error)))
-            return
-        self.post_message(self.PagesFetched(generation, pages))
-
-    def on_memory_list_pages_fetched(self, message: PagesFetched) -> None:
-        """Far pages arrived: cache and draw them."""
-        message.stop()
-        if message.generation != self._generation or self._source is None:
-            return
-        for page, rows in message.pages.items():
-            self._source.put(page, rows)
-            self._pending.discard(page)
-        self.refresh()
-        self.post_message(self.CursorMoved(self, self._cursor))
-
-    def _request(self, start: int, end: int) -> None:
-        source = self._source
-        if source is None:
-            return
-        try:
-            far = source.ensure(start, end)
-        except MemtuiError as error:
-            self.error = error.message
-            return
-        far = [page for page in far if page not in self._pending]
-        if far:
-            self._pending.update(far)
-            self._fetch_far(self._generation, source, [source.plan(page) for page in far])
+    def pages_failed(self, error: str) -> None:
+        """Far pages could not be read: show why, as for a failed load."""
+        self._load_failed(error)
 
     # ---- LineList -----------------------------------------------------------------------
 
@@ -467,22 +422,11 @@ class MemoryList(LineList):
             return source.count
         return max(source.loaded_prefix(), self.at_least or 0)
 
-    def rows_wanted(self, start: int, end: int) -> None:
-        """Prefetch a screen above and below the visible rows."""
-        margin = max(1, end - start) * PREFETCH_SCREENS
-        self._request(max(0, start - margin), end + margin)
-
     def row_text(self, index: int, width: int) -> Text | None:
         """Draw one memory (``None`` while its page is being read)."""
-        source = self._source
-        if source is None:
-            return None
-        memory = source.get(index)
+        memory = self.row_at(index)
         if memory is None:
-            self._request(index, index + 1)
-            memory = source.get(index)
-            if memory is None:
-                return None
+            return None
         return memory_row(
             memory, width, self.tz, marked=memory.id in self.marked, pattern=self._pattern,
             match_style=self.get_component_rich_style("line-list--match"),

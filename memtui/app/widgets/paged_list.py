@@ -1,0 +1,128 @@
+"""``PagedLineList``: the part every big list shares -- rows drawn from a ``KeysetPages``
+source, pages prefetched around the visible rows, and far pages read by a worker.
+
+While drawing, a missing page next to a cached one, or near either end, is read at once (an
+index seek); a page far from everything (after a jump into the middle of a huge list) is read
+by ``_fetch_far``, a thread worker that only calls the source and posts ``PagesFetched`` (or
+``PagesFailed``); the handlers cache the rows and draw them. Results of an older load are
+dropped by the list's generation number. ``MemoryList`` and ``LogList`` build on this.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Generic, TypeVar
+
+from textual import work
+from textual.message import Message
+
+from memtui.app.widgets.line_list import LineList
+from memtui.app.widgets.paged_source import KeysetPages, PagePlan
+from memtui.errors import MemtuiError
+
+R = TypeVar("R")
+
+PREFETCH_SCREENS = 1
+"""Pages are prefetched this many screens above and below the visible rows."""
+FAR_PAGES_GROUP = "list-far-pages"
+"""The worker group of far-page reads (one worker per batch of far pages)."""
+
+
+class PagedLineList(LineList, Generic[R]):
+    """A ``LineList`` whose rows come from a ``KeysetPages`` source. Subclasses keep the
+    source in ``_source``, bump ``_generation`` (and clear ``_pending``) on every new load,
+    and draw rows with ``row_at``."""
+
+    class PagesFetched(Message):
+        """A worker read far pages (internal)."""
+
+        def __init__(self, generation: int, pages: dict[int, list[Any]]) -> None:
+            super().__init__()
+            self.generation = generation
+            self.pages = pages
+
+    class PagesFailed(Message):
+        """Reading far pages failed; ``error`` says why in words (internal)."""
+
+        def __init__(self, generation: int, error: str) -> None:
+            super().__init__()
+            self.generation = generation
+            self.error = error
+
+    def __init__(self, *, name: str | None = None, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._source: KeysetPages[R] | None = None
+        self._generation = 0
+        self._pending: set[int] = set()
+        self.error: str | None = None
+
+    # ---- drawing ------------------------------------------------------------------------
+
+    def row_at(self, index: int) -> R | None:
+        """The row at ``index``, read now when its page is cheap to read (``None`` while a
+        worker reads it)."""
+        source = self._source
+        if source is None:
+            return None
+        row = source.get(index)
+        if row is None:
+            self._request(index, index + 1)
+            row = source.get(index)
+        return row
+
+    def rows_wanted(self, start: int, end: int) -> None:
+        """Prefetch a screen above and below the visible rows."""
+        margin = max(1, end - start) * PREFETCH_SCREENS
+        self._request(max(0, start - margin), end + margin)
+
+    def _request(self, start: int, end: int) -> None:
+        source = self._source
+        if source is None:
+            return
+        try:
+            far = source.ensure(start, end)
+        except MemtuiError as error:
+            self.error = error.message
+            return
+        far = [page for page in far if page not in self._pending]
+        if far:
+            self._pending.update(far)
+            self._fetch_far(self._generation, source, [source.plan(page) for page in far])
+
+    # ---- far pages (worker -> message -> handler) ---------------------------------------
+
+    @work(thread=True, group=FAR_PAGES_GROUP, exit_on_error=False)
+    def _fetch_far(self, generation: int, source: KeysetPages[R], plans: list[PagePlan]) -> None:
+        pages: dict[int, list[Any]] = {}
+        try:
+            for plan in plans:
+                pages[plan.page] = source.fetch(plan)
+        except Exception as error:  # reported, never raised into the app
+            self.post_message(self.PagesFailed(generation, str(error)))
+            return
+        self.post_message(self.PagesFetched(generation, pages))
+
+    def on_paged_line_list_pages_fetched(self, message: PagesFetched) -> None:
+        """Far pages arrived: cache and draw them (an older load's pages are dropped)."""
+        message.stop()
+        if message.generation != self._generation or self._source is None:
+            return
+        for page, rows in message.pages.items():
+            self._source.put(page, rows)
+            self._pending.discard(page)
+        self.refresh()
+        self.post_message(self.CursorMoved(self, self._cursor))
+
+    def on_paged_line_list_pages_failed(self, message: PagesFailed) -> None:
+        """Far pages could not be read: say why on the list (an older load's error is
+        dropped); they are asked for again when next drawn."""
+        message.stop()
+        if message.generation != self._generation:
+            return
+        self._pending.clear()
+        self.pages_failed(message.error)
+
+    def pages_failed(self, error: str) -> None:
+        """Show why far pages could not be read (subclasses may say more)."""
+        self.error = error
+        self.refresh()
