@@ -32,7 +32,14 @@ from memtui.app.background import (
     PurgeRetry,
 )
 from memtui.app.format import local_time, zone
-from memtui.app.messages import ForgetSizes, WriteFailed, WriteFinished, WriteRequest
+from memtui.app.messages import (
+    ForgetSizes,
+    HeaderCounts,
+    HeaderRead,
+    WriteFailed,
+    WriteFinished,
+    WriteRequest,
+)
 from memtui.app.palette import MemoryCommands
 from memtui.app.panes import PANES, Pane
 from memtui.app.panes.memories import MemoriesPane, ProjectMemoriesPane
@@ -54,7 +61,6 @@ if TYPE_CHECKING:
     from memtui.app.messages import (
         ExtractionFinished,
         ExtractionProgress,
-        InboxCounted,
         PurgeFinished,
     )
     from memtui.app.widgets.command_line import CommandLine
@@ -74,7 +80,8 @@ PANE_KEYS = "1234567890"
 START_PANE = "user"
 HISTORY_PANE = "history"
 INBOX_PANE = "inbox"
-INBOX_COUNT_GROUP = "inbox-count"
+HEADER_GROUP = "header-counts"
+"""The worker group of the header's store reads (inbox count, gen/use, last run)."""
 COMMAND_LINE_ID = "command-line"
 START_MESSAGE = "Press ? for keys, : for /memory commands, ctrl+p for the palette"
 TALL_ROWS = 40
@@ -165,8 +172,9 @@ class MainScreen(Screen[None]):
         yield StatusHeader(app.header_info(), id="header")
         yield PaneBar(pane_labels(), app.active_pane_id, id="pane-bar")
         with Container(id="panes"):
-            start = next(spec for spec in PANES if spec.PANE_ID == app.active_pane_id)
-            yield start()  # the others are mounted when first shown
+            start = next(spec for spec in PANES if spec.PANE_ID == app.active_pane_id)()
+            start.shown = True
+            yield start  # the others are mounted when first shown
         # the /memory command line is mounted (hidden) after the first frame: see
         # MemtuiApp.command_line
         yield StatusLine(START_MESSAGE, id="status")
@@ -204,9 +212,17 @@ class MemtuiApp(App[None]):
         *_pane_bindings(),
     ]
 
+    selected_memory_id: reactive[str | None] = reactive(None, init=False)
+    """The memory last selected in a memory pane. While ``history_memory_id`` is None it is
+    the History pane's target: a change marks that pane stale."""
     history_memory_id: reactive[str | None] = reactive(None, init=False)
     """The memory whose chain the History pane shows (None: the last selected one). A
-    change marks the History pane stale: it reads the chain when next shown."""
+    change marks the History pane stale: it reads the chain when next shown (at once when
+    it is on screen)."""
+    header_counts: reactive[HeaderCounts] = reactive(HeaderCounts, init=False)
+    """What the header shows from the store, read by a worker after the first frame and
+    after every change (the first frame waits for none of it). A change redraws the header
+    and the Inbox badge."""
 
     def __init__(self, store: Store, actor: str, project: str | None = None, *,
                  config: AppConfig | None = None) -> None:
@@ -220,7 +236,6 @@ class MemtuiApp(App[None]):
             else START_PANE
         """The id of the pane shown (mounted on first show)."""
         self.tz: ZoneInfo = ZoneInfo("UTC")
-        self.selected_memory_id: str | None = None
         self.runner = ExtractionRunner(self, store, self.engine.actor)
         self.purges = PurgeRetry(self, store)
         self._data_version: int | None = None
@@ -229,8 +244,6 @@ class MemtuiApp(App[None]):
         self.keymap_problems: list[str] = []
         self._mounting: dict[str, AwaitMount] = {}
         self._command_line_mounted: AwaitMount | None = None
-        self.inbox_count = 0
-        """Rows waiting in the review inbox (counted by a worker after every change)."""
 
     def run(self, **kwargs: Any) -> Any:
         """Run the app (``App.run``'s arguments). The objects made so far -- modules,
@@ -264,9 +277,9 @@ class MemtuiApp(App[None]):
     # ---- start ------------------------------------------------------------------------
 
     def on_mount(self) -> None:
-        """Load the keymap and the time zone, start the timers, show the first pane."""
+        """Load the time zone, start the timers; the rest comes after the first frame
+        (``_started``)."""
         self._load_zone()
-        self.runner.load_last_run(self.engine)
         try:
             self._data_version = self.store.data_version()
         except StoreError:
@@ -286,6 +299,7 @@ class MemtuiApp(App[None]):
             self.clear_notifications()
 
     def _started(self) -> None:
+        self.header_worker()  # the header's counts, first: read while the rest is made
         self.command_line()  # hidden until ``:``; made now, off the first frame
         if self.store.read_only:
             from memtui.store.database import READ_ONLY_REASON
@@ -293,7 +307,6 @@ class MemtuiApp(App[None]):
             self.say(f"Opened read-only: {READ_ONLY_REASON}", severity="warning")
         else:
             self.purges.start()  # a forget left pending by an earlier run is finished
-        self.count_inbox()
         self._load_keymap()
         self._load_theme()
         # the start pane's target takes focus, unless a key already opened something
@@ -375,7 +388,7 @@ class MemtuiApp(App[None]):
         if pane_class is None:
             raise NoMatches(f"No pane {pane_id!r}")
         pane = pane_class()
-        pane.display = pane_id == self.active_pane_id
+        pane.shown = pane_id == self.active_pane_id
         container = self.get_screen_main().query_one("#panes", Container)
         self._mounting[pane_id] = container.mount(pane)
         return pane
@@ -408,9 +421,9 @@ class MemtuiApp(App[None]):
             main.query_one(PaneBar).active = pane_id
             with self.batch_update():
                 for pane in self.panes():
-                    pane.display = pane.PANE_ID == pane_id
                     if pane.PANE_ID == pane_id and pane.READ_WHEN_SHOWN:
-                        pane.stale = True
+                        pane.stale = True  # still hidden: read once, by the next line
+                    pane.shown = pane.PANE_ID == pane_id  # a stale one re-reads now
         self._show_current()
 
     def action_show_pane(self, pane_id: str) -> None:
@@ -438,8 +451,6 @@ class MemtuiApp(App[None]):
                 main.set_focus(None)
             self.call_later(self._show_when_mounted, pane, focus)
             return
-        if pane.stale:
-            pane.refresh_data()
         target = pane.focus_target()
         main = self.get_screen_main()
         focused = main.focused
@@ -473,14 +484,12 @@ class MemtuiApp(App[None]):
             self.store_changed()
 
     def store_changed(self) -> None:
-        """The store changed: re-read the pane on screen; the others when shown."""
+        """The store changed: every pane is stale (the one on screen re-reads at once, the
+        others when shown); the header's counts are read again."""
         for pane in self.panes():
             pane.stale = True
-        current = self.current_pane()
-        if current is not None:
-            current.refresh_data()
         self._update_header()
-        self.count_inbox()
+        self.header_worker()
 
     @cached_property
     def inbox_sources(self) -> InboxSources:
@@ -490,33 +499,37 @@ class MemtuiApp(App[None]):
 
         return inbox_sources(self.config.gemini_home)
 
-    @work(thread=True, group=INBOX_COUNT_GROUP, exclusive=True, exit_on_error=False)
-    def count_inbox(self) -> None:
-        """Count what waits in the review inbox (every source: the Gemini CLI home is read
-        here too), off the UI thread."""
-        from memtui.app.messages import InboxCounted
-
-        try:
-            count: int | None = self.inbox_sources.count(self.engine)
-        except MemtuiError:
-            count = None
-        self.post_message(InboxCounted(count))
-
     def agent_files_changed(self) -> None:
         """memtui wrote to another agent's files (the Agents pane, a Gemini patch applied
         from the Inbox): every pane reads again when shown, the inbox is counted again."""
         self.store_changed()
 
-    def on_inbox_counted(self, message: InboxCounted) -> None:
-        """Show the inbox count on the pane bar and in the header."""
-        if message.count is None:
-            return
-        self.inbox_count = message.count
+    @property
+    def inbox_count(self) -> int:
+        """Rows waiting in the review inbox, every source (as the header worker last
+        counted them; 0 before it reports)."""
+        return self.header_counts.inbox or 0
+
+    @on(HeaderRead)
+    def _header_read(self, message: HeaderRead) -> None:
+        """The header's counts arrived (a count that could not be read keeps the last
+        one)."""
+        old, new = self.header_counts, message.counts
+        self.header_counts = HeaderCounts(
+            inbox=new.inbox if new.inbox is not None else old.inbox,
+            generate=new.generate if new.generate is not None else old.generate,
+            use=new.use if new.use is not None else old.use,
+            last_run=new.last_run or old.last_run)
+
+    def watch_header_counts(self, counts: HeaderCounts) -> None:
+        """Show the counts: the Inbox badge on the pane bar, the header's words."""
+        if counts.last_run is not None:
+            self.runner.show_recorded_run(counts.last_run)
         try:
             bar = self.get_screen_main().query_one(PaneBar)
         except Exception:  # not mounted yet or shutting down
             return
-        bar.set_badge(INBOX_PANE, f"({message.count})" if message.count else "")
+        bar.set_badge(INBOX_PANE, f"({counts.inbox})" if counts.inbox else "")
         self._update_header()
 
     def after_write(self) -> None:
@@ -547,20 +560,17 @@ class MemtuiApp(App[None]):
         header.set_info(self.header_info())
 
     def header_info(self) -> HeaderInfo:
-        """What the header says now: who, which project, which store, the worker's state."""
+        """What the header says now: who, which project, which store, the worker's state,
+        and the counts the header worker read (none before it reports: this reads nothing
+        from the store, so the first frame waits for no query)."""
         label = self.config.store_label or str(self.store.path)
-        try:
-            settings = self.engine.settings.get()
-            generate: bool | None = bool(settings["generate_memories"])
-            use: bool | None = bool(settings["use_memories"])
-        except (MemtuiError, KeyError):
-            generate = use = None
+        counts = self.header_counts
         return HeaderInfo(user=self.engine.actor, project=self.project,
                           store_path=f"{label} (read-only)" if self.store.read_only else label,
                           worker=self.worker_status(),
                           worker_short=self.worker_status(short=True),
-                          busy=self.runner.state.running, inbox=self.inbox_count,
-                          generate=generate, use=use)
+                          busy=self.runner.state.running, inbox=counts.inbox or 0,
+                          generate=counts.generate, use=counts.use)
 
     def worker_status(self, *, short: bool = False) -> str:
         """The worker's state in a few words (``short``: fewer)."""
@@ -611,6 +621,31 @@ class MemtuiApp(App[None]):
 
     # ---- the thread workers (they post typed messages; never touch a widget) -----------
 
+    @work(thread=True, group=HEADER_GROUP, exclusive=True, exit_on_error=False,
+          name="header-counts")
+    def header_worker(self) -> None:
+        """Read what the header shows from the store: the inbox count (every source), the
+        generate/use settings, the last recorded run (posts HeaderRead; a newer read
+        replaces this one)."""
+        from textual.worker import get_current_worker
+
+        from memtui.app.background import last_recorded_run
+
+        engine = self.engine
+        try:
+            inbox: int | None = self.inbox_sources.count(engine)  # the Gemini home too
+        except MemtuiError:
+            inbox = None
+        try:
+            settings = engine.settings.get()
+            generate: bool | None = bool(settings["generate_memories"])
+            use: bool | None = bool(settings["use_memories"])
+        except (MemtuiError, KeyError):
+            generate = use = None
+        counts = HeaderCounts(inbox, generate, use, last_recorded_run(engine))
+        if not get_current_worker().is_cancelled:
+            self.post_message(HeaderRead(counts))
+
     @work(thread=True, group=WORKER_GROUP, exit_on_error=False, name="extraction")
     def extraction_worker(self, runner: ExtractionRunner, loop: BackgroundLoop, job: str,
                           force: bool) -> None:
@@ -640,14 +675,11 @@ class MemtuiApp(App[None]):
     @work(thread=True, group=READ_GROUP, exit_on_error=False, name="forget-sizes")
     def forget_sizes_worker(self, memory_ids: tuple[str, ...],
                             on_done: Callable[[tuple[str, ...]], None] | None) -> None:
-        """The versions each forget would remove (posts ForgetSizes)."""
-        try:
-            sizes = {memory_id: self.engine.identity.chain_size(memory_id)
-                     for memory_id in memory_ids}
-        except MemtuiError as error:
-            self.post_message(ForgetSizes(memory_ids, {}, error.message, on_done))
-        else:
-            self.post_message(ForgetSizes(memory_ids, sizes, None, on_done))
+        """What a forget's question needs: the memories, whether the user may forget them,
+        the versions each would remove (posts ForgetSizes)."""
+        from memtui.app.curator import read_forget
+
+        self.post_message(read_forget(self.engine, memory_ids, on_done))
 
     @on(ForgetSizes)
     def _forget_sizes(self, message: ForgetSizes) -> None:
@@ -741,18 +773,27 @@ class MemtuiApp(App[None]):
         if isinstance(pane, MemoriesPane):
             pane.memory_list.select_when_loaded(memory_id)
 
+    def history_target(self) -> str | None:
+        """The memory whose chain the History pane shows: the one asked for, else the last
+        one selected."""
+        return self.history_memory_id or self.selected_memory_id
+
     def watch_history_memory_id(self) -> None:
-        """A new History target: the pane (if mounted; one mounted later reads it anyway)
-        reads it when next shown, or now when it is on screen."""
+        """A new History target: the pane goes stale (it re-reads when shown)."""
+        self._history_target_changed()
+
+    def watch_selected_memory_id(self) -> None:
+        """A new selection is the History pane's target while none was asked for."""
+        if self.history_memory_id is None:
+            self._history_target_changed()
+
+    def _history_target_changed(self) -> None:
         try:
             history = self._mounted_pane(HISTORY_PANE)
         except RuntimeError:  # no main screen yet (set before the app runs)
             return
-        if history is None:
-            return
-        history.stale = True
-        if history is self.current_pane():
-            history.refresh_data()
+        if history is not None:  # one mounted later reads the target anyway
+            history.stale = True
 
     def show_history(self, memory_id: str) -> None:
         """The History pane for a memory."""

@@ -48,6 +48,31 @@ class WorkerState:
         return self.job is not None
 
 
+@dataclass(frozen=True)
+class RecordedRun:
+    """The last extraction run recorded in the audit log (shown until this session runs
+    one)."""
+
+    job: str
+    at: str
+    result: str
+
+
+def last_recorded_run(engine: Engine) -> RecordedRun | None:
+    """The actor's last recorded extraction run, from the audit log (a store read: the
+    app's header worker calls it, off the UI thread). None when there is none."""
+    try:
+        entries = engine.identity.audit(AUDIT_LOOKBACK)
+    except MemtuiError:
+        return None
+    for entry in entries:
+        if entry.action == "auto_memory_run":
+            kind = str(entry.detail.get("kind") or ROUND)
+            job = BACKFILL if kind == BACKFILL else ROUND
+            return RecordedRun(job, entry.at, summary_words(job, entry.detail))
+    return None
+
+
 def summary_words(job: str, summary: dict[str, Any] | None) -> str:
     """A job's result in a few words."""
     if not summary:
@@ -78,19 +103,13 @@ class ExtractionRunner:
         self._stop = threading.Event()
         self._loop: BackgroundLoop | None = None
 
-    def load_last_run(self, engine: Engine) -> None:
-        """Show the last recorded run (from the audit log) until this session runs one."""
-        try:
-            entries = engine.identity.audit(AUDIT_LOOKBACK)
-        except MemtuiError:
+    def show_recorded_run(self, run: RecordedRun) -> None:
+        """Show the last recorded run (read by the header worker) until this session runs
+        one (UI thread)."""
+        if self.state.last_job is not None or self.state.running:
             return
-        for entry in entries:
-            if entry.action == "auto_memory_run":
-                kind = str(entry.detail.get("kind") or ROUND)
-                self.state.last_job = BACKFILL if kind == BACKFILL else ROUND
-                self.state.last_at = entry.at
-                self.state.last_result = summary_words(self.state.last_job, entry.detail)
-                return
+        self.state.last_job, self.state.last_at = run.job, run.at
+        self.state.last_result = run.result
 
     def start(self, job: str, force: bool = False) -> bool:
         """Start a job unless one is running. Returns whether it started."""

@@ -253,22 +253,19 @@ class Curator:
 
     def forget(self, memory_ids: list[str],
                on_done: Callable[[tuple[str, ...]], None] | None = None) -> None:
-        """Ask (saying how many versions go: counted off the UI thread first), then forget
-        for good. A forget the user's role does not allow is refused at once, saying why."""
-        try:
-            projects = {self.engine.identity.get_memory(memory_id).project
-                        for memory_id in memory_ids}
-        except MemtuiError as error:
-            self.app.say(error.message, severity="error")
-            return
-        if any(self.refused(project) for project in sorted(projects, key=str)):
-            return
+        """Ask (saying how many versions go), then forget for good. The memories, the
+        permission and the sizes are read off the UI thread first (``read_forget``); a
+        forget the user's role does not allow is refused then, saying why, before anything
+        is counted."""
         self.app.forget_sizes_worker(tuple(memory_ids), on_done)
 
     def confirm_forget(self, counted: ForgetSizes) -> None:
-        """The versions are counted (UI thread): ask, then forget."""
+        """The forget's facts were read (UI thread): say why not, or ask, then forget."""
         if counted.error is not None:
             self.app.say(counted.error, severity="error")
+            return
+        if counted.refusal is not None:
+            self.app.say(f"Read only: {counted.refusal}", severity="warning")
             return
         memory_ids, on_done = list(counted.memory_ids), counted.on_done
         total = sum(counted.sizes.values())
@@ -276,14 +273,14 @@ class Curator:
             memory_id = memory_ids[0]
             title = f"Forget {memory_id}?"
             older = total - 1
-            body = self._forget_excerpts(memory_ids)
+            body = _forget_excerpts(counted.shown, len(memory_ids))
             body.append(f"{memory_id}" + (f" and its {older} other version"
                                          f"{'s' if older != 1 else ''}" if older else "")
                         + f" will be deleted for good ({total} version"
                         f"{'s' if total != 1 else ''} in all).\n")
         else:
             title = f"Forget {len(memory_ids)} memories?"
-            body = self._forget_excerpts(memory_ids)
+            body = _forget_excerpts(counted.shown, len(memory_ids))
             body.append(f"{len(memory_ids)} marked memories will be deleted for good, "
                         f"{total} versions in all.\n")
         body.append("This cannot be undone. A task they came from will not be extracted "
@@ -298,25 +295,6 @@ class Curator:
                 done=lambda results: self._forgotten(results, on_done))
 
         self.app.push_screen(ConfirmModal(title, body), answered)
-
-    def _forget_excerpts(self, memory_ids: list[str]) -> Text:
-        """What is about to be forgotten, in words: each memory's text on a line (the
-        first few), so the question is never only about ids."""
-        out = Text()
-        for memory_id in memory_ids[:FORGET_EXCERPTS]:
-            try:
-                memory = self.engine.identity.get_memory(memory_id)
-            except MemtuiError:
-                continue
-            out.append(f"{memory.kind}: ", style="dim")
-            out.append(one_line(memory.content, FORGET_EXCERPT_CHARS))
-            out.append("\n")
-        more = len(memory_ids) - FORGET_EXCERPTS
-        if more > 0:
-            out.append(f"… and {more} more\n", style="dim")
-        if out:
-            out.append("\n")
-        return out
 
     def _forgotten(self, results: list[Any],
                    on_done: Callable[[tuple[str, ...]], None] | None) -> None:
@@ -680,6 +658,47 @@ class Curator:
                 app.inbox_action(name)
         elif name == "review":
             self.set_review(command.argument == "on")
+
+
+def read_forget(engine: Engine, memory_ids: tuple[str, ...],
+                on_done: Callable[[tuple[str, ...]], None] | None) -> ForgetSizes:
+    """What a forget's question needs, read through the engine (in the app's thread worker,
+    never on the UI thread): the memories (the first few are shown), whether the user may
+    forget them (checked first: a refused forget counts nothing), the versions each would
+    remove."""
+    from memtui.app.messages import ForgetSizes
+
+    identity = engine.identity
+    try:
+        memories = [identity.get_memory(memory_id) for memory_id in memory_ids]
+        for project in sorted({memory.project for memory in memories}, key=str):
+            try:
+                refusal = identity.write_refusal(project)
+            except MemtuiError as error:
+                refusal = error.message
+            if refusal is not None:
+                return ForgetSizes(memory_ids, {}, None, on_done, refusal=refusal)
+        sizes = {memory_id: identity.chain_size(memory_id) for memory_id in memory_ids}
+    except MemtuiError as error:
+        return ForgetSizes(memory_ids, {}, error.message, on_done)
+    return ForgetSizes(memory_ids, sizes, None, on_done,
+                       shown=tuple(memories[:FORGET_EXCERPTS]))
+
+
+def _forget_excerpts(shown: tuple[Memory, ...], total: int) -> Text:
+    """What is about to be forgotten, in words: each memory's text on a line (the first
+    few), so the question is never only about ids."""
+    out = Text()
+    for memory in shown:
+        out.append(f"{memory.kind}: ", style="dim")
+        out.append(one_line(memory.content, FORGET_EXCERPT_CHARS))
+        out.append("\n")
+    more = total - FORGET_EXCERPTS
+    if more > 0:
+        out.append(f"… and {more} more\n", style="dim")
+    if out:
+        out.append("\n")
+    return out
 
 
 def _shown(value: object) -> str:

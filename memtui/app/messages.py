@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:
+    from memtui.app.background import RecordedRun
     from memtui.engine.extraction import ConsolidationResult, RoundSummary
+    from memtui.store.models import Memory
 
 
 @dataclass
@@ -83,19 +85,39 @@ class PurgeFinished(Message):
     purged: bool
 
 
-@dataclass
-class InboxCounted(Message):
-    """A worker counted what waits in the review inbox (``None``: it could not)."""
+@dataclass(frozen=True)
+class HeaderCounts:
+    """What the header shows from the store, read by the app's header worker after the
+    first frame and after every change (``None``: not read yet, or it could not be)."""
 
-    count: int | None
+    inbox: int | None = None
+    """Rows waiting in the review inbox (every source)."""
+    generate: bool | None = None
+    """The ``generate_memories`` setting."""
+    use: bool | None = None
+    """The ``use_memories`` setting."""
+    last_run: RecordedRun | None = None
+    """The last extraction run recorded in the audit log."""
+
+
+@dataclass
+class HeaderRead(Message):
+    """The header worker read the header's counts."""
+
+    counts: HeaderCounts
 
 
 @dataclass
 class ForgetSizes(Message):
-    """How many versions each memory's forget would remove (read off the UI thread before
-    the confirmation), or why they could not be read."""
+    """What the forget question needs, read off the UI thread: how many versions each
+    memory's forget would remove and the first memories' text -- or why the user may not
+    forget them (``refusal``: the permission rule, checked before anything is counted), or
+    why they could not be read (``error``)."""
 
     memory_ids: tuple[str, ...]
     sizes: dict[str, int]
     error: str | None = None
     on_done: Callable[[tuple[str, ...]], None] | None = None
+    shown: tuple[Memory, ...] = ()
+    """The first few memories, whose text the question shows."""
+    refusal: str | None = None

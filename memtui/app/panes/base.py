@@ -1,12 +1,19 @@
-"""The base of every pane: an id, a tab title, and ``refresh_data`` to re-read the store."""
+"""The base of every pane: an id, a tab title, and ``refresh_data`` to re-read the store.
+
+A pane re-reads by one rule: when it is ``stale`` and ``shown`` (two reactives). The app only
+sets them -- ``stale`` when the store or the pane's target changed, ``shown`` when it
+switches panes -- and never calls ``refresh_data`` itself."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar, cast
 
+from textual import on
 from textual.binding import Binding, BindingType
 from textual.containers import ScrollableContainer, Vertical
+from textual.events import Mount
+from textual.reactive import reactive
 from textual.widget import Widget
 
 if TYPE_CHECKING:
@@ -39,8 +46,8 @@ by keys, not only by the mouse wheel."""
 
 class Pane(Vertical):
     """One pane of the app. Subclasses set ``PANE_ID`` and ``TITLE`` and implement
-    ``refresh_data``; the app calls it when the pane is shown after a change, and when the
-    store changes while it is shown."""
+    ``refresh_data``; it runs when the pane is shown after a change, and when the store
+    changes while it is shown (``stale`` and ``shown``)."""
 
     PANE_ID: ClassVar[str] = ""
     TITLE: ClassVar[str] = ""
@@ -52,9 +59,37 @@ class Pane(Vertical):
     Pane { height: 1fr; }
     """
 
+    stale: reactive[bool] = reactive(True, init=False)
+    """What the pane shows may be out of date (the store changed, or what the pane is
+    about). A pane on screen re-reads at once; a hidden one when it is next shown."""
+    shown: reactive[bool] = reactive(False, init=False)
+    """Whether this is the pane on screen (the app sets it when it switches panes)."""
+
     def __init__(self) -> None:
         super().__init__(id=f"pane-{self.PANE_ID}", classes="pane")
-        self.stale = True
+        self.display = False
+
+    def watch_stale(self, stale: bool) -> None:
+        """Marked stale while on screen: re-read now."""
+        if stale:
+            self._refresh_if_due()
+
+    def watch_shown(self, shown: bool) -> None:
+        """Shown or hidden; shown while stale: re-read now."""
+        self.display = shown
+        if shown:
+            self._refresh_if_due()
+
+    @on(Mount)
+    def _read_when_mounted(self) -> None:
+        """A pane shown before it was mounted is read once its parts are (after the
+        subclass's own ``on_mount``, which may have read it already)."""
+        if self.stale and self.shown:
+            self.refresh_data()
+
+    def _refresh_if_due(self) -> None:
+        if self.stale and self.shown and self.is_mounted:
+            self.refresh_data()
 
     @property
     def memtui(self) -> MemtuiApp:

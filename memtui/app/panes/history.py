@@ -115,7 +115,7 @@ class HistoryPane(Pane):
 
     def _refresh_chain(self) -> None:
         super().refresh_data()
-        target = self.memtui.history_memory_id or self.memtui.selected_memory_id
+        target = self.memtui.history_target()
         title = self.query_one("#history-title", Static)
         keep = self.selected_memory()
         if target is None:

@@ -185,10 +185,10 @@ class MemoriesPane(Pane):
             self.memory_list.select_when_loaded(newest.id)
 
     def reset(self) -> None:
-        """Forget position and marks (the list now shows something else)."""
+        """Forget position and marks (the list now shows something else; the app marks
+        the pane stale next, which reads it once)."""
         self._loaded_once = False
         self.memory_list.marked.clear()
-        self.stale = True
 
     def offers(self, action: str) -> bool:
         """Writes are offered only where the user's role allows them."""
