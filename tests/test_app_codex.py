@@ -7,7 +7,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pilot_harness import SMALL, WIDE, CopySpy, app_test, demo_app, press, screen_text, settle
+from pilot_harness import (
+    SMALL,
+    WIDE,
+    CopySpy,
+    app_test,
+    demo_app,
+    press,
+    screen_text,
+    settle,
+    status_text,
+)
 from textual.pilot import Pilot
 
 from memtui.app.app import pane_key
@@ -94,6 +104,95 @@ def test_codex_pane_without_a_home(tmp_path: Path, monkeypatch: pytest.MonkeyPat
             preview = str(app.screen.query_one("#codex-preview").render())
             assert "Codex home not found" in preview and "Unknown" in preview
             assert "No Codex threads here" in preview and "nowhere: Codex home" in preview
+
+    run()
+
+
+WAIT_ROUNDS = 3000
+"""Short pauses a test waits for a held worker to reach a state (bounded by count)."""
+
+
+async def _until(pilot: Pilot[Any], condition: Any) -> bool:
+    for _ in range(WAIT_ROUNDS):
+        if condition():
+            return True
+        await pilot.pause(0.01)
+    return bool(condition())
+
+
+def test_codex_pane_reads_the_home_in_a_worker_and_says_it_is_reading(
+        codex_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from memtui.engine.codex.api import CodexApi
+
+    gate = threading.Event()
+    threads: list[bool] = []
+    browse = CodexApi.browse
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        on_ui_thread = threading.current_thread() is threading.main_thread()
+        threads.append(on_ui_thread)
+        if not on_ui_thread:  # holding the UI thread would only hang the test
+            gate.wait(timeout=600)  # a safety net for a broken test, not a time bound
+        return browse(*args, **kwargs)
+
+    monkeypatch.setattr(CodexApi, "browse", staticmethod(held))
+
+    @app_test
+    async def run() -> None:
+        app = demo_app(tmp_path, codex_home=tmp_path / ".codex")
+        async with app.run_test(size=(100, 40)) as pilot:
+            await settle(pilot)
+            await pilot.press(_pane_key())
+            assert await _until(pilot, lambda: isinstance(app.current_pane(), CodexPane)
+                                and threads)
+            pane = _pane(app)
+            title = pane.query_one("#codex-title")
+            assert pane.reading and "~/.codex · reading…" in str(title.render())
+            assert pane.item_list.items == []
+            assert "Reading the Codex home…" in screen_text(app)
+            await pilot.press("question_mark")  # the app answers keys while it reads
+            assert await _until(pilot, lambda: app.screen.__class__.__name__ == "HelpModal")
+            await pilot.press("escape")
+            gate.set()
+            await settle(pilot)
+            assert threads == [False]  # read once, off the UI thread
+            assert not pane.reading and len(pane.item_list.items) >= 4
+            assert "o reloads" in str(title.render())
+            gate.clear()
+            await pilot.press("o")
+            assert await _until(pilot, lambda: len(threads) == 2 and pane.reading)
+            assert len(pane.item_list.items) >= 4  # the rows stay while it reads again
+            assert "reading…" in str(title.render())
+            gate.set()
+            await settle(pilot)
+            assert threads == [False, False] and not pane.reading
+            assert "Read the Codex home again." in status_text(app)
+
+    run()
+
+
+def test_codex_pane_says_why_a_home_could_not_be_read(
+        codex_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memtui.engine.codex.api import CodexApi
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise PermissionError("permission denied: memories_1.sqlite")
+
+    monkeypatch.setattr(CodexApi, "browse", staticmethod(broken))
+
+    @app_test
+    async def run() -> None:
+        app = demo_app(tmp_path, codex_home=tmp_path / ".codex")
+        async with app.run_test(size=(100, 40)) as pilot:
+            await settle(pilot)
+            await press(pilot, _pane_key())
+            pane = _pane(app)
+            assert not pane.reading and pane.item_list.items == []
+            assert "could not be read" in str(pane.query_one("#codex-title").render())
+            assert "Could not read the Codex home: permission denied" in status_text(app)
+            assert "No Codex threads here" in screen_text(app)
 
     run()
 

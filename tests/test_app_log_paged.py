@@ -80,3 +80,67 @@ async def test_the_log_pane_scrolls_to_the_very_first_task(tmp_path: Path) -> No
         log_list.move_cursor(2_500)  # a jump into the middle: read, then drawn
         await settle(pilot)
         assert log_list.current() == engine.extraction.log(2_501)[-1]
+
+
+@app_test
+async def test_far_log_pages_use_the_shared_worker_and_a_failure_is_not_retried_at_every_frame(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from memtui.app.widgets import paged_source
+    from memtui.app.widgets.log_list import LogList
+    from memtui.app.widgets.memory_list import MemoryList
+    from memtui.app.widgets.paged_list import PagedLineList
+
+    # one far-page worker for both big lists, not a copy in each
+    for list_class in (LogList, MemoryList):
+        assert issubclass(list_class, PagedLineList)
+        for name in ("_fetch_far", "_request", "rows_wanted", "on_paged_line_list_pages_fetched"):
+            assert name not in list_class.__dict__, (list_class, name)
+    monkeypatch.setattr(paged_source, "CHEAP_OFFSET_ROWS", 0)
+    app = demo_app(tmp_path)
+    engine = Engine(app.store, "alice")
+    _fill_log(app.store, "alice", ROWS)
+    fetched: list[bool] = []
+    fetch = LogSource.fetch
+
+    def spied(self: LogSource, plan: paged_source.PagePlan) -> list[LogEntry]:
+        fetched.append(threading.current_thread() is threading.main_thread())
+        return fetch(self, plan)
+
+    monkeypatch.setattr(LogSource, "fetch", spied)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "5")
+        log_list = app.current_pane().item_list
+        middle = log_list.count // 2
+        fetched.clear()
+        log_list.move_cursor(middle)
+        assert log_list.row_text(middle, 60) is None  # "…" until the worker is back
+        await settle(pilot)
+        assert False in fetched  # the far pages were read by a worker thread
+        assert log_list.current() == engine.extraction.log(middle + 1)[-1]
+        stale = log_list._generation - 1  # an older load's pages and errors are dropped
+        log_list.post_message(LogList.PagesFetched(stale, {0: []}))
+        log_list.post_message(LogList.PagesFailed(stale, "old error"))
+        await settle(pilot)
+        assert log_list.error is None and log_list.row_text(0, 60) is not None
+
+        far_reads: list[int] = []
+
+        def broken(self: LogSource, plan: paged_source.PagePlan) -> list[LogEntry]:
+            if threading.current_thread() is threading.main_thread():
+                return fetch(self, plan)  # the cheap reads while drawing still work
+            far_reads.append(plan.page)
+            raise OSError("disk I/O error")
+
+        monkeypatch.setattr(LogSource, "fetch", broken)
+        log_list.move_cursor(middle // 2)
+        await settle(pilot)
+        asked = list(far_reads)
+        for _ in range(5):  # frames that draw the missing rows again
+            log_list.refresh()
+            await settle(pilot)
+        assert log_list.error == "disk I/O error"
+        assert len(asked) == 1 and far_reads == asked  # asked once, not at every frame
+        assert log_list.row_text(middle // 2, 60) is None

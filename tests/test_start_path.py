@@ -2,7 +2,8 @@
 
 Speed itself is measured by ``python -m memtui.bench`` (never by a timed test); these tests
 keep the structure that speed rests on: the modules a first paint must not import, the
-model classes resolved by area, the command line made off the first frame.
+queries it must not run (the header's counts are read by a worker after it), the model
+classes resolved by area, the command line made off the first frame.
 """
 
 from __future__ import annotations
@@ -38,6 +39,14 @@ NOT_AT_FIRST_PAINT = (
     "textual.widgets._progress_bar",  # made when a job first reports progress
 )
 
+HEADER_QUERIES = {
+    "generate/use settings": "FROM user_settings",
+    "last recorded run": "FROM audit",
+    "inbox count": "memories_pending",
+}
+"""What the header shows from the store, by a fragment of its SQL: read by the header worker
+after the first frame, never by the first paint."""
+
 
 @pytest.fixture(scope="module")
 def first_paint(tmp_path_factory: pytest.TempPathFactory) -> dict:
@@ -46,7 +55,8 @@ def first_paint(tmp_path_factory: pytest.TempPathFactory) -> dict:
     build_demo_store(db).close()
     result = subprocess.run(
         [sys.executable, str(Path(app_start.__file__)), "app", "--db", str(db),
-         "--user", "alice", "--width", "80", "--height", "24", app_start.LIST_MODULES],
+         "--user", "alice", "--width", "80", "--height", "24", app_start.LIST_MODULES,
+         app_start.LIST_QUERIES],
         capture_output=True, text=True, timeout=120, check=True)
     return json.loads(result.stdout.strip().splitlines()[-1])
 
@@ -69,6 +79,18 @@ def test_the_first_paint_does_not_load(first_paint: dict, module: str) -> None:
     loaded = [name for name in first_paint["modules"]
               if name == module or name.startswith(module + ".")]
     assert loaded == []
+
+
+def test_the_first_paint_queries_are_traced(first_paint: dict) -> None:
+    queries = first_paint["queries"]
+    assert any("FROM memories" in query for query in queries)  # the list's first page
+    assert any("FROM profiles" in query for query in queries)  # the time zone of its rows
+
+
+@pytest.mark.parametrize("what", sorted(HEADER_QUERIES))
+def test_the_first_paint_runs_no_header_query(first_paint: dict, what: str) -> None:
+    fragment = HEADER_QUERIES[what]
+    assert [query for query in first_paint["queries"] if fragment in query] == []
 
 
 def test_models_resolve_by_area_and_stay_the_same_class() -> None:
@@ -190,3 +212,72 @@ async def test_the_first_frame_has_the_header_and_the_hint(tmp_path: Path) -> No
         assert "alice" in header and "project webshop" in header and "worker idle" in header
         status = str(app.screen.query_one("#status-message").render())
         assert START_MESSAGE in status
+
+
+@app_test
+async def test_the_header_counts_arrive_after_the_first_frame_and_move_nothing(
+        tmp_path: Path) -> None:
+    from memtui.app.app import MemtuiApp
+    from memtui.app.messages import HeaderCounts
+    from memtui.app.widgets.pane_bar import PaneBar
+    from memtui.app.widgets.status import StatusHeader
+
+    app = demo_app(tmp_path)
+    assert isinstance(app, MemtuiApp)
+    started = app._started
+    app._started = lambda: None  # what comes after the first frame waits, for now
+    async with app.run_test(size=(100, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        header = screen.query_one(StatusHeader)
+        first = header.render().plain
+        assert app.header_counts == HeaderCounts()
+        assert "alice" in first and "worker idle" in first
+        assert "gen+use" not in first and "inbox" not in first and "last" not in first
+        assert "(3)" not in screen.query_one(PaneBar).render().plain
+        parts = [header, screen.query_one(PaneBar), screen.query_one("#panes"),
+                 screen.query_one("#status"), screen.query_one("#keys")]
+        regions = [part.region for part in parts]
+        started()
+        await settle(pilot)
+        counts = app.header_counts
+        assert (counts.inbox, counts.generate, counts.use) == (3, True, True)
+        assert counts.last_run is not None and counts.last_run.job == "round"
+        text = header.render().plain
+        assert "inbox 3" in text and "gen+use on" in text and "worker idle · last" in text
+        assert "(3)" in screen.query_one(PaneBar).render().plain
+        assert [part.region for part in parts] == regions  # nothing moved or resized
+
+
+@app_test
+async def test_the_header_counts_follow_a_change_and_keep_a_count_that_failed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    import memtui.app.inbox_sources as inbox_sources
+    from memtui.app.widgets.status import StatusHeader
+    from memtui.errors import StoreError
+
+    app = demo_app(tmp_path)
+    threads: list[bool] = []
+    count_all = inbox_sources.count_all
+
+    def counting(engine: object) -> int:
+        threads.append(threading.current_thread() is threading.main_thread())
+        return count_all(engine)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(inbox_sources, "count_all", counting)
+    async with app.run_test(size=(100, 24)) as pilot:
+        await settle(pilot)
+        header = app.screen.query_one(StatusHeader)
+        await press(pilot, "g")  # generate off: the header says so once the worker read it
+        assert "gen off use on" in header.render().plain
+        assert threads and not any(threads)  # every count off the UI thread
+
+        def broken(engine: object) -> int:
+            raise StoreError("database is locked")
+
+        monkeypatch.setattr(inbox_sources, "count_all", broken)
+        await press(pilot, "g")
+        assert app.header_counts.inbox == 3  # the last good count stays
+        assert "inbox 3" in header.render().plain and "gen+use on" in header.render().plain

@@ -23,8 +23,11 @@ its garbage-collector pause while starting, are the ones measured.
 
 The JSON line also has the moments the imports were done (``imported_at``: for the app,
 ``memtui.app.main`` imported) and the app was built (``built_at``: for the app, the store
-opened and the app made, as ``MemtuiApp.run`` is called), and with ``--list-modules`` every
-module loaded by the first paint (a test keeps the start lean).
+opened and the app made, as ``MemtuiApp.run`` is called), with ``--list-modules`` every
+module loaded by the first paint, and with ``--list-queries`` every SQL statement the first
+paint ran on the store, in any thread (``sqlite3``'s trace callback on each of the store's
+connections; tests keep the start lean with both). Neither is passed when the benchmark
+measures.
 
 The file is run by path, not as ``-m memtui.bench...``, so the reference imports nothing of
 memtui.
@@ -42,6 +45,9 @@ from types import ModuleType
 from typing import Any
 
 LIST_MODULES = "--list-modules"
+LIST_QUERIES = "--list-queries"
+_queries: list[str] = []
+"""The statements traced so far (with ``--list-queries``)."""
 HEADLESS_DRIVER = "textual.drivers.headless_driver:HeadlessDriver"
 
 
@@ -66,6 +72,8 @@ def _finish(info: dict) -> None:
     info["peak_rss_kib"] = peak_rss_kib()
     if LIST_MODULES in sys.argv:
         info["modules"] = sorted(sys.modules)
+    if LIST_QUERIES in sys.argv:
+        info["queries"] = list(_queries)
     sys.stdout.write(json.dumps(info) + "\n")
     sys.stdout.flush()
     os._exit(0)
@@ -174,12 +182,26 @@ def run_app(db: str, user: str) -> None:
 
         app_class.run = run
 
-    sys.meta_path.insert(0, AfterImport({
+    def hook_store(module: ModuleType) -> None:
+        store_class = module.Store
+        original_connect = store_class._connect
+
+        def connect(self: Any) -> Any:
+            conn = original_connect(self)
+            conn.set_trace_callback(_queries.append)
+            return conn
+
+        store_class._connect = connect
+
+    hooks: dict[str, Callable[[ModuleType], None]] = {
         "textual.screen": lambda module: _hook_frames(module, done, info),
         "memtui.app.widgets.memory_list": hook_list,
         "memtui.app.main": hook_imported,
         "memtui.app.app": hook_built,
-    }))
+    }
+    if LIST_QUERIES in sys.argv:
+        hooks["memtui.store.database"] = hook_store
+    sys.meta_path.insert(0, AfterImport(hooks))
     from memtui.cli.main import main as memtui_main
 
     code = memtui_main(["--db", db, "--user", user])
@@ -202,6 +224,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--height", type=int, default=40)
     parser.add_argument(LIST_MODULES, action="store_true",
                         help="also print the modules loaded by the first paint")
+    parser.add_argument(LIST_QUERIES, action="store_true",
+                        help="also print the SQL statements the first paint ran")
     args = parser.parse_args(argv)
     for name, value in headless_environment(args.width, args.height).items():
         os.environ.setdefault(name, value)

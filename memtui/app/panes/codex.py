@@ -9,6 +9,10 @@ task groups of MEMORY.md, the ad-hoc notes, the jobs and every item that could n
 details. Nothing is written: imports
 and curation are the command line's (``memtui codex ...``).
 
+The home is read by a thread worker (``_read``: files and Codex's databases, never on the UI
+thread), which posts ``CodexRead``; until the first read arrives the pane says it is
+reading, and a reload keeps the rows on screen until the new ones are there.
+
 The home is the app config's ``codex_home`` when it has one, else ``$CODEX_HOME``, else
 ``~/.codex`` (``resolve_codex_home``). The database is waited for briefly only
 (``DB_WAIT_SECONDS``): a running Codex holding a lock shows as a problem, not a frozen app.
@@ -16,12 +20,16 @@ The home is the app config's ``codex_home`` when it has one, else ``$CODEX_HOME`
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -50,6 +58,22 @@ USED_COLUMN = 6
 TEXT_CHARS = 120
 EMPTY_TEXT = ("No Codex threads here — Codex keeps its memories in ~/.codex "
               "(start with --codex-home PATH or set CODEX_HOME).")
+READING_TEXT = "Reading the Codex home…"
+READ_GROUP = "codex-read"
+"""The worker group of the pane's reads of the Codex home (a newer read replaces one
+running)."""
+
+
+@dataclass
+class CodexRead(Message):
+    """The worker read the Codex home (``codex`` None: it could not, ``error`` says why)."""
+
+    home: Path
+    codex: CodexHome | None
+    threads: list[CodexThread] = field(default_factory=list)
+    error: str | None = None
+    reload: bool = False
+    """Asked for with ``o`` (the status line says when it is done)."""
 
 
 def home_label(home: Path) -> str:
@@ -94,11 +118,13 @@ class CodexPane(Pane):
     def __init__(self) -> None:
         super().__init__()
         self.codex: CodexHome | None = None
+        self.reading = False
+        """A read of the home is under way (the title says so)."""
 
     def compose(self) -> ComposeResult:
         """Title, the threads, the selected thread and the home's other parts."""
         yield Static("", classes="pane-title", id="codex-title")
-        yield ItemList(self._row, id="codex-list", empty_text=EMPTY_TEXT)
+        yield ItemList(self._row, id="codex-list", empty_text=READING_TEXT)
         yield PreviewScroll("codex-preview", id="codex-scroll")
 
     def on_mount(self) -> None:
@@ -140,31 +166,66 @@ class CodexPane(Pane):
         thread = self.item_list.current()
         return None if thread is None else (f"thread {thread.thread_id}", thread.thread_id)
 
-    def refresh_data(self) -> None:
-        """Read the Codex home again (read-only), keeping the cursor on the same thread."""
+    def refresh_data(self, *, reload: bool = False) -> None:
+        """Read the Codex home again (read-only) in a worker; the rows on screen stay, the
+        cursor on the same thread, until the new read is there."""
+        super().refresh_data()
+        self.reading = True
+        self._update_title()
+        self._read(self.home(), self.memtui.store.clock(), reload)
+
+    @work(thread=True, exclusive=True, group=READ_GROUP, exit_on_error=False)
+    def _read(self, home: Path, now: datetime, reload: bool) -> None:
+        """Read the home and list its threads (files and databases: off the UI thread);
+        posts CodexRead."""
         from memtui.engine.codex.browse import codex_threads
 
-        super().refresh_data()
-        keep = self.item_list.current()
-        home = self.home()
         try:
-            codex = self.memtui.engine.codex.browse(home, self.memtui.store.clock(),
+            codex = self.memtui.engine.codex.browse(home, now,
                                                     db_busy_timeout_s=DB_WAIT_SECONDS)
+            threads = codex_threads(codex)[:MAX_THREADS]
         except (MemtuiError, OSError) as error:
-            self.memtui.say(f"Could not read the Codex home: {error}", severity="error")
+            self.post_message(CodexRead(home, None, error=str(error), reload=reload))
             return
-        self.codex = codex
-        threads = codex_threads(codex)[:MAX_THREADS]
+        self.post_message(CodexRead(home, codex, threads, reload=reload))
+
+    @on(CodexRead)
+    def _read_done(self, message: CodexRead) -> None:
+        message.stop()
+        self.reading = False
+        if message.codex is None:
+            self._update_title()
+            if self.codex is None:
+                self.item_list.empty_text = EMPTY_TEXT
+                self.item_list.refresh()
+            self.memtui.say(f"Could not read the Codex home: {message.error}",
+                            severity="error")
+            return
+        keep = self.item_list.current()
+        self.codex = message.codex
+        self.item_list.empty_text = EMPTY_TEXT
         self.item_list.set_items(
-            threads, keep=(lambda t: t.thread_id == keep.thread_id) if keep else None)
+            message.threads, keep=(lambda t: t.thread_id == keep.thread_id) if keep else None)
+        self._update_title()
+        self._update_preview()
+        if message.reload:
+            self.memtui.say("Read the Codex home again.", toast=False)
+
+    def _update_title(self) -> None:
+        codex = self.codex
         title = Text("Codex ", style="bold")
-        title.append(one_line(home_label(home), 60), style="bold")
+        title.append(one_line(home_label(self.home()), 60), style="bold")
+        if codex is None:
+            title.append(" · reading…" if self.reading else " · could not be read",
+                         style="dim")
+            self.query_one("#codex-title", Static).update(title)
+            return
         if codex.diagnosis:
             title.append(" · consolidation stuck", style="bold red")
-        title.append(f" · {len(threads)} threads · {len(codex.notes)} notes · read-only · "
-                     "o reloads", style="dim")
+        title.append(f" · {len(self.item_list.items)} threads · {len(codex.notes)} notes · "
+                     "read-only · " + ("reading…" if self.reading else "o reloads"),
+                     style="dim")
         self.query_one("#codex-title", Static).update(title)
-        self._update_preview()
 
     def _thread_text(self, text: Text, thread: CodexThread) -> None:
         tz = self.memtui.tz
@@ -274,6 +335,6 @@ class CodexPane(Pane):
         message.stop()
 
     def action_reload(self) -> None:
-        """Read the Codex home again (it changes outside memtui)."""
-        self.refresh_data()
-        self.memtui.say("Read the Codex home again.", toast=False)
+        """Read the Codex home again (it changes outside memtui); the status line says
+        when it is read."""
+        self.refresh_data(reload=True)

@@ -114,12 +114,12 @@ class PagedLineList(LineList, Generic[R]):
         self.post_message(self.CursorMoved(self, self._cursor))
 
     def on_paged_line_list_pages_failed(self, message: PagesFailed) -> None:
-        """Far pages could not be read: say why on the list (an older load's error is
-        dropped); they are asked for again when next drawn."""
+        """Far pages could not be read: say why (an older load's error is dropped). They
+        stay asked for, drawn as ``…``, until the list is read again (a new load): asking
+        again at every frame would retry a broken read without end."""
         message.stop()
         if message.generation != self._generation:
             return
-        self._pending.clear()
         self.pages_failed(message.error)
 
     def pages_failed(self, error: str) -> None:
