@@ -681,6 +681,8 @@ def read_forget(engine: Engine, memory_ids: tuple[str, ...],
         sizes = {memory_id: identity.chain_size(memory_id) for memory_id in memory_ids}
     except MemtuiError as error:
         return ForgetSizes(memory_ids, {}, error.message, on_done)
+    except Exception as error:  # said, never raised into the app
+        return ForgetSizes(memory_ids, {}, f"{error.__class__.__name__}: {error}", on_done)
     return ForgetSizes(memory_ids, sizes, None, on_done,
                        shown=tuple(memories[:FORGET_EXCERPTS]))
 
