@@ -93,6 +93,24 @@ def test_the_first_paint_runs_no_header_query(first_paint: dict, what: str) -> N
     assert [query for query in first_paint["queries"] if fragment in query] == []
 
 
+def test_a_long_list_is_counted_after_the_first_paint(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    from memtui.bench.generate import BENCH_USER, generate_store
+
+    # longer than a page: the first page alone does not give the count, a worker counts
+    db = tmp_path_factory.mktemp("start-long") / "long.db"
+    generate_store(db, 2_000, seed=5)
+    result = subprocess.run(
+        [sys.executable, str(Path(app_start.__file__)), "app", "--db", str(db),
+         "--user", BENCH_USER, "--width", "80", "--height", "24", app_start.LIST_QUERIES],
+        capture_output=True, text=True, timeout=120, check=True)
+    queries = json.loads(result.stdout.strip().splitlines()[-1])["queries"]
+    pages = [query for query in queries if query.startswith("SELECT m.id")]
+    assert len(pages) == 1 and "LIMIT 100" in pages[0]  # one full first page, on screen
+    counts = [query for query in queries if query.startswith("SELECT count(*) FROM memories")]
+    assert counts == []  # counted by a worker once the first frame is drawn
+
+
 def test_models_resolve_by_area_and_stay_the_same_class() -> None:
     from memtui.store.models.memories import Memory
     from memtui.store.models.tasks import EXTRACTED_OUTCOMES, Task
