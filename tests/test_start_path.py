@@ -12,6 +12,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pilot_harness import app_test, demo_app, press, settle
@@ -272,19 +273,19 @@ async def test_the_header_counts_follow_a_change_and_keep_a_count_that_failed(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import threading
 
-    import memtui.app.inbox_sources as inbox_sources
+    from memtui.app.inbox_sources import InboxSources
     from memtui.app.widgets.status import StatusHeader
     from memtui.errors import StoreError
 
     app = demo_app(tmp_path)
     threads: list[bool] = []
-    count_all = inbox_sources.count_all
+    count = InboxSources.count
 
-    def counting(engine: object) -> int:
+    def counting(self: InboxSources, engine: Any) -> int:
         threads.append(threading.current_thread() is threading.main_thread())
-        return count_all(engine)  # type: ignore[arg-type]
+        return count(self, engine)
 
-    monkeypatch.setattr(inbox_sources, "count_all", counting)
+    monkeypatch.setattr(InboxSources, "count", counting)
     async with app.run_test(size=(100, 24)) as pilot:
         await settle(pilot)
         header = app.screen.query_one(StatusHeader)
@@ -292,10 +293,10 @@ async def test_the_header_counts_follow_a_change_and_keep_a_count_that_failed(
         assert "gen off use on" in header.render().plain
         assert threads and not any(threads)  # every count off the UI thread
 
-        def broken(engine: object) -> int:
+        def broken(self: InboxSources, engine: Any) -> int:
             raise StoreError("database is locked")
 
-        monkeypatch.setattr(inbox_sources, "count_all", broken)
+        monkeypatch.setattr(InboxSources, "count", broken)
         await press(pilot, "g")
         assert app.header_counts.inbox == 3  # the last good count stays
         assert "inbox 3" in header.render().plain and "gen+use on" in header.render().plain
