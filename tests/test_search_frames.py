@@ -211,3 +211,18 @@ async def test_a_failed_search_read_releases_the_hold(tmp_path: Path, monkeypatc
         assert isinstance(memory_list, MemoryList)
         assert await _until(pilot, lambda: memory_list.error is not None)
         assert not paint_hold(app).active  # the error is painted, not held for the deadline
+
+
+@app_test
+async def test_what_the_app_built_while_starting_is_frozen_out_of_the_collector(
+        tmp_path: Path, monkeypatch) -> None:
+    import gc
+
+    frozen: list[int] = []
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(len(frozen)))
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert await _until(pilot, lambda: bool(frozen))  # after the first frame, once
+        await settle(pilot)
+        assert len(frozen) == 1
