@@ -49,7 +49,7 @@ from memtui.app.widgets.status import HeaderInfo, StatusHeader, StatusLine
 from memtui.engine.api import Engine
 from memtui.engine.jobs import BACKFILL, CONSOLIDATE, ROUND
 from memtui.errors import MemtuiError, StoreError, Unchanged
-from memtui.store.database import Store
+from memtui.store.backend import StoreBackend
 from memtui.textsafe import one_line
 
 if TYPE_CHECKING:
@@ -224,7 +224,7 @@ class MemtuiApp(App[None]):
     after every change (the first frame waits for none of it). A change redraws the header
     and the Inbox badge."""
 
-    def __init__(self, store: Store, actor: str, project: str | None = None, *,
+    def __init__(self, store: StoreBackend, actor: str, project: str | None = None, *,
                  config: AppConfig | None = None) -> None:
         super().__init__()
         self.store = store
@@ -572,7 +572,7 @@ class MemtuiApp(App[None]):
         """What the header says now: who, which project, which store, the worker's state,
         and the counts the header worker read (none before it reports: this reads nothing
         from the store, so the first frame waits for no query)."""
-        label = self.config.store_label or str(self.store.path)
+        label = self.config.store_label or self.store.location
         counts = self.header_counts
         return HeaderInfo(user=self.engine.actor, project=self.project,
                           store_path=f"{label} (read-only)" if self.store.read_only else label,

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from memtui.app.app import MemtuiApp
     from memtui.app.messages import ExtractionFinished, ExtractionProgress
     from memtui.engine.worker import BackgroundLoop, LoopEvent
-    from memtui.store.database import Store
+    from memtui.store.backend import StoreBackend
 
 JOB_WORDS = {ROUND: "extraction round", BACKFILL: "backfill", CONSOLIDATE: "consolidation"}
 WORKER_GROUP = "extraction"
@@ -95,7 +95,7 @@ class ExtractionRunner:
     """Runs one extraction job at a time in a Textual thread worker of ``app``. The engine's
     loop is made when the first job starts (the first frame does not wait for its imports)."""
 
-    def __init__(self, app: MemtuiApp, store: Store, actor: str) -> None:
+    def __init__(self, app: MemtuiApp, store: StoreBackend, actor: str) -> None:
         self.app = app
         self.store = store
         self.actor = actor
@@ -206,7 +206,7 @@ class PurgeRetry:
     no forget's text is left in the write-ahead log, the app closes or a newer retry
     replaces it; then posts ``PurgeFinished`` when it erased any."""
 
-    def __init__(self, app: MemtuiApp, store: Store) -> None:
+    def __init__(self, app: MemtuiApp, store: StoreBackend) -> None:
         self.app = app
         self.store = store
         self._stop = threading.Event()

@@ -12,7 +12,7 @@ from memtui.errors import NotFound
 
 if TYPE_CHECKING:
     from memtui.cli.context import CliContext
-    from memtui.store.database import Store
+    from memtui.store.backend import StoreBackend
 
 
 def pick_project(engine: Engine, project: str | None = None,
@@ -29,7 +29,7 @@ def pick_project(engine: Engine, project: str | None = None,
     return projects[0][0].id if projects else None
 
 
-def create_app(store: Store, actor: str, project: str | None = None, *,
+def create_app(store: StoreBackend, actor: str, project: str | None = None, *,
                config: AppConfig | None = None,
                cwd: str | os.PathLike[str] | None = None) -> MemtuiApp:
     """Build the app on an open store, acting as ``actor``, on ``project`` (else the one

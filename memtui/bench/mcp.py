@@ -50,7 +50,7 @@ def measure_mcp_recall(db: Path, user: str, runs: int = DEFAULT_RUNS) -> dict[st
 
     from memtui.bench.recall import make_queries
     from memtui.engine.api import Engine
-    from memtui.store.database import open_store
+    from memtui.store.database import open_sqlite_store as open_store
 
     store = open_store(db)
     try:
@@ -104,7 +104,7 @@ def _hook_folder(db: Path, user: str) -> str:
     """A project root of the user (so the hook injects project memories too), else a folder
     of no project; switches the user's ``use_memories`` on (a working copy of the store)."""
     from memtui.engine.api import Engine
-    from memtui.store.database import open_store
+    from memtui.store.database import open_sqlite_store as open_store
 
     store = open_store(db)
     try:

@@ -14,7 +14,8 @@ from rich.console import Console
 from memtui.engine.api import Engine
 from memtui.engine.paths import default_db_path, default_user
 from memtui.errors import MemtuiError
-from memtui.store.database import Store, discard_empty_store, open_store
+from memtui.store.backend import StoreBackend
+from memtui.store.database import discard_empty_store, open_store
 
 
 class CliContext:
@@ -26,7 +27,7 @@ class CliContext:
         self.stdout = stdout or sys.stdout
         self.stderr = stderr or sys.stderr
         self.json = bool(getattr(args, "json", False))
-        self._store: Store | None = None
+        self._store: StoreBackend | None = None
         self.allow_read_only = False
         """Open a read-only store file read-only (the app browses it) instead of refusing."""
 
@@ -42,7 +43,7 @@ class CliContext:
         return getattr(self.args, "user", None) or default_user()
 
     @property
-    def store(self) -> Store:
+    def store(self) -> StoreBackend:
         """The store, opened on first use."""
         if self._store is None:
             named = bool(getattr(self.args, "db", None))

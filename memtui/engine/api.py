@@ -25,14 +25,14 @@ if TYPE_CHECKING:
     from memtui.engine.sessions import SessionsApi
     from memtui.engine.settings import SettingsApi
     from memtui.engine.tasks import TaskApi
-    from memtui.store.database import Store
-    from memtui.store.query_lane import QueryLane
+    from memtui.store.backend import StoreBackend
+    from memtui.store.backend import Lane
 
 
 class Engine:
     """The store seen by one acting user, with every rule of the spec applied."""
 
-    def __init__(self, store: Store, actor: str, client: str | None = None) -> None:
+    def __init__(self, store: StoreBackend, actor: str, client: str | None = None) -> None:
         self.store = store
         self.actor = check_id(actor, "user id")
         self.client = client
@@ -109,7 +109,7 @@ class Engine:
 
         return MaintenanceApi(self)
 
-    def query_lane(self) -> QueryLane:
+    def query_lane(self) -> Lane:
         """A stream of reads where each newer request interrupts the older one (search as
         you type): ``lane.begin()`` then the reads inside ``lane.reading(ticket)``."""
         return self.store.lane()

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from memtui.engine.api import Engine
-    from memtui.store.database import Store
+    from memtui.store.backend import StoreBackend
 
 
 class EngineArea:
@@ -14,7 +14,7 @@ class EngineArea:
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
-        self._store: Store = engine.store
+        self._store: StoreBackend = engine.store
 
     @property
     def actor(self) -> str:

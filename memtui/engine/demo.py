@@ -11,7 +11,8 @@ from pathlib import Path
 
 from memtui.engine.api import Engine
 from memtui.errors import StoreError
-from memtui.store.database import Store, open_store
+from memtui.store.backend import StoreBackend
+from memtui.store.database import open_store
 from memtui.store.ids import SequentialIds
 from memtui.store.timeutil import FixedClock
 
@@ -27,7 +28,7 @@ def _step(clock: FixedClock, seconds: float = STEP_SECONDS) -> None:
     clock.advance(seconds)
 
 
-def _seed_identity(store: Store, clock: FixedClock) -> dict[str, Engine]:
+def _seed_identity(store: StoreBackend, clock: FixedClock) -> dict[str, Engine]:
     alice, bob, carol = (Engine(store, name) for name in ("alice", "bob", "carol"))
     alice.identity.update_profile(display_name="Alice Chen", timezone="Europe/Berlin",
                                   preferences={"editor": "neovim", "language": "en",
@@ -101,7 +102,7 @@ def _seed_identity(store: Store, clock: FixedClock) -> dict[str, Engine]:
     return {"alice": alice, "bob": bob, "carol": carol}
 
 
-def _seed_auto_memory(store: Store, clock: FixedClock, engines: dict[str, Engine]) -> None:
+def _seed_auto_memory(store: StoreBackend, clock: FixedClock, engines: dict[str, Engine]) -> None:
     """Tasks, settings and an extraction log with every outcome (when the engine has them)."""
     try:
         from memtui.engine.demo_tasks import seed_tasks
@@ -145,7 +146,7 @@ def _seed_bundles(clock: FixedClock, engines: dict[str, Engine]) -> None:
         engines["alice"].recall.put_document(DEMO_BUNDLE, path, content, 0)
 
 
-def build_demo_store(path: str | Path) -> Store:
+def build_demo_store(path: str | Path) -> StoreBackend:
     """Create a new demo store at ``path`` (which must not hold a store yet) and return it."""
     target = Path(path).expanduser()
     if target.exists() and target.stat().st_size > 0:

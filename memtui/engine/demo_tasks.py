@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from memtui.engine.api import Engine
-from memtui.store.database import Store
+from memtui.store.backend import StoreBackend
 from memtui.store.models import Task
 from memtui.store.timeutil import FixedClock
 
@@ -243,7 +243,7 @@ def _error_round(alice: Engine, bob: Engine, clock: FixedClock) -> None:
     alice.extraction.run_round(limit=2)
 
 
-def seed_tasks(store: Store, clock: FixedClock, engines: dict[str, Engine]) -> None:
+def seed_tasks(store: StoreBackend, clock: FixedClock, engines: dict[str, Engine]) -> None:
     """Record the demo tasks and run the extraction rounds of the module's story."""
     alice, bob = engines["alice"], engines["bob"]
     alice.settings.update(generate_memories=1, use_memories=1)

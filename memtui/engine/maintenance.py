@@ -179,10 +179,10 @@ class MaintenanceApi:
         """Forgotten text still in the write-ahead log: a forget whose truncating checkpoint
         a reader prevented, while the log still holds frames."""
         status = purge.pending(self._store)
-        if status.purged or self._store.wal_bytes() == 0:
+        if status.purged or self._store.purge_backlog_bytes() == 0:
             return []
         return [f"{PURGE_PROBLEM_START} of {status.pending} forget(s) may still be in "
-                f"{self._store.path.name}-wal: {status.reason}"]
+                f"{self._store.purge_location()}: {status.reason}"]
 
     def doctor(self, repair: bool = False, vacuum: bool = False,
                full: bool = False) -> DoctorReport:
@@ -252,7 +252,7 @@ class MaintenanceApi:
         the acting user may read (``USER_SCOPE``); ``everything``: the whole store, only for
         the OS user who owns the store file (``PermissionDenied`` otherwise)."""
         if everything:
-            store_owner_check(self._store.path)
+            self._store.check_whole_store_access()
         user = None if everything else self._actor
         with self._store.snapshot():
             header: dict[str, Any] = {
@@ -346,6 +346,7 @@ class MaintenanceApi:
                                        f"({str(error)[:120]})") from None
                 bucket = report.loaded if loaded else report.skipped
                 bucket[table] = bucket.get(table, 0) + 1
+            sql.finish_load(self._store)
         return report
 
 

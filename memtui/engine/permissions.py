@@ -8,7 +8,7 @@ from memtui.errors import NotFound, PermissionDenied
 from memtui.store.models import Memory, Project
 
 if TYPE_CHECKING:
-    from memtui.store.database import Store
+    from memtui.store.backend import StoreBackend
 
 READ = "read"
 CREATE_TASK = "create_task"
@@ -19,7 +19,7 @@ ROLE_PERMISSIONS: dict[str, frozenset[str]] = {
 }
 
 
-def permissions(store: Store, project_id: str, user_id: str) -> frozenset[str]:
+def permissions(store: StoreBackend, project_id: str, user_id: str) -> frozenset[str]:
     """The user's permissions on a project (empty for a non-member)."""
     role = store.identity.role(project_id, user_id)
     return ROLE_PERMISSIONS.get(role or "", frozenset())
@@ -35,7 +35,7 @@ def memory_not_found(memory_id: str) -> NotFound:
     return NotFound(f"memory {memory_id!r} not found")
 
 
-def readable_project(store: Store, project_id: str, user_id: str) -> Project:
+def readable_project(store: StoreBackend, project_id: str, user_id: str) -> Project:
     """The project, if the user may read it; else NotFound (also when it does not exist)."""
     project = store.identity.get_project(project_id)
     if project is None or READ not in permissions(store, project_id, user_id):
@@ -43,7 +43,7 @@ def readable_project(store: Store, project_id: str, user_id: str) -> Project:
     return project
 
 
-def writable_project(store: Store, project_id: str, user_id: str) -> Project:
+def writable_project(store: StoreBackend, project_id: str, user_id: str) -> Project:
     """The project, if the user has ``create_task`` on it; PermissionDenied for a reader."""
     project = readable_project(store, project_id, user_id)
     if CREATE_TASK not in permissions(store, project_id, user_id):
@@ -51,14 +51,14 @@ def writable_project(store: Store, project_id: str, user_id: str) -> Project:
     return project
 
 
-def can_see(store: Store, memory: Memory, user_id: str) -> bool:
+def can_see(store: StoreBackend, memory: Memory, user_id: str) -> bool:
     """Whether the user may see the memory."""
     if memory.scope == "user":
         return memory.owner == user_id
     return READ in permissions(store, memory.project or "", user_id)
 
 
-def visible_memory(store: Store, memory_id: str, user_id: str) -> Memory:
+def visible_memory(store: StoreBackend, memory_id: str, user_id: str) -> Memory:
     """The memory if the user may see it; NotFound otherwise (same answer as missing)."""
     memory = store.memories.get(memory_id)
     if memory is None or not can_see(store, memory, user_id):
@@ -66,7 +66,7 @@ def visible_memory(store: Store, memory_id: str, user_id: str) -> Memory:
     return memory
 
 
-def writable_memory(store: Store, memory_id: str, user_id: str) -> Memory:
+def writable_memory(store: StoreBackend, memory_id: str, user_id: str) -> Memory:
     """The memory if the user may change it; PermissionDenied for a project reader."""
     memory = visible_memory(store, memory_id, user_id)
     if memory.scope == "project" and CREATE_TASK not in permissions(

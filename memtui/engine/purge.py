@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from memtui.store.database import Store
+    from memtui.store.backend import StoreBackend
 
 FORGET_PURGE_WAIT_S = 3.0
 """How long a forget waits for readers of the store before reporting the purge pending."""
@@ -42,15 +42,15 @@ class PurgeStatus:
                 "cleared": self.cleared}
 
 
-def readers_reason(store: Store) -> str:
+def readers_reason(store: StoreBackend) -> str:
     """Why a purge is pending, in words a person can act on."""
     return (f"another connection holds a read transaction on the store (a running `memtui "
             f"serve`, the app or an agent), so older copies of the deleted text are still in "
-            f"{store.path.name}-wal; they are erased once it lets go (the background worker "
+            f"{store.purge_location()}; they are erased once it lets go (the background worker "
             f"retries; `memtui doctor --repair` retries now)")
 
 
-def pending(store: Store) -> PurgeStatus:
+def pending(store: StoreBackend) -> PurgeStatus:
     """The current state, without trying anything."""
     waiting = store.purges.pending()
     if waiting is None:
@@ -58,13 +58,13 @@ def pending(store: Store) -> PurgeStatus:
     return PurgeStatus(purged=False, pending=waiting.count, reason=readers_reason(store))
 
 
-def finish(store: Store, wait_s: float) -> PurgeStatus:
+def finish(store: StoreBackend, wait_s: float) -> PurgeStatus:
     """Truncate the WAL (waiting up to ``wait_s`` for readers) and drop the pending purges
     it completed. Quick when nothing is pending. Call outside any transaction."""
     waiting = store.purges.pending()
     if waiting is None:
         return PurgeStatus(purged=True)
-    if not store.truncate_wal(wait_s):
+    if not store.purge_deleted(wait_s):
         return PurgeStatus(purged=False, pending=waiting.count, reason=readers_reason(store))
     with store.transaction():
         cleared = store.purges.clear_through(waiting.last_seq)

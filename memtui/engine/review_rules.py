@@ -18,7 +18,7 @@ from memtui.errors import InvalidInput
 from memtui.store.models import SOURCES
 
 if TYPE_CHECKING:
-    from memtui.store.database import Store
+    from memtui.store.backend import StoreBackend
 
 ACTIVE = "active"
 PENDING = "pending"
@@ -43,7 +43,7 @@ def is_agent_source(source: str) -> bool:
     return check_source(source) in AGENT_SOURCES
 
 
-def status_for_new(store: Store, user_id: str, source: str,
+def status_for_new(store: StoreBackend, user_id: str, source: str,
                    settings: Mapping[str, Any] | None = None) -> str:
     """The status a new memory written by ``user_id`` from ``source`` gets: ``pending`` for
     an agent source while the user reviews new memories, else ``active``. ``settings``: the

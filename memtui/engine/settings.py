@@ -19,7 +19,7 @@ from memtui.errors import InvalidInput, StoreError
 
 if TYPE_CHECKING:
     from memtui.engine.api import Engine
-    from memtui.store.database import Store
+    from memtui.store.backend import StoreBackend
 
 log = logging.getLogger(__name__)
 
@@ -160,7 +160,7 @@ def parse_cli_pairs(pairs: Iterable[str]) -> dict[str, Any]:
     return check_changes(parsed)
 
 
-def _explicit_settings(store: Store, user_id: str) -> dict[str, Any]:
+def _explicit_settings(store: StoreBackend, user_id: str) -> dict[str, Any]:
     """The settings the user set (checked; unreadable or bad values left out), without
     defaults, so a later version's new defaults still reach keys the user never set."""
     try:
@@ -179,7 +179,7 @@ def _explicit_settings(store: Store, user_id: str) -> dict[str, Any]:
     return explicit
 
 
-def load_settings(store: Store, user_id: str) -> dict[str, Any]:
+def load_settings(store: StoreBackend, user_id: str) -> dict[str, Any]:
     """The user's effective settings: stored values over the defaults.
 
     A stored value that no longer passes its check (a hand-edited row) falls back to the

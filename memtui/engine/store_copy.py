@@ -35,7 +35,7 @@ from memtui.errors import InvalidInput, MemtuiError, NotFound, StoreError
 from memtui.store.database import check_store_file, discard_empty_store, open_store
 
 if TYPE_CHECKING:
-    from memtui.store.database import Store
+    from memtui.store.backend import StoreBackend as Store
 
 URL_SCHEMES = ("postgresql", "postgres")
 """URL schemes that name a PostgreSQL store (anything else is a path to an SQLite file)."""

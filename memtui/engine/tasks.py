@@ -31,7 +31,7 @@ from memtui.store.models import TASK_STATUSES, Followup, Task
 from memtui.store.timeutil import format_time, month_start, next_month_start
 
 if TYPE_CHECKING:
-    from memtui.store.database import Store
+    from memtui.store.backend import StoreBackend
 
 MAX_TASK_TEXT_BYTES = 1024 * 1024
 """Largest goal, prompt or result accepted, in UTF-8 bytes (after that: InvalidInput)."""
@@ -59,12 +59,12 @@ def task_not_found(task_id: str) -> NotFound:
     return NotFound(f"task {str(task_id)[:80]!r} not found")
 
 
-def can_see_task(store: Store, task: Task, user_id: str) -> bool:
+def can_see_task(store: StoreBackend, task: Task, user_id: str) -> bool:
     """Own tasks, and tasks of projects the user can read."""
     return task.user == user_id or perm.READ in perm.permissions(store, task.project, user_id)
 
 
-def visible_task(store: Store, task_id: object, user_id: str) -> Task:
+def visible_task(store: StoreBackend, task_id: object, user_id: str) -> Task:
     """The task if the user may see it; NotFound otherwise (same answer as missing)."""
     if not isinstance(task_id, str):
         raise task_not_found(str(task_id))
@@ -104,7 +104,7 @@ def _number(value: object, what: str) -> float:
     return number
 
 
-def read_quota(store: Store, user_id: str) -> QuotaStatus:
+def read_quota(store: StoreBackend, user_id: str) -> QuotaStatus:
     """The user's quota for the store clock's month. Raises QuotaUnreadable (or StoreError)
     when it cannot be read; callers that gate on it must fail closed."""
     row = store.tasks.get_quota(user_id)

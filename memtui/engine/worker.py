@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Literal
 
 from memtui.engine import purge
 from memtui.engine.api import Engine
-from memtui.store.database import Store
+from memtui.store.backend import StoreBackend
 
 if TYPE_CHECKING:
     from memtui.engine.extraction import RoundSummary
@@ -83,7 +83,7 @@ class LoopState:
                 "progress": list(self.progress), "purge_pending": self.purge_pending}
 
 
-StoreSource = Store | Callable[[], Store]
+StoreSource = StoreBackend | Callable[[], StoreBackend]
 """A store to share, or a factory the loop calls once to open its own (and closes at stop)."""
 
 
@@ -96,8 +96,8 @@ class BackgroundLoop:
         if interval_s is not None and interval_s <= 0:
             raise ValueError("interval_s must be positive (or None: on demand only)")
         self._source = store
-        self._store: Store | None = store if isinstance(store, Store) else None
-        self._owns_store = not isinstance(store, Store)
+        self._store: StoreBackend | None = store if isinstance(store, StoreBackend) else None
+        self._owns_store = not isinstance(store, StoreBackend)
         self.actor = actor
         self.interval_s = interval_s
         self.codex_home = codex_home
@@ -266,7 +266,7 @@ class BackgroundLoop:
 
     # ---- helpers --------------------------------------------------------------------------
 
-    def _open_store(self) -> Store:
+    def _open_store(self) -> StoreBackend:
         if self._store is None:
             factory = self._source
             assert callable(factory)
@@ -299,7 +299,7 @@ class BackgroundLoop:
             log.exception("worker event listener failed")
 
 
-def retry_purges(store: Store, should_stop: Callable[[], bool],
+def retry_purges(store: StoreBackend, should_stop: Callable[[], bool],
                  poll_s: float | None = None) -> purge.PurgeStatus:
     """Retry pending purges every ``poll_s`` (default ``PURGE_POLL_S``) until none is left
     or ``should_stop()``; for a host without a running loop (the app's thread worker).

@@ -43,7 +43,8 @@ from memtui.mcp.tools import (
     list_resources,
     read_resource,
 )
-from memtui.store.database import Store, open_store
+from memtui.store.backend import StoreBackend
+from memtui.store.database import open_store
 
 log = logging.getLogger("memtui.mcp")
 
@@ -65,10 +66,10 @@ class StoreHolder:
     def __init__(self, path: Path, create_folder: bool) -> None:
         self.path = path
         self.create_folder = create_folder
-        self.store: Store | None = None
+        self.store: StoreBackend | None = None
         self._lock = threading.Lock()
 
-    def get(self) -> Store:
+    def get(self) -> StoreBackend:
         """The open store (StoreError when it cannot be opened)."""
         with self._lock:
             if self.store is None:

@@ -20,7 +20,7 @@ from memtui.errors import InvalidInput, NotFound
 from memtui.textsafe import one_line
 
 if TYPE_CHECKING:
-    from memtui.store.database import Store
+    from memtui.store.backend import StoreBackend
     from memtui.store.models import Memory, Project
 
 KINDS = ["fact", "preference", "decision", "convention"]
@@ -41,7 +41,7 @@ class McpSession:
     """One MCP connection: the store, the user it acts as, the folder it was started in, and
     the client's name (from ``initialize``), which audit entries of its writes carry."""
 
-    store: Store
+    store: StoreBackend
     user: str
     cwd: str
     client: str | None = None

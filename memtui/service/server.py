@@ -51,7 +51,8 @@ from memtui.service.protocol import (
     ok_response,
     parse_request,
 )
-from memtui.store.database import Store, open_store
+from memtui.store.backend import StoreBackend
+from memtui.store.database import open_store
 
 log = logging.getLogger("memtui.service")
 
@@ -167,12 +168,12 @@ class MemoryService:
     def __init__(self, store_path: str | os.PathLike[str] | None, actor: str,
                  socket_path: str | os.PathLike[str] | None = None, *, worker: bool = False,
                  interval_s: float | None = None, read_timeout_s: float = READ_TIMEOUT_S,
-                 max_clients: int = MAX_CLIENTS, store: Store | None = None,
+                 max_clients: int = MAX_CLIENTS, store: StoreBackend | None = None,
                  create_folder: bool = False,
                  codex_home: str | os.PathLike[str] | None = None) -> None:
         if store is None and store_path is None:
             raise ValueError("give a store path or an open store")
-        self.store_path = Path(store_path) if store_path is not None else store.path  # type: ignore[union-attr]
+        self.store_path = str(store_path) if store_path is not None else store.location  # type: ignore[union-attr]
         self.actor = actor
         self.socket_path = Path(socket_path).expanduser() if socket_path else default_socket_path()
         self.worker_enabled = worker
@@ -182,7 +183,7 @@ class MemoryService:
         self.max_clients = max_clients
         self._given_store = store
         self._create_folder = create_folder
-        self._store: Store | None = None
+        self._store: StoreBackend | None = None
         self._context: ServiceContext | None = None
         self._listener: socket.socket | None = None
         self._socket_id: tuple[int, int] | None = None
@@ -245,7 +246,7 @@ class MemoryService:
         listener.setblocking(False)
         self._listener = listener
 
-    def _start_worker(self, store: Store) -> None:
+    def _start_worker(self, store: StoreBackend) -> None:
         from memtui.engine.worker import DEFAULT_INTERVAL_S, BackgroundLoop
 
         interval = self.interval_s if self.interval_s is not None else DEFAULT_INTERVAL_S

@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING, Any
 from memtui.store.models import AuditEntry
 
 if TYPE_CHECKING:
-    from memtui.store.database import Store
+    from memtui.store.backend import StoreBackend
 
 
 class AuditRepository:
     """SQL for the ``audit`` table."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: StoreBackend) -> None:
         self._store = store
 
     def append(self, actor: str, action: str, target: str | None,

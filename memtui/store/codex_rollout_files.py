@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from memtui.store.database import Store
+    from memtui.store.backend import StoreBackend
 
 
 @dataclass(frozen=True)
@@ -31,13 +31,13 @@ class RolloutFileRow:
 class RolloutFileRepository:
     """SQL for the ``codex_rollout_files`` table."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: StoreBackend) -> None:
         self._store = store
 
     def for_user(self, user_id: str) -> dict[str, RolloutFileRow]:
         """Every file row of one user, by path."""
         rows = self._store.execute(
-            "SELECT path, size, mtime_ns, offset, state, outcome FROM codex_rollout_files "
+            'SELECT path, size, mtime_ns, "offset", state, outcome FROM codex_rollout_files '
             "WHERE user_id = ?", (user_id,)).fetchall()
         return {str(row[0]): RolloutFileRow(str(row[0]), int(row[1]), int(row[2]),
                                             int(row[3]), str(row[4]), str(row[5]))
@@ -47,10 +47,10 @@ class RolloutFileRepository:
         """Insert or replace rows (call inside a transaction)."""
         now = self._store.now()
         self._store.conn.executemany(
-            "INSERT INTO codex_rollout_files(user_id, path, size, mtime_ns, offset, state, "
+            'INSERT INTO codex_rollout_files(user_id, path, size, mtime_ns, "offset", state, '
             "outcome, read_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT(user_id, path) DO UPDATE SET size = excluded.size, "
-            "mtime_ns = excluded.mtime_ns, offset = excluded.offset, state = excluded.state, "
+            'mtime_ns = excluded.mtime_ns, "offset" = excluded."offset", state = excluded.state, '
             "outcome = excluded.outcome, read_at = excluded.read_at",
             [(user_id, row.path, row.size, row.mtime_ns, row.offset, row.state, row.outcome,
               now) for row in rows])

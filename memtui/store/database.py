@@ -15,28 +15,20 @@ import stat
 import threading
 import time
 from collections.abc import Iterator
-from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memtui.errors import StoreError
-from memtui.store.ids import IdFactory, default_ids
+from memtui.errors import PermissionDenied, StoreError
+from memtui.store.backend import StoreBackend
+from memtui.store.dialect import SQLITE
+from memtui.store.ids import IdFactory
+from memtui.store.postgres.adapter import is_postgres_url
 from memtui.store.schema import APPLICATION_ID, LATEST_VERSION, MIGRATIONS
-from memtui.store.timeutil import Clock, format_time, system_clock
+from memtui.store.timeutil import Clock, format_time
 
 if TYPE_CHECKING:
-
-    from memtui.store.audit import AuditRepository
-    from memtui.store.codex_rollout_files import RolloutFileRepository
-    from memtui.store.identity import IdentityRepository
     from memtui.store.maintenance import VacuumResult
-    from memtui.store.memories import MemoryRepository
-    from memtui.store.purges import PurgeRepository
     from memtui.store.query_lane import QueryLane
-    from memtui.store.recall import RecallRepository
-    from memtui.store.sessions import SessionRepository
-    from memtui.store.settings import SettingsRepository
-    from memtui.store.tasks import TaskRepository
 
 BUSY_TIMEOUT_MS = 10_000
 """How long SQLite itself waits for a lock before answering busy."""
@@ -139,90 +131,28 @@ def check_store_file(path: Path, *, allow_read_only: bool = False) -> bool:
     return True
 
 
-class Store:
+class Store(StoreBackend):
     """A memtui store on one SQLite file: connections, transactions, clock and ids.
 
     The repositories (``store.identity``, ``store.memories`` ...) hold the SQL; the engine calls
     them inside ``store.transaction()`` when several writes must land together.
     """
 
+    dialect = SQLITE
+
     def __init__(self, path: Path, *, clock: Clock | None = None,
                  ids: IdFactory | None = None, read_only: bool = False) -> None:
+        super().__init__(clock=clock, ids=ids, read_only=read_only)
         self.path = path
-        self.read_only = read_only
-        """Opened read-only (the file's permissions refuse writing): reads work; every
-        transaction is refused with ``READ_ONLY_REASON``."""
-        self.clock: Clock = clock or system_clock
-        self.ids: IdFactory = ids or default_ids
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
         self._closed = False
 
-    # -- repositories (each imported on first use: the app's first frame needs two) -----
-
-    @cached_property
-    def identity(self) -> IdentityRepository:
-        """Users, projects, memberships, profiles, the access rules' rows."""
-        from memtui.store.identity import IdentityRepository
-
-        return IdentityRepository(self)
-
-    @cached_property
-    def memories(self) -> MemoryRepository:
-        """Memories: rows, chains, pages, search."""
-        from memtui.store.memories import MemoryRepository
-
-        return MemoryRepository(self)
-
-    @cached_property
-    def audit(self) -> AuditRepository:
-        """The append-only audit log."""
-        from memtui.store.audit import AuditRepository
-
-        return AuditRepository(self)
-
-    @cached_property
-    def tasks(self) -> TaskRepository:
-        """Tasks, follow-ups, the extraction log, settings and quota rows."""
-        from memtui.store.tasks import TaskRepository
-
-        return TaskRepository(self)
-
-    @cached_property
-    def codex_rollout_files(self) -> RolloutFileRepository:
-        """What was read of each Codex rollout file, per importing user."""
-        from memtui.store.codex_rollout_files import RolloutFileRepository
-
-        return RolloutFileRepository(self)
-
-    @cached_property
-    def recall(self) -> RecallRepository:
-        """Recall data: interactions, bundles and recall queries."""
-        from memtui.store.recall import RecallRepository
-
-        return RecallRepository(self)
-
-    @cached_property
-    def settings(self) -> SettingsRepository:
-        """Each user's auto-memory settings row."""
-        from memtui.store.settings import SettingsRepository
-
-        return SettingsRepository(self)
-
-    @cached_property
-    def sessions(self) -> SessionRepository:
-        """Agent sessions recorded by the session hooks."""
-        from memtui.store.sessions import SessionRepository
-
-        return SessionRepository(self)
-
-    @cached_property
-    def purges(self) -> PurgeRepository:
-        """Forgets whose text may still be in the write-ahead log (content-free)."""
-        from memtui.store.purges import PurgeRepository
-
-        return PurgeRepository(self)
+    @property
+    def location(self) -> str:
+        """The store file's path."""
+        return str(self.path)
 
     # -- connections ---------------------------------------------------------------------
 
@@ -312,14 +242,6 @@ class Store:
             self._connections.clear()
         self._local = threading.local()
 
-    def now(self) -> str:
-        """The store clock's current time in the stored form."""
-        return format_time(self.clock())
-
-    def new_id(self, prefix: str) -> str:
-        """A new id with the given prefix."""
-        return self.ids(prefix)
-
     # -- transactions --------------------------------------------------------------------
 
     @contextlib.contextmanager
@@ -403,12 +325,6 @@ class Store:
         """The schema version recorded in the file."""
         return int(self.conn.execute("PRAGMA user_version").fetchone()[0])
 
-    def is_empty(self) -> bool:
-        """Whether the store holds no rows in any exported table (a new store)."""
-        from memtui.store.maintenance import is_empty
-
-        return is_empty(self)
-
     def vacuum(self, full: bool = False) -> VacuumResult:
         """Give back the space of deleted rows and rewrite the pages that held them
         (``memtui doctor --vacuum``); returns the store's size on disk before and after.
@@ -468,6 +384,38 @@ class Store:
             return self.path.with_name(self.path.name + "-wal").stat().st_size
         except OSError:
             return 0
+
+    # -- backend-neutral maintenance -------------------------------------------------------
+
+    def purge_deleted(self, wait_s: float) -> bool:
+        """``truncate_wal``: deleted rows' older page copies live in the write-ahead log."""
+        return self.truncate_wal(wait_s)
+
+    def purge_backlog_bytes(self) -> int:
+        """``wal_bytes``."""
+        return self.wal_bytes()
+
+    def purge_location(self) -> str:
+        """The write-ahead log file's name."""
+        return f"{self.path.name}-wal"
+
+    def check_whole_store_access(self) -> None:
+        """Only the OS user who owns the store file may export it whole."""
+        try:
+            owner = self.path.stat().st_uid
+        except OSError as error:
+            raise StoreError(f"{self.path}: cannot read the store file ({error.strerror})") \
+                from None
+        if not hasattr(os, "geteuid") or owner != os.geteuid():
+            raise PermissionDenied(f"{self.path}: a whole-store export (--all) is only for the "
+                                   "OS user who owns the store file; without --all, export "
+                                   "what you may read")
+
+    def failure(self, error: BaseException) -> StoreError | None:
+        """``database_failure`` for an ``sqlite3`` error."""
+        if isinstance(error, sqlite3.Error):
+            return database_failure(self.path, error)
+        return None
 
 
 def _prepare(store: Store, existed: bool) -> None:
@@ -578,9 +526,24 @@ def database_failure(path: Path, error: sqlite3.Error) -> StoreError:
                       "the store")
 
 
-def open_store(path: str | os.PathLike[str], *, clock: Clock | None = None,
+def open_store(target: str | os.PathLike[str], *, clock: Clock | None = None,
                ids: IdFactory | None = None, create_folder: bool = False,
-               allow_read_only: bool = False) -> Store:
+               allow_read_only: bool = False) -> StoreBackend:
+    """Open the memtui store ``target`` names: a ``postgresql://`` (or ``postgres://``) URL
+    opens a PostgreSQL store (``memtui.store.postgres``; ``create_folder`` and
+    ``allow_read_only`` do not apply), anything else is a path to an SQLite file
+    (``open_sqlite_store``)."""
+    if is_postgres_url(target):
+        from memtui.store.postgres.store import open_postgres_store
+
+        return open_postgres_store(str(target).strip(), clock=clock, ids=ids)
+    return open_sqlite_store(target, clock=clock, ids=ids, create_folder=create_folder,
+                             allow_read_only=allow_read_only)
+
+
+def open_sqlite_store(path: str | os.PathLike[str], *, clock: Clock | None = None,
+                      ids: IdFactory | None = None, create_folder: bool = False,
+                      allow_read_only: bool = False) -> Store:
     """Open (creating or migrating as needed) the memtui store at ``path``.
 
     ``create_folder`` creates a missing parent folder (for the default location only; a

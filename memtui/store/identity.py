@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from memtui.store.models import Membership, Profile, Project, User
 
 if TYPE_CHECKING:
-    from memtui.store.database import Store
+    from memtui.store.backend import StoreBackend
 
 _PROJECT_COLUMNS = "id, name, root_path, summary, created_by, created_at"
 
@@ -21,7 +21,7 @@ def _project(row: tuple[Any, ...]) -> Project:
 class IdentityRepository:
     """Users, projects, memberships, profiles."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: StoreBackend) -> None:
         self._store = store
 
     # users
@@ -34,12 +34,14 @@ class IdentityRepository:
     def ensure_user(self, user_id: str, display_name: str | None = None) -> User:
         """Create the user if missing (its profile too) and return it."""
         now = self._store.now()
+        dialect = self._store.dialect
         self._store.execute(
-            "INSERT OR IGNORE INTO users(id, display_name, created_at) VALUES (?, ?, ?)",
+            dialect.insert_ignore("users(id, display_name, created_at) VALUES (?, ?, ?)"),
             (user_id, display_name or user_id, now))
         self._store.execute(
-            "INSERT OR IGNORE INTO profiles(user_id, display_name, timezone, preferences, "
-            "updated_at) VALUES (?, ?, 'UTC', '{}', NULL)", (user_id, display_name or user_id))
+            dialect.insert_ignore("profiles(user_id, display_name, timezone, preferences, "
+                                  "updated_at) VALUES (?, ?, 'UTC', '{}', NULL)"),
+            (user_id, display_name or user_id))
         user = self.get_user(user_id)
         assert user is not None
         return user

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 from memtui.errors import StoreError
 
 if TYPE_CHECKING:
-    from memtui.store.database import Store
+    from memtui.store.backend import StoreBackend as Store
+    from memtui.store.database import Store as SqliteStore
 
 EXPORT_TABLES = ("users", "projects", "project_members", "profiles", "memories",
                  "forgotten_sources", "audit", "user_settings", "tasks", "task_followups",
@@ -74,18 +75,36 @@ class UndecodableText(bytes):
     """A stored text value that is not valid UTF-8 (``scan_rows`` yields it as its bytes)."""
 
 
+SEQ_TABLES = ("memories", "audit", "tasks", "task_followups", "interactions",
+              "consolidations")
+"""Tables numbered by ``seq`` (SQLite's rowid; on PostgreSQL an identity column)."""
+
+
 def table_columns(store: Store, table: str) -> list[str]:
-    """The columns of a table, in order."""
+    """The columns of a table, in order (on PostgreSQL without the generated full-text
+    column and the ``rowid`` row number: neither is data)."""
     if table not in EXPORT_TABLES:
         raise ValueError(f"unknown table {table!r}")
-    return [row[1] for row in store.execute(f"PRAGMA table_info({table})").fetchall()]
+    if store.dialect.is_sqlite:
+        return [row[1] for row in store.execute(f"PRAGMA table_info({table})").fetchall()]
+    return [row[0] for row in store.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_schema = "
+        "current_schema() AND table_name = ? AND is_generated = 'NEVER' "
+        "AND column_name <> 'rowid' ORDER BY ordinal_position", (table,)).fetchall()]
+
+
+def row_number(store: Store, table: str) -> str:
+    """The column that numbers a table's rows in insertion order (``rowid`` on SQLite)."""
+    if store.dialect.is_sqlite:
+        return "rowid"
+    return "seq" if table in SEQ_TABLES else "rowid"
 
 
 def dump_rows(store: Store, table: str, *, user: str | None = None) -> Iterator[dict[str, Any]]:
     """Every row of a table as a dict, in primary-key order; with ``user``, only the rows of
     that user's export (``USER_SCOPE``)."""
     columns = table_columns(store, table)
-    order = "project_id, user_id" if table in KEYLESS_TABLES else "rowid"
+    order = "project_id, user_id" if table in KEYLESS_TABLES else row_number(store, table)
     if user is None:
         cursor = store.execute(f"SELECT {', '.join(columns)} FROM {table} ORDER BY {order}")
     else:
@@ -127,10 +146,15 @@ def _read_batch(store: Store, table: str, columns: list[str], keyless: bool,
         sql = f"SELECT NULL, {', '.join(columns)} FROM {table}"
         params: tuple[int, ...] = ()
     else:
-        sql = (f"SELECT rowid, {', '.join(columns)} FROM {table} WHERE rowid > ? "
-               f"ORDER BY rowid LIMIT {SCAN_BATCH_ROWS}")
+        number = row_number(store, table)
+        sql = (f"SELECT {number}, {', '.join(columns)} FROM {table} WHERE {number} > ? "
+               f"ORDER BY {number} LIMIT {SCAN_BATCH_ROWS}")
         params = (after,)
+    if not store.dialect.is_sqlite:  # text is always valid UTF-8 there
+        return [(row[0], dict(zip(columns, row[1:], strict=True)))
+                for row in store.execute(sql, params).fetchall()]
     conn = store.conn
+    assert isinstance(conn, sqlite3.Connection)
     try:
         rows = conn.execute(sql, params).fetchall()
     except sqlite3.OperationalError as error:
@@ -146,6 +170,7 @@ def _read_batch_as_bytes(store: Store, table: str, columns: list[str], sql: str,
                          params: tuple[int, ...]) -> list[tuple[int | None, dict[str, Any]]]:
     """A batch holding text that is not UTF-8, read as bytes and decoded value by value."""
     conn = store.conn
+    assert isinstance(conn, sqlite3.Connection)
     previous = conn.text_factory
     conn.text_factory = bytes
     try:
@@ -165,8 +190,8 @@ def update_value(store: Store, table: str, rowid: int, column: str, value: Any,
     was made for the older value and must not replace the newer one."""
     if column not in table_columns(store, table) or table in KEYLESS_TABLES + APPEND_ONLY_TABLES:
         raise ValueError(f"{table}.{column} cannot be rewritten")
-    cursor = store.execute(f"UPDATE {table} SET {column} = ? WHERE rowid = ? AND {column} IS ?",
-                           (value, rowid, expected))
+    cursor = store.execute(f"UPDATE {table} SET {column} = ? WHERE {row_number(store, table)} "
+                           f"= ? AND {column} {store.dialect.is_} ?", (value, rowid, expected))
     return cursor.rowcount == 1
 
 
@@ -177,17 +202,30 @@ def load_row(store: Store, table: str, row: dict[str, Any], *, skip_existing: bo
     if unknown:
         raise ValueError(f"unknown columns for {table}: {', '.join(sorted(unknown))}")
     names = [c for c in columns if c in row]
-    verb = "INSERT OR IGNORE" if skip_existing else "INSERT"
-    cursor = store.execute(
-        f"{verb} INTO {table}({', '.join(names)}) VALUES ({', '.join('?' for _ in names)})",
-        [row[c] for c in names])
-    return cursor.rowcount > 0
+    into = f"{table}({', '.join(names)}) VALUES ({', '.join('?' for _ in names)})"
+    sql = store.dialect.insert_ignore(into) if skip_existing else f"INSERT INTO {into}"
+    cursor = store.execute(sql, [row[c] for c in names])
+    return bool(cursor.rowcount > 0)
 
 
 def defer_foreign_keys(store: Store) -> None:
     """Check foreign keys at commit, not per row (a load inserts children and parents in
     any order)."""
-    store.execute("PRAGMA defer_foreign_keys = ON")
+    if store.dialect.is_sqlite:
+        store.execute("PRAGMA defer_foreign_keys = ON")
+    else:
+        store.execute("SET CONSTRAINTS ALL DEFERRED")
+
+
+def finish_load(store: Store) -> None:
+    """After a load (call inside its transaction): row numbers given by the file must not
+    be handed out again (SQLite numbers on from the largest; PostgreSQL's identity
+    sequences are moved past it)."""
+    if store.dialect.is_sqlite:
+        return
+    for table in SEQ_TABLES:
+        store.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'seq'), "
+                      f"coalesce((SELECT max(seq) FROM {table}), 0) + 1, false)")
 
 
 def row_counts(store: Store) -> dict[str, int]:
@@ -205,6 +243,8 @@ def sqlite_integrity(store: Store) -> list[str]:
     """SQLite's own checks: ``integrity_check`` and ``foreign_key_check``. A file too
     damaged to run them is reported as such, not raised."""
     problems: list[str] = []
+    if not store.dialect.is_sqlite:
+        return problems  # PostgreSQL checks its pages and enforces foreign keys itself
     try:
         rows = store.execute(f"PRAGMA integrity_check({INTEGRITY_ROWS_LIMIT})").fetchall()
         problems += [f"sqlite: {line}" for row in rows if row[0] != "ok"
@@ -219,6 +259,8 @@ def sqlite_integrity(store: Store) -> list[str]:
 def fts_integrity(store: Store) -> list[str]:
     """Each full-text index agrees with its content table (FTS5 ``integrity-check``)."""
     problems: list[str] = []
+    if not store.dialect.is_sqlite:
+        return problems  # generated tsvector columns cannot fall out of step
     for table in FTS_TABLES:
         try:
             store.execute(f"INSERT INTO {table}({table}, rank) VALUES ('integrity-check', 1)")
@@ -229,6 +271,10 @@ def fts_integrity(store: Store) -> list[str]:
 
 def rebuild_fts(store: Store) -> None:
     """Rebuild every full-text index from its content table."""
+    if not store.dialect.is_sqlite:
+        for table in ("memories", "tasks", "interactions"):
+            store.execute(f"REINDEX INDEX {table}_fts")
+        return
     for table in FTS_TABLES:
         store.execute(f"INSERT INTO {table}({table}) VALUES ('rebuild')")
 
@@ -246,7 +292,7 @@ def chain_problems(store: Store) -> list[str]:
          "WHERE m.superseded_by IS NOT NULL AND n.id IS NULL",
          "memory {} points to a newer version that does not exist (half chain)"),
         ("SELECT m.id FROM memories m JOIN memories n ON n.id = m.superseded_by "
-         "WHERE m.scope != n.scope OR m.project IS NOT n.project "
+         f"WHERE m.scope != n.scope OR m.project {store.dialect.is_not} n.project "
          "OR (m.scope = 'user' AND m.owner != n.owner)",
          "memory {} is superseded by a memory of another scope"),
         ("SELECT id FROM memories WHERE status = 'pending' AND superseded_by IS NOT NULL",
@@ -256,7 +302,7 @@ def chain_problems(store: Store) -> list[str]:
          "memory {} waits for review as a correction of a memory that does not exist "
          "(reject it)"),
         ("SELECT m.id FROM memories m JOIN memories n ON n.id = m.replaces "
-         "WHERE m.scope != n.scope OR m.project IS NOT n.project "
+         f"WHERE m.scope != n.scope OR m.project {store.dialect.is_not} n.project "
          "OR (m.scope = 'user' AND m.owner != n.owner)",
          "memory {} would correct a memory of another scope"),
     ]
@@ -314,8 +360,8 @@ def delete_orphan_log_rows(store: Store) -> int:
 
 
 def optimize(store: Store) -> None:
-    """Let SQLite refresh its planner statistics."""
-    store.execute("PRAGMA optimize")
+    """Let the database refresh its planner statistics."""
+    store.execute("PRAGMA optimize" if store.dialect.is_sqlite else "ANALYZE")
 
 
 VACUUM_WAL_WAIT_S = 3.0
@@ -343,7 +389,7 @@ class VacuumResult:
                 "pending": self.pending}
 
 
-def _bytes_on_disk(store: Store) -> int:
+def _bytes_on_disk(store: SqliteStore) -> int:
     try:
         size = store.path.stat().st_size
     except OSError as error:
@@ -351,7 +397,7 @@ def _bytes_on_disk(store: Store) -> int:
     return size + store.wal_bytes()
 
 
-def vacuum(store: Store, full: bool) -> VacuumResult:
+def vacuum(store: SqliteStore, full: bool) -> VacuumResult:
     """``Store.vacuum`` on SQLite: merge each full-text index into one segment (the delete
     markers of deleted rows cancel their words, which then leave the index), rebuild the
     file (``VACUUM``; with ``secure_delete`` the freed pages are zeroed), truncate the

@@ -11,7 +11,7 @@ from memtui.store.models import Memory, MemoryFilter, PageCursor
 from memtui.store.paging import keyset_page, position_page
 
 if TYPE_CHECKING:
-    from memtui.store.database import Store
+    from memtui.store.backend import StoreBackend
     from memtui.store.search_pages import SearchPages
 
 __all__ = ["MEMORY_COLUMNS", "MemoryRepository", "fts_query", "row_to_memory"]
@@ -47,7 +47,7 @@ def fts_query(text: str, *, prefix_last: bool = True, any_term: bool = False) ->
 class MemoryRepository:
     """Memories, chains, full-text search, tombstones."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: StoreBackend) -> None:
         self._store = store
 
     # single rows
@@ -112,7 +112,8 @@ class MemoryRepository:
         every project they are a member of), oldest first, with what each would replace."""
         clauses, params = self._pending_where(user_id, source)
         rows = self._store.execute(
-            f"SELECT {_M_COLUMNS}, m.replaces FROM memories m INDEXED BY memories_pending "
+            f"SELECT {_M_COLUMNS}, m.replaces FROM memories m"
+            f"{self._store.dialect.indexed_by('memories_pending')} "
             f"WHERE {clauses} ORDER BY m.created_at, m.id LIMIT ?", (*params, limit)).fetchall()
         return [(row_to_memory(row), row[len(row) - 1]) for row in rows]
 
@@ -120,7 +121,8 @@ class MemoryRepository:
         """How many pending memories ``user_id`` may see."""
         clauses, params = self._pending_where(user_id, source)
         return int(self._store.execute(
-            f"SELECT count(*) FROM memories m INDEXED BY memories_pending WHERE {clauses}",
+            f"SELECT count(*) FROM memories m{self._store.dialect.indexed_by('memories_pending')} "
+            f"WHERE {clauses}",
             params).fetchone()[0])
 
     @staticmethod
@@ -242,17 +244,23 @@ class MemoryRepository:
 
         return SearchPages(self, flt, query, _M_COLUMNS)
 
+    MATCH_CLAUSE = "m.seq IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?)"
+    """The full-text condition on a memory ``m`` (its parameter: ``search_query``)."""
+
+    def search_query(self, text: str) -> str | None:
+        """What ``MATCH_CLAUSE`` takes for typed text (an FTS5 query); None without a word."""
+        return fts_query(text)
+
     def _filtered(self, flt: MemoryFilter) -> tuple[list[str], list[Any]]:
         """``_where`` and, with a search, its full-text clause (a search without a searchable
         word matches nothing)."""
         clauses, params = self._where(flt)
         if flt.search:
-            query = fts_query(flt.search)
+            query = self.search_query(flt.search)
             if query is None:
-                clauses.append("0")
+                clauses.append("1 = 0")
             else:
-                clauses.append("m.seq IN (SELECT rowid FROM memories_fts WHERE memories_fts "
-                               "MATCH ?)")
+                clauses.append(self.MATCH_CLAUSE)
                 params.append(query)
         return clauses, params
 
@@ -309,7 +317,8 @@ class MemoryRepository:
         clauses, params = self._where(flt)
         if flt.search:  # no searchable word: nothing matches
             return 0
-        sql = f"SELECT count(*) FROM (SELECT 1 FROM memories m WHERE {' AND '.join(clauses)} LIMIT ?)"
+        sql = (f"SELECT count(*) FROM (SELECT 1 FROM memories m WHERE {' AND '.join(clauses)} "
+               "LIMIT ?) AS capped")
         return int(self._store.execute(sql, (*params, cap)).fetchone()[0])
 
     def search_ranked(self, flt: MemoryFilter, limit: int, *, any_term: bool = False) -> list[Memory]:
@@ -349,8 +358,9 @@ class MemoryRepository:
     def add_forgotten_source(self, thread_id: str, at: str, by: str) -> None:
         """Remember (without content) that this task's memory was forgotten."""
         self._store.execute(
-            "INSERT OR IGNORE INTO forgotten_sources(source_thread_id, forgotten_at, forgotten_by) "
-            "VALUES (?, ?, ?)", (thread_id, at, by))
+            self._store.dialect.insert_ignore(
+                "forgotten_sources(source_thread_id, forgotten_at, forgotten_by) "
+                "VALUES (?, ?, ?)"), (thread_id, at, by))
 
     def is_forgotten_source(self, thread_id: str) -> bool:
         """Whether this task's memory was forgotten."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from memtui.store.database import Store
+    from memtui.store.backend import StoreBackend
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class PendingPurges:
 class PurgeRepository:
     """SQL for the ``pending_purges`` table (content-free)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: StoreBackend) -> None:
         self._store = store
 
     def add(self, at: str, by: str, removed_count: int) -> None:

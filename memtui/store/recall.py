@@ -30,7 +30,8 @@ from memtui.store.models import BundleDocument, Interaction, Memory, Task
 from memtui.store.tasks import TASK_COLUMNS, row_to_task
 
 if TYPE_CHECKING:
-    from memtui.store.database import Store
+    from memtui.store.dialect import Dialect
+    from memtui.store.backend import StoreBackend
 
 RowT = TypeVar("RowT")
 """The model a row converter makes (``_rows_by_seq``)."""
@@ -48,10 +49,17 @@ _M_COLUMNS = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))
 _T_COLUMNS = ", ".join("t." + c.strip() for c in TASK_COLUMNS.split(","))
 _I_COLUMNS = "id, user_id, project_id, question, answer, source, created_at"
 _D_COLUMNS = "bundle_id, path, revision, content, updated_at, updated_by"
-_ACTIVE_MEMORY_VISIBLE = (
-    "m.status = 'active' AND ((m.scope = 'user' AND m.owner = ?) "
-    "OR m.project IN (SELECT value FROM json_each(?)))")
-_TASK_VISIBLE = "(t.user_id = ? OR t.project_id IN (SELECT value FROM json_each(?)))"
+
+
+def _active_memory_visible(dialect: Dialect) -> str:
+    """Active memories of the owner (user scope) or of a list of projects (JSON)."""
+    return ("m.status = 'active' AND ((m.scope = 'user' AND m.owner = ?) "
+            f"OR m.project IN {dialect.json_values()})")
+
+
+def _task_visible(dialect: Dialect) -> str:
+    """Tasks of the user or of a list of projects (JSON)."""
+    return f"(t.user_id = ? OR t.project_id IN {dialect.json_values()})"
 
 
 @dataclass(frozen=True)
@@ -110,7 +118,7 @@ def _document(row: Sequence[Any]) -> BundleDocument:
 class RecallRepository:
     """Interactions, bundles, bundle documents, consolidation records, recall queries."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: StoreBackend) -> None:
         self._store = store
 
     # ---- full-text planning ---------------------------------------------------------------
@@ -185,7 +193,8 @@ class RecallRepository:
                          limit: int) -> list[Memory]:
         """Active memories matching ``text``, best first: the owner's user-level memories and
         those of ``projects``."""
-        rows = self._related("memories_fts", "memories", "m", _M_COLUMNS, _ACTIVE_MEMORY_VISIBLE,
+        rows = self._related("memories_fts", "memories", "m", _M_COLUMNS,
+                             _active_memory_visible(self._store.dialect),
                              (owner, json.dumps(list(projects))), text, limit)
         return [row_to_memory(row) for row in rows]
 
@@ -210,7 +219,8 @@ class RecallRepository:
         if project is not None:
             where, params = "t.project_id = ?", (project,)
         else:
-            where, params = _TASK_VISIBLE, (user_id, json.dumps(list(projects)))
+            where, params = _task_visible(self._store.dialect), (user_id,
+                                                                 json.dumps(list(projects)))
         rows = self._related("tasks_fts", "tasks", "t", _T_COLUMNS, where, params, text, limit)
         return [row_to_task(row) for row in rows]
 
@@ -239,7 +249,8 @@ class RecallRepository:
         found: dict[int, tuple[str, str]] = {}
         for start in range(0, len(branches), BRANCHES_PER_QUERY):
             part = branches[start:start + BRANCHES_PER_QUERY]
-            sql = " UNION ALL ".join(f"SELECT * FROM ({branch})" for branch, _ in part)
+            sql = " UNION ALL ".join(f"SELECT * FROM ({branch}) AS b{index}"
+                                     for index, (branch, _) in enumerate(part))
             params = [value for _, values in part for value in values]
             for seq, created_at, row_id in self._store.execute(sql, params).fetchall():
                 found[seq] = (created_at, row_id)
@@ -333,10 +344,10 @@ class RecallRepository:
         """The owner's schedule bundles and the bundles of ``projects``, most recently changed
         first."""
         rows = self._store.execute(
-            self._BUNDLE_SELECT
+            "SELECT * FROM (" + self._BUNDLE_SELECT
             + "WHERE (b.schedule IS NOT NULL AND b.created_by = ?) "
-            "OR b.project_id IN (SELECT value FROM json_each(?)) "
-            "ORDER BY coalesce(updated, b.created_at) DESC, b.id LIMIT ?",
+            f"OR b.project_id IN {self._store.dialect.json_values()}) AS v "
+            "ORDER BY coalesce(v.updated, v.created_at) DESC, v.id LIMIT ?",
             (owner, json.dumps(list(projects)), limit)).fetchall()
         return self._summaries(rows)
 

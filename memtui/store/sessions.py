@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from memtui.store.database import Store
+    from memtui.store.backend import StoreBackend
 
 SESSION_COLUMNS = ("agent, session_id, user_id, transcript_path, cwd, event, ended, recorded_at, "
                    "updated_at, processed_at, outcome, detail, task_id")
@@ -49,7 +49,7 @@ def _row(row: tuple[Any, ...]) -> AgentSession:
 class SessionRepository:
     """SQL for the ``agent_sessions`` table."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: StoreBackend) -> None:
         self._store = store
 
     def get(self, agent: str, session_id: str) -> AgentSession | None:
@@ -68,10 +68,12 @@ class SessionRepository:
             "INSERT INTO agent_sessions(agent, session_id, user_id, transcript_path, cwd, event, "
             "ended, recorded_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT(agent, session_id) DO UPDATE SET "
-            "transcript_path = coalesce(excluded.transcript_path, transcript_path), "
-            "cwd = coalesce(excluded.cwd, cwd), event = excluded.event, "
-            "ended = max(ended, excluded.ended), updated_at = excluded.updated_at "
-            "WHERE processed_at IS NULL",
+            "transcript_path = coalesce(excluded.transcript_path, "
+            "agent_sessions.transcript_path), "
+            "cwd = coalesce(excluded.cwd, agent_sessions.cwd), event = excluded.event, "
+            "ended = "
+            f"{self._store.dialect.greatest('agent_sessions.ended', 'excluded.ended')}, "
+            "updated_at = excluded.updated_at WHERE agent_sessions.processed_at IS NULL",
             (agent, session_id, user_id, transcript_path, cwd, event, int(ended), at, at))
 
     def waiting(self, user_id: str, idle_before: str, limit: int) -> list[AgentSession]:

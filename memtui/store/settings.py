@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any
 from memtui.errors import StoreError
 
 if TYPE_CHECKING:
-    from memtui.store.database import Store
+    from memtui.store.backend import StoreBackend
 
 
 class SettingsRepository:
     """SQL for the ``user_settings`` table."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: StoreBackend) -> None:
         self._store = store
 
     def get(self, user_id: str) -> dict[str, Any] | None:

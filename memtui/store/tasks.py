@@ -25,7 +25,7 @@ from memtui.store.models import (
 from memtui.store.paging import keyset_page, position_page
 
 if TYPE_CHECKING:
-    from memtui.store.database import Store
+    from memtui.store.backend import StoreBackend
 
 TASK_COLUMNS = ("id, project_id, user_id, goal, prompt, status, parent_id, started_at, "
                 "finished_at, result, cost_usd, continuation, external_context, source, "
@@ -73,7 +73,7 @@ def _row_to_log(row: Sequence[Any]) -> LogEntry:
 class TaskRepository:
     """Tasks, follow-ups, quotas, settings, extraction log, scan queries, consolidations."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: StoreBackend) -> None:
         self._store = store
 
     # ---- tasks ----------------------------------------------------------------------------
@@ -176,10 +176,10 @@ class TaskRepository:
 
     def insert_followup(self, from_task: str, to_task: str, message: str, at: str) -> Followup:
         """Record a message passed from one task to another."""
-        cursor = self._store.execute(
+        row = self._store.execute(
             "INSERT INTO task_followups(from_task, to_task, message, created_at) "
-            "VALUES (?, ?, ?, ?)", (from_task, to_task, message, at))
-        return Followup(seq=int(cursor.lastrowid or 0), from_task=from_task, to_task=to_task,
+            "VALUES (?, ?, ?, ?) RETURNING seq", (from_task, to_task, message, at)).fetchone()
+        return Followup(seq=int(row[0]), from_task=from_task, to_task=to_task,
                         message=message, created_at=at)
 
     def followups_for(self, task_id: str) -> list[Followup]:
@@ -292,7 +292,7 @@ class TaskRepository:
         rows = self._store.execute(
             "SELECT t.id FROM tasks t LEFT JOIN extraction_log l ON l.task_id = t.id "
             f"WHERE {_RESCANNABLE} "
-            "ORDER BY l.at IS NOT NULL, l.at, t.finished_at, t.id LIMIT ?",
+            "ORDER BY l.at IS NOT NULL, l.at, t.finished_at NULLS FIRST, t.id LIMIT ?",
             (user_id, limit)).fetchall()
         return [row[0] for row in rows]
 
@@ -355,7 +355,7 @@ class TaskRepository:
         memories newest first (one scan per extracted task, quadratic over a backfill).
         """
         row = self._store.execute(
-            "SELECT id FROM memories INDEXED BY memories_goal "
+            f"SELECT id FROM memories{self._store.dialect.indexed_by('memories_goal')} "
             "WHERE project = ? AND goal_key = ? AND status = 'active' AND source = 'auto' "
             "ORDER BY created_at DESC, id DESC LIMIT 1", (project, goal_key)).fetchone()
         return row[0] if row else None

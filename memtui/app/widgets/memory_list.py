@@ -44,7 +44,7 @@ from memtui.textsafe import one_line
 
 if TYPE_CHECKING:
     from memtui.engine.api import Engine
-    from memtui.store.query_lane import QueryLane
+    from memtui.store.backend import Lane as QueryLane
 
 __all__ = ["MemoryList", "PagedSource", "memory_row", "search_pattern"]
 

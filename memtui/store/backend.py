@@ -1,0 +1,274 @@
+"""The store's interface: what every backend (SQLite, PostgreSQL) gives the layers above.
+
+The engine, the app, the CLI, the service and the worker hold a ``StoreBackend`` and never
+learn which one: the repositories (``store.memories``, ``store.tasks`` ...) are shared, and
+each backend supplies its connections, transactions, change detection and the few SQL
+pieces that differ (``store.dialect``, and repository subclasses where a query truly
+differs). Operations that exist on one backend only (the SQLite write-ahead log that a
+forget must truncate) are asked through backend-neutral methods whose answer on the other
+backend is "nothing to do" (``purge_deleted``, ``purge_backlog_bytes``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Protocol
+
+from memtui.store.ids import IdFactory, default_ids
+from memtui.store.timeutil import Clock, format_time, system_clock
+
+if TYPE_CHECKING:
+    from memtui.errors import StoreError
+    from memtui.store.audit import AuditRepository
+    from memtui.store.codex_rollout_files import RolloutFileRepository
+    from memtui.store.dialect import Dialect
+    from memtui.store.identity import IdentityRepository
+    from memtui.store.maintenance import VacuumResult
+    from memtui.store.memories import MemoryRepository
+    from memtui.store.purges import PurgeRepository
+    from memtui.store.recall import RecallRepository
+    from memtui.store.sessions import SessionRepository
+    from memtui.store.settings import SettingsRepository
+    from memtui.store.tasks import TaskRepository
+
+
+class Cursor(Protocol):
+    """What a statement returns on either backend: rows to fetch or iterate, and how many
+    rows a write changed."""
+
+    @property
+    def rowcount(self) -> int:
+        """Rows changed by the statement (-1 when not known)."""
+
+    def fetchone(self) -> Any:
+        """The next row, or None."""
+
+    def fetchall(self) -> list[Any]:
+        """Every remaining row."""
+
+    def __iter__(self) -> Iterator[Any]:
+        """The remaining rows, one by one."""
+
+    def close(self) -> None:
+        """Release the cursor's rows."""
+
+
+class Connection(Protocol):
+    """A connection as the repositories use it: statements with ``?`` placeholders."""
+
+    def execute(self, sql: str, parameters: Any = (), /) -> Any:
+        """Run one statement; returns a ``Cursor``."""
+
+    def executemany(self, sql: str, seq_of_parameters: Any, /) -> Any:
+        """Run one statement once per parameter row."""
+
+
+class Lane(Protocol):
+    """A stream of reads where each new request makes the older ones obsolete (search as
+    you type): ``memtui.store.query_lane.QueryLane`` and its PostgreSQL counterpart."""
+
+    interrupted: int
+
+    def begin(self) -> int:
+        """A ticket for a new read; older tickets are obsolete and their reads stopped."""
+
+    def is_current(self, ticket: int) -> bool:
+        """Whether no newer ticket has been handed out."""
+
+    def reading(self, ticket: int) -> contextlib.AbstractContextManager[None]:
+        """Run the block's store reads on the lane's connection."""
+
+
+class StoreBackend(ABC):
+    """A memtui store: repositories, transactions, clock and ids, on some database.
+
+    The repositories hold the SQL; the engine calls them inside ``transaction()`` when
+    several writes must land together. ``transaction()`` is re-entrant within a thread and
+    serialises writers (SQLite: ``BEGIN IMMEDIATE``; PostgreSQL: a transaction-scoped
+    advisory lock), so every read-check-write rule of the engine holds on both.
+    """
+
+    dialect: Dialect
+    """The SQL pieces that differ between backends."""
+
+    def __init__(self, *, clock: Clock | None = None, ids: IdFactory | None = None,
+                 read_only: bool = False) -> None:
+        self.read_only = read_only
+        """Opened read-only: reads work; every transaction is refused with the reason."""
+        self.clock: Clock = clock or system_clock
+        self.ids: IdFactory = ids or default_ids
+
+    # -- repositories (each imported on first use: the app's first frame needs two) -----
+
+    @cached_property
+    def identity(self) -> IdentityRepository:
+        """Users, projects, memberships, profiles, the access rules' rows."""
+        from memtui.store.identity import IdentityRepository
+
+        return IdentityRepository(self)
+
+    @cached_property
+    def memories(self) -> MemoryRepository:
+        """Memories: rows, chains, pages, search."""
+        from memtui.store.memories import MemoryRepository
+
+        return MemoryRepository(self)
+
+    @cached_property
+    def audit(self) -> AuditRepository:
+        """The append-only audit log."""
+        from memtui.store.audit import AuditRepository
+
+        return AuditRepository(self)
+
+    @cached_property
+    def tasks(self) -> TaskRepository:
+        """Tasks, follow-ups, the extraction log, settings and quota rows."""
+        from memtui.store.tasks import TaskRepository
+
+        return TaskRepository(self)
+
+    @cached_property
+    def codex_rollout_files(self) -> RolloutFileRepository:
+        """What was read of each Codex rollout file, per importing user."""
+        from memtui.store.codex_rollout_files import RolloutFileRepository
+
+        return RolloutFileRepository(self)
+
+    @cached_property
+    def recall(self) -> RecallRepository:
+        """Recall data: interactions, bundles and recall queries."""
+        from memtui.store.recall import RecallRepository
+
+        return RecallRepository(self)
+
+    @cached_property
+    def settings(self) -> SettingsRepository:
+        """Each user's auto-memory settings row."""
+        from memtui.store.settings import SettingsRepository
+
+        return SettingsRepository(self)
+
+    @cached_property
+    def sessions(self) -> SessionRepository:
+        """Agent sessions recorded by the session hooks."""
+        from memtui.store.sessions import SessionRepository
+
+        return SessionRepository(self)
+
+    @cached_property
+    def purges(self) -> PurgeRepository:
+        """Forgets whose text may still be in the database files (content-free)."""
+        from memtui.store.purges import PurgeRepository
+
+        return PurgeRepository(self)
+
+    # -- what the store is -----------------------------------------------------------------
+
+    @property
+    @abstractmethod
+    def location(self) -> str:
+        """Where the store is, for people: a file path, or a database URL without its
+        password."""
+
+    @property
+    @abstractmethod
+    def is_closed(self) -> bool:
+        """Whether ``close()`` was called."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Close every connection this store opened (any thread)."""
+
+    def now(self) -> str:
+        """The store clock's current time in the stored form."""
+        return format_time(self.clock())
+
+    def new_id(self, prefix: str) -> str:
+        """A new id with the given prefix."""
+        return self.ids(prefix)
+
+    # -- statements and transactions ---------------------------------------------------
+
+    @property
+    @abstractmethod
+    def conn(self) -> Connection:
+        """This thread's connection (inside a transaction: the transaction's)."""
+
+    def execute(self, sql: str, params: Any = ()) -> Cursor:
+        """Run one statement on this thread's connection."""
+        cursor: Cursor = self.conn.execute(sql, params)
+        return cursor
+
+    @abstractmethod
+    def transaction(self) -> contextlib.AbstractContextManager[Connection]:
+        """A write transaction, re-entrant within a thread; all or nothing. Writers are
+        serialised, so what the block reads stays true until it commits."""
+
+    @abstractmethod
+    def snapshot(self) -> contextlib.AbstractContextManager[Connection]:
+        """A read transaction: several queries see one consistent state of the store."""
+
+    @abstractmethod
+    def lane(self) -> Lane:
+        """A new query lane (search as you type)."""
+
+    # -- change detection and versions --------------------------------------------------
+
+    @abstractmethod
+    def data_version(self) -> int:
+        """A number that changes when another connection (any process, any machine)
+        commits a write; the app compares it to refresh."""
+
+    def wait_for_change(self, timeout_s: float) -> bool:
+        """Wait up to ``timeout_s`` for a write by another connection; True when one came.
+        The default looks at ``data_version`` once (backends that are told about writes
+        wait for the message)."""
+        before = self.data_version()
+        return self.data_version() != before
+
+    @abstractmethod
+    def schema_version(self) -> int:
+        """The schema version recorded in the store."""
+
+    def is_empty(self) -> bool:
+        """Whether the store holds no rows in any exported table (a new store)."""
+        from memtui.store.maintenance import is_empty
+
+        return is_empty(self)
+
+    # -- forgetting and maintenance (backend-neutral) -------------------------------------
+
+    @abstractmethod
+    def purge_deleted(self, wait_s: float) -> bool:
+        """Erase older copies of deleted rows that the store keeps outside its tables
+        (SQLite: the write-ahead log), waiting up to ``wait_s`` for readers. True when
+        nothing of them is left there (or the backend keeps no such copies)."""
+
+    @abstractmethod
+    def purge_backlog_bytes(self) -> int:
+        """How many bytes may still hold older copies of deleted rows (0: none)."""
+
+    @abstractmethod
+    def purge_location(self) -> str:
+        """Where older copies of deleted rows wait for ``purge_deleted``, for people."""
+
+    @abstractmethod
+    def check_whole_store_access(self) -> None:
+        """Raise ``PermissionDenied`` unless whoever runs memtui may read the whole store
+        at once (a whole-store export)."""
+
+    @abstractmethod
+    def failure(self, error: BaseException) -> StoreError | None:
+        """The one-line ``StoreError`` for a database driver's error that reached a front
+        end, or None when ``error`` is not one of this backend's."""
+
+    @abstractmethod
+    def vacuum(self, full: bool = False) -> VacuumResult:
+        """Give back the space of deleted rows and rewrite the pages that held them
+        (``memtui doctor --vacuum``; ``full``: ``VACUUM FULL`` where the backend has one);
+        the store's size on disk before and after, and what was done. Refused inside a
+        transaction (``StoreError``)."""

@@ -1,0 +1,218 @@
+"""The repository methods whose SQL differs on PostgreSQL as a whole: full-text search
+(``tsvector`` columns and ``to_tsquery('simple', ...)`` instead of FTS5 tables), the chain
+walk (PostgreSQL allows one recursive reference per query) and extraction claiming.
+
+Every method returns what its SQLite original returns, in the same order, so the engine
+and the tests see one behaviour. Full-text matching differs in one documented way: the
+``simple`` configuration lowercases but keeps diacritics (FTS5's ``remove_diacritics``
+folds them).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from memtui.store.memories import MAX_QUERY_TERMS, MemoryRepository
+from memtui.store.memory_rows import MEMORY_COLUMNS, row_to_memory
+from memtui.store.models import Memory, MemoryFilter, PageCursor
+from memtui.store.paging import keyset_page, position_page
+from memtui.store.recall import (
+    MAX_RECALL_TERMS,
+    RANK_BUDGET,
+    RECENT_SCAN_CAP,
+    RecallRepository,
+)
+from memtui.store.tasks import TaskRepository
+
+if TYPE_CHECKING:
+    from memtui.store.backend import StoreBackend
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_M_COLUMNS = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))
+MATCHES = "{alias}.fts @@ to_tsquery('simple', ?)"
+"""A row whose full-text column matches the query parameter."""
+
+
+def pg_tsquery(text: str, *, prefix_last: bool = True, any_term: bool = False) -> str | None:
+    """What a person typed as a safe ``to_tsquery`` text: each word a quoted lexeme, the
+    last one a prefix (``'migr':*``) unless the text ends with a space; all words must
+    match (``&``), or any (``|``). None when there is no searchable word. The words are
+    ``\\w+`` runs, so nothing typed is read as query syntax."""
+    words = _WORD.findall(text or "")[:MAX_QUERY_TERMS]
+    if not words:
+        return None
+    parts = [f"'{word}'" for word in words]
+    if prefix_last and text and not text[-1].isspace():
+        parts[-1] += ":*"
+    return (" | " if any_term else " & ").join(parts)
+
+
+def pg_terms(text: str) -> list[str]:
+    """The distinct words of a recall query as ``to_tsquery`` lexemes (at most
+    ``MAX_RECALL_TERMS``; no prefix matching)."""
+    seen: dict[str, str] = {}
+    for word in _WORD.findall(text or ""):
+        seen.setdefault(word.casefold(), f"'{word}'")
+    return list(seen.values())[:MAX_RECALL_TERMS]
+
+
+class PgSearchPages:
+    """A searched list's page, position and count queries: the list's own SQL with the
+    full-text condition added (PostgreSQL's planner picks between the list's index and
+    the GIN index by its statistics)."""
+
+    def __init__(self, repo: MemoryRepository, flt: MemoryFilter, query: str) -> None:
+        self.store = repo._store
+        self.query = query
+        self.clauses, self.params = repo._where(flt)
+
+    def _select(self, select: str, extra: list[str], extra_params: list[Any],
+                tail: str, tail_params: list[Any]) -> list[Any]:
+        where = [*self.clauses, MATCHES.format(alias="m"), *extra]
+        sql = f"SELECT {select} FROM memories m WHERE {' AND '.join(where)} {tail}"
+        return list(self.store.execute(sql, (*self.params, self.query, *extra_params,
+                                             *tail_params)).fetchall())
+
+    def page(self, limit: int, after: PageCursor | None,
+             before: PageCursor | None) -> list[Memory]:
+        """``MemoryRepository.page`` for a searched list (same rows, same order)."""
+        page = keyset_page("m.created_at", "m.id", after, before)
+        rows = self._select(_M_COLUMNS, list(page.clauses), list(page.params),
+                            f"ORDER BY {page.order} LIMIT ?", [limit])
+        return page.in_list_order([row_to_memory(row) for row in rows])
+
+    def at(self, offset: int, limit: int, from_end: bool) -> list[Memory]:
+        """``MemoryRepository.list_at`` for a searched list."""
+        page = position_page("m.created_at", "m.id", from_end)
+        rows = self._select(_M_COLUMNS, [], [], f"ORDER BY {page.order} LIMIT ? OFFSET ?",
+                            [limit, max(0, offset)])
+        return page.in_list_order([row_to_memory(row) for row in rows])
+
+    def count(self) -> int:
+        """How many rows the searched list holds."""
+        return int(self._select("count(*)", [], [], "", [])[0][0])
+
+    def count_at_most(self, cap: int) -> int:
+        """The count, or ``cap`` when the list holds at least that many rows."""
+        rows = self._select("count(*) FROM (SELECT 1", [], [], "LIMIT ?) AS capped", [cap])
+        return int(rows[0][0])
+
+
+class PgMemoryRepository(MemoryRepository):
+    """``MemoryRepository`` with PostgreSQL's full-text search and chain walk."""
+
+    def _searched(self, flt: MemoryFilter) -> PgSearchPages | None:  # type: ignore[override]
+        query = pg_tsquery(flt.search) if flt.search else None
+        if query is None:
+            return None
+        return PgSearchPages(self, flt, query)
+
+    MATCH_CLAUSE = MATCHES.format(alias="m")
+
+    def search_query(self, text: str) -> str | None:
+        """``pg_tsquery`` of the typed text."""
+        return pg_tsquery(text)
+
+    def search_ranked(self, flt: MemoryFilter, limit: int, *,
+                      any_term: bool = False) -> list[Memory]:
+        """Full-text matches in the list's scope, best first (``ts_rank``; ties newest
+        first)."""
+        query = pg_tsquery(flt.search or "", any_term=any_term)
+        if query is None:
+            return []
+        clauses, params = self._where(flt)
+        sql = (f"SELECT {_M_COLUMNS} FROM memories m, to_tsquery('simple', ?) q "
+               f"WHERE m.fts @@ q AND {' AND '.join(clauses)} "
+               "ORDER BY ts_rank(m.fts, q) DESC, m.seq DESC LIMIT ?")
+        rows = self._store.execute(sql, (query, *params, limit)).fetchall()
+        return [row_to_memory(row) for row in rows]
+
+    def chain_ids(self, memory_id: str) -> list[str]:
+        """Every id connected to this memory by supersede links (both directions)."""
+        rows = self._store.execute(
+            """
+            WITH RECURSIVE chain(id) AS (
+                SELECT CAST(? AS text)
+                UNION
+                SELECT n.id FROM chain c CROSS JOIN LATERAL (
+                    SELECT m.superseded_by AS id FROM memories m
+                        WHERE m.id = c.id AND m.superseded_by IS NOT NULL
+                    UNION ALL
+                    SELECT m.id FROM memories m WHERE m.superseded_by = c.id
+                ) n
+            )
+            SELECT id FROM chain
+            """, (memory_id,)).fetchall()
+        return [row[0] for row in rows]
+
+    def merge_fulltext(self) -> None:
+        """Nothing to merge: a GIN index drops a deleted row's entries when it is vacuumed."""
+
+
+class PgRecallRepository(RecallRepository):
+    """``RecallRepository`` with PostgreSQL's full-text ranking (``ts_rank``)."""
+
+    _TABLES = {"memories_fts": "memories", "tasks_fts": "tasks",
+               "interactions_fts": "interactions"}
+
+    def _capped_count(self, fts_table: str, phrase: str) -> int:
+        table = self._TABLES[fts_table]
+        row = self._store.execute(
+            f"SELECT count(*) FROM (SELECT 1 FROM {table} x WHERE {MATCHES.format(alias='x')} "
+            "LIMIT ?) AS capped", (phrase, RANK_BUDGET + 1)).fetchone()
+        return int(row[0])
+
+    def _plan(self, fts_table: str, text: str) -> tuple[str, str] | None:
+        """``RecallRepository._plan`` with ``to_tsquery`` terms: the selective words ranked
+        together (``|``), or every (common) word required (``&``)."""
+        counts = []
+        for term in pg_terms(text):
+            count = self._capped_count(fts_table, term)
+            if count:
+                counts.append((count, term))
+        if not counts:
+            return None
+        counts.sort()
+        chosen: list[str] = []
+        total = 0
+        for count, term in counts:
+            if total + count > RANK_BUDGET:
+                break
+            chosen.append(term)
+            total += count
+        if chosen:
+            return "rank", " | ".join(chosen)
+        return "recent", " & ".join(term for _count, term in counts)
+
+    def _related(self, fts_table: str, table: str, alias: str, columns: str, where: str,
+                 params: Sequence[Any], text: str, limit: int) -> list[Sequence[Any]]:
+        plan = self._plan(fts_table, text)
+        if plan is None:
+            return []
+        mode, match = plan
+        if mode == "rank":
+            sql = (f"SELECT {columns} FROM {table} {alias}, to_tsquery('simple', ?) q "
+                   f"WHERE {alias}.fts @@ q AND {where} "
+                   f"ORDER BY ts_rank({alias}.fts, q) DESC, {alias}.seq DESC LIMIT ?")
+            return list(self._store.execute(sql, (match, *params, limit)).fetchall())
+        sql = (f"SELECT {alias}.seq, ({where}) FROM {table} {alias} "
+               f"WHERE {MATCHES.format(alias=alias)} ORDER BY {alias}.seq DESC LIMIT ?")
+        seqs = [seq for seq, visible in self._store.execute(
+            sql, (*params, match, RECENT_SCAN_CAP)).fetchall() if visible][:limit]
+        if not seqs:
+            return []
+        marks = ", ".join("?" for _ in seqs)
+        rows = self._store.execute(
+            f"SELECT {alias}.seq, {columns} FROM {table} {alias} WHERE {alias}.seq IN ({marks})",
+            seqs).fetchall()
+        by_seq = {row[0]: row[1:] for row in rows}
+        return [by_seq[seq] for seq in seqs if seq in by_seq]
+
+
+class PgTaskRepository(TaskRepository):
+    """``TaskRepository`` on PostgreSQL (the extraction scan claims its task row)."""
+
+    def __init__(self, store: StoreBackend) -> None:
+        super().__init__(store)

@@ -1,0 +1,531 @@
+"""The PostgreSQL store: a pool of connections, transactions, migrations, change messages.
+
+A team shares one PostgreSQL database from several machines. The store keeps the SQLite
+store's contract (``StoreBackend``):
+
+- Statements outside a transaction borrow a pooled connection for that one statement
+  (autocommit: each sees the latest committed state). ``transaction()`` and ``snapshot()``
+  hold one pooled connection for the thread until the outermost block ends; they are
+  re-entrant as on SQLite.
+- ``transaction()`` is ``BEGIN`` then ``pg_advisory_xact_lock(WRITE_LOCK_KEY)``: writers
+  take turns, as SQLite's ``BEGIN IMMEDIATE`` makes them, so every read-check-write rule of
+  the engine (supersede chains, compare-and-set documents, quota checks, review decisions,
+  an extraction scan re-checking its task) holds across machines. Readers never wait for it.
+- ``snapshot()`` is a ``REPEATABLE READ`` transaction: one consistent state for its reads.
+- ``data_version()`` counts the messages on the ``memtui_changes`` channel, which every
+  committed write sends (triggers, ``postgres/schema.py``); a dedicated connection
+  ``LISTEN``s, so nothing polls the tables.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import psycopg
+from psycopg import errors as pg_errors
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from memtui.errors import StoreError
+from memtui.store.backend import Connection, StoreBackend
+from memtui.store.dialect import POSTGRESQL
+from memtui.store.ids import IdFactory
+from memtui.store.postgres.adapter import parameters, redact_url, scrub, statement
+from memtui.store.postgres.schema import (
+    CHANGES_CHANNEL,
+    PG_LATEST_VERSION,
+    PG_MIGRATIONS,
+    STORE_MARK,
+)
+from memtui.store.schema import APPLICATION_ID
+from memtui.store.timeutil import Clock, format_time
+
+if TYPE_CHECKING:
+    from memtui.store.maintenance import VacuumResult
+    from memtui.store.memories import MemoryRepository
+    from memtui.store.postgres.lane import PgQueryLane
+    from memtui.store.recall import RecallRepository
+    from memtui.store.tasks import TaskRepository
+
+WRITE_LOCK_KEY = APPLICATION_ID
+"""The advisory lock every write transaction holds (``pg_advisory_xact_lock``)."""
+MIGRATION_LOCK_KEY = APPLICATION_ID + 1
+"""The advisory lock a process holds while it checks and migrates the schema."""
+CONNECT_TIMEOUT_S = 10
+"""How long opening a connection waits for the server."""
+POOL_MAX_SIZE = 8
+"""Pooled connections at most per store (lanes and the listener have their own)."""
+POOL_TIMEOUT_S = 30.0
+"""How long a statement waits for a free pooled connection."""
+VACUUMED_TABLES = ("memories", "forgotten_sources", "audit", "tasks", "task_followups",
+                   "extraction_log", "interactions", "bundle_documents", "consolidations",
+                   "pending_purges", "agent_sessions", "codex_rollout_files")
+"""Tables ``vacuum`` runs over: every table whose rows a forget or an edit deletes or
+rewrites."""
+
+
+class _ThreadState(threading.local):
+    """One thread's place in the store: the connection its transaction holds, how deep the
+    re-entrant blocks go, and a lane's connection bound to it."""
+
+    def __init__(self) -> None:
+        self.conn: psycopg.Connection[Any] | None = None
+        self.depth = 0
+        self.writing = False
+        self.pooled = False
+        self.bound: psycopg.Connection[Any] | None = None
+
+
+class PgConnection:
+    """A connection as the repositories use it: ``?`` statements, run on the thread's
+    transaction connection, or on a pooled connection borrowed for the one statement."""
+
+    def __init__(self, store: PostgresStore) -> None:
+        self._store = store
+
+    def execute(self, sql: str, parameters_: Any = (), /) -> Any:
+        """Run one statement; returns psycopg's cursor (rows fetched with it)."""
+        return self._store._run(sql, parameters_, many=False)
+
+    def executemany(self, sql: str, seq_of_parameters: Any, /) -> Any:
+        """Run one statement per parameter row (pipelined by psycopg)."""
+        return self._store._run(sql, seq_of_parameters, many=True)
+
+
+class PostgresStore(StoreBackend):
+    """A memtui store in a PostgreSQL database (see the module doc)."""
+
+    dialect = POSTGRESQL
+
+    def __init__(self, url: str, *, clock: Clock | None = None, ids: IdFactory | None = None,
+                 pool_size: int = POOL_MAX_SIZE) -> None:
+        super().__init__(clock=clock, ids=ids, read_only=False)
+        self._url = url
+        self._location = redact_url(url)
+        self._local = _ThreadState()
+        self._lock = threading.Lock()
+        self._closed = False
+        self._pool_size = pool_size
+        self._pool: ConnectionPool[psycopg.Connection[Any]] | None = None
+        self._extra: list[psycopg.Connection[Any]] = []
+        self._listener: psycopg.Connection[Any] | None = None
+        self._listen_lock = threading.Lock()
+        self._changes = 0
+
+    # -- repositories that differ ----------------------------------------------------------
+
+    @cached_property
+    def memories(self) -> MemoryRepository:
+        """Memories, with PostgreSQL's full-text search and chain walk."""
+        from memtui.store.postgres.repositories import PgMemoryRepository
+
+        return PgMemoryRepository(self)
+
+    @cached_property
+    def recall(self) -> RecallRepository:
+        """Recall data, with PostgreSQL's full-text ranking."""
+        from memtui.store.postgres.repositories import PgRecallRepository
+
+        return PgRecallRepository(self)
+
+    @cached_property
+    def tasks(self) -> TaskRepository:
+        """Tasks, with extraction candidates claimed by ``FOR UPDATE SKIP LOCKED``."""
+        from memtui.store.postgres.repositories import PgTaskRepository
+
+        return PgTaskRepository(self)
+
+    # -- what the store is -------------------------------------------------------------------
+
+    @property
+    def location(self) -> str:
+        """The database URL without its password."""
+        return self._location
+
+    @property
+    def url(self) -> str:
+        """The URL the store was opened with (it may hold a password: never print it)."""
+        return self._url
+
+    @property
+    def is_closed(self) -> bool:
+        """Whether ``close()`` was called."""
+        return self._closed
+
+    def error(self, message: str, error: BaseException | None = None) -> StoreError:
+        """A one-line ``StoreError`` naming the database (never its password)."""
+        detail = ""
+        if error is not None:
+            detail = " ".join(str(error).split()) or type(error).__name__
+            detail = f" ({scrub(detail, self._url)[:240]})"
+        return StoreError(f"{self._location}: {message}{detail}")
+
+    # -- connections ---------------------------------------------------------------------------
+
+    def connect(self) -> psycopg.Connection[Any]:
+        """A new autocommit connection outside the pool (closed with the store)."""
+        with self._lock:
+            if self._closed:
+                raise self.error("the store is closed")
+        try:
+            conn = psycopg.connect(self._url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
+        except psycopg.Error as error:
+            raise self.error("cannot connect to the database", error) from None
+        with self._lock:
+            self._extra.append(conn)
+        return conn
+
+    def _get_pool(self) -> ConnectionPool[psycopg.Connection[Any]]:
+        pool = self._pool
+        if pool is None:
+            with self._lock:
+                if self._closed:
+                    raise self.error("the store is closed")
+                if self._pool is None:
+                    self._pool = ConnectionPool(
+                        self._url, min_size=1, max_size=self._pool_size, open=True,
+                        kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S},
+                        timeout=POOL_TIMEOUT_S, name="memtui")
+                pool = self._pool
+        return pool
+
+    def _borrow(self) -> psycopg.Connection[Any]:
+        try:
+            return self._get_pool().getconn()
+        except PoolTimeout as error:
+            raise self.error("no database connection became free", error) from None
+
+    def _give_back(self, conn: psycopg.Connection[Any]) -> None:
+        pool = self._pool
+        if pool is None:
+            with contextlib.suppress(psycopg.Error):
+                conn.close()
+            return
+        with contextlib.suppress(Exception):
+            pool.putconn(conn)
+
+    @property
+    def conn(self) -> Connection:
+        """The repositories' connection for this thread (see ``PgConnection``)."""
+        if self._closed:
+            raise self.error("the store is closed")
+        return PgConnection(self)
+
+    def _run(self, sql: str, params: Any, *, many: bool) -> Any:
+        state = self._local
+        held = state.conn if state.conn is not None else state.bound
+        query = statement(sql, params if not many else None)
+        if held is not None:
+            return self._run_on(held, query, params, many)
+        if self._closed:
+            raise self.error("the store is closed")
+        conn = self._borrow()
+        try:
+            return self._run_on(conn, query, params, many)
+        finally:
+            self._give_back(conn)
+
+    @staticmethod
+    def _run_on(conn: psycopg.Connection[Any], query: str, params: Any, many: bool) -> Any:
+        cursor = conn.cursor()
+        if many:
+            rows = [parameters(row) for row in params]
+            if rows:
+                cursor.executemany(query, rows)
+            return cursor
+        cursor.execute(query, parameters(params))
+        return cursor
+
+    @contextlib.contextmanager
+    def bound_to(self, conn: psycopg.Connection[Any]) -> Iterator[None]:
+        """Run this thread's store calls in the block on ``conn`` (a lane's connection)."""
+        state = self._local
+        saved = (state.bound, state.conn, state.depth, state.writing, state.pooled)
+        state.bound, state.conn, state.depth, state.writing, state.pooled = \
+            conn, None, 0, False, False
+        try:
+            yield
+        finally:
+            state.bound, state.conn, state.depth, state.writing, state.pooled = saved
+
+    def lane(self) -> PgQueryLane:
+        """A new lane: a connection of its own; ``begin()`` cancels the obsolete query."""
+        from memtui.store.postgres.lane import PgQueryLane
+
+        return PgQueryLane(self)
+
+    def close(self) -> None:
+        """Close the pool, the listener and every connection this store opened."""
+        with self._lock:
+            self._closed = True
+            pool, self._pool = self._pool, None
+            extra, self._extra = self._extra, []
+        if pool is not None:
+            with contextlib.suppress(Exception):
+                pool.close()
+        for conn in extra:
+            with contextlib.suppress(Exception):
+                conn.close()
+        with self._listen_lock:
+            self._listener = None
+        self._local = _ThreadState()
+
+    # -- transactions ----------------------------------------------------------------------
+
+    def _open_block(self, begin: str) -> psycopg.Connection[Any]:
+        state = self._local
+        if state.bound is not None:
+            conn, pooled = state.bound, False
+        else:
+            if self._closed:
+                raise self.error("the store is closed")
+            conn, pooled = self._borrow(), True
+        try:
+            conn.execute(begin)
+        except psycopg.Error as error:
+            if pooled:
+                self._give_back(conn)
+            raise self.error("cannot start a transaction", error) from None
+        state.conn, state.depth, state.pooled = conn, 1, pooled
+        return conn
+
+    def _close_block(self, conn: psycopg.Connection[Any]) -> None:
+        state = self._local
+        pooled = state.pooled
+        state.conn, state.depth, state.writing, state.pooled = None, 0, False, False
+        if pooled:
+            self._give_back(conn)
+
+    def _lock_writers(self, conn: psycopg.Connection[Any]) -> None:
+        try:
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK_KEY,))
+        except psycopg.Error as error:
+            raise self.error("could not wait for the other writers", error) from None
+        self._local.writing = True
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[Connection]:
+        """A write transaction: writers take turns (an advisory lock), re-entrant within a
+        thread; on any exception the whole transaction rolls back."""
+        state = self._local
+        if state.depth > 0:
+            assert state.conn is not None
+            if not state.writing:  # a snapshot that goes on to write
+                self._lock_writers(state.conn)
+            state.depth += 1
+            try:
+                yield PgConnection(self)
+            finally:
+                state.depth -= 1
+            return
+        conn = self._open_block("BEGIN ISOLATION LEVEL READ COMMITTED")
+        try:
+            self._lock_writers(conn)
+            yield PgConnection(self)
+        except BaseException:
+            with contextlib.suppress(psycopg.Error):
+                conn.execute("ROLLBACK")
+            self._close_block(conn)
+            raise
+        try:
+            conn.execute("COMMIT")
+        except psycopg.Error as error:
+            with contextlib.suppress(psycopg.Error):
+                conn.execute("ROLLBACK")
+            self._close_block(conn)
+            raise self.commit_error(error) from None
+        self._close_block(conn)
+
+    def commit_error(self, error: psycopg.Error) -> StoreError:
+        """Why a commit failed, in SQLite's words where the engine looks for them (a
+        deferred foreign key)."""
+        if isinstance(error, pg_errors.ForeignKeyViolation):
+            return self.error("could not commit (FOREIGN KEY constraint failed)", error)
+        return self.error("could not commit", error)
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[Connection]:
+        """A read transaction (``REPEATABLE READ``): its queries see one state."""
+        state = self._local
+        if state.depth > 0:
+            yield PgConnection(self)
+            return
+        conn = self._open_block("BEGIN ISOLATION LEVEL REPEATABLE READ")
+        try:
+            yield PgConnection(self)
+        finally:
+            with contextlib.suppress(psycopg.Error):
+                conn.execute("COMMIT" if conn.info.transaction_status
+                             == psycopg.pq.TransactionStatus.INTRANS else "ROLLBACK")
+            self._close_block(conn)
+
+    # -- change detection --------------------------------------------------------------
+
+    def _listening(self) -> psycopg.Connection[Any]:
+        listener = self._listener
+        if listener is None or listener.closed:
+            listener = self.connect()
+            listener.execute(f"LISTEN {CHANGES_CHANNEL}")
+            self._listener = listener
+        return listener
+
+    def _drain(self, timeout_s: float, stop_after: int | None) -> int:
+        with self._listen_lock:
+            listener = self._listening()
+            try:
+                got = sum(1 for _ in listener.notifies(timeout=timeout_s, stop_after=stop_after))
+            except psycopg.Error as error:
+                self._listener = None
+                raise self.error("lost the connection that watches for changes", error) \
+                    from None
+            self._changes += got
+            return got
+
+    def data_version(self) -> int:
+        """How many change messages this store has received (any writer, any machine).
+        Reads only what already arrived on the listening connection; never waits."""
+        self._drain(0.0, None)
+        return self._changes
+
+    def wait_for_change(self, timeout_s: float) -> bool:
+        """Wait up to ``timeout_s`` for a change message; True when one came."""
+        return self._drain(max(0.0, timeout_s), 1) > 0
+
+    def schema_version(self) -> int:
+        """The newest migration recorded in ``schema_migrations``."""
+        row = self.execute("SELECT max(version) FROM schema_migrations").fetchone()
+        return int(row[0] or 0)
+
+    # -- backend-neutral maintenance -------------------------------------------------------
+
+    def purge_deleted(self, wait_s: float) -> bool:
+        """Nothing to do: PostgreSQL keeps no write-ahead copies a reader holds back the way
+        SQLite's WAL does; the space of deleted rows is reclaimed by ``vacuum`` (autovacuum
+        or ``memtui doctor --vacuum``)."""
+        return True
+
+    def purge_backlog_bytes(self) -> int:
+        """Always 0 (see ``purge_deleted``)."""
+        return 0
+
+    def purge_location(self) -> str:
+        """Where deleted rows wait: the database's files until they are vacuumed."""
+        return f"{self._location} (until VACUUM)"
+
+    def check_whole_store_access(self) -> None:
+        """Allowed: the database's own credentials are the trust boundary (whoever can log
+        in can read every table)."""
+
+    def failure(self, error: BaseException) -> StoreError | None:
+        """A one-line error for a psycopg error (the password never in it)."""
+        if isinstance(error, StoreError):
+            return error
+        if isinstance(error, psycopg.OperationalError):
+            return self.error("database error", error)
+        if isinstance(error, psycopg.Error):
+            return self.error("database error", error)
+        return None
+
+    def vacuum(self, full: bool = False) -> VacuumResult:
+        """``VACUUM (ANALYZE)`` each table rows are deleted from or rewritten in: their
+        space is marked free for reuse, and the GIN indexes drop deleted rows' words.
+        ``full``: ``VACUUM FULL`` rewrites each table and index into new files, so deleted
+        rows' bytes leave the database's files (it locks each table while it runs). Sizes
+        are the vacuumed tables with their indexes."""
+        if self._local.depth > 0:
+            raise self.error("cannot vacuum inside a transaction")
+        from memtui.store.maintenance import VacuumResult
+
+        verb = "VACUUM (FULL, ANALYZE)" if full else "VACUUM (ANALYZE)"
+        conn = self.connect()
+        try:
+            before = self._table_bytes(conn)
+            for table in VACUUMED_TABLES:
+                try:
+                    conn.execute(f"{verb} {table}")
+                except psycopg.Error as error:
+                    raise self.error(f"{verb} {table} failed", error) from None
+            after = self._table_bytes(conn)
+        finally:
+            with contextlib.suppress(psycopg.Error):
+                conn.close()
+        what = ("rewrote the memory tables and their indexes into new files (VACUUM FULL)"
+                if full else "marked the space of deleted rows free for reuse and dropped "
+                "their words from the full-text indexes (VACUUM)")
+        return VacuumResult(full=full, bytes_before=before, bytes_after=after, done=(what,))
+
+    @staticmethod
+    def _table_bytes(conn: psycopg.Connection[Any]) -> int:
+        row = conn.execute(
+            "SELECT coalesce(sum(pg_total_relation_size(to_regclass(name))), 0) "
+            "FROM unnest(%s::text[]) AS name", (list(VACUUMED_TABLES),)).fetchone()
+        return int(row[0]) if row else 0
+
+
+# -- opening ---------------------------------------------------------------------------------
+
+
+def _prepare(store: PostgresStore) -> None:
+    """Check the database is a memtui store (or empty), refuse a newer schema, migrate."""
+    conn = store.connect()
+    try:
+        conn.execute("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK_KEY,))
+        try:
+            _check_and_migrate(store, conn)
+        finally:
+            with contextlib.suppress(psycopg.Error):
+                conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK_KEY,))
+    except psycopg.Error as error:
+        raise store.error("cannot prepare the database", error) from None
+    finally:
+        with contextlib.suppress(psycopg.Error):
+            conn.close()
+
+
+def _check_and_migrate(store: PostgresStore, conn: psycopg.Connection[Any]) -> None:
+    row = conn.execute(
+        "SELECT obj_description(to_regclass('schema_migrations'), 'pg_class'), "
+        "(SELECT count(*) FROM pg_tables WHERE schemaname = current_schema())").fetchone()
+    assert row is not None
+    mark, tables = row
+    if mark is None:
+        if tables:
+            raise store.error("not a memtui database (it holds other tables)")
+        version, recorded = 0, set[int]()
+    elif mark != STORE_MARK:
+        raise store.error("not a memtui database")
+    else:
+        recorded = {int(r[0]) for r in conn.execute("SELECT version FROM schema_migrations")}
+        version = max(recorded, default=0)
+    if version > PG_LATEST_VERSION:
+        raise store.error(f"made by a newer memtui (schema {version}; this version knows up "
+                          f"to {PG_LATEST_VERSION}); upgrade memtui to open it")
+    for number, script in PG_MIGRATIONS:
+        if number in recorded:
+            continue
+        stamp = format_time(store.clock())
+        try:
+            with conn.transaction():
+                conn.execute(script)
+                conn.execute("INSERT INTO schema_migrations(version, applied_at) "
+                             "VALUES (%s, %s)", (number, stamp))
+        except psycopg.Error as error:
+            raise store.error(f"migration {number} failed", error) from None
+
+
+def open_postgres_store(url: str, *, clock: Clock | None = None,
+                        ids: IdFactory | None = None) -> PostgresStore:
+    """Open (creating or migrating the schema as needed) the memtui store in the PostgreSQL
+    database at ``url``. Raises ``StoreError`` with a one-line message (without the
+    password) when the server cannot be reached, refuses the login, or the database is not a
+    memtui store or comes from a newer schema."""
+    store = PostgresStore(url, clock=clock, ids=ids)
+    try:
+        _prepare(store)
+    except BaseException:
+        store.close()
+        raise
+    return store
