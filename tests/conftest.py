@@ -13,9 +13,12 @@ from typing import Any
 import pytest
 from pg_support import pg_server_url, pg_url  # noqa: F401  (fixtures: tests/pg_support.py)
 
+import pg_databases
+
 from memtui.cli.main import main
 from memtui.engine.api import Engine
-from memtui.store.database import Store, open_store
+from memtui.store.backend import StoreBackend
+from memtui.store.database import open_store
 from memtui.store.ids import SequentialIds
 from memtui.store.timeutil import FixedClock
 
@@ -46,16 +49,54 @@ def db_path(tmp_path: Path) -> Path:
     return tmp_path / "memtui.db"
 
 
+BACKENDS = ("sqlite", "postgres")
+"""The store backends the ``store`` fixture runs each test on."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the backend marker."""
+    config.addinivalue_line(
+        "markers", "sqlite_only(reason): the test is about SQLite itself (the file, its WAL, "
+        "its PRAGMAs): the store fixture gives it SQLite only")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Every test that uses the store runs on each backend (``backend``); a test marked
+    ``sqlite_only`` on SQLite only."""
+    if "backend" in metafunc.fixturenames:
+        only = metafunc.definition.get_closest_marker("sqlite_only") is not None
+        metafunc.parametrize("backend", ["sqlite"] if only else list(BACKENDS))
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Drop this process's PostgreSQL template database."""
+    pg_databases.drop_template()
+
+
 @pytest.fixture
-def store(db_path: Path, clock: FixedClock) -> Iterator[Store]:
-    """A new store with the fixed clock and sequential ids."""
-    opened = open_store(db_path, clock=clock, ids=SequentialIds())
+def store_target(backend: str, db_path: Path) -> Iterator[str]:
+    """Where the test's store lives: the SQLite file ``db_path``, or a fresh PostgreSQL
+    database (its URL; dropped after the test)."""
+    if backend == "sqlite":
+        yield str(db_path)
+        return
+    url, name = pg_databases.new_database()
+    try:
+        yield url
+    finally:
+        pg_databases.drop_database(name)
+
+
+@pytest.fixture
+def store(store_target: str, clock: FixedClock) -> Iterator[StoreBackend]:
+    """A new store with the fixed clock and sequential ids, on each backend."""
+    opened = open_store(store_target, clock=clock, ids=SequentialIds())
     yield opened
     opened.close()
 
 
 @pytest.fixture
-def engine_for(store: Store) -> Callable[[str], Engine]:
+def engine_for(store: StoreBackend) -> Callable[[str], Engine]:
     """Engines acting as different users on the same store."""
     return lambda user: Engine(store, user)
 
@@ -75,12 +116,15 @@ class CliResult:
 
 
 @pytest.fixture
-def cli(db_path: Path) -> Callable[..., CliResult]:
-    """Run ``memtui --db <test store> ARGS`` in-process: ``cli("--user", "alice", "memory", ...)``."""
+def cli(request: pytest.FixtureRequest, db_path: Path) -> Callable[..., CliResult]:
+    """Run ``memtui --db <test store> ARGS`` in-process: ``cli("--user", "alice", "memory", ...)``.
+    The test's store: the ``store`` fixture's backend when the test uses it, else the file."""
+    target = (request.getfixturevalue("store_target") if "backend" in request.fixturenames
+              else str(db_path))
 
     def run(*args: str) -> CliResult:
         out, err = io.StringIO(), io.StringIO()
-        code = main(["--db", str(db_path), *args], stdout=out, stderr=err)
+        code = main(["--db", target, *args], stdout=out, stderr=err)
         return CliResult(code, out.getvalue(), err.getvalue())
 
     return run

@@ -15,7 +15,7 @@ from memtui.engine.api import Engine
 from memtui.store.database import Store, open_store
 
 
-def test_forget_during_the_row_scan_is_purged(store: Store, db_path: Path,
+def test_forget_during_the_row_scan_is_purged(store: Store, store_target: str,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     engine = Engine(store, "alice")
     keep = engine.identity.add_memory("the staging database lives on port 5433")
@@ -27,7 +27,7 @@ def test_forget_during_the_row_scan_is_purged(store: Store, db_path: Path,
 
     def findings_then_forget(table: str, row: Any, *args: Any) -> Any:
         if table == "memories" and not results:  # another process forgets meanwhile
-            other = open_store(db_path)
+            other = open_store(store_target)
             try:
                 results.append(Engine(other, "alice").identity.forget(gone.id))
             finally:

@@ -142,6 +142,7 @@ def test_quota_threshold_is_inclusive(team: Team) -> None:
     assert _reason(team, task) == "extracted"  # exactly 20% left
 
 
+@pytest.mark.sqlite_only  # text in a REAL column: PostgreSQL refuses to store it
 def test_quota_read_failure_fails_closed(team: Team, monkeypatch: pytest.MonkeyPatch) -> None:
     task = add_done(team.alice, team.clock)
     team.alice.tasks.set_quota(100)

@@ -23,6 +23,8 @@ try:
 except ImportError:  # tests/ imported as a package
     from tests.conftest import CliResult
 
+pytestmark = pytest.mark.sqlite_only  # the write-ahead log and the file's bytes
+
 PHRASE = "Vermilion-Okapi-Cipher rendezvous at pier nine"
 MARKER = b"Vermilion-Okapi-Cipher"
 OTHER_MEMORIES = 60

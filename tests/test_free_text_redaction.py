@@ -49,6 +49,7 @@ def test_free_text_planted_through_each_path_never_reaches_the_file(cli, db_path
     assert not any(secret in shown for secret in SECRETS)
 
 
+@pytest.mark.sqlite_only  # reads the store file's bytes
 def test_engine_paths_redact_labels_and_detail_keys(engine_for, db_path: Path) -> None:
     alice = engine_for("alice")
     alice.identity.create_project("web")

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from backends import fulltext_count
 
 from memtui.engine.api import Engine
 from memtui.errors import InvalidInput, NotFound, PermissionDenied
@@ -147,15 +148,14 @@ def test_forget_removes_every_version_and_search_rows(team, store: Store, db_pat
     assert set(result.removed_ids) == {first.id, second.id} and result.count == 2
     assert alice.identity.list_memories("web", search="zebraphrase", status="all") == []
     assert [m.id for m in alice.identity.list_memories("web")] == [keep.id]
-    fts_rows = store.execute(
-        "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH 'zebraphrase'").fetchone()[0]
-    assert fts_rows == 0
+    assert fulltext_count(store, "zebraphrase") == 0
     entry = alice.identity.audit(1)[0]
     assert entry.action == "memory_forgotten" and "zebraphrase" not in str(entry.detail)
     with pytest.raises(NotFound):
         alice.identity.get_memory(second.id)
 
 
+@pytest.mark.sqlite_only  # the file and its WAL
 def test_forgotten_text_is_gone_from_the_database_file(team, store: Store, db_path: Path) -> None:
     alice = team[0]
     secret_text = "Quokka-Marmalade-Protocol launches at dawn"

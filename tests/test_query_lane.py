@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import sqlite3
 import threading
+from typing import Any
 
 import pytest
 
@@ -68,15 +68,16 @@ def test_an_obsolete_ticket_does_not_read_at_all(store: Store) -> None:
 
 def test_other_errors_pass_through_unchanged(store: Store) -> None:
     lane = store.lane()
-    with pytest.raises(sqlite3.OperationalError, match="syntax"), lane.reading(lane.begin()):
+    with pytest.raises(Exception, match="(?i)syntax") as raised, lane.reading(lane.begin()):
         store.execute("SELEC nonsense")
+    assert not isinstance(raised.value, QueryInterrupted)
     assert lane.interrupted == 0
 
 
 def test_an_interrupted_snapshot_leaves_no_transaction_open(store: Store) -> None:
     lane = store.lane()
     ticket = lane.begin()
-    conns: list[sqlite3.Connection] = []
+    conns: list[Any] = []
 
     def reader() -> None:
         with lane.reading(ticket), store.snapshot() as conn:
@@ -98,7 +99,7 @@ def test_closing_the_store_closes_the_lane(store: Store) -> None:
     with lane.reading(ticket):
         conn = store.conn
     store.close()
-    with pytest.raises(sqlite3.ProgrammingError):
+    with pytest.raises(Exception, match="(?i)closed"):
         conn.execute("SELECT 1")
     with pytest.raises(StoreError, match="closed"), lane.reading(lane.begin()):
         pass

@@ -221,11 +221,11 @@ def test_a_reader_may_not_approve_or_reject(team: Team) -> None:
     assert team.alice.identity.get_memory(pending.id).status == "pending"
 
 
-def test_approving_what_another_process_rejected(team: Team, db_path: Path,
+def test_approving_what_another_process_rejected(team: Team, store_target: str,
                                                  clock: FixedClock) -> None:
     pending = team.alice.identity.add_memory("web, from MCP", "fact", "web", source="mcp")
     [shown] = team.alice.review.items()
-    other = open_store(db_path, clock=clock)
+    other = open_store(store_target, clock=clock)
     try:
         Engine(other, "bob").review.reject(pending.id)
     finally:
@@ -235,13 +235,13 @@ def test_approving_what_another_process_rejected(team: Team, db_path: Path,
     assert team.alice.maintenance.check() == []
 
 
-def test_two_users_approving_the_same_correction(team: Team, db_path: Path,
+def test_two_users_approving_the_same_correction(team: Team, store_target: str,
                                                  clock: FixedClock) -> None:
     old = team.alice.identity.add_memory("Static files come from WhiteNoise.", "fact", "web")
     pending = team.bob.identity.supersede(old.id, "Static files come from the CDN.",
                                           source="mcp")
     [as_alice_saw] = team.alice.review.items()
-    other = open_store(db_path, clock=clock)
+    other = open_store(store_target, clock=clock)
     try:
         Engine(other, "bob").review.approve(pending.id)
     finally:

@@ -103,7 +103,7 @@ def _task_params(i: int = 0, **extra: Any) -> dict[str, Any]:
 
 def test_health(service: MemoryService, sock: Path, store: Store) -> None:
     result = ok(sock, "health")
-    assert result["store"] == str(store.path) and result["user"] == "alice"
+    assert result["store"] == store.location and result["user"] == "alice"
     assert result["schema_version"] == store.schema_version() and result["version"]
     assert result["worker"] == {"enabled": False}
 
@@ -159,6 +159,7 @@ def test_every_method_round_trip(service: MemoryService, sock: Path, alice: Engi
         ("INDEX.md", 1, "# Web")]
 
 
+@pytest.mark.sqlite_only  # the file and its WAL
 def test_the_service_holds_no_read_transaction_between_requests(
         service: MemoryService, sock: Path, alice: Engine, db_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:

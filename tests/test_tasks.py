@@ -236,6 +236,7 @@ def test_zero_limit_leaves_nothing(team: Team) -> None:
     assert team.alice.tasks.set_quota(0).remaining_percent == 0
 
 
+@pytest.mark.sqlite_only  # text in a REAL column: PostgreSQL refuses to store it
 def test_unreadable_quota_raises(team: Team) -> None:
     team.alice.tasks.set_quota(10)
     team.store.execute("UPDATE quotas SET limit_usd = 'ten dollars' WHERE user_id = 'alice'")

@@ -142,13 +142,13 @@ def test_stop_lands_between_transactions(team: Team) -> None:
     assert summary is not None and summary.stopped and summary.scanned == memories
 
 
-def test_loop_with_a_store_factory_opens_and_closes_its_own(team: Team, db_path: Path,
+def test_loop_with_a_store_factory_opens_and_closes_its_own(team: Team, store_target: str,
                                                             clock: FixedClock) -> None:
     add_done(team.alice, team.clock)
     opened: list[Store] = []
 
     def factory() -> Store:
-        opened.append(open_store(db_path, clock=clock))
+        opened.append(open_store(store_target, clock=clock))
         return opened[-1]
 
     recorder = Recorder()

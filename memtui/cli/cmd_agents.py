@@ -20,14 +20,14 @@ def mcp(ctx: CliContext, args: argparse.Namespace) -> int:
     from memtui.mcp.server import serve
 
     named = bool(getattr(args, "db", None))
-    return serve(ctx.db_path, ctx.user, create_folder=not named)
+    return serve(ctx.db_target, ctx.user, create_folder=not named)
 
 
 def _extra_options(ctx: CliContext) -> list[str]:
     """The global options the installed commands carry: the ones given to this command."""
     extra: list[str] = []
     if getattr(ctx.args, "db", None):
-        extra += ["--db", str(ctx.db_path.expanduser().absolute())]
+        extra += ["--db", str(ctx.db_path.absolute()) if ctx.db_is_file else ctx.db_target]
     if getattr(ctx.args, "user", None):
         extra += ["--user", ctx.user]
     return extra
@@ -70,7 +70,7 @@ def hook(ctx: CliContext, args: argparse.Namespace) -> int:
 
     options = {"name": args.name, "agent": args.agent}
     if getattr(ctx.args, "db", None):
-        options["db"] = str(ctx.db_path)
+        options["db"] = ctx.db_target
     if getattr(ctx.args, "user", None):
         options["user"] = ctx.user
     return run_hook(options, sys.stdin, ctx.stdout, ctx.stderr)

@@ -27,7 +27,7 @@ def serve(ctx: CliContext, args: argparse.Namespace) -> int:
 
     named = bool(getattr(args, "db", None))
     codex_home = codex_home_for_worker(args.codex_home) if args.worker else None
-    return run_service(ctx.db_path, ctx.user, args.socket, worker=args.worker,
+    return run_service(ctx.db_target, ctx.user, args.socket, worker=args.worker,
                        interval_s=args.interval, create_folder=not named,
                        codex_home=codex_home)
 

@@ -79,7 +79,7 @@ def doctor_command(ctx: CliContext, args: argparse.Namespace) -> int:
         for line in report.repaired:
             ctx.console.print(Text(f"repaired: {line}"))
         if report.healthy:
-            ctx.console.print(Text(f"{ctx.db_path}: healthy"))
+            ctx.console.print(Text(f"{ctx.db_label}: healthy"))
         for problem in report.problems:
             ctx.console.print(Text(f"problem: {problem}"))
         _print_vacuum(ctx, report)
@@ -120,7 +120,10 @@ def export_command(ctx: CliContext, args: argparse.Namespace) -> int:
     the store file (exit 4 otherwise)."""
     everything = bool(args.all)
     if everything:
-        store_owner_check(ctx.db_path)
+        if ctx.db_is_file:
+            store_owner_check(ctx.db_path)
+        else:
+            ctx.store.check_whole_store_access()
     if args.jsonl == "-":
         ctx.engine.maintenance.export_to(ctx.stdout, everything=everything)
         return 0
@@ -156,7 +159,7 @@ def import_command(ctx: CliContext, args: argparse.Namespace) -> int:
         raise NotFound(f"{source}: no such file") from None
     except OSError as error:
         raise InvalidInput(f"{source}: cannot read ({error.strerror})") from None
-    new_store = not ctx.db_path.exists()
+    new_store = ctx.db_is_file and not ctx.db_path.exists()
     try:
         report = ctx.engine.maintenance.import_lines(handle, merge=args.merge)
     except UnicodeDecodeError:

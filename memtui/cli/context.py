@@ -12,7 +12,7 @@ from typing import Any, TextIO
 from rich.console import Console
 
 from memtui.engine.api import Engine
-from memtui.engine.paths import default_db_path, default_user
+from memtui.engine.paths import default_user, is_database_url, store_target
 from memtui.errors import MemtuiError
 from memtui.store.backend import StoreBackend
 from memtui.store.database import discard_empty_store, open_store
@@ -32,10 +32,29 @@ class CliContext:
         """Open a read-only store file read-only (the app browses it) instead of refusing."""
 
     @property
+    def db_target(self) -> str:
+        """The store: ``--db``, else ``$MEMTUI_DB``, else the default location; a file path
+        or a database URL (``postgresql://...``)."""
+        return store_target(getattr(self.args, "db", None))
+
+    @property
+    def db_is_file(self) -> bool:
+        """Whether the store is a file (SQLite), not a database server."""
+        return not is_database_url(self.db_target)
+
+    @property
     def db_path(self) -> Path:
-        """The store path: ``--db``, else ``$MEMTUI_DB``, else the default location."""
-        given = getattr(self.args, "db", None)
-        return Path(given).expanduser() if given else default_db_path()
+        """The store file's path (``db_target`` as a path; for a file store)."""
+        return Path(self.db_target)
+
+    @property
+    def db_label(self) -> str:
+        """The store for people: the file path, or the URL without its password."""
+        if self.db_is_file:
+            return self.db_target
+        from memtui.store.postgres.adapter import redact_url
+
+        return redact_url(self.db_target)
 
     @property
     def user(self) -> str:
@@ -47,7 +66,7 @@ class CliContext:
         """The store, opened on first use."""
         if self._store is None:
             named = bool(getattr(self.args, "db", None))
-            self._store = open_store(self.db_path, create_folder=not named,
+            self._store = open_store(self.db_target, create_folder=not named,
                                      allow_read_only=self.allow_read_only)
         return self._store
 
@@ -65,7 +84,7 @@ class CliContext:
     def discard_new_store(self) -> None:
         """Remove the store file this command created, with its WAL and shared-memory files,
         when it holds nothing (an import that was refused into a new store)."""
-        if self._store is None:
+        if self._store is None or not self.db_is_file:
             return
         if not self._store.is_empty():
             return
@@ -73,6 +92,12 @@ class CliContext:
         self._store = None
         self.__dict__.pop("engine", None)
         discard_empty_store(self.db_path)
+
+    def store_failure(self, error: BaseException) -> MemtuiError | None:
+        """The one-line error for a database driver's error (None: not one)."""
+        if self._store is None:
+            return None
+        return self._store.failure(error)
 
     def close(self) -> None:
         """Close the store if it was opened."""

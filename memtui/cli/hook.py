@@ -74,11 +74,9 @@ def _read_payload(stdin: TextIO) -> dict[str, Any]:
 
 
 def _db_path(db: str | None) -> tuple[str, bool]:
-    from memtui.engine.paths import default_db_path
+    from memtui.engine.paths import store_target
 
-    if db:
-        return os.path.expanduser(db), True
-    return str(default_db_path()), False
+    return store_target(db), bool(db)
 
 
 def _user(user: str | None) -> str:
@@ -92,7 +90,9 @@ def _session_start(payload: dict[str, Any], db: str | None, user: str | None,
     if payload.get("source", "startup") != "startup":
         return None  # a resumed, cleared or compacted session: nothing to open
     path, _named = _db_path(db)
-    if not os.path.exists(path):
+    from memtui.engine.paths import is_database_url
+
+    if not is_database_url(path) and not os.path.exists(path):
         return None  # no store yet: no memories
     from memtui.engine.api import Engine
     from memtui.store.database import open_store

@@ -183,6 +183,11 @@ def _dispatch(raw: list[str], args: argparse.Namespace | None, stdout: TextIO | 
         from memtui.store.database import database_failure
 
         return ctx.error(database_failure(ctx.db_path, error))
+    except Exception as error:  # the database server's error (the write was rolled back)
+        failure = ctx.store_failure(error)
+        if failure is None:
+            raise
+        return ctx.error(failure)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -28,6 +28,24 @@ def default_db_path() -> Path:
     return Path(env).expanduser() if env else data_dir() / DB_FILE_NAME
 
 
+DATABASE_URL_SCHEMES = ("postgresql://", "postgres://")
+"""A store named by one of these is a PostgreSQL database, not a file."""
+
+
+def is_database_url(target: str) -> bool:
+    """Whether a store target is a database URL (``postgresql://...``), not a file path."""
+    return target.strip().lower().startswith(DATABASE_URL_SCHEMES)
+
+
+def store_target(given: str | None) -> str:
+    """The store a command uses: ``given`` (``--db``), else ``$MEMTUI_DB``, else the default
+    file. A database URL is kept as it is; a path has ``~`` expanded."""
+    value = given or os.environ.get("MEMTUI_DB") or ""
+    if value and is_database_url(value):
+        return value.strip()
+    return str(Path(value).expanduser()) if value else str(data_dir() / DB_FILE_NAME)
+
+
 def default_socket_path() -> Path:
     """``$MEMTUI_SOCKET`` if set, else the user's runtime folder (``$XDG_RUNTIME_DIR``), else a
     private folder under the temp dir."""

@@ -63,7 +63,7 @@ class StoreHolder:
     """The store, opened on first use; a failure to open is reported on every call until one
     succeeds."""
 
-    def __init__(self, path: Path, create_folder: bool) -> None:
+    def __init__(self, path: str | os.PathLike[str], create_folder: bool) -> None:
         self.path = path
         self.create_folder = create_folder
         self.store: StoreBackend | None = None
@@ -205,7 +205,7 @@ def _tool_error(message: str) -> types.CallToolResult:
                                 is_error=True)
 
 
-def serve(db_path: Path, user: str, *, create_folder: bool = False,
+def serve(db_path: str | os.PathLike[str], user: str, *, create_folder: bool = False,
           cwd: str | None = None) -> int:
     """Run ``memtui mcp`` until the client closes stdin. Logs go to stderr. Returns 0."""
     if not logging.getLogger().handlers:

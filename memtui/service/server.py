@@ -210,7 +210,7 @@ class MemoryService:
         self._store = store
         try:
             engine = Engine(store, self.actor)
-            self._context = ServiceContext(engine=engine, store_path=str(self.store_path),
+            self._context = ServiceContext(engine=engine, store_path=store.location,
                                            worker_state=self._worker_state)
             self._bind()
             self._wake_r, self._wake_w = socket.socketpair()
@@ -224,7 +224,7 @@ class MemoryService:
             raise
         self._started = True
         log.info("listening on %s (user %s, store %s%s)", self.socket_path, self.actor,
-                 self.store_path, ", worker on" if self.worker_enabled else "")
+                 store.location, ", worker on" if self.worker_enabled else "")
 
     def _bind(self) -> None:
         path = self.socket_path

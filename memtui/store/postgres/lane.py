@@ -64,8 +64,11 @@ class PgQueryLane:
                 raise QueryInterrupted("a newer read replaced this one")
             conn = self._connection()
             try:
-                with self._store.bound_to(conn):
+                with self._store.bound_to(conn, lambda: not self.is_current(ticket)):
                     yield
+            except QueryInterrupted:
+                self.interrupted += 1
+                raise
             except Exception as error:
                 if _cancelled(error) and not self.is_current(ticket):
                     self.interrupted += 1

@@ -17,13 +17,9 @@ from typing import TYPE_CHECKING, Any
 from memtui.store.memories import MAX_QUERY_TERMS, MemoryRepository
 from memtui.store.memory_rows import MEMORY_COLUMNS, row_to_memory
 from memtui.store.models import Memory, MemoryFilter, PageCursor
+from memtui.store import recall as recall_data
 from memtui.store.paging import keyset_page, position_page
-from memtui.store.recall import (
-    MAX_RECALL_TERMS,
-    RANK_BUDGET,
-    RECENT_SCAN_CAP,
-    RecallRepository,
-)
+from memtui.store.recall import MAX_RECALL_TERMS, RecallRepository
 from memtui.store.tasks import TaskRepository
 
 if TYPE_CHECKING:
@@ -134,7 +130,7 @@ class PgMemoryRepository(MemoryRepository):
         rows = self._store.execute(
             """
             WITH RECURSIVE chain(id) AS (
-                SELECT CAST(? AS text)
+                SELECT CAST(? AS text) COLLATE "C"
                 UNION
                 SELECT n.id FROM chain c CROSS JOIN LATERAL (
                     SELECT m.superseded_by AS id FROM memories m
@@ -161,7 +157,7 @@ class PgRecallRepository(RecallRepository):
         table = self._TABLES[fts_table]
         row = self._store.execute(
             f"SELECT count(*) FROM (SELECT 1 FROM {table} x WHERE {MATCHES.format(alias='x')} "
-            "LIMIT ?) AS capped", (phrase, RANK_BUDGET + 1)).fetchone()
+            "LIMIT ?) AS capped", (phrase, recall_data.RANK_BUDGET + 1)).fetchone()
         return int(row[0])
 
     def _plan(self, fts_table: str, text: str) -> tuple[str, str] | None:
@@ -178,7 +174,7 @@ class PgRecallRepository(RecallRepository):
         chosen: list[str] = []
         total = 0
         for count, term in counts:
-            if total + count > RANK_BUDGET:
+            if total + count > recall_data.RANK_BUDGET:
                 break
             chosen.append(term)
             total += count
@@ -200,7 +196,7 @@ class PgRecallRepository(RecallRepository):
         sql = (f"SELECT {alias}.seq, ({where}) FROM {table} {alias} "
                f"WHERE {MATCHES.format(alias=alias)} ORDER BY {alias}.seq DESC LIMIT ?")
         seqs = [seq for seq, visible in self._store.execute(
-            sql, (*params, match, RECENT_SCAN_CAP)).fetchall() if visible][:limit]
+            sql, (*params, match, recall_data.RECENT_SCAN_CAP)).fetchall() if visible][:limit]
         if not seqs:
             return []
         marks = ", ".join("?" for _ in seqs)

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
+import weakref
+from collections.abc import Callable, Iterator
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +30,7 @@ import psycopg
 from psycopg import errors as pg_errors
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from memtui.errors import StoreError
+from memtui.errors import QueryInterrupted, StoreError
 from memtui.store.backend import Connection, StoreBackend
 from memtui.store.dialect import POSTGRESQL
 from memtui.store.ids import IdFactory
@@ -77,22 +78,39 @@ class _ThreadState(threading.local):
         self.writing = False
         self.pooled = False
         self.bound: psycopg.Connection[Any] | None = None
+        self.obsolete: Callable[[], bool] | None = None
+        """For a lane's reader: whether its ticket is obsolete (no statement starts then)."""
 
 
 class PgConnection:
-    """A connection as the repositories use it: ``?`` statements, run on the thread's
-    transaction connection, or on a pooled connection borrowed for the one statement."""
+    """A connection as the repositories use it: ``?`` statements. Bound to one psycopg
+    connection (a transaction's, a lane's), or, unbound, running each statement on the
+    thread's current one or on a pooled connection borrowed for that statement."""
 
-    def __init__(self, store: PostgresStore) -> None:
+    def __init__(self, store: PostgresStore,
+                 raw: psycopg.Connection[Any] | None = None) -> None:
         self._store = store
+        self._raw = raw
 
     def execute(self, sql: str, parameters_: Any = (), /) -> Any:
         """Run one statement; returns psycopg's cursor (rows fetched with it)."""
+        if self._raw is not None:
+            return self._store._run_on(self._raw, statement(sql, parameters_), parameters_,
+                                       False)
         return self._store._run(sql, parameters_, many=False)
 
     def executemany(self, sql: str, seq_of_parameters: Any, /) -> Any:
         """Run one statement per parameter row (pipelined by psycopg)."""
+        if self._raw is not None:
+            return self._store._run_on(self._raw, statement(sql, None), seq_of_parameters,
+                                       True)
         return self._store._run(sql, seq_of_parameters, many=True)
+
+    @property
+    def in_transaction(self) -> bool:
+        """Whether the bound connection is inside a transaction (False when unbound)."""
+        return self._raw is not None and not self._raw.closed and \
+            self._raw.info.transaction_status != psycopg.pq.TransactionStatus.IDLE
 
 
 class PostgresStore(StoreBackend):
@@ -114,6 +132,9 @@ class PostgresStore(StoreBackend):
         self._listener: psycopg.Connection[Any] | None = None
         self._listen_lock = threading.Lock()
         self._changes = 0
+        self._unbound = PgConnection(self)
+        self._adapters: weakref.WeakKeyDictionary[psycopg.Connection[Any], PgConnection] = \
+            weakref.WeakKeyDictionary()
 
     # -- repositories that differ ----------------------------------------------------------
 
@@ -207,12 +228,22 @@ class PostgresStore(StoreBackend):
         with contextlib.suppress(Exception):
             pool.putconn(conn)
 
+    def _adapter(self, raw: psycopg.Connection[Any]) -> PgConnection:
+        with self._lock:
+            adapter = self._adapters.get(raw)
+            if adapter is None:
+                adapter = self._adapters[raw] = PgConnection(self, raw)
+            return adapter
+
     @property
     def conn(self) -> Connection:
-        """The repositories' connection for this thread (see ``PgConnection``)."""
+        """This thread's connection: its transaction's or lane's, else one that borrows a
+        pooled connection per statement (see ``PgConnection``)."""
         if self._closed:
             raise self.error("the store is closed")
-        return PgConnection(self)
+        state = self._local
+        held = state.conn if state.conn is not None else state.bound
+        return self._unbound if held is None else self._adapter(held)
 
     def _run(self, sql: str, params: Any, *, many: bool) -> Any:
         state = self._local
@@ -228,8 +259,11 @@ class PostgresStore(StoreBackend):
         finally:
             self._give_back(conn)
 
-    @staticmethod
-    def _run_on(conn: psycopg.Connection[Any], query: str, params: Any, many: bool) -> Any:
+    def _run_on(self, conn: psycopg.Connection[Any], query: str, params: Any,
+                many: bool) -> Any:
+        obsolete = self._local.obsolete
+        if obsolete is not None and obsolete():
+            raise QueryInterrupted("a newer read replaced this one")
         cursor = conn.cursor()
         if many:
             rows = [parameters(row) for row in params]
@@ -240,16 +274,22 @@ class PostgresStore(StoreBackend):
         return cursor
 
     @contextlib.contextmanager
-    def bound_to(self, conn: psycopg.Connection[Any]) -> Iterator[None]:
-        """Run this thread's store calls in the block on ``conn`` (a lane's connection)."""
+    def bound_to(self, conn: psycopg.Connection[Any],
+                 obsolete: Callable[[], bool] | None = None) -> Iterator[None]:
+        """Run this thread's store calls in the block on ``conn`` (a lane's connection);
+        ``obsolete`` (a lane's ticket check) is asked before each statement, which raises
+        ``QueryInterrupted`` instead of starting once it says True."""
         state = self._local
-        saved = (state.bound, state.conn, state.depth, state.writing, state.pooled)
+        saved = (state.bound, state.conn, state.depth, state.writing, state.pooled,
+                 state.obsolete)
         state.bound, state.conn, state.depth, state.writing, state.pooled = \
             conn, None, 0, False, False
+        state.obsolete = obsolete
         try:
             yield
         finally:
-            state.bound, state.conn, state.depth, state.writing, state.pooled = saved
+            (state.bound, state.conn, state.depth, state.writing, state.pooled,
+             state.obsolete) = saved
 
     def lane(self) -> PgQueryLane:
         """A new lane: a connection of its own; ``begin()`` cancels the obsolete query."""
@@ -317,14 +357,14 @@ class PostgresStore(StoreBackend):
                 self._lock_writers(state.conn)
             state.depth += 1
             try:
-                yield PgConnection(self)
+                yield self.conn
             finally:
                 state.depth -= 1
             return
         conn = self._open_block("BEGIN ISOLATION LEVEL READ COMMITTED")
         try:
             self._lock_writers(conn)
-            yield PgConnection(self)
+            yield self.conn
         except BaseException:
             with contextlib.suppress(psycopg.Error):
                 conn.execute("ROLLBACK")
@@ -351,11 +391,11 @@ class PostgresStore(StoreBackend):
         """A read transaction (``REPEATABLE READ``): its queries see one state."""
         state = self._local
         if state.depth > 0:
-            yield PgConnection(self)
+            yield self.conn
             return
         conn = self._open_block("BEGIN ISOLATION LEVEL REPEATABLE READ")
         try:
-            yield PgConnection(self)
+            yield self.conn
         finally:
             with contextlib.suppress(psycopg.Error):
                 conn.execute("COMMIT" if conn.info.transaction_status

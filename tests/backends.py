@@ -1,0 +1,20 @@
+"""What tests need to look at a store on either backend (raw SQL that differs)."""
+
+from __future__ import annotations
+
+from memtui.store.backend import StoreBackend
+
+
+def is_postgres(store: StoreBackend) -> bool:
+    """Whether the store is a PostgreSQL database."""
+    return not store.dialect.is_sqlite
+
+
+def fulltext_count(store: StoreBackend, word: str) -> int:
+    """How many memories' full-text entries hold ``word`` (FTS5 rows on SQLite, the
+    ``tsvector`` column on PostgreSQL)."""
+    if store.dialect.is_sqlite:
+        sql = "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?"
+    else:
+        sql = "SELECT count(*) FROM memories WHERE fts @@ to_tsquery('simple', ?)"
+    return int(store.execute(sql, (word,)).fetchone()[0])
