@@ -19,9 +19,11 @@ the same goal (first line, whitespace collapsed, case folded) has an active auto
 the same project, the new memory supersedes it (``superseded_previous``).
 
 Two processes may run rounds on one store at once. Tasks are processed in batches of
-``BATCH_SIZE``, each batch one ``BEGIN IMMEDIATE`` transaction; inside it every task is
-re-read and re-checked (log row, existing memory, tombstone) before anything is written, so
-no task is extracted twice and every scan leaves its log row. A task whose processing raises
+``BATCH_SIZE``, each batch one write transaction; inside it every task is claimed
+(``tasks.claim``: on PostgreSQL another worker's tasks are skipped, so workers on several
+machines share a round), then re-read and re-checked (log row, existing memory, tombstone)
+before anything is written, so no task is extracted twice and every scan leaves its log
+row. A task whose processing raises
 is rolled back to a savepoint and logged as ``error`` (reason: the error class); the round
 goes on. A user who can no longer write to the task's project gets an ``error`` row with
 reason ``PermissionDenied`` (the task is retried in later rounds).
@@ -248,10 +250,12 @@ class ExtractionApi(EngineArea):
                 progress(done, total)
 
     def _run_batch(self, task_ids: Sequence[str], summary: RoundSummary, force: bool) -> None:
-        with self._store.transaction():
+        # Shared: workers on other machines scan other tasks of the round meanwhile; a task
+        # one of them holds is left to it (claim), and one goal's supersede takes turns.
+        with self._store.transaction(shared=True):
             context = _Batch(now=self._store.now(),
                              settings=load_settings(self._store, self.actor))
-            for task_id in task_ids:
+            for task_id in self._store.tasks.claim(task_ids):
                 try:
                     with self._store.tasks.savepoint():
                         outcome = self._scan_one(task_id, context, force)

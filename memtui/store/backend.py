@@ -204,9 +204,14 @@ class StoreBackend(ABC):
         return cursor
 
     @abstractmethod
-    def transaction(self) -> contextlib.AbstractContextManager[Connection]:
+    def transaction(self, *, shared: bool = False) -> contextlib.AbstractContextManager[Connection]:
         """A write transaction, re-entrant within a thread; all or nothing. Writers are
-        serialised, so what the block reads stays true until it commits."""
+        serialised, so what the block reads stays true until it commits.
+
+        ``shared``: the block writes only rows it has claimed (``tasks.claim``) or locked
+        itself, so it may run beside other shared transactions (extraction workers on
+        several machines); every other writer still takes turns with it. SQLite has one
+        writer at a time whatever is asked. A nested block joins the outer one as it is."""
 
     @abstractmethod
     def snapshot(self) -> contextlib.AbstractContextManager[Connection]:

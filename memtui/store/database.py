@@ -245,11 +245,12 @@ class Store(StoreBackend):
     # -- transactions --------------------------------------------------------------------
 
     @contextlib.contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self, *, shared: bool = False) -> Iterator[sqlite3.Connection]:
         """A write transaction (``BEGIN IMMEDIATE``), retried while the database is busy.
 
         Re-entrant within a thread: an inner block joins the outer transaction. On any
-        exception the whole transaction rolls back.
+        exception the whole transaction rolls back. ``shared`` changes nothing here: SQLite
+        has one writer at a time.
         """
         if self.read_only:
             raise StoreError(f"{self.path}: {READ_ONLY_REASON}")

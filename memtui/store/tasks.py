@@ -349,6 +349,11 @@ class TaskRepository:
                        existing_memory=row[width + 1], forgotten=bool(row[width + 2]),
                        log=_row_to_log(log_row) if log_row[0] is not None else None)
 
+    def claim(self, task_ids: Sequence[str]) -> list[str]:
+        """The tasks of ``task_ids`` this transaction may scan, in the order given: on
+        SQLite every one (the transaction is the only writer). Call inside a transaction."""
+        return list(task_ids)
+
     def active_auto_for_goal(self, project: str, goal_key: str) -> str | None:
         """The id of the newest active auto memory of ``project`` for this goal key.
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from memtui.store.memories import MAX_QUERY_TERMS, MemoryRepository
 from memtui.store.memory_rows import MEMORY_COLUMNS, row_to_memory
@@ -21,9 +21,6 @@ from memtui.store import recall as recall_data
 from memtui.store.paging import keyset_page, position_page
 from memtui.store.recall import MAX_RECALL_TERMS, RecallRepository
 from memtui.store.tasks import TaskRepository
-
-if TYPE_CHECKING:
-    from memtui.store.backend import StoreBackend
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _M_COLUMNS = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))
@@ -208,7 +205,25 @@ class PgRecallRepository(RecallRepository):
 
 
 class PgTaskRepository(TaskRepository):
-    """``TaskRepository`` on PostgreSQL (the extraction scan claims its task row)."""
+    """``TaskRepository`` on PostgreSQL: extraction workers on several machines claim the
+    tasks they scan (``FOR UPDATE SKIP LOCKED``) and take turns per goal."""
 
-    def __init__(self, store: StoreBackend) -> None:
-        super().__init__(store)
+    def claim(self, task_ids: Sequence[str]) -> list[str]:
+        """Lock the rows of ``task_ids`` that no other transaction holds, skipping the held
+        ones (another worker scans them); the claimed ids in the order given. The locks
+        last until the transaction ends."""
+        if not task_ids:
+            return []
+        rows = self._store.execute(
+            "SELECT id FROM tasks WHERE id = ANY(?) ORDER BY id FOR UPDATE SKIP LOCKED",
+            (list(task_ids),)).fetchall()
+        claimed = {row[0] for row in rows}
+        return [task_id for task_id in task_ids if task_id in claimed]
+
+    def active_auto_for_goal(self, project: str, goal_key: str) -> str | None:
+        """``TaskRepository.active_auto_for_goal``, after taking the goal's lock for the
+        rest of the transaction: two workers extracting tasks of one goal take turns, so
+        the goal's chain never forks."""
+        self._store.execute("SELECT pg_advisory_xact_lock(hashtext(?), hashtext(?))",
+                            (project, goal_key))
+        return super().active_auto_for_goal(project, goal_key)

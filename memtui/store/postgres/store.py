@@ -339,17 +339,19 @@ class PostgresStore(StoreBackend):
         if pooled:
             self._give_back(conn)
 
-    def _lock_writers(self, conn: psycopg.Connection[Any]) -> None:
+    def _lock_writers(self, conn: psycopg.Connection[Any], shared: bool = False) -> None:
+        function = "pg_advisory_xact_lock_shared" if shared else "pg_advisory_xact_lock"
         try:
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK_KEY,))
+            conn.execute(f"SELECT {function}(%s)", (WRITE_LOCK_KEY,))
         except psycopg.Error as error:
             raise self.error("could not wait for the other writers", error) from None
         self._local.writing = True
 
     @contextlib.contextmanager
-    def transaction(self) -> Iterator[Connection]:
-        """A write transaction: writers take turns (an advisory lock), re-entrant within a
-        thread; on any exception the whole transaction rolls back."""
+    def transaction(self, *, shared: bool = False) -> Iterator[Connection]:
+        """A write transaction: writers take turns (an advisory lock; ``shared`` takes it in
+        shared mode, beside other shared transactions that write only rows they claimed),
+        re-entrant within a thread; on any exception the whole transaction rolls back."""
         state = self._local
         if state.depth > 0:
             assert state.conn is not None
@@ -363,7 +365,7 @@ class PostgresStore(StoreBackend):
             return
         conn = self._open_block("BEGIN ISOLATION LEVEL READ COMMITTED")
         try:
-            self._lock_writers(conn)
+            self._lock_writers(conn, shared)
             yield self.conn
         except BaseException:
             with contextlib.suppress(psycopg.Error):
