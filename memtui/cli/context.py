@@ -49,12 +49,9 @@ class CliContext:
 
     @property
     def db_label(self) -> str:
-        """The store for people: the file path, or the URL without its password."""
-        if self.db_is_file:
-            return self.db_target
-        from memtui.store.postgres.adapter import redact_url
-
-        return redact_url(self.db_target)
+        """The store for people: the file path, or the URL without its password (the store
+        is opened for it)."""
+        return self.db_target if self.db_is_file else self.store.location
 
     @property
     def user(self) -> str:
