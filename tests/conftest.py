@@ -10,10 +10,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pg_support
 import pytest
-from pg_support import pg_server_url, pg_url  # noqa: F401  (fixtures: tests/pg_support.py)
-
-import pg_databases
+from pg_support import BACKENDS, pg_server_url, pg_url  # noqa: F401  (fixtures: tests/pg_support.py)
 
 from memtui.cli.main import main
 from memtui.engine.api import Engine
@@ -49,42 +48,38 @@ def db_path(tmp_path: Path) -> Path:
     return tmp_path / "memtui.db"
 
 
-BACKENDS = ("sqlite", "postgres")
-"""The store backends the ``store`` fixture runs each test on."""
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    """Register the backend marker."""
-    config.addinivalue_line(
-        "markers", "sqlite_only(reason): the test is about SQLite itself (the file, its WAL, "
-        "its PRAGMAs): the store fixture gives it SQLite only")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Every test that uses the store runs on each backend (``backend``); a test marked
-    ``sqlite_only`` on SQLite only."""
-    if "backend" in metafunc.fixturenames:
-        only = metafunc.definition.get_closest_marker("sqlite_only") is not None
-        metafunc.parametrize("backend", ["sqlite"] if only else list(BACKENDS))
+    """Every test that uses the store runs on each backend (``backend``: ``BACKENDS``); a
+    test marked ``sqlite_only`` on SQLite only."""
+    if "backend" not in metafunc.fixturenames:
+        return
+    if any("backend" in marker.args[0] for marker in metafunc.definition.iter_markers("parametrize")):
+        return  # the test chose its backends itself
+    only = metafunc.definition.get_closest_marker("sqlite_only") is not None
+    metafunc.parametrize("backend", BACKENDS[:1] if only else BACKENDS)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Drop this process's PostgreSQL template database."""
-    pg_databases.drop_template()
+    if pg_support.configured_url() is not None:
+        pg_support.drop_templates()
 
 
 @pytest.fixture
-def store_target(backend: str, db_path: Path) -> Iterator[str]:
-    """Where the test's store lives: the SQLite file ``db_path``, or a fresh PostgreSQL
-    database (its URL; dropped after the test)."""
+def store_target(backend: str, db_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
+    """Where the test's store lives: the SQLite file ``db_path``, or a new PostgreSQL
+    database holding a new store (its URL; dropped after the test)."""
     if backend == "sqlite":
         yield str(db_path)
         return
-    url, name = pg_databases.new_database()
+    server: str = request.getfixturevalue("pg_server_url")
+    name = pg_support.migrated_database(server)
     try:
-        yield url
+        yield pg_support.database_url(server, name)
     finally:
-        pg_databases.drop_database(name)
+        pg_support.drop_database(server, name)
 
 
 @pytest.fixture

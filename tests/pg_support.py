@@ -165,7 +165,7 @@ def postgres_backend_present() -> bool:
     (it has nothing to open the URL with); once it does, that case runs like the SQLite one."""
     store_dir = Path(__file__).resolve().parents[1] / "memtui" / "store"
     return any("class PostgresStore" in path.read_text(encoding="utf-8")
-               for path in store_dir.glob("*.py"))
+               for path in store_dir.rglob("*.py"))
 
 
 def store_location(backend: str, request: pytest.FixtureRequest, tmp_path: Path,
@@ -183,3 +183,37 @@ def store_location(backend: str, request: pytest.FixtureRequest, tmp_path: Path,
     database = create_database(server)
     request.addfinalizer(lambda: drop_database(server, database))
     return database_url(server, database)
+
+
+TEMPLATE_PREFIX = "memtui_tpl_"
+"""A template database the tests copy (one per test process, dropped at its end)."""
+_templates: dict[str, str] = {}
+
+
+def migrated_database(server: str) -> str:
+    """Make a new database holding a new memtui store (the schema migrated, no rows); returns
+    its name. The first call of a process migrates a template once; each call copies it
+    (``CREATE DATABASE ... TEMPLATE``: a file copy, faster than migrating every time)."""
+    from psycopg import sql
+
+    template = _templates.get(server)
+    if template is None:
+        from memtui.store.postgres.store import open_postgres_store
+
+        template = f"{TEMPLATE_PREFIX}{uuid.uuid4().hex[:20]}"
+        with _connect(server) as conn:
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(template)))
+        open_postgres_store(database_url(server, template)).close()
+        _templates[server] = template
+    name = f"{DATABASE_PREFIX}{uuid.uuid4().hex[:20]}"
+    with _connect(server) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
+            sql.Identifier(name), sql.Identifier(template)))
+    return name
+
+
+def drop_templates() -> None:
+    """Drop the templates this process made (at the end of the test session)."""
+    while _templates:
+        server, template = _templates.popitem()
+        drop_database(server, template)

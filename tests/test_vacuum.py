@@ -36,6 +36,7 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+@pytest.mark.sqlite_only  # SQLite's file, full-text segments and write-ahead log
 def test_vacuum_gives_back_the_space_of_forgotten_memories(store: Store,
                                                             db_path: Path) -> None:
     engine = Engine(store, "alice")
@@ -56,6 +57,7 @@ def test_vacuum_gives_back_the_space_of_forgotten_memories(store: Store,
     assert engine.maintenance.check() == []
 
 
+@pytest.mark.sqlite_only  # SQLite's file, full-text segments and write-ahead log
 def test_vacuum_removes_the_words_of_deleted_rows_from_the_full_text_index(
         store: Store, db_path: Path) -> None:
     engine = Engine(store, "alice")
@@ -75,6 +77,7 @@ def test_vacuum_removes_the_words_of_deleted_rows_from_the_full_text_index(
     assert engine.maintenance.check() == []
 
 
+@pytest.mark.sqlite_only  # SQLite's file, full-text segments and write-ahead log
 def test_a_reader_that_keeps_the_write_ahead_log_is_named(
         store: Store, db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(store_maintenance, "VACUUM_WAL_WAIT_S", 0.05)
@@ -134,6 +137,7 @@ def test_doctor_vacuum_json(cli: Callable[..., object], store: Store) -> None:
     assert full.code == 0 and full.json["vacuum"]["full"] is True
 
 
+@pytest.mark.sqlite_only  # SQLite's file, full-text segments and write-ahead log
 def test_doctor_vacuum_human_output(cli: Callable[..., object], store: Store,
                                     terminal_80: None) -> None:
     _fill(Engine(store, "alice"), 5)
@@ -153,6 +157,7 @@ def test_full_without_vacuum_is_a_usage_error(cli: Callable[..., object]) -> Non
     assert result.json["error"]["code"] == "usage"
 
 
+@pytest.mark.sqlite_only  # SQLite's file, full-text segments and write-ahead log
 def test_doctor_vacuum_finishes_a_forget_that_waited_for_a_reader(
         cli: Callable[..., object], store: Store, db_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -209,6 +214,7 @@ def test_a_damaged_store_is_not_vacuumed(cli: Callable[..., object], db_path: Pa
     assert _digest(db_path) == before
 
 
+@pytest.mark.sqlite_only  # SQLite's file, full-text segments and write-ahead log
 def test_vacuum_builds_the_new_file_on_disk_not_in_memory(store: Store) -> None:
     _fill(Engine(store, "alice"), 5)
     statements: list[str] = []
