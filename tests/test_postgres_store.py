@@ -1,0 +1,212 @@
+"""The PostgreSQL store's own rules: statements translated from SQLite's placeholders, the
+password never shown, a newer schema or a foreign database refused in one line, change
+messages for live refresh, task claiming, and what VACUUM FULL leaves in the files.
+
+The store and engine suites run on PostgreSQL through the ``store`` fixture; these are the
+things only PostgreSQL has."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pg_support
+import pytest
+
+from memtui.engine.api import Engine
+from memtui.errors import StoreError
+from memtui.store.database import open_store
+from memtui.store.postgres.adapter import is_postgres_url, redact_url, scrub, translate
+from memtui.store.postgres.schema import PG_LATEST_VERSION
+from memtui.store.schema import LATEST_VERSION
+
+SECRET = "s3cr3t-Pa55"
+"""A password that must never appear in anything memtui prints."""
+CHANGE_WAIT_S = 30.0
+"""Upper bound for a change message to arrive (it comes at the other store's commit)."""
+
+
+# ---- no server needed ---------------------------------------------------------------------
+
+
+def test_placeholders_are_translated_outside_literals_only() -> None:
+    assert translate("SELECT a FROM t WHERE b = ? AND c LIKE '50%?' AND d = ?", False) == \
+        "SELECT a FROM t WHERE b = %s AND c LIKE '50%%?' AND d = %s"
+    assert translate('SELECT "we?ird" FROM t -- what?\nWHERE x = ?', False) == \
+        'SELECT "we?ird" FROM t -- what?\nWHERE x = %s'
+    assert translate("SELECT x::text FROM t WHERE u = :user OR v = :user", True) == \
+        "SELECT x::text FROM t WHERE u = %(user)s OR v = %(user)s"
+    assert translate("SELECT ':user' WHERE 5 % 2 = ?", True) == "SELECT ':user' WHERE 5 %% 2 = %s"
+    assert translate("SELECT 'it''s ?' , ?", False) == "SELECT 'it''s ?' , %s"
+    assert translate("CREATE FUNCTION f() AS $b$ SELECT '?' $b$; SELECT ?", False) == \
+        "CREATE FUNCTION f() AS $b$ SELECT '?' $b$; SELECT %s"
+
+
+def test_urls_are_told_apart_from_paths() -> None:
+    assert is_postgres_url("postgresql://u@h/db") and is_postgres_url(" postgres://h/db")
+    assert not is_postgres_url("/tmp/postgresql://x") and not is_postgres_url("memtui.db")
+    assert not is_postgres_url(Path("postgresql:/x"))
+
+
+def test_the_password_is_never_in_a_location_or_a_message() -> None:
+    url = f"postgresql://alice:{SECRET}@db.example:5432/team?sslmode=require"
+    assert redact_url(url) == "postgresql://alice@db.example:5432/team?sslmode=require"
+    assert SECRET not in redact_url(f"postgresql://db/team?user=a&password={SECRET}")
+    assert scrub(f"failed for {SECRET} and {SECRET}", url) == "failed for *** and ***"
+    assert scrub("plain", "postgresql://db/team") == "plain"
+
+
+def test_both_backends_have_the_same_schema_version() -> None:
+    assert PG_LATEST_VERSION == LATEST_VERSION
+
+
+# ---- a server ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def pg_store_url(pg_server_url: str) -> Iterator[str]:
+    """A new database holding a new store, dropped after the test."""
+    name = pg_support.migrated_database(pg_server_url)
+    try:
+        yield pg_support.database_url(pg_server_url, name)
+    finally:
+        pg_support.drop_database(pg_server_url, name)
+
+
+@pytest.mark.postgres
+def test_an_unreachable_server_is_one_line_without_the_password(tmp_path: Path) -> None:
+    url = f"postgresql://alice:{SECRET}@/team?host={tmp_path}&port=1&connect_timeout=2"
+    with pytest.raises(StoreError) as raised:
+        open_store(url)
+    message = raised.value.message
+    assert "\n" not in message and SECRET not in message
+    assert message.startswith(f"postgresql://alice@/team?host={tmp_path}")
+    assert "cannot connect" in message
+
+
+@pytest.mark.postgres
+def test_a_database_of_a_newer_schema_is_refused(pg_store_url: str) -> None:
+    store = open_store(pg_store_url)
+    with store.transaction():
+        store.execute("INSERT INTO schema_migrations(version, applied_at) VALUES (?, ?)",
+                      (LATEST_VERSION + 5, store.now()))
+    store.close()
+    with pytest.raises(StoreError, match="newer memtui") as raised:
+        open_store(pg_store_url)
+    assert "\n" not in raised.value.message
+
+
+@pytest.mark.postgres
+def test_a_database_of_another_application_is_refused(pg_url: str) -> None:
+    import psycopg
+
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE invoices (id int)")
+    with pytest.raises(StoreError, match="not a memtui database"):
+        open_store(pg_url)
+    with psycopg.connect(pg_url, autocommit=True) as conn:  # nothing was added to it
+        tables = conn.execute("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")
+        assert tables.fetchone() == (1,)
+
+
+@pytest.mark.postgres
+def test_an_empty_database_becomes_a_store_and_opens_again(pg_url: str) -> None:
+    for _ in range(2):
+        store = open_store(pg_url)
+        try:
+            assert store.schema_version() == LATEST_VERSION
+            assert SECRET not in store.location
+        finally:
+            store.close()
+
+
+@pytest.mark.postgres
+def test_a_write_on_another_connection_changes_the_data_version(pg_store_url: str) -> None:
+    watcher, writer = open_store(pg_store_url), open_store(pg_store_url)
+    try:
+        before = watcher.data_version()
+        assert watcher.data_version() == before  # nothing written: nothing changes
+        Engine(writer, "bob").identity.add_memory("written on another machine", "fact")
+        assert watcher.wait_for_change(CHANGE_WAIT_S)
+        assert watcher.data_version() != before
+        settled = watcher.data_version()
+        with writer.snapshot():  # a read sends nothing
+            writer.memories.count_pending("bob")
+        assert not watcher.wait_for_change(0.2)
+        assert watcher.data_version() == settled
+    finally:
+        watcher.close()
+        writer.close()
+
+
+@pytest.mark.postgres
+def test_a_claimed_task_is_skipped_by_another_transaction(pg_store_url: str) -> None:
+    store = open_store(pg_store_url)
+    try:
+        alice = Engine(store, "alice")
+        alice.identity.create_project("web")
+        ids = [alice.tasks.add_task("web", f"goal {i}", "p", "r", "2026-11-01T10:00:00Z",
+                                    "2026-11-01T10:10:00Z").id for i in range(3)]
+        holding, release, seen = threading.Event(), threading.Event(), []
+
+        def first() -> None:
+            with store.transaction(shared=True):
+                seen.append(store.tasks.claim(ids[:2]))
+                holding.set()
+                release.wait(CHANGE_WAIT_S)
+
+        thread = threading.Thread(target=first)
+        thread.start()
+        assert holding.wait(CHANGE_WAIT_S)
+        with store.transaction(shared=True):  # beside the first: shared
+            seen.append(store.tasks.claim(list(reversed(ids))))
+        release.set()
+        thread.join(CHANGE_WAIT_S)
+        assert seen == [ids[:2], [ids[2]]]
+        with store.transaction(shared=True):  # released at the first one's end
+            assert store.tasks.claim(ids) == ids
+    finally:
+        store.close()
+
+
+def _relation_files(store: object, relations: list[str]) -> list[Path]:
+    """The files of the given tables and indexes (readable when the server is local)."""
+    execute = store.execute  # type: ignore[attr-defined]
+    root = Path(execute("SELECT current_setting('data_directory')").fetchone()[0])
+    files: list[Path] = []
+    for relation in relations:
+        relative = execute("SELECT pg_relation_filepath(?)", (relation,)).fetchone()[0]
+        files += sorted(root.glob(relative + "*"))
+    return files
+
+
+@pytest.mark.postgres
+def test_vacuum_full_leaves_no_forgotten_text_in_the_files(pg_store_url: str) -> None:
+    store = open_store(pg_store_url)
+    try:
+        alice = Engine(store, "alice")
+        phrase = "Quokka-Marmalade-Protocol launches at dawn"
+        memory = alice.identity.add_memory(phrase, "fact")
+        alice.identity.supersede(memory.id, phrase + " and dusk")
+        for index in range(20):
+            alice.identity.add_memory(f"something else {index}", "fact")
+        assert alice.identity.forget(memory.id).purged
+        relations = ["memories", "memories_fts", "memories_pkey", "memories_id_key"]
+        try:
+            files = _relation_files(store, relations)
+            readable = files and all(path.read_bytes() is not None for path in files)
+        except (OSError, StoreError):
+            readable = False
+        if not readable:
+            pytest.skip("the server's data folder is not readable from here")
+        result = store.vacuum(full=True)
+        assert result.full and result.done
+        files = _relation_files(store, relations)  # VACUUM FULL wrote new files
+        assert files
+        for path in files:
+            data = path.read_bytes()
+            assert b"Quokka-Marmalade-Protocol" not in data, path
+            assert b"quokka" not in data, path  # the full-text index's lexeme
+    finally:
+        store.close()
