@@ -6,10 +6,12 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import pytest
 from pilot_harness import app_test, demo_app, press, screen_text, settle, status_text
 
 from memtui.app.modals.confirm import ConfirmModal
 from memtui.engine.api import Engine
+from memtui.engine.demo import build_demo_store
 from memtui.store.database import open_store
 
 HOSTILE = "[@click=app.quit]Click me[/] [bold red]loud[/] \x1b[2J\x1b]52;c;SGk=\x07 end"
@@ -42,6 +44,34 @@ async def test_a_write_from_another_connection_shows_up_keeping_selection(
         assert memory_list.current().id == selected  # the selection stays on its memory
         assert memory_list.cursor == 3
         assert "Written by another process." in screen_text(app)
+
+
+@pytest.mark.postgres
+@app_test
+async def test_a_write_from_another_machine_shows_up_on_postgresql(tmp_path: Path,
+                                                                    pg_url: str) -> None:
+    """The app on a PostgreSQL store; another store (another machine) writes: the change
+    message brings it in, the selection stays."""
+    app = demo_app(tmp_path, store=build_demo_store(pg_url), poll_interval=LIVE_WAIT_STEP)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        memory_list = app.pane("user").memory_list
+        await press(pilot, "j", "j")
+        selected = memory_list.current().id
+        other = open_store(pg_url)  # its own connections, as on another machine
+        try:
+            Engine(other, "alice").identity.add_memory("Written on another machine.", "fact")
+        finally:
+            other.close()
+        for _ in range(LIVE_WAIT_ROUNDS):
+            await pilot.pause(LIVE_WAIT_STEP)
+            await settle(pilot)
+            if memory_list.count == 9:
+                break
+        assert memory_list.count == 9
+        assert memory_list.current().id == selected
+        assert "Written on another machine." in screen_text(app)
+    app.store.close()
 
 
 @app_test

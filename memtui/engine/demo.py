@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from memtui.engine.api import Engine
+from memtui.engine.paths import is_database_url
 from memtui.errors import StoreError
 from memtui.store.backend import StoreBackend
 from memtui.store.database import open_store
@@ -147,12 +148,20 @@ def _seed_bundles(clock: FixedClock, engines: dict[str, Engine]) -> None:
 
 
 def build_demo_store(path: str | Path) -> StoreBackend:
-    """Create a new demo store at ``path`` (which must not hold a store yet) and return it."""
-    target = Path(path).expanduser()
-    if target.exists() and target.stat().st_size > 0:
-        raise StoreError(f"{target}: already exists; the demo needs a new file")
+    """Create a new demo store at ``path`` (a file that must not hold a store yet, or the
+    URL of a database whose store is empty) and return it."""
     clock = FixedClock(DEMO_START)
-    store = open_store(target, clock=clock, ids=SequentialIds())
+    if is_database_url(str(path)):
+        store = open_store(str(path), clock=clock, ids=SequentialIds())
+        if not store.is_empty():
+            store.close()
+            raise StoreError(f"{store.location}: holds a store already; the demo needs an "
+                             "empty one")
+    else:
+        target = Path(path).expanduser()
+        if target.exists() and target.stat().st_size > 0:
+            raise StoreError(f"{target}: already exists; the demo needs a new file")
+        store = open_store(target, clock=clock, ids=SequentialIds())
     engines = _seed_identity(store, clock)
     _seed_auto_memory(store, clock, engines)
     _seed_review(clock, engines)

@@ -228,7 +228,11 @@ def _quota_rounds(alice: Engine, clock: FixedClock) -> None:
                                 "signature secret is loaded and that the last webhook arrived "
                                 "within 30 minutes during business hours; the load balancer "
                                 "and the uptime monitor both poll it once a minute.", 26, 0.15))
-    alice.store.tasks.set_quota("alice", "25 USD", alice.store.now())
+    try:
+        alice.store.tasks.set_quota("alice", "25 USD", alice.store.now())
+    except Exception as error:  # a database that checks column types refuses the hand edit
+        if alice.store.failure(error) is None:
+            raise
     clock.advance(IDLE_WAIT_SECONDS)
     alice.extraction.run_round(limit=1)
     alice.tasks.set_quota(DEMO_QUOTA_USD)
