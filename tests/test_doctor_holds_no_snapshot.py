@@ -5,7 +5,6 @@ instead of reporting that a reader held it up."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest

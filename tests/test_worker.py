@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 from fixtures_auto import Team, add_done, make_team

@@ -23,7 +23,8 @@ from typing import Any
 
 from memtui.engine.api import Engine
 from memtui.engine.extraction import ROUND_LIMIT
-from memtui.store.database import Store, open_sqlite_store as open_store
+from memtui.store.database import Store
+from memtui.store.database import open_sqlite_store as open_store
 from memtui.store.models import Task
 from memtui.store.timeutil import FixedClock, format_time
 

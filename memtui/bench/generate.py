@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from memtui.store import bench_data
-from memtui.store.database import Store, open_sqlite_store as open_store
+from memtui.store.database import Store
+from memtui.store.database import open_sqlite_store as open_store
 from memtui.store.ids import SequentialIds
 from memtui.store.models import Project
 from memtui.store.schema import LATEST_VERSION

@@ -32,7 +32,8 @@ from typing import Any
 from memtui.engine.api import Engine
 from memtui.service.client import ServiceUnavailable, call
 from memtui.service.server import MemoryService
-from memtui.store.database import Store, open_sqlite_store as open_store
+from memtui.store.database import Store
+from memtui.store.database import open_sqlite_store as open_store
 from memtui.store.models import MemoryFilter, PageCursor
 from memtui.store.timeutil import format_time, parse_time
 

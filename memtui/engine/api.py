@@ -25,8 +25,7 @@ if TYPE_CHECKING:
     from memtui.engine.sessions import SessionsApi
     from memtui.engine.settings import SettingsApi
     from memtui.engine.tasks import TaskApi
-    from memtui.store.backend import StoreBackend
-    from memtui.store.backend import Lane
+    from memtui.store.backend import Lane, StoreBackend
 
 
 class Engine:

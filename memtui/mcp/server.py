@@ -21,7 +21,6 @@ import logging
 import os
 import sys
 import threading
-from pathlib import Path
 from typing import Any
 
 import anyio

@@ -30,8 +30,8 @@ from memtui.store.models import BundleDocument, Interaction, Memory, Task
 from memtui.store.tasks import TASK_COLUMNS, row_to_task
 
 if TYPE_CHECKING:
-    from memtui.store.dialect import Dialect
     from memtui.store.backend import StoreBackend
+    from memtui.store.dialect import Dialect
 
 RowT = TypeVar("RowT")
 """The model a row converter makes (``_rows_by_seq``)."""

@@ -14,10 +14,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from memtui.store import recall as recall_data
 from memtui.store.memories import MAX_QUERY_TERMS, MemoryRepository
 from memtui.store.memory_rows import MEMORY_COLUMNS, row_to_memory
 from memtui.store.models import Memory, MemoryFilter, PageCursor
-from memtui.store import recall as recall_data
 from memtui.store.paging import keyset_page, position_page
 from memtui.store.recall import MAX_RECALL_TERMS, RecallRepository
 from memtui.store.tasks import TaskRepository
