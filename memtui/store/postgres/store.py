@@ -132,6 +132,7 @@ class PostgresStore(StoreBackend):
         self._listener: psycopg.Connection[Any] | None = None
         self._listen_lock = threading.Lock()
         self._changes = 0
+        self._listened = False
         self._unbound = PgConnection(self)
         self._adapters: weakref.WeakKeyDictionary[psycopg.Connection[Any], PgConnection] = \
             weakref.WeakKeyDictionary()
@@ -411,7 +412,9 @@ class PostgresStore(StoreBackend):
         if listener is None or listener.closed:
             listener = self.connect()
             listener.execute(f"LISTEN {CHANGES_CHANNEL}")
-            self._listener = listener
+            if self._listened:
+                self._changes += 1  # messages sent while it was gone are lost: say "changed"
+            self._listener, self._listened = listener, True
         return listener
 
     def _drain(self, timeout_s: float, stop_after: int | None) -> int:
