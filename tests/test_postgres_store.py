@@ -8,8 +8,10 @@ things only PostgreSQL has."""
 from __future__ import annotations
 
 import threading
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pg_support
 import pytest
@@ -210,3 +212,67 @@ def test_vacuum_full_leaves_no_forgotten_text_in_the_files(pg_store_url: str) ->
             assert b"quokka" not in data, path  # the full-text index's lexeme
     finally:
         store.close()
+
+
+@pytest.mark.postgres
+def test_a_member_role_with_row_grants_only_uses_the_store(pg_server_url: str) -> None:
+    """The README's least-privilege setup: the owner role migrates; a member role with
+    only row grants writes, reads, forgets and claims; VACUUM is refused to it in one line."""
+    import psycopg
+    from psycopg import sql
+
+    tag = uuid.uuid4().hex[:10]
+    owner, member, database = f"memtui_o_{tag}", f"memtui_m_{tag}", f"memtui_t_lp_{tag}"
+    admin = psycopg.connect(pg_server_url, autocommit=True)
+    try:
+        for statement in (f"CREATE ROLE {owner} LOGIN", f"CREATE ROLE {member} LOGIN",
+                          f"CREATE DATABASE {database} OWNER {owner}",
+                          f"REVOKE ALL ON DATABASE {database} FROM PUBLIC",
+                          f"GRANT CONNECT ON DATABASE {database} TO {member}"):
+            admin.execute(sql.SQL(statement))  # type: ignore[arg-type]
+        server = pg_support.database_url(pg_server_url, database)
+        with psycopg.connect(server, autocommit=True) as conn:
+            for statement in (
+                    "REVOKE ALL ON SCHEMA public FROM PUBLIC",
+                    f"GRANT USAGE ON SCHEMA public TO {member}",
+                    f"GRANT ALL ON SCHEMA public TO {owner}",
+                    f"ALTER DEFAULT PRIVILEGES FOR ROLE {owner} IN SCHEMA public GRANT "
+                    f"SELECT, INSERT, UPDATE, DELETE ON TABLES TO {member}",
+                    f"ALTER DEFAULT PRIVILEGES FOR ROLE {owner} IN SCHEMA public GRANT "
+                    f"USAGE, SELECT ON SEQUENCES TO {member}"):
+                conn.execute(sql.SQL(statement))  # type: ignore[arg-type]
+        as_owner = _as_role(server, owner)
+        try:
+            open_store(as_owner).close()  # the owner makes the schema
+        except StoreError as error:
+            if "password" in error.message or "authentication" in error.message:
+                pytest.skip("the test server does not let new roles log in without a password")
+            raise
+        store = open_store(_as_role(server, member))
+        try:
+            alice = Engine(store, "alice")
+            alice.identity.create_project("web")
+            kept = alice.identity.add_memory("members write rows only", "fact", "web")
+            gone = alice.identity.add_memory("forget me", "fact", "web")
+            assert alice.identity.forget(gone.id).purged
+            assert [m.id for m in alice.identity.list_memories("web", search="rows")] == \
+                [kept.id]
+            with store.transaction(shared=True):
+                assert store.tasks.claim([]) == []
+            with pytest.raises(StoreError, match=f"run it as {owner}") as raised:
+                store.vacuum()
+            assert "\n" not in raised.value.message
+        finally:
+            store.close()
+    finally:
+        admin.execute(sql.SQL(f"DROP DATABASE IF EXISTS {database} WITH (FORCE)"))  # type: ignore[arg-type]
+        for role in (member, owner):
+            admin.execute(sql.SQL(f"DROP ROLE IF EXISTS {role}"))  # type: ignore[arg-type]
+        admin.close()
+
+
+def _as_role(url: str, role: str) -> str:
+    """``url`` logging in as ``role`` (the test server trusts its socket's users)."""
+    parts = urlsplit(url)
+    host = parts.netloc.rsplit("@", 1)[-1]
+    return urlunsplit((parts.scheme, f"{role}@{host}", parts.path, parts.query, parts.fragment))
