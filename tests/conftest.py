@@ -24,6 +24,13 @@ from memtui.store.timeutil import FixedClock
 TEST_START = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 
 
+@pytest.fixture(autouse=True)
+def no_user_config(tmp_path_factory: pytest.TempPathFactory,
+                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reads the config file of the person running the tests (it may name a store)."""
+    monkeypatch.setenv("MEMTUI_CONFIG", str(tmp_path_factory.getbasetemp() / "no-config.toml"))
+
+
 @pytest.fixture
 def clock() -> FixedClock:
     """A clock standing at TEST_START that moves only when told."""

@@ -159,15 +159,6 @@ def pg_url(pg_server_url: str) -> Iterator[str]:
         drop_database(pg_server_url, name)
 
 
-def postgres_backend_present() -> bool:
-    """Whether this checkout has the PostgreSQL store (``class PostgresStore`` in
-    ``memtui/store``). Until it does, ``store_location`` skips the PostgreSQL case of a test
-    (it has nothing to open the URL with); once it does, that case runs like the SQLite one."""
-    store_dir = Path(__file__).resolve().parents[1] / "memtui" / "store"
-    return any("class PostgresStore" in path.read_text(encoding="utf-8")
-               for path in store_dir.rglob("*.py"))
-
-
 def store_location(backend: str, request: pytest.FixtureRequest, tmp_path: Path,
                    name: str = "memtui.db") -> str:
     """Where a test's store of kind ``backend`` (a ``BACKENDS`` value) goes: a new SQLite
@@ -178,8 +169,6 @@ def store_location(backend: str, request: pytest.FixtureRequest, tmp_path: Path,
     if backend != "postgresql":
         raise ValueError(f"unknown backend {backend!r}")
     server: str = request.getfixturevalue("pg_server_url")
-    if not postgres_backend_present():
-        pytest.skip("the PostgreSQL store (PostgresStore) is not in this checkout")
     database = create_database(server)
     request.addfinalizer(lambda: drop_database(server, database))
     return database_url(server, database)

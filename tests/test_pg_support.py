@@ -110,7 +110,6 @@ def test_a_dropped_database_is_gone_even_with_a_connection_left_open(
 def test_store_location_gives_each_call_its_own_database(
         request: pytest.FixtureRequest, tmp_path: Path, pg_server_url: str,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pg_support, "postgres_backend_present", lambda: True)
     one = pg_support.store_location("postgresql", request, tmp_path)
     two = pg_support.store_location("postgresql", request, tmp_path)
     assert one != two

@@ -9,6 +9,9 @@ from pathlib import Path
 
 DB_FILE_NAME = "memtui.db"
 SOCKET_FILE_NAME = "memtui.sock"
+CONFIG_FILE_NAME = "config.toml"
+CONFIG_DB_KEY = "db"
+"""The config file's key naming the store (a file path or a ``postgresql://`` URL)."""
 
 
 def data_dir() -> Path:
@@ -37,10 +40,49 @@ def is_database_url(target: str) -> bool:
     return target.strip().lower().startswith(DATABASE_URL_SCHEMES)
 
 
+def config_path() -> Path:
+    """memtui's config file: ``$MEMTUI_CONFIG``, else ``$XDG_CONFIG_HOME/memtui/config.toml``
+    (``~/.config/memtui/config.toml``)."""
+    env = os.environ.get("MEMTUI_CONFIG")
+    if env:
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "memtui" / CONFIG_FILE_NAME
+
+
+def configured_store() -> str | None:
+    """The store the config file names (``db = "postgresql://..."`` or a path), if any.
+    A missing file names none; a file that is not TOML, or a ``db`` that is not a non-empty
+    string, is refused in one line (``InvalidInput``) rather than silently ignored."""
+    from memtui.errors import InvalidInput
+
+    path = config_path()
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise InvalidInput(f"{path}: cannot read the config file ({error.strerror})") from None
+    import tomllib
+
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise InvalidInput(f"{path}: not a TOML file ({error})") from None
+    value = data.get(CONFIG_DB_KEY)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInput(f"{path}: `{CONFIG_DB_KEY}` must be a store path or a "
+                           "postgresql:// URL (a non-empty string)")
+    return value.strip()
+
+
 def store_target(given: str | None) -> str:
-    """The store a command uses: ``given`` (``--db``), else ``$MEMTUI_DB``, else the default
-    file. A database URL is kept as it is; a path has ``~`` expanded."""
-    value = given or os.environ.get("MEMTUI_DB") or ""
+    """The store a command uses: ``given`` (``--db``), else ``$MEMTUI_DB``, else ``db`` in the
+    config file, else the default file. A database URL is kept as it is; a path has ``~``
+    expanded."""
+    value = given or os.environ.get("MEMTUI_DB") or configured_store() or ""
     if value and is_database_url(value):
         return value.strip()
     return str(Path(value).expanduser()) if value else str(data_dir() / DB_FILE_NAME)
