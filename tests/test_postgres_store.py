@@ -276,3 +276,44 @@ def _as_role(url: str, role: str) -> str:
     parts = urlsplit(url)
     host = parts.netloc.rsplit("@", 1)[-1]
     return urlunsplit((parts.scheme, f"{role}@{host}", parts.path, parts.query, parts.fragment))
+
+
+@pytest.mark.postgres
+def test_an_obsolete_read_sent_after_a_dropped_cancel_is_still_stopped(
+        pg_store_url: str) -> None:
+    from memtui.errors import QueryInterrupted
+
+    endless = ("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c "
+               "WHERE x < 2000000000) SELECT count(*) FROM c")
+    store = open_store(pg_store_url)
+    try:
+        lane = store.lane()
+        ticket = lane.begin()
+        inside, go = threading.Event(), threading.Event()
+        outcome: list[BaseException | None] = []
+
+        def reader() -> None:
+            try:
+                with lane.reading(ticket):
+                    store.execute("SELECT 1").fetchone()
+                    inside.set()
+                    go.wait(timeout=60)
+                    # the ticket was current when checked; begin() came (and its cancel
+                    # found the connection idle) before this statement went out
+                    lane._conn.execute(endless).fetchone()  # type: ignore[attr-defined]
+                outcome.append(None)
+            except BaseException as error:  # noqa: BLE001 - recorded for the assertion
+                outcome.append(error)
+
+        thread = threading.Thread(target=reader)
+        thread.start()
+        assert inside.wait(timeout=60)
+        newer = lane.begin()  # the connection is idle: this cancel is dropped
+        go.set()
+        thread.join(timeout=120)  # minutes of work unless the watchdog cancels it
+        assert not thread.is_alive()
+        assert len(outcome) == 1 and isinstance(outcome[0], QueryInterrupted)
+        with lane.reading(newer):  # the newer reader is never cancelled
+            assert store.execute("SELECT 2").fetchone() == (2,)
+    finally:
+        store.close()

@@ -6,13 +6,18 @@ PostgreSQL's cancel request (``conn.cancel_safe()``): the server stops the runni
 statement, which raises ``QueryCanceled`` in the reader, turned into ``QueryInterrupted``.
 A cancel that reaches the server while its connection is idle is dropped by the server,
 and ``begin()`` finishes sending it before the next reader can start, so a cancel never
-stops a newer reader's statement.
+stops a newer reader's statement. An obsolete reader can still send its next statement just
+after such a dropped cancel (it checks its ticket, then the cancel comes, then the statement
+goes out): while an obsolete reader stays in ``reading()``, a watchdog repeats the cancel
+every ``RECANCEL_INTERVAL_S`` until it leaves. Readers enter and leave, and cancels are
+sent, under one lock, so a repeated cancel never reaches a newer reader.
 """
 
 from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +31,8 @@ if TYPE_CHECKING:
 
 CANCEL_TIMEOUT_S = 5.0
 """How long ``begin()`` waits for the server to take a cancel request."""
+RECANCEL_INTERVAL_S = 0.05
+"""How often the watchdog repeats the cancel while an obsolete reader is still reading."""
 
 
 class PgQueryLane:
@@ -37,6 +44,9 @@ class PgQueryLane:
         self._newest = 0
         self._ticket_lock = threading.Lock()
         self._reader_lock = threading.Lock()
+        self._reading: int | None = None
+        """The ticket of the reader inside ``reading()`` (changed under the ticket lock)."""
+        self._watching = False
         self.interrupted = 0
         """How many reads were interrupted because a newer ticket came."""
 
@@ -45,11 +55,31 @@ class PgQueryLane:
         with self._ticket_lock:
             self._newest += 1
             ticket = self._newest
-            conn = self._conn
-            if conn is not None and self._reader_lock.locked():
-                with contextlib.suppress(psycopg.Error):
-                    conn.cancel_safe(timeout=CANCEL_TIMEOUT_S)
+            if self._reading is not None:
+                self._cancel_locked()
+                if not self._watching:
+                    self._watching = True
+                    threading.Thread(target=self._watch, name="memtui-lane-cancel",
+                                     daemon=True).start()
         return ticket
+
+    def _cancel_locked(self) -> None:
+        """Cancel the lane connection's running statement (the ticket lock is held)."""
+        conn = self._conn
+        if conn is not None and not conn.closed:
+            with contextlib.suppress(psycopg.Error):
+                conn.cancel_safe(timeout=CANCEL_TIMEOUT_S)
+
+    def _watch(self) -> None:
+        """Repeat the cancel while an obsolete reader is still inside ``reading()``."""
+        while True:
+            time.sleep(RECANCEL_INTERVAL_S)
+            with self._ticket_lock:
+                reading = self._reading
+                if reading is None or self.is_current(reading):
+                    self._watching = False
+                    return
+                self._cancel_locked()
 
     def is_current(self, ticket: int) -> bool:
         """Whether no newer ticket has been handed out."""
@@ -60,9 +90,16 @@ class PgQueryLane:
         """Run the block's store reads on this lane's connection; ``QueryInterrupted`` when
         the ticket is (or becomes) obsolete."""
         with self._reader_lock:
-            if not self.is_current(ticket):
-                raise QueryInterrupted("a newer read replaced this one")
-            conn = self._connection()
+            with self._ticket_lock:
+                if not self.is_current(ticket):
+                    raise QueryInterrupted("a newer read replaced this one")
+                self._reading = ticket
+            try:
+                conn = self._connection()
+            except BaseException:
+                with self._ticket_lock:
+                    self._reading = None
+                raise
             try:
                 with self._store.bound_to(conn, lambda: not self.is_current(ticket)):
                     yield
@@ -75,7 +112,12 @@ class PgQueryLane:
                     raise QueryInterrupted("a newer read replaced this one") from error
                 raise
             finally:
-                if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                with self._ticket_lock:
+                    self._reading = None  # no cancel is sent from here on
+                for _attempt in range(2):  # a cancel sent just before may hit the first
+                    if conn.closed or \
+                            conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
+                        break
                     with contextlib.suppress(psycopg.Error):
                         conn.execute("ROLLBACK")
 
