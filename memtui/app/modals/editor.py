@@ -17,7 +17,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, RadioButton, RadioSet, Static, TextArea
 
-from memtui.app.modals.base import Dialog
+from memtui.app.modals.submit import SubmitDialog
 from memtui.app.widgets.error_line import ErrorLine
 from memtui.store.models import KINDS
 from memtui.textsafe import safe_text
@@ -39,10 +39,12 @@ class MemoryDraft:
     content: str
 
 
-class MemoryEditor(Dialog[MemoryDraft | None]):
+class MemoryEditor(SubmitDialog[MemoryDraft]):
     """Edit a memory's kind and text. ``submit(draft, editor)`` must end with
     ``editor.saved()`` or ``editor.failed(message)``; without ``submit`` the draft is
     simply returned."""
+
+    ERROR_ID = "editor-error"
 
     BINDINGS = [
         Binding("ctrl+s", "save", "save", tooltip="Save", id="editor.save"),
@@ -53,14 +55,12 @@ class MemoryEditor(Dialog[MemoryDraft | None]):
     def __init__(self, title: str, *, kind: str = "fact", content: str = "",
                  show_kind: bool = True, context: str = "",
                  submit: Callable[[MemoryDraft, MemoryEditor], None] | None = None) -> None:
-        super().__init__()
+        super().__init__(submit)
         self._title = title
         self._kind = kind if kind in KINDS else "fact"
         self._content = content
         self._show_kind = show_kind
         self._context_line = context
-        self._submit = submit
-        self._draft: MemoryDraft | None = None
 
     def compose(self) -> ComposeResult:
         """Title, kind picker, text area, error line, buttons."""
@@ -115,37 +115,6 @@ class MemoryEditor(Dialog[MemoryDraft | None]):
                 kind = pressed.id.removeprefix("kind-")
         return MemoryDraft(kind=kind, content=self.query_one("#content", TextArea).text)
 
-    def action_save(self) -> None:
-        """Check the text is there, then save (through ``submit`` when given)."""
-        draft = self.draft()
-        if not draft.content.strip():
-            self.failed("Write something first (the text is empty).")
-            return
-        self._draft = draft
-        if self._submit is None:
-            self.dismiss(draft)
-            return
-        self.query_one("#save", Button).disabled = True
-        self.query_one("#editor-error", Static).update(Text("Saving…", style="dim"))
-        self._submit(draft, self)
-
-    def saved(self) -> None:
-        """The write succeeded: close with the draft."""
-        self.dismiss(self._draft)
-
-    def failed(self, message: str) -> None:
-        """The write (or a check) failed: say why, keep everything typed."""
-        self.query_one("#save", Button).disabled = False
-        self.query_one("#editor-error", Static).update(Text(safe_text(message)))
-
-    def action_cancel(self) -> None:
-        """Close without saving."""
-        self.dismiss(None)
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        """Save or cancel."""
-        event.stop()
-        if event.button.id == "save":
-            self.action_save()
-        else:
-            self.action_cancel()
+    def refusal(self, draft: MemoryDraft) -> str | None:
+        """The text must be there."""
+        return None if draft.content.strip() else "Write something first (the text is empty)."

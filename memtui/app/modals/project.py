@@ -12,9 +12,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Label, Static
 
-from memtui.app.modals.base import Dialog
+from memtui.app.modals.submit import SubmitDialog
 from memtui.app.widgets.error_line import ErrorLine
-from memtui.textsafe import safe_text
 
 
 @dataclass(frozen=True)
@@ -26,9 +25,12 @@ class ProjectDraft:
     root: str
 
 
-class ProjectDialog(Dialog[ProjectDraft | None]):
+class ProjectDialog(SubmitDialog[ProjectDraft]):
     """New project. ``submit(draft, dialog)`` must end with ``dialog.saved()`` or
     ``dialog.failed(message)``."""
+
+    ERROR_ID = "project-error"
+    SAVING = "Creating…"
 
     DEFAULT_CSS = """
     .dialog-project .field-row { height: 1; margin-top: 1; }
@@ -42,9 +44,7 @@ class ProjectDialog(Dialog[ProjectDraft | None]):
     ]
 
     def __init__(self, submit: Callable[[ProjectDraft, ProjectDialog], None]) -> None:
-        super().__init__()
-        self._submit = submit
-        self._draft: ProjectDraft | None = None
+        super().__init__(submit)
 
     def compose(self) -> ComposeResult:
         """Id, name, root folder, the error line, Cancel / Create."""
@@ -75,39 +75,11 @@ class ProjectDialog(Dialog[ProjectDraft | None]):
                             self.query_one("#project-name", Input).value.strip(),
                             self.query_one("#project-root", Input).value.strip())
 
-    def action_save(self) -> None:
-        """Create through ``submit`` (the engine checks everything)."""
-        draft = self.draft()
-        if not draft.project_id:
-            self.failed("Give the project an id first.")
-            return
-        self._draft = draft
-        self.query_one("#save", Button).disabled = True
-        self.query_one("#project-error", ErrorLine).update(Text("Creating…", style="dim"))
-        self._submit(draft, self)
-
-    def saved(self) -> None:
-        """Created: close with the draft."""
-        self.dismiss(self._draft)
-
-    def failed(self, message: str) -> None:
-        """Refused: say why, keep what was typed."""
-        self.query_one("#save", Button).disabled = False
-        self.query_one("#project-error", ErrorLine).update(Text(safe_text(message)))
-
-    def action_cancel(self) -> None:
-        """Close without creating."""
-        self.dismiss(None)
+    def refusal(self, draft: ProjectDraft) -> str | None:
+        """The id must be there (the engine checks the rest when creating)."""
+        return None if draft.project_id else "Give the project an id first."
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """Enter in a field creates."""
         event.stop()
         self.action_save()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        """Create or cancel."""
-        event.stop()
-        if event.button.id == "save":
-            self.action_save()
-        else:
-            self.action_cancel()
