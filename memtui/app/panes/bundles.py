@@ -14,11 +14,11 @@ from typing import ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widget import Widget
 from textual.widgets import Static
 
 from memtui.app.format import block, local_time
-from memtui.app.panes.base import DETAIL_BINDINGS, Pane
+from memtui.app.panes.base import DETAIL_BINDINGS
+from memtui.app.panes.list_pane import ListPane
 from memtui.app.widgets.line_list import ItemList, LineList
 from memtui.app.widgets.preview import PreviewScroll
 from memtui.errors import MemtuiError
@@ -40,10 +40,11 @@ class DocumentRow:
     bundle_updated_at: str
 
 
-class BundlesPane(Pane):
+class BundlesPane(ListPane[DocumentRow]):
     """Every readable bundle's documents; the selected one's content below."""
 
     PANE_ID = "bundles"
+    LIST_ID = "bundles-list"
     TITLE = "Bundles"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "copy", "copy", id="bundles.copy"),
@@ -57,7 +58,7 @@ class BundlesPane(Pane):
     def compose(self) -> ComposeResult:
         """Title, the documents, the selected document."""
         yield Static("", classes="pane-title", id="bundles-title")
-        yield ItemList(self._row, id="bundles-list", empty_text=EMPTY_TEXT)
+        yield ItemList(self._row, id=self.LIST_ID, empty_text=EMPTY_TEXT)
         yield PreviewScroll("bundles-preview")
 
     def _row(self, row: DocumentRow, width: int) -> Text:
@@ -67,15 +68,6 @@ class BundlesPane(Pane):
         line.append(f"rev {row.revision}", style="dim")
         line.truncate(width, overflow="ellipsis")
         return line
-
-    @property
-    def item_list(self) -> ItemList[DocumentRow]:
-        """The document list."""
-        return self.query_one("#bundles-list", ItemList)
-
-    def focus_target(self) -> Widget | None:
-        """The document list."""
-        return self.item_list
 
     def copy_text(self) -> tuple[str, str] | None:
         """The selected document's content."""

@@ -30,11 +30,11 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.widget import Widget
 from textual.widgets import Static
 
 from memtui.app.format import local_time
-from memtui.app.panes.base import DETAIL_BINDINGS, Pane
+from memtui.app.panes.base import DETAIL_BINDINGS
+from memtui.app.panes.list_pane import ListPane
 from memtui.app.widgets.line_list import ItemList, LineList
 from memtui.app.widgets.preview import PreviewScroll
 from memtui.engine.codex.config import config_reasons, describe_config
@@ -104,10 +104,11 @@ def _more(text: Text, shown: int, total: int) -> None:
                     style="dim")
 
 
-class CodexPane(Pane):
+class CodexPane(ListPane["CodexThread"]):  # the engine type is named, not imported, at start
     """A Codex home, read-only: threads, consolidation diagnosis, groups, notes, jobs."""
 
     PANE_ID = "codex"
+    LIST_ID = "codex-list"
     TITLE = "Codex"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("o", "reload", "reload", id="codex.reload"),
@@ -124,7 +125,7 @@ class CodexPane(Pane):
     def compose(self) -> ComposeResult:
         """Title, the threads, the selected thread and the home's other parts."""
         yield Static("", classes="pane-title", id="codex-title")
-        yield ItemList(self._row, id="codex-list", empty_text=READING_TEXT)
+        yield ItemList(self._row, id=self.LIST_ID, empty_text=READING_TEXT)
         yield PreviewScroll("codex-preview", id="codex-scroll")
 
     def on_mount(self) -> None:
@@ -145,15 +146,6 @@ class CodexPane(Pane):
         row.append(one_line(thread.description or thread.cwd or "", TEXT_CHARS))
         row.truncate(width, overflow="ellipsis")
         return row
-
-    @property
-    def item_list(self) -> ItemList[CodexThread]:
-        """The thread list."""
-        return self.query_one("#codex-list", ItemList)
-
-    def focus_target(self) -> Widget | None:
-        """The thread list."""
-        return self.item_list
 
     def home(self) -> Path:
         """The Codex home shown: the app config's ``codex_home``, else the default."""

@@ -12,11 +12,11 @@ from zoneinfo import ZoneInfo
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widget import Widget
 from textual.widgets import Static
 
 from memtui.app.format import block, local_time
-from memtui.app.panes.base import DETAIL_BINDINGS, Pane
+from memtui.app.panes.base import DETAIL_BINDINGS
+from memtui.app.panes.list_pane import ListPane
 from memtui.app.widgets.line_list import ItemList, LineList
 from memtui.app.widgets.preview import PreviewScroll
 from memtui.errors import MemtuiError
@@ -39,10 +39,11 @@ def version_row(number: int, memory: Memory, width: int, tz: ZoneInfo) -> Text:
     return row
 
 
-class HistoryPane(Pane):
+class HistoryPane(ListPane[Memory]):
     """The supersede chain of the memory last selected in a memory pane."""
 
     PANE_ID = "history"
+    LIST_ID = "history-list"
     TITLE = "History"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "restore", "restore version",
@@ -64,21 +65,12 @@ class HistoryPane(Pane):
     def compose(self) -> ComposeResult:
         """Title, the versions, the selected version's full text."""
         yield Static("", classes="pane-title", id="history-title")
-        yield ItemList(self._row, id="history-list", empty_text=EMPTY_TEXT)
+        yield ItemList(self._row, id=self.LIST_ID, empty_text=EMPTY_TEXT)
         yield PreviewScroll("history-preview")
 
     def _row(self, memory: Memory, width: int) -> Text:
         number = self.versions.index(memory) + 1 if memory in self.versions else 0
         return version_row(number, memory, width, self.memtui.tz)
-
-    @property
-    def item_list(self) -> ItemList[Memory]:
-        """The versions list."""
-        return self.query_one("#history-list", ItemList)
-
-    def focus_target(self) -> Widget | None:
-        """The versions list."""
-        return self.item_list
 
     def selected_memory(self) -> Memory | None:
         """The version under the cursor."""

@@ -22,12 +22,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.widget import Widget
 from textual.widgets import Static
 
 from memtui.app.format import local_time
 from memtui.app.inbox_sources import MEMORY_SOURCE, InboxEntry, Outcome
-from memtui.app.panes.base import DETAIL_BINDINGS, Pane
+from memtui.app.panes.base import DETAIL_BINDINGS
+from memtui.app.panes.list_pane import ListPane
 from memtui.app.widgets.line_list import ItemList, LineList
 from memtui.app.widgets.preview import PreviewScroll
 from memtui.engine.review import InboxItem
@@ -59,10 +59,11 @@ class InboxLoaded(Message):
     errors: list[str] = field(default_factory=list)
 
 
-class InboxPane(Pane):
+class InboxPane(ListPane[InboxEntry]):
     """Pending memories (and other agents' pending changes), approve / edit / reject."""
 
     PANE_ID = "inbox"
+    LIST_ID = "inbox-list"
     TITLE = "Inbox"
     READ_WHEN_SHOWN = True
     """Gemini CLI writes its patches without memtui knowing."""
@@ -97,19 +98,10 @@ class InboxPane(Pane):
     def compose(self) -> ComposeResult:
         """Title, the rows, the selected row in full."""
         yield Static("", classes="pane-title", id="inbox-title")
-        yield ItemList(self._row, id="inbox-list", empty_text="")
+        yield ItemList(self._row, id=self.LIST_ID, empty_text="")
         yield PreviewScroll("inbox-preview")
 
     # ---- parts --------------------------------------------------------------------------
-
-    @property
-    def item_list(self) -> ItemList[InboxEntry]:
-        """The rows."""
-        return self.query_one("#inbox-list", ItemList)
-
-    def focus_target(self) -> Widget | None:
-        """The rows."""
-        return self.item_list
 
     def current(self) -> InboxEntry | None:
         """The row under the cursor."""
