@@ -38,7 +38,7 @@ from memtui.store.database import open_sqlite_store as open_store
 from memtui.store.ids import SequentialIds
 from memtui.store.models import Project
 from memtui.store.schema import LATEST_VERSION
-from memtui.store.timeutil import FixedClock
+from memtui.store.timeutil import MIN_TIME, FixedClock, format_time
 
 GENERATOR_VERSION = 1
 """Bump when the generated data changes (cached stores are keyed by it)."""
@@ -289,8 +289,7 @@ def _encode(value: int, width: int) -> str:
 
 
 def _stamp(ms: int) -> str:
-    moment = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=ms)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+    return format_time(MIN_TIME + timedelta(milliseconds=ms))
 
 
 # ---- the generator ------------------------------------------------------------------------
