@@ -51,6 +51,8 @@ class Pane(Vertical):
 
     PANE_ID: ClassVar[str] = ""
     TITLE: ClassVar[str] = ""
+    COPY_LABEL: ClassVar[str] = "memory"
+    """What ``c`` calls the selected memory it copies (``memory``, ``version``)."""
     READ_WHEN_SHOWN: ClassVar[bool] = False
     """True for a pane that also shows files outside the store (which change without the
     store knowing): it reads again each time it is shown."""
@@ -109,8 +111,10 @@ class Pane(Vertical):
         return None
 
     def copy_text(self) -> tuple[str, str] | None:
-        """(what, text) that ``c`` copies in this pane, or None."""
-        return None
+        """(what, text) that ``c`` copies in this pane, or None: by default the selected
+        memory's text, named ``COPY_LABEL`` and its id."""
+        memory = self.selected_memory()
+        return None if memory is None else (f"{self.COPY_LABEL} {memory.id}", memory.content)
 
     def offers(self, action: str) -> bool:
         """Whether the key bar offers ``action`` here: a write the user's role does not

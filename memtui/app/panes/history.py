@@ -44,6 +44,7 @@ class HistoryPane(ListPane[Memory]):
 
     PANE_ID = "history"
     LIST_ID = "history-list"
+    COPY_LABEL = "version"
     TITLE = "History"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "restore", "restore version",
@@ -75,11 +76,6 @@ class HistoryPane(ListPane[Memory]):
     def selected_memory(self) -> Memory | None:
         """The version under the cursor."""
         return self.item_list.current()
-
-    def copy_text(self) -> tuple[str, str] | None:
-        """The selected version's text."""
-        memory = self.selected_memory()
-        return None if memory is None else (f"version {memory.id}", memory.content)
 
     def head(self) -> Memory | None:
         """The current (active) version of the chain."""

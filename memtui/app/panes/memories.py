@@ -144,11 +144,6 @@ class MemoriesPane(Pane):
         """The memory under the cursor."""
         return self.memory_list.current()
 
-    def copy_text(self) -> tuple[str, str] | None:
-        """The selected memory's text."""
-        memory = self.selected_memory()
-        return None if memory is None else (f"memory {memory.id}", memory.content)
-
     # ---- data ---------------------------------------------------------------------------
 
     def on_mount(self) -> None:
