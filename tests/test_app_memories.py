@@ -369,6 +369,27 @@ async def test_enter_opens_detail_with_provenance(tmp_path: Path) -> None:
 
 
 @app_test
+async def test_copy_names_a_memory_on_its_list_and_a_version_in_history(tmp_path: Path) -> None:
+    spy = CopySpy()
+    app = demo_app(tmp_path, system_clipboard=spy)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, "3", "c")
+        memory = _list(app, "project").current()
+        assert spy.copied == [memory.content]
+        assert f"(memory {memory.id})" in status_text(app)
+        await press(pilot, "enter", "h")
+        await settle(pilot)
+        pane = app.current_pane()
+        assert pane.PANE_ID == "history"
+        version = pane.selected_memory()
+        assert version is not None
+        await press(pilot, "c")
+        assert spy.copied[-1] == version.content
+        assert f"(version {version.id})" in status_text(app)
+
+
+@app_test
 async def test_project_switcher(tmp_path: Path) -> None:
     app = demo_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
