@@ -183,9 +183,3 @@ class HistoryPane(ListPane[Memory]):
             self.memtui.say("No memory selected.", severity="warning")
             return
         self.memtui.curator.forget([head.id])
-
-    def action_copy(self) -> None:
-        """Copy the selected version's text."""
-        memory = self.selected_memory()
-        if memory is not None:
-            self.memtui.copy_text(memory.content, f"version {memory.id}")
