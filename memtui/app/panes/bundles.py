@@ -116,11 +116,6 @@ class BundlesPane(ListPane[DocumentRow]):
         text.append_text(block(document.content))
         preview.show(text)
 
-    def on_line_list_cursor_moved(self, message: LineList.CursorMoved) -> None:
-        """Show the selected document."""
-        message.stop()
-        self._update_preview()
-
     def on_line_list_opened(self, message: LineList.Opened) -> None:
         """Enter: nothing more to open (the document is shown below)."""
         message.stop()

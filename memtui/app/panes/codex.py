@@ -317,11 +317,6 @@ class CodexPane(ListPane["CodexThread"]):  # the engine type is named, not impor
         self._overview(text, codex)
         preview.show(text)
 
-    def on_line_list_cursor_moved(self, message: LineList.CursorMoved) -> None:
-        """Show the selected thread."""
-        message.stop()
-        self._update_preview()
-
     def on_line_list_opened(self, message: LineList.Opened) -> None:
         """Enter: the thread is already shown below."""
         message.stop()

@@ -148,11 +148,6 @@ class HistoryPane(ListPane[Memory]):
                        " · current"), style="dim")
         preview.show(Text.assemble(meta, "\n", block(memory.content)))
 
-    def on_line_list_cursor_moved(self, message: LineList.CursorMoved) -> None:
-        """Show the selected version's text."""
-        message.stop()
-        self._update_preview()
-
     def on_line_list_opened(self, message: LineList.Opened) -> None:
         """Enter: the version's detail view."""
         message.stop()

@@ -216,11 +216,6 @@ class InboxPane(ListPane[InboxEntry]):
         preview.show(self.memtui.inbox_sources.named(entry.origin).detail(entry,
                                                                            self.memtui.tz))
 
-    def on_line_list_cursor_moved(self, message: LineList.CursorMoved) -> None:
-        """Show the selected row in full."""
-        message.stop()
-        self._update_preview()
-
     def on_line_list_opened(self, message: LineList.Opened) -> None:
         """Enter: the selected row in a scrollable window."""
         message.stop()

@@ -1,6 +1,6 @@
 """``ListPane``: a pane whose main part is one ``ItemList`` (Bundles, Codex, History,
-Inbox). It names the list by ``LIST_ID``, and the list is what gets focus when the pane
-is shown."""
+Inbox). It names the list by ``LIST_ID``; the list is what gets focus when the pane is
+shown, and moving its cursor shows the selected row below it."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import ClassVar, Generic, TypeVar
 from textual.widget import Widget
 
 from memtui.app.panes.base import Pane
-from memtui.app.widgets.line_list import ItemList
+from memtui.app.widgets.line_list import ItemList, LineList
 
 RowType = TypeVar("RowType")
 
@@ -28,3 +28,12 @@ class ListPane(Pane, Generic[RowType]):
     def focus_target(self) -> Widget | None:
         """The list."""
         return self.item_list
+
+    def _update_preview(self) -> None:
+        """Show the selected row below the list (each pane says how)."""
+        raise NotImplementedError
+
+    def on_line_list_cursor_moved(self, message: LineList.CursorMoved) -> None:
+        """Show the row the cursor moved to."""
+        message.stop()
+        self._update_preview()
