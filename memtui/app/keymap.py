@@ -14,10 +14,11 @@ Several keys are separated by commas. Unknown ids are reported and ignored.
 
 from __future__ import annotations
 
-import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from memtui.engine.paths import config_file
 
 KEYMAP_ENV = "MEMTUI_KEYMAP"
 KEYMAP_FILE_NAME = "keymap.toml"
@@ -26,11 +27,7 @@ MAX_KEYMAP_BYTES = 64 * 1024
 
 def default_keymap_path() -> Path:
     """``$MEMTUI_KEYMAP``, else ``$XDG_CONFIG_HOME/memtui/keymap.toml``."""
-    env = os.environ.get(KEYMAP_ENV)
-    if env:
-        return Path(env).expanduser()
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "memtui" / KEYMAP_FILE_NAME
+    return config_file(KEYMAP_ENV, KEYMAP_FILE_NAME)
 
 
 GLOBAL_SCOPE = "everywhere"

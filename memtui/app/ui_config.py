@@ -17,6 +17,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memtui.engine.paths import config_file
+
 APP_CONFIG_ENV = "MEMTUI_APP_CONFIG"
 APP_CONFIG_FILE_NAME = "app.toml"
 MAX_APP_CONFIG_BYTES = 64 * 1024
@@ -25,11 +27,7 @@ HEADER = "# memtui's remembered choices (written by the app; safe to edit or del
 
 def default_app_config_path() -> Path:
     """``$MEMTUI_APP_CONFIG``, else ``$XDG_CONFIG_HOME/memtui/app.toml``."""
-    env = os.environ.get(APP_CONFIG_ENV)
-    if env:
-        return Path(env).expanduser()
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "memtui" / APP_CONFIG_FILE_NAME
+    return config_file(APP_CONFIG_ENV, APP_CONFIG_FILE_NAME)
 
 
 @dataclass

@@ -25,6 +25,16 @@ def data_dir() -> Path:
     return base / "memtui"
 
 
+def config_file(env: str, file_name: str) -> Path:
+    """A memtui config file: ``$<env>`` if set, else ``$XDG_CONFIG_HOME/memtui/<file_name>``
+    (``~/.config/memtui/<file_name>`` without it)."""
+    given = os.environ.get(env)
+    if given:
+        return Path(given).expanduser()
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "memtui" / file_name
+
+
 def default_db_path() -> Path:
     """``$MEMTUI_DB`` if set, else ``<data dir>/memtui.db``."""
     env = os.environ.get("MEMTUI_DB")
