@@ -40,7 +40,7 @@ class DocumentRow:
     bundle_updated_at: str
 
 
-class BundlesPane(ListPane[DocumentRow]):
+class BundlesPane(ListPane[ItemList[DocumentRow]]):
     """Every readable bundle's documents; the selected one's content below."""
 
     PANE_ID = "bundles"

@@ -104,7 +104,7 @@ def _more(text: Text, shown: int, total: int) -> None:
                     style="dim")
 
 
-class CodexPane(ListPane["CodexThread"]):  # the engine type is named, not imported, at start
+class CodexPane(ListPane["ItemList[CodexThread]"]):  # the engine type is named, not imported, at start
     """A Codex home, read-only: threads, consolidation diagnosis, groups, notes, jobs."""
 
     PANE_ID = "codex"

@@ -12,11 +12,11 @@ from zoneinfo import ZoneInfo
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widget import Widget
 from textual.widgets import Static
 
 from memtui.app.format import OUTCOME_WORDS, local_time, reason_words
-from memtui.app.panes.base import DETAIL_BINDINGS, Pane
+from memtui.app.panes.base import DETAIL_BINDINGS
+from memtui.app.panes.list_pane import ListPane
 from memtui.app.widgets.detail import task_fields
 from memtui.app.widgets.line_list import LineList
 from memtui.app.widgets.log_list import LogList
@@ -48,10 +48,11 @@ def log_row(entry: LogEntry, width: int, tz: ZoneInfo) -> Text:
     return row
 
 
-class ExtractionLogPane(Pane):
+class ExtractionLogPane(ListPane[LogList]):
     """The user's extraction log, newest scan first."""
 
     PANE_ID = "log"
+    LIST_ID = "log-list"
     TITLE = "Log"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("t", "open_task", "task",
@@ -64,20 +65,11 @@ class ExtractionLogPane(Pane):
     def compose(self) -> ComposeResult:
         """Title, the log, the selected task."""
         yield Static("", classes="pane-title", id="log-title")
-        yield LogList(self._row, id="log-list", empty_text=EMPTY_TEXT)
+        yield LogList(self._row, id=self.LIST_ID, empty_text=EMPTY_TEXT)
         yield PreviewScroll("log-preview")
 
     def _row(self, entry: LogEntry, width: int) -> Text:
         return log_row(entry, width, self.memtui.tz)
-
-    @property
-    def item_list(self) -> LogList:
-        """The log list (paged from the store)."""
-        return self.query_one("#log-list", LogList)
-
-    def focus_target(self) -> Widget | None:
-        """The log list."""
-        return self.item_list
 
     def current(self) -> LogEntry | None:
         """The log row under the cursor."""
@@ -124,11 +116,6 @@ class ExtractionLogPane(Pane):
             preview.show(Text(f"{entry.task_id}: {error.message}", style="dim"))
             return
         preview.show(task_fields(task, self.memtui.tz, entry))
-
-    def on_line_list_cursor_moved(self, message: LineList.CursorMoved) -> None:
-        """Show the selected row's task."""
-        message.stop()
-        self._update_preview()
 
     def on_line_list_opened(self, message: LineList.Opened) -> None:
         """Enter: open the task."""

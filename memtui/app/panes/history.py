@@ -39,7 +39,7 @@ def version_row(number: int, memory: Memory, width: int, tz: ZoneInfo) -> Text:
     return row
 
 
-class HistoryPane(ListPane[Memory]):
+class HistoryPane(ListPane[ItemList[Memory]]):
     """The supersede chain of the memory last selected in a memory pane."""
 
     PANE_ID = "history"

@@ -59,7 +59,7 @@ class InboxLoaded(Message):
     errors: list[str] = field(default_factory=list)
 
 
-class InboxPane(ListPane[InboxEntry]):
+class InboxPane(ListPane[ItemList[InboxEntry]]):
     """Pending memories (and other agents' pending changes), approve / edit / reject."""
 
     PANE_ID = "inbox"
