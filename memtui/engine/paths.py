@@ -53,11 +53,7 @@ def is_database_url(target: str) -> bool:
 def config_path() -> Path:
     """memtui's config file: ``$MEMTUI_CONFIG``, else ``$XDG_CONFIG_HOME/memtui/config.toml``
     (``~/.config/memtui/config.toml``)."""
-    env = os.environ.get("MEMTUI_CONFIG")
-    if env:
-        return Path(env).expanduser()
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "memtui" / CONFIG_FILE_NAME
+    return config_file("MEMTUI_CONFIG", CONFIG_FILE_NAME)
 
 
 def configured_store() -> str | None:
