@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from memtui.errors import StoreError
+from memtui.store.fts_levels import keep_levels_bounded
 
 if TYPE_CHECKING:
     from memtui.store.backend import StoreBackend as Store
@@ -407,6 +408,7 @@ def vacuum(store: SqliteStore, full: bool) -> VacuumResult:
     with store.transaction():
         for table in FTS_TABLES:
             store.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
+            keep_levels_bounded(store, table)
     # VACUUM builds the new file as a temporary database: on disk, not in memory (the
     # store's connections keep temporary tables in memory, which here would hold a whole
     # copy of the store -- a gigabyte at a million memories).

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from memtui.store.fts_levels import keep_levels_bounded
 from memtui.store.memory_rows import MEMORY_COLUMNS, row_to_memory
 from memtui.store.models import Memory, MemoryFilter, PageCursor
 from memtui.store.paging import keyset_page, position_page
@@ -210,9 +211,12 @@ class MemoryRepository:
         return cursor.rowcount
 
     def merge_fulltext(self) -> None:
-        """Do a bounded amount of full-text index merging (after a forget)."""
+        """Do a bounded amount of full-text index merging (after a forget). On an older
+        SQLite each such merge adds levels to the index's structure: past a bound the index
+        is rebuilt instead of growing until FTS5 calls it corrupt (``fts_levels``)."""
         self._store.execute("INSERT INTO memories_fts(memories_fts, rank) VALUES ('merge', ?)",
                             (-FTS_MERGE_PAGES_AFTER_FORGET,))
+        keep_levels_bounded(self._store, "memories_fts")
 
     # lists
     def _where(self, flt: MemoryFilter) -> tuple[list[str], list[Any]]:

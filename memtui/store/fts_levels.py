@@ -1,0 +1,77 @@
+"""Keep an FTS5 index's level count far below the point where FTS5 calls it corrupt.
+
+An FTS5 index keeps its segments in levels, listed in one "structure record" (the row with
+id ``STRUCTURE_ROWID`` of the ``<table>_data`` table). The SQLite that ships with Debian 12
+(3.40) and other older releases add a level each time a negative ``'merge'`` (the bounded
+merge after a forget) or an ``'optimize'`` (vacuum) finds segments on more than one level, and
+another when the merge writes into the top level; no command ever removes a level. Past
+``FTS5_LEVEL_LIMIT`` levels FTS5 reads its own structure record as corrupt ("database disk
+image is malformed", then "vtable constructor failed"): from then on no row of the content
+table can be written and no search runs, and even a ``'rebuild'`` cannot be prepared. On
+SQLite 3.40 that came after about a thousand forgets. Newer SQLite caps the count (64 levels).
+
+``keep_levels_bounded`` reads the count after such a merge and, once it passes
+``MAX_LEVELS``, rebuilds the index from its content table (a rebuild starts a new structure
+with no empty level). On a SQLite that caps the count it never rebuilds.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memtui.store.backend import StoreBackend
+
+STRUCTURE_ROWID = 10
+"""The ``<table>_data`` row that holds the structure record (FTS5_STRUCTURE_ROWID)."""
+FTS5_LEVEL_LIMIT = 2000
+"""Most levels FTS5 accepts in a structure record (FTS5_MAX_SEGMENT)."""
+MAX_LEVELS = FTS5_LEVEL_LIMIT // 2
+"""Levels past which the index is rebuilt. A merge or an optimize adds at most two, so the
+count never comes near the limit, and a rebuild is needed once in about 500 forgets (and
+never on a SQLite that caps the count)."""
+COOKIE_BYTES = 4
+"""The configuration cookie that starts a structure record."""
+V2_MARKER = b"\xff\x00\x00\x01"
+"""What follows the cookie in the second format of the record (before the level count)."""
+_VARINT_MAX_BYTES = 9
+
+
+def _varint(data: bytes, start: int) -> int | None:
+    """The SQLite varint at ``start`` (None when the record ends inside it)."""
+    value = 0
+    for index in range(start, min(start + _VARINT_MAX_BYTES, len(data))):
+        byte = data[index]
+        if index == start + _VARINT_MAX_BYTES - 1:
+            return (value << 8) | byte
+        value = (value << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            return value
+    return None
+
+
+def structure_levels(record: bytes) -> int | None:
+    """The level count of an FTS5 structure record, or None when it cannot be read."""
+    start = COOKIE_BYTES
+    if record[start:start + len(V2_MARKER)] == V2_MARKER:
+        start += len(V2_MARKER)
+    return _varint(record, start)
+
+
+def index_levels(store: StoreBackend, table: str) -> int | None:
+    """The level count of the FTS5 index ``table`` (None: no structure record yet)."""
+    row = store.execute(f"SELECT block FROM {table}_data WHERE id = ?",
+                        (STRUCTURE_ROWID,)).fetchone()
+    if row is None or not isinstance(row[0], bytes):
+        return None
+    return structure_levels(row[0])
+
+
+def keep_levels_bounded(store: StoreBackend, table: str) -> bool:
+    """Rebuild the FTS5 index ``table`` when its level count passed ``MAX_LEVELS`` (call
+    inside the write transaction that merged it). True when it rebuilt."""
+    levels = index_levels(store, table)
+    if levels is None or levels <= MAX_LEVELS:
+        return False
+    store.execute(f"INSERT INTO {table}({table}) VALUES ('rebuild')")
+    return True
