@@ -66,6 +66,15 @@ class StoreError(MemtuiError):
     exit_code = 1
 
 
+class TransactionLost(StoreError):
+    """A write transaction ended before its block did: SQLite rolled the whole of it back
+    when one of its statements failed (an interrupt, a full disk, an I/O error, a damaged
+    full-text index, ``RAISE(ROLLBACK)``), even if the caller caught that error. Nothing of
+    the transaction was kept, and no statement of the block runs after it (each one raises
+    this), so the block can never go on writing outside a transaction and commit half of
+    its work."""
+
+
 class QueryInterrupted(StoreError):
     """A read was stopped because a newer one made it obsolete (``QueryLane``); nothing was
     changed and nobody is waiting for its answer."""

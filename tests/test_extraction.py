@@ -11,6 +11,7 @@ from fixtures_auto import LONG_RESULT, Team, add_done, make_team
 
 from memtui.engine.api import Engine
 from memtui.engine.extraction import BATCH_SIZE, REASONS, RESULT_CHARS, goal_key
+from memtui.errors import TransactionLost
 from memtui.store.database import Store
 from memtui.store.models import Memory, Task
 from memtui.store.timeutil import FixedClock
@@ -335,6 +336,26 @@ def test_a_failing_task_is_logged_as_error_and_the_round_goes_on(
     assert team.store.tasks.get_log(good.id).outcome == "extracted"
     monkeypatch.undo()
     assert _reason(team, bad) == "extracted"  # errors are retried
+
+
+@pytest.mark.sqlite_only  # SQLite's own rollback of a whole transaction
+def test_a_batch_that_sqlite_rolled_back_is_kept_in_no_part(team: Team) -> None:
+    """A statement that makes SQLite roll the whole batch back (here a trigger's
+    RAISE(ROLLBACK); in the field a damaged full-text index) fails the round, and nothing
+    of the batch is kept: before, the task's savepoint error was logged as the task's
+    error and the rest of the batch was written outside any transaction (the first task's
+    memory lost, the later ones kept), then the batch's COMMIT failed."""
+    tasks = [add_done(team.alice, team.clock, goal=f"goal {i}") for i in range(3)]
+    team.store.execute(
+        "CREATE TEMP TRIGGER doom AFTER INSERT ON main.memories WHEN new.source_thread_id = "
+        f"'{tasks[1].id}' BEGIN SELECT RAISE(ROLLBACK, 'provoked rollback'); END")
+    with pytest.raises(TransactionLost):
+        team.alice.extraction.run_round()
+    for task in tasks:
+        assert team.store.tasks.get_log(task.id) is None
+        assert team.store.memories.ids_for_thread(task.id) == []
+    team.store.execute("DROP TRIGGER temp.doom")
+    assert team.alice.extraction.run_round().extracted == 3  # all due again
 
 
 def test_lost_write_access_is_an_error(team: Team) -> None:

@@ -25,8 +25,10 @@ machines share a round), then re-read and re-checked (log row, existing memory, 
 before anything is written, so no task is extracted twice and every scan leaves its log
 row. A task whose processing raises
 is rolled back to a savepoint and logged as ``error`` (reason: the error class); the round
-goes on. A user who can no longer write to the task's project gets an ``error`` row with
-reason ``PermissionDenied`` (the task is retried in later rounds).
+goes on -- unless the error made SQLite roll the whole batch back (``TransactionLost``):
+then nothing of the batch is kept and the round fails (its tasks are due again next round).
+A user who can no longer write to the task's project gets an ``error`` row with reason
+``PermissionDenied`` (the task is retried in later rounds).
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from memtui.engine.redaction import redact
 from memtui.engine.review_rules import PENDING, status_for_new
 from memtui.engine.settings import load_settings
 from memtui.engine.tasks import QuotaStatus, read_quota
-from memtui.errors import InvalidInput, MemtuiError
+from memtui.errors import InvalidInput, MemtuiError, TransactionLost
 from memtui.store.models import (
     EXTRACTED_OUTCOMES,
     DedupeRow,
@@ -259,6 +261,8 @@ class ExtractionApi(EngineArea):
                 try:
                     with self._store.tasks.savepoint():
                         outcome = self._scan_one(task_id, context, force)
+                except TransactionLost:
+                    raise  # the whole batch was rolled back: the round fails, retried later
                 except Exception as error:  # one bad task must not stop the round
                     outcome = self._log_error(task_id, error, force, context.now)
                 if outcome is not None:

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memtui.errors import PermissionDenied, StoreError
+from memtui.errors import PermissionDenied, StoreError, TransactionLost
 from memtui.store.backend import StoreBackend
 from memtui.store.dialect import SQLITE
 from memtui.store.ids import IdFactory
@@ -216,7 +216,10 @@ class Store(StoreBackend):
 
     @property
     def conn(self) -> sqlite3.Connection:
-        """This thread's connection."""
+        """This thread's connection. Inside a transaction whose SQLite transaction has
+        already ended (SQLite rolled it back when one of its statements failed) it raises
+        ``TransactionLost``: every statement asks for it, so none runs outside the
+        transaction it was written for."""
         conn = getattr(self._local, "conn", None)
         if conn is None:
             if self._closed:
@@ -226,7 +229,13 @@ class Store(StoreBackend):
             self._local.depth = 0
             with self._lock:
                 self._connections.append(conn)
+        elif self._local.depth > 0 and not conn.in_transaction:
+            raise self._lost()
         return conn
+
+    def _lost(self) -> TransactionLost:
+        return TransactionLost(f"{self.path}: SQLite rolled the transaction back when one "
+                               "of its statements failed; nothing it wrote was kept")
 
     def execute(self, sql: str, params: Any = ()) -> sqlite3.Cursor:
         """Run one statement on this thread's connection."""
@@ -251,6 +260,12 @@ class Store(StoreBackend):
         Re-entrant within a thread: an inner block joins the outer transaction. On any
         exception the whole transaction rolls back. ``shared`` changes nothing here: SQLite
         has one writer at a time.
+
+        SQLite itself rolls the whole transaction back when some statements fail (an
+        interrupt, a full disk, an I/O error, a damaged full-text index); from then on every
+        statement of the block raises ``TransactionLost`` (see ``conn``), and so does the
+        block's end when the error was caught and nothing ran after it: a transaction is
+        never committed in part.
         """
         if self.read_only:
             raise StoreError(f"{self.path}: {READ_ONLY_REASON}")
@@ -266,6 +281,8 @@ class Store(StoreBackend):
         self._local.depth = 1
         try:
             yield conn
+            if not conn.in_transaction:
+                raise self._lost()
         except BaseException:
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")

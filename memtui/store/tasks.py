@@ -371,15 +371,17 @@ class TaskRepository:
         """A nested savepoint inside the current transaction: on an exception, only the work
         done inside it is undone (then the exception goes on)."""
         name = f"sp_{next(_savepoint_names)}"
-        conn = self._store.conn
-        conn.execute(f"SAVEPOINT {name}")
+        # ``store.conn`` for each statement: when a failed statement made SQLite roll the
+        # whole transaction back (the savepoint with it), it raises ``TransactionLost``
+        # (after the error) instead of letting the caller go on outside any transaction
+        self._store.conn.execute(f"SAVEPOINT {name}")
         try:
             yield
         except BaseException:
-            conn.execute(f"ROLLBACK TO {name}")
-            conn.execute(f"RELEASE {name}")
+            self._store.conn.execute(f"ROLLBACK TO {name}")
+            self._store.conn.execute(f"RELEASE {name}")
             raise
-        conn.execute(f"RELEASE {name}")
+        self._store.conn.execute(f"RELEASE {name}")
 
     # ---- consolidation --------------------------------------------------------------------
 
