@@ -328,14 +328,19 @@ class TaskRepository:
 
     def scan_row(self, task_id: str) -> ScanRow | None:
         """One task with its follow-up flag, an existing memory made from it, its tombstone
-        and its log row, in one query (call inside the scan's transaction)."""
+        and its log row, in one query (call inside the scan's transaction).
+
+        The memory is the first by ``seq + 0``, not ``seq``: ordered by the key itself, a
+        planner short of fresh statistics (PostgreSQL while a round is adding memories)
+        walks every memory in key order looking for the task's, one walk per task scanned;
+        by the expression it must take the task's few rows from the thread index."""
         row = self._store.execute(
             f"SELECT {_T_COLUMNS}, "
             "EXISTS (SELECT 1 FROM task_followups f WHERE f.to_task = t.id), "
             "(SELECT m.id FROM memories m WHERE m.source_thread_id = t.id "
             "   OR (t.source_ref IS NOT NULL AND m.source_thread_id = t.source_ref "
             "       AND (m.owner = t.user_id OR m.project = t.project_id)) "
-            "ORDER BY m.seq LIMIT 1), "
+            "ORDER BY m.seq + 0 LIMIT 1), "
             "EXISTS (SELECT 1 FROM forgotten_sources s WHERE s.source_thread_id = t.id "
             "   OR (t.source_ref IS NOT NULL AND s.source_thread_id = t.source_ref)), "
             f"{', '.join('l.' + c.strip() for c in _LOG_COLUMNS.split(','))} "

@@ -223,7 +223,17 @@ class PgTaskRepository(TaskRepository):
     def active_auto_for_goal(self, project: str, goal_key: str) -> str | None:
         """``TaskRepository.active_auto_for_goal``, after taking the goal's lock for the
         rest of the transaction: two workers extracting tasks of one goal take turns, so
-        the goal's chain never forks."""
+        the goal's chain never forks.
+
+        The goal's rows come from the goal index in a materialised step and are ordered
+        after it: asked for the newest row directly, a planner short of fresh statistics
+        (while a round is adding memories) walks the project's active memories newest
+        first instead -- SQLite's ``INDEXED BY`` pins the same choice."""
         self._store.execute("SELECT pg_advisory_xact_lock(hashtext(?), hashtext(?))",
                             (project, goal_key))
-        return super().active_auto_for_goal(project, goal_key)
+        row = self._store.execute(
+            "WITH goal AS MATERIALIZED (SELECT id, created_at FROM memories "
+            "WHERE project = ? AND goal_key = ? AND status = 'active' AND source = 'auto') "
+            "SELECT id FROM goal ORDER BY created_at DESC, id DESC LIMIT 1",
+            (project, goal_key)).fetchone()
+        return row[0] if row else None

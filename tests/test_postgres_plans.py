@@ -1,0 +1,85 @@
+"""On PostgreSQL, the extraction scan's per-task reads stay small while the planner has no
+statistics for the memories (a fresh table, or a round adding memories faster than
+autovacuum analyses them): they read the task's few rows through an index, never every
+memory in key order. Bound by the buffers each statement touches (``EXPLAIN (ANALYZE,
+BUFFERS)`` of the very statement the repository ran), not by time."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from memtui.engine.api import Engine
+from memtui.store.database import open_store
+from memtui.store.postgres.bench_data import BulkLoad
+from memtui.store.postgres.store import PostgresStore
+
+MEMORIES = 6_000
+"""Memories of the project (none of them the task's): a table size where, without
+statistics, the planner prefers walking an ordered index to the few rows an equality finds."""
+MIN_PAGES = 100
+"""The memories table must be at least this big for a walk over it to show."""
+PAGE_SHARE = 10
+"""A statement may touch at most 1/PAGE_SHARE of the table's pages."""
+STAMP = "2026-11-01T10:00:00.000Z"
+
+
+def _rows() -> Iterator[tuple[Any, ...]]:
+    for i in range(MEMORIES):
+        yield (f"mem_{i:08d}", "project", "alice", "web", "fact",
+               f"Generated memory {i} about the web project and its deploys.", "active", None,
+               "auto", f"task_other_{i:08d}", STAMP, STAMP, 0, None, f"goal number {i}")
+
+
+def _buffers(plan: dict[str, Any]) -> int:
+    return int(plan.get("Shared Hit Blocks", 0)) + int(plan.get("Shared Read Blocks", 0))
+
+
+@pytest.mark.postgres
+def test_the_scan_reads_of_one_task_stay_small_without_statistics(
+        pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = open_store(pg_url)
+    assert isinstance(store, PostgresStore)
+    try:
+        store.execute("ALTER TABLE memories SET (autovacuum_enabled = false)")
+        alice = Engine(store, "alice")
+        alice.identity.create_project("web")
+        task = alice.tasks.add_task("web", "Ship the release notes", "p", "done",
+                                    "2026-11-01T09:00:00Z", "2026-11-01T09:30:00Z")
+        loader = store.connect()
+        with loader.transaction():
+            BulkLoad(loader).memories(_rows())  # no ANALYZE: the planner has no statistics
+        pages = int(store.execute("SELECT pg_relation_size('memories') / "
+                                  "current_setting('block_size')::int").fetchone()[0])
+        assert pages >= MIN_PAGES
+
+        ran: list[tuple[str, Any]] = []
+        real = PostgresStore._run_on
+
+        def recording(self: PostgresStore, conn: Any, query: str, params: Any,
+                      many: bool) -> Any:
+            ran.append((query, params))
+            return real(self, conn, query, params, many)
+
+        monkeypatch.setattr(PostgresStore, "_run_on", recording)
+        with store.transaction(shared=True):
+            row = store.tasks.scan_row(task.id)
+            assert row is not None and row.existing_memory is None
+            assert store.tasks.active_auto_for_goal("web", "ship the release notes") is None
+        monkeypatch.undo()
+
+        checked = [(q, p) for q, p in ran if "FROM memories" in q
+                   and q.lstrip().startswith(("SELECT", "WITH"))]
+        assert len(checked) == 2, [q[:60] for q, _p in ran]
+        explain = store.connect()
+        for query, params in checked:
+            row = explain.execute(
+                "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + query, params).fetchone()
+            assert row is not None
+            plan = (row[0] if isinstance(row[0], list) else json.loads(row[0]))[0]["Plan"]
+            assert _buffers(plan) <= pages // PAGE_SHARE, (query[:80], _buffers(plan), pages)
+    finally:
+        store.close()
