@@ -83,3 +83,41 @@ def test_the_scan_reads_of_one_task_stay_small_without_statistics(
             assert _buffers(plan) <= pages // PAGE_SHARE, (query[:80], _buffers(plan), pages)
     finally:
         store.close()
+
+
+SEARCHES = ("w", "we", "web", "d", "de", "dep", "deploy", "p", "pr", "pro", "project", "m",
+            "me", "mem", "memory")
+"""Searches typed one after another: one statement text, each with its own words."""
+GENERIC_PLAN_COUNTS_SINCE = 140_000
+"""``pg_prepared_statements`` counts generic and custom plans from PostgreSQL 14 on."""
+
+
+@pytest.mark.postgres
+def test_every_searched_page_is_planned_for_its_own_words(pg_url: str) -> None:
+    """psycopg prepares a statement run five times; PostgreSQL would then be free to run it
+    with one generic plan whatever the words (a common prefix through the full-text index).
+    Every connection the store opens plans each run for its own parameters."""
+    from memtui.store.models import MemoryFilter
+
+    store = open_store(pg_url)
+    assert isinstance(store, PostgresStore)
+    try:
+        alice = Engine(store, "alice")
+        for index in range(40):
+            alice.identity.add_memory(f"Memory {index} of the web project: deploy it", "fact")
+        if store.execute("SHOW server_version_num").fetchone()[0] < str(GENERIC_PLAN_COUNTS_SINCE):
+            pytest.skip("the server does not count generic plans (PostgreSQL 14+)")
+        with store.snapshot():  # one connection for every statement below
+            for search in SEARCHES * 2:
+                store.memories.page(MemoryFilter(scope="user", owner="alice", search=search), 10)
+            plans = store.execute("SELECT statement, generic_plans, custom_plans "
+                                  "FROM pg_prepared_statements").fetchall()
+        # (a statement without parameters has one plan anyway: BEGIN, SHOW ...)
+        assert [row for row in plans if row[1] and "$1" in row[0]] == []
+        searched = [row for row in plans if "to_tsquery" in row[0]]
+        assert searched and max(row[2] for row in searched) >= len(SEARCHES)  # prepared
+        lane = store.lane()
+        with lane.reading(lane.begin()):  # the app's search-as-you-type connection
+            assert store.execute("SHOW plan_cache_mode").fetchone()[0] == "force_custom_plan"
+    finally:
+        store.close()

@@ -61,11 +61,26 @@ POOL_MAX_SIZE = 8
 """Pooled connections at most per store (lanes and the listener have their own)."""
 POOL_TIMEOUT_S = 30.0
 """How long a statement waits for a free pooled connection."""
+CUSTOM_PLANS = "SET plan_cache_mode = force_custom_plan"
+"""Run on every connection: each statement is planned for its own parameters. psycopg
+prepares a statement once it has run five times, and PostgreSQL may then settle on one
+generic plan, blind to the values -- for a searched list that is a plan chosen without
+knowing whether the words typed are rare or common (a one-letter prefix read through the
+full-text index: a second at a million memories, where walking the list takes a
+millisecond)."""
+CUSTOM_PLANS_SINCE = 120_000
+"""``plan_cache_mode`` exists from PostgreSQL 12 on."""
 VACUUMED_TABLES = ("memories", "forgotten_sources", "audit", "tasks", "task_followups",
                    "extraction_log", "interactions", "bundle_documents", "consolidations",
                    "pending_purges", "agent_sessions", "codex_rollout_files")
 """Tables ``vacuum`` runs over: every table whose rows a forget or an edit deletes or
 rewrites."""
+
+
+def configure_connection(conn: psycopg.Connection[Any]) -> None:
+    """Session settings of every connection the store opens (``CUSTOM_PLANS``)."""
+    if conn.info.server_version >= CUSTOM_PLANS_SINCE:
+        conn.execute(CUSTOM_PLANS)
 
 
 class _ThreadState(threading.local):
@@ -196,6 +211,12 @@ class PostgresStore(StoreBackend):
             conn = psycopg.connect(self._url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
         except psycopg.Error as error:
             raise self.error("cannot connect to the database", error) from None
+        try:
+            configure_connection(conn)
+        except psycopg.Error as error:
+            with contextlib.suppress(psycopg.Error):
+                conn.close()
+            raise self.error("cannot connect to the database", error) from None
         with self._lock:
             self._extra.append(conn)
         return conn
@@ -210,7 +231,7 @@ class PostgresStore(StoreBackend):
                     self._pool = ConnectionPool(
                         self._url, min_size=1, max_size=self._pool_size, open=True,
                         kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S},
-                        timeout=POOL_TIMEOUT_S, name="memtui")
+                        configure=configure_connection, timeout=POOL_TIMEOUT_S, name="memtui")
                 pool = self._pool
         return pool
 
