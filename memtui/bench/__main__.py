@@ -1,16 +1,23 @@
 """``python -m memtui.bench``: the speed bars of spec/60 in one run (see ``runner.py``).
 
     python -m memtui.bench [--size N] [--db PATH] [--seed S] [--quick] [--json]
+                           [--pg URL [--pg-only]]
     python -m memtui.bench --generate N --db PATH [--seed S]     # only build a store
+    python -m memtui.bench --generate N --pg URL [--seed S]      # only load it into PostgreSQL
 
 Generated stores are cached in ~/.cache/memtui-bench (``$MEMTUI_BENCH_CACHE``), keyed by size,
-seed, schema version and generator version. Exit status 1 when a bar is missed.
+seed, schema version and generator version. With ``--pg URL`` (else ``$MEMTUI_BENCH_PG``), a
+PostgreSQL server where the benchmark may create databases, the search, pages, recall and
+extraction sections also measure PostgreSQL rows, on the same generated data loaded there
+(cached on the server; ``memtui.bench.postgres``); without one, one line says they were
+skipped. Exit status 1 when a bar is missed.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -41,20 +48,40 @@ def build_parser() -> argparse.ArgumentParser:
                         help="run only these sections (repeatable)")
     parser.add_argument("--codex-rollouts", type=int, default=5_000, metavar="N",
                         help="rollouts in the generated sessions folder of the codex row")
+    parser.add_argument("--pg", metavar="URL",
+                        help="a PostgreSQL server URL where the benchmark may create databases: "
+                             "PostgreSQL rows beside the SQLite ones (default: $MEMTUI_BENCH_PG)")
+    parser.add_argument("--pg-only", action="store_true",
+                        help="only the PostgreSQL rows (needs --pg or $MEMTUI_BENCH_PG)")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark (or only generate a store)."""
+    from memtui.bench.postgres import BENCH_PG_ENV
+
     args = build_parser().parse_args(argv)
+    pg = args.pg or os.environ.get(BENCH_PG_ENV) or None
 
     def say(text: str) -> None:
         print(text, file=sys.stderr, flush=True)
 
+    if args.pg_only and pg is None:
+        build_parser().error(f"--pg-only needs --pg URL or ${BENCH_PG_ENV}")
+    if args.generate is not None and args.db is None and args.pg:
+        from memtui.bench.postgres import cached_pg_store
+
+        began = time.perf_counter()
+        url, was_cached = cached_pg_store(
+            args.pg, args.generate, args.seed,
+            progress=lambda done, n: say(f"loaded {done:,}/{n:,}"))
+        say(f"{'already there' if was_cached else 'loaded'}: {url.split('?')[0].rsplit('/', 1)[-1]} "
+            f"in {time.perf_counter() - began:.1f} s")
+        return 0
     if args.generate is not None:
         if args.db is None:
-            build_parser().error("--generate needs --db PATH")
+            build_parser().error("--generate needs --db PATH (or --pg URL)")
         began = time.perf_counter()
         result = generate_store(args.db, args.generate, args.seed,
                                 progress=lambda done, n: say(f"generated {done:,}/{n:,}"))
@@ -63,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     size = args.size or (QUICK_SIZE if args.quick else DEFAULT_SIZE)
     options = Options(size=size, seed=args.seed, db=args.db, quick=args.quick,
                       only=tuple(args.only or ()), progress=say,
-                      codex_rollouts=args.codex_rollouts)
+                      codex_rollouts=args.codex_rollouts, pg=pg, pg_only=args.pg_only)
     began = time.perf_counter()
     rows = run(options)
     if args.json:

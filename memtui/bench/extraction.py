@@ -9,12 +9,22 @@ tasks, then times, in the same run:
   and full-text writes, log rows, transactions.
 
 It prints tasks/s for both and their ratio. The bar: at least ``BAR_TASKS_PER_S``.
+
+On PostgreSQL (``--pg URL``: a server where it may create databases), ``measure_pg_workers``
+times one round of the same N tasks extracted by one worker process and by two at once
+(each worker claims its batches with ``FOR UPDATE SKIP LOCKED``), on fresh copies of one
+database, interleaved; the bar: two workers reach ``WORKERS_BAR`` times one worker's
+tasks/s, with no task extracted twice and none left out.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from datetime import UTC, datetime, timedelta
@@ -23,12 +33,19 @@ from typing import Any
 
 from memtui.engine.api import Engine
 from memtui.engine.extraction import ROUND_LIMIT
+from memtui.store.backend import StoreBackend
 from memtui.store.database import Store
-from memtui.store.database import open_sqlite_store as open_store
+from memtui.store.database import open_store as open_any_store
 from memtui.store.models import Task
 from memtui.store.timeutil import FixedClock, format_time
 
 BAR_TASKS_PER_S = 2000.0
+WORKERS_BAR = 1.6
+"""spec/15: two workers extract at least this many times the tasks/s of one."""
+WORKER_SYNC_TIMEOUT_S = 120.0
+"""How long the workers wait for each other to be ready (imports, connections)."""
+WORKER_RUN_TIMEOUT_S = 1800.0
+"""How long one timed run may take before it counts as hung."""
 DEFAULT_TASKS = 10_000
 BENCH_USER = "bench"
 BENCH_PROJECTS = ("shop", "pipeline", "infra")
@@ -66,20 +83,22 @@ def _bench_tasks(n_tasks: int, now: datetime) -> list[tuple[Task, str | None]]:
     return rows
 
 
-def build_bench_store(path: Path, n_tasks: int) -> Store:
-    """A new store at ``path`` with ``n_tasks`` eligible tasks of BENCH_USER."""
-    store = open_store(path, clock=FixedClock(BENCH_NOW))
+def build_bench_store(path: Path | str, n_tasks: int) -> StoreBackend:
+    """A new store at ``path`` (a file, or an empty PostgreSQL database's URL) with
+    ``n_tasks`` eligible tasks of BENCH_USER."""
+    store = open_any_store(path, clock=FixedClock(BENCH_NOW))
     engine = Engine(store, BENCH_USER)
     for project in BENCH_PROJECTS:
         engine.identity.create_project(project)
     engine.settings.update(generate_memories=1)
     with store.transaction():
         store.tasks.insert_many(_bench_tasks(n_tasks, BENCH_NOW))
-    store.checkpoint()
+    if isinstance(store, Store):
+        store.checkpoint()
     return store
 
 
-def read_only_pass(store: Store, user: str) -> int:
+def read_only_pass(store: StoreBackend, user: str) -> int:
     """The reference: walk the same due tasks and read each row through the store."""
     count, after = 0, None
     with store.snapshot():
@@ -124,13 +143,144 @@ def measure_extraction(n_tasks: int = DEFAULT_TASKS) -> dict[str, Any]:
     }
 
 
+# ---- PostgreSQL: one worker vs two -------------------------------------------------------
+
+
+def worker(url: str, sync: Path, index: int) -> dict[str, Any]:
+    """One worker process of ``measure_pg_workers``: open the store, say ready, wait for the
+    go, extract every due task of BENCH_USER (``backfill``: batches claimed with ``FOR
+    UPDATE SKIP LOCKED``, so a batch another worker holds is left to it); returns when it
+    began and ended (``time.time()``) and its summary."""
+    store = open_any_store(url, clock=FixedClock(BENCH_NOW))
+    try:
+        engine = Engine(store, BENCH_USER)
+        store.tasks.count_candidates(BENCH_USER)  # the pool's first connection, warm
+        (sync / f"ready-{index}").touch()
+        go = sync / "go"
+        deadline = time.monotonic() + WORKER_SYNC_TIMEOUT_S
+        while not go.exists():
+            if time.monotonic() > deadline:
+                raise RuntimeError("no go from the benchmark")
+            time.sleep(0.001)
+        began = time.time()
+        summary = engine.extraction.backfill()
+        ended = time.time()
+    finally:
+        store.close()
+    return {"began": began, "ended": ended, "summary": summary.to_json()}
+
+
+def _run_workers(url: str, count: int) -> dict[str, Any]:
+    """``count`` worker processes extracting the round in database ``url`` at once."""
+    with tempfile.TemporaryDirectory(prefix="memtui-bench-workers-") as folder:
+        sync = Path(folder)
+        procs = [subprocess.Popen(
+            [sys.executable, "-m", "memtui.bench.extraction", "--worker", url,
+             "--sync", str(sync), "--index", str(index)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for index in range(count)]
+        try:
+            deadline = time.monotonic() + WORKER_SYNC_TIMEOUT_S
+            while len(list(sync.glob("ready-*"))) < count:
+                if time.monotonic() > deadline or any(p.poll() is not None for p in procs):
+                    raise RuntimeError("a worker did not start: " + "; ".join(
+                        (p.stderr.read() if p.stderr and p.poll() is not None else "")[-500:]
+                        for p in procs))
+                time.sleep(0.005)
+            (sync / "go").touch()
+            outputs = [p.communicate(timeout=WORKER_RUN_TIMEOUT_S) for p in procs]
+        finally:
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+    results = []
+    for p, (out, err) in zip(procs, outputs, strict=True):
+        if p.returncode != 0:
+            raise RuntimeError(f"a worker failed ({p.returncode}): {err[-2000:]}")
+        results.append(json.loads(out.strip().splitlines()[-1]))
+    began = min(r["began"] for r in results)
+    ended = max(r["ended"] for r in results)
+    return {"workers": count, "seconds": ended - began, "per_worker": results}
+
+
+def _check_round(url: str, n_tasks: int) -> dict[str, int]:
+    """After a round: every task extracted once (one memory and one log row each)."""
+    store = open_any_store(url)
+    try:
+        memories, tasks = store.execute(
+            "SELECT count(*), count(DISTINCT source_thread_id) FROM memories").fetchone()
+        logged = store.execute("SELECT count(*) FROM extraction_log WHERE outcome = ?",
+                               ("extracted",)).fetchone()[0]
+    finally:
+        store.close()
+    counts = {"memories": int(memories), "tasks_with_memory": int(tasks), "logged": int(logged)}
+    if set(counts.values()) != {n_tasks}:
+        raise RuntimeError(f"the round is off (expected {n_tasks} of each): {counts}")
+    return counts
+
+
+def measure_pg_workers(server_url: str, n_tasks: int = DEFAULT_TASKS,
+                       runs: int = 3) -> dict[str, Any]:
+    """Tasks/s of one worker process and of two at once extracting one round of ``n_tasks``
+    tasks on the PostgreSQL server ``server_url``: ``runs`` of each, interleaved, each on a
+    fresh copy of one built database; medians and their ratio (two over one)."""
+    from memtui.bench.postgres import (
+        copy_database,
+        database_url,
+        drop_database,
+        make_database,
+    )
+
+    template = make_database(server_url, "extract")
+    samples: dict[int, list[float]] = {1: [], 2: []}
+    details: list[dict[str, Any]] = []
+    try:
+        build_bench_store(database_url(server_url, template), n_tasks).close()
+        for _ in range(runs):
+            for count in (1, 2):
+                name = copy_database(server_url, template, "extract_run")
+                try:
+                    url = database_url(server_url, name)
+                    result = _run_workers(url, count)
+                    result["check"] = _check_round(url, n_tasks)
+                finally:
+                    drop_database(server_url, name)
+                samples[count].append(n_tasks / result["seconds"])
+                details.append({"workers": count, "seconds": round(result["seconds"], 3),
+                                "extracted": [r["summary"]["extracted"]
+                                              for r in result["per_worker"]]})
+    finally:
+        drop_database(server_url, template)
+    one, two = statistics.median(samples[1]), statistics.median(samples[2])
+    ratio = two / one
+    return {"tasks": n_tasks, "runs": runs,
+            "one_worker_tasks_per_s": round(one, 1), "two_workers_tasks_per_s": round(two, 1),
+            "ratio": round(ratio, 3), "bar": WORKERS_BAR, "meets_bar": ratio >= WORKERS_BAR,
+            "samples": {str(k): [round(v, 1) for v in vs] for k, vs in samples.items()},
+            "runs_detail": details, "cpus": os.cpu_count(),
+            "load_average": list(os.getloadavg())}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the measurement as JSON; exit 1 when under the bar."""
     parser = argparse.ArgumentParser(prog="python -m memtui.bench.extraction",
                                      description=__doc__.splitlines()[0])
     parser.add_argument("tasks", nargs="?", type=int, default=DEFAULT_TASKS)
+    parser.add_argument("--pg", metavar="URL",
+                        help="measure one worker vs two on this PostgreSQL server instead")
+    parser.add_argument("--runs", type=int, default=3, help="runs of each (with --pg)")
+    parser.add_argument("--worker", metavar="URL", help=argparse.SUPPRESS)
+    parser.add_argument("--sync", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--index", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    result = measure_extraction(args.tasks)
+    if args.worker:
+        if args.sync is None:
+            parser.error("--worker needs --sync")
+        print(json.dumps(worker(args.worker, args.sync, args.index)))
+        return 0
+    result = (measure_pg_workers(args.pg, args.tasks, args.runs) if args.pg
+              else measure_extraction(args.tasks))
     print(json.dumps(result, indent=2))
     return 0 if result["meets_bar"] else 1
 

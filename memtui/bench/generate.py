@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.store import bench_data
-from memtui.store.database import Store
+from memtui.store.backend import StoreBackend
 from memtui.store.database import open_sqlite_store as open_store
 from memtui.store.ids import SequentialIds
 from memtui.store.models import Project
@@ -299,7 +299,8 @@ def _stamp(ms: int) -> str:
 class GenerateResult:
     """What ``generate_store`` wrote."""
 
-    path: Path
+    path: Path | str
+    """The SQLite file, or the PostgreSQL database's URL without its password."""
     size: int
     seed: int
     seconds: float
@@ -443,7 +444,7 @@ class _Generator:
         return row
 
 
-def _seed_identity(store: Store) -> None:
+def _seed_identity(store: StoreBackend) -> None:
     clock = FixedClock(START - timedelta(days=1))
     store.clock = clock
     with store.transaction():
@@ -496,6 +497,45 @@ def generate_store(path: str | os.PathLike[str], n: int = DEFAULT_SIZE, seed: in
         leftover.unlink(missing_ok=True)
     os.replace(tmp, target)
     return GenerateResult(path=target, size=n, seed=seed,
+                          seconds=time.perf_counter() - began, counts=counts)
+
+
+def generate_pg_store(url: str, n: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED, *,
+                      progress: Callable[[int, int], None] | None = None) -> GenerateResult:
+    """Write ``n`` generated memories -- the same rows ``generate_store`` writes for
+    ``(n, seed)`` -- into the new, empty PostgreSQL database at ``url`` (bulk-loaded with
+    COPY; ``memtui.store.postgres.bench_data``). The database should be a fresh one: a load
+    that fails part way leaves its committed chunks (``memtui.bench.postgres`` loads into a
+    scratch database and renames it only when the load is complete)."""
+    from memtui.store.database import open_store as open_any_store
+    from memtui.store.postgres import bench_data as pg_bench_data
+    from memtui.store.postgres.store import PostgresStore
+
+    began = time.perf_counter()
+    store = open_any_store(url, clock=FixedClock(START), ids=SequentialIds())
+    if not isinstance(store, PostgresStore):
+        store.close()
+        raise ValueError("generate_pg_store needs a postgresql:// URL")
+    try:
+        if not store.is_empty():
+            raise ValueError(f"{store.location} already holds a store")
+        _seed_identity(store)
+        gen = _Generator(n, seed)
+        done = 0
+        with pg_bench_data.bulk_load(store) as load:
+            for rows, tasks, logs in gen.chunks():
+                with load.transaction():
+                    load.tasks(tasks)
+                    load.memories(rows)
+                    load.log_rows(logs)
+                done += len(rows)
+                if progress:
+                    progress(done, n)
+        counts = pg_bench_data.table_counts(store)
+        location = store.location
+    finally:
+        store.close()
+    return GenerateResult(path=location, size=n, seed=seed,
                           seconds=time.perf_counter() - began, counts=counts)
 
 

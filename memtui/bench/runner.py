@@ -69,6 +69,15 @@ SEARCH_RATIO_BAR = 1.5
 START_BAR = 1.3
 RSS_BAR = 2.0
 PAGE_FLAT_BAR = 2.0
+SQLITE = "sqlite"
+POSTGRESQL = "postgresql"
+"""The ``backend`` of the rows measured on a PostgreSQL database (``--pg``)."""
+PG_PREFIX = "PostgreSQL: "
+"""How the PostgreSQL rows' names begin."""
+PG_RECALL_BAR_MS = 10.0
+"""spec/15: service recall median on PostgreSQL under this many milliseconds."""
+PG_SECTIONS = ("search", "pages", "recall", "extraction")
+"""The sections that also have PostgreSQL rows."""
 TYPED = ("pytest fixtures", "staging cluster", "migrate invoice", "prefers small")
 """What the search benchmark types, one key at a time (each word is in the generated text)."""
 APP_REPEATS = 3
@@ -324,7 +333,7 @@ async def _scroll(pilot: Any, ml: Any, recorder: FrameRecorder, keys: list[str],
     return out
 
 
-async def _drive_app(db: Path, user: str, typed: tuple[str, ...], scroll_steps: int,
+async def _drive_app(db: Path | str, user: str, typed: tuple[str, ...], scroll_steps: int,
                      repeats: int) -> dict[str, Any]:
     """Open the real app under Pilot; type searches and scroll, ``repeats`` times each."""
     from memtui.app.main import create_app
@@ -404,7 +413,7 @@ def bare_fts_times(db: Path, typed: tuple[str, ...], reps: int = 5) -> list[floa
     return times
 
 
-def store_search_times(db: Path, user: str, typed: tuple[str, ...], reps: int = 3,
+def store_search_times(db: Path | str, user: str, typed: tuple[str, ...], reps: int = 3,
                        ) -> dict[str, float]:
     """The store's part of each keystroke: the first page of the searched list
     (``memories.page``), best of ``reps`` seconds per prefix typed."""
@@ -432,14 +441,23 @@ def key_ratios(keys: dict[str, float], in_store: dict[str, float]) -> dict[str, 
             if in_store.get(key, 0) > 0}
 
 
-def measure_app(db: Path, user: str, quick: bool) -> list[Row]:
-    """Rows 2 and 3: the real app driven by Pilot (best of the repeats per key)."""
+def measure_app(db: Path | str, user: str, quick: bool, backend: str = SQLITE) -> list[Row]:
+    """Rows 2 and 3: the real app driven by Pilot (best of the repeats per key). ``db``: an
+    SQLite file, or (``backend`` ``POSTGRESQL``) a PostgreSQL database's URL, whose
+    reference is the bare ``tsvector`` query instead of the bare FTS5 one."""
     typed = TYPED[:2] if quick else TYPED
     repeats = 1 if quick else APP_REPEATS
     raw = asyncio.run(_drive_app(db, user, typed, 5 if quick else 15, repeats))
     keys = _best_of(raw["keys"], "text", "ms")
     key_ms = list(keys.values())
-    bare = [b * 1000 for b in bare_fts_times(db, typed)]
+    if backend == POSTGRESQL:
+        from memtui.bench.postgres import bare_search_times
+
+        bare = [b * 1000 for b in bare_search_times(str(db), typed, PAGE_ROWS)]
+        bare_what, prefix = "bare tsvector query", PG_PREFIX
+    else:
+        bare = [b * 1000 for b in bare_fts_times(Path(db), typed)]
+        bare_what, prefix = "bare FTS5 query", ""
     key_med, key_max = _median(key_ms), max(key_ms)
     worst_key = max(keys, key=keys.__getitem__)
     bare_med, bare_max = _median(bare), max(bare)
@@ -449,8 +467,8 @@ def measure_app(db: Path, user: str, quick: bool) -> list[Row]:
     highest = max(ratios, key=ratios.__getitem__) if ratios else None
     store_ms = list(in_store.values())
     search = Row(
-        "search as you type: keystroke to list updated",
-        f"bare FTS5 query median {bare_med:.2f} ms, max {bare_max:.2f} ms (the store's page "
+        f"{prefix}search as you type: keystroke to list updated",
+        f"{bare_what} median {bare_med:.2f} ms, max {bare_max:.2f} ms (the store's page "
         f"query: median {_median(store_ms):.1f} ms, max {max(store_ms):.1f} ms)",
         f"median {key_med:.1f} ms, max {key_max:.1f} ms ({worst_key!r}, "
         f"{worst_key_ratio or 0:.2f}x its store query of {in_store.get(worst_key, 0):.1f} ms); "
@@ -471,7 +489,7 @@ def measure_app(db: Path, user: str, quick: bool) -> list[Row]:
     worst_first = max(first.values()) if first else float("inf")
     worst_settled = max(settled.values()) if settled else float("inf")
     scroll = Row(
-        "scroll to the end and back: slowest frame",
+        f"{prefix}scroll to the end and back: slowest frame",
         f"{raw['list_count']:,} rows; frame render max {max(render.values()):.1f} ms",
         f"key to frame max {worst_first:.1f} ms (median {_median(list(first.values())):.1f}); "
         f"to all rows drawn max {worst_settled:.1f} ms", None,
@@ -536,16 +554,20 @@ def measure_redaction_row(budget: float) -> Row:
                rate >= THROUGHPUT_BAR_MBPS, result)
 
 
-def measure_recall_row(db: Path, user: str, quick: bool) -> Row:
-    """Row 7: recall through the service vs the Python API (when the service bench exists)."""
+def measure_recall_row(db: Path | str, user: str, quick: bool, backend: str = SQLITE) -> Row:
+    """Row 7: recall through the service vs the Python API (when the service bench exists);
+    on PostgreSQL (``db`` a URL) against ``PG_RECALL_BAR_MS``."""
     try:
-        from memtui.bench.recall import measure_recall
+        from memtui.bench.recall import BAR_MS, measure_recall
     except ImportError:
         return Row("recall through the service", "Python API", "not available yet", None,
                    "median < 5 ms", None)
-    result = measure_recall(db, runs=2 if quick else 5, user=user)
+    postgres = backend == POSTGRESQL
+    result = measure_recall(db, runs=2 if quick else 5, user=user,
+                            bar_ms=PG_RECALL_BAR_MS if postgres else BAR_MS)
     service, api = result["service_median_ms"], result["api_median_ms"]
-    return Row(f"recall through the service ({result['memories']:,} memories)",
+    return Row(f"{PG_PREFIX if postgres else ''}recall through the service "
+               f"({result['memories']:,} memories)",
                f"Python API median {api:.2f} ms", f"median {service:.2f} ms "
                f"(p95 {result['service_p95_ms']:.2f})", result["ratio_service_to_api"],
                f"median < {result['bar_ms']:g} ms", bool(result["meets_bar"]), result)
@@ -591,7 +613,7 @@ class PageProbes:
 
     NAMES = ("first page", "keyset page 90% deep", "positional page from the end")
 
-    def __init__(self, path: Path, user: str) -> None:
+    def __init__(self, path: Path | str, user: str) -> None:
         self.store = open_store(path)
         self.filter = MemoryFilter(scope="user", owner=user)
         memories = self.store.memories
@@ -612,8 +634,10 @@ class PageProbes:
             memories.list_at(flt, PAGE_ROWS, PAGE_ROWS, from_end=True)
 
 
-def measure_pages(big: Path, small: Path, user: str, reps: int) -> list[Row]:
-    """Row 6: the same page queries on the big store and on a 1,000-memory store."""
+def measure_pages(big: Path | str, small: Path | str, user: str, reps: int,
+                  prefix: str = "") -> list[Row]:
+    """Row 6: the same page queries on the big store and on a 1,000-memory store (SQLite
+    files, or PostgreSQL URLs with ``prefix`` ``PG_PREFIX``)."""
     probes = {"big": PageProbes(big, user), "small": PageProbes(small, user)}
     rows: list[Row] = []
     try:
@@ -627,7 +651,7 @@ def measure_pages(big: Path, small: Path, user: str, reps: int) -> list[Row]:
             big_t, small_t = _median(times["big"]), _median(times["small"])
             ratio = big_t / small_t
             rows.append(Row(
-                f"list page ({PAGE_ROWS} rows): {name}",
+                f"{prefix}list page ({PAGE_ROWS} rows): {name}",
                 f"1k store, {probes['small'].count:,}-row list: {small_t * 1000:.3f} ms",
                 f"{probes['big'].count:,}-row list: {big_t * 1000:.3f} ms", ratio,
                 f"<= {PAGE_FLAT_BAR}x (flat)", ratio <= PAGE_FLAT_BAR,
@@ -653,6 +677,10 @@ class Options:
     only: tuple[str, ...] = ()
     codex_rollouts: int = 5_000
     """Rollouts in the generated sessions folder of the ``codex`` row."""
+    pg: str | None = None
+    """A PostgreSQL server URL (``--pg``): the PostgreSQL rows run on it; None: skipped."""
+    pg_only: bool = False
+    """Only the PostgreSQL rows (no SQLite store is built)."""
     progress: Callable[[str], None] = field(default=lambda text: None)
 
 
@@ -709,6 +737,8 @@ def run(options: Options) -> list[Row]:
             say("agent homes…")
             rows.append(measure_agents_row(quick))
         return rows
+    if options.pg_only:
+        return measure_postgres(options, wanted)
     big, small = prepare_store(options)
     with working_copy(big, keep=options.db is not None) as db:
         if "start" in wanted:
@@ -732,6 +762,7 @@ def run(options: Options) -> list[Row]:
         if "mcp" in wanted:
             say("MCP recall and the session-start hook…")
             rows += measure_mcp_rows(db, options.user, quick)
+    rows += measure_postgres(options, wanted)
     if "codex" in wanted:
         say("codex import-rollouts…")
         rows += measure_codex_rows(200 if quick else options.codex_rollouts)
@@ -739,6 +770,78 @@ def run(options: Options) -> list[Row]:
         say("agent homes…")
         rows.append(measure_agents_row(quick))
     return rows
+
+
+def measure_postgres(options: Options, wanted: set[str]) -> list[Row]:
+    """The PostgreSQL rows (``PG_SECTIONS`` that are wanted) on the server ``options.pg``:
+    the generated store of ``options.size`` memories (cached on the server) and of 1,000,
+    the same generator rows as SQLite's, loaded with COPY. One ``n/a`` row saying why when
+    no server was given; a failing row when the server cannot be used."""
+    sections = [name for name in PG_SECTIONS if name in wanted]
+    if not sections:
+        return []
+    if options.pg is None:
+        from memtui.bench.postgres import BENCH_PG_ENV
+
+        return [Row(f"{PG_PREFIX}every row", "-",
+                    f"skipped: no server given (--pg URL or ${BENCH_PG_ENV})", None, "-", None)]
+    from memtui.bench.postgres import (
+        BenchServerError,
+        cached_database_name,
+        cached_pg_store,
+        server_summary,
+    )
+    from memtui.bench.postgres import (
+        working_copy as pg_working_copy,
+    )
+
+    say, quick, server = options.progress, options.quick, options.pg
+    try:
+        info = server_summary(server)
+    except BenchServerError as error:
+        return [Row(f"{PG_PREFIX}every row", "-", f"not run: {error}", None, "-", False)]
+    say(f"PostgreSQL {info['version']} at {info['server']}: store of {options.size:,} "
+        f"memories (seed {options.seed})…")
+    rows: list[Row] = []
+    if {"search", "pages", "recall"} & set(sections):
+        url, was_cached = cached_pg_store(
+            server, options.size, options.seed,
+            progress=lambda done, n: say(f"  loaded {done:,}/{n:,}"))
+        say(f"  {'cached' if was_cached else 'generated'}: {cached_database_name(options.size, options.seed)}")
+        small, _ = cached_pg_store(server, 1000, options.seed)
+        say("  working copy…")
+        with pg_working_copy(server, cached_database_name(options.size, options.seed)) as db:
+            if "search" in sections:
+                say("PostgreSQL: search as you type and scrolling (Pilot)…")
+                rows += measure_app(db, options.user, quick, POSTGRESQL)
+            if "pages" in sections:
+                say("PostgreSQL: list pages…")
+                rows += measure_pages(db, small, options.user, 30 if quick else 200, PG_PREFIX)
+            if "recall" in sections:
+                say("PostgreSQL: recall…")
+                rows.append(measure_recall_row(db, options.user, quick, POSTGRESQL))
+    if "extraction" in sections:
+        say("PostgreSQL: one worker and two workers extracting one round…")
+        rows.append(measure_pg_workers_row(server, 2_000 if quick else 10_000,
+                                           1 if quick else 3))
+    for row in rows:
+        row.detail.setdefault("postgres", info)
+    return rows
+
+
+def measure_pg_workers_row(server: str, n_tasks: int, runs: int) -> Row:
+    """Two worker processes extracting one round of ``n_tasks`` tasks on PostgreSQL vs one
+    (``bench.extraction.measure_pg_workers``): tasks/s, medians of ``runs`` interleaved
+    runs each."""
+    from memtui.bench.extraction import WORKERS_BAR, measure_pg_workers
+
+    result = measure_pg_workers(server, n_tasks, runs)
+    one, two = result["one_worker_tasks_per_s"], result["two_workers_tasks_per_s"]
+    ratio = result["ratio"]
+    return Row(f"{PG_PREFIX}two workers extracting one round of {n_tasks:,} tasks",
+               f"one worker {one:,.0f} tasks/s", f"{two:,.0f} tasks/s "
+               f"(no task twice, none lost)", ratio, f">= {WORKERS_BAR}x one worker",
+               ratio >= WORKERS_BAR, result)
 
 
 def format_table(rows: list[Row]) -> str:

@@ -1,0 +1,141 @@
+"""Bulk loading for the benchmark's generated stores on PostgreSQL (``memtui.bench``).
+
+The PostgreSQL counterpart of ``memtui.store.bench_data``: rows go in with ``COPY ... FROM
+STDIN`` on a connection of their own, the tables' secondary indexes (the full-text GIN index
+among them) are dropped for the load and built once at the end, then the tables are
+analysed. Meant for building a fresh database fast, never for a store people use.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+import psycopg
+from psycopg import sql
+
+from memtui.store.bench_data import LOG_ROW_COLUMNS, MEMORY_ROW_COLUMNS, TASK_ROW_COLUMNS
+
+if TYPE_CHECKING:
+    from memtui.store.postgres.store import PostgresStore
+
+LOADED_TABLES = ("memories", "tasks", "extraction_log")
+"""The tables a generated store fills with many rows (their secondary indexes wait)."""
+COUNTED_TABLES = ("users", "projects", "memories", "tasks", "extraction_log")
+COPY_BLOCK_BYTES = 1 << 20
+"""How much COPY text is sent at a time."""
+_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+NULL = "\\N"
+
+
+def copy_text(value: Any) -> str:
+    """One value in COPY's text format (``\\N`` for None; tabs, newlines and backslashes
+    escaped)."""
+    if value is None:
+        return NULL
+    if isinstance(value, bool):
+        return "t" if value else "f"
+    if isinstance(value, int | float):
+        return repr(value)
+    text = str(value)
+    if "\x00" in text:
+        raise ValueError("PostgreSQL text cannot hold a NUL character")
+    return text.translate(_ESCAPES)
+
+
+def copy_lines(rows: Iterable[Sequence[Any]]) -> Iterator[str]:
+    """Rows as COPY text lines (each ending with a newline)."""
+    for row in rows:
+        yield "\t".join(copy_text(value) for value in row) + "\n"
+
+
+class BulkLoad:
+    """A connection loading rows with COPY; each ``transaction()`` block commits at its end."""
+
+    def __init__(self, conn: psycopg.Connection[Any]) -> None:
+        self.conn = conn
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One all-or-nothing block (deferred foreign keys are checked at its end)."""
+        with self.conn.transaction():
+            yield
+
+    def copy(self, table: str, columns: str, rows: Iterable[Sequence[Any]]) -> int:
+        """``COPY table(columns) FROM STDIN`` of ``rows``; returns how many were sent."""
+        names = [name.strip() for name in columns.split(",")]
+        statement = sql.SQL("COPY {} ({}) FROM STDIN").format(
+            sql.Identifier(table), sql.SQL(", ").join(sql.Identifier(n) for n in names))
+        sent = 0
+        block: list[str] = []
+        size = 0
+        with self.conn.cursor() as cursor, cursor.copy(statement) as copy:
+            for line in copy_lines(rows):
+                block.append(line)
+                size += len(line)
+                sent += 1
+                if size >= COPY_BLOCK_BYTES:
+                    copy.write("".join(block))
+                    block, size = [], 0
+            if block:
+                copy.write("".join(block))
+        return sent
+
+    def memories(self, rows: Iterable[Sequence[Any]]) -> int:
+        """Memories as tuples in ``MEMORY_ROW_COLUMNS`` order."""
+        return self.copy("memories", MEMORY_ROW_COLUMNS, rows)
+
+    def tasks(self, rows: Iterable[Sequence[Any]]) -> int:
+        """Tasks as tuples in ``TASK_ROW_COLUMNS`` order."""
+        return self.copy("tasks", TASK_ROW_COLUMNS, rows)
+
+    def log_rows(self, rows: Iterable[Sequence[Any]]) -> int:
+        """Extraction-log rows as tuples in ``LOG_ROW_COLUMNS`` order."""
+        return self.copy("extraction_log", LOG_ROW_COLUMNS, rows)
+
+
+def secondary_indexes(conn: psycopg.Connection[Any], table: str) -> list[tuple[str, str]]:
+    """(name, CREATE INDEX statement) of the table's indexes that no constraint owns."""
+    rows = conn.execute(
+        "SELECT c.relname, pg_get_indexdef(i.indexrelid) FROM pg_index i "
+        "JOIN pg_class c ON c.oid = i.indexrelid "
+        "WHERE i.indrelid = to_regclass(%s) AND NOT EXISTS "
+        "(SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid) ORDER BY c.relname",
+        (table,)).fetchall()
+    return [(row[0], row[1]) for row in rows]
+
+
+@contextlib.contextmanager
+def bulk_load(store: PostgresStore,
+              tables: Sequence[str] = LOADED_TABLES) -> Iterator[BulkLoad]:
+    """A ``BulkLoad`` on a connection of its own, with the tables' secondary indexes dropped;
+    they are built again (and the tables analysed) at the end, also when the load fails,
+    so the database is never left without them. Only for a new database nobody else uses."""
+    conn = store.connect()
+    dropped: list[tuple[str, str]] = []
+    try:
+        with conn.transaction():
+            for table in tables:
+                for name, definition in secondary_indexes(conn, table):
+                    conn.execute(sql.SQL("DROP INDEX {}").format(sql.Identifier(name)))
+                    dropped.append((name, definition))
+        try:
+            yield BulkLoad(conn)
+        finally:
+            if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                conn.rollback()
+            with conn.transaction():
+                for _name, definition in dropped:
+                    conn.execute(definition)
+            for table in tables:
+                conn.execute(sql.SQL("ANALYZE {}").format(sql.Identifier(table)))
+    finally:
+        with contextlib.suppress(psycopg.Error):
+            conn.close()
+
+
+def table_counts(store: PostgresStore) -> dict[str, int]:
+    """Row counts of the tables a generated store fills (for the generator's summary)."""
+    return {table: int(store.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+            for table in COUNTED_TABLES}
