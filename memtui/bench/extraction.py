@@ -44,6 +44,8 @@ WORKERS_BAR = 1.6
 """spec/15: two workers extract at least this many times the tasks/s of one."""
 WORKER_SYNC_TIMEOUT_S = 120.0
 """How long the workers wait for each other to be ready (imports, connections)."""
+WORKER_DB_ENV = "MEMTUI_BENCH_WORKER_DB"
+"""How a worker process is told its database (a URL may hold a password: never in argv)."""
 WORKER_RUN_TIMEOUT_S = 1800.0
 """How long one timed run may take before it counts as hung."""
 DEFAULT_TASKS = 10_000
@@ -174,10 +176,11 @@ def _run_workers(url: str, count: int) -> dict[str, Any]:
     """``count`` worker processes extracting the round in database ``url`` at once."""
     with tempfile.TemporaryDirectory(prefix="memtui-bench-workers-") as folder:
         sync = Path(folder)
+        env = {**os.environ, WORKER_DB_ENV: url}
         procs = [subprocess.Popen(
-            [sys.executable, "-m", "memtui.bench.extraction", "--worker", url,
+            [sys.executable, "-m", "memtui.bench.extraction", "--worker",
              "--sync", str(sync), "--index", str(index)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
             for index in range(count)]
         try:
             deadline = time.monotonic() + WORKER_SYNC_TIMEOUT_S
@@ -270,14 +273,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pg", metavar="URL",
                         help="measure one worker vs two on this PostgreSQL server instead")
     parser.add_argument("--runs", type=int, default=3, help="runs of each (with --pg)")
-    parser.add_argument("--worker", metavar="URL", help=argparse.SUPPRESS)
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--sync", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--index", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
-        if args.sync is None:
-            parser.error("--worker needs --sync")
-        print(json.dumps(worker(args.worker, args.sync, args.index)))
+        url = os.environ.get(WORKER_DB_ENV)
+        if args.sync is None or not url:
+            parser.error(f"--worker needs --sync and ${WORKER_DB_ENV}")
+        print(json.dumps(worker(url, args.sync, args.index)))
         return 0
     result = (measure_pg_workers(args.pg, args.tasks, args.runs) if args.pg
               else measure_extraction(args.tasks))

@@ -98,11 +98,13 @@ def _running_service(path: Path | str, store: StoreBackend, user: str, sock: Pat
         with MemoryService(None, user, sock, store=store).running():
             yield
         return
-    command = [sys.executable, "-m", "memtui", "--db", str(path), "--user", user, "serve",
-               "--socket", str(sock)]
+    # the store through the environment: a database URL may hold a password, and a command
+    # line is visible to every user of the machine
+    command = [sys.executable, "-m", "memtui", "--user", user, "serve", "--socket", str(sock)]
+    env = {**os.environ, "MEMTUI_DB": str(path)}
     log_path = sock.with_name("serve.log")
     with log_path.open("w") as log:
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log)
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, env=env)
     try:
         deadline = time.monotonic() + START_TIMEOUT_S
         while True:
