@@ -164,12 +164,12 @@ def worker(url: str, sync: Path, index: int) -> dict[str, Any]:
             if time.monotonic() > deadline:
                 raise RuntimeError("no go from the benchmark")
             time.sleep(0.001)
-        began = time.time()
+        began, cpu = time.time(), time.process_time()
         summary = engine.extraction.backfill()
-        ended = time.time()
+        ended, cpu = time.time(), time.process_time() - cpu
     finally:
         store.close()
-    return {"began": began, "ended": ended, "summary": summary.to_json()}
+    return {"began": began, "ended": ended, "cpu_s": cpu, "summary": summary.to_json()}
 
 
 def _run_workers(url: str, count: int) -> dict[str, Any]:
@@ -250,9 +250,13 @@ def measure_pg_workers(server_url: str, n_tasks: int = DEFAULT_TASKS,
                 finally:
                     drop_database(server_url, name)
                 samples[count].append(n_tasks / result["seconds"])
-                details.append({"workers": count, "seconds": round(result["seconds"], 3),
-                                "extracted": [r["summary"]["extracted"]
-                                              for r in result["per_worker"]]})
+                details.append({
+                    "workers": count, "seconds": round(result["seconds"], 3),
+                    "extracted": [r["summary"]["extracted"] for r in result["per_worker"]],
+                    "rescanned": [r["summary"]["skipped"].get("already_extracted", 0)
+                                  for r in result["per_worker"]],
+                    "client_cpu_ms_per_task": round(
+                        sum(r["cpu_s"] for r in result["per_worker"]) * 1000 / n_tasks, 3)})
     finally:
         drop_database(server_url, template)
     one, two = statistics.median(samples[1]), statistics.median(samples[2])
