@@ -265,7 +265,11 @@ def test_stale_candidate_extracted_by_another_round_is_not_redone(
     before = team.store.tasks.get_log(task.id)
     monkeypatch.setattr(team.store.tasks, "round_candidates", lambda *_a: stale)
     summary = team.alice.extraction.run_round()
-    assert summary.to_json()["skipped"] == {"already_extracted": 1} and summary.extracted == 0
+    if team.store.dialect.is_sqlite:  # scanned again, found done
+        assert summary.to_json()["skipped"] == {"already_extracted": 1}
+    else:  # the claim leaves a task that is no longer due, as one another worker holds
+        assert summary.scanned == 0
+    assert summary.extracted == 0
     assert team.store.tasks.get_log(task.id) == before
     assert len(team.store.memories.ids_for_thread(task.id)) == 1
 

@@ -42,14 +42,16 @@ PERMANENT_SKIP_REASONS = ("already_extracted", "forgotten")
 # error that may pass later, or when the memory it produced is gone (forgotten: the rescan
 # logs the tombstone).
 _PERMANENT = ", ".join(f"'{reason}'" for reason in PERMANENT_SKIP_REASONS)
-_RESCANNABLE = f"""
-    t.user_id = ? AND t.status = 'completed' AND (
+DUE_FOR_SCAN = f"""
+    t.status = 'completed' AND (
         l.task_id IS NULL
         OR (l.outcome IN ('skipped', 'error')
             AND COALESCE(l.reason, '') NOT IN ({_PERMANENT}))
         OR (l.outcome IN ('extracted', 'superseded_previous')
             AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = l.memory_id)))
 """
+"""Whether task ``t`` (with its log row ``l``, left-joined) is due for a scan."""
+_RESCANNABLE = f"t.user_id = ? AND {DUE_FOR_SCAN}"
 _savepoint_names = itertools.count(1)
 
 SweepCursor = tuple[str | None, str]

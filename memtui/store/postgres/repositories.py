@@ -20,7 +20,7 @@ from memtui.store.memory_rows import MEMORY_COLUMNS, row_to_memory
 from memtui.store.models import Memory, MemoryFilter, PageCursor
 from memtui.store.paging import keyset_page, position_page
 from memtui.store.recall import MAX_RECALL_TERMS, RecallRepository
-from memtui.store.tasks import TaskRepository
+from memtui.store.tasks import DUE_FOR_SCAN, TaskRepository
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _M_COLUMNS = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))
@@ -209,13 +209,16 @@ class PgTaskRepository(TaskRepository):
     tasks they scan (``FOR UPDATE SKIP LOCKED``) and take turns per goal."""
 
     def claim(self, task_ids: Sequence[str]) -> list[str]:
-        """Lock the rows of ``task_ids`` that no other transaction holds, skipping the held
-        ones (another worker scans them); the claimed ids in the order given. The locks
-        last until the transaction ends."""
+        """Lock the rows of ``task_ids`` that no other transaction holds and that are still
+        due, skipping the held ones (another worker scans them) and the ones another worker
+        scanned since the caller listed them (workers walking one round in the same order
+        land on each other's finished batches); the claimed ids in the order given. The
+        locks last until the transaction ends."""
         if not task_ids:
             return []
         rows = self._store.execute(
-            "SELECT id FROM tasks WHERE id = ANY(?) ORDER BY id FOR UPDATE SKIP LOCKED",
+            "SELECT t.id FROM tasks t LEFT JOIN extraction_log l ON l.task_id = t.id "
+            f"WHERE t.id = ANY(?) AND {DUE_FOR_SCAN} ORDER BY t.id FOR UPDATE OF t SKIP LOCKED",
             (list(task_ids),)).fetchall()
         claimed = {row[0] for row in rows}
         return [task_id for task_id in task_ids if task_id in claimed]
