@@ -444,7 +444,9 @@ def key_ratios(keys: dict[str, float], in_store: dict[str, float]) -> dict[str, 
 def measure_app(db: Path | str, user: str, quick: bool, backend: str = SQLITE) -> list[Row]:
     """Rows 2 and 3: the real app driven by Pilot (best of the repeats per key). ``db``: an
     SQLite file, or (``backend`` ``POSTGRESQL``) a PostgreSQL database's URL, whose
-    reference is the bare ``tsvector`` query instead of the bare FTS5 one."""
+    reference is the bare ``tsvector`` query instead of the bare FTS5 one and whose search
+    bar is spec/15's (every key within ``SEARCH_BAR_MS``; the slowest key's ratio to its
+    store query, spec/60's second bar for SQLite, is shown beside it)."""
     typed = TYPED[:2] if quick else TYPED
     repeats = 1 if quick else APP_REPEATS
     raw = asyncio.run(_drive_app(db, user, typed, 5 if quick else 15, repeats))
@@ -475,10 +477,11 @@ def measure_app(db: Path | str, user: str, quick: bool, backend: str = SQLITE) -
         f"highest ratio {ratios.get(highest, 0) if highest else 0:.2f}x ({highest!r}, "
         f"{keys.get(highest, 0) if highest else 0:.1f} ms)",
         key_med / bare_med if bare_med else None,
+        f"every key <= {SEARCH_BAR_MS:.0f} ms" if backend == POSTGRESQL else
         f"every key <= {SEARCH_BAR_MS:.0f} ms; slowest key <= {SEARCH_RATIO_BAR}x its "
         f"store query",
-        key_max <= SEARCH_BAR_MS and worst_key_ratio is not None
-        and worst_key_ratio <= SEARCH_RATIO_BAR,
+        key_max <= SEARCH_BAR_MS and (backend == POSTGRESQL or (
+            worst_key_ratio is not None and worst_key_ratio <= SEARCH_RATIO_BAR)),
         {"best_ms": keys, "samples": raw["keys"], "bare_ms": bare, "store_ms": in_store,
          "ratio_to_store": ratios, "slowest_key": worst_key,
          "slowest_key_ratio": worst_key_ratio, "highest_ratio_key": highest,
