@@ -129,12 +129,21 @@ class RecallRepository:
             "LIMIT ?)", (phrase, RANK_BUDGET + 1)).fetchone()
         return int(row[0])
 
+    ANY_TERM = " OR "
+    """How the full-text query joins terms any of which may match (ranked)."""
+    ALL_TERMS = " "
+    """How the full-text query joins terms that must all match."""
+
+    def _terms(self, text: str) -> list[str]:
+        """The text's search terms in this backend's full-text query syntax."""
+        return recall_terms(text)
+
     def _plan(self, fts_table: str, text: str) -> tuple[str, str] | None:
         """How to find related rows: ``("rank", match)`` to rank every match of the selective
         words, ``("recent", match)`` to take the newest rows holding all the (common) words,
         or None when no word of the text is in the index."""
         counts = []
-        for phrase in recall_terms(text):
+        for phrase in self._terms(text):
             count = self._capped_count(fts_table, phrase)
             if count:
                 counts.append((count, phrase))
@@ -149,8 +158,8 @@ class RecallRepository:
             chosen.append(phrase)
             total += count
         if chosen:
-            return "rank", " OR ".join(chosen)
-        return "recent", " ".join(phrase for _count, phrase in counts)
+            return "rank", self.ANY_TERM.join(chosen)
+        return "recent", self.ALL_TERMS.join(phrase for _count, phrase in counts)
 
     def _related(self, fts_table: str, table: str, alias: str, columns: str, where: str,
                  params: Sequence[Any], text: str, limit: int) -> list[Sequence[Any]]:

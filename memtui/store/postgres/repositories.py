@@ -157,27 +157,13 @@ class PgRecallRepository(RecallRepository):
             "LIMIT ?) AS capped", (phrase, recall_data.RANK_BUDGET + 1)).fetchone()
         return int(row[0])
 
-    def _plan(self, fts_table: str, text: str) -> tuple[str, str] | None:
-        """``RecallRepository._plan`` with ``to_tsquery`` terms: the selective words ranked
-        together (``|``), or every (common) word required (``&``)."""
-        counts = []
-        for term in pg_terms(text):
-            count = self._capped_count(fts_table, term)
-            if count:
-                counts.append((count, term))
-        if not counts:
-            return None
-        counts.sort()
-        chosen: list[str] = []
-        total = 0
-        for count, term in counts:
-            if total + count > recall_data.RANK_BUDGET:
-                break
-            chosen.append(term)
-            total += count
-        if chosen:
-            return "rank", " | ".join(chosen)
-        return "recent", " & ".join(term for _count, term in counts)
+    ANY_TERM = " | "
+    ALL_TERMS = " & "
+
+    def _terms(self, text: str) -> list[str]:
+        """``to_tsquery`` terms: the selective words ranked together (``|``), or every
+        (common) word required (``&``)."""
+        return pg_terms(text)
 
     def _related(self, fts_table: str, table: str, alias: str, columns: str, where: str,
                  params: Sequence[Any], text: str, limit: int) -> list[Sequence[Any]]:
