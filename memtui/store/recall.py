@@ -161,6 +161,19 @@ class RecallRepository:
             return "rank", self.ANY_TERM.join(chosen)
         return "recent", self.ALL_TERMS.join(phrase for _count, phrase in counts)
 
+    def _rows_in_order(self, table: str, alias: str, columns: str, seqs: Sequence[int]
+                       ) -> list[Sequence[Any]]:
+        """``columns`` of the rows of ``table`` (as ``alias``) with these seqs, in their
+        order (a seq whose row is gone is left out)."""
+        if not seqs:
+            return []
+        marks = ", ".join("?" for _ in seqs)
+        rows = self._store.execute(
+            f"SELECT {alias}.seq, {columns} FROM {table} {alias} WHERE {alias}.seq IN ({marks})",
+            seqs).fetchall()
+        by_seq = {row[0]: row[1:] for row in rows}
+        return [by_seq[seq] for seq in seqs if seq in by_seq]
+
     def _related(self, fts_table: str, table: str, alias: str, columns: str, where: str,
                  params: Sequence[Any], text: str, limit: int) -> list[Sequence[Any]]:
         """Rows of ``table`` (as ``alias``) related to ``text`` that satisfy ``where``."""
@@ -187,14 +200,7 @@ class RecallRepository:
                     break
         finally:
             cursor.close()
-        if not seqs:
-            return []
-        marks = ", ".join("?" for _ in seqs)
-        rows = self._store.execute(
-            f"SELECT {alias}.seq, {columns} FROM {table} {alias} WHERE {alias}.seq IN ({marks})",
-            seqs).fetchall()
-        by_seq = {row[0]: row[1:] for row in rows}
-        return [by_seq[seq] for seq in seqs if seq in by_seq]
+        return self._rows_in_order(table, alias, columns, seqs)
 
     # ---- memory recall --------------------------------------------------------------------
 

@@ -180,14 +180,7 @@ class PgRecallRepository(RecallRepository):
                f"WHERE {MATCHES.format(alias=alias)} ORDER BY {alias}.seq DESC LIMIT ?")
         seqs = [seq for seq, visible in self._store.execute(
             sql, (*params, match, recall_data.RECENT_SCAN_CAP)).fetchall() if visible][:limit]
-        if not seqs:
-            return []
-        marks = ", ".join("?" for _ in seqs)
-        rows = self._store.execute(
-            f"SELECT {alias}.seq, {columns} FROM {table} {alias} WHERE {alias}.seq IN ({marks})",
-            seqs).fetchall()
-        by_seq = {row[0]: row[1:] for row in rows}
-        return [by_seq[seq] for seq in seqs if seq in by_seq]
+        return self._rows_in_order(table, alias, columns, seqs)
 
 
 class PgTaskRepository(TaskRepository):
