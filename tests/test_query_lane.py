@@ -103,3 +103,63 @@ def test_closing_the_store_closes_the_lane(store: Store) -> None:
         conn.execute("SELECT 1")
     with pytest.raises(StoreError, match="closed"), lane.reading(lane.begin()):
         pass
+
+
+def test_no_statement_of_an_obsolete_read_starts(store: Store) -> None:
+    lane = store.lane()
+    ticket = lane.begin()
+    between, newer_came = threading.Event(), threading.Event()
+    ran: list[str] = []
+    outcome: list[BaseException | None] = []
+
+    def reader() -> None:
+        try:
+            with lane.reading(ticket):
+                ran.append(str(store.execute("SELECT 'first'").fetchone()[0]))
+                between.set()  # between two statements: nothing runs for begin() to stop
+                assert newer_came.wait(timeout=60)
+                ran.append(str(store.execute("SELECT 'second'").fetchone()[0]))
+            outcome.append(None)
+        except BaseException as error:  # noqa: BLE001 - recorded for the assertion
+            outcome.append(error)
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    assert between.wait(timeout=60)
+    lane.begin()
+    newer_came.set()
+    thread.join(timeout=120)
+    assert not thread.is_alive()
+    assert ran == ["first"]  # the second statement never started
+    assert len(outcome) == 1 and isinstance(outcome[0], QueryInterrupted)
+    assert lane.interrupted == 1
+
+
+def test_one_watchdog_thread_serves_every_lane(store: Store) -> None:
+    lanes = [store.lane() for _ in range(3)]
+    tickets = [lane.begin() for lane in lanes]
+    started = threading.Semaphore(0)
+    outcomes: list[BaseException | None] = []
+
+    def reader(lane: Any, ticket: int) -> None:
+        try:
+            with lane.reading(ticket):
+                started.release()
+                store.execute(ENDLESS).fetchone()
+            outcomes.append(None)
+        except BaseException as error:  # noqa: BLE001 - recorded for the assertion
+            outcomes.append(error)
+
+    threads = [threading.Thread(target=reader, args=pair) for pair in zip(lanes, tickets)]
+    for thread in threads:
+        thread.start()
+    for _ in threads:
+        assert started.acquire(timeout=60)
+    for lane in lanes:
+        lane.begin()
+    watchdogs = [t for t in threading.enumerate() if t.name == "memtui-lane-stop"]
+    for thread in threads:
+        thread.join(timeout=120)  # each endless read ends only by its lane's stop
+    assert not any(thread.is_alive() for thread in threads)
+    assert len(outcomes) == 3 and all(isinstance(o, QueryInterrupted) for o in outcomes)
+    assert len(watchdogs) <= 1  # begin() on the UI thread never starts a thread per key

@@ -226,3 +226,91 @@ async def test_what_the_app_built_while_starting_is_frozen_out_of_the_collector(
         assert await _until(pilot, lambda: bool(frozen))  # after the first frame, once
         await settle(pilot)
         assert len(frozen) == 1
+
+
+@app_test
+async def test_a_search_is_counted_only_once_typing_pauses(tmp_path: Path, monkeypatch) -> None:
+    from memtui.app.widgets import memory_list as memory_list_module
+
+    monkeypatch.setattr(memory_list_module, "SEARCH_COUNT_PAUSE_SECONDS", GATE_TIMEOUT_S)
+    counted: list[str | None] = []
+    count_at_most = IdentityApi.count_memories_at_most
+
+    def counting(self: IdentityApi, flt, cap: int) -> int:  # noqa: ANN001
+        counted.append(flt.search)
+        return count_at_most(self, flt, cap)
+
+    monkeypatch.setattr(IdentityApi, "count_memories_at_most", counting)
+    app = demo_app(tmp_path)
+    for number in range(PAGE_SIZE + 20):  # a full first page: the count is not known yet
+        app.engine.identity.add_memory(f"ruff rule number {number} is enabled")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        pane = app.pane("user")
+        assert isinstance(pane, MemoriesPane)
+        await press(pilot, "slash")
+        await pilot.press("r", "u")  # no settling: that waits for the workers' pauses
+        ml = pane.memory_list
+        assert await _until(pilot, lambda: ml.source is not None
+                            and ml.source.filter.search == "ru" and ml.row_count() > 0)
+        for _ in range(20):
+            await pilot.pause(0.01)
+        assert counted == [] and ml.count is None  # typing has not paused long enough
+        assert "counting…" in str(pane.query_one(".pane-title", Static).content)
+        monkeypatch.setattr(memory_list_module, "SEARCH_COUNT_PAUSE_SECONDS", 0.0)
+        await pilot.press("f")  # the pause is over for the newest search only
+        assert await _until(pilot, lambda: ml.count is not None)
+        assert counted == ["ruf"]
+
+
+@app_test
+async def test_typing_a_search_never_lays_the_screen_out(tmp_path: Path, monkeypatch) -> None:
+    from memtui.app.widgets.search_box import SearchBox
+
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        pane = app.pane("user")
+        assert isinstance(pane, MemoriesPane)
+        await press(pilot, "slash", "z", "q")  # nothing matches: the list stays empty
+        layouts: list[str] = []
+        reflow = Screen._refresh_layout
+
+        def recorded(screen: Screen, *args, **kwargs) -> None:  # noqa: ANN002, ANN003
+            layouts.append("layout")
+            reflow(screen, *args, **kwargs)
+
+        monkeypatch.setattr(Screen, "_refresh_layout", recorded)
+        typed = "abcdefghij" * 15  # wider than the box: it scrolls sideways
+        for key in typed:
+            await pilot.press(key)
+        await settle(pilot)
+        box = pane.search_box
+        assert isinstance(box, SearchBox) and box.value == "zq" + typed
+        assert layouts == []  # no key asked for a layout (the title keeps its one line)
+        # and the box still follows its cursor, as Textual's Input does (the cursor's cell
+        # just after the text, at the right edge)
+        assert box.scroll_x == len(box.value) + 1 - box.content_region.width > 0
+
+
+@app_test
+async def test_moving_the_cursor_does_not_repaint_the_whole_screen(tmp_path: Path,
+                                                                   monkeypatch) -> None:
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        repaints: list[bool] = []
+        refresh = Screen.refresh
+
+        def recorded(self: Screen, *args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+            if self is screen:
+                repaints.append(True)
+            return refresh(self, *args, **kwargs)
+
+        monkeypatch.setattr(Screen, "refresh", recorded)
+        selected = app.selected_memory_id
+        await press(pilot, "j", "j")
+        await settle(pilot)
+        assert app.selected_memory_id != selected  # the app followed the cursor ...
+        assert repaints == []  # ... without redrawing every widget on screen

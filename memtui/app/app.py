@@ -212,14 +212,15 @@ class MemtuiApp(App[None]):
         *_pane_bindings(),
     ]
 
-    selected_memory_id: reactive[str | None] = reactive(None, init=False)
-    """The memory last selected in a memory pane. While ``history_memory_id`` is None it is
+    selected_memory_id: reactive[str | None] = reactive(None, init=False, repaint=False)
+    """The memory last selected in a memory pane (no repaint: nothing on screen draws it;
+    an app reactive that repaints redraws the whole screen, on every cursor move). While ``history_memory_id`` is None it is
     the History pane's target: a change marks that pane stale."""
-    history_memory_id: reactive[str | None] = reactive(None, init=False)
+    history_memory_id: reactive[str | None] = reactive(None, init=False, repaint=False)
     """The memory whose chain the History pane shows (None: the last selected one). A
     change marks the History pane stale: it reads the chain when next shown (at once when
     it is on screen)."""
-    header_counts: reactive[HeaderCounts] = reactive(HeaderCounts, init=False)
+    header_counts: reactive[HeaderCounts] = reactive(HeaderCounts, init=False, repaint=False)
     """What the header shows from the store, read by a worker after the first frame and
     after every change (the first frame waits for none of it). A change redraws the header
     and the Inbox badge."""

@@ -52,6 +52,7 @@ from memtui.store.database import open_store
 from memtui.store.models import MemoryFilter, PageCursor
 
 if TYPE_CHECKING:
+    from rich.segment import Segment
     from rich.text import Text
 
     from memtui.store.models import Memory
@@ -210,6 +211,7 @@ class FrameRecorder:
         recorder = self
         original_refresh = Screen._compositor_refresh
         original_row_text = MemoryList.row_text
+        original_row_segments = MemoryList.row_segments
         original_fetch = PagedSource.fetch
 
         def compositor_refresh(screen: Screen) -> None:
@@ -235,12 +237,20 @@ class FrameRecorder:
                     recorder._rows += 1
             return text
 
+        def row_segments(ml: MemoryList, index: int, width: int,
+                         ) -> tuple[list[Segment], int] | None:
+            drawn = original_row_segments(ml, index, width)
+            if drawn is not None and ml is recorder.memory_list:
+                recorder._rows += 1  # else the row is drawn by row_text, counted there
+            return drawn
+
         def fetch(source: PagedSource, plan: PagePlan) -> list[Memory]:
             recorder.fetches += 1
             return original_fetch(source, plan)
 
         with (patch.object(Screen, "_compositor_refresh", compositor_refresh),
               patch.object(MemoryList, "row_text", row_text),
+              patch.object(MemoryList, "row_segments", row_segments),
               patch.object(PagedSource, "fetch", fetch)):
             yield self
 

@@ -14,11 +14,11 @@ import sqlite3
 import stat
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memtui.errors import PermissionDenied, StoreError, TransactionLost
+from memtui.errors import PermissionDenied, QueryInterrupted, StoreError, TransactionLost
 from memtui.store.backend import StoreBackend
 from memtui.store.dialect import SQLITE
 from memtui.store.ids import IdFactory
@@ -199,12 +199,17 @@ class Store(StoreBackend):
         return QueryLane(self)
 
     @contextlib.contextmanager
-    def bound_to(self, conn: sqlite3.Connection) -> Iterator[None]:
-        """Run this thread's store calls in the block on ``conn`` (a lane's connection)."""
+    def bound_to(self, conn: sqlite3.Connection,
+                 obsolete: Callable[[], bool] | None = None) -> Iterator[None]:
+        """Run this thread's store calls in the block on ``conn`` (a lane's connection);
+        ``obsolete`` (a lane's ticket check) is asked before each statement, which raises
+        ``QueryInterrupted`` instead of starting once it says True."""
         saved_conn = getattr(self._local, "conn", None)
         saved_depth = getattr(self._local, "depth", 0)
+        saved_obsolete = getattr(self._local, "obsolete", None)
         self._local.conn = conn
         self._local.depth = 0
+        self._local.obsolete = obsolete
         try:
             yield
         finally:
@@ -213,14 +218,19 @@ class Store(StoreBackend):
             else:
                 self._local.conn = saved_conn
             self._local.depth = saved_depth
+            self._local.obsolete = saved_obsolete
 
     @property
     def conn(self) -> sqlite3.Connection:
         """This thread's connection. Inside a transaction whose SQLite transaction has
         already ended (SQLite rolled it back when one of its statements failed) it raises
         ``TransactionLost``: every statement asks for it, so none runs outside the
-        transaction it was written for."""
+        transaction it was written for. For a lane's obsolete reader (``bound_to``) it
+        raises ``QueryInterrupted``: no statement starts for an answer nobody wants."""
         conn = getattr(self._local, "conn", None)
+        obsolete = getattr(self._local, "obsolete", None)
+        if obsolete is not None and obsolete():
+            raise QueryInterrupted("a newer read replaced this one")
         if conn is None:
             if self._closed:
                 raise StoreError(f"{self.path}: the store is closed")

@@ -17,6 +17,8 @@ from memtui.app.format import block, literal, local_time
 from memtui.app.panes.base import Pane
 from memtui.app.widgets.line_list import LineList
 from memtui.app.widgets.memory_list import MemoryList
+from memtui.app.widgets.search_box import SearchBox
+from memtui.app.widgets.text_view import TextView
 from memtui.errors import MemtuiError
 from memtui.store.models import Memory
 
@@ -86,13 +88,15 @@ class MemoriesPane(Pane):
         self.choice = FilterChoice()
         self._loaded_once = False
         self._said_error: str | None = None
+        self._preview_for: tuple[Memory | None, int, object] | None = None
+        """What the preview was last drawn for (memory, lines, time zone)."""
 
     def compose(self) -> ComposeResult:
         """Title line, search box, the list, a preview of the selected memory."""
-        yield Static("", classes="pane-title", id=f"{self.PANE_ID}-title")
+        yield TextView(classes="pane-title", id=f"{self.PANE_ID}-title")
         yield SearchPrompt(SEARCH_PLACEHOLDER, id=f"{self.PANE_ID}-search-prompt")
         yield MemoryList(id=f"{self.PANE_ID}-list", empty_text="")
-        yield Static("", classes="preview", id=f"{self.PANE_ID}-preview")
+        yield TextView(classes="preview", id=f"{self.PANE_ID}-preview")
 
     # ---- parts --------------------------------------------------------------------------
 
@@ -117,8 +121,8 @@ class MemoriesPane(Pane):
         """The search input, made in place of the prompt the first time."""
         box = self.search_box
         if box is None:
-            box = Input(placeholder=SEARCH_PLACEHOLDER, id=f"{self.PANE_ID}-search",
-                        classes="search", compact=True)
+            box = SearchBox(placeholder=SEARCH_PLACEHOLDER, id=f"{self.PANE_ID}-search",
+                            classes="search", compact=True)
             prompt = self.query_one(SearchPrompt)
             await self.mount(box, after=prompt)
             await prompt.remove()
@@ -235,24 +239,28 @@ class MemoriesPane(Pane):
             title.append(f" · {len(memory_list.marked)} marked", style="bold")
         if self.write_refusal is not None:
             title.append(" · read only", style="bold")
-        self.query_one(".pane-title", Static).update(title)
+        self.query_one(".pane-title", TextView).show(title)
 
     def _update_preview(self) -> None:
-        preview = self.query_one(".preview", Static)
+        preview = self.query_one(".preview", TextView)
         memory = self.selected_memory()
+        room = max(PREVIEW_LINES, preview.size.height - 1)
+        shown_for = (memory, room, self.memtui.tz)
+        if shown_for == self._preview_for:
+            return  # the same memory, drawn the same: nothing to do (typing, counts)
+        self._preview_for = shown_for
         if memory is None:
-            preview.update("")
+            preview.show(Text())
             return
         text = block(memory.content)
         lines = text.split(allow_blank=True)
-        room = max(PREVIEW_LINES, preview.size.height - 1)
         shown = Text("\n").join(lines[:room])
         if len(lines) > room:
             shown.append(" …")
         meta = Text(f"{memory.id} · {memory.kind} · {memory.source} · "
                     f"{local_time(memory.created_at, self.memtui.tz)} · used "
                     f"{memory.usage_count}× · enter details", style="dim")
-        preview.update(Text.assemble(meta, "\n", shown))
+        preview.show(Text.assemble(meta, "\n", shown))
 
     def on_memory_list_changed(self, message: MemoryList.Changed) -> None:
         """Count, marks or error changed: update the title (errors are said once)."""
@@ -443,7 +451,7 @@ class ProjectMemoriesPane(MemoriesPane):
             self.stale = False
             self.memory_list.empty_text = self.empty_text()
             self.memory_list.show_nothing()
-            self.query_one(".pane-title", Static).update(Text(self.heading(), style="bold"))
+            self.query_one(".pane-title", TextView).show(Text(self.heading(), style="bold"))
             return
         super().refresh_data(first_page_now=first_page_now)
 

@@ -115,6 +115,19 @@ class LineList(ScrollView, can_focus=True):
     def rows_wanted(self, start: int, end: int) -> None:
         """Rows ``start..end`` are about to be shown (subclasses prefetch here)."""
 
+    def row_segments(self, index: int, width: int) -> tuple[list[Segment], int] | None:
+        """A row drawn straight to segments (in the frame's styles, background included)
+        and the cells they take, at most ``width``: for lists that draw rows faster than
+        through ``row_text``. ``None``: draw ``row_text`` (the default)."""
+        return None
+
+    def frame_begun(self, base: Style) -> None:
+        """A frame starts drawing rows in the widget's style ``base`` (subclasses work
+        out their row styles here, once a frame)."""
+
+    def frame_ended(self) -> None:
+        """The frame's rows are drawn."""
+
     # ---- cursor -------------------------------------------------------------------------
 
     @property
@@ -209,10 +222,12 @@ class LineList(ScrollView, can_focus=True):
         """Draw the rows in ``crop``: the widget's style (a walk over its ancestors) is
         worked out once for the frame, not once per row."""
         self._frame_style = self.rich_style
+        self.frame_begun(self._frame_style)
         try:
             return super().render_lines(crop)
         finally:
             self._frame_style = None
+            self.frame_ended()
 
     @property
     def base_style(self) -> Style:
@@ -239,22 +254,36 @@ class LineList(ScrollView, can_focus=True):
         index = round(self.scroll_y) + y
         if index >= self.row_count():
             return Strip.blank(width, base)
-        text = self.row_text(index, max(1, width - 2))
-        if text is None:
-            text = Text("…", style=self.get_component_rich_style("line-list--loading"))
         is_cursor = index == self._cursor
-        line = Text(CURSOR_MARK if is_cursor else " ", end="")
-        line.append(" ")
-        line.append_text(text)
-        line.truncate(width, overflow="ellipsis", pad=True)
-        segments = list(line.render(self.app.console))
-        strip = Strip(segments, width).apply_style(base)
+        text_width = max(1, width - 2)
+        drawn = self.row_segments(index, text_width)
+        if drawn is not None:
+            segments, cells = drawn
+            line_segments = [Segment((CURSOR_MARK if is_cursor else " ") + " ", base),
+                             *segments]
+            if cells < text_width:
+                line_segments.append(Segment(" " * (text_width - cells), base))
+            strip = Strip(line_segments, width)
+        else:
+            strip = self._text_row_strip(index, text_width, width, is_cursor, base)
         if is_cursor:
             cursor_style = self.get_component_rich_style("line-list--cursor")
             if self.app.no_color:
                 cursor_style += Style(reverse=True)
             strip = Strip(Segment.apply_style(list(strip), post_style=cursor_style), width)
         return strip.crop_extend(0, width, base)
+
+    def _text_row_strip(self, index: int, text_width: int, width: int, is_cursor: bool,
+                        base: Style) -> Strip:
+        """Row ``index`` drawn from ``row_text`` (or the placeholder while it loads)."""
+        text = self.row_text(index, text_width)
+        if text is None:
+            text = Text("…", style=self.get_component_rich_style("line-list--loading"))
+        line = Text(CURSOR_MARK if is_cursor else " ", end="")
+        line.append(" ")
+        line.append_text(text)
+        line.truncate(width, overflow="ellipsis", pad=True)
+        return Strip(list(line.render(self.app.console)), width).apply_style(base)
 
 
 class ItemList(LineList, Generic[T]):

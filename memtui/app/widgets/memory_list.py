@@ -4,8 +4,9 @@ Data flow (worker -> message -> handler):
 
 - ``show(engine, flt)`` takes a ticket from the list's ``QueryLane`` (which interrupts the
   read of any older load at once: SQLite stops its statement) and starts an exclusive thread
-  worker that reads the first page on the lane and posts ``Loaded``, then counts and posts
-  ``Counted``. Each load runs its queries once, always off the UI thread (a list's very
+  worker that reads the first page on the lane and posts ``Loaded`` (its rows and the
+  keystroke's echo are painted at once, in one frame: ``PaintHold``), then counts and posts
+  ``Counted`` (a search once typing has paused). Each load runs its queries once, always off the UI thread (a list's very
   first load, with no search, may read its first page at once: one index seek, so the first
   frame shows rows). The rows on screen stay until the new first page is there: typing never
   flashes the list empty. A result that a newer load made stale is dropped by its
@@ -28,19 +29,20 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.strip import Strip
 
-from memtui.app.format import local_time
+from memtui.app.widgets.memory_row import RowStyles, memory_row, memory_row_segments
 from memtui.app.widgets.paged_list import PREFETCH_SCREENS, PagedLineList
 from memtui.app.widgets.paged_source import PagedSource
 from memtui.app.widgets.paint_hold import paint_hold
 from memtui.errors import MemtuiError, QueryInterrupted
 from memtui.store.models import Memory, MemoryFilter
-from memtui.textsafe import one_line
 
 if TYPE_CHECKING:
     from memtui.engine.api import Engine
@@ -48,9 +50,6 @@ if TYPE_CHECKING:
 
 __all__ = ["MemoryList", "PagedSource", "memory_row", "search_pattern"]
 
-MARK = "●"
-KIND_WIDTH = 10
-TIME_WIDTH = 11
 MAX_SEARCH_WORDS = 16
 SEARCH_COUNT_CAP = 10_000
 """A search is first counted no further than this ("10,000+"): an exact count of a common
@@ -58,12 +57,15 @@ word at a million rows costs 80–170 ms, too much for every keystroke."""
 EXACT_COUNT_DELAY_SECONDS = 0.3
 """A capped search count is made exact once no newer keystroke came for this long."""
 EXACT_COUNT_POLL_SECONDS = 0.02
-"""How often the wait before an exact count looks for a newer keystroke."""
+"""How often a wait before a count looks for a newer keystroke."""
+SEARCH_COUNT_PAUSE_SECONDS = 0.15
+"""A search is counted once typing has paused this long: a capped count of a selective
+search still reads every match (75-85 ms at a million memories), and one started between
+two keystrokes only delays the next key's page (it must be interrupted first) for a count
+nobody reads."""
 COUNT_AFTER_PAINT_WAIT_SECONDS = 0.5
 """A load's worker counts once the frame showing its first page is painted (so the count
 never competes with that frame for the CPU), or after this long at most."""
-MATCH_CONTEXT_CHARS = 12
-"""A row whose first match is off to the right starts this many characters before it."""
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
@@ -78,39 +80,15 @@ def search_pattern(search: str | None) -> re.Pattern[str] | None:
     return re.compile(rf"\b(?:{alternatives})\w*", re.IGNORECASE | re.UNICODE)
 
 
-def memory_row(memory: Memory, width: int, tz: ZoneInfo, *, marked: bool = False,
-               pattern: re.Pattern[str] | None = None, match_style: str = "",
-               dim_style: str = "", mark_style: str = "") -> Text:
-    """One memory as a row: mark, kind, created time, content (literal), source and use."""
-    row = Text(no_wrap=True, overflow="ellipsis")
-    row.append(MARK if marked else " ", style=mark_style if marked else "")
-    row.append(" ")
-    row.append(f"{memory.kind:<{KIND_WIDTH}} ", style=dim_style)
-    row.append(f"{local_time(memory.created_at, tz, with_year=False):<{TIME_WIDTH}} ",
-               style=dim_style)
-    tail: list[str] = []
-    if memory.source != "manual":
-        tail.append(memory.source)
-    if memory.status != "active":
-        tail.append(memory.status)
-    if memory.usage_count:
-        tail.append(f"used {memory.usage_count}×")
-    suffix = ("  " + " · ".join(tail)) if tail else ""
-    room = max(4, width - row.cell_len - len(suffix))
-    flat = one_line(memory.content)
-    if pattern is not None:
-        found = pattern.search(flat)
-        if found is not None and found.end() > room - 1:
-            start = max(0, found.start() - MATCH_CONTEXT_CHARS)
-            flat = "…" + flat[start + 1:]  # show the match, not only the start
-    content = Text(flat, no_wrap=True, overflow="ellipsis")
-    if pattern is not None and match_style:
-        content.highlight_regex(pattern, match_style)
-    content.truncate(room, overflow="ellipsis", pad=bool(suffix))
-    row.append_text(content)
-    if suffix:
-        row.append(suffix, style=dim_style)
-    return row
+def _still_current_after(lane: QueryLane, ticket: int, seconds: float) -> bool:
+    """Wait ``seconds`` (in a worker); False as soon as a newer keystroke made ``ticket``
+    obsolete."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not lane.is_current(ticket):
+            return False
+        time.sleep(EXACT_COUNT_POLL_SECONDS)
+    return lane.is_current(ticket)
 
 
 @dataclass
@@ -184,6 +162,10 @@ class MemoryList(PagedLineList[Memory]):
         self._lane: QueryLane | None = None
         self._lane_engine: Engine | None = None
         self._pattern: re.Pattern[str] | None = None
+        self._row_styles: RowStyles | None = None
+        self._paint_when_idle = False
+        """Loaded rows wait to be painted (at the list's next idle step)."""
+        """The rows' styles while a frame is drawn."""
         self.marked: set[str] = set()
         self.is_loading = True
         self._want_id: str | None = None
@@ -234,7 +216,7 @@ class MemoryList(PagedLineList[Memory]):
         lane = self._lane_for(engine)
         ticket = lane.begin()  # from here on, an older load's read is interrupted
         if self._source is not None and anchor is None and self.is_attached:
-            paint_hold(self.app).hold()  # the echo of the key waits for these rows
+            paint_hold(self.app).hold()  # the key's echo waits for its rows
         self._generation += 1
         self._pending.clear()
         self.is_loading = True
@@ -341,20 +323,18 @@ class MemoryList(PagedLineList[Memory]):
 
     def _capped_count(self, lane: QueryLane, ticket: int, generation: int, engine: Engine,
                       flt: MemoryFilter) -> bool:
-        """A search's count, capped (cheap): post it; True when an exact count is still
-        wanted (the search holds more than the cap and no newer keystroke came)."""
+        """A search's count, capped, once typing has paused: post it; True when an exact
+        count is still wanted (the search holds more than the cap and no newer keystroke
+        came)."""
+        if not _still_current_after(lane, ticket, SEARCH_COUNT_PAUSE_SECONDS):
+            return False
         with lane.reading(ticket):
             count = engine.identity.count_memories_at_most(flt, SEARCH_COUNT_CAP + 1)
         if count <= SEARCH_COUNT_CAP:
             self.post_message(self.Counted(generation, count))
             return False
         self.post_message(self.Counted(generation, SEARCH_COUNT_CAP, capped=True))
-        deadline = time.monotonic() + EXACT_COUNT_DELAY_SECONDS
-        while time.monotonic() < deadline:  # a newer keystroke makes this ticket obsolete
-            if not lane.is_current(ticket):
-                return False
-            time.sleep(EXACT_COUNT_POLL_SECONDS)
-        return lane.is_current(ticket)
+        return _still_current_after(lane, ticket, EXACT_COUNT_DELAY_SECONDS)
 
     def on_memory_list_loaded(self, message: Loaded) -> None:
         """Swap in a freshly built source, keeping the cursor's memory when it is there."""
@@ -363,7 +343,17 @@ class MemoryList(PagedLineList[Memory]):
             message.painted.set()
             return
         self._apply_loaded(message.source, message.anchor)
+        self._paint_when_idle = True
         self.call_after_refresh(message.painted.set)
+
+    async def _on_idle(self, event: events.Idle) -> None:
+        """Tell the screen what changed (Textual's own idle step); then, for freshly loaded
+        rows, have it paint them at once, not on its next timer tick."""
+        await super()._on_idle(event)
+        if self._paint_when_idle:
+            self._paint_when_idle = False
+            if self.is_attached:  # the screen's queue has this list's update first
+                paint_hold(self.app).paint_now()
 
     def _apply_loaded(self, source: PagedSource, anchor: _Anchor | None) -> None:
         self._source = source
@@ -384,8 +374,6 @@ class MemoryList(PagedLineList[Memory]):
         self.move_cursor(index)
         self.refresh()
         self.post_message(self.Changed(self))
-        if self.is_attached:  # after the pane has handled Changed (its title, the preview):
-            self.call_later(paint_hold(self.app).release)  # echo and rows in one frame
 
     def on_memory_list_counted(self, message: Counted) -> None:
         """The count arrived: size the scroll view."""
@@ -436,7 +424,7 @@ class MemoryList(PagedLineList[Memory]):
         return max(source.loaded_prefix(), self.at_least or 0)
 
     def row_text(self, index: int, width: int) -> Text | None:
-        """Draw one memory (``None`` while its page is being read)."""
+        """Draw one memory as ``Text`` (``None`` while its page is being read)."""
         memory = self.row_at(index)
         if memory is None:
             return None
@@ -445,6 +433,28 @@ class MemoryList(PagedLineList[Memory]):
             match_style=self.get_component_rich_style("line-list--match"),
             dim_style=self.get_component_rich_style("line-list--dim"),
             mark_style=self.get_component_rich_style("line-list--marked"))
+
+    def frame_begun(self, base: Style) -> None:
+        """Work out the rows' styles once for the frame."""
+        self._row_styles = RowStyles(
+            base, base + self.get_component_rich_style("line-list--dim"),
+            base + self.get_component_rich_style("line-list--marked"),
+            base + self.get_component_rich_style("line-list--match"))
+
+    def frame_ended(self) -> None:
+        """The frame's styles are not kept (the theme or focus may change before the
+        next)."""
+        self._row_styles = None
+
+    def row_segments(self, index: int, width: int) -> tuple[list[Segment], int] | None:
+        """Draw one memory straight to segments (``memory_row_segments``); ``None`` while
+        its page is read, outside a frame, or for a row drawn from ``row_text``."""
+        styles = self._row_styles
+        memory = self.row_at(index) if styles is not None else None
+        if memory is None or styles is None:
+            return None
+        return memory_row_segments(memory, width, self.tz, styles,
+                                   marked=memory.id in self.marked, pattern=self._pattern)
 
     def render_line(self, y: int) -> Strip:
         """Draw a row, or the empty / loading / error line of an empty list."""

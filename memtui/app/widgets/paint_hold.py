@@ -1,19 +1,23 @@
-"""``PaintHold``: let a keystroke's echo and the results it asked for share one frame.
+"""``PaintHold``: let a keystroke's echo and the results it asked for share one frame, painted
+the moment the results are there.
 
 Search as you type reads each key's page in a worker. Left alone, Textual paints the typed
-character at once, and the rows a few milliseconds later in a second frame -- which its frame
-pacing then starts up to two frame intervals after the first, and which redraws most of the
-screen again. Holding the screen's paints from the keystroke until the results are applied
-(or ``ECHO_HOLD_SECONDS`` has passed, whichever comes first) paints both in one frame as
-soon as the rows are there. The hold only delays painting: the query runs once either way,
-at once, and a slow one never waits for it (the echo is painted when the hold runs out, the
-rows when they come).
+character at once, and the rows a few milliseconds later in a second frame, which its frame
+pacing then starts up to two frame intervals after the first (a tick that found nothing to
+paint makes its update timer wait one to two intervals for the next), and which redraws
+much of the screen again. So the screen's paints are held from the keystroke until the
+results are applied, and ``paint_now`` then paints them at once, as the timer does on a
+tick. The hold only delays painting: the query runs once either way, at once, and a slow
+one never waits for it (the echo is painted when the hold runs out after
+``ECHO_HOLD_SECONDS``, the rows when they come).
 
-The hold is Textual's own batch (``App.batch_update`` / ``App.delay_update`` use it): while
-it is held, the screen keeps collecting changes and paints none of them. The release paints
-the held frame at once, as the screen's update timer does on a tick: a tick that came during
-the hold found nothing it could paint, and Textual's timer then waits one to two frame
-intervals before its next tick.
+The echo is not painted beside the query on purpose: the search's page query takes the GIL
+back thousands of times (every row it steps through), and a frame painted meanwhile on the
+UI thread stalls it for as long as the frame takes -- the two would not overlap, and the
+rows would come later.
+
+The hold is Textual's own batch (``App.batch_update`` uses it): while it is held, the
+screen keeps collecting changes and paints none of them.
 """
 
 from __future__ import annotations
@@ -33,8 +37,9 @@ the 50 ms in which typing still feels immediate)."""
 
 class PaintHold:
     """One app's paint hold (see module doc): ``hold()`` on a keystroke that starts a read,
-    ``release()`` when its results are applied. Holds do not nest: a hold already running
-    keeps its deadline, so no echo waits longer than ``ECHO_HOLD_SECONDS``."""
+    ``paint_now()`` when its rows are applied (``release()``: paint what was held, e.g.
+    after a failed read). Holds do not nest: a hold already running keeps its deadline, so
+    no echo waits longer than ``ECHO_HOLD_SECONDS``."""
 
     def __init__(self, app: App[object], seconds: float | None = None) -> None:
         self._app = app
@@ -72,6 +77,16 @@ class PaintHold:
             # after the messages already posted (the list's owner updating its title): the
             # screen's own paint step, at once (see module doc)
             screen.call_later(self._paint, screen)
+
+    def paint_now(self) -> None:
+        """Paint what changed at once, after the messages already posted (the list's owner
+        updating its title and preview), not on the screen's next timer tick; a hold still
+        running is released."""
+        if self._timer is not None:
+            self.release()
+            return
+        screen = self._app.screen
+        screen.call_later(self._paint, screen)
 
     def _paint(self, screen: Screen[object]) -> None:
         if screen.is_current and not self._app._batch_count:

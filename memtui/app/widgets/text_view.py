@@ -1,0 +1,45 @@
+"""``TextView``: a ``Static`` showing a ``rich.text.Text`` that asks for a layout only when
+its height may change.
+
+``Static.update`` lays the whole screen out again by default (a reflow of every widget), and
+a pane's title line and preview change on every keystroke of a search. A widget of fixed
+height never needs that, and a one-line title that still fits its line does not either.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+
+class TextView(Static):
+    """A ``Static`` for store text already made safe as ``Text`` (never markup): ``show``
+    draws it, with a layout only when the height may change, and nothing at all when the
+    same text is already shown."""
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__("", markup=False, id=id, classes=classes)
+        self._shown: Text = Text()
+
+    @property
+    def shown(self) -> Text:
+        """The text on show."""
+        return self._shown
+
+    def needs_layout(self, text: Text) -> bool:
+        """Whether showing ``text`` may change this widget's height: never for a fixed
+        height; for a height that follows the content, unless the text fits the one line
+        the widget has now."""
+        height = self.styles.height
+        if height is not None and not height.is_auto:
+            return False
+        if self.size.height != 1 or "\n" in text.plain:
+            return True
+        return text.cell_len > self.content_region.width
+
+    def show(self, text: Text) -> None:
+        """Show ``text`` (nothing to do when it is already shown)."""
+        if text == self._shown:
+            return
+        self._shown = text
+        self.update(text, layout=self.needs_layout(text))

@@ -1,0 +1,177 @@
+"""``TicketLane``: what both backends' query lanes share -- tickets, one reader at a time, and
+stopping an obsolete reader's statement until it has left.
+
+A lane is one stream of reads where each new request makes the older ones obsolete (search
+as you type: only the newest keystroke's answer matters). ``begin()`` hands out a ticket and
+makes every older one obsolete; ``reading(ticket)`` runs a block of store reads on the lane's
+own connection. An obsolete read is stopped three ways:
+
+- its running statement is stopped at once (``begin()`` calls the backend's stop: SQLite's
+  interrupt, PostgreSQL's cancel request);
+- no statement of it starts (the store asks the ticket before each statement:
+  ``bound_to(conn, obsolete)``);
+- a statement it started just between those two (its ticket was asked, then the stop came
+  while nothing ran, then the statement began) is stopped by the watchdog, which repeats
+  the stop every ``restop_interval`` seconds while an obsolete reader is still inside
+  ``reading()``. One watchdog thread serves every lane of the process, started the first
+  time it is needed: ``begin()`` runs on the UI thread at every keystroke, and starting a
+  thread there cost up to 2 ms on a busy machine.
+
+Readers enter and leave, and stops are sent, under one lock: a stop never reaches a newer
+reader's statement. Nothing is asked while a statement runs (a progress handler would take
+the GIL on every call, and stall the query whenever the UI thread paints).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any, Generic, TypeVar
+
+from memtui.errors import QueryInterrupted
+
+ConnectionT = TypeVar("ConnectionT")
+
+OBSOLETE = "a newer read replaced this one"
+"""What ``QueryInterrupted`` says for an obsolete read."""
+
+
+class TicketLane(Generic[ConnectionT]):
+    """The lane's tickets, reader and watchdog (see module doc). A backend implements
+    ``_connection``, ``_stop_locked``, ``_bound``, ``_stopped_by_lane`` and ``_end_read``."""
+
+    restop_interval: float = 0.05
+    """Seconds between two stops of the watchdog while an obsolete reader still reads."""
+
+    def __init__(self) -> None:
+        self._newest = 0
+        self._ticket_lock = threading.Lock()
+        self._reader_lock = threading.Lock()
+        self._reading: int | None = None
+        """The ticket of the reader inside ``reading()`` (changed under the ticket lock)."""
+        self.interrupted = 0
+        """How many reads were stopped because a newer ticket came (for tests and the
+        benchmark)."""
+
+    # ---- for a backend ------------------------------------------------------------------
+
+    def _connection(self) -> ConnectionT:
+        """The lane's own connection (made on first use)."""
+        raise NotImplementedError
+
+    def _stop_locked(self) -> None:
+        """Stop the statement running on the lane's connection (the ticket lock is held)."""
+        raise NotImplementedError
+
+    def _bound(self, conn: ConnectionT, ticket: int) -> contextlib.AbstractContextManager[None]:
+        """Bind the store's calls in this thread to ``conn``, asking the ticket before each
+        statement."""
+        raise NotImplementedError
+
+    def _stopped_by_lane(self, error: BaseException) -> bool:
+        """Whether ``error`` came from a statement the lane stopped (possibly wrapped)."""
+        raise NotImplementedError
+
+    def _end_read(self, conn: ConnectionT) -> None:
+        """Leave the connection ready for the next reader (a snapshot cut short ends)."""
+        raise NotImplementedError
+
+    # ---- the lane -----------------------------------------------------------------------
+
+    def begin(self) -> int:
+        """A ticket for a new read; every older ticket is obsolete from now on, and the
+        statement an older reader runs is stopped now (and again until it has left)."""
+        with self._ticket_lock:
+            self._newest += 1
+            ticket = self._newest
+            if self._reading is not None:
+                self._stop_locked()
+                _WATCHDOG.watch(self)
+        return ticket
+
+    def _restop(self) -> bool:
+        """For the watchdog: stop the obsolete reader's statement again; False (and the
+        lane is no longer watched) once no obsolete reader is inside ``reading()``."""
+        with self._ticket_lock:
+            reading = self._reading
+            if reading is None or self.is_current(reading):
+                _WATCHDOG.unwatch(self)
+                return False
+            self._stop_locked()
+            return True
+
+    def is_current(self, ticket: int) -> bool:
+        """Whether no newer ticket has been handed out."""
+        return ticket == self._newest
+
+    @contextlib.contextmanager
+    def reading(self, ticket: int) -> Iterator[None]:
+        """Run the block's store reads on this lane's connection. Raises
+        ``QueryInterrupted`` when the ticket is (or becomes) obsolete; any other error
+        passes through unchanged."""
+        with self._reader_lock:
+            with self._ticket_lock:
+                if not self.is_current(ticket):
+                    raise QueryInterrupted(OBSOLETE)
+                self._reading = ticket
+            try:
+                conn = self._connection()
+            except BaseException:
+                with self._ticket_lock:
+                    self._reading = None
+                raise
+            try:
+                with self._bound(conn, ticket):
+                    yield
+            except QueryInterrupted:
+                self.interrupted += 1  # a statement of the obsolete read did not start
+                raise
+            except Exception as error:
+                if not self.is_current(ticket) and self._stopped_by_lane(error):
+                    self.interrupted += 1
+                    raise QueryInterrupted(OBSOLETE) from error
+                raise
+            finally:
+                with self._ticket_lock:
+                    self._reading = None  # no stop is sent from here on
+                self._end_read(conn)
+
+
+class _Watchdog:
+    """The one thread that repeats the stops of every lane with an obsolete reader inside
+    (see module doc). Lock order: a lane's ticket lock, then the watchdog's."""
+
+    def __init__(self) -> None:
+        self._lanes: set[TicketLane[Any]] = set()
+        self._changed = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def watch(self, lane: TicketLane[Any]) -> None:
+        """Watch ``lane`` (its ticket lock is held) until its obsolete reader has left."""
+        with self._changed:
+            self._lanes.add(lane)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="memtui-lane-stop",
+                                                daemon=True)
+                self._thread.start()
+            self._changed.notify()
+
+    def unwatch(self, lane: TicketLane[Any]) -> None:
+        """Stop watching ``lane`` (its ticket lock is held)."""
+        with self._changed:
+            self._lanes.discard(lane)
+
+    def _run(self) -> None:
+        while True:
+            with self._changed:
+                while not self._lanes:
+                    self._changed.wait()
+                lanes = list(self._lanes)
+            time.sleep(min(lane.restop_interval for lane in lanes))
+            for lane in lanes:
+                lane._restop()
+
+
+_WATCHDOG = _Watchdog()
