@@ -160,6 +160,7 @@ def run_app(db: str, user: str) -> None:
     def hook_list(module: ModuleType) -> None:
         memory_list = module.MemoryList
         original_row_text = memory_list.row_text
+        original_row_segments = memory_list.row_segments
 
         def row_text(self: Any, index: int, width: int) -> Any:
             text = original_row_text(self, index, width)
@@ -167,7 +168,14 @@ def run_app(db: str, user: str) -> None:
                 done[0] = True
             return text
 
+        def row_segments(self: Any, index: int, width: int) -> Any:
+            drawn = original_row_segments(self, index, width)
+            if drawn is not None:  # a row drawn straight to segments (else by row_text)
+                done[0] = True
+            return drawn
+
         memory_list.row_text = row_text
+        memory_list.row_segments = row_segments
 
     def hook_imported(_module: ModuleType) -> None:
         info["imported_at"] = time.time()

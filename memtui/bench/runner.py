@@ -36,6 +36,7 @@ import shutil
 import sqlite3
 import statistics
 import subprocess
+import threading
 import sys
 import tempfile
 import time
@@ -83,6 +84,8 @@ TYPED = ("pytest fixtures", "staging cluster", "migrate invoice", "prefers small
 """What the search benchmark types, one key at a time (each word is in the generated text)."""
 APP_REPEATS = 3
 """Each typed search and each scroll pass runs this many times; per key the best counts."""
+START_TIMEOUT_S = 120
+"""A start that has not painted the list after this long is killed (and the row fails)."""
 TYPE_GAP_S = 0.12
 """Pause after the list followed a key before the next one (about 8 keys a second)."""
 
@@ -127,7 +130,12 @@ def _start_once(mode: str, db: Path | None, user: str) -> dict[str, float]:
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         spawned = time.time()
         process = subprocess.Popen(args, stdout=out, stderr=err, env=env)
-        _pid, status, usage = os.wait4(process.pid, 0)
+        killer = threading.Timer(START_TIMEOUT_S, process.kill)  # a start that never paints
+        killer.start()
+        try:
+            _pid, status, usage = os.wait4(process.pid, 0)
+        finally:
+            killer.cancel()
         code = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
