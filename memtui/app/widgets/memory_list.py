@@ -6,9 +6,9 @@ Data flow (worker -> message -> handler):
   read of any older load at once: SQLite stops its statement) and starts an exclusive thread
   worker that reads the first page on the lane and posts ``Loaded`` (its rows and the
   keystroke's echo are painted at once, in one frame: ``PaintHold``), then counts and posts
-  ``Counted`` (a search once typing has paused). Each load runs its queries once, always off the UI thread (a list's very
-  first load, with no search, may read its first page at once: one index seek, so the first
-  frame shows rows). The rows on screen stay until the new first page is there: typing never
+  ``Counted`` (a search once typing has paused). Each load runs its queries once, always
+  off the UI thread (a list's very first load, with no search, may read its first page at
+  once: one index seek, so the first frame shows rows). The rows on screen stay until the new first page is there: typing never
   flashes the list empty. A result that a newer load made stale is dropped by its
   generation number.
 - While drawing, rows come from the source's page cache. A missing page next to a cached
@@ -163,9 +163,9 @@ class MemoryList(PagedLineList[Memory]):
         self._lane_engine: Engine | None = None
         self._pattern: re.Pattern[str] | None = None
         self._row_styles: RowStyles | None = None
+        """The rows' styles while a frame is drawn."""
         self._paint_when_idle = False
         """Loaded rows wait to be painted (at the list's next idle step)."""
-        """The rows' styles while a frame is drawn."""
         self.marked: set[str] = set()
         self.is_loading = True
         self._want_id: str | None = None
