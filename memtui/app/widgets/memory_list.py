@@ -8,9 +8,9 @@ Data flow (worker -> message -> handler):
   keystroke's echo are painted at once, in one frame: ``PaintHold``), then counts and posts
   ``Counted`` (a search once typing has paused). Each load runs its queries once, always
   off the UI thread (a list's very first load, with no search, may read its first page at
-  once: one index seek, so the first frame shows rows). The rows on screen stay until the new first page is there: typing never
-  flashes the list empty. A result that a newer load made stale is dropped by its
-  generation number.
+  once: one index seek, so the first frame shows rows). The rows on screen stay until the
+  new first page is there: typing never flashes the list empty. A result that a newer load
+  made stale is dropped by its generation number.
 - While drawing, rows come from the source's page cache. A missing page next to a cached
   one, or near either end, is read at once (an index seek); a page far from everything
   (after a jump into the middle of a huge list) is read by a worker and drawn as ``…``
