@@ -16,6 +16,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pg_support
 import pytest
+from threaded import in_thread
 
 from memtui.engine.api import Engine
 from memtui.errors import StoreError
@@ -307,23 +308,17 @@ def test_an_obsolete_read_sent_after_a_dropped_cancel_is_still_stopped(
         lane = store.lane()
         ticket = lane.begin()
         inside, go = threading.Event(), threading.Event()
-        outcome: list[BaseException | None] = []
 
         def reader() -> None:
-            try:
-                with lane.reading(ticket):
-                    store.execute("SELECT 1").fetchone()
-                    inside.set()
-                    go.wait(timeout=60)
-                    # the ticket was current when checked; begin() came (and its cancel
-                    # found the connection idle) before this statement went out
-                    lane._conn.execute(endless).fetchone()  # type: ignore[attr-defined]
-                outcome.append(None)
-            except BaseException as error:  # noqa: BLE001 - recorded for the assertion
-                outcome.append(error)
+            with lane.reading(ticket):
+                store.execute("SELECT 1").fetchone()
+                inside.set()
+                go.wait(timeout=60)
+                # the ticket was current when checked; begin() came (and its cancel
+                # found the connection idle) before this statement went out
+                lane._conn.execute(endless).fetchone()  # type: ignore[attr-defined]
 
-        thread = threading.Thread(target=reader)
-        thread.start()
+        thread, outcome = in_thread(reader)
         assert inside.wait(timeout=60)
         newer = lane.begin()  # the connection is idle: this cancel is dropped
         go.set()

@@ -6,6 +6,7 @@ import threading
 from typing import Any
 
 import pytest
+from threaded import in_thread
 
 from memtui.errors import QueryInterrupted, StoreError
 from memtui.store.database import Store
@@ -13,6 +14,7 @@ from memtui.store.database import Store
 ENDLESS = ("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c "
            "WHERE x < 2000000000) SELECT count(*) FROM c")
 """A read that runs for minutes unless SQLite interrupts it."""
+
 
 
 def test_a_read_runs_on_the_lanes_own_connection(store: Store) -> None:
@@ -32,20 +34,14 @@ def test_a_newer_ticket_interrupts_a_running_read(store: Store) -> None:
     lane = store.lane()
     ticket = lane.begin()
     started = threading.Event()
-    outcome: list[BaseException | None] = []
 
     def reader() -> None:
-        try:
-            with lane.reading(ticket):
-                store.execute("SELECT 1").fetchone()
-                started.set()
-                store.execute(ENDLESS).fetchone()
-            outcome.append(None)
-        except BaseException as error:  # noqa: BLE001 - recorded for the assertion
-            outcome.append(error)
+        with lane.reading(ticket):
+            store.execute("SELECT 1").fetchone()
+            started.set()
+            store.execute(ENDLESS).fetchone()
 
-    thread = threading.Thread(target=reader)
-    thread.start()
+    thread, outcome = in_thread(reader)
     assert started.wait(timeout=60)
     newer = lane.begin()
     thread.join(timeout=120)  # the endless read would take minutes: only the interrupt ends it
@@ -110,21 +106,15 @@ def test_no_statement_of_an_obsolete_read_starts(store: Store) -> None:
     ticket = lane.begin()
     between, newer_came = threading.Event(), threading.Event()
     ran: list[str] = []
-    outcome: list[BaseException | None] = []
 
     def reader() -> None:
-        try:
-            with lane.reading(ticket):
-                ran.append(str(store.execute("SELECT 'first'").fetchone()[0]))
-                between.set()  # between two statements: nothing runs for begin() to stop
-                assert newer_came.wait(timeout=60)
-                ran.append(str(store.execute("SELECT 'second'").fetchone()[0]))
-            outcome.append(None)
-        except BaseException as error:  # noqa: BLE001 - recorded for the assertion
-            outcome.append(error)
+        with lane.reading(ticket):
+            ran.append(str(store.execute("SELECT 'first'").fetchone()[0]))
+            between.set()  # between two statements: nothing runs for begin() to stop
+            assert newer_came.wait(timeout=60)
+            ran.append(str(store.execute("SELECT 'second'").fetchone()[0]))
 
-    thread = threading.Thread(target=reader)
-    thread.start()
+    thread, outcome = in_thread(reader)
     assert between.wait(timeout=60)
     lane.begin()
     newer_came.set()
@@ -139,20 +129,14 @@ def test_one_watchdog_thread_serves_every_lane(store: Store) -> None:
     lanes = [store.lane() for _ in range(3)]
     tickets = [lane.begin() for lane in lanes]
     started = threading.Semaphore(0)
-    outcomes: list[BaseException | None] = []
 
     def reader(lane: Any, ticket: int) -> None:
-        try:
-            with lane.reading(ticket):
-                started.release()
-                store.execute(ENDLESS).fetchone()
-            outcomes.append(None)
-        except BaseException as error:  # noqa: BLE001 - recorded for the assertion
-            outcomes.append(error)
+        with lane.reading(ticket):
+            started.release()
+            store.execute(ENDLESS).fetchone()
 
-    threads = [threading.Thread(target=reader, args=pair) for pair in zip(lanes, tickets)]
-    for thread in threads:
-        thread.start()
+    running = [in_thread(lambda pair=pair: reader(*pair)) for pair in zip(lanes, tickets)]
+    threads = [thread for thread, _ in running]
     for _ in threads:
         assert started.acquire(timeout=60)
     for lane in lanes:
@@ -161,5 +145,6 @@ def test_one_watchdog_thread_serves_every_lane(store: Store) -> None:
     for thread in threads:
         thread.join(timeout=120)  # each endless read ends only by its lane's stop
     assert not any(thread.is_alive() for thread in threads)
+    outcomes = [outcome for _, outcomes in running for outcome in outcomes]
     assert len(outcomes) == 3 and all(isinstance(o, QueryInterrupted) for o in outcomes)
     assert len(watchdogs) <= 1  # begin() on the UI thread never starts a thread per key

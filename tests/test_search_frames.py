@@ -70,6 +70,14 @@ def _install(monkeypatch: pytest.MonkeyPatch, frames: Frames) -> None:
     monkeypatch.setattr(Screen, "_compositor_refresh", recorded)
 
 
+def _app_with_many_matches(folder: Path):  # noqa: ANN202
+    """The demo app with more matches for "r", "ru" and "ruf" than a page holds."""
+    app = demo_app(folder)
+    for number in range(PAGE_SIZE + 20):
+        app.engine.identity.add_memory(f"ruff rule number {number} is enabled")
+    return app
+
+
 def _gate_searches(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, threading.Event]:
     """Hold every searched first-page read in its worker until ``gate`` is set; ``waiting``
     is set while one is held."""
@@ -148,9 +156,7 @@ async def test_the_count_is_read_after_the_rows_are_painted(tmp_path: Path,
         return count_at_most(self, flt, cap)
 
     monkeypatch.setattr(IdentityApi, "count_memories_at_most", counted)
-    app = demo_app(tmp_path)
-    for number in range(PAGE_SIZE + 20):  # more matches than a page: the count is read
-        app.engine.identity.add_memory(f"ruff rule number {number} is enabled")
+    app = _app_with_many_matches(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         pane = app.pane("user")
@@ -241,9 +247,7 @@ async def test_a_search_is_counted_only_once_typing_pauses(tmp_path: Path, monke
         return count_at_most(self, flt, cap)
 
     monkeypatch.setattr(IdentityApi, "count_memories_at_most", counting)
-    app = demo_app(tmp_path)
-    for number in range(PAGE_SIZE + 20):  # a full first page: the count is not known yet
-        app.engine.identity.add_memory(f"ruff rule number {number} is enabled")
+    app = _app_with_many_matches(tmp_path)  # a full first page: the count is not known yet
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         pane = app.pane("user")
