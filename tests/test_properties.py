@@ -13,8 +13,9 @@ from memtui.engine.api import Engine
 from memtui.engine.redaction import redact
 from memtui.errors import InvalidInput, MemtuiError
 from memtui.store.database import open_store
-from memtui.store.ids import SequentialIds
+from memtui.store.ids import SequentialIds, encode_id
 from memtui.store.memories import fts_query
+from memtui.store.memory_rows import MEMORY_COLUMNS, memory_row, row_to_memory
 from memtui.store.timeutil import parse_time
 from memtui.textsafe import UNSAFE_CHARACTERS, one_line, safe_text
 
@@ -109,6 +110,26 @@ def test_import_of_arbitrary_lines_is_refused_cleanly(lines: list[str]) -> None:
     except MemtuiError:
         pass
     engine.store.close()
+
+
+ID_MS = st.integers(min_value=0, max_value=32 ** 9 - 1)
+ID_RANDOM = st.integers(min_value=0, max_value=32 ** 7 - 1)
+
+
+@FAST
+@given(ID_MS, ID_RANDOM, ID_MS, ID_RANDOM)
+def test_ids_sort_by_time_then_random_part(ms: int, rand: int, ms2: int, rand2: int) -> None:
+    first, second = encode_id("mem", ms, rand), encode_id("mem", ms2, rand2)
+    assert len(first) == len(second) == len("mem_") + 16
+    assert (first < second) == ((ms, rand) < (ms2, rand2))
+    assert (first == second) == ((ms, rand) == (ms2, rand2))
+
+
+def test_a_memory_row_reads_back_as_the_same_memory() -> None:
+    memory = ENGINE.identity.add_memory("rows read back", "fact", "web")
+    row = memory_row(memory)
+    assert len(row) == len(MEMORY_COLUMNS.split(","))
+    assert row_to_memory(row) == memory
 
 
 def test_store_round_trip_through_export_and_import_keeps_hypothesis_data() -> None:

@@ -27,7 +27,7 @@ import os
 import random
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -35,8 +35,9 @@ from typing import Any
 from memtui.store import bench_data
 from memtui.store.backend import StoreBackend
 from memtui.store.database import open_sqlite_store as open_store
-from memtui.store.ids import SequentialIds
-from memtui.store.models import Project
+from memtui.store.ids import SequentialIds, encode_id
+from memtui.store.memory_rows import memory_row
+from memtui.store.models import Memory, Project
 from memtui.store.schema import LATEST_VERSION
 from memtui.store.timeutil import MIN_TIME, FixedClock, format_time
 
@@ -275,17 +276,7 @@ def _compile(template: str) -> list[tuple[str, str | None]]:
     return parts
 
 
-# ---- ids and times ----------------------------------------------------------------------
-
-_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
-
-
-def _encode(value: int, width: int) -> str:
-    chars = []
-    for _ in range(width):
-        chars.append(_ALPHABET[value & 31])
-        value >>= 5
-    return "".join(reversed(chars))
+# ---- times ------------------------------------------------------------------------------
 
 
 def _stamp(ms: int) -> str:
@@ -309,28 +300,15 @@ class GenerateResult:
 
 @dataclass
 class _Row:
-    """A memory being planned (mutable until its chunk is written)."""
+    """A memory being planned: the ``Memory`` (replaced when a later row supersedes it, until
+    its chunk is written) and its goal key."""
 
-    id: str
-    scope: str
-    owner: str
-    project: str | None
-    kind: str
-    content: str
-    source: str
-    thread: str | None
+    memory: Memory
     goal_key: str | None
-    created: str
-    status: str = "active"
-    superseded_by: str | None = None
-    updated: str | None = None
-    usage: int = 0
-    last_used: str | None = None
 
     def as_tuple(self) -> tuple[Any, ...]:
-        return (self.id, self.scope, self.owner, self.project, self.kind, self.content,
-                self.status, self.superseded_by, self.source, self.thread, self.created,
-                self.updated or self.created, self.usage, self.last_used, self.goal_key)
+        """The row in ``bench_data.MEMORY_ROW_COLUMNS`` order."""
+        return (*memory_row(self.memory), self.goal_key)
 
 
 class _Generator:
@@ -353,7 +331,7 @@ class _Generator:
         return self.now_ms
 
     def _new_id(self, prefix: str, ms: int) -> str:
-        return f"{prefix}_{_encode(ms, 9)}{_encode(self.rng.getrandbits(34), 7)}"
+        return encode_id(prefix, ms, self.rng.getrandbits(34))
 
     def _place(self) -> tuple[str, str, str | None]:
         """(scope, owner, project) of the next row."""
@@ -407,13 +385,13 @@ class _Generator:
         old: _Row | None = None
         if recent and rng.random() < SUPERSEDE_RATE:
             candidate = recent[rng.randrange(len(recent))]
-            if candidate.status == "active":
+            if candidate.memory.status == "active":
                 old = candidate
         if old is not None:
-            kind, content = self.text.memory(old.kind)
-            source = old.source if old.source == "auto" else "manual"
-            owner = old.owner
-            thread, goal_key = old.thread, old.goal_key
+            kind, content = self.text.memory(old.memory.kind)
+            source = old.memory.source if old.memory.source == "auto" else "manual"
+            owner = old.memory.owner
+            thread, goal_key = old.memory.source_thread_id, old.goal_key
         else:
             kind, content = self.text.memory()
             if scope == "user":  # user memories are only ever made by hand
@@ -424,16 +402,17 @@ class _Generator:
             if source == "auto":
                 thread, goal, finished = self._task(project or "", owner, ms, tasks)
                 goal_key = " ".join(goal.lower().split())
-        row = _Row(id=self._new_id("mem", ms), scope=scope, owner=owner, project=project,
-                   kind=kind, content=content, source=source, thread=thread,
-                   goal_key=goal_key, created=created)
+        memory_id = self._new_id("mem", ms)
         if source == "auto" and old is None:
-            logs.append((thread, owner, project, "extracted", None, row.id, 0, created))
+            logs.append((thread, owner, project, "extracted", None, memory_id, 0, created))
         if old is not None:
-            old.status, old.superseded_by, old.updated = "superseded", row.id, created
-        if rng.random() < 0.3:
-            row.usage = rng.randint(1, 40)
-            row.last_used = created
+            old.memory = replace(old.memory, status="superseded", superseded_by=memory_id,
+                                 updated_at=created)
+        usage, last_used = (rng.randint(1, 40), created) if rng.random() < 0.3 else (0, None)
+        row = _Row(Memory(id=memory_id, scope=scope, owner=owner, project=project, kind=kind,
+                          content=content, status="active", superseded_by=None, source=source,
+                          source_thread_id=thread, created_at=created, updated_at=created,
+                          usage_count=usage, last_used_at=last_used), goal_key)
         if scope == "project" and rng.random() < SKIPPED_TASK_RATE * 0.3:
             task_id, _goal, finished = self._task(project or "", owner, ms, tasks)
             logs.append((task_id, owner, project, "skipped", "the task produced nothing to "

@@ -16,6 +16,12 @@ IdFactory = Callable[[str], str]
 """A function ``prefix -> new id``."""
 
 
+def encode_id(prefix: str, ms: int, random_part: int) -> str:
+    """The id ``<prefix>_<body>``: ``ms`` (milliseconds since the epoch) then ``random_part``
+    in base32, so ids sort by time (the generated benchmark stores make theirs with it too)."""
+    return f"{prefix}_{_encode(ms, _TIME_CHARS)}{_encode(random_part, _RANDOM_CHARS)}"
+
+
 def _encode(value: int, width: int) -> str:
     chars = []
     for _ in range(width):
@@ -41,8 +47,7 @@ class MonotonicIds:
             else:
                 self._last_ms = now_ms
                 self._last_random = int.from_bytes(os.urandom(8), "big") >> (64 - _RANDOM_BITS + 1)
-            body = _encode(now_ms, _TIME_CHARS) + _encode(self._last_random, _RANDOM_CHARS)
-        return f"{prefix}_{body}"
+            return encode_id(prefix, now_ms, self._last_random)
 
 
 class SequentialIds:

@@ -5,6 +5,7 @@ importing the other."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import astuple
 from typing import Any
 
 from memtui.store.models import Memory
@@ -12,6 +13,11 @@ from memtui.store.models import Memory
 MEMORY_COLUMNS = ("id, scope, owner, project, kind, content, status, superseded_by, source, "
                   "source_thread_id, created_at, updated_at, usage_count, last_used_at")
 """The memories columns a ``Memory`` is made of, in ``row_to_memory`` order."""
+
+
+def memory_row(memory: Memory) -> tuple[Any, ...]:
+    """A Memory as a memories row in MEMORY_COLUMNS order (``row_to_memory``'s inverse)."""
+    return astuple(memory)
 
 
 def row_to_memory(row: Sequence[Any]) -> Memory:
