@@ -160,6 +160,13 @@ TASK_GOALS = ("Fix {func} in the {component}", "Add {noun} support to the {compo
               "Speed up {func}", "Upgrade {tool} in the {component}",
               "Write tests for {path}", "Investigate {cause} in the {component}",
               "Refactor {path} to use {tool}", "Document how the {component} uses {tool}")
+CHOSEN_WORDS: dict[str, list[str]] = {
+    "verb": VERBS, "reason": REASONS, "cause": CAUSES, "style": STYLES, "anti": ANTI, "protocol": PROTOCOLS,
+    "language": LANGUAGES, "dir": DIRS, "when": TIMES}
+"""Template fields filled with one word of a list, each equally likely."""
+NUMBER_RANGES: dict[str, tuple[int, int]] = {
+    "major": (0, 12), "minor": (0, 40), "minutes": (2, 45), "port": (3000, 9999)}
+"""Template fields filled with a whole number in a range (both ends included)."""
 
 
 def _zipf(items: list[str], exponent: float = 1.0) -> tuple[list[str], list[float]]:
@@ -204,39 +211,17 @@ class TextModel:
             return self._pick(self.funcs) + "()"
         if name in ("noun", "noun2"):
             return self._pick(self.nouns)
-        if name == "verb":
-            return rng.choice(VERBS)
         if name == "path":
             return (f"{rng.choice(DIRS)}/{self._pick(self.components).split('-')[0]}/"
                     f"{self._pick(self.nouns)}_{rng.choice(VERBS)}.py")
         if name == "ticket":
             return f"{rng.choice(('PROJ', 'OPS', 'BUG', 'SEC', 'DATA'))}-{rng.randint(1, 9999)}"
-        if name == "reason":
-            return rng.choice(REASONS)
-        if name == "cause":
-            return rng.choice(CAUSES)
-        if name == "style":
-            return rng.choice(STYLES)
-        if name == "anti":
-            return rng.choice(ANTI)
-        if name == "protocol":
-            return rng.choice(PROTOCOLS)
-        if name == "language":
-            return rng.choice(LANGUAGES)
-        if name == "dir":
-            return rng.choice(DIRS)
-        if name == "when":
-            return rng.choice(TIMES)
-        if name == "major":
-            return str(rng.randint(0, 12))
-        if name == "minor":
-            return str(rng.randint(0, 40))
+        if name in CHOSEN_WORDS:
+            return rng.choice(CHOSEN_WORDS[name])
+        if name in NUMBER_RANGES:
+            return str(rng.randint(*NUMBER_RANGES[name]))
         if name == "count":
             return f"{rng.randint(1, 900)} {rng.choice(('thousand', 'million'))}"
-        if name == "minutes":
-            return str(rng.randint(2, 45))
-        if name == "port":
-            return str(rng.randint(3000, 9999))
         raise KeyError(name)
 
     def memory(self, kind: str | None = None) -> tuple[str, str]:
