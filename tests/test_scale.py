@@ -329,6 +329,20 @@ def test_the_search_row_compares_each_key_with_its_own_store_query() -> None:
     assert key_ratios(keys, in_store) == {"m": 3.0, "mi": 1.25}
 
 
+def test_the_reference_row_times_every_prefix_that_makes_a_query(big_db: Path) -> None:
+    from memtui.bench.runner import bare_fts_times
+    from memtui.bench.typing_times import best_prefix_times
+
+    ran: list[str] = []
+    times = best_prefix_times(("ab c",), lambda text: None if text.endswith(" ") else text,
+                              ran.append, reps=3)
+    assert ran == ["a"] * 3 + ["ab"] * 3 + ["ab c"] * 3  # "ab " makes no query
+    assert len(times) == 3 and all(t >= 0 for t in times)
+    assert len(bare_fts_times(big_db, ("migr", "a b"), reps=1)) == len(
+        [text[:i] for text in ("migr", "a b") for i in range(1, len(text) + 1)
+         if fts_query(text[:i]) is not None])
+
+
 def test_a_walks_sample_picks_the_plan_without_counting(big: Store,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     counted: list[str] = []

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -25,6 +24,7 @@ import psycopg
 from psycopg import sql
 
 from memtui.bench.generate import GENERATOR_VERSION, generate_pg_store
+from memtui.bench.typing_times import best_prefix_times
 from memtui.store.postgres.adapter import redact_url
 from memtui.store.postgres.repositories import pg_tsquery
 from memtui.store.postgres.schema import PG_LATEST_VERSION
@@ -149,21 +149,10 @@ def bare_search_times(url: str, typed: tuple[str, ...], page_rows: int,
     """The reference of the search row on PostgreSQL: the bare full-text query in psycopg
     for every prefix typed (a page of row numbers from the GIN index, the ``tsquery`` the
     store builds), best of ``reps`` seconds per prefix."""
-    times: list[float] = []
     with psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S) as conn:
-        for text in typed:
-            for i in range(1, len(text) + 1):
-                query = pg_tsquery(text[:i])
-                if query is None:
-                    continue
-                runs = []
-                for _ in range(reps):
-                    start = time.perf_counter()
-                    conn.execute("SELECT seq FROM memories WHERE fts @@ to_tsquery('simple', %s) "
-                                 "LIMIT %s", (query, page_rows)).fetchall()
-                    runs.append(time.perf_counter() - start)
-                times.append(min(runs))
-    return times
+        return best_prefix_times(typed, pg_tsquery, lambda query: conn.execute(
+            "SELECT seq FROM memories WHERE fts @@ to_tsquery('simple', %s) LIMIT %s",
+            (query, page_rows)).fetchall(), reps)
 
 
 def server_summary(server_url: str) -> dict[str, Any]:

@@ -49,6 +49,7 @@ from unittest.mock import patch
 
 from memtui.bench.app_start import headless_environment
 from memtui.bench.generate import BENCH_USER, DEFAULT_SEED, cached_store
+from memtui.bench.typing_times import best_prefix_times
 from memtui.store.database import open_store
 from memtui.store.models import MemoryFilter, PageCursor
 
@@ -412,23 +413,12 @@ def bare_fts_times(db: Path, typed: tuple[str, ...], reps: int = 5) -> list[floa
     from memtui.store.memories import fts_query
 
     conn = sqlite3.connect(str(db))
-    times: list[float] = []
     try:
-        for text in typed:
-            for i in range(1, len(text) + 1):
-                query = fts_query(text[:i])
-                if query is None:
-                    continue
-                runs = []
-                for _ in range(reps):
-                    start = time.perf_counter()
-                    conn.execute("SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? "
-                                 "LIMIT ?", (query, PAGE_ROWS)).fetchall()
-                    runs.append(time.perf_counter() - start)
-                times.append(min(runs))
+        return best_prefix_times(typed, fts_query, lambda query: conn.execute(
+            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?",
+            (query, PAGE_ROWS)).fetchall(), reps)
     finally:
         conn.close()
-    return times
 
 
 def store_search_times(db: Path | str, user: str, typed: tuple[str, ...], reps: int = 3,
