@@ -9,6 +9,23 @@ from __future__ import annotations
 
 APPLICATION_ID = 0x4D454D54  # "MEMT": marks a file as a memtui store
 
+MEMORY_INDEXES = """\
+CREATE INDEX memories_user_list ON memories(owner, scope, status, created_at, id);
+CREATE INDEX memories_user_all ON memories(owner, scope, created_at, id);
+CREATE INDEX memories_project_list ON memories(project, status, created_at, id);
+CREATE INDEX memories_project_all ON memories(project, created_at, id);
+CREATE INDEX memories_superseded_by ON memories(superseded_by);
+CREATE INDEX memories_thread ON memories(source_thread_id) WHERE source_thread_id IS NOT NULL;
+CREATE INDEX memories_goal ON memories(project, goal_key) WHERE goal_key IS NOT NULL;"""
+"""The memories table's indexes: the keyset lists of each scope (with and without a status),
+supersede chains, threads, goals. Both backends have the same (SQLite's migration 1 makes
+them, PostgreSQL's migration 6): shipped text, never edit; a change is a new migration."""
+PENDING_INDEXES = """\
+CREATE INDEX memories_pending ON memories(created_at, id) WHERE status = 'pending';
+CREATE INDEX memories_replaces ON memories(replaces) WHERE replaces IS NOT NULL;"""
+"""The indexes of pending memories and the corrections waiting on a memory (SQLite's
+migration 4, PostgreSQL's migration 6): shipped text, never edit."""
+
 MIGRATION_1 = """
 CREATE TABLE schema_migrations (
     version INTEGER PRIMARY KEY,
@@ -68,13 +85,7 @@ CREATE TABLE memories (
     last_used_at TEXT,
     CHECK ((scope = 'project') = (project IS NOT NULL))
 );
-CREATE INDEX memories_user_list ON memories(owner, scope, status, created_at, id);
-CREATE INDEX memories_user_all ON memories(owner, scope, created_at, id);
-CREATE INDEX memories_project_list ON memories(project, status, created_at, id);
-CREATE INDEX memories_project_all ON memories(project, created_at, id);
-CREATE INDEX memories_superseded_by ON memories(superseded_by);
-CREATE INDEX memories_thread ON memories(source_thread_id) WHERE source_thread_id IS NOT NULL;
-CREATE INDEX memories_goal ON memories(project, goal_key) WHERE goal_key IS NOT NULL;
+""" + MEMORY_INDEXES + """
 
 CREATE VIRTUAL TABLE memories_fts USING fts5(
     content, content='memories', content_rowid='seq',
@@ -318,9 +329,7 @@ INSERT INTO migration_4_done
            AND instr(sql, '''service''') > 0
       FROM sqlite_schema WHERE type = 'table' AND name = 'memories';
 DROP TABLE migration_4_done;
-CREATE INDEX memories_pending ON memories(created_at, id) WHERE status = 'pending';
-CREATE INDEX memories_replaces ON memories(replaces) WHERE replaces IS NOT NULL;
-"""
+""" + PENDING_INDEXES + "\n"
 
 MIGRATION_5 = """
 -- Incremental import of Codex rollouts: what was read of each file, per importing user, so

@@ -23,7 +23,7 @@ Differences from SQLite, each for a reason:
 
 from __future__ import annotations
 
-from memtui.store.schema import LATEST_VERSION
+from memtui.store.schema import LATEST_VERSION, MEMORY_INDEXES, PENDING_INDEXES
 
 STORE_MARK = "memtui store"
 """The comment on ``schema_migrations`` that marks a database as a memtui store."""
@@ -103,15 +103,8 @@ CREATE TABLE memories (
     CHECK ((scope = 'project') = (project IS NOT NULL)),
     CHECK (replaces IS NULL OR status = 'pending')
 );
-CREATE INDEX memories_user_list ON memories(owner, scope, status, created_at, id);
-CREATE INDEX memories_user_all ON memories(owner, scope, created_at, id);
-CREATE INDEX memories_project_list ON memories(project, status, created_at, id);
-CREATE INDEX memories_project_all ON memories(project, created_at, id);
-CREATE INDEX memories_superseded_by ON memories(superseded_by);
-CREATE INDEX memories_thread ON memories(source_thread_id) WHERE source_thread_id IS NOT NULL;
-CREATE INDEX memories_goal ON memories(project, goal_key) WHERE goal_key IS NOT NULL;
-CREATE INDEX memories_pending ON memories(created_at, id) WHERE status = 'pending';
-CREATE INDEX memories_replaces ON memories(replaces) WHERE replaces IS NOT NULL;
+{MEMORY_INDEXES}
+{PENDING_INDEXES}
 CREATE INDEX memories_fts ON memories USING gin (fts);
 
 CREATE TABLE forgotten_sources (
