@@ -52,6 +52,11 @@ class IndexEntry(JsonMixin):
     """Whether the linked file exists in the folder (None: no link)."""
 
 
+METER_COUNTS = ("path", "lines", "bytes", "loaded_lines", "loaded_bytes", "max_lines",
+                "max_bytes")
+"""The fields of an index load its meter shows as they are, in the meter's order."""
+
+
 @dataclass(frozen=True)
 class IndexLoad(JsonMixin):
     """What of an index is loaded at session start (200 lines / 25,000 bytes) and not."""
@@ -81,6 +86,13 @@ class IndexLoad(JsonMixin):
         """Titles (or lines) of the entries that fall past the limit."""
         return tuple(entry.title or entry.target or f"line {entry.line}"
                      for entry in self.entries if not entry.loaded)
+
+    def meter_json(self) -> dict[str, Any]:
+        """What the agents overview shows of the index (``agents show --json``): the counts
+        and limits, and the names of the entries that fall past the limit, not the entries."""
+        data = {name: getattr(self, name) for name in METER_COUNTS}
+        return data | {"dropped": list(self.dropped), "dangling": list(self.dangling),
+                       "unindexed": list(self.unindexed)}
 
 
 @dataclass(frozen=True)

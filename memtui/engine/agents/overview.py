@@ -35,34 +35,6 @@ AGENT_TITLES = {AGENT_CLAUDE: "Claude Code", AGENT_GEMINI: "Gemini CLI", AGENT_C
 
 
 @dataclass(frozen=True)
-class IndexMeter(JsonMixin):
-    """What of an index is loaded at session start, and the entries that are not."""
-
-    path: str
-    lines: int
-    bytes: int
-    loaded_lines: int
-    loaded_bytes: int
-    max_lines: int
-    max_bytes: int
-    dropped: tuple[str, ...]
-    dangling: tuple[str, ...]
-    unindexed: tuple[str, ...]
-
-    @property
-    def over_limit(self) -> bool:
-        """True when some of the index is not loaded."""
-        return self.loaded_lines < self.lines
-
-    @staticmethod
-    def of(load: IndexLoad) -> IndexMeter:
-        """The meter of an index load."""
-        return IndexMeter(load.path, load.lines, load.bytes, load.loaded_lines,
-                          load.loaded_bytes, load.max_lines, load.max_bytes, load.dropped,
-                          load.dangling, load.unindexed)
-
-
-@dataclass(frozen=True)
 class AgentRow(JsonMixin):
     """One agent's memory for one project (``project`` None: the user/global tier)."""
 
@@ -75,11 +47,18 @@ class AgentRow(JsonMixin):
     auto_memory: bool | None
     switches: tuple[Switch, ...]
     secrets: tuple[SecretFinding, ...]
-    index: IndexMeter | None
+    index: IndexLoad | None
+    """The index's load meter (its JSON: ``IndexLoad.meter_json``, without the entries)."""
     inbox: int = 0
     transcripts: int = 0
     worktree_of: str | None = None
     problems: tuple[Problem, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """The row; its index as the load meter (counts, limits, the names past the limit)."""
+        data = super().to_json()
+        data["index"] = self.index.meter_json() if self.index else None
+        return data
 
     @property
     def title(self) -> str:
@@ -132,7 +111,7 @@ def _row(item: AgentProject) -> AgentRow:
     return AgentRow(agent=item.agent, key=item.key, project=item.project,
                     memory_dir=item.memory_dir, files=item.topics, size=item.size,
                     auto_memory=item.auto_memory, switches=item.switches,
-                    secrets=item.secrets, index=IndexMeter.of(item.index) if item.index else None,
+                    secrets=item.secrets, index=item.index,
                     inbox=len(item.inbox), transcripts=item.transcripts,
                     worktree_of=item.worktree_of, problems=item.problems)
 
