@@ -30,6 +30,20 @@ CURSOR_MARK = "›"
 """Drawn in the first column of the cursor row, so it shows without color (NO_COLOR)."""
 
 
+class RowMessage(Message):
+    """A message about one row of a list: the list that sent it and the row's index."""
+
+    def __init__(self, line_list: LineList, index: int) -> None:
+        super().__init__()
+        self.line_list = line_list
+        self.index = index
+
+    @property
+    def control(self) -> LineList:
+        """The list that sent the message."""
+        return self.line_list
+
+
 class LineList(ScrollView, can_focus=True):
     """A list of one-line rows with a cursor. Subclasses implement ``row_count`` and
     ``row_text``; the list handles scrolling, the cursor and the movement keys."""
@@ -70,31 +84,11 @@ class LineList(ScrollView, can_focus=True):
     LineList > .line-list--loading { color: $text-muted; text-style: italic; }
     """
 
-    class CursorMoved(Message):
+    class CursorMoved(RowMessage):
         """The cursor moved to another row (or the rows under it changed)."""
 
-        def __init__(self, line_list: LineList, index: int) -> None:
-            super().__init__()
-            self.line_list = line_list
-            self.index = index
-
-        @property
-        def control(self) -> LineList:
-            """The list that sent the message."""
-            return self.line_list
-
-    class Opened(Message):
+    class Opened(RowMessage):
         """Enter was pressed on a row."""
-
-        def __init__(self, line_list: LineList, index: int) -> None:
-            super().__init__()
-            self.line_list = line_list
-            self.index = index
-
-        @property
-        def control(self) -> LineList:
-            """The list that sent the message."""
-            return self.line_list
 
     def __init__(self, *, name: str | None = None, id: str | None = None,
                  classes: str | None = None) -> None:
