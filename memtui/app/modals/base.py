@@ -3,15 +3,23 @@ CSS (they fit 80x24). The CSS comes with the class, so the first frame does not 
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import ClassVar, TypeVar
 
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
 from textual.screen import ModalScreen
+from textual.widgets import Static
 
 ResultType = TypeVar("ResultType")
 
 
 class Dialog(ModalScreen[ResultType]):
-    """A modal dialog returning a ``ResultType`` (or None when cancelled)."""
+    """A modal dialog returning a ``ResultType`` (or None when cancelled): a box with the
+    title in bold, then what the subclass's ``compose_body`` yields."""
+
+    BOX: ClassVar[str] = ""
+    """The box's own CSS class is ``dialog-<BOX>`` (``confirm``, ``editor`` ...)."""
 
     SCOPED_CSS = False
     DEFAULT_CSS = """
@@ -100,5 +108,16 @@ class Dialog(ModalScreen[ResultType]):
     }
     """
 
-    def __init__(self) -> None:
+    def __init__(self, title: str) -> None:
         super().__init__(classes="modal")
+        self.dialog_title = title
+
+    def compose(self) -> ComposeResult:
+        """The box, the title, the body."""
+        with Vertical(classes=f"dialog dialog-{self.BOX}"):
+            yield Static(Text(self.dialog_title, style="bold"), classes="dialog-title")
+            yield from self.compose_body()
+
+    def compose_body(self) -> ComposeResult:
+        """Everything under the title."""
+        raise NotImplementedError

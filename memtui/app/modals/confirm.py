@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.widgets import Button, Static
 
 from memtui.app.modals.base import Dialog
@@ -14,6 +14,8 @@ from memtui.app.modals.base import Dialog
 class ConfirmModal(Dialog[bool]):
     """Ask before doing something final. Dismisses with True (confirmed) or False."""
 
+    BOX = "confirm"
+
     BINDINGS = [
         Binding("y", "answer(True)", "yes", tooltip="Yes, do it", id="confirm.yes"),
         Binding("n,escape", "answer(False)", "no", tooltip="No (nothing happens)",
@@ -21,19 +23,16 @@ class ConfirmModal(Dialog[bool]):
     ]
 
     def __init__(self, title: str, body: Text, confirm_label: str = "Forget") -> None:
-        super().__init__()
-        self._title = title
+        super().__init__(title)
         self._body = body
         self._confirm_label = confirm_label
 
-    def compose(self) -> ComposeResult:
-        """A title, the question, and Cancel / confirm buttons (Cancel has focus)."""
-        with Vertical(classes="dialog dialog-confirm"):
-            yield Static(Text(self._title, style="bold"), classes="dialog-title")
-            yield Static(self._body, classes="dialog-body")
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Cancel (n)", id="cancel")
-                yield Button(f"{self._confirm_label} (y)", id="confirm", variant="error")
+    def compose_body(self) -> ComposeResult:
+        """The question, and Cancel / confirm buttons (Cancel has focus)."""
+        yield Static(self._body, classes="dialog-body")
+        with Horizontal(classes="dialog-buttons"):
+            yield Button("Cancel (n)", id="cancel")
+            yield Button(f"{self._confirm_label} (y)", id="confirm", variant="error")
 
     def on_mount(self) -> None:
         """Cancel is the safe default."""

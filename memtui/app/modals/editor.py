@@ -14,7 +14,7 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.widgets import Button, RadioButton, RadioSet, Static, TextArea
 
 from memtui.app.modals.submit import SubmitDialog
@@ -44,6 +44,7 @@ class MemoryEditor(SubmitDialog[MemoryDraft]):
     ``editor.saved()`` or ``editor.failed(message)``; without ``submit`` the draft is
     simply returned."""
 
+    BOX = "editor"
     ERROR_ID = "editor-error"
 
     BINDINGS = [
@@ -55,33 +56,30 @@ class MemoryEditor(SubmitDialog[MemoryDraft]):
     def __init__(self, title: str, *, kind: str = "fact", content: str = "",
                  show_kind: bool = True, context: str = "",
                  submit: Callable[[MemoryDraft, MemoryEditor], None] | None = None) -> None:
-        super().__init__(submit)
-        self._title = title
+        super().__init__(title, submit)
         self._kind = kind if kind in KINDS else "fact"
         self._content = content
         self._show_kind = show_kind
         self._context_line = context
 
-    def compose(self) -> ComposeResult:
-        """Title, kind picker, text area, error line, buttons."""
-        with Vertical(classes="dialog dialog-editor"):
-            yield Static(Text(self._title, style="bold"), classes="dialog-title")
-            if self._context_line:
-                yield Static(Text(self._context_line, style="dim"), classes="dialog-context")
-            if self._show_kind:
-                hint = KIND_TAB_HINT if self._content else KIND_HINT
-                yield Static(Text(hint, style="dim"), classes="dialog-hint")
-                with RadioSet(id="kind", classes="kind-picker"):
-                    for kind in KINDS:
-                        yield RadioButton(kind, value=kind == self._kind, id=f"kind-{kind}")
-            yield TextArea(safe_text(self._content), id="content", soft_wrap=True,
-                           show_line_numbers=False, tab_behavior="focus")
-            yield ErrorLine(id="editor-error", classes="dialog-error")
-            with Horizontal(classes="dialog-buttons"):
-                for button in (Button("Cancel (esc)", id="cancel"),
-                               Button("Save (ctrl+s)", id="save", variant="primary")):
-                    button.can_focus = False  # tab stays in the fields; keys and clicks
-                    yield button
+    def compose_body(self) -> ComposeResult:
+        """Kind picker, text area, error line, buttons."""
+        if self._context_line:
+            yield Static(Text(self._context_line, style="dim"), classes="dialog-context")
+        if self._show_kind:
+            hint = KIND_TAB_HINT if self._content else KIND_HINT
+            yield Static(Text(hint, style="dim"), classes="dialog-hint")
+            with RadioSet(id="kind", classes="kind-picker"):
+                for kind in KINDS:
+                    yield RadioButton(kind, value=kind == self._kind, id=f"kind-{kind}")
+        yield TextArea(safe_text(self._content), id="content", soft_wrap=True,
+                       show_line_numbers=False, tab_behavior="focus")
+        yield ErrorLine(id="editor-error", classes="dialog-error")
+        with Horizontal(classes="dialog-buttons"):
+            for button in (Button("Cancel (esc)", id="cancel"),
+                           Button("Save (ctrl+s)", id="save", variant="primary")):
+                button.can_focus = False  # tab stays in the fields; keys and clicks
+                yield button
 
     def on_mount(self) -> None:
         """A new memory starts on its kind (arrows choose, tab goes on to the text); a

@@ -2,67 +2,53 @@
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, Label, RadioButton, RadioSet, Static
+from textual.containers import Horizontal
+from textual.widgets import Button, Label, RadioButton, RadioSet
 
 from memtui.app.filter_choice import ALL, FilterChoice
-from memtui.app.modals.base import Dialog
+from memtui.app.modals.submit import FormDialog
 from memtui.store.models import KINDS, SOURCES, STATUSES
 
 ONE_LINE_CHOICES = 6
 """A row with more choices than this is laid out on a grid (it would not fit 80 columns)."""
 
 
-class FilterModal(Dialog[FilterChoice | None]):
+class FilterModal(FormDialog[FilterChoice]):
     """Three rows of choices; Enter applies, Escape cancels."""
 
+    BOX = "filter"
     BINDINGS = [
-        Binding("ctrl+s", "apply", "apply", tooltip="Apply the filter", id="filter.apply"),
+        Binding("ctrl+s", "save", "apply", tooltip="Apply the filter", id="filter.apply"),
         Binding("escape", "cancel", "cancel", tooltip="Cancel", id="filter.cancel"),
     ]
 
     def __init__(self, current: FilterChoice) -> None:
-        super().__init__()
+        super().__init__("Filter the list")
         self._current = current
 
-    def compose(self) -> ComposeResult:
+    def compose_body(self) -> ComposeResult:
         """One radio row each for kind, status and source."""
         rows = (("kind", (ALL, *KINDS), self._current.kind or ALL),
                 ("status", (*STATUSES, ALL), self._current.status or ALL),
                 ("source", (ALL, *SOURCES), self._current.source or ALL))
-        with Vertical(classes="dialog dialog-filter"):
-            yield Static(Text("Filter the list", style="bold"), classes="dialog-title")
-            for name, values, chosen in rows:
-                yield Label(name)
-                many = " -many" if len(values) > ONE_LINE_CHOICES else ""
-                with RadioSet(id=f"filter-{name}", classes=f"filter-row{many}"):
-                    for value in values:
-                        yield RadioButton(value, value=value == chosen, id=f"{name}-{value}")
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Cancel (esc)", id="cancel")
-                yield Button("Apply (ctrl+s)", id="apply", variant="primary")
+        for name, values, chosen in rows:
+            yield Label(name)
+            many = " -many" if len(values) > ONE_LINE_CHOICES else ""
+            with RadioSet(id=f"filter-{name}", classes=f"filter-row{many}"):
+                for value in values:
+                    yield RadioButton(value, value=value == chosen, id=f"{name}-{value}")
+        with Horizontal(classes="dialog-buttons"):
+            yield Button("Cancel (esc)", id="cancel")
+            yield Button("Apply (ctrl+s)", id="save", variant="primary")
 
     def _chosen(self, name: str) -> str | None:
         pressed = self.query_one(f"#filter-{name}", RadioSet).pressed_button
         value = pressed.id.split("-", 1)[1] if pressed is not None and pressed.id else ALL
         return None if value == ALL else value
 
-    def action_apply(self) -> None:
-        """Close with the chosen filter."""
-        self.dismiss(FilterChoice(kind=self._chosen("kind"), status=self._chosen("status"),
-                                  source=self._chosen("source")))
-
-    def action_cancel(self) -> None:
-        """Close without changing the filter."""
-        self.dismiss(None)
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        """Apply or cancel."""
-        event.stop()
-        if event.button.id == "apply":
-            self.action_apply()
-        else:
-            self.action_cancel()
+    def draft(self) -> FilterChoice:
+        """The chosen filter."""
+        return FilterChoice(kind=self._chosen("kind"), status=self._chosen("status"),
+                            source=self._chosen("source"))

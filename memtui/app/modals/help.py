@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.widgets import Input, Static
 
 from memtui.app.modals.base import Dialog
@@ -23,6 +23,7 @@ class HelpModal(Dialog[None]):
     """Keys and commands (the user's keymap applied), filtered by the words typed in its
     search box. One help screen: the palette's "Keys" opens this one too."""
 
+    BOX = "text"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "close", tooltip="Close the help", id="help.close"),
         Binding("down", "scroll(1)", "scroll", show=False, tooltip="Scroll down a line",
@@ -36,19 +37,17 @@ class HelpModal(Dialog[None]):
     ]
 
     def __init__(self, owners: BindingOwners, keymap: Mapping[str, str]) -> None:
-        super().__init__()
+        super().__init__("Keys and commands")
         self._owners = owners
         self._remapped = dict(keymap)
 
-    def compose(self) -> ComposeResult:
-        """Title, the search box, the keys, the hint."""
-        with Vertical(classes="dialog dialog-text"):
-            yield Static(Text("Keys and commands", style="bold"), classes="dialog-title")
-            yield Input(placeholder="search keys and commands (e.g. forget, codex, ctrl)",
-                        id="help-search", compact=True, classes="search")
-            with VerticalScroll(classes="dialog-scroll", id="help-scroll"):
-                yield Static(classes="dialog-body", id="help-body")
-            yield Static(Text(HINT, style="dim"), classes="dialog-hint")
+    def compose_body(self) -> ComposeResult:
+        """The search box, the keys, the hint."""
+        yield Input(placeholder="search keys and commands (e.g. forget, codex, ctrl)",
+                    id="help-search", compact=True, classes="search")
+        with VerticalScroll(classes="dialog-scroll", id="help-scroll"):
+            yield Static(classes="dialog-body", id="help-body")
+        yield Static(Text(HINT, style="dim"), classes="dialog-hint")
 
     def on_mount(self) -> None:
         """Show everything; the search box takes the keys."""

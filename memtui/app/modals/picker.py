@@ -5,7 +5,6 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -17,21 +16,19 @@ class PickerModal(Dialog[str | None]):
     """A short list of (id, label) choices (projects: a handful, never a memory list).
     Dismisses with the chosen id, or None."""
 
+    BOX = "picker"
     BINDINGS = [Binding("escape", "cancel", "cancel", tooltip="Cancel", id="picker.cancel")]
 
     def __init__(self, title: str, choices: list[tuple[str, str]], current: str | None) -> None:
-        super().__init__()
-        self._title = title
+        super().__init__(title)
         self._choices = choices
         self._current = current
 
-    def compose(self) -> ComposeResult:
-        """The title and the options (labels are literal text)."""
-        with Vertical(classes="dialog dialog-picker"):
-            yield Static(Text(self._title, style="bold"), classes="dialog-title")
-            yield OptionList(*[Option(Text(one_line(label, 70)), id=choice)
-                               for choice, label in self._choices], id="choices")
-            yield Static(Text("enter choose · esc cancel", style="dim"), classes="dialog-hint")
+    def compose_body(self) -> ComposeResult:
+        """The options (labels are literal text)."""
+        yield OptionList(*[Option(Text(one_line(label, 70)), id=choice)
+                           for choice, label in self._choices], id="choices")
+        yield Static(Text("enter choose · esc cancel", style="dim"), classes="dialog-hint")
 
     def on_mount(self) -> None:
         """Highlight the current choice."""

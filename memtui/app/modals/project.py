@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.widgets import Button, Input, Label, Static
 
 from memtui.app.modals.submit import SubmitDialog
@@ -29,6 +29,7 @@ class ProjectDialog(SubmitDialog[ProjectDraft]):
     """New project. ``submit(draft, dialog)`` must end with ``dialog.saved()`` or
     ``dialog.failed(message)``."""
 
+    BOX = "project"
     ERROR_ID = "project-error"
     SAVING = "Creating…"
 
@@ -44,26 +45,24 @@ class ProjectDialog(SubmitDialog[ProjectDraft]):
     ]
 
     def __init__(self, submit: Callable[[ProjectDraft, ProjectDialog], None]) -> None:
-        super().__init__(submit)
+        super().__init__("New project", submit)
 
-    def compose(self) -> ComposeResult:
+    def compose_body(self) -> ComposeResult:
         """Id, name, root folder, the error line, Cancel / Create."""
-        with Vertical(classes="dialog dialog-project"):
-            yield Static(Text("New project", style="bold"), classes="dialog-title")
-            yield Static(Text("You become its owner. Enter in a field (or ctrl+s) creates it.",
-                              style="dim"), classes="dialog-context")
-            for field, label, hint in (("id", "id", "letters, digits, - and _"),
-                                       ("name", "name", "optional: the id if empty"),
-                                       ("root", "root folder", "optional: e.g. ~/src/shop")):
-                with Horizontal(classes="field-row"):
-                    yield Label(label, classes="field-label")
-                    yield Input(id=f"project-{field}", placeholder=hint, compact=True)
-            yield ErrorLine(id="project-error", classes="dialog-error")
-            with Horizontal(classes="dialog-buttons"):
-                for button in (Button("Cancel (esc)", id="cancel"),
-                               Button("Create (ctrl+s)", id="save", variant="primary")):
-                    button.can_focus = False  # tab stays in the fields
-                    yield button
+        yield Static(Text("You become its owner. Enter in a field (or ctrl+s) creates it.",
+                          style="dim"), classes="dialog-context")
+        for field, label, hint in (("id", "id", "letters, digits, - and _"),
+                                   ("name", "name", "optional: the id if empty"),
+                                   ("root", "root folder", "optional: e.g. ~/src/shop")):
+            with Horizontal(classes="field-row"):
+                yield Label(label, classes="field-label")
+                yield Input(id=f"project-{field}", placeholder=hint, compact=True)
+        yield ErrorLine(id="project-error", classes="dialog-error")
+        with Horizontal(classes="dialog-buttons"):
+            for button in (Button("Cancel (esc)", id="cancel"),
+                           Button("Create (ctrl+s)", id="save", variant="primary")):
+                button.can_focus = False  # tab stays in the fields
+                yield button
 
     def on_mount(self) -> None:
         """Start in the id."""

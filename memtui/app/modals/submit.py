@@ -1,4 +1,5 @@
-"""``SubmitDialog``: a form dialog that writes through a ``submit`` callback.
+"""Form dialogs. ``FormDialog``: fields and Save / Cancel; save closes with the draft the
+fields hold. ``SubmitDialog``: a form dialog that writes through a ``submit`` callback.
 
 Save shows a "saving…" line and disables the save button while the app writes (in a
 worker); the callback ends with ``saved()`` (the dialog closes with the draft) or
@@ -19,7 +20,32 @@ from memtui.textsafe import safe_text
 DraftType = TypeVar("DraftType")
 
 
-class SubmitDialog(Dialog[DraftType | None], Generic[DraftType]):
+class FormDialog(Dialog[DraftType | None], Generic[DraftType]):
+    """A dialog of fields with a ``#save`` / ``#cancel`` button pair (and keys bound to
+    ``save`` and ``cancel``): save closes with ``draft()``, cancel with None."""
+
+    def draft(self) -> DraftType:
+        """What the form holds now (each dialog reads its own fields)."""
+        raise NotImplementedError
+
+    def action_save(self) -> None:
+        """Close with what the form holds."""
+        self.dismiss(self.draft())
+
+    def action_cancel(self) -> None:
+        """Close without saving."""
+        self.dismiss(None)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Save or cancel."""
+        event.stop()
+        if event.button.id == "save":
+            self.action_save()
+        else:
+            self.action_cancel()
+
+
+class SubmitDialog(FormDialog[DraftType]):
     """A dialog whose save goes through ``submit(draft, dialog)``, which must end with
     ``dialog.saved()`` or ``dialog.failed(message)``; without ``submit`` the draft is
     simply returned. Subclasses compose an ``ErrorLine`` with id ``ERROR_ID`` and a
@@ -30,14 +56,10 @@ class SubmitDialog(Dialog[DraftType | None], Generic[DraftType]):
     SAVING: ClassVar[str] = "Saving…"
     """What the error line says while the write runs."""
 
-    def __init__(self, submit: Callable[[DraftType, Self], None] | None) -> None:
-        super().__init__()
+    def __init__(self, title: str, submit: Callable[[DraftType, Self], None] | None) -> None:
+        super().__init__(title)
         self._submit: Callable[[DraftType, Self], None] | None = submit
         self._draft: DraftType | None = None
-
-    def draft(self) -> DraftType:
-        """What the form holds now (each dialog reads its own fields)."""
-        raise NotImplementedError
 
     def refusal(self, draft: DraftType) -> str | None:
         """Why ``draft`` cannot be saved yet (a required field is empty), else None."""
@@ -67,15 +89,3 @@ class SubmitDialog(Dialog[DraftType | None], Generic[DraftType]):
         """The write (or a check) failed: say why, keep everything typed."""
         self.query_one("#save", Button).disabled = False
         self.query_one(f"#{self.ERROR_ID}", ErrorLine).update(Text(safe_text(message)))
-
-    def action_cancel(self) -> None:
-        """Close without saving."""
-        self.dismiss(None)
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        """Save or cancel."""
-        event.stop()
-        if event.button.id == "save":
-            self.action_save()
-        else:
-            self.action_cancel()

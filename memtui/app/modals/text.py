@@ -8,10 +8,10 @@ from rich.console import RenderableType
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from memtui.app.modals.base import Dialog
+from memtui.app.modals.base import Dialog, ResultType
 
 
 @runtime_checkable
@@ -23,29 +23,42 @@ class CopiesText(Protocol):
         """Copy ``text``; ``what`` names it in the notice."""
 
 
-class TextModal(Dialog[None]):
+class ScrollTextDialog(Dialog[ResultType]):
+    """A title, a scrollable read-only body (a renderable built from ``Text``, never markup)
+    and a line of key hints."""
+
+    def __init__(self, title: str, body: RenderableType) -> None:
+        super().__init__(title)
+        self._body = body
+
+    def hint(self) -> str:
+        """The key hints under the body."""
+        raise NotImplementedError
+
+    def compose_body(self) -> ComposeResult:
+        """The scrollable body, the key hints."""
+        with VerticalScroll(classes="dialog-scroll"):
+            yield Static(self._body, classes="dialog-body")
+        yield Static(Text(self.hint(), style="dim"), classes="dialog-hint")
+
+
+class TextModal(ScrollTextDialog[None]):
     """Show a title and a renderable built from ``Text`` (never markup); any close key
     dismisses it."""
 
+    BOX = "text"
     BINDINGS = [
         Binding("escape,q,enter", "close", "close", tooltip="Close", id="text.close"),
         Binding("c", "copy", "copy", tooltip="Copy", id="text.copy"),
     ]
 
     def __init__(self, title: str, body: RenderableType, copy_text: str | None = None) -> None:
-        super().__init__()
-        self._title = title
-        self._body = body
+        super().__init__(title, body)
         self._copy_text = copy_text
 
-    def compose(self) -> ComposeResult:
-        """The title and the scrollable body."""
-        with Vertical(classes="dialog dialog-text"):
-            yield Static(Text(self._title, style="bold"), classes="dialog-title")
-            with VerticalScroll(classes="dialog-scroll"):
-                yield Static(self._body, classes="dialog-body")
-            yield Static(Text("esc close" + (" · c copy" if self._copy_text else ""),
-                              style="dim"), classes="dialog-hint")
+    def hint(self) -> str:
+        """Close, and copy when there is text to copy."""
+        return "esc close" + (" · c copy" if self._copy_text else "")
 
     def action_close(self) -> None:
         """Close the screen."""
@@ -54,4 +67,4 @@ class TextModal(Dialog[None]):
     def action_copy(self) -> None:
         """Copy the text (when the screen was given one)."""
         if self._copy_text is not None and isinstance(self.app, CopiesText):
-            self.app.copy_text(self._copy_text, self._title.lower())
+            self.app.copy_text(self._copy_text, self.dialog_title.lower())

@@ -7,7 +7,7 @@ from typing import Literal
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.widgets import Button, Static
 
 from memtui.app.modals.base import Dialog
@@ -18,6 +18,7 @@ UnsavedAnswer = Literal["save", "discard", "cancel"]
 class UnsavedModal(Dialog[UnsavedAnswer]):
     """Unsaved changes in a form: save them, discard them, or stay (the safe default)."""
 
+    BOX = "confirm"
     BINDINGS = [
         Binding("s", "answer('save')", "save", tooltip="Save the changes, then go on",
                 id="unsaved.save"),
@@ -28,22 +29,20 @@ class UnsavedModal(Dialog[UnsavedAnswer]):
     ]
 
     def __init__(self, forms: list[str], going: str) -> None:
-        super().__init__()
+        super().__init__("Unsaved changes")
         self._forms = forms
         self._going = going
 
-    def compose(self) -> ComposeResult:
+    def compose_body(self) -> ComposeResult:
         """What is unsaved, and Cancel / Discard / Save (Cancel has focus)."""
         names = " and ".join(self._forms)
-        with Vertical(classes="dialog dialog-confirm"):
-            yield Static(Text("Unsaved changes", style="bold"), classes="dialog-title")
-            yield Static(Text(f"{names} {'has' if len(self._forms) == 1 else 'have'} "
-                              f"changes that are not saved. Save them before {self._going}?"),
-                         classes="dialog-body")
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Cancel (c)", id="cancel")
-                yield Button("Discard (d)", id="discard", variant="error")
-                yield Button("Save (s)", id="save", variant="primary")
+        yield Static(Text(f"{names} {'has' if len(self._forms) == 1 else 'have'} "
+                          f"changes that are not saved. Save them before {self._going}?"),
+                     classes="dialog-body")
+        with Horizontal(classes="dialog-buttons"):
+            yield Button("Cancel (c)", id="cancel")
+            yield Button("Discard (d)", id="discard", variant="error")
+            yield Button("Save (s)", id="save", variant="primary")
 
     def on_mount(self) -> None:
         """Cancel is the safe default."""
