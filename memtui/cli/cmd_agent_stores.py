@@ -23,10 +23,19 @@ from rich.table import Table
 from rich.text import Text
 
 from memtui.cli import render
-from memtui.cli.common import positive_int
+from memtui.cli.common import (
+    Command,
+    add_args,
+    add_commands,
+    arg,
+    home_arg,
+    positive_int,
+    print_list,
+    print_more,
+)
 from memtui.cli.context import CliContext
-from memtui.engine.agents.models import Problem, SecretFinding
-from memtui.engine.agents.overview import AgentHomeInfo, AgentRow, AgentsOverview
+from memtui.engine.agents.models import AGENT_CLAUDE, AGENT_GEMINI, Problem, SecretFinding
+from memtui.engine.agents.overview import AGENT_TITLES, AgentHomeInfo, AgentRow, AgentsOverview
 from memtui.engine.agents.plans import WritePlan, apply_plan
 from memtui.errors import NotFound
 from memtui.textsafe import one_line
@@ -72,38 +81,22 @@ def switch_text(row: AgentRow | AgentHomeInfo) -> str:
     return f"{state} ({where})"
 
 
-def _home_option(parser: argparse.ArgumentParser, agent: str) -> None:
-    helps = {"claude": "the Claude Code home (else $CLAUDE_CONFIG_DIR, else ~/.claude)",
-             "gemini": "the Gemini CLI home (else $GEMINI_CLI_HOME, else ~/.gemini)",
-             "codex": "the Codex home (else $CODEX_HOME, else ~/.codex)"}
-    parser.add_argument(f"--{agent}-home", metavar="PATH", default=argparse.SUPPRESS,
-                        help=helps[agent])
-
-
 def _given(args: argparse.Namespace, agent: str) -> str | None:
     value = getattr(args, f"{agent}_home", None)
     return str(value) if value else None
 
 
-def claude_home(args: argparse.Namespace) -> Path:
-    """The Claude Code home named by the options; NotFound when it is not a folder."""
-    from memtui.engine.agents.paths import resolve_claude_home
+def agent_home(args: argparse.Namespace, agent: str) -> Path:
+    """The home of ``agent`` (``claude`` or ``gemini``) named by the options; NotFound when
+    it is not a folder."""
+    from memtui.engine.agents import paths
 
-    home = resolve_claude_home(_given(args, "claude"))
+    resolve, env = ((paths.resolve_claude_home, paths.CLAUDE_HOME_ENV) if agent == AGENT_CLAUDE
+                    else (paths.resolve_gemini_home, paths.GEMINI_HOME_ENV))
+    home = resolve(_given(args, agent))
     if not home.is_dir():
-        raise NotFound(f"{home}: Claude Code home not found (give --claude-home PATH or set "
-                       "CLAUDE_CONFIG_DIR)")
-    return home
-
-
-def gemini_home(args: argparse.Namespace) -> Path:
-    """The Gemini CLI home named by the options; NotFound when it is not a folder."""
-    from memtui.engine.agents.paths import resolve_gemini_home
-
-    home = resolve_gemini_home(_given(args, "gemini"))
-    if not home.is_dir():
-        raise NotFound(f"{home}: Gemini CLI home not found (give --gemini-home PATH or set "
-                       "GEMINI_CLI_HOME)")
+        raise NotFound(f"{home}: {AGENT_TITLES[agent]} home not found (give --{agent}-home "
+                       f"PATH or set {env})")
     return home
 
 
@@ -141,14 +134,10 @@ def rows_table(rows: Sequence[AgentRow], with_agent: bool, width: int) -> Table:
 
 
 def _secrets(ctx: CliContext, findings: Sequence[SecretFinding], limit: int) -> None:
-    if not findings:
-        return
-    ctx.console.print(Text(f"Secrets found ({len(findings)}) — file, line, kind; values never "
-                           "shown", style="bold red"))
-    for finding in findings[:limit]:
-        ctx.console.print(Text(f"- {one_line(finding.path, 200)}:{finding.line}  "
-                               f"{finding.kind}"))
-    _more(ctx, limit, len(findings), "secrets")
+    print_list(ctx, Text(f"Secrets found ({len(findings)}) — file, line, kind; values never "
+                         "shown", style="bold red"), findings,
+               lambda finding: Text(f"- {one_line(finding.path, 200)}:{finding.line}  "
+                                    f"{finding.kind}"), limit, "secrets")
 
 
 def _dropped(ctx: CliContext, rows: Sequence[AgentRow], limit: int) -> None:
@@ -164,19 +153,10 @@ def _dropped(ctx: CliContext, rows: Sequence[AgentRow], limit: int) -> None:
 
 
 def _problems(ctx: CliContext, problems: Sequence[Problem], limit: int) -> None:
-    if not problems:
-        return
-    ctx.console.print(Text(f"Problems ({len(problems)} item(s) skipped or read with a "
-                           "defect)", style="bold"))
-    for problem in problems[:limit]:
-        ctx.console.print(Text(f"- {one_line(str(problem), 300)}", style="yellow"))
-    _more(ctx, limit, len(problems), "problems")
-
-
-def _more(ctx: CliContext, shown: int, total: int, what: str) -> None:
-    if total > shown:
-        ctx.console.print(Text(f"… {total - shown} more {what} (use --limit or --json)",
-                               style="dim"))
+    print_list(ctx, Text(f"Problems ({len(problems)} item(s) skipped or read with a defect)",
+                         style="bold"), problems,
+               lambda problem: Text(f"- {one_line(str(problem), 300)}", style="yellow"),
+               limit, "problems")
 
 
 def print_overview(ctx: CliContext, overview: AgentsOverview, limit: int,
@@ -197,7 +177,7 @@ def print_overview(ctx: CliContext, overview: AgentsOverview, limit: int,
     rows = overview.rows
     if rows:
         ctx.console.print(rows_table(rows[:limit], with_agent, ctx.console.width))
-        _more(ctx, limit, len(rows), "rows")
+        print_more(ctx, limit, len(rows), "rows")
     _dropped(ctx, rows, limit)
     findings = [f for home in overview.homes for f in home.secrets] + \
         [f for row in rows for f in row.secrets]
@@ -232,7 +212,7 @@ def claude_show(ctx: CliContext, args: argparse.Namespace) -> int:
     from memtui.engine.agents.claude import read_claude_home
     from memtui.engine.agents.overview import claude_rows
 
-    read = read_claude_home(claude_home(args))
+    read = read_claude_home(agent_home(args, AGENT_CLAUDE))
     if ctx.json:
         ctx.emit_json(read.to_json())
         return 0
@@ -246,7 +226,7 @@ def gemini_show(ctx: CliContext, args: argparse.Namespace) -> int:
     from memtui.engine.agents.gemini import read_gemini_home
     from memtui.engine.agents.overview import gemini_rows
 
-    read = read_gemini_home(gemini_home(args))
+    read = read_gemini_home(agent_home(args, AGENT_GEMINI))
     if ctx.json:
         data = read.to_json()
         data["inbox"] = [patch.to_json() for patch in read.inbox]
@@ -310,7 +290,7 @@ def claude_write(ctx: CliContext, args: argparse.Namespace) -> int:
     """``claude forget|edit|fix-index|redact|promote|auto-memory … [--write]``."""
     from memtui.engine.agents import curation, switches
 
-    home = claude_home(args)
+    home = agent_home(args, AGENT_CLAUDE)
     action = args.claude_command
     makers: dict[str, Callable[[], WritePlan]] = {
         "forget": lambda: curation.plan_forget(home, args.file),
@@ -333,7 +313,7 @@ def gemini_write(ctx: CliContext, args: argparse.Namespace) -> int:
     from memtui.engine.agents import curation, switches
     from memtui.engine.agents.gemini import read_gemini_home
 
-    home = gemini_home(args)
+    home = agent_home(args, AGENT_GEMINI)
     action = args.gemini_command
     context_file = read_gemini_home(home, instructions=False).context_files[0]
     if action == "forget":
@@ -362,7 +342,7 @@ def gemini_inbox(ctx: CliContext, args: argparse.Namespace) -> int:
     from memtui.engine.agents import gemini as gemini_store
     from memtui.engine.agents import inbox
 
-    home = gemini_home(args)
+    home = agent_home(args, AGENT_GEMINI)
     if args.inbox_command == "list":
         patches = gemini_store.list_gemini_inbox(home)
         if ctx.json:
@@ -395,26 +375,26 @@ def _import_out(ctx: CliContext, report: Any, what: str, limit: int) -> int:
         why = f"{item.reason}: {item.detail}" if item.detail else str(item.reason)
         ctx.console.print(Text(f"- {one_line(item.ref, 120)} {item.outcome}: "
                                f"{one_line(why, 200)}", style="dim"))
-    _more(ctx, limit, len(others), "items")
+    print_more(ctx, limit, len(others), "items")
     _problems(ctx, report.problems, limit)
     return 0
 
 
 def claude_import(ctx: CliContext, args: argparse.Namespace) -> int:
     """``claude import``: topic files become memtui memories."""
-    report = ctx.engine.agents.import_claude(claude_home(args))
+    report = ctx.engine.agents.import_claude(agent_home(args, AGENT_CLAUDE))
     return _import_out(ctx, report, "memories", args.limit)
 
 
 def claude_transcripts(ctx: CliContext, args: argparse.Namespace) -> int:
     """``claude import-transcripts``: sessions become completed tasks (incremental)."""
-    report = ctx.engine.agents.import_transcripts(claude_home(args))
+    report = ctx.engine.agents.import_transcripts(agent_home(args, AGENT_CLAUDE))
     return _import_out(ctx, report, "sessions as tasks", args.limit)
 
 
 def gemini_import(ctx: CliContext, args: argparse.Namespace) -> int:
     """``gemini import``: Gemini memories become memtui memories."""
-    report = ctx.engine.agents.import_gemini(gemini_home(args))
+    report = ctx.engine.agents.import_gemini(agent_home(args, AGENT_GEMINI))
     return _import_out(ctx, report, "memories", args.limit)
 
 
@@ -438,14 +418,73 @@ def export(ctx: CliContext, args: argparse.Namespace) -> int:
 # ---- parser ------------------------------------------------------------------------------------
 
 
-def _limit(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--limit", type=positive_int, default=DEFAULT_LIMIT,
-                        help="rows per list in human output")
+LIMIT = arg("--limit", type=positive_int, default=DEFAULT_LIMIT,
+            help="rows per list in human output")
+WRITE = arg("--write", action="store_true",
+            help="really change the agent's files (else: show what would change)")
+FILE = arg("file", metavar="FILE", help=FILE_HELP)
+STATE = arg("state", choices=("on", "off"), help="switch auto memory on or off")
+EXPORT_DIR = arg("dir", metavar="DIR", help="a new (or empty) folder")
+
+CLAUDE_COMMANDS = (
+    Command("show", "the Claude Code home (read-only)", claude_show, (LIMIT,)),
+    Command("import", "topic files become memories", claude_import, (LIMIT,)),
+    Command("import-transcripts", "sessions become completed tasks", claude_transcripts,
+            (LIMIT,)),
+    Command("export", "write the store as a Claude Code home", export, (EXPORT_DIR,)),
+    Command("forget", "remove a topic file and its index line (needs --write)", claude_write,
+            (FILE, WRITE)),
+    Command("redact", "replace the secrets in a memory file (needs --write)", claude_write,
+            (FILE, WRITE)),
+    Command("promote", "move a project memory to ~/.claude/CLAUDE.md (needs --write)",
+            claude_write, (FILE, WRITE)),
+    Command("edit", "replace a topic file's text (needs --write)", claude_write,
+            (FILE, arg("text", metavar="TEXT", help="the new text (the front matter is kept)"),
+             WRITE)),
+    Command("fix-index", "repair a MEMORY.md (needs --write)", claude_write,
+            (arg("folder", metavar="FOLDER|SLUG|PROJECT_PATH",
+                 help="the memory folder, its project folder's name or the project path"),
+             WRITE)),
+    Command("auto-memory", "switch auto memory on or off (needs --write)", claude_write,
+            (STATE, arg("--project", metavar="DIR", default=None,
+                        help="in DIR/.claude/settings.json (else ~/.claude/settings.json)"),
+             WRITE)),
+)
+GEMINI_COMMANDS = (
+    Command("show", "the Gemini CLI home (read-only)", gemini_show, (LIMIT,)),
+    Command("import", "Gemini memories become memories", gemini_import, (LIMIT,)),
+    Command("export", "write the store as a Gemini CLI home", export, (EXPORT_DIR,)),
+    Command("forget", "remove a memory file or an added memory (needs --write)", gemini_write,
+            (arg("file", metavar="FILE", nargs="?", default=None, help=FILE_HELP),
+             arg("--fact", metavar="TEXT", default=None,
+                 help="a '## Gemini Added Memories' line (exact, or a unique part)"),
+             WRITE)),
+    Command("redact", "replace the secrets in a memory file (needs --write)", gemini_write,
+            (FILE, WRITE)),
+    Command("promote", "move a project memory to the global GEMINI.md (needs --write)",
+            gemini_write, (FILE, WRITE)),
+    Command("note", "add a '## Gemini Added Memories' line, as save_memory does (needs "
+            "--write)", gemini_write,
+            (arg("text", metavar="TEXT", help="the fact to remember (redacted, one line)"),
+             WRITE)),
+    Command("auto-memory", "switch experimental.autoMemory (needs --write)", gemini_write,
+            (STATE, WRITE)),
+)
+PATCH = arg("patch", metavar="PATCH", help="[<slug>:]<scope>/<name>.patch or a path")
+GEMINI_INBOX_COMMANDS = (
+    Command("list", "every pending patch", gemini_inbox),
+    Command("apply", "apply a patch (needs --write)", gemini_inbox, (PATCH, WRITE)),
+    Command("dismiss", "dismiss a patch (needs --write)", gemini_inbox, (PATCH, WRITE)),
+)
 
 
-def _write(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--write", action="store_true",
-                        help="really change the agent's files (else: show what would change)")
+def _agent_actions(sub: argparse._SubParsersAction, common: argparse.ArgumentParser,
+                   agent: str, title: str) -> argparse._SubParsersAction:
+    """``memtui <agent>`` (it takes the agent's home too) and its actions."""
+    parser = sub.add_parser(agent, help=f"browse, curate, import and export {title} memory",
+                            parents=[common])
+    add_args(parser, home_arg(agent))
+    return parser.add_subparsers(dest=f"{agent}_command", metavar="ACTION", required=True)
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -453,107 +492,14 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     agents = sub.add_parser("agents", help="every agent's memory on this machine",
                             parents=[common])
     asub = agents.add_subparsers(dest="agents_command", metavar="ACTION", required=True)
-    p = asub.add_parser("show", help="Claude Code, Gemini CLI and Codex, one row per project",
-                        parents=[common])
-    _limit(p)
-    for agent in ("claude", "gemini", "codex"):
-        _home_option(p, agent)
-    p.set_defaults(handler=agents_show)
-
-    claude = sub.add_parser("claude", help="browse, curate, import and export Claude Code "
-                            "memory", parents=[common])
-    _home_option(claude, "claude")
-    csub = claude.add_subparsers(dest="claude_command", metavar="ACTION", required=True)
-    p = csub.add_parser("show", help="the Claude Code home (read-only)", parents=[common])
-    _limit(p)
-    p.set_defaults(handler=claude_show)
-    p = csub.add_parser("import", help="topic files become memories", parents=[common])
-    _limit(p)
-    p.set_defaults(handler=claude_import)
-    p = csub.add_parser("import-transcripts", help="sessions become completed tasks",
-                        parents=[common])
-    _limit(p)
-    p.set_defaults(handler=claude_transcripts)
-    p = csub.add_parser("export", help="write the store as a Claude Code home",
-                        parents=[common])
-    p.add_argument("dir", metavar="DIR", help="a new (or empty) folder")
-    p.set_defaults(handler=export)
-    for name, text in (("forget", "remove a topic file and its index line"),
-                       ("redact", "replace the secrets in a memory file"),
-                       ("promote", "move a project memory to ~/.claude/CLAUDE.md")):
-        p = csub.add_parser(name, help=f"{text} (needs --write)", parents=[common])
-        p.add_argument("file", metavar="FILE", help=FILE_HELP)
-        _write(p)
-        p.set_defaults(handler=claude_write)
-    p = csub.add_parser("edit", help="replace a topic file's text (needs --write)",
-                        parents=[common])
-    p.add_argument("file", metavar="FILE", help=FILE_HELP)
-    p.add_argument("text", metavar="TEXT", help="the new text (the front matter is kept)")
-    _write(p)
-    p.set_defaults(handler=claude_write)
-    p = csub.add_parser("fix-index", help="repair a MEMORY.md (needs --write)",
-                        parents=[common])
-    p.add_argument("folder", metavar="FOLDER|SLUG|PROJECT_PATH",
-                   help="the memory folder, its project folder's name or the project path")
-    _write(p)
-    p.set_defaults(handler=claude_write)
-    p = csub.add_parser("auto-memory", help="switch auto memory on or off (needs --write)",
-                        parents=[common])
-    p.add_argument("state", choices=("on", "off"), help="switch auto memory on or off")
-    p.add_argument("--project", metavar="DIR", default=None,
-                   help="in DIR/.claude/settings.json (else ~/.claude/settings.json)")
-    _write(p)
-    p.set_defaults(handler=claude_write)
-    for parser in csub.choices.values():
-        _home_option(parser, "claude")
-
-    gemini = sub.add_parser("gemini", help="browse, curate, import and export Gemini CLI "
-                            "memory", parents=[common])
-    _home_option(gemini, "gemini")
-    gsub = gemini.add_subparsers(dest="gemini_command", metavar="ACTION", required=True)
-    p = gsub.add_parser("show", help="the Gemini CLI home (read-only)", parents=[common])
-    _limit(p)
-    p.set_defaults(handler=gemini_show)
-    p = gsub.add_parser("import", help="Gemini memories become memories", parents=[common])
-    _limit(p)
-    p.set_defaults(handler=gemini_import)
-    p = gsub.add_parser("export", help="write the store as a Gemini CLI home",
-                        parents=[common])
-    p.add_argument("dir", metavar="DIR", help="a new (or empty) folder")
-    p.set_defaults(handler=export)
-    p = gsub.add_parser("forget", help="remove a memory file or an added memory (needs "
-                        "--write)", parents=[common])
-    p.add_argument("file", metavar="FILE", nargs="?", default=None, help=FILE_HELP)
-    p.add_argument("--fact", metavar="TEXT", default=None,
-                   help="a '## Gemini Added Memories' line (exact, or a unique part)")
-    _write(p)
-    p.set_defaults(handler=gemini_write)
-    for name, text in (("redact", "replace the secrets in a memory file"),
-                       ("promote", "move a project memory to the global GEMINI.md")):
-        p = gsub.add_parser(name, help=f"{text} (needs --write)", parents=[common])
-        p.add_argument("file", metavar="FILE", help=FILE_HELP)
-        _write(p)
-        p.set_defaults(handler=gemini_write)
-    p = gsub.add_parser("note", help="add a '## Gemini Added Memories' line, as save_memory "
-                        "does (needs --write)", parents=[common])
-    p.add_argument("text", metavar="TEXT", help="the fact to remember (redacted, one line)")
-    _write(p)
-    p.set_defaults(handler=gemini_write)
-    p = gsub.add_parser("auto-memory", help="switch experimental.autoMemory (needs --write)",
-                        parents=[common])
-    p.add_argument("state", choices=("on", "off"), help="switch auto memory on or off")
-    _write(p)
-    p.set_defaults(handler=gemini_write)
-    p = gsub.add_parser("inbox", help="pending auto-memory patches", parents=[common])
-    isub = p.add_subparsers(dest="inbox_command", metavar="ACTION", required=True)
-    q = isub.add_parser("list", help="every pending patch", parents=[common])
-    _home_option(q, "gemini")
-    q.set_defaults(handler=gemini_inbox)
-    for name in ("apply", "dismiss"):
-        q = isub.add_parser(name, help=f"{name} a patch (needs --write)", parents=[common])
-        q.add_argument("patch", metavar="PATCH", help="[<slug>:]<scope>/<name>.patch or a path")
-        _write(q)
-        _home_option(q, "gemini")
-        q.set_defaults(handler=gemini_inbox)
-    for parser in gsub.choices.values():
-        _home_option(parser, "gemini")
+    add_commands(asub, common, [Command(
+        "show", "Claude Code, Gemini CLI and Codex, one row per project", agents_show,
+        (LIMIT, *(home_arg(agent) for agent in ("claude", "gemini", "codex"))))])
+    add_commands(_agent_actions(sub, common, "claude", "Claude Code"), common,
+                 CLAUDE_COMMANDS, home_arg("claude"))
+    gsub = _agent_actions(sub, common, "gemini", "Gemini CLI")
+    add_commands(gsub, common, GEMINI_COMMANDS, home_arg("gemini"))
+    inbox = gsub.add_parser("inbox", help="pending auto-memory patches", parents=[common])
+    add_args(inbox, home_arg("gemini"))
+    add_commands(inbox.add_subparsers(dest="inbox_command", metavar="ACTION", required=True),
+                 common, GEMINI_INBOX_COMMANDS, home_arg("gemini"))

@@ -28,7 +28,16 @@ from rich.table import Table
 from rich.text import Text
 
 from memtui.cli import render
-from memtui.cli.common import positive_int
+from memtui.cli.common import (
+    Arg,
+    Command,
+    add_args,
+    add_commands,
+    arg,
+    home_arg,
+    positive_int,
+    print_more,
+)
 from memtui.cli.context import CliContext
 from memtui.engine.codex.browse import CodexThread, codex_threads
 from memtui.engine.codex.config import codex_sqlite_home, config_reasons, describe_config
@@ -60,12 +69,6 @@ def _home(args: argparse.Namespace) -> Path:
     return home
 
 
-def _more(ctx: CliContext, shown: int, total: int, what: str) -> None:
-    if total > shown:
-        ctx.console.print(Text(f"… {total - shown} more {what} (use --limit or --json)",
-                               style="dim"))
-
-
 def _heading(ctx: CliContext, title: str) -> None:
     ctx.console.print(Text(title, style="bold"))
 
@@ -85,7 +88,7 @@ def _print_problems(ctx: CliContext, problems: Sequence[Problem], limit: int) ->
         return
     _heading(ctx, f"Problems ({len(problems)} item(s) skipped or read with a defect)")
     ctx.console.print(_problems_table(problems[:limit]))
-    _more(ctx, limit, len(problems), "problems")
+    print_more(ctx, limit, len(problems), "problems")
 
 
 # ---- show ------------------------------------------------------------------------------------
@@ -214,20 +217,20 @@ def show(ctx: CliContext, args: argparse.Namespace) -> int:
     _heading(ctx, f"Task groups ({len(codex.task_groups)}) — MEMORY.md")
     if codex.task_groups:
         ctx.console.print(_groups_table(codex, limit))
-        _more(ctx, limit, len(codex.task_groups), "task groups")
+        print_more(ctx, limit, len(codex.task_groups), "task groups")
     _heading(ctx, f"Threads ({len(threads)}) — usage from Codex's database, memory mode "
                   "from state_5.sqlite")
     if threads:
         ctx.console.print(_threads_table(threads[:limit], codex.database_read))
-        _more(ctx, limit, len(threads), "threads")
+        print_more(ctx, limit, len(threads), "threads")
     _heading(ctx, f"Ad-hoc notes ({len(codex.notes)})")
     if codex.notes:
         ctx.console.print(_notes_table(codex, limit))
-        _more(ctx, limit, len(codex.notes), "notes")
+        print_more(ctx, limit, len(codex.notes), "notes")
     _heading(ctx, f"Job queue ({len(codex.jobs)})")
     if codex.jobs:
         _print_jobs(ctx, codex.jobs[:limit])
-        _more(ctx, limit, len(codex.jobs), "jobs")
+        print_more(ctx, limit, len(codex.jobs), "jobs")
     _heading(ctx, "Why is consolidation stuck?")
     if codex.diagnosis:
         for reason in codex.diagnosis:
@@ -278,7 +281,7 @@ def _report_out(ctx: CliContext, report: ImportReport, what: str, limit: int) ->
             why = f"{item.reason}: {item.detail}" if item.detail else str(item.reason)
             table.add_row(render.text(item.ref), item.outcome, Text(one_line(why, 160)))
         ctx.console.print(table)
-        _more(ctx, limit, len(others), "items")
+        print_more(ctx, limit, len(others), "items")
     _print_problems(ctx, report.problems, limit)
     return 0
 
@@ -412,64 +415,38 @@ def _seconds(value: str) -> float:
     return number
 
 
-def _wait_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--wait", type=_seconds, default=None, metavar="SECONDS",
-                        help="how long to wait for Codex's database while a running Codex "
-                             "holds it locked")
+WAIT = arg("--wait", type=_seconds, default=None, metavar="SECONDS",
+           help="how long to wait for Codex's database while a running Codex holds it locked")
 
 
-def _home_option(parser: argparse.ArgumentParser) -> None:
-    # SUPPRESS: a value given before the command (memtui --codex-home X codex show) stays
-    # unless the command is given its own.
-    parser.add_argument("--codex-home", metavar="PATH", default=argparse.SUPPRESS,
-                        help="the Codex home (else $CODEX_HOME, else ~/.codex)")
+def _limit(what: str) -> Arg:
+    return arg("--limit", type=positive_int, default=DEFAULT_SHOW_LIMIT, help=what)
+
+
+COMMANDS = (
+    Command("show", "everything in the Codex home (read-only)", show,
+            (_limit("rows per list in human output"), WAIT)),
+    Command("import", "stage-1 outputs and notes become memories", import_memories,
+            (_limit("at most this many items"), WAIT)),
+    Command("import-rollouts", "session rollouts become completed tasks", import_rollouts,
+            (_limit("at most this many rollouts"),)),
+    Command("note", "add an ad-hoc note (needs --write)", note,
+            (arg("text", help="the note's text"),
+             arg("--write", action="store_true", help="really write into the Codex home"))),
+    Command("forget", "forget one thread's memory (needs --write)", forget,
+            (arg("thread_id", metavar="THREAD_ID", help="the Codex thread to forget"),
+             arg("--write", action="store_true", help="really change the Codex home"), WAIT)),
+    Command("export", "write the store as a Codex memories folder", export,
+            (arg("dir", metavar="DIR", help="a new (or empty) folder"),
+             arg("--home-layout", action="store_true",
+                 help="write DIR/memories/... so DIR opens as a Codex home"))),
+)
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     """Add ``memtui codex ...``."""
     codex = sub.add_parser("codex", help="browse, import, curate and export a Codex home",
                            parents=[common])
-    _home_option(codex)
+    add_args(codex, home_arg("codex"))
     csub = codex.add_subparsers(dest="codex_command", metavar="ACTION", required=True)
-
-    p = csub.add_parser("show", help="everything in the Codex home (read-only)",
-                        parents=[common])
-    p.add_argument("--limit", type=positive_int, default=DEFAULT_SHOW_LIMIT,
-                   help="rows per list in human output")
-    _wait_option(p)
-    p.set_defaults(handler=show)
-
-    p = csub.add_parser("import", help="stage-1 outputs and notes become memories",
-                        parents=[common])
-    p.add_argument("--limit", type=positive_int, default=DEFAULT_SHOW_LIMIT,
-                   help="at most this many items")
-    _wait_option(p)
-    p.set_defaults(handler=import_memories)
-
-    p = csub.add_parser("import-rollouts", help="session rollouts become completed tasks",
-                        parents=[common])
-    p.add_argument("--limit", type=positive_int, default=DEFAULT_SHOW_LIMIT,
-                   help="at most this many rollouts")
-    p.set_defaults(handler=import_rollouts)
-
-    p = csub.add_parser("note", help="add an ad-hoc note (needs --write)", parents=[common])
-    p.add_argument("text", help="the note's text")
-    p.add_argument("--write", action="store_true", help="really write into the Codex home")
-    p.set_defaults(handler=note)
-
-    p = csub.add_parser("forget", help="forget one thread's memory (needs --write)",
-                        parents=[common])
-    p.add_argument("thread_id", metavar="THREAD_ID", help="the Codex thread to forget")
-    p.add_argument("--write", action="store_true", help="really change the Codex home")
-    _wait_option(p)
-    p.set_defaults(handler=forget)
-
-    p = csub.add_parser("export", help="write the store as a Codex memories folder",
-                        parents=[common])
-    p.add_argument("dir", metavar="DIR", help="a new (or empty) folder")
-    p.add_argument("--home-layout", action="store_true",
-                   help="write DIR/memories/... so DIR opens as a Codex home")
-    p.set_defaults(handler=export)
-
-    for parser in csub.choices.values():
-        _home_option(parser)
+    add_commands(csub, common, COMMANDS, home_arg("codex"))

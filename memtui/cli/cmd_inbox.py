@@ -23,6 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from memtui.cli import render
+from memtui.cli.common import Arg, Command, add_commands, arg
 from memtui.cli.context import CliContext
 from memtui.engine.review import ADDED, REMOVED, ApproveResult, BulkResult, InboxItem
 from memtui.errors import InvalidInput, MemtuiError
@@ -169,28 +170,33 @@ def inbox_reject(ctx: CliContext, args: argparse.Namespace) -> int:
     return _report(ctx, ctx.engine.review.reject_many(_ids(ctx, args)), "reject")
 
 
+SOURCES_HELP = "auto, import, service or mcp"
+
+
+def _chosen(verb: str) -> tuple[Arg, ...]:
+    """The pending memories an approve or reject acts on: ids, or ``--all`` (of a source)."""
+    return (arg("ids", nargs="*", metavar="ID", help=f"the pending memories to {verb}"),
+            arg("--all", action="store_true", help=f"every memory you may {verb}"),
+            arg("--source", help=f"with --all: only this source ({SOURCES_HELP})"))
+
+
+COMMANDS = (
+    Command("list", "memories waiting for review, oldest first", inbox_list,
+            (arg("--source", help=SOURCES_HELP),)),
+    Command("approve", "make pending memories active (a correction supersedes what it "
+            "corrects)", inbox_approve,
+            (*_chosen("approve"),
+             arg("--edit", action="store_true", help="edit each text in $EDITOR first"),
+             arg("--text", help="approve one memory with this text instead"),
+             arg("--kind", help="fact, preference, decision or convention"))),
+    Command("reject", "delete pending memories for good (their task is never extracted "
+            "again)", inbox_reject, _chosen("reject")),
+)
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
     """Add the inbox commands."""
     inbox = sub.add_parser("inbox", help="the review inbox: approve or reject what agents "
                                          "wrote", parents=[common])
-    isub = inbox.add_subparsers(dest="inbox_command", metavar="ACTION", required=True)
-    sources = "auto, import, service or mcp"
-    p = isub.add_parser("list", help="memories waiting for review, oldest first",
-                        parents=[common])
-    p.add_argument("--source", help=sources)
-    p.set_defaults(handler=inbox_list)
-    p = isub.add_parser("approve", help="make pending memories active (a correction "
-                                        "supersedes what it corrects)", parents=[common])
-    p.add_argument("ids", nargs="*", metavar="ID", help="the pending memories to approve")
-    p.add_argument("--all", action="store_true", help="every memory you may approve")
-    p.add_argument("--source", help=f"with --all: only this source ({sources})")
-    p.add_argument("--edit", action="store_true", help="edit each text in $EDITOR first")
-    p.add_argument("--text", help="approve one memory with this text instead")
-    p.add_argument("--kind", help="fact, preference, decision or convention")
-    p.set_defaults(handler=inbox_approve)
-    p = isub.add_parser("reject", help="delete pending memories for good (their task is "
-                                       "never extracted again)", parents=[common])
-    p.add_argument("ids", nargs="*", metavar="ID", help="the pending memories to reject")
-    p.add_argument("--all", action="store_true", help="every memory you may reject")
-    p.add_argument("--source", help=f"with --all: only this source ({sources})")
-    p.set_defaults(handler=inbox_reject)
+    add_commands(inbox.add_subparsers(dest="inbox_command", metavar="ACTION", required=True),
+                 common, COMMANDS)

@@ -1,14 +1,19 @@
-"""Small helpers every command module shares: argument types and list output."""
+"""Small helpers every command module shares: argument types, command tables and list
+output."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from rich.table import Table
 from rich.text import Text
 
 from memtui.cli.context import CliContext
+
+T = TypeVar("T")
 
 
 def positive_int(value: str) -> int:
@@ -20,6 +25,76 @@ def positive_int(value: str) -> int:
     if number < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
     return number
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One argument of a command: ``add_argument``'s names and keywords."""
+
+    names: tuple[str, ...]
+    options: dict[str, Any]
+
+
+def arg(*names: str, **options: Any) -> Arg:
+    """An argument, written as for ``add_argument``."""
+    return Arg(names, options)
+
+
+HOME_HELPS = {"claude": "the Claude Code home (else $CLAUDE_CONFIG_DIR, else ~/.claude)",
+              "gemini": "the Gemini CLI home (else $GEMINI_CLI_HOME, else ~/.gemini)",
+              "codex": "the Codex home (else $CODEX_HOME, else ~/.codex)"}
+
+
+def home_arg(agent: str) -> Arg:
+    """``--<agent>-home PATH``. SUPPRESS: a value given before the command (``memtui
+    --claude-home X claude show``) stays unless the command is given its own."""
+    return arg(f"--{agent}-home", metavar="PATH", default=argparse.SUPPRESS,
+               help=HOME_HELPS[agent])
+
+
+@dataclass(frozen=True)
+class Command:
+    """One subcommand: its name, its help line, what runs it and its arguments in order."""
+
+    name: str
+    help: str
+    handler: Callable[[CliContext, argparse.Namespace], int]
+    args: tuple[Arg, ...] = ()
+
+
+def add_args(parser: argparse.ArgumentParser, *args: Arg) -> None:
+    """Add ``args`` to ``parser``, in order."""
+    for item in args:
+        parser.add_argument(*item.names, **item.options)
+
+
+def add_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParser,
+                 commands: Iterable[Command], *every: Arg) -> None:
+    """Add each command to ``sub`` (with ``common``'s options): its own arguments, then
+    ``every`` (what all of them take, such as an agent's home)."""
+    for command in commands:
+        parser = sub.add_parser(command.name, help=command.help, parents=[common])
+        add_args(parser, *command.args, *every)
+        parser.set_defaults(handler=command.handler)
+
+
+def print_more(ctx: CliContext, shown: int, total: int, what: str) -> None:
+    """``… N more <what>`` when a list was cut at ``shown`` of ``total``."""
+    if total > shown:
+        ctx.console.print(Text(f"… {total - shown} more {what} (use --limit or --json)",
+                               style="dim"))
+
+
+def print_list(ctx: CliContext, heading: Text, items: Sequence[T], line: Callable[[T], Text],
+               limit: int, what: str) -> None:
+    """A heading, a line for each of the first ``limit`` items, then how many more there
+    are; nothing at all without items."""
+    if not items:
+        return
+    ctx.console.print(heading)
+    for item in items[:limit]:
+        ctx.console.print(line(item))
+    print_more(ctx, limit, len(items), what)
 
 
 def list_out(ctx: CliContext, items: list[Any], table: Table, empty: str) -> int:
