@@ -75,6 +75,19 @@ def common_options() -> argparse.ArgumentParser:
     return common
 
 
+APP_OPTIONS = (
+    ("--project", "ID", "the app's current project (else the one whose root contains the "
+                        "working directory)"),
+    ("--codex-home", "PATH", "a Codex home to show beside the store (else $CODEX_HOME, else "
+                             "~/.codex)"),
+    ("--claude-home", "PATH", "the Claude Code home the Agents pane shows (else "
+                              "$CLAUDE_CONFIG_DIR, else ~/.claude)"),
+    ("--gemini-home", "PATH", "the Gemini CLI home the Agents pane shows and whose inbox "
+                              "patches the Inbox lists (else $GEMINI_CLI_HOME, else ~/.gemini)"),
+)
+"""(flag, metavar, help) of the options that say what the app opens on (default None)."""
+
+
 def _app_parser(common: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """The top-level parser without the commands: the options that open the app."""
     parser = _parser_class()(prog="memtui", description=(
@@ -85,18 +98,8 @@ def _app_parser(common: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--demo", nargs="?", const="", default=None, metavar="PATH",
                         help="open the app on a store filled with sample data (a temporary one, "
                              "or PATH)")
-    parser.add_argument("--project", metavar="ID", default=None,
-                        help="the app's current project (else the one whose root contains the "
-                             "working directory)")
-    parser.add_argument("--codex-home", metavar="PATH", default=None,
-                        help="a Codex home to show beside the store (else $CODEX_HOME, "
-                             "else ~/.codex)")
-    parser.add_argument("--claude-home", metavar="PATH", default=None,
-                        help="the Claude Code home the Agents pane shows (else "
-                             "$CLAUDE_CONFIG_DIR, else ~/.claude)")
-    parser.add_argument("--gemini-home", metavar="PATH", default=None,
-                        help="the Gemini CLI home the Agents pane shows and whose inbox "
-                             "patches the Inbox lists (else $GEMINI_CLI_HOME, else ~/.gemini)")
+    for flag, metavar, text in APP_OPTIONS:
+        parser.add_argument(flag, metavar=metavar, default=None, help=text)
     return parser
 
 
