@@ -25,8 +25,7 @@ from rich.text import Text
 from memtui.cli import render
 from memtui.cli.common import (
     Command,
-    add_args,
-    add_commands,
+    add_group,
     arg,
     home_arg,
     positive_int,
@@ -478,28 +477,14 @@ GEMINI_INBOX_COMMANDS = (
 )
 
 
-def _agent_actions(sub: argparse._SubParsersAction, common: argparse.ArgumentParser,
-                   agent: str, title: str) -> argparse._SubParsersAction:
-    """``memtui <agent>`` (it takes the agent's home too) and its actions."""
-    parser = sub.add_parser(agent, help=f"browse, curate, import and export {title} memory",
-                            parents=[common])
-    add_args(parser, home_arg(agent))
-    return parser.add_subparsers(dest=f"{agent}_command", metavar="ACTION", required=True)
-
-
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     """Add ``memtui agents``, ``memtui claude`` and ``memtui gemini``."""
-    agents = sub.add_parser("agents", help="every agent's memory on this machine",
-                            parents=[common])
-    asub = agents.add_subparsers(dest="agents_command", metavar="ACTION", required=True)
-    add_commands(asub, common, [Command(
+    add_group(sub, common, "agents", "every agent's memory on this machine", [Command(
         "show", "Claude Code, Gemini CLI and Codex, one row per project", agents_show,
         (LIMIT, *(home_arg(agent) for agent in ("claude", "gemini", "codex"))))])
-    add_commands(_agent_actions(sub, common, "claude", "Claude Code"), common,
-                 CLAUDE_COMMANDS, home_arg("claude"))
-    gsub = _agent_actions(sub, common, "gemini", "Gemini CLI")
-    add_commands(gsub, common, GEMINI_COMMANDS, home_arg("gemini"))
-    inbox = gsub.add_parser("inbox", help="pending auto-memory patches", parents=[common])
-    add_args(inbox, home_arg("gemini"))
-    add_commands(inbox.add_subparsers(dest="inbox_command", metavar="ACTION", required=True),
-                 common, GEMINI_INBOX_COMMANDS, home_arg("gemini"))
+    add_group(sub, common, "claude", "browse, curate, import and export Claude Code memory",
+              CLAUDE_COMMANDS, home_arg("claude"))
+    gemini = add_group(sub, common, "gemini", "browse, curate, import and export Gemini CLI "
+                       "memory", GEMINI_COMMANDS, home_arg("gemini"))
+    add_group(gemini, common, "inbox", "pending auto-memory patches", GEMINI_INBOX_COMMANDS,
+              home_arg("gemini"))

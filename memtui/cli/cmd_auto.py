@@ -68,13 +68,8 @@ def task_detail(task: Task) -> Table:
 
 
 def _task_out(ctx: CliContext, task: Task, verb: str | None = None) -> int:
-    if ctx.json:
-        ctx.emit_json(task.to_json())
-        return 0
-    if verb:
-        ctx.console.print(Text(f"{verb} {safe_text(task.id)}"))
-    ctx.console.print(task_detail(task))
-    return 0
+    said = [Text(f"{verb} {safe_text(task.id)}")] if verb else []
+    return ctx.answer(task.to_json(), *said, task_detail(task))
 
 
 def task_table(tasks: list[Task]) -> Table:
@@ -98,24 +93,17 @@ def task_add(ctx: CliContext, args: argparse.Namespace) -> int:
         args.project, args.goal, args.prompt, args.result, args.started, args.finished,
         status=args.status, cost_usd=args.cost, parent=args.parent,
         continuation=args.continuation, external_context=args.external_context)
-    if ctx.json:
-        ctx.emit_json(task.to_json())
-    else:
-        ctx.console.print(Text(task.id))
-    return 0
+    return ctx.answer(task.to_json(), Text(task.id))
 
 
 def task_followup(ctx: CliContext, args: argparse.Namespace) -> int:
     """``task followup TASK --from TASK2 --message M``."""
     followup = ctx.engine.tasks.add_followup(args.task, args.from_task, args.message)
-    if ctx.json:
-        ctx.emit_json({"seq": followup.seq, "from_task": followup.from_task,
+    return ctx.answer({"seq": followup.seq, "from_task": followup.from_task,
                        "to_task": followup.to_task, "message": followup.message,
-                       "created_at": followup.created_at})
-    else:
-        ctx.console.print(Text(f"recorded a follow-up from {safe_text(followup.from_task)} "
-                               f"to {safe_text(followup.to_task)}"))
-    return 0
+                       "created_at": followup.created_at},
+                      Text(f"recorded a follow-up from {safe_text(followup.from_task)} to "
+                           f"{safe_text(followup.to_task)}"))
 
 
 def task_flags(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -124,13 +112,10 @@ def task_flags(ctx: CliContext, args: argparse.Namespace) -> int:
         task = ctx.engine.tasks.get_task(args.task)
     else:
         task = ctx.engine.tasks.set_flags(args.task, use=args.use, generate=args.generate)
-    if ctx.json:
-        ctx.emit_json({"id": task.id, "use_memories": task.use_memories,
-                       "generate_memories": task.generate_memories})
-    else:
-        ctx.console.print(Text(f"{safe_text(task.id)}: use {flag_word(task.use_memories)}, "
-                               f"generate {flag_word(task.generate_memories)}"))
-    return 0
+    return ctx.answer({"id": task.id, "use_memories": task.use_memories,
+                       "generate_memories": task.generate_memories},
+                      Text(f"{safe_text(task.id)}: use {flag_word(task.use_memories)}, "
+                           f"generate {flag_word(task.generate_memories)}"))
 
 
 def task_list(ctx: CliContext, args: argparse.Namespace) -> int:

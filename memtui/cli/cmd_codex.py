@@ -31,8 +31,7 @@ from memtui.cli import render
 from memtui.cli.common import (
     Arg,
     Command,
-    add_args,
-    add_commands,
+    add_group,
     arg,
     home_arg,
     positive_int,
@@ -317,11 +316,8 @@ def note(ctx: CliContext, args: argparse.Namespace) -> int:
         raise CodexWriteRefused(f"would add a note in {notes_dir(home)}; {WRITE_HINT} "
                                 "(nothing was changed)")
     path = write_note(home, args.text)
-    if ctx.json:
-        ctx.emit_json({"path": str(path), "file_name": path.name, "written": True})
-    else:
-        ctx.console.print(Text(f"wrote note {one_line(str(path))}"))
-    return 0
+    return ctx.answer({"path": str(path), "file_name": path.name, "written": True},
+                      Text(f"wrote note {one_line(str(path))}"))
 
 
 def _plan_words(result: ForgetResult) -> str:
@@ -445,8 +441,5 @@ COMMANDS = (
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     """Add ``memtui codex ...``."""
-    codex = sub.add_parser("codex", help="browse, import, curate and export a Codex home",
-                           parents=[common])
-    add_args(codex, home_arg("codex"))
-    csub = codex.add_subparsers(dest="codex_command", metavar="ACTION", required=True)
-    add_commands(csub, common, COMMANDS, home_arg("codex"))
+    add_group(sub, common, "codex", "browse, import, curate and export a Codex home", COMMANDS,
+              home_arg("codex"))

@@ -19,13 +19,8 @@ from memtui.textsafe import safe_text
 
 
 def _memory_out(ctx: CliContext, memory: Memory, verb: str | None = None) -> int:
-    if ctx.json:
-        ctx.emit_json(memory.to_json())
-    else:
-        if verb:
-            ctx.console.print(Text(f"{verb} {memory.id}"))
-        ctx.console.print(render.memory_detail(memory))
-    return 0
+    said = [Text(f"{verb} {memory.id}")] if verb else []
+    return ctx.answer(memory.to_json(), *said, render.memory_detail(memory))
 
 
 
@@ -34,21 +29,15 @@ def _memory_out(ctx: CliContext, memory: Memory, verb: str | None = None) -> int
 def project_add(ctx: CliContext, args: argparse.Namespace) -> int:
     """``project add ID [--name N] [--root PATH]``."""
     project = ctx.engine.identity.create_project(args.id, args.name, args.root)
-    if ctx.json:
-        ctx.emit_json(project.to_json() | {"role": "owner"})
-    else:
-        ctx.console.print(Text(f"created project {project.id} (you are its owner)"))
-    return 0
+    return ctx.answer(project.to_json() | {"role": "owner"},
+                      Text(f"created project {project.id} (you are its owner)"))
 
 
 def project_member(ctx: CliContext, args: argparse.Namespace) -> int:
     """``project member PROJECT USER --role ROLE``."""
     ctx.engine.identity.set_member(args.project, args.member, args.role)
-    if ctx.json:
-        ctx.emit_json({"project": args.project, "user": args.member, "role": args.role})
-    else:
-        ctx.console.print(Text(f"{args.member} is now {args.role} of {args.project}"))
-    return 0
+    return ctx.answer({"project": args.project, "user": args.member, "role": args.role},
+                      Text(f"{args.member} is now {args.role} of {args.project}"))
 
 
 def project_list(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -74,15 +63,11 @@ def project_list(ctx: CliContext, args: argparse.Namespace) -> int:
 # ---- profile ---------------------------------------------------------------------------------
 
 def _profile_out(ctx: CliContext, profile: Any) -> int:
-    if ctx.json:
-        ctx.emit_json(profile.to_json())
-    else:
-        ctx.console.print(render.key_value_table([
-            ("user", profile.user_id), ("display name", profile.display_name),
-            ("timezone", profile.timezone),
-            ("preferences", json.dumps(profile.preferences, ensure_ascii=False, sort_keys=True)),
-            ("updated", profile.updated_at)], title="Profile"))
-    return 0
+    return ctx.answer(profile.to_json(), render.key_value_table([
+        ("user", profile.user_id), ("display name", profile.display_name),
+        ("timezone", profile.timezone),
+        ("preferences", json.dumps(profile.preferences, ensure_ascii=False, sort_keys=True)),
+        ("updated", profile.updated_at)], title="Profile"))
 
 
 def profile_show(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -160,16 +145,12 @@ def memory_forget(ctx: CliContext, args: argparse.Namespace) -> int:
         raise InvalidInput(f"forget is final and removes {size} version(s) of {args.id}; "
                            "add --yes to confirm")
     result = ctx.engine.identity.forget(args.id)
-    if ctx.json:
-        ctx.emit_json({"id": result.memory_id, "forgotten": list(result.removed_ids),
+    said = (f"forgot {args.id}: {result.count} version(s) deleted for good" if result.purged
+            else f"forgot {args.id}: {result.count} version(s) deleted from the store, but not "
+                 f"yet from its files: {result.purge_reason}")
+    return ctx.answer({"id": result.memory_id, "forgotten": list(result.removed_ids),
                        "count": result.count, "purged": result.purged,
-                       "purge_reason": result.purge_reason})
-    elif result.purged:
-        ctx.console.print(Text(f"forgot {args.id}: {result.count} version(s) deleted for good"))
-    else:
-        ctx.console.print(Text(f"forgot {args.id}: {result.count} version(s) deleted from the "
-                               f"store, but not yet from its files: {result.purge_reason}"))
-    return 0
+                       "purge_reason": result.purge_reason}, Text(said))
 
 
 def note(ctx: CliContext, args: argparse.Namespace) -> int:

@@ -23,7 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from memtui.cli import render
-from memtui.cli.common import Arg, Command, add_commands, arg
+from memtui.cli.common import Arg, Command, add_group, arg
 from memtui.cli.context import CliContext
 from memtui.engine.review import ADDED, REMOVED, ApproveResult, BulkResult, InboxItem
 from memtui.errors import InvalidInput, MemtuiError
@@ -196,7 +196,5 @@ COMMANDS = (
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
     """Add the inbox commands."""
-    inbox = sub.add_parser("inbox", help="the review inbox: approve or reject what agents "
-                                         "wrote", parents=[common])
-    add_commands(inbox.add_subparsers(dest="inbox_command", metavar="ACTION", required=True),
-                 common, COMMANDS)
+    add_group(sub, common, "inbox", "the review inbox: approve or reject what agents wrote",
+              COMMANDS)

@@ -141,11 +141,8 @@ def export_command(ctx: CliContext, args: argparse.Namespace) -> int:
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
-    if ctx.json:
-        ctx.emit_json({"file": str(target), "rows": counts})
-    else:
-        ctx.console.print(Text(f"exported {sum(counts.values())} rows to {target}"))
-    return 0
+    return ctx.answer({"file": str(target), "rows": counts},
+                      Text(f"exported {sum(counts.values())} rows to {target}"))
 
 
 def import_command(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -173,13 +170,10 @@ def import_command(ctx: CliContext, args: argparse.Namespace) -> int:
     finally:
         if handle is not sys.stdin:
             handle.close()
-    if ctx.json:
-        ctx.emit_json(report.to_json())
-    else:
-        ctx.console.print(Text(f"imported {sum(report.loaded.values())} rows"
-                               + (f", skipped {sum(report.skipped.values())} already present"
-                                  if report.skipped else "")))
-    return 0
+    return ctx.answer(report.to_json(), Text(
+        f"imported {sum(report.loaded.values())} rows"
+        + (f", skipped {sum(report.skipped.values())} already present" if report.skipped
+           else "")))
 
 
 def store_copy_command(ctx: CliContext, args: argparse.Namespace) -> int:

@@ -97,6 +97,17 @@ def print_list(ctx: CliContext, heading: Text, items: Sequence[T], line: Callabl
     print_more(ctx, limit, len(items), what)
 
 
+def add_group(sub: argparse._SubParsersAction, common: argparse.ArgumentParser, name: str,
+              help: str, commands: Iterable[Command], *every: Arg) -> argparse._SubParsersAction:
+    """``memtui <name> ACTION``: a command whose actions are ``commands``; it and each of
+    them take ``every`` too. Returns its actions (to add more)."""
+    group = sub.add_parser(name, help=help, parents=[common])
+    add_args(group, *every)
+    actions = group.add_subparsers(dest=f"{name}_command", metavar="ACTION", required=True)
+    add_commands(actions, common, commands, *every)
+    return actions
+
+
 def list_out(ctx: CliContext, items: list[Any], table: Table, empty: str) -> int:
     """Print a list: ``{"items", "count"}`` with --json, else the table (or ``empty``)."""
     if ctx.json:

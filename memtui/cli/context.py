@@ -9,7 +9,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, TextIO
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 
 from memtui.engine.api import Engine
 from memtui.engine.paths import default_user, is_database_url, store_target
@@ -104,6 +104,16 @@ class CliContext:
     def emit_json(self, value: Any) -> None:
         """Print one JSON document on stdout."""
         self.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
+
+    def answer(self, payload: Any, *lines: RenderableType) -> int:
+        """A command's answer (exit code 0): ``payload`` as JSON with ``--json``, else
+        ``lines``, each printed on its own."""
+        if self.json:
+            self.emit_json(payload)
+        else:
+            for line in lines:
+                self.console.print(line)
+        return 0
 
     def error(self, error: MemtuiError) -> int:
         """Report an error: one line on stderr, and the JSON error object with ``--json``."""
