@@ -59,7 +59,10 @@ def test_import_refuses_a_non_empty_store_and_merges_on_request(tmp_path: Path) 
 
 @pytest.mark.parametrize("content, message", [
     ("", "empty"),
-    ("not json\n", "not valid JSON"),
+    ("not json\n", "line 1: not valid JSON"),
+    ("[1, 2]\n", "line 1: not an export record"),
+    ('{"format": "memtui-export", "schema_version": 1}\n' + '{"a": ' * 40 + "1" + "}" * 40
+     + "\n", "line 2: not an export record"),
     ('{"format": "something-else"}\n', "not a memtui export"),
     ('{"format": "memtui-export", "schema_version": 1}\n{"table": "nope", "row": {}}\n',
      "unknown table"),

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from memtui import __version__
 from memtui.engine import purge
-from memtui.engine.validation import MAX_JSON_DEPTH, json_depth
+from memtui.engine.validation import parse_json_object
 from memtui.errors import InvalidInput, MemtuiError, PermissionDenied, StoreError
 from memtui.store import maintenance as sql
 
@@ -285,12 +285,8 @@ class MaintenanceApi:
                 raise InvalidInput(f"line {number}: longer than {MAX_IMPORT_LINE_BYTES} bytes")
             if not raw.strip():
                 continue
-            try:
-                value = json.loads(raw)
-            except (ValueError, RecursionError):
-                raise InvalidInput(f"line {number}: not valid JSON") from None
-            if not isinstance(value, dict) or json_depth(value) > MAX_JSON_DEPTH:
-                raise InvalidInput(f"line {number}: not an export record")
+            value = parse_json_object(raw, f"line {number}: not valid JSON",
+                                      f"line {number}: not an export record")
             if not header_seen:
                 self._check_header(number, value)
                 header_seen = True

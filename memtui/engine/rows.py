@@ -53,7 +53,7 @@ from memtui.engine.validation import (
     clean_detail,
     clean_preferences,
     clean_text,
-    json_depth,
+    parse_json_object,
 )
 from memtui.errors import InvalidInput
 from memtui.store.models import (
@@ -139,12 +139,8 @@ def _json_column(clean: Callable[[Any], Any], dump: Callable[[Any], str]) -> Rul
     def rule(value: object, what: str) -> str:
         if not isinstance(value, str):
             raise InvalidInput(f"{what} must be JSON text")
-        try:
-            parsed = json.loads(value)
-        except (ValueError, RecursionError):
-            raise InvalidInput(f"{what} is not valid JSON") from None
-        if not isinstance(parsed, dict) or json_depth(parsed) > MAX_JSON_DEPTH:
-            raise InvalidInput(f"{what} must be a JSON object at most {MAX_JSON_DEPTH} deep")
+        parsed = parse_json_object(value, f"{what} is not valid JSON",
+                                   f"{what} must be a JSON object at most {MAX_JSON_DEPTH} deep")
         cleaned = clean(parsed)
         return value if cleaned == parsed else dump(cleaned)
     return rule

@@ -168,6 +168,20 @@ def json_depth(value: Any, limit: int = MAX_JSON_DEPTH) -> int:
     return deepest
 
 
+def parse_json_object(text: str, not_json: str, not_object: str) -> dict[str, Any]:
+    """``text`` as a JSON object nested at most ``MAX_JSON_DEPTH`` deep: InvalidInput
+    saying ``not_json`` when it is not JSON, ``not_object`` when it is not such an object."""
+    import json
+
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        raise InvalidInput(not_json) from None
+    if not isinstance(value, dict) or json_depth(value) > MAX_JSON_DEPTH:
+        raise InvalidInput(not_object)
+    return value
+
+
 def banned_preference_key(value: Any, path: str = "") -> str | None:
     """The dotted path of the first key that names a secret (password, token ...), or None."""
     stack: list[tuple[Any, str]] = [(value, path)]
