@@ -430,11 +430,11 @@ class ExtractionApi(EngineArea):
         transaction; recorded in ``consolidations`` and audited (ids only)."""
         with self._store.transaction():
             scopes: list[tuple[str, list[DedupeRow]]] = [
-                ("user", self._store.tasks.active_user_memories(self.actor))]
+                ("user", self._store.tasks.active_memories(owner=self.actor))]
             for project, role in self._store.identity.projects_for(self.actor):
                 if perm.CREATE_TASK in perm.ROLE_PERMISSIONS.get(role, frozenset()):
                     scopes.append((f"project:{project.id}",
-                                   self._store.tasks.active_project_memories(project.id)))
+                                   self._store.tasks.active_memories(project=project.id)))
             now = self._store.now()
             pairs: list[tuple[str, str]] = []
             for _scope, rows in scopes:

@@ -392,18 +392,13 @@ class TaskRepository:
 
     # ---- consolidation --------------------------------------------------------------------
 
-    def active_user_memories(self, owner: str) -> list[DedupeRow]:
-        """The owner's active user-level memories, oldest first (consolidation input)."""
+    def active_memories(self, *, owner: str | None = None,
+                        project: str | None = None) -> list[DedupeRow]:
+        """The active memories of one list, oldest first (consolidation input): ``owner``'s
+        user-level memories, or ``project``'s memories."""
+        where, key = (("project = ?", project) if project is not None
+                      else ("owner = ? AND scope = 'user'", owner))
         rows = self._store.execute(
             "SELECT id, content, goal_key, created_at FROM memories "
-            "WHERE owner = ? AND scope = 'user' AND status = 'active' ORDER BY created_at, id",
-            (owner,)).fetchall()
-        return [DedupeRow(*row) for row in rows]
-
-    def active_project_memories(self, project: str) -> list[DedupeRow]:
-        """A project's active memories, oldest first (consolidation input)."""
-        rows = self._store.execute(
-            "SELECT id, content, goal_key, created_at FROM memories "
-            "WHERE project = ? AND status = 'active' ORDER BY created_at, id",
-            (project,)).fetchall()
+            f"WHERE {where} AND status = 'active' ORDER BY created_at, id", (key,)).fetchall()
         return [DedupeRow(*row) for row in rows]
