@@ -173,8 +173,10 @@ def test_fact_matching_is_exact_first_then_a_unique_part(gemini: GeminiFixture) 
     apply_plan(plan_forget_fact(gemini.home, "Go"), True)  # the exact one
     assert path.read_text(encoding="utf-8").startswith(
         "## Gemini Added Memories\n- Go modules are vendored.\n")
-    with pytest.raises(AgentInputError):  # two lines hold it: be more precise
+    with pytest.raises(AgentInputError, match="^2 added memories match 'Go'; be more precise$"):
         plan_forget_fact(gemini.home, "Go")
+    with pytest.raises(AgentNotFound, match="^no added memory matching 'Rust' in "):
+        plan_forget_fact(gemini.home, "Rust")
     apply_plan(plan_edit_fact(gemini.home, "tabs", "Go uses gofmt."), True)
     assert "* Go uses gofmt.\n## Next\n- Go outside\n" in path.read_text(encoding="utf-8")
 

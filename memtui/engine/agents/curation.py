@@ -21,6 +21,7 @@ from memtui.engine.agents.errors import (
     AgentNotFound,
     ChangedSinceRead,
     UnsafeAgentPath,
+    only_match,
 )
 from memtui.engine.agents.folders import read_memory_folder
 from memtui.engine.agents.frontmatter import render_front_matter, split_front_matter
@@ -385,12 +386,8 @@ def _fact_line(lines: list[str], fact: str, path: Path) -> int:
     facts = added_memory_lines("\n".join(lines))
     chosen = [number for number, value in facts if value == wanted] or \
         [number for number, value in facts if wanted.lower() in value.lower()]
-    if not chosen:
-        raise AgentNotFound(f"no added memory matching {fact[:60]!r} in {path}")
-    if len(chosen) > 1:
-        raise AgentInputError(f"{len(chosen)} added memories match {fact[:60]!r}; be more "
-                              "precise")
-    return chosen[0]
+    return only_match(chosen, f"no added memory matching {fact[:60]!r} in {path}",
+                      f"added memories match {fact[:60]!r}; be more precise")
 
 
 def plan_forget_fact(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_FILE

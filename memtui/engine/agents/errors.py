@@ -4,8 +4,13 @@ and ``AGENT_FILES``: the safe file reads and writes of an agent's store
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TypeVar
+
 from memtui.engine.safe_files import FileProblem, SafeFiles
 from memtui.errors import Conflict, InvalidInput, MemtuiError, NotFound, PermissionDenied
+
+T = TypeVar("T")
 
 MAX_TEXT_FILE_BYTES = 1024 * 1024
 """Largest memory or instruction file read; larger ones are reported, not read."""
@@ -62,3 +67,14 @@ AGENT_FILES = SafeFiles(problem=AgentFileProblem, unsafe=UnsafeAgentPath,
                         max_bytes=MAX_TEXT_FILE_BYTES)
 """Reads and writes inside an agent's store, with this layer's errors (spec/80, "Every
 write")."""
+
+
+def only_match(matches: Sequence[T], none: str, several: str) -> T:
+    """The one item of ``matches`` (what a name the person gave found): AgentNotFound saying
+    ``none`` when there is none, AgentInputError saying ``<count> <several>`` when there are
+    more."""
+    if not matches:
+        raise AgentNotFound(none)
+    if len(matches) > 1:
+        raise AgentInputError(f"{len(matches)} {several}")
+    return matches[0]

@@ -15,8 +15,8 @@ from memtui.engine.agents.errors import (
     AGENT_FILES,
     AgentFileProblem,
     AgentInputError,
-    AgentNotFound,
     UnsafeAgentPath,
+    only_match,
 )
 from memtui.engine.agents.folders import list_entries
 from memtui.engine.agents.models import InboxPatch, Problem
@@ -96,12 +96,8 @@ def find_patch(home: Path, ref: str) -> Path:
         candidate = folder / INBOX_DIR / rest
         if os.path.lexists(candidate) and candidate.name.endswith(PATCH_SUFFIX):
             found.append(candidate)
-    if not found:
-        raise AgentNotFound(f"no inbox patch {ref!r} in {home}")
-    if len(found) > 1:
-        raise AgentInputError(f"{len(found)} inbox patches are named {rest!r}; give "
-                              "<slug>:<scope>/<name> or the path")
-    return found[0]
+    return only_match(found, f"no inbox patch {ref!r} in {home}",
+                      f"inbox patches are named {rest!r}; give <slug>:<scope>/<name> or the path")
 
 
 def _patch_parts(home: Path, path: Path) -> tuple[Path, str, Path]:
