@@ -20,13 +20,14 @@ from typing import Any
 
 from memtui.engine.agents import curation
 from memtui.engine.agents.curation import EditSource
-from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem, AgentInputError
+from memtui.engine.agents.errors import AgentInputError
 from memtui.engine.agents.folders import read_memory_folder
 from memtui.engine.agents.gemini import (
     DEFAULT_CONTEXT_FILE,
     GLOBAL_KEY,
     added_memory_lines,
     context_file_names,
+    global_files,
 )
 from memtui.engine.agents.index import INDEX_FILE, MAX_INDEX_BYTES, MAX_INDEX_LINES
 from memtui.engine.agents.models import (
@@ -206,15 +207,7 @@ def global_entries(home: Path, root: Path, names: tuple[str, ...]
     """Gemini CLI's ``## Gemini Added Memories`` lines of the global file(s)."""
     entries: list[MemoryEntry] = []
     problems: list[Problem] = []
-    for name in names:
-        path = home / name
-        if not os.path.lexists(path):
-            continue
-        try:
-            text = AGENT_FILES.read_text(path, root)
-        except AgentFileProblem as error:
-            problems.append(Problem(str(path), error.reason))
-            continue
+    for name, path, text, _stamp in global_files(home, root, names, problems):
         for number, fact in added_memory_lines(text):
             found = find_secrets(str(path), fact)
             entries.append(MemoryEntry(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,7 @@ from memtui.engine.agents.models import (
 from memtui.engine.agents.paths import resolve_gemini_home
 from memtui.engine.agents.secrets_scan import find_secrets
 from memtui.engine.agents.settings_json import dotted, read_settings
-from memtui.engine.safe_files import folder_cache, real_root, with_folder_cache
+from memtui.engine.safe_files import FileStamp, folder_cache, real_root, with_folder_cache
 
 SETTINGS_FILE = "settings.json"
 PROJECTS_FILE = "projects.json"
@@ -188,12 +188,10 @@ def _subfolder_instructions(scan: InstructionScan, project: Path,
                 queue.append((Path(child.path), depth + 1))
 
 
-def _global_row(home: Path, root: Path, names: tuple[str, ...], enabled: bool,
-                switches: tuple[Switch, ...]) -> tuple[AgentProject, list[str]]:
-    files: list[MemoryFile] = []
-    secrets: list[SecretFinding] = []
-    problems: list[Problem] = []
-    facts: list[str] = []
+def global_files(home: Path, root: Path, names: tuple[str, ...], problems: list[Problem]
+                 ) -> Iterator[tuple[str, Path, str, FileStamp]]:
+    """(name, path, text, stamp) of each global context file of the home (``names``) that
+    is there; one that cannot be read safely is a problem added to ``problems``."""
     for name in names:
         path = home / name
         if not os.path.lexists(path):
@@ -203,6 +201,16 @@ def _global_row(home: Path, root: Path, names: tuple[str, ...], enabled: bool,
         except AgentFileProblem as error:
             problems.append(Problem(str(path), error.reason))
             continue
+        yield name, path, text, stamp
+
+
+def _global_row(home: Path, root: Path, names: tuple[str, ...], enabled: bool,
+                switches: tuple[Switch, ...]) -> tuple[AgentProject, list[str]]:
+    files: list[MemoryFile] = []
+    secrets: list[SecretFinding] = []
+    problems: list[Problem] = []
+    facts: list[str] = []
+    for name, path, text, stamp in global_files(home, root, names, problems):
         files.append(MemoryFile(str(path), name, "global", stamp.size, body=text))
         secrets.extend(find_secrets(str(path), text))
         facts.extend(added_memories(text))
