@@ -49,7 +49,7 @@ from memtui.app.panes.agents_text import (
 )
 from memtui.app.panes.base import DETAIL_BINDINGS, Pane
 from memtui.app.widgets.line_list import ItemList, LineList
-from memtui.app.widgets.preview import PreviewScroll
+from memtui.app.widgets.preview import PreviewScroll, selected_text
 from memtui.errors import MemtuiError
 from memtui.textsafe import one_line, safe_text
 
@@ -477,13 +477,8 @@ class AgentsPane(Pane):
         if overview is None:
             preview.show("")
             return
-        text = Text()
-        row = self.item_list.current()
-        if row is not None:
-            self._row_text(text, row)
-        else:
-            text.append(EMPTY_TEXT if not self.item_list.items else "No row selected.",
-                        style="dim")
+        text = selected_text(self.item_list.current(), self.item_list.items, self._row_text,
+                             EMPTY_TEXT, "No row selected.")
         self._homes_text(text, overview)
         preview.show(text)
 

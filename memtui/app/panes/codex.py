@@ -36,7 +36,7 @@ from memtui.app.format import local_time
 from memtui.app.panes.base import DETAIL_BINDINGS
 from memtui.app.panes.list_pane import ListPane
 from memtui.app.widgets.line_list import ItemList, LineList
-from memtui.app.widgets.preview import PreviewScroll
+from memtui.app.widgets.preview import PreviewScroll, selected_text
 from memtui.engine.codex.config import config_reasons, describe_config
 from memtui.errors import MemtuiError
 from memtui.textsafe import one_line
@@ -306,14 +306,8 @@ class CodexPane(ListPane["ItemList[CodexThread]"]):  # the engine type is named,
         if codex is None:
             preview.show("")
             return
-        text = Text()
-        thread = self.item_list.current()
-        if thread is not None:
-            self._thread_text(text, thread)
-        elif not self.item_list.items:
-            text.append(EMPTY_TEXT, style="dim")
-        else:
-            text.append("No thread selected.", style="dim")
+        text = selected_text(self.item_list.current(), self.item_list.items, self._thread_text,
+                             EMPTY_TEXT, "No thread selected.")
         self._overview(text, codex)
         preview.show(text)
 

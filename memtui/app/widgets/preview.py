@@ -4,10 +4,28 @@ shows none of these panes) does not parse it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
 from rich.console import RenderableType
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
+
+T = TypeVar("T")
+
+
+def selected_text(selected: T | None, items: Sequence[T], describe: Callable[[Text, T], None],
+                  empty: str, unselected: str) -> Text:
+    """The preview of a list's selected item (``describe`` writes it), else, dim, why there
+    is none: ``empty`` when the list has no items, ``unselected`` when none is selected."""
+    text = Text()
+    if selected is not None:
+        describe(text, selected)
+    else:
+        text.append(unselected if items else empty, style="dim")
+    return text
 
 
 class PreviewScroll(VerticalScroll):
