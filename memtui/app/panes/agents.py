@@ -49,7 +49,7 @@ from memtui.app.panes.agents_text import (
 )
 from memtui.app.panes.base import DETAIL_BINDINGS, Pane
 from memtui.app.widgets.line_list import ItemList, LineList
-from memtui.app.widgets.preview import PreviewScroll, selected_text
+from memtui.app.widgets.preview import PreviewScroll, selection_preview
 from memtui.errors import MemtuiError
 from memtui.textsafe import one_line, safe_text
 
@@ -470,17 +470,12 @@ class AgentsPane(Pane):
 
     def _update_preview(self) -> None:
         preview = self.query_one(PreviewScroll)
-        overview = self.overview
         if self.opened is not None:
             preview.show(self._entry_text(self.opened))
             return
-        if overview is None:
-            preview.show("")
-            return
-        text = selected_text(self.item_list.current(), self.item_list.items, self._row_text,
-                             EMPTY_TEXT, "No row selected.")
-        self._homes_text(text, overview)
-        preview.show(text)
+        preview.show(selection_preview(self.overview, self.item_list.current(),
+                                       self.item_list.items, self._row_text, self._homes_text,
+                                       EMPTY_TEXT, "No row selected."))
 
     def on_line_list_cursor_moved(self, message: LineList.CursorMoved) -> None:
         """Show the selected row (or entry); the key bar offers what fits the entry."""

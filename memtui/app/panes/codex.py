@@ -36,7 +36,7 @@ from memtui.app.format import local_time
 from memtui.app.panes.base import DETAIL_BINDINGS
 from memtui.app.panes.list_pane import ListPane
 from memtui.app.widgets.line_list import ItemList, LineList
-from memtui.app.widgets.preview import PreviewScroll, selected_text
+from memtui.app.widgets.preview import PreviewScroll, selection_preview
 from memtui.engine.codex.config import config_reasons, describe_config
 from memtui.errors import MemtuiError
 from memtui.textsafe import one_line
@@ -302,14 +302,9 @@ class CodexPane(ListPane["ItemList[CodexThread]"]):  # the engine type is named,
 
     def _update_preview(self) -> None:
         preview = self.query_one(PreviewScroll)
-        codex = self.codex
-        if codex is None:
-            preview.show("")
-            return
-        text = selected_text(self.item_list.current(), self.item_list.items, self._thread_text,
-                             EMPTY_TEXT, "No thread selected.")
-        self._overview(text, codex)
-        preview.show(text)
+        preview.show(selection_preview(self.codex, self.item_list.current(), self.item_list.items,
+                                       self._thread_text, self._overview, EMPTY_TEXT,
+                                       "No thread selected."))
 
     def on_line_list_opened(self, message: LineList.Opened) -> None:
         """Enter: the thread is already shown below."""

@@ -14,17 +14,25 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 T = TypeVar("T")
+SourceType = TypeVar("SourceType")
 
 
-def selected_text(selected: T | None, items: Sequence[T], describe: Callable[[Text, T], None],
-                  empty: str, unselected: str) -> Text:
-    """The preview of a list's selected item (``describe`` writes it), else, dim, why there
-    is none: ``empty`` when the list has no items, ``unselected`` when none is selected."""
+def selection_preview(source: SourceType | None, selected: T | None, items: Sequence[T],
+                      describe: Callable[[Text, T], None],
+                      overview: Callable[[Text, SourceType], None], empty: str,
+                      unselected: str) -> RenderableType:
+    """The preview under a list read from ``source`` (an agent or Codex home): nothing
+    before it is read; else the selected item (``describe`` writes it) -- or, dim, why there
+    is none: ``empty`` when the list has no items, ``unselected`` when none is selected --
+    then the source's ``overview``."""
+    if source is None:
+        return ""
     text = Text()
     if selected is not None:
         describe(text, selected)
     else:
         text.append(unselected if items else empty, style="dim")
+    overview(text, source)
     return text
 
 
