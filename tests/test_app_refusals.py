@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pilot_harness import app_test, demo_app, press, screen_text, settle
+import pytest
+from pilot_harness import app_test, demo_app, press, screen_text, settle, status_text
 from textual.widgets import Input, TextArea
 
 from memtui.app.modals.editor import MemoryEditor
 from memtui.app.widgets.error_line import ErrorLine
 from memtui.engine.api import Engine
+from memtui.errors import StoreError
 
 
 def _shown(app, selector: str) -> str:
@@ -108,3 +110,24 @@ def test_parse_typed_is_the_one_rule() -> None:
         except InvalidInput:
             continue
         raise AssertionError(f"{name}={raw!r} was accepted")
+
+
+@pytest.mark.parametrize("pane_id, api, method, what", [
+    ("profile", "identity", "profile", "the profile"),
+    ("settings", "settings", "get", "the settings"),
+])
+@app_test
+async def test_a_form_that_cannot_read_the_store_says_why(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pane_id: str, api: str, method: str,
+        what: str) -> None:
+    app = demo_app(tmp_path)
+
+    def fail(*_args: object, **_kwargs: object) -> None:
+        raise StoreError("the disk went away")
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        monkeypatch.setattr(getattr(app.engine, api), method, fail)
+        app.show_pane(pane_id)
+        await settle(pilot)
+        assert f"Could not read {what}: the disk went away" in status_text(app)

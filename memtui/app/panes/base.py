@@ -16,6 +16,8 @@ from textual.events import Mount
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from memtui.errors import MemtuiError
+
 if TYPE_CHECKING:
     from memtui.app.app import MemtuiApp
     from memtui.store.models import Memory
@@ -176,6 +178,27 @@ class FormPane(Pane):
     FIELDS: ClassVar[str] = "Input, TextArea, Checkbox, Select"
     """What tab moves between: the fields, never a button (letters typed after a tab
     would press it, or reach the app's keys)."""
+    STORED: ClassVar[str] = ""
+    """What the form shows, for people: ``the profile``, ``the settings``."""
+
+    def read_stored(self) -> None:
+        """Read what is stored into the pane (MemtuiError when it cannot be read)."""
+        raise NotImplementedError
+
+    def show_stored(self) -> None:
+        """Show what ``read_stored`` read in the fields (each form says what of the typed
+        text it keeps)."""
+        raise NotImplementedError
+
+    def refresh_data(self) -> None:
+        """Read what is stored and show it; when it cannot be read, say why."""
+        super().refresh_data()
+        try:
+            self.read_stored()
+        except MemtuiError as error:
+            self.memtui.say(f"Could not read {self.STORED}: {error.message}", severity="error")
+            return
+        self.show_stored()
 
     def action_next_field(self, step: int) -> None:
         """Tab / shift+tab: the next or previous field of the form (round the end)."""

@@ -63,6 +63,7 @@ class ProfilePane(FormPane):
 
     PANE_ID = "profile"
     TITLE = "Profile"
+    STORED = "the profile"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "save", "save", tooltip="Save the profile", id="profile.save"),
     ]
@@ -96,15 +97,13 @@ class ProfilePane(FormPane):
         """Save (not a field: the pane keys 0–9 keep working until you tab into one)."""
         return self.query_one("#profile-save", Button)
 
-    def refresh_data(self) -> None:
-        """Show the stored profile, unless the form holds unsaved edits."""
-        super().refresh_data()
-        try:
-            self.profile = self.memtui.engine.identity.profile()
-        except MemtuiError as error:
-            self.memtui.say(f"Could not read the profile: {error.message}", severity="error")
-            return
-        if not self.dirty:
+    def read_stored(self) -> None:
+        """The stored profile."""
+        self.profile = self.memtui.engine.identity.profile()
+
+    def show_stored(self) -> None:
+        """The stored profile, unless the form holds unsaved edits."""
+        if self.profile is not None and not self.dirty:
             self._fill(self.profile)
         self._show_title()
 

@@ -79,6 +79,7 @@ class SettingsPane(FormPane):
 
     PANE_ID = "settings"
     TITLE = "Settings"
+    STORED = "the settings"
     def __init__(self) -> None:
         super().__init__()
         self.values: dict[str, Any] = {}
@@ -214,14 +215,12 @@ class SettingsPane(FormPane):
 
     # ---- data ---------------------------------------------------------------------------
 
-    def refresh_data(self) -> None:
-        """Show the stored settings (a field being edited keeps what was typed)."""
-        super().refresh_data()
-        try:
-            self.values = self.memtui.engine.settings.get()
-        except MemtuiError as error:
-            self.memtui.say(f"Could not read the settings: {error.message}", severity="error")
-            return
+    def read_stored(self) -> None:
+        """The stored settings."""
+        self.values = self.memtui.engine.settings.get()
+
+    def show_stored(self) -> None:
+        """The stored settings (a field being edited keeps what was typed)."""
         for spec in self.memtui.engine.settings.specs():
             value = self.values.get(spec.name)
             if spec.kind == _SWITCH:
