@@ -21,7 +21,15 @@ from memtui.engine.codex.parse_memory_md import parse_memory_md
 from memtui.engine.codex.parse_raw_memories import parse_raw_memories
 from memtui.engine.codex.parse_rollout_summary import parse_rollout_summary
 from memtui.engine.codex.parse_summary import parse_memory_summary
-from memtui.engine.codex.paths import resolve_codex_home, resolve_codex_sqlite_home
+from memtui.engine.codex.paths import (
+    SKILL_FILE,
+    SKILLS_DIR,
+    memories_dir,
+    notes_dir,
+    resolve_codex_home,
+    resolve_codex_sqlite_home,
+    rollout_summaries_dir,
+)
 from memtui.engine.codex.reader import read_codex_home
 from memtui.store.codex_db import (
     CodexDbLocked,
@@ -111,6 +119,18 @@ def test_reads_every_part_of_a_realistic_home(home: Path) -> None:
     assert stage1[fx.THREAD_V7].selected_for_phase2 is True
     assert codex.consolidation_max_thread_count is None  # Codex has no such table
     assert codex.thread_ids() == tuple(sorted((*fx.MEMORY_THREADS, fx.THREAD_POLLUTED)))
+
+
+def test_hidden_entries_are_passed_over_without_a_problem(home: Path) -> None:
+    before = read_codex_home(home, fx.NOW)
+    (notes_dir(home) / ".DS_Store").write_bytes(b"\x00\x01")
+    (rollout_summaries_dir(home) / ".draft.md").write_text("no header line\n")
+    (memories_dir(home) / SKILLS_DIR / ".hidden-skill").mkdir(parents=True)
+    (memories_dir(home) / SKILLS_DIR / ".hidden-skill" / SKILL_FILE).write_text("x\n")
+    after = read_codex_home(home, fx.NOW)
+    assert [str(p) for p in after.problems] == [str(p) for p in before.problems]
+    assert after.notes == before.notes and after.skills == before.skills
+    assert after.rollout_summaries == before.rollout_summaries
 
 
 def test_jobs_show_why_consolidation_is_stuck(home: Path) -> None:

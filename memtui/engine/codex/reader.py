@@ -85,12 +85,13 @@ class _Context:
             return None
 
     def entries(self, folder: Path) -> list[Path]:
-        """A folder's entries, or [] with a problem."""
+        """A folder's entries but the hidden ones (a leading dot), or [] with a problem."""
         try:
-            return CODEX_FILES.list_folder(folder, self.root)
+            found = CODEX_FILES.list_folder(folder, self.root)
         except FileProblemError as error:
             self.problem(folder, error.reason)
             return []
+        return [path for path in found if not path.name.startswith(".")]
 
 
 def _parsed(ctx: _Context, path: Path,
@@ -109,7 +110,7 @@ def _rollout_summaries(ctx: _Context, folder: Path) -> list[RolloutSummary]:
         return []
     found: list[RolloutSummary] = []
     for path in ctx.entries(folder):
-        if not path.name.endswith(MARKDOWN_SUFFIX) or path.name.startswith("."):
+        if not path.name.endswith(MARKDOWN_SUFFIX):
             continue
         text = ctx.read(path)
         if text is None:
@@ -124,8 +125,6 @@ def _rollout_summaries(ctx: _Context, folder: Path) -> list[RolloutSummary]:
 def _notes(ctx: _Context, folder: Path) -> list[Note]:
     notes: list[Note] = []
     for path in ctx.entries(folder):
-        if path.name.startswith("."):
-            continue
         if not is_valid_note_name(path.name):
             ctx.problem(path, "note name does not follow Codex's rule "
                               "'<YYYY-MM-DDTHH-MM-SS>-<slug>.md' (at most 128 bytes); skipped")
@@ -140,8 +139,6 @@ def _notes(ctx: _Context, folder: Path) -> list[Note]:
 def _skills(ctx: _Context, folder: Path) -> list[str]:
     names: list[str] = []
     for path in ctx.entries(folder):
-        if path.name.startswith("."):
-            continue
         try:
             CODEX_FILES.check_inside(path, ctx.root)
         except FileProblemError as error:
