@@ -12,6 +12,7 @@ import contextlib
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from memtui.store.dialect import marks
 from memtui.store.memories import MEMORY_COLUMNS
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ _BULK_CACHE_KIB = 262_144
 
 
 def _marks(columns: str) -> str:
-    return ", ".join("?" for _ in columns.split(","))
+    return marks(columns.split(","))
 
 
 def _fts_triggers(store: Store, table: str) -> list[tuple[str, str]]:

@@ -8,7 +8,13 @@ backend-specific repository subclasses instead (``memtui.store.postgres.reposito
 
 from __future__ import annotations
 
+from collections.abc import Sized
 from dataclasses import dataclass
+
+
+def marks(values: Sized) -> str:
+    """``?, ?, ?``: one placeholder per value (an ``IN (...)`` list, a ``VALUES`` row)."""
+    return ", ".join("?" * len(values))
 
 
 @dataclass(frozen=True)

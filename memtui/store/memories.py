@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from memtui.store.dialect import marks
 from memtui.store.fts_levels import keep_levels_bounded
 from memtui.store.memory_rows import MEMORY_COLUMNS, row_to_memory
 from memtui.store.models import Memory, MemoryFilter, PageCursor
@@ -141,9 +142,9 @@ class MemoryRepository:
         """Pending corrections that would replace any of these memories."""
         if not memory_ids:
             return []
-        marks = ", ".join("?" for _ in memory_ids)
         rows = self._store.execute(
-            f"SELECT id FROM memories WHERE replaces IN ({marks}) AND status = 'pending'",
+            f"SELECT id FROM memories WHERE replaces IN ({marks(memory_ids)}) "
+            "AND status = 'pending'",
             tuple(memory_ids)).fetchall()
         return [row[0] for row in rows]
 
@@ -192,9 +193,8 @@ class MemoryRepository:
         """Memories by id, oldest first (ties by id)."""
         if not memory_ids:
             return []
-        marks = ", ".join("?" for _ in memory_ids)
         rows = self._store.execute(
-            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id IN ({marks}) "
+            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id IN ({marks(memory_ids)}) "
             "ORDER BY created_at, id", tuple(memory_ids)).fetchall()
         return [row_to_memory(row) for row in rows]
 
@@ -202,12 +202,12 @@ class MemoryRepository:
         """Physically delete memories (their full-text rows go by trigger)."""
         if not memory_ids:
             return 0
-        marks = ", ".join("?" for _ in memory_ids)
+        in_list = marks(memory_ids)
         ids = tuple(memory_ids)
         # Unlink first so no surviving row points into the deleted set.
         self._store.execute(
-            f"UPDATE memories SET superseded_by = NULL WHERE superseded_by IN ({marks})", ids)
-        cursor = self._store.execute(f"DELETE FROM memories WHERE id IN ({marks})", ids)
+            f"UPDATE memories SET superseded_by = NULL WHERE superseded_by IN ({in_list})", ids)
+        cursor = self._store.execute(f"DELETE FROM memories WHERE id IN ({in_list})", ids)
         return cursor.rowcount
 
     def merge_fulltext(self) -> None:

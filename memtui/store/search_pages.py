@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from memtui.store.dialect import marks
 from memtui.store.memory_rows import row_to_memory
 from memtui.store.models import Memory, MemoryFilter, PageCursor
 from memtui.store.paging import keyset_page
@@ -217,9 +218,8 @@ class SearchPages:
     def _rows(self, seqs: list[int]) -> list[Memory]:
         if not seqs:
             return []
-        marks = ", ".join("?" for _ in seqs)
         rows = self.store.execute(
-            f"SELECT m.seq, {self.columns} FROM memories m WHERE m.seq IN ({marks})",
+            f"SELECT m.seq, {self.columns} FROM memories m WHERE m.seq IN ({marks(seqs)})",
             seqs).fetchall()
         by_seq = {row[0]: row_to_memory(row[1:]) for row in rows}
         return [by_seq[seq] for seq in seqs if seq in by_seq]

@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from memtui.errors import StoreError
+from memtui.store.dialect import marks
 from memtui.store.models import (
     DedupeRow,
     Followup,
@@ -110,9 +111,9 @@ class TaskRepository:
         """Tasks by id, in the order asked (missing ids left out)."""
         if not task_ids:
             return []
-        marks = ", ".join("?" for _ in task_ids)
-        rows = self._store.execute(f"SELECT {TASK_COLUMNS} FROM tasks WHERE id IN ({marks})",
-                                   tuple(task_ids)).fetchall()
+        rows = self._store.execute(
+            f"SELECT {TASK_COLUMNS} FROM tasks WHERE id IN ({marks(task_ids)})",
+            tuple(task_ids)).fetchall()
         found = {row[0]: row_to_task(row) for row in rows}
         return [found[task_id] for task_id in task_ids if task_id in found]
 
