@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
-from rich.text import Text
 from textual.strip import Strip
 
 from memtui.app.widgets.memory_list import search_pattern

@@ -135,7 +135,8 @@ def test_one_watchdog_thread_serves_every_lane(store: Store) -> None:
             started.release()
             store.execute(ENDLESS).fetchone()
 
-    running = [in_thread(lambda pair=pair: reader(*pair)) for pair in zip(lanes, tickets)]
+    running = [in_thread(lambda pair=pair: reader(*pair))
+               for pair in zip(lanes, tickets, strict=True)]
     threads = [thread for thread, _ in running]
     for _ in threads:
         assert started.acquire(timeout=60)

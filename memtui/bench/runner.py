@@ -36,9 +36,9 @@ import shutil
 import sqlite3
 import statistics
 import subprocess
-import threading
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
