@@ -211,7 +211,9 @@ def test_vacuum_full_leaves_no_forgotten_text_in_the_files(pg_store_url: str) ->
         for index in range(20):
             alice.identity.add_memory(f"something else {index}", "fact")
         assert alice.identity.forget(memory.id).purged
-        relations = ["memories", "memories_fts", "memories_pkey", "memories_id_key"]
+        # and the common words recall remembers (migration 7)
+        relations = ["memories", "memories_fts", "memories_pkey", "memories_id_key",
+                     "common_terms", "common_terms_pkey"]
         try:
             files = _relation_files(store, relations)
             readable = files and all(path.read_bytes() is not None for path in files)

@@ -138,15 +138,17 @@ class RecallRepository:
         """The text's search terms in this backend's full-text query syntax."""
         return recall_terms(text)
 
+    def _capped_counts(self, fts_table: str, phrases: Sequence[str]) -> list[int]:
+        """How many rows match each phrase, each capped at ``RANK_BUDGET + 1``, in order."""
+        return [self._capped_count(fts_table, phrase) for phrase in phrases]
+
     def _plan(self, fts_table: str, text: str) -> tuple[str, str] | None:
         """How to find related rows: ``("rank", match)`` to rank every match of the selective
         words, ``("recent", match)`` to take the newest rows holding all the (common) words,
         or None when no word of the text is in the index."""
-        counts = []
-        for phrase in self._terms(text):
-            count = self._capped_count(fts_table, phrase)
-            if count:
-                counts.append((count, phrase))
+        phrases = self._terms(text)
+        counts = [(count, phrase) for count, phrase
+                  in zip(self._capped_counts(fts_table, phrases), phrases, strict=True) if count]
         if not counts:
             return None
         counts.sort()

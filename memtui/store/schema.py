@@ -384,9 +384,16 @@ CREATE INDEX agent_sessions_waiting ON agent_sessions(user_id, updated_at)
     WHERE processed_at IS NULL;
 """
 
+MIGRATION_7 = """
+-- PostgreSQL only (its migration 7 counts how many rows hold each full-text word, which
+-- recall asks for every query word; FTS5 answers that from its own index). Nothing changes
+-- in an SQLite store: the number is recorded so that a store's version means the same on
+-- both backends.
+"""
+
 MIGRATIONS: tuple[tuple[int, str], ...] = ((1, MIGRATION_1), (2, MIGRATION_2), (3, MIGRATION_3),
                                            (4, MIGRATION_4), (5, MIGRATION_5),
-                                           (6, MIGRATION_6))
+                                           (6, MIGRATION_6), (7, MIGRATION_7))
 """(version, SQL script) in order. The last version is the schema this code writes."""
 
 LATEST_VERSION = MIGRATIONS[-1][0]

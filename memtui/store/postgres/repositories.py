@@ -10,17 +10,22 @@ folds them).
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from memtui.errors import StoreError
 from memtui.store import recall as recall_data
 from memtui.store.memories import MAX_QUERY_TERMS, MemoryRepository
 from memtui.store.memory_rows import MEMORY_COLUMNS, row_to_memory
-from memtui.store.models import Memory, MemoryFilter, PageCursor
+from memtui.store.models import Memory, MemoryFilter, PageCursor, Task
 from memtui.store.paging import keyset_page, position_page
 from memtui.store.recall import MAX_RECALL_TERMS, RecallRepository
-from memtui.store.tasks import DUE_FOR_SCAN, TaskRepository
+from memtui.store.tasks import DUE_FOR_SCAN, TASK_COLUMNS, TaskRepository, row_to_task
+
+if TYPE_CHECKING:
+    from memtui.store.postgres.store import PostgresStore
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _M_COLUMNS = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))
@@ -145,25 +150,126 @@ class PgMemoryRepository(MemoryRepository):
 
 
 class PgRecallRepository(RecallRepository):
-    """``RecallRepository`` with PostgreSQL's full-text ranking (``ts_rank``)."""
+    """``RecallRepository`` with PostgreSQL's full-text ranking (``ts_rank``): the same plan
+    as on SQLite, picking from the same rows, carried out another way where a GIN index is
+    slow (it reads all of a word's matches before it can count or order any):
+
+    - A word found to match more rows than the budget is remembered (``common_terms``,
+      schema migration 7) with the epoch of its table the count saw; a later recall that
+      sees the same epoch takes the fact instead of counting (only a delete or a change of
+      text can lower a count, and each moves the epoch on; the fact is written after the
+      count, so whoever sees it sees the rows the count saw). Other words are counted
+      through the index, up to the budget: all of them in one statement. (A common word
+      counted through the index costs 1 to 7 ms at a million memories; read from
+      ``common_terms``, microseconds.)
+    - "Recent" (every word too common to rank): the newest ``RECENT_WINDOW`` rows are read
+      newest first through the primary key, stopping at ``limit`` visible matches; only
+      when the window holds too few does the rest of the table follow, through the GIN
+      index. (PostgreSQL estimates the rows holding several words as if the words were
+      independent: for words that come together it picks the GIN index and sorts every
+      match, 100 ms and more.)
+    """
 
     _TABLES = {"memories_fts": "memories", "tasks_fts": "tasks",
                "interactions_fts": "interactions"}
-
-    def _capped_count(self, fts_table: str, phrase: str) -> int:
-        table = self._TABLES[fts_table]
-        row = self._store.execute(
-            f"SELECT count(*) FROM (SELECT 1 FROM {table} x WHERE {MATCHES.format(alias='x')} "
-            "LIMIT ?) AS capped", (phrase, recall_data.RANK_BUDGET + 1)).fetchone()
-        return int(row[0])
+    RECENT_WINDOW = 4000
+    """Newest rows read first for a "recent" list (see the class doc)."""
 
     ANY_TERM = " | "
     ALL_TERMS = " & "
+
+    def __init__(self, store: PostgresStore) -> None:
+        super().__init__(store)
+        self._pg = store
 
     def _terms(self, text: str) -> list[str]:
         """``to_tsquery`` terms: the selective words ranked together (``|``), or every
         (common) word required (``&``)."""
         return pg_terms(text)
+
+    def _capped_counts(self, fts_table: str, phrases: Sequence[str]) -> list[int]:
+        """Each phrase's match count capped at ``RANK_BUDGET + 1`` (see the class doc), in
+        one statement; the words found that common are remembered afterwards."""
+        if not phrases:
+            return []
+        table = self._TABLES[fts_table]
+        cap = recall_data.RANK_BUDGET + 1
+        rows = self._store.execute(
+            "WITH words AS (SELECT u.ord, q.tq, numnode(q.tq) AS nodes, q.tq::text AS key "
+            "FROM unnest(CAST(? AS text[])) WITH ORDINALITY AS u(phrase, ord) "
+            "CROSS JOIN LATERAL (SELECT to_tsquery('simple', u.phrase) AS tq) q), "
+            "here AS (SELECT e.epoch FROM term_epochs e WHERE e.source = ?) "
+            "SELECT w.key, here.epoch, c.query IS NOT NULL, "
+            "CASE WHEN w.nodes = 0 THEN 0 WHEN c.query IS NOT NULL THEN ? "
+            f"ELSE (SELECT count(*) FROM (SELECT 1 FROM {table} x WHERE x.fts @@ w.tq "
+            "LIMIT ?) AS capped) END "
+            "FROM words w CROSS JOIN here LEFT JOIN common_terms c ON c.source = ? "
+            "AND c.query = w.key AND c.epoch = here.epoch AND c.at_least >= ? "
+            "ORDER BY w.ord",
+            (list(phrases), table, cap, cap, table, cap)).fetchall()
+        fresh = sorted({row[0] for row in rows if row[3] >= cap and not row[2]})
+        if fresh:
+            self._remember_common(table, fresh, cap, int(rows[0][1]))
+        return [min(int(row[3]), cap) for row in rows]
+
+    def _remember_common(self, table: str, queries: Sequence[str], at_least: int,
+                         epoch: int) -> None:
+        """Remember that each of ``queries`` matched at least ``at_least`` rows of
+        ``table`` in a snapshot that saw ``epoch``; drop the facts of older epochs. After
+        the count and outside the caller's transaction (so a reader that sees a fact began
+        after the count); a failure (a role that may not write, say) only leaves the words
+        to be counted again next time."""
+        with contextlib.suppress(StoreError):
+            self._pg.execute_apart(
+                "INSERT INTO common_terms(source, query, at_least, epoch) "
+                "SELECT ?, q, ?, ? FROM unnest(CAST(? AS text[])) q "
+                "ON CONFLICT (source, query) DO UPDATE SET at_least = excluded.at_least, "
+                "epoch = excluded.epoch WHERE common_terms.epoch < excluded.epoch "
+                "OR (common_terms.epoch = excluded.epoch "
+                "AND common_terms.at_least < excluded.at_least)",
+                (table, at_least, epoch, list(queries)))
+            self._pg.execute_apart(
+                "DELETE FROM common_terms WHERE source = ? AND epoch < ?", (table, epoch))
+
+    # The newest rows of several lists: SQLite's statement (a branch per list) planned afresh
+    # for every call costs PostgreSQL more than running it; here one branch per kind of
+    # list, the projects' branch run for each project (LATERAL), the same rows in the same
+    # order as ``RecallRepository._merge_newest`` gives.
+
+    def recent_memories(self, owner: str, projects: Sequence[str], limit: int) -> list[Memory]:
+        """``RecallRepository.recent_memories`` in one plan whatever the projects."""
+        rows = self._newest("memories", MEMORY_COLUMNS,
+                            "owner = ? AND scope = 'user' AND status = 'active'", owner,
+                            "project = p.project AND status = 'active'", "id", projects, limit)
+        return [row_to_memory(row) for row in rows]
+
+    def recent_tasks(self, user_id: str, projects: Sequence[str], limit: int,
+                     project: str | None = None) -> list[Task]:
+        """``RecallRepository.recent_tasks`` in one plan whatever the projects."""
+        own = "user_id = ?" if project is None else "project_id = ?"
+        rows = self._newest("tasks", TASK_COLUMNS, own, user_id if project is None else project,
+                            "project_id = p.project", "seq", [] if project is not None
+                            else projects, limit, own_order="id" if project is None else "seq")
+        return [row_to_task(row) for row in rows]
+
+    def _newest(self, table: str, columns: str, own: str, own_value: str, each: str,
+                each_order: str, projects: Sequence[str], limit: int,
+                own_order: str = "id") -> list[Sequence[Any]]:
+        """The ``limit`` newest rows (``created_at``, then ``id``, descending) of the branch
+        ``own`` and of the branch ``each`` run for every project: each branch takes its
+        ``limit`` newest by (``created_at``, its order column) first, as SQLite's do."""
+        select = f"SELECT created_at AS k_at, id AS k_id, {columns} FROM {table}"
+        sql = f"({select} WHERE {own} ORDER BY created_at DESC, {own_order} DESC LIMIT ?)"
+        params: list[Any] = [own_value, limit]
+        if projects:
+            sql += (f" UNION (SELECT b.* FROM (SELECT DISTINCT unnest(CAST(? AS text[])) "
+                    f"AS project) p CROSS JOIN LATERAL ({select} WHERE {each} ORDER BY "
+                    f"created_at DESC, {each_order} DESC LIMIT ?) b)")
+            params += [list(projects), limit]
+        rows = self._store.execute(
+            f"SELECT * FROM ({sql}) AS u ORDER BY k_at DESC, k_id DESC LIMIT ?",
+            (*params, limit)).fetchall()
+        return [row[2:] for row in rows]
 
     def _related(self, fts_table: str, table: str, alias: str, columns: str, where: str,
                  params: Sequence[Any], text: str, limit: int) -> list[Sequence[Any]]:
@@ -176,11 +282,36 @@ class PgRecallRepository(RecallRepository):
                    f"WHERE {alias}.fts @@ q AND {where} "
                    f"ORDER BY ts_rank({alias}.fts, q) DESC, {alias}.seq DESC LIMIT ?")
             return list(self._store.execute(sql, (match, *params, limit)).fetchall())
-        sql = (f"SELECT {alias}.seq, ({where}) FROM {table} {alias} "
-               f"WHERE {MATCHES.format(alias=alias)} ORDER BY {alias}.seq DESC LIMIT ?")
-        seqs = [seq for seq, visible in self._store.execute(
-            sql, (*params, match, recall_data.RECENT_SCAN_CAP)).fetchall() if visible][:limit]
-        return self._rows_in_order(table, alias, columns, seqs)
+        return self._newest_matches(table, alias, columns, where, params, match, limit)
+
+    def _newest_matches(self, table: str, alias: str, columns: str, where: str,
+                        params: Sequence[Any], match: str, limit: int) -> list[Sequence[Any]]:
+        """The first ``limit`` rows satisfying ``where`` among the newest
+        ``RECENT_SCAN_CAP`` rows matching ``match``, newest first (as SQLite streams them)."""
+        scan_cap = recall_data.RECENT_SCAN_CAP
+        window = max(1, self.RECENT_WINDOW)
+        # the newest rows, newest first through the primary key: a match's row is read once
+        rows = self._store.execute(
+            f"SELECT * FROM (SELECT ({where}) AS visible_, {columns} FROM (SELECT * FROM {table} "
+            f"ORDER BY seq DESC LIMIT ?) {alias} WHERE {MATCHES.format(alias=alias)} "
+            f"ORDER BY {alias}.seq DESC LIMIT ?) AS s WHERE s.visible_ LIMIT ?",
+            (*params, window, match, scan_cap, limit)).fetchall()
+        found = [row[1:] for row in rows]
+        if len(found) >= limit:
+            return found
+        # Too few in the window: unless it held the whole table or RECENT_SCAN_CAP matches,
+        # the older rows follow (the planner picks the GIN index or the key for them).
+        rest = self._store.execute(
+            f"WITH w AS MATERIALIZED (SELECT count(*) AS rows_, min(seq) AS low, "
+            f"count(*) FILTER (WHERE {MATCHES.format(alias='b')}) AS hits FROM (SELECT seq, fts "
+            f"FROM {table} ORDER BY seq DESC LIMIT ?) b) "
+            f"SELECT * FROM (SELECT ({where}) AS visible_, {columns} FROM {table} {alias}, w "
+            f"WHERE w.rows_ = ? AND w.hits < ? AND {alias}.seq < w.low "
+            f"AND {MATCHES.format(alias=alias)} ORDER BY {alias}.seq DESC "
+            f"LIMIT (SELECT greatest(? - hits, 0) FROM w)) AS s WHERE s.visible_ LIMIT ?",
+            (match, window, *params, window, scan_cap, match, scan_cap,
+             limit - len(found))).fetchall()
+        return found + [row[1:] for row in rest]
 
 
 class PgTaskRepository(TaskRepository):

@@ -297,7 +297,62 @@ $body$;
     "FOR EACH STATEMENT EXECUTE FUNCTION memtui_notify_change();\n"
     for table in NOTIFIED_TABLES)
 
-PG_MIGRATIONS: tuple[tuple[int, str], ...] = ((6, MIGRATION_6),)
+TERM_SOURCES = ("memories", "tasks", "interactions")
+"""The tables with a full-text column whose matches recall counts (migration 7)."""
+
+MIGRATION_7 = f"""
+-- Recall counts each query word's matches, up to 1,001 (spec/50). A GIN index cannot count
+-- a word's rows without reading them -- a common word's, thousands -- so the words found
+-- that common are remembered here (``common_terms``), and a later recall reads the fact
+-- instead of the rows. A count only grows while rows are added; it can shrink only when
+-- rows are deleted or their text changes, and each such write moves its table's
+-- ``term_epochs`` on (a trigger, in the same transaction). A fact is written after the
+-- count, in a transaction of its own, with the epoch the counting snapshot saw: a reader
+-- that sees the fact began after it was written, so it sees every row the count saw;
+-- if it sees the same epoch, no delete or change of text has committed in between, and
+-- the count can only have grown. Inserts pay nothing.
+--
+-- - ``query``: the word as ``to_tsquery('simple', ...)`` prints it (a phrase for words the
+--   parser splits, ``'snake' <-> 'case'``), ``at_least``: the rows it matched, counted up
+--   to the budget recall asked for;
+-- - a recall that counts a word again writes its fact, and removes the facts of older
+--   epochs (a forgotten memory's common words go at the next recall, or at ``memtui doctor
+--   --vacuum``).
+CREATE TABLE term_epochs (
+    source {_T} PRIMARY KEY CHECK (source IN ('memories', 'tasks', 'interactions')),
+    epoch BIGINT NOT NULL DEFAULT 0
+);
+INSERT INTO term_epochs(source) VALUES ('memories'), ('tasks'), ('interactions');
+
+CREATE TABLE common_terms (
+    source {_T} NOT NULL REFERENCES term_epochs(source),
+    query {_T} NOT NULL,
+    at_least BIGINT NOT NULL,
+    epoch BIGINT NOT NULL,
+    PRIMARY KEY (source, query)
+);
+
+CREATE FUNCTION memtui_rows_removed() RETURNS trigger LANGUAGE plpgsql AS $body$
+BEGIN
+    IF TG_OP = 'DELETE' THEN
+        IF NOT EXISTS (SELECT 1 FROM removed) THEN
+            RETURN NULL;  -- a delete of no row lowers no count
+        END IF;
+    END IF;
+    UPDATE term_epochs SET epoch = epoch + 1 WHERE source = TG_TABLE_NAME;
+    RETURN NULL;
+END
+$body$;
+""" + "".join(
+    f"CREATE TRIGGER {table}_rows_deleted AFTER DELETE ON {table} REFERENCING OLD TABLE AS "
+    "removed FOR EACH STATEMENT EXECUTE FUNCTION memtui_rows_removed();\n"
+    f"CREATE TRIGGER {table}_text_changed AFTER UPDATE ON {table} FOR EACH ROW "
+    "WHEN (OLD.fts IS DISTINCT FROM NEW.fts) EXECUTE FUNCTION memtui_rows_removed();\n"
+    f"CREATE TRIGGER {table}_rows_truncated AFTER TRUNCATE ON {table} "
+    "FOR EACH STATEMENT EXECUTE FUNCTION memtui_rows_removed();\n"
+    for table in TERM_SOURCES)
+
+PG_MIGRATIONS: tuple[tuple[int, str], ...] = ((6, MIGRATION_6), (7, MIGRATION_7))
 """(version, SQL script) in order; the first creates the whole schema of its version."""
 
 PG_LATEST_VERSION = PG_MIGRATIONS[-1][0]

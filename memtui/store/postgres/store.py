@@ -70,9 +70,16 @@ full-text index: a second at a million memories, where walking the list takes a
 millisecond)."""
 CUSTOM_PLANS_SINCE = 120_000
 """``plan_cache_mode`` exists from PostgreSQL 12 on."""
+PRUNED_TERMS = ("removed the word counts recall remembered before the last delete or change "
+                "of text (common_terms)")
+"""What ``vacuum`` says it did first (schema migration 7)."""
+PRUNE_COMMON_TERMS = ("DELETE FROM common_terms c USING term_epochs e "
+                      "WHERE c.source = e.source AND c.epoch < e.epoch")
+"""Remove the remembered counts of words a delete or a change of text may have lowered
+since (``PgRecallRepository``): their epoch is not their table's any more."""
 VACUUMED_TABLES = ("memories", "forgotten_sources", "audit", "tasks", "task_followups",
                    "extraction_log", "interactions", "bundle_documents", "consolidations",
-                   "pending_purges", "agent_sessions", "codex_rollout_files")
+                   "pending_purges", "agent_sessions", "codex_rollout_files", "common_terms")
 """Tables ``vacuum`` runs over: every table whose rows a forget or an edit deletes or
 rewrites."""
 
@@ -278,6 +285,22 @@ class PostgresStore(StoreBackend):
         conn = self._borrow()
         try:
             return self._run_on(conn, query, params, many)
+        finally:
+            self._give_back(conn)
+
+    def execute_apart(self, sql: str, params: Any = ()) -> int:
+        """Run one statement on a pooled connection of its own, outside this thread's
+        transaction (autocommit: it neither joins nor waits for it), and return how many
+        rows it changed. For a write a read may leave behind (recall remembering a word it
+        counted). ``StoreError`` on failure."""
+        if self._closed:
+            raise self.error("the store is closed")
+        conn = self._borrow()
+        try:
+            cursor = self._run_on(conn, statement(sql, params), params, False)
+            return int(cursor.rowcount)
+        except psycopg.Error as error:
+            raise self.error("database error", error) from None
         finally:
             self._give_back(conn)
 
@@ -496,8 +519,10 @@ class PostgresStore(StoreBackend):
         return None
 
     def vacuum(self, full: bool = False) -> VacuumResult:
-        """``VACUUM (ANALYZE)`` each table rows are deleted from or rewritten in: their
-        space is marked free for reuse, and the GIN indexes drop deleted rows' words.
+        """Remove the word counts recall remembered that no longer hold
+        (``common_terms``, schema migration 7), then ``VACUUM (ANALYZE)`` each table rows
+        are deleted from or rewritten in: their space is marked free for reuse, and the GIN
+        indexes drop deleted rows' words.
         ``full``: ``VACUUM FULL`` rewrites each table and index into new files, so deleted
         rows' bytes leave the database's files (it locks each table while it runs). Sizes
         are the vacuumed tables with their indexes."""
@@ -516,6 +541,10 @@ class PostgresStore(StoreBackend):
                 # PostgreSQL would skip each table with a warning and vacuum nothing
                 raise self.error(f"VACUUM needs the tables' owner: run it as {owner[0]}")
             before = self._table_bytes(conn)
+            try:
+                conn.execute(PRUNE_COMMON_TERMS)
+            except psycopg.Error as error:
+                raise self.error("removing outdated word counts failed", error) from None
             for table in VACUUMED_TABLES:
                 try:
                     conn.execute(f"{verb} {table}")
@@ -528,7 +557,8 @@ class PostgresStore(StoreBackend):
         what = ("rewrote the memory tables and their indexes into new files (VACUUM FULL)"
                 if full else "marked the space of deleted rows free for reuse and dropped "
                 "their words from the full-text indexes (VACUUM)")
-        return VacuumResult(full=full, bytes_before=before, bytes_after=after, done=(what,))
+        return VacuumResult(full=full, bytes_before=before, bytes_after=after,
+                            done=(PRUNED_TERMS, what))
 
     @staticmethod
     def _table_bytes(conn: psycopg.Connection[Any]) -> int:
