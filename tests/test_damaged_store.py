@@ -11,9 +11,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from backends import is_postgres
 
 from memtui.cli.main import main
 from memtui.engine.api import Engine
+from memtui.errors import StoreError
+from memtui.store import maintenance as store_maintenance
+from memtui.store.backend import StoreBackend
 from memtui.store.database import open_store
 
 MEMORIES = 300
@@ -149,3 +153,23 @@ def test_a_healthy_copy_is_healthy(healthy: Path, tmp_path: Path) -> None:
     shutil.copy(healthy, db)
     code, out, _err = _run(db, "doctor")
     assert code == 0, out
+
+
+def test_a_store_that_fails_its_checks_is_named_by_its_backend(
+        store: StoreBackend, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A check the database cannot answer is a problem labelled with the backend actually
+    used (``postgresql: ...`` for a team store, never ``sqlite: ...``), and nothing is
+    repaired or vacuumed after it."""
+    engine = Engine(store, "alice")
+    engine.identity.add_memory("a memory", "fact")
+    label = "postgresql" if is_postgres(store) else "sqlite"
+
+    def failing(_store: StoreBackend) -> list[str]:
+        raise StoreError(f"{store.location}: the server went away")
+
+    monkeypatch.setattr(store_maintenance, "chain_problems", failing)
+    report = engine.maintenance.doctor(repair=True, vacuum=True)
+    assert len(report.problems) == 1, report.problems
+    assert report.problems[0].startswith(f"{label}: could not check the database (")
+    assert "the server went away" in report.problems[0]
+    assert report.repaired == [] and report.vacuum is None and report.vacuum_skipped

@@ -328,8 +328,12 @@ def _assert_doctor_problem(result: subprocess.CompletedProcess[str], needle: str
         report = json.loads(result.stdout)
         assert report["healthy"] is False
         assert any(needle in problem for problem in report["problems"]), report
+        # labelled by the backend the store is on
+        assert all(problem.startswith("postgresql: ") for problem in report["problems"])
     else:
-        assert result.stdout.startswith("problem: ") and needle in " ".join(result.stdout.split())
+        assert result.stdout.startswith("problem: postgresql: ") and \
+            needle in " ".join(result.stdout.split())
+    assert "sqlite" not in result.stdout
 
 
 class FakeServer:

@@ -13,6 +13,7 @@ from memtui.cli.context import CliContext
 from memtui.engine.maintenance import DoctorReport, store_owner_check
 from memtui.engine.validation import MAX_JSON_DEPTH, json_depth
 from memtui.errors import InvalidInput, NotFound, StoreError
+from memtui.store.database import backend_name
 
 REDACT_MAX_LINE_BYTES = 16 * 1024 * 1024
 
@@ -68,7 +69,8 @@ def doctor_command(ctx: CliContext, args: argparse.Namespace) -> int:
     try:
         engine = ctx.engine
     except StoreError as error:
-        report = DoctorReport(problems=[f"sqlite: {error.message}"], vacuum_asked=args.vacuum,
+        report = DoctorReport(problems=[f"{backend_name(ctx.db_target)}: {error.message}"],
+                              vacuum_asked=args.vacuum,
                               vacuum_skipped="the store cannot be opened")
     else:
         report = engine.maintenance.doctor(repair=args.repair, vacuum=args.vacuum,

@@ -148,7 +148,8 @@ class MaintenanceApi:
             row_problems, fixes = self._row_problems()
             problems += row_problems
         except StoreError as error:
-            return [f"sqlite: the database is damaged ({error.message})"], []
+            return [f"{self._store.dialect.name}: could not check the database "
+                    f"({error.message})"], []
         return problems, fixes
 
     def _row_problems(self) -> tuple[list[str], list[_Fix]]:
@@ -198,7 +199,7 @@ class MaintenanceApi:
         report = self._doctor(repair)
         if vacuum:
             report.vacuum_asked = True
-            if _damaged(report.problems):
+            if _damaged(report.problems, self._store.dialect.name):
                 report.vacuum_skipped = ("the database is damaged: a rewrite could lose what "
                                          "is still readable; copy what you can first")
             else:
@@ -220,7 +221,8 @@ class MaintenanceApi:
     def _doctor(self, repair: bool) -> DoctorReport:
         problems, fixes = self._check()
         report = DoctorReport(problems=problems)
-        if not repair or not report.problems or _damaged(report.problems):
+        if not repair or not report.problems or \
+                _damaged(report.problems, self._store.dialect.name):
             return report
         if any(p.startswith(PURGE_PROBLEM_START) for p in report.problems):
             status = purge.finish(self._store, purge.PURGE_RETRY_WAIT_S)
@@ -366,5 +368,7 @@ def _row_name(table: str, rowid: int | None, row: dict[str, Any]) -> str:
     return f"#{rowid}" if rowid is not None else "(unnamed)"
 
 
-def _damaged(problems: list[str]) -> bool:
-    return any(p.startswith("sqlite: ") for p in problems)
+def _damaged(problems: list[str], backend: str) -> bool:
+    """Whether the database itself could not be read or checked (problems the backend
+    reported under its own name: ``sqlite: ...``, ``postgresql: ...``)."""
+    return any(p.startswith(f"{backend}: ") for p in problems)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from memtui.errors import PermissionDenied, QueryInterrupted, StoreError, TransactionLost
 from memtui.store.backend import StoreBackend
-from memtui.store.dialect import SQLITE
+from memtui.store.dialect import POSTGRESQL, SQLITE
 from memtui.store.ids import IdFactory
 from memtui.store.postgres.adapter import is_postgres_url
 from memtui.store.schema import APPLICATION_ID, LATEST_VERSION, MIGRATIONS
@@ -552,6 +552,13 @@ def database_failure(path: Path, error: sqlite3.Error) -> StoreError:
                           "to see what is wrong")
     return StoreError(f"{path}: database error ({detail}); run `memtui doctor` to check "
                       "the store")
+
+
+def backend_name(target: str | os.PathLike[str]) -> str:
+    """The kind of store ``target`` names, as its dialect calls it (``sqlite`` or
+    ``postgresql``), without opening it: how a message that the store could not be opened
+    or checked is labelled."""
+    return POSTGRESQL.name if is_postgres_url(target) else SQLITE.name
 
 
 def open_store(target: str | os.PathLike[str], *, clock: Clock | None = None,
