@@ -53,6 +53,8 @@ DUE_FOR_SCAN = f"""
 """
 """Whether task ``t`` (with its log row ``l``, left-joined) is due for a scan."""
 _RESCANNABLE = f"t.user_id = ? AND {DUE_FOR_SCAN}"
+CLAIM_CHUNK = 500
+"""Task ids checked per statement by ``claim`` (SQLite binds at most 999 parameters)."""
 _savepoint_names = itertools.count(1)
 
 SweepCursor = tuple[str | None, str]
@@ -358,9 +360,20 @@ class TaskRepository:
                        log=_row_to_log(log_row) if log_row[0] is not None else None)
 
     def claim(self, task_ids: Sequence[str]) -> list[str]:
-        """The tasks of ``task_ids`` this transaction may scan, in the order given: on
-        SQLite every one (the transaction is the only writer). Call inside a transaction."""
-        return list(task_ids)
+        """The tasks of ``task_ids`` this transaction may scan, in the order given: those
+        still due for a scan. One another round scanned since the caller listed it is left
+        out -- that round reports it, so the summaries of rounds running side by side add
+        up, on SQLite as on PostgreSQL (where ``claim`` also leaves out the tasks another
+        worker holds). Call inside a transaction (on SQLite it is the only writer)."""
+        if not task_ids:
+            return []
+        due: set[str] = set()
+        for start in range(0, len(task_ids), CLAIM_CHUNK):
+            chunk = list(task_ids[start:start + CLAIM_CHUNK])
+            due.update(row[0] for row in self._store.execute(
+                "SELECT t.id FROM tasks t LEFT JOIN extraction_log l ON l.task_id = t.id "
+                f"WHERE t.id IN ({marks(chunk)}) AND {DUE_FOR_SCAN}", chunk).fetchall())
+        return [task_id for task_id in task_ids if task_id in due]
 
     def active_auto_for_goal(self, project: str, goal_key: str) -> str | None:
         """The id of the newest active auto memory of ``project`` for this goal key.
