@@ -27,6 +27,9 @@ from memtui.store.schema import LATEST_VERSION
 
 SECRET = "s3cr3t-Pa55"
 """A password that must never appear in anything memtui prints."""
+TERMINATE_WAIT_MS = 30_000
+"""How long ``pg_terminate_backend`` may wait for a session to end (it returns at once when
+the session is gone)."""
 CHANGE_WAIT_S = 30.0
 """Upper bound for a change message to arrive (it comes at the other store's commit)."""
 
@@ -198,6 +201,35 @@ def _wait_for_older_transactions(store: object) -> None:
             <= mark:
         assert time.monotonic() < deadline, "a transaction older than the forget never ended"
         time.sleep(0.01)
+
+
+@pytest.mark.postgres
+def test_a_pooled_connection_the_server_ended_is_replaced(pg_store_url: str) -> None:
+    """A server restart, or an administrator ending a session, breaks the pool's idle
+    connections: each is checked before it is handed out, so the next call works."""
+    import psycopg
+
+    store = open_store(pg_store_url)
+    try:
+        alice = Engine(store, "alice")
+        alice.identity.add_memory("before the restart", "fact")
+        pooled = int(store.execute("SELECT pg_backend_pid()").fetchone()[0])
+        with psycopg.connect(pg_store_url, autocommit=True) as admin:
+            ended = admin.execute(
+                "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid, %s)) FROM "
+                "pg_stat_activity WHERE datname = current_database() "
+                "AND pid <> pg_backend_pid()", (TERMINATE_WAIT_MS,)).fetchone()[0]
+            assert ended >= 1
+            assert admin.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = %s",
+                                 (pooled,)).fetchone()[0] == 0
+        # an unbound statement, a write transaction and a read snapshot, each on a pooled
+        # connection the server had ended
+        assert int(store.execute("SELECT pg_backend_pid()").fetchone()[0]) != pooled
+        alice.identity.add_memory("after the restart", "fact")
+        contents = {m.content for m in alice.recall.recall_memories("restart")}
+        assert contents == {"before the restart", "after the restart"}
+    finally:
+        store.close()
 
 
 @pytest.mark.postgres

@@ -235,10 +235,14 @@ class PostgresStore(StoreBackend):
                 if self._closed:
                     raise self.error("the store is closed")
                 if self._pool is None:
+                    # check: a connection the server ended while it waited in the pool (a
+                    # restart, an administrator's pg_terminate_backend, an idle timeout) is
+                    # replaced before it is handed out, not found broken by the next call
                     self._pool = ConnectionPool(
                         self._url, min_size=1, max_size=self._pool_size, open=True,
                         kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S},
-                        configure=configure_connection, timeout=POOL_TIMEOUT_S, name="memtui")
+                        configure=configure_connection, check=ConnectionPool.check_connection,
+                        timeout=POOL_TIMEOUT_S, name="memtui")
                 pool = self._pool
         return pool
 
