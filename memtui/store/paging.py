@@ -9,10 +9,11 @@ ascending too.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from memtui.store.dialect import marks
 from memtui.store.models import PageCursor
 
 RowT = TypeVar("RowT")
@@ -56,3 +57,16 @@ def position_page(time_column: str, id_column: str, from_end: bool) -> Page:
 def _order(time_column: str, id_column: str, ascending: bool) -> str:
     way = "ASC" if ascending else "DESC"
     return f"{time_column} {way}, {id_column} {way}"
+
+
+def rows_in_order(execute: Callable[[str, Sequence[Any]], Any], table: str, alias: str,
+                  columns: str, seqs: Sequence[int]) -> list[Sequence[Any]]:
+    """``columns`` of the rows of ``table`` (as ``alias``) with these seqs, in the order of
+    ``seqs`` (a seq whose row is gone is left out): a page or a ranking worked out as seqs,
+    read back whole in one query."""
+    if not seqs:
+        return []
+    rows = execute(f"SELECT {alias}.seq, {columns} FROM {table} {alias} "
+                   f"WHERE {alias}.seq IN ({marks(seqs)})", seqs).fetchall()
+    by_seq = {row[0]: row[1:] for row in rows}
+    return [by_seq[seq] for seq in seqs if seq in by_seq]

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from memtui.store.memories import MEMORY_COLUMNS, fts_query, row_to_memory
 from memtui.store.models import BundleDocument, Interaction, Memory, Task
+from memtui.store.paging import rows_in_order
 from memtui.store.tasks import TASK_COLUMNS, row_to_task
 
 if TYPE_CHECKING:
@@ -167,14 +168,7 @@ class RecallRepository:
                        ) -> list[Sequence[Any]]:
         """``columns`` of the rows of ``table`` (as ``alias``) with these seqs, in their
         order (a seq whose row is gone is left out)."""
-        if not seqs:
-            return []
-        marks = ", ".join("?" for _ in seqs)
-        rows = self._store.execute(
-            f"SELECT {alias}.seq, {columns} FROM {table} {alias} WHERE {alias}.seq IN ({marks})",
-            seqs).fetchall()
-        by_seq = {row[0]: row[1:] for row in rows}
-        return [by_seq[seq] for seq in seqs if seq in by_seq]
+        return rows_in_order(self._store.execute, table, alias, columns, seqs)
 
     def _related(self, fts_table: str, table: str, alias: str, columns: str, where: str,
                  params: Sequence[Any], text: str, limit: int) -> list[Sequence[Any]]:

@@ -28,10 +28,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from memtui.store.dialect import marks
 from memtui.store.memory_rows import row_to_memory
 from memtui.store.models import Memory, MemoryFilter, PageCursor
-from memtui.store.paging import keyset_page
+from memtui.store.paging import keyset_page, rows_in_order
 
 if TYPE_CHECKING:
     from memtui.store.memories import MemoryRepository
@@ -216,13 +215,8 @@ class SearchPages:
             batch = min(batch * 4, WALK_MAX_BATCH)
 
     def _rows(self, seqs: list[int]) -> list[Memory]:
-        if not seqs:
-            return []
-        rows = self.store.execute(
-            f"SELECT m.seq, {self.columns} FROM memories m WHERE m.seq IN ({marks(seqs)})",
-            seqs).fetchall()
-        by_seq = {row[0]: row_to_memory(row[1:]) for row in rows}
-        return [by_seq[seq] for seq in seqs if seq in by_seq]
+        return [row_to_memory(row) for row in rows_in_order(self.store.execute, "memories",
+                                                            "m", self.columns, seqs)]
 
     def _walked(self, skip: int, limit: int, descending: bool,
                 cursor: tuple[str, str] | None) -> list[Memory]:
