@@ -75,7 +75,7 @@ def test_the_direct_row_draws_the_same_cells_as_the_text_row(memory: Memory, wid
         return
     assert text_row.cell_len <= width
     segments, cells = drawn
-    assert cells <= width
+    assert cells == Segment.get_line_length(segments) <= width
     assert _cells(segments, width) == _through_text(memory, width, marked, search)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -149,3 +150,67 @@ def test_one_watchdog_thread_serves_every_lane(store: Store) -> None:
     outcomes = [outcome for _, outcomes in running for outcome in outcomes]
     assert len(outcomes) == 3 and all(isinstance(o, QueryInterrupted) for o in outcomes)
     assert len(watchdogs) <= 1  # begin() on the UI thread never starts a thread per key
+
+
+def test_the_watchdog_stops_a_statement_started_after_the_stop(
+        store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    lane = store.lane()
+    # the ticket is not asked before each statement here: only the watchdog can end it
+    monkeypatch.setattr(lane, "_bound", lambda conn, ticket: store.bound_to(conn))
+    ticket = lane.begin()
+    between, newer_came = threading.Event(), threading.Event()
+
+    def reader() -> None:
+        with lane.reading(ticket):
+            store.execute("SELECT 1").fetchone()
+            between.set()  # nothing runs: begin()'s own stop finds no statement
+            assert newer_came.wait(timeout=60)
+            store.execute(ENDLESS).fetchone()
+
+    thread, outcome = in_thread(reader)
+    assert between.wait(timeout=60)
+    lane.begin()
+    newer_came.set()
+    thread.join(timeout=120)  # minutes of work unless the watchdog stops it again
+    assert not thread.is_alive()
+    assert len(outcome) == 1 and isinstance(outcome[0], QueryInterrupted)
+
+
+def test_a_store_closed_under_an_obsolete_read_leaves_the_watchdog_serving(
+        tmp_path: Path) -> None:
+    from memtui.store.database import open_store
+
+    store, other = open_store(tmp_path / "a.db"), open_store(tmp_path / "b.db")
+    lane = store.lane()
+    ticket = lane.begin()
+    inside, closed = threading.Event(), threading.Event()
+
+    def reader() -> None:
+        with lane.reading(ticket):
+            store.execute("SELECT 1").fetchone()
+            inside.set()
+            assert closed.wait(timeout=60)
+
+    thread, outcome = in_thread(reader)
+    assert inside.wait(timeout=60)
+    lane.begin()  # the obsolete reader is watched ...
+    store.close()  # ... and its connection closes under it
+    closed.set()
+    thread.join(timeout=60)
+    assert not thread.is_alive() and len(outcome) == 1
+    second = other.lane()  # the watchdog still serves another lane
+    first = second.begin()
+    started = threading.Event()
+
+    def endless() -> None:
+        with second.reading(first):
+            started.set()
+            other.execute(ENDLESS).fetchone()
+
+    thread, outcome = in_thread(endless)
+    assert started.wait(timeout=60)
+    second.begin()
+    thread.join(timeout=120)
+    assert not thread.is_alive() and isinstance(outcome[0], QueryInterrupted)
+    assert len([t for t in threading.enumerate() if t.name == "memtui-lane-stop"]) == 1
+    other.close()

@@ -318,3 +318,35 @@ async def test_moving_the_cursor_does_not_repaint_the_whole_screen(tmp_path: Pat
         await settle(pilot)
         assert app.selected_memory_id != selected  # the app followed the cursor ...
         assert repaints == []  # ... without redrawing every widget on screen
+
+
+@app_test
+async def test_the_rows_frame_also_paints_the_preview_of_their_selection(
+        tmp_path: Path, monkeypatch) -> None:
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        pane = app.pane("user")
+        assert isinstance(pane, MemoriesPane)
+        await press(pilot, "slash")
+        preview = pane.query_one(".preview", Static)
+        late: list[str | None] = []
+        shown: list[str | None] = []
+        refresh = Screen._compositor_refresh
+
+        def recorded(screen: Screen) -> None:
+            refresh(screen)
+            source = pane.memory_list.source
+            search = source.filter.search if source is not None else None
+            if search not in shown and preview._repaint_required:
+                late.append(search)  # the rows' frame left the changed preview out
+            shown.append(search)
+
+        monkeypatch.setattr(Screen, "_compositor_refresh", recorded)
+        for key in "pyt":
+            await pilot.press(key)
+            assert await _until(pilot, lambda: pane.memory_list.source is not None
+                                and pane.memory_list.source.filter.search
+                                == (pane.search_box.value if pane.search_box else None))
+        await settle(pilot)
+        assert shown and late == []

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import threading
-import time
 from collections.abc import Iterator
 from typing import Any, Generic, TypeVar
 
@@ -169,9 +168,13 @@ class _Watchdog:
                 while not self._lanes:
                     self._changed.wait()
                 lanes = list(self._lanes)
-            time.sleep(min(lane.restop_interval for lane in lanes))
+                self._changed.wait(min(lane.restop_interval for lane in lanes))
             for lane in lanes:
-                lane._restop()
+                try:
+                    lane._restop()
+                except Exception:  # noqa: BLE001 - a lane that cannot be stopped (its
+                    with self._changed:  # store closed) is no longer watched; the
+                        self._lanes.discard(lane)  # thread keeps serving the others
 
 
 _WATCHDOG = _Watchdog()

@@ -17,6 +17,7 @@ from memtui.app.format import block, literal, local_time
 from memtui.app.panes.base import Pane
 from memtui.app.widgets.line_list import LineList
 from memtui.app.widgets.memory_list import MemoryList
+from memtui.app.widgets.paint_hold import paint_hold
 from memtui.app.widgets.search_box import SearchBox
 from memtui.app.widgets.text_view import TextView
 from memtui.errors import MemtuiError
@@ -271,6 +272,8 @@ class MemoriesPane(Pane):
         self._said_error = error
         self._update_title()
         self._update_preview()
+        if message.memory_list.take_paint_request():  # new rows: paint them, and the
+            paint_hold(self.app).paint_now(self.screen)  # title and preview, at once
 
     def on_line_list_cursor_moved(self, message: LineList.CursorMoved) -> None:
         """Show the selected memory under the list; remember it for the History pane."""

@@ -32,7 +32,7 @@ from zoneinfo import ZoneInfo
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual import events, work
+from textual import work
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.strip import Strip
@@ -165,7 +165,7 @@ class MemoryList(PagedLineList[Memory]):
         self._row_styles: RowStyles | None = None
         """The rows' styles while a frame is drawn."""
         self._paint_when_idle = False
-        """Loaded rows wait to be painted (at the list's next idle step)."""
+        """Loaded rows wait to be painted at once (``take_paint_request``)."""
         self.marked: set[str] = set()
         self.is_loading = True
         self._want_id: str | None = None
@@ -346,14 +346,12 @@ class MemoryList(PagedLineList[Memory]):
         self._paint_when_idle = True
         self.call_after_refresh(message.painted.set)
 
-    async def _on_idle(self, event: events.Idle) -> None:
-        """Tell the screen what changed (Textual's own idle step); then, for freshly loaded
-        rows, have it paint them at once, not on its next timer tick."""
-        await super()._on_idle(event)
-        if self._paint_when_idle:
-            self._paint_when_idle = False
-            if self.is_attached:  # the screen's queue has this list's update first
-                paint_hold(self.app).paint_now()
+    def take_paint_request(self) -> bool:
+        """Whether freshly loaded rows wait to be painted at once (asked once, by the
+        list's owner after it has handled ``Changed``: its title and preview then go into
+        the same frame as the rows)."""
+        wanted, self._paint_when_idle = self._paint_when_idle, False
+        return wanted
 
     def _apply_loaded(self, source: PagedSource, anchor: _Anchor | None) -> None:
         self._source = source

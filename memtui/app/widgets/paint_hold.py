@@ -7,7 +7,7 @@ pacing then starts up to two frame intervals after the first (a tick that found 
 paint makes its update timer wait one to two intervals for the next), and which redraws
 much of the screen again. So the screen's paints are held from the keystroke until the
 results are applied, and ``paint_now`` then paints them at once, as the timer does on a
-tick. The hold only delays painting: the query runs once either way, at once, and a slow
+tick, once every widget that changed (the pane's title and preview) has told the screen. The hold only delays painting: the query runs once either way, at once, and a slow
 one never waits for it (the echo is painted when the hold runs out after
 ``ECHO_HOLD_SECONDS``, the rows when they come).
 
@@ -22,14 +22,19 @@ screen keeps collecting changes and paints none of them.
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
+
+from textual.widget import Widget
 
 if TYPE_CHECKING:
     from textual.app import App
     from textual.screen import Screen
     from textual.timer import Timer
 
+PAINT_WAIT_TURNS = 5
+"""At most this many event-loop turns a paint waits for changed widgets to reach the screen."""
 ECHO_HOLD_SECONDS = 0.04
 """The longest a keystroke's echo waits for its results to share a frame with them (under
 the 50 ms in which typing still feels immediate)."""
@@ -78,19 +83,30 @@ class PaintHold:
             # screen's own paint step, at once (see module doc)
             screen.call_later(self._paint, screen)
 
-    def paint_now(self) -> None:
-        """Paint what changed at once, after the messages already posted (the list's owner
-        updating its title and preview), not on the screen's next timer tick; a hold still
-        running is released."""
+    def paint_now(self, screen: Screen[object]) -> None:
+        """Paint what changed on ``screen`` at once, not on its next timer tick; a hold
+        still running is released."""
         if self._timer is not None:
+            self._screen = screen
             self.release()
             return
-        screen = self._app.screen
         screen.call_later(self._paint, screen)
 
-    def _paint(self, screen: Screen[object]) -> None:
-        if screen.is_current and not self._app._batch_count:
-            screen._on_timer_update()
+    def _paint(self, screen: Screen[object], waited: int = 0) -> None:
+        """Paint, once every widget of the screen that changed has told the screen (a
+        widget tells it from its own idle step: the pane's preview, redrawn for the rows'
+        new selection, may not have yet); a few loop turns at most."""
+        if not screen.is_current or self._app._batch_count:
+            return
+        if waited < PAINT_WAIT_TURNS and any(
+                widget._repaint_required or widget._layout_required
+                for widget in screen.walk_children(Widget)):
+            # through the event loop: the screen's own queue would run it again at once,
+            # before those widgets' tasks had a turn
+            asyncio.get_running_loop().call_soon(screen.call_later, self._paint, screen,
+                                                 waited + 1)
+            return
+        screen._on_timer_update()
 
 
 _HOLDS: WeakKeyDictionary[App[object], PaintHold] = WeakKeyDictionary()

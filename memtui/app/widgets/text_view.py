@@ -39,7 +39,7 @@ class TextView(Static):
 
     def show(self, text: Text) -> None:
         """Show ``text`` (nothing to do when it is already shown)."""
-        if text == self._shown:
-            return
+        if text == self._shown and text.style == self._shown.style:
+            return  # (Text's == compares the characters and spans, not the base style)
         self._shown = text
         self.update(text, layout=self.needs_layout(text))
