@@ -70,6 +70,15 @@ def _install(monkeypatch: pytest.MonkeyPatch, frames: Frames) -> None:
     monkeypatch.setattr(Screen, "_compositor_refresh", recorded)
 
 
+async def _open_search(app, pilot) -> MemoriesPane:  # noqa: ANN001
+    """The User memories pane, settled, with its search box open."""
+    await settle(pilot)
+    pane = app.pane("user")
+    assert isinstance(pane, MemoriesPane)
+    await press(pilot, "slash")
+    return pane
+
+
 def _app_with_many_matches(folder: Path):  # noqa: ANN202
     """The demo app with more matches for "r", "ru" and "ruf" than a page holds."""
     app = demo_app(folder)
@@ -101,10 +110,7 @@ async def test_the_keys_echo_and_its_rows_share_one_frame(tmp_path: Path,
     gate, waiting = _gate_searches(monkeypatch)
     app = demo_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        pane = app.pane("user")
-        assert isinstance(pane, MemoriesPane)
-        await press(pilot, "slash")
+        pane = await _open_search(app, pilot)
         frames = Frames(pane)
         _install(monkeypatch, frames)
         await pilot.press("r")  # the worker's read is held: nothing may be painted yet
@@ -127,10 +133,7 @@ async def test_a_slow_read_never_holds_the_echo_past_the_hold(tmp_path: Path,
     gate, waiting = _gate_searches(monkeypatch)
     app = demo_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        pane = app.pane("user")
-        assert isinstance(pane, MemoriesPane)
-        await press(pilot, "slash")
+        pane = await _open_search(app, pilot)
         frames = Frames(pane)
         _install(monkeypatch, frames)
         await pilot.press("r")
@@ -158,10 +161,7 @@ async def test_the_count_is_read_after_the_rows_are_painted(tmp_path: Path,
     monkeypatch.setattr(IdentityApi, "count_memories_at_most", counted)
     app = _app_with_many_matches(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        pane = app.pane("user")
-        assert isinstance(pane, MemoriesPane)
-        await press(pilot, "slash")
+        pane = await _open_search(app, pilot)
         refresh = Screen._compositor_refresh
 
         def recorded(screen: Screen) -> None:
@@ -249,10 +249,7 @@ async def test_a_search_is_counted_only_once_typing_pauses(tmp_path: Path, monke
     monkeypatch.setattr(IdentityApi, "count_memories_at_most", counting)
     app = _app_with_many_matches(tmp_path)  # a full first page: the count is not known yet
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        pane = app.pane("user")
-        assert isinstance(pane, MemoriesPane)
-        await press(pilot, "slash")
+        pane = await _open_search(app, pilot)
         await pilot.press("r", "u")  # no settling: that waits for the workers' pauses
         ml = pane.memory_list
         assert await _until(pilot, lambda: ml.source is not None
@@ -325,10 +322,7 @@ async def test_the_rows_frame_also_paints_the_preview_of_their_selection(
         tmp_path: Path, monkeypatch) -> None:
     app = demo_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        pane = app.pane("user")
-        assert isinstance(pane, MemoriesPane)
-        await press(pilot, "slash")
+        pane = await _open_search(app, pilot)
         preview = pane.query_one(".preview", Static)
         late: list[str | None] = []
         shown: list[str | None] = []
