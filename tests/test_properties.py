@@ -15,7 +15,7 @@ from memtui.errors import InvalidInput, MemtuiError
 from memtui.store.database import open_store
 from memtui.store.ids import SequentialIds, encode_id
 from memtui.store.memories import fts_query
-from memtui.store.memory_rows import MEMORY_COLUMNS, memory_row, row_to_memory
+from memtui.store.memory_rows import MEMORY_COLUMNS, memory_to_row, row_to_memory
 from memtui.store.timeutil import parse_time
 from memtui.textsafe import UNSAFE_CHARACTERS, one_line, safe_text
 
@@ -127,7 +127,7 @@ def test_ids_sort_by_time_then_random_part(ms: int, rand: int, ms2: int, rand2: 
 
 def test_a_memory_row_reads_back_as_the_same_memory() -> None:
     memory = ENGINE.identity.add_memory("rows read back", "fact", "web")
-    row = memory_row(memory)
+    row = memory_to_row(memory)
     assert len(row) == len(MEMORY_COLUMNS.split(","))
     assert row_to_memory(row) == memory
 

@@ -36,7 +36,7 @@ from memtui.store import bench_data
 from memtui.store.backend import StoreBackend
 from memtui.store.database import open_sqlite_store as open_store
 from memtui.store.ids import SequentialIds, encode_id
-from memtui.store.memory_rows import memory_row
+from memtui.store.memory_rows import memory_to_row
 from memtui.store.models import Memory, Project
 from memtui.store.schema import LATEST_VERSION
 from memtui.store.timeutil import MIN_TIME, FixedClock, format_time
@@ -293,7 +293,7 @@ class _Row:
 
     def as_tuple(self) -> tuple[Any, ...]:
         """The row in ``bench_data.MEMORY_ROW_COLUMNS`` order."""
-        return (*memory_row(self.memory), self.goal_key)
+        return (*memory_to_row(self.memory), self.goal_key)
 
 
 class _Generator:

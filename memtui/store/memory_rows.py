@@ -15,7 +15,7 @@ MEMORY_COLUMNS = ("id, scope, owner, project, kind, content, status, superseded_
 """The memories columns a ``Memory`` is made of, in ``row_to_memory`` order."""
 
 
-def memory_row(memory: Memory) -> tuple[Any, ...]:
+def memory_to_row(memory: Memory) -> tuple[Any, ...]:
     """A Memory as a memories row in MEMORY_COLUMNS order (``row_to_memory``'s inverse)."""
     return astuple(memory)
 

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from memtui.engine.api import Engine
     from memtui.store.backend import Lane as QueryLane
 
-__all__ = ["MemoryList", "PagedSource", "memory_row", "search_pattern"]
+__all__ = ["MemoryList", "PagedSource", "search_pattern"]
 
 MAX_SEARCH_WORDS = 16
 SEARCH_COUNT_CAP = 10_000
@@ -164,7 +164,7 @@ class MemoryList(PagedLineList[Memory]):
         self._pattern: re.Pattern[str] | None = None
         self._row_styles: RowStyles | None = None
         """The rows' styles while a frame is drawn."""
-        self._paint_when_idle = False
+        self._paint_wanted = False
         """Loaded rows wait to be painted at once (``take_paint_request``)."""
         self.marked: set[str] = set()
         self.is_loading = True
@@ -343,14 +343,14 @@ class MemoryList(PagedLineList[Memory]):
             message.painted.set()
             return
         self._apply_loaded(message.source, message.anchor)
-        self._paint_when_idle = True
+        self._paint_wanted = True
         self.call_after_refresh(message.painted.set)
 
     def take_paint_request(self) -> bool:
         """Whether freshly loaded rows wait to be painted at once (asked once, by the
         list's owner after it has handled ``Changed``: its title and preview then go into
         the same frame as the rows)."""
-        wanted, self._paint_when_idle = self._paint_when_idle, False
+        wanted, self._paint_wanted = self._paint_wanted, False
         return wanted
 
     def _apply_loaded(self, source: PagedSource, anchor: _Anchor | None) -> None:

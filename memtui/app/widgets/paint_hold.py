@@ -7,8 +7,9 @@ pacing then starts up to two frame intervals after the first (a tick that found 
 paint makes its update timer wait one to two intervals for the next), and which redraws
 much of the screen again. So the screen's paints are held from the keystroke until the
 results are applied, and ``paint_now`` then paints them at once, as the timer does on a
-tick, once every widget that changed (the pane's title and preview) has told the screen. The hold only delays painting: the query runs once either way, at once, and a slow
-one never waits for it (the echo is painted when the hold runs out after
+tick, once every widget that changed (the pane's title and preview) has told the screen.
+The hold only delays painting: the query runs once either way, at once, and a slow one
+never waits for it (the echo is painted when the hold runs out after
 ``ECHO_HOLD_SECONDS``, the rows when they come).
 
 The echo is not painted beside the query on purpose: the search's page query takes the GIL

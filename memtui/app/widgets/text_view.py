@@ -21,11 +21,6 @@ class TextView(Static):
         super().__init__("", markup=False, id=id, classes=classes)
         self._shown: Text = Text()
 
-    @property
-    def shown(self) -> Text:
-        """The text on show."""
-        return self._shown
-
     def needs_layout(self, text: Text) -> bool:
         """Whether showing ``text`` may change this widget's height: never for a fixed
         height; for a height that follows the content, unless the text fits the one line
