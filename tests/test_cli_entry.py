@@ -1,18 +1,31 @@
 """The command line's entry: the app path reads only the global options (no command module
-is imported for it), every other line gets the whole parser; the collector is always left
+is imported for it), a command's line is read by its module's parser and reads exactly as
+with the whole parser, help and refusals get the whole parser; the collector is always left
 running."""
 
 from __future__ import annotations
 
+import argparse
 import gc
 import io
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
 from memtui import __version__
-from memtui.cli.main import app_arguments, main
+from memtui.cli.main import (
+    COMMANDS_BY_MODULE,
+    MODULE_OF_COMMAND,
+    UsageError,
+    app_arguments,
+    build_parser,
+    command_word,
+    main,
+    parse_command_line,
+)
 
 
 @pytest.mark.parametrize("argv", [
@@ -63,3 +76,101 @@ def test_the_app_path_imports_no_command_module(tmp_path) -> None:  # noqa: ANN0
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True)
     assert result.stdout.strip() == "[]"
+
+
+# ---- a command's line is read by that command's own parser ---------------------------------
+
+
+def _subcommands(action: argparse._SubParsersAction) -> dict[str, argparse.ArgumentParser]:
+    return dict(action.choices)
+
+
+def _top_level(parser: argparse.ArgumentParser) -> argparse._SubParsersAction:
+    return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+
+
+def test_the_command_table_names_what_each_module_adds() -> None:
+    for module, commands in COMMANDS_BY_MODULE.items():
+        parser = build_parser(commands[0])
+        assert tuple(_subcommands(_top_level(parser))) == commands, module
+    assert tuple(_subcommands(_top_level(build_parser()))) == tuple(
+        command for commands in COMMANDS_BY_MODULE.values() for command in commands)
+
+
+def _filler(action: argparse.Action) -> list[str]:
+    """Values that satisfy ``action``: its first choice, else a word."""
+    count = {None: 1, "?": 1, "*": 1, "+": 1}.get(action.nargs, action.nargs)  # type: ignore[arg-type]
+    if action.nargs == 0 or isinstance(count, str):
+        count = 1
+    value = str(next(iter(action.choices))) if action.choices else "7"
+    return [value] * int(count)
+
+
+def _lines(parser: argparse.ArgumentParser, path: list[str]) -> Iterator[list[str]]:
+    """A command line for every leaf command, its required arguments filled in."""
+    positionals: list[str] = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _lines(sub, [*path, name])
+            return
+        if not action.option_strings:
+            positionals += _filler(action)
+        elif action.required:
+            positionals += [action.option_strings[0], *_filler(action)]
+    yield [*path, *positionals]
+
+
+def _read(argv: list[str], reader: Callable[[list[str]], argparse.Namespace]) -> Any:
+    try:
+        args = reader(argv)
+    except UsageError as error:
+        return ("usage", str(error))
+    return {key: value for key, value in vars(args).items()}
+
+
+def test_every_command_line_reads_the_same_as_with_the_whole_parser() -> None:
+    whole_parser = build_parser()
+    lines = list(_lines(whole_parser, []))
+    assert len(lines) > 60  # every leaf command of every module
+    checked, refused_for = 0, set()
+    for line in lines:
+        assert command_word(line) == command_word(["--json", *line]) == line[0]
+        variants = [line, ["--json", *line, "--db", "x.db"]]
+        if line[0] not in refused_for:  # refusals (read twice) once per command
+            refused_for.add(line[0])
+            variants += [line[:-1], [*line, "--bogus"], [line[0], "no-such-action"]]
+        for argv in variants:
+            # a line cut after an option the app also has (--project) gets the whole parser
+            assert command_word(argv) in ((line[0], None) if argv else (None,))
+            whole = _read(argv, whole_parser.parse_args)
+            assert _read(argv, parse_command_line) == whole, argv
+            command = command_word(argv)
+            if isinstance(whole, dict) and command is not None:  # read by the lean parser
+                assert _read(argv, build_parser(command).parse_args) == whole, argv
+            checked += 1
+    assert checked == 2 * len(lines) + 3 * len(MODULE_OF_COMMAND)
+
+
+@pytest.mark.parametrize("argv", [
+    ["no-such-command"], ["--db", "x.db"], ["--help"], ["memory", "-h"], ["--db"],
+    ["--version"], ["--db", "memory"],
+])
+def test_lines_without_a_known_command_get_the_whole_parser(argv: list[str]) -> None:
+    assert command_word(argv) is None
+
+
+def test_an_unknown_command_is_refused_with_every_command_listed() -> None:
+    err = io.StringIO()
+    assert main(["memroy", "list"], stderr=err) == 2
+    assert "invalid choice: 'memroy'" in err.getvalue()
+    assert all(f"'{command}'" in err.getvalue() for command in MODULE_OF_COMMAND)
+
+
+def test_a_command_line_imports_only_its_own_command_module() -> None:
+    code = ("import sys, io\nfrom memtui.cli.main import main\n"
+            "main(['--db', '/nonexistent/x.db', 'memory', 'list'], stderr=io.StringIO())\n"
+            "print(sorted(m for m in sys.modules if m.startswith('memtui.cli.cmd_')))\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True)
+    assert result.stdout.strip() == "['memtui.cli.cmd_identity']"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import tempfile
 from pathlib import Path
@@ -130,6 +131,10 @@ def test_a_memory_row_reads_back_as_the_same_memory() -> None:
     row = memory_to_row(memory)
     assert len(row) == len(MEMORY_COLUMNS.split(","))
     assert row_to_memory(row) == memory
+    # Every field, in the dataclass's order, under the column of the same name.
+    assert row == dataclasses.astuple(memory)
+    assert [c.strip() for c in MEMORY_COLUMNS.split(",")] == [
+        f.name for f in dataclasses.fields(memory)]
 
 
 def test_store_round_trip_through_export_and_import_keeps_hypothesis_data() -> None:

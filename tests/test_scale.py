@@ -1,4 +1,4 @@
-"""Lists and search at scale: a generated store of 100,000 memories (built once per session).
+"""Lists and search at scale: a generated store of 100,000 memories (built once per run).
 
 Every page the store returns is checked against the plain SQL it stands for (OFFSET queries,
 the whole ordered list, ``ORDER BY rank``). Nothing here measures time: the benchmark
@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from pilot_harness import app_config, app_test, settle
+from shared_build import built_once
 
 from memtui.bench.generate import BENCH_PROJECT, BENCH_USER, generate_store
 from memtui.store import bench_data, search_pages
@@ -34,10 +35,9 @@ SEARCHES = ("m", "mi", "mig", "migr", "migrate", "migrate inv", "the", "pytest",
 
 @pytest.fixture(scope="session")
 def big_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A generated store of SIZE memories, made once per test session."""
-    path = tmp_path_factory.mktemp("scale") / "big.db"
-    generate_store(path, SIZE, seed=11)
-    return path
+    """A generated store of SIZE memories, made once per test run (shared by the workers)."""
+    return built_once(tmp_path_factory, f"scale-{SIZE}-11.db",
+                      lambda path: generate_store(path, SIZE, seed=11))
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ importing the other."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import astuple
 from typing import Any
 
 from memtui.store.models import Memory
@@ -17,7 +16,9 @@ MEMORY_COLUMNS = ("id, scope, owner, project, kind, content, status, superseded_
 
 def memory_to_row(memory: Memory) -> tuple[Any, ...]:
     """A Memory as a memories row in MEMORY_COLUMNS order (``row_to_memory``'s inverse)."""
-    return astuple(memory)
+    return (memory.id, memory.scope, memory.owner, memory.project, memory.kind, memory.content,
+            memory.status, memory.superseded_by, memory.source, memory.source_thread_id,
+            memory.created_at, memory.updated_at, memory.usage_count, memory.last_used_at)
 
 
 def row_to_memory(row: Sequence[Any]) -> Memory:
