@@ -300,3 +300,22 @@ async def test_the_header_counts_follow_a_change_and_keep_a_count_that_failed(
         await press(pilot, "g")
         assert app.header_counts.inbox == 3  # the last good count stays
         assert "inbox 3" in header.render().plain and "gen+use on" in header.render().plain
+
+
+@app_test
+async def test_once_started_the_collector_runs_less_often(tmp_path: Path) -> None:
+    import gc
+
+    from memtui.app.app import GC_YOUNG_THRESHOLD
+
+    before = gc.get_threshold()
+    gc.set_threshold(700, *before[1:])
+    try:
+        app = demo_app(tmp_path)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            assert gc.get_threshold()[0] == GC_YOUNG_THRESHOLD > 700
+            assert gc.get_threshold()[1:] == before[1:]  # the older generations as they were
+            assert gc.isenabled()
+    finally:
+        gc.set_threshold(*before)
