@@ -69,13 +69,17 @@ def test_the_collector_is_running_after_any_line() -> None:
     assert gc.isenabled()
 
 
-def test_the_app_path_imports_no_command_module(tmp_path) -> None:  # noqa: ANN001
-    code = ("import sys\nfrom memtui.cli.main import app_arguments\n"
-            "assert app_arguments(['--db', 'x.db']) is not None\n"
+def _command_modules_loaded(line: str) -> str:
+    """The ``memtui.cli.cmd_*`` modules a fresh interpreter has loaded after ``line``."""
+    code = (f"import sys, io\nfrom memtui.cli.main import app_arguments, main\n{line}\n"
             "print(sorted(m for m in sys.modules if m.startswith('memtui.cli.cmd_')))\n")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True)
-    assert result.stdout.strip() == "[]"
+    return result.stdout.strip()
+
+
+def test_the_app_path_imports_no_command_module() -> None:
+    assert _command_modules_loaded("assert app_arguments(['--db', 'x.db']) is not None") == "[]"
 
 
 # ---- a command's line is read by that command's own parser ---------------------------------
@@ -168,9 +172,6 @@ def test_an_unknown_command_is_refused_with_every_command_listed() -> None:
 
 
 def test_a_command_line_imports_only_its_own_command_module() -> None:
-    code = ("import sys, io\nfrom memtui.cli.main import main\n"
-            "main(['--db', '/nonexistent/x.db', 'memory', 'list'], stderr=io.StringIO())\n"
-            "print(sorted(m for m in sys.modules if m.startswith('memtui.cli.cmd_')))\n")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            check=True)
-    assert result.stdout.strip() == "['memtui.cli.cmd_identity']"
+    assert _command_modules_loaded(
+        "main(['--db', '/nonexistent/x.db', 'memory', 'list'], stderr=io.StringIO())"
+    ) == "['memtui.cli.cmd_identity']"

@@ -148,28 +148,31 @@ FULL_PARSER_FLAGS = frozenset({"-h", "--help", "--version"})
 """Flags the whole parser answers (its help lists the commands)."""
 
 
-def app_arguments(raw: Sequence[str]) -> argparse.Namespace | None:
-    """The options, when ``raw`` opens the app (no command, no help); else None, and the
-    whole parser reads ``raw`` (its errors and help name every command)."""
+def _app_options_read(raw: Sequence[str]) -> tuple[argparse.Namespace, list[str]] | None:
+    """The app's options read from ``raw`` and what is left; None for help, ``--version``
+    or an option the app parser refuses (the whole parser reads those lines)."""
     if FULL_PARSER_FLAGS.intersection(raw):
         return None
     try:
-        args, rest = _app_parser(common_options()).parse_known_args(list(raw))
+        return _app_parser(common_options()).parse_known_args(list(raw))
     except (UsageError, SystemExit):
         return None
-    return None if rest else args
+
+
+def app_arguments(raw: Sequence[str]) -> argparse.Namespace | None:
+    """The options, when ``raw`` opens the app (no command, no help); else None, and the
+    whole parser reads ``raw`` (its errors and help name every command)."""
+    read = _app_options_read(raw)
+    return None if read is None or read[1] else read[0]
 
 
 def command_word(raw: Sequence[str]) -> str | None:
     """The command ``raw`` runs (``memory`` in ``--json memory list``), when it names one
     and asks for no help; else None."""
-    if FULL_PARSER_FLAGS.intersection(raw):
+    read = _app_options_read(raw)
+    if read is None:
         return None
-    try:
-        _args, rest = _app_parser(common_options()).parse_known_args(list(raw))
-    except (UsageError, SystemExit):
-        return None
-    word = next((token for token in rest if not token.startswith("-")), None)
+    word = next((token for token in read[1] if not token.startswith("-")), None)
     return word if word in MODULE_OF_COMMAND else None
 
 
