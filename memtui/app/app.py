@@ -79,8 +79,8 @@ GC_YOUNG_THRESHOLD = 10_000
 """The collector's youngest-generation threshold once the app has started (Python's default
 is 700). A frame makes thousands of short-lived objects; at 700 a typed key paid for four or
 five collections inside its frame, and the slowest key of the search benchmark at a million
-memories went from 22-26 ms to about 19 ms at 10,000 (the search benchmark's own driver,
-two runs each on one machine)."""
+memories went from 22.5-26 ms (two runs) to 19.2 ms at 10,000 (one run; the search
+benchmark's own driver, one machine)."""
 PANE_KEYS = "1234567890"
 """The keys that show the panes, in pane order (the tenth pane is ``0``)."""
 START_PANE = "user"
