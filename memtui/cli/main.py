@@ -124,12 +124,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def parse_command_line(raw: Sequence[str]) -> argparse.Namespace:
-    """``raw`` read by the parser of its command alone; a line that parser refuses is read
-    again by the whole parser, so an error (and its list of the choices) is worded exactly
-    as the whole parser words it. Raises ``UsageError``, or ``SystemExit`` for help and
-    ``--version``."""
-    command = command_word(raw)
+def parse_command_line(raw: Sequence[str], command: str | None = None) -> argparse.Namespace:
+    """``raw`` read by the parser of its command alone (``command``, when the caller has
+    already found it with ``command_word``); a line that parser refuses is read again by the
+    whole parser, so an error (and its list of the choices) is worded exactly as the whole
+    parser words it. Raises ``UsageError``, or ``SystemExit`` for help and ``--version``."""
+    command = command or command_word(raw)
     if command is not None:
         try:
             return build_parser(command).parse_args(list(raw))
@@ -159,21 +159,29 @@ def _app_options_read(raw: Sequence[str]) -> tuple[argparse.Namespace, list[str]
         return None
 
 
+def _app_and_command(raw: Sequence[str]) -> tuple[argparse.Namespace | None, str | None]:
+    """From one read of the app's options: the options when ``raw`` opens the app, and the
+    command it runs when it names one (each else None)."""
+    read = _app_options_read(raw)
+    if read is None:
+        return None, None
+    args, rest = read
+    if not rest:
+        return args, None
+    word = next((token for token in rest if not token.startswith("-")), None)
+    return None, word if word in MODULE_OF_COMMAND else None
+
+
 def app_arguments(raw: Sequence[str]) -> argparse.Namespace | None:
     """The options, when ``raw`` opens the app (no command, no help); else None, and the
     whole parser reads ``raw`` (its errors and help name every command)."""
-    read = _app_options_read(raw)
-    return None if read is None or read[1] else read[0]
+    return _app_and_command(raw)[0]
 
 
 def command_word(raw: Sequence[str]) -> str | None:
     """The command ``raw`` runs (``memory`` in ``--json memory list``), when it names one
     and asks for no help; else None."""
-    read = _app_options_read(raw)
-    if read is None:
-        return None
-    word = next((token for token in read[1] if not token.startswith("-")), None)
-    return word if word in MODULE_OF_COMMAND else None
+    return _app_and_command(raw)[1]
 
 
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
@@ -187,25 +195,25 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
         if options is not None:
             return run_hook(options, stdout=stdout, stderr=stderr)
     collecting = gc.isenabled()
-    args = app_arguments(raw)
+    args, command = _app_and_command(raw)
     if args is not None and collecting:
         gc.disable()  # until the app's event loop starts (MemtuiApp.run enables it)
     try:
-        return _dispatch(raw, args, stdout, stderr)
+        return _dispatch(raw, args, command, stdout, stderr)
     finally:
         if collecting:
             gc.enable()
 
 
-def _dispatch(raw: list[str], args: argparse.Namespace | None, stdout: TextIO | None,
-              stderr: TextIO | None) -> int:
+def _dispatch(raw: list[str], args: argparse.Namespace | None, command: str | None,
+              stdout: TextIO | None, stderr: TextIO | None) -> int:
     import argparse
 
     from memtui.cli.context import CliContext
 
     if args is None:
         try:
-            args = parse_command_line(raw)
+            args = parse_command_line(raw, command)
         except UsageError as error:
             ctx = CliContext(argparse.Namespace(json="--json" in raw), stdout, stderr)
             return ctx.error(error)
