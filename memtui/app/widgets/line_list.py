@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from memtui.app.widgets.plain_lines import PlainLinesCache
 from memtui.textsafe import one_line
 
 T = TypeVar("T")
@@ -95,6 +96,8 @@ class LineList(ScrollView, can_focus=True):
         super().__init__(name=name, id=id, classes=classes)
         self._cursor = 0
         self._frame_style: Style | None = None
+        self._frame_width: int | None = None
+        self._styles_cache = PlainLinesCache()  # every row of a search is new (plain_lines)
 
     # ---- for subclasses -----------------------------------------------------------------
 
@@ -216,12 +219,20 @@ class LineList(ScrollView, can_focus=True):
         """Draw the rows in ``crop``: the widget's style (a walk over its ancestors) is
         worked out once for the frame, not once per row."""
         self._frame_style = self.rich_style
+        self._frame_width = self.row_width
         self.frame_begun(self._frame_style)
         try:
             return super().render_lines(crop)
         finally:
-            self._frame_style = None
+            self._frame_style = self._frame_width = None
             self.frame_ended()
+
+    @property
+    def row_width(self) -> int:
+        """The cells a row takes: the frame's while one is drawn, else worked out now."""
+        if self._frame_width is not None:
+            return self._frame_width
+        return self.scrollable_content_region.width or self.size.width
 
     @property
     def base_style(self) -> Style:
@@ -231,7 +242,7 @@ class LineList(ScrollView, can_focus=True):
     def render_message_line(self, y: int, message: str, style: str = "") -> Strip:
         """Line ``y`` of a message shown instead of rows (an empty list, loading, an
         error): from the second line down, wrapped so it reads whole at 80 columns."""
-        width = self.scrollable_content_region.width or self.size.width
+        width = self.row_width
         lines = Text(one_line(message), style=style).wrap(
             self.app.console, max(1, width - EMPTY_TEXT_INDENT))
         if 1 <= y <= len(lines):
@@ -243,7 +254,7 @@ class LineList(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         """Draw row ``scroll_y + y``."""
-        width = self.scrollable_content_region.width or self.size.width
+        width = self.row_width
         base = self.base_style
         index = round(self.scroll_y) + y
         if index >= self.row_count():
@@ -334,7 +345,7 @@ class ItemList(LineList, Generic[T]):
         """A row; in an empty list, a line of the wrapped ``empty_text``."""
         if self._items:
             return super().render_line(y)
-        width = self.scrollable_content_region.width or self.size.width
+        width = self.row_width
         base = self.base_style
         lines = self.empty_lines(max(1, width - 2))
         if y >= len(lines):
