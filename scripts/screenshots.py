@@ -97,7 +97,10 @@ async def render(shot: Shot, folder: Path, size: tuple[int, int]) -> str:
     """Build a fresh demo store and app, press the keys, return the SVG."""
     store = build_demo_store(folder / f"{shot.name}.db")
     homes = Path(os.environ["HOME"])
-    codex_home = folder / f"{shot.name}.codex-home"  # the demo's, never the machine's
+    # the demo's, never the machine's; under the fixed $HOME, so it shows as ~/… and the
+    # pictures are the same on every run (a temporary folder's name is random)
+    codex_home = homes / "codex-homes" / shot.name
+    shutil.rmtree(codex_home, ignore_errors=True)
     build_demo_codex_home(codex_home)
     config = AppConfig(poll_interval=None, worker_interval=None, load_keymap=False,
                        system_clipboard=None, start_pane=shot.pane, store_label=STORE_LABEL,
