@@ -344,3 +344,83 @@ async def test_the_rows_frame_also_paints_the_preview_of_their_selection(
                                 == (pane.search_box.value if pane.search_box else None))
         await settle(pilot)
         assert shown and late == []
+
+
+@app_test
+async def test_no_collection_runs_between_a_keys_load_and_the_frame_of_its_rows(
+        tmp_path: Path, monkeypatch) -> None:
+    import gc
+
+    monkeypatch.setattr(paint_hold_module, "ECHO_HOLD_SECONDS", GATE_TIMEOUT_S)
+    app = _app_with_many_matches(tmp_path)
+    collections: list[str] = []
+    mark = ["idle"]
+
+    def seen(phase: str, info: dict) -> None:  # noqa: ARG001
+        if phase == "start":
+            collections.append(mark[0])
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = await _open_search(app, pilot)
+        frames = Frames(pane)
+        refresh = Screen._compositor_refresh
+
+        def recorded(screen: Screen) -> None:
+            refresh(screen)
+            frames.record()
+            if frames.painted[-1].listed in ("r", "ru", "ruf"):
+                mark[0] = "after"  # the frame showing the key's rows is painted
+
+        monkeypatch.setattr(Screen, "_compositor_refresh", recorded)
+        show = MemoryList.show
+
+        def shown(memory_list: MemoryList, *args, **kwargs) -> None:  # noqa: ANN002, ANN003
+            show(memory_list, *args, **kwargs)
+            mark[0] = "loading"  # the key's load started: from here to its rows' frame
+
+        monkeypatch.setattr(MemoryList, "show", shown)
+        threshold = gc.get_threshold()
+        gc.set_threshold(50, *threshold[1:])  # a young collection every 50 allocations
+        gc.callbacks.append(seen)
+        try:
+            for key, search in (("r", "r"), ("u", "ru"), ("f", "ruf")):
+                mark[0] = "key"
+                await pilot.press(key)
+                assert await _until(pilot, lambda s=search: any(
+                    f.listed == s and f.rows for f in frames.painted))
+                assert gc.isenabled()  # back on once the rows are painted
+                await settle(pilot)
+        finally:
+            gc.callbacks.remove(seen)
+            gc.set_threshold(*threshold)
+        assert collections.count("loading") == 0  # none while a key's rows were coming...
+        assert "after" in collections  # ...they ran once the rows were painted
+
+
+@app_test
+async def test_the_collector_pause_is_bounded_and_leaves_an_off_collector_off(
+        tmp_path: Path, monkeypatch) -> None:
+    import gc
+
+    monkeypatch.setattr(paint_hold_module, "GC_PAUSE_MAX_SECONDS", 0.05)
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        hold = PaintHold(app, seconds=GATE_TIMEOUT_S)  # no paint will end this hold
+        hold.hold()
+        assert hold.collector_paused and not gc.isenabled()
+        assert await _until(pilot, gc.isenabled)  # the pause's own deadline
+        assert not hold.collector_paused and hold.active  # the paints stay held
+        hold.release()
+        gc.disable()  # someone else turned the collector off: a hold leaves it so
+        try:
+            other = PaintHold(app, seconds=0.01)
+            other.hold()
+            assert not other.collector_paused
+            assert await _until(pilot, lambda: not other.active)
+            assert not gc.isenabled()
+        finally:
+            gc.enable()
+        paint_hold(app).hold()  # the app's own hold, still on when the app closes
+        assert not gc.isenabled()
+    assert gc.isenabled()  # the app's unmount resumed it

@@ -44,6 +44,7 @@ from memtui.app.palette import MemoryCommands
 from memtui.app.panes import PANES, Pane
 from memtui.app.panes.memories import MemoriesPane, ProjectMemoriesPane
 from memtui.app.widgets.key_bar import KeyBar
+from memtui.app.widgets.paint_hold import paint_hold
 from memtui.app.widgets.pane_bar import PaneBar, PaneLabel
 from memtui.app.widgets.status import HeaderInfo, StatusHeader, StatusLine
 from memtui.engine.api import Engine
@@ -187,9 +188,11 @@ class MainScreen(Screen[None]):
         yield KeyBar(id="keys")
 
     def on_unmount(self) -> None:
-        """Closing: stop the worker between transactions, and the purge retry."""
+        """Closing: stop the worker between transactions, and the purge retry; a paint
+        hold's garbage-collector pause ends."""
         cast(MemtuiApp, self.app).runner.stop()
         cast(MemtuiApp, self.app).purges.stop()
+        paint_hold(self.app).resume_collector()
 
 
 class MemtuiApp(App[None]):

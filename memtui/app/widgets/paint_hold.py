@@ -19,11 +19,20 @@ rows would come later.
 
 The hold is Textual's own batch (``App.batch_update`` uses it): while it is held, the
 screen keeps collecting changes and paints none of them.
+
+The garbage collector is paused for the same stretch, from the hold (the keystroke's load
+starting) until the frame showing its rows is painted: that frame makes thousands of
+short-lived objects, and about one key frame in four held a young collection (1.6-2.8 ms,
+once an older one of 4 ms; 13 of 52 key frames in one benchmark pass over the
+million-memory store). The objects are collected right after the frame instead, while the
+screen already shows the rows. The pause never outlasts ``GC_PAUSE_MAX_SECONDS``, the app's
+unmount ends it, and a collector that was already off is left off.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
 from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
@@ -39,6 +48,9 @@ PAINT_WAIT_TURNS = 5
 ECHO_HOLD_SECONDS = 0.04
 """The longest a keystroke's echo waits for its results to share a frame with them (under
 the 50 ms in which typing still feels immediate)."""
+GC_PAUSE_MAX_SECONDS = 0.2
+"""The longest the garbage collector stays paused for one hold (a slow read's rows are
+painted without the pause)."""
 
 
 class PaintHold:
@@ -55,6 +67,9 @@ class PaintHold:
         self._screen: Screen[object] | None = None
         self.holds = 0
         """How many holds were started (for tests)."""
+        self._collector_paused = False
+        """Whether this hold turned the garbage collector off (and must turn it back on)."""
+        self._collector_deadline: asyncio.TimerHandle | None = None
 
     @property
     def active(self) -> bool:
@@ -66,6 +81,7 @@ class PaintHold:
         if self._timer is not None:
             return
         self.holds += 1
+        self._pause_collector()
         self._app._begin_batch()  # what App.batch_update does
         self._screen = self._app.screen
         seconds = ECHO_HOLD_SECONDS if self._seconds is None else self._seconds
@@ -83,6 +99,35 @@ class PaintHold:
             # after the messages already posted (the list's owner updating its title): the
             # screen's own paint step, at once (see module doc)
             screen.call_later(self._paint, screen)
+        else:
+            self.resume_collector()
+
+    @property
+    def collector_paused(self) -> bool:
+        """Whether a hold has the garbage collector paused now."""
+        return self._collector_paused
+
+    def _pause_collector(self) -> None:
+        """Turn the garbage collector off for the hold (if it is on), at most
+        ``GC_PAUSE_MAX_SECONDS``."""
+        if self._collector_paused or not gc.isenabled():
+            return
+        gc.disable()
+        self._collector_paused = True
+        # the event loop's own timer (no task): it fires even if the screen that should
+        # paint is gone; the app's unmount resumes the collector too
+        self._collector_deadline = asyncio.get_running_loop().call_later(
+            GC_PAUSE_MAX_SECONDS, self.resume_collector)
+
+    def resume_collector(self) -> None:
+        """Turn the garbage collector back on if a hold turned it off (the young objects
+        are collected at the next allocation, after the frame)."""
+        deadline, self._collector_deadline = self._collector_deadline, None
+        if deadline is not None:
+            deadline.cancel()
+        if self._collector_paused:
+            self._collector_paused = False
+            gc.enable()
 
     def paint_now(self, screen: Screen[object]) -> None:
         """Paint what changed on ``screen`` at once, not on its next timer tick; a hold
@@ -98,6 +143,7 @@ class PaintHold:
         widget tells it from its own idle step: the pane's preview, redrawn for the rows'
         new selection, may not have yet); a few loop turns at most."""
         if not screen.is_current or self._app._batch_count:
+            self.resume_collector()
             return
         if waited < PAINT_WAIT_TURNS and any(
                 widget._repaint_required or widget._layout_required
@@ -108,6 +154,7 @@ class PaintHold:
                                                  waited + 1)
             return
         screen._on_timer_update()
+        self.resume_collector()
 
 
 _HOLDS: WeakKeyDictionary[App[object], PaintHold] = WeakKeyDictionary()
