@@ -352,6 +352,7 @@ async def test_no_collection_runs_between_a_keys_load_and_the_frame_of_its_rows(
     import gc
 
     monkeypatch.setattr(paint_hold_module, "ECHO_HOLD_SECONDS", GATE_TIMEOUT_S)
+    monkeypatch.setattr(paint_hold_module, "GC_PAUSE_MAX_SECONDS", GATE_TIMEOUT_S)
     app = _app_with_many_matches(tmp_path)
     collections: list[str] = []
     mark = ["idle"]
@@ -421,6 +422,15 @@ async def test_the_collector_pause_is_bounded_and_leaves_an_off_collector_off(
             assert not gc.isenabled()
         finally:
             gc.enable()
-        paint_hold(app).hold()  # the app's own hold, still on when the app closes
-        assert not gc.isenabled()
-    assert gc.isenabled()  # the app's unmount resumed it
+        # the app's own hold, still on when the app closes (no deadline before that)
+        monkeypatch.setattr(paint_hold_module, "GC_PAUSE_MAX_SECONDS", GATE_TIMEOUT_S)
+        try:
+            paint_hold(app).hold()
+            assert not gc.isenabled()
+        except BaseException:
+            gc.enable()
+            raise
+    try:
+        assert gc.isenabled()  # the app's unmount resumed it
+    finally:
+        gc.enable()

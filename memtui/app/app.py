@@ -190,9 +190,9 @@ class MainScreen(Screen[None]):
     def on_unmount(self) -> None:
         """Closing: stop the worker between transactions, and the purge retry; a paint
         hold's garbage-collector pause ends."""
+        paint_hold(self.app).resume_collector()  # first: the stops below may raise
         cast(MemtuiApp, self.app).runner.stop()
         cast(MemtuiApp, self.app).purges.stop()
-        paint_hold(self.app).resume_collector()
 
 
 class MemtuiApp(App[None]):

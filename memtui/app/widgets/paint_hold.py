@@ -21,7 +21,8 @@ The hold is Textual's own batch (``App.batch_update`` uses it): while it is held
 screen keeps collecting changes and paints none of them.
 
 The garbage collector is paused for the same stretch, from the hold (the keystroke's load
-starting) until the frame showing its rows is painted: that frame makes thousands of
+starting) until the frame showing its rows is painted (or, for a read that outlasts the hold,
+its echo): that frame makes thousands of
 short-lived objects, and about one key frame in four held a young collection (1.6-2.8 ms,
 once an older one of 4 ms; 13 of 52 key frames in one benchmark pass over the
 million-memory store). The objects are collected right after the frame instead, while the
@@ -109,15 +110,17 @@ class PaintHold:
 
     def _pause_collector(self) -> None:
         """Turn the garbage collector off for the hold (if it is on), at most
-        ``GC_PAUSE_MAX_SECONDS``."""
+        ``GC_PAUSE_MAX_SECONDS`` from when it was turned off (a hold that starts while an
+        earlier one's pause still runs keeps that deadline: the bound is hard)."""
         if self._collector_paused or not gc.isenabled():
             return
+        loop = asyncio.get_running_loop()  # first: without a loop, nothing is turned off
         gc.disable()
         self._collector_paused = True
         # the event loop's own timer (no task): it fires even if the screen that should
         # paint is gone; the app's unmount resumes the collector too
-        self._collector_deadline = asyncio.get_running_loop().call_later(
-            GC_PAUSE_MAX_SECONDS, self.resume_collector)
+        self._collector_deadline = loop.call_later(GC_PAUSE_MAX_SECONDS,
+                                                   self.resume_collector)
 
     def resume_collector(self) -> None:
         """Turn the garbage collector back on if a hold turned it off (the young objects
@@ -143,7 +146,8 @@ class PaintHold:
         widget tells it from its own idle step: the pane's preview, redrawn for the rows'
         new selection, may not have yet); a few loop turns at most."""
         if not screen.is_current or self._app._batch_count:
-            self.resume_collector()
+            if self._timer is None:  # a newer key's hold keeps its pause until its paint
+                self.resume_collector()
             return
         if waited < PAINT_WAIT_TURNS and any(
                 widget._repaint_required or widget._layout_required
@@ -153,8 +157,10 @@ class PaintHold:
             asyncio.get_running_loop().call_soon(screen.call_later, self._paint, screen,
                                                  waited + 1)
             return
-        screen._on_timer_update()
-        self.resume_collector()
+        try:
+            screen._on_timer_update()
+        finally:
+            self.resume_collector()
 
 
 _HOLDS: WeakKeyDictionary[App[object], PaintHold] = WeakKeyDictionary()
