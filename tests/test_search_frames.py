@@ -4,6 +4,7 @@ read only after the rows are painted."""
 
 from __future__ import annotations
 
+import gc
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -222,8 +223,6 @@ async def test_a_failed_search_read_releases_the_hold(tmp_path: Path, monkeypatc
 @app_test
 async def test_what_the_app_built_while_starting_is_frozen_out_of_the_collector(
         tmp_path: Path, monkeypatch) -> None:
-    import gc
-
     frozen: list[int] = []
     monkeypatch.setattr(gc, "freeze", lambda: frozen.append(len(frozen)))
     app = demo_app(tmp_path)
@@ -349,8 +348,6 @@ async def test_the_rows_frame_also_paints_the_preview_of_their_selection(
 @app_test
 async def test_no_collection_runs_between_a_keys_load_and_the_frame_of_its_rows(
         tmp_path: Path, monkeypatch) -> None:
-    import gc
-
     monkeypatch.setattr(paint_hold_module, "ECHO_HOLD_SECONDS", GATE_TIMEOUT_S)
     monkeypatch.setattr(paint_hold_module, "GC_PAUSE_MAX_SECONDS", GATE_TIMEOUT_S)
     app = _app_with_many_matches(tmp_path)
@@ -401,8 +398,6 @@ async def test_no_collection_runs_between_a_keys_load_and_the_frame_of_its_rows(
 @app_test
 async def test_the_collector_pause_is_bounded_and_leaves_an_off_collector_off(
         tmp_path: Path, monkeypatch) -> None:
-    import gc
-
     monkeypatch.setattr(paint_hold_module, "GC_PAUSE_MAX_SECONDS", 0.05)
     app = demo_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:

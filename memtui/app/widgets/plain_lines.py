@@ -42,12 +42,11 @@ NO_SPACING = (0, 0, 0, 0)
 
 def is_plain(widget: Widget) -> bool:
     """Whether the widget's lines are its content lines alone: no border, outline, padding,
-    tint, hatch, text opacity or opacity."""
+    tint, hatch, text opacity or opacity (the gutter is the padding plus a cell for each
+    border edge, so an empty gutter means neither)."""
     styles = widget.styles
-    return (not any(edge for edge, _color in styles.border)
+    return (tuple(styles.gutter) == NO_SPACING
             and not any(edge for edge, _color in styles.outline)
-            and tuple(styles.padding) == NO_SPACING
-            and tuple(styles.gutter) == NO_SPACING
             and not styles.tint.a
             and not (styles.has_rule("hatch") and styles.hatch != "none")
             and styles.text_opacity == 1.0
