@@ -118,6 +118,30 @@ async def test_the_running_app_holds_no_reader_that_keeps_forgotten_text(
 
 
 @app_test
+async def test_a_store_change_while_the_app_shuts_down_reads_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Shutting down removes a pane's parts before the pane: a change noticed in between
+    (the data-version poll fires) must not read into the parts already gone."""
+    from memtui.app.widgets.memory_list import MemoryList
+
+    app = demo_app(tmp_path)
+    noticed: list[bool] = []
+
+    def change_noticed_while_removed(widget: MemoryList) -> None:
+        if not app.is_running:  # only the shutdown's removal, not a pane switch
+            app.store_changed()  # what the poll does when the version moved
+            noticed.append(app.pane("user").stale)
+
+    monkeypatch.setattr(MemoryList, "on_unmount", change_noticed_while_removed,
+                        raising=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert app.current_pane() is app.pane("user")
+        await pilot.press("q")
+    assert noticed and all(noticed)  # the change was seen, the pane left stale, no error
+
+
+@app_test
 async def test_hostile_text_is_shown_literally_and_does_nothing(tmp_path: Path) -> None:
     app = demo_app(tmp_path)
     Engine(app.store, "alice").identity.add_memory(HOSTILE, "fact")

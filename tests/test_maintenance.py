@@ -148,3 +148,59 @@ def test_cli_doctor_export_import(cli, tmp_path: Path) -> None:
     code = main(["--db", str(tmp_path / "copy.db"), "--json", "import", "--jsonl", str(backup)],
                 stdout=out, stderr=err)
     assert code == 0 and json.loads(out.getvalue())["loaded"]["memories"] == 1
+
+
+def _linked(engine: Engine, count: int) -> list[str]:
+    """``count`` memories, each (but the last) superseded by the next by hand (plain SQL, as
+    a damaged store might hold them)."""
+    ids = [engine.identity.add_memory(f"link {index}", "fact").id for index in range(count)]
+    for older, newer in zip(ids, ids[1:], strict=False):
+        engine.store.execute("UPDATE memories SET status = 'superseded', superseded_by = ? "
+                             "WHERE id = ?", (newer, older))
+    return ids
+
+
+def test_doctor_names_every_memory_of_a_supersede_cycle_and_no_other(store) -> None:
+    engine = Engine(store, "alice")
+    loop = _linked(engine, 3)
+    store.execute("UPDATE memories SET status = 'superseded', superseded_by = ? WHERE id = ?",
+                  (loop[0], loop[-1]))
+    tail = _linked(engine, 2)  # a chain that runs into the loop is not in it
+    store.execute("UPDATE memories SET status = 'superseded', superseded_by = ? WHERE id = ?",
+                  (loop[1], tail[-1]))
+    alone = engine.identity.add_memory("points at itself", "fact").id
+    store.execute("UPDATE memories SET status = 'superseded', superseded_by = ? WHERE id = ?",
+                  (alone, alone))
+    healthy = _linked(engine, 4)
+    assert sql.supersede_cycles(store) == sorted([*loop, alone])
+    problems = engine.maintenance.check()
+    cycle_lines = sorted(p for p in problems if "supersede cycle" in p)
+    assert cycle_lines == sorted(f"memory {memory_id} is in a supersede cycle"
+                                 for memory_id in [*loop, alone])
+    assert not any(memory_id in line for line in problems
+                   for memory_id in [*tail, *healthy])
+
+
+@pytest.mark.sqlite_only
+def test_the_cycle_check_steps_on_each_memory_of_a_long_chain_once(store) -> None:
+    """The work grows with the chain, not with its square (SQLite's own instruction count,
+    the same measure at two lengths)."""
+    engine = Engine(store, "alice")
+    steps: list[int] = []
+    for length in (300, 600):
+        _linked(engine, length)
+        steps.append(0)
+
+        def count() -> int:
+            steps[-1] += 1
+            return 0
+
+        store.conn.set_progress_handler(count, 10)
+        try:
+            assert sql.supersede_cycles(store) == []
+        finally:
+            store.conn.set_progress_handler(None, 10)
+    # three times the memories (300, then 900 in all) and a chain twice as long: the
+    # scan does three times the work; a walk from every memory to its chain's head (the
+    # sum of both chains' squares) about five times
+    assert steps[1] <= 3.5 * steps[0], steps

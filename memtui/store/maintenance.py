@@ -310,18 +310,30 @@ def chain_problems(store: Store) -> list[str]:
     for sql, message in query:
         problems += [message.format(row[0]) for row in
                      store.execute(sql + f" LIMIT {INTEGRITY_ROWS_LIMIT}").fetchall()]
-    cycles = store.execute(
-        """
-        WITH RECURSIVE walk(start, id, depth) AS (
-            SELECT id, superseded_by, 1 FROM memories WHERE superseded_by IS NOT NULL
-            UNION ALL
-            SELECT w.start, m.superseded_by, w.depth + 1 FROM walk w JOIN memories m ON m.id = w.id
-            WHERE m.superseded_by IS NOT NULL AND w.id != w.start AND w.depth < 10000
-        )
-        SELECT DISTINCT start FROM walk WHERE id = start LIMIT 100
-        """).fetchall()
-    problems += [f"memory {row[0]} is in a supersede cycle" for row in cycles]
+    problems += [f"memory {memory_id} is in a supersede cycle"
+                 for memory_id in supersede_cycles(store)[:INTEGRITY_ROWS_LIMIT]]
     return problems
+
+
+def supersede_cycles(store: Store) -> list[str]:
+    """Ids of the memories in a supersede cycle, sorted: one walk over the superseded
+    memories that steps on each of them once. (A recursive query walking to the head from
+    every superseded memory took time in the square of a chain's length: 0.8 s on a store
+    of 3,500 memories whose corrections formed seven long chains.)"""
+    newer: dict[str, str] = {row[0]: row[1] for row in store.execute(
+        "SELECT id, superseded_by FROM memories WHERE superseded_by IS NOT NULL")}
+    on_cycle: list[str] = []
+    walked: set[str] = set()
+    for start in newer:
+        path: dict[str, int] = {}
+        memory_id: str | None = start
+        while memory_id in newer and memory_id not in walked and memory_id not in path:
+            path[memory_id] = len(path)
+            memory_id = newer[memory_id]
+        if memory_id is not None and memory_id in path:  # came back to its own path
+            on_cycle += list(path)[path[memory_id]:]
+        walked.update(path)
+    return sorted(on_cycle)
 
 
 def tombstone_problems(store: Store) -> list[str]:

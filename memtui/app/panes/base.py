@@ -92,7 +92,9 @@ class Pane(Vertical):
             self.refresh_data()
 
     def _refresh_if_due(self) -> None:
-        if self.stale and self.shown and self.is_mounted:
+        # not while the app shuts down: its widgets are removed children first, so a pane
+        # still mounted may have lost the parts it would read into (it stays stale)
+        if self.stale and self.shown and self.is_mounted and self.app.is_running:
             self.refresh_data()
 
     @property
