@@ -5,6 +5,13 @@ The demo store has a fixed clock (it stands at DEMO_NOW) and sequential ids; the
 with its timers off (no data_version poll, no timed worker rounds), no keymap file, no
 system clipboard, a fixed store label in the header, no animations, and no cursor blinking
 once settled.
+
+Settling (``settle``) waits for what the tests can name: no worker running, every message
+queued on any screen in the stack handled, every screen painted. Pilot's own pauses also
+wait for the process to be idle, by sleeping in windows until one used under a twentieth of
+its time on the processor; the window is 2 ms here instead of Textual's 20 ms
+(``IDLE_WINDOW_SECONDS``), which halves the time of the app tests and keeps the ratio that
+says "idle".
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
+import textual._wait
 from rich.console import Console
 from textual.app import App
 from textual.pilot import Pilot
@@ -30,6 +38,14 @@ STORE_LABEL = "~/demo/memtui.db"
 SMALL = (80, 24)
 WIDE = (160, 48)
 MAX_SETTLE_ROUNDS = 50
+SETTLE_TIMEOUT_SECONDS = 60
+"""How long the messages of one settling round may take to be handled (a safety net: the
+test fails instead of hanging)."""
+IDLE_WINDOW_SECONDS = 0.002
+"""Pilot's idle window (``textual._wait.SLEEP_GRANULARITY``, 20 ms in Textual); the process
+counts as idle in a window where it used under a twentieth of it on the processor."""
+textual._wait.SLEEP_GRANULARITY = IDLE_WINDOW_SECONDS
+textual._wait.SLEEP_IDLE = IDLE_WINDOW_SECONDS / 20
 
 
 class CopySpy:
@@ -75,13 +91,14 @@ def demo_app(folder: Path, *, user: str = DEMO_USER, project: str | None = DEMO_
 
 
 async def settle(pilot: Pilot[Any], *, animations: bool = False) -> None:
-    """Wait until workers are done and every message they posted is handled (no sleeps).
+    """Wait until workers are done and every message they posted is handled (no sleeps):
+    on every screen of the stack (a dialog's background too), each then painted.
     ``animations`` also waits for scheduled animations (before a screenshot)."""
     app = pilot.app
     for _ in range(MAX_SETTLE_ROUNDS):
-        await pilot.pause()
+        await _pause(pilot)
         if not any(worker.is_running for worker in app.workers):
-            await pilot.pause()
+            await _pause(pilot)
             if not any(worker.is_running for worker in app.workers):
                 break
         await app.workers.wait_for_complete()
@@ -91,6 +108,32 @@ async def settle(pilot: Pilot[Any], *, animations: bool = False) -> None:
         widget.cursor_blink = False
     for area in app.screen.query(TextArea):
         area.cursor_blink = False
+
+
+async def _pause(pilot: Pilot[Any]) -> None:
+    """Pilot's pause, then every message queued on any screen of the stack handled and
+    each screen painted (Pilot waits for the top screen alone)."""
+    await pilot.pause()
+    app = pilot.app
+    handled: list[asyncio.Event] = []
+    for node in [app, *(child for screen in app.screen_stack
+                        for child in screen.walk_children(with_self=True))]:
+        event = asyncio.Event()
+        if node.call_later(event.set):
+            handled.append(event)
+    if handled:
+        failed = asyncio.ensure_future(app._exception_event.wait())
+        done = asyncio.ensure_future(asyncio.gather(*(event.wait() for event in handled)))
+        await asyncio.wait([done, failed], timeout=SETTLE_TIMEOUT_SECONDS,
+                           return_when=asyncio.FIRST_COMPLETED)
+        timed_out = not (done.done() or failed.done())
+        for future in (done, failed):
+            future.cancel()
+        if timed_out:
+            raise TimeoutError(f"messages still waiting after {SETTLE_TIMEOUT_SECONDS} s")
+    for screen in app.screen_stack:
+        if screen.is_running:
+            screen._on_timer_update()
 
 
 async def press(pilot: Pilot[Any], *keys: str) -> None:

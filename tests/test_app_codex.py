@@ -143,32 +143,39 @@ def test_codex_pane_reads_the_home_in_a_worker_and_says_it_is_reading(
     async def run() -> None:
         app = demo_app(tmp_path, codex_home=tmp_path / ".codex")
         async with app.run_test(size=(100, 40)) as pilot:
-            await settle(pilot)
-            await pilot.press(_pane_key())
-            assert await _until(pilot, lambda: isinstance(app.current_pane(), CodexPane)
-                                and threads)
-            pane = _pane(app)
-            title = pane.query_one("#codex-title")
-            assert pane.reading and "~/.codex · reading…" in str(title.render())
-            assert pane.item_list.items == []
-            assert "Reading the Codex home…" in screen_text(app)
-            await pilot.press("question_mark")  # the app answers keys while it reads
-            assert await _until(pilot, lambda: app.screen.__class__.__name__ == "HelpModal")
-            await pilot.press("escape")
-            gate.set()
-            await settle(pilot)
-            assert threads == [False]  # read once, off the UI thread
-            assert not pane.reading and len(pane.item_list.items) >= 4
-            assert "o reloads" in str(title.render())
-            gate.clear()
-            await pilot.press("o")
-            assert await _until(pilot, lambda: len(threads) == 2 and pane.reading)
-            assert len(pane.item_list.items) >= 4  # the rows stay while it reads again
-            assert "reading…" in str(title.render())
-            gate.set()
-            await settle(pilot)
-            assert threads == [False, False] and not pane.reading
-            assert "Read the Codex home again." in status_text(app)
+            try:
+                await held_reads(app, pilot)
+            finally:
+                gate.set()  # a failed check must not leave the worker held (and the test hung)
+
+    async def held_reads(app: Any, pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        await pilot.press(_pane_key())
+        assert await _until(pilot, lambda: isinstance(app.current_pane(), CodexPane)
+                            and threads)
+        pane = _pane(app)
+        title = pane.query_one("#codex-title")
+        assert pane.reading and "~/.codex · reading…" in str(title.render())
+        assert pane.item_list.items == []
+        # the pane says so once a frame is drawn (the worker may have started before it)
+        assert await _until(pilot, lambda: "Reading the Codex home…" in screen_text(app))
+        await pilot.press("question_mark")  # the app answers keys while it reads
+        assert await _until(pilot, lambda: app.screen.__class__.__name__ == "HelpModal")
+        await pilot.press("escape")
+        gate.set()
+        await settle(pilot)
+        assert threads == [False]  # read once, off the UI thread
+        assert not pane.reading and len(pane.item_list.items) >= 4
+        assert "o reloads" in str(title.render())
+        gate.clear()
+        await pilot.press("o")
+        assert await _until(pilot, lambda: len(threads) == 2 and pane.reading)
+        assert len(pane.item_list.items) >= 4  # the rows stay while it reads again
+        assert "reading…" in str(title.render())
+        gate.set()
+        await settle(pilot)
+        assert threads == [False, False] and not pane.reading
+        assert "Read the Codex home again." in status_text(app)
 
     run()
 
