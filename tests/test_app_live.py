@@ -118,27 +118,39 @@ async def test_the_running_app_holds_no_reader_that_keeps_forgotten_text(
 
 
 @app_test
+@pytest.mark.parametrize("notice", ["poll", "store_changed"])
 async def test_a_store_change_while_the_app_shuts_down_reads_nothing(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, notice: str) -> None:
     """Shutting down removes a pane's parts before the pane: a change noticed in between
-    (the data-version poll fires) must not read into the parts already gone."""
+    (the data-version poll fires, or a pane says the store changed) reads nothing and
+    starts no worker."""
     from memtui.app.widgets.memory_list import MemoryList
 
     app = demo_app(tmp_path)
-    noticed: list[bool] = []
+    seen: list[tuple[bool, int]] = []
 
     def change_noticed_while_removed(widget: MemoryList) -> None:
-        if not app.is_running:  # only the shutdown's removal, not a pane switch
-            app.store_changed()  # what the poll does when the version moved
-            noticed.append(app.pane("user").stale)
+        if app.is_running:  # a pane switch, not the shutdown's removal
+            return
+        other = open_store(app.store.path)
+        try:  # a real change, as another process makes it
+            Engine(other, "alice").identity.add_memory("Written during the quit.", "fact")
+        finally:
+            other.close()
+        workers = len(app.workers)
+        if notice == "poll":
+            app._poll()
+        else:
+            app.store_changed()
+        seen.append((app.pane("user").stale, len(app.workers) - workers))
 
     monkeypatch.setattr(MemoryList, "on_unmount", change_noticed_while_removed,
                         raising=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        assert app.current_pane() is app.pane("user")
+        assert app.current_pane() is app.pane("user") and not app.pane("user").stale
         await pilot.press("q")
-    assert noticed and all(noticed)  # the change was seen, the pane left stale, no error
+    assert seen and all(seen_one == (False, 0) for seen_one in seen), seen
 
 
 @app_test

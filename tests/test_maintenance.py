@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -162,12 +163,14 @@ def _linked(engine: Engine, count: int) -> list[str]:
 
 def test_doctor_names_every_memory_of_a_supersede_cycle_and_no_other(store) -> None:
     engine = Engine(store, "alice")
-    loop = _linked(engine, 3)
+    before = _linked(engine, 2)  # chains into the loop, one made before it, one after:
+    loop = _linked(engine, 3)  # neither is in it, whichever the walk meets first
+    after = _linked(engine, 2)
     store.execute("UPDATE memories SET status = 'superseded', superseded_by = ? WHERE id = ?",
                   (loop[0], loop[-1]))
-    tail = _linked(engine, 2)  # a chain that runs into the loop is not in it
-    store.execute("UPDATE memories SET status = 'superseded', superseded_by = ? WHERE id = ?",
-                  (loop[1], tail[-1]))
+    for tail in (before, after):
+        store.execute("UPDATE memories SET status = 'superseded', superseded_by = ? "
+                      "WHERE id = ?", (loop[1], tail[-1]))
     alone = engine.identity.add_memory("points at itself", "fact").id
     store.execute("UPDATE memories SET status = 'superseded', superseded_by = ? WHERE id = ?",
                   (alone, alone))
@@ -178,13 +181,55 @@ def test_doctor_names_every_memory_of_a_supersede_cycle_and_no_other(store) -> N
     assert cycle_lines == sorted(f"memory {memory_id} is in a supersede cycle"
                                  for memory_id in [*loop, alone])
     assert not any(memory_id in line for line in problems
-                   for memory_id in [*tail, *healthy])
+                   for memory_id in [*before, *after, *healthy])
+
+
+@pytest.mark.parametrize("order", ["heads first", "tails first"])
+def test_cycle_members_of_every_shape(order: str) -> None:
+    newer = {"a": "b", "b": "c", "c": "a",  # a loop
+             "t1": "t2", "t2": "b", "u1": "c",  # chains running into it
+             "s": "s",  # a memory superseding itself
+             "h1": "h2", "h2": "h3",  # a chain that ends (h3 supersedes nothing)
+             "d1": "gone"}  # a chain ending at a missing memory (a half chain, not a cycle)
+    ordered = dict(sorted(newer.items(), reverse=order == "tails first"))
+    assert sql.cycle_members(ordered) == ["a", "b", "c", "s"]
+    assert sql.cycle_members({}) == []
+
+
+class _CountingMap(dict[str, str]):
+    """A mapping that counts how often an id is looked up."""
+
+    lookups = 0
+
+    def __contains__(self, key: object) -> bool:
+        type(self).lookups += 1
+        return super().__contains__(key)
+
+    def __getitem__(self, key: str) -> str:
+        type(self).lookups += 1
+        return super().__getitem__(key)
+
+    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+        type(self).lookups += 1
+        return super().get(key, default)
+
+
+def test_the_cycle_walk_steps_on_each_memory_once() -> None:
+    """A chain of 2,000 corrections (and a loop of 2,000): a few look-ups per memory, not
+    one per memory per memory."""
+    length = 2_000
+    chain = {f"c{index}": f"c{index + 1}" for index in range(length)}
+    loop = {f"l{index}": f"l{(index + 1) % length}" for index in range(length)}
+    for newer, on_cycle in ((chain, 0), (loop, length)):
+        _CountingMap.lookups = 0
+        assert len(sql.cycle_members(_CountingMap(reversed(newer.items())))) == on_cycle
+        assert length <= _CountingMap.lookups <= 3 * length, _CountingMap.lookups
 
 
 @pytest.mark.sqlite_only
-def test_the_cycle_check_steps_on_each_memory_of_a_long_chain_once(store) -> None:
-    """The work grows with the chain, not with its square (SQLite's own instruction count,
-    the same measure at two lengths)."""
+def test_the_cycle_check_reads_the_store_once_over(store) -> None:
+    """The store's part grows with the memories, not with a chain's square (SQLite's own
+    instruction count, the same measure at two lengths)."""
     engine = Engine(store, "alice")
     steps: list[int] = []
     for length in (300, 600):

@@ -491,7 +491,7 @@ class MemtuiApp(App[None]):
     # ---- refresh ----------------------------------------------------------------------
 
     def _poll(self) -> None:
-        if not self.is_running:  # shutting down: nothing left to refresh
+        if not self.is_running:  # shutting down: nothing left to watch
             return
         try:
             version = self.store.data_version()
@@ -508,7 +508,10 @@ class MemtuiApp(App[None]):
 
     def store_changed(self) -> None:
         """The store changed: every pane is stale (the one on screen re-reads at once, the
-        others when shown); the header's counts are read again."""
+        others when shown); the header's counts are read again. Not while the app shuts
+        down: its widgets are being removed, and a worker started now would outlive them."""
+        if not self.is_running:
+            return
         for pane in self.panes():
             pane.stale = True
         self._update_header()

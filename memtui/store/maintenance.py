@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -316,22 +316,32 @@ def chain_problems(store: Store) -> list[str]:
 
 
 def supersede_cycles(store: Store) -> list[str]:
-    """Ids of the memories in a supersede cycle, sorted: one walk over the superseded
-    memories that steps on each of them once. (A recursive query walking to the head from
-    every superseded memory took time in the square of a chain's length: 0.8 s on a store
-    of 3,500 memories whose corrections formed seven long chains.)"""
-    newer: dict[str, str] = {row[0]: row[1] for row in store.execute(
-        "SELECT id, superseded_by FROM memories WHERE superseded_by IS NOT NULL")}
+    """Ids of the memories in a supersede cycle, sorted (``cycle_members`` of the superseded
+    memories). (A recursive query walking to the head from every superseded memory took
+    time in the square of a chain's length: 0.8 s on a store of 3,500 memories whose
+    corrections formed seven long chains.)"""
+    return cycle_members({row[0]: row[1] for row in store.execute(
+        "SELECT id, superseded_by FROM memories WHERE superseded_by IS NOT NULL")})
+
+
+def cycle_members(newer: Mapping[str, str]) -> list[str]:
+    """The ids on a cycle of ``newer`` (id -> the id that supersedes it), sorted: one walk
+    that steps on each id once. Not on a cycle: an id whose chain ends (at an id that
+    nothing supersedes, or one that is missing), nor one on a chain leading into a cycle."""
     on_cycle: list[str] = []
     walked: set[str] = set()
     for start in newer:
         path: dict[str, int] = {}
-        memory_id: str | None = start
-        while memory_id in newer and memory_id not in walked and memory_id not in path:
+        memory_id = start
+        while memory_id not in walked and memory_id not in path:
             path[memory_id] = len(path)
-            memory_id = newer[memory_id]
-        if memory_id is not None and memory_id in path:  # came back to its own path
-            on_cycle += list(path)[path[memory_id]:]
+            following = newer.get(memory_id)
+            if following is None:  # the chain ends
+                break
+            memory_id = following
+        else:
+            if memory_id in path:  # came back to its own path
+                on_cycle += list(path)[path[memory_id]:]
         walked.update(path)
     return sorted(on_cycle)
 
