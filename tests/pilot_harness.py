@@ -10,8 +10,8 @@ Settling (``settle``) waits for what the tests can name: no worker running, ever
 queued on any screen in the stack handled, every screen painted. Pilot's own pauses also
 wait for the process to be idle, by sleeping in windows until one used under a twentieth of
 its time on the processor; the window is 2 ms here instead of Textual's 20 ms
-(``IDLE_WINDOW_SECONDS``), which halves the time of the app tests and keeps the ratio that
-says "idle".
+(``IDLE_WINDOW_SECONDS``, the same ratio for "idle"): the app tests take about a third of
+the time they took (docs/performance.md, "The test suite").
 """
 
 from __future__ import annotations
