@@ -118,12 +118,12 @@ async def test_the_running_app_holds_no_reader_that_keeps_forgotten_text(
 
 
 @app_test
-@pytest.mark.parametrize("notice", ["poll", "store_changed"])
+@pytest.mark.parametrize("notice", ["poll", "store_changed", "pane"])
 async def test_a_store_change_while_the_app_shuts_down_reads_nothing(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, notice: str) -> None:
     """Shutting down removes a pane's parts before the pane: a change noticed in between
-    (the data-version poll fires, or a pane says the store changed) reads nothing and
-    starts no worker."""
+    (the data-version poll fires, the app hears the store changed, or a pane alone is
+    marked stale) reads nothing and starts no worker (the pane stays stale)."""
     from memtui.app.widgets.memory_list import MemoryList
 
     app = demo_app(tmp_path)
@@ -140,8 +140,10 @@ async def test_a_store_change_while_the_app_shuts_down_reads_nothing(
         workers = len(app.workers)
         if notice == "poll":
             app._poll()
-        else:
+        elif notice == "store_changed":
             app.store_changed()
+        else:
+            app.pane("user").stale = True
         seen.append((app.pane("user").stale, len(app.workers) - workers))
 
     monkeypatch.setattr(MemoryList, "on_unmount", change_noticed_while_removed,
@@ -150,7 +152,8 @@ async def test_a_store_change_while_the_app_shuts_down_reads_nothing(
         await settle(pilot)
         assert app.current_pane() is app.pane("user") and not app.pane("user").stale
         await pilot.press("q")
-    assert seen and all(seen_one == (False, 0) for seen_one in seen), seen
+    marked = notice == "pane"  # the app marks nothing once it stops running
+    assert seen and all(seen_one == (marked, 0) for seen_one in seen), seen
 
 
 @app_test
