@@ -491,8 +491,6 @@ class MemtuiApp(App[None]):
     # ---- refresh ----------------------------------------------------------------------
 
     def _poll(self) -> None:
-        if not self.is_running:  # shutting down: nothing left to watch
-            return
         try:
             version = self.store.data_version()
         except Exception as error:  # a vanished or broken file must not crash the app
