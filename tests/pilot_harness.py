@@ -6,8 +6,9 @@ with its timers off (no data_version poll, no timed worker rounds), no keymap fi
 system clipboard, a fixed store label in the header, no animations, and no cursor blinking
 once settled.
 
-Settling (``settle``) waits for what the tests can name: no worker running, every message
-queued on any screen in the stack handled, every screen painted. Pilot's own pauses also
+Settling (``settle``) waits for what the tests can name: no worker running (a memory
+list's loader, which lives as long as its list, counts once it has nothing to do), every
+message queued on any screen in the stack handled, every screen painted. Pilot's own pauses also
 wait for the process to be idle, by sleeping in windows until one used under a twentieth of
 its time on the processor; the window is 2 ms here instead of Textual's 20 ms
 (``IDLE_WINDOW_SECONDS``, the same ratio for "idle"): the app tests take about a third of
@@ -28,9 +29,11 @@ from rich.console import Console
 from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
+from textual.worker import Worker
 
 from memtui.app.app import AppConfig, MemtuiApp
 from memtui.app.main import create_app
+from memtui.app.widgets.memory_list import LOADER_GROUP, MemoryList
 from memtui.engine.demo import DEMO_PROJECT, DEMO_USER, build_demo_store
 from memtui.store.database import Store
 
@@ -44,6 +47,8 @@ test fails instead of hanging)."""
 IDLE_WINDOW_SECONDS = 0.002
 """Pilot's idle window (``textual._wait.SLEEP_GRANULARITY``, 20 ms in Textual); the process
 counts as idle in a window where it used under a twentieth of it on the processor."""
+LOADER_POLL_SECONDS = 0.005
+"""How often settling looks whether a busy list loader is done."""
 textual._wait.SLEEP_GRANULARITY = IDLE_WINDOW_SECONDS
 textual._wait.SLEEP_IDLE = IDLE_WINDOW_SECONDS / 20
 
@@ -97,17 +102,40 @@ async def settle(pilot: Pilot[Any], *, animations: bool = False) -> None:
     app = pilot.app
     for _ in range(MAX_SETTLE_ROUNDS):
         await _pause(pilot)
-        if not any(worker.is_running for worker in app.workers):
+        if not any(_busy(worker) for worker in app.workers):
             await _pause(pilot)
-            if not any(worker.is_running for worker in app.workers):
+            if not any(_busy(worker) for worker in app.workers):
                 break
-        await app.workers.wait_for_complete()
+        others = [worker for worker in app.workers if worker.group != LOADER_GROUP]
+        if others:  # (an empty list would wait for every worker, the loaders too)
+            await app.workers.wait_for_complete(others)
+        await _loaders_idle(app)
     if animations:
         await pilot.wait_for_scheduled_animations()
     for widget in app.screen.query(Input):
         widget.cursor_blink = False
     for area in app.screen.query(TextArea):
         area.cursor_blink = False
+
+
+def _busy(worker: Worker[Any]) -> bool:
+    """Whether a worker still works: running, and for a list's loader, loading."""
+    if not worker.is_running:
+        return False
+    node = worker.node
+    return not (worker.group == LOADER_GROUP and isinstance(node, MemoryList)
+                and node.loader_idle)
+
+
+async def _loaders_idle(app: App[Any]) -> None:
+    """Wait until every list's loader has nothing to do (a load's count waits for typing
+    to pause, up to half a second), polled; at most ``SETTLE_TIMEOUT_SECONDS``."""
+    for _ in range(round(SETTLE_TIMEOUT_SECONDS / LOADER_POLL_SECONDS)):
+        if not any(_busy(worker) for worker in app.workers
+                   if worker.group == LOADER_GROUP):
+            return
+        await asyncio.sleep(LOADER_POLL_SECONDS)
+    raise TimeoutError(f"a list's loader still busy after {SETTLE_TIMEOUT_SECONDS} s")
 
 
 async def _pause(pilot: Pilot[Any]) -> None:

@@ -123,37 +123,43 @@ async def test_a_store_change_while_the_app_shuts_down_reads_nothing(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, notice: str) -> None:
     """Shutting down removes a pane's parts before the pane: a change noticed in between
     (the data-version poll fires, the app hears the store changed, or a pane alone is
-    marked stale) reads nothing and starts no worker (the pane stays stale)."""
+    marked stale) reads nothing: no load is asked of the list's loader and no worker starts
+    (the pane stays stale)."""
     from memtui.app.widgets.memory_list import MemoryList
 
     app = demo_app(tmp_path)
-    seen: list[tuple[bool, int]] = []
+    seen: list[tuple[bool, int, int]] = []
+    unmount = MemoryList.on_unmount
 
     def change_noticed_while_removed(widget: MemoryList) -> None:
-        if app.is_running:  # a pane switch, not the shutdown's removal
-            return
-        other = open_store(app.store.path)
-        try:  # a real change, as another process makes it
-            Engine(other, "alice").identity.add_memory("Written during the quit.", "fact")
+        try:
+            if app.is_running:  # a pane switch, not the shutdown's removal
+                return
+            other = open_store(app.store.path)
+            try:  # a real change, as another process makes it
+                Engine(other, "alice").identity.add_memory("Written during the quit.", "fact")
+            finally:
+                other.close()
+            memory_list = app.pane("user").memory_list
+            workers, loads = len(app.workers), memory_list.loads_requested
+            if notice == "poll":
+                app._poll()
+            elif notice == "store_changed":
+                app.store_changed()
+            else:
+                app.pane("user").stale = True
+            seen.append((app.pane("user").stale, len(app.workers) - workers,
+                         memory_list.loads_requested - loads))
         finally:
-            other.close()
-        workers = len(app.workers)
-        if notice == "poll":
-            app._poll()
-        elif notice == "store_changed":
-            app.store_changed()
-        else:
-            app.pane("user").stale = True
-        seen.append((app.pane("user").stale, len(app.workers) - workers))
+            unmount(widget)
 
-    monkeypatch.setattr(MemoryList, "on_unmount", change_noticed_while_removed,
-                        raising=False)
+    monkeypatch.setattr(MemoryList, "on_unmount", change_noticed_while_removed)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         assert app.current_pane() is app.pane("user") and not app.pane("user").stale
         await pilot.press("q")
     marked = notice == "pane"  # the app marks nothing once it stops running
-    assert seen and all(seen_one == (marked, 0) for seen_one in seen), seen
+    assert seen and all(seen_one == (marked, 0, 0) for seen_one in seen), seen
 
 
 @app_test

@@ -89,6 +89,9 @@ START_TIMEOUT_S = 120
 """A start that has not painted the list after this long is killed (and the row fails)."""
 TYPE_GAP_S = 0.12
 """Pause after the list followed a key before the next one (about 8 keys a second)."""
+STORE_REPS = 5
+"""Each key's store query runs this many times; the best is the key's reference (one paced
+query of a key varied by up to half between runs with 3)."""
 
 
 @dataclass
@@ -200,7 +203,8 @@ class Frame:
 
 
 class FrameRecorder:
-    """Records every frame (``Screen._compositor_refresh``) and the memory rows drawn in it."""
+    """Records every frame (``Screen._compositor_refresh``) and the memory rows drawn in it;
+    ``frame_where`` waits for a frame without polling."""
 
     def __init__(self) -> None:
         self.frames: list[Frame] = []
@@ -208,6 +212,33 @@ class FrameRecorder:
         self._rows = 0
         self._placeholders = 0
         self.fetches = 0
+        self._waiting: tuple[Callable[[Frame], bool], asyncio.Event] | None = None
+
+    async def frame_where(self, wanted: Callable[[Frame], bool], since: float,
+                          timeout: float) -> Frame | None:
+        """The first frame since ``since`` for which ``wanted`` holds, waiting for it up to
+        ``timeout`` seconds (None then). The wait is woken by the frame itself: a poll
+        would wake the UI thread every few milliseconds while the key's query runs in the
+        loader, and take the GIL from it -- time the app does not spend with no benchmark
+        watching."""
+        found = next((f for f in self.since(since) if wanted(f)), None)
+        if found is not None:
+            return found
+        event = asyncio.Event()
+        self._waiting = (wanted, event)
+        try:
+            await asyncio.wait_for(event.wait(), timeout)
+        except TimeoutError:
+            return None
+        finally:
+            self._waiting = None
+        return next((f for f in self.since(since) if wanted(f)), None)
+
+    def _recorded(self, frame: Frame) -> None:
+        self.frames.append(frame)
+        waiting = self._waiting
+        if waiting is not None and waiting[0](frame):
+            waiting[1].set()
 
     @contextlib.contextmanager
     def installed(self) -> Iterator[FrameRecorder]:
@@ -230,7 +261,7 @@ class FrameRecorder:
             end = time.perf_counter()
             ml = recorder.memory_list
             source = getattr(ml, "source", None) if ml is not None else None
-            recorder.frames.append(Frame(
+            recorder._recorded(Frame(
                 start, end, recorder._rows, recorder._placeholders,
                 source.filter.search if source is not None else None,
                 source is not None,
@@ -319,14 +350,12 @@ async def _type_search(pilot: Any, pane: Any, recorder: FrameRecorder, text: str
         pressed = time.perf_counter()
         send_key(pilot.app, "space" if key == " " else key)
 
-        def updated(pressed: float = pressed, expected: str | None = expected) -> Frame | None:
-            return next((f for f in recorder.since(pressed)
-                         if f.search == expected and (f.rows or f.count == 0)), None)
+        def updated(frame: Frame, expected: str | None = expected) -> bool:
+            return frame.search == expected and bool(frame.rows or frame.count == 0)
 
-        if not await _wait_until(lambda: updated() is not None, 30):
+        frame = await recorder.frame_where(updated, pressed, 30)
+        if frame is None:
             raise RuntimeError(f"the list never showed the search {expected!r}")
-        frame = updated()
-        assert frame is not None
         out.append((text[:i], (frame.end - pressed) * 1000))
         await asyncio.sleep(TYPE_GAP_S)
     return out
@@ -421,8 +450,8 @@ def bare_fts_times(db: Path, typed: tuple[str, ...], reps: int = 5) -> list[floa
         conn.close()
 
 
-def store_search_times(db: Path | str, user: str, typed: tuple[str, ...], reps: int = 3,
-                       pause: float = 0.0) -> dict[str, float]:
+def store_search_times(db: Path | str, user: str, typed: tuple[str, ...],
+                       reps: int = STORE_REPS, pause: float = 0.0) -> dict[str, float]:
     """The store's part of each keystroke: the first page of the searched list
     (``memories.page``), best of ``reps`` seconds per prefix typed. With ``pause``, each
     query runs that long after the one before, as a typed key's query does: a query straight

@@ -17,7 +17,6 @@ from memtui.app.format import block, literal, local_time
 from memtui.app.panes.base import Pane
 from memtui.app.widgets.line_list import LineList
 from memtui.app.widgets.memory_list import MemoryList
-from memtui.app.widgets.paint_hold import paint_hold
 from memtui.app.widgets.search_box import SearchBox
 from memtui.app.widgets.text_view import TextView
 from memtui.errors import MemtuiError
@@ -91,26 +90,31 @@ class MemoriesPane(Pane):
         self._said_error: str | None = None
         self._preview_for: tuple[Memory | None, int, object] | None = None
         """What the preview was last drawn for (memory, lines, time zone)."""
+        # the parts, made once (every keystroke of a search reaches each of them)
+        self._title = TextView(classes="pane-title", id=f"{self.PANE_ID}-title")
+        self._list = MemoryList(id=f"{self.PANE_ID}-list", empty_text="",
+                                on_change=self._list_changed)
+        self._preview = TextView(classes="preview", id=f"{self.PANE_ID}-preview")
+        self._search_box: SearchBox | None = None
 
     def compose(self) -> ComposeResult:
         """Title line, search box, the list, a preview of the selected memory."""
-        yield TextView(classes="pane-title", id=f"{self.PANE_ID}-title")
+        yield self._title
         yield SearchPrompt(SEARCH_PLACEHOLDER, id=f"{self.PANE_ID}-search-prompt")
-        yield MemoryList(id=f"{self.PANE_ID}-list", empty_text="")
-        yield TextView(classes="preview", id=f"{self.PANE_ID}-preview")
+        yield self._list
+        yield self._preview
 
     # ---- parts --------------------------------------------------------------------------
 
     @property
     def memory_list(self) -> MemoryList:
         """The list widget."""
-        return self.query_one(MemoryList)
+        return self._list
 
     @property
     def search_box(self) -> Input | None:
         """The search input (None until the search is first used)."""
-        boxes = self.query(Input)
-        return boxes.first() if boxes else None
+        return self._search_box
 
     @property
     def search_text(self) -> str:
@@ -120,13 +124,14 @@ class MemoriesPane(Pane):
 
     async def open_search_box(self) -> Input:
         """The search input, made in place of the prompt the first time."""
-        box = self.search_box
+        box = self._search_box
         if box is None:
-            box = SearchBox(placeholder=SEARCH_PLACEHOLDER, id=f"{self.PANE_ID}-search",
-                            classes="search", compact=True)
+            box = SearchBox(self._search_typed, placeholder=SEARCH_PLACEHOLDER,
+                            id=f"{self.PANE_ID}-search", classes="search", compact=True)
             prompt = self.query_one(SearchPrompt)
             await self.mount(box, after=prompt)
             await prompt.remove()
+            self._search_box = box
         return box
 
     def focus_target(self) -> Widget | None:
@@ -216,9 +221,9 @@ class MemoriesPane(Pane):
             return
         if self.SCOPE == "project" and self.project_arg() is None:
             return
+        # the title follows when the rows come (``_list_changed``): it describes them
         self.memory_list.show(self.memtui.engine, flt, keep_position=keep_position,
                               first_page_now=first_page_now)
-        self._update_title()
 
     def _update_title(self) -> None:
         memory_list = self.memory_list
@@ -240,10 +245,10 @@ class MemoriesPane(Pane):
             title.append(f" · {len(memory_list.marked)} marked", style="bold")
         if self.write_refusal is not None:
             title.append(" · read only", style="bold")
-        self.query_one(".pane-title", TextView).show(title)
+        self._title.show(title)
 
     def _update_preview(self) -> None:
-        preview = self.query_one(".preview", TextView)
+        preview = self._preview
         memory = self.selected_memory()
         room = max(PREVIEW_LINES, preview.size.height - 1)
         shown_for = (memory, room, self.memtui.tz)
@@ -263,21 +268,23 @@ class MemoriesPane(Pane):
                     f"{memory.usage_count}× · enter details", style="dim")
         preview.show(Text.assemble(meta, "\n", shown))
 
-    def on_memory_list_changed(self, message: MemoryList.Changed) -> None:
-        """Count, marks or error changed: update the title (errors are said once)."""
-        message.stop()
-        error = message.memory_list.error
+    def _list_changed(self, memory_list: MemoryList) -> None:
+        """The list's rows, count, marks or error changed (called by the list, in the same
+        turn: new rows are painted with this title and preview): errors are said once."""
+        error = memory_list.error
         if error and error != self._said_error:
             self.memtui.say(f"Could not read the list: {error}", severity="error")
         self._said_error = error
         self._update_title()
-        self._update_preview()
-        if message.memory_list.take_paint_request():  # new rows: paint them, and the
-            paint_hold(self.app).paint_now(self.screen)  # title and preview, at once
+        self._selection_changed()
 
     def on_line_list_cursor_moved(self, message: LineList.CursorMoved) -> None:
-        """Show the selected memory under the list; remember it for the History pane."""
+        """The cursor moved: show the selected memory under the list."""
         message.stop()
+        self._selection_changed()
+
+    def _selection_changed(self) -> None:
+        """Show the selected memory under the list; remember it for the History pane."""
         memory = self.selected_memory()
         if memory is not None:
             self.memtui.selected_memory_id = memory.id
@@ -292,12 +299,11 @@ class MemoriesPane(Pane):
 
     # ---- search -------------------------------------------------------------------------
 
-    def on_input_changed(self, message: Input.Changed) -> None:
-        """Search as you type: load at once (no debounce). The list's loader reads the first
-        page in a worker on the list's query lane: a newer keystroke interrupts the older
-        query, and the matches of the previous keystroke stay on screen until the new ones
-        are read."""
-        message.stop()
+    def _search_typed(self, text: str) -> None:
+        """Search as you type (the box calls this with each new text): load at once, no
+        debounce. The list's loader reads the first page in its thread on the list's query
+        lane: a newer keystroke interrupts the older query, and the matches of the previous
+        keystroke stay on screen until the new ones are read."""
         self._load(keep_position=False)
 
     def on_input_submitted(self, message: Input.Submitted) -> None:
@@ -454,7 +460,7 @@ class ProjectMemoriesPane(MemoriesPane):
             self.stale = False
             self.memory_list.empty_text = self.empty_text()
             self.memory_list.show_nothing()
-            self.query_one(".pane-title", TextView).show(Text(self.heading(), style="bold"))
+            self._title.show(Text(self.heading(), style="bold"))
             return
         super().refresh_data(first_page_now=first_page_now)
 

@@ -3,14 +3,19 @@
 Data flow (worker -> message -> handler):
 
 - ``show(engine, flt)`` takes a ticket from the list's ``QueryLane`` (which interrupts the
-  read of any older load at once: SQLite stops its statement) and starts an exclusive thread
-  worker that reads the first page on the lane and posts ``Loaded`` (its rows and the
+  read of any older load at once: SQLite stops its statement) and puts the load in the
+  list's ``LoadMailbox``, where it replaces any load not started yet. The list's one loader,
+  a long-lived thread worker (``_serve_loads``), wakes at once -- no worker to start per
+  key -- reads the first page on the lane and posts ``Loaded`` (its rows and the
   keystroke's echo are painted at once, in one frame: ``PaintHold``), then counts and posts
-  ``Counted`` (a search once typing has paused). Each load runs its queries once, always
-  off the UI thread (a list's very first load, with no search, may read its first page at
+  ``Counted`` (a search once typing has paused; a newer load ends every wait at once). Each
+  load runs its queries once, always off the UI thread (a list's very first load, with no search, may read its first page at
   once: one index seek, so the first frame shows rows). The rows on screen stay until the
   new first page is there: typing never flashes the list empty. A result that a newer load
   made stale is dropped by its generation number.
+- The list's owner hears of every change (new rows, a count, marks, an error) through the
+  ``on_change`` callback, called in the same turn: for new rows the owner's title and
+  preview are then updated before the list paints the frame that shows them.
 - While drawing, rows come from the source's page cache. A missing page next to a cached
   one, or near either end, is read at once (an index seek); a page far from everything
   (after a jump into the middle of a huge list) is read by a worker and drawn as ``…``
@@ -24,7 +29,7 @@ from __future__ import annotations
 
 import re
 import threading
-import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
@@ -36,7 +41,9 @@ from textual import work
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.strip import Strip
+from textual.worker import Worker, get_current_worker
 
+from memtui.app.widgets.load_mailbox import LoadMailbox
 from memtui.app.widgets.memory_row import RowStyles, memory_row, memory_row_segments
 from memtui.app.widgets.paged_list import PREFETCH_SCREENS, PagedLineList
 from memtui.app.widgets.paged_source import PagedSource
@@ -56,8 +63,6 @@ SEARCH_COUNT_CAP = 10_000
 word at a million rows costs 80–170 ms, too much for every keystroke."""
 EXACT_COUNT_DELAY_SECONDS = 0.3
 """A capped search count is made exact once no newer keystroke came for this long."""
-EXACT_COUNT_POLL_SECONDS = 0.02
-"""How often a wait before a count looks for a newer keystroke."""
 SEARCH_COUNT_PAUSE_SECONDS = 0.15
 """A search is counted once typing has paused this long: a capped count of a selective
 search still reads every match (75-85 ms at a million memories), and one started between
@@ -66,6 +71,11 @@ nobody reads."""
 COUNT_AFTER_PAINT_WAIT_SECONDS = 0.5
 """A load's worker counts once the frame showing its first page is painted (so the count
 never competes with that frame for the CPU), or after this long at most."""
+LOADER_GROUP = "memory-list-loader"
+"""The worker group of the lists' loaders (one long-lived worker per list)."""
+LOADER_WAKE_SECONDS = 1.0
+"""The loader, idle, looks this often whether its worker was cancelled (its list closes the
+mailbox when it is removed, which wakes it at once; this is the fallback)."""
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
@@ -80,17 +90,6 @@ def search_pattern(search: str | None) -> re.Pattern[str] | None:
     return re.compile(rf"\b(?:{alternatives})\w*", re.IGNORECASE | re.UNICODE)
 
 
-def _still_current_after(lane: QueryLane, ticket: int, seconds: float) -> bool:
-    """Wait ``seconds`` (in a worker); False as soon as a newer keystroke made ``ticket``
-    obsolete."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if not lane.is_current(ticket):
-            return False
-        time.sleep(EXACT_COUNT_POLL_SECONDS)
-    return lane.is_current(ticket)
-
-
 @dataclass
 class _Anchor:
     """Where the cursor and the view were when a reload started."""
@@ -98,6 +97,21 @@ class _Anchor:
     index: int
     memory_id: str | None
     scroll_y: int
+
+
+@dataclass(frozen=True)
+class _LoadRequest:
+    """One load for the loader thread: read ``flt`` on ``lane`` under ``ticket`` (or, with
+    ``loaded``, only count that source, whose first page is shown)."""
+
+    generation: int
+    lane: QueryLane
+    ticket: int
+    engine: Engine
+    flt: MemoryFilter
+    anchor: _Anchor | None
+    height: int
+    loaded: PagedSource | None = None
 
 
 class MemoryList(PagedLineList[Memory]):
@@ -141,22 +155,19 @@ class MemoryList(PagedLineList[Memory]):
             self.generation = generation
             self.error = error
 
-    class Changed(Message):
-        """The list's rows, count or marks changed (for the pane's title line)."""
-
-        def __init__(self, memory_list: MemoryList) -> None:
-            super().__init__()
-            self.memory_list = memory_list
-
-        @property
-        def control(self) -> MemoryList:
-            """The list that changed."""
-            return self.memory_list
-
-    def __init__(self, *, empty_text: str = "No memories.", name: str | None = None,
-                 id: str | None = None, classes: str | None = None) -> None:
+    def __init__(self, *, empty_text: str = "No memories.",
+                 on_change: Callable[[MemoryList], None] | None = None,
+                 name: str | None = None, id: str | None = None,
+                 classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.empty_text = empty_text
+        self._on_change = on_change
+        """Called (in the UI thread, at once) when the rows, count, marks or error change:
+        the owner's title and preview follow the list in the same frame."""
+        self._mailbox: LoadMailbox[_LoadRequest] = LoadMailbox()
+        self._loader: Worker[None] | None = None
+        self.loads_requested = 0
+        """How many loads were handed to the loader (for tests)."""
         self.tz = ZoneInfo("UTC")
         self._source: PagedSource | None = None
         self._lane: QueryLane | None = None
@@ -164,8 +175,6 @@ class MemoryList(PagedLineList[Memory]):
         self._pattern: re.Pattern[str] | None = None
         self._row_styles: RowStyles | None = None
         """The rows' styles while a frame is drawn."""
-        self._paint_wanted = False
-        """Loaded rows wait to be painted at once (``take_paint_request``)."""
         self.marked: set[str] = set()
         self.is_loading = True
         self._want_id: str | None = None
@@ -221,7 +230,7 @@ class MemoryList(PagedLineList[Memory]):
         self._pending.clear()
         self.is_loading = True
         self.error = None
-        source = None
+        height = max(1, self.size.height or 24)
         if first_page_now and anchor is None and not flt.search and self._source is None:
             try:
                 source = self._first_page(PagedSource(engine, flt))
@@ -232,19 +241,29 @@ class MemoryList(PagedLineList[Memory]):
             if source.count is None:
                 # the count waits for the first frame: a query running beside that frame
                 # slows it down (by about a quarter on a loaded 2-core machine)
-                self.call_after_refresh(self._count_first_load, self._generation, lane,
-                                        ticket, engine, flt, source)
+                self.call_after_refresh(self._count_first_load, _LoadRequest(
+                    self._generation, lane, ticket, engine, flt, None, height, source))
             return
-        self._start_load(self._generation, lane, ticket, engine, flt, anchor,
-                         max(1, self.size.height or 24), source)
+        self._request_load(_LoadRequest(self._generation, lane, ticket, engine, flt, anchor,
+                                        height))
 
-    def _count_first_load(self, generation: int, lane: QueryLane, ticket: int,
-                          engine: Engine, flt: MemoryFilter, source: PagedSource) -> None:
+    def _count_first_load(self, request: _LoadRequest) -> None:
         """Count the rows of a first load whose first page is shown (after the first
         frame), unless a newer load took over meanwhile."""
-        if generation == self._generation and lane.is_current(ticket):
-            self._start_load(generation, lane, ticket, engine, flt, None,
-                             max(1, self.size.height or 24), source)
+        if request.generation == self._generation and request.lane.is_current(request.ticket):
+            self._request_load(request)
+
+    def _request_load(self, request: _LoadRequest) -> None:
+        """Hand a load to the list's loader (started on first use, or again if it ended)."""
+        self.loads_requested += 1
+        self._mailbox.put(request)
+        loader = self._loader
+        if loader is None or loader.is_finished:
+            self._loader = self._serve_loads(self._mailbox)
+
+    def on_unmount(self) -> None:
+        """The list is gone: its loader ends (a load still waiting is dropped)."""
+        self._mailbox.close()
 
     def _lane_for(self, engine: Engine) -> QueryLane:
         """The list's query lane on this engine's store (made on first use)."""
@@ -253,6 +272,11 @@ class MemoryList(PagedLineList[Memory]):
             self._lane = engine.query_lane()
             self._lane_engine = engine
         return self._lane
+
+    @property
+    def loader_idle(self) -> bool:
+        """Whether the list's loader has nothing to do (no load waiting or running)."""
+        return self._mailbox.idle
 
     def select_when_loaded(self, memory_id: str) -> None:
         """Put the cursor on this memory once the next load brings it (after an add)."""
@@ -281,77 +305,94 @@ class MemoryList(PagedLineList[Memory]):
             source.count = len(first)
         return source
 
-    @work(thread=True, exclusive=True, group="memory-list-load", exit_on_error=False)
-    def _start_load(self, generation: int, lane: QueryLane, ticket: int, engine: Engine,
-                    flt: MemoryFilter, anchor: _Anchor | None, height: int,
-                    loaded: PagedSource | None = None) -> None:
-        """Build the source (or only count ``loaded``, whose first page is read), every
-        query on the list's lane under ``ticket``: a newer load interrupts them."""
+    @work(thread=True, group=LOADER_GROUP, exit_on_error=False)
+    def _serve_loads(self, mailbox: LoadMailbox[_LoadRequest]) -> None:
+        """The list's loader: runs each load put in ``mailbox`` (the newest; an older one
+        not started yet is dropped) until the list is removed. Never touches a widget: it
+        posts ``Loaded``, ``Counted`` or ``LoadFailed``."""
+        worker = get_current_worker()
+        while not mailbox.closed and not worker.is_cancelled:
+            request = mailbox.take(LOADER_WAKE_SECONDS)
+            if request is not None:
+                self._load(request, mailbox)
+
+    def _load(self, request: _LoadRequest, mailbox: LoadMailbox[_LoadRequest]) -> None:
+        """Build the source (or only count ``request.loaded``, whose first page is read),
+        every query on the list's lane under the request's ticket: a newer load interrupts
+        them."""
+        generation, lane, ticket = request.generation, request.lane, request.ticket
+        engine, flt, anchor = request.engine, request.flt, request.anchor
         try:
             if anchor is None or anchor.index == 0:
-                source = loaded
+                source = request.loaded
                 if source is None:
                     with lane.reading(ticket):
                         source = self._first_page(PagedSource(engine, flt))
                     loaded_message = self.Loaded(generation, source, anchor)
                     self.post_message(loaded_message)
-                    loaded_message.painted.wait(COUNT_AFTER_PAINT_WAIT_SECONDS)
-                    if not lane.is_current(ticket):
+                    if not mailbox.quiet_for(COUNT_AFTER_PAINT_WAIT_SECONDS,
+                                             loaded_message.painted.is_set) \
+                            or not lane.is_current(ticket):
                         return
                 if source.count is None:
-                    if flt.search and not self._capped_count(lane, ticket, generation,
-                                                             engine, flt):
+                    if flt.search and not self._capped_count(request, mailbox):
                         return
                     with lane.reading(ticket):
                         count = engine.identity.count_memories(flt)
                     self.post_message(self.Counted(generation, count))
                 return
             source = PagedSource(engine, flt)
-            margin = height * (PREFETCH_SCREENS + 1)
+            margin = request.height * (PREFETCH_SCREENS + 1)
             with lane.reading(ticket):
                 source.count_rows()
                 source.ensure(max(0, anchor.scroll_y - margin), anchor.index + margin,
                               cheap_only=False)
             self.post_message(self.Loaded(generation, source, anchor))
         except QueryInterrupted:
-            return  # a newer load took over; its own worker reports
+            return  # a newer load took over; it reports for itself
         except MemtuiError as error:
             self.post_message(self.LoadFailed(generation, error.message))
-        except Exception as error:  # never let a worker take the app down
+        except Exception as error:  # never let the loader take the app down
             self.post_message(self.LoadFailed(generation, f"{error.__class__.__name__}: "
                                                           f"{error}"))
 
-    def _capped_count(self, lane: QueryLane, ticket: int, generation: int, engine: Engine,
-                      flt: MemoryFilter) -> bool:
+    def _capped_count(self, request: _LoadRequest,
+                      mailbox: LoadMailbox[_LoadRequest]) -> bool:
         """A search's count, capped, once typing has paused: post it; True when an exact
         count is still wanted (the search holds more than the cap and no newer keystroke
         came)."""
-        if not _still_current_after(lane, ticket, SEARCH_COUNT_PAUSE_SECONDS):
+        lane, ticket = request.lane, request.ticket
+        if not mailbox.quiet_for(SEARCH_COUNT_PAUSE_SECONDS) or not lane.is_current(ticket):
             return False
         with lane.reading(ticket):
-            count = engine.identity.count_memories_at_most(flt, SEARCH_COUNT_CAP + 1)
+            count = request.engine.identity.count_memories_at_most(request.flt,
+                                                                   SEARCH_COUNT_CAP + 1)
         if count <= SEARCH_COUNT_CAP:
-            self.post_message(self.Counted(generation, count))
+            self.post_message(self.Counted(request.generation, count))
             return False
-        self.post_message(self.Counted(generation, SEARCH_COUNT_CAP, capped=True))
-        return _still_current_after(lane, ticket, EXACT_COUNT_DELAY_SECONDS)
+        self.post_message(self.Counted(request.generation, SEARCH_COUNT_CAP, capped=True))
+        return mailbox.quiet_for(EXACT_COUNT_DELAY_SECONDS) and lane.is_current(ticket)
 
     def on_memory_list_loaded(self, message: Loaded) -> None:
         """Swap in a freshly built source, keeping the cursor's memory when it is there."""
         message.stop()
         if message.generation != self._generation:
-            message.painted.set()
+            self._painted(message.painted)
             return
         self._apply_loaded(message.source, message.anchor)
-        self._paint_wanted = True
-        self.call_after_refresh(message.painted.set)
+        if self.is_attached:  # the rows, and the owner's title and preview: one frame, now
+            paint_hold(self.app).paint_now(self.screen)
+        self.call_after_refresh(self._painted, message.painted)
 
-    def take_paint_request(self) -> bool:
-        """Whether freshly loaded rows wait to be painted at once (asked once, by the
-        list's owner after it has handled ``Changed``: its title and preview then go into
-        the same frame as the rows)."""
-        wanted, self._paint_wanted = self._paint_wanted, False
-        return wanted
+    def _painted(self, painted: threading.Event) -> None:
+        """The frame showing a load's rows is painted: its loader may count now."""
+        painted.set()
+        self._mailbox.wake()
+
+    def _changed(self) -> None:
+        """Tell the owner (``on_change``) that the rows, count, marks or error changed."""
+        if self._on_change is not None:
+            self._on_change(self)
 
     def _apply_loaded(self, source: PagedSource, anchor: _Anchor | None) -> None:
         self._source = source
@@ -369,9 +410,9 @@ class MemoryList(PagedLineList[Memory]):
             self._want_id = None
             if wanted is not None:
                 index = wanted
-        self.move_cursor(index)
+        self.move_cursor(index, announce=False)  # the owner hears of it next
         self.refresh()
-        self.post_message(self.Changed(self))
+        self._changed()
 
     def on_memory_list_counted(self, message: Counted) -> None:
         """The count arrived: size the scroll view."""
@@ -382,14 +423,14 @@ class MemoryList(PagedLineList[Memory]):
             self.at_least = message.count
             self.update_size()
             self.refresh()
-            self.post_message(self.Changed(self))
+            self._changed()
             return
         self._source.count = message.count
         self.at_least = None
         self.is_loading = False
         self.update_size()
         self.refresh()
-        self.post_message(self.Changed(self))
+        self._changed()
 
     def on_memory_list_load_failed(self, message: LoadFailed) -> None:
         """Show why the list could not be read (the pane notifies)."""
@@ -402,7 +443,7 @@ class MemoryList(PagedLineList[Memory]):
         self.is_loading = False
         self.error = error
         self.refresh()
-        self.post_message(self.Changed(self))
+        self._changed()
         if self.is_attached:
             paint_hold(self.app).release()
 
@@ -478,11 +519,11 @@ class MemoryList(PagedLineList[Memory]):
         else:
             self.marked.add(memory.id)
         self._refresh_row(self._cursor)
-        self.post_message(self.Changed(self))
+        self._changed()
 
     def action_clear_marks(self) -> None:
         """Unmark everything."""
         if self.marked:
             self.marked.clear()
             self.refresh()
-            self.post_message(self.Changed(self))
+            self._changed()

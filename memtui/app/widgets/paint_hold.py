@@ -12,6 +12,12 @@ The hold only delays painting: the query runs once either way, at once, and a sl
 never waits for it (the echo is painted when the hold runs out after
 ``ECHO_HOLD_SECONDS``, the rows when they come).
 
+``paint_now`` paints in the caller's turn: the rows' handler has already updated every
+widget the frame needs (the list, the pane's title and preview), so it hands the widgets
+that asked for a repaint to the screen itself, as each would from its idle step a few
+event-loop turns later, and paints. Only a change that needs a layout or a scroll first
+waits for those turns (``PAINT_WAIT_TURNS``).
+
 The echo is not painted beside the query on purpose: the search's page query takes the GIL
 back thousands of times (every row it steps through), and a frame painted meanwhile on the
 UI thread stalls it for as long as the frame takes -- the two would not overlap, and the
@@ -133,25 +139,24 @@ class PaintHold:
             gc.enable()
 
     def paint_now(self, screen: Screen[object]) -> None:
-        """Paint what changed on ``screen`` at once, not on its next timer tick; a hold
-        still running is released."""
-        if self._timer is not None:
-            self._screen = screen
-            self.release()
-            return
-        screen.call_later(self._paint, screen)
+        """Paint what changed on ``screen`` now, in this turn of the event loop (see module
+        doc), not on its next timer tick; a hold still running is released."""
+        timer, self._timer = self._timer, None
+        if timer is not None:
+            timer.stop()
+            self._screen = None
+            self._app._end_batch()
+        self._paint(screen)
 
     def _paint(self, screen: Screen[object], waited: int = 0) -> None:
-        """Paint, once every widget of the screen that changed has told the screen (a
-        widget tells it from its own idle step: the pane's preview, redrawn for the rows'
-        new selection, may not have yet); a few loop turns at most."""
+        """Paint, once every widget of the screen that changed has told the screen: the
+        repaints are handed over here; a pending layout or scroll is waited for (the
+        widget's idle step asks for it), a few loop turns at most."""
         if not screen.is_current or self._app._batch_count:
             if self._timer is None:  # a newer key's hold keeps its pause until its paint
                 self.resume_collector()
             return
-        if waited < PAINT_WAIT_TURNS and any(
-                widget._repaint_required or widget._layout_required
-                for widget in screen.walk_children(Widget)):
+        if not _hand_over_repaints(screen) and waited < PAINT_WAIT_TURNS:
             # through the event loop: the screen's own queue would run it again at once,
             # before those widgets' tasks had a turn
             asyncio.get_running_loop().call_soon(screen.call_later, self._paint, screen,
@@ -161,6 +166,24 @@ class PaintHold:
             screen._on_timer_update()
         finally:
             self.resume_collector()
+
+
+def _hand_over_repaints(screen: Screen[object]) -> bool:
+    """Give the screen every visible widget's pending repaint, as the widget's own idle step
+    would (``Widget._check_refresh`` posting ``Update``); False, handing over nothing, while
+    a widget still waits to lay out, scroll or restyle (those must go the long way)."""
+    visible = screen._compositor.visible_widgets
+    waiting: list[Widget] = []
+    for widget in screen.walk_children(Widget):
+        if widget._layout_required or widget._scroll_required \
+                or widget._refresh_styles_required:
+            return False
+        if widget._repaint_required and widget.display and widget in visible:
+            waiting.append(widget)
+    for widget in waiting:
+        widget._repaint_required = False
+        screen._dirty_widgets.add(widget)
+    return True
 
 
 _HOLDS: WeakKeyDictionary[App[object], PaintHold] = WeakKeyDictionary()

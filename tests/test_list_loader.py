@@ -1,0 +1,258 @@
+"""Pilot tests: a memory list's one long-lived loader (no worker started per keystroke), the
+search box handing its text straight to the pane, and new rows painted in the turn they
+arrive."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from pilot_harness import app_test, demo_app, press, settle
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Input
+
+from memtui.app.panes.memories import MemoriesPane
+from memtui.app.widgets import memory_list as memory_list_module
+from memtui.app.widgets import paint_hold as paint_hold_module
+from memtui.app.widgets.load_mailbox import LoadMailbox
+from memtui.app.widgets.memory_list import LOADER_GROUP, MemoryList
+from memtui.app.widgets.paged_source import PAGE_SIZE, PagedSource
+from memtui.app.widgets.search_box import SearchBox
+
+WAIT_ROUNDS = 3000
+"""Short pauses a test waits for the app (bounded by count, generous for a busy machine)."""
+SAFETY_TIMEOUT_S = 30
+"""A held read or a wait that should end at once gives up after this long (only if the
+code is broken)."""
+
+
+async def _until(pilot, condition) -> bool:  # noqa: ANN001
+    for _ in range(WAIT_ROUNDS):
+        if condition():
+            return True
+        await pilot.pause(0.01)
+    return condition()
+
+
+def _user_pane(app) -> MemoriesPane:  # noqa: ANN001
+    pane = app.pane("user")
+    assert isinstance(pane, MemoriesPane)
+    return pane
+
+
+def _record_searched_reads(monkeypatch: pytest.MonkeyPatch,
+                           ) -> list[tuple[str, threading.Thread]]:
+    """Every searched page read: (the search, the thread that ran it)."""
+    reads: list[tuple[str, threading.Thread]] = []
+    fetch = PagedSource.fetch
+
+    def recorded(self: PagedSource, plan):  # noqa: ANN001, ANN202
+        if self.filter.search:
+            reads.append((self.filter.search, threading.current_thread()))
+        return fetch(self, plan)
+
+    monkeypatch.setattr(PagedSource, "fetch", recorded)
+    return reads
+
+
+@app_test
+async def test_every_key_is_read_by_the_lists_one_loader(tmp_path: Path, monkeypatch) -> None:
+    reads = _record_searched_reads(monkeypatch)
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        pane = _user_pane(app)
+        await press(pilot, "slash", "r")  # the list's first load off the UI thread
+        workers_after_the_first = len(app.workers)
+        for key in "uf":
+            await press(pilot, key)
+        assert len(app.workers) == workers_after_the_first  # no worker started for a key
+        loaders = [worker for worker in app.workers if worker.group == LOADER_GROUP
+                   and worker.node is pane.memory_list]
+        assert len(loaders) == 1 and loaders[0].is_running
+        assert [search for search, _ in reads] == ["r", "ru", "ruf"]
+        threads = {thread for _, thread in reads}
+        assert len(threads) == 1 and threading.main_thread() not in threads
+        assert pane.memory_list.source is not None
+        assert pane.memory_list.source.filter.search == "ruf"
+
+
+@app_test
+async def test_a_load_not_started_yet_is_replaced_by_a_newer_key(tmp_path: Path,
+                                                                monkeypatch) -> None:
+    """While the loader reads "r" (held here, where no interrupt reaches), "u" and "f" come:
+    "ru" waits, then "ruf" takes its place. "ru" is never read."""
+    reads = _record_searched_reads(monkeypatch)
+    gate, held = threading.Event(), threading.Event()
+    fetch = PagedSource.fetch
+
+    def hold_r(self: PagedSource, plan):  # noqa: ANN001, ANN202
+        if self.filter.search == "r":
+            held.set()
+            gate.wait(SAFETY_TIMEOUT_S)
+        return fetch(self, plan)
+
+    monkeypatch.setattr(PagedSource, "fetch", hold_r)
+    app = demo_app(tmp_path)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            pane = _user_pane(app)
+            await press(pilot, "slash")
+            await pilot.press("r")  # no settling: its read is held
+            assert await _until(pilot, held.is_set)
+            await pilot.press("u", "f")
+            assert await _until(pilot, lambda: pane.search_text == "ruf")
+            assert not pane.memory_list.loader_idle  # "ruf" waits behind the held read
+            gate.set()
+            await settle(pilot)
+            source = pane.memory_list.source
+            assert source is not None and source.filter.search == "ruf"
+            assert [search for search, _ in reads] == ["r", "ruf"]
+    finally:
+        gate.set()
+
+
+@app_test
+async def test_the_loader_ends_with_its_list(tmp_path: Path, monkeypatch) -> None:
+    """Closing the app ends each list's loader at once (the list closes its mailbox): not
+    through the loader's fallback look at its cancelled worker, made too rare to matter
+    here."""
+    monkeypatch.setattr(memory_list_module, "LOADER_WAKE_SECONDS", 3600)
+    ended = threading.Event()
+    take = LoadMailbox.take
+
+    def watched(self: LoadMailbox, timeout: float):  # noqa: ANN202
+        request = take(self, timeout)
+        if request is None and self.closed:
+            ended.set()
+        return request
+
+    monkeypatch.setattr(LoadMailbox, "take", watched)
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "slash", "r")
+        memory_list = _user_pane(app).memory_list
+        assert memory_list.loads_requested >= 1 and not ended.is_set()
+        await pilot.press("q")
+    assert ended.wait(SAFETY_TIMEOUT_S)
+    assert memory_list._mailbox.closed
+
+
+@app_test
+async def test_the_search_box_hands_each_new_text_to_its_pane(tmp_path: Path,
+                                                              monkeypatch) -> None:
+    posted: list[type[Message]] = []
+    post_message = SearchBox.post_message
+
+    def recorded(self: SearchBox, message: Message) -> bool:
+        queued = post_message(self, message)
+        if queued:
+            posted.append(type(message))
+        return queued
+
+    monkeypatch.setattr(SearchBox, "post_message", recorded)
+    handed: list[str] = []
+    search_typed = MemoriesPane._search_typed
+
+    def typed(self: MemoriesPane, text: str) -> None:
+        handed.append(text)
+        search_typed(self, text)
+
+    monkeypatch.setattr(MemoriesPane, "_search_typed", typed)
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        pane = _user_pane(app)
+        await press(pilot, "slash", "r", "u", "backspace")
+        box = pane.search_box
+        assert isinstance(box, SearchBox)
+        box._watch_value(box.value)  # Input runs its own watcher again for other reasons
+        box.value = box.value  # and setting the same text changes nothing
+        await settle(pilot)
+        assert handed == ["r", "ru", "r"]  # once per new text, at once
+        assert Input.Changed not in posted
+        await press(pilot, "escape")  # leaving the search clears it: the whole list again
+        assert handed == ["r", "ru", "r", ""]
+        source = pane.memory_list.source
+        assert source is not None and source.filter.search is None
+
+
+@app_test
+async def test_new_rows_are_painted_in_the_turn_they_arrive(tmp_path: Path,
+                                                            monkeypatch) -> None:
+    """The rows' handler paints before it returns, with the pane's title and preview for
+    those rows already in that frame. ("ru" holds more than a page, as "r" did, and typing
+    goes on before "r" is counted: the list's size stays a page, so nothing needs a layout
+    first.)"""
+    app = demo_app(tmp_path)
+    for number in range(PAGE_SIZE + 20):
+        app.engine.identity.add_memory(f"ruff rule number {number} is enabled")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        pane = _user_pane(app)
+        frames: list[tuple[str | None, str]] = []
+        refresh = Screen._compositor_refresh
+
+        def recorded(screen: Screen) -> None:
+            refresh(screen)
+            source = pane.memory_list.source
+            frames.append((source.filter.search if source is not None else None,
+                           str(pane._title.content)))
+
+        monkeypatch.setattr(Screen, "_compositor_refresh", recorded)
+        in_handler: list[list[tuple[str | None, str]]] = []
+        loaded = MemoryList.on_memory_list_loaded
+
+        def handled(self: MemoryList, message: MemoryList.Loaded) -> None:
+            before = len(frames)
+            loaded(self, message)
+            in_handler.append(frames[before:])
+
+        monkeypatch.setattr(MemoryList, "on_memory_list_loaded", handled)
+        await press(pilot, "slash")
+        for search in ("r", "ru"):
+            await pilot.press(search[-1])  # no settling: the next key comes before a count
+            assert await _until(pilot, lambda search=search: pane.memory_list.filter
+                                is not None and pane.memory_list.filter.search == search)
+        assert len(in_handler) == 2
+        painted = in_handler[1]
+        assert len(painted) == 1  # one frame, painted by the handler itself
+        shown_search, title = painted[0]
+        assert shown_search == "ru" and "search ru" in title and "counting" in title
+
+
+@app_test
+async def test_rows_that_need_a_layout_first_are_painted_a_few_turns_later(
+        tmp_path: Path, monkeypatch) -> None:
+    """A change that needs a layout goes the long way (the widget's idle step asks the
+    screen for it): the handler paints nothing, and the frame still comes, with the rows."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        pane = _user_pane(app)
+        frames: list[str | None] = []
+        refresh = Screen._compositor_refresh
+
+        def recorded(screen: Screen) -> None:
+            refresh(screen)
+            source = pane.memory_list.source
+            frames.append(source.filter.search if source is not None else None)
+
+        monkeypatch.setattr(Screen, "_compositor_refresh", recorded)
+        in_handler: list[int] = []
+        loaded = MemoryList.on_memory_list_loaded
+
+        def handled(self: MemoryList, message: MemoryList.Loaded) -> None:
+            pane._preview.refresh(layout=True)  # as a preview that grows would
+            before = len(frames)
+            loaded(self, message)
+            in_handler.append(len(frames) - before)
+
+        monkeypatch.setattr(MemoryList, "on_memory_list_loaded", handled)
+        monkeypatch.setattr(paint_hold_module, "ECHO_HOLD_SECONDS", SAFETY_TIMEOUT_S)
+        await press(pilot, "slash", "r")
+        assert in_handler == [0]
+        assert "r" in frames
