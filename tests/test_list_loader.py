@@ -256,3 +256,104 @@ async def test_rows_that_need_a_layout_first_are_painted_a_few_turns_later(
         await press(pilot, "slash", "r")
         assert in_handler == [0]
         assert "r" in frames
+
+
+@app_test
+async def test_the_search_box_draws_what_textuals_input_draws(tmp_path: Path) -> None:
+    """The box's own drawing of its line gives the very segments ``Input`` gives: short and
+    long (scrolled) text, wide and combining characters, the cursor anywhere, a selection,
+    the cursor blinked off, the box without focus."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(40, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "slash")
+        box = _user_pane(app).search_box
+        assert isinstance(box, SearchBox)
+        checked = 0
+
+        def same() -> None:
+            nonlocal checked
+            assert list(box.render_line(0)) == list(Input.render_line(box, 0)), box.value
+            assert list(box.render_line(1)) == list(Input.render_line(box, 1))
+            checked += 1
+
+        for value in ("r", "ruff rules", "x" * 90, "日本語の検索", "cafe\u0301 naïve", "a😀b"):
+            box.value = value
+            await settle(pilot)
+            for position in (len(value), 0, len(value) // 2):
+                box.cursor_position = position
+                await pilot.pause()
+                same()
+            await pilot.press("shift+left", "shift+left")  # a selection
+            same()
+            box._cursor_visible = False  # blinked off
+            same()
+            box._cursor_visible = True
+        box.value = ""
+        await settle(pilot)
+        same()  # the placeholder: Input's own drawing
+        box.value = "ruff"
+        _user_pane(app).memory_list.focus()
+        await settle(pilot)
+        same()  # no focus: no cursor
+        assert checked == 6 * 5 + 2
+
+
+@app_test
+async def test_typing_on_repaints_only_the_rows_that_look_different(tmp_path: Path,
+                                                                    monkeypatch) -> None:
+    """"ruf" and then "ruff" find the same newest rows, highlighted in the same places: the
+    frame of "ruff" draws only the cursor's row again. "ruff r" highlights "rule" too:
+    every row is drawn again."""
+    app = demo_app(tmp_path)
+    for number in range(PAGE_SIZE + 20):
+        app.engine.identity.add_memory(f"ruff rule number {number} is enabled")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        pane = _user_pane(app)
+        memory_list = pane.memory_list
+        drawn: list[int] = []
+        render_line = MemoryList.render_line
+
+        def watched(self: MemoryList, y: int):  # noqa: ANN202
+            if self is memory_list:
+                drawn.append(y)
+            return render_line(self, y)
+
+        monkeypatch.setattr(MemoryList, "render_line", watched)
+        await press(pilot, "slash")
+        drawn_for: dict[str, list[int]] = {}
+        for search in ("r", "ru", "ruf", "ruff", "ruff ", "ruff r"):
+            drawn.clear()
+            await pilot.press("space" if search[-1] == " " else search[-1])
+            assert await _until(pilot, lambda search=search: memory_list.filter is not None
+                                and memory_list.filter.search == search.strip()
+                                and bool(drawn))
+            drawn_for[search] = sorted(set(drawn))
+        visible = list(range(memory_list.size.height))
+        assert drawn_for["ruff"] == [0]  # the same rows, the same highlights
+        assert drawn_for["ruff r"] == visible  # "rule" is highlighted now: every row
+        assert memory_list.cursor == 0 and memory_list.scroll_y == 0
+
+
+def test_a_rows_look_changes_with_its_memory_mark_or_highlights() -> None:
+    from memtui.app.widgets.memory_list import RowLook, search_pattern
+    from memtui.store.models import Memory
+
+    def memory(content: str, memory_id: str = "m1") -> Memory:
+        return Memory(id=memory_id, scope="user", owner="alice", project=None, kind="fact",
+                      content=content, status="active", superseded_by=None, source="manual",
+                      source_thread_id=None, created_at="2026-01-01T00:00:00Z",
+                      updated_at="2026-01-01T00:00:00Z", usage_count=0, last_used_at=None)
+
+    ruff = memory("ruff rule one")
+    assert RowLook(ruff, False, search_pattern("ruf")).looks_like(
+        RowLook(memory("ruff rule one"), False, search_pattern("ruff")))  # same places
+    assert not RowLook(ruff, False, search_pattern("ruff")).looks_like(
+        RowLook(ruff, False, search_pattern("ruff r")))  # "rule" is highlighted too
+    assert not RowLook(ruff, False, None).looks_like(RowLook(ruff, True, None))  # marked
+    assert not RowLook(ruff).looks_like(RowLook(memory("ruff rule two")))  # edited text
+    assert not RowLook(ruff).looks_like(RowLook(memory("ruff rule one", "m2")))
+    assert not RowLook(None).looks_like(RowLook(ruff))  # a loading row gets its memory
+    assert RowLook(None, blank=True).looks_like(RowLook(None, blank=True))
+    assert not RowLook(None, blank=True).looks_like(RowLook(None))

@@ -50,6 +50,7 @@ from memtui.app.widgets.paged_source import PagedSource
 from memtui.app.widgets.paint_hold import paint_hold
 from memtui.errors import MemtuiError, QueryInterrupted
 from memtui.store.models import Memory, MemoryFilter
+from memtui.textsafe import one_line
 
 if TYPE_CHECKING:
     from memtui.engine.api import Engine
@@ -88,6 +89,35 @@ def search_pattern(search: str | None) -> re.Pattern[str] | None:
     alternatives = "|".join(re.escape(word) for word in sorted(set(words), key=len,
                                                                 reverse=True))
     return re.compile(rf"\b(?:{alternatives})\w*", re.IGNORECASE | re.UNICODE)
+
+
+@dataclass(frozen=True)
+class RowLook:
+    """What decides how one list row looks: its memory, mark and highlighting, or that it
+    is blank (past the end) or still loading (``memory`` None)."""
+
+    memory: Memory | None
+    marked: bool = False
+    pattern: re.Pattern[str] | None = None
+    blank: bool = False
+
+    def looks_like(self, other: RowLook) -> bool:
+        """Whether the two draw the same line: equal, or the same memory and mark under
+        another search whose matches fall in the same places (the part of the text a row
+        shows follows from its first match)."""
+        if self == other:
+            return True
+        if self.memory is None or self.memory != other.memory or self.marked != other.marked:
+            return False
+        return _match_spans(self.pattern, self.memory) == _match_spans(other.pattern,
+                                                                       other.memory)
+
+
+def _match_spans(pattern: re.Pattern[str] | None, memory: Memory) -> tuple[tuple[int, int], ...]:
+    """Where ``pattern`` highlights the memory's row text."""
+    if pattern is None:
+        return ()
+    return tuple(found.span() for found in pattern.finditer(one_line(memory.content)))
 
 
 @dataclass
@@ -395,6 +425,9 @@ class MemoryList(PagedLineList[Memory]):
             self._on_change(self)
 
     def _apply_loaded(self, source: PagedSource, anchor: _Anchor | None) -> None:
+        top, height = round(self.scroll_y), self.size.height
+        before = self._row_looks(top, height) \
+            if anchor is None and self._source is not None and self.row_count() else None
         self._source = source
         self._pattern = search_pattern(source.filter.search)
         self.at_least = None
@@ -411,8 +444,28 @@ class MemoryList(PagedLineList[Memory]):
             if wanted is not None:
                 index = wanted
         self.move_cursor(index, announce=False)  # the owner hears of it next
-        self.refresh()
+        if before is not None and round(self.scroll_y) == top and self.row_count():
+            # only the rows that look different: typing on in a word mostly finds the same
+            # newest rows, and their lines stay as they are (on screen and in the frame)
+            after = self._row_looks(top, height)
+            for offset, (old, new) in enumerate(zip(before, after, strict=True)):
+                if not new.looks_like(old):
+                    self.refresh_line(top + offset)
+        else:
+            self.refresh()
         self._changed()
+
+    def _row_looks(self, top: int, height: int) -> list[RowLook]:
+        """What decides the look of each visible row, ``top`` down."""
+        source, count = self._source, self.row_count()
+        looks: list[RowLook] = []
+        for index in range(top, top + height):
+            memory = source.get(index) if source is not None and index < count else None
+            if memory is None:
+                looks.append(RowLook(None, blank=index >= count))
+            else:
+                looks.append(RowLook(memory, memory.id in self.marked, self._pattern))
+        return looks
 
     def on_memory_list_counted(self, message: Counted) -> None:
         """The count arrived: size the scroll view."""

@@ -7,6 +7,12 @@ screen on every keystroke of a search as you type, for a box whose size never ch
 is as wide as its pane, one line high). Here the reactive repaints only; the box still
 scrolls sideways with its cursor, which reads ``virtual_size`` directly.
 
+The typed text is drawn straight from ``rich.text.Text`` (``render_line``): the same
+segments Textual's ``Input`` draws, without its trip through the console's wrapping and
+justifying of a one-line text (a third of the box's share of each keystroke's frame). Any
+case that path does not cover -- a placeholder, a suggestion, a highlighter, a password,
+tabs -- is drawn by ``Input`` itself.
+
 A new value is given to ``on_typed`` at once, from the value's watcher, instead of as an
 ``Input.Changed`` message: the message would reach the pane two event-loop turns later (the
 box's queue, then the pane's), and every turn before the key's query starts is added to the
@@ -17,8 +23,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from rich.text import Text
 from textual.geometry import Size
 from textual.reactive import Reactive
+from textual.strip import Strip
 from textual.widgets import Input
 
 
@@ -38,3 +46,27 @@ class SearchBox(Input):
     def watch_value(self, value: str) -> None:
         """A new text: to ``on_typed``, now (Textual calls this once the value changed)."""
         self._on_typed(value)
+
+    def render_line(self, y: int) -> Strip:
+        """The box's line: the typed text, its selection and cursor (module doc)."""
+        value = self.value
+        if y != 0 or not value or self.password or self.highlighter is not None \
+                or self._suggestion or "\t" in value or "\n" in value:
+            return super().render_line(y)
+        text = Text(value, no_wrap=True, overflow="ignore", end="")
+        if self.has_focus:
+            if not self.selection.is_empty:
+                start, end = sorted(self.selection)
+                text.stylize_before(self.get_component_rich_style("input--selection"),
+                                    start, end)
+            if self._cursor_visible:
+                cursor = self.cursor_position
+                if self.cursor_at_end:
+                    text.pad_right(1)
+                text.stylize(self.get_component_rich_style("input--cursor"), cursor,
+                             cursor + 1)
+        width = self.scrollable_content_region.width
+        scroll_x, _ = self.scroll_offset
+        strip = Strip(list(text.render(self.app.console)))
+        return strip.crop(scroll_x, scroll_x + width + 1).extend_cell_length(
+            width + 1).apply_style(self.rich_style)
