@@ -292,8 +292,11 @@ class MemoryList(PagedLineList[Memory]):
             self._loader = self._serve_loads(self._mailbox)
 
     def on_unmount(self) -> None:
-        """The list is gone: its loader ends (a load still waiting is dropped)."""
+        """The list is gone: its loader ends (a load still waiting is dropped, and a read
+        still running is stopped: a newer ticket makes it obsolete)."""
         self._mailbox.close()
+        if self._lane is not None:
+            self._lane.begin()
 
     def _lane_for(self, engine: Engine) -> QueryLane:
         """The list's query lane on this engine's store (made on first use)."""
