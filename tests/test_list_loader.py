@@ -26,6 +26,10 @@ WAIT_ROUNDS = 3000
 SAFETY_TIMEOUT_S = 30
 """A held read or a wait that should end at once gives up after this long (only if the
 code is broken)."""
+CLOSE_WAIT_S = 10
+"""How long a test waits for a closed list's loader to end (at once, unless broken)..."""
+FALLBACK_WAKE_S = 20
+"""...which is less than the loader's fallback look at its cancelled worker there."""
 
 
 async def _until(pilot, condition) -> bool:  # noqa: ANN001
@@ -118,9 +122,9 @@ async def test_a_load_not_started_yet_is_replaced_by_a_newer_key(tmp_path: Path,
 @app_test
 async def test_the_loader_ends_with_its_list(tmp_path: Path, monkeypatch) -> None:
     """Closing the app ends each list's loader at once (the list closes its mailbox): not
-    through the loader's fallback look at its cancelled worker, made too rare to matter
-    here."""
-    monkeypatch.setattr(memory_list_module, "LOADER_WAKE_SECONDS", 3600)
+    through the loader's fallback look at its cancelled worker, made rarer here than the
+    wait for the end (so a broken close fails the test, about 20 s later, never hangs)."""
+    monkeypatch.setattr(memory_list_module, "LOADER_WAKE_SECONDS", FALLBACK_WAKE_S)
     ended = threading.Event()
     take = LoadMailbox.take
 
@@ -137,7 +141,7 @@ async def test_the_loader_ends_with_its_list(tmp_path: Path, monkeypatch) -> Non
         memory_list = _user_pane(app).memory_list
         assert memory_list.loads_requested >= 1 and not ended.is_set()
         await pilot.press("q")
-    assert ended.wait(SAFETY_TIMEOUT_S)
+    assert ended.wait(CLOSE_WAIT_S)
     assert memory_list._mailbox.closed
 
 
@@ -180,13 +184,26 @@ async def test_the_search_box_hands_each_new_text_to_its_pane(tmp_path: Path,
         assert source is not None and source.filter.search is None
 
 
+async def _type_on(pilot, memory_list: MemoryList, search: str, paused: bool) -> None:  # noqa: ANN001
+    """Type the last key of ``search`` and wait for its rows; ``paused``: and let the list
+    count them (a typist slower than the count's pause), else the next key comes first."""
+    key = search[-1]
+    await pilot.press("space" if key == " " else key)
+    assert await _until(pilot, lambda: memory_list.filter is not None
+                        and memory_list.filter.search == search.strip())
+    if paused:
+        await settle(pilot)
+        assert memory_list.count is not None or memory_list.at_least is not None
+
+
 @app_test
-async def test_new_rows_are_painted_in_the_turn_they_arrive(tmp_path: Path,
-                                                            monkeypatch) -> None:
+@pytest.mark.parametrize("paused", [False, True], ids=["typing-on", "counted-between-keys"])
+async def test_new_rows_are_painted_in_the_turn_they_arrive(tmp_path: Path, monkeypatch,
+                                                            paused: bool) -> None:
     """The rows' handler paints before it returns, with the pane's title and preview for
-    those rows already in that frame. ("ru" holds more than a page, as "r" did, and typing
-    goes on before "r" is counted: the list's size stays a page, so nothing needs a layout
-    first.)"""
+    those rows already in that frame ("ru" holds more than a page, as "r" did), whether the
+    next key comes before the list has counted "r" or after (then the list's size changes
+    from the count back to a page: the scroll bar follows without a layout)."""
     app = demo_app(tmp_path)
     for number in range(PAGE_SIZE + 20):
         app.engine.identity.add_memory(f"ruff rule number {number} is enabled")
@@ -214,9 +231,7 @@ async def test_new_rows_are_painted_in_the_turn_they_arrive(tmp_path: Path,
         monkeypatch.setattr(MemoryList, "on_memory_list_loaded", handled)
         await press(pilot, "slash")
         for search in ("r", "ru"):
-            await pilot.press(search[-1])  # no settling: the next key comes before a count
-            assert await _until(pilot, lambda search=search: pane.memory_list.filter
-                                is not None and pane.memory_list.filter.search == search)
+            await _type_on(pilot, pane.memory_list, search, paused)
         assert len(in_handler) == 2
         painted = in_handler[1]
         assert len(painted) == 1  # one frame, painted by the handler itself
@@ -300,8 +315,10 @@ async def test_the_search_box_draws_what_textuals_input_draws(tmp_path: Path) ->
 
 
 @app_test
+@pytest.mark.parametrize("paused", [False, True], ids=["typing-on", "counted-between-keys"])
 async def test_typing_on_repaints_only_the_rows_that_look_different(tmp_path: Path,
-                                                                    monkeypatch) -> None:
+                                                                    monkeypatch,
+                                                                    paused: bool) -> None:
     """"ruf" and then "ruff" find the same newest rows, highlighted in the same places: the
     frame of "ruff" draws only the cursor's row again. "ruff r" highlights "rule" too:
     every row is drawn again."""
@@ -325,11 +342,11 @@ async def test_typing_on_repaints_only_the_rows_that_look_different(tmp_path: Pa
         drawn_for: dict[str, list[int]] = {}
         for search in ("r", "ru", "ruf", "ruff", "ruff ", "ruff r"):
             drawn.clear()
-            await pilot.press("space" if search[-1] == " " else search[-1])
-            assert await _until(pilot, lambda search=search: memory_list.filter is not None
-                                and memory_list.filter.search == search.strip()
-                                and bool(drawn))
+            await _type_on(pilot, memory_list, search, paused=False)
+            assert await _until(pilot, lambda: bool(drawn))
             drawn_for[search] = sorted(set(drawn))
+            if paused:
+                await settle(pilot)  # the count lands (and is drawn) before the next key
         visible = list(range(memory_list.size.height))
         assert drawn_for["ruff"] == [0]  # the same rows, the same highlights
         assert drawn_for["ruff r"] == visible  # "rule" is highlighted now: every row
@@ -337,6 +354,8 @@ async def test_typing_on_repaints_only_the_rows_that_look_different(tmp_path: Pa
 
 
 def test_a_rows_look_changes_with_its_memory_mark_or_highlights() -> None:
+    from zoneinfo import ZoneInfo
+
     from memtui.app.widgets.memory_list import RowLook, search_pattern
     from memtui.store.models import Memory
 
@@ -346,14 +365,60 @@ def test_a_rows_look_changes_with_its_memory_mark_or_highlights() -> None:
                       source_thread_id=None, created_at="2026-01-01T00:00:00Z",
                       updated_at="2026-01-01T00:00:00Z", usage_count=0, last_used_at=None)
 
+    utc, width = ZoneInfo("UTC"), 78
+
+    def alike(old: RowLook, new: RowLook, at: int = width) -> bool:
+        return new.looks_like(old, at, utc)
+
     ruff = memory("ruff rule one")
-    assert RowLook(ruff, False, search_pattern("ruf")).looks_like(
-        RowLook(memory("ruff rule one"), False, search_pattern("ruff")))  # same places
-    assert not RowLook(ruff, False, search_pattern("ruff")).looks_like(
-        RowLook(ruff, False, search_pattern("ruff r")))  # "rule" is highlighted too
-    assert not RowLook(ruff, False, None).looks_like(RowLook(ruff, True, None))  # marked
-    assert not RowLook(ruff).looks_like(RowLook(memory("ruff rule two")))  # edited text
-    assert not RowLook(ruff).looks_like(RowLook(memory("ruff rule one", "m2")))
-    assert not RowLook(None).looks_like(RowLook(ruff))  # a loading row gets its memory
-    assert RowLook(None, blank=True).looks_like(RowLook(None, blank=True))
-    assert not RowLook(None, blank=True).looks_like(RowLook(None))
+    assert alike(RowLook(ruff, False, search_pattern("ruf")),
+                 RowLook(memory("ruff rule one"), False, search_pattern("ruff")))
+    assert not alike(RowLook(ruff, False, search_pattern("ruff")),
+                     RowLook(ruff, False, search_pattern("ruff r")))  # "rule" too now
+    assert not alike(RowLook(ruff, False, None), RowLook(ruff, True, None))  # marked
+    assert not alike(RowLook(ruff), RowLook(memory("ruff rule two")))  # edited text
+    assert not alike(RowLook(ruff), RowLook(memory("ruff rule one", "m2")))
+    assert not alike(RowLook(None), RowLook(ruff))  # a loading row gets its memory
+    assert alike(RowLook(None, blank=True), RowLook(None, blank=True))
+    assert not alike(RowLook(None, blank=True), RowLook(None))
+    # a match far to the right: the row shows the text from just before it ("…" first),
+    # which makes a new word start ("x_wertyuiopq" is one word, "wertyuiopq" is not)
+    far = memory("z" * 60 + " x_wertyuiopq abcdef tail")
+    assert not alike(RowLook(far, False, search_pattern("abc")),
+                     RowLook(far, False, search_pattern("abc w")), 60)
+    assert alike(RowLook(far, False, search_pattern("abc")),
+                 RowLook(far, False, search_pattern("abcd")), 60)
+
+
+@app_test
+async def test_a_panes_title_is_drawn_while_its_first_load_runs(tmp_path: Path,
+                                                               monkeypatch) -> None:
+    """The Project pane's first read (held here): its title already names the project and
+    says it is counting, before the rows come."""
+    gate, held = threading.Event(), threading.Event()
+    fetch = PagedSource.fetch
+
+    def hold_project(self: PagedSource, plan):  # noqa: ANN001, ANN202
+        if self.filter.scope == "project" and \
+                threading.current_thread() is not threading.main_thread():
+            held.set()
+            gate.wait(SAFETY_TIMEOUT_S)
+        return fetch(self, plan)
+
+    monkeypatch.setattr(PagedSource, "fetch", hold_project)
+    app = demo_app(tmp_path)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            app.show_pane("project")
+            assert await _until(pilot, held.is_set)
+            pane = app.pane("project")
+            assert isinstance(pane, MemoriesPane)
+            await pilot.pause()
+            title = str(pane._title.content)
+            assert title.startswith("Project ") and "counting…" in title
+            gate.set()
+            await settle(pilot)
+            assert "counting…" not in str(pane._title.content)
+    finally:
+        gate.set()

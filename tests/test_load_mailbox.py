@@ -46,16 +46,30 @@ def test_close_ends_the_loader_at_once_and_drops_what_waits() -> None:
     assert box.closed and box.take(0) is None and box.has_newer()
 
 
+def _waiting_in(box: LoadMailbox[str], until: threading.Event | None = None,
+                ) -> tuple[threading.Thread, list[object], list[int]]:
+    """A thread in ``box.quiet_for`` (up to the safety timeout, ``until`` its condition),
+    returned once it waits: it has looked at its condition, under the box's lock, which it
+    only lets go of by waiting. Also how many times it looked."""
+    looks: list[int] = []
+    looked = threading.Event()
+
+    def condition() -> bool:
+        looks.append(1)
+        looked.set()
+        return until is not None and until.is_set()
+
+    thread, result = _in_thread(lambda: box.quiet_for(SAFETY_TIMEOUT_S, condition))
+    assert looked.wait(SAFETY_TIMEOUT_S)
+    with box._changed:  # taken once the thread waits
+        pass
+    return thread, result, looks
+
+
 def test_a_wait_ends_false_the_moment_a_newer_request_comes() -> None:
     box: LoadMailbox[str] = LoadMailbox()
-    waiting = threading.Event()
-
-    def wait() -> bool:
-        waiting.set()
-        return box.quiet_for(SAFETY_TIMEOUT_S)
-
-    thread, result = _in_thread(wait)
-    waiting.wait(SAFETY_TIMEOUT_S)
+    thread, result, _ = _waiting_in(box)
+    assert thread.is_alive()  # waiting: nothing came yet
     box.put("ru")
     thread.join(SAFETY_TIMEOUT_S)
     assert not thread.is_alive() and result == [False]
@@ -73,12 +87,19 @@ def test_a_wait_ends_false_when_the_box_closes() -> None:
 def test_a_wait_for_a_condition_ends_true_when_woken_with_it_met() -> None:
     box: LoadMailbox[str] = LoadMailbox()
     painted = threading.Event()
-    thread, result = _in_thread(lambda: box.quiet_for(SAFETY_TIMEOUT_S, painted.is_set))
-    box.wake()  # not met yet: the wait goes on
+    thread, result, looks = _waiting_in(box, painted)
+    box.wake()  # not met yet: it looks again and goes on waiting
+    for _ in range(SAFETY_TIMEOUT_S * 1000):
+        if len(looks) >= 2:
+            break
+        thread.join(0.001)
+    with box._changed:
+        pass
+    assert len(looks) == 2 and thread.is_alive() and result == []
     painted.set()
     box.wake()
     thread.join(SAFETY_TIMEOUT_S)
-    assert not thread.is_alive() and result == [True]
+    assert not thread.is_alive() and result == [True] and len(looks) == 3
 
 
 def test_a_quiet_wait_runs_out_true() -> None:

@@ -126,12 +126,12 @@ class MemoriesPane(Pane):
         """The search input, made in place of the prompt the first time."""
         box = self._search_box
         if box is None:
-            box = SearchBox(self._search_typed, placeholder=SEARCH_PLACEHOLDER,
-                            id=f"{self.PANE_ID}-search", classes="search", compact=True)
+            box = self._search_box = SearchBox(  # before the awaits: it is made only once
+                self._search_typed, placeholder=SEARCH_PLACEHOLDER,
+                id=f"{self.PANE_ID}-search", classes="search", compact=True)
             prompt = self.query_one(SearchPrompt)
             await self.mount(box, after=prompt)
             await prompt.remove()
-            self._search_box = box
         return box
 
     def focus_target(self) -> Widget | None:
@@ -208,7 +208,11 @@ class MemoriesPane(Pane):
             self.write_refusal = refusal
             self.refresh_bindings()
 
-    def _load(self, *, keep_position: bool, first_page_now: bool = False) -> None:
+    def _load(self, *, keep_position: bool, first_page_now: bool = False,
+              typed: bool = False) -> None:
+        """Read the list for the pane's filter and search. The title is drawn now and again
+        when the rows come; for a typed key only then (they come in a few milliseconds, and
+        the title is drawn with them, in the same frame)."""
         self._check_writes()
         self.memory_list.empty_text = self.empty_text()
         search = self.search_text or None
@@ -221,9 +225,10 @@ class MemoriesPane(Pane):
             return
         if self.SCOPE == "project" and self.project_arg() is None:
             return
-        # the title follows when the rows come (``_list_changed``): it describes them
         self.memory_list.show(self.memtui.engine, flt, keep_position=keep_position,
                               first_page_now=first_page_now)
+        if not typed:
+            self._update_title()
 
     def _update_title(self) -> None:
         memory_list = self.memory_list
@@ -304,7 +309,7 @@ class MemoriesPane(Pane):
         debounce. The list's loader reads the first page in its thread on the list's query
         lane: a newer keystroke interrupts the older query, and the matches of the previous
         keystroke stay on screen until the new ones are read."""
-        self._load(keep_position=False)
+        self._load(keep_position=False, typed=True)
 
     def on_input_submitted(self, message: Input.Submitted) -> None:
         """Enter in the search box: back to the list, keeping the search."""

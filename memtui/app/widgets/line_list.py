@@ -17,6 +17,7 @@ from textual import events
 from textual.binding import Binding, BindingType
 from textual.geometry import Region, Size
 from textual.message import Message
+from textual.reactive import Reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -45,6 +46,10 @@ class RowMessage(Message):
         return self.line_list
 
 
+ROW_LEAD_CELLS = 2
+"""A row starts with the cursor mark and a space; the row's own text has the rest."""
+
+
 class LineList(ScrollView, can_focus=True):
     """A list of one-line rows with a cursor. Subclasses implement ``row_count`` and
     ``row_text``; the list handles scrolling, the cursor and the movement keys."""
@@ -68,6 +73,11 @@ class LineList(ScrollView, can_focus=True):
 
     COMPONENT_CLASSES = {"line-list--cursor", "line-list--dim", "line-list--marked",
                          "line-list--match", "line-list--loading"}
+
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False, repaint=False)
+    """How many rows (``update_size``): a new count resizes the scroll bar without laying the
+    screen out or repainting the rows (Textual's reactive does both); only a scroll bar that
+    appears or goes asks for a layout, and whoever changed the rows repaints them."""
 
     DEFAULT_CSS = """
     LineList {
@@ -160,8 +170,15 @@ class LineList(ScrollView, can_focus=True):
             self.refresh_line(index)
 
     def update_size(self) -> None:
-        """Tell the scroll view how many rows there are (after the count changed)."""
-        self.virtual_size = Size(0, self.row_count())
+        """Tell the scroll view how many rows there are (after the count changed): the
+        scroll bar's size and place follow, as a layout would do it (Textual's
+        ``_scroll_update``; it asks for a layout itself when the bar appears or goes)."""
+        size = Size(0, self.row_count())
+        if size == self.virtual_size:
+            return
+        self.virtual_size = size
+        if self.is_attached and self.container_size:
+            self._scroll_update(size)
 
     def action_cursor_down(self) -> None:
         """Move the cursor one row down."""
@@ -260,7 +277,7 @@ class LineList(ScrollView, can_focus=True):
         if index >= self.row_count():
             return Strip.blank(width, base)
         is_cursor = index == self._cursor
-        text_width = max(1, width - 2)
+        text_width = max(1, width - ROW_LEAD_CELLS)
         drawn = self.row_segments(index, text_width)
         if drawn is not None:
             segments, cells = drawn

@@ -43,14 +43,19 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.worker import Worker, get_current_worker
 
+from memtui.app.widgets.line_list import ROW_LEAD_CELLS
 from memtui.app.widgets.load_mailbox import LoadMailbox
-from memtui.app.widgets.memory_row import RowStyles, memory_row, memory_row_segments
+from memtui.app.widgets.memory_row import (
+    RowStyles,
+    memory_row,
+    memory_row_segments,
+    shown_matches,
+)
 from memtui.app.widgets.paged_list import PREFETCH_SCREENS, PagedLineList
 from memtui.app.widgets.paged_source import PagedSource
 from memtui.app.widgets.paint_hold import paint_hold
 from memtui.errors import MemtuiError, QueryInterrupted
 from memtui.store.models import Memory, MemoryFilter
-from memtui.textsafe import one_line
 
 if TYPE_CHECKING:
     from memtui.engine.api import Engine
@@ -101,23 +106,16 @@ class RowLook:
     pattern: re.Pattern[str] | None = None
     blank: bool = False
 
-    def looks_like(self, other: RowLook) -> bool:
-        """Whether the two draw the same line: equal, or the same memory and mark under
-        another search whose matches fall in the same places (the part of the text a row
-        shows follows from its first match)."""
+    def looks_like(self, other: RowLook, width: int, tz: ZoneInfo) -> bool:
+        """Whether the two draw the same line at ``width``: equal, or the same memory and
+        mark under another search that shows the same part of the text, highlighted in
+        the same places (``shown_matches``)."""
         if self == other:
             return True
         if self.memory is None or self.memory != other.memory or self.marked != other.marked:
             return False
-        return _match_spans(self.pattern, self.memory) == _match_spans(other.pattern,
-                                                                       other.memory)
-
-
-def _match_spans(pattern: re.Pattern[str] | None, memory: Memory) -> tuple[tuple[int, int], ...]:
-    """Where ``pattern`` highlights the memory's row text."""
-    if pattern is None:
-        return ()
-    return tuple(found.span() for found in pattern.finditer(one_line(memory.content)))
+        return shown_matches(self.memory, width, tz, self.pattern) == shown_matches(
+            self.memory, width, tz, other.pattern)
 
 
 @dataclass
@@ -451,8 +449,9 @@ class MemoryList(PagedLineList[Memory]):
             # only the rows that look different: typing on in a word mostly finds the same
             # newest rows, and their lines stay as they are (on screen and in the frame)
             after = self._row_looks(top, height)
+            width = max(1, self.row_width - ROW_LEAD_CELLS)
             for offset, (old, new) in enumerate(zip(before, after, strict=True)):
-                if not new.looks_like(old):
+                if not new.looks_like(old, width, self.tz):
                     self.refresh_line(top + offset)
         else:
             self.refresh()

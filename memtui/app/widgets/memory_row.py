@@ -75,6 +75,19 @@ def _shown_content(flat: str, room: int, pattern: re.Pattern[str] | None) -> str
     return flat
 
 
+def shown_matches(memory: Memory, width: int, tz: ZoneInfo, pattern: re.Pattern[str] | None,
+                  ) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """The part of a memory's text its row shows at ``width`` (before the cut at the right)
+    and where ``pattern`` highlights it: all that a new search can change in the row."""
+    kind, created = _columns(memory, tz)
+    room = max(MIN_CONTENT_WIDTH,
+               width - 2 - cell_len(kind) - cell_len(created) - cell_len(_suffix(memory)))
+    flat = _shown_content(one_line(memory.content), room, pattern)
+    if pattern is None:
+        return flat, ()
+    return flat, tuple(found.span() for found in pattern.finditer(flat))
+
+
 def memory_row(memory: Memory, width: int, tz: ZoneInfo, *, marked: bool = False,
                pattern: re.Pattern[str] | None = None, match_style: str | Style = "",
                dim_style: str | Style = "", mark_style: str | Style = "") -> Text:
