@@ -422,3 +422,12 @@ async def test_a_panes_title_is_drawn_while_its_first_load_runs(tmp_path: Path,
             assert "counting…" not in str(pane._title.content)
     finally:
         gate.set()
+
+
+def test_runs_of_changed_rows() -> None:
+    from memtui.app.widgets.memory_list import _runs
+
+    assert _runs([]) == [] and _runs([False, False]) == []
+    assert _runs([True]) == [(0, 1)]
+    assert _runs([True, True, False, True, False, False, True, True]) == [(0, 2), (3, 1),
+                                                                            (6, 2)]

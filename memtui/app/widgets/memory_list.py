@@ -118,6 +118,19 @@ class RowLook:
             self.memory, width, tz, other.pattern)
 
 
+def _runs(flags: list[bool]) -> list[tuple[int, int]]:
+    """(start, length) of each run of True in ``flags``."""
+    runs: list[tuple[int, int]] = []
+    start: int | None = None
+    for index, flag in enumerate([*flags, False]):
+        if flag and start is None:
+            start = index
+        elif not flag and start is not None:
+            runs.append((start, index - start))
+            start = None
+    return runs
+
+
 @dataclass
 class _Anchor:
     """Where the cursor and the view were when a reload started."""
@@ -450,9 +463,10 @@ class MemoryList(PagedLineList[Memory]):
             # newest rows, and their lines stay as they are (on screen and in the frame)
             after = self._row_looks(top, height)
             width = max(1, self.row_width - ROW_LEAD_CELLS)
-            for offset, (old, new) in enumerate(zip(before, after, strict=True)):
-                if not new.looks_like(old, width, self.tz):
-                    self.refresh_line(top + offset)
+            changed = [not new.looks_like(old, width, self.tz)
+                       for old, new in zip(before, after, strict=True)]
+            for start, count in _runs(changed):  # one region for each run of changed rows
+                self.refresh_lines(top + start, count)
         else:
             self.refresh()
         self._changed()
