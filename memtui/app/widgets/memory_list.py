@@ -110,12 +110,13 @@ class RowLook:
         """Whether the two draw the same line at ``width``: equal, or the same memory and
         mark under another search that shows the same part of the text, highlighted in
         the same places (``shown_matches``)."""
-        if self == other:
-            return True
-        if self.memory is None or self.memory != other.memory or self.marked != other.marked:
-            return False
-        return shown_matches(self.memory, width, tz, self.pattern) == shown_matches(
-            self.memory, width, tz, other.pattern)
+        mine, theirs = self.memory, other.memory
+        if mine is None or theirs is None:
+            return mine is None and theirs is None and self.blank == other.blank
+        if mine.id != theirs.id or self.marked != other.marked or mine != theirs:
+            return False  # (the id first: most rows that change are another memory)
+        return self.pattern == other.pattern or shown_matches(
+            mine, width, tz, self.pattern) == shown_matches(mine, width, tz, other.pattern)
 
 
 def _runs(flags: list[bool]) -> list[tuple[int, int]]:
