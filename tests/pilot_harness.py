@@ -164,6 +164,20 @@ async def _pause(pilot: Pilot[Any]) -> None:
             screen._on_timer_update()
 
 
+UNTIL_ROUNDS = 3000
+"""Short pauses ``until`` lets the app run (bounded by count, generous for a busy machine)."""
+
+
+async def until(pilot: Pilot[Any], condition: Callable[[], bool],
+                rounds: int = UNTIL_ROUNDS) -> bool:
+    """Let the app run until ``condition()`` holds, at most ``rounds`` short pauses."""
+    for _ in range(rounds):
+        if condition():
+            return True
+        await pilot.pause(0.01)
+    return condition()
+
+
 async def press(pilot: Pilot[Any], *keys: str) -> None:
     """Press keys one by one, settling after each."""
     for key in keys:

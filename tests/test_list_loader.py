@@ -5,10 +5,12 @@ arrive."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from pilot_harness import app_test, demo_app, press, settle
+from pilot_harness import until as _until
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Input
@@ -21,8 +23,6 @@ from memtui.app.widgets.memory_list import LOADER_GROUP, MemoryList
 from memtui.app.widgets.paged_source import PAGE_SIZE, PagedSource
 from memtui.app.widgets.search_box import SearchBox
 
-WAIT_ROUNDS = 3000
-"""Short pauses a test waits for the app (bounded by count, generous for a busy machine)."""
 SAFETY_TIMEOUT_S = 30
 """A held read or a wait that should end at once gives up after this long (only if the
 code is broken)."""
@@ -32,18 +32,27 @@ FALLBACK_WAKE_S = 20
 """...which is less than the loader's fallback look at its cancelled worker there."""
 
 
-async def _until(pilot, condition) -> bool:  # noqa: ANN001
-    for _ in range(WAIT_ROUNDS):
-        if condition():
-            return True
-        await pilot.pause(0.01)
-    return condition()
-
-
 def _user_pane(app) -> MemoriesPane:  # noqa: ANN001
     pane = app.pane("user")
     assert isinstance(pane, MemoriesPane)
     return pane
+
+
+def _hold_reads(monkeypatch: pytest.MonkeyPatch, held_if: Callable[[PagedSource], bool],
+                ) -> tuple[threading.Event, threading.Event]:
+    """Hold each page read for which ``held_if`` holds, in a worker thread, until ``gate``
+    is set; ``held`` is set once one is held."""
+    gate, held = threading.Event(), threading.Event()
+    fetch = PagedSource.fetch
+
+    def holding(self: PagedSource, plan):  # noqa: ANN001, ANN202
+        if held_if(self) and threading.current_thread() is not threading.main_thread():
+            held.set()
+            gate.wait(SAFETY_TIMEOUT_S)
+        return fetch(self, plan)
+
+    monkeypatch.setattr(PagedSource, "fetch", holding)
+    return gate, held
 
 
 def _record_searched_reads(monkeypatch: pytest.MonkeyPatch,
@@ -89,16 +98,7 @@ async def test_a_load_not_started_yet_is_replaced_by_a_newer_key(tmp_path: Path,
     """While the loader reads "r" (held here, where no interrupt reaches), "u" and "f" come:
     "ru" waits, then "ruf" takes its place. "ru" is never read."""
     reads = _record_searched_reads(monkeypatch)
-    gate, held = threading.Event(), threading.Event()
-    fetch = PagedSource.fetch
-
-    def hold_r(self: PagedSource, plan):  # noqa: ANN001, ANN202
-        if self.filter.search == "r":
-            held.set()
-            gate.wait(SAFETY_TIMEOUT_S)
-        return fetch(self, plan)
-
-    monkeypatch.setattr(PagedSource, "fetch", hold_r)
+    gate, held = _hold_reads(monkeypatch, lambda source: source.filter.search == "r")
     app = demo_app(tmp_path)
     try:
         async with app.run_test(size=(80, 24)) as pilot:
@@ -395,17 +395,7 @@ async def test_a_panes_title_is_drawn_while_its_first_load_runs(tmp_path: Path,
                                                                monkeypatch) -> None:
     """The Project pane's first read (held here): its title already names the project and
     says it is counting, before the rows come."""
-    gate, held = threading.Event(), threading.Event()
-    fetch = PagedSource.fetch
-
-    def hold_project(self: PagedSource, plan):  # noqa: ANN001, ANN202
-        if self.filter.scope == "project" and \
-                threading.current_thread() is not threading.main_thread():
-            held.set()
-            gate.wait(SAFETY_TIMEOUT_S)
-        return fetch(self, plan)
-
-    monkeypatch.setattr(PagedSource, "fetch", hold_project)
+    gate, held = _hold_reads(monkeypatch, lambda source: source.filter.scope == "project")
     app = demo_app(tmp_path)
     try:
         async with app.run_test(size=(80, 24)) as pilot:

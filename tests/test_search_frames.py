@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from pilot_harness import app_test, demo_app, press, settle
+from pilot_harness import until as _until
 from textual.screen import Screen
 from textual.widgets import Static
 
@@ -21,18 +22,8 @@ from memtui.app.widgets.paged_source import PAGE_SIZE, PagedSource
 from memtui.app.widgets.paint_hold import PaintHold, paint_hold
 from memtui.engine.identity import IdentityApi
 
-WAIT_ROUNDS = 3000
-"""Short pauses a test waits for the app (bounded by count, generous for a busy machine)."""
 GATE_TIMEOUT_S = 30
 """A held read gives up waiting for its test after this long (only if the test broke)."""
-
-
-async def _until(pilot, condition) -> bool:  # noqa: ANN001
-    for _ in range(WAIT_ROUNDS):
-        if condition():
-            return True
-        await pilot.pause(0.01)
-    return condition()
 
 
 @dataclass
