@@ -55,6 +55,14 @@ def _hold_reads(monkeypatch: pytest.MonkeyPatch, held_if: Callable[[PagedSource]
     return gate, held
 
 
+def _app_with_many_ruff_rows(folder: Path):  # noqa: ANN202
+    """The demo app with more rows matching "r" up to "ruff r" than a page holds."""
+    app = demo_app(folder)
+    for number in range(PAGE_SIZE + 20):
+        app.engine.identity.add_memory(f"ruff rule number {number} is enabled")
+    return app
+
+
 def _record_searched_reads(monkeypatch: pytest.MonkeyPatch,
                            ) -> list[tuple[str, threading.Thread]]:
     """Every searched page read: (the search, the thread that ran it)."""
@@ -204,9 +212,7 @@ async def test_new_rows_are_painted_in_the_turn_they_arrive(tmp_path: Path, monk
     those rows already in that frame ("ru" holds more than a page, as "r" did), whether the
     next key comes before the list has counted "r" or after (then the list's size changes
     from the count back to a page: the scroll bar follows without a layout)."""
-    app = demo_app(tmp_path)
-    for number in range(PAGE_SIZE + 20):
-        app.engine.identity.add_memory(f"ruff rule number {number} is enabled")
+    app = _app_with_many_ruff_rows(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         pane = _user_pane(app)
@@ -322,9 +328,7 @@ async def test_typing_on_repaints_only_the_rows_that_look_different(tmp_path: Pa
     """"ruf" and then "ruff" find the same newest rows, highlighted in the same places: the
     frame of "ruff" draws only the cursor's row again. "ruff r" highlights "rule" too:
     every row is drawn again."""
-    app = demo_app(tmp_path)
-    for number in range(PAGE_SIZE + 20):
-        app.engine.identity.add_memory(f"ruff rule number {number} is enabled")
+    app = _app_with_many_ruff_rows(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         pane = _user_pane(app)
