@@ -43,7 +43,7 @@ def test_close_ends_the_loader_at_once_and_drops_what_waits() -> None:
     thread.join(SAFETY_TIMEOUT_S)
     assert not thread.is_alive() and result == [None]
     box.put("late")  # a put after the close is dropped
-    assert box.closed and box.take(0) is None and box.has_newer()
+    assert box.closed and box.take(0) is None and box.quiet_for(0) is False
 
 
 def _waiting_in(box: LoadMailbox[str], until: threading.Event | None = None,
@@ -107,7 +107,7 @@ def test_a_quiet_wait_runs_out_true() -> None:
     assert box.quiet_for(0) is True
     assert box.quiet_for(0.001, lambda: False) is True  # the time ran out, nothing came
     box.put("r")
-    assert box.quiet_for(0) is False and box.has_newer()
+    assert box.quiet_for(0) is False and not box.idle
 
 
 def test_idle_means_nothing_waits_and_nothing_runs() -> None:

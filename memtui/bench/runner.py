@@ -229,7 +229,8 @@ class FrameRecorder:
         event = asyncio.Event()
         self._waiting = (wanted, event)
         try:
-            await asyncio.wait_for(event.wait(), timeout)
+            async with asyncio.timeout(timeout):  # (no task made, unlike wait_for)
+                await event.wait()
         except TimeoutError:
             return None
         finally:

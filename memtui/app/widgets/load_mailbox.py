@@ -63,12 +63,6 @@ class LoadMailbox(Generic[T]):
             self._running = request is not None
             return request
 
-    def has_newer(self) -> bool:
-        """Whether a request waits (or the box is closed): what the loader does now is
-        obsolete."""
-        with self._changed:
-            return self._waiting is not None or self._closed
-
     def quiet_for(self, seconds: float, until: Callable[[], bool] | None = None) -> bool:
         """Wait up to ``seconds`` for ``until`` (re-checked on every ``wake``), or the whole
         time when there is none. True when it came, or the time ran out, with no newer

@@ -8,11 +8,13 @@ Data flow (worker -> message -> handler):
   a long-lived thread worker (``_serve_loads``), wakes at once -- no worker to start per
   key -- reads the first page on the lane and posts ``Loaded`` (its rows and the
   keystroke's echo are painted at once, in one frame: ``PaintHold``), then counts and posts
-  ``Counted`` (a search once typing has paused; a newer load ends every wait at once). Each
-  load runs its queries once, always off the UI thread (a list's very first load, with no search, may read its first page at
-  once: one index seek, so the first frame shows rows). The rows on screen stay until the
-  new first page is there: typing never flashes the list empty. A result that a newer load
-  made stale is dropped by its generation number.
+  ``Counted`` (a search once typing has paused; a newer load ends every wait at once).
+  Each load runs its queries once, always off the UI thread (a list's very first load,
+  with no search, may read its first page at once: one index seek, so the first frame
+  shows rows). The rows on screen stay until the new first page is there: typing never
+  flashes the list empty. A result that a newer load made stale is dropped by its
+  generation number; of new rows, only those that look different are drawn again
+  (``RowLook``).
 - The list's owner hears of every change (new rows, a count, marks, an error) through the
   ``on_change`` callback, called in the same turn: for new rows the owner's title and
   preview are then updated before the list paints the frame that shows them.

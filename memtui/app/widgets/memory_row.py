@@ -33,6 +33,8 @@ MIN_CONTENT_WIDTH = 4
 MATCH_CONTEXT_CHARS = 12
 """A row whose first match is off to the right starts this many characters before it."""
 ELLIPSIS = "…"
+MARK_CELLS = 2
+"""A row starts with its mark (or a space) and a space."""
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,8 @@ def shown_matches(memory: Memory, width: int, tz: ZoneInfo, pattern: re.Pattern[
     and where ``pattern`` highlights it: all that a new search can change in the row."""
     kind, created = _columns(memory, tz)
     room = max(MIN_CONTENT_WIDTH,
-               width - 2 - cell_len(kind) - cell_len(created) - cell_len(_suffix(memory)))
+               width - MARK_CELLS - cell_len(kind) - cell_len(created)
+               - cell_len(_suffix(memory)))
     flat = _shown_content(one_line(memory.content), room, pattern)
     if pattern is None:
         return flat, ()
@@ -153,7 +156,7 @@ def memory_row_segments(memory: Memory, width: int, tz: ZoneInfo, styles: RowSty
     ``None`` when the row would not fit ``width`` (the caller draws ``memory_row`` then)."""
     kind, created = _columns(memory, tz)
     suffix = _suffix(memory)
-    fixed = 2 + cell_len(kind) + cell_len(created)
+    fixed = MARK_CELLS + cell_len(kind) + cell_len(created)
     suffix_cells = cell_len(suffix)
     room = width - fixed - suffix_cells
     if room < MIN_CONTENT_WIDTH:
