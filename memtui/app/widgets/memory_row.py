@@ -66,6 +66,15 @@ def _columns(memory: Memory, tz: ZoneInfo) -> tuple[str, str]:
             f"{local_time(memory.created_at, tz, with_year=False):<{TIME_WIDTH}} ")
 
 
+def _row_parts(memory: Memory, width: int, tz: ZoneInfo) -> tuple[str, str, str, int]:
+    """A row's kind and created-time columns, its suffix, and the cells left for the content
+    at ``width`` (less than ``MIN_CONTENT_WIDTH`` when the row is too narrow)."""
+    kind, created = _columns(memory, tz)
+    suffix = _suffix(memory)
+    room = width - MARK_CELLS - cell_len(kind) - cell_len(created) - cell_len(suffix)
+    return kind, created, suffix, room
+
+
 def _shown_content(flat: str, room: int, pattern: re.Pattern[str] | None) -> str:
     """The content as the row shows it: from a little before the first match when that
     match would be cut off at the right."""
@@ -81,10 +90,7 @@ def shown_matches(memory: Memory, width: int, tz: ZoneInfo, pattern: re.Pattern[
                   ) -> tuple[str, tuple[tuple[int, int], ...]]:
     """The part of a memory's text its row shows at ``width`` (before the cut at the right)
     and where ``pattern`` highlights it: all that a new search can change in the row."""
-    kind, created = _columns(memory, tz)
-    room = max(MIN_CONTENT_WIDTH,
-               width - MARK_CELLS - cell_len(kind) - cell_len(created)
-               - cell_len(_suffix(memory)))
+    room = max(MIN_CONTENT_WIDTH, _row_parts(memory, width, tz)[3])
     flat = _shown_content(one_line(memory.content), room, pattern)
     if pattern is None:
         return flat, ()
@@ -95,14 +101,13 @@ def memory_row(memory: Memory, width: int, tz: ZoneInfo, *, marked: bool = False
                pattern: re.Pattern[str] | None = None, match_style: str | Style = "",
                dim_style: str | Style = "", mark_style: str | Style = "") -> Text:
     """One memory as a row: mark, kind, created time, content (literal), source and use."""
+    kind, created, suffix, room = _row_parts(memory, width, tz)
+    room = max(MIN_CONTENT_WIDTH, room)
     row = Text(no_wrap=True, overflow="ellipsis")
     row.append(MARK if marked else " ", style=mark_style if marked else "")
     row.append(" ")
-    kind, created = _columns(memory, tz)
     row.append(kind, style=dim_style)
     row.append(created, style=dim_style)
-    suffix = _suffix(memory)
-    room = max(MIN_CONTENT_WIDTH, width - row.cell_len - cell_len(suffix))
     flat = _shown_content(one_line(memory.content), room, pattern)
     content = Text(flat, no_wrap=True, overflow="ellipsis")
     if pattern is not None and match_style:
@@ -154,11 +159,7 @@ def memory_row_segments(memory: Memory, width: int, tz: ZoneInfo, styles: RowSty
                         ) -> tuple[list[Segment], int] | None:
     """``memory_row`` drawn straight to segments in ``styles``, and the cells they take;
     ``None`` when the row would not fit ``width`` (the caller draws ``memory_row`` then)."""
-    kind, created = _columns(memory, tz)
-    suffix = _suffix(memory)
-    fixed = MARK_CELLS + cell_len(kind) + cell_len(created)
-    suffix_cells = cell_len(suffix)
-    room = width - fixed - suffix_cells
+    kind, created, suffix, room = _row_parts(memory, width, tz)
     if room < MIN_CONTENT_WIDTH:
         return None
     flat = _shown_content(one_line(memory.content), room, pattern)
@@ -168,4 +169,4 @@ def memory_row_segments(memory: Memory, width: int, tz: ZoneInfo, styles: RowSty
     segments.extend(content)
     if suffix:
         segments.append(Segment(suffix, styles.dim))
-    return segments, fixed + cells + suffix_cells
+    return segments, width - room + cells  # (the columns and suffix take width - room)

@@ -94,14 +94,20 @@ class PaintHold:
         seconds = ECHO_HOLD_SECONDS if self._seconds is None else self._seconds
         self._timer = self._app.set_timer(seconds, self.release, name="paint-hold")
 
-    def release(self) -> None:
-        """Paint what was held now (nothing when no hold is running)."""
+    def _unhold(self) -> bool:
+        """End the running hold (its deadline and Textual's batch); False when none runs."""
         timer, self._timer = self._timer, None
         if timer is None:
-            return
+            return False
         timer.stop()
-        screen, self._screen = self._screen, None
         self._app._end_batch()
+        return True
+
+    def release(self) -> None:
+        """Paint what was held now (nothing when no hold is running)."""
+        screen, self._screen = self._screen, None
+        if not self._unhold():
+            return
         if screen is not None:
             # after the messages already posted (the list's owner updating its title): the
             # screen's own paint step, at once (see module doc)
@@ -141,11 +147,8 @@ class PaintHold:
     def paint_now(self, screen: Screen[object]) -> None:
         """Paint what changed on ``screen`` now, in this turn of the event loop (see module
         doc), not on its next timer tick; a hold still running is released."""
-        timer, self._timer = self._timer, None
-        if timer is not None:
-            timer.stop()
-            self._screen = None
-            self._app._end_batch()
+        self._screen = None
+        self._unhold()
         self._paint(screen)
 
     def _paint(self, screen: Screen[object], waited: int = 0) -> None:
