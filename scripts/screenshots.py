@@ -24,6 +24,7 @@ from typing import Any
 from memtui.app.app import AppConfig, MemtuiApp
 from memtui.app.main import create_app
 from memtui.app.panes import PANES
+from memtui.app.widgets.memory_list import LOADER_GROUP, MemoryList
 from memtui.engine.demo import DEMO_PROJECT, DEMO_USER, build_demo_store
 from memtui.engine.demo_codex import build_demo_codex_home
 
@@ -33,6 +34,8 @@ STORE_LABEL = "~/.local/share/memtui/memtui.db"
 HISTORY_HEAD = "mem_0009"
 """The demo's three-version memory (shown in the History pane)."""
 MAX_SETTLE_ROUNDS = 50
+LOADER_POLL_SECONDS = 0.05
+"""How often settling looks again whether the lists' loaders are idle."""
 PNG_SCALE = 1.0
 AGENT_HOMES_DIR = "memtui-screenshot-home"
 AGENT_ENV = ("CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME", "CODEX_HOME", "CODEX_SQLITE_HOME",
@@ -68,13 +71,26 @@ def shots() -> list[Shot]:
     ]
 
 
+def _busy(worker: Any) -> bool:
+    """Whether a worker still works: running, and for a list's long-lived loader (which
+    runs as long as its list), loading."""
+    if not worker.is_running:
+        return False
+    node = worker.node
+    return not (worker.group == LOADER_GROUP and isinstance(node, MemoryList)
+                and node.loader_idle)
+
+
 async def _settle(pilot: Any) -> None:
     app = pilot.app
     for _ in range(MAX_SETTLE_ROUNDS):
         await pilot.pause()
-        if not any(worker.is_running for worker in app.workers):
+        if not any(_busy(worker) for worker in app.workers):
             break
-        await app.workers.wait_for_complete()
+        others = [worker for worker in app.workers if worker.group != LOADER_GROUP]
+        if others:  # (an empty list would wait for every worker, the loaders too)
+            await app.workers.wait_for_complete(others)
+        await asyncio.sleep(LOADER_POLL_SECONDS)  # a loader's count waits for a pause
     await pilot.wait_for_scheduled_animations()
     await pilot.pause()
 

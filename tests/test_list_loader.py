@@ -242,7 +242,43 @@ async def test_new_rows_are_painted_in_the_turn_they_arrive(tmp_path: Path, monk
         painted = in_handler[1]
         assert len(painted) == 1  # one frame, painted by the handler itself
         shown_search, title = painted[0]
-        assert shown_search == "ru" and "search ru" in title and "counting" in title
+        assert shown_search == "ru" and "counting" in title
+        assert "search" not in title  # the search box under the title shows it
+
+
+@app_test
+async def test_typing_on_leaves_the_title_as_it_was(tmp_path: Path, monkeypatch) -> None:
+    """Keys typed before the count's pause change only the search: the title (the pane, the
+    count still being worked out, the filter) is not drawn again, so the key's frame does not
+    reach up to it. The first key changes it once, from the count to counting."""
+    app = _app_with_many_ruff_rows(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        pane = _user_pane(app)
+        title = pane._title
+        assert "counting" not in str(title.content)
+        drawn: list[str] = []
+        update = type(title).update
+
+        def recorded(self, content="", *, layout: bool = True) -> None:  # noqa: ANN001
+            if self is title:
+                drawn.append(str(content))
+            update(self, content, layout=layout)
+
+        monkeypatch.setattr(type(title), "update", recorded)
+        # however slow the machine, typing does not pause long enough to count...
+        monkeypatch.setattr(memory_list_module, "SEARCH_COUNT_PAUSE_SECONDS", SAFETY_TIMEOUT_S)
+        await press(pilot, "slash")
+        for search in ("r", "ru", "ruf"):
+            await _type_on(pilot, pane.memory_list, search, paused=False)
+        assert len(drawn) == 1 and "counting" in drawn[0]  # the first key's rows only
+        # ...until the last key, after which it does: its rows, then its count
+        monkeypatch.setattr(memory_list_module, "SEARCH_COUNT_PAUSE_SECONDS", 0.0)
+        await _type_on(pilot, pane.memory_list, "ruff", paused=True)
+        assert await _until(pilot, lambda: len(drawn) == 2)
+        assert "counting" not in drawn[1] and pane.memory_list.count is not None
+        assert "ruff" not in drawn[1] and pane.search_box is not None \
+            and pane.search_box.value == "ruff"
 
 
 @app_test

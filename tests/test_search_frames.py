@@ -278,7 +278,7 @@ async def test_typing_a_search_never_lays_the_screen_out(tmp_path: Path, monkeyp
         await settle(pilot)
         box = pane.search_box
         assert isinstance(box, SearchBox) and box.value == "zq" + typed
-        assert layouts == []  # no key asked for a layout (the title keeps its one line)
+        assert layouts == []  # no key asked for a layout
         # and the box still follows its cursor, as Textual's Input does (the cursor's cell
         # just after the text, at the right edge)
         assert box.scroll_x == len(box.value) + 1 - box.content_region.width > 0
@@ -410,6 +410,7 @@ async def test_the_collector_pause_is_bounded_and_leaves_an_off_collector_off(
             gc.enable()
         # the app's own hold, still on when the app closes (no deadline before that)
         monkeypatch.setattr(paint_hold_module, "GC_PAUSE_MAX_SECONDS", GATE_TIMEOUT_S)
+        monkeypatch.setattr(paint_hold_module, "ECHO_HOLD_SECONDS", GATE_TIMEOUT_S)
         try:
             paint_hold(app).hold()
             assert not gc.isenabled()
@@ -418,5 +419,6 @@ async def test_the_collector_pause_is_bounded_and_leaves_an_off_collector_off(
             raise
     try:
         assert gc.isenabled()  # the app's unmount resumed it
+        assert not paint_hold(app).active  # and ended the hold: its deadline will not fire
     finally:
         gc.enable()

@@ -189,8 +189,8 @@ class MainScreen(Screen[None]):
 
     def on_unmount(self) -> None:
         """Closing: stop the worker between transactions, and the purge retry; a paint
-        hold's garbage-collector pause ends."""
-        paint_hold(self.app).resume_collector()  # first: the stops below may raise
+        hold, and its garbage-collector pause, end."""
+        paint_hold(self.app).close()  # first: the stops below may raise
         cast(MemtuiApp, self.app).runner.stop()
         cast(MemtuiApp, self.app).purges.stop()
 

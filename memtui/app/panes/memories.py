@@ -13,7 +13,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from memtui.app.filter_choice import FilterChoice
-from memtui.app.format import block, literal, local_time
+from memtui.app.format import block, local_time
 from memtui.app.panes.base import Pane
 from memtui.app.widgets.line_list import LineList
 from memtui.app.widgets.memory_list import MemoryList
@@ -231,6 +231,9 @@ class MemoriesPane(Pane):
             self._update_title()
 
     def _update_title(self) -> None:
+        """The pane's name, the list's count, its filter, marks and whether it is read only.
+        Not the search: the search box under the title shows it (it stays once opened), so
+        a typed key leaves the title as it was unless the count changes."""
         memory_list = self.memory_list
         count = memory_list.count
         title = Text(self.heading(), style="bold")
@@ -242,10 +245,6 @@ class MemoriesPane(Pane):
         else:
             title.append("counting…")
         title.append(f" · {self.choice.describe()}", style="dim")
-        search = self.search_text
-        if search:
-            title.append(" · search ", style="dim")
-            title.append(literal(search, 30))
         if memory_list.marked:
             title.append(f" · {len(memory_list.marked)} marked", style="bold")
         if self.write_refusal is not None:

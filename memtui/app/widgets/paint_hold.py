@@ -48,7 +48,6 @@ from textual.widget import Widget
 if TYPE_CHECKING:
     from textual.app import App
     from textual.screen import Screen
-    from textual.timer import Timer
 
 PAINT_WAIT_TURNS = 5
 """At most this many event-loop turns a paint waits for changed widgets to reach the screen."""
@@ -70,7 +69,9 @@ class PaintHold:
         self._app = app
         self._seconds = seconds
         """The hold's deadline (``ECHO_HOLD_SECONDS`` when not given)."""
-        self._timer: Timer | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        """The hold's deadline: the event loop's own timer (a Textual ``Timer`` would start a
+        task on every keystroke, in the turn before the key's query can start)."""
         self._screen: Screen[object] | None = None
         self.holds = 0
         """How many holds were started (for tests)."""
@@ -92,14 +93,14 @@ class PaintHold:
         self._app._begin_batch()  # what App.batch_update does
         self._screen = self._app.screen
         seconds = ECHO_HOLD_SECONDS if self._seconds is None else self._seconds
-        self._timer = self._app.set_timer(seconds, self.release, name="paint-hold")
+        self._timer = asyncio.get_running_loop().call_later(seconds, self.release)
 
     def _unhold(self) -> bool:
         """End the running hold (its deadline and Textual's batch); False when none runs."""
         timer, self._timer = self._timer, None
         if timer is None:
             return False
-        timer.stop()
+        timer.cancel()
         self._app._end_batch()
         return True
 
@@ -114,6 +115,13 @@ class PaintHold:
             screen.call_later(self._paint, screen)
         else:
             self.resume_collector()
+
+    def close(self) -> None:
+        """The app is closing: end a running hold without painting (its deadline will not
+        fire on a closed app) and the collector's pause."""
+        self._screen = None
+        self._unhold()
+        self.resume_collector()
 
     @property
     def collector_paused(self) -> bool:
