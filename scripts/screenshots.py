@@ -82,15 +82,21 @@ def _busy(worker: Any) -> bool:
 
 
 async def _settle(pilot: Any) -> None:
+    """Wait until no worker works (twice in a row: a message handled may start one), then
+    for animations; a picture is never taken of a screen still loading."""
     app = pilot.app
     for _ in range(MAX_SETTLE_ROUNDS):
         await pilot.pause()
         if not any(_busy(worker) for worker in app.workers):
-            break
+            await pilot.pause()
+            if not any(_busy(worker) for worker in app.workers):
+                break
         others = [worker for worker in app.workers if worker.group != LOADER_GROUP]
         if others:  # (an empty list would wait for every worker, the loaders too)
             await app.workers.wait_for_complete(others)
         await asyncio.sleep(LOADER_POLL_SECONDS)  # a loader's count waits for a pause
+    else:
+        raise TimeoutError(f"still loading after {MAX_SETTLE_ROUNDS} rounds")
     await pilot.wait_for_scheduled_animations()
     await pilot.pause()
 

@@ -191,6 +191,27 @@ async def test_paint_hold_does_not_nest_and_runs_out(tmp_path: Path) -> None:
 
 
 @app_test
+async def test_an_error_when_a_hold_runs_out_reaches_the_app(tmp_path: Path,
+                                                            monkeypatch) -> None:
+    """The deadline is the event loop's timer: an error in it is the app's, as from
+    Textual's own timers (shown, and the app exits), not a line in asyncio's log."""
+    def broken(self: PaintHold) -> None:
+        raise RuntimeError("paint hold broke")
+
+    app = demo_app(tmp_path)
+    hold = PaintHold(app, seconds=0.01)
+    try:
+        with pytest.raises(RuntimeError, match="paint hold broke"):
+            async with app.run_test(size=(80, 24)) as pilot:
+                await settle(pilot)
+                monkeypatch.setattr(PaintHold, "release", broken)
+                hold.hold()
+                assert await _until(pilot, lambda: app._exception is not None)
+    finally:
+        hold.resume_collector()  # (this hold is not the app's: its unmount leaves it)
+
+
+@app_test
 async def test_a_failed_search_read_releases_the_hold(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(paint_hold_module, "ECHO_HOLD_SECONDS", GATE_TIMEOUT_S)
     load_page = PagedSource.load_page

@@ -89,6 +89,8 @@ class MemoriesPane(Pane):
         self._loaded_once = False
         self._said_error: str | None = None
         self._preview_for: tuple[Memory | None, int, object] | None = None
+        self._title_for: tuple[object, ...] | None = None
+        """What the title was last drawn from (``_update_title``)."""
         """What the preview was last drawn for (memory, lines, time zone)."""
         # the parts, made once (every keystroke of a search reaches each of them)
         self._title = TextView(classes="pane-title", id=f"{self.PANE_ID}-title")
@@ -235,13 +237,18 @@ class MemoriesPane(Pane):
         Not the search: the search box under the title shows it (it stays once opened), so
         a typed key leaves the title as it was unless the count changes."""
         memory_list = self.memory_list
-        count = memory_list.count
-        title = Text(self.heading(), style="bold")
+        count, at_least, heading = memory_list.count, memory_list.at_least, self.heading()
+        shown_for = (heading, count, at_least, self.choice, len(memory_list.marked),
+                     self.write_refusal is not None)
+        if shown_for == self._title_for:
+            return  # what the title says has not changed (typing on, say): nothing to do
+        self._title_for = shown_for
+        title = Text(heading, style="bold")
         title.append(" · ")
         if count is not None:
             title.append(f"{count:,}")
-        elif memory_list.at_least is not None:
-            title.append(f"{memory_list.at_least:,}+")  # a search's capped count
+        elif at_least is not None:
+            title.append(f"{at_least:,}+")  # a search's capped count
         else:
             title.append("counting…")
         title.append(f" · {self.choice.describe()}", style="dim")

@@ -70,8 +70,9 @@ class PaintHold:
         self._seconds = seconds
         """The hold's deadline (``ECHO_HOLD_SECONDS`` when not given)."""
         self._timer: asyncio.TimerHandle | None = None
-        """The hold's deadline: the event loop's own timer (a Textual ``Timer`` would start a
-        task on every keystroke, in the turn before the key's query can start)."""
+        """The hold's deadline: the event loop's own timer (a Textual ``Timer`` started a
+        task on every keystroke, which ran while the key's query was starting and competed
+        with it for the GIL)."""
         self._screen: Screen[object] | None = None
         self.holds = 0
         """How many holds were started (for tests)."""
@@ -88,12 +89,21 @@ class PaintHold:
         """Hold the screen's paints until ``release()`` or the deadline."""
         if self._timer is not None:
             return
+        loop = asyncio.get_running_loop()  # first: without a loop, nothing is held
         self.holds += 1
         self._pause_collector()
         self._app._begin_batch()  # what App.batch_update does
         self._screen = self._app.screen
         seconds = ECHO_HOLD_SECONDS if self._seconds is None else self._seconds
-        self._timer = asyncio.get_running_loop().call_later(seconds, self.release)
+        self._timer = loop.call_later(seconds, self._deadline)
+
+    def _deadline(self) -> None:
+        """The hold ran out: paint what was held; an error goes to the app, as from any of
+        its callbacks (not to asyncio's log)."""
+        try:
+            self.release()
+        except Exception as error:  # the app shows it and exits, as Textual's timers do
+            self._app._handle_exception(error)
 
     def _unhold(self) -> bool:
         """End the running hold (its deadline and Textual's batch); False when none runs."""

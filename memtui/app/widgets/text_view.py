@@ -2,8 +2,9 @@
 its height may change.
 
 ``Static.update`` lays the whole screen out again by default (a reflow of every widget), and
-a pane's title line and preview change on every keystroke of a search. A widget of fixed
-height never needs that, and a one-line title that still fits its line does not either.
+a pane's preview changes on most keystrokes of a search (its title when the count does). A
+widget of fixed height never needs that, and a one-line title that still fits its line does
+not either.
 """
 
 from __future__ import annotations
