@@ -24,7 +24,7 @@ from typing import Any
 from memtui.app.app import AppConfig, MemtuiApp
 from memtui.app.main import create_app
 from memtui.app.panes import PANES
-from memtui.app.widgets.memory_list import LOADER_GROUP, MemoryList
+from memtui.app.widgets.memory_list import LOADER_GROUP, worker_is_working
 from memtui.engine.demo import DEMO_PROJECT, DEMO_USER, build_demo_store
 from memtui.engine.demo_codex import build_demo_codex_home
 
@@ -71,25 +71,15 @@ def shots() -> list[Shot]:
     ]
 
 
-def _busy(worker: Any) -> bool:
-    """Whether a worker still works: running, and for a list's long-lived loader (which
-    runs as long as its list), loading."""
-    if not worker.is_running:
-        return False
-    node = worker.node
-    return not (worker.group == LOADER_GROUP and isinstance(node, MemoryList)
-                and node.loader_idle)
-
-
 async def _settle(pilot: Any) -> None:
     """Wait until no worker works (twice in a row: a message handled may start one), then
     for animations; a picture is never taken of a screen still loading."""
     app = pilot.app
     for _ in range(MAX_SETTLE_ROUNDS):
         await pilot.pause()
-        if not any(_busy(worker) for worker in app.workers):
+        if not any(worker_is_working(worker) for worker in app.workers):
             await pilot.pause()
-            if not any(_busy(worker) for worker in app.workers):
+            if not any(worker_is_working(worker) for worker in app.workers):
                 break
         others = [worker for worker in app.workers if worker.group != LOADER_GROUP]
         if others:  # (an empty list would wait for every worker, the loaders too)

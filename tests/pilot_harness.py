@@ -29,11 +29,10 @@ from rich.console import Console
 from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
-from textual.worker import Worker
 
 from memtui.app.app import AppConfig, MemtuiApp
 from memtui.app.main import create_app
-from memtui.app.widgets.memory_list import LOADER_GROUP, MemoryList
+from memtui.app.widgets.memory_list import LOADER_GROUP, worker_is_working
 from memtui.engine.demo import DEMO_PROJECT, DEMO_USER, build_demo_store
 from memtui.store.database import Store
 
@@ -102,9 +101,9 @@ async def settle(pilot: Pilot[Any], *, animations: bool = False) -> None:
     app = pilot.app
     for _ in range(MAX_SETTLE_ROUNDS):
         await _pause(pilot)
-        if not any(_busy(worker) for worker in app.workers):
+        if not any(worker_is_working(worker) for worker in app.workers):
             await _pause(pilot)
-            if not any(_busy(worker) for worker in app.workers):
+            if not any(worker_is_working(worker) for worker in app.workers):
                 break
         others = [worker for worker in app.workers if worker.group != LOADER_GROUP]
         if others:  # (an empty list would wait for every worker, the loaders too)
@@ -118,20 +117,11 @@ async def settle(pilot: Pilot[Any], *, animations: bool = False) -> None:
         area.cursor_blink = False
 
 
-def _busy(worker: Worker[Any]) -> bool:
-    """Whether a worker still works: running, and for a list's loader, loading."""
-    if not worker.is_running:
-        return False
-    node = worker.node
-    return not (worker.group == LOADER_GROUP and isinstance(node, MemoryList)
-                and node.loader_idle)
-
-
 async def _loaders_idle(app: App[Any]) -> None:
     """Wait until every list's loader has nothing to do (a load's count waits for typing
     to pause, up to half a second), polled; at most ``SETTLE_TIMEOUT_SECONDS``."""
     for _ in range(round(SETTLE_TIMEOUT_SECONDS / LOADER_POLL_SECONDS)):
-        if not any(_busy(worker) for worker in app.workers
+        if not any(worker_is_working(worker) for worker in app.workers
                    if worker.group == LOADER_GROUP):
             return
         await asyncio.sleep(LOADER_POLL_SECONDS)

@@ -33,7 +33,7 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from rich.segment import Segment
@@ -96,6 +96,16 @@ def search_pattern(search: str | None) -> re.Pattern[str] | None:
     alternatives = "|".join(re.escape(word) for word in sorted(set(words), key=len,
                                                                 reverse=True))
     return re.compile(rf"\b(?:{alternatives})\w*", re.IGNORECASE | re.UNICODE)
+
+
+def worker_is_working(worker: Worker[Any]) -> bool:
+    """Whether a worker still works: running, and for a list's long-lived loader (which
+    runs as long as its list), loading. What waiting for an app to settle waits for."""
+    if not worker.is_running:
+        return False
+    node = worker.node
+    return not (worker.group == LOADER_GROUP and isinstance(node, MemoryList)
+                and node.loader_idle)
 
 
 @dataclass(frozen=True)
