@@ -113,3 +113,19 @@ async def test_a_searched_memory_list_draws_the_same_lines(tmp_path: Path, no_co
         drawn = memory_list.render_lines(Region(0, 0, memory_list.size.width,
                                                 memory_list.size.height))
         assert _cells(drawn) == _cells(textual)
+
+
+@app_test
+async def test_the_screen_and_the_panes_behind_the_lists_draw_textuals_lines(
+        tmp_path: Path) -> None:
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        behind = [screen, screen.query_one("#panes"), app.current_pane()]
+        for widget in behind:
+            assert is_plain(widget), widget
+            ours, textual = _both_ways(widget)
+            assert widget._styles_cache.plain
+            assert len(ours) == widget.region.height
+            assert _cells(ours) == _cells(textual), widget

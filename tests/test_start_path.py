@@ -31,6 +31,7 @@ NOT_AT_FIRST_PAINT = (
     "memtui.engine.extraction",
     "memtui.engine.review",  # the inbox count is read by a worker after the first frame
     "memtui.app.inbox_sources",
+    "memtui.app.messages",  # the workers' messages: imported when a worker first posts
     "memtui.engine.redaction",
     "memtui.store.recall",
     "memtui.store.tasks",

@@ -15,7 +15,7 @@ from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, ClassVar, TypeGuard, cast
 from zoneinfo import ZoneInfo
 
-from textual import on, work
+from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container
@@ -32,21 +32,14 @@ from memtui.app.background import (
     PurgeRetry,
 )
 from memtui.app.format import local_time, zone
-from memtui.app.messages import (
-    ForgetSizes,
-    HeaderCounts,
-    HeaderRead,
-    WriteFailed,
-    WriteFinished,
-    WriteRequest,
-)
 from memtui.app.palette import MemoryCommands
 from memtui.app.panes import PANES, Pane
 from memtui.app.panes.memories import MemoriesPane, ProjectMemoriesPane
 from memtui.app.widgets.key_bar import KeyBar
 from memtui.app.widgets.paint_hold import paint_hold
 from memtui.app.widgets.pane_bar import PaneBar, PaneLabel
-from memtui.app.widgets.status import HeaderInfo, StatusHeader, StatusLine
+from memtui.app.widgets.plain_lines import draw_plainly
+from memtui.app.widgets.status import HeaderCounts, HeaderInfo, StatusHeader, StatusLine
 from memtui.engine.api import Engine
 from memtui.engine.jobs import BACKFILL, CONSOLIDATE, ROUND
 from memtui.errors import MemtuiError, StoreError, Unchanged
@@ -62,7 +55,12 @@ if TYPE_CHECKING:
     from memtui.app.messages import (
         ExtractionFinished,
         ExtractionProgress,
+        ForgetSizes,
+        HeaderRead,
         PurgeFinished,
+        WriteFailed,
+        WriteFinished,
+        WriteRequest,
     )
     from memtui.app.widgets.command_line import CommandLine
     from memtui.engine.worker import BackgroundLoop
@@ -173,12 +171,18 @@ class MainScreen(Screen[None]):
                 tooltip="Previous pane (in a form: previous field)", id="app.previous_pane"),
     ]
 
+    def __init__(self) -> None:
+        super().__init__()
+        draw_plainly(self)  # its lines are background (plain_lines)
+
     def compose(self) -> ComposeResult:
         """The layout."""
         app = cast(MemtuiApp, self.app)
         yield StatusHeader(app.header_info(), id="header")
         yield PaneBar(pane_labels(), app.active_pane_id, id="pane-bar")
-        with Container(id="panes"):
+        deck = Container(id="panes")
+        draw_plainly(deck)
+        with deck:
             start = next(spec for spec in PANES if spec.PANE_ID == app.active_pane_id)()
             start.shown = True
             yield start  # the others are mounted when first shown
@@ -534,8 +538,7 @@ class MemtuiApp(App[None]):
         counted them; 0 before it reports)."""
         return self.header_counts.inbox or 0
 
-    @on(HeaderRead)
-    def _header_read(self, message: HeaderRead) -> None:
+    def on_header_read(self, message: HeaderRead) -> None:
         """The header's counts arrived (a count that could not be read keeps the last
         one)."""
         old, new = self.header_counts, message.counts
@@ -654,6 +657,7 @@ class MemtuiApp(App[None]):
         from textual.worker import get_current_worker
 
         from memtui.app.background import last_recorded_run
+        from memtui.app.messages import HeaderRead
 
         engine = self.engine
         try:
@@ -685,6 +689,8 @@ class MemtuiApp(App[None]):
     @work(thread=True, group=WRITE_GROUP, exit_on_error=False, name="store-write")
     def write_worker(self, request: WriteRequest) -> None:
         """One store write: engine calls only; posts WriteFinished or WriteFailed."""
+        from memtui.app.messages import WriteFailed, WriteFinished
+
         try:
             result = request.work()
         except Unchanged as error:
@@ -705,16 +711,16 @@ class MemtuiApp(App[None]):
 
         self.post_message(read_forget(self.engine, memory_ids, on_done))
 
-    @on(ForgetSizes)
-    def _forget_sizes(self, message: ForgetSizes) -> None:
+    def on_forget_sizes(self, message: ForgetSizes) -> None:
+        """What a forget's question needs arrived: ask it."""
         self.curator.confirm_forget(message)
 
-    @on(WriteFinished)
-    def _write_finished(self, message: WriteFinished) -> None:
+    def on_write_finished(self, message: WriteFinished) -> None:
+        """A store write is done: the flow that asked for it goes on."""
         self.curator.write_finished(message.request, message.result)
 
-    @on(WriteFailed)
-    def _write_failed(self, message: WriteFailed) -> None:
+    def on_write_failed(self, message: WriteFailed) -> None:
+        """A store write failed: the flow that asked for it says why."""
         self.curator.write_failed(message.request, message.error, message.unchanged)
 
     # ---- the worker -------------------------------------------------------------------

@@ -16,6 +16,7 @@ from textual.events import Mount
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from memtui.app.widgets.plain_lines import draw_plainly
 from memtui.errors import MemtuiError
 
 if TYPE_CHECKING:
@@ -71,6 +72,7 @@ class Pane(Vertical):
 
     def __init__(self) -> None:
         super().__init__(id=f"pane-{self.PANE_ID}", classes="pane")
+        draw_plainly(self)  # its lines are background (plain_lines)
         self.display = False
 
     def watch_stale(self, stale: bool) -> None:

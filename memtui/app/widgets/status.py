@@ -4,14 +4,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Static
 
+from memtui.app.widgets.text_line import text_line_strip
 from memtui.textsafe import one_line
+
+if TYPE_CHECKING:
+    from memtui.app.background import RecordedRun
 
 MIN_PATH_CELLS = 12
 
@@ -26,6 +32,21 @@ def shorten_path(path: str, width: int) -> str:
     if len(path) <= width:
         return path
     return "…" + path[-max(1, width - 1):]
+
+
+@dataclass(frozen=True)
+class HeaderCounts:
+    """What the header shows from the store, read by the app's header worker after the
+    first frame and after every change (``None``: not read yet, or it could not be)."""
+
+    inbox: int | None = None
+    """Rows waiting in the review inbox (every source)."""
+    generate: bool | None = None
+    """The ``generate_memories`` setting."""
+    use: bool | None = None
+    """The ``use_memories`` setting."""
+    last_run: RecordedRun | None = None
+    """The last extraction run recorded in the audit log."""
 
 
 @dataclass
@@ -90,6 +111,10 @@ class StatusHeader(Widget):
             left.append(" · ")
             left.append(flags, style="bold" if info.generate or info.use else "dim")
         return left
+
+    def render_line(self, y: int) -> Strip:
+        """The line drawn straight from ``render`` (``text_line``)."""
+        return text_line_strip(self, self.render() if y == 0 else None)
 
     def render(self) -> Text:
         """The line, fitted to the width (the store path gives way first, then the word

@@ -1,0 +1,64 @@
+"""``text_line_strip``: a one-line bar's ``rich.text.Text`` drawn straight to its strip.
+
+Textual draws a widget whose ``render`` returns ``Text`` by turning it into Textual's own
+``Content`` and laying that out (wrapping, alignment, links, selection). The header, the pane
+bar and the key bar are one line each, never wrapped, aligned or selected; on that path the
+key bar alone took 2.2-2.7 ms of the app's first frame at 120x40, and the three together about
+1.7 ms more than drawing them here (timed on the benchmark's million-memory store). Here rich
+renders the line's segments under the widget's style, cut or padded to its width in its
+background -- the cells Textual's path draws (``tests/test_text_line.py`` compares them).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style
+from textual.strip import Strip
+
+if TYPE_CHECKING:
+    from rich.text import Text
+    from textual.widget import Widget
+
+
+def text_line_strip(widget: Widget, text: Text | None) -> Strip:
+    """A line of a one-line widget: ``text`` cut at the widget's width (``None``: a blank
+    line, as below the first)."""
+    width = widget.size.width
+    style = widget.visual_style.rich_style
+    background = Style(bgcolor=style.bgcolor)
+    if text is None:
+        return Strip.blank(width, background)
+    console = widget.app.console
+    if text.cell_len > width:  # cut before the first character that does not fit whole
+        text = text[:_fitting(text.plain, width)]
+    if text.style:  # (rich's ``Text.render`` leaves the text's own style to its caller)
+        style += console.get_style(text.style)
+    segments = []
+    offset = 0
+    for segment in text.render(console):
+        segments.append(Segment(segment.text, style + segment.style + _at(offset)
+                                if segment.style else style + _at(offset)))
+        offset += len(segment.text)
+    return Strip(segments).extend_cell_length(width, background)
+
+
+def _fitting(plain: str, width: int) -> int:
+    """How many characters of ``plain`` fit whole in ``width`` cells (a wide character cut
+    in two is left out, as Textual leaves it)."""
+    cells = 0
+    for index, char in enumerate(plain):
+        cells += cell_len(char)
+        if cells > width:
+            return index
+    return len(plain)
+
+
+@lru_cache(maxsize=1024)
+def _at(offset: int) -> Style:
+    """The meta Textual gives each piece of a line: where in the text it starts (``offset``,
+    which its text selection reads)."""
+    return Style.from_meta({"offset": (offset, 0)})
