@@ -2,11 +2,12 @@
 
 Textual draws a widget whose ``render`` returns ``Text`` by turning it into Textual's own
 ``Content`` and laying that out (wrapping, alignment, links, selection). The header, the pane
-bar and the key bar are one line each, never wrapped, aligned or selected; on that path the
-key bar alone took 2.2-2.7 ms of the app's first frame at 120x40, and the three together about
-1.7 ms more than drawing them here (timed on the benchmark's million-memory store). Here rich
-renders the line's segments under the widget's style, cut or padded to its width in its
-background -- the cells Textual's path draws (``tests/test_text_line.py`` compares them).
+bar and the key bar are one line each that fits its width (each fits its own line) and is
+never wrapped or aligned; drawn here, the three took about 1.7 ms less of the app's first
+frame at 120x40 (timed on the benchmark's million-memory store). Rich renders the line's
+segments under the widget's style, padded to its width in its background, each piece with the
+offset Textual's text selection reads -- the cells Textual's path draws
+(``tests/test_text_line.py`` compares them). A text wider than the widget is cut at its width.
 """
 
 from __future__ import annotations
@@ -47,8 +48,8 @@ def text_line_strip(widget: Widget, text: Text | None) -> Strip:
 
 
 def _fitting(plain: str, width: int) -> int:
-    """How many characters of ``plain`` fit whole in ``width`` cells (a wide character cut
-    in two is left out, as Textual leaves it)."""
+    """How many characters of ``plain`` fit whole in ``width`` cells (a wide character that
+    would be cut in two is left out: its half cannot be drawn)."""
     cells = 0
     for index, char in enumerate(plain):
         cells += cell_len(char)
