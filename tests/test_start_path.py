@@ -238,9 +238,8 @@ async def test_the_first_frame_has_the_header_and_the_hint(tmp_path: Path) -> No
 async def test_the_header_counts_arrive_after_the_first_frame_and_move_nothing(
         tmp_path: Path) -> None:
     from memtui.app.app import MemtuiApp
-    from memtui.app.messages import HeaderCounts
     from memtui.app.widgets.pane_bar import PaneBar
-    from memtui.app.widgets.status import StatusHeader
+    from memtui.app.widgets.status import HeaderCounts, StatusHeader
 
     app = demo_app(tmp_path)
     assert isinstance(app, MemtuiApp)

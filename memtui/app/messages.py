@@ -15,12 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from memtui.app.widgets.status import HeaderCounts
-
-__all__ = ["ExtractionFinished", "ExtractionProgress", "ForgetSizes", "HeaderCounts",
-           "HeaderRead", "PurgeFinished", "WriteFailed", "WriteFinished", "WriteRequest"]
-
 if TYPE_CHECKING:
+    from memtui.app.widgets.status import HeaderCounts
     from memtui.engine.extraction import ConsolidationResult, RoundSummary
     from memtui.store.models import Memory
 

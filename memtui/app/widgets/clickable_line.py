@@ -11,31 +11,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Generic, TypeVar
 
-from rich.text import Text
 from textual import events
-from textual.strip import Strip
-from textual.widget import Widget
 
-from memtui.app.widgets.text_line import text_line_strip
+from memtui.app.widgets.text_line import TextLine
 
 ItemT = TypeVar("ItemT")
 
 
-class ClickableLine(Widget, Generic[ItemT]):
+class ClickableLine(TextLine, Generic[ItemT]):
     """One line of clickable items; subclasses implement ``render`` and ``clicked``."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._spans: list[tuple[int, int, ItemT]] = []
         self._hover: ItemT | None = None
-
-    def render(self) -> Text:
-        """The line (subclasses draw it, and ``remember_spans`` where each item is)."""
-        raise NotImplementedError
-
-    def render_line(self, y: int) -> Strip:
-        """The line drawn straight from ``render`` (``text_line``)."""
-        return text_line_strip(self, self.render() if y == 0 else None)
 
     def remember_spans(self, spans: Sequence[tuple[int, int, ItemT]]) -> None:
         """Where each item was drawn in the last render: ``(start, end, item)`` columns."""

@@ -9,11 +9,9 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.strip import Strip
-from textual.widget import Widget
 from textual.widgets import Static
 
-from memtui.app.widgets.text_line import text_line_strip
+from memtui.app.widgets.text_line import TextLine
 from memtui.textsafe import one_line
 
 if TYPE_CHECKING:
@@ -77,7 +75,7 @@ class HeaderInfo:
         return f"gen {'on' if self.generate else 'off'} use {'on' if self.use else 'off'}"
 
 
-class StatusHeader(Widget):
+class StatusHeader(TextLine):
     """One line: app, acting user, current project, store path, worker state."""
 
     DEFAULT_CSS = """
@@ -111,10 +109,6 @@ class StatusHeader(Widget):
             left.append(" · ")
             left.append(flags, style="bold" if info.generate or info.use else "dim")
         return left
-
-    def render_line(self, y: int) -> Strip:
-        """The line drawn straight from ``render`` (``text_line``)."""
-        return text_line_strip(self, self.render() if y == 0 else None)
 
     def render(self) -> Text:
         """The line, fitted to the width (the store path gives way first, then the word

@@ -1,4 +1,5 @@
-"""``text_line_strip``: a one-line bar's ``rich.text.Text`` drawn straight to its strip.
+"""``TextLine``: a one-line bar whose ``rich.text.Text`` is drawn straight to its strip
+(``text_line_strip``).
 
 Textual draws a widget whose ``render`` returns ``Text`` by turning it into Textual's own
 ``Content`` and laying that out (wrapping, alignment, links, selection). The header, the pane
@@ -13,16 +14,26 @@ offset Textual's text selection reads -- the cells Textual's path draws
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
 from textual.strip import Strip
+from textual.widget import Widget
 
-if TYPE_CHECKING:
-    from rich.text import Text
-    from textual.widget import Widget
+
+class TextLine(Widget):
+    """A widget of one line of text: subclasses draw it in ``render``; it is painted by
+    ``text_line_strip`` (the header, the pane bar, the key bar)."""
+
+    def render(self) -> Text:
+        """The line."""
+        raise NotImplementedError
+
+    def render_line(self, y: int) -> Strip:
+        """The line drawn straight from ``render`` (blank lines below it)."""
+        return text_line_strip(self, self.render() if y == 0 else None)
 
 
 def text_line_strip(widget: Widget, text: Text | None) -> Strip:
