@@ -94,6 +94,15 @@ def demo_app(folder: Path, *, user: str = DEMO_USER, project: str | None = DEMO_
     return app
 
 
+def keys_wait_for_their_queries(monkeypatch: Any) -> None:
+    """Every typed key's rows come from its query, never from the rows on screen
+    (``IdentityApi.narrowed_rows`` answers nothing): for tests of the query's path (its
+    worker, the paint hold, the interrupt)."""
+    from memtui.engine.identity import IdentityApi
+
+    monkeypatch.setattr(IdentityApi, "narrowed_rows", lambda *args, **kwargs: None)
+
+
 async def settle(pilot: Pilot[Any], *, animations: bool = False) -> None:
     """Wait until workers are done and every message they posted is handled (no sleeps):
     on every screen of the stack (a dialog's background too), each then painted.

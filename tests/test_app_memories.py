@@ -9,6 +9,7 @@ from pilot_harness import (
     CopySpy,
     app_test,
     demo_app,
+    keys_wait_for_their_queries,
     press,
     screen_text,
     settle,
@@ -480,6 +481,7 @@ async def test_an_obsolete_search_is_interrupted_and_its_result_dropped(tmp_path
         return load_page(self, page)
 
     monkeypatch.setattr(PagedSource, "load_page", slow_for_r)
+    keys_wait_for_their_queries(monkeypatch)  # "r" and "ru" come from their queries
     app = demo_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)

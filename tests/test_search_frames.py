@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from pilot_harness import app_test, demo_app, press, settle
+from pilot_harness import app_test, demo_app, keys_wait_for_their_queries, press, settle
 from pilot_harness import until as _until
 from textual.screen import Screen
 from textual.widgets import Static
@@ -81,7 +81,8 @@ def _app_with_many_matches(folder: Path):  # noqa: ANN202
 
 def _gate_searches(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, threading.Event]:
     """Hold every searched first-page read in its worker until ``gate`` is set; ``waiting``
-    is set while one is held."""
+    is set while one is held. Each key's rows come from its read."""
+    keys_wait_for_their_queries(monkeypatch)
     gate, waiting = threading.Event(), threading.Event()
     fetch = PagedSource.fetch
 
@@ -362,6 +363,7 @@ async def test_no_collection_runs_between_a_keys_load_and_the_frame_of_its_rows(
         tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(paint_hold_module, "ECHO_HOLD_SECONDS", GATE_TIMEOUT_S)
     monkeypatch.setattr(paint_hold_module, "GC_PAUSE_MAX_SECONDS", GATE_TIMEOUT_S)
+    keys_wait_for_their_queries(monkeypatch)
     app = _app_with_many_matches(tmp_path)
     collections: list[str] = []
     mark = ["idle"]

@@ -395,7 +395,9 @@ async def _drive_app(db: Path | str, user: str, typed: tuple[str, ...], scroll_s
     recorder = FrameRecorder()
     out: dict[str, Any] = {"keys": [], "scroll": []}
     with recorder.installed():
-        async with app.run_test(size=SCREEN_SIZE) as pilot:
+        # with its tooltip and notification widgets, as in a terminal (Pilot leaves them
+        # out by default, and Textual then looks for the tooltip on every key in vain)
+        async with app.run_test(size=SCREEN_SIZE, tooltips=True, notifications=True) as pilot:
             pane = app.current_pane()
             assert isinstance(pane, MemoriesPane), "the app must open on a memory list"
             ml = pane.memory_list

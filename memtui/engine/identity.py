@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -51,6 +51,15 @@ AGENTS_MAY_NOT_FORGET = (
     "agents may not forget memories: the user has not switched on agents_may_forget (they can "
     "run `memtui settings set agents_may_forget=on`, or switch it on in memtui's Settings "
     "pane); until then a memory is forgotten in memtui itself")
+
+
+@dataclass(frozen=True)
+class NarrowedRows:
+    """The first rows of a narrowed search's list (``IdentityApi.narrowed_rows``):
+    ``whole`` when they are the entire list."""
+
+    rows: tuple[Memory, ...]
+    whole: bool
 
 
 @dataclass(frozen=True)
@@ -405,6 +414,30 @@ class IdentityApi(EngineArea):
         ``offset`` rows above the bottom; in list order."""
         return self._store.memories.list_at(self._readable_filter(flt), offset, limit,
                                             from_end=from_end)
+
+    def narrowed_rows(self, old: MemoryFilter, new: MemoryFilter, rows: Sequence[Memory], *,
+                      whole: bool) -> NarrowedRows | None:
+        """The first rows of ``new``'s list worked out from rows in hand, without a query:
+        ``rows`` are the first rows of ``old``'s list in list order (``whole``: all of
+        them), and ``new`` is the same list with a search that narrows ``old``'s (a key typed
+        on in the search box; a space typed after a word searches for the same words). Its newest matches are then exactly the rows in hand that
+        match it, in the same order, up to the first row the store cannot judge without
+        its index (``MemoryRepository.narrowing``). None when ``new`` is not such a
+        narrowing. Reads nothing: the caller already read ``rows`` under ``old``, the same
+        list."""
+        if new.search is None or replace(old, search=new.search) != new:
+            return None
+        matches = self._store.memories.narrowing(old.search, new.search)
+        if matches is None:
+            return None
+        kept: list[Memory] = []
+        for memory in rows:
+            verdict = matches(memory.content)
+            if verdict is None:
+                return NarrowedRows(tuple(kept), whole=False)
+            if verdict:
+                kept.append(memory)
+        return NarrowedRows(tuple(kept), whole=whole)
 
     def supersede(self, memory_id: str, content: str, kind: str | None = None, *,
                   source: str | None = None) -> Memory:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from memtui.store.dialect import marks
@@ -11,6 +10,7 @@ from memtui.store.fts_levels import keep_levels_bounded
 from memtui.store.memory_rows import MEMORY_COLUMNS, row_to_memory
 from memtui.store.models import Memory, MemoryFilter, PageCursor
 from memtui.store.paging import keyset_page, position_page
+from memtui.store.search_terms import fts_query, narrowing_matcher
 
 if TYPE_CHECKING:
     from memtui.store.backend import StoreBackend
@@ -19,9 +19,6 @@ if TYPE_CHECKING:
 __all__ = ["MEMORY_COLUMNS", "MemoryRepository", "fts_query", "row_to_memory"]
 
 _M_COLUMNS = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))
-_WORD = re.compile(r"\w+", re.UNICODE)
-MAX_QUERY_TERMS = 16
-"""A search keeps at most this many words (longer queries rank no better and cost more)."""
 MAX_CHAIN_STEPS = 100_000
 """A chain walk stops after this many versions (a cycle in a damaged store ends)."""
 FTS_MERGE_PAGES_AFTER_FORGET = 64
@@ -29,21 +26,6 @@ FTS_MERGE_PAGES_AFTER_FORGET = 64
 The merge may join segments of any level (FTS5's negative 'merge'): a forget's delete
 markers cancel the forgotten words in older segments instead of waiting for a segment
 level to fill up; the work stays bounded by this many pages."""
-
-
-def fts_query(text: str, *, prefix_last: bool = True, any_term: bool = False) -> str | None:
-    """Turn what a person typed into a safe FTS5 query: quoted words, the last one a prefix.
-
-    Returns None when the text has no searchable word. Operators and quotes typed by the
-    person are treated as text, never as query syntax.
-    """
-    words = _WORD.findall(text or "")[:MAX_QUERY_TERMS]
-    if not words:
-        return None
-    parts = [f'"{word}"' for word in words]
-    if prefix_last and text and not text[-1].isspace():
-        parts[-1] = parts[-1] + "*"
-    return (" OR " if any_term else " ").join(parts)
 
 
 class MemoryRepository:
@@ -324,6 +306,14 @@ class MemoryRepository:
         sql = (f"SELECT count(*) FROM (SELECT 1 FROM memories m WHERE {' AND '.join(clauses)} "
                "LIMIT ?) AS capped")
         return int(self._store.execute(sql, (*params, cap)).fetchone()[0])
+
+    def narrowing(self, old_search: str | None,
+                  new_search: str) -> Callable[[str], bool | None] | None:
+        """When every match of ``new_search`` is a match of ``old_search`` (None: the
+        unsearched list), a test of a memory's content that is True exactly when this
+        store's search matches it (None: cannot tell in Python); None otherwise
+        (``search_terms.narrowing_matcher``, which mirrors ``memories_fts``)."""
+        return narrowing_matcher(old_search, new_search)
 
     def search_ranked(self, flt: MemoryFilter, limit: int, *, any_term: bool = False) -> list[Memory]:
         """Full-text matches in the list's scope, best first (bm25)."""

@@ -232,6 +232,8 @@ class MemoryList(PagedLineList[Memory]):
         self.marked: set[str] = set()
         self.is_loading = True
         self._want_id: str | None = None
+        self._provisional: int | None = None
+        """The generation whose rows on screen were worked out ahead of its load."""
         self.at_least: int | None = None
         """While a search's exact count is not known: the list holds at least this many
         rows (``SEARCH_COUNT_CAP``)."""
@@ -298,8 +300,34 @@ class MemoryList(PagedLineList[Memory]):
                 self.call_after_refresh(self._count_first_load, _LoadRequest(
                     self._generation, lane, ticket, engine, flt, None, height, source))
             return
+        narrowed = self._narrowed(engine, flt, height) if anchor is None else None
+        if narrowed is not None:
+            # the new rows are in hand: painted now, before the query (which still runs, for
+            # the rest of the page and the count) competes with the frame for the GIL
+            self._apply_loaded(narrowed, None, provisional=True)
+            self._provisional = self._generation
+            if self.is_attached:
+                paint_hold(self.app).paint_now(self.screen)
         self._request_load(_LoadRequest(self._generation, lane, ticket, engine, flt, anchor,
                                         height))
+
+    def _narrowed(self, engine: Engine, flt: MemoryFilter, height: int) -> PagedSource | None:
+        """The new search's first rows worked out from the rows on screen, when it narrows
+        the search shown and they fill the list's height (or are its every row): a source
+        holding them, shown until the load's own first page comes. None otherwise."""
+        shown = self._source
+        if shown is None or not flt.search or self.error:
+            return None
+        first = shown.first_rows()
+        narrowed = engine.identity.narrowed_rows(
+            shown.filter, flt, first, whole=shown.count is not None and shown.count == len(first))
+        if narrowed is None or not (narrowed.whole or len(narrowed.rows) >= height):
+            return None
+        source = PagedSource(engine, flt, page_size=shown.page_size, max_pages=shown.max_pages)
+        source.put(0, list(narrowed.rows))
+        if narrowed.whole:
+            source.count = len(narrowed.rows)
+        return source
 
     def _count_first_load(self, request: _LoadRequest) -> None:
         """Count the rows of a first load whose first page is shown (after the first
@@ -436,7 +464,16 @@ class MemoryList(PagedLineList[Memory]):
         if message.generation != self._generation:
             self._painted(message.painted)
             return
-        self._apply_loaded(message.source, message.anchor)
+        anchor = message.anchor
+        if self._provisional == message.generation:
+            # the rows shown were worked out ahead (``_narrowed``) and are the top of these:
+            # a cursor moved or a view scrolled meanwhile stays where it is
+            self._provisional = None
+            current = self.current()
+            if anchor is None and (self._cursor or round(self.scroll_y)):
+                anchor = _Anchor(self._cursor, current.id if current else None,
+                                 round(self.scroll_y))
+        self._apply_loaded(message.source, anchor)
         if self.is_attached:  # the rows, and the owner's title and preview: one frame, now
             paint_hold(self.app).paint_now(self.screen)
         self.call_after_refresh(self._painted, message.painted)
@@ -451,7 +488,11 @@ class MemoryList(PagedLineList[Memory]):
         if self._on_change is not None:
             self._on_change(self)
 
-    def _apply_loaded(self, source: PagedSource, anchor: _Anchor | None) -> None:
+    def _apply_loaded(self, source: PagedSource, anchor: _Anchor | None, *,
+                      provisional: bool = False) -> None:
+        """Show ``source`` (cursor at the top, or kept at ``anchor``), drawing again only the
+        rows that look different. ``provisional``: rows worked out ahead of the load, which
+        leave a memory to select when loaded (``select_when_loaded``) to the load."""
         top, height = round(self.scroll_y), self.size.height
         before = self._row_looks(top, height) \
             if anchor is None and self._source is not None and self.row_count() else None
@@ -465,7 +506,7 @@ class MemoryList(PagedLineList[Memory]):
             found = self._source.index_of(anchor.memory_id) if anchor.memory_id else None
             index = found if found is not None else anchor.index
             self.scroll_to(y=anchor.scroll_y, animate=False, immediate=True)
-        if self._want_id is not None:
+        if self._want_id is not None and not provisional:
             wanted = self._source.index_of(self._want_id)
             self._want_id = None
             if wanted is not None:

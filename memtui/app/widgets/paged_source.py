@@ -103,6 +103,10 @@ class KeysetPages(Generic[R]):
         """Rows known from the top while the count is not known yet (the first page's)."""
         return len(self._pages.get(0, ()))
 
+    def first_rows(self) -> list[R]:
+        """The rows known from the top: the first page's, if it is cached (a copy)."""
+        return list(self._pages.get(0, ()))
+
     def cached_pages(self) -> list[int]:
         """Numbers of the cached pages, least recently used first."""
         return list(self._pages)

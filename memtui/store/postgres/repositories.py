@@ -12,16 +12,17 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from memtui.errors import StoreError
 from memtui.store import recall as recall_data
-from memtui.store.memories import MAX_QUERY_TERMS, MemoryRepository
+from memtui.store.memories import MemoryRepository
 from memtui.store.memory_rows import MEMORY_COLUMNS, row_to_memory
 from memtui.store.models import Memory, MemoryFilter, PageCursor, Task
 from memtui.store.paging import keyset_page, position_page
 from memtui.store.recall import MAX_RECALL_TERMS, RecallRepository
+from memtui.store.search_terms import MAX_QUERY_TERMS
 from memtui.store.tasks import DUE_FOR_SCAN, TASK_COLUMNS, TaskRepository, row_to_task
 
 if TYPE_CHECKING:
@@ -112,6 +113,13 @@ class PgMemoryRepository(MemoryRepository):
     def search_query(self, text: str) -> str | None:
         """``pg_tsquery`` of the typed text."""
         return pg_tsquery(text)
+
+    def narrowing(self, old_search: str | None,
+                  new_search: str) -> Callable[[str], bool | None] | None:
+        """None: PostgreSQL's ``simple`` text search parser (URLs, e-mail addresses,
+        hyphenated words) is not mirrored in Python, so its lists always wait for the
+        query."""
+        return None
 
     def search_ranked(self, flt: MemoryFilter, limit: int, *,
                       any_term: bool = False) -> list[Memory]:

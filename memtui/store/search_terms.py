@@ -1,0 +1,132 @@
+"""What a typed search asks of SQLite's full-text index, and the same test in Python for rows
+already in hand.
+
+A search is its words (``\\w+``, at most ``MAX_QUERY_TERMS``), each a quoted FTS5 phrase, all
+of them required; the last is a prefix unless the text ends in a space (``search_terms``,
+``fts_query``).
+
+Search as you type mostly narrows: each key adds a letter to the last word or starts a new
+word, so every row the new search matches was matched by the one before (``narrows``). The
+newest rows of the new search are then the rows already on screen that match it, in the
+same order, and a list can show them before its query is back -- if it can tell exactly
+which rows match. ``narrowing_matcher`` answers that for text FTS5 tokenizes the way this
+module does: ``memories_fts`` uses the ``unicode61`` tokenizer, which on ASCII text makes a
+token of each run of letters and digits and folds case; diacritics and the Unicode
+categories of other scripts are left to SQLite, so a row with any non-ASCII character (or a
+search word with one, or with ``_``) is not decided here (``None``), never guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+__all__ = ["MAX_QUERY_TERMS", "SearchTerms", "fts_query", "narrowing_matcher", "narrows",
+           "search_terms"]
+
+MAX_QUERY_TERMS = 16
+"""A search keeps at most this many words (longer queries rank no better and cost more)."""
+_WORD = re.compile(r"\w+", re.UNICODE)
+_ASCII_WORD = re.compile(r"[A-Za-z0-9]+\Z")
+
+
+@dataclass(frozen=True)
+class SearchTerms:
+    """A search's words as typed (all required) and whether the last is a prefix."""
+
+    words: tuple[str, ...]
+    last_is_prefix: bool
+
+
+def search_terms(text: str | None, *, prefix_last: bool = True) -> SearchTerms | None:
+    """The words of what a person typed, the last a prefix unless the text ends in a space
+    (and ``prefix_last``); None when it has no searchable word."""
+    words = tuple(_WORD.findall(text or "")[:MAX_QUERY_TERMS])
+    if not words:
+        return None
+    return SearchTerms(words, bool(prefix_last and text and not text[-1].isspace()))
+
+
+def fts_query(text: str, *, prefix_last: bool = True, any_term: bool = False) -> str | None:
+    """Turn what a person typed into a safe FTS5 query: quoted words, the last one a prefix.
+
+    Returns None when the text has no searchable word. Operators and quotes typed by the
+    person are treated as text, never as query syntax.
+    """
+    terms = search_terms(text, prefix_last=prefix_last)
+    if terms is None:
+        return None
+    parts = [f'"{word}"' for word in terms.words]
+    if terms.last_is_prefix:
+        parts[-1] = parts[-1] + "*"
+    return (" OR " if any_term else " ").join(parts)
+
+
+def _folded(terms: SearchTerms) -> list[tuple[str, bool]] | None:
+    """(word in lower case, is a prefix) for each word, or None when a word is not one
+    ASCII token (FTS5 would read it as a phrase of several, or fold it its own way)."""
+    if not all(_ASCII_WORD.match(word) for word in terms.words):
+        return None
+    last = len(terms.words) - 1
+    return [(word.lower(), terms.last_is_prefix and index == last)
+            for index, word in enumerate(terms.words)]
+
+
+def narrows(old: SearchTerms | None, new: SearchTerms) -> bool:
+    """Whether every row ``new`` matches is matched by ``old`` (None: no search, every row):
+    each old word is required again by a new word -- for an old prefix, any word that starts
+    with it (``pytest f`` -> ``pytest fi``; ``pytest`` -> ``pytest f``), for an old whole word
+    the same whole word. Only for ASCII words (``_folded``)."""
+    if old is None:
+        return True
+    old_words, new_words = _folded(old), _folded(new)
+    if old_words is None or new_words is None:
+        return False
+    for word, is_prefix in old_words:
+        if is_prefix:
+            implied = any(other.startswith(word) for other, _ in new_words)
+        else:  # a new prefix (``fixture*``) also matches other words (``fixtures``)
+            implied = (word, False) in new_words
+        if not implied:
+            return False
+    return True
+
+
+def _ascii_matcher(words: list[tuple[str, bool]]) -> Callable[[str], bool | None]:
+    """The test of ``narrowing_matcher`` for folded ASCII words: each word must start a token
+    of the lower-cased text (a token: a run of letters and digits), and a word that is not a
+    prefix must end it too."""
+    checks = [(word, re.compile(rf"(?<![a-z0-9]){re.escape(word)}"
+                                + ("" if is_prefix else "(?![a-z0-9])")))
+              for word, is_prefix in words]
+
+    def matches(content: str) -> bool | None:
+        """Whether FTS5 matches ``content`` (None: not ASCII, not decided here)."""
+        if not content.isascii():
+            return None
+        folded = content.lower()
+        for word, pattern in checks:  # (a plain substring test first: most rows fail it)
+            if word not in folded or pattern.search(folded) is None:
+                return False
+        return True
+
+    return matches
+
+
+def narrowing_matcher(old_search: str | None,
+                      new_search: str) -> Callable[[str], bool | None] | None:
+    """When ``new_search`` narrows ``old_search`` (None: the unsearched list): a test of a
+    memory's content, True exactly when ``memories_fts`` matches it for ``new_search`` and
+    None when it cannot tell (non-ASCII text). None when the new search does not narrow the
+    old, or is not decided here (no word, a non-ASCII word)."""
+    new = search_terms(new_search)
+    if new is None:
+        return None
+    old = search_terms(old_search) if old_search is not None else None
+    if old_search is not None and old is None:
+        return None  # the old search matched nothing: nothing to narrow from
+    words = _folded(new)
+    if words is None or not narrows(old, new):
+        return None
+    return _ascii_matcher(words)
