@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from rich.segment import Segment
     from rich.text import Text
 
+    from memtui.engine.api import Engine
     from memtui.store.models import Memory
 
 APP_START = Path(__file__).with_name("app_start.py")
@@ -214,6 +215,9 @@ class FrameRecorder:
         self._rows = 0
         self._placeholders = 0
         self.fetches = 0
+        self.narrowed: dict[str, bool] = {}
+        """Per search shown: whether a key's rows were worked out from the rows on screen
+        (``MemoryList._narrowed``) rather than waiting for its query (the last time)."""
         self._waiting: tuple[Callable[[Frame], bool], asyncio.Event] | None = None
 
     async def frame_where(self, wanted: Callable[[Frame], bool], since: float,
@@ -256,6 +260,7 @@ class FrameRecorder:
         original_row_text = MemoryList.row_text
         original_row_segments = MemoryList.row_segments
         original_fetch = PagedSource.fetch
+        original_narrowed = MemoryList._narrowed
 
         def compositor_refresh(screen: Screen) -> None:
             recorder._rows = recorder._placeholders = 0
@@ -291,7 +296,15 @@ class FrameRecorder:
             recorder.fetches += 1
             return original_fetch(source, plan)
 
+        def narrowed(ml: MemoryList, engine: Engine, flt: MemoryFilter,
+                     height: int) -> PagedSource | None:
+            found = original_narrowed(ml, engine, flt, height)
+            if ml is recorder.memory_list and flt.search:
+                recorder.narrowed[flt.search] = found is not None
+            return found
+
         with (patch.object(Screen, "_compositor_refresh", compositor_refresh),
+              patch.object(MemoryList, "_narrowed", narrowed),
               patch.object(MemoryList, "row_text", row_text),
               patch.object(MemoryList, "row_segments", row_segments),
               patch.object(PagedSource, "fetch", fetch)):
@@ -338,15 +351,17 @@ def send_key(app: Any, key: str) -> None:
 
 
 async def _type_search(pilot: Any, pane: Any, recorder: FrameRecorder, text: str,
-                       ) -> list[tuple[str, float]]:
-    """Type ``text`` into the search box one key at a time; (prefix, ms to list updated)."""
+                       ) -> list[tuple[str, float, bool]]:
+    """Type ``text`` into the search box one key at a time; (prefix, ms to list updated,
+    whether its rows were worked out from the rows on screen)."""
     ml = pane.memory_list
     pane.search_box.value = ""
     if not await _wait_until(lambda: ml.source is not None and ml.source.filter.search is None
                              and ml.count is not None, 120):
         raise RuntimeError("the list did not come back after clearing the search")
     await pilot.pause(0.2)
-    out: list[tuple[str, float]] = []
+    out: list[tuple[str, float, bool]] = []
+    recorder.narrowed.clear()
     for i in range(1, len(text) + 1):
         expected = text[:i].strip() or None
         key = text[i - 1]
@@ -359,7 +374,8 @@ async def _type_search(pilot: Any, pane: Any, recorder: FrameRecorder, text: str
         frame = await recorder.frame_where(updated, pressed, 30)
         if frame is None:
             raise RuntimeError(f"the list never showed the search {expected!r}")
-        out.append((text[:i], (frame.end - pressed) * 1000))
+        out.append((text[:i], (frame.end - pressed) * 1000,
+                    recorder.narrowed.pop(expected, False) if expected else False))
         await asyncio.sleep(TYPE_GAP_S)
     return out
 
@@ -409,8 +425,10 @@ async def _drive_app(db: Path | str, user: str, typed: tuple[str, ...], scroll_s
             await pilot.press("slash")
             for repeat in range(repeats):
                 for text in typed:
-                    for prefix, ms in await _type_search(pilot, pane, recorder, text):
-                        out["keys"].append({"text": prefix, "ms": ms, "repeat": repeat})
+                    for prefix, ms, from_screen in await _type_search(pilot, pane, recorder,
+                                                                      text):
+                        out["keys"].append({"text": prefix, "ms": ms, "repeat": repeat,
+                                            "from_screen": from_screen})
             assert pane.search_box is not None, "the search box was opened above"
             pane.search_box.value = ""
             await _wait_until(lambda: ml.source is not None and ml.source.filter.search is None
@@ -519,6 +537,7 @@ def measure_app(db: Path | str, user: str, quick: bool, backend: str = SQLITE) -
     worst_key_ratio = ratios.get(worst_key)
     highest = max(ratios, key=ratios.__getitem__) if ratios else None
     store_ms = list(in_store.values())
+    from_screen = sorted({sample["text"] for sample in raw["keys"] if sample["from_screen"]})
     search = Row(
         f"{prefix}search as you type: keystroke to list updated",
         f"{bare_what} median {bare_med:.2f} ms, max {bare_max:.2f} ms (the store's page "
@@ -529,7 +548,8 @@ def measure_app(db: Path | str, user: str, quick: bool, backend: str = SQLITE) -
         f"{worst_key_ratio or 0:.2f}x its store query of {in_store.get(worst_key, 0):.1f} ms, "
         f"{ratios_back_to_back.get(worst_key, 0):.2f}x back to back); "
         f"highest ratio {ratios.get(highest, 0) if highest else 0:.2f}x ({highest!r}, "
-        f"{keys.get(highest, 0) if highest else 0:.1f} ms)",
+        f"{keys.get(highest, 0) if highest else 0:.1f} ms); {len(from_screen)} of "
+        f"{len(keys)} keys shown from the rows on screen before their query",
         key_med / bare_med if bare_med else None,
         f"every key <= {SEARCH_BAR_MS:.0f} ms" if backend == POSTGRESQL else
         f"every key <= {SEARCH_BAR_MS:.0f} ms; slowest key <= {SEARCH_RATIO_BAR}x its "
@@ -541,7 +561,8 @@ def measure_app(db: Path | str, user: str, quick: bool, backend: str = SQLITE) -
          "ratio_to_store_back_to_back": ratios_back_to_back,
          "ratio_to_store": ratios, "slowest_key": worst_key,
          "slowest_key_ratio": worst_key_ratio, "highest_ratio_key": highest,
-         "repeats": repeats, "list_rows": raw["list_count"]})
+         "repeats": repeats, "list_rows": raw["list_count"],
+         "keys_from_screen": from_screen})
     first = _best_of(raw["scroll"], "step", "first_frame_ms")
     settled = _best_of(raw["scroll"], "step", "settled_ms")
     render = _best_of(raw["scroll"], "step", "render_ms")
