@@ -77,6 +77,20 @@ def test_the_rows_stop_at_the_first_the_index_must_judge(alice: Engine) -> None:
 
 
 @pytest.mark.sqlite_only
+def test_enough_rows_end_the_work(alice: Engine) -> None:
+    shown = alice.identity.memory_filter()
+    rows = alice.identity.memory_page(shown, 100)
+    flt = alice.identity.memory_filter(search="pytest")
+    every = alice.identity.narrowed_rows(shown, flt, rows, whole=True)
+    some = alice.identity.narrowed_rows(shown, flt, rows, whole=True, enough=3)
+    assert every is not None and every.whole and len(every.rows) > 3
+    assert some == NarrowedRows(every.rows[:3], whole=False)
+    last = alice.identity.narrowed_rows(shown, flt, rows, whole=True, enough=len(every.rows))
+    assert last is not None and list(last.rows) == list(every.rows)
+    assert last.whole == (every.rows[-1] is rows[-1])  # whole only if no row was left
+
+
+@pytest.mark.sqlite_only
 def test_the_same_search_again_keeps_its_rows(alice: Engine) -> None:
     searched = alice.identity.memory_filter(search="pytest")
     rows = alice.identity.memory_page(searched, PAGE)

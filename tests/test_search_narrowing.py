@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pilot_harness import app_test, demo_app, press, settle
@@ -26,15 +27,20 @@ class Gate:
     """Holds every searched read of a list's loader until ``open()``; records the searches
     read."""
 
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, *, every_read: bool = False) -> None:
         self._open = threading.Event()
         self.waiting = threading.Event()
         self.searches: list[str | None] = []
+        self.read_on_ui_thread: list[str] = []
+        """Searches read on the UI thread (never, while typing)."""
         fetch = PagedSource.fetch
         gate = self
 
         def held(source: PagedSource, plan):  # noqa: ANN001, ANN202
-            if source.filter.search and threading.current_thread() is not threading.main_thread():
+            on_ui = threading.current_thread() is threading.main_thread()
+            if source.filter.search and on_ui:
+                gate.read_on_ui_thread.append(source.filter.search)
+            if (source.filter.search or every_read) and not on_ui:
                 gate.searches.append(source.filter.search)
                 gate.waiting.set()
                 gate._open.wait(timeout=GATE_TIMEOUT_S)
@@ -118,6 +124,7 @@ async def test_a_narrowing_key_shows_its_rows_before_its_query_returns(tmp_path:
             assert memory_list.cursor == 0
             await settle(pilot)
         assert gate.searches == ["r", "ru", "ruf"]  # each key's query ran, once
+        assert gate.read_on_ui_thread == []
         assert all(rows for _box, _listed, rows in painted.frames)  # never an empty list
         expected = app.engine.identity.count_memories(
             app.engine.identity.memory_filter(search="ruf"))
@@ -203,3 +210,103 @@ async def test_a_narrowing_of_a_whole_list_knows_its_count_at_once(tmp_path: Pat
         gate.open()
         await settle(pilot)
         assert memory_list.count == expected and gate.searches == ["p"]
+
+
+@app_test
+async def test_keys_typed_before_the_first_query_returns_narrow_on(tmp_path: Path,
+                                                                 monkeypatch) -> None:
+    gate = Gate(monkeypatch)
+    app = _with_matches(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = await _searching(app, pilot)
+        memory_list = pane.memory_list
+        painted = Painted(monkeypatch, pane)
+        await pilot.press("r")
+        assert await _until(pilot, gate.waiting.is_set)  # "r" is still being read...
+        await pilot.press("u", "f")  # ...and "ru", "ruf" narrow the rows worked out for it
+        assert await _until(pilot, lambda: any(frame[:2] == ("ruf", "ruf")
+                                               for frame in painted.frames))
+        height = memory_list.size.height
+        shown = _ids(memory_list, height)
+        assert len(shown) == height and memory_list.source is not None \
+            and memory_list.source.filter.search == "ruf"
+        gate.open()
+        await settle(pilot)
+        assert _ids(memory_list, height) == shown
+        assert gate.searches[0] == "r" and gate.searches[-1] == "ruf"  # "ru" may be skipped
+        assert gate.read_on_ui_thread == []
+        assert all(rows for _box, _listed, rows in painted.frames)
+
+
+@app_test
+async def test_a_failed_query_leaves_the_rows_worked_out_and_says_why(tmp_path: Path,
+                                                                     monkeypatch) -> None:
+    from memtui.errors import StoreError
+
+    fetch = PagedSource.fetch
+
+    def broken(source: PagedSource, plan):  # noqa: ANN001, ANN202
+        if source.filter.search and threading.current_thread() is not threading.main_thread():
+            raise StoreError("the disk went away")
+        return fetch(source, plan)
+
+    monkeypatch.setattr(PagedSource, "fetch", broken)
+    app = _with_matches(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = await _searching(app, pilot)
+        memory_list = pane.memory_list
+        await pilot.press("r")
+        assert await _until(pilot, lambda: memory_list.error is not None)
+        await settle(pilot)
+        assert "the disk went away" in (memory_list.error or "")
+        assert memory_list.source is not None and memory_list.source.filter.search == "r"
+        assert memory_list.row_count() >= memory_list.size.height  # the right rows, kept
+        assert memory_list._provisional is None
+
+
+@app_test
+async def test_no_key_narrows_rows_a_reload_is_replacing(tmp_path: Path, monkeypatch) -> None:
+    app = _with_matches(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = await _searching(app, pilot)
+        memory_list = pane.memory_list
+        gate = Gate(monkeypatch, every_read=True)
+        app.engine.identity.add_memory("ruff rule added by an agent")  # the store changed:
+        flt = memory_list.filter
+        assert flt is not None
+        memory_list.show(app.engine, flt, keep_position=True)  # ...as the live refresh does
+        assert await _until(pilot, gate.waiting.is_set)
+        await pilot.press("r")  # the rows on screen are out of date: "r" waits for its query
+        for _ in range(5):
+            await pilot.pause(0.01)
+        assert memory_list.source is not None and memory_list.source.filter.search is None
+        gate.open()
+        assert await _until(pilot, lambda: memory_list.source is not None
+                            and memory_list.source.filter.search == "r")
+        await settle(pilot)
+        first = memory_list.current()
+        assert first is not None and first.content == "ruff rule added by an agent"
+
+
+class _NoStore:
+    """An engine that must not be used: any read fails the test."""
+
+    def __getattr__(self, name: str) -> object:
+        raise AssertionError(f"the store was asked for {name}")
+
+
+def test_rows_worked_out_ahead_are_never_read_further() -> None:
+    from memtui.app.widgets.paged_source import NarrowedSource
+    from memtui.store.models import Memory, MemoryFilter
+
+    rows = [Memory(id=f"mem_{n}", scope="user", owner="ann", project=None, kind="fact",
+                   content=f"ruff {n}", status="active", superseded_by=None, source="manual",
+                   source_thread_id=None, created_at=f"2026-01-01T00:00:{n:02d}Z",
+                   updated_at="2026-01-01T00:00:00Z", usage_count=0, last_used_at=None)
+            for n in range(30)]
+    no_store: Any = _NoStore()
+    source = NarrowedSource(no_store, MemoryFilter(scope="user", owner="ann", search="r"))
+    source.put(0, rows)
+    assert source.ensure(0, 300) == [] and source.ensure(0, 300, cheap_only=False) == []
+    assert source.fetch(source.plan(1)) == []  # a short first page: page 1 is never read
+    assert source.get(29) == rows[29] and source.get(30) is None and source.count is None

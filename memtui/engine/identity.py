@@ -416,14 +416,14 @@ class IdentityApi(EngineArea):
                                             from_end=from_end)
 
     def narrowed_rows(self, old: MemoryFilter, new: MemoryFilter, rows: Sequence[Memory], *,
-                      whole: bool) -> NarrowedRows | None:
+                      whole: bool, enough: int | None = None) -> NarrowedRows | None:
         """The first rows of ``new``'s list worked out from rows in hand, without a query:
         ``rows`` are the first rows of ``old``'s list in list order (``whole``: all of
         them), and ``new`` is the same list with a search that narrows ``old``'s (a key typed
         on in the search box; a space typed after a word searches for the same words). Its newest matches are then exactly the rows in hand that
         match it, in the same order, up to the first row the store cannot judge without
-        its index (``MemoryRepository.narrowing``). None when ``new`` is not such a
-        narrowing. Reads nothing: the caller already read ``rows`` under ``old``, the same
+        its index (``MemoryRepository.narrowing``), or until ``enough`` rows are found.
+        None when ``new`` is not such a narrowing. Reads nothing: the caller already read ``rows`` under ``old``, the same
         list."""
         if new.search is None or replace(old, search=new.search) != new:
             return None
@@ -437,6 +437,8 @@ class IdentityApi(EngineArea):
                 return NarrowedRows(tuple(kept), whole=False)
             if verdict:
                 kept.append(memory)
+                if enough is not None and len(kept) >= enough:
+                    return NarrowedRows(tuple(kept), whole=whole and memory is rows[-1])
         return NarrowedRows(tuple(kept), whole=whole)
 
     def supersede(self, memory_id: str, content: str, kind: str | None = None, *,

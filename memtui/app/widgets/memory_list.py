@@ -12,7 +12,14 @@ Data flow (worker -> message -> handler):
   Each load runs its queries once, always off the UI thread (a list's very first load,
   with no search, may read its first page at once: one index seek, so the first frame
   shows rows). The rows on screen stay until the new first page is there: typing never
-  flashes the list empty. A result that a newer load made stale is dropped by its
+  flashes the list empty.
+- Most keys narrow the search (a letter added to the last word, a new word): the new
+  search's newest rows are then the rows on screen that match it, in the same order. When
+  the store can judge those rows in Python (``IdentityApi.narrowed_rows``: exact, for ASCII
+  text on SQLite) and they fill the list's height, they are shown in the key's own turn,
+  before its query returns (``_narrowed``); the query still runs, once, and its first page
+  takes over (the same rows on screen, so nothing moves; a cursor moved meanwhile stays on
+  its memory). A result that a newer load made stale is dropped by its
   generation number; of new rows, only those that look different are drawn again
   (``RowLook``).
 - The list's owner hears of every change (new rows, a count, marks, an error) through the
@@ -54,7 +61,7 @@ from memtui.app.widgets.memory_row import (
     shown_matches,
 )
 from memtui.app.widgets.paged_list import PREFETCH_SCREENS, PagedLineList
-from memtui.app.widgets.paged_source import PagedSource
+from memtui.app.widgets.paged_source import NarrowedSource, PagedSource
 from memtui.app.widgets.paint_hold import paint_hold
 from memtui.errors import MemtuiError, QueryInterrupted
 from memtui.store.models import Memory, MemoryFilter
@@ -79,6 +86,9 @@ nobody reads."""
 COUNT_AFTER_PAINT_WAIT_SECONDS = 0.5
 """A load's worker counts once the frame showing its first page is painted (so the count
 never competes with that frame for the CPU), or after this long at most."""
+NARROWED_SCREENS = 2
+"""A key that narrows the search works out at most this many screens of rows from the rows
+on screen (on the UI thread: a memory's text may be long); its query brings the rest."""
 LOADER_GROUP = "memory-list-loader"
 """The worker group of the lists' loaders (one long-lived worker per list)."""
 LOADER_WAKE_SECONDS = 1.0
@@ -234,6 +244,9 @@ class MemoryList(PagedLineList[Memory]):
         self._want_id: str | None = None
         self._provisional: int | None = None
         """The generation whose rows on screen were worked out ahead of its load."""
+        self._reload_pending = False
+        """A reload for a change in the store (``keep_position``) has not shown its rows yet:
+        the rows on screen may be out of date, and no key narrows them."""
         self.at_least: int | None = None
         """While a search's exact count is not known: the list holds at least this many
         rows (``SEARCH_COUNT_CAP``)."""
@@ -278,6 +291,7 @@ class MemoryList(PagedLineList[Memory]):
             current = self.current()
             anchor = _Anchor(self._cursor, current.id if current else None,
                              round(self.scroll_y))
+            self._reload_pending = True
         lane = self._lane_for(engine)
         ticket = lane.begin()  # from here on, an older load's read is interrupted
         if self._source is not None and anchor is None and self.is_attached:
@@ -316,14 +330,16 @@ class MemoryList(PagedLineList[Memory]):
         the search shown and they fill the list's height (or are its every row): a source
         holding them, shown until the load's own first page comes. None otherwise."""
         shown = self._source
-        if shown is None or not flt.search or self.error:
-            return None
+        if shown is None or not flt.search or self._reload_pending:
+            return None  # (rows read before a change in the store are no start)
         first = shown.first_rows()
         narrowed = engine.identity.narrowed_rows(
-            shown.filter, flt, first, whole=shown.count is not None and shown.count == len(first))
+            shown.filter, flt, first, whole=shown.count is not None and shown.count == len(first),
+            enough=height * NARROWED_SCREENS)
         if narrowed is None or not (narrowed.whole or len(narrowed.rows) >= height):
             return None
-        source = PagedSource(engine, flt, page_size=shown.page_size, max_pages=shown.max_pages)
+        source = NarrowedSource(engine, flt, page_size=shown.page_size,
+                                max_pages=shown.max_pages)
         source.put(0, list(narrowed.rows))
         if narrowed.whole:
             source.count = len(narrowed.rows)
@@ -370,6 +386,7 @@ class MemoryList(PagedLineList[Memory]):
     def show_nothing(self) -> None:
         """Show no list at all (only the empty text), e.g. when there is no project."""
         self._generation += 1
+        self._reload_pending = False
         self._source = None
         self.is_loading = False
         self.error = None
@@ -465,9 +482,10 @@ class MemoryList(PagedLineList[Memory]):
             self._painted(message.painted)
             return
         anchor = message.anchor
+        self._reload_pending = False
         if self._provisional == message.generation:
             # the rows shown were worked out ahead (``_narrowed``) and are the top of these:
-            # a cursor moved or a view scrolled meanwhile stays where it is
+            # a cursor moved meanwhile stays on its memory
             self._provisional = None
             current = self.current()
             if anchor is None and (self._cursor or round(self.scroll_y)):
@@ -560,6 +578,8 @@ class MemoryList(PagedLineList[Memory]):
         message.stop()
         if message.generation != self._generation:
             return
+        self._provisional = None  # (rows worked out ahead stay, with the error said)
+        self._reload_pending = False
         self._load_failed(message.error)
 
     def _load_failed(self, error: str) -> None:

@@ -249,3 +249,18 @@ class PagedSource(KeysetPages[Memory]):
         """``identity.memories_at``."""
         return self.engine.identity.memories_at(self.filter, offset, limit, from_end=from_end)
 
+
+
+class NarrowedSource(PagedSource):
+    """The first rows of a searched list worked out ahead of its load, from the rows on
+    screen (``MemoryList._narrowed``): those rows only, never read from the store -- the
+    load's own source takes over in a few milliseconds. Its first page may be short while
+    its count is not known, which a page plan would misread (page 1 planned by position)."""
+
+    def ensure(self, start: int, end: int, *, cheap_only: bool = True) -> list[int]:
+        """Nothing to read (see class doc)."""
+        return []
+
+    def fetch(self, plan: PagePlan) -> list[Memory]:
+        """Nothing is read (see class doc)."""
+        return []
