@@ -22,7 +22,7 @@ import functools
 import io
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import textual._wait
 from rich.console import Console
@@ -35,6 +35,9 @@ from memtui.app.main import create_app
 from memtui.app.widgets.memory_list import LOADER_GROUP, worker_is_working
 from memtui.engine.demo import DEMO_PROJECT, DEMO_USER, build_demo_store
 from memtui.store.database import Store
+
+if TYPE_CHECKING:
+    from memtui.app.panes.memories import MemoriesPane
 
 STORE_LABEL = "~/demo/memtui.db"
 SMALL = (80, 24)
@@ -92,6 +95,29 @@ def demo_app(folder: Path, *, user: str = DEMO_USER, project: str | None = DEMO_
                      cwd=folder)
     app.animation_level = "none"
     return app
+
+
+def demo_app_with_matches(folder: Path,
+                          text: str = "ruff rule number {} is enabled") -> MemtuiApp:
+    """The demo app with more memories matching "r", "ru", "ruf"... than a page holds
+    (``text`` with each memory's number), the newest."""
+    from memtui.app.widgets.paged_source import PAGE_SIZE
+
+    app = demo_app(folder)
+    for number in range(PAGE_SIZE + 20):
+        app.engine.identity.add_memory(text.format(number))
+    return app
+
+
+async def open_user_search(app: MemtuiApp, pilot: Pilot[Any]) -> MemoriesPane:
+    """The User memories pane, settled, with its search box open."""
+    from memtui.app.panes.memories import MemoriesPane
+
+    await settle(pilot)
+    pane = app.pane("user")
+    assert isinstance(pane, MemoriesPane)
+    await press(pilot, "slash")
+    return pane
 
 
 def keys_wait_for_their_queries(monkeypatch: Any) -> None:

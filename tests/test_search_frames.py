@@ -10,7 +10,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from pilot_harness import app_test, demo_app, keys_wait_for_their_queries, press, settle
+from pilot_harness import (
+    app_test,
+    demo_app,
+    demo_app_with_matches,
+    keys_wait_for_their_queries,
+    open_user_search,
+    press,
+    settle,
+)
 from pilot_harness import until as _until
 from textual.screen import Screen
 from textual.widgets import Static
@@ -18,7 +26,7 @@ from textual.widgets import Static
 from memtui.app.panes.memories import MemoriesPane
 from memtui.app.widgets import paint_hold as paint_hold_module
 from memtui.app.widgets.memory_list import MemoryList
-from memtui.app.widgets.paged_source import PAGE_SIZE, PagedSource
+from memtui.app.widgets.paged_source import PagedSource
 from memtui.app.widgets.paint_hold import PaintHold, paint_hold
 from memtui.engine.identity import IdentityApi
 
@@ -62,23 +70,6 @@ def _install(monkeypatch: pytest.MonkeyPatch, frames: Frames) -> None:
     monkeypatch.setattr(Screen, "_compositor_refresh", recorded)
 
 
-async def _open_search(app, pilot) -> MemoriesPane:  # noqa: ANN001
-    """The User memories pane, settled, with its search box open."""
-    await settle(pilot)
-    pane = app.pane("user")
-    assert isinstance(pane, MemoriesPane)
-    await press(pilot, "slash")
-    return pane
-
-
-def _app_with_many_matches(folder: Path):  # noqa: ANN202
-    """The demo app with more matches for "r", "ru" and "ruf" than a page holds."""
-    app = demo_app(folder)
-    for number in range(PAGE_SIZE + 20):
-        app.engine.identity.add_memory(f"ruff rule number {number} is enabled")
-    return app
-
-
 def _gate_searches(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, threading.Event]:
     """Hold every searched first-page read in its worker until ``gate`` is set; ``waiting``
     is set while one is held. Each key's rows come from its read."""
@@ -103,7 +94,7 @@ async def test_the_keys_echo_and_its_rows_share_one_frame(tmp_path: Path,
     gate, waiting = _gate_searches(monkeypatch)
     app = demo_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        pane = await _open_search(app, pilot)
+        pane = await open_user_search(app, pilot)
         frames = Frames(pane)
         _install(monkeypatch, frames)
         await pilot.press("r")  # the worker's read is held: nothing may be painted yet
@@ -126,7 +117,7 @@ async def test_a_slow_read_never_holds_the_echo_past_the_hold(tmp_path: Path,
     gate, waiting = _gate_searches(monkeypatch)
     app = demo_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        pane = await _open_search(app, pilot)
+        pane = await open_user_search(app, pilot)
         frames = Frames(pane)
         _install(monkeypatch, frames)
         await pilot.press("r")
@@ -152,9 +143,9 @@ async def test_the_count_is_read_after_the_rows_are_painted(tmp_path: Path,
         return count_at_most(self, flt, cap)
 
     monkeypatch.setattr(IdentityApi, "count_memories_at_most", counted)
-    app = _app_with_many_matches(tmp_path)
+    app = demo_app_with_matches(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        pane = await _open_search(app, pilot)
+        pane = await open_user_search(app, pilot)
         refresh = Screen._compositor_refresh
 
         def recorded(screen: Screen) -> None:
@@ -259,9 +250,9 @@ async def test_a_search_is_counted_only_once_typing_pauses(tmp_path: Path, monke
         return count_at_most(self, flt, cap)
 
     monkeypatch.setattr(IdentityApi, "count_memories_at_most", counting)
-    app = _app_with_many_matches(tmp_path)  # a full first page: the count is not known yet
+    app = demo_app_with_matches(tmp_path)  # a full first page: the count is not known yet
     async with app.run_test(size=(80, 24)) as pilot:
-        pane = await _open_search(app, pilot)
+        pane = await open_user_search(app, pilot)
         await pilot.press("r", "u")  # no settling: that waits for the workers' pauses
         ml = pane.memory_list
         assert await _until(pilot, lambda: ml.source is not None
@@ -334,7 +325,7 @@ async def test_the_rows_frame_also_paints_the_preview_of_their_selection(
         tmp_path: Path, monkeypatch) -> None:
     app = demo_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        pane = await _open_search(app, pilot)
+        pane = await open_user_search(app, pilot)
         preview = pane.query_one(".preview", Static)
         late: list[str | None] = []
         shown: list[str | None] = []
@@ -364,7 +355,7 @@ async def test_no_collection_runs_between_a_keys_load_and_the_frame_of_its_rows(
     monkeypatch.setattr(paint_hold_module, "ECHO_HOLD_SECONDS", GATE_TIMEOUT_S)
     monkeypatch.setattr(paint_hold_module, "GC_PAUSE_MAX_SECONDS", GATE_TIMEOUT_S)
     keys_wait_for_their_queries(monkeypatch)
-    app = _app_with_many_matches(tmp_path)
+    app = demo_app_with_matches(tmp_path)
     collections: list[str] = []
     mark = ["idle"]
 
@@ -373,7 +364,7 @@ async def test_no_collection_runs_between_a_keys_load_and_the_frame_of_its_rows(
             collections.append(mark[0])
 
     async with app.run_test(size=(80, 24)) as pilot:
-        pane = await _open_search(app, pilot)
+        pane = await open_user_search(app, pilot)
         frames = Frames(pane)
         refresh = Screen._compositor_refresh
 

@@ -5,16 +5,26 @@ wait for the query with the old rows on screen."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from pilot_harness import app_test, demo_app, press, settle
+from pilot_harness import (
+    app_test,
+    demo_app,
+    demo_app_with_matches,
+    open_user_search,
+    press,
+    settle,
+)
 from pilot_harness import until as _until
 from textual.screen import Screen
 from textual.widgets import Static
 
+from memtui.app.app import MemtuiApp
 from memtui.app.panes.memories import MemoriesPane
 from memtui.app.widgets.memory_list import MemoryList
 from memtui.app.widgets.paged_source import PAGE_SIZE, PagedSource
@@ -75,20 +85,27 @@ class Painted:
         monkeypatch.setattr(Screen, "_compositor_refresh", recorded)
 
 
-def _with_matches(folder: Path, text: str = "ruff rule number {} is enabled"):  # noqa: ANN202
-    """The demo app with more memories matching "r", "ru"... than a page holds, newest."""
-    app = demo_app(folder)
-    for number in range(PAGE_SIZE + 20):
-        app.engine.identity.add_memory(text.format(number))
-    return app
+@contextlib.asynccontextmanager
+async def _typing(folder: Path, monkeypatch: pytest.MonkeyPatch,
+                  ) -> AsyncIterator[tuple[MemtuiApp, Any, MemoriesPane, Painted]]:
+    """The app with many matches, its search box open, every frame recorded."""
+    app = demo_app_with_matches(folder)
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = await open_user_search(app, pilot)
+        yield app, pilot, pane, Painted(monkeypatch, pane)
 
 
-async def _searching(app, pilot) -> MemoriesPane:  # noqa: ANN001
-    await settle(pilot)
-    pane = app.pane("user")
-    assert isinstance(pane, MemoriesPane)
-    await press(pilot, "slash")
-    return pane
+async def _waits_for_its_query(pilot: Any, gate: Gate, memory_list: MemoryList,
+                               shown: str | None, typed: str) -> None:
+    """While the key's query is held, the list still shows the search ``shown``; once it is
+    let go, ``typed``."""
+    assert await _until(pilot, gate.waiting.is_set)
+    for _ in range(5):
+        await pilot.pause(0.01)
+    assert memory_list.source is not None and memory_list.source.filter.search == shown
+    gate.open()
+    assert await _until(pilot, lambda: memory_list.source is not None
+                        and memory_list.source.filter.search == typed)
 
 
 def _ids(memory_list: MemoryList, rows: int) -> list[str]:
@@ -102,11 +119,8 @@ def _ids(memory_list: MemoryList, rows: int) -> list[str]:
 async def test_a_narrowing_key_shows_its_rows_before_its_query_returns(tmp_path: Path,
                                                                       monkeypatch) -> None:
     gate = Gate(monkeypatch)
-    app = _with_matches(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        pane = await _searching(app, pilot)
+    async with _typing(tmp_path, monkeypatch) as (app, pilot, pane, painted):
         memory_list = pane.memory_list
-        painted = Painted(monkeypatch, pane)
         for key, search in (("r", "r"), ("u", "ru"), ("f", "ruf")):
             gate.close()
             await pilot.press(key)
@@ -136,9 +150,9 @@ async def test_a_narrowing_key_shows_its_rows_before_its_query_returns(tmp_path:
 async def test_a_cursor_moved_before_the_query_returns_stays_on_its_memory(
         tmp_path: Path, monkeypatch) -> None:
     gate = Gate(monkeypatch)
-    app = _with_matches(tmp_path)
+    app = demo_app_with_matches(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        pane = await _searching(app, pilot)
+        pane = await open_user_search(app, pilot)
         memory_list = pane.memory_list
         await pilot.press("r")
         assert await _until(pilot, gate.waiting.is_set)
@@ -156,38 +170,26 @@ async def test_a_cursor_moved_before_the_query_returns_stays_on_its_memory(
 @app_test
 async def test_a_key_that_widens_the_search_waits_for_its_query(tmp_path: Path,
                                                                monkeypatch) -> None:
-    app = _with_matches(tmp_path)
+    app = demo_app_with_matches(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        pane = await _searching(app, pilot)
+        pane = await open_user_search(app, pilot)
         memory_list = pane.memory_list
         await press(pilot, "r", "u")
         gate = Gate(monkeypatch)
         await pilot.press("backspace")  # "ru" -> "r": rows the screen does not hold
-        assert await _until(pilot, gate.waiting.is_set)
-        for _ in range(5):
-            await pilot.pause(0.01)
-        assert memory_list.source is not None and memory_list.source.filter.search == "ru"
-        gate.open()
-        assert await _until(pilot, lambda: memory_list.source is not None
-                            and memory_list.source.filter.search == "r")
+        await _waits_for_its_query(pilot, gate, memory_list, "ru", "r")
 
 
 @app_test
 async def test_rows_only_the_index_can_judge_wait_for_the_query(tmp_path: Path,
                                                               monkeypatch) -> None:
     gate = Gate(monkeypatch)
-    app = _with_matches(tmp_path, "ruff règle numéro {}")  # not ASCII: SQLite decides
+    app = demo_app_with_matches(tmp_path, "ruff règle numéro {}")  # not ASCII: SQLite decides
     async with app.run_test(size=(80, 24)) as pilot:
-        pane = await _searching(app, pilot)
+        pane = await open_user_search(app, pilot)
         memory_list = pane.memory_list
         await pilot.press("r")
-        assert await _until(pilot, gate.waiting.is_set)
-        for _ in range(5):
-            await pilot.pause(0.01)
-        assert memory_list.source is not None and memory_list.source.filter.search is None
-        gate.open()
-        assert await _until(pilot, lambda: memory_list.source is not None
-                            and memory_list.source.filter.search == "r")
+        await _waits_for_its_query(pilot, gate, memory_list, None, "r")
 
 
 @app_test
@@ -196,7 +198,7 @@ async def test_a_narrowing_of_a_whole_list_knows_its_count_at_once(tmp_path: Pat
     gate = Gate(monkeypatch)
     app = demo_app(tmp_path)  # a few memories: the rows on screen are the whole list
     async with app.run_test(size=(80, 24)) as pilot:
-        pane = await _searching(app, pilot)
+        pane = await open_user_search(app, pilot)
         memory_list = pane.memory_list
         expected = app.engine.identity.count_memories(
             app.engine.identity.memory_filter(search="p"))
@@ -216,11 +218,8 @@ async def test_a_narrowing_of_a_whole_list_knows_its_count_at_once(tmp_path: Pat
 async def test_keys_typed_before_the_first_query_returns_narrow_on(tmp_path: Path,
                                                                  monkeypatch) -> None:
     gate = Gate(monkeypatch)
-    app = _with_matches(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        pane = await _searching(app, pilot)
+    async with _typing(tmp_path, monkeypatch) as (_app, pilot, pane, painted):
         memory_list = pane.memory_list
-        painted = Painted(monkeypatch, pane)
         await pilot.press("r")
         assert await _until(pilot, gate.waiting.is_set)  # "r" is still being read...
         await pilot.press("u", "f")  # ...and "ru", "ruf" narrow the rows worked out for it
@@ -251,9 +250,9 @@ async def test_a_failed_query_leaves_the_rows_worked_out_and_says_why(tmp_path: 
         return fetch(source, plan)
 
     monkeypatch.setattr(PagedSource, "fetch", broken)
-    app = _with_matches(tmp_path)
+    app = demo_app_with_matches(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        pane = await _searching(app, pilot)
+        pane = await open_user_search(app, pilot)
         memory_list = pane.memory_list
         await pilot.press("r")
         assert await _until(pilot, lambda: memory_list.error is not None)
@@ -266,9 +265,9 @@ async def test_a_failed_query_leaves_the_rows_worked_out_and_says_why(tmp_path: 
 
 @app_test
 async def test_no_key_narrows_rows_a_reload_is_replacing(tmp_path: Path, monkeypatch) -> None:
-    app = _with_matches(tmp_path)
+    app = demo_app_with_matches(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        pane = await _searching(app, pilot)
+        pane = await open_user_search(app, pilot)
         memory_list = pane.memory_list
         gate = Gate(monkeypatch, every_read=True)
         app.engine.identity.add_memory("ruff rule added by an agent")  # the store changed:
