@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from memtui.engine import permissions as perm
 from memtui.engine import purge
@@ -53,10 +53,10 @@ AGENTS_MAY_NOT_FORGET = (
     "pane); until then a memory is forgotten in memtui itself")
 
 
-@dataclass(frozen=True)
-class NarrowedRows:
+class NarrowedRows(NamedTuple):
     """The first rows of a narrowed search's list (``IdentityApi.narrowed_rows``):
-    ``whole`` when they are the entire list."""
+    ``whole`` when they are the entire list (a named tuple: defined before the app's first
+    frame)."""
 
     rows: tuple[Memory, ...]
     whole: bool
@@ -417,14 +417,17 @@ class IdentityApi(EngineArea):
 
     def narrowed_rows(self, old: MemoryFilter, new: MemoryFilter, rows: Sequence[Memory], *,
                       whole: bool, enough: int | None = None) -> NarrowedRows | None:
-        """The first rows of ``new``'s list worked out from rows in hand, without a query:
-        ``rows`` are the first rows of ``old``'s list in list order (``whole``: all of
-        them), and ``new`` is the same list with a search that narrows ``old``'s (a key typed
-        on in the search box; a space typed after a word searches for the same words). Its newest matches are then exactly the rows in hand that
-        match it, in the same order, up to the first row the store cannot judge without
-        its index (``MemoryRepository.narrowing``), or until ``enough`` rows are found.
-        None when ``new`` is not such a narrowing. Reads nothing: the caller already read ``rows`` under ``old``, the same
-        list."""
+        """The first rows of ``new``'s list worked out from rows in hand, without a query.
+
+        ``rows`` are the first rows of ``old``'s list in list order (``whole``: all of them),
+        and ``new`` is the same list with a search that narrows ``old``'s (a key typed on in
+        the search box; a space typed after a word searches for the same words). Its newest
+        matches are then exactly the rows in hand that match it, in the same order, up to
+        the first row the store cannot judge without its index
+        (``MemoryRepository.narrowing``), or until ``enough`` rows are found. None when
+        ``new`` is not such a narrowing. Reads nothing: the caller read ``rows`` under
+        ``old``, the same list.
+        """
         if new.search is None or replace(old, search=new.search) != new:
             return None
         matches = self._store.memories.narrowing(old.search, new.search)

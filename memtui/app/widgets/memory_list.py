@@ -487,8 +487,8 @@ class MemoryList(PagedLineList[Memory]):
             # the rows shown were worked out ahead (``_narrowed``) and are the top of these:
             # a cursor moved meanwhile stays on its memory
             self._provisional = None
-            current = self.current()
             if anchor is None and (self._cursor or round(self.scroll_y)):
+                current = self.current()
                 anchor = _Anchor(self._cursor, current.id if current else None,
                                  round(self.scroll_y))
         self._apply_loaded(message.source, anchor)

@@ -250,7 +250,6 @@ class PagedSource(KeysetPages[Memory]):
         return self.engine.identity.memories_at(self.filter, offset, limit, from_end=from_end)
 
 
-
 class NarrowedSource(PagedSource):
     """The first rows of a searched list worked out ahead of its load, from the rows on
     screen (``MemoryList._narrowed``): those rows only, never read from the store -- the
