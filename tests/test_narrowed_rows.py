@@ -8,6 +8,8 @@ from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from memtui.engine.api import Engine
 from memtui.engine.identity import NarrowedRows
@@ -120,3 +122,35 @@ def test_postgresql_lists_always_wait_for_their_query(alice: Engine, backend: st
     narrowed = alice.identity.narrowed_rows(
         plain, alice.identity.memory_filter(search="pytest"), rows, whole=False)
     assert (narrowed is None) == (backend == "postgresql")
+
+
+NOTE_WORDS = ["ruff", "rule", "run", "runner", "pytest", "py", "naïve", "café", "x_y", "R2",
+              "2024", "staging", "stage", "déjà", "Run-time", "it's"]
+
+
+@pytest.mark.sqlite_only
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(notes=st.lists(st.lists(st.sampled_from(NOTE_WORDS), min_size=1, max_size=5),
+                      min_size=1, max_size=30),
+       typed=st.lists(st.sampled_from(["ru", "run", "py", "st", "r", "2", "n", "x", "caf"]),
+                      min_size=1, max_size=3))
+def test_narrowed_rows_are_always_the_top_of_the_query(engine_for: EngineFor,
+                                                       notes: list[list[str]],
+                                                       typed: list[str]) -> None:
+    engine = engine_for(f"u{abs(hash((tuple(map(tuple, notes)), tuple(typed)))) % 10**9}")
+    for words in notes:
+        engine.identity.add_memory(" ".join(words), "fact")
+    text = " ".join(typed)
+    shown = engine.identity.memory_filter()
+    rows = engine.identity.memory_page(shown, 10)
+    whole = len(rows) < 10
+    for end in range(1, len(text) + 1):
+        flt = engine.identity.memory_filter(search=text[:end].strip() or None)
+        read = engine.identity.memory_page(flt, 10)
+        narrowed = engine.identity.narrowed_rows(shown, flt, rows, whole=whole)
+        if narrowed is not None:
+            assert list(narrowed.rows) == read[:len(narrowed.rows)]
+            if narrowed.whole:
+                assert list(narrowed.rows) == read
+        shown, rows, whole = flt, read, len(read) < 10
