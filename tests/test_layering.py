@@ -31,9 +31,12 @@ ALLOWED_BETWEEN_FRONT_ENDS = {
 }
 """The only imports from one front end into another, and why (docs/ARCHITECTURE.md)."""
 STORE_FOR_FRONT_ENDS = ("memtui.store", "memtui.store.database", "memtui.store.backend",
-                        "memtui.store.models", "memtui.store.timeutil", "memtui.store.codex_db")
+                        "memtui.store.models", "memtui.store.timeutil", "memtui.store.codex_db",
+                        "memtui.store.search_terms")
 """What a front end may import from the store: opening it, its interface (whichever backend
-it is), its models, time text, and the Codex-database-locked error. Repositories are the engine's. (An import under
+it is), its models, time text, the Codex-database-locked error, and the words a typed search
+is made of (``search_terms``: no SQL; the list highlights the words its search asked for).
+Repositories are the engine's. (An import under
 ``TYPE_CHECKING`` may name any store type, e.g. the ``QueryLane`` that ``engine.query_lane()``
 returns.)"""
 STORE_INTERNALS = ("memories", "identity", "audit", "tasks", "recall", "codex", "conn",

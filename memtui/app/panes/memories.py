@@ -89,9 +89,9 @@ class MemoriesPane(Pane):
         self._loaded_once = False
         self._said_error: str | None = None
         self._preview_for: tuple[Memory | None, int, object] | None = None
+        """What the preview was last drawn for (memory, lines, time zone)."""
         self._title_for: tuple[object, ...] | None = None
         """What the title was last drawn from (``_update_title``)."""
-        """What the preview was last drawn for (memory, lines, time zone)."""
         # the parts, made once (every keystroke of a search reaches each of them)
         self._title = TextView(classes="pane-title", id=f"{self.PANE_ID}-title")
         self._list = MemoryList(id=f"{self.PANE_ID}-list", empty_text="",

@@ -65,6 +65,7 @@ from memtui.app.widgets.paged_source import NarrowedSource, PagedSource
 from memtui.app.widgets.paint_hold import paint_hold
 from memtui.errors import MemtuiError, QueryInterrupted
 from memtui.store.models import Memory, MemoryFilter
+from memtui.store.search_terms import search_terms
 
 if TYPE_CHECKING:
     from memtui.engine.api import Engine
@@ -72,7 +73,6 @@ if TYPE_CHECKING:
 
 __all__ = ["MemoryList", "PagedSource", "search_pattern"]
 
-MAX_SEARCH_WORDS = 16
 SEARCH_COUNT_CAP = 10_000
 """A search is first counted no further than this ("10,000+"): an exact count of a common
 word at a million rows costs 80–170 ms, too much for every keystroke."""
@@ -94,15 +94,15 @@ LOADER_GROUP = "memory-list-loader"
 LOADER_WAKE_SECONDS = 1.0
 """The loader, idle, looks this often whether its worker was cancelled (its list closes the
 mailbox when it is removed, which wakes it at once; this is the fallback)."""
-_WORD = re.compile(r"\w+", re.UNICODE)
 
 
 def search_pattern(search: str | None) -> re.Pattern[str] | None:
     """A case-insensitive pattern matching the words of a search (the last as a prefix),
-    for highlighting matches in rows."""
-    words = _WORD.findall(search or "")[:MAX_SEARCH_WORDS]
-    if not words:
+    for highlighting matches in rows: the words the store searches for (``search_terms``)."""
+    terms = search_terms(search)
+    if terms is None:
         return None
+    words = terms.words
     alternatives = "|".join(re.escape(word) for word in sorted(set(words), key=len,
                                                                 reverse=True))
     return re.compile(rf"\b(?:{alternatives})\w*", re.IGNORECASE | re.UNICODE)
