@@ -471,16 +471,16 @@ async def test_an_obsolete_search_is_interrupted_and_its_result_dropped(tmp_path
                                                                         monkeypatch) -> None:
     from memtui.app.widgets.paged_source import PagedSource
 
-    load_page = PagedSource.load_page
+    fetch = PagedSource.fetch
     slow_started: list[str] = []
 
-    def slow_for_r(self: PagedSource, page: int):  # noqa: ANN202
+    def slow_for_r(self: PagedSource, plan):  # noqa: ANN001, ANN202
         if self.filter.search == "r":
             slow_started.append("r")
             self.engine.store.execute(SLOW_QUERY).fetchone()  # runs until interrupted
-        return load_page(self, page)
+        return fetch(self, plan)
 
-    monkeypatch.setattr(PagedSource, "load_page", slow_for_r)
+    monkeypatch.setattr(PagedSource, "fetch", slow_for_r)
     keys_wait_for_their_queries(monkeypatch)  # "r" and "ru" come from their queries
     app = demo_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -206,14 +206,14 @@ async def test_an_error_when_a_hold_runs_out_reaches_the_app(tmp_path: Path,
 @app_test
 async def test_a_failed_search_read_releases_the_hold(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(paint_hold_module, "ECHO_HOLD_SECONDS", GATE_TIMEOUT_S)
-    load_page = PagedSource.load_page
+    fetch = PagedSource.fetch
 
-    def failing(self: PagedSource, page: int):  # noqa: ANN202
+    def failing(self: PagedSource, plan):  # noqa: ANN001, ANN202
         if self.filter.search == "r":
             raise RuntimeError("disk on fire")
-        return load_page(self, page)
+        return fetch(self, plan)
 
-    monkeypatch.setattr(PagedSource, "load_page", failing)
+    monkeypatch.setattr(PagedSource, "fetch", failing)
     app = demo_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)

@@ -34,8 +34,9 @@ GATE_TIMEOUT_S = 30
 
 
 class Gate:
-    """Holds every searched read of a list's loader until ``open()``; records the searches
-    read."""
+    """Holds every searched first-page read of a list's loader until ``open()`` (a key's
+    query: a second page, read for the next key's narrowing, goes through); records the
+    searches read."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch, *, every_read: bool = False) -> None:
         self._open = threading.Event()
@@ -50,7 +51,7 @@ class Gate:
             on_ui = threading.current_thread() is threading.main_thread()
             if source.filter.search and on_ui:
                 gate.read_on_ui_thread.append(source.filter.search)
-            if (source.filter.search or every_read) and not on_ui:
+            if (source.filter.search or every_read) and not on_ui and plan.page == 0:
                 gate.searches.append(source.filter.search)
                 gate.waiting.set()
                 gate._open.wait(timeout=GATE_TIMEOUT_S)
@@ -295,7 +296,7 @@ class _NoStore:
 
 
 def test_rows_worked_out_ahead_are_never_read_further() -> None:
-    from memtui.app.widgets.paged_source import NarrowedSource
+    from memtui.app.widgets.paged_source import FirstRowsSource
     from memtui.store.models import Memory, MemoryFilter
 
     rows = [Memory(id=f"mem_{n}", scope="user", owner="ann", project=None, kind="fact",
@@ -304,7 +305,7 @@ def test_rows_worked_out_ahead_are_never_read_further() -> None:
                    updated_at="2026-01-01T00:00:00Z", usage_count=0, last_used_at=None)
             for n in range(30)]
     no_store: Any = _NoStore()
-    source = NarrowedSource(no_store, MemoryFilter(scope="user", owner="ann", search="r"))
+    source = FirstRowsSource(no_store, MemoryFilter(scope="user", owner="ann", search="r"))
     source.put(0, rows)
     assert source.ensure(0, 300) == [] and source.ensure(0, 300, cheap_only=False) == []
     assert source.fetch(source.plan(1)) == []  # a short first page: page 1 is never read

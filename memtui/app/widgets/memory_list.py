@@ -19,9 +19,12 @@ Data flow (worker -> message -> handler):
   text on SQLite) and they fill the list's height, they are shown in the key's own turn,
   before its query returns (``_narrowed``); the query still runs, once, and its first page
   takes over (the same rows on screen, so nothing moves; a cursor moved meanwhile stays on
-  its memory). A result that a newer load made stale is dropped by its
-  generation number; of new rows, only those that look different are drawn again
-  (``RowLook``).
+  its memory).
+- A key whose rows cannot be worked out so has its loader read a screenful first and post
+  it (a provisional ``Loaded``), then the rest of the first page once that frame is painted
+  (``_read_first_page``): a search's first screen costs about half its page. A result that
+  a newer load made stale is dropped by its generation number; of new rows, only those that
+  look different are drawn again (``RowLook``).
 - The list's owner hears of every change (new rows, a count, marks, an error) through the
   ``on_change`` callback, called in the same turn: for new rows the owner's title and
   preview are then updated before the list paints the frame that shows them.
@@ -61,7 +64,7 @@ from memtui.app.widgets.memory_row import (
     shown_matches,
 )
 from memtui.app.widgets.paged_list import PREFETCH_SCREENS, PagedLineList
-from memtui.app.widgets.paged_source import NarrowedSource, PagedSource
+from memtui.app.widgets.paged_source import FirstRowsSource, PagedSource, PagePlan
 from memtui.app.widgets.paint_hold import paint_hold
 from memtui.errors import MemtuiError, QueryInterrupted
 from memtui.store.models import Memory, MemoryFilter
@@ -176,6 +179,10 @@ class _LoadRequest:
     anchor: _Anchor | None
     height: int
     loaded: PagedSource | None = None
+    first_screen: bool = False
+    """Read a screenful (``height`` rows, and one more) first and show it, then the rest of
+    the page: a search's page query costs up to twice its first screen's
+    (``_read_first_page``)."""
 
 
 class MemoryList(PagedLineList[Memory]):
@@ -191,15 +198,28 @@ class MemoryList(PagedLineList[Memory]):
 
     class Loaded(Message):
         """A worker built a source for a load (internal); the handler sets ``painted`` once
-        the frame showing it is painted (or at once, when the load is stale)."""
+        the frame showing it is painted (or at once, when the load is stale).
+        ``provisional``: only the load's first screen (a ``FirstRowsSource``); its whole
+        first page follows in another ``Loaded``."""
 
         def __init__(self, generation: int, source: PagedSource, anchor: _Anchor | None,
-                     painted: threading.Event | None = None) -> None:
+                     painted: threading.Event | None = None, *,
+                     provisional: bool = False) -> None:
             super().__init__()
             self.generation = generation
             self.source = source
             self.anchor = anchor
             self.painted = painted or threading.Event()
+            self.provisional = provisional
+
+    class NextPageRead(Message):
+        """A worker read a search's second page for ``source`` (internal)."""
+
+        def __init__(self, generation: int, source: PagedSource, rows: list[Memory]) -> None:
+            super().__init__()
+            self.generation = generation
+            self.source = source
+            self.rows = rows
 
     class Counted(Message):
         """A worker counted the rows of a load (internal); ``capped``: the list holds at
@@ -322,8 +342,9 @@ class MemoryList(PagedLineList[Memory]):
             self._provisional = self._generation
             if self.is_attached:
                 paint_hold(self.app).paint_now(self.screen)
-        self._request_load(_LoadRequest(self._generation, lane, ticket, engine, flt, anchor,
-                                        height))
+        self._request_load(_LoadRequest(
+            self._generation, lane, ticket, engine, flt, anchor, height,
+            first_screen=bool(flt.search) and anchor is None and narrowed is None))
 
     def _narrowed(self, engine: Engine, flt: MemoryFilter, height: int) -> PagedSource | None:
         """The new search's first rows worked out from the rows on screen, when it narrows
@@ -336,9 +357,10 @@ class MemoryList(PagedLineList[Memory]):
         narrowed = engine.identity.narrowed_rows(
             shown.filter, flt, first, whole=shown.count is not None and shown.count == len(first),
             enough=height * NARROWED_SCREENS)
-        if narrowed is None or not (narrowed.whole or len(narrowed.rows) >= height):
+        # more rows than fit (or every row): the list still scrolls, so its scroll bar stays
+        if narrowed is None or not (narrowed.whole or len(narrowed.rows) > height):
             return None
-        source = NarrowedSource(engine, flt, page_size=shown.page_size,
+        source = FirstRowsSource(engine, flt, page_size=shown.page_size,
                                 max_pages=shown.max_pages)
         source.put(0, list(narrowed.rows))
         if narrowed.whole:
@@ -428,14 +450,18 @@ class MemoryList(PagedLineList[Memory]):
             if anchor is None or anchor.index == 0:
                 source = request.loaded
                 if source is None:
-                    with lane.reading(ticket):
-                        source = self._first_page(PagedSource(engine, flt))
+                    source = self._read_first_page(request, mailbox)
+                    if source is None:
+                        return
+                    first = source.first_rows()  # (the source is the UI's once posted)
                     loaded_message = self.Loaded(generation, source, anchor)
                     self.post_message(loaded_message)
                     if not mailbox.quiet_for(COUNT_AFTER_PAINT_WAIT_SECONDS,
                                              loaded_message.painted.is_set) \
                             or not lane.is_current(ticket):
                         return
+                    if flt.search and source.count is None:
+                        self._read_next_page(request, source, first)
                 if source.count is None:
                     if flt.search and not self._capped_count(request, mailbox):
                         return
@@ -457,6 +483,63 @@ class MemoryList(PagedLineList[Memory]):
         except Exception as error:  # never let the loader take the app down
             self.post_message(self.LoadFailed(generation, f"{error.__class__.__name__}: "
                                                           f"{error}"))
+
+    def _read_first_page(self, request: _LoadRequest,
+                         mailbox: LoadMailbox[_LoadRequest]) -> PagedSource | None:
+        """A source with the list's first page read (in the loader). With
+        ``request.first_screen``, a screenful is read first and posted (provisional
+        ``Loaded``), and the rest of the page is read after it, once its frame is painted:
+        the key's rows are on screen at the cost of its first screen, not of its page (a
+        search walks the list until it has found the rows it wants). None when a newer load
+        took over meanwhile."""
+        lane, ticket = request.lane, request.ticket
+        source = PagedSource(request.engine, request.flt)
+        if not request.first_screen:
+            with lane.reading(ticket):
+                return self._first_page(source)
+        # one row more than fit: the list still scrolls, so its scroll bar stays (one that
+        # came and went would lay the whole screen out again, twice)
+        wanted = min(request.height + 1, source.page_size)
+        with lane.reading(ticket):
+            first = source.fetch(PagePlan(0, "top", wanted))
+        if len(first) < wanted:  # the whole list: its count is known, nothing more to read
+            source.put(0, first)
+            source.count = len(first)
+            return source
+        screen = FirstRowsSource(request.engine, request.flt, page_size=source.page_size,
+                                 max_pages=source.max_pages)
+        screen.put(0, first)
+        shown = self.Loaded(request.generation, screen, None, provisional=True)
+        self.post_message(shown)
+        # the rest waits for the screen's frame: a query beside it would slow it down
+        if not mailbox.quiet_for(COUNT_AFTER_PAINT_WAIT_SECONDS, shown.painted.is_set) \
+                or not lane.is_current(ticket):
+            return None
+        with lane.reading(ticket):
+            rest = source.fetch(PagePlan(0, "after", source.page_size - len(first),
+                                         cursor=source.edge(first[-1])))
+        source.put(0, first + rest)
+        if len(first) + len(rest) < source.page_size:
+            source.count = len(first) + len(rest)
+        return source
+
+    def _read_next_page(self, request: _LoadRequest, source: PagedSource,
+                        first: list[Memory]) -> None:
+        """Read a search's second page (by keyset after ``first``, its first page) and post
+        it (``NextPageRead``): the next key works its rows out from both pages, so a word
+        that only one row in four or five of the first page holds still fills the screen
+        (``_narrowed``). In the typing pause, after the first page's frame."""
+        plan = PagePlan(1, "after", source.page_size, cursor=source.edge(first[-1]))
+        with request.lane.reading(request.ticket):
+            rows = source.fetch(plan)
+        self.post_message(self.NextPageRead(request.generation, source, rows))
+
+    def on_memory_list_next_page_read(self, message: NextPageRead) -> None:
+        """Cache a search's second page in the source it was read for (nothing on screen
+        changes: while the count is not known the list shows its first page)."""
+        message.stop()
+        if message.generation == self._generation and message.source is self._source:
+            message.source.put(1, message.rows)
 
     def _capped_count(self, request: _LoadRequest,
                       mailbox: LoadMailbox[_LoadRequest]) -> bool:
@@ -482,10 +565,17 @@ class MemoryList(PagedLineList[Memory]):
             self._painted(message.painted)
             return
         anchor = message.anchor
+        if message.provisional:  # a first screen: the rest of its page follows
+            self._apply_loaded(message.source, None, provisional=True)
+            self._provisional = message.generation
+            if self.is_attached:
+                paint_hold(self.app).paint_now(self.screen)
+            self.call_after_refresh(self._painted, message.painted)
+            return
         self._reload_pending = False
         if self._provisional == message.generation:
-            # the rows shown were worked out ahead (``_narrowed``) and are the top of these:
-            # a cursor moved meanwhile stays on its memory
+            # the rows shown were worked out ahead (``_narrowed``) or read as a first
+            # screen, and are the top of these: a cursor moved meanwhile stays on its memory
             self._provisional = None
             if anchor is None and (self._cursor or round(self.scroll_y)):
                 current = self.current()
@@ -518,7 +608,10 @@ class MemoryList(PagedLineList[Memory]):
         self._pattern = search_pattern(source.filter.search)
         self.at_least = None
         self.is_loading = self._source.count is None
-        self.update_size()
+        if not (provisional and self.virtual_size.height > height < self.row_count()):
+            # (rows worked out or read ahead, more than fit, keep the scroll bar as it is
+            # until the load's page comes: one repaint of the bar per key, not two)
+            self.update_size()
         index = 0
         if anchor is not None:
             found = self._source.index_of(anchor.memory_id) if anchor.memory_id else None

@@ -104,8 +104,11 @@ class KeysetPages(Generic[R]):
         return len(self._pages.get(0, ()))
 
     def first_rows(self) -> list[R]:
-        """The rows known from the top: the first page's, if it is cached (a copy)."""
-        return list(self._pages.get(0, ()))
+        """The rows known from the top (a copy): the first page's, if it is cached, and the
+        second's when it is cached too and the first is full."""
+        first = self._pages.get(0, [])
+        second = self._pages.get(1) if len(first) == self.page_size else None
+        return [*first, *second] if second else list(first)
 
     def cached_pages(self) -> list[int]:
         """Numbers of the cached pages, least recently used first."""
@@ -250,11 +253,12 @@ class PagedSource(KeysetPages[Memory]):
         return self.engine.identity.memories_at(self.filter, offset, limit, from_end=from_end)
 
 
-class NarrowedSource(PagedSource):
-    """The first rows of a searched list worked out ahead of its load, from the rows on
-    screen (``MemoryList._narrowed``): those rows only, never read from the store -- the
-    load's own source takes over in a few milliseconds. Its first page may be short while
-    its count is not known, which a page plan would misread (page 1 planned by position)."""
+class FirstRowsSource(PagedSource):
+    """The first rows of a list in hand ahead of its first page: worked out from the rows on
+    screen (``MemoryList._narrowed``) or read as one screenful before the rest of the page
+    (a search's first screen). Those rows only, never read from the store -- the load's own
+    source takes over in a few milliseconds. Its first page may be short while its count is
+    not known, which a page plan would misread (page 1 planned by position)."""
 
     def ensure(self, start: int, end: int, *, cheap_only: bool = True) -> list[int]:
         """Nothing to read (see class doc)."""

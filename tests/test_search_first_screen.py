@@ -1,0 +1,274 @@
+"""Pilot tests: a key whose rows cannot be worked out from the rows on screen has its loader
+read a screenful first and show it, then the rest of the first page
+(``MemoryList._read_first_page``); after a search's first page is painted its second page is
+read too, so the next key narrows from both (``_read_next_page``)."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pilot_harness import app_test, demo_app, demo_app_with_matches, open_user_search, settle
+from pilot_harness import until as _until
+from textual.screen import Screen
+
+from memtui.app.widgets.memory_list import MemoryList
+from memtui.app.widgets.paged_source import PAGE_SIZE, FirstRowsSource, PagedSource, PagePlan
+from memtui.store.models import Memory, MemoryFilter
+
+GATE_TIMEOUT_S = 30
+"""A held read gives up waiting for its test after this long (only if the test broke)."""
+NOT_ASCII = "ruff règle numéro {}"
+"""Memories the rows on screen cannot judge (not ASCII): every key waits for its reads."""
+
+
+class RestGate:
+    """Holds the loader's read of the rest of a first page (page 0 after its first screen)
+    until ``open()``; records every read of the loader as (search, page, method, limit)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self._open = threading.Event()
+        self.waiting = threading.Event()
+        self.reads: list[tuple[str | None, int, str, int]] = []
+        fetch = PagedSource.fetch
+        gate = self
+
+        def held(source: PagedSource, plan: PagePlan) -> list[Any]:
+            if threading.current_thread() is not threading.main_thread():
+                gate.reads.append((source.filter.search, plan.page, plan.method, plan.limit))
+                if plan.page == 0 and plan.method == "after":
+                    gate.waiting.set()
+                    gate._open.wait(timeout=GATE_TIMEOUT_S)
+            return fetch(source, plan)
+
+        monkeypatch.setattr(PagedSource, "fetch", held)
+
+    def open(self) -> None:
+        """Let the held read (and every later one) go on."""
+        self._open.set()
+
+    def close(self) -> None:
+        """Hold the next read again."""
+        self.waiting.clear()
+        self._open.clear()
+
+
+class _NoStore:
+    """An engine that must not be used: any read fails the test."""
+
+    def __getattr__(self, name: str) -> object:
+        raise AssertionError(f"the store was asked for {name}")
+
+
+def _ids(memory_list: MemoryList, rows: int) -> list[str]:
+    source = memory_list.source
+    assert source is not None
+    found = [source.get(index) for index in range(rows)]
+    return [memory.id for memory in found if memory is not None]
+
+
+def _frames(monkeypatch: pytest.MonkeyPatch, memory_list: MemoryList) -> list[tuple[str | None,
+                                                                                     int]]:
+    """Each frame's list search and row count, recorded from now on."""
+    frames: list[tuple[str | None, int]] = []
+    refresh = Screen._compositor_refresh
+
+    def recorded(screen: Screen[Any]) -> None:
+        refresh(screen)
+        source = memory_list.source
+        frames.append((source.filter.search if source is not None else None,
+                       memory_list.row_count()))
+
+    monkeypatch.setattr(Screen, "_compositor_refresh", recorded)
+    return frames
+
+
+@app_test
+async def test_a_waiting_key_shows_its_first_screen_before_the_rest_of_its_page(
+        tmp_path: Path, monkeypatch) -> None:
+    gate = RestGate(monkeypatch)
+    app = demo_app_with_matches(tmp_path, NOT_ASCII)
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = await open_user_search(app, pilot)
+        memory_list = pane.memory_list
+        frames = _frames(monkeypatch, memory_list)
+        height = memory_list.size.height
+        bar_rows = memory_list.virtual_size.height
+        assert bar_rows > height + 1
+        await pilot.press("r")
+        assert await _until(pilot, gate.waiting.is_set)  # the rest of the page is held...
+        # ...after the first screen was read and painted: one row more than fit
+        assert gate.reads == [("r", 0, "top", height + 1), ("r", 0, "after", PAGE_SIZE - height - 1)]
+        assert isinstance(memory_list.source, FirstRowsSource)
+        assert memory_list.source.filter.search == "r" and memory_list.count is None
+        assert ("r", height + 1) in frames
+        assert memory_list.virtual_size.height == bar_rows  # the scroll bar waits for the page
+        first_screen = _ids(memory_list, height)
+        assert len(first_screen) == height
+        gate.open()
+        assert await _until(pilot, lambda: not isinstance(memory_list.source, FirstRowsSource))
+        await settle(pilot)
+        assert _ids(memory_list, height) == first_screen  # the page takes over, nothing moves
+        expected = app.engine.identity.memory_page(memory_list.filter, PAGE_SIZE)
+        assert _ids(memory_list, PAGE_SIZE) == [memory.id for memory in expected]
+        assert memory_list.cursor == 0 and memory_list.error is None
+        assert all(rows for _search, rows in frames)  # never an empty list
+        assert memory_list.count == app.engine.identity.count_memories(memory_list.filter)
+
+
+@app_test
+async def test_a_cursor_moved_on_the_first_screen_stays_on_its_memory(tmp_path: Path,
+                                                                     monkeypatch) -> None:
+    gate = RestGate(monkeypatch)
+    app = demo_app_with_matches(tmp_path, NOT_ASCII)
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = await open_user_search(app, pilot)
+        memory_list = pane.memory_list
+        await pilot.press("r")
+        assert await _until(pilot, gate.waiting.is_set)
+        await pilot.press("enter", "down", "down", "down")
+        assert await _until(pilot, lambda: memory_list.cursor == 3)
+        chosen = memory_list.current()
+        assert chosen is not None
+        gate.open()
+        assert await _until(pilot, lambda: not isinstance(memory_list.source, FirstRowsSource))
+        await settle(pilot)
+        assert memory_list.cursor == 3 and memory_list.current() == chosen
+
+
+@app_test
+async def test_a_newer_key_drops_the_rest_of_an_older_page(tmp_path: Path, monkeypatch) -> None:
+    gate = RestGate(monkeypatch)
+    app = demo_app_with_matches(tmp_path, NOT_ASCII)
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = await open_user_search(app, pilot)
+        memory_list = pane.memory_list
+        await pilot.press("r")
+        assert await _until(pilot, gate.waiting.is_set)  # "r"'s rest is held
+        await pilot.press("u")
+        gate.open()  # "r"'s rest is read (or interrupted) after "u" took over
+        assert await _until(pilot, lambda: memory_list.source is not None
+                            and memory_list.source.filter.search == "ru"
+                            and not isinstance(memory_list.source, FirstRowsSource))
+        await settle(pilot)
+        assert memory_list.filter is not None and memory_list.filter.search == "ru"
+        expected = app.engine.identity.memory_page(memory_list.filter, PAGE_SIZE)
+        assert _ids(memory_list, PAGE_SIZE) == [memory.id for memory in expected]
+        assert memory_list.error is None
+
+
+@app_test
+async def test_a_first_screen_that_holds_the_whole_list_is_its_only_read(tmp_path: Path,
+                                                                        monkeypatch) -> None:
+    gate = RestGate(monkeypatch)
+    app = demo_app_with_matches(tmp_path, NOT_ASCII)
+    for number in range(3):
+        app.engine.identity.add_memory(f"zèbre rare {number}")
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = await open_user_search(app, pilot)
+        memory_list = pane.memory_list
+        expected = app.engine.identity.count_memories(
+            app.engine.identity.memory_filter(search="z"))
+        assert 3 <= expected <= memory_list.size.height
+        await pilot.press("z")
+        assert await _until(pilot, lambda: memory_list.filter is not None
+                            and memory_list.filter.search == "z"
+                            and memory_list.count == expected)
+        await settle(pilot)
+        assert [read for read in gate.reads if read[0] == "z"] == [
+            ("z", 0, "top", memory_list.size.height + 1)]  # no rest, no count, no next page
+        assert not gate.waiting.is_set()
+
+
+@app_test
+async def test_a_keys_second_page_lets_the_next_key_narrow(tmp_path: Path,
+                                                          monkeypatch) -> None:
+    """One row in ten of the search's rows holds the next word: the first page alone holds
+    fewer rows of it than fit, the first two pages more."""
+    app = demo_app(tmp_path)
+    for number in range(2 * PAGE_SIZE + 20):
+        extra = " zeta" if number % 10 == 0 else ""
+        app.engine.identity.add_memory(f"ruff rule number {number}{extra}")
+    read_next: list[str | None] = []
+    fetch = PagedSource.fetch
+
+    def recorded(source: PagedSource, plan: PagePlan) -> list[Any]:
+        if plan.page == 1 and threading.current_thread() is not threading.main_thread():
+            read_next.append(source.filter.search)
+        return fetch(source, plan)
+
+    monkeypatch.setattr(PagedSource, "fetch", recorded)
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = await open_user_search(app, pilot)
+        memory_list = pane.memory_list
+        height = memory_list.size.height
+        assert 2 * PAGE_SIZE // 10 >= height + 1 > PAGE_SIZE // 10  # (the premise)
+        for key in "ruff":
+            await pilot.press(key)
+        await pilot.press("space")
+        assert await _until(pilot, lambda: memory_list.source is not None
+                            and 1 in memory_list.source.cached_pages())
+        assert "ruff" in read_next
+        source = memory_list.source
+        assert source is not None and len(source.first_rows()) == 2 * PAGE_SIZE
+        shown_ahead: list[bool] = []
+        narrowed = MemoryList._narrowed
+
+        def watched(ml: MemoryList, *args: Any) -> Any:
+            found = narrowed(ml, *args)
+            shown_ahead.append(found is not None)
+            return found
+
+        monkeypatch.setattr(MemoryList, "_narrowed", watched)
+        await pilot.press("z")
+        assert await _until(pilot, lambda: memory_list.filter is not None
+                            and memory_list.filter.search == "ruff z")
+        assert shown_ahead == [True]  # from the two pages on hand, before its query
+        await settle(pilot)
+        expected = app.engine.identity.memory_page(memory_list.filter, height)
+        assert _ids(memory_list, height) == [memory.id for memory in expected]
+
+
+def _memories(count: int, start: int = 0) -> list[Memory]:
+    return [Memory(id=f"mem_{n}", scope="user", owner="ann", project=None, kind="fact",
+                   content=f"ruff {n}", status="active", superseded_by=None, source="manual",
+                   source_thread_id=None, created_at=f"2026-01-01T00:00:{n:02d}Z",
+                   updated_at="2026-01-01T00:00:00Z", usage_count=0, last_used_at=None)
+            for n in range(start, start + count)]
+
+
+@app_test
+async def test_a_second_page_read_for_an_older_search_is_dropped(tmp_path: Path) -> None:
+    app = demo_app_with_matches(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = await open_user_search(app, pilot)
+        memory_list = pane.memory_list
+        await pilot.press("r")
+        await settle(pilot)
+        source = memory_list.source
+        assert source is not None and 1 in source.cached_pages()  # its own, read after it
+        second = [source.get(PAGE_SIZE + n) for n in range(10)]
+        strangers = _memories(10)
+        other = PagedSource(app.engine, source.filter)
+        memory_list.post_message(MemoryList.NextPageRead(memory_list._generation, other,
+                                                         strangers))  # another source
+        memory_list.post_message(MemoryList.NextPageRead(memory_list._generation - 1, source,
+                                                         strangers))  # an older load
+        await settle(pilot)
+        assert other.cached_pages() == []
+        assert [source.get(PAGE_SIZE + n) for n in range(10)] == second
+
+
+def test_first_rows_are_the_first_two_pages_only_when_the_first_is_full() -> None:
+    flt = MemoryFilter(scope="user", owner="ann")
+    no_store: Any = _NoStore()
+    source = FirstRowsSource(no_store, flt, page_size=4)
+    assert source.first_rows() == []
+    source.put(1, _memories(4, 4))
+    assert source.first_rows() == []  # no first page: nothing known from the top
+    source.put(0, _memories(3))
+    assert [m.id for m in source.first_rows()] == ["mem_0", "mem_1", "mem_2"]  # the list ends
+    source.put(0, _memories(4))
+    assert [m.id for m in source.first_rows()] == [f"mem_{n}" for n in range(8)]
