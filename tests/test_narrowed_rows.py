@@ -72,7 +72,7 @@ def test_the_rows_stop_at_the_first_the_index_must_judge(alice: Engine) -> None:
     rows = alice.identity.memory_page(shown, PAGE)
     narrowed = alice.identity.narrowed_rows(
         shown, alice.identity.memory_filter(search="pytest"), rows, whole=False)
-    assert narrowed == NarrowedRows((rows[0],), whole=False)
+    assert narrowed == NarrowedRows((rows[0],), whole=False, judged=1)  # not the second
     whole = alice.identity.narrowed_rows(
         shown, alice.identity.memory_filter(search="pytest"), rows, whole=True)
     assert whole is not None and not whole.whole  # a row it could not judge: not whole
@@ -86,7 +86,9 @@ def test_enough_rows_end_the_work(alice: Engine) -> None:
     every = alice.identity.narrowed_rows(shown, flt, rows, whole=True)
     some = alice.identity.narrowed_rows(shown, flt, rows, whole=True, enough=3)
     assert every is not None and every.whole and len(every.rows) > 3
-    assert some == NarrowedRows(every.rows[:3], whole=False)
+    assert every.judged == len(rows)
+    assert some == NarrowedRows(every.rows[:3], whole=False,
+                                judged=rows.index(every.rows[2]) + 1)  # no row further
     last = alice.identity.narrowed_rows(shown, flt, rows, whole=True, enough=len(every.rows))
     assert last is not None and list(last.rows) == list(every.rows)
     assert last.whole == (every.rows[-1] is rows[-1])  # whole only if no row was left
@@ -97,7 +99,7 @@ def test_the_same_search_again_keeps_its_rows(alice: Engine) -> None:
     searched = alice.identity.memory_filter(search="pytest")
     rows = alice.identity.memory_page(searched, PAGE)
     again = alice.identity.narrowed_rows(searched, searched, rows, whole=True)
-    assert again == NarrowedRows(tuple(rows), whole=True)
+    assert again == NarrowedRows(tuple(rows), whole=True, judged=len(rows))
 
 
 @pytest.mark.sqlite_only
@@ -154,3 +156,35 @@ def test_narrowed_rows_are_always_the_top_of_the_query(engine_for: EngineFor,
             if narrowed.whole:
                 assert list(narrowed.rows) == read
         shown, rows, whole = flt, read, len(read) < 10
+
+
+@pytest.mark.parametrize("typed", ["pytest", "pytest f", "migrate inv", "fi", "in", "zzz"])
+@pytest.mark.parametrize(("offset", "limit"), [(0, 1), (0, 26), (3, 20), (0, 100)])
+def test_a_sparse_read_gives_the_same_rows(alice: Engine, typed: str, offset: int,
+                                           limit: int) -> None:
+    flt = alice.identity.memory_filter(search=typed)
+    plain = alice.identity.memories_at(flt, offset, limit)
+    assert alice.identity.memories_at(flt, offset, limit, sparse=True) == plain
+    assert plain == alice.identity.memory_page(flt, offset + limit)[offset:]
+
+
+@pytest.mark.sqlite_only
+def test_a_sparse_read_skips_the_walk_of_the_newest_rows(alice: Engine,
+                                                         monkeypatch: pytest.MonkeyPatch,
+                                                         ) -> None:
+    from memtui.store.search_pages import SearchPages
+
+    walks: list[int] = []
+    walk = SearchPages._walk
+
+    def counted(self: SearchPages, need: int, *args: object, **kwargs: object) -> object:
+        walks.append(need)
+        return walk(self, need, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(SearchPages, "_walk", counted)
+    flt = alice.identity.memory_filter(search="migrate inv")
+    alice.identity.memories_at(flt, 0, 26)
+    assert walks == [26]
+    walks.clear()
+    alice.identity.memories_at(flt, 0, 26, sparse=True)
+    assert walks == []

@@ -32,12 +32,16 @@ class RestGate:
         self._open = threading.Event()
         self.waiting = threading.Event()
         self.reads: list[tuple[str | None, int, str, int]] = []
+        self.sparse: list[str | None] = []
+        """Searches whose first screen was read as sparse (``PagePlan.sparse``)."""
         fetch = PagedSource.fetch
         gate = self
 
         def held(source: PagedSource, plan: PagePlan) -> list[Any]:
             if threading.current_thread() is not threading.main_thread():
                 gate.reads.append((source.filter.search, plan.page, plan.method, plan.limit))
+                if plan.sparse:
+                    gate.sparse.append(source.filter.search)
                 if plan.page == 0 and plan.method == "after":
                     gate.waiting.set()
                     gate._open.wait(timeout=GATE_TIMEOUT_S)
@@ -218,7 +222,7 @@ async def test_a_keys_second_page_lets_the_next_key_narrow(tmp_path: Path,
 
         def watched(ml: MemoryList, *args: Any) -> Any:
             found = narrowed(ml, *args)
-            shown_ahead.append(found is not None)
+            shown_ahead.append(found.source is not None)
             return found
 
         monkeypatch.setattr(MemoryList, "_narrowed", watched)
@@ -229,6 +233,54 @@ async def test_a_keys_second_page_lets_the_next_key_narrow(tmp_path: Path,
         await settle(pilot)
         expected = app.engine.identity.memory_page(memory_list.filter, height)
         assert _ids(memory_list, height) == [memory.id for memory in expected]
+
+
+@app_test
+async def test_a_key_the_rows_on_screen_hold_too_few_of_reads_its_screen_as_sparse(
+        tmp_path: Path, monkeypatch) -> None:
+    """Two pages of "ruff" rows on hand hold fewer "zeta" rows than fit: "ruff z" waits for
+    its reads, and tells the store its newest rows hold few matches (no walk first)."""
+    gate = RestGate(monkeypatch)
+    gate.open()
+    app = demo_app(tmp_path)
+    for number in range(2 * PAGE_SIZE + 20):
+        extra = " zeta" if number % 40 == 0 else ""
+        app.engine.identity.add_memory(f"ruff rule number {number}{extra}")
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = await open_user_search(app, pilot)
+        memory_list = pane.memory_list
+        for key in "ruff":
+            await pilot.press(key)
+        await pilot.press("space")
+        assert await _until(pilot, lambda: memory_list.source is not None
+                            and 1 in memory_list.source.cached_pages())
+        await pilot.press("z")
+        assert await _until(pilot, lambda: memory_list.filter is not None
+                            and memory_list.filter.search == "ruff z"
+                            and memory_list.count is not None)
+        await settle(pilot)
+        assert gate.sparse == ["ruff z"]
+        expected = app.engine.identity.memory_page(memory_list.filter, PAGE_SIZE)
+        assert 0 < len(expected) <= memory_list.size.height
+        assert _ids(memory_list, PAGE_SIZE) == [memory.id for memory in expected]
+
+
+@app_test
+async def test_rows_the_screen_cannot_judge_say_nothing_of_sparseness(tmp_path: Path,
+                                                                     monkeypatch) -> None:
+    gate = RestGate(monkeypatch)
+    gate.open()
+    app = demo_app_with_matches(tmp_path, NOT_ASCII)
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = await open_user_search(app, pilot)
+        memory_list = pane.memory_list
+        for key in "ru":
+            await pilot.press(key)
+        assert await _until(pilot, lambda: memory_list.filter is not None
+                            and memory_list.filter.search == "ru"
+                            and memory_list.count is not None)
+        await settle(pilot)
+        assert gate.sparse == [] and ("ru", 0, "top", memory_list.size.height + 1) in gate.reads
 
 
 def _memories(count: int, start: int = 0) -> list[Memory]:

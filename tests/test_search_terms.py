@@ -8,7 +8,7 @@ import sqlite3
 from collections.abc import Iterator
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from memtui.store.search_terms import (
@@ -143,3 +143,42 @@ def test_search_terms_keep_fts_querys_rules() -> None:
     assert terms is not None and len(terms.words) == MAX_QUERY_TERMS
     assert fts_query("pytest fi") == '"pytest" "fi"*'
     assert fts_query("a b", any_term=True) == '"a" OR "b"*'
+
+
+@PROPERTY
+@given(contents=st.lists(ascii_content, min_size=1, max_size=25), typed=typed_text,
+       cuts=st.tuples(st.integers(1, 40), st.integers(0, 3)), other=typed_text)
+@example(contents=["fixture", "fix", "pytest fixtures", "fix it"], typed="fix it",
+         cuts=(3, 1), other="x")
+def test_the_matcher_decides_the_old_searchs_rows_exactly_as_fts5(
+        fts: sqlite3.Connection, contents: list[str], typed: str, cuts: tuple[int, int],
+        other: str) -> None:
+    """Words the old search already requires are not checked again: the matcher is exact
+    for the rows the old search matched (the rows it is given). The searches: two points of
+    one typed text (typing on), or two unrelated ones."""
+    start = min(cuts[0], len(typed))
+    old, new = typed[:start], typed[:start + cuts[1]]
+    if search_terms(old) is None:
+        old, new = other, typed
+    matches = narrowing_matcher(old, new)
+    if matches is None:
+        return
+    kept = sorted(fts_matches(fts, contents, old))
+    expected = fts_matches(fts, contents, new)
+    assert {index for index in kept if matches(contents[index])} == expected
+
+
+@pytest.mark.parametrize(("old", "new", "checked"), [
+    ("migrate in", "migrate inv", 1), ("migrate", "migrate ", 1), ("migrate ", "migrate i", 1),
+    ("pytest ", "pytest fixture", 1), ("pytest", "pytest fixture", 2), (None, "pytest f", 2),
+    ("pytest", "pytest", 0), ("pytest fixture", "pytest fixture ", 1)])
+def test_only_the_words_the_old_search_does_not_require_are_checked(
+        old: str | None, new: str, checked: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    import memtui.store.search_terms as module
+
+    seen: list[list[tuple[str, bool]]] = []
+    matcher = module._ascii_matcher
+    monkeypatch.setattr(module, "_ascii_matcher", lambda words: seen.append(words)
+                        or matcher(words))
+    assert narrowing_matcher(old, new) is not None
+    assert len(seen[0]) == checked

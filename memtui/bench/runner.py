@@ -296,11 +296,10 @@ class FrameRecorder:
             recorder.fetches += 1
             return original_fetch(source, plan)
 
-        def narrowed(ml: MemoryList, engine: Engine, flt: MemoryFilter,
-                     height: int) -> PagedSource | None:
+        def narrowed(ml: MemoryList, engine: Engine, flt: MemoryFilter, height: int) -> Any:
             found = original_narrowed(ml, engine, flt, height)
             if ml is recorder.memory_list and flt.search:
-                recorder.narrowed[flt.search] = found is not None
+                recorder.narrowed[flt.search] = found.source is not None
             return found
 
         with (patch.object(Screen, "_compositor_refresh", compositor_refresh),

@@ -55,11 +55,13 @@ AGENTS_MAY_NOT_FORGET = (
 
 class NarrowedRows(NamedTuple):
     """The first rows of a narrowed search's list (``IdentityApi.narrowed_rows``):
-    ``whole`` when they are the entire list (a named tuple: defined before the app's first
-    frame)."""
+    ``whole`` when they are the entire list; ``judged``: how many of the rows in hand were
+    judged (all of them, unless ``enough`` rows were found or one could not be judged). A
+    named tuple: defined before the app's first frame."""
 
     rows: tuple[Memory, ...]
     whole: bool
+    judged: int
 
 
 @dataclass(frozen=True)
@@ -408,12 +410,14 @@ class IdentityApi(EngineArea):
                                          before=before)
 
     def memories_at(self, flt: MemoryFilter, offset: int, limit: int, *,
-                    from_end: bool = False) -> list[Memory]:
+                    from_end: bool = False, sparse: bool = False) -> list[Memory]:
         """A page of a filter's list (from ``memory_filter``) by position: ``limit`` rows
         ``offset`` rows from the top, or with ``from_end`` the ``limit`` rows ending
-        ``offset`` rows above the bottom; in list order."""
+        ``offset`` rows above the bottom; in list order. ``sparse``: the caller saw that
+        the first rows of the list hold few of a search's matches (``narrowed_rows`` found
+        fewer than it wanted): the store plans the read for that; the rows are the same."""
         return self._store.memories.list_at(self._readable_filter(flt), offset, limit,
-                                            from_end=from_end)
+                                            from_end=from_end, sparse=sparse)
 
     def narrowed_rows(self, old: MemoryFilter, new: MemoryFilter, rows: Sequence[Memory], *,
                       whole: bool, enough: int | None = None) -> NarrowedRows | None:
@@ -434,15 +438,16 @@ class IdentityApi(EngineArea):
         if matches is None:
             return None
         kept: list[Memory] = []
-        for memory in rows:
+        for index, memory in enumerate(rows):
             verdict = matches(memory.content)
             if verdict is None:
-                return NarrowedRows(tuple(kept), whole=False)
+                return NarrowedRows(tuple(kept), whole=False, judged=index)
             if verdict:
                 kept.append(memory)
                 if enough is not None and len(kept) >= enough:
-                    return NarrowedRows(tuple(kept), whole=whole and memory is rows[-1])
-        return NarrowedRows(tuple(kept), whole=whole)
+                    return NarrowedRows(tuple(kept), whole=whole and memory is rows[-1],
+                                        judged=index + 1)
+        return NarrowedRows(tuple(kept), whole=whole, judged=len(rows))
 
     def supersede(self, memory_id: str, content: str, kind: str | None = None, *,
                   source: str | None = None) -> Memory:

@@ -269,13 +269,15 @@ class MemoryRepository:
         return page.in_list_order([row_to_memory(row) for row in rows])
 
     def list_at(self, flt: MemoryFilter, offset: int, limit: int, *,
-                from_end: bool = False) -> list[Memory]:
+                from_end: bool = False, sparse: bool = False) -> list[Memory]:
         """A page by position: ``offset`` rows from the top (or, with ``from_end``, the
-        ``limit`` rows ending ``offset`` rows above the bottom), in list order."""
+        ``limit`` rows ending ``offset`` rows above the bottom), in list order.
+        ``sparse`` (a search): the caller saw that the list's first rows hold few of its
+        matches -- only the cost changes (``SearchPages.at``), never the rows."""
         searched = self._searched(flt)
         if searched is not None:
             with self._store.snapshot():
-                return searched.at(offset, limit, from_end)
+                return searched.at(offset, limit, from_end, sparse=sparse)
         clauses, params = self._filtered(flt)
         page = position_page("m.created_at", "m.id", from_end)
         sql = (f"SELECT {_M_COLUMNS} FROM memories m WHERE {' AND '.join(clauses)} "

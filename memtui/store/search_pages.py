@@ -219,14 +219,20 @@ class SearchPages:
                                                             "m", self.columns, seqs)]
 
     def _walked(self, skip: int, limit: int, descending: bool,
-                cursor: tuple[str, str] | None) -> list[Memory]:
+                cursor: tuple[str, str] | None, *, walk: bool = True) -> list[Memory]:
         """Rows ``skip..skip+limit`` of the walk after ``cursor``, in walk order.
 
         One batch first (a common word fills the page there, with one full-text query);
         then only a word the store holds often enough is walked on; the rest is SQL.
+        Without ``walk``, no first batch: the plan by the store's match count at once.
         """
         need = skip + limit
-        found, state, stopped, visited = self._walk(need, descending, cursor, batches=1)
+        found: list[int] = []
+        state: str = "far"
+        stopped: tuple[str, str] | None = cursor
+        visited = 0
+        if walk:
+            found, state, stopped, visited = self._walk(need, descending, cursor, batches=1)
         if state == "paused":
             if self.plan == "dense":
                 found, state, stopped, visited = self._walk(need, descending, stopped,
@@ -264,11 +270,13 @@ class SearchPages:
             memories.reverse()
         return memories
 
-    def at(self, offset: int, limit: int, from_end: bool) -> list[Memory]:
-        """``MemoryRepository.list_at`` for a searched list."""
+    def at(self, offset: int, limit: int, from_end: bool, *,
+           sparse: bool = False) -> list[Memory]:
+        """``MemoryRepository.list_at`` for a searched list; ``sparse``: the caller saw that
+        the list's first rows hold few matches, so no first walk batch is tried."""
         offset = max(0, offset)
         if offset + limit <= WALK_AT_MAX:
-            memories = self._walked(offset, limit, not from_end, None)
+            memories = self._walked(offset, limit, not from_end, None, walk=not sparse)
         else:
             order = "ASC" if from_end else "DESC"
             rows = self._sql(self.columns, [], [],

@@ -117,10 +117,12 @@ def _ascii_matcher(words: list[tuple[str, bool]]) -> Callable[[str], bool | None
 
 def narrowing_matcher(old_search: str | None,
                       new_search: str) -> Callable[[str], bool | None] | None:
-    """When ``new_search`` narrows ``old_search`` (None: the unsearched list): a test of a
-    memory's content, True exactly when ``memories_fts`` matches it for ``new_search`` and
-    None when it cannot tell (non-ASCII text). None when the new search does not narrow the
-    old, or is not decided here (no word, a non-ASCII word)."""
+    """When ``new_search`` narrows ``old_search`` (None: the unsearched list): a test of the
+    content of a memory that ``old_search`` matches, True exactly when ``memories_fts``
+    matches it for ``new_search`` too and None when it cannot tell (non-ASCII text). A new
+    word the old search already requires of every such memory is not checked again, and the
+    last word, the one typed on, is checked first. None when the new search does not narrow
+    the old, or is not decided here (no word, a non-ASCII word)."""
     new = search_terms(new_search)
     if new is None:
         return None
@@ -130,4 +132,13 @@ def narrowing_matcher(old_search: str | None,
     words = _folded(new)
     if words is None or not narrows(old, new):
         return None
-    return _ascii_matcher(words)
+    required = set(_folded(old) or ()) if old is not None else set()
+    return _ascii_matcher([word for word in reversed(words)
+                           if not _implied(word, required)])
+
+
+def _implied(word: tuple[str, bool], required: set[tuple[str, bool]]) -> bool:
+    """Whether every memory holding the (folded) words ``required`` holds ``word``: the
+    same whole word, or for a prefix the same prefix or a whole word that is it."""
+    text, is_prefix = word
+    return (text, False) in required or (is_prefix and (text, True) in required)

@@ -43,7 +43,7 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 from zoneinfo import ZoneInfo
 
 from rich.segment import Segment
@@ -180,9 +180,24 @@ class _LoadRequest:
     height: int
     loaded: PagedSource | None = None
     first_screen: bool = False
+    sparse: bool = False
+    """The rows on screen said that the search's newest rows hold few matches (``_Ahead``):
+    its first screen is read without trying a walk of the newest rows first."""
     """Read a screenful (``height`` rows, and one more) first and show it, then the rest of
     the page: a search's page query costs up to twice its first screen's
     (``_read_first_page``)."""
+
+
+class _Ahead(NamedTuple):
+    """What the rows on screen say of a new search's first rows (``MemoryList._narrowed``):
+    ``source``, its first rows, when they fill the screen; ``sparse``, when they were all
+    judged (a page at least) and are too few: the search's newest rows hold few matches."""
+
+    source: PagedSource | None
+    sparse: bool
+
+
+_NOTHING_AHEAD = _Ahead(None, sparse=False)
 
 
 class MemoryList(PagedLineList[Memory]):
@@ -334,7 +349,8 @@ class MemoryList(PagedLineList[Memory]):
                 self.call_after_refresh(self._count_first_load, _LoadRequest(
                     self._generation, lane, ticket, engine, flt, None, height, source))
             return
-        narrowed = self._narrowed(engine, flt, height) if anchor is None else None
+        ahead = self._narrowed(engine, flt, height) if anchor is None else _NOTHING_AHEAD
+        narrowed = ahead.source
         if narrowed is not None:
             # the new rows are in hand: painted now, before the query (which still runs, for
             # the rest of the page and the count) competes with the frame for the GIL
@@ -344,28 +360,32 @@ class MemoryList(PagedLineList[Memory]):
                 paint_hold(self.app).paint_now(self.screen)
         self._request_load(_LoadRequest(
             self._generation, lane, ticket, engine, flt, anchor, height,
-            first_screen=bool(flt.search) and anchor is None and narrowed is None))
+            first_screen=bool(flt.search) and anchor is None and narrowed is None,
+            sparse=ahead.sparse))
 
-    def _narrowed(self, engine: Engine, flt: MemoryFilter, height: int) -> PagedSource | None:
-        """The new search's first rows worked out from the rows on screen, when it narrows
-        the search shown and they fill the list's height (or are its every row): a source
-        holding them, shown until the load's own first page comes. None otherwise."""
+    def _narrowed(self, engine: Engine, flt: MemoryFilter, height: int) -> _Ahead:
+        """What the rows on screen say of a new search's first rows: when it narrows the
+        search shown and they fill the list's height (or are its every row), a source
+        holding them, shown until the load's own first page comes; when they are too few
+        after at least a page of rows was judged, that its newest rows hold few matches."""
         shown = self._source
         if shown is None or not flt.search or self._reload_pending:
-            return None  # (rows read before a change in the store are no start)
+            return _NOTHING_AHEAD  # (rows read before a change in the store are no start)
         first = shown.first_rows()
         narrowed = engine.identity.narrowed_rows(
             shown.filter, flt, first, whole=shown.count is not None and shown.count == len(first),
             enough=height * NARROWED_SCREENS)
+        if narrowed is None:
+            return _NOTHING_AHEAD
         # more rows than fit (or every row): the list still scrolls, so its scroll bar stays
-        if narrowed is None or not (narrowed.whole or len(narrowed.rows) > height):
-            return None
+        if not (narrowed.whole or len(narrowed.rows) > height):
+            return _Ahead(None, sparse=narrowed.judged == len(first) >= shown.page_size)
         source = FirstRowsSource(engine, flt, page_size=shown.page_size,
                                 max_pages=shown.max_pages)
         source.put(0, list(narrowed.rows))
         if narrowed.whole:
             source.count = len(narrowed.rows)
-        return source
+        return _Ahead(source, sparse=False)
 
     def _count_first_load(self, request: _LoadRequest) -> None:
         """Count the rows of a first load whose first page is shown (after the first
@@ -501,7 +521,7 @@ class MemoryList(PagedLineList[Memory]):
         # came and went would lay the whole screen out again, twice)
         wanted = min(request.height + 1, source.page_size)
         with lane.reading(ticket):
-            first = source.fetch(PagePlan(0, "top", wanted))
+            first = source.fetch(PagePlan(0, "top", wanted, sparse=request.sparse))
         if len(first) < wanted:  # the whole list: its count is known, nothing more to read
             source.put(0, first)
             source.count = len(first)

@@ -42,6 +42,8 @@ class PagePlan:
     limit: int
     offset: int = 0
     cursor: PageCursor | None = None
+    sparse: bool = False
+    """A search's first rows are known to hold few matches (``memories_at(sparse=)``)."""
 
     @property
     def cheap(self) -> bool:
@@ -251,6 +253,13 @@ class PagedSource(KeysetPages[Memory]):
     def read_at(self, offset: int, limit: int, *, from_end: bool) -> list[Memory]:
         """``identity.memories_at``."""
         return self.engine.identity.memories_at(self.filter, offset, limit, from_end=from_end)
+
+    def fetch(self, plan: PagePlan) -> list[Memory]:
+        """``KeysetPages.fetch``; a ``sparse`` plan from the top tells the store so."""
+        if plan.sparse and plan.method == "top" and plan.limit > 0:
+            return self.engine.identity.memories_at(self.filter, plan.offset, plan.limit,
+                                                    sparse=True)
+        return super().fetch(plan)
 
 
 class FirstRowsSource(PagedSource):

@@ -82,8 +82,10 @@ class PgSearchPages:
                             f"ORDER BY {page.order} LIMIT ?", [limit])
         return page.in_list_order([row_to_memory(row) for row in rows])
 
-    def at(self, offset: int, limit: int, from_end: bool) -> list[Memory]:
-        """``MemoryRepository.list_at`` for a searched list."""
+    def at(self, offset: int, limit: int, from_end: bool, *,
+           sparse: bool = False) -> list[Memory]:
+        """``MemoryRepository.list_at`` for a searched list (``sparse``: no matter here,
+        PostgreSQL's planner has one plan)."""
         page = position_page("m.created_at", "m.id", from_end)
         rows = self._select(_M_COLUMNS, [], [], f"ORDER BY {page.order} LIMIT ? OFFSET ?",
                             [limit, max(0, offset)])
