@@ -158,20 +158,36 @@ def test_narrowed_rows_are_always_the_top_of_the_query(engine_for: EngineFor,
         shown, rows, whole = flt, read, len(read) < 10
 
 
+PLANS = {"few": {}, "some": {"FEW_MATCHES": 0}, "dense": {"FEW_MATCHES": 0, "DENSE_MATCHES": 1}}
+"""Store thresholds that send this small store's searches down each of SearchPages' plans."""
+
+
+@pytest.mark.parametrize("plan", sorted(PLANS))
 @pytest.mark.parametrize("typed", ["pytest", "pytest f", "migrate inv", "fi", "in", "zzz"])
 @pytest.mark.parametrize(("offset", "limit"), [(0, 1), (0, 26), (3, 20), (0, 100)])
-def test_a_sparse_read_gives_the_same_rows(alice: Engine, typed: str, offset: int,
-                                           limit: int) -> None:
+def test_what_was_seen_near_the_top_never_changes_the_rows(
+        alice: Engine, typed: str, offset: int, limit: int, plan: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from memtui.store import search_pages
+
+    for name, value in PLANS[plan].items():
+        monkeypatch.setattr(search_pages, name, value)
     flt = alice.identity.memory_filter(search=typed)
     plain = alice.identity.memories_at(flt, offset, limit)
-    assert alice.identity.memories_at(flt, offset, limit, sparse=True) == plain
     assert plain == alice.identity.memory_page(flt, offset + limit)[offset:]
+    for seen in ((0, 100), (3, 200), (50, 100)):
+        assert alice.identity.memories_at(flt, offset, limit, near_top=seen) == plain
 
 
 @pytest.mark.sqlite_only
-def test_a_sparse_read_skips_the_walk_of_the_newest_rows(alice: Engine,
-                                                         monkeypatch: pytest.MonkeyPatch,
-                                                         ) -> None:
+@pytest.mark.parametrize(("seen", "walked"), [
+    (None, True), ((2, 200), False), ((7, 200), False), ((8, 200), True), ((15, 100), True),
+    ((0, 100), False)])
+def test_only_fewer_than_one_match_in_a_walks_rows_skips_the_walk(
+        alice: Engine, monkeypatch: pytest.MonkeyPatch, seen: tuple[int, int] | None,
+        walked: bool) -> None:
+    """A walk's first batch fills the page at one match in ``WALK_ROWS_PER_RESULT`` (25)
+    rows: a common word's walk is kept (skipping it would read every match)."""
     from memtui.store.search_pages import SearchPages
 
     walks: list[int] = []
@@ -183,8 +199,9 @@ def test_a_sparse_read_skips_the_walk_of_the_newest_rows(alice: Engine,
 
     monkeypatch.setattr(SearchPages, "_walk", counted)
     flt = alice.identity.memory_filter(search="migrate inv")
-    alice.identity.memories_at(flt, 0, 26)
-    assert walks == [26]
-    walks.clear()
-    alice.identity.memories_at(flt, 0, 26, sparse=True)
-    assert walks == []
+    alice.identity.memories_at(flt, 0, 26, near_top=seen)
+    assert (walks[:1] == [26]) == walked
+
+
+def test_only_sqlite_narrows_rows_in_hand(alice: Engine, backend: str) -> None:
+    assert alice.identity.narrows_in_hand == (backend == "sqlite")

@@ -14,6 +14,7 @@ from pilot_harness import app_test, demo_app, demo_app_with_matches, open_user_s
 from pilot_harness import until as _until
 from textual.screen import Screen
 
+from memtui.app.widgets import memory_list as memory_list_module
 from memtui.app.widgets.memory_list import MemoryList
 from memtui.app.widgets.paged_source import PAGE_SIZE, FirstRowsSource, PagedSource, PagePlan
 from memtui.store.models import Memory, MemoryFilter
@@ -26,22 +27,25 @@ NOT_ASCII = "ruff règle numéro {}"
 
 class RestGate:
     """Holds the loader's read of the rest of a first page (page 0 after its first screen)
-    until ``open()``; records every read of the loader as (search, page, method, limit)."""
+    until ``open()``; records every read of the loader as (search, page, method, limit).
+    That read starts only once the first screen is painted (no time limit on the wait)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setattr(memory_list_module, "COUNT_AFTER_PAINT_WAIT_SECONDS",
+                            GATE_TIMEOUT_S)
         self._open = threading.Event()
         self.waiting = threading.Event()
         self.reads: list[tuple[str | None, int, str, int]] = []
-        self.sparse: list[str | None] = []
-        """Searches whose first screen was read as sparse (``PagePlan.sparse``)."""
+        self.near_top: list[tuple[str | None, tuple[int, int]]] = []
+        """What the first screens' reads told the store (``PagePlan.near_top``)."""
         fetch = PagedSource.fetch
         gate = self
 
         def held(source: PagedSource, plan: PagePlan) -> list[Any]:
             if threading.current_thread() is not threading.main_thread():
                 gate.reads.append((source.filter.search, plan.page, plan.method, plan.limit))
-                if plan.sparse:
-                    gate.sparse.append(source.filter.search)
+                if plan.near_top is not None:
+                    gate.near_top.append((source.filter.search, plan.near_top))
                 if plan.page == 0 and plan.method == "after":
                     gate.waiting.set()
                     gate._open.wait(timeout=GATE_TIMEOUT_S)
@@ -236,15 +240,18 @@ async def test_a_keys_second_page_lets_the_next_key_narrow(tmp_path: Path,
 
 
 @app_test
-async def test_a_key_the_rows_on_screen_hold_too_few_of_reads_its_screen_as_sparse(
+async def test_a_key_the_rows_on_screen_hold_too_few_of_tells_the_store(
         tmp_path: Path, monkeypatch) -> None:
-    """Two pages of "ruff" rows on hand hold fewer "zeta" rows than fit: "ruff z" waits for
-    its reads, and tells the store its newest rows hold few matches (no walk first)."""
+    """Two pages of "ruff" rows on hand hold 4 "zeta" rows: "ruff z" waits for its reads and
+    tells the store what the rows on screen showed (4 matches in 200); its older matches
+    come with the rest of the page."""
     gate = RestGate(monkeypatch)
     gate.open()
     app = demo_app(tmp_path)
-    for number in range(2 * PAGE_SIZE + 20):
-        extra = " zeta" if number % 40 == 0 else ""
+    for number in range(40):
+        app.engine.identity.add_memory(f"ruff rule number {number} zeta")
+    for number in range(40, 260):
+        extra = " zeta" if number % 50 == 0 else ""
         app.engine.identity.add_memory(f"ruff rule number {number}{extra}")
     async with app.run_test(size=(80, 24)) as pilot:
         pane = await open_user_search(app, pilot)
@@ -259,15 +266,18 @@ async def test_a_key_the_rows_on_screen_hold_too_few_of_reads_its_screen_as_spar
                             and memory_list.filter.search == "ruff z"
                             and memory_list.count is not None)
         await settle(pilot)
-        assert gate.sparse == ["ruff z"]
+        assert gate.near_top == [("ruff z", (4, 2 * PAGE_SIZE))]
+        height = memory_list.size.height
+        assert [read for read in gate.reads if read[0] == "ruff z"][:2] == [
+            ("ruff z", 0, "top", height + 1), ("ruff z", 0, "after", PAGE_SIZE - height - 1)]
         expected = app.engine.identity.memory_page(memory_list.filter, PAGE_SIZE)
-        assert 0 < len(expected) <= memory_list.size.height
+        assert len(expected) == memory_list.count == 40 + len(range(50, 260, 50))
         assert _ids(memory_list, PAGE_SIZE) == [memory.id for memory in expected]
 
 
 @app_test
-async def test_rows_the_screen_cannot_judge_say_nothing_of_sparseness(tmp_path: Path,
-                                                                     monkeypatch) -> None:
+async def test_rows_the_screen_cannot_judge_tell_the_store_nothing(tmp_path: Path,
+                                                                  monkeypatch) -> None:
     gate = RestGate(monkeypatch)
     gate.open()
     app = demo_app_with_matches(tmp_path, NOT_ASCII)
@@ -280,7 +290,131 @@ async def test_rows_the_screen_cannot_judge_say_nothing_of_sparseness(tmp_path: 
                             and memory_list.filter.search == "ru"
                             and memory_list.count is not None)
         await settle(pilot)
-        assert gate.sparse == [] and ("ru", 0, "top", memory_list.size.height + 1) in gate.reads
+        assert gate.near_top == [] and ("ru", 0, "top", memory_list.size.height + 1) in gate.reads
+
+
+@app_test
+async def test_a_store_that_cannot_narrow_reads_each_key_in_one_page(tmp_path: Path,
+                                                                    monkeypatch) -> None:
+    """As on PostgreSQL: no first screen apart, no second page (nothing would narrow from
+    it)."""
+    from memtui.engine.identity import IdentityApi
+
+    monkeypatch.setattr(IdentityApi, "narrows_in_hand", property(lambda self: False))
+    monkeypatch.setattr(IdentityApi, "narrowed_rows", lambda *args, **kwargs: None)
+    gate = RestGate(monkeypatch)
+    gate.open()
+    app = demo_app_with_matches(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = await open_user_search(app, pilot)
+        memory_list = pane.memory_list
+        for key in "ru":
+            await pilot.press(key)
+        assert await _until(pilot, lambda: memory_list.filter is not None
+                            and memory_list.filter.search == "ru"
+                            and memory_list.count is not None)
+        await settle(pilot)
+        searched = [read for read in gate.reads if read[0]]
+        assert searched and all(read[1:3] == (0, "top") and read[3] == PAGE_SIZE
+                                for read in searched)
+
+
+@app_test
+async def test_a_failed_second_page_read_leaves_the_list_as_it_was(tmp_path: Path,
+                                                                  monkeypatch) -> None:
+    from memtui.errors import StoreError
+
+    fetch = PagedSource.fetch
+
+    def broken(source: PagedSource, plan: PagePlan) -> list[Any]:
+        if plan.page == 1 and threading.current_thread() is not threading.main_thread():
+            raise StoreError("the disk went away")
+        return fetch(source, plan)
+
+    monkeypatch.setattr(PagedSource, "fetch", broken)
+    app = demo_app_with_matches(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = await open_user_search(app, pilot)
+        memory_list = pane.memory_list
+        await pilot.press("r")
+        assert await _until(pilot, lambda: memory_list.filter is not None
+                            and memory_list.filter.search == "r"
+                            and memory_list.count is not None)  # the count still comes
+        await settle(pilot)
+        assert memory_list.error is None
+        assert memory_list.count == app.engine.identity.count_memories(memory_list.filter)
+
+
+@app_test
+async def test_a_failed_rest_of_page_sizes_the_scroll_bar_to_the_rows_shown(
+        tmp_path: Path, monkeypatch) -> None:
+    from memtui.errors import StoreError
+
+    fetch = PagedSource.fetch
+
+    def broken(source: PagedSource, plan: PagePlan) -> list[Any]:
+        if plan.page == 0 and plan.method == "after" \
+                and threading.current_thread() is not threading.main_thread():
+            raise StoreError("the disk went away")
+        return fetch(source, plan)
+
+    monkeypatch.setattr(PagedSource, "fetch", broken)
+    app = demo_app_with_matches(tmp_path, NOT_ASCII)
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = await open_user_search(app, pilot)
+        memory_list = pane.memory_list
+        await pilot.press("r")
+        assert await _until(pilot, lambda: memory_list.error is not None)
+        await settle(pilot)
+        assert "the disk went away" in (memory_list.error or "")
+        height = memory_list.size.height
+        assert memory_list.row_count() == height + 1  # the first screen, kept
+        assert memory_list.virtual_size.height == height + 1
+
+
+@app_test
+async def test_a_tall_list_narrows_rows_past_the_first_page(tmp_path: Path,
+                                                           monkeypatch) -> None:
+    """More than a page of rows worked out from the rows on screen (the whole list, two
+    pages on hand): every one is shown, before the key's query returns."""
+    held, going = threading.Event(), threading.Event()
+    fetch = PagedSource.fetch
+
+    def hold_ruff(source: PagedSource, plan: PagePlan) -> list[Any]:
+        if source.filter.search == "ruff" and plan.page == 0 \
+                and threading.current_thread() is not threading.main_thread():
+            held.set()
+            going.wait(timeout=GATE_TIMEOUT_S)
+        return fetch(source, plan)
+
+    monkeypatch.setattr(PagedSource, "fetch", hold_ruff)
+    app = demo_app(tmp_path)
+    for number in range(PAGE_SIZE + 40):
+        app.engine.identity.add_memory(f"ruff rule number {number}")
+    async with app.run_test(size=(100, 140)) as pilot:
+        pane = await open_user_search(app, pilot)
+        memory_list = pane.memory_list
+        for key in "ruf":
+            await pilot.press(key)
+        assert await _until(pilot, lambda: memory_list.source is not None
+                            and memory_list.source.filter.search == "ruf"
+                            and memory_list.count is not None
+                            and 1 in memory_list.source.cached_pages())
+        await settle(pilot)
+        expected = app.engine.identity.count_memories(
+            app.engine.identity.memory_filter(search="ruff"))
+        height = memory_list.size.height
+        assert PAGE_SIZE < expected == memory_list.count and height > PAGE_SIZE
+        await pilot.press("f")
+        assert await _until(pilot, held.is_set)  # "ruff"'s query is held...
+        source = memory_list.source
+        assert isinstance(source, FirstRowsSource) and source.filter.search == "ruff"
+        assert memory_list.count == expected  # ...and its whole list is on screen
+        shown = [source.get(index) for index in range(min(expected, height))]
+        assert all(memory is not None for memory in shown)
+        going.set()
+        await settle(pilot)
+        assert memory_list.count == expected
 
 
 def _memories(count: int, start: int = 0) -> list[Memory]:

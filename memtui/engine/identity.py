@@ -410,14 +410,21 @@ class IdentityApi(EngineArea):
                                          before=before)
 
     def memories_at(self, flt: MemoryFilter, offset: int, limit: int, *,
-                    from_end: bool = False, sparse: bool = False) -> list[Memory]:
+                    from_end: bool = False,
+                    near_top: tuple[int, int] | None = None) -> list[Memory]:
         """A page of a filter's list (from ``memory_filter``) by position: ``limit`` rows
         ``offset`` rows from the top, or with ``from_end`` the ``limit`` rows ending
-        ``offset`` rows above the bottom; in list order. ``sparse``: the caller saw that
-        the first rows of the list hold few of a search's matches (``narrowed_rows`` found
-        fewer than it wanted): the store plans the read for that; the rows are the same."""
+        ``offset`` rows above the bottom; in list order. ``near_top``: (matches, rows) of a
+        search the caller saw among the first rows of the list (``narrowed_rows``): the
+        store may plan the read by it; the rows are the same."""
         return self._store.memories.list_at(self._readable_filter(flt), offset, limit,
-                                            from_end=from_end, sparse=sparse)
+                                            from_end=from_end, near_top=near_top)
+
+    @property
+    def narrows_in_hand(self) -> bool:
+        """Whether ``narrowed_rows`` can work rows out on this store (SQLite: yes;
+        PostgreSQL: never), and so whether rows read ahead for it are of any use."""
+        return self._store.memories.NARROWS_IN_HAND
 
     def narrowed_rows(self, old: MemoryFilter, new: MemoryFilter, rows: Sequence[Memory], *,
                       whole: bool, enough: int | None = None) -> NarrowedRows | None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from memtui.store.dialect import marks
 from memtui.store.fts_levels import keep_levels_bounded
@@ -30,6 +30,9 @@ level to fill up; the work stays bounded by this many pages."""
 
 class MemoryRepository:
     """Memories, chains, full-text search, tombstones."""
+
+    NARROWS_IN_HAND: ClassVar[bool] = True
+    """``narrowing`` can judge rows in Python (for ASCII text)."""
 
     def __init__(self, store: StoreBackend) -> None:
         self._store = store
@@ -269,15 +272,16 @@ class MemoryRepository:
         return page.in_list_order([row_to_memory(row) for row in rows])
 
     def list_at(self, flt: MemoryFilter, offset: int, limit: int, *,
-                from_end: bool = False, sparse: bool = False) -> list[Memory]:
+                from_end: bool = False,
+                near_top: tuple[int, int] | None = None) -> list[Memory]:
         """A page by position: ``offset`` rows from the top (or, with ``from_end``, the
         ``limit`` rows ending ``offset`` rows above the bottom), in list order.
-        ``sparse`` (a search): the caller saw that the list's first rows hold few of its
-        matches -- only the cost changes (``SearchPages.at``), never the rows."""
+        ``near_top`` (a search): (matches, rows) the caller saw among the list's first rows
+        -- only the cost changes (``SearchPages.at``), never the rows."""
         searched = self._searched(flt)
         if searched is not None:
             with self._store.snapshot():
-                return searched.at(offset, limit, from_end, sparse=sparse)
+                return searched.at(offset, limit, from_end, near_top=near_top)
         clauses, params = self._filtered(flt)
         page = position_page("m.created_at", "m.id", from_end)
         sql = (f"SELECT {_M_COLUMNS} FROM memories m WHERE {' AND '.join(clauses)} "
@@ -312,9 +316,10 @@ class MemoryRepository:
     def narrowing(self, old_search: str | None,
                   new_search: str) -> Callable[[str], bool | None] | None:
         """When every match of ``new_search`` is a match of ``old_search`` (None: the
-        unsearched list), a test of a memory's content that is True exactly when this
-        store's search matches it (None: cannot tell in Python); None otherwise
-        (``search_terms.narrowing_matcher``, which mirrors ``memories_fts``)."""
+        unsearched list), a test of the content of a memory ``old_search`` matches that is
+        True exactly when this store's search matches it for ``new_search`` too (None:
+        cannot tell in Python); None otherwise (``search_terms.narrowing_matcher``, which
+        mirrors ``memories_fts``)."""
         return narrowing_matcher(old_search, new_search)
 
     def search_ranked(self, flt: MemoryFilter, limit: int, *, any_term: bool = False) -> list[Memory]:

@@ -271,12 +271,15 @@ class SearchPages:
         return memories
 
     def at(self, offset: int, limit: int, from_end: bool, *,
-           sparse: bool = False) -> list[Memory]:
-        """``MemoryRepository.list_at`` for a searched list; ``sparse``: the caller saw that
-        the list's first rows hold few matches, so no first walk batch is tried."""
+           near_top: tuple[int, int] | None = None) -> list[Memory]:
+        """``MemoryRepository.list_at`` for a searched list. ``near_top``: (matches, rows)
+        the caller saw among the list's first rows; fewer than one match in
+        ``WALK_ROWS_PER_RESULT`` rows says a first walk batch could not fill the page either,
+        and none is tried (same rows, planned by the match count at once)."""
         offset = max(0, offset)
         if offset + limit <= WALK_AT_MAX:
-            memories = self._walked(offset, limit, not from_end, None, walk=not sparse)
+            walk = near_top is None or near_top[0] * WALK_ROWS_PER_RESULT >= near_top[1]
+            memories = self._walked(offset, limit, not from_end, None, walk=walk)
         else:
             order = "ASC" if from_end else "DESC"
             rows = self._sql(self.columns, [], [],

@@ -133,8 +133,15 @@ def narrowing_matcher(old_search: str | None,
     if words is None or not narrows(old, new):
         return None
     required = set(_folded(old) or ()) if old is not None else set()
-    return _ascii_matcher([word for word in reversed(words)
-                           if not _implied(word, required)])
+    checked = [word for word in reversed(words) if not _implied(word, required)]
+    if not checked:
+        return _matched_again  # (a space typed after a whole word, say: any text at all)
+    return _ascii_matcher(checked)
+
+
+def _matched_again(content: str) -> bool:
+    """Every row the old search matched: the new one requires nothing more of it."""
+    return True
 
 
 def _implied(word: tuple[str, bool], required: set[tuple[str, bool]]) -> bool:

@@ -16,15 +16,20 @@ Data flow (worker -> message -> handler):
 - Most keys narrow the search (a letter added to the last word, a new word): the new
   search's newest rows are then the rows on screen that match it, in the same order. When
   the store can judge those rows in Python (``IdentityApi.narrowed_rows``: exact, for ASCII
-  text on SQLite) and they fill the list's height, they are shown in the key's own turn,
+  text on SQLite) and there are more than fit, they are shown in the key's own turn,
   before its query returns (``_narrowed``); the query still runs, once, and its first page
   takes over (the same rows on screen, so nothing moves; a cursor moved meanwhile stays on
   its memory).
 - A key whose rows cannot be worked out so has its loader read a screenful first and post
   it (a provisional ``Loaded``), then the rest of the first page once that frame is painted
-  (``_read_first_page``): a search's first screen costs about half its page. A result that
-  a newer load made stale is dropped by its generation number; of new rows, only those that
-  look different are drawn again (``RowLook``).
+  (``_read_first_page``): a search's first screen costs up to half its page. The store is
+  told how many of the rows on screen matched (``near_top``: it skips a walk of the newest
+  rows that could not fill the screen). Rows shown ahead, more than fit, keep the scroll
+  bar until the page comes. After a search's first page is painted, its second page is
+  read too (``_read_next_page``), so the next key narrows from both. Neither is done on a
+  store that cannot narrow (PostgreSQL: ``narrows_in_hand``).
+  A result that a newer load made stale is dropped by its generation number; of new rows,
+  only those that look different are drawn again (``RowLook``).
 - The list's owner hears of every change (new rows, a count, marks, an error) through the
   ``on_change`` callback, called in the same turn: for new rows the owner's title and
   preview are then updated before the list paints the frame that shows them.
@@ -180,24 +185,24 @@ class _LoadRequest:
     height: int
     loaded: PagedSource | None = None
     first_screen: bool = False
-    sparse: bool = False
-    """The rows on screen said that the search's newest rows hold few matches (``_Ahead``):
-    its first screen is read without trying a walk of the newest rows first."""
     """Read a screenful (``height`` rows, and one more) first and show it, then the rest of
     the page: a search's page query costs up to twice its first screen's
     (``_read_first_page``)."""
+    near_top: tuple[int, int] | None = None
+    """(matches, rows) the rows on screen showed of the search (``_Ahead``), passed to the
+    store with the first screen's read (``memories_at``)."""
 
 
 class _Ahead(NamedTuple):
     """What the rows on screen say of a new search's first rows (``MemoryList._narrowed``):
-    ``source``, its first rows, when they fill the screen; ``sparse``, when they were all
-    judged (a page at least) and are too few: the search's newest rows hold few matches."""
+    ``source``, its first rows, when there are more than fit (or they are every row);
+    else ``near_top``, (matches, rows), when at least a page of rows was judged."""
 
     source: PagedSource | None
-    sparse: bool
+    near_top: tuple[int, int] | None
 
 
-_NOTHING_AHEAD = _Ahead(None, sparse=False)
+_NOTHING_AHEAD = _Ahead(None, None)
 
 
 class MemoryList(PagedLineList[Memory]):
@@ -360,14 +365,14 @@ class MemoryList(PagedLineList[Memory]):
                 paint_hold(self.app).paint_now(self.screen)
         self._request_load(_LoadRequest(
             self._generation, lane, ticket, engine, flt, anchor, height,
-            first_screen=bool(flt.search) and anchor is None and narrowed is None,
-            sparse=ahead.sparse))
+            first_screen=bool(flt.search) and anchor is None and narrowed is None
+            and engine.identity.narrows_in_hand, near_top=ahead.near_top))
 
     def _narrowed(self, engine: Engine, flt: MemoryFilter, height: int) -> _Ahead:
         """What the rows on screen say of a new search's first rows: when it narrows the
-        search shown and they fill the list's height (or are its every row), a source
-        holding them, shown until the load's own first page comes; when they are too few
-        after at least a page of rows was judged, that its newest rows hold few matches."""
+        search shown and there are more of them than fit (or they are its every row), a
+        source holding them, shown until the load's own first page comes; when they are
+        fewer, after at least a page of rows was judged, how many matched in how many."""
         shown = self._source
         if shown is None or not flt.search or self._reload_pending:
             return _NOTHING_AHEAD  # (rows read before a change in the store are no start)
@@ -379,13 +384,17 @@ class MemoryList(PagedLineList[Memory]):
             return _NOTHING_AHEAD
         # more rows than fit (or every row): the list still scrolls, so its scroll bar stays
         if not (narrowed.whole or len(narrowed.rows) > height):
-            return _Ahead(None, sparse=narrowed.judged == len(first) >= shown.page_size)
+            judged = narrowed.judged
+            seen = judged >= shown.page_size and judged == len(first)
+            return _Ahead(None, (len(narrowed.rows), judged) if seen else None)
         source = FirstRowsSource(engine, flt, page_size=shown.page_size,
                                 max_pages=shown.max_pages)
-        source.put(0, list(narrowed.rows))
+        rows, size = list(narrowed.rows), shown.page_size
+        for page in range(0, (len(rows) + size - 1) // size):  # (a tall list: two pages)
+            source.put(page, rows[page * size:(page + 1) * size])
         if narrowed.whole:
-            source.count = len(narrowed.rows)
-        return _Ahead(source, sparse=False)
+            source.count = len(rows)
+        return _Ahead(source, None)
 
     def _count_first_load(self, request: _LoadRequest) -> None:
         """Count the rows of a first load whose first page is shown (after the first
@@ -480,7 +489,8 @@ class MemoryList(PagedLineList[Memory]):
                                              loaded_message.painted.is_set) \
                             or not lane.is_current(ticket):
                         return
-                    if flt.search and source.count is None:
+                    if flt.search and source.count is None \
+                            and engine.identity.narrows_in_hand:
                         self._read_next_page(request, source, first)
                 if source.count is None:
                     if flt.search and not self._capped_count(request, mailbox):
@@ -521,7 +531,7 @@ class MemoryList(PagedLineList[Memory]):
         # came and went would lay the whole screen out again, twice)
         wanted = min(request.height + 1, source.page_size)
         with lane.reading(ticket):
-            first = source.fetch(PagePlan(0, "top", wanted, sparse=request.sparse))
+            first = source.fetch(PagePlan(0, "top", wanted, near_top=request.near_top))
         if len(first) < wanted:  # the whole list: its count is known, nothing more to read
             source.put(0, first)
             source.count = len(first)
@@ -548,10 +558,14 @@ class MemoryList(PagedLineList[Memory]):
         """Read a search's second page (by keyset after ``first``, its first page) and post
         it (``NextPageRead``): the next key works its rows out from both pages, so a word
         that only one row in four or five of the first page holds still fills the screen
-        (``_narrowed``). In the typing pause, after the first page's frame."""
+        (``_narrowed``). Right after the first page's frame, before the count. Only a
+        help: a failed read is left unsaid (the page is read again when scrolled to)."""
         plan = PagePlan(1, "after", source.page_size, cursor=source.edge(first[-1]))
-        with request.lane.reading(request.ticket):
-            rows = source.fetch(plan)
+        try:
+            with request.lane.reading(request.ticket):
+                rows = source.fetch(plan)
+        except MemtuiError:
+            return  # (a newer load's interrupt too: the caller's next wait sees that load)
         self.post_message(self.NextPageRead(request.generation, source, rows))
 
     def on_memory_list_next_page_read(self, message: NextPageRead) -> None:
@@ -630,7 +644,8 @@ class MemoryList(PagedLineList[Memory]):
         self.is_loading = self._source.count is None
         if not (provisional and self.virtual_size.height > height < self.row_count()):
             # (rows worked out or read ahead, more than fit, keep the scroll bar as it is
-            # until the load's page comes: one repaint of the bar per key, not two)
+            # until the load's page comes: a bar that shrank to them and grew back with the
+            # page was one more repaint of it per key, or a layout of the whole screen)
             self.update_size()
         index = 0
         if anchor is not None:
@@ -698,6 +713,7 @@ class MemoryList(PagedLineList[Memory]):
     def _load_failed(self, error: str) -> None:
         self.is_loading = False
         self.error = error
+        self.update_size()  # (rows shown ahead kept the scroll bar of the rows before)
         self.refresh()
         self._changed()
         if self.is_attached:

@@ -8,7 +8,8 @@ read by position, counted from the nearer end of the list (``memories_at(..., fr
 in the lower half) so the worst case is half the list.
 
 No Textual here: the benchmark and tests drive this class directly, and the app's worker
-threads build and fill it off the UI thread. One instance is used by one thread at a time.
+threads build and fill it off the UI thread. One instance is filled by one thread at a time
+(a worker may still read through the UI's instance: ``fetch`` touches no page).
 """
 
 from __future__ import annotations
@@ -42,8 +43,8 @@ class PagePlan:
     limit: int
     offset: int = 0
     cursor: PageCursor | None = None
-    sparse: bool = False
-    """A search's first rows are known to hold few matches (``memories_at(sparse=)``)."""
+    near_top: tuple[int, int] | None = None
+    """(matches, rows) of a search seen among the list's first rows (``memories_at``)."""
 
     @property
     def cheap(self) -> bool:
@@ -255,10 +256,10 @@ class PagedSource(KeysetPages[Memory]):
         return self.engine.identity.memories_at(self.filter, offset, limit, from_end=from_end)
 
     def fetch(self, plan: PagePlan) -> list[Memory]:
-        """``KeysetPages.fetch``; a ``sparse`` plan from the top tells the store so."""
-        if plan.sparse and plan.method == "top" and plan.limit > 0:
+        """``KeysetPages.fetch``; a plan from the top tells the store what was seen there."""
+        if plan.near_top is not None and plan.method == "top" and plan.limit > 0:
             return self.engine.identity.memories_at(self.filter, plan.offset, plan.limit,
-                                                    sparse=True)
+                                                    near_top=plan.near_top)
         return super().fetch(plan)
 
 
