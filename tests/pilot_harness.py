@@ -232,3 +232,82 @@ def screen_text(app: App[Any]) -> str:
 def status_text(app: App[Any]) -> str:
     """The status line's text."""
     return str(app.get_screen_main().query_one("#status-message").render())
+
+
+LOADER_READ_TIMEOUT_S = 30
+"""A held loader read gives up waiting for its test after this long (only if it broke)."""
+
+
+class HeldReads:
+    """Holds the memory lists' loader reads that ``holds(source, plan)`` picks until
+    ``open()`` (the rest go through), and records them: ``reads``, every read off the UI
+    thread as (search, page, method, limit); ``held``, the searches of the held ones;
+    ``on_ui_thread``, the searches read on the UI thread; ``near_top``, what first screens
+    told the store (``PagePlan.near_top``)."""
+
+    def __init__(self, monkeypatch: Any, holds: Callable[[Any, Any], bool]) -> None:
+        import threading
+
+        from memtui.app.widgets.paged_source import PagedSource
+
+        self._open = threading.Event()
+        self.waiting = threading.Event()
+        self.reads: list[tuple[str | None, int, str, int]] = []
+        self.held: list[str | None] = []
+        self.on_ui_thread: list[str] = []
+        self.near_top: list[tuple[str | None, tuple[int, int]]] = []
+        fetch = PagedSource.fetch
+        gate = self
+
+        def recorded(source: PagedSource, plan: Any) -> Any:
+            search = source.filter.search
+            if threading.current_thread() is threading.main_thread():
+                if search:
+                    gate.on_ui_thread.append(search)
+                return fetch(source, plan)
+            gate.reads.append((search, plan.page, plan.method, plan.limit))
+            if plan.near_top is not None:
+                gate.near_top.append((search, plan.near_top))
+            if holds(source, plan):
+                gate.held.append(search)
+                gate.waiting.set()
+                gate._open.wait(timeout=LOADER_READ_TIMEOUT_S)
+            return fetch(source, plan)
+
+        monkeypatch.setattr(PagedSource, "fetch", recorded)
+
+    def open(self) -> None:
+        """Let the held read (and every later one) go on."""
+        self._open.set()
+
+    def close(self) -> None:
+        """Hold the next read again."""
+        self.waiting.clear()
+        self._open.clear()
+
+
+def loader_reads_fail(monkeypatch: Any, when: Callable[[Any, Any], bool]) -> None:
+    """The memory lists' loader reads that ``when(source, plan)`` picks fail as a broken
+    disk would (``StoreError``); reads on the UI thread go through."""
+    import threading
+
+    from memtui.app.widgets.paged_source import PagedSource
+    from memtui.errors import StoreError
+
+    fetch = PagedSource.fetch
+
+    def broken(source: PagedSource, plan: Any) -> Any:
+        if threading.current_thread() is not threading.main_thread() and when(source, plan):
+            raise StoreError("the disk went away")
+        return fetch(source, plan)
+
+    monkeypatch.setattr(PagedSource, "fetch", broken)
+
+
+async def press_until_read_fails(pilot: Pilot[Any], memory_list: Any, key: str) -> None:
+    """Press ``key`` in an open search box whose reads fail (``loader_reads_fail``) and wait
+    until the list says why, every worker done."""
+    await pilot.press(key)
+    assert await until(pilot, lambda: memory_list.error is not None)
+    await settle(pilot)
+    assert "the disk went away" in (memory_list.error or "")

@@ -5,12 +5,23 @@ read too, so the next key narrows from both (``_read_next_page``)."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from pilot_harness import app_test, demo_app, demo_app_with_matches, open_user_search, settle
+from pilot_harness import (
+    HeldReads,
+    app_test,
+    demo_app,
+    demo_app_with_matches,
+    loader_reads_fail,
+    open_user_search,
+    press_until_read_fails,
+    settle,
+)
 from pilot_harness import until as _until
 from textual.screen import Screen
 
@@ -25,42 +36,13 @@ NOT_ASCII = "ruff règle numéro {}"
 """Memories the rows on screen cannot judge (not ASCII): every key waits for its reads."""
 
 
-class RestGate:
+def hold_page_rests(monkeypatch: pytest.MonkeyPatch) -> HeldReads:
     """Holds the loader's read of the rest of a first page (page 0 after its first screen)
-    until ``open()``; records every read of the loader as (search, page, method, limit).
-    That read starts only once the first screen is painted (no time limit on the wait)."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        monkeypatch.setattr(memory_list_module, "COUNT_AFTER_PAINT_WAIT_SECONDS",
-                            GATE_TIMEOUT_S)
-        self._open = threading.Event()
-        self.waiting = threading.Event()
-        self.reads: list[tuple[str | None, int, str, int]] = []
-        self.near_top: list[tuple[str | None, tuple[int, int]]] = []
-        """What the first screens' reads told the store (``PagePlan.near_top``)."""
-        fetch = PagedSource.fetch
-        gate = self
-
-        def held(source: PagedSource, plan: PagePlan) -> list[Any]:
-            if threading.current_thread() is not threading.main_thread():
-                gate.reads.append((source.filter.search, plan.page, plan.method, plan.limit))
-                if plan.near_top is not None:
-                    gate.near_top.append((source.filter.search, plan.near_top))
-                if plan.page == 0 and plan.method == "after":
-                    gate.waiting.set()
-                    gate._open.wait(timeout=GATE_TIMEOUT_S)
-            return fetch(source, plan)
-
-        monkeypatch.setattr(PagedSource, "fetch", held)
-
-    def open(self) -> None:
-        """Let the held read (and every later one) go on."""
-        self._open.set()
-
-    def close(self) -> None:
-        """Hold the next read again."""
-        self.waiting.clear()
-        self._open.clear()
+    until ``open()``. That read starts only once the first screen is painted (no time limit
+    on the wait)."""
+    monkeypatch.setattr(memory_list_module, "COUNT_AFTER_PAINT_WAIT_SECONDS", GATE_TIMEOUT_S)
+    return HeldReads(monkeypatch, lambda source, plan: plan.page == 0
+                     and plan.method == "after")
 
 
 class _NoStore:
@@ -75,6 +57,19 @@ def _ids(memory_list: MemoryList, rows: int) -> list[str]:
     assert source is not None
     found = [source.get(index) for index in range(rows)]
     return [memory.id for memory in found if memory is not None]
+
+
+async def _typed(pilot: Any, memory_list: MemoryList, keys: str,
+                 search: str | None = None) -> None:
+    """Type ``keys`` into the open search box and wait until the list shows ``search``
+    (else the keys') with its count, every worker done."""
+    for key in keys:
+        await pilot.press("space" if key == " " else key)
+    search = search or keys.strip()
+    assert await _until(pilot, lambda: memory_list.filter is not None
+                        and memory_list.filter.search == search
+                        and memory_list.count is not None)
+    await settle(pilot)
 
 
 def _frames(monkeypatch: pytest.MonkeyPatch, memory_list: MemoryList) -> list[tuple[str | None,
@@ -96,7 +91,7 @@ def _frames(monkeypatch: pytest.MonkeyPatch, memory_list: MemoryList) -> list[tu
 @app_test
 async def test_a_waiting_key_shows_its_first_screen_before_the_rest_of_its_page(
         tmp_path: Path, monkeypatch) -> None:
-    gate = RestGate(monkeypatch)
+    gate = hold_page_rests(monkeypatch)
     app = demo_app_with_matches(tmp_path, NOT_ASCII)
     async with app.run_test(size=(80, 24)) as pilot:
         pane = await open_user_search(app, pilot)
@@ -126,16 +121,24 @@ async def test_a_waiting_key_shows_its_first_screen_before_the_rest_of_its_page(
         assert memory_list.count == app.engine.identity.count_memories(memory_list.filter)
 
 
-@app_test
-async def test_a_cursor_moved_on_the_first_screen_stays_on_its_memory(tmp_path: Path,
-                                                                     monkeypatch) -> None:
-    gate = RestGate(monkeypatch)
+@contextlib.asynccontextmanager
+async def _rest_of_r_held(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                          ) -> AsyncIterator[tuple[Any, Any, MemoryList, HeldReads]]:
+    """The app with memories the rows on screen cannot judge, "r" typed, its first screen
+    shown and the rest of its page held."""
+    gate = hold_page_rests(monkeypatch)
     app = demo_app_with_matches(tmp_path, NOT_ASCII)
     async with app.run_test(size=(80, 24)) as pilot:
         pane = await open_user_search(app, pilot)
-        memory_list = pane.memory_list
         await pilot.press("r")
         assert await _until(pilot, gate.waiting.is_set)
+        yield app, pilot, pane.memory_list, gate
+
+
+@app_test
+async def test_a_cursor_moved_on_the_first_screen_stays_on_its_memory(tmp_path: Path,
+                                                                     monkeypatch) -> None:
+    async with _rest_of_r_held(tmp_path, monkeypatch) as (_app, pilot, memory_list, gate):
         await pilot.press("enter", "down", "down", "down")
         assert await _until(pilot, lambda: memory_list.cursor == 3)
         chosen = memory_list.current()
@@ -148,13 +151,7 @@ async def test_a_cursor_moved_on_the_first_screen_stays_on_its_memory(tmp_path: 
 
 @app_test
 async def test_a_newer_key_drops_the_rest_of_an_older_page(tmp_path: Path, monkeypatch) -> None:
-    gate = RestGate(monkeypatch)
-    app = demo_app_with_matches(tmp_path, NOT_ASCII)
-    async with app.run_test(size=(80, 24)) as pilot:
-        pane = await open_user_search(app, pilot)
-        memory_list = pane.memory_list
-        await pilot.press("r")
-        assert await _until(pilot, gate.waiting.is_set)  # "r"'s rest is held
+    async with _rest_of_r_held(tmp_path, monkeypatch) as (app, pilot, memory_list, gate):
         await pilot.press("u")
         gate.open()  # "r"'s rest is read (or interrupted) after "u" took over
         assert await _until(pilot, lambda: memory_list.source is not None
@@ -170,7 +167,7 @@ async def test_a_newer_key_drops_the_rest_of_an_older_page(tmp_path: Path, monke
 @app_test
 async def test_a_first_screen_that_holds_the_whole_list_is_its_only_read(tmp_path: Path,
                                                                         monkeypatch) -> None:
-    gate = RestGate(monkeypatch)
+    gate = hold_page_rests(monkeypatch)
     app = demo_app_with_matches(tmp_path, NOT_ASCII)
     for number in range(3):
         app.engine.identity.add_memory(f"zèbre rare {number}")
@@ -245,7 +242,7 @@ async def test_a_key_the_rows_on_screen_hold_too_few_of_tells_the_store(
     """Two pages of "ruff" rows on hand hold 4 "zeta" rows: "ruff z" waits for its reads and
     tells the store what the rows on screen showed (4 matches in 200); its older matches
     come with the rest of the page."""
-    gate = RestGate(monkeypatch)
+    gate = hold_page_rests(monkeypatch)
     gate.open()
     app = demo_app(tmp_path)
     for number in range(40):
@@ -261,11 +258,7 @@ async def test_a_key_the_rows_on_screen_hold_too_few_of_tells_the_store(
         await pilot.press("space")
         assert await _until(pilot, lambda: memory_list.source is not None
                             and 1 in memory_list.source.cached_pages())
-        await pilot.press("z")
-        assert await _until(pilot, lambda: memory_list.filter is not None
-                            and memory_list.filter.search == "ruff z"
-                            and memory_list.count is not None)
-        await settle(pilot)
+        await _typed(pilot, memory_list, "z", "ruff z")
         assert gate.near_top == [("ruff z", (4, 2 * PAGE_SIZE))]
         height = memory_list.size.height
         assert [read for read in gate.reads if read[0] == "ruff z"][:2] == [
@@ -278,18 +271,13 @@ async def test_a_key_the_rows_on_screen_hold_too_few_of_tells_the_store(
 @app_test
 async def test_rows_the_screen_cannot_judge_tell_the_store_nothing(tmp_path: Path,
                                                                   monkeypatch) -> None:
-    gate = RestGate(monkeypatch)
+    gate = hold_page_rests(monkeypatch)
     gate.open()
     app = demo_app_with_matches(tmp_path, NOT_ASCII)
     async with app.run_test(size=(80, 24)) as pilot:
         pane = await open_user_search(app, pilot)
         memory_list = pane.memory_list
-        for key in "ru":
-            await pilot.press(key)
-        assert await _until(pilot, lambda: memory_list.filter is not None
-                            and memory_list.filter.search == "ru"
-                            and memory_list.count is not None)
-        await settle(pilot)
+        await _typed(pilot, memory_list, "ru")
         assert gate.near_top == [] and ("ru", 0, "top", memory_list.size.height + 1) in gate.reads
 
 
@@ -302,18 +290,13 @@ async def test_a_store_that_cannot_narrow_reads_each_key_in_one_page(tmp_path: P
 
     monkeypatch.setattr(IdentityApi, "narrows_in_hand", property(lambda self: False))
     monkeypatch.setattr(IdentityApi, "narrowed_rows", lambda *args, **kwargs: None)
-    gate = RestGate(monkeypatch)
+    gate = hold_page_rests(monkeypatch)
     gate.open()
     app = demo_app_with_matches(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         pane = await open_user_search(app, pilot)
         memory_list = pane.memory_list
-        for key in "ru":
-            await pilot.press(key)
-        assert await _until(pilot, lambda: memory_list.filter is not None
-                            and memory_list.filter.search == "ru"
-                            and memory_list.count is not None)
-        await settle(pilot)
+        await _typed(pilot, memory_list, "ru")
         searched = [read for read in gate.reads if read[0]]
         assert searched and all(read[1:3] == (0, "top") and read[3] == PAGE_SIZE
                                 for read in searched)
@@ -322,25 +305,12 @@ async def test_a_store_that_cannot_narrow_reads_each_key_in_one_page(tmp_path: P
 @app_test
 async def test_a_failed_second_page_read_leaves_the_list_as_it_was(tmp_path: Path,
                                                                   monkeypatch) -> None:
-    from memtui.errors import StoreError
-
-    fetch = PagedSource.fetch
-
-    def broken(source: PagedSource, plan: PagePlan) -> list[Any]:
-        if plan.page == 1 and threading.current_thread() is not threading.main_thread():
-            raise StoreError("the disk went away")
-        return fetch(source, plan)
-
-    monkeypatch.setattr(PagedSource, "fetch", broken)
+    loader_reads_fail(monkeypatch, lambda source, plan: plan.page == 1)
     app = demo_app_with_matches(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         pane = await open_user_search(app, pilot)
         memory_list = pane.memory_list
-        await pilot.press("r")
-        assert await _until(pilot, lambda: memory_list.filter is not None
-                            and memory_list.filter.search == "r"
-                            and memory_list.count is not None)  # the count still comes
-        await settle(pilot)
+        await _typed(pilot, memory_list, "r")  # its count still comes
         assert memory_list.error is None
         assert memory_list.count == app.engine.identity.count_memories(memory_list.filter)
 
@@ -348,25 +318,13 @@ async def test_a_failed_second_page_read_leaves_the_list_as_it_was(tmp_path: Pat
 @app_test
 async def test_a_failed_rest_of_page_sizes_the_scroll_bar_to_the_rows_shown(
         tmp_path: Path, monkeypatch) -> None:
-    from memtui.errors import StoreError
-
-    fetch = PagedSource.fetch
-
-    def broken(source: PagedSource, plan: PagePlan) -> list[Any]:
-        if plan.page == 0 and plan.method == "after" \
-                and threading.current_thread() is not threading.main_thread():
-            raise StoreError("the disk went away")
-        return fetch(source, plan)
-
-    monkeypatch.setattr(PagedSource, "fetch", broken)
+    loader_reads_fail(monkeypatch, lambda source, plan: plan.page == 0
+                      and plan.method == "after")
     app = demo_app_with_matches(tmp_path, NOT_ASCII)
     async with app.run_test(size=(80, 24)) as pilot:
         pane = await open_user_search(app, pilot)
         memory_list = pane.memory_list
-        await pilot.press("r")
-        assert await _until(pilot, lambda: memory_list.error is not None)
-        await settle(pilot)
-        assert "the disk went away" in (memory_list.error or "")
+        await press_until_read_fails(pilot, memory_list, "r")
         height = memory_list.size.height
         assert memory_list.row_count() == height + 1  # the first screen, kept
         assert memory_list.virtual_size.height == height + 1

@@ -6,18 +6,20 @@ wait for the query with the old rows on screen."""
 from __future__ import annotations
 
 import contextlib
-import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from pilot_harness import (
+    HeldReads,
     app_test,
     demo_app,
     demo_app_with_matches,
+    loader_reads_fail,
     open_user_search,
     press,
+    press_until_read_fails,
     settle,
 )
 from pilot_harness import until as _until
@@ -27,46 +29,15 @@ from textual.widgets import Static
 from memtui.app.app import MemtuiApp
 from memtui.app.panes.memories import MemoriesPane
 from memtui.app.widgets.memory_list import MemoryList
-from memtui.app.widgets.paged_source import PAGE_SIZE, PagedSource
-
-GATE_TIMEOUT_S = 30
-"""A held read gives up waiting for its test after this long (only if the test broke)."""
+from memtui.app.widgets.paged_source import PAGE_SIZE
 
 
-class Gate:
-    """Holds every searched first-page read of a list's loader until ``open()`` (a key's
-    query: a second page, read for the next key's narrowing, goes through); records the
-    searches read."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch, *, every_read: bool = False) -> None:
-        self._open = threading.Event()
-        self.waiting = threading.Event()
-        self.searches: list[str | None] = []
-        self.read_on_ui_thread: list[str] = []
-        """Searches read on the UI thread (never, while typing)."""
-        fetch = PagedSource.fetch
-        gate = self
-
-        def held(source: PagedSource, plan):  # noqa: ANN001, ANN202
-            on_ui = threading.current_thread() is threading.main_thread()
-            if source.filter.search and on_ui:
-                gate.read_on_ui_thread.append(source.filter.search)
-            if (source.filter.search or every_read) and not on_ui and plan.page == 0:
-                gate.searches.append(source.filter.search)
-                gate.waiting.set()
-                gate._open.wait(timeout=GATE_TIMEOUT_S)
-            return fetch(source, plan)
-
-        monkeypatch.setattr(PagedSource, "fetch", held)
-
-    def open(self) -> None:
-        """Let the held read (and every later one) go on."""
-        self._open.set()
-
-    def close(self) -> None:
-        """Hold the next read again."""
-        self.waiting.clear()
-        self._open.clear()
+def hold_key_queries(monkeypatch: pytest.MonkeyPatch, *, every_read: bool = False) -> HeldReads:
+    """Holds every searched first-page read of a list's loader (a key's query: a second
+    page, read for the next key's narrowing, goes through); ``every_read``: unsearched ones
+    too."""
+    return HeldReads(monkeypatch, lambda source, plan: plan.page == 0
+                     and bool(source.filter.search or every_read))
 
 
 class Painted:
@@ -96,7 +67,7 @@ async def _typing(folder: Path, monkeypatch: pytest.MonkeyPatch,
         yield app, pilot, pane, Painted(monkeypatch, pane)
 
 
-async def _waits_for_its_query(pilot: Any, gate: Gate, memory_list: MemoryList,
+async def _waits_for_its_query(pilot: Any, gate: HeldReads, memory_list: MemoryList,
                                shown: str | None, typed: str) -> None:
     """While the key's query is held, the list still shows the search ``shown``; once it is
     let go, ``typed``."""
@@ -119,7 +90,7 @@ def _ids(memory_list: MemoryList, rows: int) -> list[str]:
 @app_test
 async def test_a_narrowing_key_shows_its_rows_before_its_query_returns(tmp_path: Path,
                                                                       monkeypatch) -> None:
-    gate = Gate(monkeypatch)
+    gate = hold_key_queries(monkeypatch)
     async with _typing(tmp_path, monkeypatch) as (app, pilot, pane, painted):
         memory_list = pane.memory_list
         for key, search in (("r", "r"), ("u", "ru"), ("f", "ruf")):
@@ -138,8 +109,8 @@ async def test_a_narrowing_key_shows_its_rows_before_its_query_returns(tmp_path:
             assert _ids(memory_list, height) == shown  # the query's rows: the same on screen
             assert memory_list.cursor == 0
             await settle(pilot)
-        assert gate.searches == ["r", "ru", "ruf"]  # each key's query ran, once
-        assert gate.read_on_ui_thread == []
+        assert gate.held == ["r", "ru", "ruf"]  # each key's query ran, once
+        assert gate.on_ui_thread == []
         assert all(rows for _box, _listed, rows in painted.frames)  # never an empty list
         expected = app.engine.identity.count_memories(
             app.engine.identity.memory_filter(search="ruf"))
@@ -150,7 +121,7 @@ async def test_a_narrowing_key_shows_its_rows_before_its_query_returns(tmp_path:
 @app_test
 async def test_a_cursor_moved_before_the_query_returns_stays_on_its_memory(
         tmp_path: Path, monkeypatch) -> None:
-    gate = Gate(monkeypatch)
+    gate = hold_key_queries(monkeypatch)
     app = demo_app_with_matches(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         pane = await open_user_search(app, pilot)
@@ -176,7 +147,7 @@ async def test_a_key_that_widens_the_search_waits_for_its_query(tmp_path: Path,
         pane = await open_user_search(app, pilot)
         memory_list = pane.memory_list
         await press(pilot, "r", "u")
-        gate = Gate(monkeypatch)
+        gate = hold_key_queries(monkeypatch)
         await pilot.press("backspace")  # "ru" -> "r": rows the screen does not hold
         await _waits_for_its_query(pilot, gate, memory_list, "ru", "r")
 
@@ -184,7 +155,7 @@ async def test_a_key_that_widens_the_search_waits_for_its_query(tmp_path: Path,
 @app_test
 async def test_rows_only_the_index_can_judge_wait_for_the_query(tmp_path: Path,
                                                               monkeypatch) -> None:
-    gate = Gate(monkeypatch)
+    gate = hold_key_queries(monkeypatch)
     app = demo_app_with_matches(tmp_path, "ruff règle numéro {}")  # not ASCII: SQLite decides
     async with app.run_test(size=(80, 24)) as pilot:
         pane = await open_user_search(app, pilot)
@@ -196,7 +167,7 @@ async def test_rows_only_the_index_can_judge_wait_for_the_query(tmp_path: Path,
 @app_test
 async def test_a_narrowing_of_a_whole_list_knows_its_count_at_once(tmp_path: Path,
                                                                  monkeypatch) -> None:
-    gate = Gate(monkeypatch)
+    gate = hold_key_queries(monkeypatch)
     app = demo_app(tmp_path)  # a few memories: the rows on screen are the whole list
     async with app.run_test(size=(80, 24)) as pilot:
         pane = await open_user_search(app, pilot)
@@ -212,13 +183,13 @@ async def test_a_narrowing_of_a_whole_list_knows_its_count_at_once(tmp_path: Pat
         assert f" · {expected:,} · " in str(pane.query_one(".pane-title", Static).content)
         gate.open()
         await settle(pilot)
-        assert memory_list.count == expected and gate.searches == ["p"]
+        assert memory_list.count == expected and gate.held == ["p"]
 
 
 @app_test
 async def test_keys_typed_before_the_first_query_returns_narrow_on(tmp_path: Path,
                                                                  monkeypatch) -> None:
-    gate = Gate(monkeypatch)
+    gate = hold_key_queries(monkeypatch)
     async with _typing(tmp_path, monkeypatch) as (_app, pilot, pane, painted):
         memory_list = pane.memory_list
         await pilot.press("r")
@@ -233,32 +204,20 @@ async def test_keys_typed_before_the_first_query_returns_narrow_on(tmp_path: Pat
         gate.open()
         await settle(pilot)
         assert _ids(memory_list, height) == shown
-        assert gate.searches[0] == "r" and gate.searches[-1] == "ruf"  # "ru" may be skipped
-        assert gate.read_on_ui_thread == []
+        assert gate.held[0] == "r" and gate.held[-1] == "ruf"  # "ru" may be skipped
+        assert gate.on_ui_thread == []
         assert all(rows for _box, _listed, rows in painted.frames)
 
 
 @app_test
 async def test_a_failed_query_leaves_the_rows_worked_out_and_says_why(tmp_path: Path,
                                                                      monkeypatch) -> None:
-    from memtui.errors import StoreError
-
-    fetch = PagedSource.fetch
-
-    def broken(source: PagedSource, plan):  # noqa: ANN001, ANN202
-        if source.filter.search and threading.current_thread() is not threading.main_thread():
-            raise StoreError("the disk went away")
-        return fetch(source, plan)
-
-    monkeypatch.setattr(PagedSource, "fetch", broken)
+    loader_reads_fail(monkeypatch, lambda source, plan: bool(source.filter.search))
     app = demo_app_with_matches(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         pane = await open_user_search(app, pilot)
         memory_list = pane.memory_list
-        await pilot.press("r")
-        assert await _until(pilot, lambda: memory_list.error is not None)
-        await settle(pilot)
-        assert "the disk went away" in (memory_list.error or "")
+        await press_until_read_fails(pilot, memory_list, "r")
         assert memory_list.source is not None and memory_list.source.filter.search == "r"
         assert memory_list.row_count() >= memory_list.size.height  # the right rows, kept
         assert memory_list._provisional is None
@@ -270,7 +229,7 @@ async def test_no_key_narrows_rows_a_reload_is_replacing(tmp_path: Path, monkeyp
     async with app.run_test(size=(80, 24)) as pilot:
         pane = await open_user_search(app, pilot)
         memory_list = pane.memory_list
-        gate = Gate(monkeypatch, every_read=True)
+        gate = hold_key_queries(monkeypatch, every_read=True)
         app.engine.identity.add_memory("ruff rule added by an agent")  # the store changed:
         flt = memory_list.filter
         assert flt is not None
