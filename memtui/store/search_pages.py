@@ -273,9 +273,11 @@ class SearchPages:
     def at(self, offset: int, limit: int, from_end: bool, *,
            near_top: tuple[int, int] | None = None) -> list[Memory]:
         """``MemoryRepository.list_at`` for a searched list. ``near_top``: (matches, rows)
-        the caller saw among the list's first rows; fewer than one match in
-        ``WALK_ROWS_PER_RESULT`` rows says a first walk batch could not fill the page either,
-        and none is tried (same rows, planned by the match count at once)."""
+        the caller saw among rows at the top of the list (all of them, or the first rows a
+        wider search matched: the list's own rows hold the matches no denser); fewer than
+        one match in ``WALK_ROWS_PER_RESULT`` rows says a first walk batch could not fill
+        the page either, and none is tried (same rows, planned by the match count at
+        once)."""
         offset = max(0, offset)
         if offset + limit <= WALK_AT_MAX:
             walk = near_top is None or near_top[0] * WALK_ROWS_PER_RESULT >= near_top[1]
