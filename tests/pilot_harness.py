@@ -311,3 +311,30 @@ async def press_until_read_fails(pilot: Pilot[Any], memory_list: Any, key: str) 
     assert await until(pilot, lambda: memory_list.error is not None)
     await settle(pilot)
     assert "the disk went away" in (memory_list.error or "")
+
+
+class NoEngine:
+    """An engine that must not be used: any use of it fails the test."""
+
+    def __getattr__(self, name: str) -> object:
+        raise AssertionError(f"the store was asked for {name}")
+
+
+def listed_ids(memory_list: Any, rows: int) -> list[str]:
+    """The ids of a memory list's first ``rows`` rows held by its source (none are read)."""
+    source = memory_list.source
+    assert source is not None
+    found = [source.get(index) for index in range(rows)]
+    return [memory.id for memory in found if memory is not None]
+
+
+def ruff_memories(count: int, start: int = 0) -> list[Any]:
+    """``count`` user memories of "ann" ("ruff N"), one second apart, oldest first; never
+    stored."""
+    from memtui.store.models import Memory
+
+    return [Memory(id=f"mem_{n}", scope="user", owner="ann", project=None, kind="fact",
+                   content=f"ruff {n}", status="active", superseded_by=None, source="manual",
+                   source_thread_id=None, created_at=f"2026-01-01T00:00:{n:02d}Z",
+                   updated_at="2026-01-01T00:00:00Z", usage_count=0, last_used_at=None)
+            for n in range(start, start + count)]

@@ -14,12 +14,15 @@ from typing import Any
 import pytest
 from pilot_harness import (
     HeldReads,
+    NoEngine,
     app_test,
     demo_app,
     demo_app_with_matches,
+    listed_ids,
     loader_reads_fail,
     open_user_search,
     press_until_read_fails,
+    ruff_memories,
     settle,
 )
 from pilot_harness import until as _until
@@ -28,7 +31,7 @@ from textual.screen import Screen
 from memtui.app.widgets import memory_list as memory_list_module
 from memtui.app.widgets.memory_list import MemoryList
 from memtui.app.widgets.paged_source import PAGE_SIZE, FirstRowsSource, PagedSource, PagePlan
-from memtui.store.models import Memory, MemoryFilter
+from memtui.store.models import MemoryFilter
 
 GATE_TIMEOUT_S = 30
 """A held read gives up waiting for its test after this long (only if the test broke)."""
@@ -43,20 +46,6 @@ def hold_page_rests(monkeypatch: pytest.MonkeyPatch) -> HeldReads:
     monkeypatch.setattr(memory_list_module, "COUNT_AFTER_PAINT_WAIT_SECONDS", GATE_TIMEOUT_S)
     return HeldReads(monkeypatch, lambda source, plan: plan.page == 0
                      and plan.method == "after")
-
-
-class _NoStore:
-    """An engine that must not be used: any read fails the test."""
-
-    def __getattr__(self, name: str) -> object:
-        raise AssertionError(f"the store was asked for {name}")
-
-
-def _ids(memory_list: MemoryList, rows: int) -> list[str]:
-    source = memory_list.source
-    assert source is not None
-    found = [source.get(index) for index in range(rows)]
-    return [memory.id for memory in found if memory is not None]
 
 
 async def _typed(pilot: Any, memory_list: MemoryList, keys: str,
@@ -108,14 +97,14 @@ async def test_a_waiting_key_shows_its_first_screen_before_the_rest_of_its_page(
         assert memory_list.source.filter.search == "r" and memory_list.count is None
         assert ("r", height + 1) in frames
         assert memory_list.virtual_size.height == bar_rows  # the scroll bar waits for the page
-        first_screen = _ids(memory_list, height)
+        first_screen = listed_ids(memory_list, height)
         assert len(first_screen) == height
         gate.open()
         assert await _until(pilot, lambda: not isinstance(memory_list.source, FirstRowsSource))
         await settle(pilot)
-        assert _ids(memory_list, height) == first_screen  # the page takes over, nothing moves
+        assert listed_ids(memory_list, height) == first_screen  # the page takes over, nothing moves
         expected = app.engine.identity.memory_page(memory_list.filter, PAGE_SIZE)
-        assert _ids(memory_list, PAGE_SIZE) == [memory.id for memory in expected]
+        assert listed_ids(memory_list, PAGE_SIZE) == [memory.id for memory in expected]
         assert memory_list.cursor == 0 and memory_list.error is None
         assert all(rows for _search, rows in frames)  # never an empty list
         assert memory_list.count == app.engine.identity.count_memories(memory_list.filter)
@@ -160,7 +149,7 @@ async def test_a_newer_key_drops_the_rest_of_an_older_page(tmp_path: Path, monke
         await settle(pilot)
         assert memory_list.filter is not None and memory_list.filter.search == "ru"
         expected = app.engine.identity.memory_page(memory_list.filter, PAGE_SIZE)
-        assert _ids(memory_list, PAGE_SIZE) == [memory.id for memory in expected]
+        assert listed_ids(memory_list, PAGE_SIZE) == [memory.id for memory in expected]
         assert memory_list.error is None
 
 
@@ -233,7 +222,7 @@ async def test_a_keys_second_page_lets_the_next_key_narrow(tmp_path: Path,
         assert shown_ahead == [True]  # from the two pages on hand, before its query
         await settle(pilot)
         expected = app.engine.identity.memory_page(memory_list.filter, height)
-        assert _ids(memory_list, height) == [memory.id for memory in expected]
+        assert listed_ids(memory_list, height) == [memory.id for memory in expected]
 
 
 @app_test
@@ -265,7 +254,7 @@ async def test_a_key_the_rows_on_screen_hold_too_few_of_tells_the_store(
             ("ruff z", 0, "top", height + 1), ("ruff z", 0, "after", PAGE_SIZE - height - 1)]
         expected = app.engine.identity.memory_page(memory_list.filter, PAGE_SIZE)
         assert len(expected) == memory_list.count == 40 + len(range(50, 260, 50))
-        assert _ids(memory_list, PAGE_SIZE) == [memory.id for memory in expected]
+        assert listed_ids(memory_list, PAGE_SIZE) == [memory.id for memory in expected]
 
 
 @app_test
@@ -375,14 +364,6 @@ async def test_a_tall_list_narrows_rows_past_the_first_page(tmp_path: Path,
         assert memory_list.count == expected
 
 
-def _memories(count: int, start: int = 0) -> list[Memory]:
-    return [Memory(id=f"mem_{n}", scope="user", owner="ann", project=None, kind="fact",
-                   content=f"ruff {n}", status="active", superseded_by=None, source="manual",
-                   source_thread_id=None, created_at=f"2026-01-01T00:00:{n:02d}Z",
-                   updated_at="2026-01-01T00:00:00Z", usage_count=0, last_used_at=None)
-            for n in range(start, start + count)]
-
-
 @app_test
 async def test_a_second_page_read_for_an_older_search_is_dropped(tmp_path: Path) -> None:
     app = demo_app_with_matches(tmp_path)
@@ -394,7 +375,7 @@ async def test_a_second_page_read_for_an_older_search_is_dropped(tmp_path: Path)
         source = memory_list.source
         assert source is not None and 1 in source.cached_pages()  # its own, read after it
         second = [source.get(PAGE_SIZE + n) for n in range(10)]
-        strangers = _memories(10)
+        strangers = ruff_memories(10)
         other = PagedSource(app.engine, source.filter)
         memory_list.post_message(MemoryList.NextPageRead(memory_list._generation, other,
                                                          strangers))  # another source
@@ -407,12 +388,12 @@ async def test_a_second_page_read_for_an_older_search_is_dropped(tmp_path: Path)
 
 def test_first_rows_are_the_first_two_pages_only_when_the_first_is_full() -> None:
     flt = MemoryFilter(scope="user", owner="ann")
-    no_store: Any = _NoStore()
+    no_store: Any = NoEngine()
     source = FirstRowsSource(no_store, flt, page_size=4)
     assert source.first_rows() == []
-    source.put(1, _memories(4, 4))
+    source.put(1, ruff_memories(4, 4))
     assert source.first_rows() == []  # no first page: nothing known from the top
-    source.put(0, _memories(3))
+    source.put(0, ruff_memories(3))
     assert [m.id for m in source.first_rows()] == ["mem_0", "mem_1", "mem_2"]  # the list ends
-    source.put(0, _memories(4))
+    source.put(0, ruff_memories(4))
     assert [m.id for m in source.first_rows()] == [f"mem_{n}" for n in range(8)]

@@ -13,13 +13,16 @@ from typing import Any
 import pytest
 from pilot_harness import (
     HeldReads,
+    NoEngine,
     app_test,
     demo_app,
     demo_app_with_matches,
+    listed_ids,
     loader_reads_fail,
     open_user_search,
     press,
     press_until_read_fails,
+    ruff_memories,
     settle,
 )
 from pilot_harness import until as _until
@@ -80,13 +83,6 @@ async def _waits_for_its_query(pilot: Any, gate: HeldReads, memory_list: MemoryL
                         and memory_list.source.filter.search == typed)
 
 
-def _ids(memory_list: MemoryList, rows: int) -> list[str]:
-    source = memory_list.source
-    assert source is not None
-    found = [source.get(index) for index in range(rows)]
-    return [memory.id for memory in found if memory is not None]
-
-
 @app_test
 async def test_a_narrowing_key_shows_its_rows_before_its_query_returns(tmp_path: Path,
                                                                       monkeypatch) -> None:
@@ -102,11 +98,11 @@ async def test_a_narrowing_key_shows_its_rows_before_its_query_returns(tmp_path:
             assert echo[1] == search and echo[2] >= memory_list.size.height
             assert memory_list.count is None  # the count comes after the query
             height = memory_list.size.height
-            shown, worked_out_source = _ids(memory_list, height), memory_list.source
+            shown, worked_out_source = listed_ids(memory_list, height), memory_list.source
             gate.open()
             assert await _until(pilot, lambda ahead=worked_out_source:
                                 memory_list.source is not ahead)
-            assert _ids(memory_list, height) == shown  # the query's rows: the same on screen
+            assert listed_ids(memory_list, height) == shown  # the query's rows: the same on screen
             assert memory_list.cursor == 0
             await settle(pilot)
         assert gate.held == ["r", "ru", "ruf"]  # each key's query ran, once
@@ -198,12 +194,12 @@ async def test_keys_typed_before_the_first_query_returns_narrow_on(tmp_path: Pat
         assert await _until(pilot, lambda: any(frame[:2] == ("ruf", "ruf")
                                                for frame in painted.frames))
         height = memory_list.size.height
-        shown = _ids(memory_list, height)
+        shown = listed_ids(memory_list, height)
         assert len(shown) == height and memory_list.source is not None \
             and memory_list.source.filter.search == "ruf"
         gate.open()
         await settle(pilot)
-        assert _ids(memory_list, height) == shown
+        assert listed_ids(memory_list, height) == shown
         assert gate.held[0] == "r" and gate.held[-1] == "ruf"  # "ru" may be skipped
         assert gate.on_ui_thread == []
         assert all(rows for _box, _listed, rows in painted.frames)
@@ -247,23 +243,12 @@ async def test_no_key_narrows_rows_a_reload_is_replacing(tmp_path: Path, monkeyp
         assert first is not None and first.content == "ruff rule added by an agent"
 
 
-class _NoStore:
-    """An engine that must not be used: any read fails the test."""
-
-    def __getattr__(self, name: str) -> object:
-        raise AssertionError(f"the store was asked for {name}")
-
-
 def test_rows_worked_out_ahead_are_never_read_further() -> None:
     from memtui.app.widgets.paged_source import FirstRowsSource
-    from memtui.store.models import Memory, MemoryFilter
+    from memtui.store.models import MemoryFilter
 
-    rows = [Memory(id=f"mem_{n}", scope="user", owner="ann", project=None, kind="fact",
-                   content=f"ruff {n}", status="active", superseded_by=None, source="manual",
-                   source_thread_id=None, created_at=f"2026-01-01T00:00:{n:02d}Z",
-                   updated_at="2026-01-01T00:00:00Z", usage_count=0, last_used_at=None)
-            for n in range(30)]
-    no_store: Any = _NoStore()
+    rows = ruff_memories(30)
+    no_store: Any = NoEngine()
     source = FirstRowsSource(no_store, MemoryFilter(scope="user", owner="ann", search="r"))
     source.put(0, rows)
     assert source.ensure(0, 300) == [] and source.ensure(0, 300, cheap_only=False) == []

@@ -82,8 +82,11 @@ def narrows(old: SearchTerms | None, new: SearchTerms) -> bool:
     if old is None:
         return True
     old_words, new_words = _folded(old), _folded(new)
-    if old_words is None or new_words is None:
-        return False
+    return old_words is not None and new_words is not None and _covers(old_words, new_words)
+
+
+def _covers(old_words: list[tuple[str, bool]], new_words: list[tuple[str, bool]]) -> bool:
+    """``narrows`` for folded words."""
     for word, is_prefix in old_words:
         if is_prefix:
             implied = any(other.startswith(word) for other, _ in new_words)
@@ -126,13 +129,18 @@ def narrowing_matcher(old_search: str | None,
     new = search_terms(new_search)
     if new is None:
         return None
-    old = search_terms(old_search) if old_search is not None else None
-    if old_search is not None and old is None:
-        return None  # the old search matched nothing: nothing to narrow from
     words = _folded(new)
-    if words is None or not narrows(old, new):
+    if words is None:
         return None
-    required = set(_folded(old) or ()) if old is not None else set()
+    required: set[tuple[str, bool]] = set()
+    if old_search is not None:
+        old = search_terms(old_search)
+        if old is None:
+            return None  # the old search matched nothing: nothing to narrow from
+        old_words = _folded(old)
+        if old_words is None or not _covers(old_words, words):
+            return None
+        required = set(old_words)
     checked = [word for word in reversed(words) if not _implied(word, required)]
     if not checked:
         return _matched_again  # (a space typed after a whole word, say: any text at all)

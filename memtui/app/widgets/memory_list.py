@@ -387,14 +387,8 @@ class MemoryList(PagedLineList[Memory]):
             judged = narrowed.judged
             seen = judged >= shown.page_size and judged == len(first)
             return _Ahead(None, (len(narrowed.rows), judged) if seen else None)
-        source = FirstRowsSource(engine, flt, page_size=shown.page_size,
-                                max_pages=shown.max_pages)
-        rows, size = list(narrowed.rows), shown.page_size
-        for page in range(0, (len(rows) + size - 1) // size):  # (a tall list: two pages)
-            source.put(page, rows[page * size:(page + 1) * size])
-        if narrowed.whole:
-            source.count = len(rows)
-        return _Ahead(source, None)
+        return _Ahead(FirstRowsSource.holding(engine, flt, list(narrowed.rows), sizes_of=shown,
+                                              whole=narrowed.whole), None)
 
     def _count_first_load(self, request: _LoadRequest) -> None:
         """Count the rows of a first load whose first page is shown (after the first
@@ -536,9 +530,7 @@ class MemoryList(PagedLineList[Memory]):
             source.put(0, first)
             source.count = len(first)
             return source
-        screen = FirstRowsSource(request.engine, request.flt, page_size=source.page_size,
-                                 max_pages=source.max_pages)
-        screen.put(0, first)
+        screen = FirstRowsSource.holding(request.engine, request.flt, first, sizes_of=source)
         shown = self.Loaded(request.generation, screen, None, provisional=True)
         self.post_message(shown)
         # the rest waits for the screen's frame: a query beside it would slow it down
@@ -642,7 +634,7 @@ class MemoryList(PagedLineList[Memory]):
         self._pattern = search_pattern(source.filter.search)
         self.at_least = None
         self.is_loading = self._source.count is None
-        if not (provisional and self.virtual_size.height > height < self.row_count()):
+        if not (provisional and height < min(self.virtual_size.height, self.row_count())):
             # (rows worked out or read ahead, more than fit, keep the scroll bar as it is
             # until the load's page comes: a bar that shrank to them and grew back with the
             # page was one more repaint of it per key, or a layout of the whole screen)

@@ -270,6 +270,19 @@ class FirstRowsSource(PagedSource):
     source takes over in a few milliseconds. Its first page may be short while its count is
     not known, which a page plan would misread (page 1 planned by position)."""
 
+    @classmethod
+    def holding(cls, engine: Engine, flt: MemoryFilter, rows: list[Memory], *,
+                sizes_of: KeysetPages[Memory], whole: bool = False) -> FirstRowsSource:
+        """A source holding ``rows``, the first of ``flt``'s list, in pages as big as
+        ``sizes_of``'s (``whole``: every row of the list, so its count is known)."""
+        source = cls(engine, flt, page_size=sizes_of.page_size, max_pages=sizes_of.max_pages)
+        size = sizes_of.page_size
+        for page in range(0, (len(rows) + size - 1) // size):  # (a tall list: two pages)
+            source.put(page, rows[page * size:(page + 1) * size])
+        if whole:
+            source.count = len(rows)
+        return source
+
     def ensure(self, start: int, end: int, *, cheap_only: bool = True) -> list[int]:
         """Nothing to read (see class doc)."""
         return []
