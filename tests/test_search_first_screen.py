@@ -258,6 +258,46 @@ async def test_a_key_the_rows_on_screen_hold_too_few_of_tells_the_store(
 
 
 @app_test
+async def test_the_store_hears_how_thinly_the_narrowed_searches_hold_the_list(
+        tmp_path: Path, monkeypatch) -> None:
+    """Half of the list's newest rows are "ruff" rows, and four of the first 200 "ruff" rows
+    hold "zeta": "ruff z" matched 4 of 200 rows on hand, which are about 400 of the list's
+    first rows. Each search keeps its share of the list's first rows (``top_share``),
+    through its own loads, and the store is told the estimate: about (4, 400), not
+    (4, 200)."""
+    gate = hold_page_rests(monkeypatch)
+    gate.open()
+    app = demo_app(tmp_path)
+    add = app.engine.identity.add_memory
+    for number in range(300):
+        add(f"alpha note number {number}")
+        add(f"ruff note number {number}" + (" zeta" if number % 50 == 49 else ""))
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = await open_user_search(app, pilot)
+        memory_list = pane.memory_list
+        await _typed(pilot, memory_list, "r")
+        r_share = memory_list.source.top_share
+        # "r" was worked out from the newest rows: about every other one matched (the rows
+        # are judged until enough matched to fill the screens)
+        assert 0.5 <= r_share <= 0.52
+        for key in "uff":
+            await pilot.press(key)
+        await pilot.press("space")
+        assert await _until(pilot, lambda: memory_list.filter is not None
+                            and memory_list.filter.search == "ruff"
+                            and memory_list.source is not None
+                            and not isinstance(memory_list.source, FirstRowsSource)
+                            and 1 in memory_list.source.cached_pages())
+        assert memory_list.source.top_share == r_share  # every "r" row on hand matched
+        await _typed(pilot, memory_list, "z", "ruff z")
+        assert gate.near_top == [("ruff z", (4, round(2 * PAGE_SIZE / r_share)))]
+        assert memory_list.source.top_share == r_share * 4 / (2 * PAGE_SIZE)
+        expected = app.engine.identity.memory_page(memory_list.filter, PAGE_SIZE)
+        assert listed_ids(memory_list, PAGE_SIZE) == [memory.id for memory in expected]
+        assert memory_list.count == len(expected) == 6  # (two more past the rows on hand)
+
+
+@app_test
 async def test_rows_the_screen_cannot_judge_tell_the_store_nothing(tmp_path: Path,
                                                                   monkeypatch) -> None:
     gate = hold_page_rests(monkeypatch)

@@ -20,6 +20,7 @@ from pilot_harness import (
     settle,
 )
 from pilot_harness import until as _until
+from rich.text import Text
 from textual.screen import Screen
 from textual.widgets import Static
 
@@ -28,6 +29,7 @@ from memtui.app.widgets import paint_hold as paint_hold_module
 from memtui.app.widgets.memory_list import MemoryList
 from memtui.app.widgets.paged_source import PagedSource
 from memtui.app.widgets.paint_hold import PaintHold, paint_hold
+from memtui.app.widgets.text_view import TextView
 from memtui.engine.identity import IdentityApi
 
 GATE_TIMEOUT_S = 30
@@ -36,12 +38,16 @@ GATE_TIMEOUT_S = 30
 
 @dataclass
 class Painted:
-    """What one frame showed: the search box's text and the list's search."""
+    """What one frame showed: the search box's text, the list's search, the pane's title and
+    preview, and whether the paint hold painted it (``PaintHold._paint``, not the screen's
+    timer)."""
 
     box: str
     listed: str | None
     rows: int
     title: str
+    preview: str
+    by_hold: bool
 
 
 class Frames:
@@ -50,24 +56,36 @@ class Frames:
     def __init__(self, pane: MemoriesPane) -> None:
         self.pane = pane
         self.painted: list[Painted] = []
+        self.in_hold_paint = False
 
     def record(self) -> None:
         box = self.pane.search_box
         source = self.pane.memory_list.source
         title = self.pane.query_one(".pane-title", Static).content
+        preview = self.pane.query_one(".preview", Static).content
         self.painted.append(Painted(box.value if box is not None else "",
                                     source.filter.search if source is not None else None,
-                                    self.pane.memory_list.row_count(), str(title)))
+                                    self.pane.memory_list.row_count(), str(title),
+                                    str(preview), self.in_hold_paint))
 
 
 def _install(monkeypatch: pytest.MonkeyPatch, frames: Frames) -> None:
     refresh = Screen._compositor_refresh
+    hold_paint = PaintHold._paint
 
     def recorded(screen: Screen) -> None:
         refresh(screen)
         frames.record()
 
+    def painted_by_hold(hold: PaintHold, screen: Screen, waited: int = 0) -> None:
+        frames.in_hold_paint = True
+        try:
+            hold_paint(hold, screen, waited)
+        finally:
+            frames.in_hold_paint = False
+
     monkeypatch.setattr(Screen, "_compositor_refresh", recorded)
+    monkeypatch.setattr(PaintHold, "_paint", painted_by_hold)
 
 
 def _gate_searches(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, threading.Event]:
@@ -107,8 +125,12 @@ async def test_the_keys_echo_and_its_rows_share_one_frame(tmp_path: Path,
         assert await _until(pilot, lambda: any(f.listed == "r" for f in frames.painted))
         first_echo = next(f for f in frames.painted if f.box == "r")
         assert first_echo.listed == "r" and first_echo.rows > 0  # one frame: echo and rows
-        assert f" · {first_echo.rows:,} · " in first_echo.title  # and the title's new count
         assert not paint_hold(app).active
+        # the title's new count follows in the very next frame, painted at once
+        after = frames.painted.index(first_echo) + 1
+        assert await _until(pilot, lambda: len(frames.painted) > after)
+        assert f" · {first_echo.rows:,} · " in frames.painted[after].title
+        assert frames.painted[after].by_hold
 
 
 @app_test
@@ -180,6 +202,33 @@ async def test_paint_hold_does_not_nest_and_runs_out(tmp_path: Path) -> None:
         assert await _until(pilot, lambda: not short.active)  # the deadline releases it
         assert app._batch_count == batches and short.holds == 1
         assert paint_hold(app) is paint_hold(app)  # one per app
+
+
+@app_test
+async def test_paint_soon_leaves_a_held_frame_to_the_hold(tmp_path: Path, monkeypatch) -> None:
+    """``paint_soon`` paints nothing while a hold runs: the hold's own paint carries the
+    change. (That it paints before the screen's timer would, right after a list's frame:
+    ``test_the_preview_of_the_rows_selection_follows_in_the_next_frame``.)"""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        pane = app.pane("user")
+        assert isinstance(pane, MemoriesPane)
+        frames = Frames(pane)
+        _install(monkeypatch, frames)
+        title = pane.query_one(".pane-title", TextView)
+        hold = PaintHold(app, seconds=GATE_TIMEOUT_S)
+        hold.hold()
+        title.show(Text("changed while held"))
+        hold.paint_soon(app.screen)
+        for _ in range(5):
+            await pilot.pause(0.01)
+        assert not [frame for frame in frames.painted if "changed while held" in frame.title]
+        hold.paint_now(app.screen)
+        assert frames.painted[-1].title == "changed while held"
+        title.show(Text("changed, nothing held"))
+        hold.paint_soon(app.screen)
+        assert await _until(pilot, lambda: frames.painted[-1].title == "changed, nothing held")
 
 
 @app_test
@@ -321,32 +370,41 @@ async def test_moving_the_cursor_does_not_repaint_the_whole_screen(tmp_path: Pat
 
 
 @app_test
-async def test_the_rows_frame_also_paints_the_preview_of_their_selection(
+async def test_the_preview_of_the_rows_selection_follows_in_the_next_frame(
         tmp_path: Path, monkeypatch) -> None:
-    app = demo_app(tmp_path)
+    """The frame of a key's rows paints the list (and the echo) first; the pane's title and
+    the preview of the selected memory follow in the frame right after, painted at once
+    (not on the screen's next timer tick), for keys shown from the rows on screen and for
+    keys that wait for their reads alike."""
+    app = demo_app_with_matches(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         pane = await open_user_search(app, pilot)
-        preview = pane.query_one(".preview", Static)
-        late: list[str | None] = []
-        shown: list[str | None] = []
-        refresh = Screen._compositor_refresh
-
-        def recorded(screen: Screen) -> None:
-            refresh(screen)
-            source = pane.memory_list.source
-            search = source.filter.search if source is not None else None
-            if search not in shown and preview._repaint_required:
-                late.append(search)  # the rows' frame left the changed preview out
-            shown.append(search)
-
-        monkeypatch.setattr(Screen, "_compositor_refresh", recorded)
+        frames = Frames(pane)
+        _install(monkeypatch, frames)
         for key in "pyt":
             await pilot.press(key)
-            assert await _until(pilot, lambda: pane.memory_list.source is not None
-                                and pane.memory_list.source.filter.search
-                                == (pane.search_box.value if pane.search_box else None))
+            search = pane.search_box.value if pane.search_box else None
+            assert await _until(pilot, lambda search=search: pane.memory_list.source is not None
+                                and pane.memory_list.source.filter.search == search)
+            await settle(pilot)
+            _assert_preview_follows(frames, pane, search)
+        keys_wait_for_their_queries(monkeypatch)
+        await pilot.press("h")
+        assert await _until(pilot, lambda: pane.memory_list.source is not None
+                            and pane.memory_list.source.filter.search == "pyth")
         await settle(pilot)
-        assert shown and late == []
+        _assert_preview_follows(frames, pane, "pyth")
+
+
+def _assert_preview_follows(frames: Frames, pane: MemoriesPane, search: str | None) -> None:
+    """The frame of ``search``'s rows, or the one right after it (painted by the hold),
+    shows the preview of the selected memory (its meta line starts with the id)."""
+    selected = pane.selected_memory()
+    assert selected is not None
+    first = next(i for i, frame in enumerate(frames.painted) if frame.listed == search)
+    rows_frame, *following = frames.painted[first:first + 2]
+    if selected.id not in rows_frame.preview:  # (the same memory stays selected: no frame)
+        assert following and selected.id in following[0].preview and following[0].by_hold
 
 
 @app_test

@@ -17,6 +17,7 @@ from memtui.app.format import block, local_time
 from memtui.app.panes.base import Pane
 from memtui.app.widgets.line_list import LineList
 from memtui.app.widgets.memory_list import MemoryList
+from memtui.app.widgets.paint_hold import paint_hold
 from memtui.app.widgets.search_box import SearchBox
 from memtui.app.widgets.text_view import TextView
 from memtui.errors import MemtuiError
@@ -92,6 +93,9 @@ class MemoriesPane(Pane):
         """What the preview was last drawn for (memory, lines, time zone)."""
         self._title_for: tuple[object, ...] | None = None
         """What the title was last drawn from (``_update_title``)."""
+        self._surroundings_due = False
+        """Whether the title and preview wait to follow a change of the list
+        (``_list_changed``)."""
         # the parts, made once (every keystroke of a search reaches each of them)
         self._title = TextView(classes="pane-title", id=f"{self.PANE_ID}-title")
         self._list = MemoryList(id=f"{self.PANE_ID}-list", empty_text="",
@@ -214,7 +218,7 @@ class MemoriesPane(Pane):
               typed: bool = False) -> None:
         """Read the list for the pane's filter and search. The title is drawn now and again
         when the rows come; for a typed key only then (they come in a few milliseconds, and
-        the title is drawn with them, in the same frame)."""
+        the title follows them in the next frame)."""
         self._check_writes()
         self.memory_list.empty_text = self.empty_text()
         search = self.search_text or None
@@ -281,13 +285,24 @@ class MemoriesPane(Pane):
 
     def _list_changed(self, memory_list: MemoryList) -> None:
         """The list's rows, count, marks or error changed (called by the list, in the same
-        turn: new rows are painted with this title and preview): errors are said once."""
+        turn): errors are said once; the title and preview follow in a frame of their own,
+        right after the one that shows the list's rows (a typed key's rows are painted
+        first, without waiting for the preview's text to be laid out)."""
         error = memory_list.error
         if error and error != self._said_error:
             self.memtui.say(f"Could not read the list: {error}", severity="error")
         self._said_error = error
+        if not self._surroundings_due:
+            self._surroundings_due = self.call_later(self._follow_list)
+
+    def _follow_list(self) -> None:
+        """The title and preview for the list as it is now, painted at once (unless a newer
+        key's paint is held: its frame carries them)."""
+        self._surroundings_due = False
         self._update_title()
         self._selection_changed()
+        if self.is_attached and self.screen.is_current:
+            paint_hold(self.app).paint_soon(self.screen)
 
     def on_line_list_cursor_moved(self, message: LineList.CursorMoved) -> None:
         """The cursor moved: show the selected memory under the list."""

@@ -23,16 +23,20 @@ Data flow (worker -> message -> handler):
 - A key whose rows cannot be worked out so has its loader read a screenful first and post
   it (a provisional ``Loaded``), then the rest of the first page once that frame is painted
   (``_read_first_page``): a search's first screen costs up to half its page. The store is
-  told how many of the rows on screen matched (``near_top``: it skips a walk of the newest
-  rows that could not fill the screen). Rows shown ahead, more than fit, keep the scroll
+  told how many of the list's first rows the new search matches, as far as the rows on
+  screen say (``near_top``: it skips a walk of the newest rows that could not fill the
+  screen). Each search keeps about what share of the list's first rows it holds
+  (``PagedSource.top_share``), so a search narrowed several times says how thinly it holds
+  the list, not only the rows on screen. Rows shown ahead, more than fit, keep the scroll
   bar until the page comes. After a search's first page is painted, its second page is
   read too (``_read_next_page``), so the next key narrows from both. Neither is done on a
   store that cannot narrow (PostgreSQL: ``narrows_in_hand``).
   A result that a newer load made stale is dropped by its generation number; of new rows,
   only those that look different are drawn again (``RowLook``).
 - The list's owner hears of every change (new rows, a count, marks, an error) through the
-  ``on_change`` callback, called in the same turn: for new rows the owner's title and
-  preview are then updated before the list paints the frame that shows them.
+  ``on_change`` callback, called in the same turn; the memories pane draws its title and
+  the preview of the selected row in the frame right after the one that shows the rows
+  (a key's rows come first).
 - While drawing, rows come from the source's page cache. A missing page next to a cached
   one, or near either end, is read at once (an index seek); a page far from everything
   (after a jump into the middle of a huge list) is read by a worker and drawn as ``…``
@@ -191,15 +195,20 @@ class _LoadRequest:
     near_top: tuple[int, int] | None = None
     """(matches, rows) the rows on screen showed of the search (``_Ahead``), passed to the
     store with the first screen's read (``memories_at``)."""
+    top_share: float = 1.0
+    """The new source's ``top_share`` (``_Ahead``)."""
 
 
 class _Ahead(NamedTuple):
     """What the rows on screen say of a new search's first rows (``MemoryList._narrowed``):
     ``source``, its first rows, when there are more than fit (or they are every row);
-    else ``near_top``, (matches, rows), when at least a page of rows was judged."""
+    else ``near_top``, (matches, rows): how many of about that many of the unsearched
+    list's first rows it matches, when at least a page of rows was judged. ``top_share``:
+    about what share of the list's first rows it matches (``PagedSource.top_share``)."""
 
     source: PagedSource | None
     near_top: tuple[int, int] | None
+    top_share: float = 1.0
 
 
 _NOTHING_AHEAD = _Ahead(None, None)
@@ -266,8 +275,8 @@ class MemoryList(PagedLineList[Memory]):
         super().__init__(name=name, id=id, classes=classes)
         self.empty_text = empty_text
         self._on_change = on_change
-        """Called (in the UI thread, at once) when the rows, count, marks or error change:
-        the owner's title and preview follow the list in the same frame."""
+        """Called (in the UI thread, at once) when the rows, count, marks or error change;
+        the list paints its rows without waiting for what the owner draws then."""
         self._mailbox: LoadMailbox[_LoadRequest] = LoadMailbox()
         self._loader: Worker[None] | None = None
         self.loads_requested = 0
@@ -366,7 +375,8 @@ class MemoryList(PagedLineList[Memory]):
         self._request_load(_LoadRequest(
             self._generation, lane, ticket, engine, flt, anchor, height,
             first_screen=bool(flt.search) and anchor is None and narrowed is None
-            and engine.identity.narrows_in_hand, near_top=ahead.near_top))
+            and engine.identity.narrows_in_hand, near_top=ahead.near_top,
+            top_share=ahead.top_share))
 
     def _narrowed(self, engine: Engine, flt: MemoryFilter, height: int) -> _Ahead:
         """What the rows on screen say of a new search's first rows: when it narrows the
@@ -382,13 +392,18 @@ class MemoryList(PagedLineList[Memory]):
             enough=height * NARROWED_SCREENS)
         if narrowed is None:
             return _NOTHING_AHEAD
+        matches, judged = len(narrowed.rows), narrowed.judged
+        # the rows judged are about judged / share of the unsearched list's first rows
+        share = shown.top_share * matches / judged if judged else shown.top_share
         # more rows than fit (or every row): the list still scrolls, so its scroll bar stays
-        if not (narrowed.whole or len(narrowed.rows) > height):
-            judged = narrowed.judged
+        if not (narrowed.whole or matches > height):
             seen = judged >= shown.page_size and judged == len(first)
-            return _Ahead(None, (len(narrowed.rows), judged) if seen else None)
-        return _Ahead(FirstRowsSource.holding(engine, flt, list(narrowed.rows), sizes_of=shown,
-                                              whole=narrowed.whole), None)
+            return _Ahead(None, (matches, round(judged / shown.top_share)) if seen else None,
+                          share)
+        source = FirstRowsSource.holding(engine, flt, list(narrowed.rows), sizes_of=shown,
+                                         whole=narrowed.whole)
+        source.top_share = share
+        return _Ahead(source, None, share)
 
     def _count_first_load(self, request: _LoadRequest) -> None:
         """Count the rows of a first load whose first page is shown (after the first
@@ -518,6 +533,7 @@ class MemoryList(PagedLineList[Memory]):
         took over meanwhile."""
         lane, ticket = request.lane, request.ticket
         source = PagedSource(request.engine, request.flt)
+        source.top_share = request.top_share
         if not request.first_screen:
             with lane.reading(ticket):
                 return self._first_page(source)
@@ -531,6 +547,7 @@ class MemoryList(PagedLineList[Memory]):
             source.count = len(first)
             return source
         screen = FirstRowsSource.holding(request.engine, request.flt, first, sizes_of=source)
+        screen.top_share = request.top_share
         shown = self.Loaded(request.generation, screen, None, provisional=True)
         self.post_message(shown)
         # the rest waits for the screen's frame: a query beside it would slow it down
@@ -608,7 +625,7 @@ class MemoryList(PagedLineList[Memory]):
                 anchor = _Anchor(self._cursor, current.id if current else None,
                                  round(self.scroll_y))
         self._apply_loaded(message.source, anchor)
-        if self.is_attached:  # the rows, and the owner's title and preview: one frame, now
+        if self.is_attached:  # the rows (and the echo): one frame, now
             paint_hold(self.app).paint_now(self.screen)
         self.call_after_refresh(self._painted, message.painted)
 

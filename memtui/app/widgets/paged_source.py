@@ -223,6 +223,11 @@ class PagedSource(KeysetPages[Memory]):
         super().__init__(count=count, page_size=page_size, max_pages=max_pages)
         self.engine = engine
         self.filter = flt
+        self.top_share = 1.0
+        """About what share of the unsearched list's first rows this list holds, from
+        above (1.0 when not known): a search narrowed from the rows on screen holds the
+        share of the search it narrowed times the share of those rows it kept
+        (``MemoryList._narrowed``). Only what a read costs depends on it (``near_top``)."""
 
     @classmethod
     def for_list(cls, engine: Engine, project: str | None = None, *, kind: str | None = None,

@@ -7,16 +7,21 @@ pacing then starts up to two frame intervals after the first (a tick that found 
 paint makes its update timer wait one to two intervals for the next), and which redraws
 much of the screen again. So the screen's paints are held from the keystroke until the
 results are applied, and ``paint_now`` then paints them at once, as the timer does on a
-tick, once every widget that changed (the pane's title and preview) has told the screen.
+tick, once every widget that changed has told the screen.
 The hold only delays painting: the query runs once either way, at once, and a slow one
 never waits for it (the echo is painted when the hold runs out after
 ``ECHO_HOLD_SECONDS``, the rows when they come).
 
 ``paint_now`` paints in the caller's turn: the rows' handler has already updated every
-widget the frame needs (the list, the pane's title and preview), so it hands the widgets
+widget the frame needs (the list; the search box holds the echo), so it hands the widgets
 that asked for a repaint to the screen itself, as each would from its idle step a few
 event-loop turns later, and paints. Only a change that needs a layout or a scroll first
-waits for those turns (``PAINT_WAIT_TURNS``).
+waits for those turns (``PAINT_WAIT_TURNS``). What the rows' owner draws for them (the
+pane's title, the preview of the selected row) follows in the next frame, which
+``paint_soon`` paints a few turns later -- not up to two frame intervals later, as the
+screen's timer would right after a frame -- unless a newer key's hold runs (its frame
+carries it). Keeping those out of the rows' frame takes about 1 ms off a key that waits
+for its query (the preview's wrapped text alone costs 0.7-1 ms to draw at 120x40).
 
 The echo is not painted beside the query on purpose: the search's page query takes the GIL
 back thousands of times (every row it steps through), and a frame painted meanwhile on the
@@ -168,6 +173,13 @@ class PaintHold:
         self._screen = None
         self._unhold()
         self._paint(screen)
+
+    def paint_soon(self, screen: Screen[object]) -> None:
+        """Paint what changed on ``screen`` in the next turns of the event loop, as
+        ``release`` does, not on the screen's next timer tick; nothing while a hold runs
+        (the held key's frame carries the change)."""
+        if self._timer is None:
+            screen.call_later(self._paint, screen)
 
     def _paint(self, screen: Screen[object], waited: int = 0) -> None:
         """Paint, once every widget of the screen that changed has told the screen: the
