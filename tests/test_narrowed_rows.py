@@ -175,8 +175,72 @@ def test_what_was_seen_near_the_top_never_changes_the_rows(
     flt = alice.identity.memory_filter(search=typed)
     plain = alice.identity.memories_at(flt, offset, limit)
     assert plain == alice.identity.memory_page(flt, offset + limit)[offset:]
-    for seen in ((0, 100), (3, 200), (50, 100)):
+    for seen in ((0, 100), (3, 200), (50, 100), (1, 10**6)):
         assert alice.identity.memories_at(flt, offset, limit, near_top=seen) == plain
+    from_end = alice.identity.memories_at(flt, offset, limit, from_end=True)
+    for seen in ((0, 100), (1, 10**6)):  # (the app only says it of the top; still the same)
+        assert alice.identity.memories_at(flt, offset, limit, from_end=True,
+                                          near_top=seen) == from_end
+
+
+def _statements(engine: Engine) -> list[str]:
+    """Every SQL statement the engine's store runs from now on (SQLite's trace)."""
+    statements: list[str] = []
+    engine.store.conn.set_trace_callback(statements.append)
+    return statements
+
+
+@pytest.mark.sqlite_only
+@pytest.mark.parametrize(("seen", "guessed"), [
+    ((1, 10**6), True), ((0, 100), True), ((10, 22_170), True), ((13, 2_574), False),
+    ((1, 600), False)])
+def test_a_search_said_to_be_rare_is_read_from_its_matches_in_one_full_text_query(
+        alice: Engine, seen: tuple[int, int], guessed: bool,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under ``near_top``, a search that would match at most ``FEW_MATCHES`` rows were the
+    whole store its list (matches per row seen times the store's size, here as if a million
+    rows) has its matches read at once and its rows read from them: no count first.
+    Otherwise the plan is counted, as without the hint. (The benchmark's 'migrate inv' and
+    'prefers sm' told the store (10, 22170) and (13, 2574).)"""
+    monkeypatch.setattr(alice.store.memories, "size_guess", lambda: 10**6)
+    flt = alice.identity.memory_filter(search="migrate inv")
+    plain = alice.identity.memories_at(flt, 0, 26)
+    statements = _statements(alice)
+    assert alice.identity.memories_at(flt, 0, 26, near_top=seen) == plain
+    matching = [sql for sql in statements if "MATCH" in sql]
+    counted = [sql for sql in statements if "count(*)" in sql]
+    assert (len(matching), bool(counted)) == ((1, False) if guessed else (2, True))
+
+
+@pytest.mark.sqlite_only
+def test_a_wrong_guess_of_a_rare_search_falls_back_to_counting_its_matches(
+        alice: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The guess is checked: more than ``FEW_MATCHES`` matches, and the page is planned by
+    the count, with the same rows."""
+    from memtui.store import search_pages
+
+    flt = alice.identity.memory_filter(search="pytest")
+    plain = alice.identity.memories_at(flt, 0, 26)
+    monkeypatch.setattr(search_pages, "FEW_MATCHES", 3)
+    statements = _statements(alice)
+    assert alice.identity.memories_at(flt, 0, 26, near_top=(0, 10**6)) == plain
+    assert any("count(*)" in sql for sql in statements)
+
+
+@pytest.mark.sqlite_only
+def test_the_stores_size_guess_is_read_again_only_after_a_while(
+        alice: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memtui.store import memories
+
+    repository = alice.store.memories
+    size = repository.size_guess()
+    assert size >= 60
+    alice.identity.add_memory("one more", "fact")
+    statements = _statements(alice)
+    assert repository.size_guess() == size  # kept: no query
+    assert not [sql for sql in statements if "max(seq)" in sql]
+    monkeypatch.setattr(memories, "SIZE_GUESS_SECONDS", 0.0)
+    assert repository.size_guess() == size + 1
 
 
 @pytest.mark.sqlite_only

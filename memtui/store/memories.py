@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -28,6 +29,10 @@ markers cancel the forgotten words in older segments instead of waiting for a se
 level to fill up; the work stays bounded by this many pages."""
 
 
+SIZE_GUESS_SECONDS = 10.0
+"""How long ``MemoryRepository.size_guess`` keeps the store's size before reading it again."""
+
+
 class MemoryRepository:
     """Memories, chains, full-text search, tombstones."""
 
@@ -36,6 +41,19 @@ class MemoryRepository:
 
     def __init__(self, store: StoreBackend) -> None:
         self._store = store
+        self._size_guess: tuple[float, int] | None = None
+        """(when read, the store's highest seq): ``size_guess``."""
+
+    def size_guess(self) -> int:
+        """About how many rows the store holds (its highest seq), read again at most every
+        ``SIZE_GUESS_SECONDS``: only ever a guess for planning a read, whose rows never
+        depend on it (``SearchPages``)."""
+        now = time.monotonic()
+        guess = self._size_guess
+        if guess is None or now - guess[0] > SIZE_GUESS_SECONDS:
+            top = self._store.execute("SELECT max(seq) FROM memories").fetchone()[0] or 0
+            guess = self._size_guess = (now, int(top))
+        return guess[1]
 
     # single rows
     def get(self, memory_id: str) -> Memory | None:

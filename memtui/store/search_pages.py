@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from memtui.store.dialect import marks
 from memtui.store.memory_rows import row_to_memory
 from memtui.store.models import Memory, MemoryFilter, PageCursor
 from memtui.store.paging import keyset_page, rows_in_order
@@ -124,8 +125,7 @@ class SearchPages:
         if not self._sampled_seqs or self._sampled_seqs < ESTIMATE_MIN_SEQS or \
                 self._sampled_matches < ESTIMATE_MIN_MATCHES:
             return None
-        top = self.store.execute("SELECT max(seq) FROM memories").fetchone()[0] or 0
-        estimate = round(self._sampled_matches / self._sampled_seqs * top)
+        estimate = round(self._sampled_matches / self._sampled_seqs * self.repo.size_guess())
         # "few" reads every match: chosen only on a real count, never on a guess
         return estimate if estimate > ESTIMATE_FEW_MARGIN * FEW_MATCHES else None
 
@@ -281,7 +281,10 @@ class SearchPages:
         offset = max(0, offset)
         if offset + limit <= WALK_AT_MAX:
             walk = near_top is None or near_top[0] * WALK_ROWS_PER_RESULT >= near_top[1]
-            memories = self._walked(offset, limit, not from_end, None, walk=walk)
+            few = None if walk or near_top is None or not self._few_likely(near_top) \
+                else self._from_few_matches(offset, limit, not from_end)
+            memories = few if few is not None else self._walked(offset, limit, not from_end,
+                                                                None, walk=walk)
         else:
             order = "ASC" if from_end else "DESC"
             rows = self._sql(self.columns, [], [],
@@ -291,6 +294,38 @@ class SearchPages:
         if from_end:
             memories.reverse()
         return memories
+
+    def _few_likely(self, near_top: tuple[int, int]) -> bool:
+        """Whether ``near_top`` says the store holds at most ``FEW_MATCHES`` matches, were
+        every row of the store in the list (its matches per row seen, times the store's
+        size: a guess, which ``_from_few_matches`` checks)."""
+        matches, rows = near_top
+        if self._plan is not None or rows <= 0:
+            return False
+        return matches * self.repo.size_guess() <= FEW_MATCHES * rows
+
+    def _from_few_matches(self, skip: int, limit: int, descending: bool,
+                          ) -> list[Memory] | None:
+        """Rows ``skip..skip+limit`` in walk order read from the store's matches, when there
+        are at most ``FEW_MATCHES`` of them: the plan ``few`` in one full-text query, where
+        counting the matches first and then reading from them took two. None, and nothing
+        planned, when there are more (the caller plans by the count as usual)."""
+        seqs = [row[0] for row in self.store.execute(
+            f"SELECT rowid FROM memories_fts WHERE {_MATCH} LIMIT ?",
+            (self.query, FEW_MATCHES + 1))]
+        if len(seqs) > FEW_MATCHES:
+            return None
+        self._plan = "few"
+        if not seqs:
+            return []
+        order = "DESC" if descending else "ASC"
+        # the unary + keeps the list's index out of it: each seq is looked up by its rowid
+        where = [c.replace("m.", "+m.", 1) for c in self.clauses]
+        rows = self.store.execute(
+            f"SELECT {self.columns} FROM memories m WHERE m.seq IN ({marks(seqs)}) AND "
+            f"{' AND '.join(where)} ORDER BY m.created_at {order}, m.id {order} "
+            "LIMIT ? OFFSET ?", (*seqs, *self.params, limit, skip)).fetchall()
+        return [row_to_memory(row) for row in rows]
 
     def count(self) -> int:
         """``MemoryRepository.count`` for a searched list. Exact, so it costs the whole
