@@ -288,13 +288,51 @@ async def test_the_store_hears_how_thinly_the_narrowed_searches_hold_the_list(
                             and memory_list.source is not None
                             and not isinstance(memory_list.source, FirstRowsSource)
                             and 1 in memory_list.source.cached_pages())
-        assert memory_list.source.top_share == r_share  # every "r" row on hand matched
+        assert memory_list.source.top_share == pytest.approx(r_share)  # every "r" row matched
         await _typed(pilot, memory_list, "z", "ruff z")
         assert gate.near_top == [("ruff z", (4, round(2 * PAGE_SIZE / r_share)))]
-        assert memory_list.source.top_share == r_share * 4 / (2 * PAGE_SIZE)
+        assert memory_list.source.top_share == pytest.approx(r_share * 4 / (2 * PAGE_SIZE))
         expected = app.engine.identity.memory_page(memory_list.filter, PAGE_SIZE)
         assert listed_ids(memory_list, PAGE_SIZE) == [memory.id for memory in expected]
         assert memory_list.count == len(expected) == 6  # (two more past the rows on hand)
+
+
+@app_test
+async def test_a_search_none_of_the_rows_on_hand_match_still_tells_the_store_its_share(
+        tmp_path: Path, monkeypatch) -> None:
+    """None of the newest rows on screen match "k" (its rows are all older): that says
+    fewer than one in that many, never none, so a key after it that keeps a few of the
+    "kappa" rows on hand ("kappa z") still has a share to scale by (a share of 0 divided by
+    zero there and took the app down)."""
+    gate = hold_page_rests(monkeypatch)
+    gate.open()
+    app = demo_app(tmp_path)
+    add = app.engine.identity.add_memory
+    for number in range(300):
+        add(f"kappa note number {number}" + (" zeta" if number % 60 == 0 else ""))
+    for number in range(2 * PAGE_SIZE):
+        add(f"alpha note number {number}")
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = await open_user_search(app, pilot)
+        memory_list = pane.memory_list
+        await _typed(pilot, memory_list, "k")
+        assert gate.near_top[0] == ("k", (0, PAGE_SIZE))  # none in the first page
+        k_share = memory_list.source.top_share
+        assert k_share == pytest.approx(1 / PAGE_SIZE)  # fewer than one in a page
+        for key in "appa":
+            await pilot.press(key)
+        await pilot.press("space")
+        assert await _until(pilot, lambda: memory_list.filter is not None
+                            and memory_list.filter.search == "kappa"
+                            and memory_list.source is not None
+                            and not isinstance(memory_list.source, FirstRowsSource)
+                            and 1 in memory_list.source.cached_pages())
+        await _typed(pilot, memory_list, "z", "kappa z")
+        assert app.is_running
+        assert gate.near_top[-1] == ("kappa z", (3, round(2 * PAGE_SIZE / k_share)))
+        expected = app.engine.identity.memory_page(memory_list.filter, PAGE_SIZE)
+        assert listed_ids(memory_list, PAGE_SIZE) == [memory.id for memory in expected]
+        assert memory_list.count == 5  # (two more past the rows on hand)
 
 
 @app_test

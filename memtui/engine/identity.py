@@ -414,9 +414,9 @@ class IdentityApi(EngineArea):
                     near_top: tuple[int, int] | None = None) -> list[Memory]:
         """A page of a filter's list (from ``memory_filter``) by position: ``limit`` rows
         ``offset`` rows from the top, or with ``from_end`` the ``limit`` rows ending
-        ``offset`` rows above the bottom; in list order. ``near_top``: (matches, rows) of a
-        search the caller saw among the first rows of the list (``narrowed_rows``): the
-        store may plan the read by it; the rows are the same."""
+        ``offset`` rows above the bottom; in list order. ``near_top``: (matches, rows), the
+        caller's estimate of how many of the list's first rows a search matches (from
+        ``narrowed_rows``): the store may plan the read by it; the rows are the same."""
         return self._store.memories.list_at(self._readable_filter(flt), offset, limit,
                                             from_end=from_end, near_top=near_top)
 

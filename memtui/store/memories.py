@@ -294,8 +294,9 @@ class MemoryRepository:
                 near_top: tuple[int, int] | None = None) -> list[Memory]:
         """A page by position: ``offset`` rows from the top (or, with ``from_end``, the
         ``limit`` rows ending ``offset`` rows above the bottom), in list order.
-        ``near_top`` (a search): (matches, rows) the caller saw among the list's first rows
-        -- only the cost changes (``SearchPages.at``), never the rows."""
+        ``near_top`` (a search): (matches, rows), the caller's estimate of how many of the
+        list's first rows it matches -- only the cost changes (``SearchPages.at``), never
+        the rows."""
         searched = self._searched(flt)
         if searched is not None:
             with self._store.snapshot():

@@ -19,6 +19,10 @@ the whole list (tens of milliseconds even for a word that matches nothing). So:
   is quick to materialise); **dense** -- walk on in growing batches while the matches met so
   far say the page is near, then SQLite's own plan. Each continues from where the walk
   stopped.
+- a caller that knows the search holds the list thinly (``at``'s ``near_top``, the app's
+  estimate from the rows on screen) skips the walk; when that estimate says the store
+  holds few matches, they are read at once (one full-text query of at most
+  ``FEW_MATCHES + 1`` rowids) and the rows read from them, with no count first.
 
 Every plan returns exactly the rows, in exactly the order, of the plain SQL; only the cost
 differs. Multi-query plans run inside one read snapshot (the caller's ``store.snapshot()``).
@@ -101,6 +105,11 @@ class SearchPages:
         self.query = query
         self.columns = columns
         self.clauses, self.params = repo._where(flt)
+        self.clauses_off_index = [c.replace("m.", "+m.", 1) for c in self.clauses]
+        """The list's clauses with a unary + on their column: SQLite then uses no index for
+        them (not the list's), and reads the rows by the seqs the query gives it. (A unary +
+        also drops the column's affinity: the list's parameters are all text, so the rows
+        are the same.)"""
         self._plan: str | None = None
         self._sampled_seqs = 0
         self._sampled_matches = 0
@@ -125,7 +134,7 @@ class SearchPages:
         if not self._sampled_seqs or self._sampled_seqs < ESTIMATE_MIN_SEQS or \
                 self._sampled_matches < ESTIMATE_MIN_MATCHES:
             return None
-        estimate = round(self._sampled_matches / self._sampled_seqs * self.repo.size_guess())
+        estimate = round(self._over_store(self._sampled_matches, self._sampled_seqs))
         # "few" reads every match: chosen only on a real count, never on a guess
         return estimate if estimate > ESTIMATE_FEW_MARGIN * FEW_MATCHES else None
 
@@ -135,7 +144,7 @@ class SearchPages:
                 tail: str, tail_params: list[Any]) -> list[Any]:
         """From the matches: CROSS JOIN fixes the order; the unary + keeps the list's index
         out of it."""
-        where = [c.replace("m.", "+m.", 1) for c in self.clauses] + extra
+        where = self.clauses_off_index + extra
         sql = (f"SELECT {select} FROM memories_fts f CROSS JOIN memories m ON m.seq = f.rowid "
                f"WHERE f.{_MATCH} AND {' AND '.join(where)} {tail}")
         return self.store.execute(sql, (self.query, *self.params, *extra_params,
@@ -272,12 +281,14 @@ class SearchPages:
 
     def at(self, offset: int, limit: int, from_end: bool, *,
            near_top: tuple[int, int] | None = None) -> list[Memory]:
-        """``MemoryRepository.list_at`` for a searched list. ``near_top``: (matches, rows)
-        the caller saw among rows at the top of the list (all of them, or the first rows a
-        wider search matched: the list's own rows hold the matches no denser); fewer than
-        one match in ``WALK_ROWS_PER_RESULT`` rows says a first walk batch could not fill
-        the page either, and none is tried (same rows, planned by the match count at
-        once)."""
+        """``MemoryRepository.list_at`` for a searched list. ``near_top``: (matches, rows),
+        the caller's estimate of how many of the list's first rows the search matches (the
+        app's: what the rows on screen showed, scaled by how thinly the search they were
+        read for holds the list). Fewer than one match in ``WALK_ROWS_PER_RESULT`` rows
+        says a first walk batch could not fill the page either, and none is tried: when the
+        estimate, over the whole store, says the store holds few matches
+        (``_few_likely``), they are read at once (``_from_few_matches``), else the plan is
+        the match count's. The rows are the same either way."""
         offset = max(0, offset)
         if offset + limit <= WALK_AT_MAX:
             walk = near_top is None or near_top[0] * WALK_ROWS_PER_RESULT >= near_top[1]
@@ -302,7 +313,12 @@ class SearchPages:
         matches, rows = near_top
         if self._plan is not None or rows <= 0:
             return False
-        return matches * self.repo.size_guess() <= FEW_MATCHES * rows
+        return self._over_store(matches, rows) <= FEW_MATCHES
+
+    def _over_store(self, matches: int, rows: int) -> float:
+        """``matches`` in ``rows`` (> 0) rows, over as many rows as the store holds
+        (``size_guess``): a guess of the store's match count, for planning only."""
+        return matches / rows * self.repo.size_guess()
 
     def _from_few_matches(self, skip: int, limit: int, descending: bool,
                           ) -> list[Memory] | None:
@@ -319,11 +335,11 @@ class SearchPages:
         if not seqs:
             return []
         order = "DESC" if descending else "ASC"
-        # the unary + keeps the list's index out of it: each seq is looked up by its rowid
-        where = [c.replace("m.", "+m.", 1) for c in self.clauses]
+        # each seq looked up by its rowid (at most FEW_MATCHES + the list's parameters, under
+        # SQLite's 32,766 since 3.32)
         rows = self.store.execute(
             f"SELECT {self.columns} FROM memories m WHERE m.seq IN ({marks(seqs)}) AND "
-            f"{' AND '.join(where)} ORDER BY m.created_at {order}, m.id {order} "
+            f"{' AND '.join(self.clauses_off_index)} ORDER BY m.created_at {order}, m.id {order} "
             "LIMIT ? OFFSET ?", (*seqs, *self.params, limit, skip)).fetchall()
         return [row_to_memory(row) for row in rows]
 
@@ -338,7 +354,7 @@ class SearchPages:
         often, the first ``COUNT_PROBE_FACTOR * cap`` matches usually hold ``cap`` rows of
         the list; when they do not, the capped count runs on the plan of ``count``."""
         if self.plan == "dense":
-            where = [c.replace("m.", "+m.", 1) for c in self.clauses]
+            where = self.clauses_off_index
             row = self.store.execute(
                 "SELECT count(*) FROM (SELECT 1 FROM (SELECT rowid AS r FROM memories_fts "
                 f"WHERE {_MATCH} LIMIT ?) f CROSS JOIN memories m ON m.seq = f.r "

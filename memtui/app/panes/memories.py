@@ -301,7 +301,7 @@ class MemoriesPane(Pane):
         self._surroundings_due = False
         self._update_title()
         self._selection_changed()
-        if self.is_attached and self.screen.is_current:
+        if self.is_attached:  # (a screen not on top is painted when it is)
             paint_hold(self.app).paint_soon(self.screen)
 
     def on_line_list_cursor_moved(self, message: LineList.CursorMoved) -> None:

@@ -193,10 +193,11 @@ class _LoadRequest:
     the page: a search's page query costs up to twice its first screen's
     (``_read_first_page``)."""
     near_top: tuple[int, int] | None = None
-    """(matches, rows) the rows on screen showed of the search (``_Ahead``), passed to the
-    store with the first screen's read (``memories_at``)."""
+    """(matches, rows): about how many of the list's first rows the search matches, as far
+    as the rows on screen say (``_Ahead``), passed to the store with the first screen's
+    read (``memories_at``)."""
     top_share: float = 1.0
-    """The new source's ``top_share`` (``_Ahead``)."""
+    """The new source's ``PagedSource.top_share``."""
 
 
 class _Ahead(NamedTuple):
@@ -204,7 +205,8 @@ class _Ahead(NamedTuple):
     ``source``, its first rows, when there are more than fit (or they are every row);
     else ``near_top``, (matches, rows): how many of about that many of the unsearched
     list's first rows it matches, when at least a page of rows was judged. ``top_share``:
-    about what share of the list's first rows it matches (``PagedSource.top_share``)."""
+    about what share of the list's first rows it matches (``PagedSource.top_share``; the
+    source's own, when there is one)."""
 
     source: PagedSource | None
     near_top: tuple[int, int] | None
@@ -363,7 +365,11 @@ class MemoryList(PagedLineList[Memory]):
                 self.call_after_refresh(self._count_first_load, _LoadRequest(
                     self._generation, lane, ticket, engine, flt, None, height, source))
             return
-        ahead = self._narrowed(engine, flt, height) if anchor is None else _NOTHING_AHEAD
+        if anchor is None:
+            ahead = self._narrowed(engine, flt, height)
+        else:  # (the same list read again: it holds the list as thinly as before)
+            kept = self._source is not None and self._source.filter == flt
+            ahead = _Ahead(None, None, self._source.top_share if kept and self._source else 1.0)
         narrowed = ahead.source
         if narrowed is not None:
             # the new rows are in hand: painted now, before the query (which still runs, for
@@ -393,17 +399,17 @@ class MemoryList(PagedLineList[Memory]):
         if narrowed is None:
             return _NOTHING_AHEAD
         matches, judged = len(narrowed.rows), narrowed.judged
-        # the rows judged are about judged / share of the unsearched list's first rows
-        share = shown.top_share * matches / judged if judged else shown.top_share
+        # the rows judged are about judged / share of the unsearched list's first rows;
+        # none of them matching says fewer than one in them (the share never reaches 0)
+        share = shown.top_share * max(matches, 1) / judged if judged else shown.top_share
         # more rows than fit (or every row): the list still scrolls, so its scroll bar stays
         if not (narrowed.whole or matches > height):
             seen = judged >= shown.page_size and judged == len(first)
             return _Ahead(None, (matches, round(judged / shown.top_share)) if seen else None,
                           share)
-        source = FirstRowsSource.holding(engine, flt, list(narrowed.rows), sizes_of=shown,
-                                         whole=narrowed.whole)
-        source.top_share = share
-        return _Ahead(source, None, share)
+        return _Ahead(FirstRowsSource.holding(engine, flt, list(narrowed.rows), sizes_of=shown,
+                                              whole=narrowed.whole, top_share=share),
+                      None, share)
 
     def _count_first_load(self, request: _LoadRequest) -> None:
         """Count the rows of a first load whose first page is shown (after the first
@@ -508,7 +514,7 @@ class MemoryList(PagedLineList[Memory]):
                         count = engine.identity.count_memories(flt)
                     self.post_message(self.Counted(generation, count))
                 return
-            source = PagedSource(engine, flt)
+            source = PagedSource(engine, flt, top_share=request.top_share)
             margin = request.height * (PREFETCH_SCREENS + 1)
             with lane.reading(ticket):
                 source.count_rows()
@@ -532,8 +538,7 @@ class MemoryList(PagedLineList[Memory]):
         search walks the list until it has found the rows it wants). None when a newer load
         took over meanwhile."""
         lane, ticket = request.lane, request.ticket
-        source = PagedSource(request.engine, request.flt)
-        source.top_share = request.top_share
+        source = PagedSource(request.engine, request.flt, top_share=request.top_share)
         if not request.first_screen:
             with lane.reading(ticket):
                 return self._first_page(source)
@@ -546,8 +551,8 @@ class MemoryList(PagedLineList[Memory]):
             source.put(0, first)
             source.count = len(first)
             return source
-        screen = FirstRowsSource.holding(request.engine, request.flt, first, sizes_of=source)
-        screen.top_share = request.top_share
+        screen = FirstRowsSource.holding(request.engine, request.flt, first, sizes_of=source,
+                                         top_share=request.top_share)
         shown = self.Loaded(request.generation, screen, None, provisional=True)
         self.post_message(shown)
         # the rest waits for the screen's frame: a query beside it would slow it down

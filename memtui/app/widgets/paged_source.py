@@ -44,7 +44,8 @@ class PagePlan:
     offset: int = 0
     cursor: PageCursor | None = None
     near_top: tuple[int, int] | None = None
-    """(matches, rows) of a search seen among the list's first rows (``memories_at``)."""
+    """(matches, rows): a search matches about that many of the list's first rows, as far
+    as the rows on screen say (``memories_at``)."""
 
     @property
     def cheap(self) -> bool:
@@ -219,15 +220,17 @@ class PagedSource(KeysetPages[Memory]):
     """
 
     def __init__(self, engine: Engine, flt: MemoryFilter, *, count: int | None = None,
-                 page_size: int = PAGE_SIZE, max_pages: int = MAX_CACHED_PAGES) -> None:
+                 page_size: int = PAGE_SIZE, max_pages: int = MAX_CACHED_PAGES,
+                 top_share: float = 1.0) -> None:
         super().__init__(count=count, page_size=page_size, max_pages=max_pages)
         self.engine = engine
         self.filter = flt
-        self.top_share = 1.0
+        self.top_share = top_share
         """About what share of the unsearched list's first rows this list holds, from
-        above (1.0 when not known): a search narrowed from the rows on screen holds the
-        share of the search it narrowed times the share of those rows it kept
-        (``MemoryList._narrowed``). Only what a read costs depends on it (``near_top``)."""
+        above, always above 0 (1.0 when not known): a search narrowed from the rows on
+        screen holds the share of the search it narrowed times the share of those rows it
+        kept (``MemoryList._narrowed``). Only what a read costs depends on it
+        (``near_top``)."""
 
     @classmethod
     def for_list(cls, engine: Engine, project: str | None = None, *, kind: str | None = None,
@@ -277,10 +280,12 @@ class FirstRowsSource(PagedSource):
 
     @classmethod
     def holding(cls, engine: Engine, flt: MemoryFilter, rows: list[Memory], *,
-                sizes_of: KeysetPages[Memory], whole: bool = False) -> FirstRowsSource:
+                sizes_of: KeysetPages[Memory], whole: bool = False,
+                top_share: float = 1.0) -> FirstRowsSource:
         """A source holding ``rows``, the first of ``flt``'s list, in pages as big as
         ``sizes_of``'s (``whole``: every row of the list, so its count is known)."""
-        source = cls(engine, flt, page_size=sizes_of.page_size, max_pages=sizes_of.max_pages)
+        source = cls(engine, flt, page_size=sizes_of.page_size, max_pages=sizes_of.max_pages,
+                     top_share=top_share)
         size = sizes_of.page_size
         for page in range(0, (len(rows) + size - 1) // size):  # (a tall list: two pages)
             source.put(page, rows[page * size:(page + 1) * size])
