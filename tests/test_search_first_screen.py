@@ -61,6 +61,19 @@ async def _typed(pilot: Any, memory_list: MemoryList, keys: str,
     await settle(pilot)
 
 
+async def _word_read_two_pages(pilot: Any, memory_list: MemoryList, keys: str,
+                               search: str) -> None:
+    """Type ``keys`` (a space as " ") and wait until the list shows ``search``'s own first
+    page (not rows held ahead) with its second page read too."""
+    for key in keys:
+        await pilot.press("space" if key == " " else key)
+    assert await _until(pilot, lambda: memory_list.filter is not None
+                        and memory_list.filter.search == search
+                        and memory_list.source is not None
+                        and not isinstance(memory_list.source, FirstRowsSource)
+                        and 1 in memory_list.source.cached_pages())
+
+
 def _frames(monkeypatch: pytest.MonkeyPatch, memory_list: MemoryList) -> list[tuple[str | None,
                                                                                      int]]:
     """Each frame's list search and row count, recorded from now on."""
@@ -280,14 +293,7 @@ async def test_the_store_hears_how_thinly_the_narrowed_searches_hold_the_list(
         # "r" was worked out from the newest rows: about every other one matched (the rows
         # are judged until enough matched to fill the screens)
         assert 0.5 <= r_share <= 0.52
-        for key in "uff":
-            await pilot.press(key)
-        await pilot.press("space")
-        assert await _until(pilot, lambda: memory_list.filter is not None
-                            and memory_list.filter.search == "ruff"
-                            and memory_list.source is not None
-                            and not isinstance(memory_list.source, FirstRowsSource)
-                            and 1 in memory_list.source.cached_pages())
+        await _word_read_two_pages(pilot, memory_list, "uff ", "ruff")
         assert memory_list.source.top_share == pytest.approx(r_share)  # every "r" row matched
         await _typed(pilot, memory_list, "z", "ruff z")
         assert gate.near_top == [("ruff z", (4, round(2 * PAGE_SIZE / r_share)))]
@@ -319,14 +325,7 @@ async def test_a_search_none_of_the_rows_on_hand_match_still_tells_the_store_its
         assert gate.near_top[0] == ("k", (0, PAGE_SIZE))  # none in the first page
         k_share = memory_list.source.top_share
         assert k_share == pytest.approx(1 / PAGE_SIZE)  # fewer than one in a page
-        for key in "appa":
-            await pilot.press(key)
-        await pilot.press("space")
-        assert await _until(pilot, lambda: memory_list.filter is not None
-                            and memory_list.filter.search == "kappa"
-                            and memory_list.source is not None
-                            and not isinstance(memory_list.source, FirstRowsSource)
-                            and 1 in memory_list.source.cached_pages())
+        await _word_read_two_pages(pilot, memory_list, "appa ", "kappa")
         await _typed(pilot, memory_list, "z", "kappa z")
         assert app.is_running
         assert gate.near_top[-1] == ("kappa z", (3, round(2 * PAGE_SIZE / k_share)))
