@@ -368,8 +368,9 @@ class MemoryList(PagedLineList[Memory]):
         if anchor is None:
             ahead = self._narrowed(engine, flt, height)
         else:  # (the same list read again: it holds the list as thinly as before)
-            kept = self._source is not None and self._source.filter == flt
-            ahead = _Ahead(None, None, self._source.top_share if kept and self._source else 1.0)
+            shown = self._source
+            ahead = _Ahead(None, None, shown.top_share
+                           if shown is not None and shown.filter == flt else 1.0)
         narrowed = ahead.source
         if narrowed is not None:
             # the new rows are in hand: painted now, before the query (which still runs, for
