@@ -244,7 +244,7 @@ async def test_new_rows_are_painted_in_the_turn_they_arrive(tmp_path: Path, monk
         assert len(painted) == 1  # one frame, painted by the handler itself
         assert painted[0][0] == "ru"
         await settle(pilot)
-        title = frames[-1][1]
+        title = frames[-1][1]  # (the title follows the rows: test_search_frames)
         assert "counting" in title or f" · {pane.memory_list.count:,} · " in title
         assert "search" not in title  # the search box under the title shows it
 

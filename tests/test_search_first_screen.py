@@ -304,6 +304,32 @@ async def test_the_store_hears_how_thinly_the_narrowed_searches_hold_the_list(
 
 
 @app_test
+async def test_a_list_read_again_keeps_its_share(tmp_path: Path, monkeypatch) -> None:
+    """A search's list read again where it stands (the store changed: ``keep_position``)
+    holds the list as thinly as before: its share stays."""
+    gate = hold_page_rests(monkeypatch)
+    gate.open()
+    app = demo_app(tmp_path)
+    add = app.engine.identity.add_memory
+    for number in range(150):
+        add(f"alpha note number {number}")
+        add(f"ruff note number {number}")
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = await open_user_search(app, pilot)
+        memory_list = pane.memory_list
+        await _typed(pilot, memory_list, "r")
+        share = memory_list.source.top_share
+        assert share < 0.6
+        generation = memory_list._generation
+        memory_list.show(app.engine, memory_list.filter, keep_position=True)
+        assert await _until(pilot, lambda: memory_list.count is not None
+                            and not memory_list._reload_pending)
+        await settle(pilot)
+        assert memory_list._generation == generation + 1
+        assert memory_list.source.top_share == pytest.approx(share)
+
+
+@app_test
 async def test_a_search_none_of_the_rows_on_hand_match_still_tells_the_store_its_share(
         tmp_path: Path, monkeypatch) -> None:
     """None of the newest rows on screen match "k" (its rows are all older): that says

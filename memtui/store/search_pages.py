@@ -30,9 +30,10 @@ differs. Multi-query plans run inside one read snapshot (the caller's ``store.sn
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
-from memtui.store.dialect import marks
+from memtui.store.dialect import SQLITE
 from memtui.store.memory_rows import row_to_memory
 from memtui.store.models import Memory, MemoryFilter, PageCursor
 from memtui.store.paging import keyset_page, rows_in_order
@@ -335,12 +336,13 @@ class SearchPages:
         if not seqs:
             return []
         order = "DESC" if descending else "ASC"
-        # each seq looked up by its rowid (at most FEW_MATCHES + the list's parameters, under
-        # SQLite's 32,766 since 3.32)
+        # each seq looked up by its rowid; the seqs as one JSON parameter (up to FEW_MATCHES
+        # of them: SQLite before 3.32 took at most 999 parameters)
         rows = self.store.execute(
-            f"SELECT {self.columns} FROM memories m WHERE m.seq IN ({marks(seqs)}) AND "
-            f"{' AND '.join(self.clauses_off_index)} ORDER BY m.created_at {order}, m.id {order} "
-            "LIMIT ? OFFSET ?", (*seqs, *self.params, limit, skip)).fetchall()
+            f"SELECT {self.columns} FROM memories m WHERE m.seq IN {SQLITE.json_values()} "
+            f"AND {' AND '.join(self.clauses_off_index)} "
+            f"ORDER BY m.created_at {order}, m.id {order} LIMIT ? OFFSET ?",
+            (json.dumps(seqs), *self.params, limit, skip)).fetchall()
         return [row_to_memory(row) for row in rows]
 
     def count(self) -> int:

@@ -101,6 +101,9 @@ never competes with that frame for the CPU), or after this long at most."""
 NARROWED_SCREENS = 2
 """A key that narrows the search works out at most this many screens of rows from the rows
 on screen (on the UI thread: a memory's text may be long); its query brings the rest."""
+MIN_TOP_SHARE = 1e-9
+"""The least share of the list a search is taken to hold (``PagedSource.top_share``): one
+that keeps none of many rows, key after key, still divides the rows judged."""
 LOADER_GROUP = "memory-list-loader"
 """The worker group of the lists' loaders (one long-lived worker per list)."""
 LOADER_WAKE_SECONDS = 1.0
@@ -402,7 +405,8 @@ class MemoryList(PagedLineList[Memory]):
         matches, judged = len(narrowed.rows), narrowed.judged
         # the rows judged are about judged / share of the unsearched list's first rows;
         # none of them matching says fewer than one in them (the share never reaches 0)
-        share = shown.top_share * max(matches, 1) / judged if judged else shown.top_share
+        share = max(MIN_TOP_SHARE, shown.top_share * max(matches, 1) / judged) \
+            if judged else shown.top_share
         # more rows than fit (or every row): the list still scrolls, so its scroll bar stays
         if not (narrowed.whole or matches > height):
             seen = judged >= shown.page_size and judged == len(first)
