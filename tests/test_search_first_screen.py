@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +72,17 @@ async def _word_read_two_pages(pilot: Any, memory_list: MemoryList, keys: str,
                         and memory_list.source is not None
                         and not isinstance(memory_list.source, FirstRowsSource)
                         and 1 in memory_list.source.cached_pages())
+
+
+def _alpha_and_ruff_app(tmp_path: Path, pairs: int,
+                        extra: Callable[[int], str] = lambda number: "") -> Any:
+    """The demo app with ``pairs`` pairs of memories, an "alpha" row, then a "ruff" row
+    with ``extra(number)`` at its end (the newest added last)."""
+    app = demo_app(tmp_path)
+    for number in range(pairs):
+        app.engine.identity.add_memory(f"alpha note number {number}")
+        app.engine.identity.add_memory(f"ruff note number {number}{extra(number)}")
+    return app
 
 
 def _frames(monkeypatch: pytest.MonkeyPatch, memory_list: MemoryList) -> list[tuple[str | None,
@@ -280,11 +291,7 @@ async def test_the_store_hears_how_thinly_the_narrowed_searches_hold_the_list(
     (4, 200)."""
     gate = hold_page_rests(monkeypatch)
     gate.open()
-    app = demo_app(tmp_path)
-    add = app.engine.identity.add_memory
-    for number in range(300):
-        add(f"alpha note number {number}")
-        add(f"ruff note number {number}" + (" zeta" if number % 50 == 49 else ""))
+    app = _alpha_and_ruff_app(tmp_path, 300, lambda number: " zeta" * (number % 50 == 49))
     async with app.run_test(size=(80, 24)) as pilot:
         pane = await open_user_search(app, pilot)
         memory_list = pane.memory_list
@@ -309,11 +316,7 @@ async def test_a_list_read_again_keeps_its_share(tmp_path: Path, monkeypatch) ->
     holds the list as thinly as before: its share stays."""
     gate = hold_page_rests(monkeypatch)
     gate.open()
-    app = demo_app(tmp_path)
-    add = app.engine.identity.add_memory
-    for number in range(150):
-        add(f"alpha note number {number}")
-        add(f"ruff note number {number}")
+    app = _alpha_and_ruff_app(tmp_path, 150)
     async with app.run_test(size=(80, 24)) as pilot:
         pane = await open_user_search(app, pilot)
         memory_list = pane.memory_list
