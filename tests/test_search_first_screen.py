@@ -266,11 +266,7 @@ async def test_a_key_the_rows_on_screen_hold_too_few_of_tells_the_store(
     async with app.run_test(size=(80, 24)) as pilot:
         pane = await open_user_search(app, pilot)
         memory_list = pane.memory_list
-        for key in "ruff":
-            await pilot.press(key)
-        await pilot.press("space")
-        assert await _until(pilot, lambda: memory_list.source is not None
-                            and 1 in memory_list.source.cached_pages())
+        await _word_read_two_pages(pilot, memory_list, "ruff ", "ruff")
         await _typed(pilot, memory_list, "z", "ruff z")
         assert gate.near_top == [("ruff z", (4, 2 * PAGE_SIZE))]
         height = memory_list.size.height
