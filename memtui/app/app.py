@@ -35,6 +35,7 @@ from memtui.app.format import local_time, zone
 from memtui.app.palette import MemoryCommands
 from memtui.app.panes import PANES, Pane
 from memtui.app.panes.memories import MemoriesPane, ProjectMemoriesPane
+from memtui.app.widgets.cropped_compositor import compose_cropped
 from memtui.app.widgets.key_bar import KeyBar
 from memtui.app.widgets.paint_hold import paint_hold
 from memtui.app.widgets.pane_bar import PaneBar, PaneLabel
@@ -174,6 +175,7 @@ class MainScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         draw_plainly(self)  # its lines are background (plain_lines)
+        compose_cropped(self)  # a partial frame asks only the widgets it shows
 
     def compose(self) -> ComposeResult:
         """The layout."""
