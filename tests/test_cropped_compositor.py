@@ -64,16 +64,22 @@ def _regions_to_try(app: Any, pane: MemoriesPane) -> list[list[Region]]:
 @app_test
 async def test_partial_frames_are_textuals(tmp_path: Path, size: tuple[int, int]) -> None:
     app = demo_app(tmp_path)
-    async with app.run_test(size=size) as pilot:
+    async with app.run_test(size=size, notifications=True) as pilot:
         pane = await open_user_search(app, pilot)
         await press(pilot, "p")
         compositor = app.screen._compositor
         assert isinstance(compositor, CroppedCompositor)
-        for regions in _regions_to_try(app, pane):
-            ours = _partial_frame(app, compositor, regions, textuals=False)
-            textual = _partial_frame(app, compositor, regions, textuals=True)
-            assert ours == textual, regions
-            assert ours  # (the update drew something)
+        for overlay in (False, True):
+            if overlay:  # a notification over the list's corner (a front layer)
+                app.notify("a notification over the list " * 3, timeout=60)
+                await settle(pilot)
+                assert any(type(widget).__name__ == "Toast"
+                           for widget in compositor.visible_widgets)
+            for regions in _regions_to_try(app, pane):
+                ours = _partial_frame(app, compositor, regions, textuals=False)
+                textual = _partial_frame(app, compositor, regions, textuals=True)
+                assert ours == textual, (overlay, regions)
+                assert ours  # (the update drew something)
 
 
 @app_test

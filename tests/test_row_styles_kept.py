@@ -15,6 +15,8 @@ from memtui.app.widgets.memory_list import ROW_PART_CLASSES, MemoryList
 from memtui.app.widgets.memory_row import RowStyles
 
 RED_MATCHES = "MemoriesPane.-red-matches MemoryList > .line-list--match { color: red; }"
+GREEN_DIM_FOCUSED = "MemoryList:focus > .line-list--dim { color: green; }"
+"""Focus restyles a row part (the app's own CSS restyles only the cursor on focus)."""
 
 
 def _fresh(memory_list: MemoryList) -> RowStyles:
@@ -57,9 +59,16 @@ async def test_the_rows_styles_are_kept_and_always_the_css_s(
         assert not [names for names in asked if names[0] in ROW_PART_CLASSES]
         assert first == _fresh(memory_list)
 
+        app.stylesheet.add_source(GREEN_DIM_FOCUSED, read_from=("test", "GREEN_DIM_FOCUSED"))
+        app.stylesheet.reparse()
+        app.stylesheet.update(app.screen)
+        await settle(pilot)
+        unfocused = await _drawn(pilot, memory_list)
         memory_list.focus()  # focus moves from the search box to the list
         await settle(pilot)
-        assert await _drawn(pilot, memory_list) == _fresh(memory_list)
+        focused = await _drawn(pilot, memory_list)
+        assert focused == _fresh(memory_list) and focused.dim != unfocused.dim
+        assert focused.dim.color is not None and focused.dim.color.triplet == (0, 128, 0)
 
         app.theme = "textual-light" if app.theme != "textual-light" else "nord"
         await settle(pilot)
@@ -79,6 +88,20 @@ async def test_the_rows_styles_are_kept_and_always_the_css_s(
         assert red == _fresh(memory_list)
         assert red.match.color is not None and red.match.color.triplet == (255, 0, 0)
 
+        # an ancestor's opacity: the list's own style is the same, the matches' background
+        # (a colour with alpha) is not
+        parts = memory_list._row_parts_styles()
+        pane.styles.opacity = 0.5
+        await settle(pilot)
+        faded = await _drawn(pilot, memory_list)
+        # (the case under test: nothing restyled, the list's own style the same)
+        assert all(old is new for old, new in zip(parts, memory_list._row_parts_styles(),
+                                                  strict=True))
+        assert faded.base == red.base
+        assert faded == _fresh(memory_list) and faded.match != red.match
+        pane.styles.opacity = 1.0
+        await settle(pilot)
+
         # an ancestor's own (inline) style: the list's style changes, its CSS is not applied
         parts = memory_list._row_parts_styles()
         pane.styles.background = "darkgreen"
@@ -88,3 +111,4 @@ async def test_the_rows_styles_are_kept_and_always_the_css_s(
         assert all(old is new for old, new in zip(parts, memory_list._row_parts_styles(),
                                                   strict=True))  # (the case under test)
         assert green.base != red.base and green == _fresh(memory_list)
+

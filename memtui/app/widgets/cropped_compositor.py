@@ -16,7 +16,8 @@ over 300 frames on the benchmark's million-memory store).
 ``CroppedCompositor`` asks a widget only when the part of it that is visible (its region
 cut to its clip) overlaps the update; the region, the clip and the lines it asks for are
 Textual's, so the frame is the same (``tests/test_cropped_compositor.py`` renders both).
-Every screen of the app uses it (``compose_cropped``).
+Every memtui screen uses it (``compose_cropped``: the main screen and the dialogs;
+Textual's command palette keeps its own).
 """
 
 from __future__ import annotations

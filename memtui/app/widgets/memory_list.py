@@ -296,8 +296,8 @@ class MemoryList(PagedLineList[Memory]):
         self._row_styles: RowStyles | None = None
         """The rows' styles while a frame is drawn."""
         self._row_styles_for: tuple[Style, tuple[object, ...], RowStyles] | None = None
-        """The rows' styles last worked out, with the list's own style and the row parts'
-        component styles they were worked out from (``frame_begun``)."""
+        """The rows' styles last worked out, with the list's own style, its opacity and the
+        row parts' component styles they were worked out from (``frame_begun``)."""
         self.marked: set[str] = set()
         self.is_loading = True
         self._want_id: str | None = None
@@ -771,15 +771,17 @@ class MemoryList(PagedLineList[Memory]):
 
     def frame_begun(self, base: Style) -> None:
         """The rows' styles for the frame: the last frame's while the list's own style
-        (``base``, which holds its ancestors' background, colour and text style) is the same
-        and the stylesheet has not styled the row parts again since (it makes new component
-        styles whenever it applies to the list: a theme, focus, a class), else worked out
-        now. (Textual forgets its component styles on every ``refresh``: working these three
-        out again took 0.3 ms of every frame of the list at 120x40.)"""
-        parts = self._row_parts_styles()
+        (``base``, which holds its ancestors' background, colour and text style) and its
+        opacity are the same and the stylesheet has not styled the row parts again since
+        (it makes new component styles whenever it applies to the list: a theme, focus, a
+        class), else worked out now. (Textual forgets the rich styles it works out from
+        its component styles on every ``refresh``: working these three out again took
+        0.3 ms of every frame of the list at 120x40.)"""
+        parts = (self.opacity, *self._row_parts_styles())
         kept = self._row_styles_for
-        if kept is not None and kept[0] == base and len(kept[1]) == len(parts) \
-                and all(old is new for old, new in zip(kept[1], parts, strict=True)):
+        if kept is not None and kept[0] == base and kept[1][0] == parts[0] \
+                and len(kept[1]) == len(parts) \
+                and all(old is new for old, new in zip(kept[1][1:], parts[1:], strict=True)):
             self._row_styles = kept[2]
             return
         styles = RowStyles(base, *(base + self.get_component_rich_style(name)
