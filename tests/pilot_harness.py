@@ -338,3 +338,17 @@ def ruff_memories(count: int, start: int = 0) -> list[Any]:
                    source_thread_id=None, created_at=f"2026-01-01T00:00:{n:02d}Z",
                    updated_at="2026-01-01T00:00:00Z", usage_count=0, last_used_at=None)
             for n in range(start, start + count)]
+
+
+def calls_to(monkeypatch: Any, owner: type, name: str) -> list[tuple[Any, tuple[Any, ...]]]:
+    """From now on, every call of the method ``owner.name``, in order, as (the object, the
+    positional arguments); each still runs the method."""
+    calls: list[tuple[Any, tuple[Any, ...]]] = []
+    method = getattr(owner, name)
+
+    def spied(self: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append((self, args))
+        return method(self, *args, **kwargs)
+
+    monkeypatch.setattr(owner, name, spied)
+    return calls

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pilot_harness import app_test, demo_app, open_user_search, press, settle
+from pilot_harness import app_test, calls_to, demo_app, open_user_search, press, settle
 from textual._compositor import Compositor
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
@@ -110,23 +110,17 @@ async def test_full_frames_and_frames_over_a_dialog_are_textuals(tmp_path: Path)
 @app_test
 async def test_a_list_frame_asks_only_the_widgets_it_shows(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    asked: list[Widget] = []
-    render_lines = Widget.render_lines
-
-    def spied(widget: Widget, crop: Region) -> Any:
-        asked.append(widget)
-        return render_lines(widget, crop)
-
     app = demo_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         pane = await open_user_search(app, pilot)
         await press(pilot, "p")
         compositor = app.screen._compositor
         memory_list = pane.memory_list
-        monkeypatch.setattr(Widget, "render_lines", spied)
+        calls = calls_to(monkeypatch, Widget, "render_lines")
         for textuals in (False, True):
-            asked.clear()
+            calls.clear()
             _partial_frame(app, compositor, [memory_list.region], textuals=textuals)
+            asked = [widget for widget, _crop in calls]
             bars = {type(widget) for widget in asked} & {KeyBar, StatusHeader, StatusLine}
             assert memory_list in asked
             if textuals:  # (Textual asks every widget whose clip is the screen)
@@ -184,16 +178,10 @@ async def test_children_cut_by_their_clip_or_scrolled_out_are_drawn_as_textual_d
                         [Region(0, 11, 40, 1)], [column.region]):
             ours = _partial_frame(app, compositor, regions, textuals=False)
             assert ours == _partial_frame(app, compositor, regions, textuals=True), regions
-        asked: list[Widget] = []
-        render_lines = Widget.render_lines
-
-        def spied(widget: Widget, crop: Region) -> Any:
-            asked.append(widget)
-            return render_lines(widget, crop)
-
-        monkeypatch.setattr(Widget, "render_lines", spied)
+        calls = calls_to(monkeypatch, Widget, "render_lines")
         header = app.screen.query_one("#top")
         _partial_frame(app, compositor, [header.region], textuals=False)
+        asked = [widget for widget, _crop in calls]
         assert header in asked and column not in asked
         assert not [widget for widget in asked if isinstance(widget, Static)
                     and widget is not header]  # (nor a line scrolled out under the header)

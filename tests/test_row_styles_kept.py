@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pilot_harness import app_test, demo_app, open_user_search, press, settle
+from pilot_harness import app_test, calls_to, demo_app, open_user_search, press, settle
 from textual.widget import Widget
 
 from memtui.app.widgets.memory_list import ROW_PART_CLASSES, MemoryList
@@ -44,19 +44,12 @@ async def test_the_rows_styles_are_kept_and_always_the_css_s(
         pane = await open_user_search(app, pilot)
         await press(pilot, "p")
         memory_list = pane.memory_list
-        asked: list[tuple[str, ...]] = []
-        component_style = Widget.get_component_rich_style
-
-        def spied(widget: Widget, *names: str, **options: Any) -> Any:
-            if widget is memory_list:
-                asked.append(names)
-            return component_style(widget, *names, **options)
-
-        monkeypatch.setattr(Widget, "get_component_rich_style", spied)
+        calls = calls_to(monkeypatch, Widget, "get_component_rich_style")
         first = await _drawn(pilot, memory_list)
-        asked.clear()
+        calls.clear()
         assert await _drawn(pilot, memory_list) is first  # kept: nothing worked out again
-        assert not [names for names in asked if names[0] in ROW_PART_CLASSES]
+        assert not [names for widget, names in calls
+                    if widget is memory_list and names[0] in ROW_PART_CLASSES]
         assert first == _fresh(memory_list)
 
         app.stylesheet.add_source(GREEN_DIM_FOCUSED, read_from=("test", "GREEN_DIM_FOCUSED"))
