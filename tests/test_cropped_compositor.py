@@ -4,7 +4,9 @@ shows for their lines."""
 
 from __future__ import annotations
 
+import contextlib
 import types
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,20 +28,34 @@ from memtui.app.widgets.key_bar import KeyBar
 from memtui.app.widgets.status import StatusHeader, StatusLine
 
 
-def _partial_frame(app: Any, compositor: Compositor, regions: list[Region], *,
-                   textuals: bool) -> str:
-    """The terminal text of a partial frame updating ``regions``, drawn by the compositor's
-    own ``_get_renders`` or (``textuals``) by Textual's."""
+@contextlib.contextmanager
+def _drawing_as(compositor: Compositor, *, textuals: bool) -> Iterator[None]:
+    """Within the block, the compositor picks its widgets as Textual's own does
+    (``textuals``), or as it does itself."""
     if textuals:
         compositor._get_renders = types.MethodType(  # type: ignore[method-assign]
             Compositor._get_renders, compositor)
     try:
+        yield
+    finally:
+        compositor.__dict__.pop("_get_renders", None)
+
+
+def _partial_frame(app: Any, compositor: Compositor, regions: list[Region], *,
+                   textuals: bool) -> str:
+    """The terminal text of a partial frame updating ``regions``, drawn by the compositor's
+    own ``_get_renders`` or (``textuals``) by Textual's."""
+    with _drawing_as(compositor, textuals=textuals):
         compositor._dirty_regions = set(regions)
         update = compositor.render_partial_update()
         assert update is not None
         return update.render_segments(app.console)
-    finally:
-        compositor.__dict__.pop("_get_renders", None)
+
+
+def _full_frame(app: Any, compositor: Compositor, *, textuals: bool) -> str:
+    """The terminal text of a full frame, drawn as ``_partial_frame`` says."""
+    with _drawing_as(compositor, textuals=textuals):
+        return compositor.render_full_update().render_segments(app.console)
 
 
 def _regions_to_try(app: Any, pane: MemoriesPane) -> list[list[Region]]:
@@ -89,13 +105,7 @@ async def test_full_frames_and_frames_over_a_dialog_are_textuals(tmp_path: Path)
         await settle(pilot)
         main = app.screen._compositor
         assert isinstance(main, CroppedCompositor)
-        ours = main.render_full_update().render_segments(app.console)
-        main.__dict__["_get_renders"] = types.MethodType(Compositor._get_renders, main)
-        try:
-            textual = main.render_full_update().render_segments(app.console)
-        finally:
-            main.__dict__.pop("_get_renders")
-        assert ours == textual
+        assert _full_frame(app, main, textuals=False) == _full_frame(app, main, textuals=True)
         await press(pilot, "question_mark")  # the help dialog, over the main screen
         assert isinstance(app.screen, Dialog)
         dialog = app.screen._compositor

@@ -295,8 +295,9 @@ class MemoryList(PagedLineList[Memory]):
         self._pattern: re.Pattern[str] | None = None
         self._row_styles: RowStyles | None = None
         """The rows' styles while a frame is drawn."""
-        self._row_styles_for: tuple[Style, tuple[object, ...], RowStyles] | None = None
-        """The rows' styles last worked out, with the list's own style, its opacity and the
+        self._row_styles_for: tuple[tuple[Style, float], tuple[object, ...],
+                                    RowStyles] | None = None
+        """The rows' styles last worked out, with the list's own style and opacity and the
         row parts' component styles they were worked out from (``frame_begun``)."""
         self.marked: set[str] = set()
         self.is_loading = True
@@ -777,16 +778,15 @@ class MemoryList(PagedLineList[Memory]):
         class), else worked out now. (Textual forgets the rich styles it works out from
         its component styles on every ``refresh``: working these three out again took
         0.3 ms of every frame of the list at 120x40.)"""
-        parts = (self.opacity, *self._row_parts_styles())
+        look, parts = (base, self.opacity), self._row_parts_styles()
         kept = self._row_styles_for
-        if kept is not None and kept[0] == base and kept[1][0] == parts[0] \
-                and len(kept[1]) == len(parts) \
-                and all(old is new for old, new in zip(kept[1][1:], parts[1:], strict=True)):
+        if kept is not None and kept[0] == look \
+                and all(old is new for old, new in zip(kept[1], parts, strict=True)):
             self._row_styles = kept[2]
             return
         styles = RowStyles(base, *(base + self.get_component_rich_style(name)
                                    for name in ROW_PART_CLASSES))
-        self._row_styles_for = (base, parts, styles)
+        self._row_styles_for = (look, parts, styles)
         self._row_styles = styles
 
     def _row_parts_styles(self) -> tuple[object, ...]:
