@@ -190,3 +190,28 @@ def test_agents_pane_snapshot(snap_compare: Any, homes: Path, size: tuple[int, i
 
     app = _app(homes, start_pane=AgentsPane.PANE_ID)
     assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+def test_agents_pane_names_each_agents_version(homes: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    package = homes / "npm" / "node_modules" / "@anthropic-ai" / "claude-code"
+    (package / "bin").mkdir(parents=True)
+    (package / "package.json").write_text(json.dumps(
+        {"name": "@anthropic-ai/claude-code", "version": "2.1.197"}))
+    (package / "bin" / "claude.exe").write_text("#!/bin/sh\n")
+    (package / "bin" / "claude.exe").chmod(0o755)
+    (homes / "bin").mkdir()
+    (homes / "bin" / "claude").symlink_to(package / "bin" / "claude.exe")
+    monkeypatch.setenv("PATH", str(homes / "bin"))
+
+    @app_test
+    async def run() -> None:
+        app = _app(homes)
+        async with app.run_test(size=WIDE) as pilot:
+            await _open(pilot)
+            preview = _preview(app)
+            assert "version: 2.1.197 on PATH" in preview
+            assert "version: gemini not on PATH" in preview
+            assert "layout: no Codex database found" in preview
+
+    run()

@@ -6,6 +6,8 @@ from __future__ import annotations
 import io
 import json
 import os
+import shlex
+import sys
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -16,7 +18,18 @@ from conftest import CliResult
 
 from memtui.cli.main import main
 from memtui.engine.agent_setup import INSTALL, plan, write_change
+from memtui.engine.installed_command import running_command
 from memtui.errors import Conflict
+
+RUNNING = running_command(sys.argv[0], sys.executable)
+"""The words ``hooks install`` names by default: this memtui, absolutely."""
+SERVER = {"command": RUNNING[0], "args": [*RUNNING[1:], "mcp"]}
+"""The MCP server entry an install writes."""
+
+
+def hook_line(which: str) -> str:
+    """The hook command an install writes (``which``: session-start / session-end)."""
+    return " ".join(shlex.quote(word) for word in (*RUNNING, "hook", which))
 
 CODEX_CONFIG = """# Codex settings, kept by hand
 model = "gpt-5-codex"  # the default model
@@ -75,13 +88,12 @@ def test_show_prints_the_configuration_and_writes_nothing(home: Path, cli: Calla
                                                          ) -> None:
     done = cli("hooks", "show", "claude-code")
     assert done.code == 0
-    assert "mcpServers" in done.out and "memtui hook session-start" in done.out
+    assert "mcpServers" in done.out and hook_line("session-start") in done.out
     assert not (home / ".claude").exists() and not (home / ".claude.json").exists()
     done = cli("--json", "hooks", "show", "codex")
     files = done.json["files"]
     assert files[0]["path"] == str(home / ".codex" / "config.toml")
-    assert tomllib.loads(files[0]["content"])["mcp_servers"]["memtui"] == {
-        "command": "memtui", "args": ["mcp"]}
+    assert tomllib.loads(files[0]["content"])["mcp_servers"]["memtui"] == SERVER
     assert done.json["written"] is False and not (home / ".codex").exists()
 
 
@@ -106,16 +118,16 @@ def test_claude_code_install_keeps_other_keys_and_is_idempotent(
     data = json.loads(settings.read_text())
     assert data["model"] == "opus" and data["permissions"] == {"allow": ["Bash(npm test)"]}
     commands = our_hooks(data)
-    assert commands["Stop"] == ["notify-send done", "memtui hook session-end"]
-    assert commands["SessionEnd"] == ["memtui hook session-end"]
-    assert commands["SessionStart"] == ["memtui hook session-start"]
+    assert commands["Stop"] == ["notify-send done", hook_line("session-end")]
+    assert commands["SessionEnd"] == [hook_line("session-end")]
+    assert commands["SessionStart"] == [hook_line("session-start")]
     assert commands["PreToolUse"] == ["guard.sh"]
     assert data["hooks"]["SessionStart"][0]["matcher"] == "startup"
     assert (home / ".claude" / "settings.json.bak").read_text() == original
     user = json.loads(user_file.read_text())
     assert user["numStartups"] == 12 and user["projects"] == {"/x": {"allowedTools": []}}
     assert user["mcpServers"] == {"github": {"command": "gh-mcp"},
-                                  "memtui": {"command": "memtui", "args": ["mcp"]}}
+                                  "memtui": SERVER}
 
     installed = (settings.read_text(), user_file.read_text())
     again = cli("hooks", "install", "claude-code", "--write")
@@ -138,9 +150,10 @@ def test_claude_code_project_install_names_the_store_and_user(
                "--write")
     assert done.code == 0, done.err
     server = json.loads((project / ".mcp.json").read_text())["mcpServers"]["memtui"]
-    assert server["args"] == ["--db", str(db_path), "--user", "ann", "mcp"]
+    assert server["args"] == [*RUNNING[1:], "--db", str(db_path), "--user", "ann", "mcp"]
     hooks = our_hooks(json.loads((project / ".claude" / "settings.json").read_text()))
-    assert hooks["SessionStart"] == [f"memtui --db {db_path} --user ann hook session-start"]
+    assert hooks["SessionStart"] == [" ".join(shlex.quote(word) for word in (
+        *RUNNING, "--db", str(db_path), "--user", "ann", "hook", "session-start"))]
     assert not (home / ".claude").exists()
 
 
@@ -152,7 +165,7 @@ def test_codex_install_keeps_comments_and_other_tables(home: Path,
     text = config.read_text()
     assert text.startswith(CODEX_CONFIG)  # every comment and key as it was
     parsed = tomllib.loads(text)
-    assert parsed["mcp_servers"]["memtui"] == {"command": "memtui", "args": ["mcp"]}
+    assert parsed["mcp_servers"]["memtui"] == SERVER
     assert parsed["mcp_servers"]["github"]["env"] == {"GITHUB_TOKEN": "from-env"}
     assert parsed["profiles"]["fast"]["model"] == "gpt-5-mini"
     assert (home / ".codex" / "config.toml.bak").read_text() == CODEX_CONFIG
@@ -193,7 +206,7 @@ def test_gemini_install_keeps_other_keys(home: Path, cli: Callable[..., Any]) ->
     data = json.loads(settings.read_text())
     assert data["theme"] == "GitHub" and data["context"] == {"fileName": "GEMINI.md"}
     assert data["mcpServers"] == {"other": {"command": "o"},
-                                  "memtui": {"command": "memtui", "args": ["mcp"]}}
+                                  "memtui": SERVER}
     before = settings.read_text()
     assert cli("hooks", "install", "gemini", "--write").code == 0
     assert settings.read_text() == before

@@ -169,6 +169,15 @@ def print_overview(ctx: CliContext, overview: AgentsOverview, limit: int,
             mark = "" if switch.effective else " (overridden)"
             ctx.console.print(Text(f"  {switch.name} = {one_line(str(switch.value), 80)} — "
                                    f"{one_line(switch.where, 160)}{mark}", style="dim"))
+        if home.version is not None:
+            ctx.console.print(Text(f"  version: {home.version.words}", style="dim"))
+        if home.layout:
+            ctx.console.print(Text(f"  layout: {one_line(home.layout, 160)}", style="dim"))
+        for item in home.broken_commands:
+            ctx.console.print(Text(f"  memtui's {item.what} entry in {item.path} will not "
+                                   f"start: {one_line(item.check.problem or '', 200)} "
+                                   "(run `memtui hooks install … --write` again)",
+                                   style="yellow"))
         if home.instructions:
             ctx.console.print(Text(f"  instruction files: {len(home.instructions)} "
                                    "(read-only; --json lists them with their origin)",

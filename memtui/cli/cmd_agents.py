@@ -1,4 +1,4 @@
-"""Commands that connect coding agents to memtui (spec/85): ``memtui mcp``, ``memtui hooks
+"""Commands that connect coding agents to memtui: ``memtui mcp``, ``memtui hooks
 show|install|uninstall AGENT``, and ``memtui hook session-start|session-end`` (answered by
 ``memtui.cli.hook`` before the parser is built; registered here for ``--help``)."""
 
@@ -33,25 +33,47 @@ def _extra_options(ctx: CliContext) -> list[str]:
     return extra
 
 
+def _install_command(args: argparse.Namespace) -> tuple[str, ...]:
+    """The words the installed entries start memtui with: ``--command``, else this memtui."""
+    from memtui.engine.installed_command import chosen_command, running_command
+
+    if getattr(args, "command", None):
+        return tuple(chosen_command(args.command))
+    return tuple(running_command(sys.argv[0], sys.executable))
+
+
 def hooks(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``hooks show|install|uninstall AGENT [--project DIR] [--write]``."""
-    from memtui.engine.agent_setup import plan, write_change
+    """``hooks show|install|uninstall AGENT [--project DIR] [--command PATH] [--write]``."""
+    from memtui.engine.agent_setup import installed_entries, plan, write_change
 
     action = UNINSTALL if args.action == "uninstall" else INSTALL
-    changes = plan(args.agent, action, args.project, _extra_options(ctx))
+    changes = plan(args.agent, action, args.project, _extra_options(ctx),
+                   _install_command(args))
     write = args.write and args.action != "show"
     backups: dict[str, str | None] = {}
     if write:
         for change in changes:
             backup = write_change(change)
             backups[str(change.path)] = str(backup) if backup else None
+    installed = (installed_entries(args.agent, args.project, run=True)
+                 if args.action == "show" else [])
     if ctx.json:
         ctx.emit_json({"agent": args.agent, "action": args.action, "written": write,
                        "files": [{**change.to_json(),
                                   "backup": backups.get(str(change.path))}
-                                 for change in changes]})
+                                 for change in changes],
+                       "installed": [entry.to_json() for entry in installed]})
         return 0
     out = ctx.stdout
+    for entry in installed:
+        state = "runs" if entry.check.ok else f"BROKEN: {entry.check.problem}"
+        out.write(safe_text(f"installed {entry.what} in {entry.path}: "
+                            f"{' '.join(entry.check.command)} ({state})") + "\n")
+    if any(not entry.check.ok for entry in installed):
+        out.write(f"Run `memtui hooks install {args.agent} --write` again to name this "
+                  "memtui's path (or --command PATH).\n")
+    if installed:
+        out.write("\n")
     for change in changes:
         state = ("written" if write and change.changed else
                  "unchanged" if not change.changed else "would change")
@@ -79,7 +101,7 @@ def hook(ctx: CliContext, args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     """Add ``mcp``, ``hooks`` and ``hook``."""
     p = sub.add_parser("mcp", parents=[common],
-                       help="run the MCP server on stdio for coding agents (spec/85)")
+                       help="run the MCP server on stdio for coding agents")
     p.set_defaults(handler=mcp)
 
     p = sub.add_parser("hooks", parents=[common],
@@ -89,6 +111,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("agent", choices=AGENTS, help="the agent whose settings to change")
     p.add_argument("--project", metavar="DIR", default=None,
                    help="the project's own settings files instead of the user's")
+    p.add_argument("--command", metavar="PATH", default=None,
+                   help="the memtui the agents start (default: the absolute path of this "
+                        "one, so agents need not have it on PATH)")
     p.add_argument("--write", action="store_true",
                    help="write the change (else only show it)")
     p.set_defaults(handler=hooks)

@@ -1,4 +1,4 @@
-"""memtui in the agents' own settings (spec/85): ``memtui hooks show|install|uninstall``.
+"""memtui in the agents' own settings: ``memtui hooks show|install|uninstall``.
 
 For each agent, the settings files memtui's entries go into, and the merge that adds or takes
 them out:
@@ -13,6 +13,11 @@ them out:
   every comment and other key stays as it was.
 - Gemini CLI: ``mcpServers.memtui`` in ``$GEMINI_CLI_HOME/.gemini/settings.json`` (else
   ``~/.gemini/settings.json``; ``DIR/.gemini/settings.json`` with ``--project``).
+
+The command in every entry is the one the CLI passes: the absolute path of the memtui that
+ran ``hooks install`` (or ``--command``), so an agent whose PATH lacks memtui's venv still
+starts it; ``installed_entries`` reads back what is installed and checks that each command
+still runs.
 
 Rules: a plan reads each file once and says what would change (``show`` and a dry run);
 ``write_change`` writes only a file whose bytes are still the ones read (else Conflict),
@@ -35,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memtui.engine.installed_command import CommandCheck, check_command
 from memtui.engine.safe_files import (
     NEW_FILE_MODE,
     FileProblem,
@@ -57,6 +63,8 @@ START_MATCHER = "startup"
 """Claude Code's SessionStart matcher for a brand-new session."""
 HOOK_TIMEOUT_S = 10
 """Seconds Claude Code lets a memtui hook run (they take milliseconds; fail open anyway)."""
+GLOBAL_OPTIONS_WITH_VALUE = ("--db", "--user")
+"""The global options ``hooks install`` copies into the installed commands."""
 MAX_SETTINGS_BYTES = 16 * 1024 * 1024
 BACKUP_SUFFIX = ".bak"
 JSON_INDENT = 2
@@ -84,16 +92,25 @@ class SettingsChange:
                 "summary": self.summary, "content": self.after}
 
 
-def memtui_args(extra: list[str] | None = None) -> list[str]:
-    """The arguments of the MCP server command (global options first, then ``mcp``)."""
-    return [*(extra or []), "mcp"]
+Command = tuple[str, ...]
+"""The words that start memtui: its absolute path (see ``memtui.engine.installed_command``),
+or a Python and ``-m memtui``."""
+DEFAULT_COMMAND: Command = (COMMAND,)
 
 
-def hook_command(which: str, extra: list[str] | None = None) -> str:
-    """The shell command a Claude Code hook runs (global options quoted for a shell)."""
+def memtui_args(extra: list[str] | None = None, command: Command = DEFAULT_COMMAND
+                ) -> list[str]:
+    """The arguments of the MCP server command: what follows the program in ``command``,
+    the global options, then ``mcp``."""
+    return [*command[1:], *(extra or []), "mcp"]
+
+
+def hook_command(which: str, extra: list[str] | None = None,
+                 command: Command = DEFAULT_COMMAND) -> str:
+    """The shell command a Claude Code hook runs (every word quoted for a shell)."""
     import shlex
 
-    words = [COMMAND, *(extra or []), *which.split()]
+    words = [*command, *(extra or []), *which.split()]
     return " ".join(shlex.quote(word) for word in words)
 
 
@@ -189,17 +206,18 @@ def _object(parent: dict[str, Any], key: str, path: Path) -> dict[str, Any]:
 # ---- the merges ------------------------------------------------------------------------------
 
 
-def _server_entry(extra: list[str] | None) -> dict[str, Any]:
-    return {"command": COMMAND, "args": memtui_args(extra)}
+def _server_entry(extra: list[str] | None, command: Command) -> dict[str, Any]:
+    return {"command": command[0], "args": memtui_args(extra, command)}
 
 
 def merge_mcp_json(path: Path, text: str | None, action: str,
-                   extra: list[str] | None = None) -> tuple[str, str]:
+                   extra: list[str] | None = None,
+                   command: Command = DEFAULT_COMMAND) -> tuple[str, str]:
     """``mcpServers.memtui`` added (or replaced) or taken out; (new text, summary)."""
     data = _load_json(path, text)
     if action == INSTALL:
         servers = _object(data, "mcpServers", path)
-        entry = _server_entry(extra)
+        entry = _server_entry(extra, command)
         summary = ("mcpServers.memtui already set" if servers.get(SERVER_NAME) == entry
                    else "set mcpServers.memtui")
         servers[SERVER_NAME] = entry
@@ -216,12 +234,58 @@ def merge_mcp_json(path: Path, text: str | None, action: str,
     return _dump_json(data), summary
 
 
+def _shell_words(text: str) -> list[str]:
+    import shlex
+
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return text.split()
+
+
 def _is_ours(hook: object) -> bool:
+    """A hook memtui installed: ``<memtui…> [options] hook session-start|session-end``, where
+    the program is a ``memtui…`` file or a Python running ``-m memtui``."""
     if not isinstance(hook, dict) or not isinstance(hook.get("command"), str):
         return False
-    words = hook["command"].split()
-    return len(words) >= 3 and os.path.basename(words[0].strip("'\"")) == COMMAND and \
-        words[-2:] in (HOOK_START.split(), HOOK_END.split())
+    words = _shell_words(hook["command"])
+    if len(words) < 3 or words[-2:] not in (HOOK_START.split(), HOOK_END.split()):
+        return False
+    return os.path.basename(words[0]).startswith(COMMAND) or \
+        any(words[at:at + 2] == ["-m", COMMAND] for at in range(1, len(words) - 2))
+
+
+def hook_program(command_line: str) -> Command:
+    """The words of a memtui hook's command line before memtui's own (``hook …``), without
+    the global options memtui adds (``--db``/``--user`` and their values)."""
+    words = _shell_words(command_line)[:-2]
+    return _without_global_options(words)
+
+
+def _without_global_options(words: list[str]) -> Command:
+    kept: list[str] = []
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+            continue
+        if word in GLOBAL_OPTIONS_WITH_VALUE:
+            skip = True
+            continue
+        kept.append(word)
+    return tuple(kept)
+
+
+def server_program(entry: object) -> Command | None:
+    """The program and leading arguments of an installed MCP server entry (JSON or TOML
+    parsed), without memtui's global options and ``mcp``; None when it is not an entry."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
+        return None
+    args = entry.get("args")
+    words = [str(arg) for arg in args] if isinstance(args, list) else []
+    if words and words[-1] == "mcp":
+        words = words[:-1]
+    return (entry["command"], *_without_global_options(words))
 
 
 def _strip_ours(groups: list[Any]) -> list[Any]:
@@ -237,7 +301,8 @@ def _strip_ours(groups: list[Any]) -> list[Any]:
 
 
 def merge_claude_hooks(path: Path, text: str | None, action: str,
-                       extra: list[str] | None = None) -> tuple[str, str]:
+                       extra: list[str] | None = None,
+                       command: Command = DEFAULT_COMMAND) -> tuple[str, str]:
     """memtui's SessionStart / SessionEnd / Stop hooks added (once) or taken out."""
     data = _load_json(path, text)
     existing = data.get("hooks")
@@ -252,7 +317,7 @@ def merge_claude_hooks(path: Path, text: str | None, action: str,
         if action == INSTALL:
             which = HOOK_START if event in START_EVENTS else HOOK_END
             group: dict[str, Any] = {"hooks": [{"type": "command",
-                                                "command": hook_command(which, extra),
+                                                "command": hook_command(which, extra, command),
                                                 "timeout": HOOK_TIMEOUT_S}]}
             if event in START_EVENTS:
                 group = {"matcher": START_MATCHER, **group}
@@ -279,9 +344,10 @@ def _toml_value(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)  # a JSON string is a valid TOML basic string
 
 
-def _our_toml_block(extra: list[str] | None) -> str:
-    args = ", ".join(_toml_value(arg) for arg in memtui_args(extra))
-    return f"[mcp_servers.{SERVER_NAME}]\ncommand = {_toml_value(COMMAND)}\nargs = [{args}]\n"
+def _our_toml_block(extra: list[str] | None, command: Command) -> str:
+    args = ", ".join(_toml_value(arg) for arg in memtui_args(extra, command))
+    return (f"[mcp_servers.{SERVER_NAME}]\ncommand = {_toml_value(command[0])}\n"
+            f"args = [{args}]\n")
 
 
 def _parse_toml(path: Path, text: str) -> dict[str, Any]:
@@ -308,7 +374,8 @@ def _without_our_tables(lines: list[str]) -> tuple[list[str], int | None]:
 
 
 def merge_codex_toml(path: Path, text: str | None, action: str,
-                     extra: list[str] | None = None) -> tuple[str, str]:
+                     extra: list[str] | None = None,
+                     command: Command = DEFAULT_COMMAND) -> tuple[str, str]:
     """``[mcp_servers.memtui]`` added (or replaced in place) or taken out, as text: every
     comment and other table stays as it was."""
     source = text or ""
@@ -326,7 +393,7 @@ def merge_codex_toml(path: Path, text: str | None, action: str,
         after = "".join(kept)
         _parse_toml(path, after)
         return after, "removed [mcp_servers.memtui]"
-    block = _our_toml_block(extra)
+    block = _our_toml_block(extra, command)
     if present and isinstance(servers, dict) and servers[SERVER_NAME] == _parse_toml(
             path, block)["mcp_servers"][SERVER_NAME]:
         return source, "[mcp_servers.memtui] already set"
@@ -345,9 +412,11 @@ def merge_codex_toml(path: Path, text: str | None, action: str,
 
 
 def plan(agent: str, action: str, project: str | os.PathLike[str] | None = None,
-         extra: list[str] | None = None) -> list[SettingsChange]:
+         extra: list[str] | None = None,
+         command: Command = DEFAULT_COMMAND) -> list[SettingsChange]:
     """The changes ``install``/``uninstall`` makes to the agent's settings (nothing written).
-    ``extra``: global options the agent's memtui commands carry (``--db``, ``--user``)."""
+    ``extra``: global options the agent's memtui commands carry (``--db``, ``--user``);
+    ``command``: the words that start memtui (the CLI passes its own absolute path)."""
     check_agent(agent)
     if action not in (INSTALL, UNINSTALL):
         raise InvalidInput(f"unknown action {action!r}")
@@ -360,11 +429,11 @@ def plan(agent: str, action: str, project: str | os.PathLike[str] | None = None,
     for what, path, root in _targets(agent, folder):
         before = read_settings(path, root)
         if what == "toml":
-            after, summary = merge_codex_toml(path, before, action, extra)
+            after, summary = merge_codex_toml(path, before, action, extra, command)
         elif what == "hooks":
-            after, summary = merge_claude_hooks(path, before, action, extra)
+            after, summary = merge_claude_hooks(path, before, action, extra, command)
         else:
-            after, summary = merge_mcp_json(path, before, action, extra)
+            after, summary = merge_mcp_json(path, before, action, extra, command)
         if before is None and action == UNINSTALL:
             after = ""
             before = ""
@@ -412,3 +481,70 @@ def codex_home_for_worker(explicit: str | os.PathLike[str] | None = None) -> Pat
     except (InvalidInput, tomllib.TOMLDecodeError, OSError):
         return None
     return home if isinstance(servers, dict) and SERVER_NAME in servers else None
+
+
+# ---- what is installed, and whether it still runs --------------------------------------------
+
+
+@dataclass(frozen=True)
+class InstalledEntry:
+    """One memtui entry in an agent's settings: the file, what it is (``mcp`` or a hook's
+    event), and the check of the command it names."""
+
+    agent: str
+    path: Path
+    what: str
+    check: CommandCheck
+
+    def to_json(self) -> dict[str, Any]:
+        """``{agent, path, what, command, ok, problem}``."""
+        return {"agent": self.agent, "path": str(self.path), "what": self.what,
+                **self.check.to_json()}
+
+
+def _entries_in(what: str, path: Path, text: str) -> list[tuple[str, Command]]:
+    """(what, command) of each memtui entry in one settings file's text; a file that does
+    not parse holds none (``plan`` reports it)."""
+    try:
+        data: Any = tomllib.loads(text) if what == "toml" else json.loads(text)
+    except (ValueError, tomllib.TOMLDecodeError):
+        return []
+    if not isinstance(data, dict):
+        return []
+    found: list[tuple[str, Command]] = []
+    if what in ("mcp", "toml"):
+        servers = data.get("mcp_servers" if what == "toml" else "mcpServers")
+        program = server_program(servers.get(SERVER_NAME)) if isinstance(servers, dict) \
+            else None
+        if program:
+            found.append(("mcp", program))
+        return found
+    hooks = data.get("hooks")
+    for event, groups in (hooks.items() if isinstance(hooks, dict) else ()):
+        for group in groups if isinstance(groups, list) else ():
+            listed = group.get("hooks") if isinstance(group, dict) else None
+            for hook in listed if isinstance(listed, list) else ():
+                if _is_ours(hook):
+                    found.append((f"hook {event}", hook_program(hook["command"])))
+    return found
+
+
+def installed_entries(agent: str, project: str | os.PathLike[str] | None = None, *,
+                      run: bool = False) -> list[InstalledEntry]:
+    """memtui's entries in the agent's settings files, each with its command checked
+    (``run``: also run it with ``--version``, once per distinct command). A file that cannot
+    be read safely holds none."""
+    check_agent(agent)
+    folder = Path(project).expanduser().absolute() if project is not None else None
+    checks: dict[Command, CommandCheck] = {}
+    entries: list[InstalledEntry] = []
+    for what, path, root in _targets(agent, folder):
+        try:
+            text = read_settings(path, root)
+        except InvalidInput:
+            continue
+        for kind, program in _entries_in(what, path, text or ""):
+            if program not in checks:
+                checks[program] = check_command(program, run=run)
+            entries.append(InstalledEntry(agent, path, kind, checks[program]))
+    return entries

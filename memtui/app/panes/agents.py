@@ -460,6 +460,15 @@ class AgentsPane(Pane):
             text.append(f"- {AGENT_TITLES.get(home.agent, home.agent)}: "
                         f"{one_line(tilde(home.home), TEXT_CHARS)} ({state}) · auto memory "
                         f"{auto} · {len(home.instructions)} instruction file(s)\n")
+            if home.version is not None:
+                text.append(f"  version: {one_line(home.version.words, TEXT_CHARS)}\n",
+                            style="dim")
+            if home.layout:
+                text.append(f"  layout: {one_line(home.layout, 2 * TEXT_CHARS)}\n", style="dim")
+            for item in home.broken_commands[:MAX_SECTION_ROWS]:
+                text.append(f"  memtui's {item.what} entry will not start: "
+                            f"{one_line(tilde(item.check.problem or ''), 2 * TEXT_CHARS)} "
+                            "— run `memtui hooks install … --write` again\n", style="red")
             for finding in home.secrets[:MAX_SECTION_ROWS]:
                 text.append(f"  secret: {one_line(tilde(finding.path), TEXT_CHARS)}:"
                             f"{finding.line} {finding.kind}\n", style="red")

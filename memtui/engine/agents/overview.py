@@ -28,9 +28,13 @@ from memtui.engine.agents.models import (
     Switch,
 )
 from memtui.engine.agents.secrets_scan import find_secrets
+from memtui.engine.agents.versions import AgentVersion, agent_version
+from memtui.engine.installed_command import CommandCheck
 
 CODEX_DB_WAIT_SECONDS = 0.25
 """Longest wait for a ``memories_1.sqlite`` a running Codex holds locked."""
+SETUP_NAMES = {AGENT_CLAUDE: "claude-code"}
+"""The agent's name in ``memtui hooks`` where it differs from the store's."""
 AGENT_TITLES = {AGENT_CLAUDE: "Claude Code", AGENT_GEMINI: "Gemini CLI", AGENT_CODEX: "Codex"}
 
 
@@ -83,6 +87,30 @@ class AgentHomeInfo(JsonMixin):
     instructions: tuple[InstructionFile, ...]
     secrets: tuple[SecretFinding, ...]
     problems: tuple[Problem, ...]
+    version: AgentVersion | None = None
+    """The agent's program on PATH, its version, and the version its newest files name."""
+    layout: str | None = None
+    """The layout memtui read the home as, in words."""
+    connection: tuple[Connection, ...] = ()
+    """memtui's entries in the agent's settings (read for the default home only)."""
+
+    @property
+    def broken_commands(self) -> tuple[Connection, ...]:
+        """The installed memtui commands that would not start."""
+        return tuple(item for item in self.connection if not item.check.ok)
+
+
+@dataclass(frozen=True)
+class Connection(JsonMixin):
+    """One memtui entry in the agent's settings (``mcp`` or a hook) and its command check."""
+
+    path: str
+    what: str
+    check: CommandCheck
+
+    def to_json(self) -> dict[str, Any]:
+        """``{path, what, command, ok, problem}``."""
+        return {"path": self.path, "what": self.what, **self.check.to_json()}
 
 
 @dataclass(frozen=True)
@@ -155,8 +183,9 @@ def codex_rows(home: Path) -> tuple[AgentHomeInfo, list[AgentRow]]:
             switches.append(Switch("memories.generate_memories", generate, where))
         enabled = feature is not False and generate is not False
     problems = codex.problems if codex.home_found else codex.problems[:1]
+    layout = codex.layout.description if codex.layout else None
     info = AgentHomeInfo(AGENT_CODEX, codex.home, codex.home_found, enabled, tuple(switches),
-                         (), (), problems)
+                         (), (), problems, layout=layout)
     if not codex.home_found:
         return info, []
     secrets: dict[str, list[SecretFinding]] = defaultdict(list)
@@ -189,11 +218,30 @@ def agents_overview(claude_home: str | os.PathLike[str] | None = None,
 
     homes: list[AgentHomeInfo] = []
     rows: list[AgentRow] = []
+    given = {AGENT_CLAUDE: claude_home, AGENT_GEMINI: gemini_home, AGENT_CODEX: codex_home}
     for info, found in (claude_rows(read_claude_home(claude_home, env=env,
                                                      instructions=instructions)),
                         gemini_rows(read_gemini_home(gemini_home, env=env,
                                                      instructions=instructions)),
                         codex_rows(resolve_codex_home(codex_home, env))):
-        homes.append(info)
+        homes.append(with_versions(info, default_home=given[info.agent] is None, env=env))
         rows.extend(found)
     return AgentsOverview(tuple(homes), tuple(rows))
+
+
+def with_versions(info: AgentHomeInfo, *, default_home: bool,
+                  env: dict[str, str] | None = None) -> AgentHomeInfo:
+    """``info`` with the agent's versions and, for the home the agent itself uses (no
+    ``--…-home`` given), memtui's installed entries checked (not run)."""
+    from dataclasses import replace
+
+    from memtui.engine.agent_setup import installed_entries
+
+    path_env = (env or os.environ).get("PATH")
+    version = agent_version(info.agent, Path(info.home) if info.found else None, path_env)
+    connection: tuple[Connection, ...] = ()
+    if default_home:
+        connection = tuple(Connection(str(entry.path), entry.what, entry.check)
+                           for entry in installed_entries(SETUP_NAMES.get(info.agent,
+                                                                          info.agent)))
+    return replace(info, version=version, connection=connection)

@@ -1,0 +1,171 @@
+"""Which version of each agent is installed and which one wrote its files.
+
+The installed version comes from the program on PATH: the ``package.json`` of the npm package
+its file belongs to (every npm install, the native Claude Code binary included), else a
+version in the path itself (``.../versions/2.1.197``, ``Cellar/codex/0.169.1/...``); the
+program is never run. The written version comes from the newest file the agent keeps with
+one: Claude Code's transcripts (each line's ``version``) and Codex's rollouts
+(``session_meta``'s ``cli_version``). Both are read cheaply (a few small reads) because
+``agents show`` and the Agents pane ask on every read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from memtui.engine.agents.models import AGENT_CLAUDE, AGENT_CODEX, AGENT_GEMINI, JsonMixin
+
+PROGRAMS = {AGENT_CLAUDE: "claude", AGENT_CODEX: "codex", AGENT_GEMINI: "gemini"}
+"""The command each agent is started with."""
+PACKAGES = {AGENT_CLAUDE: "@anthropic-ai/claude-code", AGENT_CODEX: "@openai/codex",
+            AGENT_GEMINI: "@google/gemini-cli"}
+"""The npm package each agent ships in."""
+PACKAGE_SEARCH_DEPTH = 6
+"""Folders above the program searched for its package.json."""
+TRANSCRIPT_TAIL_BYTES = 64 * 1024
+"""How much of the newest Claude Code transcript is read for its version."""
+ROLLOUT_HEAD_BYTES = 64 * 1024
+"""How much of the newest Codex rollout is read for its session_meta line."""
+_VERSION = re.compile(r"^v?(\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?)$")
+_TRANSCRIPT_VERSION = re.compile(rb'"version"\s*:\s*"(\d+\.\d+\.\d+[^"]*)"')
+
+
+@dataclass(frozen=True)
+class AgentVersion(JsonMixin):
+    """An agent's program on PATH and its version, and the version found in its files."""
+
+    agent: str
+    program: str | None
+    installed: str | None
+    written: str | None
+    written_in: str | None
+
+    @property
+    def words(self) -> str:
+        """``2.1.197 on PATH; its files from 2.1.190`` (the parts known)."""
+        parts = []
+        if self.program is None:
+            parts.append(f"{PROGRAMS.get(self.agent, self.agent)} not on PATH")
+        else:
+            parts.append(f"{self.installed or 'version unknown'} on PATH")
+        if self.written:
+            parts.append(f"files written by {self.written}")
+        return "; ".join(parts)
+
+
+def _package_version(program: Path, package: str) -> str | None:
+    folder = program.parent
+    for _ in range(PACKAGE_SEARCH_DEPTH):
+        manifest = folder / "package.json"
+        if manifest.is_file():
+            try:
+                data = json.loads(manifest.read_text(encoding="utf-8"))
+            except (OSError, ValueError, UnicodeDecodeError):
+                return None
+            if isinstance(data, dict) and data.get("name") == package:
+                version = data.get("version")
+                return version if isinstance(version, str) else None
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    return None
+
+
+def _path_version(program: Path) -> str | None:
+    for part in reversed(program.parts):
+        found = _VERSION.match(part)
+        if found:
+            return found.group(1)
+    return None
+
+
+def installed_version(agent: str, path_env: str | None = None) -> tuple[str | None, str | None]:
+    """(program on PATH, its version) — either None when not found."""
+    name = PROGRAMS.get(agent)
+    found = shutil.which(name, path=path_env) if name else None
+    if found is None:
+        return None, None
+    real = Path(os.path.realpath(found))
+    return found, _package_version(real, PACKAGES[agent]) or _path_version(real)
+
+
+def _newest(paths: list[Path]) -> Path | None:
+    best: tuple[float, Path] | None = None
+    for path in paths:
+        try:
+            mtime = path.stat().st_mtime
+        except OSError:
+            continue
+        if best is None or mtime > best[0]:
+            best = (mtime, path)
+    return best[1] if best else None
+
+
+def _claude_written(home: Path) -> tuple[str | None, str | None]:
+    projects = home / "projects"
+    try:
+        newest = _newest([path for folder in projects.iterdir() if folder.is_dir()
+                          for path in folder.glob("*.jsonl")])
+    except OSError:
+        return None, None
+    if newest is None:
+        return None, None
+    try:
+        with open(newest, "rb") as handle:
+            handle.seek(max(0, newest.stat().st_size - TRANSCRIPT_TAIL_BYTES))
+            tail = handle.read(TRANSCRIPT_TAIL_BYTES)
+    except OSError:
+        return None, None
+    found = _TRANSCRIPT_VERSION.findall(tail)
+    return (found[-1].decode("ascii", "replace"), str(newest)) if found else (None, None)
+
+
+def _newest_dated_folder(folder: Path) -> Path | None:
+    """``sessions/YYYY/MM/DD``: the last of each level by name."""
+    for _ in range(3):
+        try:
+            names = sorted((item for item in folder.iterdir() if item.is_dir()),
+                           key=lambda item: item.name)
+        except OSError:
+            return None
+        if not names:
+            return None
+        folder = names[-1]
+    return folder
+
+
+def _codex_written(home: Path) -> tuple[str | None, str | None]:
+    day = _newest_dated_folder(home / "sessions")
+    newest = _newest(list(day.glob("rollout-*.jsonl"))) if day else None
+    if newest is None:
+        return None, None
+    try:
+        with open(newest, "rb") as handle:
+            first = handle.read(ROLLOUT_HEAD_BYTES).split(b"\n", 1)[0]
+        meta = json.loads(first)
+    except (OSError, ValueError):
+        return None, None
+    payload = meta.get("payload") if isinstance(meta, dict) else None
+    version = payload.get("cli_version") if isinstance(payload, dict) else None
+    return (version, str(newest)) if isinstance(version, str) and version else (None, None)
+
+
+def written_version(agent: str, home: Path) -> tuple[str | None, str | None]:
+    """(version, file) of the newest file the agent recorded its version in."""
+    if agent == AGENT_CLAUDE:
+        return _claude_written(home)
+    if agent == AGENT_CODEX:
+        return _codex_written(home)
+    return None, None
+
+
+def agent_version(agent: str, home: Path | None, path_env: str | None = None) -> AgentVersion:
+    """The agent's installed and written versions (``home`` None: no files read)."""
+    program, installed = installed_version(agent, path_env)
+    written, where = written_version(agent, home) if home is not None else (None, None)
+    return AgentVersion(agent, program, installed, written, where)
