@@ -367,13 +367,16 @@ class RecallApi(EngineArea):
             bundles=tuple(bundles))
 
     def recall_memories(self, query: str = "", limit: int = DEFAULT_RECALL_LIMIT,
-                        project: str | None = None) -> list[Memory]:
+                        project: str | None = None, *,
+                        every_project: bool = True) -> list[Memory]:
         """Active memories the actor may read, best match first for ``query`` (the newest
         when it is empty): its user-level memories and those of ``project`` (which must be
-        readable), or of every readable project without one. At most ``limit``."""
+        readable); without one, those of every readable project, or (``every_project``
+        False: an agent working in a folder that is no project) none. At most ``limit``."""
         text, size = _recall_query(query, limit)
         with self._store.snapshot():
-            projects = self._recall_projects(project)
+            projects = (self._recall_projects(project) if project is not None or every_project
+                        else [])
             if text.strip():
                 return self._store.recall.related_memories(text, self.actor, projects, size)
             return self._store.recall.recent_memories(self.actor, projects, size)

@@ -1,4 +1,4 @@
-"""``memtui mcp``: the MCP server on stdio, on the official MCP Python SDK (spec/85).
+"""``memtui mcp``: the MCP server on stdio, on the official MCP Python SDK.
 
 The protocol is the SDK's; this module only wires the tools and resources of ``tools.py`` to
 it. Writes run one at a time in a worker thread (``anyio.to_thread``), so the event loop
@@ -8,6 +8,11 @@ a read never waits for a writer). stdout carries protocol messages only (the SDK
 the descriptor and points fd 1 at stderr, so a stray print cannot corrupt it); logs go to
 stderr. The store is opened on the first call that needs it: a store that cannot be opened
 is a tool error result, the server keeps running.
+
+Where the agent works decides the project of ``memory_recall``, ``memory_context`` and
+``memory_add``: the client's MCP roots when it has them (asked once, and again after
+``roots/list_changed``), else the server's working folder; a folder in no project gets
+user-level memories only, never another project's; an explicit ``project`` wins.
 
 A refused call (bad arguments, an unknown id, a memory of another user: the same answer as a
 missing one, a refused forget, a busy store) is a tool result with ``isError`` and a one-line
@@ -21,14 +26,17 @@ import logging
 import os
 import sys
 import threading
+import warnings
+from collections.abc import Iterable
 from typing import Any
+from urllib.parse import unquote, urlparse
 
 import anyio
 import mcp_types as types
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 from mcp.server.stdio import stdio_server
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
 from memtui import __version__
 from memtui.errors import MemtuiError, NotFound, StoreError
@@ -48,6 +56,8 @@ from memtui.store.database import open_store
 log = logging.getLogger("memtui.mcp")
 
 SERVER_NAME = "memtui"
+ROOTS_TIMEOUT_S = 5.0
+"""Longest wait for the client's answer to ``roots/list`` (then the working folder counts)."""
 RESOURCE_NOT_FOUND = -32002
 """The JSON-RPC error code MCP gives an unknown resource."""
 INSTRUCTIONS = (
@@ -91,22 +101,54 @@ class McpServer:
         self.user = user
         self.cwd = cwd
         self._session: McpSession | None = None
+        self._roots: tuple[str, ...] | None = None
+        self._roots_read = False
         self._limiter = anyio.CapacityLimiter(1)
-        self.server: Server[Any] = Server(
+        with warnings.catch_warnings():  # roots are deprecated in the newest protocol, and
+            warnings.simplefilter("ignore", MCPDeprecationWarning)  # still what today's agents send
+            self.server: Server[Any] = self._make_server()
+
+    def _make_server(self) -> Server[Any]:
+        return Server(
             SERVER_NAME, version=__version__, title="memtui memory",
             description="The user's long-term memories, under memtui's rules.",
             instructions=INSTRUCTIONS,
             on_list_tools=self._list_tools, on_call_tool=self._call_tool,
             on_list_resources=self._list_resources,
             on_list_resource_templates=self._list_templates,
-            on_read_resource=self._read_resource)
+            on_read_resource=self._read_resource, on_roots_list_changed=self._roots_changed)
 
     def _mcp_session(self, client: str | None) -> McpSession:
         if self._session is None:
             self._session = McpSession(self.holder.get(), self.user, self.cwd)
         if client:
             self._session.client = client
+        if self._roots_read:
+            self._session.set_roots(self._roots)
         return self._session
+
+    async def _read_roots(self, ctx: ServerRequestContext[Any]) -> None:
+        """Ask a client that has roots for them, once (again after it says they changed);
+        a client without them, a refusal or no answer in ROOTS_TIMEOUT_S leaves the working
+        folder as where the agent works."""
+        if self._roots_read:
+            return
+        self._roots_read = True
+        if not ctx.session.check_client_capability(
+                types.ClientCapabilities(roots=types.RootsCapability())):
+            return
+        try:
+            with anyio.fail_after(ROOTS_TIMEOUT_S), warnings.catch_warnings():
+                warnings.simplefilter("ignore", MCPDeprecationWarning)
+                listed = await ctx.session.list_roots()
+        except Exception as error:  # the client's problem: the working folder stands
+            log.info("roots/list failed (%s); using the working folder", error_message(error))
+            return
+        self._roots = root_folders(str(root.uri) for root in listed.roots) or None
+
+    async def _roots_changed(self, ctx: ServerRequestContext[Any], params: Any) -> None:
+        self._roots_read = False
+        self._roots = None
 
     @staticmethod
     def _client_name(ctx: ServerRequestContext[Any]) -> str | None:
@@ -121,6 +163,7 @@ class McpServer:
         for a writer, and this saves a thread hop on the recall path); a write, or the first
         call (it opens the store), in a worker thread, so a busy store never stalls the loop."""
         client = self._client_name(ctx)
+        await self._read_roots(ctx)
 
         def job() -> Any:
             return work(self._mcp_session(client))
@@ -197,6 +240,16 @@ class McpServer:
         async with stdio_server() as (read_stream, write_stream):
             await self.server.run(read_stream, write_stream,
                                   self.server.create_initialization_options())
+
+
+def root_folders(uris: Iterable[str]) -> tuple[str, ...]:
+    """The local folders of ``file://`` root URIs (others skipped)."""
+    folders: list[str] = []
+    for uri in uris:
+        parsed = urlparse(uri)
+        if parsed.scheme == "file" and parsed.netloc in ("", "localhost") and parsed.path:
+            folders.append(os.path.normpath(unquote(parsed.path)))
+    return tuple(folders)
 
 
 def _tool_error(message: str) -> types.CallToolResult:

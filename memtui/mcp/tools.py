@@ -1,4 +1,4 @@
-"""The MCP tools and resources of ``memtui mcp`` (spec/85): names, descriptions, argument
+"""The MCP tools and resources of ``memtui mcp``: names, descriptions, argument
 schemas, and what each call does through the engine.
 
 This module knows nothing of the protocol: each tool is a plain function of a
@@ -38,13 +38,16 @@ MAX_MESSAGE_CHARS = 300
 
 @dataclass
 class McpSession:
-    """One MCP connection: the store, the user it acts as, the folder it was started in, and
-    the client's name (from ``initialize``), which audit entries of its writes carry."""
+    """One MCP connection: the store, the user it acts as, the folder it was started in, the
+    client's name (from ``initialize``), which audit entries of its writes carry, and the
+    client's roots (its workspace folders, when it sent them)."""
 
     store: StoreBackend
     user: str
     cwd: str
     client: str | None = None
+    roots: tuple[str, ...] | None = None
+    """The folders of the client's MCP roots (None: it sent none; the working folder counts)."""
     _project: Project | None = None
     _project_known: bool = field(default=False, repr=False)
 
@@ -52,10 +55,26 @@ class McpSession:
         """The engine acting as the user, naming the client."""
         return Engine(self.store, self.user, f"mcp:{self.client}" if self.client else "mcp")
 
+    @property
+    def folders(self) -> tuple[str, ...]:
+        """Where the agent works: its roots when it sent any, else the working folder."""
+        return self.roots if self.roots else (self.cwd,)
+
+    def set_roots(self, roots: tuple[str, ...] | None) -> None:
+        """The client's roots (again, after it said they changed): the project is looked up
+        anew."""
+        if roots != self.roots:
+            self.roots = roots
+            self._project_known = False
+
     def cwd_project(self) -> Project | None:
-        """The readable project whose root holds the working folder (looked up once)."""
+        """The readable project whose root holds the first of ``folders`` that lies in one
+        (looked up once)."""
         if not self._project_known:
-            self._project = self.engine().identity.project_for_path(self.cwd)
+            identity = self.engine().identity
+            self._project = next((found for folder in self.folders
+                                  if (found := identity.project_for_path(folder)) is not None),
+                                 None)
             self._project_known = True
         return self._project
 
@@ -152,7 +171,7 @@ def memory_recall(session: McpSession, args: dict[str, Any]) -> dict[str, Any]:
     """Ranked memories for a query."""
     project = session.project(args.get("project"))
     memories = session.engine().recall.recall_memories(args["query"], args.get("limit", 8),
-                                                       project)
+                                                       project, every_project=False)
     return {"project": project, "count": len(memories),
             "memories": [memory_json(m) for m in memories]}
 
