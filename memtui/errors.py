@@ -39,6 +39,21 @@ class PermissionDenied(MemtuiError):
     exit_code = 4
 
 
+class UnsafePath(PermissionDenied):
+    """A write would leave the agent's home (or the folder it is aimed at) or go through a
+    symlink; nothing was written. The one error for that rule, whichever agent's file."""
+
+    code = "unsafe_path"
+
+
+class AgentFileWriteFailed(PermissionDenied):
+    """The system refused a write into an agent's file (permission denied, a read-only file
+    system, an immutable file, a full disk, a folder in the way). The message is one line
+    naming the file and the reason; nothing was written and no temporary file is left."""
+
+    code = "agent_file_write_failed"
+
+
 class InvalidInput(MemtuiError):
     """Refused by validation; nothing was written."""
 

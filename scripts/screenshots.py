@@ -133,8 +133,23 @@ async def render(shot: Shot, folder: Path, size: tuple[int, int]) -> str:
     return svg
 
 
+def png_ready_svg(svg: str) -> str:
+    """The SVG as librsvg must see it to draw every cell: Textual pads each run of text with
+    no-break spaces, and librsvg drops those at the ends of a ``<text>`` (the header read
+    "gen+use onworker idle"); plain spaces under ``xml:space="preserve"`` are kept."""
+    return svg.replace("<svg ", '<svg xml:space="preserve" ', 1).replace("&#160;", " ")
+
+
 def svg_to_png(svg: Path, png: Path, scale: float = PNG_SCALE) -> bool:
-    """Convert with the system's librsvg + cairo through ctypes; False when unavailable."""
+    """Convert with the system's librsvg + cairo through ctypes (of ``png_ready_svg``'s
+    copy); False when unavailable."""
+    with tempfile.TemporaryDirectory(prefix="memtui-png-") as scratch:
+        ready = Path(scratch) / svg.name
+        ready.write_text(png_ready_svg(svg.read_text(encoding="utf-8")), encoding="utf-8")
+        return _rsvg_to_png(ready, png, scale)
+
+
+def _rsvg_to_png(svg: Path, png: Path, scale: float) -> bool:
     names = {"rsvg": ctypes.util.find_library("rsvg-2") or "librsvg-2.so.2",
              "cairo": ctypes.util.find_library("cairo") or "libcairo.so.2",
              "gobject": ctypes.util.find_library("gobject-2.0") or "libgobject-2.0.so.0"}

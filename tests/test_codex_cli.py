@@ -295,7 +295,7 @@ def test_read_only_home() -> None:
         assert imported.returncode == 0, imported.stderr
         assert json.loads(imported.stdout)["imported"] == 5
         note = run("note", "a note", "--write")
-        assert note.returncode == 1 and note.stderr.count("\n") == 1
+        assert note.returncode == 4 and note.stderr.count("\n") == 1
         assert "cannot" in note.stderr
         forgot = run("forget", fx.THREAD_V7, "--write", "--wait", "0.1")
         assert forgot.returncode == 1 and forgot.stderr.count("\n") == 1

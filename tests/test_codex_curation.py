@@ -21,6 +21,7 @@ from memtui.engine.codex.errors import (
 from memtui.engine.codex.naming import is_valid_note_name
 from memtui.engine.codex.notes import write_note
 from memtui.engine.codex.reader import read_codex_home
+from memtui.errors import AgentFileWriteFailed
 from memtui.store import codex_db
 from memtui.store.codex_db import CodexDbLocked, CodexDbSchemaError
 
@@ -282,6 +283,6 @@ def test_write_note_in_a_read_only_home(home: Path, monkeypatch: pytest.MonkeyPa
 
     monkeypatch.setattr(os, "open", read_only_open)
     before = fingerprint(home)
-    with pytest.raises(CodexError, match="Read-only file system"):
+    with pytest.raises(AgentFileWriteFailed, match="Read-only file system"):
         write_note(home, "x", WHEN)
     assert fingerprint(home) == before

@@ -321,3 +321,21 @@ def test_hooks_load_only_what_they_need(setup: dict[str, Any], name: str) -> Non
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True, timeout=120)
     assert done.stdout.strip() == ""
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+def test_session_end_names_a_transcript_that_is_not_a_file(setup: dict[str, Any],
+                                                          kind: str) -> None:
+    path = setup["tmp"] / "odd.jsonl"
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.mkdir()
+    payload = {"session_id": "s-2", "transcript_path": str(path), "cwd": str(setup["root"]),
+               "hook_event_name": "SessionEnd", "reason": "exit"}
+    done = hook(setup["db"], "session-end", json.dumps(payload))
+    assert done.returncode == 0 and done.stdout == "" and done.stderr.count("\n") == 1
+    words = "a named pipe (FIFO), not a regular file" if kind == "fifo" else \
+        "a folder, not a regular file"
+    assert f"{path}: {words}; session not recorded" in done.stderr
+    assert "not found" not in done.stderr

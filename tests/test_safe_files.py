@@ -31,7 +31,7 @@ from memtui.engine.safe_files import (
     replace_atomically,
     write_new_file,
 )
-from memtui.errors import Conflict, PermissionDenied
+from memtui.errors import AgentFileWriteFailed, Conflict, PermissionDenied
 
 SMALL = SafeFiles(max_bytes=64)
 
@@ -166,7 +166,7 @@ def test_create_makes_folders_and_never_overwrites(home: Path) -> None:
     made = home / "a" / "b" / "new.md"
     assert made.read_text(encoding="utf-8") == "fresh\n" and stamp.size == 6
     assert stat.S_IMODE(made.stat().st_mode) == 0o600
-    with pytest.raises(AgentError, match="already exists"):
+    with pytest.raises(AgentFileWriteFailed, match="already exists"):
         AGENT_FILES.create_file(made, "other\n", root)
     assert made.read_text(encoding="utf-8") == "fresh\n"
     assert _no_temp_left(made.parent)

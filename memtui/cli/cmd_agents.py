@@ -44,7 +44,7 @@ def _install_command(args: argparse.Namespace) -> tuple[str, ...]:
 
 def hooks(ctx: CliContext, args: argparse.Namespace) -> int:
     """``hooks show|install|uninstall AGENT [--project DIR] [--command PATH] [--write]``."""
-    from memtui.engine.agent_setup import installed_entries, plan, write_change
+    from memtui.engine.agent_setup import installed_entries, plan, write_with_retry
 
     action = UNINSTALL if args.action == "uninstall" else INSTALL
     changes = plan(args.agent, action, args.project, _extra_options(ctx),
@@ -52,8 +52,8 @@ def hooks(ctx: CliContext, args: argparse.Namespace) -> int:
     write = args.write and args.action != "show"
     backups: dict[str, str | None] = {}
     if write:
-        for change in changes:
-            backup = write_change(change)
+        for at, change in enumerate(changes):
+            changes[at], backup = write_with_retry(change)
             backups[str(change.path)] = str(backup) if backup else None
     installed = (installed_entries(args.agent, args.project, run=True)
                  if args.action == "show" else [])

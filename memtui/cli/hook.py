@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import sys
 from typing import Any, TextIO
 
@@ -109,11 +110,33 @@ def _session_start(payload: dict[str, Any], db: str | None, user: str | None,
                       ensure_ascii=False)
 
 
+def transcript_problem(path: str) -> str | None:
+    """Why ``path`` cannot be a transcript, in words (None: a regular file)."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return "not found"
+    except PermissionError:
+        return "permission denied"
+    except OSError as error:
+        return f"cannot be read ({error.strerror or error})"
+    if stat.S_ISREG(info.st_mode):
+        return None
+    kind = ("a folder" if stat.S_ISDIR(info.st_mode) else
+            "a named pipe (FIFO)" if stat.S_ISFIFO(info.st_mode) else
+            "a socket" if stat.S_ISSOCK(info.st_mode) else
+            "a device" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode) else
+            "not a regular file")
+    return f"{kind}, not a regular file" if kind != "not a regular file" else kind
+
+
 def _session_end(payload: dict[str, Any], db: str | None, user: str | None,
                  agent: str) -> None:
     transcript = payload.get("transcript_path")
-    if isinstance(transcript, str) and transcript and not os.path.isfile(transcript):
-        raise ValueError(f"transcript {transcript} not found; session not recorded")
+    if isinstance(transcript, str) and transcript:
+        problem = transcript_problem(transcript)
+        if problem:
+            raise ValueError(f"transcript {transcript}: {problem}; session not recorded")
     path, named = _db_path(db)
     from memtui.engine.api import Engine
     from memtui.store.database import open_store

@@ -31,11 +31,14 @@ time; uninstalling takes out only memtui's own entries.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import stat
+import time
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -50,7 +53,7 @@ from memtui.engine.safe_files import (
     replace_atomically,
 )
 from memtui.engine.sessions import check_agent
-from memtui.errors import Conflict, InvalidInput
+from memtui.errors import AgentFileWriteFailed, Conflict, InvalidInput
 
 INSTALL, UNINSTALL = "install", "uninstall"
 SERVER_NAME = "memtui"
@@ -65,6 +68,10 @@ HOOK_TIMEOUT_S = 10
 """Seconds Claude Code lets a memtui hook run (they take milliseconds; fail open anyway)."""
 GLOBAL_OPTIONS_WITH_VALUE = ("--db", "--user")
 """The global options ``hooks install`` copies into the installed commands."""
+MAX_WRITE_ATTEMPTS = 5
+"""Tries of a settings write whose file the agent keeps changing (re-read, re-merged)."""
+RETRY_WAIT_S = 0.05
+"""The first wait between those tries (doubled each time)."""
 MAX_SETTINGS_BYTES = 16 * 1024 * 1024
 BACKUP_SUFFIX = ".bak"
 JSON_INDENT = 2
@@ -80,6 +87,11 @@ class SettingsChange:
     before: str | None
     after: str
     summary: str
+    what: str = "mcp"
+    """Which entries: ``mcp`` (JSON), ``hooks`` (Claude Code's settings) or ``toml``."""
+    action: str = INSTALL
+    extra: tuple[str, ...] = ()
+    command: Command = (COMMAND,)
 
     @property
     def changed(self) -> bool:
@@ -425,42 +437,100 @@ def plan(agent: str, action: str, project: str | os.PathLike[str] | None = None,
         folder = Path(project).expanduser().absolute()
         if not folder.is_dir():
             raise InvalidInput(f"project folder {folder} does not exist")
-    changes = []
-    for what, path, root in _targets(agent, folder):
-        before = read_settings(path, root)
-        if what == "toml":
-            after, summary = merge_codex_toml(path, before, action, extra, command)
-        elif what == "hooks":
-            after, summary = merge_claude_hooks(path, before, action, extra, command)
-        else:
-            after, summary = merge_mcp_json(path, before, action, extra, command)
-        if before is None and action == UNINSTALL:
-            after = ""
-            before = ""
-            summary = f"no file; {summary}"
-        changes.append(SettingsChange(agent, path, root, before, after, summary))
-    return changes
+    return [_plan_file(agent, action, what, path, root, extra, command)
+            for what, path, root in _targets(agent, folder)]
+
+
+def _plan_file(agent: str, action: str, what: str, path: Path, root: Path,
+               extra: list[str] | None, command: Command) -> SettingsChange:
+    before = read_settings(path, root)
+    if what == "toml":
+        after, summary = merge_codex_toml(path, before, action, extra, command)
+    elif what == "hooks":
+        after, summary = merge_claude_hooks(path, before, action, extra, command)
+    else:
+        after, summary = merge_mcp_json(path, before, action, extra, command)
+    if before is None and action == UNINSTALL:
+        after = ""
+        before = ""
+        summary = f"no file; {summary}"
+    return SettingsChange(agent, path, root, before, after, summary, what, action,
+                          tuple(extra or ()), command)
+
+
+def _unchanged_since_read(change: SettingsChange) -> None:
+    """Conflict unless the file still holds what the plan read."""
+    current = read_settings(change.path, change.root)
+    if current != change.before and not (current is None and change.before == ""):
+        raise Conflict(f"{change.path} changed since it was read; nothing written (run again)")
+
+
+def _write_failed(path: Path, error: OSError) -> AgentFileWriteFailed:
+    return AgentFileWriteFailed(f"{path}: cannot write ({error.strerror or error}); nothing "
+                                "written")
 
 
 def write_change(change: SettingsChange) -> Path | None:
     """Write one planned change safely (see the module doc). Returns the ``.bak`` copy made
-    (None when there was no file before). Nothing is written for an unchanged file."""
+    (None when there was no file before). Nothing is written for an unchanged file; a file
+    changed since it was read (checked again just before the rename) is a Conflict; a
+    refusal by the system (permission, read-only, immutable, disk full, a folder in the way)
+    is one AgentFileWriteFailed line, the file as it was and no temporary file left."""
     if not change.changed:
         return None
-    current = read_settings(change.path, change.root)
-    if current != change.before and not (current is None and change.before == ""):
-        raise Conflict(f"{change.path} changed since it was read; nothing written (run again)")
+    _unchanged_since_read(change)
+    current = change.before if change.before else None
     target = Path(os.path.realpath(change.path)) if os.path.lexists(change.path) else change.path
     if not is_within(target.parent, real_root(change.root)) and os.path.lexists(target.parent):
         raise InvalidInput(f"{target.parent} leads outside {change.root}; not followed")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else NEW_FILE_MODE
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else NEW_FILE_MODE
+    except OSError as error:
+        raise _write_failed(change.path, error) from None
     backup: Path | None = None
+    backup_existed = False
     if current is not None:
         backup = target.with_name(target.name + BACKUP_SUFFIX)
-        replace_atomically(backup, current.encode("utf-8"), mode)
-    replace_atomically(target, change.after.encode("utf-8"), mode)
+        backup_existed = os.path.lexists(backup)
+        try:
+            replace_atomically(backup, current.encode("utf-8"), mode)
+        except OSError as error:
+            raise _write_failed(backup, error) from None
+    try:
+        replace_atomically(target, change.after.encode("utf-8"), mode,
+                           lambda: _unchanged_since_read(change))
+    except (OSError, Conflict) as error:
+        if backup is not None and not backup_existed:
+            with contextlib.suppress(OSError):
+                backup.unlink()
+        if isinstance(error, OSError):
+            raise _write_failed(change.path, error) from None
+        raise
     return backup
+
+
+def write_with_retry(change: SettingsChange, attempts: int = MAX_WRITE_ATTEMPTS,
+                     sleep: Callable[[float], None] = time.sleep) -> tuple[SettingsChange,
+                                                                           Path | None]:
+    """``write_change``, and when the agent changed the file since it was read: read it
+    again, make the same change to what it holds now and try again, at most ``attempts``
+    times in all (waiting RETRY_WAIT_S, doubling). Never writes over the agent's newer
+    content. Returns the change written (the last plan) and its ``.bak``."""
+    wait = RETRY_WAIT_S
+    for attempt in range(1, attempts + 1):
+        try:
+            return change, write_change(change)
+        except Conflict:
+            if attempt == attempts:
+                raise Conflict(f"{change.path} kept changing while memtui wrote it ({attempts} "
+                               "tries; the agent is writing it now?); nothing written — run "
+                               "again when the agent is idle") from None
+        sleep(wait)
+        wait *= 2
+        change = _plan_file(change.agent, change.action, change.what, change.path,
+                            change.root, list(change.extra), change.command)
+    raise AssertionError("unreachable")
 
 
 def codex_home_for_worker(explicit: str | os.PathLike[str] | None = None) -> Path | None:

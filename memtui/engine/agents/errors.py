@@ -8,7 +8,15 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from memtui.engine.safe_files import FileProblem, SafeFiles
-from memtui.errors import Conflict, InvalidInput, MemtuiError, NotFound, PermissionDenied
+from memtui.errors import (
+    AgentFileWriteFailed,
+    Conflict,
+    InvalidInput,
+    MemtuiError,
+    NotFound,
+    PermissionDenied,
+    UnsafePath,
+)
 
 T = TypeVar("T")
 
@@ -36,10 +44,9 @@ class AgentWriteRefused(PermissionDenied):
     code = "agent_write_refused"
 
 
-class UnsafeAgentPath(PermissionDenied):
-    """A write would leave the agent's store or go through a symlink; nothing was written."""
-
-    code = "agent_unsafe_path"
+UnsafeAgentPath = UnsafePath
+"""A write would leave the agent's store or go through a symlink (memtui's one error for
+it, shared with the Codex layer)."""
 
 
 class ChangedSinceRead(Conflict):
@@ -63,7 +70,7 @@ class AgentInputError(InvalidInput):
 
 
 AGENT_FILES = SafeFiles(problem=AgentFileProblem, unsafe=UnsafeAgentPath,
-                        changed=ChangedSinceRead, failed=AgentError,
+                        changed=ChangedSinceRead, failed=AgentFileWriteFailed,
                         max_bytes=MAX_TEXT_FILE_BYTES)
 """Reads and writes inside an agent's store, with this layer's errors (spec/80, "Every
 write")."""

@@ -38,6 +38,7 @@ from memtui.engine.codex.paths import (
     rollout_summaries_dir,
 )
 from memtui.engine.safe_files import real_root
+from memtui.errors import AgentFileWriteFailed
 from memtui.store.codex_db import (
     DEFAULT_WRITE_BUSY_TIMEOUT_S,
     POLLUTED,
@@ -188,7 +189,8 @@ def _remove_file(path: Path, home: Path) -> None:
     except FileNotFoundError:
         return
     except OSError as error:
-        raise CodexError(f"{path}: cannot remove ({error.strerror or error})") from None
+        raise AgentFileWriteFailed(f"{path}: cannot remove ({error.strerror or error}); "
+                                   "nothing was removed") from None
 
 
 def forget_thread(home: str | os.PathLike[str], thread_id: str, write: bool, *,

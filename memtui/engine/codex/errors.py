@@ -5,7 +5,13 @@ them."""
 from __future__ import annotations
 
 from memtui.engine.safe_files import FileProblem, SafeFiles
-from memtui.errors import InvalidInput, MemtuiError, PermissionDenied
+from memtui.errors import (
+    AgentFileWriteFailed,
+    InvalidInput,
+    MemtuiError,
+    PermissionDenied,
+    UnsafePath,
+)
 
 MAX_CODEX_FILE_BYTES = 10 * 1024 * 1024
 """Largest markdown file read from a Codex home; larger ones are reported, not read."""
@@ -23,10 +29,9 @@ class CodexWriteRefused(PermissionDenied):
     code = "codex_write_refused"
 
 
-class UnsafePathError(CodexError):
-    """A path would leave the Codex home or go through a symlink; nothing was written."""
-
-    code = "codex_unsafe_path"
+UnsafePathError = UnsafePath
+"""A path would leave the Codex home or go through a symlink (memtui's one error for it,
+shared with the other agents' layer)."""
 
 
 class CodexInputError(InvalidInput):
@@ -44,6 +49,7 @@ class FileProblemError(CodexError, FileProblem):
     code = "codex_file_problem"
 
 
-CODEX_FILES = SafeFiles(problem=FileProblemError, unsafe=UnsafePathError, failed=CodexError,
+CODEX_FILES = SafeFiles(problem=FileProblemError, unsafe=UnsafePathError,
+                        failed=AgentFileWriteFailed,
                         home_name="the Codex home", max_bytes=MAX_CODEX_FILE_BYTES)
 """Reads inside a Codex home: every file problem is a ``FileProblemError``."""

@@ -77,7 +77,7 @@ def write_export(target: str | os.PathLike[str], files: Mapping[str, str]) -> Pa
             shutil.rmtree(staging)
         raise CodexError(f"{final}: export failed ({error.strerror or error}); "
                          "nothing was written") from None
-    except CodexError:
+    except (CodexError, UnsafePathError):
         with contextlib.suppress(OSError):
             shutil.rmtree(staging)
         raise

@@ -27,14 +27,20 @@ from memtui.engine.codex.naming import (
 from memtui.engine.codex.paths import NOTES_DIR_PARTS
 from memtui.engine.codex.timefmt import as_utc
 from memtui.engine.redaction import redact
-from memtui.engine.safe_files import NEW_DIR_MODE, NEW_FILE_MODE, publish_new_file, write_new_file
+from memtui.engine.safe_files import (
+    NEW_DIR_MODE,
+    NEW_FILE_MODE,
+    TEMP_PREFIX,
+    publish_new_file,
+    write_new_file,
+)
+from memtui.errors import AgentFileWriteFailed, MemtuiError
 
 MAX_NOTE_BYTES = 256 * 1024
 """Largest note text accepted (after redaction)."""
 MAX_NAME_ATTEMPTS = 100
 """Collision suffixes ``-2`` .. ``-100`` tried before giving up."""
 NOTE_FILE_MODE = NEW_FILE_MODE
-TEMP_PREFIX = ".memtui-note-"
 _DIR_FLAGS = (os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
               | getattr(os, "O_CLOEXEC", 0))
 
@@ -53,10 +59,11 @@ def _clean_text(text: str) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 
-def _os_error(action: str, where: Path, error: OSError) -> CodexError:
+def _os_error(action: str, where: Path, error: OSError) -> MemtuiError:
     if error.errno in (errno.ELOOP, errno.ENOTDIR):
         return UnsafePathError(f"{where}: refusing to {action} through a symlink or non-folder")
-    return CodexError(f"{where}: cannot {action} ({error.strerror or error})")
+    return AgentFileWriteFailed(f"{where}: cannot {action} ({error.strerror or error}); "
+                                "nothing was written")
 
 
 @contextlib.contextmanager
