@@ -118,3 +118,114 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+# ---- merging a large ~/.claude.json ----------------------------------------------------------
+
+SETTINGS_MB = 150
+"""The size of the generated ``~/.claude.json`` (users report 65 MB, 101 MB)."""
+SETTINGS_REPS = 3
+MERGE_TIME_BAR = 1.0
+"""The merge may take at most this share of a plain ``json.load`` + ``json.dump``."""
+MERGE_MEMORY_BAR = 1.5
+"""Its peak memory at most this multiple of theirs."""
+HISTORY_PER_PROJECT = 200
+_HISTORY_ENTRY = {"display": "fix the flaky test in «tests/test_api.py» — ünïcödé ✓",
+                  "pastedContents": {}}
+
+
+def build_large_claude_json(path: Path, megabytes: int) -> int:
+    """A ``~/.claude.json`` shaped as Claude Code writes it (two-space indent, non-ASCII
+    text, a ``projects`` map with each project's prompt history) of about ``megabytes``."""
+    def project(number: int) -> dict[str, Any]:
+        return {"allowedTools": [], "history": [_HISTORY_ENTRY] * HISTORY_PER_PROJECT,
+                "mcpContextUris": [], "hasTrustDialogAccepted": True, "lastCost": 0.123456,
+                "lastSessionId": f"{number:08d}-0000-4000-8000-000000000000"}
+
+    one = len(json.dumps({"projects": {"/home/user/src/project-00000": project(0)}},
+                         indent=2, ensure_ascii=False).encode("utf-8"))
+    count = max(1, megabytes * 1024 * 1024 // one)
+    projects = {f"/home/user/src/project-{number:05d}": project(number)
+                for number in range(count)}
+    data = {"numStartups": 412, "installMethod": "npm-global", "autoUpdates": False,
+            "theme": "dark", "userID": "0" * 64, "projects": projects,
+            "mcpServers": {"github": {"type": "stdio", "command": "gh-mcp", "args": []}},
+            "cachedChangelog": "# Änderungen\n- …"}
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
+    return path.stat().st_size
+
+
+_REFERENCE_CHILD = """
+import json, sys
+with open(sys.argv[1], encoding="utf-8") as handle:
+    data = json.load(handle)
+data.setdefault("mcpServers", {})["memtui"] = {"command": "/x/memtui", "args": ["mcp"]}
+with open(sys.argv[2], "w", encoding="utf-8") as handle:
+    json.dump(data, handle, indent=2, ensure_ascii=False)
+"""
+_MERGE_CHILD = """
+import sys
+from memtui.engine.agent_setup import INSTALL, plan, write_change
+for change in plan("claude-code", INSTALL, command=("/x/memtui",)):
+    if change.path.name == ".claude.json":
+        write_change(change)
+"""
+
+
+def _child(argv: list[str], env: dict[str, str]) -> tuple[float, int]:
+    """(wall seconds, peak RSS in bytes) of one child process."""
+    import subprocess
+    import sys
+
+    started = time.perf_counter()
+    process = subprocess.Popen([sys.executable, *argv], env=env)
+    _pid, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - started
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise RuntimeError(f"benchmark child {argv[:2]} exited {process.returncode}")
+    return elapsed, usage.ru_maxrss * 1024
+
+
+def measure_settings_merge(megabytes: int = SETTINGS_MB,
+                           reps: int = SETTINGS_REPS) -> dict[str, Any]:
+    """``hooks install claude-code``'s merge of a large ``~/.claude.json`` vs a plain
+    ``json.load`` + ``json.dump`` of the same file, each in its own process (time and peak
+    memory), medians of ``reps``; and whether every byte outside ``mcpServers`` was kept."""
+    with tempfile.TemporaryDirectory(prefix="memtui-bench-settings-") as folder:
+        home = Path(folder)
+        source = home / "source.json"
+        size = build_large_claude_json(source, megabytes)
+        env = {**os.environ, "HOME": str(home)}
+        env.pop("CLAUDE_CONFIG_DIR", None)
+        reference: list[tuple[float, int]] = []
+        merged: list[tuple[float, int]] = []
+        kept = True
+        for _ in range(reps):
+            reference.append(_child(["-c", _REFERENCE_CHILD, str(source),
+                                     str(home / "dumped.json")], env))
+            target = home / ".claude.json"
+            target.write_bytes(source.read_bytes())
+            merged.append(_child(["-c", _MERGE_CHILD], env))
+            kept = kept and _kept_outside_servers(source, target)
+    ref_s = statistics.median(item[0] for item in reference)
+    ref_rss = statistics.median(item[1] for item in reference)
+    merge_s = statistics.median(item[0] for item in merged)
+    merge_rss = statistics.median(item[1] for item in merged)
+    return {"bytes": size, "reference_s": ref_s, "reference_peak_bytes": ref_rss,
+            "merge_s": merge_s, "merge_peak_bytes": merge_rss,
+            "time_ratio": merge_s / ref_s, "memory_ratio": merge_rss / ref_rss,
+            "kept_every_other_byte": kept,
+            "meets_bar": (merge_s / ref_s <= MERGE_TIME_BAR
+                          and merge_rss / ref_rss <= MERGE_MEMORY_BAR and kept)}
+
+
+def _kept_outside_servers(source: Path, merged: Path) -> bool:
+    """Whether the merged file is the source with only the ``mcpServers`` value changed."""
+    from memtui.engine.json_splice import scan_top_level
+
+    before = source.read_text(encoding="utf-8")
+    after = merged.read_text(encoding="utf-8")
+    old = scan_top_level(before).members["mcpServers"]
+    new = scan_top_level(after).members["mcpServers"]
+    return before[:old[1]] == after[:new[1]] and before[old[2]:] == after[new[2]:]

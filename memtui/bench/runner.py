@@ -62,6 +62,8 @@ if TYPE_CHECKING:
 
 APP_START = Path(__file__).with_name("app_start.py")
 START_RUNS = 11
+QUICK_SETTINGS_MB = 20
+"""The ~/.claude.json of a --quick run (a smoke run, not the number)."""
 """Fresh starts of each side, interleaved; the row compares their medians."""
 SCREEN_SIZE = (120, 40)
 PAGE_ROWS = 100
@@ -672,6 +674,29 @@ def measure_mcp_rows(db: Path, user: str, quick: bool) -> list[Row]:
     ]
 
 
+def measure_settings_row(quick: bool) -> Row:
+    """Row 10b: ``hooks install claude-code``'s merge of a large ``~/.claude.json`` vs a
+    plain ``json.load`` + ``json.dump`` of the same file (time and peak memory)."""
+    from memtui.bench.agents import (
+        MERGE_MEMORY_BAR,
+        MERGE_TIME_BAR,
+        SETTINGS_MB,
+        measure_settings_merge,
+    )
+
+    result = measure_settings_merge(QUICK_SETTINGS_MB if quick else SETTINGS_MB,
+                                    reps=1 if quick else 3)
+    mb = result["bytes"] / 1e6
+    return Row(f"~/.claude.json of {mb:.0f} MB merged by hooks install (time; peak memory)",
+               f"json.load + json.dump {result['reference_s']:.2f} s; "
+               f"{result['reference_peak_bytes'] / 1e6:.0f} MB",
+               f"{result['merge_s']:.2f} s; {result['merge_peak_bytes'] / 1e6:.0f} MB"
+               f"{'' if result['kept_every_other_byte'] else ' (BYTES CHANGED)'}",
+               result["time_ratio"],
+               f"time <= {MERGE_TIME_BAR:g}x, memory <= {MERGE_MEMORY_BAR:g}x, bytes kept",
+               bool(result["meets_bar"]), result)
+
+
 def measure_agents_row(quick: bool) -> Row:
     """Row 10: ``agents_overview`` of Claude Code and Gemini CLI homes of 100 projects each
     vs a bare ``open().read()`` of the same files."""
@@ -815,6 +840,8 @@ def run(options: Options) -> list[Row]:
         if "agents" in wanted:
             say("agent homes…")
             rows.append(measure_agents_row(quick))
+            say("a large ~/.claude.json…")
+            rows.append(measure_settings_row(quick))
         return rows
     if options.pg_only:
         return measure_postgres(options, wanted)
@@ -848,6 +875,8 @@ def run(options: Options) -> list[Row]:
     if "agents" in wanted:
         say("agent homes…")
         rows.append(measure_agents_row(quick))
+        say("a large ~/.claude.json…")
+        rows.append(measure_settings_row(quick))
     return rows
 
 

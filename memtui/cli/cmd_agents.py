@@ -79,7 +79,7 @@ def hooks(ctx: CliContext, args: argparse.Namespace) -> int:
                  "unchanged" if not change.changed else "would change")
         out.write(safe_text(f"{change.path}: {change.summary} ({state})") + "\n")
         if args.action == "show" or (change.changed and not write):
-            out.write(safe_text(change.after.rstrip("\n") or "(empty)") + "\n\n")
+            out.write(safe_text(change.shown_text().rstrip("\n") or "(empty)") + "\n\n")
     if not write and args.action != "show" and any(change.changed for change in changes):
         out.write("Nothing written: add --write to change these files "
                   "(a .bak copy of each is kept).\n")

@@ -44,6 +44,13 @@ from pathlib import Path
 from typing import Any
 
 from memtui.engine.installed_command import CommandCheck, check_command
+from memtui.engine.json_splice import (
+    TopLevel,
+    remove_top_level,
+    scan_top_level,
+    set_top_level,
+    top_level_value,
+)
 from memtui.engine.safe_files import (
     NEW_FILE_MODE,
     FileProblem,
@@ -72,7 +79,15 @@ MAX_WRITE_ATTEMPTS = 5
 """Tries of a settings write whose file the agent keeps changing (re-read, re-merged)."""
 RETRY_WAIT_S = 0.05
 """The first wait between those tries (doubled each time)."""
-MAX_SETTINGS_BYTES = 16 * 1024 * 1024
+MAX_SETTINGS_BYTES = 512 * 1024 * 1024
+"""Largest agent settings file read. Claude Code keeps every project's history in
+``~/.claude.json``; users report it past 100 MB, and memtui reads and merges it at any size a
+real user has (only the top level is walked). Beyond this, one line and nothing written."""
+SHOWN_FILE_MAX_CHARS = 64 * 1024
+"""A file longer than this is shown as memtui's entry alone (``hooks show``, dry runs) and
+left out of ``--json``'s ``content``."""
+ENTRY_KEYS = {"mcp": "mcpServers", "hooks": "hooks"}
+"""The top-level key memtui's entries live under, by kind of JSON file."""
 BACKUP_SUFFIX = ".bak"
 JSON_INDENT = 2
 
@@ -98,10 +113,31 @@ class SettingsChange:
         """Whether writing would change the file."""
         return self.before != self.after
 
+    @property
+    def small(self) -> bool:
+        """Whether the file after is short enough to show whole."""
+        return len(self.after) <= SHOWN_FILE_MAX_CHARS
+
+    def shown_text(self) -> str:
+        """The file after, or for a long one memtui's entry and a word on the rest."""
+        if self.small or self.what not in ENTRY_KEYS:
+            return self.after
+        key = ENTRY_KEYS[self.what]
+        try:
+            value = top_level_value(self.after, scan_top_level(self.after), key)
+        except InvalidInput:
+            value = None
+        entry = f'"{key}": {json.dumps(value, indent=JSON_INDENT, ensure_ascii=False)}' \
+            if value is not None else f'(no "{key}")'
+        return (f"{entry}\n(the rest of the file, {len(self.after.encode('utf-8'))} bytes, "
+                "as the agent wrote it)")
+
     def to_json(self) -> dict[str, Any]:
-        """``{agent, path, changed, summary, content}`` (content: the file after)."""
+        """``{agent, path, changed, summary, content, bytes}`` (content: the file after;
+        null for a file too long to show, whose ``bytes`` still say its size)."""
         return {"agent": self.agent, "path": str(self.path), "changed": self.changed,
-                "summary": self.summary, "content": self.after}
+                "summary": self.summary, "content": self.after if self.small else None,
+                "bytes": len(self.after.encode("utf-8"))}
 
 
 Command = tuple[str, ...]
@@ -222,28 +258,45 @@ def _server_entry(extra: list[str] | None, command: Command) -> dict[str, Any]:
     return {"command": command[0], "args": memtui_args(extra, command)}
 
 
+def _top_object(path: Path, text: str | None, key: str) -> tuple[TopLevel | None, Any]:
+    """The scan of the file's text (None: no file, or an empty one) and the value of its
+    top-level ``key`` (None when absent; InvalidInput when it is not an object)."""
+    if text is None or not text.strip():
+        return None, None
+    top = scan_top_level(text, str(path))
+    value = top_level_value(text, top, key)
+    if value is not None and not isinstance(value, dict):
+        raise InvalidInput(f"{path}: {key!r} is not an object; nothing written")
+    return top, value
+
+
+def _put(path: Path, text: str | None, top: TopLevel | None, key: str,
+         value: dict[str, Any] | None) -> str:
+    """The text with top-level ``key`` set to ``value`` (None: taken out), every other byte
+    as it was; a new file when there was none."""
+    if top is None or text is None:
+        return _dump_json({key: value}) if value is not None else ""
+    if value is None:
+        return remove_top_level(text, key, str(path), top)
+    return set_top_level(text, key, value, str(path), top)
+
+
 def merge_mcp_json(path: Path, text: str | None, action: str,
                    extra: list[str] | None = None,
                    command: Command = DEFAULT_COMMAND) -> tuple[str, str]:
-    """``mcpServers.memtui`` added (or replaced) or taken out; (new text, summary)."""
-    data = _load_json(path, text)
+    """``mcpServers.memtui`` added (or replaced) or taken out; (new text, summary). Only the
+    ``mcpServers`` value is rewritten: the rest of the file keeps its bytes."""
+    top, servers = _top_object(path, text, "mcpServers")
     if action == INSTALL:
-        servers = _object(data, "mcpServers", path)
         entry = _server_entry(extra, command)
-        summary = ("mcpServers.memtui already set" if servers.get(SERVER_NAME) == entry
-                   else "set mcpServers.memtui")
-        servers[SERVER_NAME] = entry
-    else:
-        listed = data.get("mcpServers")
-        if not isinstance(listed, dict) or SERVER_NAME not in listed:
-            return (text if text is not None else ""), "no mcpServers.memtui to remove"
-        del listed[SERVER_NAME]
-        if not listed:
-            del data["mcpServers"]
-        summary = "removed mcpServers.memtui"
-    if text is None and action == UNINSTALL:
-        return "", summary
-    return _dump_json(data), summary
+        if servers is not None and servers.get(SERVER_NAME) == entry and text is not None:
+            return text, "mcpServers.memtui already set"
+        return _put(path, text, top, "mcpServers", {**(servers or {}), SERVER_NAME: entry}), \
+            "set mcpServers.memtui"
+    if not isinstance(servers, dict) or SERVER_NAME not in servers:
+        return (text if text is not None else ""), "no mcpServers.memtui to remove"
+    rest = {name: value for name, value in servers.items() if name != SERVER_NAME}
+    return _put(path, text, top, "mcpServers", rest or None), "removed mcpServers.memtui"
 
 
 def _shell_words(text: str) -> list[str]:
@@ -315,12 +368,12 @@ def _strip_ours(groups: list[Any]) -> list[Any]:
 def merge_claude_hooks(path: Path, text: str | None, action: str,
                        extra: list[str] | None = None,
                        command: Command = DEFAULT_COMMAND) -> tuple[str, str]:
-    """memtui's SessionStart / SessionEnd / Stop hooks added (once) or taken out."""
-    data = _load_json(path, text)
-    existing = data.get("hooks")
+    """memtui's SessionStart / SessionEnd / Stop hooks added (once) or taken out. Only the
+    ``hooks`` value is rewritten: the rest of the file keeps its bytes."""
+    top, existing = _top_object(path, text, "hooks")
     if existing is None and action == UNINSTALL:
         return (text if text is not None else ""), "no memtui hooks to remove"
-    hooks = _object(data, "hooks", path)
+    hooks: dict[str, Any] = dict(existing or {})
     for event in (*START_EVENTS, *END_EVENTS):
         groups = hooks.get(event, [])
         if not isinstance(groups, list):
@@ -338,14 +391,12 @@ def merge_claude_hooks(path: Path, text: str | None, action: str,
             hooks[event] = groups
         else:
             hooks.pop(event, None)
-    if not hooks:
-        del data["hooks"]
-    after = _dump_json(data)
-    if text is not None and _load_json(path, text) == data:
+    if text is not None and hooks == (existing or {}) and (existing is not None or not hooks):
         return text, ("memtui hooks already set" if action == INSTALL
                       else "no memtui hooks to remove")
-    return after, ("set the SessionStart, SessionEnd and Stop hooks" if action == INSTALL
-                   else "removed the memtui hooks")
+    return _put(path, text, top, "hooks", hooks or None), \
+        ("set the SessionStart, SessionEnd and Stop hooks" if action == INSTALL
+         else "removed the memtui hooks")
 
 
 _TOML_HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")

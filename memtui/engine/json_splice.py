@@ -1,0 +1,182 @@
+"""Change one top-level key of a JSON file's text and keep every other byte.
+
+Agents keep large JSON files (Claude Code's ``~/.claude.json`` holds every project's history
+and reaches 100 MB and more). Loading such a file and dumping it again rewrites all of it —
+key order survives, but indentation, escapes and number forms need not — and costs a dump
+of the whole. Here only the top level is walked: each value is skipped by the standard
+library's C scanner, the one value memtui owns is replaced (or added before the closing
+brace, or taken out with its comma), and the rest of the text is copied as it was. The new
+value is written in the file's own style: its indent unit at the top level, or compact for
+a file on one line.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from memtui.errors import InvalidInput
+
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+DEFAULT_INDENT = "  "
+"""The indent unit of a new file, and of a file whose unit cannot be seen."""
+
+
+@dataclass(frozen=True)
+class TopLevel:
+    """Where each top-level key's member sits in the text: the key's opening quote, the
+    value's first and past-last characters (the last member of a key listed twice)."""
+
+    open_at: int
+    close_at: int
+    members: dict[str, tuple[int, int, int]]
+    order: tuple[str, ...]
+
+
+def _skip(text: str, at: int) -> int:
+    found = _WHITESPACE.match(text, at)
+    return found.end() if found else at
+
+
+def scan_top_level(text: str, where: str = "the file") -> TopLevel:
+    """The top-level members of a JSON object's text (InvalidInput when it is not one)."""
+    def bad(why: str) -> InvalidInput:
+        return InvalidInput(f"{where} is not valid JSON ({why}); nothing written")
+
+    at = _skip(text, 0)
+    if at >= len(text) or text[at] != "{":
+        raise bad("it is not a JSON object")
+    open_at = at
+    at = _skip(text, at + 1)
+    members: dict[str, tuple[int, int, int]] = {}
+    order: list[str] = []
+    if at < len(text) and text[at] == "}":
+        return _checked_end(text, TopLevel(open_at, at, members, ()), bad)
+    while True:
+        if at >= len(text) or text[at] != '"':
+            raise bad(f"a key was expected at character {at}")
+        key_at = at
+        try:
+            key, at = json.decoder.scanstring(text, at + 1)  # type: ignore[attr-defined]
+        except ValueError as error:
+            raise bad(str(error)) from None
+        at = _skip(text, at)
+        if at >= len(text) or text[at] != ":":
+            raise bad(f"':' was expected at character {at}")
+        value_at = _skip(text, at + 1)
+        try:
+            _value, end = _DECODER.raw_decode(text, value_at)
+        except ValueError as error:
+            raise bad(str(error)) from None
+        if key not in members:
+            order.append(key)
+        members[key] = (key_at, value_at, end)
+        at = _skip(text, end)
+        if at < len(text) and text[at] == ",":
+            at = _skip(text, at + 1)
+            continue
+        if at < len(text) and text[at] == "}":
+            return _checked_end(text, TopLevel(open_at, at, members, tuple(order)), bad)
+        raise bad(f"',' or '}}' was expected at character {at}")
+
+
+def _checked_end(text: str, top: TopLevel, bad: Any) -> TopLevel:
+    if _skip(text, top.close_at + 1) != len(text):
+        raise bad(f"extra data after the object at character {top.close_at + 1}")
+    return top
+
+
+def top_level_value(text: str, top: TopLevel, key: str) -> Any:
+    """The parsed value of one top-level key (None when absent)."""
+    span = top.members.get(key)
+    if span is None:
+        return None
+    return _DECODER.raw_decode(text, span[1])[0]
+
+
+def _indent_unit(text: str, top: TopLevel) -> str | None:
+    """The whitespace before the first member on its line ("  ", "\\t" ...); None for a
+    file written on one line."""
+    if not top.order:
+        return None
+    first = top.members[top.order[0]][0]
+    line_start = text.rfind("\n", top.open_at, first)
+    if line_start < 0:
+        return None
+    return text[line_start + 1:first] or None
+
+
+def _dump(value: Any, unit: str | None) -> str:
+    if unit is None:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    indent: str | int = unit if unit.strip(" \t") == "" else len(DEFAULT_INDENT)
+    body = json.dumps(value, ensure_ascii=False, indent=indent)
+    return body.replace("\n", "\n" + unit)
+
+
+def set_top_level(text: str, key: str, value: Any, where: str = "the file",
+                  top: TopLevel | None = None) -> str:
+    """``text`` with top-level ``key`` set to ``value``: its old value replaced in place, or
+    a new member added last; every other byte kept. ``top``: the text's scan, if made."""
+    top = top or scan_top_level(text, where)
+    unit = _indent_unit(text, top)
+    span = top.members.get(key)
+    if span is not None:
+        return text[:span[1]] + _dump(value, unit) + text[span[2]:]
+    if not top.order:  # an empty object: a member on its own line, in the default indent
+        unit = DEFAULT_INDENT
+        inner = f"\n{unit}{_member(key, value, unit)}\n"
+        return text[:top.open_at + 1] + inner + text[top.close_at:]
+    last_end = max(end for _key_at, _value_at, end in top.members.values())
+    separator = f",\n{unit}" if unit else ","
+    return text[:last_end] + separator + _member(key, value, unit) + text[last_end:]
+
+
+def _member(key: str, value: Any, unit: str | None) -> str:
+    return json.dumps(key, ensure_ascii=False) + (": " if unit else ":") + _dump(value, unit)
+
+
+def remove_top_level(text: str, key: str, where: str = "the file",
+                     top: TopLevel | None = None) -> str:
+    """``text`` without top-level ``key`` (every occurrence) and its comma; unchanged when
+    it has none. ``top``: the text's scan, if made."""
+    top = top or scan_top_level(text, where)
+    if key not in top.members:
+        return text
+    spans = sorted(span for name, span in _all_members(text, top) if name == key)
+    for key_at, _value_at, end in reversed(spans):
+        text = _cut_member(text, key_at, end)
+    return text
+
+
+def _all_members(text: str, top: TopLevel) -> list[tuple[str, tuple[int, int, int]]]:
+    """Every member in order, duplicates too."""
+    found: list[tuple[str, tuple[int, int, int]]] = []
+    at = _skip(text, top.open_at + 1)
+    while at < top.close_at:
+        key, after = json.decoder.scanstring(text, at + 1)  # type: ignore[attr-defined]
+        value_at = _skip(text, _skip(text, after) + 1)
+        _value, end = _DECODER.raw_decode(text, value_at)
+        found.append((key, (at, value_at, end)))
+        at = _skip(text, end)
+        if text[at] == ",":
+            at = _skip(text, at + 1)
+        else:
+            break
+    return found
+
+
+def _cut_member(text: str, key_at: int, end: int) -> str:
+    """Take out the member from ``key_at`` to ``end`` and the comma that joins it."""
+    after = _skip(text, end)
+    if text[after] == ",":  # not the last: drop through the comma and the next one's indent
+        return text[:key_at] + text[_skip(text, after + 1):]
+    before = key_at - 1
+    while before >= 0 and text[before] in " \t\n\r":
+        before -= 1
+    if text[before] == ",":  # the last of several: drop the comma before it
+        return text[:before] + text[end:]
+    return text[:before + 1] + text[after:]  # the only member: "{" straight to "}"
