@@ -82,6 +82,17 @@ def inject(monkeypatch: pytest.MonkeyPatch, code: int, stage: str) -> None:
 
         monkeypatch.setattr(os, "replace", fake_rename)
         monkeypatch.setattr(os, "link", fake_rename)
+    if stage != "sync":  # removing a file needs no space
+        real_unlink = os.unlink
+
+        def fake_unlink(path: Any, *args: Any, **kwargs: Any) -> None:
+            if os.path.basename(str(path)).startswith(TEMP_PREFIX):
+                return real_unlink(path, *args, **kwargs)
+            raise refuse(path)
+
+        monkeypatch.setattr(os, "unlink", fake_unlink)
+        monkeypatch.setattr(os, "remove", fake_unlink)
+        monkeypatch.setattr(Path, "unlink", lambda self, missing_ok=False: fake_unlink(self))
 
 
 def snapshot(root: Path) -> dict[str, bytes | str]:
@@ -123,6 +134,16 @@ def first_topic(home: Path) -> Path:
                 if path.name != "MEMORY.md" and not path.is_symlink())
 
 
+def secret_topic(home: Path) -> Path:
+    """The fixture's topic file that holds a token."""
+    return next((home / ".claude" / "projects").glob("*-src-secret/memory/deploy.md"))
+
+
+def app_project(home: Path) -> Path:
+    """The fixture's project whose index names a missing file."""
+    return home / "src" / "app"
+
+
 WRITES: dict[str, Callable[[Path], list[str]]] = {
     "hooks install claude-code": lambda home: ["hooks", "install", "claude-code", "--write"],
     "hooks install codex": lambda home: ["hooks", "install", "codex", "--write"],
@@ -133,14 +154,33 @@ WRITES: dict[str, Callable[[Path], list[str]]] = {
     "gemini note": lambda home: ["gemini", "note", "deploys need a ticket", "--write"],
     "gemini auto-memory": lambda home: ["gemini", "auto-memory", "on", "--write"],
     "codex note": lambda home: ["codex", "note", "the api is versioned", "--write"],
+    "hooks uninstall claude-code": lambda home: ["hooks", "uninstall", "claude-code",
+                                                 "--write"],
+    "claude redact": lambda home: ["claude", "redact", str(secret_topic(home)), "--write"],
+    "claude forget": lambda home: ["claude", "forget", str(secret_topic(home)), "--write"],
+    "claude promote": lambda home: ["claude", "promote", str(secret_topic(home)), "--write"],
+    "claude fix-index": lambda home: ["claude", "fix-index", str(app_project(home)),
+                                      "--write"],
+    "gemini forget": lambda home: ["gemini", "forget", "--fact", "tabs in Go", "--write"],
+    "gemini inbox apply": lambda home: ["gemini", "inbox", "apply", "app:private/0001-ci.patch",
+                                        "--write"],
+    "gemini inbox dismiss": lambda home: ["gemini", "inbox", "dismiss",
+                                          "private/0003-broken.patch", "--write"],
 }
 """Each agent-file write, as a person types it."""
 
 
-@pytest.mark.parametrize("fault", list(FAULTS))
-@pytest.mark.parametrize("write", list(WRITES))
+ONLY_REMOVES = {"gemini inbox dismiss"}
+"""Writes that only remove a file: a full disk does not stop them."""
+CASES = [(write, fault) for write in WRITES for fault in FAULTS
+         if not (write in ONLY_REMOVES and fault == "disk full")]
+
+
+@pytest.mark.parametrize("write, fault", CASES)
 def test_a_refused_write_is_one_line_exit_4_and_leaves_everything(
         write: str, fault: str, home: Path, cli: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    if write.startswith("hooks uninstall"):
+        assert cli("hooks", "install", write.split()[-1], "--write").code == 0
     argv = WRITES[write](home)
     before = snapshot(home)
     code, stage = FAULTS[fault]

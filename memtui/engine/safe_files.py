@@ -422,7 +422,8 @@ class SafeFiles:
         except FileNotFoundError:
             raise self.changed(f"{path}: removed since it was read; nothing to do") from None
         except OSError as error:
-            raise self.failed(f"{path}: cannot remove ({error.strerror or error})") from None
+            raise self.failed(f"{path}: cannot remove ({error.strerror or error}); nothing was "
+                              "removed") from None
         _fsync_folder(path.parent)
 
     def create_file(self, path: str | os.PathLike[str], text: str, root: Path,
