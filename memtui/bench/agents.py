@@ -155,36 +155,47 @@ def build_large_claude_json(path: Path, megabytes: int) -> int:
     return path.stat().st_size
 
 
-_REFERENCE_CHILD = """
+_PEAK = """
+def _peak():
+    # VmHWM: this process's own peak (ru_maxrss would count the forking parent's too)
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+"""
+_REFERENCE_CHILD = _PEAK + """
 import json, sys
 with open(sys.argv[1], encoding="utf-8") as handle:
     data = json.load(handle)
 data.setdefault("mcpServers", {})["memtui"] = {"command": "/x/memtui", "args": ["mcp"]}
 with open(sys.argv[2], "w", encoding="utf-8") as handle:
     json.dump(data, handle, indent=2, ensure_ascii=False)
+print(_peak())
 """
-_MERGE_CHILD = """
+_MERGE_CHILD = _PEAK + """
 import sys
 from memtui.engine.agent_setup import INSTALL, plan, write_change
 for change in plan("claude-code", INSTALL, command=("/x/memtui",)):
     if change.path.name == ".claude.json":
         write_change(change)
+print(_peak())
 """
 
 
 def _child(argv: list[str], env: dict[str, str]) -> tuple[float, int]:
-    """(wall seconds, peak RSS in bytes) of one child process."""
+    """(wall seconds, peak memory in bytes: the child's last line) of one child process."""
     import subprocess
     import sys
 
     started = time.perf_counter()
-    process = subprocess.Popen([sys.executable, *argv], env=env)
-    _pid, status, usage = os.wait4(process.pid, 0)
+    done = subprocess.run([sys.executable, *argv], env=env, capture_output=True, text=True,
+                          check=False)
     elapsed = time.perf_counter() - started
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode != 0:
-        raise RuntimeError(f"benchmark child {argv[:2]} exited {process.returncode}")
-    return elapsed, usage.ru_maxrss * 1024
+    if done.returncode != 0:
+        raise RuntimeError(f"benchmark child exited {done.returncode}: {done.stderr[-300:]}")
+    return elapsed, int(done.stdout.strip().splitlines()[-1])
 
 
 def measure_settings_merge(megabytes: int = SETTINGS_MB,

@@ -32,6 +32,7 @@ time; uninstalling takes out only memtui's own entries.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import re
@@ -107,6 +108,8 @@ class SettingsChange:
     action: str = INSTALL
     extra: tuple[str, ...] = ()
     command: Command = (COMMAND,)
+    before_sha256: str | None = None
+    """The SHA-256 of the file's bytes as read (None: no file, or a plan made by hand)."""
 
     @property
     def changed(self) -> bool:
@@ -217,10 +220,26 @@ SETTINGS_FILES = SafeFiles(problem=SettingsFileProblem, max_bytes=MAX_SETTINGS_B
 def read_settings(path: Path, root: Path) -> str | None:
     """The file's text (None when there is none). Refuses a symlink leaving ``root``, a
     non-regular file, a huge file, or bytes that are not UTF-8 text."""
+    return read_settings_stamped(path, root)[0]
+
+
+def read_settings_stamped(path: Path, root: Path) -> tuple[str | None, str | None]:
+    """The file's text and the SHA-256 of its bytes (both None when there is none)."""
+    if not os.path.lexists(path):
+        return None, None
+    try:
+        text, stamp = SETTINGS_FILES.read_text_stamped(path, real_root(root))
+    except SettingsFileProblem as error:
+        raise SettingsFileProblem(f"{path}: {error.reason}; nothing written") from None
+    return text, stamp.sha256
+
+
+def settings_digest(path: Path, root: Path) -> str | None:
+    """The SHA-256 of the file's bytes now (None: no file), without decoding it."""
     if not os.path.lexists(path):
         return None
     try:
-        return SETTINGS_FILES.read_text(path, real_root(root))
+        return hashlib.sha256(SETTINGS_FILES.read_bytes(path, real_root(root))).hexdigest()
     except SettingsFileProblem as error:
         raise SettingsFileProblem(f"{path}: {error.reason}; nothing written") from None
 
@@ -494,7 +513,7 @@ def plan(agent: str, action: str, project: str | os.PathLike[str] | None = None,
 
 def _plan_file(agent: str, action: str, what: str, path: Path, root: Path,
                extra: list[str] | None, command: Command) -> SettingsChange:
-    before = read_settings(path, root)
+    before, digest = read_settings_stamped(path, root)
     if what == "toml":
         after, summary = merge_codex_toml(path, before, action, extra, command)
     elif what == "hooks":
@@ -506,13 +525,18 @@ def _plan_file(agent: str, action: str, what: str, path: Path, root: Path,
         before = ""
         summary = f"no file; {summary}"
     return SettingsChange(agent, path, root, before, after, summary, what, action,
-                          tuple(extra or ()), command)
+                          tuple(extra or ()), command, digest)
 
 
 def _unchanged_since_read(change: SettingsChange) -> None:
-    """Conflict unless the file still holds what the plan read."""
-    current = read_settings(change.path, change.root)
-    if current != change.before and not (current is None and change.before == ""):
+    """Conflict unless the file still holds what the plan read (its bytes' hash, when the
+    plan has it: a large file is not decoded again)."""
+    if change.before_sha256 is not None:
+        same = settings_digest(change.path, change.root) == change.before_sha256
+    else:
+        current = read_settings(change.path, change.root)
+        same = current == change.before or (current is None and change.before == "")
+    if not same:
         raise Conflict(f"{change.path} changed since it was read; nothing written (run again)")
 
 
