@@ -35,11 +35,9 @@ from memtui.app.format import local_time, zone
 from memtui.app.palette import MemoryCommands
 from memtui.app.panes import PANES, Pane
 from memtui.app.panes.memories import MemoriesPane, ProjectMemoriesPane
-from memtui.app.widgets.cropped_compositor import compose_cropped
 from memtui.app.widgets.key_bar import KeyBar
 from memtui.app.widgets.paint_hold import paint_hold
 from memtui.app.widgets.pane_bar import PaneBar, PaneLabel
-from memtui.app.widgets.plain_lines import draw_plainly
 from memtui.app.widgets.status import HeaderCounts, HeaderInfo, StatusHeader, StatusLine
 from memtui.engine.api import Engine
 from memtui.engine.jobs import BACKFILL, CONSOLIDATE, ROUND
@@ -172,18 +170,12 @@ class MainScreen(Screen[None]):
                 tooltip="Previous pane (in a form: previous field)", id="app.previous_pane"),
     ]
 
-    def __init__(self) -> None:
-        super().__init__()
-        draw_plainly(self)  # its lines are background (plain_lines)
-        compose_cropped(self)  # a partial frame asks only the widgets it shows
-
     def compose(self) -> ComposeResult:
         """The layout."""
         app = cast(MemtuiApp, self.app)
         yield StatusHeader(app.header_info(), id="header")
         yield PaneBar(pane_labels(), app.active_pane_id, id="pane-bar")
         deck = Container(id="panes")
-        draw_plainly(deck)
         with deck:
             start = next(spec for spec in PANES if spec.PANE_ID == app.active_pane_id)()
             start.shown = True

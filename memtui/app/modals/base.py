@@ -11,8 +11,6 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from memtui.app.widgets.cropped_compositor import compose_cropped
-
 ResultType = TypeVar("ResultType")
 
 
@@ -112,7 +110,6 @@ class Dialog(ModalScreen[ResultType]):
 
     def __init__(self, title: str) -> None:
         super().__init__(classes="modal")
-        compose_cropped(self)  # a partial frame asks only the widgets it shows
         self.dialog_title = title
 
     def compose(self) -> ComposeResult:

@@ -16,7 +16,6 @@ from textual.events import Mount
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from memtui.app.widgets.plain_lines import draw_plainly
 from memtui.errors import MemtuiError
 
 if TYPE_CHECKING:
@@ -72,7 +71,6 @@ class Pane(Vertical):
 
     def __init__(self) -> None:
         super().__init__(id=f"pane-{self.PANE_ID}", classes="pane")
-        draw_plainly(self)  # its lines are background (plain_lines)
         self.display = False
 
     def watch_stale(self, stale: bool) -> None:

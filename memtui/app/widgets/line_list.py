@@ -21,7 +21,6 @@ from textual.reactive import Reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from memtui.app.widgets.plain_lines import draw_plainly
 from memtui.textsafe import one_line
 
 T = TypeVar("T")
@@ -107,7 +106,6 @@ class LineList(ScrollView, can_focus=True):
         self._cursor = 0
         self._frame_style: Style | None = None
         self._frame_width: int | None = None
-        draw_plainly(self)  # every row of a search is new (plain_lines)
 
     # ---- for subclasses -----------------------------------------------------------------
 
