@@ -35,6 +35,7 @@ from memtui.app.format import local_time, zone
 from memtui.app.palette import MemoryCommands
 from memtui.app.panes import PANES, Pane
 from memtui.app.panes.memories import MemoriesPane, ProjectMemoriesPane
+from memtui.app.textual_compat import app_keymap
 from memtui.app.widgets.key_bar import KeyBar
 from memtui.app.widgets.paint_hold import paint_hold
 from memtui.app.widgets.pane_bar import PaneBar, PaneLabel
@@ -876,7 +877,7 @@ class MemtuiApp(App[None]):
 
         if isinstance(self.screen, HelpModal):
             return
-        self.push_screen(HelpModal(binding_classes(), dict(self._keymap)))
+        self.push_screen(HelpModal(binding_classes(), dict(app_keymap(self))))
 
     def binding_owners(self) -> list[tuple[str, type]]:
         """(where, class) of everything with key bindings, in help order (for the help and

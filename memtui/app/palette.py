@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, NamedTuple, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from memtui.app.textual_compat import app_keymap
+
 if TYPE_CHECKING:
     from memtui.app.app import MemtuiApp
 
@@ -33,7 +35,7 @@ def command_keys(app: MemtuiApp) -> dict[str, str]:
     from memtui.app.help import key_rows
 
     keys: dict[str, str] = {}
-    for _where, key, _what, binding_id in key_rows(app.binding_owners(), dict(app._keymap)):
+    for _where, key, _what, binding_id in key_rows(app.binding_owners(), dict(app_keymap(app))):
         keys.setdefault(binding_id, key)
     return keys
 

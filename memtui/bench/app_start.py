@@ -115,15 +115,17 @@ class AfterImport:
 
 def _hook_frames(screen_module: ModuleType, done: list[bool], info: dict) -> None:
     """After each frame, exit if the target drew its content in it."""
+    from memtui.app.textual_compat import SCREEN_FRAME_METHOD
+
     screen_class = screen_module.Screen
-    original = screen_class._compositor_refresh
+    original = getattr(screen_class, SCREEN_FRAME_METHOD)
 
     def compositor_refresh(self: Any) -> None:
         original(self)
         if done[0]:
             _finish(info)
 
-    screen_class._compositor_refresh = compositor_refresh
+    setattr(screen_class, SCREEN_FRAME_METHOD, compositor_refresh)
 
 
 def run_empty() -> None:

@@ -254,11 +254,12 @@ class FrameRecorder:
         """Patch the hooks for the block."""
         from textual.screen import Screen
 
+        from memtui.app.textual_compat import SCREEN_FRAME_METHOD
         from memtui.app.widgets.memory_list import MemoryList
         from memtui.app.widgets.paged_source import PagedSource, PagePlan
 
         recorder = self
-        original_refresh = Screen._compositor_refresh
+        original_refresh = getattr(Screen, SCREEN_FRAME_METHOD)
         original_row_text = MemoryList.row_text
         original_row_segments = MemoryList.row_segments
         original_fetch = PagedSource.fetch
@@ -304,7 +305,7 @@ class FrameRecorder:
                 recorder.narrowed[flt.search] = found.source is not None
             return found
 
-        with (patch.object(Screen, "_compositor_refresh", compositor_refresh),
+        with (patch.object(Screen, SCREEN_FRAME_METHOD, compositor_refresh),
               patch.object(MemoryList, "_narrowed", narrowed),
               patch.object(MemoryList, "row_text", row_text),
               patch.object(MemoryList, "row_segments", row_segments),
@@ -331,24 +332,11 @@ async def _wait_until(condition: Callable[[], bool], timeout: float) -> bool:
 
 
 def send_key(app: Any, key: str) -> None:
-    """Send one key the way a terminal driver does (``driver.send_message``), without
-    Pilot's waits: ``Pilot.press`` then waits for every widget of the screen to drain its
-    messages, which floods the event loop and delays the very frames being timed."""
-    import unicodedata
+    """Send one key the way a terminal driver does, without Pilot's waits
+    (``textual_compat.send_key_as_driver``)."""
+    from memtui.app.textual_compat import send_key_as_driver
 
-    from textual import events
-    from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
-
-    if len(key) == 1 and not key.isalnum():
-        key = _character_to_key(key)
-    try:
-        char: str | None = unicodedata.lookup(
-            _get_unicode_name_from_key(REPLACED_KEYS.get(key, key)))
-    except KeyError:
-        char = key if len(key) == 1 else None
-    event = events.Key(key, char)
-    event.set_sender(app)
-    app._driver.send_message(event)
+    send_key_as_driver(app, key)
 
 
 async def _type_search(pilot: Any, pane: Any, recorder: FrameRecorder, text: str,

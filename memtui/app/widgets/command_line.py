@@ -10,6 +10,7 @@ from textual.suggester import Suggester
 from textual.widgets import Input
 
 from memtui.app.commands import PREFIX, USAGE, complete
+from memtui.app.textual_compat import input_suggestion
 
 
 class CommandSuggester(Suggester):
@@ -62,8 +63,9 @@ class CommandLine(Input):
 
     def action_complete(self) -> None:
         """Take the suggested completion."""
-        if self._suggestion and self._suggestion != self.value:
-            self.value = self._suggestion
+        suggestion = input_suggestion(self)
+        if suggestion and suggestion != self.value:
+            self.value = suggestion
             self.cursor_position = len(self.value)
 
     class Closed(Message):

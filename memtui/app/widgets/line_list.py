@@ -21,6 +21,7 @@ from textual.reactive import Reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from memtui.app.textual_compat import update_scroll_size
 from memtui.textsafe import one_line
 
 T = TypeVar("T")
@@ -176,7 +177,7 @@ class LineList(ScrollView, can_focus=True):
             return
         self.virtual_size = size
         if self.is_attached and self.container_size:
-            self._scroll_update(size)
+            update_scroll_size(self, size)
 
     def action_cursor_down(self) -> None:
         """Move the cursor one row down."""
@@ -214,7 +215,8 @@ class LineList(ScrollView, can_focus=True):
         if self.row_count():
             self.post_message(self.Opened(self, self._cursor))
 
-    async def _on_click(self, event: events.Click) -> None:
+    def on_click(self, event: events.Click) -> None:
+        """A click moves the cursor to the row; a second click on it opens it."""
         index = round(self.scroll_y) + event.y
         if 0 <= index < self.row_count():
             if index == self._cursor and event.chain >= 2:

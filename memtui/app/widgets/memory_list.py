@@ -64,6 +64,7 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.worker import Worker, get_current_worker
 
+from memtui.app.textual_compat import component_styles
 from memtui.app.widgets.line_list import ROW_LEAD_CELLS
 from memtui.app.widgets.load_mailbox import LoadMailbox
 from memtui.app.widgets.memory_row import (
@@ -791,7 +792,7 @@ class MemoryList(PagedLineList[Memory]):
 
     def _row_parts_styles(self) -> tuple[object, ...]:
         """The stylesheet's current styles of the row parts (compared by identity)."""
-        components = self._component_styles
+        components = component_styles(self)
         return tuple(components.get(name) for name in ROW_PART_CLASSES)
 
     def frame_ended(self) -> None:

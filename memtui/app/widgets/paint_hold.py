@@ -48,7 +48,14 @@ import gc
 from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
-from textual.widget import Widget
+from memtui.app.textual_compat import (
+    batch_held,
+    begin_batch,
+    end_batch,
+    hand_over_repaints,
+    paint_screen,
+    report_error,
+)
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -97,7 +104,7 @@ class PaintHold:
         loop = asyncio.get_running_loop()  # first: without a loop, nothing is held
         self.holds += 1
         self._pause_collector()
-        self._app._begin_batch()  # what App.batch_update does
+        begin_batch(self._app)  # what App.batch_update does
         self._screen = self._app.screen
         seconds = ECHO_HOLD_SECONDS if self._seconds is None else self._seconds
         self._timer = loop.call_later(seconds, self._deadline)
@@ -108,7 +115,7 @@ class PaintHold:
         try:
             self.release()
         except Exception as error:  # the app shows it and exits, as Textual's timers do
-            self._app._handle_exception(error)
+            report_error(self._app, error)
 
     def _unhold(self) -> bool:
         """End the running hold (its deadline and Textual's batch); False when none runs."""
@@ -116,7 +123,7 @@ class PaintHold:
         if timer is None:
             return False
         timer.cancel()
-        self._app._end_batch()
+        end_batch(self._app)
         return True
 
     def release(self) -> None:
@@ -185,38 +192,20 @@ class PaintHold:
         """Paint, once every widget of the screen that changed has told the screen: the
         repaints are handed over here; a pending layout or scroll is waited for (the
         widget's idle step asks for it), a few loop turns at most."""
-        if not screen.is_current or self._app._batch_count:
+        if not screen.is_current or batch_held(self._app):
             if self._timer is None:  # a newer key's hold keeps its pause until its paint
                 self.resume_collector()
             return
-        if not _hand_over_repaints(screen) and waited < PAINT_WAIT_TURNS:
+        if not hand_over_repaints(screen) and waited < PAINT_WAIT_TURNS:
             # through the event loop: the screen's own queue would run it again at once,
             # before those widgets' tasks had a turn
             asyncio.get_running_loop().call_soon(screen.call_later, self._paint, screen,
                                                  waited + 1)
             return
         try:
-            screen._on_timer_update()
+            paint_screen(screen)
         finally:
             self.resume_collector()
-
-
-def _hand_over_repaints(screen: Screen[object]) -> bool:
-    """Give the screen every visible widget's pending repaint, as the widget's own idle step
-    would (``Widget._check_refresh`` posting ``Update``); False, handing over nothing, while
-    a widget still waits to lay out, scroll or restyle (those must go the long way)."""
-    visible = screen._compositor.visible_widgets
-    waiting: list[Widget] = []
-    for widget in screen.walk_children(Widget):
-        if widget._layout_required or widget._scroll_required \
-                or widget._refresh_styles_required:
-            return False
-        if widget._repaint_required and widget.display and widget in visible:
-            waiting.append(widget)
-    for widget in waiting:
-        widget._repaint_required = False
-        screen._dirty_widgets.add(widget)
-    return True
 
 
 _HOLDS: WeakKeyDictionary[App[object], PaintHold] = WeakKeyDictionary()

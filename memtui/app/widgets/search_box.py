@@ -29,6 +29,8 @@ from textual.reactive import Reactive
 from textual.strip import Strip
 from textual.widgets import Input
 
+from memtui.app.textual_compat import input_suggestion
+
 
 class SearchBox(Input):
     """An ``Input`` of fixed size whose typing repaints it without a layout, and whose new
@@ -51,7 +53,7 @@ class SearchBox(Input):
         """The box's line: the typed text, its selection and cursor (module doc)."""
         value = self.value
         if y != 0 or not value or self.password or self.highlighter is not None \
-                or self._suggestion or "\t" in value or "\n" in value:
+                or input_suggestion(self) or "\t" in value or "\n" in value:
             return super().render_line(y)
         text = Text(value, no_wrap=True, overflow="ignore", end="")
         if self.has_focus:

@@ -1,0 +1,153 @@
+"""Every use of a private Textual name, in one place, for the one Textual it was written for.
+
+memtui uses Textual's public API everywhere else (a test refuses private Textual names in any
+other module). The few things Textual offers no public way to do live here, each behind a
+function saying what it does:
+
+- the paint hold (``widgets/paint_hold.py``): Textual's own update batch (``App._begin_batch``
+  / ``_end_batch``, as ``App.batch_update`` does it, but across event-loop turns), the
+  screen's paint step (``Screen._on_timer_update``) and handing widgets' pending repaints to
+  the screen (``_repaint_required``, ``_dirty_widgets``, the compositor's visible widgets);
+- the app's keymap as loaded (``App._keymap``), for the help and the palette;
+- a scroll view's size update without a layout (``ScrollView._scroll_update``);
+- a widget's component styles by name (``Widget._component_styles``), compared by identity
+  to know the stylesheet did not change;
+- an Input's completion suggestion (``Input._suggestion``).
+
+Importing this module checks that the installed Textual is ``TEXTUAL_VERSION`` and otherwise
+fails with one line naming both versions (the pin in pyproject.toml says the same).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import textual
+from textual.geometry import Size
+from textual.widget import Widget
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.screen import Screen
+    from textual.scroll_view import ScrollView
+    from textual.widgets import Input
+
+TEXTUAL_VERSION = "8.2.8"
+"""The Textual release this module was written against (pinned exactly in pyproject.toml)."""
+
+
+class TextualVersionError(ImportError):
+    """The installed Textual is not the one memtui's private uses were written for."""
+
+
+def check_textual_version(found: str = textual.__version__) -> None:
+    """Refuse, in one line, a Textual other than ``TEXTUAL_VERSION``."""
+    if found != TEXTUAL_VERSION:
+        raise TextualVersionError(
+            f"memtui needs Textual {TEXTUAL_VERSION} (found {found}): "
+            f"pip install 'textual=={TEXTUAL_VERSION}'")
+
+
+check_textual_version()
+
+
+# ---- the paint hold --------------------------------------------------------------------------
+
+
+def begin_batch(app: App[Any]) -> None:
+    """Start holding the screen's paints (what ``App.batch_update`` does on entry)."""
+    app._begin_batch()
+
+
+def end_batch(app: App[Any]) -> None:
+    """Stop holding them (what ``App.batch_update`` does on exit)."""
+    app._end_batch()
+
+
+def batch_held(app: App[Any]) -> bool:
+    """Whether any update batch holds the screen's paints now."""
+    return bool(app._batch_count)
+
+
+def report_error(app: App[Any], error: Exception) -> None:
+    """Hand an error to the app as its own callbacks' errors are (shown, then exit)."""
+    app._handle_exception(error)
+
+
+def paint_screen(screen: Screen[Any]) -> None:
+    """The screen's paint step, at once (what its update timer runs on a tick)."""
+    screen._on_timer_update()
+
+
+def hand_over_repaints(screen: Screen[Any]) -> bool:
+    """Give the screen every visible widget's pending repaint, as the widget's own idle step
+    would (posting ``Update``); False, handing over nothing, while a widget still waits to
+    lay out, scroll or restyle (those must go the long way)."""
+    visible = screen._compositor.visible_widgets
+    waiting: list[Widget] = []
+    for widget in screen.walk_children(Widget):
+        if widget._layout_required or widget._scroll_required \
+                or widget._refresh_styles_required:
+            return False
+        if widget._repaint_required and widget.display and widget in visible:
+            waiting.append(widget)
+    for widget in waiting:
+        widget._repaint_required = False
+        screen._dirty_widgets.add(widget)
+    return True
+
+
+# ---- small reads and updates -----------------------------------------------------------------
+
+
+def app_keymap(app: App[Any]) -> Mapping[str, str]:
+    """The keymap the app runs with (binding id -> keys), as ``App.set_keymap`` left it."""
+    return dict(app._keymap)
+
+
+def update_scroll_size(view: ScrollView, size: Size) -> None:
+    """Tell a scroll view its virtual size changed: the scroll bars follow without a
+    layout (one is asked for when a bar appears or goes)."""
+    view._scroll_update(size)
+
+
+def component_styles(widget: Widget) -> Mapping[str, object]:
+    """The widget's component styles by class name (the same objects until the stylesheet
+    changes)."""
+    return widget._component_styles
+
+
+def input_suggestion(widget: Input) -> str:
+    """The completion an Input shows for its value now ("" for none)."""
+    return str(widget._suggestion)
+
+
+# ---- for the benchmark's frame clock and keys --------------------------------------------
+
+
+SCREEN_FRAME_METHOD = "_compositor_refresh"
+"""The Screen method that composes and writes one frame: the benchmark wraps it to time
+every frame (``memtui.bench``)."""
+
+
+def send_key_as_driver(app: App[Any], key: str) -> None:
+    """Send one key the way a terminal driver does (``driver.send_message``), without
+    Pilot's waits, which flood the event loop and delay the very frames being timed."""
+    import unicodedata
+
+    from textual import events
+    from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
+
+    if len(key) == 1 and not key.isalnum():
+        key = _character_to_key(key)
+    try:
+        char: str | None = unicodedata.lookup(
+            _get_unicode_name_from_key(REPLACED_KEYS.get(key, key)))
+    except KeyError:
+        char = key if len(key) == 1 else None
+    event = events.Key(key, char)
+    event.set_sender(app)
+    driver = app._driver
+    if driver is not None:
+        driver.send_message(event)
