@@ -100,6 +100,9 @@ def agent_homes() -> Path:
     shutil.rmtree(folder, ignore_errors=True)
     build_demo_agent_homes(folder)
     os.environ["HOME"] = str(folder)
+    # no agent program on PATH: the Agents pane's version lines read the same everywhere
+    (folder / "bin").mkdir(exist_ok=True)
+    os.environ["PATH"] = str(folder / "bin")
     for name in AGENT_ENV:
         os.environ.pop(name, None)
     return folder
