@@ -130,3 +130,19 @@ def cli(request: pytest.FixtureRequest, db_path: Path) -> Callable[..., CliResul
         return CliResult(code, out.getvalue(), err.getvalue())
 
     return run
+
+
+AGENT_HOME_ENV = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "CODEX_SQLITE_HOME")
+"""Variables that would point the agents' homes away from ``$HOME``."""
+
+
+def fresh_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty ``$HOME`` under the test folder, the agents' homes inside it (their variables
+    unset) and ``$MEMTUI_DB`` beside it."""
+    folder = tmp_path / "home"
+    folder.mkdir()
+    monkeypatch.setenv("HOME", str(folder))
+    monkeypatch.setenv("MEMTUI_DB", str(tmp_path / "env.db"))
+    for name in AGENT_HOME_ENV:
+        monkeypatch.delenv(name, raising=False)
+    return folder

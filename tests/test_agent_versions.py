@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import CliResult
+from conftest import CliResult, fresh_home
 
 from memtui.cli.main import main
 from memtui.engine.agents.overview import agents_overview
@@ -107,16 +107,12 @@ def test_words() -> None:
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A home with an old bare-name memtui install in Codex and a Codex on PATH."""
-    folder = tmp_path / "home"
+    folder = fresh_home(tmp_path, monkeypatch)
     (folder / ".codex").mkdir(parents=True)
     (folder / ".codex" / "config.toml").write_text(
         '[mcp_servers.memtui]\ncommand = "/gone/venv/bin/memtui"\nargs = ["mcp"]\n')
-    monkeypatch.setenv("HOME", str(folder))
-    monkeypatch.setenv("MEMTUI_DB", str(tmp_path / "m.db"))
     bin_dir = npm_program(tmp_path / "npm", "@openai/codex", "0.169.1", "codex", "bin/codex.js")
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
-    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "CODEX_SQLITE_HOME"):
-        monkeypatch.delenv(name, raising=False)
     return folder
 
 

@@ -19,13 +19,13 @@ from memtui.engine.safe_files import TEMP_PREFIX
 
 try:
     from agents_fixture import build_claude_home, build_gemini_home
-    from conftest import CliResult
+    from conftest import CliResult, fresh_home
 except ImportError:  # tests/ imported as a package
     from tests.agents_fixture import (  # type: ignore[no-redef]
         build_claude_home,
         build_gemini_home,
     )
-    from tests.conftest import CliResult  # type: ignore[no-redef]
+    from tests.conftest import CliResult, fresh_home  # type: ignore[no-redef]
 
 Run = Callable[..., CliResult]
 
@@ -114,11 +114,7 @@ def temporary_files(root: Path) -> list[str]:
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A home with Claude Code, Gemini CLI and Codex settings and memories in it."""
-    root = tmp_path / "home"
-    root.mkdir()
-    monkeypatch.setenv("HOME", str(root))
-    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "CODEX_SQLITE_HOME"):
-        monkeypatch.delenv(name, raising=False)
+    root = fresh_home(tmp_path, monkeypatch)
     build_claude_home(root)
     build_gemini_home(root)
     (root / ".claude.json").write_text(json.dumps({"numStartups": 3, "projects": {}}))
@@ -241,20 +237,29 @@ def writer_loop(path: Path, times: int) -> Iterator[None]:
         yield
 
 
+def agent_writes_before_each_check(monkeypatch: pytest.MonkeyPatch, path: Path,
+                                   times: int) -> None:
+    """The agent rewrites ``path`` just before each of memtui's since-read checks of it, for
+    the first ``times`` checks."""
+    from memtui.engine import agent_setup
+
+    steps = writer_loop(path, times)
+    real_check = agent_setup._unchanged_since_read
+
+    def agent_writes_first(change: Any) -> None:
+        if change.path == path:
+            next(steps, None)
+        real_check(change)
+
+    monkeypatch.setattr(agent_setup, "_unchanged_since_read", agent_writes_first)
+
+
 def test_a_file_the_agent_rewrites_is_read_again_and_merged(
         home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from memtui.engine import agent_setup
 
     user_file = home / ".claude.json"
-    steps = writer_loop(user_file, 2)
-    real_check = agent_setup._unchanged_since_read
-
-    def agent_writes_first(change: Any) -> None:
-        if change.path == user_file:
-            next(steps, None)
-        real_check(change)
-
-    monkeypatch.setattr(agent_setup, "_unchanged_since_read", agent_writes_first)
+    agent_writes_before_each_check(monkeypatch, user_file, 2)
     waits: list[float] = []
     [change, _hooks] = agent_setup.plan("claude-code", agent_setup.INSTALL)
     written, _backup = agent_setup.write_with_retry(change, sleep=waits.append)
@@ -270,14 +275,7 @@ def test_an_agent_that_never_stops_writing_gets_the_final_word(
     from memtui.engine import agent_setup
 
     user_file = home / ".claude.json"
-    steps = writer_loop(user_file, 1000)
-    real_check = agent_setup._unchanged_since_read
-
-    def agent_always_first(change: Any) -> None:
-        next(steps)
-        real_check(change)
-
-    monkeypatch.setattr(agent_setup, "_unchanged_since_read", agent_always_first)
+    agent_writes_before_each_check(monkeypatch, user_file, 1000)
     [change, _hooks] = agent_setup.plan("claude-code", agent_setup.INSTALL)
     with pytest.raises(agent_setup.Conflict, match="kept changing while memtui wrote it "
                                                    r"\(5 tries"):

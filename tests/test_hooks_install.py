@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CliResult
+from conftest import CliResult, fresh_home
 
 from memtui.cli.main import main
 from memtui.engine.agent_setup import INSTALL, plan, write_change
@@ -63,12 +63,7 @@ def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., CliRes
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fake home folder: every agent's settings live under it."""
-    folder = tmp_path / "home"
-    folder.mkdir()
-    monkeypatch.setenv("HOME", str(folder))
-    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME"):
-        monkeypatch.delenv(name, raising=False)
-    return folder
+    return fresh_home(tmp_path, monkeypatch)
 
 
 def write(path: Path, text: str) -> Path:

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import CliResult
+from conftest import CliResult, fresh_home
 
 from memtui.cli.main import main
 from memtui.engine.agent_setup import INSTALL, UNINSTALL, installed_entries, plan, write_change
@@ -36,13 +36,7 @@ def script(path: Path, body: str, interpreter: str = "/bin/sh") -> Path:
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fake home; the agents' settings under it."""
-    folder = tmp_path / "home"
-    folder.mkdir()
-    monkeypatch.setenv("HOME", str(folder))
-    monkeypatch.setenv("MEMTUI_DB", str(tmp_path / "env.db"))
-    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME"):
-        monkeypatch.delenv(name, raising=False)
-    return folder
+    return fresh_home(tmp_path, monkeypatch)
 
 
 def cli(*args: str) -> CliResult:
