@@ -1,4 +1,4 @@
-"""A realistic Codex home for tests, built from the formats of spec/40.
+"""A realistic Codex home for tests, built from the formats Codex writes.
 
 ``build_codex_home(root, layout=...)`` creates ``root/.codex`` with memory files, ad-hoc notes
 (two good, one badly named), Codex's databases built by applying Codex's own migration SQL

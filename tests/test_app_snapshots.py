@@ -18,7 +18,7 @@ HISTORY_HEAD = "mem_0009"
 """The demo's three-version memory (the indentation preference), current version."""
 SIZES = {"80x24": SMALL, "160x48": WIDE}
 SPEC_PANES = ("profile", "user", "project", "history", "log", "settings", "inject", "inbox")
-"""The panes of spec/30 (panes added later, such as Codex and Bundles, snapshot their own)."""
+"""The app's panes (panes added later, such as Codex and Bundles, snapshot their own)."""
 
 
 def _app(tmp_path: Path, pane: str, **config: Any) -> MemtuiApp:

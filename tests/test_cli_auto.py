@@ -1,4 +1,4 @@
-"""The auto-memory commands (spec/70): JSON shapes, exit codes, safe human output."""
+"""The auto-memory commands: JSON shapes, exit codes, safe human output."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The command line's identity commands: names, JSON shapes and exit codes of spec/70."""
+"""The command line's identity commands: names, JSON shapes and exit codes of the CLI contract."""
 
 from __future__ import annotations
 

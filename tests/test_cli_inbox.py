@@ -1,4 +1,4 @@
-"""``memtui inbox list | approve | reject`` (spec/25, spec/70): JSON shapes, --all, --source,
+"""``memtui inbox list | approve | reject``: JSON shapes, --all, --source,
 --edit, exit codes for every refusal."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Extraction rounds (spec/20): gates and reason codes, force, quota, once per task, supersede
+"""Extraction rounds: gates and reason codes, force, quota, once per task, supersede
 per goal, project level only, the log, errors, bounded rounds, backfill, consolidation."""
 
 from __future__ import annotations

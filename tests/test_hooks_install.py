@@ -1,5 +1,5 @@
 """``memtui hooks show|install|uninstall``: memtui merged into the agents' own settings files,
-keeping everything else, idempotent, safe (spec/85)."""
+keeping everything else, idempotent, safe."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Identity rules of spec/10 through the engine API."""
+"""Identity rules through the engine API."""
 
 from __future__ import annotations
 

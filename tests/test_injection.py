@@ -1,4 +1,4 @@
-"""First-turn injection (spec/20): when, what text, untouched store, apply, fail open, preview."""
+"""First-turn injection: when, what text, untouched store, apply, fail open, preview."""
 
 from __future__ import annotations
 

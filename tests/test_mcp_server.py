@@ -1,5 +1,5 @@
 """``memtui mcp`` through the real protocol: the server runs as a subprocess and the MCP SDK's
-own stdio client talks to it (spec/85)."""
+own stdio client talks to it."""
 
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ from memtui.store.ids import SequentialIds
 from memtui.store.schema import MIGRATIONS
 
 COPY_FORM = """
--- The review inbox (spec/25): a memory may be 'pending' (written by an agent source while
+-- The review inbox: a memory may be 'pending' (written by an agent source while
 -- the user reviews new memories; never injected, recalled or exported as active), agents
 -- write through MCP and the service ('mcp', 'service'), and a pending correction names the
 -- memory it would supersede once approved ('replaces'). SQLite cannot change a CHECK

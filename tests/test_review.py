@@ -1,4 +1,4 @@
-"""The review inbox through the engine (spec/25): which writes land pending, what pending
+"""The review inbox through the engine: which writes land pending, what pending
 never reaches, approve (edited), reject, corrections as diffs, bulk, races, the upgrade."""
 
 from __future__ import annotations
@@ -412,7 +412,7 @@ def test_backup_and_restore_keep_pending_corrections(team: Team, tmp_path: Path,
         restored.close()
 
 
-# ---- MCP (spec/85): agents' writes wait; answers never carry pending text ------------------
+# ---- MCP: agents' writes wait; answers never carry pending text ------------------
 
 def test_mcp_writes_wait_and_its_answers_never_carry_pending_text(team: Team,
                                                                  tmp_path: Path) -> None:

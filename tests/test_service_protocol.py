@@ -23,7 +23,7 @@ SPEC_METHODS = ("health", "task.complete", "task.list", "interaction.remember",
                 "memory.recall", "context.prepare", "transition.assess",
                 "consolidation.record", "bundle.list", "bundle.get", "bundle.document.put")
 REVIEW_METHODS = ("memory.add", "memory.correct")
-"""Agents' memory writes through the service (spec/25: pending while review is on)."""
+"""Agents' memory writes through the service (pending while review is on)."""
 
 
 class FakeSocket:

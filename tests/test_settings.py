@@ -1,4 +1,4 @@
-"""Auto-memory settings (spec/20): defaults, strict validation, all-or-nothing, CLI parsing."""
+"""Auto-memory settings: defaults, strict validation, all-or-nothing, CLI parsing."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ SPEC_DEFAULTS = {
     "min_rate_limit_remaining_percent": 20, "idle_seconds": 900, "min_duration_seconds": 30,
     "min_result_chars": 200, "extract_model": None, "consolidation_model": None,
     "agents_may_forget": 0,
-    "review_new_memories": 0,  # spec/25: off by default, as in the source documents
+    "review_new_memories": 0,  # off by default, as in the source documents
 }
 
 

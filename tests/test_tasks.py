@@ -1,4 +1,4 @@
-"""Tasks, follow-ups, per-task flags and quota through the engine (spec/20, spec/10 rules)."""
+"""Tasks, follow-ups, per-task flags and quota through the engine (the identity rules)."""
 
 from __future__ import annotations
 

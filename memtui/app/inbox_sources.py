@@ -1,8 +1,8 @@
 """Where the Inbox pane's rows come from: each source lists what waits for a decision and
 carries out approve and reject through the engine.
 
-Two sources (``inbox_sources``): memtui's own pending memories (spec/25), and Gemini CLI's
-inbox patches (``.inbox/*.patch`` in the Gemini home the app was given, spec/80), where
+Two sources (``inbox_sources``): memtui's own pending memories, and Gemini CLI's
+inbox patches (``.inbox/*.patch`` in the Gemini home the app was given), where
 approve applies the patch to Gemini's memory file and reject dismisses it, each after a
 confirm that shows the change. The pane, its keys, marks, bulk actions, the count in the
 pane bar and the header work on ``InboxEntry`` rows of any source. ``entries``, ``count``,

@@ -1,4 +1,4 @@
-"""``python -m memtui.bench``: the speed bars of spec/60 in one run (see ``runner.py``).
+"""``python -m memtui.bench``: every speed bar in one run (see ``runner.py``).
 
     python -m memtui.bench [--size N] [--db PATH] [--seed S] [--quick] [--json]
                            [--pg URL [--pg-only]]

@@ -1,4 +1,4 @@
-"""Reading every agent home (spec/80: "a home of 100 projects in under a second").
+"""Reading every agent home ("a home of 100 projects in under a second").
 
 ``python -m memtui.bench.agents [PROJECTS]`` builds a Claude Code home and a Gemini CLI
 home of PROJECTS projects each (an index, five topic files and a transcript per Claude

@@ -1,4 +1,4 @@
-"""Extraction throughput (spec/60): one full extraction of N eligible tasks, end to end.
+"""Extraction throughput: one full extraction of N eligible tasks, end to end.
 
 ``python -m memtui.bench.extraction [N]`` builds a temporary store holding N eligible completed
 tasks, then times, in the same run:
@@ -41,7 +41,7 @@ from memtui.store.timeutil import FixedClock, format_time
 
 BAR_TASKS_PER_S = 2000.0
 WORKERS_BAR = 1.6
-"""spec/15: two workers extract at least this many times the tasks/s of one."""
+"""Two workers extract at least this many times the tasks/s of one."""
 WORKER_SYNC_TIMEOUT_S = 120.0
 """How long the workers wait for each other to be ready (imports, connections)."""
 WORKER_DB_ENV = "MEMTUI_BENCH_WORKER_DB"

@@ -1,4 +1,4 @@
-"""Benchmark rows of spec/85: agents reach the store through MCP and the session hooks.
+"""Benchmark rows for the agents' way in: agents reach the store through MCP and the session hooks.
 
 - ``memory_recall`` through ``memtui mcp`` over stdio: every sample is a full round trip of
   the MCP SDK's client (JSON-RPC request on the server's stdin, recall, reply on its stdout)
@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any
 
 RECALL_BAR_MS = 10.0
-"""spec/85: median ``memory_recall`` round trip through MCP under this many milliseconds."""
+"""Median ``memory_recall`` round trip through MCP under this many milliseconds."""
 HOOK_BAR = 3.0
-"""spec/85: the session-start hook takes at most this many times ``import sqlite3, json``."""
+"""The session-start hook takes at most this many times ``import sqlite3, json``."""
 RECALL_LIMIT = 8
 DEFAULT_RUNS = 5
 HOOK_RUNS = 11

@@ -1,5 +1,5 @@
 """Benchmark: ``memory.recall`` through the running service vs the same call through the
-Python API, measured in the same run on the same store (spec/60: under 5 ms median on
+Python API, measured in the same run on the same store (under 5 ms median on
 1,000,000 memories).
 
     python -m memtui.bench.recall --db PATH         # an existing (e.g. generated) store
@@ -45,7 +45,7 @@ QUERY_COUNT = 50
 RECALL_LIMIT = 8
 """``limit`` of every recall call (the source document's example uses 8)."""
 BAR_MS = 5.0
-"""spec/60: median recall through the service under this many milliseconds."""
+"""Median recall through the service under this many milliseconds."""
 DEFAULT_SEED = 11
 DEFAULT_USER = "alice"
 SAMPLE_TRIES = 1000

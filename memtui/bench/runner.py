@@ -1,4 +1,4 @@
-"""The benchmark of spec/60: every speed bar, measured against a reference in the same run.
+"""The benchmark: every speed bar, measured against a reference in the same run.
 
 ``python -m memtui.bench [--size N] [--db PATH] [--quick] [--json]``. The machines are shared
 and noisy, so each row is a ratio (or an absolute bar checked next to its reference) taken
@@ -81,7 +81,7 @@ POSTGRESQL = "postgresql"
 PG_PREFIX = "PostgreSQL: "
 """How the PostgreSQL rows' names begin."""
 PG_RECALL_BAR_MS = 10.0
-"""spec/15: service recall median on PostgreSQL under this many milliseconds."""
+"""Service recall median on PostgreSQL under this many milliseconds."""
 PG_SECTIONS = ("search", "pages", "recall", "extraction")
 """The sections that also have PostgreSQL rows."""
 TYPED = ("pytest fixtures", "staging cluster", "migrate invoice", "prefers small")
@@ -500,8 +500,8 @@ def measure_app(db: Path | str, user: str, quick: bool, backend: str = SQLITE) -
     """Rows 2 and 3: the real app driven by Pilot (best of the repeats per key). ``db``: an
     SQLite file, or (``backend`` ``POSTGRESQL``) a PostgreSQL database's URL, whose
     reference is the bare ``tsvector`` query instead of the bare FTS5 one and whose search
-    bar is spec/15's (every key within ``SEARCH_BAR_MS``; the slowest key's ratio to its
-    store query, spec/60's second bar for SQLite, is shown beside it)."""
+    bar is the team store's (every key within ``SEARCH_BAR_MS``; the slowest key's ratio to its
+    store query, the second bar for SQLite, is shown beside it)."""
     typed = TYPED[:2] if quick else TYPED
     repeats = 1 if quick else APP_REPEATS
     raw = asyncio.run(_drive_app(db, user, typed, 5 if quick else 15, repeats))

@@ -1,1 +1,1 @@
-"""The command line: a thin front end over the engine (spec/70 is its contract)."""
+"""The command line: a thin front end over the engine; its names, JSON shapes and exit codes stay stable."""

@@ -1,4 +1,4 @@
-"""``memtui inbox list | approve | reject``: the review inbox from the shell (spec/25, spec/70).
+"""``memtui inbox list | approve | reject``: the review inbox from the shell.
 
     memtui inbox list [--source SRC]
     memtui inbox approve ID…|--all [--source SRC] [--edit | --text TEXT] [--kind KIND]

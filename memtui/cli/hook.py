@@ -1,4 +1,4 @@
-"""``memtui hook session-start | session-end``: Claude Code's session hooks (spec/85).
+"""``memtui hook session-start | session-end``: Claude Code's session hooks.
 
 Claude Code runs a hook command with one JSON object on stdin (``session_id``,
 ``transcript_path``, ``cwd``, ``hook_event_name``, and ``source`` for SessionStart). These
@@ -8,7 +8,7 @@ only the store and the engine areas they use are loaded.
 
 - ``session-start`` prints ``{"hookSpecificOutput": {"hookEventName": "SessionStart",
   "additionalContext": "<text>"}}`` when a new session (``source`` = ``startup``) of the
-  acting user gets memories (spec/20 injection rules); otherwise nothing.
+  acting user gets memories (the injection rules); otherwise nothing.
 - ``session-end`` records the session (once per session id) for the worker, which turns its
   transcript into a task; it prints nothing.
 

@@ -186,7 +186,7 @@ def command_word(raw: Sequence[str]) -> str | None:
 
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
          stderr: TextIO | None = None) -> int:
-    """Run the command line; returns the exit code (spec/70)."""
+    """Run the command line; returns the exit code."""
     raw = list(sys.argv[1:] if argv is None else argv)
     if "hook" in raw:  # an agent's session hook: answered before any parser is built
         from memtui.cli.hook import parse_hook_argv, run_hook

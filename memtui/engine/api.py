@@ -82,7 +82,7 @@ class Engine:
 
     @cached_property
     def review(self) -> ReviewApi:
-        """The review inbox: pending memories, approve, reject (spec/25)."""
+        """The review inbox: pending memories, approve, reject."""
         from memtui.engine.review import ReviewApi
 
         return ReviewApi(self)

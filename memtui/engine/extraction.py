@@ -1,4 +1,4 @@
-"""Extraction (spec/20): completed tasks become project-level ``fact`` memories, deterministically.
+"""Extraction: completed tasks become project-level ``fact`` memories, deterministically.
 
 A round scans the acting user's ``completed`` tasks that are due (never scanned, last scanned
 as a skip or an error that may pass later, or whose memory has since been forgotten), at most
@@ -77,7 +77,7 @@ ERROR_REASON_CHARS = 40
 REASONS = ("generate_off", "not_idle", "missing_times", "too_short", "result_too_short",
            "external_context", "quota_low", "quota_check_failed", "already_extracted",
            "forgotten")
-"""Every skip reason code, in the order they are checked (spec/20)."""
+"""Every skip reason code, in the order they are checked."""
 
 Progress = Callable[[int, int], None]
 """``progress(done, total)`` after each batch."""
@@ -164,7 +164,7 @@ class RoundSummary:
         self.memory_ids += other.memory_ids
 
     def to_json(self) -> dict[str, Any]:
-        """The run summary of spec/70."""
+        """The run summary ``memtui run --json`` prints."""
         return {"scanned": self.scanned, "extracted": self.extracted,
                 "superseded": self.superseded, "skipped": dict(sorted(self.skipped.items())),
                 "errors": self.errors}
@@ -355,7 +355,7 @@ class ExtractionApi(EngineArea):
                         created_at=now, updated_at=now, usage_count=0, last_used_at=None)
         if status == PENDING:
             # waits in the inbox; a repeated goal is a pending correction of the active one,
-            # and approving it is the supersede (spec/25)
+            # and approving it is the supersede
             self._store.memories.insert(memory, key, replaces=previous)
             return "extracted", memory.id
         self._store.memories.insert(memory, key)

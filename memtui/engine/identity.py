@@ -83,7 +83,7 @@ class ForgetResult:
 
 @dataclass(frozen=True)
 class IdentityContext:
-    """The identity context of spec/10: profile, latest memories, text block, summary."""
+    """The identity context: profile, latest memories, text block, summary."""
 
     profile: Profile
     user_memories: tuple[Memory, ...]
@@ -92,7 +92,7 @@ class IdentityContext:
     project_summary: str
 
     def to_json(self) -> dict[str, Any]:
-        """The context as the CLI's JSON shape (spec/70)."""
+        """The context as the CLI's JSON shape."""
         return {"profile": self.profile.to_json(),
                 "user_memories": [m.to_json() for m in self.user_memories],
                 "project_memories": [m.to_json() for m in self.project_memories],
@@ -153,7 +153,7 @@ def deepest_root(path: str | os.PathLike[str], projects: Iterable[Project]) -> P
 
 
 class IdentityApi(EngineArea):
-    """Every identity operation, acting as the engine's user, with the rules of spec/10."""
+    """Every identity operation, acting as the engine's user, with the identity rules."""
 
     def _audit(self, action: str, target: str | None, **detail: Any) -> None:
         self._store.audit.append(self.actor, action, target, self._engine.audit_detail(detail))
@@ -462,7 +462,7 @@ class IdentityApi(EngineArea):
 
         ``source`` names an agent writing the correction (``mcp``, ``service``...); without
         it the correction is the person's own. An agent's correction while the user reviews
-        new memories is a pending correction instead (spec/25): the old version stays active
+        new memories is a pending correction instead: the old version stays active
         until the new one is approved, and approving it is the supersede. An agent correcting
         a memory that is itself still pending revises that pending memory in place.
         """

@@ -1,4 +1,4 @@
-"""First-turn injection (spec/20): memories prefixed to an in-memory copy of a task's text.
+"""First-turn injection: memories prefixed to an in-memory copy of a task's text.
 
 Decided here:
 - Only the task's own user prepares its injection (it carries that user's user-level
@@ -60,7 +60,7 @@ class InjectionResult:
     memory_ids: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        """The inject shape of spec/70."""
+        """The shape ``memtui inject --json`` prints."""
         return {"task_id": self.task_id, "injected": self.injected, "reason": self.reason,
                 "prompt": self.prompt, "goal": self.goal, "memory_ids": list(self.memory_ids)}
 

@@ -18,5 +18,5 @@ REASON_WORDS: dict[str, str] = {
     "NotFound": "error: the task or project is gone",
     "StoreError": "error: the store could not be written",
 }
-"""Every reason code of the extraction log (spec/20), and the error classes an ``error`` row
+"""Every reason code of the extraction log, and the error classes an ``error`` row
 names, in plain words."""

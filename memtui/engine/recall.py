@@ -1,5 +1,5 @@
 """The service's engine API (``engine.recall``): interactions, recall, task transitions,
-consolidation records and document bundles (spec/50).
+consolidation records and document bundles.
 
 Rules decided here:
 - Interactions are private to the user who remembered them (like user-level memories).
@@ -219,7 +219,7 @@ class RecallResult:
     bundles: tuple[BundleInfo, ...] = field(default=())
 
     def to_json(self) -> dict[str, Any]:
-        """The ``memory.recall`` result of spec/50 (plus ``query``, ``limit``, ``project``)."""
+        """The ``memory.recall`` result of the service (plus ``query``, ``limit``, ``project``)."""
         return {
             "query": self.query, "limit": self.limit, "project": self.project,
             "related_memories": [m.to_json() for m in self.related_memories],

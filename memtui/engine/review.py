@@ -1,4 +1,4 @@
-"""The review inbox (spec/25): pending memories, approved (optionally edited) or rejected.
+"""The review inbox: pending memories, approved (optionally edited) or rejected.
 
 A memory written by an agent source while the writer reviews new memories lands ``pending``
 (``review_rules.status_for_new``). Here the person sees what waits -- their own pending user
@@ -19,7 +19,7 @@ the same way: a memory another process already approved is a ``Conflict``; one a
 rejected is ``NotFound`` (the answer for anything the actor may not see). Writing needs the
 same permission as any write: a reader of a project gets ``PermissionDenied``.
 
-Rows from other agents' own inboxes (Gemini CLI's ``.inbox/*.patch``, spec/80) are a
+Rows from other agents' own inboxes (Gemini CLI's ``.inbox/*.patch``) are a
 different kind of item, listed and acted on in the agent's files by their own module; the
 Inbox pane shows both kinds side by side.
 """
@@ -119,7 +119,7 @@ class InboxItem:
         return self.replaces is not None
 
     def to_json(self) -> dict[str, Any]:
-        """The memory's JSON shape (spec/70) plus what review adds."""
+        """The memory's JSON shape plus what review adds."""
         out = self.memory.to_json()
         out.update({"replaces": self.replaces,
                     "target": self.target.to_json() if self.target is not None else None,

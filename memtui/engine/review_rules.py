@@ -1,4 +1,4 @@
-"""The one rule that decides whether a new memory waits for review (spec/25).
+"""The one rule that decides whether a new memory waits for review.
 
 Every write path that creates a memory -- the user's own writes in the app and the CLI, the
 extractor, imports, the service and MCP -- asks ``status_for_new`` with its source. With the

@@ -1,5 +1,5 @@
 """Safe reads and writes of the files inside another program's home folder (a Codex home,
-a Claude Code or Gemini CLI store): the one copy of these rules (spec/40, spec/80).
+a Claude Code or Gemini CLI store): the one copy of these rules.
 
 Reads: the real path must stay inside the home's real root (a symlink leading outside is
 refused, never followed); the file is opened with ``O_NOFOLLOW | O_NONBLOCK`` (no FIFO can

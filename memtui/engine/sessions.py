@@ -1,4 +1,4 @@
-"""Agent sessions (spec/85): what the session hooks record, and the worker's turn of each
+"""Agent sessions: what the session hooks record, and the worker's turn of each
 finished session into a task for the extractor.
 
 Decided here:
@@ -18,7 +18,7 @@ Decided here:
   or only a sub-agent was), ``no_folder``, ``refused`` (the engine refused the task, detail
   says why).
 - ``session_start(payload)``: the text a new session (``source`` = ``startup``) starts with
-  (spec/20 injection rules through ``InjectionApi.for_session``); None for a resumed,
+  (the injection rules through ``InjectionApi.for_session``); None for a resumed,
   cleared or compacted session, or when nothing is injected.
 """
 

@@ -1,4 +1,4 @@
-"""Auto-memory settings (spec/20): per user, read and written by that user alone.
+"""Auto-memory settings: per user, read and written by that user alone.
 
 Everything is off by default. A change is checked whole before anything is written: one bad
 key or value refuses the whole change with ``InvalidInput`` naming it. ``extract_model`` and
@@ -66,7 +66,7 @@ SETTING_SPECS: tuple[SettingSpec, ...] = (
 )
 SPECS: dict[str, SettingSpec] = {spec.name: spec for spec in SETTING_SPECS}
 DEFAULTS: dict[str, Any] = {spec.name: spec.default for spec in SETTING_SPECS}
-"""Every setting's default (spec/20: everything off)."""
+"""Every setting's default (everything off)."""
 
 _CLI_TRUE = frozenset({"1", "on", "true"})
 _CLI_FALSE = frozenset({"0", "off", "false"})

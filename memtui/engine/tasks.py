@@ -1,4 +1,4 @@
-"""Tasks, follow-ups, per-task flags and the monthly quota: the extractor's input (spec/20).
+"""Tasks, follow-ups, per-task flags and the monthly quota: the extractor's input.
 
 Rules decided here:
 - Recording a task needs ``create_task`` on its project (NotFound when the actor cannot read

@@ -1,4 +1,4 @@
-"""The local memory service (spec/50): JSON Lines over a unix socket, one request per
+"""The local memory service: JSON Lines over a unix socket, one request per
 connection, for agents written in any language.
 
 - ``protocol``: reading a bounded request, parsing and checking it, encoding responses, the

@@ -244,7 +244,7 @@ METHODS: dict[str, Method] = {method.name: method for method in (
         "expected_revision": Param((INTEGER,), True)},
         "write one document (compare-and-set on its revision)"),
 )}
-"""Every method of spec/50."""
+"""Every method of the local service."""
 
 
 def dispatch(ctx: ServiceContext, method_name: str, params: dict[str, Any],

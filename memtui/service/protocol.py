@@ -35,7 +35,7 @@ TOO_LARGE = "too_large"
 INTERNAL = "internal"
 ERROR_CODES = (INVALID_JSON, INVALID_REQUEST, UNKNOWN_METHOD, INVALID_PARAMS, NOT_FOUND,
                PERMISSION_DENIED, CONFLICT, TOO_LARGE, INTERNAL)
-"""Every error code a response may carry (spec/50)."""
+"""Every error code a response may carry."""
 
 ENGINE_ERROR_CODES: dict[type[MemtuiError], str] = {
     NotFound: NOT_FOUND,

@@ -1,4 +1,4 @@
-"""Access to Codex's sqlite files (spec/40): layout detection, read-only browsing, one write.
+"""Access to Codex's sqlite files: layout detection, read-only browsing, one write.
 
 A home has ``state_5.sqlite`` (``threads``; from February to May 2026 also ``stage1_outputs``
 and ``jobs``) and, since 2026-05-26, ``memories_1.sqlite`` (``stage1_outputs`` and ``jobs``).

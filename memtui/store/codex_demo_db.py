@@ -1,4 +1,4 @@
-"""A small ``memories_1.sqlite`` in Codex's own schema, for the demo's Codex home (spec/40).
+"""A small ``memories_1.sqlite`` in Codex's own schema, for the demo's Codex home.
 
 The only code that writes a Codex database from scratch; it never touches a real Codex
 home (``engine.demo_codex`` calls it on a folder it has just made). SQL lives here, in the

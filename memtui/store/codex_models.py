@@ -1,4 +1,4 @@
-"""Plain rows read from Codex's ``memories_1.sqlite`` (spec/40).
+"""Plain rows read from Codex's ``memories_1.sqlite``.
 
 These mirror the database: times are unix seconds exactly as Codex stores them. The engine
 (``memtui.engine.codex``) turns them into its own models with ISO-8601 times.

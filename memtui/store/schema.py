@@ -289,7 +289,7 @@ CREATE TABLE pending_purges (
 """
 
 MIGRATION_4 = """
--- The review inbox (spec/25): a memory may be 'pending' (written by an agent source while
+-- The review inbox: a memory may be 'pending' (written by an agent source while
 -- the user reviews new memories; never injected, recalled or exported as active), agents
 -- write through MCP and the service ('mcp', 'service'), and a pending correction names the
 -- memory it would supersede once approved ('replaces').
@@ -349,7 +349,7 @@ CREATE TABLE codex_rollout_files (
 """
 
 MIGRATION_6 = """
--- Agents write memories through MCP (spec/85): the memories table accepts the sources 'mcp'
+-- Agents write memories through MCP: the memories table accepts the sources 'mcp'
 -- and 'service'. Only a CHECK constraint changes and no stored row does, so the table's SQL
 -- is edited in place (SQLite's documented procedure for changing a CHECK constraint, see
 -- "Making Other Kinds Of Table Schema Changes" in its ALTER TABLE page) instead of copying a
@@ -361,7 +361,7 @@ UPDATE sqlite_schema
  WHERE type = 'table' AND name = 'memories';
 PRAGMA writable_schema = RESET;
 
--- Agent sessions recorded by `memtui hook session-end` (spec/85): one row per agent and
+-- Agent sessions recorded by `memtui hook session-end`: one row per agent and
 -- session id, refreshed at every hook call; the worker turns each finished one into a task
 -- (task_id) or records why it could not (outcome, detail).
 CREATE TABLE agent_sessions (

@@ -1,4 +1,4 @@
-"""The Agents pane: every agent's memory on the machine (spec/80) — Claude Code, Gemini CLI
+"""The Agents pane: every agent's memory on the machine — Claude Code, Gemini CLI
 and Codex, one row per agent and project.
 
 A row shows the agent, the project, how many memory files and bytes, whether auto memory is

@@ -1,4 +1,4 @@
-"""The Codex pane (read-only): a Codex home beside the store (spec/40).
+"""The Codex pane (read-only): a Codex home beside the store.
 
 One row per thread (usage count and last use from Codex's memory database, ``memory_mode``
 from ``state_5.sqlite``); below, the selected thread (its ``cwd``, branch, source, memory

@@ -1,7 +1,7 @@
-"""The Inbox pane (spec/25): what agents wrote while review is on, waiting for a decision.
+"""The Inbox pane: what agents wrote while review is on, waiting for a decision.
 
 Each row is an ``InboxEntry`` from one of the app's ``inbox_sources``: memtui's pending
-memories, and Gemini CLI's inbox patches (``.inbox/*.patch`` in its home, spec/80) -- there
+memories, and Gemini CLI's inbox patches (``.inbox/*.patch`` in its home) -- there
 ``a`` applies the patch to Gemini's memory file and ``x`` dismisses it, both after a confirm
 that shows the change; a malformed patch can only be dismissed. ``a`` approves, ``e`` edits
 then approves, ``x`` rejects (asks first: it is final), ``space`` marks, ``*`` marks

@@ -26,7 +26,7 @@ class Memory:
     last_used_at: str | None
 
     def to_json(self) -> dict[str, Any]:
-        """The memory as the CLI's JSON shape (spec/70)."""
+        """The memory as the CLI's JSON shape."""
         return asdict(self)
 
 

@@ -32,7 +32,7 @@ class Task:
     generate_memories: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """The task as the CLI's JSON shape (spec/70), plus the override flags."""
+        """The task as the CLI's JSON shape, plus the override flags."""
         return {
             "id": self.id,
             "project": self.project,
@@ -78,7 +78,7 @@ class LogEntry:
     at: str
 
     def to_json(self) -> dict[str, Any]:
-        """The row as the CLI's JSON shape (spec/70)."""
+        """The row as the CLI's JSON shape."""
         return {
             "task_id": self.task_id,
             "project": self.project,

@@ -301,7 +301,7 @@ TERM_SOURCES = ("memories", "tasks", "interactions")
 """The tables with a full-text column whose matches recall counts (migration 7)."""
 
 MIGRATION_7 = f"""
--- Recall counts each query word's matches, up to 1,001 (spec/50). A GIN index cannot count
+-- Recall counts each query word's matches, up to 1,001. A GIN index cannot count
 -- a word's rows without reading them -- a common word's, thousands -- so the words found
 -- that common are remembered here (``common_terms``), and a later recall reads the fact
 -- instead of the rows. A count only grows while rows are added; it can shrink only when
