@@ -308,3 +308,33 @@ def test_a_change_just_before_the_rename_is_caught(home: Path,
     assert json.loads(user_file.read_text()) == {"numStartups": 99}
     assert not (home / ".claude.json.bak").exists()
     assert temporary_files(home) == []
+
+
+@pytest.mark.parametrize("write", ["claude promote", "claude forget"])
+def test_a_plan_refused_part_way_puts_back_what_it_wrote(
+        write: str, home: Path, cli: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    argv = WRITES[write](home)
+    before = snapshot(home)
+    real_replace, real_unlink = os.replace, os.unlink
+    calls = {"n": 0}
+
+    def second_write_fails(operation: Callable[..., Any]) -> Callable[..., Any]:
+        def run(*args: Any, **kwargs: Any) -> Any:
+            first = str(args[0])
+            if os.path.basename(first).startswith(TEMP_PREFIX) and operation is real_unlink:
+                return operation(*args, **kwargs)
+            calls["n"] += 1
+            if calls["n"] == 2:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), first)
+            return operation(*args, **kwargs)
+        return run
+
+    monkeypatch.setattr(os, "replace", second_write_fails(real_replace))
+    monkeypatch.setattr(os, "unlink", second_write_fails(real_unlink))
+    done = cli(*argv)
+    monkeypatch.undo()
+    assert calls["n"] >= 2
+    assert done.code == 4 and done.err.count("\n") == 1
+    assert "the files written before it were put back" in done.err
+    assert temporary_files(home) == []
+    assert snapshot(home) == before

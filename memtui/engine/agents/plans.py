@@ -4,7 +4,7 @@ masked), then applied through the one safe-write helper (``AGENT_FILES``, the st
 
 ``apply_plan`` checks every file's stamp before it writes any (a file changed since it was
 read refuses the whole plan), then writes each file atomically, the index before the files
-it links to, so a failure part-way never leaves a dangling link.
+it links to; a file the system refuses part-way puts back the ones already written.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Any
 from memtui.engine.agents.errors import AGENT_FILES, AgentWriteRefused
 from memtui.engine.redaction import scan
 from memtui.engine.safe_files import FileStamp
+from memtui.errors import MemtuiError
 
 ACTION_REPLACE = "replace"
 ACTION_REMOVE = "remove"
@@ -118,17 +119,51 @@ def refuse_without_write(plan: WritePlan, write: bool) -> None:
 
 
 def apply_plan(plan: WritePlan, write: bool) -> AppliedPlan:
-    """Write a plan (refused without ``write``); see the module doc for the order."""
+    """Write a plan (refused without ``write``); see the module doc for the order. When the
+    system refuses one file after others were written, those are put back as they were
+    (the refusal's one line says so) — a plan lands whole or not at all."""
     refuse_without_write(plan, write)
     root = Path(plan.root)
     for change in plan.changes:
         if change.stamp is not None:
             AGENT_FILES.check_unchanged(change.stamp, root)
+    done: list[tuple[FileChange, FileStamp | None]] = []
     for change in plan.changes:
-        if change.action == ACTION_REPLACE and change.stamp is not None:
-            AGENT_FILES.replace_file(change.stamp, change.new_text, root)
-        elif change.action == ACTION_REMOVE and change.stamp is not None:
-            AGENT_FILES.remove_file(change.stamp, root)
-        elif change.action == ACTION_CREATE:
-            AGENT_FILES.create_file(change.path, change.new_text, root)
+        try:
+            done.append((change, _apply_change(change, root)))
+        except MemtuiError as error:
+            if not done:
+                raise
+            left = _undo(done, root)
+            words = ("the files written before it were put back" if not left else
+                     "could not put back " + ", ".join(left))
+            raise type(error)(f"{error.message}; {words}") from None
     return AppliedPlan(plan)
+
+
+def _apply_change(change: FileChange, root: Path) -> FileStamp | None:
+    """Write one change; the file's new stamp (None once removed)."""
+    if change.action == ACTION_REPLACE and change.stamp is not None:
+        return AGENT_FILES.replace_file(change.stamp, change.new_text, root)
+    if change.action == ACTION_REMOVE and change.stamp is not None:
+        AGENT_FILES.remove_file(change.stamp, root)
+        return None
+    if change.action == ACTION_CREATE:
+        return AGENT_FILES.create_file(change.path, change.new_text, root)
+    return None
+
+
+def _undo(done: list[tuple[FileChange, FileStamp | None]], root: Path) -> list[str]:
+    """Put the written changes back, the last first; the paths that could not be."""
+    left: list[str] = []
+    for change, stamp in reversed(done):
+        try:
+            if change.action == ACTION_REPLACE and stamp is not None:
+                AGENT_FILES.replace_file(stamp, change.old_text, root)
+            elif change.action == ACTION_REMOVE and change.stamp is not None:
+                AGENT_FILES.create_file(change.path, change.old_text, root, change.stamp.mode)
+            elif change.action == ACTION_CREATE and stamp is not None:
+                AGENT_FILES.remove_file(stamp, root)
+        except MemtuiError:
+            left.append(change.path)
+    return left
