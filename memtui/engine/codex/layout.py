@@ -59,6 +59,12 @@ class LayoutInfo(JsonMixin):
     """Whether memtui may write this layout (with the explicit flag)."""
 
     @property
+    def summary_always_written(self) -> bool:
+        """False in the v2 layout, where Codex writes ``memory_summary.md`` only once a
+        consolidation succeeded (before that its absence is no problem)."""
+        return self.name != LAYOUT_MEMORIES_V2
+
+    @property
     def schema_words(self) -> str:
         """``state schema 40, memories schema 1`` (the parts known)."""
         parts = []

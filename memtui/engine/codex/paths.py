@@ -14,7 +14,12 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from memtui.store.codex_db import CODEX_DB_FILE_NAME, STATE_DB_FILE_NAME
-from memtui.store.codex_models import LAYOUT_MEMORIES_V2, LAYOUT_UNKNOWN, CodexLayout
+from memtui.store.codex_models import (
+    LAYOUT_MEMORIES_V2,
+    LAYOUT_NONE,
+    LAYOUT_UNKNOWN,
+    CodexLayout,
+)
 
 CODEX_HOME_ENV = "CODEX_HOME"
 CODEX_SQLITE_HOME_ENV = "CODEX_SQLITE_HOME"
@@ -23,6 +28,8 @@ DEFAULT_CODEX_DIR_NAME = ".codex"
 MEMORIES_DIR = "memories"
 MEMORIES_V2_DIR = "memories_v2"
 """The memory files' folder of the ``memories_v2_1.sqlite`` layout (Codex 0.169)."""
+EXPORT_FOLDERS = (MEMORIES_DIR, MEMORIES_V2_DIR)
+"""The memories folders an export can be written as."""
 _VERSIONED_DB_RE = re.compile(r"^memories_(v\d+)_\d+\.sqlite$")
 MEMORY_SUMMARY_FILE = "memory_summary.md"
 MEMORY_MD_FILE = "MEMORY.md"
@@ -92,7 +99,11 @@ def memories_dir_name(layout: CodexLayout | None) -> str:
 
 
 def layout_memories_dir(home: Path, layout: CodexLayout | None) -> Path:
-    """The memory files' folder of a home in its layout (see ``memories_dir_name``)."""
+    """The memory files' folder of a home in its layout (see ``memories_dir_name``); with no
+    database at all, ``memories_v2`` when only that folder is there (an export for 0.169)."""
+    if (layout is None or layout.name == LAYOUT_NONE) and (home / MEMORIES_V2_DIR).is_dir() \
+            and not os.path.lexists(home / MEMORIES_DIR):
+        return home / MEMORIES_V2_DIR
     return home / memories_dir_name(layout)
 
 
