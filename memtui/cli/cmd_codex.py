@@ -112,9 +112,16 @@ def show_json(codex: CodexHome, threads: Sequence[CodexThread]) -> dict[str, Any
     return data
 
 
-def consolidation_stuck(codex: CodexHome) -> bool:
-    """True when a job failed or holds a dead lease (a cooldown or a queued run is not)."""
-    return any(job.running_past_lease or job.status == "error" for job in codex.jobs)
+def consolidation_stuck(codex: CodexHome) -> bool | None:
+    """True when a job failed or holds a dead lease (a cooldown or a queued run is not);
+    None (cannot be told) when no job failed but the memory database was not read or its
+    layout is one memtui does not know."""
+    if any(job.running_past_lease or job.status == "error" for job in codex.jobs):
+        return True
+    if (codex.layout is not None and not codex.layout.jobs_complete) or (not codex.database_read and codex.layout is not None
+                   and codex.layout.memory_db is not None):
+        return None
+    return False
 
 
 def layout_line(codex: CodexHome) -> Text:

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
-
 from pathlib import Path
 
 from memtui.engine.codex.layout import LAYOUT_WORDS, LayoutInfo

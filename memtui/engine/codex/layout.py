@@ -59,6 +59,12 @@ class LayoutInfo(JsonMixin):
     """Whether memtui may write this layout (with the explicit flag)."""
 
     @property
+    def jobs_complete(self) -> bool:
+        """False for a layout memtui does not know or the oldest one: the jobs read (if any)
+        may not be all there is, so "nothing stuck" cannot be said."""
+        return self.name not in (LAYOUT_UNKNOWN, LAYOUT_OLD)
+
+    @property
     def summary_always_written(self) -> bool:
         """False in the v2 layout, where Codex writes ``memory_summary.md`` only once a
         consolidation succeeded (before that its absence is no problem)."""

@@ -13,7 +13,6 @@ asks ``GET /v1/models`` (answered with one model) and may try a websocket upgrad
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Iterator
 from typing import Any
 

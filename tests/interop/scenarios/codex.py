@@ -294,6 +294,15 @@ def _checkpoint(path: Path) -> None:
         conn.close()
 
 
+def _vacuum(path: Path) -> None:
+    """Drop the free pages of a copied database (the fixture stays small)."""
+    conn = sqlite3.connect(path)
+    try:
+        conn.execute("VACUUM")
+    finally:
+        conn.close()
+
+
 def keep_home(source: Path, dest: Path) -> list[str]:
     """Copy what memtui reads of a Codex home into ``dest``; returns the relative paths."""
     kept: list[str] = []
@@ -308,6 +317,8 @@ def keep_home(source: Path, dest: Path) -> list[str]:
             target = dest / relative
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)
+            if path.suffix == ".sqlite":
+                _vacuum(target)
             kept.append(str(relative))
     return sorted(set(kept))
 
