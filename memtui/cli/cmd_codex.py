@@ -41,12 +41,18 @@ from memtui.cli.context import CliContext
 from memtui.engine.codex.browse import CodexThread, codex_threads
 from memtui.engine.codex.config import codex_sqlite_home, config_reasons, describe_config
 from memtui.engine.codex.curation import ForgetResult
+from memtui.engine.codex.diagnosis import reason_words
 from memtui.engine.codex.errors import CodexError, CodexWriteRefused
 from memtui.engine.codex.export import check_export_target
 from memtui.engine.codex.import_report import OUTCOME_IMPORTED, REASON_ALREADY, ImportReport
 from memtui.engine.codex.models import CodexHome, Job, Problem
-from memtui.engine.codex.notes import MAX_NOTE_BYTES, write_note
-from memtui.engine.codex.paths import codex_db_path, notes_dir, resolve_codex_home
+from memtui.engine.codex.notes import MAX_NOTE_BYTES, notes_dir_parts, write_note
+from memtui.engine.codex.paths import (
+    EXPORT_FOLDERS,
+    MEMORIES_DIR,
+    codex_db_path,
+    resolve_codex_home,
+)
 from memtui.engine.validation import check_text
 from memtui.errors import NotFound
 from memtui.store.codex_db import CodexDbLocked
@@ -106,9 +112,16 @@ def show_json(codex: CodexHome, threads: Sequence[CodexThread]) -> dict[str, Any
     return data
 
 
-def consolidation_stuck(codex: CodexHome) -> bool:
-    """True when a job failed or holds a dead lease (a cooldown or a queued run is not)."""
-    return any(job.running_past_lease or job.status == "error" for job in codex.jobs)
+def consolidation_stuck(codex: CodexHome) -> bool | None:
+    """True when a job failed or holds a dead lease (a cooldown or a queued run is not);
+    None (cannot be told) when no job failed but the memory database was not read or its
+    layout is one memtui does not know."""
+    if any(job.running_past_lease or job.status == "error" for job in codex.jobs):
+        return True
+    if (codex.layout is not None and not codex.layout.jobs_complete) or (not codex.database_read and codex.layout is not None
+                   and codex.layout.memory_db is not None):
+        return None
+    return False
 
 
 def layout_line(codex: CodexHome) -> Text:
@@ -122,6 +135,11 @@ def layout_line(codex: CodexHome) -> Text:
 
 
 def _summary_line(codex: CodexHome) -> Text:
+    if codex.summary is None and codex.layout is not None \
+            and not codex.layout.summary_always_written \
+            and not (Path(codex.memories_dir) / "memory_summary.md").exists():
+        return Text("memory_summary.md: not written yet (Codex writes it when a consolidation "
+                    "succeeds)")
     if codex.summary is None:
         return Text("memory_summary.md: not read (see problems)")
     if not codex.summary.valid_v1:
@@ -188,7 +206,7 @@ def job_lines(job: Job) -> tuple[str, str]:
     if job.retry_pending and job.retry_at:
         notes.append(f"retry at {render.short_time(job.retry_at)}")
     if job.last_error:
-        notes.append(f"error: {job.last_error}")
+        notes.append(f"error: {reason_words(job.last_error)}")
     return status, "; ".join(notes)
 
 
@@ -313,7 +331,8 @@ def note(ctx: CliContext, args: argparse.Namespace) -> int:
     home = _home(args)
     check_text(args.text, "a note", max_bytes=MAX_NOTE_BYTES)
     if not args.write:
-        raise CodexWriteRefused(f"would add a note in {notes_dir(home)}; {WRITE_HINT} "
+        raise CodexWriteRefused(f"would add a note in {home.joinpath(*notes_dir_parts(home))}; "
+                                f"{WRITE_HINT} "
                                 "(nothing was changed)")
     path = write_note(home, args.text)
     return ctx.answer({"path": str(path), "file_name": path.name, "written": True},
@@ -378,9 +397,11 @@ def export(ctx: CliContext, args: argparse.Namespace) -> int:
     """``codex export DIR [--home-layout]``: the store as a Codex memories folder."""
     check_export_target(args.dir)  # refuse before rendering anything
     plan = ctx.engine.codex.plan_export()
-    path = ctx.engine.codex.write_plan(plan, args.dir, home_layout=args.home_layout)
+    path = ctx.engine.codex.write_plan(plan, args.dir, home_layout=args.home_layout,
+                                       folder=args.codex_layout)
     if ctx.json:
-        ctx.emit_json({"path": str(path), "home_layout": args.home_layout, **plan.to_json()})
+        ctx.emit_json({"path": str(path), "home_layout": args.home_layout,
+                       "folder": args.codex_layout, **plan.to_json()})
         return 0
     ctx.console.print(Text(
         f"exported {plan.memories} memories to {one_line(str(path))}: {plan.groups} task "
@@ -435,7 +456,10 @@ COMMANDS = (
     Command("export", "write the store as a Codex memories folder", export,
             (arg("dir", metavar="DIR", help="a new (or empty) folder"),
              arg("--home-layout", action="store_true",
-                 help="write DIR/memories/... so DIR opens as a Codex home"))),
+                 help="write DIR/memories/... so DIR opens as a Codex home"),
+             arg("--codex-layout", choices=EXPORT_FOLDERS, default=MEMORIES_DIR,
+                 help="with --home-layout, the memories folder: memories (Codex before "
+                      "0.169) or memories_v2 (Codex 0.169)"))),
 )
 
 

@@ -1,7 +1,10 @@
 """Access to Codex's sqlite files: layout detection, read-only browsing, one write.
 
 A home has ``state_5.sqlite`` (``threads``; from February to May 2026 also ``stage1_outputs``
-and ``jobs``) and, since 2026-05-26, ``memories_1.sqlite`` (``stage1_outputs`` and ``jobs``).
+and ``jobs``) and, since 2026-05-26, ``memories_1.sqlite`` (``stage1_outputs`` and ``jobs``);
+Codex 0.169 keeps those two tables in ``memories_v2_1.sqlite`` instead. Any other
+``memories*_N.sqlite`` or ``state_N.sqlite`` is a layout memtui does not know: it is named,
+read where its tables are the known ones, and never written.
 ``inspect_database`` and ``detect_layout`` tell which layout a home has; ``read_codex_dbs``
 reads it read-only (``mode=ro``); ``forget_thread_memory`` is the one write, Codex's own
 forget in one ``BEGIN IMMEDIATE`` transaction over both files.
@@ -12,6 +15,7 @@ Every failure is a ``CodexDbError`` subclass with a one-line message naming the 
 from __future__ import annotations
 
 import contextlib
+import re
 import sqlite3
 import stat
 from collections.abc import Callable, Iterator, Sequence
@@ -23,9 +27,11 @@ from memtui.store.codex_models import (
     CONSOLIDATE_JOB_KIND,
     GLOBAL_JOB_KEY,
     LAYOUT_MEMORIES_DB,
+    LAYOUT_MEMORIES_V2,
     LAYOUT_NONE,
     LAYOUT_OLD,
     LAYOUT_STATE_DB,
+    LAYOUT_UNKNOWN,
     STAGE1_JOB_KIND,
     CodexDbRead,
     CodexDbSnapshot,
@@ -40,12 +46,19 @@ from memtui.store.codex_models import (
 
 CODEX_DB_FILE_NAME = "memories_1.sqlite"
 """File name of Codex's memory index inside its sqlite home (since 2026-05-26)."""
+CODEX_V2_DB_FILE_NAME = "memories_v2_1.sqlite"
+"""File name of Codex 0.169's memory index (the same tables as ``memories_1.sqlite``)."""
 STATE_DB_FILE_NAME = "state_5.sqlite"
 """File name of Codex's state database (threads; memories from 2026-02-10 to 2026-05-26)."""
 DEFAULT_READ_BUSY_TIMEOUT_S = 2.0
 """How long a read waits for a lock held by a running Codex before giving up."""
 DEFAULT_WRITE_BUSY_TIMEOUT_S = 5.0
 """How long ``forget_thread`` waits for a lock held by a running Codex before giving up."""
+MEMORY_FILE_RE = re.compile(r"^memories(?:_v(\d+))?_(\d+)\.sqlite$")
+"""Names of Codex's memory databases: ``memories_<n>`` and ``memories_v<m>_<n>``."""
+STATE_FILE_RE = re.compile(r"^state_(\d+)\.sqlite$")
+"""Names of Codex's state databases: ``state_<n>``."""
+KNOWN_DB_FILE_NAMES = frozenset({"memories_1.sqlite", "memories_v2_1.sqlite", "state_5.sqlite"})
 MAX_ROWS_PER_TABLE = 100_000
 """Rows read per table at most: a browsing bound, far above what Codex keeps."""
 
@@ -361,24 +374,71 @@ def _has_memory_tables(info: DatabaseFile) -> bool:
     return all(name in info.tables for name in REQUIRED_TABLES)
 
 
-def layout_of(state: DatabaseFile, memories: DatabaseFile) -> CodexLayout:
-    """Which layout two inspected files make (see ``codex_models``' ``LAYOUT_*``)."""
+def _readable_memory_file(files: Sequence[DatabaseFile | None]) -> DatabaseFile | None:
+    return next((info for info in files if info is not None and info.exists
+                 and info.error is None and _has_memory_tables(info)), None)
+
+
+def layout_of(state: DatabaseFile, memories: DatabaseFile, memories_v2: DatabaseFile | None = None,
+              unknown: Sequence[DatabaseFile] = ()) -> CodexLayout:
+    """Which layout the inspected files make (see ``codex_models``' ``LAYOUT_*``).
+
+    Files of a layout memtui does not know (``unknown``) make it ``unknown``: the memory
+    tables are read from the newest file that has them under the known names. A
+    ``memories_v2_1.sqlite`` makes it the v2 layout, whatever ``memories_1.sqlite`` holds
+    (Codex 0.169 leaves that one empty); one that cannot be read is the v2 layout still, so
+    its error is shown instead of an empty older file's rows.
+    """
+    if unknown:
+        found = _readable_memory_file([*unknown, memories_v2, memories, state])
+        return CodexLayout(LAYOUT_UNKNOWN, state, memories, found.path if found else None,
+                           memories_v2, tuple(unknown))
+    if memories_v2 is not None and memories_v2.exists:
+        return CodexLayout(LAYOUT_MEMORIES_V2, state, memories, memories_v2.path, memories_v2)
     if memories.exists and _has_memory_tables(memories):
-        return CodexLayout(LAYOUT_MEMORIES_DB, state, memories, memories.path)
+        return CodexLayout(LAYOUT_MEMORIES_DB, state, memories, memories.path, memories_v2)
     if state.exists and _has_memory_tables(state):
-        return CodexLayout(LAYOUT_STATE_DB, state, memories, state.path)
+        return CodexLayout(LAYOUT_STATE_DB, state, memories, state.path, memories_v2)
     if state.exists and (state.tables & OLD_MEMORY_TABLES or (
             state.error is None and THREADS_TABLE in state.tables and not memories.exists
             and state.version is not None and state.version < FIRST_STATE_MEMORY_MIGRATION)):
-        return CodexLayout(LAYOUT_OLD, state, memories, None)
-    return CodexLayout(LAYOUT_NONE, state, memories, None)
+        return CodexLayout(LAYOUT_OLD, state, memories, None, memories_v2)
+    return CodexLayout(LAYOUT_NONE, state, memories, None, memories_v2)
+
+
+def _db_file_order(name: str) -> tuple[int, int, int]:
+    """Newest first: a memory file before a state file, a higher version first."""
+    memory = MEMORY_FILE_RE.match(name)
+    if memory:
+        return (1, int(memory.group(1) or 1), int(memory.group(2)))
+    state = STATE_FILE_RE.match(name)
+    return (0, int(state.group(1)) if state else 0, 0)
+
+
+def unknown_database_names(sqlite_home: Path) -> list[str]:
+    """Codex database files of a sqlite home whose name memtui does not know, newest first."""
+    try:
+        names = [entry.name for entry in sqlite_home.iterdir()]
+    except OSError:
+        return []
+    unknown = [name for name in names if name not in KNOWN_DB_FILE_NAMES
+               and (MEMORY_FILE_RE.match(name) or STATE_FILE_RE.match(name))]
+    return sorted(unknown, key=_db_file_order, reverse=True)
 
 
 def detect_layout(sqlite_home: Path, busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEOUT_S
                   ) -> CodexLayout:
-    """Inspect ``state_5.sqlite`` and ``memories_1.sqlite`` of a sqlite home (read-only)."""
-    return layout_of(inspect_database(sqlite_home / STATE_DB_FILE_NAME, busy_timeout_s),
-                     inspect_database(sqlite_home / CODEX_DB_FILE_NAME, busy_timeout_s))
+    """Inspect the Codex databases of a sqlite home (read-only): ``state_5.sqlite``,
+    ``memories_1.sqlite``, ``memories_v2_1.sqlite`` and any file of an unknown layout."""
+    unknown = [inspect_database(sqlite_home / name, busy_timeout_s)
+               for name in unknown_database_names(sqlite_home)]
+    state = inspect_database(sqlite_home / STATE_DB_FILE_NAME, busy_timeout_s)
+    if not state.exists:  # a newer state file may still hold the known ``threads``
+        state = next((info for info in unknown if STATE_FILE_RE.match(Path(info.path).name)
+                      and THREADS_TABLE in info.tables), state)
+    return layout_of(state, inspect_database(sqlite_home / CODEX_DB_FILE_NAME, busy_timeout_s),
+                     inspect_database(sqlite_home / CODEX_V2_DB_FILE_NAME, busy_timeout_s),
+                     unknown)
 
 
 def _text_or_none(value: object) -> str | None:
@@ -470,8 +530,18 @@ def _plan_rows(conn: sqlite3.Connection, thread_schema: str | None, thread_id: s
     return ForgetPlanRow(found, mode, int(stage1), int(jobs), selected)
 
 
-def _supported(layout: CodexLayout) -> Path:
-    """The file holding the memory tables; else the error that says why there is none."""
+def unknown_layout_refusal(layout: CodexLayout) -> CodexDbSchemaError:
+    """The error of a write into a layout memtui does not know (nothing is written)."""
+    names = ", ".join(Path(info.path).name for info in layout.unknown) or layout.name
+    return CodexDbSchemaError(f"{Path(layout.state.path).parent}: Codex keeps its memories in a "
+                              f"layout memtui does not know ({names}); memtui never writes it")
+
+
+def _supported(layout: CodexLayout, *, write: bool = False) -> Path:
+    """The file holding the memory tables; else the error that says why there is none (a
+    write into an unknown layout is refused)."""
+    if write and layout.name == LAYOUT_UNKNOWN:
+        raise unknown_layout_refusal(layout)
     if layout.memory_db_path is not None:
         return Path(layout.memory_db_path)
     if layout.name == LAYOUT_OLD:
@@ -534,7 +604,7 @@ def _state_error(info: DatabaseFile) -> CodexDbError:
 
 def _open_for_forget(layout: CodexLayout, busy_timeout_s: float
                      ) -> tuple[sqlite3.Connection, str | None]:
-    path = _supported(layout)
+    path = _supported(layout, write=True)
     _check_file(path)
     conn = _connect(path, "rw", busy_timeout_s)
     if layout.name == LAYOUT_STATE_DB:
@@ -604,9 +674,12 @@ def forget_thread_memory(sqlite_home: Path, thread_id: str, now: int, *,
     global consolidation (``_ENQUEUE_GLOBAL_SQL``, watermark ``now``). ``BEGIN IMMEDIATE``
     takes the write lock of every file first, waiting up to ``busy_timeout_s`` for a running
     Codex; then ``CodexDbLocked`` is raised and nothing has changed. Raises
-    ``CodexDbSchemaError`` for the oldest layout or no database.
+    ``CodexDbSchemaError`` for the oldest layout, a layout memtui does not know, or no
+    database.
     """
     layout = detect_layout(sqlite_home, min(busy_timeout_s, DEFAULT_READ_BUSY_TIMEOUT_S))
+    if layout.name == LAYOUT_UNKNOWN:
+        raise unknown_layout_refusal(layout)
     if layout.name == LAYOUT_NONE and not layout.memories.exists and layout.state.exists \
             and layout.state.error is None and THREADS_TABLE in layout.state.tables:
         return _mark_polluted_only(Path(layout.state.path), thread_id, busy_timeout_s)

@@ -67,6 +67,12 @@ LAYOUT_MEMORIES_DB = "memories_1"
 """Memories in ``memories_1.sqlite``, threads in ``state_5.sqlite`` (Codex since 2026-05-26)."""
 LAYOUT_STATE_DB = "state_5"
 """Memories inside ``state_5.sqlite`` (state migrations 6 to 34: Codex 2026-02-10 to 05-26)."""
+LAYOUT_MEMORIES_V2 = "memories_v2_1"
+"""Memories in ``memories_v2_1.sqlite`` (the same three tables), files in ``memories_v2/``,
+threads in ``state_5.sqlite`` (Codex 0.169; ``memories_1.sqlite`` is left empty)."""
+LAYOUT_UNKNOWN = "unknown"
+"""A newer Codex database memtui does not know (``memories_v3_1.sqlite``, ``state_6.sqlite``
+...): named, read where its tables are the known ones, never written."""
 LAYOUT_OLD = "pre_2026_02"
 """The oldest schema (``thread_memory``, ``memory_phase1_jobs``): not supported."""
 LAYOUT_NONE = "none"
@@ -113,12 +119,21 @@ class CodexLayout:
     state: DatabaseFile
     memories: DatabaseFile
     memory_db_path: str | None
-    """The file holding ``stage1_outputs`` and ``jobs`` (None when no supported one does)."""
+    """The file holding ``stage1_outputs`` and ``jobs`` (None when no readable one does)."""
+    memories_v2: DatabaseFile | None = None
+    """``memories_v2_1.sqlite`` (None when it was not looked for)."""
+    unknown: tuple[DatabaseFile, ...] = ()
+    """Codex database files of a layout memtui does not know, newest first."""
 
     @property
     def supported(self) -> bool:
-        """True for the two layouts memtui reads and writes."""
-        return self.name in (LAYOUT_MEMORIES_DB, LAYOUT_STATE_DB)
+        """True for the layouts memtui reads and writes."""
+        return self.name in (LAYOUT_MEMORIES_DB, LAYOUT_STATE_DB, LAYOUT_MEMORIES_V2)
+
+    @property
+    def writable(self) -> bool:
+        """True when memtui may write this layout (never an unknown or the oldest one)."""
+        return self.supported
 
 
 @dataclass(frozen=True)

@@ -100,9 +100,9 @@ def _node_path() -> str:
     return str(Path(node).parent) if node else ""
 
 
-@pytest.fixture
-def agent_home(tmp_path: Path) -> Iterator[AgentHome]:
-    """A new home for one test."""
+def new_agent_home(tmp_path: Path) -> AgentHome:
+    """A new home (0700) under ``tmp_path`` with a project folder ``work/shop`` (the fixture's
+    body; scenario modules that regenerate fixture homes call it too)."""
     root = tmp_path / "home"
     root.mkdir(mode=0o700)
     project = root / "work" / "shop"
@@ -127,4 +127,10 @@ def agent_home(tmp_path: Path) -> Iterator[AgentHome]:
         "no_proxy": "127.0.0.1,localhost",
         "TMPDIR": str(tmp_path),
     }
-    yield AgentHome(root, project, db, env)
+    return AgentHome(root, project, db, env)
+
+
+@pytest.fixture
+def agent_home(tmp_path: Path) -> Iterator[AgentHome]:
+    """A new home for one test."""
+    yield new_agent_home(tmp_path)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memtui.engine.base import EngineArea
+from memtui.engine.codex.paths import MEMORIES_DIR
 from memtui.engine.codex.rollouts import MAX_ROLLOUT_FILES
 
 if TYPE_CHECKING:
@@ -75,14 +76,14 @@ class CodexApi(EngineArea):
         return self._exporter.plan_export()
 
     def export_store(self, target: str | os.PathLike[str], *,
-                     home_layout: bool = False) -> Path:
+                     home_layout: bool = False, folder: str = MEMORIES_DIR) -> Path:
         """Write the export into a new folder (``export``)."""
-        return self._exporter.export_store(target, home_layout=home_layout)
+        return self._exporter.export_store(target, home_layout=home_layout, folder=folder)
 
     def write_plan(self, plan: ExportPlan, target: str | os.PathLike[str], *,
-                   home_layout: bool = False) -> Path:
+                   home_layout: bool = False, folder: str = MEMORIES_DIR) -> Path:
         """Write a rendered export into a new folder (``export``)."""
-        return self._exporter.write_plan(plan, target, home_layout=home_layout)
+        return self._exporter.write_plan(plan, target, home_layout=home_layout, folder=folder)
 
     @staticmethod
     def plan_forget(home: str | os.PathLike[str], thread_id: str, *,

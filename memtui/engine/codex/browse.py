@@ -43,6 +43,10 @@ class CodexThread(JsonMixin):
     """False for a thread known only from ``threads`` (no stage-1 output, job or file)."""
 
 
+def _first_line(text: str) -> str:
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
 def database_problem(codex: CodexHome) -> str | None:
     """Why the home's memory database could not be read, else None (read, or absent): a
     locked or broken file, or the oldest layout (named, not supported)."""
@@ -72,6 +76,9 @@ def codex_threads(codex: CodexHome) -> list[CodexThread]:
         row, entry, summary = stage1.get(thread_id), raw.get(thread_id), summaries.get(thread_id)
         job = jobs.get(thread_id)
         front = parse_front_matter(row.raw_memory if row else entry.body if entry else "")
+        if row is not None and not front.get("description"):
+            # the v2 layout keeps no raw memory: its rollout summary is the memory
+            front["description"] = _first_line(row.rollout_summary)
         updated = ((row.source_updated_at if row else None) or (entry.updated_at if entry
                                                                 else None)
                    or (summary.updated_at if summary else None))

@@ -4,6 +4,9 @@ Marks the thread ``polluted``, deletes its ``stage1_outputs`` row and ``memory_s
 and enqueues the global consolidation when the row had been selected, all in one transaction
 (``memtui.store.codex_db.forget_thread_memory``), then removes its rollout summary file(s)
 and names the consolidated files that still hold its text until Codex's next consolidation.
+The layout decides where: ``memories_v2_1.sqlite`` and ``memories_v2/`` (Codex 0.169),
+``memories_1.sqlite`` or ``state_5.sqlite`` and ``memories/``. A layout memtui does not know
+is refused before anything is touched.
 Never touches ``.git``, ``phase2_workspace_diff.md`` or ``raw_memories.md`` (Codex
 regenerates them).
 """
@@ -31,10 +34,11 @@ from memtui.engine.codex.parse_rollout_summary import read_headers
 from memtui.engine.codex.paths import (
     MEMORY_MD_FILE,
     MEMORY_SUMMARY_FILE,
+    PHASE2_DIFF_FILE,
     PROTECTED_MEMORY_NAMES,
     RAW_MEMORIES_FILE,
     codex_db_path,
-    memories_dir,
+    layout_memories_dir,
     rollout_summaries_dir,
 )
 from memtui.engine.safe_files import real_root
@@ -44,10 +48,12 @@ from memtui.store.codex_db import (
     POLLUTED,
     CodexDbError,
     CodexDbMissing,
+    detect_layout,
     forget_thread_memory,
     plan_forget_thread_memory,
+    unknown_layout_refusal,
 )
-from memtui.store.codex_models import ForgetPlanRow
+from memtui.store.codex_models import LAYOUT_UNKNOWN, ForgetPlanRow
 
 MAX_THREAD_ID_CHARS = 200
 HEADER_READ_BYTES = 64 * 1024
@@ -58,7 +64,7 @@ CONSOLIDATED_READ_BYTES = 16 * 1024 * 1024
 _THREAD_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]*$")
 
 
-CONSOLIDATED_FILES = (MEMORY_MD_FILE, MEMORY_SUMMARY_FILE, RAW_MEMORIES_FILE)
+CONSOLIDATED_FILES = (MEMORY_MD_FILE, MEMORY_SUMMARY_FILE, RAW_MEMORIES_FILE, PHASE2_DIFF_FILE)
 """Files Codex's consolidation writes; they keep a forgotten thread's text until its next run."""
 
 
@@ -102,8 +108,9 @@ def validate_thread_id(thread_id: str) -> str:
     return thread_id
 
 
-def _summary_files(home: Path, thread_id: str, problems: list[Problem]) -> list[Path]:
-    folder = rollout_summaries_dir(home)
+def _summary_files(home: Path, memories: Path, thread_id: str, problems: list[Problem]
+                   ) -> list[Path]:
+    folder = rollout_summaries_dir(home, memories)
     root = real_root(home)
     try:
         entries = CODEX_FILES.list_folder(folder, root)
@@ -129,13 +136,14 @@ def _summary_files(home: Path, thread_id: str, problems: list[Problem]) -> list[
     return found
 
 
-def _still_in(home: Path, thread_id: str, summary_names: list[str]) -> tuple[str, ...]:
+def _still_in(home: Path, memories: Path, thread_id: str, summary_names: list[str]
+              ) -> tuple[str, ...]:
     """Consolidated files that mention the thread (its id or its summary file's name)."""
     root = real_root(home)
     needles = [thread_id.encode(), *(name.encode() for name in summary_names)]
     found = []
     for name in CONSOLIDATED_FILES:
-        path = memories_dir(home) / name
+        path = memories / name
         if not path.is_file():
             continue
         try:
@@ -151,6 +159,12 @@ def _sqlite_home(home: Path, sqlite_home: str | os.PathLike[str] | None) -> Path
     return Path(sqlite_home).absolute() if sqlite_home is not None else codex_sqlite_home(home)
 
 
+def _memories_folder(home: Path, db_home: Path) -> tuple[Path, str]:
+    """The memory files' folder of the home's layout, and the layout's name."""
+    layout = detect_layout(db_home)
+    return layout_memories_dir(home, layout), layout.name
+
+
 def plan_forget_thread(home: str | os.PathLike[str], thread_id: str, *,
                        sqlite_home: str | os.PathLike[str] | None = None) -> ForgetResult:
     """What ``forget_thread`` would change, read-only (a dry run); ``written`` is False."""
@@ -158,7 +172,11 @@ def plan_forget_thread(home: str | os.PathLike[str], thread_id: str, *,
     validate_thread_id(thread_id)
     problems: list[Problem] = []
     db_home = _sqlite_home(home_path, sqlite_home)
-    files = _summary_files(home_path, thread_id, problems)
+    memories, layout = _memories_folder(home_path, db_home)
+    files = _summary_files(home_path, memories, thread_id, problems)
+    if layout == LAYOUT_UNKNOWN:
+        problems.append(Problem(str(db_home), unknown_layout_refusal(
+            detect_layout(db_home)).message))
     try:
         plan = plan_forget_thread_memory(db_home, thread_id)
     except CodexDbError as error:
@@ -169,11 +187,13 @@ def plan_forget_thread(home: str | os.PathLike[str], thread_id: str, *,
                         thread_found=plan.thread_found, memory_mode=plan.memory_mode,
                         selected_for_phase2=plan.selected_for_phase2,
                         consolidation_enqueued=plan.selected_for_phase2,
-                        still_in=_still_in(home_path, thread_id, [p.name for p in files]))
+                        still_in=_still_in(home_path, memories, thread_id,
+                                           [p.name for p in files]), layout=layout)
 
 
-def _remove_file(path: Path, home: Path) -> None:
-    if path.name in PROTECTED_MEMORY_NAMES or path.parent != rollout_summaries_dir(home):
+def _remove_file(path: Path, home: Path, memories: Path) -> None:
+    if (path.name in PROTECTED_MEMORY_NAMES
+            or path.parent != rollout_summaries_dir(home, memories)):
         raise UnsafePathError(f"{path}: refusing to remove a file Codex owns")
     try:
         CODEX_FILES.check_inside(path, real_root(home))
@@ -213,8 +233,12 @@ def forget_thread(home: str | os.PathLike[str], thread_id: str, write: bool, *,
     home_path = Path(home).absolute()
     validate_thread_id(thread_id)
     problems: list[Problem] = []
-    files = _summary_files(home_path, thread_id, problems)
     db_home = _sqlite_home(home_path, sqlite_home)
+    memories, layout = _memories_folder(home_path, db_home)
+    if layout == LAYOUT_UNKNOWN:
+        raise CodexError(f"{unknown_layout_refusal(detect_layout(db_home)).message}; "
+                         "nothing was changed")
+    files = _summary_files(home_path, memories, thread_id, problems)
     moment = int((now or datetime.now(UTC)).timestamp())
     try:
         result = forget_thread_memory(db_home, thread_id, moment,
@@ -224,9 +248,9 @@ def forget_thread(home: str | os.PathLike[str], thread_id: str, write: bool, *,
         result = None
     except CodexDbError as error:
         raise CodexError(f"{error.message}; nothing was changed") from None
-    still_in = _still_in(home_path, thread_id, [path.name for path in files])
+    still_in = _still_in(home_path, memories, thread_id, [path.name for path in files])
     for path in files:
-        _remove_file(path, home_path)
+        _remove_file(path, home_path, memories)
     if result is None:
         return ForgetResult(thread_id, 0, 0, tuple(str(path) for path in files), True,
                             tuple(problems), still_in=still_in)

@@ -12,9 +12,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
+from pathlib import Path
 
+from memtui.engine.codex.layout import LAYOUT_WORDS, LayoutInfo
 from memtui.engine.codex.models import STATUS_DONE, STATUS_ERROR, STATUS_PENDING, Job
 from memtui.engine.codex.timefmt import as_utc, parse_datetime
+from memtui.store.codex_models import LAYOUT_OLD, LAYOUT_UNKNOWN
 
 MAX_ERROR_CHARS = 200
 """Longest error text quoted in a sentence."""
@@ -27,9 +30,64 @@ SECONDS_PER_HOUR = 3600
 SECONDS_PER_DAY = 86400
 
 
-def _quote(error: str | None) -> str:
+CODEX_REASONS = {
+    "failed_invalid_artifacts": "Codex's consolidation agent finished without leaving a valid "
+                                "memory_summary.md in the memories folder",
+    "failed_agent": "Codex's consolidation agent did not finish its turn",
+    "failed_spawn_agent": "Codex could not start its consolidation agent",
+    "failed_claim": "Codex could not claim the consolidation job",
+    "failed_prepare_workspace": "Codex could not prepare the memories folder's git baseline",
+    "failed_sandbox_policy": "Codex could not set up the consolidation agent's sandbox",
+    "failed_load_stage1_outputs": "Codex could not read its stage-1 memories",
+    "failed_sync_workspace_inputs": "Codex could not write the rollout summaries and raw "
+                                    "memories into the memories folder",
+    "failed_workspace_status": "Codex could not tell what changed in the memories folder "
+                               "(git status failed)",
+    "failed_workspace_diff_file": "Codex could not write phase2_workspace_diff.md",
+    "failed_workspace_commit": "Codex could not commit the memories folder's new baseline",
+    "failed_workspace_lock": "Codex could not lock the memories folder",
+    "failed_confirm_ownership": "Codex could not confirm it still owned the consolidation job",
+    "skipped_workspace_busy": "the memories folder was busy (another consolidation or import)",
+}
+"""Codex's own reason codes (the ``last_error`` of its jobs), in words."""
+
+
+def reason_words(error: str | None) -> str:
+    """A job's ``last_error`` for people: Codex's code with its meaning when the code is
+    known (``failed_invalid_artifacts: Codex's consolidation agent ...``), else the text."""
     text = " ".join((error or "no error recorded").split())
+    meaning = CODEX_REASONS.get(text)
+    return f"{text}: {meaning}" if meaning else text
+
+
+def _quote(error: str | None) -> str:
+    text = reason_words(error)
     return text if len(text) <= MAX_ERROR_CHARS else text[: MAX_ERROR_CHARS - 1] + "…"
+
+
+def layout_reasons(layout: LayoutInfo | None, memory_error: str | None) -> list[str]:
+    """What the layout keeps memtui from judging (put before the jobs' reasons, so an
+    unreadable or unknown layout never reads as "nothing stuck"): a layout memtui does not
+    know, the oldest layout, or a memory database that could not be read."""
+    if layout is None:
+        return []
+    reasons: list[str] = []
+    if layout.name == LAYOUT_UNKNOWN:
+        names = ", ".join(Path(path).name for path in layout.unknown_files)
+        source = (f"what is shown was read from {Path(layout.memory_db).name}, whose tables "
+                  "memtui knows, and may be incomplete" if layout.memory_db else
+                  "none of its files has the memory tables memtui knows, so nothing was read")
+        reasons.append(f"Codex keeps its memories in a layout memtui does not know ({names}): "
+                       f"{source}; whether consolidation is stuck cannot be told, and memtui "
+                       "writes nothing there")
+    elif layout.name == LAYOUT_OLD:
+        reasons.append(f"the Codex database is {LAYOUT_WORDS[LAYOUT_OLD]}: whether "
+                       "consolidation is stuck cannot be told")
+    if memory_error is not None:
+        name = Path(layout.memory_db or layout.memories_path).name
+        reasons.append(f"Codex's memory database {name} could not be read ({memory_error}): "
+                       "whether consolidation is stuck cannot be told")
+    return reasons
 
 
 def span_words(seconds: int) -> str:

@@ -4,7 +4,8 @@ One task group per readable project: its active memories with a source thread (`
 ``import``) are tasks with a thread each (``raw_memories.md`` and one rollout summary file
 named exactly as Codex names it, ``naming.rollout_summary_file_stem``); its other active
 memories are bullets. The actor's user-level memories fill ``memory_summary.md``; notes
-become ad-hoc notes. The export goes into a new folder, never over an existing one.
+become ad-hoc notes. The export goes into a new folder, never over an existing one. As a home it is
+``DIR/memories/`` (Codex before 0.169) or ``DIR/memories_v2/`` (Codex 0.169's v2 layout).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from memtui.engine.codex.naming import (
     note_file_name,
     note_slug,
 )
-from memtui.engine.codex.paths import MEMORIES_DIR, NOTES_DIR_PARTS
+from memtui.engine.codex.paths import EXPORT_FOLDERS, MEMORIES_DIR, NOTES_DIR_PARTS
 from memtui.engine.codex.timefmt import parse_datetime
 from memtui.errors import Conflict
 from memtui.store.models import Memory, Project
@@ -106,24 +107,29 @@ class Exporter(EngineArea):
         return builder.plan()
 
     def export_store(self, target: str | os.PathLike[str], *,
-                     home_layout: bool = False) -> Path:
+                     home_layout: bool = False, folder: str = MEMORIES_DIR) -> Path:
         """Write the export into ``target``, a new (or empty) folder; returns it.
 
         ``target`` becomes the memories folder (``memory_summary.md`` at its top); with
         ``home_layout`` it becomes a Codex home (``target/memories/...``) that ``read_codex_home``
-        and ``memtui codex show --codex-home`` open directly. An existing non-empty folder
-        (a Codex memory folder above all) is refused and nothing is written.
+        and ``memtui codex show --codex-home`` open directly; ``folder`` names its memories
+        folder there (``memories``, or ``memories_v2`` for Codex 0.169). An existing
+        non-empty folder (a Codex memory folder above all) is refused and nothing is written.
         """
-        return self.write_plan(self.plan_export(), target, home_layout=home_layout)
+        return self.write_plan(self.plan_export(), target, home_layout=home_layout,
+                               folder=folder)
 
     @staticmethod
     def write_plan(plan: ExportPlan, target: str | os.PathLike[str], *,
-                   home_layout: bool = False) -> Path:
+                   home_layout: bool = False, folder: str = MEMORIES_DIR) -> Path:
         """Write a rendered export into a new folder (see ``export_store``)."""
+        if folder not in EXPORT_FOLDERS:
+            raise CodexInputError(f"{folder!r}: not a Codex memories folder (one of "
+                                  f"{', '.join(EXPORT_FOLDERS)})")
         check_export_target(target)
         files = plan.files
         if home_layout:
-            files = {f"{MEMORIES_DIR}/{name}": text for name, text in files.items()}
+            files = {f"{folder}/{name}": text for name, text in files.items()}
         return write_export(target, files)
 
 

@@ -1,6 +1,7 @@
 """Codex memories -> memtui memories: stage-1 outputs and ad-hoc notes (spec/40).
 
-Each thread's stage-1 output (raw memory and rollout summary) becomes one memory, and each
+Each thread's stage-1 output (raw memory and rollout summary; the summary alone in Codex
+0.169's v2 layout, which keeps no raw memory) becomes one memory, and each
 ad-hoc note one memory, with ``source = import`` and ``source_thread_id`` = the thread id
 (``codex-note:<file name>`` for a note). A thread goes to the project of its ``cwd`` — from
 ``state_5.sqlite`` ``threads`` when the home has it (the model-written front matter may say
@@ -243,7 +244,11 @@ class MemoryImporter(EngineArea):
         if not source.raw_memory.strip() and not source.rollout_summary.strip():
             return ImportItem(KIND_THREAD, ref, OUTCOME_SKIPPED, REASON_EMPTY,
                               "no raw memory and no rollout summary", path=path)
-        text = thread_memory_text(ref, source.raw_memory, source.rollout_summary)
+        if source.in_database and not source.raw_memory.strip():
+            # Codex 0.169 (the v2 layout) keeps no raw memory: the rollout summary is it
+            text = source.rollout_summary.strip()
+        else:
+            text = thread_memory_text(ref, source.raw_memory, source.rollout_summary)
         return self._write_memory(KIND_THREAD, ref, text, "fact", usable_cwd(source.cwd), path,
                                   picker)
 

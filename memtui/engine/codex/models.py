@@ -230,22 +230,26 @@ class ThreadMeta(JsonMixin):
     archived: bool
     updated_at: str | None
     cli_version: str | None
+    history_gates_memory: bool = True
+    """Whether ``history_mode`` decides if Codex uses the memory: so before the v2 layout;
+    Codex 0.169 writes ``paginated`` threads and extracts their memory all the same."""
 
     @classmethod
-    def from_row(cls, row: ThreadRow) -> ThreadMeta:
+    def from_row(cls, row: ThreadRow, *, history_gates_memory: bool = True) -> ThreadMeta:
         """Convert a store row (unix seconds; milliseconds after state migration 25)."""
         return cls(thread_id=row.thread_id, cwd=row.cwd, rollout_path=row.rollout_path,
                    git_branch=row.git_branch, source=row.source, memory_mode=row.memory_mode,
                    history_mode=row.history_mode, archived=row.archived,
                    updated_at=unix_to_iso(_seconds(row.updated_at)),
-                   cli_version=row.cli_version)
+                   cli_version=row.cli_version, history_gates_memory=history_gates_memory)
 
     @property
     def memory_usable(self) -> bool:
         """Whether Codex uses this thread's memory (``memory_mode`` enabled or not recorded,
-        history ``legacy`` or not recorded)."""
+        and -- where the history gates it -- history ``legacy`` or not recorded)."""
         return (self.memory_mode in (None, MEMORY_MODE_ENABLED)
-                and self.history_mode in (None, HISTORY_MODE_LEGACY))
+                and (not self.history_gates_memory
+                     or self.history_mode in (None, HISTORY_MODE_LEGACY)))
 
 
 MILLIS_THRESHOLD = 1_577_836_800_000

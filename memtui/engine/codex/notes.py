@@ -17,14 +17,20 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
-from memtui.engine.codex.errors import CodexError, CodexInputError, UnsafePathError
+from memtui.engine.codex.config import codex_sqlite_home
+from memtui.engine.codex.errors import (
+    CodexError,
+    CodexInputError,
+    CodexWriteRefused,
+    UnsafePathError,
+)
 from memtui.engine.codex.naming import (
     DEFAULT_NOTE_SLUG_CHARS,
     is_valid_note_name,
     note_file_name,
     note_slug,
 )
-from memtui.engine.codex.paths import NOTES_DIR_PARTS
+from memtui.engine.codex.paths import NOTES_DIR_PARTS, memories_dir_name
 from memtui.engine.codex.timefmt import as_utc
 from memtui.engine.redaction import redact
 from memtui.engine.safe_files import (
@@ -35,6 +41,8 @@ from memtui.engine.safe_files import (
     write_new_file,
 )
 from memtui.errors import AgentFileWriteFailed, MemtuiError
+from memtui.store.codex_db import detect_layout, unknown_layout_refusal
+from memtui.store.codex_models import LAYOUT_UNKNOWN
 
 MAX_NOTE_BYTES = 256 * 1024
 """Largest note text accepted (after redaction)."""
@@ -66,8 +74,20 @@ def _os_error(action: str, where: Path, error: OSError) -> MemtuiError:
                                 "nothing was written")
 
 
+def notes_dir_parts(home: str | os.PathLike[str]) -> tuple[str, ...]:
+    """The notes folder below the home in its layout (``memories_v2/extensions/ad_hoc/notes``
+    in Codex 0.169's, ``memories/...`` before); ``CodexWriteRefused`` in a layout memtui does
+    not know (it never writes there)."""
+    home_path = Path(home).absolute()
+    layout = detect_layout(codex_sqlite_home(home_path))
+    if layout.name == LAYOUT_UNKNOWN:
+        raise CodexWriteRefused(f"{unknown_layout_refusal(layout).message} (nothing was "
+                                "changed)")
+    return (memories_dir_name(layout), *NOTES_DIR_PARTS[1:])
+
+
 @contextlib.contextmanager
-def _open_notes_dir(home: Path) -> Iterator[int]:
+def _open_notes_dir(home: Path, parts: tuple[str, ...] = NOTES_DIR_PARTS) -> Iterator[int]:
     """A descriptor of the notes folder, walked from the home without following symlinks."""
     try:
         fd = os.open(home, _DIR_FLAGS & ~getattr(os, "O_NOFOLLOW", 0))
@@ -75,7 +95,7 @@ def _open_notes_dir(home: Path) -> Iterator[int]:
         raise CodexError(f"{home}: Codex home not usable ({error.strerror or error})") from None
     where = home
     try:
-        for part in NOTES_DIR_PARTS:
+        for part in parts:
             where = where / part
             try:
                 os.mkdir(part, NEW_DIR_MODE, dir_fd=fd)
@@ -113,7 +133,8 @@ def write_note(home: str | os.PathLike[str], text: str, now: datetime | None = N
     """Create a new ad-hoc note in a Codex home and return its path.
 
     ``now`` names the note (UTC; a naive time is taken as UTC). The text is redacted
-    (again) before it is written. Missing folders below the home are
+    (again) before it is written. The folder follows the home's layout (``notes_dir_parts``;
+    refused in a layout memtui does not know). Missing folders below the home are
     created; a symlink anywhere on the way is refused (``UnsafePathError``). An existing
     note is never overwritten: a name collision gets a ``-2``, ``-3`` ... suffix.
     """
@@ -122,8 +143,9 @@ def write_note(home: str | os.PathLike[str], text: str, now: datetime | None = N
     data = body.encode("utf-8")
     moment = as_utc(now) if now is not None else datetime.now(UTC)
     slug = note_slug(body, DEFAULT_NOTE_SLUG_CHARS)
-    folder = home_path.joinpath(*NOTES_DIR_PARTS)
-    with _open_notes_dir(home_path) as dir_fd:
+    parts = notes_dir_parts(home_path)
+    folder = home_path.joinpath(*parts)
+    with _open_notes_dir(home_path, parts) as dir_fd:
         temp = _write_temp(dir_fd, data, folder)
         try:
             for name in _candidate_names(moment, slug):

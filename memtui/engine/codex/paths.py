@@ -1,23 +1,36 @@
 """Where a Codex home and its files are (spec/40).
 
 The home is ``--codex-home PATH``, else ``$CODEX_HOME``, else ``~/.codex``; the databases
-(``state_5.sqlite``, ``memories_1.sqlite``) live in ``sqlite_home`` of ``config.toml``, else
-``$CODEX_SQLITE_HOME``, else the home.
+(``state_5.sqlite``, ``memories_1.sqlite``, ``memories_v2_1.sqlite``) live in ``sqlite_home``
+of ``config.toml``, else ``$CODEX_SQLITE_HOME``, else the home. The memory files are in
+``<home>/memories/``, or ``<home>/memories_v2/`` in the layout of ``memories_v2_1.sqlite``.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
 from memtui.store.codex_db import CODEX_DB_FILE_NAME, STATE_DB_FILE_NAME
+from memtui.store.codex_models import (
+    LAYOUT_MEMORIES_V2,
+    LAYOUT_NONE,
+    LAYOUT_UNKNOWN,
+    CodexLayout,
+)
 
 CODEX_HOME_ENV = "CODEX_HOME"
 CODEX_SQLITE_HOME_ENV = "CODEX_SQLITE_HOME"
 DEFAULT_CODEX_DIR_NAME = ".codex"
 
 MEMORIES_DIR = "memories"
+MEMORIES_V2_DIR = "memories_v2"
+"""The memory files' folder of the ``memories_v2_1.sqlite`` layout (Codex 0.169)."""
+EXPORT_FOLDERS = (MEMORIES_DIR, MEMORIES_V2_DIR)
+"""The memories folders an export can be written as."""
+_VERSIONED_DB_RE = re.compile(r"^memories_(v\d+)_\d+\.sqlite$")
 MEMORY_SUMMARY_FILE = "memory_summary.md"
 MEMORY_MD_FILE = "MEMORY.md"
 RAW_MEMORIES_FILE = "raw_memories.md"
@@ -66,18 +79,42 @@ def resolve_codex_sqlite_home(home: Path, env: Mapping[str, str] | None = None, 
 
 
 def memories_dir(home: Path) -> Path:
-    """``<home>/memories``."""
+    """``<home>/memories`` (the folder of every layout before ``memories_v2_1.sqlite``)."""
     return home / MEMORIES_DIR
 
 
-def notes_dir(home: Path) -> Path:
-    """``<home>/memories/extensions/ad_hoc/notes``."""
-    return home.joinpath(*NOTES_DIR_PARTS)
+def memories_dir_name(layout: CodexLayout | None) -> str:
+    """The memory files' folder name of a layout: ``memories_v2`` for the v2 layout; for an
+    unknown ``memories_v<N>_<n>.sqlite``, ``memories_v<N>``; else ``memories``."""
+    if layout is None:
+        return MEMORIES_DIR
+    if layout.name == LAYOUT_MEMORIES_V2:
+        return MEMORIES_V2_DIR
+    if layout.name == LAYOUT_UNKNOWN:
+        for info in layout.unknown:
+            match = _VERSIONED_DB_RE.match(Path(info.path).name)
+            if match:
+                return f"memories_{match.group(1)}"
+    return MEMORIES_DIR
 
 
-def rollout_summaries_dir(home: Path) -> Path:
-    """``<home>/memories/rollout_summaries``."""
-    return memories_dir(home) / ROLLOUT_SUMMARIES_DIR
+def layout_memories_dir(home: Path, layout: CodexLayout | None) -> Path:
+    """The memory files' folder of a home in its layout (see ``memories_dir_name``); with no
+    database at all, ``memories_v2`` when only that folder is there (an export for 0.169)."""
+    if (layout is None or layout.name == LAYOUT_NONE) and (home / MEMORIES_V2_DIR).is_dir() \
+            and not os.path.lexists(home / MEMORIES_DIR):
+        return home / MEMORIES_V2_DIR
+    return home / memories_dir_name(layout)
+
+
+def notes_dir(home: Path, folder: Path | None = None) -> Path:
+    """``<folder>/extensions/ad_hoc/notes``; the folder is ``<home>/memories`` by default."""
+    return (folder or memories_dir(home)).joinpath(*NOTES_DIR_PARTS[1:])
+
+
+def rollout_summaries_dir(home: Path, folder: Path | None = None) -> Path:
+    """``<folder>/rollout_summaries``; the folder is ``<home>/memories`` by default."""
+    return (folder or memories_dir(home)) / ROLLOUT_SUMMARIES_DIR
 
 
 def codex_db_path(sqlite_home: Path) -> Path:

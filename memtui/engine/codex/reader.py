@@ -1,6 +1,7 @@
-"""Read a whole Codex home, read-only: memory files, notes and Codex's databases (either
-layout: ``memories_1.sqlite`` or memories inside ``state_5.sqlite``; threads from
-``state_5.sqlite``).
+"""Read a whole Codex home, read-only: memory files, notes and Codex's databases (every
+layout: ``memories_v2_1.sqlite`` with ``memories_v2/``, ``memories_1.sqlite`` or memories
+inside ``state_5.sqlite`` with ``memories/``; threads from ``state_5.sqlite``; a layout memtui
+does not know is named and read where its tables are the known ones).
 
 Every item that cannot be read (missing, malformed, binary, not UTF-8, too large, a symlink
 pointing outside the home, a locked or non-database sqlite file) becomes one ``Problem`` and
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from memtui.engine.codex.config import CodexMemoryConfig, read_codex_config
-from memtui.engine.codex.diagnosis import diagnose_jobs
+from memtui.engine.codex.diagnosis import diagnose_jobs, layout_reasons
 from memtui.engine.codex.errors import CODEX_FILES, MAX_CODEX_FILE_BYTES, FileProblemError
 from memtui.engine.codex.layout import LAYOUT_WORDS, describe_layout
 from memtui.engine.codex.models import (
@@ -46,7 +47,7 @@ from memtui.engine.codex.paths import (
     SKILL_FILE,
     SKILLS_DIR,
     codex_db_path,
-    memories_dir,
+    layout_memories_dir,
     notes_dir,
     resolve_codex_sqlite_home,
     rollout_summaries_dir,
@@ -54,7 +55,7 @@ from memtui.engine.codex.paths import (
 from memtui.engine.codex.timefmt import as_utc, format_utc
 from memtui.engine.safe_files import real_root
 from memtui.store.codex_db import DEFAULT_READ_BUSY_TIMEOUT_S, read_codex_dbs
-from memtui.store.codex_models import LAYOUT_NONE, LAYOUT_OLD, CodexDbRead
+from memtui.store.codex_models import LAYOUT_MEMORIES_V2, LAYOUT_NONE, LAYOUT_OLD, CodexDbRead
 
 MARKDOWN_SUFFIX = ".md"
 ParsedT = TypeVar("ParsedT")
@@ -104,9 +105,11 @@ def _parsed(ctx: _Context, path: Path,
     return result
 
 
-def _rollout_summaries(ctx: _Context, folder: Path) -> list[RolloutSummary]:
+def _rollout_summaries(ctx: _Context, folder: Path, *, required: bool = True
+                       ) -> list[RolloutSummary]:
     if not os.path.lexists(folder):
-        ctx.problem(folder, "folder not found")
+        if required:
+            ctx.problem(folder, "folder not found")
         return []
     found: list[RolloutSummary] = []
     for path in ctx.entries(folder):
@@ -204,57 +207,87 @@ def read_codex_home(home: str | os.PathLike[str], now: datetime | None = None, *
     moment = as_utc(now) if now is not None else datetime.now(UTC)
     home_path = Path(home).absolute()
     ctx = _Context(home_path, real_root(home_path), max_file_bytes)
-    summary: Summary | None = None
-    groups: list[TaskGroup] = []
-    raw: list[RawMemory] = []
-    summaries: list[RolloutSummary] = []
-    notes: list[Note] = []
-    skills: list[str] = []
-    instructions: str | None = None
-    memories = memories_dir(home_path)
-    if not home_path.is_dir():
-        ctx.problem(home_path, "Codex home not found (or not a folder)")
-    elif not os.path.lexists(memories):
-        ctx.problem(memories, "folder not found (Codex has not written memories here)")
-    else:
-        try:
-            CODEX_FILES.check_inside(memories, ctx.root)
-            memories_ok = True
-        except FileProblemError as error:
-            ctx.problem(memories, error.reason)
-            memories_ok = False
-        if memories_ok:
-            summary = _parsed(ctx, memories / MEMORY_SUMMARY_FILE, parse_memory_summary)
-            groups = _parsed(ctx, memories / MEMORY_MD_FILE, parse_memory_md) or []
-            raw = _parsed(ctx, memories / RAW_MEMORIES_FILE, parse_raw_memories) or []
-            summaries = _rollout_summaries(ctx, rollout_summaries_dir(home_path))
-            notes = _notes(ctx, notes_dir(home_path))
-            instructions = ctx.read(memories.joinpath(*AD_HOC_DIR_PARTS, INSTRUCTIONS_FILE),
-                                    required=False)
-            skills = _skills(ctx, memories / SKILLS_DIR)
     config = _config(ctx, home_path) if home_path.is_dir() else None
     db_home = (Path(sqlite_home).absolute() if sqlite_home is not None
                else resolve_codex_sqlite_home(
                    home_path, config_sqlite_home=config.sqlite_home if config else None))
     read = _database(ctx, db_home, db_busy_timeout_s)
+    memories = layout_memories_dir(home_path, read.layout)
+    files = _memory_files(ctx, home_path, memories,
+                          v2=read.layout.name == LAYOUT_MEMORIES_V2)
     snapshot = read.snapshot
     db_path = Path(read.layout.memory_db_path or codex_db_path(db_home))
-    threads = tuple(ThreadMeta.from_row(row) for row in read.threads)
+    gated = read.layout.name != LAYOUT_MEMORIES_V2  # 0.169 extracts paginated threads too
+    threads = tuple(ThreadMeta.from_row(row, history_gates_memory=gated)
+                    for row in read.threads)
     thread_by_id = {item.thread_id: item for item in threads}
-    raw_by_id = {item.thread_id: item for item in raw}
-    summary_by_id = {item.thread_id: item for item in summaries}
+    raw_by_id = {item.thread_id: item for item in files.raw}
+    summary_by_id = {item.thread_id: item for item in files.summaries}
     stage1 = tuple(Stage1Output.from_row(row, _stage1_cwd(row.raw_memory, row.thread_id,
                                                           raw_by_id, summary_by_id,
                                                           thread_by_id))
                    for row in (snapshot.stage1_outputs if snapshot else ()))
     jobs = tuple(Job.from_row(row, moment) for row in (snapshot.jobs if snapshot else ()))
+    layout = describe_layout(read.layout)
     return CodexHome(
         home=str(home_path), memories_dir=str(memories), sqlite_path=str(db_path),
-        summary=summary, task_groups=tuple(groups), raw_memories=tuple(raw),
-        rollout_summaries=tuple(summaries), notes=tuple(notes), instructions=instructions,
-        skills=tuple(skills), stage1_outputs=stage1, jobs=jobs,
+        summary=files.summary, task_groups=tuple(files.groups),
+        raw_memories=tuple(files.raw), rollout_summaries=tuple(files.summaries),
+        notes=tuple(files.notes), instructions=files.instructions, skills=tuple(files.skills),
+        stage1_outputs=stage1, jobs=jobs,
         consolidation_max_thread_count=snapshot.max_thread_count if snapshot else None,
-        diagnosis=tuple(diagnose_jobs(jobs, moment)), problems=tuple(ctx.problems),
-        database_read=snapshot is not None, config=config, home_found=home_path.is_dir(),
-        layout=describe_layout(read.layout), threads=threads, sqlite_home=str(db_home),
+        diagnosis=(*layout_reasons(layout, read.memory_error),
+                   *diagnose_jobs(jobs, moment)),
+        problems=tuple(ctx.problems), database_read=snapshot is not None, config=config,
+        home_found=home_path.is_dir(), layout=layout, threads=threads,
+        sqlite_home=str(db_home),
     )
+
+
+@dataclass
+class _Files:
+    """What the memory files' folder holds."""
+
+    summary: Summary | None = None
+    groups: list[TaskGroup] = field(default_factory=list)
+    raw: list[RawMemory] = field(default_factory=list)
+    summaries: list[RolloutSummary] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+    skills: list[str] = field(default_factory=list)
+    instructions: str | None = None
+
+
+def _memory_files(ctx: _Context, home: Path, memories: Path, *, v2: bool) -> _Files:
+    """The memory files of ``memories`` (one problem per file that cannot be read). In the v2
+    layout Codex writes ``memory_summary.md`` only once a consolidation succeeded and no
+    ``MEMORY.md`` / ``raw_memories.md``, so their absence is no problem there."""
+    files = _Files()
+    if not home.is_dir():
+        ctx.problem(home, "Codex home not found (or not a folder)")
+        return files
+    if not os.path.lexists(memories):
+        ctx.problem(memories, "folder not found (Codex has not written memories here)")
+        return files
+    try:
+        CODEX_FILES.check_inside(memories, ctx.root)
+    except FileProblemError as error:
+        ctx.problem(memories, error.reason)
+        return files
+    files.summary = _optional(ctx, memories / MEMORY_SUMMARY_FILE, parse_memory_summary, v2)
+    files.groups = _optional(ctx, memories / MEMORY_MD_FILE, parse_memory_md, v2) or []
+    files.raw = _optional(ctx, memories / RAW_MEMORIES_FILE, parse_raw_memories, v2) or []
+    files.summaries = _rollout_summaries(ctx, rollout_summaries_dir(home, memories),
+                                         required=not v2)
+    files.notes = _notes(ctx, notes_dir(home, memories))
+    files.instructions = ctx.read(memories.joinpath(*AD_HOC_DIR_PARTS, INSTRUCTIONS_FILE),
+                                  required=False)
+    files.skills = _skills(ctx, memories / SKILLS_DIR)
+    return files
+
+
+def _optional(ctx: _Context, path: Path,
+              parse: Callable[[str, str], tuple[ParsedT, list[Problem]]], optional: bool
+              ) -> ParsedT | None:
+    if optional and not os.path.lexists(path):
+        return None
+    return _parsed(ctx, path, parse)
