@@ -103,6 +103,11 @@ def _node_path() -> str:
 @pytest.fixture
 def agent_home(tmp_path: Path) -> Iterator[AgentHome]:
     """A new home for one test."""
+    yield make_agent_home(tmp_path)
+
+
+def make_agent_home(tmp_path: Path) -> AgentHome:
+    """A new home under ``tmp_path`` (an empty folder; scenarios outside pytest use it)."""
     root = tmp_path / "home"
     root.mkdir(mode=0o700)
     project = root / "work" / "shop"
@@ -127,4 +132,4 @@ def agent_home(tmp_path: Path) -> Iterator[AgentHome]:
         "no_proxy": "127.0.0.1,localhost",
         "TMPDIR": str(tmp_path),
     }
-    yield AgentHome(root, project, db, env)
+    return AgentHome(root, project, db, env)
