@@ -24,7 +24,7 @@ from memtui.engine.agents.errors import (
     only_match,
 )
 from memtui.engine.agents.folders import read_memory_folder
-from memtui.engine.agents.frontmatter import render_front_matter, split_front_matter
+from memtui.engine.agents.frontmatter import parse_front_matter, split_front_matter
 from memtui.engine.agents.gemini import (
     ADDED_MEMORIES_HEADING,
     DEFAULT_CONTEXT_FILE,
@@ -130,9 +130,9 @@ class EditSource:
 
 def _editable(text: str) -> tuple[str, tuple[str, ...]]:
     """(the part of a memory file an edit replaces, the front matter keys it keeps)."""
-    fields, body, broken = split_front_matter(text)
-    if fields and not broken:
-        return body.strip(), tuple(fields)
+    parsed = parse_front_matter(text)
+    if parsed.closed:
+        return parsed.body.strip(), tuple(parsed.fields)
     return text.strip(), ()
 
 
@@ -198,7 +198,8 @@ def plan_forget(home: Path, file: str | os.PathLike[str]) -> WritePlan:
 
 def plan_edit(home: Path, file: str | os.PathLike[str], body: str,
               expected: FileStamp | None = None) -> WritePlan:
-    """Replace a memory file's body (its front matter kept); the new text is redacted.
+    """Replace a memory file's body; its front matter block is kept as it is in the file
+    (every key, nested or flat, in its place; its line endings); the new text is redacted.
     ``expected``: the stamp the edit started from (``EditSource.stamp``); a file changed
     since is refused."""
     if not isinstance(body, str) or not body.strip():
@@ -210,9 +211,8 @@ def plan_edit(home: Path, file: str | os.PathLike[str], body: str,
     root = real_root(home)
     text, stamp = _read(path, root)
     _check_expected(path, stamp, expected)
-    fields, _old_body, broken = split_front_matter(text)
     clean = redact(body.strip()) + "\n"
-    new_text = (render_front_matter(fields) + "\n" + clean) if fields and not broken else clean
+    new_text = parse_front_matter(text).with_body(clean)  # the block kept byte for byte
     notes = ("the new text was redacted",) if clean.strip() != body.strip() else ()
     return WritePlan("edit", f"rewrite {path.name}", str(root),
                      (FileChange(str(path), ACTION_REPLACE, stamp, text, new_text),), notes)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
-from memtui.engine.agents.frontmatter import TOPIC_TYPES, split_front_matter
+from memtui.engine.agents.frontmatter import TOPIC_TYPES, split_front_matter, topic_type
 from memtui.engine.agents.index import INDEX_FILE, MAX_INDEX_BYTES, MAX_INDEX_LINES, index_load
 from memtui.engine.agents.models import IndexLoad, MemoryFile, Problem, SecretFinding
 from memtui.engine.agents.secrets_scan import find_secrets
@@ -132,7 +132,7 @@ def read_memory_folder(folder: Path, root: Path, *, check_types: bool = True,
         fields, body, broken = split_front_matter(text)
         if broken:
             scan.problems.append(Problem(str(path), broken, 1))
-        kind = fields.get("type") or None
+        kind = topic_type(fields)
         if role == "topic":
             topics.append(relative)
             if check_types and fields and kind not in TOPIC_TYPES:
