@@ -158,6 +158,25 @@ def _problems(ctx: CliContext, problems: Sequence[Problem], limit: int) -> None:
                limit, "problems")
 
 
+def _folder_trust(ctx: CliContext, home: AgentHomeInfo, limit: int) -> None:
+    """Gemini CLI: the folders where folder trust disables memtui's MCP server."""
+    trust = home.folder_trust
+    if trust is None:
+        return
+    if trust.problem:
+        ctx.console.print(Text(f"  folder trust: {one_line(trust.rules_file, 160)} cannot be "
+                               f"read ({one_line(trust.problem, 160)}); Gemini CLI will not "
+                               "start until it is fixed", style="yellow"))
+    if not trust.applies:
+        return
+    shown = ", ".join(one_line(folder, 120) for folder in trust.untrusted[:limit])
+    more = " …" if len(trust.untrusted) > limit else ""
+    ctx.console.print(Text(f"  folder trust is on: memtui's MCP server is Disabled in "
+                           f"untrusted folders ({shown}{more}); trust them in Gemini CLI "
+                           f"(/permissions trust) or in {one_line(trust.rules_file, 160)}",
+                           style="yellow"))
+
+
 def print_overview(ctx: CliContext, overview: AgentsOverview, limit: int,
                    with_agent: bool = True) -> None:
     """The human form of ``agents show`` (and of ``claude show`` / ``gemini show``)."""
@@ -178,6 +197,7 @@ def print_overview(ctx: CliContext, overview: AgentsOverview, limit: int,
                                    f"start: {one_line(item.check.problem or '', 200)} "
                                    "(run `memtui hooks install … --write` again)",
                                    style="yellow"))
+        _folder_trust(ctx, home, limit)
         if home.instructions:
             ctx.console.print(Text(f"  instruction files: {len(home.instructions)} "
                                    "(read-only; --json lists them with their origin)",
