@@ -262,9 +262,11 @@ def gemini_show(ctx: CliContext, args: argparse.Namespace) -> int:
         return 0
     info, rows = gemini_rows(read)
     print_overview(ctx, AgentsOverview((info,), tuple(rows)), args.limit, with_agent=False)
-    ctx.console.print(Text(f"Gemini Added Memories ({len(read.added_memories)})", style="bold"))
-    for fact in read.added_memories[:args.limit]:
+    ctx.console.print(Text(f"Global memories ({len(read.global_memories)}): the bullets of "
+                           f"{read.context_files[0]}", style="bold"))
+    for fact in read.global_memories[:args.limit]:
         ctx.console.print(Text(f"- {one_line(fact, 200)}"))
+    print_more(ctx, args.limit, len(read.global_memories), "global memories")
     _print_inbox(ctx, read.inbox, args.limit)
     return 0
 
@@ -482,17 +484,18 @@ GEMINI_COMMANDS = (
     Command("show", "the Gemini CLI home (read-only)", gemini_show, (LIMIT,)),
     Command("import", "Gemini memories become memories", gemini_import, (LIMIT,)),
     Command("export", "write the store as a Gemini CLI home", export, (EXPORT_DIR,)),
-    Command("forget", "remove a memory file or an added memory (needs --write)", gemini_write,
+    Command("forget", "remove a memory file or a global memory (needs --write)", gemini_write,
             (arg("file", metavar="FILE", nargs="?", default=None, help=FILE_HELP),
              arg("--fact", metavar="TEXT", default=None,
-                 help="a '## Gemini Added Memories' line (exact, or a unique part)"),
+                 help="a bullet of the global GEMINI.md (exact, or a unique part)"),
              WRITE)),
     Command("redact", "replace the secrets in a memory file (needs --write)", gemini_write,
             (FILE, WRITE)),
     Command("promote", "move a project memory to the global GEMINI.md (needs --write)",
             gemini_write, (FILE, WRITE)),
-    Command("note", "add a '## Gemini Added Memories' line, as save_memory does (needs "
-            "--write)", gemini_write,
+    Command("note", "add a '- fact' line to the global GEMINI.md, Gemini CLI 0.61's global "
+            "memory (it has no save_memory tool; a file with the old '## Gemini Added "
+            "Memories' section gets it there) (needs --write)", gemini_write,
             (arg("text", metavar="TEXT", help="the fact to remember (redacted, one line)"),
              WRITE)),
     Command("auto-memory", "switch experimental.autoMemory (needs --write)", gemini_write,

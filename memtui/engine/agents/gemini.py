@@ -1,5 +1,7 @@
-"""Read a Gemini CLI home (spec/80), read-only: the global ``GEMINI.md`` and its
-``## Gemini Added Memories`` section, each project's private memory folder
+"""Read a Gemini CLI home (spec/80), read-only: the global ``GEMINI.md`` (Gemini CLI 0.61's
+"global personal memory": the agent edits it itself, every bullet a fact; older versions'
+``save_memory`` appended under ``## Gemini Added Memories``, read too), each project's
+private memory folder
 (``tmp/<slug>/memory/``: the ``MEMORY.md`` index, sibling files, an older ``GEMINI.md``),
 ``projects.json`` (path -> slug, clashes reported), project ``GEMINI.md`` files, the
 ``.inbox`` patches waiting for the user, the switches, and the secrets in all of it.
@@ -64,13 +66,17 @@ class GeminiHome(JsonMixin, ProjectRows):
     switches: tuple[Switch, ...]
     context_files: tuple[str, ...]
     added_memories: tuple[str, ...]
-    """The ``- fact`` bullets under ``## Gemini Added Memories`` in the global file."""
+    """The ``- fact`` bullets under ``## Gemini Added Memories`` in the global file (what
+    the old ``save_memory`` wrote)."""
     projects: tuple[AgentProject, ...]
     """The global tier first (key ``global``), then one row per project folder."""
     instructions: tuple[InstructionFile, ...]
     secrets: tuple[SecretFinding, ...]
     """Secrets in project instruction files (memory files' are on each row)."""
     problems: tuple[Problem, ...]
+    global_memories: tuple[str, ...] = ()
+    """Every bullet of the global file(s), outside code blocks: the global memories as
+    Gemini CLI 0.61 keeps them (the old section's bullets among them)."""
 
     @property
     def inbox(self) -> tuple[InboxPatch, ...]:
@@ -99,6 +105,32 @@ def added_memory_lines(text: str, heading: str = ADDED_MEMORIES_HEADING
 def added_memories(text: str, heading: str = ADDED_MEMORIES_HEADING) -> list[str]:
     """The bullets under the ``## Gemini Added Memories`` heading (to the next ``## ``)."""
     return [fact for _number, fact in added_memory_lines(text, heading)]
+
+
+FENCES = ("```", "~~~")
+BULLETS = ("- ", "* ")
+
+
+def global_memory_lines(text: str) -> list[tuple[int, str]]:
+    """(0-based line number, text) of every ``- `` / ``* `` bullet of a global memory file
+    outside fenced code blocks: Gemini CLI 0.61 keeps its global facts as plain bullets
+    anywhere in the file (and the old ``## Gemini Added Memories`` section is bullets too)."""
+    facts: list[tuple[int, str]] = []
+    fence: str | None = None
+    for number, line in enumerate(text.split("\n")):
+        stripped = line.strip()
+        marker = next((mark for mark in FENCES if stripped.startswith(mark)), None)
+        if marker is not None and (fence is None or marker == fence):
+            fence = None if fence else marker
+            continue
+        if fence is None and stripped.startswith(BULLETS) and stripped[2:].strip():
+            facts.append((number, stripped[2:].strip()))
+    return facts
+
+
+def global_memories(text: str) -> list[str]:
+    """The facts of a global memory file (``global_memory_lines``)."""
+    return [fact for _number, fact in global_memory_lines(text)]
 
 
 def _context_names(settings: dict[str, Any] | None) -> tuple[str, ...]:
@@ -205,21 +237,23 @@ def global_files(home: Path, root: Path, names: tuple[str, ...], problems: list[
 
 
 def _global_row(home: Path, root: Path, names: tuple[str, ...], enabled: bool,
-                switches: tuple[Switch, ...]) -> tuple[AgentProject, list[str]]:
+                switches: tuple[Switch, ...]) -> tuple[AgentProject, list[str], list[str]]:
     files: list[MemoryFile] = []
     secrets: list[SecretFinding] = []
     problems: list[Problem] = []
     facts: list[str] = []
+    every: list[str] = []
     for name, path, text, stamp in global_files(home, root, names, problems):
         files.append(MemoryFile(str(path), name, "global", stamp.size, body=text))
         secrets.extend(find_secrets(str(path), text))
         facts.extend(added_memories(text))
+        every.extend(global_memories(text))
     inbox, inbox_problems = list_inbox(home / MEMORY_DIR, root, None)
     problems.extend(inbox_problems)
     return AgentProject(agent=AGENT_GEMINI, key=GLOBAL_KEY, project=None,
                         memory_dir=str(home), files=tuple(files), secrets=tuple(secrets),
                         inbox=tuple(inbox), switches=switches, auto_memory=enabled,
-                        problems=tuple(problems)), facts
+                        problems=tuple(problems)), facts, every
 
 
 def _project_row(folder: Path, root: Path, project: str | None, enabled: bool,
@@ -289,7 +323,7 @@ def read_gemini_home(home: str | os.PathLike[str] | None = None, *,
     if dotted(settings, SWITCH_FILE_NAME) is not None:
         switches.append(Switch(SWITCH_FILE_NAME, list(names), str(settings_path)))
     frozen = tuple(switches)
-    global_row, facts = _global_row(home_path, root, names, enabled, frozen)
+    global_row, facts, every = _global_row(home_path, root, names, enabled, frozen)
     rows = [global_row]
     scan = InstructionScan()
     for folder, project, clash in _project_folders(home_path, root, problems):
@@ -298,7 +332,8 @@ def read_gemini_home(home: str | os.PathLike[str] | None = None, *,
             _subfolder_instructions(scan, Path(project), names)
     problems.extend(scan.problems)
     return GeminiHome(str(home_path), True, enabled, frozen, names, tuple(facts),
-                      tuple(rows), tuple(scan.files), tuple(scan.secrets), tuple(problems))
+                      tuple(rows), tuple(scan.files), tuple(scan.secrets), tuple(problems),
+                      tuple(every))
 
 
 @dataclass(frozen=True)
