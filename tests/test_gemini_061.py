@@ -298,3 +298,25 @@ def test_the_longest_rule_wins_and_parent_rules_cover_siblings() -> None:
     assert folder_trusted(rules, "/wx") is None and folder_trusted(rules, "/") is None
     with pytest.raises(ValueError):
         parse_rules("[]")
+
+
+def test_a_0_61_pointer_line_links_its_sibling_file_and_goes_with_it(home: Path) -> None:
+    memory = home / "tmp" / "shop" / "memory"
+    index = memory / "MEMORY.md"
+    (memory / "ci.md").write_text("# CI\nRuns on push.\n", encoding="utf-8")
+    index.write_text(f"- {PRIVATE_FACT}\n- See {memory}/ci.md for how CI runs.\n"
+                     "- See /etc/passwd.md for nothing.\n- See the docs for more.\n",
+                     encoding="utf-8")
+    read = read_gemini_home(home, env={})
+    shop = read.projects[1]
+    assert shop.index is not None
+    assert [(e.title, e.target, e.exists) for e in shop.index.entries] == [
+        (PRIVATE_FACT, None, None), ("how CI runs", "ci.md", True),
+        ("nothing", "/etc/passwd.md", False), ("See the docs for more.", None, None)]
+    assert shop.index.unindexed == () and shop.index.outside == ("/etc/passwd.md",)
+    found = row_entries("gemini", home, "shop", str(memory)).entries
+    assert [(entry.kind, entry.name) for entry in found] == [
+        ("index", "MEMORY.md"), ("topic", "ci.md"), ("link", "/etc/passwd.md")]
+    apply_plan(curation.plan_forget(home, memory / "ci.md"), True)
+    assert index.read_text(encoding="utf-8") == (
+        f"- {PRIVATE_FACT}\n- See /etc/passwd.md for nothing.\n- See the docs for more.\n")

@@ -37,6 +37,7 @@ from memtui.engine.agents.index import (
     MAX_INDEX_BYTES,
     MAX_INDEX_LINES,
     is_outside,
+    line_target,
     link_target,
     loaded_cut,
     normal_target,
@@ -148,12 +149,12 @@ def edit_source(home: Path, file: str | os.PathLike[str]) -> EditSource:
     return EditSource(str(path), result.text, kept, kinds, stamp)
 
 
-def _index_without(index_text: str, relative: str) -> tuple[str, int]:
+def _index_without(index_text: str, relative: str, folder: str | None = None
+                   ) -> tuple[str, int]:
     kept: list[str] = []
     removed = 0
     for line in index_text.split("\n"):
-        match = ENTRY_RE.match(line)
-        target = link_target(match.group("target")) if match else None
+        target = line_target(line, folder)
         if target is not None and not is_outside(target) and normal_target(target) == relative:
             removed += 1
             continue
@@ -166,7 +167,7 @@ def _index_change(folder: Path, root: Path, relative: str) -> FileChange | None:
     if not index.exists():
         return None
     text, stamp = _read(index, root)
-    new_text, removed = _index_without(text, relative)
+    new_text, removed = _index_without(text, relative, str(folder))
     if not removed:
         return None
     return FileChange(str(index), ACTION_REPLACE, stamp, text, new_text)

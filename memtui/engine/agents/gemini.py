@@ -14,10 +14,20 @@ from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
 from memtui.engine.agents.folders import read_memory_folder, subfolders
+from memtui.engine.agents.gemini_context import (
+    DEFAULT_CONTEXT_FILE as DEFAULT_CONTEXT_FILE,
+)
+from memtui.engine.agents.gemini_context import (
+    SETTINGS_FILE,
+    SWITCH_FILE_NAME,
+    context_names,
+)
+from memtui.engine.agents.gemini_context import (
+    context_file_names as context_file_names,
+)
 from memtui.engine.agents.inbox import list_inbox
 from memtui.engine.agents.instructions import InstructionScan, read_instruction
 from memtui.engine.agents.models import (
@@ -37,15 +47,12 @@ from memtui.engine.agents.secrets_scan import find_secrets
 from memtui.engine.agents.settings_json import dotted, read_settings
 from memtui.engine.safe_files import FileStamp, folder_cache, real_root, with_folder_cache
 
-SETTINGS_FILE = "settings.json"
 PROJECTS_FILE = "projects.json"
 TMP_DIR = "tmp"
 MEMORY_DIR = "memory"
 PROJECT_ROOT_FILE = ".project_root"
-DEFAULT_CONTEXT_FILE = "GEMINI.md"
 ADDED_MEMORIES_HEADING = "## Gemini Added Memories"
 SWITCH_AUTO_MEMORY = "experimental.autoMemory"
-SWITCH_FILE_NAME = "context.fileName"
 GLOBAL_KEY = "global"
 MAX_PROJECT_ROOT_BYTES = 4096
 MAX_CLASH_PATHS = 5
@@ -131,27 +138,6 @@ def global_memory_lines(text: str) -> list[tuple[int, str]]:
 def global_memories(text: str) -> list[str]:
     """The facts of a global memory file (``global_memory_lines``)."""
     return [fact for _number, fact in global_memory_lines(text)]
-
-
-def _context_names(settings: dict[str, Any] | None) -> tuple[str, ...]:
-    value = dotted(settings, SWITCH_FILE_NAME)
-    if isinstance(value, str) and value.strip():
-        return (value.strip(),)
-    if isinstance(value, list):
-        names = tuple(item.strip() for item in value if isinstance(item, str) and item.strip())
-        if names:
-            return names
-    return (DEFAULT_CONTEXT_FILE,)
-
-
-def context_file_names(home: str | os.PathLike[str]) -> tuple[str, ...]:
-    """The global memory file names of a Gemini CLI home (``context.fileName``, else
-    ``GEMINI.md``), read from its settings alone."""
-    home_path = Path(home)
-    if not home_path.is_dir():
-        return (DEFAULT_CONTEXT_FILE,)
-    settings, _stamp, _problem = read_settings(home_path / SETTINGS_FILE, real_root(home_path))
-    return _context_names(settings)
 
 
 def read_projects_json(home: Path, root: Path, problems: list[Problem]
@@ -319,7 +305,7 @@ def read_gemini_home(home: str | os.PathLike[str] | None = None, *,
         switches.append(Switch(SWITCH_AUTO_MEMORY, raw_enabled, str(settings_path)))
     else:
         switches.append(Switch(SWITCH_AUTO_MEMORY, False, "default (off)"))
-    names = _context_names(settings)
+    names = context_names(settings)
     if dotted(settings, SWITCH_FILE_NAME) is not None:
         switches.append(Switch(SWITCH_FILE_NAME, list(names), str(settings_path)))
     frozen = tuple(switches)

@@ -19,6 +19,7 @@ from memtui.engine.agents.errors import (
     only_match,
 )
 from memtui.engine.agents.folders import list_entries
+from memtui.engine.agents.gemini_context import context_file_names
 from memtui.engine.agents.models import InboxPatch, Problem
 from memtui.engine.agents.patches import (
     MAX_PATCH_BYTES,
@@ -136,8 +137,6 @@ def absolute_target(home: Path, memory: Path, scope: str, target: Path) -> Path 
     file (not hidden) directly in the project's memory folder, a global one exactly the
     global memory file (``~/.gemini/GEMINI.md``, or the ``context.fileName`` names)."""
     if scope == SCOPE_GLOBAL:
-        from memtui.engine.agents.gemini import context_file_names  # (imports this module)
-
         names = context_file_names(home)
         return target if any(_same_path(target, home / name) for name in names) else None
     if ".." in target.parts or not _same_path(target.parent, memory):
