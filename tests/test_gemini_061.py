@@ -320,3 +320,45 @@ def test_a_0_61_pointer_line_links_its_sibling_file_and_goes_with_it(home: Path)
     apply_plan(curation.plan_forget(home, memory / "ci.md"), True)
     assert index.read_text(encoding="utf-8") == (
         f"- {PRIVATE_FACT}\n- See /etc/passwd.md for nothing.\n- See the docs for more.\n")
+
+
+# ---- promoting a brief MEMORY.md fact ------------------------------------------------------
+
+
+def _cli(home: Path, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {"MEMTUI_DB": str(tmp_path / "m.db"), "MEMTUI_USER": "alice", "HOME": str(tmp_path),
+           "MEMTUI_CONFIG": str(tmp_path / "c.toml"), "PATH": "/usr/bin:/bin"}
+    return subprocess.run([sys.executable, "-m", "memtui", "gemini", *args, "--gemini-home",
+                           str(home)], env=env, capture_output=True, text=True, check=False)
+
+
+def test_a_brief_memory_md_fact_is_promoted_to_the_global_file(home: Path,
+                                                               tmp_path: Path) -> None:
+    index = home / "tmp" / "shop" / "memory" / "MEMORY.md"
+    before = index.read_bytes()
+    shown = _cli(home, tmp_path, "promote", "--fact", "port 5433")
+    assert shown.returncode == 4 and index.read_bytes() == before  # no --write: shown only
+    done = _cli(home, tmp_path, "promote", "--fact", "port 5433", "--write")
+    assert done.returncode == 0, done.stderr
+    assert index.read_text(encoding="utf-8") == ""
+    assert (home / "GEMINI.md").read_text(encoding="utf-8") == (
+        f"- {GLOBAL_FACT}\n- {PRIVATE_FACT}\n")
+
+
+def test_promoting_a_fact_refuses_what_it_cannot_find_or_tell_apart(home: Path,
+                                                                    tmp_path: Path) -> None:
+    index = home / "tmp" / "shop" / "memory" / "MEMORY.md"
+    index.write_text(f"- {PRIVATE_FACT}\n- The port of redis is 6380.\n"
+                     f"- See {index.parent}/x.md for x.\n", encoding="utf-8")
+    from memtui.engine.agents.gemini_promote import plan_promote_index_fact
+
+    with pytest.raises(AgentInputError, match="^2 MEMORY.md bullets match 'port'"):
+        plan_promote_index_fact(home, "port")
+    with pytest.raises(AgentNotFound):
+        plan_promote_index_fact(home, "for x")  # a pointer line is not a fact
+    with pytest.raises(AgentInputError):
+        plan_promote_index_fact(home, "   ")
+    both = _cli(home, tmp_path, "promote", str(index), "--fact", "port")
+    assert both.returncode != 0 and "one of them" in both.stderr
+    plan = plan_promote_index_fact(home, "redis")
+    assert plan.changes[1].new_text == f"- {PRIVATE_FACT}\n- See {index.parent}/x.md for x.\n"

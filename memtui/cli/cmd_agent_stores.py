@@ -361,6 +361,15 @@ def gemini_write(ctx: CliContext, args: argparse.Namespace) -> int:
         return run_plan(ctx, args, lambda: curation.plan_add_fact(home, args.text,
                                                                   context_file))
     if action == "promote":
+        if bool(args.file) == bool(args.fact):
+            from memtui.cli.main import UsageError
+
+            raise UsageError("memtui gemini promote: give a FILE or --fact TEXT (one of them)")
+        if args.fact:
+            from memtui.engine.agents.gemini_promote import plan_promote_index_fact
+
+            return run_plan(ctx, args, lambda: plan_promote_index_fact(home, args.fact,
+                                                                       context_file))
         return run_plan(ctx, args, lambda: curation.plan_promote_gemini(home, args.file,
                                                                         context_file))
     return run_plan(ctx, args, lambda: switches.plan_switch(
@@ -491,8 +500,12 @@ GEMINI_COMMANDS = (
              WRITE)),
     Command("redact", "replace the secrets in a memory file (needs --write)", gemini_write,
             (FILE, WRITE)),
-    Command("promote", "move a project memory to the global GEMINI.md (needs --write)",
-            gemini_write, (FILE, WRITE)),
+    Command("promote", "move a project memory (a file, or with --fact one MEMORY.md bullet) "
+            "to the global GEMINI.md as plain bullets (needs --write)", gemini_write,
+            (arg("file", metavar="FILE", nargs="?", default=None, help=FILE_HELP),
+             arg("--fact", metavar="TEXT", default=None,
+                 help="a bullet of a project's MEMORY.md (exact, or a unique part)"),
+             WRITE)),
     Command("note", "add a '- fact' line to the global GEMINI.md, Gemini CLI 0.61's global "
             "memory (it has no save_memory tool; a file with the old '## Gemini Added "
             "Memories' section gets it there) (needs --write)", gemini_write,
