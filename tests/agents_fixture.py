@@ -271,7 +271,7 @@ def build_gemini_home(root: Path) -> GeminiFixture:
            "  \"experimental\": {\"autoMemory\": true},\n"
            "  \"context\": {\"fileName\": \"GEMINI.md\"},\n  \"ui\": {\"theme\": \"x\"}\n}\n")
     _write(home / "GEMINI.md", "# Global context\n\nBe brief.\n\n## Gemini Added Memories\n"
-                               "- The user prefers tabs in Go files.\n\n## Other\n- not a fact\n")
+                               "- The user prefers tabs in Go files.\n\n## Other\n- Be concise\n")
     _write(home / "projects.json", json.dumps({"projects": {
         str(fx.app): "app", str(fx.clash): "app", str(fx.web): "web"},
         "version": 3}, indent=2))

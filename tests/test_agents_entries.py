@@ -101,7 +101,7 @@ def test_secrets_are_masked_and_a_fact_s_text_never_reaches_json(
         f"- The user prefers tabs in Go files.\n- Deploy token {GITHUB_TOKEN}\n"),
         encoding="utf-8")
     facts = row_entries("gemini", gemini.home, "global", str(gemini.home)).entries
-    assert [entry.kind for entry in facts] == ["fact", "fact"]
+    assert [entry.kind for entry in facts] == ["fact", "fact", "fact"]  # + "## Other"'s
     secret = facts[1]
     assert secret.fact == f"Deploy token {GITHUB_TOKEN}" and secret.line == 7
     assert GITHUB_TOKEN not in secret.title + secret.shown
@@ -154,7 +154,7 @@ def test_an_added_memory_is_edited_in_place(gemini: GeminiFixture) -> None:
     apply_plan(plan, True)
     text = path.read_text(encoding="utf-8")
     assert "- Tabs in Go; [REDACTED]\n" in text and GITHUB_TOKEN not in text
-    assert text.startswith("# Global context\n\nBe brief.") and "## Other\n- not a fact" in text
+    assert text.startswith("# Global context\n\nBe brief.") and "## Other\n- Be concise" in text
     assert added_memories(text) == ["Tabs in Go; [REDACTED]"]
     with pytest.raises(ChangedSinceRead):  # the stamp it started from is gone
         plan_edit_fact(gemini.home, "Tabs in Go", "again", expected=source.stamp)
@@ -173,9 +173,10 @@ def test_fact_matching_is_exact_first_then_a_unique_part(gemini: GeminiFixture) 
     apply_plan(plan_forget_fact(gemini.home, "Go"), True)  # the exact one
     assert path.read_text(encoding="utf-8").startswith(
         "## Gemini Added Memories\n- Go modules are vendored.\n")
-    with pytest.raises(AgentInputError, match="^2 added memories match 'Go'; be more precise$"):
+    # every bullet of the global file is a global memory (0.61), "## Next"'s too
+    with pytest.raises(AgentInputError, match="^3 global memories match 'Go'; be more precise$"):
         plan_forget_fact(gemini.home, "Go")
-    with pytest.raises(AgentNotFound, match="^no added memory matching 'Rust' in "):
+    with pytest.raises(AgentNotFound, match="^no global memory matching 'Rust' in "):
         plan_forget_fact(gemini.home, "Rust")
     apply_plan(plan_edit_fact(gemini.home, "tabs", "Go uses gofmt."), True)
     assert "* Go uses gofmt.\n## Next\n- Go outside\n" in path.read_text(encoding="utf-8")

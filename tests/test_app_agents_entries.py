@@ -216,8 +216,9 @@ def test_forget_and_edit_an_added_gemini_memory(homes: Path) -> None:
         before = global_file.read_bytes()
         async with app.run_test(size=SMALL) as pilot:
             pane = await _open_row(pilot, "gemini", "global")
-            assert [entry.kind for entry in pane.entry_list.items] == ["fact"]
+            assert [entry.kind for entry in pane.entry_list.items] == ["fact", "fact"]
             assert "fact   The user prefers tabs in Go files." in screen_text(app)
+            assert "fact   Be concise" in screen_text(app)
             await press(pilot, "P")  # already global
             assert not isinstance(app.screen, ConfirmModal)
             assert "already in the global tier" in status_text(app)
@@ -234,13 +235,13 @@ def test_forget_and_edit_an_added_gemini_memory(homes: Path) -> None:
             text = global_file.read_text(encoding="utf-8")
             assert "- The user prefers tabs in Go and Makefiles. second line\n" in text
             assert "tabs in Go files" not in text and text.startswith("# Global context")
-            assert "## Other\n- not a fact" in text
+            assert "## Other\n- Be concise" in text
             assert pane.entry_list.current().fact == \
                 "The user prefers tabs in Go and Makefiles. second line"
             await press(pilot, "d", "y")
             text = global_file.read_text(encoding="utf-8")
-            assert "Makefiles" not in text and "## Other\n- not a fact" in text
-            assert pane.entry_list.items == []
+            assert "Makefiles" not in text and "## Other\n- Be concise" in text
+            assert [entry.fact for entry in pane.entry_list.items] == ["Be concise"]
 
     run()
 

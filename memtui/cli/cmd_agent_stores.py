@@ -158,6 +158,25 @@ def _problems(ctx: CliContext, problems: Sequence[Problem], limit: int) -> None:
                limit, "problems")
 
 
+def _folder_trust(ctx: CliContext, home: AgentHomeInfo, limit: int) -> None:
+    """Gemini CLI: the folders where folder trust disables memtui's MCP server."""
+    trust = home.folder_trust
+    if trust is None:
+        return
+    if trust.problem:
+        ctx.console.print(Text(f"  folder trust: {one_line(trust.rules_file, 160)} cannot be "
+                               f"read ({one_line(trust.problem, 160)}); Gemini CLI will not "
+                               "start until it is fixed", style="yellow"))
+    if not trust.applies:
+        return
+    shown = ", ".join(one_line(folder, 120) for folder in trust.untrusted[:limit])
+    more = " …" if len(trust.untrusted) > limit else ""
+    ctx.console.print(Text(f"  folder trust is on: memtui's MCP server is Disabled in "
+                           f"untrusted folders ({shown}{more}); trust them in Gemini CLI "
+                           f"(/permissions trust) or in {one_line(trust.rules_file, 160)}",
+                           style="yellow"))
+
+
 def print_overview(ctx: CliContext, overview: AgentsOverview, limit: int,
                    with_agent: bool = True) -> None:
     """The human form of ``agents show`` (and of ``claude show`` / ``gemini show``)."""
@@ -178,6 +197,7 @@ def print_overview(ctx: CliContext, overview: AgentsOverview, limit: int,
                                    f"start: {one_line(item.check.problem or '', 200)} "
                                    "(run `memtui hooks install … --write` again)",
                                    style="yellow"))
+        _folder_trust(ctx, home, limit)
         if home.instructions:
             ctx.console.print(Text(f"  instruction files: {len(home.instructions)} "
                                    "(read-only; --json lists them with their origin)",
@@ -242,9 +262,11 @@ def gemini_show(ctx: CliContext, args: argparse.Namespace) -> int:
         return 0
     info, rows = gemini_rows(read)
     print_overview(ctx, AgentsOverview((info,), tuple(rows)), args.limit, with_agent=False)
-    ctx.console.print(Text(f"Gemini Added Memories ({len(read.added_memories)})", style="bold"))
-    for fact in read.added_memories[:args.limit]:
+    ctx.console.print(Text(f"Global memories ({len(read.global_memories)}): the bullets of "
+                           f"{read.context_files[0]}", style="bold"))
+    for fact in read.global_memories[:args.limit]:
         ctx.console.print(Text(f"- {one_line(fact, 200)}"))
+    print_more(ctx, args.limit, len(read.global_memories), "global memories")
     _print_inbox(ctx, read.inbox, args.limit)
     return 0
 
@@ -339,6 +361,15 @@ def gemini_write(ctx: CliContext, args: argparse.Namespace) -> int:
         return run_plan(ctx, args, lambda: curation.plan_add_fact(home, args.text,
                                                                   context_file))
     if action == "promote":
+        if bool(args.file) == bool(args.fact):
+            from memtui.cli.main import UsageError
+
+            raise UsageError("memtui gemini promote: give a FILE or --fact TEXT (one of them)")
+        if args.fact:
+            from memtui.engine.agents.gemini_promote import plan_promote_index_fact
+
+            return run_plan(ctx, args, lambda: plan_promote_index_fact(home, args.fact,
+                                                                       context_file))
         return run_plan(ctx, args, lambda: curation.plan_promote_gemini(home, args.file,
                                                                         context_file))
     return run_plan(ctx, args, lambda: switches.plan_switch(
@@ -462,17 +493,22 @@ GEMINI_COMMANDS = (
     Command("show", "the Gemini CLI home (read-only)", gemini_show, (LIMIT,)),
     Command("import", "Gemini memories become memories", gemini_import, (LIMIT,)),
     Command("export", "write the store as a Gemini CLI home", export, (EXPORT_DIR,)),
-    Command("forget", "remove a memory file or an added memory (needs --write)", gemini_write,
+    Command("forget", "remove a memory file or a global memory (needs --write)", gemini_write,
             (arg("file", metavar="FILE", nargs="?", default=None, help=FILE_HELP),
              arg("--fact", metavar="TEXT", default=None,
-                 help="a '## Gemini Added Memories' line (exact, or a unique part)"),
+                 help="a bullet of the global GEMINI.md (exact, or a unique part)"),
              WRITE)),
     Command("redact", "replace the secrets in a memory file (needs --write)", gemini_write,
             (FILE, WRITE)),
-    Command("promote", "move a project memory to the global GEMINI.md (needs --write)",
-            gemini_write, (FILE, WRITE)),
-    Command("note", "add a '## Gemini Added Memories' line, as save_memory does (needs "
-            "--write)", gemini_write,
+    Command("promote", "move a project memory (a file, or with --fact one MEMORY.md bullet) "
+            "to the global GEMINI.md as plain bullets (needs --write)", gemini_write,
+            (arg("file", metavar="FILE", nargs="?", default=None, help=FILE_HELP),
+             arg("--fact", metavar="TEXT", default=None,
+                 help="a bullet of a project's MEMORY.md (exact, or a unique part)"),
+             WRITE)),
+    Command("note", "add a '- fact' line to the global GEMINI.md, Gemini CLI 0.61's global "
+            "memory (it has no save_memory tool; a file with the old '## Gemini Added "
+            "Memories' section gets it there) (needs --write)", gemini_write,
             (arg("text", metavar="TEXT", help="the fact to remember (redacted, one line)"),
              WRITE)),
     Command("auto-memory", "switch experimental.autoMemory (needs --write)", gemini_write,

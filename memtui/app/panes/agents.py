@@ -9,7 +9,7 @@ secrets as file, line and kind (never the value), inbox patches and problems.
 
 ``enter`` lists the row's entries (``esc`` goes back): its index, each topic file with its
 index line, dangling links, unlisted files and logs; for Gemini CLI's global tier each
-"Gemini Added Memories" line. Each entry row says what it is (its kind first).
+global memory line (every bullet of the global GEMINI.md). Each entry row says what it is (its kind first).
 
 Reading happens in a worker thread; writes only after a confirm that shows the change (a
 diff with secrets shown by kind): ``x`` repairs the index, ``s`` redacts the secrets of the

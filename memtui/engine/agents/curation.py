@@ -11,6 +11,7 @@ file a promotion names as its target.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +29,7 @@ from memtui.engine.agents.frontmatter import parse_front_matter, split_front_mat
 from memtui.engine.agents.gemini import (
     ADDED_MEMORIES_HEADING,
     DEFAULT_CONTEXT_FILE,
-    added_memory_lines,
+    global_memory_lines,
 )
 from memtui.engine.agents.index import (
     ENTRY_RE,
@@ -36,6 +37,7 @@ from memtui.engine.agents.index import (
     MAX_INDEX_BYTES,
     MAX_INDEX_LINES,
     is_outside,
+    line_target,
     link_target,
     loaded_cut,
     normal_target,
@@ -147,12 +149,12 @@ def edit_source(home: Path, file: str | os.PathLike[str]) -> EditSource:
     return EditSource(str(path), result.text, kept, kinds, stamp)
 
 
-def _index_without(index_text: str, relative: str) -> tuple[str, int]:
+def _index_without(index_text: str, relative: str, folder: str | None = None
+                   ) -> tuple[str, int]:
     kept: list[str] = []
     removed = 0
     for line in index_text.split("\n"):
-        match = ENTRY_RE.match(line)
-        target = link_target(match.group("target")) if match else None
+        target = line_target(line, folder)
         if target is not None and not is_outside(target) and normal_target(target) == relative:
             removed += 1
             continue
@@ -165,7 +167,7 @@ def _index_change(folder: Path, root: Path, relative: str) -> FileChange | None:
     if not index.exists():
         return None
     text, stamp = _read(index, root)
-    new_text, removed = _index_without(text, relative)
+    new_text, removed = _index_without(text, relative, str(folder))
     if not removed:
         return None
     return FileChange(str(index), ACTION_REPLACE, stamp, text, new_text)
@@ -340,25 +342,48 @@ def _memory_bullets(item_text: str) -> list[str]:
     return [redact(flat)] if flat else []
 
 
-def _target_change(target: Path, root: Path, heading: str, bullets: list[str]) -> FileChange:
+def append_global(text: str, bullets: list[str]) -> str:
+    """``text`` of Gemini CLI's global file with ``bullets`` added the way 0.61 keeps its
+    global memory: plain ``- fact`` lines at the end of the file (after a blank line unless
+    the file ends with a bullet); a file that still has the old ``## Gemini Added
+    Memories`` section gets them at the end of that section instead."""
+    if any(line.strip() == ADDED_MEMORIES_HEADING for line in text.split("\n")):
+        return _append_under(text, ADDED_MEMORIES_HEADING, bullets)
+    lines = text.split("\n")
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if lines and not lines[-1].strip().startswith(("- ", "* ")):
+        lines.append("")
+    return "\n".join(lines + [f"- {item}" for item in bullets]) + "\n"
+
+
+Appender = Callable[[str, list[str]], str]
+"""How bullets are added to a user/global file: (old text, bullets) -> new text."""
+
+
+def _target_change(target: Path, root: Path, append: Appender, bullets: list[str]
+                   ) -> FileChange:
     if os.path.lexists(target):
         text, stamp = _read(target, root)
-        return FileChange(str(target), ACTION_REPLACE, stamp, text,
-                          _append_under(text, heading, bullets))
-    return FileChange(str(target), ACTION_CREATE, None, "", _append_under("", heading, bullets))
+        return FileChange(str(target), ACTION_REPLACE, stamp, text, append(text, bullets))
+    return FileChange(str(target), ACTION_CREATE, None, "", append("", bullets))
+
+
+def _under(heading: str) -> Appender:
+    return lambda text, bullets: _append_under(text, heading, bullets)
 
 
 def _plan_promote(home: Path, file: str | os.PathLike[str], target: Path,
-                  heading: str) -> WritePlan:
-    """The memory file's facts become bullets under ``heading`` of ``target``, then the
-    file and its index line are removed."""
+                  append: Appender) -> WritePlan:
+    """The memory file's facts become bullets of ``target`` (added by ``append``), then
+    the file and its index line are removed."""
     path = resolve_file(home, file)
     root = real_root(home)
     changes, _folder = _forget_changes(path, home)
     bullets = _memory_bullets(changes[-1].old_text)
     if not bullets:
         raise AgentInputError(f"{path}: the memory is empty; nothing to promote")
-    added = _target_change(target, root, heading, bullets)
+    added = _target_change(target, root, append, bullets)
     return WritePlan("promote", f"move {path.name} to {target}", str(root), (added, *changes))
 
 
@@ -366,34 +391,34 @@ def plan_promote_claude(home: Path, file: str | os.PathLike[str]) -> WritePlan:
     """Move a Claude Code project memory to the user tier: its text is appended to
     ``~/.claude/CLAUDE.md`` (under ``PROMOTED_HEADING``), then the topic file and its index
     line are removed."""
-    return _plan_promote(home, file, home / "CLAUDE.md", PROMOTED_HEADING)
+    return _plan_promote(home, file, home / "CLAUDE.md", _under(PROMOTED_HEADING))
 
 
 def plan_promote_gemini(home: Path, file: str | os.PathLike[str],
                         context_file: str = DEFAULT_CONTEXT_FILE) -> WritePlan:
     """Move a Gemini CLI private memory file to the global tier: its facts become bullets
-    under ``## Gemini Added Memories`` of the global file, then the file and its index line
-    are removed."""
-    return _plan_promote(home, file, home / context_file, ADDED_MEMORIES_HEADING)
+    of the global file (``append_global``: at its end, or in its old ``## Gemini Added
+    Memories`` section when it has one), then the file and its index line are removed."""
+    return _plan_promote(home, file, home / context_file, append_global)
 
 
 def _fact_line(lines: list[str], fact: str, path: Path) -> int:
-    """The index of the one ``- fact`` line under ``## Gemini Added Memories`` matching
+    """The index of the one bullet of the global file (``global_memory_lines``) matching
     ``fact`` exactly, else by a unique substring."""
     wanted = fact.strip()
     if not wanted:
         raise AgentInputError("name the fact")
-    facts = added_memory_lines("\n".join(lines))
+    facts = global_memory_lines("\n".join(lines))
     chosen = [number for number, value in facts if value == wanted] or \
         [number for number, value in facts if wanted.lower() in value.lower()]
-    return only_match(chosen, f"no added memory matching {fact[:60]!r} in {path}",
-                      f"added memories match {fact[:60]!r}; be more precise")
+    return only_match(chosen, f"no global memory matching {fact[:60]!r} in {path}",
+                      f"global memories match {fact[:60]!r}; be more precise")
 
 
 def plan_forget_fact(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_FILE
                      ) -> WritePlan:
-    """Remove one ``- fact`` line under ``## Gemini Added Memories`` of the global file
-    (matched exactly, or by a unique substring)."""
+    """Remove one bullet of the global file (matched exactly, or by a unique substring;
+    an old ``## Gemini Added Memories`` line is one of them)."""
     if not fact.strip():
         raise AgentInputError("name the fact to forget")
     root = real_root(home)
@@ -402,7 +427,7 @@ def plan_forget_fact(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_
     lines = text.split("\n")
     chosen = _fact_line(lines, fact, path)
     new_lines = lines[:chosen] + lines[chosen + 1:]
-    return WritePlan("forget", f"remove one added memory from {path}", str(root),
+    return WritePlan("forget", f"remove one global memory from {path}", str(root),
                      (FileChange(str(path), ACTION_REPLACE, stamp, text,
                                  "\n".join(new_lines)),))
 
@@ -423,8 +448,7 @@ def fact_edit_source(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_
 def plan_edit_fact(home: Path, fact: str, new_text: str,
                    context_file: str = DEFAULT_CONTEXT_FILE,
                    expected: FileStamp | None = None) -> WritePlan:
-    """Rewrite one ``- fact`` line under ``## Gemini Added Memories`` of the global file
-    (found as ``plan_forget_fact`` finds it); the new text is made one line and redacted.
+    """Rewrite one bullet of the global file (found as ``plan_forget_fact`` finds it); the new text is made one line and redacted.
     ``expected``: the stamp the edit started from; a file changed since is refused."""
     flat = " ".join(str(new_text).split())
     if not flat:
@@ -442,15 +466,16 @@ def plan_edit_fact(home: Path, fact: str, new_text: str,
     clean = redact(flat)
     lines[chosen] = f"{indent}{old.lstrip()[:2]}{clean}"
     notes = ("the new text was redacted",) if clean != flat else ()
-    return WritePlan("edit", f"rewrite one added memory in {path}", str(root),
+    return WritePlan("edit", f"rewrite one global memory in {path}", str(root),
                      (FileChange(str(path), ACTION_REPLACE, stamp, text, "\n".join(lines)),),
                      notes)
 
 
 def plan_add_fact(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_FILE
                   ) -> WritePlan:
-    """Add one ``- fact`` under ``## Gemini Added Memories`` of the global file, as Gemini
-    CLI's ``save_memory`` does (the text redacted and made one line)."""
+    """Add one ``- fact`` to the global file the way Gemini CLI 0.61 keeps its global
+    memory (``append_global``; the text redacted and made one line). 0.61 has no
+    ``save_memory`` tool: its agent edits this file itself."""
     text = " ".join(str(fact).split())
     if not text:
         raise AgentInputError("a fact needs some text")
@@ -458,7 +483,7 @@ def plan_add_fact(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_FIL
         raise AgentInputError(f"a fact is at most {MAX_EDIT_BYTES} bytes")
     clean = redact(text)
     root = real_root(home)
-    change = _target_change(home / context_file, root, ADDED_MEMORIES_HEADING, [clean])
+    change = _target_change(home / context_file, root, append_global, [clean])
     notes = ("the text was redacted",) if clean != text else ()
     return WritePlan("note", f"add a memory to {home / context_file}", str(root), (change,),
                      notes)

@@ -3,7 +3,8 @@ Agents pane lists them). For a memory folder (Claude Code's ``projects/<slug>/me
 Gemini CLI's ``tmp/<slug>/memory/``): the index, each topic file with its index line (title,
 hook, whether that line loads at session start), index links to files that do not exist or
 lead outside, topic files the index does not list, an older ``GEMINI.md`` and daily logs.
-For Gemini CLI's global tier: each ``## Gemini Added Memories`` line.
+For Gemini CLI's global tier: each bullet of the global file (0.61 keeps its global facts
+as plain bullets; the old ``## Gemini Added Memories`` lines are among them).
 
 Read-only. Every text meant to be shown has its secrets masked (``«kind»``); only an added
 memory's own text is kept as it is (a forget or an edit finds its line by it), and it never
@@ -25,9 +26,9 @@ from memtui.engine.agents.folders import read_memory_folder
 from memtui.engine.agents.gemini import (
     DEFAULT_CONTEXT_FILE,
     GLOBAL_KEY,
-    added_memory_lines,
     context_file_names,
     global_files,
+    global_memory_lines,
 )
 from memtui.engine.agents.index import INDEX_FILE, MAX_INDEX_BYTES, MAX_INDEX_LINES
 from memtui.engine.agents.models import (
@@ -51,7 +52,7 @@ ENTRY_FILE = "file"
 """A memory file that is neither a topic nor a log (Gemini CLI's older ``GEMINI.md``)."""
 ENTRY_LOG = "log"
 ENTRY_FACT = "fact"
-"""One ``## Gemini Added Memories`` line of the global file."""
+"""One bullet of Gemini CLI's global file (a global memory)."""
 ACTION_FORGET = "forget"
 ACTION_EDIT = "edit"
 ACTION_PROMOTE = "promote"
@@ -204,11 +205,11 @@ def folder_entries(folder: Path, root: Path, *, limited: bool = True,
 
 def global_entries(home: Path, root: Path, names: tuple[str, ...]
                    ) -> tuple[list[MemoryEntry], list[Problem]]:
-    """Gemini CLI's ``## Gemini Added Memories`` lines of the global file(s)."""
+    """Gemini CLI's global memories: every bullet of the global file(s)."""
     entries: list[MemoryEntry] = []
     problems: list[Problem] = []
     for name, path, text, _stamp in global_files(home, root, names, problems):
-        for number, fact in added_memory_lines(text):
+        for number, fact in global_memory_lines(text):
             found = find_secrets(str(path), fact)
             entries.append(MemoryEntry(
                 kind=ENTRY_FACT, path=str(path), name=name, title=_masked(fact, 300),

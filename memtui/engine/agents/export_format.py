@@ -4,7 +4,7 @@ Claude Code: ``projects/<slug>/memory/MEMORY.md`` (one ``- [Title](file.md) — 
 per memory) and one topic file per memory (front matter ``name``, ``description``,
 ``type``), per project with a root path (else ``projects/memtui-<id>/``); user-level
 memories go to ``CLAUDE.md`` as bullets. Gemini CLI: ``GEMINI.md`` with the user-level
-memories under ``## Gemini Added Memories``, ``projects.json``, and per project
+memories as plain bullets (as Gemini CLI 0.61 keeps its global memory), ``projects.json``, and per project
 ``tmp/<slug>/memory/`` (``MEMORY.md`` and one file per memory, ``.project_root``).
 """
 
@@ -16,7 +16,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from memtui.engine.agents.frontmatter import render_front_matter
-from memtui.engine.agents.gemini import ADDED_MEMORIES_HEADING
 from memtui.engine.agents.index import MAX_INDEX_BYTES, MAX_INDEX_LINES, loaded_cut
 from memtui.engine.agents.paths import claude_slug, gemini_slug
 
@@ -131,6 +130,6 @@ def render_gemini(projects: Iterable[ExportProject], user: Iterable[ExportMemory
             mapping[project.root] = slug
             files[f"tmp/{slug}/.project_root"] = project.root + "\n"
     bullets = [" ".join(memory.content.split()) for memory in user]
-    files["GEMINI.md"] = ADDED_MEMORIES_HEADING + "\n" + "".join(f"- {b}\n" for b in bullets)
+    files["GEMINI.md"] = "".join(f"- {b}\n" for b in bullets)  # 0.61: plain bullets
     files["projects.json"] = json.dumps({"projects": mapping}, indent=2) + "\n"
     return files, []

@@ -1,5 +1,7 @@
-"""Read a Gemini CLI home (spec/80), read-only: the global ``GEMINI.md`` and its
-``## Gemini Added Memories`` section, each project's private memory folder
+"""Read a Gemini CLI home (spec/80), read-only: the global ``GEMINI.md`` (Gemini CLI 0.61's
+"global personal memory": the agent edits it itself, every bullet a fact; older versions'
+``save_memory`` appended under ``## Gemini Added Memories``, read too), each project's
+private memory folder
 (``tmp/<slug>/memory/``: the ``MEMORY.md`` index, sibling files, an older ``GEMINI.md``),
 ``projects.json`` (path -> slug, clashes reported), project ``GEMINI.md`` files, the
 ``.inbox`` patches waiting for the user, the switches, and the secrets in all of it.
@@ -12,10 +14,20 @@ from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
 from memtui.engine.agents.folders import read_memory_folder, subfolders
+from memtui.engine.agents.gemini_context import (
+    DEFAULT_CONTEXT_FILE as DEFAULT_CONTEXT_FILE,
+)
+from memtui.engine.agents.gemini_context import (
+    SETTINGS_FILE,
+    SWITCH_FILE_NAME,
+    context_names,
+)
+from memtui.engine.agents.gemini_context import (
+    context_file_names as context_file_names,
+)
 from memtui.engine.agents.inbox import list_inbox
 from memtui.engine.agents.instructions import InstructionScan, read_instruction
 from memtui.engine.agents.models import (
@@ -35,15 +47,12 @@ from memtui.engine.agents.secrets_scan import find_secrets
 from memtui.engine.agents.settings_json import dotted, read_settings
 from memtui.engine.safe_files import FileStamp, folder_cache, real_root, with_folder_cache
 
-SETTINGS_FILE = "settings.json"
 PROJECTS_FILE = "projects.json"
 TMP_DIR = "tmp"
 MEMORY_DIR = "memory"
 PROJECT_ROOT_FILE = ".project_root"
-DEFAULT_CONTEXT_FILE = "GEMINI.md"
 ADDED_MEMORIES_HEADING = "## Gemini Added Memories"
 SWITCH_AUTO_MEMORY = "experimental.autoMemory"
-SWITCH_FILE_NAME = "context.fileName"
 GLOBAL_KEY = "global"
 MAX_PROJECT_ROOT_BYTES = 4096
 MAX_CLASH_PATHS = 5
@@ -64,13 +73,17 @@ class GeminiHome(JsonMixin, ProjectRows):
     switches: tuple[Switch, ...]
     context_files: tuple[str, ...]
     added_memories: tuple[str, ...]
-    """The ``- fact`` bullets under ``## Gemini Added Memories`` in the global file."""
+    """The ``- fact`` bullets under ``## Gemini Added Memories`` in the global file (what
+    the old ``save_memory`` wrote)."""
     projects: tuple[AgentProject, ...]
     """The global tier first (key ``global``), then one row per project folder."""
     instructions: tuple[InstructionFile, ...]
     secrets: tuple[SecretFinding, ...]
     """Secrets in project instruction files (memory files' are on each row)."""
     problems: tuple[Problem, ...]
+    global_memories: tuple[str, ...] = ()
+    """Every bullet of the global file(s), outside code blocks: the global memories as
+    Gemini CLI 0.61 keeps them (the old section's bullets among them)."""
 
     @property
     def inbox(self) -> tuple[InboxPatch, ...]:
@@ -101,25 +114,30 @@ def added_memories(text: str, heading: str = ADDED_MEMORIES_HEADING) -> list[str
     return [fact for _number, fact in added_memory_lines(text, heading)]
 
 
-def _context_names(settings: dict[str, Any] | None) -> tuple[str, ...]:
-    value = dotted(settings, SWITCH_FILE_NAME)
-    if isinstance(value, str) and value.strip():
-        return (value.strip(),)
-    if isinstance(value, list):
-        names = tuple(item.strip() for item in value if isinstance(item, str) and item.strip())
-        if names:
-            return names
-    return (DEFAULT_CONTEXT_FILE,)
+FENCES = ("```", "~~~")
+BULLETS = ("- ", "* ")
 
 
-def context_file_names(home: str | os.PathLike[str]) -> tuple[str, ...]:
-    """The global memory file names of a Gemini CLI home (``context.fileName``, else
-    ``GEMINI.md``), read from its settings alone."""
-    home_path = Path(home)
-    if not home_path.is_dir():
-        return (DEFAULT_CONTEXT_FILE,)
-    settings, _stamp, _problem = read_settings(home_path / SETTINGS_FILE, real_root(home_path))
-    return _context_names(settings)
+def global_memory_lines(text: str) -> list[tuple[int, str]]:
+    """(0-based line number, text) of every ``- `` / ``* `` bullet of a global memory file
+    outside fenced code blocks: Gemini CLI 0.61 keeps its global facts as plain bullets
+    anywhere in the file (and the old ``## Gemini Added Memories`` section is bullets too)."""
+    facts: list[tuple[int, str]] = []
+    fence: str | None = None
+    for number, line in enumerate(text.split("\n")):
+        stripped = line.strip()
+        marker = next((mark for mark in FENCES if stripped.startswith(mark)), None)
+        if marker is not None and (fence is None or marker == fence):
+            fence = None if fence else marker
+            continue
+        if fence is None and stripped.startswith(BULLETS) and stripped[2:].strip():
+            facts.append((number, stripped[2:].strip()))
+    return facts
+
+
+def global_memories(text: str) -> list[str]:
+    """The facts of a global memory file (``global_memory_lines``)."""
+    return [fact for _number, fact in global_memory_lines(text)]
 
 
 def read_projects_json(home: Path, root: Path, problems: list[Problem]
@@ -205,21 +223,23 @@ def global_files(home: Path, root: Path, names: tuple[str, ...], problems: list[
 
 
 def _global_row(home: Path, root: Path, names: tuple[str, ...], enabled: bool,
-                switches: tuple[Switch, ...]) -> tuple[AgentProject, list[str]]:
+                switches: tuple[Switch, ...]) -> tuple[AgentProject, list[str], list[str]]:
     files: list[MemoryFile] = []
     secrets: list[SecretFinding] = []
     problems: list[Problem] = []
     facts: list[str] = []
+    every: list[str] = []
     for name, path, text, stamp in global_files(home, root, names, problems):
         files.append(MemoryFile(str(path), name, "global", stamp.size, body=text))
         secrets.extend(find_secrets(str(path), text))
         facts.extend(added_memories(text))
+        every.extend(global_memories(text))
     inbox, inbox_problems = list_inbox(home / MEMORY_DIR, root, None)
     problems.extend(inbox_problems)
     return AgentProject(agent=AGENT_GEMINI, key=GLOBAL_KEY, project=None,
                         memory_dir=str(home), files=tuple(files), secrets=tuple(secrets),
                         inbox=tuple(inbox), switches=switches, auto_memory=enabled,
-                        problems=tuple(problems)), facts
+                        problems=tuple(problems)), facts, every
 
 
 def _project_row(folder: Path, root: Path, project: str | None, enabled: bool,
@@ -285,11 +305,11 @@ def read_gemini_home(home: str | os.PathLike[str] | None = None, *,
         switches.append(Switch(SWITCH_AUTO_MEMORY, raw_enabled, str(settings_path)))
     else:
         switches.append(Switch(SWITCH_AUTO_MEMORY, False, "default (off)"))
-    names = _context_names(settings)
+    names = context_names(settings)
     if dotted(settings, SWITCH_FILE_NAME) is not None:
         switches.append(Switch(SWITCH_FILE_NAME, list(names), str(settings_path)))
     frozen = tuple(switches)
-    global_row, facts = _global_row(home_path, root, names, enabled, frozen)
+    global_row, facts, every = _global_row(home_path, root, names, enabled, frozen)
     rows = [global_row]
     scan = InstructionScan()
     for folder, project, clash in _project_folders(home_path, root, problems):
@@ -298,7 +318,8 @@ def read_gemini_home(home: str | os.PathLike[str] | None = None, *,
             _subfolder_instructions(scan, Path(project), names)
     problems.extend(scan.problems)
     return GeminiHome(str(home_path), True, enabled, frozen, names, tuple(facts),
-                      tuple(rows), tuple(scan.files), tuple(scan.secrets), tuple(problems))
+                      tuple(rows), tuple(scan.files), tuple(scan.secrets), tuple(problems),
+                      tuple(every))
 
 
 @dataclass(frozen=True)

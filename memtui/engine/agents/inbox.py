@@ -19,6 +19,7 @@ from memtui.engine.agents.errors import (
     only_match,
 )
 from memtui.engine.agents.folders import list_entries
+from memtui.engine.agents.gemini_context import context_file_names
 from memtui.engine.agents.models import InboxPatch, Problem
 from memtui.engine.agents.patches import (
     MAX_PATCH_BYTES,
@@ -112,7 +113,7 @@ def _patch_parts(home: Path, path: Path) -> tuple[Path, str, Path]:
     return memory, scope_dir.name, base
 
 
-def _read_patch(home: Path, ref: str) -> tuple[Path, str, FileStamp, Path]:
+def _read_patch(home: Path, ref: str) -> tuple[Path, str, FileStamp, tuple[Path, str, Path]]:
     path = find_patch(home, ref)
     root = real_root(home)
     if path.is_symlink():
@@ -122,15 +123,34 @@ def _read_patch(home: Path, ref: str) -> tuple[Path, str, FileStamp, Path]:
         text, stamp = AGENT_FILES.read_text_stamped(path, root, MAX_PATCH_BYTES)
     except AgentFileProblem as error:
         raise AgentInputError(f"{path}: {error.reason}") from None
-    _memory, _scope, base = _patch_parts(home, path)
-    return path, text, stamp, base
+    return path, text, stamp, _patch_parts(home, path)
+
+
+def _same_path(left: Path, right: Path) -> bool:
+    return os.path.abspath(left) == os.path.abspath(right) or \
+        os.path.realpath(left) == os.path.realpath(right)
+
+
+def absolute_target(home: Path, memory: Path, scope: str, target: Path) -> Path | None:
+    """The file an absolute patch path names when Gemini CLI 0.61 would accept it, else
+    None. 0.61's patches name their files by absolute path: a private patch a ``*.md``
+    file (not hidden) directly in the project's memory folder, a global one exactly the
+    global memory file (``~/.gemini/GEMINI.md``, or the ``context.fileName`` names)."""
+    if scope == SCOPE_GLOBAL:
+        names = context_file_names(home)
+        return target if any(_same_path(target, home / name) for name in names) else None
+    if ".." in target.parts or not _same_path(target.parent, memory):
+        return None
+    if target.name.startswith(".") or not target.name.lower().endswith(".md"):
+        return None
+    return memory / target.name
 
 
 def plan_apply_patch(home: Path, ref: str) -> WritePlan:
     """Apply a pending inbox patch to the memory files it names, then remove it; refused
     (``AgentInputError``, nothing written) when it is malformed or does not apply."""
     root = real_root(home)
-    path, text, stamp, base = _read_patch(home, ref)
+    path, text, stamp, (memory, scope, base) = _read_patch(home, ref)
     try:
         parsed = parse_patch(text)
     except PatchError as error:
@@ -139,10 +159,12 @@ def plan_apply_patch(home: Path, ref: str) -> WritePlan:
     changes: list[FileChange] = []
     for item in parsed:
         target = Path(item.target)
-        if target.is_absolute() or ".." in target.parts:
-            raise UnsafeAgentPath(f"{path}: targets {item.target!r}, outside its memory "
-                                  "folder; nothing was changed")
-        file_path = base / target
+        named = absolute_target(home, memory, scope, target) if target.is_absolute() else \
+            None if ".." in target.parts else base / target
+        if named is None:
+            raise UnsafeAgentPath(f"{path}: targets {item.target!r}, outside what a "
+                                  f"{scope} patch may change; nothing was changed")
+        file_path = named
         old: str | None = None
         old_stamp: FileStamp | None = None
         if os.path.lexists(file_path):
@@ -173,7 +195,7 @@ def plan_apply_patch(home: Path, ref: str) -> WritePlan:
 def plan_dismiss_patch(home: Path, ref: str) -> WritePlan:
     """Remove a pending inbox patch without applying it (also a malformed one)."""
     root = real_root(home)
-    path, _text, stamp, _base = _read_patch(home, ref)
+    path, _text, stamp, _parts = _read_patch(home, ref)
     return WritePlan("inbox-dismiss", f"dismiss {path.name} (remove it from the inbox "
                      "unapplied)", str(root), (FileChange(str(path), ACTION_REMOVE, stamp, "",
                                                            ""),))

@@ -24,6 +24,10 @@ INDEX_FILE = "MEMORY.md"
 ENTRY_RE = re.compile(
     r"^\s*[-*+]\s+\[(?P<title>[^\]]*)\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)"
     r"\s*(?:[—–:-]+\s*(?P<hook>.*))?$")
+POINTER_RE = re.compile(
+    r"^\s*[-*+]\s+See\s+`?(?P<target>[^\s`]+\.md)`?(?:\s+(?:for\s+)?(?P<hook>.*?))?\s*$")
+"""Gemini CLI 0.61's pointer line: ``- See /abs/memory/<topic>.md for <summary>.`` (its
+auto memory writes sibling files' index lines this way, with the absolute path)."""
 _BULLET_RE = re.compile(r"^\s*[-*+]\s+(?P<text>\S.*)$")
 _URL_RE = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
 
@@ -68,6 +72,21 @@ def normal_target(target: str) -> str:
     return posixpath.normpath(target)
 
 
+def line_target(line: str, folder: str | None = None) -> str | None:
+    """The file an index line links to: a ``[title](file.md)`` link's, or a 0.61 pointer's
+    (``- See <folder>/file.md for …``: its name when the path is in ``folder``)."""
+    match = ENTRY_RE.match(line)
+    if match is not None:
+        return link_target(match.group("target"))
+    pointer = POINTER_RE.match(line)
+    if pointer is None:
+        return None
+    target = pointer.group("target")
+    if folder is not None and posixpath.isabs(target) and posixpath.dirname(target) == folder:
+        return posixpath.basename(target)
+    return target
+
+
 def parse_entries(text: str, loaded_lines: int) -> list[IndexEntry]:
     """The index's bullet lines: linked entries and plain bullets."""
     entries: list[IndexEntry] = []
@@ -78,6 +97,13 @@ def parse_entries(text: str, loaded_lines: int) -> list[IndexEntry]:
             target = link_target(match.group("target"))
             entries.append(IndexEntry(number, match.group("title").strip(), target,
                                       (match.group("hook") or "").strip(), loaded))
+            continue
+        pointer = POINTER_RE.match(line)
+        if pointer is not None:
+            target = pointer.group("target")
+            hook = (pointer.group("hook") or "").strip().rstrip(".")
+            entries.append(IndexEntry(number, hook or posixpath.basename(target), target,
+                                      hook, loaded))
             continue
         bullet = _BULLET_RE.match(line)
         if bullet is not None:
@@ -101,12 +127,16 @@ def index_load(path: str, text: str, topic_files: Iterable[str],
         if entry.target is None:
             entries.append(entry)
             continue
-        if is_outside(entry.target):
-            outside.append(entry.target)
-            entries.append(IndexEntry(entry.line, entry.title, entry.target, entry.hook,
+        named = entry.target
+        if posixpath.isabs(named) and posixpath.dirname(named) == posixpath.dirname(path):
+            named = posixpath.basename(named)  # a 0.61 pointer into the folder
+            entry = IndexEntry(entry.line, entry.title, named, entry.hook, entry.loaded)
+        if is_outside(named):
+            outside.append(named)
+            entries.append(IndexEntry(entry.line, entry.title, named, entry.hook,
                                       entry.loaded, False))
             continue
-        target = normal_target(entry.target)
+        target = normal_target(named)
         exists = target in topics
         mentioned.add(target)
         if not exists:

@@ -2,8 +2,8 @@
 "Transcripts as tasks"), as the engine's user and through the engine's one write path.
 
 - ``import_claude(home)`` / ``import_gemini(home)``: each memory file (a Claude Code topic
-  file, a Gemini CLI private memory file, a plain bullet of a Gemini index, each "Gemini
-  Added Memories" bullet) becomes one memory with ``source = import`` and the file as
+  file, a Gemini CLI private memory file, a plain bullet of a Gemini index, each bullet of
+  the global ``GEMINI.md``, the old "Gemini Added Memories" ones among them) becomes one memory with ``source = import`` and the file as
   provenance (``source_thread_id`` = ``claude:<slug>/<file>``, ``gemini:<slug>/<file>``,
   ``gemini:global:<hash>``), in the project whose root holds the folder's project path (a
   project is created from the path when none fits; a folder with no known path is skipped
@@ -229,7 +229,7 @@ class AgentsApi(EngineArea):
         problems: list[Problem] = list(read.problems)
         global_path = read.projects[0].files[0].path if read.projects and \
             read.projects[0].files else None
-        for fact in read.added_memories:
+        for fact in read.global_memories:
             items.append(self._write(KIND_FACT, fact_ref(fact), fact, note_kind("", fact), None,
                                      global_path, picker))
         for row in read.projects[1:]:

@@ -15,6 +15,7 @@ from typing import Any
 
 from memtui.engine.agents.claude import ClaudeHome, read_claude_home
 from memtui.engine.agents.gemini import GeminiHome, read_gemini_home
+from memtui.engine.agents.gemini_trust import FolderTrust, read_folder_trust
 from memtui.engine.agents.models import (
     AGENT_CLAUDE,
     AGENT_CODEX,
@@ -93,6 +94,8 @@ class AgentHomeInfo(JsonMixin):
     """The layout memtui read the home as, in words."""
     connection: tuple[Connection, ...] = ()
     """memtui's entries in the agent's settings (read for the default home only)."""
+    folder_trust: FolderTrust | None = None
+    """Gemini CLI: folder trust, and the project folders where it disables memtui."""
 
     @property
     def broken_commands(self) -> tuple[Connection, ...]:
@@ -154,10 +157,15 @@ def claude_rows(home: ClaudeHome) -> tuple[AgentHomeInfo, list[AgentRow]]:
     return info, rows
 
 
-def gemini_rows(home: GeminiHome) -> tuple[AgentHomeInfo, list[AgentRow]]:
+def gemini_rows(home: GeminiHome, env: dict[str, str] | None = None
+                ) -> tuple[AgentHomeInfo, list[AgentRow]]:
     """The Gemini CLI home's info and rows (the global tier first)."""
+    trust = read_folder_trust(home.home, [row.project for row in home.projects
+                                          if row.project], env=env) \
+        if home.home_found else None
     info = AgentHomeInfo(AGENT_GEMINI, home.home, home.home_found, home.auto_memory,
-                         home.switches, home.instructions, home.secrets, home.problems)
+                         home.switches, home.instructions, home.secrets, home.problems,
+                         folder_trust=trust)
     rows = [_row(item) for item in home.projects]
     rows[1:] = sorted(rows[1:], key=lambda row: row.label)
     return info, rows
@@ -222,7 +230,7 @@ def agents_overview(claude_home: str | os.PathLike[str] | None = None,
     for info, found in (claude_rows(read_claude_home(claude_home, env=env,
                                                      instructions=instructions)),
                         gemini_rows(read_gemini_home(gemini_home, env=env,
-                                                     instructions=instructions)),
+                                                     instructions=instructions), env),
                         codex_rows(resolve_codex_home(codex_home, env))):
         homes.append(with_versions(info, default_home=given[info.agent] is None, env=env))
         rows.extend(found)

@@ -1,0 +1,133 @@
+"""Gemini CLI's folder trust, read as Gemini CLI 0.61 reads it.
+
+Folder trust is on unless ``security.folderTrust.enabled`` is ``false`` in the user's
+settings. In a folder that is not trusted Gemini CLI ignores the folder's own settings and
+disables every MCP server, the user's included (``gemini mcp list`` shows them
+"Disabled"), so memtui's tools are gone there. A folder is trusted by the longest matching
+rule of ``~/.gemini/trustedFolders.json`` (``{"<path>": "TRUST_FOLDER" | "TRUST_PARENT" |
+"DO_NOT_TRUST"}``; ``TRUST_PARENT`` trusts the rule path's parent folder; a rule covers the
+folder and everything below it); no matching rule means not trusted.
+``$GEMINI_CLI_TRUST_WORKSPACE=true`` trusts every folder, ``false`` (or
+``$GEMINI_RESTRICTED_MODE=true``) none; ``$GEMINI_CLI_TRUSTED_FOLDERS_PATH`` names another
+rules file. Read-only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
+from memtui.engine.agents.models import JsonMixin
+from memtui.engine.agents.settings_json import dotted, read_settings, strip_comments
+from memtui.engine.safe_files import real_root
+
+TRUSTED_FOLDERS_FILE = "trustedFolders.json"
+TRUSTED_FOLDERS_ENV = "GEMINI_CLI_TRUSTED_FOLDERS_PATH"
+TRUST_WORKSPACE_ENV = "GEMINI_CLI_TRUST_WORKSPACE"
+RESTRICTED_ENV = "GEMINI_RESTRICTED_MODE"
+SWITCH_FOLDER_TRUST = "security.folderTrust.enabled"
+TRUST_FOLDER = "TRUST_FOLDER"
+TRUST_PARENT = "TRUST_PARENT"
+DO_NOT_TRUST = "DO_NOT_TRUST"
+TRUST_LEVELS = (TRUST_FOLDER, TRUST_PARENT, DO_NOT_TRUST)
+MAX_RULES_BYTES = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class FolderTrust(JsonMixin):
+    """Folder trust in one Gemini CLI home, and the project folders it leaves untrusted."""
+
+    enabled: bool
+    """Whether Gemini CLI checks folder trust at all."""
+    rules_file: str
+    untrusted: tuple[str, ...]
+    """Project folders (of the home's rows) where MCP servers, memtui's included, are
+    disabled."""
+    problem: str | None = None
+    """Why the rules file could not be read (Gemini CLI refuses to start then)."""
+
+    @property
+    def applies(self) -> bool:
+        """Whether some project folder loses memtui's MCP server to folder trust."""
+        return self.enabled and bool(self.untrusted)
+
+
+def rules_path(home: Path, env: Mapping[str, str]) -> Path:
+    """The trust rules file of the home (``$GEMINI_CLI_TRUSTED_FOLDERS_PATH`` first)."""
+    named = env.get(TRUSTED_FOLDERS_ENV)
+    return Path(named) if named else home / TRUSTED_FOLDERS_FILE
+
+
+def parse_rules(text: str) -> dict[str, str]:
+    """``{path: level}`` of a trust rules file; ``ValueError`` when it is not an object of
+    known levels (Gemini CLI stops with a configuration error then)."""
+    data = json.loads(strip_comments(text))
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
+    rules: dict[str, str] = {}
+    for path, level in data.items():
+        if level not in TRUST_LEVELS:
+            raise ValueError(f"trust level {str(level)[:40]!r} for {str(path)[:80]} is not "
+                             f"one of {', '.join(TRUST_LEVELS)}")
+        rules[str(path)] = str(level)
+    return rules
+
+
+def _real(path: str) -> str:
+    try:
+        return os.path.realpath(path) if os.path.exists(path) else os.path.abspath(path)
+    except (OSError, ValueError):
+        return path
+
+
+def _within(parent: str, child: str) -> bool:
+    relative = os.path.relpath(child, parent)
+    return relative == "." or not (relative == ".." or relative.startswith("../"))
+
+
+def folder_trusted(rules: Mapping[str, str], folder: str) -> bool | None:
+    """True / False by the longest rule covering ``folder``; None when none does."""
+    location = _real(folder)
+    best = -1
+    level: str | None = None
+    for rule, found in rules.items():
+        effective = os.path.dirname(rule) if found == TRUST_PARENT else rule
+        if _within(_real(effective), location) and len(rule) > best:
+            best, level = len(rule), found
+    if level is None:
+        return None
+    return level != DO_NOT_TRUST
+
+
+def read_folder_trust(home: str | os.PathLike[str], folders: Iterable[str], *,
+                      env: Mapping[str, str] | None = None) -> FolderTrust:
+    """Folder trust of the Gemini CLI home ``home`` for the project ``folders``."""
+    environ = os.environ if env is None else env
+    home_path = Path(home)
+    path = rules_path(home_path, environ)
+    settings = None
+    if home_path.is_dir():
+        settings, _stamp, _problem = read_settings(home_path / "settings.json",
+                                                   real_root(home_path))
+    enabled = dotted(settings, SWITCH_FOLDER_TRUST) is not False
+    wanted = sorted(set(folders))
+    forced = environ.get(TRUST_WORKSPACE_ENV)
+    if environ.get(RESTRICTED_ENV) == "true" or forced == "false":
+        return FolderTrust(True, str(path), tuple(wanted))
+    if forced == "true" or not enabled:
+        return FolderTrust(enabled and forced != "true", str(path), ())
+    rules: dict[str, str] = {}
+    problem = None
+    if os.path.lexists(path):
+        try:
+            text, _stamp = AGENT_FILES.read_text_stamped(path, real_root(path.parent),
+                                                         MAX_RULES_BYTES)
+            rules = parse_rules(text)
+        except (AgentFileProblem, ValueError) as error:
+            problem = getattr(error, "reason", None) or str(error)
+    untrusted = tuple(folder for folder in wanted if not folder_trusted(rules, folder))
+    return FolderTrust(True, str(path), untrusted, problem)

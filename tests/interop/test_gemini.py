@@ -1,0 +1,134 @@
+"""Contract tests with the real Gemini CLI: memtui's MCP server as ``gemini mcp list`` sees
+it (connected in a trusted folder, Disabled in an untrusted one), a ``memory_add`` /
+``memory_recall`` round trip through the real program, and the memory Gemini CLI writes
+itself (``~/.gemini/tmp/<slug>/memory/MEMORY.md``, ``~/.gemini/GEMINI.md``) read by memtui.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from .agent_install import AgentProgram
+from .conftest import AgentHome
+from .fake_model.gemini import GeminiAdapter
+from .fake_model.server import FakeModelServer
+from .scenarios import gemini as scenario
+
+_STATUS_RE = re.compile(r"memtui: .* - (?P<status>\w+)")
+
+
+def _status(output: str) -> str | None:
+    match = _STATUS_RE.search(output)
+    return match.group("status") if match else None
+
+
+def _installed(home: AgentHome, *, trusted: bool = True, folder_trust: bool = True) -> None:
+    scenario.prepare(home, trusted=trusted, folder_trust=folder_trust)
+    done = scenario.install_memtui(home)
+    assert done.returncode == 0, done.stderr
+
+
+def _memtui_json(home: AgentHome, *args: str) -> dict[str, Any]:
+    done = home.memtui("--json", *args)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert isinstance(data, dict), data
+    return data
+
+
+def _gemini_trust(home: AgentHome) -> dict[str, Any]:
+    shown = _memtui_json(home, "agents", "show")
+    (gemini,) = [item for item in shown["homes"] if item["agent"] == "gemini"]
+    trust = gemini["folder_trust"]
+    assert isinstance(trust, dict) and trust["enabled"] is True, gemini
+    return trust
+
+
+def _memories(home: AgentHome, *args: str) -> list[dict[str, Any]]:
+    items = _memtui_json(home, "memory", "list", *args)["items"]
+    assert isinstance(items, list)
+    return items
+
+
+def test_mcp_list_shows_memtui_connected_in_a_trusted_folder(
+        gemini_program: AgentProgram, agent_home: AgentHome) -> None:
+    _installed(agent_home)
+    done = scenario.mcp_list(agent_home, gemini_program)
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert _status(output) == "Connected", output
+    assert _gemini_trust(agent_home)["untrusted"] == []
+
+
+def test_mcp_list_shows_memtui_disabled_in_an_untrusted_folder(
+        gemini_program: AgentProgram, agent_home: AgentHome) -> None:
+    _installed(agent_home, trusted=False)
+    done = scenario.mcp_list(agent_home, gemini_program)
+    output = done.stdout + done.stderr
+    assert _status(output) == "Disabled", output
+    assert "this folder is untrusted" in output
+    assert _gemini_trust(agent_home)["untrusted"] == [str(agent_home.project)]
+    shown = agent_home.memtui("agents", "show")
+    assert "memtui's MCP server is Disabled in" in " ".join(shown.stdout.split())
+
+
+def test_mcp_list_connects_when_folder_trust_is_off(
+        gemini_program: AgentProgram, agent_home: AgentHome) -> None:
+    _installed(agent_home, trusted=False, folder_trust=False)
+    done = scenario.mcp_list(agent_home, gemini_program)
+    assert _status(done.stdout + done.stderr) == "Connected", done.stdout + done.stderr
+
+
+def test_memory_add_and_recall_round_trip(gemini_program: AgentProgram,
+                                          agent_home: AgentHome) -> None:
+    _installed(agent_home)
+    made = agent_home.memtui("project", "add", "shop", "--root", str(agent_home.project))
+    assert made.returncode == 0, made.stderr
+    with FakeModelServer([GeminiAdapter()], scenario.mcp_policy()) as server:
+        done = scenario.run(agent_home, gemini_program, server, scenario.MCP_PROMPT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert scenario.DONE in done.stdout
+    assert not server.unanswered
+    offered = server.exchanges[0]
+    assert offered.has_tool("memory_add") and offered.has_tool("memory_recall")
+    last = server.exchanges[-1]
+    assert [result.name for result in last.tool_results] == [
+        offered.has_tool("memory_add"), offered.has_tool("memory_recall")]
+    assert scenario.MCP_MEMORY in last.tool_results[1].text
+    memories = _memories(agent_home, "--project", "shop")
+    found = [m for m in memories if m["content"] == scenario.MCP_MEMORY]
+    assert len(found) == 1 and found[0]["source"] == "mcp", memories
+    assert found[0]["project"] == "shop"
+
+
+def test_memory_gemini_writes_itself_is_read_by_memtui(gemini_program: AgentProgram,
+                                                       agent_home: AgentHome) -> None:
+    _installed(agent_home)
+    with FakeModelServer([GeminiAdapter()], scenario.remember_policy()) as server:
+        done = scenario.run(agent_home, gemini_program, server, scenario.REMEMBER_PROMPT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    first = server.exchanges[0]
+    assert "There is no `save_memory` tool" in first.system
+    assert not first.has_tool("save_memory")
+    private, shared = scenario.prompt_paths(first)
+    home = scenario.gemini_dir(agent_home)
+    assert shared == str(home / "GEMINI.md")
+    registry = json.loads((home / "projects.json").read_text(encoding="utf-8"))
+    slug = registry["projects"][str(agent_home.project)]
+    assert private == str(home / "tmp" / slug / "memory" / "MEMORY.md")
+    assert Path(private).read_text(encoding="utf-8") == f"- {scenario.PRIVATE_FACT}\n"
+    assert Path(shared).read_text(encoding="utf-8") == f"- {scenario.GLOBAL_FACT}\n"
+    report = _memtui_json(agent_home, "gemini", "import")
+    assert report["imported"] == 2, report
+    assert report["created_projects"] == ["shop"]
+    (private_memory,) = _memories(agent_home, "--project", "shop")
+    assert private_memory["content"] == scenario.PRIVATE_FACT
+    assert private_memory["kind"] == "fact" and private_memory["source"] == "import"
+    (global_memory,) = _memories(agent_home, "--scope", "user")
+    assert global_memory["content"] == scenario.GLOBAL_FACT
+    assert global_memory["kind"] == "preference" and global_memory["project"] is None
+    shown = _memtui_json(agent_home, "gemini", "show")
+    assert shown["global_memories"] == [scenario.GLOBAL_FACT]
