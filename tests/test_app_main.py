@@ -124,7 +124,7 @@ def test_every_pane_entry_names_its_class() -> None:
         assert (pane_class.PANE_ID, pane_class.TITLE) == (spec.PANE_ID, spec.TITLE)
 
 
-def test_keys_markdown_for_the_readme() -> None:
+def test_keys_markdown_for_the_app_guide() -> None:
     table = keys_markdown(binding_classes())
     assert table.startswith("| where | keys | does | id |")
     assert "`memory.forget`" in table and "`d`" in table
@@ -160,9 +160,9 @@ def test_clipboard_reports_what_was_used() -> None:
     assert not nothing.ok and "Copy failed" in nothing.describe()
 
 
-def test_the_readme_key_table_is_the_apps() -> None:
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    assert keys_markdown(binding_classes()).strip() in readme
+def test_the_app_guide_key_table_is_the_apps() -> None:
+    guide = (Path(__file__).resolve().parent.parent / "docs" / "app.md").read_text(encoding="utf-8")
+    assert keys_markdown(binding_classes()).strip() in guide
 
 
 

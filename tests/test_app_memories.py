@@ -251,7 +251,7 @@ async def test_bulk_forget_of_marked_memories(tmp_path: Path) -> None:
         await settle(pilot)
         memory_list = _list(app)
         await press(pilot, "space")
-        assert memory_list.cursor == 0  # space marks without moving (the README's key table)
+        assert memory_list.cursor == 0  # space marks without moving (the key table in docs/app.md)
         await press(pilot, "space")
         assert memory_list.marked == set()  # the same row again: unmarked
         await press(pilot, "space", "j", "space")

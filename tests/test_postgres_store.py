@@ -268,7 +268,7 @@ def test_vacuum_full_leaves_no_forgotten_text_in_the_files(pg_store_url: str) ->
 
 @pytest.mark.postgres
 def test_a_member_role_with_row_grants_only_uses_the_store(pg_server_url: str) -> None:
-    """The README's least-privilege setup: the owner role migrates; a member role with
+    """The least-privilege setup of docs/team-postgres.md: the owner role migrates; a member role with
     only row grants writes, reads, forgets and claims; VACUUM is refused to it in one line."""
     import psycopg
     from psycopg import sql

@@ -1,4 +1,4 @@
-"""The keys and commands, for the help screen and the README (made from the bindings, with
+"""The keys and commands, for the help screen and docs/app.md (made from the bindings, with
 the user's keymap applied, so they never drift from the code)."""
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def help_text(owners: BindingOwners, keymap: Mapping[str, str], query: str = "",
 
 
 def keys_markdown(owners: BindingOwners) -> str:
-    """The Keys table for the README (default keys)."""
+    """The Keys table for docs/app.md (default keys)."""
     lines = ["| where | keys | does | id |", "| --- | --- | --- | --- |"]
     for where, keys, what, binding_id in key_rows(owners):
         lines.append(f"| {where} | `{keys}` | {what} | `{binding_id}` |")
