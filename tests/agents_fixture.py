@@ -1,4 +1,4 @@
-"""Realistic Claude Code and Gemini CLI homes for tests, built from the formats of spec/80.
+"""Realistic Claude Code and Gemini CLI homes for tests, built from the formats those agents write.
 
 ``build_claude_home(root)`` makes ``root/.claude`` and project folders under ``root/src``
 with every hard case: a slug over 200 characters, two worktree folders of one project, an

@@ -1,4 +1,4 @@
-"""``memtui agents show``, ``memtui claude …``, ``memtui gemini …`` (spec/70, spec/80):
+"""``memtui agents show``, ``memtui claude …``, ``memtui gemini …``:
 JSON shapes, exit codes, ``--write``, and import/export through the engine."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Curations of Claude Code and Gemini CLI memory (spec/80): each a plan shown first, then
+"""Curations of Claude Code and Gemini CLI memory: each a plan shown first, then
 written only with the explicit flag, atomically, mode kept, refusing symlink escapes and
 files changed since they were read."""
 

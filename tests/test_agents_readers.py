@@ -1,4 +1,4 @@
-"""Readers of Claude Code and Gemini CLI homes (spec/80) on fixture homes with every hard
+"""Readers of Claude Code and Gemini CLI homes on fixture homes with every hard
 case: each bad item is one problem with a one-line reason, the rest is read."""
 
 from __future__ import annotations

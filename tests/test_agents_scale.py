@@ -1,4 +1,4 @@
-"""Reading agent homes scales with the number of projects (spec/80: a home of 100 projects
+"""Reading agent homes scales with the number of projects (a home of 100 projects
 in well under a second; the bench row ``memtui.bench.agents`` times it). Here it is bound by
 operation counts, never by the clock: the files opened and folders listed grow linearly."""
 

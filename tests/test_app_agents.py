@@ -1,4 +1,4 @@
-"""The Agents pane (spec/80): one row per agent and project with counts, sizes, switches,
+"""The Agents pane: one row per agent and project with counts, sizes, switches,
 secrets (never their value) and the index meter naming the entries that do not load;
 writes only after a confirm; Pilot and snapshot tests at 80x24 and 160x48."""
 

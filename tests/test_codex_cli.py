@@ -1,4 +1,4 @@
-"""``memtui codex ...`` (spec/40, spec/70): JSON shapes, human output, exit codes, --write."""
+"""``memtui codex ...``: JSON shapes, human output, exit codes, --write."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Curating a Codex home (spec/40): forget one thread, add an ad-hoc note, only when asked."""
+"""Curating a Codex home: forget one thread, add an ad-hoc note, only when asked."""
 
 from __future__ import annotations
 

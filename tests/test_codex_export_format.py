@@ -1,4 +1,4 @@
-"""Export to Codex's folder format (spec/40): renderers, names, and the read-back round trip."""
+"""Export to Codex's folder format: renderers, names, and the read-back round trip."""
 
 from __future__ import annotations
 

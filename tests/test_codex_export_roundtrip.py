@@ -1,4 +1,4 @@
-"""Export memtui's store as a Codex folder and read it back (spec/40 §5), then re-import it."""
+"""Export memtui's store as a Codex folder and read it back, then re-import it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Importing a Codex home (spec/40): memories, notes, rollouts as tasks, gate 4, bad input."""
+"""Importing a Codex home: memories, notes, rollouts as tasks, gate 4, bad input."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Reading a Codex home (spec/40): the fixture, every kind of bad input, the database."""
+"""Reading a Codex home: the fixture, every kind of bad input, the database."""
 
 from __future__ import annotations
 

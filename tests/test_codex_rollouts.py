@@ -1,4 +1,4 @@
-"""Codex session rollouts read as finished tasks (spec/40): goals, results, external context."""
+"""Codex session rollouts read as finished tasks: goals, results, external context."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``memtui agents show``, ``memtui claude …`` and ``memtui gemini …`` (spec/80, spec/70): the
+"""``memtui agents show``, ``memtui claude …`` and ``memtui gemini …``: the
 agents' own memory stores (``cmd_agents`` connects agents to memtui: ``mcp``, ``hooks``).
 
 Homes: ``--claude-home`` / ``$CLAUDE_CONFIG_DIR`` / ``~/.claude`` and ``--gemini-home`` /

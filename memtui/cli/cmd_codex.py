@@ -1,4 +1,4 @@
-"""``memtui codex show|import|import-rollouts|note|forget|export`` (spec/40, spec/70).
+"""``memtui codex show|import|import-rollouts|note|forget|export``.
 
 The Codex home is ``--codex-home PATH`` (accepted before the command and after it; the
 later one wins), else ``$CODEX_HOME``, else ``~/.codex``. ``show`` never writes anything.

@@ -1,4 +1,4 @@
-"""Other agents' memory stores: Claude Code and Gemini CLI (spec/80).
+"""Other agents' memory stores: Claude Code and Gemini CLI.
 
 Readers (``claude.read_claude_home``, ``gemini.read_gemini_home``) are read-only and report
 every bad item as a ``Problem``. Curations (``curation``, ``inbox``, ``switches``) are

@@ -1,4 +1,4 @@
-"""Read a Claude Code home (spec/80), read-only: every ``projects/*/memory/`` folder (the
+"""Read a Claude Code home, read-only: every ``projects/*/memory/`` folder (the
 MEMORY.md index with its load meter, topic files, daily logs), the CLAUDE.md hierarchy with
 where each file comes from, the auto-memory switches and where each is set, and the secrets
 in all of it.

@@ -1,7 +1,6 @@
-"""Curations of Claude Code and Gemini CLI memory, each made as a ``WritePlan`` first
-(spec/80 "Curate with explicit writes"): forget a memory file with its index line, edit
-one, repair an index, redact the secrets of a file, promote a project memory to the
-user/global tier, forget or edit a Gemini "added memory" line. An edit may start from
+"""Curations of Claude Code and Gemini CLI memory, each made as a ``WritePlan`` first:
+forget a memory file with its index line, edit one, repair an index, redact the secrets of
+a file, promote a project memory to the user/global tier, forget or edit a Gemini "added memory" line. An edit may start from
 ``edit_source`` / ``fact_edit_source`` (the text to edit, already redacted, and the stamp
 of what was read): its plan then refuses a file that changed since. Memory files only: transcripts,
 settings (see ``switches``) and instruction files are never touched, except the user-tier

@@ -72,8 +72,7 @@ class AgentInputError(InvalidInput):
 AGENT_FILES = SafeFiles(problem=AgentFileProblem, unsafe=UnsafeAgentPath,
                         changed=ChangedSinceRead, failed=AgentFileWriteFailed,
                         max_bytes=MAX_TEXT_FILE_BYTES)
-"""Reads and writes inside an agent's store, with this layer's errors (spec/80, "Every
-write")."""
+"""Reads and writes inside an agent's store, with this layer's errors."""
 
 
 def only_match(matches: Sequence[T], none: str, several: str) -> T:

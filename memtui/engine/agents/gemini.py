@@ -1,4 +1,4 @@
-"""Read a Gemini CLI home (spec/80), read-only: the global ``GEMINI.md`` (Gemini CLI 0.61's
+"""Read a Gemini CLI home, read-only: the global ``GEMINI.md`` (Gemini CLI 0.61's
 "global personal memory": the agent edits it itself, every bullet a fact; older versions'
 ``save_memory`` appended under ``## Gemini Added Memories``, read too), each project's
 private memory folder

@@ -1,4 +1,4 @@
-"""Gemini CLI's inbox patches as decisions for a review inbox (spec/25, spec/80): each
+"""Gemini CLI's inbox patches as decisions for a review inbox: each
 pending patch read once, with what applying it would write, or why it cannot be applied.
 
 A ``PatchReview`` carries the write plans made when the patch was read: applying or

@@ -1,5 +1,4 @@
-"""Claude Code and Gemini CLI stores <-> memtui's store (spec/80 "Import and export",
-"Transcripts as tasks"), as the engine's user and through the engine's one write path.
+"""Claude Code and Gemini CLI stores <-> memtui's store, as the engine's user and through the engine's one write path.
 
 - ``import_claude(home)`` / ``import_gemini(home)``: each memory file (a Claude Code topic
   file, a Gemini CLI private memory file, a plain bullet of a Gemini index, each bullet of

@@ -1,4 +1,4 @@
-"""One view of every agent store on the machine (spec/80 "What memtui does", 1): a row
+"""One view of every agent store on the machine: a row
 per agent and project with its counts, size, switches, secrets (file, line, kind) and, for
 an index, what is loaded at session start and which entries fall past the limit. Claude
 Code, Gemini CLI and Codex, each read from its own home; a missing home is one line, not an

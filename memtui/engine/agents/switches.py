@@ -1,10 +1,10 @@
 """Switch an agent's auto memory off or on in its own settings file, keeping every other
-key (spec/80). Claude Code: ``autoMemoryEnabled`` in ``~/.claude/settings.json`` or a
+key. Claude Code: ``autoMemoryEnabled`` in ``~/.claude/settings.json`` or a
 project's ``.claude/settings.json``; Gemini CLI: ``experimental.autoMemory`` in
 ``~/.gemini/settings.json``. A settings file that is not JSON, or that holds comments a
 rewrite would lose, is refused; a missing one is created with the one key.
 
-This writer is memtui's own (the hook installer of spec/85 keeps its own for hooks).
+This writer is memtui's own (the hook installer keeps its own for hooks).
 """
 
 from __future__ import annotations

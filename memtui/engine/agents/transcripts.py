@@ -1,4 +1,4 @@
-"""Claude Code transcripts (``projects/<slug>/<session>.jsonl``, spec/80) read as finished
+"""Claude Code transcripts (``projects/<slug>/<session>.jsonl``) read as finished
 tasks: the one reader behind ``memtui claude import-transcripts`` and the session-end hook's
 turn into a task (``engine.sessions``).
 

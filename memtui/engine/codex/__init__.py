@@ -1,4 +1,4 @@
-"""Codex interoperability (spec/40): read a Codex home and its rollouts, curate, export.
+"""Codex interoperability: read a Codex home and its rollouts, curate, export.
 
 The engine's door is ``api.CodexApi`` (``engine.codex``); each job has its own module
 (import them from their modules; this package imports nothing eagerly):

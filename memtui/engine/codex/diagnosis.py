@@ -1,4 +1,4 @@
-"""Why Codex's memory consolidation is stuck, in words with times (spec/40).
+"""Why Codex's memory consolidation is stuck, in words with times.
 
 The sentences follow Codex's claim rules. The global consolidation is claimed when its
 ``retry_at`` has passed, it is not ``running`` under a live lease, and it did not succeed

@@ -1,4 +1,4 @@
-"""memtui's store -> a Codex memories folder (spec/40): groups, threads, notes, summary.
+"""memtui's store -> a Codex memories folder: groups, threads, notes, summary.
 
 One task group per readable project: its active memories with a source thread (``auto`` or
 ``import``) are tasks with a thread each (``raw_memories.md`` and one rollout summary file

@@ -1,4 +1,4 @@
-"""Pure renderers of Codex's memory folder format (spec/40), for exporting memtui's store.
+"""Pure renderers of Codex's memory folder format, for exporting memtui's store.
 
 Input is plain dataclasses (``ExportSummary``, ``ExportGroup``, ``ExportThread``); output is
 text. ``render_export`` gives every file of a memories folder keyed by its relative path;
@@ -135,7 +135,8 @@ def _body(text: str, structural: re.Pattern[str]) -> str:
 
 
 def render_memory_summary(summary: ExportSummary) -> str:
-    """``memory_summary.md``: first line exactly ``v1``, then the five parts of spec/40."""
+    """``memory_summary.md``: first line exactly ``v1``, then the user profile, the preferences, the general
+    tips, what is in memory (by scope and day) and the older topics."""
     parts = [
         SUMMARY_VERSION_LINE, "",
         f"## {USER_PROFILE}", "",

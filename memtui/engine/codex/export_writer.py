@@ -1,4 +1,4 @@
-"""Write rendered Codex files into a new folder, never over an existing one (spec/40).
+"""Write rendered Codex files into a new folder, never over an existing one.
 
 Files go into a hidden sibling folder first, which is then renamed into place, so the
 target appears whole or not at all. A target that exists and is not an empty folder is

@@ -1,4 +1,4 @@
-"""Codex memories -> memtui memories: stage-1 outputs and ad-hoc notes (spec/40).
+"""Codex memories -> memtui memories: stage-1 outputs and ad-hoc notes.
 
 Each thread's stage-1 output (raw memory and rollout summary; the summary alone in Codex
 0.169's v2 layout, which keeps no raw memory) becomes one memory, and each
@@ -10,7 +10,7 @@ with the reason: a thread whose ``memory_mode`` is not ``enabled`` (or whose his
 ``legacy``). Every text is redacted again (``IdentityApi.add_memory``), cut to the memory size
 limit with a visible marker, and written as ``fact`` unless it is clearly a preference.
 Importing twice adds nothing: a thread that already has an imported memory the actor can
-see is skipped, and so is one whose memory was forgotten in memtui (spec/10's tombstone).
+see is skipped, and so is one whose memory was forgotten in memtui (its tombstone).
 When Codex's database was read, its stage-1 rows are authoritative: a thread left only in
 the markdown files (for example one forgotten in Codex) is skipped.
 """

@@ -1,4 +1,4 @@
-"""Codex rollouts -> completed memtui tasks for the extractor, incrementally (spec/40).
+"""Codex rollouts -> completed memtui tasks for the extractor, incrementally.
 
 Each session rollout (``sessions/`` and ``archived_sessions/``, plain or ``.jsonl.zst``)
 becomes a completed task (``source = codex``, ``source_ref`` = the thread id) with

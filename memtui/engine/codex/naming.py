@@ -1,4 +1,4 @@
-"""Codex's file-name rules: ad-hoc notes, rollout summaries, session rollouts (spec/40)."""
+"""Codex's file-name rules: ad-hoc notes, rollout summaries, session rollouts."""
 
 from __future__ import annotations
 
@@ -164,7 +164,7 @@ def stem_slug(rollout_slug: str | None) -> str:
 
 def rollout_summary_file_stem(thread_id: str, source_updated_at: datetime,
                               rollout_slug: str | None) -> str:
-    """Codex's ``rollout_summary_file_stem``: ``<time>-<code>[-<slug>]`` (spec/40).
+    """Codex's ``rollout_summary_file_stem``: ``<time>-<code>[-<slug>]``.
 
     A thread id that parses as a UUID gives the time embedded in it (v1/v6/v7; else
     ``source_updated_at``) and the seed of its low 32 bits; any other id gives

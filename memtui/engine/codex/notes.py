@@ -1,4 +1,4 @@
-"""Write an ad-hoc note into a Codex home, under Codex's naming rule (spec/40).
+"""Write an ad-hoc note into a Codex home, under Codex's naming rule.
 
 A note is always a new file ``memories/extensions/ad_hoc/notes/<YYYY-MM-DDTHH-MM-SS>-<slug>.md``:
 never an overwrite, never through a symlink (no folder between the home and the note may be

@@ -1,4 +1,4 @@
-"""Where a Codex home and its files are (spec/40).
+"""Where a Codex home and its files are.
 
 The home is ``--codex-home PATH``, else ``$CODEX_HOME``, else ``~/.codex``; the databases
 (``state_5.sqlite``, ``memories_1.sqlite``, ``memories_v2_1.sqlite``) live in ``sqlite_home``

@@ -1,4 +1,4 @@
-"""Codex session rollouts read as finished tasks, as Codex writes them (spec/40).
+"""Codex session rollouts read as finished tasks, as Codex writes them.
 
 Files are ``sessions/YYYY/MM/DD/rollout-*.jsonl`` and ``archived_sessions/``, either one
 possibly compressed (``.jsonl.zst``). Each line is ``{"timestamp", "type", "payload"}``.
@@ -138,7 +138,7 @@ class RolloutTask(JsonMixin):
 
     @property
     def used_external_context(self) -> bool:
-        """True when MCP tools, web search or tool search fed the task (gate 4, spec/20)."""
+        """True when MCP tools, web search or tool search fed the task (gate 4)."""
         return self.used_mcp or self.used_web_search or self.used_tool_search
 
     @property
