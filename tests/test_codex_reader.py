@@ -203,6 +203,17 @@ def test_sqlite_home_elsewhere(home: Path, tmp_path: Path) -> None:
     assert codex.database_read and len(codex.stage1_outputs) == 4
 
 
+def test_a_missing_home_is_said_once(tmp_path: Path) -> None:
+    codex = read_codex_home(tmp_path / "nowhere", fx.NOW)
+    assert [p.reason for p in codex.problems] == ["Codex home not found (or not a folder)"]
+
+
+def test_a_missing_database_folder_is_named(home: Path, tmp_path: Path) -> None:
+    codex = read_codex_home(home, fx.NOW, sqlite_home=tmp_path / "gone")
+    assert reasons(codex, "Codex's database folder (sqlite_home) not found")
+    assert not codex.database_read
+
+
 # --- missing and malformed files ----------------------------------------------------------
 
 

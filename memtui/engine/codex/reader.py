@@ -157,8 +157,8 @@ def _database(ctx: _Context, sqlite_home: Path, busy_timeout_s: float) -> CodexD
     layout = read.layout
     if layout.name == LAYOUT_OLD:
         ctx.problem(layout.state.path, LAYOUT_WORDS[LAYOUT_OLD])
-    elif layout.name == LAYOUT_NONE and not layout.memories.exists:
-        ctx.problem(layout.memories.path, "file not found")
+    elif layout.name == LAYOUT_NONE and not layout.memories.exists and sqlite_home.is_dir():
+        ctx.problem(layout.memories.path, "file not found")  # a missing home is said once
     if read.memory_error is not None:
         ctx.problem(layout.memory_db_path or layout.memories.path, read.memory_error)
     if read.threads_error is not None:
@@ -201,8 +201,8 @@ def read_codex_home(home: str | os.PathLike[str], now: datetime | None = None, *
     """Read everything memtui shows of a Codex home; never raises for bad content.
 
     ``sqlite_home`` is where the databases live (default: ``sqlite_home`` of the home's
-    ``config.toml``, else ``$CODEX_SQLITE_HOME``, else the home). ``now`` sets the time at which job leases and
-    retries are judged (default: the current time).
+    ``config.toml``, else ``$CODEX_SQLITE_HOME``, else the home). ``now`` sets the time at which job
+    leases and retries are judged (default: the current time).
     """
     moment = as_utc(now) if now is not None else datetime.now(UTC)
     home_path = Path(home).absolute()
@@ -211,6 +211,8 @@ def read_codex_home(home: str | os.PathLike[str], now: datetime | None = None, *
     db_home = (Path(sqlite_home).absolute() if sqlite_home is not None
                else resolve_codex_sqlite_home(
                    home_path, config_sqlite_home=config.sqlite_home if config else None))
+    if db_home != home_path and not db_home.is_dir():
+        ctx.problem(db_home, "Codex's database folder (sqlite_home) not found")
     read = _database(ctx, db_home, db_busy_timeout_s)
     memories = layout_memories_dir(home_path, read.layout)
     files = _memory_files(ctx, home_path, memories,
