@@ -126,8 +126,10 @@ def test_topic_files_written_by_claude_code_are_read_and_imported(
     assert row["index"]["unindexed"] == [] and row["index"]["dangling"] == []
     before = {name: path.read_bytes() for name, path in files.items()}
     report = _json(agent_home.memtui("--json", "claude", "import"))
-    assert report, report
-    stored = _json(agent_home.memtui("--json", "memory", "list"))["items"]
+    assert report["imported"] == len(TOPICS), report
+    (project,) = report["created_projects"]
+    stored = _json(agent_home.memtui("--json", "memory", "list", "--project", project))[
+        "items"]
     kinds = {"user": "preference", "feedback": "convention", "project": "fact",
              "reference": "fact"}
     by_text = {item["content"].split("\n")[0]: item for item in stored}

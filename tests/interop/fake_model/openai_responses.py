@@ -13,7 +13,7 @@ asks ``GET /v1/models`` (answered with one model) and may try a websocket upgrad
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from .exchange import CallTool, Exchange, Reply, Say, ToolResult
@@ -108,13 +108,32 @@ def _message_item(item_id: str, text: str) -> dict[str, Any]:
             "content": [{"type": "output_text", "text": text, "annotations": []}]}
 
 
-def _call_item(item_id: str, call: CallTool) -> dict[str, Any]:
-    return {"type": "function_call", "id": item_id, "status": "completed", "name": call.name,
-            "arguments": call.arguments_json, "call_id": f"call_{item_id}"}
+def _namespaces(tools: Any) -> list[str]:
+    """The names of the request's ``namespace`` tools."""
+    return [str(tool["name"]) for tool in tools if isinstance(tool, dict)
+            and tool.get("type") == "namespace" and isinstance(tool.get("name"), str)] \
+        if isinstance(tools, list) else []
 
 
-def response_events(reply: Reply, model: str = FAKE_MODEL) -> Iterator[tuple[str, Any]]:
-    """The SSE events of one streamed response carrying ``reply``."""
+def _call_item(item_id: str, call: CallTool, namespaces: Sequence[str] = ()
+               ) -> dict[str, Any]:
+    """A ``function_call`` item; a tool of a namespace is called by its own name with the
+    ``namespace`` field (as the Responses API returns calls of namespaced tools)."""
+    item: dict[str, Any] = {"type": "function_call", "id": item_id, "status": "completed",
+                            "name": call.name, "arguments": call.arguments_json,
+                            "call_id": f"call_{item_id}"}
+    for namespace in namespaces:
+        prefix = namespace if namespace.endswith("__") else f"{namespace}__"
+        if call.name.startswith(prefix):
+            item.update(name=call.name[len(prefix):], namespace=namespace)
+            break
+    return item
+
+
+def response_events(reply: Reply, model: str = FAKE_MODEL,
+                    namespaces: list[str] | None = None) -> Iterator[tuple[str, Any]]:
+    """The SSE events of one streamed response carrying ``reply`` (``namespaces``: the
+    request's namespace tools, which a call of one of their tools names)."""
     number = next(_ids)
     response_id = f"resp_fake_{number}"
     item_id = f"item_fake_{number}"
@@ -122,7 +141,7 @@ def response_events(reply: Reply, model: str = FAKE_MODEL) -> Iterator[tuple[str
              "output": []}
     yield "response.created", {"type": "response.created", "response": shell}
     if isinstance(reply, CallTool):
-        item = _call_item(item_id, reply)
+        item = _call_item(item_id, reply, namespaces or [])
         yield "response.output_item.added", {"type": "response.output_item.added",
                                              "output_index": 0,
                                              "item": {**item, "status": "in_progress"}}
@@ -171,7 +190,8 @@ class OpenAIResponsesAdapter:
         """A streamed response (Codex always asks ``stream: true``) or one JSON object."""
         if not isinstance(reply, (Say, CallTool)):
             raise TypeError(f"not a reply: {reply!r}")
-        events = list(response_events(reply, self.model))
+        namespaces = _namespaces(exchange.body.get("tools"))
+        events = list(response_events(reply, self.model, namespaces))
         if exchange.body.get("stream") is False:
             return json_response(events[-1][1]["response"])
         return sse_response(events)
