@@ -320,3 +320,26 @@ def test_codexs_other_databases_are_not_a_new_layout(home: Path) -> None:
         assert (home / name).is_file()
     codex = read_codex_home(home)
     assert codex.layout is not None and codex.layout.unknown_files == ()
+
+
+def test_a_read_only_database_is_one_line_exit_4_and_nothing_changed(
+        home: Path, thread_id: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memtui.engine.codex import curation
+    from memtui.errors import AgentFileWriteFailed
+    from memtui.store import codex_db
+
+    mapped = codex_db._map_error(sqlite3.OperationalError("attempt to write a readonly "
+                                                          "database"), home / V2_DB, 1.0)
+    assert isinstance(mapped, codex_db.CodexDbReadOnly) and mapped.exit_code == 4
+
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise mapped
+
+    before = _tree(home)
+    monkeypatch.setattr(curation, "forget_thread_memory", refuse)
+    with pytest.raises(AgentFileWriteFailed) as raised:
+        forget_thread(home, thread_id, write=True)
+    assert raised.value.exit_code == 4 and "\n" not in str(raised.value)
+    assert str(raised.value).endswith("the database is read-only (attempt to write a readonly "
+                                      "database); nothing was changed")
+    assert _tree(home) == before

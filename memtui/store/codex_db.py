@@ -129,6 +129,14 @@ class CodexDbNotADatabase(CodexDbError):
     code = "codex_db_not_a_database"
 
 
+class CodexDbReadOnly(CodexDbError):
+    """The database (or its folder) cannot be written: a read-only file, folder or file
+    system, an immutable file. Exit 4, as every agent file memtui may not write."""
+
+    code = "codex_db_read_only"
+    exit_code = 4
+
+
 class CodexDbSchemaError(CodexDbError):
     """The database lacks the tables or key columns of Codex's memory index."""
 
@@ -150,7 +158,7 @@ def _map_error(error: sqlite3.Error, path: Path, timeout_s: float) -> CodexDbErr
     if name in _NOT_DB_ERROR_NAMES or "not a database" in lowered or "malformed" in lowered:
         return CodexDbNotADatabase(f"{path}: not an SQLite database or corrupt ({message})")
     if "readonly" in lowered or "read-only" in lowered:
-        return CodexDbError(f"{path}: the database is read-only ({message})")
+        return CodexDbReadOnly(f"{path}: the database is read-only ({message})")
     return CodexDbError(f"{path}: {message}")
 
 

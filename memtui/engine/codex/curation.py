@@ -48,6 +48,7 @@ from memtui.store.codex_db import (
     POLLUTED,
     CodexDbError,
     CodexDbMissing,
+    CodexDbReadOnly,
     detect_layout,
     forget_thread_memory,
     plan_forget_thread_memory,
@@ -246,6 +247,8 @@ def forget_thread(home: str | os.PathLike[str], thread_id: str, write: bool, *,
     except CodexDbMissing as error:
         problems.append(Problem(str(codex_db_path(db_home)), error.message))
         result = None
+    except CodexDbReadOnly as error:
+        raise AgentFileWriteFailed(f"{error.message}; nothing was changed") from None
     except CodexDbError as error:
         raise CodexError(f"{error.message}; nothing was changed") from None
     still_in = _still_in(home_path, memories, thread_id, [path.name for path in files])
