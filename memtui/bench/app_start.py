@@ -10,8 +10,8 @@ Both run under Textual's headless driver, chosen the same way for both through T
 parent sets all three; ``main`` sets them when this file is run by hand). The whole of
 Textual's startup, CSS, layout and compositor run; only the bytes to the terminal are
 skipped, the same for both. Both stop at the same kind of moment: the end of the first
-compositor refresh (``Screen._compositor_refresh``, one frame) in which the target drew its
-content -- the Static's text, or real memory rows of the memory list (not the "Loading…"
+compositor refresh (one frame: the Screen method ``textual_compat.SCREEN_FRAME_METHOD``
+names) in which the target drew its content -- the Static's text, or real memory rows of the memory list (not the "Loading…"
 line). The process then prints one JSON line (the wall-clock time of that moment, so the
 parent can subtract the time it spawned the process, and its own peak resident memory,
 ``VmHWM``) and leaves with ``os._exit``, so teardown is not measured.

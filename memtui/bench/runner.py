@@ -208,8 +208,8 @@ class Frame:
 
 
 class FrameRecorder:
-    """Records every frame (``Screen._compositor_refresh``) and the memory rows drawn in it;
-    ``frame_where`` waits for a frame without polling."""
+    """Records every frame (the Screen method ``textual_compat.SCREEN_FRAME_METHOD``) and the
+    memory rows drawn in it; ``frame_where`` waits for a frame without polling."""
 
     def __init__(self) -> None:
         self.frames: list[Frame] = []

@@ -89,7 +89,9 @@ def memory_folder_of(path: Path, home: Path) -> Path:
     raise AgentNotFound(f"{path}: not inside a memory folder of {home}")
 
 
-def _read(path: Path, root: Path) -> tuple[str, FileStamp]:
+def read_stamped(path: Path, root: Path) -> tuple[str, FileStamp]:
+    """A memory file's text and stamp, read inside ``root``: a missing file, a symlink or
+    an unreadable file is refused with this layer's errors."""
     if not os.path.lexists(path):
         raise AgentNotFound(f"{path}: no such memory file")
     if path.is_symlink():
@@ -141,7 +143,7 @@ def edit_source(home: Path, file: str | os.PathLike[str]) -> EditSource:
     """Read a memory file to edit it (the same checks as ``plan_edit``)."""
     path = resolve_file(home, file)
     memory_folder_of(path, home)
-    text, stamp = _read(path, real_root(home))
+    text, stamp = read_stamped(path, real_root(home))
     editable, kept = _editable(text)
     result = scan(editable)
     kinds = tuple(sorted({finding.kind for finding in result.findings}))
@@ -165,7 +167,7 @@ def _index_change(folder: Path, root: Path, relative: str) -> FileChange | None:
     index = folder / INDEX_FILE
     if not index.exists():
         return None
-    text, stamp = _read(index, root)
+    text, stamp = read_stamped(index, root)
     new_text, removed = _index_without(text, relative, str(folder))
     if not removed:
         return None
@@ -177,7 +179,7 @@ def _forget_changes(path: Path, home: Path) -> tuple[list[FileChange], Path]:
     folder = memory_folder_of(path, home)
     if path.name == INDEX_FILE and path.parent == folder:
         raise AgentInputError(f"{path}: is the index; forget the files it lists instead")
-    text, stamp = _read(path, root)
+    text, stamp = read_stamped(path, root)
     relative = path.relative_to(folder).as_posix()
     changes: list[FileChange] = []
     index = _index_change(folder, root, relative)
@@ -210,7 +212,7 @@ def plan_edit(home: Path, file: str | os.PathLike[str], body: str,
     path = resolve_file(home, file)
     memory_folder_of(path, home)
     root = real_root(home)
-    text, stamp = _read(path, root)
+    text, stamp = read_stamped(path, root)
     _check_expected(path, stamp, expected)
     clean = redact(body.strip()) + "\n"
     new_text = parse_front_matter(text).with_body(clean)  # the block kept byte for byte
@@ -227,7 +229,7 @@ def plan_redact(home: Path, file: str | os.PathLike[str]) -> WritePlan:
         AGENT_FILES.check_inside(path, root)
     except AgentFileProblem as error:
         raise UnsafeAgentPath(f"{path}: {error.reason}") from None
-    text, stamp = _read(path, root)
+    text, stamp = read_stamped(path, root)
     result = scan(text)
     if not result.findings:
         raise AgentNotFound(f"{path}: no secret found; nothing to redact")
@@ -272,7 +274,7 @@ def plan_fix_index(home: Path, folder: Path) -> WritePlan:
     if scan_result.index is None or scan_result.index_text is None:
         raise AgentNotFound(f"{folder}: has no {INDEX_FILE}")
     index_path = folder / INDEX_FILE
-    text, stamp = _read(index_path, root)
+    text, stamp = read_stamped(index_path, root)
     load = scan_result.index
     drop = set(load.dangling) | set(load.outside)
     lines: list[str] = []
@@ -360,10 +362,11 @@ Appender = Callable[[str, list[str]], str]
 """How bullets are added to a user/global file: (old text, bullets) -> new text."""
 
 
-def _target_change(target: Path, root: Path, append: Appender, bullets: list[str]
-                   ) -> FileChange:
+def target_change(target: Path, root: Path, append: Appender, bullets: list[str]
+                  ) -> FileChange:
+    """The change that adds ``bullets`` to ``target`` (created when it does not exist)."""
     if os.path.lexists(target):
-        text, stamp = _read(target, root)
+        text, stamp = read_stamped(target, root)
         return FileChange(str(target), ACTION_REPLACE, stamp, text, append(text, bullets))
     return FileChange(str(target), ACTION_CREATE, None, "", append("", bullets))
 
@@ -382,7 +385,7 @@ def _plan_promote(home: Path, file: str | os.PathLike[str], target: Path,
     bullets = _memory_bullets(changes[-1].old_text)
     if not bullets:
         raise AgentInputError(f"{path}: the memory is empty; nothing to promote")
-    added = _target_change(target, root, append, bullets)
+    added = target_change(target, root, append, bullets)
     return WritePlan("promote", f"move {path.name} to {target}", str(root), (added, *changes))
 
 
@@ -422,7 +425,7 @@ def plan_forget_fact(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_
         raise AgentInputError("name the fact to forget")
     root = real_root(home)
     path = home / context_file
-    text, stamp = _read(path, root)
+    text, stamp = read_stamped(path, root)
     lines = text.split("\n")
     chosen = _fact_line(lines, fact, path)
     new_lines = lines[:chosen] + lines[chosen + 1:]
@@ -436,7 +439,7 @@ def fact_edit_source(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_
     """Read one added memory of the global file to edit it (as ``plan_edit_fact`` finds it)."""
     root = real_root(home)
     path = home / context_file
-    text, stamp = _read(path, root)
+    text, stamp = read_stamped(path, root)
     line = text.split("\n")[_fact_line(text.split("\n"), fact, path)]
     value = line.strip()[2:].strip()
     result = scan(value)
@@ -456,7 +459,7 @@ def plan_edit_fact(home: Path, fact: str, new_text: str,
         raise AgentInputError(f"an edit must be text of at most {MAX_EDIT_BYTES} bytes")
     root = real_root(home)
     path = home / context_file
-    text, stamp = _read(path, root)
+    text, stamp = read_stamped(path, root)
     _check_expected(path, stamp, expected)
     lines = text.split("\n")
     chosen = _fact_line(lines, fact, path)
@@ -482,7 +485,7 @@ def plan_add_fact(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_FIL
         raise AgentInputError(f"a fact is at most {MAX_EDIT_BYTES} bytes")
     clean = redact(text)
     root = real_root(home)
-    change = _target_change(home / context_file, root, append_global, [clean])
+    change = target_change(home / context_file, root, append_global, [clean])
     notes = ("the text was redacted",) if clean != text else ()
     return WritePlan("note", f"add a memory to {home / context_file}", str(root), (change,),
                      notes)

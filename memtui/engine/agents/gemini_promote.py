@@ -11,31 +11,19 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from memtui.engine.agents.curation import append_global
+from memtui.engine.agents.curation import append_global, read_stamped, target_change
 from memtui.engine.agents.errors import (
-    AGENT_FILES,
-    AgentFileProblem,
     AgentInputError,
-    UnsafeAgentPath,
     only_match,
 )
 from memtui.engine.agents.gemini_context import DEFAULT_CONTEXT_FILE
 from memtui.engine.agents.index import INDEX_FILE, parse_entries
-from memtui.engine.agents.plans import ACTION_CREATE, ACTION_REPLACE, FileChange, WritePlan
+from memtui.engine.agents.plans import ACTION_REPLACE, FileChange, WritePlan
 from memtui.engine.redaction import redact
-from memtui.engine.safe_files import FileStamp, real_root
+from memtui.engine.safe_files import real_root
 
 TMP_DIR = "tmp"
 MEMORY_DIR = "memory"
-
-
-def _read(path: Path, root: Path) -> tuple[str, FileStamp]:
-    if path.is_symlink():
-        raise UnsafeAgentPath(f"{path}: is a symlink; memtui does not write through one")
-    try:
-        return AGENT_FILES.read_text_stamped(path, root)
-    except AgentFileProblem as error:
-        raise AgentInputError(f"{path}: {error.reason}") from None
 
 
 def _indexes(home: Path) -> list[Path]:
@@ -51,7 +39,7 @@ def index_facts(home: Path, root: Path) -> list[tuple[Path, int, str]]:
     project's ``MEMORY.md`` in the home."""
     found: list[tuple[Path, int, str]] = []
     for index in _indexes(home):
-        text, _stamp = _read(index, root)
+        text, _stamp = read_stamped(index, root)
         for entry in parse_entries(text, 0):
             if entry.target is None:
                 found.append((index, entry.line - 1, entry.title))
@@ -73,18 +61,13 @@ def plan_promote_index_fact(home: Path, fact: str,
     index, line, text = only_match(chosen, f"no MEMORY.md bullet matching {wanted[:60]!r} in "
                                            f"{home / TMP_DIR}",
                                    f"MEMORY.md bullets match {wanted[:60]!r}; be more precise")
-    old, stamp = _read(index, root)
+    old, stamp = read_stamped(index, root)
     lines = old.split("\n")
     new_index = FileChange(str(index), ACTION_REPLACE, stamp, old,
                            "\n".join(lines[:line] + lines[line + 1:]))
     target = home / context_file
     clean = redact(text)
-    if os.path.lexists(target):
-        before, target_stamp = _read(target, root)
-        added = FileChange(str(target), ACTION_REPLACE, target_stamp, before,
-                           append_global(before, [clean]))
-    else:
-        added = FileChange(str(target), ACTION_CREATE, None, "", append_global("", [clean]))
+    added = target_change(target, root, append_global, [clean])
     notes = ("the text was redacted",) if clean != text else ()
     return WritePlan("promote", f"move one MEMORY.md fact of {index.parent.parent.name} to "
                      f"{target}", str(root), (added, new_index), notes)
