@@ -298,7 +298,8 @@ def test_read_only_home() -> None:
         assert note.returncode == 4 and note.stderr.count("\n") == 1
         assert "cannot" in note.stderr
         forgot = run("forget", fx.THREAD_V7, "--write", "--wait", "0.1")
-        assert forgot.returncode == 1 and forgot.stderr.count("\n") == 1
+        assert forgot.returncode == 4 and forgot.stderr.count("\n") == 1
+        assert "read-only" in forgot.stderr and "nothing was changed" in forgot.stderr
         assert len(list((home / "memories" / "rollout_summaries").iterdir())) == 3
     finally:
         for item in [base, *base.rglob("*")]:

@@ -114,9 +114,20 @@ def codex_env(home: AgentHome) -> dict[str, str]:
             "RUST_LOG": "warn"}
 
 
+MCP_STARTUP_TIMEOUT_S = 120
+"""How long Codex waits for memtui's MCP server to list its tools (Codex's own default is a
+few seconds, which a busy test machine starting Python exceeds; Codex then sends the turn
+without memtui's tools)."""
+
+
 def exec_codex(home: AgentHome, program: AgentProgram, prompt: str) -> Any:
-    """``codex exec`` one prompt in the project (no git repository needed)."""
-    return home.run([program.program, "exec", "--skip-git-repo-check", prompt],
+    """``codex exec`` one prompt in the project (no git repository needed); with memtui
+    installed, Codex waits ``MCP_STARTUP_TIMEOUT_S`` for its MCP server."""
+    config = home.root / ".codex" / "config.toml"
+    installed = config.is_file() and "[mcp_servers.memtui]" in config.read_text("utf-8")
+    wait = ["-c", f"mcp_servers.memtui.startup_timeout_sec={MCP_STARTUP_TIMEOUT_S}"] \
+        if installed else []
+    return home.run([program.program, "exec", "--skip-git-repo-check", *wait, prompt],
                     extra_env=codex_env(home))
 
 
