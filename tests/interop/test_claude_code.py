@@ -12,7 +12,7 @@ from typing import Any
 from .agent_install import AgentProgram
 from .conftest import AgentHome
 from .fake_model.anthropic import AnthropicAdapter
-from .fake_model.exchange import CallTool, Exchange, Reply, Say, say
+from .fake_model.exchange import add_then_recall, say
 from .fake_model.server import FakeModelServer
 from .scenarios.claude_code import (
     TOPICS,
@@ -63,22 +63,11 @@ def test_session_start_text_reaches_the_model_and_session_end_makes_a_task(
         ("claude-code", "say hello", "completed")]
 
 
-def _add_then_recall(exchange: Exchange) -> Reply:
-    add, recall = exchange.has_tool("memory_add"), exchange.has_tool("memory_recall")
-    if add is None or recall is None:
-        return Say("no memtui tools")
-    done = len(exchange.tool_results)
-    if done == 0:
-        return CallTool(add, {"content": MCP_FACT, "kind": "decision"})
-    if done == 1:
-        return CallTool(recall, {"query": "deploys Fridays"})
-    return Say("Recalled.")
-
-
 def test_memory_add_and_recall_round_trip_through_mcp(claude_program: AgentProgram,
                                                       agent_home: AgentHome) -> None:
     install_memtui(agent_home)
-    with FakeModelServer([AnthropicAdapter()], _add_then_recall) as server:
+    with FakeModelServer([AnthropicAdapter()], add_then_recall(
+            MCP_FACT, "decision", "deploys Fridays", "Recalled.")) as server:
         _ok(run_session(agent_home, claude_program, server, "remember the deploy day"))
     first = server.exchanges[0]
     assert first.has_tool("memory_add") == "mcp__memtui__memory_add"

@@ -18,7 +18,7 @@ from typing import Any
 
 from .agent_install import AgentProgram
 from .conftest import AgentHome
-from .fake_model.exchange import CallTool, Exchange, Reply, Say
+from .fake_model.exchange import add_then_recall
 from .fake_model.openai_responses import OpenAIResponsesAdapter
 from .fake_model.server import FakeModelServer
 from .scenarios.codex import (
@@ -57,28 +57,9 @@ def test_mcp_list_shows_memtui(codex_program: AgentProgram, agent_home: AgentHom
     assert table.returncode == 0 and "memtui" in table.stdout and "enabled" in table.stdout
 
 
-class _AddThenRecall:
-    """The model calls ``memory_add``, then ``memory_recall``, then answers."""
-
-    def __init__(self) -> None:
-        self.tool_names: tuple[str, ...] = ()
-
-    def __call__(self, exchange: Exchange) -> Reply:
-        self.tool_names = tuple(dict.fromkeys((*self.tool_names, *exchange.tool_names)))
-        done = [result.name for result in exchange.tool_results]
-        add, recall = exchange.has_tool("memory_add"), exchange.has_tool("memory_recall")
-        if add is None or recall is None:
-            return Say("memtui's tools are not offered")
-        if not any(name.endswith("memory_add") for name in done):
-            return CallTool(add, {"content": MEMORY_TEXT, "kind": "fact"})
-        if not any(name.endswith("memory_recall") for name in done):
-            return CallTool(recall, {"query": RECALL_QUERY})
-        return Say("Saved and recalled.")
-
-
 def test_mcp_memory_add_and_recall_round_trip(codex_program: AgentProgram,
                                               agent_home: AgentHome) -> None:
-    policy = _AddThenRecall()
+    policy = add_then_recall(MEMORY_TEXT, "fact", RECALL_QUERY, "Saved and recalled.")
     with FakeModelServer([OpenAIResponsesAdapter()], policy) as server:
         write_config(agent_home, server.url)
         _install_memtui(agent_home)
@@ -86,7 +67,8 @@ def test_mcp_memory_add_and_recall_round_trip(codex_program: AgentProgram,
         assert done.returncode == 0, done.stderr[-2000:]
         assert not server.unanswered, [r.path for r in server.unanswered]
         exchanges = list(server.exchanges)
-    assert any(name.endswith("memory_add") for name in policy.tool_names), list(policy.tool_names)
+    offered = {name for exchange in exchanges for name in exchange.tool_names}
+    assert any(name.endswith("memory_add") for name in offered), sorted(offered)
     memories = _json(agent_home.memtui("--json", "memory", "list", "--source", "mcp"))["items"]
     assert [(m["content"], m["source"], m["kind"]) for m in memories] == [
         (MEMORY_TEXT, "mcp", "fact")]

@@ -89,3 +89,22 @@ def first_call_then(call: Callable[[Exchange], CallTool | None], final: str) -> 
         return made if made is not None else Say(final)
 
     return policy
+
+
+def add_then_recall(content: str, kind: str, query: str, final: str) -> Policy:
+    """A policy that calls memtui's ``memory_add`` (``content``, ``kind``), then
+    ``memory_recall`` (``query``), then answers ``final``; without memtui's tools it says
+    so."""
+
+    def policy(exchange: Exchange) -> Reply:
+        add, recall = exchange.has_tool("memory_add"), exchange.has_tool("memory_recall")
+        if add is None or recall is None:
+            return Say("memtui's tools were not offered.")
+        done = len(exchange.tool_results)
+        if done == 0:
+            return CallTool(add, {"content": content, "kind": kind})
+        if done == 1:
+            return CallTool(recall, {"query": query})
+        return Say(final)
+
+    return policy

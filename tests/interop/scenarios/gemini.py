@@ -29,7 +29,7 @@ from typing import Any
 
 from ..agent_install import AgentProgram, install
 from ..conftest import AgentHome
-from ..fake_model.exchange import CallTool, Exchange, Policy, Reply, Say
+from ..fake_model.exchange import CallTool, Exchange, Policy, Reply, Say, add_then_recall
 from ..fake_model.gemini import GeminiAdapter
 from ..fake_model.server import FakeModelServer
 
@@ -133,20 +133,7 @@ def remember_policy() -> Policy:
 
 def mcp_policy() -> Policy:
     """Call memtui's ``memory_add``, then ``memory_recall``, then answer ``DONE``."""
-
-    def policy(exchange: Exchange) -> Reply:
-        add = exchange.has_tool("memory_add")
-        recall = exchange.has_tool("memory_recall")
-        if add is None or recall is None:
-            return Say("memtui's tools were not offered.")
-        done = len(exchange.tool_results)
-        if done == 0:
-            return CallTool(add, {"content": MCP_MEMORY, "kind": "fact"})
-        if done == 1:
-            return CallTool(recall, {"query": MCP_QUERY})
-        return Say(DONE)
-
-    return policy
+    return add_then_recall(MCP_MEMORY, "fact", MCP_QUERY, DONE)
 
 
 def _project_folder(home: AgentHome) -> Path:
