@@ -12,7 +12,7 @@ message queued on any screen in the stack handled, every screen painted. Pilot's
 wait for the process to be idle, by sleeping in windows until one used under a twentieth of
 its time on the processor; the window is 2 ms here instead of Textual's 20 ms
 (``IDLE_WINDOW_SECONDS``, the same ratio for "idle"): the app tests take about a third of
-the time they took (docs/performance.md, "The test suite").
+the time they took.
 """
 
 from __future__ import annotations
@@ -242,8 +242,7 @@ class HeldReads:
     """Holds the memory lists' loader reads that ``holds(source, plan)`` picks until
     ``open()`` (the rest go through), and records them: ``reads``, every read off the UI
     thread as (search, page, method, limit); ``held``, the searches of the held ones;
-    ``on_ui_thread``, the searches read on the UI thread; ``near_top``, what first screens
-    told the store (``PagePlan.near_top``)."""
+    ``on_ui_thread``, the searches read on the UI thread."""
 
     def __init__(self, monkeypatch: Any, holds: Callable[[Any, Any], bool]) -> None:
         import threading
@@ -255,7 +254,6 @@ class HeldReads:
         self.reads: list[tuple[str | None, int, str, int]] = []
         self.held: list[str | None] = []
         self.on_ui_thread: list[str] = []
-        self.near_top: list[tuple[str | None, tuple[int, int]]] = []
         fetch = PagedSource.fetch
         gate = self
 
@@ -266,8 +264,6 @@ class HeldReads:
                     gate.on_ui_thread.append(search)
                 return fetch(source, plan)
             gate.reads.append((search, plan.page, plan.method, plan.limit))
-            if plan.near_top is not None:
-                gate.near_top.append((search, plan.near_top))
             if holds(source, plan):
                 gate.held.append(search)
                 gate.waiting.set()

@@ -495,7 +495,7 @@ async def test_an_obsolete_search_is_interrupted_and_its_result_dropped(tmp_path
         assert await _until(pilot, lambda: memory_list.source is not None
                             and memory_list.source.filter.search == "ru"
                             and memory_list.count is not None)
-        lane = memory_list._lane
+        lane = memory_list._loading._lane
         assert lane is not None and lane.interrupted == 1  # SQLite stopped the "r" query
         assert memory_list.error is None and "Could not" not in status_text(app)
         await pilot.pause(0.05)

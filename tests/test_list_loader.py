@@ -16,6 +16,7 @@ from textual.screen import Screen
 from textual.widgets import Input
 
 from memtui.app.panes.memories import MemoriesPane
+from memtui.app.widgets import list_loading
 from memtui.app.widgets import memory_list as memory_list_module
 from memtui.app.widgets import paint_hold as paint_hold_module
 from memtui.app.widgets.load_mailbox import LoadMailbox
@@ -270,13 +271,13 @@ async def test_typing_on_leaves_the_title_as_it_was(tmp_path: Path, monkeypatch)
 
         monkeypatch.setattr(type(title), "update", recorded)
         # however slow the machine, typing does not pause long enough to count...
-        monkeypatch.setattr(memory_list_module, "SEARCH_COUNT_PAUSE_SECONDS", SAFETY_TIMEOUT_S)
+        monkeypatch.setattr(list_loading, "SEARCH_COUNT_PAUSE_SECONDS", SAFETY_TIMEOUT_S)
         await press(pilot, "slash")
         for search in ("r", "ru", "ruf"):
             await _type_on(pilot, pane.memory_list, search, paused=False)
         assert len(drawn) == 1 and "counting" in drawn[0]  # the first key's rows only
         # ...until the last key, after which it does: its rows, then its count
-        monkeypatch.setattr(memory_list_module, "SEARCH_COUNT_PAUSE_SECONDS", 0.0)
+        monkeypatch.setattr(list_loading, "SEARCH_COUNT_PAUSE_SECONDS", 0.0)
         await _type_on(pilot, pane.memory_list, "ruff", paused=True)
         assert await _until(pilot, lambda: len(drawn) == 2)
         assert "counting" not in drawn[1] and pane.memory_list.count is not None

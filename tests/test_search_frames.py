@@ -4,10 +4,13 @@ read only after the rows are painted."""
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import threading
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pilot_harness import (
@@ -21,9 +24,11 @@ from pilot_harness import (
 )
 from pilot_harness import until as _until
 from rich.text import Text
+from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Static
 
+from memtui.app.app import MemtuiApp
 from memtui.app.panes.memories import MemoriesPane
 from memtui.app.widgets import paint_hold as paint_hold_module
 from memtui.app.widgets.memory_list import MemoryList
@@ -105,18 +110,28 @@ def _gate_searches(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, th
     return gate, waiting
 
 
+@contextlib.asynccontextmanager
+async def _r_held(folder: Path, monkeypatch: pytest.MonkeyPatch, waiting: threading.Event,
+                  ) -> AsyncIterator[tuple[MemtuiApp, Pilot[Any], Frames]]:
+    """The demo app with its search box open and every frame recorded, "r" typed and its
+    read held (``_gate_searches``)."""
+    app = demo_app(folder)
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = await open_user_search(app, pilot)
+        frames = Frames(pane)
+        _install(monkeypatch, frames)
+        await pilot.press("r")
+        assert await _until(pilot, waiting.is_set)
+        yield app, pilot, frames
+
+
 @app_test
 async def test_the_keys_echo_and_its_rows_share_one_frame(tmp_path: Path,
                                                           monkeypatch) -> None:
     monkeypatch.setattr(paint_hold_module, "ECHO_HOLD_SECONDS", GATE_TIMEOUT_S)
     gate, waiting = _gate_searches(monkeypatch)
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        pane = await open_user_search(app, pilot)
-        frames = Frames(pane)
-        _install(monkeypatch, frames)
-        await pilot.press("r")  # the worker's read is held: nothing may be painted yet
-        assert await _until(pilot, waiting.is_set)
+    async with _r_held(tmp_path, monkeypatch, waiting) as (app, pilot, frames):
+        # the worker's read is held: nothing may be painted yet
         for _ in range(10):
             await pilot.pause(0.01)  # frames would be painted here without the hold
         assert paint_hold(app).active
@@ -137,13 +152,7 @@ async def test_the_keys_echo_and_its_rows_share_one_frame(tmp_path: Path,
 async def test_a_slow_read_never_holds_the_echo_past_the_hold(tmp_path: Path,
                                                              monkeypatch) -> None:
     gate, waiting = _gate_searches(monkeypatch)
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        pane = await open_user_search(app, pilot)
-        frames = Frames(pane)
-        _install(monkeypatch, frames)
-        await pilot.press("r")
-        assert await _until(pilot, waiting.is_set)
+    async with _r_held(tmp_path, monkeypatch, waiting) as (_app, pilot, frames):
         # the read is still held, yet the typed key is painted once the hold runs out,
         # over the rows of the search before it (never an empty list)
         assert await _until(pilot, lambda: any(f.box == "r" for f in frames.painted))
@@ -299,9 +308,9 @@ async def test_what_the_app_built_while_starting_is_frozen_out_of_the_collector(
 
 @app_test
 async def test_a_search_is_counted_only_once_typing_pauses(tmp_path: Path, monkeypatch) -> None:
-    from memtui.app.widgets import memory_list as memory_list_module
+    from memtui.app.widgets import list_loading
 
-    monkeypatch.setattr(memory_list_module, "SEARCH_COUNT_PAUSE_SECONDS", GATE_TIMEOUT_S)
+    monkeypatch.setattr(list_loading, "SEARCH_COUNT_PAUSE_SECONDS", GATE_TIMEOUT_S)
     counted: list[str | None] = []
     count_at_most = IdentityApi.count_memories_at_most
 
@@ -321,7 +330,7 @@ async def test_a_search_is_counted_only_once_typing_pauses(tmp_path: Path, monke
             await pilot.pause(0.01)
         assert counted == [] and ml.count is None  # typing has not paused long enough
         assert "counting…" in str(pane.query_one(".pane-title", Static).content)
-        monkeypatch.setattr(memory_list_module, "SEARCH_COUNT_PAUSE_SECONDS", 0.0)
+        monkeypatch.setattr(list_loading, "SEARCH_COUNT_PAUSE_SECONDS", 0.0)
         await pilot.press("f")  # the pause is over for the newest search only
         assert await _until(pilot, lambda: ml.count is not None)
         assert counted == ["ruf"]

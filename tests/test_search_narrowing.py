@@ -1,11 +1,13 @@
-"""Pilot tests: a key that narrows the search shows its rows from the rows on screen at once,
-before its query returns (``MemoryList._narrowed``); the query still runs once and its rows
-take over without a jump; a key that widens the search, or rows only the index can judge,
-wait for the query with the old rows on screen."""
+"""Pilot tests of what a user sees while typing a search: a key that narrows the search shows
+its rows from the rows on screen at once, before its query returns (``ListLoading.ahead``);
+the query still runs, once, and its rows take over without a jump; a key that widens the
+search, or rows only the index can judge, wait for the query with the old rows on screen;
+the list is never empty meanwhile, and the selection is kept."""
 
 from __future__ import annotations
 
 import contextlib
+from collections import Counter
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -31,14 +33,14 @@ from textual.widgets import Static
 
 from memtui.app.app import MemtuiApp
 from memtui.app.panes.memories import MemoriesPane
+from memtui.app.widgets.list_loading import LoadState
 from memtui.app.widgets.memory_list import MemoryList
 from memtui.app.widgets.paged_source import PAGE_SIZE
 
 
 def hold_key_queries(monkeypatch: pytest.MonkeyPatch, *, every_read: bool = False) -> HeldReads:
-    """Holds every searched first-page read of a list's loader (a key's query: a second
-    page, read for the next key's narrowing, goes through); ``every_read``: unsearched ones
-    too."""
+    """Holds every searched first-page read of a list's loader (a key's query);
+    ``every_read``: unsearched ones too."""
     return HeldReads(monkeypatch, lambda source, plan: plan.page == 0
                      and bool(source.filter.search or every_read))
 
@@ -62,12 +64,14 @@ class Painted:
 
 @contextlib.asynccontextmanager
 async def _typing(folder: Path, monkeypatch: pytest.MonkeyPatch,
-                  ) -> AsyncIterator[tuple[MemtuiApp, Any, MemoriesPane, Painted]]:
-    """The app with many matches, its search box open, every frame recorded."""
+                  ) -> AsyncIterator[tuple[MemtuiApp, Any, MemoryList, Painted, HeldReads]]:
+    """The app with many matches, its search box open, every frame recorded, each key's
+    query held (``hold_key_queries``)."""
+    gate = hold_key_queries(monkeypatch)
     app = demo_app_with_matches(folder)
     async with app.run_test(size=(80, 24)) as pilot:
         pane = await open_user_search(app, pilot)
-        yield app, pilot, pane, Painted(monkeypatch, pane)
+        yield app, pilot, pane.memory_list, Painted(monkeypatch, pane), gate
 
 
 async def _waits_for_its_query(pilot: Any, gate: HeldReads, memory_list: MemoryList,
@@ -86,9 +90,7 @@ async def _waits_for_its_query(pilot: Any, gate: HeldReads, memory_list: MemoryL
 @app_test
 async def test_a_narrowing_key_shows_its_rows_before_its_query_returns(tmp_path: Path,
                                                                       monkeypatch) -> None:
-    gate = hold_key_queries(monkeypatch)
-    async with _typing(tmp_path, monkeypatch) as (app, pilot, pane, painted):
-        memory_list = pane.memory_list
+    async with _typing(tmp_path, monkeypatch) as (app, pilot, memory_list, painted, gate):
         for key, search in (("r", "r"), ("u", "ru"), ("f", "ruf")):
             gate.close()
             await pilot.press(key)
@@ -105,13 +107,15 @@ async def test_a_narrowing_key_shows_its_rows_before_its_query_returns(tmp_path:
             assert listed_ids(memory_list, height) == shown  # the query's rows: the same on screen
             assert memory_list.cursor == 0
             await settle(pilot)
-        assert gate.held == ["r", "ru", "ruf"]  # each key's query ran, once
+        # one query per key, and nothing else read for them
+        assert Counter(search for search, *_ in gate.reads) == {"r": 1, "ru": 1, "ruf": 1}
         assert gate.on_ui_thread == []
         assert all(rows for _box, _listed, rows in painted.frames)  # never an empty list
         expected = app.engine.identity.count_memories(
             app.engine.identity.memory_filter(search="ruf"))
         assert expected > PAGE_SIZE and memory_list.count == expected
-        assert f" · {expected:,} · " in str(pane.query_one(".pane-title", Static).content)
+        title = app.pane("user").query_one(".pane-title", Static)
+        assert f" · {expected:,} · " in str(title.content)
 
 
 @app_test
@@ -179,15 +183,14 @@ async def test_a_narrowing_of_a_whole_list_knows_its_count_at_once(tmp_path: Pat
         assert f" · {expected:,} · " in str(pane.query_one(".pane-title", Static).content)
         gate.open()
         await settle(pilot)
-        assert memory_list.count == expected and gate.held == ["p"]
+        assert memory_list.count == expected
+        assert Counter(search for search, *_ in gate.reads) == {"p": 1}
 
 
 @app_test
 async def test_keys_typed_before_the_first_query_returns_narrow_on(tmp_path: Path,
                                                                  monkeypatch) -> None:
-    gate = hold_key_queries(monkeypatch)
-    async with _typing(tmp_path, monkeypatch) as (_app, pilot, pane, painted):
-        memory_list = pane.memory_list
+    async with _typing(tmp_path, monkeypatch) as (_app, pilot, memory_list, painted, gate):
         await pilot.press("r")
         assert await _until(pilot, gate.waiting.is_set)  # "r" is still being read...
         await pilot.press("u", "f")  # ...and "ru", "ruf" narrow the rows worked out for it
@@ -200,7 +203,8 @@ async def test_keys_typed_before_the_first_query_returns_narrow_on(tmp_path: Pat
         gate.open()
         await settle(pilot)
         assert listed_ids(memory_list, height) == shown
-        assert gate.held[0] == "r" and gate.held[-1] == "ruf"  # "ru" may be skipped
+        queries = Counter(search for search, *_ in gate.reads)  # "ru" may be skipped
+        assert queries["r"] == queries["ruf"] == 1 and queries["ru"] <= 1
         assert gate.on_ui_thread == []
         assert all(rows for _box, _listed, rows in painted.frames)
 
@@ -216,7 +220,7 @@ async def test_a_failed_query_leaves_the_rows_worked_out_and_says_why(tmp_path: 
         await press_until_read_fails(pilot, memory_list, "r")
         assert memory_list.source is not None and memory_list.source.filter.search == "r"
         assert memory_list.row_count() >= memory_list.size.height  # the right rows, kept
-        assert memory_list._provisional is None
+        assert memory_list.state is LoadState.FAILED
 
 
 @app_test

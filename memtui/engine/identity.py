@@ -55,13 +55,11 @@ AGENTS_MAY_NOT_FORGET = (
 
 class NarrowedRows(NamedTuple):
     """The first rows of a narrowed search's list (``IdentityApi.narrowed_rows``):
-    ``whole`` when they are the entire list; ``judged``: how many of the rows in hand were
-    judged (all of them, unless ``enough`` rows were found or one could not be judged). A
-    named tuple: defined before the app's first frame."""
+    ``whole`` when they are the entire list. A named tuple: defined before the app's first
+    frame."""
 
     rows: tuple[Memory, ...]
     whole: bool
-    judged: int
 
 
 @dataclass(frozen=True)
@@ -410,24 +408,15 @@ class IdentityApi(EngineArea):
                                          before=before)
 
     def memories_at(self, flt: MemoryFilter, offset: int, limit: int, *,
-                    from_end: bool = False,
-                    near_top: tuple[int, int] | None = None) -> list[Memory]:
+                    from_end: bool = False) -> list[Memory]:
         """A page of a filter's list (from ``memory_filter``) by position: ``limit`` rows
         ``offset`` rows from the top, or with ``from_end`` the ``limit`` rows ending
-        ``offset`` rows above the bottom; in list order. ``near_top``: (matches, rows), the
-        caller's estimate of how many of the list's first rows a search matches (from
-        ``narrowed_rows``): the store may plan the read by it; the rows are the same."""
+        ``offset`` rows above the bottom; in list order."""
         return self._store.memories.list_at(self._readable_filter(flt), offset, limit,
-                                            from_end=from_end, near_top=near_top)
-
-    @property
-    def narrows_in_hand(self) -> bool:
-        """Whether ``narrowed_rows`` can work rows out on this store (SQLite: yes;
-        PostgreSQL: never), and so whether rows read ahead for it are of any use."""
-        return self._store.memories.NARROWS_IN_HAND
+                                            from_end=from_end)
 
     def narrowed_rows(self, old: MemoryFilter, new: MemoryFilter, rows: Sequence[Memory], *,
-                      whole: bool, enough: int | None = None) -> NarrowedRows | None:
+                      whole: bool) -> NarrowedRows | None:
         """The first rows of ``new``'s list worked out from rows in hand, without a query.
 
         ``rows`` are the first rows of ``old``'s list in list order (``whole``: all of them),
@@ -435,9 +424,8 @@ class IdentityApi(EngineArea):
         the search box; a space typed after a word searches for the same words). Its newest
         matches are then exactly the rows in hand that match it, in the same order, up to
         the first row the store cannot judge without its index
-        (``MemoryRepository.narrowing``), or until ``enough`` rows are found. None when
-        ``new`` is not such a narrowing. Reads nothing: the caller read ``rows`` under
-        ``old``, the same list.
+        (``MemoryRepository.narrowing``). None when ``new`` is not such a narrowing (always
+        on PostgreSQL). Reads nothing: the caller read ``rows`` under ``old``, the same list.
         """
         if new.search is None or replace(old, search=new.search) != new:
             return None
@@ -445,16 +433,13 @@ class IdentityApi(EngineArea):
         if matches is None:
             return None
         kept: list[Memory] = []
-        for index, memory in enumerate(rows):
+        for memory in rows:
             verdict = matches(memory.content)
             if verdict is None:
-                return NarrowedRows(tuple(kept), whole=False, judged=index)
+                return NarrowedRows(tuple(kept), whole=False)
             if verdict:
                 kept.append(memory)
-                if enough is not None and len(kept) >= enough:
-                    return NarrowedRows(tuple(kept), whole=whole and memory is rows[-1],
-                                        judged=index + 1)
-        return NarrowedRows(tuple(kept), whole=whole, judged=len(rows))
+        return NarrowedRows(tuple(kept), whole=whole)
 
     def supersede(self, memory_id: str, content: str, kind: str | None = None, *,
                   source: str | None = None) -> Memory:

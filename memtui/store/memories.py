@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from memtui.store.dialect import marks
 from memtui.store.fts_levels import keep_levels_bounded
@@ -29,31 +28,11 @@ markers cancel the forgotten words in older segments instead of waiting for a se
 level to fill up; the work stays bounded by this many pages."""
 
 
-SIZE_GUESS_SECONDS = 10.0
-"""How long ``MemoryRepository.size_guess`` keeps the store's size before reading it again."""
-
-
 class MemoryRepository:
     """Memories, chains, full-text search, tombstones."""
 
-    NARROWS_IN_HAND: ClassVar[bool] = True
-    """``narrowing`` can judge rows in Python (for ASCII text)."""
-
     def __init__(self, store: StoreBackend) -> None:
         self._store = store
-        self._size_guess: tuple[float, int] | None = None
-        """(when read, the store's highest seq): ``size_guess``."""
-
-    def size_guess(self) -> int:
-        """About how many rows the store holds (its highest seq), read again at most every
-        ``SIZE_GUESS_SECONDS``: only ever a guess for planning a read, whose rows never
-        depend on it (``SearchPages``)."""
-        now = time.monotonic()
-        guess = self._size_guess
-        if guess is None or now - guess[0] > SIZE_GUESS_SECONDS:
-            top = self._store.execute("SELECT max(seq) FROM memories").fetchone()[0] or 0
-            guess = self._size_guess = (now, int(top))
-        return guess[1]
 
     # single rows
     def get(self, memory_id: str) -> Memory | None:
@@ -290,17 +269,13 @@ class MemoryRepository:
         return page.in_list_order([row_to_memory(row) for row in rows])
 
     def list_at(self, flt: MemoryFilter, offset: int, limit: int, *,
-                from_end: bool = False,
-                near_top: tuple[int, int] | None = None) -> list[Memory]:
+                from_end: bool = False) -> list[Memory]:
         """A page by position: ``offset`` rows from the top (or, with ``from_end``, the
-        ``limit`` rows ending ``offset`` rows above the bottom), in list order.
-        ``near_top`` (a search): (matches, rows), the caller's estimate of how many of the
-        list's first rows it matches -- only the cost changes (``SearchPages.at``), never
-        the rows."""
+        ``limit`` rows ending ``offset`` rows above the bottom), in list order."""
         searched = self._searched(flt)
         if searched is not None:
             with self._store.snapshot():
-                return searched.at(offset, limit, from_end, near_top=near_top)
+                return searched.at(offset, limit, from_end)
         clauses, params = self._filtered(flt)
         page = position_page("m.created_at", "m.id", from_end)
         sql = (f"SELECT {_M_COLUMNS} FROM memories m WHERE {' AND '.join(clauses)} "

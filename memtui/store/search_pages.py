@@ -19,10 +19,6 @@ the whole list (tens of milliseconds even for a word that matches nothing). So:
   is quick to materialise); **dense** -- walk on in growing batches while the matches met so
   far say the page is near, then SQLite's own plan. Each continues from where the walk
   stopped.
-- a caller that knows the search holds the list thinly (``at``'s ``near_top``, the app's
-  estimate from the rows on screen) skips the walk; when that estimate says the store
-  holds few matches, they are read at once (one full-text query of at most
-  ``FEW_MATCHES + 1`` rowids) and the rows read from them, with no count first.
 
 Every plan returns exactly the rows, in exactly the order, of the plain SQL; only the cost
 differs. Multi-query plans run inside one read snapshot (the caller's ``store.snapshot()``).
@@ -30,10 +26,8 @@ differs. Multi-query plans run inside one read snapshot (the caller's ``store.sn
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
-from memtui.store.dialect import SQLITE
 from memtui.store.memory_rows import row_to_memory
 from memtui.store.models import Memory, MemoryFilter, PageCursor
 from memtui.store.paging import keyset_page, rows_in_order
@@ -135,7 +129,8 @@ class SearchPages:
         if not self._sampled_seqs or self._sampled_seqs < ESTIMATE_MIN_SEQS or \
                 self._sampled_matches < ESTIMATE_MIN_MATCHES:
             return None
-        estimate = round(self._over_store(self._sampled_matches, self._sampled_seqs))
+        top = self.store.execute("SELECT max(seq) FROM memories").fetchone()[0] or 0
+        estimate = round(self._sampled_matches / self._sampled_seqs * top)
         # "few" reads every match: chosen only on a real count, never on a guess
         return estimate if estimate > ESTIMATE_FEW_MARGIN * FEW_MATCHES else None
 
@@ -229,20 +224,14 @@ class SearchPages:
                                                             "m", self.columns, seqs)]
 
     def _walked(self, skip: int, limit: int, descending: bool,
-                cursor: tuple[str, str] | None, *, walk: bool = True) -> list[Memory]:
+                cursor: tuple[str, str] | None) -> list[Memory]:
         """Rows ``skip..skip+limit`` of the walk after ``cursor``, in walk order.
 
         One batch first (a common word fills the page there, with one full-text query);
         then only a word the store holds often enough is walked on; the rest is SQL.
-        Without ``walk``, no first batch: the plan by the store's match count at once.
         """
         need = skip + limit
-        found: list[int] = []
-        state: str = "far"
-        stopped: tuple[str, str] | None = cursor
-        visited = 0
-        if walk:
-            found, state, stopped, visited = self._walk(need, descending, cursor, batches=1)
+        found, state, stopped, visited = self._walk(need, descending, cursor, batches=1)
         if state == "paused":
             if self.plan == "dense":
                 found, state, stopped, visited = self._walk(need, descending, stopped,
@@ -280,23 +269,11 @@ class SearchPages:
             memories.reverse()
         return memories
 
-    def at(self, offset: int, limit: int, from_end: bool, *,
-           near_top: tuple[int, int] | None = None) -> list[Memory]:
-        """``MemoryRepository.list_at`` for a searched list. ``near_top``: (matches, rows),
-        the caller's estimate of how many of the list's first rows the search matches (the
-        app's: what the rows on screen showed, scaled by how thinly the search they were
-        read for holds the list). Fewer than one match in ``WALK_ROWS_PER_RESULT`` rows
-        says a first walk batch could not fill the page either, and none is tried: when the
-        estimate, over the whole store, says the store holds few matches
-        (``_few_likely``), they are read at once (``_from_few_matches``), else the plan is
-        the match count's. The rows are the same either way."""
+    def at(self, offset: int, limit: int, from_end: bool) -> list[Memory]:
+        """``MemoryRepository.list_at`` for a searched list."""
         offset = max(0, offset)
         if offset + limit <= WALK_AT_MAX:
-            walk = near_top is None or near_top[0] * WALK_ROWS_PER_RESULT >= near_top[1]
-            few = None if walk or near_top is None or not self._few_likely(near_top) \
-                else self._from_few_matches(offset, limit, not from_end)
-            memories = few if few is not None else self._walked(offset, limit, not from_end,
-                                                                None, walk=walk)
+            memories = self._walked(offset, limit, not from_end, None)
         else:
             order = "ASC" if from_end else "DESC"
             rows = self._sql(self.columns, [], [],
@@ -306,44 +283,6 @@ class SearchPages:
         if from_end:
             memories.reverse()
         return memories
-
-    def _few_likely(self, near_top: tuple[int, int]) -> bool:
-        """Whether ``near_top`` says the store holds at most ``FEW_MATCHES`` matches, were
-        every row of the store in the list (its matches per row seen, times the store's
-        size: a guess, which ``_from_few_matches`` checks)."""
-        matches, rows = near_top
-        if self._plan is not None or rows <= 0:
-            return False
-        return self._over_store(matches, rows) <= FEW_MATCHES
-
-    def _over_store(self, matches: int, rows: int) -> float:
-        """``matches`` in ``rows`` (> 0) rows, over as many rows as the store holds
-        (``size_guess``): a guess of the store's match count, for planning only."""
-        return matches / rows * self.repo.size_guess()
-
-    def _from_few_matches(self, skip: int, limit: int, descending: bool,
-                          ) -> list[Memory] | None:
-        """Rows ``skip..skip+limit`` in walk order read from the store's matches, when there
-        are at most ``FEW_MATCHES`` of them: the plan ``few`` in one full-text query, where
-        counting the matches first and then reading from them took two. None, and nothing
-        planned, when there are more (the caller plans by the count as usual)."""
-        seqs = [row[0] for row in self.store.execute(
-            f"SELECT rowid FROM memories_fts WHERE {_MATCH} LIMIT ?",
-            (self.query, FEW_MATCHES + 1))]
-        if len(seqs) > FEW_MATCHES:
-            return None
-        self._plan = "few"
-        if not seqs:
-            return []
-        order = "DESC" if descending else "ASC"
-        # each seq looked up by its rowid; the seqs as one JSON parameter (up to FEW_MATCHES
-        # of them: SQLite before 3.32 took at most 999 parameters)
-        rows = self.store.execute(
-            f"SELECT {self.columns} FROM memories m WHERE m.seq IN {SQLITE.json_values()} "
-            f"AND {' AND '.join(self.clauses_off_index)} "
-            f"ORDER BY m.created_at {order}, m.id {order} LIMIT ? OFFSET ?",
-            (json.dumps(seqs), *self.params, limit, skip)).fetchall()
-        return [row_to_memory(row) for row in rows]
 
     def count(self) -> int:
         """``MemoryRepository.count`` for a searched list. Exact, so it costs the whole

@@ -72,11 +72,6 @@ class LogList(PagedLineList[LogEntry]):
         """The pages being shown."""
         return self._source
 
-    @property
-    def count(self) -> int | None:
-        """How many log rows there are (None before the first load)."""
-        return None if self._source is None else self._source.count
-
     def show(self, engine: Engine) -> None:
         """Read the log again: count it and read the pages around the cursor; the cursor
         stays on the same task when it is still there, else on the same position."""

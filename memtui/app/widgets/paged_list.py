@@ -56,6 +56,11 @@ class PagedLineList(LineList, Generic[R]):
         self._pending: set[int] = set()
         self.error: str | None = None
 
+    @property
+    def count(self) -> int | None:
+        """How many rows the list holds (None while counting, or before the first load)."""
+        return None if self._source is None else self._source.count
+
     # ---- drawing ------------------------------------------------------------------------
 
     def row_at(self, index: int) -> R | None:

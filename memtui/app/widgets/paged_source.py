@@ -43,9 +43,6 @@ class PagePlan:
     limit: int
     offset: int = 0
     cursor: PageCursor | None = None
-    near_top: tuple[int, int] | None = None
-    """(matches, rows): a search matches about that many of the list's first rows, as far
-    as the rows on screen say (``memories_at``)."""
 
     @property
     def cheap(self) -> bool:
@@ -220,17 +217,10 @@ class PagedSource(KeysetPages[Memory]):
     """
 
     def __init__(self, engine: Engine, flt: MemoryFilter, *, count: int | None = None,
-                 page_size: int = PAGE_SIZE, max_pages: int = MAX_CACHED_PAGES,
-                 top_share: float = 1.0) -> None:
+                 page_size: int = PAGE_SIZE, max_pages: int = MAX_CACHED_PAGES) -> None:
         super().__init__(count=count, page_size=page_size, max_pages=max_pages)
         self.engine = engine
         self.filter = flt
-        self.top_share = top_share
-        """About what share of the unsearched list's first rows this list holds, from
-        above, always above 0 (1.0 when not known): a search narrowed from the rows on
-        screen holds the share of the search it narrowed times the share of those rows it
-        kept (``MemoryList._narrowed``). Only what a read costs depends on it
-        (``near_top``)."""
 
     @classmethod
     def for_list(cls, engine: Engine, project: str | None = None, *, kind: str | None = None,
@@ -263,29 +253,19 @@ class PagedSource(KeysetPages[Memory]):
         """``identity.memories_at``."""
         return self.engine.identity.memories_at(self.filter, offset, limit, from_end=from_end)
 
-    def fetch(self, plan: PagePlan) -> list[Memory]:
-        """``KeysetPages.fetch``; a plan from the top tells the store what was seen there."""
-        if plan.near_top is not None and plan.method == "top" and plan.limit > 0:
-            return self.engine.identity.memories_at(self.filter, plan.offset, plan.limit,
-                                                    near_top=plan.near_top)
-        return super().fetch(plan)
-
 
 class FirstRowsSource(PagedSource):
-    """The first rows of a list in hand ahead of its first page: worked out from the rows on
-    screen (``MemoryList._narrowed``) or read as one screenful before the rest of the page
-    (a search's first screen). Those rows only, never read from the store -- the load's own
+    """The first rows of a list worked out from the rows on screen ahead of its first page
+    (``ListLoading.ahead``). Those rows only, never read from the store -- the load's own
     source takes over in a few milliseconds. Its first page may be short while its count is
     not known, which a page plan would misread (page 1 planned by position)."""
 
     @classmethod
     def holding(cls, engine: Engine, flt: MemoryFilter, rows: list[Memory], *,
-                sizes_of: KeysetPages[Memory], whole: bool = False,
-                top_share: float = 1.0) -> FirstRowsSource:
+                sizes_of: KeysetPages[Memory], whole: bool = False) -> FirstRowsSource:
         """A source holding ``rows``, the first of ``flt``'s list, in pages as big as
         ``sizes_of``'s (``whole``: every row of the list, so its count is known)."""
-        source = cls(engine, flt, page_size=sizes_of.page_size, max_pages=sizes_of.max_pages,
-                     top_share=top_share)
+        source = cls(engine, flt, page_size=sizes_of.page_size, max_pages=sizes_of.max_pages)
         size = sizes_of.page_size
         for page in range(0, (len(rows) + size - 1) // size):  # (a tall list: two pages)
             source.put(page, rows[page * size:(page + 1) * size])

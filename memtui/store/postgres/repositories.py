@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from memtui.errors import StoreError
 from memtui.store import recall as recall_data
@@ -82,10 +82,8 @@ class PgSearchPages:
                             f"ORDER BY {page.order} LIMIT ?", [limit])
         return page.in_list_order([row_to_memory(row) for row in rows])
 
-    def at(self, offset: int, limit: int, from_end: bool, *,
-           near_top: tuple[int, int] | None = None) -> list[Memory]:
-        """``MemoryRepository.list_at`` for a searched list (``near_top`` does not matter
-        here: PostgreSQL's planner picks the plan)."""
+    def at(self, offset: int, limit: int, from_end: bool) -> list[Memory]:
+        """``MemoryRepository.list_at`` for a searched list."""
         page = position_page("m.created_at", "m.id", from_end)
         rows = self._select(_M_COLUMNS, [], [], f"ORDER BY {page.order} LIMIT ? OFFSET ?",
                             [limit, max(0, offset)])
@@ -103,9 +101,6 @@ class PgSearchPages:
 
 class PgMemoryRepository(MemoryRepository):
     """``MemoryRepository`` with PostgreSQL's full-text search and chain walk."""
-
-    NARROWS_IN_HAND: ClassVar[bool] = False
-    """``narrowing`` never judges a row here (see there)."""
 
     def _searched(self, flt: MemoryFilter) -> PgSearchPages | None:  # type: ignore[override]
         query = pg_tsquery(flt.search) if flt.search else None
