@@ -1,14 +1,15 @@
 """The memory editor: add a memory (with a kind picker), write a note, or correct one.
 
-The editor returns a ``MemoryDraft`` dataclass. Saving goes through a ``submit`` callback
-(the app writes in a worker); when the write fails the editor stays open with the error
-shown and everything typed kept, so nothing is lost.
+The editor holds a ``MemoryDraft`` dataclass; saving writes it (``SubmitDialog``): when the
+write fails the editor stays open with the error shown and everything typed kept, so
+nothing is lost.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import events
@@ -21,6 +22,11 @@ from memtui.app.modals.submit import SubmitDialog
 from memtui.app.widgets.error_line import ErrorLine
 from memtui.store.models import KINDS
 from memtui.textsafe import safe_text
+
+if TYPE_CHECKING:
+    from textual.message_pump import MessagePump
+
+    from memtui.app.curator import Write
 
 KIND_KEYS: dict[str, str] = {kind[0]: kind for kind in KINDS}
 """On the kind choice, the first letter of a kind chooses it."""
@@ -40,9 +46,8 @@ class MemoryDraft:
 
 
 class MemoryEditor(SubmitDialog[MemoryDraft]):
-    """Edit a memory's kind and text. ``submit(draft, editor)`` must end with
-    ``editor.saved()`` or ``editor.failed(message)``; without ``submit`` the draft is
-    simply returned."""
+    """Edit a memory's kind and text; save writes ``write(draft)`` (or hands the draft to
+    ``asker``, see ``SubmitDialog``)."""
 
     BOX = "editor"
     ERROR_ID = "editor-error"
@@ -55,8 +60,9 @@ class MemoryEditor(SubmitDialog[MemoryDraft]):
 
     def __init__(self, title: str, *, kind: str = "fact", content: str = "",
                  show_kind: bool = True, context: str = "",
-                 submit: Callable[[MemoryDraft, MemoryEditor], None] | None = None) -> None:
-        super().__init__(title, submit)
+                 write: Callable[[MemoryDraft], Write] | None = None,
+                 asker: MessagePump | None = None) -> None:
+        super().__init__(title, write, asker=asker)
         self._kind = kind if kind in KINDS else "fact"
         self._content = content
         self._show_kind = show_kind

@@ -1,21 +1,29 @@
 """Form dialogs. ``FormDialog``: fields and Save / Cancel; save closes with the draft the
-fields hold. ``SubmitDialog``: a form dialog that writes through a ``submit`` callback.
+fields hold. ``SubmitDialog``: a form dialog whose save is a store write.
 
 Save shows a "saving…" line and disables the save button while the app writes (in a
-worker); the callback ends with ``saved()`` (the dialog closes with the draft) or
-``failed(message)`` (the dialog stays open, says why, and keeps everything typed)."""
+worker); the dialog closes when the write is done, or stays open, says why, and keeps
+everything typed."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ClassVar, Generic, Self, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
 from rich.text import Text
+from textual.message import Message
 from textual.widgets import Button
 
 from memtui.app.modals.base import Dialog
 from memtui.app.widgets.error_line import ErrorLine
 from memtui.textsafe import safe_text
+
+if TYPE_CHECKING:
+    from textual.message_pump import MessagePump
+
+    from memtui.app.app import MemtuiApp
+    from memtui.app.curator import Write
+    from memtui.app.messages import WriteRefused, Written
 
 DraftType = TypeVar("DraftType")
 
@@ -46,44 +54,58 @@ class FormDialog(Dialog[DraftType | None], Generic[DraftType]):
 
 
 class SubmitDialog(FormDialog[DraftType]):
-    """A dialog whose save goes through ``submit(draft, dialog)``, which must end with
-    ``dialog.saved()`` or ``dialog.failed(message)``; without ``submit`` the draft is
-    simply returned. Subclasses compose an ``ErrorLine`` with id ``ERROR_ID`` and a
-    ``#save`` / ``#cancel`` button pair."""
+    """A dialog whose save writes: ``write(draft)`` makes the ``curator.Write`` the app's
+    write worker runs with this dialog as the asker; ``Written`` closes it with what the
+    engine returned, ``WriteRefused`` says why and keeps everything typed (both go on to
+    the app). Without ``write``, save posts ``Submitted`` to ``asker``, which ends with
+    ``dismiss()`` or ``failed(message)``. Subclasses compose an ``ErrorLine`` with id
+    ``ERROR_ID`` and a ``#save`` / ``#cancel`` button pair."""
 
     ERROR_ID: ClassVar[str] = ""
     """The id of the dialog's error line."""
     SAVING: ClassVar[str] = "Saving…"
     """What the error line says while the write runs."""
 
-    def __init__(self, title: str, submit: Callable[[DraftType, Self], None] | None) -> None:
+    class Submitted(Message):
+        """Save was pressed on a dialog without a ``write``: ``draft`` is what it holds."""
+
+        def __init__(self, dialog: SubmitDialog[Any], draft: object) -> None:
+            super().__init__()
+            self.dialog = dialog
+            self.draft = draft
+
+    def __init__(self, title: str, write: Callable[[DraftType], Write] | None = None, *,
+                 asker: MessagePump | None = None) -> None:
         super().__init__(title)
-        self._submit: Callable[[DraftType, Self], None] | None = submit
-        self._draft: DraftType | None = None
+        self._write = write
+        self._asker = asker
 
     def refusal(self, draft: DraftType) -> str | None:
         """Why ``draft`` cannot be saved yet (a required field is empty), else None."""
         return None
 
-    def action_save(self: Self) -> None:
-        """Check the form, then save through ``submit`` (or close with the draft when there
-        is none); while the write runs, save is disabled and the error line says so."""
+    def action_save(self) -> None:
+        """Check the form, then write (or hand the draft to the asker); while it runs,
+        save is disabled and the error line says so."""
         draft = self.draft()
         refusal = self.refusal(draft)
         if refusal is not None:
             self.failed(refusal)
             return
-        self._draft = draft
-        if self._submit is None:
-            self.dismiss(draft)
-            return
         self.query_one("#save", Button).disabled = True
         self.query_one(f"#{self.ERROR_ID}", ErrorLine).update(Text(self.SAVING, style="dim"))
-        self._submit(draft, self)
+        if self._write is not None:
+            cast("MemtuiApp", self.app).write_worker(self._write(draft), self)
+        elif self._asker is not None:
+            self._asker.post_message(self.Submitted(self, draft))
 
-    def saved(self) -> None:
-        """The write succeeded: close with the draft."""
-        self.dismiss(self._draft)
+    def on_written(self, message: Written) -> None:
+        """The write is done: close with what the engine returned."""
+        self.dismiss(message.change.result)
+
+    def on_write_refused(self, message: WriteRefused) -> None:
+        """The write was refused: say why, keep everything typed."""
+        self.failed(message.error)
 
     def failed(self, message: str) -> None:
         """The write (or a check) failed: say why, keep everything typed."""
