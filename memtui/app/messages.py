@@ -1,4 +1,5 @@
-"""Messages the app's thread workers (extraction jobs, store writes) post to the app; its
+"""Messages the app's thread workers post: extraction jobs and the header's counts to the
+main screen, a store write's result to whoever asked (it bubbles to the app); their
 handlers (``on_<message>``) update the widgets. (The memory list's own loader messages live
 in ``widgets/memory_list.py``.) The first frame needs none of them: the app imports this
 module when a worker first posts (a dataclass costs 0.3-0.5 ms to make at import).

@@ -13,7 +13,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Button, Input, Label, Static
 
-from memtui.app.modals.submit import SubmitDialog
+from memtui.app.modals.editor import SubmitDialog
 from memtui.app.widgets.error_line import ErrorLine
 
 if TYPE_CHECKING:

@@ -54,8 +54,7 @@ from memtui.errors import MemtuiError
 from memtui.textsafe import one_line, safe_text
 
 if TYPE_CHECKING:  # the agents engine is imported when the pane first reads
-    from memtui.app.modals.editor import MemoryDraft, MemoryEditor
-    from memtui.app.modals.submit import SubmitDialog
+    from memtui.app.modals.editor import MemoryDraft, MemoryEditor, SubmitDialog
     from memtui.engine.agents.curation import EditSource
     from memtui.engine.agents.entries import MemoryEntry, RowEntries
     from memtui.engine.agents.overview import AgentRow, AgentsOverview

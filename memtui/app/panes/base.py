@@ -139,6 +139,12 @@ class Pane(Vertical):
 
     # ---- what the palette and /memory ask of the pane on screen ---------------------
 
+    def show_detail(self, memory_id: str) -> None:
+        """A memory's detail view (``enter``)."""
+        from memtui.app.modals.detail import memory_detail_view
+
+        self.memtui.do(memory_detail_view(self.memtui.engine, memory_id, self.memtui.tz))
+
     def ready(self) -> bool:
         """Whether the pane has read what it shows (an action asked from elsewhere works on
         its selection only then)."""

@@ -146,6 +146,4 @@ class ExtractionLogPane(ListPane[LogList]):
         if not entry.memory_id:
             self.memtui.say("This task made no memory.", severity="warning")
             return
-        from memtui.app.modals.detail import memory_detail_view
-
-        self.memtui.do(memory_detail_view(self.memtui.engine, entry.memory_id, self.memtui.tz))
+        self.show_detail(entry.memory_id)

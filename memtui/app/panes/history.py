@@ -163,9 +163,7 @@ class HistoryPane(ListPane[ItemList[Memory]]):
         message.stop()
         memory = self.selected_memory()
         if memory is not None:
-            from memtui.app.modals.detail import memory_detail_view
-
-            self.memtui.do(memory_detail_view(self.memtui.engine, memory.id, self.memtui.tz))
+            self.show_detail(memory.id)
 
     def action_restore(self) -> None:
         """Make the selected version current again (a supersede of the current head)."""

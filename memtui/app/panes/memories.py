@@ -327,9 +327,7 @@ class MemoriesPane(Pane):
         message.stop()
         memory = self.selected_memory()
         if memory is not None:
-            from memtui.app.modals.detail import memory_detail_view
-
-            self.memtui.do(memory_detail_view(self.memtui.engine, memory.id, self.memtui.tz))
+            self.show_detail(memory.id)
 
     # ---- search -------------------------------------------------------------------------
 
