@@ -54,10 +54,7 @@ class FormDialog(Dialog[DraftType | None], Generic[DraftType]):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """Save or cancel."""
         event.stop()
-        if event.button.id == "save":
-            self.action_save()
-        else:
-            self.action_cancel()
+        (self.action_save if event.button.id == "save" else self.action_cancel)()
 
 
 class SubmitDialog(FormDialog[DraftType]):
