@@ -415,6 +415,12 @@ class MemoriesPane(Pane):
         """A forget this pane asked for is done: its memories' marks go."""
         self.memory_list.forget_marks(message.change.removed)
 
+    def action_copy(self) -> None:
+        """Copy the selected memory's text."""
+        memory = self._need_memory()
+        if memory is not None:
+            self.memtui.copy_text(memory.content, f"memory {memory.id}")
+
     def action_filter(self) -> None:
         """Choose kind, status and source."""
         def chosen(choice: FilterChoice | None) -> None:
