@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import io
+import re
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -232,6 +233,26 @@ def screen_text(app: App[Any]) -> str:
 def status_text(app: App[Any]) -> str:
     """The status line's text."""
     return str(app.get_screen_main().query_one("#status-message").render())
+
+
+async def run_palette(pilot: Pilot[Any], name: str) -> None:
+    """Choose a command in the palette: ctrl+p, its name typed, enter."""
+    await press(pilot, "ctrl+p")
+    for key in name:
+        await pilot.press("space" if key == " " else key)
+    await settle(pilot)
+    await press(pilot, "enter")
+
+
+def header_text(app: App[Any]) -> str:
+    """The header line's text."""
+    return str(app.get_screen_main().query_one("#header").render())
+
+
+def inbox_count(app: App[Any]) -> int:
+    """The count of rows waiting in the inbox, as the header shows it (0: not shown)."""
+    found = re.search(r"inbox (\d+)", header_text(app))
+    return int(found.group(1)) if found else 0
 
 
 LOADER_READ_TIMEOUT_S = 30

@@ -12,6 +12,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
+import pilot_harness
 import pytest
 from pilot_harness import SMALL, WIDE, app_test, demo_app, press, screen_text, settle, status_text
 from textual.pilot import Pilot
@@ -450,10 +451,6 @@ def test_entry_keys_on_a_row_or_an_unsuitable_entry_say_why(homes: Path) -> None
     run()
 
 
-def _inbox_count(app: Any) -> int:
-    return int(app.inbox_count)
-
-
 def test_entries_stay_open_across_a_re_read_and_the_inbox_is_recounted(homes: Path) -> None:
     """Another pane's write to the agent files (a Gemini patch applied from the Inbox) makes
     the Agents pane read again when shown: the listed entries stay listed, read again, the
@@ -467,15 +464,15 @@ def test_entries_stay_open_across_a_re_read_and_the_inbox_is_recounted(homes: Pa
         async with app.run_test(size=SMALL) as pilot:
             pane = await _open_row(pilot, "claude", "/src/app")
             await _select(pilot, pane, "build.md")
-            counted = _inbox_count(app)
+            counted = pilot_harness.inbox_count(app)
             (memory / "later.md").write_text("---\nname: Later\n---\n\nAdded by the agent.\n",
                                              encoding="utf-8")
             shutil.copy(inbox / "0001-ci.patch", inbox / "0004-more.patch")
             app.show_pane("inbox")
             await settle(pilot)
-            app.agent_files_changed()
+            app.store_changed(wrote=True)  # what a write to the agent files does
             await settle(pilot)
-            assert _inbox_count(app) == counted + 1
+            assert pilot_harness.inbox_count(app) == counted + 1
             assert f"Inbox ({counted + 1})" in screen_text(app)
             app.show_pane(AgentsPane.PANE_ID)
             await settle(pilot)
@@ -489,7 +486,7 @@ def test_entries_stay_open_across_a_re_read_and_the_inbox_is_recounted(homes: Pa
             shutil.copy(inbox / "0001-ci.patch", inbox / "0005-more.patch")
             await press(pilot, "d", "y")  # an entry write recounts the inbox
             assert not (memory / "build.md").exists()
-            assert _inbox_count(app) == counted + 2
+            assert pilot_harness.inbox_count(app) == counted + 2
             assert f"inbox {counted + 2}" in screen_text(app)
             assert pane.opened is not None and pane.entries is not None
             assert "build.md" not in [entry.name for entry in pane.entry_list.items]
@@ -507,14 +504,13 @@ def test_the_palette_entry_actions_reach_the_pane(homes: Path) -> None:
             assert names["agents: forget entry"] == "agents.forget"
             assert names["agents: edit entry"] == "agents.edit"
             assert names["agents: promote entry"] == "agents.promote"
-            app.agents_action("forget")  # elsewhere: the pane is shown first
+            await pilot_harness.run_palette(pilot, "agents: forget entry")  # elsewhere: shown first
             await settle(pilot)
             assert app.current_pane().PANE_ID == AgentsPane.PANE_ID
             assert "enter lists a row's entries" in status_text(app)
             pane = await _open_row(pilot, "claude", "/src/app")
             await _select(pilot, pane, "build.md")
-            app.agents_action("promote")
-            await settle(pilot)
+            await pilot_harness.run_palette(pilot, "agents: promote entry")
             assert isinstance(app.screen, ConfirmModal)
             assert "Promote to the user tier?" in screen_text(app)
 

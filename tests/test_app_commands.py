@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pilot_harness import app_test, demo_app, press, screen_text, settle, status_text
+from pilot_harness import app_test, demo_app, press, run_palette, screen_text, settle, status_text
 
 from memtui.app.commands import CommandError, MemoryCommand, complete, parse_command
 from memtui.app.modals.confirm import ConfirmModal
@@ -291,15 +291,13 @@ async def test_forget_selected_asks_the_pane_on_screen(tmp_path: Path) -> None:
         await settle(pilot)
         app.show_history("mem_0009")
         await settle(pilot)
-        app.action_forget_selected()
-        await settle(pilot)
+        await run_palette(pilot, "memory: forget selected")
         assert isinstance(app.screen, ConfirmModal)
-        assert "3 versions" in screen_text(app)
+        assert "3 versions in all" in str(app.screen.query_one(".dialog-body").render())
         await press(pilot, "escape")
         await press(pilot, "9")  # Codex: no memory there; the app's last selection is used
         app.selected_memory_id = None
-        app.action_forget_selected()
-        await settle(pilot)
+        await run_palette(pilot, "memory: forget selected")
         assert "No memory selected." in status_text(app)
 
 

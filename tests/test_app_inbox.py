@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pilot_harness import app_test, demo_app, press, screen_text, settle, status_text
+from pilot_harness import app_test, demo_app, press, run_palette, screen_text, settle, status_text
 from textual.widgets import TextArea
 
 from memtui.app.modals.confirm import ConfirmModal
@@ -212,8 +212,8 @@ async def test_palette_actions_reach_the_pane(tmp_path: Path) -> None:
         assert "inbox: approve selected" in screen_text(app)
         await press(pilot, "enter")  # not on the Inbox: it is shown first, nothing decided
         assert app.active_pane_id == "inbox" and _status(app, CORRECTION) == "pending"
-        app.inbox_action("approve")
-        await settle(pilot)
+        assert "choose a row, then press the key again" in status_text(app)
+        await run_palette(pilot, "inbox: approve selected")
         assert _status(app, CORRECTION) == "active"
 
 

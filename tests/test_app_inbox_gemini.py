@@ -15,6 +15,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import pilot_harness
 import pytest
 from pilot_harness import SMALL, WIDE, app_test, demo_app, press, screen_text, settle, status_text
 
@@ -275,14 +276,14 @@ async def test_a_patch_applied_in_the_agents_pane_leaves_the_count(tmp_path: Pat
     app = demo_app(tmp_path, start_pane="agents", gemini_home=home)
     async with app.run_test(size=(120, 34)) as pilot:
         await settle(pilot)
-        assert app.inbox_count == PENDING + 1
+        assert pilot_harness.inbox_count(app) == PENDING + 1
         rows = app.pane("agents").item_list.items  # type: ignore[attr-defined]
         index = next(number for number, row in enumerate(rows) if row.key == "webshop")
         await press(pilot, *(["j"] * index), "D")
         assert isinstance(app.screen, ConfirmModal)
         await press(pilot, "y")
         assert not _patch(home).exists()
-        assert app.inbox_count == PENDING
+        assert pilot_harness.inbox_count(app) == PENDING
 
 
 @pytest.mark.parametrize("size", ["80x24", "160x48"])

@@ -241,7 +241,7 @@ async def test_backfill_reports_progress(tmp_path: Path) -> None:
     _many_tasks(app, 120)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        app.start_extraction("backfill")
+        app.runner.start("backfill")
         assert "running backfill" in str(app.screen.query_one("#header").render())
         await settle(pilot)
         state = app.runner.state
@@ -277,7 +277,7 @@ async def test_quit_during_a_backfill_stops_between_transactions(tmp_path: Path)
     runner._post_progress = hold_after_the_first_batch  # type: ignore[method-assign]
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        app.start_extraction("backfill")
+        app.runner.start("backfill")
         while not first_batch_done.is_set():
             await pilot.pause(0.01)
         await pilot.press("q")
@@ -303,8 +303,8 @@ async def test_worker_busy_is_said(tmp_path: Path) -> None:
     _many_tasks(app, 60)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        app.start_extraction("backfill")
-        app.start_extraction("round")
+        app.runner.start("backfill")
+        app.runner.start("round")
         assert "busy" in status_text(app)
         await settle(pilot)
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from pilot_harness import app_test, demo_app, press, settle, status_text
+from textual.widgets import Input
 
 from memtui.app.modals.confirm import ConfirmModal
 from memtui.engine.identity import IdentityApi
@@ -58,7 +59,7 @@ async def test_a_new_project_reads_the_project_pane_once(tmp_path: Path) -> None
         await press(pilot, "3")
         reads: Counter[str] = Counter()
         _count_reads(app, reads)
-        app.set_project("infra")
+        app.current_pane().set_project("infra")  # what choosing it with p does
         await settle(pilot)
         assert reads == Counter(project=1)
         pane = app.current_pane()
@@ -141,6 +142,8 @@ async def test_a_refused_forget_counts_nothing(tmp_path: Path,
         assert not isinstance(app.screen, ConfirmModal)
         assert "Read only: you may read project 'webshop' but not write" in status_text(app)
         assert counted == []
-        app.curator.forget(["no-such-memory"])
+        await press(pilot, "colon")
+        app.screen.query_one("#command-line", Input).value = "/memory forget no-such-memory"
+        await press(pilot, "enter")
         await settle(pilot)
         assert "no-such-memory" in status_text(app) and counted == []

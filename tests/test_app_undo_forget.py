@@ -36,7 +36,7 @@ async def test_add_correct_restore_then_bulk_forget_leaves_no_dead_undo(
         await press(pilot, "ctrl+s")
         await press(pilot, "h", "home", "s")  # restore the first version
         assert "Restored" in status_text(app)
-        assert len(app.curator.undo_stack) == 4
+        assert len(app.undo_steps) == 4
         await press(pilot, "2", "space", "j", "space", "d", "y")  # bulk forget, the chain among
         assert "Forgot 2 memories" in status_text(app)
         assert "3 undo steps on them dropped" in status_text(app)

@@ -67,7 +67,8 @@ async def test_the_app_browses_a_read_only_store_and_says_why_writes_fail(
         await settle(pilot)
         assert app.current_pane().memory_list.count == 8
         assert "Opened read-only" in status_text(app)
-        assert app.header_info().store_path.endswith("(read-only)")  # where the width allows
+        header = app.get_screen_main().header_info()
+        assert header.store_path.endswith("(read-only)")  # where the width allows
         offered = {item.description for item in app.screen.query_one(KeyBar).items()}
         assert not offered & {"note", "edit", "forget"}
         await press(pilot, "n")

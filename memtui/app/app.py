@@ -1,8 +1,10 @@
-"""``MemtuiApp``: the panes, the keys, the header and status line, live refresh, the worker.
+"""``MemtuiApp``: the panes and the keys that switch them, live refresh, the store writes;
+``MainScreen``: the header and status line around the panes, and the extraction worker.
 
 The app is a thin front end: every read and write goes through ``Engine``; the store is
 watched with ``data_version`` (cheap) so writes from other processes show within a second.
-Store-changing flows live in ``curator.py``, the extraction worker in ``background.py``.
+What each store change is (its dialog, question, words and undo) lives in ``curator.py``,
+the extraction jobs in ``background.py``, the ``/memory`` commands in ``commands.py``.
 """
 
 from __future__ import annotations
@@ -22,53 +24,42 @@ from textual.containers import Container
 from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Input
 
-from memtui.app.background import (
-    JOB_WORDS,
-    PURGE_GROUP,
-    WORKER_GROUP,
-    ExtractionRunner,
-    PurgeRetry,
-)
-from memtui.app.format import local_time, zone
+from memtui.app.background import PURGE_GROUP, WORKER_GROUP, ExtractionRunner, PurgeRetry
+from memtui.app.format import zone
 from memtui.app.palette import MemoryCommands
 from memtui.app.panes import PANES, Pane
-from memtui.app.panes.memories import MemoriesPane, ProjectMemoriesPane
+from memtui.app.panes.memories import MemoriesPane
 from memtui.app.textual_compat import app_keymap
 from memtui.app.widgets.key_bar import KeyBar
 from memtui.app.widgets.paint_hold import paint_hold
 from memtui.app.widgets.pane_bar import PaneBar, PaneLabel
 from memtui.app.widgets.status import HeaderCounts, HeaderInfo, StatusHeader, StatusLine
 from memtui.engine.api import Engine
-from memtui.engine.jobs import BACKFILL, CONSOLIDATE, ROUND
+from memtui.engine.jobs import ROUND
 from memtui.errors import MemtuiError, StoreError, Unchanged
 from memtui.store.backend import StoreBackend
-from memtui.textsafe import one_line
 
 if TYPE_CHECKING:
+    from textual.message_pump import MessagePump
     from textual.widget import AwaitMount
 
     from memtui.app.clipboard import Clipboard
-    from memtui.app.curator import Curator
+    from memtui.app.curator import Step, UndoStep, Write
     from memtui.app.inbox_sources import InboxSources
     from memtui.app.messages import (
         ExtractionFinished,
         ExtractionProgress,
-        ForgetSizes,
         HeaderRead,
         PurgeFinished,
-        WriteFailed,
-        WriteFinished,
-        WriteRequest,
+        WriteRefused,
+        Written,
     )
     from memtui.app.widgets.command_line import CommandLine
     from memtui.engine.worker import BackgroundLoop
 
 WRITE_GROUP = "store-write"
-"""The worker group of store writes (``Curator.perform``)."""
-READ_GROUP = "store-read"
-"""The worker group of reads that can take a while (chain sizes before a forget)."""
+"""The worker group of store writes (and of the reads a forget's question needs)."""
 POLL_INTERVAL_SECONDS = 0.75
 """How often the app asks SQLite whether another connection wrote (``data_version``)."""
 WORKER_INTERVAL_SECONDS = 60.0
@@ -160,7 +151,9 @@ def _pane_bindings() -> list[BindingType]:
 
 class MainScreen(Screen[None]):
     """Header, the pane bar, the pane shown, the command line, the status line, the
-    key bar."""
+    key bar. The screen keeps what it shows around the panes up to date: the header's
+    counts (read by its worker) with the Inbox badge, and the extraction and purge jobs
+    (its workers, their progress and results)."""
 
     AUTO_FOCUS = ""
     """The app focuses the start pane's own target (its list, not its search box)."""
@@ -171,10 +164,21 @@ class MainScreen(Screen[None]):
                 tooltip="Previous pane (in a form: previous field)", id="app.previous_pane"),
     ]
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.header_counts = HeaderCounts()
+        """What the header shows from the store, read by ``header_worker`` after the first
+        frame and after every change (the first frame waits for none of it)."""
+
+    @property
+    def memtui(self) -> MemtuiApp:
+        """The app, typed."""
+        return cast(MemtuiApp, self.app)
+
     def compose(self) -> ComposeResult:
         """The layout."""
-        app = cast(MemtuiApp, self.app)
-        yield StatusHeader(app.header_info(), id="header")
+        app = self.memtui
+        yield StatusHeader(self.header_info(), id="header")
         yield PaneBar(pane_labels(), app.active_pane_id, id="pane-bar")
         deck = Container(id="panes")
         with deck:
@@ -190,12 +194,104 @@ class MainScreen(Screen[None]):
         """Closing: stop the worker between transactions, and the purge retry; a paint
         hold, and its garbage-collector pause, end."""
         paint_hold(self.app).close()  # first: the stops below may raise
-        cast(MemtuiApp, self.app).runner.stop()
-        cast(MemtuiApp, self.app).purges.stop()
+        self.memtui.runner.stop()
+        self.memtui.purges.stop()
+
+    def on_screen_suspend(self) -> None:
+        """A dialog opened: toasts said before it go (the status line keeps the last one),
+        so none covers the dialog."""
+        self.app.clear_notifications()
+
+    def header_info(self) -> HeaderInfo:
+        """What the header says now: who, which project, which store, the worker's state,
+        and the counts the header worker read (none before it reports: this reads nothing
+        from the store, so the first frame waits for no query)."""
+        app, counts = self.memtui, self.header_counts
+        label = app.config.store_label or app.store.location
+        return HeaderInfo(user=app.engine.actor, project=app.project,
+                          store_path=f"{label} (read-only)" if app.store.read_only else label,
+                          worker=app.runner.status(app.tz),
+                          worker_short=app.runner.status(app.tz, short=True),
+                          busy=app.runner.state.running, inbox=counts.inbox or 0,
+                          generate=counts.generate, use=counts.use)
+
+    def show_header(self) -> None:
+        """Draw the header again (not before it is mounted, nor while shutting down)."""
+        try:
+            self.query_one(StatusHeader).set_info(self.header_info())
+        except NoMatches:
+            pass
+
+    @work(thread=True, group=HEADER_GROUP, exclusive=True, exit_on_error=False,
+          name="header-counts")
+    def header_worker(self) -> None:
+        """Read what the header shows from the store: the inbox count (every source), the
+        generate/use settings, the last recorded run (posts HeaderRead; a newer read
+        replaces this one)."""
+        from textual.worker import get_current_worker
+
+        from memtui.app.background import last_recorded_run
+        from memtui.app.messages import HeaderRead
+
+        engine = self.memtui.engine
+        try:
+            inbox: int | None = self.memtui.inbox_sources.count(engine)  # the Gemini home too
+        except MemtuiError:
+            inbox = None
+        try:
+            settings = engine.settings.get()
+            generate: bool | None = bool(settings["generate_memories"])
+            use: bool | None = bool(settings["use_memories"])
+        except (MemtuiError, KeyError):
+            generate = use = None
+        counts = HeaderCounts(inbox, generate, use, last_recorded_run(engine))
+        if not get_current_worker().is_cancelled:
+            self.post_message(HeaderRead(counts))
+
+    def on_header_read(self, message: HeaderRead) -> None:
+        """The header's counts arrived (a count that could not be read keeps the last one):
+        the header and the Inbox badge on the pane bar show them."""
+        old, new = self.header_counts, message.counts
+        self.header_counts = counts = HeaderCounts(
+            inbox=new.inbox if new.inbox is not None else old.inbox,
+            generate=new.generate if new.generate is not None else old.generate,
+            use=new.use if new.use is not None else old.use,
+            last_run=new.last_run or old.last_run)
+        if counts.last_run is not None:
+            self.memtui.runner.show_recorded_run(counts.last_run)
+        self.query_one(PaneBar).set_badge(INBOX_PANE, f"({counts.inbox})" if counts.inbox else "")
+        self.show_header()
+
+    @work(thread=True, group=WORKER_GROUP, exit_on_error=False, name="extraction")
+    def extraction_worker(self, runner: ExtractionRunner, loop: BackgroundLoop, job: str,
+                          force: bool) -> None:
+        """A round, a backfill or a consolidation (posts ExtractionProgress / Finished)."""
+        runner.work(loop, job, force)
+
+    @work(thread=True, group=PURGE_GROUP, exclusive=True, exit_on_error=False, name="purge",
+          description="erase forgotten text")
+    def purge_worker(self, purges: PurgeRetry) -> None:
+        """Erase forgotten text left in the write-ahead log (posts PurgeFinished)."""
+        purges.work()
+
+    def on_extraction_progress(self, message: ExtractionProgress) -> None:
+        """A job reported progress."""
+        self.memtui.runner.progress(message)
+
+    def on_extraction_finished(self, message: ExtractionFinished) -> None:
+        """A job ended: say how, refresh what is shown."""
+        self.memtui.runner.finished(message)
+
+    def on_purge_finished(self, message: PurgeFinished) -> None:
+        """The purge worker erased forgotten text that readers had kept in the WAL."""
+        if message.purged:
+            self.memtui.say("Forgotten text is now erased from the database files too.")
 
 
 class MemtuiApp(App[None]):
-    """See and curate memories. Build it with ``memtui.app.main.create_app``."""
+    """See and curate memories: the panes and the keys that switch them, live refresh,
+    the messages to the person, and the store writes (each a step of ``curator.py``, run
+    by ``do``). Build it with ``memtui.app.main.create_app``."""
 
     TITLE = "memtui"
     VERTICAL_BREAKPOINTS = [(0, "-short"), (TALL_ROWS, "-tall")]
@@ -206,11 +302,13 @@ class MemtuiApp(App[None]):
         Binding("q", "quit", "quit", tooltip="Quit (the worker stops between transactions)",
                 id="app.quit"),
         Binding("question_mark", "help", "help", tooltip="Keys and commands", id="app.help"),
-        Binding("g", "toggle_generate", "gen", tooltip="Toggle generate_memories",
-                id="app.generate"),
-        Binding("u", "toggle_use", "use", tooltip="Toggle use_memories", id="app.use"),
-        Binding("r", "run_now", "run", tooltip="Run an extraction round now", id="app.run"),
-        Binding("R", "run_force", "force",
+        Binding("g", "toggle_setting('generate_memories')", "gen",
+                tooltip="Toggle generate_memories", id="app.generate"),
+        Binding("u", "toggle_setting('use_memories')", "use", tooltip="Toggle use_memories",
+                id="app.use"),
+        Binding("r", "run_round(False)", "run", tooltip="Run an extraction round now",
+                id="app.run"),
+        Binding("R", "run_round(True)", "force",
                 tooltip="Run a round now with force (skips the idle and size gates)",
                 id="app.run_force"),
         Binding("colon", "command_line", "/memory", show=False,
@@ -222,16 +320,10 @@ class MemtuiApp(App[None]):
 
     selected_memory_id: reactive[str | None] = reactive(None, init=False, repaint=False)
     """The memory last selected in a memory pane (no repaint: nothing on screen draws it;
-    an app reactive that repaints redraws the whole screen, on every cursor move). While ``history_memory_id`` is None it is
-    the History pane's target: a change marks that pane stale."""
+    an app reactive that repaints redraws the whole screen, on every cursor move). While
+    ``history_memory_id`` is None it is the History pane's target (the pane watches it)."""
     history_memory_id: reactive[str | None] = reactive(None, init=False, repaint=False)
-    """The memory whose chain the History pane shows (None: the last selected one). A
-    change marks the History pane stale: it reads the chain when next shown (at once when
-    it is on screen)."""
-    header_counts: reactive[HeaderCounts] = reactive(HeaderCounts, init=False, repaint=False)
-    """What the header shows from the store, read by a worker after the first frame and
-    after every change (the first frame waits for none of it). A change redraws the header
-    and the Inbox badge."""
+    """The memory whose chain the History pane shows (None: the last selected one)."""
 
     def __init__(self, store: StoreBackend, actor: str, project: str | None = None, *,
                  config: AppConfig | None = None) -> None:
@@ -247,10 +339,12 @@ class MemtuiApp(App[None]):
         self.tz: ZoneInfo = ZoneInfo("UTC")
         self.runner = ExtractionRunner(self, store, self.engine.actor)
         self.purges = PurgeRetry(self, store)
+        self.undo_steps: list[UndoStep] = []
+        """What ``ctrl+z`` can take back, newest last (``curator.record``)."""
+        self.keymap_problems: list[str] = []
         self._data_version: int | None = None
         self._poll_failed = False
-        self._quiet_job = False
-        self.keymap_problems: list[str] = []
+        self._clipboards: Clipboard | None = None
         self._mounting: dict[str, AwaitMount] = {}
         self._command_line_mounted: AwaitMount | None = None
 
@@ -264,21 +358,6 @@ class MemtuiApp(App[None]):
         gc.enable()
         return super().run(**kwargs)
 
-    @cached_property
-    def clipboards(self) -> Clipboard:
-        """The terminal's clipboard (OSC 52) and the system one (made on first copy)."""
-        from memtui.app.clipboard import Clipboard
-
-        return Clipboard(self.copy_to_clipboard, self.config.system_clipboard)
-
-    @cached_property
-    def curator(self) -> Curator:
-        """The store-changing flows (made on first use: its modals are not needed for the
-        first frame)."""
-        from memtui.app.curator import Curator
-
-        return Curator(self)
-
     def get_default_screen(self) -> Screen[Any]:
         """The main screen."""
         return MainScreen()
@@ -288,7 +367,10 @@ class MemtuiApp(App[None]):
     def on_mount(self) -> None:
         """Load the time zone, start the timers; the rest comes after the first frame
         (``_started``)."""
-        self._load_zone()
+        try:
+            self.tz = zone(self.engine.identity.profile().timezone)
+        except MemtuiError:
+            self.tz = ZoneInfo("UTC")
         try:
             self._data_version = self.store.data_version()
         except StoreError:
@@ -296,19 +378,13 @@ class MemtuiApp(App[None]):
         if self.config.poll_interval:
             self.set_interval(self.config.poll_interval, self._poll, name="data-version")
         if self.config.worker_interval and not self.store.read_only:
-            self.set_interval(self.config.worker_interval, self._timed_round,
+            self.set_interval(self.config.worker_interval,
+                              lambda: self.runner.start(ROUND, quiet=True),
                               name="worker-round")
-        self.screen_change_signal.subscribe(self, self._screen_changed)
         self.call_after_refresh(self._started)
 
-    def _screen_changed(self, screen: Screen[Any]) -> None:
-        """A dialog opened: toasts said before it go (the status line keeps the last one),
-        so none covers the dialog."""
-        if not isinstance(screen, MainScreen):
-            self.clear_notifications()
-
     def _started(self) -> None:
-        self.header_worker()  # the header's counts, first: read while the rest is made
+        self.get_screen_main().header_worker()  # first: read while the rest is made
         self.command_line()  # hidden until ``:``; made now, off the first frame
         if self.store.read_only:
             from memtui.store.database import READ_ONLY_REASON
@@ -317,20 +393,13 @@ class MemtuiApp(App[None]):
         else:
             self.purges.start()  # a forget left pending by an earlier run is finished
         self._load_keymap()
-        self._load_theme()
+        if self.config.remember_theme:
+            from memtui.app.ui_config import remember_theme
+
+            remember_theme(self)
         # the start pane's target takes focus, unless a key already opened something
         self._show_current(focus=self.get_screen_main().focused is None)
-        self.call_after_refresh(self._freeze_startup_objects)
-
-    @staticmethod
-    def _freeze_startup_objects() -> None:
-        """Move what the app built while starting (the widget tree, styles, caches) out of
-        the garbage collector's reach, as ``run`` does for the modules: they live as long as
-        the app, and a full collection walking them lands in a frame while typing (up to
-        50 ms at a million memories). What is made later is collected, less often
-        (``GC_YOUNG_THRESHOLD``)."""
-        gc.freeze()
-        gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
+        self.call_after_refresh(freeze_startup_objects)
 
     def _load_keymap(self) -> None:
         if not self.config.load_keymap:
@@ -345,42 +414,6 @@ class MemtuiApp(App[None]):
         if loaded.problems:
             self.say(f"Keymap {loaded.path}: {'; '.join(loaded.problems)}",
                      severity="warning")
-
-    def _load_theme(self) -> None:
-        """Start with the theme chosen last time, then remember each new choice."""
-        if not self.config.remember_theme:
-            return
-        from memtui.app.ui_config import load_ui_config
-
-        self._ui_config = load_ui_config(self.config.ui_config_path)
-        if self._ui_config.problem:
-            self.say(f"Settings file {self._ui_config.path}: {self._ui_config.problem}",
-                     severity="warning")
-        theme = self._ui_config.theme
-        if theme and theme != self.theme:
-            if theme in self.available_themes:
-                self.theme = theme
-            else:
-                self.say(f"Theme {one_line(theme, 40)!r} (remembered in "
-                         f"{self._ui_config.path}) is not available.", severity="warning")
-        self.theme_changed_signal.subscribe(self, self._theme_chosen)
-
-    def _theme_chosen(self, theme: Any) -> None:
-        from memtui.app.ui_config import save_choice
-
-        config = getattr(self, "_ui_config", None)
-        if config is None or config.theme == theme.name:
-            return
-        try:
-            save_choice(config, "theme", theme.name)
-        except OSError as error:
-            self.say(f"Could not remember the theme: {error}", severity="warning", toast=False)
-
-    def _load_zone(self) -> None:
-        try:
-            self.tz = zone(self.engine.identity.profile().timezone)
-        except MemtuiError:
-            self.tz = ZoneInfo("UTC")
 
     # ---- panes ------------------------------------------------------------------------
 
@@ -417,10 +450,6 @@ class MemtuiApp(App[None]):
         """Every pane mounted so far (the others are read when first shown)."""
         return list(self.get_screen_main().query(Pane))
 
-    def pane_titles(self) -> list[tuple[str, str]]:
-        """(id, title) of every pane, in order."""
-        return [(pane.PANE_ID, pane.TITLE) for pane in PANES]
-
     def current_pane(self) -> Pane | None:
         """The pane being shown (None until it is mounted)."""
         pane = self._mounted_pane(self.active_pane_id)
@@ -433,7 +462,9 @@ class MemtuiApp(App[None]):
             return
         leaving = self.current_pane() if pane_id != self.active_pane_id else None
         if leaving is not None and leaving.unsaved_changes():
-            self.ask_unsaved([leaving], "leaving it", lambda: self.show_pane(pane_id))
+            from memtui.app.modals.unsaved import ask_unsaved
+
+            ask_unsaved(self, [leaving], "leaving it", lambda: self.show_pane(pane_id))
             return
         if pane_id != self.active_pane_id:
             self.active_pane_id = pane_id
@@ -487,6 +518,17 @@ class MemtuiApp(App[None]):
             focused = self.get_screen_main().focused
             self._show_current(focus=focus or not is_command_line(focused))
 
+    def current_memory_id(self) -> str | None:
+        """The memory selected in the pane on screen, else the last one selected."""
+        pane = self.current_pane() if self.is_running else None
+        memory = pane.selected_memory() if pane is not None else None
+        return memory.id if memory is not None else self.selected_memory_id
+
+    def show_history(self, memory_id: str) -> None:
+        """The History pane for a memory."""
+        self.history_memory_id = memory_id
+        self.show_pane(HISTORY_PANE)
+
     # ---- refresh ----------------------------------------------------------------------
 
     def _poll(self) -> None:
@@ -503,16 +545,24 @@ class MemtuiApp(App[None]):
             self._data_version = version
             self.store_changed()
 
-    def store_changed(self) -> None:
-        """The store changed: every pane is stale (the one on screen re-reads at once, the
-        others when shown); the header's counts are read again. Not while the app shuts
-        down: its widgets are being removed, and a worker started now would outlive them."""
+    def store_changed(self, *, wrote: bool = False) -> None:
+        """The store changed (``wrote``: this app wrote it, or another agent's files: the
+        poll does not report the same change again): every pane is stale (the one on
+        screen re-reads at once, the others when shown); the header's counts are read
+        again. Not while the app shuts down: its widgets are being removed, and a worker
+        started now would outlive them."""
+        if wrote:
+            try:
+                self._data_version = self.store.data_version()
+            except MemtuiError:
+                pass
         if not self.is_running:
             return
         for pane in self.panes():
             pane.stale = True
-        self._update_header()
-        self.header_worker()
+        main = self.get_screen_main()
+        main.show_header()
+        main.header_worker()
 
     @cached_property
     def inbox_sources(self) -> InboxSources:
@@ -522,371 +572,142 @@ class MemtuiApp(App[None]):
 
         return inbox_sources(self.config.gemini_home)
 
-    def agent_files_changed(self) -> None:
-        """memtui wrote to another agent's files (the Agents pane, a Gemini patch applied
-        from the Inbox): every pane reads again when shown, the inbox is counted again."""
-        self.store_changed()
+    # ---- store changes: a curator's step, the write worker, its messages --------------
 
-    @property
-    def inbox_count(self) -> int:
-        """Rows waiting in the review inbox, every source (as the header worker last
-        counted them; 0 before it reports)."""
-        return self.header_counts.inbox or 0
+    def do(self, step: Step, asker: MessagePump | None = None) -> None:
+        """Take one step of a store change (``curator.py`` makes them): say a notice, show
+        a dialog, ask a question and write on yes, or write now. The write's result goes
+        to ``asker`` (else the app) and bubbles to the app."""
+        from memtui.app.curator import Ask, Notice, Write
 
-    def on_header_read(self, message: HeaderRead) -> None:
-        """The header's counts arrived (a count that could not be read keeps the last
-        one)."""
-        old, new = self.header_counts, message.counts
-        self.header_counts = HeaderCounts(
-            inbox=new.inbox if new.inbox is not None else old.inbox,
-            generate=new.generate if new.generate is not None else old.generate,
-            use=new.use if new.use is not None else old.use,
-            last_run=new.last_run or old.last_run)
+        if isinstance(step, Notice):
+            self.say(step.text, severity=step.severity)
+        elif isinstance(step, Write):
+            self.write_worker(step, asker)
+        elif isinstance(step, Ask):
+            from memtui.app.modals.confirm import ConfirmModal
 
-    def watch_header_counts(self, counts: HeaderCounts) -> None:
-        """Show the counts: the Inbox badge on the pane bar, the header's words."""
-        if counts.last_run is not None:
-            self.runner.show_recorded_run(counts.last_run)
-        try:
-            bar = self.get_screen_main().query_one(PaneBar)
-        except Exception:  # not mounted yet or shutting down
-            return
-        bar.set_badge(INBOX_PANE, f"({counts.inbox})" if counts.inbox else "")
-        self._update_header()
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    self.write_worker(step.write, asker)
+                else:
+                    self.say(step.declined)
 
-    def after_write(self) -> None:
-        """This app wrote: refresh now (and do not refresh again for the same change)."""
-        try:
-            self._data_version = self.store.data_version()
-        except MemtuiError:
-            pass
-        self.store_changed()
-
-    def profile_changed(self) -> None:
-        """The time zone may have changed: every time on screen is redrawn."""
-        self._load_zone()
-        self.store_changed()
-
-    def forgot(self, memory_ids: tuple[str, ...]) -> None:
-        """Memories are gone: drop them from the selection."""
-        if self.selected_memory_id in memory_ids:
-            self.selected_memory_id = None
-        if self.history_memory_id in memory_ids:
-            self.history_memory_id = None
-
-    def _update_header(self) -> None:
-        try:
-            header = self.get_screen_main().query_one(StatusHeader)
-        except Exception:  # not mounted yet or shutting down
-            return
-        header.set_info(self.header_info())
-
-    def header_info(self) -> HeaderInfo:
-        """What the header says now: who, which project, which store, the worker's state,
-        and the counts the header worker read (none before it reports: this reads nothing
-        from the store, so the first frame waits for no query)."""
-        label = self.config.store_label or self.store.location
-        counts = self.header_counts
-        return HeaderInfo(user=self.engine.actor, project=self.project,
-                          store_path=f"{label} (read-only)" if self.store.read_only else label,
-                          worker=self.worker_status(),
-                          worker_short=self.worker_status(short=True),
-                          busy=self.runner.state.running, inbox=counts.inbox or 0,
-                          generate=counts.generate, use=counts.use)
-
-    def worker_status(self, *, short: bool = False) -> str:
-        """The worker's state in a few words (``short``: fewer)."""
-        state = self.runner.state
-        if state.running:
-            words = JOB_WORDS.get(state.job or "", state.job or "")
-            forced = " (forced)" if state.forced and not short else ""
-            if state.total:
-                return f"running {words}{forced} {state.done}/{state.total}"
-            return f"running {words}{forced}…"
-        if state.last_job is None:
-            return "idle"
-        when = local_time(state.last_at, self.tz, with_year=False)
-        if state.last_error:
-            return f"idle · last {when} failed"
-        if short:
-            return f"idle · last {when}"
-        return f"idle · last {when}: {state.last_result}"
-
-    # ---- messages from workers --------------------------------------------------------
-
-    def on_purge_finished(self, message: PurgeFinished) -> None:
-        """The purge worker erased forgotten text that readers had kept in the WAL."""
-        if message.purged:
-            self.say("Forgotten text is now erased from the database files too.")
-
-    def on_extraction_progress(self, message: ExtractionProgress) -> None:
-        """A job reported progress."""
-        self.runner.progress(message)
-        self.get_screen_main().query_one(StatusLine).progress(message.done, message.total)
-        self._update_header()
-
-    def on_extraction_finished(self, message: ExtractionFinished) -> None:
-        """A job ended: say how, refresh what is shown."""
-        self.runner.finished(message)
-        self.get_screen_main().query_one(StatusLine).progress(None, None)
-        words = JOB_WORDS.get(message.job, message.job)
-        quiet, self._quiet_job = self._quiet_job, False
-        if message.error:
-            self.say(f"{words.capitalize()} failed: {message.error}", severity="error")
+            self.push_screen(ConfirmModal(step.title, step.body, step.label), answered)
         else:
-            stopped = " (stopped early)" if message.stopped else ""
-            made = (message.summary or {}).get("extracted", 0) or \
-                (message.summary or {}).get("superseded", 0)
-            self.say(f"{words.capitalize()}{stopped}: {self.runner.state.last_result}",
-                     toast=not quiet or bool(made))
-        self.after_write()
-
-    # ---- the thread workers (they post typed messages; never touch a widget) -----------
-
-    @work(thread=True, group=HEADER_GROUP, exclusive=True, exit_on_error=False,
-          name="header-counts")
-    def header_worker(self) -> None:
-        """Read what the header shows from the store: the inbox count (every source), the
-        generate/use settings, the last recorded run (posts HeaderRead; a newer read
-        replaces this one)."""
-        from textual.worker import get_current_worker
-
-        from memtui.app.background import last_recorded_run
-        from memtui.app.messages import HeaderRead
-
-        engine = self.engine
-        try:
-            inbox: int | None = self.inbox_sources.count(engine)  # the Gemini home too
-        except MemtuiError:
-            inbox = None
-        try:
-            settings = engine.settings.get()
-            generate: bool | None = bool(settings["generate_memories"])
-            use: bool | None = bool(settings["use_memories"])
-        except (MemtuiError, KeyError):
-            generate = use = None
-        counts = HeaderCounts(inbox, generate, use, last_recorded_run(engine))
-        if not get_current_worker().is_cancelled:
-            self.post_message(HeaderRead(counts))
-
-    @work(thread=True, group=WORKER_GROUP, exit_on_error=False, name="extraction")
-    def extraction_worker(self, runner: ExtractionRunner, loop: BackgroundLoop, job: str,
-                          force: bool) -> None:
-        """A round, a backfill or a consolidation (posts ExtractionProgress / Finished)."""
-        runner.work(loop, job, force)
-
-    @work(thread=True, group=PURGE_GROUP, exclusive=True, exit_on_error=False, name="purge",
-          description="erase forgotten text")
-    def purge_worker(self, purges: PurgeRetry) -> None:
-        """Erase forgotten text left in the write-ahead log (posts PurgeFinished)."""
-        purges.work()
+            self.push_screen(step)
 
     @work(thread=True, group=WRITE_GROUP, exit_on_error=False, name="store-write")
-    def write_worker(self, request: WriteRequest) -> None:
-        """One store write: engine calls only; posts WriteFinished or WriteFailed."""
-        from memtui.app.messages import WriteFailed, WriteFinished
+    def write_worker(self, write: Write, asker: MessagePump | None = None) -> None:
+        """One store write (or a read the next step needs): engine calls only; posts
+        Written or WriteRefused to ``asker``, else to the app."""
+        from memtui.app.messages import WriteRefused, Written
 
+        message: Written | WriteRefused
         try:
-            result = request.work()
+            message = Written(write, write.work(self.engine), asker)
         except Unchanged as error:
-            self.post_message(WriteFailed(request, error.message, unchanged=True))
+            message = WriteRefused(write, error.message, unchanged=True)
         except MemtuiError as error:
-            self.post_message(WriteFailed(request, error.message))
+            message = WriteRefused(write, error.message)
         except Exception as error:  # never crash on a write
-            self.post_message(WriteFailed(request, f"{error.__class__.__name__}: {error}"))
+            message = WriteRefused(write, f"{error.__class__.__name__}: {error}")
+        (asker or self).post_message(message)
+
+    def on_written(self, message: Written) -> None:
+        """A write is done (whoever asked has had it first): refresh, keep its undo
+        step, follow what it made or forgot, say what happened; then its next step."""
+        from memtui.app.curator import record
+
+        change = message.change
+        if message.write.changes_store:
+            self.store_changed(wrote=True)
+        if self.selected_memory_id in change.removed:
+            self.selected_memory_id = None
+        if self.history_memory_id in change.removed:
+            self.history_memory_id = None
+        if change.memory is not None:  # selected in the memory pane on screen once loaded
+            self.selected_memory_id = change.memory.id
+            pane = self.current_pane()
+            if isinstance(pane, MemoriesPane):
+                pane.memory_list.select_when_loaded(change.memory.id)
+            if change.replaced is not None and self.history_memory_id == change.replaced:
+                self.history_memory_id = change.memory.id
+        words = record(self.undo_steps, change)
+        if words:
+            self.say(words, severity=change.severity)
+        if change.unpurged:
+            self.purges.start()
+        if change.next is not None:
+            self.do(change.next(), message.asker)
+
+    def on_write_refused(self, message: WriteRefused) -> None:
+        """A write was refused (a form that asked shows why itself: no toast then); one
+        that found nothing to change is said calmly, never as a failure."""
+        write, toast = message.write, message.write.form is None
+        if message.unchanged:
+            self.say(f"{write.label}: {message.error}", toast=toast)
         else:
-            self.post_message(WriteFinished(request, result))
-
-    @work(thread=True, group=READ_GROUP, exit_on_error=False, name="forget-sizes")
-    def forget_sizes_worker(self, memory_ids: tuple[str, ...],
-                            on_done: Callable[[tuple[str, ...]], None] | None) -> None:
-        """What a forget's question needs: the memories, whether the user may forget them,
-        the versions each would remove (posts ForgetSizes)."""
-        from memtui.app.curator import read_forget
-
-        self.post_message(read_forget(self.engine, memory_ids, on_done))
-
-    def on_forget_sizes(self, message: ForgetSizes) -> None:
-        """What a forget's question needs arrived: ask it."""
-        self.curator.confirm_forget(message)
-
-    def on_write_finished(self, message: WriteFinished) -> None:
-        """A store write is done: the flow that asked for it goes on."""
-        self.curator.write_finished(message.request, message.result)
-
-    def on_write_failed(self, message: WriteFailed) -> None:
-        """A store write failed: the flow that asked for it says why."""
-        self.curator.write_failed(message.request, message.error, message.unchanged)
-
-    # ---- the worker -------------------------------------------------------------------
-
-    def start_extraction(self, job: str, force: bool = False, *, quiet: bool = False) -> None:
-        """Start a round, a backfill or a consolidation in the worker thread."""
-        if self.runner.start(job, force):
-            self._quiet_job = quiet
-            if not quiet:
-                forced = " with force" if force else ""
-                self.say(f"Started {JOB_WORDS.get(job, job)}{forced}…", toast=False)
-            self.get_screen_main().query_one(StatusLine).progress(0, None)
-            self._update_header()
-        elif not quiet:
-            self.say("The worker is busy; try again when it is idle.", severity="warning")
-
-    def _timed_round(self) -> None:
-        if not self.runner.state.running:
-            self.start_extraction(ROUND, quiet=True)
-
-    def action_run_now(self) -> None:
-        """``r``: an extraction round now."""
-        self.start_extraction(ROUND)
-
-    def action_run_force(self) -> None:
-        """``R``: a round now with force (skips the idle and size gates only)."""
-        self.start_extraction(ROUND, force=True)
-
-    def action_backfill(self) -> None:
-        """Work through every past completed task."""
-        self.start_extraction(BACKFILL)
-
-    def action_consolidate(self) -> None:
-        """Supersede duplicate active memories."""
-        self.start_extraction(CONSOLIDATE)
+            self.say(f"{write.label} failed: {message.error}", severity="error", toast=toast)
 
     # ---- messages to the person -------------------------------------------------------
 
     def say(self, text: str, severity: str = "information", toast: bool = True) -> None:
-        """Show a message on the status line (and as a toast). Never markup."""
+        """Show a message on the status line (and as a toast, unless a dialog is open: the
+        status line below it says the same). Never markup."""
         try:
-            self.get_screen_main().query_one(StatusLine).say(text, severity)
-        except Exception:  # before mount or after unmount
-            pass
-        if toast and self._main_screen_on_top():
-            # no toast over a dialog: the status line below it says the same
+            main = self.get_screen_main()
+            main.query_one(StatusLine).say(text, severity)
+        except Exception:  # before mount or after unmount: no screen to cover either
+            main = None
+        if toast and (main is None or self.screen is main):
             self.notify(text, severity=severity,  # type: ignore[arg-type]
                         timeout=TOAST_SECONDS, markup=False)
 
-    def _main_screen_on_top(self) -> bool:
-        """Whether no dialog is open (toasts would cover it; the status line says it)."""
-        try:
-            return self.screen is self.get_screen_main()
-        except Exception:  # before mount or after unmount: no screen to cover
-            return True
-
     def copy_text(self, text: str, what: str) -> None:
-        """Copy to the clipboard(s); the status line says which were used."""
-        result = self.clipboards.copy(text)
+        """Copy to the terminal's clipboard (OSC 52) and the system one; the status line
+        says which were used."""
+        if self._clipboards is None:
+            from memtui.app.clipboard import Clipboard
+
+            self._clipboards = Clipboard(self.copy_to_clipboard, self.config.system_clipboard)
+        result = self._clipboards.copy(text)
         self.say(f"{result.describe()} ({what})",
                  severity="information" if result.ok else "warning")
 
-    # ---- selection, scope, project ----------------------------------------------------
+    # ---- keys -------------------------------------------------------------------------
 
-    def current_memory_id(self) -> str | None:
-        """The memory selected in the pane on screen, else the last one selected."""
-        pane = self.current_pane() if self.is_running else None
-        memory = pane.selected_memory() if pane is not None else None
-        return memory.id if memory is not None else self.selected_memory_id
+    def action_toggle_setting(self, name: str) -> None:
+        """``g`` / ``u``: switch generate_memories / use_memories."""
+        from memtui.app.curator import toggle
 
-    def current_scope_project(self) -> str | None:
-        """Where a note goes: the project on the Project pane, else the user's memories."""
-        pane = self.current_pane()
-        return self.project if isinstance(pane, ProjectMemoriesPane) else None
+        self.do(toggle(self.engine, name))
 
-    def select_memory(self, memory_id: str) -> None:
-        """Select a memory in the memory pane on screen once its list has reloaded."""
-        self.selected_memory_id = memory_id
-        pane = self.current_pane()
-        if isinstance(pane, MemoriesPane):
-            pane.memory_list.select_when_loaded(memory_id)
-
-    def history_target(self) -> str | None:
-        """The memory whose chain the History pane shows: the one asked for, else the last
-        one selected."""
-        return self.history_memory_id or self.selected_memory_id
-
-    def watch_history_memory_id(self) -> None:
-        """A new History target: the pane goes stale (it re-reads when shown)."""
-        self._history_target_changed()
-
-    def watch_selected_memory_id(self) -> None:
-        """A new selection is the History pane's target while none was asked for."""
-        if self.history_memory_id is None:
-            self._history_target_changed()
-
-    def _history_target_changed(self) -> None:
-        try:
-            history = self._mounted_pane(HISTORY_PANE)
-        except RuntimeError:  # no main screen yet (set before the app runs)
-            return
-        if history is not None:  # one mounted later reads the target anyway
-            history.stale = True
-
-    def show_history(self, memory_id: str) -> None:
-        """The History pane for a memory."""
-        self.history_memory_id = memory_id
-        self.show_pane(HISTORY_PANE)
-
-    def choose_project(self) -> None:
-        """Pick the current project among the readable ones."""
-        try:
-            projects = self.engine.identity.list_projects()
-        except MemtuiError as error:
-            self.say(error.message, severity="error")
-            return
-        if not projects:
-            self.say("You are not a member of any project yet.", severity="warning")
-            return
-        choices = [(project.id, f"{project.id} — {project.name} ({role})")
-                   for project, role in projects]
-
-        def chosen(project_id: str | None) -> None:
-            if project_id:
-                self.set_project(project_id)
-
-        from memtui.app.modals.picker import PickerModal
-
-        self.push_screen(PickerModal("Current project", choices, self.project), chosen)
-
-    def set_project(self, project_id: str) -> None:
-        """Make a project current."""
-        if project_id == self.project:
-            return
-        self.project = project_id
-        project_pane = self._mounted_pane(ProjectMemoriesPane.PANE_ID)
-        if isinstance(project_pane, MemoriesPane) and project_pane.is_mounted:
-            project_pane.reset()
-        self.store_changed()
-        self.say(f"Current project: {project_id}", toast=False)
-
-    # ---- actions (keys and palette) ---------------------------------------------------
-
-    def action_toggle_generate(self) -> None:
-        """``g``: switch generate_memories."""
-        self.curator.toggle("generate_memories")
-
-    def action_toggle_use(self) -> None:
-        """``u``: switch use_memories."""
-        self.curator.toggle("use_memories")
+    def action_run_round(self, force: bool) -> None:
+        """``r``: an extraction round now; ``R``: with force (skips the idle and size gates
+        only)."""
+        self.runner.start(ROUND, force)
 
     def action_undo(self) -> None:
         """``ctrl+z``: undo the last change (forget is final)."""
-        self.curator.undo()
+        from memtui.app.curator import undo
+
+        self.do(undo(self.undo_steps, self.engine))
 
     def action_help(self) -> None:
-        """``?``: the keys and the commands (searchable). Never a second help on top."""
+        """``?`` (and the palette's "Keys"): the keys and the commands (searchable). Never a
+        second help on top."""
         from memtui.app.modals.help import HelpModal
 
-        if isinstance(self.screen, HelpModal):
-            return
-        self.push_screen(HelpModal(binding_classes(), dict(app_keymap(self))))
+        if not isinstance(self.screen, HelpModal):
+            self.push_screen(HelpModal(binding_classes(), dict(app_keymap(self))))
+
+    action_show_help_panel = action_help  # memtui's one help screen, not Textual's panel
 
     def binding_owners(self) -> list[tuple[str, type]]:
         """(where, class) of everything with key bindings, in help order (for the help and
         the palette, which cannot import this module back)."""
         return binding_classes()
-
-    def action_show_help_panel(self) -> None:
-        """The palette's "Keys": memtui's one help screen, not Textual's key panel."""
-        self.action_help()
 
     def command_line(self) -> CommandLine:
         """The ``/memory`` command line (mounted, hidden, on first use)."""
@@ -913,134 +734,30 @@ class MemtuiApp(App[None]):
         message.stop()
         self._show_current(focus=True)
 
-    def on_input_submitted(self, message: Input.Submitted) -> None:
-        """Enter on the command line: parse, then run or say what is wrong."""
-        if not is_command_line(message.input):
-            return
-        message.stop()
-        self.run_command_text(message.value, command_line=message.input)
-
-    def run_command_text(self, text: str, command_line: CommandLine | None = None) -> bool:
-        """Run one ``/memory`` command line. Returns whether it parsed."""
-        from memtui.app.commands import CommandError, parse_command
-
-        try:
-            command = parse_command(text)
-        except CommandError as error:
-            self.say(error.message, severity="error")
-            return False
-        if command_line is not None:
-            command_line.action_close()
-        self.curator.run_command(command)
-        return True
-
-    def action_forget_selected(self) -> None:
-        """Forget the selected (or marked) memories, asking first."""
-        pane = self.current_pane()
-        if pane is not None and pane.forget_selected():
-            return
-        if self.selected_memory_id:
-            self.curator.forget([self.selected_memory_id])
-        else:
-            self.say("No memory selected.", severity="warning")
-
-    def action_correct_selected(self) -> None:
-        """Correct the selected memory."""
-        pane = self.current_pane()
-        if pane is not None and pane.correct_selected():
-            return
-        memory_id = self.current_memory_id()
-        if memory_id is None:
-            self.say("No memory selected.", severity="warning")
-            return
-        try:
-            self.curator.correct(self.engine.identity.get_memory(memory_id))
-        except MemtuiError as error:
-            self.say(error.message, severity="error")
-
-    def action_copy(self) -> None:
-        """Copy what the pane on screen offers."""
-        pane = self.current_pane()
-        what = pane.copy_text() if pane is not None else None
-        if what is None:
-            self.say("Nothing to copy here.", severity="warning")
-        else:
-            self.copy_text(what[1], what[0])
-
-    def inbox_action(self, action: str) -> None:
-        """Approve, edit-and-approve or reject in the Inbox (shown first if it is not)."""
-        from memtui.app.panes.inbox import InboxPane
-
-        pane = self.current_pane()
-        if isinstance(pane, InboxPane) and pane.loaded:
-            actions = {"approve": pane.action_approve, "reject": pane.action_reject,
-                       "edit_approve": pane.action_edit_approve}
-            actions[action]()
-            return
-        self.show_pane(INBOX_PANE)
-        self.say("The Inbox is open: choose a row, then press the key again.", toast=False)
-
-    def agents_action(self, action: str) -> None:
-        """Forget, edit or promote the Agents pane's selected entry (the pane shown first if
-        it is not)."""
-        from memtui.app.panes.agents import AgentsPane
-
-        pane = self.current_pane()
-        if isinstance(pane, AgentsPane) and pane.overview is not None:
-            actions = {"forget": pane.action_forget_entry, "edit": pane.action_edit_entry,
-                       "promote": pane.action_promote_entry}
-            actions[action]()
-            return
-        self.show_pane(AgentsPane.PANE_ID)
-        self.say("The Agents pane is open: enter lists a row's entries; choose one, then "
-                 "press the key again.", toast=False)
-
-    def action_new_memory(self) -> None:
-        """Add a memory in the current scope."""
-        self.curator.add_memory(self.current_scope_project())
-
-    def action_new_note(self) -> None:
-        """Add a note in the current scope."""
-        self.curator.add_note(self.current_scope_project())
-
-    def ask_unsaved(self, panes: list[Pane], going: str, go_on: Callable[[], None]) -> None:
-        """Forms with unsaved changes: ask (save / discard / cancel); save or discard, then
-        ``go_on``; cancel stays on the first such form. A refused save stays too (the form
-        says why next to the field)."""
-        from memtui.app.modals.unsaved import UnsavedAnswer, UnsavedModal
-
-        def answered(answer: UnsavedAnswer | None) -> None:
-            if answer == "discard":
-                for pane in panes:
-                    pane.discard_changes()
-                go_on()
-            elif answer == "save":
-                self._save_in_turn(list(panes), go_on)
-            else:
-                self.say("Changes kept, not saved.", toast=False)
-                self.show_pane(panes[0].PANE_ID)
-
-        self.push_screen(UnsavedModal([pane.TITLE for pane in panes], going), answered)
-
-    def _save_in_turn(self, panes: list[Pane], go_on: Callable[[], None]) -> None:
-        if not panes:
-            go_on()
-            return
-        first, rest = panes[0], panes[1:]
-        first.save_changes(lambda: self._save_in_turn(rest, go_on))
-
     async def action_quit(self) -> None:
         """``q``: ask first when a form holds unsaved changes; stop the worker between
         transactions, then quit."""
+        def quit_now() -> None:
+            self.runner.stop()
+            self.exit()
+
         unsaved = [pane for pane in self.panes() if pane.unsaved_changes()]
         if unsaved:
-            self.ask_unsaved(unsaved, "quitting", self._quit_now)
-            return
-        self._quit_now()
+            from memtui.app.modals.unsaved import ask_unsaved
 
-    def _quit_now(self) -> None:
-        self.runner.stop()
-        self.exit()
+            ask_unsaved(self, unsaved, "quitting", quit_now)
+        else:
+            quit_now()
+
+
+def freeze_startup_objects() -> None:
+    """Move what the app built while starting (the widget tree, styles, caches) out of the
+    garbage collector's reach, as ``MemtuiApp.run`` does for the modules: they live as long
+    as the app, and a full collection walking them lands in a frame while typing (up to
+    50 ms at a million memories). What is made later is collected, less often
+    (``GC_YOUNG_THRESHOLD``)."""
+    gc.freeze()
+    gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
 
 
 def is_command_line(widget: object) -> TypeGuard[CommandLine]:

@@ -12,7 +12,9 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
 
+from memtui.app.format import local_time
 from memtui.engine.api import Engine
 from memtui.engine.jobs import BACKFILL, CONSOLIDATE, ROUND
 from memtui.errors import MemtuiError
@@ -100,6 +102,8 @@ class ExtractionRunner:
         self.store = store
         self.actor = actor
         self.state = WorkerState()
+        self.quiet = False
+        """The job running is the timed round's: said only when it made something."""
         self._stop = threading.Event()
         self._loop: BackgroundLoop | None = None
 
@@ -111,23 +115,33 @@ class ExtractionRunner:
         self.state.last_job, self.state.last_at = run.job, run.at
         self.state.last_result = run.result
 
-    def start(self, job: str, force: bool = False) -> bool:
-        """Start a job unless one is running. Returns whether it started."""
+    def start(self, job: str, force: bool = False, *, quiet: bool = False) -> None:
+        """Start a job in the main screen's thread worker unless one is running, and say
+        so (``quiet``: the timed round, which says only what it made)."""
+        from memtui.app.widgets.status import StatusLine
+
+        app = self.app
         if self.state.running or self._stop.is_set():
-            return False
+            if not quiet:
+                app.say("The worker is busy; try again when it is idle.", severity="warning")
+            return
         if self._loop is None:
             from memtui.engine.agent_setup import codex_home_for_worker
             from memtui.engine.worker import BackgroundLoop
 
-            config = getattr(self.app, "config", None)
             self._loop = BackgroundLoop(
                 self.store, self.actor, interval_s=None, on_event=self._on_event,
-                codex_home=codex_home_for_worker(getattr(config, "codex_home", None)))
-        loop = self._loop
+                codex_home=codex_home_for_worker(app.config.codex_home))
         self.state.job, self.state.forced = job, force
         self.state.done, self.state.total = 0, None
-        self.app.extraction_worker(self, loop, job, force)
-        return True
+        self.quiet = quiet
+        screen = app.get_screen_main()
+        screen.extraction_worker(self, self._loop, job, force)
+        if not quiet:
+            app.say(f"Started {JOB_WORDS.get(job, job)}{' with force' if force else ''}…",
+                    toast=False)
+        screen.query_one(StatusLine).progress(0, None)
+        screen.show_header()
 
     def stop(self) -> None:
         """Ask a running job to stop between transactions (the app is closing)."""
@@ -135,18 +149,54 @@ class ExtractionRunner:
         if self._loop is not None:
             self._loop.stop(timeout=0)
 
-    def finished(self, message: ExtractionFinished) -> None:
-        """Record a finished job (called by the app's message handler, on the UI thread)."""
-        self.state.last_job = message.job
-        self.state.last_at = self.store.now()
-        self.state.last_error = message.error
-        self.state.last_result = None if message.error else summary_words(message.job,
-                                                                          message.summary)
-        self.state.job = None
+    def status(self, tz: ZoneInfo, *, short: bool = False) -> str:
+        """The worker's state in a few words (``short``: fewer)."""
+        state = self.state
+        if state.running:
+            words = JOB_WORDS.get(state.job or "", state.job or "")
+            forced = " (forced)" if state.forced and not short else ""
+            if state.total:
+                return f"running {words}{forced} {state.done}/{state.total}"
+            return f"running {words}{forced}…"
+        if state.last_job is None:
+            return "idle"
+        when = local_time(state.last_at, tz, with_year=False)
+        if state.last_error:
+            return f"idle · last {when} failed"
+        if short:
+            return f"idle · last {when}"
+        return f"idle · last {when}: {state.last_result}"
 
     def progress(self, message: ExtractionProgress) -> None:
-        """Record progress (UI thread)."""
+        """A job reported progress (UI thread): the status line's bar, the header."""
+        from memtui.app.widgets.status import StatusLine
+
         self.state.done, self.state.total = message.done, message.total
+        screen = self.app.get_screen_main()
+        screen.query_one(StatusLine).progress(message.done, message.total)
+        screen.show_header()
+
+    def finished(self, message: ExtractionFinished) -> None:
+        """A job ended (UI thread): record it, say how, refresh what is shown."""
+        from memtui.app.widgets.status import StatusLine
+
+        state, app = self.state, self.app
+        state.last_job, state.last_at = message.job, self.store.now()
+        state.last_error = message.error
+        state.last_result = None if message.error else summary_words(message.job,
+                                                                     message.summary)
+        state.job = None
+        app.get_screen_main().query_one(StatusLine).progress(None, None)
+        words = JOB_WORDS.get(message.job, message.job).capitalize()
+        quiet, self.quiet = self.quiet, False
+        if message.error:
+            app.say(f"{words} failed: {message.error}", severity="error")
+        else:
+            summary = message.summary or {}
+            made = summary.get("extracted", 0) or summary.get("superseded", 0)
+            app.say(f"{words}{' (stopped early)' if message.stopped else ''}: "
+                    f"{state.last_result}", toast=not quiet or bool(made))
+        app.store_changed(wrote=True)
 
     # ---- the worker thread (no widgets here) --------------------------------------------
 
@@ -157,26 +207,32 @@ class ExtractionRunner:
         return self._stop.is_set() or worker.is_cancelled
 
     def _post_progress(self, job: str, done: int, total: int | None) -> None:
+        from textual.worker import get_current_worker
+
         from memtui.app.messages import ExtractionProgress
 
-        self.app.post_message(ExtractionProgress(job, done, total))
+        get_current_worker().node.post_message(ExtractionProgress(job, done, total))
 
     def _on_event(self, event: LoopEvent) -> None:
         if event.kind == "progress":
             self._post_progress(ROUND, event.done, event.total)
 
     def work(self, loop: BackgroundLoop, job: str, force: bool) -> None:
-        """Run one job (in the app's extraction thread worker); post its typed result."""
+        """Run one job (in the main screen's extraction thread worker); post its typed
+        result to the screen."""
+        from textual.worker import get_current_worker
+
         from memtui.app.messages import ExtractionFinished
 
+        post = get_current_worker().node.post_message
         try:
             if job == ROUND:
                 summary = loop.run_once(force)
                 if summary is None:
                     error = loop.state.last_error or "the round failed"
-                    self.app.post_message(ExtractionFinished(job, None, error=error))
+                    post(ExtractionFinished(job, None, error=error))
                     return
-                self.app.post_message(ExtractionFinished(job, summary,
+                post(ExtractionFinished(job, summary,
                                                          stopped=summary.stopped))
                 return
             engine = Engine(self.store, self.actor)
@@ -185,16 +241,16 @@ class ExtractionRunner:
                     force=force, progress=lambda done, total: self._post_progress(job, done,
                                                                                   total),
                     should_stop=self._should_stop)
-                self.app.post_message(ExtractionFinished(job, result, stopped=result.stopped))
+                post(ExtractionFinished(job, result, stopped=result.stopped))
             elif job == CONSOLIDATE:
                 record = engine.extraction.consolidate()
-                self.app.post_message(ExtractionFinished(job, record))
+                post(ExtractionFinished(job, record))
             else:
-                self.app.post_message(ExtractionFinished(job, None, error=f"unknown job {job}"))
+                post(ExtractionFinished(job, None, error=f"unknown job {job}"))
         except MemtuiError as error:
-            self.app.post_message(ExtractionFinished(job, None, error=error.message))
+            post(ExtractionFinished(job, None, error=error.message))
         except Exception as error:  # the app must never die of a job
-            self.app.post_message(ExtractionFinished(
+            post(ExtractionFinished(
                 job, None, error=f"{error.__class__.__name__}: {error}"))
 
 
@@ -215,15 +271,15 @@ class PurgeRetry:
         """Start (or restart) the retry worker."""
         if self._stop.is_set():
             return
-        self.app.purge_worker(self)
+        self.app.get_screen_main().purge_worker(self)
 
     def stop(self) -> None:
         """Stop retrying (the app is closing)."""
         self._stop.set()
 
     def work(self) -> None:
-        """Retry the pending purges (in the app's purge thread worker); post
-        ``PurgeFinished`` when any text was erased."""
+        """Retry the pending purges (in the main screen's purge thread worker); post
+        ``PurgeFinished`` to it when any text was erased."""
         from textual.worker import get_current_worker
 
         from memtui.app.messages import PurgeFinished
@@ -236,4 +292,4 @@ class PurgeRetry:
         except MemtuiError:
             return  # the next forget or the next start tries again
         if status.cleared:
-            self.app.post_message(PurgeFinished(status.cleared, status.purged))
+            worker.node.post_message(PurgeFinished(status.cleared, status.purged))

@@ -1,4 +1,5 @@
-"""The ``/memory`` command line: parsing and completion (no Textual widgets here).
+"""The ``/memory`` commands: parsing, completion, and running them (``run``: the command
+line and the palette come here; no Textual widgets here).
 
 Grammar (the leading ``/memory`` may also be written ``memory``; bare ``/memory`` means
 ``status``)::
@@ -21,9 +22,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rich.text import Text
 
 from memtui.engine.validation import check_id
-from memtui.errors import InvalidInput
+from memtui.errors import InvalidInput, MemtuiError
+
+if TYPE_CHECKING:
+    from memtui.app.app import MemtuiApp
 
 PREFIXES = ("/memory", "memory")
 PREFIX = "/memory"
@@ -168,3 +175,109 @@ def complete(text: str, current_id: Callable[[], str | None] | None = None) -> s
             and argument != "--force":
         return f"{head} {name} --force"
     return None
+
+
+# ---- running a command ----------------------------------------------------------------
+
+PANE_HINTS = {
+    "inbox": "The Inbox is open: choose a row, then press the key again.",
+    "agents": "The Agents pane is open: enter lists a row's entries; choose one, then press "
+              "the key again.",
+}
+"""What a pane action asked from elsewhere says once it has shown the pane."""
+
+
+def run(app: MemtuiApp, command: MemoryCommand) -> None:
+    """Do a parsed ``/memory`` command."""
+    from memtui.app import curator
+    from memtui.engine.jobs import BACKFILL, CONSOLIDATE, ROUND
+
+    name, argument = command.name, command.argument
+    if name == "status":
+        from memtui.app.modals.text import TextModal
+
+        app.push_screen(TextModal("Memory status", status_text(app)))
+    elif name == "show":
+        memory_id = argument or app.current_memory_id()
+        if memory_id is None:
+            app.say("No memory selected: /memory show <id>", severity="warning")
+        else:
+            from memtui.app.modals.detail import memory_detail_view
+
+            app.do(memory_detail_view(app.engine, memory_id, app.tz))
+    elif name in ("extract", "backfill", "consolidate"):
+        app.runner.start({"extract": ROUND, "backfill": BACKFILL,
+                          "consolidate": CONSOLIDATE}[name], force=command.force)
+    elif name == "forget":
+        app.do(curator.forget([argument or ""]))
+    elif name in ("on", "off"):
+        value = 1 if name == "on" else 0
+        app.do(curator.change_settings(app.engine, {"generate_memories": value,
+                                                    "use_memories": value},
+                                       label=f"generate and use {name}"))
+    elif name == "note":
+        app.do(curator.add_note(app.engine, scope_project(app), argument or ""))
+    elif name == "inbox":
+        app.show_pane("inbox")
+    elif name in ("approve", "reject"):
+        if argument:
+            app.do(curator.inbox_ids(app.inbox_sources, name,
+                                     None if argument == ALL_WORD else [argument]))
+        else:
+            pane_action(app, "inbox", name)
+    elif name == "review":
+        app.do(curator.change_settings(
+            app.engine, {"review_new_memories": 1 if argument == "on" else 0},
+            label=f"review of new memories {argument}"))
+
+
+def scope_project(app: MemtuiApp) -> str | None:
+    """Where a new memory or note goes: the project on the Project pane, else the user's
+    memories."""
+    from memtui.app.panes.memories import ProjectMemoriesPane
+
+    return app.project if isinstance(app.current_pane(), ProjectMemoriesPane) else None
+
+
+def pane_action(app: MemtuiApp, pane_id: str, action: str) -> None:
+    """An Inbox or Agents action asked from the palette or ``/memory``: done on the pane's
+    selection when that pane is on screen and read, else the pane is shown first."""
+    pane = app.current_pane()
+    if pane is not None and pane.PANE_ID == pane_id and pane.ready():
+        getattr(pane, f"action_{action}")()
+        return
+    app.show_pane(pane_id)
+    app.say(PANE_HINTS[pane_id], toast=False)
+
+
+def status_text(app: MemtuiApp) -> Text:
+    """``/memory status``: settings, worker state, counts per scope and status, last run."""
+    engine = app.engine
+    out = Text()
+    settings = engine.settings.get()
+    out.append("Settings\n", style="bold")
+    switches = {spec.name for spec in engine.settings.specs() if spec.kind == "switch"}
+    for name, value in settings.items():
+        shown = ("on" if value else "off") if name in switches else \
+            ("none" if value is None else str(value))
+        out.append(f"  {name:<34}{shown}\n")
+    out.append("\nWorker\n", style="bold")
+    out.append(f"  {app.runner.status(app.tz)}\n")
+    out.append("\nMemories\n", style="bold")
+    identity = engine.identity
+    scopes: list[tuple[str, str | None]] = [("user", None)]
+    scopes += [(f"project {project.id}", project.id)
+               for project, _role in identity.list_projects()]
+    for label, project in scopes:
+        counts = [f"{status} "
+                  f"{identity.count_memories(identity.memory_filter(project, status=status))}"
+                  for status in ("active", "superseded", "pending")]
+        out.append(f"  {label:<24}" + "  ".join(counts) + "\n")
+    out.append("\nExtraction log\n", style="bold")
+    out.append("  " + ("  ".join(f"{k} {v}" for k, v in sorted(
+        engine.extraction.log_counts().items())) or "empty") + "\n")
+    try:
+        out.append(f"  pending tasks {engine.extraction.pending()}\n")
+    except MemtuiError:
+        pass
+    return out

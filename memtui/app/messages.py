@@ -1,4 +1,5 @@
-"""Messages the app's thread workers (extraction jobs, store writes) post to the app; its
+"""Messages the app's thread workers post: extraction jobs and the header's counts to the
+main screen, a store write's result to whoever asked (it bubbles to the app); their
 handlers (``on_<message>``) update the widgets. (The memory list's own loader messages live
 in ``widgets/memory_list.py``.) The first frame needs none of them: the app imports this
 module when a worker first posts (a dataclass costs 0.3-0.5 ms to make at import).
@@ -9,16 +10,17 @@ to call from any thread. (Textual's ``Message`` runs the dataclass ``__init__`` 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
 if TYPE_CHECKING:
+    from textual.message_pump import MessagePump
+
+    from memtui.app.curator import Change, Write
     from memtui.app.widgets.status import HeaderCounts
     from memtui.engine.extraction import ConsolidationResult, RoundSummary
-    from memtui.store.models import Memory
 
 
 @dataclass
@@ -47,32 +49,21 @@ class ExtractionFinished(Message):
         return None if self.result is None else self.result.to_json()
 
 
-@dataclass(frozen=True)
-class WriteRequest:
-    """A store write the app runs off the UI thread: engine calls only, then ``done`` with
-    the result or ``failed`` with the reason, on the UI thread."""
+@dataclass
+class Written(Message):
+    """A write ran to the end (``curator.Write``; ``change`` says what it did). Posted to
+    whoever asked (``asker``, else the app), it bubbles to the app."""
 
-    label: str
-    work: Callable[[], object]
-    done: Callable[[Any], None] | None = None
-    failed: Callable[[str], None] | None = None
-    unchanged: Callable[[str], None] | None = None
-    """Called instead of ``failed`` when the engine found nothing to change."""
+    write: Write
+    change: Change
+    asker: MessagePump | None = None
 
 
 @dataclass
-class WriteFinished(Message):
-    """A write ran to the end (``result`` is what the engine returned)."""
-
-    request: WriteRequest
-    result: object
-
-
-@dataclass
-class WriteFailed(Message):
+class WriteRefused(Message):
     """A write was refused or failed (``error`` says why, in words)."""
 
-    request: WriteRequest
+    write: Write
     error: str
     unchanged: bool = False
     """The engine found nothing to change (``Unchanged``): not a failure."""
@@ -92,19 +83,3 @@ class HeaderRead(Message):
     """The header worker read the header's counts."""
 
     counts: HeaderCounts
-
-
-@dataclass
-class ForgetSizes(Message):
-    """What the forget question needs, read off the UI thread: how many versions each
-    memory's forget would remove and the first memories' text -- or why the user may not
-    forget them (``refusal``: the permission rule, checked before anything is counted), or
-    why they could not be read (``error``)."""
-
-    memory_ids: tuple[str, ...]
-    sizes: dict[str, int]
-    error: str | None = None
-    on_done: Callable[[tuple[str, ...]], None] | None = None
-    shown: tuple[Memory, ...] = ()
-    """The first few memories, whose text the question shows."""
-    refusal: str | None = None

@@ -15,6 +15,8 @@ from memtui.app.textual_compat import app_keymap
 
 if TYPE_CHECKING:
     from memtui.app.app import MemtuiApp
+    from memtui.app.panes.base import Pane
+    from memtui.app.panes.memories import ProjectMemoriesPane
 
 SYSTEM_SCORE_FACTOR = 0.5
 """Textual's own commands rank below memtui's for the same match quality."""
@@ -42,36 +44,53 @@ def command_keys(app: MemtuiApp) -> dict[str, str]:
 
 def memtui_commands(app: MemtuiApp) -> list[PaletteCommand]:
     """memtui's actions, in palette order."""
-    run = app.run_command_text
+    from memtui.app import curator
+    from memtui.app.commands import MemoryCommand, pane_action, run, scope_project
+    from memtui.app.panes import PANES
+
+    def command(name: str, argument: str | None = None,
+                force: bool = False) -> Callable[[], None]:
+        return partial(run, app, MemoryCommand(name, argument, force))
+
+    def pane() -> Pane:  # the pane on screen (made if it is still being mounted)
+        return app.pane(app.active_pane_id)
+
+    def do(step: Callable[[], curator.Step]) -> Callable[[], None]:
+        return lambda: app.do(step())
+
     commands = [
-        PaletteCommand("memory: status", lambda: run("/memory status"),
+        PaletteCommand("memory: status", command("status"),
                        "settings, worker state, counts, last run"),
-        PaletteCommand("memory: show selected", lambda: run("/memory show"),
+        PaletteCommand("memory: show selected", command("show"),
                        "the selected memory's detail"),
-        PaletteCommand("memory: forget selected", app.action_forget_selected,
+        PaletteCommand("memory: forget selected", lambda: pane().forget_selected(),
                        "forget the selected (or marked) memories — asks first",
                        "memory.forget"),
-        PaletteCommand("memory: correct selected", app.action_correct_selected,
+        PaletteCommand("memory: correct selected", lambda: pane().correct_selected(),
                        "supersede the selected memory with corrected text", "memory.correct"),
-        PaletteCommand("memory: copy selected", app.action_copy,
+        PaletteCommand("memory: copy selected", lambda: pane().action_copy(),
                        "copy the selected memory's text", "memory.copy"),
-        PaletteCommand("memory: new memory", app.action_new_memory,
+        PaletteCommand("memory: new memory",
+                       do(lambda: curator.add_memory(app.engine, scope_project(app))),
                        "add a memory (pick its kind)", "memory.add"),
-        PaletteCommand("memory: new note", app.action_new_note,
+        PaletteCommand("memory: new note",
+                       do(lambda: curator.add_note(app.engine, scope_project(app))),
                        "add a note in the current scope", "memory.note"),
-        PaletteCommand("memory: extract (run now)", lambda: run("/memory extract"),
+        PaletteCommand("memory: extract (run now)", command("extract"),
                        "one extraction round now", "app.run"),
-        PaletteCommand("memory: extract with force", lambda: run("/memory extract --force"),
+        PaletteCommand("memory: extract with force", command("extract", force=True),
                        "skip the idle and size gates", "app.run_force"),
-        PaletteCommand("memory: backfill", lambda: run("/memory backfill"),
+        PaletteCommand("memory: backfill", command("backfill"),
                        "work through every past completed task"),
-        PaletteCommand("memory: consolidate", lambda: run("/memory consolidate"),
+        PaletteCommand("memory: consolidate", command("consolidate"),
                        "supersede duplicate active memories"),
-        PaletteCommand("memory: on (generate and use)", lambda: run("/memory on"), ""),
-        PaletteCommand("memory: off (generate and use)", lambda: run("/memory off"), ""),
-        PaletteCommand("memory: toggle generate", app.action_toggle_generate,
+        PaletteCommand("memory: on (generate and use)", command("on"), ""),
+        PaletteCommand("memory: off (generate and use)", command("off"), ""),
+        PaletteCommand("memory: toggle generate",
+                       do(lambda: curator.toggle(app.engine, "generate_memories")),
                        "switch generate_memories", "app.generate"),
-        PaletteCommand("memory: toggle use", app.action_toggle_use,
+        PaletteCommand("memory: toggle use", do(lambda: curator.toggle(app.engine,
+                                                                       "use_memories")),
                        "switch use_memories", "app.use"),
         PaletteCommand("memory: undo", app.action_undo,
                        "undo the last change (not a forget)", "app.undo"),
@@ -79,37 +98,41 @@ def memtui_commands(app: MemtuiApp) -> list[PaletteCommand]:
                        "type a /memory command", "app.command_line"),
         PaletteCommand("memory: help", app.action_help,
                        "every key and command, searchable", "app.help"),
-        PaletteCommand("inbox: show", lambda: run("/memory inbox"),
-                       "memories waiting for review"),
-        PaletteCommand("inbox: approve selected", lambda: app.inbox_action("approve"),
+        PaletteCommand("inbox: show", command("inbox"), "memories waiting for review"),
+        PaletteCommand("inbox: approve selected", partial(pane_action, app, "inbox", "approve"),
                        "approve the inbox's selected or marked rows", "inbox.approve"),
-        PaletteCommand("inbox: edit and approve", lambda: app.inbox_action("edit_approve"),
+        PaletteCommand("inbox: edit and approve",
+                       partial(pane_action, app, "inbox", "edit_approve"),
                        "edit the selected row's text, then approve it", "inbox.edit"),
-        PaletteCommand("inbox: reject selected", lambda: app.inbox_action("reject"),
+        PaletteCommand("inbox: reject selected", partial(pane_action, app, "inbox", "reject"),
                        "reject the selected or marked rows, for good (asks)", "inbox.reject"),
-        PaletteCommand("inbox: approve all", lambda: run("/memory approve all"),
+        PaletteCommand("inbox: approve all", command("approve", "all"),
                        "approve everything you may (asks)"),
-        PaletteCommand("inbox: reject all", lambda: run("/memory reject all"),
+        PaletteCommand("inbox: reject all", command("reject", "all"),
                        "reject everything you may, for good (asks)"),
-        PaletteCommand("inbox: review on", lambda: run("/memory review on"),
+        PaletteCommand("inbox: review on", command("review", "on"),
                        "memories from agents wait for approval"),
-        PaletteCommand("inbox: review off", lambda: run("/memory review off"),
+        PaletteCommand("inbox: review off", command("review", "off"),
                        "memories from agents are used at once"),
-        PaletteCommand("agents: forget entry", lambda: app.agents_action("forget"),
+        PaletteCommand("agents: forget entry", partial(pane_action, app, "agents",
+                                                       "forget_entry"),
                        "forget the Agents pane's selected entry (a topic file with its index "
                        "line, an added memory) — asks first", "agents.forget"),
-        PaletteCommand("agents: edit entry", lambda: app.agents_action("edit"),
+        PaletteCommand("agents: edit entry", partial(pane_action, app, "agents", "edit_entry"),
                        "edit the selected entry's text, then confirm the diff",
                        "agents.edit"),
-        PaletteCommand("agents: promote entry", lambda: app.agents_action("promote"),
+        PaletteCommand("agents: promote entry", partial(pane_action, app, "agents",
+                                                        "promote_entry"),
                        "move the selected project memory to the user/global tier — asks "
                        "first", "agents.promote"),
-        PaletteCommand("project: switch", app.choose_project, "choose the current project",
-                       "memory.project"),
+        PaletteCommand("project: switch", lambda: cast("ProjectMemoriesPane",
+                                                       app.pane("project")).action_switch_project(),
+                       "choose the current project", "memory.project"),
     ]
-    for pane_id, title in app.pane_titles():
-        commands.append(PaletteCommand(f"pane: {title}", partial(app.show_pane, pane_id),
-                                       f"show the {title} pane", f"pane.{pane_id}"))
+    for spec in PANES:
+        commands.append(PaletteCommand(f"pane: {spec.TITLE}",
+                                       partial(app.show_pane, spec.PANE_ID),
+                                       f"show the {spec.TITLE} pane", f"pane.{spec.PANE_ID}"))
     return commands
 
 

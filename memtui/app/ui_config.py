@@ -16,8 +16,14 @@ import tempfile
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memtui.engine.paths import config_file
+
+if TYPE_CHECKING:
+    from textual.theme import Theme
+
+    from memtui.app.app import MemtuiApp
 
 APP_CONFIG_ENV = "MEMTUI_APP_CONFIG"
 APP_CONFIG_FILE_NAME = "app.toml"
@@ -86,3 +92,30 @@ def save_choice(config: UiConfig, key: str, value: str) -> None:
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+def remember_theme(app: MemtuiApp) -> None:
+    """Start the app with the theme chosen last time, then remember each new choice (the
+    file's and a theme's problems are said, never raised)."""
+    from memtui.textsafe import one_line
+
+    config = load_ui_config(app.config.ui_config_path)
+    if config.problem:
+        app.say(f"Settings file {config.path}: {config.problem}", severity="warning")
+    theme = config.theme
+    if theme and theme != app.theme:
+        if theme in app.available_themes:
+            app.theme = theme
+        else:
+            app.say(f"Theme {one_line(theme, 40)!r} (remembered in {config.path}) is not "
+                    "available.", severity="warning")
+
+    def chosen(theme: Theme) -> None:
+        if config.theme == theme.name:
+            return
+        try:
+            save_choice(config, "theme", theme.name)
+        except OSError as error:
+            app.say(f"Could not remember the theme: {error}", severity="warning", toast=False)
+
+    app.theme_changed_signal.subscribe(app, chosen)

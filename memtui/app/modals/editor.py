@@ -1,26 +1,121 @@
-"""The memory editor: add a memory (with a kind picker), write a note, or correct one.
-
-The editor returns a ``MemoryDraft`` dataclass. Saving goes through a ``submit`` callback
-(the app writes in a worker); when the write fails the editor stays open with the error
-shown and everything typed kept, so nothing is lost.
+"""Form dialogs and the memory editor. ``FormDialog``: fields and Save / Cancel; save closes
+with the draft the fields hold. ``SubmitDialog``: a form dialog whose save is a store write;
+save shows a "saving…" line and disables the save button while the app writes (in a
+worker); the dialog closes when the write is done, or stays open, says why, and keeps
+everything typed, so nothing is lost. ``MemoryEditor``: add a memory (with a kind picker),
+write a note, or correct one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.message import Message
 from textual.widgets import Button, RadioButton, RadioSet, Static, TextArea
 
-from memtui.app.modals.submit import SubmitDialog
+from memtui.app.modals.base import Dialog
 from memtui.app.widgets.error_line import ErrorLine
 from memtui.store.models import KINDS
 from memtui.textsafe import safe_text
+
+if TYPE_CHECKING:
+    from textual.message_pump import MessagePump
+
+    from memtui.app.app import MemtuiApp
+    from memtui.app.curator import Write
+    from memtui.app.messages import WriteRefused, Written
+
+DraftType = TypeVar("DraftType")
+
+
+class FormDialog(Dialog[DraftType | None], Generic[DraftType]):
+    """A dialog of fields with a ``#save`` / ``#cancel`` button pair (and keys bound to
+    ``save`` and ``cancel``): save closes with ``draft()``, cancel with None."""
+
+    def draft(self) -> DraftType:
+        """What the form holds now (each dialog reads its own fields)."""
+        raise NotImplementedError
+
+    def action_save(self) -> None:
+        """Close with what the form holds."""
+        self.dismiss(self.draft())
+
+    def action_cancel(self) -> None:
+        """Close without saving."""
+        self.dismiss(None)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Save or cancel."""
+        event.stop()
+        (self.action_save if event.button.id == "save" else self.action_cancel)()
+
+
+class SubmitDialog(FormDialog[DraftType]):
+    """A dialog whose save writes: ``write(draft)`` makes the ``curator.Write`` the app's
+    write worker runs with this dialog as the asker; ``Written`` closes it with what the
+    engine returned, ``WriteRefused`` says why and keeps everything typed (both go on to
+    the app). Without ``write``, save posts ``Submitted`` to ``asker``, which ends with
+    ``dismiss()`` or ``failed(message)``. Subclasses compose an ``ErrorLine`` with id
+    ``ERROR_ID`` and a ``#save`` / ``#cancel`` button pair."""
+
+    ERROR_ID: ClassVar[str] = ""
+    """The id of the dialog's error line."""
+    SAVING: ClassVar[str] = "Saving…"
+    """What the error line says while the write runs."""
+
+    class Submitted(Message):
+        """Save was pressed on a dialog without a ``write``: ``draft`` is what it holds."""
+
+        def __init__(self, dialog: SubmitDialog[Any], draft: object) -> None:
+            super().__init__()
+            self.dialog = dialog
+            self.draft = draft
+
+    def __init__(self, title: str, write: Callable[[DraftType], Write] | None = None, *,
+                 asker: MessagePump | None = None) -> None:
+        super().__init__(title)
+        self._write = write
+        self._asker = asker
+
+    def refusal(self, draft: DraftType) -> str | None:
+        """Why ``draft`` cannot be saved yet (a required field is empty), else None."""
+        return None
+
+    def action_save(self) -> None:
+        """Check the form, then write (or hand the draft to the asker); while it runs,
+        save is disabled and the error line says so."""
+        draft = self.draft()
+        refusal = self.refusal(draft)
+        if refusal is not None:
+            self.failed(refusal)
+            return
+        self.query_one("#save", Button).disabled = True
+        self.query_one(f"#{self.ERROR_ID}", ErrorLine).update(Text(self.SAVING, style="dim"))
+        if self._write is not None:
+            cast("MemtuiApp", self.app).write_worker(self._write(draft), self)
+        elif self._asker is not None:
+            self._asker.post_message(self.Submitted(self, draft))
+
+    def on_written(self, message: Written) -> None:
+        """The write is done: close with what the engine returned."""
+        self.dismiss(message.change.result)
+
+    def on_write_refused(self, message: WriteRefused) -> None:
+        """The write was refused: say why, keep everything typed."""
+        self.failed(message.error)
+
+    def failed(self, message: str) -> None:
+        """The write (or a check) failed: say why, keep everything typed."""
+        self.query_one("#save", Button).disabled = False
+        self.query_one(f"#{self.ERROR_ID}", ErrorLine).update(Text(safe_text(message)))
+
 
 KIND_KEYS: dict[str, str] = {kind[0]: kind for kind in KINDS}
 """On the kind choice, the first letter of a kind chooses it."""
@@ -40,9 +135,8 @@ class MemoryDraft:
 
 
 class MemoryEditor(SubmitDialog[MemoryDraft]):
-    """Edit a memory's kind and text. ``submit(draft, editor)`` must end with
-    ``editor.saved()`` or ``editor.failed(message)``; without ``submit`` the draft is
-    simply returned."""
+    """Edit a memory's kind and text; save writes ``write(draft)`` (or hands the draft to
+    ``asker``, see ``SubmitDialog``)."""
 
     BOX = "editor"
     ERROR_ID = "editor-error"
@@ -55,8 +149,9 @@ class MemoryEditor(SubmitDialog[MemoryDraft]):
 
     def __init__(self, title: str, *, kind: str = "fact", content: str = "",
                  show_kind: bool = True, context: str = "",
-                 submit: Callable[[MemoryDraft, MemoryEditor], None] | None = None) -> None:
-        super().__init__(title, submit)
+                 write: Callable[[MemoryDraft], Write] | None = None,
+                 asker: MessagePump | None = None) -> None:
+        super().__init__(title, write, asker=asker)
         self._kind = kind if kind in KINDS else "fact"
         self._content = content
         self._show_kind = show_kind

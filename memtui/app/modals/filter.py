@@ -8,7 +8,7 @@ from textual.containers import Horizontal
 from textual.widgets import Button, Label, RadioButton, RadioSet
 
 from memtui.app.filter_choice import ALL, FilterChoice
-from memtui.app.modals.submit import FormDialog
+from memtui.app.modals.editor import FormDialog
 from memtui.store.models import KINDS, SOURCES, STATUSES
 
 ONE_LINE_CHOICES = 6

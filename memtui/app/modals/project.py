@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -12,8 +13,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Button, Input, Label, Static
 
-from memtui.app.modals.submit import SubmitDialog
+from memtui.app.modals.editor import SubmitDialog
 from memtui.app.widgets.error_line import ErrorLine
+
+if TYPE_CHECKING:
+    from memtui.app.curator import Write
 
 
 @dataclass(frozen=True)
@@ -26,8 +30,7 @@ class ProjectDraft:
 
 
 class ProjectDialog(SubmitDialog[ProjectDraft]):
-    """New project. ``submit(draft, dialog)`` must end with ``dialog.saved()`` or
-    ``dialog.failed(message)``."""
+    """New project: save writes ``write(draft)`` and closes with the project."""
 
     BOX = "project"
     ERROR_ID = "project-error"
@@ -44,8 +47,8 @@ class ProjectDialog(SubmitDialog[ProjectDraft]):
                 id="project.cancel"),
     ]
 
-    def __init__(self, submit: Callable[[ProjectDraft, ProjectDialog], None]) -> None:
-        super().__init__("New project", submit)
+    def __init__(self, write: Callable[[ProjectDraft], Write]) -> None:
+        super().__init__("New project", write)
 
     def compose_body(self) -> ComposeResult:
         """Id, name, root folder, the error line, Cancel / Create."""

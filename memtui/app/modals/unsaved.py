@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Literal
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -11,6 +12,10 @@ from textual.containers import Horizontal
 from textual.widgets import Button, Static
 
 from memtui.app.modals.base import Dialog
+
+if TYPE_CHECKING:
+    from memtui.app.app import MemtuiApp
+    from memtui.app.panes.base import Pane
 
 UnsavedAnswer = Literal["save", "discard", "cancel"]
 
@@ -56,3 +61,28 @@ class UnsavedModal(Dialog[UnsavedAnswer]):
     def action_answer(self, answer: str) -> None:
         """Answer from the keyboard."""
         self.dismiss(answer if answer in ("save", "discard") else "cancel")  # type: ignore[arg-type]
+
+
+def ask_unsaved(app: MemtuiApp, panes: list[Pane], going: str,
+                go_on: Callable[[], None]) -> None:
+    """Forms with unsaved changes: ask (save / discard / cancel); save or discard, then
+    ``go_on``; cancel stays on the first such form. A refused save stays too (the form
+    says why next to the field)."""
+    def save_in_turn(panes: list[Pane]) -> None:
+        if panes:
+            panes[0].save_changes(lambda: save_in_turn(panes[1:]))
+        else:
+            go_on()
+
+    def answered(answer: UnsavedAnswer | None) -> None:
+        if answer == "discard":
+            for pane in panes:
+                pane.discard_changes()
+            go_on()
+        elif answer == "save":
+            save_in_turn(list(panes))
+        else:
+            app.say("Changes kept, not saved.", toast=False)
+            app.show_pane(panes[0].PANE_ID)
+
+    app.push_screen(UnsavedModal([pane.TITLE for pane in panes], going), answered)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from rich.text import Text
 from textual import on, work
@@ -54,7 +54,7 @@ from memtui.errors import MemtuiError
 from memtui.textsafe import one_line, safe_text
 
 if TYPE_CHECKING:  # the agents engine is imported when the pane first reads
-    from memtui.app.modals.editor import MemoryDraft, MemoryEditor
+    from memtui.app.modals.editor import MemoryDraft, MemoryEditor, SubmitDialog
     from memtui.engine.agents.curation import EditSource
     from memtui.engine.agents.entries import MemoryEntry, RowEntries
     from memtui.engine.agents.overview import AgentRow, AgentsOverview
@@ -216,6 +216,8 @@ class AgentsPane(Pane):
         self.entries: RowEntries | None = None
         self.entries_error: str | None = None
         self._editor: MemoryEditor | None = None
+        self._editing: tuple[AgentRow, MemoryEntry, str | None, EditSource] | None = None
+        """The entry the editor is open on (its row, the context file, what was read)."""
         """The open entry editor (its save waits for the plan and the confirm)."""
 
     def compose(self) -> ComposeResult:
@@ -751,7 +753,7 @@ class AgentsPane(Pane):
                             severity="error")
         else:
             self.memtui.say(f"Done: {one_line(message.summary, 200)}")
-        self.memtui.agent_files_changed()  # this pane reads again; the inbox is recounted
+        self.memtui.store_changed()  # this pane reads again; the inbox is recounted
 
     # ---- entry writes: plan (worker) -> confirm -> write (worker) ----------------------
 
@@ -806,15 +808,17 @@ class AgentsPane(Pane):
         if self.opened is not None:
             self._close_row()
 
-    def forget_selected(self) -> bool:
+    def forget_selected(self) -> None:
         """The palette's forget: the selected entry here."""
         self.action_forget_entry()
-        return True
 
-    def correct_selected(self) -> bool:
+    def correct_selected(self) -> None:
         """The palette's correct: edit the selected entry here."""
         self.action_edit_entry()
-        return True
+
+    def ready(self) -> bool:
+        """Whether the agent homes have been read."""
+        return self.overview is not None
 
     @work(thread=True, exclusive=True, group="agents-entry", exit_on_error=False)
     def _read_edit(self, row: AgentRow, entry: MemoryEntry,
@@ -842,21 +846,25 @@ class AgentsPane(Pane):
         if row is None:
             return
         entry = message.entry
-        context = editor_context(row, entry, source)
-        context_file = self._context_file()
+        self._editing = (row, entry, self._context_file(), source)
 
-        def submit(draft: MemoryDraft, editor: MemoryEditor) -> None:
-            self._editor = editor
-            self._plan_entry("edit", row, entry, self.homes(), context_file, draft.content,
-                             source)
-
-        def closed(_draft: MemoryDraft | None) -> None:
+        def closed(_result: object) -> None:
             self._editor = None
 
         name = entry.name if entry.kind != "fact" else "added memory"
         self.app.push_screen(MemoryEditor(f"Edit {one_line(name, 60)}", content=source.text,
-                                          show_kind=False, context=context, submit=submit),
+                                          show_kind=False, asker=self,
+                                          context=editor_context(row, entry, source)),
                              closed)
+
+    def on_submit_dialog_submitted(self, message: SubmitDialog.Submitted) -> None:
+        """Save in the entry's editor: plan the edit (then confirm the diff)."""
+        if self._editing is None:
+            return
+        row, entry, context_file, source = self._editing
+        self._editor = cast("MemoryEditor", message.dialog)
+        self._plan_entry("edit", row, entry, self.homes(), context_file,
+                         cast("MemoryDraft", message.draft).content, source)
 
     @work(thread=True, exclusive=True, group="agents-entry", exit_on_error=False)
     def _plan_entry(self, action: str, row: AgentRow, entry: MemoryEntry,
@@ -940,11 +948,11 @@ class AgentsPane(Pane):
         else:
             if editor is not None:
                 self._editor = None
-                editor.saved()
+                editor.dismiss(None)
             self.memtui.say(f"Done: {one_line(tilde(message.summary), 200)}")
         # this pane reads again (the entries stay open), the others when shown; the inbox
         # is recounted
-        self.memtui.agent_files_changed()
+        self.memtui.store_changed()
 
     def action_fix_index(self) -> None:
         """``x``: repair the selected row's index (after a confirm)."""

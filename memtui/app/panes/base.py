@@ -137,16 +137,32 @@ class Pane(Vertical):
     def discard_changes(self) -> None:
         """Drop the unsaved edits: show what is stored."""
 
-    # ---- what the app asks of the pane on screen (palette, /memory, keys elsewhere) ----
+    # ---- what the palette and /memory ask of the pane on screen ---------------------
 
-    def forget_selected(self) -> bool:
-        """Forget what the pane has selected (asking first). Returns whether the pane
-        handled it (False: the app falls back to the last selected memory)."""
-        return False
+    def show_detail(self, memory_id: str) -> None:
+        """A memory's detail view (``enter``)."""
+        from memtui.app.modals.detail import memory_detail_view
 
-    def correct_selected(self) -> bool:
-        """Correct what the pane has selected. Returns whether the pane handled it."""
-        return False
+        self.memtui.do(memory_detail_view(self.memtui.engine, memory_id, self.memtui.tz))
+
+    def ready(self) -> bool:
+        """Whether the pane has read what it shows (an action asked from elsewhere works on
+        its selection only then)."""
+        return True
+
+    def forget_selected(self) -> None:
+        """Forget what the pane has selected, asking first (by default: the memory last
+        selected in a memory pane)."""
+        from memtui.app.curator import Notice, forget
+
+        memory_id = self.memtui.selected_memory_id
+        self.memtui.do(forget([memory_id]) if memory_id else Notice("No memory selected."))
+
+    def correct_selected(self) -> None:
+        """Correct what the pane has selected (by default: the memory last selected)."""
+        from memtui.app.curator import correct_by_id
+
+        self.memtui.do(correct_by_id(self.memtui.engine, self.memtui.current_memory_id()))
 
     def detail_scroll(self) -> ScrollableContainer | None:
         """The scrollable details area below the list (``J`` / ``K``), if the pane has one."""

@@ -124,9 +124,19 @@ class ExtractionLogPane(ListPane[LogList]):
 
     def action_open_task(self) -> None:
         """The task of the selected row, in full."""
+        from memtui.app.modals.text import TextModal
+
         entry = self.current()
-        if entry is not None:
-            self.memtui.curator.open_task(entry.task_id, entry)
+        if entry is None:
+            return
+        try:
+            task = self.memtui.engine.tasks.get_task(entry.task_id)
+        except MemtuiError as error:
+            self.memtui.say(error.message, severity="warning")
+            return
+        self.memtui.push_screen(TextModal(f"Task {task.id}",
+                                          task_fields(task, self.memtui.tz, entry),
+                                          copy_text=task.result))
 
     def action_open_memory(self) -> None:
         """The memory the selected row made."""
@@ -136,4 +146,4 @@ class ExtractionLogPane(ListPane[LogList]):
         if not entry.memory_id:
             self.memtui.say("This task made no memory.", severity="warning")
             return
-        self.memtui.curator.open_detail(entry.memory_id)
+        self.show_detail(entry.memory_id)

@@ -69,6 +69,16 @@ class HistoryPane(ListPane[ItemList[Memory]]):
         yield ItemList(self._row, id=self.LIST_ID, empty_text=EMPTY_TEXT)
         yield PreviewScroll("history-preview")
 
+    def on_mount(self) -> None:
+        """Follow the target: the memory asked for (``h``), else the one last selected in
+        a memory pane (the app's reactives); a change makes the pane read again."""
+        def moved(asked: bool) -> None:
+            if asked or self.memtui.history_memory_id is None:
+                self.stale = True
+
+        self.watch(self.app, "history_memory_id", lambda: moved(True), init=False)
+        self.watch(self.app, "selected_memory_id", lambda: moved(False), init=False)
+
     def _row(self, memory: Memory, width: int) -> Text:
         number = self.versions.index(memory) + 1 if memory in self.versions else 0
         return version_row(number, memory, width, self.memtui.tz)
@@ -103,7 +113,7 @@ class HistoryPane(ListPane[ItemList[Memory]]):
 
     def _refresh_chain(self) -> None:
         super().refresh_data()
-        target = self.memtui.history_target()
+        target = self.memtui.history_memory_id or self.memtui.selected_memory_id
         title = self.query_one("#history-title", Static)
         keep = self.selected_memory()
         if target is None:
@@ -153,7 +163,7 @@ class HistoryPane(ListPane[ItemList[Memory]]):
         message.stop()
         memory = self.selected_memory()
         if memory is not None:
-            self.memtui.curator.open_detail(memory.id)
+            self.show_detail(memory.id)
 
     def action_restore(self) -> None:
         """Make the selected version current again (a supersede of the current head)."""
@@ -164,17 +174,15 @@ class HistoryPane(ListPane[ItemList[Memory]]):
         if version.id == head.id:
             self.memtui.say("That is already the current version.", severity="warning")
             return
-        self.memtui.curator.restore(head, version)
+        from memtui.app.curator import restore
 
-    def forget_selected(self) -> bool:
-        """The whole chain shown (``d``)."""
-        self.action_forget_chain()
-        return True
+        self.memtui.do(restore(self.memtui.engine, head, version))
 
-    def action_forget_chain(self) -> None:
-        """Forget every version (asks first)."""
+    def forget_selected(self) -> None:
+        """Forget the whole chain shown (``d``; asks first)."""
+        from memtui.app.curator import Notice, forget
+
         head = self.head()
-        if head is None:
-            self.memtui.say("No memory selected.", severity="warning")
-            return
-        self.memtui.curator.forget([head.id])
+        self.memtui.do(forget([head.id]) if head else Notice("No memory selected."))
+
+    action_forget_chain = forget_selected

@@ -9,13 +9,13 @@ everything, and ``a``/``x`` then act on the marked rows. The selected row is sho
 under the list; a correction as a word diff against the text it would replace, a patch as
 its diff. The count in the title, the pane bar and the header includes the Gemini patches.
 Rows are read by a worker thread (the Gemini home too, each time the pane is shown); every
-decision goes through the curator (a worker, then a message to say what happened).
+decision is a step of the curator's the app takes (a worker, then a message back here).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -24,6 +24,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Static
 
+from memtui.app.curator import inbox_decide, inbox_edit
 from memtui.app.format import local_time
 from memtui.app.inbox_sources import MEMORY_SOURCE, InboxEntry, Outcome
 from memtui.app.panes.base import DETAIL_BINDINGS
@@ -34,6 +35,9 @@ from memtui.engine.review import InboxItem
 from memtui.errors import MemtuiError
 from memtui.store.models import Memory
 from memtui.textsafe import one_line
+
+if TYPE_CHECKING:
+    from memtui.app.messages import Written
 
 MARK = "●"
 LABEL_WIDTH = 7
@@ -278,22 +282,29 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
                             severity="warning")
             return
         if entries is not None:
-            self.memtui.curator.inbox_decide("approve", entries, on_done=self._decided)
+            self.memtui.do(inbox_decide(self.memtui.inbox_sources, "approve", entries), self)
 
     def action_reject(self) -> None:
         """Reject the marked rows, else the selected one (asks first; a Gemini patch: dismiss
         it)."""
         entries = self._actionable(self.chosen())
         if entries is not None:
-            self.memtui.curator.inbox_decide("reject", entries, on_done=self._decided)
+            self.memtui.do(inbox_decide(self.memtui.inbox_sources, "reject", entries), self)
 
     def action_edit_approve(self) -> None:
         """Edit the selected row's text, then approve it."""
         entry = self.current()
         entries = self._actionable([entry] if entry is not None else [])
         if entries is not None:
-            self.memtui.curator.inbox_edit_approve(entries[0], on_done=self._decided)
+            self.memtui.do(inbox_edit(self.memtui.inbox_sources, entries[0]))
 
-    def _decided(self, outcome: Outcome) -> None:
-        self.marked.difference_update(outcome.done)
-        self._update_title()
+    def on_written(self, message: Written) -> None:
+        """A decision this pane asked for is done: its rows' marks go."""
+        outcome = message.change.result
+        if isinstance(outcome, Outcome):
+            self.marked.difference_update(outcome.done)
+            self._update_title()
+
+    def ready(self) -> bool:
+        """Whether the rows have been read."""
+        return self.loaded

@@ -3,7 +3,8 @@ and the curation keys (new, note, correct, forget, copy, history)."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -21,7 +22,12 @@ from memtui.app.widgets.paint_hold import paint_hold
 from memtui.app.widgets.search_box import SearchBox
 from memtui.app.widgets.text_view import TextView
 from memtui.errors import MemtuiError
-from memtui.store.models import Memory
+from memtui.store.models import Memory, Project
+
+if TYPE_CHECKING:
+    from memtui.app.curator import Step
+    from memtui.app.messages import Written
+    from memtui.engine.api import Engine
 
 PREVIEW_LINES = 3
 """Lines of the selected memory's text shown under the list (more when it is taller)."""
@@ -321,7 +327,7 @@ class MemoriesPane(Pane):
         message.stop()
         memory = self.selected_memory()
         if memory is not None:
-            self.memtui.curator.open_detail(memory.id)
+            self.show_detail(memory.id)
 
     # ---- search -------------------------------------------------------------------------
 
@@ -366,37 +372,48 @@ class MemoriesPane(Pane):
 
     def action_add(self) -> None:
         """New memory in this pane's scope (kind picker)."""
-        self.memtui.curator.add_memory(self.project_arg())
+        from memtui.app.curator import add_memory
+
+        self._new(add_memory)
 
     def action_note(self) -> None:
         """New note in this pane's scope."""
-        self.memtui.curator.add_note(self.project_arg())
+        from memtui.app.curator import add_note
 
-    def forget_selected(self) -> bool:
-        """The selected or marked memories (``d``)."""
-        self.action_forget()
-        return True
+        self._new(add_note)
 
-    def correct_selected(self) -> bool:
+    def _new(self, editor: Callable[[Engine, str | None], Step]) -> None:
+        self.memtui.do(editor(self.memtui.engine, self.project_arg()))
+
+    def correct_selected(self) -> None:
         """The selected memory (``e``)."""
         self.action_correct()
-        return True
 
     def action_correct(self) -> None:
         """Correct the selected memory (a supersede)."""
-        memory = self._need_memory()
-        if memory is not None:
-            self.memtui.curator.correct(memory)
+        from memtui.app.curator import correct
 
-    def action_forget(self) -> None:
-        """Forget the marked memories, else the selected one (asks first)."""
-        marked = self.memory_list.marked_ids()
-        if marked:
-            self.memtui.curator.forget(marked, on_done=self.memory_list.forget_marks)
-            return
         memory = self._need_memory()
         if memory is not None:
-            self.memtui.curator.forget([memory.id])
+            self.memtui.do(correct(self.memtui.engine, memory))
+
+    def forget_selected(self) -> None:
+        """The marked memories, else the selected one (``d``; asks first)."""
+        from memtui.app.curator import forget
+
+        marked = self.memory_list.marked_ids()
+        if not marked:
+            memory = self._need_memory()
+            if memory is None:
+                return
+            marked = [memory.id]
+        self.memtui.do(forget(marked), self)
+
+    action_forget = forget_selected
+
+    def on_written(self, message: Written) -> None:
+        """A forget this pane asked for is done: its memories' marks go."""
+        self.memory_list.forget_marks(message.change.removed)
 
     def action_copy(self) -> None:
         """Copy the selected memory's text."""
@@ -456,8 +473,14 @@ class ProjectMemoriesPane(MemoriesPane):
     ]
 
     def action_new_project(self) -> None:
-        """Create a project in the app."""
-        self.memtui.curator.create_project()
+        """Create a project in the app; it becomes current."""
+        from memtui.app.curator import create_project
+
+        def created(project: Project | None) -> None:
+            if project is not None:
+                self.set_project(project.id, say=False)  # the app says it was created
+
+        self.app.push_screen(create_project(), created)
 
     def project_arg(self) -> str | None:
         """The app's current project."""
@@ -490,22 +513,43 @@ class ProjectMemoriesPane(MemoriesPane):
             return
         super().refresh_data(first_page_now=first_page_now)
 
-    def action_add(self) -> None:
-        """New memory in the current project (there must be one)."""
+    def _new(self, editor: Callable[[Engine, str | None], Step]) -> None:
+        """A new memory or note goes in the current project: there must be one."""
         if self.memtui.project is None:
             self.memtui.say("No current project: you are not a member of any project yet.",
                             severity="warning")
             return
-        super().action_add()
-
-    def action_note(self) -> None:
-        """New note in the current project (there must be one)."""
-        if self.memtui.project is None:
-            self.memtui.say("No current project: you are not a member of any project yet.",
-                            severity="warning")
-            return
-        super().action_note()
+        super()._new(editor)
 
     def action_switch_project(self) -> None:
         """Pick the current project among those the user can read."""
-        self.memtui.choose_project()
+        from memtui.app.modals.picker import PickerModal
+
+        try:
+            projects = self.memtui.engine.identity.list_projects()
+        except MemtuiError as error:
+            self.memtui.say(error.message, severity="error")
+            return
+        if not projects:
+            self.memtui.say("You are not a member of any project yet.", severity="warning")
+            return
+        choices = [(project.id, f"{project.id} — {project.name} ({role})")
+                   for project, role in projects]
+
+        def chosen(project_id: str | None) -> None:
+            if project_id:
+                self.set_project(project_id)
+
+        self.app.push_screen(PickerModal("Current project", choices, self.memtui.project),
+                             chosen)
+
+    def set_project(self, project_id: str, *, say: bool = True) -> None:
+        """Make a project current: this list starts over, everything reads again."""
+        if project_id == self.memtui.project:
+            return
+        self.memtui.project = project_id
+        if self.is_mounted:
+            self.reset()
+        self.memtui.store_changed()
+        if say:
+            self.memtui.say(f"Current project: {project_id}", toast=False)

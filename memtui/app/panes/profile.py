@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -17,13 +17,16 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Static, TextArea
 
-from memtui.app.format import local_time
+from memtui.app.format import local_time, zone
 from memtui.app.panes.base import FormPane
 from memtui.app.widgets.error_line import ErrorLine
 from memtui.engine.validation import parse_preferences
 from memtui.errors import MemtuiError
 from memtui.store.models import Profile
 from memtui.textsafe import safe_text
+
+if TYPE_CHECKING:
+    from memtui.app.messages import WriteRefused, Written
 
 JSON_INDENT = 2
 
@@ -73,6 +76,8 @@ class ProfilePane(FormPane):
         self.profile: Profile | None = None
         self._filled: tuple[str, str, str] | None = None
         """What the fields showed when last filled from the store (to tell edits)."""
+        self._then: Callable[[], None] | None = None
+        """What a save asked for on leaving the form does once the profile is saved."""
 
     def compose(self) -> ComposeResult:
         """The three fields, an error line and Save."""
@@ -180,6 +185,8 @@ class ProfilePane(FormPane):
 
     def action_save(self, then: Callable[[], None] | None = None) -> None:
         """Check the JSON, then save through the engine (errors shown inline)."""
+        from memtui.app.curator import update_profile
+
         error_line = self.query_one("#profile-error", Static)
         raw = self.query_one("#profile-prefs", TextArea).text
         try:
@@ -188,25 +195,35 @@ class ProfilePane(FormPane):
             error_line.update(Text(safe_text(str(error)), style="bold"))
             return
         error_line.update(Text("Saving…", style="dim"))
-
-        def failed(message: str) -> None:
-            error_line.update(Text(safe_text(message), style="bold"))
-
-        def done() -> None:
-            error_line.update("")
-            self._filled = self._form()  # saved: show the stored profile as stored
-            self.refresh_data()
-            if then is not None:
-                then()
-
-        def unchanged(message: str) -> None:
-            error_line.update("")
-            done()
-
-        self.memtui.curator.update_profile(
-            display_name=self.query_one("#profile-name", Input).value,
+        self._then = then
+        self.memtui.do(update_profile(
+            self.memtui.engine, display_name=self.query_one("#profile-name", Input).value,
             timezone=self.query_one("#profile-tz", Input).value.strip(),
-            preferences=preferences, on_error=failed, on_done=done, on_unchanged=unchanged)
+            preferences=preferences), self)
+
+    def on_written(self, message: Written) -> None:
+        """Saved: the times on screen follow its time zone, the form shows the stored
+        profile; a save asked for on leaving goes on."""
+        self.memtui.tz = zone(message.change.result.timezone)
+        self._saved()
+
+    def on_write_refused(self, message: WriteRefused) -> None:
+        """Refused: why, under the form (what was typed stays); nothing to change is no
+        refusal."""
+        if message.unchanged:
+            self._saved()
+            return
+        self._then = None
+        self.query_one("#profile-error", Static).update(Text(safe_text(message.error),
+                                                             style="bold"))
+
+    def _saved(self) -> None:
+        self.query_one("#profile-error", Static).update("")
+        self._filled = self._form()  # saved: show the stored profile as stored
+        self.refresh_data()
+        then, self._then = self._then, None
+        if then is not None:
+            then()
 
     def action_leave_form(self) -> None:
         """Escape: leave the form so the pane keys (0–9, tab) work again."""

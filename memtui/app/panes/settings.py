@@ -8,7 +8,7 @@ they are stored only: version 1 calls no model.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -16,12 +16,16 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
+from memtui.app.curator import change_settings, task_flags
 from memtui.app.panes.base import FormPane
 from memtui.app.widgets.error_line import ErrorLine
 from memtui.engine.task_flags import FOLLOW, flag_word
 from memtui.errors import MemtuiError
 from memtui.store.models import Task
 from memtui.textsafe import one_line
+
+if TYPE_CHECKING:
+    from memtui.app.messages import WriteRefused, Written
 
 TASK_CHOICES = 50
 """How many of the user's latest tasks the per-task flag picker offers."""
@@ -86,6 +90,8 @@ class SettingsPane(FormPane):
         self._shown: dict[str, str] = {}
         """What each text field showed when last filled from the store."""
         self._tasks: dict[str, Task] = {}
+        self._then: Callable[[], None] | None = None
+        """What a save asked for on leaving the form does once the settings are stored."""
 
     def compose(self) -> ComposeResult:
         """One line per setting, then the per-task flags, then help for the focused field."""
@@ -160,17 +166,24 @@ class SettingsPane(FormPane):
         if not changes:
             then()
             return
+        self._then = then
+        self.memtui.do(change_settings(self.memtui.engine, changes, form="settings"), self)
 
-        def failed(message: str) -> None:
-            self.query_one("#err-flags", ErrorLine).update(Text(one_line(message), style="bold"))
-
-        def done() -> None:
-            for name in changes:
-                self._shown.pop(name, None)
-            self.refresh_data()
+    def on_written(self, message: Written) -> None:
+        """A change this pane asked for is stored: the fields show what is stored (the
+        marks of typed fields go); a save asked for on leaving goes on."""
+        for name in message.change.result or ():
+            self._shown.pop(name, None)
+        self.refresh_data()
+        then, self._then = self._then, None
+        if then is not None and message.write.form == "settings":
             then()
 
-        self.memtui.curator.set_settings(changes, on_error=failed, on_done=done)
+    def on_write_refused(self, message: WriteRefused) -> None:
+        """Refused: why, under the field (a whole save and a flag: under the flags)."""
+        self._then = None
+        form = message.write.form or "flags"
+        self._error("flags" if form == "settings" else form, message.error)
 
     def discard_changes(self) -> None:
         """Put the stored values back in the fields."""
@@ -299,13 +312,8 @@ class SettingsPane(FormPane):
             self.memtui.say(f"{name} is {'none' if value is None else value} already: "
                             "nothing changed.", toast=False)
             return
-
-        def failed(message: str) -> None:
-            self._error(name, message)
-
         self._clear_error(name)
-        self.memtui.curator.set_settings({name: value}, on_error=failed,
-                                         on_done=lambda: self._synced(name))
+        self.memtui.do(change_settings(self.memtui.engine, {name: value}, form=name), self)
 
     def _synced(self, name: str) -> None:
         """A field was applied: show the stored value (as stored) and drop the mark."""
@@ -322,13 +330,9 @@ class SettingsPane(FormPane):
         if not isinstance(picker.value, str) or not isinstance(event.value, str):
             return
         name = (event.select.id or "").removeprefix("flag-")
-
-        def failed(message: str) -> None:
-            self.query_one("#err-flags", Static).update(Text(one_line(message), style="bold"))
-
-        self.query_one("#err-flags", Static).update("")
-        self.memtui.curator.set_task_flags(picker.value, **{name: event.value},
-                                           on_error=failed)
+        self._clear_error("flags")
+        self.memtui.do(task_flags(self.memtui.engine, picker.value, **{name: event.value}),
+                       self)
 
     def action_leave_form(self) -> None:
         """Escape: leave the form so the pane keys (0–9, tab) work again."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING, cast
 
 from textual.binding import Binding
 from textual.message import Message
@@ -11,6 +12,9 @@ from textual.widgets import Input
 
 from memtui.app.commands import PREFIX, USAGE, complete
 from memtui.app.textual_compat import input_suggestion
+
+if TYPE_CHECKING:
+    from memtui.app.app import MemtuiApp
 
 
 class CommandSuggester(Suggester):
@@ -60,6 +64,21 @@ class CommandLine(Input):
         self.display = False
         self.value = ""
         self.post_message(self.Closed(self))
+
+    def on_input_submitted(self, message: Input.Submitted) -> None:
+        """Enter: run the command, closing the line; what is wrong with it is said, and
+        the line stays open."""
+        from memtui.app.commands import CommandError, parse_command, run
+
+        message.stop()
+        app = cast("MemtuiApp", self.app)
+        try:
+            command = parse_command(message.value)
+        except CommandError as error:
+            app.say(error.message, severity="error")
+            return
+        self.action_close()
+        run(app, command)
 
     def action_complete(self) -> None:
         """Take the suggested completion."""

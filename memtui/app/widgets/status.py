@@ -34,7 +34,7 @@ def shorten_path(path: str, width: int) -> str:
 
 @dataclass(frozen=True)
 class HeaderCounts:
-    """What the header shows from the store, read by the app's header worker after the
+    """What the header shows from the store, read by the main screen's header worker after the
     first frame and after every change (``None``: not read yet, or it could not be)."""
 
     inbox: int | None = None
