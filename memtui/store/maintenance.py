@@ -212,10 +212,7 @@ def load_row(store: Store, table: str, row: dict[str, Any], *, skip_existing: bo
 def defer_foreign_keys(store: Store) -> None:
     """Check foreign keys at commit, not per row (a load inserts children and parents in
     any order)."""
-    if store.dialect.is_sqlite:
-        store.execute("PRAGMA defer_foreign_keys = ON")
-    else:
-        store.execute("SET CONSTRAINTS ALL DEFERRED")
+    store.execute(store.dialect.defer_foreign_keys)
 
 
 def finish_load(store: Store) -> None:
@@ -384,7 +381,7 @@ def delete_orphan_log_rows(store: Store) -> int:
 
 def optimize(store: Store) -> None:
     """Let the database refresh its planner statistics."""
-    store.execute("PRAGMA optimize" if store.dialect.is_sqlite else "ANALYZE")
+    store.execute(store.dialect.optimize)
 
 
 VACUUM_WAL_WAIT_S = 3.0

@@ -178,18 +178,7 @@ class MemoryRepository:
     # chains
     def chain_ids(self, memory_id: str) -> list[str]:
         """Every id connected to this memory by supersede links (both directions)."""
-        rows = self._store.execute(
-            """
-            WITH RECURSIVE chain(id) AS (
-                SELECT ?
-                UNION
-                SELECT m.superseded_by FROM memories m JOIN chain c ON m.id = c.id
-                    WHERE m.superseded_by IS NOT NULL
-                UNION
-                SELECT m.id FROM memories m JOIN chain c ON m.superseded_by = c.id
-            )
-            SELECT id FROM chain
-            """, (memory_id,)).fetchall()
+        rows = self._store.execute(self._store.dialect.chain_walk, (memory_id,)).fetchall()
         return [row[0] for row in rows]
 
     def get_many(self, memory_ids: Sequence[str]) -> list[Memory]:
@@ -216,7 +205,10 @@ class MemoryRepository:
     def merge_fulltext(self) -> None:
         """Do a bounded amount of full-text index merging (after a forget). On an older
         SQLite each such merge adds levels to the index's structure: past a bound the index
-        is rebuilt instead of growing until FTS5 calls it corrupt (``fts_levels``)."""
+        is rebuilt instead of growing until FTS5 calls it corrupt (``fts_levels``). Nothing
+        to do on PostgreSQL: a GIN index drops a deleted row's entries when it is vacuumed."""
+        if not self._store.dialect.is_sqlite:
+            return
         self._store.execute("INSERT INTO memories_fts(memories_fts, rank) VALUES ('merge', ?)",
                             (-FTS_MERGE_PAGES_AFTER_FORGET,))
         keep_levels_bounded(self._store, "memories_fts")

@@ -49,7 +49,6 @@ if TYPE_CHECKING:
     from memtui.store.memories import MemoryRepository
     from memtui.store.postgres.lane import PgQueryLane
     from memtui.store.recall import RecallRepository
-    from memtui.store.tasks import TaskRepository
 
 WRITE_LOCK_KEY = APPLICATION_ID
 """The advisory lock every write transaction holds (``pg_advisory_xact_lock``)."""
@@ -163,7 +162,7 @@ class PostgresStore(StoreBackend):
 
     @cached_property
     def memories(self) -> MemoryRepository:
-        """Memories, with PostgreSQL's full-text search and chain walk."""
+        """Memories, with PostgreSQL's full-text search."""
         from memtui.store.postgres.repositories import PgMemoryRepository
 
         return PgMemoryRepository(self)
@@ -174,13 +173,6 @@ class PostgresStore(StoreBackend):
         from memtui.store.postgres.repositories import PgRecallRepository
 
         return PgRecallRepository(self)
-
-    @cached_property
-    def tasks(self) -> TaskRepository:
-        """Tasks, with extraction candidates claimed by ``FOR UPDATE SKIP LOCKED``."""
-        from memtui.store.postgres.repositories import PgTaskRepository
-
-        return PgTaskRepository(self)
 
     # -- what the store is -------------------------------------------------------------------
 
