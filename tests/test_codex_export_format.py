@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memtui.engine.codex.errors import CodexError, UnsafePathError
+from memtui.engine.codex.errors import CodexError
 from memtui.engine.codex.export_format import (
     ExportGroup,
     ExportSummary,
@@ -40,6 +40,7 @@ from memtui.engine.codex.parse_memory_md import parse_memory_md
 from memtui.engine.codex.parse_raw_memories import parse_raw_memories
 from memtui.engine.codex.parse_summary import parse_memory_summary
 from memtui.engine.codex.reader import read_codex_home
+from memtui.errors import UnsafePath
 
 WHEN = datetime(2026, 11, 2, 9, 30, 15, tzinfo=UTC)
 
@@ -203,13 +204,13 @@ def test_export_never_lands_over_an_existing_folder(tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
     assert (write_export(empty, {"a/b.md": "x"}) / "a" / "b.md").read_text() == "x"
-    with pytest.raises(UnsafePathError):
+    with pytest.raises(UnsafePath):
         write_export(tmp_path / "new", {"../escape.md": "x"})
     assert not (tmp_path / "escape.md").exists() and not (tmp_path / "new").exists()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
     link = tmp_path / "link"
     link.symlink_to(empty, target_is_directory=True)
-    with pytest.raises(UnsafePathError):
+    with pytest.raises(UnsafePath):
         write_export(link, {"x.md": "x"})
 
 

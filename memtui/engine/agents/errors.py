@@ -44,11 +44,6 @@ class AgentWriteRefused(PermissionDenied):
     code = "agent_write_refused"
 
 
-UnsafeAgentPath = UnsafePath
-"""A write would leave the agent's store or go through a symlink (memtui's one error for
-it, shared with the Codex layer)."""
-
-
 class ChangedSinceRead(Conflict):
     """The file changed (size, mtime or hash) between memtui's read and its write; nothing
     was written."""
@@ -69,7 +64,7 @@ class AgentInputError(InvalidInput):
     code = "agent_invalid_input"
 
 
-AGENT_FILES = SafeFiles(problem=AgentFileProblem, unsafe=UnsafeAgentPath,
+AGENT_FILES = SafeFiles(problem=AgentFileProblem, unsafe=UnsafePath,
                         changed=ChangedSinceRead, failed=AgentFileWriteFailed,
                         max_bytes=MAX_TEXT_FILE_BYTES)
 """Reads and writes inside an agent's store, with this layer's errors."""

@@ -29,11 +29,6 @@ class CodexWriteRefused(PermissionDenied):
     code = "codex_write_refused"
 
 
-UnsafePathError = UnsafePath
-"""A path would leave the Codex home or go through a symlink (memtui's one error for it,
-shared with the other agents' layer)."""
-
-
 class CodexInputError(InvalidInput):
     """Text or an id handed to a Codex write is not acceptable; nothing was written."""
 
@@ -49,7 +44,7 @@ class FileProblemError(CodexError, FileProblem):
     code = "codex_file_problem"
 
 
-CODEX_FILES = SafeFiles(problem=FileProblemError, unsafe=UnsafePathError,
+CODEX_FILES = SafeFiles(problem=FileProblemError, unsafe=UnsafePath,
                         failed=AgentFileWriteFailed,
                         home_name="the Codex home", max_bytes=MAX_CODEX_FILE_BYTES)
 """Reads inside a Codex home: every file problem is a ``FileProblemError``."""
