@@ -76,7 +76,6 @@ THREAD_COLUMNS = ("id", "rollout_path", "cwd", "git_branch", "source", "memory_m
                   "history_mode", "archived", "created_at", "updated_at", "cli_version")
 POLLUTED = "polluted"
 """``threads.memory_mode`` of a thread Codex must forget and never extract again."""
-ENABLED = "enabled"
 DEFAULT_RETRY_REMAINING = 3
 """Retries an enqueued global consolidation gets at least (Codex's ``DEFAULT_RETRY_REMAINING``)."""
 STATE_SCHEMA = "state"

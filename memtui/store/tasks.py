@@ -217,16 +217,6 @@ class TaskRepository:
             "WHERE user_id = ? AND created_at >= ? AND created_at < ?",
             (user_id, start, end)).fetchone()[0]
 
-    # ---- settings (kept here for callers; the SQL is in store/settings.py) ---------------
-
-    def get_settings(self, user_id: str) -> dict[str, Any] | None:
-        """``store.settings.get``."""
-        return self._store.settings.get(user_id)
-
-    def save_settings(self, user_id: str, settings: Mapping[str, Any], at: str) -> None:
-        """``store.settings.save``."""
-        self._store.settings.save(user_id, settings, at)
-
     # ---- extraction log -------------------------------------------------------------------
 
     def upsert_log(self, entry: LogEntry) -> None:

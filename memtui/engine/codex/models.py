@@ -262,11 +262,6 @@ def _seconds(value: int | None) -> int | None:
     return value // 1000 if value >= MILLIS_THRESHOLD else value
 
 
-def _before(text: str | None, now: datetime) -> bool:
-    moment = parse_datetime(text)
-    return moment is not None and moment <= now
-
-
 def _after(text: str | None, now: datetime) -> bool:
     moment = parse_datetime(text)
     return moment is not None and moment > now
