@@ -610,6 +610,16 @@ def parse_rollout_lines(lines: Any, file: str = "<rollout>", mcp_servers: Any = 
     return reader.task()
 
 
+def read_rollout_file(path: Path, root: Path | None = None) -> Any:
+    """One whole rollout file inside ``root`` (default: its folder) read into a task
+    (``FileProblemError`` when the file itself cannot be read)."""
+    from memtui.engine.codex import rollouts
+
+    reader = rollouts.RolloutReader(str(path))
+    return rollouts.read_rollout_from(path, root if root is not None else path.parent,
+                                      reader).reader.task()
+
+
 class RolloutScan(NamedTuple):
     """Every rollout task of a home, and the files that were skipped."""
 
@@ -638,7 +648,7 @@ def read_rollouts(home: Path, max_files: int | None = None) -> RolloutScan:
     tasks = []
     for path in files:
         try:
-            tasks.append(rollouts.read_rollout_file(path, home))
+            tasks.append(read_rollout_file(path, home))
         except FileProblemError as error:
             problems.append(Problem(str(path), error.reason))
     return RolloutScan(tuple(tasks), tuple(problems))

@@ -15,7 +15,6 @@ from memtui.engine.codex import rollouts
 from memtui.engine.codex.errors import FileProblemError
 from memtui.engine.codex.rollouts import (
     is_injected_context,
-    read_rollout_file,
 )
 
 try:
@@ -64,7 +63,7 @@ def test_fixture_rollouts_become_tasks(home: Path) -> None:
 
 
 def test_truncated_last_line_is_a_problem_with_its_number(home: Path) -> None:
-    task = read_rollout_file(fx.rollout_file(home, fx.THREAD_TRUNCATED), home)
+    task = fx.read_rollout_file(fx.rollout_file(home, fx.THREAD_TRUNCATED), home)
     [problem] = task.problems
     assert problem.line == len(fx._rollout_lines(fx.THREAD_TRUNCATED, fx.NOW))
     assert "not valid JSON" in problem.reason
@@ -73,7 +72,7 @@ def test_truncated_last_line_is_a_problem_with_its_number(home: Path) -> None:
 
 
 def test_json_shape_of_a_task(home: Path) -> None:
-    task = read_rollout_file(fx.rollout_file(home, fx.THREAD_MCP), home)
+    task = fx.read_rollout_file(fx.rollout_file(home, fx.THREAD_MCP), home)
     data = json.loads(json.dumps(task.to_json()))
     assert data["used_mcp"] is True and data["mcp_tools"] == ["mcp__github__list_issues"]
     assert data["thread_id"] == fx.THREAD_MCP
@@ -169,7 +168,7 @@ def test_overlong_lines_are_skipped(home: Path, monkeypatch: pytest.MonkeyPatch)
     huge = user("z" * 5000)
     path.write_bytes(b"".join([*lines[:2], huge + b"\n", *lines[2:]]))
     monkeypatch.setattr(rollouts, "MAX_LINE_BYTES", 2048)
-    task = read_rollout_file(path, home)
+    task = fx.read_rollout_file(path, home)
     [problem] = task.problems
     assert problem.line == 3 and "longer than 2048 bytes" in problem.reason
     assert task.goal == fx.GOALS[fx.THREAD_V7] and task.result == fx.RESULTS[fx.THREAD_V7]
@@ -180,7 +179,7 @@ def test_binary_garbage_file(home: Path) -> None:
     path = fx.rollout_file(home, fx.THREAD_WEB)
     noise = random.Random(7).randbytes(4096).replace(b"\n", b"\x00")
     path.write_bytes(noise + b"\n\x00\x01\x02")
-    task = read_rollout_file(path, home)
+    task = fx.read_rollout_file(path, home)
     assert task.thread_id == fx.THREAD_WEB and task.goal is None and task.problems
 
 
@@ -200,7 +199,7 @@ def test_scan_skips_symlinks_outside_fifos_and_foreign_names(home: Path, tmp_pat
     assert "SECRET GOAL" not in json.dumps([task.to_json() for task in scan.tasks])
     assert len(list(fx.rollout_files(home))) == len(fx.ROLLOUT_STARTS)
     with pytest.raises(FileProblemError):
-        read_rollout_file(day / f"rollout-2026-10-06T00-00-00-{fx.THREAD_ERRORED}.jsonl", home)
+        fx.read_rollout_file(day / f"rollout-2026-10-06T00-00-00-{fx.THREAD_ERRORED}.jsonl", home)
 
 
 def test_scan_limits_and_missing_sessions(home: Path, tmp_path: Path) -> None:

@@ -31,7 +31,6 @@ ROLLOUT_FILE_RE = re.compile(
 same compressed (``.jsonl.zst``)."""
 
 _NOTE_SLUG_JUNK = re.compile(r"[^a-z0-9]+")
-_ROLLOUT_SLUG_JUNK = re.compile(r"[^a-z0-9]", re.ASCII)
 
 
 def is_valid_note_name(name: str) -> bool:
@@ -61,13 +60,6 @@ def note_file_name(moment: datetime, slug: str) -> str:
     if not is_valid_note_name(name):
         raise ValueError(f"not a valid Codex note name: {name!r}")
     return name
-
-
-def rollout_summary_slug(text: str | None) -> str:
-    """Codex's rollout slug rule: lowercase, non-alphanumerics become ``_``, at most 60."""
-    if not text:
-        return ""
-    return _ROLLOUT_SLUG_JUNK.sub("_", text.lower())[:MAX_ROLLOUT_SLUG_CHARS]
 
 
 def rollout_uuid_from_name(name: str) -> str | None:

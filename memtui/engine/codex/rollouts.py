@@ -490,18 +490,6 @@ def read_rollout_from(path: Path, root: Path, reader: RolloutReader, offset: int
     return ReadResult(reader, position)
 
 
-def read_rollout_file(path: Path, root: Path | None = None,
-                      mcp_servers: Iterable[str] = ()) -> RolloutTask:
-    """Read one whole rollout file inside ``root`` (default: its folder) into a task.
-
-    Raises ``FileProblemError`` when the file itself cannot be read (outside the home, not a
-    regular file, too large, unreadable, a broken ``.zst``); bad lines become problems.
-    """
-    base = root if root is not None else path.parent
-    reader = RolloutReader(str(path), mcp_servers=mcp_servers)
-    return read_rollout_from(path, base, reader).reader.task()
-
-
 def _walk(folder: Path, root: Path, depth: int, problems: list[Problem], *,
           files_at_every_level: bool = False) -> Iterator[Path]:
     try:
