@@ -93,11 +93,8 @@ class _Reading:
     deadline: float
 
 
-class ServiceError(MemtuiError):
+class ServiceError(MemtuiError, code="service_error"):
     """The service cannot start: the socket is in use, or its path is unusable."""
-
-    code = "service_error"
-    exit_code = 1
 
 
 def _prepare_folder(folder: Path) -> None:
