@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from memtui.store.models import AuditEntry
-
-if TYPE_CHECKING:
-    from memtui.store.backend import StoreBackend
+from memtui.store.repository import Repository
 
 
-class AuditRepository:
+class AuditRepository(Repository):
     """SQL for the ``audit`` table."""
-
-    def __init__(self, store: StoreBackend) -> None:
-        self._store = store
 
     def append(self, actor: str, action: str, target: str | None,
                detail: dict[str, Any] | None = None) -> None:

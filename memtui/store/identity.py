@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from memtui.store.models import Membership, Profile, Project, User
-
-if TYPE_CHECKING:
-    from memtui.store.backend import StoreBackend
+from memtui.store.repository import Repository
 
 _PROJECT_COLUMNS = "id, name, root_path, summary, created_by, created_at"
 
@@ -18,11 +16,8 @@ def _project(row: tuple[Any, ...]) -> Project:
                    created_by=row[4], created_at=row[5])
 
 
-class IdentityRepository:
+class IdentityRepository(Repository):
     """Users, projects, memberships, profiles."""
-
-    def __init__(self, store: StoreBackend) -> None:
-        self._store = store
 
     # users
     def get_user(self, user_id: str) -> User | None:

@@ -11,6 +11,7 @@ from memtui.store.fts_levels import keep_levels_bounded
 from memtui.store.memory_rows import MEMORY_COLUMNS, row_to_memory
 from memtui.store.models import Memory, MemoryFilter, PageCursor
 from memtui.store.paging import keyset_page, position_page
+from memtui.store.repository import Repository
 from memtui.store.search_terms import fts_query, narrowing_matcher
 
 if TYPE_CHECKING:
@@ -33,14 +34,14 @@ SIZE_GUESS_SECONDS = 10.0
 """How long ``MemoryRepository.size_guess`` keeps the store's size before reading it again."""
 
 
-class MemoryRepository:
+class MemoryRepository(Repository):
     """Memories, chains, full-text search, tombstones."""
 
     NARROWS_IN_HAND: ClassVar[bool] = True
     """``narrowing`` can judge rows in Python (for ASCII text)."""
 
     def __init__(self, store: StoreBackend) -> None:
-        self._store = store
+        super().__init__(store)
         self._size_guess: tuple[float, int] | None = None
         """(when read, the store's highest seq): ``size_guess``."""
 

@@ -30,10 +30,10 @@ from memtui.store.dialect import marks
 from memtui.store.memories import MEMORY_COLUMNS, row_to_memory
 from memtui.store.models import BundleDocument, Interaction, Memory, Task
 from memtui.store.paging import rows_in_order
+from memtui.store.repository import Repository
 from memtui.store.tasks import TASK_COLUMNS, row_to_task
 
 if TYPE_CHECKING:
-    from memtui.store.backend import StoreBackend
     from memtui.store.dialect import Dialect
 
 RANK_BUDGET = 1000
@@ -114,11 +114,8 @@ def _document(row: Sequence[Any]) -> BundleDocument:
                           updated_at=row[4], updated_by=row[5])
 
 
-class RecallRepository:
+class RecallRepository(Repository):
     """Interactions, bundles, bundle documents, consolidation records, recall queries."""
-
-    def __init__(self, store: StoreBackend) -> None:
-        self._store = store
 
     # ---- full-text planning ---------------------------------------------------------------
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from memtui.errors import StoreError
 from memtui.store.dialect import marks
@@ -24,9 +24,7 @@ from memtui.store.models import (
     Task,
 )
 from memtui.store.paging import keyset_page, position_page
-
-if TYPE_CHECKING:
-    from memtui.store.backend import StoreBackend
+from memtui.store.repository import Repository
 
 TASK_COLUMNS = ("id, project_id, user_id, goal, prompt, status, parent_id, started_at, "
                 "finished_at, result, cost_usd, continuation, external_context, source, "
@@ -75,11 +73,8 @@ def _row_to_log(row: Sequence[Any]) -> LogEntry:
                     memory_id=row[5], forced=bool(row[6]), at=row[7])
 
 
-class TaskRepository:
+class TaskRepository(Repository):
     """Tasks, follow-ups, quotas, settings, extraction log, scan queries, consolidations."""
-
-    def __init__(self, store: StoreBackend) -> None:
-        self._store = store
 
     # ---- tasks ----------------------------------------------------------------------------
 
