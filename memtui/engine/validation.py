@@ -58,8 +58,8 @@ def check_text(value: object, what: str, *, max_bytes: int = MAX_CONTENT_BYTES,
 
 
 def redact(text: str) -> str:
-    """``memtui.engine.redaction.redact``, imported on first use: the redaction rules cost
-    ~25 ms to import and only writes need them (not the app's first frame)."""
+    """``memtui.engine.redaction.redact``, imported on first use: the redaction rules are slow
+    to import and only writes need them (not the app's first frame)."""
     from memtui.engine.redaction import redact as redact_text
 
     return redact_text(text)

@@ -14,8 +14,8 @@ own connection. An obsolete read is stopped three ways:
   while nothing ran, then the statement began) is stopped by the watchdog, which repeats
   the stop every ``restop_interval`` seconds while an obsolete reader is still inside
   ``reading()``. One watchdog thread serves every lane of the process, started the first
-  time it is needed: ``begin()`` runs on the UI thread at every keystroke, and starting a
-  thread there cost up to 2 ms on a busy machine.
+  time it is needed: ``begin()`` runs on the UI thread at every keystroke, where starting a
+  thread is too slow.
 
 Readers enter and leave, and stops are sent, under one lock: a stop never reaches a newer
 reader's statement. Nothing is asked while a statement runs (a progress handler would take
