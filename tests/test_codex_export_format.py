@@ -16,7 +16,6 @@ from memtui.engine.codex.export_format import (
     ExportSummary,
     ExportTask,
     ExportThread,
-    ExportTopic,
     one_line,
     render_export,
     render_memory_md,
@@ -26,6 +25,7 @@ from memtui.engine.codex.export_format import (
     render_rollout_summary,
 )
 from memtui.engine.codex.export_writer import write_export
+from memtui.engine.codex.models import SummaryTopic
 from memtui.engine.codex.naming import (
     NOTE_NAME_RE,
     is_valid_note_name,
@@ -70,10 +70,10 @@ GROUPS = (
 SUMMARY = ExportSummary(
     user_profile="Backend developer.\n## not a section",
     preferences=("prefers uv",), general_tips=("run tests first",),
-    topics=(ExportTopic("/home/dev/projects/ninfer", "2026-11-02", "cache: tests",
+    topics=(SummaryTopic("/home/dev/projects/ninfer", "2026-11-02", "cache: tests",
                         ("cache", "test"), "fixing a flaky test", "use temp dirs"),
-            ExportTopic("/home/dev/projects/ninfer", "2026-11-02", "api", ("retry",)),
-            ExportTopic("/home/dev/projects/handbook", "2026-11-01", "style", ("markdown",))),
+            SummaryTopic("/home/dev/projects/ninfer", "2026-11-02", "api", ("retry",)),
+            SummaryTopic("/home/dev/projects/handbook", "2026-11-01", "style", ("markdown",))),
     older_topics=("setup: uv",))
 
 

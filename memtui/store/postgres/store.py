@@ -508,8 +508,6 @@ class PostgresStore(StoreBackend):
         """A one-line error for a psycopg error (the password never in it)."""
         if isinstance(error, StoreError):
             return error
-        if isinstance(error, psycopg.OperationalError):
-            return self.error("database error", error)
         if isinstance(error, psycopg.Error):
             return self.error("database error", error)
         return None
