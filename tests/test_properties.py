@@ -15,8 +15,8 @@ from memtui.engine.redaction import redact
 from memtui.errors import InvalidInput, MemtuiError
 from memtui.store.database import open_store
 from memtui.store.ids import SequentialIds, encode_id
-from memtui.store.memories import fts_query
 from memtui.store.memory_rows import MEMORY_COLUMNS, memory_to_row, row_to_memory
+from memtui.store.search_terms import fts_query
 from memtui.store.timeutil import parse_time
 from memtui.textsafe import UNSAFE_CHARACTERS, one_line, safe_text
 

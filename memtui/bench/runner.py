@@ -451,7 +451,7 @@ def _best_of(samples: list[dict[str, Any]], key: str, value: str) -> dict[Any, f
 def bare_fts_times(db: Path, typed: tuple[str, ...], reps: int = 5) -> list[float]:
     """The reference: the bare FTS5 query in sqlite3 for every prefix typed (a page of
     rowids), best of ``reps`` seconds per prefix."""
-    from memtui.store.memories import fts_query
+    from memtui.store.search_terms import fts_query
 
     conn = sqlite3.connect(str(db))
     try:

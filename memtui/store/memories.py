@@ -18,8 +18,6 @@ if TYPE_CHECKING:
     from memtui.store.backend import StoreBackend
     from memtui.store.search_pages import SearchPages
 
-__all__ = ["MEMORY_COLUMNS", "MemoryRepository", "fts_query", "row_to_memory"]
-
 _M_COLUMNS = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))
 MAX_CHAIN_STEPS = 100_000
 """A chain walk stops after this many versions (a cycle in a damaged store ends)."""

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from memtui.store.dialect import marks
-from memtui.store.memories import MEMORY_COLUMNS, row_to_memory
+from memtui.store.memory_rows import MEMORY_COLUMNS, row_to_memory
 from memtui.store.models import BundleDocument, Interaction, Memory, Task
 from memtui.store.paging import rows_in_order
 from memtui.store.repository import Repository
