@@ -28,10 +28,3 @@ class AuditRepository(Repository):
             "ORDER BY seq DESC LIMIT ?", (actor, limit)).fetchall()
         return [AuditEntry(seq=r[0], at=r[1], actor=r[2], action=r[3], target=r[4],
                            detail=json.loads(r[5])) for r in rows]
-
-    def all_entries(self) -> list[AuditEntry]:
-        """Every entry, oldest first (export, doctor)."""
-        rows = self._store.execute(
-            "SELECT seq, at, actor, action, target, detail FROM audit ORDER BY seq").fetchall()
-        return [AuditEntry(seq=r[0], at=r[1], actor=r[2], action=r[3], target=r[4],
-                           detail=json.loads(r[5])) for r in rows]

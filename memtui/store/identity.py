@@ -41,12 +41,6 @@ class IdentityRepository(Repository):
         assert user is not None
         return user
 
-    def list_users(self) -> list[User]:
-        """Every user, by id."""
-        rows = self._store.execute(
-            "SELECT id, display_name, created_at FROM users ORDER BY id").fetchall()
-        return [User(*row) for row in rows]
-
     # projects
     def get_project(self, project_id: str) -> Project | None:
         """One project, or None."""
@@ -83,11 +77,6 @@ class IdentityRepository(Repository):
             "INSERT INTO project_members(project_id, user_id, role) VALUES (?, ?, ?) "
             "ON CONFLICT(project_id, user_id) DO UPDATE SET role = excluded.role",
             (project_id, user_id, role))
-
-    def remove_member(self, project_id: str, user_id: str) -> None:
-        """Remove a membership."""
-        self._store.execute("DELETE FROM project_members WHERE project_id = ? AND user_id = ?",
-                            (project_id, user_id))
 
     def members(self, project_id: str) -> list[Membership]:
         """A project's memberships, by user."""

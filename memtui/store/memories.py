@@ -358,13 +358,6 @@ class MemoryRepository(Repository):
             "SELECT id FROM memories WHERE source_thread_id = ?", (thread_id,)).fetchall()
         return [row[0] for row in rows]
 
-    def all_memories(self) -> Iterable[Memory]:
-        """Every memory, oldest first (export, doctor)."""
-        cursor = self._store.execute(
-            f"SELECT {MEMORY_COLUMNS} FROM memories ORDER BY created_at, id")
-        for row in cursor:
-            yield row_to_memory(row)
-
     # tombstones
     def add_forgotten_source(self, thread_id: str, at: str, by: str) -> None:
         """Remember (without content) that this task's memory was forgotten."""

@@ -271,11 +271,6 @@ class RecallRepository(Repository):
             (user_id, interaction_id)).fetchone()
         return _interaction(row) if row else None
 
-    def count_interactions(self, user_id: str) -> int:
-        """How many interactions the user has."""
-        return int(self._store.execute("SELECT count(*) FROM interactions WHERE user_id = ?",
-                                       (user_id,)).fetchone()[0])
-
     def recent_interactions(self, user_id: str, limit: int,
                             project: str | None = None) -> list[Interaction]:
         """The user's newest interactions (only ``project``'s when given)."""
