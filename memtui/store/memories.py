@@ -222,15 +222,10 @@ class MemoryRepository(Repository):
         else:
             clauses.append("m.project = ?")
             params.append(flt.project)
-        if flt.status:
-            clauses.append("m.status = ?")
-            params.append(flt.status)
-        if flt.kind:
-            clauses.append("m.kind = ?")
-            params.append(flt.kind)
-        if flt.source:
-            clauses.append("m.source = ?")
-            params.append(flt.source)
+        for column, value in (("status", flt.status), ("kind", flt.kind), ("source", flt.source)):
+            if value:
+                clauses.append(f"m.{column} = ?")
+                params.append(value)
         return clauses, params
 
     def _searched(self, flt: MemoryFilter) -> SearchPages | None:
