@@ -7,9 +7,10 @@ import time
 
 import pytest
 
+from memtui.engine.validation import json_type
 from memtui.errors import Conflict, InvalidInput, NotFound, PermissionDenied, StoreError
 from memtui.service import protocol
-from memtui.service.methods import METHODS, check_params, json_type
+from memtui.service.methods import METHODS, check_params
 from memtui.service.protocol import (
     MAX_REQUEST_BYTES,
     ProtocolError,
