@@ -318,6 +318,19 @@ class Job(JsonMixin):
         )
         return job.at(now)
 
+    @property
+    def kind_word(self) -> str:
+        """The job's kind as people read it: ``stage-1``, ``global`` (the consolidation) or
+        Codex's own name."""
+        return "stage-1" if self.is_stage1 else "global" if self.is_consolidation else self.kind
+
+    @property
+    def state_words(self) -> str:
+        """`` · lease expired`` and `` · <n> retries left``, where they hold."""
+        return ((" · lease expired" if self.running_past_lease else "")
+                + (f" · {self.retry_remaining} retries left"
+                   if self.retry_remaining is not None else ""))
+
     def at(self, now: datetime) -> Job:
         """This job with its derived flags recomputed at ``now`` (Codex's claim rules)."""
         now = as_utc(now)
