@@ -490,22 +490,21 @@ class ProjectMemoriesPane(MemoriesPane):
             return
         super().refresh_data(first_page_now=first_page_now)
 
-    def _has_project(self) -> bool:
-        """Whether there is a current project; says so when there is none."""
+    def action_add(self) -> None:
+        """New memory in the current project (there must be one)."""
         if self.memtui.project is None:
             self.memtui.say("No current project: you are not a member of any project yet.",
                             severity="warning")
-        return self.memtui.project is not None
-
-    def action_add(self) -> None:
-        """New memory in the current project (there must be one)."""
-        if self._has_project():
-            super().action_add()
+            return
+        super().action_add()
 
     def action_note(self) -> None:
         """New note in the current project (there must be one)."""
-        if self._has_project():
-            super().action_note()
+        if self.memtui.project is None:
+            self.memtui.say("No current project: you are not a member of any project yet.",
+                            severity="warning")
+            return
+        super().action_note()
 
     def action_switch_project(self) -> None:
         """Pick the current project among those the user can read."""
