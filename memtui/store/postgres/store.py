@@ -65,8 +65,7 @@ CUSTOM_PLANS = "SET plan_cache_mode = force_custom_plan"
 prepares a statement once it has run five times, and PostgreSQL may then settle on one
 generic plan, blind to the values -- for a searched list that is a plan chosen without
 knowing whether the words typed are rare or common (a one-letter prefix read through the
-full-text index: a second at a million memories, where walking the list takes a
-millisecond)."""
+full-text index, where walking the list is far cheaper)."""
 CUSTOM_PLANS_SINCE = 120_000
 """``plan_cache_mode`` exists from PostgreSQL 12 on."""
 PRUNED_TERMS = ("removed the word counts recall remembered before the last delete or change "
