@@ -33,7 +33,7 @@ class QueryLane(TicketLane[sqlite3.Connection]):
     restop_interval = RESTOP_INTERVAL_S
 
     def __init__(self, store: Store) -> None:
-        super().__init__()
+        super().__init__(store.bound_to)
         self._store = store
         self._conn: sqlite3.Connection | None = None
 
@@ -48,27 +48,12 @@ class QueryLane(TicketLane[sqlite3.Connection]):
             with contextlib.suppress(sqlite3.ProgrammingError):  # closed with the store
                 conn.interrupt()  # thread-safe; only the statements running now are stopped
 
-    def _bound(self, conn: sqlite3.Connection,
-               ticket: int) -> contextlib.AbstractContextManager[None]:
-        return self._store.bound_to(conn, lambda: not self.is_current(ticket))
-
-    def _stopped_by_lane(self, error: BaseException) -> bool:
-        return _caused_by_interrupt(error)
+    def _is_stop(self, error: BaseException) -> bool:
+        """An interrupted statement (or the store's error for it)."""
+        return isinstance(error, QueryInterrupted) or (
+            isinstance(error, sqlite3.OperationalError) and "interrupt" in str(error).lower())
 
     def _end_read(self, conn: sqlite3.Connection) -> None:
         with contextlib.suppress(sqlite3.Error):  # (a connection closed with the store)
             if conn.in_transaction:  # a snapshot cut short by the interrupt
                 conn.execute("ROLLBACK")
-
-
-def _caused_by_interrupt(error: BaseException) -> bool:
-    """Whether an error was raised because SQLite interrupted a statement (the store may
-    have wrapped the ``sqlite3`` error in one of its own)."""
-    seen: BaseException | None = error
-    while seen is not None:
-        if isinstance(seen, QueryInterrupted) or (
-                isinstance(seen, sqlite3.OperationalError)
-                and "interrupt" in str(seen).lower()):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
