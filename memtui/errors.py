@@ -13,6 +13,17 @@ class MemtuiError(Exception):
     code = "error"
     exit_code = 1
 
+    def __init_subclass__(cls, *, code: str | None = None, exit_code: int | None = None,
+                          **kwargs: object) -> None:
+        """A subclass's ``code`` and ``exit_code``, given as class keywords
+        (``class NotFound(MemtuiError, code="not_found", exit_code=3)``); unnamed ones are
+        inherited."""
+        super().__init_subclass__(**kwargs)
+        if code is not None:
+            cls.code = code
+        if exit_code is not None:
+            cls.exit_code = exit_code
+
     def __init__(self, message: str, **detail: object) -> None:
         super().__init__(message)
         self.message = message
@@ -25,40 +36,27 @@ class MemtuiError(Exception):
         return out
 
 
-class NotFound(MemtuiError):
+class NotFound(MemtuiError, code="not_found", exit_code=3):
     """The thing does not exist, or exists but the actor may not see it (404, never 403)."""
 
-    code = "not_found"
-    exit_code = 3
 
-
-class PermissionDenied(MemtuiError):
+class PermissionDenied(MemtuiError, code="permission_denied", exit_code=4):
     """The actor can see the thing but may not do this to it."""
 
-    code = "permission_denied"
-    exit_code = 4
 
-
-class UnsafePath(PermissionDenied):
+class UnsafePath(PermissionDenied, code="unsafe_path"):
     """A write would leave the agent's home (or the folder it is aimed at) or go through a
     symlink; nothing was written. The one error for that rule, whichever agent's file."""
 
-    code = "unsafe_path"
 
-
-class AgentFileWriteFailed(PermissionDenied):
+class AgentFileWriteFailed(PermissionDenied, code="agent_file_write_failed"):
     """The system refused a write into an agent's file (permission denied, a read-only file
     system, an immutable file, a full disk, a folder in the way). The message is one line
     naming the file and the reason; nothing was written and no temporary file is left."""
 
-    code = "agent_file_write_failed"
 
-
-class InvalidInput(MemtuiError):
+class InvalidInput(MemtuiError, code="invalid_input", exit_code=5):
     """Refused by validation; nothing was written."""
-
-    code = "invalid_input"
-    exit_code = 5
 
 
 class Unchanged(InvalidInput):
@@ -67,18 +65,12 @@ class Unchanged(InvalidInput):
     ``InvalidInput``, so front ends may tell it apart and say it calmly."""
 
 
-class Conflict(MemtuiError):
+class Conflict(MemtuiError, code="conflict"):
     """A write lost a race (for example a stale ``expected_revision``)."""
 
-    code = "conflict"
-    exit_code = 1
 
-
-class StoreError(MemtuiError):
+class StoreError(MemtuiError, code="store_error"):
     """The store cannot be opened or used (bad file, newer schema, read-only, locked)."""
-
-    code = "store_error"
-    exit_code = 1
 
 
 class TransactionLost(StoreError):
@@ -90,8 +82,7 @@ class TransactionLost(StoreError):
     its work."""
 
 
-class QueryInterrupted(StoreError):
+class QueryInterrupted(StoreError, code="interrupted"):
     """A read was stopped because a newer one made it obsolete (``QueryLane``); nothing was
     changed and nobody is waiting for its answer."""
 
-    code = "interrupted"

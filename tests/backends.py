@@ -18,3 +18,9 @@ def fulltext_count(store: StoreBackend, word: str) -> int:
     else:
         sql = "SELECT count(*) FROM memories WHERE fts @@ to_tsquery('simple', ?)"
     return int(store.execute(sql, (word,)).fetchone()[0])
+
+
+def interaction_count(store: StoreBackend, user_id: str) -> int:
+    """How many interactions the user has."""
+    return int(store.execute("SELECT count(*) FROM interactions WHERE user_id = ?",
+                             (user_id,)).fetchone()[0])

@@ -17,7 +17,7 @@ import sqlite3
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 NOW = datetime(2026, 10, 6, 12, 0, 0, tzinfo=UTC)
 """The time the fixture's leases and retries are judged at."""
@@ -594,3 +594,61 @@ def write_modern_rollouts(home: Path, sqlite_home: Path | None = None) -> dict[s
         conn.commit()
         conn.close()
     return {thread: path for thread, (path, _lines) in files.items()}
+
+
+def parse_rollout_lines(lines: Any, file: str = "<rollout>", mcp_servers: Any = ()) -> Any:
+    """Rollout lines (bytes, with or without newlines) read into a ``RolloutTask`` the way
+    a rollout file is read (a line longer than ``rollouts.MAX_LINE_BYTES`` is skipped)."""
+    from memtui.engine.codex import rollouts
+
+    reader = rollouts.RolloutReader(file, mcp_servers=mcp_servers)
+    for number, raw in enumerate(lines, start=1):
+        if len(raw) > rollouts.MAX_LINE_BYTES:
+            reader.problem(number, f"longer than {rollouts.MAX_LINE_BYTES} bytes; line skipped")
+            continue
+        reader.line(number, raw)
+    return reader.task()
+
+
+def read_rollout_file(path: Path, root: Path | None = None) -> Any:
+    """One whole rollout file inside ``root`` (default: its folder) read into a task
+    (``FileProblemError`` when the file itself cannot be read)."""
+    from memtui.engine.codex import rollouts
+
+    reader = rollouts.RolloutReader(str(path))
+    return rollouts.read_rollout_from(path, root if root is not None else path.parent,
+                                      reader).reader.task()
+
+
+class RolloutScan(NamedTuple):
+    """Every rollout task of a home, and the files that were skipped."""
+
+    tasks: tuple[Any, ...]
+    problems: tuple[Any, ...]
+
+
+def rollout_files(home: Path, max_files: int | None = None) -> list[Path]:
+    """The rollout files of a home that are safe to read (sessions, then archived ones)."""
+    from memtui.engine.codex import rollouts
+
+    return rollouts.scan_rollout_files(
+        Path(home).absolute(), rollouts.MAX_ROLLOUT_FILES if max_files is None else max_files)[0]
+
+
+def read_rollouts(home: Path, max_files: int | None = None) -> RolloutScan:
+    """Every rollout task of a home, a file that cannot be read one problem, skipped (what
+    ``memtui codex import-rollouts`` reads)."""
+    from memtui.engine.codex import rollouts
+    from memtui.engine.codex.errors import FileProblemError
+    from memtui.engine.codex.models import Problem
+
+    home = Path(home).absolute()
+    files, problems = rollouts.scan_rollout_files(
+        home, rollouts.MAX_ROLLOUT_FILES if max_files is None else max_files)
+    tasks = []
+    for path in files:
+        try:
+            tasks.append(read_rollout_file(path, home))
+        except FileProblemError as error:
+            problems.append(Problem(str(path), error.reason))
+    return RolloutScan(tuple(tasks), tuple(problems))

@@ -44,12 +44,12 @@ from memtui.engine.agents.errors import (
     AgentNotFound,
     AgentWriteRefused,
     ChangedSinceRead,
-    UnsafeAgentPath,
 )
 from memtui.engine.agents.gemini import list_gemini_inbox, read_gemini_home
 from memtui.engine.agents.inbox import plan_apply_patch, plan_dismiss_patch
 from memtui.engine.agents.plans import apply_plan
 from memtui.engine.agents.switches import CLAUDE_SWITCH, GEMINI_SWITCH, plan_switch
+from memtui.errors import UnsafePath
 
 
 @pytest.fixture()
@@ -126,15 +126,15 @@ def test_replace_keeps_the_mode_and_refuses_a_race(claude: ClaudeFixture,
 
 def test_symlinks_are_refused(claude: ClaudeFixture, tmp_path: Path) -> None:
     linked = claude.home / "projects" / claude.slug(claude.linked) / "memory" / "MEMORY.md"
-    with pytest.raises(UnsafeAgentPath):
+    with pytest.raises(UnsafePath):
         plan_forget(claude.home, linked)
     outside = tmp_path / "outside.md"
     outside.write_text("x\n", encoding="utf-8")
     link = claude.memory(claude.app) / "link.md"
     os.symlink(outside, link)
-    with pytest.raises(UnsafeAgentPath):
+    with pytest.raises(UnsafePath):
         plan_forget(claude.home, link)
-    with pytest.raises(UnsafeAgentPath):
+    with pytest.raises(UnsafePath):
         plan_redact(claude.home, link)
     assert outside.read_text(encoding="utf-8") == "x\n"
 

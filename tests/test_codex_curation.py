@@ -12,16 +12,11 @@ from pathlib import Path
 import pytest
 
 from memtui.engine.codex.curation import forget_thread, plan_forget_thread
-from memtui.engine.codex.errors import (
-    CodexError,
-    CodexInputError,
-    CodexWriteRefused,
-    UnsafePathError,
-)
+from memtui.engine.codex.errors import CodexError, CodexInputError, CodexWriteRefused
 from memtui.engine.codex.naming import is_valid_note_name
 from memtui.engine.codex.notes import write_note
 from memtui.engine.codex.reader import read_codex_home
-from memtui.errors import AgentFileWriteFailed
+from memtui.errors import AgentFileWriteFailed, UnsafePath
 from memtui.store import codex_db
 from memtui.store.codex_db import CodexDbLocked, CodexDbSchemaError
 
@@ -260,7 +255,7 @@ def test_write_note_never_goes_through_a_symlink(tmp_path: Path, link_at: tuple[
     os.rename(real, target)
     real.symlink_to(target, target_is_directory=True)
     before = fingerprint(target)
-    with pytest.raises(UnsafePathError, match="symlink"):
+    with pytest.raises(UnsafePath, match="symlink"):
         write_note(home, "should not land", WHEN)
     assert fingerprint(target) == before
 
@@ -269,7 +264,7 @@ def test_write_note_refuses_a_file_in_place_of_a_folder(tmp_path: Path) -> None:
     home = tmp_path / "h"
     (home / "memories").mkdir(parents=True)
     (home / "memories" / "extensions").write_text("a file", encoding="utf-8")
-    with pytest.raises(UnsafePathError):
+    with pytest.raises(UnsafePath):
         write_note(home, "x", WHEN)
 
 

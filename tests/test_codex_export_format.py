@@ -10,13 +10,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memtui.engine.codex.errors import CodexError, UnsafePathError
+from memtui.engine.codex.errors import CodexError
 from memtui.engine.codex.export_format import (
     ExportGroup,
     ExportSummary,
     ExportTask,
     ExportThread,
-    ExportTopic,
     one_line,
     render_export,
     render_memory_md,
@@ -26,20 +25,19 @@ from memtui.engine.codex.export_format import (
     render_rollout_summary,
 )
 from memtui.engine.codex.export_writer import write_export
+from memtui.engine.codex.models import SummaryTopic
 from memtui.engine.codex.naming import (
     NOTE_NAME_RE,
-    ROLLOUT_SUMMARY_NAME_RE,
-    base62_tag,
     is_valid_note_name,
     note_slug,
-    rollout_summary_file_name,
     rollout_summary_file_stem,
-    rollout_summary_slug,
+    stem_slug,
 )
 from memtui.engine.codex.parse_memory_md import parse_memory_md
 from memtui.engine.codex.parse_raw_memories import parse_raw_memories
 from memtui.engine.codex.parse_summary import parse_memory_summary
 from memtui.engine.codex.reader import read_codex_home
+from memtui.errors import UnsafePath
 
 WHEN = datetime(2026, 11, 2, 9, 30, 15, tzinfo=UTC)
 
@@ -72,10 +70,10 @@ GROUPS = (
 SUMMARY = ExportSummary(
     user_profile="Backend developer.\n## not a section",
     preferences=("prefers uv",), general_tips=("run tests first",),
-    topics=(ExportTopic("/home/dev/projects/ninfer", "2026-11-02", "cache: tests",
+    topics=(SummaryTopic("/home/dev/projects/ninfer", "2026-11-02", "cache: tests",
                         ("cache", "test"), "fixing a flaky test", "use temp dirs"),
-            ExportTopic("/home/dev/projects/ninfer", "2026-11-02", "api", ("retry",)),
-            ExportTopic("/home/dev/projects/handbook", "2026-11-01", "style", ("markdown",))),
+            SummaryTopic("/home/dev/projects/ninfer", "2026-11-02", "api", ("retry",)),
+            SummaryTopic("/home/dev/projects/handbook", "2026-11-01", "style", ("markdown",))),
     older_topics=("setup: uv",))
 
 
@@ -130,10 +128,12 @@ def test_rollout_summary_header() -> None:
     assert "git_branch" not in render_rollout_summary(THREAD_B)
 
 
+ROLLOUT_SUMMARY_NAME_RE = re.compile(
+    r"^(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})-([0-9A-Za-z]{4})(?:-(.+))?\.md$", re.ASCII)
+"""A rollout summary name: ``<YYYY-MM-DDTHH-MM-SS>-<4 base62 chars>[-<slug>].md``."""
+
+
 def test_rollout_summary_names_and_slugs() -> None:
-    assert rollout_summary_slug("Cache Test: Fix!") == "cache_test__fix_"
-    assert rollout_summary_slug("é" * 100) == "_" * 60
-    assert rollout_summary_slug("") == "" and rollout_summary_slug(None) == ""
     name = THREAD_A.summary_file_name
     match = ROLLOUT_SUMMARY_NAME_RE.match(name)
     # Codex's rule: a UUID thread id names the file by its own embedded time and low bits
@@ -141,13 +141,11 @@ def test_rollout_summary_names_and_slugs() -> None:
                                              THREAD_A.slug) + ".md"
     assert match and match.group(3) == "cache_test__fix"  # trailing "_" trimmed
     assert name == THREAD_A.summary_file_name  # stable
-    assert re.fullmatch(r"[0-9A-Za-z]{4}", base62_tag("anything"))
-    assert rollout_summary_file_name(WHEN, "abcd") == "2026-11-02T09-30-15-abcd.md"
 
 
 @given(st.text(max_size=200))
 def test_slug_rules_hold_for_any_text(text: str) -> None:
-    slug = rollout_summary_slug(text)
+    slug = stem_slug(text)
     assert len(slug) <= 60 and re.fullmatch(r"[a-z0-9_]*", slug)
     note = note_slug(text)
     assert re.fullmatch(r"[a-z0-9][a-z0-9-]{0,79}", note)
@@ -203,13 +201,13 @@ def test_export_never_lands_over_an_existing_folder(tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
     assert (write_export(empty, {"a/b.md": "x"}) / "a" / "b.md").read_text() == "x"
-    with pytest.raises(UnsafePathError):
+    with pytest.raises(UnsafePath):
         write_export(tmp_path / "new", {"../escape.md": "x"})
     assert not (tmp_path / "escape.md").exists() and not (tmp_path / "new").exists()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
     link = tmp_path / "link"
     link.symlink_to(empty, target_is_directory=True)
-    with pytest.raises(UnsafePathError):
+    with pytest.raises(UnsafePath):
         write_export(link, {"x.md": "x"})
 
 

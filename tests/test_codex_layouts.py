@@ -23,7 +23,6 @@ from memtui.engine.codex.errors import CodexError
 from memtui.engine.codex.models import Job
 from memtui.engine.codex.naming import rollout_summary_file_stem
 from memtui.engine.codex.reader import read_codex_home
-from memtui.engine.codex.rollouts import parse_rollout_lines, read_rollouts
 
 try:
     import codex_fixture as fx
@@ -259,7 +258,7 @@ def test_request_skips_every_injected_marker_and_cuts_at_the_ide_marker() -> Non
                                      "## My request for Codex:\nFix the parser"}))
     lines.append(_line("event_msg", {"type": "agent_message", "message": "done"},
                        "2026-10-01T10:05:00.000Z"))
-    task = parse_rollout_lines(lines)
+    task = fx.parse_rollout_lines(lines)
     assert task.goal == "Fix the parser" and task.result == "done"
 
 
@@ -280,7 +279,7 @@ def test_paginated_history_and_new_record_types() -> None:
                                  "item": {"type": "AgentMessage", "id": "a",
                                           "content": [{"type": "Text", "text": "Added"}]}},
                    "2026-10-01T10:09:00.000Z")]
-    task = parse_rollout_lines(lines)
+    task = fx.parse_rollout_lines(lines)
     assert (task.goal, task.result, task.used_mcp) == ("Add a flag", "Added", True)
     assert task.problems == () and task.finished_at == "2026-10-01T10:09:00.000Z"
 
@@ -290,10 +289,10 @@ def test_external_context_namespaces_and_tool_search() -> None:
             _line("event_msg", {"type": "agent_message", "message": "ok"})]
     call = _line("response_item", {"type": "function_call", "namespace": "github",
                                    "name": "list_issues", "arguments": "{}", "call_id": "c"})
-    assert parse_rollout_lines([*base, call], mcp_servers=["github"]).used_mcp
-    assert not parse_rollout_lines([*base, call]).used_external_context
+    assert fx.parse_rollout_lines([*base, call], mcp_servers=["github"]).used_mcp
+    assert not fx.parse_rollout_lines([*base, call]).used_external_context
     search = _line("response_item", {"type": "tool_search_call", "call_id": "s"})
-    assert parse_rollout_lines([*base, search]).used_external_context
+    assert fx.parse_rollout_lines([*base, search]).used_external_context
 
 
 def _write_rollout(folder: Path, thread: str, lines: list[bytes], *, zst: bool = False) -> Path:
@@ -329,7 +328,7 @@ def test_archived_compressed_sources_and_memory_mode(tmp_path: Path) -> None:
                    _task_lines(THREADS[3], memory_mode="disabled"), zst=True)
     (home / "archived_sessions" / "rollout-2026-10-01T10-00-00-"
      f"{THREADS[4]}.jsonl.zst").write_bytes(b"not zstd at all")
-    scan = read_rollouts(home)
+    scan = fx.read_rollouts(home)
     assert {task.thread_id for task in scan.tasks} == set(THREADS[:4])
     assert any("zstd" in problem.reason for problem in scan.problems)
 

@@ -15,10 +15,6 @@ from memtui.engine.codex import rollouts
 from memtui.engine.codex.errors import FileProblemError
 from memtui.engine.codex.rollouts import (
     is_injected_context,
-    iter_rollout_files,
-    parse_rollout_lines,
-    read_rollout_file,
-    read_rollouts,
 )
 
 try:
@@ -45,7 +41,7 @@ META = line("session_meta", {"id": "thread-1", "cwd": "/w", "timestamp": "2026-1
 
 
 def test_fixture_rollouts_become_tasks(home: Path) -> None:
-    scan = read_rollouts(home)
+    scan = fx.read_rollouts(home)
     assert scan.problems == ()
     tasks = {task.thread_id: task for task in scan.tasks}
     assert set(tasks) == set(fx.ROLLOUT_STARTS)
@@ -67,7 +63,7 @@ def test_fixture_rollouts_become_tasks(home: Path) -> None:
 
 
 def test_truncated_last_line_is_a_problem_with_its_number(home: Path) -> None:
-    task = read_rollout_file(fx.rollout_file(home, fx.THREAD_TRUNCATED), home)
+    task = fx.read_rollout_file(fx.rollout_file(home, fx.THREAD_TRUNCATED), home)
     [problem] = task.problems
     assert problem.line == len(fx._rollout_lines(fx.THREAD_TRUNCATED, fx.NOW))
     assert "not valid JSON" in problem.reason
@@ -76,7 +72,7 @@ def test_truncated_last_line_is_a_problem_with_its_number(home: Path) -> None:
 
 
 def test_json_shape_of_a_task(home: Path) -> None:
-    task = read_rollout_file(fx.rollout_file(home, fx.THREAD_MCP), home)
+    task = fx.read_rollout_file(fx.rollout_file(home, fx.THREAD_MCP), home)
     data = json.loads(json.dumps(task.to_json()))
     assert data["used_mcp"] is True and data["mcp_tools"] == ["mcp__github__list_issues"]
     assert data["thread_id"] == fx.THREAD_MCP
@@ -90,7 +86,7 @@ def test_json_shape_of_a_task(home: Path) -> None:
 ])
 def test_injected_context_is_not_the_goal(text: str) -> None:
     assert is_injected_context(text)
-    task = parse_rollout_lines([META, user(text), user("the real ask")])
+    task = fx.parse_rollout_lines([META, user(text), user("the real ask")])
     assert task.goal == "the real ask"
 
 
@@ -98,7 +94,7 @@ def test_goal_from_event_when_no_response_item() -> None:
     event = line("event_msg", {"type": "user_message", "message": "do it"})
     injected = line("event_msg", {"type": "user_message", "message": "<environment_context>"})
     agent = line("event_msg", {"type": "agent_message", "message": "done"})
-    task = parse_rollout_lines([META, injected, event, agent])
+    task = fx.parse_rollout_lines([META, injected, event, agent])
     assert task.goal == "do it" and task.result == "done"
 
 
@@ -107,23 +103,23 @@ def test_mixed_content_keeps_only_real_text() -> None:
         {"type": "input_text", "text": "<environment_context>x</environment_context>"},
         {"type": "input_image", "image_url": "data:"},
         {"type": "input_text", "text": "fix the bug"}]})
-    assert parse_rollout_lines([META, mixed]).goal == "fix the bug"
+    assert fx.parse_rollout_lines([META, mixed]).goal == "fix the bug"
 
 
 def test_mcp_by_name_without_namespace_and_by_events() -> None:
     call = line("response_item", {"type": "function_call", "name": "mcp__jira__search",
                                   "arguments": "{}", "call_id": "c"})
-    assert parse_rollout_lines([META, call]).mcp_tools == ("mcp__jira__search",)
+    assert fx.parse_rollout_lines([META, call]).mcp_tools == ("mcp__jira__search",)
     begin = line("event_msg", {"type": "mcp_tool_call_begin", "invocation": "odd"})
-    task = parse_rollout_lines([META, begin])
+    task = fx.parse_rollout_lines([META, begin])
     assert task.used_mcp and task.mcp_tools == ()
     shell = line("response_item", {"type": "function_call", "name": "shell", "arguments": "{}"})
-    assert not parse_rollout_lines([META, shell]).used_mcp
+    assert not fx.parse_rollout_lines([META, shell]).used_mcp
 
 
 def test_web_search_by_event_only() -> None:
     end = line("event_msg", {"type": "web_search_end", "query": "x"})
-    assert parse_rollout_lines([META, end]).used_web_search
+    assert fx.parse_rollout_lines([META, end]).used_web_search
 
 
 def test_bad_lines_are_problems_and_skipped() -> None:
@@ -133,7 +129,7 @@ def test_bad_lines_are_problems_and_skipped() -> None:
              line("response_item", {"type": "new_payload_kind", "content": 7}),
              user("goal"), line("event_msg", {"type": "agent_message", "message": "ok"},
                                 "2026-10-01T11:00:00.5Z")]
-    task = parse_rollout_lines(lines, "r.jsonl")
+    task = fx.parse_rollout_lines(lines, "r.jsonl")
     assert [(p.line, p.reason.split(";")[0]) for p in task.problems] == [
         (2, "not valid JSON (truncated?)"), (3, "not a JSON object"), (4, "not valid UTF-8"),
         (5, "not valid JSON (truncated?)"), (7, "'response_item' record without an object payload")]
@@ -148,20 +144,20 @@ def test_wrongly_typed_fields_are_ignored() -> None:
                                   "content": [{"type": ["input_text"], "text": "x"}, 5]}),
            line("session_meta", {"id": 7, "cwd": [], "git": "main", "timestamp": 3}),
            line("event_msg", {"type": "user_message", "message": {"text": "x"}})]
-    task = parse_rollout_lines(odd)
+    task = fx.parse_rollout_lines(odd)
     assert task.goal is None and task.thread_id is None and task.cwd is None
 
 
 def test_no_session_meta_takes_the_id_from_the_file_name() -> None:
     name = f"rollout-2026-10-01T10-00-00-{fx.THREAD_API}.jsonl"
-    task = parse_rollout_lines([user("x")], f"/s/{name}")
+    task = fx.parse_rollout_lines([user("x")], f"/s/{name}")
     assert task.thread_id == fx.THREAD_API
     assert task.started_at == "2026-10-01T10:00:00.000Z"
     assert "no session_meta" in task.problems[0].reason
 
 
 def test_many_bad_lines_are_capped() -> None:
-    task = parse_rollout_lines([META, *([b"{"] * 80)])
+    task = fx.parse_rollout_lines([META, *([b"{"] * 80)])
     assert len(task.problems) == rollouts.MAX_PROBLEMS_PER_FILE + 1
     assert "30 more bad line(s)" in task.problems[-1].reason
 
@@ -172,18 +168,18 @@ def test_overlong_lines_are_skipped(home: Path, monkeypatch: pytest.MonkeyPatch)
     huge = user("z" * 5000)
     path.write_bytes(b"".join([*lines[:2], huge + b"\n", *lines[2:]]))
     monkeypatch.setattr(rollouts, "MAX_LINE_BYTES", 2048)
-    task = read_rollout_file(path, home)
+    task = fx.read_rollout_file(path, home)
     [problem] = task.problems
     assert problem.line == 3 and "longer than 2048 bytes" in problem.reason
     assert task.goal == fx.GOALS[fx.THREAD_V7] and task.result == fx.RESULTS[fx.THREAD_V7]
-    assert parse_rollout_lines([META, huge]).problems[0].line == 2
+    assert fx.parse_rollout_lines([META, huge]).problems[0].line == 2
 
 
 def test_binary_garbage_file(home: Path) -> None:
     path = fx.rollout_file(home, fx.THREAD_WEB)
     noise = random.Random(7).randbytes(4096).replace(b"\n", b"\x00")
     path.write_bytes(noise + b"\n\x00\x01\x02")
-    task = read_rollout_file(path, home)
+    task = fx.read_rollout_file(path, home)
     assert task.thread_id == fx.THREAD_WEB and task.goal is None and task.problems
 
 
@@ -196,21 +192,21 @@ def test_scan_skips_symlinks_outside_fifos_and_foreign_names(home: Path, tmp_pat
     os.mkfifo(day / f"rollout-2026-10-06T00-00-01-{fx.THREAD_RETRYING}.jsonl")
     (day / "notes.txt").write_text("not a rollout", encoding="utf-8")
     (day / "rollout-bad-name.jsonl").write_text("{}", encoding="utf-8")
-    scan = read_rollouts(home)
+    scan = fx.read_rollouts(home)
     assert len(scan.tasks) == len(fx.ROLLOUT_STARTS)
     [problem] = scan.problems
     assert "outside the Codex home" in problem.reason
     assert "SECRET GOAL" not in json.dumps([task.to_json() for task in scan.tasks])
-    assert len(list(iter_rollout_files(home))) == len(fx.ROLLOUT_STARTS)
+    assert len(list(fx.rollout_files(home))) == len(fx.ROLLOUT_STARTS)
     with pytest.raises(FileProblemError):
-        read_rollout_file(day / f"rollout-2026-10-06T00-00-00-{fx.THREAD_ERRORED}.jsonl", home)
+        fx.read_rollout_file(day / f"rollout-2026-10-06T00-00-00-{fx.THREAD_ERRORED}.jsonl", home)
 
 
 def test_scan_limits_and_missing_sessions(home: Path, tmp_path: Path) -> None:
-    assert len(list(iter_rollout_files(home, max_files=2))) == 2
-    scan = read_rollouts(home, max_files=2)
+    assert len(list(fx.rollout_files(home, max_files=2))) == 2
+    scan = fx.read_rollouts(home, max_files=2)
     assert len(scan.tasks) == 2 and "the rest were not read" in scan.problems[0].reason
-    assert read_rollouts(tmp_path / "empty").tasks == ()
+    assert fx.read_rollouts(tmp_path / "empty").tasks == ()
 
 
 JSON_VALUES = st.recursive(
@@ -227,7 +223,7 @@ RECORD_TYPES = st.sampled_from(["session_meta", "response_item", "event_msg", "t
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.binary(max_size=200), max_size=20))
 def test_random_bytes_never_raise(lines: list[bytes]) -> None:
-    task = parse_rollout_lines(lines)
+    task = fx.parse_rollout_lines(lines)
     json.dumps(task.to_json())
 
 
@@ -236,6 +232,6 @@ def test_random_bytes_never_raise(lines: list[bytes]) -> None:
 def test_random_records_never_raise(records: list[tuple[str, object, str]]) -> None:
     lines = [json.dumps({"timestamp": stamp, "type": kind, "payload": payload}).encode()
              for kind, payload, stamp in records]
-    task = parse_rollout_lines(lines)
+    task = fx.parse_rollout_lines(lines)
     assert task.problems == () or all(p.line for p in task.problems if "session_meta" not in
                                       p.reason)

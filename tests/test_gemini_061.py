@@ -17,7 +17,7 @@ import pytest
 
 from memtui.engine.agents import curation
 from memtui.engine.agents.entries import row_entries
-from memtui.engine.agents.errors import AgentInputError, AgentNotFound, UnsafeAgentPath
+from memtui.engine.agents.errors import AgentInputError, AgentNotFound
 from memtui.engine.agents.gemini import (
     added_memories,
     global_memories,
@@ -31,6 +31,7 @@ from memtui.engine.agents.gemini_trust import (
 )
 from memtui.engine.agents.inbox import plan_apply_patch
 from memtui.engine.agents.plans import apply_plan
+from memtui.errors import UnsafePath
 
 FIXTURE = Path(__file__).parent / "data" / "agent_homes" / "gemini-0.61.0"
 PRIVATE_FACT = "On my machine the test database listens on port 5433."
@@ -247,7 +248,7 @@ def test_an_absolute_patch_path_outside_what_its_kind_may_change_is_refused(
     path = home / target
     before = path.read_bytes() if path.exists() else None
     patch = _patch(home, kind, f"--- /dev/null\n+++ {path}\n@@ -0,0 +1,1 @@\n+x\n")
-    with pytest.raises(UnsafeAgentPath, match="outside what a"):
+    with pytest.raises(UnsafePath, match="outside what a"):
         plan_apply_patch(home, str(patch))
     assert (path.read_bytes() if path.exists() else None) == before
     assert patch.exists()

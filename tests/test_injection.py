@@ -132,7 +132,8 @@ def test_project_memories_need_read_access(team: Team) -> None:
     team.bob.settings.update(use_memories=1)
     team.bob.identity.add_memory("bob prefers go", "preference")
     team.alice.identity.set_member("web", "bob", "reader")
-    team.store.identity.remove_member("web", "bob")
+    team.store.execute("DELETE FROM project_members WHERE project_id = ? AND user_id = ?",
+                      ("web", "bob"))
     result = team.bob.injection.prepare_first_turn(task.id)
     assert result.injected and "web memory" not in result.prompt
     assert "bob prefers go" in result.prompt

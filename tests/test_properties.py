@@ -13,10 +13,12 @@ from hypothesis import strategies as st
 from memtui.engine.api import Engine
 from memtui.engine.redaction import redact
 from memtui.errors import InvalidInput, MemtuiError
+from memtui.store.backend import StoreBackend
 from memtui.store.database import open_store
 from memtui.store.ids import SequentialIds, encode_id
-from memtui.store.memories import fts_query
 from memtui.store.memory_rows import MEMORY_COLUMNS, memory_to_row, row_to_memory
+from memtui.store.models import Memory
+from memtui.store.search_terms import fts_query
 from memtui.store.timeutil import parse_time
 from memtui.textsafe import UNSAFE_CHARACTERS, one_line, safe_text
 
@@ -137,12 +139,17 @@ def test_a_memory_row_reads_back_as_the_same_memory() -> None:
         f.name for f in dataclasses.fields(memory)]
 
 
+def _all_memories(store: StoreBackend) -> list[Memory]:
+    """Every memory of the store, oldest first."""
+    return store.memories.get_many([row[0] for row in store.execute("SELECT id FROM memories")])
+
+
 def test_store_round_trip_through_export_and_import_keeps_hypothesis_data() -> None:
     buffer = io.StringIO()
     ENGINE.maintenance.export_to(buffer, everything=True)
     copy = Engine(open_store(Path(tempfile.mkdtemp()) / "copy.db"), "alice")
     copy.maintenance.import_lines(io.StringIO(buffer.getvalue()))
-    original = [m.to_json() for m in ENGINE.store.memories.all_memories()]
-    restored = [m.to_json() for m in copy.store.memories.all_memories()]
+    original = [m.to_json() for m in _all_memories(ENGINE.store)]
+    restored = [m.to_json() for m in _all_memories(copy.store)]
     assert original == restored
     copy.store.close()

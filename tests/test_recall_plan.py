@@ -155,7 +155,8 @@ def test_capped_counts_follow_deletes_and_changed_text(
     def check() -> None:
         for word in (*WORDS, "zzz", "unknown"):
             expected = min(sum(word in row.words for row in rows), BUDGET + 1)
-            assert recall._capped_counts("memories_fts", recall._terms(word)) == [expected], \
+            terms = recall_data.recall_terms(word, store.dialect)
+            assert recall._capped_counts("memories_fts", terms) == [expected], \
                 word
         for text in QUERIES:
             _check_related(store, rows, text, 50)
@@ -191,7 +192,8 @@ def test_words_the_parser_splits_and_words_without_letters(store: StoreBackend,
         alice.identity.add_memory(f"call sync_layout now {i}", "fact")
     alice.identity.add_memory("sync the layout", "fact")  # both words, not as a phrase
     recall = store.recall
-    assert recall._capped_counts("memories_fts", recall._terms("sync_layout _ now")) == \
+    terms = recall_data.recall_terms("sync_layout _ now", store.dialect)
+    assert recall._capped_counts("memories_fts", terms) == \
         [3, 0, 3]
     found = recall.related_memories("sync_layout", "alice", [], 10)
     assert sorted(m.content for m in found) == [f"call sync_layout now {i}" for i in range(3)]
@@ -238,7 +240,8 @@ def _epoch(store: PostgresStore, source: str = "memories") -> int:
 
 
 def _counts(store: StoreBackend, text: str) -> list[int]:
-    return store.recall._capped_counts("memories_fts", store.recall._terms(text))
+    return store.recall._capped_counts("memories_fts",
+                                       recall_data.recall_terms(text, store.dialect))
 
 
 @pytest.mark.postgres

@@ -13,13 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from memtui.engine.agents.errors import (
-    AGENT_FILES,
-    AgentError,
-    AgentFileProblem,
-    ChangedSinceRead,
-    UnsafeAgentPath,
-)
+from memtui.engine.agents.errors import AGENT_FILES, AgentError, AgentFileProblem, ChangedSinceRead
 from memtui.engine.codex.errors import CODEX_FILES, CodexError, FileProblemError
 from memtui.engine.safe_files import (
     TEMP_PREFIX,
@@ -31,7 +25,7 @@ from memtui.engine.safe_files import (
     replace_atomically,
     write_new_file,
 )
-from memtui.errors import AgentFileWriteFailed, Conflict, PermissionDenied
+from memtui.errors import AgentFileWriteFailed, Conflict, PermissionDenied, UnsafePath
 
 SMALL = SafeFiles(max_bytes=64)
 
@@ -148,10 +142,10 @@ def test_writes_never_go_through_a_symlink(home: Path) -> None:
     outside = home.parent / "secret.txt"
     os.symlink(home / "note.md", home / "inner.md")
     _text, stamp = AGENT_FILES.read_text_stamped(home / "inner.md", root)
-    with pytest.raises(UnsafeAgentPath, match="is a symlink"):
+    with pytest.raises(UnsafePath, match="is a symlink"):
         AGENT_FILES.replace_file(stamp, "x\n", root)
     os.symlink(home.parent, home / "up")
-    with pytest.raises(UnsafeAgentPath, match="leads outside"):
+    with pytest.raises(UnsafePath, match="leads outside"):
         AGENT_FILES.create_file(home / "up" / "new.md", "x\n", root)
     assert outside.read_text(encoding="utf-8") == "outside\n"
     assert not (home.parent / "new.md").exists()

@@ -7,16 +7,17 @@ import time
 
 import pytest
 
+from memtui.engine.validation import json_type
 from memtui.errors import Conflict, InvalidInput, NotFound, PermissionDenied, StoreError
 from memtui.service import protocol
-from memtui.service.methods import METHODS, check_params, json_type
+from memtui.service.methods import METHODS, check_params
 from memtui.service.protocol import (
     MAX_REQUEST_BYTES,
     ProtocolError,
+    RequestBuffer,
     error_from_exception,
     exit_code_for,
     parse_request,
-    read_request,
 )
 
 SPEC_METHODS = ("health", "task.complete", "task.list", "interaction.remember",
@@ -51,6 +52,23 @@ class FakeSocket:
             chunk = chunk[:size]
         self.received += len(chunk)
         return chunk
+
+
+def read_request(sock: FakeSocket, deadline: float, limit: int = MAX_REQUEST_BYTES) -> bytes:
+    """One request line read from ``sock`` through a ``RequestBuffer``, as the server reads
+    a connection: ``TimeoutError`` when it has not arrived by ``deadline``."""
+    buffer = RequestBuffer(limit)
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError("the request did not arrive in time")
+        sock.settimeout(remaining)
+        chunk = sock.recv(buffer.room())
+        if not chunk:
+            return buffer.end()
+        line = buffer.feed(chunk)
+        if line is not None:
+            return line
 
 
 def _later() -> float:

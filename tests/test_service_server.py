@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from backends import interaction_count
 
 from memtui.engine.api import Engine
 from memtui.service import server as server_mod
@@ -317,7 +318,7 @@ def test_a_request_over_one_mib_is_refused(service: MemoryService, sock: Path,
         "interaction_id": "big", "question": "q", "answer": "x" * MAX_REQUEST_BYTES}})
     response = raw(sock, big.encode() + b"\n")
     assert response["error"]["code"] == "too_large"
-    assert store.recall.count_interactions("alice") == 0
+    assert interaction_count(store, "alice") == 0
     assert healthy(sock)
 
 
@@ -424,8 +425,8 @@ def test_the_acting_user_cannot_be_overridden(service: MemoryService, sock: Path
     response = raw(sock, b'{"id": 1, "method": "interaction.remember", "user": "bob", '
                          b'"params": {"interaction_id": "x", "question": "q", "answer": "a"}}\n')
     assert response["ok"] is True
-    assert store.recall.count_interactions("bob") == 0
-    assert store.recall.count_interactions("alice") == 1
+    assert interaction_count(store, "bob") == 0
+    assert interaction_count(store, "alice") == 1
     assert ok(sock, "task.complete", _task_params())["user"] == "alice"
 
 
@@ -536,7 +537,7 @@ def test_stop_finishes_requests_in_flight(store: Store, alice: Engine, sock: Pat
         stopper.join(10)
     assert answer == {"id": 7, "ok": True, "result": {"interaction_id": "late", "created": True}}
     assert not sock.exists()
-    assert store.recall.count_interactions("alice") == 1
+    assert interaction_count(store, "alice") == 1
 
 
 def test_service_is_down(sock: Path) -> None:

@@ -48,12 +48,8 @@ USAGE = ("/memory status | show [id] | extract [--force] | backfill | consolidat
          "review on|off")
 
 
-class CommandError(ValueError):
+class CommandError(InvalidInput):
     """A command line that is not a valid ``/memory`` command; ``message`` says why."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Bench row: ``codex import-rollouts`` over a generated sessions folder (issue 15).
+"""Bench row: ``codex import-rollouts`` over a generated sessions folder.
 
 A deterministic folder of ``n`` rollouts (about 100 kB each, as Codex writes them: a session
 meta line, injected context, the request, reasoning, tool calls with large outputs, token

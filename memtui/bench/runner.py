@@ -456,7 +456,7 @@ def _best_of(samples: list[dict[str, Any]], key: str, value: str) -> dict[Any, f
 def bare_fts_times(db: Path, typed: tuple[str, ...], reps: int = 5) -> list[float]:
     """The reference: the bare FTS5 query in sqlite3 for every prefix typed (a page of
     rowids), best of ``reps`` seconds per prefix."""
-    from memtui.store.memories import fts_query
+    from memtui.store.search_terms import fts_query
 
     conn = sqlite3.connect(str(db))
     try:
@@ -558,16 +558,13 @@ def measure_app(db: Path | str, user: str, quick: bool, backend: str = SQLITE) -
     return [search, scroll]
 
 
-# ---- 4, 5, 7. the other engineers' measurements ---------------------------------------------
+# ---- 4, 5, 7. extraction, redaction, recall --------------------------------------------------
 
 
 def measure_extraction_row(n_tasks: int) -> Row:
     """Row 4: extraction round over ``n_tasks`` eligible tasks vs a read-only loop."""
-    try:
-        from memtui.bench.extraction import BAR_TASKS_PER_S, measure_extraction
-    except ImportError as error:
-        return Row("extraction round", "-", f"not available ({error})", None, ">= 2000 tasks/s",
-                   None)
+    from memtui.bench.extraction import BAR_TASKS_PER_S, measure_extraction
+
     result = measure_extraction(n_tasks)
     rate = result["extraction_tasks_per_s"]
     return Row(f"extraction round, {n_tasks:,} eligible tasks",
@@ -599,11 +596,8 @@ def measure_codex_rows(n_rollouts: int) -> list[Row]:
 
 def measure_redaction_row(budget: float) -> Row:
     """Row 5: redaction throughput vs ``re`` scanning the same text for one literal."""
-    try:
-        from memtui.bench.redaction import THROUGHPUT_BAR_MBPS, measure_throughput
-    except ImportError as error:
-        return Row("redaction throughput", "-", f"not available ({error})", None,
-                   ">= 20 MB/s", None)
+    from memtui.bench.redaction import THROUGHPUT_BAR_MBPS, measure_throughput
+
     result = measure_throughput(budget)
     rate = result["redact_mbps"]
     return Row("redaction throughput (ordinary text)",
@@ -613,13 +607,10 @@ def measure_redaction_row(budget: float) -> Row:
 
 
 def measure_recall_row(db: Path | str, user: str, quick: bool, backend: str = SQLITE) -> Row:
-    """Row 7: recall through the service vs the Python API (when the service bench exists);
+    """Row 7: recall through the service vs the Python API;
     on PostgreSQL (``db`` a URL) against ``PG_RECALL_BAR_MS``."""
-    try:
-        from memtui.bench.recall import BAR_MS, measure_recall
-    except ImportError:
-        return Row("recall through the service", "Python API", "not available yet", None,
-                   "median < 5 ms", None)
+    from memtui.bench.recall import BAR_MS, measure_recall
+
     postgres = backend == POSTGRESQL
     result = measure_recall(db, runs=2 if quick else 5, user=user,
                             bar_ms=PG_RECALL_BAR_MS if postgres else BAR_MS)
@@ -809,9 +800,9 @@ def run(options: Options) -> list[Row]:
     quick = options.quick
     wanted = set(options.only) or {"start", "search", "pages", "extraction", "redaction",
                                    "recall", "codex", "mcp", "agents"}
-    rows: list[Row] = []
     if wanted <= {"codex", "agents"}:  # neither needs a memory store
-        return _storeless_rows(options, wanted, options.codex_rollouts)
+        return _home_rows(options, wanted, options.codex_rollouts)
+    rows: list[Row] = []
     if options.pg_only:
         return measure_postgres(options, wanted)
     big, small = prepare_store(options)
@@ -838,21 +829,20 @@ def run(options: Options) -> list[Row]:
             say("MCP recall and the session-start hook…")
             rows += measure_mcp_rows(db, options.user, quick)
     rows += measure_postgres(options, wanted)
-    return rows + _storeless_rows(options, wanted,
-                                  200 if quick else options.codex_rollouts)
+    return rows + _home_rows(options, wanted, 200 if quick else options.codex_rollouts)
 
 
-def _storeless_rows(options: Options, wanted: set[str], rollouts: int) -> list[Row]:
-    """The rows that need no memory store, when wanted: ``codex import-rollouts`` over
-    ``rollouts`` rollouts, the agent homes and a large ``~/.claude.json``."""
-    say, rows = options.progress, []
+def _home_rows(options: Options, wanted: set[str], rollouts: int) -> list[Row]:
+    """The rows that need no memory store: ``codex import-rollouts`` over ``rollouts``
+    generated rollouts, the agent homes and a large ``~/.claude.json``."""
+    rows: list[Row] = []
     if "codex" in wanted:
-        say("codex import-rollouts…")
+        options.progress("codex import-rollouts…")
         rows += measure_codex_rows(rollouts)
     if "agents" in wanted:
-        say("agent homes…")
+        options.progress("agent homes…")
         rows.append(measure_agents_row(options.quick))
-        say("a large ~/.claude.json…")
+        options.progress("a large ~/.claude.json…")
         rows.append(measure_settings_row(options.quick))
     return rows
 

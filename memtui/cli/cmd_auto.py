@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from memtui.cli import render
-from memtui.cli.common import list_out, positive_int
+from memtui.cli.common import Command, add_commands, add_group, arg, list_out, positive_int
 from memtui.cli.context import CliContext
 from memtui.engine.reasons import REASON_WORDS
 from memtui.engine.settings import parse_cli_pairs
@@ -229,83 +229,69 @@ def _usd(value: str) -> float:
         raise argparse.ArgumentTypeError(f"not a number of USD: {value!r}") from None
 
 
-def _register_settings(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    settings = sub.add_parser("settings", help="auto-memory settings", parents=[common])
-    ssub = settings.add_subparsers(dest="settings_command", metavar="ACTION", required=True)
-    p = ssub.add_parser("show", help="your settings (with defaults)", parents=[common])
-    p.set_defaults(handler=settings_show)
-    p = ssub.add_parser("set", help="change settings: KEY=VALUE ... (all or nothing)",
-                        parents=[common])
-    p.add_argument("pairs", nargs="+", metavar="KEY=VALUE", help="settings to change (see settings show)")
-    p.set_defaults(handler=settings_set)
+LIMIT = arg("--limit", type=positive_int, default=50, help="at most this many rows (default 50)")
+TASK_ID = arg("task", help="the task's id")
 
-
-def _register_task(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    task = sub.add_parser("task", help="tasks, follow-ups and per-task flags", parents=[common])
-    tsub = task.add_subparsers(dest="task_command", metavar="ACTION", required=True)
-    p = tsub.add_parser("add", help="record a task; prints its id", parents=[common])
-    p.add_argument("--project", required=True, help="the task's project")
-    p.add_argument("--goal", default="", help="what the task set out to do")
-    p.add_argument("--prompt", default="", help="the request the task was given")
-    p.add_argument("--result", default="", help="what the task produced")
-    p.add_argument("--started", metavar="TIME", help="ISO-8601 start time")
-    p.add_argument("--finished", metavar="TIME", help="ISO-8601 finish time")
-    p.add_argument("--status", default="completed", help=", ".join(TASK_STATUSES))
-    p.add_argument("--cost", type=_usd, default=0.0, metavar="USD", help="what the task cost in US dollars")
-    p.add_argument("--parent", metavar="TASK", help="the coordinator this is a sub-task of")
-    p.add_argument("--continuation", action="store_true", help="a continuation or resume")
-    p.add_argument("--external-context", action="store_true",
-                   help="the task used MCP tools or web search")
-    p.set_defaults(handler=task_add)
-    p = tsub.add_parser("followup", help="record a message between tasks", parents=[common])
-    p.add_argument("task", help="the task receiving the message")
-    p.add_argument("--from", dest="from_task", required=True, metavar="TASK2", help="the task the message came from")
-    p.add_argument("--message", required=True, help="the message's text")
-    p.set_defaults(handler=task_followup)
-    p = tsub.add_parser("flags", help="per-task override of use/generate", parents=[common])
-    p.add_argument("task", help="the task's id")
-    p.add_argument("--use", choices=FLAG_WORDS, help="use memories in this task (follow: the setting)")
-    p.add_argument("--generate", choices=FLAG_WORDS, help="make memories from this task (follow: the setting)")
-    p.set_defaults(handler=task_flags)
-    p = tsub.add_parser("list", help="visible tasks, newest first", parents=[common])
-    p.add_argument("--project", help="only this project's tasks")
-    p.add_argument("--mine", action="store_true", help="your own tasks only")
-    p.add_argument("--status", help=", ".join(TASK_STATUSES))
-    p.add_argument("--limit", type=positive_int, default=50, help="at most this many tasks (default 50)")
-    p.set_defaults(handler=task_list)
-    p = tsub.add_parser("show", help="one task", parents=[common])
-    p.add_argument("task", help="the task's id")
-    p.set_defaults(handler=task_show)
+SETTINGS_COMMANDS = (
+    Command("show", "your settings (with defaults)", settings_show),
+    Command("set", "change settings: KEY=VALUE ... (all or nothing)", settings_set,
+            (arg("pairs", nargs="+", metavar="KEY=VALUE",
+                 help="settings to change (see settings show)"),)),
+)
+TASK_COMMANDS = (
+    Command("add", "record a task; prints its id", task_add, (
+        arg("--project", required=True, help="the task's project"),
+        arg("--goal", default="", help="what the task set out to do"),
+        arg("--prompt", default="", help="the request the task was given"),
+        arg("--result", default="", help="what the task produced"),
+        arg("--started", metavar="TIME", help="ISO-8601 start time"),
+        arg("--finished", metavar="TIME", help="ISO-8601 finish time"),
+        arg("--status", default="completed", help=", ".join(TASK_STATUSES)),
+        arg("--cost", type=_usd, default=0.0, metavar="USD",
+            help="what the task cost in US dollars"),
+        arg("--parent", metavar="TASK", help="the coordinator this is a sub-task of"),
+        arg("--continuation", action="store_true", help="a continuation or resume"),
+        arg("--external-context", action="store_true",
+            help="the task used MCP tools or web search"))),
+    Command("followup", "record a message between tasks", task_followup, (
+        arg("task", help="the task receiving the message"),
+        arg("--from", dest="from_task", required=True, metavar="TASK2",
+            help="the task the message came from"),
+        arg("--message", required=True, help="the message's text"))),
+    Command("flags", "per-task override of use/generate", task_flags, (
+        TASK_ID,
+        arg("--use", choices=FLAG_WORDS, help="use memories in this task (follow: the setting)"),
+        arg("--generate", choices=FLAG_WORDS,
+            help="make memories from this task (follow: the setting)"))),
+    Command("list", "visible tasks, newest first", task_list, (
+        arg("--project", help="only this project's tasks"),
+        arg("--mine", action="store_true", help="your own tasks only"),
+        arg("--status", help=", ".join(TASK_STATUSES)),
+        arg("--limit", type=positive_int, default=50,
+            help="at most this many tasks (default 50)"))),
+    Command("show", "one task", task_show, (TASK_ID,)),
+)
+COMMANDS = (
+    Command("run", "one extraction round for your tasks", run, (
+        arg("--force", action="store_true", help="skip the idle and shape gates"),
+        arg("--backfill", action="store_true",
+            help="work through every due task, not one bounded round"))),
+    Command("log", "the extraction log of your tasks", log, (LIMIT,)),
+    Command("inject", "the first-turn text a task would receive", inject, (
+        TASK_ID, arg("--apply", action="store_true",
+                     help="perform the injection (audited, usage counts bumped)"))),
+)
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     """Add the auto-memory commands."""
-    _register_settings(sub, common)
-    _register_task(sub, common)
-
-    quota = sub.add_parser("quota", help="your monthly quota", parents=[common])
-    qsub = quota.add_subparsers(dest="quota_command", metavar="ACTION", required=True)
-    p = qsub.add_parser("set", help="set the monthly limit", parents=[common])
+    add_group(sub, common, "settings", "auto-memory settings", SETTINGS_COMMANDS)
+    add_group(sub, common, "task", "tasks, follow-ups and per-task flags", TASK_COMMANDS)
+    quota = add_group(sub, common, "quota", "your monthly quota", ())
+    p = quota.add_parser("set", help="set the monthly limit", parents=[common])
     group = p.add_mutually_exclusive_group()
     group.add_argument("--limit", type=_usd, metavar="USD", help="the monthly limit in US dollars")
     group.add_argument("--unlimited", action="store_true", help="no monthly limit")
     p.set_defaults(handler=quota_set)
-    p = qsub.add_parser("show", help="limit, spend and what is left", parents=[common])
-    p.set_defaults(handler=quota_show)
-
-    p = sub.add_parser("run", help="one extraction round for your tasks", parents=[common])
-    p.add_argument("--force", action="store_true", help="skip the idle and shape gates")
-    p.add_argument("--backfill", action="store_true",
-                   help="work through every due task, not one bounded round")
-    p.set_defaults(handler=run)
-
-    p = sub.add_parser("log", help="the extraction log of your tasks", parents=[common])
-    p.add_argument("--limit", type=positive_int, default=50, help="at most this many rows (default 50)")
-    p.set_defaults(handler=log)
-
-    p = sub.add_parser("inject", help="the first-turn text a task would receive",
-                       parents=[common])
-    p.add_argument("task", help="the task's id")
-    p.add_argument("--apply", action="store_true",
-                   help="perform the injection (audited, usage counts bumped)")
-    p.set_defaults(handler=inject)
+    add_commands(quota, common, (Command("show", "limit, spend and what is left", quota_show),))
+    add_commands(sub, common, COMMANDS)

@@ -193,13 +193,8 @@ def _notes_table(codex: CodexHome, limit: int) -> Table:
 
 def job_lines(job: Job) -> tuple[str, str]:
     """A job in words: (``<key>  <kind> <status> · <retries>``, lease / retry / error)."""
-    kind = "stage-1" if job.is_stage1 else "global" if job.is_consolidation else job.kind
     key = "" if job.is_consolidation else f"{job.job_key}  "
-    status = f"{key}{kind} {job.status}"
-    if job.running_past_lease:
-        status += " · lease expired"
-    if job.retry_remaining is not None:
-        status += f" · {job.retry_remaining} retries left"
+    status = f"{key}{job.kind_word} {job.status}{job.state_words}"
     notes = []
     if job.lease_until and job.status == "running":
         notes.append(f"lease until {render.short_time(job.lease_until)}")

@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from memtui.cli import render
-from memtui.cli.common import list_out, positive_int
+from memtui.cli.common import Command, add_commands, add_group, arg, list_out, positive_int
 from memtui.cli.context import CliContext
 from memtui.engine.validation import parse_preferences
 from memtui.errors import InvalidInput
@@ -195,79 +195,68 @@ KIND_HELP = _one_of(KINDS)
 SOURCE_HELP = _one_of(SOURCES)
 
 
+ID_ARG = arg("id", help="the memory's id")
+LIMIT = arg("--limit", type=positive_int, default=50, help="at most this many rows (default 50)")
+
+PROJECT_COMMANDS = (
+    Command("add", "create a project (you become its owner)", project_add, (
+        arg("id", help="the new project's id (letters, digits, - _ .)"),
+        arg("--name", help="a display name (default: the id)"),
+        arg("--root", help="root folder: the app picks this project inside it"))),
+    Command("member", "set a member's role (owners only)", project_member, (
+        arg("project", help="the project's id"),
+        arg("member", metavar="USER", help="the user to add or change"),
+        arg("--role", required=True, help="owner, member or reader"))),
+    Command("list", "projects you can read", project_list),
+)
+PROFILE_COMMANDS = (
+    Command("show", "show your profile", profile_show),
+    Command("set", "change your profile", profile_set, (
+        arg("--name", help="your display name"),
+        arg("--timezone", metavar="TZ", help="an IANA zone, e.g. Europe/Berlin"),
+        arg("--pref", action="append", metavar="KEY=JSONVALUE", default=[],
+            help="set one preference (repeatable)"),
+        arg("--preferences", metavar="JSON", help="replace all preferences"))),
+)
+MEMORY_COMMANDS = (
+    Command("add", "add a memory (user level, or --project)", memory_add, (
+        arg("text", help="the memory's text (secrets are redacted)"),
+        arg("--kind", required=True, help=KIND_HELP),
+        arg("--project", help="a project-level memory of this project (default: user-level)"))),
+    Command("list", "visible memories, newest first", memory_list, (
+        arg("--project", help="this project's memories (default: yours)"),
+        arg("--scope", choices=["user"], help="only your user-level memories"),
+        arg("--kind", help=KIND_HELP),
+        arg("--status", default="active", help="active, superseded, pending or all"),
+        arg("--source", help=SOURCE_HELP),
+        arg("--search", metavar="Q", help="words to search for (the last one may be a prefix)"),
+        LIMIT)),
+    Command("show", "one memory", memory_show, (ID_ARG,)),
+    Command("supersede", "correct a memory", memory_supersede, (
+        arg("id", help="the memory to correct"), arg("text", help="the corrected text"),
+        arg("--kind", help=KIND_HELP))),
+    Command("history", "the supersede chain, oldest first", memory_history,
+            (arg("id", help="any version's id"),)),
+    Command("forget", "delete a memory and its chain for good", memory_forget, (
+        arg("id", help="the memory to forget, with its whole chain"),
+        arg("--yes", action="store_true", help="confirm: forget is final"))),
+)
+COMMANDS = (
+    Command("note", "an ad-hoc note (a memory with source = note)", note, (
+        arg("text", help="the note's text"),
+        arg("--project", help="a note of this project (default: user-level)"),
+        arg("--kind", default="fact", help=KIND_HELP))),
+    Command("context", "the identity context", context,
+            (arg("--project", help="this project (default: the working directory's)"),)),
+    Command("audit", "your audit entries", audit, (
+        arg("--limit", type=positive_int, default=50,
+            help="at most this many entries (default 50)"),)),
+)
+
+
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     """Add the identity commands."""
-    project = sub.add_parser("project", help="projects and members", parents=[common])
-    psub = project.add_subparsers(dest="project_command", metavar="ACTION", required=True)
-    p = psub.add_parser("add", help="create a project (you become its owner)", parents=[common])
-    p.add_argument("id", help="the new project's id (letters, digits, - _ .)")
-    p.add_argument("--name", help="a display name (default: the id)")
-    p.add_argument("--root", help="root folder: the app picks this project inside it")
-    p.set_defaults(handler=project_add)
-    p = psub.add_parser("member", help="set a member's role (owners only)", parents=[common])
-    p.add_argument("project", help="the project's id")
-    p.add_argument("member", metavar="USER", help="the user to add or change")
-    p.add_argument("--role", required=True, help="owner, member or reader")
-    p.set_defaults(handler=project_member)
-    p = psub.add_parser("list", help="projects you can read", parents=[common])
-    p.set_defaults(handler=project_list)
-
-    profile = sub.add_parser("profile", help="your profile", parents=[common])
-    prsub = profile.add_subparsers(dest="profile_command", metavar="ACTION", required=True)
-    p = prsub.add_parser("show", help="show your profile", parents=[common])
-    p.set_defaults(handler=profile_show)
-    p = prsub.add_parser("set", help="change your profile", parents=[common])
-    p.add_argument("--name", help="your display name")
-    p.add_argument("--timezone", metavar="TZ", help="an IANA zone, e.g. Europe/Berlin")
-    p.add_argument("--pref", action="append", metavar="KEY=JSONVALUE", default=[],
-                   help="set one preference (repeatable)")
-    p.add_argument("--preferences", metavar="JSON", help="replace all preferences")
-    p.set_defaults(handler=profile_set)
-
-    memory = sub.add_parser("memory", help="identity memories", parents=[common])
-    msub = memory.add_subparsers(dest="memory_command", metavar="ACTION", required=True)
-    p = msub.add_parser("add", help="add a memory (user level, or --project)", parents=[common])
-    p.add_argument("text", help="the memory's text (secrets are redacted)")
-    p.add_argument("--kind", required=True, help=KIND_HELP)
-    p.add_argument("--project", help="a project-level memory of this project (default: user-level)")
-    p.set_defaults(handler=memory_add)
-    p = msub.add_parser("list", help="visible memories, newest first", parents=[common])
-    p.add_argument("--project", help="this project's memories (default: yours)")
-    p.add_argument("--scope", choices=["user"], help="only your user-level memories")
-    p.add_argument("--kind", help=KIND_HELP)
-    p.add_argument("--status", default="active", help="active, superseded, pending or all")
-    p.add_argument("--source", help=SOURCE_HELP)
-    p.add_argument("--search", metavar="Q", help="words to search for (the last one may be a prefix)")
-    p.add_argument("--limit", type=positive_int, default=50, help="at most this many rows (default 50)")
-    p.set_defaults(handler=memory_list)
-    p = msub.add_parser("show", help="one memory", parents=[common])
-    p.add_argument("id", help="the memory's id")
-    p.set_defaults(handler=memory_show)
-    p = msub.add_parser("supersede", help="correct a memory", parents=[common])
-    p.add_argument("id", help="the memory to correct")
-    p.add_argument("text", help="the corrected text")
-    p.add_argument("--kind", help=KIND_HELP)
-    p.set_defaults(handler=memory_supersede)
-    p = msub.add_parser("history", help="the supersede chain, oldest first", parents=[common])
-    p.add_argument("id", help="any version's id")
-    p.set_defaults(handler=memory_history)
-    p = msub.add_parser("forget", help="delete a memory and its chain for good",
-                        parents=[common])
-    p.add_argument("id", help="the memory to forget, with its whole chain")
-    p.add_argument("--yes", action="store_true", help="confirm: forget is final")
-    p.set_defaults(handler=memory_forget)
-
-    p = sub.add_parser("note", help="an ad-hoc note (a memory with source = note)",
-                       parents=[common])
-    p.add_argument("text", help="the note's text")
-    p.add_argument("--project", help="a note of this project (default: user-level)")
-    p.add_argument("--kind", default="fact", help=KIND_HELP)
-    p.set_defaults(handler=note)
-
-    p = sub.add_parser("context", help="the identity context", parents=[common])
-    p.add_argument("--project", help="this project (default: the working directory's)")
-    p.set_defaults(handler=context)
-
-    p = sub.add_parser("audit", help="your audit entries", parents=[common])
-    p.add_argument("--limit", type=positive_int, default=50, help="at most this many entries (default 50)")
-    p.set_defaults(handler=audit)
+    add_group(sub, common, "project", "projects and members", PROJECT_COMMANDS)
+    add_group(sub, common, "profile", "your profile", PROFILE_COMMANDS)
+    add_group(sub, common, "memory", "identity memories", MEMORY_COMMANDS)
+    add_commands(sub, common, COMMANDS)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from memtui.cli.common import Command, add_commands, arg
 from memtui.cli.context import CliContext
 from memtui.errors import InvalidInput
 from memtui.service.client import CLIENT_TIMEOUT_S
@@ -57,29 +58,30 @@ def call(ctx: CliContext, args: argparse.Namespace) -> int:
     return code
 
 
+COMMANDS = (
+    Command("serve", "run the local memory service on a unix socket (JSON Lines; "
+            "docs/service.md)", serve, (
+                arg("--socket", metavar="PATH", default=None,
+                    help="socket path (else $MEMTUI_SOCKET, else the user's runtime folder)"),
+                arg("--worker", action="store_true",
+                    help="also run the background extraction worker"),
+                arg("--interval", metavar="S", type=_seconds, default=None,
+                    help="seconds between worker rounds (with --worker)"),
+                arg("--codex-home", metavar="PATH", default=None,
+                    help="with --worker: import this Codex home's new session rollouts every "
+                         "round (else $CODEX_HOME, else ~/.codex once `memtui hooks install "
+                         "codex` added memtui to it)"))),
+    Command("call", "call one method of the running service; prints its response", call, (
+        arg("method", metavar="METHOD", help="e.g. health, memory.recall"),
+        arg("params", metavar="JSON", nargs="?", default="{}",
+            help="the params object (default {})"),
+        arg("--socket", metavar="PATH", default=None,
+            help="socket path (else $MEMTUI_SOCKET, else the default)"),
+        arg("--timeout", metavar="S", type=_seconds, default=CLIENT_TIMEOUT_S,
+            help=f"seconds to wait for the answer (default {CLIENT_TIMEOUT_S:g})"))),
+)
+
+
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     """Add ``serve`` and ``call``."""
-    p = sub.add_parser("serve", parents=[common],
-                       help="run the local memory service on a unix socket (JSON Lines; docs/service.md)")
-    p.add_argument("--socket", metavar="PATH", default=None,
-                   help="socket path (else $MEMTUI_SOCKET, else the user's runtime folder)")
-    p.add_argument("--worker", action="store_true",
-                   help="also run the background extraction worker")
-    p.add_argument("--interval", metavar="S", type=_seconds, default=None,
-                   help="seconds between worker rounds (with --worker)")
-    p.add_argument("--codex-home", metavar="PATH", default=None,
-                   help="with --worker: import this Codex home's new session rollouts every "
-                        "round (else $CODEX_HOME, else ~/.codex once `memtui hooks install "
-                        "codex` added memtui to it)")
-    p.set_defaults(handler=serve)
-
-    p = sub.add_parser("call", parents=[common],
-                       help="call one method of the running service; prints its response")
-    p.add_argument("method", metavar="METHOD", help="e.g. health, memory.recall")
-    p.add_argument("params", metavar="JSON", nargs="?", default="{}",
-                   help="the params object (default {})")
-    p.add_argument("--socket", metavar="PATH", default=None,
-                   help="socket path (else $MEMTUI_SOCKET, else the default)")
-    p.add_argument("--timeout", metavar="S", type=_seconds, default=CLIENT_TIMEOUT_S,
-                   help=f"seconds to wait for the answer (default {CLIENT_TIMEOUT_S:g})")
-    p.set_defaults(handler=call)
+    add_commands(sub, common, COMMANDS)

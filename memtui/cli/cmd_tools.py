@@ -9,6 +9,7 @@ from pathlib import Path
 
 from rich.text import Text
 
+from memtui.cli.common import Command, add_commands, add_group, arg
 from memtui.cli.context import CliContext
 from memtui.engine.maintenance import DoctorReport, store_owner_check
 from memtui.engine.validation import MAX_JSON_DEPTH, json_depth
@@ -194,45 +195,44 @@ def store_copy_command(ctx: CliContext, args: argparse.Namespace) -> int:
     return 0
 
 
+COMMANDS = (
+    Command("redact", "redact secrets from stdin to stdout", redact_command, (
+        arg("--jsonl", action="store_true",
+            help='one {"text"} object a line in; out the same object with "text" and '
+                 '"redacted" holding the redacted text and "findings" (kind and span, never '
+                 'the value)'),)),
+    Command("doctor", "check the store's integrity and invariants", doctor_command, (
+        arg("--repair", action="store_true", help="fix what is safe to fix"),
+        arg("--vacuum", action="store_true",
+            help="then give back the space of deleted rows and rewrite the pages that held "
+                 "them (SQLite: VACUUM; PostgreSQL: VACUUM of the memory tables)"),
+        arg("--full", action="store_true",
+            help="with --vacuum: VACUUM FULL on PostgreSQL (rewrites the tables, locking them "
+                 "meanwhile); SQLite's VACUUM always rewrites the whole file"))),
+    Command("export", "what you may read as JSON Lines (--all: whole store)", export_command, (
+        arg("--jsonl", required=True, metavar="FILE", help="the file to write (- for stdout)"),
+        arg("--all", action="store_true",
+            help="the whole store, every user's data: a lossless backup (only for the OS user "
+                 "who owns the store file)"),
+        arg("--force", action="store_true", help="overwrite an existing file"))),
+    Command("import", "restore a JSON Lines backup", import_command, (
+        arg("--jsonl", required=True, metavar="FILE", help="the backup to read (- for stdin)"),
+        arg("--merge", action="store_true",
+            help="add to a store that already has data, skipping what exists"))),
+)
+STORE_COMMANDS = (
+    Command("copy", "copy a whole store into an empty one (SQLite paths or postgresql:// "
+            "URLs, either way), checked by comparing exports", store_copy_command, (
+                arg("--from", dest="source", required=True, metavar="SRC",
+                    help="the store to copy: a path or a postgresql:// URL (read, never "
+                         "changed)"),
+                arg("--to", dest="destination", required=True, metavar="DST",
+                    help="an empty store: a new file, an empty memtui file, or an empty "
+                         "PostgreSQL database"))),
+)
+
+
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     """Add the tool commands."""
-    p = sub.add_parser("redact", help="redact secrets from stdin to stdout", parents=[common])
-    p.add_argument("--jsonl", action="store_true",
-                   help='one {"text"} object a line in; out the same object with "text" '
-                        'and "redacted" holding the redacted text and "findings" (kind '
-                        'and span, never the value)')
-    p.set_defaults(handler=redact_command)
-    p = sub.add_parser("doctor", help="check the store's integrity and invariants",
-                       parents=[common])
-    p.add_argument("--repair", action="store_true", help="fix what is safe to fix")
-    p.add_argument("--vacuum", action="store_true",
-                   help="then give back the space of deleted rows and rewrite the pages that "
-                        "held them (SQLite: VACUUM; PostgreSQL: VACUUM of the memory tables)")
-    p.add_argument("--full", action="store_true",
-                   help="with --vacuum: VACUUM FULL on PostgreSQL (rewrites the tables, locking "
-                        "them meanwhile); SQLite's VACUUM always rewrites the whole file")
-    p.set_defaults(handler=doctor_command)
-    p = sub.add_parser("export", help="what you may read as JSON Lines (--all: whole store)",
-                       parents=[common])
-    p.add_argument("--jsonl", required=True, metavar="FILE", help="the file to write (- for stdout)")
-    p.add_argument("--all", action="store_true",
-                   help="the whole store, every user's data: a lossless backup (only for the "
-                        "OS user who owns the store file)")
-    p.add_argument("--force", action="store_true", help="overwrite an existing file")
-    p.set_defaults(handler=export_command)
-    p = sub.add_parser("import", help="restore a JSON Lines backup", parents=[common])
-    p.add_argument("--jsonl", required=True, metavar="FILE", help="the backup to read (- for stdin)")
-    p.add_argument("--merge", action="store_true",
-                   help="add to a store that already has data, skipping what exists")
-    p.set_defaults(handler=import_command)
-    store = sub.add_parser("store", help="whole stores: copy one into another", parents=[common])
-    ssub = store.add_subparsers(dest="store_command", metavar="ACTION", required=True)
-    p = ssub.add_parser("copy", parents=[common],
-                        help="copy a whole store into an empty one (SQLite paths or "
-                             "postgresql:// URLs, either way), checked by comparing exports")
-    p.add_argument("--from", dest="source", required=True, metavar="SRC",
-                   help="the store to copy: a path or a postgresql:// URL (read, never changed)")
-    p.add_argument("--to", dest="destination", required=True, metavar="DST",
-                   help="an empty store: a new file, an empty memtui file, or an empty "
-                        "PostgreSQL database")
-    p.set_defaults(handler=store_copy_command)
+    add_commands(sub, common, COMMANDS)
+    add_group(sub, common, "store", "whole stores: copy one into another", STORE_COMMANDS)

@@ -45,11 +45,8 @@ MODULE_OF_COMMAND = {command: module for module, commands in COMMANDS_BY_MODULE.
                      for command in commands}
 
 
-class UsageError(MemtuiError):
+class UsageError(MemtuiError, code="usage", exit_code=2):
     """Bad command-line usage (exit 2)."""
-
-    code = "usage"
-    exit_code = 2
 
 
 @cache

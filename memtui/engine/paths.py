@@ -35,12 +35,6 @@ def config_file(env: str, file_name: str) -> Path:
     return Path(base) / "memtui" / file_name
 
 
-def default_db_path() -> Path:
-    """``$MEMTUI_DB`` if set, else ``<data dir>/memtui.db``."""
-    env = os.environ.get("MEMTUI_DB")
-    return Path(env).expanduser() if env else data_dir() / DB_FILE_NAME
-
-
 DATABASE_URL_SCHEMES = ("postgresql://", "postgres://")
 """A store named by one of these is a PostgreSQL database, not a file."""
 

@@ -22,7 +22,6 @@ if TYPE_CHECKING:
 
 ACTIVE = "active"
 PENDING = "pending"
-SUPERSEDED = "superseded"
 REVIEW_SETTING = "review_new_memories"
 USER_SOURCES = frozenset({"manual", "note"})
 """What the person writes themselves, in the app or the CLI: active at once."""
@@ -54,5 +53,5 @@ def status_for_new(store: StoreBackend, user_id: str, source: str,
     return PENDING if values.get(REVIEW_SETTING) else ACTIVE
 
 
-__all__ = ["ACTIVE", "AGENT_SOURCES", "PENDING", "REVIEW_SETTING", "SUPERSEDED", "USER_SOURCES",
+__all__ = ["ACTIVE", "AGENT_SOURCES", "PENDING", "REVIEW_SETTING", "USER_SOURCES",
            "check_source", "is_agent_source", "status_for_new"]

@@ -59,12 +59,10 @@ R = TypeVar("R")
 _READ_CHUNK = 1 << 20
 
 
-class FileProblem(MemtuiError):
+class FileProblem(MemtuiError, code="file_problem"):
     """One file cannot be read or written safely (outside the home, a symlink, too large,
     binary, not UTF-8 ...). Readers catch it and report a problem; ``reason`` is the
     one-line cause. Each home raises a subclass of its own (``SafeFiles.problem``)."""
-
-    code = "file_problem"
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)

@@ -48,10 +48,8 @@ MAX_TASK_LIST_LIMIT = 10_000
 _FLAG_COLUMNS = {"use": "use_memories", "generate": "generate_memories"}
 
 
-class QuotaUnreadable(StoreError):
+class QuotaUnreadable(StoreError, code="quota_unreadable"):
     """The quota row or the month's spend cannot be read as numbers."""
-
-    code = "quota_unreadable"
 
 
 def task_not_found(task_id: str) -> NotFound:

@@ -39,6 +39,28 @@ BANNED_PREFERENCE_WORDS = ("password", "secret", "token", "apikey", "credential"
 _NON_ALNUM = re.compile(r"[^a-z0-9]")
 
 
+STRING, INTEGER, NUMBER, BOOLEAN, OBJECT, ARRAY, NULL = (
+    "string", "integer", "number", "boolean", "object", "array", "null")
+"""JSON type names (``json_type``; the service's parameter specs)."""
+
+
+def json_type(value: Any) -> str:
+    """The JSON type name of a decoded value (a whole number is ``integer``)."""
+    if value is None:
+        return NULL
+    if isinstance(value, bool):
+        return BOOLEAN
+    if isinstance(value, int):
+        return INTEGER
+    if isinstance(value, float):
+        return NUMBER
+    if isinstance(value, str):
+        return STRING
+    if isinstance(value, list):
+        return ARRAY
+    return OBJECT
+
+
 def check_text(value: object, what: str, *, max_bytes: int = MAX_CONTENT_BYTES,
                allow_empty: bool = False) -> str:
     """A text field: a string, valid Unicode, no NUL, not blank (unless allowed), not too big."""
@@ -58,8 +80,8 @@ def check_text(value: object, what: str, *, max_bytes: int = MAX_CONTENT_BYTES,
 
 
 def redact(text: str) -> str:
-    """``memtui.engine.redaction.redact``, imported on first use: the redaction rules cost
-    ~25 ms to import and only writes need them (not the app's first frame)."""
+    """``memtui.engine.redaction.redact``, imported on first use: the redaction rules are slow
+    to import and only writes need them (not the app's first frame)."""
     from memtui.engine.redaction import redact as redact_text
 
     return redact_text(text)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from memtui.engine.api import Engine
+from memtui.engine.validation import json_type
 from memtui.errors import InvalidInput, NotFound
 from memtui.textsafe import one_line
 
@@ -97,21 +98,9 @@ class McpSession:
 # ---- argument checks (shape only) ------------------------------------------------------------
 
 _KIND_WORDS = {"string": "a string", "integer": "a whole number", "boolean": "true or false"}
-
-
-def _json_type(value: object) -> str:
-    """The JSON name of a value's type, for an error message."""
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return "null"
+_GOT_WORDS = {"boolean": "a boolean", "integer": "a number", "number": "a number",
+              "string": "a string", "array": "an array", "object": "an object", "null": "null"}
+"""A wrong argument's JSON type (``json_type``) in an error message."""
 
 
 def check_arguments(tool: Tool, arguments: dict[str, Any] | None) -> dict[str, Any]:
@@ -137,7 +126,7 @@ def check_arguments(tool: Tool, arguments: dict[str, Any] | None) -> dict[str, A
               "boolean": isinstance(value, bool)}[kind]
         if not ok:
             raise InvalidInput(f"argument {name!r} of {tool.name} must be {_KIND_WORDS[kind]}, "
-                               f"got {_json_type(value)}")
+                               f"got {_GOT_WORDS[json_type(value)]}")
         if "enum" in spec and value not in spec["enum"]:
             raise InvalidInput(f"argument {name!r} of {tool.name} must be one of "
                                f"{', '.join(spec['enum'])}, got {one_line(str(value))[:40]!r}")

@@ -25,18 +25,12 @@ MAX_RESPONSE_BYTES = 256 * 1024 * 1024
 _ids = itertools.count(1)
 
 
-class ServiceUnavailable(MemtuiError):
+class ServiceUnavailable(MemtuiError, code="service_unavailable"):
     """No service answers at the socket path."""
 
-    code = "service_unavailable"
-    exit_code = 1
 
-
-class ServiceProtocolError(MemtuiError):
+class ServiceProtocolError(MemtuiError, code="service_protocol"):
     """The service's answer could not be read (timeout, truncated, not JSON)."""
-
-    code = "service_protocol"
-    exit_code = 1
 
 
 def _connect(path: Path, timeout: float) -> socket.socket:

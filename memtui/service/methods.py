@@ -14,34 +14,24 @@ from typing import Any
 
 from memtui import __version__
 from memtui.engine.api import Engine
+from memtui.engine.validation import (
+    ARRAY,
+    BOOLEAN,
+    INTEGER,
+    NULL,
+    NUMBER,
+    OBJECT,
+    STRING,
+    json_type,
+)
 from memtui.service.protocol import INVALID_PARAMS, UNKNOWN_METHOD, ProtocolError
 
-STRING, INTEGER, NUMBER, BOOLEAN, OBJECT, ARRAY, NULL = (
-    "string", "integer", "number", "boolean", "object", "array", "null")
-"""JSON type names used in parameter specs and error messages."""
 SERVICE_TASK_SOURCE = "service"
+"""``source`` of tasks recorded through ``task.complete``."""
 SERVICE_MEMORY_SOURCE = "service"
 """The source of memories agents write through the service (reviewed when review is on)."""
-"""``source`` of tasks recorded through ``task.complete``."""
 FOLLOWUP_FIELDS = {"from_task": STRING, "message": STRING}
 """Each item of ``task.complete``'s ``followups``."""
-
-
-def json_type(value: Any) -> str:
-    """The JSON type name of a decoded value."""
-    if value is None:
-        return NULL
-    if isinstance(value, bool):
-        return BOOLEAN
-    if isinstance(value, int):
-        return INTEGER
-    if isinstance(value, float):
-        return NUMBER
-    if isinstance(value, str):
-        return STRING
-    if isinstance(value, list):
-        return ARRAY
-    return OBJECT
 
 
 def _matches(value: Any, types: tuple[str, ...]) -> bool:

@@ -10,9 +10,8 @@ knows nothing of methods (``methods.py``) or sockets beyond ``recv``.
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from memtui.engine.validation import MAX_JSON_DEPTH, json_depth
 from memtui.errors import Conflict, InvalidInput, MemtuiError, NotFound, PermissionDenied
@@ -67,14 +66,6 @@ class ProtocolError(Exception):
         self.detail = detail
 
 
-class Receiver(Protocol):
-    """What ``read_request`` needs of a socket."""
-
-    def recv(self, size: int) -> bytes: ...  # noqa: D102
-
-    def settimeout(self, value: float | None) -> None: ...  # noqa: D102
-
-
 @dataclass(frozen=True)
 class Request:
     """A request whose envelope passed the checks (params not yet checked)."""
@@ -84,41 +75,13 @@ class Request:
     params: dict[str, Any]
 
 
-def read_request(sock: Receiver, deadline: float, limit: int = MAX_REQUEST_BYTES) -> bytes:
-    """Read one request line (up to its newline, or to the end of input) from ``sock``.
-
-    Never holds more than ``limit + 1`` bytes: a longer line raises ``ProtocolError``
-    (``too_large``). Raises ``TimeoutError`` when the whole line has not arrived by
-    ``deadline`` (a ``time.monotonic()`` value).
-    """
-    buffer = bytearray()
-    while True:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise TimeoutError("the request did not arrive in time")
-        sock.settimeout(remaining)
-        chunk = sock.recv(min(READ_CHUNK_BYTES, limit + 1 - len(buffer)))
-        if not chunk:
-            return bytes(buffer)
-        newline = chunk.find(b"\n")
-        if newline >= 0:
-            buffer += chunk[:newline]
-            if len(buffer) > limit:
-                break
-            return bytes(buffer)
-        buffer += chunk
-        if len(buffer) > limit:
-            break
-    raise ProtocolError(TOO_LARGE, f"the request is larger than {limit} bytes")
-
-
 class RequestBuffer:
     """The bytes of one request as they arrive (for a reader that does not block).
 
     ``feed(chunk)`` returns the request line once its newline arrived (what follows is
     ignored), ``end()`` the line when the client closed its side first; before that None.
     Never holds more than ``limit + 1`` bytes: a longer line raises ``ProtocolError``
-    (``too_large``), as ``read_request`` does.
+    (``too_large``).
     """
 
     def __init__(self, limit: int = MAX_REQUEST_BYTES) -> None:

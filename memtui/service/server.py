@@ -93,11 +93,8 @@ class _Reading:
     deadline: float
 
 
-class ServiceError(MemtuiError):
+class ServiceError(MemtuiError, code="service_error"):
     """The service cannot start: the socket is in use, or its path is unusable."""
-
-    code = "service_error"
-    exit_code = 1
 
 
 def _prepare_folder(folder: Path) -> None:
@@ -398,14 +395,18 @@ class MemoryService:
     def stop(self, timeout: float = SHUTDOWN_TIMEOUT_S) -> bool:
         """Stop accepting, finish requests in flight, stop the worker, remove the socket.
         Safe to call from a signal handler or another thread; True when all is done."""
-        self._stopping.set()
-        if self._wake_w is not None:
-            with contextlib.suppress(OSError):
-                self._wake_w.send(b"x")
+        self._request_stop()
         if not self._serving:
             self._cleanup()
             return True
         return self._stopped.wait(timeout)
+
+    def _request_stop(self) -> None:
+        """Tell the serving loop to stop (it wakes from its wait to see it)."""
+        self._stopping.set()
+        if self._wake_w is not None:
+            with contextlib.suppress(OSError):
+                self._wake_w.send(b"x")
 
     def _cleanup(self) -> None:
         listener, self._listener = self._listener, None
@@ -443,10 +444,7 @@ class MemoryService:
 
         def on_signal(signum: int, _frame: FrameType | None) -> None:
             log.info("received %s: shutting down", signal.Signals(signum).name)
-            self._stopping.set()
-            if self._wake_w is not None:
-                with contextlib.suppress(OSError):
-                    self._wake_w.send(b"x")
+            self._request_stop()
 
         for signum in (signal.SIGTERM, signal.SIGINT):
             previous[signum] = signal.signal(signum, on_signal)

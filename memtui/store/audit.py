@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from memtui.store.models import AuditEntry
-
-if TYPE_CHECKING:
-    from memtui.store.backend import StoreBackend
+from memtui.store.repository import Repository
 
 
-class AuditRepository:
+class AuditRepository(Repository):
     """SQL for the ``audit`` table."""
-
-    def __init__(self, store: StoreBackend) -> None:
-        self._store = store
 
     def append(self, actor: str, action: str, target: str | None,
                detail: dict[str, Any] | None = None) -> None:
@@ -31,12 +26,5 @@ class AuditRepository:
         rows = self._store.execute(
             "SELECT seq, at, actor, action, target, detail FROM audit WHERE actor = ? "
             "ORDER BY seq DESC LIMIT ?", (actor, limit)).fetchall()
-        return [AuditEntry(seq=r[0], at=r[1], actor=r[2], action=r[3], target=r[4],
-                           detail=json.loads(r[5])) for r in rows]
-
-    def all_entries(self) -> list[AuditEntry]:
-        """Every entry, oldest first (export, doctor)."""
-        rows = self._store.execute(
-            "SELECT seq, at, actor, action, target, detail FROM audit ORDER BY seq").fetchall()
         return [AuditEntry(seq=r[0], at=r[1], actor=r[2], action=r[3], target=r[4],
                            detail=json.loads(r[5])) for r in rows]

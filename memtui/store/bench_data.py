@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from memtui.store.dialect import marks
-from memtui.store.memories import MEMORY_COLUMNS
+from memtui.store.memory_rows import MEMORY_COLUMNS
 
 if TYPE_CHECKING:
     from memtui.store.database import Store

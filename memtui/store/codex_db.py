@@ -76,7 +76,6 @@ THREAD_COLUMNS = ("id", "rollout_path", "cwd", "git_branch", "source", "memory_m
                   "history_mode", "archived", "created_at", "updated_at", "cli_version")
 POLLUTED = "polluted"
 """``threads.memory_mode`` of a thread Codex must forget and never extract again."""
-ENABLED = "enabled"
 DEFAULT_RETRY_REMAINING = 3
 """Retries an enqueued global consolidation gets at least (Codex's ``DEFAULT_RETRY_REMAINING``)."""
 STATE_SCHEMA = "state"
@@ -105,42 +104,29 @@ _READONLY_FALLBACK_NAMES = frozenset({"SQLITE_READONLY_DIRECTORY", "SQLITE_CANTO
                                       "SQLITE_READONLY_CANTINIT"})
 
 
-class CodexDbError(StoreError):
+class CodexDbError(StoreError, code="codex_db_error"):
     """Codex's ``memories_1.sqlite`` cannot be read or written; the message is one line."""
 
-    code = "codex_db_error"
 
-
-class CodexDbMissing(CodexDbError):
+class CodexDbMissing(CodexDbError, code="codex_db_missing"):
     """The database file does not exist (or is not a regular file)."""
 
-    code = "codex_db_missing"
 
-
-class CodexDbLocked(CodexDbError):
+class CodexDbLocked(CodexDbError, code="codex_db_locked"):
     """Another process (usually a running Codex) holds a lock longer than the timeout."""
 
-    code = "codex_db_locked"
 
-
-class CodexDbNotADatabase(CodexDbError):
+class CodexDbNotADatabase(CodexDbError, code="codex_db_not_a_database"):
     """The file is not an SQLite database, or it is corrupt."""
 
-    code = "codex_db_not_a_database"
 
-
-class CodexDbReadOnly(CodexDbError):
+class CodexDbReadOnly(CodexDbError, code="codex_db_read_only", exit_code=4):
     """The database (or its folder) cannot be written: a read-only file, folder or file
     system, an immutable file. Exit 4, as every agent file memtui may not write."""
 
-    code = "codex_db_read_only"
-    exit_code = 4
 
-
-class CodexDbSchemaError(CodexDbError):
+class CodexDbSchemaError(CodexDbError, code="codex_db_schema"):
     """The database lacks the tables or key columns of Codex's memory index."""
-
-    code = "codex_db_schema"
 
 
 def _one_line(text: str) -> str:

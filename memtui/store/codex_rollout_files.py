@@ -10,10 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from memtui.store.backend import StoreBackend
+from memtui.store.repository import Repository
 
 
 @dataclass(frozen=True)
@@ -28,11 +26,8 @@ class RolloutFileRow:
     outcome: str
 
 
-class RolloutFileRepository:
+class RolloutFileRepository(Repository):
     """SQL for the ``codex_rollout_files`` table."""
-
-    def __init__(self, store: StoreBackend) -> None:
-        self._store = store
 
     def for_user(self, user_id: str) -> dict[str, RolloutFileRow]:
         """Every file row of one user, by path."""

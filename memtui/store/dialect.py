@@ -1,9 +1,10 @@
-"""The small SQL pieces that differ between SQLite and PostgreSQL.
+"""The SQL pieces that differ between SQLite and PostgreSQL.
 
 The repositories' statements are shared; where the two databases spell a thing differently
-(ignoring a duplicate row, a list passed as JSON, a planner hint), the statement asks the
-store's ``dialect`` for the piece. Queries that differ as a whole (full-text search) live in
-backend-specific repository subclasses instead (``memtui.store.postgres.repositories``).
+(ignoring a duplicate row, a list passed as JSON, a planner hint, a recursive walk, row
+locks, full-text ranking), the statement asks the store's ``dialect`` for the piece. Only
+plans that differ as a whole (how recall counts and scans full-text matches, searched list
+pages) live in backend-specific repository subclasses (``memtui.store.postgres``).
 """
 
 from __future__ import annotations
@@ -17,16 +18,66 @@ def marks(values: Sized) -> str:
     return ", ".join("?" * len(values))
 
 
+_SQLITE_CHAIN = """
+    WITH RECURSIVE chain(id) AS (
+        SELECT ?
+        UNION
+        SELECT m.superseded_by FROM memories m JOIN chain c ON m.id = c.id
+            WHERE m.superseded_by IS NOT NULL
+        UNION
+        SELECT m.id FROM memories m JOIN chain c ON m.superseded_by = c.id
+    )
+    SELECT id FROM chain"""
+_POSTGRESQL_CHAIN = """
+    WITH RECURSIVE chain(id) AS (
+        SELECT CAST(? AS text) COLLATE "C"
+        UNION
+        SELECT n.id FROM chain c CROSS JOIN LATERAL (
+            SELECT m.superseded_by AS id FROM memories m
+                WHERE m.id = c.id AND m.superseded_by IS NOT NULL
+            UNION ALL
+            SELECT m.id FROM memories m WHERE m.superseded_by = c.id
+        ) n
+    )
+    SELECT id FROM chain"""
+
+
 @dataclass(frozen=True)
 class Dialect:
     """SQL spellings of one backend. ``name`` is ``sqlite`` or ``postgresql``."""
 
     name: str
+    term_quote: str
+    """The quote around one full-text term (an FTS5 phrase, a ``to_tsquery`` lexeme)."""
+    any_term: str
+    """How a full-text query joins terms any of which may match."""
+    all_terms: str
+    """How a full-text query joins terms that must all match."""
+    chain_walk: str
+    """Every id connected to the memory ``?`` by supersede links, both directions (one
+    recursive reference per query on PostgreSQL)."""
+    skip_locked: str
+    """Ends a ``SELECT`` of tasks ``t``: lock the rows it returns, leaving out those another
+    transaction holds (nothing on SQLite, whose writers take turns)."""
+    goal_lock: str | None
+    """Locks one (project, goal) pair until the transaction ends, so two workers extracting
+    one goal take turns (None on SQLite, whose writers take turns anyway)."""
+    materialized: str
+    """Makes a ``WITH`` step run as written before the rest of the query (nothing on
+    SQLite, whose ``INDEXED BY`` pins the plan)."""
+    defer_foreign_keys: str
+    """Check foreign keys at commit rather than per row."""
+    optimize: str
+    """Refresh the planner's statistics."""
 
     @property
     def is_sqlite(self) -> bool:
         """Whether this is SQLite's dialect."""
         return self.name == "sqlite"
+
+    def term(self, word: str) -> str:
+        """One word (a ``\\w+`` run: never holds a quote) as a full-text term."""
+        return f"{self.term_quote}{word}{self.term_quote}"
 
     def insert_ignore(self, into: str) -> str:
         """``INSERT`` of ``into`` (``table(columns) VALUES (...)``) that skips a row whose
@@ -50,6 +101,18 @@ class Dialect:
             return f"(SELECT value FROM json_each({marker}))"
         return f"(SELECT json_array_elements_text(CAST({marker} AS json)))"
 
+    def ranked(self, fts_table: str, table: str, alias: str, columns: str, where: str) -> str:
+        """``columns`` of the rows of ``table`` (as ``alias``) matching the full-text query
+        (the first parameter) and ``where`` (the parameters after it), best first, at most
+        the last parameter of them. ``fts_table`` is SQLite's full-text table of ``table``."""
+        if self.is_sqlite:
+            return (f"SELECT {columns} FROM {fts_table} f JOIN {table} {alias} "
+                    f"ON {alias}.seq = f.rowid "
+                    f"WHERE {fts_table} MATCH ? AND {where} ORDER BY f.rank LIMIT ?")
+        return (f"SELECT {columns} FROM {table} {alias}, to_tsquery('simple', ?) q "
+                f"WHERE {alias}.fts @@ q AND {where} "
+                f"ORDER BY ts_rank({alias}.fts, q) DESC, {alias}.seq DESC LIMIT ?")
+
     @property
     def is_not(self) -> str:
         """The operator that compares two values, NULL as a value: true when they differ."""
@@ -61,7 +124,15 @@ class Dialect:
         return "IS" if self.is_sqlite else "IS NOT DISTINCT FROM"
 
 
-SQLITE = Dialect("sqlite")
+SQLITE = Dialect(
+    "sqlite", term_quote='"', any_term=" OR ", all_terms=" ", chain_walk=_SQLITE_CHAIN,
+    skip_locked="", goal_lock=None, materialized="",
+    defer_foreign_keys="PRAGMA defer_foreign_keys = ON", optimize="PRAGMA optimize")
 """SQLite's spellings."""
-POSTGRESQL = Dialect("postgresql")
+POSTGRESQL = Dialect(
+    "postgresql", term_quote="'", any_term=" | ", all_terms=" & ",
+    chain_walk=_POSTGRESQL_CHAIN, skip_locked=" ORDER BY t.id FOR UPDATE OF t SKIP LOCKED",
+    goal_lock="SELECT pg_advisory_xact_lock(hashtext(?), hashtext(?))",
+    materialized=" MATERIALIZED", defer_foreign_keys="SET CONSTRAINTS ALL DEFERRED",
+    optimize="ANALYZE")
 """PostgreSQL's spellings."""

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from memtui.store.models import Membership, Profile, Project, User
-
-if TYPE_CHECKING:
-    from memtui.store.backend import StoreBackend
+from memtui.store.repository import Repository
 
 _PROJECT_COLUMNS = "id, name, root_path, summary, created_by, created_at"
 
@@ -18,11 +16,8 @@ def _project(row: tuple[Any, ...]) -> Project:
                    created_by=row[4], created_at=row[5])
 
 
-class IdentityRepository:
+class IdentityRepository(Repository):
     """Users, projects, memberships, profiles."""
-
-    def __init__(self, store: StoreBackend) -> None:
-        self._store = store
 
     # users
     def get_user(self, user_id: str) -> User | None:
@@ -45,12 +40,6 @@ class IdentityRepository:
         user = self.get_user(user_id)
         assert user is not None
         return user
-
-    def list_users(self) -> list[User]:
-        """Every user, by id."""
-        rows = self._store.execute(
-            "SELECT id, display_name, created_at FROM users ORDER BY id").fetchall()
-        return [User(*row) for row in rows]
 
     # projects
     def get_project(self, project_id: str) -> Project | None:
@@ -88,11 +77,6 @@ class IdentityRepository:
             "INSERT INTO project_members(project_id, user_id, role) VALUES (?, ?, ?) "
             "ON CONFLICT(project_id, user_id) DO UPDATE SET role = excluded.role",
             (project_id, user_id, role))
-
-    def remove_member(self, project_id: str, user_id: str) -> None:
-        """Remove a membership."""
-        self._store.execute("DELETE FROM project_members WHERE project_id = ? AND user_id = ?",
-                            (project_id, user_id))
 
     def members(self, project_id: str) -> list[Membership]:
         """A project's memberships, by user."""

@@ -212,10 +212,7 @@ def load_row(store: Store, table: str, row: dict[str, Any], *, skip_existing: bo
 def defer_foreign_keys(store: Store) -> None:
     """Check foreign keys at commit, not per row (a load inserts children and parents in
     any order)."""
-    if store.dialect.is_sqlite:
-        store.execute("PRAGMA defer_foreign_keys = ON")
-    else:
-        store.execute("SET CONSTRAINTS ALL DEFERRED")
+    store.execute(store.dialect.defer_foreign_keys)
 
 
 def finish_load(store: Store) -> None:
@@ -317,9 +314,8 @@ def chain_problems(store: Store) -> list[str]:
 
 def supersede_cycles(store: Store) -> list[str]:
     """Ids of the memories in a supersede cycle, sorted (``cycle_members`` of the superseded
-    memories). (A recursive query walking to the head from every superseded memory took
-    time in the square of a chain's length: 0.8 s on a store of 3,500 memories whose
-    corrections formed seven long chains.)"""
+    memories, walked in Python: a recursive query from every superseded memory takes time in
+    the square of a chain's length)."""
     return cycle_members({row[0]: row[1] for row in store.execute(
         "SELECT id, superseded_by FROM memories WHERE superseded_by IS NOT NULL")})
 
@@ -384,7 +380,7 @@ def delete_orphan_log_rows(store: Store) -> int:
 
 def optimize(store: Store) -> None:
     """Let the database refresh its planner statistics."""
-    store.execute("PRAGMA optimize" if store.dialect.is_sqlite else "ANALYZE")
+    store.execute(store.dialect.optimize)
 
 
 VACUUM_WAL_WAIT_S = 3.0

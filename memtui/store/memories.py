@@ -10,13 +10,12 @@ from memtui.store.fts_levels import keep_levels_bounded
 from memtui.store.memory_rows import MEMORY_COLUMNS, row_to_memory
 from memtui.store.models import Memory, MemoryFilter, PageCursor
 from memtui.store.paging import keyset_page, position_page
+from memtui.store.repository import Repository
 from memtui.store.search_terms import fts_query, narrowing_matcher
 
 if TYPE_CHECKING:
     from memtui.store.backend import StoreBackend
     from memtui.store.search_pages import SearchPages
-
-__all__ = ["MEMORY_COLUMNS", "MemoryRepository", "fts_query", "row_to_memory"]
 
 _M_COLUMNS = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))
 MAX_CHAIN_STEPS = 100_000
@@ -28,11 +27,11 @@ markers cancel the forgotten words in older segments instead of waiting for a se
 level to fill up; the work stays bounded by this many pages."""
 
 
-class MemoryRepository:
+class MemoryRepository(Repository):
     """Memories, chains, full-text search, tombstones."""
 
     def __init__(self, store: StoreBackend) -> None:
-        self._store = store
+        super().__init__(store)
 
     # single rows
     def get(self, memory_id: str) -> Memory | None:
@@ -157,18 +156,7 @@ class MemoryRepository:
     # chains
     def chain_ids(self, memory_id: str) -> list[str]:
         """Every id connected to this memory by supersede links (both directions)."""
-        rows = self._store.execute(
-            """
-            WITH RECURSIVE chain(id) AS (
-                SELECT ?
-                UNION
-                SELECT m.superseded_by FROM memories m JOIN chain c ON m.id = c.id
-                    WHERE m.superseded_by IS NOT NULL
-                UNION
-                SELECT m.id FROM memories m JOIN chain c ON m.superseded_by = c.id
-            )
-            SELECT id FROM chain
-            """, (memory_id,)).fetchall()
+        rows = self._store.execute(self._store.dialect.chain_walk, (memory_id,)).fetchall()
         return [row[0] for row in rows]
 
     def get_many(self, memory_ids: Sequence[str]) -> list[Memory]:
@@ -195,7 +183,10 @@ class MemoryRepository:
     def merge_fulltext(self) -> None:
         """Do a bounded amount of full-text index merging (after a forget). On an older
         SQLite each such merge adds levels to the index's structure: past a bound the index
-        is rebuilt instead of growing until FTS5 calls it corrupt (``fts_levels``)."""
+        is rebuilt instead of growing until FTS5 calls it corrupt (``fts_levels``). Nothing
+        to do on PostgreSQL: a GIN index drops a deleted row's entries when it is vacuumed."""
+        if not self._store.dialect.is_sqlite:
+            return
         self._store.execute("INSERT INTO memories_fts(memories_fts, rank) VALUES ('merge', ?)",
                             (-FTS_MERGE_PAGES_AFTER_FORGET,))
         keep_levels_bounded(self._store, "memories_fts")
@@ -210,15 +201,10 @@ class MemoryRepository:
         else:
             clauses.append("m.project = ?")
             params.append(flt.project)
-        if flt.status:
-            clauses.append("m.status = ?")
-            params.append(flt.status)
-        if flt.kind:
-            clauses.append("m.kind = ?")
-            params.append(flt.kind)
-        if flt.source:
-            clauses.append("m.source = ?")
-            params.append(flt.source)
+        for column, value in (("status", flt.status), ("kind", flt.kind), ("source", flt.source)):
+            if value:
+                clauses.append(f"m.{column} = ?")
+                params.append(value)
         return clauses, params
 
     def _searched(self, flt: MemoryFilter) -> SearchPages | None:
@@ -341,13 +327,6 @@ class MemoryRepository:
         rows = self._store.execute(
             "SELECT id FROM memories WHERE source_thread_id = ?", (thread_id,)).fetchall()
         return [row[0] for row in rows]
-
-    def all_memories(self) -> Iterable[Memory]:
-        """Every memory, oldest first (export, doctor)."""
-        cursor = self._store.execute(
-            f"SELECT {MEMORY_COLUMNS} FROM memories ORDER BY created_at, id")
-        for row in cursor:
-            yield row_to_memory(row)
 
     # tombstones
     def add_forgotten_source(self, thread_id: str, at: str, by: str) -> None:

@@ -10,10 +10,8 @@ leaves the record); the row goes once a truncating checkpoint has run after it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from memtui.store.backend import StoreBackend
+from memtui.store.repository import Repository
 
 
 @dataclass(frozen=True)
@@ -26,11 +24,8 @@ class PendingPurges:
     last_seq: int
 
 
-class PurgeRepository:
+class PurgeRepository(Repository):
     """SQL for the ``pending_purges`` table (content-free)."""
-
-    def __init__(self, store: StoreBackend) -> None:
-        self._store = store
 
     def add(self, at: str, by: str, removed_count: int) -> None:
         """Record a forget whose rows were just deleted (call inside its transaction)."""

@@ -21,21 +21,20 @@ index, never by the size of the store:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
-from memtui.store.memories import MEMORY_COLUMNS, fts_query, row_to_memory
+from memtui.store.dialect import marks
+from memtui.store.memory_rows import MEMORY_COLUMNS, row_to_memory
 from memtui.store.models import BundleDocument, Interaction, Memory, Task
 from memtui.store.paging import rows_in_order
+from memtui.store.repository import Repository
 from memtui.store.tasks import TASK_COLUMNS, row_to_task
 
 if TYPE_CHECKING:
-    from memtui.store.backend import StoreBackend
     from memtui.store.dialect import Dialect
-
-RowT = TypeVar("RowT")
-"""The model a row converter makes (``_rows_by_seq``)."""
 
 RANK_BUDGET = 1000
 """At most this many full-text matches are ranked (bm25) for one related list."""
@@ -46,6 +45,7 @@ MAX_RECALL_TERMS = 8
 BRANCHES_PER_QUERY = 100
 """Newest-first branches (one per visible list) merged in one compound SELECT."""
 
+_WORD = re.compile(r"\w+", re.UNICODE)
 _M_COLUMNS = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))
 _T_COLUMNS = ", ".join("t." + c.strip() for c in TASK_COLUMNS.split(","))
 _I_COLUMNS = "id, user_id, project_id, question, answer, source, created_at"
@@ -94,15 +94,13 @@ class ConsolidationRecord:
                 "detail": self.detail, "at": self.at}
 
 
-def recall_terms(text: str) -> list[str]:
-    """The distinct words of a recall query as quoted FTS5 phrases (at most
-    ``MAX_RECALL_TERMS``; no prefix matching). Empty when the text has no word."""
-    query = fts_query(text, prefix_last=False, any_term=True)
-    if not query:
-        return []
+def recall_terms(text: str, dialect: Dialect) -> list[str]:
+    """The distinct words of a recall query (by case-folded spelling, the first kept) as
+    full-text terms of ``dialect`` (at most ``MAX_RECALL_TERMS``; no prefix matching).
+    Empty when the text has no word."""
     seen: dict[str, str] = {}
-    for phrase in query.split(" OR "):  # words are \w+ runs: never hold a space or a quote
-        seen.setdefault(phrase.casefold(), phrase)
+    for word in _WORD.findall(text or ""):
+        seen.setdefault(word.casefold(), dialect.term(word))
     return list(seen.values())[:MAX_RECALL_TERMS]
 
 
@@ -116,38 +114,22 @@ def _document(row: Sequence[Any]) -> BundleDocument:
                           updated_at=row[4], updated_by=row[5])
 
 
-class RecallRepository:
+class RecallRepository(Repository):
     """Interactions, bundles, bundle documents, consolidation records, recall queries."""
-
-    def __init__(self, store: StoreBackend) -> None:
-        self._store = store
 
     # ---- full-text planning ---------------------------------------------------------------
 
-    def _capped_count(self, fts_table: str, phrase: str) -> int:
-        row = self._store.execute(
-            f"SELECT count(*) FROM (SELECT rowid FROM {fts_table} WHERE {fts_table} MATCH ? "
-            "LIMIT ?)", (phrase, RANK_BUDGET + 1)).fetchone()
-        return int(row[0])
-
-    ANY_TERM = " OR "
-    """How the full-text query joins terms any of which may match (ranked)."""
-    ALL_TERMS = " "
-    """How the full-text query joins terms that must all match."""
-
-    def _terms(self, text: str) -> list[str]:
-        """The text's search terms in this backend's full-text query syntax."""
-        return recall_terms(text)
-
     def _capped_counts(self, fts_table: str, phrases: Sequence[str]) -> list[int]:
         """How many rows match each phrase, each capped at ``RANK_BUDGET + 1``, in order."""
-        return [self._capped_count(fts_table, phrase) for phrase in phrases]
+        return [int(self._store.execute(
+            f"SELECT count(*) FROM (SELECT rowid FROM {fts_table} WHERE {fts_table} MATCH ? "
+            "LIMIT ?)", (phrase, RANK_BUDGET + 1)).fetchone()[0]) for phrase in phrases]
 
     def _plan(self, fts_table: str, text: str) -> tuple[str, str] | None:
         """How to find related rows: ``("rank", match)`` to rank every match of the selective
         words, ``("recent", match)`` to take the newest rows holding all the (common) words,
         or None when no word of the text is in the index."""
-        phrases = self._terms(text)
+        phrases = recall_terms(text, self._store.dialect)
         counts = [(count, phrase) for count, phrase
                   in zip(self._capped_counts(fts_table, phrases), phrases, strict=True) if count]
         if not counts:
@@ -161,14 +143,8 @@ class RecallRepository:
             chosen.append(phrase)
             total += count
         if chosen:
-            return "rank", self.ANY_TERM.join(chosen)
-        return "recent", self.ALL_TERMS.join(phrase for _count, phrase in counts)
-
-    def _rows_in_order(self, table: str, alias: str, columns: str, seqs: Sequence[int]
-                       ) -> list[Sequence[Any]]:
-        """``columns`` of the rows of ``table`` (as ``alias``) with these seqs, in their
-        order (a seq whose row is gone is left out)."""
-        return rows_in_order(self._store.execute, table, alias, columns, seqs)
+            return "rank", self._store.dialect.any_term.join(chosen)
+        return "recent", self._store.dialect.all_terms.join(phrase for _count, phrase in counts)
 
     def _related(self, fts_table: str, table: str, alias: str, columns: str, where: str,
                  params: Sequence[Any], text: str, limit: int) -> list[Sequence[Any]]:
@@ -178,12 +154,18 @@ class RecallRepository:
             return []
         mode, match = plan
         if mode == "rank":
-            sql = (f"SELECT {columns} FROM {fts_table} f JOIN {table} {alias} "
-                   f"ON {alias}.seq = f.rowid "
-                   f"WHERE {fts_table} MATCH ? AND {where} ORDER BY f.rank LIMIT ?")
-            return self._store.execute(sql, (match, *params, limit)).fetchall()
-        # Newest matches first, streamed (never materialised): stop at ``limit`` visible rows
-        # or after RECENT_SCAN_CAP matches, whichever comes first.
+            sql = self._store.dialect.ranked(fts_table, table, alias, columns, where)
+            return list(self._store.execute(sql, (match, *params, limit)).fetchall())
+        return self._newest_matches(fts_table, table, alias, columns, where, params, match,
+                                    limit)
+
+    def _newest_matches(self, fts_table: str, table: str, alias: str, columns: str,
+                        where: str, params: Sequence[Any], match: str,
+                        limit: int) -> list[Sequence[Any]]:
+        """The first ``limit`` rows satisfying ``where`` among the newest
+        ``RECENT_SCAN_CAP`` rows matching ``match``, newest first: streamed (never
+        materialised), stopping at ``limit`` visible rows or after ``RECENT_SCAN_CAP``
+        matches, whichever comes first."""
         sql = (f"SELECT f.rowid, ({where}) FROM {fts_table} f JOIN {table} {alias} "
                f"ON {alias}.seq = f.rowid WHERE {fts_table} MATCH ? ORDER BY f.rowid DESC")
         cursor = self._store.execute(sql, (*params, match))
@@ -196,7 +178,7 @@ class RecallRepository:
                     break
         finally:
             cursor.close()
-        return self._rows_in_order(table, alias, columns, seqs)
+        return rows_in_order(self._store.execute, table, alias, columns, seqs)
 
     # ---- memory recall --------------------------------------------------------------------
 
@@ -211,14 +193,10 @@ class RecallRepository:
 
     def recent_memories(self, owner: str, projects: Sequence[str], limit: int) -> list[Memory]:
         """The newest active memories among the owner's user-level ones and ``projects``'."""
-        branches = [("SELECT seq, created_at, id FROM memories WHERE owner = ? AND scope = 'user' "
-                     "AND status = 'active' ORDER BY created_at DESC, id DESC LIMIT ?",
-                     (owner, limit))]
-        branches += [("SELECT seq, created_at, id FROM memories WHERE project = ? "
-                      "AND status = 'active' ORDER BY created_at DESC, id DESC LIMIT ?",
-                      (project, limit)) for project in projects]
-        seqs = self._merge_newest(branches, limit)
-        return self._rows_by_seq("memories", MEMORY_COLUMNS, seqs, row_to_memory)
+        rows = self._newest("memories", MEMORY_COLUMNS,
+                            "owner = ? AND scope = 'user' AND status = 'active'", owner, "id",
+                            "project = {project} AND status = 'active'", "id", projects, limit)
+        return [row_to_memory(row) for row in rows]
 
     # ---- task cards -----------------------------------------------------------------------
 
@@ -240,43 +218,39 @@ class RecallRepository:
         """The newest tasks: the user's own and those of ``projects`` (only ``project``'s when
         given)."""
         if project is not None:
-            branches = [("SELECT seq, created_at, id FROM tasks WHERE project_id = ? "
-                         "ORDER BY created_at DESC, seq DESC LIMIT ?", (project, limit))]
+            rows = self._newest("tasks", TASK_COLUMNS, "project_id = ?", project, "seq",
+                                "", "", [], limit)
         else:
-            branches = [("SELECT seq, created_at, id FROM tasks WHERE user_id = ? "
-                         "ORDER BY created_at DESC, id DESC LIMIT ?", (user_id, limit))]
-            branches += [("SELECT seq, created_at, id FROM tasks WHERE project_id = ? "
-                          "ORDER BY created_at DESC, seq DESC LIMIT ?", (p, limit))
-                         for p in projects]
-        seqs = self._merge_newest(branches, limit)
-        return self._rows_by_seq("tasks", TASK_COLUMNS, seqs, row_to_task)
+            rows = self._newest("tasks", TASK_COLUMNS, "user_id = ?", user_id, "id",
+                                "project_id = {project}", "seq", projects, limit)
+        return [row_to_task(row) for row in rows]
 
-    # ---- merging newest-first branches ----------------------------------------------------
+    # ---- newest-first branches ------------------------------------------------------------
 
-    def _merge_newest(self, branches: list[tuple[str, tuple[Any, ...]]],
-                      limit: int) -> list[int]:
-        """Run newest-first branches (each selecting seq, created_at, id under its own LIMIT)
-        and return the seqs of the ``limit`` newest rows overall, newest first."""
+    def _newest(self, table: str, columns: str, own: str, own_value: str, own_order: str,
+                each: str, each_order: str, projects: Sequence[str],
+                limit: int) -> list[Sequence[Any]]:
+        """``columns`` of the ``limit`` newest rows of ``table`` (``created_at``, then
+        ``id``, descending) of the branch ``own`` (one parameter: ``own_value``) and of the
+        branch ``each`` for every one of ``projects`` (``{project}`` in it stands for the
+        project): each branch takes its ``limit`` newest by (``created_at``, its order
+        column) first, through its list's newest-first index."""
+        branch = ("SELECT seq, created_at, id FROM {table} WHERE {where} "
+                  "ORDER BY created_at DESC, {order} DESC LIMIT ?")
+        branches = [(branch.format(table=table, where=own, order=own_order), (own_value, limit))]
+        branches += [(branch.format(table=table, where=each.format(project="?"),
+                                    order=each_order), (project, limit)) for project in projects]
         found: dict[int, tuple[str, str]] = {}
         for start in range(0, len(branches), BRANCHES_PER_QUERY):
             part = branches[start:start + BRANCHES_PER_QUERY]
-            sql = " UNION ALL ".join(f"SELECT * FROM ({branch}) AS b{index}"
-                                     for index, (branch, _) in enumerate(part))
+            sql = " UNION ALL ".join(f"SELECT * FROM ({sql}) AS b{index}"
+                                     for index, (sql, _) in enumerate(part))
             params = [value for _, values in part for value in values]
             for seq, created_at, row_id in self._store.execute(sql, params).fetchall():
                 found[seq] = (created_at, row_id)
         ordered = sorted(found.items(), key=lambda item: item[1], reverse=True)
-        return [seq for seq, _key in ordered[:limit]]
-
-    def _rows_by_seq(self, table: str, columns: str, seqs: list[int],
-                     convert: Callable[[Sequence[Any]], RowT]) -> list[RowT]:
-        if not seqs:
-            return []
-        marks = ", ".join("?" for _ in seqs)
-        rows = self._store.execute(
-            f"SELECT seq, {columns} FROM {table} WHERE seq IN ({marks})", seqs).fetchall()
-        by_seq = {row[0]: convert(row[1:]) for row in rows}
-        return [by_seq[seq] for seq in seqs if seq in by_seq]
+        seqs = [seq for seq, _key in ordered[:limit]]
+        return rows_in_order(self._store.execute, table, "r", columns, seqs)
 
     # ---- interactions ---------------------------------------------------------------------
 
@@ -296,11 +270,6 @@ class RecallRepository:
             f"SELECT {_I_COLUMNS} FROM interactions WHERE user_id = ? AND id = ?",
             (user_id, interaction_id)).fetchone()
         return _interaction(row) if row else None
-
-    def count_interactions(self, user_id: str) -> int:
-        """How many interactions the user has."""
-        return int(self._store.execute("SELECT count(*) FROM interactions WHERE user_id = ?",
-                                       (user_id,)).fetchone()[0])
 
     def recent_interactions(self, user_id: str, limit: int,
                             project: str | None = None) -> list[Interaction]:
@@ -329,11 +298,10 @@ class RecallRepository:
         if not rows:
             return []
         ids = [row[0] for row in rows]
-        marks = ", ".join("?" for _ in ids)
         docs: dict[str, list[tuple[str, int]]] = {bundle_id: [] for bundle_id in ids}
         for bundle_id, path, revision in self._store.execute(
                 f"SELECT bundle_id, path, revision FROM bundle_documents WHERE bundle_id IN "
-                f"({marks}) ORDER BY bundle_id, path", ids).fetchall():
+                f"({marks(ids)}) ORDER BY bundle_id, path", ids).fetchall():
             docs[bundle_id].append((path, revision))
         return [BundleSummary(id=row[0], project=row[1], schedule=row[2], created_by=row[3],
                               created_at=row[4], updated_at=row[5] or row[4],

@@ -302,9 +302,7 @@ MIGRATION_4 = """
 -- schema). The result behaves as the table this migration first built by copying the rows
 -- into a new table and dropping the old one. That copy checked the deferred supersede foreign
 -- key row by row before the index on superseded_by existed, and its time grew with the
--- square of the rows (10,000 memories: 10 s; 40,000: 218 s; 200,000: unfinished after 20
--- minutes); with foreign keys off it took 1% of that, so secure_delete was not what made it
--- slow. Stores upgraded by that copy keep their table: both forms have the same columns in
+-- square of the rows. Stores upgraded by that copy keep their table: both forms have the same columns in
 -- the same order, the same constraints, indexes, triggers and foreign keys. The full-text
 -- index (keyed by seq) is untouched.
 ALTER TABLE memories ADD COLUMN replaces TEXT CHECK (replaces IS NULL OR status = 'pending');

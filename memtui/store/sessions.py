@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from memtui.store.backend import StoreBackend
+from memtui.store.repository import Repository
 
 SESSION_COLUMNS = ("agent, session_id, user_id, transcript_path, cwd, event, ended, recorded_at, "
                    "updated_at, processed_at, outcome, detail, task_id")
@@ -46,11 +45,8 @@ def _row(row: tuple[Any, ...]) -> AgentSession:
                         detail=row[11], task_id=row[12])
 
 
-class SessionRepository:
+class SessionRepository(Repository):
     """SQL for the ``agent_sessions`` table."""
-
-    def __init__(self, store: StoreBackend) -> None:
-        self._store = store
 
     def get(self, agent: str, session_id: str) -> AgentSession | None:
         """One recorded session, or None."""

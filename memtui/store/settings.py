@@ -7,19 +7,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from memtui.errors import StoreError
-
-if TYPE_CHECKING:
-    from memtui.store.backend import StoreBackend
+from memtui.store.repository import Repository
 
 
-class SettingsRepository:
+class SettingsRepository(Repository):
     """SQL for the ``user_settings`` table."""
-
-    def __init__(self, store: StoreBackend) -> None:
-        self._store = store
 
     def get(self, user_id: str) -> dict[str, Any] | None:
         """The user's stored settings object, or None when never written.

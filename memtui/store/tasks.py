@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from memtui.errors import StoreError
 from memtui.store.dialect import marks
@@ -24,9 +24,7 @@ from memtui.store.models import (
     Task,
 )
 from memtui.store.paging import keyset_page, position_page
-
-if TYPE_CHECKING:
-    from memtui.store.backend import StoreBackend
+from memtui.store.repository import Repository
 
 TASK_COLUMNS = ("id, project_id, user_id, goal, prompt, status, parent_id, started_at, "
                 "finished_at, result, cost_usd, continuation, external_context, source, "
@@ -75,11 +73,8 @@ def _row_to_log(row: Sequence[Any]) -> LogEntry:
                     memory_id=row[5], forced=bool(row[6]), at=row[7])
 
 
-class TaskRepository:
+class TaskRepository(Repository):
     """Tasks, follow-ups, quotas, settings, extraction log, scan queries, consolidations."""
-
-    def __init__(self, store: StoreBackend) -> None:
-        self._store = store
 
     # ---- tasks ----------------------------------------------------------------------------
 
@@ -217,16 +212,6 @@ class TaskRepository:
             "WHERE user_id = ? AND created_at >= ? AND created_at < ?",
             (user_id, start, end)).fetchone()[0]
 
-    # ---- settings (kept here for callers; the SQL is in store/settings.py) ---------------
-
-    def get_settings(self, user_id: str) -> dict[str, Any] | None:
-        """``store.settings.get``."""
-        return self._store.settings.get(user_id)
-
-    def save_settings(self, user_id: str, settings: Mapping[str, Any], at: str) -> None:
-        """``store.settings.save``."""
-        self._store.settings.save(user_id, settings, at)
-
     # ---- extraction log -------------------------------------------------------------------
 
     def upsert_log(self, entry: LogEntry) -> None:
@@ -363,28 +348,39 @@ class TaskRepository:
         """The tasks of ``task_ids`` this transaction may scan, in the order given: those
         still due for a scan. One another round scanned since the caller listed it is left
         out -- that round reports it, so the summaries of rounds running side by side add
-        up, on SQLite as on PostgreSQL (where ``claim`` also leaves out the tasks another
-        worker holds). Call inside a transaction (on SQLite it is the only writer)."""
-        if not task_ids:
-            return []
+        up. On PostgreSQL the claimed rows stay locked until the transaction ends, and the
+        ones another worker holds are left out too (it scans them). Call inside a
+        transaction."""
+        dialect = self._store.dialect
         due: set[str] = set()
         for start in range(0, len(task_ids), CLAIM_CHUNK):
             chunk = list(task_ids[start:start + CLAIM_CHUNK])
             due.update(row[0] for row in self._store.execute(
                 "SELECT t.id FROM tasks t LEFT JOIN extraction_log l ON l.task_id = t.id "
-                f"WHERE t.id IN ({marks(chunk)}) AND {DUE_FOR_SCAN}", chunk).fetchall())
+                f"WHERE t.id IN ({marks(chunk)}) AND {DUE_FOR_SCAN}{dialect.skip_locked}",
+                chunk).fetchall())
         return [task_id for task_id in task_ids if task_id in due]
 
     def active_auto_for_goal(self, project: str, goal_key: str) -> str | None:
-        """The id of the newest active auto memory of ``project`` for this goal key.
+        """The id of the newest active auto memory of ``project`` for this goal key. On
+        PostgreSQL the goal's lock is taken first, for the rest of the transaction: two
+        workers extracting tasks of one goal take turns, so the goal's chain never forks.
 
-        Pinned to the goal index: left to itself the planner walks the project's active
-        memories newest first (one scan per extracted task, quadratic over a backfill).
+        Read through the goal index: left to itself the planner walks the project's active
+        memories newest first (one scan per extracted task, quadratic over a backfill;
+        PostgreSQL short of fresh statistics, while a round is adding memories, does the
+        same). SQLite's ``INDEXED BY`` pins the index; on PostgreSQL the goal's rows are
+        found in a materialised step and ordered after it.
         """
+        dialect = self._store.dialect
+        if dialect.goal_lock is not None:
+            self._store.execute(dialect.goal_lock, (project, goal_key))
         row = self._store.execute(
-            f"SELECT id FROM memories{self._store.dialect.indexed_by('memories_goal')} "
-            "WHERE project = ? AND goal_key = ? AND status = 'active' AND source = 'auto' "
-            "ORDER BY created_at DESC, id DESC LIMIT 1", (project, goal_key)).fetchone()
+            f"WITH goal AS{dialect.materialized} (SELECT id, created_at FROM memories"
+            f"{dialect.indexed_by('memories_goal')} WHERE project = ? AND goal_key = ? "
+            "AND status = 'active' AND source = 'auto') "
+            "SELECT id FROM goal ORDER BY created_at DESC, id DESC LIMIT 1",
+            (project, goal_key)).fetchone()
         return row[0] if row else None
 
     @contextlib.contextmanager

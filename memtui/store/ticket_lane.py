@@ -14,8 +14,8 @@ own connection. An obsolete read is stopped three ways:
   while nothing ran, then the statement began) is stopped by the watchdog, which repeats
   the stop every ``restop_interval`` seconds while an obsolete reader is still inside
   ``reading()``. One watchdog thread serves every lane of the process, started the first
-  time it is needed: ``begin()`` runs on the UI thread at every keystroke, and starting a
-  thread there cost up to 2 ms on a busy machine.
+  time it is needed: ``begin()`` runs on the UI thread at every keystroke, where starting a
+  thread is too slow.
 
 Readers enter and leave, and stops are sent, under one lock: a stop never reaches a newer
 reader's statement. Nothing is asked while a statement runs (a progress handler would take
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Generic, TypeVar
 
 from memtui.errors import QueryInterrupted
@@ -39,12 +39,16 @@ OBSOLETE = "a newer read replaced this one"
 
 class TicketLane(Generic[ConnectionT]):
     """The lane's tickets, reader and watchdog (see module doc). A backend implements
-    ``_connection``, ``_stop_locked``, ``_bound``, ``_stopped_by_lane`` and ``_end_read``."""
+    ``_connection``, ``_stop_locked``, ``_is_stop`` and ``_end_read``."""
 
     restop_interval: float = 0.05
     """Seconds between two stops of the watchdog while an obsolete reader still reads."""
 
-    def __init__(self) -> None:
+    def __init__(self, bind: Callable[[ConnectionT, Callable[[], bool]],
+                                      contextlib.AbstractContextManager[None]]) -> None:
+        self._bind = bind
+        """The store's ``bound_to``: its calls in this thread run on a connection, asking a
+        test before each statement."""
         self._newest = 0
         self._ticket_lock = threading.Lock()
         self._reader_lock = threading.Lock()
@@ -67,11 +71,20 @@ class TicketLane(Generic[ConnectionT]):
     def _bound(self, conn: ConnectionT, ticket: int) -> contextlib.AbstractContextManager[None]:
         """Bind the store's calls in this thread to ``conn``, asking the ticket before each
         statement."""
+        return self._bind(conn, lambda: not self.is_current(ticket))
+
+    def _is_stop(self, error: BaseException) -> bool:
+        """Whether ``error`` itself is what a statement the lane stopped raises."""
         raise NotImplementedError
 
     def _stopped_by_lane(self, error: BaseException) -> bool:
-        """Whether ``error`` came from a statement the lane stopped (possibly wrapped)."""
-        raise NotImplementedError
+        """Whether ``error``, or an error it wraps, came from a statement the lane stopped."""
+        seen: BaseException | None = error
+        while seen is not None:
+            if self._is_stop(seen):
+                return True
+            seen = seen.__cause__ or seen.__context__
+        return False
 
     def _end_read(self, conn: ConnectionT) -> None:
         """Leave the connection ready for the next reader (a snapshot cut short ends)."""

@@ -279,15 +279,10 @@ class CodexPane(ListPane["ItemList[CodexThread]"]):  # the engine type is named,
         _more(text, MAX_SECTION_ROWS, len(codex.notes))
         _section(text, "Jobs", len(codex.jobs))
         for job in codex.jobs[:MAX_SECTION_ROWS]:
-            kind = "stage-1" if job.is_stage1 else "global" if job.is_consolidation else job.kind
-            line = f"- {one_line(kind, 30)} {one_line(job.status, 20)}"
+            line = f"- {one_line(job.kind_word, 30)} {one_line(job.status, 20)}"
             if not job.is_consolidation:
                 line += f" {one_line(job.job_key, 60)}"
-            if job.running_past_lease:
-                line += " · lease expired"
-            if job.retry_remaining is not None:
-                line += f" · {job.retry_remaining} retries left"
-            text.append(line + "\n", style="red" if job.status == "error"
+            text.append(line + job.state_words + "\n", style="red" if job.status == "error"
                         or job.running_past_lease else "")
         _more(text, MAX_SECTION_ROWS, len(codex.jobs))
         _section(text, "Problems", len(codex.problems))

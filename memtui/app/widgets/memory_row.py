@@ -2,9 +2,8 @@
 row drawn straight to segments (``memory_row_segments``), which is what the list paints.
 
 A search repaints a screenful of rows on every keystroke. Building each row as a ``Text``,
-then rendering it through Rich, costs about 0.06 ms a row; writing the few segments a row is
-made of directly costs a fraction of that, which is most of a results frame at a million
-memories. Both functions draw the same cells in the same styles (a test checks it row by row
+then rendering it through Rich, costs most of a results frame at a million memories; writing
+the few segments a row is made of directly costs a fraction of that. Both functions draw the same cells in the same styles (a test checks it row by row
 over generated memories); ``memory_row_segments`` answers ``None`` for the rare row it does
 not draw the same way (one narrower than its fixed columns), and the list then draws that
 row from ``memory_row``.

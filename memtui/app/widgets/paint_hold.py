@@ -20,8 +20,7 @@ waits for those turns (``PAINT_WAIT_TURNS``). What the rows' owner draws for the
 pane's title, the preview of the selected row) follows in the next frame, which
 ``paint_soon`` paints a few turns later -- not up to two frame intervals later, as the
 screen's timer would right after a frame -- unless a newer key's hold runs (its frame
-carries it). Keeping those out of the rows' frame takes about 1 ms off a key that waits
-for its query (the preview's wrapped text alone costs 0.7-1 ms to draw at 120x40).
+carries it): keeping them out of the rows' frame shortens a key that waits for its query.
 
 The echo is not painted beside the query on purpose: the search's page query takes the GIL
 back thousands of times (every row it steps through), and a frame painted meanwhile on the
@@ -33,11 +32,8 @@ screen keeps collecting changes and paints none of them.
 
 The garbage collector is paused for the same stretch, from the hold (the keystroke's load
 starting) until the frame showing its rows is painted (or, for a read that outlasts the hold,
-its echo): that frame makes thousands of
-short-lived objects, and about one key frame in four held a young collection (1.6-2.8 ms,
-once an older one of 4 ms; 13 of 52 key frames in one benchmark pass over the
-million-memory store). The objects are collected right after the frame instead, while the
-screen already shows the rows. The pause never outlasts ``GC_PAUSE_MAX_SECONDS``, the app's
+its echo): that frame makes thousands of short-lived objects, which are collected right
+after it instead of in the middle of it, while the screen already shows the rows. The pause never outlasts ``GC_PAUSE_MAX_SECONDS``, the app's
 unmount ends it, and a collector that was already off is left off.
 """
 

@@ -1,8 +1,8 @@
 """The pane bar: one line naming every pane (``1 Profile  2 User …``), the shown one marked.
 
 It replaces Textual's ``Tabs``: that widget builds a child widget per tab plus an animated
-underline (two lines, and about 25 ms of the app's start on a 2-core machine); this one is a
-single line drawn as text. A click on a name asks the app to show that pane (``Selected``);
+underline (two lines, and a noticeable part of the app's start); this one is a single line
+drawn as text. A click on a name asks the app to show that pane (``Selected``);
 the keys ``1``…``9`` and ``tab`` are the app's. When the names do not fit, the bar shows a
 window of them that keeps the shown pane in view, with ``‹``/``›`` marking what is cut.
 """

@@ -3,11 +3,10 @@
 
 Textual draws a widget whose ``render`` returns ``Text`` by turning it into Textual's own
 ``Content`` and laying that out (wrapping, alignment, links, selection). The header, the pane
-bar and the key bar are one line each that fits its width (each fits its own line) and is
-never wrapped or aligned; drawn here, the three took about 1.7 ms less of the app's first
-frame at 120x40 (timed on the benchmark's million-memory store). Rich renders the line's
-segments under the widget's style, padded to its width in its background, each piece with the
-offset Textual's text selection reads -- the cells Textual's path draws
+bar and the key bar are one line each that fits its width and is never wrapped or aligned,
+so they are drawn here, a shorter path for the app's first frame. Rich renders the line's
+segments under the widget's style, padded to its width in its background, each piece with
+the offset Textual's text selection reads -- the cells Textual's path draws
 (``tests/test_text_line.py`` compares them). A text wider than the widget is cut at its width.
 """
 

@@ -20,7 +20,6 @@ from memtui.engine.agents.errors import (
     AgentInputError,
     AgentNotFound,
     ChangedSinceRead,
-    UnsafeAgentPath,
     only_match,
 )
 from memtui.engine.agents.folders import read_memory_folder
@@ -50,6 +49,7 @@ from memtui.engine.agents.plans import (
 )
 from memtui.engine.redaction import redact, scan
 from memtui.engine.safe_files import FileStamp, real_root
+from memtui.errors import UnsafePath
 
 MEMORY_DIR = "memory"
 PROMOTED_HEADING = "## Promoted from project memory"
@@ -75,15 +75,15 @@ def memory_folder_of(path: Path, home: Path) -> Path:
     try:
         AGENT_FILES.check_inside(path, root)
     except AgentFileProblem as error:
-        raise UnsafeAgentPath(f"{path}: {error.reason}") from None
+        raise UnsafePath(f"{path}: {error.reason}") from None
     absolute = Path(os.path.abspath(path))
     for parent in absolute.parents:
         if parent.name == MEMORY_DIR:
             walk = parent
             while walk != Path(os.path.abspath(home)) and walk != walk.parent:
                 if walk.is_symlink():
-                    raise UnsafeAgentPath(f"{walk}: is a symlink; memtui does not write "
-                                          "through one")
+                    raise UnsafePath(f"{walk}: is a symlink; memtui does not write "
+                                     "through one")
                 walk = walk.parent
             return parent
     raise AgentNotFound(f"{path}: not inside a memory folder of {home}")
@@ -95,7 +95,7 @@ def read_stamped(path: Path, root: Path) -> tuple[str, FileStamp]:
     if not os.path.lexists(path):
         raise AgentNotFound(f"{path}: no such memory file")
     if path.is_symlink():
-        raise UnsafeAgentPath(f"{path}: is a symlink; memtui does not write through one")
+        raise UnsafePath(f"{path}: is a symlink; memtui does not write through one")
     try:
         return AGENT_FILES.read_text_stamped(path, root)
     except AgentFileProblem as error:
@@ -228,7 +228,7 @@ def plan_redact(home: Path, file: str | os.PathLike[str]) -> WritePlan:
     try:
         AGENT_FILES.check_inside(path, root)
     except AgentFileProblem as error:
-        raise UnsafeAgentPath(f"{path}: {error.reason}") from None
+        raise UnsafePath(f"{path}: {error.reason}") from None
     text, stamp = read_stamped(path, root)
     result = scan(text)
     if not result.findings:
@@ -269,7 +269,7 @@ def plan_fix_index(home: Path, folder: Path) -> WritePlan:
     the topic files it does not list, and shorten hooks when it is over the byte limit."""
     root = real_root(home)
     if folder.is_symlink():
-        raise UnsafeAgentPath(f"{folder}: is a symlink; memtui does not write through one")
+        raise UnsafePath(f"{folder}: is a symlink; memtui does not write through one")
     scan_result = read_memory_folder(folder, root)
     if scan_result.index is None or scan_result.index_text is None:
         raise AgentNotFound(f"{folder}: has no {INDEX_FILE}")

@@ -24,52 +24,35 @@ MAX_TEXT_FILE_BYTES = 1024 * 1024
 """Largest memory or instruction file read; larger ones are reported, not read."""
 
 
-class AgentError(MemtuiError):
+class AgentError(MemtuiError, code="agent_error"):
     """An agent's store cannot be read or written as asked; the message is one line."""
 
-    code = "agent_error"
 
-
-class AgentFileProblem(AgentError, FileProblem):
+class AgentFileProblem(AgentError, FileProblem, code="agent_file_problem"):
     """One file cannot be read or written safely (outside the store, a symlink, too large,
     binary, not UTF-8 ...). Readers catch it and report a ``Problem``; ``reason`` is the
     one-line cause."""
 
-    code = "agent_file_problem"
 
-
-class AgentWriteRefused(PermissionDenied):
+class AgentWriteRefused(PermissionDenied, code="agent_write_refused"):
     """A write into an agent's store was asked for without the explicit write flag."""
 
-    code = "agent_write_refused"
 
-
-UnsafeAgentPath = UnsafePath
-"""A write would leave the agent's store or go through a symlink (memtui's one error for
-it, shared with the Codex layer)."""
-
-
-class ChangedSinceRead(Conflict):
+class ChangedSinceRead(Conflict, code="agent_file_changed"):
     """The file changed (size, mtime or hash) between memtui's read and its write; nothing
     was written."""
 
-    code = "agent_file_changed"
 
-
-class AgentNotFound(NotFound):
+class AgentNotFound(NotFound, code="agent_not_found"):
     """An agent home, memory file or patch that does not exist."""
 
-    code = "agent_not_found"
 
-
-class AgentInputError(InvalidInput):
+class AgentInputError(InvalidInput, code="agent_invalid_input"):
     """Input handed to an agent write is not acceptable (a patch that does not apply, a
     settings file that is not JSON, an empty text ...); nothing was written."""
 
-    code = "agent_invalid_input"
 
-
-AGENT_FILES = SafeFiles(problem=AgentFileProblem, unsafe=UnsafeAgentPath,
+AGENT_FILES = SafeFiles(problem=AgentFileProblem, unsafe=UnsafePath,
                         changed=ChangedSinceRead, failed=AgentFileWriteFailed,
                         max_bytes=MAX_TEXT_FILE_BYTES)
 """Reads and writes inside an agent's store, with this layer's errors."""

@@ -11,13 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from memtui.engine.agents.errors import (
-    AGENT_FILES,
-    AgentFileProblem,
-    AgentInputError,
-    UnsafeAgentPath,
-    only_match,
-)
+from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem, AgentInputError, only_match
 from memtui.engine.agents.folders import list_entries
 from memtui.engine.agents.gemini_context import context_file_names
 from memtui.engine.agents.models import InboxPatch, Problem
@@ -36,6 +30,7 @@ from memtui.engine.agents.plans import (
     WritePlan,
 )
 from memtui.engine.safe_files import FileStamp, real_root
+from memtui.errors import UnsafePath
 
 INBOX_DIR = ".inbox"
 SCOPE_PRIVATE = "private"
@@ -117,7 +112,7 @@ def _read_patch(home: Path, ref: str) -> tuple[Path, str, FileStamp, tuple[Path,
     path = find_patch(home, ref)
     root = real_root(home)
     if path.is_symlink():
-        raise UnsafeAgentPath(f"{path}: is a symlink; not followed")
+        raise UnsafePath(f"{path}: is a symlink; not followed")
     try:
         AGENT_FILES.check_inside(path, root)
         text, stamp = AGENT_FILES.read_text_stamped(path, root, MAX_PATCH_BYTES)
@@ -162,14 +157,14 @@ def plan_apply_patch(home: Path, ref: str) -> WritePlan:
         named = absolute_target(home, memory, scope, target) if target.is_absolute() else \
             None if ".." in target.parts else base / target
         if named is None:
-            raise UnsafeAgentPath(f"{path}: targets {item.target!r}, outside what a "
-                                  f"{scope} patch may change; nothing was changed")
+            raise UnsafePath(f"{path}: targets {item.target!r}, outside what a "
+                             f"{scope} patch may change; nothing was changed")
         file_path = named
         old: str | None = None
         old_stamp: FileStamp | None = None
         if os.path.lexists(file_path):
             if file_path.is_symlink():
-                raise UnsafeAgentPath(f"{file_path}: is a symlink; not written")
+                raise UnsafePath(f"{file_path}: is a symlink; not written")
             try:
                 AGENT_FILES.check_inside(file_path, root)
                 old, old_stamp = AGENT_FILES.read_text_stamped(file_path, root)

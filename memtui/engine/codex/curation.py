@@ -27,7 +27,6 @@ from memtui.engine.codex.errors import (
     CodexInputError,
     CodexWriteRefused,
     FileProblemError,
-    UnsafePathError,
 )
 from memtui.engine.codex.models import JsonMixin, Problem
 from memtui.engine.codex.parse_rollout_summary import read_headers
@@ -42,7 +41,7 @@ from memtui.engine.codex.paths import (
     rollout_summaries_dir,
 )
 from memtui.engine.safe_files import real_root
-from memtui.errors import AgentFileWriteFailed
+from memtui.errors import AgentFileWriteFailed, UnsafePath
 from memtui.store.codex_db import (
     DEFAULT_WRITE_BUSY_TIMEOUT_S,
     POLLUTED,
@@ -195,16 +194,16 @@ def plan_forget_thread(home: str | os.PathLike[str], thread_id: str, *,
 def _remove_file(path: Path, home: Path, memories: Path) -> None:
     if (path.name in PROTECTED_MEMORY_NAMES
             or path.parent != rollout_summaries_dir(home, memories)):
-        raise UnsafePathError(f"{path}: refusing to remove a file Codex owns")
+        raise UnsafePath(f"{path}: refusing to remove a file Codex owns")
     try:
         CODEX_FILES.check_inside(path, real_root(home))
         info = path.lstat()
     except FileProblemError as error:
-        raise UnsafePathError(f"{path}: {error.reason}") from None
+        raise UnsafePath(f"{path}: {error.reason}") from None
     except FileNotFoundError:
         return
     if not stat.S_ISREG(info.st_mode):
-        raise UnsafePathError(f"{path}: not a regular file; not removed")
+        raise UnsafePath(f"{path}: not a regular file; not removed")
     try:
         path.unlink()
     except FileNotFoundError:

@@ -17,39 +17,26 @@ MAX_CODEX_FILE_BYTES = 10 * 1024 * 1024
 """Largest markdown file read from a Codex home; larger ones are reported, not read."""
 
 
-class CodexError(MemtuiError):
+class CodexError(MemtuiError, code="codex_error"):
     """A Codex home cannot be read or written as asked; the message is one line."""
 
-    code = "codex_error"
 
-
-class CodexWriteRefused(PermissionDenied):
+class CodexWriteRefused(PermissionDenied, code="codex_write_refused"):
     """A write to a Codex home was asked for without the explicit write flag."""
 
-    code = "codex_write_refused"
 
-
-UnsafePathError = UnsafePath
-"""A path would leave the Codex home or go through a symlink (memtui's one error for it,
-shared with the other agents' layer)."""
-
-
-class CodexInputError(InvalidInput):
+class CodexInputError(InvalidInput, code="codex_invalid_input"):
     """Text or an id handed to a Codex write is not acceptable; nothing was written."""
 
-    code = "codex_invalid_input"
 
-
-class FileProblemError(CodexError, FileProblem):
+class FileProblemError(CodexError, FileProblem, code="codex_file_problem"):
     """One file cannot be read safely (outside the home, too large, binary, not UTF-8...).
 
     Readers catch it and report a ``Problem``; ``reason`` is the one-line cause.
     """
 
-    code = "codex_file_problem"
 
-
-CODEX_FILES = SafeFiles(problem=FileProblemError, unsafe=UnsafePathError,
+CODEX_FILES = SafeFiles(problem=FileProblemError, unsafe=UnsafePath,
                         failed=AgentFileWriteFailed,
                         home_name="the Codex home", max_bytes=MAX_CODEX_FILE_BYTES)
 """Reads inside a Codex home: every file problem is a ``FileProblemError``."""

@@ -25,13 +25,13 @@ from memtui.engine.codex.export_format import (
     ExportSummary,
     ExportTask,
     ExportThread,
-    ExportTopic,
     one_line,
     render_export,
     render_raw_memory,
 )
 from memtui.engine.codex.export_writer import write_export
 from memtui.engine.codex.import_report import IMPORT_SOURCE, NOTE_THREAD_PREFIX
+from memtui.engine.codex.models import SummaryTopic
 from memtui.engine.codex.naming import (
     DEFAULT_NOTE_SLUG_CHARS,
     is_valid_note_name,
@@ -176,7 +176,7 @@ class _ExportBuilder:
     def __init__(self) -> None:
         self.groups: list[ExportGroup] = []
         self.threads: list[ExportThread] = []
-        self.topics: list[ExportTopic] = []
+        self.topics: list[SummaryTopic] = []
         self.notes: dict[str, str] = {}
         self.summary = ExportSummary()
         self.memories = 0
@@ -219,7 +219,7 @@ class _ExportBuilder:
             if thread is not None:
                 title = _title(memory.content)
                 tasks.append(ExportTask(title, (memory.kind, memory.source), (thread,)))
-                self.topics.append(ExportTopic(cwd, memory.created_at[:10], title,
+                self.topics.append(SummaryTopic(cwd, memory.created_at[:10], title,
                                                (memory.kind, memory.source)))
             elif memory.kind == "preference":
                 preferences.append(memory.content)

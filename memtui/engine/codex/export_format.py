@@ -50,11 +50,6 @@ _THREAD_LINE_RE = re.compile(r"^## Thread `")
 """A line that would start a new thread of ``raw_memories.md``."""
 
 
-ExportTopic = SummaryTopic
-"""One "What's in Memory" entry: ``- <topic>: <keywords>`` under a scope and a day (the
-reader's type: what the export writes is what the reader reads back)."""
-
-
 @dataclass(frozen=True)
 class ExportSummary:
     """The content of ``memory_summary.md``."""
@@ -62,7 +57,7 @@ class ExportSummary:
     user_profile: str = ""
     preferences: tuple[str, ...] = ()
     general_tips: tuple[str, ...] = ()
-    topics: tuple[ExportTopic, ...] = ()
+    topics: tuple[SummaryTopic, ...] = ()
     older_topics: tuple[str, ...] = ()
 
 

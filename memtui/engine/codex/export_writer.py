@@ -14,7 +14,8 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
-from memtui.engine.codex.errors import CodexError, UnsafePathError
+from memtui.engine.codex.errors import CodexError
+from memtui.errors import UnsafePath
 
 EXPORT_DIR_MODE = 0o700
 EXPORT_FILE_MODE = 0o600
@@ -26,7 +27,7 @@ def _relative(name: str) -> PurePosixPath:
     path = PurePosixPath(name)
     if path.is_absolute() or not path.parts or any(part in ("", ".", "..")
                                                    for part in path.parts):
-        raise UnsafePathError(f"{name!r}: not a plain relative path inside the export")
+        raise UnsafePath(f"{name!r}: not a plain relative path inside the export")
     return path
 
 
@@ -47,7 +48,7 @@ def new_folder_refusal(target: Path) -> str | None:
 def _check_target(target: Path) -> None:
     refusal = new_folder_refusal(target)
     if refusal is not None:
-        raise (UnsafePathError if target.is_symlink() else CodexError)(refusal)
+        raise (UnsafePath if target.is_symlink() else CodexError)(refusal)
 
 
 def _write_file(path: Path, text: str) -> None:
@@ -77,7 +78,7 @@ def write_export(target: str | os.PathLike[str], files: Mapping[str, str]) -> Pa
             shutil.rmtree(staging)
         raise CodexError(f"{final}: export failed ({error.strerror or error}); "
                          "nothing was written") from None
-    except (CodexError, UnsafePathError):
+    except (CodexError, UnsafePath):
         with contextlib.suppress(OSError):
             shutil.rmtree(staging)
         raise

@@ -40,7 +40,7 @@ REASON_MEMORY_MODE = "memory_mode"
 """Codex does not use this thread's memory (``memory_mode`` not ``enabled``)."""
 REASON_NOT_INTERACTIVE = "not_interactive"
 """An exec or sub-agent session: Codex mines only interactive sources."""
-REASON_UNSUPPORTED_LAYOUT = "unsupported_layout"
+
 KIND_THREAD = "thread"
 KIND_NOTE = "note"
 KIND_ROLLOUT = "rollout"

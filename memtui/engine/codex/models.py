@@ -262,11 +262,6 @@ def _seconds(value: int | None) -> int | None:
     return value // 1000 if value >= MILLIS_THRESHOLD else value
 
 
-def _before(text: str | None, now: datetime) -> bool:
-    moment = parse_datetime(text)
-    return moment is not None and moment <= now
-
-
 def _after(text: str | None, now: datetime) -> bool:
     moment = parse_datetime(text)
     return moment is not None and moment > now
@@ -322,6 +317,19 @@ class Job(JsonMixin):
             last_success_watermark=row.last_success_watermark,
         )
         return job.at(now)
+
+    @property
+    def kind_word(self) -> str:
+        """The job's kind as people read it: ``stage-1``, ``global`` (the consolidation) or
+        Codex's own name."""
+        return "stage-1" if self.is_stage1 else "global" if self.is_consolidation else self.kind
+
+    @property
+    def state_words(self) -> str:
+        """`` · lease expired`` and `` · <n> retries left``, where they hold."""
+        return ((" · lease expired" if self.running_past_lease else "")
+                + (f" · {self.retry_remaining} retries left"
+                   if self.retry_remaining is not None else ""))
 
     def at(self, now: datetime) -> Job:
         """This job with its derived flags recomputed at ``now`` (Codex's claim rules)."""

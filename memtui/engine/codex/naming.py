@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 from datetime import UTC, datetime
 
@@ -19,12 +18,8 @@ DEFAULT_NOTE_SLUG_CHARS = 48
 """Slugs memtui makes for new notes stay this short, leaving room for a collision suffix."""
 FALLBACK_NOTE_SLUG = "note"
 
-ROLLOUT_SUMMARY_NAME_RE = re.compile(
-    r"^(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})-([0-9A-Za-z]{4})(?:-(.+))?\.md$", re.ASCII)
-"""A rollout summary name: ``<YYYY-MM-DDTHH-MM-SS>-<4 base62 chars>[-<slug>].md``."""
 MAX_ROLLOUT_SLUG_CHARS = 60
 """A rollout summary slug is at most this many characters."""
-BASE62_ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 ROLLOUT_TAG_CHARS = 4
 
 ROLLOUT_FILE_RE = re.compile(
@@ -36,7 +31,6 @@ ROLLOUT_FILE_RE = re.compile(
 same compressed (``.jsonl.zst``)."""
 
 _NOTE_SLUG_JUNK = re.compile(r"[^a-z0-9]+")
-_ROLLOUT_SLUG_JUNK = re.compile(r"[^a-z0-9]", re.ASCII)
 
 
 def is_valid_note_name(name: str) -> bool:
@@ -66,31 +60,6 @@ def note_file_name(moment: datetime, slug: str) -> str:
     if not is_valid_note_name(name):
         raise ValueError(f"not a valid Codex note name: {name!r}")
     return name
-
-
-def rollout_summary_slug(text: str | None) -> str:
-    """Codex's rollout slug rule: lowercase, non-alphanumerics become ``_``, at most 60."""
-    if not text:
-        return ""
-    return _ROLLOUT_SLUG_JUNK.sub("_", text.lower())[:MAX_ROLLOUT_SLUG_CHARS]
-
-
-def base62_tag(seed: str, length: int = ROLLOUT_TAG_CHARS) -> str:
-    """A stable base62 tag derived from ``seed`` (Codex uses random ones; ours reproduce)."""
-    number = int.from_bytes(hashlib.sha256(seed.encode("utf-8", "surrogatepass")).digest(),
-                            "big")
-    chars = []
-    for _ in range(length):
-        number, index = divmod(number, len(BASE62_ALPHABET))
-        chars.append(BASE62_ALPHABET[index])
-    return "".join(chars)
-
-
-def rollout_summary_file_name(updated_at: datetime, tag: str, slug: str | None = None) -> str:
-    """``<YYYY-MM-DDTHH-MM-SS>-<tag>[-<slug>].md``; the slug goes through the slug rule."""
-    clean = rollout_summary_slug(slug)
-    suffix = f"-{clean}" if clean else ""
-    return f"{file_timestamp(updated_at)}-{tag}{suffix}.md"
 
 
 def rollout_uuid_from_name(name: str) -> str | None:

@@ -18,12 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from memtui.engine.codex.config import codex_sqlite_home
-from memtui.engine.codex.errors import (
-    CodexError,
-    CodexInputError,
-    CodexWriteRefused,
-    UnsafePathError,
-)
+from memtui.engine.codex.errors import CodexError, CodexInputError, CodexWriteRefused
 from memtui.engine.codex.naming import (
     DEFAULT_NOTE_SLUG_CHARS,
     is_valid_note_name,
@@ -40,7 +35,7 @@ from memtui.engine.safe_files import (
     publish_new_file,
     write_new_file,
 )
-from memtui.errors import AgentFileWriteFailed, MemtuiError
+from memtui.errors import AgentFileWriteFailed, MemtuiError, UnsafePath
 from memtui.store.codex_db import detect_layout, unknown_layout_refusal
 from memtui.store.codex_models import LAYOUT_UNKNOWN
 
@@ -69,7 +64,7 @@ def _clean_text(text: str) -> str:
 
 def _os_error(action: str, where: Path, error: OSError) -> MemtuiError:
     if error.errno in (errno.ELOOP, errno.ENOTDIR):
-        return UnsafePathError(f"{where}: refusing to {action} through a symlink or non-folder")
+        return UnsafePath(f"{where}: refusing to {action} through a symlink or non-folder")
     return AgentFileWriteFailed(f"{where}: cannot {action} ({error.strerror or error}); "
                                 "nothing was written")
 
@@ -135,7 +130,7 @@ def write_note(home: str | os.PathLike[str], text: str, now: datetime | None = N
     ``now`` names the note (UTC; a naive time is taken as UTC). The text is redacted
     (again) before it is written. The folder follows the home's layout (``notes_dir_parts``;
     refused in a layout memtui does not know). Missing folders below the home are
-    created; a symlink anywhere on the way is refused (``UnsafePathError``). An existing
+    created; a symlink anywhere on the way is refused (``UnsafePath``). An existing
     note is never overwritten: a name collision gets a ``-2``, ``-3`` ... suffix.
     """
     home_path = Path(home).absolute()

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from memtui.store.codex_db import CODEX_DB_FILE_NAME, STATE_DB_FILE_NAME
+from memtui.store.codex_db import CODEX_DB_FILE_NAME
 from memtui.store.codex_models import (
     LAYOUT_MEMORIES_V2,
     LAYOUT_NONE,
@@ -120,11 +120,6 @@ def rollout_summaries_dir(home: Path, folder: Path | None = None) -> Path:
 def codex_db_path(sqlite_home: Path) -> Path:
     """``<sqlite home>/memories_1.sqlite``."""
     return sqlite_home / CODEX_DB_FILE_NAME
-
-
-def state_db_path(sqlite_home: Path) -> Path:
-    """``<sqlite home>/state_5.sqlite``."""
-    return sqlite_home / STATE_DB_FILE_NAME
 
 
 def sessions_dir(home: Path) -> Path:

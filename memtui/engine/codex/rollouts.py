@@ -147,14 +147,6 @@ class RolloutTask(JsonMixin):
         return (self.source or DEFAULT_SOURCE) in INTERACTIVE_SOURCES
 
 
-@dataclass(frozen=True)
-class RolloutScan(JsonMixin):
-    """The result of reading every rollout of a home: tasks, and files that were skipped."""
-
-    tasks: tuple[RolloutTask, ...]
-    problems: tuple[Problem, ...]
-
-
 def is_injected_context(text: str) -> bool:
     """True when a user-role text is context Codex injected (instructions, environment...)."""
     head = text.lstrip()[:64].lower()
@@ -438,18 +430,6 @@ class RolloutReader:
             memory_mode=state["memory_mode"])
 
 
-def parse_rollout_lines(lines: Iterable[bytes], file: str = "<rollout>",
-                        mcp_servers: Iterable[str] = ()) -> RolloutTask:
-    """Parse rollout lines (bytes, with or without newlines) into a task. Never raises."""
-    reader = RolloutReader(file, mcp_servers=mcp_servers)
-    for number, raw in enumerate(lines, start=1):
-        if len(raw) > MAX_LINE_BYTES:
-            reader.problem(number, f"longer than {MAX_LINE_BYTES} bytes; line skipped")
-            continue
-        reader.line(number, raw)
-    return reader.task()
-
-
 def is_compressed(path: Path) -> bool:
     """Whether a rollout file is zstd-compressed (``.jsonl.zst``)."""
     return path.name.endswith(ZSTD_SUFFIX)
@@ -510,18 +490,6 @@ def read_rollout_from(path: Path, root: Path, reader: RolloutReader, offset: int
     return ReadResult(reader, position)
 
 
-def read_rollout_file(path: Path, root: Path | None = None,
-                      mcp_servers: Iterable[str] = ()) -> RolloutTask:
-    """Read one whole rollout file inside ``root`` (default: its folder) into a task.
-
-    Raises ``FileProblemError`` when the file itself cannot be read (outside the home, not a
-    regular file, too large, unreadable, a broken ``.zst``); bad lines become problems.
-    """
-    base = root if root is not None else path.parent
-    reader = RolloutReader(str(path), mcp_servers=mcp_servers)
-    return read_rollout_from(path, base, reader).reader.task()
-
-
 def _walk(folder: Path, root: Path, depth: int, problems: list[Problem], *,
           files_at_every_level: bool = False) -> Iterator[Path]:
     try:
@@ -578,23 +546,3 @@ def scan_rollout_files(home: Path, max_files: int = MAX_ROLLOUT_FILES
                 return files, problems
             files.append(path)
     return files, problems
-
-
-def iter_rollout_files(home: Path, max_files: int = MAX_ROLLOUT_FILES) -> Iterator[Path]:
-    """Rollout files of a home that are safe to read (sessions, then archived ones)."""
-    files, _problems = scan_rollout_files(home, max_files)
-    yield from files
-
-
-def read_rollouts(home: Path, max_files: int = MAX_ROLLOUT_FILES,
-                  mcp_servers: Iterable[str] = ()) -> RolloutScan:
-    """Read every rollout of a home; a file that cannot be read is one problem, skipped."""
-    home_path = Path(home).absolute()
-    files, problems = scan_rollout_files(home_path, max_files)
-    tasks: list[RolloutTask] = []
-    for path in files:
-        try:
-            tasks.append(read_rollout_file(path, home_path, mcp_servers))
-        except FileProblemError as error:
-            problems.append(Problem(str(path), error.reason))
-    return RolloutScan(tuple(tasks), tuple(problems))

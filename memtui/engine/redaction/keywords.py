@@ -46,7 +46,6 @@ SECRET = "secret"  # a name ending in "secret": like a password when the value i
 QUALIFIED_KEY = "qualified-key"  # <provider>_key: strict, but a quoted UUID counts
 WEAK = "weak"
 
-_KW = rb"(?:pass|pw|secret|token|cred|key|auth|bearer|jwt)"
 _KEYWORDS = (b"pass", b"pw", b"secret", b"token", b"cred", b"key", b"auth", b"jwt")
 #: After a secret-ish word: the rest of its name, then an operator, or a space before a
 #: quoted value (``password "value"``), or an XML ``key="..." value="..."`` pair. Runs on

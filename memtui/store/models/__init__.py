@@ -24,14 +24,14 @@ _AREAS: dict[str, tuple[str, ...]] = {
     "memories": ("Memory", "MemoryFilter", "PageCursor"),
     "tasks": ("Task", "Followup", "LogEntry", "ScanRow", "QuotaRow", "DedupeRow",
               "EXTRACTED_OUTCOMES"),
-    "service": ("Interaction", "BundleDocument", "Bundle"),
+    "service": ("Interaction", "BundleDocument"),
 }
 _AREA_OF = {name: area for area, names in _AREAS.items() for name in names}
 
 if TYPE_CHECKING:
     from memtui.store.models.identity import AuditEntry, Membership, Profile, Project, User
     from memtui.store.models.memories import Memory, MemoryFilter, PageCursor
-    from memtui.store.models.service import Bundle, BundleDocument, Interaction
+    from memtui.store.models.service import BundleDocument, Interaction
     from memtui.store.models.tasks import (
         EXTRACTED_OUTCOMES,
         DedupeRow,
@@ -59,7 +59,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "EXTRACTED_OUTCOMES", "KINDS", "LOG_OUTCOMES", "ROLES", "SCOPES", "SOURCES", "STATUSES",
-    "TASK_STATUSES", "AuditEntry", "Bundle", "BundleDocument", "DedupeRow", "Followup",
+    "TASK_STATUSES", "AuditEntry", "BundleDocument", "DedupeRow", "Followup",
     "Interaction", "LogEntry", "Membership", "Memory", "MemoryFilter", "PageCursor", "Profile",
     "Project", "QuotaRow", "ScanRow", "Task", "User",
 ]

@@ -27,15 +27,9 @@ class Project:
     created_at: str
 
     def to_json(self) -> dict[str, Any]:
-        """The project as the CLI's JSON object."""
-        return {
-            "id": self.id,
-            "name": self.name,
-            "root": self.root_path,
-            "summary": self.summary,
-            "created_by": self.created_by,
-            "created_at": self.created_at,
-        }
+        """The project as the CLI's JSON object (``root_path`` named ``root``)."""
+        return {"root" if key == "root_path" else key: value
+                for key, value in asdict(self).items()}
 
 
 @dataclass(frozen=True)

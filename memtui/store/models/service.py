@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 
 
@@ -38,19 +38,3 @@ class BundleDocument:
         """The document as a JSON object."""
         return {"path": self.path, "revision": self.revision, "content": self.content,
                 "updated_at": self.updated_at, "updated_by": self.updated_by}
-
-
-@dataclass(frozen=True)
-class Bundle:
-    """A set of documents per project or schedule."""
-
-    id: str
-    project: str | None
-    schedule: str | None
-    created_by: str
-    created_at: str
-    documents: tuple[str, ...] = field(default=())
-
-    def to_json(self) -> dict[str, Any]:
-        """The bundle as a JSON object."""
-        return asdict(self) | {"documents": list(self.documents)}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 EXTRACTED_OUTCOMES = ("extracted", "superseded_previous")
@@ -32,25 +32,8 @@ class Task:
     generate_memories: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """The task as the CLI's JSON shape, plus the override flags."""
-        return {
-            "id": self.id,
-            "project": self.project,
-            "user": self.user,
-            "goal": self.goal,
-            "prompt": self.prompt,
-            "status": self.status,
-            "parent": self.parent,
-            "started_at": self.started_at,
-            "finished_at": self.finished_at,
-            "cost_usd": self.cost_usd,
-            "continuation": self.continuation,
-            "external_context": self.external_context,
-            "source": self.source,
-            "created_at": self.created_at,
-            "use_memories": self.use_memories,
-            "generate_memories": self.generate_memories,
-        }
+        """The task as the CLI's JSON shape (without its result), plus the override flags."""
+        return {key: value for key, value in asdict(self).items() if key != "result"}
 
 
 @dataclass(frozen=True)
@@ -78,16 +61,8 @@ class LogEntry:
     at: str
 
     def to_json(self) -> dict[str, Any]:
-        """The row as the CLI's JSON shape."""
-        return {
-            "task_id": self.task_id,
-            "project": self.project,
-            "outcome": self.outcome,
-            "reason": self.reason,
-            "memory_id": self.memory_id,
-            "forced": self.forced,
-            "at": self.at,
-        }
+        """The row as the CLI's JSON shape (without the user)."""
+        return {key: value for key, value in asdict(self).items() if key != "user"}
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ class PgQueryLane(TicketLane[psycopg.Connection[Any]]):
     restop_interval = RECANCEL_INTERVAL_S
 
     def __init__(self, store: PostgresStore) -> None:
-        super().__init__()
+        super().__init__(store.bound_to)
         self._store = store
         self._conn: psycopg.Connection[Any] | None = None
 
@@ -49,12 +49,9 @@ class PgQueryLane(TicketLane[psycopg.Connection[Any]]):
             with contextlib.suppress(psycopg.Error):
                 conn.cancel_safe(timeout=CANCEL_TIMEOUT_S)
 
-    def _bound(self, conn: psycopg.Connection[Any],
-               ticket: int) -> contextlib.AbstractContextManager[None]:
-        return self._store.bound_to(conn, lambda: not self.is_current(ticket))
-
-    def _stopped_by_lane(self, error: BaseException) -> bool:
-        return _cancelled(error)
+    def _is_stop(self, error: BaseException) -> bool:
+        """A cancelled statement."""
+        return isinstance(error, pg_errors.QueryCanceled)
 
     def _end_read(self, conn: psycopg.Connection[Any]) -> None:
         for _attempt in range(2):  # a cancel sent just before may hit the first
@@ -68,13 +65,3 @@ class PgQueryLane(TicketLane[psycopg.Connection[Any]]):
         if self._conn is None or self._conn.closed or self._store.is_closed:
             self._conn = self._store.connect()  # StoreError once the store is closed
         return self._conn
-
-
-def _cancelled(error: BaseException) -> bool:
-    """Whether an error came from a cancelled statement (possibly wrapped)."""
-    seen: BaseException | None = error
-    while seen is not None:
-        if isinstance(seen, pg_errors.QueryCanceled):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False

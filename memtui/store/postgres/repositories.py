@@ -1,6 +1,6 @@
-"""The repository methods whose SQL differs on PostgreSQL as a whole: full-text search
-(``tsvector`` columns and ``to_tsquery('simple', ...)`` instead of FTS5 tables), the chain
-walk (PostgreSQL allows one recursive reference per query) and extraction claiming.
+"""The repository methods whose plan differs on PostgreSQL as a whole: searched lists
+(``tsvector`` columns and ``to_tsquery('simple', ...)`` instead of FTS5 tables) and how
+recall counts and scans full-text matches. Smaller differences are ``store.dialect``'s.
 
 Every method returns what its SQLite original returns, in the same order, so the engine
 and the tests see one behaviour. Full-text matching differs in one documented way: the
@@ -19,11 +19,10 @@ from memtui.errors import StoreError
 from memtui.store import recall as recall_data
 from memtui.store.memories import MemoryRepository
 from memtui.store.memory_rows import MEMORY_COLUMNS, row_to_memory
-from memtui.store.models import Memory, MemoryFilter, PageCursor, Task
+from memtui.store.models import Memory, MemoryFilter, PageCursor
 from memtui.store.paging import keyset_page, position_page
-from memtui.store.recall import MAX_RECALL_TERMS, RecallRepository
+from memtui.store.recall import RecallRepository
 from memtui.store.search_terms import MAX_QUERY_TERMS
-from memtui.store.tasks import DUE_FOR_SCAN, TASK_COLUMNS, TaskRepository, row_to_task
 
 if TYPE_CHECKING:
     from memtui.store.postgres.store import PostgresStore
@@ -46,15 +45,6 @@ def pg_tsquery(text: str, *, prefix_last: bool = True, any_term: bool = False) -
     if prefix_last and text and not text[-1].isspace():
         parts[-1] += ":*"
     return (" | " if any_term else " & ").join(parts)
-
-
-def pg_terms(text: str) -> list[str]:
-    """The distinct words of a recall query as ``to_tsquery`` lexemes (at most
-    ``MAX_RECALL_TERMS``; no prefix matching)."""
-    seen: dict[str, str] = {}
-    for word in _WORD.findall(text or ""):
-        seen.setdefault(word.casefold(), f"'{word}'")
-    return list(seen.values())[:MAX_RECALL_TERMS]
 
 
 class PgSearchPages:
@@ -135,27 +125,6 @@ class PgMemoryRepository(MemoryRepository):
         rows = self._store.execute(sql, (query, *params, limit)).fetchall()
         return [row_to_memory(row) for row in rows]
 
-    def chain_ids(self, memory_id: str) -> list[str]:
-        """Every id connected to this memory by supersede links (both directions)."""
-        rows = self._store.execute(
-            """
-            WITH RECURSIVE chain(id) AS (
-                SELECT CAST(? AS text) COLLATE "C"
-                UNION
-                SELECT n.id FROM chain c CROSS JOIN LATERAL (
-                    SELECT m.superseded_by AS id FROM memories m
-                        WHERE m.id = c.id AND m.superseded_by IS NOT NULL
-                    UNION ALL
-                    SELECT m.id FROM memories m WHERE m.superseded_by = c.id
-                ) n
-            )
-            SELECT id FROM chain
-            """, (memory_id,)).fetchall()
-        return [row[0] for row in rows]
-
-    def merge_fulltext(self) -> None:
-        """Nothing to merge: a GIN index drops a deleted row's entries when it is vacuumed."""
-
 
 class PgRecallRepository(RecallRepository):
     """``RecallRepository`` with PostgreSQL's full-text ranking (``ts_rank``): the same plan
@@ -167,15 +136,13 @@ class PgRecallRepository(RecallRepository):
       sees the same epoch takes the fact instead of counting (only a delete or a change of
       text can lower a count, and each moves the epoch on; the fact is written after the
       count, so whoever sees it sees the rows the count saw). Other words are counted
-      through the index, up to the budget: all of them in one statement. (A common word
-      counted through the index costs 1 to 7 ms at a million memories; read from
-      ``common_terms``, microseconds.)
+      through the index, up to the budget: all of them in one statement.
     - "Recent" (every word too common to rank): the newest ``RECENT_WINDOW`` rows are read
       newest first through the primary key, stopping at ``limit`` visible matches; only
       when the window holds too few does the rest of the table follow, through the GIN
       index. (PostgreSQL estimates the rows holding several words as if the words were
-      independent: for words that come together it picks the GIN index and sorts every
-      match, 100 ms and more.)
+      independent: for words that come together it would pick the GIN index and sort
+      every match.)
     """
 
     _TABLES = {"memories_fts": "memories", "tasks_fts": "tasks",
@@ -183,17 +150,9 @@ class PgRecallRepository(RecallRepository):
     RECENT_WINDOW = 4000
     """Newest rows read first for a "recent" list (see the class doc)."""
 
-    ANY_TERM = " | "
-    ALL_TERMS = " & "
-
     def __init__(self, store: PostgresStore) -> None:
         super().__init__(store)
         self._pg = store
-
-    def _terms(self, text: str) -> list[str]:
-        """``to_tsquery`` terms: the selective words ranked together (``|``), or every
-        (common) word required (``&``)."""
-        return pg_terms(text)
 
     def _capped_counts(self, fts_table: str, phrases: Sequence[str]) -> list[int]:
         """Each phrase's match count capped at ``RANK_BUDGET + 1`` (see the class doc), in
@@ -239,39 +198,19 @@ class PgRecallRepository(RecallRepository):
             self._pg.execute_apart(
                 "DELETE FROM common_terms WHERE source = ? AND epoch < ?", (table, epoch))
 
-    # The newest rows of several lists: SQLite's statement (a branch per list) planned afresh
-    # for every call costs PostgreSQL more than running it; here one branch per kind of
-    # list, the projects' branch run for each project (LATERAL), the same rows in the same
-    # order as ``RecallRepository._merge_newest`` gives.
-
-    def recent_memories(self, owner: str, projects: Sequence[str], limit: int) -> list[Memory]:
-        """``RecallRepository.recent_memories`` in one plan whatever the projects."""
-        rows = self._newest("memories", MEMORY_COLUMNS,
-                            "owner = ? AND scope = 'user' AND status = 'active'", owner,
-                            "project = p.project AND status = 'active'", "id", projects, limit)
-        return [row_to_memory(row) for row in rows]
-
-    def recent_tasks(self, user_id: str, projects: Sequence[str], limit: int,
-                     project: str | None = None) -> list[Task]:
-        """``RecallRepository.recent_tasks`` in one plan whatever the projects."""
-        own = "user_id = ?" if project is None else "project_id = ?"
-        rows = self._newest("tasks", TASK_COLUMNS, own, user_id if project is None else project,
-                            "project_id = p.project", "seq", [] if project is not None
-                            else projects, limit, own_order="id" if project is None else "seq")
-        return [row_to_task(row) for row in rows]
-
-    def _newest(self, table: str, columns: str, own: str, own_value: str, each: str,
-                each_order: str, projects: Sequence[str], limit: int,
-                own_order: str = "id") -> list[Sequence[Any]]:
-        """The ``limit`` newest rows (``created_at``, then ``id``, descending) of the branch
-        ``own`` and of the branch ``each`` run for every project: each branch takes its
-        ``limit`` newest by (``created_at``, its order column) first, as SQLite's do."""
+    def _newest(self, table: str, columns: str, own: str, own_value: str, own_order: str,
+                each: str, each_order: str, projects: Sequence[str],
+                limit: int) -> list[Sequence[Any]]:
+        """``RecallRepository._newest`` in one plan whatever the projects: SQLite's statement
+        (a branch per list) planned afresh for every call costs PostgreSQL more than running
+        it, so here the branch ``each`` runs for each project (``LATERAL``)."""
         select = f"SELECT created_at AS k_at, id AS k_id, {columns} FROM {table}"
         sql = f"({select} WHERE {own} ORDER BY created_at DESC, {own_order} DESC LIMIT ?)"
         params: list[Any] = [own_value, limit]
         if projects:
             sql += (f" UNION (SELECT b.* FROM (SELECT DISTINCT unnest(CAST(? AS text[])) "
-                    f"AS project) p CROSS JOIN LATERAL ({select} WHERE {each} ORDER BY "
+                    f"AS project) p CROSS JOIN LATERAL ({select} WHERE "
+                    f"{each.format(project='p.project')} ORDER BY "
                     f"created_at DESC, {each_order} DESC LIMIT ?) b)")
             params += [list(projects), limit]
         rows = self._store.execute(
@@ -279,23 +218,11 @@ class PgRecallRepository(RecallRepository):
             (*params, limit)).fetchall()
         return [row[2:] for row in rows]
 
-    def _related(self, fts_table: str, table: str, alias: str, columns: str, where: str,
-                 params: Sequence[Any], text: str, limit: int) -> list[Sequence[Any]]:
-        plan = self._plan(fts_table, text)
-        if plan is None:
-            return []
-        mode, match = plan
-        if mode == "rank":
-            sql = (f"SELECT {columns} FROM {table} {alias}, to_tsquery('simple', ?) q "
-                   f"WHERE {alias}.fts @@ q AND {where} "
-                   f"ORDER BY ts_rank({alias}.fts, q) DESC, {alias}.seq DESC LIMIT ?")
-            return list(self._store.execute(sql, (match, *params, limit)).fetchall())
-        return self._newest_matches(table, alias, columns, where, params, match, limit)
-
-    def _newest_matches(self, table: str, alias: str, columns: str, where: str,
-                        params: Sequence[Any], match: str, limit: int) -> list[Sequence[Any]]:
-        """The first ``limit`` rows satisfying ``where`` among the newest
-        ``RECENT_SCAN_CAP`` rows matching ``match``, newest first (as SQLite streams them)."""
+    def _newest_matches(self, fts_table: str, table: str, alias: str, columns: str,
+                        where: str, params: Sequence[Any], match: str,
+                        limit: int) -> list[Sequence[Any]]:
+        """``RecallRepository._newest_matches`` through the newest ``RECENT_WINDOW`` rows
+        first (see the class doc)."""
         scan_cap = recall_data.RECENT_SCAN_CAP
         window = max(1, self.RECENT_WINDOW)
         # the newest rows, newest first through the primary key: a match's row is read once
@@ -320,41 +247,3 @@ class PgRecallRepository(RecallRepository):
             (match, window, *params, window, scan_cap, match, scan_cap,
              limit - len(found))).fetchall()
         return found + [row[1:] for row in rest]
-
-
-class PgTaskRepository(TaskRepository):
-    """``TaskRepository`` on PostgreSQL: extraction workers on several machines claim the
-    tasks they scan (``FOR UPDATE SKIP LOCKED``) and take turns per goal."""
-
-    def claim(self, task_ids: Sequence[str]) -> list[str]:
-        """Lock the rows of ``task_ids`` that no other transaction holds and that are still
-        due, skipping the held ones (another worker scans them) and the ones another worker
-        scanned since the caller listed them (workers walking one round in the same order
-        land on each other's finished batches); the claimed ids in the order given. The
-        locks last until the transaction ends."""
-        if not task_ids:
-            return []
-        rows = self._store.execute(
-            "SELECT t.id FROM tasks t LEFT JOIN extraction_log l ON l.task_id = t.id "
-            f"WHERE t.id = ANY(?) AND {DUE_FOR_SCAN} ORDER BY t.id FOR UPDATE OF t SKIP LOCKED",
-            (list(task_ids),)).fetchall()
-        claimed = {row[0] for row in rows}
-        return [task_id for task_id in task_ids if task_id in claimed]
-
-    def active_auto_for_goal(self, project: str, goal_key: str) -> str | None:
-        """``TaskRepository.active_auto_for_goal``, after taking the goal's lock for the
-        rest of the transaction: two workers extracting tasks of one goal take turns, so
-        the goal's chain never forks.
-
-        The goal's rows come from the goal index in a materialised step and are ordered
-        after it: asked for the newest row directly, a planner short of fresh statistics
-        (while a round is adding memories) walks the project's active memories newest
-        first instead -- SQLite's ``INDEXED BY`` pins the same choice."""
-        self._store.execute("SELECT pg_advisory_xact_lock(hashtext(?), hashtext(?))",
-                            (project, goal_key))
-        row = self._store.execute(
-            "WITH goal AS MATERIALIZED (SELECT id, created_at FROM memories "
-            "WHERE project = ? AND goal_key = ? AND status = 'active' AND source = 'auto') "
-            "SELECT id FROM goal ORDER BY created_at DESC, id DESC LIMIT 1",
-            (project, goal_key)).fetchone()
-        return row[0] if row else None

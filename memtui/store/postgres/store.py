@@ -49,7 +49,6 @@ if TYPE_CHECKING:
     from memtui.store.memories import MemoryRepository
     from memtui.store.postgres.lane import PgQueryLane
     from memtui.store.recall import RecallRepository
-    from memtui.store.tasks import TaskRepository
 
 WRITE_LOCK_KEY = APPLICATION_ID
 """The advisory lock every write transaction holds (``pg_advisory_xact_lock``)."""
@@ -66,8 +65,7 @@ CUSTOM_PLANS = "SET plan_cache_mode = force_custom_plan"
 prepares a statement once it has run five times, and PostgreSQL may then settle on one
 generic plan, blind to the values -- for a searched list that is a plan chosen without
 knowing whether the words typed are rare or common (a one-letter prefix read through the
-full-text index: a second at a million memories, where walking the list takes a
-millisecond)."""
+full-text index, where walking the list is far cheaper)."""
 CUSTOM_PLANS_SINCE = 120_000
 """``plan_cache_mode`` exists from PostgreSQL 12 on."""
 PRUNED_TERMS = ("removed the word counts recall remembered before the last delete or change "
@@ -163,7 +161,7 @@ class PostgresStore(StoreBackend):
 
     @cached_property
     def memories(self) -> MemoryRepository:
-        """Memories, with PostgreSQL's full-text search and chain walk."""
+        """Memories, with PostgreSQL's full-text search."""
         from memtui.store.postgres.repositories import PgMemoryRepository
 
         return PgMemoryRepository(self)
@@ -174,13 +172,6 @@ class PostgresStore(StoreBackend):
         from memtui.store.postgres.repositories import PgRecallRepository
 
         return PgRecallRepository(self)
-
-    @cached_property
-    def tasks(self) -> TaskRepository:
-        """Tasks, with extraction candidates claimed by ``FOR UPDATE SKIP LOCKED``."""
-        from memtui.store.postgres.repositories import PgTaskRepository
-
-        return PgTaskRepository(self)
 
     # -- what the store is -------------------------------------------------------------------
 
@@ -516,8 +507,6 @@ class PostgresStore(StoreBackend):
         """A one-line error for a psycopg error (the password never in it)."""
         if isinstance(error, StoreError):
             return error
-        if isinstance(error, psycopg.OperationalError):
-            return self.error("database error", error)
         if isinstance(error, psycopg.Error):
             return self.error("database error", error)
         return None
