@@ -40,6 +40,10 @@ def _inside(path: str, folder: str) -> bool:
     return path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
+def _user_home(env: os._Environ[str] | dict[str, str]) -> str:
+    return env.get("HOME") or os.path.expanduser("~")
+
+
 def _configured(env: os._Environ[str] | dict[str, str], home: str,
                 project: str | None) -> list[str]:
     """The memory folders named by the environment and the settings files."""
@@ -58,14 +62,16 @@ def _configured(env: os._Environ[str] | dict[str, str], home: str,
         except (OSError, ValueError, AttributeError):
             continue
         if isinstance(value, str) and value.strip():
-            found.append(os.path.expanduser(value.strip()))
+            value = value.strip()
+            found.append(os.path.join(_user_home(env), value[2:]) if value.startswith("~/")
+                         else value)
     return [os.path.normpath(path) for path in found if os.path.isabs(path)]
 
 
 def memory_folder(path: str, env: os._Environ[str] | dict[str, str],
                   project: str | None) -> str | None:
     """The Claude Code memory folder ``path`` (absolute) is in, else None."""
-    home = env.get("CLAUDE_CONFIG_DIR") or os.path.join(os.path.expanduser("~"), ".claude")
+    home = env.get("CLAUDE_CONFIG_DIR") or os.path.join(_user_home(env), ".claude")
     projects = os.path.join(env.get("CLAUDE_CODE_REMOTE_MEMORY_DIR") or home, "projects")
     paths = dict.fromkeys((os.path.normpath(path), os.path.realpath(path)))
     for base in dict.fromkeys((os.path.normpath(projects), os.path.realpath(projects))):

@@ -31,7 +31,7 @@ import hashlib
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memtui.engine import purge
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem, UnsafeAgentPath
@@ -49,6 +49,9 @@ from memtui.engine.settings import GATE_SETTING, load_settings
 from memtui.engine.validation import check_reference, check_text, clean_text, redact
 from memtui.errors import Conflict, InvalidInput, NotFound
 from memtui.store.agent_writes import AgentWrite
+
+if TYPE_CHECKING:
+    from memtui.engine.review import RejectResult
 
 AGENT = "claude-code"
 GATED_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
@@ -195,8 +198,9 @@ class HeldWrite:
 
     @property
     def version(self) -> str:
-        """The token approve takes back to refuse an item changed since it was shown."""
-        return self.row.updated_at
+        """The token approve takes back to refuse an item changed since it was shown (its
+        text or base changed, by an edit or a redo)."""
+        return f"{self.row.updated_at}/{self.row.base_sha256}/{_sha(self.row.content)[:16]}"
 
     def to_json(self) -> dict[str, Any]:
         """``{id, source, agent, project, file, content, diff, session_id, tool, created_at,
@@ -225,11 +229,13 @@ class WriteGateApi(EngineArea):
         name = os.path.relpath(path, folder)
         if mode == "ask" or tool == "NotebookEdit":
             return _decision("ask", ASK.format(file=name, why=""))
-        current, _stamp = _read(path, folder)
         try:
+            current, _stamp = _read(path, folder)
             after = after_call(tool, tool_input, current)
-        except CannotCompute as error:
-            return _decision("ask", ASK.format(file=name, why=f" ({error})"))
+        except (CannotCompute, AgentFileProblem, UnsafeAgentPath) as error:
+            why = error.reason if isinstance(error, AgentFileProblem) else \
+                str(error).removeprefix(f"{path}: ")
+            return _decision("ask", ASK.format(file=name, why=f" ({why})"))
         if mode == "redact":
             updated = redacted_input(tool, tool_input)
             return None if updated == tool_input else {"hookEventName": "PreToolUse",
@@ -376,19 +382,21 @@ class WriteGateApi(EngineArea):
             self._store.agent_writes.rebase(row.id, row.content, base, diff, self._store.now())
             return self._held(self._row(row.id))
 
-    def reject(self, write_id: str) -> str:
+    def reject(self, write_id: str) -> RejectResult:
         """Delete a held write for good, with a tombstone (content-free: a hash of the file
-        and text) so the same write is refused from now on; returns its id."""
+        and text) so the same write is refused from now on."""
+        from memtui.engine.review import RejectResult
+
         with self._store.transaction():
             row = self._row(write_id)
             now = self._store.now()
-            self._store.memories.add_forgotten_source(_tombstone(row.path, row.content), now,
-                                                      self.actor)
+            tombstone = _tombstone(row.path, row.content)
+            self._store.memories.add_forgotten_source(tombstone, now, self.actor)
             self._store.agent_writes.delete(row.id)
             self._audit("agent_write_rejected", row.id)
             self._store.purges.add(now, self.actor, 1)  # its text leaves the WAL too
         purge.finish(self._store, purge.FORGET_PURGE_WAIT_S)
-        return row.id
+        return RejectResult(row.id, tombstone)
 
     def _audit(self, action: str, target: str, **detail: Any) -> None:
         self._store.audit.append(self.actor, action, target,
