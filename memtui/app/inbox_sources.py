@@ -502,7 +502,8 @@ class ClaudeWrites:
         out.append_text(_diff_text(_diff_lines(row.diff), MAX_DIFF_LINES))
         if held.index is not None:
             out.append_text(block(held.index.words() + (
-                f" (adds {held.index.added})" if held.index.added else ""), style="dim"))
+                f"\nand gains the line {held.index.added}" if held.index.added else ""),
+                style="dim"))
         return out
 
     def editable_text(self, entry: InboxEntry) -> str | None:
