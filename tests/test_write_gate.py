@@ -375,7 +375,9 @@ def test_reject_deletes_it_and_the_same_write_is_refused_after(
     assert alice.gate.count() == 0
     with pytest.raises(NotFound):
         alice.gate.reject(write_id)
-    again = _answer(alice, _payload("Write", folder / "deploy-days.md", content=TOPIC), folder)
+    later = {**_payload("Write", folder / "deploy-days.md", content=TOPIC),
+             "session_id": "a-later-session"}
+    again = _answer(alice, later, folder)
     assert again is not None and again["permissionDecision"] == "deny"
     assert again["permissionDecisionReason"] == REJECTED.format(file="deploy-days.md")
     assert alice.gate.count() == 0 and not (folder / "deploy-days.md").exists()

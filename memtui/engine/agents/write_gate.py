@@ -122,7 +122,12 @@ def _decision(decision: str, reason: str) -> dict[str, Any]:
             "permissionDecisionReason": reason}
 
 
-def _tombstone(path: str, content: str) -> str:
+def _tombstone(path: str, content: str, session: str | None) -> str:
+    """The content-free mark of a rejected write: a hash of the file and its text (the
+    session Claude Code's front matter names left out: the same write in a later session
+    is the same write)."""
+    if session:
+        content = content.replace(f"originSessionId: {session}\n", "originSessionId:\n")
     digest = hashlib.sha256(f"{path}\0{content}".encode()).hexdigest()
     return f"{TOMBSTONE_PREFIX}{digest[:40]}"
 
@@ -262,7 +267,7 @@ class WriteGateApi(EngineArea):
                          session, check_text(tool, "tool"), project_dir, folder, path, text,
                          None if current is None else _sha(current), "", now, now)
         with self._store.transaction():
-            if self._store.memories.is_forgotten_source(_tombstone(path, text)):
+            if self._store.memories.is_forgotten_source(_tombstone(path, text, session)):
                 return None
             waiting = self._store.agent_writes.find(self.actor, path, text)
             if waiting is not None:
@@ -390,7 +395,7 @@ class WriteGateApi(EngineArea):
         with self._store.transaction():
             row = self._row(write_id)
             now = self._store.now()
-            tombstone = _tombstone(row.path, row.content)
+            tombstone = _tombstone(row.path, row.content, row.session_id)
             self._store.memories.add_forgotten_source(tombstone, now, self.actor)
             self._store.agent_writes.delete(row.id)
             self._audit("agent_write_rejected", row.id)
