@@ -19,6 +19,7 @@ SPEC_DEFAULTS = {
     "min_result_chars": 200, "extract_model": None, "consolidation_model": None,
     "agents_may_forget": 0,
     "review_new_memories": 0,  # off by default, as in the source documents
+    "claude_memory_gate": "review",  # acts only once the gate's hook is installed (issue 38)
 }
 
 

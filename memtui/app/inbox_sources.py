@@ -1,10 +1,12 @@
 """Where the Inbox pane's rows come from: each source lists what waits for a decision and
 carries out approve and reject through the engine.
 
-Two sources (``inbox_sources``): memtui's own pending memories, and Gemini CLI's
-inbox patches (``.inbox/*.patch`` in the Gemini home the app was given), where
-approve applies the patch to Gemini's memory file and reject dismisses it, each after a
-confirm that shows the change. The pane, its keys, marks, bulk actions, the count in the
+Three sources (``inbox_sources``): memtui's own pending memories, Claude Code's memory
+writes held by its write gate (approve writes the file and its ``MEMORY.md`` line, after a
+confirm that shows the diff and the index meter; a file changed since the proposal gets its
+diff redone first), and Gemini CLI's inbox patches (``.inbox/*.patch`` in the Gemini home
+the app was given), where approve applies the patch to Gemini's memory file and reject
+dismisses it, each after a confirm that shows the change. The pane, its keys, marks, bulk actions, the count in the
 pane bar and the header work on ``InboxEntry`` rows of any source. ``entries``, ``count``,
 ``approve`` and ``reject`` run in worker threads (they read and write files and the store);
 ``detail`` and ``question`` draw what was read (UI thread); nothing here touches a widget.
@@ -21,16 +23,19 @@ from zoneinfo import ZoneInfo
 from rich.text import Text
 
 from memtui.app.format import block, local_time
+from memtui.engine.agents.frontmatter import parse_front_matter
 from memtui.engine.review import ADDED, REMOVED, InboxItem, RejectResult
 from memtui.errors import MemtuiError
 from memtui.textsafe import one_line
 
 if TYPE_CHECKING:
     from memtui.engine.agents.gemini_review import PatchReview
+    from memtui.engine.agents.write_gate import HeldWrite
     from memtui.engine.api import Engine
 
 MEMORY_SOURCE = "memtui"
 GEMINI_SOURCE = "gemini"
+CLAUDE_SOURCE = "claude-code"
 REMOVED_STYLE = "red strike"
 ADDED_STYLE = "bold green underline"
 DIFF_ADDED_STYLE = "green"
@@ -416,18 +421,137 @@ class GeminiPatches:
     @staticmethod
     def _each(entries: Sequence[InboxEntry], act: Callable[[PatchReview], object],
               past: str) -> Outcome:
-        outcome = Outcome(past=past)
-        for entry in entries:
-            try:
-                act(_review(entry))
-            except MemtuiError as error:
-                outcome.failed.append((entry.key, error.message))
-            except OSError as error:
-                outcome.failed.append((entry.key, f"{error.strerror or error}; nothing was "
-                                                  "written"))
-            else:
-                outcome.done.append(entry.key)
-        return outcome
+        return _each(entries, lambda entry: act(_review(entry)), past)
+
+
+def _each(entries: Sequence[InboxEntry], act: Callable[[InboxEntry], object],
+          past: str = "") -> Outcome:
+    """``act`` on each entry; what was done and what was refused, with why."""
+    outcome = Outcome(past=past)
+    for entry in entries:
+        try:
+            act(entry)
+        except MemtuiError as error:
+            outcome.failed.append((entry.key, error.message))
+        except OSError as error:
+            outcome.failed.append((entry.key, f"{error.strerror or error}; nothing was "
+                                              "written"))
+        else:
+            outcome.done.append(entry.key)
+    return outcome
+
+
+def _held(entry: InboxEntry) -> HeldWrite:
+    from memtui.engine.agents.write_gate import HeldWrite
+
+    if not isinstance(entry.payload, HeldWrite):
+        raise TypeError(f"{entry.key} is not a held Claude Code write")
+    return entry.payload
+
+
+STALE_WORDS = ("the file changed since the proposal: approving redoes the diff against it "
+               "first (nothing is written then)")
+
+
+class ClaudeWrites:
+    """Claude Code's memory writes held by its write gate (``engine.gate``): approve writes
+    the file (and a new topic's line in ``MEMORY.md``), reject deletes the held write for
+    good; both ask first. A file changed since the proposal is never written over: approve
+    then redoes the diff, to be looked at and approved again."""
+
+    name = CLAUDE_SOURCE
+
+    def entries(self, engine: Engine) -> list[InboxEntry]:
+        """Every held write, oldest first."""
+        return [self._entry(held) for held in engine.gate.items()]
+
+    def count(self, engine: Engine) -> int:
+        """How many writes are held."""
+        return engine.gate.count()
+
+    def count_words(self, count: int) -> str | None:
+        """``1 Claude Code write``."""
+        return f"{count} Claude Code write{'s' if count != 1 else ''}"
+
+    @staticmethod
+    def _entry(held: HeldWrite) -> InboxEntry:
+        row = held.row
+        project = f"project {Path(row.project_dir).name}" if row.project_dir else "memory"
+        parsed = parse_front_matter(row.content)
+        first = next((line.strip() for line in parsed.body.splitlines() if line.strip()), "")
+        return InboxEntry(key=f"{CLAUDE_SOURCE}:{row.id}", origin=CLAUDE_SOURCE,
+                          label="claude", where=project,
+                          text=f"{Path(row.path).name}: "
+                               f"{parsed.fields.get('description') or first or '(empty)'}",
+                          created_at=row.created_at, correction=row.base_sha256 is not None,
+                          can_act=True, payload=held, problem=held.problem)
+
+    def detail(self, entry: InboxEntry, tz: ZoneInfo) -> Text:
+        """Who proposed it, the file, the diff, what approving does to the index."""
+        held = _held(entry)
+        row = held.row
+        out = Text()
+        out.append_text(block(row.id, style="bold"))
+        out.append_text(block(f" · Claude Code {row.tool} · session {row.session_id or '?'} · "
+                              f"{local_time(row.created_at, tz)}\n", style="dim"))
+        if held.problem or held.stale:
+            out.append_text(block(f"{held.problem or STALE_WORDS}\n", style="bold yellow"))
+        out.append("Approving writes ", style="bold")
+        out.append_text(block(row.path, style="bold"))
+        out.append(":\n", style="bold")
+        out.append_text(_diff_text(_diff_lines(row.diff), MAX_DIFF_LINES))
+        if held.index is not None:
+            out.append_text(block(held.index.words() + (
+                f"\nand gains the line {held.index.added}" if held.index.added else ""),
+                style="dim"))
+        return out
+
+    def editable_text(self, entry: InboxEntry) -> str | None:
+        """The file as it would be written."""
+        return _held(entry).row.content
+
+    def question(self, verb: str, entries: Sequence[InboxEntry]) -> Question:
+        """Always asked: approving writes Claude Code's files, rejecting is final."""
+        helds = [_held(entry) for entry in entries]
+        what = Path(helds[0].row.path).name if len(helds) == 1 else \
+            f"{len(helds)} Claude Code writes"
+        if verb == "reject":
+            return Question(f"Reject {what}?", Text(
+                "Deleted for good; the same write is refused from now on. Claude Code's files "
+                "are not touched."), "Reject", True)
+        body = Text()
+        for held in helds[:MAX_QUESTION_ROWS]:
+            if held.stale or held.problem:
+                body.append_text(block(f"{held.row.path}: {held.problem or STALE_WORDS}.\n",
+                                       style="yellow"))
+                continue
+            body.append_text(block(f"Write {held.row.path}:\n", style="bold"))
+            body.append_text(_diff_text(_diff_lines(held.row.diff), MAX_QUESTION_DIFF_LINES))
+            if held.index is not None:
+                body.append_text(block(held.index.words() + "\n", style="dim"))
+        GeminiPatches._more(body, len(helds))
+        body.append("Refused if the file changes meanwhile.", style="dim")
+        stale = all(held.stale and not held.problem for held in helds)
+        return Question(f"{'Redo the diff of' if stale else 'Write'} {what}?", body,
+                        "Redo diff" if stale else "Write", True)
+
+    def approve(self, engine: Engine, entries: Sequence[InboxEntry],
+                edited: str | None = None) -> Outcome:
+        """Write each held file as shown (``edited``: the new text of one); a stale one gets
+        its diff redone instead, and is reported so."""
+        def act(entry: InboxEntry) -> None:
+            held = _held(entry)
+            if held.stale and not held.problem:
+                engine.gate.redo(held.id)
+                raise MemtuiError("the file changed since the proposal; its diff was redone "
+                                  "against the file as it is now: look at it and approve again")
+            engine.gate.approve(held.id, content=edited, expected=held.version)
+
+        return _each(entries, act, "Wrote")
+
+    def reject(self, engine: Engine, entries: Sequence[InboxEntry]) -> Outcome:
+        """Delete each held write for good."""
+        return _each(entries, lambda entry: engine.gate.reject(_held(entry).id))
 
 
 @dataclass(frozen=True)
@@ -455,11 +579,12 @@ class InboxSources:
 
 
 def inbox_sources(gemini_home: Path | None = None) -> InboxSources:
-    """memtui's pending memories, then the Gemini CLI home's patches (``gemini_home``: the
-    app's ``--gemini-home``; None: ``$GEMINI_CLI_HOME``, else ``~/.gemini``)."""
-    return InboxSources((PendingMemories(), GeminiPatches(gemini_home)))
+    """memtui's pending memories, Claude Code's held writes, then the Gemini CLI home's
+    patches (``gemini_home``: the app's ``--gemini-home``; None: ``$GEMINI_CLI_HOME``, else
+    ``~/.gemini``)."""
+    return InboxSources((PendingMemories(), ClaudeWrites(), GeminiPatches(gemini_home)))
 
 
-__all__ = ["GEMINI_SOURCE", "MEMORY_SOURCE", "GeminiPatches", "InboxEntry", "InboxSource",
+__all__ = ["CLAUDE_SOURCE", "GEMINI_SOURCE", "MEMORY_SOURCE", "ClaudeWrites", "GeminiPatches", "InboxEntry", "InboxSource",
            "InboxSources", "Outcome", "PendingMemories", "Question", "diff_line",
            "inbox_sources"]

@@ -8,8 +8,14 @@
   injection on stdout) vs ``python3 -c "import sqlite3, json"``, fresh processes, interleaved,
   medians. Bar: at most ``HOOK_BAR`` times the reference (the hook delays every agent
   session start).
+- Claude Code's write gate (``memtui/cli/gate_hook.py`` as ``hooks install claude-code
+  --gate`` installs it) end to end, fresh processes interleaved with ``python3 -c "import
+  json"``, medians: a Write outside the memory (every file write the agent makes pays it;
+  bar ``GATE_BAR``) and a Write into a memory folder, held in a new store (bar
+  ``GATE_MEMORY_BAR``). No memory store is needed (``--only hook-gate``).
 
     python -m memtui.bench.mcp --db PATH [--user U] [--runs N]
+    python -m memtui.bench.mcp --gate [--runs N]
 """
 
 from __future__ import annotations
@@ -34,6 +40,11 @@ RECALL_LIMIT = 8
 DEFAULT_RUNS = 5
 HOOK_RUNS = 11
 BASELINE = [sys.executable, "-c", "import sqlite3, json"]
+GATE_BAR = 2.0
+"""A write outside the memory: at most this many times ``python3 -c "import json"``."""
+GATE_MEMORY_BAR = 4.0
+"""A write into a memory folder (held in the inbox): at most this many times."""
+GATE_BASELINE = [sys.executable, "-c", "import json"]
 
 
 def _percentile(values: list[float], share: float) -> float:
@@ -153,14 +164,68 @@ def measure_hook_start(db: Path, user: str, runs: int = HOOK_RUNS) -> dict[str, 
             "injected": injected, "bar": HOOK_BAR, "meets_bar": ratio <= HOOK_BAR}
 
 
+def measure_hook_gate(runs: int = HOOK_RUNS) -> dict[str, Any]:
+    """Median wall time (ms) of the write gate's two paths and of ``import json``."""
+    from memtui.cli import gate_hook
+
+    compileall.compile_dir(str(Path(__file__).resolve().parent.parent), quiet=1)
+    with tempfile.TemporaryDirectory(prefix="memtui-bench-gate-") as scratch:
+        home = Path(scratch)
+        folder = home / ".claude" / "projects" / "-work-shop" / "memory"
+        folder.mkdir(parents=True)
+        env = {"HOME": str(home), "PATH": os.environ.get("PATH", ""), "MEMTUI_USER": "bench"}
+        gate = [sys.executable, "-I", "-S", gate_hook.__file__, "--db", str(home / "m.db")]
+
+        def payload(path: Path, number: int) -> bytes:
+            return json.dumps({"session_id": "bench", "cwd": str(home), "tool_name": "Write",
+                               "tool_input": {"file_path": str(path), "content": (
+                                   f"---\nname: topic-{number}\ndescription: bench topic "
+                                   f"{number}\nmetadata:\n  type: project\n---\n\nThe "
+                                   f"bench remembers fact number {number}.\n")}}).encode()
+
+        def timed(command: list[str], stdin: bytes) -> tuple[float, bytes]:
+            began = time.perf_counter()
+            done = subprocess.run(command, input=stdin, capture_output=True, env=env,
+                                  check=False)
+            if done.returncode != 0 or done.stderr:
+                raise RuntimeError(f"the write gate failed: {done.stderr.decode()[-300:]}")
+            return time.perf_counter() - began, done.stdout
+
+        timed(gate, payload(folder / "warm.md", -1))  # the store made once, as in use
+        samples: dict[str, list[float]] = {"base": [], "outside": [], "memory": []}
+        held = 0
+        for number in range(runs):  # interleaved: drift in machine load hits all alike
+            samples["base"].append(timed(GATE_BASELINE, b"")[0])
+            samples["outside"].append(timed(gate, payload(home / "src.py", number))[0])
+            elapsed, out = timed(gate, payload(folder / f"t{number}.md", number))
+            samples["memory"].append(elapsed)
+            held += b'"deny"' in out
+    base, outside, memory = (statistics.median(samples[key]) for key in
+                             ("base", "outside", "memory"))
+    return {"runs": runs, "reference_median_ms": round(base * 1000, 1),
+            "outside_median_ms": round(outside * 1000, 1),
+            "memory_median_ms": round(memory * 1000, 1), "held": held,
+            "outside_ratio": round(outside / base, 2), "memory_ratio": round(memory / base, 2),
+            "bars": [GATE_BAR, GATE_MEMORY_BAR],
+            "meets_bar": outside / base <= GATE_BAR and memory / base <= GATE_MEMORY_BAR
+            and held == runs}
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m memtui.bench.mcp``: both rows on one store; exit 1 when a bar is missed."""
     parser = argparse.ArgumentParser(prog="python -m memtui.bench.mcp",
                                      description=__doc__.split("\n\n")[0])
-    parser.add_argument("--db", type=Path, required=True, help="the store to measure")
+    parser.add_argument("--db", type=Path, help="the store to measure")
     parser.add_argument("--user", default="alice")
     parser.add_argument("--runs", type=int, default=DEFAULT_RUNS)
+    parser.add_argument("--gate", action="store_true", help="only the write gate's rows")
     args = parser.parse_args(argv)
+    if args.gate:
+        gate = measure_hook_gate(args.runs)
+        print(json.dumps({"hook_gate": gate}, indent=2))
+        return 0 if gate["meets_bar"] else 1
+    if args.db is None:
+        parser.error("--db is needed (or --gate)")
     recall = measure_mcp_recall(args.db, args.user, args.runs)
     hook = measure_hook_start(args.db, args.user)
     print(json.dumps({"memory_recall": recall, "hook_session_start": hook}, indent=2))

@@ -25,6 +25,8 @@ only ever adds time. Rows:
    (``bench.mcp``);
 10. reading every agent home of 100 projects (``bench.agents``) vs a bare read of the files
    (``--only agents`` builds no memory store either).
+11. Claude Code's write gate, a write outside the memory and one into it, each end to end vs
+   ``python3 -c "import json"`` (``bench.mcp``; ``--only hook-gate`` builds no store).
 """
 
 from __future__ import annotations
@@ -642,6 +644,23 @@ def measure_mcp_rows(db: Path, user: str, quick: bool) -> list[Row]:
     ]
 
 
+def measure_gate_rows(quick: bool) -> list[Row]:
+    """Rows 11: the write gate's two paths, each against ``import json`` in the same run."""
+    from memtui.bench.mcp import GATE_BAR, GATE_MEMORY_BAR, measure_hook_gate
+
+    gate = measure_hook_gate(runs=5 if quick else 15)
+    reference = f"python3 -c \"import json\" {gate['reference_median_ms']:.1f} ms"
+    return [
+        Row("write gate: a file outside the memory (wall)", reference,
+            f"{gate['outside_median_ms']:.1f} ms", gate["outside_ratio"], f"<= {GATE_BAR:g}x",
+            gate["outside_ratio"] <= GATE_BAR, gate),
+        Row("write gate: a memory file held in the inbox (wall)", reference,
+            f"{gate['memory_median_ms']:.1f} ms ({gate['held']}/{gate['runs']} held)",
+            gate["memory_ratio"], f"<= {GATE_MEMORY_BAR:g}x",
+            gate["memory_ratio"] <= GATE_MEMORY_BAR and gate["held"] == gate["runs"], gate),
+    ]
+
+
 def measure_settings_row(quick: bool) -> Row:
     """Row 10b: ``hooks install claude-code``'s merge of a large ``~/.claude.json`` vs a
     plain ``json.load`` + ``json.dump`` of the same file (time and peak memory)."""
@@ -799,12 +818,18 @@ def run(options: Options) -> list[Row]:
     say = options.progress
     quick = options.quick
     wanted = set(options.only) or {"start", "search", "pages", "extraction", "redaction",
-                                   "recall", "codex", "mcp", "agents"}
-    if wanted <= {"codex", "agents"}:  # neither needs a memory store
-        return _home_rows(options, wanted, options.codex_rollouts)
+                                   "recall", "codex", "mcp", "agents", "hook-gate"}
     rows: list[Row] = []
+    if "hook-gate" in wanted:
+        say("the write gate's two paths…")
+        rows += measure_gate_rows(quick)
+        wanted.discard("hook-gate")
+        if not wanted:
+            return rows
+    if wanted <= {"codex", "agents"}:  # neither needs a memory store
+        return rows + _home_rows(options, wanted, options.codex_rollouts)
     if options.pg_only:
-        return measure_postgres(options, wanted)
+        return rows + measure_postgres(options, wanted)
     big, small = prepare_store(options)
     with working_copy(big, keep=options.db is not None) as db:
         if "start" in wanted:

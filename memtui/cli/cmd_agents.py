@@ -5,6 +5,7 @@ show|install|uninstall AGENT``, and ``memtui hook session-start|session-end`` (a
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from memtui.cli.context import CliContext
@@ -42,13 +43,24 @@ def _install_command(args: argparse.Namespace) -> tuple[str, ...]:
     return tuple(running_command(sys.argv[0], sys.executable))
 
 
+def _gate_command(args: argparse.Namespace) -> tuple[str, ...] | None:
+    """The write gate's words (``--gate``): this Python, isolated and without site-packages,
+    running this memtui's ``gate_hook.py`` (absolute paths: Claude Code's PATH may lack
+    both)."""
+    from memtui.cli import gate_hook
+
+    return (os.path.abspath(sys.executable), "-I", "-S", os.path.abspath(gate_hook.__file__)) \
+        if getattr(args, "gate", False) else None
+
+
 def hooks(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``hooks show|install|uninstall AGENT [--project DIR] [--command PATH] [--write]``."""
+    """``hooks show|install|uninstall AGENT [--project DIR] [--command PATH] [--gate]
+    [--write]``."""
     from memtui.engine.agent_setup import installed_entries, plan, write_with_retry
 
     action = UNINSTALL if args.action == "uninstall" else INSTALL
     changes = plan(args.agent, action, args.project, _extra_options(ctx),
-                   _install_command(args))
+                   _install_command(args), _gate_command(args))
     write = args.write and args.action != "show"
     backups: dict[str, str | None] = {}
     if write:
@@ -114,6 +126,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--command", metavar="PATH", default=None,
                    help="the memtui the agents start (default: the absolute path of this "
                         "one, so agents need not have it on PATH)")
+    p.add_argument("--gate", action="store_true",
+                   help="Claude Code: also hold its memory writes for review in the inbox "
+                        "(a PreToolUse hook; the claude_memory_gate setting picks the mode)")
     p.add_argument("--write", action="store_true",
                    help="write the change (else only show it)")
     p.set_defaults(handler=hooks)

@@ -3,6 +3,12 @@
     memtui inbox list [--source SRC]
     memtui inbox approve ID…|--all [--source SRC] [--edit | --text TEXT] [--kind KIND]
     memtui inbox reject ID…|--all [--source SRC]
+    memtui inbox redo ID…
+
+Beside the pending memories wait Claude Code's memory writes held by its write gate
+(``write_…`` ids, source ``claude-code``): approve writes the file (and the topic's line in
+``MEMORY.md``), reject deletes the held write for good, and ``redo`` makes a held write's
+diff again when its file changed since the proposal (approve refuses until then).
 
 Each id is decided in its own transaction: one that fails (already reviewed, changed, not
 allowed) is reported on stderr and the others go on; the exit code is then that of the first
@@ -25,6 +31,9 @@ from rich.text import Text
 from memtui.cli import render
 from memtui.cli.common import Arg, Command, add_group, arg
 from memtui.cli.context import CliContext
+from memtui.engine.agents.write_gate import AGENT as GATE_SOURCE
+from memtui.engine.agents.write_gate import ID_PREFIX as WRITE_PREFIX
+from memtui.engine.agents.write_gate import HeldWrite
 from memtui.engine.review import ADDED, REMOVED, ApproveResult, BulkResult, InboxItem
 from memtui.errors import InvalidInput, MemtuiError
 from memtui.textsafe import safe_text
@@ -55,13 +64,44 @@ def _scope(item: InboxItem) -> str:
     return f"project {memory.project}" if memory.scope == "project" else "user"
 
 
+def _is_write(item_id: str) -> bool:
+    return item_id.startswith(WRITE_PREFIX + "_")
+
+
+def _writes(ctx: CliContext, source: str | None) -> list[HeldWrite]:
+    return ctx.engine.gate.items() if source in (None, GATE_SOURCE) else []
+
+
+def _memories(ctx: CliContext, source: str | None) -> list[InboxItem]:
+    return [] if source == GATE_SOURCE else ctx.engine.review.items(source)
+
+
+def write_text(held: HeldWrite) -> Text:
+    """A held write: its file, the diff, what approving does to the index."""
+    row = held.row
+    out = Text(f"writes {row.path} (from {row.tool}, session {row.session_id or '?'}):\n",
+               style="bold")
+    for line in row.diff.splitlines():
+        style = "dim" if line.startswith(("---", "+++", "@@")) else "green" if \
+            line.startswith("+") else "red" if line.startswith("-") else ""
+        out.append(safe_text(line) + "\n", style=style)
+    if held.index is not None:
+        out.append(held.index.words(), style="dim")
+    if held.problem or held.stale:
+        out.append(f"\n{held.problem or 'the file changed since the proposal'}: "
+                   f"memtui inbox redo {row.id}", style="bold yellow")
+    return out
+
+
 def inbox_list(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``inbox list [--source SRC]``: pending memories, oldest first."""
-    items = ctx.engine.review.items(args.source)
+    """``inbox list [--source SRC]``: pending memories, then held writes, oldest first."""
+    items = _memories(ctx, args.source)
+    writes = _writes(ctx, args.source)
     if ctx.json:
-        ctx.emit_json({"items": [item.to_json() for item in items], "count": len(items)})
+        rows = [item.to_json() for item in items] + [held.to_json() for held in writes]
+        ctx.emit_json({"items": rows, "count": len(rows)})
         return 0
-    if not items:
+    if not items and not writes:
         ctx.console.print(Text(EMPTY_INBOX))
         return 0
     table = Table(show_lines=True)
@@ -81,8 +121,11 @@ def inbox_list(ctx: CliContext, args: argparse.Namespace) -> int:
             body.append("\n(you may read this project but not approve or reject)", style="dim")
         table.add_row(memory.id, memory.source, _scope(item), render.short_time(memory.created_at),
                       body)
+    for held in writes:
+        table.add_row(held.id, held.row.agent, f"project {held.row.project_dir or '?'}",
+                      render.short_time(held.row.created_at), write_text(held))
     ctx.console.print(table)
-    ctx.console.print(Text(f"{len(items)} waiting for review"))
+    ctx.console.print(Text(f"{len(items) + len(writes)} waiting for review"))
     return 0
 
 
@@ -90,7 +133,9 @@ def _ids(ctx: CliContext, args: argparse.Namespace) -> list[str]:
     if args.all and args.ids:
         raise InvalidInput("give memory ids or --all, not both")
     if args.all:
-        return ctx.engine.review.actionable_ids(args.source)
+        memories = [] if args.source == GATE_SOURCE else \
+            ctx.engine.review.actionable_ids(args.source)
+        return memories + [held.id for held in _writes(ctx, args.source)]
     if args.source is not None:
         raise InvalidInput("--source picks memories only with --all")
     if not args.ids:
@@ -119,7 +164,19 @@ def edit_text(initial: str) -> str:
         path.unlink(missing_ok=True)
 
 
-def _approve_one(ctx: CliContext, args: argparse.Namespace, memory_id: str) -> ApproveResult:
+def _approve_one(ctx: CliContext, args: argparse.Namespace,
+                 memory_id: str) -> ApproveResult | HeldWrite:
+    if _is_write(memory_id):
+        if args.kind is not None:
+            raise InvalidInput(f"{memory_id} is a memory file; --kind is for memories")
+        gate = ctx.engine.gate
+        if args.text is not None:
+            return gate.approve(memory_id, content=args.text)
+        if args.edit:
+            held = gate.item(memory_id)
+            return gate.approve(memory_id, content=edit_text(held.row.content),
+                                expected=held.version)
+        return gate.approve(memory_id)
     review = ctx.engine.review
     if args.text is not None:
         return review.approve(memory_id, content=args.text, kind=args.kind)
@@ -140,7 +197,9 @@ def _report(ctx: CliContext, result: BulkResult, verb: str) -> int:
         ctx.emit_json(result.to_json())
     else:
         for done in result.done:
-            if isinstance(done, ApproveResult):
+            if isinstance(done, HeldWrite):
+                ctx.console.print(Text(f"approved {done.id}: wrote {done.row.path}"))
+            elif isinstance(done, ApproveResult):
                 extra = f" (supersedes {done.superseded})" if done.superseded else ""
                 edited = " as edited" if done.edited else ""
                 ctx.console.print(Text(f"approved {done.memory.id}{edited}{extra}"))
@@ -166,11 +225,38 @@ def inbox_approve(ctx: CliContext, args: argparse.Namespace) -> int:
 
 
 def inbox_reject(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``inbox reject ID…|--all [--source SRC]``: deleted for good, like forget."""
-    return _report(ctx, ctx.engine.review.reject_many(_ids(ctx, args)), "reject")
+    """``inbox reject ID…|--all [--source SRC]``: deleted for good, like forget (a held
+    write: the same write is refused from now on)."""
+    ids = list(dict.fromkeys(_ids(ctx, args)))
+    result = ctx.engine.review.reject_many([item for item in ids if not _is_write(item)])
+    for write_id in filter(_is_write, ids):
+        try:
+            result.done.append(ctx.engine.gate.reject(write_id))
+        except MemtuiError as error:
+            result.errors.append((write_id, error))
+    return _report(ctx, result, "reject")
 
 
-SOURCES_HELP = "auto, import, service or mcp"
+def inbox_redo(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``inbox redo ID…``: held writes' diffs made again against their files as they are."""
+    redone: list[HeldWrite] = []
+    failed: list[tuple[str, MemtuiError]] = []
+    for write_id in dict.fromkeys(args.ids):
+        try:
+            redone.append(ctx.engine.gate.redo(write_id))
+        except MemtuiError as error:
+            failed.append((write_id, error))
+    for write_id, refused in failed:
+        ctx.stderr.write(f"memtui: error: {write_id}: {refused.message}\n")
+    if ctx.json:
+        ctx.emit_json({"items": [held.to_json() for held in redone], "count": len(redone)})
+    else:
+        for held in redone:
+            ctx.console.print(Text(f"{held.id}: ", style="bold") + write_text(held))
+    return failed[0][1].exit_code if failed else 0
+
+
+SOURCES_HELP = "auto, import, service, mcp or claude-code (the write gate's held files)"
 
 
 def _chosen(verb: str) -> tuple[Arg, ...]:
@@ -191,6 +277,8 @@ COMMANDS = (
              arg("--kind", help="fact, preference, decision or convention"))),
     Command("reject", "delete pending memories for good (their task is never extracted "
             "again)", inbox_reject, _chosen("reject")),
+    Command("redo", "make held writes' diffs again against their files as they are now",
+            inbox_redo, (arg("ids", nargs="+", metavar="ID", help="the held writes"),)),
 )
 
 

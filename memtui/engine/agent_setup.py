@@ -7,7 +7,9 @@ them out:
   ``$CLAUDE_CONFIG_DIR/.claude.json`` when that is set) or ``DIR/.mcp.json`` with
   ``--project DIR``; and the hooks in ``hooks`` of ``~/.claude/settings.json`` (or
   ``DIR/.claude/settings.json``): ``SessionStart`` (matcher ``startup``) runs
-  ``memtui hook session-start``, ``SessionEnd`` and ``Stop`` run ``memtui hook session-end``.
+  ``memtui hook session-start``, ``SessionEnd`` and ``Stop`` run ``memtui hook session-end``;
+  with ``--gate``, ``PreToolUse`` (matcher ``GATE_MATCHER``) runs the write gate,
+  ``<python> -I -S <memtui>/cli/gate_hook.py`` (an install without ``--gate`` takes it out).
 - Codex CLI: ``[mcp_servers.memtui]`` in ``$CODEX_HOME/config.toml`` (else
   ``~/.codex/config.toml``; ``DIR/.codex/config.toml`` with ``--project``), edited as text so
   every comment and other key stays as it was.
@@ -72,6 +74,12 @@ START_EVENTS = ("SessionStart",)
 END_EVENTS = ("SessionEnd", "Stop")
 START_MATCHER = "startup"
 """Claude Code's SessionStart matcher for a brand-new session."""
+GATE_EVENT = "PreToolUse"
+GATE_MATCHER = "Write|Edit|MultiEdit|NotebookEdit"
+"""Claude Code's file-writing tools (2.1: Write, Edit, NotebookEdit; MultiEdit before): the
+write gate's matcher (``--gate``)."""
+GATE_SCRIPT = ("cli", "gate_hook.py")
+"""The gate's program, ``memtui/cli/gate_hook.py``, run by a Python (``-I -S``)."""
 HOOK_TIMEOUT_S = 10
 """Seconds Claude Code lets a memtui hook run (they take milliseconds; fail open anyway)."""
 GLOBAL_OPTIONS_WITH_VALUE = ("--db", "--user")
@@ -110,6 +118,8 @@ class SettingsChange:
     command: Command = (COMMAND,)
     before_sha256: str | None = None
     """The SHA-256 of the file's bytes as read (None: no file, or a plan made by hand)."""
+    gate: Command | None = None
+    """The write gate's command (Claude Code's hooks; None: no gate)."""
 
     @property
     def changed(self) -> bool:
@@ -327,12 +337,22 @@ def _shell_words(text: str) -> list[str]:
         return text.split()
 
 
+def _gate_end(words: list[str]) -> int | None:
+    """Where the write gate's program ends in a hook's words (None: not the gate)."""
+    for at, word in enumerate(words):
+        if tuple(Path(word).parts[-2:]) == GATE_SCRIPT:
+            return at + 1
+    return None
+
+
 def _is_ours(hook: object) -> bool:
     """A hook memtui installed: ``<memtui…> [options] hook session-start|session-end``, where
-    the program is a ``memtui…`` file or a Python running ``-m memtui``."""
+    the program is a ``memtui…`` file or a Python running ``-m memtui``, or the write gate."""
     if not isinstance(hook, dict) or not isinstance(hook.get("command"), str):
         return False
     words = _shell_words(hook["command"])
+    if _gate_end(words) is not None:
+        return True
     if len(words) < 3 or words[-2:] not in (HOOK_START.split(), HOOK_END.split()):
         return False
     return os.path.basename(words[0]).startswith(COMMAND) or \
@@ -341,8 +361,10 @@ def _is_ours(hook: object) -> bool:
 
 def hook_program(command_line: str) -> Command:
     """The words of a memtui hook's command line before memtui's own (``hook …``), without
-    the global options memtui adds (``--db``/``--user`` and their values)."""
-    words = _shell_words(command_line)[:-2]
+    the global options memtui adds (``--db``/``--user`` and their values); the write gate's
+    Python and program."""
+    words = _shell_words(command_line)
+    words = words[:_gate_end(words) or len(words) - 2]
     return _without_global_options(words)
 
 
@@ -386,19 +408,27 @@ def _strip_ours(groups: list[Any]) -> list[Any]:
 
 def merge_claude_hooks(path: Path, text: str | None, action: str,
                        extra: list[str] | None = None,
-                       command: Command = DEFAULT_COMMAND) -> tuple[str, str]:
-    """memtui's SessionStart / SessionEnd / Stop hooks added (once) or taken out. Only the
-    ``hooks`` value is rewritten: the rest of the file keeps its bytes."""
+                       command: Command = DEFAULT_COMMAND,
+                       gate: Command | None = None) -> tuple[str, str]:
+    """memtui's SessionStart / SessionEnd / Stop hooks added (once) or taken out, and with
+    ``gate`` (its Python and program) the write gate's PreToolUse hook (an install without
+    it takes the gate out). Only the ``hooks`` value is rewritten: the rest of the file
+    keeps its bytes."""
     top, existing = _top_object(path, text, "hooks")
     if existing is None and action == UNINSTALL:
         return (text if text is not None else ""), "no memtui hooks to remove"
     hooks: dict[str, Any] = dict(existing or {})
-    for event in (*START_EVENTS, *END_EVENTS):
+    for event in (*START_EVENTS, *END_EVENTS, GATE_EVENT):
         groups = hooks.get(event, [])
         if not isinstance(groups, list):
             raise InvalidInput(f"{path}: hooks.{event} is not a list; nothing written")
         groups = _strip_ours(groups)
-        if action == INSTALL:
+        if action == INSTALL and event == GATE_EVENT:
+            if gate is not None:
+                groups.append({"matcher": GATE_MATCHER, "hooks": [{
+                    "type": "command", "command": hook_command("", extra, gate),
+                    "timeout": HOOK_TIMEOUT_S}]})
+        elif action == INSTALL:
             which = HOOK_START if event in START_EVENTS else HOOK_END
             group: dict[str, Any] = {"hooks": [{"type": "command",
                                                 "command": hook_command(which, extra, command),
@@ -414,7 +444,8 @@ def merge_claude_hooks(path: Path, text: str | None, action: str,
         return text, ("memtui hooks already set" if action == INSTALL
                       else "no memtui hooks to remove")
     return _put(path, text, top, "hooks", hooks or None), \
-        ("set the SessionStart, SessionEnd and Stop hooks" if action == INSTALL
+        ("set the SessionStart, SessionEnd and Stop hooks" + (
+            " and the PreToolUse write gate" if gate else "") if action == INSTALL
          else "removed the memtui hooks")
 
 
@@ -495,10 +526,12 @@ def merge_codex_toml(path: Path, text: str | None, action: str,
 
 def plan(agent: str, action: str, project: str | os.PathLike[str] | None = None,
          extra: list[str] | None = None,
-         command: Command = DEFAULT_COMMAND) -> list[SettingsChange]:
+         command: Command = DEFAULT_COMMAND,
+         gate: Command | None = None) -> list[SettingsChange]:
     """The changes ``install``/``uninstall`` makes to the agent's settings (nothing written).
     ``extra``: global options the agent's memtui commands carry (``--db``, ``--user``);
-    ``command``: the words that start memtui (the CLI passes its own absolute path)."""
+    ``command``: the words that start memtui (the CLI passes its own absolute path);
+    ``gate``: the write gate's Python and program (Claude Code only)."""
     check_agent(agent)
     if action not in (INSTALL, UNINSTALL):
         raise InvalidInput(f"unknown action {action!r}")
@@ -507,17 +540,20 @@ def plan(agent: str, action: str, project: str | os.PathLike[str] | None = None,
         folder = Path(project).expanduser().absolute()
         if not folder.is_dir():
             raise InvalidInput(f"project folder {folder} does not exist")
-    return [_plan_file(agent, action, what, path, root, extra, command)
+    if gate is not None and agent != "claude-code":
+        raise InvalidInput("the write gate is for Claude Code only")
+    return [_plan_file(agent, action, what, path, root, extra, command, gate)
             for what, path, root in _targets(agent, folder)]
 
 
 def _plan_file(agent: str, action: str, what: str, path: Path, root: Path,
-               extra: list[str] | None, command: Command) -> SettingsChange:
+               extra: list[str] | None, command: Command,
+               gate: Command | None = None) -> SettingsChange:
     before, digest = read_settings_stamped(path, root)
     if what == "toml":
         after, summary = merge_codex_toml(path, before, action, extra, command)
     elif what == "hooks":
-        after, summary = merge_claude_hooks(path, before, action, extra, command)
+        after, summary = merge_claude_hooks(path, before, action, extra, command, gate)
     else:
         after, summary = merge_mcp_json(path, before, action, extra, command)
     if before is None and action == UNINSTALL:
@@ -525,7 +561,7 @@ def _plan_file(agent: str, action: str, what: str, path: Path, root: Path,
         before = ""
         summary = f"no file; {summary}"
     return SettingsChange(agent, path, root, before, after, summary, what, action,
-                          tuple(extra or ()), command, digest)
+                          tuple(extra or ()), command, digest, gate)
 
 
 def _unchanged_since_read(change: SettingsChange) -> None:
@@ -604,7 +640,7 @@ def write_with_retry(change: SettingsChange, attempts: int = MAX_WRITE_ATTEMPTS,
         sleep(wait)
         wait *= 2
         change = _plan_file(change.agent, change.action, change.what, change.path,
-                            change.root, list(change.extra), change.command)
+                            change.root, list(change.extra), change.command, change.gate)
     raise AssertionError("unreachable")
 
 

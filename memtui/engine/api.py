@@ -15,6 +15,7 @@ from memtui.engine.validation import check_id
 
 if TYPE_CHECKING:
     from memtui.engine.agents.interop import AgentsApi
+    from memtui.engine.agents.write_gate import WriteGateApi
     from memtui.engine.codex.api import CodexApi
     from memtui.engine.extraction import ExtractionApi
     from memtui.engine.identity import IdentityApi
@@ -100,6 +101,14 @@ class Engine:
         from memtui.engine.agents.interop import AgentsApi
 
         return AgentsApi(self)
+
+    @cached_property
+    def gate(self) -> WriteGateApi:
+        """Claude Code's memory writes held by the write gate: the hook's answer, the inbox
+        items, approve (writes the file), redo, reject."""
+        from memtui.engine.agents.write_gate import WriteGateApi
+
+        return WriteGateApi(self)
 
     @cached_property
     def maintenance(self) -> MaintenanceApi:

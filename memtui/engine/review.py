@@ -31,7 +31,7 @@ import hashlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memtui.engine import permissions as perm
 from memtui.engine import purge
@@ -41,6 +41,9 @@ from memtui.engine.review_rules import ACTIVE, PENDING, check_source
 from memtui.engine.validation import check_kind
 from memtui.errors import Conflict, InvalidInput, MemtuiError, NotFound
 from memtui.store.models import Memory
+
+if TYPE_CHECKING:
+    from memtui.engine.agents.write_gate import HeldWrite
 
 INBOX_LIMIT = 1000
 """Most pending memories one listing returns (oldest first)."""
@@ -157,7 +160,7 @@ class RejectResult:
 class BulkResult:
     """What a bulk approve or reject did: each id either done or refused with its error."""
 
-    done: list[ApproveResult | RejectResult] = field(default_factory=list)
+    done: list[ApproveResult | RejectResult | HeldWrite] = field(default_factory=list)
     errors: list[tuple[str, MemtuiError]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:

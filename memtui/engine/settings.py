@@ -1,6 +1,7 @@
 """Auto-memory settings: per user, read and written by that user alone.
 
-Everything is off by default. A change is checked whole before anything is written: one bad
+Everything is off by default (the write gate's mode, ``review``, acts only once the gate's
+hook is installed in Claude Code). A change is checked whole before anything is written: one bad
 key or value refuses the whole change with ``InvalidInput`` naming it. ``extract_model`` and
 ``consolidation_model`` are stored and shown only; version 1 never calls a model. They are
 free text a person typed, so they are redacted like every stored text (``clean_text``).
@@ -31,6 +32,14 @@ COUNT = "count"
 """A whole number from 0 to MAX_COUNT."""
 MODEL = "model"
 """A model name (one line of text) or null; stored only."""
+CHOICE = "choice"
+"""One of the words in ``CHOICES[name]``."""
+GATE_SETTING = "claude_memory_gate"
+GATE_MODES = ("review", "redact", "ask", "off")
+"""What Claude Code's write gate does with a write into its memory (``memtui hooks install
+claude-code --gate``): hold it in the inbox, let it through redacted, leave it to Claude
+Code's own permission prompt, or nothing."""
+CHOICES: dict[str, tuple[str, ...]] = {GATE_SETTING: GATE_MODES}
 
 MAX_COUNT = 10**9
 MAX_MODEL_NAME_BYTES = 200
@@ -63,10 +72,13 @@ SETTING_SPECS: tuple[SettingSpec, ...] = (
                 "stored only: no model is called (version 1)"),
     SettingSpec("agents_may_forget", SWITCH, 0,
                 "agents connected through MCP may forget (delete) memories"),
+    SettingSpec(GATE_SETTING, CHOICE, GATE_MODES[0],
+                "Claude Code's memory writes, once the gate is installed: "
+                + ", ".join(GATE_MODES)),
 )
 SPECS: dict[str, SettingSpec] = {spec.name: spec for spec in SETTING_SPECS}
 DEFAULTS: dict[str, Any] = {spec.name: spec.default for spec in SETTING_SPECS}
-"""Every setting's default (everything off)."""
+"""Every setting's default (everything off; the gate's hook is not installed)."""
 
 _CLI_TRUE = frozenset({"1", "on", "true"})
 _CLI_FALSE = frozenset({"0", "off", "false"})
@@ -96,6 +108,11 @@ def check_setting(name: object, value: object) -> Any:
         if value > top:  # type: ignore[operator]
             what = "a percentage from 0 to 100" if spec.kind == PERCENT else f"at most {top}"
             raise InvalidInput(f"{spec.name} must be {what}, got {value}")
+        return value
+    if spec.kind == CHOICE:
+        if value not in CHOICES[spec.name]:
+            raise InvalidInput(f"{spec.name} must be one of {', '.join(CHOICES[spec.name])}, "
+                               f"got {value!r:.80}")
         return value
     if value is None:
         return None
@@ -136,6 +153,8 @@ def _parse_cli_value(spec: SettingSpec, raw: str) -> Any:
         if not _WHOLE_NUMBER.match(text):
             raise InvalidInput(f"{spec.name} must be a whole number, got {raw[:80]!r}")
         return int(text)
+    if spec.kind == CHOICE:
+        return lowered
     return None if lowered in _CLI_NULL else text
 
 

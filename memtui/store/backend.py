@@ -22,6 +22,7 @@ from memtui.store.timeutil import Clock, format_time, system_clock
 
 if TYPE_CHECKING:
     from memtui.errors import StoreError
+    from memtui.store.agent_writes import AgentWriteRepository
     from memtui.store.audit import AuditRepository
     from memtui.store.codex_rollout_files import RolloutFileRepository
     from memtui.store.dialect import Dialect
@@ -158,6 +159,13 @@ class StoreBackend(ABC):
         from memtui.store.sessions import SessionRepository
 
         return SessionRepository(self)
+
+    @cached_property
+    def agent_writes(self) -> AgentWriteRepository:
+        """Agents' memory-file writes held by the write gate."""
+        from memtui.store.agent_writes import AgentWriteRepository
+
+        return AgentWriteRepository(self)
 
     @cached_property
     def purges(self) -> PurgeRepository:

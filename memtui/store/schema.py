@@ -389,9 +389,37 @@ MIGRATION_7 = """
 -- both backends.
 """
 
+AGENT_WRITES = """
+CREATE TABLE agent_writes (
+    id {t} PRIMARY KEY,
+    user_id {t} NOT NULL,
+    agent {t} NOT NULL,
+    session_id {t},
+    tool {t} NOT NULL,
+    project_dir {t},
+    memory_dir {t} NOT NULL,
+    path {t} NOT NULL,
+    content {t} NOT NULL,
+    base_sha256 {t},
+    diff {t} NOT NULL,
+    created_at {t} NOT NULL,
+    updated_at {t} NOT NULL
+);
+CREATE INDEX agent_writes_user ON agent_writes(user_id, created_at, id);
+"""
+"""The table of migration 8 on both backends (``{t}``: each backend's text type): shipped
+text, never edit."""
+
+MIGRATION_8 = """
+-- Claude Code's memory write gate (`memtui hooks install claude-code --gate`): a write into
+-- a memory folder is held here, redacted, until the user approves it (memtui writes the
+-- file) or rejects it (the row is deleted; a content-free tombstone in forgotten_sources
+-- keeps the same write from being proposed again).
+""" + AGENT_WRITES.format(t="TEXT")
+
 MIGRATIONS: tuple[tuple[int, str], ...] = ((1, MIGRATION_1), (2, MIGRATION_2), (3, MIGRATION_3),
                                            (4, MIGRATION_4), (5, MIGRATION_5),
-                                           (6, MIGRATION_6), (7, MIGRATION_7))
+                                           (6, MIGRATION_6), (7, MIGRATION_7), (8, MIGRATION_8))
 """(version, SQL script) in order. The last version is the schema this code writes."""
 
 LATEST_VERSION = MIGRATIONS[-1][0]

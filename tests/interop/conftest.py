@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+import memtui
+
 from .agent_install import AgentProgram, AgentsUnavailable, install
 
 AGENT_TIMEOUT_S = 240
@@ -63,6 +65,11 @@ def codex_program() -> AgentProgram:
 def gemini_program() -> AgentProgram:
     """Gemini CLI, as pinned."""
     return agent_program("gemini")
+
+
+CHECKOUT = str(Path(memtui.__file__).resolve().parent.parent)
+"""The checkout whose memtui the tests import: the venv's memtui and the hooks it installs
+run this code (the venv's own install may point elsewhere)."""
 
 
 def memtui_program() -> Path:
@@ -126,6 +133,7 @@ def new_agent_home(tmp_path: Path) -> AgentHome:
         "NO_PROXY": "127.0.0.1,localhost",
         "no_proxy": "127.0.0.1,localhost",
         "TMPDIR": str(tmp_path),
+        "PYTHONPATH": CHECKOUT,
     }
     return AgentHome(root, project, db, env)
 

@@ -264,6 +264,14 @@ def _fit_hooks(lines: list[str]) -> tuple[list[str], int]:
     return cut, changed
 
 
+def index_line(relative: str, name: str | None, description: str | None) -> str:
+    """A topic's line in ``MEMORY.md``: ``- [name](file.md) — description`` (the file's stem
+    without a name; no hook without a description)."""
+    title = (name or Path(relative).stem).replace("]", ")")
+    hook = " ".join((description or "").split())
+    return f"- [{title}]({relative})" + (f" — {hook}" if hook else "")
+
+
 def plan_fix_index(home: Path, folder: Path) -> WritePlan:
     """Repair a memory folder's index: drop dangling links and links leading outside, add
     the topic files it does not list, and shorten hooks when it is over the byte limit."""
@@ -289,9 +297,8 @@ def plan_fix_index(home: Path, folder: Path) -> WritePlan:
     topics = {item.relative: item for item in scan_result.files}
     for relative in load.unindexed:
         item = topics.get(relative)
-        title = (item.name if item and item.name else Path(relative).stem).replace("]", ")")
-        hook = " ".join(((item.description if item else None) or "").split())
-        lines.append(f"- [{title}]({relative})" + (f" — {hook}" if hook else ""))
+        lines.append(index_line(relative, item.name if item else None,
+                                item.description if item else None))
     lines, shortened = _fit_hooks(lines)
     new_text = "\n".join(lines) + "\n"
     notes: list[str] = []

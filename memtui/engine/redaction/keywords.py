@@ -16,7 +16,7 @@ and random enough for the kind of name. Only the value is replaced; the name sta
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from .entropy import (
     is_placeholder,
@@ -71,8 +71,15 @@ _AFTER_KEYWORD = rb"""[a-z0-9_.~-]{0,64}+)
             (?![a-z]{1,64}+(?:[.,;:!?)]|[ \t]++[a-z(]|$))   # a plain word, then more words
         )
     )"""
-#: One regex per keyword, each starting with its literal (fast prefix search in ``re``).
-KEYWORD_RES = tuple(re.compile(rb"(?P<n>" + kw + _AFTER_KEYWORD, re.X) for kw in _KEYWORDS)
+
+
+@cache
+def keyword_re(keyword: bytes) -> re.Pattern[bytes]:
+    """The regex of one keyword, starting with its literal (fast prefix search in ``re``);
+    compiled when a text first holds the keyword (each takes milliseconds)."""
+    return re.compile(rb"(?P<n>" + keyword + _AFTER_KEYWORD, re.X)
+
+
 #: ``--token VALUE`` / ``-password VALUE``: a command-line flag and its argument. The
 #: name is matched in possessive segments (linear time); the keyword is checked after.
 FLAG_RE = re.compile(
@@ -385,9 +392,9 @@ def _handle_bearer(ctx: _Ctx, i: int) -> int:
 def _keyword_hits(lower: bytes) -> list[re.Match[bytes]]:
     """Keyword matches of every keyword regex, in text order."""
     hits: list[re.Match[bytes]] = []
-    for kw, rx in zip(_KEYWORDS, KEYWORD_RES, strict=True):
+    for kw in _KEYWORDS:
         if kw in lower:
-            hits.extend(rx.finditer(lower))
+            hits.extend(keyword_re(kw).finditer(lower))
     if len(hits) > 1:
         hits.sort(key=_match_start)
     return hits

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from .entropy import (
     is_sequential,
@@ -41,19 +42,27 @@ class TokenRule:
 
     ``pattern`` is matched (``re.match``) at the start of a run that begins with one of
     ``prefixes``; the secret is ``group`` of the match. The body used for the entropy check
-    is the secret minus its first ``len(prefix)`` characters.
+    is the secret minus its first ``len(prefix)`` characters. The pattern is compiled the
+    first time a run starts with a prefix: a text meets few of them, and compiling all at
+    import made every process that redacts once (Claude Code's write gate) ~10 ms slower.
     """
 
     kind: str
     prefixes: tuple[str, ...]
-    pattern: re.Pattern[str]
+    pattern: str
     min_entropy: float = 2.5
     group: int = 0
     validator: Callable[[str], bool] | None = field(default=None, compare=False)
+    flags: int = 0
+
+    @cached_property
+    def regex(self) -> re.Pattern[str]:
+        """``pattern`` compiled."""
+        return re.compile(self.pattern, self.flags)
 
     def check(self, text: str, pos: int, prefix: str) -> tuple[int, int] | None:
         """Return the secret's span when the rule matches at ``pos``."""
-        m = self.pattern.match(text, pos)
+        m = self.regex.match(text, pos)
         if not m:
             return None
         start, end = m.span(self.group)
@@ -77,7 +86,7 @@ def _rule(
 ) -> TokenRule:
     if isinstance(prefixes, str):
         prefixes = (prefixes,)
-    return TokenRule(kind, prefixes, re.compile(pattern, flags), min_entropy, group, validator)
+    return TokenRule(kind, prefixes, pattern, min_entropy, group, validator, flags)
 
 
 def _not_sequential(value: str) -> bool:

@@ -23,7 +23,7 @@ Differences from SQLite, each for a reason:
 
 from __future__ import annotations
 
-from memtui.store.schema import LATEST_VERSION, MEMORY_INDEXES, PENDING_INDEXES
+from memtui.store.schema import AGENT_WRITES, LATEST_VERSION, MEMORY_INDEXES, PENDING_INDEXES
 
 STORE_MARK = "memtui store"
 """The comment on ``schema_migrations`` that marks a database as a memtui store."""
@@ -352,7 +352,13 @@ $body$;
     "FOR EACH STATEMENT EXECUTE FUNCTION memtui_rows_removed();\n"
     for table in TERM_SOURCES)
 
-PG_MIGRATIONS: tuple[tuple[int, str], ...] = ((6, MIGRATION_6), (7, MIGRATION_7))
+MIGRATION_8 = AGENT_WRITES.format(t=_T) + (
+    "CREATE TRIGGER agent_writes_notify AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "
+    "agent_writes FOR EACH STATEMENT EXECUTE FUNCTION memtui_notify_change();\n")
+"""Claude Code's held memory writes (SQLite's migration 8), notified like every data table."""
+
+PG_MIGRATIONS: tuple[tuple[int, str], ...] = ((6, MIGRATION_6), (7, MIGRATION_7),
+                                              (8, MIGRATION_8))
 """(version, SQL script) in order; the first creates the whole schema of its version."""
 
 PG_LATEST_VERSION = PG_MIGRATIONS[-1][0]

@@ -1,0 +1,413 @@
+"""Claude Code asks before it remembers: the write gate's decisions, and the inbox items it
+leaves (``engine.gate``).
+
+``memtui hooks install claude-code --gate`` installs a ``PreToolUse`` hook for Claude Code's
+file-writing tools (``GATED_TOOLS``); ``memtui.cli.gate_hook`` answers a write outside every
+memory folder by itself and hands a write into one to ``answer_hook`` here, which acts by the
+user's ``claude_memory_gate`` setting:
+
+- ``review`` (the default): the file as it would be after the call (``after_call``; an Edit
+  applied to the file on disk), redacted and given the front matter Claude Code's own tools
+  add (``claude_memory_text``), is held as an item -- agent, project, file, text, the diff
+  against the file on disk, the session -- and the call is denied with ``WAITS``, a reason
+  the model can act on. The same text for the same file is held once; a text the user
+  rejected is refused again without a new item (``REJECTED``).
+- ``redact``: the call goes on with the secrets in its new text replaced (``updatedInput``,
+  without a permission decision: Claude Code's own rules still apply).
+- ``ask``: Claude Code's own permission prompt decides (also for a notebook, and for an
+  Edit whose text memtui cannot find in the file as it is).
+- ``off``: nothing.
+
+Approve writes the held text atomically into the memory folder (``plans.apply_plan``: never
+through a symlink leading out, refused when the file changed since the proposal --
+``redo`` makes the diff again against the file as it is now) and adds the topic's line to
+``MEMORY.md`` when the index does not list it; the index meter says first what that does to
+the load limit. Reject deletes the item and leaves a content-free tombstone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memtui.engine import purge
+from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem, UnsafeAgentPath
+from memtui.engine.agents.frontmatter import claude_memory_text, parse_front_matter
+from memtui.engine.agents.plans import (
+    ACTION_CREATE,
+    ACTION_REPLACE,
+    FileChange,
+    WritePlan,
+    apply_plan,
+)
+from memtui.engine.base import EngineArea
+from memtui.engine.safe_files import FileStamp, real_root
+from memtui.engine.settings import GATE_SETTING, load_settings
+from memtui.engine.validation import check_reference, check_text, clean_text, redact
+from memtui.errors import Conflict, InvalidInput, NotFound
+from memtui.store.agent_writes import AgentWrite
+
+if TYPE_CHECKING:
+    from memtui.engine.review import RejectResult
+
+AGENT = "claude-code"
+GATED_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
+"""Claude Code's tools that write a file (2.1: Write, Edit, NotebookEdit; MultiEdit in
+older versions): the hook's matcher."""
+ID_PREFIX = "write"
+TOMBSTONE_PREFIX = "claude-write:"
+INDEX_FILE = "MEMORY.md"
+MAX_FILE_BYTES = 256 * 1024
+"""Largest memory file the gate holds (a bigger write fails open, one line on stderr)."""
+LIST_LIMIT = 1000
+WAITS = "memtui: this memory waits for the user's review as {id}; go on with the task"
+REJECTED = ("memtui: the user rejected this memory ({file}) before; do not write it again; go "
+            "on with the task")
+ASK = "memtui: Claude Code wants to write its memory file {file}{why}"
+
+
+class CannotCompute(ValueError):
+    """An edit memtui cannot apply as Claude Code would (its text is not in the file as
+    it is): Claude Code's permission prompt decides."""
+
+
+def _text(value: object, what: str) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"the tool input's {what} is not text")
+    return value
+
+
+def _edits(tool: str, tool_input: dict[str, Any]) -> list[dict[str, Any]]:
+    edits = [tool_input] if tool == "Edit" else tool_input.get("edits")
+    if not isinstance(edits, list) or not all(isinstance(edit, dict) for edit in edits):
+        raise ValueError(f"the {tool} input has no edits")
+    return edits
+
+
+def after_call(tool: str, tool_input: dict[str, Any], current: str | None) -> str:
+    """The file as Claude Code's ``tool`` leaves it (Write: LF line endings; Edit,
+    MultiEdit: each replacement applied in turn, the first match or every one)."""
+    if tool == "Write":
+        return _text(tool_input.get("content"), "content").replace("\r\n", "\n")
+    text = current or ""
+    for edit in _edits(tool, tool_input):
+        old, new = _text(edit.get("old_string"), "old_string"), _text(edit.get("new_string"),
+                                                                       "new_string")
+        if not old:
+            text = new
+            continue
+        if old not in text:
+            raise CannotCompute("its old_string is not in the file as it is")
+        if not new and not old.endswith("\n") and old + "\n" in text:
+            old += "\n"  # Claude Code removes the line a deletion empties
+        text = text.replace(old, new) if edit.get("replace_all") is True else \
+            text.replace(old, new, 1)
+    return text
+
+
+def redacted_input(tool: str, tool_input: dict[str, Any]) -> dict[str, Any]:
+    """The tool input with the secrets of its new text replaced."""
+    if tool == "Write":
+        return {**tool_input, "content": redact(_text(tool_input.get("content"), "content"))}
+    edits = [{**edit, "new_string": redact(_text(edit.get("new_string"), "new_string"))}
+             for edit in _edits(tool, tool_input)]
+    return {**tool_input, **edits[0]} if tool == "Edit" else {**tool_input, "edits": edits}
+
+
+def _decision(decision: str, reason: str) -> dict[str, Any]:
+    return {"hookEventName": "PreToolUse", "permissionDecision": decision,
+            "permissionDecisionReason": reason}
+
+
+def _tombstone(path: str, content: str, session: str | None) -> str:
+    """The content-free mark of a rejected write: a hash of the file and its text (the
+    session Claude Code's front matter names left out: the same write in a later session
+    is the same write)."""
+    if session:
+        content = content.replace(f"originSessionId: {session}\n", "originSessionId:\n")
+    digest = hashlib.sha256(f"{path}\0{content}".encode()).hexdigest()
+    return f"{TOMBSTONE_PREFIX}{digest[:40]}"
+
+
+def _read(path: str, folder: str) -> tuple[str | None, FileStamp | None]:
+    """The file's text and stamp now (None, None: there is none), read inside its folder."""
+    if not os.path.lexists(path):
+        return None, None
+    if os.path.islink(path):
+        raise UnsafeAgentPath(f"{path}: is a symlink; memtui does not write through one")
+    text, stamp = AGENT_FILES.read_text_stamped(path, real_root(folder))
+    return text, stamp
+
+
+def _diff(row: AgentWrite, current: str | None) -> str:
+    action = ACTION_CREATE if current is None else ACTION_REPLACE
+    return WritePlan("gate", "", row.memory_dir, (FileChange(
+        row.path, action, None, current or "", row.content),)).diff()
+
+
+@dataclass(frozen=True)
+class IndexMeter:
+    """What approving does to ``MEMORY.md``'s load at session start: its (lines, bytes) now
+    (None: no index) and after, the line the approval adds, the entries left unloaded."""
+
+    path: str
+    now: tuple[int, int] | None
+    after: tuple[int, int]
+    loaded: tuple[int, int]
+    added: str | None
+    unloaded: tuple[str, ...]
+    limits: tuple[int, int]
+
+    def words(self) -> str:
+        """One line: ``MEMORY.md 12 → 13 of 200 lines, 1,100 → 1,180 of 25,000 bytes; all of it
+        loads``."""
+        before = self.now or (0, 0)
+        fits = "all of it loads" if not self.unloaded else \
+            f"{len(self.unloaded)} entr{'y' if len(self.unloaded) == 1 else 'ies'} past the " \
+            "limit will not load"
+        return (f"{INDEX_FILE} {before[0]} → {self.after[0]} of {self.limits[0]} lines, "
+                f"{before[1]:,} → {self.after[1]:,} of {self.limits[1]:,} bytes; {fits}")
+
+    def to_json(self) -> dict[str, Any]:
+        """The meter as plain JSON."""
+        return {"path": self.path, "lines": self.after[0], "bytes": self.after[1],
+                "lines_now": self.now[0] if self.now else None,
+                "bytes_now": self.now[1] if self.now else None,
+                "loaded_lines": self.loaded[0], "loaded_bytes": self.loaded[1],
+                "max_lines": self.limits[0], "max_bytes": self.limits[1],
+                "adds": self.added, "unloaded": list(self.unloaded), "words": self.words()}
+
+
+def _size(text: str) -> tuple[int, int]:
+    return len(text.splitlines()), len(text.encode("utf-8"))
+
+
+@dataclass(frozen=True)
+class HeldWrite:
+    """A held write as the inbox shows it: the row, whether the file changed since the
+    proposal (``stale``: approving is refused until ``redo``), and the index meter."""
+
+    row: AgentWrite
+    stale: bool
+    index: IndexMeter | None
+    problem: str | None = None
+    """Why the file cannot be read now (approving is refused)."""
+
+    @property
+    def id(self) -> str:
+        """The item's id."""
+        return self.row.id
+
+    @property
+    def version(self) -> str:
+        """The token approve takes back to refuse an item changed since it was shown (its
+        text or base changed, by an edit or a redo)."""
+        return f"{self.row.updated_at}/{self.row.base_sha256}/{_sha(self.row.content)[:16]}"
+
+    def to_json(self) -> dict[str, Any]:
+        """``{id, source, agent, project, file, content, diff, session_id, tool, created_at,
+        stale, problem, index, version}``."""
+        row = self.row
+        return {"id": row.id, "source": row.agent, "agent": row.agent,
+                "project": row.project_dir, "file": row.path, "memory_dir": row.memory_dir,
+                "content": row.content, "diff": row.diff, "session_id": row.session_id,
+                "tool": row.tool, "created_at": row.created_at, "stale": self.stale,
+                "problem": self.problem, "version": self.version,
+                "index": self.index.to_json() if self.index else None}
+
+
+class WriteGateApi(EngineArea):
+    """The acting user's held Claude Code memory writes."""
+
+    # ---- the hook -------------------------------------------------------------------------
+
+    def answer(self, payload: dict[str, Any], folder: str, path: str) -> dict[str, Any] | None:
+        """The hook's ``hookSpecificOutput`` for a write into the memory ``folder`` (None:
+        nothing to say, the call goes on)."""
+        mode = load_settings(self._store, self.actor)[GATE_SETTING]
+        tool, tool_input = payload["tool_name"], payload["tool_input"]
+        if mode == "off":
+            return None
+        name = os.path.relpath(path, folder)
+        if mode == "ask" or tool == "NotebookEdit":
+            return _decision("ask", ASK.format(file=name, why=""))
+        try:
+            current, _stamp = _read(path, folder)
+            after = after_call(tool, tool_input, current)
+        except (CannotCompute, AgentFileProblem, UnsafeAgentPath) as error:
+            why = error.reason if isinstance(error, AgentFileProblem) else \
+                str(error).removeprefix(f"{path}: ")
+            return _decision("ask", ASK.format(file=name, why=f" ({why})"))
+        if mode == "redact":
+            updated = redacted_input(tool, tool_input)
+            return None if updated == tool_input else {"hookEventName": "PreToolUse",
+                                                       "updatedInput": updated}
+        cwd = payload.get("cwd")
+        held = self.propose(tool, path, folder, after, current,
+                            session_id=payload.get("session_id"),
+                            project_dir=cwd if isinstance(cwd, str) else None)
+        if held is None:
+            return _decision("deny", REJECTED.format(file=name))
+        return _decision("deny", WAITS.format(id=held))
+
+    def propose(self, tool: str, path: str, folder: str, after: str, current: str | None, *,
+                session_id: object = None, project_dir: str | None = None) -> str | None:
+        """Hold ``after`` (redacted, with Claude Code's front matter) as the next text of
+        ``path``; its id (a waiting one when the same text is held already), None when the
+        user rejected this text for this file before."""
+        session = check_reference(session_id, "session id") if session_id else None
+        text = clean_text(after, "the memory file", max_bytes=MAX_FILE_BYTES, allow_empty=True)
+        if path.endswith(".md"):
+            text = claude_memory_text(text, session or "")
+        now = self._store.now()
+        row = AgentWrite(self._store.new_id(ID_PREFIX), self.actor, self._engine.client or AGENT,
+                         session, check_text(tool, "tool"), project_dir, folder, path, text,
+                         None if current is None else _sha(current), "", now, now)
+        with self._store.transaction():
+            if self._store.memories.is_forgotten_source(_tombstone(path, text, session)):
+                return None
+            waiting = self._store.agent_writes.find(self.actor, path, text)
+            if waiting is not None:
+                return waiting
+            self._store.identity.ensure_user(self.actor)
+            self._store.agent_writes.add(replace(row, diff=_diff(
+                row, None if current is None else redact(current))))
+            self._audit("agent_write_held", row.id, tool=tool)
+        return row.id
+
+    # ---- the inbox ----------------------------------------------------------------------------
+
+    def items(self) -> list[HeldWrite]:
+        """The user's held writes, oldest first, each checked against its file now."""
+        return [self._held(row) for row in self._store.agent_writes.list_for(self.actor,
+                                                                              LIST_LIMIT)]
+
+    def count(self) -> int:
+        """How many writes wait."""
+        return self._store.agent_writes.count_for(self.actor)
+
+    def item(self, write_id: str) -> HeldWrite:
+        """One held write (NotFound when it is gone)."""
+        return self._held(self._row(write_id))
+
+    def _row(self, write_id: str) -> AgentWrite:
+        row = self._store.agent_writes.get(self.actor, str(write_id))
+        if row is None:
+            raise NotFound(f"held write {str(write_id)[:80]!r} not found: it was approved or "
+                           "rejected since it was shown, or it does not exist")
+        return row
+
+    def _held(self, row: AgentWrite) -> HeldWrite:
+        try:
+            current, _stamp = _read(row.path, row.memory_dir)
+            index = self._meter(row)
+        except (AgentFileProblem, UnsafeAgentPath) as error:
+            return HeldWrite(row, True, None, error.message)
+        stale = (None if current is None else _sha(current)) != row.base_sha256
+        return HeldWrite(row, stale, index)
+
+    def _index_change(self, row: AgentWrite) -> FileChange | None:
+        """The index line a new topic adds to ``MEMORY.md`` (None: it is the index, not a
+        topic, or already listed)."""
+        from memtui.engine.agents.curation import index_line
+        from memtui.engine.agents.index import line_target
+
+        folder = Path(row.memory_dir)
+        index = folder / INDEX_FILE
+        relative = os.path.basename(row.path)
+        if Path(row.path) == index or not relative.endswith(".md") or \
+                Path(row.path).parent != folder:
+            return None
+        text, stamp = _read(str(index), row.memory_dir)
+        if any(line_target(line, str(folder)) == relative for line in (text or "").split("\n")):
+            return None
+        fields = parse_front_matter(row.content).fields
+        line = index_line(relative, fields.get("name"), fields.get("description"))
+        joined = (text or "") + ("\n" if text and not text.endswith("\n") else "") + line + "\n"
+        return FileChange(str(index), ACTION_REPLACE if stamp else ACTION_CREATE, stamp,
+                          text or "", joined)
+
+    def _meter(self, row: AgentWrite) -> IndexMeter:
+        from memtui.engine.agents.index import index_load, loaded_cut
+
+        index = str(Path(row.memory_dir) / INDEX_FILE)
+        change = self._index_change(row)
+        now, _stamp = _read(index, row.memory_dir)
+        after = row.content if row.path == index else change.new_text if change else now or ""
+        load = index_load(index, after, ())
+        return IndexMeter(index, _size(now) if now is not None else None, _size(after),
+                          loaded_cut(after), change.new_text[len(change.old_text):].strip()
+                          if change else None,
+                          tuple(entry.title for entry in load.entries if not entry.loaded),
+                          (load.max_lines, load.max_bytes))
+
+    def approve(self, write_id: str, *, content: str | None = None,
+                expected: str | None = None) -> HeldWrite:
+        """Write a held file (``content``: the text as edited, redacted like any write) and
+        the index line of a new topic; the item goes. Refused (nothing written) when the
+        item or the file changed since it was shown (``redo``), or a path leads out."""
+        with self._store.transaction():
+            held = self._held(self._row(write_id))
+            row = held.row
+            if expected is not None and expected != held.version:
+                raise Conflict(f"{row.id} changed since it was shown; look at it again")
+            if held.problem:
+                raise InvalidInput(f"{row.path}: {held.problem}; nothing was written")
+            if held.stale:
+                raise Conflict(f"{row.path} changed since {row.id} was proposed; nothing was "
+                               f"written — redo the diff against the file as it is now "
+                               f"(memtui inbox redo {row.id}) and look at it again")
+            if content is not None:
+                text = clean_text(content, "the memory file", max_bytes=MAX_FILE_BYTES,
+                                  allow_empty=True)
+                row = replace(row, content=claude_memory_text(text, row.session_id or "")
+                              if row.path.endswith(".md") else text)
+            current, stamp = _read(row.path, row.memory_dir)
+            index = self._index_change(row)
+            change = FileChange(row.path, ACTION_REPLACE if stamp else ACTION_CREATE, stamp,
+                                current or "", row.content)
+            apply_plan(WritePlan("approve", f"write {row.path}", str(real_root(row.memory_dir)),
+                                 (change,) if index is None else (index, change)), True)
+            self._store.agent_writes.delete(row.id)
+            self._audit("agent_write_approved", row.id, edited=content is not None,
+                        indexed=index is not None)
+        return HeldWrite(row, False, None)
+
+    def redo(self, write_id: str) -> HeldWrite:
+        """Make a held write's diff again against its file as it is now (the proposal keeps
+        its text); the item's version changes, so a front end shows it again."""
+        with self._store.transaction():
+            row = self._row(write_id)
+            current, _stamp = _read(row.path, row.memory_dir)
+            base = None if current is None else _sha(current)
+            diff = _diff(row, None if current is None else redact(current))
+            self._store.agent_writes.rebase(row.id, row.content, base, diff, self._store.now())
+            return self._held(self._row(row.id))
+
+    def reject(self, write_id: str) -> RejectResult:
+        """Delete a held write for good, with a tombstone (content-free: a hash of the file
+        and text) so the same write is refused from now on."""
+        from memtui.engine.review import RejectResult
+
+        with self._store.transaction():
+            row = self._row(write_id)
+            now = self._store.now()
+            tombstone = _tombstone(row.path, row.content, row.session_id)
+            self._store.memories.add_forgotten_source(tombstone, now, self.actor)
+            self._store.agent_writes.delete(row.id)
+            self._audit("agent_write_rejected", row.id)
+            self._store.purges.add(now, self.actor, 1)  # its text leaves the WAL too
+        purge.finish(self._store, purge.FORGET_PURGE_WAIT_S)
+        return RejectResult(row.id, tombstone)
+
+    def _audit(self, action: str, target: str, **detail: Any) -> None:
+        self._store.audit.append(self.actor, action, target,
+                                 self._engine.audit_detail({"agent": AGENT, **detail}))
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+

@@ -1,0 +1,81 @@
+"""Agents' memory-file writes held for review by the write gate (``agent_writes``,
+migration 8): one row per proposed file as it would be after the call, redacted, with the
+hash of the file it was proposed against and the diff between them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memtui.store.backend import StoreBackend
+
+
+@dataclass(frozen=True)
+class AgentWrite:
+    """One held write: who and what proposed it, the file, its text after the call, and the
+    file it was proposed against (``base_sha256`` None: there was no file)."""
+
+    id: str
+    user_id: str
+    agent: str
+    session_id: str | None
+    tool: str
+    project_dir: str | None
+    memory_dir: str
+    path: str
+    content: str
+    base_sha256: str | None
+    diff: str
+    created_at: str
+    updated_at: str
+
+
+COLUMNS = ", ".join(field.name for field in fields(AgentWrite))
+
+
+class AgentWriteRepository:
+    """SQL for the ``agent_writes`` table."""
+
+    def __init__(self, store: StoreBackend) -> None:
+        self._store = store
+
+    def add(self, row: AgentWrite) -> None:
+        """Insert a held write (call inside a transaction)."""
+        self._store.execute(f"INSERT INTO agent_writes({COLUMNS}) VALUES "
+                            f"({', '.join('?' * len(fields(AgentWrite)))})",
+                            tuple(getattr(row, field.name) for field in fields(AgentWrite)))
+
+    def get(self, user_id: str, write_id: str) -> AgentWrite | None:
+        """One of the user's held writes, or None."""
+        row = self._store.execute(f"SELECT {COLUMNS} FROM agent_writes WHERE user_id = ? AND "
+                                  "id = ?", (user_id, write_id)).fetchone()
+        return AgentWrite(*row) if row else None
+
+    def list_for(self, user_id: str, limit: int) -> list[AgentWrite]:
+        """The user's held writes, oldest first."""
+        rows = self._store.execute(f"SELECT {COLUMNS} FROM agent_writes WHERE user_id = ? "
+                                   "ORDER BY created_at, id LIMIT ?", (user_id, limit))
+        return [AgentWrite(*row) for row in rows.fetchall()]
+
+    def count_for(self, user_id: str) -> int:
+        """How many writes the user has waiting."""
+        return int(self._store.execute("SELECT count(*) FROM agent_writes WHERE user_id = ?",
+                                       (user_id,)).fetchone()[0])
+
+    def find(self, user_id: str, path: str, content: str) -> str | None:
+        """The id of a waiting write of the same text to the same file, or None."""
+        row = self._store.execute("SELECT id FROM agent_writes WHERE user_id = ? AND path = ? "
+                                  "AND content = ?", (user_id, path, content)).fetchone()
+        return str(row[0]) if row else None
+
+    def rebase(self, write_id: str, content: str, base_sha256: str | None, diff: str,
+               at: str) -> None:
+        """A held write's text, base and diff made anew (an edit, or the file changed)."""
+        self._store.execute("UPDATE agent_writes SET content = ?, base_sha256 = ?, diff = ?, "
+                            "updated_at = ? WHERE id = ?",
+                            (content, base_sha256, diff, at, write_id))
+
+    def delete(self, write_id: str) -> None:
+        """Remove a held write."""
+        self._store.execute("DELETE FROM agent_writes WHERE id = ?", (write_id,))

@@ -1,0 +1,146 @@
+"""Claude Code's memory writes held by the write gate in the Inbox pane (Pilot, issue 38):
+rows beside memtui's pending memories with the count, the diff and the index meter; approve
+writes the file and its MEMORY.md line after a confirm; edit-and-approve writes the edited
+text (redacted); reject deletes it after a confirm; a file changed since the proposal is
+never written over: approve redoes the diff, then approves."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pilot_harness import app_test, demo_app, press, screen_text, settle, status_text
+from textual.widgets import TextArea
+
+from memtui.app.modals.confirm import ConfirmModal
+from memtui.app.modals.editor import MemoryEditor
+from memtui.app.panes.inbox import InboxPane
+
+PENDING = 3
+"""The demo store's pending memories (the rows above the held writes)."""
+TOPIC = ("---\nname: deploy-days\ndescription: we deploy on Fridays only\nmetadata:\n"
+         "  type: project\n---\n\nWe deploy on Fridays only.\n")
+INDEX = "- [Conventions](conventions.md) — naming and layout\n"
+
+
+def _app(tmp_path: Path) -> tuple[Any, Path]:
+    """The demo app with one held write of ``deploy-days.md`` in a memory folder whose
+    index lists one other topic."""
+    folder = tmp_path / "claude" / "projects" / "-home-alice-src-webshop" / "memory"
+    folder.mkdir(parents=True)
+    (folder / "MEMORY.md").write_text(INDEX)
+    app = demo_app(tmp_path, start_pane="inbox")
+    path = folder / "deploy-days.md"
+    app.engine.gate.answer({"tool_name": "Write", "session_id": "s-1",
+                            "cwd": "/home/alice/src/webshop",
+                            "tool_input": {"file_path": str(path), "content": TOPIC}},
+                           str(folder), str(path))
+    return app, folder
+
+
+def _pane(app: Any) -> InboxPane:
+    pane = app.pane("inbox")
+    assert isinstance(pane, InboxPane)
+    return pane
+
+
+async def _to_write(pilot: Any) -> None:
+    await press(pilot, *(["j"] * PENDING))
+    current = _pane(pilot.app).current()
+    assert current is not None and current.origin == "claude-code"
+
+
+@app_test
+async def test_held_writes_are_rows_with_the_diff_and_the_index_meter(tmp_path: Path) -> None:
+    app, folder = _app(tmp_path)
+    async with app.run_test(size=(120, 60)) as pilot:
+        await settle(pilot)
+        shown = screen_text(app)
+        assert "4 waiting (incl. 1 Claude Code write)" in shown and "inbox 4" in shown
+        assert "deploy-days.md: we deploy on Fridays only" in shown
+        await _to_write(pilot)
+        assert "Claude Code Write · session s-1" in screen_text(app)
+        await press(pilot, "enter")  # the whole detail in a window
+        shown = screen_text(app)
+        assert "+We deploy on Fridays only." in shown and "+  node_type: memory" in shown
+        assert "MEMORY.md 1 → 2 of 200 lines" in shown and "all of it loads" in shown
+        assert "and gains the line - [deploy-days](deploy-days.md)" in shown
+
+
+@app_test
+async def test_approve_writes_the_file_after_a_confirm(tmp_path: Path) -> None:
+    app, folder = _app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await _to_write(pilot)
+        await press(pilot, "a")
+        assert isinstance(app.screen, ConfirmModal)
+        question = screen_text(app)
+        assert "Write deploy-days.md?" in question and "+We deploy on Fridays only." in question
+        assert "MEMORY.md 1 → 2 of 200 lines" in question
+        assert not (folder / "deploy-days.md").exists()
+        await press(pilot, "y")
+        assert "originSessionId: s-1" in (folder / "deploy-days.md").read_text()
+        assert (folder / "MEMORY.md").read_text() == \
+            INDEX + "- [deploy-days](deploy-days.md) — we deploy on Fridays only\n"
+        assert "Wrote write_" in status_text(app)
+        assert "3 waiting" in screen_text(app) and app.engine.gate.count() == 0
+
+
+@app_test
+async def test_edit_and_approve_writes_the_edited_text_redacted(tmp_path: Path) -> None:
+    app, folder = _app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await _to_write(pilot)
+        await press(pilot, "e")
+        editor = app.screen
+        assert isinstance(editor, MemoryEditor)
+        area = editor.query_one(TextArea)
+        assert "We deploy on Fridays only." in area.text
+        area.text = area.text.replace("Fridays only.", "Fridays; password=hunter2secret")
+        await press(pilot, "ctrl+s")
+        assert not isinstance(app.screen, MemoryEditor)
+        written = (folder / "deploy-days.md").read_text()
+        assert "We deploy on Fridays; password=[REDACTED]" in written
+        assert "hunter2secret" not in written
+
+
+@app_test
+async def test_reject_deletes_it_after_a_confirm(tmp_path: Path) -> None:
+    app, folder = _app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await _to_write(pilot)
+        await press(pilot, "x")
+        assert isinstance(app.screen, ConfirmModal)
+        assert "Reject deploy-days.md?" in screen_text(app)
+        await press(pilot, "n")
+        assert app.engine.gate.count() == 1
+        await press(pilot, "x", "y")
+        assert app.engine.gate.count() == 0 and "Rejected write_" in status_text(app)
+        assert sorted(path.name for path in folder.iterdir()) == ["MEMORY.md"]
+
+
+@app_test
+async def test_a_file_changed_since_the_proposal_gets_its_diff_redone_first(
+        tmp_path: Path) -> None:
+    app, folder = _app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        (folder / "deploy-days.md").write_text("Claude Code wrote this meanwhile.\n")
+        await press(pilot, "2", "8")  # shown again: read again
+        await _to_write(pilot)
+        assert "the file changed since the proposal" in screen_text(app)
+        await press(pilot, "a")
+        assert isinstance(app.screen, ConfirmModal)
+        assert "Redo the diff of deploy-days.md?" in screen_text(app)
+        await press(pilot, "y")
+        assert "its diff was redone" in status_text(app)
+        assert (folder / "deploy-days.md").read_text() == "Claude Code wrote this meanwhile.\n"
+        await settle(pilot)
+        assert "-Claude Code wrote this meanwhile." in screen_text(app)
+        await press(pilot, "a")
+        assert "Write deploy-days.md?" in screen_text(app)
+        await press(pilot, "y")
+        assert "We deploy on Fridays only." in (folder / "deploy-days.md").read_text()
