@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memtui.engine import purge
-from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem, UnsafeAgentPath
+from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
+from memtui.errors import UnsafePath
 from memtui.engine.agents.frontmatter import claude_memory_text, parse_front_matter
 from memtui.engine.agents.plans import (
     ACTION_CREATE,
@@ -137,7 +138,7 @@ def _read(path: str, folder: str) -> tuple[str | None, FileStamp | None]:
     if not os.path.lexists(path):
         return None, None
     if os.path.islink(path):
-        raise UnsafeAgentPath(f"{path}: is a symlink; memtui does not write through one")
+        raise UnsafePath(f"{path}: is a symlink; memtui does not write through one")
     text, stamp = AGENT_FILES.read_text_stamped(path, real_root(folder))
     return text, stamp
 
@@ -237,7 +238,7 @@ class WriteGateApi(EngineArea):
         try:
             current, _stamp = _read(path, folder)
             after = after_call(tool, tool_input, current)
-        except (CannotCompute, AgentFileProblem, UnsafeAgentPath) as error:
+        except (CannotCompute, AgentFileProblem, UnsafePath) as error:
             why = error.reason if isinstance(error, AgentFileProblem) else \
                 str(error).removeprefix(f"{path}: ")
             return _decision("ask", ASK.format(file=name, why=f" ({why})"))
@@ -304,7 +305,7 @@ class WriteGateApi(EngineArea):
         try:
             current, _stamp = _read(row.path, row.memory_dir)
             index = self._meter(row)
-        except (AgentFileProblem, UnsafeAgentPath) as error:
+        except (AgentFileProblem, UnsafePath) as error:
             return HeldWrite(row, True, None, error.message)
         stale = (None if current is None else _sha(current)) != row.base_sha256
         return HeldWrite(row, stale, index)
