@@ -35,7 +35,6 @@ from typing import TYPE_CHECKING, Any
 
 from memtui.engine import purge
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
-from memtui.errors import UnsafePath
 from memtui.engine.agents.frontmatter import claude_memory_text, parse_front_matter
 from memtui.engine.agents.plans import (
     ACTION_CREATE,
@@ -48,7 +47,7 @@ from memtui.engine.base import EngineArea
 from memtui.engine.safe_files import FileStamp, real_root
 from memtui.engine.settings import GATE_SETTING, load_settings
 from memtui.engine.validation import check_reference, check_text, clean_text, redact
-from memtui.errors import Conflict, InvalidInput, NotFound
+from memtui.errors import Conflict, InvalidInput, NotFound, UnsafePath
 from memtui.store.agent_writes import AgentWrite
 
 if TYPE_CHECKING:
