@@ -146,12 +146,3 @@ def fresh_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in AGENT_HOME_ENV:
         monkeypatch.delenv(name, raising=False)
     return folder
-
-
-@pytest.fixture
-def folder(tmp_path: Path) -> Path:
-    """A project's memory folder in a Claude Code home under ``tmp_path/home`` (the write
-    gate's tests)."""
-    memory = tmp_path / "home" / ".claude" / "projects" / "-work-shop" / "memory"
-    memory.mkdir(parents=True)
-    return memory

@@ -19,6 +19,14 @@ TOPIC = ("---\nname: ci-runner\ndescription: CI runs on every push\nmetadata:\n"
          "  type: reference\n---\n\nCI runs `.ci/run` on every push.\n")
 
 
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    """A project's memory folder of a Claude Code home."""
+    memory = tmp_path / "home" / ".claude" / "projects" / "-work-shop" / "memory"
+    memory.mkdir(parents=True)
+    return memory
+
+
 def _hold(db_path: Path, folder: Path, name: str = "ci-runner.md", text: str = TOPIC) -> str:
     store = open_store(db_path)
     try:

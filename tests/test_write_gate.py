@@ -32,6 +32,14 @@ WRITTEN = ("---\nname: deploy-days\ndescription: we deploy on Fridays only\nmeta
 """TOPIC as Claude Code 2.1's Write tool saves it (see the front matter table below)."""
 
 
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    """A project's memory folder in a Claude Code home under ``tmp_path/home``."""
+    memory = tmp_path / "home" / ".claude" / "projects" / "-work-shop" / "memory"
+    memory.mkdir(parents=True)
+    return memory
+
+
 def _payload(tool: str, path: Path | str, **tool_input: Any) -> dict[str, Any]:
     key = "notebook_path" if tool == "NotebookEdit" else "file_path"
     return {"session_id": SESSION, "cwd": "/work/shop", "hook_event_name": "PreToolUse",
