@@ -1,8 +1,9 @@
-"""Claude Code's memory writes held by the write gate in the Inbox pane (Pilot, issue 38):
-rows beside memtui's pending memories with the count, the diff and the index meter; approve
-writes the file and its MEMORY.md line after a confirm; edit-and-approve writes the edited
-text (redacted); reject deletes it after a confirm; a file changed since the proposal is
-never written over: approve redoes the diff, then approves."""
+"""Claude Code's memory writes held by the write gate (Pilot, issue 38): rows in the Inbox
+beside memtui's pending memories with the count, the diff and the index meter; approve writes
+the file and its MEMORY.md line after a confirm; edit-and-approve writes the edited text
+(redacted); reject deletes it after a confirm; a file changed since the proposal is never
+written over: approve redoes the diff, then approves. The gate's mode is a checked field of
+the Settings pane."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from pilot_harness import app_test, demo_app, press, screen_text, settle, status_text
-from textual.widgets import TextArea
+from textual.widgets import Input, TextArea
 
 from memtui.app.modals.confirm import ConfirmModal
 from memtui.app.modals.editor import MemoryEditor
@@ -139,3 +140,22 @@ async def test_a_file_changed_since_the_proposal_gets_its_diff_redone_first(
         assert "Write deploy-days.md?" in screen_text(app)
         await press(pilot, "y")
         assert "We deploy on Fridays only." in (folder / "deploy-days.md").read_text()
+
+
+@app_test
+async def test_the_gate_mode_is_set_in_the_settings_pane(tmp_path: Path) -> None:
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, "6")
+        field = app.screen.query_one("#set-claude_memory_gate", Input)
+        assert field.value == "review"
+        field.focus()
+        field.value = "sometimes"
+        await press(pilot, "enter")
+        assert "review, redact, ask, off" in str(
+            app.screen.query_one("#err-claude_memory_gate").render())
+        field.value = "Redact"
+        await press(pilot, "enter")
+        assert app.engine.settings.get()["claude_memory_gate"] == "redact"
+        assert field.value == "redact"
