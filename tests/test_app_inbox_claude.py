@@ -1,8 +1,9 @@
-"""Claude Code's memory writes held by the write gate in the Inbox pane (Pilot, issue 38):
-rows beside memtui's pending memories with the count, the diff and the index meter; approve
-writes the file and its MEMORY.md line after a confirm; edit-and-approve writes the edited
-text (redacted); reject deletes it after a confirm; a file changed since the proposal is
-never written over: approve redoes the diff, then approves."""
+"""Claude Code's memory writes held by the write gate (Pilot, issue 38): rows in the Inbox
+beside memtui's pending memories with the count, the diff and the index meter; approve writes
+the file and its MEMORY.md line after a confirm; edit-and-approve writes the edited text
+(redacted); reject deletes it after a confirm; a file changed since the proposal is never
+written over: approve redoes the diff, then approves. The gate's mode is a checked field of
+the Settings pane."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from pilot_harness import app_test, demo_app, press, screen_text, settle, status_text
-from textual.widgets import TextArea
+from textual.widgets import Input, TextArea
 
 from memtui.app.modals.confirm import ConfirmModal
 from memtui.app.modals.editor import MemoryEditor
@@ -44,10 +45,18 @@ def _pane(app: Any) -> InboxPane:
     return pane
 
 
-async def _to_write(pilot: Any) -> None:
+async def _to_write(pilot: Any, key: str | None = None) -> str:
+    """Put the cursor on the held write (after memtui's own rows); with ``key``, press it
+    and return the confirm it asks."""
+    await settle(pilot)
     await press(pilot, *(["j"] * PENDING))
     current = _pane(pilot.app).current()
     assert current is not None and current.origin == "claude-code"
+    if key is None:
+        return screen_text(pilot.app)
+    await press(pilot, key)
+    assert isinstance(pilot.app.screen, ConfirmModal)
+    return screen_text(pilot.app)
 
 
 @app_test
@@ -71,11 +80,7 @@ async def test_held_writes_are_rows_with_the_diff_and_the_index_meter(tmp_path: 
 async def test_approve_writes_the_file_after_a_confirm(tmp_path: Path) -> None:
     app, folder = _app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await _to_write(pilot)
-        await press(pilot, "a")
-        assert isinstance(app.screen, ConfirmModal)
-        question = screen_text(app)
+        question = await _to_write(pilot, "a")
         assert "Write deploy-days.md?" in question and "+We deploy on Fridays only." in question
         assert "MEMORY.md 1 → 2 of 200 lines" in question
         assert not (folder / "deploy-days.md").exists()
@@ -91,7 +96,6 @@ async def test_approve_writes_the_file_after_a_confirm(tmp_path: Path) -> None:
 async def test_edit_and_approve_writes_the_edited_text_redacted(tmp_path: Path) -> None:
     app, folder = _app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
         await _to_write(pilot)
         await press(pilot, "e")
         editor = app.screen
@@ -110,11 +114,7 @@ async def test_edit_and_approve_writes_the_edited_text_redacted(tmp_path: Path) 
 async def test_reject_deletes_it_after_a_confirm(tmp_path: Path) -> None:
     app, folder = _app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await _to_write(pilot)
-        await press(pilot, "x")
-        assert isinstance(app.screen, ConfirmModal)
-        assert "Reject deploy-days.md?" in screen_text(app)
+        assert "Reject deploy-days.md?" in await _to_write(pilot, "x")
         await press(pilot, "n")
         assert app.engine.gate.count() == 1
         await press(pilot, "x", "y")
@@ -130,11 +130,7 @@ async def test_a_file_changed_since_the_proposal_gets_its_diff_redone_first(
         await settle(pilot)
         (folder / "deploy-days.md").write_text("Claude Code wrote this meanwhile.\n")
         await press(pilot, "2", "8")  # shown again: read again
-        await _to_write(pilot)
-        assert "the file changed since the proposal" in screen_text(app)
-        await press(pilot, "a")
-        assert isinstance(app.screen, ConfirmModal)
-        assert "Redo the diff of deploy-days.md?" in screen_text(app)
+        assert "Redo the diff of deploy-days.md?" in await _to_write(pilot, "a")
         await press(pilot, "y")
         assert "its diff was redone" in status_text(app)
         assert (folder / "deploy-days.md").read_text() == "Claude Code wrote this meanwhile.\n"
@@ -144,3 +140,22 @@ async def test_a_file_changed_since_the_proposal_gets_its_diff_redone_first(
         assert "Write deploy-days.md?" in screen_text(app)
         await press(pilot, "y")
         assert "We deploy on Fridays only." in (folder / "deploy-days.md").read_text()
+
+
+@app_test
+async def test_the_gate_mode_is_set_in_the_settings_pane(tmp_path: Path) -> None:
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, "6")
+        field = app.screen.query_one("#set-claude_memory_gate", Input)
+        assert field.value == "review"
+        field.focus()
+        field.value = "sometimes"
+        await press(pilot, "enter")
+        assert "review, redact, ask, off" in str(
+            app.screen.query_one("#err-claude_memory_gate").render())
+        field.value = "Redact"
+        await press(pilot, "enter")
+        assert app.engine.settings.get()["claude_memory_gate"] == "redact"
+        assert field.value == "redact"

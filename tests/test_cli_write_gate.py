@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_write_gate import memory_folder
 
 from memtui.engine.api import Engine
 from memtui.store.database import open_store
@@ -22,9 +23,7 @@ TOPIC = ("---\nname: ci-runner\ndescription: CI runs on every push\nmetadata:\n"
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
     """A project's memory folder of a Claude Code home."""
-    memory = tmp_path / "home" / ".claude" / "projects" / "-work-shop" / "memory"
-    memory.mkdir(parents=True)
-    return memory
+    return memory_folder(tmp_path)
 
 
 def _hold(db_path: Path, folder: Path, name: str = "ci-runner.md", text: str = TOPIC) -> str:

@@ -32,12 +32,17 @@ WRITTEN = ("---\nname: deploy-days\ndescription: we deploy on Fridays only\nmeta
 """TOPIC as Claude Code 2.1's Write tool saves it (see the front matter table below)."""
 
 
-@pytest.fixture
-def folder(tmp_path: Path) -> Path:
-    """A project's memory folder in a Claude Code home under ``tmp_path/home``."""
-    memory = tmp_path / "home" / ".claude" / "projects" / "-work-shop" / "memory"
+def memory_folder(root: Path) -> Path:
+    """A project's memory folder in a Claude Code home under ``root/home`` (made)."""
+    memory = root / "home" / ".claude" / "projects" / "-work-shop" / "memory"
     memory.mkdir(parents=True)
     return memory
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    """``memory_folder`` of the test's folder."""
+    return memory_folder(tmp_path)
 
 
 def _payload(tool: str, path: Path | str, **tool_input: Any) -> dict[str, Any]:
@@ -55,10 +60,10 @@ def _answer(engine: Engine, payload: dict[str, Any], folder: Path) -> dict[str, 
 # ---- the hook as Claude Code runs it ------------------------------------------------------
 
 
-def _hook(tmp_path: Path, stdin: str | bytes, *args: str, env: dict[str, str] | None = None
-          ) -> subprocess.CompletedProcess[bytes]:
+def _hook(tmp_path: Path, stdin: str | bytes, *args: str, env: dict[str, str] | None = None,
+          db: str | None = None) -> subprocess.CompletedProcess[bytes]:
     command = [sys.executable, "-I", "-S", gate_hook.__file__, "--db",
-               str(tmp_path / "memtui.db"), "--user", "alice", *args]
+               db or str(tmp_path / "memtui.db"), "--user", "alice", *args]
     environ = {"HOME": str(tmp_path / "home"), "PATH": os.environ.get("PATH", ""),
                **(env or {})}
     data = stdin.encode() if isinstance(stdin, str) else stdin
@@ -122,6 +127,16 @@ def test_a_memory_write_is_denied_with_the_id_and_held(tmp_path: Path, folder: P
     version = subprocess.run([sys.executable, "-I", "-S", gate_hook.__file__, "--version"],
                              capture_output=True, check=True, timeout=60)
     assert b"memtui" in version.stdout
+
+
+def test_the_hook_holds_the_write_in_either_backend(tmp_path: Path, folder: Path,
+                                                    store_target: str,
+                                                    engine_for: Callable[[str], Engine]) -> None:
+    ran = _hook(tmp_path, json.dumps(_payload("Write", folder / "a.md", content=TOPIC)),
+                db=store_target)
+    assert ran.stderr == b"" and b'"deny"' in ran.stdout
+    (held,) = engine_for("alice").gate.items()
+    assert held.row.content == WRITTEN
 
 
 def test_memory_folders(tmp_path: Path) -> None:

@@ -2,9 +2,9 @@
 leaves (``engine.gate``).
 
 ``memtui hooks install claude-code --gate`` installs a ``PreToolUse`` hook for Claude Code's
-file-writing tools (``GATED_TOOLS``); ``memtui.cli.gate_hook`` answers a write outside every
-memory folder by itself and hands a write into one to ``answer_hook`` here, which acts by the
-user's ``claude_memory_gate`` setting:
+file-writing tools (``agent_setup.GATE_MATCHER``); ``memtui.cli.gate_hook`` answers a write
+outside every memory folder by itself and hands a write into one to ``WriteGateApi.answer``
+here, which acts by the user's ``claude_memory_gate`` setting:
 
 - ``review`` (the default): the file as it would be after the call (``after_call``; an Edit
   applied to the file on disk), redacted and given the front matter Claude Code's own tools
@@ -54,9 +54,6 @@ if TYPE_CHECKING:
     from memtui.engine.review import RejectResult
 
 AGENT = "claude-code"
-GATED_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
-"""Claude Code's tools that write a file (2.1: Write, Edit, NotebookEdit; MultiEdit in
-older versions): the hook's matcher."""
 ID_PREFIX = "write"
 TOMBSTONE_PREFIX = "claude-write:"
 INDEX_FILE = "MEMORY.md"
