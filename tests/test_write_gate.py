@@ -448,6 +448,7 @@ def test_install_adds_and_takes_out_the_gate(tmp_path: Path) -> None:
     assert summary.endswith("and the PreToolUse write gate")
     (group,) = json.loads(text)["hooks"]["PreToolUse"]
     assert group["matcher"] == GATE_MATCHER == "Write|Edit|MultiEdit|NotebookEdit"
+    assert GATE_MATCHER.split("|") == list(gate_hook.PATH_KEYS)  # the hook answers each one
     assert group["hooks"][0]["command"] == \
         "/venv/bin/python -I -S /site/memtui/cli/gate_hook.py --db /x.db"
     assert merge_claude_hooks(path, text, INSTALL, ["--db", "/x.db"], gate=gate)[0] == text
