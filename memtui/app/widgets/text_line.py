@@ -7,7 +7,7 @@ bar and the key bar are one line each that fits its width and is never wrapped o
 so they are drawn here, a shorter path for the app's first frame. Rich renders the line's
 segments under the widget's style, padded to its width in its background, each piece with
 the offset Textual's text selection reads -- the cells Textual's path draws
-(``tests/test_text_line.py`` compares them). A text wider than the widget is cut at its width.
+(``tests/app/test_text_line.py`` compares them). A text wider than the widget is cut at its width.
 """
 
 from __future__ import annotations
