@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import random
 import re
 import sys
@@ -36,8 +37,8 @@ from typing import Any
 
 from memtui.engine.redaction import redact
 
-DEFAULT_CORPUS = Path("..") / "shared" / "corpora" / "redaction" / "secrets.jsonl"
-_SHARED_CORPUS = Path("shared") / "corpora" / "redaction" / "secrets.jsonl"
+CORPUS_ENV = "MEMTUI_REDACTION_CORPUS"
+"""The environment variable naming a labelled corpus when ``--corpus`` is not given."""
 EXTRA_CORPUS = Path(__file__).resolve().parents[2] / "tests" / "data" / "redaction_extra.jsonl"
 #: Size of the generated ordinary-text sample.
 SAMPLE_BYTES = 4 * 1024 * 1024
@@ -48,19 +49,10 @@ FP_BAR = 0.10
 
 
 def resolve_corpus(path: str | Path | None = None) -> Path | None:
-    """Find the corpus: the given path, else ``shared/corpora/redaction/secrets.jsonl`` in
-    the nearest folder above the working directory or the repository that has one."""
-    candidates = []
-    if path:
-        candidates.append(Path(path))
-    candidates.append(Path.cwd() / DEFAULT_CORPUS)
-    repo = Path(__file__).resolve().parents[2]
-    candidates.append(repo / DEFAULT_CORPUS)
-    candidates.extend(folder / _SHARED_CORPUS for folder in repo.parents)
-    for c in candidates:
-        if c.is_file():
-            return c
-    return None
+    """The labelled corpus: the given path, else ``$MEMTUI_REDACTION_CORPUS``; None when
+    neither names a file."""
+    chosen = path or os.environ.get(CORPUS_ENV)
+    return Path(chosen) if chosen and Path(chosen).is_file() else None
 
 
 def score_corpus(path: str | Path) -> dict[str, Any]:
@@ -346,7 +338,7 @@ def measure_throughput(seconds_budget: float = 6.0, size: int = SAMPLE_BYTES) ->
 def main(argv: list[str] | None = None) -> int:
     """Print the corpus scores and the throughput as a table; non-zero exit if a bar fails."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", help="path to secrets.jsonl")
+    parser.add_argument("--corpus", help=f"a labelled corpus (JSON Lines); default ${CORPUS_ENV}")
     parser.add_argument("--extra", help="path to the per-kind corpus (default: tests/data/redaction_extra.jsonl)")
     parser.add_argument("--seconds", type=float, default=6.0, help="time budget for throughput")
     parser.add_argument("--verbose", action="store_true", help="list missed and FP rules")

@@ -212,12 +212,12 @@ def test_engine_module_imports_only_stdlib() -> None:
                 )
 
 
-def test_shared_corpus_meets_the_bars() -> None:
+def test_the_labelled_corpus_meets_the_bars() -> None:
     from memtui.bench.redaction import FP_BAR, RECALL_BAR, resolve_corpus, score_corpus
 
     corpus = resolve_corpus()
     if corpus is None:
-        pytest.skip("shared redaction corpus not found")
+        pytest.skip("no labelled corpus named by $MEMTUI_REDACTION_CORPUS")
     score = score_corpus(corpus)
     assert score["recall"] >= RECALL_BAR, score["missed_rules"]
     assert score["false_positive_rate"] <= FP_BAR, score["false_positive_rules"]
