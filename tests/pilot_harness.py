@@ -18,10 +18,11 @@ the time they took.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import io
 import re
-from collections.abc import Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -219,6 +220,20 @@ def app_test(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., No
         asyncio.run(test(*args, **kwargs))
 
     return run
+
+
+@contextlib.asynccontextmanager
+async def opened(app: MemtuiApp | Path, *keys: str, size: tuple[int, int] = SMALL,
+                 **config: Any) -> AsyncIterator[tuple[MemtuiApp, Pilot[Any]]]:
+    """Run ``app`` (a folder: the demo app on a new store there, ``config`` as in
+    ``demo_app``) in a terminal of ``size``, settled, then ``keys`` pressed one by one
+    (``press``): ``async with opened(tmp_path, "3") as (app, pilot):``."""
+    if isinstance(app, Path):
+        app = demo_app(app, **config)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await press(pilot, *keys)
+        yield app, pilot
 
 
 def screen_text(app: App[Any]) -> str:

@@ -15,7 +15,17 @@ from typing import Any
 import pilot_harness
 import pytest
 from agents_fixture import GITHUB_TOKEN, build_claude_home, build_gemini_home
-from pilot_harness import SMALL, WIDE, app_test, demo_app, press, screen_text, settle, status_text
+from pilot_harness import (
+    SMALL,
+    WIDE,
+    app_test,
+    demo_app,
+    opened,
+    press,
+    screen_text,
+    settle,
+    status_text,
+)
 from textual.pilot import Pilot
 from textual.widgets import Static, TextArea
 
@@ -111,8 +121,7 @@ def test_entries_are_listed_each_saying_what_it_is(homes: Path) -> None:
     @app_test
     async def run() -> None:
         app = _app(homes)
-        async with app.run_test(size=SMALL) as pilot:
-            await settle(pilot)
+        async with opened(app) as (app, pilot):
             app.show_pane(AgentsPane.PANE_ID)
             await settle(pilot)
             assert not {"edit", "forget", "promote", "back"} & _offered(app)
@@ -417,8 +426,7 @@ def test_entry_keys_on_a_row_or_an_unsuitable_entry_say_why(homes: Path) -> None
         app = _app(homes)
         memory = _memory(homes, "app")
         before = _bytes(memory)
-        async with app.run_test(size=SMALL) as pilot:
-            await settle(pilot)
+        async with opened(app) as (app, pilot):
             app.show_pane(AgentsPane.PANE_ID)
             await settle(pilot)
             pane = _pane(app)
@@ -490,8 +498,7 @@ def test_the_palette_entry_actions_reach_the_pane(homes: Path) -> None:
     @app_test
     async def run() -> None:
         app = _app(homes)
-        async with app.run_test(size=SMALL) as pilot:
-            await settle(pilot)
+        async with opened(app) as (app, pilot):
             names = {command.name: command.binding_id for command in memtui_commands(app)}
             assert names["agents: forget entry"] == "agents.forget"
             assert names["agents: edit entry"] == "agents.edit"

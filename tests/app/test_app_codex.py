@@ -9,11 +9,11 @@ from typing import Any
 import codex_fixture as fx
 import pytest
 from pilot_harness import (
-    SMALL,
     WIDE,
     CopySpy,
     app_test,
     demo_app,
+    opened,
     press,
     screen_text,
     settle,
@@ -50,9 +50,8 @@ def test_codex_pane_shows_the_home(codex_home: Path, tmp_path: Path) -> None:
     @app_test
     async def run() -> None:
         spy = CopySpy()
-        app = demo_app(tmp_path, codex_home=tmp_path / ".codex", system_clipboard=spy)
-        async with app.run_test(size=(100, 40)) as pilot:
-            await settle(pilot)
+        async with opened(tmp_path, codex_home=tmp_path / ".codex", system_clipboard=spy,
+                          size=(100, 40)) as (app, pilot):
             await press(pilot, _pane_key())
             pane = _pane(app)
             threads = pane.item_list.items
@@ -92,9 +91,7 @@ def test_codex_pane_without_a_home(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 
     @app_test
     async def run() -> None:
-        app = demo_app(tmp_path, codex_home=tmp_path / "nowhere")
-        async with app.run_test(size=SMALL) as pilot:
-            await settle(pilot)
+        async with opened(tmp_path, codex_home=tmp_path / "nowhere") as (app, pilot):
             await press(pilot, _pane_key())
             assert _pane(app).item_list.items == []
             preview = str(app.screen.query_one("#codex-preview").render())
@@ -187,9 +184,7 @@ def test_codex_pane_says_why_a_home_could_not_be_read(
 
     @app_test
     async def run() -> None:
-        app = demo_app(tmp_path, codex_home=tmp_path / ".codex")
-        async with app.run_test(size=(100, 40)) as pilot:
-            await settle(pilot)
+        async with opened(tmp_path, codex_home=tmp_path / ".codex", size=(100, 40)) as (app, pilot):
             await press(pilot, _pane_key())
             pane = _pane(app)
             assert not pane.reading and pane.item_list.items == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pilot_harness import app_test, demo_app, press, screen_text, settle, status_text
+from pilot_harness import app_test, demo_app, opened, press, screen_text, settle, status_text
 from textual.widgets import Button, RadioSet, TextArea
 
 from memtui.app.modals.confirm import ConfirmModal
@@ -15,9 +15,7 @@ from memtui.app.panes.memories import MemoriesPane
 
 @app_test
 async def test_the_forget_question_shows_the_memory_text(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         pane = app.current_pane()
         assert isinstance(pane, MemoriesPane)
         memory = pane.memory_list.current()
@@ -32,10 +30,7 @@ async def test_the_forget_question_shows_the_memory_text(tmp_path: Path) -> None
 
 @app_test
 async def test_the_add_dialog_starts_on_the_kind_and_takes_it_by_a_key(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "a")
+    async with opened(tmp_path, "a") as (app, pilot):
         editor = app.screen
         assert isinstance(editor, MemoryEditor)
         assert isinstance(editor.focused, RadioSet)
@@ -55,9 +50,7 @@ async def test_the_add_dialog_starts_on_the_kind_and_takes_it_by_a_key(tmp_path:
 
 @app_test
 async def test_tab_in_the_editor_never_lands_on_a_button(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         await press(pilot, "a", "f")  # fact; in the text now
         editor = app.screen
         for _ in range(4):
@@ -68,9 +61,7 @@ async def test_tab_in_the_editor_never_lands_on_a_button(tmp_path: Path) -> None
 
 @app_test
 async def test_tab_in_a_form_moves_between_fields_only(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         await press(pilot, "1")  # Profile rests on Save; tab goes into the fields
         seen = []
         for _ in range(4):
@@ -94,9 +85,7 @@ async def test_a_project_can_be_created_in_the_app(tmp_path: Path) -> None:
 
     app = demo_app(tmp_path, user="carol")
     identity = Engine(app.store, "carol").identity
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "3", "P")
+    async with opened(app, "3", "P") as (app, pilot):
         dialog = app.screen
         assert isinstance(dialog, ProjectDialog)
         assert "New project" in screen_text(app)

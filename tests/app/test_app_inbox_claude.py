@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pilot_harness import app_test, demo_app, press, screen_text, settle, status_text
+from pilot_harness import app_test, demo_app, opened, press, screen_text, settle, status_text
 from textual.widgets import Input, TextArea
 
 from memtui.app.modals.confirm import ConfirmModal
@@ -62,8 +62,7 @@ async def _to_write(pilot: Any, key: str | None = None) -> str:
 @app_test
 async def test_held_writes_are_rows_with_the_diff_and_the_index_meter(tmp_path: Path) -> None:
     app, folder = _app(tmp_path)
-    async with app.run_test(size=(120, 60)) as pilot:
-        await settle(pilot)
+    async with opened(app, size=(120, 60)) as (app, pilot):
         shown = screen_text(app)
         assert "4 waiting (incl. 1 Claude Code write)" in shown and "inbox 4" in shown
         assert "deploy-days.md: we deploy on Fridays only" in shown
@@ -126,8 +125,7 @@ async def test_reject_deletes_it_after_a_confirm(tmp_path: Path) -> None:
 async def test_a_file_changed_since_the_proposal_gets_its_diff_redone_first(
         tmp_path: Path) -> None:
     app, folder = _app(tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
+    async with opened(app, size=(120, 40)) as (app, pilot):
         (folder / "deploy-days.md").write_text("Claude Code wrote this meanwhile.\n")
         await press(pilot, "2", "8")  # shown again: read again
         assert "Redo the diff of deploy-days.md?" in await _to_write(pilot, "a")
@@ -144,10 +142,7 @@ async def test_a_file_changed_since_the_proposal_gets_its_diff_redone_first(
 
 @app_test
 async def test_the_gate_mode_is_set_in_the_settings_pane(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await press(pilot, "6")
+    async with opened(tmp_path, "6", size=(120, 40)) as (app, pilot):
         field = app.screen.query_one("#set-claude_memory_gate", Input)
         assert field.value == "review"
         field.focus()

@@ -17,7 +17,17 @@ from typing import Any
 
 import pilot_harness
 import pytest
-from pilot_harness import SMALL, WIDE, app_test, demo_app, press, screen_text, settle, status_text
+from pilot_harness import (
+    SMALL,
+    WIDE,
+    app_test,
+    demo_app,
+    opened,
+    press,
+    screen_text,
+    settle,
+    status_text,
+)
 
 from memtui.app.modals.confirm import ConfirmModal
 from memtui.app.panes.inbox import InboxPane
@@ -84,9 +94,8 @@ async def _to_gemini(pilot: Any, row: int = 0) -> None:
 @app_test
 async def test_patches_are_rows_beside_pending_memories(tmp_path: Path) -> None:
     home = _home(tmp_path, broken=True)
-    app = demo_app(tmp_path, start_pane="inbox", gemini_home=home)
-    async with app.run_test(size=(120, 34)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, start_pane="inbox", gemini_home=home,
+                      size=(120, 34)) as (app, pilot):
         assert _keys(app)[PENDING:] == [f"gemini:{PATCH_NAME}", f"gemini:{BROKEN_NAME}"]
         shown = screen_text(app)
         assert "8 Inbox (5)" in shown and "inbox 5" in shown  # the pane bar and the header
@@ -104,9 +113,8 @@ async def test_patches_are_rows_beside_pending_memories(tmp_path: Path) -> None:
 @app_test
 async def test_approve_applies_after_a_confirm_that_shows_the_diff(tmp_path: Path) -> None:
     home = _home(tmp_path)
-    app = demo_app(tmp_path, start_pane="inbox", gemini_home=home)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, start_pane="inbox", gemini_home=home,
+                      size=(100, 30)) as (app, pilot):
         await _to_gemini(pilot)
         await press(pilot, "a")
         assert isinstance(app.screen, ConfirmModal)
@@ -127,9 +135,8 @@ async def test_approve_applies_after_a_confirm_that_shows_the_diff(tmp_path: Pat
 async def test_cancel_leaves_the_files_as_they_were(tmp_path: Path) -> None:
     home = _home(tmp_path)
     before = {path: path.read_bytes() for path in home.rglob("*") if path.is_file()}
-    app = demo_app(tmp_path, start_pane="inbox", gemini_home=home)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, start_pane="inbox", gemini_home=home,
+                      size=(100, 30)) as (app, pilot):
         await _to_gemini(pilot)
         for key in ("a", "x"):
             await press(pilot, key)
@@ -144,9 +151,8 @@ async def test_cancel_leaves_the_files_as_they_were(tmp_path: Path) -> None:
 @app_test
 async def test_reject_dismisses_the_patch_unapplied(tmp_path: Path) -> None:
     home = _home(tmp_path)
-    app = demo_app(tmp_path, start_pane="inbox", gemini_home=home)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, start_pane="inbox", gemini_home=home,
+                      size=(100, 30)) as (app, pilot):
         await _to_gemini(pilot)
         await press(pilot, "x")
         assert isinstance(app.screen, ConfirmModal)
@@ -161,9 +167,8 @@ async def test_reject_dismisses_the_patch_unapplied(tmp_path: Path) -> None:
 @app_test
 async def test_a_malformed_patch_can_only_be_dismissed(tmp_path: Path) -> None:
     home = _home(tmp_path, broken=True)
-    app = demo_app(tmp_path, start_pane="inbox", gemini_home=home)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, start_pane="inbox", gemini_home=home,
+                      size=(100, 30)) as (app, pilot):
         await _to_gemini(pilot, row=1)
         entry = _pane(app).current()
         assert entry is not None and entry.problem is not None
@@ -186,9 +191,8 @@ async def test_a_malformed_patch_can_only_be_dismissed(tmp_path: Path) -> None:
 @app_test
 async def test_a_file_changed_between_read_and_apply_is_refused(tmp_path: Path) -> None:
     home = _home(tmp_path)
-    app = demo_app(tmp_path, start_pane="inbox", gemini_home=home)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, start_pane="inbox", gemini_home=home,
+                      size=(100, 30)) as (app, pilot):
         await _to_gemini(pilot)
         await press(pilot, "a")
         assert isinstance(app.screen, ConfirmModal)
@@ -211,9 +215,8 @@ async def test_a_patch_whose_file_leads_outside_the_home_is_never_applied(
     outside.write_text(INDEX)
     (_memory(home) / "MEMORY.md").unlink()
     (_memory(home) / "MEMORY.md").symlink_to(outside)
-    app = demo_app(tmp_path, start_pane="inbox", gemini_home=home)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, start_pane="inbox", gemini_home=home,
+                      size=(100, 30)) as (app, pilot):
         await _to_gemini(pilot)
         entry = _pane(app).current()
         assert entry is not None and entry.problem is not None and "symlink" in entry.problem
@@ -225,9 +228,8 @@ async def test_a_patch_whose_file_leads_outside_the_home_is_never_applied(
 @app_test
 async def test_a_bulk_decision_over_both_sources_asks_once(tmp_path: Path) -> None:
     home = _home(tmp_path)
-    app = demo_app(tmp_path, start_pane="inbox", gemini_home=home)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, start_pane="inbox", gemini_home=home,
+                      size=(100, 30)) as (app, pilot):
         await press(pilot, "j", "j", "space")  # the imported user memory, then the patch
         await press(pilot, "space")
         assert "2 marked" in screen_text(app)
@@ -253,9 +255,8 @@ async def test_the_gemini_home_is_read_in_worker_threads(tmp_path: Path,
         return real_read(*args, **kwargs)
 
     monkeypatch.setattr(gemini_review, "read_gemini_inbox", spy)
-    app = demo_app(tmp_path, start_pane="inbox", gemini_home=home)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, start_pane="inbox", gemini_home=home,
+                      size=(100, 30)) as (app, pilot):
         await press(pilot, "2", "8")  # shown again: read again
     main = threading.main_thread().name
     assert len(threads) >= 3 and main not in threads
@@ -263,9 +264,8 @@ async def test_the_gemini_home_is_read_in_worker_threads(tmp_path: Path,
 
 @app_test
 async def test_no_gemini_home_adds_nothing(tmp_path: Path) -> None:
-    app = demo_app(tmp_path, start_pane="inbox", gemini_home=tmp_path / "no-such-home")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, start_pane="inbox", gemini_home=tmp_path / "no-such-home",
+                      size=(100, 30)) as (app, pilot):
         assert len(_keys(app)) == PENDING
         assert "Gemini CLI patch" not in screen_text(app)
 
@@ -273,9 +273,8 @@ async def test_no_gemini_home_adds_nothing(tmp_path: Path) -> None:
 @app_test
 async def test_a_patch_applied_in_the_agents_pane_leaves_the_count(tmp_path: Path) -> None:
     home = _home(tmp_path)
-    app = demo_app(tmp_path, start_pane="agents", gemini_home=home)
-    async with app.run_test(size=(120, 34)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, start_pane="agents", gemini_home=home,
+                      size=(120, 34)) as (app, pilot):
         assert pilot_harness.inbox_count(app) == PENDING + 1
         rows = app.pane("agents").item_list.items  # type: ignore[attr-defined]
         index = next(number for number, row in enumerate(rows) if row.key == "webshop")

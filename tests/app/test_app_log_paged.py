@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from pilot_harness import app_test, demo_app, press, screen_text, settle
+from pilot_harness import app_test, demo_app, opened, press, screen_text, settle
 
 from memtui.app.widgets.log_list import LogSource
 from memtui.engine.api import Engine
@@ -61,9 +61,7 @@ async def test_the_log_pane_scrolls_to_the_very_first_task(tmp_path: Path) -> No
     _fill_log(app.store, "alice", ROWS)
     total = engine.extraction.log_count()
     assert total > 1_000 + ROWS // 2
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "5")
+    async with opened(app, "5") as (app, pilot):
         pane = app.current_pane()
         log_list = pane.item_list
         assert log_list.count == total
@@ -109,9 +107,7 @@ async def test_far_log_pages_use_the_shared_worker_and_a_failure_is_not_retried_
         return fetch(self, plan)
 
     monkeypatch.setattr(LogSource, "fetch", spied)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "5")
+    async with opened(app, "5") as (app, pilot):
         log_list = app.current_pane().item_list
         middle = log_list.count // 2
         fetched.clear()

@@ -6,7 +6,16 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from pilot_harness import CopySpy, app_test, demo_app, press, screen_text, settle, status_text
+from pilot_harness import (
+    CopySpy,
+    app_test,
+    demo_app,
+    opened,
+    press,
+    screen_text,
+    settle,
+    status_text,
+)
 from rich.console import Console
 from textual.widgets import Checkbox, Input, Select, TextArea
 
@@ -22,9 +31,7 @@ from memtui.engine.api import Engine
 
 @app_test
 async def test_number_keys_and_tab_switch_panes(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         for key, pane in zip("1234567890", PANES, strict=False):
             await press(pilot, key)
             assert app.current_pane().PANE_ID == pane.PANE_ID
@@ -38,9 +45,7 @@ async def test_number_keys_and_tab_switch_panes(tmp_path: Path) -> None:
 
 @app_test
 async def test_history_shows_the_chain_oldest_first(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         await press(pilot, "j", "h")  # the indentation memory, 3 versions
         pane = app.current_pane()
         assert pane.PANE_ID == "history"
@@ -53,10 +58,7 @@ async def test_history_shows_the_chain_oldest_first(tmp_path: Path) -> None:
 
 @app_test
 async def test_history_restore_an_old_version_and_undo(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "j", "h", "home", "s")
+    async with opened(tmp_path, "j", "h", "home", "s") as (app, pilot):
         pane = app.current_pane()
         assert len(pane.versions) == 4
         head = pane.head()
@@ -69,20 +71,14 @@ async def test_history_restore_an_old_version_and_undo(tmp_path: Path) -> None:
 
 @app_test
 async def test_history_restore_of_the_current_version_is_refused(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "j", "h", "s")
+    async with opened(tmp_path, "j", "h", "s") as (app, pilot):
         assert "already the current version" in status_text(app)
         assert len(app.current_pane().versions) == 3
 
 
 @app_test
 async def test_history_forget_whole_chain(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "j", "h", "d")
+    async with opened(tmp_path, "j", "h", "d") as (app, pilot):
         assert isinstance(app.screen, ConfirmModal)
         assert "3 versions in all" in str(app.screen.query_one(".dialog-body").render())
         await press(pilot, "y")
@@ -94,10 +90,7 @@ async def test_history_forget_whole_chain(tmp_path: Path) -> None:
 
 @app_test
 async def test_history_enter_opens_a_version(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "j", "h", "home", "enter")
+    async with opened(tmp_path, "j", "h", "home", "enter") as (app, pilot):
         assert isinstance(app.screen, MemoryDetailModal)
         assert "superseded" in screen_text(app)
 
@@ -116,10 +109,7 @@ async def test_history_without_selection_explains(tmp_path: Path) -> None:
 
 @app_test
 async def test_log_rows_in_words_task_and_memory(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(100, 40)) as pilot:
-        await settle(pilot)
-        await press(pilot, "5")
+    async with opened(tmp_path, "5", size=(100, 40)) as (app, pilot):
         pane = app.current_pane()
         entries = pane.item_list.source.rows(0, pane.item_list.count)
         assert entries == Engine(app.store, "alice").extraction.log(1000)
@@ -141,10 +131,7 @@ async def test_log_rows_in_words_task_and_memory(tmp_path: Path) -> None:
 
 @app_test
 async def test_log_run_now_and_forced(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "5", "r")
+    async with opened(tmp_path, "5", "r") as (app, pilot):
         assert app.runner.state.last_job == "round"
         assert app.runner.state.last_error is None
         assert "Extraction round" in status_text(app)
@@ -157,9 +144,7 @@ async def test_log_run_now_and_forced(tmp_path: Path) -> None:
 async def test_settings_switch_number_and_errors(tmp_path: Path) -> None:
     app = demo_app(tmp_path)
     settings = Engine(app.store, "alice").settings
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "6")
+    async with opened(app, "6") as (app, pilot):
         box = app.screen.query_one("#set-generate_memories", Checkbox)
         assert box.value is True
         await press(pilot, "space")  # the first switch has focus
@@ -188,10 +173,7 @@ async def test_settings_switch_number_and_errors(tmp_path: Path) -> None:
 
 @app_test
 async def test_settings_models_say_stored_only(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        await press(pilot, "6")
+    async with opened(tmp_path, "6", size=(160, 48)) as (app, pilot):
         assert screen_text(app).count("stored only — no model is called in this version") == 2
 
 
@@ -199,9 +181,7 @@ async def test_settings_models_say_stored_only(tmp_path: Path) -> None:
 async def test_settings_per_task_flags(tmp_path: Path) -> None:
     app = demo_app(tmp_path)
     tasks = Engine(app.store, "alice").tasks
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "6")
+    async with opened(app, "6") as (app, pilot):
         picker = app.screen.query_one("#flag-task", Select)
         task_id = tasks.list_tasks(mine=True, limit=1)[0].id
         picker.value = task_id
@@ -219,9 +199,7 @@ async def test_settings_per_task_flags(tmp_path: Path) -> None:
 async def test_g_and_u_toggle_with_undo(tmp_path: Path) -> None:
     app = demo_app(tmp_path)
     settings = Engine(app.store, "alice").settings
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "g")
+    async with opened(app, "g") as (app, pilot):
         assert settings.get()["generate_memories"] == 0
         assert "generate_memories = 0" in status_text(app)
         await press(pilot, "u")
@@ -238,9 +216,7 @@ async def test_g_and_u_toggle_with_undo(tmp_path: Path) -> None:
 async def test_profile_errors_inline_and_keep_typed_text(tmp_path: Path) -> None:
     app = demo_app(tmp_path)
     identity = Engine(app.store, "alice").identity
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "1")
+    async with opened(app, "1") as (app, pilot):
         zone = app.screen.query_one("#profile-tz", Input)
         zone.value = "Mars/Olympus"
         await press(pilot, "ctrl+s")
@@ -270,10 +246,7 @@ async def test_profile_errors_inline_and_keep_typed_text(tmp_path: Path) -> None
 @app_test
 async def test_injection_preview_and_copy(tmp_path: Path) -> None:
     spy = CopySpy()
-    app = demo_app(tmp_path, system_clipboard=spy)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "7")
+    async with opened(tmp_path, "7", system_clipboard=spy) as (app, pilot):
         pane = app.current_pane()
         assert pane.text.startswith("[Past memories — for reference only")
         expected = Engine(app.store, "alice").injection.preview_for_project("webshop").prompt
@@ -288,10 +261,7 @@ async def test_injection_preview_and_copy(tmp_path: Path) -> None:
 
 @app_test
 async def test_injection_preview_when_use_is_off(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "u", "7")
+    async with opened(tmp_path, "u", "7") as (app, pilot):
         assert app.current_pane().text == ""
         assert "use_memories is off" in screen_text(app)
         await press(pilot, "c")
@@ -300,10 +270,7 @@ async def test_injection_preview_when_use_is_off(tmp_path: Path) -> None:
 
 @app_test
 async def test_help_lists_keys_with_ids(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(120, 48)) as pilot:
-        await settle(pilot)
-        await press(pilot, "question_mark")
+    async with opened(tmp_path, "question_mark", size=(120, 48)) as (app, pilot):
         assert isinstance(app.screen, HelpModal)
         console = Console(width=120, file=io.StringIO(), record=True)
         console.print(help_text(binding_classes(), dict(app._keymap)))
@@ -315,9 +282,7 @@ async def test_help_lists_keys_with_ids(tmp_path: Path) -> None:
 
 @app_test
 async def test_every_pane_copes_with_a_user_without_anything(tmp_path: Path) -> None:
-    app = demo_app(tmp_path, user="newcomer", project=None)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, user="newcomer", project=None) as (app, pilot):
         for number in range(1, len(PANES) + 1):
             await press(pilot, str(number), "escape")
         await press(pilot, "3", "n")  # no project: nothing to add to
@@ -330,9 +295,7 @@ async def test_every_pane_copes_with_a_user_without_anything(tmp_path: Path) -> 
 
 @app_test
 async def test_q_quits(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         await pilot.press("q")
         await pilot.pause()
     assert app.return_code == 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pilot_harness import app_test, demo_app, press, screen_text, settle, status_text
+from pilot_harness import app_test, demo_app, opened, press, screen_text, settle, status_text
 from textual.widgets import Input, TextArea
 
 from memtui.app.modals.editor import MemoryEditor
@@ -29,9 +29,7 @@ def _shown(app, selector: str) -> str:
 async def test_profile_junk_preferences_are_refused_in_view(tmp_path: Path) -> None:
     app = demo_app(tmp_path)
     identity = Engine(app.store, "alice").identity
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "1")
+    async with opened(app, "1") as (app, pilot):
         before = identity.profile()
         prefs = app.screen.query_one("#profile-prefs", TextArea)
         prefs.focus()
@@ -47,10 +45,7 @@ async def test_profile_junk_preferences_are_refused_in_view(tmp_path: Path) -> N
 
 @app_test
 async def test_empty_new_memory_says_why_in_the_editor(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "a", "ctrl+s")
+    async with opened(tmp_path, "a", "ctrl+s") as (app, pilot):
         assert isinstance(app.screen, MemoryEditor)
         assert "empty" in _shown(app, "#editor-error")
 
@@ -60,9 +55,7 @@ async def test_settings_letters_in_a_number_field_are_refused_with_the_reason(
         tmp_path: Path) -> None:
     app = demo_app(tmp_path)
     settings = Engine(app.store, "alice").settings
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "6")
+    async with opened(app, "6") as (app, pilot):
         field = app.screen.query_one("#set-idle_seconds", Input)
         field.focus()
         await settle(pilot)
@@ -78,9 +71,7 @@ async def test_settings_letters_in_a_number_field_are_refused_with_the_reason(
 async def test_settings_a_fraction_is_refused_never_rewritten(tmp_path: Path) -> None:
     app = demo_app(tmp_path)
     settings = Engine(app.store, "alice").settings
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "6")
+    async with opened(app, "6") as (app, pilot):
         field = app.screen.query_one("#set-min_duration_seconds", Input)
         field.focus()
         await settle(pilot)
@@ -125,8 +116,7 @@ async def test_a_form_that_cannot_read_the_store_says_why(
     def fail(*_args: object, **_kwargs: object) -> None:
         raise StoreError("the disk went away")
 
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(app) as (app, pilot):
         monkeypatch.setattr(getattr(app.engine, api), method, fail)
         app.show_pane(pane_id)
         await settle(pilot)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pilot_harness import app_test, demo_app, press, screen_text, settle
+from pilot_harness import app_test, demo_app, opened, press, screen_text, settle
 from textual.widgets import Input
 
 from memtui.app.modals.unsaved import UnsavedModal
@@ -24,10 +24,7 @@ async def _type_name(pilot, app, name: str) -> Input:
 
 @app_test
 async def test_profile_edit_is_marked_and_q_asks_then_cancel_keeps_it(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "1")
+    async with opened(tmp_path, "1") as (app, pilot):
         assert "modified" not in str(app.screen.query_one("#profile-title").render())
         field = await _type_name(pilot, app, "Alice C.")
         assert "modified" in str(app.screen.query_one("#profile-title").render())
@@ -43,8 +40,7 @@ async def test_profile_edit_is_marked_and_q_asks_then_cancel_keeps_it(tmp_path: 
 async def test_q_then_save_saves_before_quitting(tmp_path: Path) -> None:
     app = demo_app(tmp_path)
     store = app.store
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(app) as (app, pilot):
         await _type_name(pilot, app, "Alice C.")
         await press(pilot, "q", "s")
     assert Engine(store, "alice").identity.profile().display_name == "Alice C."
@@ -54,8 +50,7 @@ async def test_q_then_save_saves_before_quitting(tmp_path: Path) -> None:
 async def test_q_then_discard_quits_without_saving(tmp_path: Path) -> None:
     app = demo_app(tmp_path)
     store = app.store
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(app) as (app, pilot):
         await _type_name(pilot, app, "Alice C.")
         await press(pilot, "q", "d")
     assert Engine(store, "alice").identity.profile().display_name == "Alice Chen"
@@ -63,9 +58,7 @@ async def test_q_then_discard_quits_without_saving(tmp_path: Path) -> None:
 
 @app_test
 async def test_leaving_a_modified_form_asks(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         await _type_name(pilot, app, "Alice C.")
         await press(pilot, "2")
         assert isinstance(app.screen, UnsavedModal)
@@ -82,9 +75,7 @@ async def test_leaving_a_modified_form_asks(tmp_path: Path) -> None:
 async def test_a_typed_setting_is_marked_kept_and_saved_on_leaving(tmp_path: Path) -> None:
     app = demo_app(tmp_path)
     settings = Engine(app.store, "alice").settings
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "6")
+    async with opened(app, "6") as (app, pilot):
         field = app.screen.query_one("#set-idle_seconds", Input)
         field.focus()
         field.value = "600"
@@ -103,10 +94,7 @@ async def test_a_typed_setting_is_marked_kept_and_saved_on_leaving(tmp_path: Pat
 
 @app_test
 async def test_a_refused_setting_on_leaving_stays_with_the_reason(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "6")
+    async with opened(tmp_path, "6") as (app, pilot):
         field = app.screen.query_one("#set-idle_seconds", Input)
         field.focus()
         field.value = "1.5"

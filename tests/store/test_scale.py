@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pilot_harness import app_config, app_test, settle
+from pilot_harness import app_config, app_test, opened, settle
 from shared_build import built_once
 
 from memtui.bench.generate import BENCH_PROJECT, BENCH_USER, generate_store
@@ -281,8 +281,7 @@ async def test_the_app_scrolls_and_searches_the_big_list_by_page(big_db: Path) -
     store = open_store(big_db)
     try:
         app = create_app(store, BENCH_USER, config=app_config())
-        async with app.run_test(size=(100, 30)) as pilot:
-            await settle(pilot)
+        async with opened(app, size=(100, 30)) as (app, pilot):
             pane = app.current_pane()
             assert isinstance(pane, MemoriesPane)
             memory_list = pane.memory_list
