@@ -13,8 +13,6 @@ from agents_fixture import (
     GITHUB_TOKEN,
     ClaudeFixture,
     GeminiFixture,
-    build_claude_home,
-    build_gemini_home,
 )
 
 from memtui.engine.agents.claude import read_claude_home
@@ -28,16 +26,6 @@ from memtui.engine.agents.paths import (
     resolve_claude_home,
     resolve_gemini_home,
 )
-
-
-@pytest.fixture()
-def claude(tmp_path: Path) -> ClaudeFixture:
-    return build_claude_home(tmp_path)
-
-
-@pytest.fixture()
-def gemini(tmp_path: Path) -> GeminiFixture:
-    return build_gemini_home(tmp_path)
 
 
 def _read(fx: ClaudeFixture, **env: str):

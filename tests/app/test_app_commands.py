@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from pilot_harness import (
     app_test,
-    demo_app,
     opened,
     press,
     run_palette,
@@ -173,9 +172,8 @@ async def test_forget_command_asks_then_forgets(tmp_path: Path) -> None:
 
 @app_test
 async def test_forget_command_for_another_users_memory_is_not_found(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    bob_memory = Engine(app.store, "bob").identity.list_memories(limit=1)[0]
-    async with opened(app) as (app, pilot):
+    async with opened(tmp_path) as (app, pilot):
+        bob_memory = Engine(app.store, "bob").identity.list_memories(limit=1)[0]
         await _run(pilot, f"/memory forget {bob_memory.id}")
         assert not isinstance(app.screen, ConfirmModal)
         assert "not found" in status_text(app)
@@ -183,9 +181,8 @@ async def test_forget_command_for_another_users_memory_is_not_found(tmp_path: Pa
 
 @app_test
 async def test_on_off_switch_generate_and_use_together(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    settings = Engine(app.store, "alice").settings
-    async with opened(app) as (app, pilot):
+    async with opened(tmp_path) as (app, pilot):
+        settings = Engine(app.store, "alice").settings
         await _run(pilot, "/memory off")
         assert (settings.get()["generate_memories"], settings.get()["use_memories"]) == (0, 0)
         await _run(pilot, "/memory on")

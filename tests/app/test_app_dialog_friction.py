@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pilot_harness import app_test, demo_app, opened, press, screen_text, settle, status_text
+from pilot_harness import app_test, opened, press, screen_text, settle, status_text
 from textual.widgets import Button, RadioSet, TextArea
 
 from memtui.app.modals.confirm import ConfirmModal
@@ -83,9 +83,8 @@ async def test_a_project_can_be_created_in_the_app(tmp_path: Path) -> None:
     from memtui.app.modals.project import ProjectDialog
     from memtui.engine.api import Engine
 
-    app = demo_app(tmp_path, user="carol")
-    identity = Engine(app.store, "carol").identity
-    async with opened(app, "3", "P") as (app, pilot):
+    async with opened(tmp_path, "3", "P", user="carol") as (app, pilot):
+        identity = Engine(app.store, "carol").identity
         dialog = app.screen
         assert isinstance(dialog, ProjectDialog)
         assert "New project" in screen_text(app)

@@ -4,7 +4,9 @@ worker (progress, stopping on quit), header state."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 from pilot_harness import app_test, demo_app, opened, press, screen_text, settle, status_text
@@ -14,11 +16,33 @@ from memtui.engine.api import Engine
 from memtui.engine.demo import build_demo_store
 from memtui.store.database import open_store
 
+T = TypeVar("T")
 HOSTILE = "[@click=app.quit]Click me[/] [bold red]loud[/] \x1b[2J\x1b]52;c;SGk=\x07 end"
 LIVE_WAIT_ROUNDS = 40
 LIVE_WAIT_STEP = 0.05
 HOLD_TIMEOUT_S = 120
 """How long a held worker waits for quit before going on (a safety net, never reached)."""
+
+
+def _elsewhere(target: object, act: Callable[[Engine], T]) -> T:
+    """``act`` on alice's engine over a second connection to the store at ``target``, like
+    another process (or, on PostgreSQL, another machine)."""
+    other = open_store(target)
+    try:
+        return act(Engine(other, "alice"))
+    finally:
+        other.close()
+
+
+async def _until_count(pilot: Any, memory_list: Any, count: int) -> None:
+    """Let the app poll until ``memory_list`` holds ``count`` rows (at most
+    ``LIVE_WAIT_ROUNDS`` polls), then check it does."""
+    for _ in range(LIVE_WAIT_ROUNDS):
+        await pilot.pause(LIVE_WAIT_STEP)
+        await settle(pilot)
+        if memory_list.count == count:
+            break
+    assert memory_list.count == count
 
 
 @app_test
@@ -28,17 +52,9 @@ async def test_a_write_from_another_connection_shows_up_keeping_selection(
         memory_list = app.pane("user").memory_list
         await press(pilot, "j", "j")
         selected = memory_list.current().id
-        other = open_store(app.store.path)  # a second connection, like another process
-        try:
-            Engine(other, "alice").identity.add_memory("Written by another process.", "fact")
-        finally:
-            other.close()
-        for _ in range(LIVE_WAIT_ROUNDS):
-            await pilot.pause(LIVE_WAIT_STEP)
-            await settle(pilot)
-            if memory_list.count == 9:
-                break
-        assert memory_list.count == 9
+        _elsewhere(app.store.path,
+                   lambda alice: alice.identity.add_memory("Written by another process.", "fact"))
+        await _until_count(pilot, memory_list, 9)
         assert memory_list.current().id == selected  # the selection stays on its memory
         assert memory_list.cursor == 3
         assert "Written by another process." in screen_text(app)
@@ -55,17 +71,9 @@ async def test_a_write_from_another_machine_shows_up_on_postgresql(tmp_path: Pat
         memory_list = app.pane("user").memory_list
         await press(pilot, "j", "j")
         selected = memory_list.current().id
-        other = open_store(pg_url)  # its own connections, as on another machine
-        try:
-            Engine(other, "alice").identity.add_memory("Written on another machine.", "fact")
-        finally:
-            other.close()
-        for _ in range(LIVE_WAIT_ROUNDS):
-            await pilot.pause(LIVE_WAIT_STEP)
-            await settle(pilot)
-            if memory_list.count == 9:
-                break
-        assert memory_list.count == 9
+        _elsewhere(pg_url,  # its own connections, as on another machine
+                   lambda alice: alice.identity.add_memory("Written on another machine.", "fact"))
+        await _until_count(pilot, memory_list, 9)
         assert memory_list.current().id == selected
         assert "Written on another machine." in screen_text(app)
     app.store.close()
@@ -77,11 +85,7 @@ async def test_a_forget_elsewhere_moves_the_cursor_to_a_neighbour(tmp_path: Path
         memory_list = app.pane("user").memory_list
         await press(pilot, "j", "j")
         doomed = memory_list.current().id
-        other = open_store(app.store.path)
-        try:
-            Engine(other, "alice").identity.forget(doomed)
-        finally:
-            other.close()
+        _elsewhere(app.store.path, lambda alice: alice.identity.forget(doomed))
         app._poll()  # what the timer does
         await settle(pilot)
         assert memory_list.count == 7
@@ -97,11 +101,7 @@ async def test_the_running_app_holds_no_reader_that_keeps_forgotten_text(
     async with opened(tmp_path, "j", "j", poll_interval=LIVE_WAIT_STEP) as (app, pilot):
         await pilot.pause(LIVE_WAIT_STEP * 2)
         doomed = app.pane("user").memory_list.current()
-        other = open_store(app.store.path)
-        try:
-            result = Engine(other, "alice").identity.forget(doomed.id)
-        finally:
-            other.close()
+        result = _elsewhere(app.store.path, lambda alice: alice.identity.forget(doomed.id))
         assert result.purged, result.purge_reason
         data = b"".join(Path(str(app.store.path) + suffix).read_bytes()
                         for suffix in ("", "-wal")
@@ -127,11 +127,8 @@ async def test_a_store_change_while_the_app_shuts_down_reads_nothing(
         try:
             if app.is_running:  # a pane switch, not the shutdown's removal
                 return
-            other = open_store(app.store.path)
-            try:  # a real change, as another process makes it
-                Engine(other, "alice").identity.add_memory("Written during the quit.", "fact")
-            finally:
-                other.close()
+            _elsewhere(app.store.path,  # a real change, as another process makes it
+                       lambda alice: alice.identity.add_memory("Written during the quit.", "fact"))
             memory_list = app.pane("user").memory_list
             workers, loads = len(app.workers), memory_list.loads_requested
             if notice == "poll":
@@ -306,11 +303,8 @@ async def test_a_correction_elsewhere_keeps_the_cursor_on_the_new_version(
         memory_list = app.pane("user").memory_list
         await press(pilot, "j", "j", "j")
         old = memory_list.current()
-        other = open_store(app.store.path)
-        try:
-            new = Engine(other, "alice").identity.supersede(old.id, "Corrected elsewhere.")
-        finally:
-            other.close()
+        new = _elsewhere(app.store.path,
+                         lambda alice: alice.identity.supersede(old.id, "Corrected elsewhere."))
         app._poll()  # what the timer does
         await settle(pilot)
         assert memory_list.count == 8

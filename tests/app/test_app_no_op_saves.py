@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pilot_harness import app_test, demo_app, opened, press, status_text
+from pilot_harness import app_test, opened, press, status_text
 
 from memtui.app.modals.editor import MemoryEditor
 from memtui.app.panes.memories import MemoriesPane
@@ -46,9 +46,8 @@ def test_an_unchanged_profile_save_writes_nothing(engine_for, clock) -> None:
 
 @app_test
 async def test_an_unedited_correction_adds_no_version(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    identity = Engine(app.store, "alice").identity
-    async with opened(app) as (app, pilot):
+    async with opened(tmp_path) as (app, pilot):
+        identity = Engine(app.store, "alice").identity
         pane = app.current_pane()
         assert isinstance(pane, MemoriesPane)
         memory = pane.memory_list.current()
@@ -64,9 +63,8 @@ async def test_an_unedited_correction_adds_no_version(tmp_path: Path) -> None:
 
 @app_test
 async def test_an_unchanged_profile_save_adds_no_undo_step(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    identity = Engine(app.store, "alice").identity
-    async with opened(app) as (app, pilot):
+    async with opened(tmp_path) as (app, pilot):
+        identity = Engine(app.store, "alice").identity
         before = identity.profile()
         await press(pilot, "1", "ctrl+s")
         assert "nothing changed" in status_text(app)

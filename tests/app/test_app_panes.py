@@ -142,9 +142,8 @@ async def test_log_run_now_and_forced(tmp_path: Path) -> None:
 
 @app_test
 async def test_settings_switch_number_and_errors(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    settings = Engine(app.store, "alice").settings
-    async with opened(app, "6") as (app, pilot):
+    async with opened(tmp_path, "6") as (app, pilot):
+        settings = Engine(app.store, "alice").settings
         box = app.screen.query_one("#set-generate_memories", Checkbox)
         assert box.value is True
         await press(pilot, "space")  # the first switch has focus
@@ -179,9 +178,8 @@ async def test_settings_models_say_stored_only(tmp_path: Path) -> None:
 
 @app_test
 async def test_settings_per_task_flags(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    tasks = Engine(app.store, "alice").tasks
-    async with opened(app, "6") as (app, pilot):
+    async with opened(tmp_path, "6") as (app, pilot):
+        tasks = Engine(app.store, "alice").tasks
         picker = app.screen.query_one("#flag-task", Select)
         task_id = tasks.list_tasks(mine=True, limit=1)[0].id
         picker.value = task_id
@@ -197,9 +195,8 @@ async def test_settings_per_task_flags(tmp_path: Path) -> None:
 
 @app_test
 async def test_g_and_u_toggle_with_undo(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    settings = Engine(app.store, "alice").settings
-    async with opened(app, "g") as (app, pilot):
+    async with opened(tmp_path, "g") as (app, pilot):
+        settings = Engine(app.store, "alice").settings
         assert settings.get()["generate_memories"] == 0
         assert "generate_memories = 0" in status_text(app)
         await press(pilot, "u")
@@ -214,9 +211,8 @@ async def test_g_and_u_toggle_with_undo(tmp_path: Path) -> None:
 
 @app_test
 async def test_profile_errors_inline_and_keep_typed_text(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    identity = Engine(app.store, "alice").identity
-    async with opened(app, "1") as (app, pilot):
+    async with opened(tmp_path, "1") as (app, pilot):
+        identity = Engine(app.store, "alice").identity
         zone = app.screen.query_one("#profile-tz", Input)
         zone.value = "Mars/Olympus"
         await press(pilot, "ctrl+s")

@@ -27,9 +27,8 @@ def _shown(app, selector: str) -> str:
 
 @app_test
 async def test_profile_junk_preferences_are_refused_in_view(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    identity = Engine(app.store, "alice").identity
-    async with opened(app, "1") as (app, pilot):
+    async with opened(tmp_path, "1") as (app, pilot):
+        identity = Engine(app.store, "alice").identity
         before = identity.profile()
         prefs = app.screen.query_one("#profile-prefs", TextArea)
         prefs.focus()
@@ -53,9 +52,8 @@ async def test_empty_new_memory_says_why_in_the_editor(tmp_path: Path) -> None:
 @app_test
 async def test_settings_letters_in_a_number_field_are_refused_with_the_reason(
         tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    settings = Engine(app.store, "alice").settings
-    async with opened(app, "6") as (app, pilot):
+    async with opened(tmp_path, "6") as (app, pilot):
+        settings = Engine(app.store, "alice").settings
         field = app.screen.query_one("#set-idle_seconds", Input)
         field.focus()
         await settle(pilot)
@@ -69,9 +67,8 @@ async def test_settings_letters_in_a_number_field_are_refused_with_the_reason(
 
 @app_test
 async def test_settings_a_fraction_is_refused_never_rewritten(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    settings = Engine(app.store, "alice").settings
-    async with opened(app, "6") as (app, pilot):
+    async with opened(tmp_path, "6") as (app, pilot):
+        settings = Engine(app.store, "alice").settings
         field = app.screen.query_one("#set-min_duration_seconds", Input)
         field.focus()
         await settle(pilot)

@@ -73,9 +73,8 @@ async def test_leaving_a_modified_form_asks(tmp_path: Path) -> None:
 
 @app_test
 async def test_a_typed_setting_is_marked_kept_and_saved_on_leaving(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    settings = Engine(app.store, "alice").settings
-    async with opened(app, "6") as (app, pilot):
+    async with opened(tmp_path, "6") as (app, pilot):
+        settings = Engine(app.store, "alice").settings
         field = app.screen.query_one("#set-idle_seconds", Input)
         field.focus()
         field.value = "600"
