@@ -27,6 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from memtui.engine.agents.paths import claude_slug  # noqa: E402
 
+AGENT_ENV = ("CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME", "CLAUDE_CODE_DISABLE_AUTO_MEMORY",
+             "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE", "CODEX_HOME", "CODEX_SQLITE_HOME")
+"""Variables that would point the agents' homes elsewhere or turn their memory off."""
 GITHUB_TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 """A token-shaped value the redaction engine finds (never a real secret)."""
 BIG_INDEX_LINES = 250

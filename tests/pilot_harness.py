@@ -99,6 +99,13 @@ def demo_app(folder: Path, *, user: str = DEMO_USER, project: str | None = DEMO_
     return app
 
 
+def agents_app(homes: Path, **config: Any) -> MemtuiApp:
+    """The demo app in ``homes`` whose agent homes are the ones there (``.claude``,
+    ``.gemini``, ``.codex``)."""
+    return demo_app(homes, claude_home=homes / ".claude", gemini_home=homes / ".gemini",
+                    codex_home=homes / ".codex", **config)
+
+
 def demo_app_with_matches(folder: Path,
                           text: str = "ruff rule number {} is enabled") -> MemtuiApp:
     """The demo app with more memories matching "r", "ru", "ruf"... than a page holds

@@ -49,20 +49,17 @@ def test_hostile_text_snapshot(snap_compare: Any, tmp_path: Path, pane: str) -> 
 
 
 @pytest.mark.parametrize("pane", PANES)
-def test_hostile_text_is_literal_and_harmless(tmp_path: Path, pane: str) -> None:
-    @app_test
-    async def run() -> None:
-        app = _hostile_app(tmp_path, pane)
-        async with opened(app, size=(160, 48)) as (app, pilot):
-            shown = screen_text(app)
-            assert "\x1b" not in shown and "\x07" not in shown
-            if pane != "inject" or "[@click" in shown:
-                assert "[@click=app.quit]" in shown
-            await pilot.click(offset=(40, 8))
-            await press(pilot, "enter")
-            await settle(pilot)
-            assert "\x1b" not in app.export_screenshot()
-            assert app.is_running
-        assert app.return_code in (None, 0)
-
-    run()
+@app_test
+async def test_hostile_text_is_literal_and_harmless(tmp_path: Path, pane: str) -> None:
+    app = _hostile_app(tmp_path, pane)
+    async with opened(app, size=(160, 48)) as (app, pilot):
+        shown = screen_text(app)
+        assert "\x1b" not in shown and "\x07" not in shown
+        if pane != "inject" or "[@click" in shown:
+            assert "[@click=app.quit]" in shown
+        await pilot.click(offset=(40, 8))
+        await press(pilot, "enter")
+        await settle(pilot)
+        assert "\x1b" not in app.export_screenshot()
+        assert app.is_running
+    assert app.return_code in (None, 0)
