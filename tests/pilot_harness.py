@@ -219,6 +219,17 @@ async def press(pilot: Pilot[Any], *keys: str) -> None:
         await settle(pilot)
 
 
+async def fill(pilot: Pilot[Any], selector: str, value: str, *keys: str) -> Input:
+    """Focus the input ``selector`` on the screen, set its value to ``value`` and settle,
+    then press ``keys`` (``press``)."""
+    field = pilot.app.screen.query_one(selector, Input)
+    field.focus()
+    field.value = value
+    await settle(pilot)
+    await press(pilot, *keys)
+    return field
+
+
 def app_test(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
     """Run an async Pilot test in its own event loop (no async pytest plugin needed)."""
 

@@ -10,12 +10,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from agents_fixture import (
-    GITHUB_TOKEN,
-    ClaudeFixture,
-    GeminiFixture,
-    file_bytes,
-)
+from agents_fixture import GITHUB_TOKEN, ClaudeFixture, GeminiFixture, file_bytes
 
 from memtui.engine import safe_files
 from memtui.engine.agents.claude import read_claude_home

@@ -7,11 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from agents_fixture import (
-    GITHUB_TOKEN,
-    ClaudeFixture,
-    GeminiFixture,
-)
+from agents_fixture import GITHUB_TOKEN, ClaudeFixture, GeminiFixture
 
 from memtui.engine.agents.curation import (
     edit_source,

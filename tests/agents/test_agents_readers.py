@@ -8,12 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from agents_fixture import (
-    BIG_INDEX_LINES,
-    GITHUB_TOKEN,
-    ClaudeFixture,
-    GeminiFixture,
-)
+from agents_fixture import BIG_INDEX_LINES, GITHUB_TOKEN, ClaudeFixture, GeminiFixture
 
 from memtui.engine.agents.claude import read_claude_home
 from memtui.engine.agents.frontmatter import split_front_matter

@@ -7,18 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import codex_fixture as fx
+import pilot_harness
 import pytest
-from pilot_harness import (
-    WIDE,
-    CopySpy,
-    app_test,
-    demo_app,
-    opened,
-    press,
-    screen_text,
-    settle,
-    status_text,
-)
+from pilot_harness import app_test, demo_app, opened, press, screen_text, settle, status_text
 from textual.pilot import Pilot
 
 from memtui.app.app import pane_key
@@ -48,7 +39,7 @@ def _pane(app: Any) -> CodexPane:
 
 @app_test
 async def test_codex_pane_shows_the_home(codex_home: Path, tmp_path: Path) -> None:
-    spy = CopySpy()
+    spy = pilot_harness.CopySpy()
     async with opened(tmp_path, codex_home=tmp_path / ".codex", system_clipboard=spy,
                       size=(100, 40)) as (app, pilot):
         await press(pilot, _pane_key())
@@ -192,4 +183,4 @@ def test_codex_pane_snapshot(snap_compare: Any, codex_home: Path, tmp_path: Path
 
     app = demo_app(tmp_path, codex_home=tmp_path / ".codex", start_pane=CodexPane.PANE_ID)
     # wide: the selected thread, the whole diagnosis and the task groups show at once
-    assert snap_compare(app, terminal_size=WIDE, run_before=run_before)
+    assert snap_compare(app, terminal_size=pilot_harness.WIDE, run_before=run_before)

@@ -7,15 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pilot_harness import (
-    app_test,
-    opened,
-    press,
-    run_palette,
-    screen_text,
-    settle,
-    status_text,
-)
+from pilot_harness import app_test, opened, press, run_palette, screen_text, settle, status_text
 
 from memtui.app.commands import CommandError, MemoryCommand, complete, parse_command
 from memtui.app.modals.confirm import ConfirmModal

@@ -8,16 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pilot_harness import (
-    app_test,
-    demo_app,
-    opened,
-    press,
-    run_palette,
-    screen_text,
-    settle,
-    status_text,
-)
+import pilot_harness
+from pilot_harness import app_test, demo_app, opened, press, screen_text, settle, status_text
 from textual.widgets import TextArea
 
 from memtui.app.modals.confirm import ConfirmModal
@@ -197,7 +189,7 @@ async def test_palette_actions_reach_the_pane(tmp_path: Path) -> None:
         await press(pilot, "enter")  # not on the Inbox: it is shown first, nothing decided
         assert app.active_pane_id == "inbox" and _status(app, CORRECTION) == "pending"
         assert "choose a row, then press the key again" in status_text(app)
-        await run_palette(pilot, "inbox: approve selected")
+        await pilot_harness.run_palette(pilot, "inbox: approve selected")
         assert _status(app, CORRECTION) == "active"
 
 

@@ -9,25 +9,17 @@ patch to the project ``webshop`` (and, where a test says so, a malformed one).""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
+from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pilot_harness
 import pytest
-from pilot_harness import (
-    SMALL,
-    WIDE,
-    app_test,
-    demo_app,
-    opened,
-    press,
-    screen_text,
-    settle,
-    status_text,
-)
+from pilot_harness import SMALL, app_test, opened, press, screen_text, settle, status_text
 
 from memtui.app.modals.confirm import ConfirmModal
 from memtui.app.panes.inbox import InboxPane
@@ -91,11 +83,23 @@ async def _to_gemini(pilot: Any, row: int = 0) -> None:
     assert current is not None and current.origin == "gemini"
 
 
+def _app(tmp_path: Path, home: Path, **config: Any) -> Any:
+    """The demo app on the Inbox pane, ``home`` its Gemini CLI home."""
+    return pilot_harness.demo_app(tmp_path, start_pane="inbox", gemini_home=home, **config)
+
+
+@contextlib.asynccontextmanager
+async def _on_patch(tmp_path: Path, home: Path, row: int = 0) -> AsyncIterator[tuple[Any, Any]]:
+    """The app at 100x30 on the Inbox, the cursor on the Gemini row ``row``."""
+    async with opened(_app(tmp_path, home), size=(100, 30)) as (app, pilot):
+        await _to_gemini(pilot, row)
+        yield app, pilot
+
+
 @app_test
 async def test_patches_are_rows_beside_pending_memories(tmp_path: Path) -> None:
     home = _home(tmp_path, broken=True)
-    async with opened(tmp_path, start_pane="inbox", gemini_home=home,
-                      size=(120, 34)) as (app, pilot):
+    async with opened(_app(tmp_path, home), size=(120, 34)) as (app, pilot):
         assert _keys(app)[PENDING:] == [f"gemini:{PATCH_NAME}", f"gemini:{BROKEN_NAME}"]
         shown = screen_text(app)
         assert "8 Inbox (5)" in shown and "inbox 5" in shown  # the pane bar and the header
@@ -113,9 +117,7 @@ async def test_patches_are_rows_beside_pending_memories(tmp_path: Path) -> None:
 @app_test
 async def test_approve_applies_after_a_confirm_that_shows_the_diff(tmp_path: Path) -> None:
     home = _home(tmp_path)
-    async with opened(tmp_path, start_pane="inbox", gemini_home=home,
-                      size=(100, 30)) as (app, pilot):
-        await _to_gemini(pilot)
+    async with _on_patch(tmp_path, home) as (app, pilot):
         await press(pilot, "a")
         assert isinstance(app.screen, ConfirmModal)
         question = screen_text(app)
@@ -135,9 +137,7 @@ async def test_approve_applies_after_a_confirm_that_shows_the_diff(tmp_path: Pat
 async def test_cancel_leaves_the_files_as_they_were(tmp_path: Path) -> None:
     home = _home(tmp_path)
     before = {path: path.read_bytes() for path in home.rglob("*") if path.is_file()}
-    async with opened(tmp_path, start_pane="inbox", gemini_home=home,
-                      size=(100, 30)) as (app, pilot):
-        await _to_gemini(pilot)
+    async with _on_patch(tmp_path, home) as (app, pilot):
         for key in ("a", "x"):
             await press(pilot, key)
             assert isinstance(app.screen, ConfirmModal)
@@ -151,9 +151,7 @@ async def test_cancel_leaves_the_files_as_they_were(tmp_path: Path) -> None:
 @app_test
 async def test_reject_dismisses_the_patch_unapplied(tmp_path: Path) -> None:
     home = _home(tmp_path)
-    async with opened(tmp_path, start_pane="inbox", gemini_home=home,
-                      size=(100, 30)) as (app, pilot):
-        await _to_gemini(pilot)
+    async with _on_patch(tmp_path, home) as (app, pilot):
         await press(pilot, "x")
         assert isinstance(app.screen, ConfirmModal)
         assert f"Dismiss {PATCH_NAME}?" in screen_text(app)
@@ -167,9 +165,7 @@ async def test_reject_dismisses_the_patch_unapplied(tmp_path: Path) -> None:
 @app_test
 async def test_a_malformed_patch_can_only_be_dismissed(tmp_path: Path) -> None:
     home = _home(tmp_path, broken=True)
-    async with opened(tmp_path, start_pane="inbox", gemini_home=home,
-                      size=(100, 30)) as (app, pilot):
-        await _to_gemini(pilot, row=1)
+    async with _on_patch(tmp_path, home, 1) as (app, pilot):
         entry = _pane(app).current()
         assert entry is not None and entry.problem is not None
         assert "malformed patch" in entry.problem and "\n" not in entry.problem
@@ -191,9 +187,7 @@ async def test_a_malformed_patch_can_only_be_dismissed(tmp_path: Path) -> None:
 @app_test
 async def test_a_file_changed_between_read_and_apply_is_refused(tmp_path: Path) -> None:
     home = _home(tmp_path)
-    async with opened(tmp_path, start_pane="inbox", gemini_home=home,
-                      size=(100, 30)) as (app, pilot):
-        await _to_gemini(pilot)
+    async with _on_patch(tmp_path, home) as (app, pilot):
         await press(pilot, "a")
         assert isinstance(app.screen, ConfirmModal)
         edited = INDEX + "- Gemini CLI wrote this meanwhile.\n"
@@ -215,9 +209,7 @@ async def test_a_patch_whose_file_leads_outside_the_home_is_never_applied(
     outside.write_text(INDEX)
     (_memory(home) / "MEMORY.md").unlink()
     (_memory(home) / "MEMORY.md").symlink_to(outside)
-    async with opened(tmp_path, start_pane="inbox", gemini_home=home,
-                      size=(100, 30)) as (app, pilot):
-        await _to_gemini(pilot)
+    async with _on_patch(tmp_path, home) as (app, pilot):
         entry = _pane(app).current()
         assert entry is not None and entry.problem is not None and "symlink" in entry.problem
         await press(pilot, "a")
@@ -228,8 +220,7 @@ async def test_a_patch_whose_file_leads_outside_the_home_is_never_applied(
 @app_test
 async def test_a_bulk_decision_over_both_sources_asks_once(tmp_path: Path) -> None:
     home = _home(tmp_path)
-    async with opened(tmp_path, start_pane="inbox", gemini_home=home,
-                      size=(100, 30)) as (app, pilot):
+    async with opened(_app(tmp_path, home), size=(100, 30)) as (app, pilot):
         await press(pilot, "j", "j", "space")  # the imported user memory, then the patch
         await press(pilot, "space")
         assert "2 marked" in screen_text(app)
@@ -255,8 +246,7 @@ async def test_the_gemini_home_is_read_in_worker_threads(tmp_path: Path,
         return real_read(*args, **kwargs)
 
     monkeypatch.setattr(gemini_review, "read_gemini_inbox", spy)
-    async with opened(tmp_path, start_pane="inbox", gemini_home=home,
-                      size=(100, 30)) as (app, pilot):
+    async with opened(_app(tmp_path, home), size=(100, 30)) as (app, pilot):
         await press(pilot, "2", "8")  # shown again: read again
     main = threading.main_thread().name
     assert len(threads) >= 3 and main not in threads
@@ -264,8 +254,7 @@ async def test_the_gemini_home_is_read_in_worker_threads(tmp_path: Path,
 
 @app_test
 async def test_no_gemini_home_adds_nothing(tmp_path: Path) -> None:
-    async with opened(tmp_path, start_pane="inbox", gemini_home=tmp_path / "no-such-home",
-                      size=(100, 30)) as (app, pilot):
+    async with opened(_app(tmp_path, tmp_path / "no-such-home"), size=(100, 30)) as (app, pilot):
         assert len(_keys(app)) == PENDING
         assert "Gemini CLI patch" not in screen_text(app)
 
@@ -289,20 +278,20 @@ async def test_a_patch_applied_in_the_agents_pane_leaves_the_count(tmp_path: Pat
 def test_inbox_with_a_gemini_patch_snapshot(snap_compare: Any, tmp_path: Path,
                                             size: str) -> None:
     home = _home(tmp_path)
-    app = demo_app(tmp_path, start_pane="inbox", gemini_home=home)
+    app = _app(tmp_path, home)
 
     async def run_before(pilot: Any) -> None:
         await settle(pilot)
         await _to_gemini(pilot)
         await settle(pilot, animations=True)
 
-    assert snap_compare(app, terminal_size={"80x24": SMALL, "160x48": WIDE}[size],
+    assert snap_compare(app, terminal_size={"80x24": SMALL, "160x48": pilot_harness.WIDE}[size],
                         run_before=run_before)
 
 
 def test_apply_question_snapshot(snap_compare: Any, tmp_path: Path) -> None:
     home = _home(tmp_path)
-    app = demo_app(tmp_path, start_pane="inbox", gemini_home=home)
+    app = _app(tmp_path, home)
 
     async def run_before(pilot: Any) -> None:
         await settle(pilot)

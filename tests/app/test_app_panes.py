@@ -6,16 +6,8 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from pilot_harness import (
-    CopySpy,
-    app_test,
-    demo_app,
-    opened,
-    press,
-    screen_text,
-    settle,
-    status_text,
-)
+import pilot_harness
+from pilot_harness import app_test, fill, opened, press, screen_text, settle, status_text
 from rich.console import Console
 from textual.widgets import Checkbox, Input, Select, TextArea
 
@@ -97,7 +89,7 @@ async def test_history_enter_opens_a_version(tmp_path: Path) -> None:
 
 @app_test
 async def test_history_without_selection_explains(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
+    app = pilot_harness.demo_app(tmp_path)
     app.selected_memory_id = None
     async with app.run_test(size=(80, 24)) as pilot:
         app.selected_memory_id = None
@@ -149,10 +141,7 @@ async def test_settings_switch_number_and_errors(tmp_path: Path) -> None:
         await press(pilot, "space")  # the first switch has focus
         assert settings.get()["generate_memories"] == 0
         assert str(box.label) == "off"
-        field = app.screen.query_one("#set-idle_seconds", Input)
-        field.focus()
-        field.value = "120"
-        await press(pilot, "enter")
+        field = await fill(pilot, "#set-idle_seconds", "120", "enter")
         assert settings.get()["idle_seconds"] == 120
         field.value = "-5"
         await press(pilot, "enter")
@@ -160,10 +149,7 @@ async def test_settings_switch_number_and_errors(tmp_path: Path) -> None:
         error = str(app.screen.query_one("#err-idle_seconds").render())
         assert "negative" in error
         assert field.value == "-5"  # what was typed stays
-        percent = app.screen.query_one("#set-min_rate_limit_remaining_percent", Input)
-        percent.focus()
-        percent.value = "150"
-        await press(pilot, "enter")
+        await fill(pilot, "#set-min_rate_limit_remaining_percent", "150", "enter")
         assert "0 to 100" in str(app.screen.query_one(
             "#err-min_rate_limit_remaining_percent").render())
         await press(pilot, "escape", "ctrl+z")  # undo the idle_seconds change
@@ -241,7 +227,7 @@ async def test_profile_errors_inline_and_keep_typed_text(tmp_path: Path) -> None
 
 @app_test
 async def test_injection_preview_and_copy(tmp_path: Path) -> None:
-    spy = CopySpy()
+    spy = pilot_harness.CopySpy()
     async with opened(tmp_path, "7", system_clipboard=spy) as (app, pilot):
         pane = app.current_pane()
         assert pane.text.startswith("[Past memories — for reference only")

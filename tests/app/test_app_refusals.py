@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pilot_harness import app_test, demo_app, opened, press, screen_text, settle, status_text
-from textual.widgets import Input, TextArea
+from pilot_harness import app_test, demo_app, fill, opened, press, screen_text, settle, status_text
+from textual.widgets import TextArea
 
 from memtui.app.modals.editor import MemoryEditor
 from memtui.app.widgets.error_line import ErrorLine
@@ -54,11 +54,7 @@ async def test_settings_letters_in_a_number_field_are_refused_with_the_reason(
         tmp_path: Path) -> None:
     async with opened(tmp_path, "6") as (app, pilot):
         settings = Engine(app.store, "alice").settings
-        field = app.screen.query_one("#set-idle_seconds", Input)
-        field.focus()
-        await settle(pilot)
-        field.value = ""
-        await press(pilot, "a", "b", "c")
+        field = await fill(pilot, "#set-idle_seconds", "", "a", "b", "c")
         assert field.value == "abc"  # what was typed is kept, never filtered
         await press(pilot, "enter")
         assert "whole number" in _shown(app, "#err-idle_seconds")
@@ -69,11 +65,7 @@ async def test_settings_letters_in_a_number_field_are_refused_with_the_reason(
 async def test_settings_a_fraction_is_refused_never_rewritten(tmp_path: Path) -> None:
     async with opened(tmp_path, "6") as (app, pilot):
         settings = Engine(app.store, "alice").settings
-        field = app.screen.query_one("#set-min_duration_seconds", Input)
-        field.focus()
-        await settle(pilot)
-        field.value = ""
-        await press(pilot, "1", "full_stop", "5")
+        field = await fill(pilot, "#set-min_duration_seconds", "", "1", "full_stop", "5")
         assert field.value == "1.5"
         await press(pilot, "enter")
         assert "whole number" in _shown(app, "#err-min_duration_seconds")
