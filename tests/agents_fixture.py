@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,6 +68,17 @@ def write_file(path: Path, text: str | bytes) -> Path:
     else:
         path.write_text(text, encoding="utf-8")
     return path
+
+
+AGENT_HOMES = Path(__file__).parent / "data" / "agent_homes"
+"""Homes the real agent programs left (``tests/data/agent_homes/<program>-<version>``)."""
+
+
+def copied_home(root: Path, release: str, folder: str) -> Path:
+    """A copy of the real home ``AGENT_HOMES/release/folder`` as ``root/folder``."""
+    target = root / folder
+    shutil.copytree(AGENT_HOMES / release / folder, target)
+    return target
 
 
 def file_bytes(folder: Path) -> dict[str, bytes]:

@@ -268,12 +268,21 @@ def status_text(app: App[Any]) -> str:
     return str(app.get_screen_main().query_one("#status-message").render())
 
 
+TYPED_KEYS = {" ": "space", ".": "full_stop"}
+"""The keys ``type_text`` presses for characters that are not their own key's name."""
+
+
+async def type_text(pilot: Pilot[Any], text: str) -> None:
+    """Type ``text`` key by key, then settle."""
+    for key in text:
+        await pilot.press(TYPED_KEYS.get(key, key))
+    await settle(pilot)
+
+
 async def run_palette(pilot: Pilot[Any], name: str) -> None:
     """Choose a command in the palette: ctrl+p, its name typed, enter."""
     await press(pilot, "ctrl+p")
-    for key in name:
-        await pilot.press("space" if key == " " else key)
-    await settle(pilot)
+    await type_text(pilot, name)
     await press(pilot, "enter")
 
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pilot_harness
 import pytest
-from pilot_harness import app_test, opened, press, run_palette, screen_text, settle, status_text
+from pilot_harness import app_test, opened, press, screen_text, settle, status_text, type_text
 
 from memtui.app.commands import CommandError, MemoryCommand, complete, parse_command
 from memtui.app.modals.confirm import ConfirmModal
@@ -212,9 +213,7 @@ async def test_extract_backfill_consolidate_commands(tmp_path: Path) -> None:
 @app_test
 async def test_palette_offers_memory_actions(tmp_path: Path) -> None:
     async with opened(tmp_path, "ctrl+p") as (app, pilot):
-        for key in "forget selected":
-            await pilot.press(key if key != " " else "space")
-        await settle(pilot)
+        await type_text(pilot, "forget selected")
         assert "memory: forget selected" in screen_text(app)
         await press(pilot, "enter")
         assert isinstance(app.screen, ConfirmModal)
@@ -225,9 +224,7 @@ async def test_palette_offers_memory_actions(tmp_path: Path) -> None:
 @app_test
 async def test_palette_switches_panes(tmp_path: Path) -> None:
     async with opened(tmp_path, "ctrl+p") as (app, pilot):
-        for key in "pane: Log":
-            await pilot.press(key if key != " " else "space")
-        await settle(pilot)
+        await type_text(pilot, "pane: Log")
         await press(pilot, "enter")
         assert app.current_pane().PANE_ID == "log"
 
@@ -263,13 +260,13 @@ async def test_forget_selected_asks_the_pane_on_screen(tmp_path: Path) -> None:
     async with opened(tmp_path) as (app, pilot):
         app.show_history("mem_0009")
         await settle(pilot)
-        await run_palette(pilot, "memory: forget selected")
+        await pilot_harness.run_palette(pilot, "memory: forget selected")
         assert isinstance(app.screen, ConfirmModal)
         assert "3 versions in all" in str(app.screen.query_one(".dialog-body").render())
         await press(pilot, "escape")
         await press(pilot, "9")  # Codex: no memory there; the app's last selection is used
         app.selected_memory_id = None
-        await run_palette(pilot, "memory: forget selected")
+        await pilot_harness.run_palette(pilot, "memory: forget selected")
         assert "No memory selected." in status_text(app)
 
 

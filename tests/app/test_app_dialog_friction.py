@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pilot_harness import app_test, opened, press, screen_text, settle, status_text
+from pilot_harness import app_test, opened, press, screen_text, status_text, type_text
 from textual.widgets import Button, RadioSet, TextArea
 
 from memtui.app.modals.confirm import ConfirmModal
@@ -36,9 +36,7 @@ async def test_the_add_dialog_starts_on_the_kind_and_takes_it_by_a_key(tmp_path:
         assert isinstance(editor.focused, RadioSet)
         await press(pilot, "d")  # decision, then on to the text
         assert isinstance(editor.focused, TextArea)
-        for key in "Ship on Tuesdays.":
-            await pilot.press("space" if key == " " else "full_stop" if key == "." else key)
-        await settle(pilot)
+        await type_text(pilot, "Ship on Tuesdays.")
         assert editor.draft().kind == "decision"
         assert editor.draft().content == "Ship on Tuesdays."
         await press(pilot, "ctrl+s")

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pilot_harness
-from pilot_harness import app_test, demo_app, opened, press, screen_text, settle, status_text
+from pilot_harness import app_test, demo_app, opened, press, screen_text, status_text, type_text
 from textual.widgets import TextArea
 
 from memtui.app.modals.confirm import ConfirmModal
@@ -182,9 +182,7 @@ async def test_memory_commands_approve_and_reject(tmp_path: Path) -> None:
 @app_test
 async def test_palette_actions_reach_the_pane(tmp_path: Path) -> None:
     async with opened(tmp_path, "ctrl+p", size=(100, 30)) as (app, pilot):
-        for key in "inbox: approve selected":
-            await pilot.press(key if key != " " else "space")
-        await settle(pilot)
+        await type_text(pilot, "inbox: approve selected")
         assert "inbox: approve selected" in screen_text(app)
         await press(pilot, "enter")  # not on the Inbox: it is shown first, nothing decided
         assert app.active_pane_id == "inbox" and _status(app, CORRECTION) == "pending"

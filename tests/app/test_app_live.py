@@ -4,11 +4,11 @@ worker (progress, stopping on quit), header state."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
+from backends import elsewhere
 from pilot_harness import app_test, demo_app, opened, press, screen_text, settle, status_text
 
 from memtui.app.modals.confirm import ConfirmModal
@@ -16,22 +16,11 @@ from memtui.engine.api import Engine
 from memtui.engine.demo import build_demo_store
 from memtui.store.database import open_store
 
-T = TypeVar("T")
 HOSTILE = "[@click=app.quit]Click me[/] [bold red]loud[/] \x1b[2J\x1b]52;c;SGk=\x07 end"
 LIVE_WAIT_ROUNDS = 40
 LIVE_WAIT_STEP = 0.05
 HOLD_TIMEOUT_S = 120
 """How long a held worker waits for quit before going on (a safety net, never reached)."""
-
-
-def _elsewhere(target: object, act: Callable[[Engine], T]) -> T:
-    """``act`` on alice's engine over a second connection to the store at ``target``, like
-    another process (or, on PostgreSQL, another machine)."""
-    other = open_store(target)
-    try:
-        return act(Engine(other, "alice"))
-    finally:
-        other.close()
 
 
 async def _until_count(pilot: Any, memory_list: Any, count: int) -> None:
@@ -52,7 +41,7 @@ async def test_a_write_from_another_connection_shows_up_keeping_selection(
         memory_list = app.pane("user").memory_list
         await press(pilot, "j", "j")
         selected = memory_list.current().id
-        _elsewhere(app.store.path,
+        elsewhere(app.store.path, "alice",
                    lambda alice: alice.identity.add_memory("Written by another process.", "fact"))
         await _until_count(pilot, memory_list, 9)
         assert memory_list.current().id == selected  # the selection stays on its memory
@@ -71,7 +60,7 @@ async def test_a_write_from_another_machine_shows_up_on_postgresql(tmp_path: Pat
         memory_list = app.pane("user").memory_list
         await press(pilot, "j", "j")
         selected = memory_list.current().id
-        _elsewhere(pg_url,  # its own connections, as on another machine
+        elsewhere(pg_url, "alice",  # its own connections, as on another machine
                    lambda alice: alice.identity.add_memory("Written on another machine.", "fact"))
         await _until_count(pilot, memory_list, 9)
         assert memory_list.current().id == selected
@@ -85,7 +74,7 @@ async def test_a_forget_elsewhere_moves_the_cursor_to_a_neighbour(tmp_path: Path
         memory_list = app.pane("user").memory_list
         await press(pilot, "j", "j")
         doomed = memory_list.current().id
-        _elsewhere(app.store.path, lambda alice: alice.identity.forget(doomed))
+        elsewhere(app.store.path, "alice", lambda alice: alice.identity.forget(doomed))
         app._poll()  # what the timer does
         await settle(pilot)
         assert memory_list.count == 7
@@ -101,7 +90,7 @@ async def test_the_running_app_holds_no_reader_that_keeps_forgotten_text(
     async with opened(tmp_path, "j", "j", poll_interval=LIVE_WAIT_STEP) as (app, pilot):
         await pilot.pause(LIVE_WAIT_STEP * 2)
         doomed = app.pane("user").memory_list.current()
-        result = _elsewhere(app.store.path, lambda alice: alice.identity.forget(doomed.id))
+        result = elsewhere(app.store.path, "alice", lambda alice: alice.identity.forget(doomed.id))
         assert result.purged, result.purge_reason
         data = b"".join(Path(str(app.store.path) + suffix).read_bytes()
                         for suffix in ("", "-wal")
@@ -127,7 +116,7 @@ async def test_a_store_change_while_the_app_shuts_down_reads_nothing(
         try:
             if app.is_running:  # a pane switch, not the shutdown's removal
                 return
-            _elsewhere(app.store.path,  # a real change, as another process makes it
+            elsewhere(app.store.path, "alice",  # a real change, as another process makes it
                        lambda alice: alice.identity.add_memory("Written during the quit.", "fact"))
             memory_list = app.pane("user").memory_list
             workers, loads = len(app.workers), memory_list.loads_requested
@@ -208,18 +197,19 @@ async def test_a_broken_keymap_file_is_reported_not_fatal(tmp_path: Path) -> Non
         assert isinstance(app.screen, ConfirmModal)
 
 
-def _many_tasks(app, count: int) -> None:
+def _with_tasks(folder: Path, count: int) -> Any:
+    """The demo app with ``count`` more finished tasks of alice's (work for a backfill)."""
+    app = demo_app(folder)
     engine = Engine(app.store, "alice")
     for number in range(count):
         engine.tasks.add_task("webshop", f"Task number {number}", "", "r" * 300,
                               "2026-11-20T10:00:00Z", "2026-11-20T10:30:00Z")
+    return app
 
 
 @app_test
 async def test_backfill_reports_progress(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    _many_tasks(app, 120)
-    async with opened(app) as (app, pilot):
+    async with opened(_with_tasks(tmp_path, 120)) as (app, pilot):
         app.runner.start("backfill")
         assert "running backfill" in str(app.screen.query_one("#header").render())
         await settle(pilot)
@@ -241,8 +231,7 @@ async def test_quit_during_a_backfill_stops_between_transactions(tmp_path: Path)
     part of a batch)."""
     from memtui.engine.extraction import BATCH_SIZE
 
-    app = demo_app(tmp_path)
-    _many_tasks(app, 3 * BATCH_SIZE)
+    app = _with_tasks(tmp_path, 3 * BATCH_SIZE)
     before = len(Engine(app.store, "alice").extraction.log(10_000))
     runner = app.runner
     first_batch_done = threading.Event()
@@ -277,9 +266,7 @@ async def test_quit_during_a_backfill_stops_between_transactions(tmp_path: Path)
 
 @app_test
 async def test_worker_busy_is_said(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    _many_tasks(app, 60)
-    async with opened(app) as (app, pilot):
+    async with opened(_with_tasks(tmp_path, 60)) as (app, pilot):
         app.runner.start("backfill")
         app.runner.start("round")
         assert "busy" in status_text(app)
@@ -303,7 +290,7 @@ async def test_a_correction_elsewhere_keeps_the_cursor_on_the_new_version(
         memory_list = app.pane("user").memory_list
         await press(pilot, "j", "j", "j")
         old = memory_list.current()
-        new = _elsewhere(app.store.path,
+        new = elsewhere(app.store.path, "alice",
                          lambda alice: alice.identity.supersede(old.id, "Corrected elsewhere."))
         app._poll()  # what the timer does
         await settle(pilot)

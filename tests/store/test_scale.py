@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pilot_harness import app_config, app_test, opened, settle
+from pilot_harness import app_config, app_test, opened, settle, type_text
 from shared_build import built_once
 
 from memtui.bench.generate import BENCH_PROJECT, BENCH_USER, generate_store
@@ -305,9 +305,7 @@ async def test_the_app_scrolls_and_searches_the_big_list_by_page(big_db: Path) -
             assert sum(fetched) <= 40 * source.page_size  # a few pages, never the list
 
             await pilot.press("slash")
-            for key in "staging c":
-                await pilot.press("space" if key == " " else key)
-            await settle(pilot)
+            await type_text(pilot, "staging c")
             flt = MemoryFilter(scope="user", owner=BENCH_USER, search="staging c")
             assert memory_list.filter.search == "staging c"
             assert memory_list.count == len(reference_ids(store, flt))
