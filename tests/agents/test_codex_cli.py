@@ -13,7 +13,7 @@ from pathlib import Path
 
 import codex_fixture as fx
 import pytest
-from conftest import CliResult
+from cli_support import CliResult
 from unprivileged import child_command
 
 from memtui.cli.main import main

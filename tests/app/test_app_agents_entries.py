@@ -72,12 +72,15 @@ def _offered(app: Any) -> set[str]:
 
 
 @contextlib.asynccontextmanager
-async def _listed(homes: Path, agent: str,
-                  label_end: str) -> AsyncIterator[tuple[Any, Pilot[Any], AgentsPane]]:
+async def _listed(homes: Path, agent: str, label_end: str, entry: str | None = None
+                  ) -> AsyncIterator[tuple[Any, Pilot[Any], AgentsPane]]:
     """The app on the fixture ``homes`` at 80x24, the entries of a row listed
-    (``_open_row``)."""
+    (``_open_row``), the cursor on ``entry`` if named (``_select``)."""
     async with opened(agents_app(homes)) as (app, pilot):
-        yield app, pilot, await _open_row(pilot, agent, label_end)
+        pane = await _open_row(pilot, agent, label_end)
+        if entry is not None:
+            await _select(pilot, pane, entry)
+        yield app, pilot, pane
 
 
 async def _open_row(pilot: Pilot[Any], agent: str, label_end: str) -> AgentsPane:
@@ -141,8 +144,7 @@ async def test_entries_are_listed_each_saying_what_it_is(homes: Path) -> None:
 
 @app_test
 async def test_secrets_never_show_in_entries_or_the_editor(homes: Path) -> None:
-    async with _listed(homes, "claude", "/src/secret") as (app, pilot, pane):
-        await _select(pilot, pane, "deploy.md")
+    async with _listed(homes, "claude", "/src/secret", "deploy.md") as (app, pilot, pane):
         text = screen_text(app)
         assert "[1 secret]" in text and GITHUB_TOKEN not in text
         assert "«github-pat»" in str(app.screen.query_one("#agents-preview").render())
@@ -226,8 +228,7 @@ async def test_edit_shows_the_diff_then_writes_keeping_front_matter_and_mode(hom
     build = _memory(homes, "app") / "build.md"
     build.chmod(0o640)
     before = build.read_bytes()
-    async with _listed(homes, "claude", "/src/app") as (app, pilot, pane):
-        await _select(pilot, pane, "build.md")
+    async with _listed(homes, "claude", "/src/app", "build.md") as (app, pilot, pane):
         await press(pilot, "e")
         editor = app.screen
         assert isinstance(editor, MemoryEditor)
@@ -262,8 +263,7 @@ async def test_promote_shows_source_and_destination_then_moves_it(homes: Path) -
     memory = _memory(homes, "app")
     user = homes / ".claude" / "CLAUDE.md"
     before = _bytes(memory, user)
-    async with _listed(homes, "claude", "/src/app") as (app, pilot, pane):
-        await _select(pilot, pane, "build.md")
+    async with _listed(homes, "claude", "/src/app", "build.md") as (app, pilot, pane):
         await press(pilot, "P")
         text = screen_text(app)
         assert "Promote to the user tier?" in text
@@ -284,8 +284,7 @@ async def test_promote_shows_source_and_destination_then_moves_it(homes: Path) -
 @app_test
 async def test_promote_a_gemini_project_memory_to_the_global_file(homes: Path) -> None:
     memory = homes / ".gemini" / "tmp" / "app" / "memory"
-    async with _listed(homes, "gemini", "/src/app") as (app, pilot, pane):
-        await _select(pilot, pane, "conventions.md")
+    async with _listed(homes, "gemini", "/src/app", "conventions.md") as (app, pilot, pane):
         await press(pilot, "P")
         text = screen_text(app)
         assert "Promote to the global tier?" in text
@@ -302,8 +301,7 @@ async def test_a_file_changed_since_read_is_refused_with_a_reason(homes: Path) -
     memory = _memory(homes, "app")
     index = memory / "MEMORY.md"
     build = memory / "build.md"
-    async with _listed(homes, "claude", "/src/app") as (app, pilot, pane):
-        await _select(pilot, pane, "build.md")
+    async with _listed(homes, "claude", "/src/app", "build.md") as (app, pilot, pane):
         await press(pilot, "d")
         assert isinstance(app.screen, ConfirmModal)
         index.write_text(index.read_text(encoding="utf-8") + "- [New](new.md) — agent\n",
@@ -333,8 +331,7 @@ async def test_a_symlink_leading_outside_is_refused(homes: Path, key: str) -> No
     memory = _memory(homes, "app")
     outside = homes / "outside.md"
     outside.write_text("---\nname: Outside\n---\n\nnot the agent's\n", encoding="utf-8")
-    async with _listed(homes, "claude", "/src/app") as (app, pilot, pane):
-        await _select(pilot, pane, "build.md")
+    async with _listed(homes, "claude", "/src/app", "build.md") as (app, pilot, pane):
         (memory / "build.md").unlink()  # swapped for a link out after it was listed
         os.symlink(outside, memory / "build.md")
         before = _bytes(memory, outside, homes / ".claude" / "CLAUDE.md")
@@ -352,8 +349,7 @@ async def test_the_reader_follows_a_link_inside_but_never_writes_through_it(home
     memory = _memory(homes, "app")
     os.symlink(memory / "build.md", memory / "alias.md")  # inside the home: listed
     before = _bytes(memory)
-    async with _listed(homes, "claude", "/src/app") as (app, pilot, pane):
-        await _select(pilot, pane, "alias.md")
+    async with _listed(homes, "claude", "/src/app", "alias.md") as (app, pilot, pane):
         assert "Use `make build`." in str(app.screen.query_one("#agents-preview").render())
         for key in ("e", "d", "P"):
             await press(pilot, key)
@@ -396,8 +392,7 @@ async def test_entries_stay_open_across_a_re_read_and_the_inbox_is_recounted(hom
     cursor on the same entry; an entry write recounts the inbox (header and pane bar)."""
     memory = _memory(homes, "app")
     inbox = homes / ".gemini" / "tmp" / "app" / "memory" / ".inbox" / "private"
-    async with _listed(homes, "claude", "/src/app") as (app, pilot, pane):
-        await _select(pilot, pane, "build.md")
+    async with _listed(homes, "claude", "/src/app", "build.md") as (app, pilot, pane):
         counted = pilot_harness.inbox_count(app)
         (memory / "later.md").write_text("---\nname: Later\n---\n\nAdded by the agent.\n",
                                          encoding="utf-8")
