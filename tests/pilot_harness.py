@@ -219,6 +219,15 @@ async def press(pilot: Pilot[Any], *keys: str) -> None:
         await settle(pilot)
 
 
+async def asks(pilot: Pilot[Any], *keys: str) -> str:
+    """Press ``keys`` (``press``): a confirm must then be on screen; what the screen shows."""
+    from memtui.app.modals.confirm import ConfirmModal
+
+    await press(pilot, *keys)
+    assert isinstance(pilot.app.screen, ConfirmModal)
+    return screen_text(pilot.app)
+
+
 async def fill(pilot: Pilot[Any], selector: str, value: str, *keys: str) -> Input:
     """Focus the input ``selector`` on the screen, set its value to ``value`` and settle,
     then press ``keys`` (``press``)."""

@@ -22,6 +22,7 @@ from pilot_harness import (
     WIDE,
     agents_app,
     app_test,
+    asks,
     opened,
     press,
     screen_text,
@@ -171,9 +172,7 @@ async def test_forget_asks_first_and_cancel_changes_no_byte(homes: Path) -> None
     async with _listed(homes, "claude", "/src/app") as (app, pilot, pane):
         topics = pane.opened.files if pane.opened else 0
         await _select(pilot, pane, "build.md")
-        await press(pilot, "d")
-        assert isinstance(app.screen, ConfirmModal)
-        text = screen_text(app)
+        text = await asks(pilot, "d")
         assert "Forget this memory?" in text
         assert "memtui will remove build.md and its index line." in text
         assert "-- [Build commands](build.md)" in text and "remove build.md (" in text
@@ -302,8 +301,7 @@ async def test_a_file_changed_since_read_is_refused_with_a_reason(homes: Path) -
     index = memory / "MEMORY.md"
     build = memory / "build.md"
     async with _listed(homes, "claude", "/src/app", "build.md") as (app, pilot, pane):
-        await press(pilot, "d")
-        assert isinstance(app.screen, ConfirmModal)
+        await asks(pilot, "d")
         index.write_text(index.read_text(encoding="utf-8") + "- [New](new.md) — agent\n",
                          encoding="utf-8")
         after_agent = _bytes(memory)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pilot_harness
 import pytest
-from pilot_harness import app_test, opened, press, screen_text, settle, status_text, type_text
+from pilot_harness import app_test, asks, opened, press, screen_text, settle, status_text, type_text
 
 from memtui.app.commands import CommandError, MemoryCommand, complete, parse_command
 from memtui.app.modals.confirm import ConfirmModal
@@ -215,8 +215,7 @@ async def test_palette_offers_memory_actions(tmp_path: Path) -> None:
     async with opened(tmp_path, "ctrl+p") as (app, pilot):
         await type_text(pilot, "forget selected")
         assert "memory: forget selected" in screen_text(app)
-        await press(pilot, "enter")
-        assert isinstance(app.screen, ConfirmModal)
+        await asks(pilot, "enter")
         await press(pilot, "escape")
         assert app.pane("user").memory_list.count == 8
 

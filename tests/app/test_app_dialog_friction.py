@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pilot_harness import app_test, opened, press, screen_text, status_text, type_text
+from pilot_harness import app_test, asks, opened, press, screen_text, status_text, type_text
 from textual.widgets import Button, RadioSet, TextArea
 
-from memtui.app.modals.confirm import ConfirmModal
 from memtui.app.modals.editor import MemoryEditor
 from memtui.app.panes.memories import MemoriesPane
 
@@ -19,8 +18,7 @@ async def test_the_forget_question_shows_the_memory_text(tmp_path: Path) -> None
         pane = app.current_pane()
         assert isinstance(pane, MemoriesPane)
         memory = pane.memory_list.current()
-        await press(pilot, "d")
-        assert isinstance(app.screen, ConfirmModal)
+        await asks(pilot, "d")
         assert memory.content[:40] in screen_text(app)
         await press(pilot, "n", "space", "j", "space", "j", "space", "j", "space", "d")
         shown = screen_text(app)

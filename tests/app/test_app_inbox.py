@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pilot_harness
-from pilot_harness import app_test, demo_app, opened, press, screen_text, status_text, type_text
+from pilot_harness import app_test, asks, opened, press, screen_text, status_text, type_text
 from textual.widgets import TextArea
 
 from memtui.app.modals.confirm import ConfirmModal
@@ -68,8 +68,7 @@ async def test_mark_then_reject_asks_and_deletes(tmp_path: Path) -> None:
     async with opened(tmp_path, "j", "space", "space", start_pane="inbox",
                       size=(100, 30)) as (app, pilot):
         assert "2 marked" in screen_text(app)
-        await press(pilot, "x")
-        assert isinstance(app.screen, ConfirmModal)
+        await asks(pilot, "x")
         await press(pilot, "n")
         assert _status(app, NEW_PROJECT) == "pending"
         await press(pilot, "x", "y")
@@ -148,7 +147,7 @@ async def test_a_change_since_shown_is_refused_in_the_pane(tmp_path: Path) -> No
 
 @app_test
 async def test_empty_state_says_how_to_turn_review_on(tmp_path: Path) -> None:
-    app = demo_app(tmp_path, start_pane="inbox")
+    app = pilot_harness.demo_app(tmp_path, start_pane="inbox")
     alice = Engine(app.store, "alice")
     alice.review.reject_many(alice.review.actionable_ids())
     alice.settings.update(review_new_memories=0)

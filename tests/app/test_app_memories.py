@@ -8,6 +8,7 @@ import pytest
 from pilot_harness import (
     CopySpy,
     app_test,
+    asks,
     demo_app,
     keys_wait_for_their_queries,
     opened,
@@ -18,7 +19,6 @@ from pilot_harness import (
 )
 from textual.widgets import Input, TextArea
 
-from memtui.app.modals.confirm import ConfirmModal
 from memtui.app.modals.editor import MemoryEditor
 from memtui.app.modals.filter import FilterModal
 from memtui.app.panes.memories import MemoriesPane
@@ -155,8 +155,7 @@ async def test_forget_asks_and_cancel_keeps_the_memory(tmp_path: Path) -> None:
         memory_list = _list(app)
         await press(pilot, "j")  # the 3-version indentation memory
         target = memory_list.current()
-        await press(pilot, "d")
-        assert isinstance(app.screen, ConfirmModal)
+        await asks(pilot, "d")
         body = str(app.screen.query_one(".dialog-body").render())
         assert "3 versions in all" in body and "cannot be undone" in body
         await press(pilot, "n")

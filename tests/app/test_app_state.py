@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pilot_harness import app_test, demo_app, opened, press, settle, status_text
+from pilot_harness import app_test, asks, demo_app, opened, press, settle, status_text
 from textual.widgets import Input
 
 from memtui.app.modals.confirm import ConfirmModal
@@ -107,8 +107,7 @@ async def test_a_forget_reads_its_question_off_the_ui_thread(
         spied(name)
     async with opened(app) as (app, pilot):
         calls.clear()
-        await press(pilot, "j", "d")
-        assert isinstance(app.screen, ConfirmModal)
+        await asks(pilot, "j", "d")
         body = str(app.screen.query_one(".dialog-body").render())
         assert "indentation" in body and "3 versions in all" in body
         assert {name for name, _main in calls} == {"get_memory", "write_refusal",

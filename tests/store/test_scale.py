@@ -152,15 +152,21 @@ def test_counts_are_right(big: Store, name: str) -> None:
     assert big.memories.count_at_most(flt, total + 5) == total
 
 
+def _paged_forward(big: Store, flt: MemoryFilter, size: int) -> list[str]:
+    """The ids of the list ``flt``, read forward in keyset pages of ``size``."""
+    found: list[str] = []
+    page = big.memories.page(flt, size)
+    while page:
+        found += ids(page)
+        page = big.memories.page(flt, size, after=edge(page[-1]))
+    return found
+
+
 @pytest.mark.parametrize("name", sorted(LISTS))
 def test_keyset_pages_cover_the_list_exactly(big: Store, name: str) -> None:
     flt = LISTS[name]
     expected = reference_ids(big, flt)
-    forward: list[str] = []
-    page = big.memories.page(flt, 997)
-    while page:
-        forward += ids(page)
-        page = big.memories.page(flt, 997, after=edge(page[-1]))
+    forward = _paged_forward(big, flt, 997)
     assert forward == expected
     assert len(set(forward)) == len(forward)
     backward: list[str] = []
@@ -238,12 +244,7 @@ def test_searched_keyset_pages_cover_the_search_exactly(big: Store) -> None:
     for text in ("staging cluster", "the", "mig"):
         flt = MemoryFilter(scope="user", owner=BENCH_USER, search=text)
         expected = reference_ids(big, flt)
-        seen: list[str] = []
-        page = big.memories.page(flt, 1_000)
-        while page:
-            seen += ids(page)
-            page = big.memories.page(flt, 1_000, after=edge(page[-1]))
-        assert seen == expected, text
+        assert _paged_forward(big, flt, 1_000) == expected, text
         assert big.memories.count_at_most(flt, 500) == min(500, len(expected))
 
 
