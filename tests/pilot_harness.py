@@ -420,3 +420,19 @@ def calls_to(monkeypatch: Any, owner: type, name: str) -> list[tuple[Any, tuple[
 
     monkeypatch.setattr(owner, name, spied)
     return calls
+
+
+def on_ui_thread(monkeypatch: Any, owner: type, name: str) -> list[bool]:
+    """From now on, for every call of the method ``owner.name``, in order, whether it ran
+    on the UI (main) thread; each still runs the method."""
+    import threading
+
+    threads: list[bool] = []
+    method = getattr(owner, name)
+
+    def spied(self: Any, *args: Any, **kwargs: Any) -> Any:
+        threads.append(threading.current_thread() is threading.main_thread())
+        return method(self, *args, **kwargs)
+
+    monkeypatch.setattr(owner, name, spied)
+    return threads

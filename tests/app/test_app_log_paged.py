@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from pilot_harness import app_test, demo_app, opened, press, screen_text, settle
+from pilot_harness import app_test, demo_app, on_ui_thread, opened, press, screen_text, settle
 
 from memtui.app.widgets.log_list import LogSource
 from memtui.engine.api import Engine
@@ -99,14 +99,8 @@ async def test_far_log_pages_use_the_shared_worker_and_a_failure_is_not_retried_
     app = demo_app(tmp_path)
     engine = Engine(app.store, "alice")
     _fill_log(app.store, "alice", ROWS)
-    fetched: list[bool] = []
     fetch = LogSource.fetch
-
-    def spied(self: LogSource, plan: paged_source.PagePlan) -> list[LogEntry]:
-        fetched.append(threading.current_thread() is threading.main_thread())
-        return fetch(self, plan)
-
-    monkeypatch.setattr(LogSource, "fetch", spied)
+    fetched = on_ui_thread(monkeypatch, LogSource, "fetch")
     async with opened(app, "5") as (app, pilot):
         log_list = app.current_pane().item_list
         middle = log_list.count // 2

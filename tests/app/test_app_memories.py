@@ -11,6 +11,7 @@ from pilot_harness import (
     asks,
     demo_app,
     keys_wait_for_their_queries,
+    on_ui_thread,
     opened,
     press,
     screen_text,
@@ -509,23 +510,11 @@ async def test_a_stale_load_result_is_dropped(tmp_path: Path) -> None:
 
 
 @app_test
-async def test_chain_sizes_before_a_forget_are_read_off_the_ui_thread(tmp_path: Path) -> None:
-    import threading
-
+async def test_chain_sizes_before_a_forget_are_read_off_the_ui_thread(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from memtui.engine.identity import IdentityApi
 
-    app = demo_app(tmp_path)
-    threads: list[bool] = []
-    original = IdentityApi.chain_size
-
-    def spy(self: IdentityApi, memory_id: str) -> int:
-        threads.append(threading.current_thread() is threading.main_thread())
-        return original(self, memory_id)
-
-    IdentityApi.chain_size = spy  # type: ignore[method-assign]
-    try:
-        async with opened(app, "space", "j", "space", "d") as (app, pilot):
-            assert "2 marked memories" in str(app.screen.query_one(".dialog-body").render())
-            assert threads == [False, False]
-    finally:
-        IdentityApi.chain_size = original  # type: ignore[method-assign]
+    threads = on_ui_thread(monkeypatch, IdentityApi, "chain_size")
+    async with opened(tmp_path, "space", "j", "space", "d") as (app, pilot):
+        assert "2 marked memories" in str(app.screen.query_one(".dialog-body").render())
+        assert threads == [False, False]

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pilot_harness import app_test, demo_app, inbox_count, opened, press, settle
+from pilot_harness import app_test, demo_app, inbox_count, on_ui_thread, opened, press, settle
 
 import memtui.store.models as models
 from memtui.bench import app_start
@@ -259,22 +259,12 @@ async def test_the_header_counts_arrive_after_the_first_frame_and_move_nothing(
 @app_test
 async def test_the_header_counts_follow_a_change_and_keep_a_count_that_failed(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import threading
-
     from memtui.app.inbox_sources import InboxSources
     from memtui.app.widgets.status import StatusHeader
     from memtui.errors import StoreError
 
-    app = demo_app(tmp_path)
-    threads: list[bool] = []
-    count = InboxSources.count
-
-    def counting(self: InboxSources, engine: Any) -> int:
-        threads.append(threading.current_thread() is threading.main_thread())
-        return count(self, engine)
-
-    monkeypatch.setattr(InboxSources, "count", counting)
-    async with opened(app, size=(100, 24)) as (app, pilot):
+    threads = on_ui_thread(monkeypatch, InboxSources, "count")
+    async with opened(tmp_path, size=(100, 24)) as (app, pilot):
         header = app.screen.query_one(StatusHeader)
         await press(pilot, "g")  # generate off: the header says so once the worker read it
         assert "gen off use on" in header.render().plain
