@@ -24,7 +24,7 @@ import io
 import re
 from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import textual._wait
 from rich.console import Console
@@ -270,6 +270,16 @@ def screen_text(app: App[Any]) -> str:
                       legacy_windows=False, force_terminal=False)
     console.print(app.screen._compositor.render_update(full=True))
     return console.export_text()
+
+
+ScreenT = TypeVar("ScreenT")
+
+
+def top_screen(app: App[Any], kind: type[ScreenT]) -> ScreenT:
+    """The screen on top of the stack, which must be a ``kind`` (a dialog's class)."""
+    screen = app.screen
+    assert isinstance(screen, kind), screen
+    return screen
 
 
 def status_text(app: App[Any]) -> str:

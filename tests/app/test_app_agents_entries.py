@@ -28,6 +28,7 @@ from pilot_harness import (
     screen_text,
     settle,
     status_text,
+    top_screen,
 )
 from textual.pilot import Pilot
 from textual.widgets import Static, TextArea
@@ -106,8 +107,7 @@ async def _select(pilot: Pilot[Any], pane: AgentsPane, name: str) -> None:
 
 
 async def _edit(pilot: Pilot[Any], text: str) -> MemoryEditor:
-    editor = pilot.app.screen
-    assert isinstance(editor, MemoryEditor)
+    editor = top_screen(pilot.app, MemoryEditor)
     editor.query_one("#content", TextArea).text = text
     await press(pilot, "ctrl+s")
     return editor
@@ -229,8 +229,7 @@ async def test_edit_shows_the_diff_then_writes_keeping_front_matter_and_mode(hom
     before = build.read_bytes()
     async with _listed(homes, "claude", "/src/app", "build.md") as (app, pilot, pane):
         await press(pilot, "e")
-        editor = app.screen
-        assert isinstance(editor, MemoryEditor)
+        editor = top_screen(app, MemoryEditor)
         assert editor.query_one("#content", TextArea).text.startswith("Use `make build`.")
         assert "front matter kept" in _context(app)
         await _edit(pilot, "   ")  # empty: refused in the editor

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pilot_harness import app_test, asks, opened, press, screen_text, status_text, type_text
+import pilot_harness
+from pilot_harness import app_test, opened, press, screen_text, status_text, top_screen, type_text
 from textual.widgets import Button, RadioSet, TextArea
 
 from memtui.app.modals.editor import MemoryEditor
@@ -18,7 +19,7 @@ async def test_the_forget_question_shows_the_memory_text(tmp_path: Path) -> None
         pane = app.current_pane()
         assert isinstance(pane, MemoriesPane)
         memory = pane.memory_list.current()
-        await asks(pilot, "d")
+        await pilot_harness.asks(pilot, "d")
         assert memory.content[:40] in screen_text(app)
         await press(pilot, "n", "space", "j", "space", "j", "space", "j", "space", "d")
         shown = screen_text(app)
@@ -29,8 +30,7 @@ async def test_the_forget_question_shows_the_memory_text(tmp_path: Path) -> None
 @app_test
 async def test_the_add_dialog_starts_on_the_kind_and_takes_it_by_a_key(tmp_path: Path) -> None:
     async with opened(tmp_path, "a") as (app, pilot):
-        editor = app.screen
-        assert isinstance(editor, MemoryEditor)
+        editor = top_screen(app, MemoryEditor)
         assert isinstance(editor.focused, RadioSet)
         await press(pilot, "d")  # decision, then on to the text
         assert isinstance(editor.focused, TextArea)
@@ -81,8 +81,7 @@ async def test_a_project_can_be_created_in_the_app(tmp_path: Path) -> None:
 
     async with opened(tmp_path, "3", "P", user="carol") as (app, pilot):
         identity = Engine(app.store, "carol").identity
-        dialog = app.screen
-        assert isinstance(dialog, ProjectDialog)
+        dialog = top_screen(app, ProjectDialog)
         assert "New project" in screen_text(app)
         await press(pilot, "enter")  # no id yet: said under the fields
         assert "id first" in dialog.query_one("#project-error").message

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pilot_harness
-from pilot_harness import app_test, asks, opened, press, screen_text, status_text, type_text
+from pilot_harness import app_test, opened, press, screen_text, status_text, top_screen, type_text
 from textual.widgets import TextArea
 
 from memtui.app.modals.confirm import ConfirmModal
@@ -68,7 +68,7 @@ async def test_mark_then_reject_asks_and_deletes(tmp_path: Path) -> None:
     async with opened(tmp_path, "j", "space", "space", start_pane="inbox",
                       size=(100, 30)) as (app, pilot):
         assert "2 marked" in screen_text(app)
-        await asks(pilot, "x")
+        await pilot_harness.asks(pilot, "x")
         await press(pilot, "n")
         assert _status(app, NEW_PROJECT) == "pending"
         await press(pilot, "x", "y")
@@ -91,8 +91,7 @@ async def test_mark_all_then_approve_asks_once(tmp_path: Path) -> None:
 @app_test
 async def test_edit_and_approve(tmp_path: Path) -> None:
     async with opened(tmp_path, "j", "e", start_pane="inbox", size=(100, 30)) as (app, pilot):
-        editor = app.screen
-        assert isinstance(editor, MemoryEditor)
+        editor = top_screen(app, MemoryEditor)
         area = editor.query_one(TextArea)
         area.clear()
         area.insert("   ")

@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pilot_harness import app_test, demo_app, opened, press, screen_text, settle, status_text
+import pilot_harness
+from pilot_harness import app_test, opened, press, screen_text, settle, status_text, top_screen
 from textual.widgets import Input, TextArea
 
 from memtui.app.modals.confirm import ConfirmModal
@@ -30,7 +31,7 @@ def _app(tmp_path: Path) -> tuple[Any, Path]:
     folder = tmp_path / "claude" / "projects" / "-home-alice-src-webshop" / "memory"
     folder.mkdir(parents=True)
     (folder / "MEMORY.md").write_text(INDEX)
-    app = demo_app(tmp_path, start_pane="inbox")
+    app = pilot_harness.demo_app(tmp_path, start_pane="inbox")
     path = folder / "deploy-days.md"
     app.engine.gate.answer({"tool_name": "Write", "session_id": "s-1",
                             "cwd": "/home/alice/src/webshop",
@@ -97,8 +98,7 @@ async def test_edit_and_approve_writes_the_edited_text_redacted(tmp_path: Path) 
     async with app.run_test(size=(120, 40)) as pilot:
         await _to_write(pilot)
         await press(pilot, "e")
-        editor = app.screen
-        assert isinstance(editor, MemoryEditor)
+        editor = top_screen(app, MemoryEditor)
         area = editor.query_one(TextArea)
         assert "We deploy on Fridays only." in area.text
         area.text = area.text.replace("Fridays only.", "Fridays; password=hunter2secret")

@@ -17,6 +17,7 @@ from pilot_harness import (
     screen_text,
     settle,
     status_text,
+    top_screen,
 )
 from textual.widgets import Input, TextArea
 
@@ -77,8 +78,7 @@ async def test_vim_movement_and_ends(tmp_path: Path) -> None:
 @app_test
 async def test_add_with_kind_picker_then_undo(tmp_path: Path) -> None:
     async with opened(tmp_path, "a") as (app, pilot):
-        editor = app.screen
-        assert isinstance(editor, MemoryEditor)
+        editor = top_screen(app, MemoryEditor)
         editor.query_one("#kind-decision").value = True
         editor.query_one(TextArea).insert("Deploys happen on Tuesdays only.")
         await press(pilot, "ctrl+s")
@@ -106,8 +106,7 @@ async def test_add_empty_text_is_refused_in_the_form(tmp_path: Path) -> None:
 async def test_failed_write_keeps_what_was_typed(tmp_path: Path) -> None:
     app = demo_app(tmp_path, user="bob")  # bob writes to webshop...
     async with opened(app, "3", "a") as (app, pilot):
-        editor = app.screen
-        assert isinstance(editor, MemoryEditor)
+        editor = top_screen(app, MemoryEditor)
         editor.query_one(TextArea).insert("Readers cannot write this.")
         # ...until the owner makes him a reader while he types (another process)
         Engine(app.store, "alice").identity.set_member("webshop", "bob", "reader")
@@ -120,8 +119,7 @@ async def test_failed_write_keeps_what_was_typed(tmp_path: Path) -> None:
 @app_test
 async def test_note_key_adds_a_note(tmp_path: Path) -> None:
     async with opened(tmp_path, "3", "n") as (app, pilot):
-        editor = app.screen
-        assert isinstance(editor, MemoryEditor)
+        editor = top_screen(app, MemoryEditor)
         editor.query_one(TextArea).insert("Ask Bob before touching the CDN config.")
         await press(pilot, "ctrl+s")
         memory = _list(app, "project").current()
@@ -135,8 +133,7 @@ async def test_correct_is_a_supersede_with_history_and_undo(tmp_path: Path) -> N
         memory_list = _list(app)
         old = memory_list.current()
         await press(pilot, "e")
-        editor = app.screen
-        assert isinstance(editor, MemoryEditor)
+        editor = top_screen(app, MemoryEditor)
         area = editor.query_one(TextArea)
         assert area.text == old.content
         area.text = "Rotate the staging database password on the 1st and the 15th."
@@ -266,8 +263,7 @@ async def test_copy_without_system_clipboard_is_no_crash(tmp_path: Path) -> None
 @app_test
 async def test_filter_by_kind_status_and_source(tmp_path: Path) -> None:
     async with opened(tmp_path, "f") as (app, pilot):
-        modal = app.screen
-        assert isinstance(modal, FilterModal)
+        modal = top_screen(app, FilterModal)
         modal.query_one("#kind-preference").value = True
         await press(pilot, "ctrl+s")
         memory_list = _list(app)
