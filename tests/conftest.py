@@ -9,7 +9,7 @@ from pathlib import Path
 import pg_support
 import pytest
 from cli_support import CliResult, run_main
-from pg_support import BACKENDS, pg_server_url, pg_url  # noqa: F401  (fixtures: tests/pg_support.py)
+from pg_support import BACKENDS, pg_server_url, pg_store_url, pg_url  # noqa: F401  (fixtures: tests/pg_support.py)
 
 from memtui.engine.api import Engine
 from memtui.store.backend import StoreBackend
@@ -71,18 +71,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 @pytest.fixture
-def store_target(backend: str, db_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
+def store_target(backend: str, db_path: Path, request: pytest.FixtureRequest) -> str:
     """Where the test's store lives: the SQLite file ``db_path``, or a new PostgreSQL
-    database holding a new store (its URL; dropped after the test)."""
-    if backend == "sqlite":
-        yield str(db_path)
-        return
-    server: str = request.getfixturevalue("pg_server_url")
-    name = pg_support.migrated_database(server)
-    try:
-        yield pg_support.database_url(server, name)
-    finally:
-        pg_support.drop_database(server, name)
+    database holding a new store (its URL; ``pg_store_url``, dropped after the test)."""
+    return str(db_path) if backend == "sqlite" else request.getfixturevalue("pg_store_url")
 
 
 @pytest.fixture

@@ -12,11 +12,12 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import pg_support
 import pytest
-from threaded import in_thread
+from threaded import reading_in_thread
 
 from memtui.engine.api import Engine
 from memtui.errors import StoreError
@@ -70,16 +71,6 @@ def test_both_backends_have_the_same_schema_version() -> None:
 
 
 # ---- a server ---------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def pg_store_url(pg_server_url: str) -> Iterator[str]:
-    """A new database holding a new store, dropped after the test."""
-    name = pg_support.migrated_database(pg_server_url)
-    try:
-        yield pg_support.database_url(pg_server_url, name)
-    finally:
-        pg_support.drop_database(pg_server_url, name)
 
 
 @pytest.fixture
@@ -339,21 +330,15 @@ def test_an_obsolete_read_sent_after_a_dropped_cancel_is_still_stopped(
 
     endless = ("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c "
                "WHERE x < 2000000000) SELECT count(*) FROM c")
-    lane = store.lane()
-    ticket = lane.begin()
-    inside, go = threading.Event(), threading.Event()
+    go = threading.Event()
 
-    def reader() -> None:
-        with lane.reading(ticket):
-            store.execute("SELECT 1").fetchone()
-            inside.set()
-            go.wait(timeout=60)
-            # the ticket was current when checked; begin() came (and its cancel
-            # found the connection idle) before this statement went out
-            lane._conn.execute(endless).fetchone()  # type: ignore[attr-defined]
+    def then(lane: Any) -> None:
+        go.wait(timeout=60)
+        # the ticket was current when checked; begin() came (and its cancel
+        # found the connection idle) before this statement went out
+        lane._conn.execute(endless).fetchone()
 
-    thread, outcome = in_thread(reader)
-    assert inside.wait(timeout=60)
+    lane, thread, outcome = reading_in_thread(store, then)
     newer = lane.begin()  # the connection is idle: this cancel is dropped
     go.set()
     thread.join(timeout=120)  # minutes of work unless the watchdog cancels it
