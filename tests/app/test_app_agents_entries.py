@@ -17,19 +17,7 @@ from typing import Any
 import pilot_harness
 import pytest
 from agents_fixture import GITHUB_TOKEN
-from pilot_harness import (
-    SMALL,
-    WIDE,
-    agents_app,
-    app_test,
-    asks,
-    opened,
-    press,
-    screen_text,
-    settle,
-    status_text,
-    top_screen,
-)
+from pilot_harness import agents_app, app_test, opened, press, screen_text, settle, status_text
 from textual.pilot import Pilot
 from textual.widgets import Static, TextArea
 
@@ -107,7 +95,7 @@ async def _select(pilot: Pilot[Any], pane: AgentsPane, name: str) -> None:
 
 
 async def _edit(pilot: Pilot[Any], text: str) -> MemoryEditor:
-    editor = top_screen(pilot.app, MemoryEditor)
+    editor = pilot_harness.top_screen(pilot.app, MemoryEditor)
     editor.query_one("#content", TextArea).text = text
     await press(pilot, "ctrl+s")
     return editor
@@ -172,7 +160,7 @@ async def test_forget_asks_first_and_cancel_changes_no_byte(homes: Path) -> None
     async with _listed(homes, "claude", "/src/app") as (app, pilot, pane):
         topics = pane.opened.files if pane.opened else 0
         await _select(pilot, pane, "build.md")
-        text = await asks(pilot, "d")
+        text = await pilot_harness.asks(pilot, "d")
         assert "Forget this memory?" in text
         assert "memtui will remove build.md and its index line." in text
         assert "-- [Build commands](build.md)" in text and "remove build.md (" in text
@@ -229,7 +217,7 @@ async def test_edit_shows_the_diff_then_writes_keeping_front_matter_and_mode(hom
     before = build.read_bytes()
     async with _listed(homes, "claude", "/src/app", "build.md") as (app, pilot, pane):
         await press(pilot, "e")
-        editor = top_screen(app, MemoryEditor)
+        editor = pilot_harness.top_screen(app, MemoryEditor)
         assert editor.query_one("#content", TextArea).text.startswith("Use `make build`.")
         assert "front matter kept" in _context(app)
         await _edit(pilot, "   ")  # empty: refused in the editor
@@ -300,7 +288,7 @@ async def test_a_file_changed_since_read_is_refused_with_a_reason(homes: Path) -
     index = memory / "MEMORY.md"
     build = memory / "build.md"
     async with _listed(homes, "claude", "/src/app", "build.md") as (app, pilot, pane):
-        await asks(pilot, "d")
+        await pilot_harness.asks(pilot, "d")
         index.write_text(index.read_text(encoding="utf-8") + "- [New](new.md) — agent\n",
                          encoding="utf-8")
         after_agent = _bytes(memory)
@@ -460,11 +448,11 @@ def _then(agent: str, label_end: str, name: str | None, *keys: str) -> Any:
 ])
 def test_entry_confirm_snapshot(snap_compare: Any, homes: Path, agent: str, label: str,
                                 entry: str, keys: tuple[str, ...]) -> None:
-    assert snap_compare(agents_app(homes), terminal_size=SMALL,
+    assert snap_compare(agents_app(homes), terminal_size=pilot_harness.SMALL,
                         run_before=_then(agent, label, entry, *keys))
 
 
-@pytest.mark.parametrize("size", [SMALL, WIDE], ids=["80x24", "160x48"])
+@pytest.mark.parametrize("size", [pilot_harness.SMALL, pilot_harness.WIDE], ids=["80x24", "160x48"])
 def test_entries_pane_snapshot(snap_compare: Any, homes: Path, size: tuple[int, int]) -> None:
     assert snap_compare(agents_app(homes), terminal_size=size,
                         run_before=_then("claude", "/src/app", "build.md"))

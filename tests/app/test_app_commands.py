@@ -97,19 +97,20 @@ def test_completion_without_a_selection() -> None:
 # ---- in the app ---------------------------------------------------------------------------
 
 
-async def _run(pilot, text: str) -> None:
+async def _run(pilot, text: str) -> object:
+    """Run ``text`` on the command line (``:``); the screen on top after it."""
     await press(pilot, "colon")
     line = pilot.app.screen.query_one(CommandLine)
     assert line.display and line.has_focus and line.value == "/memory "
     line.value = text
     await press(pilot, "enter")
+    return pilot.app.screen
 
 
 @app_test
 async def test_status_command_shows_settings_worker_counts(tmp_path: Path) -> None:
     async with opened(tmp_path, size=(100, 40)) as (app, pilot):
-        await _run(pilot, "/memory status")
-        assert isinstance(app.screen, TextModal)
+        assert isinstance(await _run(pilot, "/memory status"), TextModal)
         shown = screen_text(app)
         for part in ("generate_memories", "Worker", "idle", "project webshop", "active 11",
                      "Extraction log", "extracted 5"):
@@ -146,19 +147,16 @@ async def test_completion_in_the_command_line(tmp_path: Path) -> None:
 @app_test
 async def test_show_command_opens_the_selected_memory(tmp_path: Path) -> None:
     async with opened(tmp_path) as (app, pilot):
-        await _run(pilot, "/memory show")
-        assert isinstance(app.screen, MemoryDetailModal)
+        assert isinstance(await _run(pilot, "/memory show"), MemoryDetailModal)
         await press(pilot, "escape")
-        await _run(pilot, "/memory show mem_9999")
-        assert not isinstance(app.screen, MemoryDetailModal)
+        assert not isinstance(await _run(pilot, "/memory show mem_9999"), MemoryDetailModal)
         assert "not found" in status_text(app)
 
 
 @app_test
 async def test_forget_command_asks_then_forgets(tmp_path: Path) -> None:
     async with opened(tmp_path) as (app, pilot):
-        await _run(pilot, "/memory forget mem_0001")
-        assert isinstance(app.screen, ConfirmModal)
+        assert isinstance(await _run(pilot, "/memory forget mem_0001"), ConfirmModal)
         await press(pilot, "y")
         assert app.pane("user").memory_list.count == 7
 
@@ -167,8 +165,7 @@ async def test_forget_command_asks_then_forgets(tmp_path: Path) -> None:
 async def test_forget_command_for_another_users_memory_is_not_found(tmp_path: Path) -> None:
     async with opened(tmp_path) as (app, pilot):
         bob_memory = Engine(app.store, "bob").identity.list_memories(limit=1)[0]
-        await _run(pilot, f"/memory forget {bob_memory.id}")
-        assert not isinstance(app.screen, ConfirmModal)
+        assert not isinstance(await _run(pilot, f"/memory forget {bob_memory.id}"), ConfirmModal)
         assert "not found" in status_text(app)
 
 

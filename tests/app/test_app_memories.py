@@ -4,21 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pilot_harness
 import pytest
-from pilot_harness import (
-    CopySpy,
-    app_test,
-    asks,
-    demo_app,
-    keys_wait_for_their_queries,
-    on_ui_thread,
-    opened,
-    press,
-    screen_text,
-    settle,
-    status_text,
-    top_screen,
-)
+from pilot_harness import CopySpy, app_test, opened, press, settle, status_text, top_screen
 from textual.widgets import Input, TextArea
 
 from memtui.app.modals.editor import MemoryEditor
@@ -104,7 +92,7 @@ async def test_add_empty_text_is_refused_in_the_form(tmp_path: Path) -> None:
 
 @app_test
 async def test_failed_write_keeps_what_was_typed(tmp_path: Path) -> None:
-    app = demo_app(tmp_path, user="bob")  # bob writes to webshop...
+    app = pilot_harness.demo_app(tmp_path, user="bob")  # bob writes to webshop...
     async with opened(app, "3", "a") as (app, pilot):
         editor = top_screen(app, MemoryEditor)
         editor.query_one(TextArea).insert("Readers cannot write this.")
@@ -153,7 +141,7 @@ async def test_forget_asks_and_cancel_keeps_the_memory(tmp_path: Path) -> None:
         memory_list = _list(app)
         await press(pilot, "j")  # the 3-version indentation memory
         target = memory_list.current()
-        await asks(pilot, "d")
+        await pilot_harness.asks(pilot, "d")
         body = str(app.screen.query_one(".dialog-body").render())
         assert "3 versions in all" in body and "cannot be undone" in body
         await press(pilot, "n")
@@ -315,7 +303,7 @@ async def test_enter_opens_detail_with_provenance(tmp_path: Path) -> None:
         from memtui.app.modals.detail import MemoryDetailModal
 
         assert isinstance(app.screen, MemoryDetailModal)
-        shown = screen_text(app)
+        shown = pilot_harness.screen_text(app)
         assert "Provenance" in shown and "task_0019" in shown and "finished" in shown
         await press(pilot, "h")
         assert app.current_pane().PANE_ID == "history"
@@ -423,7 +411,7 @@ async def test_an_obsolete_search_is_interrupted_and_its_result_dropped(tmp_path
         return fetch(self, plan)
 
     monkeypatch.setattr(PagedSource, "fetch", slow_for_r)
-    keys_wait_for_their_queries(monkeypatch)  # "r" and "ru" come from their queries
+    pilot_harness.keys_wait_for_their_queries(monkeypatch)  # "r" and "ru" come from their queries
     async with opened(tmp_path) as (app, pilot):
         memory_list = _list(app)
         shown_before = memory_list.source
@@ -510,7 +498,7 @@ async def test_chain_sizes_before_a_forget_are_read_off_the_ui_thread(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from memtui.engine.identity import IdentityApi
 
-    threads = on_ui_thread(monkeypatch, IdentityApi, "chain_size")
+    threads = pilot_harness.on_ui_thread(monkeypatch, IdentityApi, "chain_size")
     async with opened(tmp_path, "space", "j", "space", "d") as (app, pilot):
         assert "2 marked memories" in str(app.screen.query_one(".dialog-body").render())
         assert threads == [False, False]

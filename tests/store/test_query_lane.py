@@ -32,18 +32,8 @@ def test_a_read_runs_on_the_lanes_own_connection(store: Store) -> None:
 
 
 def test_a_newer_ticket_interrupts_a_running_read(store: Store) -> None:
-    lane = store.lane()
-    ticket = lane.begin()
-    started = threading.Event()
-
-    def reader() -> None:
-        with lane.reading(ticket):
-            store.execute("SELECT 1").fetchone()
-            started.set()
-            store.execute(ENDLESS).fetchone()
-
-    thread, outcome = in_thread(reader)
-    assert started.wait(timeout=60)
+    lane, thread, outcome = reading_in_thread(store,
+                                              lambda _lane: store.execute(ENDLESS).fetchone())
     newer = lane.begin()
     thread.join(timeout=120)  # the endless read would take minutes: only the interrupt ends it
     assert not thread.is_alive()
