@@ -6,6 +6,10 @@ with its timers off (no data_version poll, no timed worker rounds), no keymap fi
 system clipboard, a fixed store label in the header, no animations, and no cursor blinking
 once settled.
 
+A Pilot test opens the app with ``opened`` (inside an ``app_test`` function), then acts and
+checks with the helpers here (``press``, ``fill``, ``asks``, ``type_text``, ``top_screen``,
+``status_text``, ``screen_text``...).
+
 Settling (``settle``) waits for what the tests can name: no worker running (a memory
 list's loader, which lives as long as its list, counts once it has nothing to do), every
 message queued on any screen in the stack handled, every screen painted. Pilot's own pauses also
@@ -250,11 +254,12 @@ def app_test(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., No
 
 
 @contextlib.asynccontextmanager
-async def opened(app: MemtuiApp | Path, *keys: str, size: tuple[int, int] = SMALL,
-                 **config: Any) -> AsyncIterator[tuple[MemtuiApp, Pilot[Any]]]:
+async def opened(app: App[Any] | Path, *keys: str, size: tuple[int, int] = SMALL,
+                 **config: Any) -> AsyncIterator[tuple[Any, Pilot[Any]]]:
     """Run ``app`` (a folder: the demo app on a new store there, ``config`` as in
     ``demo_app``) in a terminal of ``size``, settled, then ``keys`` pressed one by one
-    (``press``): ``async with opened(tmp_path, "3") as (app, pilot):``."""
+    (``press``): ``async with opened(tmp_path, "3") as (app, pilot):``. The one way the
+    Pilot tests open an app."""
     if isinstance(app, Path):
         app = demo_app(app, **config)
     async with app.run_test(size=size) as pilot:

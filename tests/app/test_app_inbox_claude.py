@@ -49,7 +49,6 @@ def _pane(app: Any) -> InboxPane:
 async def _to_write(pilot: Any, key: str | None = None) -> str:
     """Put the cursor on the held write (after memtui's own rows); with ``key``, press it
     and return the confirm it asks."""
-    await settle(pilot)
     await press(pilot, *(["j"] * PENDING))
     current = _pane(pilot.app).current()
     assert current is not None and current.origin == "claude-code"
@@ -79,7 +78,7 @@ async def test_held_writes_are_rows_with_the_diff_and_the_index_meter(tmp_path: 
 @app_test
 async def test_approve_writes_the_file_after_a_confirm(tmp_path: Path) -> None:
     app, folder = _app(tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with opened(app, size=(120, 40)) as (app, pilot):
         question = await _to_write(pilot, "a")
         assert "Write deploy-days.md?" in question and "+We deploy on Fridays only." in question
         assert "MEMORY.md 1 → 2 of 200 lines" in question
@@ -95,7 +94,7 @@ async def test_approve_writes_the_file_after_a_confirm(tmp_path: Path) -> None:
 @app_test
 async def test_edit_and_approve_writes_the_edited_text_redacted(tmp_path: Path) -> None:
     app, folder = _app(tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with opened(app, size=(120, 40)) as (app, pilot):
         await _to_write(pilot)
         await press(pilot, "e")
         editor = top_screen(app, MemoryEditor)
@@ -112,7 +111,7 @@ async def test_edit_and_approve_writes_the_edited_text_redacted(tmp_path: Path) 
 @app_test
 async def test_reject_deletes_it_after_a_confirm(tmp_path: Path) -> None:
     app, folder = _app(tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with opened(app, size=(120, 40)) as (app, pilot):
         assert "Reject deploy-days.md?" in await _to_write(pilot, "x")
         await press(pilot, "n")
         assert app.engine.gate.count() == 1

@@ -117,7 +117,7 @@ async def _r_held(folder: Path, monkeypatch: pytest.MonkeyPatch, waiting: thread
     """The demo app with its search box open and every frame recorded, "r" typed and its
     read held (``_gate_searches``)."""
     app = demo_app(folder)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with opened(app) as (app, pilot):
         pane = await open_user_search(app, pilot)
         frames = Frames(pane)
         _install(monkeypatch, frames)
@@ -176,7 +176,7 @@ async def test_the_count_is_read_after_the_rows_are_painted(tmp_path: Path,
 
     monkeypatch.setattr(IdentityApi, "count_memories_at_most", counted)
     app = demo_app_with_matches(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with opened(app) as (app, pilot):
         pane = await open_user_search(app, pilot)
         refresh = Screen._compositor_refresh
 
@@ -311,7 +311,7 @@ async def test_a_search_is_counted_only_once_typing_pauses(tmp_path: Path, monke
 
     monkeypatch.setattr(IdentityApi, "count_memories_at_most", counting)
     app = demo_app_with_matches(tmp_path)  # a full first page: the count is not known yet
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with opened(app) as (app, pilot):
         pane = await open_user_search(app, pilot)
         await pilot.press("r", "u")  # no settling: that waits for the workers' pauses
         ml = pane.memory_list
@@ -384,7 +384,7 @@ async def test_the_preview_of_the_rows_selection_follows_in_the_next_frame(
     (not on the screen's next timer tick), for keys shown from the rows on screen and for
     keys that wait for their reads alike."""
     app = demo_app_with_matches(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with opened(app) as (app, pilot):
         pane = await open_user_search(app, pilot)
         frames = Frames(pane)
         _install(monkeypatch, frames)
@@ -435,7 +435,7 @@ async def test_no_collection_runs_between_a_keys_load_and_the_frame_of_its_rows(
         if phase == "start":
             collections.append(mark[0])
 
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with opened(app) as (app, pilot):
         pane = await open_user_search(app, pilot)
         frames = Frames(pane)
         refresh = Screen._compositor_refresh
