@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from memtui.engine.agents.paths import claude_slug  # noqa: E402
 
+AGENT_ENV = ("CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME", "CLAUDE_CODE_DISABLE_AUTO_MEMORY",
+             "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE", "CODEX_HOME", "CODEX_SQLITE_HOME")
+"""Variables that would point the agents' homes elsewhere or turn their memory off."""
 GITHUB_TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 """A token-shaped value the redaction engine finds (never a real secret)."""
 BIG_INDEX_LINES = 250
@@ -56,7 +60,8 @@ class ClaudeFixture:
         return self.home / "projects" / self.slug(project) / "memory"
 
 
-def _write(path: Path, text: str | bytes) -> Path:
+def write_file(path: Path, text: str | bytes) -> Path:
+    """Write ``text`` (or bytes) to ``path``, its folders made first."""
     path.parent.mkdir(parents=True, exist_ok=True)
     if isinstance(text, bytes):
         path.write_bytes(text)
@@ -65,9 +70,26 @@ def _write(path: Path, text: str | bytes) -> Path:
     return path
 
 
+AGENT_HOMES = Path(__file__).parent / "data" / "agent_homes"
+"""Homes the real agent programs left (``tests/data/agent_homes/<program>-<version>``)."""
+
+
+def copied_home(root: Path, release: str, folder: str) -> Path:
+    """A copy of the real home ``AGENT_HOMES/release/folder`` as ``root/folder``."""
+    target = root / folder
+    shutil.copytree(AGENT_HOMES / release / folder, target)
+    return target
+
+
+def file_bytes(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` (symlinks left out), its bytes by its relative path."""
+    return {str(path.relative_to(folder)): path.read_bytes()
+            for path in sorted(folder.rglob("*")) if path.is_file() and not path.is_symlink()}
+
+
 def _jsonl(path: Path, records: list[dict[str, object] | str]) -> Path:
     lines = [item if isinstance(item, str) else json.dumps(item) for item in records]
-    return _write(path, "\n".join(lines) + "\n")
+    return write_file(path, "\n".join(lines) + "\n")
 
 
 def topic(name: str, description: str, kind: str, body: str, **extra: str) -> str:
@@ -109,7 +131,7 @@ def session(cwd: Path, session_id: str, goal: str, result: str, *, start: str,
 
 def _git_worktree(main: Path, worktree: Path) -> None:
     (main / ".git" / "worktrees" / worktree.name).mkdir(parents=True, exist_ok=True)
-    _write(worktree / ".git", f"gitdir: {main}/.git/worktrees/{worktree.name}\n")
+    write_file(worktree / ".git", f"gitdir: {main}/.git/worktrees/{worktree.name}\n")
 
 
 def build_claude_home(root: Path) -> ClaudeFixture:
@@ -122,40 +144,40 @@ def build_claude_home(root: Path) -> ClaudeFixture:
                        linked=src / "linked")
     for project in (fx.app, fx.worktree, fx.long, fx.big, fx.secret, fx.linked):
         project.mkdir(parents=True, exist_ok=True)
-    _write(home / "settings.json", json.dumps({
+    write_file(home / "settings.json", json.dumps({
         "autoMemoryEnabled": True, "theme": "dark", "permissions": {"allow": ["Bash(ls)"]},
         "someFutureSetting": {"nested": [1, 2]}}, indent=2) + "\n")
-    _write(home / "CLAUDE.md", "# My instructions\n\n- Use uv, never pip.\n- See @docs/extra.md"
+    write_file(home / "CLAUDE.md", "# My instructions\n\n- Use uv, never pip.\n- See @docs/extra.md"
                                "\n\n```\n@not/an/import.md\n```\n")
-    _write(home / "docs" / "extra.md", "Extra user rules.\n")
-    _write(home / "rules" / "style.md", "- Short functions.\n")
-    _write(home / "unknown-tool-state.bin", b"\x00\x01")
+    write_file(home / "docs" / "extra.md", "Extra user rules.\n")
+    write_file(home / "rules" / "style.md", "- Short functions.\n")
+    write_file(home / "unknown-tool-state.bin", b"\x00\x01")
     # the main project: instructions, project settings, a full memory folder
     (fx.app / ".git").mkdir(exist_ok=True)
-    _write(fx.app / "CLAUDE.md", "# App\n\nRun `make test`.\n")
-    _write(fx.app / ".claude" / "settings.json", json.dumps({"autoMemoryEnabled": False}))
-    _write(fx.app / ".claude" / "rules" / "db.md", "- Migrations are append-only.\n")
+    write_file(fx.app / "CLAUDE.md", "# App\n\nRun `make test`.\n")
+    write_file(fx.app / ".claude" / "settings.json", json.dumps({"autoMemoryEnabled": False}))
+    write_file(fx.app / ".claude" / "rules" / "db.md", "- Migrations are append-only.\n")
     memory = fx.memory(fx.app)
-    _write(memory / "MEMORY.md", (
+    write_file(memory / "MEMORY.md", (
         "- [Build commands](build.md) — how to build and test\n"
         "- [Testing feedback](feedback_testing.md) — run the slow tests too\n"
         "- [Old notes](gone.md) — removed long ago\n"
         "- [Escape](../../../../etc/passwd) — should never be followed\n"))
-    _write(memory / "build.md", topic("Build commands", "how to build", "project",
+    write_file(memory / "build.md", topic("Build commands", "how to build", "project",
                                       "Use `make build`.\n\n**Why:** the Makefile pins flags."
                                       "\n\n**How to apply:** always call make."))
-    _write(memory / "feedback_testing.md", topic(
+    write_file(memory / "feedback_testing.md", topic(
         "Testing feedback", "run slow tests", "feedback",
         "Run the slow tests before a release.\n\n**Why:** they caught a regression.\n\n"
         "**How to apply:** `make test-slow`.", confidence="high"))
-    _write(memory / "orphan.md", topic("Orphan", "not in the index", "reference",
+    write_file(memory / "orphan.md", topic("Orphan", "not in the index", "reference",
                                        "See the wiki."))
-    _write(memory / "broken.md", "---\nname: Broken\nthis line is not a pair\n"
+    write_file(memory / "broken.md", "---\nname: Broken\nthis line is not a pair\n"
                                  "no closing fence\n")
-    _write(memory / "binary.md", b"\x00\x01\x02binary")
-    _write(memory / "huge.md", "x" * (1024 * 1024 + 10))
-    _write(memory / "logs" / "2026" / "11" / "2026-11-30.md", "- worked on the build\n")
-    _write(memory / "scratch.txt", "unknown file\n")
+    write_file(memory / "binary.md", b"\x00\x01\x02binary")
+    write_file(memory / "huge.md", "x" * (1024 * 1024 + 10))
+    write_file(memory / "logs" / "2026" / "11" / "2026-11-30.md", "- worked on the build\n")
+    write_file(memory / "scratch.txt", "unknown file\n")
     slug_dir = home / "projects" / fx.slug(fx.app)
     _jsonl(slug_dir / "11111111-1111-4111-8111-111111111111.jsonl",
            session(fx.app, "11111111-1111-4111-8111-111111111111",
@@ -175,8 +197,8 @@ def build_claude_home(root: Path) -> ClaudeFixture:
     # a worktree of the app with its own folder
     _git_worktree(fx.app, fx.worktree)
     wt_memory = fx.memory(fx.worktree)
-    _write(wt_memory / "MEMORY.md", "- [Branch notes](branch.md) — feature branch quirks\n")
-    _write(wt_memory / "branch.md", topic("Branch notes", "feature quirks", "project",
+    write_file(wt_memory / "MEMORY.md", "- [Branch notes](branch.md) — feature branch quirks\n")
+    write_file(wt_memory / "branch.md", topic("Branch notes", "feature quirks", "project",
                                           "The feature flag is on in this worktree."))
     _jsonl(home / "projects" / fx.slug(fx.worktree) / "55555555-5555-4555-8555-555555555555"
            ".jsonl", session(fx.worktree, "55555555-5555-4555-8555-555555555555",
@@ -184,8 +206,8 @@ def build_claude_home(root: Path) -> ClaudeFixture:
                              start="2026-11-28T08:00:00Z", end="2026-11-28T08:30:00Z"))
     # a slug longer than 200 characters
     long_memory = fx.memory(fx.long)
-    _write(long_memory / "MEMORY.md", "- [Long](long.md) — a long path\n")
-    _write(long_memory / "long.md", topic("Long", "long path project", "user",
+    write_file(long_memory / "MEMORY.md", "- [Long](long.md) — a long path\n")
+    write_file(long_memory / "long.md", topic("Long", "long path project", "user",
                                           "The user keeps deep folders."))
     _jsonl(home / "projects" / fx.slug(fx.long) / "66666666-6666-4666-8666-666666666666.jsonl",
            session(fx.long, "66666666-6666-4666-8666-666666666666", "Deep work", "Done deep.",
@@ -196,16 +218,16 @@ def build_claude_home(root: Path) -> ClaudeFixture:
     for number in range(1, BIG_INDEX_LINES + 1):
         name = f"topic_{number:03d}.md"
         lines.append(f"- [Topic {number:03d}]({name}) — " + "hook words " * 10)
-        _write(big_memory / name, topic(f"Topic {number:03d}", "one of many", "reference",
+        write_file(big_memory / name, topic(f"Topic {number:03d}", "one of many", "reference",
                                         f"Fact number {number}."))
-    _write(big_memory / "MEMORY.md", "\n".join(lines) + "\n")
+    write_file(big_memory / "MEMORY.md", "\n".join(lines) + "\n")
     _jsonl(home / "projects" / fx.slug(fx.big) / "77777777-7777-4777-8777-777777777777.jsonl",
            session(fx.big, "77777777-7777-4777-8777-777777777777", "Big", "Big done.",
                    start="2026-11-26T08:00:00Z", end="2026-11-26T08:10:00Z"))
     # a topic file holding a token
     secret_memory = fx.memory(fx.secret)
-    _write(secret_memory / "MEMORY.md", "- [Deploy](deploy.md) — how to deploy\n")
-    _write(secret_memory / "deploy.md", topic(
+    write_file(secret_memory / "MEMORY.md", "- [Deploy](deploy.md) — how to deploy\n")
+    write_file(secret_memory / "deploy.md", topic(
         "Deploy", "deploy steps", "reference",
         f"Deploy with the bot account.\nexport GITHUB_TOKEN={GITHUB_TOKEN}\nThen run deploy."))
     _jsonl(home / "projects" / fx.slug(fx.secret) / "88888888-8888-4888-8888-888888888888.jsonl",
@@ -213,7 +235,7 @@ def build_claude_home(root: Path) -> ClaudeFixture:
                    "Deployed.", start="2026-11-25T08:00:00Z", end="2026-11-25T08:10:00Z"))
     # a memory folder that is a symlink (to a folder outside the home)
     outside = root / "elsewhere" / "memory"
-    _write(outside / "MEMORY.md", "- [Elsewhere](x.md)\n")
+    write_file(outside / "MEMORY.md", "- [Elsewhere](x.md)\n")
     linked_dir = home / "projects" / fx.slug(fx.linked)
     linked_dir.mkdir(parents=True, exist_ok=True)
     os.symlink(outside, linked_dir / "memory")
@@ -267,32 +289,32 @@ def build_gemini_home(root: Path) -> GeminiFixture:
                        web=root / "src" / "web", clash=root / "other" / "app")
     for project in (fx.app, fx.web, fx.clash):
         project.mkdir(parents=True, exist_ok=True)
-    _write(home / "settings.json", "{\n  // comments are allowed here\n"
+    write_file(home / "settings.json", "{\n  // comments are allowed here\n"
            "  \"experimental\": {\"autoMemory\": true},\n"
            "  \"context\": {\"fileName\": \"GEMINI.md\"},\n  \"ui\": {\"theme\": \"x\"}\n}\n")
-    _write(home / "GEMINI.md", "# Global context\n\nBe brief.\n\n## Gemini Added Memories\n"
+    write_file(home / "GEMINI.md", "# Global context\n\nBe brief.\n\n## Gemini Added Memories\n"
                                "- The user prefers tabs in Go files.\n\n## Other\n- Be concise\n")
-    _write(home / "projects.json", json.dumps({"projects": {
+    write_file(home / "projects.json", json.dumps({"projects": {
         str(fx.app): "app", str(fx.clash): "app", str(fx.web): "web"},
         "version": 3}, indent=2))
-    _write(home / "oauth_creds.json", "{}")
+    write_file(home / "oauth_creds.json", "{}")
     app = fx.memory("app")
-    _write(app.parent / ".project_root", f"{fx.app}\n")
-    _write(app / "MEMORY.md", "# Project memory\n- [Conventions](conventions.md) — naming and "
+    write_file(app.parent / ".project_root", f"{fx.app}\n")
+    write_file(app / "MEMORY.md", "# Project memory\n- [Conventions](conventions.md) — naming and "
                               "layout\n")
-    _write(app / "conventions.md", "Files are kebab-case.\n")
-    _write(app / "unlisted.md", "Not mentioned by the index, so never loaded.\n")
-    _write(app / ".inbox" / "private" / "0001-ci.patch", GOOD_PRIVATE_PATCH)
-    _write(app / ".inbox" / "private" / "0002-stale.patch", STALE_PATCH)
-    _write(app / ".inbox" / "private" / "0003-broken.patch", MALFORMED_PATCH)
-    _write(app / ".inbox" / "global" / "0001-tz.patch", GOOD_GLOBAL_PATCH)
-    _write(app / ".inbox" / "private" / "README.txt", "unknown file\n")
+    write_file(app / "conventions.md", "Files are kebab-case.\n")
+    write_file(app / "unlisted.md", "Not mentioned by the index, so never loaded.\n")
+    write_file(app / ".inbox" / "private" / "0001-ci.patch", GOOD_PRIVATE_PATCH)
+    write_file(app / ".inbox" / "private" / "0002-stale.patch", STALE_PATCH)
+    write_file(app / ".inbox" / "private" / "0003-broken.patch", MALFORMED_PATCH)
+    write_file(app / ".inbox" / "global" / "0001-tz.patch", GOOD_GLOBAL_PATCH)
+    write_file(app / ".inbox" / "private" / "README.txt", "unknown file\n")
     web = fx.memory("web")
-    _write(web / "GEMINI.md", f"- The web app deploys with token {GITHUB_TOKEN}\n")
-    _write(fx.web / "GEMINI.md", "# Web\nUse pnpm.\n")
-    _write(fx.web / "docs" / "GEMINI.md", "# Docs\nWrite short pages.\n")
-    _write(home / "tmp" / "orphan-slug" / "memory" / "MEMORY.md", "- loose fact\n")
-    _write(home / "tmp" / "orphan-slug" / "chats" / "session.json", "{}")
+    write_file(web / "GEMINI.md", f"- The web app deploys with token {GITHUB_TOKEN}\n")
+    write_file(fx.web / "GEMINI.md", "# Web\nUse pnpm.\n")
+    write_file(fx.web / "docs" / "GEMINI.md", "# Docs\nWrite short pages.\n")
+    write_file(home / "tmp" / "orphan-slug" / "memory" / "MEMORY.md", "- loose fact\n")
+    write_file(home / "tmp" / "orphan-slug" / "chats" / "session.json", "{}")
     return fx
 
 

@@ -1,8 +1,18 @@
-"""What tests need to look at a store on either backend (raw SQL that differs)."""
+"""What tests need to look at a store on either backend (raw SQL that differs), to write to it
+as another process would, or to damage an SQLite file."""
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from memtui.engine.api import Engine
 from memtui.store.backend import StoreBackend
+from memtui.store.database import open_store
+
+T = TypeVar("T")
 
 
 def is_postgres(store: StoreBackend) -> bool:
@@ -24,3 +34,36 @@ def interaction_count(store: StoreBackend, user_id: str) -> int:
     """How many interactions the user has."""
     return int(store.execute("SELECT count(*) FROM interactions WHERE user_id = ?",
                              (user_id,)).fetchone()[0])
+
+
+def elsewhere(target: Any, user: str, act: Callable[[Engine], T], **options: Any) -> T:
+    """``act`` on ``user``'s engine over a second connection to the store at ``target``
+    (``options`` as for ``open_store``), as another process (or, on PostgreSQL, another
+    machine) would; closed after."""
+    other = open_store(target, **options)
+    try:
+        return act(Engine(other, user))
+    finally:
+        other.close()
+
+
+def damage_memories(path: Path, *, fulltext: bool = False, checkpoint: bool = False) -> Path:
+    """Overwrite the SQLite file's pages of the memories table (``fulltext``: and of its
+    full-text index) and every page after the schema's last root page with 0x5A bytes
+    (``checkpoint``: after moving the WAL into the file): the schema still reads, the
+    memories do not."""
+    tables = "tbl_name = 'memories'" + (" OR tbl_name LIKE 'memories_fts%'" if fulltext else "")
+    conn = sqlite3.connect(path)
+    if checkpoint:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    roots = [row[0] for row in conn.execute(
+        f"SELECT rootpage FROM sqlite_master WHERE rootpage > 0 AND ({tables})")]
+    last_root = conn.execute("SELECT max(rootpage) FROM sqlite_master").fetchone()[0]
+    conn.close()
+    with path.open("r+b") as handle:
+        for page in roots + list(range(last_root + 1, pages + 1)):
+            handle.seek((page - 1) * page_size)
+            handle.write(b"\x5a" * page_size)
+    return path

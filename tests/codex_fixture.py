@@ -12,12 +12,17 @@ a truncated last line, an unknown record type). Run as a script to build one on 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
+import subprocess
 import sys
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, NamedTuple
+
+from agents_fixture import write_file
 
 NOW = datetime(2026, 10, 6, 12, 0, 0, tzinfo=UTC)
 """The time the fixture's leases and retries are judged at."""
@@ -184,14 +189,6 @@ def _rollout_path(home: Path, thread: str) -> str:
     moment = UPDATED.get(thread, NOW)
     return str(home / "sessions" / moment.strftime("%Y/%m/%d")
                / f"rollout-{moment.strftime('%Y-%m-%dT%H-%M-%S')}-{thread}.jsonl")
-
-
-def _write(path: Path, text: str | bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8")
 
 
 def _raw_memories_md(home: Path) -> str:
@@ -463,7 +460,7 @@ def _write_rollouts(home: Path) -> None:
         text = "\n".join(lines) + "\n"
         if thread == THREAD_TRUNCATED:
             text = "\n".join(lines[:-1]) + "\n" + lines[-1][: len(lines[-1]) // 2]
-        _write(rollout_file(home, thread), text)
+        write_file(rollout_file(home, thread), text)
 
 
 def build_codex_home(root: Path, *, wal: bool = True, layout: str = LAYOUT_MEMORIES_DB
@@ -471,20 +468,20 @@ def build_codex_home(root: Path, *, wal: bool = True, layout: str = LAYOUT_MEMOR
     """Create a realistic Codex home at ``root/.codex`` (databases of ``layout``)."""
     home = Path(root) / ".codex"
     memories = home / "memories"
-    _write(memories / "memory_summary.md", MEMORY_SUMMARY)
-    _write(memories / "MEMORY.md", MEMORY_MD)
-    _write(memories / "raw_memories.md", _raw_memories_md(home))
+    write_file(memories / "memory_summary.md", MEMORY_SUMMARY)
+    write_file(memories / "MEMORY.md", MEMORY_MD)
+    write_file(memories / "raw_memories.md", _raw_memories_md(home))
     for thread, name in SUMMARY_FILES.items():
-        _write(memories / "rollout_summaries" / name, _rollout_summary(home, thread))
+        write_file(memories / "rollout_summaries" / name, _rollout_summary(home, thread))
     ad_hoc = memories / "extensions" / "ad_hoc"
-    _write(ad_hoc / "instructions.md", "Write one note per fact. Keep notes short.\n")
-    _write(ad_hoc / "notes" / GOOD_NOTES[0], "Use uv, not pip, for every Python project.\n")
-    _write(ad_hoc / "notes" / GOOD_NOTES[1], "The staging database is read-only.\n")
-    _write(ad_hoc / "notes" / BAD_NOTE, "This note has a name Codex would not accept.\n")
-    _write(memories / "skills" / "run-tests" / "SKILL.md", "# run-tests\n\nUse uv run pytest.\n")
-    _write(memories / "phase2_workspace_diff.md", "diff --git a/MEMORY.md b/MEMORY.md\n")
-    _write(memories / ".git" / "HEAD", "ref: refs/heads/main\n")
-    _write(home / "config.toml", "[features]\nmemories = true\n\n[memories]\n"
+    write_file(ad_hoc / "instructions.md", "Write one note per fact. Keep notes short.\n")
+    write_file(ad_hoc / "notes" / GOOD_NOTES[0], "Use uv, not pip, for every Python project.\n")
+    write_file(ad_hoc / "notes" / GOOD_NOTES[1], "The staging database is read-only.\n")
+    write_file(ad_hoc / "notes" / BAD_NOTE, "This note has a name Codex would not accept.\n")
+    write_file(memories / "skills" / "run-tests" / "SKILL.md", "# run-tests\n\nUse uv run pytest.\n")
+    write_file(memories / "phase2_workspace_diff.md", "diff --git a/MEMORY.md b/MEMORY.md\n")
+    write_file(memories / ".git" / "HEAD", "ref: refs/heads/main\n")
+    write_file(home / "config.toml", "[features]\nmemories = true\n\n[memories]\n"
                                  "generate_memories = true\nuse_memories = true\n")
     build_codex_dbs(home, layout=layout, wal=wal)
     _write_rollouts(home)
@@ -578,7 +575,7 @@ def write_modern_rollouts(home: Path, sqlite_home: Path | None = None) -> dict[s
         data = b"\n".join(lines) + b"\n"
         if path.name.endswith(".zst"):
             data = zstandard.ZstdCompressor().compress(data)
-        _write(path, data)
+        write_file(path, data)
     state = (sqlite_home or home) / "state_5.sqlite"
     if state.exists():
         conn = sqlite3.connect(state)
@@ -652,3 +649,26 @@ def read_rollouts(home: Path, max_files: int | None = None) -> RolloutScan:
         except FileProblemError as error:
             problems.append(Problem(str(path), error.reason))
     return RolloutScan(tuple(tasks), tuple(problems))
+
+
+LOCK_SCRIPT = """
+import sqlite3, sys, time
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute(sys.argv[2])
+print("locked", flush=True)
+time.sleep(60)
+"""
+"""Another process that holds an SQLite database locked (argv: the file, the BEGIN)."""
+
+
+@contextlib.contextmanager
+def locked_by_another_process(database: Path, begin: str = "BEGIN EXCLUSIVE") -> Iterator[None]:
+    """While the block runs, another process holds ``database`` locked (``begin``: how)."""
+    holder = subprocess.Popen([sys.executable, "-c", LOCK_SCRIPT, str(database), begin],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        yield
+    finally:
+        holder.kill()
+        holder.wait()

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import io
-import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import pg_support
 import pytest
-from pg_support import BACKENDS, pg_server_url, pg_url  # noqa: F401  (fixtures: tests/pg_support.py)
+from cli_support import CliResult, run_main
+from pg_support import BACKENDS, pg_server_url, pg_store_url, pg_url  # noqa: F401  (fixtures: tests/pg_support.py)
 
-from memtui.cli.main import main
 from memtui.engine.api import Engine
 from memtui.store.backend import StoreBackend
 from memtui.store.database import open_store
@@ -75,18 +71,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 @pytest.fixture
-def store_target(backend: str, db_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
+def store_target(backend: str, db_path: Path, request: pytest.FixtureRequest) -> str:
     """Where the test's store lives: the SQLite file ``db_path``, or a new PostgreSQL
-    database holding a new store (its URL; dropped after the test)."""
-    if backend == "sqlite":
-        yield str(db_path)
-        return
-    server: str = request.getfixturevalue("pg_server_url")
-    name = pg_support.migrated_database(server)
-    try:
-        yield pg_support.database_url(server, name)
-    finally:
-        pg_support.drop_database(server, name)
+    database holding a new store (its URL; ``pg_store_url``, dropped after the test)."""
+    return str(db_path) if backend == "sqlite" else request.getfixturevalue("pg_store_url")
 
 
 @pytest.fixture
@@ -103,20 +91,6 @@ def engine_for(store: StoreBackend) -> Callable[[str], Engine]:
     return lambda user: Engine(store, user)
 
 
-@dataclass
-class CliResult:
-    """What one command-line run printed and returned."""
-
-    code: int
-    out: str
-    err: str
-
-    @property
-    def json(self) -> Any:
-        """stdout parsed as JSON."""
-        return json.loads(self.out)
-
-
 @pytest.fixture
 def cli(request: pytest.FixtureRequest, db_path: Path) -> Callable[..., CliResult]:
     """Run ``memtui --db <test store> ARGS`` in-process: ``cli("--user", "alice", "memory", ...)``.
@@ -124,25 +98,4 @@ def cli(request: pytest.FixtureRequest, db_path: Path) -> Callable[..., CliResul
     target = (request.getfixturevalue("store_target") if "backend" in request.fixturenames
               else str(db_path))
 
-    def run(*args: str) -> CliResult:
-        out, err = io.StringIO(), io.StringIO()
-        code = main(["--db", target, *args], stdout=out, stderr=err)
-        return CliResult(code, out.getvalue(), err.getvalue())
-
-    return run
-
-
-AGENT_HOME_ENV = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "CODEX_SQLITE_HOME")
-"""Variables that would point the agents' homes away from ``$HOME``."""
-
-
-def fresh_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """An empty ``$HOME`` under the test folder, the agents' homes inside it (their variables
-    unset) and ``$MEMTUI_DB`` beside it."""
-    folder = tmp_path / "home"
-    folder.mkdir()
-    monkeypatch.setenv("HOME", str(folder))
-    monkeypatch.setenv("MEMTUI_DB", str(tmp_path / "env.db"))
-    for name in AGENT_HOME_ENV:
-        monkeypatch.delenv(name, raising=False)
-    return folder
+    return lambda *args: run_main("--db", target, *args)

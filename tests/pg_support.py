@@ -149,14 +149,25 @@ def pg_server_url() -> str:
     return server_url()
 
 
+def _dropped_after(server: str, name: str) -> Iterator[str]:
+    """The URL of the database ``name``, dropped once the caller is done."""
+    try:
+        yield database_url(server, name)
+    finally:
+        drop_database(server, name)
+
+
 @pytest.fixture
 def pg_url(pg_server_url: str) -> Iterator[str]:
     """The URL of a new, empty database for this test alone; dropped after it."""
-    name = create_database(pg_server_url)
-    try:
-        yield database_url(pg_server_url, name)
-    finally:
-        drop_database(pg_server_url, name)
+    yield from _dropped_after(pg_server_url, create_database(pg_server_url))
+
+
+@pytest.fixture
+def pg_store_url(pg_server_url: str) -> Iterator[str]:
+    """The URL of a new database holding a new store (``migrated_database``) for this test
+    alone; dropped after it."""
+    yield from _dropped_after(pg_server_url, migrated_database(pg_server_url))
 
 
 def store_location(backend: str, request: pytest.FixtureRequest, tmp_path: Path,

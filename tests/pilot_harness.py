@@ -6,6 +6,10 @@ with its timers off (no data_version poll, no timed worker rounds), no keymap fi
 system clipboard, a fixed store label in the header, no animations, and no cursor blinking
 once settled.
 
+A Pilot test opens the app with ``opened`` (inside an ``app_test`` function), then acts and
+checks with the helpers here (``press``, ``fill``, ``asks``, ``type_text``, ``top_screen``,
+``status_text``, ``screen_text``...).
+
 Settling (``settle``) waits for what the tests can name: no worker running (a memory
 list's loader, which lives as long as its list, counts once it has nothing to do), every
 message queued on any screen in the stack handled, every screen painted. Pilot's own pauses also
@@ -18,12 +22,13 @@ the time they took.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import io
 import re
-from collections.abc import Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import textual._wait
 from rich.console import Console
@@ -96,6 +101,13 @@ def demo_app(folder: Path, *, user: str = DEMO_USER, project: str | None = DEMO_
                      cwd=folder)
     app.animation_level = "none"
     return app
+
+
+def agents_app(homes: Path, **config: Any) -> MemtuiApp:
+    """The demo app in ``homes`` whose agent homes are the ones there (``.claude``,
+    ``.gemini``, ``.codex``)."""
+    return demo_app(homes, claude_home=homes / ".claude", gemini_home=homes / ".gemini",
+                    codex_home=homes / ".codex", **config)
 
 
 def demo_app_with_matches(folder: Path,
@@ -211,6 +223,26 @@ async def press(pilot: Pilot[Any], *keys: str) -> None:
         await settle(pilot)
 
 
+async def asks(pilot: Pilot[Any], *keys: str) -> str:
+    """Press ``keys`` (``press``): a confirm must then be on screen; what the screen shows."""
+    from memtui.app.modals.confirm import ConfirmModal
+
+    await press(pilot, *keys)
+    assert isinstance(pilot.app.screen, ConfirmModal)
+    return screen_text(pilot.app)
+
+
+async def fill(pilot: Pilot[Any], selector: str, value: str, *keys: str) -> Input:
+    """Focus the input ``selector`` on the screen, set its value to ``value`` and settle,
+    then press ``keys`` (``press``)."""
+    field = pilot.app.screen.query_one(selector, Input)
+    field.focus()
+    field.value = value
+    await settle(pilot)
+    await press(pilot, *keys)
+    return field
+
+
 def app_test(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
     """Run an async Pilot test in its own event loop (no async pytest plugin needed)."""
 
@@ -219,6 +251,21 @@ def app_test(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., No
         asyncio.run(test(*args, **kwargs))
 
     return run
+
+
+@contextlib.asynccontextmanager
+async def opened(app: App[Any] | Path, *keys: str, size: tuple[int, int] = SMALL,
+                 **config: Any) -> AsyncIterator[tuple[Any, Pilot[Any]]]:
+    """Run ``app`` (a folder: the demo app on a new store there, ``config`` as in
+    ``demo_app``) in a terminal of ``size``, settled, then ``keys`` pressed one by one
+    (``press``): ``async with opened(tmp_path, "3") as (app, pilot):``. The one way the
+    Pilot tests open an app."""
+    if isinstance(app, Path):
+        app = demo_app(app, **config)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await press(pilot, *keys)
+        yield app, pilot
 
 
 def screen_text(app: App[Any]) -> str:
@@ -230,17 +277,36 @@ def screen_text(app: App[Any]) -> str:
     return console.export_text()
 
 
+ScreenT = TypeVar("ScreenT")
+
+
+def top_screen(app: App[Any], kind: type[ScreenT]) -> ScreenT:
+    """The screen on top of the stack, which must be a ``kind`` (a dialog's class)."""
+    screen = app.screen
+    assert isinstance(screen, kind), screen
+    return screen
+
+
 def status_text(app: App[Any]) -> str:
     """The status line's text."""
     return str(app.get_screen_main().query_one("#status-message").render())
 
 
+TYPED_KEYS = {" ": "space", ".": "full_stop"}
+"""The keys ``type_text`` presses for characters that are not their own key's name."""
+
+
+async def type_text(pilot: Pilot[Any], text: str) -> None:
+    """Type ``text`` key by key, then settle."""
+    for key in text:
+        await pilot.press(TYPED_KEYS.get(key, key))
+    await settle(pilot)
+
+
 async def run_palette(pilot: Pilot[Any], name: str) -> None:
     """Choose a command in the palette: ctrl+p, its name typed, enter."""
     await press(pilot, "ctrl+p")
-    for key in name:
-        await pilot.press("space" if key == " " else key)
-    await settle(pilot)
+    await type_text(pilot, name)
     await press(pilot, "enter")
 
 
@@ -369,3 +435,19 @@ def calls_to(monkeypatch: Any, owner: type, name: str) -> list[tuple[Any, tuple[
 
     monkeypatch.setattr(owner, name, spied)
     return calls
+
+
+def on_ui_thread(monkeypatch: Any, owner: type, name: str) -> list[bool]:
+    """From now on, for every call of the method ``owner.name``, in order, whether it ran
+    on the UI (main) thread; each still runs the method."""
+    import threading
+
+    threads: list[bool] = []
+    method = getattr(owner, name)
+
+    def spied(self: Any, *args: Any, **kwargs: Any) -> Any:
+        threads.append(threading.current_thread() is threading.main_thread())
+        return method(self, *args, **kwargs)
+
+    monkeypatch.setattr(owner, name, spied)
+    return threads

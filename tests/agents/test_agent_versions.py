@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import CliResult, fresh_home
+from cli_support import CliResult, fresh_home
 
 from memtui.cli.main import main
 from memtui.engine.agents.overview import agents_overview

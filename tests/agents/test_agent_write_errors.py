@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from agents_fixture import build_claude_home, build_gemini_home
-from conftest import CliResult, fresh_home
+from cli_support import CliResult, fresh_home
 
 from memtui.engine import safe_files
 from memtui.engine.safe_files import TEMP_PREFIX

@@ -15,7 +15,7 @@ from agents_fixture import (
     build_claude_home,
     build_gemini_home,
 )
-from conftest import CliResult
+from cli_support import CliResult
 
 Run = Callable[..., CliResult]
 

@@ -10,13 +10,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from agents_fixture import (
-    GITHUB_TOKEN,
-    ClaudeFixture,
-    GeminiFixture,
-    build_claude_home,
-    build_gemini_home,
-)
+from agents_fixture import GITHUB_TOKEN, ClaudeFixture, GeminiFixture, file_bytes
 
 from memtui.engine import safe_files
 from memtui.engine.agents.claude import read_claude_home
@@ -42,31 +36,16 @@ from memtui.engine.agents.switches import CLAUDE_SWITCH, GEMINI_SWITCH, plan_swi
 from memtui.errors import UnsafePath
 
 
-@pytest.fixture()
-def claude(tmp_path: Path) -> ClaudeFixture:
-    return build_claude_home(tmp_path)
-
-
-@pytest.fixture()
-def gemini(tmp_path: Path) -> GeminiFixture:
-    return build_gemini_home(tmp_path)
-
-
-def _snapshot(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file() and not p.is_symlink()}
-
-
 def test_forget_removes_the_topic_and_its_index_line_only_with_write(
         claude: ClaudeFixture) -> None:
     memory = claude.memory(claude.app)
-    before = _snapshot(memory)
+    before = file_bytes(memory)
     plan = plan_forget(claude.home, memory / "build.md")
     assert "build.md" in plan.diff() and "Build commands" in plan.diff()
     with pytest.raises(AgentWriteRefused) as refused:
         apply_plan(plan, False)
     assert refused.value.exit_code == 4 and refused.value.detail["plan"]["action"] == "forget"
-    assert _snapshot(memory) == before
+    assert file_bytes(memory) == before
     apply_plan(plan, True)
     assert not (memory / "build.md").exists()
     index = (memory / "MEMORY.md").read_text(encoding="utf-8")
@@ -80,10 +59,10 @@ def test_a_file_changed_since_read_is_refused_and_nothing_written(claude: Claude
     index = memory / "MEMORY.md"
     index.write_text(index.read_text(encoding="utf-8") + "- [New](new.md) — by the agent\n",
                      encoding="utf-8")
-    before = _snapshot(memory)
+    before = file_bytes(memory)
     with pytest.raises(ChangedSinceRead):
         apply_plan(plan, True)
-    assert _snapshot(memory) == before
+    assert file_bytes(memory) == before
 
 
 def test_replace_keeps_the_mode_and_refuses_a_race(claude: ClaudeFixture,
@@ -208,12 +187,12 @@ def test_gemini_inbox_apply_and_dismiss(gemini: GeminiFixture) -> None:
     assert "- The user's timezone is Europe/Berlin." in (gemini.home / "GEMINI.md").read_text(
         encoding="utf-8")
     assert read_gemini_home(gemini.home, env={}).added_memories[-1].endswith("Berlin.")
-    before = _snapshot(gemini.home)
+    before = file_bytes(gemini.home)
     with pytest.raises(AgentInputError, match="does not apply"):
         plan_apply_patch(gemini.home, "private/0002-stale.patch")
     with pytest.raises(AgentInputError, match="malformed"):
         plan_apply_patch(gemini.home, "private/0003-broken.patch")
-    assert _snapshot(gemini.home) == before
+    assert file_bytes(gemini.home) == before
     apply_plan(plan_dismiss_patch(gemini.home, "private/0003-broken.patch"), True)
     assert [patch.id for patch in list_gemini_inbox(gemini.home)] == [
         "private/0002-stale.patch"]

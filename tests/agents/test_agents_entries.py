@@ -5,16 +5,9 @@ from a read and refuse a file changed since, and refusals that say why."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
-from agents_fixture import (
-    GITHUB_TOKEN,
-    ClaudeFixture,
-    GeminiFixture,
-    build_claude_home,
-    build_gemini_home,
-)
+from agents_fixture import GITHUB_TOKEN, ClaudeFixture, GeminiFixture
 
 from memtui.engine.agents.curation import (
     edit_source,
@@ -32,16 +25,6 @@ from memtui.engine.agents.entries import (
 from memtui.engine.agents.errors import AgentInputError, AgentNotFound, ChangedSinceRead
 from memtui.engine.agents.gemini import added_memories, added_memory_lines
 from memtui.engine.agents.plans import apply_plan
-
-
-@pytest.fixture()
-def claude(tmp_path: Path) -> ClaudeFixture:
-    return build_claude_home(tmp_path)
-
-
-@pytest.fixture()
-def gemini(tmp_path: Path) -> GeminiFixture:
-    return build_gemini_home(tmp_path)
 
 
 def _entry(entries: tuple[MemoryEntry, ...], name: str) -> MemoryEntry:

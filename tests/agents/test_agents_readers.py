@@ -8,14 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from agents_fixture import (
-    BIG_INDEX_LINES,
-    GITHUB_TOKEN,
-    ClaudeFixture,
-    GeminiFixture,
-    build_claude_home,
-    build_gemini_home,
-)
+from agents_fixture import BIG_INDEX_LINES, GITHUB_TOKEN, ClaudeFixture, GeminiFixture
 
 from memtui.engine.agents.claude import read_claude_home
 from memtui.engine.agents.frontmatter import split_front_matter
@@ -28,16 +21,6 @@ from memtui.engine.agents.paths import (
     resolve_claude_home,
     resolve_gemini_home,
 )
-
-
-@pytest.fixture()
-def claude(tmp_path: Path) -> ClaudeFixture:
-    return build_claude_home(tmp_path)
-
-
-@pytest.fixture()
-def gemini(tmp_path: Path) -> GeminiFixture:
-    return build_gemini_home(tmp_path)
 
 
 def _read(fx: ClaudeFixture, **env: str):

@@ -9,13 +9,13 @@ means to: every other byte of every file stays as Claude Code wrote it.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from agents_fixture import AGENT_HOMES, copied_home
 
 from memtui.engine.agents import curation
 from memtui.engine.agents.claude import read_claude_home
@@ -24,7 +24,7 @@ from memtui.engine.agents.errors import AgentInputError, ChangedSinceRead
 from memtui.engine.agents.frontmatter import parse_front_matter, topic_type
 from memtui.engine.agents.plans import apply_plan
 
-FIXTURE = Path(__file__).parents[1] / "data" / "agent_homes" / "claude-code-2.1.197"
+FIXTURE = AGENT_HOMES / "claude-code-2.1.197"
 SLUG = "-home-alice-work-shop"
 TYPES = {"testing-framework.md": "project", "ci-runner.md": "reference",
          "commit-style.md": "feedback", "user-role.md": "user"}
@@ -37,9 +37,7 @@ LINKS = {"testing-framework.md": "[[ci-runner]]", "ci-runner.md": "[[testing-fra
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
     """A copy of the fixture home's ``.claude``."""
-    target = tmp_path / ".claude"
-    shutil.copytree(FIXTURE / ".claude", target)
-    return target
+    return copied_home(tmp_path, "claude-code-2.1.197", ".claude")
 
 
 def _memory(home: Path) -> Path:

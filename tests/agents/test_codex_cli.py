@@ -7,26 +7,18 @@ import json
 import shutil
 import sqlite3
 import subprocess
-import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import codex_fixture as fx
 import pytest
-from conftest import CliResult
+from cli_support import CliResult
 from unprivileged import child_command
 
 from memtui.cli.main import main
 
 SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
-LOCK_SCRIPT = """
-import sqlite3, sys, time
-conn = sqlite3.connect(sys.argv[1], isolation_level=None)
-conn.execute("BEGIN EXCLUSIVE")
-print("locked", flush=True)
-time.sleep(60)
-"""
 SHOW_KEYS = {"summary", "task_groups", "threads", "notes", "jobs", "problems", "diagnosis",
              "consolidation_stuck", "stage1_outputs", "raw_memories", "rollout_summaries",
              "layout"}
@@ -166,15 +158,8 @@ def locked(home: Path) -> Iterator[Path]:
     conn = sqlite3.connect(home / "memories_1.sqlite")
     conn.execute("PRAGMA journal_mode = DELETE")
     conn.close()
-    holder = subprocess.Popen([sys.executable, "-c", LOCK_SCRIPT,
-                               str(home / "memories_1.sqlite")],
-                              stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+    with fx.locked_by_another_process(home / "memories_1.sqlite"):
         yield home
-    finally:
-        holder.kill()
-        holder.wait()
 
 
 def test_locked_database(locked: Path, codex: Callable[..., CliResult]) -> None:

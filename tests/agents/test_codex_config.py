@@ -9,7 +9,7 @@ from pathlib import Path
 
 import codex_fixture as fx
 import pytest
-from conftest import CliResult
+from cli_support import CliResult
 from hypothesis import given
 from hypothesis import strategies as st
 

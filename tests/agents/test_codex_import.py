@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -29,13 +27,6 @@ from memtui.store.timeutil import FixedClock
 
 FAST_TIMEOUT_S = 0.1
 SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
-LOCK_SCRIPT = """
-import sqlite3, sys, time
-conn = sqlite3.connect(sys.argv[1], isolation_level=None)
-conn.execute("BEGIN EXCLUSIVE")
-print("locked", flush=True)
-time.sleep(60)
-"""
 
 
 @pytest.fixture
@@ -60,15 +51,8 @@ def _outcomes(report) -> dict[str, tuple[str, str | None]]:
 def locked_db(tmp_path: Path) -> Iterator[Path]:
     """A Codex home (rollback journal) whose database another process holds locked."""
     home = fx.build_codex_home(tmp_path, wal=False)
-    holder = subprocess.Popen([sys.executable, "-c", LOCK_SCRIPT,
-                               str(home / "memories_1.sqlite")],
-                              stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+    with fx.locked_by_another_process(home / "memories_1.sqlite"):
         yield home
-    finally:
-        holder.kill()
-        holder.wait()
 
 
 # --- memories ---------------------------------------------------------------------------------

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -26,13 +24,6 @@ from memtui.engine.codex.naming import rollout_summary_file_stem
 from memtui.engine.codex.reader import read_codex_home
 
 READABLE = (fx.LAYOUT_MEMORIES_DB, fx.LAYOUT_STATE_DB)
-LOCK_SCRIPT = """
-import sqlite3, sys, time
-conn = sqlite3.connect(sys.argv[1], isolation_level=None)
-conn.execute("BEGIN IMMEDIATE")
-print("locked", flush=True)
-time.sleep(60)
-"""
 
 
 @pytest.fixture
@@ -179,15 +170,9 @@ def test_forget_waits_on_either_lock_then_fails_having_changed_nothing(
     before = (_rows(home / "state_5.sqlite", "SELECT id, memory_mode FROM threads ORDER BY id"),
               _rows(home / "memories_1.sqlite", "SELECT * FROM stage1_outputs ORDER BY 1"),
               _rows(home / "memories_1.sqlite", "SELECT * FROM jobs ORDER BY 1, 2"))
-    holder = subprocess.Popen([sys.executable, "-c", LOCK_SCRIPT, str(home / locked)],
-                              stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
-        with pytest.raises(CodexError, match="locked.*nothing was changed"):
-            forget_thread(home, fx.THREAD_V7, True, busy_timeout_s=0.2)
-    finally:
-        holder.kill()
-        holder.wait()
+    with fx.locked_by_another_process(home / locked, "BEGIN IMMEDIATE"), \
+            pytest.raises(CodexError, match="locked.*nothing was changed"):
+        forget_thread(home, fx.THREAD_V7, True, busy_timeout_s=0.2)
     after = (_rows(home / "state_5.sqlite", "SELECT id, memory_mode FROM threads ORDER BY id"),
              _rows(home / "memories_1.sqlite", "SELECT * FROM stage1_outputs ORDER BY 1"),
              _rows(home / "memories_1.sqlite", "SELECT * FROM jobs ORDER BY 1, 2"))

@@ -17,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from conftest import CliResult
+from cli_support import CliResult
 
 from memtui.engine.api import Engine
 from memtui.engine.codex.browse import codex_threads

@@ -8,12 +8,12 @@ and kept where a home has it), inbox patches with 0.61's absolute paths, and fol
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from agents_fixture import copied_home
 
 from memtui.engine.agents import curation
 from memtui.engine.agents.entries import row_entries
@@ -33,7 +33,6 @@ from memtui.engine.agents.inbox import plan_apply_patch
 from memtui.engine.agents.plans import apply_plan
 from memtui.errors import UnsafePath
 
-FIXTURE = Path(__file__).parents[1] / "data" / "agent_homes" / "gemini-0.61.0"
 PRIVATE_FACT = "On my machine the test database listens on port 5433."
 GLOBAL_FACT = "I prefer tabs over spaces in every project."
 OLD_GLOBAL = ("# Global context\n\nBe brief.\n\n## Gemini Added Memories\n"
@@ -43,9 +42,7 @@ OLD_GLOBAL = ("# Global context\n\nBe brief.\n\n## Gemini Added Memories\n"
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
     """A copy of the fixture home's ``.gemini``."""
-    target = tmp_path / ".gemini"
-    shutil.copytree(FIXTURE / ".gemini", target)
-    return target
+    return copied_home(tmp_path, "gemini-0.61.0", ".gemini")
 
 
 def _project_path(home: Path) -> str:

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
-from agents_fixture import GITHUB_TOKEN, GeminiFixture, build_gemini_home
+from agents_fixture import GITHUB_TOKEN, GeminiFixture, file_bytes
 
 from memtui.engine.agents.errors import AgentInputError, ChangedSinceRead
 from memtui.engine.agents.gemini import read_gemini_home, read_gemini_inbox
@@ -21,16 +21,6 @@ from memtui.engine.agents.gemini_review import (
     dismiss_reviewed,
     review_gemini_inbox,
 )
-
-
-@pytest.fixture()
-def gemini(tmp_path: Path) -> GeminiFixture:
-    return build_gemini_home(tmp_path)
-
-
-def _files(home: Path) -> dict[str, bytes]:
-    return {str(path.relative_to(home)): path.read_bytes()
-            for path in sorted(home.rglob("*")) if path.is_file() and not path.is_symlink()}
 
 
 def _by_name(home: Path) -> dict[str, PatchReview]:
@@ -48,7 +38,7 @@ def test_the_light_listing_agrees_with_the_full_reader(gemini: GeminiFixture) ->
 
 
 def test_each_patch_is_read_as_a_decision(gemini: GeminiFixture) -> None:
-    before = _files(gemini.home)
+    before = file_bytes(gemini.home)
     reviews = _by_name(gemini.home)
     assert sorted(reviews) == ["app:global/0001-tz.patch", "app:private/0001-ci.patch",
                                "app:private/0002-stale.patch", "app:private/0003-broken.patch"]
@@ -66,7 +56,7 @@ def test_each_patch_is_read_as_a_decision(gemini: GeminiFixture) -> None:
     broken = reviews["app:private/0003-broken.patch"]
     assert broken.apply is None and (broken.problem or "").startswith("malformed patch")
     assert broken.dismiss is not None
-    assert _files(gemini.home) == before  # reading writes nothing
+    assert file_bytes(gemini.home) == before  # reading writes nothing
 
 
 def test_apply_writes_what_was_read_and_removes_the_patch(gemini: GeminiFixture) -> None:
@@ -85,13 +75,13 @@ def test_a_changed_file_is_refused_and_named_by_its_place_in_the_home(
     review = _by_name(gemini.home)["app:private/0001-ci.patch"]
     index = gemini.memory("app") / "MEMORY.md"
     index.write_text(index.read_text(encoding="utf-8") + "- added by hand\n", encoding="utf-8")
-    before = _files(gemini.home)
+    before = file_bytes(gemini.home)
     with pytest.raises(ChangedSinceRead) as caught:
         apply_reviewed(review)
     assert caught.value.message.startswith("tmp/app/memory/MEMORY.md changed since the inbox "
                                            "was read")
     assert "nothing was written" in caught.value.message
-    assert _files(gemini.home) == before
+    assert file_bytes(gemini.home) == before
 
 
 def test_a_patch_rewritten_since_it_was_read_is_neither_applied_nor_dismissed(
@@ -99,20 +89,20 @@ def test_a_patch_rewritten_since_it_was_read_is_neither_applied_nor_dismissed(
     review = _by_name(gemini.home)["app:private/0001-ci.patch"]
     patch = gemini.memory("app") / ".inbox" / "private" / "0001-ci.patch"
     patch.write_text(patch.read_text(encoding="utf-8") + "+- one more line\n", encoding="utf-8")
-    before = _files(gemini.home)
+    before = file_bytes(gemini.home)
     for act in (apply_reviewed, dismiss_reviewed):
         with pytest.raises(ChangedSinceRead, match=r"\.inbox/private/0001-ci\.patch changed"):
             act(review)
-    assert _files(gemini.home) == before
+    assert file_bytes(gemini.home) == before
 
 
 def test_what_cannot_be_applied_can_only_be_dismissed(gemini: GeminiFixture) -> None:
     reviews = _by_name(gemini.home)
-    before = _files(gemini.home)
+    before = file_bytes(gemini.home)
     for name in ("app:private/0002-stale.patch", "app:private/0003-broken.patch"):
         with pytest.raises(AgentInputError, match="cannot be applied.*dismiss it instead"):
             apply_reviewed(reviews[name])
-    assert _files(gemini.home) == before
+    assert file_bytes(gemini.home) == before
     dismiss_reviewed(reviews["app:private/0003-broken.patch"])
     assert not (gemini.memory("app") / ".inbox" / "private" / "0003-broken.patch").exists()
     assert (gemini.memory("app") / "MEMORY.md").read_bytes() == \

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CliResult, fresh_home
+from cli_support import CliResult, fresh_home
 
 from memtui.cli.main import main
 from memtui.engine.agent_setup import INSTALL, plan, write_change

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import CliResult, fresh_home
+from cli_support import CliResult, fresh_home
 
 from memtui.cli.main import main
 from memtui.engine.agent_setup import INSTALL, UNINSTALL, installed_entries, plan, write_change

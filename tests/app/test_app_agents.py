@@ -5,39 +5,16 @@ writes only after a confirm; Pilot and snapshot tests at 80x24 and 160x48."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
-from agents_fixture import GITHUB_TOKEN, build_claude_home, build_gemini_home
-from pilot_harness import SMALL, WIDE, app_test, demo_app, press, screen_text, settle
+from agents_fixture import AGENT_ENV, GITHUB_TOKEN
+from pilot_harness import SMALL, WIDE, agents_app, app_test, opened, press, screen_text, settle
 from textual.pilot import Pilot
 
 from memtui.app.panes import PANES
 from memtui.app.panes.agents import AgentsPane
-
-ENV_VARS = ("CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME", "CLAUDE_CODE_DISABLE_AUTO_MEMORY",
-            "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE", "CODEX_HOME", "CODEX_SQLITE_HOME")
-
-
-@pytest.fixture
-def homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Fixture homes under a HOME that is the test folder (paths show as ``~/…``)."""
-    monkeypatch.setenv("HOME", str(tmp_path))
-    for name in ENV_VARS:
-        monkeypatch.delenv(name, raising=False)
-    claude = build_claude_home(tmp_path)
-    build_gemini_home(tmp_path)
-    # the one row named by its folder (no cwd): its name holds the test folder's path,
-    # which differs on every run; snapshots must not
-    shutil.rmtree(claude.home / "projects" / claude.slug(claude.linked))
-    return tmp_path
-
-
-def _app(tmp_path: Path, **config: Any) -> Any:
-    return demo_app(tmp_path, claude_home=tmp_path / ".claude",
-                    gemini_home=tmp_path / ".gemini", codex_home=tmp_path / ".codex", **config)
 
 
 def _pane(app: Any) -> AgentsPane:
@@ -51,7 +28,6 @@ def _preview(app: Any) -> str:
 
 
 async def _open(pilot: Pilot[Any]) -> AgentsPane:
-    await settle(pilot)
     pilot.app.show_pane(AgentsPane.PANE_ID)
     await settle(pilot)
     return _pane(pilot.app)
@@ -61,113 +37,97 @@ def test_agents_pane_is_registered() -> None:
     assert "agents" in [pane.PANE_ID for pane in PANES]
 
 
-def test_agents_pane_shows_rows_meter_and_secrets(homes: Path) -> None:
-    @app_test
-    async def run() -> None:
-        app = _app(homes)
-        async with app.run_test(size=WIDE) as pilot:
-            pane = await _open(pilot)
-            rows = pane.item_list.items
-            assert {row.agent for row in rows} == {"claude", "gemini"}
-            text = screen_text(app)
-            assert "~/src/big" in text and "174/250" in text and "1 secret" in text
-            assert GITHUB_TOKEN not in text
-            big = next(i for i, row in enumerate(rows) if row.label.endswith("/src/big"))
-            pane.item_list.move_cursor(big)
-            await settle(pilot)
-            preview = _preview(app)
-            assert "Not loaded (76): Topic 175, Topic 176" in preview
-            assert "limit 200 lines" in preview
-            secret = next(i for i, row in enumerate(rows) if row.secrets)
-            pane.item_list.move_cursor(secret)
-            await settle(pilot)
-            preview = _preview(app)
-            assert "deploy.md:8  github-pat" in preview and GITHUB_TOKEN not in preview
-            assert "Homes" in preview and "Codex: ~/.codex (not found)" in preview
-
-    run()
+@app_test
+async def test_agents_pane_shows_rows_meter_and_secrets(homes: Path) -> None:
+    async with opened(agents_app(homes), size=WIDE) as (app, pilot):
+        pane = await _open(pilot)
+        rows = pane.item_list.items
+        assert {row.agent for row in rows} == {"claude", "gemini"}
+        text = screen_text(app)
+        assert "~/src/big" in text and "174/250" in text and "1 secret" in text
+        assert GITHUB_TOKEN not in text
+        big = next(i for i, row in enumerate(rows) if row.label.endswith("/src/big"))
+        pane.item_list.move_cursor(big)
+        await settle(pilot)
+        preview = _preview(app)
+        assert "Not loaded (76): Topic 175, Topic 176" in preview
+        assert "limit 200 lines" in preview
+        secret = next(i for i, row in enumerate(rows) if row.secrets)
+        pane.item_list.move_cursor(secret)
+        await settle(pilot)
+        preview = _preview(app)
+        assert "deploy.md:8  github-pat" in preview and GITHUB_TOKEN not in preview
+        assert "Homes" in preview and "Codex: ~/.codex (not found)" in preview
 
 
-def test_agents_pane_writes_only_after_a_confirm(homes: Path) -> None:
-    @app_test
-    async def run() -> None:
-        app = _app(homes)
-        deploy = next((homes / ".claude" / "projects").glob("*-src-secret")) / "memory" / \
-            "deploy.md"
-        async with app.run_test(size=WIDE) as pilot:
-            pane = await _open(pilot)
-            rows = pane.item_list.items
-            pane.item_list.move_cursor(next(
-                i for i, row in enumerate(rows) if row.secrets and row.agent == "claude"))
-            await settle(pilot)
-            await press(pilot, "s")
-            text = screen_text(app)
-            assert "Change the agent's files?" in text and "=«" in text and "[REDACTED]" in text
-            assert "b/projects/" in text  # diff paths relative to the home
-            assert GITHUB_TOKEN not in text
-            await press(pilot, "n")
-            assert GITHUB_TOKEN in deploy.read_text(encoding="utf-8")  # said no
-            await press(pilot, "s", "y")
-            assert GITHUB_TOKEN not in deploy.read_text(encoding="utf-8")
-            await settle(pilot)
-            assert all(not row.secrets for row in pane.item_list.items
-                       if row.agent == "claude")
-            # switching auto memory asks too, and keeps every other key
-            pane.item_list.move_cursor(0)
-            await press(pilot, "m", "y")
-            settings = json.loads((homes / ".claude" / "settings.json").read_text())
-            assert settings["autoMemoryEnabled"] is False and settings["theme"] == "dark"
-            # a project whose own settings win: the switch is written where it is set
-            rows = pane.item_list.items
-            pane.item_list.move_cursor(next(
-                i for i, row in enumerate(rows)
-                if row.agent == "claude" and row.label.endswith("/src/app")))
-            await press(pilot, "m", "y")
-            project = json.loads((homes / "src" / "app" / ".claude" / "settings.json")
-                                 .read_text())
-            assert project == {"autoMemoryEnabled": True}
-            user = json.loads((homes / ".claude" / "settings.json").read_text())
-            assert user["autoMemoryEnabled"] is False
-
-    run()
+@app_test
+async def test_agents_pane_writes_only_after_a_confirm(homes: Path) -> None:
+    deploy = next((homes / ".claude" / "projects").glob("*-src-secret")) / "memory" / \
+        "deploy.md"
+    async with opened(agents_app(homes), size=WIDE) as (app, pilot):
+        pane = await _open(pilot)
+        rows = pane.item_list.items
+        pane.item_list.move_cursor(next(
+            i for i, row in enumerate(rows) if row.secrets and row.agent == "claude"))
+        await settle(pilot)
+        await press(pilot, "s")
+        text = screen_text(app)
+        assert "Change the agent's files?" in text and "=«" in text and "[REDACTED]" in text
+        assert "b/projects/" in text  # diff paths relative to the home
+        assert GITHUB_TOKEN not in text
+        await press(pilot, "n")
+        assert GITHUB_TOKEN in deploy.read_text(encoding="utf-8")  # said no
+        await press(pilot, "s", "y")
+        assert GITHUB_TOKEN not in deploy.read_text(encoding="utf-8")
+        await settle(pilot)
+        assert all(not row.secrets for row in pane.item_list.items
+                   if row.agent == "claude")
+        # switching auto memory asks too, and keeps every other key
+        pane.item_list.move_cursor(0)
+        await press(pilot, "m", "y")
+        settings = json.loads((homes / ".claude" / "settings.json").read_text())
+        assert settings["autoMemoryEnabled"] is False and settings["theme"] == "dark"
+        # a project whose own settings win: the switch is written where it is set
+        rows = pane.item_list.items
+        pane.item_list.move_cursor(next(
+            i for i, row in enumerate(rows)
+            if row.agent == "claude" and row.label.endswith("/src/app")))
+        await press(pilot, "m", "y")
+        project = json.loads((homes / "src" / "app" / ".claude" / "settings.json")
+                             .read_text())
+        assert project == {"autoMemoryEnabled": True}
+        user = json.loads((homes / ".claude" / "settings.json").read_text())
+        assert user["autoMemoryEnabled"] is False
 
 
-def test_agents_pane_refuses_a_file_changed_meanwhile(homes: Path) -> None:
-    @app_test
-    async def run() -> None:
-        app = _app(homes)
-        async with app.run_test(size=WIDE) as pilot:
-            pane = await _open(pilot)
-            rows = pane.item_list.items
-            app_row = next(i for i, row in enumerate(rows)
-                           if row.agent == "claude" and row.label.endswith("/src/app"))
-            pane.item_list.move_cursor(app_row)
-            await settle(pilot)
-            await press(pilot, "x")
-            assert "Change the agent's files?" in screen_text(app)
-            index = Path(rows[app_row].memory_dir or "") / "MEMORY.md"
-            index.write_text(index.read_text() + "- [Agent](agent.md) — written meanwhile\n")
-            await press(pilot, "y")
-            assert "written meanwhile" in index.read_text() and "gone.md" in index.read_text()
-            assert "Nothing written" in screen_text(app) or "changed since" in screen_text(app)
-
-    run()
+@app_test
+async def test_agents_pane_refuses_a_file_changed_meanwhile(homes: Path) -> None:
+    async with opened(agents_app(homes), size=WIDE) as (app, pilot):
+        pane = await _open(pilot)
+        rows = pane.item_list.items
+        app_row = next(i for i, row in enumerate(rows)
+                       if row.agent == "claude" and row.label.endswith("/src/app"))
+        pane.item_list.move_cursor(app_row)
+        await settle(pilot)
+        await press(pilot, "x")
+        assert "Change the agent's files?" in screen_text(app)
+        index = Path(rows[app_row].memory_dir or "") / "MEMORY.md"
+        index.write_text(index.read_text() + "- [Agent](agent.md) — written meanwhile\n")
+        await press(pilot, "y")
+        assert "written meanwhile" in index.read_text() and "gone.md" in index.read_text()
+        assert "Nothing written" in screen_text(app) or "changed since" in screen_text(app)
 
 
-def test_agents_pane_without_homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ENV_VARS:
+@app_test
+async def test_agents_pane_without_homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in AGENT_ENV:
         monkeypatch.delenv(name, raising=False)
-
-    @app_test
-    async def run() -> None:
-        app = demo_app(tmp_path)  # the harness points every home at /nonexistent
-        async with app.run_test(size=SMALL) as pilot:
-            pane = await _open(pilot)
-            assert pane.item_list.items == []
-            preview = _preview(app)
-            assert "No agent memory found" in preview and "(not found)" in preview
-
-    run()
+    # the harness points every home at /nonexistent
+    async with opened(tmp_path) as (app, pilot):
+        pane = await _open(pilot)
+        assert pane.item_list.items == []
+        preview = _preview(app)
+        assert "No agent memory found" in preview and "(not found)" in preview
 
 
 @pytest.mark.parametrize("size", [SMALL, WIDE], ids=["80x24", "160x48"])
@@ -180,11 +140,12 @@ def test_agents_pane_snapshot(snap_compare: Any, homes: Path, size: tuple[int, i
             i for i, row in enumerate(rows) if row.label.endswith("/src/big")))
         await settle(pilot, animations=True)
 
-    app = _app(homes, start_pane=AgentsPane.PANE_ID)
+    app = agents_app(homes, start_pane=AgentsPane.PANE_ID)
     assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
-def test_agents_pane_names_each_agents_version(homes: Path,
+@app_test
+async def test_agents_pane_names_each_agents_version(homes: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     package = homes / "npm" / "node_modules" / "@anthropic-ai" / "claude-code"
     (package / "bin").mkdir(parents=True)
@@ -195,15 +156,9 @@ def test_agents_pane_names_each_agents_version(homes: Path,
     (homes / "bin").mkdir()
     (homes / "bin" / "claude").symlink_to(package / "bin" / "claude.exe")
     monkeypatch.setenv("PATH", str(homes / "bin"))
-
-    @app_test
-    async def run() -> None:
-        app = _app(homes)
-        async with app.run_test(size=WIDE) as pilot:
-            await _open(pilot)
-            preview = _preview(app)
-            assert "version: 2.1.197 on PATH" in preview
-            assert "version: gemini not on PATH" in preview
-            assert "layout: no Codex database found" in preview
-
-    run()
+    async with opened(agents_app(homes), size=WIDE) as (app, pilot):
+        await _open(pilot)
+        preview = _preview(app)
+        assert "version: 2.1.197 on PATH" in preview
+        assert "version: gemini not on PATH" in preview
+        assert "layout: no Codex database found" in preview

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pilot_harness
 import pytest
-from pilot_harness import app_test, demo_app, press, run_palette, screen_text, settle, status_text
+from pilot_harness import app_test, asks, opened, press, screen_text, settle, status_text, type_text
 
 from memtui.app.commands import CommandError, MemoryCommand, complete, parse_command
 from memtui.app.modals.confirm import ConfirmModal
@@ -96,21 +97,20 @@ def test_completion_without_a_selection() -> None:
 # ---- in the app ---------------------------------------------------------------------------
 
 
-async def _run(pilot, text: str) -> None:
+async def _run(pilot, text: str) -> object:
+    """Run ``text`` on the command line (``:``); the screen on top after it."""
     await press(pilot, "colon")
     line = pilot.app.screen.query_one(CommandLine)
     assert line.display and line.has_focus and line.value == "/memory "
     line.value = text
     await press(pilot, "enter")
+    return pilot.app.screen
 
 
 @app_test
 async def test_status_command_shows_settings_worker_counts(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(100, 40)) as pilot:
-        await settle(pilot)
-        await _run(pilot, "/memory status")
-        assert isinstance(app.screen, TextModal)
+    async with opened(tmp_path, size=(100, 40)) as (app, pilot):
+        assert isinstance(await _run(pilot, "/memory status"), TextModal)
         shown = screen_text(app)
         for part in ("generate_memories", "Worker", "idle", "project webshop", "active 11",
                      "Extraction log", "extracted 5"):
@@ -121,9 +121,7 @@ async def test_status_command_shows_settings_worker_counts(tmp_path: Path) -> No
 
 @app_test
 async def test_bad_command_keeps_the_line_open_with_an_error(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         await _run(pilot, "/memory frobnicate")
         line = app.screen.query_one(CommandLine)
         assert line.display and line.value == "/memory frobnicate"
@@ -135,9 +133,7 @@ async def test_bad_command_keeps_the_line_open_with_an_error(tmp_path: Path) -> 
 
 @app_test
 async def test_completion_in_the_command_line(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         selected = app.pane("user").selected_memory().id
         await press(pilot, "colon", "f", "o")
         line = app.screen.query_one(CommandLine)
@@ -150,45 +146,33 @@ async def test_completion_in_the_command_line(tmp_path: Path) -> None:
 
 @app_test
 async def test_show_command_opens_the_selected_memory(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await _run(pilot, "/memory show")
-        assert isinstance(app.screen, MemoryDetailModal)
+    async with opened(tmp_path) as (app, pilot):
+        assert isinstance(await _run(pilot, "/memory show"), MemoryDetailModal)
         await press(pilot, "escape")
-        await _run(pilot, "/memory show mem_9999")
-        assert not isinstance(app.screen, MemoryDetailModal)
+        assert not isinstance(await _run(pilot, "/memory show mem_9999"), MemoryDetailModal)
         assert "not found" in status_text(app)
 
 
 @app_test
 async def test_forget_command_asks_then_forgets(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await _run(pilot, "/memory forget mem_0001")
-        assert isinstance(app.screen, ConfirmModal)
+    async with opened(tmp_path) as (app, pilot):
+        assert isinstance(await _run(pilot, "/memory forget mem_0001"), ConfirmModal)
         await press(pilot, "y")
         assert app.pane("user").memory_list.count == 7
 
 
 @app_test
 async def test_forget_command_for_another_users_memory_is_not_found(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    bob_memory = Engine(app.store, "bob").identity.list_memories(limit=1)[0]
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await _run(pilot, f"/memory forget {bob_memory.id}")
-        assert not isinstance(app.screen, ConfirmModal)
+    async with opened(tmp_path) as (app, pilot):
+        bob_memory = Engine(app.store, "bob").identity.list_memories(limit=1)[0]
+        assert not isinstance(await _run(pilot, f"/memory forget {bob_memory.id}"), ConfirmModal)
         assert "not found" in status_text(app)
 
 
 @app_test
 async def test_on_off_switch_generate_and_use_together(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    settings = Engine(app.store, "alice").settings
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
+        settings = Engine(app.store, "alice").settings
         await _run(pilot, "/memory off")
         assert (settings.get()["generate_memories"], settings.get()["use_memories"]) == (0, 0)
         await _run(pilot, "/memory on")
@@ -199,9 +183,7 @@ async def test_on_off_switch_generate_and_use_together(tmp_path: Path) -> None:
 
 @app_test
 async def test_note_command_in_the_current_scope(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         await _run(pilot, "/memory note Review the Terraform plan with Bob.")
         memory = app.pane("user").memory_list.current()
         assert (memory.content, memory.source, memory.scope) == (
@@ -214,9 +196,7 @@ async def test_note_command_in_the_current_scope(tmp_path: Path) -> None:
 
 @app_test
 async def test_extract_backfill_consolidate_commands(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         await _run(pilot, "/memory extract --force")
         assert app.runner.state.last_job == "round" and app.runner.state.last_error is None
         await _run(pilot, "/memory backfill")
@@ -229,29 +209,18 @@ async def test_extract_backfill_consolidate_commands(tmp_path: Path) -> None:
 
 @app_test
 async def test_palette_offers_memory_actions(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "ctrl+p")
-        for key in "forget selected":
-            await pilot.press(key if key != " " else "space")
-        await settle(pilot)
+    async with opened(tmp_path, "ctrl+p") as (app, pilot):
+        await type_text(pilot, "forget selected")
         assert "memory: forget selected" in screen_text(app)
-        await press(pilot, "enter")
-        assert isinstance(app.screen, ConfirmModal)
+        await asks(pilot, "enter")
         await press(pilot, "escape")
         assert app.pane("user").memory_list.count == 8
 
 
 @app_test
 async def test_palette_switches_panes(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "ctrl+p")
-        for key in "pane: Log":
-            await pilot.press(key if key != " " else "space")
-        await settle(pilot)
+    async with opened(tmp_path, "ctrl+p") as (app, pilot):
+        await type_text(pilot, "pane: Log")
         await press(pilot, "enter")
         assert app.current_pane().PANE_ID == "log"
 
@@ -262,9 +231,7 @@ async def test_palette_names_keys_and_lists_memtui_first(tmp_path: Path) -> None
     own (Theme, Quit ...), both before typing and when a word matches both."""
     from memtui.app.palette import MemoryCommands
 
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         provider = MemoryCommands(app.screen)
         found = [hit async for hit in provider.discover()]
         names = [hit.text for hit in found]
@@ -286,27 +253,23 @@ async def test_palette_names_keys_and_lists_memtui_first(tmp_path: Path) -> None
 async def test_forget_selected_asks_the_pane_on_screen(tmp_path: Path) -> None:
     """The palette's "forget selected" goes through the pane protocol: on History it is the
     chain's forget (asks first); on a pane without a selection the app's fallback."""
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         app.show_history("mem_0009")
         await settle(pilot)
-        await run_palette(pilot, "memory: forget selected")
+        await pilot_harness.run_palette(pilot, "memory: forget selected")
         assert isinstance(app.screen, ConfirmModal)
         assert "3 versions in all" in str(app.screen.query_one(".dialog-body").render())
         await press(pilot, "escape")
         await press(pilot, "9")  # Codex: no memory there; the app's last selection is used
         app.selected_memory_id = None
-        await run_palette(pilot, "memory: forget selected")
+        await pilot_harness.run_palette(pilot, "memory: forget selected")
         assert "No memory selected." in status_text(app)
 
 
 @app_test
 async def test_the_history_target_is_a_reactive_the_pane_follows(tmp_path: Path) -> None:
     """Setting the History target while the pane is shown re-reads it (no refresh call)."""
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         app.show_history("mem_0009")
         await settle(pilot)
         assert "History of mem_0009" in screen_text(app)

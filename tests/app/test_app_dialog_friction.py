@@ -5,24 +5,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pilot_harness import app_test, demo_app, press, screen_text, settle, status_text
+import pilot_harness
+from pilot_harness import app_test, opened, press, screen_text, status_text, top_screen, type_text
 from textual.widgets import Button, RadioSet, TextArea
 
-from memtui.app.modals.confirm import ConfirmModal
 from memtui.app.modals.editor import MemoryEditor
 from memtui.app.panes.memories import MemoriesPane
 
 
 @app_test
 async def test_the_forget_question_shows_the_memory_text(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         pane = app.current_pane()
         assert isinstance(pane, MemoriesPane)
         memory = pane.memory_list.current()
-        await press(pilot, "d")
-        assert isinstance(app.screen, ConfirmModal)
+        await pilot_harness.asks(pilot, "d")
         assert memory.content[:40] in screen_text(app)
         await press(pilot, "n", "space", "j", "space", "j", "space", "j", "space", "d")
         shown = screen_text(app)
@@ -32,18 +29,12 @@ async def test_the_forget_question_shows_the_memory_text(tmp_path: Path) -> None
 
 @app_test
 async def test_the_add_dialog_starts_on_the_kind_and_takes_it_by_a_key(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "a")
-        editor = app.screen
-        assert isinstance(editor, MemoryEditor)
+    async with opened(tmp_path, "a") as (app, pilot):
+        editor = top_screen(app, MemoryEditor)
         assert isinstance(editor.focused, RadioSet)
         await press(pilot, "d")  # decision, then on to the text
         assert isinstance(editor.focused, TextArea)
-        for key in "Ship on Tuesdays.":
-            await pilot.press("space" if key == " " else "full_stop" if key == "." else key)
-        await settle(pilot)
+        await type_text(pilot, "Ship on Tuesdays.")
         assert editor.draft().kind == "decision"
         assert editor.draft().content == "Ship on Tuesdays."
         await press(pilot, "ctrl+s")
@@ -55,9 +46,7 @@ async def test_the_add_dialog_starts_on_the_kind_and_takes_it_by_a_key(tmp_path:
 
 @app_test
 async def test_tab_in_the_editor_never_lands_on_a_button(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         await press(pilot, "a", "f")  # fact; in the text now
         editor = app.screen
         for _ in range(4):
@@ -68,9 +57,7 @@ async def test_tab_in_the_editor_never_lands_on_a_button(tmp_path: Path) -> None
 
 @app_test
 async def test_tab_in_a_form_moves_between_fields_only(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         await press(pilot, "1")  # Profile rests on Save; tab goes into the fields
         seen = []
         for _ in range(4):
@@ -92,13 +79,9 @@ async def test_a_project_can_be_created_in_the_app(tmp_path: Path) -> None:
     from memtui.app.modals.project import ProjectDialog
     from memtui.engine.api import Engine
 
-    app = demo_app(tmp_path, user="carol")
-    identity = Engine(app.store, "carol").identity
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "3", "P")
-        dialog = app.screen
-        assert isinstance(dialog, ProjectDialog)
+    async with opened(tmp_path, "3", "P", user="carol") as (app, pilot):
+        identity = Engine(app.store, "carol").identity
+        dialog = top_screen(app, ProjectDialog)
         assert "New project" in screen_text(app)
         await press(pilot, "enter")  # no id yet: said under the fields
         assert "id first" in dialog.query_one("#project-error").message

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pilot_harness import SMALL, app_test, demo_app, press, screen_text, settle
+from pilot_harness import SMALL, app_test, demo_app, opened, press, screen_text, settle
 
 from memtui.app.modals.help import HelpModal
 from memtui.app.widgets.status import StatusLine
@@ -22,10 +22,7 @@ def _flat(text: str) -> str:
 
 @app_test
 async def test_pane_titles_keep_their_counts(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=SMALL) as pilot:
-        await settle(pilot)
-        await press(pilot, "5")
+    async with opened(tmp_path, "5") as (app, pilot):
         shown = _flat(screen_text(app))
         assert "Extraction log · 19 tasks · extracted 5 · replaced older 1 · skipped 12 · " \
                "error 1" in shown
@@ -36,9 +33,7 @@ async def test_pane_titles_keep_their_counts(tmp_path: Path) -> None:
 
 @app_test
 async def test_a_long_status_message_is_read_whole(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=SMALL) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         app.say(LONG_MESSAGE, severity="warning", toast=False)
         await settle(pilot)
         assert LONG_MESSAGE in _flat(screen_text(app))
@@ -69,10 +64,7 @@ async def test_help_is_searchable_whole_at_80x24_and_closes_with_esc(tmp_path: P
     """One help screen: typing filters it (the Codex and Bundles keys are in it), the keymap
     path is read whole, ``?`` inside it types into the search, esc closes it, and the
     palette's "Keys" opens the same screen."""
-    app = demo_app(tmp_path)
-    async with app.run_test(size=SMALL) as pilot:
-        await settle(pilot)
-        await press(pilot, "question_mark")
+    async with opened(tmp_path, "question_mark") as (app, pilot):
         assert isinstance(app.screen, HelpModal)
         await press(pilot, *"codex")
         shown = _flat(screen_text(app))
@@ -98,9 +90,7 @@ async def test_help_is_searchable_whole_at_80x24_and_closes_with_esc(tmp_path: P
 async def test_empty_panes_say_what_would_appear_and_how(tmp_path: Path) -> None:
     """An empty History, Log or Bundles pane says what would be there and how to get it,
     wrapped at 80 columns."""
-    app = demo_app(tmp_path, user="newcomer", project=None)
-    async with app.run_test(size=SMALL) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, user="newcomer", project=None) as (app, pilot):
         for key, words in (("4", "No memory selected — pick one in the User or Project pane "
                                  "and press h"),
                            ("5", "No extraction yet — turn on generate with g, then r runs a "
@@ -118,9 +108,8 @@ def test_the_chosen_theme_is_remembered(tmp_path: Path) -> None:
 
     @app_test
     async def first() -> None:
-        app = demo_app(tmp_path / "a", remember_theme=True, ui_config_path=config)
-        async with app.run_test(size=SMALL) as pilot:
-            await settle(pilot)
+        async with opened(tmp_path / "a", remember_theme=True,
+                          ui_config_path=config) as (app, pilot):
             assert app.theme != "nord"
             app.theme = "nord"
             await settle(pilot)
@@ -128,17 +117,15 @@ def test_the_chosen_theme_is_remembered(tmp_path: Path) -> None:
 
     @app_test
     async def second() -> None:
-        app = demo_app(tmp_path / "b", remember_theme=True, ui_config_path=config)
-        async with app.run_test(size=SMALL) as pilot:
-            await settle(pilot)
+        async with opened(tmp_path / "b", remember_theme=True,
+                          ui_config_path=config) as (app, pilot):
             assert app.theme == "nord"
 
     @app_test
     async def broken() -> None:
         config.write_text("theme = [unclosed\n", encoding="utf-8")
-        app = demo_app(tmp_path / "c", remember_theme=True, ui_config_path=config)
-        async with app.run_test(size=SMALL) as pilot:
-            await settle(pilot)
+        async with opened(tmp_path / "c", remember_theme=True,
+                          ui_config_path=config) as (app, pilot):
             assert "cannot read it" in _flat(screen_text(app))
             app.theme = "gruvbox"
             await settle(pilot)

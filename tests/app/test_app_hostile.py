@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pilot_harness import SMALL, app_test, demo_app, demo_store, press, screen_text, settle
+from pilot_harness import SMALL, app_test, demo_app, demo_store, opened, press, screen_text, settle
 from textual.pilot import Pilot
 
 from memtui.app.app import MemtuiApp
@@ -49,21 +49,17 @@ def test_hostile_text_snapshot(snap_compare: Any, tmp_path: Path, pane: str) -> 
 
 
 @pytest.mark.parametrize("pane", PANES)
-def test_hostile_text_is_literal_and_harmless(tmp_path: Path, pane: str) -> None:
-    @app_test
-    async def run() -> None:
-        app = _hostile_app(tmp_path, pane)
-        async with app.run_test(size=(160, 48)) as pilot:
-            await settle(pilot)
-            shown = screen_text(app)
-            assert "\x1b" not in shown and "\x07" not in shown
-            if pane != "inject" or "[@click" in shown:
-                assert "[@click=app.quit]" in shown
-            await pilot.click(offset=(40, 8))
-            await press(pilot, "enter")
-            await settle(pilot)
-            assert "\x1b" not in app.export_screenshot()
-            assert app.is_running
-        assert app.return_code in (None, 0)
-
-    run()
+@app_test
+async def test_hostile_text_is_literal_and_harmless(tmp_path: Path, pane: str) -> None:
+    app = _hostile_app(tmp_path, pane)
+    async with opened(app, size=(160, 48)) as (app, pilot):
+        shown = screen_text(app)
+        assert "\x1b" not in shown and "\x07" not in shown
+        if pane != "inject" or "[@click" in shown:
+            assert "[@click=app.quit]" in shown
+        await pilot.click(offset=(40, 8))
+        await press(pilot, "enter")
+        await settle(pilot)
+        assert "\x1b" not in app.export_screenshot()
+        assert app.is_running
+    assert app.return_code in (None, 0)

@@ -8,7 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pilot_harness import app_test, demo_app, press, run_palette, screen_text, settle, status_text
+import pilot_harness
+from pilot_harness import app_test, opened, press, screen_text, status_text, top_screen, type_text
 from textual.widgets import TextArea
 
 from memtui.app.modals.confirm import ConfirmModal
@@ -42,9 +43,7 @@ async def _run(pilot: Any, text: str) -> None:
 
 @app_test
 async def test_rows_counts_and_the_diff(tmp_path: Path) -> None:
-    app = demo_app(tmp_path, start_pane="inbox")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, start_pane="inbox", size=(100, 30)) as (app, pilot):
         shown = screen_text(app)
         assert "8 Inbox (3)" in shown and "inbox 3" in shown
         assert "3 waiting" in shown and "1 correction" in shown
@@ -58,10 +57,7 @@ async def test_rows_counts_and_the_diff(tmp_path: Path) -> None:
 
 @app_test
 async def test_approve_a_correction_supersedes_its_target(tmp_path: Path) -> None:
-    app = demo_app(tmp_path, start_pane="inbox")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        await press(pilot, "a")
+    async with opened(tmp_path, "a", start_pane="inbox", size=(100, 30)) as (app, pilot):
         assert f"Approved {CORRECTION}" in status_text(app)
         assert _status(app, CORRECTION) == "active" and _status(app, TARGET) == "superseded"
         assert "8 Inbox (2)" in screen_text(app) and "inbox 2" in screen_text(app)
@@ -69,13 +65,10 @@ async def test_approve_a_correction_supersedes_its_target(tmp_path: Path) -> Non
 
 @app_test
 async def test_mark_then_reject_asks_and_deletes(tmp_path: Path) -> None:
-    app = demo_app(tmp_path, start_pane="inbox")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        await press(pilot, "j", "space", "space")
+    async with opened(tmp_path, "j", "space", "space", start_pane="inbox",
+                      size=(100, 30)) as (app, pilot):
         assert "2 marked" in screen_text(app)
-        await press(pilot, "x")
-        assert isinstance(app.screen, ConfirmModal)
+        await pilot_harness.asks(pilot, "x")
         await press(pilot, "n")
         assert _status(app, NEW_PROJECT) == "pending"
         await press(pilot, "x", "y")
@@ -87,10 +80,8 @@ async def test_mark_then_reject_asks_and_deletes(tmp_path: Path) -> None:
 
 @app_test
 async def test_mark_all_then_approve_asks_once(tmp_path: Path) -> None:
-    app = demo_app(tmp_path, start_pane="inbox")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        await press(pilot, "asterisk", "a")
+    async with opened(tmp_path, "asterisk", "a", start_pane="inbox",
+                      size=(100, 30)) as (app, pilot):
         assert isinstance(app.screen, ConfirmModal)
         await press(pilot, "y")
         assert {_status(app, m) for m in (CORRECTION, NEW_PROJECT, NEW_USER)} == {"active"}
@@ -99,12 +90,8 @@ async def test_mark_all_then_approve_asks_once(tmp_path: Path) -> None:
 
 @app_test
 async def test_edit_and_approve(tmp_path: Path) -> None:
-    app = demo_app(tmp_path, start_pane="inbox")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        await press(pilot, "j", "e")
-        editor = app.screen
-        assert isinstance(editor, MemoryEditor)
+    async with opened(tmp_path, "j", "e", start_pane="inbox", size=(100, 30)) as (app, pilot):
+        editor = top_screen(app, MemoryEditor)
         area = editor.query_one(TextArea)
         area.clear()
         area.insert("   ")
@@ -121,9 +108,7 @@ async def test_edit_and_approve(tmp_path: Path) -> None:
 
 @app_test
 async def test_a_reader_sees_rows_but_may_not_decide(tmp_path: Path) -> None:
-    app = demo_app(tmp_path, user="carol", start_pane="inbox")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, user="carol", start_pane="inbox", size=(100, 30)) as (app, pilot):
         assert not any(entry.can_act for entry in _pane(app).item_list.items)
         assert "You may read this project but not approve" in screen_text(app)
         await press(pilot, "a")
@@ -135,10 +120,7 @@ async def test_a_reader_sees_rows_but_may_not_decide(tmp_path: Path) -> None:
 
 @app_test
 async def test_approving_a_row_another_process_rejected(tmp_path: Path) -> None:
-    app = demo_app(tmp_path, start_pane="inbox")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        await press(pilot, "j")
+    async with opened(tmp_path, "j", start_pane="inbox", size=(100, 30)) as (app, pilot):
         other = open_store(app.store.path)
         try:
             Engine(other, "bob").review.reject(NEW_PROJECT)
@@ -153,9 +135,7 @@ async def test_approving_a_row_another_process_rejected(tmp_path: Path) -> None:
 
 @app_test
 async def test_a_change_since_shown_is_refused_in_the_pane(tmp_path: Path) -> None:
-    app = demo_app(tmp_path, start_pane="inbox")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, start_pane="inbox", size=(100, 30)) as (app, pilot):
         Engine(app.store, "bob").identity.supersede(TARGET, "Postgres 16, with a replica.")
         await press(pilot, "a")
         assert "changed since it was shown" in status_text(app)
@@ -166,12 +146,11 @@ async def test_a_change_since_shown_is_refused_in_the_pane(tmp_path: Path) -> No
 
 @app_test
 async def test_empty_state_says_how_to_turn_review_on(tmp_path: Path) -> None:
-    app = demo_app(tmp_path, start_pane="inbox")
+    app = pilot_harness.demo_app(tmp_path, start_pane="inbox")
     alice = Engine(app.store, "alice")
     alice.review.reject_many(alice.review.actionable_ids())
     alice.settings.update(review_new_memories=0)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with opened(app, size=(100, 30)) as (app, pilot):
         shown = screen_text(app)
         assert "review is off" in shown and "/memory" in shown
         assert "0 waiting" in shown and "8 Inbox (" not in shown
@@ -183,9 +162,7 @@ async def test_empty_state_says_how_to_turn_review_on(tmp_path: Path) -> None:
 
 @app_test
 async def test_memory_commands_approve_and_reject(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, size=(100, 30)) as (app, pilot):
         await _run(pilot, f"/memory approve {NEW_USER}")
         assert _status(app, NEW_USER) == "active"
         await _run(pilot, f"/memory reject {NEW_PROJECT}")
@@ -202,27 +179,19 @@ async def test_memory_commands_approve_and_reject(tmp_path: Path) -> None:
 
 @app_test
 async def test_palette_actions_reach_the_pane(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        await press(pilot, "ctrl+p")
-        for key in "inbox: approve selected":
-            await pilot.press(key if key != " " else "space")
-        await settle(pilot)
+    async with opened(tmp_path, "ctrl+p", size=(100, 30)) as (app, pilot):
+        await type_text(pilot, "inbox: approve selected")
         assert "inbox: approve selected" in screen_text(app)
         await press(pilot, "enter")  # not on the Inbox: it is shown first, nothing decided
         assert app.active_pane_id == "inbox" and _status(app, CORRECTION) == "pending"
         assert "choose a row, then press the key again" in status_text(app)
-        await run_palette(pilot, "inbox: approve selected")
+        await pilot_harness.run_palette(pilot, "inbox: approve selected")
         assert _status(app, CORRECTION) == "active"
 
 
 @app_test
 async def test_the_selection_completes_and_shows(tmp_path: Path) -> None:
-    app = demo_app(tmp_path, start_pane="inbox")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        await press(pilot, "j")
+    async with opened(tmp_path, "j", start_pane="inbox", size=(100, 30)) as (app, pilot):
         assert app.current_memory_id() == NEW_PROJECT
         await press(pilot, "colon")
         line = app.screen.query_one(CommandLine)

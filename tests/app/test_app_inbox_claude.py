@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pilot_harness import app_test, demo_app, press, screen_text, settle, status_text
+import pilot_harness
+from pilot_harness import app_test, opened, press, screen_text, settle, status_text, top_screen
 from textual.widgets import Input, TextArea
 
 from memtui.app.modals.confirm import ConfirmModal
@@ -30,7 +31,7 @@ def _app(tmp_path: Path) -> tuple[Any, Path]:
     folder = tmp_path / "claude" / "projects" / "-home-alice-src-webshop" / "memory"
     folder.mkdir(parents=True)
     (folder / "MEMORY.md").write_text(INDEX)
-    app = demo_app(tmp_path, start_pane="inbox")
+    app = pilot_harness.demo_app(tmp_path, start_pane="inbox")
     path = folder / "deploy-days.md"
     app.engine.gate.answer({"tool_name": "Write", "session_id": "s-1",
                             "cwd": "/home/alice/src/webshop",
@@ -48,7 +49,6 @@ def _pane(app: Any) -> InboxPane:
 async def _to_write(pilot: Any, key: str | None = None) -> str:
     """Put the cursor on the held write (after memtui's own rows); with ``key``, press it
     and return the confirm it asks."""
-    await settle(pilot)
     await press(pilot, *(["j"] * PENDING))
     current = _pane(pilot.app).current()
     assert current is not None and current.origin == "claude-code"
@@ -62,8 +62,7 @@ async def _to_write(pilot: Any, key: str | None = None) -> str:
 @app_test
 async def test_held_writes_are_rows_with_the_diff_and_the_index_meter(tmp_path: Path) -> None:
     app, folder = _app(tmp_path)
-    async with app.run_test(size=(120, 60)) as pilot:
-        await settle(pilot)
+    async with opened(app, size=(120, 60)) as (app, pilot):
         shown = screen_text(app)
         assert "4 waiting (incl. 1 Claude Code write)" in shown and "inbox 4" in shown
         assert "deploy-days.md: we deploy on Fridays only" in shown
@@ -79,7 +78,7 @@ async def test_held_writes_are_rows_with_the_diff_and_the_index_meter(tmp_path: 
 @app_test
 async def test_approve_writes_the_file_after_a_confirm(tmp_path: Path) -> None:
     app, folder = _app(tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with opened(app, size=(120, 40)) as (app, pilot):
         question = await _to_write(pilot, "a")
         assert "Write deploy-days.md?" in question and "+We deploy on Fridays only." in question
         assert "MEMORY.md 1 → 2 of 200 lines" in question
@@ -95,11 +94,10 @@ async def test_approve_writes_the_file_after_a_confirm(tmp_path: Path) -> None:
 @app_test
 async def test_edit_and_approve_writes_the_edited_text_redacted(tmp_path: Path) -> None:
     app, folder = _app(tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with opened(app, size=(120, 40)) as (app, pilot):
         await _to_write(pilot)
         await press(pilot, "e")
-        editor = app.screen
-        assert isinstance(editor, MemoryEditor)
+        editor = top_screen(app, MemoryEditor)
         area = editor.query_one(TextArea)
         assert "We deploy on Fridays only." in area.text
         area.text = area.text.replace("Fridays only.", "Fridays; password=hunter2secret")
@@ -113,7 +111,7 @@ async def test_edit_and_approve_writes_the_edited_text_redacted(tmp_path: Path) 
 @app_test
 async def test_reject_deletes_it_after_a_confirm(tmp_path: Path) -> None:
     app, folder = _app(tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with opened(app, size=(120, 40)) as (app, pilot):
         assert "Reject deploy-days.md?" in await _to_write(pilot, "x")
         await press(pilot, "n")
         assert app.engine.gate.count() == 1
@@ -126,8 +124,7 @@ async def test_reject_deletes_it_after_a_confirm(tmp_path: Path) -> None:
 async def test_a_file_changed_since_the_proposal_gets_its_diff_redone_first(
         tmp_path: Path) -> None:
     app, folder = _app(tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
+    async with opened(app, size=(120, 40)) as (app, pilot):
         (folder / "deploy-days.md").write_text("Claude Code wrote this meanwhile.\n")
         await press(pilot, "2", "8")  # shown again: read again
         assert "Redo the diff of deploy-days.md?" in await _to_write(pilot, "a")
@@ -144,10 +141,7 @@ async def test_a_file_changed_since_the_proposal_gets_its_diff_redone_first(
 
 @app_test
 async def test_the_gate_mode_is_set_in_the_settings_pane(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await press(pilot, "6")
+    async with opened(tmp_path, "6", size=(120, 40)) as (app, pilot):
         field = app.screen.query_one("#set-claude_memory_gate", Input)
         assert field.value == "review"
         field.focus()

@@ -9,15 +9,17 @@ patch to the project ``webshop`` (and, where a test says so, a malformed one).""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
+from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pilot_harness
 import pytest
-from pilot_harness import SMALL, WIDE, app_test, demo_app, press, screen_text, settle, status_text
+from pilot_harness import SMALL, app_test, asks, opened, press, screen_text, settle, status_text
 
 from memtui.app.modals.confirm import ConfirmModal
 from memtui.app.panes.inbox import InboxPane
@@ -56,6 +58,12 @@ def _home(root: Path, *, broken: bool = False) -> Path:
     return home
 
 
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """The Gemini CLI home with one patch (``_home``)."""
+    return _home(tmp_path)
+
+
 def _memory(home: Path) -> Path:
     return home / "tmp" / "webshop" / "memory"
 
@@ -81,12 +89,23 @@ async def _to_gemini(pilot: Any, row: int = 0) -> None:
     assert current is not None and current.origin == "gemini"
 
 
+def _app(tmp_path: Path, home: Path, **config: Any) -> Any:
+    """The demo app on the Inbox pane, ``home`` its Gemini CLI home."""
+    return pilot_harness.demo_app(tmp_path, start_pane="inbox", gemini_home=home, **config)
+
+
+@contextlib.asynccontextmanager
+async def _on_patch(tmp_path: Path, home: Path, row: int = 0) -> AsyncIterator[tuple[Any, Any]]:
+    """The app at 100x30 on the Inbox, the cursor on the Gemini row ``row``."""
+    async with opened(_app(tmp_path, home), size=(100, 30)) as (app, pilot):
+        await _to_gemini(pilot, row)
+        yield app, pilot
+
+
 @app_test
 async def test_patches_are_rows_beside_pending_memories(tmp_path: Path) -> None:
     home = _home(tmp_path, broken=True)
-    app = demo_app(tmp_path, start_pane="inbox", gemini_home=home)
-    async with app.run_test(size=(120, 34)) as pilot:
-        await settle(pilot)
+    async with opened(_app(tmp_path, home), size=(120, 34)) as (app, pilot):
         assert _keys(app)[PENDING:] == [f"gemini:{PATCH_NAME}", f"gemini:{BROKEN_NAME}"]
         shown = screen_text(app)
         assert "8 Inbox (5)" in shown and "inbox 5" in shown  # the pane bar and the header
@@ -102,15 +121,10 @@ async def test_patches_are_rows_beside_pending_memories(tmp_path: Path) -> None:
 
 
 @app_test
-async def test_approve_applies_after_a_confirm_that_shows_the_diff(tmp_path: Path) -> None:
-    home = _home(tmp_path)
-    app = demo_app(tmp_path, start_pane="inbox", gemini_home=home)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        await _to_gemini(pilot)
-        await press(pilot, "a")
-        assert isinstance(app.screen, ConfirmModal)
-        question = screen_text(app)
+async def test_approve_applies_after_a_confirm_that_shows_the_diff(
+        tmp_path: Path, home: Path) -> None:
+    async with _on_patch(tmp_path, home) as (app, pilot):
+        question = await asks(pilot, "a")
         assert f"Apply {PATCH_NAME}?" in question
         assert "+- CI runs on every push to main." in question
         assert (_memory(home) / "MEMORY.md").read_text() == INDEX  # nothing before the yes
@@ -124,16 +138,11 @@ async def test_approve_applies_after_a_confirm_that_shows_the_diff(tmp_path: Pat
 
 
 @app_test
-async def test_cancel_leaves_the_files_as_they_were(tmp_path: Path) -> None:
-    home = _home(tmp_path)
+async def test_cancel_leaves_the_files_as_they_were(tmp_path: Path, home: Path) -> None:
     before = {path: path.read_bytes() for path in home.rglob("*") if path.is_file()}
-    app = demo_app(tmp_path, start_pane="inbox", gemini_home=home)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        await _to_gemini(pilot)
+    async with _on_patch(tmp_path, home) as (app, pilot):
         for key in ("a", "x"):
-            await press(pilot, key)
-            assert isinstance(app.screen, ConfirmModal)
+            await asks(pilot, key)
             await press(pilot, "n")
             assert not isinstance(app.screen, ConfirmModal)
             assert "Nothing was changed" in status_text(app)
@@ -142,14 +151,9 @@ async def test_cancel_leaves_the_files_as_they_were(tmp_path: Path) -> None:
 
 
 @app_test
-async def test_reject_dismisses_the_patch_unapplied(tmp_path: Path) -> None:
-    home = _home(tmp_path)
-    app = demo_app(tmp_path, start_pane="inbox", gemini_home=home)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        await _to_gemini(pilot)
-        await press(pilot, "x")
-        assert isinstance(app.screen, ConfirmModal)
+async def test_reject_dismisses_the_patch_unapplied(tmp_path: Path, home: Path) -> None:
+    async with _on_patch(tmp_path, home) as (app, pilot):
+        await asks(pilot, "x")
         assert f"Dismiss {PATCH_NAME}?" in screen_text(app)
         await press(pilot, "y")
         assert not _patch(home).exists()
@@ -161,10 +165,7 @@ async def test_reject_dismisses_the_patch_unapplied(tmp_path: Path) -> None:
 @app_test
 async def test_a_malformed_patch_can_only_be_dismissed(tmp_path: Path) -> None:
     home = _home(tmp_path, broken=True)
-    app = demo_app(tmp_path, start_pane="inbox", gemini_home=home)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        await _to_gemini(pilot, row=1)
+    async with _on_patch(tmp_path, home, 1) as (app, pilot):
         entry = _pane(app).current()
         assert entry is not None and entry.problem is not None
         assert "malformed patch" in entry.problem and "\n" not in entry.problem
@@ -175,8 +176,7 @@ async def test_a_malformed_patch_can_only_be_dismissed(tmp_path: Path) -> None:
         await press(pilot, "e")
         assert "cannot be edited" in status_text(app)
         assert _patch(home, "0002-broken.patch").exists()
-        await press(pilot, "x")
-        assert isinstance(app.screen, ConfirmModal)
+        await asks(pilot, "x")
         await press(pilot, "y")
         assert not _patch(home, "0002-broken.patch").exists()
         assert _patch(home).exists()  # the good one waits on
@@ -184,14 +184,9 @@ async def test_a_malformed_patch_can_only_be_dismissed(tmp_path: Path) -> None:
 
 
 @app_test
-async def test_a_file_changed_between_read_and_apply_is_refused(tmp_path: Path) -> None:
-    home = _home(tmp_path)
-    app = demo_app(tmp_path, start_pane="inbox", gemini_home=home)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        await _to_gemini(pilot)
-        await press(pilot, "a")
-        assert isinstance(app.screen, ConfirmModal)
+async def test_a_file_changed_between_read_and_apply_is_refused(tmp_path: Path, home: Path) -> None:
+    async with _on_patch(tmp_path, home) as (app, pilot):
+        await asks(pilot, "a")
         edited = INDEX + "- Gemini CLI wrote this meanwhile.\n"
         (_memory(home) / "MEMORY.md").write_text(edited)
         await press(pilot, "y")
@@ -205,16 +200,12 @@ async def test_a_file_changed_between_read_and_apply_is_refused(tmp_path: Path) 
 
 @app_test
 async def test_a_patch_whose_file_leads_outside_the_home_is_never_applied(
-        tmp_path: Path) -> None:
-    home = _home(tmp_path)
+        tmp_path: Path, home: Path) -> None:
     outside = tmp_path / "outside.md"
     outside.write_text(INDEX)
     (_memory(home) / "MEMORY.md").unlink()
     (_memory(home) / "MEMORY.md").symlink_to(outside)
-    app = demo_app(tmp_path, start_pane="inbox", gemini_home=home)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        await _to_gemini(pilot)
+    async with _on_patch(tmp_path, home) as (app, pilot):
         entry = _pane(app).current()
         assert entry is not None and entry.problem is not None and "symlink" in entry.problem
         await press(pilot, "a")
@@ -223,17 +214,12 @@ async def test_a_patch_whose_file_leads_outside_the_home_is_never_applied(
 
 
 @app_test
-async def test_a_bulk_decision_over_both_sources_asks_once(tmp_path: Path) -> None:
-    home = _home(tmp_path)
-    app = demo_app(tmp_path, start_pane="inbox", gemini_home=home)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+async def test_a_bulk_decision_over_both_sources_asks_once(tmp_path: Path, home: Path) -> None:
+    async with opened(_app(tmp_path, home), size=(100, 30)) as (app, pilot):
         await press(pilot, "j", "j", "space")  # the imported user memory, then the patch
         await press(pilot, "space")
         assert "2 marked" in screen_text(app)
-        await press(pilot, "a")
-        assert isinstance(app.screen, ConfirmModal)
-        question = screen_text(app)
+        question = await asks(pilot, "a")
         assert "Approve 2 rows?" in question and "+- CI runs on every push to main." in question
         await press(pilot, "y")
         assert "Approved 2" in status_text(app)
@@ -242,9 +228,8 @@ async def test_a_bulk_decision_over_both_sources_asks_once(tmp_path: Path) -> No
 
 
 @app_test
-async def test_the_gemini_home_is_read_in_worker_threads(tmp_path: Path,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    home = _home(tmp_path)
+async def test_the_gemini_home_is_read_in_worker_threads(
+        home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     threads: list[str] = []
     real_read = gemini_review.read_gemini_inbox
 
@@ -253,9 +238,7 @@ async def test_the_gemini_home_is_read_in_worker_threads(tmp_path: Path,
         return real_read(*args, **kwargs)
 
     monkeypatch.setattr(gemini_review, "read_gemini_inbox", spy)
-    app = demo_app(tmp_path, start_pane="inbox", gemini_home=home)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with opened(_app(tmp_path, home), size=(100, 30)) as (app, pilot):
         await press(pilot, "2", "8")  # shown again: read again
     main = threading.main_thread().name
     assert len(threads) >= 3 and main not in threads
@@ -263,24 +246,21 @@ async def test_the_gemini_home_is_read_in_worker_threads(tmp_path: Path,
 
 @app_test
 async def test_no_gemini_home_adds_nothing(tmp_path: Path) -> None:
-    app = demo_app(tmp_path, start_pane="inbox", gemini_home=tmp_path / "no-such-home")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    no_home = tmp_path / "no-such-home"
+    async with opened(_app(tmp_path, no_home), size=(100, 30)) as (app, pilot):
         assert len(_keys(app)) == PENDING
         assert "Gemini CLI patch" not in screen_text(app)
 
 
 @app_test
-async def test_a_patch_applied_in_the_agents_pane_leaves_the_count(tmp_path: Path) -> None:
-    home = _home(tmp_path)
-    app = demo_app(tmp_path, start_pane="agents", gemini_home=home)
-    async with app.run_test(size=(120, 34)) as pilot:
-        await settle(pilot)
+async def test_a_patch_applied_in_the_agents_pane_leaves_the_count(
+        tmp_path: Path, home: Path) -> None:
+    async with opened(tmp_path, start_pane="agents", gemini_home=home,
+                      size=(120, 34)) as (app, pilot):
         assert pilot_harness.inbox_count(app) == PENDING + 1
         rows = app.pane("agents").item_list.items  # type: ignore[attr-defined]
         index = next(number for number, row in enumerate(rows) if row.key == "webshop")
-        await press(pilot, *(["j"] * index), "D")
-        assert isinstance(app.screen, ConfirmModal)
+        await asks(pilot, *(["j"] * index), "D")
         await press(pilot, "y")
         assert not _patch(home).exists()
         assert pilot_harness.inbox_count(app) == PENDING
@@ -288,22 +268,20 @@ async def test_a_patch_applied_in_the_agents_pane_leaves_the_count(tmp_path: Pat
 
 @pytest.mark.parametrize("size", ["80x24", "160x48"])
 def test_inbox_with_a_gemini_patch_snapshot(snap_compare: Any, tmp_path: Path,
-                                            size: str) -> None:
-    home = _home(tmp_path)
-    app = demo_app(tmp_path, start_pane="inbox", gemini_home=home)
+                                            size: str, home: Path) -> None:
+    app = _app(tmp_path, home)
 
     async def run_before(pilot: Any) -> None:
         await settle(pilot)
         await _to_gemini(pilot)
         await settle(pilot, animations=True)
 
-    assert snap_compare(app, terminal_size={"80x24": SMALL, "160x48": WIDE}[size],
+    assert snap_compare(app, terminal_size={"80x24": SMALL, "160x48": pilot_harness.WIDE}[size],
                         run_before=run_before)
 
 
-def test_apply_question_snapshot(snap_compare: Any, tmp_path: Path) -> None:
-    home = _home(tmp_path)
-    app = demo_app(tmp_path, start_pane="inbox", gemini_home=home)
+def test_apply_question_snapshot(snap_compare: Any, tmp_path: Path, home: Path) -> None:
+    app = _app(tmp_path, home)
 
     async def run_before(pilot: Any) -> None:
         await settle(pilot)

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
-from pilot_harness import app_test, demo_app, press, screen_text, settle, status_text
+from backends import elsewhere
+from pilot_harness import app_test, asks, demo_app, opened, press, screen_text, settle, status_text
 
 from memtui.app.modals.confirm import ConfirmModal
 from memtui.engine.api import Engine
@@ -21,26 +23,27 @@ HOLD_TIMEOUT_S = 120
 """How long a held worker waits for quit before going on (a safety net, never reached)."""
 
 
+async def _until_count(pilot: Any, memory_list: Any, count: int) -> None:
+    """Let the app poll until ``memory_list`` holds ``count`` rows (at most
+    ``LIVE_WAIT_ROUNDS`` polls), then check it does."""
+    for _ in range(LIVE_WAIT_ROUNDS):
+        await pilot.pause(LIVE_WAIT_STEP)
+        await settle(pilot)
+        if memory_list.count == count:
+            break
+    assert memory_list.count == count
+
+
 @app_test
 async def test_a_write_from_another_connection_shows_up_keeping_selection(
         tmp_path: Path) -> None:
-    app = demo_app(tmp_path, poll_interval=LIVE_WAIT_STEP)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, poll_interval=LIVE_WAIT_STEP) as (app, pilot):
         memory_list = app.pane("user").memory_list
         await press(pilot, "j", "j")
         selected = memory_list.current().id
-        other = open_store(app.store.path)  # a second connection, like another process
-        try:
-            Engine(other, "alice").identity.add_memory("Written by another process.", "fact")
-        finally:
-            other.close()
-        for _ in range(LIVE_WAIT_ROUNDS):
-            await pilot.pause(LIVE_WAIT_STEP)
-            await settle(pilot)
-            if memory_list.count == 9:
-                break
-        assert memory_list.count == 9
+        elsewhere(app.store.path, "alice",
+                   lambda alice: alice.identity.add_memory("Written by another process.", "fact"))
+        await _until_count(pilot, memory_list, 9)
         assert memory_list.current().id == selected  # the selection stays on its memory
         assert memory_list.cursor == 3
         assert "Written by another process." in screen_text(app)
@@ -52,23 +55,14 @@ async def test_a_write_from_another_machine_shows_up_on_postgresql(tmp_path: Pat
                                                                     pg_url: str) -> None:
     """The app on a PostgreSQL store; another store (another machine) writes: the change
     message brings it in, the selection stays."""
-    app = demo_app(tmp_path, store=build_demo_store(pg_url), poll_interval=LIVE_WAIT_STEP)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, store=build_demo_store(pg_url),
+                      poll_interval=LIVE_WAIT_STEP) as (app, pilot):
         memory_list = app.pane("user").memory_list
         await press(pilot, "j", "j")
         selected = memory_list.current().id
-        other = open_store(pg_url)  # its own connections, as on another machine
-        try:
-            Engine(other, "alice").identity.add_memory("Written on another machine.", "fact")
-        finally:
-            other.close()
-        for _ in range(LIVE_WAIT_ROUNDS):
-            await pilot.pause(LIVE_WAIT_STEP)
-            await settle(pilot)
-            if memory_list.count == 9:
-                break
-        assert memory_list.count == 9
+        elsewhere(pg_url, "alice",  # its own connections, as on another machine
+                   lambda alice: alice.identity.add_memory("Written on another machine.", "fact"))
+        await _until_count(pilot, memory_list, 9)
         assert memory_list.current().id == selected
         assert "Written on another machine." in screen_text(app)
     app.store.close()
@@ -76,17 +70,11 @@ async def test_a_write_from_another_machine_shows_up_on_postgresql(tmp_path: Pat
 
 @app_test
 async def test_a_forget_elsewhere_moves_the_cursor_to_a_neighbour(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         memory_list = app.pane("user").memory_list
         await press(pilot, "j", "j")
         doomed = memory_list.current().id
-        other = open_store(app.store.path)
-        try:
-            Engine(other, "alice").identity.forget(doomed)
-        finally:
-            other.close()
+        elsewhere(app.store.path, "alice", lambda alice: alice.identity.forget(doomed))
         app._poll()  # what the timer does
         await settle(pilot)
         assert memory_list.count == 7
@@ -99,17 +87,10 @@ async def test_the_running_app_holds_no_reader_that_keeps_forgotten_text(
         tmp_path: Path) -> None:
     """A forget from another process while the app shows (and polls) the list erases the
     text from the files: the app's connections hold no read transaction while idle."""
-    app = demo_app(tmp_path, poll_interval=LIVE_WAIT_STEP)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "j", "j")
+    async with opened(tmp_path, "j", "j", poll_interval=LIVE_WAIT_STEP) as (app, pilot):
         await pilot.pause(LIVE_WAIT_STEP * 2)
         doomed = app.pane("user").memory_list.current()
-        other = open_store(app.store.path)
-        try:
-            result = Engine(other, "alice").identity.forget(doomed.id)
-        finally:
-            other.close()
+        result = elsewhere(app.store.path, "alice", lambda alice: alice.identity.forget(doomed.id))
         assert result.purged, result.purge_reason
         data = b"".join(Path(str(app.store.path) + suffix).read_bytes()
                         for suffix in ("", "-wal")
@@ -135,11 +116,8 @@ async def test_a_store_change_while_the_app_shuts_down_reads_nothing(
         try:
             if app.is_running:  # a pane switch, not the shutdown's removal
                 return
-            other = open_store(app.store.path)
-            try:  # a real change, as another process makes it
-                Engine(other, "alice").identity.add_memory("Written during the quit.", "fact")
-            finally:
-                other.close()
+            elsewhere(app.store.path, "alice",  # a real change, as another process makes it
+                       lambda alice: alice.identity.add_memory("Written during the quit.", "fact"))
             memory_list = app.pane("user").memory_list
             workers, loads = len(app.workers), memory_list.loads_requested
             if notice == "poll":
@@ -154,8 +132,7 @@ async def test_a_store_change_while_the_app_shuts_down_reads_nothing(
             unmount(widget)
 
     monkeypatch.setattr(MemoryList, "on_unmount", change_noticed_while_removed)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(app) as (app, pilot):
         assert app.current_pane() is app.pane("user") and not app.pane("user").stale
         await pilot.press("q")
     marked = notice == "pane"  # the app marks nothing once it stops running
@@ -166,8 +143,7 @@ async def test_a_store_change_while_the_app_shuts_down_reads_nothing(
 async def test_hostile_text_is_shown_literally_and_does_nothing(tmp_path: Path) -> None:
     app = demo_app(tmp_path)
     Engine(app.store, "alice").identity.add_memory(HOSTILE, "fact")
-    async with app.run_test(size=(120, 30)) as pilot:
-        await settle(pilot)
+    async with opened(app, size=(120, 30)) as (app, pilot):
         shown = screen_text(app)
         assert "[@click=app.quit]Click me[/] [bold red]loud[/]" in shown
         assert "\\x1b[2J" in shown and "\x1b" not in shown
@@ -188,10 +164,7 @@ async def test_hostile_text_is_shown_literally_and_does_nothing(tmp_path: Path) 
 
 @app_test
 async def test_hostile_command_text_in_errors_and_notes(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(120, 30)) as pilot:
-        await settle(pilot)
-        await press(pilot, "colon")
+    async with opened(tmp_path, "colon", size=(120, 30)) as (app, pilot):
         line = app.screen.query_one("#command-line")
         line.value = "[@click=app.quit] \x1b[2J"
         await press(pilot, "enter")
@@ -206,41 +179,35 @@ async def test_hostile_command_text_in_errors_and_notes(tmp_path: Path) -> None:
 async def test_keymap_file_rebinds_by_id(tmp_path: Path) -> None:
     keymap = tmp_path / "keymap.toml"
     keymap.write_text('[keymap]\n"memory.forget" = "x"\n"no.such.binding" = "z"\n')
-    app = demo_app(tmp_path, load_keymap=True, keymap_path=keymap)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, load_keymap=True, keymap_path=keymap) as (app, pilot):
         assert any("no.such.binding" in problem for problem in app.keymap_problems)
         await press(pilot, "d")
         assert not isinstance(app.screen, ConfirmModal)
-        await press(pilot, "x")
-        assert isinstance(app.screen, ConfirmModal)
+        await asks(pilot, "x")
 
 
 @app_test
 async def test_a_broken_keymap_file_is_reported_not_fatal(tmp_path: Path) -> None:
     keymap = tmp_path / "keymap.toml"
     keymap.write_text("this is [not toml")
-    app = demo_app(tmp_path, load_keymap=True, keymap_path=keymap)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, load_keymap=True, keymap_path=keymap) as (app, pilot):
         assert "not valid TOML" in status_text(app)
-        await press(pilot, "d")
-        assert isinstance(app.screen, ConfirmModal)
+        await asks(pilot, "d")
 
 
-def _many_tasks(app, count: int) -> None:
+def _with_tasks(folder: Path, count: int) -> Any:
+    """The demo app with ``count`` more finished tasks of alice's (work for a backfill)."""
+    app = demo_app(folder)
     engine = Engine(app.store, "alice")
     for number in range(count):
         engine.tasks.add_task("webshop", f"Task number {number}", "", "r" * 300,
                               "2026-11-20T10:00:00Z", "2026-11-20T10:30:00Z")
+    return app
 
 
 @app_test
 async def test_backfill_reports_progress(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    _many_tasks(app, 120)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(_with_tasks(tmp_path, 120)) as (app, pilot):
         app.runner.start("backfill")
         assert "running backfill" in str(app.screen.query_one("#header").render())
         await settle(pilot)
@@ -262,8 +229,7 @@ async def test_quit_during_a_backfill_stops_between_transactions(tmp_path: Path)
     part of a batch)."""
     from memtui.engine.extraction import BATCH_SIZE
 
-    app = demo_app(tmp_path)
-    _many_tasks(app, 3 * BATCH_SIZE)
+    app = _with_tasks(tmp_path, 3 * BATCH_SIZE)
     before = len(Engine(app.store, "alice").extraction.log(10_000))
     runner = app.runner
     first_batch_done = threading.Event()
@@ -275,8 +241,7 @@ async def test_quit_during_a_backfill_stops_between_transactions(tmp_path: Path)
         runner._stop.wait(HOLD_TIMEOUT_S)  # the app's quit sets it
 
     runner._post_progress = hold_after_the_first_batch  # type: ignore[method-assign]
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(app) as (app, pilot):
         app.runner.start("backfill")
         while not first_batch_done.is_set():
             await pilot.pause(0.01)
@@ -299,10 +264,7 @@ async def test_quit_during_a_backfill_stops_between_transactions(tmp_path: Path)
 
 @app_test
 async def test_worker_busy_is_said(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    _many_tasks(app, 60)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(_with_tasks(tmp_path, 60)) as (app, pilot):
         app.runner.start("backfill")
         app.runner.start("round")
         assert "busy" in status_text(app)
@@ -311,9 +273,7 @@ async def test_worker_busy_is_said(tmp_path: Path) -> None:
 
 @app_test
 async def test_header_shows_user_project_store_and_worker(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(120, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, size=(120, 24)) as (app, pilot):
         header = str(app.screen.query_one("#header").render())
         for part in ("alice", "project webshop", "~/demo/memtui.db", "worker idle · last"):
             assert part in header, part
@@ -324,17 +284,12 @@ async def test_a_correction_elsewhere_keeps_the_cursor_on_the_new_version(
         tmp_path: Path) -> None:
     """Another process corrects the selected memory: the cursor follows its successor (the
     new version sorts first, by its time), not whichever row took the old one's place."""
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         memory_list = app.pane("user").memory_list
         await press(pilot, "j", "j", "j")
         old = memory_list.current()
-        other = open_store(app.store.path)
-        try:
-            new = Engine(other, "alice").identity.supersede(old.id, "Corrected elsewhere.")
-        finally:
-            other.close()
+        new = elsewhere(app.store.path, "alice",
+                         lambda alice: alice.identity.supersede(old.id, "Corrected elsewhere."))
         app._poll()  # what the timer does
         await settle(pilot)
         assert memory_list.count == 8
@@ -344,9 +299,7 @@ async def test_a_correction_elsewhere_keeps_the_cursor_on_the_new_version(
 
 @app_test
 async def test_header_says_whether_generate_and_use_are_on(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
 
         def header() -> str:
             return str(app.screen.query_one("#header").render())

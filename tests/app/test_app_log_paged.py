@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from pilot_harness import app_test, demo_app, press, screen_text, settle
+from pilot_harness import app_test, demo_app, on_ui_thread, opened, press, screen_text, settle
 
 from memtui.app.widgets.log_list import LogSource
 from memtui.engine.api import Engine
@@ -61,9 +61,7 @@ async def test_the_log_pane_scrolls_to_the_very_first_task(tmp_path: Path) -> No
     _fill_log(app.store, "alice", ROWS)
     total = engine.extraction.log_count()
     assert total > 1_000 + ROWS // 2
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "5")
+    async with opened(app, "5") as (app, pilot):
         pane = app.current_pane()
         log_list = pane.item_list
         assert log_list.count == total
@@ -101,17 +99,9 @@ async def test_far_log_pages_use_the_shared_worker_and_a_failure_is_not_retried_
     app = demo_app(tmp_path)
     engine = Engine(app.store, "alice")
     _fill_log(app.store, "alice", ROWS)
-    fetched: list[bool] = []
     fetch = LogSource.fetch
-
-    def spied(self: LogSource, plan: paged_source.PagePlan) -> list[LogEntry]:
-        fetched.append(threading.current_thread() is threading.main_thread())
-        return fetch(self, plan)
-
-    monkeypatch.setattr(LogSource, "fetch", spied)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "5")
+    fetched = on_ui_thread(monkeypatch, LogSource, "fetch")
+    async with opened(app, "5") as (app, pilot):
         log_list = app.current_pane().item_list
         middle = log_list.count // 2
         fetched.clear()

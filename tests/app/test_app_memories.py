@@ -4,20 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pilot_harness
 import pytest
-from pilot_harness import (
-    CopySpy,
-    app_test,
-    demo_app,
-    keys_wait_for_their_queries,
-    press,
-    screen_text,
-    settle,
-    status_text,
-)
+from pilot_harness import CopySpy, app_test, opened, press, settle, status_text, top_screen
 from textual.widgets import Input, TextArea
 
-from memtui.app.modals.confirm import ConfirmModal
 from memtui.app.modals.editor import MemoryEditor
 from memtui.app.modals.filter import FilterModal
 from memtui.app.panes.memories import MemoriesPane
@@ -41,9 +32,7 @@ WAIT_ROUNDS = 400
 
 @app_test
 async def test_opens_on_the_user_pane_with_counts(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         assert app.current_pane().PANE_ID == "user"
         memory_list = _list(app)
         assert memory_list.count == 8
@@ -56,9 +45,7 @@ async def test_opens_on_the_user_pane_with_counts(tmp_path: Path) -> None:
 
 @app_test
 async def test_vim_movement_and_ends(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         memory_list = _list(app)
         await press(pilot, "j", "j")
         assert memory_list.cursor == 2
@@ -78,12 +65,8 @@ async def test_vim_movement_and_ends(tmp_path: Path) -> None:
 
 @app_test
 async def test_add_with_kind_picker_then_undo(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "a")
-        editor = app.screen
-        assert isinstance(editor, MemoryEditor)
+    async with opened(tmp_path, "a") as (app, pilot):
+        editor = top_screen(app, MemoryEditor)
         editor.query_one("#kind-decision").value = True
         editor.query_one(TextArea).insert("Deploys happen on Tuesdays only.")
         await press(pilot, "ctrl+s")
@@ -100,10 +83,7 @@ async def test_add_with_kind_picker_then_undo(tmp_path: Path) -> None:
 
 @app_test
 async def test_add_empty_text_is_refused_in_the_form(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "a", "ctrl+s")
+    async with opened(tmp_path, "a", "ctrl+s") as (app, pilot):
         assert isinstance(app.screen, MemoryEditor)
         assert "empty" in str(app.screen.query_one("#editor-error").render())
         await press(pilot, "escape")
@@ -112,12 +92,9 @@ async def test_add_empty_text_is_refused_in_the_form(tmp_path: Path) -> None:
 
 @app_test
 async def test_failed_write_keeps_what_was_typed(tmp_path: Path) -> None:
-    app = demo_app(tmp_path, user="bob")  # bob writes to webshop...
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "3", "a")
-        editor = app.screen
-        assert isinstance(editor, MemoryEditor)
+    app = pilot_harness.demo_app(tmp_path, user="bob")  # bob writes to webshop...
+    async with opened(app, "3", "a") as (app, pilot):
+        editor = top_screen(app, MemoryEditor)
         editor.query_one(TextArea).insert("Readers cannot write this.")
         # ...until the owner makes him a reader while he types (another process)
         Engine(app.store, "alice").identity.set_member("webshop", "bob", "reader")
@@ -129,12 +106,8 @@ async def test_failed_write_keeps_what_was_typed(tmp_path: Path) -> None:
 
 @app_test
 async def test_note_key_adds_a_note(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "3", "n")
-        editor = app.screen
-        assert isinstance(editor, MemoryEditor)
+    async with opened(tmp_path, "3", "n") as (app, pilot):
+        editor = top_screen(app, MemoryEditor)
         editor.query_one(TextArea).insert("Ask Bob before touching the CDN config.")
         await press(pilot, "ctrl+s")
         memory = _list(app, "project").current()
@@ -144,14 +117,11 @@ async def test_note_key_adds_a_note(tmp_path: Path) -> None:
 
 @app_test
 async def test_correct_is_a_supersede_with_history_and_undo(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         memory_list = _list(app)
         old = memory_list.current()
         await press(pilot, "e")
-        editor = app.screen
-        assert isinstance(editor, MemoryEditor)
+        editor = top_screen(app, MemoryEditor)
         area = editor.query_one(TextArea)
         assert area.text == old.content
         area.text = "Rotate the staging database password on the 1st and the 15th."
@@ -167,14 +137,11 @@ async def test_correct_is_a_supersede_with_history_and_undo(tmp_path: Path) -> N
 
 @app_test
 async def test_forget_asks_and_cancel_keeps_the_memory(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         memory_list = _list(app)
         await press(pilot, "j")  # the 3-version indentation memory
         target = memory_list.current()
-        await press(pilot, "d")
-        assert isinstance(app.screen, ConfirmModal)
+        await pilot_harness.asks(pilot, "d")
         body = str(app.screen.query_one(".dialog-body").render())
         assert "3 versions in all" in body and "cannot be undone" in body
         await press(pilot, "n")
@@ -185,9 +152,7 @@ async def test_forget_asks_and_cancel_keeps_the_memory(tmp_path: Path) -> None:
 
 @app_test
 async def test_forget_confirmed_removes_the_chain(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         memory_list = _list(app)
         await press(pilot, "j")
         target = memory_list.current()
@@ -213,9 +178,7 @@ async def test_forget_behind_a_reader_warns_then_erases_when_it_lets_go(
     monkeypatch.setattr(purge, "FORGET_PURGE_WAIT_S", 0.2)
     monkeypatch.setattr(purge, "PURGE_RETRY_WAIT_S", 0.05)
     monkeypatch.setattr(worker_mod, "PURGE_POLL_S", 0.05)
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         memory_list = _list(app)
         target = memory_list.current()
         files = [Path(str(app.store.path) + suffix) for suffix in ("", "-wal")]
@@ -246,9 +209,7 @@ async def test_forget_behind_a_reader_warns_then_erases_when_it_lets_go(
 
 @app_test
 async def test_bulk_forget_of_marked_memories(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         memory_list = _list(app)
         await press(pilot, "space")
         assert memory_list.cursor == 0  # space marks without moving (the key table in docs/app.md)
@@ -265,20 +226,14 @@ async def test_bulk_forget_of_marked_memories(tmp_path: Path) -> None:
 
 @app_test
 async def test_escape_clears_marks(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "space", "escape")
+    async with opened(tmp_path, "space", "escape") as (app, pilot):
         assert _list(app).marked == set()
 
 
 @app_test
 async def test_copy_uses_both_clipboards_and_says_so(tmp_path: Path) -> None:
     spy = CopySpy()
-    app = demo_app(tmp_path, system_clipboard=spy)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "c")
+    async with opened(tmp_path, "c", system_clipboard=spy) as (app, pilot):
         text = _list(app).current().content
         assert spy.copied == [text]
         assert app.clipboard == text  # OSC 52 through Textual
@@ -288,22 +243,15 @@ async def test_copy_uses_both_clipboards_and_says_so(tmp_path: Path) -> None:
 
 @app_test
 async def test_copy_without_system_clipboard_is_no_crash(tmp_path: Path) -> None:
-    app = demo_app(tmp_path, system_clipboard=CopySpy(fail=True))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "c")
+    async with opened(tmp_path, "c", system_clipboard=CopySpy(fail=True)) as (app, pilot):
         status = status_text(app)
         assert "terminal clipboard" in status and "system clipboard" not in status
 
 
 @app_test
 async def test_filter_by_kind_status_and_source(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "f")
-        modal = app.screen
-        assert isinstance(modal, FilterModal)
+    async with opened(tmp_path, "f") as (app, pilot):
+        modal = top_screen(app, FilterModal)
         modal.query_one("#kind-preference").value = True
         await press(pilot, "ctrl+s")
         memory_list = _list(app)
@@ -324,9 +272,7 @@ async def test_filter_by_kind_status_and_source(tmp_path: Path) -> None:
 
 @app_test
 async def test_search_as_you_type_highlights_and_escape_clears(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         memory_list = _list(app)
         await press(pilot, "slash")
         assert isinstance(app.focused, Input)
@@ -345,10 +291,7 @@ async def test_search_as_you_type_highlights_and_escape_clears(tmp_path: Path) -
 
 @app_test
 async def test_search_without_match_explains(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "slash", "z", "q", "x", "enter")
+    async with opened(tmp_path, "slash", "z", "q", "x", "enter") as (app, pilot):
         memory_list = _list(app)
         assert memory_list.count == 0
         assert "Nothing matches" in memory_list.empty_text
@@ -356,14 +299,11 @@ async def test_search_without_match_explains(tmp_path: Path) -> None:
 
 @app_test
 async def test_enter_opens_detail_with_provenance(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(100, 40)) as pilot:
-        await settle(pilot)
-        await press(pilot, "3", "enter")
+    async with opened(tmp_path, "3", "enter", size=(100, 40)) as (app, pilot):
         from memtui.app.modals.detail import MemoryDetailModal
 
         assert isinstance(app.screen, MemoryDetailModal)
-        shown = screen_text(app)
+        shown = pilot_harness.screen_text(app)
         assert "Provenance" in shown and "task_0019" in shown and "finished" in shown
         await press(pilot, "h")
         assert app.current_pane().PANE_ID == "history"
@@ -372,10 +312,7 @@ async def test_enter_opens_detail_with_provenance(tmp_path: Path) -> None:
 @app_test
 async def test_copy_names_a_memory_on_its_list_and_a_version_in_history(tmp_path: Path) -> None:
     spy = CopySpy()
-    app = demo_app(tmp_path, system_clipboard=spy)
-    async with app.run_test(size=(100, 40)) as pilot:
-        await settle(pilot)
-        await press(pilot, "3", "c")
+    async with opened(tmp_path, "3", "c", system_clipboard=spy, size=(100, 40)) as (app, pilot):
         memory = _list(app, "project").current()
         assert spy.copied == [memory.content]
         assert f"(memory {memory.id})" in status_text(app)
@@ -392,10 +329,7 @@ async def test_copy_names_a_memory_on_its_list_and_a_version_in_history(tmp_path
 
 @app_test
 async def test_project_switcher(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "3", "p")
+    async with opened(tmp_path, "3", "p") as (app, pilot):
         from memtui.app.modals.picker import PickerModal
 
         assert isinstance(app.screen, PickerModal)
@@ -411,9 +345,7 @@ async def test_empty_state_explains_what_to_do(tmp_path: Path) -> None:
 
     store = open_store(tmp_path / "empty.db")
     Engine(store, "dana").identity.create_project("solo", "Solo")
-    app = demo_app(tmp_path, user="dana", project=None, store=store)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, user="dana", project=None, store=store) as (app, pilot):
         assert "No memories yet — press n" in _list(app).empty_text
         await press(pilot, "3")
         assert _list(app, "project").empty_text == (
@@ -451,9 +383,7 @@ async def test_each_keystroke_reads_its_search_once_off_the_ui_thread(tmp_path: 
         return fetch(self, plan)
 
     monkeypatch.setattr(PagedSource, "fetch", recorded)
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         reads.clear()
         await press(pilot, "slash", "r", "u", "f", "f")
         memory_list = _list(app)
@@ -481,10 +411,8 @@ async def test_an_obsolete_search_is_interrupted_and_its_result_dropped(tmp_path
         return fetch(self, plan)
 
     monkeypatch.setattr(PagedSource, "fetch", slow_for_r)
-    keys_wait_for_their_queries(monkeypatch)  # "r" and "ru" come from their queries
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    pilot_harness.keys_wait_for_their_queries(monkeypatch)  # "r" and "ru" come from their queries
+    async with opened(tmp_path) as (app, pilot):
         memory_list = _list(app)
         shown_before = memory_list.source
         await press(pilot, "slash")
@@ -517,9 +445,7 @@ async def test_the_list_never_flashes_empty_between_keys(tmp_path: Path, monkeyp
         return fetch(self, plan)
 
     monkeypatch.setattr(PagedSource, "fetch", held)
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         memory_list = _list(app)
         drawn: list[int] = []
         render_line = MemoryList.render_line
@@ -548,9 +474,7 @@ async def test_the_list_never_flashes_empty_between_keys(tmp_path: Path, monkeyp
 async def test_a_stale_load_result_is_dropped(tmp_path: Path) -> None:
     from memtui.app.widgets.paged_source import PagedSource
 
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         memory_list = _list(app)
         shown = memory_list.source
         count = memory_list.count
@@ -570,25 +494,11 @@ async def test_a_stale_load_result_is_dropped(tmp_path: Path) -> None:
 
 
 @app_test
-async def test_chain_sizes_before_a_forget_are_read_off_the_ui_thread(tmp_path: Path) -> None:
-    import threading
-
+async def test_chain_sizes_before_a_forget_are_read_off_the_ui_thread(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from memtui.engine.identity import IdentityApi
 
-    app = demo_app(tmp_path)
-    threads: list[bool] = []
-    original = IdentityApi.chain_size
-
-    def spy(self: IdentityApi, memory_id: str) -> int:
-        threads.append(threading.current_thread() is threading.main_thread())
-        return original(self, memory_id)
-
-    IdentityApi.chain_size = spy  # type: ignore[method-assign]
-    try:
-        async with app.run_test(size=(80, 24)) as pilot:
-            await settle(pilot)
-            await press(pilot, "space", "j", "space", "d")
-            assert "2 marked memories" in str(app.screen.query_one(".dialog-body").render())
-            assert threads == [False, False]
-    finally:
-        IdentityApi.chain_size = original  # type: ignore[method-assign]
+    threads = pilot_harness.on_ui_thread(monkeypatch, IdentityApi, "chain_size")
+    async with opened(tmp_path, "space", "j", "space", "d") as (app, pilot):
+        assert "2 marked memories" in str(app.screen.query_one(".dialog-body").render())
+        assert threads == [False, False]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pilot_harness import app_test, demo_app, press, settle, status_text
+from pilot_harness import app_test, opened, press, status_text
 
 from memtui.app.modals.editor import MemoryEditor
 from memtui.app.panes.memories import MemoriesPane
@@ -46,10 +46,8 @@ def test_an_unchanged_profile_save_writes_nothing(engine_for, clock) -> None:
 
 @app_test
 async def test_an_unedited_correction_adds_no_version(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    identity = Engine(app.store, "alice").identity
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
+        identity = Engine(app.store, "alice").identity
         pane = app.current_pane()
         assert isinstance(pane, MemoriesPane)
         memory = pane.memory_list.current()
@@ -65,10 +63,8 @@ async def test_an_unedited_correction_adds_no_version(tmp_path: Path) -> None:
 
 @app_test
 async def test_an_unchanged_profile_save_adds_no_undo_step(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    identity = Engine(app.store, "alice").identity
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
+        identity = Engine(app.store, "alice").identity
         before = identity.profile()
         await press(pilot, "1", "ctrl+s")
         assert "nothing changed" in status_text(app)
@@ -79,10 +75,7 @@ async def test_an_unchanged_profile_save_adds_no_undo_step(tmp_path: Path) -> No
 
 @app_test
 async def test_a_setting_entered_again_says_nothing_changed(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "6")
+    async with opened(tmp_path, "6") as (app, pilot):
         field = app.screen.query_one("#set-idle_seconds")
         field.focus()
         await press(pilot, "enter")

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from pilot_harness import app_test, demo_app, press, settle
+from pilot_harness import app_test, demo_app, opened, press, settle
 
 from memtui.app.widgets import paged_source
 from memtui.app.widgets.paged_source import PagedSource
@@ -130,9 +130,7 @@ async def test_the_list_scrolls_a_big_store_by_pages(tmp_path: Path) -> None:
     store = open_store(tmp_path / "big.db", clock=FixedClock(START), ids=SequentialIds())
     _fill(store, "alice", ROWS)
     reference = [m.id for m in Engine(store, "alice").identity.list_memories(limit=10_000)]
-    app = demo_app(tmp_path, store=store, project=None)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, store=store, project=None) as (app, pilot):
         memory_list = app.pane("user").memory_list
         assert memory_list.count == ROWS
         await press(pilot, "end")
@@ -157,9 +155,7 @@ async def test_far_pages_are_read_by_a_worker(tmp_path: Path,
     store = open_store(tmp_path / "big.db", clock=FixedClock(START), ids=SequentialIds())
     _fill(store, "alice", ROWS)
     reference = [m.id for m in Engine(store, "alice").identity.list_memories(limit=10_000)]
-    app = demo_app(tmp_path, store=store, project=None)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, store=store, project=None) as (app, pilot):
         memory_list = app.pane("user").memory_list
         middle = ROWS // 3
         memory_list.move_cursor(middle)

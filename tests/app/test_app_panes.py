@@ -6,7 +6,8 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from pilot_harness import CopySpy, app_test, demo_app, press, screen_text, settle, status_text
+import pilot_harness
+from pilot_harness import app_test, fill, opened, press, screen_text, settle, status_text
 from rich.console import Console
 from textual.widgets import Checkbox, Input, Select, TextArea
 
@@ -22,9 +23,7 @@ from memtui.engine.api import Engine
 
 @app_test
 async def test_number_keys_and_tab_switch_panes(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         for key, pane in zip("1234567890", PANES, strict=False):
             await press(pilot, key)
             assert app.current_pane().PANE_ID == pane.PANE_ID
@@ -38,9 +37,7 @@ async def test_number_keys_and_tab_switch_panes(tmp_path: Path) -> None:
 
 @app_test
 async def test_history_shows_the_chain_oldest_first(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         await press(pilot, "j", "h")  # the indentation memory, 3 versions
         pane = app.current_pane()
         assert pane.PANE_ID == "history"
@@ -53,10 +50,7 @@ async def test_history_shows_the_chain_oldest_first(tmp_path: Path) -> None:
 
 @app_test
 async def test_history_restore_an_old_version_and_undo(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "j", "h", "home", "s")
+    async with opened(tmp_path, "j", "h", "home", "s") as (app, pilot):
         pane = app.current_pane()
         assert len(pane.versions) == 4
         head = pane.head()
@@ -69,20 +63,14 @@ async def test_history_restore_an_old_version_and_undo(tmp_path: Path) -> None:
 
 @app_test
 async def test_history_restore_of_the_current_version_is_refused(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "j", "h", "s")
+    async with opened(tmp_path, "j", "h", "s") as (app, pilot):
         assert "already the current version" in status_text(app)
         assert len(app.current_pane().versions) == 3
 
 
 @app_test
 async def test_history_forget_whole_chain(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "j", "h", "d")
+    async with opened(tmp_path, "j", "h", "d") as (app, pilot):
         assert isinstance(app.screen, ConfirmModal)
         assert "3 versions in all" in str(app.screen.query_one(".dialog-body").render())
         await press(pilot, "y")
@@ -94,17 +82,14 @@ async def test_history_forget_whole_chain(tmp_path: Path) -> None:
 
 @app_test
 async def test_history_enter_opens_a_version(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "j", "h", "home", "enter")
+    async with opened(tmp_path, "j", "h", "home", "enter") as (app, pilot):
         assert isinstance(app.screen, MemoryDetailModal)
         assert "superseded" in screen_text(app)
 
 
 @app_test
 async def test_history_without_selection_explains(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
+    app = pilot_harness.demo_app(tmp_path)
     app.selected_memory_id = None
     async with app.run_test(size=(80, 24)) as pilot:
         app.selected_memory_id = None
@@ -116,10 +101,7 @@ async def test_history_without_selection_explains(tmp_path: Path) -> None:
 
 @app_test
 async def test_log_rows_in_words_task_and_memory(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(100, 40)) as pilot:
-        await settle(pilot)
-        await press(pilot, "5")
+    async with opened(tmp_path, "5", size=(100, 40)) as (app, pilot):
         pane = app.current_pane()
         entries = pane.item_list.source.rows(0, pane.item_list.count)
         assert entries == Engine(app.store, "alice").extraction.log(1000)
@@ -141,10 +123,7 @@ async def test_log_rows_in_words_task_and_memory(tmp_path: Path) -> None:
 
 @app_test
 async def test_log_run_now_and_forced(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "5", "r")
+    async with opened(tmp_path, "5", "r") as (app, pilot):
         assert app.runner.state.last_job == "round"
         assert app.runner.state.last_error is None
         assert "Extraction round" in status_text(app)
@@ -155,20 +134,14 @@ async def test_log_run_now_and_forced(tmp_path: Path) -> None:
 
 @app_test
 async def test_settings_switch_number_and_errors(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    settings = Engine(app.store, "alice").settings
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "6")
+    async with opened(tmp_path, "6") as (app, pilot):
+        settings = Engine(app.store, "alice").settings
         box = app.screen.query_one("#set-generate_memories", Checkbox)
         assert box.value is True
         await press(pilot, "space")  # the first switch has focus
         assert settings.get()["generate_memories"] == 0
         assert str(box.label) == "off"
-        field = app.screen.query_one("#set-idle_seconds", Input)
-        field.focus()
-        field.value = "120"
-        await press(pilot, "enter")
+        field = await fill(pilot, "#set-idle_seconds", "120", "enter")
         assert settings.get()["idle_seconds"] == 120
         field.value = "-5"
         await press(pilot, "enter")
@@ -176,10 +149,7 @@ async def test_settings_switch_number_and_errors(tmp_path: Path) -> None:
         error = str(app.screen.query_one("#err-idle_seconds").render())
         assert "negative" in error
         assert field.value == "-5"  # what was typed stays
-        percent = app.screen.query_one("#set-min_rate_limit_remaining_percent", Input)
-        percent.focus()
-        percent.value = "150"
-        await press(pilot, "enter")
+        await fill(pilot, "#set-min_rate_limit_remaining_percent", "150", "enter")
         assert "0 to 100" in str(app.screen.query_one(
             "#err-min_rate_limit_remaining_percent").render())
         await press(pilot, "escape", "ctrl+z")  # undo the idle_seconds change
@@ -188,20 +158,14 @@ async def test_settings_switch_number_and_errors(tmp_path: Path) -> None:
 
 @app_test
 async def test_settings_models_say_stored_only(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        await press(pilot, "6")
+    async with opened(tmp_path, "6", size=(160, 48)) as (app, pilot):
         assert screen_text(app).count("stored only — no model is called in this version") == 2
 
 
 @app_test
 async def test_settings_per_task_flags(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    tasks = Engine(app.store, "alice").tasks
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "6")
+    async with opened(tmp_path, "6") as (app, pilot):
+        tasks = Engine(app.store, "alice").tasks
         picker = app.screen.query_one("#flag-task", Select)
         task_id = tasks.list_tasks(mine=True, limit=1)[0].id
         picker.value = task_id
@@ -217,11 +181,8 @@ async def test_settings_per_task_flags(tmp_path: Path) -> None:
 
 @app_test
 async def test_g_and_u_toggle_with_undo(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    settings = Engine(app.store, "alice").settings
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "g")
+    async with opened(tmp_path, "g") as (app, pilot):
+        settings = Engine(app.store, "alice").settings
         assert settings.get()["generate_memories"] == 0
         assert "generate_memories = 0" in status_text(app)
         await press(pilot, "u")
@@ -236,11 +197,8 @@ async def test_g_and_u_toggle_with_undo(tmp_path: Path) -> None:
 
 @app_test
 async def test_profile_errors_inline_and_keep_typed_text(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    identity = Engine(app.store, "alice").identity
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "1")
+    async with opened(tmp_path, "1") as (app, pilot):
+        identity = Engine(app.store, "alice").identity
         zone = app.screen.query_one("#profile-tz", Input)
         zone.value = "Mars/Olympus"
         await press(pilot, "ctrl+s")
@@ -269,11 +227,8 @@ async def test_profile_errors_inline_and_keep_typed_text(tmp_path: Path) -> None
 
 @app_test
 async def test_injection_preview_and_copy(tmp_path: Path) -> None:
-    spy = CopySpy()
-    app = demo_app(tmp_path, system_clipboard=spy)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "7")
+    spy = pilot_harness.CopySpy()
+    async with opened(tmp_path, "7", system_clipboard=spy) as (app, pilot):
         pane = app.current_pane()
         assert pane.text.startswith("[Past memories — for reference only")
         expected = Engine(app.store, "alice").injection.preview_for_project("webshop").prompt
@@ -288,10 +243,7 @@ async def test_injection_preview_and_copy(tmp_path: Path) -> None:
 
 @app_test
 async def test_injection_preview_when_use_is_off(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "u", "7")
+    async with opened(tmp_path, "u", "7") as (app, pilot):
         assert app.current_pane().text == ""
         assert "use_memories is off" in screen_text(app)
         await press(pilot, "c")
@@ -300,10 +252,7 @@ async def test_injection_preview_when_use_is_off(tmp_path: Path) -> None:
 
 @app_test
 async def test_help_lists_keys_with_ids(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(120, 48)) as pilot:
-        await settle(pilot)
-        await press(pilot, "question_mark")
+    async with opened(tmp_path, "question_mark", size=(120, 48)) as (app, pilot):
         assert isinstance(app.screen, HelpModal)
         console = Console(width=120, file=io.StringIO(), record=True)
         console.print(help_text(binding_classes(), dict(app._keymap)))
@@ -315,9 +264,7 @@ async def test_help_lists_keys_with_ids(tmp_path: Path) -> None:
 
 @app_test
 async def test_every_pane_copes_with_a_user_without_anything(tmp_path: Path) -> None:
-    app = demo_app(tmp_path, user="newcomer", project=None)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, user="newcomer", project=None) as (app, pilot):
         for number in range(1, len(PANES) + 1):
             await press(pilot, str(number), "escape")
         await press(pilot, "3", "n")  # no project: nothing to add to
@@ -330,9 +277,7 @@ async def test_every_pane_copes_with_a_user_without_anything(tmp_path: Path) -> 
 
 @app_test
 async def test_q_quits(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         await pilot.press("q")
         await pilot.pause()
     assert app.return_code == 0

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import codex_fixture as fx
 import pytest
-from pilot_harness import SMALL, app_test, demo_app, press, screen_text, settle
+from pilot_harness import app_test, opened, press, screen_text, settle
 
 from memtui.app.panes import PANES
 from memtui.app.panes.codex import CodexPane
@@ -34,9 +34,7 @@ def test_the_codex_problems_are_reached_by_keys(tmp_path: Path,
 
     @app_test
     async def run() -> None:
-        app = demo_app(tmp_path, codex_home=tmp_path / ".codex")
-        async with app.run_test(size=SMALL) as pilot:
-            await settle(pilot)
+        async with opened(tmp_path, codex_home=tmp_path / ".codex") as (app, pilot):
             await press(pilot, _key(CodexPane.PANE_ID))
             bar = app.get_screen_main().query_one(KeyBar).render().plain
             assert "J detail↓" in bar and "K detail↑" in bar  # the way there is shown
@@ -62,9 +60,7 @@ def test_every_details_area_scrolls_by_keys(tmp_path: Path, pane_id: str) -> Non
 
     @app_test
     async def run() -> None:
-        app = demo_app(tmp_path, start_pane=pane_id)
-        async with app.run_test(size=SMALL) as pilot:
-            await settle(pilot)
+        async with opened(tmp_path, start_pane=pane_id) as (app, pilot):
             pane = app.current_pane()
             assert pane is not None
             previews = list(pane.query(PreviewScroll))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pilot_harness import app_test, demo_app, press, settle, status_text
+from pilot_harness import app_test, demo_app, opened, press, status_text
 
 from memtui.app.modals.confirm import ConfirmModal
 from memtui.app.modals.editor import MemoryEditor
@@ -34,9 +34,7 @@ def test_write_refusal_is_the_permission_rule(engine_for) -> None:
 async def test_a_reader_is_not_offered_writes_and_is_told_why(tmp_path: Path) -> None:
     app = demo_app(tmp_path, user="carol")  # carol only reads webshop
     engine = Engine(app.store, "carol")
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "3")
+    async with opened(app, "3") as (app, pilot):
         count = engine.identity.count_memories(engine.identity.memory_filter("webshop"))
         offered = _offered(app)
         assert "copy" in offered
@@ -59,10 +57,7 @@ async def test_a_reader_is_not_offered_writes_and_is_told_why(tmp_path: Path) ->
 
 @app_test
 async def test_own_memories_still_offer_writes(tmp_path: Path) -> None:
-    app = demo_app(tmp_path, user="carol")
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "2")
+    async with opened(tmp_path, "2", user="carol") as (app, pilot):
         assert {"note", "edit", "forget"} <= _offered(app)
         await press(pilot, "n")
         assert isinstance(app.screen, MemoryEditor)

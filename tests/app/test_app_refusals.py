@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pilot_harness import app_test, demo_app, press, screen_text, settle, status_text
-from textual.widgets import Input, TextArea
+from pilot_harness import app_test, demo_app, fill, opened, press, screen_text, settle, status_text
+from textual.widgets import TextArea
 
 from memtui.app.modals.editor import MemoryEditor
 from memtui.app.widgets.error_line import ErrorLine
@@ -27,11 +27,8 @@ def _shown(app, selector: str) -> str:
 
 @app_test
 async def test_profile_junk_preferences_are_refused_in_view(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    identity = Engine(app.store, "alice").identity
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "1")
+    async with opened(tmp_path, "1") as (app, pilot):
+        identity = Engine(app.store, "alice").identity
         before = identity.profile()
         prefs = app.screen.query_one("#profile-prefs", TextArea)
         prefs.focus()
@@ -47,10 +44,7 @@ async def test_profile_junk_preferences_are_refused_in_view(tmp_path: Path) -> N
 
 @app_test
 async def test_empty_new_memory_says_why_in_the_editor(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "a", "ctrl+s")
+    async with opened(tmp_path, "a", "ctrl+s") as (app, pilot):
         assert isinstance(app.screen, MemoryEditor)
         assert "empty" in _shown(app, "#editor-error")
 
@@ -58,16 +52,9 @@ async def test_empty_new_memory_says_why_in_the_editor(tmp_path: Path) -> None:
 @app_test
 async def test_settings_letters_in_a_number_field_are_refused_with_the_reason(
         tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    settings = Engine(app.store, "alice").settings
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "6")
-        field = app.screen.query_one("#set-idle_seconds", Input)
-        field.focus()
-        await settle(pilot)
-        field.value = ""
-        await press(pilot, "a", "b", "c")
+    async with opened(tmp_path, "6") as (app, pilot):
+        settings = Engine(app.store, "alice").settings
+        field = await fill(pilot, "#set-idle_seconds", "", "a", "b", "c")
         assert field.value == "abc"  # what was typed is kept, never filtered
         await press(pilot, "enter")
         assert "whole number" in _shown(app, "#err-idle_seconds")
@@ -76,16 +63,9 @@ async def test_settings_letters_in_a_number_field_are_refused_with_the_reason(
 
 @app_test
 async def test_settings_a_fraction_is_refused_never_rewritten(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    settings = Engine(app.store, "alice").settings
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "6")
-        field = app.screen.query_one("#set-min_duration_seconds", Input)
-        field.focus()
-        await settle(pilot)
-        field.value = ""
-        await press(pilot, "1", "full_stop", "5")
+    async with opened(tmp_path, "6") as (app, pilot):
+        settings = Engine(app.store, "alice").settings
+        field = await fill(pilot, "#set-min_duration_seconds", "", "1", "full_stop", "5")
         assert field.value == "1.5"
         await press(pilot, "enter")
         assert "whole number" in _shown(app, "#err-min_duration_seconds")
@@ -125,8 +105,7 @@ async def test_a_form_that_cannot_read_the_store_says_why(
     def fail(*_args: object, **_kwargs: object) -> None:
         raise StoreError("the disk went away")
 
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(app) as (app, pilot):
         monkeypatch.setattr(getattr(app.engine, api), method, fail)
         app.show_pane(pane_id)
         await settle(pilot)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pilot_harness import app_test, demo_app, press, settle, status_text
+from pilot_harness import app_test, asks, demo_app, opened, press, settle, status_text
 from textual.widgets import Input
 
 from memtui.app.modals.confirm import ConfirmModal
@@ -33,9 +33,7 @@ def _count_reads(app: Any, reads: Counter[str]) -> None:
 @app_test
 async def test_a_store_change_rereads_the_pane_on_screen_and_the_others_when_shown(
         tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         await press(pilot, "5", "2")  # the Log pane is mounted, then hidden
         reads: Counter[str] = Counter()
         _count_reads(app, reads)
@@ -53,10 +51,7 @@ async def test_a_store_change_rereads_the_pane_on_screen_and_the_others_when_sho
 
 @app_test
 async def test_a_new_project_reads_the_project_pane_once(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "3")
+    async with opened(tmp_path, "3") as (app, pilot):
         reads: Counter[str] = Counter()
         _count_reads(app, reads)
         app.current_pane().set_project("infra")  # what choosing it with p does
@@ -70,9 +65,7 @@ async def test_a_new_project_reads_the_project_pane_once(tmp_path: Path) -> None
 @app_test
 async def test_the_selection_is_the_history_target_until_one_is_asked_for(
         tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         memory_list = app.pane("user").memory_list
         first = memory_list.current()
         await press(pilot, "4")
@@ -112,11 +105,9 @@ async def test_a_forget_reads_its_question_off_the_ui_thread(
 
     for name in ("get_memory", "write_refusal", "chain_size"):
         spied(name)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(app) as (app, pilot):
         calls.clear()
-        await press(pilot, "j", "d")
-        assert isinstance(app.screen, ConfirmModal)
+        await asks(pilot, "j", "d")
         body = str(app.screen.query_one(".dialog-body").render())
         assert "indentation" in body and "3 versions in all" in body
         assert {name for name, _main in calls} == {"get_memory", "write_refusal",
@@ -136,9 +127,7 @@ async def test_a_refused_forget_counts_nothing(tmp_path: Path,
         return original(self, memory_id)
 
     monkeypatch.setattr(IdentityApi, "chain_size", spy)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "3", "d")
+    async with opened(app, "3", "d") as (app, pilot):
         assert not isinstance(app.screen, ConfirmModal)
         assert "Read only: you may read project 'webshop' but not write" in status_text(app)
         assert counted == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pilot_harness import app_test, demo_app, press, settle, status_text
+from pilot_harness import app_test, opened, press, status_text
 from textual.widgets import TextArea
 
 from memtui.app.modals.editor import MemoryEditor
@@ -23,10 +23,8 @@ async def _add(pilot, app, text: str) -> None:
 @app_test
 async def test_add_correct_restore_then_bulk_forget_leaves_no_dead_undo(
         tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    engine = Engine(app.store, "alice")
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
+        engine = Engine(app.store, "alice")
         generate = engine.settings.get()["generate_memories"]
         await press(pilot, "g")  # an undo step that a forget does not touch
         await _add(pilot, app, "Deploys happen on Tuesdays.")
@@ -53,11 +51,8 @@ async def test_add_correct_restore_then_bulk_forget_leaves_no_dead_undo(
 @app_test
 async def test_a_step_forgotten_by_another_process_is_skipped_with_one_message(
         tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    engine = Engine(app.store, "alice")
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "u")
+    async with opened(tmp_path, "u") as (app, pilot):
+        engine = Engine(app.store, "alice")
         await _add(pilot, app, "Uses uv for every Python project.")
         added = engine.identity.list_memories(limit=1)[0]
         engine.identity.forget(added.id)  # another process

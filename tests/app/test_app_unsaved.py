@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pilot_harness import app_test, demo_app, press, screen_text, settle
+import pytest
+from pilot_harness import app_test, fill, opened, press, screen_text, settle
 from textual.widgets import Input
 
 from memtui.app.modals.unsaved import UnsavedModal
@@ -14,20 +15,13 @@ from memtui.engine.api import Engine
 
 async def _type_name(pilot, app, name: str) -> Input:
     await press(pilot, "1")
-    field = app.screen.query_one("#profile-name", Input)
-    field.focus()
-    field.value = name
-    await settle(pilot)
-    await press(pilot, "escape")  # leave the form: q and 1-9 are keys again
-    return field
+    # escape leaves the form: q and 1-9 are keys again
+    return await fill(pilot, "#profile-name", name, "escape")
 
 
 @app_test
 async def test_profile_edit_is_marked_and_q_asks_then_cancel_keeps_it(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "1")
+    async with opened(tmp_path, "1") as (app, pilot):
         assert "modified" not in str(app.screen.query_one("#profile-title").render())
         field = await _type_name(pilot, app, "Alice C.")
         assert "modified" in str(app.screen.query_one("#profile-title").render())
@@ -39,33 +33,20 @@ async def test_profile_edit_is_marked_and_q_asks_then_cancel_keeps_it(tmp_path: 
         assert field.value == "Alice C."
 
 
+@pytest.mark.parametrize("key, name", [("s", "Alice C."), ("d", "Alice Chen")],
+                         ids=["save", "discard"])
 @app_test
-async def test_q_then_save_saves_before_quitting(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    store = app.store
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+async def test_q_then_save_or_discard_quits(tmp_path: Path, key: str, name: str) -> None:
+    """q on a modified form asks: s saves before quitting, d quits without saving."""
+    async with opened(tmp_path) as (app, pilot):
         await _type_name(pilot, app, "Alice C.")
-        await press(pilot, "q", "s")
-    assert Engine(store, "alice").identity.profile().display_name == "Alice C."
-
-
-@app_test
-async def test_q_then_discard_quits_without_saving(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    store = app.store
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await _type_name(pilot, app, "Alice C.")
-        await press(pilot, "q", "d")
-    assert Engine(store, "alice").identity.profile().display_name == "Alice Chen"
+        await press(pilot, "q", key)
+    assert Engine(app.store, "alice").identity.profile().display_name == name
 
 
 @app_test
 async def test_leaving_a_modified_form_asks(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         await _type_name(pilot, app, "Alice C.")
         await press(pilot, "2")
         assert isinstance(app.screen, UnsavedModal)
@@ -80,16 +61,9 @@ async def test_leaving_a_modified_form_asks(tmp_path: Path) -> None:
 
 @app_test
 async def test_a_typed_setting_is_marked_kept_and_saved_on_leaving(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    settings = Engine(app.store, "alice").settings
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "6")
-        field = app.screen.query_one("#set-idle_seconds", Input)
-        field.focus()
-        field.value = "600"
-        await settle(pilot)
-        await press(pilot, "escape")
+    async with opened(tmp_path, "6") as (app, pilot):
+        settings = Engine(app.store, "alice").settings
+        field = await fill(pilot, "#set-idle_seconds", "600", "escape")
         assert "modified: idle_seconds" in str(app.screen.query_one("#settings-title").render())
         app.store_changed()  # a refresh (another process wrote) keeps what was typed
         await settle(pilot)
@@ -103,15 +77,8 @@ async def test_a_typed_setting_is_marked_kept_and_saved_on_leaving(tmp_path: Pat
 
 @app_test
 async def test_a_refused_setting_on_leaving_stays_with_the_reason(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "6")
-        field = app.screen.query_one("#set-idle_seconds", Input)
-        field.focus()
-        field.value = "1.5"
-        await settle(pilot)
-        await press(pilot, "escape", "q", "s")
+    async with opened(tmp_path, "6") as (app, pilot):
+        await fill(pilot, "#set-idle_seconds", "1.5", "escape", "q", "s")
         assert app.is_running
         assert app.current_pane().PANE_ID == "settings"
         assert "whole number" in str(app.screen.query_one("#err-idle_seconds").render())

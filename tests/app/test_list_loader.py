@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from pilot_harness import app_test, demo_app, press, settle
+from pilot_harness import app_test, demo_app, opened, press, settle
 from pilot_harness import until as _until
 from textual.message import Message
 from textual.screen import Screen
@@ -82,9 +82,7 @@ def _record_searched_reads(monkeypatch: pytest.MonkeyPatch,
 @app_test
 async def test_every_key_is_read_by_the_lists_one_loader(tmp_path: Path, monkeypatch) -> None:
     reads = _record_searched_reads(monkeypatch)
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         pane = _user_pane(app)
         await press(pilot, "slash", "r")  # the list's first load off the UI thread
         workers_after_the_first = len(app.workers)
@@ -110,8 +108,7 @@ async def test_a_load_not_started_yet_is_replaced_by_a_newer_key(tmp_path: Path,
     gate, held = _hold_reads(monkeypatch, lambda source: source.filter.search == "r")
     app = demo_app(tmp_path)
     try:
-        async with app.run_test(size=(80, 24)) as pilot:
-            await settle(pilot)
+        async with opened(app) as (app, pilot):
             pane = _user_pane(app)
             await press(pilot, "slash")
             await pilot.press("r")  # no settling: its read is held
@@ -175,9 +172,7 @@ async def test_the_search_box_hands_each_new_text_to_its_pane(tmp_path: Path,
         search_typed(self, text)
 
     monkeypatch.setattr(MemoriesPane, "_search_typed", typed)
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         pane = _user_pane(app)
         await press(pilot, "slash", "r", "u", "backspace")
         box = pane.search_box
@@ -215,8 +210,7 @@ async def test_new_rows_are_painted_in_the_turn_they_arrive(tmp_path: Path, monk
     layout); the pane's title for those rows follows in the frame after (by then it says
     "counting…")."""
     app = _app_with_many_ruff_rows(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(app) as (app, pilot):
         pane = _user_pane(app)
         frames: list[tuple[str | None, str]] = []
         refresh = Screen._compositor_refresh
@@ -256,8 +250,7 @@ async def test_typing_on_leaves_the_title_as_it_was(tmp_path: Path, monkeypatch)
     count still being worked out, the filter) is not drawn again, so the key's frame does not
     reach up to it. The first key changes it once, from the count to counting."""
     app = _app_with_many_ruff_rows(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(app) as (app, pilot):
         pane = _user_pane(app)
         title = pane._title
         assert "counting" not in str(title.content)
@@ -290,9 +283,7 @@ async def test_rows_that_need_a_layout_first_are_painted_a_few_turns_later(
         tmp_path: Path, monkeypatch) -> None:
     """A change that needs a layout goes the long way (the widget's idle step asks the
     screen for it): the handler paints nothing, and the frame still comes, with the rows."""
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         pane = _user_pane(app)
         frames: list[str | None] = []
         refresh = Screen._compositor_refresh
@@ -324,10 +315,7 @@ async def test_the_search_box_draws_what_textuals_input_draws(tmp_path: Path) ->
     """The box's own drawing of its line gives the very segments ``Input`` gives: short and
     long (scrolled) text, wide and combining characters, the cursor anywhere, a selection,
     the cursor blinked off, the box without focus."""
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(40, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "slash")
+    async with opened(tmp_path, "slash", size=(40, 24)) as (app, pilot):
         box = _user_pane(app).search_box
         assert isinstance(box, SearchBox)
         checked = 0
@@ -369,8 +357,7 @@ async def test_typing_on_repaints_only_the_rows_that_look_different(tmp_path: Pa
     frame of "ruff" draws only the cursor's row again. "ruff r" highlights "rule" too:
     every row is drawn again."""
     app = _app_with_many_ruff_rows(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(app) as (app, pilot):
         pane = _user_pane(app)
         memory_list = pane.memory_list
         drawn: list[int] = []
@@ -442,8 +429,7 @@ async def test_a_panes_title_is_drawn_while_its_first_load_runs(tmp_path: Path,
     gate, held = _hold_reads(monkeypatch, lambda source: source.filter.scope == "project")
     app = demo_app(tmp_path)
     try:
-        async with app.run_test(size=(80, 24)) as pilot:
-            await settle(pilot)
+        async with opened(app) as (app, pilot):
             app.show_pane("project")
             assert await _until(pilot, held.is_set)
             pane = app.pane("project")

@@ -19,6 +19,14 @@ def _in_thread(work) -> tuple[threading.Thread, list[object]]:  # noqa: ANN001
     return thread, result
 
 
+def _ended(thread: threading.Thread, result: list[object]) -> list[object]:
+    """What the thread's work answered, once the thread ended (it must, within the safety
+    timeout)."""
+    thread.join(SAFETY_TIMEOUT_S)
+    assert not thread.is_alive()
+    return result
+
+
 def test_a_put_replaces_the_request_still_waiting() -> None:
     box: LoadMailbox[str] = LoadMailbox()
     box.put("r")
@@ -32,16 +40,14 @@ def test_take_waits_for_a_put_from_another_thread() -> None:
     box: LoadMailbox[str] = LoadMailbox()
     thread, result = _in_thread(lambda: box.take(SAFETY_TIMEOUT_S))
     box.put("ru")
-    thread.join(SAFETY_TIMEOUT_S)
-    assert not thread.is_alive() and result == ["ru"]
+    assert _ended(thread, result) == ["ru"]
 
 
 def test_close_ends_the_loader_at_once_and_drops_what_waits() -> None:
     box: LoadMailbox[str] = LoadMailbox()
     thread, result = _in_thread(lambda: box.take(SAFETY_TIMEOUT_S))
     box.close()
-    thread.join(SAFETY_TIMEOUT_S)
-    assert not thread.is_alive() and result == [None]
+    assert _ended(thread, result) == [None]
     box.put("late")  # a put after the close is dropped
     assert box.closed and box.take(0) is None and box.quiet_for(0) is False
 
@@ -71,8 +77,7 @@ def test_a_wait_ends_false_the_moment_a_newer_request_comes() -> None:
     thread, result, _ = _waiting_in(box)
     assert thread.is_alive()  # waiting: nothing came yet
     box.put("ru")
-    thread.join(SAFETY_TIMEOUT_S)
-    assert not thread.is_alive() and result == [False]
+    assert _ended(thread, result) == [False]
     assert box.take(0) == "ru"  # the newer request is still there for the loader
 
 
@@ -80,8 +85,7 @@ def test_a_wait_ends_false_when_the_box_closes() -> None:
     box: LoadMailbox[str] = LoadMailbox()
     thread, result = _in_thread(lambda: box.quiet_for(SAFETY_TIMEOUT_S))
     box.close()
-    thread.join(SAFETY_TIMEOUT_S)
-    assert not thread.is_alive() and result == [False]
+    assert _ended(thread, result) == [False]
 
 
 def test_a_wait_for_a_condition_ends_true_when_woken_with_it_met() -> None:
@@ -98,8 +102,7 @@ def test_a_wait_for_a_condition_ends_true_when_woken_with_it_met() -> None:
     assert len(looks) == 2 and thread.is_alive() and result == []
     painted.set()
     box.wake()
-    thread.join(SAFETY_TIMEOUT_S)
-    assert not thread.is_alive() and result == [True] and len(looks) == 3
+    assert _ended(thread, result) == [True] and len(looks) == 3
 
 
 def test_a_quiet_wait_runs_out_true() -> None:

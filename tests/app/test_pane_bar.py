@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pilot_harness import app_test, demo_app, press, settle
+from pilot_harness import app_test, opened, press, settle
 
 from memtui.app.app import pane_labels
 from memtui.app.panes import PANES
@@ -63,9 +63,7 @@ def test_labels_number_the_first_nine_panes() -> None:
 
 @app_test
 async def test_the_bar_marks_the_shown_pane_and_follows_keys(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         bar = app.screen.query_one(PaneBar)
         assert bar.active == "user"
         await press(pilot, "3")
@@ -76,9 +74,7 @@ async def test_the_bar_marks_the_shown_pane_and_follows_keys(tmp_path: Path) -> 
 
 @app_test
 async def test_clicking_a_name_shows_that_pane(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(120, 30)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, size=(120, 30)) as (app, pilot):
         bar = app.screen.query_one(PaneBar)
         start, _end, pane_id = next(span for span in bar._spans if span[2] == "log")
         await pilot.click(PaneBar, offset=(start + 1, 0))
@@ -93,9 +89,7 @@ async def test_clicking_a_name_shows_that_pane(tmp_path: Path) -> None:
 
 @app_test
 async def test_hovering_a_name_highlights_it(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(120, 24)) as pilot:  # every name fits
-        await settle(pilot)
+    async with opened(tmp_path, size=(120, 24)) as (app, pilot):  # every name fits
         bar = app.screen.query_one(PaneBar)
         start = next(span[0] for span in bar._spans if span[2] == "log")
         await pilot.hover(PaneBar, offset=(start, 0))
@@ -106,9 +100,7 @@ async def test_hovering_a_name_highlights_it(tmp_path: Path) -> None:
 @pytest.mark.parametrize("pane", ["profile", "settings", "codex", "agents"])
 @app_test
 async def test_a_narrow_bar_keeps_the_shown_pane_in_view(tmp_path: Path, pane: str) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(40, 20)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, size=(40, 20)) as (app, pilot):
         app.show_pane(pane)
         await settle(pilot)
         bar = app.screen.query_one(PaneBar)
@@ -122,18 +114,14 @@ async def test_a_narrow_bar_keeps_the_shown_pane_in_view(tmp_path: Path, pane: s
 
 @app_test
 async def test_wide_terminals_give_names_room(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, size=(160, 48)) as (app, pilot):
         line = app.screen.query_one(PaneBar).render().plain
         assert line.startswith(" 1 Profile   2 User ")
 
 
 @app_test
 async def test_next_pane_twice_at_once_moves_two_panes(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         app.action_next_pane(1)
         app.action_next_pane(1)  # the Project pane is still mounting
         await settle(pilot)
@@ -143,9 +131,7 @@ async def test_next_pane_twice_at_once_moves_two_panes(tmp_path: Path) -> None:
 
 @app_test
 async def test_the_inbox_name_carries_its_count(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(120, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, size=(120, 24)) as (app, pilot):
         bar = app.screen.query_one(PaneBar)
         assert "8 Inbox (3)" in bar.render().plain
         bar.set_badge("inbox", "")

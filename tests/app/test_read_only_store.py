@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from pilot_harness import app_test, demo_app, press, screen_text, settle, status_text
+from pilot_harness import app_test, opened, press, screen_text, status_text
 
 from memtui.app.modals.editor import MemoryEditor
 from memtui.app.widgets.key_bar import KeyBar
@@ -62,9 +62,7 @@ def test_a_writable_file_is_not_read_only(tmp_path: Path) -> None:
 async def test_the_app_browses_a_read_only_store_and_says_why_writes_fail(
         read_only_demo: Path, tmp_path: Path) -> None:
     store = open_store(read_only_demo, allow_read_only=True)
-    app = demo_app(tmp_path, store=store)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, store=store) as (app, pilot):
         assert app.current_pane().memory_list.count == 8
         assert "Opened read-only" in status_text(app)
         header = app.get_screen_main().header_info()

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pilot_harness import app_test, calls_to, demo_app, open_user_search, press, settle
+from pilot_harness import app_test, calls_to, demo_app, open_user_search, opened, press, settle
 from textual.widget import Widget
 
 from memtui.app.widgets.memory_list import ROW_PART_CLASSES, MemoryList
@@ -40,7 +40,7 @@ async def _drawn(pilot: Any, memory_list: MemoryList) -> RowStyles:
 async def test_the_rows_styles_are_kept_and_always_the_css_s(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     app = demo_app(tmp_path)
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with opened(app, size=(100, 30)) as (app, pilot):
         pane = await open_user_search(app, pilot)
         await press(pilot, "p")
         memory_list = pane.memory_list

@@ -19,6 +19,7 @@ from pilot_harness import (
     demo_app_with_matches,
     keys_wait_for_their_queries,
     open_user_search,
+    opened,
     press,
     settle,
 )
@@ -116,7 +117,7 @@ async def _r_held(folder: Path, monkeypatch: pytest.MonkeyPatch, waiting: thread
     """The demo app with its search box open and every frame recorded, "r" typed and its
     read held (``_gate_searches``)."""
     app = demo_app(folder)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with opened(app) as (app, pilot):
         pane = await open_user_search(app, pilot)
         frames = Frames(pane)
         _install(monkeypatch, frames)
@@ -175,7 +176,7 @@ async def test_the_count_is_read_after_the_rows_are_painted(tmp_path: Path,
 
     monkeypatch.setattr(IdentityApi, "count_memories_at_most", counted)
     app = demo_app_with_matches(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with opened(app) as (app, pilot):
         pane = await open_user_search(app, pilot)
         refresh = Screen._compositor_refresh
 
@@ -195,9 +196,7 @@ async def test_the_count_is_read_after_the_rows_are_painted(tmp_path: Path,
 
 @app_test
 async def test_paint_hold_does_not_nest_and_runs_out(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         hold = PaintHold(app, seconds=GATE_TIMEOUT_S)
         batches = app._batch_count
         hold.hold()
@@ -218,9 +217,7 @@ async def test_paint_soon_leaves_a_held_frame_to_the_hold(tmp_path: Path, monkey
     """``paint_soon`` paints nothing while a hold runs: the hold's own paint carries the
     change. (That it paints before the screen's timer would, right after a list's frame:
     ``test_the_preview_of_the_rows_selection_follows_in_the_next_frame``.)"""
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         pane = app.pane("user")
         assert isinstance(pane, MemoriesPane)
         frames = Frames(pane)
@@ -263,8 +260,7 @@ async def test_an_error_when_a_hold_runs_out_reaches_the_app(tmp_path: Path,
     hold = PaintHold(app, seconds=0.01)
     try:
         with pytest.raises(RuntimeError, match="paint hold broke"):
-            async with app.run_test(size=(80, 24)) as pilot:
-                await settle(pilot)
+            async with opened(app) as (app, pilot):
                 monkeypatch.setattr(PaintHold, "release", broken)
                 hold.hold()
                 assert await _until(pilot, lambda: app._exception is not None)
@@ -283,10 +279,7 @@ async def test_a_failed_search_read_releases_the_hold(tmp_path: Path, monkeypatc
         return fetch(self, plan)
 
     monkeypatch.setattr(PagedSource, "fetch", failing)
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "slash", "r")
+    async with opened(tmp_path, "slash", "r") as (app, pilot):
         memory_list = app.pane("user").memory_list
         assert isinstance(memory_list, MemoryList)
         assert await _until(pilot, lambda: memory_list.error is not None)
@@ -298,9 +291,7 @@ async def test_what_the_app_built_while_starting_is_frozen_out_of_the_collector(
         tmp_path: Path, monkeypatch) -> None:
     frozen: list[int] = []
     monkeypatch.setattr(gc, "freeze", lambda: frozen.append(len(frozen)))
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         assert await _until(pilot, lambda: bool(frozen))  # after the first frame, once
         await settle(pilot)
         assert len(frozen) == 1
@@ -320,7 +311,7 @@ async def test_a_search_is_counted_only_once_typing_pauses(tmp_path: Path, monke
 
     monkeypatch.setattr(IdentityApi, "count_memories_at_most", counting)
     app = demo_app_with_matches(tmp_path)  # a full first page: the count is not known yet
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with opened(app) as (app, pilot):
         pane = await open_user_search(app, pilot)
         await pilot.press("r", "u")  # no settling: that waits for the workers' pauses
         ml = pane.memory_list
@@ -340,9 +331,7 @@ async def test_a_search_is_counted_only_once_typing_pauses(tmp_path: Path, monke
 async def test_typing_a_search_never_lays_the_screen_out(tmp_path: Path, monkeypatch) -> None:
     from memtui.app.widgets.search_box import SearchBox
 
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(120, 30)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, size=(120, 30)) as (app, pilot):
         pane = app.pane("user")
         assert isinstance(pane, MemoriesPane)
         await press(pilot, "slash", "z", "q")  # nothing matches: the list stays empty
@@ -369,9 +358,7 @@ async def test_typing_a_search_never_lays_the_screen_out(tmp_path: Path, monkeyp
 @app_test
 async def test_moving_the_cursor_does_not_repaint_the_whole_screen(tmp_path: Path,
                                                                    monkeypatch) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         screen = app.screen
         repaints: list[bool] = []
         refresh = Screen.refresh
@@ -397,7 +384,7 @@ async def test_the_preview_of_the_rows_selection_follows_in_the_next_frame(
     (not on the screen's next timer tick), for keys shown from the rows on screen and for
     keys that wait for their reads alike."""
     app = demo_app_with_matches(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with opened(app) as (app, pilot):
         pane = await open_user_search(app, pilot)
         frames = Frames(pane)
         _install(monkeypatch, frames)
@@ -448,7 +435,7 @@ async def test_no_collection_runs_between_a_keys_load_and_the_frame_of_its_rows(
         if phase == "start":
             collections.append(mark[0])
 
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with opened(app) as (app, pilot):
         pane = await open_user_search(app, pilot)
         frames = Frames(pane)
         refresh = Screen._compositor_refresh
@@ -489,9 +476,7 @@ async def test_no_collection_runs_between_a_keys_load_and_the_frame_of_its_rows(
 async def test_the_collector_pause_is_bounded_and_leaves_an_off_collector_off(
         tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(paint_hold_module, "GC_PAUSE_MAX_SECONDS", 0.05)
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         hold = PaintHold(app, seconds=GATE_TIMEOUT_S)  # no paint will end this hold
         hold.hold()
         assert hold.collector_paused and not gc.isenabled()

@@ -22,6 +22,7 @@ from pilot_harness import (
     listed_ids,
     loader_reads_fail,
     open_user_search,
+    opened,
     press,
     press_until_read_fails,
     ruff_memories,
@@ -69,7 +70,7 @@ async def _typing(folder: Path, monkeypatch: pytest.MonkeyPatch,
     query held (``hold_key_queries``)."""
     gate = hold_key_queries(monkeypatch)
     app = demo_app_with_matches(folder)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with opened(app) as (app, pilot):
         pane = await open_user_search(app, pilot)
         yield app, pilot, pane.memory_list, Painted(monkeypatch, pane), gate
 
@@ -123,7 +124,7 @@ async def test_a_cursor_moved_before_the_query_returns_stays_on_its_memory(
         tmp_path: Path, monkeypatch) -> None:
     gate = hold_key_queries(monkeypatch)
     app = demo_app_with_matches(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with opened(app) as (app, pilot):
         pane = await open_user_search(app, pilot)
         memory_list = pane.memory_list
         await pilot.press("r")
@@ -143,7 +144,7 @@ async def test_a_cursor_moved_before_the_query_returns_stays_on_its_memory(
 async def test_a_key_that_widens_the_search_waits_for_its_query(tmp_path: Path,
                                                                monkeypatch) -> None:
     app = demo_app_with_matches(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with opened(app) as (app, pilot):
         pane = await open_user_search(app, pilot)
         memory_list = pane.memory_list
         await press(pilot, "r", "u")
@@ -157,7 +158,7 @@ async def test_rows_only_the_index_can_judge_wait_for_the_query(tmp_path: Path,
                                                               monkeypatch) -> None:
     gate = hold_key_queries(monkeypatch)
     app = demo_app_with_matches(tmp_path, "ruff règle numéro {}")  # not ASCII: SQLite decides
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with opened(app) as (app, pilot):
         pane = await open_user_search(app, pilot)
         memory_list = pane.memory_list
         await pilot.press("r")
@@ -169,7 +170,7 @@ async def test_a_narrowing_of_a_whole_list_knows_its_count_at_once(tmp_path: Pat
                                                                  monkeypatch) -> None:
     gate = hold_key_queries(monkeypatch)
     app = demo_app(tmp_path)  # a few memories: the rows on screen are the whole list
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with opened(app) as (app, pilot):
         pane = await open_user_search(app, pilot)
         memory_list = pane.memory_list
         expected = app.engine.identity.count_memories(
@@ -214,7 +215,7 @@ async def test_a_failed_query_leaves_the_rows_worked_out_and_says_why(tmp_path: 
                                                                      monkeypatch) -> None:
     loader_reads_fail(monkeypatch, lambda source, plan: bool(source.filter.search))
     app = demo_app_with_matches(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with opened(app) as (app, pilot):
         pane = await open_user_search(app, pilot)
         memory_list = pane.memory_list
         await press_until_read_fails(pilot, memory_list, "r")
@@ -226,7 +227,7 @@ async def test_a_failed_query_leaves_the_rows_worked_out_and_says_why(tmp_path: 
 @app_test
 async def test_no_key_narrows_rows_a_reload_is_replacing(tmp_path: Path, monkeypatch) -> None:
     app = demo_app_with_matches(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with opened(app) as (app, pilot):
         pane = await open_user_search(app, pilot)
         memory_list = pane.memory_list
         gate = hold_key_queries(monkeypatch, every_read=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pilot_harness import CopySpy, app_test, demo_app, press, screen_text, settle
+from pilot_harness import CopySpy, app_test, opened, press, screen_text, settle
 
 from memtui.app.panes import PANES
 from memtui.app.panes.bundles import BundlesPane
@@ -19,9 +19,7 @@ def _pane_key() -> str:
 @app_test
 async def test_bundles_pane_lists_and_shows_documents(tmp_path: Path) -> None:
     spy = CopySpy()
-    app = demo_app(tmp_path, system_clipboard=spy)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, system_clipboard=spy) as (app, pilot):
         alice = Engine(app.store, "alice").recall
         alice.put_document("project:webshop", "INDEX.md", "# Webshop\n\x1b[31mred[/b]", 0)
         alice.put_document("schedule:nightly", "state.json", '{"step": 3}', 0)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pilot_harness import app_test, demo_app, inbox_count, press, settle
+from pilot_harness import app_test, demo_app, inbox_count, on_ui_thread, opened, press, settle
 
 import memtui.store.models as models
 from memtui.bench import app_start
@@ -137,9 +137,7 @@ def test_an_unknown_model_name_is_an_attribute_error() -> None:
 
 @app_test
 async def test_the_command_line_is_ready_after_the_first_frame(tmp_path: Path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         line = app.screen.query_one("#command-line")
         assert not line.display
         await press(pilot, "colon")
@@ -153,9 +151,7 @@ async def test_a_job_shows_a_progress_bar_made_on_first_use(tmp_path: Path) -> N
 
     from memtui.app.widgets.status import StatusLine
 
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         status = app.screen.query_one(StatusLine)
         assert not status.query(ProgressBar)
         status.progress(3, 10)
@@ -187,9 +183,7 @@ async def test_the_search_box_is_made_on_first_use_and_takes_the_keys(tmp_path: 
 
     from memtui.app.panes.memories import SearchPrompt
 
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         pane = app.pane("user")
         assert pane.search_box is None and pane.search_text == ""
         assert pane.query_one(SearchPrompt).render().plain.startswith("/ search")
@@ -209,9 +203,7 @@ async def test_the_search_box_is_made_on_first_use_and_takes_the_keys(tmp_path: 
 async def test_clicking_the_search_prompt_opens_the_search(tmp_path: Path) -> None:
     from memtui.app.panes.memories import SearchPrompt
 
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path) as (app, pilot):
         await pilot.click(SearchPrompt)
         await settle(pilot)
         box = app.pane("user").search_box
@@ -267,23 +259,12 @@ async def test_the_header_counts_arrive_after_the_first_frame_and_move_nothing(
 @app_test
 async def test_the_header_counts_follow_a_change_and_keep_a_count_that_failed(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import threading
-
     from memtui.app.inbox_sources import InboxSources
     from memtui.app.widgets.status import StatusHeader
     from memtui.errors import StoreError
 
-    app = demo_app(tmp_path)
-    threads: list[bool] = []
-    count = InboxSources.count
-
-    def counting(self: InboxSources, engine: Any) -> int:
-        threads.append(threading.current_thread() is threading.main_thread())
-        return count(self, engine)
-
-    monkeypatch.setattr(InboxSources, "count", counting)
-    async with app.run_test(size=(100, 24)) as pilot:
-        await settle(pilot)
+    threads = on_ui_thread(monkeypatch, InboxSources, "count")
+    async with opened(tmp_path, size=(100, 24)) as (app, pilot):
         header = app.screen.query_one(StatusHeader)
         await press(pilot, "g")  # generate off: the header says so once the worker read it
         assert "gen off use on" in header.render().plain
@@ -307,9 +288,7 @@ async def test_once_started_the_collector_runs_less_often(tmp_path: Path) -> Non
     before = gc.get_threshold()
     gc.set_threshold(700, *before[1:])
     try:
-        app = demo_app(tmp_path)
-        async with app.run_test(size=(100, 30)) as pilot:
-            await settle(pilot)
+        async with opened(tmp_path, size=(100, 30)) as (app, pilot):
             assert gc.get_threshold()[0] == GC_YOUNG_THRESHOLD > 700
             assert gc.get_threshold()[1:] == before[1:]  # the older generations as they were
             assert gc.isenabled()

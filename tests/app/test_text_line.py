@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pilot_harness import app_test, demo_app, settle
+from pilot_harness import app_test, opened, settle
 from rich.color import Color
 from rich.style import Style
 from rich.text import Text
@@ -68,9 +68,7 @@ async def test_the_bars_draw_textuals_cells(tmp_path: Path, width: int, no_color
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     if no_color:
         monkeypatch.setenv("NO_COLOR", "1")
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(width, 30)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, size=(width, 30)) as (app, pilot):
         keys = app.screen.query_one(KeyBar)
         keys._set_hover(keys.items()[0])  # a hovered key: its own style
         await settle(pilot)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pilot_harness import app_test, demo_app, settle
+from pilot_harness import app_test, opened
 
 from memtui.app.app import all_bindings
 from memtui.app.keymap import keymap_conflicts
@@ -71,7 +71,5 @@ async def test_the_app_warns_about_a_keymap_that_takes_quit(tmp_path: Path) -> N
                      if binding_id == "memory.forget")
     keymap = tmp_path / "keymap.toml"
     keymap.write_text(f'[keymap]\n"{forget_id}" = "q"\n')
-    app = demo_app(tmp_path, load_keymap=True, keymap_path=keymap)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, load_keymap=True, keymap_path=keymap) as (app, pilot):
         assert f"{forget_id}: q is already the key of {quit_id}" in app.keymap_problems

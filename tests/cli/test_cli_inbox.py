@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import CliResult
+from cli_support import CliResult
 
 from memtui.engine.api import Engine
 from memtui.store.database import open_store

@@ -8,10 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from backends import elsewhere
 
 from memtui.engine import purge, rows
 from memtui.engine.api import Engine
-from memtui.store.database import Store, open_store
+from memtui.store.database import Store
 
 
 def test_forget_during_the_row_scan_is_purged(store: Store, store_target: str,
@@ -26,11 +27,8 @@ def test_forget_during_the_row_scan_is_purged(store: Store, store_target: str,
 
     def findings_then_forget(table: str, row: Any, *args: Any) -> Any:
         if table == "memories" and not results:  # another process forgets meanwhile
-            other = open_store(store_target)
-            try:
-                results.append(Engine(other, "alice").identity.forget(gone.id))
-            finally:
-                other.close()
+            results.append(elsewhere(store_target, "alice",
+                                     lambda alice: alice.identity.forget(gone.id)))
         return original(table, row, *args)
 
     monkeypatch.setattr(rows, "row_findings", findings_then_forget)

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from backends import elsewhere
 from fixtures_auto import Team, add_done, make_team
 
 import memtui.store.database as database
@@ -225,11 +226,7 @@ def test_approving_what_another_process_rejected(team: Team, store_target: str,
                                                  clock: FixedClock) -> None:
     pending = team.alice.identity.add_memory("web, from MCP", "fact", "web", source="mcp")
     [shown] = team.alice.review.items()
-    other = open_store(store_target, clock=clock)
-    try:
-        Engine(other, "bob").review.reject(pending.id)
-    finally:
-        other.close()
+    elsewhere(store_target, "bob", lambda bob: bob.review.reject(pending.id), clock=clock)
     with pytest.raises(NotFound, match="rejected or forgotten since it was shown"):
         team.alice.review.approve(pending.id, expected=shown.version)
     assert team.alice.maintenance.check() == []
@@ -241,11 +238,7 @@ def test_two_users_approving_the_same_correction(team: Team, store_target: str,
     pending = team.bob.identity.supersede(old.id, "Static files come from the CDN.",
                                           source="mcp")
     [as_alice_saw] = team.alice.review.items()
-    other = open_store(store_target, clock=clock)
-    try:
-        Engine(other, "bob").review.approve(pending.id)
-    finally:
-        other.close()
+    elsewhere(store_target, "bob", lambda bob: bob.review.approve(pending.id), clock=clock)
     with pytest.raises(Conflict, match="already approved"):
         team.alice.review.approve(pending.id, expected=as_alice_saw.version)
     history = team.alice.identity.history(old.id)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from backends import interaction_count
+from backends import elsewhere, interaction_count
 
 from memtui.engine.api import Engine
 from memtui.service import server as server_mod
@@ -167,7 +167,6 @@ def test_the_service_holds_no_read_transaction_between_requests(
     """After every kind of request the service's long-lived connections are idle, so a
     forget from another process erases its text at the first attempt."""
     from memtui.engine import purge
-    from memtui.store.database import open_store
 
     monkeypatch.setattr(purge, "FORGET_PURGE_WAIT_S", 0)  # one attempt, no waiting
     doomed = alice.identity.add_memory("Vermilion-Okapi-Cipher rendezvous", "fact", "web")
@@ -183,11 +182,7 @@ def test_the_service_holds_no_read_transaction_between_requests(
                                      "content": "# Web", "expected_revision": 0}),
             ("bundle.list", {}), ("bundle.get", {"bundle": "project:web"})):
         ok(sock, method, params)
-    other = open_store(db_path)
-    try:
-        result = Engine(other, "alice").identity.forget(doomed.id)
-    finally:
-        other.close()
+    result = elsewhere(db_path, "alice", lambda alice: alice.identity.forget(doomed.id))
     assert result.purged, result.purge_reason
     data = b"".join(Path(str(db_path) + s).read_bytes() for s in ("", "-wal")
                     if Path(str(db_path) + s).exists())

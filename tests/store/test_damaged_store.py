@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from backends import is_postgres
+from backends import damage_memories, is_postgres
 
 from memtui.cli.main import main
 from memtui.engine.api import Engine
@@ -21,7 +21,6 @@ from memtui.store.backend import StoreBackend
 from memtui.store.database import open_store
 
 MEMORIES = 300
-GARBAGE = 0x5A
 
 
 def _healthy_store(path: Path) -> None:
@@ -47,19 +46,7 @@ def _malformed(healthy: Path, target: Path) -> Path:
     """A copy whose memory pages (table, indexes, full-text index) are overwritten: the
     schema still reads, the memories do not."""
     shutil.copy(healthy, target)
-    conn = sqlite3.connect(target)
-    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
-    pages = conn.execute("PRAGMA page_count").fetchone()[0]
-    roots = [row[0] for row in conn.execute(
-        "SELECT rootpage FROM sqlite_master WHERE rootpage > 0 AND (tbl_name = 'memories' "
-        "OR tbl_name LIKE 'memories_fts%')")]
-    last_root = conn.execute("SELECT max(rootpage) FROM sqlite_master").fetchone()[0]
-    conn.close()
-    with target.open("r+b") as handle:
-        for page in roots + list(range(last_root + 1, pages + 1)):
-            handle.seek((page - 1) * page_size)
-            handle.write(bytes([GARBAGE]) * page_size)
-    return target
+    return damage_memories(target, fulltext=True)
 
 
 def _bad_utf8(healthy: Path, target: Path) -> Path:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import CliResult
+from cli_support import CliResult
 
 from memtui.engine import purge
 from memtui.engine import worker as worker_mod

@@ -34,7 +34,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 import pytest
 from fixtures_auto import LONG_RESULT
-from pilot_harness import app_test, demo_app, press, screen_text, settle
+from pilot_harness import app_test, opened, press, screen_text, settle
 
 from memtui.engine.api import Engine
 from memtui.store.database import open_store
@@ -125,9 +125,8 @@ async def test_a_cli_write_on_another_machine_refreshes_the_open_app_keeping_sel
 
     monkeypatch.setattr(PostgresStore, "_run_on", run_on)
     monkeypatch.setattr(store, "data_version", data_version)
-    app = demo_app(tmp_path, store=store, user="alice", project=None, poll_interval=POLL_S)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path, store=store, user="alice", project=None, poll_interval=POLL_S,
+                      size=(100, 30)) as (app, pilot):
         memory_list = app.pane("user").memory_list
         await press(pilot, "j", "j")
         selected = memory_list.current().id

@@ -12,14 +12,16 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import pg_support
 import pytest
-from threaded import in_thread
+from threaded import reading_in_thread
 
 from memtui.engine.api import Engine
 from memtui.errors import StoreError
+from memtui.store.backend import StoreBackend
 from memtui.store.database import open_store
 from memtui.store.postgres.adapter import is_postgres_url, redact_url, scrub, translate
 from memtui.store.postgres.schema import PG_LATEST_VERSION
@@ -72,13 +74,12 @@ def test_both_backends_have_the_same_schema_version() -> None:
 
 
 @pytest.fixture
-def pg_store_url(pg_server_url: str) -> Iterator[str]:
-    """A new database holding a new store, dropped after the test."""
-    name = pg_support.migrated_database(pg_server_url)
-    try:
-        yield pg_support.database_url(pg_server_url, name)
-    finally:
-        pg_support.drop_database(pg_server_url, name)
+def store(pg_store_url: str) -> Iterator[StoreBackend]:
+    """The store in a new database (``pg_store_url``), closed after the test (this module's
+    tests are PostgreSQL's own: not the conftest's store on each backend)."""
+    opened = open_store(pg_store_url)
+    yield opened
+    opened.close()
 
 
 @pytest.mark.postgres
@@ -148,33 +149,29 @@ def test_a_write_on_another_connection_changes_the_data_version(pg_store_url: st
 
 
 @pytest.mark.postgres
-def test_a_claimed_task_is_skipped_by_another_transaction(pg_store_url: str) -> None:
-    store = open_store(pg_store_url)
-    try:
-        alice = Engine(store, "alice")
-        alice.identity.create_project("web")
-        ids = [alice.tasks.add_task("web", f"goal {i}", "p", "r", "2026-11-01T10:00:00Z",
-                                    "2026-11-01T10:10:00Z").id for i in range(3)]
-        holding, release, seen = threading.Event(), threading.Event(), []
+def test_a_claimed_task_is_skipped_by_another_transaction(store: StoreBackend) -> None:
+    alice = Engine(store, "alice")
+    alice.identity.create_project("web")
+    ids = [alice.tasks.add_task("web", f"goal {i}", "p", "r", "2026-11-01T10:00:00Z",
+                                "2026-11-01T10:10:00Z").id for i in range(3)]
+    holding, release, seen = threading.Event(), threading.Event(), []
 
-        def first() -> None:
-            with store.transaction(shared=True):
-                seen.append(store.tasks.claim(ids[:2]))
-                holding.set()
-                release.wait(CHANGE_WAIT_S)
+    def first() -> None:
+        with store.transaction(shared=True):
+            seen.append(store.tasks.claim(ids[:2]))
+            holding.set()
+            release.wait(CHANGE_WAIT_S)
 
-        thread = threading.Thread(target=first)
-        thread.start()
-        assert holding.wait(CHANGE_WAIT_S)
-        with store.transaction(shared=True):  # beside the first: shared
-            seen.append(store.tasks.claim(list(reversed(ids))))
-        release.set()
-        thread.join(CHANGE_WAIT_S)
-        assert seen == [ids[:2], [ids[2]]]
-        with store.transaction(shared=True):  # released at the first one's end
-            assert store.tasks.claim(ids) == ids
-    finally:
-        store.close()
+    thread = threading.Thread(target=first)
+    thread.start()
+    assert holding.wait(CHANGE_WAIT_S)
+    with store.transaction(shared=True):  # beside the first: shared
+        seen.append(store.tasks.claim(list(reversed(ids))))
+    release.set()
+    thread.join(CHANGE_WAIT_S)
+    assert seen == [ids[:2], [ids[2]]]
+    with store.transaction(shared=True):  # released at the first one's end
+        assert store.tasks.claim(ids) == ids
 
 
 def _relation_files(store: object, relations: list[str]) -> list[Path]:
@@ -233,37 +230,33 @@ def test_a_pooled_connection_the_server_ended_is_replaced(pg_store_url: str) -> 
 
 
 @pytest.mark.postgres
-def test_vacuum_full_leaves_no_forgotten_text_in_the_files(pg_store_url: str) -> None:
-    store = open_store(pg_store_url)
+def test_vacuum_full_leaves_no_forgotten_text_in_the_files(store: StoreBackend) -> None:
+    alice = Engine(store, "alice")
+    phrase = "Quokka-Marmalade-Protocol launches at dawn"
+    memory = alice.identity.add_memory(phrase, "fact")
+    alice.identity.supersede(memory.id, phrase + " and dusk")
+    for index in range(20):
+        alice.identity.add_memory(f"something else {index}", "fact")
+    assert alice.identity.forget(memory.id).purged
+    # and the common words recall remembers (migration 7)
+    relations = ["memories", "memories_fts", "memories_pkey", "memories_id_key",
+                 "common_terms", "common_terms_pkey"]
     try:
-        alice = Engine(store, "alice")
-        phrase = "Quokka-Marmalade-Protocol launches at dawn"
-        memory = alice.identity.add_memory(phrase, "fact")
-        alice.identity.supersede(memory.id, phrase + " and dusk")
-        for index in range(20):
-            alice.identity.add_memory(f"something else {index}", "fact")
-        assert alice.identity.forget(memory.id).purged
-        # and the common words recall remembers (migration 7)
-        relations = ["memories", "memories_fts", "memories_pkey", "memories_id_key",
-                     "common_terms", "common_terms_pkey"]
-        try:
-            files = _relation_files(store, relations)
-            readable = files and all(path.read_bytes() is not None for path in files)
-        except (OSError, StoreError):
-            readable = False
-        if not readable:
-            pytest.skip("the server's data folder is not readable from here")
-        _wait_for_older_transactions(store)
-        result = store.vacuum(full=True)
-        assert result.full and result.done
-        files = _relation_files(store, relations)  # VACUUM FULL wrote new files
-        assert files
-        for path in files:
-            data = path.read_bytes()
-            assert b"Quokka-Marmalade-Protocol" not in data, path
-            assert b"quokka" not in data, path  # the full-text index's lexeme
-    finally:
-        store.close()
+        files = _relation_files(store, relations)
+        readable = files and all(path.read_bytes() is not None for path in files)
+    except (OSError, StoreError):
+        readable = False
+    if not readable:
+        pytest.skip("the server's data folder is not readable from here")
+    _wait_for_older_transactions(store)
+    result = store.vacuum(full=True)
+    assert result.full and result.done
+    files = _relation_files(store, relations)  # VACUUM FULL wrote new files
+    assert files
+    for path in files:
+        data = path.read_bytes()
+        assert b"Quokka-Marmalade-Protocol" not in data, path
+        assert b"quokka" not in data, path  # the full-text index's lexeme
 
 
 @pytest.mark.postgres
@@ -332,34 +325,24 @@ def _as_role(url: str, role: str) -> str:
 
 @pytest.mark.postgres
 def test_an_obsolete_read_sent_after_a_dropped_cancel_is_still_stopped(
-        pg_store_url: str) -> None:
+        store: StoreBackend) -> None:
     from memtui.errors import QueryInterrupted
 
     endless = ("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c "
                "WHERE x < 2000000000) SELECT count(*) FROM c")
-    store = open_store(pg_store_url)
-    try:
-        lane = store.lane()
-        ticket = lane.begin()
-        inside, go = threading.Event(), threading.Event()
+    go = threading.Event()
 
-        def reader() -> None:
-            with lane.reading(ticket):
-                store.execute("SELECT 1").fetchone()
-                inside.set()
-                go.wait(timeout=60)
-                # the ticket was current when checked; begin() came (and its cancel
-                # found the connection idle) before this statement went out
-                lane._conn.execute(endless).fetchone()  # type: ignore[attr-defined]
+    def then(lane: Any) -> None:
+        go.wait(timeout=60)
+        # the ticket was current when checked; begin() came (and its cancel
+        # found the connection idle) before this statement went out
+        lane._conn.execute(endless).fetchone()
 
-        thread, outcome = in_thread(reader)
-        assert inside.wait(timeout=60)
-        newer = lane.begin()  # the connection is idle: this cancel is dropped
-        go.set()
-        thread.join(timeout=120)  # minutes of work unless the watchdog cancels it
-        assert not thread.is_alive()
-        assert len(outcome) == 1 and isinstance(outcome[0], QueryInterrupted)
-        with lane.reading(newer):  # the newer reader is never cancelled
-            assert store.execute("SELECT 2").fetchone() == (2,)
-    finally:
-        store.close()
+    lane, thread, outcome = reading_in_thread(store, then)
+    newer = lane.begin()  # the connection is idle: this cancel is dropped
+    go.set()
+    thread.join(timeout=120)  # minutes of work unless the watchdog cancels it
+    assert not thread.is_alive()
+    assert len(outcome) == 1 and isinstance(outcome[0], QueryInterrupted)
+    with lane.reading(newer):  # the newer reader is never cancelled
+        assert store.execute("SELECT 2").fetchone() == (2,)

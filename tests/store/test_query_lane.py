@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from threaded import in_thread
+from threaded import in_thread, reading_in_thread
 
 from memtui.errors import QueryInterrupted, StoreError
 from memtui.store.database import Store
@@ -32,18 +32,8 @@ def test_a_read_runs_on_the_lanes_own_connection(store: Store) -> None:
 
 
 def test_a_newer_ticket_interrupts_a_running_read(store: Store) -> None:
-    lane = store.lane()
-    ticket = lane.begin()
-    started = threading.Event()
-
-    def reader() -> None:
-        with lane.reading(ticket):
-            store.execute("SELECT 1").fetchone()
-            started.set()
-            store.execute(ENDLESS).fetchone()
-
-    thread, outcome = in_thread(reader)
-    assert started.wait(timeout=60)
+    lane, thread, outcome = reading_in_thread(store,
+                                              lambda _lane: store.execute(ENDLESS).fetchone())
     newer = lane.begin()
     thread.join(timeout=120)  # the endless read would take minutes: only the interrupt ends it
     assert not thread.is_alive()
@@ -181,18 +171,12 @@ def test_a_store_closed_under_an_obsolete_read_leaves_the_watchdog_serving(
     from memtui.store.database import open_store
 
     store, other = open_store(tmp_path / "a.db"), open_store(tmp_path / "b.db")
-    lane = store.lane()
-    ticket = lane.begin()
-    inside, closed = threading.Event(), threading.Event()
+    closed = threading.Event()
 
-    def reader() -> None:
-        with lane.reading(ticket):
-            store.execute("SELECT 1").fetchone()
-            inside.set()
-            assert closed.wait(timeout=60)
+    def then(_lane: object) -> None:
+        assert closed.wait(timeout=60)
 
-    thread, outcome = in_thread(reader)
-    assert inside.wait(timeout=60)
+    lane, thread, outcome = reading_in_thread(store, then)
     lane.begin()  # the obsolete reader is watched ...
     store.close()  # ... and its connection closes under it
     closed.set()

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pilot_harness import app_config, app_test, settle
+from pilot_harness import app_config, app_test, opened, settle, type_text
 from shared_build import built_once
 
 from memtui.bench.generate import BENCH_PROJECT, BENCH_USER, generate_store
@@ -152,15 +152,21 @@ def test_counts_are_right(big: Store, name: str) -> None:
     assert big.memories.count_at_most(flt, total + 5) == total
 
 
+def _paged_forward(big: Store, flt: MemoryFilter, size: int) -> list[str]:
+    """The ids of the list ``flt``, read forward in keyset pages of ``size``."""
+    found: list[str] = []
+    page = big.memories.page(flt, size)
+    while page:
+        found += ids(page)
+        page = big.memories.page(flt, size, after=edge(page[-1]))
+    return found
+
+
 @pytest.mark.parametrize("name", sorted(LISTS))
 def test_keyset_pages_cover_the_list_exactly(big: Store, name: str) -> None:
     flt = LISTS[name]
     expected = reference_ids(big, flt)
-    forward: list[str] = []
-    page = big.memories.page(flt, 997)
-    while page:
-        forward += ids(page)
-        page = big.memories.page(flt, 997, after=edge(page[-1]))
+    forward = _paged_forward(big, flt, 997)
     assert forward == expected
     assert len(set(forward)) == len(forward)
     backward: list[str] = []
@@ -238,12 +244,7 @@ def test_searched_keyset_pages_cover_the_search_exactly(big: Store) -> None:
     for text in ("staging cluster", "the", "mig"):
         flt = MemoryFilter(scope="user", owner=BENCH_USER, search=text)
         expected = reference_ids(big, flt)
-        seen: list[str] = []
-        page = big.memories.page(flt, 1_000)
-        while page:
-            seen += ids(page)
-            page = big.memories.page(flt, 1_000, after=edge(page[-1]))
-        assert seen == expected, text
+        assert _paged_forward(big, flt, 1_000) == expected, text
         assert big.memories.count_at_most(flt, 500) == min(500, len(expected))
 
 
@@ -281,8 +282,7 @@ async def test_the_app_scrolls_and_searches_the_big_list_by_page(big_db: Path) -
     store = open_store(big_db)
     try:
         app = create_app(store, BENCH_USER, config=app_config())
-        async with app.run_test(size=(100, 30)) as pilot:
-            await settle(pilot)
+        async with opened(app, size=(100, 30)) as (app, pilot):
             pane = app.current_pane()
             assert isinstance(pane, MemoriesPane)
             memory_list = pane.memory_list
@@ -306,9 +306,7 @@ async def test_the_app_scrolls_and_searches_the_big_list_by_page(big_db: Path) -
             assert sum(fetched) <= 40 * source.page_size  # a few pages, never the list
 
             await pilot.press("slash")
-            for key in "staging c":
-                await pilot.press("space" if key == " " else key)
-            await settle(pilot)
+            await type_text(pilot, "staging c")
             flt = MemoryFilter(scope="user", owner=BENCH_USER, search="staging c")
             assert memory_list.filter.search == "staging c"
             assert memory_list.count == len(reference_ids(store, flt))

@@ -4,7 +4,6 @@ written. The PostgreSQL cases run when ``$MEMTUI_TEST_PG`` names a server (tests
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import shutil
@@ -12,15 +11,14 @@ import sqlite3
 import subprocess
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
+from backends import damage_memories
+from cli_support import CliResult, run_main
 from pg_support import BACKENDS, store_location
 from unprivileged import child_command
 
-from memtui.cli.main import main
 from memtui.engine.api import Engine
 from memtui.engine.demo import build_demo_store
 from memtui.engine.store_copy import copy_store, is_url, shown_location
@@ -38,28 +36,12 @@ PAIRS = [
 ]
 
 
-@dataclass
-class Run:
-    """One in-process command line run."""
-
-    code: int
-    out: str
-    err: str
-
-    @property
-    def json(self) -> Any:
-        """stdout as JSON."""
-        return json.loads(self.out)
-
-
-def memtui(*args: str) -> Run:
+def memtui(*args: str) -> CliResult:
     """``memtui --user alice ARGS`` in-process."""
-    out, err = io.StringIO(), io.StringIO()
-    code = main(["--user", USER, *args], stdout=out, stderr=err)
-    return Run(code, out.getvalue(), err.getvalue())
+    return run_main("--user", USER, *args)
 
 
-def copy(source: str, destination: str) -> Run:
+def copy(source: str, destination: str) -> CliResult:
     """``memtui --json store copy --from SOURCE --to DESTINATION``."""
     return memtui("--json", "store", "copy", "--from", source, "--to", destination)
 
@@ -97,7 +79,7 @@ def export_rows(location: str) -> dict[str, list[str]]:
         store.close()
 
 
-def _one_line_error(run: Run) -> str:
+def _one_line_error(run: CliResult) -> str:
     assert run.err.count("\n") == 1 and run.err.startswith("memtui: error: "), run.err
     assert "Traceback" not in run.err
     return run.err
@@ -189,23 +171,6 @@ def test_a_file_that_is_not_a_store_is_refused(tmp_path: Path, content: bytes) -
     assert _left_behind(tmp_path / "copy.db") == []
 
 
-def _damage_memories(path: Path) -> None:
-    """Overwrite the memories table's pages and every page after the schema's last root
-    page: the schema still reads, the memories do not."""
-    conn = sqlite3.connect(path)
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
-    pages = conn.execute("PRAGMA page_count").fetchone()[0]
-    roots = [row[0] for row in conn.execute(
-        "SELECT rootpage FROM sqlite_master WHERE rootpage > 0 AND tbl_name = 'memories'")]
-    last_root = conn.execute("SELECT max(rootpage) FROM sqlite_master").fetchone()[0]
-    conn.close()
-    with path.open("r+b") as handle:
-        for page in roots + list(range(last_root + 1, pages + 1)):
-            handle.seek((page - 1) * page_size)
-            handle.write(b"\x5a" * page_size)
-
-
 @pytest.mark.parametrize("destination_kind", BACKENDS)
 def test_a_damaged_source_is_named_and_nothing_is_copied(
         destination_kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
@@ -216,7 +181,7 @@ def test_a_damaged_source_is_named_and_nothing_is_copied(
         engine.identity.add_memory(f"memory {number} about the staging database " * 3,
                                    "fact", None)
     store.close()
-    _damage_memories(source)
+    damage_memories(source, checkpoint=True)
     destination = store_location(destination_kind, request, tmp_path, "copy.db")
 
     result = copy(str(source), destination)

@@ -18,6 +18,23 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def _refused_untouched(path: Path, match: str) -> StoreError:
+    """Opening ``path`` is refused (the message matches ``match``) and changes no byte."""
+    before = _digest(path)
+    with pytest.raises(StoreError, match=match) as info:
+        open_store(path)
+    assert _digest(path) == before
+    return info.value
+
+
+def _sqlite(path: Path, statement: str) -> None:
+    """Run one statement on the SQLite file ``path`` directly, committed."""
+    conn = sqlite3.connect(path)
+    conn.execute(statement)
+    conn.commit()
+    conn.close()
+
+
 def test_new_store_is_wal_with_migrations_recorded(tmp_path: Path) -> None:
     store = open_store(tmp_path / "s.db")
     conn = store.conn
@@ -51,37 +68,22 @@ def test_zero_byte_file_becomes_a_store(tmp_path: Path) -> None:
 def test_non_database_file_is_refused_untouched(tmp_path: Path, content: bytes) -> None:
     path = tmp_path / "notes.txt"
     path.write_bytes(content)
-    before = _digest(path)
-    with pytest.raises(StoreError) as info:
-        open_store(path)
-    assert str(path) in info.value.message and "\n" not in info.value.message
-    assert _digest(path) == before
+    error = _refused_untouched(path, "")
+    assert str(path) in error.message and "\n" not in error.message
     assert not Path(str(path) + "-wal").exists()
 
 
 def test_foreign_sqlite_database_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "other.db"
-    conn = sqlite3.connect(path)
-    conn.execute("CREATE TABLE t(x)")
-    conn.commit()
-    conn.close()
-    before = _digest(path)
-    with pytest.raises(StoreError, match="not a memtui database"):
-        open_store(path)
-    assert _digest(path) == before
+    _sqlite(path, "CREATE TABLE t(x)")
+    _refused_untouched(path, "not a memtui database")
 
 
 def test_newer_schema_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "new.db"
     open_store(path).close()
-    conn = sqlite3.connect(path)
-    conn.execute(f"PRAGMA user_version = {LATEST_VERSION + 5}")
-    conn.commit()
-    conn.close()
-    before = _digest(path)
-    with pytest.raises(StoreError, match="newer memtui"):
-        open_store(path)
-    assert _digest(path) == before
+    _sqlite(path, f"PRAGMA user_version = {LATEST_VERSION + 5}")
+    _refused_untouched(path, "newer memtui")
 
 
 def test_truncated_database_is_refused(tmp_path: Path) -> None:
@@ -92,10 +94,7 @@ def test_truncated_database_is_refused(tmp_path: Path) -> None:
     store.close()
     data = path.read_bytes()
     path.write_bytes(data[: len(data) // 2])
-    before = _digest(path)
-    with pytest.raises(StoreError, match="truncated"):
-        open_store(path)
-    assert _digest(path) == before
+    _refused_untouched(path, "truncated")
 
 
 def test_directory_is_refused(tmp_path: Path) -> None:
@@ -182,10 +181,7 @@ def test_a_hot_journal_beside_a_text_file_changes_nothing(tmp_path: Path) -> Non
     path = tmp_path / "notes.txt"
     path.write_bytes(b"plain text, not a database\n" * 10)
     (tmp_path / "notes.txt-journal").write_bytes(b"not a journal either" * 50)
-    before = _digest(path)
-    with pytest.raises(StoreError, match="not an SQLite file"):
-        open_store(path)
-    assert _digest(path) == before
+    _refused_untouched(path, "not an SQLite file")
 
 
 def test_a_store_of_schema_2_upgrades_to_accept_mcp_writes_and_sessions(tmp_path: Path) -> None:

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from backends import damage_memories
 
 from memtui.engine.api import Engine
 from memtui.errors import StoreError
@@ -182,28 +182,12 @@ def test_doctor_vacuum_finishes_a_forget_that_waited_for_a_reader(
     assert purge.pending(store).purged
 
 
-def _damage(path: Path) -> None:
-    """Overwrite the pages of the memories table and everything after the schema's last
-    root page: the schema reads, the memories do not."""
-    conn = sqlite3.connect(path)
-    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
-    pages = conn.execute("PRAGMA page_count").fetchone()[0]
-    roots = [row[0] for row in conn.execute(
-        "SELECT rootpage FROM sqlite_master WHERE rootpage > 0 AND tbl_name = 'memories'")]
-    last_root = conn.execute("SELECT max(rootpage) FROM sqlite_master").fetchone()[0]
-    conn.close()
-    with path.open("r+b") as handle:
-        for page in roots + list(range(last_root + 1, pages + 1)):
-            handle.seek((page - 1) * page_size)
-            handle.write(b"\x5a" * page_size)
-
-
 def test_a_damaged_store_is_not_vacuumed(cli: Callable[..., object], db_path: Path) -> None:
     store = open_store(db_path)
     _fill(Engine(store, "alice"), 100)
     assert store.checkpoint()
     store.close()
-    _damage(db_path)
+    damage_memories(db_path)
     before = _digest(db_path)
 
     result = cli("--json", "doctor", "--vacuum")
