@@ -28,7 +28,7 @@ from memtui.engine.codex.errors import (
     CodexWriteRefused,
     FileProblemError,
 )
-from memtui.engine.codex.models import JsonMixin, Problem
+from memtui.engine.codex.models import Problem
 from memtui.engine.codex.parse_rollout_summary import read_headers
 from memtui.engine.codex.paths import (
     MEMORY_MD_FILE,
@@ -42,6 +42,7 @@ from memtui.engine.codex.paths import (
 )
 from memtui.engine.safe_files import real_root
 from memtui.errors import AgentFileWriteFailed, UnsafePath
+from memtui.jsonable import JsonMixin
 from memtui.store.codex_db import (
     DEFAULT_WRITE_BUSY_TIMEOUT_S,
     POLLUTED,

@@ -9,10 +9,11 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from memtui.engine.codex.models import JsonMixin, Problem
+from memtui.engine.codex.models import Problem
 from memtui.engine.codex.project_picker import usable_cwd
 from memtui.engine.redaction import redact
 from memtui.engine.tasks import MAX_TASK_TEXT_BYTES
+from memtui.jsonable import JsonMixin
 
 IMPORT_SOURCE = "import"
 """``source`` of every memory imported from a Codex home."""

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
+
+from memtui.jsonable import JsonMixin
 
 
 @dataclass(frozen=True)
-class Interaction:
+class Interaction(JsonMixin):
     """A finished question/answer pair an agent asked the store to remember."""
 
     id: str
@@ -17,10 +19,6 @@ class Interaction:
     answer: str
     source: str | None
     created_at: str
-
-    def to_json(self) -> dict[str, Any]:
-        """The interaction as a JSON object."""
-        return asdict(self)
 
 
 @dataclass(frozen=True)
