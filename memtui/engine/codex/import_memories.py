@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,9 +44,10 @@ from memtui.engine.codex.import_report import (
     REASON_NOT_IN_DB,
     ImportItem,
     ImportReport,
+    ImportRun,
     bound_text,
 )
-from memtui.engine.codex.models import CodexHome, Problem
+from memtui.engine.codex.models import CodexHome
 from memtui.engine.codex.naming import NOTE_NAME_RE
 from memtui.engine.codex.parse_raw_memories import (
     FRONT_MATTER_FENCE,
@@ -117,14 +118,6 @@ class _ThreadSource:
     in_database: bool = False
 
 
-@dataclass
-class _Run:
-    """The state of one import run."""
-
-    items: list[ImportItem] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
-
-
 def _thread_sources(codex: CodexHome) -> Iterable[_ThreadSource]:
     """Every thread of a home with its texts: database rows first, then the files."""
     raw = {item.thread_id: item for item in codex.raw_memories}
@@ -169,7 +162,7 @@ class MemoryImporter(EngineArea):
             if db_busy_timeout_s is not None:
                 options["db_busy_timeout_s"] = db_busy_timeout_s
             codex = read_codex_home(home, **options)
-        run = _Run(problems=list(codex.problems))
+        run = ImportRun(problems=list(codex.problems))
         picker = ProjectPicker(self._engine)
         db_error = database_problem(codex)
         threads = codex.threads_by_id()

@@ -6,7 +6,7 @@ Also the one text rule both imports share: a text cut to a size limit with a vis
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from memtui.engine.codex.models import Problem
@@ -69,6 +69,14 @@ class ImportItem(JsonMixin):
     project: str | None = None
     truncated: bool = False
     path: str | None = None
+
+
+@dataclass
+class ImportRun:
+    """The state of one import run: its items and problems so far."""
+
+    items: list[ImportItem] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

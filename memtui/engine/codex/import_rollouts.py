@@ -44,6 +44,7 @@ from memtui.engine.codex.import_report import (
     ROLLOUT_TASK_SOURCE,
     ImportItem,
     ImportReport,
+    ImportRun,
     task_gap,
     task_text,
 )
@@ -71,11 +72,9 @@ THREAD_DB_WAIT_S = 0.5
 
 
 @dataclass
-class _Run:
-    """The state of one import run."""
+class _Run(ImportRun):
+    """The state of one import run, with the rollout files' rows."""
 
-    items: list[ImportItem] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
     rows: list[RolloutFileRow] = field(default_factory=list)
     unchanged: int = 0
 
