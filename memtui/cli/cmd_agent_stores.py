@@ -399,24 +399,9 @@ def gemini_inbox(ctx: CliContext, args: argparse.Namespace) -> int:
 
 
 def _import_out(ctx: CliContext, report: Any, what: str, limit: int) -> int:
-    if ctx.json:
-        ctx.emit_json(report.to_json())
-        return 0
-    skipped = ", ".join(f"{reason} {count}" for reason, count in report.skipped.items())
-    ctx.console.print(Text(f"imported {report.imported} {what} from {one_line(report.home)}; "
-                           f"skipped {sum(report.skipped.values())}"
-                           + (f" ({skipped})" if skipped else "") + f"; errors {report.errors}"))
-    if report.created_projects:
-        ctx.console.print(Text("created project(s): " + ", ".join(report.created_projects)))
-    others = [item for item in report.items
-              if item.outcome != "imported" and item.reason != "already_imported"]
-    for item in others[:limit]:
-        why = f"{item.reason}: {item.detail}" if item.detail else str(item.reason)
-        ctx.console.print(Text(f"- {one_line(item.ref, 120)} {item.outcome}: "
-                               f"{one_line(why, 200)}", style="dim"))
-    print_more(ctx, limit, len(others), "items")
-    _problems(ctx, report.problems, limit)
-    return 0
+    from memtui.cli.cmd_codex import report_out
+
+    return report_out(ctx, report, what, limit)
 
 
 def claude_import(ctx: CliContext, args: argparse.Namespace) -> int:

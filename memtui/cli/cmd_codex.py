@@ -266,7 +266,9 @@ def show(ctx: CliContext, args: argparse.Namespace) -> int:
 # ---- import ----------------------------------------------------------------------------------
 
 
-def _report_out(ctx: CliContext, report: ImportReport, what: str, limit: int) -> int:
+def report_out(ctx: CliContext, report: ImportReport, what: str, limit: int) -> int:
+    """Print an import's report (JSON, or its counts, the items not imported and the
+    problems); 0."""
     if ctx.json:
         ctx.emit_json(report.to_json())
         return 0
@@ -302,7 +304,7 @@ def import_memories(ctx: CliContext, args: argparse.Namespace) -> int:
     """``codex import``: stage-1 outputs and ad-hoc notes become memories."""
     home = _home(args)
     report = ctx.engine.codex.import_memories(home, db_busy_timeout_s=args.wait)
-    code = _report_out(ctx, report, "memories", args.limit)
+    code = report_out(ctx, report, "memories", args.limit)
     if report.database_locked:
         ctx.stderr.write(f"memtui: error: {codex_db_path(codex_sqlite_home(home))}: "
                          f"{one_line(report.database_error or '')}; threads not imported "
@@ -315,7 +317,7 @@ def import_rollouts(ctx: CliContext, args: argparse.Namespace) -> int:
     """``codex import-rollouts``: session rollouts become completed tasks."""
     home = _home(args)
     report = ctx.engine.codex.import_rollouts(home)
-    return _report_out(ctx, report, "rollouts as tasks", args.limit)
+    return report_out(ctx, report, "rollouts as tasks", args.limit)
 
 
 # ---- note, forget ----------------------------------------------------------------------------

@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 from memtui.engine import permissions as perm
-from memtui.engine.base import EngineArea
 from memtui.engine.codex.browse import database_problem
 from memtui.engine.codex.export_format import one_line
 from memtui.engine.codex.import_report import (
@@ -42,6 +41,7 @@ from memtui.engine.codex.import_report import (
     REASON_FORGOTTEN,
     REASON_MEMORY_MODE,
     REASON_NOT_IN_DB,
+    Importer,
     ImportItem,
     ImportReport,
     ImportRun,
@@ -139,7 +139,7 @@ def _thread_sources(codex: CodexHome) -> Iterable[_ThreadSource]:
             str(memories / "raw_memories.md") if entry else summary_path)
 
 
-class MemoryImporter(EngineArea):
+class MemoryImporter(Importer):
     """Stage-1 outputs and ad-hoc notes of a Codex home become memtui memories, as the
     engine's user and through the engine's rules (permissions, redaction, validation)."""
 
@@ -252,14 +252,6 @@ class MemoryImporter(EngineArea):
                               path=path)
         return self._write_memory(KIND_NOTE, ref, text, note_kind(file_name, text), None, path,
                                   None)
-
-    def _audit(self, action: str, report: ImportReport) -> None:
-        if not report.items:
-            return
-        detail = {"imported": report.imported, "skipped": report.skipped,
-                  "errors": report.errors, "created_projects": list(report.created_projects)}
-        with self._store.transaction():
-            self._store.audit.append(self.actor, action, None, detail)
 
     # ---- export -----------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from memtui.engine.base import EngineArea
 from memtui.engine.codex.models import Problem
 from memtui.engine.codex.project_picker import usable_cwd
 from memtui.engine.redaction import redact
@@ -126,6 +127,18 @@ class ImportReport(JsonMixin):
                 "database_error": self.database_error, "unchanged": self.unchanged,
                 "items": [item.to_json() for item in self.items],
                 "problems": [problem.to_json() for problem in self.problems]}
+
+
+class Importer(EngineArea):
+    """An engine area that imports: it audits each import that had items."""
+
+    def _audit(self, action: str, report: ImportReport) -> None:
+        if not report.items:
+            return
+        detail = {"imported": report.imported, "skipped": report.skipped,
+                  "errors": report.errors, "created_projects": list(report.created_projects)}
+        with self._store.transaction():
+            self._store.audit.append(self.actor, action, None, detail)
 
 
 def bound_text(text: str, max_bytes: int) -> tuple[str, bool]:

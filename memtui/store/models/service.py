@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from memtui.jsonable import JsonMixin
@@ -34,5 +34,4 @@ class BundleDocument:
 
     def to_json(self) -> dict[str, Any]:
         """The document as a JSON object."""
-        return {"path": self.path, "revision": self.revision, "content": self.content,
-                "updated_at": self.updated_at, "updated_by": self.updated_by}
+        return {key: value for key, value in asdict(self).items() if key != "bundle"}
