@@ -27,7 +27,6 @@ from memtui.engine.agents.instructions import (
 )
 from memtui.engine.agents.models import (
     AGENT_CLAUDE,
-    AgentHomeRead,
     AgentProject,
     InstructionFile,
     Problem,
@@ -45,6 +44,7 @@ from memtui.engine.agents.paths import (
 from memtui.engine.agents.settings_json import dotted, read_settings
 from memtui.engine.agents.transcripts import PROJECTS_DIR, SUBAGENT_PREFIX, TRANSCRIPT_SUFFIX
 from memtui.engine.safe_files import real_root, with_folder_cache
+from memtui.jsonable import JsonMixin
 
 MEMORY_DIR = "memory"
 SETTINGS_FILE = "settings.json"
@@ -65,9 +65,14 @@ WORKTREES_MARK = "/.git/worktrees/"
 
 
 @dataclass(frozen=True)
-class ClaudeHome(AgentHomeRead, ProjectRows):
+class ClaudeHome(JsonMixin, ProjectRows):
     """A Claude Code home as read: switches, instructions, projects, secrets, problems."""
 
+    home: str
+    home_found: bool
+    auto_memory: bool
+    """Auto memory as the user settings and environment leave it (projects may differ)."""
+    switches: tuple[Switch, ...]
     instructions: tuple[InstructionFile, ...]
     projects: tuple[AgentProject, ...]
     secrets: tuple[SecretFinding, ...]

@@ -32,7 +32,6 @@ from memtui.engine.agents.inbox import list_inbox
 from memtui.engine.agents.instructions import InstructionScan, read_instruction
 from memtui.engine.agents.models import (
     AGENT_GEMINI,
-    AgentHomeRead,
     AgentProject,
     InboxPatch,
     InstructionFile,
@@ -46,6 +45,7 @@ from memtui.engine.agents.paths import resolve_gemini_home
 from memtui.engine.agents.secrets_scan import find_secrets
 from memtui.engine.agents.settings_json import dotted, read_settings
 from memtui.engine.safe_files import FileStamp, folder_cache, real_root, with_folder_cache
+from memtui.jsonable import JsonMixin
 
 PROJECTS_FILE = "projects.json"
 TMP_DIR = "tmp"
@@ -64,9 +64,13 @@ SKIPPED_FOLDERS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache
 
 
 @dataclass(frozen=True)
-class GeminiHome(AgentHomeRead, ProjectRows):
+class GeminiHome(JsonMixin, ProjectRows):
     """A Gemini CLI home as read."""
 
+    home: str
+    home_found: bool
+    auto_memory: bool
+    switches: tuple[Switch, ...]
     context_files: tuple[str, ...]
     added_memories: tuple[str, ...]
     """The ``- fact`` bullets under ``## Gemini Added Memories`` in the global file (what

@@ -189,20 +189,9 @@ class AgentProject(JsonMixin):
         return sum(1 for item in self.files if item.role in ("topic", "file", "global"))
 
 
-__all__ = ["AGENT_CLAUDE", "AGENT_CODEX", "AGENT_GEMINI", "AgentHomeRead", "AgentProject", "IndexEntry",
+__all__ = ["AGENT_CLAUDE", "AGENT_CODEX", "AGENT_GEMINI", "AgentProject", "IndexEntry",
            "IndexLoad", "InboxPatch", "InstructionFile", "MemoryFile", "Problem",
            "SecretFinding", "Switch"]
-
-
-@dataclass(frozen=True)
-class AgentHomeRead(JsonMixin):
-    """What a home as read (``ClaudeHome``, ``GeminiHome``) starts with."""
-
-    home: str
-    home_found: bool
-    auto_memory: bool
-    """Auto memory as the user settings and environment leave it (projects may differ)."""
-    switches: tuple[Switch, ...]
 
 
 class ProjectRows:
