@@ -31,9 +31,10 @@ from memtui.cli.common import (
     positive_int,
     print_list,
     print_more,
+    print_problems,
 )
 from memtui.cli.context import CliContext
-from memtui.engine.agents.models import AGENT_CLAUDE, AGENT_GEMINI, Problem, SecretFinding
+from memtui.engine.agents.models import AGENT_CLAUDE, AGENT_GEMINI, SecretFinding
 from memtui.engine.agents.overview import AGENT_TITLES, AgentHomeInfo, AgentRow, AgentsOverview
 from memtui.engine.agents.plans import WritePlan, apply_plan
 from memtui.errors import NotFound
@@ -151,13 +152,6 @@ def _dropped(ctx: CliContext, rows: Sequence[AgentRow], limit: int) -> None:
         ctx.console.print(Text(f"  {shown}" + (" …" if len(names) > limit else "")))
 
 
-def _problems(ctx: CliContext, problems: Sequence[Problem], limit: int) -> None:
-    print_list(ctx, Text(f"Problems ({len(problems)} item(s) skipped or read with a defect)",
-                         style="bold"), problems,
-               lambda problem: Text(f"- {one_line(str(problem), 300)}", style="yellow"),
-               limit, "problems")
-
-
 def _folder_trust(ctx: CliContext, home: AgentHomeInfo, limit: int) -> None:
     """Gemini CLI: the folders where folder trust disables memtui's MCP server."""
     trust = home.folder_trust
@@ -212,7 +206,7 @@ def print_overview(ctx: CliContext, overview: AgentsOverview, limit: int,
     _secrets(ctx, findings, limit)
     problems = [p for home in overview.homes for p in home.problems] + \
         [p for row in rows for p in row.problems]
-    _problems(ctx, problems, limit)
+    print_problems(ctx, problems, limit)
 
 
 def home_title(agent: str) -> str:
