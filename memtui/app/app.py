@@ -67,10 +67,8 @@ WORKER_INTERVAL_SECONDS = 60.0
 TOAST_SECONDS = 4.0
 GC_YOUNG_THRESHOLD = 10_000
 """The collector's youngest-generation threshold once the app has started (Python's default
-is 700). A frame makes thousands of short-lived objects; at 700 a typed key paid for four or
-five collections inside its frame, and the slowest key of the search benchmark at a million
-memories went from 22.5-26 ms (two runs) to 19.2 ms at 10,000 (one run; the search
-benchmark's own driver, one machine)."""
+is 700): a frame makes thousands of short-lived objects, and at 700 a typed key paid for
+several collections inside its frame."""
 PANE_KEYS = "1234567890"
 """The keys that show the panes, in pane order (the tenth pane is ``0``)."""
 START_PANE = "user"
@@ -85,9 +83,8 @@ TALL_ROWS = 40
 
 
 def style_paths() -> list[str | PurePath]:
-    """The app's TCSS files, from the ``memtui.styles`` package (works from a wheel; Textual
-    reads them as files, so the package is a folder, never a zip: ``importlib.resources``
-    would cost 2 ms of start for nothing)."""
+    """The app's TCSS files, from the ``memtui.styles`` package (a folder, also in a wheel:
+    Textual reads them as files)."""
     import memtui.styles
 
     folder = Path(memtui.styles.__file__).parent
@@ -351,9 +348,8 @@ class MemtuiApp(App[None]):
     def run(self, **kwargs: Any) -> Any:
         """Run the app (``App.run``'s arguments). The objects made so far -- modules,
         classes, the store -- are frozen out of the garbage collector first: they live as
-        long as the process, and a full collection over them otherwise lands in the first
-        frame (about 12 ms on a 2-core machine), and later in scrolling. The collector runs
-        from here on (the command line pauses it while the app starts)."""
+        long as the process, and a full collection over them would land in the first frame.
+        The collector runs from here on (the command line pauses it while the app starts)."""
         gc.freeze()
         gc.enable()
         return super().run(**kwargs)
@@ -752,10 +748,8 @@ class MemtuiApp(App[None]):
 
 def freeze_startup_objects() -> None:
     """Move what the app built while starting (the widget tree, styles, caches) out of the
-    garbage collector's reach, as ``MemtuiApp.run`` does for the modules: they live as long
-    as the app, and a full collection walking them lands in a frame while typing (up to
-    50 ms at a million memories). What is made later is collected, less often
-    (``GC_YOUNG_THRESHOLD``)."""
+    garbage collector's reach, as ``MemtuiApp.run`` does for the modules; what is made later
+    is collected, less often (``GC_YOUNG_THRESHOLD``)."""
     gc.freeze()
     gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
 

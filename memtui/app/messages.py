@@ -2,7 +2,7 @@
 main screen, a store write's result to whoever asked (it bubbles to the app); their
 handlers (``on_<message>``) update the widgets. (The memory list's own loader messages live
 in ``widgets/memory_list.py``.) The first frame needs none of them: the app imports this
-module when a worker first posts (a dataclass costs 0.3-0.5 ms to make at import).
+module when a worker first posts.
 
 Workers never touch widgets: they compute, then post one of these. ``post_message`` is safe
 to call from any thread. (Textual's ``Message`` runs the dataclass ``__init__`` itself.)

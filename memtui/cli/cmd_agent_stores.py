@@ -31,9 +31,10 @@ from memtui.cli.common import (
     positive_int,
     print_list,
     print_more,
+    print_problems,
 )
 from memtui.cli.context import CliContext
-from memtui.engine.agents.models import AGENT_CLAUDE, AGENT_GEMINI, Problem, SecretFinding
+from memtui.engine.agents.models import AGENT_CLAUDE, AGENT_GEMINI, SecretFinding
 from memtui.engine.agents.overview import AGENT_TITLES, AgentHomeInfo, AgentRow, AgentsOverview
 from memtui.engine.agents.plans import WritePlan, apply_plan
 from memtui.errors import NotFound
@@ -151,13 +152,6 @@ def _dropped(ctx: CliContext, rows: Sequence[AgentRow], limit: int) -> None:
         ctx.console.print(Text(f"  {shown}" + (" …" if len(names) > limit else "")))
 
 
-def _problems(ctx: CliContext, problems: Sequence[Problem], limit: int) -> None:
-    print_list(ctx, Text(f"Problems ({len(problems)} item(s) skipped or read with a defect)",
-                         style="bold"), problems,
-               lambda problem: Text(f"- {one_line(str(problem), 300)}", style="yellow"),
-               limit, "problems")
-
-
 def _folder_trust(ctx: CliContext, home: AgentHomeInfo, limit: int) -> None:
     """Gemini CLI: the folders where folder trust disables memtui's MCP server."""
     trust = home.folder_trust
@@ -212,7 +206,7 @@ def print_overview(ctx: CliContext, overview: AgentsOverview, limit: int,
     _secrets(ctx, findings, limit)
     problems = [p for home in overview.homes for p in home.problems] + \
         [p for row in rows for p in row.problems]
-    _problems(ctx, problems, limit)
+    print_problems(ctx, problems, limit)
 
 
 def home_title(agent: str) -> str:
@@ -399,24 +393,9 @@ def gemini_inbox(ctx: CliContext, args: argparse.Namespace) -> int:
 
 
 def _import_out(ctx: CliContext, report: Any, what: str, limit: int) -> int:
-    if ctx.json:
-        ctx.emit_json(report.to_json())
-        return 0
-    skipped = ", ".join(f"{reason} {count}" for reason, count in report.skipped.items())
-    ctx.console.print(Text(f"imported {report.imported} {what} from {one_line(report.home)}; "
-                           f"skipped {sum(report.skipped.values())}"
-                           + (f" ({skipped})" if skipped else "") + f"; errors {report.errors}"))
-    if report.created_projects:
-        ctx.console.print(Text("created project(s): " + ", ".join(report.created_projects)))
-    others = [item for item in report.items
-              if item.outcome != "imported" and item.reason != "already_imported"]
-    for item in others[:limit]:
-        why = f"{item.reason}: {item.detail}" if item.detail else str(item.reason)
-        ctx.console.print(Text(f"- {one_line(item.ref, 120)} {item.outcome}: "
-                               f"{one_line(why, 200)}", style="dim"))
-    print_more(ctx, limit, len(others), "items")
-    _problems(ctx, report.problems, limit)
-    return 0
+    from memtui.cli.cmd_codex import report_out
+
+    return report_out(ctx, report, what, limit)
 
 
 def claude_import(ctx: CliContext, args: argparse.Namespace) -> int:

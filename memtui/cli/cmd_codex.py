@@ -36,6 +36,7 @@ from memtui.cli.common import (
     home_arg,
     positive_int,
     print_more,
+    print_problems,
 )
 from memtui.cli.context import CliContext
 from memtui.engine.codex.browse import CodexThread, codex_threads
@@ -45,7 +46,7 @@ from memtui.engine.codex.diagnosis import reason_words
 from memtui.engine.codex.errors import CodexError, CodexWriteRefused
 from memtui.engine.codex.export import check_export_target
 from memtui.engine.codex.import_report import OUTCOME_IMPORTED, REASON_ALREADY, ImportReport
-from memtui.engine.codex.models import CodexHome, Job, Problem
+from memtui.engine.codex.models import CodexHome, Job
 from memtui.engine.codex.notes import MAX_NOTE_BYTES, notes_dir_parts, write_note
 from memtui.engine.codex.paths import (
     EXPORT_FOLDERS,
@@ -76,24 +77,6 @@ def _home(args: argparse.Namespace) -> Path:
 
 def _heading(ctx: CliContext, title: str) -> None:
     ctx.console.print(Text(title, style="bold"))
-
-
-def _problems_table(problems: Sequence[Problem]) -> Table:
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
-    table.add_column("where", overflow="fold", ratio=1)
-    table.add_column("why", overflow="fold", ratio=1)
-    for problem in problems:
-        where = f"{problem.path}:{problem.line}" if problem.line else problem.path
-        table.add_row(render.text(where), render.text(problem.reason))
-    return table
-
-
-def _print_problems(ctx: CliContext, problems: Sequence[Problem], limit: int) -> None:
-    if not problems:
-        return
-    _heading(ctx, f"Problems ({len(problems)} item(s) skipped or read with a defect)")
-    ctx.console.print(_problems_table(problems[:limit]))
-    print_more(ctx, limit, len(problems), "problems")
 
 
 # ---- show ------------------------------------------------------------------------------------
@@ -259,14 +242,16 @@ def show(ctx: CliContext, args: argparse.Namespace) -> int:
         _heading(ctx, "Codex's memory settings (config.toml)")
     for line in settings:
         ctx.console.print(Text(f"- {one_line(line)}"))
-    _print_problems(ctx, codex.problems, limit)
+    print_problems(ctx, codex.problems, limit)
     return 0
 
 
 # ---- import ----------------------------------------------------------------------------------
 
 
-def _report_out(ctx: CliContext, report: ImportReport, what: str, limit: int) -> int:
+def report_out(ctx: CliContext, report: ImportReport, what: str, limit: int) -> int:
+    """Print an import's report (JSON, or its counts, the items not imported and the
+    problems); 0."""
     if ctx.json:
         ctx.emit_json(report.to_json())
         return 0
@@ -294,7 +279,7 @@ def _report_out(ctx: CliContext, report: ImportReport, what: str, limit: int) ->
             table.add_row(render.text(item.ref), item.outcome, Text(one_line(why, 160)))
         ctx.console.print(table)
         print_more(ctx, limit, len(others), "items")
-    _print_problems(ctx, report.problems, limit)
+    print_problems(ctx, report.problems, limit)
     return 0
 
 
@@ -302,7 +287,7 @@ def import_memories(ctx: CliContext, args: argparse.Namespace) -> int:
     """``codex import``: stage-1 outputs and ad-hoc notes become memories."""
     home = _home(args)
     report = ctx.engine.codex.import_memories(home, db_busy_timeout_s=args.wait)
-    code = _report_out(ctx, report, "memories", args.limit)
+    code = report_out(ctx, report, "memories", args.limit)
     if report.database_locked:
         ctx.stderr.write(f"memtui: error: {codex_db_path(codex_sqlite_home(home))}: "
                          f"{one_line(report.database_error or '')}; threads not imported "
@@ -315,7 +300,7 @@ def import_rollouts(ctx: CliContext, args: argparse.Namespace) -> int:
     """``codex import-rollouts``: session rollouts become completed tasks."""
     home = _home(args)
     report = ctx.engine.codex.import_rollouts(home)
-    return _report_out(ctx, report, "rollouts as tasks", args.limit)
+    return report_out(ctx, report, "rollouts as tasks", args.limit)
 
 
 # ---- note, forget ----------------------------------------------------------------------------

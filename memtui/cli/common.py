@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from memtui.cli.context import CliContext
+from memtui.textsafe import one_line
 
 T = TypeVar("T")
 
@@ -95,6 +96,14 @@ def print_list(ctx: CliContext, heading: Text, items: Sequence[T], line: Callabl
     for item in items[:limit]:
         ctx.console.print(line(item))
     print_more(ctx, limit, len(items), what)
+
+
+def print_problems(ctx: CliContext, problems: Sequence[object], limit: int) -> None:
+    """The items a reader skipped or read with a defect, one line each (``path:line: why``)."""
+    print_list(ctx, Text(f"Problems ({len(problems)} item(s) skipped or read with a defect)",
+                         style="bold"), problems,
+               lambda problem: Text(f"- {one_line(str(problem), 300)}", style="yellow"),
+               limit, "problems")
 
 
 def add_group(sub: argparse._SubParsersAction, common: argparse.ArgumentParser, name: str,

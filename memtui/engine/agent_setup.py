@@ -254,30 +254,8 @@ def settings_digest(path: Path, root: Path) -> str | None:
         raise SettingsFileProblem(f"{path}: {error.reason}; nothing written") from None
 
 
-def _load_json(path: Path, text: str | None) -> dict[str, Any]:
-    if text is None or not text.strip():
-        return {}
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError) as error:
-        message = error.msg if isinstance(error, json.JSONDecodeError) else "unreadable"
-        raise InvalidInput(f"{path} is not valid JSON ({message}); nothing written") from None
-    if not isinstance(value, dict):
-        raise InvalidInput(f"{path} does not hold a JSON object; nothing written")
-    return value
-
-
 def _dump_json(value: dict[str, Any]) -> str:
     return json.dumps(value, indent=JSON_INDENT, ensure_ascii=False) + "\n"
-
-
-def _object(parent: dict[str, Any], key: str, path: Path) -> dict[str, Any]:
-    child = parent.get(key)
-    if child is None:
-        child = parent[key] = {}
-    if not isinstance(child, dict):
-        raise InvalidInput(f"{path}: {key!r} is not an object; nothing written")
-    return child
 
 
 # ---- the merges ------------------------------------------------------------------------------

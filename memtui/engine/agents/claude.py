@@ -29,7 +29,6 @@ from memtui.engine.agents.models import (
     AGENT_CLAUDE,
     AgentProject,
     InstructionFile,
-    JsonMixin,
     Problem,
     ProjectRows,
     SecretFinding,
@@ -45,6 +44,7 @@ from memtui.engine.agents.paths import (
 from memtui.engine.agents.settings_json import dotted, read_settings
 from memtui.engine.agents.transcripts import PROJECTS_DIR, SUBAGENT_PREFIX, TRANSCRIPT_SUFFIX
 from memtui.engine.safe_files import real_root, with_folder_cache
+from memtui.jsonable import JsonMixin
 
 MEMORY_DIR = "memory"
 SETTINGS_FILE = "settings.json"

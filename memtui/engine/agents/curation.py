@@ -68,14 +68,20 @@ def resolve_file(home: Path, file: str | os.PathLike[str]) -> Path:
     return under_home if os.path.lexists(under_home) else Path.cwd() / path
 
 
-def memory_folder_of(path: Path, home: Path) -> Path:
-    """The memory folder (``.../memory``) holding ``path`` inside the home; refuses a
-    symlinked folder on the way and a file outside every memory folder."""
+def _inside_root(path: Path, home: Path) -> Path:
+    """The home's real root, after refusing a ``path`` outside it (or through a symlink)."""
     root = real_root(home)
     try:
         AGENT_FILES.check_inside(path, root)
     except AgentFileProblem as error:
         raise UnsafePath(f"{path}: {error.reason}") from None
+    return root
+
+
+def memory_folder_of(path: Path, home: Path) -> Path:
+    """The memory folder (``.../memory``) holding ``path`` inside the home; refuses a
+    symlinked folder on the way and a file outside every memory folder."""
+    _inside_root(path, home)
     absolute = Path(os.path.abspath(path))
     for parent in absolute.parents:
         if parent.name == MEMORY_DIR:
@@ -224,11 +230,7 @@ def plan_edit(home: Path, file: str | os.PathLike[str], body: str,
 def plan_redact(home: Path, file: str | os.PathLike[str]) -> WritePlan:
     """Replace every secret of a memory file by ``[REDACTED]``."""
     path = resolve_file(home, file)
-    root = real_root(home)
-    try:
-        AGENT_FILES.check_inside(path, root)
-    except AgentFileProblem as error:
-        raise UnsafePath(f"{path}: {error.reason}") from None
+    root = _inside_root(path, home)
     text, stamp = read_stamped(path, root)
     result = scan(text)
     if not result.findings:

@@ -35,7 +35,6 @@ from memtui.engine.agents.models import (
     AGENT_CLAUDE,
     AGENT_GEMINI,
     IndexLoad,
-    JsonMixin,
     MemoryFile,
     Problem,
     SecretFinding,
@@ -43,6 +42,7 @@ from memtui.engine.agents.models import (
 from memtui.engine.agents.plans import WritePlan, mask_secrets
 from memtui.engine.agents.secrets_scan import find_secrets
 from memtui.engine.safe_files import FileStamp, is_within, real_root
+from memtui.jsonable import JsonMixin
 
 ENTRY_INDEX = "index"
 ENTRY_TOPIC = "topic"

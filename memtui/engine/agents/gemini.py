@@ -35,7 +35,6 @@ from memtui.engine.agents.models import (
     AgentProject,
     InboxPatch,
     InstructionFile,
-    JsonMixin,
     MemoryFile,
     Problem,
     ProjectRows,
@@ -46,6 +45,7 @@ from memtui.engine.agents.paths import resolve_gemini_home
 from memtui.engine.agents.secrets_scan import find_secrets
 from memtui.engine.agents.settings_json import dotted, read_settings
 from memtui.engine.safe_files import FileStamp, folder_cache, real_root, with_folder_cache
+from memtui.jsonable import JsonMixin
 
 PROJECTS_FILE = "projects.json"
 TMP_DIR = "tmp"

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
-from memtui.engine.agents.models import JsonMixin
 from memtui.engine.agents.settings_json import dotted, read_settings, strip_comments
 from memtui.engine.safe_files import real_root
+from memtui.jsonable import JsonMixin
 
 TRUSTED_FOLDERS_FILE = "trustedFolders.json"
 TRUSTED_FOLDERS_ENV = "GEMINI_CLI_TRUSTED_FOLDERS_PATH"

@@ -44,7 +44,6 @@ from memtui.engine.agents.transcripts import (
     recorded_session,
     transcript_files,
 )
-from memtui.engine.base import EngineArea
 from memtui.engine.codex.export_writer import new_folder_refusal, write_export
 from memtui.engine.codex.import_memories import note_kind
 from memtui.engine.codex.import_report import (
@@ -55,6 +54,7 @@ from memtui.engine.codex.import_report import (
     REASON_EMPTY,
     REASON_FORGOTTEN,
     REASON_NO_PROJECT,
+    Importer,
     ImportItem,
     ImportReport,
     bound_text,
@@ -137,7 +137,7 @@ class _Picker:
         raise Conflict(f"no free project id for {base!r}")
 
 
-class AgentsApi(EngineArea):
+class AgentsApi(Importer):
     """Import Claude Code and Gemini CLI memories and transcripts into memtui, and export
     memtui in their formats, as the engine's user (permissions, redaction, audit)."""
 
@@ -239,11 +239,7 @@ class AgentsApi(EngineArea):
     def _report(self, action: str, home: str, items: list[ImportItem],
                 problems: list[Problem], picker: _Picker) -> ImportReport:
         report = ImportReport(home, tuple(items), tuple(problems), tuple(picker.created))
-        if items:
-            detail = {"imported": report.imported, "skipped": report.skipped,
-                      "errors": report.errors, "created_projects": list(report.created_projects)}
-            with self._store.transaction():
-                self._store.audit.append(self.actor, action, None, detail)
+        self._audit(action, report)
         return report
 
     # ---- transcripts -------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """What the agent-store readers return: frozen dataclasses, each with ``to_json()``
-(``JsonMixin``, the Codex reader's).
+(``memtui.jsonable.JsonMixin``).
 
 ``Problem`` (path, one-line reason, line) is the same shape the Codex reader reports.
 """
@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from memtui.engine.codex.models import JsonMixin, Problem
+from memtui.engine.codex.models import Problem
 from memtui.engine.redaction import redact
+from memtui.jsonable import JsonMixin
 
 AGENT_CLAUDE = "claude"
 AGENT_GEMINI = "gemini"
@@ -189,7 +190,7 @@ class AgentProject(JsonMixin):
 
 
 __all__ = ["AGENT_CLAUDE", "AGENT_CODEX", "AGENT_GEMINI", "AgentProject", "IndexEntry",
-           "IndexLoad", "InboxPatch", "InstructionFile", "JsonMixin", "MemoryFile", "Problem",
+           "IndexLoad", "InboxPatch", "InstructionFile", "MemoryFile", "Problem",
            "SecretFinding", "Switch"]
 
 

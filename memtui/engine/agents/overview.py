@@ -23,7 +23,6 @@ from memtui.engine.agents.models import (
     AgentProject,
     IndexLoad,
     InstructionFile,
-    JsonMixin,
     Problem,
     SecretFinding,
     Switch,
@@ -31,6 +30,7 @@ from memtui.engine.agents.models import (
 from memtui.engine.agents.secrets_scan import find_secrets
 from memtui.engine.agents.versions import AgentVersion, agent_version
 from memtui.engine.installed_command import CommandCheck
+from memtui.jsonable import JsonMixin
 
 CODEX_DB_WAIT_SECONDS = 0.25
 """Longest wait for a ``memories_1.sqlite`` a running Codex holds locked."""

@@ -36,10 +36,11 @@ from typing import TYPE_CHECKING, Any
 
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
 from memtui.engine.agents.folders import list_entries, subfolders
-from memtui.engine.agents.models import JsonMixin, Problem
+from memtui.engine.agents.models import Problem
 from memtui.engine.codex.import_report import task_text
 from memtui.engine.codex.timefmt import format_utc, parse_datetime
 from memtui.engine.safe_files import json_lines, real_root
+from memtui.jsonable import JsonMixin
 
 if TYPE_CHECKING:
     from memtui.engine.tasks import TaskApi

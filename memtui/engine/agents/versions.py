@@ -18,7 +18,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from memtui.engine.agents.models import AGENT_CLAUDE, AGENT_CODEX, AGENT_GEMINI, JsonMixin
+from memtui.engine.agents.models import AGENT_CLAUDE, AGENT_CODEX, AGENT_GEMINI
+from memtui.jsonable import JsonMixin
 
 PROGRAMS = {AGENT_CLAUDE: "claude", AGENT_CODEX: "codex", AGENT_GEMINI: "gemini"}
 """The command each agent is started with."""

@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from memtui.engine.codex.layout import LAYOUT_WORDS
-from memtui.engine.codex.models import CodexHome, JsonMixin
+from memtui.engine.codex.models import CodexHome
 from memtui.engine.codex.parse_raw_memories import parse_front_matter
 from memtui.engine.codex.reader import read_codex_home
+from memtui.jsonable import JsonMixin
 from memtui.store.codex_models import LAYOUT_OLD
 
 

@@ -20,9 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from memtui.engine.codex.errors import CODEX_FILES, FileProblemError
-from memtui.engine.codex.models import JsonMixin, Problem
+from memtui.engine.codex.models import Problem
 from memtui.engine.codex.paths import resolve_codex_sqlite_home
 from memtui.engine.safe_files import real_root
+from memtui.jsonable import JsonMixin
 
 CONFIG_FILE = "config.toml"
 MEMORIES_TABLE = "memories"

@@ -28,7 +28,7 @@ from memtui.engine.codex.errors import (
     CodexWriteRefused,
     FileProblemError,
 )
-from memtui.engine.codex.models import JsonMixin, Problem
+from memtui.engine.codex.models import Problem
 from memtui.engine.codex.parse_rollout_summary import read_headers
 from memtui.engine.codex.paths import (
     MEMORY_MD_FILE,
@@ -42,6 +42,7 @@ from memtui.engine.codex.paths import (
 )
 from memtui.engine.safe_files import real_root
 from memtui.errors import AgentFileWriteFailed, UnsafePath
+from memtui.jsonable import JsonMixin
 from memtui.store.codex_db import (
     DEFAULT_WRITE_BUSY_TIMEOUT_S,
     POLLUTED,
@@ -155,24 +156,23 @@ def _still_in(home: Path, memories: Path, thread_id: str, summary_names: list[st
     return tuple(found)
 
 
-def _sqlite_home(home: Path, sqlite_home: str | os.PathLike[str] | None) -> Path:
-    return Path(sqlite_home).absolute() if sqlite_home is not None else codex_sqlite_home(home)
-
-
-def _memories_folder(home: Path, db_home: Path) -> tuple[Path, str]:
-    """The memory files' folder of the home's layout, and the layout's name."""
+def _forget_paths(home: str | os.PathLike[str], thread_id: str,
+                  sqlite_home: str | os.PathLike[str] | None) -> tuple[Path, Path, Path, str]:
+    """After checking the thread id: the home, its database folder, the memory files' folder
+    of its layout, and the layout's name."""
+    validate_thread_id(thread_id)
+    home_path = Path(home).absolute()
+    db_home = (Path(sqlite_home).absolute() if sqlite_home is not None
+               else codex_sqlite_home(home_path))
     layout = detect_layout(db_home)
-    return layout_memories_dir(home, layout), layout.name
+    return home_path, db_home, layout_memories_dir(home_path, layout), layout.name
 
 
 def plan_forget_thread(home: str | os.PathLike[str], thread_id: str, *,
                        sqlite_home: str | os.PathLike[str] | None = None) -> ForgetResult:
     """What ``forget_thread`` would change, read-only (a dry run); ``written`` is False."""
-    home_path = Path(home).absolute()
-    validate_thread_id(thread_id)
+    home_path, db_home, memories, layout = _forget_paths(home, thread_id, sqlite_home)
     problems: list[Problem] = []
-    db_home = _sqlite_home(home_path, sqlite_home)
-    memories, layout = _memories_folder(home_path, db_home)
     files = _summary_files(home_path, memories, thread_id, problems)
     if layout == LAYOUT_UNKNOWN:
         problems.append(Problem(str(db_home), unknown_layout_refusal(
@@ -230,11 +230,8 @@ def forget_thread(home: str | os.PathLike[str], thread_id: str, write: bool, *,
     if write is not True:
         raise CodexWriteRefused("refusing to change the Codex home without an explicit "
                                 "write flag (nothing was changed)")
-    home_path = Path(home).absolute()
-    validate_thread_id(thread_id)
+    home_path, db_home, memories, layout = _forget_paths(home, thread_id, sqlite_home)
     problems: list[Problem] = []
-    db_home = _sqlite_home(home_path, sqlite_home)
-    memories, layout = _memories_folder(home_path, db_home)
     if layout == LAYOUT_UNKNOWN:
         raise CodexError(f"{unknown_layout_refusal(detect_layout(db_home)).message}; "
                          "nothing was changed")

@@ -20,12 +20,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from memtui.engine import permissions as perm
-from memtui.engine.base import EngineArea
 from memtui.engine.codex.browse import database_problem
 from memtui.engine.codex.export_format import one_line
 from memtui.engine.codex.import_report import (
@@ -42,11 +41,13 @@ from memtui.engine.codex.import_report import (
     REASON_FORGOTTEN,
     REASON_MEMORY_MODE,
     REASON_NOT_IN_DB,
+    Importer,
     ImportItem,
     ImportReport,
+    ImportRun,
     bound_text,
 )
-from memtui.engine.codex.models import CodexHome, Problem
+from memtui.engine.codex.models import CodexHome
 from memtui.engine.codex.naming import NOTE_NAME_RE
 from memtui.engine.codex.parse_raw_memories import (
     FRONT_MATTER_FENCE,
@@ -117,14 +118,6 @@ class _ThreadSource:
     in_database: bool = False
 
 
-@dataclass
-class _Run:
-    """The state of one import run."""
-
-    items: list[ImportItem] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
-
-
 def _thread_sources(codex: CodexHome) -> Iterable[_ThreadSource]:
     """Every thread of a home with its texts: database rows first, then the files."""
     raw = {item.thread_id: item for item in codex.raw_memories}
@@ -146,7 +139,7 @@ def _thread_sources(codex: CodexHome) -> Iterable[_ThreadSource]:
             str(memories / "raw_memories.md") if entry else summary_path)
 
 
-class MemoryImporter(EngineArea):
+class MemoryImporter(Importer):
     """Stage-1 outputs and ad-hoc notes of a Codex home become memtui memories, as the
     engine's user and through the engine's rules (permissions, redaction, validation)."""
 
@@ -169,7 +162,7 @@ class MemoryImporter(EngineArea):
             if db_busy_timeout_s is not None:
                 options["db_busy_timeout_s"] = db_busy_timeout_s
             codex = read_codex_home(home, **options)
-        run = _Run(problems=list(codex.problems))
+        run = ImportRun(problems=list(codex.problems))
         picker = ProjectPicker(self._engine)
         db_error = database_problem(codex)
         threads = codex.threads_by_id()
@@ -259,14 +252,6 @@ class MemoryImporter(EngineArea):
                               path=path)
         return self._write_memory(KIND_NOTE, ref, text, note_kind(file_name, text), None, path,
                                   None)
-
-    def _audit(self, action: str, report: ImportReport) -> None:
-        if not report.items:
-            return
-        detail = {"imported": report.imported, "skipped": report.skipped,
-                  "errors": report.errors, "created_projects": list(report.created_projects)}
-        with self._store.transaction():
-            self._store.audit.append(self.actor, action, None, detail)
 
     # ---- export -----------------------------------------------------------------------------
 

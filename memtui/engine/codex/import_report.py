@@ -6,13 +6,15 @@ Also the one text rule both imports share: a text cut to a size limit with a vis
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from memtui.engine.codex.models import JsonMixin, Problem
+from memtui.engine.base import EngineArea
+from memtui.engine.codex.models import Problem
 from memtui.engine.codex.project_picker import usable_cwd
 from memtui.engine.redaction import redact
 from memtui.engine.tasks import MAX_TASK_TEXT_BYTES
+from memtui.jsonable import JsonMixin
 
 IMPORT_SOURCE = "import"
 """``source`` of every memory imported from a Codex home."""
@@ -70,6 +72,14 @@ class ImportItem(JsonMixin):
     path: str | None = None
 
 
+@dataclass
+class ImportRun:
+    """The state of one import run: its items and problems so far."""
+
+    items: list[ImportItem] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
 @dataclass(frozen=True)
 class ImportReport(JsonMixin):
     """The result of one import: every item, the read problems, the projects created."""
@@ -117,6 +127,18 @@ class ImportReport(JsonMixin):
                 "database_error": self.database_error, "unchanged": self.unchanged,
                 "items": [item.to_json() for item in self.items],
                 "problems": [problem.to_json() for problem in self.problems]}
+
+
+class Importer(EngineArea):
+    """An engine area that imports: it audits each import that had items."""
+
+    def _audit(self, action: str, report: ImportReport) -> None:
+        if not report.items:
+            return
+        detail = {"imported": report.imported, "skipped": report.skipped,
+                  "errors": report.errors, "created_projects": list(report.created_projects)}
+        with self._store.transaction():
+            self._store.audit.append(self.actor, action, None, detail)
 
 
 def bound_text(text: str, max_bytes: int) -> tuple[str, bool]:

@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memtui.engine.base import EngineArea
 from memtui.engine.codex.config import codex_sqlite_home, read_codex_config
 from memtui.engine.codex.errors import FileProblemError
 from memtui.engine.codex.import_report import (
@@ -42,8 +41,10 @@ from memtui.engine.codex.import_report import (
     REASON_NO_TIMES,
     REASON_NOT_INTERACTIVE,
     ROLLOUT_TASK_SOURCE,
+    Importer,
     ImportItem,
     ImportReport,
+    ImportRun,
     task_gap,
     task_text,
 )
@@ -71,11 +72,9 @@ THREAD_DB_WAIT_S = 0.5
 
 
 @dataclass
-class _Run:
-    """The state of one import run."""
+class _Run(ImportRun):
+    """The state of one import run, with the rollout files' rows."""
 
-    items: list[ImportItem] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
     rows: list[RolloutFileRow] = field(default_factory=list)
     unchanged: int = 0
 
@@ -86,7 +85,7 @@ def _thread_modes(home: Path) -> dict[str, tuple[str | None, str | None]]:
     return {row.thread_id: (row.memory_mode, row.source) for row in read.threads}
 
 
-class RolloutImporter(EngineArea):
+class RolloutImporter(Importer):
     """Session rollouts of a Codex home become completed tasks (see the module doc)."""
 
     def import_rollouts(self, home: str | os.PathLike[str], *,
@@ -125,7 +124,7 @@ class RolloutImporter(EngineArea):
         self._save(run)
         report = ImportReport(str(home_path), tuple(run.items), tuple(run.problems),
                               tuple(picker.created), unchanged=run.unchanged)
-        self._audit(report)
+        self._audit("codex_rollouts_imported", report)
         return report
 
     def _read_one(self, path: Path, info: os.stat_result, row: RolloutFileRow | None,
@@ -221,11 +220,3 @@ class RolloutImporter(EngineArea):
         return ImportItem(KIND_ROLLOUT, ref, OUTCOME_IMPORTED, target_id=added.id,
                           project=added.project, truncated=any(cut for _text, cut in texts),
                           path=path)
-
-    def _audit(self, report: ImportReport) -> None:
-        if not report.items:
-            return
-        detail = {"imported": report.imported, "skipped": report.skipped,
-                  "errors": report.errors, "created_projects": list(report.created_projects)}
-        with self._store.transaction():
-            self._store.audit.append(self.actor, "codex_rollouts_imported", None, detail)

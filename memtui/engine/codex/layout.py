@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from memtui.engine.codex.models import JsonMixin
 from memtui.engine.codex.paths import memories_dir_name
+from memtui.jsonable import JsonMixin
 from memtui.store.codex_models import (
     LAYOUT_MEMORIES_DB,
     LAYOUT_MEMORIES_V2,

@@ -5,12 +5,12 @@ Times are memtui's stored form (``YYYY-MM-DDTHH:MM:SS.mmmZ``, UTC) or None.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from memtui.engine.codex.timefmt import as_utc, format_utc, parse_datetime, unix_to_iso
+from memtui.jsonable import JsonMixin
 from memtui.store.codex_models import (
     CONSOLIDATE_JOB_KIND,
     STAGE1_JOB_KIND,
@@ -34,30 +34,6 @@ STATUS_ERROR = "error"
 CONSOLIDATION_COOLDOWN = timedelta(hours=6)
 """Codex claims the global consolidation at most this long after its last success
 (``PHASE2_SUCCESS_COOLDOWN_SECONDS``)."""
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, JsonMixin):
-        return value.to_json()
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {item.name: _jsonable(getattr(value, item.name))
-                for item in dataclasses.fields(value)}
-    if isinstance(value, dict):
-        return {str(key): _jsonable(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(item) for item in value]
-    return value
-
-
-class JsonMixin:
-    """Gives a dataclass a ``to_json()`` made of plain dicts, lists, strings and numbers,
-    using each nested object's own ``to_json`` (so a class that leaves a field out of its
-    JSON, such as a memory file's body, leaves it out wherever it is nested)."""
-
-    def to_json(self) -> dict[str, Any]:
-        """The dataclass as a JSON-ready dict (tuples become lists)."""
-        return {item.name: _jsonable(getattr(self, item.name))
-                for item in dataclasses.fields(self)}  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from memtui.engine.codex.markdown import bullets, heading_re, split_keywords
 from memtui.engine.codex.models import Problem, RolloutSummaryLink, Task, TaskGroup
-from memtui.engine.codex.parse_summary import split_keywords
 
 TASK_GROUP_PREFIX = "# Task Group:"
 SCOPE_PREFIX = "scope:"
@@ -22,24 +22,11 @@ KNOWLEDGE_HEADING = "Reusable knowledge"
 FAILURES_HEADING = "Failures and how to do differently"
 
 _H1_RE = re.compile(r"^# (?!#)")
-_H2_RE = re.compile(r"^## (?!#)(.*?)\s*$")
-_H3_RE = re.compile(r"^### (?!#)(.*?)\s*$")
+_H2_RE, _H3_RE = heading_re(2), heading_re(3)
 _TASK_RE = re.compile(r"^Task (\d{1,9}):\s*(.*)$")
 _APPLIES_RE = re.compile(r"^cwd=(.*?);\s*reuse_rule=(.*)$")
-_BULLET_RE = re.compile(r"^- (.*)$")
 _LINK_RE = re.compile(r"^`?<?([^\s()<>`]+)>?`?(?:\s+\((.*)\))?\s*$")
 _THREAD_RE = re.compile(r"thread_id=([^,\s)]+)")
-
-
-def _bullets(lines: list[str]) -> list[str]:
-    items: list[str] = []
-    for line in lines:
-        match = _BULLET_RE.match(line)
-        if match:
-            items.append(match.group(1).strip())
-        elif line.strip() and items:
-            items[-1] = f"{items[-1]}\n{line.strip()}"
-    return items
 
 
 def parse_link(text: str) -> RolloutSummaryLink:
@@ -67,9 +54,9 @@ def _build_task(draft: _TaskDraft, group: str, path: str, problems: list[Problem
             problems.append(Problem(path, f"task group {group!r}, Task {draft.number}: "
                                           f"no '### {heading}' section", draft.line))
     links = tuple(parse_link(item) for item in
-                  _bullets(draft.subsections.get(ROLLOUT_FILES_HEADING, [])))
+                  bullets(draft.subsections.get(ROLLOUT_FILES_HEADING, [])))
     keywords: list[str] = []
-    for item in _bullets(draft.subsections.get(KEYWORDS_HEADING, [])):
+    for item in bullets(draft.subsections.get(KEYWORDS_HEADING, [])):
         keywords.extend(split_keywords(item.replace("\n", " ")))
     return Task(draft.number, draft.title, links, tuple(keywords),
                 "\n".join(draft.extra).strip("\n"))
@@ -143,9 +130,9 @@ def _parse_block(lines: list[tuple[int, str]], path: str,
         cwd=applies.group(1).strip() if applies else None,
         reuse_rule=applies.group(2).strip() if applies else None,
         tasks=tuple(tasks),
-        preferences=tuple(_bullets(lists.get(PREFERENCES_HEADING.casefold(), []))),
-        knowledge=tuple(_bullets(lists.get(KNOWLEDGE_HEADING.casefold(), []))),
-        failures=tuple(_bullets(lists.get(FAILURES_HEADING.casefold(), []))),
+        preferences=tuple(bullets(lists.get(PREFERENCES_HEADING.casefold(), []))),
+        knowledge=tuple(bullets(lists.get(KNOWLEDGE_HEADING.casefold(), []))),
+        failures=tuple(bullets(lists.get(FAILURES_HEADING.casefold(), []))),
         line=start,
     )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from memtui.engine.codex.markdown import header_lines
 from memtui.engine.codex.models import Problem, RawMemory
 from memtui.engine.codex.timefmt import normalize_time
 
@@ -33,14 +34,7 @@ def parse_front_matter(body: str) -> dict[str, str]:
 
 
 def _thread(thread_id: str, lines: list[str]) -> RawMemory:
-    headers: dict[str, str] = {}
-    index = 0
-    while index < len(lines):
-        match = _HEADER_RE.match(lines[index])
-        if not match or match.group(1) not in THREAD_HEADER_KEYS:
-            break
-        headers.setdefault(match.group(1), match.group(2).strip())
-        index += 1
+    headers, index = header_lines(lines, THREAD_HEADER_KEYS)
     body = "\n".join(lines[index:]).strip("\n")
     return RawMemory(
         thread_id=thread_id,

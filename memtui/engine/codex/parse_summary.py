@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from memtui.engine.codex.markdown import bullets, heading_re, split_keywords
 from memtui.engine.codex.models import Problem, Summary, SummarySection, SummaryTopic
 
 SUMMARY_VERSION_LINE = "v1"
@@ -14,17 +15,9 @@ GENERAL_TIPS = "General Tips"
 WHATS_IN_MEMORY = "What's in Memory"
 OLDER_TOPICS = "Older Memory Topics"
 
-_SECTION_RE = re.compile(r"^## (?!#)(.*\S)\s*$")
-_SCOPE_RE = re.compile(r"^### (?!#)(.*\S)\s*$")
-_DAY_RE = re.compile(r"^#### (?!#)(.*\S)\s*$")
+_SECTION_RE, _SCOPE_RE, _DAY_RE = heading_re(2), heading_re(3), heading_re(4)
 _TOPIC_RE = re.compile(r"^- ([^:]+?):\s*(.*)$")
 _DETAIL_RE = re.compile(r"^\s+- (desc|learnings):\s*(.*)$")
-_BULLET_RE = re.compile(r"^- (.*)$")
-
-
-def split_keywords(text: str) -> tuple[str, ...]:
-    """Comma-separated keywords, trimmed, empties dropped."""
-    return tuple(item.strip() for item in text.split(",") if item.strip())
 
 
 def _sections(lines: list[str]) -> list[SummarySection]:
@@ -33,7 +26,7 @@ def _sections(lines: list[str]) -> list[SummarySection]:
     body: list[str] = []
     for line in lines:
         match = _SECTION_RE.match(line)
-        if match:
+        if match and match.group(1):
             if title is not None:
                 sections.append(SummarySection(title, "\n".join(body).strip("\n")))
             title, body = match.group(1), []
@@ -52,19 +45,15 @@ def _topics(body: str, path: str, problems: list[Problem]
     in_older = False
     for number, line in enumerate(body.splitlines(), start=1):
         scope_match, day_match = _SCOPE_RE.match(line), _DAY_RE.match(line)
-        if scope_match:
+        if scope_match and scope_match.group(1):
             scope, day = scope_match.group(1), ""
             in_older = scope.casefold() == OLDER_TOPICS.casefold()
             continue
-        if day_match:
+        if day_match and day_match.group(1):
             day = day_match.group(1)
             continue
         if in_older:
-            bullet = _BULLET_RE.match(line)
-            if bullet:
-                older.append(bullet.group(1).strip())
-            elif line.strip() and older:
-                older[-1] = f"{older[-1]}\n{line.strip()}"
+            older.append(line)
             continue
         topic = _TOPIC_RE.match(line)
         if topic:
@@ -81,7 +70,7 @@ def _topics(body: str, path: str, problems: list[Problem]
             topics[-1] = SummaryTopic(last.scope, last.day, last.topic, last.keywords,
                                       value if key == "desc" else last.desc,
                                       value if key == "learnings" else last.learnings)
-    return topics, older
+    return topics, bullets(older)
 
 
 def parse_memory_summary(text: str, path: str = "memory_summary.md"

@@ -35,11 +35,12 @@ from pathlib import Path
 from typing import IO, Any
 
 from memtui.engine.codex.errors import CODEX_FILES, FileProblemError
-from memtui.engine.codex.models import JsonMixin, Problem
+from memtui.engine.codex.models import Problem
 from memtui.engine.codex.naming import ROLLOUT_FILE_RE, rollout_uuid_from_name
 from memtui.engine.codex.paths import archived_sessions_dir, sessions_dir
 from memtui.engine.codex.timefmt import format_utc, parse_datetime
 from memtui.engine.safe_files import json_lines, real_root
+from memtui.jsonable import JsonMixin
 
 MAX_LINE_BYTES = 10 * 1024 * 1024
 """Longest rollout line parsed; longer lines are reported and skipped."""

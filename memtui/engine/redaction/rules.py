@@ -43,8 +43,7 @@ class TokenRule:
     ``pattern`` is matched (``re.match``) at the start of a run that begins with one of
     ``prefixes``; the secret is ``group`` of the match. The body used for the entropy check
     is the secret minus its first ``len(prefix)`` characters. The pattern is compiled the
-    first time a run starts with a prefix: a text meets few of them, and compiling all at
-    import made every process that redacts once (Claude Code's write gate) ~10 ms slower.
+    first time a run starts with a prefix (a text meets few of them).
     """
 
     kind: str

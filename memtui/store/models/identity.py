@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from memtui.jsonable import JsonMixin
+
 
 @dataclass(frozen=True)
 class User:
@@ -42,7 +44,7 @@ class Membership:
 
 
 @dataclass(frozen=True)
-class Profile:
+class Profile(JsonMixin):
     """One user's profile: display name, timezone, preferences (a JSON object)."""
 
     user_id: str
@@ -51,13 +53,9 @@ class Profile:
     preferences: dict[str, Any]
     updated_at: str | None
 
-    def to_json(self) -> dict[str, Any]:
-        """The profile as a JSON object."""
-        return asdict(self)
-
 
 @dataclass(frozen=True)
-class AuditEntry:
+class AuditEntry(JsonMixin):
     """One append-only audit row. ``detail`` never holds memory content or secrets."""
 
     seq: int
@@ -66,7 +64,3 @@ class AuditEntry:
     action: str
     target: str | None
     detail: dict[str, Any]
-
-    def to_json(self) -> dict[str, Any]:
-        """The entry as a JSON object."""
-        return asdict(self)

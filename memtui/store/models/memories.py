@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
+
+from memtui.jsonable import JsonMixin
 
 
 @dataclass(frozen=True)
-class Memory:
+class Memory(JsonMixin):
     """An identity memory (user or project level)."""
 
     id: str
@@ -24,10 +25,6 @@ class Memory:
     updated_at: str
     usage_count: int
     last_used_at: str | None
-
-    def to_json(self) -> dict[str, Any]:
-        """The memory as the CLI's JSON shape."""
-        return asdict(self)
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from memtui.jsonable import JsonMixin
+
 
 @dataclass(frozen=True)
-class Interaction:
+class Interaction(JsonMixin):
     """A finished question/answer pair an agent asked the store to remember."""
 
     id: str
@@ -17,10 +19,6 @@ class Interaction:
     answer: str
     source: str | None
     created_at: str
-
-    def to_json(self) -> dict[str, Any]:
-        """The interaction as a JSON object."""
-        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -36,5 +34,4 @@ class BundleDocument:
 
     def to_json(self) -> dict[str, Any]:
         """The document as a JSON object."""
-        return {"path": self.path, "revision": self.revision, "content": self.content,
-                "updated_at": self.updated_at, "updated_by": self.updated_by}
+        return {key: value for key, value in asdict(self).items() if key != "bundle"}
