@@ -56,9 +56,18 @@ FIXTURE_MEMTUI = f"{FIXTURE_HOME}/.venv/bin/memtui"
 DONE_TEXT = "Saved to memory."
 
 
+MCP_WAIT_ENV = {"MCP_CONNECTION_NONBLOCKING": "0", "MCP_CONNECT_TIMEOUT_MS": "120000"}
+"""Claude Code 2.1 connects MCP servers in the background in print mode and may send the
+first request before memtui's server (about a second of CPU to start) has listed its tools;
+blocking, with the wait's 5 s default raised, it starts the session once the server is up,
+on a loaded test machine too (the bound is against a hang)."""
+
+
 def claude_env(server_url: str) -> dict[str, str]:
-    """The environment that points Claude Code at the fake model and keeps it quiet."""
-    return {"ANTHROPIC_BASE_URL": server_url, "ANTHROPIC_API_KEY": FAKE_API_KEY, **QUIET_ENV}
+    """The environment that points Claude Code at the fake model, keeps it quiet and has it
+    wait for memtui's MCP server."""
+    return {"ANTHROPIC_BASE_URL": server_url, "ANTHROPIC_API_KEY": FAKE_API_KEY, **QUIET_ENV,
+            **MCP_WAIT_ENV}
 
 
 def print_argv(program: AgentProgram, prompt: str) -> list[str | Path]:
