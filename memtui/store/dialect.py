@@ -75,9 +75,11 @@ class Dialect:
         """Whether this is SQLite's dialect."""
         return self.name == "sqlite"
 
-    def term(self, word: str) -> str:
-        """One word (a ``\\w+`` run: never holds a quote) as a full-text term."""
-        return f"{self.term_quote}{word}{self.term_quote}"
+    def term(self, word: str, prefix: bool = False) -> str:
+        """One word (a ``\\w+`` run: never holds a quote) as a full-text term; with
+        ``prefix``, one that matches every word starting with it."""
+        quoted = f"{self.term_quote}{word}{self.term_quote}"
+        return quoted + ("*" if self.is_sqlite else ":*") if prefix else quoted
 
     def insert_ignore(self, into: str) -> str:
         """``INSERT`` of ``into`` (``table(columns) VALUES (...)``) that skips a row whose
@@ -104,12 +106,14 @@ class Dialect:
     def ranked(self, fts_table: str, table: str, alias: str, columns: str, where: str) -> str:
         """``columns`` of the rows of ``table`` (as ``alias``) matching the full-text query
         (the first parameter) and ``where`` (the parameters after it), best first, at most
-        the last parameter of them. ``fts_table`` is SQLite's full-text table of ``table``."""
+        the last parameter of them, each with its score (higher is better) after ``columns``.
+        ``fts_table`` is SQLite's full-text table of ``table``."""
         if self.is_sqlite:
-            return (f"SELECT {columns} FROM {fts_table} f JOIN {table} {alias} "
+            return (f"SELECT {columns}, -f.rank FROM {fts_table} f JOIN {table} {alias} "
                     f"ON {alias}.seq = f.rowid "
                     f"WHERE {fts_table} MATCH ? AND {where} ORDER BY f.rank LIMIT ?")
-        return (f"SELECT {columns} FROM {table} {alias}, to_tsquery('simple', ?) q "
+        return (f"SELECT {columns}, ts_rank({alias}.fts, q) FROM {table} {alias}, "
+                "to_tsquery('simple', ?) q "
                 f"WHERE {alias}.fts @@ q AND {where} "
                 f"ORDER BY ts_rank({alias}.fts, q) DESC, {alias}.seq DESC LIMIT ?")
 
