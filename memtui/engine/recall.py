@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from memtui.engine import permissions as perm
+from memtui.engine import recall_vectors
 from memtui.engine.base import EngineArea
 from memtui.engine.identity import IdentityApi
 from memtui.engine.recall_query import STOPWORDS, analyse, candidates, rank
@@ -296,7 +297,10 @@ def _recall_query(query: str | None, limit: object) -> tuple[str, int]:
 
 class RecallApi(EngineArea):
     """Interactions, recall, transitions, consolidation records and bundles, acting as the
-    engine's user."""
+    engine's user. ``use_vectors``: whether memory recall adds the embeddings' order to the
+    full-text one (``recall_vectors``; on when the ``embeddings`` extra is installed)."""
+
+    use_vectors = recall_vectors.vectors_available()
 
     def readable_projects(self) -> list[str]:
         """Ids of the projects the actor may read."""
@@ -376,11 +380,16 @@ class RecallApi(EngineArea):
 
     def _related_memories(self, text: str, projects: list[str], current: str | None,
                           size: int) -> list[Memory]:
-        """The best ``size`` active memories for the question ``text`` (``recall_query``'s
-        analysis and ranking over the store's full-text candidates)."""
+        """The best ``size`` active memories for the question ``text``: ``recall_query``'s
+        analysis and ranking over the store's full-text candidates, fused with the
+        embeddings' similarity of those and the newest visible memories when ``use_vectors``."""
         question = analyse(text)
         scored = self._store.recall.scored_memories(question.match, self.actor, projects,
                                                     candidates(size))
+        if self.use_vectors:
+            newest = self._store.recall.recent_memories(self.actor, projects,
+                                                        recall_vectors.VECTOR_WINDOW)
+            scored = recall_vectors.blend(text, scored, newest, recall_vectors.CACHE)
         return rank(scored, question, self.actor, current, size)
 
     def _recall_bundles(self, text: str, projects: list[str],
