@@ -7,8 +7,8 @@ ranks by full text alone (``vectors_available`` is False).
 
 Rules decided here:
 - A memory's vector is computed from its content when recall first meets it and cached in
-  the process (``VectorCache``: at most ``CACHE_SIZE`` memories, keyed by id and the time of
-  its last change), so a long-lived server (MCP, the service) embeds each memory once.
+  the process (``VectorCache``: at most ``CACHE_SIZE`` texts), so a long-lived server (MCP,
+  the service) embeds each text once.
 - The memories compared are the full-text candidates and the ``VECTOR_WINDOW`` newest
   visible ones (a bounded scan: recall's cost does not grow with the store).
 - The two signals are fused by score (``blend``): a weighted sum of the full-text score
@@ -52,27 +52,27 @@ def _embedder() -> Callable[[list[str]], list[list[float]]]:
 
 
 class VectorCache:
-    """Vectors of memories (by id and ``updated_at``), least recently used dropped first;
-    safe to share between threads."""
+    """Vectors of memories' texts (by the text itself, so a changed memory is embedded
+    again and two stores never mix), least recently used dropped first; safe to share
+    between threads."""
 
     def __init__(self, size: int = CACHE_SIZE) -> None:
         self._size = size
-        self._vectors: OrderedDict[tuple[str, str], Vector] = OrderedDict()
+        self._vectors: OrderedDict[str, Vector] = OrderedDict()
         self._lock = threading.Lock()
 
     def vectors(self, memories: Sequence[Memory]) -> list[Vector]:
         """One vector per memory, embedding only those not cached."""
-        keys = [(memory.id, memory.updated_at) for memory in memories]
+        keys = [memory.content for memory in memories]
         with self._lock:
             found = {key: self._vectors[key] for key in keys if key in self._vectors}
             for key in found:
                 self._vectors.move_to_end(key)
-        missing = [(key, memory.content) for key, memory in zip(keys, memories, strict=True)
-                   if key not in found]
+        missing = list(dict.fromkeys(key for key in keys if key not in found))
         if missing:
-            fresh = embed([text for _key, text in missing])
+            fresh = embed(missing)
             with self._lock:
-                for (key, _text), vector in zip(missing, fresh, strict=True):
+                for key, vector in zip(missing, fresh, strict=True):
                     found[key] = self._vectors[key] = vector
                 while len(self._vectors) > self._size:
                     self._vectors.popitem(last=False)
