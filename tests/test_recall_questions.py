@@ -13,41 +13,46 @@ import pytest
 from memtui.bench import recall_quality
 from memtui.engine import recall_vectors
 from memtui.engine.api import Engine
-from memtui.engine.recall_query import analyse, stem
+from memtui.engine.recall_query import analyse, forms, stem
 from memtui.store.backend import StoreBackend
 from memtui.store.models import Memory
 from memtui.store.recall import recall_terms
 
 
-@pytest.mark.parametrize(("words", "common"), [
-    (("linter", "linting", "lints", "lint"), "lint"),
-    (("formatting", "formatter", "formats"), "format"),
-    (("migration", "migrations", "migrate", "migrated"), "migr"),
-    (("running", "runs", "run"), "run"),
-    (("dependency", "dependencies"), "dependenc"),
-    (("configure", "configured", "configuration"), "configur"),
+@pytest.mark.parametrize("words", [
+    ("linter", "linting", "lints", "lint", "linters"),
+    ("formatting", "formatter", "formats", "format"),
+    ("migration", "migrations", "migrate", "migrated"),
+    ("running", "runs", "run", "runner"),
+    ("dependency", "dependencies"),
+    ("configure", "configured", "configuration", "configures"),
+    ("deploy", "deployment", "deployments", "deployed", "deploys"),
+    ("prefers", "preference", "preferences", "prefer"),
 ])
-def test_other_forms_of_a_word_share_a_prefix(words: tuple[str, ...], common: str) -> None:
+def test_each_form_of_a_word_finds_the_others(words: tuple[str, ...]) -> None:
     for word in words:
-        assert word.startswith(stem(word)) and stem(word).startswith(common), word
+        assert word.startswith(stem(word))
+        assert set(words) <= set(forms(word)), (word, set(words) - set(forms(word)))
 
 
 def test_questions_lose_stop_and_question_words_and_name_the_user() -> None:
     question = analyse("What linter do we use?")
-    assert question.match == "lint*" and not question.about_user
+    assert question.match == "|".join(forms("linter")) and not question.about_user
+    assert question.words == ("linter",)
     assert analyse("what do I prefer for indentation").about_user
     assert analyse("What is MY editor").about_user
     # nothing but stop words: the words themselves are searched
-    assert analyse("what do we use").match == "what* do* we* use*"
+    assert analyse("what do we use").words == ("what", "do", "we", "use")
     # numbers, snake_case and other scripts are matched as written
     assert analyse("sync_layout 2026 日本語").match == "sync_layout 2026 日本語"
     assert analyse("").match == "" and analyse("?!").match == ""
 
 
-def test_recall_terms_mark_prefixes(store: StoreBackend) -> None:
-    terms = recall_terms("lint* ruff lint*", store.dialect)
-    star = "*" if store.dialect.is_sqlite else ":*"
-    assert terms == [store.dialect.term("lint") + star, store.dialect.term("ruff")]
+def test_recall_terms_group_forms(store: StoreBackend) -> None:
+    terms = recall_terms("lint|linter ruff LINT|linter", store.dialect)
+    any_term = store.dialect.any_term
+    assert terms == [f"({store.dialect.term('lint')}{any_term}{store.dialect.term('linter')})",
+                     store.dialect.term("ruff")]
 
 
 @pytest.fixture
@@ -154,6 +159,8 @@ def test_blend_adds_memories_the_full_text_missed_and_keeps_strong_matches(
     blended = recall_vectors.blend("which database", [(strong, 10.0)], [weak], cache)
     assert [memory.id for memory, _score in blended] == ["m1", "m2"]
     assert blended[1][1] == pytest.approx(recall_vectors.VECTOR_WEIGHT)
+    unlike = _memory("m3", "ruff formats")  # no shared word, not alike: left out
+    assert [m.id for m, _s in recall_vectors.blend("which database", [], [unlike], cache)] == []
     assert recall_vectors.blend("which database", [], [], cache) == []
 
 
@@ -185,9 +192,19 @@ def test_hybrid_recall_through_the_engine(people: dict[str, Engine],
 
 
 def test_without_the_extra_vectors_are_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(recall_vectors.VECTORS_ENV, "1")
+    assert recall_vectors.vectors_wanted() == recall_vectors.vectors_available()
     monkeypatch.setattr(recall_vectors, "MODULE", "memtui_no_such_module")
-    assert not recall_vectors.vectors_available()
+    assert not recall_vectors.vectors_available() and not recall_vectors.vectors_wanted()
     recall_vectors.warm_up()  # nothing to load, no error
+
+
+def test_the_environment_turns_the_vectors_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(recall_vectors, "vectors_available", lambda: True)
+    monkeypatch.setenv(recall_vectors.VECTORS_ENV, "0")
+    assert not recall_vectors.vectors_wanted()
+    monkeypatch.setenv(recall_vectors.VECTORS_ENV, "1")
+    assert recall_vectors.vectors_wanted()
 
 
 # ---- the labelled set ---------------------------------------------------------------------

@@ -55,19 +55,25 @@ def load_set(path: Path = QUESTIONS) -> dict[str, Any]:
 def build_store(folder: Path, data: dict[str, Any], distractors: int = DISTRACTORS,
                 seed: int = SEED) -> tuple[Engine, dict[str, str]]:
     """A new store in ``folder`` holding the labelled memories among ``distractors``
-    generated ones; returns alice's engine and the stored id of each labelled memory."""
+    generated ones, in a shuffled order (the labelled ones are not simply the newest);
+    returns alice's engine and the stored id of each labelled memory."""
     store = open_store(folder / "quality.db")
     engine = Engine(store, USER)
     engine.identity.create_project(PROJECT, "Shop")
-    model = TextModel(random.Random(seed))
-    ids: dict[str, str] = {}
+    rng = random.Random(seed)
+    model = TextModel(rng)
+    rows: list[tuple[str | None, str, str, str | None]] = [
+        (memory["id"], memory["content"], memory["kind"],
+         PROJECT if memory["scope"] == "project" else None) for memory in data["memories"]]
     for index in range(distractors):
         kind, text = model.memory()
-        engine.identity.add_memory(text, kind, PROJECT if index % 2 else None)
-    for memory in data["memories"]:
-        project = PROJECT if memory["scope"] == "project" else None
-        ids[memory["id"]] = engine.identity.add_memory(memory["content"], memory["kind"],
-                                                       project).id
+        rows.append((None, text, kind, PROJECT if index % 2 else None))
+    rng.shuffle(rows)
+    ids: dict[str, str] = {}
+    for label, text, kind, project in rows:
+        memory = engine.identity.add_memory(text, kind, project)
+        if label is not None:
+            ids[label] = memory.id
     return engine, ids
 
 

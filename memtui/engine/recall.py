@@ -297,10 +297,10 @@ def _recall_query(query: str | None, limit: object) -> tuple[str, int]:
 
 class RecallApi(EngineArea):
     """Interactions, recall, transitions, consolidation records and bundles, acting as the
-    engine's user. ``use_vectors``: whether memory recall adds the embeddings' order to the
-    full-text one (``recall_vectors``; on when the ``embeddings`` extra is installed)."""
+    engine's user. ``use_vectors``: whether memory recall blends the embeddings' similarity
+    into the full-text score (``recall_vectors.vectors_wanted``)."""
 
-    use_vectors = recall_vectors.vectors_available()
+    use_vectors = recall_vectors.vectors_wanted()
 
     def readable_projects(self) -> list[str]:
         """Ids of the projects the actor may read."""

@@ -20,6 +20,7 @@ Rules decided here:
 from __future__ import annotations
 
 import importlib.util
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -29,13 +30,18 @@ from memtui.store.models import Memory
 
 MODULE = "static_model"
 """The import name of the ``tokenlearn-static-model`` package."""
-VECTOR_WINDOW = 200
+VECTORS_ENV = "MEMTUI_RECALL_VECTORS"
+"""Set to ``0`` to rank by full text alone although the extra is installed."""
+VECTOR_WINDOW = 50
 """Newest visible memories compared by vector besides the full-text candidates."""
 CACHE_SIZE = 50_000
 """Memories whose vectors a process keeps."""
-VECTOR_WEIGHT = 0.3
+VECTOR_WEIGHT = 0.4
 """The share of a memory's recall score that is its similarity to the question (the rest
 is its full-text score; measured with ``python -m memtui.bench --only recall-quality``)."""
+MIN_SIMILARITY = 0.45
+"""A memory that matches no word of the question is recalled only when its cosine
+similarity to it is at least this (unrelated texts score about 0.1-0.3)."""
 
 Vector = tuple[float, ...]
 
@@ -43,6 +49,12 @@ Vector = tuple[float, ...]
 def vectors_available() -> bool:
     """Whether the ``embeddings`` extra is installed."""
     return importlib.util.find_spec(MODULE) is not None
+
+
+def vectors_wanted() -> bool:
+    """Whether recall uses the vectors: the extra is installed and ``$MEMTUI_RECALL_VECTORS``
+    is not ``0``."""
+    return os.environ.get(VECTORS_ENV, "1") != "0" and vectors_available()
 
 
 def _embedder() -> Callable[[list[str]], list[list[float]]]:
@@ -89,17 +101,24 @@ def embed(texts: list[str]) -> list[Vector]:
 
 
 def warm_up() -> None:
-    """Load the model now (a server calls this in a thread at start, so its first recall
-    does not wait for it); nothing without the extra."""
-    if vectors_available():
+    """Load the model now; nothing when the vectors are not wanted."""
+    if vectors_wanted():
         embed(["warm up"])
+
+
+def warm_up_soon() -> None:
+    """``warm_up`` in a daemon thread: a server calls this as it starts, so its first recall
+    does not wait seconds for the model to load."""
+    if vectors_wanted():
+        threading.Thread(target=warm_up, name="memtui-vectors", daemon=True).start()
 
 
 def blend(question: str, scored: Sequence[tuple[Memory, float]], more: Sequence[Memory],
           cache: VectorCache) -> list[tuple[Memory, float]]:
-    """The full-text candidates ``scored`` (higher better) and the memories ``more``, each
-    scored ``(1 - VECTOR_WEIGHT) * share of the best full-text score + VECTOR_WEIGHT *
-    cosine similarity to the question``, best first (ties in the order given)."""
+    """The full-text candidates ``scored`` (higher better) and those of the memories
+    ``more`` at least ``MIN_SIMILARITY`` like the question, each scored ``(1 -
+    VECTOR_WEIGHT) * share of the best full-text score + VECTOR_WEIGHT * cosine similarity
+    to the question``, best first (ties in the order given)."""
     pool = {memory.id: memory for memory in [*(m for m, _s in scored), *more]}
     memories = list(pool.values())
     if not memories:
@@ -110,8 +129,10 @@ def blend(question: str, scored: Sequence[tuple[Memory, float]], more: Sequence[
     blended = [(memory, (1 - VECTOR_WEIGHT) * shares.get(memory.id, 0.0)
                 + VECTOR_WEIGHT * sum(a * b for a, b in zip(wanted, vector, strict=True)))
                for memory, vector in zip(memories, cache.vectors(memories), strict=True)]
-    return sorted(blended, key=lambda item: -item[1])
+    kept = [(memory, value) for memory, value in blended if memory.id in shares
+            or value >= VECTOR_WEIGHT * MIN_SIMILARITY]
+    return sorted(kept, key=lambda item: -item[1])
 
 
-__all__ = ["CACHE", "VECTOR_WINDOW", "VectorCache", "blend", "embed", "vectors_available",
+__all__ = ["CACHE", "VECTORS_ENV", "VECTOR_WINDOW", "vectors_wanted", "warm_up_soon", "VectorCache", "blend", "embed", "vectors_available",
            "warm_up"]

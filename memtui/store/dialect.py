@@ -75,11 +75,15 @@ class Dialect:
         """Whether this is SQLite's dialect."""
         return self.name == "sqlite"
 
-    def term(self, word: str, prefix: bool = False) -> str:
-        """One word (a ``\\w+`` run: never holds a quote) as a full-text term; with
-        ``prefix``, one that matches every word starting with it."""
-        quoted = f"{self.term_quote}{word}{self.term_quote}"
-        return quoted + ("*" if self.is_sqlite else ":*") if prefix else quoted
+    def term(self, word: str) -> str:
+        """One word (a ``\\w+`` run: never holds a quote) as a full-text term."""
+        return f"{self.term_quote}{word}{self.term_quote}"
+
+    def any_of(self, words: list[str]) -> str:
+        """A full-text term matching any of ``words`` (one word: ``term``)."""
+        if len(words) == 1:
+            return self.term(words[0])
+        return "(" + self.any_term.join(self.term(word) for word in words) + ")"
 
     def insert_ignore(self, into: str) -> str:
         """``INSERT`` of ``into`` (``table(columns) VALUES (...)``) that skips a row whose
@@ -129,7 +133,7 @@ class Dialect:
 
 
 SQLITE = Dialect(
-    "sqlite", term_quote='"', any_term=" OR ", all_terms=" ", chain_walk=_SQLITE_CHAIN,
+    "sqlite", term_quote='"', any_term=" OR ", all_terms=" AND ", chain_walk=_SQLITE_CHAIN,
     skip_locked="", goal_lock=None, materialized="",
     defer_foreign_keys="PRAGMA defer_foreign_keys = ON", optimize="PRAGMA optimize")
 """SQLite's spellings."""

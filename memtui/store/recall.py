@@ -47,7 +47,7 @@ RECENT_SCORE = 1.0
 BRANCHES_PER_QUERY = 100
 """Newest-first branches (one per visible list) merged in one compound SELECT."""
 
-_TERM = re.compile(r"(\w+)(\*?)", re.UNICODE)
+_TERM = re.compile(r"\w+(?:\|\w+)*", re.UNICODE)
 _M_COLUMNS = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))
 _T_COLUMNS = ", ".join("t." + c.strip() for c in TASK_COLUMNS.split(","))
 _I_COLUMNS = "id, user_id, project_id, question, answer, source, created_at"
@@ -98,11 +98,12 @@ class ConsolidationRecord:
 
 def recall_terms(text: str, dialect: Dialect) -> list[str]:
     """The distinct words of a recall query (by case-folded spelling, the first kept) as
-    full-text terms of ``dialect`` (at most ``MAX_RECALL_TERMS``); a word written with a
-    ``*`` right after it matches as a prefix. Empty when the text has no word."""
+    full-text terms of ``dialect`` (at most ``MAX_RECALL_TERMS``); words joined by ``|``
+    (``lint|linter|linting``) are one term that matches any of them. Empty when the text
+    has no word."""
     seen: dict[str, str] = {}
-    for word, star in _TERM.findall(text or ""):
-        seen.setdefault(word.casefold() + star, dialect.term(word, prefix=bool(star)))
+    for group in _TERM.findall(text or ""):
+        seen.setdefault(group.casefold(), dialect.any_of(group.split("|")))
     return list(seen.values())[:MAX_RECALL_TERMS]
 
 
