@@ -147,6 +147,21 @@ class MemoryRepository(Repository):
             "UPDATE memories SET usage_count = usage_count + 1, last_used_at = ? WHERE id = ?",
             ((at, memory_id) for memory_id in memory_ids))
 
+    def touch(self, memory_ids: Sequence[str], at: str) -> None:
+        """Mark each memory used at ``at`` without counting a use (kept after a review)."""
+        self._store.conn.executemany("UPDATE memories SET last_used_at = ? WHERE id = ?",
+                                     ((at, memory_id) for memory_id in memory_ids))
+
+    def unused(self, flt: MemoryFilter, before: str, limit: int) -> list[Memory]:
+        """The list's memories last used (never used: made) before ``before``, newest
+        first."""
+        clauses, params = self._where(flt)
+        rows = self._store.execute(
+            f"SELECT {_M_COLUMNS} FROM memories m WHERE {' AND '.join(clauses)} "
+            "AND coalesce(m.last_used_at, m.created_at) < ? "
+            "ORDER BY m.created_at DESC, m.id DESC LIMIT ?", (*params, before, limit)).fetchall()
+        return [row_to_memory(row) for row in rows]
+
     def goal_key(self, memory_id: str) -> str | None:
         """The normalised goal an auto memory was extracted for."""
         row = self._store.execute("SELECT goal_key FROM memories WHERE id = ?",
