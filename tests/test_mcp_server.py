@@ -465,3 +465,19 @@ def test_recall_answers_the_demo_stores_natural_questions(tmp_path: Path) -> Non
         assert found[question][0] == answer, (question, found[question])
     pending = "Postgres 17 is the primary database"  # a correction still in review
     assert not any(pending in text for texts in found.values() for text in texts)
+
+
+def test_recall_marks_memories_whose_cited_files_are_gone(world: dict[str, Any]) -> None:
+    (world["root"] / "src" / "db.py").write_text("def connect():\n    pass\n")
+    store = open_store(world["db"])
+    ann = Engine(store, "ann")
+    kept = ann.identity.add_memory("The app connects in src/db.py via connect()", "fact", "app")
+    gone = ann.identity.add_memory("The app migrates in src/migrate.py", "fact", "app")
+    store.close()
+
+    async def body(session: ClientSession) -> dict[str, Any]:
+        return payload(await session.call_tool("memory_recall", {"query": "app src"}))
+
+    found = {m["id"]: m for m in run(world["db"], "ann", world["root"], body)["memories"]}
+    assert "stale" not in found[kept.id]
+    assert found[gone.id]["stale"] == ["src/migrate.py not found"]

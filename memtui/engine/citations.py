@@ -50,7 +50,7 @@ _CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w{2,})\(\)")
 _MAKE = re.compile(r"\bmake ([A-Za-z0-9_][\w.-]*)")
 _SCRIPT = re.compile(r"\b(?:npm|pnpm|yarn) run ([A-Za-z0-9_][\w:.-]*)")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
-_EDGE = "()[]{}<>,;:\"'!?*"
+_EDGE = "()[]{}<>,;:\"'!?*`"
 
 
 @dataclass(frozen=True)
@@ -83,8 +83,8 @@ def citations(text: str) -> Citations:
             normal = os.path.normpath(core)
             if normal != ".." and not normal.startswith("../"):
                 paths.setdefault(normal)
-    commands = [("Makefile", target) for target in _MAKE.findall(text)]
-    commands += [("package.json", script) for script in _SCRIPT.findall(text)]
+    commands = [("Makefile", target.rstrip(".:")) for target in _MAKE.findall(text)]
+    commands += [("package.json", script.rstrip(".:")) for script in _SCRIPT.findall(text)]
     return Citations(tuple(paths), tuple(dict.fromkeys(_CALL.findall(text))),
                      tuple(dict.fromkeys(commands)))
 
