@@ -102,6 +102,16 @@ class StalenessApi(EngineArea):
                          key=lambda m: (m.created_at, m.id), reverse=True)
         return [StaleMemory(memory, tuple(reasons[memory.id])) for memory in ordered[:size]]
 
+    def everywhere(self, limit: int = MAX_STALE_LIST) -> list[StaleMemory]:
+        """The actor's stale user-level memories, then each readable project's (the Inbox's
+        review rows), at most ``limit`` in all."""
+        found = self.stale(None, limit)
+        for project in self._engine.recall.readable_projects():
+            if len(found) >= limit:
+                break
+            found += self.stale(project, limit - len(found))
+        return found
+
     def keep(self, memory_ids: Sequence[str]) -> int:
         """Mark the memories used now (reviewed and kept); returns how many."""
         ids = list(dict.fromkeys(memory_ids))
