@@ -29,6 +29,8 @@ from memtui.store.timeutil import format_time, parse_time
 
 MAX_STALE_SCAN = 2000
 """Newest memories of a list whose citations one stale listing checks."""
+MAX_UNUSED_SCAN = 5000
+"""Memories made before the unused cut-off that one list's unused query reads at most."""
 MAX_STALE_LIST = 500
 """Largest stale list."""
 MAX_KEEP = 1000
@@ -83,7 +85,7 @@ class StalenessApi(EngineArea):
     def stale(self, project: str | None = None, limit: int = 50) -> list[StaleMemory]:
         """The actor's stale active memories (``project``'s, else the actor's user-level
         ones), newest first: citations gone (among the newest ``MAX_STALE_SCAN``) or unused
-        (``max_unused_days``)."""
+        (``max_unused_days``; among the ``MAX_UNUSED_SCAN`` newest made before the cut-off)."""
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
             raise InvalidInput("limit must be a whole number of at least 1")
         size = min(limit, MAX_STALE_LIST)
@@ -91,7 +93,8 @@ class StalenessApi(EngineArea):
         before = self.unused_before()
         with self._store.snapshot():
             newest = self._store.memories.page(flt, MAX_STALE_SCAN)
-            unused = self._store.memories.unused(flt, before, size) if before else []
+            unused = (self._store.memories.unused(flt, before, size, MAX_UNUSED_SCAN)
+                      if before else [])
         reasons: dict[str, list[str]] = {key: list(value)
                                          for key, value in self.check(newest).items()}
         days = load_settings(self._store, self.actor)["max_unused_days"]
