@@ -630,11 +630,12 @@ def measure_recall_row(db: Path | str, user: str, quick: bool, backend: str = SQ
 
 def measure_quality_rows() -> list[Row]:
     """Rows 12: recall@1/@5 and MRR of the labelled questions, full text and hybrid."""
-    from memtui.bench.recall_quality import RECALL_AT_5_BAR, measure_quality
+    from memtui.bench.recall_quality import DISTRACTORS, RECALL_AT_5_BAR, measure_quality
 
-    result = measure_quality()
     rows = []
-    for name in ("full_text", "hybrid"):
+    results = [measure_quality(size) for size in DISTRACTORS]
+    for result, name in ((result, name) for result in results
+                         for name in ("full_text", "hybrid")):
         found = result.get(name)
         if found is None:
             rows.append(Row("recall quality, hybrid", "-", "skipped: the embeddings extra is "
