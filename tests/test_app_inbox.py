@@ -8,7 +8,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pilot_harness import app_test, demo_app, press, run_palette, screen_text, settle, status_text
+from pilot_harness import (
+    app_test,
+    demo_app,
+    demo_store,
+    press,
+    run_palette,
+    screen_text,
+    settle,
+    status_text,
+)
 from textual.widgets import TextArea
 
 from memtui.app.modals.confirm import ConfirmModal
@@ -260,3 +269,28 @@ async def test_stale_memories_are_corrected_or_forgotten_in_the_inbox(tmp_path: 
         assert [m.content for m in Engine(app.store, "alice").identity.list_memories(
             "tool", limit=10)] == ["The loader lives in src/app.py"]
         assert "Forgot" in status_text(app)
+
+
+@app_test
+async def test_the_project_list_marks_memories_whose_cited_files_are_gone(
+        tmp_path: Path) -> None:
+    root = tmp_path / "tool"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "app.py").write_text("x = 1\n")
+    store = demo_store(tmp_path)
+    alice = Engine(store, "alice")
+    alice.identity.create_project("tool", root=str(root))
+    alice.identity.add_memory("Entry point is src/app.py", "fact", "tool")
+    alice.identity.add_memory("The loader lives in src/loader.py", "fact", "tool")
+    app = demo_app(tmp_path, store=store, project="tool", start_pane="project")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await settle(pilot)  # the rows, then the check of them in a worker
+        lines = screen_text(app).splitlines()
+        assert any("! fact" in line and "src/loader.py" in line for line in lines), \
+            "\n".join(lines)
+        assert not any("! fact" in line and "src/app.py" in line for line in lines)
+        (root / "src" / "loader.py").write_text("y = 2\n")
+        await press(pilot, "j")
+        await settle(pilot)
+        assert not any("! fact" in line for line in screen_text(app).splitlines())
