@@ -196,7 +196,6 @@ def test_without_the_extra_vectors_are_off(monkeypatch: pytest.MonkeyPatch) -> N
     assert recall_vectors.vectors_wanted() == recall_vectors.vectors_available()
     monkeypatch.setattr(recall_vectors, "MODULE", "memtui_no_such_module")
     assert not recall_vectors.vectors_available() and not recall_vectors.vectors_wanted()
-    recall_vectors.warm_up()  # nothing to load, no error
 
 
 def test_the_environment_turns_the_vectors_off(monkeypatch: pytest.MonkeyPatch) -> None:

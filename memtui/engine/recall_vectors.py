@@ -8,7 +8,9 @@ ranks by full text alone (``vectors_available`` is False).
 Rules decided here:
 - A memory's vector is computed from its content when recall first meets it and cached in
   the process (``VectorCache``: at most ``CACHE_SIZE`` texts), so a long-lived server (MCP,
-  the service) embeds each text once.
+  the service) embeds each text once. The model loads on the first recall that needs it
+  (about 3 seconds, holding the interpreter: loading it as a server starts delayed the MCP
+  handshake past the agent's first request).
 - The memories compared are the full-text candidates and the ``VECTOR_WINDOW`` newest
   visible ones (a bounded scan: recall's cost does not grow with the store).
 - The two signals are fused by score (``blend``): a weighted sum of the full-text score
@@ -100,19 +102,6 @@ def embed(texts: list[str]) -> list[Vector]:
     return [tuple(vector) for vector in _embedder()(texts)] if texts else []
 
 
-def warm_up() -> None:
-    """Load the model now; nothing when the vectors are not wanted."""
-    if vectors_wanted():
-        embed(["warm up"])
-
-
-def warm_up_soon() -> None:
-    """``warm_up`` in a daemon thread: a server calls this as it starts, so its first recall
-    does not wait seconds for the model to load."""
-    if vectors_wanted():
-        threading.Thread(target=warm_up, name="memtui-vectors", daemon=True).start()
-
-
 def blend(question: str, scored: Sequence[tuple[Memory, float]], more: Sequence[Memory],
           cache: VectorCache) -> list[tuple[Memory, float]]:
     """The full-text candidates ``scored`` (higher better) and those of the memories
@@ -134,5 +123,4 @@ def blend(question: str, scored: Sequence[tuple[Memory, float]], more: Sequence[
     return sorted(kept, key=lambda item: -item[1])
 
 
-__all__ = ["CACHE", "VECTORS_ENV", "VECTOR_WINDOW", "vectors_wanted", "warm_up_soon", "VectorCache", "blend", "embed", "vectors_available",
-           "warm_up"]
+__all__ = ["CACHE", "VECTORS_ENV", "VECTOR_WINDOW", "vectors_wanted", "VectorCache", "blend", "embed", "vectors_available"]

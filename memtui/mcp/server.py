@@ -39,7 +39,6 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
 from memtui import __version__
-from memtui.engine.recall_vectors import warm_up_soon
 from memtui.errors import MemtuiError, NotFound, StoreError
 from memtui.mcp.tools import (
     PROJECT_URI_TEMPLATE,
@@ -266,7 +265,6 @@ def serve(db_path: str | os.PathLike[str], user: str, *, create_folder: bool = F
                             format="memtui mcp: %(levelname)s %(message)s")
     holder = StoreHolder(db_path, create_folder)
     server = McpServer(holder, user, cwd or os.getcwd())
-    warm_up_soon()
     try:
         anyio.run(server.serve_stdio)
     except KeyboardInterrupt:

@@ -37,7 +37,6 @@ from typing import Any
 
 from memtui.engine.api import Engine
 from memtui.engine.paths import default_socket_path
-from memtui.engine.recall_vectors import warm_up_soon
 from memtui.errors import MemtuiError
 from memtui.service.methods import ServiceContext, dispatch
 from memtui.service.protocol import (
@@ -206,7 +205,6 @@ class MemoryService:
         store = self._given_store or open_store(self.store_path,
                                                 create_folder=self._create_folder)
         self._store = store
-        warm_up_soon()
         try:
             engine = Engine(store, self.actor)
             self._context = ServiceContext(engine=engine, store_path=store.location,
