@@ -27,6 +27,17 @@ def no_user_config(tmp_path_factory: pytest.TempPathFactory,
     monkeypatch.setenv("MEMTUI_CONFIG", str(tmp_path_factory.getbasetemp() / "no-config.toml"))
 
 
+@pytest.fixture(autouse=True)
+def full_text_recall(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Recall ranks by full text alone whether or not the embeddings extra is installed
+    (here and in the servers the tests start); tests of the vectors turn them on."""
+    from memtui.engine.recall import RecallApi
+    from memtui.engine.recall_vectors import VECTORS_ENV
+
+    monkeypatch.setenv(VECTORS_ENV, "0")
+    monkeypatch.setattr(RecallApi, "use_vectors", False)
+
+
 @pytest.fixture
 def clock() -> FixedClock:
     """A clock standing at TEST_START that moves only when told."""

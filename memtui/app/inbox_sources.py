@@ -1,12 +1,13 @@
 """Where the Inbox pane's rows come from: each source lists what waits for a decision and
 carries out approve and reject through the engine.
 
-Three sources (``inbox_sources``): memtui's own pending memories, Claude Code's memory
+Four sources (``inbox_sources``): memtui's own pending memories, Claude Code's memory
 writes held by its write gate (approve writes the file and its ``MEMORY.md`` line, after a
 confirm that shows the diff and the index meter; a file changed since the proposal gets its
 diff redone first), and Gemini CLI's inbox patches (``.inbox/*.patch`` in the Gemini home
 the app was given), where approve applies the patch to Gemini's memory file and reject
-dismisses it, each after a confirm that shows the change. The pane, its keys, marks, bulk actions, the count in the
+dismisses it, each after a confirm that shows the change; and stale memories
+(``StaleMemories``: keep, correct, forget). The pane, its keys, marks, bulk actions, the count in the
 pane bar and the header work on ``InboxEntry`` rows of any source. ``entries``, ``count``,
 ``approve`` and ``reject`` run in worker threads (they read and write files and the store);
 ``detail`` and ``question`` draw what was read (UI thread); nothing here touches a widget.
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from memtui.engine.agents.gemini_review import PatchReview
     from memtui.engine.agents.write_gate import HeldWrite
     from memtui.engine.api import Engine
+    from memtui.engine.staleness import StaleMemory
 
 MEMORY_SOURCE = "memtui"
 GEMINI_SOURCE = "gemini"
@@ -554,6 +556,103 @@ class ClaudeWrites:
         return _each(entries, lambda entry: engine.gate.reject(_held(entry).id))
 
 
+STALE_SOURCE = "stale"
+MAX_STALE_ROWS = 200
+"""Stale memories the Inbox lists (and counts) at most."""
+
+
+class StaleMemories:
+    """Active memories gone stale (``engine.staleness``: cited files, symbols or commands
+    gone, or unused for ``max_unused_days``), for review: approve keeps them (marked used
+    now), edit-and-approve corrects one (a new version), reject forgets them for good."""
+
+    name = STALE_SOURCE
+
+    def entries(self, engine: Engine) -> list[InboxEntry]:
+        """Every stale memory, newest first per list (user-level, then each project)."""
+        return [self._entry(item) for item in engine.staleness.everywhere(MAX_STALE_ROWS)]
+
+    def count(self, engine: Engine) -> int:
+        """How many stale memories (at most ``MAX_STALE_ROWS``)."""
+        return len(engine.staleness.everywhere(MAX_STALE_ROWS))
+
+    def count_words(self, count: int) -> str | None:
+        """``1 stale memory``."""
+        return f"{count} stale memor{'y' if count == 1 else 'ies'}"
+
+    @staticmethod
+    def _entry(item: StaleMemory) -> InboxEntry:
+        memory = item.memory
+        where = f"project {memory.project}" if memory.scope == "project" else "user"
+        return InboxEntry(key=f"{STALE_SOURCE}:{memory.id}", origin=STALE_SOURCE,
+                          label="stale", where=where, text=memory.content,
+                          created_at=memory.created_at, correction=False, can_act=True,
+                          payload=item)
+
+    def detail(self, entry: InboxEntry, tz: ZoneInfo) -> Text:
+        """The memory, why it is stale, and what each decision does."""
+        item = _stale(entry)
+        memory = item.memory
+        out = Text()
+        out.append(memory.id, style="bold")
+        out.append(f" · {memory.kind} · {entry.where} · made "
+                   f"{local_time(memory.created_at, tz)} · used {memory.usage_count}×",
+                   style="dim")
+        out.append("\nStale: ", style="bold yellow")
+        out.append_text(block("; ".join(item.reasons) + "\n", style="yellow"))
+        out.append_text(block(memory.content))
+        out.append("\n\nApprove keeps it, edit corrects it, reject forgets it.", style="dim")
+        return out
+
+    def editable_text(self, entry: InboxEntry) -> str | None:
+        """The memory's text, to correct."""
+        return _stale(entry).memory.content
+
+    def question(self, verb: str, entries: Sequence[InboxEntry]) -> Question:
+        """Forget always asks (it is final); keep asks for more than one."""
+        count = len(entries)
+        rows = f"{count} memories" if count != 1 else entries[0].name
+        if verb == "reject":
+            return Question(f"Forget {rows}?", Text(f"{rows} and every older version will be "
+                                                    "deleted for good."), "Forget", True)
+        return Question(f"Keep {rows}?", Text(f"{rows} stay as they are and count as used "
+                                              "now."), "Keep", count > 1)
+
+    def approve(self, engine: Engine, entries: Sequence[InboxEntry],
+                edited: str | None = None) -> Outcome:
+        """Keep them; with ``edited``, correct the one memory instead."""
+        outcome = Outcome(past="Kept" if edited is None else "Corrected")
+        try:
+            if edited is not None:
+                for entry in entries:
+                    engine.identity.supersede(_stale(entry).memory.id, edited)
+            else:
+                engine.staleness.keep([_stale(entry).memory.id for entry in entries])
+            outcome.done += [entry.key for entry in entries]
+        except MemtuiError as error:
+            outcome.failed += [(entry.key, error.message) for entry in entries]
+        return outcome
+
+    def reject(self, engine: Engine, entries: Sequence[InboxEntry]) -> Outcome:
+        """Forget each (for good, with its older versions)."""
+        outcome = Outcome(past="Forgot")
+        for entry in entries:
+            try:
+                engine.identity.forget(_stale(entry).memory.id)
+                outcome.done.append(entry.key)
+            except MemtuiError as error:
+                outcome.failed.append((entry.key, error.message))
+        return outcome
+
+
+def _stale(entry: InboxEntry) -> StaleMemory:
+    from memtui.engine.staleness import StaleMemory
+
+    if not isinstance(entry.payload, StaleMemory):
+        raise TypeError(f"{entry.key} is not a stale memory")
+    return entry.payload
+
+
 @dataclass(frozen=True)
 class InboxSources:
     """The app's inbox sources, in the order the pane lists them."""
@@ -579,12 +678,13 @@ class InboxSources:
 
 
 def inbox_sources(gemini_home: Path | None = None) -> InboxSources:
-    """memtui's pending memories, Claude Code's held writes, then the Gemini CLI home's
-    patches (``gemini_home``: the app's ``--gemini-home``; None: ``$GEMINI_CLI_HOME``, else
-    ``~/.gemini``)."""
-    return InboxSources((PendingMemories(), ClaudeWrites(), GeminiPatches(gemini_home)))
+    """memtui's pending memories, Claude Code's held writes, the Gemini CLI home's patches
+    (``gemini_home``: the app's ``--gemini-home``; None: ``$GEMINI_CLI_HOME``, else
+    ``~/.gemini``), then stale memories to review."""
+    return InboxSources((PendingMemories(), ClaudeWrites(), GeminiPatches(gemini_home),
+                         StaleMemories()))
 
 
-__all__ = ["CLAUDE_SOURCE", "GEMINI_SOURCE", "MEMORY_SOURCE", "ClaudeWrites", "GeminiPatches", "InboxEntry", "InboxSource",
-           "InboxSources", "Outcome", "PendingMemories", "Question", "diff_line",
+__all__ = ["CLAUDE_SOURCE", "GEMINI_SOURCE", "MEMORY_SOURCE", "STALE_SOURCE", "ClaudeWrites", "GeminiPatches", "InboxEntry", "InboxSource",
+           "InboxSources", "Outcome", "PendingMemories", "Question", "StaleMemories", "diff_line",
            "inbox_sources"]

@@ -27,6 +27,10 @@ only ever adds time. Rows:
    (``--only agents`` builds no memory store either).
 11. Claude Code's write gate, a write outside the memory and one into it, each end to end vs
    ``python3 -c "import json"`` (``bench.mcp``; ``--only hook-gate`` builds no store).
+12. recall quality (``--only recall-quality``, ``bench.recall_quality``): recall@1, recall@5
+   and MRR of the labelled questions for the full-text ranking and (with the
+   ``embeddings`` extra) the hybrid, side by side; and recall of the same questions at N
+   memories vs the bare FTS5 bm25 query of their words.
 """
 
 from __future__ import annotations
@@ -624,6 +628,50 @@ def measure_recall_row(db: Path | str, user: str, quick: bool, backend: str = SQ
                f"median < {result['bar_ms']:g} ms", bool(result["meets_bar"]), result)
 
 
+def measure_quality_rows() -> list[Row]:
+    """Rows 12: recall@1/@5 and MRR of the labelled questions, full text and hybrid."""
+    from memtui.bench.recall_quality import DISTRACTORS, RECALL_AT_5_BAR, measure_quality
+
+    rows = []
+    results = [measure_quality(size) for size in DISTRACTORS]
+    for result, name in ((result, name) for result in results
+                         for name in ("full_text", "hybrid")):
+        found = result.get(name)
+        if found is None:
+            rows.append(Row("recall quality, hybrid", "-", "skipped: the embeddings extra is "
+                            "not installed", None, "-", None))
+            continue
+        rows.append(Row(
+            f"recall quality, {name.replace('_', ' ')} ({found['questions']} questions, "
+            f"{result['distractors']:,} distractors)", "-",
+            f"recall@1 {found['recall_at_1']:.3f}, recall@5 {found['recall_at_5']:.3f}, "
+            f"MRR {found['mrr']:.3f}", None, f"recall@5 >= {RECALL_AT_5_BAR}",
+            found["recall_at_5"] >= RECALL_AT_5_BAR,
+            {key: value for key, value in found.items() if key != "missed"}))
+    return rows
+
+
+def measure_question_latency_rows(db: Path, user: str) -> list[Row]:
+    """Rows 12: recall of the labelled questions on the big store vs bare FTS5, full text
+    and (with the embeddings extra) hybrid."""
+    from memtui.bench.generate import BENCH_PROJECT
+    from memtui.bench.recall_quality import measure_latency
+    from memtui.engine.recall_vectors import vectors_available
+
+    rows = []
+    for hybrid in (False, True) if vectors_available() else (False,):
+        found = measure_latency(db, user, BENCH_PROJECT, hybrid=hybrid)
+        rows.append(Row(
+            f"recall of natural questions, {'hybrid' if hybrid else 'full text'} "
+            f"({found['memories']:,} memories)",
+            f"bare FTS5 bm25 median {found['bare_median_ms']:.2f} ms",
+            f"median {found['median_ms']:.2f} ms (p95 {found['p95_ms']:.2f})",
+            round(found["median_ms"] / found["bare_median_ms"], 2)
+            if found["bare_median_ms"] else None,
+            f"median <= {found['bar_ms']:g} ms", found["median_ms"] <= found["bar_ms"], found))
+    return rows
+
+
 def measure_mcp_rows(db: Path, user: str, quick: bool) -> list[Row]:
     """Rows 8: MCP recall round trips, and the session-start hook's wall time."""
     from memtui.bench.mcp import HOOK_BAR, measure_hook_start, measure_mcp_recall
@@ -826,6 +874,9 @@ def run(options: Options) -> list[Row]:
         wanted.discard("hook-gate")
         if not wanted:
             return rows
+    if "recall-quality" in wanted:
+        say("recall quality of the labelled questions…")
+        rows += measure_quality_rows()
     if wanted <= {"codex", "agents"}:  # neither needs a memory store
         return rows + _home_rows(options, wanted, options.codex_rollouts)
     if options.pg_only:
@@ -850,6 +901,9 @@ def run(options: Options) -> list[Row]:
         if "recall" in wanted:
             say("recall…")
             rows.append(measure_recall_row(db, options.user, quick))
+        if "recall-quality" in wanted:
+            say("recall of the labelled questions on the big store…")
+            rows += measure_question_latency_rows(db, options.user)
         if "mcp" in wanted:
             say("MCP recall and the session-start hook…")
             rows += measure_mcp_rows(db, options.user, quick)

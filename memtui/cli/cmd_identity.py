@@ -12,6 +12,7 @@ from rich.text import Text
 from memtui.cli import render
 from memtui.cli.common import Command, add_commands, add_group, arg, list_out, positive_int
 from memtui.cli.context import CliContext
+from memtui.engine.staleness import StaleMemory
 from memtui.engine.validation import parse_preferences
 from memtui.errors import InvalidInput
 from memtui.store.models import KINDS, SOURCES, Memory
@@ -109,9 +110,17 @@ def memory_add(ctx: CliContext, args: argparse.Namespace) -> int:
 
 
 def memory_list(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``memory list [--project ID | --scope user] [--kind K] [--status S] [--search Q]``."""
+    """``memory list [--project ID | --scope user] [--kind K] [--status S] [--search Q]
+    [--stale]``."""
     if args.project and args.scope == "user":
         raise InvalidInput("--project and --scope user cannot be used together")
+    if args.stale:
+        stale = ctx.engine.staleness.stale(args.project, args.limit)
+        reasons = {item.memory.id: item.reasons for item in stale}
+        return list_out(ctx, stale, render.memory_table([i.memory for i in stale],
+                                                        reasons=reasons),
+                        "No stale memories: every cited file is there and every memory "
+                        "was used recently.")
     memories = ctx.engine.identity.list_memories(
         args.project, kind=args.kind, status=args.status, source=args.source,
         search=args.search, limit=args.limit)
@@ -119,6 +128,21 @@ def memory_list(ctx: CliContext, args: argparse.Namespace) -> int:
     empty = (f"No memories in {where} match." if (args.search or args.kind) else
              f"No memories in {where} yet — add one with: memtui memory add TEXT --kind fact")
     return list_out(ctx, memories, render.memory_table(memories), empty)
+
+
+def memory_recall(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``memory recall QUESTION [--project ID] [--limit N]``: best match first."""
+    memories = ctx.engine.recall.recall_memories(args.question, args.limit, args.project)
+    reasons = ctx.engine.staleness.check(memories)
+    items = [StaleMemory(memory, reasons.get(memory.id, ())) for memory in memories]
+    return list_out(ctx, items, render.memory_table(memories, reasons=reasons),
+                    "No memory matches.")
+
+
+def memory_keep(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``memory keep ID [ID ...]``: reviewed stale memories stay (marked used now)."""
+    count = ctx.engine.staleness.keep(args.ids)
+    return ctx.answer({"kept": count}, Text(f"kept {count} memor{'y' if count == 1 else 'ies'}"))
 
 
 def memory_show(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -230,7 +254,15 @@ MEMORY_COMMANDS = (
         arg("--status", default="active", help="active, superseded, pending or all"),
         arg("--source", help=SOURCE_HELP),
         arg("--search", metavar="Q", help="words to search for (the last one may be a prefix)"),
+        arg("--stale", action="store_true",
+            help="only stale memories: cited files or symbols gone, or unused for long"),
         LIMIT)),
+    Command("recall", "memories that answer a question, best first", memory_recall, (
+        arg("question", help="a question or a few words, in your own words"),
+        arg("--project", help="this project's memories and yours (default: every project)"),
+        arg("--limit", type=positive_int, default=8, help="at most this many (default 8)"))),
+    Command("keep", "keep reviewed stale memories (marks them used now)", memory_keep, (
+        arg("ids", nargs="+", metavar="ID", help="the memories to keep"),)),
     Command("show", "one memory", memory_show, (ID_ARG,)),
     Command("supersede", "correct a memory", memory_supersede, (
         arg("id", help="the memory to correct"), arg("text", help="the corrected text"),

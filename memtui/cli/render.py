@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from rich import box
 from rich.table import Table
@@ -33,9 +33,11 @@ def add_id_column(table: Table, header: str, ids: Iterable[str | None]) -> None:
     table.add_column(header, no_wrap=True, overflow="ignore", min_width=width)
 
 
-def memory_table(memories: Sequence[Memory], title: str | None = None) -> Table:
+def memory_table(memories: Sequence[Memory], title: str | None = None,
+                 reasons: Mapping[str, Sequence[str]] | None = None) -> Table:
     """Memories as a compact table that reads at 80 columns: id, kind, created, content
-    (with the source and, for superseded rows, the status after the text)."""
+    (with the source and, for superseded rows, the status after the text; a stale one's
+    ``reasons`` on a line of their own)."""
     table = Table(title=title, box=box.SIMPLE_HEAD, show_lines=False, expand=False,
                   pad_edge=False)
     add_id_column(table, "id", (memory.id for memory in memories))
@@ -49,6 +51,9 @@ def memory_table(memories: Sequence[Memory], title: str | None = None) -> Table:
             suffix += f" ({memory.status} by {memory.superseded_by})"
         if suffix:
             cell.append(suffix, style="dim")
+        if reasons and reasons.get(memory.id):
+            cell.append("\nstale: " + one_line("; ".join(reasons[memory.id]),
+                                                CONTENT_PREVIEW_CHARS), style="yellow")
         table.add_row(memory.id, memory.kind, short_time(memory.created_at)[5:], cell)
     return table
 

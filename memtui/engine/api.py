@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from memtui.engine.review import ReviewApi
     from memtui.engine.sessions import SessionsApi
     from memtui.engine.settings import SettingsApi
+    from memtui.engine.staleness import StalenessApi
     from memtui.engine.tasks import TaskApi
     from memtui.store.backend import Lane, StoreBackend
 
@@ -80,6 +81,13 @@ class Engine:
         from memtui.engine.recall import RecallApi
 
         return RecallApi(self)
+
+    @cached_property
+    def staleness(self) -> StalenessApi:
+        """Stale memories: cited code gone, unused for long; kept after a review."""
+        from memtui.engine.staleness import StalenessApi
+
+        return StalenessApi(self)
 
     @cached_property
     def review(self) -> ReviewApi:

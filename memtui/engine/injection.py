@@ -13,6 +13,8 @@ Decided here:
   of the task's project (project memories only while the user can read the project), a
   blank line, then the original prompt. A task with a goal gets its goal prefixed the same
   way. The stored task never changes.
+- With the user's ``skip_stale_memories`` on, project memories whose cited files, symbols
+  or commands are gone from the project's root are left out (``engine.staleness``).
 - ``apply=True`` (the real injection a host performs before running the task) audits
   ``worker_memory_injected`` with the memory ids and bumps their usage in one transaction.
 - Any failure after the task was read fails open: a warning is logged and the original text
@@ -119,6 +121,8 @@ class InjectionApi(EngineArea):
         readable = project is not None and perm.READ in perm.permissions(self._store, project,
                                                                          self.actor)
         users, projects = self._engine.identity.latest(project if readable else None)
+        if load_settings(self._store, self.actor)["skip_stale_memories"]:
+            projects = self._engine.staleness.fresh(projects)
         if not users and not projects:
             return InjectionResult(task_id, False, NO_MEMORIES, prompt, goal)
         prefix = prefix_block(users, projects)

@@ -30,8 +30,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from memtui.engine import permissions as perm
+from memtui.engine import recall_vectors
 from memtui.engine.base import EngineArea
 from memtui.engine.identity import IdentityApi
+from memtui.engine.recall_query import STOPWORDS, analyse, candidates, rank
 from memtui.engine.redaction import redact
 from memtui.engine.validation import (
     MAX_DETAIL_BYTES,
@@ -81,15 +83,6 @@ TRANSITION_FIELDS = ("goal", "prompt", "result")
 """The fields of a current task given inline (instead of a task id)."""
 DEFAULT_CONSOLIDATION_LIST = 50
 MAX_CONSOLIDATION_LIST = 1000
-STOPWORDS = frozenset("""
-a about after again all also am an and any are as at be been before but by can could did do
-does doing done for from had has have he her here him his how i if in into is it its just me
-more my no not now of on once only or our out over please she should so some than that the
-their them then there these they this those to too up us very was we were what when where
-which while who why will with would you your
-""".split())
-"""Words too common to say whether two texts are about the same thing."""
-
 _WORD = re.compile(r"\w+", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 
@@ -304,7 +297,10 @@ def _recall_query(query: str | None, limit: object) -> tuple[str, int]:
 
 class RecallApi(EngineArea):
     """Interactions, recall, transitions, consolidation records and bundles, acting as the
-    engine's user."""
+    engine's user. ``use_vectors``: whether memory recall blends the embeddings' similarity
+    into the full-text score (``recall_vectors.vectors_wanted``)."""
+
+    use_vectors = recall_vectors.vectors_wanted()
 
     def readable_projects(self) -> list[str]:
         """Ids of the projects the actor may read."""
@@ -352,11 +348,12 @@ class RecallApi(EngineArea):
         service = self._store.recall
         with self._store.snapshot():
             projects = self._recall_projects(project)
-            related_memories = service.related_memories(text, self.actor, projects, size)
+            related_memories = self._related_memories(text, projects, project, size)
             recent_memories = service.recent_memories(self.actor, projects, size)
-            related_tasks = service.related_tasks(text, self.actor, projects, size, project)
+            match = analyse(text).match
+            related_tasks = service.related_tasks(match, self.actor, projects, size, project)
             recent_tasks = service.recent_tasks(self.actor, projects, size, project)
-            related_pairs = service.related_interactions(text, self.actor, size, project)
+            related_pairs = service.related_interactions(match, self.actor, size, project)
             recent_pairs = service.recent_interactions(self.actor, size, project)
             bundles = self._recall_bundles(text, projects, project)
         return RecallResult(
@@ -378,8 +375,22 @@ class RecallApi(EngineArea):
             projects = (self._recall_projects(project) if project is not None or every_project
                         else [])
             if text.strip():
-                return self._store.recall.related_memories(text, self.actor, projects, size)
+                return self._related_memories(text, projects, project, size)
             return self._store.recall.recent_memories(self.actor, projects, size)
+
+    def _related_memories(self, text: str, projects: list[str], current: str | None,
+                          size: int) -> list[Memory]:
+        """The best ``size`` active memories for the question ``text``: ``recall_query``'s
+        analysis and ranking over the store's full-text candidates, fused with the
+        embeddings' similarity of those and the newest visible memories when ``use_vectors``."""
+        question = analyse(text)
+        scored = self._store.recall.scored_memories(question.match, self.actor, projects,
+                                                    candidates(size))
+        if self.use_vectors:
+            newest = self._store.recall.recent_memories(self.actor, projects,
+                                                        recall_vectors.VECTOR_WINDOW)
+            scored = recall_vectors.blend(text, scored, newest, recall_vectors.CACHE)
+        return rank(scored, question, self.actor, current, size)
 
     def _recall_bundles(self, text: str, projects: list[str],
                         project: str | None) -> list[BundleInfo]:

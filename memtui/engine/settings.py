@@ -72,6 +72,10 @@ SETTING_SPECS: tuple[SettingSpec, ...] = (
                 "stored only: no model is called (version 1)"),
     SettingSpec("agents_may_forget", SWITCH, 0,
                 "agents connected through MCP may forget (delete) memories"),
+    SettingSpec("max_unused_days", COUNT, 90,
+                "a memory unused this many days shows as stale for review (0: never)"),
+    SettingSpec("skip_stale_memories", SWITCH, 0,
+                "leave memories whose cited files or symbols are gone out of injection"),
     SettingSpec(GATE_SETTING, CHOICE, GATE_MODES[0],
                 "Claude Code's memory writes, once the gate is installed: "
                 + ", ".join(GATE_MODES)),

@@ -159,10 +159,13 @@ def error_message(error: BaseException) -> str:
 def memory_recall(session: McpSession, args: dict[str, Any]) -> dict[str, Any]:
     """Ranked memories for a query."""
     project = session.project(args.get("project"))
-    memories = session.engine().recall.recall_memories(args["query"], args.get("limit", 8),
-                                                       project, every_project=False)
+    engine = session.engine()
+    memories = engine.recall.recall_memories(args["query"], args.get("limit", 8), project,
+                                             every_project=False)
+    stale = engine.staleness.check(memories)
     return {"project": project, "count": len(memories),
-            "memories": [memory_json(m) for m in memories]}
+            "memories": [{**memory_json(m), **({"stale": list(stale[m.id])} if m.id in stale
+                                                else {})} for m in memories]}
 
 
 def memory_context(session: McpSession, args: dict[str, Any]) -> dict[str, Any]:
@@ -243,11 +246,15 @@ TOOLS: tuple[Tool, ...] = (
         "Search the user's long-term memories (kept by memtui across sessions and agents) for "
         "what is relevant to a question or task. Returns the best matches first: each with "
         "id, kind (fact, preference, decision, convention), scope (user: about the person, "
-        "every project; project: about this codebase), project and content. Use it before "
-        "making assumptions about the user's preferences, conventions or past decisions. An "
-        "empty query returns the newest memories."),
+        "every project; project: about this codebase), project and content; a memory whose "
+        "cited files, symbols or commands are gone from the project also has stale: the "
+        "reasons (check before relying on it). Ask in your own words: other forms of a word "
+        "match, and the words that matter rank. Use it before making assumptions about the "
+        "user's preferences, conventions or past decisions. An empty query returns the "
+        "newest memories."),
         _schema({"query": {"type": "string", "description": (
-            "What to look for, in a few words (e.g. 'test runner', 'commit message style')."
+            "What to look for: a question or a few words (e.g. 'which test runner do we "
+            "use', 'commit message style')."
         )}, "limit": {"type": "integer", "minimum": 1, "maximum": 50, "description": (
             "How many memories at most (default 8).")}, "project": _PROJECT}, ["query"]),
         memory_recall, read_only=True),

@@ -79,6 +79,12 @@ class Dialect:
         """One word (a ``\\w+`` run: never holds a quote) as a full-text term."""
         return f"{self.term_quote}{word}{self.term_quote}"
 
+    def any_of(self, words: list[str]) -> str:
+        """A full-text term matching any of ``words`` (one word: ``term``)."""
+        if len(words) == 1:
+            return self.term(words[0])
+        return "(" + self.any_term.join(self.term(word) for word in words) + ")"
+
     def insert_ignore(self, into: str) -> str:
         """``INSERT`` of ``into`` (``table(columns) VALUES (...)``) that skips a row whose
         key already exists."""
@@ -104,12 +110,14 @@ class Dialect:
     def ranked(self, fts_table: str, table: str, alias: str, columns: str, where: str) -> str:
         """``columns`` of the rows of ``table`` (as ``alias``) matching the full-text query
         (the first parameter) and ``where`` (the parameters after it), best first, at most
-        the last parameter of them. ``fts_table`` is SQLite's full-text table of ``table``."""
+        the last parameter of them, each with its score (higher is better) after ``columns``.
+        ``fts_table`` is SQLite's full-text table of ``table``."""
         if self.is_sqlite:
-            return (f"SELECT {columns} FROM {fts_table} f JOIN {table} {alias} "
+            return (f"SELECT {columns}, -f.rank FROM {fts_table} f JOIN {table} {alias} "
                     f"ON {alias}.seq = f.rowid "
                     f"WHERE {fts_table} MATCH ? AND {where} ORDER BY f.rank LIMIT ?")
-        return (f"SELECT {columns} FROM {table} {alias}, to_tsquery('simple', ?) q "
+        return (f"SELECT {columns}, ts_rank({alias}.fts, q) FROM {table} {alias}, "
+                "to_tsquery('simple', ?) q "
                 f"WHERE {alias}.fts @@ q AND {where} "
                 f"ORDER BY ts_rank({alias}.fts, q) DESC, {alias}.seq DESC LIMIT ?")
 
@@ -125,7 +133,7 @@ class Dialect:
 
 
 SQLITE = Dialect(
-    "sqlite", term_quote='"', any_term=" OR ", all_terms=" ", chain_walk=_SQLITE_CHAIN,
+    "sqlite", term_quote='"', any_term=" OR ", all_terms=" AND ", chain_walk=_SQLITE_CHAIN,
     skip_locked="", goal_lock=None, materialized="",
     defer_foreign_keys="PRAGMA defer_foreign_keys = ON", optimize="PRAGMA optimize")
 """SQLite's spellings."""

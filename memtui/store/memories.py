@@ -147,6 +147,24 @@ class MemoryRepository(Repository):
             "UPDATE memories SET usage_count = usage_count + 1, last_used_at = ? WHERE id = ?",
             ((at, memory_id) for memory_id in memory_ids))
 
+    def touch(self, memory_ids: Sequence[str], at: str) -> None:
+        """Mark each memory used at ``at`` without counting a use (kept after a review)."""
+        self._store.conn.executemany("UPDATE memories SET last_used_at = ? WHERE id = ?",
+                                     ((at, memory_id) for memory_id in memory_ids))
+
+    def unused(self, flt: MemoryFilter, before: str, limit: int, scan: int) -> list[Memory]:
+        """The list's memories last used (never used: made) before ``before``, newest
+        first, among the ``scan`` newest made before it (a bounded read of the list's
+        index: a memory made since cannot be unused)."""
+        clauses, params = self._where(flt)
+        rows = self._store.execute(
+            f"SELECT * FROM (SELECT {_M_COLUMNS} FROM memories m WHERE {' AND '.join(clauses)} "
+            "AND m.created_at < ? ORDER BY m.created_at DESC, m.id DESC LIMIT ?) AS s "
+            "WHERE coalesce(s.last_used_at, s.created_at) < ? "
+            "ORDER BY s.created_at DESC, s.id DESC LIMIT ?",
+            (*params, before, scan, before, limit)).fetchall()
+        return [row_to_memory(row) for row in rows]
+
     def goal_key(self, memory_id: str) -> str | None:
         """The normalised goal an auto memory was extracted for."""
         row = self._store.execute("SELECT goal_key FROM memories WHERE id = ?",

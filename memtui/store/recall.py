@@ -42,10 +42,12 @@ RECENT_SCAN_CAP = 2000
 """When every query word is too common to rank, at most this many newest matches are read."""
 MAX_RECALL_TERMS = 8
 """A recall query keeps at most this many distinct words."""
+RECENT_SCORE = 1.0
+"""The score of every row a "recent" plan finds (they are not ranked against each other)."""
 BRANCHES_PER_QUERY = 100
 """Newest-first branches (one per visible list) merged in one compound SELECT."""
 
-_WORD = re.compile(r"\w+", re.UNICODE)
+_TERM = re.compile(r"\w+(?:\|\w+)*", re.UNICODE)
 _M_COLUMNS = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))
 _T_COLUMNS = ", ".join("t." + c.strip() for c in TASK_COLUMNS.split(","))
 _I_COLUMNS = "id, user_id, project_id, question, answer, source, created_at"
@@ -96,11 +98,12 @@ class ConsolidationRecord:
 
 def recall_terms(text: str, dialect: Dialect) -> list[str]:
     """The distinct words of a recall query (by case-folded spelling, the first kept) as
-    full-text terms of ``dialect`` (at most ``MAX_RECALL_TERMS``; no prefix matching).
-    Empty when the text has no word."""
+    full-text terms of ``dialect`` (at most ``MAX_RECALL_TERMS``); words joined by ``|``
+    (``lint|linter|linting``) are one term that matches any of them. Empty when the text
+    has no word."""
     seen: dict[str, str] = {}
-    for word in _WORD.findall(text or ""):
-        seen.setdefault(word.casefold(), dialect.term(word))
+    for group in _TERM.findall(text or ""):
+        seen.setdefault(group.casefold(), dialect.any_of(group.split("|")))
     return list(seen.values())[:MAX_RECALL_TERMS]
 
 
@@ -148,7 +151,9 @@ class RecallRepository(Repository):
 
     def _related(self, fts_table: str, table: str, alias: str, columns: str, where: str,
                  params: Sequence[Any], text: str, limit: int) -> list[Sequence[Any]]:
-        """Rows of ``table`` (as ``alias``) related to ``text`` that satisfy ``where``."""
+        """Rows of ``table`` (as ``alias``) related to ``text`` that satisfy ``where``, best
+        first, each with its score last (higher is better; every row of a "recent" plan
+        scores ``RECENT_SCORE``)."""
         plan = self._plan(fts_table, text)
         if plan is None:
             return []
@@ -156,8 +161,8 @@ class RecallRepository(Repository):
         if mode == "rank":
             sql = self._store.dialect.ranked(fts_table, table, alias, columns, where)
             return list(self._store.execute(sql, (match, *params, limit)).fetchall())
-        return self._newest_matches(fts_table, table, alias, columns, where, params, match,
-                                    limit)
+        return [(*row, RECENT_SCORE) for row in self._newest_matches(
+            fts_table, table, alias, columns, where, params, match, limit)]
 
     def _newest_matches(self, fts_table: str, table: str, alias: str, columns: str,
                         where: str, params: Sequence[Any], match: str,
@@ -186,10 +191,15 @@ class RecallRepository(Repository):
                          limit: int) -> list[Memory]:
         """Active memories matching ``text``, best first: the owner's user-level memories and
         those of ``projects``."""
+        return [memory for memory, _score in self.scored_memories(text, owner, projects, limit)]
+
+    def scored_memories(self, text: str, owner: str, projects: Sequence[str],
+                        limit: int) -> list[tuple[Memory, float]]:
+        """``related_memories`` with each one's full-text score (higher is better)."""
         rows = self._related("memories_fts", "memories", "m", _M_COLUMNS,
                              _active_memory_visible(self._store.dialect),
                              (owner, json.dumps(list(projects))), text, limit)
-        return [row_to_memory(row) for row in rows]
+        return [(row_to_memory(row[:-1]), float(row[-1])) for row in rows]
 
     def recent_memories(self, owner: str, projects: Sequence[str], limit: int) -> list[Memory]:
         """The newest active memories among the owner's user-level ones and ``projects``'."""
@@ -211,7 +221,7 @@ class RecallRepository(Repository):
             where, params = _task_visible(self._store.dialect), (user_id,
                                                                  json.dumps(list(projects)))
         rows = self._related("tasks_fts", "tasks", "t", _T_COLUMNS, where, params, text, limit)
-        return [row_to_task(row) for row in rows]
+        return [row_to_task(row[:-1]) for row in rows]
 
     def recent_tasks(self, user_id: str, projects: Sequence[str], limit: int,
                      project: str | None = None) -> list[Task]:
@@ -290,7 +300,7 @@ class RecallRepository(Repository):
         columns = ", ".join("x." + c.strip() for c in _I_COLUMNS.split(","))
         rows = self._related("interactions_fts", "interactions", "x", columns, where, params,
                              text, limit)
-        return [_interaction(row) for row in rows]
+        return [_interaction(row[:-1]) for row in rows]
 
     # ---- bundles --------------------------------------------------------------------------
 

@@ -9,7 +9,18 @@ from pathlib import Path
 from typing import Any
 
 import pilot_harness
-from pilot_harness import app_test, opened, press, screen_text, status_text, top_screen, type_text
+from pilot_harness import (
+    app_test,
+    demo_app,
+    demo_store,
+    opened,
+    press,
+    screen_text,
+    settle,
+    status_text,
+    top_screen,
+    type_text,
+)
 from textual.widgets import TextArea
 
 from memtui.app.modals.confirm import ConfirmModal
@@ -199,3 +210,58 @@ async def test_the_selection_completes_and_shows(tmp_path: Path) -> None:
         await press(pilot, "tab")
         assert line.value == f"/memory approve {NEW_PROJECT}"
         await press(pilot, "escape")
+
+
+@app_test
+async def test_stale_memories_are_corrected_or_forgotten_in_the_inbox(tmp_path: Path) -> None:
+    root = tmp_path / "tool"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "app.py").write_text("x = 1\n")
+    app = demo_app(tmp_path, start_pane="inbox")
+    app.engine.identity.create_project("tool", root=str(root))
+    moved = app.engine.identity.add_memory("The loader lives in src/loader.py", "fact", "tool")
+    gone = app.engine.identity.add_memory("Run make deploy to ship", "fact", "tool")
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        keys = [entry.key for entry in _pane(app).item_list.items]
+        assert keys[3:] == [f"stale:{gone.id}", f"stale:{moved.id}"]
+        assert "2 stale memories" in screen_text(app)
+        await press(pilot, "j", "j", "j", "j")
+        assert "src/loader.py not found" in screen_text(app)
+        await press(pilot, "e")
+        area = app.screen.query_one(TextArea)
+        area.clear()
+        area.insert("The loader lives in src/app.py")
+        await press(pilot, "ctrl+s")
+        found = Engine(app.store, "alice").identity.list_memories("tool", limit=10)
+        assert "The loader lives in src/app.py" in [m.content for m in found]
+        assert [e.key for e in _pane(app).item_list.items][3:] == [f"stale:{gone.id}"]
+        await press(pilot, "j", "j", "j", "x", "y")
+        assert [m.content for m in Engine(app.store, "alice").identity.list_memories(
+            "tool", limit=10)] == ["The loader lives in src/app.py"]
+        assert "Forgot" in status_text(app)
+
+
+@app_test
+async def test_the_project_list_marks_memories_whose_cited_files_are_gone(
+        tmp_path: Path) -> None:
+    root = tmp_path / "tool"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "app.py").write_text("x = 1\n")
+    store = demo_store(tmp_path)
+    alice = Engine(store, "alice")
+    alice.identity.create_project("tool", root=str(root))
+    alice.identity.add_memory("Entry point is src/app.py", "fact", "tool")
+    alice.identity.add_memory("The loader lives in src/loader.py", "fact", "tool")
+    app = demo_app(tmp_path, store=store, project="tool", start_pane="project")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await settle(pilot)  # the rows, then the check of them in a worker
+        lines = screen_text(app).splitlines()
+        assert any("! fact" in line and "src/loader.py" in line for line in lines), \
+            "\n".join(lines)
+        assert not any("! fact" in line and "src/app.py" in line for line in lines)
+        (root / "src" / "loader.py").write_text("y = 2\n")
+        await press(pilot, "j")
+        await settle(pilot)
+        assert not any("! fact" in line for line in screen_text(app).splitlines())

@@ -43,9 +43,11 @@ def _cells(segments: list[Segment], width: int) -> list[tuple[str, Style | None]
     return [(char, segment.style) for segment in strip for char in segment.text]
 
 
-def _through_text(memory: Memory, width: int, marked: bool, search: str | None) -> list:
-    text = memory_row(memory, width, TZ, marked=marked, pattern=search_pattern(search),
-                      match_style=MATCH, dim_style=DIM, mark_style=MARK)
+def _through_text(memory: Memory, width: int, marked: bool, search: str | None,
+                  stale: bool = False) -> list:
+    text = memory_row(memory, width, TZ, marked=marked, stale=stale,
+                      pattern=search_pattern(search), match_style=MATCH, dim_style=DIM,
+                      mark_style=MARK)
     text.truncate(width, overflow="ellipsis", pad=True)
     segments = Strip(list(text.render(CONSOLE)), width).apply_style(BASE)
     return _cells(list(segments), width)
@@ -62,21 +64,23 @@ memories = st.builds(
 
 
 @settings(max_examples=400, deadline=None)
-@given(memory=memories, width=st.integers(1, 160), marked=st.booleans(),
+@given(memory=memories, width=st.integers(1, 160), marked=st.booleans(), stale=st.booleans(),
        search=st.sampled_from([None, "pytest", "pytest fi", "f", "日本", "small inv", "zz"]))
 def test_the_direct_row_draws_the_same_cells_as_the_text_row(memory: Memory, width: int,
-                                                             marked: bool,
+                                                             marked: bool, stale: bool,
                                                              search: str | None) -> None:
-    drawn = memory_row_segments(memory, width, TZ, STYLES, marked=marked,
+    drawn = memory_row_segments(memory, width, TZ, STYLES, marked=marked, stale=stale,
                                 pattern=search_pattern(search))
-    text_row = memory_row(memory, width, TZ, marked=marked, pattern=search_pattern(search))
+    text_row = memory_row(memory, width, TZ, marked=marked, stale=stale,
+                          pattern=search_pattern(search))
     if drawn is None:  # only a row that does not fit: its content would get fewer than
         assert text_row.cell_len > width  # MIN_CONTENT_WIDTH cells (memory_row overflows)
         return
     assert text_row.cell_len <= width
     segments, cells = drawn
     assert cells == Segment.get_line_length(segments) <= width
-    assert _cells(segments, width) == _through_text(memory, width, marked, search)
+    assert _cells(segments, width) == _through_text(memory, width, marked, search, stale)
+    assert text_row.plain[0] == ("●" if marked else "!" if stale else " ")
 
 
 def test_a_wide_row_is_drawn_directly_and_a_narrow_one_is_left_to_memory_row() -> None:

@@ -20,6 +20,8 @@ SPEC_DEFAULTS = {
     "agents_may_forget": 0,
     "review_new_memories": 0,  # off by default, as in the source documents
     "claude_memory_gate": "review",  # acts only once the gate's hook is installed (issue 38)
+    "max_unused_days": 90,  # stale memories are shown for review, never deleted (issue 40)
+    "skip_stale_memories": 0,
 }
 
 

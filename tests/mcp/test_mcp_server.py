@@ -432,3 +432,52 @@ def test_stdout_carries_only_protocol_messages(world: dict[str, Any]) -> None:
     by_id = {message.get("id"): message for message in messages}
     assert by_id[2]["result"]["isError"] is True
     assert "pytest" in by_id[3]["result"]["content"][0]["text"]
+
+
+DEMO_QUESTIONS = {
+    "what linter do we use": "Uses ruff for linting and formatting; line length 100.",
+    "which database do we use in production":
+        "Postgres 16 is the primary database; SQLite only in unit tests.",
+    "how should I write commit messages":
+        "Wants commit messages in the imperative mood, under 72 characters.",
+    "where does the checkout code live":
+        "The checkout service lives in services/checkout and talks to Stripe.",
+    "how do I indent python":
+        "Prefers 4-space indentation in Python, 2 in TypeScript and YAML.",
+}
+
+
+def test_recall_answers_the_demo_stores_natural_questions(tmp_path: Path) -> None:
+    from memtui.engine.demo import build_demo_store
+
+    build_demo_store(tmp_path / "demo.db").close()
+
+    async def body(session: ClientSession) -> dict[str, list[str]]:
+        found = {}
+        for question in DEMO_QUESTIONS:
+            result = payload(await session.call_tool("memory_recall", {
+                "query": question, "project": "webshop", "limit": 3}))
+            found[question] = [memory["content"] for memory in result["memories"]]
+        return found
+
+    found = run(tmp_path / "demo.db", "alice", tmp_path, body)
+    for question, answer in DEMO_QUESTIONS.items():
+        assert found[question][0] == answer, (question, found[question])
+    pending = "Postgres 17 is the primary database"  # a correction still in review
+    assert not any(pending in text for texts in found.values() for text in texts)
+
+
+def test_recall_marks_memories_whose_cited_files_are_gone(world: dict[str, Any]) -> None:
+    (world["root"] / "src" / "db.py").write_text("def connect():\n    pass\n")
+    store = open_store(world["db"])
+    ann = Engine(store, "ann")
+    kept = ann.identity.add_memory("The app connects in src/db.py via connect()", "fact", "app")
+    gone = ann.identity.add_memory("The app migrates in src/migrate.py", "fact", "app")
+    store.close()
+
+    async def body(session: ClientSession) -> dict[str, Any]:
+        return payload(await session.call_tool("memory_recall", {"query": "app src"}))
+
+    found = {m["id"]: m for m in run(world["db"], "ann", world["root"], body)["memories"]}
+    assert "stale" not in found[kept.id]
+    assert found[gone.id]["stale"] == ["src/migrate.py not found"]

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
@@ -316,11 +317,37 @@ class MemoriesPane(Pane):
         self._selection_changed()
 
     def _selection_changed(self) -> None:
-        """Show the selected memory under the list; remember it for the History pane."""
+        """Show the selected memory under the list; remember it for the History pane; check
+        the project memories on screen against the project's folder."""
         memory = self.selected_memory()
         if memory is not None:
             self.memtui.selected_memory_id = memory.id
         self._update_preview()
+        shown = [row for row in self.memory_list.shown_rows() if row.project is not None]
+        if shown:
+            self._check_stale(shown)
+
+    @work(thread=True, exclusive=True, group="stale-marks")
+    def _check_stale(self, memories: list[Memory]) -> None:
+        """Which of ``memories`` cite files, symbols or commands that are gone (a worker:
+        it reads the project's folder)."""
+        try:
+            stale = frozenset(self.memtui.engine.staleness.check(memories))
+        except MemtuiError:
+            return
+        self.post_message(self.StaleChecked(stale))
+
+    class StaleChecked(Message):
+        """The stale memories among those on screen (posted by ``_check_stale``)."""
+
+        def __init__(self, memory_ids: frozenset[str]) -> None:
+            super().__init__()
+            self.memory_ids = memory_ids
+
+    def on_memories_pane_stale_checked(self, message: StaleChecked) -> None:
+        """Mark the stale rows."""
+        message.stop()
+        self.memory_list.set_stale(message.memory_ids)
 
     def on_line_list_opened(self, message: LineList.Opened) -> None:
         """Enter: the memory's detail view."""

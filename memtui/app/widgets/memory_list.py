@@ -108,6 +108,7 @@ class RowLook:
     marked: bool = False
     pattern: re.Pattern[str] | None = None
     blank: bool = False
+    stale: bool = False
 
     def looks_like(self, other: RowLook, width: int, tz: ZoneInfo) -> bool:
         """Whether the two draw the same line at ``width``: equal, or the same memory and
@@ -116,7 +117,8 @@ class RowLook:
         mine, theirs = self.memory, other.memory
         if mine is None or theirs is None:
             return mine is None and theirs is None and self.blank == other.blank
-        if mine.id != theirs.id or self.marked != other.marked or mine != theirs:
+        if mine.id != theirs.id or self.marked != other.marked or mine != theirs \
+                or self.stale != other.stale:
             return False  # (the id first: most rows that change are another memory)
         return self.pattern == other.pattern or shown_matches(
             mine, width, tz, self.pattern) == shown_matches(mine, width, tz, other.pattern)
@@ -195,6 +197,9 @@ class MemoryList(PagedLineList[Memory]):
         """The rows' styles last worked out, with the list's own style and opacity and the
         row parts' component styles they were worked out from (``frame_begun``)."""
         self.marked: set[str] = set()
+        self.stale: frozenset[str] = frozenset()
+        """Memories on screen whose cited files, symbols or commands are gone (the pane
+        checks them in a worker: ``set_stale``)."""
         self._want_id: str | None = None
 
     # ---- public -------------------------------------------------------------------------
@@ -424,7 +429,8 @@ class MemoryList(PagedLineList[Memory]):
             if memory is None:
                 looks.append(RowLook(None, blank=index >= count))
             else:
-                looks.append(RowLook(memory, memory.id in self.marked, self._pattern))
+                looks.append(RowLook(memory, memory.id in self.marked, self._pattern,
+                                     stale=memory.id in self.stale))
         return looks
 
     def on_memory_list_counted(self, message: Counted) -> None:
@@ -467,8 +473,8 @@ class MemoryList(PagedLineList[Memory]):
         if memory is None:
             return None
         return memory_row(
-            memory, width, self.tz, marked=memory.id in self.marked, pattern=self._pattern,
-            match_style=self.get_component_rich_style("line-list--match"),
+            memory, width, self.tz, marked=memory.id in self.marked,
+            stale=memory.id in self.stale, pattern=self._pattern, match_style=self.get_component_rich_style("line-list--match"),
             dim_style=self.get_component_rich_style("line-list--dim"),
             mark_style=self.get_component_rich_style("line-list--marked"))
 
@@ -506,7 +512,22 @@ class MemoryList(PagedLineList[Memory]):
         if memory is None or styles is None:
             return None
         return memory_row_segments(memory, width, self.tz, styles,
-                                   marked=memory.id in self.marked, pattern=self._pattern)
+                                   marked=memory.id in self.marked,
+                                   stale=memory.id in self.stale, pattern=self._pattern)
+
+    def shown_rows(self) -> list[Memory]:
+        """The loaded memories of the rows on screen (before the first layout: of as many
+        rows as the screen is high)."""
+        top = int(self.scroll_offset.y)
+        height = self.size.height or self.app.size.height
+        found = (self.row_at(index) for index in range(top, top + height))
+        return [memory for memory in found if memory is not None]
+
+    def set_stale(self, memory_ids: frozenset[str]) -> None:
+        """Mark these memories stale (``STALE_MARK``), redrawing when that changes."""
+        if memory_ids != self.stale:
+            self.stale = memory_ids
+            self.refresh()
 
     def render_line(self, y: int) -> Strip:
         """Draw a row, or the empty / loading / error line of an empty list."""

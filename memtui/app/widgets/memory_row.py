@@ -25,6 +25,8 @@ from memtui.store.models import Memory
 from memtui.textsafe import one_line
 
 MARK = "●"
+STALE_MARK = "!"
+"""The mark of a memory whose cited files, symbols or commands are gone (when not marked)."""
 KIND_WIDTH = 10
 TIME_WIDTH = 11
 MIN_CONTENT_WIDTH = 4
@@ -96,14 +98,20 @@ def shown_matches(memory: Memory, width: int, tz: ZoneInfo, pattern: re.Pattern[
     return flat, tuple(found.span() for found in pattern.finditer(flat))
 
 
+def _mark(marked: bool, stale: bool) -> str:
+    return MARK if marked else STALE_MARK if stale else " "
+
+
 def memory_row(memory: Memory, width: int, tz: ZoneInfo, *, marked: bool = False,
-               pattern: re.Pattern[str] | None = None, match_style: str | Style = "",
-               dim_style: str | Style = "", mark_style: str | Style = "") -> Text:
-    """One memory as a row: mark, kind, created time, content (literal), source and use."""
+               stale: bool = False, pattern: re.Pattern[str] | None = None,
+               match_style: str | Style = "", dim_style: str | Style = "",
+               mark_style: str | Style = "") -> Text:
+    """One memory as a row: mark (``STALE_MARK`` for a stale one), kind, created time,
+    content (literal), source and use."""
     kind, created, suffix, room = _row_parts(memory, width, tz)
     room = max(MIN_CONTENT_WIDTH, room)
     row = Text(no_wrap=True, overflow="ellipsis")
-    row.append(MARK if marked else " ", style=mark_style if marked else "")
+    row.append(_mark(marked, stale), style=mark_style if marked or stale else "")
     row.append(" ")
     row.append(kind, style=dim_style)
     row.append(created, style=dim_style)
@@ -154,7 +162,8 @@ def _content_segments(flat: str, room: int, pad: bool, pattern: re.Pattern[str] 
 
 
 def memory_row_segments(memory: Memory, width: int, tz: ZoneInfo, styles: RowStyles, *,
-                        marked: bool = False, pattern: re.Pattern[str] | None = None,
+                        marked: bool = False, stale: bool = False,
+                        pattern: re.Pattern[str] | None = None,
                         ) -> tuple[list[Segment], int] | None:
     """``memory_row`` drawn straight to segments in ``styles``, and the cells they take;
     ``None`` when the row would not fit ``width`` (the caller draws ``memory_row`` then)."""
@@ -162,7 +171,8 @@ def memory_row_segments(memory: Memory, width: int, tz: ZoneInfo, styles: RowSty
     if room < MIN_CONTENT_WIDTH:
         return None
     flat = _shown_content(one_line(memory.content), room, pattern)
-    segments = [Segment(MARK, styles.mark) if marked else Segment(" ", styles.base),
+    segments = [Segment(_mark(marked, stale), styles.mark) if marked or stale
+                else Segment(" ", styles.base),
                 Segment(" ", styles.base), Segment(kind + created, styles.dim)]
     content, cells = _content_segments(flat, room, bool(suffix), pattern, styles)
     segments.extend(content)

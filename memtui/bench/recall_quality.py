@@ -1,0 +1,163 @@
+"""Benchmark: how well recall answers questions, and how fast at a million memories.
+
+``python -m memtui.bench --only recall-quality`` (or ``python -m memtui.bench.recall_quality``).
+
+Quality: the labelled set ``recall_questions.json`` (memories of the kinds agents keep, and
+natural questions about each, worded away from the memory) is written through the engine into
+a new store, among ``DISTRACTORS`` generated memories (``bench.generate``'s text model); every
+question is asked through ``RecallApi.recall_memories`` (the call behind MCP's
+``memory_recall``) and the rank of its memory gives recall@1, recall@5 and MRR -- for the
+full-text ranking alone and, when the ``embeddings`` extra is installed, for the hybrid.
+
+Latency: the same questions through ``recall_memories`` on the generated store of
+``--size`` memories, beside the bare FTS5 bm25 query of each question's words in sqlite3.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from memtui.bench.generate import TextModel
+from memtui.engine.api import Engine
+from memtui.engine.recall_query import analyse
+from memtui.engine.recall_vectors import vectors_available
+from memtui.store.database import open_store
+
+QUESTIONS = Path(__file__).with_name("recall_questions.json")
+USER = "alice"
+PROJECT = "shop"
+DISTRACTORS = (0, 2000)
+"""Generated memories written around the labelled ones (half user-level, half the
+project's): one store of each size."""
+SEED = 40
+TOP = 5
+RECALL_AT_5_BAR = 0.9
+LATENCY_BAR_MS = 10.0
+LATENCY_RUNS = 3
+"""Passes over the questions when timing recall on the big store."""
+
+
+def load_set(path: Path = QUESTIONS) -> dict[str, Any]:
+    """The labelled set: ``{memories: [{id, scope, kind, content}], questions: [{question,
+    memory}]}``."""
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def build_store(folder: Path, data: dict[str, Any], distractors: int,
+                seed: int = SEED) -> tuple[Engine, dict[str, str]]:
+    """A new store in ``folder`` holding the labelled memories among ``distractors``
+    generated ones, in a shuffled order (the labelled ones are not simply the newest);
+    returns alice's engine and the stored id of each labelled memory."""
+    store = open_store(folder / "quality.db")
+    engine = Engine(store, USER)
+    engine.identity.create_project(PROJECT, "Shop")
+    rng = random.Random(seed)
+    model = TextModel(rng)
+    rows: list[tuple[str | None, str, str, str | None]] = [
+        (memory["id"], memory["content"], memory["kind"],
+         PROJECT if memory["scope"] == "project" else None) for memory in data["memories"]]
+    for index in range(distractors):
+        kind, text = model.memory()
+        rows.append((None, text, kind, PROJECT if index % 2 else None))
+    rng.shuffle(rows)
+    ids: dict[str, str] = {}
+    for label, text, kind, project in rows:
+        memory = engine.identity.add_memory(text, kind, project)
+        if label is not None:
+            ids[label] = memory.id
+    return engine, ids
+
+
+def score(engine: Engine, data: dict[str, Any], ids: dict[str, str],
+          hybrid: bool) -> dict[str, Any]:
+    """recall@1, recall@5 and MRR (over the top ``TOP``) of every labelled question."""
+    engine.recall.use_vectors = hybrid
+    ranks: list[int | None] = []
+    misses: list[str] = []
+    for item in data["questions"]:
+        found = [m.id for m in engine.recall.recall_memories(item["question"], TOP, PROJECT,
+                                                             every_project=False)]
+        wanted = ids[item["memory"]]
+        ranks.append(found.index(wanted) + 1 if wanted in found else None)
+        if ranks[-1] is None:
+            misses.append(item["question"])
+    count = len(ranks)
+    return {"questions": count,
+            "recall_at_1": round(sum(r == 1 for r in ranks) / count, 3),
+            "recall_at_5": round(sum(r is not None for r in ranks) / count, 3),
+            "mrr": round(sum(1 / r for r in ranks if r) / count, 3),
+            "missed": misses}
+
+
+def measure_quality(distractors: int) -> dict[str, Any]:
+    """Both rankings over the labelled set among ``distractors`` generated memories (the
+    hybrid only when vectors are available)."""
+    data = load_set()
+    with tempfile.TemporaryDirectory(prefix="mtq-") as folder:
+        engine, ids = build_store(Path(folder), data, distractors)
+        try:
+            result = {"memories": len(data["memories"]), "distractors": distractors,
+                      "full_text": score(engine, data, ids, hybrid=False)}
+            if vectors_available():
+                result["hybrid"] = score(engine, data, ids, hybrid=True)
+        finally:
+            engine.store.close()
+    return result
+
+
+def measure_latency(db: Path | str, user: str, project: str | None, *, hybrid: bool = False,
+                    runs: int = LATENCY_RUNS) -> dict[str, Any]:
+    """Median and p95 (ms) of ``recall_memories`` (with the vectors when ``hybrid``) for
+    every labelled question on the store ``db``, and of the bare FTS5 bm25 query of the same
+    analysed words (sqlite3)."""
+    questions = [item["question"] for item in load_set()["questions"]]
+    store = open_store(db)
+    engine = Engine(store, user)
+    engine.recall.use_vectors = hybrid
+    bare = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    recall_ms: list[float] = []
+    bare_ms: list[float] = []
+    try:
+        memories = int(store.execute("SELECT count(*) FROM memories").fetchone()[0])
+        for question in questions:  # warm both paths
+            engine.recall.recall_memories(question, TOP, project, every_project=False)
+        for _ in range(runs):
+            for question in questions:
+                began = time.perf_counter()
+                engine.recall.recall_memories(question, TOP, project, every_project=False)
+                recall_ms.append((time.perf_counter() - began) * 1000)
+                match = " OR ".join(f'"{word.rstrip("*")}"' + ("*" if word.endswith("*") else "")
+                                    for word in analyse(question).match.split())
+                began = time.perf_counter()
+                bare.execute("SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? "
+                             "ORDER BY rank LIMIT ?", (match, TOP)).fetchall()
+                bare_ms.append((time.perf_counter() - began) * 1000)
+    finally:
+        bare.close()
+        store.close()
+    ordered = sorted(recall_ms)
+    return {"memories": memories, "samples": len(recall_ms),
+            "median_ms": round(statistics.median(recall_ms), 3),
+            "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))], 3),
+            "bare_median_ms": round(statistics.median(bare_ms), 3),
+            "bar_ms": LATENCY_BAR_MS}
+
+
+def main() -> int:
+    """Print the quality numbers as JSON (no big store)."""
+    results = [measure_quality(size) for size in DISTRACTORS]
+    print(json.dumps(results, indent=2))
+    return 0 if all(r["full_text"]["recall_at_5"] >= RECALL_AT_5_BAR for r in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,211 @@
+"""Memories checked against the code they cite: the paths, symbols and commands a memory's
+text names, and whether the project's folder still has them.
+
+Rules decided here:
+- A citation is a path (a word with a known file ending -- ``pyproject.toml``,
+  ``src/app/views.py`` -- or any word with a ``/`` written in backticks), a symbol (a name
+  written as a call, ``parse_config()``), or a command of a config (``make <target>`` in a
+  Makefile, ``npm|pnpm|yarn run <script>`` in package.json). URLs, absolute paths, ``~``
+  and paths that climb out of the folder (``..``) are not the project's: never looked at.
+- A path is found when it exists in the folder without following a symlink at its end
+  (``lstat``); one whose folder leads out of the project (a symlinked folder) is not looked
+  at either.
+- A symbol is found when a source file of the folder holds it as a word. The scan skips
+  hidden and vendored folders, symlinks and files over ``MAX_SCAN_FILE_BYTES``, and reads at
+  most ``MAX_SCAN_FILES`` files; a symbol not found in a scan that stopped early is not
+  reported (nothing is known). Each file's words are cached by its size and mtime.
+- A config is read only when it is a regular file of at most ``MAX_SCAN_FILE_BYTES``.
+- No folder (a project without a root, or a root that is gone): nothing is checked.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+FILE_ENDINGS = frozenset("""
+py pyi md rst txt toml json yaml yml ini cfg conf lock ts tsx js jsx mjs cjs go rs java kt
+rb php sh bash zsh sql html css scss vue svelte c h cpp hpp cs swift tf proto graphql
+""".split())
+"""File endings that make a word a path."""
+SOURCE_ENDINGS = FILE_ENDINGS - {"md", "rst", "txt", "lock"}
+"""Files scanned for symbols."""
+SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__", "venv", "dist", "build", "target",
+                             "vendor", "site-packages"})
+"""Folders never scanned for symbols (besides hidden ones)."""
+MAX_SCAN_FILES = 5000
+"""Source files read at most for one folder's symbols."""
+MAX_SCAN_FILE_BYTES = 1024 * 1024
+"""Files bigger than this are never read (a symbol scan skips them, a config is not read)."""
+CACHE_FILES = 50_000
+"""Files whose words are cached, over every folder (the cache is emptied past it)."""
+
+_BACKTICKED = re.compile(r"`([^`\n]{1,200})`")
+_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w{2,})\(\)")
+_MAKE = re.compile(r"\bmake ([A-Za-z0-9_][\w.-]*)")
+_SCRIPT = re.compile(r"\b(?:npm|pnpm|yarn) run ([A-Za-z0-9_][\w:.-]*)")
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_EDGE = "()[]{}<>,;:\"'!?*`"
+
+
+@dataclass(frozen=True)
+class Citations:
+    """What a memory's text cites: paths, symbols, and (config file, key) commands."""
+
+    paths: tuple[str, ...] = ()
+    symbols: tuple[str, ...] = ()
+    commands: tuple[tuple[str, str], ...] = ()
+
+
+def _is_path(word: str, quoted: bool) -> bool:
+    if "://" in word or word.startswith(("/", "~", "@")) or "\\" in word:
+        return False
+    name = word.rstrip("/").rsplit("/", 1)[-1]
+    ending = name.rsplit(".", 1)[-1].lower() if "." in name[1:] else ""
+    if ending in FILE_ENDINGS:
+        return not name.startswith(".") or quoted
+    return quoted and "/" in word
+
+
+def citations(text: str) -> Citations:
+    """The paths, symbols and commands ``text`` names (see the module doc), in order."""
+    quoted = set(_BACKTICKED.findall(text))
+    paths: dict[str, None] = {}
+    for word in text.split():
+        core = word.strip(_EDGE).rstrip(".")
+        inside = word.strip(_EDGE + ".") in quoted or core in quoted
+        if core and _is_path(core, inside):
+            normal = os.path.normpath(core)
+            if normal != ".." and not normal.startswith("../"):
+                paths.setdefault(normal)
+    commands = [("Makefile", target.rstrip(".:")) for target in _MAKE.findall(text)]
+    commands += [("package.json", script.rstrip(".:")) for script in _SCRIPT.findall(text)]
+    return Citations(tuple(paths), tuple(dict.fromkeys(_CALL.findall(text))),
+                     tuple(dict.fromkeys(commands)))
+
+
+def _inside(root: Path, path: Path) -> bool:
+    """Whether ``path``'s folder, with every symlink followed, is inside ``root``."""
+    real_root = os.path.realpath(root)
+    parent = os.path.realpath(path.parent)
+    return parent == real_root or parent.startswith(real_root + os.sep)
+
+
+def _regular_text(path: Path) -> str | None:
+    """A regular file's text (never through a symlink, at most ``MAX_SCAN_FILE_BYTES``),
+    or None."""
+    try:
+        info = os.lstat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SCAN_FILE_BYTES:
+            return None
+        with open(path, "rb") as handle:
+            return handle.read(MAX_SCAN_FILE_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+class SymbolIndex:
+    """The words of a folder's source files, each file's cached by (size, mtime); shared
+    by the threads of a process."""
+
+    def __init__(self) -> None:
+        self._files: dict[str, tuple[int, int, frozenset[str]]] = {}
+        self._lock = threading.Lock()
+
+    def _words(self, path: str, info: os.stat_result) -> frozenset[str]:
+        key = (info.st_size, info.st_mtime_ns)
+        with self._lock:
+            cached = self._files.get(path)
+        if cached is not None and cached[:2] == key:
+            return cached[2]
+        text = _regular_text(Path(path)) or ""
+        words = frozenset(_IDENTIFIER.findall(text))
+        with self._lock:
+            if len(self._files) >= CACHE_FILES:
+                self._files.clear()
+            self._files[path] = (*key, words)
+        return words
+
+    def find(self, root: Path, symbols: set[str]) -> tuple[set[str], bool]:
+        """Which of ``symbols`` some source file under ``root`` holds, and whether every
+        source file was read (the scan stops after ``MAX_SCAN_FILES``)."""
+        found: set[str] = set()
+        read = 0
+        for folder, folders, files in os.walk(root, followlinks=False):
+            folders[:] = sorted(name for name in folders
+                                if not name.startswith(".") and name not in SKIPPED_FOLDERS)
+            for name in sorted(files):
+                if name.rsplit(".", 1)[-1].lower() not in SOURCE_ENDINGS:
+                    continue
+                path = os.path.join(folder, name)
+                try:
+                    info = os.lstat(path)
+                except OSError:
+                    continue
+                if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SCAN_FILE_BYTES:
+                    continue
+                if read >= MAX_SCAN_FILES:
+                    return found, False
+                read += 1
+                found |= symbols & self._words(path, info)
+                if found == symbols:
+                    return found, True
+        return found, True
+
+
+SYMBOLS = SymbolIndex()
+"""The process's symbol cache."""
+
+
+def _command_missing(root: Path, config: str, key: str) -> str | None:
+    text = _regular_text(root / config)
+    if text is None:
+        return f"{config} not found (cited for {key!r})"
+    if config == "Makefile":
+        found = re.search(rf"^{re.escape(key)}\s*:", text, re.MULTILINE) is not None
+    else:
+        try:
+            scripts = json.loads(text).get("scripts", {})
+        except (ValueError, AttributeError, RecursionError):
+            scripts = {}
+        found = isinstance(scripts, dict) and key in scripts
+    return None if found else f"{config} has no {key!r}"
+
+
+def missing(text: str, root: str | None) -> tuple[str, ...]:
+    """Why ``text`` no longer matches the folder ``root``: one reason per citation that is
+    gone (empty when everything is there, or when there is no folder to look in)."""
+    if not root:
+        return ()
+    folder = Path(root)
+    if not folder.is_dir():
+        return ()
+    cited = citations(text)
+    reasons: list[str] = []
+    for cited_path in cited.paths:
+        path = folder / cited_path
+        if not _inside(folder, path):
+            continue
+        try:
+            os.lstat(path)
+        except OSError:
+            reasons.append(f"{cited_path} not found")
+    if cited.symbols:
+        wanted = set(cited.symbols)
+        found, whole = SYMBOLS.find(folder, wanted)
+        if whole:
+            reasons += [f"{symbol}() not found" for symbol in cited.symbols
+                        if symbol not in found]
+    for config, key in cited.commands:
+        reason = _command_missing(folder, config, key)
+        if reason:
+            reasons.append(reason)
+    return tuple(reasons)
+
+
+__all__ = ["SYMBOLS", "Citations", "SymbolIndex", "citations", "missing"]

@@ -1,0 +1,151 @@
+"""What a recall question asks for: the words that matter, in a form that finds their other
+forms, and whether the question is about the user.
+
+Rules decided here (the store only runs the full-text query it is handed):
+- A question's words are case-folded; ``STOPWORDS`` and ``QUESTION_WORDS`` (how people ask,
+  not what they ask about) are left out, unless nothing else is left.
+- An ASCII word of letters is cut to its stem (``stem``: a small suffix stripper) and
+  matched in any of its forms (``forms``: the stem with each of ``FORM_SUFFIXES``), so
+  ``linter``, ``linting`` and ``lints`` find each other; any other word (numbers,
+  snake_case, other scripts) is matched as written. Forms, not a prefix: a prefix query
+  reads every match of every word it starts (18 ms for ``deploy*`` at a million
+  memories), a list of exact words stops at the first matches it needs.
+- A question naming the asker (``I``, ``me``, ``my``, ``mine``, ``myself``) is about the user:
+  their own memories rank before the project's.
+- Ranking (``rank``): among the memories that score at least ``RELEVANT_SHARE`` of the best
+  match, the current project's come first (the user's own first when the question is about
+  the user), then the rest; weaker matches follow. Within a tier, by score.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from memtui.store.models import Memory
+
+STOPWORDS = frozenset("""
+a about after again all also am an and any are as at be been before but by can could did do
+does doing done for from had has have he her here him his how i if in into is it its just me
+more my no not now of on once only or our out over please she should so some than that the
+their them then there these they this those to too up us very was we were what when where
+which while who why will with would you your
+""".split())
+"""Words too common to say whether two texts are about the same thing."""
+QUESTION_WORDS = frozenset("""
+ask asked again anything currently default did exactly ever know kind mine myself ours
+remember remind said say tell thing things usual usually use used uses using whats wheres
+whom whose
+""".split())
+"""Words of how a question is asked, not of what it is about (left out of recall)."""
+USER_WORDS = frozenset({"i", "me", "my", "mine", "myself", "im", "ive"})
+"""Words that make a question about the asker."""
+MIN_STEM = 4
+"""A suffix is cut only when at least this many letters stay."""
+SHORT_WORD = 4
+"""Words this short lose only a plural ``s``."""
+SUFFIXES = ("ational", "ations", "ation", "ating", "ated", "ates", "ences", "ence", "ances",
+            "ance", "ments", "ment", "ingly", "ings", "ing", "ies", "ied", "ers", "er", "ed",
+            "ally", "ly", "es", "s", "e", "y")
+"""Endings cut from a word to find its stem, longest first (the first that leaves
+``MIN_STEM`` letters wins)."""
+DOUBLED_AFTER = ("ing", "ed", "er", "ers", "ings")
+FORM_SUFFIXES = ("", "s", "es", "e", "ed", "d", "er", "ers", "ing", "ings", "ion", "ions",
+                 "ation", "ations", "ate", "ated", "ates", "ating", "ment", "ments", "y", "ies",
+                 "ied", "ly", "ally", "ence", "ences", "ance", "erence", "erences", "ered",
+                 "ering", "ity", "al", "ize", "ized", "izes", "izing", "ization")
+"""Endings added to a stem to match a word's other forms."""
+"""After these endings a doubled last consonant is one (``running`` → ``run``)."""
+
+RELEVANT_SHARE = 0.5
+"""A memory scoring at least this share of the best match ranks by its tier."""
+CANDIDATE_FACTOR = 4
+"""Full-text candidates read per memory asked for (re-ranked here)."""
+MIN_CANDIDATES = 40
+"""Full-text candidates read at least."""
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_LETTERS = re.compile(r"[a-z]+")
+
+
+def stem(word: str) -> str:
+    """The stem of a case-folded ASCII word: cut the longest of ``SUFFIXES`` that leaves at
+    least ``MIN_STEM`` letters (``y``, ``ies`` and ``ied`` only after a consonant; a doubled
+    consonant before ``-ing``/``-ed``/``-er`` made single); a short word loses only a plural
+    ``s``."""
+    if len(word) <= SHORT_WORD:
+        return word[:-1] if word.endswith("s") and len(word) > 3 and word[-2] != "s" else word
+    for suffix in SUFFIXES:
+        base = word[: -len(suffix)]
+        if not word.endswith(suffix) or len(base) < MIN_STEM:
+            continue
+        if suffix[0] in "iy" and base[-1] in "aeiou":
+            continue
+        if suffix in DOUBLED_AFTER and base[-1] == base[-2] and base[-1] not in "aeiouls":
+            base = base[:-1]
+        return base
+    return word
+
+
+def forms(word: str) -> list[str]:
+    """``word`` and the forms of its stem (``FORM_SUFFIXES``; a doubled last consonant
+    before ``-ing``, ``-ed`` and ``-er``), ``word`` first."""
+    base = stem(word)
+    found = dict.fromkeys([word, *(base + suffix for suffix in FORM_SUFFIXES)])
+    if base[-1] not in "aeiouwxy":
+        found.update(dict.fromkeys(base + base[-1] + suffix for suffix in DOUBLED_AFTER))
+    return list(found)
+
+
+@dataclass(frozen=True)
+class Question:
+    """An analysed recall question: ``match`` is the store's full-text text (words; the
+    forms of one word joined by ``|``), ``about_user`` whether it names the asker."""
+
+    match: str
+    about_user: bool
+    words: tuple[str, ...]
+
+
+def analyse(text: str) -> Question:
+    """The words of ``text`` that matter, stemmed (see the module doc)."""
+    words = [word.casefold() for word in _WORD.findall(text)]
+    about_user = any(word in USER_WORDS for word in words)
+    kept = [word for word in words if word not in STOPWORDS and word not in QUESTION_WORDS
+            and len(word) > 1] or words
+    terms: dict[str, None] = {}
+    for word in kept:
+        terms.setdefault("|".join(forms(word)) if _LETTERS.fullmatch(word) else word)
+    return Question(" ".join(terms), about_user, tuple(kept))
+
+
+def candidates(limit: int) -> int:
+    """How many full-text candidates to read for ``limit`` ranked memories."""
+    return max(limit * CANDIDATE_FACTOR, MIN_CANDIDATES)
+
+
+def rank(scored: Sequence[tuple[Memory, float]], question: Question, actor: str,
+         current: str | None, limit: int) -> list[Memory]:
+    """The best ``limit`` of ``scored`` (memories and scores, higher better) by the tiers of
+    the module doc."""
+    if not scored:
+        return []
+    best = max(score for _memory, score in scored)
+
+    def tier(memory: Memory) -> int:
+        own = memory.scope == "user" and memory.owner == actor
+        if question.about_user:
+            return 0 if own else 1 if memory.project == current else 2
+        return 0 if current is None or memory.project == current else 1
+
+    def key(item: tuple[int, tuple[Memory, float]]) -> tuple[int, float, int]:
+        position, (memory, score) = item
+        relevant = best <= 0 or score >= best * RELEVANT_SHARE
+        return (tier(memory) if relevant else 3, -score, position)
+
+    return [memory for _position, (memory, _score) in sorted(enumerate(scored), key=key)][:limit]
+
+
+__all__ = ["QUESTION_WORDS", "STOPWORDS", "Question", "analyse", "candidates", "forms", "rank",
+           "stem"]

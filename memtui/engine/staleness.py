@@ -1,0 +1,132 @@
+"""Stale memories (``engine.staleness``): memories whose cited code is gone, and memories
+nobody used for a while. Nothing here deletes anything: stale memories are shown for review
+(keep, correct, forget).
+
+Rules decided here:
+- A project memory is checked against its project's root (``citations.missing``); a user
+  memory has no folder to check.
+- A memory is unused when it was last used (injected; never used: made) more than the
+  actor's ``max_unused_days`` ago (0: never).
+- ``keep`` marks memories used now (they leave the unused list; usage counts stay) and
+  audits it, without content.
+- Injection leaves memories whose citations are gone out while the actor's
+  ``skip_stale_memories`` is on (``InjectionApi``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from memtui.engine import citations
+from memtui.engine.base import EngineArea
+from memtui.engine.settings import load_settings
+from memtui.errors import InvalidInput
+from memtui.store.models import Memory
+from memtui.store.timeutil import format_time, parse_time
+
+MAX_STALE_SCAN = 2000
+"""Newest memories of a list whose citations one stale listing checks."""
+MAX_UNUSED_SCAN = 5000
+"""Memories made before the unused cut-off that one list's unused query reads at most."""
+MAX_STALE_LIST = 500
+"""Largest stale list."""
+MAX_KEEP = 1000
+"""Memories one ``keep`` marks at most."""
+
+
+@dataclass(frozen=True)
+class StaleMemory:
+    """A memory and why it is stale."""
+
+    memory: Memory
+    reasons: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """The memory's JSON with ``stale``: the reasons."""
+        return {**self.memory.to_json(), "stale": list(self.reasons)}
+
+
+class StalenessApi(EngineArea):
+    """Stale memories for the actor: citations checked, unused ones found, kept."""
+
+    def _roots(self, projects: set[str]) -> dict[str, str | None]:
+        found = {}
+        for project in projects:
+            row = self._store.identity.get_project(project)
+            found[project] = row.root_path if row is not None else None
+        return found
+
+    def check(self, memories: Sequence[Memory]) -> dict[str, tuple[str, ...]]:
+        """Why each memory's citations no longer hold (only the stale ones, by id)."""
+        roots = self._roots({m.project for m in memories if m.project is not None})
+        found = {}
+        for memory in memories:
+            if memory.project is not None:
+                reasons = citations.missing(memory.content, roots.get(memory.project))
+                if reasons:
+                    found[memory.id] = reasons
+        return found
+
+    def fresh(self, memories: Sequence[Memory]) -> list[Memory]:
+        """``memories`` without those whose citations are gone."""
+        stale = self.check(memories)
+        return [memory for memory in memories if memory.id not in stale]
+
+    def unused_before(self) -> str | None:
+        """The time before which an unused memory is stale (None: ``max_unused_days`` 0)."""
+        days = int(load_settings(self._store, self.actor)["max_unused_days"])
+        if days <= 0:
+            return None
+        return format_time(parse_time(self._store.now()) - timedelta(days=days))
+
+    def stale(self, project: str | None = None, limit: int = 50) -> list[StaleMemory]:
+        """The actor's stale active memories (``project``'s, else the actor's user-level
+        ones), newest first: citations gone (among the newest ``MAX_STALE_SCAN``) or unused
+        (``max_unused_days``; among the ``MAX_UNUSED_SCAN`` newest made before the cut-off)."""
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise InvalidInput("limit must be a whole number of at least 1")
+        size = min(limit, MAX_STALE_LIST)
+        flt = self._engine.identity.memory_filter(project)
+        before = self.unused_before()
+        with self._store.snapshot():
+            newest = self._store.memories.page(flt, MAX_STALE_SCAN)
+            unused = (self._store.memories.unused(flt, before, size, MAX_UNUSED_SCAN)
+                      if before else [])
+        reasons: dict[str, list[str]] = {key: list(value)
+                                         for key, value in self.check(newest).items()}
+        days = load_settings(self._store, self.actor)["max_unused_days"]
+        for memory in unused:
+            reasons.setdefault(memory.id, []).append(f"unused for over {days} days")
+        memories = {memory.id: memory for memory in [*newest, *unused]}
+        ordered = sorted((memories[key] for key in reasons),
+                         key=lambda m: (m.created_at, m.id), reverse=True)
+        return [StaleMemory(memory, tuple(reasons[memory.id])) for memory in ordered[:size]]
+
+    def everywhere(self, limit: int = MAX_STALE_LIST) -> list[StaleMemory]:
+        """The actor's stale user-level memories, then each readable project's (the Inbox's
+        review rows), at most ``limit`` in all."""
+        found = self.stale(None, limit)
+        for project in self._engine.recall.readable_projects():
+            if len(found) >= limit:
+                break
+            found += self.stale(project, limit - len(found))
+        return found
+
+    def keep(self, memory_ids: Sequence[str]) -> int:
+        """Mark the memories used now (reviewed and kept); returns how many."""
+        ids = list(dict.fromkeys(memory_ids))
+        if not ids or len(ids) > MAX_KEEP:
+            raise InvalidInput(f"name 1 to {MAX_KEEP} memories to keep")
+        with self._store.transaction():
+            for memory_id in ids:
+                self._engine.identity.get_memory(memory_id)
+            self._store.memories.touch(ids, self._store.now())
+            self._store.audit.append(self.actor, "memories_kept", None,
+                                     self._engine.audit_detail({"memory_ids": ids}))
+        return len(ids)
+
+
+__all__ = ["StaleMemory", "StalenessApi"]

@@ -1,0 +1,231 @@
+"""Recall of questions: the analysis (stems, stop and question words, questions about the
+user), the ranking (tiers, what never appears) on both backends, the optional vectors'
+blend and cache, and the labelled benchmark set."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from memtui.bench import recall_quality
+from memtui.engine import recall_vectors
+from memtui.engine.api import Engine
+from memtui.engine.recall_query import analyse, forms, stem
+from memtui.store.backend import StoreBackend
+from memtui.store.models import Memory
+from memtui.store.recall import recall_terms
+
+
+@pytest.mark.parametrize("words", [
+    ("linter", "linting", "lints", "lint", "linters"),
+    ("formatting", "formatter", "formats", "format"),
+    ("migration", "migrations", "migrate", "migrated"),
+    ("running", "runs", "run", "runner"),
+    ("dependency", "dependencies"),
+    ("configure", "configured", "configuration", "configures"),
+    ("deploy", "deployment", "deployments", "deployed", "deploys"),
+    ("prefers", "preference", "preferences", "prefer"),
+])
+def test_each_form_of_a_word_finds_the_others(words: tuple[str, ...]) -> None:
+    for word in words:
+        assert word.startswith(stem(word))
+        assert set(words) <= set(forms(word)), (word, set(words) - set(forms(word)))
+
+
+def test_questions_lose_stop_and_question_words_and_name_the_user() -> None:
+    question = analyse("What linter do we use?")
+    assert question.match == "|".join(forms("linter")) and not question.about_user
+    assert question.words == ("linter",)
+    assert analyse("what do I prefer for indentation").about_user
+    assert analyse("What is MY editor").about_user
+    # nothing but stop words: the words themselves are searched
+    assert analyse("what do we use").words == ("what", "do", "we", "use")
+    # numbers, snake_case and other scripts are matched as written
+    assert analyse("sync_layout 2026 日本語").match == "sync_layout 2026 日本語"
+    assert analyse("").match == "" and analyse("?!").match == ""
+
+
+def test_recall_terms_group_forms(store: StoreBackend) -> None:
+    terms = recall_terms("lint|linter ruff LINT|linter", store.dialect)
+    any_term = store.dialect.any_term
+    assert terms == [f"({store.dialect.term('lint')}{any_term}{store.dialect.term('linter')})",
+                     store.dialect.term("ruff")]
+
+
+@pytest.fixture
+def people(engine_for: Callable[[str], Engine]) -> dict[str, Engine]:
+    """alice owns web and api; bob owns a project of his own."""
+    alice, bob = engine_for("alice"), engine_for("bob")
+    alice.identity.create_project("web")
+    alice.identity.create_project("api")
+    bob.identity.create_project("secret")
+    return {"alice": alice, "bob": bob}
+
+
+def _contents(memories: list[Memory]) -> list[str]:
+    return [memory.content for memory in memories]
+
+
+def test_a_question_finds_other_forms_and_ranks_by_the_words_that_matter(
+        people: dict[str, Engine]) -> None:
+    alice = people["alice"]
+    alice.identity.add_memory("Uses ruff for linting and formatting; line length 100.",
+                              "convention", "web")
+    alice.identity.add_memory("The embedding cache is warmed by a job we use nightly.",
+                              "fact", "web")
+    found = alice.recall.recall_memories("what linter do we use", 3, "web",
+                                         every_project=False)
+    assert _contents(found)[:1] == ["Uses ruff for linting and formatting; line length 100."]
+    # the service's recall ranks the same way
+    result = alice.recall.recall("What linters do we use?", 1, "web")
+    assert _contents(list(result.related_memories)) == _contents(found)[:1]
+
+
+def test_current_project_first_and_the_users_own_first_when_asked_about_the_user(
+        people: dict[str, Engine]) -> None:
+    alice = people["alice"]
+    alice.identity.add_memory("Deploys of api go through canary first.", "fact", "api")
+    alice.identity.add_memory("Deploys of web go through canary first.", "fact", "web")
+    alice.identity.add_memory("Alice deploys on Fridays and prefers canary first.",
+                              "preference")
+    every = alice.recall.recall_memories("how do deploys work with canary", 3, "web")
+    assert every[0].project == "web"
+    assert "api" not in {memory.project for memory in every}  # only web and her own
+    mine = alice.recall.recall_memories("when do I deploy with canary", 3, "web")
+    assert mine[0].scope == "user"
+    # with no current project every readable project takes part
+    found = alice.recall.recall_memories("canary deploys", 5)
+    assert {memory.project for memory in found} == {"api", "web", None}
+
+
+def test_pending_forgotten_superseded_and_other_users_text_never_appears(
+        people: dict[str, Engine]) -> None:
+    alice, bob = people["alice"], people["bob"]
+    old = alice.identity.add_memory("The linter is flake8.", "fact", "web")
+    alice.identity.supersede(old.id, "The linter is ruff.")
+    gone = alice.identity.add_memory("The linter config lives in setup.cfg.", "fact", "web")
+    alice.identity.forget(gone.id)
+    alice.settings.update(review_new_memories=1)
+    alice.identity.add_memory("The linter runs in pre-commit.", "fact", "web", source="mcp")
+    bob.identity.add_memory("Bob's linter is pylint.", "fact", "secret")
+    bob.identity.add_memory("Bob lints with pylint.", "preference")
+    found = alice.recall.recall_memories("which linter", 10)
+    assert _contents(found) == ["The linter is ruff."]
+
+
+def test_bad_queries(people: dict[str, Engine]) -> None:
+    alice = people["alice"]
+    alice.identity.add_memory("quoted \"words\" and stars * stay text", "fact")
+    for query in ('"', "*", "lint* OR NEAR(", "AND", "'--", "x" * 5000):
+        alice.recall.recall_memories(query, 5)  # never a full-text syntax error
+    assert _contents(alice.recall.recall_memories('stars "words"', 5)) == [
+        "quoted \"words\" and stars * stay text"]
+
+
+# ---- the vectors' blend, with a stand-in model --------------------------------------------
+
+def _memory(memory_id: str, content: str, updated_at: str = "2026-12-01T10:00:00.000Z") -> Memory:
+    return Memory(id=memory_id, scope="user", owner="alice", project=None, kind="fact",
+                  content=content, status="active", superseded_by=None, source="manual",
+                  source_thread_id=None, created_at=updated_at, updated_at=updated_at,
+                  usage_count=0, last_used_at=None)
+
+
+@pytest.fixture
+def fake_model(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """A two-dimensional stand-in model: texts about "database" point one way, the rest the
+    other. Returns the batches it was asked to embed."""
+    calls: list[list[str]] = []
+
+    def embedder() -> Callable[[list[str]], list[list[float]]]:
+        def embed(texts: list[str]) -> list[list[float]]:
+            calls.append(list(texts))
+            return [[1.0, 0.0] if "database" in text or "postgres" in text.lower()
+                    else [0.0, 1.0] for text in texts]
+        return embed
+
+    monkeypatch.setattr(recall_vectors, "_embedder", embedder)
+    monkeypatch.setattr(recall_vectors, "CACHE", recall_vectors.VectorCache())
+    return calls
+
+
+def test_blend_adds_memories_the_full_text_missed_and_keeps_strong_matches(
+        fake_model: list[list[str]]) -> None:
+    strong, weak = _memory("m1", "ruff lint"), _memory("m2", "Postgres 16 in production")
+    cache = recall_vectors.VectorCache()
+    blended = recall_vectors.blend("which database", [(strong, 10.0)], [weak], cache)
+    assert [memory.id for memory, _score in blended] == ["m1", "m2"]
+    assert blended[1][1] == pytest.approx(recall_vectors.VECTOR_WEIGHT)
+    unlike = _memory("m3", "ruff formats")  # no shared word, not alike: left out
+    assert [m.id for m, _s in recall_vectors.blend("which database", [], [unlike], cache)] == []
+    assert recall_vectors.blend("which database", [], [], cache) == []
+
+
+def test_the_cache_embeds_each_text_once_and_forgets_the_oldest(
+        fake_model: list[list[str]]) -> None:
+    cache = recall_vectors.VectorCache(size=2)
+    first, second = _memory("m1", "a database"), _memory("m2", "other")
+    same_text = _memory("m3", "other")
+    assert cache.vectors([first, second, same_text]) == [(1.0, 0.0), (0.0, 1.0), (0.0, 1.0)]
+    cache.vectors([first, second])
+    assert fake_model == [["a database", "other"]]
+    changed = _memory("m1", "now other", "2026-12-02T10:00:00.000Z")
+    assert cache.vectors([changed]) == [(0.0, 1.0)]
+    assert fake_model[-1] == ["now other"]
+    cache.vectors([first])  # evicted by the change (size 2): embedded again
+    assert fake_model[-1] == ["a database"]
+
+
+def test_hybrid_recall_through_the_engine(people: dict[str, Engine],
+                                          fake_model: list[list[str]]) -> None:
+    alice = people["alice"]
+    alice.identity.add_memory("Postgres 16 is primary.", "decision", "web")
+    alice.identity.add_memory("Ruff formats the code.", "convention", "web")
+    alice.recall.use_vectors = False
+    assert alice.recall.recall_memories("which database", 5, "web") == []
+    alice.recall.use_vectors = True
+    found = alice.recall.recall_memories("which database", 5, "web")
+    assert _contents(found)[0] == "Postgres 16 is primary."
+
+
+def test_without_the_extra_vectors_are_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(recall_vectors.VECTORS_ENV, "1")
+    assert recall_vectors.vectors_wanted() == recall_vectors.vectors_available()
+    monkeypatch.setattr(recall_vectors, "MODULE", "memtui_no_such_module")
+    assert not recall_vectors.vectors_available() and not recall_vectors.vectors_wanted()
+
+
+def test_the_environment_turns_the_vectors_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(recall_vectors, "vectors_available", lambda: True)
+    monkeypatch.setenv(recall_vectors.VECTORS_ENV, "0")
+    assert not recall_vectors.vectors_wanted()
+    monkeypatch.setenv(recall_vectors.VECTORS_ENV, "1")
+    assert recall_vectors.vectors_wanted()
+
+
+# ---- the labelled set ---------------------------------------------------------------------
+
+def test_the_labelled_set_is_whole() -> None:
+    data = recall_quality.load_set()
+    ids = {memory["id"] for memory in data["memories"]}
+    assert len(ids) == len(data["memories"])
+    assert len(data["questions"]) >= 200
+    assert {item["memory"] for item in data["questions"]} == ids
+    for item in data["questions"]:  # worded away from the memory: never its whole text
+        content = next(m["content"] for m in data["memories"] if m["id"] == item["memory"])
+        assert item["question"].casefold() not in content.casefold()
+
+
+def test_quality_of_full_text_recall_on_the_labelled_set(tmp_path: Path) -> None:
+    data = recall_quality.load_set()
+    engine, ids = recall_quality.build_store(tmp_path, data, distractors=0)
+    try:
+        found = recall_quality.score(engine, data, ids, hybrid=False)
+    finally:
+        engine.store.close()
+    assert found["questions"] == len(data["questions"])
+    assert found["recall_at_1"] <= found["recall_at_5"]
+    assert found["recall_at_5"] >= 0.75, json.dumps(found["missed"][:20])

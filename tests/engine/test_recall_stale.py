@@ -1,0 +1,195 @@
+"""Stale memories: citations checked against the project's root (paths, symbols, commands;
+outside paths, symlinks, huge files, a missing root), unused memories (max_unused_days),
+keep, injection leaving stale memories out, and the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from cli_support import CliResult
+
+from memtui.engine import citations
+from memtui.engine.api import Engine
+from memtui.errors import InvalidInput
+from memtui.store.timeutil import FixedClock
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """A project folder with a source file, a Makefile and a package.json."""
+    folder = tmp_path / "proj"
+    (folder / "src").mkdir(parents=True)
+    (folder / "src" / "app.py").write_text("def parse_config():\n    return {}\n")
+    (folder / "Makefile").write_text("up:\n\tdocker compose up\n")
+    (folder / "package.json").write_text(json.dumps({"scripts": {"build": "vite build"}}))
+    return folder
+
+
+def test_citations_found_in_text() -> None:
+    found = citations.citations(
+        "Config is parse_config() in `src/app.py` and pyproject.toml; see `services/checkout` "
+        "and https://example.com/a.py, /etc/passwd.conf, ~/x.py, ../up.py; run make up and "
+        "pnpm run build. Europe/Berlin and CI/CD are no paths, nor settings.FEATURES.")
+    assert found.paths == ("src/app.py", "pyproject.toml", "services/checkout")
+    assert found.symbols == ("parse_config",)
+    assert found.commands == (("Makefile", "up"), ("package.json", "build"))
+
+
+def test_missing_names_each_citation_that_is_gone(root: Path) -> None:
+    assert citations.missing("parse_config() in src/app.py; make up; npm run build",
+                             str(root)) == ()
+    assert citations.missing("load_yaml() in src/loader.py; make deploy; npm run lint",
+                             str(root)) == ("src/loader.py not found", "load_yaml() not found",
+                                            "Makefile has no 'deploy'",
+                                            "package.json has no 'lint'")
+
+
+def test_no_root_or_a_missing_root_checks_nothing(tmp_path: Path) -> None:
+    assert citations.missing("src/gone.py", None) == ()
+    assert citations.missing("src/gone.py", str(tmp_path / "no-such-folder")) == ()
+    (tmp_path / "file").write_text("x")
+    assert citations.missing("src/gone.py", str(tmp_path / "file")) == ()
+
+
+def test_paths_outside_the_root_are_never_looked_at(root: Path, tmp_path: Path) -> None:
+    (tmp_path / "outside.py").write_text("x")
+    text = f"see {tmp_path / 'gone.py'} and ../gone.py and `../../etc/passwd.conf`"
+    assert citations.missing(text, str(root)) == ()
+    # a symlinked folder that leads out of the project is not looked into either
+    (root / "linked").symlink_to(tmp_path, target_is_directory=True)
+    assert citations.missing("linked/gone.py", str(root)) == ()
+
+
+def test_a_dangling_symlink_counts_as_there_and_is_not_followed(root: Path) -> None:
+    (root / "src" / "link.py").symlink_to(root / "nowhere.py")
+    assert citations.missing("src/link.py", str(root)) == ()
+    # a symlinked source file is not scanned for symbols, a symlinked Makefile not read
+    outside = root.parent / "outside"
+    outside.mkdir()
+    (outside / "lib.py").write_text("def only_outside():\n    pass\n")
+    (root / "src" / "lib.py").symlink_to(outside / "lib.py")
+    assert citations.missing("only_outside()", str(root)) == ("only_outside() not found",)
+    (root / "Makefile").unlink()
+    (outside / "Makefile").write_text("deploy:\n\ttrue\n")
+    (root / "Makefile").symlink_to(outside / "Makefile")
+    assert citations.missing("make deploy", str(root)) == ("Makefile not found (cited for "
+                                                            "'deploy')",)
+
+
+def test_huge_files_are_never_read(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(citations, "MAX_SCAN_FILE_BYTES", 64)
+    (root / "src" / "big.py").write_text("def in_a_big_file():\n" + "# pad\n" * 50)
+    reads: list[str] = []
+    real_open = open
+
+    def counting_open(path: object, *args: object, **kwargs: object) -> object:
+        reads.append(str(path))
+        return real_open(path, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr("builtins.open", counting_open)
+    assert citations.missing("in_a_big_file()", str(root)) == ("in_a_big_file() not found",)
+    assert not any(path.endswith("big.py") for path in reads)
+    (root / "Makefile").write_text("up:\n" + "#" * 100)
+    assert citations.missing("make up", str(root)) == ("Makefile not found (cited for 'up')",)
+
+
+def test_a_scan_that_stops_early_reports_no_symbol(root: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(citations, "MAX_SCAN_FILES", 1)
+    (root / "src" / "zz.py").write_text("x = 1\n")
+    assert citations.missing("nowhere_to_be_found()", str(root)) == ()
+
+
+def test_symbols_follow_file_changes(root: Path) -> None:
+    source = root / "src" / "app.py"
+    assert citations.missing("parse_config()", str(root)) == ()
+    source.write_text("def read_config():\n    return {}\n# longer, so the size changes\n")
+    os.utime(source, ns=(source.stat().st_mtime_ns + 10**9,) * 2)
+    assert citations.missing("parse_config()", str(root)) == ("parse_config() not found",)
+
+
+def test_bad_package_json_and_makefile_text(root: Path) -> None:
+    (root / "package.json").write_text("[1, 2")
+    assert citations.missing("npm run build", str(root)) == ("package.json has no 'build'",)
+    (root / "package.json").write_text("[1, 2]")
+    assert citations.missing("npm run build", str(root)) == ("package.json has no 'build'",)
+    (root / "Makefile").write_bytes(b"\xff\xfe up:\n")
+    assert citations.missing("make up", str(root)) == ("Makefile has no 'up'",)
+
+
+# ---- through the engine ------------------------------------------------------------------
+
+@pytest.fixture
+def alice(engine_for: Callable[[str], Engine], root: Path) -> Engine:
+    """alice owns project shop, rooted at ``root``."""
+    engine = engine_for("alice")
+    engine.identity.create_project("shop", root=str(root))
+    return engine
+
+
+def test_stale_lists_code_gone_and_unused_memories(alice: Engine, clock: FixedClock) -> None:
+    fine = alice.identity.add_memory("parse_config() reads src/app.py", "fact", "shop")
+    gone = alice.identity.add_memory("load_yaml() reads src/loader.py", "fact", "shop")
+    mine = alice.identity.add_memory("src/loader.py is mine", "fact")  # user: no folder
+    assert [(s.memory.id, s.reasons) for s in alice.staleness.stale("shop")] == [
+        (gone.id, ("src/loader.py not found", "load_yaml() not found"))]
+    assert alice.staleness.stale() == []
+    clock.advance(91 * 86400)
+    stale = {s.memory.id: s.reasons for s in alice.staleness.stale("shop")}
+    assert stale == {fine.id: ("unused for over 90 days",),
+                     gone.id: ("src/loader.py not found", "load_yaml() not found",
+                               "unused for over 90 days")}
+    assert [s.memory.id for s in alice.staleness.stale()] == [mine.id]
+    # keep: reviewed, stays, leaves the unused list; never deleted on its own
+    assert alice.staleness.keep([fine.id, fine.id]) == 1
+    assert {s.memory.id for s in alice.staleness.stale("shop")} == {gone.id}
+    assert alice.identity.get_memory(fine.id).usage_count == 0
+    alice.settings.update(max_unused_days=0)
+    assert alice.staleness.stale() == []
+    with pytest.raises(InvalidInput):
+        alice.staleness.keep([])
+    with pytest.raises(InvalidInput):
+        alice.staleness.stale(limit=0)
+
+
+def test_keep_needs_a_visible_memory(alice: Engine, engine_for: Callable[[str], Engine]) -> None:
+    memory = alice.identity.add_memory("private", "fact")
+    with pytest.raises(Exception, match="not found"):
+        engine_for("bob").staleness.keep([memory.id])
+
+
+def test_injection_leaves_stale_memories_out_when_asked(alice: Engine) -> None:
+    alice.settings.update(use_memories=1)
+    alice.identity.add_memory("parse_config() reads src/app.py", "fact", "shop")
+    alice.identity.add_memory("load_yaml() reads src/loader.py", "fact", "shop")
+    text = alice.injection.preview_for_project("shop").prompt
+    assert "load_yaml" in text and "parse_config" in text
+    alice.settings.update(skip_stale_memories=1)
+    text = alice.injection.preview_for_project("shop").prompt
+    assert "load_yaml" not in text and "parse_config" in text
+
+
+def test_the_cli_lists_stale_memories_recalls_and_keeps(
+        root: Path, cli: Callable[..., CliResult]) -> None:
+    def run(*args: str) -> CliResult:
+        result = cli("--user", "alice", *args)
+        assert result.code == 0, result.err
+        return result
+
+    run("project", "add", "shop", "--root", str(root))
+    run("memory", "add", "load_yaml() reads src/loader.py", "--kind", "fact",
+        "--project", "shop")
+    items = run("--json", "memory", "list", "--stale", "--project", "shop").json["items"]
+    assert items[0]["stale"] == ["src/loader.py not found", "load_yaml() not found"]
+    shown = run("memory", "list", "--stale", "--project", "shop").out
+    assert "stale: src/loader.py not found" in shown
+    found = run("--json", "memory", "recall", "where is the yaml loader", "--project",
+                "shop").json["items"]
+    assert found[0]["content"] == "load_yaml() reads src/loader.py" and found[0]["stale"]
+    assert run("--json", "memory", "keep", found[0]["id"]).json == {"kept": 1}
+    assert "No stale memories" in run("memory", "list", "--stale").out
+    assert cli("--user", "alice", "memory", "keep", "mem_nope").code != 0
