@@ -1,19 +1,11 @@
 """``memtui codex show|import|import-rollouts|note|forget|export``.
 
-The Codex home is ``--codex-home PATH`` (accepted before the command and after it; the
-later one wins), else ``$CODEX_HOME``, else ``~/.codex``. ``show`` never writes anything.
-
-Writes into the Codex home need ``--write``: without it, ``note`` and ``forget`` change
-nothing and exit 4 (permission denied, the same ``PermissionDenied`` the engine raises),
-after saying what they would do (for ``forget``: the rows and files, also in the JSON
-error object as ``plan``). Exit codes: 3 for a missing home or an unknown thread, 4 without
-``--write``, 5 for invalid input (bad text, bad thread id, an export target that is not a
-new folder), 1 for a database locked by a running Codex or another I/O failure.
-
-A locked (or unreadable) ``memories_1.sqlite`` is a problem ``show`` lists (exit 0: it shows
-everything else); ``import`` imports the notes, leaves the threads for later (the markdown
-files may hold threads Codex has dropped) and exits 1 with one line on stderr; ``forget
---write`` changes nothing and exits 1. ``--wait SECONDS`` sets how long to wait for the lock.
+The Codex home is ``--codex-home PATH`` (before the command or after it; the later one wins),
+else ``$CODEX_HOME``, else ``~/.codex``. ``show`` never writes. Without ``--write``, ``note``
+and ``forget`` change nothing and exit 4 after saying what they would do (``forget``'s plan
+also in the JSON error object). A locked ``memories_1.sqlite`` is a problem ``show`` lists;
+``import`` then imports the notes only and exits 1; ``forget --write`` changes nothing and
+exits 1. ``--wait SECONDS`` sets how long to wait for the lock.
 """
 
 from __future__ import annotations
