@@ -1,14 +1,10 @@
 """Forget one Codex thread's memory the way Codex forgets, only with an explicit write flag.
 
-Marks the thread ``polluted``, deletes its ``stage1_outputs`` row and ``memory_stage1`` job
-and enqueues the global consolidation when the row had been selected, all in one transaction
-(``memtui.store.codex_db.forget_thread_memory``), then removes its rollout summary file(s)
-and names the consolidated files that still hold its text until Codex's next consolidation.
-The layout decides where: ``memories_v2_1.sqlite`` and ``memories_v2/`` (Codex 0.169),
-``memories_1.sqlite`` or ``state_5.sqlite`` and ``memories/``. A layout memtui does not know
-is refused before anything is touched.
-Never touches ``.git``, ``phase2_workspace_diff.md`` or ``raw_memories.md`` (Codex
-regenerates them).
+The database part is one transaction (``memtui.store.codex_db.forget_thread_memory``); then
+the thread's rollout summary file(s) go, in the folder of the home's layout, and the
+consolidated files that still hold its text until Codex's next consolidation are named. A
+layout memtui does not know is refused before anything is touched. Never touches ``.git``,
+``phase2_workspace_diff.md`` or ``raw_memories.md`` (Codex regenerates them).
 """
 
 from __future__ import annotations
