@@ -513,13 +513,9 @@ class PostgresStore(StoreBackend):
         return None
 
     def vacuum(self, full: bool = False) -> VacuumResult:
-        """Remove the word counts recall remembered that no longer hold
-        (``common_terms``, schema migration 7), then ``VACUUM (ANALYZE)`` each table rows
-        are deleted from or rewritten in: their space is marked free for reuse, and the GIN
-        indexes drop deleted rows' words.
-        ``full``: ``VACUUM FULL`` rewrites each table and index into new files, so deleted
-        rows' bytes leave the database's files (it locks each table while it runs). Sizes
-        are the vacuumed tables with their indexes."""
+        """Drop the remembered word counts that no longer hold (``common_terms``), then ``VACUUM
+        (ANALYZE)`` each table rows are deleted from or rewritten in (``full``: ``VACUUM FULL``,
+        which locks each table and gives the bytes back); sizes are those tables with their indexes."""
         if self._local.depth > 0:
             raise self.error("cannot vacuum inside a transaction")
         from memtui.store.maintenance import VacuumResult
