@@ -5,10 +5,9 @@ Python API, measured in the same run on the same store (under 5 ms median on
     python -m memtui.bench.recall --db PATH         # an existing (e.g. generated) store
     python -m memtui.bench.recall --n 1000000       # a generated store (cached)
 
-The service runs as a ``memtui serve`` process on a temporary socket (``--in-process``: a
-thread of the benchmark); every service sample is a full round trip (connect, send, recall,
-JSON reply, close) made by ``memtui.service.client.call``. The queries are words taken from memories the
-acting user can see (1 to 4 consecutive words, like an agent's question), fixed by a seed.
+Every service sample is a full round trip (``memtui.service.client.call``) to a ``memtui
+serve`` process (``--in-process``: a thread); the queries are 1 to 4 consecutive words of
+memories the acting user can see, fixed by a seed.
 """
 
 from __future__ import annotations
