@@ -181,16 +181,11 @@ def _digest_of(lines: Iterable[str]) -> ExportDigest:
 
 
 def copy_store(source: str, destination: str, actor: str) -> CopyReport:
-    """Copy the whole store at ``source`` into the empty store at ``destination`` (paths or
-    ``postgresql://`` URLs), checked by comparing exports before it commits.
-
-    Raises ``NotFound`` for a missing source, ``InvalidInput`` when both name the same store,
-    the destination holds data, or the source has rows that refer to missing rows;
-    ``PermissionDenied`` when the acting OS user may not export the whole source;
-    ``StoreError`` when a store cannot be opened, read or written, or the copy would differ
-    from its source. On any failure nothing is written (a destination file the copy created is
-    removed).
-    """
+    """Copy the whole store at ``source`` into the empty store at ``destination`` (see the module
+    doc); on any failure nothing is written. Raises ``NotFound`` for a missing source,
+    ``InvalidInput`` for the same store twice, a destination with data or dangling references,
+    ``PermissionDenied`` when the OS user may not export the whole source, and ``StoreError``
+    when a store cannot be opened, read or written, or the copy would differ."""
     shown_source, shown_destination = shown_location(source), shown_location(destination)
     if _same_store(source, destination):
         raise InvalidInput(f"--from and --to name the same store ({shown_source})")

@@ -292,14 +292,9 @@ def _read_all(conn: sqlite3.Connection, path: Path, max_rows: int) -> CodexDbSna
 
 def read_codex_db(db_path: Path, *, busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEOUT_S,
                   max_rows: int = MAX_ROWS_PER_TABLE) -> CodexDbSnapshot:
-    """Read stage-1 outputs, jobs and consolidation progress of one file, read-only, in one
-    snapshot.
-
-    Opens ``file:...?mode=ro``; when SQLite cannot open a WAL database read-only (a read-only
-    folder without ``-shm`` file), retries with ``immutable=1``. Nothing is ever written.
-    Raises ``CodexDbMissing``, ``CodexDbLocked``, ``CodexDbNotADatabase``,
-    ``CodexDbSchemaError`` or ``CodexDbError``.
-    """
+    """Read stage-1 outputs, jobs and consolidation progress of one file, read-only (``mode=ro``,
+    else ``immutable=1`` for a WAL file in a read-only folder), in one snapshot. Raises a
+    ``CodexDbError`` subclass naming the file."""
     path = Path(db_path)
     _check_file(path)
     return _read_only(path, busy_timeout_s,
