@@ -167,7 +167,6 @@ def _remove_path(value: dict[str, Any], path: str) -> None:
     del item[parts[-1]]
 
 
-
 def _document(value: object, what: str) -> str:
     return clean_text(value, what, max_bytes=MAX_DOCUMENT_BYTES, allow_empty=True)
 
