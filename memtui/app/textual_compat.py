@@ -2,20 +2,8 @@
 
 memtui uses Textual's public API everywhere else (a test refuses private Textual names in any
 other module). The few things Textual offers no public way to do live here, each behind a
-function saying what it does:
-
-- the paint hold (``widgets/paint_hold.py``): Textual's own update batch (``App._begin_batch``
-  / ``_end_batch``, as ``App.batch_update`` does it, but across event-loop turns), the
-  screen's paint step (``Screen._on_timer_update``) and handing widgets' pending repaints to
-  the screen (``_repaint_required``, ``_dirty_widgets``, the compositor's visible widgets);
-- the app's keymap as loaded (``App._keymap``), for the help and the palette;
-- a scroll view's size update without a layout (``ScrollView._scroll_update``);
-- a widget's component styles by name (``Widget._component_styles``), compared by identity
-  to know the stylesheet did not change;
-- an Input's completion suggestion (``Input._suggestion``).
-
-Importing this module checks that the installed Textual is ``TEXTUAL_VERSION`` and otherwise
-fails with one line naming both versions (the pin in pyproject.toml says the same).
+function saying what it does. Importing this module checks that the installed Textual is
+``TEXTUAL_VERSION`` and otherwise fails with one line naming both versions.
 """
 
 from __future__ import annotations

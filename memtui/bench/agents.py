@@ -1,16 +1,9 @@
 """Reading every agent home ("a home of 100 projects in under a second").
 
-``python -m memtui.bench.agents [PROJECTS]`` builds a Claude Code home and a Gemini CLI
-home of PROJECTS projects each (an index, five topic files and a transcript per Claude
-project; an index, two files and an inbox patch per Gemini project), then times, in the
-same run:
-
-- the reference: a bare loop that lists the same folders and reads the same files with
-  ``open().read()`` (no parsing, no checks), and
-- the overview: ``agents_overview`` end to end (safe opens, front matter, index meters,
-  secret scans, switches, instruction files).
-
-It prints both medians and their ratio; the bar is the absolute ``BAR_SECONDS``.
+``python -m memtui.bench.agents [PROJECTS]`` builds a Claude Code home and a Gemini CLI home
+of PROJECTS projects each, then times in the same run a bare loop reading the same files
+(the reference) and ``agents_overview`` end to end, and prints both medians and their ratio;
+the bar is the absolute ``BAR_SECONDS``.
 """
 
 from __future__ import annotations

@@ -1,36 +1,18 @@
 """One start-to-first-paint run, in a fresh process (the benchmark spawns this file).
 
-``python app_start.py empty`` runs the reference: a Textual app whose screen holds one
-``Static``. ``python app_start.py app --db PATH --user ID`` runs the real ``memtui`` command
-(``memtui.cli.main.main(["--db", PATH, "--user", ID])``): its argument parsing, its imports,
-the store opening, the real CSS and the real first pane -- what a person waits for.
+``python app_start.py empty`` runs the reference (a Textual app whose screen holds one
+``Static``); ``python app_start.py app --db PATH --user ID`` runs the real ``memtui``
+command, from argument parsing to the first pane. Both run under Textual's headless driver
+(``TEXTUAL_DRIVER``, ``COLUMNS``, ``LINES``, set by the parent) and stop at the end of the
+first compositor refresh (``textual_compat.SCREEN_FRAME_METHOD``) that drew their content
+(the Static's text, or real memory rows). The process then prints one JSON line (the time of
+that moment, ``imported_at``, ``built_at`` and its peak memory ``VmHWM``; with
+``--list-modules`` / ``--list-queries`` the modules loaded and SQL run by the first paint)
+and leaves with ``os._exit``, so teardown is not measured.
 
-Both run under Textual's headless driver, chosen the same way for both through Textual's
-``TEXTUAL_DRIVER`` environment variable, at the size given by ``COLUMNS`` and ``LINES`` (the
-parent sets all three; ``main`` sets them when this file is run by hand). The whole of
-Textual's startup, CSS, layout and compositor run; only the bytes to the terminal are
-skipped, the same for both. Both stop at the same kind of moment: the end of the first
-compositor refresh (one frame: the Screen method ``textual_compat.SCREEN_FRAME_METHOD``
-names) in which the target drew its content -- the Static's text, or real memory rows of the memory list (not the "Loading…"
-line). The process then prints one JSON line (the wall-clock time of that moment, so the
-parent can subtract the time it spawned the process, and its own peak resident memory,
-``VmHWM``) and leaves with ``os._exit``, so teardown is not measured.
-
-The command is measured as it runs: nothing of Textual or memtui is imported here before it
-starts. The few measuring hooks are put in as each module is first imported (a finder on
-``sys.meta_path`` that wraps the module's loader), so the command's own import order, and
-its garbage-collector pause while starting, are the ones measured.
-
-The JSON line also has the moments the imports were done (``imported_at``: for the app,
-``memtui.app.main`` imported) and the app was built (``built_at``: for the app, the store
-opened and the app made, as ``MemtuiApp.run`` is called), with ``--list-modules`` every
-module loaded by the first paint, and with ``--list-queries`` every SQL statement the first
-paint ran on the store, in any thread (``sqlite3``'s trace callback on each of the store's
-connections; tests keep the start lean with both). Neither is passed when the benchmark
-measures.
-
-The file is run by path, not as ``-m memtui.bench...``, so the reference imports nothing of
-memtui.
+Nothing of Textual or memtui is imported here before the command starts: the measuring hooks
+go in as each module is first imported (a finder on ``sys.meta_path``). The file is run by
+path, so the reference imports nothing of memtui.
 """
 
 from __future__ import annotations

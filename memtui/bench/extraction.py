@@ -1,20 +1,11 @@
 """Extraction throughput: one full extraction of N eligible tasks, end to end.
 
-``python -m memtui.bench.extraction [N]`` builds a temporary store holding N eligible completed
-tasks, then times, in the same run:
-
-- the reference: a loop that only reads the same rows through the store (the same keyset
-  walk over due tasks, then each task read by id), and
-- the extraction: ``engine.extraction.backfill()`` end to end — per-task gates, redaction, memory
-  and full-text writes, log rows, transactions.
-
-It prints tasks/s for both and their ratio. The bar: at least ``BAR_TASKS_PER_S``.
-
-On PostgreSQL (``--pg URL``: a server where it may create databases), ``measure_pg_workers``
-times one round of the same N tasks extracted by one worker process and by two at once
-(each worker claims its batches with ``FOR UPDATE SKIP LOCKED``), on fresh copies of one
-database, interleaved; the bar: two workers reach ``WORKERS_BAR`` times one worker's
-tasks/s, with no task extracted twice and none left out.
+``python -m memtui.bench.extraction [N]`` times, in the same run, a reference loop that only
+reads the same rows through the store and ``engine.extraction.backfill()`` end to end, and
+prints tasks/s for both and their ratio (bar: ``BAR_TASKS_PER_S``). With ``--pg URL``,
+``measure_pg_workers`` times one worker process against two at once on fresh copies of one
+database (bar: ``WORKERS_BAR`` times one worker's tasks/s, no task extracted twice or left
+out).
 """
 
 from __future__ import annotations

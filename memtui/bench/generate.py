@@ -1,21 +1,12 @@
 """A reproducible store generator for the benchmark and the scale tests.
 
-``generate_store(path, n, seed)`` writes ``n`` memories with realistic text (sentence
-templates about code, tools, decisions and conventions over a Zipf-like vocabulary with a
-long tail of identifiers, paths and numbers, so full-text search behaves as on real data),
-several users and projects, supersede chains, tasks and extraction-log rows. The same
-``(n, seed)`` always gives the same store.
-
-Where the rows go (the lists that matter are really long): the acting user ``BENCH_USER``
-owns ``USER_SHARE`` of the memories as user-level memories; the big project
-``BENCH_PROJECT`` (which the acting user owns) holds ``PROJECT_SHARE``; the rest is spread
-over other users and projects. About ``SUPERSEDE_RATE`` of the rows are superseded by a later
-row of the same list (chains form). Every auto memory has its task and an extraction-log row;
-some tasks were skipped; no task is left eligible for extraction, so an app opened on the
-store has no extraction work to do.
-
-Rows are built in chunks and written through ``memtui.store.bench_data`` in large
-transactions with the full-text triggers off and one rebuild at the end.
+``generate_store(path, n, seed)`` writes ``n`` memories of realistic text (templates over a
+Zipf-like vocabulary with a long tail of identifiers, so full-text search behaves as on real
+data), several users and projects, supersede chains (``SUPERSEDE_RATE``), tasks and
+extraction-log rows; the same ``(n, seed)`` always gives the same store. ``BENCH_USER`` owns
+``USER_SHARE`` of the memories and ``BENCH_PROJECT`` holds ``PROJECT_SHARE``, so the lists
+that matter are really long; no task is left eligible for extraction. Rows are written in
+chunks through ``memtui.store.bench_data`` with the full-text triggers off and one rebuild.
 """
 
 from __future__ import annotations

@@ -1,18 +1,10 @@
 """Benchmark rows for the agents' way in: agents reach the store through MCP and the session hooks.
 
-- ``memory_recall`` through ``memtui mcp`` over stdio: every sample is a full round trip of
-  the MCP SDK's client (JSON-RPC request on the server's stdin, recall, reply on its stdout)
-  to a server process on the benchmark store; the reference is the same recall through the
-  Python API in the same run. Bar: median under ``RECALL_BAR_MS``.
-- ``memtui hook session-start`` end to end (process start, Claude Code's JSON on stdin, the
-  injection on stdout) vs ``python3 -c "import sqlite3, json"``, fresh processes, interleaved,
-  medians. Bar: at most ``HOOK_BAR`` times the reference (the hook delays every agent
-  session start).
-- Claude Code's write gate (``memtui/cli/gate_hook.py`` as ``hooks install claude-code
-  --gate`` installs it) end to end, fresh processes interleaved with ``python3 -c "import
-  json"``, medians: a Write outside the memory (every file write the agent makes pays it;
-  bar ``GATE_BAR``) and a Write into a memory folder, held in a new store (bar
-  ``GATE_MEMORY_BAR``). No memory store is needed (``--only hook-gate``).
+Each row is a median beside a reference measured in the same run: ``memory_recall`` through
+``memtui mcp`` over stdio vs the same recall through the Python API (bar ``RECALL_BAR_MS``);
+``memtui hook session-start`` end to end vs ``python3 -c "import sqlite3, json"`` (bar
+``HOOK_BAR`` times); Claude Code's write gate for a Write outside the memory (``GATE_BAR``)
+and into a memory folder (``GATE_MEMORY_BAR``) vs ``python3 -c "import json"``.
 
     python -m memtui.bench.mcp --db PATH [--user U] [--runs N]
     python -m memtui.bench.mcp --gate [--runs N]

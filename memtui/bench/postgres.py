@@ -1,14 +1,10 @@
 """The benchmark's PostgreSQL databases: generated stores cached on a server, working copies.
 
-``python -m memtui.bench --pg URL`` (or ``$MEMTUI_BENCH_PG``) names a PostgreSQL server
-where the benchmark may ``CREATE DATABASE`` -- a libpq URL whose database part is the one it
-connects to for that (``postgres``, say). On it the benchmark keeps its generated stores, one
-database per (size, seed, schema version, generator version), named
-``memtui_bench_n<size>_s<seed>_v<schema>_g<generator>``; a database of that name holds
-exactly those rows, so a later run uses it as it is. A store is loaded into a scratch
-database first and renamed when complete (an interrupted load is never taken for a store).
-The app and the service may write to what they open, so the timed rows run on a working
-copy (``CREATE DATABASE ... TEMPLATE``), dropped at the end.
+``--pg URL`` (or ``$MEMTUI_BENCH_PG``) names a server where the benchmark may ``CREATE
+DATABASE``. Each generated store is one database named by its size, seed, schema and
+generator versions (``memtui_bench_n<size>_s<seed>_v<schema>_g<generator>``), loaded into a
+scratch database and renamed when complete, so a later run uses it as it is. The timed rows
+run on a working copy (``CREATE DATABASE ... TEMPLATE``), dropped at the end.
 """
 
 from __future__ import annotations

@@ -5,10 +5,9 @@ Python API, measured in the same run on the same store (under 5 ms median on
     python -m memtui.bench.recall --db PATH         # an existing (e.g. generated) store
     python -m memtui.bench.recall --n 1000000       # a generated store (cached)
 
-The service runs as a ``memtui serve`` process on a temporary socket (``--in-process``: a
-thread of the benchmark); every service sample is a full round trip (connect, send, recall,
-JSON reply, close) made by ``memtui.service.client.call``. The queries are words taken from memories the
-acting user can see (1 to 4 consecutive words, like an agent's question), fixed by a seed.
+Every service sample is a full round trip (``memtui.service.client.call``) to a ``memtui
+serve`` process (``--in-process``: a thread); the queries are 1 to 4 consecutive words of
+memories the acting user can see, fixed by a seed.
 """
 
 from __future__ import annotations
@@ -130,14 +129,10 @@ def measure_recall(db: str | os.PathLike[str] | None = None, n: int | None = Non
                    runs: int = DEFAULT_RUNS, user: str = DEFAULT_USER,
                    limit: int = RECALL_LIMIT, seed: int = DEFAULT_SEED,
                    in_process: bool = False, bar_ms: float = BAR_MS) -> dict[str, Any]:
-    """Median and p95 (ms) of recall through the service and through the Python API.
-
-    The service is a ``memtui serve`` process on a temporary socket (``in_process``: a
-    thread of this process instead, sharing its interpreter lock with the client).
-    ``db``: an existing store (an SQLite file, or a PostgreSQL database's URL); else a
-    generated store of ``n`` memories (from the bench cache, generated on first use by
-    ``memtui.bench.generate``). ``bar_ms``: the service median must stay under it.
-    """
+    """Median and p95 (ms) of recall through the service and through the Python API, on ``db``
+    (a file or a PostgreSQL URL) or a generated store of ``n`` memories; the service is a
+    ``memtui serve`` process (``in_process``: a thread) and its median must stay under
+    ``bar_ms``."""
     path: Path | str
     if db is None:
         from memtui.bench.generate import DEFAULT_SIZE, cached_store

@@ -1,22 +1,11 @@
 """Redaction benchmark: recall / false positives on the labelled corpus, and throughput.
 
 Run ``python -m memtui.bench.redaction [--corpus PATH] [--extra PATH] [--seconds N]``.
-
-* ``score_corpus(path)``: as the corpus README defines it, a row counts as redacted when
-  the output differs from the input; recall is over secret rows, the false-positive rate
-  over look-alike rows; rows whose ``secret`` is null (ambiguous) are skipped.
-* ``score_extra(path)``: the repository's own corpus of harder kinds
-  (``tests/data/redaction_extra.jsonl``: passwords in prose, provider tokens without a
-  keyword, secrets inside URLs, command-line passwords, JSON values on the next line,
-  Markdown secret columns, Twilio auth tokens, ``private_key_id``, quoted passphrases),
-  scored per kind. Stricter than the shared corpus: a secret row counts only when *every*
-  labelled span is gone from the output; a negative row counts as a false positive when
-  anything in it changed.
-* ``measure_throughput()``: MB/s of ``redact`` on a few MB of ordinary text generated
-  deterministically from a built-in mix (prose, Python/JS/Go code, shell sessions, paths,
-  UUIDs, hashes, URLs, JSON, logs), against a plain ``re`` scan for one literal over the
-  same text in the same run (the machines are shared and noisy, so the ratio is what
-  matters).
+``score_corpus`` scores the shared corpus as its README defines it (a row is redacted when
+the output differs); ``score_extra`` scores the repository's harder kinds
+(``tests/data/redaction_extra.jsonl``) per kind, counting a secret row only when every
+labelled span is gone; ``measure_throughput`` gives MB/s of ``redact`` on generated ordinary
+text beside a plain ``re`` scan of the same text in the same run (the ratio is what matters).
 """
 
 from __future__ import annotations

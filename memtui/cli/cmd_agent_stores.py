@@ -1,14 +1,10 @@
-"""``memtui agents show``, ``memtui claude …`` and ``memtui gemini …``: the
-agents' own memory stores (``cmd_agents`` connects agents to memtui: ``mcp``, ``hooks``).
+"""``memtui agents show``, ``memtui claude …`` and ``memtui gemini …``: the agents' own memory
+stores (``cmd_agents`` connects agents to memtui: ``mcp``, ``hooks``).
 
 Homes: ``--claude-home`` / ``$CLAUDE_CONFIG_DIR`` / ``~/.claude`` and ``--gemini-home`` /
-``$GEMINI_CLI_HOME`` / ``~/.gemini`` (``--codex-home`` as for ``memtui codex``). ``show``
-never writes. A write into an agent's store needs ``--write``: without it the command
-prints what it would change (a diff with secrets shown only by kind) and exits 4
-(``agent_write_refused``, the plan also in the JSON error object). Exit codes: 3 for a
-missing home, file or patch; 4 without ``--write`` or for a symlink leading outside the
-store; 5 for invalid input (a patch that does not apply, settings that are not JSON, an
-export target that is not a new folder); 1 when the file changed since it was read.
+``$GEMINI_CLI_HOME`` / ``~/.gemini``. ``show`` never writes. A write into an agent's store
+needs ``--write``: without it the command prints what it would change (a diff with secrets
+shown only by kind) and exits 4 (``agent_write_refused``, the plan also in the JSON error).
 """
 
 from __future__ import annotations

@@ -1,19 +1,11 @@
 """``memtui codex show|import|import-rollouts|note|forget|export``.
 
-The Codex home is ``--codex-home PATH`` (accepted before the command and after it; the
-later one wins), else ``$CODEX_HOME``, else ``~/.codex``. ``show`` never writes anything.
-
-Writes into the Codex home need ``--write``: without it, ``note`` and ``forget`` change
-nothing and exit 4 (permission denied, the same ``PermissionDenied`` the engine raises),
-after saying what they would do (for ``forget``: the rows and files, also in the JSON
-error object as ``plan``). Exit codes: 3 for a missing home or an unknown thread, 4 without
-``--write``, 5 for invalid input (bad text, bad thread id, an export target that is not a
-new folder), 1 for a database locked by a running Codex or another I/O failure.
-
-A locked (or unreadable) ``memories_1.sqlite`` is a problem ``show`` lists (exit 0: it shows
-everything else); ``import`` imports the notes, leaves the threads for later (the markdown
-files may hold threads Codex has dropped) and exits 1 with one line on stderr; ``forget
---write`` changes nothing and exits 1. ``--wait SECONDS`` sets how long to wait for the lock.
+The Codex home is ``--codex-home PATH`` (before the command or after it; the later one wins),
+else ``$CODEX_HOME``, else ``~/.codex``. ``show`` never writes. Without ``--write``, ``note``
+and ``forget`` change nothing and exit 4 after saying what they would do (``forget``'s plan
+also in the JSON error object). A locked ``memories_1.sqlite`` is a problem ``show`` lists;
+``import`` then imports the notes only and exits 1; ``forget --write`` changes nothing and
+exits 1. ``--wait SECONDS`` sets how long to wait for the lock.
 """
 
 from __future__ import annotations
@@ -101,8 +93,9 @@ def consolidation_stuck(codex: CodexHome) -> bool | None:
     layout is one memtui does not know."""
     if any(job.running_past_lease or job.status == "error" for job in codex.jobs):
         return True
-    if (codex.layout is not None and not codex.layout.jobs_complete) or (not codex.database_read and codex.layout is not None
-                   and codex.layout.memory_db is not None):
+    layout = codex.layout
+    if layout is not None and (not layout.jobs_complete
+                               or not codex.database_read and layout.memory_db is not None):
         return None
     return False
 
@@ -112,9 +105,8 @@ def layout_line(codex: CodexHome) -> Text:
     layout = codex.layout
     if layout is None:
         return Text("Codex database: not looked at")
-    line = Text(f"Codex database: {layout.description} ({layout.schema_words})",
+    return Text(f"Codex database: {layout.description} ({layout.schema_words})",
                 style="" if layout.supported or layout.name == "none" else "yellow")
-    return line
 
 
 def _summary_line(codex: CodexHome) -> Text:
@@ -312,8 +304,7 @@ def note(ctx: CliContext, args: argparse.Namespace) -> int:
     check_text(args.text, "a note", max_bytes=MAX_NOTE_BYTES)
     if not args.write:
         raise CodexWriteRefused(f"would add a note in {home.joinpath(*notes_dir_parts(home))}; "
-                                f"{WRITE_HINT} "
-                                "(nothing was changed)")
+                                f"{WRITE_HINT} (nothing was changed)")
     path = write_note(home, args.text)
     return ctx.answer({"path": str(path), "file_name": path.name, "written": True},
                       Text(f"wrote note {one_line(str(path))}"))
@@ -383,23 +374,20 @@ def export(ctx: CliContext, args: argparse.Namespace) -> int:
         ctx.emit_json({"path": str(path), "home_layout": args.home_layout,
                        "folder": args.codex_layout, **plan.to_json()})
         return 0
-    ctx.console.print(Text(
-        f"exported {plan.memories} memories to {one_line(str(path))}: {plan.groups} task "
-        f"group(s), "
-        f"{plan.threads} thread(s), {plan.notes} note(s)"))
+    ctx.console.print(Text(f"exported {plan.memories} memories to {one_line(str(path))}: "
+                           f"{plan.groups} task group(s), {plan.threads} thread(s), "
+                           f"{plan.notes} note(s)"))
     browse = path if args.home_layout else path.parent
     hint = "" if args.home_layout or path.name == "memories" else \
         " (Codex reads a folder named 'memories'; or export with --home-layout)"
     ctx.console.print(Text(f"browse it with: memtui codex show --codex-home "
-                           f"{one_line(str(browse))}{hint}",
-                           style="dim"))
+                           f"{one_line(str(browse))}{hint}", style="dim"))
     for line in plan.left_out:
         ctx.console.print(Text(f"note: {one_line(line)}", style="yellow"))
     return 0
 
 
 # ---- parser ----------------------------------------------------------------------------------
-
 
 
 def _seconds(value: str) -> float:

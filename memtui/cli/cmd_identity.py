@@ -24,7 +24,6 @@ def _memory_out(ctx: CliContext, memory: Memory, verb: str | None = None) -> int
     return ctx.answer(memory.to_json(), *said, render.memory_detail(memory))
 
 
-
 # ---- project ---------------------------------------------------------------------------------
 
 def project_add(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -207,7 +206,6 @@ def audit(ctx: CliContext, args: argparse.Namespace) -> int:
         table.add_row(render.short_time(entry.at), entry.action, render.text(entry.target),
                       render.text(json.dumps(entry.detail, ensure_ascii=False)))
     return list_out(ctx, entries, table, "No audit entries yet.")
-
 
 
 def _one_of(words: tuple[str, ...]) -> str:

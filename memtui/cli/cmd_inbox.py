@@ -1,19 +1,10 @@
-"""``memtui inbox list | approve | reject``: the review inbox from the shell.
-
-    memtui inbox list [--source SRC]
-    memtui inbox approve ID…|--all [--source SRC] [--edit | --text TEXT] [--kind KIND]
-    memtui inbox reject ID…|--all [--source SRC]
-    memtui inbox redo ID…
+"""``memtui inbox list | approve | reject | redo``: the review inbox from the shell.
 
 Beside the pending memories wait Claude Code's memory writes held by its write gate
-(``write_…`` ids, source ``claude-code``): approve writes the file (and the topic's line in
-``MEMORY.md``), reject deletes the held write for good, and ``redo`` makes a held write's
-diff again when its file changed since the proposal (approve refuses until then).
-
-Each id is decided in its own transaction: one that fails (already reviewed, changed, not
-allowed) is reported on stderr and the others go on; the exit code is then that of the first
-failure. ``--edit`` opens ``$VISUAL``/``$EDITOR`` on each memory's text before approving it
-(the edited text is validated and redacted like any write).
+(``write_…`` ids): approve writes the file (and the topic's line in ``MEMORY.md``), reject
+deletes the held write, and ``redo`` makes a held write's diff again when its file changed
+since the proposal. Each id is decided in its own transaction: one that fails is reported on
+stderr, the others go on, and the exit code is that of the first failure.
 """
 
 from __future__ import annotations

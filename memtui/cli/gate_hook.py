@@ -1,22 +1,12 @@
 """Claude Code's memory write gate: the ``PreToolUse`` hook that ``memtui hooks install
 claude-code --gate`` installs as ``<python> -I -S <this file> [--db PATH] [--user ID]``.
 
-Claude Code runs it before every Write, Edit, MultiEdit and NotebookEdit, so a file outside
-its memory -- nearly every call -- is answered with Python's start-up and ``sys``, ``os``
-and ``json`` alone (no site-packages, no memtui): nothing is printed and the call goes on
-under Claude Code's own permission rules. A file inside a memory folder (``memory_folder``)
-is handed to the rest of memtui (``answer``: ``engine.gate.answer`` on the user's store),
-imported from the installation this file belongs to.
-
-Memory folders, as Claude Code 2.1 places them: ``projects/<project>/memory/`` under
-``$CLAUDE_CODE_REMOTE_MEMORY_DIR``, else ``$CLAUDE_CONFIG_DIR``, else ``~/.claude`` (every
-project's, whatever its name), ``$CLAUDE_COWORK_MEMORY_PATH_OVERRIDE``, and the
-``autoMemoryDirectory`` of the managed, user, project and local settings (each counts, even
-where Claude Code would not take it: the gate errs on holding a write).
-
-It fails open: input that is not a tool call it knows, or any error on the memory path,
-leaves one line on stderr, nothing on stdout and exit status 0 -- a broken memtui never stops
-the agent.
+Claude Code runs it before every file write, so a file outside its memory -- nearly every
+call -- is answered with ``sys``, ``os`` and ``json`` alone (no site-packages, no memtui):
+nothing is printed and the call goes on. A file inside a memory folder (``memory_folder``:
+every place Claude Code 2.1 may keep memory, erring on holding a write) is handed to
+``engine.gate.answer`` on the user's store. It fails open: input it does not know, or any
+error, leaves one line on stderr and exit status 0 -- a broken memtui never stops the agent.
 """
 
 from __future__ import annotations

@@ -1,19 +1,11 @@
 """``memtui hook session-start | session-end``: Claude Code's session hooks.
 
-Claude Code runs a hook command with one JSON object on stdin (``session_id``,
-``transcript_path``, ``cwd``, ``hook_event_name``, and ``source`` for SessionStart). These
-commands delay the agent, so they are kept small: ``main`` sends a command line that starts
-with the global options and ``hook`` here before any parser or output library is imported, and
-only the store and the engine areas they use are loaded.
-
-- ``session-start`` prints ``{"hookSpecificOutput": {"hookEventName": "SessionStart",
-  "additionalContext": "<text>"}}`` when a new session (``source`` = ``startup``) of the
-  acting user gets memories (the injection rules); otherwise nothing.
-- ``session-end`` records the session (once per session id) for the worker, which turns its
-  transcript into a task; it prints nothing.
-
-Both fail open: on any error nothing goes to stdout, one line goes to stderr, and the exit
-status is 0, so the agent's session goes on as if memtui were not there.
+Claude Code runs a hook with one JSON object on stdin. These commands delay the agent, so
+``main`` sends them here before any parser or output library is imported, and only the store
+and the engine areas they use are loaded. ``session-start`` prints the ``SessionStart``
+``additionalContext`` when a new session gets memories; ``session-end`` records the session
+for the worker and prints nothing. Both fail open: on any error nothing goes to stdout, one
+line goes to stderr and the exit status is 0.
 """
 
 from __future__ import annotations

@@ -1,34 +1,18 @@
 """memtui in the agents' own settings: ``memtui hooks show|install|uninstall``.
 
-For each agent, the settings files memtui's entries go into, and the merge that adds or takes
-them out:
+For each agent, the settings files memtui's entries go into and the merge that adds or takes
+them out: Claude Code's MCP server (``~/.claude.json`` or ``DIR/.mcp.json``) and hooks
+(``settings.json``: ``SessionStart``, ``SessionEnd``/``Stop`` and, with ``--gate``, the
+``PreToolUse`` write gate); Codex's ``[mcp_servers.memtui]`` in ``config.toml`` (edited as
+text, so comments stay); Gemini CLI's ``mcpServers.memtui`` in ``settings.json``. Every
+entry runs the absolute path of the memtui that installed it (or ``--command``);
+``installed_entries`` reads back what is installed and checks that each command still runs.
 
-- Claude Code: the MCP server in ``mcpServers.memtui`` of ``~/.claude.json`` (user scope;
-  ``$CLAUDE_CONFIG_DIR/.claude.json`` when that is set) or ``DIR/.mcp.json`` with
-  ``--project DIR``; and the hooks in ``hooks`` of ``~/.claude/settings.json`` (or
-  ``DIR/.claude/settings.json``): ``SessionStart`` (matcher ``startup``) runs
-  ``memtui hook session-start``, ``SessionEnd`` and ``Stop`` run ``memtui hook session-end``;
-  with ``--gate``, ``PreToolUse`` (matcher ``GATE_MATCHER``) runs the write gate,
-  ``<python> -I -S <memtui>/cli/gate_hook.py`` (an install without ``--gate`` takes it out).
-- Codex CLI: ``[mcp_servers.memtui]`` in ``$CODEX_HOME/config.toml`` (else
-  ``~/.codex/config.toml``; ``DIR/.codex/config.toml`` with ``--project``), edited as text so
-  every comment and other key stays as it was.
-- Gemini CLI: ``mcpServers.memtui`` in ``$GEMINI_CLI_HOME/.gemini/settings.json`` (else
-  ``~/.gemini/settings.json``; ``DIR/.gemini/settings.json`` with ``--project``).
-
-The command in every entry is the one the CLI passes: the absolute path of the memtui that
-ran ``hooks install`` (or ``--command``), so an agent whose PATH lacks memtui's venv still
-starts it; ``installed_entries`` reads back what is installed and checks that each command
-still runs.
-
-Rules: a plan reads each file once and says what would change (``show`` and a dry run);
-``write_change`` writes only a file whose bytes are still the ones read (else Conflict),
-never through a symlink that leaves the folder the file belongs to, through a temporary file
-in the same folder and a rename (mode kept), after a ``.bak`` copy of the old file (the
-reads and the atomic replace are ``memtui.engine.safe_files``'s). JSON
-files keep every other key (and their order); a file that is not JSON (or not TOML) is a
-one-line InvalidInput and nothing is written. Installing twice changes nothing the second
-time; uninstalling takes out only memtui's own entries.
+A plan reads each file once and says what would change; ``write_change`` writes only a file
+whose bytes are still the ones read (else Conflict), never through a symlink leaving its
+folder, atomically after a ``.bak`` copy (``memtui.engine.safe_files``). Other keys stay, in
+order; a file that is not JSON (or TOML) is an InvalidInput and nothing is written.
+Installing twice changes nothing; uninstalling takes out only memtui's own entries.
 """
 
 from __future__ import annotations

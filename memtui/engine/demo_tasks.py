@@ -2,19 +2,14 @@
 and every reason code (``memtui --demo``; called by ``memtui.engine.demo``).
 
 Everything goes through the real engine, with the demo's fixed clock and sequential ids, so
-the store is the same on every run. The story, in rounds:
+the store is the same on every run. The rounds:
 
-1. tasks in webshop and ml-pipeline (a coordinator with a sub-task, a follow-up, a short run,
-   a short result, a task with generation switched off, an imported rollout without a finish
-   time, one that used web search, one just finished) → extracted and skipped rows;
-2. alice forgets one extracted memory, pins a memory by hand from another task and repeats
-   an earlier goal → ``forgotten``, ``already_extracted``, ``superseded_previous``; then a
-   forced run on a task that had just finished;
-3. the month's quota runs low → ``quota_low``; a hand-edited quota row → ``quota_check_failed``
-   (the row is fixed again afterwards);
-4. bob makes alice a reader of infra before her infra task is scanned → ``error``
-   (``PermissionDenied``: she may no longer write memories there); a task that finished a
-   minute before that round stays ``not_idle``.
+1. tasks of every kind in webshop and ml-pipeline → extracted and skipped rows;
+2. a forgotten memory, a hand-pinned one and a repeated goal → ``forgotten``,
+   ``already_extracted``, ``superseded_previous``; then a forced run;
+3. a low quota → ``quota_low``; a hand-edited quota row → ``quota_check_failed``;
+4. alice made a reader of infra → ``error`` (``PermissionDenied``); a task finished a
+   minute before stays ``not_idle``.
 
 Then a queued task receives a real first-turn injection (audited, usage counts bumped).
 """

@@ -1,13 +1,9 @@
 """Change one top-level key of a JSON file's text and keep every other byte.
 
-Agents keep large JSON files (Claude Code's ``~/.claude.json`` holds every project's history
-and reaches 100 MB and more). Loading such a file and dumping it again rewrites all of it —
-key order survives, but indentation, escapes and number forms need not — and costs a dump
-of the whole. Here only the top level is walked: each value is skipped by the standard
-library's C scanner, the one value memtui owns is replaced (or added before the closing
-brace, or taken out with its comma), and the rest of the text is copied as it was. The new
-value is written in the file's own style: its indent unit at the top level, or compact for
-a file on one line.
+Agents keep large JSON files (Claude Code's ``~/.claude.json`` reaches 100 MB and more), and
+dumping one again would rewrite all of it. Here only the top level is walked (each value
+skipped by the standard library's C scanner), the one value memtui owns is replaced, added
+or taken out, and the rest is copied as it was; the new value follows the file's own indent.
 """
 
 from __future__ import annotations

@@ -1,14 +1,11 @@
 """Forget that really forgets: erase a forget's text from the database files.
 
-A forget deletes its rows in one transaction and records a content-free pending purge in
-it (``store.purges``). The deleted text then still sits in older copies of its pages in the
-write-ahead log until a checkpoint truncates the log, which a reader holding a read
-transaction (another process: ``memtui serve``, the app, an agent) prevents. ``finish``
-waits for readers within a bound, retrying the truncating checkpoint; when it succeeds every
-pending purge recorded before it is done and its record goes. When it cannot, the forget
-says so (``PurgeStatus.purged`` False with the reason) and the record stays for the
-background worker (``memtui.engine.worker``), ``doctor --repair`` and the next forget to
-finish; ``doctor`` reports it meanwhile.
+A forget deletes its rows and records a content-free pending purge (``store.purges``) in one
+transaction. The deleted text still sits in the write-ahead log until a checkpoint truncates
+it, which a reader holding a read transaction (another process) prevents. ``finish`` retries
+the truncating checkpoint within a bound; when it succeeds, every purge recorded before it is
+done. When it cannot, the forget says so (``PurgeStatus.purged`` False) and the record stays
+for the background worker, ``doctor --repair`` and the next forget to finish.
 """
 
 from __future__ import annotations

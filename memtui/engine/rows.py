@@ -86,18 +86,6 @@ class Column:
 
 # ---- rules -----------------------------------------------------------------------------------
 
-def _user_id(value: object, what: str) -> str:
-    return check_id(value, what)
-
-
-def _record_id(value: object, what: str) -> str:
-    return check_record_id(value, what)
-
-
-def _reference(value: object, what: str) -> str:
-    return check_reference(value, what)
-
-
 def _time(value: object, what: str) -> str:
     return normalize_time(value)  # check_time without naming the column (check_value does)
 
@@ -179,10 +167,6 @@ def _remove_path(value: dict[str, Any], path: str) -> None:
     del item[parts[-1]]
 
 
-def _task_text(value: object, what: str) -> str:
-    return clean_task_text(value, what)
-
-
 def _document(value: object, what: str) -> str:
     return clean_text(value, what, max_bytes=MAX_DOCUMENT_BYTES, allow_empty=True)
 
@@ -198,8 +182,8 @@ _COUNT = Column(_whole(0, MAX_ROW_NUMBER))
 _SWITCH = Column(_whole(0, 1))
 _TIME = Column(_time)
 _OPTIONAL_TIME = Column(_time, optional=True)
-_USER = Column(_user_id)
-_PROJECT = Column(_user_id)
+_USER = Column(check_id)
+_PROJECT = Column(check_id)
 
 TABLE_RULES: dict[str, dict[str, Column]] = {
     "users": {"id": _USER, "display_name": Column(lambda v, w: clean_display_name(v)),
@@ -207,7 +191,7 @@ TABLE_RULES: dict[str, dict[str, Column]] = {
     "projects": {"id": _PROJECT, "name": Column(lambda v, w: clean_project_name(v)),
                  "root_path": Column(lambda v, w: clean_project_root(v), optional=True),
                  "summary": Column(lambda v, w: clean_project_summary(v)),
-                 "created_by": Column(_user_id, optional=True), "created_at": _TIME},
+                 "created_by": Column(check_id, optional=True), "created_at": _TIME},
     "project_members": {"project_id": _PROJECT, "user_id": _USER,
                         "role": Column(lambda v, w: check_role(v))},
     "profiles": {"user_id": _USER, "display_name": Column(lambda v, w: clean_display_name(v)),
@@ -215,64 +199,64 @@ TABLE_RULES: dict[str, dict[str, Column]] = {
                  "preferences": Column(_json_column(clean_preferences, _dump_sorted),
                                        salvage=_drop_secret_keys),
                  "updated_at": _OPTIONAL_TIME},
-    "memories": {"seq": _SEQ, "id": Column(_record_id), "scope": Column(_one_of(SCOPES)),
-                 "owner": _USER, "project": Column(_user_id, optional=True),
+    "memories": {"seq": _SEQ, "id": Column(check_record_id), "scope": Column(_one_of(SCOPES)),
+                 "owner": _USER, "project": Column(check_id, optional=True),
                  "kind": Column(lambda v, w: check_kind(v)),
-                 "content": Column(lambda v, w: clean_memory_content(v, w)),
+                 "content": Column(clean_memory_content),
                  "status": Column(_one_of(STATUSES)),
-                 "superseded_by": Column(_record_id, optional=True),
+                 "superseded_by": Column(check_record_id, optional=True),
                  "source": Column(_one_of(SOURCES)),
-                 "source_thread_id": Column(_reference, optional=True),
+                 "source_thread_id": Column(check_reference, optional=True),
                  "goal_key": Column(_optional_text(MAX_GOAL_KEY_BYTES), optional=True),
                  "created_at": _TIME, "updated_at": _TIME, "usage_count": _COUNT,
                  "last_used_at": _OPTIONAL_TIME,
-                 "replaces": Column(_record_id, optional=True)},
-    "forgotten_sources": {"source_thread_id": Column(_reference), "forgotten_at": _TIME,
+                 "replaces": Column(check_record_id, optional=True)},
+    "forgotten_sources": {"source_thread_id": Column(check_reference), "forgotten_at": _TIME,
                           "forgotten_by": _USER},
-    "audit": {"seq": _SEQ, "at": _TIME, "actor": _USER, "action": Column(_record_id),
-              "target": Column(_reference, optional=True),
+    "audit": {"seq": _SEQ, "at": _TIME, "actor": _USER, "action": Column(check_record_id),
+              "target": Column(check_reference, optional=True),
               "detail": Column(_json_column(clean_detail, _dump_sorted))},
     "user_settings": {"user_id": _USER,
                       "settings": Column(_json_column(_clean_settings, _dump_settings)),
                       "updated_at": _TIME},
-    "tasks": {"seq": _SEQ, "id": Column(_record_id), "project_id": _PROJECT,
-              "user_id": _USER, "goal": Column(_task_text), "prompt": Column(_task_text),
+    "tasks": {"seq": _SEQ, "id": Column(check_record_id), "project_id": _PROJECT,
+              "user_id": _USER, "goal": Column(clean_task_text), "prompt": Column(clean_task_text),
               "status": Column(_one_of(TASK_STATUSES)),
-              "parent_id": Column(_record_id, optional=True),
+              "parent_id": Column(check_record_id, optional=True),
               "started_at": _OPTIONAL_TIME, "finished_at": _OPTIONAL_TIME,
-              "result": Column(_task_text), "cost_usd": Column(_money(MAX_COST_USD)),
+              "result": Column(clean_task_text), "cost_usd": Column(_money(MAX_COST_USD)),
               "continuation": _SWITCH, "external_context": _SWITCH,
               "source": Column(_label(MAX_SOURCE_BYTES)),
               "source_ref": Column(_label(MAX_SOURCE_REF_BYTES), optional=True),
               "created_at": _TIME, "use_memories": Column(_whole(0, 1), optional=True),
               "generate_memories": Column(_whole(0, 1), optional=True)},
-    "task_followups": {"seq": _SEQ, "from_task": Column(_record_id),
-                       "to_task": Column(_record_id),
+    "task_followups": {"seq": _SEQ, "from_task": Column(check_record_id),
+                       "to_task": Column(check_record_id),
                        "message": Column(lambda v, w: clean_followup_message(v)),
                        "created_at": _TIME},
     "quotas": {"user_id": _USER, "limit_usd": Column(_money(MAX_QUOTA_USD), optional=True),
                "updated_at": _TIME},
-    "extraction_log": {"task_id": Column(_record_id), "user_id": _USER,
+    "extraction_log": {"task_id": Column(check_record_id), "user_id": _USER,
                        "project_id": _PROJECT, "outcome": Column(_one_of(LOG_OUTCOMES)),
                        "reason": Column(_optional_text(MAX_REASON_BYTES), optional=True),
-                       "memory_id": Column(_record_id, optional=True), "forced": _SWITCH,
+                       "memory_id": Column(check_record_id, optional=True), "forced": _SWITCH,
                        "at": _TIME},
-    "interactions": {"seq": _SEQ, "id": Column(_record_id), "user_id": _USER,
-                     "project_id": Column(_user_id, optional=True),
-                     "question": Column(lambda v, w: clean_memory_content(v, w)),
-                     "answer": Column(lambda v, w: clean_memory_content(v, w)),
+    "interactions": {"seq": _SEQ, "id": Column(check_record_id), "user_id": _USER,
+                     "project_id": Column(check_id, optional=True),
+                     "question": Column(clean_memory_content),
+                     "answer": Column(clean_memory_content),
                      "source": Column(lambda v, w: clean_interaction_source(v), optional=True),
                      "created_at": _TIME},
-    "bundles": {"id": Column(_reference), "project_id": Column(_user_id, optional=True),
-                "schedule": Column(_user_id, optional=True), "created_by": _USER,
+    "bundles": {"id": Column(check_reference), "project_id": Column(check_id, optional=True),
+                "schedule": Column(check_id, optional=True), "created_by": _USER,
                 "created_at": _TIME},
-    "bundle_documents": {"bundle_id": Column(_reference),
+    "bundle_documents": {"bundle_id": Column(check_reference),
                          "path": Column(lambda v, w: check_document_path(v)),
                          "revision": Column(_whole(1, MAX_ROW_NUMBER)),
                          "content": Column(_document), "updated_at": _TIME,
                          "updated_by": _USER},
-    "consolidations": {"seq": _SEQ, "id": Column(_record_id), "user_id": _USER,
-                       "kind": Column(_record_id), "outcome": Column(_record_id),
+    "consolidations": {"seq": _SEQ, "id": Column(check_record_id), "user_id": _USER,
+                       "kind": Column(check_record_id), "outcome": Column(check_record_id),
                        "detail": Column(_json_column(clean_detail, _dump_sorted)),
                        "at": _TIME},
 }

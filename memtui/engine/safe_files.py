@@ -1,22 +1,16 @@
-"""Safe reads and writes of the files inside another program's home folder (a Codex home,
-a Claude Code or Gemini CLI store): the one copy of these rules.
+"""Safe reads and writes of the files inside another program's home folder (a Codex home, a
+Claude Code or Gemini CLI store): the one copy of these rules.
 
-Reads: the real path must stay inside the home's real root (a symlink leading outside is
-refused, never followed); the file is opened with ``O_NOFOLLOW | O_NONBLOCK`` (no FIFO can
-block), must be a regular file and is capped in size; text must be UTF-8 without NUL bytes
-(a leading BOM is dropped). A read can return a ``FileStamp`` (size, mtime, SHA-256, mode)
-of what was read.
+Reads stay inside the home's real root (a symlink leading outside is refused), open with
+``O_NOFOLLOW | O_NONBLOCK``, take regular files only, capped in size, and UTF-8 text without
+NUL bytes; a read can return a ``FileStamp`` (size, mtime, SHA-256, mode). Writes
+(``replace_file`` / ``remove_file`` / ``create_file``) refuse a path that leaves the root or is
+a symlink, refuse a file changed since its stamp, and write a temporary file in the same
+folder (mode kept, fsynced) renamed over the old one: nothing is ever half-written.
 
-Writes (``replace_file`` / ``remove_file`` / ``create_file``): refuse a path that leaves the
-root or is a symlink, refuse when the file changed since its stamp was taken (size, mtime or
-hash differ), write a temporary file in the same folder, keep the old file's mode, fsync, and
-rename it over the old one (a new file is hard-linked to its name, so it never replaces one).
-Nothing is ever half-written: a failure leaves the old file as it was.
-
-Each kind of home reports problems with its own error classes (their codes reach ``--json``
-output), so the rules are methods of ``SafeFiles``, whose fields are those classes; each home
-makes one instance (``CODEX_FILES``, ``AGENT_FILES``). A problem with one file raises the
-instance's ``problem`` class, a ``FileProblem`` whose ``reason`` is the one-line cause.
+Each kind of home reports problems with its own error classes (their codes reach ``--json``),
+so the rules are methods of ``SafeFiles``, one instance per home (``CODEX_FILES``,
+``AGENT_FILES``), raising its ``problem`` class (a ``FileProblem`` with a one-line ``reason``).
 """
 
 from __future__ import annotations

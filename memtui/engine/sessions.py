@@ -1,25 +1,15 @@
-"""Agent sessions: what the session hooks record, and the worker's turn of each
-finished session into a task for the extractor.
+"""Agent sessions: what the session hooks record, and the worker's turn of each finished
+session into a task for the extractor.
 
-Decided here:
-- ``record(agent, payload)`` stores a hook call (``SessionEnd`` or ``Stop`` of Claude Code)
-  once per (agent, session id): a later call for the same session refreshes the row (its
-  transcript path, folder, time) until the worker has processed it; after that nothing
-  changes. ``SessionEnd`` marks the session ended.
-- ``process_waiting()`` (the worker) takes the actor's sessions that ended, or whose last
-  hook call is at least ``idle_seconds`` old (a ``Stop`` comes after every answer, so only
-  quiet means finished), and turns each into a completed task of the project whose root
-  holds the session's folder (created for the folder when none does, as the Codex rollout
-  import does), with ``source`` = the agent and ``source_ref`` = the session id, so a
-  session is recorded as a task once (a Claude Code session that ``claude
-  import-transcripts`` recorded counts: one reader, ``agents.transcripts``, serves both).
-  Every session is processed once; its ``outcome`` says what happened: ``recorded`` (with
-  the task id), ``already_recorded``, ``no_transcript``, ``no_prompt`` (nothing was asked,
-  or only a sub-agent was), ``no_folder``, ``refused`` (the engine refused the task, detail
-  says why).
-- ``session_start(payload)``: the text a new session (``source`` = ``startup``) starts with
-  (the injection rules through ``InjectionApi.for_session``); None for a resumed,
-  cleared or compacted session, or when nothing is injected.
+- ``record(agent, payload)`` stores a hook call once per (agent, session id), refreshed by
+  later calls until the worker has processed it.
+- ``process_waiting()`` (the worker) turns each session that ended, or is quiet for
+  ``idle_seconds``, into a completed task of the project holding its folder (``source`` =
+  the agent, ``source_ref`` = the session id, so a session is one task, also when ``claude
+  import-transcripts`` read it). Each session is processed once; its ``outcome`` says what
+  happened.
+- ``session_start(payload)``: the text a new session starts with (the injection rules); None
+  for a resumed, cleared or compacted session, or when nothing is injected.
 """
 
 from __future__ import annotations

@@ -1,21 +1,12 @@
 """Copy a whole store into an empty one, between any two backends (``memtui store copy``).
 
-A store location is what ``open_store`` takes: a path (SQLite) or a ``postgresql://`` URL
-(PostgreSQL). The copy is the source's whole-store export (``export --all``, read in one
-snapshot of the source) loaded by ``import`` into the destination, in one transaction of the
-destination. Before that transaction commits, the destination is exported again and compared
-with what was read from the source, table by table (row counts and an order-independent
-digest of the rows), so a copy that would differ from its source is rolled back and nothing
-is left behind. Every row goes through import's rules (validation, redaction, the stored time
-form): a source row those rules would store differently makes the copies differ, and
-``memtui doctor`` on the source names it.
-
-The destination must be empty: a new SQLite file (created, and removed again if the copy
-fails) or a database without memtui data. Copying into a store that has data would mix two
-stores' rows and ids; that is ``import --merge``'s job, with its own rules.
-
-Reading every user's rows is a whole-store export: the rules of ``export --all`` apply to both
-stores (on SQLite, only the OS user who owns the file may; a new destination file is theirs).
+A store location is what ``open_store`` takes: a path (SQLite) or a ``postgresql://`` URL.
+The copy is the source's whole-store export (``export --all``, one snapshot) loaded by
+``import`` in one transaction of the destination, which is exported again before it commits
+and compared with the source table by table (counts and an order-independent digest): a copy
+that would differ is rolled back. The destination must be empty (a new SQLite file, removed
+again on failure, or a database without memtui data); merging is ``import --merge``'s job.
+The rules of ``export --all`` apply to both stores.
 """
 
 from __future__ import annotations
@@ -190,16 +181,11 @@ def _digest_of(lines: Iterable[str]) -> ExportDigest:
 
 
 def copy_store(source: str, destination: str, actor: str) -> CopyReport:
-    """Copy the whole store at ``source`` into the empty store at ``destination`` (paths or
-    ``postgresql://`` URLs), checked by comparing exports before it commits.
-
-    Raises ``NotFound`` for a missing source, ``InvalidInput`` when both name the same store,
-    the destination holds data, or the source has rows that refer to missing rows;
-    ``PermissionDenied`` when the acting OS user may not export the whole source;
-    ``StoreError`` when a store cannot be opened, read or written, or the copy would differ
-    from its source. On any failure nothing is written (a destination file the copy created is
-    removed).
-    """
+    """Copy the whole store at ``source`` into the empty store at ``destination`` (see the module
+    doc); on any failure nothing is written. Raises ``NotFound`` for a missing source,
+    ``InvalidInput`` for the same store twice, a destination with data or dangling references,
+    ``PermissionDenied`` when the OS user may not export the whole source, and ``StoreError``
+    when a store cannot be opened, read or written, or the copy would differ."""
     shown_source, shown_destination = shown_location(source), shown_location(destination)
     if _same_store(source, destination):
         raise InvalidInput(f"--from and --to name the same store ({shown_source})")

@@ -84,13 +84,8 @@ class Lane(Protocol):
 
 
 class StoreBackend(ABC):
-    """A memtui store: repositories, transactions, clock and ids, on some database.
-
-    The repositories hold the SQL; the engine calls them inside ``transaction()`` when
-    several writes must land together. ``transaction()`` is re-entrant within a thread and
-    serialises writers (SQLite: ``BEGIN IMMEDIATE``; PostgreSQL: a transaction-scoped
-    advisory lock), so every read-check-write rule of the engine holds on both.
-    """
+    """A memtui store: repositories, transactions, clock and ids, on some database (see the
+    module doc and ``transaction``)."""
 
     dialect: Dialect
     """The SQL pieces that differ between backends."""

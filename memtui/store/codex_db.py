@@ -292,14 +292,9 @@ def _read_all(conn: sqlite3.Connection, path: Path, max_rows: int) -> CodexDbSna
 
 def read_codex_db(db_path: Path, *, busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEOUT_S,
                   max_rows: int = MAX_ROWS_PER_TABLE) -> CodexDbSnapshot:
-    """Read stage-1 outputs, jobs and consolidation progress of one file, read-only, in one
-    snapshot.
-
-    Opens ``file:...?mode=ro``; when SQLite cannot open a WAL database read-only (a read-only
-    folder without ``-shm`` file), retries with ``immutable=1``. Nothing is ever written.
-    Raises ``CodexDbMissing``, ``CodexDbLocked``, ``CodexDbNotADatabase``,
-    ``CodexDbSchemaError`` or ``CodexDbError``.
-    """
+    """Read stage-1 outputs, jobs and consolidation progress of one file, read-only (``mode=ro``,
+    else ``immutable=1`` for a WAL file in a read-only folder), in one snapshot. Raises a
+    ``CodexDbError`` subclass naming the file."""
     path = Path(db_path)
     _check_file(path)
     return _read_only(path, busy_timeout_s,
@@ -660,17 +655,11 @@ def _mark_polluted_only(state: Path, thread_id: str, busy_timeout_s: float
 def forget_thread_memory(sqlite_home: Path, thread_id: str, now: int, *,
                          busy_timeout_s: float = DEFAULT_WRITE_BUSY_TIMEOUT_S
                          ) -> ForgetWriteResult:
-    """Forget one thread the way Codex does, in ONE transaction over both files.
-
-    Marks the thread ``polluted`` in ``threads`` (Codex then never extracts it again and its
-    next consolidation forgets it), deletes its ``stage1_outputs`` row and ``memory_stage1``
-    job, and, when the row had been selected for the last consolidation, enqueues the
-    global consolidation (``_ENQUEUE_GLOBAL_SQL``, watermark ``now``). ``BEGIN IMMEDIATE``
-    takes the write lock of every file first, waiting up to ``busy_timeout_s`` for a running
-    Codex; then ``CodexDbLocked`` is raised and nothing has changed. Raises
-    ``CodexDbSchemaError`` for the oldest layout, a layout memtui does not know, or no
-    database.
-    """
+    """Forget one thread the way Codex does, in ONE transaction over both files: mark it
+    ``polluted``, delete its ``stage1_outputs`` row and ``memory_stage1`` job, and enqueue the
+    global consolidation when the row had been selected (watermark ``now``). Waits up to
+    ``busy_timeout_s`` for a running Codex's lock, then raises ``CodexDbLocked`` with nothing
+    changed; ``CodexDbSchemaError`` for a layout it cannot write."""
     layout = detect_layout(sqlite_home, min(busy_timeout_s, DEFAULT_READ_BUSY_TIMEOUT_S))
     if layout.name == LAYOUT_UNKNOWN:
         raise unknown_layout_refusal(layout)

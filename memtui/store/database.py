@@ -265,18 +265,11 @@ class Store(StoreBackend):
 
     @contextlib.contextmanager
     def transaction(self, *, shared: bool = False) -> Iterator[sqlite3.Connection]:
-        """A write transaction (``BEGIN IMMEDIATE``), retried while the database is busy.
-
-        Re-entrant within a thread: an inner block joins the outer transaction. On any
-        exception the whole transaction rolls back. ``shared`` changes nothing here: SQLite
-        has one writer at a time.
-
-        SQLite itself rolls the whole transaction back when some statements fail (an
-        interrupt, a full disk, an I/O error, a damaged full-text index); from then on every
-        statement of the block raises ``TransactionLost`` (see ``conn``), and so does the
-        block's end when the error was caught and nothing ran after it: a transaction is
-        never committed in part.
-        """
+        """A write transaction (``BEGIN IMMEDIATE``), retried while the database is busy; re-entrant
+        within a thread, rolled back on any exception (``shared`` changes nothing: SQLite has one
+        writer). When SQLite itself rolls the transaction back (an interrupt, a full disk, an I/O
+        error), every later statement of the block, and its end, raises ``TransactionLost``: a
+        transaction is never committed in part."""
         if self.read_only:
             raise StoreError(f"{self.path}: {READ_ONLY_REASON}")
         conn = self.conn
@@ -354,17 +347,10 @@ class Store(StoreBackend):
         return int(self.conn.execute("PRAGMA user_version").fetchone()[0])
 
     def vacuum(self, full: bool = False) -> VacuumResult:
-        """Give back the space of deleted rows and rewrite the pages that held them
-        (``memtui doctor --vacuum``); returns the store's size on disk before and after.
-
-        Part of the store interface: every backend has it. Here (SQLite): the full-text
-        indexes are merged into one segment each (dropping the words of deleted rows), the
-        file is rebuilt (``VACUUM``: always the whole file, so ``full`` changes nothing), and
-        the write-ahead log is truncated, waiting a few seconds for readers (a reader that
-        stays is named in ``VacuumResult.pending``). PostgreSQL runs ``VACUUM`` on the memory
-        tables, ``VACUUM FULL`` with ``full``. Refused on a read-only store and inside a
-        transaction (``StoreError``).
-        """
+        """``Store.vacuum`` on SQLite (``memtui doctor --vacuum``): merge the full-text indexes,
+        ``VACUUM`` the whole file (``full`` changes nothing), truncate the write-ahead log (a reader
+        that stays is named in ``VacuumResult.pending``); the size on disk before and after.
+        Refused on a read-only store and inside a transaction (``StoreError``)."""
         from memtui.store.maintenance import vacuum
 
         if self.read_only:

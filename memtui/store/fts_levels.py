@@ -1,18 +1,11 @@
 """Keep an FTS5 index's level count far below the point where FTS5 calls it corrupt.
 
-An FTS5 index keeps its segments in levels, listed in one "structure record" (the row with
-id ``STRUCTURE_ROWID`` of the ``<table>_data`` table). The SQLite that ships with Debian 12
-(3.40) and other older releases add a level each time a negative ``'merge'`` (the bounded
-merge after a forget) or an ``'optimize'`` (vacuum) finds segments on more than one level, and
-another when the merge writes into the top level; no command ever removes a level. Past
-``FTS5_LEVEL_LIMIT`` levels FTS5 reads its own structure record as corrupt ("database disk
-image is malformed", then "vtable constructor failed"): from then on no row of the content
-table can be written and no search runs, and even a ``'rebuild'`` cannot be prepared. On
-SQLite 3.40 that came after about a thousand forgets. Newer SQLite caps the count (64 levels).
-
-``keep_levels_bounded`` reads the count after such a merge and, once it passes
-``MAX_LEVELS``, rebuilds the index from its content table (a rebuild starts a new structure
-with no empty level). On a SQLite that caps the count it never rebuilds.
+Older SQLite releases (3.40, as in Debian 12) add an FTS5 level on each negative ``'merge'``
+or ``'optimize'`` that finds segments on several levels, and never remove one; past
+``FTS5_LEVEL_LIMIT`` levels the index reads as corrupt and nothing can be written (after
+about a thousand forgets). ``keep_levels_bounded`` reads the count (the structure record,
+``STRUCTURE_ROWID``) after such a merge and, past ``MAX_LEVELS``, rebuilds the index from its
+content table. On a SQLite that caps the count it never rebuilds.
 """
 
 from __future__ import annotations

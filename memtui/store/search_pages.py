@@ -1,27 +1,15 @@
 """Pages of a searched memory list (a full-text match inside a list), fast at any size.
 
-A searched list is the list's rows, newest first, whose content matches the search. Left to
-itself SQLite has one plan for it: materialise every full-text match, then walk the list's
-index checking each row. That costs the whole match set (tens of milliseconds at a million
-memories for a common word or a one-letter prefix) plus, when few rows of the list match,
-the whole list (tens of milliseconds even for a word that matches nothing). So:
+SQLite's own plan materialises every full-text match and then walks the list, which costs the
+whole match set, or the whole list when few of its rows match. So the list's index is first
+**walked** in growing ``seq`` batches, asking the full-text index only for matches inside
+each batch's range, until the page is full or the matches met say it is far away. Then, by
+how many rows match in the whole store: **few** (``FEW_MATCHES``) -- read the matches and
+sort them; **some** -- SQLite's plan; **dense** (``DENSE_MATCHES``) -- walk on while the page
+seems near, then SQLite's plan.
 
-- **walk** first: read the list's own index in list order in growing batches of ``seq``
-  numbers and ask the full-text index only for the matches inside each batch's ``seq``
-  range (rows are mostly inserted in time order, so that range is narrow; an out-of-order
-  row costs one more range). Stop when the page is full: for a word that matches often the
-  cost grows with the page, not with the list, and it takes one full-text query. The walk
-  gives up when the matches it met say the page is far away (or none came), or when the
-  list is spread thin over the store (its ranges would hold mostly other lists' matches).
-- then, by how many rows match in the whole store (counted no further than
-  ``DENSE_MATCHES``): **few** (at most ``FEW_MATCHES``) -- read the matches from the
-  full-text index, look each row up, sort; **some** -- SQLite's own plan (a small match set
-  is quick to materialise); **dense** -- walk on in growing batches while the matches met so
-  far say the page is near, then SQLite's own plan. Each continues from where the walk
-  stopped.
-
-Every plan returns exactly the rows, in exactly the order, of the plain SQL; only the cost
-differs. Multi-query plans run inside one read snapshot (the caller's ``store.snapshot()``).
+Every plan returns exactly the rows, in exactly the order, of the plain SQL; multi-query
+plans run inside one read snapshot (the caller's ``store.snapshot()``).
 """
 
 from __future__ import annotations

@@ -2,24 +2,12 @@
 stopping an obsolete reader's statement until it has left.
 
 A lane is one stream of reads where each new request makes the older ones obsolete (search
-as you type: only the newest keystroke's answer matters). ``begin()`` hands out a ticket and
-makes every older one obsolete; ``reading(ticket)`` runs a block of store reads on the lane's
-own connection. An obsolete read is stopped three ways:
-
-- its running statement is stopped at once (``begin()`` calls the backend's stop: SQLite's
-  interrupt, PostgreSQL's cancel request);
-- no statement of it starts (the store asks the ticket before each statement:
-  ``bound_to(conn, obsolete)``);
-- a statement it started just between those two (its ticket was asked, then the stop came
-  while nothing ran, then the statement began) is stopped by the watchdog, which repeats
-  the stop every ``restop_interval`` seconds while an obsolete reader is still inside
-  ``reading()``. One watchdog thread serves every lane of the process, started the first
-  time it is needed: ``begin()`` runs on the UI thread at every keystroke, where starting a
-  thread is too slow.
-
-Readers enter and leave, and stops are sent, under one lock: a stop never reaches a newer
-reader's statement. Nothing is asked while a statement runs (a progress handler would take
-the GIL on every call, and stall the query whenever the UI thread paints).
+as you type). ``begin()`` hands out a ticket and stops the running statement of an older one
+(SQLite's interrupt, PostgreSQL's cancel); the store asks the ticket before each statement
+(``bound_to``), and a watchdog thread (one per process, started on first need) repeats the
+stop every ``restop_interval`` seconds while an obsolete reader is still inside
+``reading()``, for a statement that began between the two. Readers enter and leave, and
+stops are sent, under one lock: a stop never reaches a newer reader's statement.
 """
 
 from __future__ import annotations

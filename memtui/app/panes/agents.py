@@ -1,25 +1,12 @@
-"""The Agents pane: every agent's memory on the machine — Claude Code, Gemini CLI
-and Codex, one row per agent and project.
+"""The Agents pane: every agent's memory on the machine -- Claude Code, Gemini CLI and Codex,
+one row per agent and project.
 
-A row shows the agent, the project, how many memory files and bytes, whether auto memory is
-on, a meter of the index loaded at session start (Claude Code loads 200 lines / 25 KB of
-MEMORY.md), the secrets found and the inbox patches waiting. Below, the selected row: its
-switches and where each is set, its files, the entries that fall past the limit by name,
-secrets as file, line and kind (never the value), inbox patches and problems.
-
-``enter`` lists the row's entries (``esc`` goes back): its index, each topic file with its
-index line, dangling links, unlisted files and logs; for Gemini CLI's global tier each
-global memory line (every bullet of the global GEMINI.md). Each entry row says what it is (its kind first).
-
-Reading happens in a worker thread; writes only after a confirm that shows the change (a
-diff with secrets shown by kind): ``x`` repairs the index, ``s`` redacts the secrets of the
-row's files, ``m`` switches the agent's auto memory, ``p`` / ``D`` apply or dismiss the
-first pending Gemini inbox patch; on an entry, ``d`` forgets it (a topic file with its index
-line, or an added memory), ``e`` edits its text (an editor, then the diff; the text is
-redacted), ``P`` promotes a project memory to the user/global tier (the confirm shows from
-where to where). Each write goes through the engine's plan and its one safe-write helper; a
-refused write says why in one line and changes nothing. ``o`` reads everything again, ``c``
-copies the memory folder's path (on an entry: its file), ``J`` / ``K`` scroll the details.
+A row shows the project, its memory files and bytes, the auto memory switch, a meter of the
+index loaded at session start, the secrets found and the inbox patches waiting; below, the
+selected row's details. ``enter`` lists the row's entries (``esc`` goes back). Reading
+happens in a worker thread; every write (the keys' tooltips say which) is shown as a diff
+and confirmed first, goes through the engine's plan and safe write, and a refused one says
+why in one line and changes nothing.
 """
 
 from __future__ import annotations

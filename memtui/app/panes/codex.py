@@ -1,21 +1,12 @@
 """The Codex pane (read-only): a Codex home beside the store.
 
-One row per thread (usage count and last use from Codex's memory database, ``memory_mode``
-from ``state_5.sqlite``); below, the selected thread (its ``cwd``, branch, source, memory
-mode and rollout), the database layout and Codex schema version, then why consolidation is
-stuck (the job queue read in plain words), the
-task groups of MEMORY.md, the ad-hoc notes, the jobs and every item that could not be read.
-``o`` reads the home again, ``c`` copies the selected thread id, ``J`` / ``K`` scroll the
-details. Nothing is written: imports
-and curation are the command line's (``memtui codex ...``).
-
-The home is read by a thread worker (``_read``: files and Codex's databases, never on the UI
-thread), which posts ``CodexRead``; until the first read arrives the pane says it is
-reading, and a reload keeps the rows on screen until the new ones are there.
-
-The home is the app config's ``codex_home`` when it has one, else ``$CODEX_HOME``, else
-``~/.codex`` (``resolve_codex_home``). The database is waited for briefly only
-(``DB_WAIT_SECONDS``): a running Codex holding a lock shows as a problem, not a frozen app.
+One row per thread; below, the selected thread, the database layout, why consolidation is
+stuck, the task groups of MEMORY.md, the ad-hoc notes, the jobs and every item that could
+not be read. Nothing is written: imports and curation are the command line's (``memtui codex
+...``). The home (``resolve_codex_home``) is read by a thread worker (``_read``) posting
+``CodexRead``; a reload keeps the rows on screen until the new ones are there, and the
+database is waited for briefly only (``DB_WAIT_SECONDS``), so a running Codex holding a lock
+shows as a problem, not a frozen app.
 """
 
 from __future__ import annotations

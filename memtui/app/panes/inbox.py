@@ -1,15 +1,10 @@
 """The Inbox pane: what agents wrote while review is on, waiting for a decision.
 
 Each row is an ``InboxEntry`` from one of the app's ``inbox_sources``: memtui's pending
-memories, and Gemini CLI's inbox patches (``.inbox/*.patch`` in its home) -- there
-``a`` applies the patch to Gemini's memory file and ``x`` dismisses it, both after a confirm
-that shows the change; a malformed patch can only be dismissed. ``a`` approves, ``e`` edits
-then approves, ``x`` rejects (asks first: it is final), ``space`` marks, ``*`` marks
-everything, and ``a``/``x`` then act on the marked rows. The selected row is shown in full
-under the list; a correction as a word diff against the text it would replace, a patch as
-its diff. The count in the title, the pane bar and the header includes the Gemini patches.
-Rows are read by a worker thread (the Gemini home too, each time the pane is shown); every
-decision is a step of the curator's the app takes (a worker, then a message back here).
+memories and Gemini CLI's inbox patches (a patch is applied or dismissed after a confirm that
+shows the change). Rows can be marked and decided together; the selected row is shown in full
+under the list (a correction as a word diff, a patch as its diff). Rows are read by a worker
+thread; every decision is a step of the curator's the app takes.
 """
 
 from __future__ import annotations

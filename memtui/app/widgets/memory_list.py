@@ -1,24 +1,12 @@
 """``MemoryList``: a memory list of any size, drawn line by line, paged in from the store.
 
-How its loads go -- one query per key on the list's query lane, rows worked out ahead from
-the rows on screen for a key that narrows the search, stale results dropped, counts once
-typing pauses -- is ``ListLoading`` (``list_loading.py``, no Textual). This widget shows
-them:
-
-- ``show(engine, flt)`` begins a load and hands it to the list's one loader, a long-lived
-  thread worker (``_serve_loads``, no worker started per key) that runs ``run_load`` and
-  posts ``Loaded``, ``Counted`` or ``LoadFailed``. Rows worked out ahead are painted in the
-  key's own turn; a key's rows and its echo are painted in one frame (``PaintHold``). The
-  rows on screen stay until the new ones come: typing never flashes the list empty, and a
-  cursor moved meanwhile stays on its memory.
-- Of new rows, only those that look different are drawn again (``RowLook``).
-- The list's owner hears of every change (new rows, a count, marks, an error) through the
-  ``on_change`` callback, called in the same turn.
-- While drawing, rows come from the source's page cache; far pages are read by a worker
-  (``PagedLineList``, shared with the extraction log).
-- ``show(..., keep_position=True)`` (data changed) reads the same filter again around the
-  cursor and keeps the cursor on the same memory, and the scroll position, when it is
-  still there.
+How its loads go is ``ListLoading`` (``list_loading.py``, no Textual); this widget shows
+them. ``show(engine, flt)`` hands a load to the list's one long-lived loader thread
+(``_serve_loads``), which posts ``Loaded``, ``Counted`` or ``LoadFailed``; a key's rows and
+its echo are painted in one frame (``PaintHold``). The rows on screen stay until the new ones
+come, only rows that look different are drawn again (``RowLook``), and the owner hears of
+every change through ``on_change``. ``show(..., keep_position=True)`` keeps the cursor on
+the same memory, and the scroll position, when it is still there.
 """
 
 from __future__ import annotations

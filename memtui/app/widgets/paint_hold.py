@@ -1,40 +1,19 @@
 """``PaintHold``: let a keystroke's echo and the results it asked for share one frame, painted
 the moment the results are there.
 
-Search as you type reads each key's page in a worker. Left alone, Textual paints the typed
-character at once, and the rows a few milliseconds later in a second frame, which its frame
-pacing then starts up to two frame intervals after the first (a tick that found nothing to
-paint makes its update timer wait one to two intervals for the next), and which redraws
-much of the screen again. So the screen's paints are held from the keystroke until the
-results are applied, and ``paint_now`` then paints them at once, as the timer does on a
-tick, once every widget that changed has told the screen.
-The hold only delays painting: the query runs once either way, at once, and a slow one
-never waits for it (the echo is painted when the hold runs out after
-``ECHO_HOLD_SECONDS``, the rows when they come).
+Search as you type reads each key's page in a worker; left alone, Textual paints the typed
+character at once and the rows in a later frame (up to two frame intervals later, redrawing
+much of the screen again). So the screen's paints are held (Textual's own batch, as
+``App.batch_update`` uses) from the keystroke until the results are applied, and
+``paint_now`` paints them in the caller's turn. The hold only delays painting: the query runs
+at once either way, and the echo is painted when the hold runs out (``ECHO_HOLD_SECONDS``).
+Only a change that needs a layout or a scroll first waits (``PAINT_WAIT_TURNS``); what the
+rows' owner draws for them follows in the next frame (``paint_soon``). The echo is not
+painted beside the query on purpose: a frame painted meanwhile takes the GIL from the query.
 
-``paint_now`` paints in the caller's turn: the rows' handler has already updated every
-widget the frame needs (the list; the search box holds the echo), so it hands the widgets
-that asked for a repaint to the screen itself, as each would from its idle step a few
-event-loop turns later, and paints. Only a change that needs a layout or a scroll first
-waits for those turns (``PAINT_WAIT_TURNS``). What the rows' owner draws for them (the
-pane's title, the preview of the selected row) follows in the next frame, which
-``paint_soon`` paints a few turns later -- not up to two frame intervals later, as the
-screen's timer would right after a frame -- unless a newer key's hold runs (its frame
-carries it): keeping them out of the rows' frame shortens a key that waits for its query.
-
-The echo is not painted beside the query on purpose: the search's page query takes the GIL
-back thousands of times (every row it steps through), and a frame painted meanwhile on the
-UI thread stalls it for as long as the frame takes -- the two would not overlap, and the
-rows would come later.
-
-The hold is Textual's own batch (``App.batch_update`` uses it): while it is held, the
-screen keeps collecting changes and paints none of them.
-
-The garbage collector is paused for the same stretch, from the hold (the keystroke's load
-starting) until the frame showing its rows is painted (or, for a read that outlasts the hold,
-its echo): that frame makes thousands of short-lived objects, which are collected right
-after it instead of in the middle of it, while the screen already shows the rows. The pause never outlasts ``GC_PAUSE_MAX_SECONDS``, the app's
-unmount ends it, and a collector that was already off is left off.
+The garbage collector is paused for the same stretch (at most ``GC_PAUSE_MAX_SECONDS``,
+ended on unmount; a collector already off stays off), so the frame's short-lived objects are
+collected after it, not in the middle of it.
 """
 
 from __future__ import annotations

@@ -1,22 +1,12 @@
 """``SearchBox``: the memory panes' search input, which never lays the screen out per key and
 hands each new text straight to its pane.
 
-Textual's ``Input`` sets its ``virtual_size`` (the text's width, for scrolling sideways) on
-every change of its value, and that reactive asks for a layout: a reflow of the whole
-screen on every keystroke of a search as you type, for a box whose size never changes (it
-is as wide as its pane, one line high). Here the reactive repaints only; the box still
-scrolls sideways with its cursor, which reads ``virtual_size`` directly.
-
-The typed text is drawn straight from ``rich.text.Text`` (``render_line``): the same
-segments Textual's ``Input`` draws, without its trip through the console's wrapping and
-justifying of a one-line text (a third of the box's share of each keystroke's frame). Any
-case that path does not cover -- a placeholder, a suggestion, a highlighter, a password,
-tabs -- is drawn by ``Input`` itself.
-
-A new value is given to ``on_typed`` at once, from the value's watcher, instead of as an
-``Input.Changed`` message: the message would reach the pane two event-loop turns later (the
-box's queue, then the pane's), and every turn before the key's query starts is added to the
-time the key takes to show its rows.
+Textual's ``Input`` asks for a layout of the whole screen on every change of its value (its
+``virtual_size``); here that reactive repaints only, for a box whose size never changes. The
+typed text is drawn straight from ``rich.text.Text`` (``render_line``), without the console's
+wrapping and justifying; any case that path does not cover (placeholder, suggestion,
+highlighter, password, tabs) is drawn by ``Input`` itself. A new value goes to ``on_typed``
+from the value's watcher, not as an ``Input.Changed`` message two event-loop turns later.
 """
 
 from __future__ import annotations

@@ -1,13 +1,10 @@
 """``TextLine``: a one-line bar whose ``rich.text.Text`` is drawn straight to its strip
 (``text_line_strip``).
 
-Textual draws a widget whose ``render`` returns ``Text`` by turning it into Textual's own
-``Content`` and laying that out (wrapping, alignment, links, selection). The header, the pane
-bar and the key bar are one line each that fits its width and is never wrapped or aligned,
-so they are drawn here, a shorter path for the app's first frame. Rich renders the line's
-segments under the widget's style, padded to its width in its background, each piece with
-the offset Textual's text selection reads -- the cells Textual's path draws
-(``tests/app/test_text_line.py`` compares them). A text wider than the widget is cut at its width.
+The header, the pane bar and the key bar are one line each that is never wrapped or aligned,
+so they skip Textual's ``Content`` layout (a shorter path for the app's first frame). The
+segments are the cells Textual's path draws, with the offsets its text selection reads
+(``tests/app/test_text_line.py`` compares them); a wider text is cut at the widget's width.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""The entries of one agent row: each thing in it a person can select and curate (the
-Agents pane lists them). For a memory folder (Claude Code's ``projects/<slug>/memory/``,
-Gemini CLI's ``tmp/<slug>/memory/``): the index, each topic file with its index line (title,
-hook, whether that line loads at session start), index links to files that do not exist or
-lead outside, topic files the index does not list, an older ``GEMINI.md`` and daily logs.
-For Gemini CLI's global tier: each bullet of the global file (0.61 keeps its global facts
-as plain bullets; the old ``## Gemini Added Memories`` lines are among them).
+"""The entries of one agent row: each thing in it a person can select and curate (the Agents
+pane lists them) -- the index, each topic file with its index line, broken index links,
+unlisted topic files, an older ``GEMINI.md`` and daily logs; for Gemini CLI's global tier,
+each bullet of the global file.
 
 Read-only. Every text meant to be shown has its secrets masked (``«kind»``); only an added
 memory's own text is kept as it is (a forget or an edit finds its line by it), and it never

@@ -1,18 +1,12 @@
-"""Claude Code and Gemini CLI stores <-> memtui's store, as the engine's user and through the engine's one write path.
+"""Claude Code and Gemini CLI stores <-> memtui's store, through the engine's one write path.
 
-- ``import_claude(home)`` / ``import_gemini(home)``: each memory file (a Claude Code topic
-  file, a Gemini CLI private memory file, a plain bullet of a Gemini index, each bullet of
-  the global ``GEMINI.md``, the old "Gemini Added Memories" ones among them) becomes one memory with ``source = import`` and the file as
-  provenance (``source_thread_id`` = ``claude:<slug>/<file>``, ``gemini:<slug>/<file>``,
-  ``gemini:global:<hash>``), in the project whose root holds the folder's project path (a
-  project is created from the path when none fits; a folder with no known path is skipped
-  as ``no_project``). Global Gemini memories are user-level. Texts are redacted again and
-  cut to the size limit. Importing twice adds nothing (and a memory forgotten in memtui is
-  not brought back).
-- ``import_transcripts(home)``: each main Claude Code session becomes a completed task
-  (``source = claude``, ``source_ref`` = the session id); incremental: a session already
-  recorded (by an earlier import or by the session-end hook) is skipped before its file is
-  read again.
+- ``import_claude(home)`` / ``import_gemini(home)``: each memory file or bullet becomes one
+  memory with ``source = import`` and the file as provenance (``source_thread_id``), in the
+  project whose root holds the folder's project path (created when none fits; a folder with
+  no known path is skipped as ``no_project``). Texts are redacted again; importing twice
+  adds nothing, and a memory forgotten in memtui is not brought back.
+- ``import_transcripts(home)``: each main Claude Code session becomes a completed task,
+  incrementally (a session already recorded is skipped before its file is read).
 - ``export_claude(dir)`` / ``export_gemini(dir)``: the actor's view of the store in each
   format, into a new folder.
 """

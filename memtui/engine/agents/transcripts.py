@@ -1,29 +1,15 @@
-"""Claude Code transcripts (``projects/<slug>/<session>.jsonl``) read as finished
-tasks: the one reader behind ``memtui claude import-transcripts`` and the session-end hook's
-turn into a task (``engine.sessions``).
+"""Claude Code transcripts (``projects/<slug>/<session>.jsonl``) read as finished tasks: the
+one reader behind ``memtui claude import-transcripts`` and the session-end hook.
 
-A transcript is one JSON object a line. Only ``user`` and ``assistant`` records count
-(``summary``, ``system``, ``file-history-snapshot`` and unknown types are passed over), and
-only those of the main session: ``isSidechain`` records are a sub-agent's conversation. A
-session whose every record is a side chain (``sidechain_only``), or whose file is named
-``agent-*.jsonl``, is a sub-agent session; callers skip it with that reason.
+Only the main session's ``user`` and ``assistant`` records count (``isSidechain`` records,
+and ``agent-*.jsonl`` files, are a sub-agent's). The goal is the first real user request
+(not ``isMeta``, not only ``tool_result`` blocks, not text Claude Code injects:
+``INJECTED_PREFIXES``); the result is the last assistant text. External context (the
+extractor's gate 4) is a web tool or an MCP tool of a server other than memtui's own.
 
-- Goal: the first real user request. A user record is a request (``prompts`` counts them)
-  when it is not ``isMeta``, its content is not only ``tool_result`` blocks (a tool's
-  answer), and its text (a string, or the ``text`` blocks) is not one Claude Code injects
-  (``INJECTED_PREFIXES``: slash commands and their output, caveats, reminders).
-- Result: the last assistant text. Times: the first and last record times (UTC, memtui's
-  stored form). ``sessionId``, ``cwd`` and ``gitBranch`` from the first record naming them.
-- External context (the extractor's gate 4): a ``tool_use`` / ``server_tool_use`` block of
-  web access (``WebSearch``, ``WebFetch``, ``web_search``, ``web_fetch``) or of an MCP tool
-  (``mcp__<server>__<tool>``) of a server other than memtui's own (``mcp__memtui__*`` only
-  reads and writes memtui's store, so it brings nothing from outside).
-
-Reading is bounded and safe (``memtui.engine.safe_files``): the file stays inside its root
-(by default its own folder), a file over ``MAX_TRANSCRIPT_BYTES`` is refused, a line over
-``MAX_LINE_BYTES`` or that is not a JSON object is a problem with its line number (at most
-``MAX_PROBLEMS_PER_FILE``) and is skipped, so a transcript still being written (a cut last
-line) reads as far as it is whole.
+Reading is bounded (``memtui.engine.safe_files``): a file over ``MAX_TRANSCRIPT_BYTES`` is
+refused; a line over ``MAX_LINE_BYTES`` or not a JSON object is a problem and is skipped, so a
+transcript still being written reads as far as it is whole.
 """
 
 from __future__ import annotations

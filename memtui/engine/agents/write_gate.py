@@ -1,28 +1,14 @@
 """Claude Code asks before it remembers: the write gate's decisions, and the inbox items it
 leaves (``engine.gate``).
 
-``memtui hooks install claude-code --gate`` installs a ``PreToolUse`` hook for Claude Code's
-file-writing tools (``agent_setup.GATE_MATCHER``); ``memtui.cli.gate_hook`` answers a write
-outside every memory folder by itself and hands a write into one to ``WriteGateApi.answer``
-here, which acts by the user's ``claude_memory_gate`` setting:
-
-- ``review`` (the default): the file as it would be after the call (``after_call``; an Edit
-  applied to the file on disk), redacted and given the front matter Claude Code's own tools
-  add (``claude_memory_text``), is held as an item -- agent, project, file, text, the diff
-  against the file on disk, the session -- and the call is denied with ``WAITS``, a reason
-  the model can act on. The same text for the same file is held once; a text the user
-  rejected is refused again without a new item (``REJECTED``).
-- ``redact``: the call goes on with the secrets in its new text replaced (``updatedInput``,
-  without a permission decision: Claude Code's own rules still apply).
-- ``ask``: Claude Code's own permission prompt decides (also for a notebook, and for an
-  Edit whose text memtui cannot find in the file as it is).
-- ``off``: nothing.
-
-Approve writes the held text atomically into the memory folder (``plans.apply_plan``: never
-through a symlink leading out, refused when the file changed since the proposal --
-``redo`` makes the diff again against the file as it is now) and adds the topic's line to
-``MEMORY.md`` when the index does not list it; the index meter says first what that does to
-the load limit. Reject deletes the item and leaves a content-free tombstone.
+``memtui.cli.gate_hook`` (a ``PreToolUse`` hook) hands a write into a memory folder to
+``WriteGateApi.answer``, which acts by the user's ``claude_memory_gate`` setting:
+``review`` (default) holds the redacted file as it would be after the call as an inbox item
+and denies the call (``WAITS``; a rejected text is refused again: ``REJECTED``); ``redact``
+lets the call go on with its secrets replaced; ``ask`` leaves it to Claude Code's own
+prompt; ``off`` does nothing. Approve writes the held text atomically
+(``plans.apply_plan``) and lists the topic in ``MEMORY.md``; reject deletes the item and
+leaves a content-free tombstone.
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
 """Forget one Codex thread's memory the way Codex forgets, only with an explicit write flag.
 
-Marks the thread ``polluted``, deletes its ``stage1_outputs`` row and ``memory_stage1`` job
-and enqueues the global consolidation when the row had been selected, all in one transaction
-(``memtui.store.codex_db.forget_thread_memory``), then removes its rollout summary file(s)
-and names the consolidated files that still hold its text until Codex's next consolidation.
-The layout decides where: ``memories_v2_1.sqlite`` and ``memories_v2/`` (Codex 0.169),
-``memories_1.sqlite`` or ``state_5.sqlite`` and ``memories/``. A layout memtui does not know
-is refused before anything is touched.
-Never touches ``.git``, ``phase2_workspace_diff.md`` or ``raw_memories.md`` (Codex
-regenerates them).
+The database part is one transaction (``memtui.store.codex_db.forget_thread_memory``); then
+the thread's rollout summary file(s) go, in the folder of the home's layout, and the
+consolidated files that still hold its text until Codex's next consolidation are named. A
+layout memtui does not know is refused before anything is touched. Never touches ``.git``,
+``phase2_workspace_diff.md`` or ``raw_memories.md`` (Codex regenerates them).
 """
 
 from __future__ import annotations
@@ -217,16 +213,10 @@ def forget_thread(home: str | os.PathLike[str], thread_id: str, write: bool, *,
                   sqlite_home: str | os.PathLike[str] | None = None,
                   busy_timeout_s: float = DEFAULT_WRITE_BUSY_TIMEOUT_S,
                   now: datetime | None = None) -> ForgetResult:
-    """Forget one thread's memory the way Codex forgets; refuses unless ``write`` is True.
-
-    In ONE transaction over Codex's database(s) (either layout): the thread is marked
-    ``polluted`` (Codex never extracts it again and its next consolidation forgets it), its
-    ``stage1_outputs`` row and ``memory_stage1`` job are deleted, and the global
-    consolidation is enqueued when the row had been selected. When a running Codex holds a
-    lock past ``busy_timeout_s``, or the layout is the unsupported oldest one, ``CodexError``
-    is raised and nothing at all has changed. Then the thread's rollout summary file goes;
-    ``still_in`` names the consolidated files that hold its text until Codex's next run.
-    """
+    """Forget one thread's memory the way Codex forgets (see the module doc); refuses unless
+    ``write`` is True. A lock held past ``busy_timeout_s`` or an unsupported layout raises
+    ``CodexError`` with nothing changed; ``still_in`` names the consolidated files that hold the
+    thread's text until Codex's next run."""
     if write is not True:
         raise CodexWriteRefused("refusing to change the Codex home without an explicit "
                                 "write flag (nothing was changed)")

@@ -79,8 +79,6 @@ def _moment(stamp: str | None) -> datetime:
     return parse_datetime(stamp) or datetime(1970, 1, 1, tzinfo=UTC)
 
 
-
-
 class Exporter(EngineArea):
     """Render and write the actor's view of the store as a Codex memories folder."""
 

@@ -1,18 +1,12 @@
 """Codex memories -> memtui memories: stage-1 outputs and ad-hoc notes.
 
-Each thread's stage-1 output (raw memory and rollout summary; the summary alone in Codex
-0.169's v2 layout, which keeps no raw memory) becomes one memory, and each
-ad-hoc note one memory, with ``source = import`` and ``source_thread_id`` = the thread id
-(``codex-note:<file name>`` for a note). A thread goes to the project of its ``cwd`` — from
-``state_5.sqlite`` ``threads`` when the home has it (the model-written front matter may say
-``cwd: unknown``) — through ``ProjectPicker``. What Codex itself would not use is skipped
-with the reason: a thread whose ``memory_mode`` is not ``enabled`` (or whose history is not
-``legacy``). Every text is redacted again (``IdentityApi.add_memory``), cut to the memory size
-limit with a visible marker, and written as ``fact`` unless it is clearly a preference.
-Importing twice adds nothing: a thread that already has an imported memory the actor can
-see is skipped, and so is one whose memory was forgotten in memtui (its tombstone).
-When Codex's database was read, its stage-1 rows are authoritative: a thread left only in
-the markdown files (for example one forgotten in Codex) is skipped.
+Each thread's stage-1 output, and each ad-hoc note, becomes one memory (``source = import``,
+``source_thread_id`` = the thread id, or ``codex-note:<file name>``) in the project of the
+thread's ``cwd`` (``ProjectPicker``). A thread whose ``memory_mode`` is not ``enabled`` is
+skipped, as Codex would; every text is redacted again, cut to the size limit with a visible
+marker, and stored as ``fact`` unless it is clearly a preference. Importing twice adds
+nothing (a memory forgotten in memtui stays forgotten); when Codex's database was read, a
+thread left only in the markdown files is skipped.
 """
 
 from __future__ import annotations

@@ -51,7 +51,6 @@ DB_LOCKED_WORDS = "locked"
 """In the reader's problem for a database another process holds locked (``CodexDbLocked``)."""
 
 
-
 @dataclass(frozen=True)
 class ImportItem(JsonMixin):
     """What happened to one thread, note or rollout.

@@ -1,19 +1,12 @@
 """Codex rollouts -> completed memtui tasks for the extractor, incrementally.
 
-Each session rollout (``sessions/`` and ``archived_sessions/``, plain or ``.jsonl.zst``)
-becomes a completed task (``source = codex``, ``source_ref`` = the thread id) with
-``external_context`` set when it used MCP tools, web search or tool search (gate 4). What
-Codex itself would not mine is skipped with the reason: a non-interactive session (exec, a
-sub-agent), or ``memory_mode`` not ``enabled`` (in ``session_meta``, or in ``state_5.sqlite``
-``threads`` which wins). A rollout without a thread id, a request, a result, both times, or
-a ``cwd`` that gives a project is skipped with the reason; one still running (no result yet)
-is picked up by a later import once it has one.
-
-Incremental: per importing user, each file's size, modification time, the offset of its last
-whole line and the reader's state there are kept (``store.codex_rollout_files``). A file
-whose size and time did not change is not opened; one that grew after a final outcome is
-not read again; one that grew while waiting for its result is read on from its offset (a
-compressed one from its start); one that shrank or was rewritten is read again whole.
+Each session rollout becomes a completed task (``source = codex``, ``source_ref`` = the
+thread id, ``external_context`` for gate 4). What Codex itself would not mine (a
+non-interactive session, ``memory_mode`` not ``enabled``) and a rollout missing what a task
+needs are skipped with the reason; one still running is picked up by a later import.
+Per importing user, each file's size, time, last whole line's offset and reader state are
+kept (``store.codex_rollout_files``): an unchanged file is not opened, one that grew is read
+on from its offset (a compressed one from its start), one that shrank is read again whole.
 """
 
 from __future__ import annotations

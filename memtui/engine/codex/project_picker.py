@@ -44,7 +44,6 @@ def usable_cwd(cwd: str | None) -> str | None:
     return str(path)
 
 
-
 class ProjectPicker:
     """Maps a ``cwd`` to a writable project, creating one when none fits (cached per run)."""
 

@@ -1,26 +1,15 @@
-"""Codex session rollouts read as finished tasks, as Codex writes them.
+"""Codex session rollouts (``sessions/YYYY/MM/DD/rollout-*.jsonl`` and ``archived_sessions/``,
+possibly ``.jsonl.zst``) read as finished tasks, as Codex writes them.
 
-Files are ``sessions/YYYY/MM/DD/rollout-*.jsonl`` and ``archived_sessions/``, either one
-possibly compressed (``.jsonl.zst``). Each line is ``{"timestamp", "type", "payload"}``.
-
-- The request is the first ``event_msg`` ``user_message`` (in the "paginated" history mode:
-  the first ``item_completed`` ``UserMessage``), else the first user ``response_item``, with
-  everything before ``## My request for Codex:`` cut. Context Codex injects (AGENTS.md
-  instructions, ``<environment_context>``, skills, shell commands, aborted turns, sub-agent
-  notifications, plugin lists, model switches, personality, hook prompts) is not a request.
-- The result is the last assistant message (``agent_message``, a paginated
-  ``AgentMessage``, or an assistant ``response_item``).
-- External context (gate 4): MCP calls (a ``function_call`` whose namespace is an MCP
-  server, with or without ``mcp__``; ``mcp_tool_call_end``; a paginated ``McpToolCall``),
-  web search, and tool search.
-- ``session_meta`` says the source (only interactive ones are mined, as Codex does) and may
-  carry ``memory_mode`` (only ``enabled`` is mined).
+The request is the first user message (with everything before ``## My request for Codex:``
+cut; context Codex injects is not a request); the result is the last assistant message;
+external context (gate 4) is an MCP call, a web search or a tool search. ``session_meta``
+says the source (only interactive sessions are mined) and the ``memory_mode``.
 
 Reading is incremental: ``RolloutReader`` keeps its whole state in a JSON-ready dict, so a
-file that grew is read on from the offset of its last whole line. Lines of types that cannot
-change the task (tool outputs, reasoning, token counts, ...) are recognised from their first
-bytes and not decoded. A truncated or non-JSON line is one ``Problem`` with its line number;
-unknown record types are skipped.
+file that grew is read on from its last whole line. Lines that cannot change the task (tool
+outputs, reasoning, ...) are recognised from their first bytes and not decoded. A truncated
+or non-JSON line is one ``Problem``; unknown record types are skipped.
 """
 
 from __future__ import annotations

@@ -1,16 +1,11 @@
 """Keyword assignments: ``password = "..."``, ``"api_key": "..."``, ``--token abc``...
 
-The detector looks for secret-ish words (``pass``, ``secret``, ``token``, ``key``, ``auth``,
-``cred``, ``bearer``, ``jwt``) in a lower-cased byte copy of the text, takes the whole name
-around each hit (``db_password``, ``X-Api-Key``, ``GITHUB_TOKEN``), decides from the name's
-words whether it names a secret (``token`` yes, ``max_tokens`` / ``token_url`` /
-``csrf_token`` / ``public_key`` no), then parses the operator and the value after it
-(``=``, ``:``, ``:=``, ``=>``, ``,`` after a quoted name, a space after a ``--flag``, XML
-elements and ``key="..." value="..."`` attributes, ``"value" == password`` comparisons).
-
-The value is kept only when it looks like a literal secret: not a placeholder or template
-(``${VAR}``, ``<token>``, ``changeme``), not code (``get_token()``, ``os.environ["X"]``),
-and random enough for the kind of name. Only the value is replaced; the name stays.
+The detector finds secret-ish words in a lower-cased byte copy of the text, takes the whole
+name around each hit (``db_password``, ``X-Api-Key``), decides from the name's words whether
+it names a secret (``token`` yes, ``max_tokens`` / ``csrf_token`` / ``public_key`` no), then
+parses the operator and the value after it. The value is kept only when it looks like a
+literal secret: not a placeholder or template, not code, and random enough for the kind of
+name. Only the value is replaced; the name stays.
 """
 
 from __future__ import annotations

@@ -344,28 +344,17 @@ def _yaml_documents(text: str) -> list[tuple[int, int]]:
 # --- webhooks and provider URLs -----------------------------------------------------------
 
 _WEBHOOKS: tuple[tuple[bytes, re.Pattern[str], str], ...] = (
-    (
-        b"hooks.slack.com",
-        re.compile(r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9_/+-]{20,250})"),
-        "slack-webhook",
-    ),
-    (
-        b"webhook.office.com",
-        re.compile(
-            r"webhook\.office\.com/webhookb2/(?P<s>[\w-]{36}@[\w-]{36}/IncomingWebhook/[\w-]{32}/[\w-]{36})"
-        ),
-        "teams-webhook",
-    ),
-    (
-        b"discord",
-        re.compile(r"discord(?:app)?\.com/api/webhooks/(?P<s>\d{17,20}/[\w-]{60,80})"),
-        "discord-webhook",
-    ),
-    (
-        b"softlayer.com",
-        re.compile(r"(?i)api\.softlayer\.com/soap/v3(?:\.1)?/(?P<s>[a-z0-9]{64})"),
-        "softlayer-api-key",
-    ),
+    (b"hooks.slack.com", re.compile(
+        r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9_/+-]{20,250})"),
+     "slack-webhook"),
+    (b"webhook.office.com", re.compile(
+        r"webhook\.office\.com/webhookb2/"
+        r"(?P<s>[\w-]{36}@[\w-]{36}/IncomingWebhook/[\w-]{32}/[\w-]{36})"),
+     "teams-webhook"),
+    (b"discord", re.compile(r"discord(?:app)?\.com/api/webhooks/(?P<s>\d{17,20}/[\w-]{60,80})"),
+     "discord-webhook"),
+    (b"softlayer.com", re.compile(r"(?i)api\.softlayer\.com/soap/v3(?:\.1)?/(?P<s>[a-z0-9]{64})"),
+     "softlayer-api-key"),
 )
 
 

@@ -1,16 +1,9 @@
 """``PgQueryLane``: the query lane (``memtui.store.ticket_lane``) on PostgreSQL.
 
-Same contract as SQLite's: ``begin()`` hands out a ticket and makes older ones obsolete;
-``reading()`` runs the block's reads on the lane's own connection. Stopping an obsolete read is
-PostgreSQL's cancel request (``conn.cancel_safe()``): the server stops the running
-statement, which raises ``QueryCanceled`` in the reader, turned into ``QueryInterrupted``.
-A cancel that reaches the server while its connection is idle is dropped by the server,
-and ``begin()`` finishes sending it before the next reader can start, so a cancel never
-stops a newer reader's statement. An obsolete reader can still send its next statement just
-after such a dropped cancel (it checks its ticket, then the cancel comes, then the statement
-goes out): while an obsolete reader stays in ``reading()``, a watchdog repeats the cancel
-every ``RECANCEL_INTERVAL_S`` until it leaves. Readers enter and leave, and cancels are
-sent, under one lock, so a repeated cancel never reaches a newer reader.
+Same contract as SQLite's; stopping an obsolete read is PostgreSQL's cancel request
+(``conn.cancel_safe()``), whose ``QueryCanceled`` becomes ``QueryInterrupted``. A cancel that
+reaches an idle connection is dropped by the server, so ``TicketLane``'s watchdog repeats it
+every ``RECANCEL_INTERVAL_S`` while an obsolete reader stays in ``reading()``.
 """
 
 from __future__ import annotations

@@ -127,23 +127,15 @@ class PgMemoryRepository(MemoryRepository):
 
 
 class PgRecallRepository(RecallRepository):
-    """``RecallRepository`` with PostgreSQL's full-text ranking (``ts_rank``): the same plan
-    as on SQLite, picking from the same rows, carried out another way where a GIN index is
-    slow (it reads all of a word's matches before it can count or order any):
+    """``RecallRepository`` with PostgreSQL's ranking (``ts_rank``): the same plan as on SQLite,
+    carried out another way where a GIN index is slow (it reads all of a word's matches first).
 
-    - A word found to match more rows than the budget is remembered (``common_terms``,
-      schema migration 7) with the epoch of its table the count saw; a later recall that
-      sees the same epoch takes the fact instead of counting (only a delete or a change of
-      text can lower a count, and each moves the epoch on; the fact is written after the
-      count, so whoever sees it sees the rows the count saw). Other words are counted
-      through the index, up to the budget: all of them in one statement.
-    - "Recent" (every word too common to rank): the newest ``RECENT_WINDOW`` rows are read
-      newest first through the primary key, stopping at ``limit`` visible matches; only
-      when the window holds too few does the rest of the table follow, through the GIN
-      index. (PostgreSQL estimates the rows holding several words as if the words were
-      independent: for words that come together it would pick the GIN index and sort
-      every match.)
-    """
+    A word found to match more rows than the budget is remembered (``common_terms``) with its
+    table's epoch, and a later recall at the same epoch takes the fact instead of counting (only
+    a delete or a text change can lower a count, and each moves the epoch on). "Recent" reads the
+    newest ``RECENT_WINDOW`` rows through the primary key first, and the GIN index only when the
+    window holds too few matches (PostgreSQL would otherwise sort every match of words that come
+    together)."""
 
     _TABLES = {"memories_fts": "memories", "tasks_fts": "tasks",
                "interactions_fts": "interactions"}

@@ -1,20 +1,13 @@
 """The PostgreSQL store: a pool of connections, transactions, migrations, change messages.
 
-A team shares one PostgreSQL database from several machines. The store keeps the SQLite
-store's contract (``StoreBackend``):
-
-- Statements outside a transaction borrow a pooled connection for that one statement
-  (autocommit: each sees the latest committed state). ``transaction()`` and ``snapshot()``
-  hold one pooled connection for the thread until the outermost block ends; they are
-  re-entrant as on SQLite.
-- ``transaction()`` is ``BEGIN`` then ``pg_advisory_xact_lock(WRITE_LOCK_KEY)``: writers
-  take turns, as SQLite's ``BEGIN IMMEDIATE`` makes them, so every read-check-write rule of
-  the engine (supersede chains, compare-and-set documents, quota checks, review decisions,
-  an extraction scan re-checking its task) holds across machines. Readers never wait for it.
-- ``snapshot()`` is a ``REPEATABLE READ`` transaction: one consistent state for its reads.
-- ``data_version()`` counts the messages on the ``memtui_changes`` channel, which every
-  committed write sends (triggers, ``postgres/schema.py``); a dedicated connection
-  ``LISTEN``s, so nothing polls the tables.
+A team shares one PostgreSQL database from several machines; the store keeps the SQLite
+store's contract (``StoreBackend``). A statement outside a transaction borrows a pooled
+connection (autocommit); ``transaction()`` and ``snapshot()`` (``REPEATABLE READ``) hold one
+for the thread until the outermost block ends. ``transaction()`` takes
+``pg_advisory_xact_lock(WRITE_LOCK_KEY)`` so writers take turns, as SQLite's ``BEGIN
+IMMEDIATE`` makes them, and every read-check-write rule of the engine holds across machines.
+``data_version()`` counts the ``memtui_changes`` notifications every committed write sends
+(one connection ``LISTEN``s: nothing polls the tables).
 """
 
 from __future__ import annotations
@@ -513,13 +506,9 @@ class PostgresStore(StoreBackend):
         return None
 
     def vacuum(self, full: bool = False) -> VacuumResult:
-        """Remove the word counts recall remembered that no longer hold
-        (``common_terms``, schema migration 7), then ``VACUUM (ANALYZE)`` each table rows
-        are deleted from or rewritten in: their space is marked free for reuse, and the GIN
-        indexes drop deleted rows' words.
-        ``full``: ``VACUUM FULL`` rewrites each table and index into new files, so deleted
-        rows' bytes leave the database's files (it locks each table while it runs). Sizes
-        are the vacuumed tables with their indexes."""
+        """Drop the remembered word counts that no longer hold (``common_terms``), then ``VACUUM
+        (ANALYZE)`` each table rows are deleted from or rewritten in (``full``: ``VACUUM FULL``,
+        which locks each table and gives the bytes back); sizes are those tables with their indexes."""
         if self._local.depth > 0:
             raise self.error("cannot vacuum inside a transaction")
         from memtui.store.maintenance import VacuumResult
