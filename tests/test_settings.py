@@ -20,6 +20,8 @@ SPEC_DEFAULTS = {
     "agents_may_forget": 0,
     "review_new_memories": 0,  # off by default, as in the source documents
     "claude_memory_gate": "review",  # acts only once the gate's hook is installed (issue 38)
+    "extraction_mode": "deterministic", "model_base_url": None, "model_api_key_env": None,
+    "model_daily_token_cap": 200_000, "model_monthly_token_cap": 2_000_000,  # issue 39
 }
 
 

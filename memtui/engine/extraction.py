@@ -29,6 +29,15 @@ goes on -- unless the error made SQLite roll the whole batch back (``Transaction
 then nothing of the batch is kept and the round fails (its tasks are due again next round).
 A user who can no longer write to the task's project gets an ``error`` row with reason
 ``PermissionDenied`` (the task is retried in later rounds).
+
+With ``extraction_mode`` = ``model`` the gates and the once-per-task rule are the same, and a
+task that passes them is asked of the model after its batch's transaction has committed (no
+lock is held while the endpoint thinks; a stop request is honoured between calls): the cap
+is checked before each call, the answer is checked, redacted and written in a transaction
+of its own that re-checks the task first (``memtui.engine.model_phase``,
+``memtui.engine.model_extraction``). A task may yield several memories, each keeping the
+task's id; a user-level one always waits in the review inbox; none is a valid answer
+(``model_nothing``, not asked again).
 """
 
 from __future__ import annotations
@@ -36,17 +45,28 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from memtui.engine import permissions as perm
 from memtui.engine.base import EngineArea
 from memtui.engine.jobs import BACKFILL, ROUND
+from memtui.engine.model_client import Endpoint, ModelFailure, complete_json
+from memtui.engine.model_extraction import EXTRACT_SYSTEM, parse_memories, render_task
+from memtui.engine.model_phase import (
+    EXTRACT,
+    MAX_ATTEMPTS,
+    cap_reason,
+    conversation_for,
+    retry_at,
+)
 from memtui.engine.redaction import redact
 from memtui.engine.review_rules import PENDING, status_for_new
-from memtui.engine.settings import load_settings
+from memtui.engine.settings import MODE_SETTING, MODEL_MODE, load_settings
 from memtui.engine.tasks import QuotaStatus, read_quota
+from memtui.engine.validation import clean_text
 from memtui.errors import InvalidInput, MemtuiError, TransactionLost
+from memtui.store.model_ledger import TaskDetail, UsageRow
 from memtui.store.models import (
     EXTRACTED_OUTCOMES,
     DedupeRow,
@@ -77,7 +97,10 @@ ERROR_REASON_CHARS = 40
 REASONS = ("generate_off", "not_idle", "missing_times", "too_short", "result_too_short",
            "external_context", "quota_low", "quota_check_failed", "already_extracted",
            "forgotten")
-"""Every skip reason code, in the order they are checked."""
+"""Every skip reason code of the gates, in the order they are checked."""
+MODEL_REASONS = ("model_cap_day", "model_cap_month", "model_cap_unreadable", "model_not_ready",
+                 "model_nothing")
+"""The skip reason codes of model mode, after the gates (model_phase)."""
 
 Progress = Callable[[int, int], None]
 """``progress(done, total)`` after each batch."""
@@ -198,11 +221,16 @@ class _Batch:
     settings: dict[str, Any]
     quota: QuotaStatus | Exception | None = None
     writable: dict[str, bool] = field(default_factory=dict)
+    model_tasks: list[Task] = field(default_factory=list)
+    """Tasks that passed the gates in model mode: asked after the transaction."""
 
 
 class ExtractionApi(EngineArea):
     """Extraction rounds, backfill, the extraction log and consolidation, for the actor's
     own tasks."""
+
+    _round_id = "round_none"
+    """The current round's id (the cost ledger groups calls by it)."""
 
     # ---- rounds ---------------------------------------------------------------------------
 
@@ -215,6 +243,7 @@ class ExtractionApi(EngineArea):
         _check_limit(limit)
         task_ids = self._store.tasks.round_candidates(self.actor, limit)
         summary = RoundSummary(forced=bool(force))
+        self._round_id = self._store.new_id("round")
         self._process(task_ids, summary, force, progress, should_stop, len(task_ids), 0)
         self._audit_round(summary, ROUND)
         return summary
@@ -227,6 +256,7 @@ class ExtractionApi(EngineArea):
         _check_limit(batch_limit)
         total = self._store.tasks.count_candidates(self.actor)
         summary = RoundSummary(forced=bool(force))
+        self._round_id = self._store.new_id("round")
         after: SweepCursor | None = None
         while not summary.stopped:
             rows = self._store.tasks.sweep_candidates(self.actor, after, batch_limit)
@@ -246,12 +276,13 @@ class ExtractionApi(EngineArea):
                 summary.stopped = True
                 return
             batch = task_ids[start:start + BATCH_SIZE]
-            self._run_batch(batch, summary, force)
+            self._run_batch(batch, summary, force, should_stop)
             done += len(batch)
             if progress is not None:
                 progress(done, total)
 
-    def _run_batch(self, task_ids: Sequence[str], summary: RoundSummary, force: bool) -> None:
+    def _run_batch(self, task_ids: Sequence[str], summary: RoundSummary, force: bool,
+                   should_stop: ShouldStop | None = None) -> None:
         # Shared: workers on other machines scan other tasks of the round meanwhile; a task
         # one of them holds is left to it (claim), and one goal's supersede takes turns.
         with self._store.transaction(shared=True):
@@ -267,6 +298,17 @@ class ExtractionApi(EngineArea):
                     outcome = self._log_error(task_id, error, force, context.now)
                 if outcome is not None:
                     summary.add(*outcome)
+        for task in context.model_tasks:
+            if should_stop is not None and should_stop():
+                summary.stopped = True  # the rest stay due: the next round asks for them
+                return
+            try:
+                outcome = self._model_extract(task, context.settings, force)
+            except Exception as error:  # one bad task must not stop the round
+                with self._store.transaction():
+                    outcome = self._log_error(task.id, error, force, self._store.now())
+            if outcome is not None:
+                summary.add(*outcome)
 
     def _scan_one(self, task_id: str, context: _Batch,
                   force: bool) -> tuple[str, str | None, str | None] | None:
@@ -281,6 +323,8 @@ class ExtractionApi(EngineArea):
             memory_id = row.existing_memory if reason == "already_extracted" else None
             self._write_log(row.task, "skipped", reason, memory_id, force, context.now)
             return "skipped", reason, memory_id
+        if context.settings[MODE_SETTING] == MODEL_MODE:
+            return self._queue_for_model(row, context)
         outcome, memory_id = self._extract(row.task, context)
         self._write_log(row.task, outcome, None, memory_id, force, context.now)
         return outcome, None, memory_id
@@ -369,6 +413,97 @@ class ExtractionApi(EngineArea):
         self._store.tasks.upsert_log(LogEntry(
             task_id=task.id, user=task.user, project=task.project, outcome=outcome,
             reason=reason, memory_id=memory_id, forced=bool(force), at=at))
+
+    # ---- model mode -----------------------------------------------------------------------
+
+    def _detail(self, task_id: str) -> TaskDetail:
+        return self._store.model_ledger.details([task_id]).get(task_id) or \
+            TaskDetail(task_id, self.actor)
+
+    def _queue_for_model(self, row: ScanRow, context: _Batch
+                         ) -> tuple[str, str | None, str | None] | None:
+        """A task that passed the gates waits for its call, unless its last failure's
+        backoff has not run out (its log row is touched so that it goes to the back of the
+        queue; it is not counted)."""
+        detail = self._detail(row.task.id)
+        if detail.retry_at is not None and detail.retry_at > context.now and row.log:
+            self._store.tasks.upsert_log(replace(row.log, at=context.now))
+            return None
+        context.model_tasks.append(row.task)
+        return None
+
+    def _model_extract(self, task: Task, settings: dict[str, Any],
+                       force: bool) -> tuple[str, str | None, str | None]:
+        """Ask the model about one task and write what it answered (see the module doc)."""
+        stop = cap_reason(self._store, self.actor, settings, self._store.now())
+        answer, failure, model = None, None, settings.get("extract_model") or ""
+        if stop is None:
+            try:
+                endpoint = Endpoint.from_settings(settings)
+                model = endpoint.model
+                text = render_task(task, conversation_for(self._store, task))
+                answer = complete_json(endpoint, EXTRACT_SYSTEM, text)
+                proposed = parse_memories(answer.data)
+            except ModelFailure as error:
+                failure = error
+        if stop is None and (failure is None or failure.kind != "config"):
+            spent = (answer.tokens_in, answer.tokens_out) if answer else \
+                (failure.tokens_in, failure.tokens_out) if failure else (0, 0)
+            with self._store.transaction():  # the tokens count even if the write fails
+                self._store.model_ledger.add_usage(UsageRow(
+                    self.actor, EXTRACT, self._round_id, task.id, task.project, model,
+                    spent[0], spent[1], failure.kind if failure else "answered",
+                    self._store.now()))
+        with self._store.transaction():
+            now = self._store.now()
+            row = self._store.tasks.scan_row(task.id)
+            if row is None or row.existing_memory is not None or row.forgotten:
+                return "skipped", "already_extracted", None  # done elsewhere meanwhile
+            detail = self._detail(task.id)
+            if stop is not None or (failure is not None and failure.kind == "config"):
+                reason, words = stop or ("model_not_ready", failure.words if failure else "")
+                self._write_detail(detail, words, 0, None)
+                self._write_log(task, "skipped", reason, None, force, now)
+                return "skipped", reason, None
+            if failure is not None:
+                attempts = detail.attempts + 1
+                reason = "model_gave_up" if attempts >= MAX_ATTEMPTS else f"model_{failure.kind}"
+                again = None if attempts >= MAX_ATTEMPTS else retry_at(now, attempts)
+                self._write_detail(detail, f"{failure.kind}: {failure.words} "
+                                           f"(try {attempts} of {MAX_ATTEMPTS})", attempts, again)
+                self._write_log(task, "error", reason, None, force, now)
+                return "error", reason, None
+            perm.writable_project(self._store, task.project, self.actor)
+            ids = [self._insert_proposed(task, item, settings, now) for item in proposed]
+            self._write_detail(detail, "; ".join(f"evidence: {item.evidence}"
+                                                 for item in proposed)[:1000] or None, 0, None)
+            if not ids:
+                self._write_log(task, "skipped", "model_nothing", None, force, now)
+                return "skipped", "model_nothing", None
+            self._write_log(task, "extracted", None, ids[0], force, now)
+            return "extracted", None, ids[0]
+
+    def _write_detail(self, detail: TaskDetail, words: str | None, attempts: int,
+                      again: str | None) -> None:
+        self._store.model_ledger.set_detail(replace(detail, detail=words, attempts=attempts,
+                                                    retry_at=again))
+
+    def _insert_proposed(self, task: Task, item: Any, settings: dict[str, Any],
+                         now: str) -> str:
+        """One proposed memory through the extractor's write path: checked and redacted
+        again; a user-level one (with its reason) always waits in the inbox."""
+        user_level = item.scope == "user"
+        text = item.text + (f"\n\nFor every project because: {item.reason}" if user_level
+                            else "")
+        status = PENDING if user_level else status_for_new(self._store, task.user,
+                                                           AUTO_SOURCE, settings)
+        memory = Memory(id=self._store.new_id("mem"), scope=item.scope, owner=task.user,
+                        project=None if user_level else task.project, kind=item.kind,
+                        content=clean_text(text, "memory"), status=status, superseded_by=None,
+                        source=AUTO_SOURCE, source_thread_id=task.id, created_at=now,
+                        updated_at=now, usage_count=0, last_used_at=None)
+        self._store.memories.insert(memory, None)
+        return memory.id
 
     def _log_error(self, task_id: str, error: Exception, force: bool,
                    at: str) -> tuple[str, str | None, str | None] | None:

@@ -2,9 +2,13 @@
 
 Everything is off by default (the write gate's mode, ``review``, acts only once the gate's
 hook is installed in Claude Code). A change is checked whole before anything is written: one bad
-key or value refuses the whole change with ``InvalidInput`` naming it. ``extract_model`` and
-``consolidation_model`` are stored and shown only; version 1 never calls a model. They are
-free text a person typed, so they are redacted like every stored text (``clean_text``).
+key or value refuses the whole change with ``InvalidInput`` naming it. A model is called only
+with ``extraction_mode`` = ``model`` (docs/auto-memory.md): ``model_base_url`` names an
+OpenAI-compatible endpoint (no user or password in it), ``model_api_key_env`` the name of the
+environment variable holding its key (never the key), ``extract_model`` /
+``consolidation_model`` the models, and the token caps bound what the calls may spend. Text
+settings are free text a person typed, so they are redacted like every stored text
+(``clean_text``).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from memtui.engine.validation import check_text, clean_text
 from memtui.errors import InvalidInput, StoreError
@@ -39,7 +44,16 @@ GATE_MODES = ("review", "redact", "ask", "off")
 """What Claude Code's write gate does with a write into its memory (``memtui hooks install
 claude-code --gate``): hold it in the inbox, let it through redacted, leave it to Claude
 Code's own permission prompt, or nothing."""
-CHOICES: dict[str, tuple[str, ...]] = {GATE_SETTING: GATE_MODES}
+MODE_SETTING = "extraction_mode"
+DETERMINISTIC, MODEL_MODE = "deterministic", "model"
+EXTRACTION_MODES = (DETERMINISTIC, MODEL_MODE)
+"""How finished tasks become memories: the first goal line and result start, or a model."""
+CHOICES: dict[str, tuple[str, ...]] = {GATE_SETTING: GATE_MODES, MODE_SETTING: EXTRACTION_MODES}
+URL = "url"
+"""An http(s) URL without a user or password, or null."""
+ENV_NAME = "env_name"
+"""The name of an environment variable (letters, digits, underscores), or null."""
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 
 MAX_COUNT = 10**9
 MAX_MODEL_NAME_BYTES = 200
@@ -67,9 +81,19 @@ SETTING_SPECS: tuple[SettingSpec, ...] = (
     SettingSpec("idle_seconds", COUNT, 900, "a finished task must have been idle this long"),
     SettingSpec("min_duration_seconds", COUNT, 30, "skip very short tasks"),
     SettingSpec("min_result_chars", COUNT, 200, "skip tasks with a very short result"),
-    SettingSpec("extract_model", MODEL, None, "stored only: no model is called (version 1)"),
+    SettingSpec(MODE_SETTING, CHOICE, DETERMINISTIC,
+                "how tasks become memories: " + " or ".join(EXTRACTION_MODES)),
+    SettingSpec("model_base_url", URL, None,
+                "OpenAI-compatible endpoint the model mode calls (e.g. http://127.0.0.1:8080/v1)"),
+    SettingSpec("model_api_key_env", ENV_NAME, None,
+                "name of the environment variable holding the endpoint's key (never the key)"),
+    SettingSpec("extract_model", MODEL, None, "the model that extracts memories (model mode)"),
     SettingSpec("consolidation_model", MODEL, None,
-                "stored only: no model is called (version 1)"),
+                "the model that proposes supersedes (default: extract_model)"),
+    SettingSpec("model_daily_token_cap", COUNT, 200_000,
+                "model tokens (in + out) a day may spend; then no model call (0: none)"),
+    SettingSpec("model_monthly_token_cap", COUNT, 2_000_000,
+                "model tokens (in + out) a month may spend; then no model call (0: none)"),
     SettingSpec("agents_may_forget", SWITCH, 0,
                 "agents connected through MCP may forget (delete) memories"),
     SettingSpec(GATE_SETTING, CHOICE, GATE_MODES[0],
@@ -118,7 +142,22 @@ def check_setting(name: object, value: object) -> Any:
         return None
     if not isinstance(value, str) or "\n" in value or "\r" in value:
         raise InvalidInput(f"{spec.name} must be one line of text or null")
-    return check_text(value.strip(), spec.name, max_bytes=MAX_MODEL_NAME_BYTES)
+    text = check_text(value.strip(), spec.name, max_bytes=MAX_MODEL_NAME_BYTES)
+    if spec.kind == ENV_NAME and not _ENV_NAME.match(text):
+        raise InvalidInput(f"{spec.name} is the NAME of an environment variable (letters, "
+                           f"digits, _), not its value, got {text[:40]!r}")
+    if spec.kind == URL:
+        _check_url(spec.name, text)
+    return text
+
+
+def _check_url(name: str, text: str) -> None:
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InvalidInput(f"{name} must be an http:// or https:// URL, got {text[:80]!r}")
+    if parts.username or parts.password:
+        raise InvalidInput(f"{name} must not hold a user or password: name the environment "
+                           "variable of the key in model_api_key_env")
 
 
 def clean_setting(name: object, value: object) -> Any:
