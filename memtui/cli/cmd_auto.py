@@ -26,8 +26,9 @@ TASK_PREVIEW_CHARS = 60
 # ---- settings --------------------------------------------------------------------------------
 
 def _settings_out(ctx: CliContext, settings: dict[str, Any]) -> int:
+    status = ctx.engine.settings.endpoint_status()
     if ctx.json:
-        ctx.emit_json(settings)
+        ctx.emit_json(settings | ({"model_endpoint": status} if status else {}))
         return 0
     rows = []
     for spec in ctx.engine.settings.specs():
@@ -36,6 +37,8 @@ def _settings_out(ctx: CliContext, settings: dict[str, Any]) -> int:
         if value != spec.default:
             shown += f" (default {spec.default if spec.default is not None else 'null'})"
         rows.append((spec.name, f"{shown} — {spec.meaning}"))
+    if status:
+        rows.append(("model endpoint", status))
     ctx.console.print(render.key_value_table(rows, title="Auto-memory settings"))
     return 0
 

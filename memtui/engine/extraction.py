@@ -528,21 +528,59 @@ class ExtractionApi(EngineArea):
     def log(self, limit: int = 50) -> list[LogEntry]:
         """The extraction log of the actor's own tasks, most recent scan first."""
         _check_limit(limit, MAX_LOG_LIMIT)
-        return self._store.tasks.log_for(self.actor, limit)
+        return self._with_details(self._store.tasks.log_for(self.actor, limit))
 
     def log_page(self, limit: int = 50, *, after: PageCursor | None = None,
                  before: PageCursor | None = None) -> list[LogEntry]:
         """A keyset page of the actor's log, most recent scan first: ``after`` the rows
         older than a row's (``at``, ``task_id``), ``before`` the rows just newer."""
         _check_limit(limit, MAX_LOG_LIMIT)
-        return self._store.tasks.log_page(self.actor, limit, after=after, before=before)
+        return self._with_details(
+            self._store.tasks.log_page(self.actor, limit, after=after, before=before))
 
     def log_at(self, offset: int, limit: int = 50, *, from_end: bool = False) -> list[LogEntry]:
         """A page of the actor's log by position (from the bottom with ``from_end``)."""
         _check_limit(limit, MAX_LOG_LIMIT)
         if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
             raise InvalidInput("offset must be a whole number from 0")
-        return self._store.tasks.log_at(self.actor, offset, limit, from_end=from_end)
+        return self._with_details(
+            self._store.tasks.log_at(self.actor, offset, limit, from_end=from_end))
+
+    def _with_details(self, entries: list[LogEntry]) -> list[LogEntry]:
+        """Log rows with their words (a model failure, the tool that made a session
+        external context) and, for a failed model call, when it is tried again."""
+        details = self._store.model_ledger.details([entry.task_id for entry in entries])
+        shown: list[LogEntry] = []
+        for entry in entries:
+            found = details.get(entry.task_id)
+            if found is not None and entry.reason == "external_context":
+                words = f"used {found.external_tool}" if found.external_tool else None
+                entry = replace(entry, detail=words)
+            elif found is not None and entry.reason not in REASONS:
+                entry = replace(entry, detail=found.detail, retry_at=found.retry_at)
+            shown.append(entry)
+        return shown
+
+    def cost(self, limit: int = 30) -> dict[str, Any]:
+        """The actor's model cost ledger: calls and tokens in and out today and this month
+        (UTC), against the caps, and per day, per round and per task (latest first, at most
+        ``limit`` each)."""
+        _check_limit(limit, MAX_LOG_LIMIT)
+        ledger, settings = self._store.model_ledger, load_settings(self._store, self.actor)
+        by = {name: [row.to_json() for row in ledger.totals(self.actor, name, limit)]
+              for name in ("day", "round", "task")}
+        now = self._store.now()
+        month = [row for row in ledger.totals(self.actor, "day", 31) if row.key[:7] == now[:7]]
+        today = by["day"][0] if by["day"] and by["day"][0]["key"] == now[:10] else {}
+        return {
+            "today": {"calls": today.get("calls", 0), "tokens_in": today.get("tokens_in", 0),
+                      "tokens_out": today.get("tokens_out", 0),
+                      "cap": settings["model_daily_token_cap"]},
+            "month": {"calls": sum(r.calls for r in month),
+                      "tokens_in": sum(r.tokens_in for r in month),
+                      "tokens_out": sum(r.tokens_out for r in month),
+                      "cap": settings["model_monthly_token_cap"]},
+            "by_day": by["day"], "by_round": by["round"], "by_task": by["task"]}
 
     def log_count(self) -> int:
         """How many log rows the actor has (one per task scanned)."""

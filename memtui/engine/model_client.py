@@ -109,11 +109,12 @@ def _failure(error: Exception) -> ModelFailure:
 
 
 def complete_json(endpoint: Endpoint, system: str, user: str,
-                  timeout: float = CALL_TIMEOUT_S) -> ModelAnswer:
-    """Ask for one JSON object; ``ModelFailure`` when there is none to use."""
+                  timeout: float | None = None) -> ModelAnswer:
+    """Ask for one JSON object (waiting at most ``timeout``, default ``CALL_TIMEOUT_S``);
+    ``ModelFailure`` when there is none to use."""
     import openai
 
-    client = _client(endpoint, timeout)
+    client = _client(endpoint, timeout or CALL_TIMEOUT_S)
     try:
         reply = client.chat.completions.create(
             model=endpoint.model, temperature=0, max_tokens=MAX_ANSWER_TOKENS,

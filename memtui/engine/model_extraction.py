@@ -84,12 +84,14 @@ def render_task(task: Task, conversation: Conversation | None,
     parts.append(f"Result: {cut(task.result, RESULT_CHARS)}")
     text = "\n\n".join(parts)
     if conversation is not None:
-        lines = conversation.lines()
-        room = budget - len(text) - len("\n\nConversation:\n")
-        while lines and sum(len(line) + 1 for line in lines) > room:
-            lines.pop(len(lines) // 2)  # the middle goes first: the start and end matter most
-        if lines:
-            text += "\n\nConversation:\n" + "\n".join(lines)
+        head, tail = list(conversation.head), list(conversation.tail)
+        left_out, room = conversation.left_out, budget - len(text) - len("\n\nConversation:\n")
+        while head and tail and len("\n".join(Conversation(
+                tuple(head), tuple(tail), left_out).lines())) > room:
+            (tail.pop(0) if len(tail) >= len(head) else head.pop())  # the middle goes first
+            left_out += 1
+        text += "\n\nConversation:\n" + "\n".join(
+            Conversation(tuple(head), tuple(tail), left_out).lines())
     return redact(text)[:budget]
 
 

@@ -262,6 +262,16 @@ class SettingsApi:
         """The actor's effective settings (every key, defaults filled in)."""
         return load_settings(self._store, self._engine.actor)
 
+    def endpoint_status(self) -> str | None:
+        """Whether the model endpoint the settings name answers, in words (a request with
+        a short timeout: call it off a UI thread); None when no endpoint is set."""
+        settings = self.get()
+        if not settings["model_base_url"]:
+            return None
+        from memtui.engine.model_client import probe
+
+        return probe(settings)
+
     def set_many(self, changes: Mapping[str, Any]) -> dict[str, Any]:
         """Change some settings; all or nothing. Audited as ``settings_updated`` (keys only).
 
