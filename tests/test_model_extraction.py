@@ -314,3 +314,24 @@ def test_against_a_real_endpoint(team: Team) -> None:
     entry = _log(team, task.id)
     assert entry.outcome in ("extracted", "skipped"), entry.detail
     assert team.alice.extraction.cost()["today"]["calls"] == 1
+
+
+def test_cli_log_shows_words_retry_and_the_cost(cli: Any, fake: FakeModel) -> None:
+    as_alice = ("--user", "alice")
+    assert cli(*as_alice, "project", "add", "web").code == 0
+    assert cli(*as_alice, "settings", "set", "generate_memories=on", "extraction_mode=model",
+               f"model_base_url={fake.url}", "extract_model=fake-extractor").code == 0
+    shown = cli(*as_alice, "--json", "settings", "show").json
+    assert shown["model_endpoint"] == "answers (1 model)"
+    fake.answer = lambda request: Reply(503, {"error": {"message": "busy"}})
+    assert cli(*as_alice, "task", "add", "--project", "web", "--goal", "Fix it",
+               "--result", "r" * 300, "--started", "2026-01-01T00:00:00Z",
+               "--finished", "2026-01-01T01:00:00Z").code == 0
+    assert cli(*as_alice, "run", "--force").code == 0
+    out = " ".join(cli(*as_alice, "log").out.split())
+    assert "HTTP 503" in out and "next try" in out
+    entry = cli(*as_alice, "--json", "log").json["items"][0]
+    assert entry["reason"] == "model_http" and entry["retry_at"]
+    ledger = cli(*as_alice, "--json", "log", "--cost").json
+    assert ledger["today"]["calls"] == 1 and ledger["by_task"][0]["calls"] == 1
+    assert "Model cost ledger" in cli(*as_alice, "log", "--cost").out
