@@ -6,7 +6,7 @@ Enter opens the task (goal, times, result excerpt); ``m`` opens the memory it ma
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 from zoneinfo import ZoneInfo
 
 from rich.text import Text
@@ -42,10 +42,28 @@ def log_row(entry: LogEntry, width: int, tz: ZoneInfo) -> Text:
     if entry.memory_id:
         words = (words + " " if words else "") + f"→ {one_line(entry.memory_id, 20)}"
     row.append(words)
+    if entry.detail:
+        row.append(f" — {one_line(entry.detail, 200)}", style="dim")
+    if entry.retry_at:
+        row.append(f" · next try {local_time(entry.retry_at, tz, with_year=False)}",
+                   style="bold")
     if entry.forced:
         row.append("  forced", style="bold")
     row.truncate(width, overflow="ellipsis")
     return row
+
+
+def ledger_words(ledger: dict[str, Any]) -> Text:
+    """The model cost ledger on the title line: tokens today and this month against the
+    caps (nothing while no model was called this month)."""
+    if not ledger["month"]["calls"]:
+        return Text("")
+    words = Text(" · model tokens ")
+    for span, label in (("today", "today"), ("month", "month")):
+        used = ledger[span]["tokens_in"] + ledger[span]["tokens_out"]
+        cap = ledger[span]["cap"]
+        words.append(f"{label} {used:,}/{cap:,} ", style="bold red" if used >= cap else "")
+    return words
 
 
 class ExtractionLogPane(ListPane[LogList]):
@@ -91,6 +109,7 @@ class ExtractionLogPane(ListPane[LogList]):
         try:
             self.item_list.show(self.memtui.engine)
             counts = self.memtui.engine.extraction.log_counts()
+            ledger = self.memtui.engine.extraction.cost(1)
         except MemtuiError as error:
             self.memtui.say(f"Could not read the extraction log: {error.message}",
                             severity="error")
@@ -101,6 +120,7 @@ class ExtractionLogPane(ListPane[LogList]):
             count = counts.get(outcome, 0)
             if count:
                 title.append(f" · {OUTCOME_WORDS.get(outcome, outcome)} {count}", style="dim")
+        title.append(ledger_words(ledger))
         self.query_one("#log-title", Static).update(title)
         self._update_preview()
 
