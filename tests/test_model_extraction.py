@@ -335,3 +335,51 @@ def test_cli_log_shows_words_retry_and_the_cost(cli: Any, fake: FakeModel) -> No
     ledger = cli(*as_alice, "--json", "log", "--cost").json
     assert ledger["today"]["calls"] == 1 and ledger["by_task"][0]["calls"] == 1
     assert "Model cost ledger" in cli(*as_alice, "log", "--cost").out
+
+
+def _supersede_first_pair(request: dict[str, Any]) -> Reply:
+    """Propose that the first NEW memory replace the oldest memory shown."""
+    text = str(request["messages"][-1]["content"])
+    new_part, active_part = text.split("\n\nACTIVE:\n")
+    new = [json.loads(line) for line in new_part.removeprefix("NEW:\n").splitlines() if line]
+    active = [json.loads(line) for line in active_part.splitlines() if line]
+    old = (active or new)[0]
+    mine = next(item for item in new if item["id"] != old["id"])
+    return chat_reply(json.dumps({"supersedes": [
+        {"old": old["id"], "new": mine["id"], "text": mine["text"],
+         "why": "correction: the project moved to pytest"}]}), request)
+
+
+def test_consolidation_proposes_supersedes_into_the_inbox(team: Team, fake: FakeModel) -> None:
+    old = team.alice.identity.add_memory("Tests run with unittest.", project="web")
+    team.clock.advance(60)
+    new = team.alice.identity.add_memory("Tests run with pytest, never unittest.",
+                                         project="web")
+    fake.answer = _supersede_first_pair
+    _model_mode(team, fake)
+    result = team.alice.extraction.consolidate()
+    assert result.proposed == 1 and result.count == 0
+    items = team.alice.review.items()
+    assert len(items) == 1 and items[0].replaces == old.id
+    assert items[0].memory.content == new.content and items[0].memory.status == "pending"
+    assert {part.op for part in items[0].diff} >= {"removed", "added"}
+    assert team.store.memories.get(old.id).status == "active"  # nothing rewritten silently
+    assert result.to_json()["model"][1]["words"] == "nothing new to compare"  # project api
+    assert team.alice.extraction.cost()["by_round"][0]["calls"] == 1
+    # the next pass sees nothing new: no call
+    assert team.alice.extraction.consolidate().proposed == 0
+    assert len(fake.requests) == 1
+
+
+def test_consolidation_failure_and_cap_write_nothing(team: Team, fake: FakeModel) -> None:
+    team.alice.identity.add_memory("One.", project="web")
+    team.alice.identity.add_memory("Two.", project="web")
+    fake.answer = _answering({"supersedes": [{"old": "mem_nope", "new": "mem_x", "text": "t",
+                                              "why": "w"}]})
+    _model_mode(team, fake)
+    result = team.alice.extraction.consolidate()
+    assert result.proposed == 0 and "invalid_json" in result.to_json()["model"][1]["words"]
+    team.alice.settings.update(model_daily_token_cap=0)
+    result = team.alice.extraction.consolidate()
+    assert "model_daily_token_cap is 0" in result.to_json()["model"][1]["words"]
+    assert len(fake.requests) == 1 and team.alice.review.items() == []

@@ -52,6 +52,7 @@ from memtui.engine import permissions as perm
 from memtui.engine.base import EngineArea
 from memtui.engine.jobs import BACKFILL, ROUND
 from memtui.engine.model_client import Endpoint, ModelFailure, complete_json
+from memtui.engine.model_consolidation import ProjectPass, propose
 from memtui.engine.model_extraction import EXTRACT_SYSTEM, parse_memories, render_task
 from memtui.engine.model_phase import (
     EXTRACT,
@@ -200,6 +201,13 @@ class ConsolidationResult:
     id: str
     superseded: tuple[tuple[str, str], ...]
     scopes: tuple[str, ...]
+    passes: tuple[ProjectPass, ...] = ()
+    """Model mode: what each project's model pass proposed for review."""
+
+    @property
+    def proposed(self) -> int:
+        """How many supersedes the model proposed (pending in the inbox)."""
+        return sum(len(done.proposed) for done in self.passes)
 
     @property
     def count(self) -> int:
@@ -209,7 +217,9 @@ class ConsolidationResult:
     def to_json(self) -> dict[str, Any]:
         """The result as a JSON object (ids only)."""
         return {"id": self.id, "count": self.count, "scopes": list(self.scopes),
-                "superseded": [{"id": old, "by": new} for old, new in self.superseded]}
+                "superseded": [{"id": old, "by": new} for old, new in self.superseded]} | (
+            {"proposed": self.proposed, "model": [done.to_json() for done in self.passes]}
+            if self.passes else {})
 
 
 @dataclass
@@ -600,7 +610,10 @@ class ExtractionApi(EngineArea):
         """Supersede active memories that duplicate another active one in the same scope
         (same normalised content, or same goal key), the newest surviving: the actor's user
         memories and the memories of every project the actor can write. Deterministic; one
-        transaction; recorded in ``consolidations`` and audited (ids only)."""
+        transaction; recorded in ``consolidations`` and audited (ids only). In model mode,
+        then a model pass per project proposes supersedes into the review inbox
+        (``memtui.engine.model_consolidation``), one project at a time, outside any
+        transaction while the model answers."""
         with self._store.transaction():
             scopes: list[tuple[str, list[DedupeRow]]] = [
                 ("user", self._store.tasks.active_memories(owner=self.actor))]
@@ -625,7 +638,12 @@ class ExtractionApi(EngineArea):
                 outcome="superseded" if pairs else "nothing_to_do", detail=detail, at=now))
             self._store.audit.append(self.actor, "memories_consolidated", record.id,
                                      {"count": record.count, "scopes": len(scopes)})
-        return record
+        settings = load_settings(self._store, self.actor)
+        if settings[MODE_SETTING] != MODEL_MODE:
+            return record
+        passes = tuple(propose(self._store, self.actor, scope.removeprefix("project:"), settings)
+                       for scope in record.scopes if scope.startswith("project:"))
+        return replace(record, passes=passes)
 
 
 def duplicate_pairs(rows: Sequence[DedupeRow]) -> list[tuple[str, str]]:

@@ -46,9 +46,9 @@ preferences of the user. Answer one JSON object: {{"memories": [{{"kind": one of
 sentences), "evidence": the words of the task it rests on, "reason": why it holds across \
 projects (only for scope user)}}]}}. At most {MAX_MEMORIES} memories. Most tasks hold \
 nothing worth keeping: then answer {{"memories": []}}. Never copy secrets."""
-CONSOLIDATE_SYSTEM = f"""You compare a project's NEW memories with its ACTIVE ones. Where a \
-new memory corrects, duplicates or contradicts an active one, propose that the active one \
-be replaced. Answer one JSON object: {{"supersedes": [{{"old": id of the active memory, \
+CONSOLIDATE_SYSTEM = f"""You compare a project's NEW memories with its ACTIVE ones and with \
+each other. Where a new memory corrects, duplicates or contradicts another, propose that the \
+other be replaced. Answer one JSON object: {{"supersedes": [{{"old": id of the replaced memory, \
 "new": id of the new memory, "text": the replacement text, "why": correction, duplicate or \
 contradiction and a few words}}]}}. At most {MAX_PROPOSALS}. Nothing to change: \
 {{"supersedes": []}}."""
@@ -148,8 +148,9 @@ def render_consolidation(new: Sequence[tuple[str, str]], active: Sequence[tuple[
 
 
 def parse_supersedes(data: Any, new_ids: set[str], active_ids: set[str]) -> list[Supersede]:
-    """The supersedes of a consolidation answer: each names an active and a new memory it
-    was shown, with text; anything else fails the answer."""
+    """The supersedes of a consolidation answer: each names a memory it was shown (``old``,
+    of ``active_ids``) and a different new one, with text; anything else fails the
+    answer."""
     found: list[Supersede] = []
     for item in _items(data, "supersedes", MAX_PROPOSALS):
         old, new = item.get("old"), item.get("new")
