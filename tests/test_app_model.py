@@ -4,11 +4,14 @@ and the cost ledger on its title."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
-from pilot_harness import app_test, demo_app, press, screen_text, settle, until
+from pilot_harness import app_test, demo_app, press, screen_text, settle, status_text, until
 
-from memtui.bench.fake_model import FakeModel, Reply
+from memtui.app.widgets.command_line import CommandLine
+from memtui.bench.fake_model import FakeModel, Reply, chat_reply
 from memtui.engine.api import Engine
 
 
@@ -43,3 +46,32 @@ async def test_log_pane_shows_the_failure_its_next_try_and_the_ledger(tmp_path: 
                "answered HTTP 503" in text
         assert "next try" in text
         assert "model tokens today" in text
+
+
+@app_test
+async def test_memory_consolidate_in_model_mode_fills_the_inbox(tmp_path: Path) -> None:
+    app = demo_app(tmp_path)
+
+    def propose_one(request: dict[str, Any]) -> Reply:
+        text = str(request["messages"][-1]["content"])
+        new = [json.loads(line) for line in
+               text.split("\n\nACTIVE:\n")[0].removeprefix("NEW:\n").splitlines() if line]
+        return chat_reply(json.dumps({"supersedes": [
+            {"old": new[0]["id"], "new": new[1]["id"], "text": "Merged: " + new[1]["text"],
+             "why": "duplicate"}]}), request)
+
+    with FakeModel(propose_one).running() as fake:
+        alice = Engine(app.store, "alice")
+        alice.settings.update(extraction_mode="model", model_base_url=fake.url,
+                              extract_model="fake-extractor", review_new_memories=0)
+        before = len(alice.review.items())
+        async with app.run_test(size=(120, 30)) as pilot:
+            await settle(pilot)
+            await press(pilot, "colon")
+            app.screen.query_one(CommandLine).value = "/memory consolidate"
+            await press(pilot, "enter")
+            await until(pilot, lambda: app.runner.state.last_job == "consolidate")
+            await settle(pilot)
+            assert "proposed by the model for review" in status_text(app)
+        assert len(alice.review.items()) > before
+        assert fake.requests and all(r.path == "/v1/chat/completions" for r in fake.requests)
