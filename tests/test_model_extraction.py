@@ -141,7 +141,7 @@ def test_the_budget_holds_on_a_huge_transcript(team: Team, fake: FakeModel,
             "role": "assistant", "content": "FINAL: the test waits for the port now"}}) + "\n")
     _model_mode(team, fake)
     add_done(team.alice, team.clock, goal="Fix the flaky test", result="y" * 500_000,
-          source="claude-code", source_ref="sess-huge")
+             source="claude-code", source_ref="sess-huge")
     with team.store.transaction():
         team.store.sessions.upsert("claude-code", "sess-huge", "alice", str(transcript),
                                    "/tmp", "SessionEnd", True, team.store.now())
