@@ -79,6 +79,9 @@ class FakeModel:
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive: one connection for a whole round
+            disable_nagle_algorithm = True  # no 40 ms wait between headers and body
+
             def log_message(self, *_args: Any) -> None:
                 return
 

@@ -16,6 +16,7 @@ token, so the caps still hold.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from dataclasses import dataclass
@@ -33,6 +34,8 @@ CHARS_PER_TOKEN = 4
 NO_KEY = "not-needed"
 """The key sent when no key variable is named (local servers take any)."""
 ERROR_WORDS_CHARS = 200
+CLIENTS_KEPT = 4
+"""Endpoint clients kept open (each holds a connection pool)."""
 
 
 class ModelFailure(Exception):
@@ -85,14 +88,22 @@ class ModelAnswer:
     tokens_out: int
 
 
+@functools.lru_cache(maxsize=CLIENTS_KEPT)
+def _cached_client(base_url: str, api_key: str, timeout: float) -> Any:
+    """One client (its connection pool) per endpoint, key and timeout: a round reuses its
+    connections instead of opening one a task."""
+    import openai
+
+    return openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=0)
+
+
 def _client(endpoint: Endpoint, timeout: float) -> Any:
     try:
-        import openai
+        import openai  # noqa: F401 - checked here so a missing package is a config failure
     except ImportError:
         raise ModelFailure("config", "the openai package is missing: pip install "
                                      "'memtui[model]'") from None
-    return openai.OpenAI(base_url=endpoint.base_url, api_key=endpoint.api_key(),
-                         timeout=timeout, max_retries=0)
+    return _cached_client(endpoint.base_url, endpoint.api_key(), timeout)
 
 
 def _failure(error: Exception) -> ModelFailure:
@@ -122,8 +133,6 @@ def complete_json(endpoint: Endpoint, system: str, user: str,
             messages=[{"role": "system", "content": system}, {"role": "user", "content": user}])
     except openai.OpenAIError as error:
         raise _failure(error) from None
-    finally:
-        client.close()
     choices = getattr(reply, "choices", None) or []
     message = choices[0].message if choices else None
     text = (getattr(message, "content", None) or "") if message else ""
@@ -152,15 +161,12 @@ def probe(settings: dict[str, Any], timeout: float = PROBE_TIMEOUT_S) -> str:
         endpoint = Endpoint(settings["model_base_url"], settings.get("extract_model") or "",
                             settings.get("model_api_key_env"))
         client = _client(endpoint, timeout)
-        try:
-            import openai
+        import openai
 
-            try:
-                names = [model.id for model in client.models.list()]
-            except openai.OpenAIError as error:
-                raise _failure(error) from None
-        finally:
-            client.close()
+        try:
+            names = [model.id for model in client.models.list()]
+        except openai.OpenAIError as error:
+            raise _failure(error) from None
     except ModelFailure as failure:
         return f"does not answer: {failure.words}"
     if endpoint.model and names and endpoint.model not in names:
