@@ -67,11 +67,13 @@ def test_default_mode_never_calls_nor_imports_a_model(team: Team, fake: FakeMode
     script = ("import sys; from memtui.store.database import open_store; "
               "from memtui.engine.api import Engine; "
               f"s = open_store({str(tmp_path / 'x.db')!r}); e = Engine(s, 'u'); "
-              "e.settings.update(generate_memories=1); e.extraction.run_round(); "
-              "print('openai' in sys.modules)")
+              "e.identity.create_project('p'); e.settings.update(generate_memories=1); "
+              "e.tasks.add_task('p', 'Fix it', 'fix', 'r' * 300, '2026-01-01T00:00:00Z', "
+              "'2026-01-01T01:00:00Z'); "
+              "print(e.extraction.run_round(force=True).extracted, 'openai' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          check=True)
-    assert out.stdout.strip() == "False"
+    assert out.stdout.strip() == "1 False"
 
 
 def test_one_task_becomes_memories_keeping_its_task(team: Team, fake: FakeModel) -> None:
