@@ -49,10 +49,10 @@ class SettingsPane(FormPane):
         height: 1;
     }
     .setting-switch {
-        width: 10;
+        width: 14;
     }
     .setting-input {
-        width: 10;
+        width: 14;
     }
     .setting-name {
         width: 34;
@@ -203,10 +203,13 @@ class SettingsPane(FormPane):
         self._show_title()
 
     @staticmethod
-    def _meaning(spec: Any) -> Text:
-        default = spec.default
-        shown = ("on" if default else "off") if spec.kind == _SWITCH else str(default)
-        return Text(f"default {shown} · {spec.meaning}", style="dim")
+    def _default(spec: Any) -> str:
+        if spec.kind == _SWITCH:
+            return "on" if spec.default else "off"
+        return "none" if spec.default is None else str(spec.default)
+
+    def _meaning(self, spec: Any) -> Text:
+        return Text(f"default {self._default(spec)} · {spec.meaning}", style="dim")
 
     def on_descendant_focus(self, event: Any) -> None:
         """Explain the focused setting in full on the help line."""
@@ -217,10 +220,7 @@ class SettingsPane(FormPane):
         if spec is None:
             help_line.update("")
             return
-        default = spec.default
-        shown = ("on" if default else "off") if spec.kind == _SWITCH else (
-            "none" if default is None else str(default))
-        help_line.update(Text(f"{spec.name}: {spec.meaning} (default {shown})"))
+        help_line.update(Text(f"{spec.name}: {spec.meaning} (default {self._default(spec)})"))
 
     def focus_target(self) -> Widget | None:
         """The first switch."""
@@ -252,11 +252,10 @@ class SettingsPane(FormPane):
         self._show_title()
         self._refresh_tasks()
         status = self.query_one("#endpoint-status", Static)
-        if self.values.get("model_base_url"):
+        status.display = bool(self.values.get("model_base_url"))
+        if status.display:
             status.update(Text(" model endpoint: asking…", style="dim"))
             self._check_endpoint()
-        else:
-            status.update("")
 
     @work(thread=True, group=ENDPOINT_GROUP, exclusive=True, exit_on_error=False)
     def _check_endpoint(self) -> None:
