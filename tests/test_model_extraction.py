@@ -385,3 +385,16 @@ def test_consolidation_failure_and_cap_write_nothing(team: Team, fake: FakeModel
     result = team.alice.extraction.consolidate()
     assert "model_daily_token_cap is 0" in result.to_json()["model"][1]["words"]
     assert len(fake.requests) == 1 and team.alice.review.items() == []
+
+
+def test_a_round_stops_asking_when_its_model_time_is_spent(
+        team: Team, fake: FakeModel, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memtui.engine import extraction
+
+    monkeypatch.setattr(extraction, "MODEL_ROUND_SECONDS", -1.0)  # spent before the first call
+    _model_mode(team, fake)
+    task = add_done(team.alice, team.clock)
+    assert team.alice.extraction.run_round().scanned == 0 and fake.requests == []
+    assert team.alice.extraction.pending() == 1 and team.store.tasks.get_log(task.id) is None
+    monkeypatch.undo()
+    assert team.alice.extraction.run_round().extracted == 1

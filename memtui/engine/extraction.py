@@ -43,6 +43,7 @@ task's id; a user-level one always waits in the review inbox; none is a valid an
 from __future__ import annotations
 
 import logging
+import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -89,6 +90,9 @@ BATCH_SIZE = 100
 """Tasks per write transaction: a stop request is honoured between batches."""
 RESULT_CHARS = 800
 """How much of the result text a memory keeps."""
+MODEL_ROUND_SECONDS = 300.0
+"""Model mode: after this long asking the model, a round asks no more (the tasks it did not
+reach stay due for the next round), so a slow endpoint never holds the worker for long."""
 TITLE_MAX_CHARS = 300
 """A first line longer than this is cut (with an ellipsis) in the memory and its goal key."""
 MAX_LOG_LIMIT = 10_000
@@ -241,6 +245,12 @@ class ExtractionApi(EngineArea):
 
     _round_id = "round_none"
     """The current round's id (the cost ledger groups calls by it)."""
+    _model_until = 0.0
+    """When the current round stops asking the model (``MODEL_ROUND_SECONDS``)."""
+
+    def _start_round(self) -> None:
+        self._round_id = self._store.new_id("round")
+        self._model_until = time.monotonic() + MODEL_ROUND_SECONDS
 
     # ---- rounds ---------------------------------------------------------------------------
 
@@ -253,7 +263,7 @@ class ExtractionApi(EngineArea):
         _check_limit(limit)
         task_ids = self._store.tasks.round_candidates(self.actor, limit)
         summary = RoundSummary(forced=bool(force))
-        self._round_id = self._store.new_id("round")
+        self._start_round()
         self._process(task_ids, summary, force, progress, should_stop, len(task_ids), 0)
         self._audit_round(summary, ROUND)
         return summary
@@ -266,7 +276,7 @@ class ExtractionApi(EngineArea):
         _check_limit(batch_limit)
         total = self._store.tasks.count_candidates(self.actor)
         summary = RoundSummary(forced=bool(force))
-        self._round_id = self._store.new_id("round")
+        self._start_round()
         after: SweepCursor | None = None
         while not summary.stopped:
             rows = self._store.tasks.sweep_candidates(self.actor, after, batch_limit)
@@ -312,6 +322,8 @@ class ExtractionApi(EngineArea):
             if should_stop is not None and should_stop():
                 summary.stopped = True  # the rest stay due: the next round asks for them
                 return
+            if time.monotonic() > self._model_until:
+                return  # the round's time with the model is spent: the rest stay due
             try:
                 outcome = self._model_extract(task, context.settings, force)
             except Exception as error:  # one bad task must not stop the round
