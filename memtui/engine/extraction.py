@@ -478,7 +478,8 @@ class ExtractionApi(EngineArea):
                     self._store.now()))
         with self._store.transaction():
             now = self._store.now()
-            row = self._store.tasks.scan_row(task.id)
+            row = self._store.tasks.scan_row(task.id) if self._store.tasks.claim([task.id]) \
+                else None  # claimed again: on PostgreSQL another worker's write waits
             if row is None or row.existing_memory is not None or row.forgotten:
                 return "skipped", "already_extracted", None  # done elsewhere meanwhile
             detail = self._detail(task.id)
