@@ -90,10 +90,12 @@ def test_one_task_becomes_memories_keeping_its_task(team: Team, fake: FakeModel)
                                   "source_thread_id = ? AND project = 'web'",
                                   (task.id,)).fetchall()
     assert sorted(tuple(m) for m in memories) == [
-        ("convention", "Log timeouts with the request id.", "active"),
-        ("decision", "Retries use tenacity.", "active")]
+        ("convention", "Log timeouts with the request id.\n\nEvidence: timeouts are logged "
+                       "with the request id", "active"),
+        ("decision", "Retries use tenacity.\n\nEvidence: Replaced the hand-rolled retry loop "
+                     "with tenacity", "active")]
     entry = _log(team, task.id)
-    assert entry.outcome == "extracted" and "evidence: Replaced" in entry.detail
+    assert entry.outcome == "extracted" and entry.detail is None
     request = fake.requests[0].body
     assert request["model"] == "fake-extractor"
     assert request["response_format"] == {"type": "json_object"}
@@ -167,7 +169,8 @@ def test_review_path_and_user_scope_always_waits(team: Team, fake: FakeModel) ->
                               "WHERE source_thread_id = ? ORDER BY scope",
                               (task.id,)).fetchall()
     assert [(r[0], r[1]) for r in rows] == [("project", "active"), ("user", "pending")]
-    assert "For every project because: it is how alice works anywhere" in rows[1][2]
+    assert rows[1][2] == ("Prefers small commits.\n\nEvidence: asked for small commits\n"
+                          "For every project because: it is how alice works anywhere")
     team.alice.settings.update(review_new_memories=1)
     second = add_done(team.alice, team.clock, goal="Another thing")
     team.alice.extraction.run_round()

@@ -90,6 +90,8 @@ BATCH_SIZE = 100
 """Tasks per write transaction: a stop request is honoured between batches."""
 RESULT_CHARS = 800
 """How much of the result text a memory keeps."""
+EVIDENCE_KEPT_CHARS = 300
+"""How much of a model memory's evidence its text keeps."""
 MODEL_ROUND_SECONDS = 300.0
 """Model mode: after this long asking the model, a round asks no more (the tasks it did not
 reach stay due for the next round), so a slow endpoint never holds the worker for long."""
@@ -498,8 +500,7 @@ class ExtractionApi(EngineArea):
                 return "error", reason, None
             perm.writable_project(self._store, task.project, self.actor)
             ids = [self._insert_proposed(task, item, settings, now) for item in proposed]
-            self._write_detail(detail, "; ".join(f"evidence: {item.evidence}"
-                                                 for item in proposed)[:1000] or None, 0, None)
+            self._write_detail(detail, None, 0, None)
             if not ids:
                 self._write_log(task, "skipped", "model_nothing", None, force, now)
                 return "skipped", "model_nothing", None
@@ -514,10 +515,11 @@ class ExtractionApi(EngineArea):
     def _insert_proposed(self, task: Task, item: Any, settings: dict[str, Any],
                          now: str) -> str:
         """One proposed memory through the extractor's write path: checked and redacted
-        again; a user-level one (with its reason) always waits in the inbox."""
+        again, with the evidence it rests on (forgetting the memory forgets that too); a
+        user-level one (with its reason) always waits in the inbox."""
         user_level = item.scope == "user"
-        text = item.text + (f"\n\nFor every project because: {item.reason}" if user_level
-                            else "")
+        text = item.text + f"\n\nEvidence: {item.evidence[:EVIDENCE_KEPT_CHARS]}" + (
+            f"\nFor every project because: {item.reason}" if user_level else "")
         status = PENDING if user_level else status_for_new(self._store, task.user,
                                                            AUTO_SOURCE, settings)
         memory = Memory(id=self._store.new_id("mem"), scope=item.scope, owner=task.user,

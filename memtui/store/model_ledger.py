@@ -33,10 +33,6 @@ class UsageRow:
     outcome: str
     at: str
 
-    def to_json(self) -> dict[str, Any]:
-        """The row as JSON (without the user)."""
-        return {key: value for key, value in asdict(self).items() if key != "user"}
-
 
 @dataclass(frozen=True)
 class UsageTotal:
@@ -82,13 +78,6 @@ class ModelLedgerRepository(Repository):
             "SELECT COALESCE(SUM(tokens_in + tokens_out), 0) FROM model_usage "
             "WHERE user_id = ? AND at >= ? AND at < ?", (user_id, start, end)).fetchone()
         return int(row[0])
-
-    def recent(self, user_id: str, limit: int) -> list[UsageRow]:
-        """The user's latest calls, newest first."""
-        rows = self._store.execute(
-            f"SELECT {_USAGE_COLUMNS} FROM model_usage WHERE user_id = ? "
-            "ORDER BY at DESC, seq DESC LIMIT ?", (user_id, limit)).fetchall()
-        return [UsageRow(*row) for row in rows]
 
     def totals(self, user_id: str, by: str, limit: int) -> list[UsageTotal]:
         """Calls and tokens per task, round or day (``GROUPINGS``), latest first."""
