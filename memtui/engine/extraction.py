@@ -54,7 +54,12 @@ from memtui.engine.base import EngineArea
 from memtui.engine.jobs import BACKFILL, ROUND
 from memtui.engine.model_client import Endpoint, ModelFailure, complete_json
 from memtui.engine.model_consolidation import ProjectPass, propose
-from memtui.engine.model_extraction import EXTRACT_SYSTEM, parse_memories, render_task
+from memtui.engine.model_extraction import (
+    EXTRACT_SYSTEM,
+    Proposed,
+    parse_memories,
+    render_task,
+)
 from memtui.engine.model_phase import (
     EXTRACT,
     MAX_ATTEMPTS,
@@ -348,7 +353,8 @@ class ExtractionApi(EngineArea):
             self._write_log(row.task, "skipped", reason, memory_id, force, context.now)
             return "skipped", reason, memory_id
         if context.settings[MODE_SETTING] == MODEL_MODE:
-            return self._queue_for_model(row, context)
+            self._queue_for_model(row, context)
+            return None
         outcome, memory_id = self._extract(row.task, context)
         self._write_log(row.task, outcome, None, memory_id, force, context.now)
         return outcome, None, memory_id
@@ -444,17 +450,15 @@ class ExtractionApi(EngineArea):
         return self._store.model_ledger.details([task_id]).get(task_id) or \
             TaskDetail(task_id, self.actor)
 
-    def _queue_for_model(self, row: ScanRow, context: _Batch
-                         ) -> tuple[str, str | None, str | None] | None:
+    def _queue_for_model(self, row: ScanRow, context: _Batch) -> None:
         """A task that passed the gates waits for its call, unless its last failure's
         backoff has not run out (its log row is touched so that it goes to the back of the
         queue; it is not counted)."""
         detail = self._detail(row.task.id)
         if detail.retry_at is not None and detail.retry_at > context.now and row.log:
             self._store.tasks.upsert_log(replace(row.log, at=context.now))
-            return None
+            return
         context.model_tasks.append(row.task)
-        return None
 
     def _model_extract(self, task: Task, settings: dict[str, Any],
                        force: bool) -> tuple[str, str | None, str | None]:
@@ -512,7 +516,7 @@ class ExtractionApi(EngineArea):
         self._store.model_ledger.set_detail(replace(detail, detail=words, attempts=attempts,
                                                     retry_at=again))
 
-    def _insert_proposed(self, task: Task, item: Any, settings: dict[str, Any],
+    def _insert_proposed(self, task: Task, item: Proposed, settings: dict[str, Any],
                          now: str) -> str:
         """One proposed memory through the extractor's write path: checked and redacted
         again, with the evidence it rests on (forgetting the memory forgets that too); a
