@@ -294,6 +294,8 @@ def test_settings_are_checked(team: Team) -> None:
         team.alice.settings.update(model_base_url="ftp://example.com")
     with pytest.raises(InvalidInput, match="extraction_mode"):
         team.alice.settings.update(extraction_mode="magic")
+    with pytest.raises(InvalidInput, match="did you mean model_base_url"):
+        team.alice.settings.set_many({"model_base_ur": "http://x"})
     assert team.alice.settings.endpoint_status() is None
 
 

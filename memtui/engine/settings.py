@@ -13,6 +13,7 @@ settings are free text a person typed, so they are redacted like every stored te
 
 from __future__ import annotations
 
+import difflib
 import logging
 import re
 from collections.abc import Iterable, Mapping
@@ -114,11 +115,19 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def unknown_setting(name: str) -> InvalidInput:
+    """The error for a setting name that is not one: the names closest to it, if any."""
+    close = difflib.get_close_matches(name, SPECS, n=3)
+    hint = f"did you mean {' or '.join(close)}? " if close else ""
+    return InvalidInput(f"unknown setting {name[:80]!r}: {hint}`memtui settings show` lists "
+                        f"all {len(SPECS)}")
+
+
 def check_setting(name: object, value: object) -> Any:
     """A checked value for one setting (switches normalised to 0/1); InvalidInput otherwise."""
     spec = SPECS.get(name) if isinstance(name, str) else None
     if spec is None:
-        raise InvalidInput(f"unknown setting {str(name)[:80]!r}: use one of {', '.join(SPECS)}")
+        raise unknown_setting(str(name))
     if spec.kind == SWITCH:
         if isinstance(value, bool) or (_is_int(value) and value in (0, 1)):
             return int(value)
@@ -211,7 +220,7 @@ def parse_cli_pairs(pairs: Iterable[str]) -> dict[str, Any]:
             raise InvalidInput(f"settings are given as KEY=VALUE, got {pair[:80]!r}")
         spec = SPECS.get(name)
         if spec is None:
-            raise InvalidInput(f"unknown setting {name[:80]!r}: use one of {', '.join(SPECS)}")
+            raise unknown_setting(name)
         if name in parsed:
             raise InvalidInput(f"{name} is given twice")
         parsed[name] = _parse_cli_value(spec, raw)
@@ -300,7 +309,7 @@ class SettingsApi:
         ``InvalidInput`` says why a text is refused."""
         spec = SPECS.get(name)
         if spec is None:
-            raise InvalidInput(f"unknown setting {name[:80]!r}: use one of {', '.join(SPECS)}")
+            raise unknown_setting(name)
         return clean_setting(name, _parse_cli_value(spec, raw))
 
     def parse_cli_pairs(self, pairs: Iterable[str]) -> dict[str, Any]:
