@@ -288,8 +288,9 @@ def test_caps_stop_calls_fail_closed_and_the_ledger_counts(team: Team, fake: Fak
 def test_settings_are_checked(team: Team) -> None:
     with pytest.raises(InvalidInput, match="user or password"):
         team.alice.settings.update(model_base_url="https://bob:pw@example.com/v1")
-    with pytest.raises(InvalidInput, match="NAME of an environment variable"):
-        team.alice.settings.update(model_api_key_env="sk-abc123")
+    for value in ("sk-abc123", "sk_live_51HxYzAbCdEfGhIjKlMnOpQr"):  # a key, not its name
+        with pytest.raises(InvalidInput, match="NAME of an environment variable"):
+            team.alice.settings.update(model_api_key_env=value)
     with pytest.raises(InvalidInput, match="http"):
         team.alice.settings.update(model_base_url="ftp://example.com")
     with pytest.raises(InvalidInput, match="extraction_mode"):

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from memtui.engine.validation import check_text, clean_text
+from memtui.engine.validation import check_text, clean_text, redact
 from memtui.errors import InvalidInput, StoreError
 
 if TYPE_CHECKING:
@@ -152,7 +152,7 @@ def check_setting(name: object, value: object) -> Any:
     if not isinstance(value, str) or "\n" in value or "\r" in value:
         raise InvalidInput(f"{spec.name} must be one line of text or null")
     text = check_text(value.strip(), spec.name, max_bytes=MAX_MODEL_NAME_BYTES)
-    if spec.kind == ENV_NAME and not _ENV_NAME.match(text):
+    if spec.kind == ENV_NAME and (not _ENV_NAME.match(text) or redact(text) != text):
         raise InvalidInput(f"{spec.name} is the NAME of an environment variable (letters, "
                            f"digits, _), not its value, got {text[:40]!r}")
     if spec.kind == URL:
