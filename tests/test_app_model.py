@@ -46,6 +46,9 @@ async def test_log_pane_shows_the_failure_its_next_try_and_the_ledger(tmp_path: 
                "answered HTTP 503" in text
         assert "next try" in text
         assert "model tokens today" in text
+        await press(pilot, "$")
+        shown = screen_text(app)
+        assert "Model cost ledger" in shown and "per round" in shown and "calls" in shown
 
 
 @app_test

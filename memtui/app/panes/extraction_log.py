@@ -53,6 +53,25 @@ def log_row(entry: LogEntry, width: int, tz: ZoneInfo) -> Text:
     return row
 
 
+def ledger_text(ledger: dict[str, Any]) -> Text:
+    """The whole ledger: today and the month against the caps, then per day, round, task."""
+    text = Text()
+    for span in ("today", "month"):
+        row = ledger[span]
+        text.append(f"{span:<7}", style="bold")
+        text.append(f"{row['calls']} calls, {row['tokens_in']:,} tokens in, "
+                    f"{row['tokens_out']:,} out (cap {row['cap']:,})\n")
+    for name in ("day", "round", "task"):
+        text.append(f"\nper {name}\n", style="bold")
+        for row in ledger[f"by_{name}"] or [{"key": "none yet"}]:
+            text.append(f"  {one_line(row['key'], 30):<32}")
+            if "calls" in row:
+                text.append(f"{row['calls']:>5} calls {row['tokens_in']:>10,} in "
+                            f"{row['tokens_out']:>9,} out")
+            text.append("\n")
+    return text
+
+
 def ledger_words(ledger: dict[str, Any]) -> Text:
     """The model cost ledger on the title line: tokens today and this month against the
     caps (nothing while no model was called this month)."""
@@ -77,6 +96,8 @@ class ExtractionLogPane(ListPane[LogList]):
                 tooltip="Open the task (goal, times, result)", id="log.task"),
         Binding("m", "open_memory", "memory", tooltip="Open the memory it made", id="log.memory"),
         Binding("c", "copy", "copy", show=False, tooltip="Copy the row", id="log.copy"),
+        Binding("$", "show_cost", "cost", tooltip="The model cost ledger: tokens per day, "
+                "round and task", id="log.cost"),
         *DETAIL_BINDINGS,
     ]
 
@@ -157,6 +178,17 @@ class ExtractionLogPane(ListPane[LogList]):
         self.memtui.push_screen(TextModal(f"Task {task.id}",
                                           task_fields(task, self.memtui.tz, entry),
                                           copy_text=task.result))
+
+    def action_show_cost(self) -> None:
+        """The model cost ledger in a dialog."""
+        from memtui.app.modals.text import TextModal
+
+        try:
+            ledger = self.memtui.engine.extraction.cost()
+        except MemtuiError as error:
+            self.memtui.say(error.message, severity="warning")
+            return
+        self.memtui.push_screen(TextModal("Model cost ledger", ledger_text(ledger)))
 
     def action_open_memory(self) -> None:
         """The memory the selected row made."""
