@@ -97,7 +97,7 @@ def test_the_log_names_the_tool(team: Team, tmp_path: Path) -> None:
     assert dict(team.alice.extraction.run_round().skipped) == {"external_context": 1}
     entry = team.alice.extraction.log(10)[0]
     assert (entry.task_id, entry.reason, entry.detail) == (
-        task.id, "external_context", "used mcp__github__search_issues")
+        task.id, "external_context", "mcp__github__search_issues")
     team.alice.settings.update(disable_on_external_context=0)
     assert team.alice.extraction.run_round().extracted == 1
     assert team.alice.extraction.log(10)[0].detail is None

@@ -583,8 +583,7 @@ class ExtractionApi(EngineArea):
         for entry in entries:
             found = details.get(entry.task_id)
             if found is not None and entry.reason == "external_context":
-                words = f"used {found.external_tool}" if found.external_tool else None
-                entry = replace(entry, detail=words)
+                entry = replace(entry, detail=found.external_tool)
             elif found is not None and entry.reason not in REASONS:
                 entry = replace(entry, detail=found.detail, retry_at=found.retry_at)
             shown.append(entry)
