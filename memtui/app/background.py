@@ -81,7 +81,9 @@ def summary_words(job: str, summary: dict[str, Any] | None) -> str:
         return "done"
     if job == CONSOLIDATE:
         count = summary.get("count", 0)
-        return f"{count} duplicate{'s' if count != 1 else ''} superseded"
+        proposed = (f", {summary['proposed']} proposed by the model for review"
+                    if "proposed" in summary else "")
+        return f"{count} duplicate{'s' if count != 1 else ''} superseded{proposed}"
     skipped = summary.get("skipped", {})
     skipped_total = sum(skipped.values()) if isinstance(skipped, dict) else int(skipped or 0)
     parts = [f"{summary.get('scanned', 0)} scanned", f"{summary.get('extracted', 0)} new"]

@@ -8,7 +8,8 @@ Grammar (the leading ``/memory`` may also be written ``memory``; bare ``/memory`
     /memory show [ID]           one memory's detail (default: the selected one)
     /memory extract [--force]   run an extraction round now
     /memory backfill            work through every past completed task, with progress
-    /memory consolidate         supersede active duplicates (same text or same goal)
+    /memory consolidate         supersede active duplicates (same text or same goal); in
+                                model mode the model proposes supersedes into the inbox
     /memory forget ID           forget a memory and its whole chain (asks first)
     /memory on | off            generate and use memories together
     /memory note TEXT           an ad-hoc note in the current scope

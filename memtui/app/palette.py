@@ -83,7 +83,8 @@ def memtui_commands(app: MemtuiApp) -> list[PaletteCommand]:
         PaletteCommand("memory: backfill", command("backfill"),
                        "work through every past completed task"),
         PaletteCommand("memory: consolidate", command("consolidate"),
-                       "supersede duplicate active memories"),
+                       "supersede duplicates; in model mode the model proposes "
+                       "supersedes into the inbox"),
         PaletteCommand("memory: on (generate and use)", command("on"), ""),
         PaletteCommand("memory: off (generate and use)", command("off"), ""),
         PaletteCommand("memory: toggle generate",

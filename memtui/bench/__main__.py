@@ -27,7 +27,7 @@ from memtui.bench.runner import Options, format_table, rows_json, run
 
 QUICK_SIZE = 100_000
 SECTIONS = ("start", "search", "pages", "extraction", "redaction", "recall", "codex", "mcp",
-            "agents", "hook-gate", "recall-quality")
+            "agents", "hook-gate", "recall-quality", "model-extraction")
 
 
 def build_parser() -> argparse.ArgumentParser:

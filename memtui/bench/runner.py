@@ -31,6 +31,9 @@ only ever adds time. Rows:
    and MRR of the labelled questions for the full-text ranking and (with the
    ``embeddings`` extra) the hybrid, side by side; and recall of the same questions at N
    memories vs the bare FTS5 bm25 query of their words.
+13. model extraction of 1,000 tasks against the fake endpoint vs the deterministic round of
+   the same tasks: requests, tokens in and out, time (``bench.model_extraction``;
+   ``--only model-extraction`` builds no memory store).
 """
 
 from __future__ import annotations
@@ -709,6 +712,22 @@ def measure_gate_rows(quick: bool) -> list[Row]:
     ]
 
 
+def measure_model_row(n_tasks: int) -> Row:
+    """Row 12: a model round of ``n_tasks`` against the fake endpoint beside the
+    deterministic round of the same tasks."""
+    from memtui.bench.model_extraction import measure_model_extraction
+
+    result = measure_model_extraction(n_tasks)
+    ok = (result["requests"] == n_tasks == result["model_extracted"]
+          and result["longest_text_sent"] <= result["budget"])
+    return Row(f"model extraction round, {n_tasks:,} tasks (fake endpoint on 127.0.0.1)",
+               f"deterministic {result['reference_s']:.2f} s",
+               f"{result['model_s']:.2f} s, {result['requests']:,} requests, "
+               f"{result['tokens_in']:,} tokens in / {result['tokens_out']:,} out",
+               result["model_s"] / result["reference_s"],
+               "1 request a task, each <= the input budget", ok, result)
+
+
 def measure_settings_row(quick: bool) -> Row:
     """Row 10b: ``hooks install claude-code``'s merge of a large ``~/.claude.json`` vs a
     plain ``json.load`` + ``json.dump`` of the same file (time and peak memory)."""
@@ -866,8 +885,15 @@ def run(options: Options) -> list[Row]:
     say = options.progress
     quick = options.quick
     wanted = set(options.only) or {"start", "search", "pages", "extraction", "redaction",
-                                   "recall", "codex", "mcp", "agents", "hook-gate"}
+                                   "recall", "codex", "mcp", "agents", "hook-gate",
+                                   "model-extraction"}
     rows: list[Row] = []
+    if "model-extraction" in wanted:
+        say("model extraction against the fake endpoint…")
+        rows.append(measure_model_row(200 if quick else 1_000))
+        wanted.discard("model-extraction")
+        if not wanted:
+            return rows
     if "hook-gate" in wanted:
         say("the write gate's two paths…")
         rows += measure_gate_rows(quick)

@@ -26,8 +26,9 @@ TASK_PREVIEW_CHARS = 60
 # ---- settings --------------------------------------------------------------------------------
 
 def _settings_out(ctx: CliContext, settings: dict[str, Any]) -> int:
+    status = ctx.engine.settings.endpoint_status()
     if ctx.json:
-        ctx.emit_json(settings)
+        ctx.emit_json(settings | ({"model_endpoint": status} if status else {}))
         return 0
     rows = []
     for spec in ctx.engine.settings.specs():
@@ -36,6 +37,8 @@ def _settings_out(ctx: CliContext, settings: dict[str, Any]) -> int:
         if value != spec.default:
             shown += f" (default {spec.default if spec.default is not None else 'null'})"
         rows.append((spec.name, f"{shown} — {spec.meaning}"))
+    if status:
+        rows.append(("model endpoint", status))
     ctx.console.print(render.key_value_table(rows, title="Auto-memory settings"))
     return 0
 
@@ -188,6 +191,10 @@ def log_table(entries: list[LogEntry]) -> Table:
     for entry in entries:
         why = REASON_WORDS.get(entry.reason or "", entry.reason or "") if entry.reason \
             else (entry.memory_id or "")
+        if entry.detail:
+            why += f" — {entry.detail}"
+        if entry.retry_at:
+            why += f"; next try {render.short_time(entry.retry_at)}"
         if entry.forced:
             why += " (forced)"
         table.add_row(safe_text(entry.task_id), render.text(entry.project), entry.outcome,
@@ -195,8 +202,34 @@ def log_table(entries: list[LogEntry]) -> Table:
     return table
 
 
+def cost(ctx: CliContext, limit: int) -> int:
+    """``log --cost``: the model cost ledger (tokens today and this month against the
+    caps, then per day, round and task)."""
+    ledger = ctx.engine.extraction.cost(limit)
+    if ctx.json:
+        ctx.emit_json(ledger)
+        return 0
+    ctx.console.print(render.key_value_table([
+        (span, f"{ledger[span]['calls']} calls, {ledger[span]['tokens_in']:,} tokens in, "
+               f"{ledger[span]['tokens_out']:,} out (cap {ledger[span]['cap']:,})")
+        for span in ("today", "month")], title="Model cost ledger"))
+    for name in ("day", "round", "task"):
+        table = Table(box=box.SIMPLE_HEAD, pad_edge=False, title=f"per {name}")
+        for column in (name, "calls", "tokens in", "tokens out", "last call"):
+            table.add_column(column, overflow="fold")
+        for row in ledger[f"by_{name}"]:
+            table.add_row(safe_text(row["key"]), str(row["calls"]), f"{row['tokens_in']:,}",
+                          f"{row['tokens_out']:,}", render.short_time(row["last_at"]))
+        if ledger[f"by_{name}"]:
+            ctx.console.print(table)
+    return 0
+
+
 def log(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``log [--limit N]``: the extraction log of the user's tasks."""
+    """``log [--limit N] [--cost]``: the extraction log of the user's tasks, or the model
+    cost ledger."""
+    if args.cost:
+        return cost(ctx, args.limit)
     entries = ctx.engine.extraction.log(args.limit)
     return list_out(ctx, entries, log_table(entries),
                      "The extraction log is empty — run a round with: memtui run")
@@ -276,7 +309,9 @@ COMMANDS = (
         arg("--force", action="store_true", help="skip the idle and shape gates"),
         arg("--backfill", action="store_true",
             help="work through every due task, not one bounded round"))),
-    Command("log", "the extraction log of your tasks", log, (LIMIT,)),
+    Command("log", "the extraction log of your tasks", log, (
+        LIMIT, arg("--cost", action="store_true",
+                   help="the model cost ledger: tokens per day, round and task, and the caps"))),
     Command("inject", "the first-turn text a task would receive", inject, (
         TASK_ID, arg("--apply", action="store_true",
                      help="perform the injection (audited, usage counts bumped)"))),

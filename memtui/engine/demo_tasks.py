@@ -177,6 +177,7 @@ def _round_one(alice: Engine, bob: Engine, clock: FixedClock) -> dict[str, Task]
     alice.tasks.set_flags(tasks["incident"].id, generate="off")
     tasks["features"] = _record(alice, clock, FEATURES)
     tasks["eval"] = _record(alice, clock, EVAL, external_context=True, source="codex",
+                            external_tool="web_search",
                             source_ref="rollout-2026-11-06T14-02-11-demo-eval")
     clock.advance(GAP_SECONDS)
     tasks["rollout"] = alice.tasks.add_task(

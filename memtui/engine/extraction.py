@@ -29,24 +29,51 @@ goes on -- unless the error made SQLite roll the whole batch back (``Transaction
 then nothing of the batch is kept and the round fails (its tasks are due again next round).
 A user who can no longer write to the task's project gets an ``error`` row with reason
 ``PermissionDenied`` (the task is retried in later rounds).
+
+With ``extraction_mode`` = ``model`` the gates and the once-per-task rule are the same, and a
+task that passes them is asked of the model after its batch's transaction has committed (no
+lock is held while the endpoint thinks; a stop request is honoured between calls): the cap
+is checked before each call, the answer is checked, redacted and written in a transaction
+of its own that re-checks the task first (``memtui.engine.model_phase``,
+``memtui.engine.model_extraction``). A task may yield several memories, each keeping the
+task's id; a user-level one always waits in the review inbox; none is a valid answer
+(``model_nothing``, not asked again).
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from memtui.engine import permissions as perm
 from memtui.engine.base import EngineArea
 from memtui.engine.jobs import BACKFILL, ROUND
+from memtui.engine.model_client import Endpoint, ModelFailure, complete_json
+from memtui.engine.model_consolidation import ProjectPass, propose
+from memtui.engine.model_extraction import (
+    EXTRACT_SYSTEM,
+    Proposed,
+    parse_memories,
+    render_task,
+)
+from memtui.engine.model_phase import (
+    EXTRACT,
+    MAX_ATTEMPTS,
+    cap_reason,
+    conversation_for,
+    retry_at,
+)
 from memtui.engine.redaction import redact
 from memtui.engine.review_rules import PENDING, status_for_new
-from memtui.engine.settings import load_settings
+from memtui.engine.settings import MODE_SETTING, MODEL_MODE, load_settings
 from memtui.engine.tasks import QuotaStatus, read_quota
+from memtui.engine.validation import clean_text
 from memtui.errors import InvalidInput, MemtuiError, TransactionLost
+from memtui.store.model_ledger import TaskDetail, UsageRow
 from memtui.store.models import (
     EXTRACTED_OUTCOMES,
     DedupeRow,
@@ -68,6 +95,11 @@ BATCH_SIZE = 100
 """Tasks per write transaction: a stop request is honoured between batches."""
 RESULT_CHARS = 800
 """How much of the result text a memory keeps."""
+EVIDENCE_KEPT_CHARS = 300
+"""How much of a model memory's evidence its text keeps."""
+MODEL_ROUND_SECONDS = 300.0
+"""Model mode: after this long asking the model, a round asks no more (the tasks it did not
+reach stay due for the next round), so a slow endpoint never holds the worker for long."""
 TITLE_MAX_CHARS = 300
 """A first line longer than this is cut (with an ellipsis) in the memory and its goal key."""
 MAX_LOG_LIMIT = 10_000
@@ -77,7 +109,10 @@ ERROR_REASON_CHARS = 40
 REASONS = ("generate_off", "not_idle", "missing_times", "too_short", "result_too_short",
            "external_context", "quota_low", "quota_check_failed", "already_extracted",
            "forgotten")
-"""Every skip reason code, in the order they are checked."""
+"""Every skip reason code of the gates, in the order they are checked."""
+MODEL_REASONS = ("model_cap_day", "model_cap_month", "model_cap_unreadable", "model_not_ready",
+                 "model_nothing")
+"""The skip reason codes of model mode, after the gates (model_phase)."""
 
 Progress = Callable[[int, int], None]
 """``progress(done, total)`` after each batch."""
@@ -177,6 +212,13 @@ class ConsolidationResult:
     id: str
     superseded: tuple[tuple[str, str], ...]
     scopes: tuple[str, ...]
+    passes: tuple[ProjectPass, ...] = ()
+    """Model mode: what each project's model pass proposed for review."""
+
+    @property
+    def proposed(self) -> int:
+        """How many supersedes the model proposed (pending in the inbox)."""
+        return sum(len(done.proposed) for done in self.passes)
 
     @property
     def count(self) -> int:
@@ -186,7 +228,9 @@ class ConsolidationResult:
     def to_json(self) -> dict[str, Any]:
         """The result as a JSON object (ids only)."""
         return {"id": self.id, "count": self.count, "scopes": list(self.scopes),
-                "superseded": [{"id": old, "by": new} for old, new in self.superseded]}
+                "superseded": [{"id": old, "by": new} for old, new in self.superseded]} | (
+            {"proposed": self.proposed, "model": [done.to_json() for done in self.passes]}
+            if self.passes else {})
 
 
 @dataclass
@@ -198,11 +242,22 @@ class _Batch:
     settings: dict[str, Any]
     quota: QuotaStatus | Exception | None = None
     writable: dict[str, bool] = field(default_factory=dict)
+    model_tasks: list[Task] = field(default_factory=list)
+    """Tasks that passed the gates in model mode: asked after the transaction."""
 
 
 class ExtractionApi(EngineArea):
     """Extraction rounds, backfill, the extraction log and consolidation, for the actor's
     own tasks."""
+
+    _round_id = "round_none"
+    """The current round's id (the cost ledger groups calls by it)."""
+    _model_until = 0.0
+    """When the current round stops asking the model (``MODEL_ROUND_SECONDS``)."""
+
+    def _start_round(self) -> None:
+        self._round_id = self._store.new_id("round")
+        self._model_until = time.monotonic() + MODEL_ROUND_SECONDS
 
     # ---- rounds ---------------------------------------------------------------------------
 
@@ -215,6 +270,7 @@ class ExtractionApi(EngineArea):
         _check_limit(limit)
         task_ids = self._store.tasks.round_candidates(self.actor, limit)
         summary = RoundSummary(forced=bool(force))
+        self._start_round()
         self._process(task_ids, summary, force, progress, should_stop, len(task_ids), 0)
         self._audit_round(summary, ROUND)
         return summary
@@ -227,6 +283,7 @@ class ExtractionApi(EngineArea):
         _check_limit(batch_limit)
         total = self._store.tasks.count_candidates(self.actor)
         summary = RoundSummary(forced=bool(force))
+        self._start_round()
         after: SweepCursor | None = None
         while not summary.stopped:
             rows = self._store.tasks.sweep_candidates(self.actor, after, batch_limit)
@@ -246,12 +303,13 @@ class ExtractionApi(EngineArea):
                 summary.stopped = True
                 return
             batch = task_ids[start:start + BATCH_SIZE]
-            self._run_batch(batch, summary, force)
+            self._run_batch(batch, summary, force, should_stop)
             done += len(batch)
             if progress is not None:
                 progress(done, total)
 
-    def _run_batch(self, task_ids: Sequence[str], summary: RoundSummary, force: bool) -> None:
+    def _run_batch(self, task_ids: Sequence[str], summary: RoundSummary, force: bool,
+                   should_stop: ShouldStop | None = None) -> None:
         # Shared: workers on other machines scan other tasks of the round meanwhile; a task
         # one of them holds is left to it (claim), and one goal's supersede takes turns.
         with self._store.transaction(shared=True):
@@ -267,6 +325,19 @@ class ExtractionApi(EngineArea):
                     outcome = self._log_error(task_id, error, force, context.now)
                 if outcome is not None:
                     summary.add(*outcome)
+        for task in context.model_tasks:
+            if should_stop is not None and should_stop():
+                summary.stopped = True  # the rest stay due: the next round asks for them
+                return
+            if time.monotonic() > self._model_until:
+                return  # the round's time with the model is spent: the rest stay due
+            try:
+                outcome = self._model_extract(task, context.settings, force)
+            except Exception as error:  # one bad task must not stop the round
+                with self._store.transaction():
+                    outcome = self._log_error(task.id, error, force, self._store.now())
+            if outcome is not None:
+                summary.add(*outcome)
 
     def _scan_one(self, task_id: str, context: _Batch,
                   force: bool) -> tuple[str, str | None, str | None] | None:
@@ -281,6 +352,9 @@ class ExtractionApi(EngineArea):
             memory_id = row.existing_memory if reason == "already_extracted" else None
             self._write_log(row.task, "skipped", reason, memory_id, force, context.now)
             return "skipped", reason, memory_id
+        if context.settings[MODE_SETTING] == MODEL_MODE:
+            self._queue_for_model(row, context)
+            return None
         outcome, memory_id = self._extract(row.task, context)
         self._write_log(row.task, outcome, None, memory_id, force, context.now)
         return outcome, None, memory_id
@@ -370,6 +444,96 @@ class ExtractionApi(EngineArea):
             task_id=task.id, user=task.user, project=task.project, outcome=outcome,
             reason=reason, memory_id=memory_id, forced=bool(force), at=at))
 
+    # ---- model mode -----------------------------------------------------------------------
+
+    def _detail(self, task_id: str) -> TaskDetail:
+        return self._store.model_ledger.details([task_id]).get(task_id) or \
+            TaskDetail(task_id, self.actor)
+
+    def _queue_for_model(self, row: ScanRow, context: _Batch) -> None:
+        """A task that passed the gates waits for its call, unless its last failure's
+        backoff has not run out (its log row is touched so that it goes to the back of the
+        queue; it is not counted)."""
+        detail = self._detail(row.task.id)
+        if detail.retry_at is not None and detail.retry_at > context.now and row.log:
+            self._store.tasks.upsert_log(replace(row.log, at=context.now))
+            return
+        context.model_tasks.append(row.task)
+
+    def _model_extract(self, task: Task, settings: dict[str, Any],
+                       force: bool) -> tuple[str, str | None, str | None]:
+        """Ask the model about one task and write what it answered (see the module doc)."""
+        stop = cap_reason(self._store, self.actor, settings, self._store.now())
+        answer, failure, model = None, None, settings.get("extract_model") or ""
+        if stop is None:
+            try:
+                endpoint = Endpoint.from_settings(settings)
+                model = endpoint.model
+                text = render_task(task, conversation_for(self._store, task))
+                answer = complete_json(endpoint, EXTRACT_SYSTEM, text)
+                proposed = parse_memories(answer.data)
+            except ModelFailure as error:
+                failure = error
+        if stop is None and (failure is None or failure.kind != "config"):
+            spent = (answer.tokens_in, answer.tokens_out) if answer else \
+                (failure.tokens_in, failure.tokens_out) if failure else (0, 0)
+            with self._store.transaction():  # the tokens count even if the write fails
+                self._store.model_ledger.add_usage(UsageRow(
+                    self.actor, EXTRACT, self._round_id, task.id, task.project, model,
+                    spent[0], spent[1], failure.kind if failure else "answered",
+                    self._store.now()))
+        with self._store.transaction():
+            now = self._store.now()
+            row = self._store.tasks.scan_row(task.id) if self._store.tasks.claim([task.id]) \
+                else None  # claimed again: on PostgreSQL another worker's write waits
+            if row is None or row.existing_memory is not None or row.forgotten:
+                return "skipped", "already_extracted", None  # done elsewhere meanwhile
+            detail = self._detail(task.id)
+            if stop is not None or (failure is not None and failure.kind == "config"):
+                reason, words = stop or ("model_not_ready", failure.words if failure else "")
+                self._write_detail(detail, words, 0, None)
+                self._write_log(task, "skipped", reason, None, force, now)
+                return "skipped", reason, None
+            if failure is not None:
+                attempts = detail.attempts + 1
+                reason = "model_gave_up" if attempts >= MAX_ATTEMPTS else f"model_{failure.kind}"
+                again = None if attempts >= MAX_ATTEMPTS else retry_at(now, attempts)
+                self._write_detail(detail, f"{failure.kind}: {failure.words} "
+                                           f"(try {attempts} of {MAX_ATTEMPTS})", attempts, again)
+                self._write_log(task, "error", reason, None, force, now)
+                return "error", reason, None
+            perm.writable_project(self._store, task.project, self.actor)
+            ids = [self._insert_proposed(task, item, settings, now) for item in proposed]
+            self._write_detail(detail, None, 0, None)
+            if not ids:
+                self._write_log(task, "skipped", "model_nothing", None, force, now)
+                return "skipped", "model_nothing", None
+            self._write_log(task, "extracted", None, ids[0], force, now)
+            return "extracted", None, ids[0]
+
+    def _write_detail(self, detail: TaskDetail, words: str | None, attempts: int,
+                      again: str | None) -> None:
+        self._store.model_ledger.set_detail(replace(detail, detail=words, attempts=attempts,
+                                                    retry_at=again))
+
+    def _insert_proposed(self, task: Task, item: Proposed, settings: dict[str, Any],
+                         now: str) -> str:
+        """One proposed memory through the extractor's write path: checked and redacted
+        again, with the evidence it rests on (forgetting the memory forgets that too); a
+        user-level one (with its reason) always waits in the inbox."""
+        user_level = item.scope == "user"
+        text = item.text + f"\n\nEvidence: {item.evidence[:EVIDENCE_KEPT_CHARS]}" + (
+            f"\nFor every project because: {item.reason}" if user_level else "")
+        status = PENDING if user_level else status_for_new(self._store, task.user,
+                                                           AUTO_SOURCE, settings)
+        memory = Memory(id=self._store.new_id("mem"), scope=item.scope, owner=task.user,
+                        project=None if user_level else task.project, kind=item.kind,
+                        content=clean_text(text, "memory"), status=status, superseded_by=None,
+                        source=AUTO_SOURCE, source_thread_id=task.id, created_at=now,
+                        updated_at=now, usage_count=0, last_used_at=None)
+        self._store.memories.insert(memory, None)
+        return memory.id
+
     def _log_error(self, task_id: str, error: Exception, force: bool,
                    at: str) -> tuple[str, str | None, str | None] | None:
         reason = type(error).__name__[:ERROR_REASON_CHARS]
@@ -393,21 +557,58 @@ class ExtractionApi(EngineArea):
     def log(self, limit: int = 50) -> list[LogEntry]:
         """The extraction log of the actor's own tasks, most recent scan first."""
         _check_limit(limit, MAX_LOG_LIMIT)
-        return self._store.tasks.log_for(self.actor, limit)
+        return self._with_details(self._store.tasks.log_for(self.actor, limit))
 
     def log_page(self, limit: int = 50, *, after: PageCursor | None = None,
                  before: PageCursor | None = None) -> list[LogEntry]:
         """A keyset page of the actor's log, most recent scan first: ``after`` the rows
         older than a row's (``at``, ``task_id``), ``before`` the rows just newer."""
         _check_limit(limit, MAX_LOG_LIMIT)
-        return self._store.tasks.log_page(self.actor, limit, after=after, before=before)
+        return self._with_details(
+            self._store.tasks.log_page(self.actor, limit, after=after, before=before))
 
     def log_at(self, offset: int, limit: int = 50, *, from_end: bool = False) -> list[LogEntry]:
         """A page of the actor's log by position (from the bottom with ``from_end``)."""
         _check_limit(limit, MAX_LOG_LIMIT)
         if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
             raise InvalidInput("offset must be a whole number from 0")
-        return self._store.tasks.log_at(self.actor, offset, limit, from_end=from_end)
+        return self._with_details(
+            self._store.tasks.log_at(self.actor, offset, limit, from_end=from_end))
+
+    def _with_details(self, entries: list[LogEntry]) -> list[LogEntry]:
+        """Log rows with their words (a model failure, the tool that made a session
+        external context) and, for a failed model call, when it is tried again."""
+        details = self._store.model_ledger.details([entry.task_id for entry in entries])
+        shown: list[LogEntry] = []
+        for entry in entries:
+            found = details.get(entry.task_id)
+            if found is not None and entry.reason == "external_context":
+                entry = replace(entry, detail=found.external_tool)
+            elif found is not None and entry.reason not in REASONS:
+                entry = replace(entry, detail=found.detail, retry_at=found.retry_at)
+            shown.append(entry)
+        return shown
+
+    def cost(self, limit: int = 30) -> dict[str, Any]:
+        """The actor's model cost ledger: calls and tokens in and out today and this month
+        (UTC), against the caps, and per day, per round and per task (latest first, at most
+        ``limit`` each)."""
+        _check_limit(limit, MAX_LOG_LIMIT)
+        ledger, settings = self._store.model_ledger, load_settings(self._store, self.actor)
+        by = {name: [row.to_json() for row in ledger.totals(self.actor, name, limit)]
+              for name in ("day", "round", "task")}
+        now = self._store.now()
+        month = [row for row in ledger.totals(self.actor, "day", 31) if row.key[:7] == now[:7]]
+        today = by["day"][0] if by["day"] and by["day"][0]["key"] == now[:10] else {}
+        return {
+            "today": {"calls": today.get("calls", 0), "tokens_in": today.get("tokens_in", 0),
+                      "tokens_out": today.get("tokens_out", 0),
+                      "cap": settings["model_daily_token_cap"]},
+            "month": {"calls": sum(r.calls for r in month),
+                      "tokens_in": sum(r.tokens_in for r in month),
+                      "tokens_out": sum(r.tokens_out for r in month),
+                      "cap": settings["model_monthly_token_cap"]},
+            "by_day": by["day"], "by_round": by["round"], "by_task": by["task"]}
 
     def log_count(self) -> int:
         """How many log rows the actor has (one per task scanned)."""
@@ -427,7 +628,10 @@ class ExtractionApi(EngineArea):
         """Supersede active memories that duplicate another active one in the same scope
         (same normalised content, or same goal key), the newest surviving: the actor's user
         memories and the memories of every project the actor can write. Deterministic; one
-        transaction; recorded in ``consolidations`` and audited (ids only)."""
+        transaction; recorded in ``consolidations`` and audited (ids only). In model mode,
+        then a model pass per project proposes supersedes into the review inbox
+        (``memtui.engine.model_consolidation``), one project at a time, outside any
+        transaction while the model answers."""
         with self._store.transaction():
             scopes: list[tuple[str, list[DedupeRow]]] = [
                 ("user", self._store.tasks.active_memories(owner=self.actor))]
@@ -452,7 +656,12 @@ class ExtractionApi(EngineArea):
                 outcome="superseded" if pairs else "nothing_to_do", detail=detail, at=now))
             self._store.audit.append(self.actor, "memories_consolidated", record.id,
                                      {"count": record.count, "scopes": len(scopes)})
-        return record
+        settings = load_settings(self._store, self.actor)
+        if settings[MODE_SETTING] != MODEL_MODE:
+            return record
+        passes = tuple(propose(self._store, self.actor, scope.removeprefix("project:"), settings)
+                       for scope in record.scopes if scope.startswith("project:"))
+        return replace(record, passes=passes)
 
 
 def duplicate_pairs(rows: Sequence[DedupeRow]) -> list[tuple[str, str]]:

@@ -154,6 +154,7 @@ class SessionsApi(EngineArea):
                     project, goal, goal, result,
                     _time_or_none(read.started_at), _time_or_none(read.finished_at),
                     external_context=read.used_external_context, source=session.agent,
+                    external_tool=read.external_tool,
                     source_ref=session.session_id, allow_missing_times=True)
         except Conflict as error:
             return ALREADY_RECORDED, None, str(error.detail.get("task_id") or "") or None

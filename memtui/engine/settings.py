@@ -2,20 +2,26 @@
 
 Everything is off by default (the write gate's mode, ``review``, acts only once the gate's
 hook is installed in Claude Code). A change is checked whole before anything is written: one bad
-key or value refuses the whole change with ``InvalidInput`` naming it. ``extract_model`` and
-``consolidation_model`` are stored and shown only; version 1 never calls a model. They are
-free text a person typed, so they are redacted like every stored text (``clean_text``).
+key or value refuses the whole change with ``InvalidInput`` naming it. A model is called only
+with ``extraction_mode`` = ``model`` (docs/auto-memory.md): ``model_base_url`` names an
+OpenAI-compatible endpoint (no user or password in it), ``model_api_key_env`` the name of the
+environment variable holding its key (never the key), ``extract_model`` /
+``consolidation_model`` the models, and the token caps bound what the calls may spend. Text
+settings are free text a person typed, so they are redacted like every stored text
+(``clean_text``).
 """
 
 from __future__ import annotations
 
+import difflib
 import logging
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
-from memtui.engine.validation import check_text, clean_text
+from memtui.engine.validation import check_text, clean_text, redact
 from memtui.errors import InvalidInput, StoreError
 
 if TYPE_CHECKING:
@@ -39,7 +45,16 @@ GATE_MODES = ("review", "redact", "ask", "off")
 """What Claude Code's write gate does with a write into its memory (``memtui hooks install
 claude-code --gate``): hold it in the inbox, let it through redacted, leave it to Claude
 Code's own permission prompt, or nothing."""
-CHOICES: dict[str, tuple[str, ...]] = {GATE_SETTING: GATE_MODES}
+MODE_SETTING = "extraction_mode"
+DETERMINISTIC, MODEL_MODE = "deterministic", "model"
+EXTRACTION_MODES = (DETERMINISTIC, MODEL_MODE)
+"""How finished tasks become memories: the first goal line and result start, or a model."""
+CHOICES: dict[str, tuple[str, ...]] = {GATE_SETTING: GATE_MODES, MODE_SETTING: EXTRACTION_MODES}
+URL = "url"
+"""An http(s) URL without a user or password, or null."""
+ENV_NAME = "env_name"
+"""The name of an environment variable (letters, digits, underscores), or null."""
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 
 MAX_COUNT = 10**9
 MAX_MODEL_NAME_BYTES = 200
@@ -67,9 +82,19 @@ SETTING_SPECS: tuple[SettingSpec, ...] = (
     SettingSpec("idle_seconds", COUNT, 900, "a finished task must have been idle this long"),
     SettingSpec("min_duration_seconds", COUNT, 30, "skip very short tasks"),
     SettingSpec("min_result_chars", COUNT, 200, "skip tasks with a very short result"),
-    SettingSpec("extract_model", MODEL, None, "stored only: no model is called (version 1)"),
+    SettingSpec(MODE_SETTING, CHOICE, DETERMINISTIC,
+                "how tasks become memories: " + " or ".join(EXTRACTION_MODES)),
+    SettingSpec("model_base_url", URL, None,
+                "OpenAI-compatible endpoint the model mode calls (e.g. http://127.0.0.1:8080/v1)"),
+    SettingSpec("model_api_key_env", ENV_NAME, None,
+                "name of the environment variable holding the endpoint's key (never the key)"),
+    SettingSpec("extract_model", MODEL, None, "the model that extracts memories (model mode)"),
     SettingSpec("consolidation_model", MODEL, None,
-                "stored only: no model is called (version 1)"),
+                "the model that proposes supersedes (default: extract_model)"),
+    SettingSpec("model_daily_token_cap", COUNT, 200_000,
+                "model tokens (in + out) a day may spend; then no model call (0: none)"),
+    SettingSpec("model_monthly_token_cap", COUNT, 2_000_000,
+                "model tokens (in + out) a month may spend; then no model call (0: none)"),
     SettingSpec("agents_may_forget", SWITCH, 0,
                 "agents connected through MCP may forget (delete) memories"),
     SettingSpec("max_unused_days", COUNT, 90,
@@ -94,11 +119,19 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def unknown_setting(name: str) -> InvalidInput:
+    """The error for a setting name that is not one: the names closest to it, if any."""
+    close = difflib.get_close_matches(name, SPECS, n=3)
+    hint = f"did you mean {' or '.join(close)}? " if close else ""
+    return InvalidInput(f"unknown setting {name[:80]!r}: {hint}`memtui settings show` lists "
+                        f"all {len(SPECS)}")
+
+
 def check_setting(name: object, value: object) -> Any:
     """A checked value for one setting (switches normalised to 0/1); InvalidInput otherwise."""
     spec = SPECS.get(name) if isinstance(name, str) else None
     if spec is None:
-        raise InvalidInput(f"unknown setting {str(name)[:80]!r}: use one of {', '.join(SPECS)}")
+        raise unknown_setting(str(name))
     if spec.kind == SWITCH:
         if isinstance(value, bool) or (_is_int(value) and value in (0, 1)):
             return int(value)
@@ -122,7 +155,22 @@ def check_setting(name: object, value: object) -> Any:
         return None
     if not isinstance(value, str) or "\n" in value or "\r" in value:
         raise InvalidInput(f"{spec.name} must be one line of text or null")
-    return check_text(value.strip(), spec.name, max_bytes=MAX_MODEL_NAME_BYTES)
+    text = check_text(value.strip(), spec.name, max_bytes=MAX_MODEL_NAME_BYTES)
+    if spec.kind == ENV_NAME and (not _ENV_NAME.match(text) or redact(text) != text):
+        raise InvalidInput(f"{spec.name} is the NAME of an environment variable (letters, "
+                           f"digits, _), not its value, got {text[:40]!r}")
+    if spec.kind == URL:
+        _check_url(spec.name, text)
+    return text
+
+
+def _check_url(name: str, text: str) -> None:
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InvalidInput(f"{name} must be an http:// or https:// URL, got {text[:80]!r}")
+    if parts.username or parts.password:
+        raise InvalidInput(f"{name} must not hold a user or password: name the environment "
+                           "variable of the key in model_api_key_env")
 
 
 def clean_setting(name: object, value: object) -> Any:
@@ -176,7 +224,7 @@ def parse_cli_pairs(pairs: Iterable[str]) -> dict[str, Any]:
             raise InvalidInput(f"settings are given as KEY=VALUE, got {pair[:80]!r}")
         spec = SPECS.get(name)
         if spec is None:
-            raise InvalidInput(f"unknown setting {name[:80]!r}: use one of {', '.join(SPECS)}")
+            raise unknown_setting(name)
         if name in parsed:
             raise InvalidInput(f"{name} is given twice")
         parsed[name] = _parse_cli_value(spec, raw)
@@ -227,6 +275,16 @@ class SettingsApi:
         """The actor's effective settings (every key, defaults filled in)."""
         return load_settings(self._store, self._engine.actor)
 
+    def endpoint_status(self) -> str | None:
+        """Whether the model endpoint the settings name answers, in words (a request with
+        a short timeout: call it off a UI thread); None when no endpoint is set."""
+        settings = self.get()
+        if not settings["model_base_url"]:
+            return None
+        from memtui.engine.model_client import probe
+
+        return probe(settings)
+
     def set_many(self, changes: Mapping[str, Any]) -> dict[str, Any]:
         """Change some settings; all or nothing. Audited as ``settings_updated`` (keys only).
 
@@ -255,7 +313,7 @@ class SettingsApi:
         ``InvalidInput`` says why a text is refused."""
         spec = SPECS.get(name)
         if spec is None:
-            raise InvalidInput(f"unknown setting {name[:80]!r}: use one of {', '.join(SPECS)}")
+            raise unknown_setting(name)
         return clean_setting(name, _parse_cli_value(spec, raw))
 
     def parse_cli_pairs(self, pairs: Iterable[str]) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from memtui.engine.base import EngineArea
 from memtui.engine.task_flags import flag_value
 from memtui.engine.validation import check_text, check_time, clean_text
 from memtui.errors import Conflict, InvalidInput, NotFound, StoreError
+from memtui.store.model_ledger import TaskDetail
 from memtui.store.models import TASK_STATUSES, Followup, Task
 from memtui.store.timeutil import format_time, month_start, next_month_start
 
@@ -38,6 +39,8 @@ MAX_TASK_TEXT_BYTES = 1024 * 1024
 MAX_FOLLOWUP_BYTES = 64 * 1024
 MAX_SOURCE_BYTES = 64
 MAX_SOURCE_REF_BYTES = 1024
+MAX_TOOL_NAME_CHARS = 200
+"""The longest tool name kept for the extraction log (the tool that made a task external)."""
 MAX_COST_USD = 1_000_000.0
 """Largest cost accepted for one task (a typo guard, not a budget)."""
 MAX_QUOTA_USD = 1_000_000_000.0
@@ -180,8 +183,11 @@ class TaskApi(EngineArea):
                  continuation: bool = False, external_context: bool = False,
                  source: str = "manual", source_ref: str | None = None,
                  allow_missing_times: bool = False,
-                 followups: Sequence[tuple[str, str]] = ()) -> Task:
+                 followups: Sequence[tuple[str, str]] = (),
+                 external_tool: str | None = None) -> Task:
         """Record a task of the actor in ``project``; returns it (texts as stored, redacted).
+        ``external_tool`` names the tool that made it external context (the extraction log
+        says it when the gate skips the task).
         ``followups``, (from task, message) pairs, are messages to the new task recorded in
         the same transaction (``add_followup``'s rules): all are written, or nothing.
 
@@ -227,6 +233,10 @@ class TaskApi(EngineArea):
                                                                     "project": project}))
             for from_task, message in followups:
                 self.add_followup(task.id, from_task, message)
+            if external_context and external_tool:
+                self._store.model_ledger.set_detail(TaskDetail(
+                    task.id, self.actor, external_tool=clean_text(
+                        external_tool[:MAX_TOOL_NAME_CHARS], "tool name", one_line=True)))
         return task
 
     def find_by_source_ref(self, source: str, source_ref: str) -> Task | None:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from memtui.store.identity import IdentityRepository
     from memtui.store.maintenance import VacuumResult
     from memtui.store.memories import MemoryRepository
+    from memtui.store.model_ledger import ModelLedgerRepository
     from memtui.store.purges import PurgeRepository
     from memtui.store.recall import RecallRepository
     from memtui.store.sessions import SessionRepository
@@ -161,6 +162,13 @@ class StoreBackend(ABC):
         from memtui.store.agent_writes import AgentWriteRepository
 
         return AgentWriteRepository(self)
+
+    @cached_property
+    def model_ledger(self) -> ModelLedgerRepository:
+        """The model cost ledger and the per-task extraction details."""
+        from memtui.store.model_ledger import ModelLedgerRepository
+
+        return ModelLedgerRepository(self)
 
     @cached_property
     def purges(self) -> PurgeRepository:

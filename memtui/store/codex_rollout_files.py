@@ -49,3 +49,11 @@ class RolloutFileRepository(Repository):
             "outcome = excluded.outcome, read_at = excluded.read_at",
             [(user_id, row.path, row.size, row.mtime_ns, row.offset, row.state, row.outcome,
               now) for row in rows])
+
+    def path_with(self, user_id: str, fragment: str) -> str | None:
+        """The path of one of the user's read rollout files whose path holds ``fragment``
+        (a thread id), or None."""
+        row = self._store.execute(
+            "SELECT path FROM codex_rollout_files WHERE user_id = ? AND path LIKE ? LIMIT 1",
+            (user_id, f"%{fragment.replace('%', '').replace('_', '')}%")).fetchone()
+        return str(row[0]) if row else None

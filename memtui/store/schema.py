@@ -417,9 +417,45 @@ MIGRATION_8 = """
 -- keeps the same write from being proposed again).
 """ + AGENT_WRITES.format(t="TEXT")
 
+MODEL_TABLES = """
+CREATE TABLE model_usage (
+    seq {seq},
+    user_id {t} NOT NULL,
+    phase {t} NOT NULL,
+    round_id {t} NOT NULL,
+    task_id {t},
+    project_id {t},
+    model {t} NOT NULL,
+    tokens_in BIGINT NOT NULL,
+    tokens_out BIGINT NOT NULL,
+    outcome {t} NOT NULL,
+    at {t} NOT NULL
+);
+CREATE INDEX model_usage_user ON model_usage(user_id, at);
+CREATE TABLE extraction_details (
+    task_id {t} PRIMARY KEY,
+    user_id {t} NOT NULL,
+    external_tool {t},
+    detail {t},
+    attempts INTEGER NOT NULL DEFAULT 0,
+    retry_at {t}
+);
+"""
+"""The tables of migration 9 on both backends (``{t}``: each backend's text type, ``{seq}``
+its row number key): shipped text, never edit."""
+
+MIGRATION_9 = """
+-- Model extraction (extraction_mode = model): the cost ledger, one row per model call with the
+-- tokens the endpoint reported (per task, per round, per day; the caps add them up), and per
+-- task what the extraction log's reason code does not say: the tool that made a session
+-- external context, the words of a model failure, how many calls failed in a row and when
+-- the next one may be made.
+""" + MODEL_TABLES.format(t="TEXT", seq="INTEGER PRIMARY KEY")
+
 MIGRATIONS: tuple[tuple[int, str], ...] = ((1, MIGRATION_1), (2, MIGRATION_2), (3, MIGRATION_3),
                                            (4, MIGRATION_4), (5, MIGRATION_5),
-                                           (6, MIGRATION_6), (7, MIGRATION_7), (8, MIGRATION_8))
+                                           (6, MIGRATION_6), (7, MIGRATION_7), (8, MIGRATION_8),
+                                           (9, MIGRATION_9))
 """(version, SQL script) in order. The last version is the schema this code writes."""
 
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -34,7 +34,7 @@ _TASK_WIDTH = len(TASK_COLUMNS.split(","))
 _LOG_COLUMNS = "task_id, user_id, project_id, outcome, reason, memory_id, forced, at"
 FLAG_COLUMNS = ("use_memories", "generate_memories")
 """The per-task override columns ``update_flags`` may change."""
-PERMANENT_SKIP_REASONS = ("already_extracted", "forgotten")
+PERMANENT_SKIP_REASONS = ("already_extracted", "forgotten", "model_nothing", "model_gave_up")
 """Skip reasons that never change: such tasks are not rescanned."""
 
 # A completed task is (re)scanned when it has no log row, when its last scan was a skip or an

@@ -157,9 +157,12 @@ async def test_settings_switch_number_and_errors(tmp_path: Path) -> None:
 
 
 @app_test
-async def test_settings_models_say_stored_only(tmp_path: Path) -> None:
-    async with opened(tmp_path, "6", size=(160, 48)) as (app, pilot):
-        assert screen_text(app).count("stored only — no model is called in this version") == 2
+async def test_settings_models_say_when_they_are_used(tmp_path: Path) -> None:
+    async with opened(tmp_path, "6", size=(160, 60)) as (app, pilot):
+        text = screen_text(app)
+        assert "default deterministic · how tasks become memories" in text
+        assert "the model that extracts memories (model mode)" in text
+        assert "model endpoint:" not in text  # none set: nothing is asked
 
 
 @app_test

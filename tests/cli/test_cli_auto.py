@@ -36,7 +36,7 @@ def test_settings_show_and_set(cli: Cli) -> None:
     changed = cli(*AS_ALICE, "--json", "settings", "set", "idle_seconds=60", "use_memories=on")
     assert changed.json["idle_seconds"] == 60 and changed.json["use_memories"] == 1
     human = cli(*AS_ALICE, "settings", "show")
-    assert "idle_seconds" in human.out and "stored only" in human.out
+    assert "idle_seconds" in human.out and "extraction_mode" in human.out
     for bad in ("generate_memories=yes", "idle_seconds=1.5", "min_rate_limit_remaining_percent=101",
                 "nope=1"):
         result = cli(*AS_ALICE, "--json", "settings", "set", "use_memories=0", bad)

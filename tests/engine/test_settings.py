@@ -22,6 +22,8 @@ SPEC_DEFAULTS = {
     "claude_memory_gate": "review",  # acts only once the gate's hook is installed (issue 38)
     "max_unused_days": 90,  # stale memories are shown for review, never deleted (issue 40)
     "skip_stale_memories": 0,
+    "extraction_mode": "deterministic", "model_base_url": None, "model_api_key_env": None,
+    "model_daily_token_cap": 200_000, "model_monthly_token_cap": 2_000_000,  # issue 39
 }
 
 

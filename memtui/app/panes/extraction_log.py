@@ -6,7 +6,7 @@ Enter opens the task (goal, times, result excerpt); ``m`` opens the memory it ma
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 from zoneinfo import ZoneInfo
 
 from rich.text import Text
@@ -42,10 +42,47 @@ def log_row(entry: LogEntry, width: int, tz: ZoneInfo) -> Text:
     if entry.memory_id:
         words = (words + " " if words else "") + f"→ {one_line(entry.memory_id, 20)}"
     row.append(words)
+    if entry.detail:
+        row.append(f" — {one_line(entry.detail, 200)}", style="dim")
+    if entry.retry_at:
+        row.append(f" · next try {local_time(entry.retry_at, tz, with_year=False)}",
+                   style="bold")
     if entry.forced:
         row.append("  forced", style="bold")
     row.truncate(width, overflow="ellipsis")
     return row
+
+
+def ledger_text(ledger: dict[str, Any]) -> Text:
+    """The whole ledger: today and the month against the caps, then per day, round, task."""
+    text = Text()
+    for span in ("today", "month"):
+        row = ledger[span]
+        text.append(f"{span:<7}", style="bold")
+        text.append(f"{row['calls']} calls, {row['tokens_in']:,} tokens in, "
+                    f"{row['tokens_out']:,} out (cap {row['cap']:,})\n")
+    for name in ("day", "round", "task"):
+        text.append(f"\nper {name}\n", style="bold")
+        for row in ledger[f"by_{name}"] or [{"key": "none yet"}]:
+            text.append(f"  {one_line(row['key'], 30):<32}")
+            if "calls" in row:
+                text.append(f"{row['calls']:>5} calls {row['tokens_in']:>10,} in "
+                            f"{row['tokens_out']:>9,} out")
+            text.append("\n")
+    return text
+
+
+def ledger_words(ledger: dict[str, Any]) -> Text:
+    """The model cost ledger on the title line: tokens today and this month against the
+    caps (nothing while no model was called this month)."""
+    if not ledger["month"]["calls"]:
+        return Text("")
+    words = Text(" · model tokens ")
+    for span, label in (("today", "today"), ("month", "month")):
+        used = ledger[span]["tokens_in"] + ledger[span]["tokens_out"]
+        cap = ledger[span]["cap"]
+        words.append(f"{label} {used:,}/{cap:,} ", style="bold red" if used >= cap else "")
+    return words
 
 
 class ExtractionLogPane(ListPane[LogList]):
@@ -59,6 +96,8 @@ class ExtractionLogPane(ListPane[LogList]):
                 tooltip="Open the task (goal, times, result)", id="log.task"),
         Binding("m", "open_memory", "memory", tooltip="Open the memory it made", id="log.memory"),
         Binding("c", "copy", "copy", show=False, tooltip="Copy the row", id="log.copy"),
+        Binding("$", "show_cost", "cost", tooltip="The model cost ledger: tokens per day, "
+                "round and task", id="log.cost"),
         *DETAIL_BINDINGS,
     ]
 
@@ -91,6 +130,7 @@ class ExtractionLogPane(ListPane[LogList]):
         try:
             self.item_list.show(self.memtui.engine)
             counts = self.memtui.engine.extraction.log_counts()
+            ledger = self.memtui.engine.extraction.cost(1)
         except MemtuiError as error:
             self.memtui.say(f"Could not read the extraction log: {error.message}",
                             severity="error")
@@ -101,6 +141,7 @@ class ExtractionLogPane(ListPane[LogList]):
             count = counts.get(outcome, 0)
             if count:
                 title.append(f" · {OUTCOME_WORDS.get(outcome, outcome)} {count}", style="dim")
+        title.append(ledger_words(ledger))
         self.query_one("#log-title", Static).update(title)
         self._update_preview()
 
@@ -137,6 +178,17 @@ class ExtractionLogPane(ListPane[LogList]):
         self.memtui.push_screen(TextModal(f"Task {task.id}",
                                           task_fields(task, self.memtui.tz, entry),
                                           copy_text=task.result))
+
+    def action_show_cost(self) -> None:
+        """The model cost ledger in a dialog."""
+        from memtui.app.modals.text import TextModal
+
+        try:
+            ledger = self.memtui.engine.extraction.cost()
+        except MemtuiError as error:
+            self.memtui.say(error.message, severity="warning")
+            return
+        self.memtui.push_screen(TextModal("Model cost ledger", ledger_text(ledger)))
 
     def action_open_memory(self) -> None:
         """The memory the selected row made."""

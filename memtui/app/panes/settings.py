@@ -1,8 +1,9 @@
 """The Settings pane: the user's auto-memory settings (with defaults), and per-task flags.
 
 Switches apply at once; numbers and model names apply on Enter, checked by the engine, with
-the error shown under the field (what was typed stays). The model fields say plainly that
-they are stored only: version 1 calls no model.
+the error shown under the field (what was typed stays). When a model endpoint is set, a line
+says whether it answers: asked in a thread worker with a short timeout, never on the UI
+thread.
 """
 
 from __future__ import annotations
@@ -11,12 +12,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
 from memtui.app.curator import change_settings, task_flags
+from memtui.app.messages import EndpointChecked
 from memtui.app.panes.base import FormPane
 from memtui.app.widgets.error_line import ErrorLine
 from memtui.engine.task_flags import FOLLOW, flag_word
@@ -29,10 +32,11 @@ if TYPE_CHECKING:
 
 TASK_CHOICES = 50
 """How many of the user's latest tasks the per-task flag picker offers."""
-MODEL_NOTE = "stored only — no model is called in this version"
+ENDPOINT_GROUP = "settings-endpoint"
 FLAG_CHOICES: list[tuple[str, str]] = [("follow my setting", FOLLOW), ("on", "on"),
                                        ("off", "off")]
-_SWITCH, _MODEL = "switch", "model"
+_SWITCH = "switch"
+_TEXT_KINDS = ("model", "url", "env_name")
 
 
 
@@ -45,10 +49,10 @@ class SettingsPane(FormPane):
         height: 1;
     }
     .setting-switch {
-        width: 10;
+        width: 14;
     }
     .setting-input {
-        width: 10;
+        width: 14;
     }
     .setting-name {
         width: 34;
@@ -109,10 +113,11 @@ class SettingsPane(FormPane):
                                     # the engine checks what was typed and says why
                                     type="text",
                                     classes="setting-input",
-                                    placeholder="none" if spec.kind == _MODEL else "")
+                                    placeholder="none" if spec.kind in _TEXT_KINDS else "")
                     yield Label(spec.name, classes="setting-name")
                     yield Static(self._meaning(spec), classes="setting-meaning")
                 yield ErrorLine(id=f"err-{spec.name}", classes="form-error")
+            yield Static("", id="endpoint-status", classes="setting-row")
             yield Static(Text("Per-task flags (override the switches for one task)",
                               style="bold"), classes="section-title")
             yield Select[str]([], id="flag-task", prompt="choose one of your tasks",
@@ -198,12 +203,13 @@ class SettingsPane(FormPane):
         self._show_title()
 
     @staticmethod
-    def _meaning(spec: Any) -> Text:
-        if spec.kind == _MODEL:
-            return Text(MODEL_NOTE, style="bold")
-        default = spec.default
-        shown = ("on" if default else "off") if spec.kind == _SWITCH else str(default)
-        return Text(f"default {shown} · {spec.meaning}", style="dim")
+    def _default(spec: Any) -> str:
+        if spec.kind == _SWITCH:
+            return "on" if spec.default else "off"
+        return "none" if spec.default is None else str(spec.default)
+
+    def _meaning(self, spec: Any) -> Text:
+        return Text(f"default {self._default(spec)} · {spec.meaning}", style="dim")
 
     def on_descendant_focus(self, event: Any) -> None:
         """Explain the focused setting in full on the help line."""
@@ -214,13 +220,7 @@ class SettingsPane(FormPane):
         if spec is None:
             help_line.update("")
             return
-        default = spec.default
-        shown = ("on" if default else "off") if spec.kind == _SWITCH else (
-            "none" if default is None else str(default))
-        text = Text(f"{spec.name}: {spec.meaning} (default {shown})")
-        if spec.kind == _MODEL:
-            text.append(f" — {MODEL_NOTE}", style="bold")
-        help_line.update(text)
+        help_line.update(Text(f"{spec.name}: {spec.meaning} (default {self._default(spec)})"))
 
     def focus_target(self) -> Widget | None:
         """The first switch."""
@@ -251,6 +251,27 @@ class SettingsPane(FormPane):
                     self._shown[spec.name] = shown
         self._show_title()
         self._refresh_tasks()
+        status = self.query_one("#endpoint-status", Static)
+        status.display = bool(self.values.get("model_base_url"))
+        if status.display:
+            status.update(Text(" model endpoint: asking…", style="dim"))
+            self._check_endpoint()
+
+    @work(thread=True, group=ENDPOINT_GROUP, exclusive=True, exit_on_error=False)
+    def _check_endpoint(self) -> None:
+        """Ask whether the endpoint answers (a short timeout, off the UI thread)."""
+        try:
+            words = self.memtui.engine.settings.endpoint_status() or ""
+        except MemtuiError as error:
+            words = f"could not ask: {error.message}"
+        self.post_message(EndpointChecked(words))
+
+    @on(EndpointChecked)
+    def _endpoint_checked(self, message: EndpointChecked) -> None:
+        message.stop()
+        style = "green" if message.words.startswith("answers") else "bold red"
+        self.query_one("#endpoint-status", Static).update(
+            Text.assemble(" model endpoint: ", (one_line(message.words, 200), style)))
 
     def _refresh_tasks(self) -> None:
         picker = self.query_one("#flag-task", Select)

@@ -67,6 +67,10 @@ def task_fields(task: Task, tz: ZoneInfo, entry: LogEntry | None = None) -> Tabl
         rows.append(("extraction", literal(
             f"{outcome}{': ' + words if words else ''}{' (forced)' if entry.forced else ''}"
             f" · {local_time(entry.at, tz)}")))
+        if entry.detail:
+            rows.append(("why", block(entry.detail)))
+        if entry.retry_at:
+            rows.append(("next try", literal(local_time(entry.retry_at, tz))))
     for name, value in rows:
         grid.add_row(name, value)
     return grid

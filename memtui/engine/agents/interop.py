@@ -290,6 +290,7 @@ class AgentsApi(Importer):
                 added = self._engine.tasks.add_task(
                     project, goal, goal, result, task.started_at, task.finished_at,
                     status="completed", external_context=task.used_external_context,
+                    external_tool=task.external_tool,
                     source=IMPORT_TASK_SOURCE, source_ref=ref)
         except Conflict:
             return skip(REASON_ALREADY, "already recorded")

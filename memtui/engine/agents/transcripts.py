@@ -76,6 +76,7 @@ class TranscriptTask(JsonMixin):
     mcp_tools: tuple[str, ...] = ()
     git_branch: str | None = None
     sidechain_only: bool = False
+    web_tools: tuple[str, ...] = ()
     prompts: int = 0
     problems: tuple[Problem, ...] = ()
 
@@ -83,6 +84,11 @@ class TranscriptTask(JsonMixin):
     def used_external_context(self) -> bool:
         """True when MCP tools of another server or web access fed the session."""
         return self.used_mcp or self.used_web
+
+    @property
+    def external_tool(self) -> str | None:
+        """The first tool that made the session external context (the log names it)."""
+        return next(iter(self.mcp_tools + self.web_tools), None)
 
     def task_texts(self) -> tuple[str, str]:
         """The goal and the result as a task stores them: redacted, then cut to the task
@@ -118,6 +124,7 @@ class _Builder:
     used_mcp: bool = False
     used_web: bool = False
     mcp_tools: list[str] = field(default_factory=list)
+    web_tools: list[str] = field(default_factory=list)
     git_branch: str | None = None
     prompts: int = 0
     main_records: int = 0
@@ -192,6 +199,8 @@ class _Builder:
                     continue
                 if name in WEB_TOOLS:
                     self.used_web = True
+                    if name not in self.web_tools:
+                        self.web_tools.append(name)
                 elif name.startswith(MCP_PREFIX) and not name.startswith(OWN_MCP_PREFIX):
                     self.used_mcp = True
                     if name not in self.mcp_tools:
@@ -205,6 +214,7 @@ class _Builder:
             session_id=self.session_id or Path(self.file).stem, file=self.file, cwd=self.cwd,
             goal=self.goal, result=self.result, started_at=self.first, finished_at=self.last,
             used_mcp=self.used_mcp, used_web=self.used_web, mcp_tools=tuple(self.mcp_tools),
+            web_tools=tuple(self.web_tools),
             git_branch=self.git_branch,
             sidechain_only=self.side_records > 0 and self.main_records == 0,
             prompts=self.prompts, problems=tuple(self.problems))

@@ -200,6 +200,7 @@ class RolloutImporter(Importer):
                     project, texts[0][0], texts[1][0], texts[2][0], task.started_at,
                     task.finished_at, status="completed",
                     external_context=task.used_external_context, source=ROLLOUT_TASK_SOURCE,
+                    external_tool=task.external_tool,
                     source_ref=ref)
         except Conflict:
             picker.rolled_back()

@@ -52,6 +52,9 @@ RECORD_RESPONSE_ITEM = "response_item"
 RECORD_EVENT_MSG = "event_msg"
 RECORD_TURN_CONTEXT = "turn_context"
 MCP_PREFIX = "mcp__"
+OWN_MCP_SERVER = "memtui"
+"""memtui's own MCP server: its tools only read and write memtui's store, so a session that
+called them took in no outside context."""
 REQUEST_MARKER = "## My request for Codex:"
 """Codex's IDE clients put context above this line; the user's request follows it."""
 INJECTED_CONTEXT_PREFIXES = (
@@ -130,6 +133,14 @@ class RolloutTask(JsonMixin):
     def used_external_context(self) -> bool:
         """True when MCP tools, web search or tool search fed the task (gate 4)."""
         return self.used_mcp or self.used_web_search or self.used_tool_search
+
+    @property
+    def external_tool(self) -> str | None:
+        """The tool that made the session external context (the log names it)."""
+        if self.mcp_tools:
+            return self.mcp_tools[0]
+        return ("an MCP tool" if self.used_mcp else "web_search" if self.used_web_search
+                else "tool_search" if self.used_tool_search else None)
 
     @property
     def interactive(self) -> bool:
@@ -217,6 +228,8 @@ class RolloutReader:
         state["last_time"] = stamp
 
     def _mcp(self, tool: str, server: str | None = None) -> None:
+        if server == OWN_MCP_SERVER or tool.startswith(f"{MCP_PREFIX}{OWN_MCP_SERVER}__"):
+            return
         state = self.state
         state["used_mcp"] = True
         if tool and tool not in state["mcp_tools"]:

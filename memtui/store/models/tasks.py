@@ -59,10 +59,20 @@ class LogEntry:
     memory_id: str | None
     forced: bool
     at: str
+    detail: str | None = None
+    """Words the reason code does not hold: a model failure, the tool that made a session
+    external context (from ``extraction_details``, filled in by the engine's log reads)."""
+    retry_at: str | None = None
+    """When a task whose model call failed is asked again."""
 
     def to_json(self) -> dict[str, Any]:
-        """The row as the CLI's JSON shape (without the user)."""
-        return {key: value for key, value in asdict(self).items() if key != "user"}
+        """The row as the CLI's JSON shape (without the user; ``detail`` and ``retry_at``
+        only when there are)."""
+        return {key: value for key, value in asdict(self).items()
+                if key != "user" and (value is not None or key not in _OPTIONAL_LOG_KEYS)}
+
+
+_OPTIONAL_LOG_KEYS = ("detail", "retry_at")
 
 
 @dataclass(frozen=True)

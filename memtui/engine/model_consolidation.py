@@ -1,0 +1,138 @@
+"""Model consolidation (phase 2), per project: the project's memories new since its last
+model consolidation are shown to the model beside its other active ones (on the first pass
+every memory is new, up to ``MAX_NEW``: they are compared with each other), and each supersede
+it proposes -- a correction, a duplicate merged, a contradiction resolved -- becomes a
+pending correction in the review inbox, where its word diff against the memory it would
+replace is shown. Nothing is rewritten or forgotten until the person approves it.
+
+A pass is recorded in ``consolidations`` (kind ``model``, with the project and the ids it
+proposed, or the failure in words), its tokens in the cost ledger; the caps stop it as they
+stop extraction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from memtui.engine.model_client import Endpoint, ModelFailure, complete_json
+from memtui.engine.model_extraction import (
+    CONSOLIDATE_SYSTEM,
+    parse_supersedes,
+    render_consolidation,
+)
+from memtui.engine.model_phase import CONSOLIDATE, cap_reason
+from memtui.engine.review_rules import PENDING
+from memtui.engine.validation import clean_text
+from memtui.store.backend import StoreBackend
+from memtui.store.model_ledger import UsageRow
+from memtui.store.models import Memory
+from memtui.store.recall import ConsolidationRecord
+
+MODEL_KIND = "model"
+"""The ``consolidations`` kind of a model pass."""
+MAX_NEW = 50
+"""The most new memories one pass shows (the newest)."""
+MAX_ACTIVE = 200
+"""The most other active memories one pass shows (the newest; the budget may cut more)."""
+RECORDS_SCANNED = 500
+"""How far back the last pass of a project is looked for."""
+
+
+@dataclass(frozen=True)
+class ProjectPass:
+    """What one project's pass did: the pending corrections it proposed, or why none."""
+
+    project: str
+    proposed: tuple[str, ...]
+    words: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The pass as JSON."""
+        return {"project": self.project, "proposed": list(self.proposed), "words": self.words}
+
+
+def _since(store: StoreBackend, actor: str, project: str) -> str:
+    for record in store.recall.consolidations(actor, RECORDS_SCANNED):
+        if record.kind == MODEL_KIND and record.detail.get("project") == project \
+                and record.outcome != "failed":
+            return record.at
+    return ""
+
+
+def propose(store: StoreBackend, actor: str, project: str,
+            settings: dict[str, Any]) -> ProjectPass:
+    """One project's model pass (see the module doc)."""
+    rows = store.tasks.active_memories(project=project)
+    since = _since(store, actor, project)
+    new = [row for row in rows if row.created_at > since][-MAX_NEW:]
+    new_ids = {row.id for row in new}
+    active = [row for row in rows if row.id not in new_ids][-MAX_ACTIVE:]
+    record_id = store.new_id("cons")
+    if not new or len(new) + len(active) < 2:
+        return _record(store, actor, record_id, ProjectPass(project, (), "nothing new to compare"),
+                       "nothing_to_do")
+    stop = cap_reason(store, actor, settings, store.now())
+    if stop is not None:
+        return ProjectPass(project, (), stop[1])
+    model = settings.get("consolidation_model") or settings.get("extract_model") or ""
+    try:
+        endpoint = Endpoint.from_settings(settings, "consolidation_model")
+        text = render_consolidation([(r.id, r.content) for r in new],
+                                    [(r.id, r.content) for r in active])
+        answer = complete_json(endpoint, CONSOLIDATE_SYSTEM, text)
+        spent = (answer.tokens_in, answer.tokens_out)
+        proposals = parse_supersedes(answer.data, new_ids, new_ids | {row.id for row in active})
+    except ModelFailure as failure:
+        if failure.kind != "config":
+            _spend(store, actor, record_id, project, model,
+                   (failure.tokens_in, failure.tokens_out), failure.kind)
+        return _record(store, actor, record_id,
+                       ProjectPass(project, (), f"{failure.kind}: {failure.words}"), "failed")
+    _spend(store, actor, record_id, project, model, spent, "answered")
+    with store.transaction():
+        proposed = [memory_id for item in proposals
+                    if (memory_id := _pending_correction(store, actor, item.old, item.text,
+                                                         item.why)) is not None]
+        words = f"{len(proposed)} supersede(s) proposed for review" if proposed \
+            else "nothing to change"
+        return _record(store, actor, record_id, ProjectPass(project, tuple(proposed), words),
+                       "proposed" if proposed else "nothing_to_do")
+
+
+def _spend(store: StoreBackend, actor: str, record_id: str, project: str, model: str,
+           tokens: tuple[int, int], outcome: str) -> None:
+    with store.transaction():
+        store.model_ledger.add_usage(UsageRow(actor, CONSOLIDATE, record_id, None, project,
+                                              model, tokens[0], tokens[1], outcome,
+                                              store.now()))
+
+
+def _pending_correction(store: StoreBackend, actor: str, old_id: str, text: str,
+                        why: str) -> str | None:
+    """A pending correction of ``old_id`` with ``text`` (the inbox shows the word diff);
+    None when the memory is gone, no longer active or the text is the same."""
+    old = store.memories.get(old_id)
+    content = clean_text(text, "memory")
+    if old is None or old.status != "active" or content.strip() == old.content.strip():
+        return None
+    now = store.now()
+    memory = Memory(id=store.new_id("mem"), scope=old.scope, owner=actor, project=old.project,
+                    kind=old.kind, content=content, status=PENDING, superseded_by=None,
+                    source="auto", source_thread_id=old.source_thread_id, created_at=now,
+                    updated_at=now, usage_count=0, last_used_at=None)
+    store.memories.insert(memory, store.memories.goal_key(old.id), replaces=old.id)
+    store.audit.append(actor, "memory_created", memory.id,
+                       {"scope": memory.scope, "kind": memory.kind, "source": "auto",
+                        "project": memory.project, "status": PENDING, "replaces": old.id,
+                        "reason": "model_consolidation", "why": clean_text(why, "why")})
+    return memory.id
+
+
+def _record(store: StoreBackend, actor: str, record_id: str, done: ProjectPass,
+            outcome: str) -> ProjectPass:
+    with store.transaction():
+        store.recall.insert_consolidation(ConsolidationRecord(
+            id=record_id, user=actor, kind=MODEL_KIND, outcome=outcome,
+            detail=done.to_json(), at=store.now()))
+    return done

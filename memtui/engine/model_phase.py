@@ -1,0 +1,69 @@
+"""Model extraction's rules around the call: the token caps (fail closed), retries with
+backoff, and where a task's conversation is (docs/auto-memory.md, "Model extraction").
+
+- Caps: before every call, the tokens the user's calls spent today and this month (UTC, from
+  the ledger) are compared with ``model_daily_token_cap`` / ``model_monthly_token_cap``; at
+  or over one, or when the ledger cannot be read, no call is made and the task is skipped
+  with that reason (retried in a later round, as the quota gate does).
+- Retries: a failed call (timeout, connection, HTTP error, refusal, cut-off or invalid
+  answer) is an ``error`` row; the task is not asked again before ``retry_at`` (backoff
+  ``BACKOFF_S`` times ``BACKOFF_FACTOR`` to the number of failures before), and after
+  ``MAX_ATTEMPTS`` failures it is left with the reason ``model_gave_up`` and the last
+  failure in words.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from memtui.engine.conversation import Conversation, read_conversation
+from memtui.store.backend import StoreBackend
+from memtui.store.models import Task
+from memtui.store.timeutil import format_time, parse_time
+
+MAX_ATTEMPTS = 4
+"""Failed calls after which a task is left (``model_gave_up``)."""
+BACKOFF_S = 60
+"""Wait after the first failure; each further failure multiplies it by BACKOFF_FACTOR."""
+BACKOFF_FACTOR = 4
+_END = "9999-12-31T23:59:59.999Z"
+EXTRACT, CONSOLIDATE = "extract", "consolidate"
+"""The ledger's phases."""
+
+
+def retry_at(now: str, attempts: int) -> str:
+    """When a task that failed ``attempts`` times in a row may be asked again."""
+    wait = BACKOFF_S * BACKOFF_FACTOR ** max(0, attempts - 1)
+    return format_time(parse_time(now) + timedelta(seconds=wait))
+
+
+def cap_reason(store: StoreBackend, user: str, settings: dict[str, Any],
+               now: str) -> tuple[str, str] | None:
+    """(reason code, words) when a cap stops model calls now, else None (fail closed)."""
+    ledger = store.model_ledger
+    try:
+        day = ledger.tokens_between(user, now[:10] + "T00:00:00.000Z", _END)
+        month = ledger.tokens_between(user, now[:7] + "-01T00:00:00.000Z", _END)
+    except Exception as error:  # fail closed: never assume there are tokens left
+        return "model_cap_unreadable", f"the token ledger could not be read " \
+                                       f"({type(error).__name__})"
+    for spent, name, reason, when in ((day, "model_daily_token_cap", "model_cap_day", "today"),
+                                      (month, "model_monthly_token_cap", "model_cap_month",
+                                       "this month")):
+        if spent >= settings[name]:
+            return reason, f"{spent} tokens spent {when}: {name} is {settings[name]}"
+    return None
+
+
+def conversation_for(store: StoreBackend, task: Task) -> Conversation | None:
+    """The conversation of a task recorded from an agent session (the session hook's
+    transcript) or a Codex rollout the worker imported; None for other tasks."""
+    ref = store.tasks.source_ref(task.id)
+    if not ref:
+        return None
+    session = store.sessions.get(task.source, ref)
+    path = session.transcript_path if session is not None else None
+    if path is None and task.source == "codex":
+        path = store.codex_rollout_files.path_with(task.user, ref)
+    return read_conversation(path) if path else None

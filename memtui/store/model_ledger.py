@@ -1,0 +1,109 @@
+"""SQL for the model cost ledger (``model_usage``) and the per-task extraction details
+(``extraction_details``), migration 9. No rule lives here: the engine decides."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from memtui.store.dialect import marks
+from memtui.store.repository import Repository
+
+_USAGE_COLUMNS = ("user_id, phase, round_id, task_id, project_id, model, tokens_in, "
+                  "tokens_out, outcome, at")
+_DETAIL_COLUMNS = "task_id, user_id, external_tool, detail, attempts, retry_at"
+GROUPINGS = {"task": "task_id", "round": "round_id", "day": "substr(at, 1, 10)"}
+"""How ``totals`` may group the ledger: per task, per round, per day (UTC)."""
+
+
+@dataclass(frozen=True)
+class UsageRow:
+    """One model call: who, which phase and round, for which task, the tokens the endpoint
+    reported and how the call ended."""
+
+    user: str
+    phase: str
+    round_id: str
+    task_id: str | None
+    project: str | None
+    model: str
+    tokens_in: int
+    tokens_out: int
+    outcome: str
+    at: str
+
+
+@dataclass(frozen=True)
+class UsageTotal:
+    """Calls and tokens of one group of the ledger (a task, a round or a day)."""
+
+    key: str
+    calls: int
+    tokens_in: int
+    tokens_out: int
+    first_at: str
+    last_at: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The group as JSON."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class TaskDetail:
+    """What the extraction log's reason code does not say about one task."""
+
+    task_id: str
+    user: str
+    external_tool: str | None = None
+    detail: str | None = None
+    attempts: int = 0
+    retry_at: str | None = None
+
+
+class ModelLedgerRepository(Repository):
+    """The ``model_usage`` and ``extraction_details`` tables."""
+
+    def add_usage(self, row: UsageRow) -> None:
+        """Record one model call."""
+        self._store.execute(
+            f"INSERT INTO model_usage({_USAGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (row.user, row.phase, row.round_id, row.task_id, row.project, row.model,
+             row.tokens_in, row.tokens_out, row.outcome, row.at))
+
+    def tokens_between(self, user_id: str, start: str, end: str) -> int:
+        """Tokens in and out the user's calls spent in ``[start, end)``."""
+        row = self._store.execute(
+            "SELECT COALESCE(SUM(tokens_in + tokens_out), 0) FROM model_usage "
+            "WHERE user_id = ? AND at >= ? AND at < ?", (user_id, start, end)).fetchone()
+        return int(row[0])
+
+    def totals(self, user_id: str, by: str, limit: int) -> list[UsageTotal]:
+        """Calls and tokens per task, round or day (``GROUPINGS``), latest first."""
+        key = GROUPINGS[by]
+        rows = self._store.execute(
+            f"SELECT {key}, count(*), SUM(tokens_in), SUM(tokens_out), MIN(at), MAX(at) "
+            f"FROM model_usage WHERE user_id = ? AND {key} IS NOT NULL GROUP BY {key} "
+            "ORDER BY MAX(at) DESC LIMIT ?", (user_id, limit)).fetchall()
+        return [UsageTotal(str(r[0]), int(r[1]), int(r[2]), int(r[3]), r[4], r[5])
+                for r in rows]
+
+    def set_detail(self, detail: TaskDetail) -> None:
+        """Write a task's details, replacing what was there."""
+        self._store.execute(
+            f"INSERT INTO extraction_details({_DETAIL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT(task_id) DO UPDATE SET user_id = excluded.user_id, "
+            "external_tool = excluded.external_tool, detail = excluded.detail, "
+            "attempts = excluded.attempts, retry_at = excluded.retry_at",
+            (detail.task_id, detail.user, detail.external_tool, detail.detail,
+             detail.attempts, detail.retry_at))
+
+    def details(self, task_ids: Sequence[str]) -> dict[str, TaskDetail]:
+        """The details of these tasks, by task id (tasks without any left out)."""
+        if not task_ids:
+            return {}
+        rows = self._store.execute(
+            f"SELECT {_DETAIL_COLUMNS} FROM extraction_details "
+            f"WHERE task_id IN ({marks(task_ids)})", tuple(task_ids)).fetchall()
+        return {row[0]: TaskDetail(*row) for row in rows}

@@ -1,0 +1,406 @@
+"""Model extraction (extraction_mode = model) against a fake OpenAI-compatible endpoint on
+127.0.0.1 that records every request: what is sent (redacted, within the budget), what is
+written (validated, redacted, review), the no-op, every failure mode with its retries, the
+token caps and the ledger, and one optional test against a real endpoint."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fixtures_auto import Team, add_done, make_team
+
+from memtui.bench.fake_model import FakeModel, Reply, chat_reply
+from memtui.engine import model_client
+from memtui.engine.api import Engine
+from memtui.engine.model_extraction import INPUT_BUDGET_CHARS
+from memtui.engine.model_phase import MAX_ATTEMPTS
+from memtui.errors import InvalidInput
+from memtui.store.database import Store
+from memtui.store.timeutil import FixedClock
+
+SECRET = "api_key=ZXhhbXBsZS1rZXktMTIzNDU2Nzg5"
+SECRET_VALUE = "ZXhhbXBsZS1rZXktMTIzNDU2Nzg5"
+KEY_ENV = "MEMTUI_TEST_FAKE_KEY"
+Answer = Callable[[dict[str, Any]], Reply]
+
+
+@pytest.fixture
+def team(store: Store, clock: FixedClock, engine_for: Callable[[str], Engine]) -> Team:
+    """alice owns web and api, generate on."""
+    return make_team(store, clock, engine_for)
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeModel]:
+    """The fake endpoint, running."""
+    with FakeModel().running() as running:
+        yield running
+
+
+def _model_mode(team: Team, fake: FakeModel, **more: Any) -> None:
+    team.alice.settings.update(extraction_mode="model", model_base_url=fake.url,
+                               extract_model="fake-extractor", **more)
+
+
+def _answering(content: Any) -> Answer:
+    return lambda request: chat_reply(content if isinstance(content, str) or content is None
+                                      else json.dumps(content), request)
+
+
+def _log(team: Team, task_id: str) -> Any:
+    return {entry.task_id: entry for entry in team.alice.extraction.log(100)}[task_id]
+
+
+def test_default_mode_never_calls_nor_imports_a_model(team: Team, fake: FakeModel,
+                                                      tmp_path: Path) -> None:
+    team.alice.settings.update(model_base_url=fake.url, extract_model="fake-extractor")
+    add_done(team.alice, team.clock)
+    assert team.alice.extraction.run_round().extracted == 1
+    assert fake.requests == []
+    script = ("import sys; from memtui.store.database import open_store; "
+              "from memtui.engine.api import Engine; "
+              f"s = open_store({str(tmp_path / 'x.db')!r}); e = Engine(s, 'u'); "
+              "e.identity.create_project('p'); e.settings.update(generate_memories=1); "
+              "e.tasks.add_task('p', 'Fix it', 'fix', 'r' * 300, '2026-01-01T00:00:00Z', "
+              "'2026-01-01T01:00:00Z'); "
+              "print(e.extraction.run_round(force=True).extracted, 'openai' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "1 False"
+
+
+def test_one_task_becomes_memories_keeping_its_task(team: Team, fake: FakeModel) -> None:
+    fake.answer = _answering({"memories": [
+        {"kind": "decision", "scope": "project", "text": "Retries use tenacity.",
+         "evidence": "Replaced the hand-rolled retry loop with tenacity"},
+        {"kind": "convention", "scope": "project", "text": "Log timeouts with the request id.",
+         "evidence": "timeouts are logged with the request id"}]})
+    _model_mode(team, fake)
+    task = add_done(team.alice, team.clock)
+    summary = team.alice.extraction.run_round()
+    assert (summary.extracted, summary.errors) == (1, 0)
+    memories = team.store.execute("SELECT kind, content, status FROM memories WHERE "
+                                  "source_thread_id = ? AND project = 'web'",
+                                  (task.id,)).fetchall()
+    assert sorted(tuple(m) for m in memories) == [
+        ("convention", "Log timeouts with the request id.\n\nEvidence: timeouts are logged "
+                       "with the request id", "active"),
+        ("decision", "Retries use tenacity.\n\nEvidence: Replaced the hand-rolled retry loop "
+                     "with tenacity", "active")]
+    entry = _log(team, task.id)
+    assert entry.outcome == "extracted" and entry.detail is None
+    request = fake.requests[0].body
+    assert request["model"] == "fake-extractor"
+    assert request["response_format"] == {"type": "json_object"}
+    # once per task: a second round asks nothing
+    assert team.alice.extraction.run_round(force=True).scanned == 0
+    assert len(fake.requests) == 1
+
+
+def test_no_secret_reaches_the_endpoint_and_the_key_stays_in_the_environment(
+        team: Team, fake: FakeModel, monkeypatch: pytest.MonkeyPatch) -> None:
+    key = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD"
+    monkeypatch.setenv(KEY_ENV, key)
+    fake.answer = _answering({"memories": [{"kind": "fact", "scope": "project",
+                                            "text": f"deploy with {SECRET}",
+                                            "evidence": f"token {SECRET}"}]})
+    _model_mode(team, fake, model_api_key_env=KEY_ENV)
+    task = add_done(team.alice, team.clock, goal=f"Deploy with {SECRET}",
+                    prompt=f"use password=hunter2hunter2 and {SECRET}")
+    team.store.execute("UPDATE tasks SET result = ? WHERE id = ?",
+                       (f"Done. {SECRET} and Bearer abcdefghijklmnopqrstuvwxyz123456 "
+                        + "x" * 300, task.id))
+    team.alice.extraction.run_round()
+    raw = b"".join(request.raw for request in fake.requests)
+    assert SECRET_VALUE.encode() not in raw and b"hunter2hunter2" not in raw
+    assert b"abcdefghijklmnopqrstuvwxyz123456" not in raw
+    assert {k.lower(): v for k, v in fake.requests[0].headers.items()}["authorization"] == \
+        f"Bearer {key}"
+    memory = team.store.memories.get(_log(team, task.id).memory_id)
+    assert memory is not None and SECRET_VALUE not in memory.content
+    stored = team.store.execute("SELECT settings FROM user_settings").fetchone()[0]
+    assert key not in stored and KEY_ENV in stored
+
+
+def test_the_budget_holds_on_a_huge_transcript(team: Team, fake: FakeModel,
+                                               tmp_path: Path) -> None:
+    transcript = tmp_path / "session.jsonl"
+    with transcript.open("w") as out:
+        out.write(json.dumps({"type": "user", "message": {"role": "user",
+                                                          "content": "Fix the flaky test"}}) + "\n")
+        for i in range(3000):
+            out.write(json.dumps({"type": "assistant", "message": {"role": "assistant", "content": [
+                {"type": "text", "text": f"step {i} " + "reasoning " * 300},
+                {"type": "tool_use", "name": "Bash", "input": {"command": "x" * 50_000}}]}}) + "\n")
+            out.write(json.dumps({"type": "user", "message": {"role": "user", "content": [
+                {"type": "tool_result", "content": "output " * 20_000}]}}) + "\n")
+        out.write(json.dumps({"type": "assistant", "message": {
+            "role": "assistant", "content": "FINAL: the test waits for the port now"}}) + "\n")
+    _model_mode(team, fake)
+    add_done(team.alice, team.clock, goal="Fix the flaky test", result="y" * 500_000,
+             source="claude-code", source_ref="sess-huge")
+    with team.store.transaction():
+        team.store.sessions.upsert("claude-code", "sess-huge", "alice", str(transcript),
+                                   "/tmp", "SessionEnd", True, team.store.now())
+    team.alice.extraction.run_round()
+    sent = fake.requests[0].body["messages"][-1]["content"]
+    assert len(sent) <= INPUT_BUDGET_CHARS
+    assert "Conversation:" in sent and "FINAL: the test waits" in sent and "step 0" in sent
+    assert "turns left out" in sent and "chars cut" in sent
+
+
+def test_review_path_and_user_scope_always_waits(team: Team, fake: FakeModel) -> None:
+    fake.answer = _answering({"memories": [
+        {"kind": "preference", "scope": "user", "text": "Prefers small commits.",
+         "evidence": "asked for small commits", "reason": "it is how alice works anywhere"},
+        {"kind": "fact", "scope": "project", "text": "CI runs on the runners.",
+         "evidence": "CI runners"}]})
+    _model_mode(team, fake)
+    task = add_done(team.alice, team.clock)
+    team.alice.extraction.run_round()
+    rows = team.store.execute("SELECT scope, status, content FROM memories "
+                              "WHERE source_thread_id = ? ORDER BY scope",
+                              (task.id,)).fetchall()
+    assert [(r[0], r[1]) for r in rows] == [("project", "active"), ("user", "pending")]
+    assert rows[1][2] == ("Prefers small commits.\n\nEvidence: asked for small commits\n"
+                          "For every project because: it is how alice works anywhere")
+    team.alice.settings.update(review_new_memories=1)
+    second = add_done(team.alice, team.clock, goal="Another thing")
+    team.alice.extraction.run_round()
+    assert {r[0] for r in team.store.execute(
+        "SELECT status FROM memories WHERE source_thread_id = ?", (second.id,))} == {"pending"}
+
+
+def test_user_scope_without_reason_is_refused_whole(team: Team, fake: FakeModel) -> None:
+    fake.answer = _answering({"memories": [
+        {"kind": "preference", "scope": "user", "text": "Tabs.", "evidence": "tabs"}]})
+    _model_mode(team, fake)
+    task = add_done(team.alice, team.clock)
+    team.alice.extraction.run_round()
+    entry = _log(team, task.id)
+    assert (entry.outcome, entry.reason) == ("error", "model_invalid_json")
+    assert "reason" in entry.detail
+
+
+def test_an_empty_answer_is_a_no_op_never_asked_again(team: Team, fake: FakeModel) -> None:
+    fake.answer = _answering({"memories": []})
+    _model_mode(team, fake)
+    task = add_done(team.alice, team.clock)
+    summary = team.alice.extraction.run_round()
+    assert dict(summary.skipped) == {"model_nothing": 1}
+    assert (_log(team, task.id).outcome, _log(team, task.id).reason) == ("skipped",
+                                                                         "model_nothing")
+    team.clock.advance(86_400)
+    team.alice.extraction.run_round()
+    assert len(fake.requests) == 1
+    assert team.store.execute("SELECT count(*) FROM memories").fetchone()[0] == 0
+
+
+FAILURES: dict[str, tuple[Answer, str]] = {
+    "http": (lambda request: Reply(500, {"error": {"message": "boom"}}), "HTTP 500"),
+    "refusal": (lambda request: chat_reply(None, request, refusal="I can't help"), "declined"),
+    "invalid_json": (_answering("Sure! Here are the memories: ..."), "not JSON"),
+    "cut_off": (lambda request: chat_reply('{"memories": [', request, finish_reason="length"),
+                "token limit"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(FAILURES))
+def test_each_failure_is_logged_in_words_and_retried_with_backoff(
+        team: Team, fake: FakeModel, kind: str) -> None:
+    fake.answer, words = FAILURES[kind]
+    _model_mode(team, fake)
+    task = add_done(team.alice, team.clock)
+    assert team.alice.extraction.run_round().errors == 1
+    entry = _log(team, task.id)
+    assert (entry.outcome, entry.reason) == ("error", f"model_{kind}")
+    assert words in entry.detail and f"try 1 of {MAX_ATTEMPTS}" in entry.detail
+    assert entry.retry_at is not None and entry.retry_at > team.store.now()
+    team.alice.extraction.run_round()  # backoff: not asked again yet
+    assert len(fake.requests) == 1
+    for attempt in range(2, MAX_ATTEMPTS + 1):
+        team.clock.advance(86_400)
+        team.alice.extraction.run_round()
+        assert len(fake.requests) == attempt
+    entry = _log(team, task.id)
+    assert (entry.reason, entry.retry_at) == ("model_gave_up", None)
+    assert f"try {MAX_ATTEMPTS} of {MAX_ATTEMPTS}" in entry.detail
+    team.clock.advance(86_400)
+    team.alice.extraction.run_round()
+    assert len(fake.requests) == MAX_ATTEMPTS  # left with its reason
+
+
+def test_a_timeout_is_an_error_and_the_round_goes_on(team: Team, fake: FakeModel,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(model_client, "CALL_TIMEOUT_S", 0.3)
+    fake.answer = lambda request: Reply(200, {}, delay_s=2.0)
+    _model_mode(team, fake)
+    task = add_done(team.alice, team.clock)
+    assert team.alice.extraction.run_round().errors == 1
+    entry = _log(team, task.id)
+    assert entry.reason == "model_timeout" and "did not answer in time" in entry.detail
+
+
+def test_an_unreachable_or_unset_endpoint(team: Team, fake: FakeModel) -> None:
+    team.alice.settings.update(extraction_mode="model")
+    task = add_done(team.alice, team.clock)
+    assert dict(team.alice.extraction.run_round().skipped) == {"model_not_ready": 1}
+    assert "model_base_url" in _log(team, task.id).detail
+    team.alice.settings.update(model_base_url="http://127.0.0.1:9/v1", extract_model="m")
+    team.alice.extraction.run_round()
+    assert _log(team, task.id).reason == "model_connection"
+    team.alice.settings.update(model_base_url=fake.url, model_api_key_env="MEMTUI_UNSET_VAR_X")
+    team.clock.advance(86_400)
+    team.alice.extraction.run_round()
+    assert "MEMTUI_UNSET_VAR_X" in _log(team, task.id).detail and fake.requests == []
+
+
+def test_caps_stop_calls_fail_closed_and_the_ledger_counts(team: Team, fake: FakeModel) -> None:
+    _model_mode(team, fake, model_daily_token_cap=10)
+    first = add_done(team.alice, team.clock, goal="First thing")
+    second = add_done(team.alice, team.clock, goal="Second thing")
+    summary = team.alice.extraction.run_round()
+    assert (summary.extracted, dict(summary.skipped)) == (1, {"model_cap_day": 1})
+    assert len(fake.requests) == 1
+    capped = _log(team, second.id if _log(team, first.id).outcome == "extracted" else first.id)
+    assert "model_daily_token_cap is 10" in capped.detail
+    cost = team.alice.extraction.cost()
+    assert cost["today"]["calls"] == 1 and cost["today"]["tokens_in"] > 0
+    assert cost["by_task"][0]["tokens_out"] > 0 and len(cost["by_round"]) == 1
+    team.alice.settings.update(model_daily_token_cap=10**6, model_monthly_token_cap=0)
+    team.alice.extraction.run_round()
+    assert len(fake.requests) == 1
+    assert _log(team, capped.task_id).reason == "model_cap_month"
+    team.store.execute("DROP TABLE model_usage")
+    team.alice.settings.update(model_monthly_token_cap=10**6)
+    team.alice.extraction.run_round()
+    assert _log(team, capped.task_id).reason == "model_cap_unreadable"
+    assert len(fake.requests) == 1
+
+
+def test_settings_are_checked(team: Team) -> None:
+    with pytest.raises(InvalidInput, match="user or password"):
+        team.alice.settings.update(model_base_url="https://bob:pw@example.com/v1")
+    for value in ("sk-abc123", "sk_live_51HxYzAbCdEfGhIjKlMnOpQr"):  # a key, not its name
+        with pytest.raises(InvalidInput, match="NAME of an environment variable"):
+            team.alice.settings.update(model_api_key_env=value)
+    with pytest.raises(InvalidInput, match="http"):
+        team.alice.settings.update(model_base_url="ftp://example.com")
+    with pytest.raises(InvalidInput, match="extraction_mode"):
+        team.alice.settings.update(extraction_mode="magic")
+    with pytest.raises(InvalidInput, match="did you mean model_base_url"):
+        team.alice.settings.set_many({"model_base_ur": "http://x"})
+    assert team.alice.settings.endpoint_status() is None
+
+
+def test_endpoint_status_says_whether_it_answers(team: Team, fake: FakeModel) -> None:
+    _model_mode(team, fake)
+    assert team.alice.settings.endpoint_status() == "answers (1 model)"
+    team.alice.settings.update(extract_model="other")
+    assert "has no model 'other'" in str(team.alice.settings.endpoint_status())
+    team.alice.settings.update(model_base_url="http://127.0.0.1:9/v1")
+    assert str(team.alice.settings.endpoint_status()).startswith("does not answer")
+
+
+@pytest.mark.skipif(not os.environ.get("MEMTUI_TEST_MODEL_URL"),
+                    reason="no real endpoint: set MEMTUI_TEST_MODEL_URL (and "
+                           "MEMTUI_TEST_MODEL, MEMTUI_TEST_MODEL_KEY_ENV)")
+def test_against_a_real_endpoint(team: Team) -> None:
+    team.alice.settings.update(
+        extraction_mode="model", model_base_url=os.environ["MEMTUI_TEST_MODEL_URL"],
+        extract_model=os.environ.get("MEMTUI_TEST_MODEL", "llama"),
+        model_api_key_env=os.environ.get("MEMTUI_TEST_MODEL_KEY_ENV"))
+    task = add_done(team.alice, team.clock)
+    team.alice.extraction.run_round()
+    entry = _log(team, task.id)
+    assert entry.outcome in ("extracted", "skipped"), entry.detail
+    assert team.alice.extraction.cost()["today"]["calls"] == 1
+
+
+def test_cli_log_shows_words_retry_and_the_cost(cli: Any, fake: FakeModel) -> None:
+    as_alice = ("--user", "alice")
+    assert cli(*as_alice, "project", "add", "web").code == 0
+    assert cli(*as_alice, "settings", "set", "generate_memories=on", "extraction_mode=model",
+               f"model_base_url={fake.url}", "extract_model=fake-extractor").code == 0
+    shown = cli(*as_alice, "--json", "settings", "show").json
+    assert shown["model_endpoint"] == "answers (1 model)"
+    fake.answer = lambda request: Reply(503, {"error": {"message": "busy"}})
+    assert cli(*as_alice, "task", "add", "--project", "web", "--goal", "Fix it",
+               "--result", "r" * 300, "--started", "2026-01-01T00:00:00Z",
+               "--finished", "2026-01-01T01:00:00Z").code == 0
+    assert cli(*as_alice, "run", "--force").code == 0
+    out = " ".join(cli(*as_alice, "log").out.split())
+    assert "HTTP 503" in out and "next try" in out
+    entry = cli(*as_alice, "--json", "log").json["items"][0]
+    assert entry["reason"] == "model_http" and entry["retry_at"]
+    ledger = cli(*as_alice, "--json", "log", "--cost").json
+    assert ledger["today"]["calls"] == 1 and ledger["by_task"][0]["calls"] == 1
+    assert "Model cost ledger" in cli(*as_alice, "log", "--cost").out
+
+
+def _supersede_first_pair(request: dict[str, Any]) -> Reply:
+    """Propose that the first NEW memory replace the oldest memory shown."""
+    text = str(request["messages"][-1]["content"])
+    new_part, active_part = text.split("\n\nACTIVE:\n")
+    new = [json.loads(line) for line in new_part.removeprefix("NEW:\n").splitlines() if line]
+    active = [json.loads(line) for line in active_part.splitlines() if line]
+    old = (active or new)[0]
+    mine = next(item for item in new if item["id"] != old["id"])
+    return chat_reply(json.dumps({"supersedes": [
+        {"old": old["id"], "new": mine["id"], "text": mine["text"],
+         "why": "correction: the project moved to pytest"}]}), request)
+
+
+def test_consolidation_proposes_supersedes_into_the_inbox(team: Team, fake: FakeModel) -> None:
+    old = team.alice.identity.add_memory("Tests run with unittest.", project="web")
+    team.clock.advance(60)
+    new = team.alice.identity.add_memory("Tests run with pytest, never unittest.",
+                                         project="web")
+    fake.answer = _supersede_first_pair
+    _model_mode(team, fake)
+    result = team.alice.extraction.consolidate()
+    assert result.proposed == 1 and result.count == 0
+    items = team.alice.review.items()
+    assert len(items) == 1 and items[0].replaces == old.id
+    assert items[0].memory.content == new.content and items[0].memory.status == "pending"
+    assert [part.text for part in items[0].diff if part.op == "added"] == ["pytest, never "]
+    assert team.store.memories.get(old.id).status == "active"  # nothing rewritten silently
+    assert result.to_json()["model"][0]["words"] == "nothing new to compare"  # project api
+    assert team.alice.extraction.cost()["by_round"][0]["calls"] == 1
+    # the next pass sees nothing new: no call
+    assert team.alice.extraction.consolidate().proposed == 0
+    assert len(fake.requests) == 1
+
+
+def test_consolidation_failure_and_cap_write_nothing(team: Team, fake: FakeModel) -> None:
+    team.alice.identity.add_memory("One.", project="web")
+    team.alice.identity.add_memory("Two.", project="web")
+    fake.answer = _answering({"supersedes": [{"old": "mem_nope", "new": "mem_x", "text": "t",
+                                              "why": "w"}]})
+    _model_mode(team, fake)
+    result = team.alice.extraction.consolidate()
+    assert result.proposed == 0 and "invalid_json" in result.to_json()["model"][1]["words"]
+    team.alice.settings.update(model_daily_token_cap=0)
+    result = team.alice.extraction.consolidate()
+    assert "model_daily_token_cap is 0" in result.to_json()["model"][1]["words"]
+    assert len(fake.requests) == 1 and team.alice.review.items() == []
+
+
+def test_a_round_stops_asking_when_its_model_time_is_spent(
+        team: Team, fake: FakeModel, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memtui.engine import extraction
+
+    monkeypatch.setattr(extraction, "MODEL_ROUND_SECONDS", -1.0)  # spent before the first call
+    _model_mode(team, fake)
+    task = add_done(team.alice, team.clock)
+    assert team.alice.extraction.run_round().scanned == 0 and fake.requests == []
+    assert team.alice.extraction.pending() == 1 and team.store.tasks.get_log(task.id) is None
+    monkeypatch.undo()
+    assert team.alice.extraction.run_round().extracted == 1
