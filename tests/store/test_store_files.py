@@ -68,7 +68,7 @@ def test_zero_byte_file_becomes_a_store(tmp_path: Path) -> None:
 def test_non_database_file_is_refused_untouched(tmp_path: Path, content: bytes) -> None:
     path = tmp_path / "notes.txt"
     path.write_bytes(content)
-    error = _refused_untouched(path, "")
+    error = _refused_untouched(path, r"not a memtui database \(not an SQLite file\)")
     assert str(path) in error.message and "\n" not in error.message
     assert not Path(str(path) + "-wal").exists()
 
