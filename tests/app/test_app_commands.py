@@ -112,8 +112,11 @@ async def test_status_command_shows_settings_worker_counts(tmp_path: Path) -> No
     async with opened(tmp_path, size=(100, 40)) as (app, pilot):
         assert isinstance(await _run(pilot, "/memory status"), TextModal)
         shown = screen_text(app)
-        for part in ("generate_memories", "Worker", "idle", "project webshop", "active 11",
-                     "Extraction log", "extracted 5"):
+        for part in ("generate_memories", "claude_memory_gate", "Worker", "idle"):
+            assert part in shown, part
+        await press(pilot, "end")  # the rest of the dialog, scrolled into view
+        shown = screen_text(app)
+        for part in ("project webshop", "active 11", "Extraction log", "extracted 5"):
             assert part in shown, part
         await press(pilot, "escape")
         assert not isinstance(app.screen, TextModal)
