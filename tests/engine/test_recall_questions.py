@@ -226,6 +226,16 @@ def test_quality_of_full_text_recall_on_the_labelled_set(tmp_path: Path) -> None
         found = recall_quality.score(engine, data, ids, hybrid=False)
     finally:
         engine.store.close()
-    assert found["questions"] == len(data["questions"])
-    assert found["recall_at_1"] <= found["recall_at_5"]
-    assert found["recall_at_5"] >= 0.75, json.dumps(found["missed"][:20])
+    halves = found["dev"]["questions"], found["held_out"]["questions"]
+    assert sum(halves) == found["all"]["questions"] == len(data["questions"])
+    assert abs(halves[0] - halves[1]) <= 1
+    for name in recall_quality.HALVES:
+        assert found[name]["recall_at_1"] <= found[name]["recall_at_5"]
+    assert found["all"]["recall_at_5"] >= 0.75, json.dumps(found["dev_missed"][:20])
+
+
+def test_the_halves_split_by_index_and_metrics_count_misses() -> None:
+    assert [recall_quality.half(i) for i in range(4)] == ["dev", "held_out"] * 2
+    assert recall_quality.metrics([1, 2, None, None]) == {
+        "questions": 4, "recall_at_1": 0.25, "recall_at_5": 0.5, "mrr": 0.375}
+    assert recall_quality.metrics([])["recall_at_5"] == 0
