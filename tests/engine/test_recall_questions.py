@@ -239,3 +239,15 @@ def test_the_halves_split_by_index_and_metrics_count_misses() -> None:
     assert recall_quality.metrics([1, 2, None, None]) == {
         "questions": 4, "recall_at_1": 0.25, "recall_at_5": 0.5, "mrr": 0.375}
     assert recall_quality.metrics([])["recall_at_5"] == 0
+
+
+def test_abbreviations_ask_for_their_other_spelling_both_ways() -> None:
+    from memtui.engine.recall_query import analyse, expansions
+
+    assert expansions(["my", "prs"]) == ["pull", "request"]
+    assert expansions(["prod", "deploys"]) == ["production"]
+    assert expansions(["continuous", "integration"]) == ["ci"]
+    assert expansions(["the", "kubernetes", "db"]) == ["k8s", "database"]
+    assert expansions(["ruff", "prodigy"]) == []
+    heads = [group.split("|")[0] for group in analyse("when are prod releases allowed").match.split()]
+    assert heads == ["prod", "releases", "allowed", "production"]
