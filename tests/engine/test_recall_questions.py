@@ -251,3 +251,20 @@ def test_abbreviations_ask_for_their_other_spelling_both_ways() -> None:
     assert expansions(["ruff", "prodigy"]) == []
     heads = [group.split("|")[0] for group in analyse("when are prod releases allowed").match.split()]
     assert heads == ["prod", "releases", "allowed", "production"]
+
+
+@pytest.mark.skipif(not recall_vectors.vectors_available(), reason="the embeddings extra is not installed")
+@pytest.mark.parametrize(("question", "meant", "unrelated"), [
+    ("which programming language for the backend", "The server is written in Python.",
+     "The stand-up is at 09:30 every morning."),
+    ("how do we ship to production", "Deployments go out every Tuesday through the release "
+     "pipeline.", "Prefers dark themes in the editor."),
+])
+def test_the_real_model_ranks_a_paraphrase_above_an_unrelated_memory(
+        question: str, meant: str, unrelated: str) -> None:
+    wanted, near, far = recall_vectors.embed([question, meant, unrelated])
+    assert sum(a * b for a, b in zip(wanted, near, strict=True)) > sum(
+        a * b for a, b in zip(wanted, far, strict=True))
+    tied = [(_memory("far", unrelated), 1.0), (_memory("near", meant), 1.0)]
+    blended = recall_vectors.blend(question, tied, [], recall_vectors.VectorCache())
+    assert [memory.id for memory, _score in blended] == ["near", "far"]
