@@ -61,6 +61,9 @@ FORM_SUFFIXES = ("", "s", "es", "e", "ed", "d", "er", "ers", "ing", "ings", "ion
                  "ering", "ity", "al", "ize", "ized", "izes", "izing", "ization")
 """Endings added to a stem to match a word's other forms."""
 """After these endings a doubled last consonant is one (``running`` → ``run``)."""
+SPELLINGS = (("ogue", "og"), ("our", "or"), ("ise", "ize"), ("yse", "yze"), ("tre", "ter"))
+"""British and American endings of the same word (``catalogue``/``catalog``): a word with
+one also asks for the other."""
 
 ABBREVIATIONS = dict(line.split(" ", 1) for line in """
 a11y accessibility
@@ -147,10 +150,19 @@ def forms(word: str) -> list[str]:
     """``word`` and the forms of its stem (``FORM_SUFFIXES``; a doubled last consonant
     before ``-ing``, ``-ed`` and ``-er``), ``word`` first."""
     base = stem(word)
-    found = dict.fromkeys([word, *(base + suffix for suffix in FORM_SUFFIXES)])
+    found = dict.fromkeys([word, *spellings(word),
+                           *(base + suffix for suffix in FORM_SUFFIXES)])
     if base[-1] not in "aeiouwxy":
         found.update(dict.fromkeys(base + base[-1] + suffix for suffix in DOUBLED_AFTER))
     return list(found)
+
+
+def spellings(word: str) -> list[str]:
+    """The other spellings of ``word`` by ``SPELLINGS`` (when at least ``MIN_STEM`` letters
+    stay before the ending)."""
+    return [word[: -len(ending)] + other for pair in SPELLINGS
+            for ending, other in (pair, pair[::-1])
+            if word.endswith(ending) and len(word) - len(ending) >= MIN_STEM]
 
 
 @dataclass(frozen=True)
@@ -216,5 +228,6 @@ def rank(scored: Sequence[tuple[Memory, float]], question: Question, actor: str,
     return [memory for _position, (memory, _score) in sorted(enumerate(scored), key=key)][:limit]
 
 
-__all__ = ["ABBREVIATIONS", "QUESTION_WORDS", "STOPWORDS", "Question", "analyse", "candidates", "expansions", "forms", "rank",
+__all__ = ["ABBREVIATIONS", "QUESTION_WORDS", "STOPWORDS", "Question", "analyse", "candidates",
+           "expansions", "forms", "rank", "spellings",
            "stem"]

@@ -268,3 +268,12 @@ def test_the_real_model_ranks_a_paraphrase_above_an_unrelated_memory(
     tied = [(_memory("far", unrelated), 1.0), (_memory("near", meant), 1.0)]
     blended = recall_vectors.blend(question, tied, [], recall_vectors.VectorCache())
     assert [memory.id for memory, _score in blended] == ["near", "far"]
+
+
+def test_british_and_american_spellings_find_each_other() -> None:
+    from memtui.engine.recall_query import forms, spellings
+
+    assert spellings("catalogue") == ["catalog"] and spellings("catalog") == ["catalogue"]
+    assert spellings("behaviour") == ["behavior"] and spellings("organise") == ["organize"]
+    assert spellings("colour") == [] and spellings("for") == []  # too short to tell
+    assert "catalogue" in forms("catalog")
