@@ -10,6 +10,10 @@ Rules decided here (the store only runs the full-text query it is handed):
   snake_case, other scripts) is matched as written. Forms, not a prefix: a prefix query
   reads every match of every word it starts (18 ms for ``deploy*`` at a million
   memories), a list of exact words stops at the first matches it needs.
+- A word or phrase of ``ABBREVIATIONS`` (developers' common short forms: ``prod``,
+  ``PR``, ``k8s``, ``db``...) also asks for its other spelling, each word of it one more
+  term after the question's own: ``prod`` finds ``production`` and ``pull request`` finds
+  ``PR``.
 - A question naming the asker (``I``, ``me``, ``my``, ``mine``, ``myself``) is about the user:
   their own memories rank before the project's.
 - Ranking (``rank``): among the memories that score at least ``RELEVANT_SHARE`` of the best
@@ -57,6 +61,60 @@ FORM_SUFFIXES = ("", "s", "es", "e", "ed", "d", "er", "ers", "ing", "ings", "ion
                  "ering", "ity", "al", "ize", "ized", "izes", "izing", "ization")
 """Endings added to a stem to match a word's other forms."""
 """After these endings a doubled last consonant is one (``running`` → ``run``)."""
+SPELLINGS = (("ogue", "og"), ("our", "or"), ("ise", "ize"), ("yse", "yze"), ("tre", "ter"))
+"""British and American endings of the same word (``catalogue``/``catalog``): a word with
+one also asks for the other."""
+
+ABBREVIATIONS = dict(line.split(" ", 1) for line in """
+a11y accessibility
+auth authentication
+authn authentication
+authz authorization
+cd continuous delivery
+cfg configuration
+ci continuous integration
+cli command line
+config configuration
+db database
+dep dependency
+deps dependencies
+dev development
+dir directory
+doc documentation
+docs documentation
+e2e end to end
+env environment
+fn function
+func function
+gh github
+i18n internationalization
+impl implementation
+infra infrastructure
+k8s kubernetes
+l10n localization
+lib library
+mfa multi factor
+mr merge request
+msg message
+os operating system
+perf performance
+pg postgres
+pkg package
+pr pull request
+prod production
+py python
+qa quality assurance
+repo repository
+sso single sign on
+tz time zone
+ui user interface
+ux user experience
+vm virtual machine
+js javascript
+ts typescript
+""".strip().splitlines())
+"""Common developer short forms and what they stand for (general vocabulary, both ways)."""
+_LONG_FORMS = {tuple(long.split()): short for short, long in ABBREVIATIONS.items()}
 
 RELEVANT_SHARE = 0.5
 """A memory scoring at least this share of the best match ranks by its tier."""
@@ -92,10 +150,19 @@ def forms(word: str) -> list[str]:
     """``word`` and the forms of its stem (``FORM_SUFFIXES``; a doubled last consonant
     before ``-ing``, ``-ed`` and ``-er``), ``word`` first."""
     base = stem(word)
-    found = dict.fromkeys([word, *(base + suffix for suffix in FORM_SUFFIXES)])
+    found = dict.fromkeys([word, *spellings(word),
+                           *(base + suffix for suffix in FORM_SUFFIXES)])
     if base[-1] not in "aeiouwxy":
         found.update(dict.fromkeys(base + base[-1] + suffix for suffix in DOUBLED_AFTER))
     return list(found)
+
+
+def spellings(word: str) -> list[str]:
+    """The other spellings of ``word`` by ``SPELLINGS`` (when at least ``MIN_STEM`` letters
+    stay before the ending)."""
+    return [word[: -len(ending)] + other for pair in SPELLINGS
+            for ending, other in (pair, pair[::-1])
+            if word.endswith(ending) and len(word) - len(ending) >= MIN_STEM]
 
 
 @dataclass(frozen=True)
@@ -115,9 +182,23 @@ def analyse(text: str) -> Question:
     kept = [word for word in words if word not in STOPWORDS and word not in QUESTION_WORDS
             and len(word) > 1] or words
     terms: dict[str, None] = {}
-    for word in kept:
+    for word in [*kept, *expansions(words)]:
         terms.setdefault("|".join(forms(word)) if _LETTERS.fullmatch(word) else word)
     return Question(" ".join(terms), about_user, tuple(kept))
+
+
+def expansions(words: Sequence[str]) -> list[str]:
+    """The words of the other spellings (``ABBREVIATIONS``) of the short forms (also
+    plural: ``PRs``) and long forms among ``words`` (case-folded, in order)."""
+    found: list[str] = []
+    for index, word in enumerate(words):
+        short = word if word in ABBREVIATIONS else word[:-1] if word[:-1] in ABBREVIATIONS \
+            else None
+        if short is not None:
+            found.extend(ABBREVIATIONS[short].split())
+        found.extend(abbreviation for long, abbreviation in _LONG_FORMS.items()
+                     if tuple(words[index:index + len(long)]) == long)
+    return [word for word in found if word not in STOPWORDS]
 
 
 def candidates(limit: int) -> int:
@@ -147,5 +228,6 @@ def rank(scored: Sequence[tuple[Memory, float]], question: Question, actor: str,
     return [memory for _position, (memory, _score) in sorted(enumerate(scored), key=key)][:limit]
 
 
-__all__ = ["QUESTION_WORDS", "STOPWORDS", "Question", "analyse", "candidates", "forms", "rank",
+__all__ = ["ABBREVIATIONS", "QUESTION_WORDS", "STOPWORDS", "Question", "analyse", "candidates",
+           "expansions", "forms", "rank", "spellings",
            "stem"]
