@@ -5,18 +5,21 @@ Reading is bounded whatever the file's size: a line over ``MAX_LINE_BYTES`` is p
 a message is cut to ``MESSAGE_CHARS`` and a tool's arguments or output to ``TOOL_CHARS`` as
 they are read (tool text is cut hardest: it is the bulk of a session and the least of what
 is worth remembering), and only the first ``HEAD_TURNS`` and last ``TAIL_TURNS`` turns are
-kept, with the count of those left out between them. Compressed rollouts are not read.
+kept, with the count of those left out between them. Codex's compressed rollouts
+(``.jsonl.zst``) are read through a streaming decompressor.
 """
 
 from __future__ import annotations
 
+import io
 import json
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
+from memtui.engine.codex.rollouts import ZSTD_SUFFIX, is_compressed
 from memtui.engine.safe_files import json_lines
 
 MAX_LINE_BYTES = 4 * 1024 * 1024
@@ -95,16 +98,26 @@ def _codex_turns(record: dict[str, Any]) -> Iterator[tuple[str, str]]:
         yield "tool call", f"web_search {json.dumps(payload.get('action'))}"
 
 
+def _open_lines(file: Path) -> IO[bytes]:
+    """The file's bytes, decompressed as they are read when it is a ``.jsonl.zst``."""
+    raw = file.open("rb")
+    if not is_compressed(file):
+        return raw
+    import zstandard
+
+    return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw, closefd=True))
+
+
 def read_conversation(path: str | Path) -> Conversation | None:
     """The conversation of a transcript or rollout file, or None when it cannot be read."""
     file = Path(path)
-    if file.suffix != ".jsonl" or not file.is_file():
+    if not file.name.endswith((".jsonl", ZSTD_SUFFIX)) or not file.is_file():
         return None
     head: list[tuple[str, str]] = []
     tail: deque[tuple[str, str]] = deque(maxlen=TAIL_TURNS)
     seen = 0
     try:
-        with file.open("rb") as handle:
+        with _open_lines(file) as handle:
             for _number, raw, _size in json_lines(handle, MAX_LINE_BYTES):
                 try:
                     record = json.loads(raw) if raw else None
@@ -122,4 +135,8 @@ def read_conversation(path: str | Path) -> Conversation | None:
                     (head.append if len(head) < HEAD_TURNS else tail.append)(turn)
     except OSError:
         return None
+    except Exception as error:  # zstandard.ZstdError and friends: a damaged file
+        if type(error).__module__.startswith("zstandard"):
+            return None
+        raise
     return Conversation(tuple(head), tuple(tail), seen - len(head) - len(tail))

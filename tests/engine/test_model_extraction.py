@@ -404,3 +404,30 @@ def test_a_round_stops_asking_when_its_model_time_is_spent(
     assert team.alice.extraction.pending() == 1 and team.store.tasks.get_log(task.id) is None
     monkeypatch.undo()
     assert team.alice.extraction.run_round().extracted == 1
+
+
+def _codex_rollout_lines() -> bytes:
+    lines = [{"type": "response_item", "payload": {"type": "message", "role": "user", "content": [
+                 {"type": "input_text", "text": "Move CI to Forgejo"}]}},
+             {"type": "response_item", "payload": {"type": "message", "role": "assistant",
+                                                   "content": [{"type": "output_text",
+                                                                "text": "CI runs on Forgejo now"}]}}]
+    return b"".join(json.dumps(line).encode() + b"\n" for line in lines)
+
+
+def test_a_compressed_codex_rollout_is_read_like_a_plain_one(tmp_path: Path) -> None:
+    import zstandard
+
+    from memtui.engine.conversation import read_conversation
+
+    plain = tmp_path / "rollout-1.jsonl"
+    plain.write_bytes(_codex_rollout_lines())
+    packed = tmp_path / "rollout-2.jsonl.zst"
+    packed.write_bytes(zstandard.ZstdCompressor().compress(_codex_rollout_lines()))
+    read_plain, read_packed = read_conversation(plain), read_conversation(packed)
+    assert read_plain is not None and read_packed == read_plain
+    assert "CI runs on Forgejo now" in "\n".join(read_packed.lines())
+    damaged = tmp_path / "rollout-3.jsonl.zst"
+    damaged.write_bytes(b"\x28\xb5\x2f\xfd" + b"not zstd at all" * 10)
+    assert read_conversation(damaged) is None
+    assert read_conversation(tmp_path / "notes.txt") is None
