@@ -21,12 +21,16 @@ from typing import IO, Any
 
 from memtui.engine.codex.rollouts import ZSTD_SUFFIX, is_compressed
 from memtui.engine.safe_files import json_lines
+from memtui.engine.validation import redact
 
 MAX_LINE_BYTES = 4 * 1024 * 1024
 MESSAGE_CHARS = 1_500
 TOOL_CHARS = 200
 HEAD_TURNS = 20
 TAIL_TURNS = 60
+REDACT_MARGIN = 8_192
+"""Characters past a cut that are redacted with the part kept (longer than any secret's
+pattern: a PEM private key block is about 3,300)."""
 
 
 @dataclass(frozen=True)
@@ -45,9 +49,13 @@ class Conversation:
 
 
 def cut(text: str, limit: int) -> str:
-    """``text`` stripped and cut to ``limit`` characters, with a marker saying how many went."""
+    """``text`` stripped, redacted and cut to ``limit`` characters, with a marker saying how
+    many went. Redaction runs before the cut, over ``REDACT_MARGIN`` characters past it, so a
+    secret the cut would split is found whole and never leaves in part."""
     text = text.strip()
-    return text if len(text) <= limit else text[:limit] + f" [... {len(text) - limit} chars cut]"
+    if len(text) <= limit:
+        return redact(text)
+    return redact(text[:limit + REDACT_MARGIN])[:limit] + f" [... {len(text) - limit} chars cut]"
 
 
 def _blocks(content: Any) -> Iterator[tuple[str, str]]:
@@ -62,7 +70,8 @@ def _blocks(content: Any) -> Iterator[tuple[str, str]]:
         if kind == "text" and isinstance(block.get("text"), str):
             yield "text", block["text"]
         elif kind in ("tool_use", "server_tool_use"):
-            yield "call", f"{block.get('name')} {json.dumps(block.get('input'))[:TOOL_CHARS * 2]}"
+            yield "call", f"{block.get('name')} " \
+                f"{json.dumps(block.get('input'))[:TOOL_CHARS + REDACT_MARGIN]}"
         elif kind == "tool_result":
             inner = block.get("content")
             yield "output", inner if isinstance(inner, str) else \

@@ -431,3 +431,28 @@ def test_a_compressed_codex_rollout_is_read_like_a_plain_one(tmp_path: Path) -> 
     damaged.write_bytes(b"\x28\xb5\x2f\xfd" + b"not zstd at all" * 10)
     assert read_conversation(damaged) is None
     assert read_conversation(tmp_path / "notes.txt") is None
+
+
+@pytest.mark.parametrize("token", ["ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
+                                   "sk-proj-" + "Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa0123456"])
+def test_a_secret_split_by_a_cut_never_leaves_in_part(token: str) -> None:
+    from memtui.engine.conversation import TOOL_CHARS, cut
+
+    for inside in range(len(token) + 1):
+        text = "x" * (TOOL_CHARS - inside - 1) + " " + token + " and more output " * 50
+        sent = cut(text, TOOL_CHARS)
+        assert not any(token[i:i + 8] in sent for i in range(len(token) - 7)), (inside, sent)
+
+
+def test_tool_arguments_are_redacted_before_they_are_cut(tmp_path: Path) -> None:
+    from memtui.engine.conversation import TOOL_CHARS, read_conversation
+
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    transcript = tmp_path / "session.jsonl"
+    call = {"command": "x" * (TOOL_CHARS - 60) + f" export GITHUB_TOKEN={token}"}
+    transcript.write_text(json.dumps({"type": "assistant", "message": {"role": "assistant",
+                          "content": [{"type": "tool_use", "name": "Bash", "input": call}]}}) + "\n")
+    read = read_conversation(transcript)
+    assert read is not None
+    sent = "\n".join(read.lines())
+    assert not any(token[i:i + 8] in sent for i in range(len(token) - 7)), sent
