@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 EXPORT_TABLES = ("users", "projects", "project_members", "profiles", "memories",
                  "forgotten_sources", "audit", "user_settings", "tasks", "task_followups",
                  "quotas", "extraction_log", "interactions", "bundles", "bundle_documents",
-                 "consolidations")
+                 "consolidations", "model_usage", "extraction_details")
 """Every table a backup holds, parents first. Full-text tables are rebuilt, not exported."""
 FTS_TABLES = ("memories_fts", "tasks_fts", "interactions_fts")
 INTEGRITY_ROWS_LIMIT = 100
@@ -56,11 +56,13 @@ USER_SCOPE: dict[str, str] = {
     "bundles": f"id IN {_EXPORTED_BUNDLES}",
     "bundle_documents": f"bundle_id IN {_EXPORTED_BUNDLES}",
     "consolidations": "user_id = :user",
+    "model_usage": "user_id = :user",
+    "extraction_details": f"user_id = :user AND task_id IN {_EXPORTED_TASKS}",
 }
 """What one user's export holds of each table: what that user may read (their own user
-memories, profile, settings, quota, audit, interactions and consolidation records; the
-projects they belong to with their members, memories, tasks, follow-ups and bundles; their
-own extraction log of those tasks). The users table holds the ids those rows name."""
+memories, profile, settings, quota, audit, interactions, consolidation records and model
+calls; the projects they belong to with their members, memories, tasks, follow-ups and
+bundles; their own extraction log and extraction details of those tasks). The users table holds the ids those rows name."""
 USER_SCOPE_COLUMNS: dict[str, dict[str, str]] = {
     "tasks": {"parent_id": f"CASE WHEN parent_id IN {_EXPORTED_TASKS} THEN parent_id END"},
 }
@@ -77,7 +79,7 @@ class UndecodableText(bytes):
 
 
 SEQ_TABLES = ("memories", "audit", "tasks", "task_followups", "interactions",
-              "consolidations")
+              "consolidations", "model_usage")
 """Tables numbered by ``seq`` (SQLite's rowid; on PostgreSQL an identity column)."""
 
 
@@ -352,10 +354,12 @@ def tombstone_problems(store: Store) -> list[str]:
 
 
 def log_problems(store: Store) -> list[str]:
-    """Extraction-log rows point to existing tasks, and written memories exist or were
+    """Extraction-log rows and extraction details point to existing tasks, and written memories exist or were
     forgotten."""
-    problems = [f"extraction log row for missing task {row[0]}" for row in store.execute(
-        "SELECT l.task_id FROM extraction_log l LEFT JOIN tasks t ON t.id = l.task_id "
+    problems = [f"{what} for missing task {row[0]}" for table, what in
+                (("extraction_log", "extraction log row"),
+                 ("extraction_details", "extraction details")) for row in store.execute(
+        f"SELECT l.task_id FROM {table} l LEFT JOIN tasks t ON t.id = l.task_id "
         f"WHERE t.id IS NULL LIMIT {INTEGRITY_ROWS_LIMIT}").fetchall()]
     problems += [f"extraction log row {row[0]} says a memory was written but has none"
                  for row in store.execute(
@@ -373,9 +377,9 @@ def log_problems(store: Store) -> list[str]:
 
 
 def delete_orphan_log_rows(store: Store) -> int:
-    """Remove extraction-log rows whose task no longer exists."""
-    return store.execute(
-        "DELETE FROM extraction_log WHERE task_id NOT IN (SELECT id FROM tasks)").rowcount
+    """Remove extraction-log rows and extraction details whose task no longer exists."""
+    return sum(store.execute(f"DELETE FROM {table} WHERE task_id NOT IN (SELECT id FROM tasks)"
+                             ).rowcount for table in ("extraction_log", "extraction_details"))
 
 
 def optimize(store: Store) -> None:
