@@ -25,6 +25,10 @@ SCAN_BATCH_ROWS = 1000
 """Rows read per query when ``doctor`` looks at every row."""
 KEYLESS_TABLES = ("project_members",)
 """Tables without a rowid (``WITHOUT ROWID``): read whole, never rewritten by a repair."""
+UNNUMBERED_ON_POSTGRES = ("extraction_details",)
+"""Tables PostgreSQL keeps without a ``rowid`` (migration 9): there, like ``KEYLESS_TABLES``."""
+KEY_ORDER = {"project_members": "project_id, user_id", "extraction_details": "task_id"}
+"""How a dump orders the rows of tables that may have no row number: by primary key."""
 APPEND_ONLY_TABLES = ("audit",)
 """Tables whose rows may not be changed (a trigger refuses it)."""
 
@@ -107,7 +111,7 @@ def dump_rows(store: Store, table: str, *, user: str | None = None) -> Iterator[
     """Every row of a table as a dict, in primary-key order; with ``user``, only the rows of
     that user's export (``USER_SCOPE``)."""
     columns = table_columns(store, table)
-    order = "project_id, user_id" if table in KEYLESS_TABLES else row_number(store, table)
+    order = KEY_ORDER.get(table) or row_number(store, table)
     if user is None:
         cursor = store.execute(f"SELECT {', '.join(columns)} FROM {table} ORDER BY {order}")
     else:
@@ -129,11 +133,11 @@ def _decoded(value: Any) -> Any:
 
 
 def scan_rows(store: Store, table: str) -> Iterator[tuple[int | None, dict[str, Any]]]:
-    """Every row of a table as ``(rowid, row)`` (rowid None for ``KEYLESS_TABLES``), read in
+    """Every row of a table as ``(rowid, row)`` (rowid None where there is none), read in
     batches; in a batch holding text that is not valid UTF-8, that value comes as
     ``UndecodableText`` instead of failing the read (the batch is read again as bytes)."""
     columns = table_columns(store, table)
-    keyless = table in KEYLESS_TABLES
+    keyless = _keyless(store, table)
     after = 0
     while True:
         batch = _read_batch(store, table, columns, keyless, after)
@@ -141,6 +145,12 @@ def scan_rows(store: Store, table: str) -> Iterator[tuple[int | None, dict[str, 
         if keyless or len(batch) < SCAN_BATCH_ROWS:
             return
         after = int(batch[-1][0] or 0)
+
+
+def _keyless(store: Store, table: str) -> bool:
+    """Whether the table's rows have no row number on this backend."""
+    return table in KEYLESS_TABLES or (table in UNNUMBERED_ON_POSTGRES
+                                       and not store.dialect.is_sqlite)
 
 
 def _read_batch(store: Store, table: str, columns: list[str], keyless: bool,
@@ -191,7 +201,8 @@ def update_value(store: Store, table: str, rowid: int, column: str, value: Any,
     """Rewrite one column of one row if it still holds ``expected`` (``doctor --repair``;
     call inside a transaction). False when a writer changed it since it was read: the fix
     was made for the older value and must not replace the newer one."""
-    if column not in table_columns(store, table) or table in KEYLESS_TABLES + APPEND_ONLY_TABLES:
+    if column not in table_columns(store, table) or table in APPEND_ONLY_TABLES \
+            or _keyless(store, table):
         raise ValueError(f"{table}.{column} cannot be rewritten")
     cursor = store.execute(f"UPDATE {table} SET {column} = ? WHERE {row_number(store, table)} "
                            f"= ? AND {column} {store.dialect.is_} ?", (value, rowid, expected))
