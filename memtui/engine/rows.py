@@ -24,6 +24,7 @@ from memtui.engine.identity import (
     clean_project_root,
     clean_project_summary,
 )
+from memtui.engine.model_phase import CONSOLIDATE, EXTRACT
 from memtui.engine.recall import (
     MAX_DOCUMENT_BYTES,
     STATE_FILE,
@@ -31,7 +32,6 @@ from memtui.engine.recall import (
     check_state_json,
     clean_interaction_source,
 )
-from memtui.engine.model_phase import CONSOLIDATE, EXTRACT
 from memtui.engine.redaction import PLACEHOLDER
 from memtui.engine.settings import MAX_MODEL_NAME_BYTES, clean_setting
 from memtui.engine.tasks import (
