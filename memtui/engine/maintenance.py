@@ -240,9 +240,10 @@ class MaintenanceApi:
                     any(fix.table in FULLTEXT_TABLES for fix in rewritten):
                 sql.rebuild_fts(self._store)
                 report.repaired.append("rebuilt the full-text indexes")
-            if any("extraction log row for missing task" in p for p in report.problems):
+            if any(" for missing task " in p for p in report.problems):
                 removed = sql.delete_orphan_log_rows(self._store)
-                report.repaired.append(f"removed {removed} extraction log row(s) of missing tasks")
+                report.repaired.append(f"removed {removed} extraction log row(s) and details "
+                                       "of missing tasks")
             sql.optimize(self._store)
         report.problems = self.check()
         return report

@@ -24,6 +24,7 @@ from memtui.engine.identity import (
     clean_project_root,
     clean_project_summary,
 )
+from memtui.engine.model_phase import CONSOLIDATE, EXTRACT
 from memtui.engine.recall import (
     MAX_DOCUMENT_BYTES,
     STATE_FILE,
@@ -32,12 +33,13 @@ from memtui.engine.recall import (
     clean_interaction_source,
 )
 from memtui.engine.redaction import PLACEHOLDER
-from memtui.engine.settings import clean_setting
+from memtui.engine.settings import MAX_MODEL_NAME_BYTES, clean_setting
 from memtui.engine.tasks import (
     MAX_COST_USD,
     MAX_QUOTA_USD,
     MAX_SOURCE_BYTES,
     MAX_SOURCE_REF_BYTES,
+    MAX_TOOL_NAME_CHARS,
     clean_followup_message,
     clean_task_text,
 )
@@ -72,6 +74,10 @@ MAX_ROW_NUMBER = 2**62
 """Largest internal row number (``seq``) or counter accepted."""
 MAX_GOAL_KEY_BYTES = 1024
 MAX_REASON_BYTES = 1024
+MODEL_PHASES = (EXTRACT, CONSOLIDATE)
+"""The phases a ``model_usage`` row may name."""
+MAX_TOOL_NAME_BYTES = 4 * MAX_TOOL_NAME_CHARS
+"""Largest stored tool name (the write path keeps its first ``MAX_TOOL_NAME_CHARS``)."""
 
 
 @dataclass(frozen=True)
@@ -171,9 +177,11 @@ def _document(value: object, what: str) -> str:
     return clean_text(value, what, max_bytes=MAX_DOCUMENT_BYTES, allow_empty=True)
 
 
-def _optional_text(max_bytes: int) -> Rule:
+def _optional_text(max_bytes: int, *, one_line: bool = False,
+                   allow_empty: bool = False) -> Rule:
     def rule(value: object, what: str) -> str:
-        return clean_text(value, what, max_bytes=max_bytes)
+        return clean_text(value, what, max_bytes=max_bytes, one_line=one_line,
+                          allow_empty=allow_empty)
     return rule
 
 
@@ -259,6 +267,19 @@ TABLE_RULES: dict[str, dict[str, Column]] = {
                        "kind": Column(check_record_id), "outcome": Column(check_record_id),
                        "detail": Column(_json_column(clean_detail, _dump_sorted)),
                        "at": _TIME},
+    "model_usage": {"seq": _SEQ, "user_id": _USER, "phase": Column(_one_of(MODEL_PHASES)),
+                    "round_id": Column(check_record_id),
+                    "task_id": Column(check_record_id, optional=True),
+                    "project_id": Column(check_id, optional=True),
+                    "model": Column(_optional_text(MAX_MODEL_NAME_BYTES, one_line=True,
+                                                   allow_empty=True)),
+                    "tokens_in": _COUNT, "tokens_out": _COUNT,
+                    "outcome": Column(check_record_id), "at": _TIME},
+    "extraction_details": {"task_id": Column(check_record_id), "user_id": _USER,
+                           "external_tool": Column(_optional_text(
+                               MAX_TOOL_NAME_BYTES, one_line=True), optional=True),
+                           "detail": Column(_optional_text(MAX_REASON_BYTES), optional=True),
+                           "attempts": _COUNT, "retry_at": _OPTIONAL_TIME},
 }
 """Every exported table's columns and their rules (the choices come from
 ``memtui.store.models``, as the write paths' checks do)."""

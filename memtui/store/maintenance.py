@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 EXPORT_TABLES = ("users", "projects", "project_members", "profiles", "memories",
                  "forgotten_sources", "audit", "user_settings", "tasks", "task_followups",
                  "quotas", "extraction_log", "interactions", "bundles", "bundle_documents",
-                 "consolidations")
+                 "consolidations", "model_usage", "extraction_details")
 """Every table a backup holds, parents first. Full-text tables are rebuilt, not exported."""
 FTS_TABLES = ("memories_fts", "tasks_fts", "interactions_fts")
 INTEGRITY_ROWS_LIMIT = 100
@@ -25,6 +25,10 @@ SCAN_BATCH_ROWS = 1000
 """Rows read per query when ``doctor`` looks at every row."""
 KEYLESS_TABLES = ("project_members",)
 """Tables without a rowid (``WITHOUT ROWID``): read whole, never rewritten by a repair."""
+UNNUMBERED_ON_POSTGRES = ("extraction_details",)
+"""Tables PostgreSQL keeps without a ``rowid`` (migration 9): there, like ``KEYLESS_TABLES``."""
+KEY_ORDER = {"project_members": "project_id, user_id", "extraction_details": "task_id"}
+"""How a dump orders the rows of tables that may have no row number: by primary key."""
 APPEND_ONLY_TABLES = ("audit",)
 """Tables whose rows may not be changed (a trigger refuses it)."""
 
@@ -56,11 +60,13 @@ USER_SCOPE: dict[str, str] = {
     "bundles": f"id IN {_EXPORTED_BUNDLES}",
     "bundle_documents": f"bundle_id IN {_EXPORTED_BUNDLES}",
     "consolidations": "user_id = :user",
+    "model_usage": "user_id = :user",
+    "extraction_details": f"user_id = :user AND task_id IN {_EXPORTED_TASKS}",
 }
 """What one user's export holds of each table: what that user may read (their own user
-memories, profile, settings, quota, audit, interactions and consolidation records; the
-projects they belong to with their members, memories, tasks, follow-ups and bundles; their
-own extraction log of those tasks). The users table holds the ids those rows name."""
+memories, profile, settings, quota, audit, interactions, consolidation records and model
+calls; the projects they belong to with their members, memories, tasks, follow-ups and
+bundles; their own extraction log and extraction details of those tasks). The users table holds the ids those rows name."""
 USER_SCOPE_COLUMNS: dict[str, dict[str, str]] = {
     "tasks": {"parent_id": f"CASE WHEN parent_id IN {_EXPORTED_TASKS} THEN parent_id END"},
 }
@@ -77,7 +83,7 @@ class UndecodableText(bytes):
 
 
 SEQ_TABLES = ("memories", "audit", "tasks", "task_followups", "interactions",
-              "consolidations")
+              "consolidations", "model_usage")
 """Tables numbered by ``seq`` (SQLite's rowid; on PostgreSQL an identity column)."""
 
 
@@ -105,7 +111,7 @@ def dump_rows(store: Store, table: str, *, user: str | None = None) -> Iterator[
     """Every row of a table as a dict, in primary-key order; with ``user``, only the rows of
     that user's export (``USER_SCOPE``)."""
     columns = table_columns(store, table)
-    order = "project_id, user_id" if table in KEYLESS_TABLES else row_number(store, table)
+    order = KEY_ORDER.get(table) or row_number(store, table)
     if user is None:
         cursor = store.execute(f"SELECT {', '.join(columns)} FROM {table} ORDER BY {order}")
     else:
@@ -127,11 +133,11 @@ def _decoded(value: Any) -> Any:
 
 
 def scan_rows(store: Store, table: str) -> Iterator[tuple[int | None, dict[str, Any]]]:
-    """Every row of a table as ``(rowid, row)`` (rowid None for ``KEYLESS_TABLES``), read in
+    """Every row of a table as ``(rowid, row)`` (rowid None where there is none), read in
     batches; in a batch holding text that is not valid UTF-8, that value comes as
     ``UndecodableText`` instead of failing the read (the batch is read again as bytes)."""
     columns = table_columns(store, table)
-    keyless = table in KEYLESS_TABLES
+    keyless = _keyless(store, table)
     after = 0
     while True:
         batch = _read_batch(store, table, columns, keyless, after)
@@ -139,6 +145,12 @@ def scan_rows(store: Store, table: str) -> Iterator[tuple[int | None, dict[str, 
         if keyless or len(batch) < SCAN_BATCH_ROWS:
             return
         after = int(batch[-1][0] or 0)
+
+
+def _keyless(store: Store, table: str) -> bool:
+    """Whether the table's rows have no row number on this backend."""
+    return table in KEYLESS_TABLES or (table in UNNUMBERED_ON_POSTGRES
+                                       and not store.dialect.is_sqlite)
 
 
 def _read_batch(store: Store, table: str, columns: list[str], keyless: bool,
@@ -189,7 +201,8 @@ def update_value(store: Store, table: str, rowid: int, column: str, value: Any,
     """Rewrite one column of one row if it still holds ``expected`` (``doctor --repair``;
     call inside a transaction). False when a writer changed it since it was read: the fix
     was made for the older value and must not replace the newer one."""
-    if column not in table_columns(store, table) or table in KEYLESS_TABLES + APPEND_ONLY_TABLES:
+    if column not in table_columns(store, table) or table in APPEND_ONLY_TABLES \
+            or _keyless(store, table):
         raise ValueError(f"{table}.{column} cannot be rewritten")
     cursor = store.execute(f"UPDATE {table} SET {column} = ? WHERE {row_number(store, table)} "
                            f"= ? AND {column} {store.dialect.is_} ?", (value, rowid, expected))
@@ -352,10 +365,12 @@ def tombstone_problems(store: Store) -> list[str]:
 
 
 def log_problems(store: Store) -> list[str]:
-    """Extraction-log rows point to existing tasks, and written memories exist or were
+    """Extraction-log rows and extraction details point to existing tasks, and written memories exist or were
     forgotten."""
-    problems = [f"extraction log row for missing task {row[0]}" for row in store.execute(
-        "SELECT l.task_id FROM extraction_log l LEFT JOIN tasks t ON t.id = l.task_id "
+    problems = [f"{what} for missing task {row[0]}" for table, what in
+                (("extraction_log", "extraction log row"),
+                 ("extraction_details", "extraction details")) for row in store.execute(
+        f"SELECT l.task_id FROM {table} l LEFT JOIN tasks t ON t.id = l.task_id "
         f"WHERE t.id IS NULL LIMIT {INTEGRITY_ROWS_LIMIT}").fetchall()]
     problems += [f"extraction log row {row[0]} says a memory was written but has none"
                  for row in store.execute(
@@ -373,9 +388,9 @@ def log_problems(store: Store) -> list[str]:
 
 
 def delete_orphan_log_rows(store: Store) -> int:
-    """Remove extraction-log rows whose task no longer exists."""
-    return store.execute(
-        "DELETE FROM extraction_log WHERE task_id NOT IN (SELECT id FROM tasks)").rowcount
+    """Remove extraction-log rows and extraction details whose task no longer exists."""
+    return sum(store.execute(f"DELETE FROM {table} WHERE task_id NOT IN (SELECT id FROM tasks)"
+                             ).rowcount for table in ("extraction_log", "extraction_details"))
 
 
 def optimize(store: Store) -> None:

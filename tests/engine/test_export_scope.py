@@ -75,7 +75,7 @@ def test_a_reader_exports_only_what_they_may_read(demo: Path) -> None:
     assert {p["user_id"] for p in tables["profiles"]} == {"carol"}
     assert {t["project_id"] for t in tables.get("tasks", [])} <= {"webshop"}
     for table in ("audit", "user_settings", "quotas", "interactions", "consolidations",
-                  "forgotten_sources", "extraction_log"):
+                  "forgotten_sources", "extraction_log", "model_usage", "extraction_details"):
         owners = {row.get("actor") or row.get("user_id") or row.get("forgotten_by")
                   for row in tables.get(table, [])}
         assert owners <= {"carol"}, table

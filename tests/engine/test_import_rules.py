@@ -31,6 +31,17 @@ def _memory(**changes: Any) -> dict[str, Any]:
     return row
 
 
+def _usage(**changes: Any) -> dict[str, Any]:
+    return {"seq": 1, "user_id": "alice", "phase": "extract", "round_id": "round_1",
+            "task_id": "task_1", "project_id": "web", "model": "m", "tokens_in": 10,
+            "tokens_out": 2, "outcome": "answered", "at": T, **changes}
+
+
+def _details(**changes: Any) -> dict[str, Any]:
+    return {"task_id": "task_1", "user_id": "alice", "external_tool": None, "detail": None,
+            "attempts": 0, "retry_at": None, **changes}
+
+
 def _lines(*records: tuple[str, dict[str, Any]], header: dict[str, Any] | None = None) -> list[str]:
     base = [("users", {"id": "alice", "display_name": "Alice", "created_at": T}),
             ("projects", {"id": "web", "name": "Web", "root_path": "/src/web", "summary": "",
@@ -104,6 +115,12 @@ BAD_ROWS: dict[str, tuple[tuple[str, dict[str, Any]], str]] = {
         "updated_at": T, "updated_by": "alice"}), "path: path '../../etc/passwd' is not"),
     "negative cost": (("quotas", {"user_id": "alice", "limit_usd": -1, "updated_at": T}),
                       "limit_usd:"),
+    "model call of an unknown phase": (("model_usage", _usage(phase="gossip")),
+                                       "model_usage row: phase: phase 'gossip' is not one of"),
+    "negative tokens": (("model_usage", _usage(tokens_in=-5)), "tokens_in: tokens_in must"),
+    "tool name on two lines": (("extraction_details", _details(external_tool="a\nb")),
+                               "external_tool: external_tool must be one line"),
+    "attempts as text": (("extraction_details", _details(attempts="2")), "attempts: attempts"),
 }
 
 
@@ -149,12 +166,14 @@ def test_import_redacts_every_free_text_column(tmp_path: Path) -> None:
                           "created_at": T}),
         ("consolidations", {"seq": 1, "id": "cons_1", "user_id": "alice", "kind": "dedupe",
                             "outcome": "done", "detail": json.dumps({"why": secret}), "at": T}),
+        ("model_usage", _usage(model=TOKEN)),
+        ("extraction_details", _details(external_tool=TOKEN, detail=secret)),
     ]]
     db = tmp_path / "s.db"
     engine = Engine(open_store(db), "alice")
     engine.maintenance.import_lines(lines)
     assert engine.identity.profile().display_name == "key [REDACTED]"
-    assert engine.maintenance.doctor().healthy
+    assert engine.maintenance.doctor().problems == ["extraction details for missing task task_1"]
     engine.store.close()
     data = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("s.db"))
     assert TOKEN.encode() not in data

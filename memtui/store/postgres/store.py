@@ -71,7 +71,7 @@ since (``PgRecallRepository``): their epoch is not their table's any more."""
 VACUUMED_TABLES = ("memories", "forgotten_sources", "audit", "tasks", "task_followups",
                    "extraction_log", "interactions", "bundle_documents", "consolidations",
                    "pending_purges", "agent_sessions", "codex_rollout_files", "common_terms",
-                   "agent_writes")
+                   "agent_writes", "extraction_details")
 """Tables ``vacuum`` runs over: every table whose rows a forget or an edit deletes or
 rewrites."""
 
