@@ -25,8 +25,8 @@ TASK_PREVIEW_CHARS = 60
 
 # ---- settings --------------------------------------------------------------------------------
 
-def _settings_out(ctx: CliContext, settings: dict[str, Any]) -> int:
-    status = ctx.engine.settings.endpoint_status()
+def _settings_out(ctx: CliContext, settings: dict[str, Any], probe: bool = False) -> int:
+    status = ctx.engine.settings.endpoint_status() if probe else None
     if ctx.json:
         ctx.emit_json(settings | ({"model_endpoint": status} if status else {}))
         return 0
@@ -45,7 +45,7 @@ def _settings_out(ctx: CliContext, settings: dict[str, Any]) -> int:
 
 def settings_show(ctx: CliContext, args: argparse.Namespace) -> int:
     """``settings show``."""
-    return _settings_out(ctx, ctx.engine.settings.get())
+    return _settings_out(ctx, ctx.engine.settings.get(), probe=True)
 
 
 def settings_set(ctx: CliContext, args: argparse.Namespace) -> int:

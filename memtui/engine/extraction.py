@@ -513,8 +513,9 @@ class ExtractionApi(EngineArea):
 
     def _write_detail(self, detail: TaskDetail, words: str | None, attempts: int,
                       again: str | None) -> None:
-        self._store.model_ledger.set_detail(replace(detail, detail=words, attempts=attempts,
-                                                    retry_at=again))
+        self._store.model_ledger.set_detail(replace(
+            detail, detail=None if words is None else redact(words), attempts=attempts,
+            retry_at=again))
 
     def _insert_proposed(self, task: Task, item: Proposed, settings: dict[str, Any],
                          now: str) -> str:

@@ -17,10 +17,14 @@ token, so the caps still hold.
 from __future__ import annotations
 
 import functools
+import ipaddress
 import json
 import os
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
+
+from memtui.engine.validation import redact
 
 CALL_TIMEOUT_S = 60.0
 """Longest wait for one answer."""
@@ -44,7 +48,7 @@ class ModelFailure(Exception):
 
     def __init__(self, kind: str, words: str, tokens_in: int = 0, tokens_out: int = 0) -> None:
         super().__init__(words)
-        self.kind, self.words = kind, words[:ERROR_WORDS_CHARS]
+        self.kind, self.words = kind, redact(words)[:ERROR_WORDS_CHARS]
         self.tokens_in, self.tokens_out = tokens_in, tokens_out
 
 
@@ -69,14 +73,30 @@ class Endpoint:
         return cls(settings["model_base_url"], model, settings.get("model_api_key_env"))
 
     def api_key(self) -> str:
-        """The key from the named variable (read at each call, never stored)."""
+        """The key from the named variable (read at each call, never stored); never for
+        plain http to a host other than this machine."""
         if not self.api_key_env:
             return NO_KEY
+        if not _key_may_go_to(self.base_url):
+            raise ModelFailure("config", "the key is not sent over plain http to another "
+                                         "host: use https (or a loopback address)")
         key = os.environ.get(self.api_key_env)
         if not key:
             raise ModelFailure("config", f"the environment variable {self.api_key_env} "
                                          "(model_api_key_env) is not set")
         return key
+
+
+def _key_may_go_to(base_url: str) -> bool:
+    """Whether a key may be sent to ``base_url``: https, or http to a loopback host."""
+    parts = urlsplit(base_url)
+    host = parts.hostname or ""
+    if parts.scheme != "http" or host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,8 @@ MAX_EVIDENCE_CHARS = 1_000
 MAX_PROPOSALS = 20
 """The most supersedes one consolidation answer may propose."""
 SCOPES = ("project", "user")
+QUOTE_CHARS = 40
+"""The most characters of the model's answer a failure's words quote."""
 
 EXTRACT_SYSTEM = f"""You read one finished coding-agent task and decide what is worth \
 remembering for later tasks: durable facts about the project, decisions, conventions, \
@@ -95,6 +97,11 @@ def render_task(task: Task, conversation: Conversation | None,
     return redact(text)[:budget]
 
 
+def _quote(value: object) -> str:
+    """A short quote of the model's words for a failure (redacted before it is cut)."""
+    return repr(cut(str(value), QUOTE_CHARS))
+
+
 def _field(item: dict[str, Any], name: str, limit: int, required: bool = True) -> str | None:
     value = item.get(name)
     if value is None and not required:
@@ -123,9 +130,9 @@ def parse_memories(data: Any) -> list[Proposed]:
     for item in _items(data, "memories", MAX_MEMORIES):
         kind, scope = item.get("kind"), item.get("scope", "project")
         if kind not in KINDS:
-            raise ModelFailure("invalid_json", f"unknown memory kind {str(kind)[:40]!r}")
+            raise ModelFailure("invalid_json", f"unknown memory kind {_quote(kind)}")
         if scope not in SCOPES:
-            raise ModelFailure("invalid_json", f"unknown memory scope {str(scope)[:40]!r}")
+            raise ModelFailure("invalid_json", f"unknown memory scope {_quote(scope)}")
         reason = _field(item, "reason", MAX_EVIDENCE_CHARS, required=scope == "user")
         found.append(Proposed(kind, scope, str(_field(item, "text", MAX_MEMORY_CHARS)),
                               str(_field(item, "evidence", MAX_EVIDENCE_CHARS)), reason))

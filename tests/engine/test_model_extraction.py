@@ -456,3 +456,45 @@ def test_tool_arguments_are_redacted_before_they_are_cut(tmp_path: Path) -> None
     assert read is not None
     sent = "\n".join(read.lines())
     assert not any(token[i:i + 8] in sent for i in range(len(token) - 7)), sent
+
+
+def test_failure_words_quoting_the_model_are_redacted(team: Team, fake: FakeModel) -> None:
+    token = "sk-proj-" + "Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa0123456"
+    fake.answer = _answering({"memories": [{"kind": token, "scope": "project", "text": "t",
+                                            "evidence": "e"}]})
+    _model_mode(team, fake)
+    task = add_done(team.alice, team.clock)
+    team.alice.extraction.run_round()
+    entry = _log(team, task.id)
+    assert entry.reason == "model_invalid_json" and "unknown memory kind" in entry.detail
+    stored = " ".join(str(row[0]) for row in team.store.execute(
+        "SELECT detail FROM extraction_details"))
+    for text in (entry.detail, stored):
+        assert not any(token[i:i + 8] in text for i in range(len(token) - 7)), text
+
+
+@pytest.mark.parametrize(("url", "sent"), [
+    ("http://example.com/v1", False), ("http://10.0.0.5:8080/v1", False),
+    ("https://example.com/v1", True), ("http://127.0.0.1:8080/v1", True),
+    ("http://localhost:11434/v1", True), ("http://[::1]:8080/v1", True)])
+def test_no_key_over_plain_http_to_another_host(url: str, sent: bool,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(KEY_ENV, "sk-test-key")
+    endpoint = model_client.Endpoint(url, "m", KEY_ENV)
+    if sent:
+        assert endpoint.api_key() == "sk-test-key"
+    else:
+        with pytest.raises(model_client.ModelFailure, match="plain http"):
+            endpoint.api_key()
+    assert model_client.Endpoint(url, "m").api_key() == model_client.NO_KEY
+
+
+def test_settings_set_never_probes_the_endpoint(cli: Any, fake: FakeModel) -> None:
+    as_alice = ("--user", "alice")
+    assert cli(*as_alice, "settings", "set", f"model_base_url={fake.url}",
+               "extract_model=fake-extractor").code == 0
+    assert "model_endpoint" not in cli(*as_alice, "--json", "settings", "set",
+                                       "idle_seconds=60").json
+    assert fake.requests == []
+    assert "answers" in cli(*as_alice, "settings", "show").out
+    assert len(fake.requests) == 1
