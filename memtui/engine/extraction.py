@@ -35,7 +35,9 @@ task that passes them is asked of the model after its batch's transaction has co
 lock is held while the endpoint thinks; a stop request is honoured between calls): the cap
 is checked before each call, the answer is checked, redacted and written in a transaction
 of its own that re-checks the task first (``memtui.engine.model_phase``,
-``memtui.engine.model_extraction``). A task may yield several memories, each keeping the
+``memtui.engine.model_extraction``). Write access is checked before the call; any error
+from the call on (writing its answer included) waits out the same backoff as a failed
+call. A task may yield several memories, each keeping the
 task's id; a user-level one always waits in the review inbox; none is a valid answer
 (``model_nothing``, not asked again).
 """
@@ -52,7 +54,7 @@ from typing import Any
 from memtui.engine import permissions as perm
 from memtui.engine.base import EngineArea
 from memtui.engine.jobs import BACKFILL, ROUND
-from memtui.engine.model_client import Endpoint, ModelFailure, complete_json
+from memtui.engine.model_client import ERROR_WORDS_CHARS, Endpoint, ModelFailure, complete_json
 from memtui.engine.model_consolidation import ProjectPass, propose
 from memtui.engine.model_extraction import (
     EXTRACT_SYSTEM,
@@ -333,9 +335,12 @@ class ExtractionApi(EngineArea):
                 return  # the round's time with the model is spent: the rest stay due
             try:
                 outcome = self._model_extract(task, context.settings, force)
-            except Exception as error:  # one bad task must not stop the round
+            except Exception as error:  # one bad task must not stop the round; it may have
+                # cost tokens, so it waits out a backoff like a failed call
+                log.info("model extraction of task %s failed: %s", task.id, error)
                 with self._store.transaction():
-                    outcome = self._log_error(task.id, error, force, self._store.now())
+                    outcome = self._model_failed(task, type(error).__name__[:ERROR_REASON_CHARS],
+                                                 f"{type(error).__name__}: {error}", force)
             if outcome is not None:
                 summary.add(*outcome)
 
@@ -453,7 +458,9 @@ class ExtractionApi(EngineArea):
     def _queue_for_model(self, row: ScanRow, context: _Batch) -> None:
         """A task that passed the gates waits for its call, unless its last failure's
         backoff has not run out (its log row is touched so that it goes to the back of the
-        queue; it is not counted)."""
+        queue; it is not counted). A project the user can no longer write raises before any
+        call (an ``error`` row, as in deterministic mode)."""
+        self._check_writable(row.task.project, context)
         detail = self._detail(row.task.id)
         if detail.retry_at is not None and detail.retry_at > context.now and row.log:
             self._store.tasks.upsert_log(replace(row.log, at=context.now))
@@ -495,13 +502,8 @@ class ExtractionApi(EngineArea):
                 self._write_log(task, "skipped", reason, None, force, now)
                 return "skipped", reason, None
             if failure is not None:
-                attempts = detail.attempts + 1
-                reason = "model_gave_up" if attempts >= MAX_ATTEMPTS else f"model_{failure.kind}"
-                again = None if attempts >= MAX_ATTEMPTS else retry_at(now, attempts)
-                self._write_detail(detail, f"{failure.kind}: {failure.words} "
-                                           f"(try {attempts} of {MAX_ATTEMPTS})", attempts, again)
-                self._write_log(task, "error", reason, None, force, now)
-                return "error", reason, None
+                return self._model_failed(task, f"model_{failure.kind}",
+                                          f"{failure.kind}: {failure.words}", force, detail)
             perm.writable_project(self._store, task.project, self.actor)
             ids = [self._insert_proposed(task, item, settings, now) for item in proposed]
             self._write_detail(detail, None, 0, None)
@@ -510,6 +512,20 @@ class ExtractionApi(EngineArea):
                 return "skipped", "model_nothing", None
             self._write_log(task, "extracted", None, ids[0], force, now)
             return "extracted", None, ids[0]
+
+    def _model_failed(self, task: Task, reason: str, words: str, force: bool,
+                      detail: TaskDetail | None = None) -> tuple[str, str | None, str | None]:
+        """A failed model task's ``error`` row: not asked again before its backoff runs out,
+        left as ``model_gave_up`` after ``MAX_ATTEMPTS`` failures."""
+        now, detail = self._store.now(), detail or self._detail(task.id)
+        attempts = detail.attempts + 1
+        gave_up = attempts >= MAX_ATTEMPTS
+        self._write_detail(detail, f"{redact(words)[:ERROR_WORDS_CHARS]} (try {attempts} of "
+                                   f"{MAX_ATTEMPTS})", attempts,
+                           None if gave_up else retry_at(now, attempts))
+        reason = "model_gave_up" if gave_up else reason
+        self._write_log(task, "error", reason, None, force, now)
+        return "error", reason, None
 
     def _write_detail(self, detail: TaskDetail, words: str | None, attempts: int,
                       again: str | None) -> None:

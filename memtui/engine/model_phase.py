@@ -6,7 +6,7 @@ backoff, and where a task's conversation is (docs/auto-memory.md, "Model extract
   or over one, or when the ledger cannot be read, no call is made and the task is skipped
   with that reason (retried in a later round, as the quota gate does).
 - Retries: a failed call (timeout, connection, HTTP error, refusal, cut-off or invalid
-  answer) is an ``error`` row; the task is not asked again before ``retry_at`` (backoff
+  answer), or any error while its answer is written, is an ``error`` row; the task is not asked again before ``retry_at`` (backoff
   ``BACKOFF_S`` times ``BACKOFF_FACTOR`` to the number of failures before), and after
   ``MAX_ATTEMPTS`` failures it is left with the reason ``model_gave_up`` and the last
   failure in words.

@@ -498,3 +498,37 @@ def test_settings_set_never_probes_the_endpoint(cli: Any, fake: FakeModel) -> No
     assert fake.requests == []
     assert "answers" in cli(*as_alice, "settings", "show").out
     assert len(fake.requests) == 1
+
+
+def test_lost_write_access_is_checked_before_any_call(team: Team, fake: FakeModel) -> None:
+    team.bob.settings.update(generate_memories=1, extraction_mode="model",
+                             model_base_url=fake.url, extract_model="fake-extractor")
+    task = add_done(team.bob, team.clock)
+    team.alice.identity.set_member("web", "bob", "reader")
+    assert team.bob.extraction.run_round().errors == 1
+    entry = team.store.tasks.get_log(task.id)
+    assert (entry.outcome, entry.reason) == ("error", "PermissionDenied")
+    assert fake.requests == []
+
+
+def test_an_error_after_the_call_waits_out_the_backoff(team: Team, fake: FakeModel,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from memtui.engine.extraction import ExtractionApi
+
+    def refuse(*_args: Any) -> str:
+        raise InvalidInput("the memory is not valid")
+
+    monkeypatch.setattr(ExtractionApi, "_insert_proposed", refuse)
+    _model_mode(team, fake)
+    task = add_done(team.alice, team.clock)
+    assert team.alice.extraction.run_round().errors == 1
+    entry = _log(team, task.id)
+    assert entry.reason == "InvalidInput" and entry.retry_at is not None
+    assert "not valid" in entry.detail and f"try 1 of {MAX_ATTEMPTS}" in entry.detail
+    team.alice.extraction.run_round()
+    assert len(fake.requests) == 1  # not asked again before its retry time
+    for _attempt in range(2, MAX_ATTEMPTS + 1):
+        team.clock.advance(86_400)
+        team.alice.extraction.run_round()
+    assert len(fake.requests) == MAX_ATTEMPTS
+    assert (_log(team, task.id).reason, _log(team, task.id).retry_at) == ("model_gave_up", None)
