@@ -54,7 +54,13 @@ from typing import Any
 from memtui.engine import permissions as perm
 from memtui.engine.base import EngineArea
 from memtui.engine.jobs import BACKFILL, ROUND
-from memtui.engine.model_client import ERROR_WORDS_CHARS, Endpoint, ModelFailure, complete_json
+from memtui.engine.model_client import (
+    ERROR_WORDS_CHARS,
+    Endpoint,
+    ModelFailure,
+    complete_json,
+    estimate_tokens,
+)
 from memtui.engine.model_consolidation import ProjectPass, propose
 from memtui.engine.model_extraction import (
     EXTRACT_SYSTEM,
@@ -470,17 +476,18 @@ class ExtractionApi(EngineArea):
     def _model_extract(self, task: Task, settings: dict[str, Any],
                        force: bool) -> tuple[str, str | None, str | None]:
         """Ask the model about one task and write what it answered (see the module doc)."""
-        stop = cap_reason(self._store, self.actor, settings, self._store.now())
-        answer, failure, model = None, None, settings.get("extract_model") or ""
-        if stop is None:
-            try:
-                endpoint = Endpoint.from_settings(settings)
-                model = endpoint.model
-                text = render_task(task, conversation_for(self._store, task))
+        answer, failure, stop, model = None, None, None, settings.get("extract_model") or ""
+        try:
+            endpoint = Endpoint.from_settings(settings)
+            model = endpoint.model
+            text = render_task(task, conversation_for(self._store, task))
+            stop = cap_reason(self._store, self.actor, settings, self._store.now(),
+                              estimate_tokens(EXTRACT_SYSTEM, text))
+            if stop is None:
                 answer = complete_json(endpoint, EXTRACT_SYSTEM, text)
                 proposed = parse_memories(answer.data)
-            except ModelFailure as error:
-                failure = error
+        except ModelFailure as error:
+            failure = error
         if stop is None and (failure is None or failure.kind != "config"):
             spent = (answer.tokens_in, answer.tokens_out) if answer else \
                 (failure.tokens_in, failure.tokens_out) if failure else (0, 0)

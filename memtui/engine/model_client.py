@@ -108,6 +108,12 @@ class ModelAnswer:
     tokens_out: int
 
 
+def estimate_tokens(system: str, user: str) -> int:
+    """The most a call sending ``system`` and ``user`` is expected to cost: its text at
+    ``CHARS_PER_TOKEN`` and a full answer."""
+    return (len(system) + len(user)) // CHARS_PER_TOKEN + MAX_ANSWER_TOKENS
+
+
 @functools.lru_cache(maxsize=CLIENTS_KEPT)
 def _cached_client(base_url: str, api_key: str, timeout: float) -> Any:
     """One client (its connection pool) per endpoint, key and timeout: a round reuses its

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from memtui.engine.model_client import Endpoint, ModelFailure, complete_json
+from memtui.engine.model_client import Endpoint, ModelFailure, complete_json, estimate_tokens
 from memtui.engine.model_extraction import (
     CONSOLIDATE_SYSTEM,
     parse_supersedes,
@@ -72,14 +72,14 @@ def propose(store: StoreBackend, actor: str, project: str,
     if not new or len(new) + len(active) < 2:
         return _record(store, actor, record_id, ProjectPass(project, (), "nothing new to compare"),
                        "nothing_to_do")
-    stop = cap_reason(store, actor, settings, store.now())
+    text = render_consolidation([(r.id, r.content) for r in new],
+                                [(r.id, r.content) for r in active])
+    stop = cap_reason(store, actor, settings, store.now(), estimate_tokens(CONSOLIDATE_SYSTEM, text))
     if stop is not None:
         return ProjectPass(project, (), stop[1])
     model = settings.get("consolidation_model") or settings.get("extract_model") or ""
     try:
         endpoint = Endpoint.from_settings(settings, "consolidation_model")
-        text = render_consolidation([(r.id, r.content) for r in new],
-                                    [(r.id, r.content) for r in active])
         answer = complete_json(endpoint, CONSOLIDATE_SYSTEM, text)
         spent = (answer.tokens_in, answer.tokens_out)
         proposals = parse_supersedes(answer.data, new_ids, new_ids | {row.id for row in active})

@@ -2,8 +2,9 @@
 backoff, and where a task's conversation is (docs/auto-memory.md, "Model extraction").
 
 - Caps: before every call, the tokens the user's calls spent today and this month (UTC, from
-  the ledger) are compared with ``model_daily_token_cap`` / ``model_monthly_token_cap``; at
-  or over one, or when the ledger cannot be read, no call is made and the task is skipped
+  the ledger) plus the call's estimate (``model_client.estimate_tokens``) are compared with
+  ``model_daily_token_cap`` / ``model_monthly_token_cap``; when they would pass one (0 stops
+  every call), or when the ledger cannot be read, no call is made and the task is skipped
   with that reason (retried in a later round, as the quota gate does).
 - Retries: a failed call (timeout, connection, HTTP error, refusal, cut-off or invalid
   answer), or any error while its answer is written, is an ``error`` row; the task is not asked again before ``retry_at`` (backoff
@@ -38,9 +39,10 @@ def retry_at(now: str, attempts: int) -> str:
     return format_time(parse_time(now) + timedelta(seconds=wait))
 
 
-def cap_reason(store: StoreBackend, user: str, settings: dict[str, Any],
-               now: str) -> tuple[str, str] | None:
-    """(reason code, words) when a cap stops model calls now, else None (fail closed)."""
+def cap_reason(store: StoreBackend, user: str, settings: dict[str, Any], now: str,
+               estimate: int) -> tuple[str, str] | None:
+    """(reason code, words) when a cap stops a call expected to cost ``estimate`` tokens
+    now, else None (fail closed)."""
     ledger = store.model_ledger
     try:
         day = ledger.tokens_between(user, now[:10] + "T00:00:00.000Z", _END)
@@ -51,8 +53,9 @@ def cap_reason(store: StoreBackend, user: str, settings: dict[str, Any],
     for spent, name, reason, when in ((day, "model_daily_token_cap", "model_cap_day", "today"),
                                       (month, "model_monthly_token_cap", "model_cap_month",
                                        "this month")):
-        if spent >= settings[name]:
-            return reason, f"{spent} tokens spent {when}: {name} is {settings[name]}"
+        if spent >= settings[name] or spent + estimate > settings[name]:
+            return reason, f"{spent} tokens spent {when} and a call may take {estimate}: " \
+                           f"{name} is {settings[name]}"
     return None
 
 

@@ -19,7 +19,8 @@ from fixtures_auto import Team, add_done, make_team
 from memtui.bench.fake_model import FakeModel, Reply, chat_reply
 from memtui.engine import model_client
 from memtui.engine.api import Engine
-from memtui.engine.model_extraction import INPUT_BUDGET_CHARS
+from memtui.engine.model_client import estimate_tokens
+from memtui.engine.model_extraction import EXTRACT_SYSTEM, INPUT_BUDGET_CHARS, render_task
 from memtui.engine.model_phase import MAX_ATTEMPTS
 from memtui.errors import InvalidInput
 from memtui.store.database import Store
@@ -263,14 +264,15 @@ def test_an_unreachable_or_unset_endpoint(team: Team, fake: FakeModel) -> None:
 
 
 def test_caps_stop_calls_fail_closed_and_the_ledger_counts(team: Team, fake: FakeModel) -> None:
-    _model_mode(team, fake, model_daily_token_cap=10)
     first = add_done(team.alice, team.clock, goal="First thing")
     second = add_done(team.alice, team.clock, goal="Second thing")
+    cap = max(estimate_tokens(EXTRACT_SYSTEM, render_task(task, None)) for task in (first, second))
+    _model_mode(team, fake, model_daily_token_cap=cap)  # one call fits, two do not
     summary = team.alice.extraction.run_round()
     assert (summary.extracted, dict(summary.skipped)) == (1, {"model_cap_day": 1})
     assert len(fake.requests) == 1
     capped = _log(team, second.id if _log(team, first.id).outcome == "extracted" else first.id)
-    assert "model_daily_token_cap is 10" in capped.detail
+    assert f"model_daily_token_cap is {cap}" in capped.detail
     cost = team.alice.extraction.cost()
     assert cost["today"]["calls"] == 1 and cost["today"]["tokens_in"] > 0
     assert cost["by_task"][0]["tokens_out"] > 0 and len(cost["by_round"]) == 1
@@ -532,3 +534,22 @@ def test_an_error_after_the_call_waits_out_the_backoff(team: Team, fake: FakeMod
         team.alice.extraction.run_round()
     assert len(fake.requests) == MAX_ATTEMPTS
     assert (_log(team, task.id).reason, _log(team, task.id).retry_at) == ("model_gave_up", None)
+
+
+def test_a_call_that_could_pass_the_cap_is_not_made(team: Team, fake: FakeModel) -> None:
+    task = add_done(team.alice, team.clock)
+    estimate = estimate_tokens(EXTRACT_SYSTEM, render_task(task, None))
+    _model_mode(team, fake, model_daily_token_cap=estimate - 1)  # nothing spent yet
+    assert dict(team.alice.extraction.run_round().skipped) == {"model_cap_day": 1}
+    assert fake.requests == [] and f"may take {estimate}" in _log(team, task.id).detail
+    team.alice.settings.update(model_daily_token_cap=estimate)
+    team.clock.advance(60)
+    assert team.alice.extraction.run_round().extracted == 1
+
+
+def test_cap_settings_say_that_zero_stops_every_call() -> None:
+    from memtui.engine.settings import SETTING_SPECS
+
+    meanings = {spec.name: spec.meaning for spec in SETTING_SPECS}
+    for name in ("model_daily_token_cap", "model_monthly_token_cap"):
+        assert "0 stops every model call" in meanings[name] and "none" not in meanings[name]
