@@ -5,7 +5,10 @@ Reading is bounded whatever the file's size: a line over ``MAX_LINE_BYTES`` is p
 a message is cut to ``MESSAGE_CHARS`` and a tool's arguments or output to ``TOOL_CHARS`` as
 they are read (tool text is cut hardest: it is the bulk of a session and the least of what
 is worth remembering), and only the first ``HEAD_TURNS`` and last ``TAIL_TURNS`` turns are
-kept, with the count of those left out between them. Codex's compressed rollouts
+kept, with the count of those left out between them. Context the agent injected is not a
+turn: Claude Code's ``isMeta`` records and injected texts (``agents.transcripts``), Codex's
+AGENTS.md, environment and instruction messages (``codex.rollouts``), as the importers skip
+them. Codex's compressed rollouts
 (``.jsonl.zst``) are read through a streaming decompressor.
 """
 
@@ -19,7 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from memtui.engine.codex.rollouts import ZSTD_SUFFIX, is_compressed
+from memtui.engine.agents.transcripts import INJECTED_PREFIXES
+from memtui.engine.codex.rollouts import (
+    ZSTD_SUFFIX,
+    is_compressed,
+    is_injected_context,
+    request_text,
+)
 from memtui.engine.safe_files import json_lines
 from memtui.engine.validation import redact
 
@@ -80,12 +89,13 @@ def _blocks(content: Any) -> Iterator[tuple[str, str]]:
 
 def _claude_turns(record: dict[str, Any]) -> Iterator[tuple[str, str]]:
     role = record.get("type")
-    if role not in ("user", "assistant") or record.get("isSidechain"):
+    if role not in ("user", "assistant") or record.get("isSidechain") or record.get("isMeta"):
         return
     message = record.get("message")
     for kind, text in _blocks(message.get("content") if isinstance(message, dict) else None):
         if kind == "text":
-            yield role, text
+            if role == "assistant" or not text.lstrip().startswith(INJECTED_PREFIXES):
+                yield role, text
         else:
             yield f"tool {kind}", text
 
@@ -97,8 +107,12 @@ def _codex_turns(record: dict[str, Any]) -> Iterator[tuple[str, str]]:
     kind = payload.get("type")
     if kind == "message" and payload.get("role") in ("user", "assistant"):
         for item in payload.get("content") or ():
-            if isinstance(item, dict) and isinstance(item.get("text"), str):
-                yield str(payload["role"]), item["text"]
+            if not isinstance(item, dict) or not isinstance(item.get("text"), str):
+                continue
+            if payload["role"] == "assistant":
+                yield "assistant", item["text"]
+            elif not is_injected_context(item["text"]):
+                yield "user", request_text(item["text"])
     elif kind in ("function_call", "custom_tool_call"):
         yield "tool call", f"{payload.get('name')} {payload.get('arguments') or payload.get('input')}"
     elif kind in ("function_call_output", "custom_tool_call_output"):

@@ -553,3 +553,30 @@ def test_cap_settings_say_that_zero_stops_every_call() -> None:
     meanings = {spec.name: spec.meaning for spec in SETTING_SPECS}
     for name in ("model_daily_token_cap", "model_monthly_token_cap"):
         assert "0 stops every model call" in meanings[name] and "none" not in meanings[name]
+
+
+def test_injected_context_is_not_sent_as_conversation(tmp_path: Path) -> None:
+    from memtui.engine.conversation import read_conversation
+
+    claude = tmp_path / "session.jsonl"
+    claude.write_text("".join(json.dumps(record) + "\n" for record in [
+        {"type": "user", "isMeta": True, "message": {"role": "user", "content": "META context"}},
+        {"type": "user", "message": {"role": "user", "content": [
+            {"type": "text", "text": "<system-reminder>REMINDER text</system-reminder>"},
+            {"type": "text", "text": "Fix the flaky test"}]}},
+        {"type": "assistant", "message": {"role": "assistant", "content": "Fixed it"}}]))
+    codex = tmp_path / "rollout-1.jsonl"
+    user = [{"type": "input_text", "text": text} for text in (
+        "# AGENTS.md instructions for /repo\n\nAGENTS rules", "<environment_context>ENV"
+        "</environment_context>", "<user_instructions>USER INSTR</user_instructions>",
+        "IDE CONTEXT\n## My request for Codex:\nMove CI to Forgejo")]
+    codex.write_text("".join(json.dumps(record) + "\n" for record in [
+        {"type": "response_item", "payload": {"type": "message", "role": "user",
+                                              "content": user}},
+        {"type": "response_item", "payload": {"type": "message", "role": "assistant",
+                                              "content": [{"type": "output_text",
+                                                           "text": "CI runs on Forgejo"}]}}]))
+    claude_read, codex_read = read_conversation(claude), read_conversation(codex)
+    assert claude_read is not None and codex_read is not None
+    assert claude_read.lines() == ["user: Fix the flaky test", "assistant: Fixed it"]
+    assert codex_read.lines() == ["user: Move CI to Forgejo", "assistant: CI runs on Forgejo"]
