@@ -245,7 +245,7 @@ class ExtractionRunner:
                     should_stop=self._should_stop)
                 post(ExtractionFinished(job, result, stopped=result.stopped))
             elif job == CONSOLIDATE:
-                record = engine.extraction.consolidate()
+                record = engine.extraction.consolidate(should_stop=self._should_stop)
                 post(ExtractionFinished(job, record))
             else:
                 post(ExtractionFinished(job, None, error=f"unknown job {job}"))

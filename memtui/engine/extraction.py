@@ -108,6 +108,8 @@ EVIDENCE_KEPT_CHARS = 300
 MODEL_ROUND_SECONDS = 300.0
 """Model mode: after this long asking the model, a round asks no more (the tasks it did not
 reach stay due for the next round), so a slow endpoint never holds the worker for long."""
+HALTING_FAILURES = ("timeout", "connection")
+"""Model failures after which a consolidation pass asks about no more projects."""
 TITLE_MAX_CHARS = 300
 """A first line longer than this is cut (with an ellipsis) in the memory and its goal key."""
 MAX_LOG_LIMIT = 10_000
@@ -648,14 +650,16 @@ class ExtractionApi(EngineArea):
 
     # ---- consolidation --------------------------------------------------------------------
 
-    def consolidate(self) -> ConsolidationResult:
+    def consolidate(self, should_stop: ShouldStop | None = None) -> ConsolidationResult:
         """Supersede active memories that duplicate another active one in the same scope
         (same normalised content, or same goal key), the newest surviving: the actor's user
         memories and the memories of every project the actor can write. Deterministic; one
         transaction; recorded in ``consolidations`` and audited (ids only). In model mode,
         then a model pass per project proposes supersedes into the review inbox
         (``memtui.engine.model_consolidation``), one project at a time, outside any
-        transaction while the model answers."""
+        transaction while the model answers; the model pass ends (the projects not reached
+        say why) on ``should_stop``, after ``MODEL_ROUND_SECONDS``, or after a timeout or
+        an unreachable endpoint."""
         with self._store.transaction():
             scopes: list[tuple[str, list[DedupeRow]]] = [
                 ("user", self._store.tasks.active_memories(owner=self.actor))]
@@ -683,9 +687,21 @@ class ExtractionApi(EngineArea):
         settings = load_settings(self._store, self.actor)
         if settings[MODE_SETTING] != MODEL_MODE:
             return record
-        passes = tuple(propose(self._store, self.actor, scope.removeprefix("project:"), settings)
-                       for scope in record.scopes if scope.startswith("project:"))
-        return replace(record, passes=passes)
+        passes: list[ProjectPass] = []
+        until, halted = time.monotonic() + MODEL_ROUND_SECONDS, None
+        for name in [s.removeprefix("project:") for s in record.scopes
+                        if s.startswith("project:")]:
+            if halted is None and should_stop is not None and should_stop():
+                halted = "the pass was stopped"
+            elif halted is None and time.monotonic() > until:
+                halted = "the pass's time with the model is spent"
+            if halted is not None:
+                passes.append(ProjectPass(name, (), f"not asked: {halted}"))
+                continue
+            passes.append(propose(self._store, self.actor, name, settings))
+            if passes[-1].failure in HALTING_FAILURES:
+                halted = f"the endpoint failed ({passes[-1].failure})"
+        return replace(record, passes=tuple(passes))
 
 
 def duplicate_pairs(rows: Sequence[DedupeRow]) -> list[tuple[str, str]]:

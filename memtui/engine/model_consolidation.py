@@ -35,6 +35,7 @@ MAX_NEW = 50
 """The most new memories one pass shows (the newest)."""
 MAX_ACTIVE = 200
 """The most other active memories one pass shows (the newest; the budget may cut more)."""
+NOTHING_NEW = "nothing new to compare"
 RECORDS_SCANNED = 500
 """How far back the last pass of a project is looked for."""
 
@@ -46,6 +47,8 @@ class ProjectPass:
     project: str
     proposed: tuple[str, ...]
     words: str
+    failure: str | None = None
+    """The kind of the model failure that ended the pass, if one did."""
 
     def to_json(self) -> dict[str, Any]:
         """The pass as JSON."""
@@ -62,15 +65,18 @@ def _since(store: StoreBackend, actor: str, project: str) -> str:
 
 def propose(store: StoreBackend, actor: str, project: str,
             settings: dict[str, Any]) -> ProjectPass:
-    """One project's model pass (see the module doc)."""
-    rows = store.tasks.active_memories(project=project)
+    """One project's model pass (see the module doc); a project with no memory new since
+    its last pass is passed over before its memories are read."""
     since = _since(store, actor, project)
+    if (store.tasks.newest_active_at(project) or "") <= since:
+        return ProjectPass(project, (), NOTHING_NEW)
+    rows = store.tasks.active_memories(project=project)
     new = [row for row in rows if row.created_at > since][-MAX_NEW:]
     new_ids = {row.id for row in new}
     active = [row for row in rows if row.id not in new_ids][-MAX_ACTIVE:]
     record_id = store.new_id("cons")
     if not new or len(new) + len(active) < 2:
-        return _record(store, actor, record_id, ProjectPass(project, (), "nothing new to compare"),
+        return _record(store, actor, record_id, ProjectPass(project, (), NOTHING_NEW),
                        "nothing_to_do")
     text = render_consolidation([(r.id, r.content) for r in new],
                                 [(r.id, r.content) for r in active])
@@ -88,7 +94,8 @@ def propose(store: StoreBackend, actor: str, project: str,
             _spend(store, actor, record_id, project, model,
                    (failure.tokens_in, failure.tokens_out), failure.kind)
         return _record(store, actor, record_id,
-                       ProjectPass(project, (), f"{failure.kind}: {failure.words}"), "failed")
+                       ProjectPass(project, (), f"{failure.kind}: {failure.words}",
+                                   failure.kind), "failed")
     _spend(store, actor, record_id, project, model, spent, "answered")
     with store.transaction():
         proposed = [memory_id for item in proposals

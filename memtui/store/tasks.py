@@ -402,6 +402,12 @@ class TaskRepository(Repository):
 
     # ---- consolidation --------------------------------------------------------------------
 
+    def newest_active_at(self, project: str) -> str | None:
+        """When the newest active memory of ``project`` was created (None: it has none)."""
+        row = self._store.execute("SELECT max(created_at) FROM memories WHERE project = ? "
+                                  "AND status = 'active'", (project,)).fetchone()
+        return row[0] if row else None
+
     def active_memories(self, *, owner: str | None = None,
                         project: str | None = None) -> list[DedupeRow]:
         """The active memories of one list, oldest first (consolidation input): ``owner``'s

@@ -580,3 +580,57 @@ def test_injected_context_is_not_sent_as_conversation(tmp_path: Path) -> None:
     assert claude_read is not None and codex_read is not None
     assert claude_read.lines() == ["user: Fix the flaky test", "assistant: Fixed it"]
     assert codex_read.lines() == ["user: Move CI to Forgejo", "assistant: CI runs on Forgejo"]
+
+
+def _two_projects_to_consolidate(team: Team, fake: FakeModel) -> None:
+    for project in ("web", "api"):
+        team.alice.identity.add_memory(f"{project}: tests run with unittest.", project=project)
+        team.alice.identity.add_memory(f"{project}: tests run with pytest.", project=project)
+    fake.answer = _answering({"supersedes": []})
+    _model_mode(team, fake)
+
+
+def _model_words(result: Any) -> list[str]:
+    return [done["words"] for done in result.to_json()["model"]]
+
+
+def test_consolidation_stops_when_asked_or_when_its_time_is_spent(
+        team: Team, fake: FakeModel, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memtui.engine import extraction
+
+    _two_projects_to_consolidate(team, fake)
+    result = team.alice.extraction.consolidate(should_stop=lambda: True)
+    assert _model_words(result) == ["not asked: the pass was stopped"] * 2
+    monkeypatch.setattr(extraction, "MODEL_ROUND_SECONDS", -1.0)
+    assert _model_words(team.alice.extraction.consolidate()) == [
+        "not asked: the pass's time with the model is spent"] * 2
+    assert fake.requests == []
+    monkeypatch.undo()
+    assert _model_words(team.alice.extraction.consolidate()) == ["nothing to change"] * 2
+
+
+def test_consolidation_ends_after_a_timeout(team: Team, fake: FakeModel,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    _two_projects_to_consolidate(team, fake)
+    monkeypatch.setattr(model_client, "CALL_TIMEOUT_S", 0.3)
+    fake.answer = lambda request: Reply(200, {}, delay_s=2.0)
+    words = _model_words(team.alice.extraction.consolidate())
+    assert len(fake.requests) == 1
+    assert words[0].startswith("timeout") and words[1] == "not asked: the endpoint failed (timeout)"
+
+
+def test_consolidation_reads_no_rows_of_a_project_with_nothing_new(
+        team: Team, fake: FakeModel, monkeypatch: pytest.MonkeyPatch) -> None:
+    _two_projects_to_consolidate(team, fake)
+    team.alice.extraction.consolidate()
+    read: list[str | None] = []
+    original = team.store.tasks.active_memories
+
+    def counted(*, owner: str | None = None, project: str | None = None) -> Any:
+        read.append(project)
+        return original(owner=owner, project=project)
+
+    monkeypatch.setattr(team.store.tasks, "active_memories", counted)
+    assert _model_words(team.alice.extraction.consolidate()) == ["nothing new to compare"] * 2
+    assert sorted(map(str, read)) == ["None", "api", "web"]  # the dedupe pass only
+    assert len(fake.requests) == 2
