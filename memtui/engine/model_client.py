@@ -26,12 +26,13 @@ from urllib.parse import urlsplit
 
 from memtui.engine.validation import redact
 
-CALL_TIMEOUT_S = 60.0
-"""Longest wait for one answer."""
+CALL_TIMEOUT_S = 180.0
+"""Longest wait for one answer (a small local model on a CPU reads a full request and writes
+the longest answer in about a minute or two)."""
 PROBE_TIMEOUT_S = 3.0
 """Longest wait when the Settings pane or ``memtui settings`` asks whether the endpoint
 answers."""
-MAX_ANSWER_TOKENS = 2_000
+MAX_ANSWER_TOKENS = 1_000
 """The most tokens one answer may take."""
 CHARS_PER_TOKEN = 4
 """Token estimate of an answer without usage fields."""
