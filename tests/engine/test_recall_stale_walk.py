@@ -1,0 +1,96 @@
+"""The symbol walk of stale-memory checks: one walk per folder per check, bounded entries,
+skipped folders, the folder's words kept for a while, and no walk under a store
+transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from memtui.engine import citations
+from memtui.engine.api import Engine
+
+
+@pytest.fixture
+def walks(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """The folders walked (a spy on ``SymbolIndex.walk``)."""
+    seen: list[Path] = []
+    real = citations.SymbolIndex.walk
+
+    def spy(self: citations.SymbolIndex, root: Path, now: float) -> citations.RootWords:
+        seen.append(root)
+        return real(self, root, now)
+
+    monkeypatch.setattr(citations.SymbolIndex, "walk", spy)
+    return seen
+
+
+def _project(tmp_path: Path) -> Path:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text("def parse_config():\n    pass\n")
+    return tmp_path
+
+
+def test_one_check_walks_each_folder_once(engine_for: Callable[[str], Engine],
+                                          tmp_path: Path, walks: list[Path]) -> None:
+    engine = engine_for("alice")
+    engine.identity.create_project("shop", root=str(_project(tmp_path)))
+    texts = [f"gone_{n}() was removed" for n in range(5)] + ["parse_config() reads it"]
+    memories = [engine.identity.add_memory(text, "fact", "shop") for text in texts]
+    stale = engine.staleness.check(memories)
+    assert len(walks) == 1
+    assert set(stale) == {m.id for m in memories[:5]}
+    assert stale[memories[0].id] == ("gone_0() not found",)
+
+
+def test_the_folder_words_are_kept_until_the_ttl(tmp_path: Path, walks: list[Path]) -> None:
+    now = [0.0]
+    index = citations.SymbolIndex(clock=lambda: now[0])
+    root = _project(tmp_path)
+    assert "parse_config" in index.words(root).words
+    (root / "src" / "app.py").write_text("def read_config():\n    pass\n# changed size\n")
+    assert "parse_config" in index.words(root).words
+    assert len(walks) == 1
+    now[0] = citations.INDEX_TTL_SECONDS
+    assert "parse_config" not in index.words(root).words
+    assert len(walks) == 2
+
+
+def test_a_walk_sees_at_most_max_scan_entries(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(citations, "MAX_SCAN_ENTRIES", 3)
+    for n in range(3):
+        (tmp_path / f"empty{n}").mkdir()  # folders count, not only files read
+    (tmp_path / "zz.py").write_text("late_symbol = 1\n")
+    found = citations.SymbolIndex().walk(tmp_path, 0.0)
+    assert not found.whole and "late_symbol" not in found.words
+    assert citations.missing("gone_symbol()", str(tmp_path)) == ()  # nothing known
+    monkeypatch.setattr(citations, "MAX_SCAN_ENTRIES", 5)
+    found = citations.SymbolIndex().walk(tmp_path, 0.0)
+    assert found.whole and "late_symbol" in found.words
+
+
+@pytest.mark.parametrize("folder", [".git", ".venv", "node_modules", "__pycache__"])
+def test_hidden_and_vendored_folders_are_not_walked(tmp_path: Path, folder: str) -> None:
+    (tmp_path / folder / "deep").mkdir(parents=True)
+    (tmp_path / folder / "deep" / "lib.py").write_text("vendored_symbol = 1\n")
+    (tmp_path / "main.py").write_text("own_symbol = 1\n")
+    found = citations.SymbolIndex().walk(tmp_path, 0.0)
+    assert found.whole and "own_symbol" in found.words
+    assert "vendored_symbol" not in found.words
+
+
+def test_system_folders_are_never_walked(monkeypatch: pytest.MonkeyPatch,
+                                         tmp_path: Path) -> None:
+    (tmp_path / "proc").mkdir()
+    (tmp_path / "proc" / "fake.py").write_text("system_symbol = 1\n")
+    monkeypatch.setattr(citations, "SYSTEM_FOLDERS", frozenset({str(tmp_path / "proc")}))
+    found = citations.SymbolIndex().walk(tmp_path, 0.0)
+    assert found.whole and "system_symbol" not in found.words
+
+
+def test_a_root_that_cannot_be_read_knows_nothing(tmp_path: Path) -> None:
+    found = citations.SymbolIndex().walk(tmp_path / "gone", 0.0)
+    assert not found.whole and found.words == frozenset()
