@@ -71,11 +71,6 @@ class StalenessApi(EngineArea):
                     found[memory.id] = reasons
         return found
 
-    def fresh(self, memories: Sequence[Memory]) -> list[Memory]:
-        """``memories`` without those whose citations are gone."""
-        stale = self.check(memories)
-        return [memory for memory in memories if memory.id not in stale]
-
     def unused_before(self) -> str | None:
         """The time before which an unused memory is stale (None: ``max_unused_days`` 0)."""
         days = int(load_settings(self._store, self.actor)["max_unused_days"])

@@ -4,8 +4,10 @@ transaction."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -94,3 +96,40 @@ def test_system_folders_are_never_walked(monkeypatch: pytest.MonkeyPatch,
 def test_a_root_that_cannot_be_read_knows_nothing(tmp_path: Path) -> None:
     found = citations.SymbolIndex().walk(tmp_path / "gone", 0.0)
     assert not found.whole and found.words == frozenset()
+
+
+def test_injection_walks_no_folder_inside_a_store_transaction(
+        engine_for: Callable[[str], Engine], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    engine = engine_for("alice")
+    engine.identity.create_project("shop", root=str(_project(tmp_path)))
+    engine.settings.update(use_memories=1, skip_stale_memories=1)
+    engine.identity.add_memory("parse_config() reads the settings", "fact", "shop")
+    engine.identity.add_memory("load_yaml() reads the settings", "fact", "shop")
+    monkeypatch.setattr(citations, "INDEX_TTL_SECONDS", 0.0)  # every check walks
+    store, held, walked_held = engine.store, [0], []
+    for name in ("transaction", "snapshot"):
+        real = getattr(store, name)
+
+        def holding(*args: object, _real: Callable[..., Any] = real,
+                    **kwargs: object) -> Iterator[object]:
+            with _real(*args, **kwargs) as conn:
+                held[0] += 1
+                try:
+                    yield conn
+                finally:
+                    held[0] -= 1
+
+        monkeypatch.setattr(store, name, contextlib.contextmanager(holding))
+    real_walk = citations.SymbolIndex.walk
+
+    def spy(self: citations.SymbolIndex, root: Path, now: float) -> citations.RootWords:
+        walked_held.append(held[0])
+        return real_walk(self, root, now)
+
+    monkeypatch.setattr(citations.SymbolIndex, "walk", spy)
+    for result in (engine.injection.preview_for_project("shop"),
+                   engine.injection.for_session("shop", apply=True)):
+        assert result.injected and "parse_config" in result.prompt
+        assert "load_yaml" not in result.prompt
+    assert walked_held == [0, 0]
