@@ -1,0 +1,92 @@
+"""Stale-memory checks in the app: the header's Inbox count reuses its last stale count
+for a while and never runs two checks at once; the memories pane checks the rows on screen
+again only when other rows show."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from pilot_harness import DEMO_USER, app_test, demo_app, demo_store, press, settle
+
+from memtui.app import inbox_sources
+from memtui.app.inbox_sources import StaleMemories
+from memtui.app.panes.memories import MemoriesPane
+from memtui.engine.api import Engine
+from memtui.engine.staleness import StalenessApi
+
+WAIT_ROUNDS = 400
+"""Pauses a test waits for the check's message (each 50 ms; generous for a busy machine)."""
+
+
+@pytest.fixture
+def checks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The actors of each ``StalenessApi.check`` (a spy)."""
+    seen: list[str] = []
+    real = StalenessApi.check
+
+    def spy(self: StalenessApi, memories: list[object]) -> dict[str, tuple[str, ...]]:
+        seen.append(self.actor)
+        return real(self, memories)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(StalenessApi, "check", spy)
+    return seen
+
+
+def test_the_stale_count_is_reused_until_it_is_old(engine_for: Callable[[str], Engine],
+                                                   tmp_path: Path, checks: list[str]) -> None:
+    alice = engine_for("alice")
+    alice.identity.create_project("shop", root=str(tmp_path))
+    alice.identity.add_memory("The loader lives in src/loader.py", "fact", "shop")
+    now = [0.0]
+    source = StaleMemories(clock=lambda: now[0])
+    assert source.count(alice) == 1
+    calls = len(checks)
+    alice.identity.add_memory("Run make deploy to ship", "fact", "shop")
+    assert source.count(alice) == 1  # the last count, nothing checked
+    assert len(checks) == calls
+    now[0] = inbox_sources.STALE_COUNT_SECONDS
+    assert source.count(alice) == 2
+    assert len(checks) > calls
+    assert source.count(engine_for("bob")) == 0  # another actor: never alice's count
+
+
+def test_a_count_while_another_counts_checks_nothing(engine_for: Callable[[str], Engine],
+                                                    tmp_path: Path, checks: list[str]) -> None:
+    alice = engine_for("alice")
+    alice.identity.create_project("shop", root=str(tmp_path))
+    alice.identity.add_memory("The loader lives in src/loader.py", "fact", "shop")
+    now = [0.0]
+    source = StaleMemories(clock=lambda: now[0])
+    assert source.count(alice) == 1
+    now[0] = inbox_sources.STALE_COUNT_SECONDS
+    calls = len(checks)
+    with source._counting:  # another thread is counting
+        assert source.count(alice) == 1
+    assert len(checks) == calls
+
+
+@app_test
+async def test_moving_over_the_same_rows_checks_them_once(
+        tmp_path: Path, checks: list[str]) -> None:
+    store = demo_store(tmp_path)
+    dana = Engine(store, DEMO_USER)
+    dana.identity.create_project("tool", root=str(tmp_path))
+    gone = [dana.identity.add_memory(f"Helper {n} lives in src/h{n}.py", "fact", "tool")
+            for n in range(3)]
+    app = demo_app(tmp_path, project="tool", store=store)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "3")
+        pane = app.pane("project")
+        assert isinstance(pane, MemoriesPane)
+        for _round in range(WAIT_ROUNDS):
+            if pane.memory_list.stale:
+                break
+            await pilot.pause(0.05)
+        assert pane.memory_list.stale == {memory.id for memory in gone}
+        before = len(checks)
+        await press(pilot, "j", "j", "k", "j")
+        await settle(pilot)
+        assert len(checks) == before
