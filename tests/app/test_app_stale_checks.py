@@ -1,6 +1,6 @@
 """Stale-memory checks in the app: the header's Inbox count reuses its last stale count
-for a while and never runs two checks at once; the memories pane checks the rows on screen
-again only when other rows show."""
+for a while and never runs two checks at once; the memories pane's checks of the rows on
+screen walk the project's folder once however often the cursor moves."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from pilot_harness import DEMO_USER, app_test, demo_app, demo_store, press, sett
 from memtui.app import inbox_sources
 from memtui.app.inbox_sources import StaleMemories
 from memtui.app.panes.memories import MemoriesPane
+from memtui.engine import citations
 from memtui.engine.api import Engine
 from memtui.engine.staleness import StalenessApi
 
@@ -68,13 +69,24 @@ def test_a_count_while_another_counts_checks_nothing(engine_for: Callable[[str],
 
 
 @app_test
-async def test_moving_over_the_same_rows_checks_them_once(
-        tmp_path: Path, checks: list[str]) -> None:
+async def test_moving_over_the_rows_walks_the_folder_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    walks: list[Path] = []
+    real = citations.SymbolIndex.walk
+
+    def spy(self: citations.SymbolIndex, root: Path, now: float) -> citations.RootWords:
+        walks.append(root)
+        return real(self, root, now)
+
+    monkeypatch.setattr(citations.SymbolIndex, "walk", spy)
+    monkeypatch.setattr(citations, "INDEX_TTL_SECONDS", 3600.0)  # however slow the machine
     store = demo_store(tmp_path)
-    dana = Engine(store, DEMO_USER)
-    dana.identity.create_project("tool", root=str(tmp_path))
-    gone = [dana.identity.add_memory(f"Helper {n} lives in src/h{n}.py", "fact", "tool")
-            for n in range(3)]
+    root = tmp_path / "tool"
+    root.mkdir()
+    (root / "app.py").write_text("def helper_0():\n    pass\n")
+    Engine(store, DEMO_USER).identity.create_project("tool", root=str(root))
+    gone = [Engine(store, DEMO_USER).identity.add_memory(f"Call helper_{n}() to start", "fact",
+                                                          "tool") for n in range(1, 4)]
     app = demo_app(tmp_path, project="tool", store=store)
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(pilot)
@@ -86,7 +98,6 @@ async def test_moving_over_the_same_rows_checks_them_once(
                 break
             await pilot.pause(0.05)
         assert pane.memory_list.stale == {memory.id for memory in gone}
-        before = len(checks)
         await press(pilot, "j", "j", "k", "j")
         await settle(pilot)
-        assert len(checks) == before
+        assert [path.name for path in walks] == ["tool"]

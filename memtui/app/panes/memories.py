@@ -3,7 +3,6 @@ and the curation keys (new, note, correct, forget, copy, history)."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
@@ -23,7 +22,6 @@ from memtui.app.widgets.memory_list import MemoryList
 from memtui.app.widgets.paint_hold import paint_hold
 from memtui.app.widgets.search_box import SearchBox
 from memtui.app.widgets.text_view import TextView
-from memtui.engine import citations
 from memtui.errors import MemtuiError
 from memtui.store.models import Memory, Project
 
@@ -102,8 +100,6 @@ class MemoriesPane(Pane):
         """What the preview was last drawn for (memory, lines, time zone)."""
         self._title_for: tuple[object, ...] | None = None
         """What the title was last drawn from (``_update_title``)."""
-        self._stale_for: tuple[tuple[tuple[str, str], ...], float] = ((), 0.0)
-        """The rows (id, text) last checked for stale citations, and when (monotonic)."""
         self._surroundings_due = False
         """Whether the title and preview wait to follow a change of the list
         (``_list_changed``)."""
@@ -322,17 +318,14 @@ class MemoriesPane(Pane):
 
     def _selection_changed(self) -> None:
         """Show the selected memory under the list; remember it for the History pane; check
-        the project memories on screen against the project's folder (again only when other
-        rows are on screen, or ``INDEX_TTL_SECONDS`` after the last check)."""
+        the project memories on screen against the project's folder (its symbols: the
+        folder's words ``engine.citations`` keeps, so moving walks no folder again)."""
         memory = self.selected_memory()
         if memory is not None:
             self.memtui.selected_memory_id = memory.id
         self._update_preview()
         shown = [row for row in self.memory_list.shown_rows() if row.project is not None]
-        rows, now = tuple((row.id, row.content) for row in shown), time.monotonic()
-        if shown and (rows != self._stale_for[0]
-                      or now - self._stale_for[1] >= citations.INDEX_TTL_SECONDS):
-            self._stale_for = (rows, now)
+        if shown:
             self._check_stale(shown)
 
     @work(thread=True, exclusive=True, group="stale-marks")
