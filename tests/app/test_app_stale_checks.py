@@ -35,14 +35,23 @@ def checks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return seen
 
 
-def test_the_stale_count_is_reused_until_it_is_old(engine_for: Callable[[str], Engine],
-                                                   tmp_path: Path, checks: list[str]) -> None:
+@pytest.fixture
+def counted(engine_for: Callable[[str], Engine],
+            tmp_path: Path) -> tuple[Engine, StaleMemories, list[float]]:
+    """alice with one stale memory, a stale source on a clock (the list) that counted it."""
     alice = engine_for("alice")
     alice.identity.create_project("shop", root=str(tmp_path))
     alice.identity.add_memory("The loader lives in src/loader.py", "fact", "shop")
     now = [0.0]
     source = StaleMemories(clock=lambda: now[0])
     assert source.count(alice) == 1
+    return alice, source, now
+
+
+def test_the_stale_count_is_reused_until_it_is_old(
+        counted: tuple[Engine, StaleMemories, list[float]], checks: list[str],
+        engine_for: Callable[[str], Engine]) -> None:
+    alice, source, now = counted
     calls = len(checks)
     alice.identity.add_memory("Run make deploy to ship", "fact", "shop")
     assert source.count(alice) == 1  # the last count, nothing checked
@@ -53,14 +62,9 @@ def test_the_stale_count_is_reused_until_it_is_old(engine_for: Callable[[str], E
     assert source.count(engine_for("bob")) == 0  # another actor: never alice's count
 
 
-def test_a_count_while_another_counts_checks_nothing(engine_for: Callable[[str], Engine],
-                                                    tmp_path: Path, checks: list[str]) -> None:
-    alice = engine_for("alice")
-    alice.identity.create_project("shop", root=str(tmp_path))
-    alice.identity.add_memory("The loader lives in src/loader.py", "fact", "shop")
-    now = [0.0]
-    source = StaleMemories(clock=lambda: now[0])
-    assert source.count(alice) == 1
+def test_a_count_while_another_counts_checks_nothing(
+        counted: tuple[Engine, StaleMemories, list[float]], checks: list[str]) -> None:
+    alice, source, now = counted
     now[0] = inbox_sources.STALE_COUNT_SECONDS
     calls = len(checks)
     with source._counting:  # another thread is counting
@@ -70,15 +74,7 @@ def test_a_count_while_another_counts_checks_nothing(engine_for: Callable[[str],
 
 @app_test
 async def test_moving_over_the_rows_walks_the_folder_once(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    walks: list[Path] = []
-    real = citations.SymbolIndex.walk
-
-    def spy(self: citations.SymbolIndex, root: Path, now: float) -> citations.RootWords:
-        walks.append(root)
-        return real(self, root, now)
-
-    monkeypatch.setattr(citations.SymbolIndex, "walk", spy)
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, symbol_walks: list[Path]) -> None:
     monkeypatch.setattr(citations, "INDEX_TTL_SECONDS", 3600.0)  # however slow the machine
     store = demo_store(tmp_path)
     root = tmp_path / "tool"
@@ -100,4 +96,4 @@ async def test_moving_over_the_rows_walks_the_folder_once(
         assert pane.memory_list.stale == {memory.id for memory in gone}
         await press(pilot, "j", "j", "k", "j")
         await settle(pilot)
-        assert [path.name for path in walks] == ["tool"]
+        assert [path.name for path in symbol_walks] == ["tool"]

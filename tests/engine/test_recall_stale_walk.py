@@ -15,20 +15,6 @@ from memtui.engine import citations
 from memtui.engine.api import Engine
 
 
-@pytest.fixture
-def walks(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
-    """The folders walked (a spy on ``SymbolIndex.walk``)."""
-    seen: list[Path] = []
-    real = citations.SymbolIndex.walk
-
-    def spy(self: citations.SymbolIndex, root: Path, now: float) -> citations.RootWords:
-        seen.append(root)
-        return real(self, root, now)
-
-    monkeypatch.setattr(citations.SymbolIndex, "walk", spy)
-    return seen
-
-
 def _project(tmp_path: Path) -> Path:
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "app.py").write_text("def parse_config():\n    pass\n")
@@ -36,28 +22,28 @@ def _project(tmp_path: Path) -> Path:
 
 
 def test_one_check_walks_each_folder_once(engine_for: Callable[[str], Engine],
-                                          tmp_path: Path, walks: list[Path]) -> None:
+                                          tmp_path: Path, symbol_walks: list[Path]) -> None:
     engine = engine_for("alice")
     engine.identity.create_project("shop", root=str(_project(tmp_path)))
     texts = [f"gone_{n}() was removed" for n in range(5)] + ["parse_config() reads it"]
     memories = [engine.identity.add_memory(text, "fact", "shop") for text in texts]
     stale = engine.staleness.check(memories)
-    assert len(walks) == 1
+    assert len(symbol_walks) == 1
     assert set(stale) == {m.id for m in memories[:5]}
     assert stale[memories[0].id] == ("gone_0() not found",)
 
 
-def test_the_folder_words_are_kept_until_the_ttl(tmp_path: Path, walks: list[Path]) -> None:
+def test_the_folder_words_are_kept_until_the_ttl(tmp_path: Path, symbol_walks: list[Path]) -> None:
     now = [0.0]
     index = citations.SymbolIndex(clock=lambda: now[0])
     root = _project(tmp_path)
     assert "parse_config" in index.words(root).words
     (root / "src" / "app.py").write_text("def read_config():\n    pass\n# changed size\n")
     assert "parse_config" in index.words(root).words
-    assert len(walks) == 1
+    assert len(symbol_walks) == 1
     now[0] = citations.INDEX_TTL_SECONDS
     assert "parse_config" not in index.words(root).words
-    assert len(walks) == 2
+    assert len(symbol_walks) == 2
 
 
 def test_a_walk_sees_at_most_max_scan_entries(tmp_path: Path,
