@@ -119,3 +119,16 @@ def test_injection_walks_no_folder_inside_a_store_transaction(
         assert result.injected and "parse_config" in result.prompt
         assert "load_yaml" not in result.prompt
     assert walked_held == [0, 0]
+
+
+def test_recalls_in_a_row_walk_the_folder_once(engine_for: Callable[[str], Engine],
+                                               tmp_path: Path, symbol_walks: list[Path],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(citations, "INDEX_TTL_SECONDS", 3600.0)  # however slow the machine
+    engine = engine_for("alice")
+    engine.identity.create_project("shop", root=str(_project(tmp_path)))
+    gone = engine.identity.add_memory("gone_helper() loads the settings", "fact", "shop")
+    for _recall in range(3):  # what each memory_recall checks
+        memories = engine.recall.recall_memories("settings", 8, "shop", every_project=False)
+        assert engine.staleness.check(memories) == {gone.id: ("gone_helper() not found",)}
+    assert len(symbol_walks) == 1
