@@ -141,6 +141,7 @@ class SymbolIndex:
         self._roots: dict[str, RootWords] = {}
         self._clock = clock
         self._lock = threading.Lock()
+        self._walking = threading.Lock()
 
     def _words(self, path: str, info: os.stat_result) -> frozenset[str]:
         key = (info.st_size, info.st_mtime_ns)
@@ -156,20 +157,25 @@ class SymbolIndex:
             self._files[path] = (*key, words)
         return words
 
-    def words(self, root: Path) -> RootWords:
-        """The words of ``root``'s source files: walked again once ``INDEX_TTL_SECONDS``
-        passed since the last walk of it."""
-        key = os.path.realpath(root)
-        now = self._clock()
+    def _kept(self, key: str) -> RootWords | None:
         with self._lock:
             cached = self._roots.get(key)
-        if cached is not None and now - cached.made < INDEX_TTL_SECONDS:
-            return cached
-        found = self.walk(Path(key), now)
-        with self._lock:
-            if len(self._roots) >= CACHE_ROOTS:
-                self._roots.clear()
-            self._roots[key] = found
+        return cached if cached and self._clock() - cached.made < INDEX_TTL_SECONDS else None
+
+    def words(self, root: Path) -> RootWords:
+        """The words of ``root``'s source files: walked again once ``INDEX_TTL_SECONDS``
+        passed since the last walk of it; one walk at a time (a check that waited for
+        another's walk of the same folder uses its words)."""
+        key = os.path.realpath(root)
+        found = self._kept(key)
+        if found is not None:
+            return found
+        with self._walking:
+            found = self._kept(key) or self.walk(Path(key), self._clock())
+            with self._lock:
+                if len(self._roots) >= CACHE_ROOTS:
+                    self._roots.clear()
+                self._roots[key] = found
         return found
 
     def walk(self, root: Path, now: float) -> RootWords:

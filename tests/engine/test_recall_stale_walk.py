@@ -5,6 +5,9 @@ transaction."""
 from __future__ import annotations
 
 import contextlib
+import os
+import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -132,3 +135,34 @@ def test_recalls_in_a_row_walk_the_folder_once(engine_for: Callable[[str], Engin
         memories = engine.recall.recall_memories("settings", 8, "shop", every_project=False)
         assert engine.staleness.check(memories) == {gone.id: ("gone_helper() not found",)}
     assert len(symbol_walks) == 1
+
+
+def test_checks_at_once_share_one_walk(tmp_path: Path, symbol_walks: list[Path],
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(citations, "INDEX_TTL_SECONDS", 3600.0)  # however slow the machine
+    index, root, release = citations.SymbolIndex(), _project(tmp_path), threading.Event()
+    real = citations.SymbolIndex._words
+
+    def slow(self: citations.SymbolIndex, path: str, info: os.stat_result) -> frozenset[str]:
+        release.wait(timeout=60)
+        return real(self, path, info)
+
+    monkeypatch.setattr(citations.SymbolIndex, "_words", slow)
+    found: list[citations.RootWords] = []
+    entered = threading.Semaphore(0)
+
+    def check() -> None:
+        entered.release()
+        found.append(index.words(root))
+
+    threads = [threading.Thread(target=check) for _n in range(3)]
+    for thread in threads:
+        thread.start()
+    for _thread in threads:
+        entered.acquire(timeout=60)
+    time.sleep(0.2)  # lets the others reach the walk (a slow machine only weakens the test)
+    release.set()
+    for thread in threads:
+        thread.join()
+    assert len(symbol_walks) == 1 and len(found) == 3
+    assert all("parse_config" in words.words for words in found)
