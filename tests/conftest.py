@@ -110,3 +110,19 @@ def cli(request: pytest.FixtureRequest, db_path: Path) -> Callable[..., CliResul
               else str(db_path))
 
     return lambda *args: run_main("--db", target, *args)
+
+
+@pytest.fixture
+def symbol_walks(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """The folders stale-memory checks walk for symbols (a spy on ``SymbolIndex.walk``)."""
+    from memtui.engine import citations
+
+    seen: list[Path] = []
+    real = citations.SymbolIndex.walk
+
+    def spy(self: citations.SymbolIndex, root: Path, now: float) -> citations.RootWords:
+        seen.append(root)
+        return real(self, root, now)
+
+    monkeypatch.setattr(citations.SymbolIndex, "walk", spy)
+    return seen

@@ -15,6 +15,8 @@ pane bar and the header work on ``InboxEntry`` rows of any source. ``entries``, 
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -559,6 +561,9 @@ class ClaudeWrites:
 STALE_SOURCE = "stale"
 MAX_STALE_ROWS = 200
 """Stale memories the Inbox lists (and counts) at most."""
+STALE_COUNT_SECONDS = 60.0
+"""How long the header's count of stale memories is reused before it is checked again (a
+check reads each project's folder)."""
 
 
 class StaleMemories:
@@ -568,13 +573,30 @@ class StaleMemories:
 
     name = STALE_SOURCE
 
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._counted: tuple[str, float, int] | None = None  # actor, when, how many
+        self._counting = threading.Lock()
+
     def entries(self, engine: Engine) -> list[InboxEntry]:
         """Every stale memory, newest first per list (user-level, then each project)."""
-        return [self._entry(item) for item in engine.staleness.everywhere(MAX_STALE_ROWS)]
+        found = engine.staleness.everywhere(MAX_STALE_ROWS)
+        self._counted = (engine.actor, self._clock(), len(found))
+        return [self._entry(item) for item in found]
 
     def count(self, engine: Engine) -> int:
-        """How many stale memories (at most ``MAX_STALE_ROWS``)."""
-        return len(engine.staleness.everywhere(MAX_STALE_ROWS))
+        """How many stale memories (at most ``MAX_STALE_ROWS``): the last count (of a count
+        or a listing) while it is under ``STALE_COUNT_SECONDS`` old or while another thread
+        counts, so header refreshes never check memories over and over, nor at once."""
+        last = self._counted if self._counted and self._counted[0] == engine.actor else None
+        if last is not None and self._clock() - last[1] < STALE_COUNT_SECONDS:
+            return last[2]
+        if not self._counting.acquire(blocking=False):
+            return last[2] if last is not None else 0
+        try:
+            return len(self.entries(engine))
+        finally:
+            self._counting.release()
 
     def count_words(self, count: int) -> str | None:
         """``1 stale memory``."""
@@ -685,6 +707,7 @@ def inbox_sources(gemini_home: Path | None = None) -> InboxSources:
                          StaleMemories()))
 
 
-__all__ = ["CLAUDE_SOURCE", "GEMINI_SOURCE", "MEMORY_SOURCE", "STALE_SOURCE", "ClaudeWrites", "GeminiPatches", "InboxEntry", "InboxSource",
+__all__ = ["CLAUDE_SOURCE", "GEMINI_SOURCE", "MEMORY_SOURCE", "STALE_COUNT_SECONDS",
+           "STALE_SOURCE", "ClaudeWrites", "GeminiPatches", "InboxEntry", "InboxSource",
            "InboxSources", "Outcome", "PendingMemories", "Question", "StaleMemories", "diff_line",
            "inbox_sources"]

@@ -10,10 +10,13 @@ Rules decided here:
 - A path is found when it exists in the folder without following a symlink at its end
   (``lstat``); one whose folder leads out of the project (a symlinked folder) is not looked
   at either.
-- A symbol is found when a source file of the folder holds it as a word. The scan skips
-  hidden and vendored folders, symlinks and files over ``MAX_SCAN_FILE_BYTES``, and reads at
-  most ``MAX_SCAN_FILES`` files; a symbol not found in a scan that stopped early is not
-  reported (nothing is known). Each file's words are cached by its size and mtime.
+- A symbol is found when a source file of the folder holds it as a word. One walk of the
+  folder collects every word at once and serves every check for ``INDEX_TTL_SECONDS``
+  (each file's words are cached by its size and mtime, so a walk again reads changed files
+  only). The walk skips hidden, vendored and system folders, other file systems, symlinks
+  and files over ``MAX_SCAN_FILE_BYTES``, sees at most ``MAX_SCAN_ENTRIES`` files and
+  folders and reads at most ``MAX_SCAN_FILES`` files; a symbol not found in a walk that
+  stopped early is not reported (nothing is known).
 - A config is read only when it is a regular file of at most ``MAX_SCAN_FILE_BYTES``.
 - No folder (a project without a root, or a root that is gone): nothing is checked.
 """
@@ -25,6 +28,8 @@ import os
 import re
 import stat
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,8 +43,16 @@ SOURCE_ENDINGS = FILE_ENDINGS - {"md", "rst", "txt", "lock"}
 SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__", "venv", "dist", "build", "target",
                              "vendor", "site-packages"})
 """Folders never scanned for symbols (besides hidden ones)."""
+SYSTEM_FOLDERS = frozenset({"/proc", "/sys", "/dev", "/run"})
+"""Folders of the system never walked (a root of ``/``); other file systems are skipped too."""
 MAX_SCAN_FILES = 5000
 """Source files read at most for one folder's symbols."""
+MAX_SCAN_ENTRIES = 50_000
+"""Files and folders one walk of a folder sees at most (a root of ``$HOME`` or ``/``)."""
+INDEX_TTL_SECONDS = 10.0
+"""How long a folder's words serve checks before the folder is walked again."""
+CACHE_ROOTS = 64
+"""Folders whose words are kept (the cache is emptied past it)."""
 MAX_SCAN_FILE_BYTES = 1024 * 1024
 """Files bigger than this are never read (a symbol scan skips them, a config is not read)."""
 CACHE_FILES = 50_000
@@ -109,13 +122,26 @@ def _regular_text(path: Path) -> str | None:
         return None
 
 
-class SymbolIndex:
-    """The words of a folder's source files, each file's cached by (size, mtime); shared
-    by the threads of a process."""
+@dataclass(frozen=True)
+class RootWords:
+    """Every word of a folder's source files, and whether the walk saw the whole folder."""
 
-    def __init__(self) -> None:
+    words: frozenset[str]
+    whole: bool
+    made: float
+
+
+class SymbolIndex:
+    """Each folder's words (one walk, kept ``INDEX_TTL_SECONDS``) and each file's words
+    (cached by size and mtime, so a walk again reads changed files only); shared by the
+    threads of a process."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._files: dict[str, tuple[int, int, frozenset[str]]] = {}
+        self._roots: dict[str, RootWords] = {}
+        self._clock = clock
         self._lock = threading.Lock()
+        self._walking = threading.Lock()
 
     def _words(self, path: str, info: os.stat_result) -> frozenset[str]:
         key = (info.st_size, info.st_mtime_ns)
@@ -131,31 +157,69 @@ class SymbolIndex:
             self._files[path] = (*key, words)
         return words
 
-    def find(self, root: Path, symbols: set[str]) -> tuple[set[str], bool]:
-        """Which of ``symbols`` some source file under ``root`` holds, and whether every
-        source file was read (the scan stops after ``MAX_SCAN_FILES``)."""
-        found: set[str] = set()
-        read = 0
-        for folder, folders, files in os.walk(root, followlinks=False):
-            folders[:] = sorted(name for name in folders
-                                if not name.startswith(".") and name not in SKIPPED_FOLDERS)
-            for name in sorted(files):
-                if name.rsplit(".", 1)[-1].lower() not in SOURCE_ENDINGS:
-                    continue
-                path = os.path.join(folder, name)
+    def _kept(self, key: str) -> RootWords | None:
+        with self._lock:
+            cached = self._roots.get(key)
+        return cached if cached and self._clock() - cached.made < INDEX_TTL_SECONDS else None
+
+    def words(self, root: Path) -> RootWords:
+        """The words of ``root``'s source files: walked again once ``INDEX_TTL_SECONDS``
+        passed since the last walk of it; one walk at a time (a check that waited for
+        another's walk of the same folder uses its words)."""
+        key = os.path.realpath(root)
+        found = self._kept(key)
+        if found is not None:
+            return found
+        with self._walking:
+            found = self._kept(key) or self.walk(Path(key), self._clock())
+            with self._lock:
+                if len(self._roots) >= CACHE_ROOTS:
+                    self._roots.clear()
+                self._roots[key] = found
+        return found
+
+    def walk(self, root: Path, now: float) -> RootWords:
+        """Read ``root``'s source files once: at most ``MAX_SCAN_ENTRIES`` files and folders
+        seen and ``MAX_SCAN_FILES`` files read, hidden, vendored and system folders, other
+        file systems and symlinks skipped."""
+        words: set[str] = set()
+        seen = read = 0
+        try:
+            device = os.lstat(root).st_dev
+        except OSError:
+            return RootWords(frozenset(), False, now)
+        folders = [str(root)]
+        while folders:
+            try:
+                with os.scandir(folders.pop()) as listing:
+                    entries = sorted(listing, key=lambda entry: entry.name)
+            except OSError:
+                continue
+            inner: list[str] = []
+            for entry in entries:
+                seen += 1
+                if seen > MAX_SCAN_ENTRIES:
+                    return RootWords(frozenset(words), False, now)
                 try:
-                    info = os.lstat(path)
+                    info = entry.stat(follow_symlinks=False)
                 except OSError:
                     continue
-                if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SCAN_FILE_BYTES:
-                    continue
-                if read >= MAX_SCAN_FILES:
-                    return found, False
-                read += 1
-                found |= symbols & self._words(path, info)
-                if found == symbols:
-                    return found, True
-        return found, True
+                if stat.S_ISDIR(info.st_mode):
+                    if _scanned_folder(entry.path, entry.name) and info.st_dev == device:
+                        inner.append(entry.path)
+                elif (stat.S_ISREG(info.st_mode) and info.st_size <= MAX_SCAN_FILE_BYTES
+                      and entry.name.rsplit(".", 1)[-1].lower() in SOURCE_ENDINGS):
+                    if read >= MAX_SCAN_FILES:
+                        return RootWords(frozenset(words), False, now)
+                    read += 1
+                    words |= self._words(entry.path, info)
+            folders += reversed(inner)
+        return RootWords(frozenset(words), True, now)
+
+
+def _scanned_folder(path: str, name: str) -> bool:
+    return not name.startswith(".") and name not in SKIPPED_FOLDERS \
+        and path not in SYSTEM_FOLDERS
 
 
 SYMBOLS = SymbolIndex()
@@ -177,35 +241,54 @@ def _command_missing(root: Path, config: str, key: str) -> str | None:
     return None if found else f"{config} has no {key!r}"
 
 
+class Checker:
+    """Checks many memories' texts: each folder walked at most once (``SYMBOLS``), every
+    symbol looked up in that one walk's words."""
+
+    def __init__(self, index: SymbolIndex | None = None) -> None:
+        self._index = index or SYMBOLS
+        self._roots: dict[str, RootWords] = {}
+
+    def _root_words(self, folder: Path) -> RootWords:
+        key = str(folder)
+        if key not in self._roots:
+            self._roots[key] = self._index.words(folder)
+        return self._roots[key]
+
+    def missing(self, text: str, root: str | None) -> tuple[str, ...]:
+        """Why ``text`` no longer matches the folder ``root``: one reason per citation that
+        is gone (empty when everything is there, or when there is no folder to look in)."""
+        if not root:
+            return ()
+        folder = Path(root)
+        cited = citations(text)
+        if not (cited.paths or cited.symbols or cited.commands) or not folder.is_dir():
+            return ()
+        reasons: list[str] = []
+        for cited_path in cited.paths:
+            path = folder / cited_path
+            if not _inside(folder, path):
+                continue
+            try:
+                os.lstat(path)
+            except OSError:
+                reasons.append(f"{cited_path} not found")
+        if cited.symbols:
+            found = self._root_words(folder)
+            if found.whole:
+                reasons += [f"{symbol}() not found" for symbol in cited.symbols
+                            if symbol not in found.words]
+        for config, key in cited.commands:
+            reason = _command_missing(folder, config, key)
+            if reason:
+                reasons.append(reason)
+        return tuple(reasons)
+
+
 def missing(text: str, root: str | None) -> tuple[str, ...]:
-    """Why ``text`` no longer matches the folder ``root``: one reason per citation that is
-    gone (empty when everything is there, or when there is no folder to look in)."""
-    if not root:
-        return ()
-    folder = Path(root)
-    if not folder.is_dir():
-        return ()
-    cited = citations(text)
-    reasons: list[str] = []
-    for cited_path in cited.paths:
-        path = folder / cited_path
-        if not _inside(folder, path):
-            continue
-        try:
-            os.lstat(path)
-        except OSError:
-            reasons.append(f"{cited_path} not found")
-    if cited.symbols:
-        wanted = set(cited.symbols)
-        found, whole = SYMBOLS.find(folder, wanted)
-        if whole:
-            reasons += [f"{symbol}() not found" for symbol in cited.symbols
-                        if symbol not in found]
-    for config, key in cited.commands:
-        reason = _command_missing(folder, config, key)
-        if reason:
-            reasons.append(reason)
-    return tuple(reasons)
+    """``Checker().missing``: one text checked."""
+    return Checker().missing(text, root)
 
 
-__all__ = ["SYMBOLS", "Citations", "SymbolIndex", "citations", "missing"]
+__all__ = ["SYMBOLS", "Checker", "Citations", "RootWords", "SymbolIndex", "citations",
+           "missing"]

@@ -14,7 +14,8 @@ Decided here:
   blank line, then the original prompt. A task with a goal gets its goal prefixed the same
   way. The stored task never changes.
 - With the user's ``skip_stale_memories`` on, project memories whose cited files, symbols
-  or commands are gone from the project's root are left out (``engine.staleness``).
+  or commands are gone from the project's root are left out (``engine.staleness``): checked
+  before the snapshot or transaction opens, so no folder is walked while the store is held.
 - ``apply=True`` (the real injection a host performs before running the task) audits
   ``worker_memory_injected`` with the memory ids and bumps their usage in one transaction.
 - Any failure after the task was read fails open: a warning is logged and the original text
@@ -104,11 +105,12 @@ class InjectionApi(EngineArea):
             else load_settings(self._store, self.actor)["use_memories"]
         if not use:
             return InjectionResult(task.id, False, USE_OFF, task.prompt, task.goal)
+        skip = self._stale_ids(task.project)
         if not apply:
             with self._store.snapshot():
-                return self._compose(task.id, task.project, task.prompt, task.goal)
+                return self._compose(task.id, task.project, task.prompt, task.goal, skip)
         with self._store.transaction():
-            result = self._compose(task.id, task.project, task.prompt, task.goal)
+            result = self._compose(task.id, task.project, task.prompt, task.goal, skip)
             if result.injected:
                 self._store.memories.bump_usage(result.memory_ids, self._store.now())
                 self._store.audit.append(self.actor, "worker_memory_injected", task.id,
@@ -116,13 +118,26 @@ class InjectionApi(EngineArea):
                                           "project": task.project})
             return result
 
+    def _readable(self, project: str | None) -> str | None:
+        """``project`` when the actor can read it, else None."""
+        if project is not None and perm.READ in perm.permissions(self._store, project,
+                                                                 self.actor):
+            return project
+        return None
+
+    def _stale_ids(self, project: str | None) -> frozenset[str]:
+        """The project's latest memories to leave out (``skip_stale_memories``), checked
+        before any transaction opens: the check reads the project's folder. A memory made
+        between this check and the transaction is not left out."""
+        readable = self._readable(project)
+        if readable is None or not load_settings(self._store, self.actor)["skip_stale_memories"]:
+            return frozenset()
+        return frozenset(self._engine.staleness.check(self._engine.identity.latest(readable)[1]))
+
     def _compose(self, task_id: str | None, project: str | None, prompt: str,
-                 goal: str) -> InjectionResult:
-        readable = project is not None and perm.READ in perm.permissions(self._store, project,
-                                                                         self.actor)
-        users, projects = self._engine.identity.latest(project if readable else None)
-        if load_settings(self._store, self.actor)["skip_stale_memories"]:
-            projects = self._engine.staleness.fresh(projects)
+                 goal: str, skip: frozenset[str]) -> InjectionResult:
+        users, projects = self._engine.identity.latest(self._readable(project))
+        projects = [memory for memory in projects if memory.id not in skip]
         if not users and not projects:
             return InjectionResult(task_id, False, NO_MEMORIES, prompt, goal)
         prefix = prefix_block(users, projects)
@@ -144,8 +159,9 @@ class InjectionApi(EngineArea):
         try:
             if not load_settings(self._store, self.actor)["use_memories"]:
                 return InjectionResult(None, False, USE_OFF, prompt, goal)
+            skip = self._stale_ids(project)
             with self._store.snapshot():
-                return self._compose(None, project, prompt, goal)
+                return self._compose(None, project, prompt, goal, skip)
         except Exception as error:  # fail open
             log.warning("injection preview for project %s failed open: %s: %s", project,
                         type(error).__name__, error)
@@ -165,11 +181,12 @@ class InjectionApi(EngineArea):
         try:
             if not load_settings(self._store, self.actor)["use_memories"]:
                 return InjectionResult(None, False, USE_OFF, "", "")
+            skip = self._stale_ids(project)
             if not apply:
                 with self._store.snapshot():
-                    return self._compose(None, project, "", "")
+                    return self._compose(None, project, "", "", skip)
             with self._store.transaction():
-                result = self._compose(None, project, "", "")
+                result = self._compose(None, project, "", "", skip)
                 if result.injected:
                     self._store.memories.bump_usage(result.memory_ids, self._store.now())
                     self._store.audit.append(

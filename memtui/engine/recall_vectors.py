@@ -21,6 +21,7 @@ Rules decided here:
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
 import threading
@@ -66,25 +67,27 @@ def _embedder() -> Callable[[list[str]], list[list[float]]]:
 
 
 class VectorCache:
-    """Vectors of memories' texts (by the text itself, so a changed memory is embedded
-    again and two stores never mix), least recently used dropped first; safe to share
+    """Vectors of memories' texts (by the text's SHA-256, so a changed memory is embedded
+    again, two stores never mix and a key stays small), least recently used dropped first; safe to share
     between threads."""
 
     def __init__(self, size: int = CACHE_SIZE) -> None:
         self._size = size
-        self._vectors: OrderedDict[str, Vector] = OrderedDict()
+        self._vectors: OrderedDict[bytes, Vector] = OrderedDict()
         self._lock = threading.Lock()
 
     def vectors(self, memories: Sequence[Memory]) -> list[Vector]:
         """One vector per memory, embedding only those not cached."""
-        keys = [memory.content for memory in memories]
+        keys = [hashlib.sha256(m.content.encode("utf-8", "surrogatepass")).digest()
+                for m in memories]
+        texts = dict(zip(keys, (m.content for m in memories), strict=True))
         with self._lock:
             found = {key: self._vectors[key] for key in keys if key in self._vectors}
             for key in found:
                 self._vectors.move_to_end(key)
-        missing = list(dict.fromkeys(key for key in keys if key not in found))
+        missing = [key for key in texts if key not in found]
         if missing:
-            fresh = embed(missing)
+            fresh = embed([texts[key] for key in missing])
             with self._lock:
                 for key, vector in zip(missing, fresh, strict=True):
                     found[key] = self._vectors[key] = vector

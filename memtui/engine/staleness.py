@@ -60,20 +60,16 @@ class StalenessApi(EngineArea):
         return found
 
     def check(self, memories: Sequence[Memory]) -> dict[str, tuple[str, ...]]:
-        """Why each memory's citations no longer hold (only the stale ones, by id)."""
+        """Why each memory's citations no longer hold (only the stale ones, by id); each
+        project's folder is walked at most once."""
         roots = self._roots({m.project for m in memories if m.project is not None})
-        found = {}
+        found, checker = {}, citations.Checker()
         for memory in memories:
             if memory.project is not None:
-                reasons = citations.missing(memory.content, roots.get(memory.project))
+                reasons = checker.missing(memory.content, roots.get(memory.project))
                 if reasons:
                     found[memory.id] = reasons
         return found
-
-    def fresh(self, memories: Sequence[Memory]) -> list[Memory]:
-        """``memories`` without those whose citations are gone."""
-        stale = self.check(memories)
-        return [memory for memory in memories if memory.id not in stale]
 
     def unused_before(self) -> str | None:
         """The time before which an unused memory is stale (None: ``max_unused_days`` 0)."""

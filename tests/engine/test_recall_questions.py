@@ -179,6 +179,16 @@ def test_the_cache_embeds_each_text_once_and_forgets_the_oldest(
     assert fake_model[-1] == ["a database"]
 
 
+
+def test_the_cache_keys_each_text_by_a_hash_not_the_text(
+        fake_model: list[list[str]]) -> None:
+    cache = recall_vectors.VectorCache()
+    long_text = "database " * 7000
+    assert cache.vectors([_memory("m1", long_text)]) == [(1.0, 0.0)]
+    assert cache.vectors([_memory("m2", long_text)]) == [(1.0, 0.0)]
+    assert fake_model == [[long_text]]
+    assert [len(key) for key in cache._vectors] == [32]
+
 def test_hybrid_recall_through_the_engine(people: dict[str, Engine],
                                           fake_model: list[list[str]]) -> None:
     alice = people["alice"]

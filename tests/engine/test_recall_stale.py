@@ -104,7 +104,8 @@ def test_a_scan_that_stops_early_reports_no_symbol(root: Path,
     assert citations.missing("nowhere_to_be_found()", str(root)) == ()
 
 
-def test_symbols_follow_file_changes(root: Path) -> None:
+def test_symbols_follow_file_changes(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(citations, "INDEX_TTL_SECONDS", 0.0)
     source = root / "src" / "app.py"
     assert citations.missing("parse_config()", str(root)) == ()
     source.write_text("def read_config():\n    return {}\n# longer, so the size changes\n")

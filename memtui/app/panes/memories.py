@@ -318,7 +318,8 @@ class MemoriesPane(Pane):
 
     def _selection_changed(self) -> None:
         """Show the selected memory under the list; remember it for the History pane; check
-        the project memories on screen against the project's folder."""
+        the project memories on screen against the project's folder (its symbols: the
+        folder's words ``engine.citations`` keeps, so moving walks no folder again)."""
         memory = self.selected_memory()
         if memory is not None:
             self.memtui.selected_memory_id = memory.id
@@ -330,12 +331,15 @@ class MemoriesPane(Pane):
     @work(thread=True, exclusive=True, group="stale-marks")
     def _check_stale(self, memories: list[Memory]) -> None:
         """Which of ``memories`` cite files, symbols or commands that are gone (a worker:
-        it reads the project's folder)."""
+        it reads the project's folder; a check a newer one replaced posts nothing)."""
+        from textual.worker import get_current_worker
+
         try:
             stale = frozenset(self.memtui.engine.staleness.check(memories))
         except MemtuiError:
             return
-        self.post_message(self.StaleChecked(stale))
+        if not get_current_worker().is_cancelled:
+            self.post_message(self.StaleChecked(stale))
 
     class StaleChecked(Message):
         """The stale memories among those on screen (posted by ``_check_stale``)."""
