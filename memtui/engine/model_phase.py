@@ -15,9 +15,13 @@ backoff, and where a task's conversation is (docs/auto-memory.md, "Model extract
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
+from memtui.engine.agents.paths import resolve_claude_home
+from memtui.engine.agents.transcripts import IMPORT_TASK_SOURCE, PROJECTS_DIR, TRANSCRIPT_SUFFIX
 from memtui.engine.conversation import Conversation, read_conversation
 from memtui.store.backend import StoreBackend
 from memtui.store.models import Task
@@ -32,6 +36,9 @@ _END = "9999-12-31T23:59:59.999Z"
 EXTRACT, CONSOLIDATE = "extract", "consolidate"
 """The ledger's phases."""
 
+
+SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
+"""A session id as Claude Code names its transcript files (no path separators)."""
 
 def retry_at(now: str, attempts: int) -> str:
     """When a task that failed ``attempts`` times in a row may be asked again."""
@@ -59,14 +66,36 @@ def cap_reason(store: StoreBackend, user: str, settings: dict[str, Any], now: st
     return None
 
 
+def imported_transcript(session_id: str) -> Path | None:
+    """The transcript a session ``claude import-transcripts`` recorded came from: its
+    ``projects/<folder>/<session>.jsonl`` in the Claude Code home (``$CLAUDE_CONFIG_DIR`` or
+    ~/.claude); None when the id is not a plain name or no such regular file is there."""
+    if not SESSION_ID.fullmatch(session_id):
+        return None
+    projects = resolve_claude_home() / PROJECTS_DIR
+    try:
+        folders = [folder for folder in projects.iterdir()
+                   if folder.is_dir() and not folder.is_symlink()]
+    except OSError:
+        return None
+    for folder in folders:
+        candidate = folder / f"{session_id}{TRANSCRIPT_SUFFIX}"
+        if candidate.is_file() and not candidate.is_symlink():
+            return candidate
+    return None
+
+
 def conversation_for(store: StoreBackend, task: Task) -> Conversation | None:
     """The conversation of a task recorded from an agent session (the session hook's
-    transcript) or a Codex rollout the worker imported; None for other tasks."""
+    transcript, or the transcript a Claude Code import read) or a Codex rollout the worker
+    imported; None for other tasks."""
     ref = store.tasks.source_ref(task.id)
     if not ref:
         return None
     session = store.sessions.get(task.source, ref)
-    path = session.transcript_path if session is not None else None
+    path: str | Path | None = session.transcript_path if session is not None else None
     if path is None and task.source == "codex":
         path = store.codex_rollout_files.path_with(task.user, ref)
+    if path is None and task.source == IMPORT_TASK_SOURCE:
+        path = imported_transcript(ref)
     return read_conversation(path) if path else None

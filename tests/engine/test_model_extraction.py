@@ -634,3 +634,28 @@ def test_consolidation_reads_no_rows_of_a_project_with_nothing_new(
     assert _model_words(team.alice.extraction.consolidate()) == ["nothing new to compare"] * 2
     assert sorted(map(str, read)) == ["None", "api", "web"]  # the dedupe pass only
     assert len(fake.requests) == 2
+
+
+def test_an_imported_claude_code_session_sends_its_transcript(
+        team: Team, fake: FakeModel, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "claude-home"
+    folder = home / "projects" / "-work-shop"
+    folder.mkdir(parents=True)
+    session = "0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b"
+    (folder / f"{session}.jsonl").write_text("\n".join(json.dumps(record) for record in (
+        {"type": "user", "message": {"role": "user", "content": "Move CI to Forgejo"}},
+        {"type": "assistant", "message": {"role": "assistant",
+                                          "content": "CI runs on Forgejo runners now"}})) + "\n")
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home))
+    _model_mode(team, fake)
+    fake.answer = _answering({"memories": []})
+    add_done(team.alice, team.clock, goal="Move CI", result="z" * 300, source="claude",
+             source_ref=session)
+    add_done(team.alice, team.clock, goal="Other", result="z" * 300, source="claude",
+             source_ref="../../etc/passwd")
+    team.alice.extraction.run_round()
+    sent = [request.body["messages"][-1]["content"] for request in fake.requests]
+    assert len(sent) == 2
+    assert sum("CI runs on Forgejo runners now" in text for text in sent) == 1
+    assert not any("Conversation:" in text for text in sent
+                   if "CI runs on Forgejo runners now" not in text)
