@@ -620,12 +620,19 @@ class ExtractionApi(EngineArea):
         (UTC), against the caps, and per day, per round and per task (latest first, at most
         ``limit`` each)."""
         _check_limit(limit, MAX_LOG_LIMIT)
+        return self._cost({name: [row.to_json() for row in self._store.model_ledger.totals(
+            self.actor, name, limit)] for name in ("day", "round", "task")})
+
+    def cost_summary(self) -> dict[str, Any]:
+        """``cost`` without its lists: today and this month against the caps, read from this
+        month's calls only (what the Log pane's title shows)."""
+        return self._cost({"day": [], "round": [], "task": []})
+
+    def _cost(self, by: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
         ledger, settings = self._store.model_ledger, load_settings(self._store, self.actor)
-        by = {name: [row.to_json() for row in ledger.totals(self.actor, name, limit)]
-              for name in ("day", "round", "task")}
         now = self._store.now()
-        month = [row for row in ledger.totals(self.actor, "day", 31) if row.key[:7] == now[:7]]
-        today = by["day"][0] if by["day"] and by["day"][0]["key"] == now[:10] else {}
+        month = ledger.totals(self.actor, "day", 31, since=now[:7])
+        today = next((row.to_json() for row in month if row.key == now[:10]), {})
         return {
             "today": {"calls": today.get("calls", 0), "tokens_in": today.get("tokens_in", 0),
                       "tokens_out": today.get("tokens_out", 0),

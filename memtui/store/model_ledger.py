@@ -79,13 +79,16 @@ class ModelLedgerRepository(Repository):
             "WHERE user_id = ? AND at >= ? AND at < ?", (user_id, start, end)).fetchone()
         return int(row[0])
 
-    def totals(self, user_id: str, by: str, limit: int) -> list[UsageTotal]:
-        """Calls and tokens per task, round or day (``GROUPINGS``), latest first."""
+    def totals(self, user_id: str, by: str, limit: int,
+               since: str | None = None) -> list[UsageTotal]:
+        """Calls and tokens per task, round or day (``GROUPINGS``), latest first; only calls
+        at or after ``since`` when given (a range on the user's index)."""
         key = GROUPINGS[by]
         rows = self._store.execute(
             f"SELECT {key}, count(*), SUM(tokens_in), SUM(tokens_out), MIN(at), MAX(at) "
-            f"FROM model_usage WHERE user_id = ? AND {key} IS NOT NULL GROUP BY {key} "
-            "ORDER BY MAX(at) DESC LIMIT ?", (user_id, limit)).fetchall()
+            f"FROM model_usage WHERE user_id = ? AND at >= ? AND {key} IS NOT NULL "
+            f"GROUP BY {key} ORDER BY MAX(at) DESC LIMIT ?",
+            (user_id, since or "", limit)).fetchall()
         return [UsageTotal(str(r[0]), int(r[1]), int(r[2]), int(r[3]), r[4], r[5])
                 for r in rows]
 

@@ -659,3 +659,22 @@ def test_an_imported_claude_code_session_sends_its_transcript(
     assert sum("CI runs on Forgejo runners now" in text for text in sent) == 1
     assert not any("Conversation:" in text for text in sent
                    if "CI runs on Forgejo runners now" not in text)
+
+
+def test_the_cost_summary_counts_today_and_this_month_only(team: Team) -> None:
+    from memtui.store.model_ledger import UsageRow
+
+    now = team.store.now()
+    month_start = now[:7] + "-01T00:00:00.000Z"
+    with team.store.transaction():
+        for at, tokens in ((now, 100), (month_start, 20), ("2020-01-15T10:00:00.000Z", 5000)):
+            team.store.model_ledger.add_usage(UsageRow("alice", "extract", "round-1", None, None,
+                                                       "m", tokens, 1, "ok", at))
+        team.store.model_ledger.add_usage(UsageRow("bob", "extract", "round-2", None, None, "m",
+                                                   700, 1, "ok", now))
+    summary, full = team.alice.extraction.cost_summary(), team.alice.extraction.cost()
+    assert summary["today"] == full["today"] and summary["month"] == full["month"]
+    assert summary["month"]["tokens_in"] == 120  # last month's and other users' calls left out
+    assert summary["today"]["tokens_in"] == (120 if now[:10] == month_start[:10] else 100)
+    assert summary["by_day"] == summary["by_round"] == summary["by_task"] == []
+    assert [day["key"] for day in full["by_day"]][-1] == "2020-01-15"

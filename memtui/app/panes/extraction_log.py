@@ -130,7 +130,7 @@ class ExtractionLogPane(ListPane[LogList]):
         try:
             self.item_list.show(self.memtui.engine)
             counts = self.memtui.engine.extraction.log_counts()
-            ledger = self.memtui.engine.extraction.cost(1)
+            ledger = self.memtui.engine.extraction.cost_summary()
         except MemtuiError as error:
             self.memtui.say(f"Could not read the extraction log: {error.message}",
                             severity="error")
