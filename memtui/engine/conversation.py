@@ -14,19 +14,20 @@ them. Codex's compressed rollouts
 
 from __future__ import annotations
 
-import io
 import json
+import os
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from memtui.engine.agents.transcripts import INJECTED_PREFIXES
 from memtui.engine.codex.rollouts import (
     ZSTD_SUFFIX,
     is_compressed,
     is_injected_context,
+    open_text,
     request_text,
 )
 from memtui.engine.safe_files import json_lines
@@ -121,16 +122,6 @@ def _codex_turns(record: dict[str, Any]) -> Iterator[tuple[str, str]]:
         yield "tool call", f"web_search {json.dumps(payload.get('action'))}"
 
 
-def _open_lines(file: Path) -> IO[bytes]:
-    """The file's bytes, decompressed as they are read when it is a ``.jsonl.zst``."""
-    raw = file.open("rb")
-    if not is_compressed(file):
-        return raw
-    import zstandard
-
-    return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw, closefd=True))
-
-
 def read_conversation(path: str | Path) -> Conversation | None:
     """The conversation of a transcript or rollout file, or None when it cannot be read."""
     file = Path(path)
@@ -140,7 +131,7 @@ def read_conversation(path: str | Path) -> Conversation | None:
     tail: deque[tuple[str, str]] = deque(maxlen=TAIL_TURNS)
     seen = 0
     try:
-        with _open_lines(file) as handle:
+        with open_text(os.open(file, os.O_RDONLY), is_compressed(file)) as handle:
             for _number, raw, _size in json_lines(handle, MAX_LINE_BYTES):
                 try:
                     record = json.loads(raw) if raw else None

@@ -15,7 +15,6 @@ backoff, and where a task's conversation is (docs/auto-memory.md, "Model extract
 
 from __future__ import annotations
 
-import re
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from typing import Any
 from memtui.engine.agents.paths import resolve_claude_home
 from memtui.engine.agents.transcripts import IMPORT_TASK_SOURCE, PROJECTS_DIR, TRANSCRIPT_SUFFIX
 from memtui.engine.conversation import Conversation, read_conversation
+from memtui.engine.validation import ID_PATTERN
 from memtui.store.backend import StoreBackend
 from memtui.store.models import Task
 from memtui.store.timeutil import format_time, parse_time
@@ -36,9 +36,6 @@ _END = "9999-12-31T23:59:59.999Z"
 EXTRACT, CONSOLIDATE = "extract", "consolidate"
 """The ledger's phases."""
 
-
-SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
-"""A session id as Claude Code names its transcript files (no path separators)."""
 
 def retry_at(now: str, attempts: int) -> str:
     """When a task that failed ``attempts`` times in a row may be asked again."""
@@ -70,7 +67,7 @@ def imported_transcript(session_id: str) -> Path | None:
     """The transcript a session ``claude import-transcripts`` recorded came from: its
     ``projects/<folder>/<session>.jsonl`` in the Claude Code home (``$CLAUDE_CONFIG_DIR`` or
     ~/.claude); None when the id is not a plain name or no such regular file is there."""
-    if not SESSION_ID.fullmatch(session_id):
+    if not ID_PATTERN.match(session_id):
         return None
     projects = resolve_claude_home() / PROJECTS_DIR
     try:

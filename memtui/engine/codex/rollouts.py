@@ -447,7 +447,8 @@ class ReadResult:
     """The byte (of the uncompressed text) after the last whole line that was read."""
 
 
-def _open_text(fd: int, compressed: bool) -> IO[bytes]:
+def open_text(fd: int, compressed: bool) -> IO[bytes]:
+    """The bytes of an open file, decompressed as they are read when ``compressed`` (zstd)."""
     raw = os.fdopen(fd, "rb")
     if not compressed:
         return raw
@@ -469,7 +470,7 @@ def read_rollout_from(path: Path, root: Path, reader: RolloutReader, offset: int
     compressed = is_compressed(path)
     start = 0 if compressed else offset
     try:
-        with _open_text(fd, compressed) as handle:
+        with open_text(fd, compressed) as handle:
             if start:
                 handle.seek(start)
             position = start
