@@ -33,7 +33,8 @@ from memtui.engine import permissions as perm
 from memtui.engine import recall_vectors
 from memtui.engine.base import EngineArea
 from memtui.engine.identity import IdentityApi
-from memtui.engine.recall_query import STOPWORDS, analyse, candidates, rank
+from memtui.engine.recall_query import STOPWORDS, Question, analyse, candidates, rank
+from memtui.engine.recall_window import WINDOWS, fresh
 from memtui.engine.redaction import redact
 from memtui.engine.validation import (
     MAX_DETAIL_BYTES,
@@ -346,11 +347,12 @@ class RecallApi(EngineArea):
         ``query`` within what the actor may see (see the module doc)."""
         text, size = _recall_query(query, limit)
         service = self._store.recall
+        question = analyse(text)
+        match = " ".join(question.words)  # tasks and interactions: the words as asked
         with self._store.snapshot():
             projects = self._recall_projects(project)
-            related_memories = self._related_memories(text, projects, project, size)
+            related_memories = self._related_memories(text, question, projects, project, size)
             recent_memories = service.recent_memories(self.actor, projects, size)
-            match = analyse(text).match
             related_tasks = service.related_tasks(match, self.actor, projects, size, project)
             recent_tasks = service.recent_tasks(self.actor, projects, size, project)
             related_pairs = service.related_interactions(match, self.actor, size, project)
@@ -375,21 +377,31 @@ class RecallApi(EngineArea):
             projects = (self._recall_projects(project) if project is not None or every_project
                         else [])
             if text.strip():
-                return self._related_memories(text, projects, project, size)
+                return self._related_memories(text, analyse(text), projects, project, size)
             return self._store.recall.recent_memories(self.actor, projects, size)
 
-    def _related_memories(self, text: str, projects: list[str], current: str | None,
-                          size: int) -> list[Memory]:
-        """The best ``size`` active memories for the question ``text``: ``recall_query``'s
-        analysis and ranking over the store's full-text candidates, fused with the
-        embeddings' similarity of those and the newest visible memories when ``use_vectors``."""
-        question = analyse(text)
+    def _related_memories(self, text: str, question: Question, projects: list[str],
+                          current: str | None, size: int) -> list[Memory]:
+        """The best ``size`` active memories for the question ``text`` (analysed:
+        ``question``): ``recall_query``'s ranking over the store's full-text candidates,
+        fused with the embeddings' similarity of those and the newest visible memories
+        (``recall_window``) when ``use_vectors``."""
         scored = self._store.recall.scored_memories(question.match, self.actor, projects,
                                                     candidates(size))
-        if self.use_vectors:
-            newest = self._store.recall.recent_memories(self.actor, projects,
-                                                        recall_vectors.VECTOR_WINDOW)
-            scored = recall_vectors.blend(text, scored, newest, recall_vectors.CACHE)
+        if not self.use_vectors:
+            return rank(scored, question, self.actor, current, size)
+        read_now = {memory.id for memory, _score in scored}
+        for _attempt in range(2):  # the second reads the window in this snapshot
+            window = WINDOWS.newest(self._store, self.actor, projects,
+                                    recall_vectors.VECTOR_WINDOW)
+            if window.vectors is None:
+                window.vectors = recall_vectors.CACHE.vectors(window.memories)
+            blended = recall_vectors.blend(text, scored, window.memories, recall_vectors.CACHE,
+                                           window.vectors)
+            found = rank(blended, question, self.actor, current, size)
+            if fresh(self._store, [memory for memory in found if memory.id not in read_now]):
+                return found
+            WINDOWS.forget(self._store)
         return rank(scored, question, self.actor, current, size)
 
     def _recall_bundles(self, text: str, projects: list[str],

@@ -55,12 +55,12 @@ SUFFIXES = ("ational", "ations", "ation", "ating", "ated", "ates", "ences", "enc
 """Endings cut from a word to find its stem, longest first (the first that leaves
 ``MIN_STEM`` letters wins)."""
 DOUBLED_AFTER = ("ing", "ed", "er", "ers", "ings")
-FORM_SUFFIXES = ("", "s", "es", "e", "ed", "d", "er", "ers", "ing", "ings", "ion", "ions",
-                 "ation", "ations", "ate", "ated", "ates", "ating", "ment", "ments", "y", "ies",
-                 "ied", "ly", "ally", "ence", "ences", "ance", "erence", "erences", "ered",
-                 "ering", "ity", "al", "ize", "ized", "izes", "izing", "ization")
-"""Endings added to a stem to match a word's other forms."""
 """After these endings a doubled last consonant is one (``running`` → ``run``)."""
+FORM_SUFFIXES = ("", "s", "es", "e", "ed", "d", "er", "ers", "ing", "ion", "ions", "ation",
+                 "ations", "y", "ies", "ment", "ments", "ly", "ence", "ences", "ance", "erence",
+                 "erences", "ate", "ated", "ity", "al", "ize", "ized")
+"""Endings added to a stem to match a word's other forms (each one more term the full-text
+index looks up: rarer endings were measured to find nothing more on the recall benchmark)."""
 SPELLINGS = (("ogue", "og"), ("our", "or"), ("ise", "ize"), ("yse", "yze"), ("tre", "ter"))
 """British and American endings of the same word (``catalogue``/``catalog``): a word with
 one also asks for the other."""
@@ -114,13 +114,50 @@ js javascript
 ts typescript
 """.strip().splitlines())
 """Common developer short forms and what they stand for (general vocabulary, both ways)."""
+TOOL_KINDS = {kinds: tools.split() for line in """
+multiplexer: tmux screen zellij byobu
+linter lint: ruff flake8 pylint eslint golangci clippy rubocop shellcheck stylelint
+formatter: black prettier ruff gofmt rustfmt isort
+checker: mypy pyright pyre flow tsc
+bundler build: vite webpack esbuild rollup parcel turbopack gradle maven bazel
+ci builds pipeline pipelines: actions jenkins circleci gitlab travis buildkite
+payment payments billing checkout: stripe paypal braintree adyen
+password passwords secret secrets credential credentials: 1password vault bitwarden lastpass keychain
+test tests testing: pytest jest vitest mocha junit rspec unittest
+browser e2e: playwright cypress selenium puppeteer
+database databases: postgres postgresql mysql sqlite mongodb mariadb dynamodb
+cache caching: redis memcached varnish
+queue queues worker workers background job jobs: celery sidekiq rq kafka rabbitmq sqs
+orm: sqlalchemy django prisma hibernate activerecord
+editor ide: vim neovim emacs vscode pycharm intellij cursor zed sublime
+shell: zsh bash fish
+container containers: docker podman containerd
+cluster orchestration: kubernetes k8s nomad helm
+infrastructure provisioning: terraform pulumi ansible cloudformation
+cloud hosting: aws gcp azure heroku vercel netlify fly
+monitoring metrics alerting dashboards: prometheus grafana datadog pagerduty
+errors exceptions crash crashes: sentry bugsnag rollbar
+logs logging: loki elasticsearch kibana splunk
+framework web: django flask fastapi rails express spring nextjs
+frontend: react vue svelte angular nextjs
+dependency dependencies package packages: pip poetry uv npm pnpm yarn cargo
+documentation docs: sphinx mkdocs docusaurus
+chat: slack discord teams
+ticket tickets tracker issues: jira linear
+migration migrations schema: alembic flyway liquibase
+search: elasticsearch opensearch meilisearch
+login authentication sso: oauth okta auth0 keycloak
+money monetary currency price prices: decimal cents
+""".strip().splitlines() for kinds, tools in [line.split(":", 1)]}
+"""Kinds of developer tools and well-known tools of each kind (general vocabulary): a
+question naming the kind (``which terminal multiplexer``) also asks for the tools' names."""
 _LONG_FORMS = {tuple(long.split()): short for short, long in ABBREVIATIONS.items()}
 
 RELEVANT_SHARE = 0.5
 """A memory scoring at least this share of the best match ranks by its tier."""
-CANDIDATE_FACTOR = 4
+CANDIDATE_FACTOR = 3
 """Full-text candidates read per memory asked for (re-ranked here)."""
-MIN_CANDIDATES = 40
+MIN_CANDIDATES = 20
 """Full-text candidates read at least."""
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -184,6 +221,7 @@ def analyse(text: str) -> Question:
     terms: dict[str, None] = {}
     for word in [*kept, *expansions(words)]:
         terms.setdefault("|".join(forms(word)) if _LETTERS.fullmatch(word) else word)
+    terms.update(dict.fromkeys(tool_names(kept)))
     return Question(" ".join(terms), about_user, tuple(kept))
 
 
@@ -199,6 +237,15 @@ def expansions(words: Sequence[str]) -> list[str]:
         found.extend(abbreviation for long, abbreviation in _LONG_FORMS.items()
                      if tuple(words[index:index + len(long)]) == long)
     return [word for word in found if word not in STOPWORDS]
+
+
+def tool_names(words: Sequence[str]) -> list[str]:
+    """The tools of ``TOOL_KINDS`` whose kind is one of ``words`` (in any form)."""
+    stems = {stem(word) for word in words}
+    return [tool for kinds, tools in _KIND_STEMS if kinds & stems for tool in tools]
+
+
+_KIND_STEMS = [(frozenset(map(stem, kinds.split())), tools) for kinds, tools in TOOL_KINDS.items()]
 
 
 def candidates(limit: int) -> int:
@@ -229,5 +276,5 @@ def rank(scored: Sequence[tuple[Memory, float]], question: Question, actor: str,
 
 
 __all__ = ["ABBREVIATIONS", "QUESTION_WORDS", "STOPWORDS", "Question", "analyse", "candidates",
-           "expansions", "forms", "rank", "spellings",
+           "expansions", "forms", "rank", "spellings", "tool_names",
            "stem"]

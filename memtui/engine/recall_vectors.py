@@ -1,18 +1,21 @@
-"""The second recall signal: small static embeddings (the ``embeddings`` extra).
+"""The second recall signal: static word embeddings (the ``embeddings`` extra).
 
-The model is ``tokenlearn-static-model``'s: a Model2Vec-style static embedding (64
-dimensions, int8, a 10,000-word vocabulary) whose weights ship inside its wheel, so it works
-offline from what pip installs and never downloads anything. Without the package, recall
-ranks by full text alone (``vectors_available`` is False).
+The model is WordLlama's ``l2_supercat`` (256 dimensions, a 32,000-token vocabulary, token
+embeddings taken from a large language model and trained for sentence similarity): its
+weights and tokenizer ship inside the ``wordllama`` wheel, and memtui reads those two files
+itself (``PACKAGED_FILES``, with ``tokenizers`` and ``safetensors``), so nothing is ever
+downloaded. A text's vector is the mean of its tokens' vectors, made unit length: embedding
+a question takes microseconds, no PyTorch. Without the
+package, or with its files missing, recall ranks by full text alone
+(``vectors_available`` is False).
 
 Rules decided here:
 - A memory's vector is computed from its content when recall first meets it and cached in
   the process (``VectorCache``: at most ``CACHE_SIZE`` texts), so a long-lived server (MCP,
-  the service) embeds each text once. The model loads on the first recall that needs it
-  (about 3 seconds, holding the interpreter: loading it as a server starts delayed the MCP
-  handshake past the agent's first request).
+  the service) embeds each text once. The model loads on the first recall that needs it.
 - The memories compared are the full-text candidates and the ``VECTOR_WINDOW`` newest
-  visible ones (a bounded scan: recall's cost does not grow with the store).
+  visible ones (a bounded read, reused until the store changes: ``recall_window``), so
+  recall's cost does not grow with the store.
 - The two signals are fused by score (``blend``): a weighted sum of the full-text score
   (as a share of the best candidate's) and the cosine similarity. Reciprocal rank fusion
   was measured too and ranked worse: it flattens the full-text scores to ranks, so the
@@ -27,31 +30,45 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from memtui.store.models import Memory
 
-MODULE = "static_model"
-"""The import name of the ``tokenlearn-static-model`` package."""
+MODULE = "wordllama"
+"""The import name of the ``wordllama`` package."""
+PACKAGED_FILES = ("weights/l2_supercat_256.safetensors",
+                  "tokenizers/l2_supercat_tokenizer_config.json")
+"""The model's weights and tokenizer inside the package (``wordllama==0.4.0.post1``)."""
+WEIGHTS_KEY = "embedding.weight"
 VECTORS_ENV = "MEMTUI_RECALL_VECTORS"
 """Set to ``0`` to rank by full text alone although the extra is installed."""
-VECTOR_WINDOW = 50
+VECTOR_WINDOW = 100
 """Newest visible memories compared by vector besides the full-text candidates."""
 CACHE_SIZE = 50_000
 """Memories whose vectors a process keeps."""
-VECTOR_WEIGHT = 0.4
+VECTOR_WEIGHT = 0.5
 """The share of a memory's recall score that is its similarity to the question (the rest
 is its full-text score; measured with ``python -m memtui.bench --only recall-quality``)."""
-MIN_SIMILARITY = 0.45
+MIN_SIMILARITY = 0.1
 """A memory that matches no word of the question is recalled only when its cosine
-similarity to it is at least this (unrelated texts score about 0.1-0.3)."""
+similarity to it is at least this (unrelated texts score about 0 to 0.1)."""
 
-Vector = tuple[float, ...]
+Embedder = Callable[[list[str]], Any]
+"""Texts to their vectors (one row each, unit length)."""
+
+
+def _package_folder() -> Path | None:
+    spec = importlib.util.find_spec(MODULE)
+    if spec is None or spec.origin is None:
+        return None
+    return Path(spec.origin).parent
 
 
 def vectors_available() -> bool:
-    """Whether the ``embeddings`` extra is installed."""
-    return importlib.util.find_spec(MODULE) is not None
+    """Whether the ``embeddings`` extra is installed with its model files."""
+    folder = _package_folder()
+    return folder is not None and all((folder / name).is_file() for name in PACKAGED_FILES)
 
 
 def vectors_wanted() -> bool:
@@ -60,24 +77,72 @@ def vectors_wanted() -> bool:
     return os.environ.get(VECTORS_ENV, "1") != "0" and vectors_available()
 
 
-def _embedder() -> Callable[[list[str]], list[list[float]]]:
-    module: Any = importlib.import_module(MODULE)
-    embed: Callable[[list[str]], list[list[float]]] = module.get_embeddings
-    return embed
+_MODEL: list[Embedder] = []
+_MODEL_LOCK = threading.Lock()
+
+
+def _embedder() -> Embedder:
+    """The model, loaded once per process from the package's two files (its Python code is
+    not imported: it configures the process's logging when imported)."""
+    with _MODEL_LOCK:
+        if not _MODEL:
+            _MODEL.append(_load())
+        return _MODEL[0]
+
+
+def _load() -> Embedder:
+    import numpy
+    from safetensors import safe_open
+    from tokenizers import Tokenizer
+
+    folder = _package_folder()
+    if folder is None:
+        raise RuntimeError(f"the {MODULE} package is not installed")
+    weights, tokenizer_file = (str(folder / name) for name in PACKAGED_FILES)
+    with safe_open(weights, framework="np", device="cpu") as tensors:
+        table = tensors.get_tensor(WEIGHTS_KEY)
+    tokenizer = Tokenizer.from_file(tokenizer_file)
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+
+    def mean_of_tokens(texts: list[str]) -> Any:
+        out = numpy.zeros((len(texts), table.shape[1]), dtype=numpy.float32)
+        encoded = tokenizer.encode_batch(texts, add_special_tokens=False)
+        for row, encoding in enumerate(encoded):
+            ids = [token for token in encoding.ids if token < len(table)]
+            if ids:
+                vector = table[ids].astype(numpy.float32).mean(axis=0)
+                length = float(numpy.linalg.norm(vector))
+                if length > 0:
+                    out[row] = vector / length
+        return out
+
+    return mean_of_tokens
+
+
+def embed(texts: list[str]) -> Any:
+    """The unit-length vectors of ``texts``: a ``len(texts)`` x dimensions float32 array."""
+    import numpy
+
+    if not texts:
+        return numpy.zeros((0, 0), dtype=numpy.float32)
+    return numpy.asarray(_embedder()(texts), dtype=numpy.float32)
 
 
 class VectorCache:
     """Vectors of memories' texts (by the text's SHA-256, so a changed memory is embedded
-    again, two stores never mix and a key stays small), least recently used dropped first; safe to share
-    between threads."""
+    again, two stores never mix and a key stays small), least recently used dropped first;
+    safe to share between threads."""
 
     def __init__(self, size: int = CACHE_SIZE) -> None:
         self._size = size
-        self._vectors: OrderedDict[bytes, Vector] = OrderedDict()
+        self._vectors: OrderedDict[bytes, Any] = OrderedDict()
         self._lock = threading.Lock()
 
-    def vectors(self, memories: Sequence[Memory]) -> list[Vector]:
-        """One vector per memory, embedding only those not cached."""
+    def vectors(self, memories: Sequence[Memory]) -> Any:
+        """One vector per memory (rows of an array), embedding only those not cached."""
+        import numpy
+
         keys = [hashlib.sha256(m.content.encode("utf-8", "surrogatepass")).digest()
                 for m in memories]
         texts = dict(zip(keys, (m.content for m in memories), strict=True))
@@ -93,37 +158,43 @@ class VectorCache:
                     found[key] = self._vectors[key] = vector
                 while len(self._vectors) > self._size:
                     self._vectors.popitem(last=False)
-        return [found[key] for key in keys]
+        return numpy.stack([found[key] for key in keys])
 
 
 CACHE = VectorCache()
 """The process's vectors (every engine of the process shares them)."""
 
 
-def embed(texts: list[str]) -> list[Vector]:
-    """The unit-length vectors of ``texts``."""
-    return [tuple(vector) for vector in _embedder()(texts)] if texts else []
-
-
 def blend(question: str, scored: Sequence[tuple[Memory, float]], more: Sequence[Memory],
-          cache: VectorCache) -> list[tuple[Memory, float]]:
+          cache: VectorCache, more_vectors: Any = None) -> list[tuple[Memory, float]]:
     """The full-text candidates ``scored`` (higher better) and those of the memories
-    ``more`` at least ``MIN_SIMILARITY`` like the question, each scored ``(1 -
-    VECTOR_WEIGHT) * share of the best full-text score + VECTOR_WEIGHT * cosine similarity
-    to the question``, best first (ties in the order given)."""
-    pool = {memory.id: memory for memory in [*(m for m, _s in scored), *more]}
-    memories = list(pool.values())
-    if not memories:
+    ``more`` (their vectors ``more_vectors`` when known) at least ``MIN_SIMILARITY`` like the
+    question, each scored ``(1 - VECTOR_WEIGHT) * share of the best full-text score +
+    VECTOR_WEIGHT * cosine similarity to the question``, best first (ties in the order
+    given)."""
+    import numpy
+
+    candidates = [memory for memory, _score in scored]
+    if not candidates and not more:
         return []
     best = max((score for _m, score in scored), default=0.0)
     shares = {memory.id: score / best if best > 0 else 1.0 for memory, score in scored}
-    wanted = embed([question])[0]
-    blended = [(memory, (1 - VECTOR_WEIGHT) * shares.get(memory.id, 0.0)
-                + VECTOR_WEIGHT * sum(a * b for a, b in zip(wanted, vector, strict=True)))
-               for memory, vector in zip(memories, cache.vectors(memories), strict=True)]
-    kept = [(memory, value) for memory, value in blended if memory.id in shares
-            or value >= VECTOR_WEIGHT * MIN_SIMILARITY]
-    return sorted(kept, key=lambda item: -item[1])
+    if more_vectors is None:
+        more_vectors = cache.vectors(more) if more else None
+    parts = [part for part in (cache.vectors(candidates) if candidates else None, more_vectors)
+             if part is not None]
+    similarity = (numpy.concatenate(parts) @ embed([question])[0]).tolist()
+    seen: set[str] = set()
+    blended = []
+    for memory, alike in zip([*candidates, *more], similarity, strict=True):
+        if memory.id in seen:
+            continue
+        seen.add(memory.id)
+        value = (1 - VECTOR_WEIGHT) * shares.get(memory.id, 0.0) + VECTOR_WEIGHT * alike
+        if memory.id in shares or value >= VECTOR_WEIGHT * MIN_SIMILARITY:
+            blended.append((memory, value))
+    return sorted(blended, key=lambda item: -item[1])
 
 
-__all__ = ["CACHE", "VECTORS_ENV", "VECTOR_WINDOW", "vectors_wanted", "VectorCache", "blend", "embed", "vectors_available"]
+__all__ = ["CACHE", "PACKAGED_FILES", "VECTORS_ENV", "VECTOR_WINDOW", "VectorCache", "blend",
+           "embed", "vectors_available", "vectors_wanted"]

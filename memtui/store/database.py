@@ -292,6 +292,7 @@ class Store(StoreBackend):
             raise
         else:
             self._commit(conn)
+            self.commits += 1
         finally:
             self._local.depth = 0
 

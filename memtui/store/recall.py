@@ -11,7 +11,10 @@ index, never by the size of the store:
 - "recent" lists read each visible list's newest-first index (one branch per list, each
   with its own ``LIMIT``) and merge the branches;
 - "related" lists rank full-text matches with bm25, but only over a bounded candidate set.
-  Each query word's match count is probed first, capped at ``RANK_BUDGET``; the rarest words
+  Each query word's match count is probed first, capped at ``RANK_BUDGET`` (a word found
+  keeps its count for ``COUNT_TTL_S``: the count only steers the plan, the query itself
+  always reads the store as it is; a word not found is probed again next time); the rarest
+  words
   whose matches fit the budget together are ranked exactly (``ORDER BY rank``) across the
   whole store. Words that match more rows than the budget (the store's own stop words) do
   not take part in the ranking. When every word is that common, the newest
@@ -22,6 +25,9 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -34,6 +40,7 @@ from memtui.store.repository import Repository
 from memtui.store.tasks import TASK_COLUMNS, row_to_task
 
 if TYPE_CHECKING:
+    from memtui.store.backend import StoreBackend
     from memtui.store.dialect import Dialect
 
 RANK_BUDGET = 1000
@@ -44,6 +51,10 @@ MAX_RECALL_TERMS = 8
 """A recall query keeps at most this many distinct words."""
 RECENT_SCORE = 1.0
 """The score of every row a "recent" plan finds (they are not ranked against each other)."""
+COUNT_TTL_S = 60.0
+"""How long a word's probed match count is reused by the planner."""
+COUNT_CACHE_SIZE = 4096
+"""Words whose probed counts a store keeps (least recently used dropped first)."""
 BRANCHES_PER_QUERY = 100
 """Newest-first branches (one per visible list) merged in one compound SELECT."""
 
@@ -122,11 +133,34 @@ class RecallRepository(Repository):
 
     # ---- full-text planning ---------------------------------------------------------------
 
+    def __init__(self, store: StoreBackend) -> None:
+        super().__init__(store)
+        self._counts: OrderedDict[tuple[str, str], tuple[int, float]] = OrderedDict()
+        self._counts_lock = threading.Lock()
+
     def _capped_counts(self, fts_table: str, phrases: Sequence[str]) -> list[int]:
-        """How many rows match each phrase, each capped at ``RANK_BUDGET + 1``, in order."""
-        return [int(self._store.execute(
-            f"SELECT count(*) FROM (SELECT rowid FROM {fts_table} WHERE {fts_table} MATCH ? "
-            "LIMIT ?)", (phrase, RANK_BUDGET + 1)).fetchone()[0]) for phrase in phrases]
+        """How many rows match each phrase, each capped at ``RANK_BUDGET + 1``, in order
+        (a count probed less than ``COUNT_TTL_S`` ago is reused)."""
+        now = time.monotonic()
+        counts = []
+        for phrase in phrases:
+            key = (fts_table, phrase)
+            with self._counts_lock:
+                known = self._counts.get(key)
+                if known is not None and known[1] > now:
+                    self._counts.move_to_end(key)
+            if known is None or known[1] <= now:
+                count = int(self._store.execute(
+                    f"SELECT count(*) FROM (SELECT rowid FROM {fts_table} WHERE {fts_table} "
+                    "MATCH ? LIMIT ?)", (phrase, RANK_BUDGET + 1)).fetchone()[0])
+                known = (count, now + COUNT_TTL_S)
+                if count:  # a word not in the index yet is looked up again next time
+                    with self._counts_lock:
+                        self._counts[key] = known
+                        while len(self._counts) > COUNT_CACHE_SIZE:
+                            self._counts.popitem(last=False)
+            counts.append(known[0])
+        return counts
 
     def _plan(self, fts_table: str, text: str) -> tuple[str, str] | None:
         """How to find related rows: ``("rank", match)`` to rank every match of the selective

@@ -13,7 +13,7 @@ import pytest
 from memtui.bench import recall_quality
 from memtui.engine import recall_vectors
 from memtui.engine.api import Engine
-from memtui.engine.recall_query import analyse, forms, stem
+from memtui.engine.recall_query import analyse, forms, stem, tool_names
 from memtui.store.backend import StoreBackend
 from memtui.store.models import Memory
 from memtui.store.recall import recall_terms
@@ -37,7 +37,8 @@ def test_each_form_of_a_word_finds_the_others(words: tuple[str, ...]) -> None:
 
 def test_questions_lose_stop_and_question_words_and_name_the_user() -> None:
     question = analyse("What linter do we use?")
-    assert question.match == "|".join(forms("linter")) and not question.about_user
+    assert question.match == " ".join(["|".join(forms("linter")), *tool_names(["linter"])])
+    assert not question.about_user
     assert question.words == ("linter",)
     assert analyse("what do I prefer for indentation").about_user
     assert analyse("What is MY editor").about_user
@@ -143,7 +144,7 @@ def fake_model(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     def embedder() -> Callable[[list[str]], list[list[float]]]:
         def embed(texts: list[str]) -> list[list[float]]:
             calls.append(list(texts))
-            return [[1.0, 0.0] if "database" in text or "postgres" in text.lower()
+            return [[1.0, 0.0] if "database" in text or "aurora" in text.lower()
                     else [0.0, 1.0] for text in texts]
         return embed
 
@@ -154,7 +155,7 @@ def fake_model(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
 
 def test_blend_adds_memories_the_full_text_missed_and_keeps_strong_matches(
         fake_model: list[list[str]]) -> None:
-    strong, weak = _memory("m1", "ruff lint"), _memory("m2", "Postgres 16 in production")
+    strong, weak = _memory("m1", "ruff lint"), _memory("m2", "Aurora 16 in production")
     cache = recall_vectors.VectorCache()
     blended = recall_vectors.blend("which database", [(strong, 10.0)], [weak], cache)
     assert [memory.id for memory, _score in blended] == ["m1", "m2"]
@@ -169,11 +170,11 @@ def test_the_cache_embeds_each_text_once_and_forgets_the_oldest(
     cache = recall_vectors.VectorCache(size=2)
     first, second = _memory("m1", "a database"), _memory("m2", "other")
     same_text = _memory("m3", "other")
-    assert cache.vectors([first, second, same_text]) == [(1.0, 0.0), (0.0, 1.0), (0.0, 1.0)]
+    assert cache.vectors([first, second, same_text]).tolist() == [[1, 0], [0, 1], [0, 1]]
     cache.vectors([first, second])
     assert fake_model == [["a database", "other"]]
     changed = _memory("m1", "now other", "2026-12-02T10:00:00.000Z")
-    assert cache.vectors([changed]) == [(0.0, 1.0)]
+    assert cache.vectors([changed]).tolist() == [[0, 1]]
     assert fake_model[-1] == ["now other"]
     cache.vectors([first])  # evicted by the change (size 2): embedded again
     assert fake_model[-1] == ["a database"]
@@ -184,21 +185,21 @@ def test_the_cache_keys_each_text_by_a_hash_not_the_text(
         fake_model: list[list[str]]) -> None:
     cache = recall_vectors.VectorCache()
     long_text = "database " * 7000
-    assert cache.vectors([_memory("m1", long_text)]) == [(1.0, 0.0)]
-    assert cache.vectors([_memory("m2", long_text)]) == [(1.0, 0.0)]
+    assert cache.vectors([_memory("m1", long_text)]).tolist() == [[1, 0]]
+    assert cache.vectors([_memory("m2", long_text)]).tolist() == [[1, 0]]
     assert fake_model == [[long_text]]
     assert [len(key) for key in cache._vectors] == [32]
 
 def test_hybrid_recall_through_the_engine(people: dict[str, Engine],
                                           fake_model: list[list[str]]) -> None:
     alice = people["alice"]
-    alice.identity.add_memory("Postgres 16 is primary.", "decision", "web")
+    alice.identity.add_memory("Aurora 16 is primary.", "decision", "web")
     alice.identity.add_memory("Ruff formats the code.", "convention", "web")
     alice.recall.use_vectors = False
     assert alice.recall.recall_memories("which database", 5, "web") == []
     alice.recall.use_vectors = True
     found = alice.recall.recall_memories("which database", 5, "web")
-    assert _contents(found)[0] == "Postgres 16 is primary."
+    assert _contents(found)[0] == "Aurora 16 is primary."
 
 
 def test_without_the_extra_vectors_are_off(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -287,3 +288,135 @@ def test_british_and_american_spellings_find_each_other() -> None:
     assert spellings("behaviour") == ["behavior"] and spellings("organise") == ["organize"]
     assert spellings("colour") == [] and spellings("for") == []  # too short to tell
     assert "catalogue" in forms("catalog")
+
+
+# ---- the vector window and the planner's counts --------------------------------------------
+
+def _count_window_reads(monkeypatch: pytest.MonkeyPatch, store: StoreBackend) -> list[int]:
+    """A spy on the window reads of the vectors (``recent_memories`` of VECTOR_WINDOW)."""
+    reads: list[int] = []
+    repository = type(store.recall)
+    real = repository.recent_memories
+
+    def spy(self: object, owner: str, projects: list[str], limit: int) -> list[Memory]:
+        if limit == recall_vectors.VECTOR_WINDOW:
+            reads.append(limit)
+        return real(self, owner, projects, limit)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(repository, "recent_memories", spy)
+    return reads
+
+
+def test_the_window_is_read_once_until_the_store_changes(
+        people: dict[str, Engine], fake_model: list[list[str]],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    alice = people["alice"]
+    alice.identity.add_memory("Aurora 16 is primary.", "decision", "web")
+    alice.recall.use_vectors = True
+    reads = _count_window_reads(monkeypatch, alice.store)
+    for _ in range(3):
+        assert _contents(alice.recall.recall_memories("which database", 5, "web")) == [
+            "Aurora 16 is primary."]
+    assert len(reads) == 1
+    alice.identity.add_memory("Aurora replicas run in two zones.", "fact", "web")
+    found = _contents(alice.recall.recall_memories("which database", 5, "web"))
+    assert len(reads) == 2 and "Aurora replicas run in two zones." in found
+
+
+@pytest.mark.sqlite_only
+def test_a_write_by_another_connection_reads_the_window_again(
+        people: dict[str, Engine], fake_model: list[list[str]], store_target: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from memtui.store.database import open_store
+
+    alice = people["alice"]
+    alice.identity.add_memory("Aurora 16 is primary.", "decision", "web")
+    alice.recall.use_vectors = True
+    alice.recall.recall_memories("which database", 5, "web")
+    other = open_store(store_target)
+    try:
+        Engine(other, "alice").identity.add_memory("Aurora backups are nightly.", "fact", "web")
+    finally:
+        other.close()
+    found = _contents(alice.recall.recall_memories("which database", 5, "web"))
+    assert "Aurora backups are nightly." in found
+
+
+def test_forgotten_text_never_comes_back_from_a_window_read_before(
+        people: dict[str, Engine], fake_model: list[list[str]],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A window older than the store (another machine's write whose notice has not come)
+    is checked: what only it supplied is read again by id before recall returns it."""
+    alice = people["alice"]
+    kept = alice.identity.add_memory("Aurora 16 is primary.", "decision", "web")
+    gone = alice.identity.add_memory("Aurora 15 was the old primary.", "fact", "web")
+    alice.recall.use_vectors = True
+    monkeypatch.setattr(alice.store, "change_stamp", lambda: (0, 0))  # the notices are late
+    assert len(alice.recall.recall_memories("which database", 5, "web")) == 2
+    reads = _count_window_reads(monkeypatch, alice.store)
+    alice.recall.recall_memories("which database", 5, "web")
+    assert reads == []  # the window was reused
+    alice.identity.forget(gone.id)
+    found = alice.recall.recall_memories("which database", 5, "web")
+    assert [memory.id for memory in found] == [kept.id] and len(reads) == 1
+
+
+def test_a_word_new_to_the_store_is_found_at_once(people: dict[str, Engine]) -> None:
+    alice = people["alice"]
+    assert alice.recall.recall_memories("zeppelin", 5, "web") == []
+    alice.identity.add_memory("The zeppelin queue drains hourly.", "fact", "web")
+    assert _contents(alice.recall.recall_memories("zeppelin", 5, "web")) == [
+        "The zeppelin queue drains hourly."]
+    first = alice.identity.add_memory("Another zeppelin note.", "fact", "web")
+    alice.identity.forget(first.id)  # a count kept from before never brings it back
+    assert _contents(alice.recall.recall_memories("zeppelin", 5, "web")) == [
+        "The zeppelin queue drains hourly."]
+
+
+# ---- tool kinds ---------------------------------------------------------------------------
+
+def test_a_kind_of_tool_asks_for_the_tools_of_that_kind() -> None:
+    assert tool_names(["terminal", "multiplexer"]) == ["tmux", "screen", "zellij", "byobu"]
+    assert "stripe" in tool_names(["payments"]) and "mypy" in tool_names(["checker"])
+    assert tool_names(["lunch", "meeting"]) == []
+    match = analyse("which terminal multiplexer do I run").match.split()
+    assert "tmux" in match and "zellij" in match  # as written: a name has no other forms
+    assert "tmuxes" not in analyse("which multiplexer").match
+
+
+def test_recall_finds_a_tool_by_its_kind(people: dict[str, Engine]) -> None:
+    alice = people["alice"]
+    alice.identity.add_memory("Works over SSH, usually inside tmux.", "preference", None)
+    alice.identity.add_memory("The terminal font is large.", "preference", None)
+    found = _contents(alice.recall.recall_memories("which multiplexer do I run", 5, "web"))
+    assert found[0] == "Works over SSH, usually inside tmux."
+
+
+# ---- the packaged model -------------------------------------------------------------------
+
+def test_without_the_model_files_vectors_are_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(recall_vectors, "PACKAGED_FILES", ("weights/missing.safetensors",))
+    assert not recall_vectors.vectors_available() and not recall_vectors.vectors_wanted()
+
+
+@pytest.mark.skipif(not recall_vectors.vectors_available(),
+                    reason="the embeddings extra is not installed")
+def test_the_model_loads_from_the_package_without_its_code_or_the_network() -> None:
+    """The model's two files are read; wordllama's Python code (which sets up the process's
+    logging when imported) is not imported, and nothing is fetched (no proxy reachable)."""
+    import subprocess
+    import sys
+
+    script = ("import logging, sys\n"
+              "from memtui.engine import recall_vectors\n"
+              "vectors = recall_vectors.embed(['which linter', ''])\n"
+              "assert vectors.shape == (2, 256), vectors.shape\n"
+              "assert abs(float((vectors[0] ** 2).sum()) - 1) < 1e-4\n"
+              "assert float(abs(vectors[1]).sum()) == 0  # no words: no direction, no NaN\n"
+              "assert 'wordllama' not in sys.modules, 'imported'\n"
+              "assert logging.getLogger().handlers == [], logging.getLogger().handlers\n")
+    env = {"PATH": "/usr/bin:/bin", "HOME": "/nonexistent", "HTTPS_PROXY": "http://127.0.0.1:9",
+           "HTTP_PROXY": "http://127.0.0.1:9", "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env=env, check=False)
+    assert done.returncode == 0, done.stderr

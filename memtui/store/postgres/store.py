@@ -413,6 +413,7 @@ class PostgresStore(StoreBackend):
                 conn.execute("ROLLBACK")
             self._close_block(conn)
             raise self.commit_error(error) from None
+        self.commits += 1
         self._close_block(conn)
 
     def commit_error(self, error: psycopg.Error) -> StoreError:
