@@ -79,14 +79,15 @@ class MemoriesPane(Pane):
                 tooltip="Forget the selected or marked memories and their history (asks)",
                 id="memory.forget"),
         Binding("K", "keep", "keep",
-                tooltip="Keep the selected or marked stale memories (marked used now; they "
-                        "leave the stale list)", id="memory.keep"),
+                tooltip="Keep the selected or marked stale memories (marked used now: they "
+                        "leave the unused list)", id="memory.keep"),
         Binding("c", "copy", "copy", tooltip="Copy the selected memory's text",
                 id="memory.copy"),
         Binding("slash", "search", "search", tooltip="Search as you type (full text)",
                 id="memory.search"),
         Binding("f", "filter", "filter", show=False,
-                tooltip="Filter by kind, status, source", id="memory.filter"),
+                tooltip="Filter by kind, status (or stale), source",
+                id="memory.filter"),
         Binding("h", "history", "history", show=False,
                 tooltip="The selected memory's history", id="memory.history"),
         Binding("escape", "leave_search", "back", show=False,
