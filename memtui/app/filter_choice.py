@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 ALL = "all"
+STALE = "stale"
+"""The status choice that lists the list's stale active memories (``engine.staleness``)."""
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,12 @@ class FilterChoice:
         return " · ".join(parts)
 
     @property
+    def stale(self) -> bool:
+        """Whether the list shows its stale memories (read whole, bounded, by the engine)."""
+        return self.status == STALE
+
+    @property
     def status_arg(self) -> str:
-        """The status as the engine's list filter takes it (``all`` for any)."""
-        return self.status or ALL
+        """The status as the engine's list filter takes it (``all`` for any; stale memories
+        are active ones)."""
+        return "active" if self.stale else self.status or ALL

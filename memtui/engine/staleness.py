@@ -78,14 +78,16 @@ class StalenessApi(EngineArea):
             return None
         return format_time(parse_time(self._store.now()) - timedelta(days=days))
 
-    def stale(self, project: str | None = None, limit: int = 50) -> list[StaleMemory]:
+    def stale(self, project: str | None = None, limit: int = 50, *, kind: str | None = None,
+              source: str | None = None) -> list[StaleMemory]:
         """The actor's stale active memories (``project``'s, else the actor's user-level
-        ones), newest first: citations gone (among the newest ``MAX_STALE_SCAN``) or unused
-        (``max_unused_days``; among the ``MAX_UNUSED_SCAN`` newest made before the cut-off)."""
+        ones; of one ``kind`` or ``source`` when given), newest first: citations gone (among
+        the newest ``MAX_STALE_SCAN``) or unused (``max_unused_days``; among the
+        ``MAX_UNUSED_SCAN`` newest made before the cut-off)."""
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
             raise InvalidInput("limit must be a whole number of at least 1")
         size = min(limit, MAX_STALE_LIST)
-        flt = self._engine.identity.memory_filter(project)
+        flt = self._engine.identity.memory_filter(project, kind=kind, source=source)
         before = self.unused_before()
         with self._store.snapshot():
             newest = self._store.memories.page(flt, MAX_STALE_SCAN)

@@ -75,3 +75,19 @@ def test_light_theme(snap_compare: Any, tmp_path: Path) -> None:
     app = _app(tmp_path, "project")
     app.theme = "textual-light"
     assert snap_compare(app, terminal_size=SMALL, run_before=_then())
+
+
+def test_stale_view(snap_compare: Any, tmp_path: Path) -> None:
+    """The User pane's stale view: the demo's user memories, unused for over a day."""
+    app = _app(tmp_path, "user")
+    app.engine.settings.update(max_unused_days=1)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        await pilot.press("f")
+        await settle(pilot)
+        pilot.app.screen.query_one("#status-stale").value = True
+        await pilot.press("ctrl+s")
+        await settle(pilot, animations=True)
+
+    assert snap_compare(app, terminal_size=SMALL, run_before=run_before)

@@ -157,6 +157,18 @@ def test_stale_lists_code_gone_and_unused_memories(alice: Engine, clock: FixedCl
         alice.staleness.stale(limit=0)
 
 
+def test_stale_narrows_to_a_kind_and_a_source(alice: Engine) -> None:
+    fact = alice.identity.add_memory("load_yaml() reads src/loader.py", "fact", "shop")
+    decision = alice.identity.add_memory("We keep src/old.py for now", "decision", "shop")
+    assert [s.memory.id for s in alice.staleness.stale("shop")] == [decision.id, fact.id]
+    assert [s.memory.id for s in alice.staleness.stale("shop", kind="fact")] == [fact.id]
+    assert alice.staleness.stale("shop", source="auto") == []
+    assert [s.memory.id for s in alice.staleness.stale("shop", kind="decision",
+                                                      source="manual")] == [decision.id]
+    with pytest.raises(InvalidInput):
+        alice.staleness.stale("shop", kind="nonsense")
+
+
 def test_keep_needs_a_visible_memory(alice: Engine, engine_for: Callable[[str], Engine]) -> None:
     memory = alice.identity.add_memory("private", "fact")
     with pytest.raises(Exception, match="not found"):

@@ -1,4 +1,4 @@
-"""Choose what a memory list shows: kind, status and source."""
+"""Choose what a memory list shows: kind, status (or its stale memories) and source."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Button, Label, RadioButton, RadioSet
 
-from memtui.app.filter_choice import ALL, FilterChoice
+from memtui.app.filter_choice import ALL, STALE, FilterChoice
 from memtui.app.modals.editor import FormDialog
 from memtui.store.models import KINDS, SOURCES, STATUSES
 
@@ -31,7 +31,7 @@ class FilterModal(FormDialog[FilterChoice]):
     def compose_body(self) -> ComposeResult:
         """One radio row each for kind, status and source."""
         rows = (("kind", (ALL, *KINDS), self._current.kind or ALL),
-                ("status", (*STATUSES, ALL), self._current.status or ALL),
+                ("status", (*STATUSES, ALL, STALE), self._current.status or ALL),
                 ("source", (ALL, *SOURCES), self._current.source or ALL))
         for name, values, chosen in rows:
             yield Label(name)

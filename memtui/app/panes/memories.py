@@ -1,5 +1,7 @@
 """The User memories and Project memories panes: a paged list with search, filter, marks,
-and the curation keys (new, note, correct, forget, copy, history)."""
+and the curation keys (new, note, correct, forget, copy, history); the filter's ``stale``
+choice lists the list's stale memories (``engine.staleness``, read whole in a worker) with
+why each is stale, to keep, correct or forget."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from memtui.app.filter_choice import FilterChoice
-from memtui.app.format import block, local_time
+from memtui.app.format import block, literal, local_time
 from memtui.app.panes.base import Pane
 from memtui.app.widgets.line_list import LineList
 from memtui.app.widgets.memory_list import MemoryList
@@ -23,16 +25,18 @@ from memtui.app.widgets.paint_hold import paint_hold
 from memtui.app.widgets.search_box import SearchBox
 from memtui.app.widgets.text_view import TextView
 from memtui.errors import MemtuiError
-from memtui.store.models import Memory, Project
+from memtui.store.models import Memory, MemoryFilter, Project
 
 if TYPE_CHECKING:
     from memtui.app.curator import Step
     from memtui.app.messages import Written
     from memtui.engine.api import Engine
+    from memtui.engine.staleness import StaleMemory
 
 PREVIEW_LINES = 3
 """Lines of the selected memory's text shown under the list (more when it is taller)."""
 SEARCH_PLACEHOLDER = "/ search (words; the last one may be a prefix)"
+STALE_EMPTY = "No stale memories here — f changes the filter"
 
 
 class SearchPrompt(Static):
@@ -74,19 +78,24 @@ class MemoriesPane(Pane):
         Binding("d", "forget", "forget",
                 tooltip="Forget the selected or marked memories and their history (asks)",
                 id="memory.forget"),
+        Binding("K", "keep", "keep",
+                tooltip="Keep the selected or marked stale memories (marked used now: they "
+                        "leave the unused list)", id="memory.keep"),
         Binding("c", "copy", "copy", tooltip="Copy the selected memory's text",
                 id="memory.copy"),
         Binding("slash", "search", "search", tooltip="Search as you type (full text)",
                 id="memory.search"),
         Binding("f", "filter", "filter", show=False,
-                tooltip="Filter by kind, status, source", id="memory.filter"),
+                tooltip="Filter by kind, status (or stale), source",
+                id="memory.filter"),
         Binding("h", "history", "history", show=False,
                 tooltip="The selected memory's history", id="memory.history"),
         Binding("escape", "leave_search", "back", show=False,
                 tooltip="Leave the search (clears it) / clear marks", id="memory.leave_search"),
     ]
 
-    WRITE_ACTIONS: ClassVar[frozenset[str]] = frozenset({"note", "add", "correct", "forget"})
+    WRITE_ACTIONS: ClassVar[frozenset[str]] = frozenset({"note", "add", "correct", "forget",
+                                                        "keep"})
     """The keys that write: not offered where the user's role does not allow writes."""
 
     def __init__(self) -> None:
@@ -94,10 +103,12 @@ class MemoriesPane(Pane):
         self.write_refusal: str | None = None
         """Why the user may not write in this list's scope (None: writes allowed)."""
         self.choice = FilterChoice()
+        self._reasons: dict[str, tuple[str, ...]] = {}
+        """Why each memory of the stale view is stale (empty outside it)."""
         self._loaded_once = False
         self._said_error: str | None = None
-        self._preview_for: tuple[Memory | None, int, object] | None = None
-        """What the preview was last drawn for (memory, lines, time zone)."""
+        self._preview_for: tuple[Memory | None, int, object, tuple[str, ...]] | None = None
+        """What the preview was last drawn for (memory, lines, time zone, stale reasons)."""
         self._title_for: tuple[object, ...] | None = None
         """What the title was last drawn from (``_update_title``)."""
         self._surroundings_due = False
@@ -212,6 +223,10 @@ class MemoriesPane(Pane):
         """Writes are offered only where the user's role allows them."""
         return action not in self.WRITE_ACTIONS or self.write_refusal is None
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Keep (``K``) works in the stale view only."""
+        return action != "keep" or self.choice.stale
+
     def _check_writes(self) -> None:
         try:
             refusal = self.memtui.engine.identity.write_refusal(self.project_arg())
@@ -226,22 +241,73 @@ class MemoriesPane(Pane):
         """Read the list for the pane's filter and search. The title is drawn now and again
         when the rows come; for a typed key only then (they come in a few milliseconds, and
         the title follows them in the next frame)."""
+        choice = self.choice
+        if typed and choice.stale:
+            return  # the stale view lists every stale memory: a search does not narrow it
         self._check_writes()
-        self.memory_list.empty_text = self.empty_text()
-        search = self.search_text or None
+        self.memory_list.empty_text = STALE_EMPTY if choice.stale else self.empty_text()
+        search = None if choice.stale else self.search_text or None
         try:
             flt = self.memtui.engine.identity.memory_filter(
-                self.project_arg(), kind=self.choice.kind, status=self.choice.status_arg,
-                source=self.choice.source, search=search)
+                self.project_arg(), kind=choice.kind, status=choice.status_arg,
+                source=choice.source, search=search)
         except MemtuiError as error:
             self.memtui.say(error.message, severity="error")
             return
         if self.SCOPE == "project" and self.project_arg() is None:
             return
-        self.memory_list.show(self.memtui.engine, flt, keep_position=keep_position,
-                              first_page_now=first_page_now)
+        if choice.stale:
+            self._read_stale(flt, choice, keep_position)
+        else:
+            if self._reasons:  # the stale view's marks go with it
+                self._reasons = {}
+                self.memory_list.set_stale(frozenset())
+            self.memory_list.show(self.memtui.engine, flt, keep_position=keep_position,
+                                  first_page_now=first_page_now)
         if not typed:
             self._update_title()
+
+    @work(thread=True, exclusive=True, group="stale-view")
+    def _read_stale(self, flt: MemoryFilter, choice: FilterChoice, keep_position: bool) -> None:
+        """The list's stale memories, newest first, at most ``MAX_STALE_LIST`` (a worker: it
+        reads the project's folder); posts ``StaleListed``."""
+        from textual.worker import get_current_worker
+
+        from memtui.engine.staleness import MAX_STALE_LIST
+
+        try:
+            found: list[StaleMemory] | str = self.memtui.engine.staleness.stale(
+                flt.project, MAX_STALE_LIST, kind=choice.kind, source=choice.source)
+        except MemtuiError as error:
+            found = error.message
+        if not get_current_worker().is_cancelled:
+            self.post_message(self.StaleListed(flt, choice, found, keep_position))
+
+    class StaleListed(Message):
+        """The stale view's memories (or why they could not be read), posted by
+        ``_read_stale`` for a filter ``choice``."""
+
+        def __init__(self, flt: MemoryFilter, choice: FilterChoice,
+                     found: list[StaleMemory] | str, keep_position: bool) -> None:
+            super().__init__()
+            self.flt, self.choice, self.found = flt, choice, found
+            self.keep_position = keep_position
+
+    def on_memories_pane_stale_listed(self, message: StaleListed) -> None:
+        """Show the stale memories, each marked stale; marks of memories no longer listed
+        (kept, corrected, forgotten) go."""
+        message.stop()
+        if message.choice != self.choice or message.flt.project != self.project_arg():
+            return  # the filter or the project changed since: a newer read follows
+        if isinstance(message.found, str):
+            self.memory_list.pages_failed(message.found)
+            return
+        self._reasons = {item.memory.id: item.reasons for item in message.found}
+        self.memory_list.marked.intersection_update(self._reasons)
+        self.memory_list.set_stale(frozenset(self._reasons))
+        self.memory_list.show_rows(self.memtui.engine, message.flt,
+                                   [item.memory for item in message.found],
+                                   keep_position=message.keep_position)
 
     def _update_title(self) -> None:
         """The pane's name, the list's count, its filter, marks and whether it is read only.
@@ -272,8 +338,9 @@ class MemoriesPane(Pane):
     def _update_preview(self) -> None:
         preview = self._preview
         memory = self.selected_memory()
-        room = max(PREVIEW_LINES, preview.size.height - 1)
-        shown_for = (memory, room, self.memtui.tz)
+        reasons = self._reasons.get(memory.id, ()) if memory is not None else ()
+        room = max(PREVIEW_LINES, preview.size.height - 1 - bool(reasons))
+        shown_for = (memory, room, self.memtui.tz, reasons)
         if shown_for == self._preview_for:
             return  # the same memory, drawn the same: nothing to do (typing, counts)
         self._preview_for = shown_for
@@ -288,6 +355,9 @@ class MemoriesPane(Pane):
         meta = Text(f"{memory.id} · {memory.kind} · {memory.source} · "
                     f"{local_time(memory.created_at, self.memtui.tz)} · used "
                     f"{memory.usage_count}× · enter details", style="dim")
+        if reasons:
+            meta.append("\nStale: ", style="bold yellow")
+            meta.append_text(literal("; ".join(reasons), style="yellow"))
         preview.show(Text.assemble(meta, "\n", shown))
 
     def _list_changed(self, memory_list: MemoryList) -> None:
@@ -325,7 +395,7 @@ class MemoriesPane(Pane):
             self.memtui.selected_memory_id = memory.id
         self._update_preview()
         shown = [row for row in self.memory_list.shown_rows() if row.project is not None]
-        if shown:
+        if shown and not self.choice.stale:  # (the stale view's rows are all stale)
             self._check_stale(shown)
 
     @work(thread=True, exclusive=True, group="stale-marks")
@@ -349,9 +419,10 @@ class MemoriesPane(Pane):
             self.memory_ids = memory_ids
 
     def on_memories_pane_stale_checked(self, message: StaleChecked) -> None:
-        """Mark the stale rows."""
+        """Mark the stale rows (not in the stale view: a check from before it is dropped)."""
         message.stop()
-        self.memory_list.set_stale(message.memory_ids)
+        if not self.choice.stale:
+            self.memory_list.set_stale(message.memory_ids)
 
     def on_line_list_opened(self, message: LineList.Opened) -> None:
         """Enter: the memory's detail view."""
@@ -428,19 +499,32 @@ class MemoriesPane(Pane):
         if memory is not None:
             self.memtui.do(correct(self.memtui.engine, memory))
 
+    def _marked_or_selected(self) -> list[str]:
+        """The marked memories' ids, else the selected one's (none: says so)."""
+        marked = self.memory_list.marked_ids()
+        if not marked:
+            memory = self._need_memory()
+            marked = [memory.id] if memory is not None else []
+        return marked
+
     def forget_selected(self) -> None:
         """The marked memories, else the selected one (``d``; asks first)."""
         from memtui.app.curator import forget
 
-        marked = self.memory_list.marked_ids()
-        if not marked:
-            memory = self._need_memory()
-            if memory is None:
-                return
-            marked = [memory.id]
-        self.memtui.do(forget(marked), self)
+        marked = self._marked_or_selected()
+        if marked:
+            self.memtui.do(forget(marked), self)
 
     action_forget = forget_selected
+
+    def action_keep(self) -> None:
+        """Keep the marked stale memories, else the selected one (``K``, stale view only):
+        marked used now, they leave the stale list; nothing is deleted."""
+        from memtui.app.curator import keep
+
+        marked = self._marked_or_selected() if self.choice.stale else []
+        if marked:
+            self.memtui.do(keep(self.memtui.engine, self.project_arg(), marked), self)
 
     def on_written(self, message: Written) -> None:
         """A forget this pane asked for is done: its memories' marks go."""
@@ -453,10 +537,11 @@ class MemoriesPane(Pane):
             self.memtui.copy_text(memory.content, f"memory {memory.id}")
 
     def action_filter(self) -> None:
-        """Choose kind, status and source."""
+        """Choose kind, status (or the stale view) and source."""
         def chosen(choice: FilterChoice | None) -> None:
             if choice is not None and choice != self.choice:
                 self.choice = choice
+                self.refresh_bindings()  # (keep: the stale view's only)
                 self._load(keep_position=False)
 
         from memtui.app.modals.filter import FilterModal

@@ -45,7 +45,7 @@ from memtui.app.widgets.memory_row import (
     shown_matches,
 )
 from memtui.app.widgets.paged_list import PREFETCH_SCREENS, PagedLineList
-from memtui.app.widgets.paged_source import PagedSource
+from memtui.app.widgets.paged_source import FirstRowsSource, KeysetPages, PagedSource
 from memtui.app.widgets.paint_hold import paint_hold
 from memtui.errors import MemtuiError
 from memtui.store.models import Memory, MemoryFilter
@@ -272,6 +272,20 @@ class MemoryList(PagedLineList[Memory]):
             if self.is_attached:
                 paint_hold(self.app).paint_now(self.screen)
         self._request_load(request)
+
+    def show_rows(self, engine: Engine, flt: MemoryFilter, rows: list[Memory], *,
+                  keep_position: bool = False) -> None:
+        """Show a bounded list read whole elsewhere (``rows``, of the checked ``flt``; e.g.
+        the engine's stale memories): nothing is paged in, and a load still coming for an
+        older ``show`` is dropped. ``keep_position`` keeps the cursor's memory."""
+        anchor = self._anchor() if keep_position and self._source is not None else None
+        self._loading.nothing()  # (a newer generation: older results are stale)
+        self._generation = self._loading.generation
+        self._pending.clear()
+        self.error = None
+        source = FirstRowsSource.holding(engine, flt, rows, sizes_of=KeysetPages(), whole=True)
+        self._loading.loaded(source)
+        self._apply_loaded(source, anchor)
 
     def _count_first_load(self, request: LoadRequest) -> None:
         """Count the rows of a first load whose first page is shown (after the first

@@ -1,0 +1,179 @@
+"""Pilot tests: the memory panes' ``stale`` filter -- the list's stale memories with why,
+keep (``K``, the stale view's only), correct and forget over marks; nothing deleted on its
+own; the choice stays over a refresh; an empty stale view says so."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from pilot_harness import DEMO_USER, app_test, demo_app, demo_store, opened, press, settle
+from pilot_harness import screen_text as shown
+from pilot_harness import status_text as said
+from pilot_harness import top_screen as dialog
+from textual.widgets import TextArea
+
+from memtui.app.modals.editor import MemoryEditor
+from memtui.app.modals.filter import FilterModal
+from memtui.app.panes.memories import STALE_EMPTY, MemoriesPane
+from memtui.app.widgets.key_bar import KeyBar
+from memtui.engine.api import Engine
+from memtui.store.models import Memory
+
+
+def stale_app(folder: Path) -> tuple[Any, list[Memory]]:
+    """The demo app on project ``tool`` (its folder holds src/app.py): two memories whose
+    citations are gone (newest first) and one that still holds."""
+    root = folder / "tool"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "app.py").write_text("x = 1\n")
+    store = demo_store(folder)
+    identity = Engine(store, DEMO_USER).identity
+    identity.create_project("tool", root=str(root))
+    moved = identity.add_memory("The loader lives in src/loader.py", "fact", "tool")
+    identity.add_memory("Entry point is src/app.py", "fact", "tool")
+    gone = identity.add_memory("Run make deploy to ship", "fact", "tool")
+    return demo_app(folder, project="tool", start_pane="project", store=store), [gone, moved]
+
+
+async def choose_stale(pilot: Any) -> None:
+    """Open the filter, choose ``stale``, apply."""
+    await press(pilot, "f")
+    dialog(pilot.app, FilterModal).query_one("#status-stale").value = True
+    await press(pilot, "ctrl+s")
+
+
+@contextlib.asynccontextmanager
+async def stale_view(app: Any) -> AsyncIterator[tuple[Any, Any, MemoriesPane]]:
+    """``app`` opened (120x30) with the stale filter chosen on its start pane: the app, the
+    pilot and the pane."""
+    async with opened(app, size=(120, 30)) as (app, pilot):
+        await choose_stale(pilot)
+        yield app, pilot, _pane(app, app.current_pane().PANE_ID)
+
+
+def _pane(app: Any, pane_id: str = "project") -> MemoriesPane:
+    pane = app.pane(pane_id)
+    assert isinstance(pane, MemoriesPane)
+    return pane
+
+
+def _ids(pane: MemoriesPane) -> list[str]:
+    memory_list = pane.memory_list
+    return [memory.id for index in range(memory_list.row_count())
+            if (memory := memory_list.row_at(index)) is not None]
+
+
+def _keys(app: Any) -> list[str]:
+    return [item.description for item in app.screen.query_one(KeyBar).items()]
+
+
+@app_test
+async def test_the_stale_filter_lists_only_stale_memories_with_why(tmp_path: Path) -> None:
+    app, stale = stale_app(tmp_path)
+    async with opened(app, size=(120, 30)) as (app, pilot):
+        pane = _pane(app)
+        assert pane.memory_list.count == 3 and "keep" not in _keys(app)
+        await press(pilot, "K")  # not the stale view: nothing kept
+        assert _ids(pane) != [memory.id for memory in stale]
+        await choose_stale(pilot)
+        assert _ids(pane) == [memory.id for memory in stale]
+        assert pane.memory_list.stale == {memory.id for memory in stale}
+        text = shown(app)
+        assert "Project tool (owner) · 2 · stale" in text
+        assert "Stale: Makefile not found (cited for 'deploy')" in text
+        assert "keep" in _keys(app)
+        await press(pilot, "j")
+        assert "Stale: src/loader.py not found" in shown(app)
+        await press(pilot, "f")
+        assert dialog(app, FilterModal).query_one("#status-stale").value
+        await press(pilot, "escape")
+        assert _ids(pane) == [memory.id for memory in stale]
+
+
+@app_test
+async def test_keep_over_marks_takes_unused_memories_off_the_view(tmp_path: Path) -> None:
+    store = demo_store(tmp_path)
+    Engine(store, DEMO_USER).settings.update(max_unused_days=1)
+    async with stale_view(demo_app(tmp_path, store=store)) as (app, pilot, pane):
+        listed = _ids(pane)
+        assert len(listed) == 8  # the demo's user memories are older than a day
+        assert "unused for over 1 days" in shown(app)
+        await press(pilot, "space", "j", "space", "K")
+        assert "Kept 2 stale memories" in said(app)
+        assert _ids(pane) == listed[2:] and pane.memory_list.marked == set()
+        engine = Engine(app.store, DEMO_USER)
+        assert [engine.identity.get_memory(key).status for key in listed[:2]] == ["active"] * 2
+        await press(pilot, "f")
+        dialog(app, FilterModal).query_one("#status-active").value = True
+        await press(pilot, "ctrl+s")
+        assert pane.memory_list.count == 8 and pane.memory_list.stale == frozenset()
+        assert "keep" not in _keys(app)
+
+
+@app_test
+async def test_a_kept_memory_whose_citations_are_gone_stays_listed(tmp_path: Path) -> None:
+    app, (gone, moved) = stale_app(tmp_path)
+    async with stale_view(app) as (app, pilot, pane):
+        await press(pilot, "K")
+        assert "Kept 1 stale memory" in said(app)
+        assert _ids(pane) == [gone.id, moved.id]  # still cites what is gone: correct or forget
+
+
+@app_test
+async def test_forget_works_over_the_marks_after_asking(tmp_path: Path) -> None:
+    app, (gone, moved) = stale_app(tmp_path)
+    extra = Engine(app.store, DEMO_USER).identity.add_memory("Call load_yaml() first", "fact",
+                                                            "tool")
+    async with stale_view(app) as (app, pilot, pane):
+        assert _ids(pane) == [extra.id, gone.id, moved.id]
+        await press(pilot, "space", "j", "space")
+        assert "2 marked" in shown(app)
+        await press(pilot, "d")
+        assert "2 marked memories" in str(app.screen.query_one(".dialog-body").render())
+        await press(pilot, "y")
+        assert _ids(pane) == [moved.id] and pane.memory_list.marked == set()
+        found = Engine(app.store, DEMO_USER).identity.list_memories("tool", limit=10)
+        assert {memory.id for memory in found}.isdisjoint({extra.id, gone.id})
+        assert moved.id in {memory.id for memory in found}
+
+
+@app_test
+async def test_correct_supersedes_and_the_new_text_leaves_the_view(tmp_path: Path) -> None:
+    app, (gone, moved) = stale_app(tmp_path)
+    async with stale_view(app) as (app, pilot, pane):
+        await press(pilot, "j", "e")
+        area = dialog(app, MemoryEditor).query_one(TextArea)
+        area.text = "The loader lives in src/app.py"
+        await press(pilot, "ctrl+s")
+        assert _ids(pane) == [gone.id]
+        engine = Engine(app.store, "alice")
+        assert engine.identity.get_memory(moved.id).status == "superseded"
+        assert "The loader lives in src/app.py" in [
+            memory.content for memory in engine.identity.list_memories("tool", limit=10)]
+
+
+@app_test
+async def test_the_choice_survives_a_refresh(tmp_path: Path) -> None:
+    app, stale = stale_app(tmp_path)
+    async with stale_view(app) as (app, pilot, pane):
+        newer = Engine(app.store, "alice").identity.add_memory(
+            "Docs live in docs/gone.md", "fact", "tool")  # another process writes
+        app.store_changed()
+        await settle(pilot)
+        assert pane.choice.stale
+        assert _ids(pane) == [newer.id, *(memory.id for memory in stale)]
+        await press(pilot, "2", "3")
+        assert _ids(pane) == [newer.id, *(memory.id for memory in stale)]
+        assert "· stale" in shown(app)
+
+
+@app_test
+async def test_an_empty_stale_view_says_so(tmp_path: Path) -> None:
+    async with stale_view(demo_app(tmp_path)) as (app, pilot, pane):
+        assert pane.memory_list.count == 0
+        assert STALE_EMPTY in shown(app)
+        await press(pilot, "K")  # nothing to keep: nothing happens
+        assert pane.memory_list.count == 0
