@@ -25,7 +25,12 @@ Rules decided here:
 from __future__ import annotations
 
 import json
+import logging
 import re
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -45,7 +50,7 @@ from memtui.engine.validation import (
     clean_text,
     json_depth,
 )
-from memtui.errors import Conflict, InvalidInput, NotFound
+from memtui.errors import Conflict, InvalidInput, NotFound, StoreError
 from memtui.store.models import BundleDocument, Interaction, Memory, Task
 from memtui.store.recall import BundleSummary, ConsolidationRecord
 
@@ -82,9 +87,17 @@ task's goal, prompt or result."""
 MAX_TRANSITION_TEXT_BYTES = 1024 * 1024
 TRANSITION_FIELDS = ("goal", "prompt", "result")
 """The fields of a current task given inline (instead of a task id)."""
+USE_RECORD_INTERVAL_S = 3600.0
+"""A memory an agent is given again by recall within this many seconds (in one process) is
+not counted again: a repeated question does not write every time."""
+MAX_USE_RECORDS = 50_000
+"""Memories whose last counted recall a process remembers."""
 DEFAULT_CONSOLIDATION_LIST = 50
 MAX_CONSOLIDATION_LIST = 1000
 _WORD = re.compile(r"\w+", re.UNICODE)
+_COUNTED: OrderedDict[tuple[str, str], float] = OrderedDict()
+_COUNTED_LOCK = threading.Lock()
+log = logging.getLogger(__name__)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 
 
@@ -379,6 +392,31 @@ class RecallApi(EngineArea):
             if text.strip():
                 return self._related_memories(text, analyse(text), projects, project, size)
             return self._store.recall.recent_memories(self.actor, projects, size)
+
+    def record_use(self, memories: Sequence[Memory]) -> None:
+        """Mark each memory an agent was given by recall used now (``last_used_at``; the usage
+        count stays the count of injections), so a memory agents keep asking for is not
+        unused; each at most once per ``USE_RECORD_INTERVAL_S`` in this process. Never fails
+        the recall: a store that cannot be written now leaves them as they are (logged)."""
+        now = time.monotonic()
+        where = self._store.location
+        with _COUNTED_LOCK:
+            due = [m.id for m in memories if now - _COUNTED.get(
+                (where, m.id), now - USE_RECORD_INTERVAL_S) >= USE_RECORD_INTERVAL_S]
+        if not due:
+            return
+        try:
+            with self._store.transaction():
+                self._store.memories.touch(due, self._store.now())
+        except StoreError as error:
+            log.warning("recall could not mark %d memories used: %s", len(due), error)
+            return
+        with _COUNTED_LOCK:
+            for memory_id in due:
+                _COUNTED[where, memory_id] = now
+                _COUNTED.move_to_end((where, memory_id))
+            while len(_COUNTED) > MAX_USE_RECORDS:
+                _COUNTED.popitem(last=False)
 
     def _related_memories(self, text: str, question: Question, projects: list[str],
                           current: str | None, size: int) -> list[Memory]:

@@ -5,8 +5,8 @@ nobody used for a while. Nothing here deletes anything: stale memories are shown
 Rules decided here:
 - A project memory is checked against its project's root (``citations.missing``); a user
   memory has no folder to check.
-- A memory is unused when it was last used (injected; never used: made) more than the
-  actor's ``max_unused_days`` ago (0: never).
+- A memory is unused when it was last used (injected, or given to an agent by MCP or service
+  recall; never used: made) more than the actor's ``max_unused_days`` ago (0: never).
 - ``keep`` marks memories used now (they leave the unused list; usage counts stay) and
   audits it, without content.
 - Injection leaves memories whose citations are gone out while the actor's

@@ -145,7 +145,9 @@ def _memory_recall(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any
     args: dict[str, Any] = {"query": params["query"], "project": params.get("project")}
     if params.get("limit") is not None:
         args["limit"] = params["limit"]
-    return ctx.engine.recall.recall(**args).to_json()
+    result = ctx.engine.recall.recall(**args)
+    ctx.engine.recall.record_use(result.related_memories)
+    return result.to_json()
 
 
 def _memory_add(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:

@@ -14,8 +14,8 @@ from cli_support import CliResult
 
 from memtui.engine import citations
 from memtui.engine.api import Engine
-from memtui.errors import InvalidInput
-from memtui.store.timeutil import FixedClock
+from memtui.errors import InvalidInput, StoreError
+from memtui.store.timeutil import FixedClock, format_time
 
 
 @pytest.fixture
@@ -155,6 +155,28 @@ def test_stale_lists_code_gone_and_unused_memories(alice: Engine, clock: FixedCl
         alice.staleness.keep([])
     with pytest.raises(InvalidInput):
         alice.staleness.stale(limit=0)
+
+
+def test_a_memory_recalled_by_an_agent_is_used(alice: Engine, clock: FixedClock,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    memory = alice.identity.add_memory("Deploys go out on Tuesdays.", "fact", "shop")
+    clock.advance(91 * 86400)
+    assert [s.memory.id for s in alice.staleness.stale("shop")] == [memory.id]
+    alice.recall.record_use(alice.recall.recall_memories("when do deploys go out", 5, "shop"))
+    used = alice.identity.get_memory(memory.id)
+    assert alice.staleness.stale("shop") == []
+    assert used.last_used_at == format_time(clock()) and used.usage_count == 0  # no injection
+    clock.advance(86400)  # asked again at once: not written again
+    alice.recall.record_use([used])
+    assert alice.identity.get_memory(memory.id).last_used_at == used.last_used_at
+
+    def no_writes(**_: object) -> None:
+        raise StoreError("the store is read only")
+
+    other = alice.identity.add_memory("Releases are tagged vX.Y.", "fact", "shop")
+    monkeypatch.setattr(alice.store, "transaction", no_writes)
+    alice.recall.record_use([other])  # the recall is not failed by it
+    assert alice.identity.get_memory(other.id).last_used_at is None
 
 
 def test_stale_narrows_to_a_kind_and_a_source(alice: Engine) -> None:

@@ -481,3 +481,25 @@ def test_recall_marks_memories_whose_cited_files_are_gone(world: dict[str, Any])
     found = {m["id"]: m for m in run(world["db"], "ann", world["root"], body)["memories"]}
     assert "stale" not in found[kept.id]
     assert found[gone.id]["stale"] == ["src/migrate.py not found"]
+
+
+def test_a_recalled_memory_is_marked_used(world: dict[str, Any]) -> None:
+    store = open_store(world["db"])
+    ann = Engine(store, "ann")
+    asked = ann.identity.add_memory("The app deploys on Fridays", "fact", "app")
+    other = ann.identity.add_memory("Lunch is at noon", "fact", "app")
+    store.close()
+
+    async def body(session: ClientSession) -> dict[str, Any]:
+        return payload(await session.call_tool("memory_recall", {"query": "when does it deploy"}))
+
+    given = {m["id"] for m in run(world["db"], "ann", world["root"], body)["memories"]}
+    assert asked.id in given
+    store = open_store(world["db"])
+    try:
+        ann = Engine(store, "ann")
+        assert ann.identity.get_memory(asked.id).last_used_at is not None
+        assert other.id not in given and ann.identity.get_memory(other.id).last_used_at is None
+        assert ann.identity.get_memory(asked.id).usage_count == 0
+    finally:
+        store.close()
