@@ -421,11 +421,12 @@ class RecallApi(EngineArea):
     def _related_memories(self, text: str, question: Question, projects: list[str],
                           current: str | None, size: int) -> list[Memory]:
         """The best ``size`` active memories for the question ``text`` (analysed:
-        ``question``): ``recall_query``'s ranking over the store's full-text candidates,
+        ``question``): ``recall_query``'s ranking over the store's full-text candidates (the
+        newest ``size`` when every word is too common to rank: they score alike),
         fused with the embeddings' similarity of those and the newest visible memories
         (``recall_window``) when ``use_vectors``."""
         scored = self._store.recall.scored_memories(question.match, self.actor, projects,
-                                                    candidates(size))
+                                                    candidates(size), size)
         if not self.use_vectors:
             return rank(scored, question, self.actor, current, size)
         read_now = {memory.id for memory, _score in scored}

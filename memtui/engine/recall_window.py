@@ -1,9 +1,10 @@
 """The newest visible memories a recall compares by vector, reused until the store changes.
 
 Rules decided here:
-- A window is the ``size`` newest active memories an actor sees in a set of projects; it is
-  read again when the store's ``change_stamp`` moved (any connection committed a write) and
-  otherwise reused, so a long-lived server reads it once between writes.
+- A window is the ``size`` newest active memories an actor sees in a set of projects, kept
+  per thread (each thread reads through its own connection, whose ``change_stamp`` is its
+  own); it is read again when the stamp moved (any connection wrote) and otherwise reused,
+  so a long-lived server reads it once between writes.
 - A window may still be older than the store by a moment (another machine's write whose
   notice has not arrived): whatever recall takes from it alone is read again by id before it
   is returned (``fresh``), and a memory no longer active, or changed, sends recall back to
@@ -23,9 +24,10 @@ from memtui.store.models import Memory
 
 ACTIVE = "active"
 WINDOWS_PER_STORE = 64
-"""Windows (actor, projects and size) a store keeps at most; the oldest is dropped first."""
+"""Windows (thread, actor, projects and size) a store keeps at most; the oldest is dropped
+first."""
 
-_Key = tuple[str, tuple[str, ...], int]
+_Key = tuple[int, str, tuple[str, ...], int]
 
 
 @dataclass
@@ -50,7 +52,7 @@ class NewestWindows:
                size: int) -> Window:
         """The ``size`` newest active memories ``actor`` sees in ``projects`` (and its own),
         newest first: the last read while the store has not changed since."""
-        key = (actor, tuple(projects), size)
+        key = (threading.get_ident(), actor, tuple(projects), size)
         stamp = store.change_stamp()
         with self._lock:
             known = self._windows.get(store, {}).get(key)

@@ -239,13 +239,15 @@ class StoreBackend(ABC):
         """A number that changes when another connection (any process, any machine)
         commits a write; the app compares it to refresh."""
 
-    commits = 0
-    """Write transactions committed through this object (see ``change_stamp``)."""
+    writes_ended = 0
+    """Write transactions ended (committed or rolled back) through this object (see
+    ``change_stamp``)."""
 
     def change_stamp(self) -> tuple[int, int]:
         """A value that changes when any connection commits a write, this one included
-        (``data_version`` sees only the others')."""
-        return self.data_version(), self.commits
+        (``data_version`` sees only the others'), and when one of this object's write
+        transactions rolls back."""
+        return self.data_version(), self.writes_ended
 
     def wait_for_change(self, timeout_s: float) -> bool:
         """Wait up to ``timeout_s`` for a write by another connection; True when one came.

@@ -292,9 +292,9 @@ class Store(StoreBackend):
             raise
         else:
             self._commit(conn)
-            self.commits += 1
         finally:
             self._local.depth = 0
+            self.writes_ended += 1
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[sqlite3.Connection]:

@@ -11,10 +11,8 @@ index, never by the size of the store:
 - "recent" lists read each visible list's newest-first index (one branch per list, each
   with its own ``LIMIT``) and merge the branches;
 - "related" lists rank full-text matches with bm25, but only over a bounded candidate set.
-  Each query word's match count is probed first, capped at ``RANK_BUDGET`` (a word found
-  keeps its count for ``COUNT_TTL_S``: the count only steers the plan, the query itself
-  always reads the store as it is; a word not found is probed again next time); the rarest
-  words
+  Each query word's match count is probed first, capped at ``RANK_BUDGET`` (and kept
+  until the store changes); the rarest words
   whose matches fit the budget together are ranked exactly (``ORDER BY rank``) across the
   whole store. Words that match more rows than the budget (the store's own stop words) do
   not take part in the ranking. When every word is that common, the newest
@@ -26,8 +24,6 @@ from __future__ import annotations
 import json
 import re
 import threading
-import time
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -51,10 +47,8 @@ MAX_RECALL_TERMS = 8
 """A recall query keeps at most this many distinct words."""
 RECENT_SCORE = 1.0
 """The score of every row a "recent" plan finds (they are not ranked against each other)."""
-COUNT_TTL_S = 60.0
-"""How long a word's probed match count is reused by the planner."""
 COUNT_CACHE_SIZE = 4096
-"""Words whose probed counts a store keeps (least recently used dropped first)."""
+"""Words whose probed counts a thread keeps between two writes (more are counted each time)."""
 BRANCHES_PER_QUERY = 100
 """Newest-first branches (one per visible list) merged in one compound SELECT."""
 
@@ -135,32 +129,28 @@ class RecallRepository(Repository):
 
     def __init__(self, store: StoreBackend) -> None:
         super().__init__(store)
-        self._counts: OrderedDict[tuple[str, str], tuple[int, float]] = OrderedDict()
-        self._counts_lock = threading.Lock()
+        self._counted = threading.local()
 
     def _capped_counts(self, fts_table: str, phrases: Sequence[str]) -> list[int]:
-        """How many rows match each phrase, each capped at ``RANK_BUDGET + 1``, in order
-        (a count probed less than ``COUNT_TTL_S`` ago is reused)."""
-        now = time.monotonic()
-        counts = []
+        """How many rows match each phrase, each capped at ``RANK_BUDGET + 1``, in order; each
+        thread keeps the counts it made (its connection's view) until the store changes
+        (``change_stamp``: any write, by any connection) and then counts again."""
+        stamp = self._store.change_stamp()
+        kept = self._counted
+        if getattr(kept, "stamp", None) != stamp:
+            kept.stamp, kept.counts = stamp, {}
+        counts: dict[tuple[str, str], int] = kept.counts
+        found = []
         for phrase in phrases:
-            key = (fts_table, phrase)
-            with self._counts_lock:
-                known = self._counts.get(key)
-                if known is not None and known[1] > now:
-                    self._counts.move_to_end(key)
-            if known is None or known[1] <= now:
+            count = counts.get((fts_table, phrase))
+            if count is None:
                 count = int(self._store.execute(
                     f"SELECT count(*) FROM (SELECT rowid FROM {fts_table} WHERE {fts_table} "
                     "MATCH ? LIMIT ?)", (phrase, RANK_BUDGET + 1)).fetchone()[0])
-                known = (count, now + COUNT_TTL_S)
-                if count:  # a word not in the index yet is looked up again next time
-                    with self._counts_lock:
-                        self._counts[key] = known
-                        while len(self._counts) > COUNT_CACHE_SIZE:
-                            self._counts.popitem(last=False)
-            counts.append(known[0])
-        return counts
+                if len(counts) < COUNT_CACHE_SIZE:
+                    counts[fts_table, phrase] = count
+            found.append(count)
+        return found
 
     def _plan(self, fts_table: str, text: str) -> tuple[str, str] | None:
         """How to find related rows: ``("rank", match)`` to rank every match of the selective
@@ -184,10 +174,12 @@ class RecallRepository(Repository):
         return "recent", self._store.dialect.all_terms.join(phrase for _count, phrase in counts)
 
     def _related(self, fts_table: str, table: str, alias: str, columns: str, where: str,
-                 params: Sequence[Any], text: str, limit: int) -> list[Sequence[Any]]:
+                 params: Sequence[Any], text: str, limit: int,
+                 recent_limit: int | None = None) -> list[Sequence[Any]]:
         """Rows of ``table`` (as ``alias``) related to ``text`` that satisfy ``where``, best
         first, each with its score last (higher is better; every row of a "recent" plan
-        scores ``RECENT_SCORE``)."""
+        scores ``RECENT_SCORE``); at most ``limit`` (``recent_limit`` for a "recent" plan
+        when given)."""
         plan = self._plan(fts_table, text)
         if plan is None:
             return []
@@ -196,7 +188,8 @@ class RecallRepository(Repository):
             sql = self._store.dialect.ranked(fts_table, table, alias, columns, where)
             return list(self._store.execute(sql, (match, *params, limit)).fetchall())
         return [(*row, RECENT_SCORE) for row in self._newest_matches(
-            fts_table, table, alias, columns, where, params, match, limit)]
+            fts_table, table, alias, columns, where, params, match,
+            limit if recent_limit is None else recent_limit)]
 
     def _newest_matches(self, fts_table: str, table: str, alias: str, columns: str,
                         where: str, params: Sequence[Any], match: str,
@@ -227,12 +220,13 @@ class RecallRepository(Repository):
         those of ``projects``."""
         return [memory for memory, _score in self.scored_memories(text, owner, projects, limit)]
 
-    def scored_memories(self, text: str, owner: str, projects: Sequence[str],
-                        limit: int) -> list[tuple[Memory, float]]:
-        """``related_memories`` with each one's full-text score (higher is better)."""
+    def scored_memories(self, text: str, owner: str, projects: Sequence[str], limit: int,
+                        recent_limit: int | None = None) -> list[tuple[Memory, float]]:
+        """``related_memories`` with each one's full-text score (higher is better); a
+        "recent" plan's at most ``recent_limit`` when given."""
         rows = self._related("memories_fts", "memories", "m", _M_COLUMNS,
                              _active_memory_visible(self._store.dialect),
-                             (owner, json.dumps(list(projects))), text, limit)
+                             (owner, json.dumps(list(projects))), text, limit, recent_limit)
         return [(row_to_memory(row[:-1]), float(row[-1])) for row in rows]
 
     def recent_memories(self, owner: str, projects: Sequence[str], limit: int) -> list[Memory]:

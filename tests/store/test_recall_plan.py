@@ -199,6 +199,42 @@ def test_words_the_parser_splits_and_words_without_letters(store: StoreBackend,
     assert sorted(m.content for m in found) == [f"call sync_layout now {i}" for i in range(3)]
 
 
+@pytest.mark.sqlite_only
+def test_counts_are_kept_until_any_write_ends(store: StoreBackend, store_target: str,
+                                              engine_for: Callable[[str], Engine],
+                                              model_rule: None,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Counted once while nothing is written; counted again after a write of this store
+    (committed or rolled back) or of another connection."""
+    rows = _fill(store, engine_for, 20, seed=3)
+    recall = store.recall
+    counted: list[str] = []
+    real = store.execute
+
+    def spy(sql: str, params: Sequence[Any] = ()) -> Any:
+        if sql.startswith("SELECT count(*) FROM (SELECT rowid FROM memories_fts"):
+            counted.append(params[0])
+        return real(sql, params)
+
+    monkeypatch.setattr(store, "execute", spy)
+    terms = recall_data.recall_terms("apple", store.dialect)
+    expected = min(sum("apple" in row.words for row in rows), BUDGET + 1)
+    assert recall._capped_counts("memories_fts", terms) == [expected]
+    assert recall._capped_counts("memories_fts", terms) == [expected] and len(counted) == 1
+    with pytest.raises(RuntimeError), store.transaction():
+        store.memories.insert(_memory("rolled-back", "apple"))
+        assert recall._capped_counts("memories_fts", terms) == [min(expected + 1, BUDGET + 1)]
+        raise RuntimeError("rolled back")
+    assert recall._capped_counts("memories_fts", terms) == [expected]
+    other = open_store(store_target)
+    try:
+        with other.transaction():
+            other.memories.delete_many([row.id for row in rows if "apple" in row.words])
+    finally:
+        other.close()
+    assert recall._capped_counts("memories_fts", terms) == [0]
+
+
 # ---- PostgreSQL: the common words recall remembers ---------------------------------------
 
 @pytest.fixture

@@ -405,6 +405,7 @@ class PostgresStore(StoreBackend):
             with contextlib.suppress(psycopg.Error):
                 conn.execute("ROLLBACK")
             self._close_block(conn)
+            self.writes_ended += 1
             raise
         try:
             conn.execute("COMMIT")
@@ -413,7 +414,8 @@ class PostgresStore(StoreBackend):
                 conn.execute("ROLLBACK")
             self._close_block(conn)
             raise self.commit_error(error) from None
-        self.commits += 1
+        finally:
+            self.writes_ended += 1
         self._close_block(conn)
 
     def commit_error(self, error: psycopg.Error) -> StoreError:
