@@ -24,6 +24,7 @@ from mcp.shared.exceptions import MCPError
 
 from memtui.engine.api import Engine
 from memtui.store.database import open_store
+from memtui.store.models import Memory
 
 TOOL_NAMES = {"memory_recall", "memory_context", "memory_add", "memory_correct",
               "memory_forget", "task_record"}
@@ -467,39 +468,38 @@ def test_recall_answers_the_demo_stores_natural_questions(tmp_path: Path) -> Non
     assert not any(pending in text for texts in found.values() for text in texts)
 
 
-def test_recall_marks_memories_whose_cited_files_are_gone(world: dict[str, Any]) -> None:
-    (world["root"] / "src" / "db.py").write_text("def connect():\n    pass\n")
+def _ann_recalls(world: dict[str, Any], texts: list[str],
+                 query: str) -> tuple[list[Memory], dict[str, dict[str, Any]]]:
+    """ann's project memories ``texts``, and what ``memory_recall`` gives her for ``query``
+    (by id)."""
     store = open_store(world["db"])
     ann = Engine(store, "ann")
-    kept = ann.identity.add_memory("The app connects in src/db.py via connect()", "fact", "app")
-    gone = ann.identity.add_memory("The app migrates in src/migrate.py", "fact", "app")
+    added = [ann.identity.add_memory(text, "fact", "app") for text in texts]
     store.close()
 
     async def body(session: ClientSession) -> dict[str, Any]:
-        return payload(await session.call_tool("memory_recall", {"query": "app src"}))
+        return payload(await session.call_tool("memory_recall", {"query": query}))
 
-    found = {m["id"]: m for m in run(world["db"], "ann", world["root"], body)["memories"]}
+    return added, {m["id"]: m for m in run(world["db"], "ann", world["root"], body)["memories"]}
+
+
+def test_recall_marks_memories_whose_cited_files_are_gone(world: dict[str, Any]) -> None:
+    (world["root"] / "src" / "db.py").write_text("def connect():\n    pass\n")
+    (kept, gone), found = _ann_recalls(world, ["The app connects in src/db.py via connect()",
+                                               "The app migrates in src/migrate.py"], "app src")
     assert "stale" not in found[kept.id]
     assert found[gone.id]["stale"] == ["src/migrate.py not found"]
 
 
 def test_a_recalled_memory_is_marked_used(world: dict[str, Any]) -> None:
-    store = open_store(world["db"])
-    ann = Engine(store, "ann")
-    asked = ann.identity.add_memory("The app deploys on Fridays", "fact", "app")
-    other = ann.identity.add_memory("Lunch is at noon", "fact", "app")
-    store.close()
-
-    async def body(session: ClientSession) -> dict[str, Any]:
-        return payload(await session.call_tool("memory_recall", {"query": "when does it deploy"}))
-
-    given = {m["id"] for m in run(world["db"], "ann", world["root"], body)["memories"]}
-    assert asked.id in given
+    (asked, other), found = _ann_recalls(world, ["The app deploys on Fridays",
+                                                 "Lunch is at noon"], "when does it deploy")
+    assert list(found) == [asked.id]
     store = open_store(world["db"])
     try:
         ann = Engine(store, "ann")
         assert ann.identity.get_memory(asked.id).last_used_at is not None
-        assert other.id not in given and ann.identity.get_memory(other.id).last_used_at is None
-        assert ann.identity.get_memory(asked.id).usage_count == 0
+        assert ann.identity.get_memory(other.id).last_used_at is None
+        assert ann.identity.get_memory(asked.id).usage_count == 0  # not an injection
     finally:
         store.close()
