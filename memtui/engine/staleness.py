@@ -97,7 +97,8 @@ class StalenessApi(EngineArea):
                                          for key, value in self.check(newest).items()}
         days = load_settings(self._store, self.actor)["max_unused_days"]
         for memory in unused:
-            reasons.setdefault(memory.id, []).append(f"unused for over {days} days")
+            plural = "" if days == 1 else "s"
+            reasons.setdefault(memory.id, []).append(f"unused for over {days} day{plural}")
         memories = {memory.id: memory for memory in [*newest, *unused]}
         ordered = sorted((memories[key] for key in reasons),
                          key=lambda m: (m.created_at, m.id), reverse=True)
