@@ -25,11 +25,7 @@ Rules decided here:
 from __future__ import annotations
 
 import json
-import logging
 import re
-import threading
-import time
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -39,6 +35,7 @@ from memtui.engine import recall_vectors
 from memtui.engine.base import EngineArea
 from memtui.engine.identity import IdentityApi
 from memtui.engine.recall_query import STOPWORDS, Question, analyse, candidates, rank
+from memtui.engine.recall_use import recorder_for
 from memtui.engine.recall_window import WINDOWS, fresh
 from memtui.engine.redaction import redact
 from memtui.engine.validation import (
@@ -50,7 +47,7 @@ from memtui.engine.validation import (
     clean_text,
     json_depth,
 )
-from memtui.errors import Conflict, InvalidInput, NotFound, StoreError
+from memtui.errors import Conflict, InvalidInput, NotFound
 from memtui.store.models import BundleDocument, Interaction, Memory, Task
 from memtui.store.recall import BundleSummary, ConsolidationRecord
 
@@ -87,17 +84,10 @@ task's goal, prompt or result."""
 MAX_TRANSITION_TEXT_BYTES = 1024 * 1024
 TRANSITION_FIELDS = ("goal", "prompt", "result")
 """The fields of a current task given inline (instead of a task id)."""
-USE_RECORD_INTERVAL_S = 3600.0
-"""A memory an agent is given again by recall within this many seconds (in one process) is
-not counted again: a repeated question does not write every time."""
-MAX_USE_RECORDS = 50_000
-"""Memories whose last counted recall a process remembers."""
 DEFAULT_CONSOLIDATION_LIST = 50
 MAX_CONSOLIDATION_LIST = 1000
 _WORD = re.compile(r"\w+", re.UNICODE)
-_COUNTED: OrderedDict[tuple[str, str], float] = OrderedDict()
-_COUNTED_LOCK = threading.Lock()
-log = logging.getLogger(__name__)
+
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 
 
@@ -362,9 +352,11 @@ class RecallApi(EngineArea):
         service = self._store.recall
         question = analyse(text)
         match = " ".join(question.words)  # tasks and interactions: the words as asked
+        stamp = self._window_stamp()
         with self._store.snapshot():
             projects = self._recall_projects(project)
-            related_memories = self._related_memories(text, question, projects, project, size)
+            related_memories = self._related_memories(text, question, projects, project, size,
+                                                      stamp)
             recent_memories = service.recent_memories(self.actor, projects, size)
             related_tasks = service.related_tasks(match, self.actor, projects, size, project)
             recent_tasks = service.recent_tasks(self.actor, projects, size, project)
@@ -386,45 +378,32 @@ class RecallApi(EngineArea):
         readable); without one, those of every readable project, or (``every_project``
         False: an agent working in a folder that is no project) none. At most ``limit``."""
         text, size = _recall_query(query, limit)
+        stamp = self._window_stamp()
         with self._store.snapshot():
             projects = (self._recall_projects(project) if project is not None or every_project
                         else [])
             if text.strip():
-                return self._related_memories(text, analyse(text), projects, project, size)
+                return self._related_memories(text, analyse(text), projects, project, size,
+                                              stamp)
             return self._store.recall.recent_memories(self.actor, projects, size)
 
     def record_use(self, memories: Sequence[Memory]) -> None:
-        """Mark each memory an agent was given by recall used now (``last_used_at``; the usage
-        count stays the count of injections), so a memory agents keep asking for is not
-        unused; each at most once per ``USE_RECORD_INTERVAL_S`` in this process. Never fails
-        the recall: a store that cannot be written now leaves them as they are (logged)."""
-        now = time.monotonic()
-        where = self._store.location
-        with _COUNTED_LOCK:
-            due = [m.id for m in memories if now - _COUNTED.get(
-                (where, m.id), now - USE_RECORD_INTERVAL_S) >= USE_RECORD_INTERVAL_S]
-        if not due:
-            return
-        try:
-            with self._store.transaction():
-                self._store.memories.touch(due, self._store.now())
-        except StoreError as error:
-            log.warning("recall could not mark %d memories used: %s", len(due), error)
-            return
-        with _COUNTED_LOCK:
-            for memory_id in due:
-                _COUNTED[where, memory_id] = now
-                _COUNTED.move_to_end((where, memory_id))
-            while len(_COUNTED) > MAX_USE_RECORDS:
-                _COUNTED.popitem(last=False)
+        """Mark the memories an agent was given by recall used (``recall_use``: in the
+        background, at most hourly each; never waits, never fails)."""
+        recorder_for(self._store).given(memories)
+
+    def _window_stamp(self) -> tuple[int, ...] | None:
+        """The store's change stamp before a recall's snapshot begins (``recall_window``)."""
+        return self._store.change_stamp() if self.use_vectors else None
 
     def _related_memories(self, text: str, question: Question, projects: list[str],
-                          current: str | None, size: int) -> list[Memory]:
+                          current: str | None, size: int,
+                          stamp: tuple[int, ...] | None) -> list[Memory]:
         """The best ``size`` active memories for the question ``text`` (analysed:
         ``question``): ``recall_query``'s ranking over the store's full-text candidates (the
         newest ``size`` when every word is too common to rank: they score alike),
         fused with the embeddings' similarity of those and the newest visible memories
-        (``recall_window``) when ``use_vectors``."""
+        (``recall_window``, kept while the store's ``stamp`` holds) when ``use_vectors``."""
         scored = self._store.recall.scored_memories(question.match, self.actor, projects,
                                                     candidates(size), size)
         if not self.use_vectors:
@@ -432,7 +411,7 @@ class RecallApi(EngineArea):
         read_now = {memory.id for memory, _score in scored}
         for _attempt in range(2):  # the second reads the window in this snapshot
             window = WINDOWS.newest(self._store, self.actor, projects,
-                                    recall_vectors.VECTOR_WINDOW)
+                                    recall_vectors.VECTOR_WINDOW, stamp)
             if window.vectors is None:
                 window.vectors = recall_vectors.CACHE.vectors(window.memories)
             blended = recall_vectors.blend(text, scored, window.memories, recall_vectors.CACHE,

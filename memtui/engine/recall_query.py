@@ -23,6 +23,7 @@ Rules decided here (the store only runs the full-text query it is handed):
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -115,42 +116,44 @@ ts typescript
 """.strip().splitlines())
 """Common developer short forms and what they stand for (general vocabulary, both ways)."""
 TOOL_KINDS = {kinds: tools.split() for line in """
-multiplexer: tmux screen zellij byobu
-linter lint: ruff flake8 pylint eslint golangci clippy rubocop shellcheck stylelint
-formatter: black prettier ruff gofmt rustfmt isort
-checker: mypy pyright pyre flow tsc
-bundler build: vite webpack esbuild rollup parcel turbopack gradle maven bazel
-ci builds pipeline pipelines: actions jenkins circleci gitlab travis buildkite
-payment payments billing checkout: stripe paypal braintree adyen
-password passwords secret secrets credential credentials: 1password vault bitwarden lastpass keychain
+multiplexer: tmux zellij byobu
+linter lint: ruff eslint flake8 pylint golangci clippy rubocop shellcheck
+formatter: prettier ruff gofmt rustfmt isort
+checker: mypy pyright tsc pyre
+bundler: vite webpack esbuild turbopack
+ci pipeline pipelines: jenkins circleci gitlab buildkite
+payment payments billing: stripe paypal braintree adyen
+password passwords secret secrets credential credentials: 1password bitwarden lastpass
 test tests testing: pytest jest vitest mocha junit rspec unittest
 browser e2e: playwright cypress selenium puppeteer
 database databases: postgres postgresql mysql sqlite mongodb mariadb dynamodb
-cache caching: redis memcached varnish
-queue queues worker workers background job jobs: celery sidekiq rq kafka rabbitmq sqs
-orm: sqlalchemy django prisma hibernate activerecord
-editor ide: vim neovim emacs vscode pycharm intellij cursor zed sublime
-shell: zsh bash fish
+cache caching: redis memcached
+queue queues worker workers background job jobs: celery sidekiq kafka rabbitmq sqs
+orm: sqlalchemy prisma hibernate activerecord
+editor ide: vim neovim emacs vscode pycharm intellij zed
+shell: zsh bash
 container containers: docker podman containerd
-cluster orchestration: kubernetes k8s nomad helm
+cluster orchestration: kubernetes k8s nomad
 infrastructure provisioning: terraform pulumi ansible cloudformation
-cloud hosting: aws gcp azure heroku vercel netlify fly
+cloud hosting: aws gcp azure heroku vercel netlify
 monitoring metrics alerting dashboards: prometheus grafana datadog pagerduty
-errors exceptions crash crashes: sentry bugsnag rollbar
-logs logging: loki elasticsearch kibana splunk
-framework web: django flask fastapi rails express spring nextjs
-frontend: react vue svelte angular nextjs
-dependency dependencies package packages: pip poetry uv npm pnpm yarn cargo
-documentation docs: sphinx mkdocs docusaurus
-chat: slack discord teams
-ticket tickets tracker issues: jira linear
-migration migrations schema: alembic flyway liquibase
-search: elasticsearch opensearch meilisearch
+exceptions crash crashes: sentry bugsnag rollbar
+logging: loki elasticsearch kibana splunk
+framework: django flask fastapi nextjs
+frontend: react vue svelte angular
+dependency dependencies package packages: pip poetry uv npm pnpm yarn
+documentation: sphinx mkdocs docusaurus
+chat: slack discord
+ticket tickets tracker: jira
+migration migrations: alembic flyway liquibase
 login authentication sso: oauth okta auth0 keycloak
-money monetary currency price prices: decimal cents
 """.strip().splitlines() for kinds, tools in [line.split(":", 1)]}
-"""Kinds of developer tools and well-known tools of each kind (general vocabulary): a
+"""Kinds of developer tools and well-known tools of each kind, most used first (general
+vocabulary; names that are also everyday words, like screen or black, are left out): a
 question naming the kind (``which terminal multiplexer``) also asks for the tools' names."""
+TOOLS_PER_KIND = 4
+"""Tools a kind adds at most (its first ones), so that a second kind named in a question is
+asked for too: the store searches at most ``MAX_RECALL_TERMS`` words."""
 _LONG_FORMS = {tuple(long.split()): short for short, long in ABBREVIATIONS.items()}
 
 RELEVANT_SHARE = 0.5
@@ -240,9 +243,12 @@ def expansions(words: Sequence[str]) -> list[str]:
 
 
 def tool_names(words: Sequence[str]) -> list[str]:
-    """The tools of ``TOOL_KINDS`` whose kind is one of ``words`` (in any form)."""
+    """The first ``TOOLS_PER_KIND`` tools of each kind of ``TOOL_KINDS`` named in ``words``
+    (in any form), taken in turns: each kind's first tool, then each one's second..."""
     stems = {stem(word) for word in words}
-    return [tool for kinds, tools in _KIND_STEMS if kinds & stems for tool in tools]
+    named = [tools[:TOOLS_PER_KIND] for kinds, tools in _KIND_STEMS if kinds & stems]
+    return list(dict.fromkeys(tool for turn in itertools.zip_longest(*named) for tool in turn
+                              if tool is not None))
 
 
 _KIND_STEMS = [(frozenset(map(stem, kinds.split())), tools) for kinds, tools in TOOL_KINDS.items()]

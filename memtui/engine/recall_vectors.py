@@ -142,9 +142,12 @@ class VectorCache:
         self._lock = threading.Lock()
 
     def vectors(self, memories: Sequence[Memory]) -> Any:
-        """One vector per memory (rows of an array), embedding only those not cached."""
+        """One vector per memory (rows of an array; no rows for no memories), embedding only
+        those not cached."""
         import numpy
 
+        if not memories:
+            return numpy.zeros((0, 0), dtype=numpy.float32)
         keys = [hashlib.sha256(m.content.encode("utf-8", "surrogatepass")).digest()
                 for m in memories]
         texts = dict(zip(keys, (m.content for m in memories), strict=True))
@@ -182,9 +185,8 @@ def blend(question: str, scored: Sequence[tuple[Memory, float]], more: Sequence[
     best = max((score for _m, score in scored), default=0.0)
     shares = {memory.id: score / best if best > 0 else 1.0 for memory, score in scored}
     if more_vectors is None:
-        more_vectors = cache.vectors(more) if more else None
-    parts = [part for part in (cache.vectors(candidates) if candidates else None, more_vectors)
-             if part is not None]
+        more_vectors = cache.vectors(more)
+    parts = [part for part in (cache.vectors(candidates), more_vectors) if len(part)]
     similarity = (numpy.concatenate(parts) @ embed([question])[0]).tolist()
     seen: set[str] = set()
     blended = []

@@ -1,10 +1,13 @@
 """The newest visible memories a recall compares by vector, reused until the store changes.
 
 Rules decided here:
-- A window is the ``size`` newest active memories an actor sees in a set of projects, kept
-  per thread (each thread reads through its own connection, whose ``change_stamp`` is its
-  own); it is read again when the stamp moved (any connection wrote) and otherwise reused,
-  so a long-lived server reads it once between writes.
+- A window is the ``size`` newest active memories an actor sees in a set of projects. Each
+  thread keeps its own (a thread reads through its own connection, and stamps of two
+  connections do not compare); a window is read again when the store's ``change_stamp``
+  moved (any connection wrote) and otherwise reused, so a long-lived server reads it once
+  between writes. The caller takes the stamp before its snapshot begins, so a window is
+  never labelled newer than what it holds; with no stamp (inside a write transaction, or
+  changes cannot be watched) nothing is kept.
 - A window may still be older than the store by a moment (another machine's write whose
   notice has not arrived): whatever recall takes from it alone is read again by id before it
   is returned (``fresh``), and a memory no longer active, or changed, sends recall back to
@@ -23,11 +26,11 @@ from memtui.store.backend import StoreBackend
 from memtui.store.models import Memory
 
 ACTIVE = "active"
-WINDOWS_PER_STORE = 64
-"""Windows (thread, actor, projects and size) a store keeps at most; the oldest is dropped
-first."""
+WINDOWS_PER_STORE = 16
+"""Windows (actor, projects and size) a thread keeps per store at most; the oldest is
+dropped first."""
 
-_Key = tuple[int, str, tuple[str, ...], int]
+_Key = tuple[str, tuple[str, ...], int]
 
 
 @dataclass
@@ -40,37 +43,39 @@ class Window:
 
 
 class NewestWindows:
-    """The windows of every open store of the process (weakly: a closed store's go)."""
+    """Each thread's windows of every open store (weakly: a closed store's go)."""
 
     def __init__(self) -> None:
-        self._windows: weakref.WeakKeyDictionary[
-            StoreBackend, dict[_Key, tuple[tuple[int, int], Window]]] = \
-            weakref.WeakKeyDictionary()
-        self._lock = threading.Lock()
+        self._local = threading.local()
 
-    def newest(self, store: StoreBackend, actor: str, projects: Sequence[str],
-               size: int) -> Window:
+    def _windows(self) -> weakref.WeakKeyDictionary[
+            StoreBackend, dict[_Key, tuple[tuple[int, ...], Window]]]:
+        found = getattr(self._local, "windows", None)
+        if found is None:
+            found = self._local.windows = weakref.WeakKeyDictionary()
+        return found
+
+    def newest(self, store: StoreBackend, actor: str, projects: Sequence[str], size: int,
+               stamp: tuple[int, ...] | None) -> Window:
         """The ``size`` newest active memories ``actor`` sees in ``projects`` (and its own),
-        newest first: the last read while the store has not changed since."""
-        key = (threading.get_ident(), actor, tuple(projects), size)
-        stamp = store.change_stamp()
-        with self._lock:
-            known = self._windows.get(store, {}).get(key)
-        if known is not None and known[0] == stamp:
+        newest first: the last read while the store's stamp is still ``stamp`` (taken
+        before the caller's snapshot began)."""
+        key = (actor, tuple(projects), size)
+        windows = self._windows().setdefault(store, {})
+        known = windows.get(key)
+        if stamp is not None and known is not None and known[0] == stamp:
             return known[1]
         window = Window(store.recall.recent_memories(actor, projects, size))
-        with self._lock:
-            windows = self._windows.setdefault(store, {})
-            windows.pop(key, None)
+        windows.pop(key, None)
+        if stamp is not None:
             windows[key] = (stamp, window)
             while len(windows) > WINDOWS_PER_STORE:
                 del windows[next(iter(windows))]
         return window
 
     def forget(self, store: StoreBackend) -> None:
-        """Drop every window of ``store`` (the next recall reads them again)."""
-        with self._lock:
-            self._windows.pop(store, None)
+        """Drop this thread's windows of ``store`` (the next recall reads them again)."""
+        self._windows().pop(store, None)
 
 
 def fresh(store: StoreBackend, memories: Sequence[Memory]) -> bool:

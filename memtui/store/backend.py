@@ -12,6 +12,7 @@ backend is "nothing to do" (``purge_deleted``, ``purge_backlog_bytes``).
 from __future__ import annotations
 
 import contextlib
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from functools import cached_property
@@ -19,6 +20,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from memtui.store.ids import IdFactory, default_ids
 from memtui.store.timeutil import Clock, format_time, system_clock
+
+_WRITE_ENDS_LOCK = threading.Lock()
 
 if TYPE_CHECKING:
     from memtui.errors import StoreError
@@ -243,11 +246,29 @@ class StoreBackend(ABC):
     """Write transactions ended (committed or rolled back) through this object (see
     ``change_stamp``)."""
 
-    def change_stamp(self) -> tuple[int, int]:
+    def write_ended(self) -> None:
+        """Count one write transaction ended (committed or rolled back)."""
+        with _WRITE_ENDS_LOCK:
+            self.writes_ended += 1
+
+    def in_write_transaction(self) -> bool:
+        """Whether this thread is inside a write transaction (its rows not committed yet)."""
+        return False
+
+    def change_stamp(self) -> tuple[int, ...] | None:
         """A value that changes when any connection commits a write, this one included
         (``data_version`` sees only the others'), and when one of this object's write
-        transactions rolls back."""
-        return self.data_version(), self.writes_ended
+        transactions rolls back; compare only stamps of one thread. None while this thread is
+        inside a write transaction, or when changes cannot be watched now (a lost listening
+        connection): nothing read then may be kept."""
+        from memtui.errors import StoreError
+
+        if self.in_write_transaction():
+            return None
+        try:
+            return self.data_version(), self.writes_ended
+        except StoreError:
+            return None
 
     def wait_for_change(self, timeout_s: float) -> bool:
         """Wait up to ``timeout_s`` for a write by another connection; True when one came.

@@ -8,6 +8,7 @@ transactions that wait for a busy database instead of failing.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import re
 import sqlite3
@@ -41,6 +42,21 @@ attempt (``truncate_wal`` retries until its own deadline)."""
 SQLITE_HEADER = b"SQLite format 3\x00"
 _PAGE_SIZE_OFFSET = 16
 _PAGE_COUNT_OFFSET = 28
+
+
+_CONNECTION_SERIALS = itertools.count(1)
+
+
+class _Connection(sqlite3.Connection):
+    """A store connection that knows its serial number (``Store.change_stamp``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.serial = next(_CONNECTION_SERIALS)
+
+
+def _serial(conn: sqlite3.Connection) -> int:
+    return int(getattr(conn, "serial", 0))
 
 
 def _is_busy(error: sqlite3.OperationalError) -> bool:
@@ -162,10 +178,11 @@ class Store(StoreBackend):
                 conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
                                        isolation_level=None,
                                        timeout=BUSY_TIMEOUT_MS / 1000,
-                                       check_same_thread=False)
+                                       check_same_thread=False, factory=_Connection)
             else:
                 conn = sqlite3.connect(str(self.path), isolation_level=None,
-                                       timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+                                       timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False,
+                                       factory=_Connection)
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("PRAGMA secure_delete = ON")
@@ -282,6 +299,7 @@ class Store(StoreBackend):
             return
         self._begin(conn, "BEGIN IMMEDIATE")
         self._local.depth = 1
+        self._local.writing = True
         try:
             yield conn
             if not conn.in_transaction:
@@ -294,7 +312,8 @@ class Store(StoreBackend):
             self._commit(conn)
         finally:
             self._local.depth = 0
-            self.writes_ended += 1
+            self._local.writing = False
+            self.write_ended()
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[sqlite3.Connection]:
@@ -342,6 +361,17 @@ class Store(StoreBackend):
     def data_version(self) -> int:
         """SQLite's ``data_version``: changes when another connection commits a write."""
         return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def in_write_transaction(self) -> bool:
+        """Whether this thread is inside ``transaction()``."""
+        return bool(getattr(self._local, "writing", False))
+
+    def change_stamp(self) -> tuple[int, ...] | None:
+        """``StoreBackend.change_stamp`` with the serial number of the connection it was read
+        on: ``data_version`` counts per connection, so two connections' stamps never compare
+        equal."""
+        stamp = super().change_stamp()
+        return None if stamp is None else (_serial(self.conn), *stamp)
 
     def schema_version(self) -> int:
         """The schema version recorded in the file."""

@@ -133,11 +133,12 @@ class RecallRepository(Repository):
 
     def _capped_counts(self, fts_table: str, phrases: Sequence[str]) -> list[int]:
         """How many rows match each phrase, each capped at ``RANK_BUDGET + 1``, in order; each
-        thread keeps the counts it made (its connection's view) until the store changes
-        (``change_stamp``: any write, by any connection) and then counts again."""
+        thread keeps the counts it made until the store changes (``change_stamp``: any write,
+        by any connection) and then counts again (inside a write transaction, nothing is
+        kept)."""
         stamp = self._store.change_stamp()
         kept = self._counted
-        if getattr(kept, "stamp", None) != stamp:
+        if stamp is None or getattr(kept, "stamp", None) != stamp:
             kept.stamp, kept.counts = stamp, {}
         counts: dict[tuple[str, str], int] = kept.counts
         found = []
@@ -147,7 +148,7 @@ class RecallRepository(Repository):
                 count = int(self._store.execute(
                     f"SELECT count(*) FROM (SELECT rowid FROM {fts_table} WHERE {fts_table} "
                     "MATCH ? LIMIT ?)", (phrase, RANK_BUDGET + 1)).fetchone()[0])
-                if len(counts) < COUNT_CACHE_SIZE:
+                if stamp is not None and len(counts) < COUNT_CACHE_SIZE:
                     counts[fts_table, phrase] = count
             found.append(count)
         return found

@@ -376,7 +376,7 @@ def test_a_word_new_to_the_store_is_found_at_once(people: dict[str, Engine]) -> 
 # ---- tool kinds ---------------------------------------------------------------------------
 
 def test_a_kind_of_tool_asks_for_the_tools_of_that_kind() -> None:
-    assert tool_names(["terminal", "multiplexer"]) == ["tmux", "screen", "zellij", "byobu"]
+    assert tool_names(["terminal", "multiplexer"]) == ["tmux", "zellij", "byobu"]
     assert "stripe" in tool_names(["payments"]) and "mypy" in tool_names(["checker"])
     assert tool_names(["lunch", "meeting"]) == []
     match = analyse("which terminal multiplexer do I run").match.split()
@@ -420,3 +420,126 @@ def test_the_model_loads_from_the_package_without_its_code_or_the_network() -> N
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           env=env, check=False)
     assert done.returncode == 0, done.stderr
+
+
+def test_vectors_on_with_no_memories_to_compare(people: dict[str, Engine],
+                                                fake_model: list[list[str]]) -> None:
+    bob = people["bob"]
+    bob.recall.use_vectors = True
+    assert bob.recall.recall_memories("which database", 5, "secret") == []
+    assert bob.recall.recall("which database", 5, "secret").related_memories == ()
+    assert recall_vectors.VectorCache().vectors([]).shape[0] == 0
+
+
+def test_a_window_read_in_a_snapshot_older_than_its_stamp_is_not_kept(
+        people: dict[str, Engine], fake_model: list[list[str]], store_target: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another connection adds a memory after this recall's snapshot began, and (PostgreSQL)
+    its notice is in before the window is read: the window without it is not reused."""
+    from memtui.store.database import open_store
+
+    alice = people["alice"]
+    alice.identity.add_memory("Aurora 16 is primary.", "decision", "web")
+    alice.recall.use_vectors = True
+    real = type(alice.recall)._recall_projects
+    done: list[bool] = []
+
+    def projects_then_a_write_elsewhere(self: object, project: str | None) -> list[str]:
+        found = real(self, project)  # type: ignore[arg-type]
+        if not done:
+            done.append(True)
+            other = open_store(store_target)
+            try:
+                Engine(other, "alice").identity.add_memory("Aurora backups are nightly.",
+                                                           "fact", "web")
+            finally:
+                other.close()
+            alice.store.wait_for_change(5.0)
+        return found
+
+    monkeypatch.setattr(type(alice.recall), "_recall_projects", projects_then_a_write_elsewhere)
+    alice.recall.recall_memories("which database", 5, "web")
+    found = _contents(alice.recall.recall_memories("which database", 5, "web"))
+    assert "Aurora backups are nightly." in found
+
+
+def test_each_thread_reads_its_own_window(people: dict[str, Engine],
+                                          fake_model: list[list[str]],
+                                          store_target: str) -> None:
+    import threading
+
+    from memtui.store.database import open_store
+
+    alice = people["alice"]
+    alice.identity.add_memory("Aurora 16 is primary.", "decision", "web")
+    alice.recall.use_vectors = True
+    results: list[list[str]] = []
+
+    def recall() -> None:
+        results.append(_contents(alice.recall.recall_memories("which database", 5, "web")))
+
+    for step in range(2):
+        thread = threading.Thread(target=recall)
+        thread.start()
+        thread.join()
+        if step == 0:
+            other = open_store(store_target)
+            try:
+                Engine(other, "alice").identity.add_memory("Aurora backups are nightly.",
+                                                           "fact", "web")
+            finally:
+                other.close()
+            alice.store.wait_for_change(5.0)
+    assert "Aurora backups are nightly." not in results[0]
+    assert "Aurora backups are nightly." in results[1]
+
+
+def test_a_second_kind_of_tool_is_asked_for_too(people: dict[str, Engine]) -> None:
+    alice = people["alice"]
+    alice.identity.add_memory("Storage is Postgres 16 on the big host.", "fact", "web")
+    for question in ("which database do we use", "which database do the tests use"):
+        assert _contents(alice.recall.recall_memories(question, 5, "web")) == [
+            "Storage is Postgres 16 on the big host."], question
+    assert tool_names(["database", "tests"])[:4] == ["pytest", "postgres", "jest", "postgresql"]
+
+
+def test_recall_survives_a_lost_listening_connection(
+        people: dict[str, Engine], fake_model: list[list[str]], backend: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """When changes cannot be watched (PostgreSQL's listening connection lost), recall
+    still answers, keeping nothing."""
+    from memtui.errors import StoreError
+
+    alice = people["alice"]
+    alice.identity.add_memory("Aurora 16 is primary.", "decision", "web")
+    alice.recall.use_vectors = True
+
+    def lost() -> int:
+        raise StoreError("lost the connection that watches for changes")
+
+    monkeypatch.setattr(alice.store, "data_version", lost)
+    assert alice.store.change_stamp() is None
+    for _ in range(2):
+        assert _contents(alice.recall.recall_memories("which database", 5, "web")) == [
+            "Aurora 16 is primary."]
+
+
+def test_postgresql_recall_after_its_listening_connection_was_cut(
+        people: dict[str, Engine], fake_model: list[list[str]], store_target: str,
+        backend: str) -> None:
+    if backend != "postgresql":
+        pytest.skip("PostgreSQL's listening connection")
+    import psycopg
+
+    alice = people["alice"]
+    alice.identity.add_memory("Aurora 16 is primary.", "decision", "web")
+    alice.recall.use_vectors = True
+    assert alice.recall.recall_memories("which database", 5, "web")
+    with psycopg.connect(store_target, autocommit=True) as conn:
+        cut = conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+                           "datname = current_database() AND query ILIKE 'LISTEN%' "
+                           "AND pid <> pg_backend_pid()").fetchall()
+    assert cut
+    for _ in range(3):  # the first look may not notice yet
+        assert _contents(alice.recall.recall_memories("which database", 5, "web")) == [
+            "Aurora 16 is primary."]

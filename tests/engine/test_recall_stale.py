@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from cli_support import CliResult
 
 from memtui.engine import citations
 from memtui.engine.api import Engine
-from memtui.errors import InvalidInput, StoreError
+from memtui.errors import InvalidInput
 from memtui.store.timeutil import FixedClock, format_time
 
 
@@ -157,26 +158,53 @@ def test_stale_lists_code_gone_and_unused_memories(alice: Engine, clock: FixedCl
         alice.staleness.stale(limit=0)
 
 
+def _flushed(engine: Engine) -> None:
+    from memtui.engine.recall_use import recorder_for
+
+    assert recorder_for(engine.store).flush(60.0)
+
+
 def test_a_memory_recalled_by_an_agent_is_used(alice: Engine, clock: FixedClock,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+                                               monkeypatch: pytest.MonkeyPatch,
+                                               caplog: pytest.LogCaptureFixture) -> None:
     memory = alice.identity.add_memory("Deploys go out on Tuesdays.", "fact", "shop")
     clock.advance(91 * 86400)
     assert [s.memory.id for s in alice.staleness.stale("shop")] == [memory.id]
     alice.recall.record_use(alice.recall.recall_memories("when do deploys go out", 5, "shop"))
+    _flushed(alice)
     used = alice.identity.get_memory(memory.id)
     assert alice.staleness.stale("shop") == []
     assert used.last_used_at == format_time(clock()) and used.usage_count == 0  # no injection
     clock.advance(86400)  # asked again at once: not written again
     alice.recall.record_use([used])
+    _flushed(alice)
     assert alice.identity.get_memory(memory.id).last_used_at == used.last_used_at
 
-    def no_writes(**_: object) -> None:
-        raise StoreError("the store is read only")
+    def failing(*_: object) -> None:
+        raise sqlite3.OperationalError("disk I/O error")  # a driver's error, not memtui's
 
     other = alice.identity.add_memory("Releases are tagged vX.Y.", "fact", "shop")
-    monkeypatch.setattr(alice.store, "transaction", no_writes)
+    monkeypatch.setattr(type(alice.store.memories), "touch", failing)
     alice.recall.record_use([other])  # the recall is not failed by it
+    _flushed(alice)
     assert alice.identity.get_memory(other.id).last_used_at is None
+    assert "could not mark 1 recalled memories used" in caplog.text
+
+
+@pytest.mark.sqlite_only
+def test_marking_used_never_waits_for_another_writer(alice: Engine, store_target: str) -> None:
+    memory = alice.identity.add_memory("Deploys go out on Tuesdays.", "fact", "shop")
+    writer = sqlite3.connect(store_target, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+    try:
+        alice.recall.record_use([memory])  # returns although the mark cannot be written yet
+        assert writer.execute("SELECT last_used_at FROM memories WHERE id = ?",
+                              (memory.id,)).fetchone() == (None,)
+    finally:
+        writer.execute("COMMIT")
+        writer.close()
+    _flushed(alice)
+    assert alice.identity.get_memory(memory.id).last_used_at is not None
 
 
 def test_stale_narrows_to_a_kind_and_a_source(alice: Engine) -> None:
@@ -228,3 +256,44 @@ def test_the_cli_lists_stale_memories_recalls_and_keeps(
     assert run("--json", "memory", "keep", found[0]["id"]).json == {"kept": 1}
     assert "No stale memories" in run("memory", "list", "--stale").out
     assert cli("--user", "alice", "memory", "keep", "mem_nope").code != 0
+
+
+def test_a_role_that_may_only_read_still_recalls(store_target: str, backend: str,
+                                                 engine_for: Callable[[str], Engine],
+                                                 caplog: pytest.LogCaptureFixture) -> None:
+    """PostgreSQL: a member whose database role may only read recalls as before; marking
+    what it was given used fails in the background, logged."""
+    if backend != "postgresql":
+        pytest.skip("roles are PostgreSQL's")
+    import uuid
+    from urllib.parse import quote
+
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict
+
+    from memtui.store.database import open_store
+
+    alice = engine_for("alice")
+    alice.identity.create_project("web")
+    memory = alice.identity.add_memory("Aurora 16 is primary.", "decision", "web")
+    role = f"memtui_reader_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(store_target, autocommit=True) as conn:
+        conn.execute(f"CREATE ROLE {role} LOGIN")
+        conn.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role}")
+        conn.execute(f"GRANT INSERT, UPDATE, DELETE ON common_terms TO {role}")
+    params = conninfo_to_dict(store_target)
+    reader = open_store(f"postgresql://{role}@/{params['dbname']}?host="
+                        f"{quote(str(params['host']))}&port={params.get('port', 5432)}")
+    try:
+        engine = Engine(reader, "alice")
+        found = engine.recall.recall_memories("aurora primary", 5, "web")
+        assert [m.id for m in found] == [memory.id]
+        engine.recall.record_use(found)
+        _flushed(engine)
+        assert "could not mark 1 recalled memories used" in caplog.text
+    finally:
+        reader.close()
+        with psycopg.connect(store_target, autocommit=True) as conn:
+            conn.execute(f"REVOKE ALL ON ALL TABLES IN SCHEMA public FROM {role}")
+            conn.execute(f"DROP ROLE {role}")
+    assert alice.identity.get_memory(memory.id).last_used_at is None

@@ -405,7 +405,7 @@ class PostgresStore(StoreBackend):
             with contextlib.suppress(psycopg.Error):
                 conn.execute("ROLLBACK")
             self._close_block(conn)
-            self.writes_ended += 1
+            self.write_ended()
             raise
         try:
             conn.execute("COMMIT")
@@ -415,7 +415,7 @@ class PostgresStore(StoreBackend):
             self._close_block(conn)
             raise self.commit_error(error) from None
         finally:
-            self.writes_ended += 1
+            self.write_ended()
         self._close_block(conn)
 
     def commit_error(self, error: psycopg.Error) -> StoreError:
@@ -464,6 +464,11 @@ class PostgresStore(StoreBackend):
                     from None
             self._changes += got
             return got
+
+    def in_write_transaction(self) -> bool:
+        """Whether this thread is inside ``transaction()`` (or a snapshot that went on to
+        write)."""
+        return bool(getattr(self._local, "writing", False))
 
     def data_version(self) -> int:
         """How many change messages this store has received (any writer, any machine).

@@ -1,0 +1,123 @@
+"""Memories an agent was given by recall, marked used in the background.
+
+Rules decided here:
+- A memory an agent got from MCP ``memory_recall`` or the service's ``memory.recall`` is
+  used: its ``last_used_at`` becomes now (the usage count stays the count of injections), so
+  a memory agents keep asking for does not go stale as unused.
+- Recall never waits for it and never fails because of it: the marks are written by one
+  thread per store (``UseRecorder``), each memory at most once per
+  ``USE_RECORD_INTERVAL_S``; a write that fails (a role that may not write, a store held by
+  another writer for too long, a read-only file) is logged and not tried again for that
+  memory until the interval has passed.
+- ``flush`` waits for what was handed over (a server that stops; tests).
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+import weakref
+from collections import OrderedDict
+from collections.abc import Sequence
+
+from memtui.store.backend import StoreBackend
+from memtui.store.models import Memory
+
+USE_RECORD_INTERVAL_S = 3600.0
+"""A memory given again within this many seconds is not marked again."""
+MAX_USE_RECORDS = 50_000
+"""Memories whose last mark a recorder remembers (the oldest forgotten first)."""
+MAX_WAITING = 1000
+"""Hand-overs waiting to be written at most; more are dropped (a later recall marks them)."""
+CLOSE_FLUSH_S = 5.0
+"""How long a server that stops waits for its recall marks to be written."""
+IDLE_EXIT_S = 5.0
+"""The recorder's thread ends after this long with nothing to write (a new one starts on the
+next hand-over)."""
+
+log = logging.getLogger(__name__)
+
+
+class UseRecorder:
+    """Marks the memories recall gave agents used, in a daemon thread of its own."""
+
+    def __init__(self, store: StoreBackend) -> None:
+        self._store = store
+        self._marked: OrderedDict[str, float] = OrderedDict()
+        self._waiting: queue.Queue[list[str]] = queue.Queue()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def given(self, memories: Sequence[Memory]) -> None:
+        """Hand over the memories an agent was given (returns at once)."""
+        now = time.monotonic()
+        with self._lock:
+            due = [m.id for m in memories if now - self._marked.get(m.id, -USE_RECORD_INTERVAL_S)
+                   >= USE_RECORD_INTERVAL_S]
+            if not due or self._waiting.qsize() >= MAX_WAITING:
+                return
+            for memory_id in due:  # marked now: a failure is not retried every recall
+                self._marked[memory_id] = now
+                self._marked.move_to_end(memory_id)
+            while len(self._marked) > MAX_USE_RECORDS:
+                self._marked.popitem(last=False)
+            self._waiting.put(due)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="memtui-recall-use",
+                                                daemon=True)
+                self._thread.start()
+
+    def flush(self, timeout_s: float) -> bool:
+        """Wait up to ``timeout_s`` until every handed-over mark is written (or failed);
+        True when none is left."""
+        deadline = time.monotonic() + timeout_s
+        while self._waiting.unfinished_tasks:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.01)
+        return True
+
+    def _run(self) -> None:
+        while True:
+            try:
+                ids = self._waiting.get(timeout=IDLE_EXIT_S)
+            except queue.Empty:
+                with self._lock:
+                    if self._waiting.empty():
+                        self._thread = None
+                        return
+                continue
+            try:
+                with self._store.transaction():
+                    self._store.memories.touch(ids, self._store.now())
+            except Exception as error:  # never let a mark hurt recall: logged, dropped
+                log.warning("could not mark %d recalled memories used: %s", len(ids), error)
+            finally:
+                self._waiting.task_done()
+
+
+_RECORDERS: weakref.WeakKeyDictionary[StoreBackend, UseRecorder] = weakref.WeakKeyDictionary()
+_RECORDERS_LOCK = threading.Lock()
+
+
+def recorder_for(store: StoreBackend) -> UseRecorder:
+    """The store's recorder (one per open store in the process)."""
+    with _RECORDERS_LOCK:
+        found = _RECORDERS.get(store)
+        if found is None:
+            found = _RECORDERS[store] = UseRecorder(store)
+        return found
+
+
+def flush_before_close(store: StoreBackend, timeout_s: float = CLOSE_FLUSH_S) -> None:
+    """Let the store's recorder (if it has one) write what it was handed, before the store
+    closes."""
+    with _RECORDERS_LOCK:
+        found = _RECORDERS.get(store)
+    if found is not None and not found.flush(timeout_s):
+        log.warning("recall marks not written before the store closed")
+
+
+__all__ = ["USE_RECORD_INTERVAL_S", "UseRecorder", "flush_before_close", "recorder_for"]
