@@ -307,6 +307,19 @@ def _count_window_reads(monkeypatch: pytest.MonkeyPatch, store: StoreBackend) ->
     return reads
 
 
+def _written_elsewhere(engine: Engine, store_target: str, text: str) -> None:
+    """A project memory of ``web`` written by another connection (and, on PostgreSQL, its
+    notice waited for by ``engine``'s store)."""
+    from memtui.store.database import open_store
+
+    other = open_store(store_target)
+    try:
+        Engine(other, "alice").identity.add_memory(text, "fact", "web")
+    finally:
+        other.close()
+    engine.store.wait_for_change(5.0)
+
+
 def test_the_window_is_read_once_until_the_store_changes(
         people: dict[str, Engine], fake_model: list[list[str]],
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -327,17 +340,12 @@ def test_the_window_is_read_once_until_the_store_changes(
 def test_a_write_by_another_connection_reads_the_window_again(
         people: dict[str, Engine], fake_model: list[list[str]], store_target: str,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from memtui.store.database import open_store
 
     alice = people["alice"]
     alice.identity.add_memory("Aurora 16 is primary.", "decision", "web")
     alice.recall.use_vectors = True
     alice.recall.recall_memories("which database", 5, "web")
-    other = open_store(store_target)
-    try:
-        Engine(other, "alice").identity.add_memory("Aurora backups are nightly.", "fact", "web")
-    finally:
-        other.close()
+    _written_elsewhere(alice, store_target, "Aurora backups are nightly.")
     found = _contents(alice.recall.recall_memories("which database", 5, "web"))
     assert "Aurora backups are nightly." in found
 
@@ -436,7 +444,6 @@ def test_a_window_read_in_a_snapshot_older_than_its_stamp_is_not_kept(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Another connection adds a memory after this recall's snapshot began, and (PostgreSQL)
     its notice is in before the window is read: the window without it is not reused."""
-    from memtui.store.database import open_store
 
     alice = people["alice"]
     alice.identity.add_memory("Aurora 16 is primary.", "decision", "web")
@@ -448,13 +455,7 @@ def test_a_window_read_in_a_snapshot_older_than_its_stamp_is_not_kept(
         found = real(self, project)  # type: ignore[arg-type]
         if not done:
             done.append(True)
-            other = open_store(store_target)
-            try:
-                Engine(other, "alice").identity.add_memory("Aurora backups are nightly.",
-                                                           "fact", "web")
-            finally:
-                other.close()
-            alice.store.wait_for_change(5.0)
+            _written_elsewhere(alice, store_target, "Aurora backups are nightly.")
         return found
 
     monkeypatch.setattr(type(alice.recall), "_recall_projects", projects_then_a_write_elsewhere)
@@ -468,7 +469,6 @@ def test_each_thread_reads_its_own_window(people: dict[str, Engine],
                                           store_target: str) -> None:
     import threading
 
-    from memtui.store.database import open_store
 
     alice = people["alice"]
     alice.identity.add_memory("Aurora 16 is primary.", "decision", "web")
@@ -483,13 +483,7 @@ def test_each_thread_reads_its_own_window(people: dict[str, Engine],
         thread.start()
         thread.join()
         if step == 0:
-            other = open_store(store_target)
-            try:
-                Engine(other, "alice").identity.add_memory("Aurora backups are nightly.",
-                                                           "fact", "web")
-            finally:
-                other.close()
-            alice.store.wait_for_change(5.0)
+            _written_elsewhere(alice, store_target, "Aurora backups are nightly.")
     assert "Aurora backups are nightly." not in results[0]
     assert "Aurora backups are nightly." in results[1]
 
