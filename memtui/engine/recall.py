@@ -87,7 +87,6 @@ TRANSITION_FIELDS = ("goal", "prompt", "result")
 DEFAULT_CONSOLIDATION_LIST = 50
 MAX_CONSOLIDATION_LIST = 1000
 _WORD = re.compile(r"\w+", re.UNICODE)
-
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 
 

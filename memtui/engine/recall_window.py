@@ -22,10 +22,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from memtui.engine.review_rules import ACTIVE
 from memtui.store.backend import StoreBackend
 from memtui.store.models import Memory
 
-ACTIVE = "active"
 WINDOWS_PER_STORE = 16
 """Windows (actor, projects and size) a thread keeps per store at most; the oldest is
 dropped first."""
