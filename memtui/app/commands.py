@@ -44,6 +44,8 @@ ALL_WORD = "all"
 REVIEW_SWITCH = ("on", "off")
 SUBCOMMANDS = ("status", "show", "extract", "backfill", "consolidate", "forget", "on", "off",
                "note", "inbox", "approve", "reject", "review")
+SHOWN_WORD_CHARS = 40
+"""An unknown command is repeated in its error up to this long."""
 USAGE = ("/memory status | show [id] | extract [--force] | backfill | consolidate | "
          "forget <id> | on | off | note <text> | inbox | approve [id|all] | reject [id|all] | "
          "review on|off")
@@ -75,9 +77,13 @@ def _split_prefix(text: str) -> str:
     stripped = text.strip()
     head, _, rest = stripped.partition(" ")
     if head.lower() not in PREFIXES:
-        shown = head if len(head) <= 40 else head[:39] + "…"
-        raise CommandError(f"unknown command {shown!r}; commands start with /memory: {USAGE}")
+        raise CommandError(f"unknown command {_shown(head)!r}; commands start with /memory: "
+                           f"{USAGE}")
     return rest.strip()
+
+
+def _shown(word: str) -> str:
+    return word if len(word) <= SHOWN_WORD_CHARS else word[:SHOWN_WORD_CHARS - 1] + "…"
 
 
 def _check_id(value: str) -> str:
@@ -100,8 +106,7 @@ def parse_command(text: str) -> MemoryCommand:
     if name not in SUBCOMMANDS:
         suggestion = [s for s in SUBCOMMANDS if s.startswith(name[:2])]
         hint = f" (did you mean {suggestion[0]}?)" if suggestion else ""
-        shown = name if len(name) <= 40 else name[:39] + "…"
-        raise CommandError(f"unknown /memory command {shown!r}{hint}; use {USAGE}")
+        raise CommandError(f"unknown /memory command {_shown(name)!r}{hint}; use {USAGE}")
     if name in NO_ARGUMENT:
         if argument:
             raise CommandError(f"/memory {name} takes no argument")
@@ -112,42 +117,30 @@ def parse_command(text: str) -> MemoryCommand:
         if argument.lower() in FORCE_FLAGS:
             return MemoryCommand(name, force=True)
         raise CommandError("/memory extract takes only --force")
-    if name in REVIEW_DECISIONS:
-        if not argument:
-            return MemoryCommand(name)
-        if " " in argument:
-            raise CommandError(f"/memory {name} takes one memory id, or all")
-        if argument.lower() == ALL_WORD:
-            return MemoryCommand(name, ALL_WORD)
-        return MemoryCommand(name, _check_id(argument))
     if name == "review":
         if argument.lower() not in REVIEW_SWITCH:
             raise CommandError("/memory review takes on or off")
         return MemoryCommand(name, argument.lower())
-    if name in OPTIONAL_ID:
+    if name in (*OPTIONAL_ID, *REQUIRED_ID, *REVIEW_DECISIONS):
+        if not argument and name in REQUIRED_ID:
+            raise CommandError(f"/memory {name} needs a memory id: /memory {name} <id>")
         if not argument:
             return MemoryCommand(name)
+        all_too = name in REVIEW_DECISIONS
         if " " in argument:
-            raise CommandError(f"/memory {name} takes one memory id")
+            raise CommandError(f"/memory {name} takes one memory id{', or all' * all_too}")
+        if all_too and argument.lower() == ALL_WORD:
+            return MemoryCommand(name, ALL_WORD)
         return MemoryCommand(name, _check_id(argument))
-    if name in REQUIRED_ID:
-        if not argument:
-            raise CommandError(f"/memory {name} needs a memory id: /memory {name} <id>")
-        if " " in argument:
-            raise CommandError(f"/memory {name} takes one memory id")
-        return MemoryCommand(name, _check_id(argument))
-    # note
-    if not argument:
+    if not argument:  # note
         raise CommandError("/memory note needs the text of the note: /memory note <text>")
     return MemoryCommand(name, argument)
 
 
 def complete(text: str, current_id: Callable[[], str | None] | None = None) -> str | None:
-    """The whole completed command line for what was typed so far, or None.
-
-    Completes ``/m`` to ``/memory ``, a subcommand prefix to the subcommand, and
-    ``show``/``forget`` to the selected memory's id when ``current_id`` gives one.
-    """
+    """The whole completed command line for what was typed so far, or None: ``/m`` to
+    ``/memory ``, a subcommand prefix to the subcommand, ``show``/``forget`` to the selected
+    memory's id (``current_id``)."""
     if not text or text != text.lstrip():
         return None
     head, space, rest = text.partition(" ")
@@ -238,7 +231,7 @@ def scope_project(app: MemtuiApp) -> str | None:
 
 def pane_action(app: MemtuiApp, pane_id: str, action: str) -> None:
     """An Inbox or Agents action asked from the palette or ``/memory``: done on the pane's
-    selection when that pane is on screen and read, else the pane is shown first."""
+    selection when it is on screen and read, else the pane is shown first."""
     pane = app.current_pane()
     if pane is not None and pane.PANE_ID == pane_id and pane.ready():
         getattr(pane, f"action_{action}")()

@@ -1,9 +1,5 @@
-"""A focusable list drawn line by line (Textual's Line API), with a cursor.
-
-Only the rows on screen are ever rendered; the subclass says how many rows there are and
-what one row looks like. ``MemoryList`` pages rows in from the store; ``ItemList`` shows a
-small in-memory list (the extraction log, a history chain).
-"""
+"""A focusable list drawn line by line (Textual's Line API), with a cursor; ``ItemList``
+shows a small in-memory list (a history chain, agents' entries)."""
 
 from __future__ import annotations
 
@@ -75,9 +71,8 @@ class LineList(ScrollView, can_focus=True):
                          "line-list--match", "line-list--loading"}
 
     virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False, repaint=False)
-    """How many rows (``update_size``): a new count resizes the scroll bar without laying the
-    screen out or repainting the rows (Textual's reactive does both); only a scroll bar that
-    appears or goes asks for a layout, and whoever changed the rows repaints them."""
+    """How many rows (``update_size``): a new count neither lays the screen out nor repaints
+    the rows (whoever changed them does)."""
 
     DEFAULT_CSS = """
     LineList {
@@ -122,14 +117,12 @@ class LineList(ScrollView, can_focus=True):
         """Rows ``start..end`` are about to be shown (subclasses prefetch here)."""
 
     def row_segments(self, index: int, width: int) -> tuple[list[Segment], int] | None:
-        """A row drawn straight to segments (in the frame's styles, background included)
-        and the cells they take, at most ``width``: for lists that draw rows faster than
-        through ``row_text``. ``None``: draw ``row_text`` (the default)."""
+        """A row drawn straight to segments in the frame's styles, and the cells they take
+        (at most ``width``); ``None``: draw ``row_text``."""
         return None
 
     def frame_begun(self, base: Style) -> None:
-        """A frame starts drawing rows in the widget's style ``base`` (subclasses work
-        out their row styles here, once a frame)."""
+        """A frame starts drawing rows in the widget's style ``base``."""
 
     def frame_ended(self) -> None:
         """The frame's rows are drawn."""
@@ -169,9 +162,8 @@ class LineList(ScrollView, can_focus=True):
             self.refresh_line(index)
 
     def update_size(self) -> None:
-        """Tell the scroll view how many rows there are (after the count changed): the
-        scroll bar's size and place follow, as a layout would do it (Textual's
-        ``_scroll_update``; it asks for a layout itself when the bar appears or goes)."""
+        """Tell the scroll view how many rows there are: the scroll bar follows without a
+        layout."""
         size = Size(0, self.row_count())
         if size == self.virtual_size:
             return
@@ -233,8 +225,7 @@ class LineList(ScrollView, can_focus=True):
         self.rows_wanted(top, top + self.size.height)
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        """Draw the rows in ``crop``: the widget's style (a walk over its ancestors) is
-        worked out once for the frame, not once per row."""
+        """Draw the rows in ``crop``, the widget's style worked out once for the frame."""
         self._frame_style = self.rich_style
         self._frame_width = self.row_width
         self.frame_begun(self._frame_style)
@@ -256,14 +247,14 @@ class LineList(ScrollView, can_focus=True):
         """The widget's own style: the frame's while one is drawn, else worked out now."""
         return self._frame_style if self._frame_style is not None else self.rich_style
 
-    def render_message_line(self, y: int, message: str, style: str = "") -> Strip:
+    def render_message_line(self, y: int, message: str, style: str = "", top: int = 1) -> Strip:
         """Line ``y`` of a message shown instead of rows (an empty list, loading, an
-        error): from the second line down, wrapped so it reads whole at 80 columns."""
+        error): from line ``top`` down, wrapped so it reads whole at 80 columns."""
         width = self.row_width
         lines = Text(one_line(message), style=style).wrap(
             self.app.console, max(1, width - EMPTY_TEXT_INDENT))
-        if 1 <= y <= len(lines):
-            text = Text(" " * EMPTY_TEXT_INDENT) + lines[y - 1]
+        if message and top <= y < top + len(lines):
+            text = Text(" " * EMPTY_TEXT_INDENT) + lines[y - top]
             text.truncate(width, overflow="ellipsis", pad=True)
             return Strip(list(text.render(self.app.console)), width).apply_style(
                 self.base_style)
@@ -325,17 +316,12 @@ class ItemList(LineList, Generic[T]):
         return self._items
 
     def set_items(self, items: Sequence[T], *, keep: Callable[[T], bool] | None = None) -> None:
-        """Show these rows. ``keep`` finds the row the cursor should stay on (by identity,
-        not position), else the cursor keeps its position."""
+        """Show these rows. ``keep`` finds the row the cursor should stay on, else the
+        cursor keeps its position."""
         self._items = list(items)
         self.update_size()
-        index = self._cursor
-        if keep is not None:
-            for position, item in enumerate(self._items):
-                if keep(item):
-                    index = position
-                    break
-        self.move_cursor(index, scroll=True)
+        found = (position for position, item in enumerate(self._items) if keep and keep(item))
+        self.move_cursor(next(found, self._cursor), scroll=True)
         self.refresh()
 
     def current(self) -> T | None:
@@ -352,23 +338,8 @@ class ItemList(LineList, Generic[T]):
         """One item drawn by the row function."""
         return self._render_row(self._items[index], width)
 
-    def empty_lines(self, width: int) -> list[Text]:
-        """``empty_text`` wrapped at ``width`` (what would appear here, and how)."""
-        if not self.empty_text:
-            return []
-        return list(Text(self.empty_text, style="dim").wrap(self.app.console, max(1, width)))
-
     def render_line(self, y: int) -> Strip:
         """A row; in an empty list, a line of the wrapped ``empty_text``."""
         if self._items:
             return super().render_line(y)
-        width = self.row_width
-        base = self.base_style
-        lines = self.empty_lines(max(1, width - 2))
-        if y >= len(lines):
-            return Strip.blank(width, base)
-        line = Text("  ", end="")
-        line.append_text(lines[y])
-        line.truncate(width, overflow="ellipsis", pad=True)
-        return Strip(list(line.render(self.app.console)), width).apply_style(base) \
-            .crop_extend(0, width, base)
+        return self.render_message_line(y, self.empty_text, "dim", top=0)

@@ -1,11 +1,6 @@
-"""``PagedLineList``: the part every big list shares -- rows drawn from a ``KeysetPages``
-source, pages prefetched around the visible rows, and far pages read by a worker.
-
-While drawing, a missing page next to a cached one, or near either end, is read at once (an
-index seek); a page far from everything (after a jump into the middle of a huge list) is read
-by ``_fetch_far``, a thread worker that only calls the source and posts ``PagesFetched`` (or
-``PagesFailed``); the handlers cache the rows and draw them. Results of an older load are
-dropped by the list's generation number. ``MemoryList`` and ``LogList`` build on this.
+"""``PagedLineList``: rows drawn from a ``KeysetPages`` source, pages prefetched around the
+visible rows, and far pages read by a worker (``_fetch_far``, which posts ``PagesFetched`` or
+``PagesFailed``). The base of ``MemoryList`` and ``LogList``.
 """
 
 from __future__ import annotations
@@ -28,9 +23,8 @@ FAR_PAGES_GROUP = "list-far-pages"
 
 
 class PagedLineList(LineList, Generic[R]):
-    """A ``LineList`` whose rows come from a ``KeysetPages`` source. Subclasses keep the
-    source in ``_source``, bump ``_generation`` (and clear ``_pending``) on every new load,
-    and draw rows with ``row_at``."""
+    """A ``LineList`` whose rows come from a ``KeysetPages`` source (``_source``; a new load
+    bumps ``_generation`` and clears ``_pending``)."""
 
     class PagesFetched(Message):
         """A worker read far pages (internal)."""
@@ -61,11 +55,8 @@ class PagedLineList(LineList, Generic[R]):
         """How many rows the list holds (None while counting, or before the first load)."""
         return None if self._source is None else self._source.count
 
-    # ---- drawing ------------------------------------------------------------------------
-
     def row_at(self, index: int) -> R | None:
-        """The row at ``index``, read now when its page is cheap to read (``None`` while a
-        worker reads it)."""
+        """The row at ``index``, read now when its page is cheap (else ``None``)."""
         source = self._source
         if source is None:
             return None
@@ -94,8 +85,6 @@ class PagedLineList(LineList, Generic[R]):
             self._pending.update(far)
             self._fetch_far(self._generation, source, [source.plan(page) for page in far])
 
-    # ---- far pages (worker -> message -> handler) ---------------------------------------
-
     @work(thread=True, group=FAR_PAGES_GROUP, exit_on_error=False)
     def _fetch_far(self, generation: int, source: KeysetPages[R], plans: list[PagePlan]) -> None:
         pages: dict[int, list[Any]] = {}
@@ -119,9 +108,8 @@ class PagedLineList(LineList, Generic[R]):
         self.post_message(self.CursorMoved(self, self._cursor))
 
     def on_paged_line_list_pages_failed(self, message: PagesFailed) -> None:
-        """Far pages could not be read: say why (an older load's error is dropped). They
-        stay asked for, drawn as ``…``, until the list is read again (a new load): asking
-        again at every frame would retry a broken read without end."""
+        """Far pages could not be read: say why. They stay asked for (drawn as ``…``) until
+        the list is read again: asking at every frame would retry without end."""
         message.stop()
         if message.generation != self._generation:
             return
