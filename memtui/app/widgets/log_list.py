@@ -1,12 +1,5 @@
 """``LogList``: the extraction log of any length, drawn line by line, paged in from the
-store (a ``LogSource``: keyset pages through the engine), to the very first task.
-
-``show(engine)`` counts the rows and reads the pages around the cursor (one count, a keyset
-page or two: cheap at any size); scrolling reads a page next to a cached one, or near an
-end, while drawing (an index seek); a page far from everything is read by a worker thread,
-drawn as ``…`` until ``PagesFetched`` arrives (``PagedLineList``, shared with the memory
-list).
-"""
+store (``LogSource``: keyset pages through the engine; ``PagedLineList``)."""
 
 from __future__ import annotations
 
@@ -26,8 +19,7 @@ if TYPE_CHECKING:
 
 
 class LogSource(KeysetPages[LogEntry]):
-    """The acting user's extraction log by position, newest scan first, page by page
-    through the engine (keyset pages on (``at``, ``task_id``)), to the very first task."""
+    """The acting user's extraction log by position, newest scan first, page by page."""
 
     def __init__(self, engine: Engine, *, count: int | None = None,
                  page_size: int = PAGE_SIZE, max_pages: int = MAX_CACHED_PAGES) -> None:
@@ -102,8 +94,6 @@ class LogList(PagedLineList[LogEntry]):
         if self._source is None or not self.row_count():
             return None
         return self._source.get(self._cursor)
-
-    # ---- LineList -----------------------------------------------------------------------
 
     def row_count(self) -> int:
         """The number of log rows."""
