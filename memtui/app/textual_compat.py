@@ -1,9 +1,6 @@
-"""Every use of a private Textual name, in one place, for the one Textual it was written for.
-
-memtui uses Textual's public API everywhere else (a test refuses private Textual names in any
-other module). The few things Textual offers no public way to do live here, each behind a
-function saying what it does. Importing this module checks that the installed Textual is
-``TEXTUAL_VERSION`` and otherwise fails with one line naming both versions.
+"""Every use of a private Textual name, in one place (a test refuses them in any other
+module), each behind a function saying what it does. Importing this module checks that the
+installed Textual is ``TEXTUAL_VERSION``.
 """
 
 from __future__ import annotations
@@ -69,9 +66,9 @@ def paint_screen(screen: Screen[Any]) -> None:
 
 
 def hand_over_repaints(screen: Screen[Any]) -> bool:
-    """Give the screen every visible widget's pending repaint, as the widget's own idle step
-    would (posting ``Update``); False, handing over nothing, while a widget still waits to
-    lay out, scroll or restyle (those must go the long way)."""
+    """Give the screen every visible widget's pending repaint, as the widget's idle step
+    would; False, handing over nothing, while a widget still waits to lay out, scroll or
+    restyle."""
     visible = screen._compositor.visible_widgets
     waiting: list[Widget] = []
     for widget in screen.walk_children(Widget):
@@ -96,13 +93,12 @@ def app_keymap(app: App[Any]) -> Mapping[str, str]:
 
 def update_scroll_size(view: ScrollView, size: Size) -> None:
     """Tell a scroll view its virtual size changed: the scroll bars follow without a
-    layout (one is asked for when a bar appears or goes)."""
+    layout."""
     view._scroll_update(size)
 
 
 def component_styles(widget: Widget) -> Mapping[str, object]:
-    """The widget's component styles by class name (the same objects until the stylesheet
-    changes)."""
+    """The widget's component styles by class name (the same objects until restyled)."""
     return widget._component_styles
 
 
@@ -120,8 +116,8 @@ every frame (``memtui.bench``)."""
 
 
 def send_key_as_driver(app: App[Any], key: str) -> None:
-    """Send one key the way a terminal driver does (``driver.send_message``), without
-    Pilot's waits, which flood the event loop and delay the very frames being timed."""
+    """Send one key the way a terminal driver does, without Pilot's waits (which delay the
+    frames the benchmark times)."""
     import unicodedata
 
     from textual import events
