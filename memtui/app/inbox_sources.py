@@ -75,8 +75,8 @@ class InboxEntry:
 
 @dataclass
 class Outcome:
-    """What a bulk decision did: keys done, and (key, message) for each refused; ``past``
-    says what was done in the source's words (``Applied``), empty for the default."""
+    """What a bulk decision did: keys done, (key, message) for each refused, and what was
+    done in the source's words (``past``: ``Applied``; empty for the default)."""
 
     done: list[str] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
@@ -85,8 +85,7 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Question:
-    """What a confirm before a decision says; ``required`` False: the decision may go on
-    without one (it is asked all the same when other rows are decided with it)."""
+    """What a confirm before a decision says; ``required`` False: it may go on without."""
 
     title: str
     body: Text
@@ -136,8 +135,7 @@ class InboxSource:
 
 
 def diff_line(item: InboxItem) -> Text:
-    """A correction's word diff: removed words struck through, added words underlined
-    (both also colored; strike and underline stay under NO_COLOR)."""
+    """A correction's word diff: removed words struck through, added words underlined."""
     out = Text()
     for part in item.diff:
         style = REMOVED_STYLE if part.op == REMOVED else ADDED_STYLE if part.op == ADDED else ""
@@ -318,18 +316,15 @@ def _gemini_home(read: Callable[[Path | None], P], home: Path | None) -> P:
 
 
 class GeminiPatches(InboxSource):
-    """Gemini CLI's inbox patches (``engine.agents.gemini_review``): approve applies a patch
-    to the memory file it names, reject dismisses it; both change Gemini's own files, so
-    both ask first, and both write what was shown or nothing (a file changed since it was
-    read is refused)."""
+    """Gemini CLI's inbox patches: approve applies a patch to the memory file it names,
+    reject dismisses it; both ask first, and write what was shown or nothing."""
 
     name = GEMINI_SOURCE
     nouns = ("Gemini CLI patch", "Gemini CLI patches")
 
     def __init__(self, home: Path | None) -> None:
         self.home = home
-        """``--gemini-home`` (None: ``$GEMINI_CLI_HOME``, else ``~/.gemini``, resolved when
-        read, in the worker)."""
+        """``--gemini-home`` (None: the default, resolved when read)."""
 
     def entries(self, engine: Engine) -> list[InboxEntry]:
         """Every patch waiting in the Gemini home, oldest first (none without a home)."""
@@ -355,8 +350,7 @@ class GeminiPatches(InboxSource):
                           can_act=True, payload=review, problem=review.problem)
 
     def detail(self, entry: InboxEntry, tz: ZoneInfo) -> Text:
-        """The patch: the file it changes and its diff (or why it cannot be applied), then
-        the project it belongs to."""
+        """The patch: the file it changes and its diff (or why it cannot be applied)."""
         review = _review(entry)
         out = Text()
         out.append_text(block(review.name, style="bold"))
@@ -444,10 +438,9 @@ STALE_WORDS = ("the file changed since the proposal: approving redoes the diff a
 
 
 class ClaudeWrites(InboxSource):
-    """Claude Code's memory writes held by its write gate (``engine.gate``): approve writes
-    the file (and a new topic's line in ``MEMORY.md``), reject deletes the held write for
-    good; both ask first. A file changed since the proposal is never written over: approve
-    then redoes the diff, to be looked at and approved again."""
+    """Claude Code's memory writes held by its write gate: approve writes the file (and its
+    ``MEMORY.md`` line), or redoes the diff of a file changed since; reject deletes the held
+    write for good. Both ask first."""
 
     name = CLAUDE_SOURCE
     nouns = ("Claude Code write", "Claude Code writes")
@@ -525,7 +518,7 @@ class ClaudeWrites(InboxSource):
     def approve(self, engine: Engine, entries: Sequence[InboxEntry],
                 edited: str | None = None) -> Outcome:
         """Write each held file as shown (``edited``: the new text of one); a stale one gets
-        its diff redone instead, and is reported so."""
+        its diff redone instead."""
         def act(entry: InboxEntry) -> None:
             held = _held(entry)
             if held.stale and not held.problem:
@@ -545,14 +538,12 @@ STALE_SOURCE = "stale"
 MAX_STALE_ROWS = 200
 """Stale memories the Inbox lists (and counts) at most."""
 STALE_COUNT_SECONDS = 60.0
-"""How long the header's count of stale memories is reused before it is checked again (a
-check reads each project's folder)."""
+"""How long the header's count of stale memories is reused (a check reads each project)."""
 
 
 class StaleMemories(InboxSource):
-    """Active memories gone stale (``engine.staleness``: cited files, symbols or commands
-    gone, or unused for ``max_unused_days``), for review: approve keeps them (marked used
-    now), edit-and-approve corrects one (a new version), reject forgets them for good."""
+    """Active memories gone stale (``engine.staleness``): approve keeps them, edit corrects
+    one, reject forgets them for good."""
 
     name = STALE_SOURCE
     nouns = ("stale memory", "stale memories")
@@ -569,9 +560,8 @@ class StaleMemories(InboxSource):
         return [self._entry(item) for item in found]
 
     def count(self, engine: Engine) -> int:
-        """How many stale memories (at most ``MAX_STALE_ROWS``): the last count (of a count
-        or a listing) while it is under ``STALE_COUNT_SECONDS`` old or while another thread
-        counts, so header refreshes never check memories over and over, nor at once."""
+        """How many stale memories (at most ``MAX_STALE_ROWS``): the last count while it is
+        under ``STALE_COUNT_SECONDS`` old or another thread counts."""
         last = self._counted if self._counted and self._counted[0] == engine.actor else None
         if last is not None and self._clock() - last[1] < STALE_COUNT_SECONDS:
             return last[2]
@@ -654,10 +644,7 @@ class InboxSources:
 
     def named(self, name: str) -> InboxSource:
         """The source that made entries with this ``origin``."""
-        for source in self.sources:
-            if source.name == name:
-                return source
-        raise KeyError(name)
+        return {source.name: source for source in self.sources}[name]
 
     def count(self, engine: Engine) -> int:
         """How many entries wait in every source (a source that fails counts 0)."""
@@ -671,9 +658,8 @@ class InboxSources:
 
 
 def inbox_sources(gemini_home: Path | None = None) -> InboxSources:
-    """memtui's pending memories, Claude Code's held writes, the Gemini CLI home's patches
-    (``gemini_home``: the app's ``--gemini-home``; None: ``$GEMINI_CLI_HOME``, else
-    ``~/.gemini``), then stale memories to review."""
+    """memtui's pending memories, Claude Code's held writes, the Gemini CLI home's patches,
+    then stale memories to review."""
     return InboxSources((PendingMemories(), ClaudeWrites(), GeminiPatches(gemini_home),
                          StaleMemories()))
 
