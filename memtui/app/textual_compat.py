@@ -97,11 +97,6 @@ def update_scroll_size(view: ScrollView, size: Size) -> None:
     view._scroll_update(size)
 
 
-def component_styles(widget: Widget) -> Mapping[str, object]:
-    """The widget's component styles by class name (the same objects until restyled)."""
-    return widget._component_styles
-
-
 def input_suggestion(widget: Input) -> str:
     """The completion an Input shows for its value now ("" for none)."""
     return str(widget._suggestion)

@@ -24,7 +24,6 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.worker import Worker, get_current_worker
 
-from memtui.app.textual_compat import component_styles
 from memtui.app.widgets.line_list import ROW_LEAD_CELLS
 from memtui.app.widgets.list_loading import (
     Anchor,
@@ -170,9 +169,6 @@ class MemoryList(PagedLineList[Memory]):
         self._pattern: re.Pattern[str] | None = None
         self._row_styles: RowStyles | None = None
         """The rows' styles while a frame is drawn."""
-        self._row_styles_for: tuple[tuple[Style, float], tuple[object, ...],
-                                    RowStyles] | None = None
-        """The rows' styles last worked out, with what they were worked out from."""
         self.marked: set[str] = set()
         self.stale: frozenset[str] = frozenset()
         """Memories on screen whose cited files, symbols or commands are gone."""
@@ -449,24 +445,9 @@ class MemoryList(PagedLineList[Memory]):
             mark_style=self.get_component_rich_style("line-list--marked"))
 
     def frame_begun(self, base: Style) -> None:
-        """The rows' styles for the frame: the last frame's while ``base``, the opacity and
-        the row parts' component styles are the same, else worked out now (Textual forgets
-        them on every ``refresh``)."""
-        look, parts = (base, self.opacity), self._row_parts_styles()
-        kept = self._row_styles_for
-        if kept is not None and kept[0] == look \
-                and all(old is new for old, new in zip(kept[1], parts, strict=True)):
-            self._row_styles = kept[2]
-            return
-        styles = RowStyles(base, *(base + self.get_component_rich_style(name)
-                                   for name in ROW_PART_CLASSES))
-        self._row_styles_for = (look, parts, styles)
-        self._row_styles = styles
-
-    def _row_parts_styles(self) -> tuple[object, ...]:
-        """The stylesheet's current styles of the row parts (compared by identity)."""
-        components = component_styles(self)
-        return tuple(components.get(name) for name in ROW_PART_CLASSES)
+        """The rows' styles for the frame, worked out once from ``base``."""
+        self._row_styles = RowStyles(base, *(base + self.get_component_rich_style(name)
+                                             for name in ROW_PART_CLASSES))
 
     def frame_ended(self) -> None:
         """Outside a frame the rows have no styles (``row_segments`` answers None)."""
