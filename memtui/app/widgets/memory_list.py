@@ -12,6 +12,7 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from itertools import groupby
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
@@ -108,13 +109,12 @@ class RowLook:
 def _runs(flags: list[bool]) -> list[tuple[int, int]]:
     """(start, length) of each run of True in ``flags``."""
     runs: list[tuple[int, int]] = []
-    start: int | None = None
-    for index, flag in enumerate([*flags, False]):
-        if flag and start is None:
-            start = index
-        elif not flag and start is not None:
-            runs.append((start, index - start))
-            start = None
+    start = 0
+    for flag, group in groupby(flags):
+        length = len(list(group))
+        if flag:
+            runs.append((start, length))
+        start += length
     return runs
 
 
@@ -162,8 +162,6 @@ class MemoryList(PagedLineList[Memory]):
         self._loading = ListLoading()
         self._mailbox: LoadMailbox[LoadRequest] = LoadMailbox()
         self._loader: Worker[None] | None = None
-        self.loads_requested = 0
-        """How many loads were handed to the loader (for tests)."""
         self.tz = ZoneInfo("UTC")
         self._source: PagedSource | None = None
         self._pattern: re.Pattern[str] | None = None
@@ -183,11 +181,6 @@ class MemoryList(PagedLineList[Memory]):
     def at_least(self) -> int | None:
         """While a search's exact count is not known: it holds at least this many rows."""
         return self._loading.at_least
-
-    @property
-    def state(self) -> LoadState:
-        """Where the newest load stands."""
-        return self._loading.state
 
     @property
     def is_loading(self) -> bool:
@@ -227,9 +220,7 @@ class MemoryList(PagedLineList[Memory]):
         request = self._loading.begin(engine, flt, anchor, height * (PREFETCH_SCREENS + 1))
         if self._source is not None and anchor is None and self.is_attached:
             paint_hold(self.app).hold()  # the key's echo waits for its rows
-        self._generation = request.generation
-        self._pending.clear()
-        self.error = None
+        self._drop_older(request.generation)
         if first_page_now and anchor is None and not flt.search and self._source is None:
             try:
                 source = first_page(PagedSource(engine, flt))
@@ -254,13 +245,17 @@ class MemoryList(PagedLineList[Memory]):
         """Show a bounded list read whole elsewhere (``rows`` of the checked ``flt``):
         nothing is paged in; ``keep_position`` keeps the cursor's memory."""
         anchor = self._anchor() if keep_position and self._source is not None else None
-        self._loading.nothing()  # (a newer generation: older results are stale)
-        self._generation = self._loading.generation
-        self._pending.clear()
-        self.error = None
+        self._loading.nothing()
+        self._drop_older(self._loading.generation)
         source = FirstRowsSource.holding(engine, flt, rows, sizes_of=KeysetPages(), whole=True)
         self._loading.loaded(source)
         self._apply_loaded(source, anchor)
+
+    def _drop_older(self, generation: int) -> None:
+        """A new load (``generation``): what older loads still bring is dropped."""
+        self._generation = generation
+        self._pending.clear()
+        self.error = None
 
     def _count_first_load(self, request: LoadRequest) -> None:
         """Count a first load's rows (after its frame), unless a newer load took over."""
@@ -269,7 +264,6 @@ class MemoryList(PagedLineList[Memory]):
 
     def _request_load(self, request: LoadRequest) -> None:
         """Hand a load to the list's loader (started on first use, or again if it ended)."""
-        self.loads_requested += 1
         self._mailbox.put(request)
         loader = self._loader
         if loader is None or loader.is_finished:
@@ -292,9 +286,8 @@ class MemoryList(PagedLineList[Memory]):
     def show_nothing(self) -> None:
         """Show no list at all (only the empty text), e.g. when there is no project."""
         self._loading.nothing()
-        self._generation = self._loading.generation
+        self._drop_older(self._loading.generation)
         self._source = None
-        self.error = None
         self.marked.clear()
         self.update_size()
         self.refresh()
