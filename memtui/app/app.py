@@ -337,8 +337,6 @@ class MemtuiApp(App[None]):
         """The main screen."""
         return MainScreen()
 
-    # ---- start ------------------------------------------------------------------------
-
     def on_mount(self) -> None:
         """Load the time zone, start the timers; the rest comes after the first frame."""
         try:
@@ -388,8 +386,6 @@ class MemtuiApp(App[None]):
         if loaded.problems:
             self.say(f"Keymap {loaded.path}: {'; '.join(loaded.problems)}",
                      severity="warning")
-
-    # ---- panes ------------------------------------------------------------------------
 
     def get_screen_main(self) -> MainScreen:
         """The main screen (also while a modal is open)."""
@@ -501,8 +497,6 @@ class MemtuiApp(App[None]):
         self.history_memory_id = memory_id
         self.show_pane(HISTORY_PANE)
 
-    # ---- refresh ----------------------------------------------------------------------
-
     def _poll(self) -> None:
         try:
             version = self.store.data_version()
@@ -540,8 +534,6 @@ class MemtuiApp(App[None]):
         from memtui.app.inbox_sources import inbox_sources
 
         return inbox_sources(self.config.gemini_home)
-
-    # ---- store changes: a curator's step, the write worker, its messages --------------
 
     def do(self, step: Step, asker: MessagePump | None = None) -> None:
         """Take one step of a store change (``curator.py``): say a notice, show a dialog, ask
@@ -617,8 +609,6 @@ class MemtuiApp(App[None]):
         else:
             self.say(f"{write.label} failed: {message.error}", severity="error", toast=toast)
 
-    # ---- messages to the person -------------------------------------------------------
-
     def say(self, text: str, severity: str = "information", toast: bool = True) -> None:
         """Show a message on the status line, and as a toast unless a dialog is open. Never
         markup."""
@@ -640,8 +630,6 @@ class MemtuiApp(App[None]):
         result = self._clipboards.copy(text)
         self.say(f"{result.describe()} ({what})",
                  severity="information" if result.ok else "warning")
-
-    # ---- keys -------------------------------------------------------------------------
 
     def action_toggle_setting(self, name: str) -> None:
         """``g`` / ``u``: switch generate_memories / use_memories."""

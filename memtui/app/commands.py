@@ -167,8 +167,6 @@ def complete(text: str, current_id: Callable[[], str | None] | None = None) -> s
     return None
 
 
-# ---- running a command ----------------------------------------------------------------
-
 PANE_HINTS = {
     "inbox": "The Inbox is open: choose a row, then press the key again.",
     "agents": "The Agents pane is open: enter lists a row's entries; choose one, then press "

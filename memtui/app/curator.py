@@ -139,8 +139,6 @@ def _still_possible(engine: Engine, step: UndoStep) -> bool:
     return True
 
 
-# ---- memories -----------------------------------------------------------------------------
-
 def refusal(engine: Engine, project: str | None) -> Notice | None:
     """Why the actor may not write memories in a scope (the engine's rule), or None."""
     try:
@@ -313,8 +311,6 @@ def _forgotten(results: list[ForgetResult]) -> Change:
                   said_after=f"; not yet erased from the database files: {reason}")
 
 
-# ---- the review inbox ---------------------------------------------------------------------
-
 def inbox_decide(sources: InboxSources, verb: str, entries: list[InboxEntry]) -> Step:
     """Approve or reject inbox rows (any source), asking what each source asks first; more
     than one row is always asked about."""
@@ -402,8 +398,6 @@ def inbox_ids(sources: InboxSources, verb: str, memory_ids: list[str] | None) ->
 
     return Write("Read the inbox", run, changes_store=False)
 
-
-# ---- projects, settings, flags, profile ---------------------------------------------------
 
 def create_project() -> Screen[Any]:
     """Ask for an id, a name and a root folder; create the project (the user owns it)."""

@@ -37,9 +37,6 @@ def check_textual_version(found: str = textual.__version__) -> None:
 check_textual_version()
 
 
-# ---- the paint hold --------------------------------------------------------------------------
-
-
 def begin_batch(app: App[Any]) -> None:
     """Start holding the screen's paints (what ``App.batch_update`` does on entry)."""
     app._begin_batch()
@@ -83,9 +80,6 @@ def hand_over_repaints(screen: Screen[Any]) -> bool:
     return True
 
 
-# ---- small reads and updates -----------------------------------------------------------------
-
-
 def app_keymap(app: App[Any]) -> Mapping[str, str]:
     """The keymap the app runs with (binding id -> keys), as ``App.set_keymap`` left it."""
     return dict(app._keymap)
@@ -100,9 +94,6 @@ def update_scroll_size(view: ScrollView, size: Size) -> None:
 def input_suggestion(widget: Input) -> str:
     """The completion an Input shows for its value now ("" for none)."""
     return str(widget._suggestion)
-
-
-# ---- for the benchmark's frame clock and keys --------------------------------------------
 
 
 SCREEN_FRAME_METHOD = "_compositor_refresh"

@@ -103,8 +103,6 @@ class LineList(ScrollView, can_focus=True):
         self._frame_style: Style | None = None
         self._frame_width: int | None = None
 
-    # ---- for subclasses -----------------------------------------------------------------
-
     def row_count(self) -> int:
         """How many rows the list has."""
         raise NotImplementedError
@@ -126,8 +124,6 @@ class LineList(ScrollView, can_focus=True):
 
     def frame_ended(self) -> None:
         """The frame's rows are drawn."""
-
-    # ---- cursor -------------------------------------------------------------------------
 
     @property
     def cursor(self) -> int:
@@ -215,8 +211,6 @@ class LineList(ScrollView, can_focus=True):
                 self.action_open()
             else:
                 self.move_cursor(index, scroll=False)
-
-    # ---- drawing ------------------------------------------------------------------------
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         """Prefetch the rows that come into view."""
