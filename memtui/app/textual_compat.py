@@ -37,16 +37,6 @@ def check_textual_version(found: str = textual.__version__) -> None:
 check_textual_version()
 
 
-def begin_batch(app: App[Any]) -> None:
-    """Start holding the screen's paints (what ``App.batch_update`` does on entry)."""
-    app._begin_batch()
-
-
-def end_batch(app: App[Any]) -> None:
-    """Stop holding them (what ``App.batch_update`` does on exit)."""
-    app._end_batch()
-
-
 def batch_held(app: App[Any]) -> bool:
     """Whether any update batch holds the screen's paints now."""
     return bool(app._batch_count)

@@ -162,6 +162,8 @@ class MemoryList(PagedLineList[Memory]):
         self._loading = ListLoading()
         self._mailbox: LoadMailbox[LoadRequest] = LoadMailbox()
         self._loader: Worker[None] | None = None
+        self.loads_requested = 0
+        """How many loads were handed to the loader (for tests)."""
         self.tz = ZoneInfo("UTC")
         self._source: PagedSource | None = None
         self._pattern: re.Pattern[str] | None = None
@@ -264,6 +266,7 @@ class MemoryList(PagedLineList[Memory]):
 
     def _request_load(self, request: LoadRequest) -> None:
         """Hand a load to the list's loader (started on first use, or again if it ended)."""
+        self.loads_requested += 1
         self._mailbox.put(request)
         loader = self._loader
         if loader is None or loader.is_finished:

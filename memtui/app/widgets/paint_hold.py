@@ -13,17 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import gc
+from contextlib import ExitStack
 from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
-from memtui.app.textual_compat import (
-    batch_held,
-    begin_batch,
-    end_batch,
-    hand_over_repaints,
-    paint_screen,
-    report_error,
-)
+from memtui.app.textual_compat import batch_held, hand_over_repaints, paint_screen, report_error
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -47,6 +41,8 @@ class PaintHold:
         self._app = app
         self._seconds = seconds
         """The hold's deadline (``ECHO_HOLD_SECONDS`` when not given)."""
+        self._batch = ExitStack()
+        """Textual's update batch while a hold runs (``App.batch_update``)."""
         self._timer: asyncio.TimerHandle | None = None
         """The hold's deadline (the event loop's own timer: a Textual ``Timer`` is a task,
         which competed with the key's query)."""
@@ -69,7 +65,7 @@ class PaintHold:
         loop = asyncio.get_running_loop()  # first: without a loop, nothing is held
         self.holds += 1
         self._pause_collector()
-        begin_batch(self._app)  # what App.batch_update does
+        self._batch.enter_context(self._app.batch_update())
         self._screen = self._app.screen
         seconds = ECHO_HOLD_SECONDS if self._seconds is None else self._seconds
         self._timer = loop.call_later(seconds, self._deadline)
@@ -87,7 +83,7 @@ class PaintHold:
         if timer is None:
             return False
         timer.cancel()
-        end_batch(self._app)
+        self._batch.close()
         return True
 
     def release(self) -> None:
