@@ -1,8 +1,5 @@
 """``MemtuiApp``: the panes and the keys that switch them, live refresh, the store writes;
-``MainScreen``: the header and status line around the panes, and the extraction worker.
-Store changes are made in ``curator.py``, jobs in ``background.py``, commands in
-``commands.py``.
-"""
+``MainScreen``: the header and status line around the panes, and the extraction worker."""
 
 from __future__ import annotations
 
@@ -184,8 +181,7 @@ class MainScreen(Screen[None]):
         self.app.clear_notifications()
 
     def header_info(self) -> HeaderInfo:
-        """What the header says now (reads nothing from the store: the counts are the
-        header worker's)."""
+        """What the header says now (reads nothing from the store)."""
         app, counts = self.memtui, self.header_counts
         label = app.config.store_label or app.store.location
         return HeaderInfo(user=app.engine.actor, project=app.project,
@@ -574,8 +570,7 @@ class MemtuiApp(App[None]):
         (asker or self).post_message(message)
 
     def on_written(self, message: Written) -> None:
-        """A write is done: refresh, keep its undo step, follow what it made or forgot, say
-        what happened; then its next step."""
+        """A write is done: refresh, keep its undo step, follow what it made, say so."""
         from memtui.app.curator import record
 
         change = message.change
@@ -601,8 +596,7 @@ class MemtuiApp(App[None]):
             self.do(change.next(), message.asker)
 
     def on_write_refused(self, message: WriteRefused) -> None:
-        """A write was refused (no toast for a form: it shows why itself); nothing to change
-        is no failure."""
+        """A write was refused (no toast for a form: it shows why itself)."""
         write, toast = message.write, message.write.form is None
         if message.unchanged:
             self.say(f"{write.label}: {message.error}", toast=toast)
@@ -610,8 +604,7 @@ class MemtuiApp(App[None]):
             self.say(f"{write.label} failed: {message.error}", severity="error", toast=toast)
 
     def say(self, text: str, severity: str = "information", toast: bool = True) -> None:
-        """Show a message on the status line, and as a toast unless a dialog is open. Never
-        markup."""
+        """Show a message (never markup) on the status line, and as a toast."""
         try:
             main = self.get_screen_main()
             main.query_one(StatusLine).say(text, severity)

@@ -1,8 +1,5 @@
-"""The extraction engine in a Textual thread worker: rounds, backfill, consolidation; and
-the purge retry (``PurgeRetry``) that erases a forget's text from the write-ahead log. The
-worker threads only call the engine and post messages; closing the app asks the engine to
-stop between transactions.
-"""
+"""The extraction engine in a Textual thread worker (rounds, backfill, consolidation), and
+the purge retry that erases a forget's text from the write-ahead log."""
 
 from __future__ import annotations
 
@@ -248,8 +245,7 @@ PURGE_GROUP = "purge"
 
 
 class PurgeRetry:
-    """Finishes pending purges in a Textual thread worker (one at a time), posting
-    ``PurgeFinished`` when it erased any."""
+    """Finishes pending purges in a Textual thread worker (one at a time)."""
 
     def __init__(self, app: MemtuiApp, store: StoreBackend) -> None:
         self.app = app

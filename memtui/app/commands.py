@@ -1,22 +1,6 @@
-"""The ``/memory`` commands: parsing, completion, and running them (``run``: the command
-line and the palette come here; no Textual widgets here).
-
-Grammar (the leading ``/memory`` may also be written ``memory``; bare ``/memory`` means
-``status``)::
-
-    /memory status              settings, worker state, counts, last run
-    /memory show [ID]           one memory's detail (default: the selected one)
-    /memory extract [--force]   run an extraction round now
-    /memory backfill            work through every past completed task, with progress
-    /memory consolidate         supersede active duplicates (same text or same goal); in
-                                model mode the model proposes supersedes into the inbox
-    /memory forget ID           forget a memory and its whole chain (asks first)
-    /memory on | off            generate and use memories together
-    /memory note TEXT           an ad-hoc note in the current scope
-    /memory inbox               the review inbox (memories waiting for approval)
-    /memory approve [ID|all]    approve a pending memory (default: the inbox's selection)
-    /memory reject [ID|all]     reject a pending memory, for good (asks first)
-    /memory review on | off     whether memories from agents wait in the inbox
+"""The ``/memory`` commands (``USAGE``; docs/app.md): parsing, completion, and running
+them (``run``: the command line and the palette come here; no Textual widgets here). The
+leading ``/memory`` may also be written ``memory``; bare ``/memory`` means ``status``.
 """
 
 from __future__ import annotations
@@ -220,8 +204,7 @@ def run(app: MemtuiApp, command: MemoryCommand) -> None:
 
 
 def scope_project(app: MemtuiApp) -> str | None:
-    """Where a new memory or note goes: the project on the Project pane, else the user's
-    memories."""
+    """Where a new memory or note goes: the Project pane's project, else the user's."""
     from memtui.app.panes.memories import ProjectMemoriesPane
 
     return app.project if isinstance(app.current_pane(), ProjectMemoriesPane) else None

@@ -25,8 +25,7 @@ def _display_key(keys: str) -> str:
 
 def key_rows(owners: BindingOwners,
              keymap: Mapping[str, str] | None = None) -> list[tuple[str, str, str, str]]:
-    """(where, keys, what, binding id) for every binding of ``owners``, with ``keymap``
-    applied."""
+    """(where, keys, what, binding id) for every binding of ``owners``, ``keymap`` applied."""
     keymap = keymap or {}
     rows: list[tuple[str, str, str, str]] = []
     seen: set[tuple[str, str]] = set()

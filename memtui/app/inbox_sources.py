@@ -1,11 +1,7 @@
-"""Where the Inbox pane's rows come from: each source lists what waits for a decision and
-carries out approve and reject through the engine.
-
-Four sources (``inbox_sources``): memtui's own pending memories, Claude Code's memory
-writes held by its write gate, Gemini CLI's inbox patches (``.inbox/*.patch`` in the Gemini
-home), and stale memories (keep, correct, forget). The pane works on ``InboxEntry`` rows of
-any source. ``entries``, ``count``, ``approve`` and ``reject`` run in worker threads;
-``detail`` and ``question`` draw what was read (UI thread); nothing here touches a widget.
+"""Where the Inbox pane's rows come from (``inbox_sources``): each source lists what waits
+for a decision and carries out approve and reject through the engine. ``entries``,
+``count``, ``approve`` and ``reject`` run in worker threads; ``detail`` and ``question``
+draw what was read (UI thread); nothing here touches a widget.
 """
 
 from __future__ import annotations

@@ -1,7 +1,4 @@
-"""Messages the app's thread workers post (workers never touch widgets): extraction jobs and
-the header's counts to the main screen, a store write's result to whoever asked (it bubbles
-to the app). Imported when a worker first posts.
-"""
+"""Messages the app's thread workers post (workers never touch widgets)."""
 
 from __future__ import annotations
 
@@ -44,8 +41,7 @@ class ExtractionFinished(Message):
 
 @dataclass
 class Written(Message):
-    """A write ran to the end (``change`` says what it did); posted to ``asker``, else the
-    app."""
+    """A write ran to the end (``change`` says what it did)."""
 
     write: Write
     change: Change
