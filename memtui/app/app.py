@@ -121,11 +121,8 @@ def pane_key(pane_id: str) -> str | None:
 
 def pane_labels() -> list[PaneLabel]:
     """The pane bar's names: ``1 Profile`` … (the key first where a key shows the pane)."""
-    labels = []
-    for spec in PANES:
-        key = pane_key(spec.PANE_ID)
-        labels.append(PaneLabel(spec.PANE_ID, f"{key} {spec.TITLE}" if key else spec.TITLE))
-    return labels
+    return [PaneLabel(spec.PANE_ID, f"{key} {spec.TITLE}"
+                      if (key := pane_key(spec.PANE_ID)) else spec.TITLE) for spec in PANES]
 
 
 def _pane_bindings() -> list[BindingType]:
@@ -749,8 +746,6 @@ def binding_classes() -> list[tuple[str, type]]:
 
 def all_bindings() -> list[tuple[str, str, str]]:
     """(where, default keys, binding id) of every binding in the app."""
-    from textual.binding import Binding
-
     return [(where, binding.key, binding.id) for where, owner in binding_classes()
             for binding in owner.__dict__.get("BINDINGS", [])
             if isinstance(binding, Binding) and binding.id]
@@ -758,6 +753,4 @@ def all_bindings() -> list[tuple[str, str, str]]:
 
 def all_binding_ids() -> set[str]:
     """Every binding id in the app (for checking a keymap file)."""
-    from memtui.app.help import key_rows
-
-    return {binding_id for _where, _keys, _what, binding_id in key_rows(binding_classes())}
+    return {binding_id for _where, _keys, binding_id in all_bindings()}
