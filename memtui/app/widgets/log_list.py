@@ -57,12 +57,7 @@ class LogList(PagedLineList[LogEntry]):
         super().__init__(id=id)
         self._render_row = render_row
         self.empty_text = empty_text
-        self._source: LogSource | None = None
-
-    @property
-    def source(self) -> LogSource | None:
-        """The pages being shown."""
-        return self._source
+        self.source: LogSource | None = None
 
     def show(self, engine: Engine) -> None:
         """Read the log again: count it and read the pages around the cursor; the cursor
@@ -82,7 +77,7 @@ class LogList(PagedLineList[LogEntry]):
             self.refresh()
             raise
         self.error = None
-        self._source = source
+        self.source = source
         self.update_size()
         found = source.index_of(current.task_id) if current is not None else None
         self.scroll_to(y=top, animate=False, immediate=True)
@@ -91,13 +86,13 @@ class LogList(PagedLineList[LogEntry]):
 
     def current(self) -> LogEntry | None:
         """The log row under the cursor (if its page is read)."""
-        if self._source is None or not self.row_count():
+        if self.source is None or not self.row_count():
             return None
-        return self._source.get(self._cursor)
+        return self.source.get(self._cursor)
 
     def row_count(self) -> int:
         """The number of log rows."""
-        return (self._source.count or 0) if self._source is not None else 0
+        return (self.source.count or 0) if self.source is not None else 0
 
     def row_text(self, index: int, width: int) -> Text | None:
         """One log row (``None`` while its page is being read)."""

@@ -165,7 +165,7 @@ class MemoryList(PagedLineList[Memory]):
         self.loads_requested = 0
         """How many loads were handed to the loader (for tests)."""
         self.tz = ZoneInfo("UTC")
-        self._source: PagedSource | None = None
+        self.source: PagedSource | None = None
         self._pattern: re.Pattern[str] | None = None
         self._row_styles: RowStyles | None = None
         """The rows' styles while a frame is drawn."""
@@ -173,11 +173,6 @@ class MemoryList(PagedLineList[Memory]):
         self.stale: frozenset[str] = frozenset()
         """Memories on screen whose cited files, symbols or commands are gone."""
         self._want_id: str | None = None
-
-    @property
-    def source(self) -> PagedSource | None:
-        """The source being shown."""
-        return self._source
 
     @property
     def at_least(self) -> int | None:
@@ -194,13 +189,13 @@ class MemoryList(PagedLineList[Memory]):
     @property
     def filter(self) -> MemoryFilter | None:
         """The filter being shown."""
-        return None if self._source is None else self._source.filter
+        return None if self.source is None else self.source.filter
 
     def current(self) -> Memory | None:
         """The memory under the cursor (if its page is loaded)."""
-        if self._source is None or not self.row_count():
+        if self.source is None or not self.row_count():
             return None
-        return self._source.get(self._cursor)
+        return self.source.get(self._cursor)
 
     def marked_ids(self) -> list[str]:
         """The marked memories' ids, sorted."""
@@ -217,13 +212,13 @@ class MemoryList(PagedLineList[Memory]):
         The rows on screen stay until the new ones are read. ``first_page_now``: a first
         load without a search reads its first page here (one index seek), so the next frame
         shows rows; the worker counts once that frame is drawn."""
-        anchor = self._anchor() if keep_position and self._source is not None else None
+        anchor = self._anchor() if keep_position and self.source is not None else None
         height = max(1, self.size.height or 24)
         request = self._loading.begin(engine, flt, anchor, height * (PREFETCH_SCREENS + 1))
-        if self._source is not None and anchor is None and self.is_attached:
+        if self.source is not None and anchor is None and self.is_attached:
             paint_hold(self.app).hold()  # the key's echo waits for its rows
         self._drop_older(request.generation)
-        if first_page_now and anchor is None and not flt.search and self._source is None:
+        if first_page_now and anchor is None and not flt.search and self.source is None:
             try:
                 source = first_page(PagedSource(engine, flt))
             except MemtuiError as error:
@@ -235,7 +230,7 @@ class MemoryList(PagedLineList[Memory]):
                 self.call_after_refresh(self._count_first_load, replace(request,
                                                                         loaded=source))
             return
-        ahead = self._loading.ahead(request, self._source, height)
+        ahead = self._loading.ahead(request, self.source, height)
         if ahead is not None:  # painted before the query competes for the GIL
             self._apply_loaded(ahead, None, provisional=True)
             if self.is_attached:
@@ -246,7 +241,7 @@ class MemoryList(PagedLineList[Memory]):
                   keep_position: bool = False) -> None:
         """Show a bounded list read whole elsewhere (``rows`` of the checked ``flt``):
         nothing is paged in; ``keep_position`` keeps the cursor's memory."""
-        anchor = self._anchor() if keep_position and self._source is not None else None
+        anchor = self._anchor() if keep_position and self.source is not None else None
         self._loading.nothing()
         self._drop_older(self._loading.generation)
         source = FirstRowsSource.holding(engine, flt, rows, sizes_of=KeysetPages(), whole=True)
@@ -290,7 +285,7 @@ class MemoryList(PagedLineList[Memory]):
         """Show no list at all (only the empty text), e.g. when there is no project."""
         self._loading.nothing()
         self._drop_older(self._loading.generation)
-        self._source = None
+        self.source = None
         self.marked.clear()
         self.update_size()
         self.refresh()
@@ -355,8 +350,8 @@ class MemoryList(PagedLineList[Memory]):
         rows that look different. ``provisional``: rows worked out ahead of the load."""
         top, height = round(self.scroll_y), self.size.height
         before = self._row_looks(top, height) \
-            if anchor is None and self._source is not None and self.row_count() else None
-        self._source = source
+            if anchor is None and self.source is not None and self.row_count() else None
+        self.source = source
         self._pattern = search_pattern(source.filter.search)
         if not (provisional and height < min(self.virtual_size.height, self.row_count())):
             # (rows ahead that fill the view keep the scroll bar until the page comes: a bar
@@ -364,11 +359,11 @@ class MemoryList(PagedLineList[Memory]):
             self.update_size()
         index = 0
         if anchor is not None:
-            found = self._source.index_of(anchor.memory_id) if anchor.memory_id else None
+            found = self.source.index_of(anchor.memory_id) if anchor.memory_id else None
             index = found if found is not None else anchor.index
             self.scroll_to(y=anchor.scroll_y, animate=False, immediate=True)
         if self._want_id is not None and not provisional:
-            wanted = self._source.index_of(self._want_id)
+            wanted = self.source.index_of(self._want_id)
             self._want_id = None
             if wanted is not None:
                 index = wanted
@@ -386,7 +381,7 @@ class MemoryList(PagedLineList[Memory]):
 
     def _row_looks(self, top: int, height: int) -> list[RowLook]:
         """What decides the look of each visible row, ``top`` down."""
-        source, count = self._source, self.row_count()
+        source, count = self.source, self.row_count()
         looks: list[RowLook] = []
         for index in range(top, top + height):
             memory = source.get(index) if source is not None and index < count else None
@@ -400,11 +395,11 @@ class MemoryList(PagedLineList[Memory]):
     def on_memory_list_counted(self, message: Counted) -> None:
         """The count arrived: size the scroll view."""
         message.stop()
-        if not self._loading.accepts(message.generation) or self._source is None:
+        if not self._loading.accepts(message.generation) or self.source is None:
             return
         self._loading.counted(message.count, message.capped)
         if not message.capped:
-            self._source.count = message.count
+            self.source.count = message.count
         self.update_size()
         self.refresh()
         self._changed()
@@ -421,7 +416,7 @@ class MemoryList(PagedLineList[Memory]):
 
     def row_count(self) -> int:
         """Rows known: the count, or the first page while counting."""
-        source = self._source
+        source = self.source
         if source is None:
             return 0
         if source.count is not None:

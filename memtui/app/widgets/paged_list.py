@@ -23,7 +23,7 @@ FAR_PAGES_GROUP = "list-far-pages"
 
 
 class PagedLineList(LineList, Generic[R]):
-    """A ``LineList`` whose rows come from a ``KeysetPages`` source (``_source``; a new load
+    """A ``LineList`` whose rows come from a ``KeysetPages`` source (``source``; a new load
     bumps ``_generation`` and clears ``_pending``)."""
 
     class PagesFetched(Message):
@@ -45,7 +45,7 @@ class PagedLineList(LineList, Generic[R]):
     def __init__(self, *, name: str | None = None, id: str | None = None,
                  classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self._source: KeysetPages[R] | None = None
+        self.source: KeysetPages[R] | None = None
         self._generation = 0
         self._pending: set[int] = set()
         self.error: str | None = None
@@ -53,11 +53,11 @@ class PagedLineList(LineList, Generic[R]):
     @property
     def count(self) -> int | None:
         """How many rows the list holds (None while counting, or before the first load)."""
-        return None if self._source is None else self._source.count
+        return None if self.source is None else self.source.count
 
     def row_at(self, index: int) -> R | None:
         """The row at ``index``, read now when its page is cheap (else ``None``)."""
-        source = self._source
+        source = self.source
         if source is None:
             return None
         row = source.get(index)
@@ -72,7 +72,7 @@ class PagedLineList(LineList, Generic[R]):
         self._request(max(0, start - margin), end + margin)
 
     def _request(self, start: int, end: int) -> None:
-        source = self._source
+        source = self.source
         if source is None:
             return
         try:
@@ -99,10 +99,10 @@ class PagedLineList(LineList, Generic[R]):
     def on_paged_line_list_pages_fetched(self, message: PagesFetched) -> None:
         """Far pages arrived: cache and draw them (an older load's pages are dropped)."""
         message.stop()
-        if message.generation != self._generation or self._source is None:
+        if message.generation != self._generation or self.source is None:
             return
         for page, rows in message.pages.items():
-            self._source.put(page, rows)
+            self.source.put(page, rows)
             self._pending.discard(page)
         self.refresh()
         self.post_message(self.CursorMoved(self, self._cursor))
