@@ -238,7 +238,7 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
         self.marked.symmetric_difference_update({entry.key})
         self.item_list.refresh()
         self._update_title()
-        self.item_list.action_cursor_down()
+        self.item_list.action_move(1)
 
     def action_mark_all(self) -> None:
         """Mark every row (when all are marked: unmark them)."""

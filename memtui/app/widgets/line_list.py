@@ -51,17 +51,17 @@ class LineList(ScrollView, can_focus=True):
     ``row_text``; the list handles scrolling, the cursor and the movement keys."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("down,j", "cursor_down", "down", show=False, tooltip="Cursor down", id="list.down"),
-        Binding("up,k", "cursor_up", "up", show=False, tooltip="Cursor up", id="list.up"),
-        Binding("home", "cursor_home", "first", show=False, tooltip="First row", id="list.first"),
-        Binding("end,G", "cursor_end", "last", show=False, tooltip="Last row", id="list.last"),
-        Binding("pagedown", "page_down", "page down", show=False,
+        Binding("down,j", "move(1)", "down", show=False, tooltip="Cursor down", id="list.down"),
+        Binding("up,k", "move(-1)", "up", show=False, tooltip="Cursor up", id="list.up"),
+        Binding("home", "move_to(0)", "first", show=False, tooltip="First row", id="list.first"),
+        Binding("end,G", "move_to(-1)", "last", show=False, tooltip="Last row", id="list.last"),
+        Binding("pagedown", "page(1)", "page down", show=False,
                 tooltip="One screen down", id="list.page_down"),
-        Binding("pageup", "page_up", "page up", show=False,
+        Binding("pageup", "page(-1)", "page up", show=False,
                 tooltip="One screen up", id="list.page_up"),
-        Binding("ctrl+d", "half_page(1)", "half page down", show=False,
+        Binding("ctrl+d", "page(0.5)", "half page down", show=False,
                 tooltip="Half a screen down (vim)", id="list.half_down"),
-        Binding("ctrl+u", "half_page(-1)", "half page up", show=False,
+        Binding("ctrl+u", "page(-0.5)", "half page up", show=False,
                 tooltip="Half a screen up (vim)", id="list.half_up"),
         Binding("enter", "open", "open", show=False,
                 tooltip="Open the row (memory detail, task, version)", id="list.open"),
@@ -167,36 +167,18 @@ class LineList(ScrollView, can_focus=True):
         if self.is_attached and self.container_size:
             update_scroll_size(self, size)
 
-    def action_cursor_down(self) -> None:
-        """Move the cursor one row down."""
-        self.move_cursor(self._cursor + 1)
+    def action_move(self, rows: int) -> None:
+        """Move the cursor ``rows`` rows down (up when negative)."""
+        self.move_cursor(self._cursor + rows)
 
-    def action_cursor_up(self) -> None:
-        """Move the cursor one row up."""
-        self.move_cursor(self._cursor - 1)
+    def action_move_to(self, index: int) -> None:
+        """Move the cursor to row ``index`` (-1: the last row)."""
+        self.move_cursor(index if index >= 0 else self.row_count() - 1)
 
-    def action_cursor_home(self) -> None:
-        """Move the cursor to the first row."""
-        self.move_cursor(0)
-
-    def action_cursor_end(self) -> None:
-        """Move the cursor to the last row."""
-        self.move_cursor(self.row_count() - 1)
-
-    def _page(self) -> int:
-        return max(1, self.scrollable_content_region.height - 1)
-
-    def action_page_down(self) -> None:
-        """Move the cursor one screen down."""
-        self.move_cursor(self._cursor + self._page())
-
-    def action_page_up(self) -> None:
-        """Move the cursor one screen up."""
-        self.move_cursor(self._cursor - self._page())
-
-    def action_half_page(self, direction: int) -> None:
-        """Move the cursor half a screen (vim's ctrl+d / ctrl+u)."""
-        self.move_cursor(self._cursor + direction * max(1, self._page() // 2))
+    def action_page(self, screens: float) -> None:
+        """Move the cursor ``screens`` screens down (up when negative; half: vim's ctrl+d)."""
+        rows = max(1, int(abs(screens) * max(1, self.scrollable_content_region.height - 1)))
+        self.move_cursor(self._cursor + (rows if screens > 0 else -rows))
 
     def action_open(self) -> None:
         """Open the cursor row."""
