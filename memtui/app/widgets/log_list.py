@@ -21,9 +21,9 @@ if TYPE_CHECKING:
 class LogSource(KeysetPages[LogEntry]):
     """The acting user's extraction log by position, newest scan first, page by page."""
 
-    def __init__(self, engine: Engine, *, count: int | None = None,
-                 page_size: int = PAGE_SIZE, max_pages: int = MAX_CACHED_PAGES) -> None:
-        super().__init__(count=count, page_size=page_size, max_pages=max_pages)
+    def __init__(self, engine: Engine, *, page_size: int = PAGE_SIZE,
+                 max_pages: int = MAX_CACHED_PAGES) -> None:
+        super().__init__(page_size=page_size, max_pages=max_pages)
         self.engine = engine
 
     def count_rows(self) -> int:

@@ -48,11 +48,10 @@ class KeysetPages(Generic[R]):
     """Rows of one newest-first list by position, fetched page by page and cached (LRU).
     Subclasses say how to count, how to read a page and what a row's position and key are."""
 
-    def __init__(self, *, count: int | None = None, page_size: int = PAGE_SIZE,
-                 max_pages: int = MAX_CACHED_PAGES) -> None:
+    def __init__(self, *, page_size: int = PAGE_SIZE, max_pages: int = MAX_CACHED_PAGES) -> None:
         self.page_size = page_size
         self.max_pages = max_pages
-        self.count: int | None = count
+        self.count: int | None = None
         self._pages: OrderedDict[int, list[R]] = OrderedDict()
 
     def count_rows(self) -> int:
@@ -200,9 +199,9 @@ class PagedSource(KeysetPages[Memory]):
     """Rows of one memory list by position; ``flt`` must come from
     ``engine.identity.memory_filter`` (``for_list``)."""
 
-    def __init__(self, engine: Engine, flt: MemoryFilter, *, count: int | None = None,
-                 page_size: int = PAGE_SIZE, max_pages: int = MAX_CACHED_PAGES) -> None:
-        super().__init__(count=count, page_size=page_size, max_pages=max_pages)
+    def __init__(self, engine: Engine, flt: MemoryFilter, *, page_size: int = PAGE_SIZE,
+                 max_pages: int = MAX_CACHED_PAGES) -> None:
+        super().__init__(page_size=page_size, max_pages=max_pages)
         self.engine = engine
         self.filter = flt
 
