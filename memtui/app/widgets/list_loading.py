@@ -1,10 +1,6 @@
-"""``ListLoading``: how one memory list's loads go, with no Textual.
-
-``begin`` starts a load: a new generation and a new ticket on the list's query lane (which
-interrupts an older read). A key that narrows the search has its first rows worked out from
-the rows on screen (``ahead``). ``run_load``, in the loader thread, reads the first page,
-waits for the frame showing it, then counts (a search capped, once typing pauses, then
-exactly). ``accepts`` drops a stale result.
+"""``ListLoading``: how one memory list's loads go, with no Textual. ``run_load``, in the
+loader thread, reads the first page, waits for the frame showing it, then counts (a search
+capped, once typing pauses, then exactly).
 """
 
 from __future__ import annotations
@@ -88,8 +84,7 @@ class LoadReports(Protocol):
 
 
 class ListLoading:
-    """The loading of one memory list (UI thread): the newest load's generation and state,
-    the count it holds at least, and the list's query lane."""
+    """The loading of one memory list (UI thread): the newest load and the query lane."""
 
     def __init__(self) -> None:
         self.state = LoadState.READING
@@ -176,8 +171,7 @@ def first_page(source: PagedSource) -> PagedSource:
 
 def run_load(request: LoadRequest, mailbox: LoadMailbox[LoadRequest],
              reports: LoadReports) -> None:
-    """Run one load in the loader thread (a newer load interrupts its queries) and report
-    what it read."""
+    """Run one load in the loader thread and report what it read."""
     generation, lane, ticket = request.generation, request.lane, request.ticket
     engine, flt, anchor = request.engine, request.flt, request.anchor
     try:

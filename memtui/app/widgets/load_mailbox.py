@@ -1,8 +1,5 @@
-"""``LoadMailbox``: the newest request for one long-lived loader thread, and its waits.
-
-A request put here replaces the one still waiting and wakes the loader; the loader's waits
-end the moment a newer request comes. No Textual here.
-"""
+"""``LoadMailbox``: the newest request for one long-lived loader thread, and its waits (which
+end the moment a newer request comes). No Textual here."""
 
 from __future__ import annotations
 

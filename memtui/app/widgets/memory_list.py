@@ -1,9 +1,6 @@
-"""``MemoryList``: a memory list of any size, drawn line by line, paged in from the store.
-
-How its loads go is ``ListLoading`` (no Textual); this widget shows them. ``show`` hands a
-load to the list's one long-lived loader thread, which posts ``Loaded``, ``Counted`` or
-``LoadFailed``; a key's rows and its echo are painted in one frame (``PaintHold``), and only
-rows that look different are drawn again (``RowLook``).
+"""``MemoryList``: a memory list of any size, drawn line by line, paged in from the store by
+one long-lived loader thread (``ListLoading``); a key's rows and its echo are painted in one
+frame (``PaintHold``), and only rows that look different are drawn again (``RowLook``).
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""``PagedSource``: one memory list (a checked filter), read from the store page by page.
-
-Rows are grouped in fixed pages; a small LRU keeps the pages seen last. A page next to a
-cached one is read by keyset (an index seek); any other by position, from the nearer end of
-the list. No Textual here; one instance is filled by one thread at a time (``fetch`` touches
-no page).
+"""``PagedSource``: one memory list (a checked filter), read from the store page by page: a
+page next to a cached one by keyset (an index seek), any other by position from the nearer
+end. No Textual here; one instance is filled by one thread at a time.
 """
 
 from __future__ import annotations
