@@ -42,11 +42,6 @@ def batch_held(app: App[Any]) -> bool:
     return bool(app._batch_count)
 
 
-def report_error(app: App[Any], error: Exception) -> None:
-    """Hand an error to the app as its own callbacks' errors are (shown, then exit)."""
-    app._handle_exception(error)
-
-
 def paint_screen(screen: Screen[Any]) -> None:
     """The screen's paint step, at once (what its update timer runs on a tick)."""
     screen._on_timer_update()

@@ -17,7 +17,7 @@ from contextlib import ExitStack
 from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
-from memtui.app.textual_compat import batch_held, hand_over_repaints, paint_screen, report_error
+from memtui.app.textual_compat import batch_held, hand_over_repaints, paint_screen
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -68,14 +68,13 @@ class PaintHold:
         self._batch.enter_context(self._app.batch_update())
         self._screen = self._app.screen
         seconds = ECHO_HOLD_SECONDS if self._seconds is None else self._seconds
-        self._timer = loop.call_later(seconds, self._deadline)
+        # (run out as the app's own callback: an error in it is the app's)
+        self._timer = loop.call_later(seconds, self._app.call_later, self._run_out, self.holds)
 
-    def _deadline(self) -> None:
-        """The hold ran out: paint what was held (an error goes to the app)."""
-        try:
+    def _run_out(self, hold: int) -> None:
+        """The hold ran out: paint what was held (unless a newer hold runs now)."""
+        if hold == self.holds:
             self.release()
-        except Exception as error:  # the app shows it and exits, as Textual's timers do
-            report_error(self._app, error)
 
     def _unhold(self) -> bool:
         """End the running hold (its deadline and Textual's batch); False when none runs."""
