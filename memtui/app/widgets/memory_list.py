@@ -177,6 +177,11 @@ class MemoryList(PagedLineList[Memory]):
         return self._loading.at_least
 
     @property
+    def state(self) -> LoadState:
+        """Where the newest load stands."""
+        return self._loading.state
+
+    @property
     def is_loading(self) -> bool:
         """Whether the list is still being read or counted (an empty one says so)."""
         state = self._loading.state
