@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 from zoneinfo import ZoneInfo
 
 from rich.text import Text
@@ -89,7 +89,7 @@ class Question:
     required: bool
 
 
-class InboxSource:
+class InboxSource(Protocol):
     """A kind of inbox row: list, count, show, approve (optionally edited), reject."""
 
     name: str
@@ -98,11 +98,9 @@ class InboxSource:
 
     def entries(self, engine: Engine) -> list[InboxEntry]:
         """What waits now (worker thread)."""
-        raise NotImplementedError
 
     def count(self, engine: Engine) -> int:
         """How many wait (worker thread; the pane bar's and the header's count)."""
-        raise NotImplementedError
 
     def count_words(self, count: int) -> str | None:
         """How the pane's title names this source's share of the count (None: not named)."""
@@ -110,7 +108,6 @@ class InboxSource:
 
     def detail(self, entry: InboxEntry, tz: ZoneInfo) -> Text:
         """The entry in full, with the diff of a correction (UI thread; literal text)."""
-        raise NotImplementedError
 
     def editable_text(self, entry: InboxEntry) -> str | None:
         """The text edit-and-approve starts from (None: this source cannot be edited)."""
@@ -118,16 +115,13 @@ class InboxSource:
 
     def question(self, verb: str, entries: Sequence[InboxEntry]) -> Question:
         """What to ask before approving or rejecting these entries (UI thread)."""
-        raise NotImplementedError
 
     def approve(self, engine: Engine, entries: Sequence[InboxEntry],
                 edited: str | None = None) -> Outcome:
         """Approve these entries (``edited``: the new text of a single entry)."""
-        raise NotImplementedError
 
     def reject(self, engine: Engine, entries: Sequence[InboxEntry]) -> Outcome:
         """Reject these entries (final)."""
-        raise NotImplementedError
 
 
 def diff_line(item: InboxItem) -> Text:
