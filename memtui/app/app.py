@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path, PurePath
@@ -190,10 +191,8 @@ class MainScreen(Screen[None]):
 
     def show_header(self) -> None:
         """Draw the header again (not before it is mounted, nor while shutting down)."""
-        try:
+        with suppress(NoMatches):
             self.query_one(StatusHeader).set_info(self.header_info())
-        except NoMatches:
-            pass
 
     @work(thread=True, group=HEADER_GROUP, exclusive=True, exit_on_error=False,
           name="header-counts")
@@ -332,14 +331,10 @@ class MemtuiApp(App[None]):
 
     def on_mount(self) -> None:
         """Load the time zone, start the timers; the rest comes after the first frame."""
-        try:
+        with suppress(MemtuiError):  # (else UTC)
             self.tz = zone(self.engine.identity.profile().timezone)
-        except MemtuiError:
-            self.tz = ZoneInfo("UTC")
-        try:
+        with suppress(StoreError):
             self._data_version = self.store.data_version()
-        except StoreError:
-            self._data_version = None
         if self.config.poll_interval:
             self.set_interval(self.config.poll_interval, self._poll, name="data-version")
         if self.config.worker_interval and not self.store.read_only:
@@ -509,10 +504,8 @@ class MemtuiApp(App[None]):
         every pane is stale and the header's counts are read again (not while shutting
         down: a worker started then would outlive the widgets)."""
         if wrote:
-            try:
+            with suppress(MemtuiError):
                 self._data_version = self.store.data_version()
-            except MemtuiError:
-                pass
         if not self.is_running:
             return
         for pane in self.panes():

@@ -6,6 +6,7 @@ leading ``/memory`` may also be written ``memory``; bare ``/memory`` means ``sta
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -247,8 +248,6 @@ def status_text(app: MemtuiApp) -> Text:
     out.append("\nExtraction log\n", style="bold")
     out.append("  " + ("  ".join(f"{k} {v}" for k, v in sorted(
         engine.extraction.log_counts().items())) or "empty") + "\n")
-    try:
+    with suppress(MemtuiError):
         out.append(f"  pending tasks {engine.extraction.pending()}\n")
-    except MemtuiError:
-        pass
     return out
