@@ -69,6 +69,12 @@ def human_size(size: int) -> str:
     return f"{size} B" if size < KIB else f"{size / KIB:.1f} KB"
 
 
+def ending(text: str, room: int) -> str:
+    """``text`` on one line, shown by its end when longer than ``room``."""
+    text = one_line(text, 10 * room)
+    return text if len(text) <= room else "…" + text[-(room - 1):]
+
+
 def in_folder(path: str, folder: str | None) -> str:
     """``path`` relative to ``folder`` (a memory folder) when inside it, else ``tilde``."""
     base = (folder or "").rstrip("/")
@@ -111,10 +117,7 @@ def entry_row(entry: MemoryEntry, width: int) -> Text:
     text.append(f"{entry.kind:<{ENTRY_KIND_COLUMN}} ", style="bold")
     if entry.kind != "fact":
         room = WIDE_ENTRY_NAME_COLUMN if width >= WIDE_ROW else ENTRY_NAME_COLUMN
-        name = one_line(entry.name, 10 * room)
-        if len(name) > room:
-            name = "…" + name[-(room - 1):]
-        text.append(f"{name:<{room}} ")
+        text.append(f"{ending(entry.name, room):<{room}} ")
     for flag, style in entry_flags(entry):
         text.append(f"[{flag}] ", style=style)
     text.append(one_line(entry.title, TEXT_CHARS))

@@ -7,12 +7,14 @@ switches panes -- and never calls ``refresh_data`` itself."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, ClassVar, cast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 from textual import on
 from textual.binding import Binding, BindingType
 from textual.containers import ScrollableContainer, Vertical
 from textual.events import Mount
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
     from memtui.app.app import MemtuiApp
     from memtui.store.models import Memory
 
+ResultType = TypeVar("ResultType")
 
 FORM_BINDINGS: list[BindingType] = [
     Binding("tab", "next_field(1)", "next field", show=False,
@@ -44,6 +47,16 @@ DETAIL_BINDINGS: list[BindingType] = [
 ]
 """Keys of every pane with a details area below its list (added after its own keys): everything in it is reachable
 by keys, not only by the mouse wheel."""
+
+
+@dataclass
+class JobDone(Message):
+    """A pane's thread job (``Pane.run_job``) finished: ``done`` takes its result, or why it
+    failed."""
+
+    done: Callable[[Any, str | None], None]
+    result: Any = None
+    error: str | None = None
 
 
 class Pane(Vertical):
@@ -96,6 +109,26 @@ class Pane(Vertical):
         # still mounted may have lost the parts it would read into (it stays stale)
         if self.stale and self.shown and self.is_mounted and self.app.is_running:
             self.refresh_data()
+
+    def run_job(self, group: str, job: Callable[[], ResultType],
+                done: Callable[[ResultType | None, str | None], None], *,
+                exclusive: bool = True) -> None:
+        """Run ``job`` in a thread worker of ``group`` (reading files or the store off the UI
+        thread); then ``done(result, None)`` on the UI thread, or ``done(None, why)`` when
+        the job raised a ``MemtuiError`` or ``OSError``."""
+        def run() -> None:
+            try:
+                message = JobDone(done, job())
+            except (MemtuiError, OSError) as error:
+                message = JobDone(done, error=str(error))
+            self.post_message(message)
+
+        self.run_worker(run, thread=True, exclusive=exclusive, group=group, exit_on_error=False)
+
+    @on(JobDone)
+    def _job_done(self, message: JobDone) -> None:
+        message.stop()
+        message.done(message.result, message.error)
 
     @property
     def memtui(self) -> MemtuiApp:
