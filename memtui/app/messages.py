@@ -83,11 +83,3 @@ class HeaderRead(Message):
     """The header worker read the header's counts."""
 
     counts: HeaderCounts
-
-
-@dataclass
-class EndpointChecked(Message):
-    """The Settings pane's worker asked the model endpoint: ``words`` say whether it
-    answers."""
-
-    words: str

@@ -636,8 +636,8 @@ class AgentsPane(Pane):
 
             apply_plan(plan, True)
 
-        self.run_job("agents-write" if action is None else "agents-entry-write", write,
-                     partial(self._written, plan.summary, action), exclusive=action is None)
+        self.run_job("agents-apply", write, partial(self._written, plan.summary, action),
+                     exclusive=False)
 
     def _written(self, summary: str, action: str | None, _result: None,
                  error: str | None) -> None:

@@ -115,13 +115,17 @@ class Pane(Vertical):
                 exclusive: bool = True) -> None:
         """Run ``job`` in a thread worker of ``group`` (reading files or the store off the UI
         thread); then ``done(result, None)`` on the UI thread, or ``done(None, why)`` when
-        the job raised a ``MemtuiError`` or ``OSError``."""
+        the job raised a ``MemtuiError`` or ``OSError``. A job a newer one of its
+        ``exclusive`` group replaced calls nothing."""
+        from textual.worker import get_current_worker
+
         def run() -> None:
             try:
                 message = JobDone(done, job())
             except (MemtuiError, OSError) as error:
                 message = JobDone(done, error=str(error))
-            self.post_message(message)
+            if not get_current_worker().is_cancelled:
+                self.post_message(message)
 
         self.run_worker(run, thread=True, exclusive=exclusive, group=group, exit_on_error=False)
 

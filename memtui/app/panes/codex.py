@@ -3,24 +3,21 @@
 One row per thread; below, the selected thread, the database layout, why consolidation is
 stuck, the task groups of MEMORY.md, the ad-hoc notes, the jobs and every item that could
 not be read. Nothing is written: imports and curation are the command line's (``memtui codex
-...``). The home (``resolve_codex_home``) is read by a thread worker (``_read``) posting
-``CodexRead``; a reload keeps the rows on screen until the new ones are there, and the
-database is waited for briefly only (``DB_WAIT_SECONDS``), so a running Codex holding a lock
-shows as a problem, not a frozen app.
+...``). The home (``resolve_codex_home``) is read by a thread job; a reload keeps the rows
+on screen until the new ones are there, and the database is waited for briefly only
+(``DB_WAIT_SECONDS``), so a running Codex holding a lock shows as a problem, not a frozen
+app.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.message import Message
 from textual.widgets import Static
 
 from memtui.app.format import local_time
@@ -29,7 +26,6 @@ from memtui.app.panes.list_pane import ListPane
 from memtui.app.widgets.line_list import ItemList, LineList
 from memtui.app.widgets.preview import PreviewScroll, selection_preview
 from memtui.engine.codex.config import config_reasons, describe_config
-from memtui.errors import MemtuiError
 from memtui.textsafe import one_line
 
 if TYPE_CHECKING:  # the Codex engine is imported when the pane is first read (not at start)
@@ -53,18 +49,6 @@ READING_TEXT = "Reading the Codex home…"
 READ_GROUP = "codex-read"
 """The worker group of the pane's reads of the Codex home (a newer read replaces one
 running)."""
-
-
-@dataclass
-class CodexRead(Message):
-    """The worker read the Codex home (``codex`` None: it could not, ``error`` says why)."""
-
-    home: Path
-    codex: CodexHome | None
-    threads: list[CodexThread] = field(default_factory=list)
-    error: str | None = None
-    reload: bool = False
-    """Asked for with ``o`` (the status line says when it is done)."""
 
 
 def home_label(home: Path) -> str:
@@ -155,43 +139,34 @@ class CodexPane(ListPane["ItemList[CodexThread]"]):  # the engine type is named,
         super().refresh_data()
         self.reading = True
         self._update_title()
-        self._read(self.home(), self.memtui.store.clock(), reload)
+        home, now, engine = self.home(), self.memtui.store.clock(), self.memtui.engine
 
-    @work(thread=True, exclusive=True, group=READ_GROUP, exit_on_error=False)
-    def _read(self, home: Path, now: datetime, reload: bool) -> None:
-        """Read the home and list its threads (files and databases: off the UI thread);
-        posts CodexRead."""
-        from memtui.engine.codex.browse import codex_threads
+        def read() -> tuple[CodexHome, list[CodexThread]]:
+            from memtui.engine.codex.browse import codex_threads
 
-        try:
-            codex = self.memtui.engine.codex.browse(home, now,
-                                                    db_busy_timeout_s=DB_WAIT_SECONDS)
-            threads = codex_threads(codex)[:MAX_THREADS]
-        except (MemtuiError, OSError) as error:
-            self.post_message(CodexRead(home, None, error=str(error), reload=reload))
-            return
-        self.post_message(CodexRead(home, codex, threads, reload=reload))
+            codex = engine.codex.browse(home, now, db_busy_timeout_s=DB_WAIT_SECONDS)
+            return codex, codex_threads(codex)[:MAX_THREADS]
 
-    @on(CodexRead)
-    def _read_done(self, message: CodexRead) -> None:
-        message.stop()
+        self.run_job(READ_GROUP, read, partial(self._read_done, reload))
+
+    def _read_done(self, reload: bool, read: tuple[CodexHome, list[CodexThread]] | None,
+                   error: str | None) -> None:
         self.reading = False
-        if message.codex is None:
+        if read is None:
             self._update_title()
             if self.codex is None:
                 self.item_list.empty_text = EMPTY_TEXT
                 self.item_list.refresh()
-            self.memtui.say(f"Could not read the Codex home: {message.error}",
-                            severity="error")
+            self.memtui.say(f"Could not read the Codex home: {error}", severity="error")
             return
         keep = self.item_list.current()
-        self.codex = message.codex
+        self.codex, threads = read
         self.item_list.empty_text = EMPTY_TEXT
         self.item_list.set_items(
-            message.threads, keep=(lambda t: t.thread_id == keep.thread_id) if keep else None)
+            threads, keep=(lambda t: t.thread_id == keep.thread_id) if keep else None)
         self._update_title()
         self._update_preview()
-        if message.reload:
+        if reload:
             self.memtui.say("Read the Codex home again.", toast=False)
 
     def _update_title(self) -> None:

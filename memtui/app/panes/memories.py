@@ -6,10 +6,10 @@ why each is stale, to keep, correct or forget."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
@@ -257,7 +257,7 @@ class MemoriesPane(Pane):
         if self.SCOPE == "project" and self.project_arg() is None:
             return
         if choice.stale:
-            self._read_stale(flt, choice, keep_position)
+            self._read_stale(flt, keep_position)
         else:
             if self._reasons:  # the stale view's marks go with it
                 self._reasons = {}
@@ -267,47 +267,30 @@ class MemoriesPane(Pane):
         if not typed:
             self._update_title()
 
-    @work(thread=True, exclusive=True, group="stale-view")
-    def _read_stale(self, flt: MemoryFilter, choice: FilterChoice, keep_position: bool) -> None:
-        """The list's stale memories, newest first, at most ``MAX_STALE_LIST`` (a worker: it
-        reads the project's folder); posts ``StaleListed``."""
-        from textual.worker import get_current_worker
-
+    def _read_stale(self, flt: MemoryFilter, keep_position: bool) -> None:
+        """The list's stale memories, newest first, at most ``MAX_STALE_LIST`` (a thread job:
+        it reads the project's folder)."""
         from memtui.engine.staleness import MAX_STALE_LIST
 
-        try:
-            found: list[StaleMemory] | str = self.memtui.engine.staleness.stale(
-                flt.project, MAX_STALE_LIST, kind=choice.kind, source=choice.source)
-        except MemtuiError as error:
-            found = error.message
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.StaleListed(flt, choice, found, keep_position))
+        choice, staleness = self.choice, self.memtui.engine.staleness
+        self.run_job("stale-view", lambda: staleness.stale(
+            flt.project, MAX_STALE_LIST, kind=choice.kind, source=choice.source),
+                     partial(self._stale_listed, flt, choice, keep_position))
 
-    class StaleListed(Message):
-        """The stale view's memories (or why they could not be read), posted by
-        ``_read_stale`` for a filter ``choice``."""
-
-        def __init__(self, flt: MemoryFilter, choice: FilterChoice,
-                     found: list[StaleMemory] | str, keep_position: bool) -> None:
-            super().__init__()
-            self.flt, self.choice, self.found = flt, choice, found
-            self.keep_position = keep_position
-
-    def on_memories_pane_stale_listed(self, message: StaleListed) -> None:
+    def _stale_listed(self, flt: MemoryFilter, choice: FilterChoice, keep_position: bool,
+                      found: list[StaleMemory] | None, error: str | None) -> None:
         """Show the stale memories, each marked stale; marks of memories no longer listed
         (kept, corrected, forgotten) go."""
-        message.stop()
-        if message.choice != self.choice or message.flt.project != self.project_arg():
+        if choice != self.choice or flt.project != self.project_arg():
             return  # the filter or the project changed since: a newer read follows
-        if isinstance(message.found, str):
-            self.memory_list.pages_failed(message.found)
+        if found is None:
+            self.memory_list.pages_failed(error or "")
             return
-        self._reasons = {item.memory.id: item.reasons for item in message.found}
+        self._reasons = {item.memory.id: item.reasons for item in found}
         self.memory_list.marked.intersection_update(self._reasons)
         self.memory_list.set_stale(frozenset(self._reasons))
-        self.memory_list.show_rows(self.memtui.engine, message.flt,
-                                   [item.memory for item in message.found],
-                                   keep_position=message.keep_position)
+        self.memory_list.show_rows(self.memtui.engine, flt, [item.memory for item in found],
+                                   keep_position=keep_position)
 
     def _update_title(self) -> None:
         """The pane's name, the list's count, its filter, marks and whether it is read only.
@@ -396,33 +379,15 @@ class MemoriesPane(Pane):
         self._update_preview()
         shown = [row for row in self.memory_list.shown_rows() if row.project is not None]
         if shown and not self.choice.stale:  # (the stale view's rows are all stale)
-            self._check_stale(shown)
+            # which cite files, symbols or commands that are gone (it reads the folder)
+            staleness = self.memtui.engine.staleness
+            self.run_job("stale-marks", lambda: frozenset(staleness.check(shown)),
+                         self._stale_checked)
 
-    @work(thread=True, exclusive=True, group="stale-marks")
-    def _check_stale(self, memories: list[Memory]) -> None:
-        """Which of ``memories`` cite files, symbols or commands that are gone (a worker:
-        it reads the project's folder; a check a newer one replaced posts nothing)."""
-        from textual.worker import get_current_worker
-
-        try:
-            stale = frozenset(self.memtui.engine.staleness.check(memories))
-        except MemtuiError:
-            return
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.StaleChecked(stale))
-
-    class StaleChecked(Message):
-        """The stale memories among those on screen (posted by ``_check_stale``)."""
-
-        def __init__(self, memory_ids: frozenset[str]) -> None:
-            super().__init__()
-            self.memory_ids = memory_ids
-
-    def on_memories_pane_stale_checked(self, message: StaleChecked) -> None:
+    def _stale_checked(self, stale: frozenset[str] | None, _error: str | None) -> None:
         """Mark the stale rows (not in the stale view: a check from before it is dropped)."""
-        message.stop()
-        if not self.choice.stale:
-            self.memory_list.set_stale(message.memory_ids)
+        if stale is not None and not self.choice.stale:
+            self.memory_list.set_stale(stale)
 
     def on_line_list_opened(self, message: LineList.Opened) -> None:
         """Enter: the memory's detail view."""

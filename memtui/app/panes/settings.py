@@ -12,14 +12,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
 from memtui.app.curator import change_settings, task_flags
-from memtui.app.messages import EndpointChecked
 from memtui.app.panes.base import FormPane
 from memtui.app.widgets.error_line import ErrorLine
 from memtui.engine.task_flags import FOLLOW, flag_word
@@ -255,23 +253,15 @@ class SettingsPane(FormPane):
         status.display = bool(self.values.get("model_base_url"))
         if status.display:
             status.update(Text(" model endpoint: asking…", style="dim"))
-            self._check_endpoint()
+            # whether it answers: a short timeout, off the UI thread
+            self.run_job(ENDPOINT_GROUP, self.memtui.engine.settings.endpoint_status,
+                         self._endpoint_checked)
 
-    @work(thread=True, group=ENDPOINT_GROUP, exclusive=True, exit_on_error=False)
-    def _check_endpoint(self) -> None:
-        """Ask whether the endpoint answers (a short timeout, off the UI thread)."""
-        try:
-            words = self.memtui.engine.settings.endpoint_status() or ""
-        except MemtuiError as error:
-            words = f"could not ask: {error.message}"
-        self.post_message(EndpointChecked(words))
-
-    @on(EndpointChecked)
-    def _endpoint_checked(self, message: EndpointChecked) -> None:
-        message.stop()
-        style = "green" if message.words.startswith("answers") else "bold red"
+    def _endpoint_checked(self, words: str | None, error: str | None) -> None:
+        words = f"could not ask: {error}" if error is not None else words or ""
+        style = "green" if words.startswith("answers") else "bold red"
         self.query_one("#endpoint-status", Static).update(
-            Text.assemble(" model endpoint: ", (one_line(message.words, 200), style)))
+            Text.assemble(" model endpoint: ", (one_line(words, 200), style)))
 
     def _refresh_tasks(self) -> None:
         picker = self.query_one("#flag-task", Select)
