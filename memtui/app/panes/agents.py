@@ -443,23 +443,23 @@ class AgentsPane(Pane):
             self.entry_list.empty_text = "Reading the entries…"
             self.entry_list.set_items([])
             self.entry_list.move_cursor(0)
-        self.item_list.display = False
-        self.entry_list.display = True
-        self.query_one("#agents-scroll").styles.height = ENTRY_DETAIL_HEIGHT
-        self.entry_list.focus()
-        self.refresh_bindings()
-        self._title()
-        self._update_preview()
+        self._show_list()
         self._read_entries(row, None)
 
     def _close_row(self) -> None:
         self.opened = None
         self.entries = None
         self.entries_error = None
-        self.entry_list.display = False
-        self.item_list.display = True
-        self.query_one("#agents-scroll").styles.height = DETAIL_HEIGHT
-        self.item_list.focus()
+        self._show_list()
+
+    def _show_list(self) -> None:
+        """The rows, or the opened row's entries, with the details below."""
+        opened = self.opened is not None
+        self.item_list.display = not opened
+        self.entry_list.display = opened
+        self.query_one("#agents-scroll").styles.height = \
+            ENTRY_DETAIL_HEIGHT if opened else DETAIL_HEIGHT
+        (self.entry_list if opened else self.item_list).focus()
         self.refresh_bindings()
         self._title()
         self._update_preview()

@@ -81,6 +81,8 @@ class Pane(Vertical):
     about). A pane on screen re-reads at once; a hidden one when it is next shown."""
     shown: reactive[bool] = reactive(False, init=False)
     """Whether this is the pane on screen (the app sets it when it switches panes)."""
+    write_refusal: str | None = None
+    """Why the user may not write what the pane shows (None: writes allowed)."""
 
     def __init__(self) -> None:
         super().__init__(id=f"pane-{self.PANE_ID}", classes="pane")
@@ -142,6 +144,17 @@ class Pane(Vertical):
     def refresh_data(self) -> None:
         """Re-read what the pane shows from the store (keep selection and scroll)."""
         self.stale = False
+
+    def check_writes(self, project: str | None, *, asked: bool = True) -> None:
+        """Set ``write_refusal`` for writes in ``project`` (not ``asked``: nothing to write,
+        no refusal); the key bar follows."""
+        try:
+            refusal = self.memtui.engine.identity.write_refusal(project) if asked else None
+        except MemtuiError as error:
+            refusal = error.message
+        if refusal != self.write_refusal:
+            self.write_refusal = refusal
+            self.refresh_bindings()
 
     def focus_target(self) -> Widget | None:
         """The widget that gets focus when the pane is shown."""

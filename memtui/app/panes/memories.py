@@ -67,6 +67,9 @@ class MemoriesPane(Pane):
     """A memory list of one scope. Subclasses set ``SCOPE`` and how the list is chosen."""
 
     SCOPE: ClassVar[str] = "user"
+    NO_MEMORIES: ClassVar[str] = ("No memories yet — press n to add one (the extractor "
+                                  "writes project memories only)")
+    """What a list without memories says (user memories are only written by hand)."""
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "note", "note", tooltip="New note (in this list's scope)",
                 id="memory.note"),
@@ -100,8 +103,6 @@ class MemoriesPane(Pane):
 
     def __init__(self) -> None:
         super().__init__()
-        self.write_refusal: str | None = None
-        """Why the user may not write in this list's scope (None: writes allowed)."""
         self.choice = FilterChoice()
         self._reasons: dict[str, tuple[str, ...]] = {}
         """Why each memory of the stale view is stale (empty outside it)."""
@@ -168,11 +169,13 @@ class MemoriesPane(Pane):
 
     def empty_text(self) -> str:
         """What an empty list says."""
-        return "No memories yet — press n to add one, or turn on generate with g"
+        if self.search_text or self.choice != FilterChoice():
+            return "Nothing matches — esc clears the search, f changes the filter"
+        return self.NO_MEMORIES
 
     def heading(self) -> str:
-        """The first words of the title line."""
-        return self.TITLE
+        """The first words of the title line: whose memories."""
+        return f"User memories of {self.memtui.engine.actor}"
 
     def selected_memory(self) -> Memory | None:
         """The memory under the cursor."""
@@ -227,15 +230,6 @@ class MemoriesPane(Pane):
         """Keep (``K``) works in the stale view only."""
         return action != "keep" or self.choice.stale
 
-    def _check_writes(self) -> None:
-        try:
-            refusal = self.memtui.engine.identity.write_refusal(self.project_arg())
-        except MemtuiError as error:
-            refusal = error.message
-        if refusal != self.write_refusal:
-            self.write_refusal = refusal
-            self.refresh_bindings()
-
     def _load(self, *, keep_position: bool, first_page_now: bool = False,
               typed: bool = False) -> None:
         """Read the list for the pane's filter and search. The title is drawn now and again
@@ -244,7 +238,7 @@ class MemoriesPane(Pane):
         choice = self.choice
         if typed and choice.stale:
             return  # the stale view lists every stale memory: a search does not narrow it
-        self._check_writes()
+        self.check_writes(self.project_arg())
         self.memory_list.empty_text = STALE_EMPTY if choice.stale else self.empty_text()
         search = None if choice.stale else self.search_text or None
         try:
@@ -452,10 +446,6 @@ class MemoriesPane(Pane):
     def _new(self, editor: Callable[[Engine, str | None], Step]) -> None:
         self.memtui.do(editor(self.memtui.engine, self.project_arg()))
 
-    def correct_selected(self) -> None:
-        """The selected memory (``e``)."""
-        self.action_correct()
-
     def action_correct(self) -> None:
         """Correct the selected memory (a supersede)."""
         from memtui.app.curator import correct
@@ -463,6 +453,8 @@ class MemoriesPane(Pane):
         memory = self._need_memory()
         if memory is not None:
             self.memtui.do(correct(self.memtui.engine, memory))
+
+    correct_selected = action_correct
 
     def _marked_or_selected(self) -> list[str]:
         """The marked memories' ids, else the selected one's (none: says so)."""
@@ -527,17 +519,6 @@ class UserMemoriesPane(MemoriesPane):
     TITLE = "User"
     SCOPE = "user"
 
-    def heading(self) -> str:
-        """Whose memories."""
-        return f"User memories of {self.memtui.engine.actor}"
-
-    def empty_text(self) -> str:
-        """User memories are only written by hand."""
-        if self.search_text or self.choice != FilterChoice():
-            return "Nothing matches — esc clears the search, f changes the filter"
-        return ("No memories yet — press n to add one (the extractor writes project memories "
-                "only)")
-
 
 class ProjectMemoriesPane(MemoriesPane):
     """The current project's memories, with a project switcher (``p``)."""
@@ -545,6 +526,7 @@ class ProjectMemoriesPane(MemoriesPane):
     PANE_ID = "project"
     TITLE = "Project"
     SCOPE = "project"
+    NO_MEMORIES = "No memories yet — press n to add one, or turn on generate with g"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("p", "switch_project", "project", show=False,
                 tooltip="Choose the current project", id="memory.project"),
@@ -580,9 +562,7 @@ class ProjectMemoriesPane(MemoriesPane):
         if self.memtui.project is None:
             return ("You are not a member of any project yet — press P to create one "
                     "(or: memtui project add ID)")
-        if self.search_text or self.choice != FilterChoice():
-            return "Nothing matches — esc clears the search, f changes the filter"
-        return "No memories yet — press n to add one, or turn on generate with g"
+        return super().empty_text()
 
     def refresh_data(self, *, first_page_now: bool = False) -> None:
         """Read the list, or explain there is no project."""
