@@ -1,13 +1,7 @@
-"""The Agents pane: every agent's memory on the machine -- Claude Code, Gemini CLI and Codex,
-one row per agent and project.
-
-A row shows the project, its memory files and bytes, the auto memory switch, a meter of the
-index loaded at session start, the secrets found and the inbox patches waiting; below, the
-selected row's details. ``enter`` lists the row's entries (``esc`` goes back). Reading
-happens in a worker thread; every write (the keys' tooltips say which) is shown as a diff
-and confirmed first, goes through the engine's plan and safe write, and a refused one says
-why in one line and changes nothing.
-"""
+"""The Agents pane: Claude Code, Gemini CLI and Codex memory on the machine, one row per
+agent and project (files, size, auto memory, the index meter, secrets, inbox patches), the
+selected row's details below; ``enter`` lists a row's entries. Every write is shown as a
+diff and confirmed first, and goes through the engine's plan and safe write."""
 
 from __future__ import annotations
 

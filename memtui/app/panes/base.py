@@ -282,6 +282,10 @@ class FormPane(Pane):
             target = fields[(here + step) % len(fields)]
         target.focus()
 
+    def action_leave_form(self) -> None:
+        """Escape: leave the form so the pane keys (0–9, tab) work again."""
+        self.screen.set_focus(None)
+
     SCOPED_CSS = False
     DEFAULT_CSS = """
     .form {

@@ -1,10 +1,6 @@
-"""The Bundles pane (read-only): the document bundles agents keep through the service —
-one per project the user can read (``project:<id>``) and the user's own schedule bundles
-(``schedule:<name>``) — one row per document, with the selected document below.
-
-Agents write bundles with ``bundle.document.put`` (``memtui serve``, docs/service.md); the
-pane only reads them through the engine. ``c`` copies the selected document.
-"""
+"""The Bundles pane (read-only): the document bundles agents write through the service
+(``project:<id>``, the user's ``schedule:<name>``), one row per document, the selected
+document below; ``c`` copies it."""
 
 from __future__ import annotations
 

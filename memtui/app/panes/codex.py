@@ -1,13 +1,7 @@
-"""The Codex pane (read-only): a Codex home beside the store.
-
-One row per thread; below, the selected thread, the database layout, why consolidation is
-stuck, the task groups of MEMORY.md, the ad-hoc notes, the jobs and every item that could
-not be read. Nothing is written: imports and curation are the command line's (``memtui codex
-...``). The home (``resolve_codex_home``) is read by a thread job; a reload keeps the rows
-on screen until the new ones are there, and the database is waited for briefly only
-(``DB_WAIT_SECONDS``), so a running Codex holding a lock shows as a problem, not a frozen
-app.
-"""
+"""The Codex pane (read-only): one row per thread of a Codex home; below, the selected
+thread, the database layout, why consolidation is stuck, the task groups, notes, jobs and
+problems. The home is read in a thread job, waiting briefly only (``DB_WAIT_SECONDS``) for a
+database a running Codex holds locked; curation is the command line's (``memtui codex``)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,7 @@
-"""The Inbox pane: what agents wrote while review is on, waiting for a decision.
-
-Each row is an ``InboxEntry`` from one of the app's ``inbox_sources``: memtui's pending
-memories and Gemini CLI's inbox patches (a patch is applied or dismissed after a confirm that
-shows the change). Rows can be marked and decided together; the selected row is shown in full
-under the list (a correction as a word diff, a patch as its diff). Rows are read by a thread
-job; every decision is a step of the curator's the app takes.
-"""
+"""The Inbox pane: what agents wrote while review is on, waiting for a decision -- rows
+from the app's ``inbox_sources`` (memtui's pending memories, Gemini CLI's inbox patches),
+read in a thread job; rows can be marked and decided together, each decision a curator
+step."""
 
 from __future__ import annotations
 

@@ -117,29 +117,20 @@ class MemoriesPane(Pane):
         (``_list_changed``)."""
         # the parts, made once (every keystroke of a search reaches each of them)
         self._title = TextView(classes="pane-title", id=f"{self.PANE_ID}-title")
-        self._list = MemoryList(id=f"{self.PANE_ID}-list", empty_text="",
-                                on_change=self._list_changed)
+        self.memory_list = MemoryList(id=f"{self.PANE_ID}-list", empty_text="",
+                                      on_change=self._list_changed)
         self._preview = TextView(classes="preview", id=f"{self.PANE_ID}-preview")
-        self._search_box: SearchBox | None = None
+        self.search_box: SearchBox | None = None
+        """The search input (None until the search is first used)."""
 
     def compose(self) -> ComposeResult:
         """Title line, search box, the list, a preview of the selected memory."""
         yield self._title
         yield SearchPrompt(SEARCH_PLACEHOLDER, id=f"{self.PANE_ID}-search-prompt")
-        yield self._list
+        yield self.memory_list
         yield self._preview
 
     # ---- parts --------------------------------------------------------------------------
-
-    @property
-    def memory_list(self) -> MemoryList:
-        """The list widget."""
-        return self._list
-
-    @property
-    def search_box(self) -> Input | None:
-        """The search input (None until the search is first used)."""
-        return self._search_box
 
     @property
     def search_text(self) -> str:
@@ -149,9 +140,9 @@ class MemoriesPane(Pane):
 
     async def open_search_box(self) -> Input:
         """The search input, made in place of the prompt the first time."""
-        box = self._search_box
+        box = self.search_box
         if box is None:
-            box = self._search_box = SearchBox(  # before the awaits: it is made only once
+            box = self.search_box = SearchBox(  # before the awaits: it is made only once
                 self._search_typed, placeholder=SEARCH_PLACEHOLDER,
                 id=f"{self.PANE_ID}-search", classes="search", compact=True)
             prompt = self.query_one(SearchPrompt)

@@ -224,7 +224,3 @@ class ProfilePane(FormPane):
         then, self._then = self._then, None
         if then is not None:
             then()
-
-    def action_leave_form(self) -> None:
-        """Escape: leave the form so the pane keys (0–9, tab) work again."""
-        self.screen.set_focus(None)

@@ -1,10 +1,6 @@
 """The Settings pane: the user's auto-memory settings (with defaults), and per-task flags.
-
-Switches apply at once; numbers and model names apply on Enter, checked by the engine, with
-the error shown under the field (what was typed stays). When a model endpoint is set, a line
-says whether it answers: asked in a thread worker with a short timeout, never on the UI
-thread.
-"""
+Switches apply at once, numbers and model names on Enter (a refusal shows under the field,
+what was typed stays); a set model endpoint is asked whether it answers, in a thread job."""
 
 from __future__ import annotations
 
@@ -344,7 +340,3 @@ class SettingsPane(FormPane):
         self._clear_error("flags")
         self.memtui.do(task_flags(self.memtui.engine, picker.value, **{name: event.value}),
                        self)
-
-    def action_leave_form(self) -> None:
-        """Escape: leave the form so the pane keys (0–9, tab) work again."""
-        self.screen.set_focus(None)
