@@ -194,8 +194,7 @@ class AgentsPane(Pane):
     def homes(self) -> tuple[Path | None, Path | None, Path | None]:
         """The Claude Code, Gemini CLI and Codex homes the app was given (None: default)."""
         config = self.memtui.config
-        return (getattr(config, "claude_home", None), getattr(config, "gemini_home", None),
-                getattr(config, "codex_home", None))
+        return config.claude_home, config.gemini_home, config.codex_home
 
     # ---- reading (a thread job, then its handler) --------------------------------------
 
@@ -532,12 +531,9 @@ class AgentsPane(Pane):
         from memtui.engine.agents import curation, inbox, switches
         from memtui.engine.agents import gemini as gemini_store
         from memtui.engine.agents.errors import AgentInputError
-        from memtui.engine.agents.paths import resolve_claude_home, resolve_gemini_home
         from memtui.engine.agents.plans import WritePlan
 
-        claude = resolve_claude_home(homes[0])
-        gemini = resolve_gemini_home(homes[1])
-        home = claude if row.agent == "claude" else gemini
+        home = agent_home(row.agent, homes)  # inbox patches: Gemini CLI rows only
         if action == "fix":
             if row.memory_dir is None or row.index is None:
                 raise AgentInputError("this row has no memory index to repair")
@@ -561,18 +557,16 @@ class AgentsPane(Pane):
                                       "environment; change it there")
             if row.agent == "claude":
                 target = Path(winner.where) if winner is not None and \
-                    winner.where.endswith(".json") else claude / "settings.json"
-                root = claude if target.parent == claude else target.parent.parent
+                    winner.where.endswith(".json") else home / "settings.json"
+                root = home if target.parent == home else target.parent.parent
                 return switches.plan_switch(target, root, switches.CLAUDE_SWITCH, on)
-            return switches.plan_switch(gemini / "settings.json", gemini,
-                                        switches.GEMINI_SWITCH, on)
-        patches = [patch for patch in gemini_store.list_gemini_inbox(gemini)
+            return switches.plan_switch(home / "settings.json", home, switches.GEMINI_SWITCH, on)
+        patches = [patch for patch in gemini_store.list_gemini_inbox(home)
                    if (patch.project or "global") == row.key]
         if not patches:
             raise AgentInputError("no inbox patch waiting for this row")
-        if extra:
-            return inbox.plan_apply_patch(gemini, patches[0].path)
-        return inbox.plan_dismiss_patch(gemini, patches[0].path)
+        plan = inbox.plan_apply_patch if extra else inbox.plan_dismiss_patch
+        return plan(home, patches[0].path)
 
     def _start(self, action: str, agents: tuple[str, ...], extra: Any = None) -> None:
         row = self.item_list.current()

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 from textual import on
 from textual.binding import Binding, BindingType
-from textual.containers import ScrollableContainer, Vertical
+from textual.containers import Vertical
 from textual.events import Mount
 from textual.message import Message
 from textual.reactive import reactive
@@ -26,17 +26,6 @@ if TYPE_CHECKING:
 
 ResultType = TypeVar("ResultType")
 
-FORM_BINDINGS: list[BindingType] = [
-    Binding("tab", "next_field(1)", "next field", show=False,
-            tooltip="Next field (never a button: typing stays in the fields)", id="form.next"),
-    Binding("shift+tab", "next_field(-1)", "previous field", show=False,
-            tooltip="Previous field", id="form.previous"),
-    Binding("escape", "leave_form", "leave form", show=False,
-            tooltip="Leave the form (then 0–9 and tab switch panes)", id="form.leave"),
-]
-"""Keys of the panes that are forms (Profile, Settings): tab moves between fields."""
-
-
 DETAIL_BINDINGS: list[BindingType] = [
     Binding("J", "scroll_detail(1)", "detail↓",
             tooltip="Scroll the details below the list down (half their height)",
@@ -45,8 +34,8 @@ DETAIL_BINDINGS: list[BindingType] = [
             tooltip="Scroll the details below the list up (half their height)",
             id="pane.detail_up"),
 ]
-"""Keys of every pane with a details area below its list (added after its own keys): everything in it is reachable
-by keys, not only by the mouse wheel."""
+"""Keys of every pane with a details area below its list (added after its own keys):
+everything in it is reachable by keys, not only by the mouse wheel."""
 
 
 @dataclass
@@ -214,15 +203,11 @@ class Pane(Vertical):
 
         self.memtui.do(correct_by_id(self.memtui.engine, self.memtui.current_memory_id()))
 
-    def detail_scroll(self) -> ScrollableContainer | None:
-        """The scrollable details area below the list (``J`` / ``K``), if the pane has one."""
-        from memtui.app.widgets.preview import PreviewScroll
-
-        return next(iter(self.query(PreviewScroll)), None)
-
     def action_scroll_detail(self, direction: int) -> None:
         """``J`` / ``K``: scroll the details below the list by half their height."""
-        scroll = self.detail_scroll()
+        from memtui.app.widgets.preview import PreviewScroll
+
+        scroll = next(iter(self.query(PreviewScroll)), None)
         if scroll is None:
             return
         step = max(1, scroll.size.height // 2)
@@ -242,7 +227,15 @@ class FormPane(Pane):
     the form. The CSS here is what every form shares; each form pane carries its own rules
     (the first frame shows no form, so none of it is parsed then)."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [*FORM_BINDINGS]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("tab", "next_field(1)", "next field", show=False,
+                tooltip="Next field (never a button: typing stays in the fields)",
+                id="form.next"),
+        Binding("shift+tab", "next_field(-1)", "previous field", show=False,
+                tooltip="Previous field", id="form.previous"),
+        Binding("escape", "leave_form", "leave form", show=False,
+                tooltip="Leave the form (then 0–9 and tab switch panes)", id="form.leave"),
+    ]
     FIELDS: ClassVar[str] = "Input, TextArea, Checkbox, Select"
     """What tab moves between: the fields, never a button (letters typed after a tab
     would press it, or reach the app's keys)."""

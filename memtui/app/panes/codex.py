@@ -120,7 +120,7 @@ class CodexPane(ListPane["ItemList[CodexThread]"]):  # the engine type is named,
         """The Codex home shown: the app config's ``codex_home``, else the default."""
         from memtui.engine.codex.paths import resolve_codex_home
 
-        return resolve_codex_home(getattr(self.memtui.config, "codex_home", None))
+        return resolve_codex_home(self.memtui.config.codex_home)
 
     def copy_text(self) -> tuple[str, str] | None:
         """The selected thread's id."""

@@ -33,7 +33,6 @@ _SWITCH = "switch"
 _TEXT_KINDS = ("model", "url", "env_name")
 
 
-
 class SettingsPane(FormPane):
     """Auto-memory settings and per-task overrides."""
 
@@ -42,10 +41,7 @@ class SettingsPane(FormPane):
     .setting-row {
         height: 1;
     }
-    .setting-switch {
-        width: 14;
-    }
-    .setting-input {
+    .setting-switch, .setting-input {
         width: 14;
     }
     .setting-name {
@@ -82,6 +78,7 @@ class SettingsPane(FormPane):
     PANE_ID = "settings"
     TITLE = "Settings"
     STORED = "the settings"
+
     def __init__(self) -> None:
         super().__init__()
         self.values: dict[str, Any] = {}
