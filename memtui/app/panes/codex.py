@@ -15,6 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
 from memtui.app.format import local_time
+from memtui.app.panes.agents_text import in_folder, tilde
 from memtui.app.panes.base import DETAIL_BINDINGS
 from memtui.app.panes.list_pane import ListPane
 from memtui.app.widgets.line_list import ItemList, LineList
@@ -43,24 +44,6 @@ READING_TEXT = "Reading the Codex home…"
 READ_GROUP = "codex-read"
 """The worker group of the pane's reads of the Codex home (a newer read replaces one
 running)."""
-
-
-def home_label(home: Path) -> str:
-    """The home path with the user's home folder shown as ``~``."""
-    try:
-        return f"~/{home.relative_to(Path.home())}"
-    except ValueError:
-        return str(home)
-
-
-def relative_to_home(path: str, home: Path) -> str:
-    """A problem's path relative to the Codex home when it lies inside it (the home itself
-    as ``home_label``)."""
-    try:
-        relative = Path(path).relative_to(home)
-    except ValueError:
-        return path
-    return str(relative) if relative.parts else home_label(home)
 
 
 def _section(text: Text, title: str, count: int) -> None:
@@ -166,7 +149,7 @@ class CodexPane(ListPane["ItemList[CodexThread]"]):  # the engine type is named,
     def _update_title(self) -> None:
         codex = self.codex
         title = Text("Codex ", style="bold")
-        title.append(one_line(home_label(self.home()), 60), style="bold")
+        title.append(one_line(tilde(str(self.home())), 60), style="bold")
         if codex is None:
             title.append(" · reading…" if self.reading else " · could not be read",
                          style="dim")
@@ -193,8 +176,7 @@ class CodexPane(ListPane["ItemList[CodexThread]"]):  # the engine type is named,
                         f"{one_line(thread.memory_mode or '—', 12)}",
                         style="" if thread.memory_mode in (None, "enabled") else "yellow")
         if thread.rollout_path:
-            where = thread.rollout_path if self.codex is None else relative_to_home(
-                thread.rollout_path, Path(self.codex.home))
+            where = in_folder(thread.rollout_path, self.codex.home if self.codex else None)
             text.append(f"\nrollout {one_line(where, 2 * TEXT_CHARS)}", style="dim")
         if thread.description:
             text.append(f"\n{one_line(thread.description, 2 * TEXT_CHARS)}")
@@ -246,9 +228,8 @@ class CodexPane(ListPane["ItemList[CodexThread]"]):  # the engine type is named,
                         or job.running_past_lease else "")
         _more(text, MAX_SECTION_ROWS, len(codex.jobs))
         _section(text, "Problems", len(codex.problems))
-        home = Path(codex.home)
         for problem in codex.problems[:MAX_SECTION_ROWS]:
-            where = relative_to_home(problem.path, home)
+            where = in_folder(problem.path, codex.home)
             if problem.line:
                 where += f":{problem.line}"
             text.append(f"- {one_line(where, TEXT_CHARS)}: "
