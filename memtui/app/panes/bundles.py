@@ -33,7 +33,6 @@ class DocumentRow:
     bundle: str
     path: str
     revision: int
-    bundle_updated_at: str
 
 
 class BundlesPane(ListPane[ItemList[DocumentRow]]):
@@ -81,7 +80,7 @@ class BundlesPane(ListPane[ItemList[DocumentRow]]):
         except MemtuiError as error:
             self.memtui.say(f"Could not read the bundles: {error.message}", severity="error")
             return
-        rows = [DocumentRow(info.bundle, path, revision, info.updated_at)
+        rows = [DocumentRow(info.bundle, path, revision)
                 for info in bundles for path, revision in info.documents]
         self.item_list.set_items(
             rows, keep=(lambda r: (r.bundle, r.path) == (keep.bundle, keep.path))
