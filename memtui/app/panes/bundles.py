@@ -8,9 +8,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Static
 
 from memtui.app.format import block, local_time
 from memtui.app.panes.base import DETAIL_BINDINGS
@@ -39,8 +37,8 @@ class BundlesPane(ListPane[ItemList[DocumentRow]]):
     """Every readable bundle's documents; the selected one's content below."""
 
     PANE_ID = "bundles"
-    LIST_ID = "bundles-list"
     TITLE = "Bundles"
+    EMPTY_TEXT = EMPTY_TEXT
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "copy", "copy", id="bundles.copy"),
         *DETAIL_BINDINGS,
@@ -49,12 +47,6 @@ class BundlesPane(ListPane[ItemList[DocumentRow]]):
     def __init__(self) -> None:
         super().__init__()
         self.content = ""
-
-    def compose(self) -> ComposeResult:
-        """Title, the documents, the selected document."""
-        yield Static("", classes="pane-title", id="bundles-title")
-        yield ItemList(self._row, id=self.LIST_ID, empty_text=EMPTY_TEXT)
-        yield PreviewScroll("bundles-preview")
 
     def _row(self, row: DocumentRow, width: int) -> Text:
         line = Text(no_wrap=True, overflow="ellipsis")
@@ -88,7 +80,7 @@ class BundlesPane(ListPane[ItemList[DocumentRow]]):
         title = Text("Bundles", style="bold")
         title.append(f" · {len(bundles)} bundles · {len(rows)} documents · read-only "
                      "(agents write them) · c copies", style="dim")
-        self.query_one("#bundles-title", Static).update(title)
+        self.show_title(title)
         self._update_preview()
 
     def _update_preview(self) -> None:

@@ -10,9 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Static
 
 from memtui.app.format import local_time
 from memtui.app.panes.agents_text import in_folder, tilde
@@ -56,12 +54,12 @@ def _more(text: Text, shown: int, total: int) -> None:
                     style="dim")
 
 
-class CodexPane(ListPane["ItemList[CodexThread]"]):  # the engine type is named, not imported, at start
+class CodexPane(ListPane[ItemList["CodexThread"]]):  # the engine type is not imported at start
     """A Codex home, read-only: threads, consolidation diagnosis, groups, notes, jobs."""
 
     PANE_ID = "codex"
-    LIST_ID = "codex-list"
     TITLE = "Codex"
+    EMPTY_TEXT = READING_TEXT
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("o", "reload", "reload", id="codex.reload"),
         Binding("c", "copy", "copy id", id="codex.copy"),
@@ -73,12 +71,6 @@ class CodexPane(ListPane["ItemList[CodexThread]"]):  # the engine type is named,
         self.codex: CodexHome | None = None
         self.reading = False
         """A read of the home is under way (the title says so)."""
-
-    def compose(self) -> ComposeResult:
-        """Title, the threads, the selected thread and the home's other parts."""
-        yield Static("", classes="pane-title", id="codex-title")
-        yield ItemList(self._row, id=self.LIST_ID, empty_text=READING_TEXT)
-        yield PreviewScroll("codex-preview", id="codex-scroll")
 
     def on_mount(self) -> None:
         """The list takes a third of the height, the home's details the rest (the shared
@@ -153,14 +145,14 @@ class CodexPane(ListPane["ItemList[CodexThread]"]):  # the engine type is named,
         if codex is None:
             title.append(" · reading…" if self.reading else " · could not be read",
                          style="dim")
-            self.query_one("#codex-title", Static).update(title)
+            self.show_title(title)
             return
         if codex.diagnosis:
             title.append(" · consolidation stuck", style="bold red")
         title.append(f" · {len(self.item_list.items)} threads · {len(codex.notes)} notes · "
                      "read-only · " + ("reading…" if self.reading else "o reloads"),
                      style="dim")
-        self.query_one("#codex-title", Static).update(title)
+        self.show_title(title)
 
     def _thread_text(self, text: Text, thread: CodexThread) -> None:
         tz = self.memtui.tz

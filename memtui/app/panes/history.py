@@ -10,9 +10,7 @@ from typing import ClassVar
 from zoneinfo import ZoneInfo
 
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Static
 
 from memtui.app.format import block, local_time
 from memtui.app.panes.base import DETAIL_BINDINGS
@@ -43,9 +41,9 @@ class HistoryPane(ListPane[ItemList[Memory]]):
     """The supersede chain of the memory last selected in a memory pane."""
 
     PANE_ID = "history"
-    LIST_ID = "history-list"
     COPY_LABEL = "version"
     TITLE = "History"
+    EMPTY_TEXT = EMPTY_TEXT
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "restore", "restore version",
                 tooltip="Restore the selected version (a new version with its text)",
@@ -60,12 +58,6 @@ class HistoryPane(ListPane[ItemList[Memory]]):
         super().__init__()
         self.memory_id: str | None = None
         self.versions: list[Memory] = []
-
-    def compose(self) -> ComposeResult:
-        """Title, the versions, the selected version's full text."""
-        yield Static("", classes="pane-title", id="history-title")
-        yield ItemList(self._row, id=self.LIST_ID, empty_text=EMPTY_TEXT)
-        yield PreviewScroll("history-preview")
 
     def on_mount(self) -> None:
         """Follow the target: the memory asked for (``h``), else the one last selected in
@@ -121,7 +113,7 @@ class HistoryPane(ListPane[ItemList[Memory]]):
             count = len(versions)
             heading.append(f" · {count} version{'s' if count != 1 else ''}, oldest first",
                            style="dim")
-        self.query_one("#history-title", Static).update(heading)
+        self.show_title(heading)
         self._update_preview()
         head = self.head()
         self.check_writes(head.project if head else None, asked=head is not None)

@@ -8,9 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Static
 
 from memtui.app.curator import inbox_decide, inbox_edit
 from memtui.app.format import local_time
@@ -48,7 +46,6 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
     """Pending memories (and other agents' pending changes), approve / edit / reject."""
 
     PANE_ID = "inbox"
-    LIST_ID = "inbox-list"
     TITLE = "Inbox"
     READ_WHEN_SHOWN = True
     """Gemini CLI writes its patches without memtui knowing."""
@@ -79,12 +76,6 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
         self.marked: set[str] = set()
         self.review_on = False
         self.loaded = False
-
-    def compose(self) -> ComposeResult:
-        """Title, the rows, the selected row in full."""
-        yield Static("", classes="pane-title", id="inbox-title")
-        yield ItemList(self._row, id=self.LIST_ID, empty_text="")
-        yield PreviewScroll("inbox-preview")
 
     # ---- parts --------------------------------------------------------------------------
 
@@ -190,7 +181,7 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
         if self.marked:
             title.append(f" · {len(self.marked)} marked", style="bold")
         title.append(" · review " + ("on" if self.review_on else "off"), style="dim")
-        self.query_one("#inbox-title", Static).update(title)
+        self.show_title(title)
 
     def _update_preview(self) -> None:
         preview = self.query_one(PreviewScroll)
