@@ -1,11 +1,7 @@
-"""How the Agents pane writes things: paths with ``~``, sizes, a row's entries (each line
-saying what it is), an entry's details, and the confirm of an entry action (what happens —
-for a promotion from where to where — then the plan's changes, as much as the screen holds).
-
-Pure functions from the engine's read-only dataclasses to ``rich.text.Text``; text from the
-agents' files arrives with its secrets already masked and is made safe (``one_line``,
-``safe_text``) before it is shown.
-"""
+"""How the Agents pane writes things -- paths with ``~``, sizes, a row's entries, an entry's
+details, the confirm of an entry action: pure functions from the engine's read-only
+dataclasses to ``rich.text.Text``. Agents' text arrives with its secrets masked and is made
+safe (``one_line``, ``safe_text``) before it is shown."""
 
 from __future__ import annotations
 
