@@ -272,10 +272,5 @@ def confirm_body(action: str, row: AgentRow, plan: WritePlan, entry: MemoryEntry
     for line in head + tail:
         line.truncate(width, overflow="ellipsis")
     room = int(screen_height * CONFIRM_SHARE) - CONFIRM_CHROME - len(head) - len(tail)
-    body = Text()
-    for line in head + plan_lines(plan, width, max(MIN_DIFF_LINES, room), row.memory_dir) \
-            + tail:
-        body.append_text(line)
-        body.append("\n")
-    body.rstrip()
-    return body
+    changes = plan_lines(plan, width, max(MIN_DIFF_LINES, room), row.memory_dir)
+    return Text("\n").join(head + changes + tail)
