@@ -396,12 +396,16 @@ class AgentsPane(Pane):
 
     def on_line_list_opened(self, message: LineList.Opened) -> None:
         """Enter on a row lists its entries; on an entry, shows its whole text."""
+        from memtui.app.modals.text import TextModal
+
         message.stop()
-        if message.line_list is self.entry_list:
-            self._view_entry()
-            return
-        row = self.item_list.current()
-        if row is not None:
+        entry = self.entry_list.current() if message.line_list is self.entry_list else None
+        row = self.item_list.current() if message.line_list is self.item_list else None
+        if entry is not None:
+            body = Text(safe_text(entry.shown) if entry.shown else "(empty)")
+            self.app.push_screen(TextModal(f"{entry.kind} {one_line(entry.name, 60)} "
+                                           "(secrets masked)", body))
+        elif row is not None:
             self._open_row(row)
 
     def copy_text(self) -> tuple[str, str] | None:
@@ -513,16 +517,6 @@ class AgentsPane(Pane):
                             f"{one_line(tilde(problem.reason), 2 * TEXT_CHARS)}\n",
                             style="yellow")
         return text
-
-    def _view_entry(self) -> None:
-        from memtui.app.modals.text import TextModal
-
-        entry = self.entry_list.current()
-        if entry is None:
-            return
-        body = Text(safe_text(entry.shown) if entry.shown else "(empty)")
-        self.app.push_screen(TextModal(f"{entry.kind} {one_line(entry.name, 60)} "
-                                       "(secrets masked)", body))
 
     # ---- writes: plan (worker) -> confirm -> write (worker) ---------------------------
 

@@ -106,7 +106,8 @@ class SettingsPane(FormPane):
                                     classes="setting-input",
                                     placeholder="none" if spec.kind in _TEXT_KINDS else "")
                     yield Label(spec.name, classes="setting-name")
-                    yield Static(self._meaning(spec), classes="setting-meaning")
+                    yield Static(Text(f"default {self._default(spec)} · {spec.meaning}",
+                                      style="dim"), classes="setting-meaning")
                 yield ErrorLine(id=f"err-{spec.name}", classes="form-error")
             yield Static("", id="endpoint-status", classes="setting-row")
             yield Static(Text("Per-task flags (override the switches for one task)",
@@ -198,9 +199,6 @@ class SettingsPane(FormPane):
         if spec.kind == _SWITCH:
             return "on" if spec.default else "off"
         return "none" if spec.default is None else str(spec.default)
-
-    def _meaning(self, spec: Any) -> Text:
-        return Text(f"default {self._default(spec)} · {spec.meaning}", style="dim")
 
     def on_descendant_focus(self, event: Any) -> None:
         """Explain the focused setting in full on the help line."""
@@ -310,19 +308,14 @@ class SettingsPane(FormPane):
         self._apply(name, value)
 
     def _apply(self, name: str, value: Any) -> None:
-        if self.values.get(name) == value:
-            self._clear_error(name)
-            self._synced(name)
+        self._clear_error(name)
+        if self.values.get(name) == value:  # show the stored value (as stored), unmarked
+            self._shown.pop(name, None)
+            self.refresh_data()
             self.memtui.say(f"{name} is {'none' if value is None else value} already: "
                             "nothing changed.", toast=False)
             return
-        self._clear_error(name)
         self.memtui.do(change_settings(self.memtui.engine, {name: value}, form=name), self)
-
-    def _synced(self, name: str) -> None:
-        """A field was applied: show the stored value (as stored) and drop the mark."""
-        self._shown.pop(name, None)
-        self.refresh_data()
 
     def on_select_changed(self, event: Select.Changed) -> None:
         """Choosing a task shows its flags; changing a flag applies it."""
