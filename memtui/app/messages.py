@@ -71,10 +71,3 @@ class HeaderRead(Message):
     """The header worker read the header's counts."""
 
     counts: HeaderCounts
-
-
-@dataclass
-class EndpointChecked(Message):
-    """The Settings pane's worker asked the model endpoint whether it answers."""
-
-    words: str
