@@ -113,8 +113,6 @@ if __name__ == "__main__":
     main()
 
 
-# ---- merging a large ~/.claude.json ----------------------------------------------------------
-
 SETTINGS_MB = 150
 """The size of the generated ``~/.claude.json`` (users report 65 MB, 101 MB)."""
 SETTINGS_REPS = 3

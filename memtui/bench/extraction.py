@@ -136,9 +136,6 @@ def measure_extraction(n_tasks: int = DEFAULT_TASKS) -> dict[str, Any]:
     }
 
 
-# ---- PostgreSQL: one worker vs two -------------------------------------------------------
-
-
 def worker(url: str, sync: Path, index: int) -> dict[str, Any]:
     """One worker process of ``measure_pg_workers``: open the store, say ready, wait for the
     go, extract every due task of BENCH_USER (``backfill``: batches claimed with ``FOR

@@ -59,7 +59,6 @@ PROJECTS = (  # id, name, owner, members (user, role)
     ("billing", "Billing", "heidi", (("alice", "reader"), ("bob", "member"))),
 )
 
-# ---- vocabulary -------------------------------------------------------------------------
 
 TOOLS = """pytest ruff mypy black poetry uv pip pipx docker podman kubernetes helm terraform
 ansible postgres sqlite redis celery django flask fastapi starlette react typescript webpack
@@ -252,14 +251,8 @@ def _compile(template: str) -> list[tuple[str, str | None]]:
     return parts
 
 
-# ---- times ------------------------------------------------------------------------------
-
-
 def _stamp(ms: int) -> str:
     return format_time(MIN_TIME + timedelta(milliseconds=ms))
-
-
-# ---- the generator ------------------------------------------------------------------------
 
 
 @dataclass

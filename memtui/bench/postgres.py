@@ -20,7 +20,7 @@ import psycopg
 from psycopg import sql
 
 from memtui.bench.generate import GENERATOR_VERSION, generate_pg_store
-from memtui.bench.typing_times import best_prefix_times
+from memtui.bench.timing import best_prefix_times
 from memtui.store.postgres.adapter import redact_url
 from memtui.store.postgres.repositories import pg_tsquery
 from memtui.store.postgres.schema import PG_LATEST_VERSION

@@ -135,8 +135,6 @@ def score_extra(path: str | Path = EXTRA_CORPUS) -> dict[str, Any]:
     }
 
 
-# --- ordinary text ---------------------------------------------------------------------
-
 _PROSE = [
     "The migration finished without errors, but the index on the tasks table took longer "
     "than expected because the token bucket limiter throttled the writes.",

@@ -1,45 +1,18 @@
 """The benchmark: every speed bar, measured against a reference in the same run.
 
-``python -m memtui.bench [--size N] [--db PATH] [--quick] [--json]``. The machines are shared
-and noisy, so each row's budget is checked next to a reference measured in the same run:
-start-up and page timings are medians of interleaved runs; the Pilot timings (search,
-scrolling) are per key the best of ``APP_REPEATS`` passes, since noise from other processes
-only ever adds time. Rows:
-
-1. start to first paint of the memory list -- the real ``memtui --db PATH`` command -- vs an
-   empty Textual app (wall time and peak RSS, fresh subprocesses, medians; ``app_start.py``);
-2. search as you type (Pilot on the real app): every key within ``SEARCH_BAR_MS``, beside
-   the bare FTS5 query in sqlite3 and each key's own store query (their ratios are
-   information, not a budget);
-3. scrolling the list to the end and back (Pilot): the slowest frame;
-4. extraction of 10,000 eligible tasks vs a read-only loop (``bench.extraction``);
-5. redaction MB/s vs a one-literal ``re`` scan (``bench.redaction``);
-6. list pages at N rows vs 1,000 rows (first, deep keyset, positional from the end);
-7. recall through the service vs the Python API (``bench.recall``, when present);
-8. ``codex import-rollouts`` over a generated sessions folder (``--codex-rollouts N``, 5,000
-   by default, about 500 MB): the first run's MB/s vs ``json.loads`` of the same lines, and a
-   second, unchanged run vs the first (``bench.codex_rollouts``; ``--only codex`` builds no
-   memory store).
-9. ``memory_recall`` through ``memtui mcp`` over stdio vs the Python API, and
-   ``memtui hook session-start`` end to end vs ``python3 -c "import sqlite3, json"``
-   (``bench.mcp``);
-10. reading every agent home of 100 projects (``bench.agents``) vs a bare read of the files
-   (``--only agents`` builds no memory store either).
-11. Claude Code's write gate, a write outside the memory and one into it, each end to end vs
-   ``python3 -c "import json"`` (``bench.mcp``; ``--only hook-gate`` builds no store).
-12. recall quality (``--only recall-quality``, ``bench.recall_quality``): recall@1, recall@5
-   and MRR of the labelled questions for the full-text ranking and (with the
-   ``embeddings`` extra) the hybrid, side by side; and recall of the same questions at N
-   memories vs the bare FTS5 bm25 query of their words.
-13. model extraction of 1,000 tasks against the fake endpoint vs the deterministic round of
-   the same tasks: requests, tokens in and out, time (``bench.model_extraction``;
-   ``--only model-extraction`` builds no memory store).
+``python -m memtui.bench [--size N] [--db PATH] [--quick] [--json]``; the rows and their
+budgets are listed in docs/performance.md. The machines are shared and noisy, so each row's
+budget is checked next to a reference measured in the same run: start-up and page timings
+are medians of interleaved runs; the Pilot timings (search, scrolling) are per key the best
+of ``APP_REPEATS`` passes, since noise from other processes only ever adds time. Each row's
+measuring lives in its own module (``app_start``, ``extraction``, ``redaction``,
+``recall``, ``recall_quality``, ``codex_rollouts``, ``mcp``, ``agents``,
+``model_extraction``, ``postgres``); this one runs them and makes the rows.
 """
 
 from __future__ import annotations
 
 import asyncio
-import compileall
 import contextlib
 import json
 import os
@@ -60,7 +33,7 @@ from unittest.mock import patch
 
 from memtui.bench.app_start import headless_environment
 from memtui.bench.generate import BENCH_USER, DEFAULT_SEED, cached_store
-from memtui.bench.typing_times import best_prefix_times
+from memtui.bench.timing import best_prefix_times, compile_package, seconds
 from memtui.store.database import open_store
 from memtui.store.models import MemoryFilter, PageCursor
 
@@ -136,9 +109,6 @@ def _median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
 
-# ---- 1. start to first paint ---------------------------------------------------------------
-
-
 def _start_once(mode: str, db: Path | None, user: str) -> dict[str, float]:
     """One fresh start: seconds from spawn to imports done, app built and first paint, and
     peak RSS in MiB."""
@@ -171,10 +141,7 @@ def _start_once(mode: str, db: Path | None, user: str) -> dict[str, float]:
 
 def measure_startup(db: Path, user: str, runs: int) -> list[Row]:
     """Rows 1a/1b: wall time and peak RSS, app vs empty app, medians of ``runs`` each."""
-    # Both sides start from compiled bytecode, as an installed wheel does (pip compiles on
-    # install; Textual's own modules are compiled already). Without this, a checkout on a
-    # machine with PYTHONDONTWRITEBYTECODE set recompiles every memtui module on every start.
-    compileall.compile_dir(str(Path(__file__).resolve().parent.parent), quiet=1)
+    compile_package()  # both sides start from bytecode (Textual's is compiled already)
     if hasattr(os, "sync"):
         os.sync()  # start from a quiet disk: no writeback left over from earlier work
     _start_once("empty", None, user)  # warm the OS caches (files, the store) for both
@@ -199,9 +166,6 @@ def measure_startup(db: Path, user: str, runs: int) -> list[Row]:
             f"empty app {empty['rss_mib']:.0f} MiB", f"{app['rss_mib']:.0f} MiB", m_ratio,
             f"<= {RSS_BAR}x", m_ratio <= RSS_BAR, {}),
     ]
-
-
-# ---- 2 and 3. the real app under Pilot: search as you type, scrolling -----------------------
 
 
 @dataclass
@@ -331,11 +295,6 @@ class FrameRecorder:
         return [frame for frame in self.frames if frame.start >= moment]
 
 
-def _all_rows_drawn_since(recorder: FrameRecorder, moment: float) -> bool:
-    """Whether a frame since ``moment`` drew rows and no placeholder."""
-    return any(f.rows and not f.placeholders for f in recorder.since(moment))
-
-
 async def _wait_until(condition: Callable[[], bool], timeout: float) -> bool:
     deadline = time.perf_counter() + timeout
     while time.perf_counter() < deadline:
@@ -345,18 +304,12 @@ async def _wait_until(condition: Callable[[], bool], timeout: float) -> bool:
     return condition()
 
 
-def send_key(app: Any, key: str) -> None:
-    """Send one key the way a terminal driver does, without Pilot's waits
-    (``textual_compat.send_key_as_driver``)."""
-    from memtui.app.textual_compat import send_key_as_driver
-
-    send_key_as_driver(app, key)
-
-
 async def _type_search(pilot: Any, pane: Any, recorder: FrameRecorder, text: str,
                        ) -> list[tuple[str, float, bool]]:
     """Type ``text`` into the search box one key at a time; (prefix, ms to list updated,
     whether its rows were worked out from the rows on screen)."""
+    from memtui.app.textual_compat import send_key_as_driver
+
     ml = pane.memory_list
     pane.search_box.value = ""
     if not await _wait_until(lambda: ml.source is not None and ml.source.filter.search is None
@@ -369,7 +322,7 @@ async def _type_search(pilot: Any, pane: Any, recorder: FrameRecorder, text: str
         expected = text[:i].strip() or None
         key = text[i - 1]
         pressed = time.perf_counter()
-        send_key(pilot.app, "space" if key == " " else key)
+        send_key_as_driver(pilot.app, "space" if key == " " else key)
 
         def updated(frame: Frame, expected: str | None = expected) -> bool:
             return frame.search == expected and bool(frame.rows or frame.count == 0)
@@ -386,15 +339,22 @@ async def _type_search(pilot: Any, pane: Any, recorder: FrameRecorder, text: str
 async def _scroll(pilot: Any, ml: Any, recorder: FrameRecorder, keys: list[str],
                   ) -> list[dict[str, Any]]:
     """Press each key; per key: ms to the first frame, ms to a frame with every row drawn."""
+    from memtui.app.textual_compat import send_key_as_driver
+
     out: list[dict[str, Any]] = []
     for key in keys:
         pressed = time.perf_counter()
-        send_key(pilot.app, key)
-        await _wait_until(partial(_all_rows_drawn_since, recorder, pressed), 10)
+        send_key_as_driver(pilot.app, key)
+
+        def settled_frame(pressed: float = pressed) -> Frame | None:
+            return next((f for f in recorder.since(pressed) if f.rows and not f.placeholders),
+                        None)
+
+        await _wait_until(lambda: settled_frame() is not None, 10)
         await asyncio.sleep(0.03)
         frames = recorder.since(pressed)
         first = frames[0] if frames else None
-        settled = next((f for f in frames if f.rows and not f.placeholders), None)
+        settled = settled_frame()
         out.append({
             "key": key, "cursor": ml.cursor,
             "first_frame_ms": (first.end - pressed) * 1000 if first else None,
@@ -488,16 +448,16 @@ def store_search_times(db: Path | str, user: str, typed: tuple[str, ...],
         for text in typed:
             for i in range(1, len(text) + 1):
                 flt = MemoryFilter(scope="user", owner=user, search=text[:i].strip() or None)
-                runs = []
-                for _ in range(reps):
-                    time.sleep(TYPE_GAP_S)
-                    start = time.perf_counter()
-                    store.memories.page(flt, PAGE_ROWS)
-                    runs.append(time.perf_counter() - start)
-                times[text[:i]] = min(runs)
+                times[text[:i]] = min(_paced_page(store, flt) for _ in range(reps))
     finally:
         store.close()
     return times
+
+
+def _paced_page(store: Any, flt: MemoryFilter) -> float:
+    """Seconds of one first-page query, run a typing pause after the one before."""
+    time.sleep(TYPE_GAP_S)
+    return seconds(lambda: store.memories.page(flt, PAGE_ROWS))
 
 
 def key_ratios(keys: dict[str, float], in_store: dict[str, float]) -> dict[str, float]:
@@ -565,9 +525,6 @@ def measure_app(db: Path | str, user: str, quick: bool, backend: str = SQLITE) -
          "cached_pages": raw["cached_pages"], "reached_row": raw["reached_row"],
          "repeats": repeats})
     return [search, scroll]
-
-
-# ---- 4, 5, 7. extraction, redaction, recall --------------------------------------------------
 
 
 def measure_extraction_row(n_tasks: int) -> Row:
@@ -763,9 +720,6 @@ def measure_agents_row(quick: bool) -> Row:
                bool(result["meets_bar"]), result)
 
 
-# ---- 6. list pages at N vs 1,000 rows --------------------------------------------------------
-
-
 class PageProbes:
     """The three page queries of one store's bench-user list, ready to time."""
 
@@ -803,9 +757,7 @@ def measure_pages(big: Path | str, small: Path | str, user: str, reps: int,
             times: dict[str, list[float]] = {"big": [], "small": []}
             for _ in range(reps):  # interleaved
                 for which in ("small", "big"):
-                    start = time.perf_counter()
-                    probes[which].run(name)
-                    times[which].append(time.perf_counter() - start)
+                    times[which].append(seconds(partial(probes[which].run, name)))
             big_t, small_t = _median(times["big"]), _median(times["small"])
             ratio = big_t / small_t
             rows.append(Row(
@@ -818,9 +770,6 @@ def measure_pages(big: Path | str, small: Path | str, user: str, reps: int,
         for probe in probes.values():
             probe.store.close()
     return rows
-
-
-# ---- the run ---------------------------------------------------------------------------------
 
 
 @dataclass

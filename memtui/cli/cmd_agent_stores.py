@@ -96,9 +96,6 @@ def agent_home(args: argparse.Namespace, agent: str) -> Path:
     return home
 
 
-# ---- show -------------------------------------------------------------------------------------
-
-
 def rows_table(rows: Sequence[AgentRow], with_agent: bool, width: int) -> Table:
     """One line per agent and project; the project path gets what the other columns leave
     (its end shown when cut)."""
@@ -232,8 +229,7 @@ def claude_show(ctx: CliContext, args: argparse.Namespace) -> int:
 
     read = read_claude_home(agent_home(args, AGENT_CLAUDE))
     if ctx.json:
-        ctx.emit_json(read.to_json())
-        return 0
+        return ctx.answer(read.to_json())
     info, rows = claude_rows(read)
     print_overview(ctx, AgentsOverview((info,), tuple(rows)), args.limit, with_agent=False)
     return 0
@@ -270,9 +266,6 @@ def _print_inbox(ctx: CliContext, patches: Sequence[Any], limit: int) -> None:
         ctx.console.print(Text(f"- {one_line(where + patch.id, 120)}  {one_line(state, 200)}"))
 
 
-# ---- writes ------------------------------------------------------------------------------------
-
-
 def run_plan(ctx: CliContext, args: argparse.Namespace, make: Callable[[], WritePlan]) -> int:
     """Make a plan; without ``--write`` print it and refuse (exit 4), else write it."""
     plan = make()
@@ -286,8 +279,7 @@ def run_plan(ctx: CliContext, args: argparse.Namespace, make: Callable[[], Write
                 ctx.console.print(Text(f"note: {one_line(note, 300)}", style="yellow"))
     applied = apply_plan(plan, bool(args.write))
     if ctx.json:
-        ctx.emit_json(applied.to_json())
-        return 0
+        return ctx.answer(applied.to_json())
     ctx.console.print(Text(f"done: {plan.summary}"))
     for note in plan.notes:
         ctx.console.print(Text(f"note: {one_line(note, 300)}", style="yellow"))
@@ -385,9 +377,6 @@ def gemini_inbox(ctx: CliContext, args: argparse.Namespace) -> int:
     return run_plan(ctx, args, lambda: inbox.plan_dismiss_patch(home, args.patch))
 
 
-# ---- import / export ---------------------------------------------------------------------------
-
-
 def _import_out(ctx: CliContext, report: Any, what: str, limit: int) -> int:
     from memtui.cli.cmd_codex import report_out
 
@@ -417,8 +406,7 @@ def export(ctx: CliContext, args: argparse.Namespace) -> int:
     agent = "claude" if getattr(args, "claude_command", None) == "export" else "gemini"
     result = ctx.engine.agents.export(agent, args.dir)
     if ctx.json:
-        ctx.emit_json(result)
-        return 0
+        return ctx.answer(result)
     ctx.console.print(Text(f"exported {result['memories']} memories to "
                            f"{one_line(result['path'])} ({len(result['files'])} files)"))
     flag = "--claude-home" if agent == "claude" else "--gemini-home"
@@ -427,9 +415,6 @@ def export(ctx: CliContext, args: argparse.Namespace) -> int:
     for note in result["notes"]:
         ctx.console.print(Text(f"note: {one_line(note, 300)}", style="yellow"))
     return 0
-
-
-# ---- parser ------------------------------------------------------------------------------------
 
 
 LIMIT = arg("--limit", type=positive_int, default=DEFAULT_LIMIT,

@@ -71,9 +71,6 @@ def _heading(ctx: CliContext, title: str) -> None:
     ctx.console.print(Text(title, style="bold"))
 
 
-# ---- show ------------------------------------------------------------------------------------
-
-
 def show_json(codex: CodexHome, threads: Sequence[CodexThread]) -> dict[str, Any]:
     """The ``codex show --json`` object: everything read, plus ``threads`` and a ``summary``
     that always has ``present`` and ``valid_v1``."""
@@ -195,8 +192,7 @@ def show(ctx: CliContext, args: argparse.Namespace) -> int:
     codex = ctx.engine.codex.browse(home, db_busy_timeout_s=args.wait)
     threads = codex_threads(codex)
     if ctx.json:
-        ctx.emit_json(show_json(codex, threads))
-        return 0
+        return ctx.answer(show_json(codex, threads))
     limit = args.limit
     ctx.console.print(Text(f"Codex home {home}", style="bold"))
     ctx.console.print(layout_line(codex))
@@ -238,15 +234,11 @@ def show(ctx: CliContext, args: argparse.Namespace) -> int:
     return 0
 
 
-# ---- import ----------------------------------------------------------------------------------
-
-
 def report_out(ctx: CliContext, report: ImportReport, what: str, limit: int) -> int:
     """Print an import's report (JSON, or its counts, the items not imported and the
     problems); 0."""
     if ctx.json:
-        ctx.emit_json(report.to_json())
-        return 0
+        return ctx.answer(report.to_json())
     skipped = ", ".join(f"{reason} {count}" for reason, count in report.skipped.items())
     line = f"imported {report.imported} {what} from {one_line(report.home)}"
     line += f"; skipped {sum(report.skipped.values())}" + (f" ({skipped})" if skipped else "")
@@ -295,9 +287,6 @@ def import_rollouts(ctx: CliContext, args: argparse.Namespace) -> int:
     return report_out(ctx, report, "rollouts as tasks", args.limit)
 
 
-# ---- note, forget ----------------------------------------------------------------------------
-
-
 def note(ctx: CliContext, args: argparse.Namespace) -> int:
     """``codex note TEXT --write``: a new ad-hoc note under Codex's naming rule."""
     home = _home(args)
@@ -342,8 +331,7 @@ def forget(ctx: CliContext, args: argparse.Namespace) -> int:
     if not result.found:
         _nothing_found(result, home, args.thread_id)
     if ctx.json:
-        ctx.emit_json(result.to_json())
-        return 0
+        return ctx.answer(result.to_json())
     removed = (f"{result.stage1_rows} stage-1 row(s), {result.job_rows} stage-1 job(s), "
                f"{len(result.summary_files)} rollout summary file(s)")
     ctx.console.print(Text(f"forgot thread {args.thread_id}: removed {removed}"))
@@ -359,9 +347,6 @@ def forget(ctx: CliContext, args: argparse.Namespace) -> int:
     for problem in result.problems:
         ctx.console.print(Text(f"note: {one_line(str(problem))}", style="yellow"))
     return 0
-
-
-# ---- export ----------------------------------------------------------------------------------
 
 
 def export(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -385,9 +370,6 @@ def export(ctx: CliContext, args: argparse.Namespace) -> int:
     for line in plan.left_out:
         ctx.console.print(Text(f"note: {one_line(line)}", style="yellow"))
     return 0
-
-
-# ---- parser ----------------------------------------------------------------------------------
 
 
 def _seconds(value: str) -> float:

@@ -174,8 +174,6 @@ class McpServer:
             return job()
         return await anyio.to_thread.run_sync(job, limiter=self._limiter)
 
-    # ---- handlers ---------------------------------------------------------------------------
-
     async def _list_tools(self, ctx: ServerRequestContext[Any],
                           params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[

@@ -95,8 +95,6 @@ def _opt(params: dict[str, Any], name: str, default: Any = None) -> Any:
     return default if value is None else value
 
 
-# ---- handlers -----------------------------------------------------------------------------
-
 def _health(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
     store = ctx.engine.store
     return {"version": __version__, "store": ctx.store_path,

@@ -196,8 +196,6 @@ class MemoryService:
         self._started = False
         self._serving = False
 
-    # ---- life cycle -----------------------------------------------------------------------
-
     def start(self) -> None:
         """Open the store, bind the socket and start the worker (if asked). Raises
         ``ServiceError``/``StoreError`` with a one-line message when it cannot."""
@@ -472,8 +470,6 @@ class MemoryService:
         finally:
             self.stop()
             thread.join(SHUTDOWN_TIMEOUT_S)
-
-    # ---- one connection -------------------------------------------------------------------
 
     def handle_request(self, raw: bytes) -> bytes:
         """Answer one raw request line (no socket involved): the encoded response."""
