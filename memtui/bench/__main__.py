@@ -1,16 +1,10 @@
-"""``python -m memtui.bench``: every speed bar in one run (see ``runner.py``).
+"""``python -m memtui.bench``: every speed bar in one run (docs/performance.md).
 
     python -m memtui.bench [--size N] [--db PATH] [--seed S] [--quick] [--json]
                            [--pg URL [--pg-only]]
-    python -m memtui.bench --generate N --db PATH [--seed S]     # only build a store
-    python -m memtui.bench --generate N --pg URL [--seed S]      # only load it into PostgreSQL
+    python -m memtui.bench --generate N (--db PATH | --pg URL) [--seed S]
 
-Generated stores are cached in ~/.cache/memtui-bench (``$MEMTUI_BENCH_CACHE``), keyed by size,
-seed, schema version and generator version. With ``--pg URL`` (else ``$MEMTUI_BENCH_PG``), a
-PostgreSQL server where the benchmark may create databases, the search, pages, recall and
-extraction sections also measure PostgreSQL rows, on the same generated data loaded there
-(cached on the server; ``memtui.bench.postgres``); without one, one line says they were
-skipped. Exit status 1 when a bar is missed.
+Exit status 1 when a bar is missed.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""Reading every agent home ("a home of 100 projects in under a second").
-
-``python -m memtui.bench.agents [PROJECTS]`` builds a Claude Code home and a Gemini CLI home
-of PROJECTS projects each, then times in the same run a bare loop reading the same files
-(the reference) and ``agents_overview`` end to end, and prints both medians and their ratio;
-the bar is the absolute ``BAR_SECONDS``.
-"""
+"""Reading every agent home: ``agents_overview`` of Claude Code and Gemini CLI homes of
+``python -m memtui.bench.agents [PROJECTS]`` projects each, beside a bare read of the same
+files; and ``hooks install``'s merge of a large ``~/.claude.json``."""
 
 from __future__ import annotations
 

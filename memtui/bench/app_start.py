@@ -1,18 +1,11 @@
-"""One start-to-first-paint run, in a fresh process (the benchmark spawns this file).
+"""One start-to-first-paint run, in a fresh process (the benchmark spawns this file by path).
 
-``python app_start.py empty`` runs the reference (a Textual app whose screen holds one
-``Static``); ``python app_start.py app --db PATH --user ID`` runs the real ``memtui``
-command, from argument parsing to the first pane. Both run under Textual's headless driver
-(``TEXTUAL_DRIVER``, ``COLUMNS``, ``LINES``, set by the parent) and stop at the end of the
-first compositor refresh (``textual_compat.SCREEN_FRAME_METHOD``) that drew their content
-(the Static's text, or real memory rows). The process then prints one JSON line (the time of
-that moment, ``imported_at``, ``built_at`` and its peak memory ``VmHWM``; with
-``--list-modules`` / ``--list-queries`` the modules loaded and SQL run by the first paint)
-and leaves with ``os._exit``, so teardown is not measured.
-
-Nothing of Textual or memtui is imported here before the command starts: the measuring hooks
-go in as each module is first imported (a finder on ``sys.meta_path``). The file is run by
-path, so the reference imports nothing of memtui.
+``app_start.py empty`` runs the reference (a Textual app showing one ``Static``);
+``app_start.py app --db PATH --user ID`` runs the real ``memtui`` command. Both run
+headless and stop at the end of the first compositor refresh that drew their content, then
+print one JSON line (the times of import, build and paint, and the peak memory) and leave
+with ``os._exit``, so teardown is not measured. The measuring hooks go in as each module is
+first imported (a finder on ``sys.meta_path``): nothing is imported here before the start.
 """
 
 from __future__ import annotations

@@ -1,12 +1,5 @@
-"""Extraction throughput: one full extraction of N eligible tasks, end to end.
-
-``python -m memtui.bench.extraction [N]`` times, in the same run, a reference loop that only
-reads the same rows through the store and ``engine.extraction.backfill()`` end to end, and
-prints tasks/s for both and their ratio (bar: ``BAR_TASKS_PER_S``). With ``--pg URL``,
-``measure_pg_workers`` times one worker process against two at once on fresh copies of one
-database (bar: ``WORKERS_BAR`` times one worker's tasks/s, no task extracted twice or left
-out).
-"""
+"""Extraction throughput: ``backfill()`` of N eligible tasks beside a read-only loop over the
+same rows; and on PostgreSQL (``measure_pg_workers``) two worker processes beside one."""
 
 from __future__ import annotations
 

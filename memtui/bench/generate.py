@@ -1,12 +1,9 @@
 """A reproducible store generator for the benchmark and the scale tests.
 
-``generate_store(path, n, seed)`` writes ``n`` memories of realistic text (templates over a
-Zipf-like vocabulary with a long tail of identifiers, so full-text search behaves as on real
-data), several users and projects, supersede chains (``SUPERSEDE_RATE``), tasks and
-extraction-log rows; the same ``(n, seed)`` always gives the same store. ``BENCH_USER`` owns
-``USER_SHARE`` of the memories and ``BENCH_PROJECT`` holds ``PROJECT_SHARE``, so the lists
-that matter are really long; no task is left eligible for extraction. Rows are written in
-chunks through ``memtui.store.bench_data`` with the full-text triggers off and one rebuild.
+``generate_store(path, n, seed)`` writes ``n`` memories of realistic text (templates over
+Zipf-weighted vocabularies with a long tail of identifiers), users, projects, supersede
+chains, tasks and extraction-log rows; the same ``(n, seed)`` always gives the same store.
+``BENCH_USER`` and ``BENCH_PROJECT`` own the long lists that matter.
 """
 
 from __future__ import annotations

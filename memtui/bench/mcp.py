@@ -1,14 +1,7 @@
-"""Benchmark rows for the agents' way in: agents reach the store through MCP and the session hooks.
-
-Each row is a median beside a reference measured in the same run: ``memory_recall`` through
-``memtui mcp`` over stdio vs the same recall through the Python API (bar ``RECALL_BAR_MS``);
-``memtui hook session-start`` end to end vs ``python3 -c "import sqlite3, json"`` (bar
-``HOOK_BAR`` times); Claude Code's write gate for a Write outside the memory (``GATE_BAR``)
-and into a memory folder (``GATE_MEMORY_BAR``) vs ``python3 -c "import json"``.
-
-    python -m memtui.bench.mcp --db PATH [--user U] [--runs N]
-    python -m memtui.bench.mcp --gate [--runs N]
-"""
+"""Benchmark rows for the agents' way in, each a median beside a reference in the same run:
+``memory_recall`` through ``memtui mcp`` over stdio vs the Python API; ``memtui hook
+session-start`` end to end vs ``python3 -c "import sqlite3, json"``; Claude Code's write gate
+for a write outside the memory and into it vs ``python3 -c "import json"``."""
 
 from __future__ import annotations
 

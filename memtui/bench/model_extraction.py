@@ -1,13 +1,6 @@
-"""Model extraction against the fake endpoint: one round of N eligible tasks
-(``python -m memtui.bench --only model-extraction``).
-
-Two copies of one store of N eligible tasks (``bench.extraction``'s generator); in the same
-run: the reference, the deterministic round over the first copy, and the model round over
-the second, asking ``bench.fake_model`` on 127.0.0.1 (one project fact per task). Reported:
-requests, tokens in and out (from the ledger, as the endpoint's usage fields said), the
-longest task text sent, and both times. The bar is correctness, not speed (a real model's
-time is its own): one request per task, none over the input budget, every task extracted.
-"""
+"""Model extraction against the fake endpoint: one round of N eligible tasks beside the
+deterministic round of a copy of the same store. The bar is correctness, not speed: one
+request per task, none over the input budget, every task extracted."""
 
 from __future__ import annotations
 

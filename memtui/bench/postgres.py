@@ -1,11 +1,7 @@
-"""The benchmark's PostgreSQL databases: generated stores cached on a server, working copies.
-
-``--pg URL`` (or ``$MEMTUI_BENCH_PG``) names a server where the benchmark may ``CREATE
-DATABASE``. Each generated store is one database named by its size, seed, schema and
-generator versions (``memtui_bench_n<size>_s<seed>_v<schema>_g<generator>``), loaded into a
-scratch database and renamed when complete, so a later run uses it as it is. The timed rows
-run on a working copy (``CREATE DATABASE ... TEMPLATE``), dropped at the end.
-"""
+"""The benchmark's PostgreSQL databases on the ``--pg`` server: each generated store is one
+database named by its size, seed, schema and generator versions, loaded into a scratch
+database and renamed when complete; the timed rows run on a working copy
+(``CREATE DATABASE ... TEMPLATE``), dropped at the end."""
 
 from __future__ import annotations
 

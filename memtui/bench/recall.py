@@ -1,13 +1,8 @@
 """Benchmark: ``memory.recall`` through the running service vs the same call through the
-Python API, measured in the same run on the same store (under 5 ms median on
-1,000,000 memories).
+Python API, in the same run on the same store.
 
     python -m memtui.bench.recall --db PATH         # an existing (e.g. generated) store
     python -m memtui.bench.recall --n 1000000       # a generated store (cached)
-
-Every service sample is a full round trip (``memtui.service.client.call``) to a ``memtui
-serve`` process (``--in-process``: a thread); the queries are 1 to 4 consecutive words of
-memories the acting user can see, fixed by a seed.
 """
 
 from __future__ import annotations

@@ -1,19 +1,11 @@
-"""Benchmark: how well recall answers questions, and how fast at a million memories.
+"""Benchmark: how well recall answers questions, and how fast at a million memories
+(``python -m memtui.bench --only recall-quality``; docs/recall.md).
 
-``python -m memtui.bench --only recall-quality`` (or ``python -m memtui.bench.recall_quality``).
-
-Quality: the labelled set ``recall_questions.json`` (memories of the kinds agents keep, and
-natural questions about each, worded away from the memory) is written through the engine into
-a new store, among ``DISTRACTORS`` generated memories (``bench.generate``'s text model); every
-question is asked through ``RecallApi.recall_memories`` (the call behind MCP's
-``memory_recall``) and the rank of its memory gives recall@1, recall@5 and MRR -- for the
-full-text ranking alone and, when the ``embeddings`` extra is installed, for the hybrid.
-The questions are split in two halves by index (``half``): the even ones are the dev half
-(the only misses printed, the only ones to tune by), the odd ones are held out; the numbers
-are given for each half and for the whole set.
-
-Latency: the same questions through ``recall_memories`` on the generated store of
-``--size`` memories, beside the bare FTS5 bm25 query of each question's words in sqlite3.
+Quality: the labelled set ``recall_questions.json`` is written through the engine into a new
+store among ``DISTRACTORS`` generated memories, and every question is asked through
+``RecallApi.recall_memories``: recall@1, recall@5 and MRR of the full-text ranking and (with
+the ``embeddings`` extra) the hybrid, for the dev half, the held-out half and all. Latency:
+the same questions on the big generated store beside the bare FTS5 bm25 query.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
-"""Redaction benchmark: recall / false positives on the labelled corpus, and throughput.
+"""Redaction benchmark: recall and false positives on the labelled corpora, and throughput
+on generated ordinary text beside a plain ``re`` scan of it in the same run.
 
-Run ``python -m memtui.bench.redaction [--corpus PATH] [--extra PATH] [--seconds N]``.
-``score_corpus`` scores the shared corpus as its README defines it (a row is redacted when
-the output differs); ``score_extra`` scores the repository's harder kinds
-(``tests/data/redaction_extra.jsonl``) per kind, counting a secret row only when every
-labelled span is gone; ``measure_throughput`` gives MB/s of ``redact`` on generated ordinary
-text beside a plain ``re`` scan of the same text in the same run (the ratio is what matters).
+``python -m memtui.bench.redaction [--corpus PATH] [--extra PATH] [--seconds N]``
+(docs/redaction.md).
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
 """``memtui agents show``, ``memtui claude …`` and ``memtui gemini …``: the agents' own memory
-stores (``cmd_agents`` connects agents to memtui: ``mcp``, ``hooks``).
-
-Homes: ``--claude-home`` / ``$CLAUDE_CONFIG_DIR`` / ``~/.claude`` and ``--gemini-home`` /
-``$GEMINI_CLI_HOME`` / ``~/.gemini``. ``show`` never writes. A write into an agent's store
-needs ``--write``: without it the command prints what it would change (a diff with secrets
-shown only by kind) and exits 4 (``agent_write_refused``, the plan also in the JSON error).
-"""
+stores. ``show`` never writes; a write needs ``--write``, without it the command prints what
+it would change and exits 4 (``agent_write_refused``)."""
 
 from __future__ import annotations
 

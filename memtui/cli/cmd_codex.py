@@ -1,12 +1,7 @@
-"""``memtui codex show|import|import-rollouts|note|forget|export``.
-
-The Codex home is ``--codex-home PATH`` (before the command or after it; the later one wins),
-else ``$CODEX_HOME``, else ``~/.codex``. ``show`` never writes. Without ``--write``, ``note``
-and ``forget`` change nothing and exit 4 after saying what they would do (``forget``'s plan
-also in the JSON error object). A locked ``memories_1.sqlite`` is a problem ``show`` lists;
-``import`` then imports the notes only and exits 1; ``forget --write`` changes nothing and
-exits 1. ``--wait SECONDS`` sets how long to wait for the lock.
-"""
+"""``memtui codex show|import|import-rollouts|note|forget|export`` on the Codex home
+(``--codex-home PATH``, else ``$CODEX_HOME``, else ``~/.codex``). ``show`` never writes;
+``note`` and ``forget`` without ``--write`` only say what they would do (exit 4). A locked
+``memories_1.sqlite`` is waited for up to ``--wait SECONDS``."""
 
 from __future__ import annotations
 

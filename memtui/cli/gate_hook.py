@@ -1,12 +1,10 @@
 """Claude Code's memory write gate: the ``PreToolUse`` hook that ``memtui hooks install
 claude-code --gate`` installs as ``<python> -I -S <this file> [--db PATH] [--user ID]``.
 
-Claude Code runs it before every file write, so a file outside its memory -- nearly every
-call -- is answered with ``sys``, ``os`` and ``json`` alone (no site-packages, no memtui):
-nothing is printed and the call goes on. A file inside a memory folder (``memory_folder``:
-every place Claude Code 2.1 may keep memory, erring on holding a write) is handed to
-``engine.gate.answer`` on the user's store. It fails open: input it does not know, or any
-error, leaves one line on stderr and exit status 0 -- a broken memtui never stops the agent.
+A write outside Claude Code's memory -- nearly every call -- is answered with ``sys``, ``os``
+and ``json`` alone: nothing is printed and the call goes on. A write into a memory folder is
+handed to ``engine.gate.answer``. It fails open: any error leaves one line on stderr and
+exit status 0.
 """
 
 from __future__ import annotations

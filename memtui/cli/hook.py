@@ -1,12 +1,7 @@
-"""``memtui hook session-start | session-end``: Claude Code's session hooks.
-
-Claude Code runs a hook with one JSON object on stdin. These commands delay the agent, so
-``main`` sends them here before any parser or output library is imported, and only the store
-and the engine areas they use are loaded. ``session-start`` prints the ``SessionStart``
-``additionalContext`` when a new session gets memories; ``session-end`` records the session
-for the worker and prints nothing. Both fail open: on any error nothing goes to stdout, one
-line goes to stderr and the exit status is 0.
-"""
+"""``memtui hook session-start | session-end``: Claude Code's session hooks, one JSON object
+on stdin. ``main`` sends them here before any parser or output library is imported (they
+delay the agent). Both fail open: on any error nothing goes to stdout, one line goes to
+stderr and the exit status is 0."""
 
 from __future__ import annotations
 

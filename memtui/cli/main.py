@@ -1,13 +1,9 @@
 """``memtui``: the entry point. No subcommand opens the app; subcommands script the store.
 
-Opening the app is the path people wait on, so it is kept lean: the global options are read
-by a small parser first, and only a command line that is not the app builds a command
-parser. That is the parser of its command's module alone (importing no other command
-module); help, and a line that parser refuses, get the whole parser, whose messages name
-every command. While the app starts, Python's garbage collector
-is paused (imports make hundreds of thousands of objects that live for the whole run, and
-collecting them is wasted work); the app freezes them out of later collections and resumes
-the collector just before its event loop (``MemtuiApp.run``).
+Opening the app is kept lean: the global options are read by a small parser first, and a
+command line builds the parser of its command's module alone; help, and a line that parser
+refuses, get the whole parser, whose messages name every command. While the app starts the
+garbage collector is paused (``MemtuiApp.run`` resumes it before its event loop).
 """
 
 from __future__ import annotations

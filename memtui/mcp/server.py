@@ -1,22 +1,11 @@
-"""``memtui mcp``: the MCP server on stdio, on the official MCP Python SDK.
+"""``memtui mcp``: the MCP server on stdio, on the official MCP Python SDK (docs/mcp.md).
 
-The protocol is the SDK's; this module only wires the tools and resources of ``tools.py`` to
-it. Writes run one at a time in a worker thread (``anyio.to_thread``), so the event loop
-keeps reading the client (a cancellation, a closed pipe) while a write waits for a busy
-store; reads (recall, resources) run in the loop's own thread once the store is open (WAL:
-a read never waits for a writer). stdout carries protocol messages only (the SDK serves the wire from a private copy of
-the descriptor and points fd 1 at stderr, so a stray print cannot corrupt it); logs go to
-stderr. The store is opened on the first call that needs it: a store that cannot be opened
-is a tool error result, the server keeps running.
-
-Where the agent works decides the project of ``memory_recall``, ``memory_context`` and
-``memory_add``: the client's MCP roots when it has them (asked once, and again after
-``roots/list_changed``), else the server's working folder; a folder in no project gets
-user-level memories only, never another project's; an explicit ``project`` wins.
-
-A refused call (bad arguments, an unknown id, a memory of another user: the same answer as a
-missing one, a refused forget, a busy store) is a tool result with ``isError`` and a one-line
-message. An unknown resource is a JSON-RPC error (resource not found).
+This module only wires the tools and resources of ``tools.py`` to the SDK. Writes run one at
+a time in a worker thread, so the event loop keeps reading the client while a write waits
+for a busy store; reads run in the loop's own thread once the store is open (WAL: a read
+never waits for a writer). The store is opened on the first call that needs it: one that
+cannot be opened is a tool error result, and the server keeps running. The client's MCP
+roots (else the working folder) decide the project of a call that names none.
 """
 
 from __future__ import annotations

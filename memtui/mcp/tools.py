@@ -1,12 +1,7 @@
-"""The MCP tools and resources of ``memtui mcp``: names, descriptions, argument
-schemas, and what each call does through the engine.
-
-This module knows nothing of the protocol: each tool is a plain function of a
-``McpSession`` (the store, the acting user, the working folder, the client's name) and the
-call's arguments, returning a JSON object. Arguments are checked against the tool's schema
-here (their shape only); every rule (access, redaction, validation, review) is the engine's.
-A refusal is a ``MemtuiError`` the server turns into a tool error result.
-"""
+"""The MCP tools and resources of ``memtui mcp``: names, descriptions, argument schemas, and
+what each call does through the engine. Nothing of the protocol: each tool is a function of
+a ``McpSession`` and the call's arguments (checked for shape only) returning a JSON object;
+a refusal is a ``MemtuiError``."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""The service's methods: a table of name -> parameter types -> engine call.
-
-Only JSON shapes are checked here (which params exist, which are required, their JSON
-types); every value rule (ids, lengths, limits, permissions, redaction) is the engine's. An
-unknown parameter is refused, so a typo is never silently ignored and nothing in params can
-name the acting user.
-"""
+"""The service's methods: a table of name -> parameter types -> engine call. Only JSON shapes
+are checked here (an unknown parameter is refused, so nothing in params can name the acting
+user); every value rule is the engine's."""
 
 from __future__ import annotations
 

@@ -1,11 +1,7 @@
-"""The wire protocol: JSON Lines, one request per connection.
-
-A request is one JSON object on one line, ``{"id", "method", "params"}``; the response is
-one line, ``{"id", "ok": true, "result"}`` or ``{"id", "ok": false, "error": {"code",
-"message", ...}}``. This module reads a request without ever holding more than
-``MAX_REQUEST_BYTES + 1`` bytes, parses and checks its envelope, and encodes responses. It
-knows nothing of methods (``methods.py``) or sockets beyond ``recv``.
-"""
+"""The wire protocol: one JSON object a line, one request per connection. A request is
+``{"id", "method", "params"}``; a response ``{"id", "ok": true, "result"}`` or ``{"id",
+"ok": false, "error": {"code", "message", ...}}``. A request is read without ever holding
+more than ``MAX_REQUEST_BYTES + 1`` bytes."""
 
 from __future__ import annotations
 

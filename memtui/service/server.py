@@ -1,18 +1,10 @@
-"""``MemoryService``: the unix-socket server behind ``memtui serve``.
+"""``MemoryService``: the unix-socket server behind ``memtui serve`` (docs/service.md).
 
-- The socket is created owner-only (``0600``, bound under a restrictive umask so there is no
-  moment when it is open to others); a missing folder is created ``0700``. On Linux each
-  peer's uid is checked (``SO_PEERCRED``): only the service's own user may talk to it.
-- A socket file left by a crashed run is detected (nobody answers) and replaced; a live one
-  is an error (another service is running).
-- One request per connection. The accept loop reads every connection itself, without
-  blocking (``selectors``), and hands only a complete request to the bounded pool of
-  threads: a slow or silent client holds no worker. A connection that has not delivered its
-  whole request within ``read_timeout_s`` is answered with an error and dropped; a client
-  that goes away mid-reply harms no one.
-- ``stop()`` (and SIGTERM/SIGINT under ``run()``) stops accepting, lets the requests in
-  flight finish (those still arriving get until their deadline), stops the worker, removes the socket file and closes the store.
-- ``worker=True`` hosts the background extraction loop (``memtui.engine.worker``).
+The socket is owner-only (bound under a restrictive umask), each peer's uid is checked where
+the system tells it, and a stale socket file is replaced while a live one is an error. The
+accept loop reads every connection itself without blocking and hands only a complete
+request to a bounded pool of threads, so a slow client holds no worker; ``stop()`` lets the
+requests in flight finish. ``worker=True`` hosts the background extraction loop.
 """
 
 from __future__ import annotations
