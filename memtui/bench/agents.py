@@ -9,10 +9,10 @@ import json
 import os
 import statistics
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
+from memtui.bench.timing import seconds, timed
 from memtui.engine.agents.overview import agents_overview
 from memtui.engine.agents.paths import claude_slug
 
@@ -84,12 +84,10 @@ def measure_agents(projects: int = DEFAULT_PROJECTS, reps: int = REPS) -> dict[s
         full: list[float] = []
         rows = 0
         for _ in range(reps):
-            started = time.perf_counter()
-            _bare_read((claude, gemini))
-            bare.append(time.perf_counter() - started)
-            started = time.perf_counter()
-            overview = agents_overview(claude, gemini, root / "no-codex", env=empty)
-            full.append(time.perf_counter() - started)
+            bare.append(seconds(lambda: _bare_read((claude, gemini))))
+            took, overview = timed(lambda: agents_overview(claude, gemini, root / "no-codex",
+                                                           env=empty))
+            full.append(took)
             rows = len(overview.rows)
     bare_s, full_s = statistics.median(bare), statistics.median(full)
     return {"projects": projects, "rows": rows, "bare_read_s": bare_s, "overview_s": full_s,
@@ -176,10 +174,8 @@ def _child(argv: list[str], env: dict[str, str]) -> tuple[float, int]:
     import subprocess
     import sys
 
-    started = time.perf_counter()
-    done = subprocess.run([sys.executable, *argv], env=env, capture_output=True, text=True,
-                          check=False)
-    elapsed = time.perf_counter() - started
+    elapsed, done = timed(lambda: subprocess.run([sys.executable, *argv], env=env,
+                                                 capture_output=True, text=True, check=False))
     if done.returncode != 0:
         raise RuntimeError(f"benchmark child exited {done.returncode}: {done.stderr[-300:]}")
     return elapsed, int(done.stdout.strip().splitlines()[-1])

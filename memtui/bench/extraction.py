@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from memtui.bench.timing import timed
 from memtui.engine.api import Engine
 from memtui.engine.extraction import ROUND_LIMIT
 from memtui.store.backend import StoreBackend
@@ -103,12 +104,8 @@ def measure_extraction(n_tasks: int = DEFAULT_TASKS) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="memtui-bench-") as folder:
         store = build_bench_store(Path(folder) / "bench.db", n_tasks)
         try:
-            start = time.perf_counter()
-            read = read_only_pass(store, BENCH_USER)
-            read_s = time.perf_counter() - start
-            start = time.perf_counter()
-            summary = Engine(store, BENCH_USER).extraction.backfill()
-            extract_s = time.perf_counter() - start
+            read_s, read = timed(lambda: read_only_pass(store, BENCH_USER))
+            extract_s, summary = timed(Engine(store, BENCH_USER).extraction.backfill)
         finally:
             store.close()
     written = summary.extracted + summary.superseded
@@ -251,27 +248,18 @@ def measure_pg_workers(server_url: str, n_tasks: int = DEFAULT_TASKS,
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Print the measurement as JSON; exit 1 when under the bar."""
+    """One worker process of ``measure_pg_workers``: its result as a JSON line."""
     parser = argparse.ArgumentParser(prog="python -m memtui.bench.extraction",
-                                     description=__doc__.splitlines()[0])
-    parser.add_argument("tasks", nargs="?", type=int, default=DEFAULT_TASKS)
-    parser.add_argument("--pg", metavar="URL",
-                        help="measure one worker vs two on this PostgreSQL server instead")
-    parser.add_argument("--runs", type=int, default=3, help="runs of each (with --pg)")
-    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--sync", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--index", type=int, default=0, help=argparse.SUPPRESS)
+                                     description="one worker of the PostgreSQL bench row")
+    parser.add_argument("--worker", action="store_true", required=True)
+    parser.add_argument("--sync", type=Path, required=True)
+    parser.add_argument("--index", type=int, default=0)
     args = parser.parse_args(argv)
-    if args.worker:
-        url = os.environ.get(WORKER_DB_ENV)
-        if args.sync is None or not url:
-            parser.error(f"--worker needs --sync and ${WORKER_DB_ENV}")
-        print(json.dumps(worker(url, args.sync, args.index)))
-        return 0
-    result = (measure_pg_workers(args.pg, args.tasks, args.runs) if args.pg
-              else measure_extraction(args.tasks))
-    print(json.dumps(result, indent=2))
-    return 0 if result["meets_bar"] else 1
+    url = os.environ.get(WORKER_DB_ENV)
+    if not url:
+        parser.error(f"--worker needs ${WORKER_DB_ENV}")
+    print(json.dumps(worker(url, args.sync, args.index)))
+    return 0
 
 
 if __name__ == "__main__":

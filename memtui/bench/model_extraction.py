@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 from memtui.bench.extraction import BENCH_NOW, BENCH_USER, build_bench_store
 from memtui.bench.fake_model import FakeModel
+from memtui.bench.timing import timed
 from memtui.engine.api import Engine
 from memtui.engine.model_extraction import INPUT_BUDGET_CHARS
 from memtui.store.database import open_store
@@ -26,10 +26,8 @@ def _round(path: Path, n_tasks: int) -> tuple[float, Any]:
     store = open_store(path, clock=FixedClock(BENCH_NOW))
     try:
         engine = Engine(store, BENCH_USER)
-        start = time.perf_counter()
-        summary = engine.extraction.run_round(force=True, limit=n_tasks)
-        seconds = time.perf_counter() - start
-        return seconds, (summary, engine.extraction.cost(1))
+        took, summary = timed(lambda: engine.extraction.run_round(force=True, limit=n_tasks))
+        return took, (summary, engine.extraction.cost(1))
     finally:
         store.close()
 

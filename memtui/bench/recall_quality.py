@@ -14,13 +14,12 @@ import json
 import random
 import sqlite3
 import statistics
-import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 from memtui.bench.generate import TextModel
+from memtui.bench.timing import seconds
 from memtui.engine.api import Engine
 from memtui.engine.recall_query import analyse
 from memtui.engine.recall_vectors import vectors_available
@@ -141,15 +140,13 @@ def measure_latency(db: Path | str, user: str, project: str | None, *, hybrid: b
             engine.recall.recall_memories(question, TOP, project, every_project=False)
         for _ in range(runs):
             for question in questions:
-                began = time.perf_counter()
-                engine.recall.recall_memories(question, TOP, project, every_project=False)
-                recall_ms.append((time.perf_counter() - began) * 1000)
+                recall_ms.append(1000 * seconds(lambda q=question: engine.recall.recall_memories(
+                    q, TOP, project, every_project=False)))
                 match = " OR ".join(f'"{word.rstrip("*")}"' + ("*" if word.endswith("*") else "")
                                     for word in analyse(question).match.split())
-                began = time.perf_counter()
-                bare.execute("SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? "
-                             "ORDER BY rank LIMIT ?", (match, TOP)).fetchall()
-                bare_ms.append((time.perf_counter() - began) * 1000)
+                bare_ms.append(1000 * seconds(lambda m=match: bare.execute(
+                    "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? "
+                    "ORDER BY rank LIMIT ?", (m, TOP)).fetchall()))
     finally:
         bare.close()
         store.close()
@@ -160,14 +157,3 @@ def measure_latency(db: Path | str, user: str, project: str | None, *, hybrid: b
             "bare_median_ms": round(statistics.median(bare_ms), 3),
             "bar_ms": LATENCY_BAR_MS}
 
-
-def main() -> int:
-    """Print the quality numbers as JSON (no big store)."""
-    results = [measure_quality(size) for size in DISTRACTORS]
-    print(json.dumps(results, indent=2))
-    return 0 if all(r.get("hybrid", r["full_text"])["all"]["recall_at_5"] >= RECALL_AT_5_BAR
-                    for r in results) else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())
