@@ -31,8 +31,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from unittest.mock import patch
 
+from memtui.bench import agents, codex_rollouts, extraction, model_extraction, recall_quality
+from memtui.bench import mcp as agent_ways
+from memtui.bench import recall as recall_bench
+from memtui.bench import redaction as redaction_bench
 from memtui.bench.app_start import headless_environment
-from memtui.bench.generate import BENCH_USER, DEFAULT_SEED, cached_store
+from memtui.bench.generate import (
+    BENCH_PROJECT,
+    BENCH_USER,
+    DEFAULT_SEED,
+    cached_store,
+    generate_store,
+)
 from memtui.bench.timing import best_prefix_times, compile_package, seconds
 from memtui.store.database import open_store
 from memtui.store.models import MemoryFilter, PageCursor
@@ -529,57 +539,51 @@ def measure_app(db: Path | str, user: str, quick: bool, backend: str = SQLITE) -
 
 def measure_extraction_row(n_tasks: int) -> Row:
     """Row 4: extraction round over ``n_tasks`` eligible tasks vs a read-only loop."""
-    from memtui.bench.extraction import BAR_TASKS_PER_S, measure_extraction
 
-    result = measure_extraction(n_tasks)
+    result = extraction.measure_extraction(n_tasks)
     rate = result["extraction_tasks_per_s"]
     return Row(f"extraction round, {n_tasks:,} eligible tasks",
                f"read-only loop {result['read_only_tasks_per_s']:,.0f} tasks/s",
                f"{rate:,.0f} tasks/s", result["extraction_vs_read_time"],
-               f">= {BAR_TASKS_PER_S:,.0f} tasks/s", rate >= BAR_TASKS_PER_S, result)
+               f">= {extraction.BAR_TASKS_PER_S:,.0f} tasks/s",
+               rate >= extraction.BAR_TASKS_PER_S, result)
 
 
 def measure_codex_rows(n_rollouts: int) -> list[Row]:
     """Row 8: ``codex import-rollouts`` first run vs ``json.loads``; an unchanged second run."""
-    from memtui.bench.codex_rollouts import (
-        FIRST_RUN_BAR,
-        SECOND_RUN_BAR,
-        measure_codex_import,
-    )
 
-    result = measure_codex_import(n_rollouts)
+    result = codex_rollouts.measure_codex_import(n_rollouts)
     first = Row(f"codex import-rollouts, {n_rollouts:,} rollouts ({result['megabytes']:,.0f} MB)",
                 f"json.loads of the same lines {result['json_loads_mbps']:,.0f} MB/s",
                 f"{result['first_mbps']:,.0f} MB/s ({result['imported']:,} tasks)",
-                result["first_vs_loads"], f">= {FIRST_RUN_BAR:.0%} of json.loads",
-                result["first_vs_loads"] >= FIRST_RUN_BAR, result)
+                result["first_vs_loads"], f">= {codex_rollouts.FIRST_RUN_BAR:.0%} of json.loads",
+                result["first_vs_loads"] >= codex_rollouts.FIRST_RUN_BAR, result)
     second = Row("codex import-rollouts again, folder unchanged",
                  f"first run {result['first_s']:.2f} s", f"{result['second_s']:.3f} s",
-                 result["second_vs_first"], f"< {SECOND_RUN_BAR:.0%} of the first run",
-                 result["second_vs_first"] < SECOND_RUN_BAR, result)
+                 result["second_vs_first"],
+                 f"< {codex_rollouts.SECOND_RUN_BAR:.0%} of the first run",
+                 result["second_vs_first"] < codex_rollouts.SECOND_RUN_BAR, result)
     return [first, second]
 
 
 def measure_redaction_row(budget: float) -> Row:
     """Row 5: redaction throughput vs ``re`` scanning the same text for one literal."""
-    from memtui.bench.redaction import THROUGHPUT_BAR_MBPS, measure_throughput
 
-    result = measure_throughput(budget)
+    result = redaction_bench.measure_throughput(budget)
     rate = result["redact_mbps"]
     return Row("redaction throughput (ordinary text)",
                f"re one-literal {result['re_literal_mbps']:,.0f} MB/s", f"{rate:,.1f} MB/s",
-               result["ratio_to_re_literal"], f">= {THROUGHPUT_BAR_MBPS:.0f} MB/s",
-               rate >= THROUGHPUT_BAR_MBPS, result)
+               result["ratio_to_re_literal"], f">= {redaction_bench.THROUGHPUT_BAR_MBPS:.0f} MB/s",
+               rate >= redaction_bench.THROUGHPUT_BAR_MBPS, result)
 
 
 def measure_recall_row(db: Path | str, user: str, quick: bool, backend: str = SQLITE) -> Row:
     """Row 7: recall through the service vs the Python API;
     on PostgreSQL (``db`` a URL) against ``PG_RECALL_BAR_MS``."""
-    from memtui.bench.recall import BAR_MS, measure_recall
 
     postgres = backend == POSTGRESQL
-    result = measure_recall(db, runs=2 if quick else 5, user=user,
-                            bar_ms=PG_RECALL_BAR_MS if postgres else BAR_MS)
+    result = recall_bench.measure_recall(db, runs=2 if quick else 5, user=user,
+                            bar_ms=PG_RECALL_BAR_MS if postgres else recall_bench.BAR_MS)
     service, api = result["service_median_ms"], result["api_median_ms"]
     return Row(f"{PG_PREFIX if postgres else ''}recall through the service "
                f"({result['memories']:,} memories)",
@@ -591,22 +595,21 @@ def measure_recall_row(db: Path | str, user: str, quick: bool, backend: str = SQ
 def measure_quality_rows() -> list[Row]:
     """Rows 12: recall@1/@5 and MRR of the labelled questions (dev half, held-out half, all),
     full text beside the hybrid."""
-    from memtui.bench.recall_quality import DISTRACTORS, HALVES, RECALL_AT_5_BAR, measure_quality
 
     def said(found: dict[str, Any]) -> str:
         return (f"recall@1 {found['recall_at_1']:.3f}, recall@5 {found['recall_at_5']:.3f}, "
                 f"MRR {found['mrr']:.3f}")
 
-    rows = []
-    for result in (measure_quality(size) for size in DISTRACTORS):
-        for name in HALVES:
+    rows, bar = [], recall_quality.RECALL_AT_5_BAR
+    for result in (recall_quality.measure_quality(size) for size in recall_quality.DISTRACTORS):
+        for name in recall_quality.HALVES:
             text, hybrid = result["full_text"][name], result.get("hybrid", {}).get(name)
             shown = hybrid or text
             rows.append(Row(
                 f"recall quality, {name.replace('_', '-')} ({text['questions']} questions, "
                 f"{result['distractors']:,} distractors)", f"full text {said(text)}",
                 f"hybrid {said(hybrid)}" if hybrid else "hybrid skipped: no embeddings extra",
-                None, f"recall@5 >= {RECALL_AT_5_BAR}", shown["recall_at_5"] >= RECALL_AT_5_BAR,
+                None, f"recall@5 >= {bar}", shown["recall_at_5"] >= bar,
                 {"full_text": text, "hybrid": hybrid}))
     return rows
 
@@ -614,13 +617,11 @@ def measure_quality_rows() -> list[Row]:
 def measure_question_latency_rows(db: Path, user: str) -> list[Row]:
     """Rows 12: recall of the labelled questions on the big store vs bare FTS5, full text
     and (with the embeddings extra) hybrid."""
-    from memtui.bench.generate import BENCH_PROJECT
-    from memtui.bench.recall_quality import measure_latency
     from memtui.engine.recall_vectors import vectors_available
 
     rows = []
     for hybrid in (False, True) if vectors_available() else (False,):
-        found = measure_latency(db, user, BENCH_PROJECT, hybrid=hybrid)
+        found = recall_quality.measure_latency(db, user, BENCH_PROJECT, hybrid=hybrid)
         rows.append(Row(
             f"recall of natural questions, {'hybrid' if hybrid else 'full text'} "
             f"({found['memories']:,} memories)",
@@ -634,10 +635,9 @@ def measure_question_latency_rows(db: Path, user: str) -> list[Row]:
 
 def measure_mcp_rows(db: Path, user: str, quick: bool) -> list[Row]:
     """Rows 8: MCP recall round trips, and the session-start hook's wall time."""
-    from memtui.bench.mcp import HOOK_BAR, measure_hook_start, measure_mcp_recall
 
-    recall = measure_mcp_recall(db, user, runs=2 if quick else 5)
-    hook = measure_hook_start(db, user, runs=5 if quick else 11)
+    recall = agent_ways.measure_mcp_recall(db, user, runs=2 if quick else 5)
+    hook = agent_ways.measure_hook_start(db, user, runs=5 if quick else 11)
     return [
         Row(f"memory_recall through MCP over stdio ({recall['memories']:,} memories)",
             f"Python API median {recall['api_median_ms']:.2f} ms",
@@ -648,33 +648,32 @@ def measure_mcp_rows(db: Path, user: str, quick: bool) -> list[Row]:
             f"python3 -c \"import sqlite3, json\" {hook['reference_median_ms']:.1f} ms",
             f"{hook['hook_median_ms']:.1f} ms"
             f"{'' if hook['injected'] else ' (nothing injected)'}", hook["ratio"],
-            f"<= {HOOK_BAR:g}x", bool(hook["meets_bar"]), hook),
+            f"<= {agent_ways.HOOK_BAR:g}x", bool(hook["meets_bar"]), hook),
     ]
 
 
 def measure_gate_rows(quick: bool) -> list[Row]:
     """Rows 11: the write gate's two paths, each against ``import json`` in the same run."""
-    from memtui.bench.mcp import GATE_BAR, GATE_MEMORY_BAR, measure_hook_gate
 
-    gate = measure_hook_gate(runs=5 if quick else 15)
+    gate = agent_ways.measure_hook_gate(runs=5 if quick else 15)
+    outside, inside = agent_ways.GATE_BAR, agent_ways.GATE_MEMORY_BAR
     reference = f"python3 -c \"import json\" {gate['reference_median_ms']:.1f} ms"
     return [
         Row("write gate: a file outside the memory (wall)", reference,
-            f"{gate['outside_median_ms']:.1f} ms", gate["outside_ratio"], f"<= {GATE_BAR:g}x",
-            gate["outside_ratio"] <= GATE_BAR, gate),
+            f"{gate['outside_median_ms']:.1f} ms", gate["outside_ratio"], f"<= {outside:g}x",
+            gate["outside_ratio"] <= outside, gate),
         Row("write gate: a memory file held in the inbox (wall)", reference,
             f"{gate['memory_median_ms']:.1f} ms ({gate['held']}/{gate['runs']} held)",
-            gate["memory_ratio"], f"<= {GATE_MEMORY_BAR:g}x",
-            gate["memory_ratio"] <= GATE_MEMORY_BAR and gate["held"] == gate["runs"], gate),
+            gate["memory_ratio"], f"<= {inside:g}x",
+            gate["memory_ratio"] <= inside and gate["held"] == gate["runs"], gate),
     ]
 
 
 def measure_model_row(n_tasks: int) -> Row:
     """Row 12: a model round of ``n_tasks`` against the fake endpoint beside the
     deterministic round of the same tasks."""
-    from memtui.bench.model_extraction import measure_model_extraction
 
-    result = measure_model_extraction(n_tasks)
+    result = model_extraction.measure_model_extraction(n_tasks)
     ok = (result["requests"] == n_tasks == result["model_extracted"]
           and result["longest_text_sent"] <= result["budget"])
     return Row(f"model extraction round, {n_tasks:,} tasks (fake endpoint on 127.0.0.1)",
@@ -688,14 +687,8 @@ def measure_model_row(n_tasks: int) -> Row:
 def measure_settings_row(quick: bool) -> Row:
     """Row 10b: ``hooks install claude-code``'s merge of a large ``~/.claude.json`` vs a
     plain ``json.load`` + ``json.dump`` of the same file (time and peak memory)."""
-    from memtui.bench.agents import (
-        MERGE_MEMORY_BAR,
-        MERGE_TIME_BAR,
-        SETTINGS_MB,
-        measure_settings_merge,
-    )
 
-    result = measure_settings_merge(QUICK_SETTINGS_MB if quick else SETTINGS_MB,
+    result = agents.measure_settings_merge(QUICK_SETTINGS_MB if quick else agents.SETTINGS_MB,
                                     reps=1 if quick else 3)
     mb = result["bytes"] / 1e6
     return Row(f"~/.claude.json of {mb:.0f} MB merged by hooks install (time; peak memory)",
@@ -704,16 +697,16 @@ def measure_settings_row(quick: bool) -> Row:
                f"{result['merge_s']:.2f} s; {result['merge_peak_bytes'] / 1e6:.0f} MB"
                f"{'' if result['kept_every_other_byte'] else ' (BYTES CHANGED)'}",
                result["time_ratio"],
-               f"time <= {MERGE_TIME_BAR:g}x, memory <= {MERGE_MEMORY_BAR:g}x, bytes kept",
+               f"time <= {agents.MERGE_TIME_BAR:g}x, memory <= {agents.MERGE_MEMORY_BAR:g}x, "
+               "bytes kept",
                bool(result["meets_bar"]), result)
 
 
 def measure_agents_row(quick: bool) -> Row:
     """Row 10: ``agents_overview`` of Claude Code and Gemini CLI homes of 100 projects each
     vs a bare ``open().read()`` of the same files."""
-    from memtui.bench.agents import DEFAULT_PROJECTS, measure_agents
 
-    result = measure_agents(DEFAULT_PROJECTS, reps=3 if quick else 7)
+    result = agents.measure_agents(agents.DEFAULT_PROJECTS, reps=3 if quick else 7)
     return Row(f"agent homes read ({result['projects']} projects each, {result['rows']} rows)",
                f"bare read {_ms(result['bare_read_s'])}", _ms(result["overview_s"]),
                result["ratio_to_bare_read"], f"< {result['bar_s']:g} s",
@@ -798,8 +791,6 @@ def prepare_store(options: Options) -> tuple[Path, Path]:
         return options.db, cached_store(1000, options.seed)[0]
     say(f"store of {options.size:,} memories (seed {options.seed})…")
     if options.db is not None:
-        from memtui.bench.generate import generate_store
-
         generate_store(options.db, options.size, options.seed)
         path = options.db
     else:
@@ -962,15 +953,14 @@ def measure_pg_workers_row(server: str, n_tasks: int, runs: int) -> Row:
     """Two worker processes extracting one round of ``n_tasks`` tasks on PostgreSQL vs one
     (``bench.extraction.measure_pg_workers``): tasks/s, medians of ``runs`` interleaved
     runs each."""
-    from memtui.bench.extraction import WORKERS_BAR, measure_pg_workers
 
-    result = measure_pg_workers(server, n_tasks, runs)
+    result = extraction.measure_pg_workers(server, n_tasks, runs)
     one, two = result["one_worker_tasks_per_s"], result["two_workers_tasks_per_s"]
     ratio = result["ratio"]
     return Row(f"{PG_PREFIX}two workers extracting one round of {n_tasks:,} tasks",
                f"one worker {one:,.0f} tasks/s", f"{two:,.0f} tasks/s "
-               f"(no task twice, none lost)", ratio, f">= {WORKERS_BAR}x one worker",
-               ratio >= WORKERS_BAR, result)
+               f"(no task twice, none lost)", ratio, f">= {extraction.WORKERS_BAR}x one worker",
+               ratio >= extraction.WORKERS_BAR, result)
 
 
 def format_table(rows: list[Row]) -> str:

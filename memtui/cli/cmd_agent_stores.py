@@ -23,6 +23,7 @@ from memtui.cli.common import (
     print_list,
     print_more,
     print_problems,
+    report_out,
 )
 from memtui.cli.context import CliContext
 from memtui.engine.agents.models import AGENT_CLAUDE, AGENT_GEMINI, SecretFinding
@@ -164,8 +165,9 @@ def print_overview(ctx: CliContext, overview: AgentsOverview, limit: int,
     """The human form of ``agents show`` (and of ``claude show`` / ``gemini show``)."""
     for home in overview.homes:
         state = "found" if home.found else "not found"
-        ctx.console.print(Text(f"{home_title(home.agent)} home {home.home} ({state}); auto "
-                               f"memory {switch_text(home)}", style="bold"))
+        title = AGENT_TITLES.get(home.agent, home.agent)
+        ctx.console.print(Text(f"{title} home {home.home} ({state}); auto memory "
+                               f"{switch_text(home)}", style="bold"))
         for switch in home.switches:
             mark = "" if switch.effective else " (overridden)"
             ctx.console.print(Text(f"  {switch.name} = {one_line(str(switch.value), 80)} — "
@@ -195,13 +197,6 @@ def print_overview(ctx: CliContext, overview: AgentsOverview, limit: int,
     problems = [p for home in overview.homes for p in home.problems] + \
         [p for row in rows for p in row.problems]
     print_problems(ctx, problems, limit)
-
-
-def home_title(agent: str) -> str:
-    """``Claude Code``, ``Gemini CLI``, ``Codex``."""
-    from memtui.engine.agents.overview import AGENT_TITLES
-
-    return AGENT_TITLES.get(agent, agent)
 
 
 def agents_show(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -319,38 +314,26 @@ def gemini_write(ctx: CliContext, args: argparse.Namespace) -> int:
     """``gemini forget|redact|promote|note|auto-memory … [--write]``."""
     from memtui.engine.agents import curation, switches
     from memtui.engine.agents.gemini import read_gemini_home
+    from memtui.engine.agents.gemini_promote import plan_promote_index_fact
 
     home = agent_home(args, AGENT_GEMINI)
     action = args.gemini_command
+    if action in ("forget", "promote") and bool(args.file) == bool(args.fact):
+        from memtui.cli.main import UsageError
+
+        raise UsageError(f"memtui gemini {action}: give a FILE or --fact TEXT (one of them)")
     context_file = read_gemini_home(home, instructions=False).context_files[0]
-    if action == "forget":
-        if bool(args.file) == bool(args.fact):
-            from memtui.cli.main import UsageError
-
-            raise UsageError("memtui gemini forget: give a FILE or --fact TEXT (one of them)")
-        if args.fact:
-            return run_plan(ctx, args, lambda: curation.plan_forget_fact(home, args.fact,
-                                                                         context_file))
-        return run_plan(ctx, args, lambda: curation.plan_forget(home, args.file))
-    if action == "redact":
-        return run_plan(ctx, args, lambda: curation.plan_redact(home, args.file))
-    if action == "note":
-        return run_plan(ctx, args, lambda: curation.plan_add_fact(home, args.text,
-                                                                  context_file))
-    if action == "promote":
-        if bool(args.file) == bool(args.fact):
-            from memtui.cli.main import UsageError
-
-            raise UsageError("memtui gemini promote: give a FILE or --fact TEXT (one of them)")
-        if args.fact:
-            from memtui.engine.agents.gemini_promote import plan_promote_index_fact
-
-            return run_plan(ctx, args, lambda: plan_promote_index_fact(home, args.fact,
-                                                                       context_file))
-        return run_plan(ctx, args, lambda: curation.plan_promote_gemini(home, args.file,
-                                                                        context_file))
-    return run_plan(ctx, args, lambda: switches.plan_switch(
-        home / "settings.json", home, switches.GEMINI_SWITCH, args.state == "on"))
+    makers: dict[str, Callable[[], WritePlan]] = {
+        "forget": lambda: (curation.plan_forget_fact(home, args.fact, context_file) if args.fact
+                           else curation.plan_forget(home, args.file)),
+        "redact": lambda: curation.plan_redact(home, args.file),
+        "note": lambda: curation.plan_add_fact(home, args.text, context_file),
+        "promote": lambda: (plan_promote_index_fact(home, args.fact, context_file) if args.fact
+                            else curation.plan_promote_gemini(home, args.file, context_file)),
+        "auto-memory": lambda: switches.plan_switch(home / "settings.json", home,
+                                                    switches.GEMINI_SWITCH, args.state == "on"),
+    }
+    return run_plan(ctx, args, makers[action])
 
 
 def gemini_inbox(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -372,28 +355,22 @@ def gemini_inbox(ctx: CliContext, args: argparse.Namespace) -> int:
     return run_plan(ctx, args, lambda: inbox.plan_dismiss_patch(home, args.patch))
 
 
-def _import_out(ctx: CliContext, report: Any, what: str, limit: int) -> int:
-    from memtui.cli.cmd_codex import report_out
-
-    return report_out(ctx, report, what, limit)
-
-
 def claude_import(ctx: CliContext, args: argparse.Namespace) -> int:
     """``claude import``: topic files become memtui memories."""
     report = ctx.engine.agents.import_claude(agent_home(args, AGENT_CLAUDE))
-    return _import_out(ctx, report, "memories", args.limit)
+    return report_out(ctx, report, "memories", args.limit)
 
 
 def claude_transcripts(ctx: CliContext, args: argparse.Namespace) -> int:
     """``claude import-transcripts``: sessions become completed tasks (incremental)."""
     report = ctx.engine.agents.import_transcripts(agent_home(args, AGENT_CLAUDE))
-    return _import_out(ctx, report, "sessions as tasks", args.limit)
+    return report_out(ctx, report, "sessions as tasks", args.limit)
 
 
 def gemini_import(ctx: CliContext, args: argparse.Namespace) -> int:
     """``gemini import``: Gemini memories become memtui memories."""
     report = ctx.engine.agents.import_gemini(agent_home(args, AGENT_GEMINI))
-    return _import_out(ctx, report, "memories", args.limit)
+    return report_out(ctx, report, "memories", args.limit)
 
 
 def export(ctx: CliContext, args: argparse.Namespace) -> int:

@@ -9,25 +9,23 @@ import os
 import sys
 
 from memtui.cli.context import CliContext
+from memtui.cli.hook import HOOK_NAMES
 from memtui.engine.agent_setup import INSTALL, UNINSTALL
 from memtui.engine.sessions import AGENTS
 from memtui.textsafe import safe_text
-
-HOOK_NAMES = ("session-start", "session-end")
 
 
 def mcp(ctx: CliContext, args: argparse.Namespace) -> int:
     """``mcp``: the MCP server on stdio, until the client closes it."""
     from memtui.mcp.server import serve
 
-    named = bool(getattr(args, "db", None))
-    return serve(ctx.db_target, ctx.user, create_folder=not named)
+    return serve(ctx.db_target, ctx.user, create_folder=not ctx.db_named)
 
 
 def _extra_options(ctx: CliContext) -> list[str]:
     """The global options the installed commands carry: the ones given to this command."""
     extra: list[str] = []
-    if getattr(ctx.args, "db", None):
+    if ctx.db_named:
         extra += ["--db", str(ctx.db_path.absolute()) if ctx.db_is_file else ctx.db_target]
     if getattr(ctx.args, "user", None):
         extra += ["--user", ctx.user]
@@ -103,7 +101,7 @@ def hook(ctx: CliContext, args: argparse.Namespace) -> int:
     from memtui.cli.hook import run_hook
 
     options = {"name": args.name, "agent": args.agent}
-    if getattr(ctx.args, "db", None):
+    if ctx.db_named:
         options["db"] = ctx.db_target
     if getattr(ctx.args, "user", None):
         options["user"] = ctx.user

@@ -24,6 +24,7 @@ from memtui.cli.common import (
     positive_int,
     print_more,
     print_problems,
+    report_out,
 )
 from memtui.cli.context import CliContext
 from memtui.engine.codex.browse import CodexThread, codex_threads
@@ -32,7 +33,6 @@ from memtui.engine.codex.curation import ForgetResult
 from memtui.engine.codex.diagnosis import reason_words
 from memtui.engine.codex.errors import CodexError, CodexWriteRefused
 from memtui.engine.codex.export import check_export_target
-from memtui.engine.codex.import_report import OUTCOME_IMPORTED, REASON_ALREADY, ImportReport
 from memtui.engine.codex.models import CodexHome, Job
 from memtui.engine.codex.notes import MAX_NOTE_BYTES, notes_dir_parts, write_note
 from memtui.engine.codex.paths import (
@@ -49,7 +49,6 @@ from memtui.textsafe import one_line
 DEFAULT_SHOW_LIMIT = 50
 """Rows per list that ``codex show`` prints (JSON always has everything)."""
 PREVIEW_CHARS = 70
-ID_CHARS = 36
 WRITE_HINT = "add --write to do it"
 MAX_WAIT_SECONDS = 600.0
 
@@ -226,39 +225,6 @@ def show(ctx: CliContext, args: argparse.Namespace) -> int:
     for line in settings:
         ctx.console.print(Text(f"- {one_line(line)}"))
     print_problems(ctx, codex.problems, limit)
-    return 0
-
-
-def report_out(ctx: CliContext, report: ImportReport, what: str, limit: int) -> int:
-    """Print an import's report (JSON, or its counts, the items not imported and the
-    problems); 0."""
-    if ctx.json:
-        return ctx.answer(report.to_json())
-    skipped = ", ".join(f"{reason} {count}" for reason, count in report.skipped.items())
-    line = f"imported {report.imported} {what} from {one_line(report.home)}"
-    line += f"; skipped {sum(report.skipped.values())}" + (f" ({skipped})" if skipped else "")
-    line += f"; errors {report.errors}"
-    if report.unchanged:
-        line += f"; {report.unchanged} unchanged file(s) not read"
-    ctx.console.print(Text(line))
-    if report.created_projects:
-        ctx.console.print(Text("created project(s): " + ", ".join(report.created_projects)))
-    if report.truncated:
-        ctx.console.print(Text(f"cut to the size limit (marked in the text): "
-                               f"{one_line(', '.join(report.truncated))}", style="yellow"))
-    others = [item for item in report.items
-              if item.outcome != OUTCOME_IMPORTED and item.reason != REASON_ALREADY]
-    if others:
-        table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
-        table.add_column("item", overflow="fold", max_width=ID_CHARS + 12)
-        table.add_column("outcome", no_wrap=True)
-        table.add_column("why", overflow="fold", min_width=16)
-        for item in others[:limit]:
-            why = f"{item.reason}: {item.detail}" if item.detail else str(item.reason)
-            table.add_row(render.text(item.ref), item.outcome, Text(one_line(why, 160)))
-        ctx.console.print(table)
-        print_more(ctx, limit, len(others), "items")
-    print_problems(ctx, report.problems, limit)
     return 0
 
 

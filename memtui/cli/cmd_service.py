@@ -26,10 +26,9 @@ def serve(ctx: CliContext, args: argparse.Namespace) -> int:
     from memtui.engine.agent_setup import codex_home_for_worker
     from memtui.service.server import serve as run_service
 
-    named = bool(getattr(args, "db", None))
     codex_home = codex_home_for_worker(args.codex_home) if args.worker else None
     return run_service(ctx.db_target, ctx.user, args.socket, worker=args.worker,
-                       interval_s=args.interval, create_folder=not named,
+                       interval_s=args.interval, create_folder=not ctx.db_named,
                        codex_home=codex_home)
 
 
