@@ -10,7 +10,15 @@ from rich.table import Table
 from rich.text import Text
 
 from memtui.cli import render
-from memtui.cli.common import Command, add_commands, add_group, arg, list_out, positive_int
+from memtui.cli.common import (
+    Command,
+    add_commands,
+    add_group,
+    arg,
+    list_out,
+    number_type,
+    positive_int,
+)
 from memtui.cli.context import CliContext
 from memtui.engine.reasons import REASON_WORDS
 from memtui.engine.settings import parse_cli_pairs
@@ -237,13 +245,7 @@ def inject(ctx: CliContext, args: argparse.Namespace) -> int:
     return 0
 
 
-def _usd(value: str) -> float:
-    try:
-        return float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of USD: {value!r}") from None
-
-
+_usd = number_type(float, "a number of USD")
 LIMIT = arg("--limit", type=positive_int, default=50, help="at most this many rows (default 50)")
 TASK_ID = arg("task", help="the task's id")
 

@@ -21,6 +21,7 @@ from memtui.cli.common import (
     add_group,
     arg,
     home_arg,
+    number_type,
     positive_int,
     print_more,
     print_problems,
@@ -333,17 +334,9 @@ def export(ctx: CliContext, args: argparse.Namespace) -> int:
     return 0
 
 
-def _seconds(value: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {value!r}") from None
-    if not 0 <= number <= MAX_WAIT_SECONDS:
-        raise argparse.ArgumentTypeError(f"must be between 0 and {MAX_WAIT_SECONDS}")
-    return number
-
-
-WAIT = arg("--wait", type=_seconds, default=None, metavar="SECONDS",
+WAIT = arg("--wait", type=number_type(float, "a number of seconds",
+                                      lambda n: 0 <= n <= MAX_WAIT_SECONDS,
+                                      f"must be between 0 and {MAX_WAIT_SECONDS}"), default=None, metavar="SECONDS",
            help="how long to wait for Codex's database while a running Codex holds it locked")
 
 

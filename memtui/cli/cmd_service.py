@@ -5,20 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 
-from memtui.cli.common import Command, add_commands, arg
+from memtui.cli.common import Command, add_commands, arg, number_type
 from memtui.cli.context import CliContext
 from memtui.errors import InvalidInput
 from memtui.service.client import CLIENT_TIMEOUT_S
 
-
-def _seconds(value: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {value!r}") from None
-    if not number > 0 or number == float("inf"):
-        raise argparse.ArgumentTypeError("must be a positive number of seconds")
-    return number
+_seconds = number_type(float, "a number of seconds", lambda n: 0 < n < float("inf"),
+                       "must be a positive number of seconds")
 
 
 def serve(ctx: CliContext, args: argparse.Namespace) -> int:

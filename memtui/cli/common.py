@@ -20,19 +20,29 @@ if TYPE_CHECKING:
     from memtui.engine.codex.import_report import ImportReport
 
 T = TypeVar("T")
+N = TypeVar("N", int, float)
 ID_CHARS = 36
 """The widest id an import report's item column keeps whole."""
 
 
-def positive_int(value: str) -> int:
-    """An argparse type: a whole number of at least 1."""
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
-    if number < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return number
+def number_type(kind: Callable[[str], N], what: str, fits: Callable[[N], bool] | None = None,
+                need: str = "") -> Callable[[str], N]:
+    """An argparse type: ``kind(value)`` (else "not <what>"), refused with ``need`` when it
+    does not ``fits``."""
+    def parse(value: str) -> N:
+        try:
+            number = kind(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not {what}: {value!r}") from None
+        if fits is not None and not fits(number):
+            raise argparse.ArgumentTypeError(need)
+        return number
+
+    return parse
+
+
+positive_int = number_type(int, "a whole number", lambda n: n >= 1, "must be at least 1")
+"""An argparse type: a whole number of at least 1."""
 
 
 @dataclass(frozen=True)
