@@ -15,6 +15,7 @@ import random
 import sqlite3
 import statistics
 import tempfile
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,8 @@ LATENCY_BAR_MS = 10.0
 HALVES = ("dev", "held_out", "all")
 """The parts of the set reported: even-indexed questions, odd-indexed ones, every one."""
 LATENCY_RUNS = 3
+BARE_QUERY = "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?"
+"""The reference: FTS5's own bm25 ranking of the question's words."""
 """Passes over the questions when timing recall on the big store."""
 
 
@@ -122,6 +125,11 @@ def measure_quality(distractors: int) -> dict[str, Any]:
     return result
 
 
+def _bare_query(conn: sqlite3.Connection, match: str) -> list[Any]:
+    """The reference query's rows."""
+    return conn.execute(BARE_QUERY, (match, TOP)).fetchall()
+
+
 def measure_latency(db: Path | str, user: str, project: str | None, *, hybrid: bool = False,
                     runs: int = LATENCY_RUNS) -> dict[str, Any]:
     """Median and p95 (ms) of ``recall_memories`` (with the vectors when ``hybrid``) for
@@ -140,13 +148,11 @@ def measure_latency(db: Path | str, user: str, project: str | None, *, hybrid: b
             engine.recall.recall_memories(question, TOP, project, every_project=False)
         for _ in range(runs):
             for question in questions:
-                recall_ms.append(1000 * seconds(lambda q=question: engine.recall.recall_memories(
-                    q, TOP, project, every_project=False)))
+                recall_ms.append(1000 * seconds(partial(
+                    engine.recall.recall_memories, question, TOP, project, every_project=False)))
                 match = " OR ".join(f'"{word.rstrip("*")}"' + ("*" if word.endswith("*") else "")
                                     for word in analyse(question).match.split())
-                bare_ms.append(1000 * seconds(lambda m=match: bare.execute(
-                    "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? "
-                    "ORDER BY rank LIMIT ?", (m, TOP)).fetchall()))
+                bare_ms.append(1000 * seconds(partial(_bare_query, bare, match)))
     finally:
         bare.close()
         store.close()

@@ -820,59 +820,56 @@ def working_copy(path: Path, keep: bool) -> Iterator[Path]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+Step = tuple[str, str, Callable[[], list[Row]]]
+"""A section of the benchmark: its name (``--only``), what it says it runs, its rows."""
+
+
+def _run_steps(wanted: set[str], say: Callable[[str], None], steps: tuple[Step, ...],
+               ) -> list[Row]:
+    """The rows of each step whose section is wanted, in order, saying what runs."""
+    rows: list[Row] = []
+    for section, words, measure in steps:
+        if section in wanted:
+            say(words)
+            rows += measure()
+    return rows
+
+
 def run(options: Options) -> list[Row]:
     """Run the benchmark; returns the rows in table order."""
-    say = options.progress
-    quick = options.quick
+    say, quick, user = options.progress, options.quick, options.user
     wanted = set(options.only) or {"start", "search", "pages", "extraction", "redaction",
                                    "recall", "codex", "mcp", "agents", "hook-gate",
                                    "model-extraction"}
-    rows: list[Row] = []
-    if "model-extraction" in wanted:
-        say("model extraction against the fake endpoint…")
-        rows.append(measure_model_row(200 if quick else 1_000))
-        wanted.discard("model-extraction")
-        if not wanted:
-            return rows
-    if "hook-gate" in wanted:
-        say("the write gate's two paths…")
-        rows += measure_gate_rows(quick)
-        wanted.discard("hook-gate")
-        if not wanted:
-            return rows
-    if "recall-quality" in wanted:
-        say("recall quality of the labelled questions…")
-        rows += measure_quality_rows()
+    rows = _run_steps(wanted, say, (
+        ("model-extraction", "model extraction against the fake endpoint…",
+         lambda: [measure_model_row(200 if quick else 1_000)]),
+        ("hook-gate", "the write gate's two paths…", lambda: measure_gate_rows(quick))))
+    wanted -= {"model-extraction", "hook-gate"}
+    if not wanted:
+        return rows
+    rows += _run_steps(wanted, say, (("recall-quality", "recall quality of the labelled "
+                                      "questions…", measure_quality_rows),))
     if wanted <= {"codex", "agents"}:  # neither needs a memory store
         return rows + _home_rows(options, wanted, options.codex_rollouts)
     if options.pg_only:
         return rows + measure_postgres(options, wanted)
     big, small = prepare_store(options)
     with working_copy(big, keep=options.db is not None) as db:
-        if "start" in wanted:
-            say("start to first paint…")
-            rows += measure_startup(db, options.user, 3 if quick else START_RUNS)
-        if "search" in wanted:
-            say("search as you type and scrolling (Pilot)…")
-            rows += measure_app(db, options.user, quick)
-        if "extraction" in wanted:
-            say("extraction…")
-            rows.append(measure_extraction_row(2_000 if quick else 10_000))
-        if "redaction" in wanted:
-            say("redaction…")
-            rows.append(measure_redaction_row(2.0 if quick else 6.0))
-        if "pages" in wanted:
-            say("list pages…")
-            rows += measure_pages(db, small, options.user, 30 if quick else 200)
-        if "recall" in wanted:
-            say("recall…")
-            rows.append(measure_recall_row(db, options.user, quick))
-        if "recall-quality" in wanted:
-            say("recall of the labelled questions on the big store…")
-            rows += measure_question_latency_rows(db, options.user)
-        if "mcp" in wanted:
-            say("MCP recall and the session-start hook…")
-            rows += measure_mcp_rows(db, options.user, quick)
+        rows += _run_steps(wanted, say, (
+            ("start", "start to first paint…",
+             lambda: measure_startup(db, user, 3 if quick else START_RUNS)),
+            ("search", "search as you type and scrolling (Pilot)…",
+             lambda: measure_app(db, user, quick)),
+            ("extraction", "extraction…",
+             lambda: [measure_extraction_row(2_000 if quick else 10_000)]),
+            ("redaction", "redaction…", lambda: [measure_redaction_row(2.0 if quick else 6.0)]),
+            ("pages", "list pages…", lambda: measure_pages(db, small, user, 30 if quick else 200)),
+            ("recall", "recall…", lambda: [measure_recall_row(db, user, quick)]),
+            ("recall-quality", "recall of the labelled questions on the big store…",
+             lambda: measure_question_latency_rows(db, user)),
+            ("mcp", "MCP recall and the session-start hook…",
+             lambda: measure_mcp_rows(db, user, quick))))
     rows += measure_postgres(options, wanted)
     return rows + _home_rows(options, wanted, 200 if quick else options.codex_rollouts)
 
@@ -880,16 +877,10 @@ def run(options: Options) -> list[Row]:
 def _home_rows(options: Options, wanted: set[str], rollouts: int) -> list[Row]:
     """The rows that need no memory store: ``codex import-rollouts`` over ``rollouts``
     generated rollouts, the agent homes and a large ``~/.claude.json``."""
-    rows: list[Row] = []
-    if "codex" in wanted:
-        options.progress("codex import-rollouts…")
-        rows += measure_codex_rows(rollouts)
-    if "agents" in wanted:
-        options.progress("agent homes…")
-        rows.append(measure_agents_row(options.quick))
-        options.progress("a large ~/.claude.json…")
-        rows.append(measure_settings_row(options.quick))
-    return rows
+    return _run_steps(wanted, options.progress, (
+        ("codex", "codex import-rollouts…", lambda: measure_codex_rows(rollouts)),
+        ("agents", "agent homes…", lambda: [measure_agents_row(options.quick)]),
+        ("agents", "a large ~/.claude.json…", lambda: [measure_settings_row(options.quick)])))
 
 
 def measure_postgres(options: Options, wanted: set[str]) -> list[Row]:
@@ -897,53 +888,43 @@ def measure_postgres(options: Options, wanted: set[str]) -> list[Row]:
     the generated store of ``options.size`` memories (cached on the server) and of 1,000,
     the same generator rows as SQLite's, loaded with COPY. One ``n/a`` row saying why when
     no server was given; a failing row when the server cannot be used."""
-    sections = [name for name in PG_SECTIONS if name in wanted]
+    sections = {name for name in PG_SECTIONS if name in wanted}
     if not sections:
         return []
+    from memtui.bench import postgres as pg
+
     if options.pg is None:
-        from memtui.bench.postgres import BENCH_PG_ENV
-
         return [Row(f"{PG_PREFIX}every row", "-",
-                    f"skipped: no server given (--pg URL or ${BENCH_PG_ENV})", None, "-", None)]
-    from memtui.bench.postgres import (
-        BenchServerError,
-        cached_database_name,
-        cached_pg_store,
-        server_summary,
-    )
-    from memtui.bench.postgres import (
-        working_copy as pg_working_copy,
-    )
-
-    say, quick, server = options.progress, options.quick, options.pg
+                    f"skipped: no server given (--pg URL or ${pg.BENCH_PG_ENV})", None, "-",
+                    None)]
+    say, quick, server, user = options.progress, options.quick, options.pg, options.user
     try:
-        info = server_summary(server)
-    except BenchServerError as error:
+        info = pg.server_summary(server)
+    except pg.BenchServerError as error:
         return [Row(f"{PG_PREFIX}every row", "-", f"not run: {error}", None, "-", False)]
     say(f"PostgreSQL {info['version']} at {info['server']}: store of {options.size:,} "
         f"memories (seed {options.seed})…")
     rows: list[Row] = []
-    if {"search", "pages", "recall"} & set(sections):
-        url, was_cached = cached_pg_store(
+    if {"search", "pages", "recall"} & sections:
+        name = pg.cached_database_name(options.size, options.seed)
+        _url, was_cached = pg.cached_pg_store(
             server, options.size, options.seed,
             progress=lambda done, n: say(f"  loaded {done:,}/{n:,}"))
-        say(f"  {'cached' if was_cached else 'generated'}: {cached_database_name(options.size, options.seed)}")
-        small, _ = cached_pg_store(server, 1000, options.seed)
+        say(f"  {'cached' if was_cached else 'generated'}: {name}")
+        small, _ = pg.cached_pg_store(server, 1000, options.seed)
         say("  working copy…")
-        with pg_working_copy(server, cached_database_name(options.size, options.seed)) as db:
-            if "search" in sections:
-                say("PostgreSQL: search as you type and scrolling (Pilot)…")
-                rows += measure_app(db, options.user, quick, POSTGRESQL)
-            if "pages" in sections:
-                say("PostgreSQL: list pages…")
-                rows += measure_pages(db, small, options.user, 30 if quick else 200, PG_PREFIX)
-            if "recall" in sections:
-                say("PostgreSQL: recall…")
-                rows.append(measure_recall_row(db, options.user, quick, POSTGRESQL))
-    if "extraction" in sections:
-        say("PostgreSQL: one worker and two workers extracting one round…")
-        rows.append(measure_pg_workers_row(server, 2_000 if quick else 10_000,
-                                           1 if quick else 3))
+        with pg.working_copy(server, name) as db:
+            rows += _run_steps(sections, say, (
+                ("search", "PostgreSQL: search as you type and scrolling (Pilot)…",
+                 lambda: measure_app(db, user, quick, POSTGRESQL)),
+                ("pages", "PostgreSQL: list pages…",
+                 lambda: measure_pages(db, small, user, 30 if quick else 200, PG_PREFIX)),
+                ("recall", "PostgreSQL: recall…",
+                 lambda: [measure_recall_row(db, user, quick, POSTGRESQL)])))
+    rows += _run_steps(sections, say, (
+        ("extraction", "PostgreSQL: one worker and two workers extracting one round…",
+         lambda: [measure_pg_workers_row(server, 2_000 if quick else 10_000,
+                                         1 if quick else 3)]),))
     for row in rows:
         row.detail.setdefault("postgres", info)
     return rows

@@ -5,6 +5,7 @@ from __future__ import annotations
 import compileall
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
@@ -45,5 +46,5 @@ def best_prefix_times(typed: tuple[str, ...], query_for: Callable[[str], str | N
         for i in range(1, len(text) + 1):
             query = query_for(text[:i])
             if query is not None:
-                times.append(min(seconds(lambda q=query: run(q)) for _ in range(reps)))
+                times.append(min(seconds(partial(run, query)) for _ in range(reps)))
     return times
