@@ -8,6 +8,7 @@ import argparse
 import os
 import sys
 
+from memtui.cli.common import Command, add_commands, arg
 from memtui.cli.context import CliContext
 from memtui.cli.hook import HOOK_NAMES
 from memtui.engine.agent_setup import INSTALL, UNINSTALL
@@ -108,33 +109,29 @@ def hook(ctx: CliContext, args: argparse.Namespace) -> int:
     return run_hook(options, sys.stdin, ctx.stdout, ctx.stderr)
 
 
+COMMANDS = (
+    Command("mcp", "run the MCP server on stdio for coding agents", mcp),
+    Command("hooks", "show, install or uninstall memtui in an agent's settings", hooks, (
+        arg("action", choices=("show", "install", "uninstall"),
+            help="show the configuration, or install / uninstall it"),
+        arg("agent", choices=AGENTS, help="the agent whose settings to change"),
+        arg("--project", metavar="DIR", default=None,
+            help="the project's own settings files instead of the user's"),
+        arg("--command", metavar="PATH", default=None,
+            help="the memtui the agents start (default: the absolute path of this one, so "
+                 "agents need not have it on PATH)"),
+        arg("--gate", action="store_true",
+            help="Claude Code: also hold its memory writes for review in the inbox (a "
+                 "PreToolUse hook; the claude_memory_gate setting picks the mode)"),
+        arg("--write", action="store_true", help="write the change (else only show it)"))),
+    Command("hook", "an agent's session hook: reads its JSON on stdin; fails open", hook, (
+        arg("name", choices=HOOK_NAMES,
+            help="session-start prints the memories; session-end records the session"),
+        arg("--agent", default="claude-code", choices=("claude-code",),
+            help="whose hook format stdin holds"))),
+)
+
+
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     """Add ``mcp``, ``hooks`` and ``hook``."""
-    p = sub.add_parser("mcp", parents=[common],
-                       help="run the MCP server on stdio for coding agents")
-    p.set_defaults(handler=mcp)
-
-    p = sub.add_parser("hooks", parents=[common],
-                       help="show, install or uninstall memtui in an agent's settings")
-    p.add_argument("action", choices=("show", "install", "uninstall"),
-                   help="show the configuration, or install / uninstall it")
-    p.add_argument("agent", choices=AGENTS, help="the agent whose settings to change")
-    p.add_argument("--project", metavar="DIR", default=None,
-                   help="the project's own settings files instead of the user's")
-    p.add_argument("--command", metavar="PATH", default=None,
-                   help="the memtui the agents start (default: the absolute path of this "
-                        "one, so agents need not have it on PATH)")
-    p.add_argument("--gate", action="store_true",
-                   help="Claude Code: also hold its memory writes for review in the inbox "
-                        "(a PreToolUse hook; the claude_memory_gate setting picks the mode)")
-    p.add_argument("--write", action="store_true",
-                   help="write the change (else only show it)")
-    p.set_defaults(handler=hooks)
-
-    p = sub.add_parser("hook", parents=[common],
-                       help="an agent's session hook: reads its JSON on stdin; fails open")
-    p.add_argument("name", choices=HOOK_NAMES,
-                   help="session-start prints the memories; session-end records the session")
-    p.add_argument("--agent", default="claude-code", choices=("claude-code",),
-                   help="whose hook format stdin holds")
-    p.set_defaults(handler=hook)
+    add_commands(sub, common, COMMANDS)

@@ -20,7 +20,7 @@ import struct
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -322,7 +322,7 @@ class MemoryService:
             uid = peer_uid(conn)
             if uid is not None and hasattr(os, "getuid") and uid != os.getuid():
                 log.warning("refused a connection from uid %s", uid)
-                self._submit(conn, self._refuse, error_response(
+                self._submit(conn, error_response(
                     None, PERMISSION_DENIED, "this service serves only its own user"))
                 continue
             conn.setblocking(False)
@@ -344,12 +344,11 @@ class MemoryService:
             raw = reading.buffer.feed(chunk) if chunk else reading.buffer.end()
         except ProtocolError as error:
             self._forget_reading(selector, reading)
-            self._submit(reading.conn, self._refuse,
-                         error_response(None, error.code, error.message))
+            self._submit(reading.conn, error_response(None, error.code, error.message))
             return
         if raw is not None:
             self._forget_reading(selector, reading)
-            self._submit(reading.conn, self._answer, raw)
+            self._submit(reading.conn, raw, request=True)
 
     def _expire(self, selector: selectors.BaseSelector) -> None:
         """Answer and drop the connections past their deadline (without blocking)."""
@@ -373,13 +372,13 @@ class MemoryService:
             selector.register(self._listener, selectors.EVENT_READ, _ACCEPT)
             self._accept_paused = False
 
-    def _submit(self, conn: socket.socket, job: Callable[[socket.socket, bytes], None],
-                data: bytes) -> None:
-        """Run ``job(conn, data)`` on the pool; the connection is closed after it."""
+    def _submit(self, conn: socket.socket, data: bytes, request: bool = False) -> None:
+        """Answer on the pool: ``data`` is a request to run, else a refusal to send (the
+        client's unread input drained after it); the connection is closed after it."""
         assert self._pool is not None
         conn.setblocking(True)
         try:
-            self._pool.submit(self._serve_connection, conn, job, data)
+            self._pool.submit(self._serve_connection, conn, data, request)
         except RuntimeError:  # the pool is shutting down
             conn.close()
 
@@ -483,21 +482,15 @@ class MemoryService:
             except (TypeError, ValueError):
                 return error_response(request_id, code, message)
 
-    def _serve_connection(self, conn: socket.socket,
-                          job: Callable[[socket.socket, bytes], None], data: bytes) -> None:
+    def _serve_connection(self, conn: socket.socket, data: bytes, request: bool) -> None:
         try:
             with conn:
-                job(conn, data)
+                self._reply(conn, self.handle_request(data) if request else data,
+                            drain=not request)
         except OSError:
             pass  # the client went away; nothing was half-written on our side
         except Exception:  # never let one connection hurt the service
             log.exception("connection failed")
-
-    def _answer(self, conn: socket.socket, raw: bytes) -> None:
-        self._reply(conn, self.handle_request(raw))
-
-    def _refuse(self, conn: socket.socket, payload: bytes) -> None:
-        self._reply(conn, payload, drain=True)
 
     @staticmethod
     def _reply(conn: socket.socket, payload: bytes, drain: bool = False) -> None:
