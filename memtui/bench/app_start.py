@@ -134,25 +134,19 @@ def run_app(db: str, user: str) -> None:
     info: dict[str, Any] = {"mode": "app"}
     done = [False]
 
-    def hook_list(module: ModuleType) -> None:
-        memory_list = module.MemoryList
-        original_row_text = memory_list.row_text
-        original_row_segments = memory_list.row_segments
-
-        def row_text(self: Any, index: int, width: int) -> Any:
-            text = original_row_text(self, index, width)
-            if text is not None:
-                done[0] = True
-            return text
-
-        def row_segments(self: Any, index: int, width: int) -> Any:
-            drawn = original_row_segments(self, index, width)
-            if drawn is not None:  # a row drawn straight to segments (else by row_text)
+    def drawing(original: Callable[..., Any]) -> Callable[..., Any]:
+        def draw(self: Any, index: int, width: int) -> Any:
+            drawn = original(self, index, width)
+            if drawn is not None:  # a real row, as text or straight to segments
                 done[0] = True
             return drawn
 
-        memory_list.row_text = row_text
-        memory_list.row_segments = row_segments
+        return draw
+
+    def hook_list(module: ModuleType) -> None:
+        memory_list = module.MemoryList
+        memory_list.row_text = drawing(memory_list.row_text)
+        memory_list.row_segments = drawing(memory_list.row_segments)
 
     def hook_imported(_module: ModuleType) -> None:
         info["imported_at"] = time.time()

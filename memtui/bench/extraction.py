@@ -206,12 +206,7 @@ def measure_pg_workers(server_url: str, n_tasks: int = DEFAULT_TASKS,
     """Tasks/s of one worker process and of two at once extracting one round of ``n_tasks``
     tasks on the PostgreSQL server ``server_url``: ``runs`` of each, interleaved, each on a
     fresh copy of one built database; medians and their ratio (two over one)."""
-    from memtui.bench.postgres import (
-        copy_database,
-        database_url,
-        drop_database,
-        make_database,
-    )
+    from memtui.bench.postgres import database_url, drop_database, make_database
 
     template = make_database(server_url, "extract")
     samples: dict[int, list[float]] = {1: [], 2: []}
@@ -220,7 +215,7 @@ def measure_pg_workers(server_url: str, n_tasks: int = DEFAULT_TASKS,
         build_bench_store(database_url(server_url, template), n_tasks).close()
         for _ in range(runs):
             for count in (1, 2):
-                name = copy_database(server_url, template, "extract_run")
+                name = make_database(server_url, "extract_run", template)
                 try:
                     url = database_url(server_url, name)
                     result = _run_workers(url, count)

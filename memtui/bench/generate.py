@@ -405,6 +405,17 @@ def _seed_identity(store: StoreBackend) -> None:
                 store.identity.set_role(pid, user, role)
 
 
+def _chunks(n: int, seed: int, progress: Callable[[int, int], None] | None,
+            ) -> Iterator[tuple[list[tuple], list[tuple], list[tuple]]]:
+    """(task rows, memory rows, log rows) chunk by chunk, ``progress`` told after each."""
+    done = 0
+    for rows, tasks, logs in _Generator(n, seed).chunks():
+        yield tasks, rows, logs
+        done += len(rows)
+        if progress:
+            progress(done, n)
+
+
 def generate_store(path: str | os.PathLike[str], n: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED,
                    *, progress: Callable[[int, int], None] | None = None) -> GenerateResult:
     """Write a new store with ``n`` generated memories at ``path`` (replaced if present).
@@ -421,17 +432,12 @@ def generate_store(path: str | os.PathLike[str], n: int = DEFAULT_SIZE, seed: in
     store = open_store(tmp, clock=FixedClock(START), ids=SequentialIds())
     try:
         _seed_identity(store)
-        gen = _Generator(n, seed)
-        done = 0
         with bench_data.bulk_load(store):
-            for rows, tasks, logs in gen.chunks():
+            for tasks, rows, logs in _chunks(n, seed, progress):
                 with store.transaction():
                     bench_data.insert_task_rows(store, tasks)
                     bench_data.insert_memory_rows(store, rows)
                     bench_data.insert_log_rows(store, logs)
-                done += len(rows)
-                if progress:
-                    progress(done, n)
         bench_data.finish(store)
         counts = bench_data.table_counts(store)
     finally:
@@ -465,17 +471,12 @@ def generate_pg_store(url: str, n: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED,
         if not store.is_empty():
             raise ValueError(f"{store.location} already holds a store")
         _seed_identity(store)
-        gen = _Generator(n, seed)
-        done = 0
         with pg_bench_data.bulk_load(store) as load:
-            for rows, tasks, logs in gen.chunks():
+            for tasks, rows, logs in _chunks(n, seed, progress):
                 with load.transaction():
                     load.tasks(tasks)
                     load.memories(rows)
                     load.log_rows(logs)
-                done += len(rows)
-                if progress:
-                    progress(done, n)
         counts = pg_bench_data.table_counts(store)
         location = store.location
     finally:

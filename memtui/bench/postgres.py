@@ -99,24 +99,19 @@ def cached_pg_store(server_url: str, n: int, seed: int,
     return url, False
 
 
-def make_database(server_url: str, prefix: str) -> str:
-    """A new, empty database (no schema yet); returns its name."""
+def make_database(server_url: str, prefix: str, template: str | None = None) -> str:
+    """A new database, empty (no schema yet) or copied from ``template`` (which nobody may
+    be connected to); returns its name."""
     name = f"{DATABASE_PREFIX}{prefix}_{os.getpid()}_{uuid.uuid4().hex[:8]}"
     with admin(server_url) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE template0 ENCODING 'UTF8'")
-                     .format(sql.Identifier(name)))
-    return name
-
-
-def copy_database(server_url: str, template: str, prefix: str = "work") -> str:
-    """A new database copied from ``template`` (which nobody may be connected to);
-    returns its name."""
-    name = f"{DATABASE_PREFIX}{prefix}_{os.getpid()}_{uuid.uuid4().hex[:8]}"
-    with admin(server_url) as conn:
-        version = conn.info.server_version
-        strategy = sql.SQL(" STRATEGY FILE_COPY") if version >= FILE_COPY_VERSION else sql.SQL("")
-        conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}{}").format(
-            sql.Identifier(name), sql.Identifier(template), strategy))
+        if template is None:
+            create = sql.SQL("CREATE DATABASE {} TEMPLATE template0 ENCODING 'UTF8'").format(
+                sql.Identifier(name))
+        else:
+            create = sql.SQL("CREATE DATABASE {} TEMPLATE {}" + (
+                " STRATEGY FILE_COPY" if conn.info.server_version >= FILE_COPY_VERSION else "")
+            ).format(sql.Identifier(name), sql.Identifier(template))
+        conn.execute(create)
     return name
 
 
@@ -129,7 +124,7 @@ def drop_database(server_url: str, name: str) -> None:
 @contextlib.contextmanager
 def working_copy(server_url: str, template: str) -> Iterator[str]:
     """The URL of a copy of database ``template``, dropped after the block."""
-    name = copy_database(server_url, template)
+    name = make_database(server_url, "work", template)
     try:
         yield database_url(server_url, name)
     finally:

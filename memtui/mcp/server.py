@@ -50,6 +50,8 @@ ROOTS_TIMEOUT_S = 5.0
 """Longest wait for the client's answer to ``roots/list`` (then the working folder counts)."""
 RESOURCE_NOT_FOUND = -32002
 """The JSON-RPC error code MCP gives an unknown resource."""
+INTERNAL_ERROR = -32603
+"""JSON-RPC's internal error: a resource the store could not read."""
 INSTRUCTIONS = (
     "memtui is the user's long-term memory, shared by their coding agents and curated by the "
     "user. Call memory_recall before relying on assumptions about the user's preferences, "
@@ -196,8 +198,7 @@ class McpServer:
         try:
             items = await self._run(ctx, list_resources, reads_only=True)
         except MemtuiError as error:
-            raise MCPError(types.INTERNAL_ERROR if hasattr(types, "INTERNAL_ERROR") else -32603,
-                           error_message(error)) from None
+            raise MCPError(INTERNAL_ERROR, error_message(error)) from None
         return types.ListResourcesResult(resources=[
             types.Resource(uri=uri, name=name, description=description,
                            mime_type="text/markdown") for uri, name, description in items])
@@ -220,7 +221,7 @@ class McpServer:
         except NotFound as error:
             raise MCPError(RESOURCE_NOT_FOUND, error_message(error)) from None
         except MemtuiError as error:
-            raise MCPError(-32603, error_message(error)) from None
+            raise MCPError(INTERNAL_ERROR, error_message(error)) from None
         return types.ReadResourceResult(contents=[
             types.TextResourceContents(uri=uri, mime_type="text/markdown", text=text)])
 
