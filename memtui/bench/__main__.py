@@ -17,11 +17,9 @@ import time
 from pathlib import Path
 
 from memtui.bench.generate import DEFAULT_SEED, DEFAULT_SIZE, generate_store
-from memtui.bench.runner import Options, format_table, rows_json, run
+from memtui.bench.runner import SECTIONS, Options, format_table, rows_json, run
 
 QUICK_SIZE = 100_000
-SECTIONS = ("start", "search", "pages", "extraction", "redaction", "recall", "codex", "mcp",
-            "agents", "hook-gate", "recall-quality", "model-extraction")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -76,6 +76,9 @@ PG_PREFIX = "PostgreSQL: "
 """How the PostgreSQL rows' names begin."""
 PG_RECALL_BAR_MS = 10.0
 """Service recall median on PostgreSQL under this many milliseconds."""
+SECTIONS = ("start", "search", "pages", "extraction", "redaction", "recall", "codex", "mcp",
+            "agents", "hook-gate", "recall-quality", "model-extraction")
+"""Every section ``--only`` may name; all but ``recall-quality`` run by default."""
 PG_SECTIONS = ("search", "pages", "recall", "extraction")
 """The sections that also have PostgreSQL rows."""
 TYPED = ("pytest fixtures", "staging cluster", "migrate invoice", "prefers small")
@@ -187,8 +190,6 @@ class Frame:
     rows: int
     placeholders: int
     search: str | None
-    loaded: bool
-    cursor: int
     count: int | None
 
 
@@ -261,8 +262,6 @@ class FrameRecorder:
             recorder._recorded(Frame(
                 start, end, recorder._rows, recorder._placeholders,
                 source.filter.search if source is not None else None,
-                source is not None,
-                ml.cursor if ml is not None else 0,
                 source.count if source is not None else None))
 
         def row_text(ml: MemoryList, index: int, width: int) -> Text | None:
@@ -314,16 +313,21 @@ async def _wait_until(condition: Callable[[], bool], timeout: float) -> bool:
     return condition()
 
 
+async def _cleared(pane: Any) -> bool:
+    """Clear the search box; whether the whole list came back."""
+    ml = pane.memory_list
+    pane.search_box.value = ""
+    return await _wait_until(lambda: ml.source is not None and ml.source.filter.search is None
+                             and ml.count is not None, 120)
+
+
 async def _type_search(pilot: Any, pane: Any, recorder: FrameRecorder, text: str,
                        ) -> list[tuple[str, float, bool]]:
     """Type ``text`` into the search box one key at a time; (prefix, ms to list updated,
     whether its rows were worked out from the rows on screen)."""
     from memtui.app.textual_compat import send_key_as_driver
 
-    ml = pane.memory_list
-    pane.search_box.value = ""
-    if not await _wait_until(lambda: ml.source is not None and ml.source.filter.search is None
-                             and ml.count is not None, 120):
+    if not await _cleared(pane):
         raise RuntimeError("the list did not come back after clearing the search")
     await pilot.pause(0.2)
     out: list[tuple[str, float, bool]] = []
@@ -403,9 +407,7 @@ async def _drive_app(db: Path | str, user: str, typed: tuple[str, ...], scroll_s
                         out["keys"].append({"text": prefix, "ms": ms, "repeat": repeat,
                                             "from_screen": from_screen})
             assert pane.search_box is not None, "the search box was opened above"
-            pane.search_box.value = ""
-            await _wait_until(lambda: ml.source is not None and ml.source.filter.search is None
-                              and ml.count is not None, 120)
+            await _cleared(pane)
             ml.focus()
             await pilot.pause(0.3)
             keys = (["pagedown"] * scroll_steps + ["end"] + ["pageup"] * scroll_steps
@@ -838,9 +840,7 @@ def _run_steps(wanted: set[str], say: Callable[[str], None], steps: tuple[Step, 
 def run(options: Options) -> list[Row]:
     """Run the benchmark; returns the rows in table order."""
     say, quick, user = options.progress, options.quick, options.user
-    wanted = set(options.only) or {"start", "search", "pages", "extraction", "redaction",
-                                   "recall", "codex", "mcp", "agents", "hook-gate",
-                                   "model-extraction"}
+    wanted = set(options.only) or set(SECTIONS) - {"recall-quality"}
     rows = _run_steps(wanted, say, (
         ("model-extraction", "model extraction against the fake endpoint…",
          lambda: [measure_model_row(200 if quick else 1_000)]),
