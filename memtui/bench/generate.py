@@ -418,11 +418,8 @@ def _chunks(n: int, seed: int, progress: Callable[[int, int], None] | None,
 
 def generate_store(path: str | os.PathLike[str], n: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED,
                    *, progress: Callable[[int, int], None] | None = None) -> GenerateResult:
-    """Write a new store with ``n`` generated memories at ``path`` (replaced if present).
-
-    Written to a temporary file next to ``path`` and renamed at the end, so an interrupted run
-    never leaves a half-built store under the final name.
-    """
+    """Write a new store with ``n`` generated memories at ``path`` (replaced if present), through
+    a temporary file renamed at the end: an interrupted run leaves no half-built store."""
     target = Path(path).expanduser()
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f"{target.name}.tmp{os.getpid()}")
@@ -453,11 +450,8 @@ def generate_store(path: str | os.PathLike[str], n: int = DEFAULT_SIZE, seed: in
 
 def generate_pg_store(url: str, n: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED, *,
                       progress: Callable[[int, int], None] | None = None) -> GenerateResult:
-    """Write ``n`` generated memories -- the same rows ``generate_store`` writes for
-    ``(n, seed)`` -- into the new, empty PostgreSQL database at ``url`` (bulk-loaded with
-    COPY; ``memtui.store.postgres.bench_data``). The database should be a fresh one: a load
-    that fails part way leaves its committed chunks (``memtui.bench.postgres`` loads into a
-    scratch database and renames it only when the load is complete)."""
+    """Write the rows ``generate_store`` writes for ``(n, seed)`` into the new, empty PostgreSQL
+    database at ``url`` with COPY (a load that fails part way leaves its committed chunks)."""
     from memtui.store.database import open_store as open_any_store
     from memtui.store.postgres import bench_data as pg_bench_data
     from memtui.store.postgres.store import PostgresStore

@@ -210,11 +210,8 @@ class FrameRecorder:
 
     async def frame_where(self, wanted: Callable[[Frame], bool], since: float,
                           timeout: float) -> Frame | None:
-        """The first frame since ``since`` for which ``wanted`` holds, waiting for it up to
-        ``timeout`` seconds (None then). The wait is woken by the frame itself: a poll
-        would wake the UI thread every few milliseconds while the key's query runs in the
-        loader, and take the GIL from it -- time the app does not spend with no benchmark
-        watching."""
+        """The first frame since ``since`` for which ``wanted`` holds, waiting up to ``timeout``
+        seconds (None then), woken by the frame itself: a poll would take the GIL from the app."""
         found = next((f for f in self.since(since) if wanted(f)), None)
         if found is not None:
             return found
@@ -480,11 +477,8 @@ def key_ratios(keys: dict[str, float], in_store: dict[str, float]) -> dict[str, 
 
 
 def measure_app(db: Path | str, user: str, quick: bool, backend: str = SQLITE) -> list[Row]:
-    """Rows 2 and 3: the real app driven by Pilot (best of the repeats per key). ``db``: an
-    SQLite file, or (``backend`` ``POSTGRESQL``) a PostgreSQL database's URL, whose
-    reference is the bare ``tsvector`` query instead of the bare FTS5 one. The budget is
-    every key within ``SEARCH_BAR_MS``; each key's ratio to its own store query is shown
-    beside it, as information."""
+    """Rows 2 and 3: the real app driven by Pilot on an SQLite file or (``backend``
+    ``POSTGRESQL``) a database URL; each key's ratio to its own store query is information."""
     typed = TYPED[:2] if quick else TYPED
     repeats = 1 if quick else APP_REPEATS
     raw = asyncio.run(_drive_app(db, user, typed, 5 if quick else 15, repeats))

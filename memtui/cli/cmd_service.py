@@ -26,11 +26,8 @@ def serve(ctx: CliContext, args: argparse.Namespace) -> int:
 
 
 def call(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``call METHOD [JSON] [--socket PATH]``: one request; prints the response object.
-
-    Exit status: 0 when ok, else 3 not_found, 4 permission_denied, 5 invalid_params, 1 any
-    other error (also when no service is running).
-    """
+    """``call METHOD [JSON] [--socket PATH]``: one request; prints the response object. Exit 0
+    when ok, else 3 not_found, 4 permission_denied, 5 invalid_params, 1 any other error."""
     from memtui.service.client import call as call_service
     from memtui.service.protocol import exit_code_for
 

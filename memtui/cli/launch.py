@@ -71,11 +71,8 @@ def prepare_demo(ctx: CliContext) -> tuple[Path, Path | None]:
 
 
 def launch_app(ctx: CliContext) -> int:
-    """Open the app on the chosen store (the demo store with ``--demo``: acting user alice,
-    project webshop unless ``--user`` / ``--project`` say otherwise; its own Codex, Claude
-    Code and Gemini CLI homes unless ``--codex-home`` / ``--claude-home`` /
-    ``--gemini-home`` say otherwise, never the machine's). A temporary demo folder is
-    removed when the app closes, however it closes."""
+    """Open the app on the chosen store; with ``--demo`` on the demo store and its own agent
+    homes (unless options say otherwise), its temporary folder removed however the app closes."""
     folder: Path | None = None
     if ctx.args.demo is not None:
         from memtui.engine.demo import DEMO_PROJECT, DEMO_USER

@@ -72,13 +72,8 @@ class Request:
 
 
 class RequestBuffer:
-    """The bytes of one request as they arrive (for a reader that does not block).
-
-    ``feed(chunk)`` returns the request line once its newline arrived (what follows is
-    ignored), ``end()`` the line when the client closed its side first; before that None.
-    Never holds more than ``limit + 1`` bytes: a longer line raises ``ProtocolError``
-    (``too_large``).
-    """
+    """The bytes of one request as they arrive, for a reader that does not block; never more
+    than ``limit + 1`` of them (a longer line raises ``too_large``)."""
 
     def __init__(self, limit: int = MAX_REQUEST_BYTES) -> None:
         self.limit = limit

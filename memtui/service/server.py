@@ -147,13 +147,9 @@ def peer_uid(conn: socket.socket) -> int | None:
 
 
 class MemoryService:
-    """The local memory service for one store and one acting user.
-
-    ``store`` (optional) is an open store to serve instead of opening ``store_path`` (it is
-    then left open at stop). Use ``run()`` for a blocking server with signal handling (the
-    command line), or ``start()`` + ``serve_forever()``/``stop()``, or ``running()`` for a
-    server in a background thread (tests, benchmarks).
-    """
+    """The local memory service for one store (``store``: one already open, left open at stop)
+    and one acting user: ``run()`` blocks with signal handling, ``running()`` serves in a
+    background thread."""
 
     def __init__(self, store_path: str | os.PathLike[str] | None, actor: str,
                  socket_path: str | os.PathLike[str] | None = None, *, worker: bool = False,
