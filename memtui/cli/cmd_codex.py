@@ -336,7 +336,8 @@ def export(ctx: CliContext, args: argparse.Namespace) -> int:
 
 WAIT = arg("--wait", type=number_type(float, "a number of seconds",
                                       lambda n: 0 <= n <= MAX_WAIT_SECONDS,
-                                      f"must be between 0 and {MAX_WAIT_SECONDS}"), default=None, metavar="SECONDS",
+                                      f"must be between 0 and {MAX_WAIT_SECONDS}"),
+           default=None, metavar="SECONDS",
            help="how long to wait for Codex's database while a running Codex holds it locked")
 
 
