@@ -22,7 +22,6 @@ from memtui.errors import InvalidInput, MemtuiError
 if TYPE_CHECKING:
     import argparse
 
-    from memtui.cli.context import CliContext
 
 COMMANDS_BY_MODULE: dict[str, tuple[str, ...]] = {
     "memtui.cli.cmd_identity": ("project", "profile", "memory", "note", "context", "audit"),
@@ -131,12 +130,6 @@ def parse_command_line(raw: Sequence[str], command: str | None = None) -> argpar
     return build_parser().parse_args(list(raw))
 
 
-def _run_app(ctx: CliContext) -> int:
-    from memtui.cli.launch import launch_app
-
-    return launch_app(ctx)
-
-
 FULL_PARSER_FLAGS = frozenset({"-h", "--help", "--version"})
 """Flags the whole parser answers (its help lists the commands)."""
 
@@ -218,7 +211,9 @@ def _dispatch(raw: list[str], args: argparse.Namespace | None, command: str | No
     ctx = CliContext(args, stdout, stderr)
     try:
         if args.handler is None:
-            return _run_app(ctx)
+            from memtui.cli.launch import launch_app
+
+            return launch_app(ctx)
         return int(args.handler(ctx, args) or 0)
     except MemtuiError as error:
         return ctx.error(error)
