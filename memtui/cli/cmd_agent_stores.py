@@ -206,9 +206,8 @@ def agents_show(ctx: CliContext, args: argparse.Namespace) -> int:
     overview = agents_overview(_given(args, "claude"), _given(args, "gemini"),
                                _given(args, "codex"))
     if ctx.json:
-        ctx.emit_json(overview.to_json())
-    else:
-        print_overview(ctx, overview, args.limit)
+        return ctx.answer(overview.to_json())
+    print_overview(ctx, overview, args.limit)
     return 0
 
 
@@ -234,8 +233,7 @@ def gemini_show(ctx: CliContext, args: argparse.Namespace) -> int:
     if ctx.json:
         data = read.to_json()
         data["inbox"] = [patch.to_json() for patch in read.inbox]
-        ctx.emit_json(data)
-        return 0
+        return ctx.answer(data)
     info, rows = gemini_rows(read)
     print_overview(ctx, AgentsOverview((info,), tuple(rows)), args.limit, with_agent=False)
     ctx.console.print(Text(f"Global memories ({len(read.global_memories)}): the bullets of "

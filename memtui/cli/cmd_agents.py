@@ -69,12 +69,11 @@ def hooks(ctx: CliContext, args: argparse.Namespace) -> int:
     installed = (installed_entries(args.agent, args.project, run=True)
                  if args.action == "show" else [])
     if ctx.json:
-        ctx.emit_json({"agent": args.agent, "action": args.action, "written": write,
-                       "files": [{**change.to_json(),
-                                  "backup": backups.get(str(change.path))}
-                                 for change in changes],
-                       "installed": [entry.to_json() for entry in installed]})
-        return 0
+        return ctx.answer({"agent": args.agent, "action": args.action, "written": write,
+                           "files": [{**change.to_json(),
+                                      "backup": backups.get(str(change.path))}
+                                     for change in changes],
+                           "installed": [entry.to_json() for entry in installed]})
     out = ctx.stdout
     for entry in installed:
         state = "runs" if entry.check.ok else f"BROKEN: {entry.check.problem}"

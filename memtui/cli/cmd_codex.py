@@ -318,9 +318,8 @@ def export(ctx: CliContext, args: argparse.Namespace) -> int:
     path = ctx.engine.codex.write_plan(plan, args.dir, home_layout=args.home_layout,
                                        folder=args.codex_layout)
     if ctx.json:
-        ctx.emit_json({"path": str(path), "home_layout": args.home_layout,
-                       "folder": args.codex_layout, **plan.to_json()})
-        return 0
+        return ctx.answer({"path": str(path), "home_layout": args.home_layout,
+                           "folder": args.codex_layout, **plan.to_json()})
     ctx.console.print(Text(f"exported {plan.memories} memories to {one_line(str(path))}: "
                            f"{plan.groups} task group(s), {plan.threads} thread(s), "
                            f"{plan.notes} note(s)"))

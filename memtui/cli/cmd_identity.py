@@ -42,9 +42,8 @@ def project_list(ctx: CliContext, args: argparse.Namespace) -> int:
     """``project list``."""
     rows = ctx.engine.identity.list_projects()
     if ctx.json:
-        ctx.emit_json({"items": [p.to_json() | {"role": role} for p, role in rows],
-                       "count": len(rows)})
-        return 0
+        return ctx.answer({"items": [p.to_json() | {"role": role} for p, role in rows],
+                           "count": len(rows)})
     if not rows:
         ctx.console.print(Text("No projects yet — create one with: memtui project add ID"))
         return 0

@@ -86,8 +86,7 @@ def inbox_list(ctx: CliContext, args: argparse.Namespace) -> int:
     writes = _writes(ctx, args.source)
     if ctx.json:
         rows = [item.to_json() for item in items] + [held.to_json() for held in writes]
-        ctx.emit_json({"items": rows, "count": len(rows)})
-        return 0
+        return ctx.answer({"items": rows, "count": len(rows)})
     if not items and not writes:
         ctx.console.print(Text(EMPTY_INBOX))
         return 0
