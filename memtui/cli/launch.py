@@ -79,17 +79,12 @@ def launch_app(ctx: CliContext) -> int:
 
         path, folder = prepare_demo(ctx)
         ctx.args.db = str(path)
-        if not ctx.args.user:
-            ctx.args.user = DEMO_USER
-        if not getattr(ctx.args, "project", None):
-            ctx.args.project = DEMO_PROJECT
-        if not getattr(ctx.args, "codex_home", None):
-            ctx.args.codex_home = str(demo_codex_home(path))
         claude, gemini = demo_agent_homes(path)
-        if not getattr(ctx.args, "claude_home", None):
-            ctx.args.claude_home = str(claude)
-        if not getattr(ctx.args, "gemini_home", None):
-            ctx.args.gemini_home = str(gemini)
+        for name, value in (("user", DEMO_USER), ("project", DEMO_PROJECT),
+                            ("codex_home", str(demo_codex_home(path))),
+                            ("claude_home", str(claude)), ("gemini_home", str(gemini))):
+            if not getattr(ctx.args, name, None):
+                setattr(ctx.args, name, value)
     previous = _exit_on_hangup() if folder is not None else {}
     try:
         from memtui.app.main import run_app
