@@ -4,6 +4,7 @@ same rows; and on PostgreSQL (``measure_pg_workers``) two worker processes besid
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -131,8 +132,7 @@ def worker(url: str, sync: Path, index: int) -> dict[str, Any]:
     go, extract every due task of BENCH_USER (``backfill``: batches claimed with ``FOR
     UPDATE SKIP LOCKED``, so a batch another worker holds is left to it); returns when it
     began and ended (``time.time()``) and its summary."""
-    store = open_any_store(url, clock=FixedClock(BENCH_NOW))
-    try:
+    with contextlib.closing(open_any_store(url, clock=FixedClock(BENCH_NOW))) as store:
         engine = Engine(store, BENCH_USER)
         store.tasks.count_candidates(BENCH_USER)  # the pool's first connection, warm
         (sync / f"ready-{index}").touch()
@@ -145,8 +145,6 @@ def worker(url: str, sync: Path, index: int) -> dict[str, Any]:
         began, cpu = time.time(), time.process_time()
         summary = engine.extraction.backfill()
         ended, cpu = time.time(), time.process_time() - cpu
-    finally:
-        store.close()
     return {"began": began, "ended": ended, "cpu_s": cpu, "summary": summary.to_json()}
 
 
@@ -187,14 +185,11 @@ def _run_workers(url: str, count: int) -> dict[str, Any]:
 
 def _check_round(url: str, n_tasks: int) -> dict[str, int]:
     """After a round: every task extracted once (one memory and one log row each)."""
-    store = open_any_store(url)
-    try:
+    with contextlib.closing(open_any_store(url)) as store:
         memories, tasks = store.execute(
             "SELECT count(*), count(DISTINCT source_thread_id) FROM memories").fetchone()
         logged = store.execute("SELECT count(*) FROM extraction_log WHERE outcome = ?",
                                ("extracted",)).fetchone()[0]
-    finally:
-        store.close()
     counts = {"memories": int(memories), "tasks_with_memory": int(tasks), "logged": int(logged)}
     if set(counts.values()) != {n_tasks}:
         raise RuntimeError(f"the round is off (expected {n_tasks} of each): {counts}")

@@ -5,6 +5,7 @@ for a write outside the memory and into it vs ``python3 -c "import json"``."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import statistics
@@ -42,8 +43,7 @@ def measure_mcp_recall(db: Path, user: str, runs: int) -> dict[str, Any]:
     from memtui.engine.api import Engine
     from memtui.store.database import open_sqlite_store as open_store
 
-    store = open_store(db)
-    try:
+    with contextlib.closing(open_store(db)) as store:
         memories = int(store.execute("SELECT count(*) FROM memories").fetchone()[0])
         queries = make_queries(store, user)
         engine = Engine(store, user)
@@ -78,8 +78,6 @@ def measure_mcp_recall(db: Path, user: str, runs: int) -> dict[str, Any]:
 
         anyio.run(session_run)
         os.rmdir(folder)
-    finally:
-        store.close()
     mcp_median, api_median = statistics.median(mcp_ms), statistics.median(api_ms)
     return {"memories": memories, "user": user, "queries": len(queries), "runs": runs,
             "mcp_median_ms": round(mcp_median, 3),
@@ -95,15 +93,12 @@ def _hook_folder(db: Path, user: str) -> str:
     from memtui.engine.api import Engine
     from memtui.store.database import open_sqlite_store as open_store
 
-    store = open_store(db)
-    try:
+    with contextlib.closing(open_store(db)) as store:
         engine = Engine(store, user)
         engine.settings.update(use_memories=1)
         for project, _role in engine.identity.list_projects():
             if project.root_path and Path(project.root_path).is_dir():
                 return project.root_path
-    finally:
-        store.close()
     return tempfile.gettempdir()
 
 

@@ -4,6 +4,7 @@ request per task, none over the input budget, every task extracted."""
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import tempfile
 from pathlib import Path
@@ -23,13 +24,10 @@ NO_CAP = 10**9
 
 
 def _round(path: Path, n_tasks: int) -> tuple[float, Any]:
-    store = open_store(path, clock=FixedClock(BENCH_NOW))
-    try:
+    with contextlib.closing(open_store(path, clock=FixedClock(BENCH_NOW))) as store:
         engine = Engine(store, BENCH_USER)
         took, summary = timed(lambda: engine.extraction.run_round(force=True, limit=n_tasks))
         return took, (summary, engine.extraction.cost(1))
-    finally:
-        store.close()
 
 
 def measure_model_extraction(n_tasks: int = DEFAULT_TASKS) -> dict[str, Any]:

@@ -99,16 +99,15 @@ def answer(payload: dict[str, object], folder: str, path: str, db: str | None,
            user: str | None) -> dict[str, object] | None:
     """The answer for a write into a memory folder: the user's store opened (made in the
     default place when there is none yet), the gate's decision, the store closed."""
+    import contextlib
+
     from memtui.engine.api import Engine
     from memtui.engine.paths import default_user, store_target
     from memtui.store.database import open_store
 
-    store = open_store(store_target(db), create_folder=not db)
-    try:
+    with contextlib.closing(open_store(store_target(db), create_folder=not db)) as store:
         return Engine(store, user or default_user(), "claude-code").gate.answer(
             payload, folder, path)
-    finally:
-        store.close()
 
 
 def main(argv: list[str] | None = None) -> int:

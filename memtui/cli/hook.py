@@ -5,6 +5,7 @@ stderr and the exit status is 0."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
@@ -70,11 +71,8 @@ def _sessions(db: str | None, user: str | None, agent: str, create_folder: bool,
     from memtui.engine.paths import default_user, store_target
     from memtui.store.database import open_store
 
-    store = open_store(store_target(db), create_folder=create_folder)
-    try:
+    with contextlib.closing(open_store(store_target(db), create_folder=create_folder)) as store:
         return work(Engine(store, user or default_user(), agent).sessions)
-    finally:
-        store.close()
 
 
 def _session_start(payload: dict[str, Any], db: str | None, user: str | None,
