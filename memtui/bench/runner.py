@@ -436,13 +436,10 @@ def bare_fts_times(db: Path, typed: tuple[str, ...], reps: int = 5) -> list[floa
     rowids), best of ``reps`` seconds per prefix."""
     from memtui.store.search_terms import fts_query
 
-    conn = sqlite3.connect(str(db))
-    try:
+    with contextlib.closing(sqlite3.connect(str(db))) as conn:
         return best_prefix_times(typed, fts_query, lambda query: conn.execute(
             "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?",
             (query, PAGE_ROWS)).fetchall(), reps)
-    finally:
-        conn.close()
 
 
 def store_search_times(db: Path | str, user: str, typed: tuple[str, ...],
@@ -451,15 +448,12 @@ def store_search_times(db: Path | str, user: str, typed: tuple[str, ...],
     (``memories.page``), best of ``reps`` seconds per prefix typed, each query a typing
     pause (``TYPE_GAP_S``) after the one before, as a typed key's query is (a query straight
     after another finds the processor's caches warm and runs some 15% faster)."""
-    store = open_store(db)
     times: dict[str, float] = {}
-    try:
+    with contextlib.closing(open_store(db)) as store:
         for text in typed:
             for i in range(1, len(text) + 1):
                 flt = MemoryFilter(scope="user", owner=user, search=text[:i].strip() or None)
                 times[text[:i]] = min(_paced_page(store, flt) for _ in range(reps))
-    finally:
-        store.close()
     return times
 
 
