@@ -211,7 +211,7 @@ def _remove_file(path: Path, home: Path, memories: Path) -> None:
 
 def forget_thread(home: str | os.PathLike[str], thread_id: str, write: bool, *,
                   sqlite_home: str | os.PathLike[str] | None = None,
-                  busy_timeout_s: float = DEFAULT_WRITE_BUSY_TIMEOUT_S,
+                  busy_timeout_s: float | None = None,
                   now: datetime | None = None) -> ForgetResult:
     """Forget one thread's memory the way Codex forgets (see the module doc); refuses unless
     ``write`` is True. A lock held past ``busy_timeout_s`` or an unsupported layout raises
@@ -228,8 +228,8 @@ def forget_thread(home: str | os.PathLike[str], thread_id: str, write: bool, *,
     files = _summary_files(home_path, memories, thread_id, problems)
     moment = int((now or datetime.now(UTC)).timestamp())
     try:
-        result = forget_thread_memory(db_home, thread_id, moment,
-                                      busy_timeout_s=busy_timeout_s)
+        result = forget_thread_memory(db_home, thread_id, moment, busy_timeout_s=(
+            DEFAULT_WRITE_BUSY_TIMEOUT_S if busy_timeout_s is None else busy_timeout_s))
     except CodexDbMissing as error:
         problems.append(Problem(str(codex_db_path(db_home)), error.message))
         result = None

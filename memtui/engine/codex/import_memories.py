@@ -16,7 +16,6 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from memtui.engine import permissions as perm
 from memtui.engine.codex.browse import database_problem
@@ -137,25 +136,17 @@ class MemoryImporter(Importer):
     """Stage-1 outputs and ad-hoc notes of a Codex home become memtui memories, as the
     engine's user and through the engine's rules (permissions, redaction, validation)."""
 
-    # ---- memories ---------------------------------------------------------------------------
-
     def import_memories(self, home: str | os.PathLike[str], *,
-                        sqlite_home: str | os.PathLike[str] | None = None,
-                        db_busy_timeout_s: float | None = None,
-                        codex: CodexHome | None = None) -> ImportReport:
+                        db_busy_timeout_s: float | None = None) -> ImportReport:
         """Stage-1 outputs and ad-hoc notes of a home become memories (see the module doc).
 
-        ``codex`` is an already read home (else it is read now, waiting at most
-        ``db_busy_timeout_s`` for a database locked by a running Codex). When
-        ``memories_1.sqlite`` exists but cannot be read (locked, corrupt), no thread is
-        imported (the report's ``database_error`` says why; the markdown files may hold
-        threads Codex has since dropped); notes are imported all the same.
+        The home is read waiting at most ``db_busy_timeout_s`` for a database locked by a
+        running Codex. When ``memories_1.sqlite`` exists but cannot be read (locked,
+        corrupt), no thread is imported (the report's ``database_error`` says why; the
+        markdown files may hold threads Codex has since dropped); notes are imported all the
+        same.
         """
-        if codex is None:
-            options: dict[str, Any] = {"sqlite_home": sqlite_home}
-            if db_busy_timeout_s is not None:
-                options["db_busy_timeout_s"] = db_busy_timeout_s
-            codex = read_codex_home(home, **options)
+        codex = read_codex_home(home, db_busy_timeout_s=db_busy_timeout_s)
         run = ImportRun(problems=list(codex.problems))
         picker = ProjectPicker(self._engine)
         db_error = database_problem(codex)
@@ -246,6 +237,3 @@ class MemoryImporter(Importer):
                               path=path)
         return self._write_memory(KIND_NOTE, ref, text, note_kind(file_name, text), None, path,
                                   None)
-
-    # ---- export -----------------------------------------------------------------------------
-

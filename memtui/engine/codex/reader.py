@@ -197,12 +197,13 @@ def _stage1_cwd(row_memory: str, thread_id: str, raw: dict[str, RawMemory],
 def read_codex_home(home: str | os.PathLike[str], now: datetime | None = None, *,
                     sqlite_home: str | os.PathLike[str] | None = None,
                     max_file_bytes: int = MAX_CODEX_FILE_BYTES,
-                    db_busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEOUT_S) -> CodexHome:
+                    db_busy_timeout_s: float | None = None) -> CodexHome:
     """Read everything memtui shows of a Codex home; never raises for bad content.
 
     ``sqlite_home`` is where the databases live (default: ``sqlite_home`` of the home's
-    ``config.toml``, else ``$CODEX_SQLITE_HOME``, else the home). ``now`` sets the time at which job
-    leases and retries are judged (default: the current time).
+    ``config.toml``, else ``$CODEX_SQLITE_HOME``, else the home). ``now`` sets the time at
+    which job leases and retries are judged (default: the current time);
+    ``db_busy_timeout_s`` how long a locked database is waited for (default: the store's).
     """
     moment = as_utc(now) if now is not None else datetime.now(UTC)
     home_path = Path(home).absolute()
@@ -213,7 +214,8 @@ def read_codex_home(home: str | os.PathLike[str], now: datetime | None = None, *
                    home_path, config_sqlite_home=config.sqlite_home if config else None))
     if db_home != home_path and not db_home.is_dir():
         ctx.problem(db_home, "Codex's database folder (sqlite_home) not found")
-    read = _database(ctx, db_home, db_busy_timeout_s)
+    read = _database(ctx, db_home, DEFAULT_READ_BUSY_TIMEOUT_S if db_busy_timeout_s is None
+                     else db_busy_timeout_s)
     memories = layout_memories_dir(home_path, read.layout)
     files = _memory_files(ctx, home_path, memories,
                           v2=read.layout.name == LAYOUT_MEMORIES_V2)
