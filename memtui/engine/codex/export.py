@@ -11,7 +11,6 @@ become ad-hoc notes. The export goes into a new folder, never over an existing o
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,7 +34,7 @@ from memtui.engine.codex.models import SummaryTopic
 from memtui.engine.codex.naming import (
     DEFAULT_NOTE_SLUG_CHARS,
     is_valid_note_name,
-    note_file_name,
+    note_names,
     note_slug,
 )
 from memtui.engine.codex.paths import EXPORT_FOLDERS, MEMORIES_DIR, NOTES_DIR_PARTS
@@ -236,7 +235,7 @@ class _ExportBuilder:
             return original
         moment = _moment(memory.created_at)
         slug = note_slug(memory.content, DEFAULT_NOTE_SLUG_CHARS)
-        for name in _note_names(moment, slug):
+        for name in note_names(moment, slug, MAX_NOTE_NAME_ATTEMPTS):
             if name not in self.notes:
                 return name
         raise Conflict(f"no free note name for memory {memory.id}")
@@ -271,11 +270,3 @@ class _ExportBuilder:
         return ExportPlan(files=files, groups=len(self.groups), threads=len(self.threads),
                           notes=len(self.notes), memories=self.memories,
                           left_out=tuple(self.left_out))
-
-
-def _note_names(moment: datetime, slug: str) -> Iterator[str]:
-    yield note_file_name(moment, slug)
-    for attempt in range(2, MAX_NOTE_NAME_ATTEMPTS + 1):
-        name = f"{slug[:DEFAULT_NOTE_SLUG_CHARS]}-{attempt}"
-        yield note_file_name(moment, name)
-

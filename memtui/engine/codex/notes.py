@@ -19,12 +19,7 @@ from pathlib import Path
 
 from memtui.engine.codex.config import codex_sqlite_home
 from memtui.engine.codex.errors import CodexError, CodexInputError, CodexWriteRefused
-from memtui.engine.codex.naming import (
-    DEFAULT_NOTE_SLUG_CHARS,
-    is_valid_note_name,
-    note_file_name,
-    note_slug,
-)
+from memtui.engine.codex.naming import DEFAULT_NOTE_SLUG_CHARS, note_names, note_slug
 from memtui.engine.codex.paths import NOTES_DIR_PARTS, memories_dir_name
 from memtui.engine.codex.timefmt import as_utc
 from memtui.engine.redaction import redact
@@ -118,12 +113,6 @@ def _write_temp(dir_fd: int, data: bytes, where: Path) -> str:
     return name
 
 
-def _candidate_names(moment: datetime, slug: str) -> Iterator[str]:
-    yield note_file_name(moment, slug)
-    for attempt in range(2, MAX_NAME_ATTEMPTS + 1):
-        yield note_file_name(moment, f"{slug}-{attempt}")
-
-
 def write_note(home: str | os.PathLike[str], text: str, now: datetime | None = None) -> Path:
     """Create a new ad-hoc note in a Codex home and return its path.
 
@@ -143,9 +132,7 @@ def write_note(home: str | os.PathLike[str], text: str, now: datetime | None = N
     with _open_notes_dir(home_path, parts) as dir_fd:
         temp = _write_temp(dir_fd, data, folder)
         try:
-            for name in _candidate_names(moment, slug):
-                if not is_valid_note_name(name):
-                    continue
+            for name in note_names(moment, slug, MAX_NAME_ATTEMPTS):
                 try:
                     if publish_new_file(temp, name, data, NOTE_FILE_MODE, dir_fd):
                         return folder / name

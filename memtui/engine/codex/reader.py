@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
-from memtui.engine.codex.config import CodexMemoryConfig, read_codex_config
+from memtui.engine.codex.config import read_codex_config
 from memtui.engine.codex.diagnosis import diagnose_jobs, layout_reasons
 from memtui.engine.codex.errors import CODEX_FILES, MAX_CODEX_FILE_BYTES, FileProblemError
 from memtui.engine.codex.layout import LAYOUT_WORDS, describe_layout
@@ -96,7 +96,12 @@ class _Context:
 
 
 def _parsed(ctx: _Context, path: Path,
-            parse: Callable[[str, str], tuple[ParsedT, list[Problem]]]) -> ParsedT | None:
+            parse: Callable[[str, str], tuple[ParsedT, list[Problem]]], *,
+            optional: bool = False) -> ParsedT | None:
+    """A file parsed, its problems recorded; None when it cannot be read (or, ``optional``,
+    is absent)."""
+    if optional and not os.path.lexists(path):
+        return None
     text = ctx.read(path)
     if text is None:
         return None
@@ -111,18 +116,8 @@ def _rollout_summaries(ctx: _Context, folder: Path, *, required: bool = True
         if required:
             ctx.problem(folder, "folder not found")
         return []
-    found: list[RolloutSummary] = []
-    for path in ctx.entries(folder):
-        if not path.name.endswith(MARKDOWN_SUFFIX):
-            continue
-        text = ctx.read(path)
-        if text is None:
-            continue
-        summary, problems = parse_rollout_summary(text, str(path))
-        ctx.problems.extend(problems)
-        if summary is not None:
-            found.append(summary)
-    return found
+    return [summary for path in ctx.entries(folder) if path.name.endswith(MARKDOWN_SUFFIX)
+            and (summary := _parsed(ctx, path, parse_rollout_summary)) is not None]
 
 
 def _notes(ctx: _Context, folder: Path) -> list[Note]:
@@ -168,13 +163,6 @@ def _database(ctx: _Context, sqlite_home: Path, busy_timeout_s: float) -> CodexD
     return read
 
 
-def _config(ctx: _Context, home: Path) -> CodexMemoryConfig | None:
-    """Codex's memory settings, when ``config.toml`` is there (its problems recorded)."""
-    config, problems = read_codex_config(home)
-    ctx.problems.extend(problems)
-    return config
-
-
 UNKNOWN_CWD = "unknown"
 """What the model-written front matter says when it did not know the ``cwd``."""
 
@@ -208,7 +196,10 @@ def read_codex_home(home: str | os.PathLike[str], now: datetime | None = None, *
     moment = as_utc(now) if now is not None else datetime.now(UTC)
     home_path = Path(home).absolute()
     ctx = _Context(home_path, real_root(home_path), max_file_bytes)
-    config = _config(ctx, home_path) if home_path.is_dir() else None
+    config = None
+    if home_path.is_dir():
+        config, problems = read_codex_config(home_path)
+        ctx.problems.extend(problems)
     db_home = (Path(sqlite_home).absolute() if sqlite_home is not None
                else resolve_codex_sqlite_home(
                    home_path, config_sqlite_home=config.sqlite_home if config else None))
@@ -277,9 +268,11 @@ def _memory_files(ctx: _Context, home: Path, memories: Path, *, v2: bool) -> _Fi
     except FileProblemError as error:
         ctx.problem(memories, error.reason)
         return files
-    files.summary = _optional(ctx, memories / MEMORY_SUMMARY_FILE, parse_memory_summary, v2)
-    files.groups = _optional(ctx, memories / MEMORY_MD_FILE, parse_memory_md, v2) or []
-    files.raw = _optional(ctx, memories / RAW_MEMORIES_FILE, parse_raw_memories, v2) or []
+    files.summary = _parsed(ctx, memories / MEMORY_SUMMARY_FILE, parse_memory_summary,
+                            optional=v2)
+    files.groups = _parsed(ctx, memories / MEMORY_MD_FILE, parse_memory_md, optional=v2) or []
+    files.raw = _parsed(ctx, memories / RAW_MEMORIES_FILE, parse_raw_memories,
+                        optional=v2) or []
     files.summaries = _rollout_summaries(ctx, rollout_summaries_dir(home, memories),
                                          required=not v2)
     files.notes = _notes(ctx, notes_dir(home, memories))
@@ -288,10 +281,3 @@ def _memory_files(ctx: _Context, home: Path, memories: Path, *, v2: bool) -> _Fi
     files.skills = _skills(ctx, memories / SKILLS_DIR)
     return files
 
-
-def _optional(ctx: _Context, path: Path,
-              parse: Callable[[str, str], tuple[ParsedT, list[Problem]]], optional: bool
-              ) -> ParsedT | None:
-    if optional and not os.path.lexists(path):
-        return None
-    return _parsed(ctx, path, parse)

@@ -26,7 +26,7 @@ from typing import IO, Any
 from memtui.engine.codex.errors import CODEX_FILES, FileProblemError
 from memtui.engine.codex.models import Problem
 from memtui.engine.codex.naming import ROLLOUT_FILE_RE, rollout_uuid_from_name
-from memtui.engine.codex.paths import archived_sessions_dir, sessions_dir
+from memtui.engine.codex.paths import ARCHIVED_SESSIONS_DIR, SESSIONS_DIR
 from memtui.engine.codex.timefmt import format_utc, parse_datetime
 from memtui.engine.safe_files import json_lines, real_root
 from memtui.jsonable import JsonMixin
@@ -79,7 +79,6 @@ INTERACTIVE_SOURCES = frozenset({"cli", "vscode", "atlas", "chatgpt"})
 """The session sources Codex mines for memories (``INTERACTIVE_SESSION_SOURCES``); a
 ``session_meta`` without a source is ``vscode`` (Codex's default)."""
 DEFAULT_SOURCE = "vscode"
-MEMORY_MODE_ENABLED = "enabled"
 USER_TEXT_TYPES = frozenset({"input_text", "text"})
 ASSISTANT_TEXT_TYPES = frozenset({"output_text", "text"})
 WEB_SEARCH_TYPES = frozenset({"web_search_call"})
@@ -533,8 +532,8 @@ def scan_rollout_files(home: Path, max_files: int = MAX_ROLLOUT_FILES
     root = real_root(home_path)
     problems: list[Problem] = []
     files: list[Path] = []
-    for folder, depth, anywhere in ((sessions_dir(home_path), SESSIONS_DEPTH, False),
-                                    (archived_sessions_dir(home_path), ARCHIVED_MAX_DEPTH,
+    for folder, depth, anywhere in ((home_path / SESSIONS_DIR, SESSIONS_DEPTH, False),
+                                    (home_path / ARCHIVED_SESSIONS_DIR, ARCHIVED_MAX_DEPTH,
                                      True)):
         if not folder.is_dir():
             continue
