@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from memtui.engine.codex.layout import LAYOUT_WORDS
 from memtui.engine.codex.models import CodexHome
-from memtui.engine.codex.parse_raw_memories import parse_front_matter
+from memtui.engine.codex.parsers import parse_front_matter
 from memtui.jsonable import JsonMixin
 from memtui.store.codex_models import LAYOUT_OLD
 

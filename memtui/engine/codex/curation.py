@@ -25,7 +25,7 @@ from memtui.engine.codex.errors import (
     FileProblemError,
 )
 from memtui.engine.codex.models import Problem
-from memtui.engine.codex.parse_rollout_summary import read_headers
+from memtui.engine.codex.parsers import read_headers
 from memtui.engine.codex.paths import (
     MEMORY_MD_FILE,
     MEMORY_SUMMARY_FILE,

@@ -42,7 +42,7 @@ from memtui.engine.codex.import_report import (
 )
 from memtui.engine.codex.models import CodexHome
 from memtui.engine.codex.naming import NOTE_NAME_RE
-from memtui.engine.codex.parse_raw_memories import (
+from memtui.engine.codex.parsers import (
     FRONT_MATTER_FENCE,
     MAX_FRONT_MATTER_LINES,
     parse_front_matter,

@@ -34,10 +34,13 @@ from memtui.engine.codex.models import (
     ThreadMeta,
 )
 from memtui.engine.codex.naming import is_valid_note_name, note_created_at
-from memtui.engine.codex.parse_memory_md import parse_memory_md
-from memtui.engine.codex.parse_raw_memories import parse_front_matter, parse_raw_memories
-from memtui.engine.codex.parse_rollout_summary import parse_rollout_summary
-from memtui.engine.codex.parse_summary import parse_memory_summary
+from memtui.engine.codex.parsers import (
+    parse_front_matter,
+    parse_memory_md,
+    parse_memory_summary,
+    parse_raw_memories,
+    parse_rollout_summary,
+)
 from memtui.engine.codex.paths import (
     AD_HOC_DIR_PARTS,
     INSTRUCTIONS_FILE,
