@@ -82,14 +82,8 @@ class Exporter(EngineArea):
     """Render and write the actor's view of the store as a Codex memories folder."""
 
     def plan_export(self) -> ExportPlan:
-        """Render the actor's view of the store in Codex's folder format (nothing written).
-
-        One task group per readable project: its active memories with a source thread
-        (``auto`` or ``import``) are tasks with a thread each (``raw_memories.md`` and one
-        rollout summary file); its other active memories are bullets (preferences, reusable
-        knowledge). The actor's user-level memories fill ``memory_summary.md`` (preferences,
-        general tips); notes (``source = note``, or imported notes) become ad-hoc notes.
-        """
+        """Render the actor's view of the store in Codex's folder format (nothing written;
+        see the module doc)."""
         builder = _ExportBuilder()
         with self._store.snapshot():
             profile = self._engine.identity.profile()

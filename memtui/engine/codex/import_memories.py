@@ -42,11 +42,7 @@ from memtui.engine.codex.import_report import (
 )
 from memtui.engine.codex.models import CodexHome
 from memtui.engine.codex.naming import NOTE_NAME_RE
-from memtui.engine.codex.parsers import (
-    FRONT_MATTER_FENCE,
-    MAX_FRONT_MATTER_LINES,
-    parse_front_matter,
-)
+from memtui.engine.codex.parsers import parse_front_matter, strip_front_matter
 from memtui.engine.codex.paths import NOTES_DIR_PARTS
 from memtui.engine.codex.project_picker import ProjectPicker, usable_cwd
 from memtui.engine.codex.reader import read_codex_home
@@ -63,17 +59,6 @@ _PREFERENCE_RE = re.compile(
 """A first line that clearly states a preference ("prefers uv", "I like ...")."""
 PREFERENCE_SLUG_PREFIX = "prefer"
 """A note whose file-name slug starts so is a preference too (``...-prefer-uv-over-pip.md``)."""
-
-
-def strip_front_matter(body: str) -> str:
-    """A raw memory without its leading ``---`` front matter block (if it has one)."""
-    lines = body.lstrip("\n").splitlines()
-    if not lines or lines[0].strip() != FRONT_MATTER_FENCE:
-        return body.strip()
-    for index, line in enumerate(lines[1:MAX_FRONT_MATTER_LINES], start=1):
-        if line.strip() == FRONT_MATTER_FENCE:
-            return "\n".join(lines[index + 1:]).strip()
-    return body.strip()
 
 
 def thread_memory_text(thread_id: str, raw_memory: str, rollout_summary: str) -> str:

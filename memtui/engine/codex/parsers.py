@@ -312,19 +312,30 @@ _THREAD_HEADING_RE = re.compile(r"^## Thread `([^`]+)`\s*$")
 _FRONT_MATTER_RE = re.compile(r"^([a-z_]+):\s?(.*)$")
 
 
+def _front_matter(body: str) -> tuple[list[str], int]:
+    """A raw memory's lines and the index of the ``---`` closing its leading front matter
+    (0 when it has none)."""
+    lines = body.lstrip("\n").splitlines()
+    if lines and lines[0].strip() == FRONT_MATTER_FENCE:
+        for index, line in enumerate(lines[1:MAX_FRONT_MATTER_LINES], start=1):
+            if line.strip() == FRONT_MATTER_FENCE:
+                return lines, index
+    return lines, 0
+
+
 def parse_front_matter(body: str) -> dict[str, str]:
     """The ``key: value`` lines between leading ``---`` fences of a raw memory, else {}."""
-    lines = body.lstrip("\n").splitlines()
-    if not lines or lines[0].strip() != FRONT_MATTER_FENCE:
-        return {}
+    lines, end = _front_matter(body)
     found: dict[str, str] = {}
-    for line in lines[1:MAX_FRONT_MATTER_LINES]:
-        if line.strip() == FRONT_MATTER_FENCE:
-            return found
-        match = _FRONT_MATTER_RE.match(line)
-        if match and match.group(1) not in found:
-            found[match.group(1)] = match.group(2).strip()
-    return {}
+    for match in filter(None, map(_FRONT_MATTER_RE.match, lines[1:end])):
+        found.setdefault(match.group(1), match.group(2).strip())
+    return found
+
+
+def strip_front_matter(body: str) -> str:
+    """A raw memory without its leading ``---`` front matter block (if it has one)."""
+    lines, end = _front_matter(body)
+    return "\n".join(lines[end + 1:]).strip() if end else body.strip()
 
 
 def _thread(thread_id: str, lines: list[str]) -> RawMemory:

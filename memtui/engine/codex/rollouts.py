@@ -236,6 +236,12 @@ class RolloutReader:
         if server and server not in state["mcp_servers"]:
             state["mcp_servers"].append(server)
 
+    def _mcp_call(self, call: Any) -> None:
+        """An MCP call given as ``{"server", "tool"}`` (an event's invocation, an item)."""
+        server = _str(call.get("server")) if isinstance(call, dict) else None
+        tool = _str(call.get("tool")) if isinstance(call, dict) else None
+        self._mcp(f"{MCP_PREFIX}{server}__{tool}" if server and tool else "", server)
+
     # ---- records --------------------------------------------------------------------------
 
     def _session_meta(self, payload: dict[str, Any]) -> None:
@@ -297,29 +303,20 @@ class RolloutReader:
         elif kind == ITEM_AGENT:
             self._agent_text("\n".join(_texts(item.get("content"), frozenset({"Text", "text"}))))
         elif kind == ITEM_MCP:
-            server, tool = _str(item.get("server")), _str(item.get("tool"))
-            self._mcp(f"{MCP_PREFIX}{server}__{tool}" if server and tool else "", server)
+            self._mcp_call(item)
         elif kind == ITEM_WEB_SEARCH:
             self.state["used_web_search"] = True
         elif kind == ITEM_DYNAMIC_TOOL:
             self._call({"name": item.get("tool"), "namespace": item.get("namespace")})
 
     def _event_msg(self, kind: str | None, payload: dict[str, Any]) -> None:
-        if kind == "user_message":
-            message = payload.get("message")
-            if isinstance(message, str):
-                self._user_event(message)
-        elif kind == "agent_message":
-            message = payload.get("message")
-            if isinstance(message, str):
-                self._agent_text(message)
+        message = payload.get("message")
+        if kind == "user_message" and isinstance(message, str):
+            self._user_event(message)
+        elif kind == "agent_message" and isinstance(message, str):
+            self._agent_text(message)
         elif kind in MCP_EVENTS:
-            invocation = payload.get("invocation")
-            tool, server = "", None
-            if isinstance(invocation, dict):
-                server, name = _str(invocation.get("server")), _str(invocation.get("tool"))
-                tool = f"{MCP_PREFIX}{server}__{name}" if server and name else ""
-            self._mcp(tool, server)
+            self._mcp_call(payload.get("invocation"))
         elif kind in WEB_SEARCH_EVENTS:
             self.state["used_web_search"] = True
         elif kind == ITEM_COMPLETED:
