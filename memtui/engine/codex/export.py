@@ -97,23 +97,17 @@ class Exporter(EngineArea):
         builder.add_user(profile, user_memories)
         return builder.plan()
 
-    def export_store(self, target: str | os.PathLike[str], *,
-                     home_layout: bool = False, folder: str = MEMORIES_DIR) -> Path:
-        """Write the export into ``target``, a new (or empty) folder; returns it.
-
-        ``target`` becomes the memories folder (``memory_summary.md`` at its top); with
-        ``home_layout`` it becomes a Codex home (``target/memories/...``) that ``read_codex_home``
-        and ``memtui codex show --codex-home`` open directly; ``folder`` names its memories
-        folder there (``memories``, or ``memories_v2`` for Codex 0.169). An existing
-        non-empty folder (a Codex memory folder above all) is refused and nothing is written.
-        """
-        return self.write_plan(self.plan_export(), target, home_layout=home_layout,
-                               folder=folder)
-
     @staticmethod
     def write_plan(plan: ExportPlan, target: str | os.PathLike[str], *,
                    home_layout: bool = False, folder: str = MEMORIES_DIR) -> Path:
-        """Write a rendered export into a new folder (see ``export_store``)."""
+        """Write a rendered export into ``target``, a new (or empty) folder; returns it.
+
+        ``target`` becomes the memories folder (``memory_summary.md`` at its top); with
+        ``home_layout`` it becomes a Codex home (``target/<folder>/...``) that
+        ``read_codex_home`` opens directly; ``folder`` names its memories folder there
+        (``memories``, or ``memories_v2`` for Codex 0.169). An existing non-empty folder (a
+        Codex memory folder above all) is refused and nothing is written.
+        """
         if folder not in EXPORT_FOLDERS:
             raise CodexInputError(f"{folder!r}: not a Codex memories folder (one of "
                                   f"{', '.join(EXPORT_FOLDERS)})")
