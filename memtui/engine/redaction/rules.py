@@ -41,37 +41,34 @@ class TokenRule:
     """One provider format.
 
     ``pattern`` is matched (``re.match``) at the start of a run that begins with one of
-    ``prefixes``; the secret is ``group`` of the match. The body used for the entropy check
-    is the secret minus its first ``len(prefix)`` characters. The pattern is compiled the
-    first time a run starts with a prefix (a text meets few of them).
+    ``prefixes``; the match is the secret. The body used for the entropy check is the secret
+    minus its first ``len(prefix)`` characters. The pattern is compiled the first time a run
+    starts with a prefix (a text meets few of them).
     """
 
     kind: str
     prefixes: tuple[str, ...]
     pattern: str
     min_entropy: float = 2.5
-    group: int = 0
     validator: Callable[[str], bool] | None = field(default=None, compare=False)
-    flags: int = 0
 
     @cached_property
     def regex(self) -> re.Pattern[str]:
         """``pattern`` compiled."""
-        return re.compile(self.pattern, self.flags)
+        return re.compile(self.pattern)
 
     def check(self, text: str, pos: int, prefix: str) -> tuple[int, int] | None:
         """Return the secret's span when the rule matches at ``pos``."""
         m = self.regex.match(text, pos)
         if not m:
             return None
-        start, end = m.span(self.group)
-        value = text[start:end]
+        value = m.group()
         body = value[len(prefix) :] if value.startswith(prefix) else value
         if not provider_token_ok(body, self.min_entropy):
             return None
         if self.validator is not None and not self.validator(value):
             return None
-        return start, end
+        return m.span()
 
 
 def _rule(
@@ -79,13 +76,11 @@ def _rule(
     prefixes: str | tuple[str, ...],
     pattern: str,
     min_entropy: float = 2.5,
-    flags: int = 0,
-    group: int = 0,
     validator: Callable[[str], bool] | None = None,
 ) -> TokenRule:
     if isinstance(prefixes, str):
         prefixes = (prefixes,)
-    return TokenRule(kind, prefixes, pattern, min_entropy, group, validator, flags)
+    return TokenRule(kind, prefixes, pattern, min_entropy, validator)
 
 
 def _not_sequential(value: str) -> bool:
