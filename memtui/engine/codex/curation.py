@@ -240,12 +240,11 @@ def forget_thread(home: str | os.PathLike[str], thread_id: str, write: bool, *,
     still_in = _still_in(home_path, memories, thread_id, [path.name for path in files])
     for path in files:
         _remove_file(path, home_path, memories)
+    removed = tuple(str(path) for path in files)
     if result is None:
-        return ForgetResult(thread_id, 0, 0, tuple(str(path) for path in files), True,
-                            tuple(problems), still_in=still_in)
+        return ForgetResult(thread_id, 0, 0, removed, True, tuple(problems), still_in=still_in)
     return ForgetResult(
-        thread_id, result.stage1_deleted, result.jobs_deleted,
-        tuple(str(path) for path in files), True, tuple(problems), layout=result.layout,
-        thread_found=result.thread_found, marked_polluted=result.marked_polluted,
-        selected_for_phase2=result.was_selected,
+        thread_id, result.stage1_deleted, result.jobs_deleted, removed, True, tuple(problems),
+        layout=result.layout, thread_found=result.thread_found,
+        marked_polluted=result.marked_polluted, selected_for_phase2=result.was_selected,
         consolidation_enqueued=result.consolidation_enqueued, still_in=still_in)
