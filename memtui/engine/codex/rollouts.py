@@ -117,10 +117,6 @@ class RolloutTask(JsonMixin):
     used_mcp: bool
     used_web_search: bool
     mcp_tools: tuple[str, ...] = ()
-    model: str | None = None
-    git_branch: str | None = None
-    originator: str | None = None
-    cli_version: str | None = None
     problems: tuple[Problem, ...] = ()
     used_tool_search: bool = False
     source: str | None = None
@@ -193,8 +189,7 @@ def _new_state() -> dict[str, Any]:
     return {"thread_id": None, "cwd": None, "goal": None, "fallback_goal": None,
             "result": None, "meta_started": None, "first_time": None, "last_time": None,
             "used_mcp": False, "used_web_search": False, "used_tool_search": False,
-            "mcp_tools": [], "mcp_servers": [], "model": None, "git_branch": None,
-            "originator": None, "cli_version": None, "source": None, "memory_mode": None,
+            "mcp_tools": [], "mcp_servers": [], "source": None, "memory_mode": None,
             "seen_meta": False, "lines": 0, "problems": [], "dropped": 0}
 
 
@@ -253,13 +248,8 @@ class RolloutReader:
         state["cwd"] = _str(payload.get("cwd")) or state["cwd"]
         started = parse_datetime(payload.get("timestamp"))
         state["meta_started"] = format_utc(started) if started else None
-        state["originator"] = _str(payload.get("originator"))
-        state["cli_version"] = _str(payload.get("cli_version"))
         state["source"] = _source_name(payload.get("source"))
         state["memory_mode"] = _str(payload.get("memory_mode"))
-        git = payload.get("git")
-        if isinstance(git, dict):
-            state["git_branch"] = _str(git.get("branch"))
 
     def _call(self, payload: dict[str, Any]) -> None:
         name = _str(payload.get("name")) or ""
@@ -325,9 +315,7 @@ class RolloutReader:
                 self._item(item)
 
     def _turn_context(self, payload: dict[str, Any]) -> None:
-        state = self.state
-        state["cwd"] = state["cwd"] or _str(payload.get("cwd"))
-        state["model"] = state["model"] or _str(payload.get("model"))
+        self.state["cwd"] = self.state["cwd"] or _str(payload.get("cwd"))
 
     # ---- lines --------------------------------------------------------------------------
 
@@ -358,7 +346,7 @@ class RolloutReader:
                 return state["goal"] is not None
             return name not in _DECODED_EVENTS
         if kind == b"turn_context":
-            return state["cwd"] is not None and state["model"] is not None
+            return state["cwd"] is not None
         return kind not in (b"session_meta",)
 
     def line(self, number: int, raw: bytes) -> None:
@@ -422,9 +410,7 @@ class RolloutReader:
             started_at=state["meta_started"] or (format_utc(first) if first else None),
             finished_at=format_utc(last) if last else None,
             used_mcp=state["used_mcp"], used_web_search=state["used_web_search"],
-            mcp_tools=tuple(state["mcp_tools"]), model=state["model"],
-            git_branch=state["git_branch"], originator=state["originator"],
-            cli_version=state["cli_version"], problems=tuple(problems),
+            mcp_tools=tuple(state["mcp_tools"]), problems=tuple(problems),
             used_tool_search=state["used_tool_search"], source=state["source"],
             memory_mode=state["memory_mode"])
 
