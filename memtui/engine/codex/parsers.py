@@ -11,7 +11,7 @@ and the rest is still read. A ``MEMORY.md`` block must start ``# Task Group: <na
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 
 from memtui.engine.codex.models import (
@@ -68,6 +68,7 @@ def header_lines(lines: list[str], keys: tuple[str, ...] | None = None,
         headers.setdefault(match.group(1), match.group(2).strip())
         index += 1
     return headers, index
+
 
 SUMMARY_VERSION_LINE = "v1"
 """The exact first line of a current ``memory_summary.md``."""
@@ -127,11 +128,9 @@ def _topics(body: str, path: str, problems: list[Problem]
             continue
         detail = _DETAIL_RE.match(line)
         if detail and topics:
-            key, value = detail.group(1), detail.group(2).strip()
-            last = topics[-1]
-            topics[-1] = SummaryTopic(last.scope, last.day, last.topic, last.keywords,
-                                      value if key == "desc" else last.desc,
-                                      value if key == "learnings" else last.learnings)
+            value = detail.group(2).strip()
+            topics[-1] = (replace(topics[-1], desc=value) if detail.group(1) == "desc"
+                          else replace(topics[-1], learnings=value))
     return topics, bullets(older)
 
 
@@ -158,6 +157,7 @@ def parse_memory_summary(text: str, path: str = "memory_summary.md"
             topics.extend(found)
             older.extend(older_found)
     return Summary(valid, tuple(sections), tuple(topics), tuple(older)), problems
+
 
 TASK_GROUP_PREFIX = "# Task Group:"
 SCOPE_PREFIX = "scope:"
@@ -302,6 +302,7 @@ def parse_memory_md(text: str, path: str = "MEMORY.md") -> tuple[list[TaskGroup]
               if (group := _parse_block(block, path, problems)) is not None]
     return groups, problems
 
+
 RAW_MEMORIES_TITLE = "# Raw Memories"
 NO_RAW_MEMORIES = "No raw memories yet."
 THREAD_HEADER_KEYS = ("updated_at", "cwd", "rollout_path", "rollout_summary_file")
@@ -389,6 +390,7 @@ def parse_raw_memories(text: str, path: str = "raw_memories.md"
             chunk.append(line)
     flush()
     return threads, problems
+
 
 MAX_HEADER_LINES = 32
 
