@@ -54,6 +54,20 @@ def bullets(lines: list[str]) -> list[str]:
     return items
 
 
+def _blocks(lines: list[str], heading: re.Pattern[str]
+            ) -> list[tuple[int, re.Match[str], list[str]]]:
+    """Each ``heading`` line (its number, its match) with the lines below it up to the next
+    one; lines before the first heading are left out."""
+    blocks: list[tuple[int, re.Match[str], list[str]]] = []
+    for number, line in enumerate(lines, start=1):
+        match = heading.match(line)
+        if match:
+            blocks.append((number, match, []))
+        elif blocks:
+            blocks[-1][2].append(line)
+    return blocks
+
+
 def header_lines(lines: list[str], keys: tuple[str, ...] | None = None,
                  limit: int | None = None) -> tuple[dict[str, str], int]:
     """The ``key: value`` lines at the top (the first of each key wins; only ``keys`` when
@@ -78,26 +92,16 @@ GENERAL_TIPS = "General Tips"
 WHATS_IN_MEMORY = "What's in Memory"
 OLDER_TOPICS = "Older Memory Topics"
 
-_SECTION_RE, _SCOPE_RE, _DAY_RE = heading_re(2), heading_re(3), heading_re(4)
+_SCOPE_RE, _DAY_RE = heading_re(3), heading_re(4)
+_SECTION_RE = re.compile(r"^## (?!#)(.*?\S)\s*$")
+"""A ``## <title>`` section heading with a title (group 1, trimmed)."""
 _TOPIC_RE = re.compile(r"^- ([^:]+?):\s*(.*)$")
 _DETAIL_RE = re.compile(r"^\s+- (desc|learnings):\s*(.*)$")
 
 
 def _sections(lines: list[str]) -> list[SummarySection]:
-    sections: list[SummarySection] = []
-    title: str | None = None
-    body: list[str] = []
-    for line in lines:
-        match = _SECTION_RE.match(line)
-        if match and match.group(1):
-            if title is not None:
-                sections.append(SummarySection(title, "\n".join(body).strip("\n")))
-            title, body = match.group(1), []
-        elif title is not None:
-            body.append(line)
-    if title is not None:
-        sections.append(SummarySection(title, "\n".join(body).strip("\n")))
-    return sections
+    return [SummarySection(match.group(1), "\n".join(body).strip("\n"))
+            for _number, match, body in _blocks(lines, _SECTION_RE)]
 
 
 def _topics(body: str, path: str, problems: list[Problem]
@@ -367,28 +371,14 @@ def parse_raw_memories(text: str, path: str = "raw_memories.md"
         problems.append(Problem(path, f"does not start with '{RAW_MEMORIES_TITLE}'", 1))
     threads: list[RawMemory] = []
     seen: set[str] = set()
-    current: tuple[str, int] | None = None
-    chunk: list[str] = []
-
-    def flush() -> None:
-        if current is None:
-            return
-        thread_id, line = current
+    for number, match, chunk in _blocks(lines, _THREAD_HEADING_RE):
+        thread_id = match.group(1).strip()
         if thread_id in seen:
             problems.append(Problem(path, f"thread {thread_id!r} repeated; later entry "
-                                          "skipped", line))
-            return
+                                          "skipped", number))
+            continue
         seen.add(thread_id)
         threads.append(_thread(thread_id, chunk))
-
-    for number, line in enumerate(lines, start=1):
-        match = _THREAD_HEADING_RE.match(line)
-        if match:
-            flush()
-            current, chunk = (match.group(1).strip(), number), []
-        elif current is not None:
-            chunk.append(line)
-    flush()
     return threads, problems
 
 
