@@ -252,15 +252,14 @@ def _parse_sections(name: str, lines: list[tuple[int, str]], path: str,
     return tasks, block_lists
 
 
-def _parse_block(lines: list[tuple[int, str]], path: str,
+def _parse_block(start: int, heading: str, lines: list[str], path: str,
                  problems: list[Problem]) -> TaskGroup | None:
-    start, heading = lines[0]
     if not heading.startswith(TASK_GROUP_PREFIX) or not heading[len(TASK_GROUP_PREFIX):].strip():
         problems.append(Problem(path, f"heading is not '{TASK_GROUP_PREFIX} <name>'; "
                                       "block skipped", start))
         return None
     name = heading[len(TASK_GROUP_PREFIX):].strip()
-    rest = [(number, line) for number, line in lines[1:]]
+    rest = list(enumerate(lines, start + 1))
     header = [(number, line) for number, line in rest if line.strip()][:2]
     if (len(header) < 2 or not header[0][1].startswith(SCOPE_PREFIX)
             or not header[1][1].startswith(APPLIES_TO_PREFIX)):
@@ -291,19 +290,12 @@ def _parse_block(lines: list[tuple[int, str]], path: str,
 def parse_memory_md(text: str, path: str = "MEMORY.md") -> tuple[list[TaskGroup], list[Problem]]:
     """Parse MEMORY.md into task groups. Never raises; defects come back as ``Problem``s."""
     problems: list[Problem] = []
-    blocks: list[list[tuple[int, str]]] = []
-    preamble = False
-    for number, line in enumerate(text.splitlines(), start=1):
-        if _H1_RE.match(line):
-            blocks.append([(number, line)])
-        elif blocks:
-            blocks[-1].append((number, line))
-        elif line.strip():
-            preamble = True
-    if preamble:
+    lines = text.splitlines()
+    blocks = _blocks(lines, _H1_RE)
+    if any(line.strip() for line in lines[:blocks[0][0] - 1 if blocks else len(lines)]):
         problems.append(Problem(path, f"text before the first '{TASK_GROUP_PREFIX}' ignored", 1))
-    groups = [group for block in blocks
-              if (group := _parse_block(block, path, problems)) is not None]
+    groups = [group for start, match, body in blocks
+              if (group := _parse_block(start, match.string, body, path, problems)) is not None]
     return groups, problems
 
 
