@@ -141,13 +141,6 @@ def shannon_entropy(value: str) -> float:
     return -sum((c / n) * math.log2(c / n) for c in counts)
 
 
-def entropy_threshold(length: int, cap: float = RANDOM_ENTROPY_MIN) -> float:
-    """Minimum entropy expected of a random string of ``length`` characters."""
-    if length <= 1:
-        return 0.0
-    return min(cap, RANDOM_ENTROPY_PER_LOG2_LEN * math.log2(length))
-
-
 def is_sequential(value: str) -> bool:
     """True for alphabet listings such as ``abcdef...xyz0123456789`` (not for ``abcd1234``).
 
@@ -157,21 +150,14 @@ def is_sequential(value: str) -> bool:
     if len(value) < 6:
         return False
     low = value.lower()
-    covered = 0
-    longest = 1
-    run = 1
+    runs = [1]
     for a, b in zip(low, low[1:], strict=False):
         if ord(b) - ord(a) == 1:
-            run += 1
+            runs[-1] += 1
         else:
-            if run >= SEQUENTIAL_MIN_RUN:
-                covered += run
-            longest = max(longest, run)
-            run = 1
-    if run >= SEQUENTIAL_MIN_RUN:
-        covered += run
-    longest = max(longest, run)
-    return longest >= SEQUENTIAL_LONG_RUN and covered >= SEQUENTIAL_MAX_FRACTION * len(value)
+            runs.append(1)
+    covered = sum(run for run in runs if run >= SEQUENTIAL_MIN_RUN)
+    return max(runs) >= SEQUENTIAL_LONG_RUN and covered >= SEQUENTIAL_MAX_FRACTION * len(value)
 
 
 def is_masked(value: str) -> bool:
@@ -290,7 +276,7 @@ def looks_random(value: str, strict: bool = False) -> bool:
     has_alpha = any(c.isalpha() for c in value)
     if value.isdigit():
         return n >= DIGITS_MIN_LEN and ent >= min(cap, 2.5)
-    if ent < entropy_threshold(n, cap):
+    if ent < min(cap, RANDOM_ENTROPY_PER_LOG2_LEN * math.log2(n)):  # n >= TOKEN_MIN_LEN
         return False
     if has_digit and has_alpha:
         # "utf8", "sha256", "v1beta2" have one or two switches; keys have many.
