@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from memtui.engine.codex.layout import LAYOUT_WORDS
 from memtui.engine.codex.models import CodexHome
-from memtui.engine.codex.parsers import parse_front_matter
+from memtui.engine.codex.parsers import first_line, parse_front_matter
 from memtui.jsonable import JsonMixin
 from memtui.store.codex_models import LAYOUT_OLD
 
@@ -39,10 +39,6 @@ class CodexThread(JsonMixin):
     """From ``state_5.sqlite`` ``threads``: ``enabled``, ``disabled`` or ``polluted``."""
     has_memory: bool = True
     """False for a thread known only from ``threads`` (no stage-1 output, job or file)."""
-
-
-def _first_line(text: str) -> str:
-    return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
 
 def database_problem(codex: CodexHome) -> str | None:
@@ -73,7 +69,7 @@ def codex_threads(codex: CodexHome) -> list[CodexThread]:
         row, entry, summary = stage1.get(thread_id), raw.get(thread_id), summaries.get(thread_id)
         front = parse_front_matter(row.raw_memory if row else entry.body if entry else "")
         # the v2 layout keeps no raw memory: its rollout summary is the memory
-        description = front.get("description") or (_first_line(row.rollout_summary) if row
+        description = front.get("description") or (first_line(row.rollout_summary) if row
                                                     else "")
         updated = ((row.source_updated_at if row else None)
                    or (entry.updated_at if entry else None)

@@ -37,6 +37,7 @@ from memtui.engine.codex.naming import (
     note_names,
     note_slug,
 )
+from memtui.engine.codex.parsers import first_line
 from memtui.engine.codex.paths import EXPORT_FOLDERS, MEMORIES_DIR, NOTES_DIR_PARTS
 from memtui.engine.codex.timefmt import parse_datetime
 from memtui.errors import Conflict
@@ -68,10 +69,6 @@ class ExportPlan:
         return {"groups": self.groups, "threads": self.threads, "notes": self.notes,
                 "memories": self.memories, "files": sorted(self.files),
                 "left_out": list(self.left_out)}
-
-
-def _title(content: str) -> str:
-    return next((line.strip() for line in content.splitlines() if line.strip()), "memory")
 
 
 def _moment(stamp: str | None) -> datetime:
@@ -173,7 +170,7 @@ class _ExportBuilder:
         thread_id = _exportable_thread_id(memory)
         if thread_id is None:
             return None
-        title = _title(memory.content)
+        title = first_line(memory.content) or "memory"
         thread = ExportThread(
             thread_id=thread_id, updated_at=_moment(memory.updated_at), cwd=cwd,
             rollout_path=EXPORT_ROLLOUT_PATH.format(memory_id=memory.id),
@@ -202,7 +199,7 @@ class _ExportBuilder:
             self.memories += 1
             thread = self._thread(memory, cwd, name)
             if thread is not None:
-                title = _title(memory.content)
+                title = first_line(memory.content) or "memory"
                 tasks.append(ExportTask(title, (memory.kind, memory.source), (thread,)))
                 self.topics.append(SummaryTopic(cwd, memory.created_at[:10], title,
                                                (memory.kind, memory.source)))

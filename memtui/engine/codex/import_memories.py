@@ -42,7 +42,7 @@ from memtui.engine.codex.import_report import (
 )
 from memtui.engine.codex.models import CodexHome
 from memtui.engine.codex.naming import NOTE_NAME_RE
-from memtui.engine.codex.parsers import parse_front_matter, strip_front_matter
+from memtui.engine.codex.parsers import first_line, parse_front_matter, strip_front_matter
 from memtui.engine.codex.paths import NOTES_DIR_PARTS
 from memtui.engine.codex.project_picker import ProjectPicker, usable_cwd
 from memtui.engine.codex.reader import read_codex_home
@@ -80,8 +80,7 @@ def note_kind(file_name: str, text: str) -> str:
     match = NOTE_NAME_RE.match(file_name)
     if match and match.group(2).startswith(PREFERENCE_SLUG_PREFIX):
         return "preference"
-    first = next((line for line in text.splitlines() if line.strip()), "")
-    return "preference" if _PREFERENCE_RE.match(first) else "fact"
+    return "preference" if _PREFERENCE_RE.match(first_line(text)) else "fact"
 
 
 @dataclass

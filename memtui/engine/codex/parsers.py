@@ -36,6 +36,11 @@ def heading_re(level: int) -> re.Pattern[str]:
     return re.compile(rf"^{'#' * level} (?!#)(.*?)\s*$")
 
 
+def first_line(text: str) -> str:
+    """The first non-blank line, stripped ("" when there is none)."""
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
 def split_keywords(text: str) -> tuple[str, ...]:
     """Comma-separated keywords, trimmed, empties dropped."""
     return tuple(item.strip() for item in text.split(",") if item.strip())
@@ -358,8 +363,7 @@ def parse_raw_memories(text: str, path: str = "raw_memories.md"
     """
     problems: list[Problem] = []
     lines = text.splitlines()
-    first = next((line for line in lines if line.strip()), "")
-    if first.strip() != RAW_MEMORIES_TITLE:
+    if first_line(text) != RAW_MEMORIES_TITLE:
         problems.append(Problem(path, f"does not start with '{RAW_MEMORIES_TITLE}'", 1))
     threads: list[RawMemory] = []
     seen: set[str] = set()
