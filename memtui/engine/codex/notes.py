@@ -104,15 +104,6 @@ def _open_notes_dir(home: Path, parts: tuple[str, ...] = NOTES_DIR_PARTS) -> Ite
         os.close(fd)
 
 
-def _write_temp(dir_fd: int, data: bytes, where: Path) -> str:
-    name = f"{TEMP_PREFIX}{secrets.token_hex(8)}"
-    try:
-        write_new_file(name, data, NOTE_FILE_MODE, dir_fd)
-    except OSError as error:
-        raise _os_error("write a note", where, error) from None
-    return name
-
-
 def write_note(home: str | os.PathLike[str], text: str, now: datetime | None = None) -> Path:
     """Create a new ad-hoc note in a Codex home and return its path.
 
@@ -130,14 +121,14 @@ def write_note(home: str | os.PathLike[str], text: str, now: datetime | None = N
     parts = notes_dir_parts(home_path)
     folder = home_path.joinpath(*parts)
     with _open_notes_dir(home_path, parts) as dir_fd:
-        temp = _write_temp(dir_fd, data, folder)
+        temp = f"{TEMP_PREFIX}{secrets.token_hex(8)}"
         try:
+            write_new_file(temp, data, NOTE_FILE_MODE, dir_fd)
             for name in note_names(moment, slug, MAX_NAME_ATTEMPTS):
-                try:
-                    if publish_new_file(temp, name, data, NOTE_FILE_MODE, dir_fd):
-                        return folder / name
-                except OSError as error:
-                    raise _os_error("write a note", folder, error) from None
+                if publish_new_file(temp, name, data, NOTE_FILE_MODE, dir_fd):
+                    return folder / name
+        except OSError as error:
+            raise _os_error("write a note", folder, error) from None
         finally:
             with contextlib.suppress(OSError):
                 os.unlink(temp, dir_fd=dir_fd)
