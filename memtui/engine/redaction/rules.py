@@ -132,13 +132,11 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     _rule("gitlab-session-cookie", "_gitlab_session=", r"_gitlab_session=[0-9a-z]{32}" + _END),
     _rule("bitbucket-app-password", "ATBB", r"ATBB[A-Za-z0-9_=.-]{28,64}" + _END, 3.0),
     # --- cloud --------------------------------------------------------------------------
-    _rule(
-        "aws-access-key",
-        ("AKIA", "ASIA", "ABIA", "ACCA", "A3T", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "APKA"),
-        r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}"
-        r"(?![A-Za-z0-9])",
-        0.0,
-    ),
+    _rule("aws-access-key",
+          ("AKIA", "ASIA", "ABIA", "ACCA", "A3T", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA",
+           "APKA"),
+          r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}"
+          r"(?![A-Za-z0-9])", 0.0),
     _rule("aws-bedrock-api-key", "ABSKQmVkcm9ja0FQSUtleS",
           r"ABSKQmVkcm9ja0FQSUtleS[A-Za-z0-9+/]{100,200}={0,2}(?![A-Za-z0-9+/=])", 0.0),
     _rule("aws-bedrock-api-key", "bedrock-api-key-",
@@ -178,13 +176,9 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     _rule("age-secret-key", "AGE-SECRET-KEY-1", r"AGE-SECRET-KEY-1[0-9A-Z]{58}(?![0-9A-Za-z])"),
     _rule("defined-networking-token", "dnkey-", r"dnkey-[\w=-]{26}-[\w=-]{52}" + _END),
     _rule("octopus-deploy-key", "API-", r"API-[A-Z0-9]{26}" + _END, 3.0),
-    _rule(
-        "onepassword-secret-key",
-        "A3-",
-        r"A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}"
-        + _END,
-        3.0,
-    ),
+    _rule("onepassword-secret-key", "A3-",
+          r"A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}"
+          r"-[A-Z0-9]{5}" + _END, 3.0),
     _rule("onepassword-service-token", "ops_eyJ", r"ops_eyJ[A-Za-z0-9+/]{250,}={0,3}", 3.0),
     # --- AI -----------------------------------------------------------------------------
     _rule("anthropic-api-key", "sk-ant-", r"sk-ant-[a-z]{3,6}\d{2}-[\w-]{80,120}AA" + _END, 3.0),
