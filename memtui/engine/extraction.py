@@ -1,45 +1,19 @@
 """Extraction: completed tasks become project-level ``fact`` memories, deterministically.
 
-A round scans the acting user's ``completed`` tasks that are due (never scanned, last scanned
-as a skip or an error that may pass later, or whose memory has since been forgotten), at most
-``ROUND_LIMIT`` of them, never-scanned first and then the longest-ago scanned. For each task:
+A round scans at most ``ROUND_LIMIT`` of the actor's due ``completed`` tasks (never scanned
+first). A task already extracted or whose memory was forgotten is skipped; then the gates, in
+``REASONS`` order: ``generate_off``, ``not_idle`` and the shape gates (``force`` skips these
+two), ``external_context`` (with ``disable_on_external_context``), and the quota (fail closed:
+``quota_check_failed``). An eligible task becomes one memory, the redacted first goal (else
+prompt) line and the start of its result; an active auto memory of the same goal key in the
+project is superseded (``superseded_previous``).
 
-0. once per task: a task whose memory was forgotten is skipped as ``forgotten``; one that
-   already produced a memory (any status) as ``already_extracted``;
-1. ``generate_off``: the task override, else the user's ``generate_memories``;
-2. ``not_idle``: finished less than ``idle_seconds`` ago (``force`` skips this gate);
-3. ``missing_times`` / ``too_short`` / ``result_too_short`` (``force`` skips this gate);
-4. ``external_context``: with ``disable_on_external_context`` on, a task that received
-   follow-ups, is a coordinator's sub-task, or took in outside context (MCP, web search);
-5. ``quota_low`` / ``quota_check_failed`` (fail closed when the quota cannot be read).
-
-An eligible task becomes one memory: the first line of its goal (else of its prompt, cut to
-``TITLE_MAX_CHARS``) and the first ``RESULT_CHARS`` characters of its result, redacted. When
-the same goal (first line, whitespace collapsed, case folded) has an active auto memory in
-the same project, the new memory supersedes it (``superseded_previous``).
-
-Two processes may run rounds on one store at once. Tasks are processed in batches of
-``BATCH_SIZE``, each batch one write transaction; inside it every task is claimed
-(``tasks.claim``: on PostgreSQL another worker's tasks are skipped, so workers on several
-machines share a round), then re-read and re-checked (log row, existing memory, tombstone)
-before anything is written, so no task is extracted twice and every scan leaves its log
-row. A task whose processing raises
-is rolled back to a savepoint and logged as ``error`` (reason: the error class); the round
-goes on -- unless the error made SQLite roll the whole batch back (``TransactionLost``):
-then nothing of the batch is kept and the round fails (its tasks are due again next round).
-A user who can no longer write to the task's project gets an ``error`` row with reason
-``PermissionDenied`` (the task is retried in later rounds).
-
-With ``extraction_mode`` = ``model`` the gates and the once-per-task rule are the same, and a
-task that passes them is asked of the model after its batch's transaction has committed (no
-lock is held while the endpoint thinks; a stop request is honoured between calls): the cap
-is checked before each call, the answer is checked, redacted and written in a transaction
-of its own that re-checks the task first (``memtui.engine.model_phase``,
-``memtui.engine.model_extraction``). Write access is checked before the call; any error
-from the call on (writing its answer included) waits out the same backoff as a failed
-call. A task may yield several memories, each keeping the
-task's id; a user-level one always waits in the review inbox; none is a valid answer
-(``model_nothing``, not asked again).
+Tasks go in batches of ``BATCH_SIZE``, one write transaction each: every task is claimed and
+re-checked before anything is written, so two workers never extract a task twice. A task that
+raises is rolled back to a savepoint and logged as ``error``; a ``TransactionLost`` fails the
+round. With ``extraction_mode`` = ``model``, a task that passes the gates is asked of the model
+after its batch commits (``model_phase``, ``model_extraction``): capped, checked, redacted and
+written in a transaction of its own; a failure waits out a backoff.
 """
 
 from __future__ import annotations
@@ -120,9 +94,6 @@ REASONS = ("generate_off", "not_idle", "missing_times", "too_short", "result_too
            "external_context", "quota_low", "quota_check_failed", "already_extracted",
            "forgotten")
 """Every skip reason code of the gates, in the order they are checked."""
-MODEL_REASONS = ("model_cap_day", "model_cap_month", "model_cap_unreadable", "model_not_ready",
-                 "model_nothing")
-"""The skip reason codes of model mode, after the gates (model_phase)."""
 
 Progress = Callable[[int, int], None]
 """``progress(done, total)`` after each batch."""
@@ -198,15 +169,6 @@ class RoundSummary:
             self.skipped[reason or "unknown"] += 1
         if memory_id and outcome in EXTRACTED_OUTCOMES:
             self.memory_ids.append(memory_id)
-
-    def merge(self, other: RoundSummary) -> None:
-        """Add another round's counts (backfill)."""
-        self.scanned += other.scanned
-        self.extracted += other.extracted
-        self.superseded += other.superseded
-        self.skipped.update(other.skipped)
-        self.errors += other.errors
-        self.memory_ids += other.memory_ids
 
     def to_json(self) -> dict[str, Any]:
         """The run summary ``memtui run --json`` prints."""

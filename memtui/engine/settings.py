@@ -315,7 +315,3 @@ class SettingsApi:
         if spec is None:
             raise unknown_setting(name)
         return clean_setting(name, _parse_cli_value(spec, raw))
-
-    def parse_cli_pairs(self, pairs: Iterable[str]) -> dict[str, Any]:
-        """See the module function ``parse_cli_pairs``."""
-        return parse_cli_pairs(pairs)
