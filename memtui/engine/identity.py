@@ -298,17 +298,12 @@ class IdentityApi(EngineArea):
                       source_thread_id=source_thread_id, created_at=now, updated_at=now,
                       usage_count=0, last_used_at=None)
 
-    @staticmethod
-    def clean_content(content: object, what: str = "content") -> str:
-        """Validate and redact memory content (every write path goes through this)."""
-        return clean_memory_content(content, what)
-
     def add_memory(self, content: str, kind: str = "fact", project: str | None = None, *,
                    source: str = "manual", source_thread_id: str | None = None) -> Memory:
         """Add a user-level memory (no project) or a project-level one (``create_task``)."""
         check_kind(kind)
         check_source(source)
-        text = self.clean_content(content)
+        text = clean_memory_content(content)
         with self._store.transaction():
             self._store.identity.ensure_user(self.actor)
             if project is not None:
@@ -455,7 +450,7 @@ class IdentityApi(EngineArea):
             check_kind(kind)
         if source is not None:
             check_source(source)
-        text = self.clean_content(content)
+        text = clean_memory_content(content)
         with self._store.transaction():
             old = perm.writable_memory(self._store, memory_id, self.actor)
             if old.status == PENDING:

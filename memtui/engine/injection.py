@@ -105,17 +105,23 @@ class InjectionApi(EngineArea):
             else load_settings(self._store, self.actor)["use_memories"]
         if not use:
             return InjectionResult(task.id, False, USE_OFF, task.prompt, task.goal)
-        skip = self._stale_ids(task.project)
+        return self._inject(task.id, task.project, task.prompt, task.goal, apply, task.id)
+
+    def _inject(self, task_id: str | None, project: str | None, prompt: str, goal: str,
+                apply: bool, audit_target: str | None) -> InjectionResult:
+        """The injection; with ``apply`` audited and usage counts bumped in one transaction."""
+        skip = self._stale_ids(project)
         if not apply:
             with self._store.snapshot():
-                return self._compose(task.id, task.project, task.prompt, task.goal, skip)
+                return self._compose(task_id, project, prompt, goal, skip)
         with self._store.transaction():
-            result = self._compose(task.id, task.project, task.prompt, task.goal, skip)
+            result = self._compose(task_id, project, prompt, goal, skip)
             if result.injected:
                 self._store.memories.bump_usage(result.memory_ids, self._store.now())
-                self._store.audit.append(self.actor, "worker_memory_injected", task.id,
-                                         {"memory_ids": list(result.memory_ids),
-                                          "project": task.project})
+                self._store.audit.append(
+                    self.actor, "worker_memory_injected", audit_target,
+                    self._engine.audit_detail({"memory_ids": list(result.memory_ids),
+                                               "project": project}))
             return result
 
     def _readable(self, project: str | None) -> str | None:
@@ -159,9 +165,7 @@ class InjectionApi(EngineArea):
         try:
             if not load_settings(self._store, self.actor)["use_memories"]:
                 return InjectionResult(None, False, USE_OFF, prompt, goal)
-            skip = self._stale_ids(project)
-            with self._store.snapshot():
-                return self._compose(None, project, prompt, goal, skip)
+            return self._inject(None, project, prompt, goal, False, None)
         except Exception as error:  # fail open
             log.warning("injection preview for project %s failed open: %s: %s", project,
                         type(error).__name__, error)
@@ -181,19 +185,7 @@ class InjectionApi(EngineArea):
         try:
             if not load_settings(self._store, self.actor)["use_memories"]:
                 return InjectionResult(None, False, USE_OFF, "", "")
-            skip = self._stale_ids(project)
-            if not apply:
-                with self._store.snapshot():
-                    return self._compose(None, project, "", "", skip)
-            with self._store.transaction():
-                result = self._compose(None, project, "", "", skip)
-                if result.injected:
-                    self._store.memories.bump_usage(result.memory_ids, self._store.now())
-                    self._store.audit.append(
-                        self.actor, "worker_memory_injected", session,
-                        self._engine.audit_detail({"memory_ids": list(result.memory_ids),
-                                                   "project": project}))
-                return result
+            return self._inject(None, project, "", "", apply, session)
         except Exception as error:  # fail open: the session starts without memories
             log.warning("session injection for %s failed open: %s: %s", project or "no project",
                         type(error).__name__, error)

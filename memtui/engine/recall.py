@@ -1,25 +1,12 @@
 """The service's engine API (``engine.recall``): interactions, recall, task transitions,
-consolidation records and document bundles.
+consolidation records and document bundles (docs/recall.md, docs/service.md).
 
-Rules decided here:
-- Interactions are private to the user who remembered them (like user-level memories).
-  ``interaction_id`` makes remembering idempotent: the first write wins, a repeat answers
-  ``created=False`` and changes nothing. Question and answer are validated and redacted like
-  memory content; naming a project needs ``read`` on it.
-- Recall sees exactly what the actor may see: its own user-level memories, the memories of
-  projects it can read, its own tasks and those of readable projects, its own interactions,
-  its own schedule bundles and readable projects' bundles. With ``project`` (which must be
-  readable) project-level results come from that project only. Every list holds at most
-  ``limit`` items (clamped to ``MAX_RECALL_LIMIT``); at most ``MAX_RECALL_BUNDLES`` bundles.
-- A bundle id is ``project:<project id>`` (the project's bundle: ``read`` to read it,
-  ``create_task`` to write it) or ``schedule:<name>`` (a schedule's bundle, private to the
-  actor: each user has their own namespace of schedule names). Documents are only the paths
-  of ``BUNDLE_FILES`` and ``runs/<run_id>/summary.md``; ``state.json`` must hold valid JSON.
-  Every write names the revision it replaces (0 for a new document); a stale one is a
-  ``Conflict`` carrying ``current_revision`` and nothing is written.
-- A transition is judged by relatedness only (deterministic term overlap, see
-  ``transition_assess``).
-- Everything stored is redacted first; audit entries carry ids and paths, never content.
+Recall sees exactly what the actor may see (its own user memories, interactions and schedule
+bundles; readable projects' memories, tasks and bundles), at most ``limit`` items a list. An
+interaction is remembered once per ``interaction_id``. A bundle is ``project:<id>`` or
+``schedule:<name>`` (private to the actor); every document write names the revision it
+replaces (a stale one is a ``Conflict``). Everything stored is redacted first; audit entries
+carry ids and paths, never content.
 """
 
 from __future__ import annotations
@@ -33,7 +20,7 @@ from typing import Any
 from memtui.engine import permissions as perm
 from memtui.engine import recall_vectors
 from memtui.engine.base import EngineArea
-from memtui.engine.identity import IdentityApi
+from memtui.engine.identity import clean_memory_content
 from memtui.engine.recall_query import STOPWORDS, Question, analyse, candidates, rank
 from memtui.engine.recall_use import recorder_for
 from memtui.engine.recall_window import WINDOWS, fresh
@@ -324,8 +311,8 @@ class RecallApi(EngineArea):
                              project: str | None = None, source: str | None = None) -> Remembered:
         """Store a finished question/answer pair (redacted), once per ``interaction_id``."""
         check_id(interaction_id, "interaction_id")
-        question_text = IdentityApi.clean_content(question, "question")
-        answer_text = IdentityApi.clean_content(answer, "answer")
+        question_text = clean_memory_content(question, "question")
+        answer_text = clean_memory_content(answer, "answer")
         if source is not None:
             source = clean_interaction_source(source)
         with self._store.transaction():
@@ -493,7 +480,7 @@ class RecallApi(EngineArea):
         (id-like), ``detail`` a small JSON object (redacted)."""
         check_id(kind, "kind")
         check_id(outcome, "outcome")
-        stored = self._clean_detail({} if detail is None else detail)
+        stored = clean_detail({} if detail is None else detail, "detail", MAX_DETAIL_BYTES)
         with self._store.transaction():
             self._store.identity.ensure_user(self.actor)
             record = ConsolidationRecord(id=self._store.new_id("cons"), user=self.actor,
@@ -503,10 +490,6 @@ class RecallApi(EngineArea):
             self._store.audit.append(self.actor, "consolidation_recorded", record.id,
                                      {"kind": kind, "outcome": outcome})
         return record
-
-    @staticmethod
-    def _clean_detail(detail: object) -> dict[str, Any]:
-        return clean_detail(detail, "detail", MAX_DETAIL_BYTES)
 
     def consolidations(self, limit: int = DEFAULT_CONSOLIDATION_LIST) -> list[ConsolidationRecord]:
         """The actor's consolidation records, newest first."""

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from memtui.engine import permissions as perm
 from memtui.engine import purge
 from memtui.engine.base import EngineArea
-from memtui.engine.identity import IdentityApi
+from memtui.engine.identity import clean_memory_content
 from memtui.engine.review_rules import ACTIVE, PENDING, check_source
 from memtui.engine.validation import check_kind
 from memtui.errors import Conflict, InvalidInput, MemtuiError, NotFound
@@ -232,7 +232,7 @@ class ReviewApi(EngineArea):
         transaction. ``expected``: the item's ``version`` as shown (Conflict if it changed)."""
         if kind is not None:
             check_kind(kind)
-        text = IdentityApi.clean_content(content) if content is not None else None
+        text = clean_memory_content(content) if content is not None else None
         with self._store.transaction():
             memory = self._writable_pending(memory_id)
             replaces = self._store.memories.replaces(memory.id)
