@@ -1,18 +1,11 @@
 """memtui in the agents' own settings: ``memtui hooks show|install|uninstall``.
 
-For each agent, the settings files memtui's entries go into and the merge that adds or takes
-them out: Claude Code's MCP server (``~/.claude.json`` or ``DIR/.mcp.json``) and hooks
-(``settings.json``: ``SessionStart``, ``SessionEnd``/``Stop`` and, with ``--gate``, the
-``PreToolUse`` write gate); Codex's ``[mcp_servers.memtui]`` in ``config.toml`` (edited as
-text, so comments stay); Gemini CLI's ``mcpServers.memtui`` in ``settings.json``. Every
-entry runs the absolute path of the memtui that installed it (or ``--command``);
-``installed_entries`` reads back what is installed and checks that each command still runs.
-
-A plan reads each file once and says what would change; ``write_change`` writes only a file
-whose bytes are still the ones read (else Conflict), never through a symlink leaving its
-folder, atomically after a ``.bak`` copy (``memtui.engine.safe_files``). Other keys stay, in
-order; a file that is not JSON (or TOML) is an InvalidInput and nothing is written.
-Installing twice changes nothing; uninstalling takes out only memtui's own entries.
+For each agent, the files memtui's entries go into (Claude Code's MCP server and hooks, Codex's
+``[mcp_servers.memtui]`` edited as text, Gemini CLI's ``mcpServers.memtui``) and the merges
+that add or take them out, keeping every other key and byte. A plan reads each file once;
+``write_change`` writes only a file still as read (else Conflict), never through a symlink
+leaving its folder, atomically after a ``.bak`` copy. A file that is not JSON (or TOML) is an
+InvalidInput and nothing is written.
 """
 
 from __future__ import annotations

@@ -1,26 +1,15 @@
 """First-turn injection: memories prefixed to an in-memory copy of a task's text.
 
-Decided here:
-- Only the task's own user prepares its injection (it carries that user's user-level
-  memories); another reader of the project gets PermissionDenied, a stranger NotFound.
-- Nothing for a continuation/resume (``not_first_turn``) or a coordinator
-  (``coordinator``: a task that has sub-tasks, i.e. some task names it as parent). A
-  sub-task (a task with a parent) is an ordinary first-turn worker task and may receive
-  memories. A coordinator is only known as such once its first sub-task is recorded.
-- ``use_off`` when the task override, else the user's ``use_memories``, is off;
-  ``no_memories`` when there is nothing to inject; ``injected`` otherwise.
-- The text: INJECTION_HEADER, the latest CONTEXT_LIMIT active user memories of the user and
-  of the task's project (project memories only while the user can read the project), a
-  blank line, then the original prompt. A task with a goal gets its goal prefixed the same
-  way. The stored task never changes.
-- With the user's ``skip_stale_memories`` on, project memories whose cited files, symbols
-  or commands are gone from the project's root are left out (``engine.staleness``): checked
-  before the snapshot or transaction opens, so no folder is walked while the store is held.
-- ``apply=True`` (the real injection a host performs before running the task) audits
-  ``worker_memory_injected`` with the memory ids and bumps their usage in one transaction.
-- Any failure after the task was read fails open: a warning is logged and the original text
-  comes back with ``injected=False, reason="failed_open"``. Reading the task itself is not
-  covered: without it there is no original text to fall back to (NotFound etc. propagate).
+- Only the task's own user prepares its injection (PermissionDenied for another reader).
+- Nothing for a continuation (``not_first_turn``) or a coordinator (a task with sub-tasks);
+  ``use_off`` when the task override, else ``use_memories``, is off; ``no_memories`` when
+  there is nothing to inject.
+- The text: ``INJECTION_HEADER``, the latest ``CONTEXT_LIMIT`` active user and project
+  memories, a blank line, the original prompt (and goal). The stored task never changes.
+  With ``skip_stale_memories``, memories whose citations are gone are left out (checked
+  before the store is held).
+- ``apply=True`` audits ``worker_memory_injected`` and bumps usage in one transaction.
+- Any failure after the task was read fails open (``failed_open``, the original text).
 """
 
 from __future__ import annotations

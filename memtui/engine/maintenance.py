@@ -1,13 +1,7 @@
 """Maintenance: ``doctor`` (integrity, memtui's invariants, every row's rules), export and
-import.
-
-Import is not a second set of rules: each row of a backup goes through ``memtui.engine.rows``,
-whose column rules are the functions the engine's write paths call (validation, redaction,
-the canonical time form). The first bad row refuses the whole file, naming its line and
-column; nothing is written. ``doctor`` runs the same rules over a store's rows.
-
-Export writes what the acting user may read (``memtui.store.maintenance.USER_SCOPE``); the
-whole store (``everything=True``) only for the OS user who owns the store file.
+import. Import and ``doctor`` check each row with ``memtui.engine.rows``, the write paths'
+own column rules: the first bad row refuses the whole import, nothing written. Export holds
+what the actor may read (``USER_SCOPE``); the whole store only for the store file's OS owner.
 """
 
 from __future__ import annotations

@@ -1,13 +1,7 @@
-"""Model consolidation (phase 2), per project: the project's memories new since its last
-model consolidation are shown to the model beside its other active ones (on the first pass
-every memory is new, up to ``MAX_NEW``: they are compared with each other), and each supersede
-it proposes -- a correction, a duplicate merged, a contradiction resolved -- becomes a
-pending correction in the review inbox, where its word diff against the memory it would
-replace is shown. Nothing is rewritten or forgotten until the person approves it.
-
-A pass is recorded in ``consolidations`` (kind ``model``, with the project and the ids it
-proposed, or the failure in words), its tokens in the cost ledger; the caps stop it as they
-stop extraction.
+"""Model consolidation (phase 2), per project: memories new since the project's last pass
+(at most ``MAX_NEW``) are shown beside its other active ones, and each supersede the model
+proposes becomes a pending correction in the review inbox; nothing changes until approved.
+A pass is recorded in ``consolidations`` (kind ``model``) and its tokens in the cost ledger.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
-"""Forget that really forgets: erase a forget's text from the database files.
+"""Forget that really forgets: erase a forget's text from the write-ahead log.
 
-A forget deletes its rows and records a content-free pending purge (``store.purges``) in one
-transaction. The deleted text still sits in the write-ahead log until a checkpoint truncates
-it, which a reader holding a read transaction (another process) prevents. ``finish`` retries
-the truncating checkpoint within a bound; when it succeeds, every purge recorded before it is
-done. When it cannot, the forget says so (``PurgeStatus.purged`` False) and the record stays
-for the background worker, ``doctor --repair`` and the next forget to finish.
+A forget records a content-free pending purge with its delete. ``finish`` retries the
+truncating checkpoint (a reader can prevent it) within a bound; when it succeeds every earlier
+purge is done, else the record stays for the worker, ``doctor --repair`` and the next forget.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""The one rule that decides whether a new memory waits for review.
-
-Every write path that creates a memory -- the user's own writes in the app and the CLI, the
-extractor, imports, the service and MCP -- asks ``status_for_new`` with its source. With the
-writer's ``review_new_memories`` setting on, a memory from an agent source lands
-``pending`` (never injected, recalled, exported or counted as active until approved); the
-user's own writes are active at once. The setting is off by default, as in the agents whose
-behaviour memtui mirrors.
+"""The one rule that decides whether a new memory waits for review: every write path asks
+``status_for_new`` with its source; with the writer's ``review_new_memories`` on, a memory from
+an agent source lands ``pending``, while the user's own writes are active at once.
 """
 
 from __future__ import annotations

@@ -1,16 +1,11 @@
-"""Safe reads and writes of the files inside another program's home folder (a Codex home, a
+"""Safe reads and writes of the files in another program's home folder (a Codex home, a
 Claude Code or Gemini CLI store): the one copy of these rules.
 
-Reads stay inside the home's real root (a symlink leading outside is refused), open with
-``O_NOFOLLOW | O_NONBLOCK``, take regular files only, capped in size, and UTF-8 text without
-NUL bytes; a read can return a ``FileStamp`` (size, mtime, SHA-256, mode). Writes
-(``replace_file`` / ``remove_file`` / ``create_file``) refuse a path that leaves the root or is
-a symlink, refuse a file changed since its stamp, and write a temporary file in the same
-folder (mode kept, fsynced) renamed over the old one: nothing is ever half-written.
-
-Each kind of home reports problems with its own error classes (their codes reach ``--json``),
-so the rules are methods of ``SafeFiles``, one instance per home (``CODEX_FILES``,
-``AGENT_FILES``), raising its ``problem`` class (a ``FileProblem`` with a one-line ``reason``).
+Reads stay inside the home's real root, never follow a final symlink or block on a FIFO, and
+take capped regular UTF-8 files, optionally with a ``FileStamp``. Writes refuse a path leaving
+the root or a symlink, and a file changed since its stamp, and go through a fsynced temporary
+file renamed over the old one. Each home raises its own error classes: one ``SafeFiles`` per
+home (``CODEX_FILES``, ``AGENT_FILES``).
 """
 
 from __future__ import annotations

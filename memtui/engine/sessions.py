@@ -1,15 +1,7 @@
-"""Agent sessions: what the session hooks record, and the worker's turn of each finished
-session into a task for the extractor.
-
-- ``record(agent, payload)`` stores a hook call once per (agent, session id), refreshed by
-  later calls until the worker has processed it.
-- ``process_waiting()`` (the worker) turns each session that ended, or is quiet for
-  ``idle_seconds``, into a completed task of the project holding its folder (``source`` =
-  the agent, ``source_ref`` = the session id, so a session is one task, also when ``claude
-  import-transcripts`` read it). Each session is processed once; its ``outcome`` says what
-  happened.
-- ``session_start(payload)``: the text a new session starts with (the injection rules); None
-  for a resumed, cleared or compacted session, or when nothing is injected.
+"""Agent sessions: what the session hooks record (``record``, once per agent and session id),
+the worker's turn of each session that ended or is idle into a task (``process_waiting``:
+``source_ref`` = the session id, so a session is one task), and the text a new session starts
+with (``session_start``).
 """
 
 from __future__ import annotations

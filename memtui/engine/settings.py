@@ -1,14 +1,8 @@
-"""Auto-memory settings: per user, read and written by that user alone.
+"""Auto-memory settings (docs/auto-memory.md): per user, read and written by that user alone.
 
-Everything is off by default (the write gate's mode, ``review``, acts only once the gate's
-hook is installed in Claude Code). A change is checked whole before anything is written: one bad
-key or value refuses the whole change with ``InvalidInput`` naming it. A model is called only
-with ``extraction_mode`` = ``model`` (docs/auto-memory.md): ``model_base_url`` names an
-OpenAI-compatible endpoint (no user or password in it), ``model_api_key_env`` the name of the
-environment variable holding its key (never the key), ``extract_model`` /
-``consolidation_model`` the models, and the token caps bound what the calls may spend. Text
-settings are free text a person typed, so they are redacted like every stored text
-(``clean_text``).
+Everything is off by default. A change is checked whole before anything is written; text
+settings are redacted like every stored text; the model endpoint's key is never stored, only
+the name of the environment variable holding it.
 """
 
 from __future__ import annotations

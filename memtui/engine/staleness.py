@@ -1,16 +1,6 @@
-"""Stale memories (``engine.staleness``): memories whose cited code is gone, and memories
-nobody used for a while. Nothing here deletes anything: stale memories are shown for review
-(keep, correct, forget).
-
-Rules decided here:
-- A project memory is checked against its project's root (``citations.missing``); a user
-  memory has no folder to check.
-- A memory is unused when it was last used (injected, or given to an agent by MCP or service
-  recall; never used: made) more than the actor's ``max_unused_days`` ago (0: never).
-- ``keep`` marks memories used now (they leave the unused list; usage counts stay) and
-  audits it, without content.
-- Injection leaves memories whose citations are gone out while the actor's
-  ``skip_stale_memories`` is on (``InjectionApi``).
+"""Stale memories: cited code gone (``citations.missing`` against the project's root) or not
+used for the actor's ``max_unused_days`` (0: never). Nothing here deletes: stale memories are
+shown for review, and ``keep`` marks them used now (audited, without content).
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """Copy a whole store into an empty one, between any two backends (``memtui store copy``).
 
-A store location is what ``open_store`` takes: a path (SQLite) or a ``postgresql://`` URL.
-The copy is the source's whole-store export (``export --all``, one snapshot) loaded by
-``import`` in one transaction of the destination, which is exported again before it commits
-and compared with the source table by table (counts and an order-independent digest): a copy
-that would differ is rolled back. The destination must be empty (a new SQLite file, removed
-again on failure, or a database without memtui data); merging is ``import --merge``'s job.
-The rules of ``export --all`` apply to both stores.
+The source's whole-store export is loaded by ``import`` in one destination transaction, which
+is exported again and compared table by table (counts and an order-independent digest) before
+it commits: a copy that would differ is rolled back. A new SQLite destination is removed again
+on failure.
 """
 
 from __future__ import annotations

@@ -1,17 +1,10 @@
 """Tasks, follow-ups, per-task flags and the monthly quota: the extractor's input.
 
-Rules decided here:
-- Recording a task needs ``create_task`` on its project (NotFound when the actor cannot read
-  the project, PermissionDenied for a reader). The task belongs to the actor.
-- A task is visible to its own user and to every reader of its project; anyone else gets
-  NotFound, exactly as for a task that does not exist.
-- Goal, prompt, result and follow-up messages are redacted before they are stored. Each text
-  is at most ``MAX_TASK_TEXT_BYTES`` (1 MiB) in UTF-8; a bigger one is refused whole.
-- A completed task needs both times unless the caller says they may be missing
-  (``allow_missing_times`` for importers: the extractor then skips it as ``missing_times``).
-- Quota: no row means the default $10 limit; a row whose limit is null means unlimited.
-  Spend is the sum of the user's task costs recorded (``created_at``) in the store clock's
-  current UTC month.
+Recording a task needs ``create_task`` on its project; a task is visible to its user and its
+project's readers (NotFound for anyone else). Texts are redacted and at most
+``MAX_TASK_TEXT_BYTES``; a completed task needs both times unless ``allow_missing_times``.
+Quota: no row means ``DEFAULT_QUOTA_USD``, a null limit unlimited; spend is the user's task
+costs recorded in the store clock's current UTC month.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""Input checks shared by every write path. Each failure is an ``InvalidInput`` naming why.
-
-Every stored string a person (or an agent, or a file) typed is passed through ``clean_text``:
-checked (text, valid UTF-8, no NUL, size), then redacted, then checked again. Structured
-values use ``clean_preferences`` (keys and values) and ``clean_detail``; times use
-``check_time`` (one parser and range, ``memtui.store.timeutil``). The write paths of the engine
-and the import of a backup call these same functions, so a rule lives in one place.
+"""Input checks shared by every write path and the import of a backup; each failure is an
+``InvalidInput`` naming why. Free text goes through ``clean_text`` (checked, redacted, checked
+again); structured values through ``clean_preferences`` and ``clean_detail``; times through
+``check_time``.
 """
 
 from __future__ import annotations
