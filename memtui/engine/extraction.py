@@ -53,7 +53,7 @@ from memtui.engine.redaction import redact
 from memtui.engine.review_rules import PENDING, status_for_new
 from memtui.engine.settings import MODE_SETTING, MODEL_MODE, load_settings
 from memtui.engine.tasks import QuotaStatus, read_quota
-from memtui.engine.validation import clean_text
+from memtui.engine.validation import check_limit, clean_text
 from memtui.errors import InvalidInput, MemtuiError, TransactionLost
 from memtui.store.model_ledger import TaskDetail, UsageRow
 from memtui.store.models import (
@@ -87,6 +87,7 @@ HALTING_FAILURES = ("timeout", "connection")
 TITLE_MAX_CHARS = 300
 """A first line longer than this is cut (with an ellipsis) in the memory and its goal key."""
 MAX_LOG_LIMIT = 10_000
+MAX_ROUND_LIMIT = 100_000
 AUTO_SOURCE = "auto"
 ERROR_REASON_CHARS = 40
 
@@ -239,7 +240,7 @@ class ExtractionApi(EngineArea):
         """One bounded round over the actor's due tasks (at most ``limit``). ``force`` skips
         the idle and shape gates only. Audited as ``auto_memory_run`` (counts) when it
         scanned anything."""
-        _check_limit(limit)
+        check_limit(limit, MAX_ROUND_LIMIT)
         task_ids = self._store.tasks.round_candidates(self.actor, limit)
         summary = RoundSummary(forced=bool(force))
         self._start_round()
@@ -252,7 +253,7 @@ class ExtractionApi(EngineArea):
                  batch_limit: int = ROUND_LIMIT) -> RoundSummary:
         """Rounds until every task that was due when it started has been scanned once
         (``/memory backfill``), with progress over the whole run."""
-        _check_limit(batch_limit)
+        check_limit(batch_limit, MAX_ROUND_LIMIT)
         total = self._store.tasks.count_candidates(self.actor)
         summary = RoundSummary(forced=bool(force))
         self._start_round()
@@ -544,20 +545,20 @@ class ExtractionApi(EngineArea):
 
     def log(self, limit: int = 50) -> list[LogEntry]:
         """The extraction log of the actor's own tasks, most recent scan first."""
-        _check_limit(limit, MAX_LOG_LIMIT)
+        check_limit(limit, MAX_LOG_LIMIT)
         return self._with_details(self._store.tasks.log_for(self.actor, limit))
 
     def log_page(self, limit: int = 50, *, after: PageCursor | None = None,
                  before: PageCursor | None = None) -> list[LogEntry]:
         """A keyset page of the actor's log, most recent scan first: ``after`` the rows
         older than a row's (``at``, ``task_id``), ``before`` the rows just newer."""
-        _check_limit(limit, MAX_LOG_LIMIT)
+        check_limit(limit, MAX_LOG_LIMIT)
         return self._with_details(
             self._store.tasks.log_page(self.actor, limit, after=after, before=before))
 
     def log_at(self, offset: int, limit: int = 50, *, from_end: bool = False) -> list[LogEntry]:
         """A page of the actor's log by position (from the bottom with ``from_end``)."""
-        _check_limit(limit, MAX_LOG_LIMIT)
+        check_limit(limit, MAX_LOG_LIMIT)
         if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
             raise InvalidInput("offset must be a whole number from 0")
         return self._with_details(
@@ -581,7 +582,7 @@ class ExtractionApi(EngineArea):
         """The actor's model cost ledger: calls and tokens in and out today and this month
         (UTC), against the caps, and per day, per round and per task (latest first, at most
         ``limit`` each)."""
-        _check_limit(limit, MAX_LOG_LIMIT)
+        check_limit(limit, MAX_LOG_LIMIT)
         return self._cost({name: [row.to_json() for row in self._store.model_ledger.totals(
             self.actor, name, limit)] for name in ("day", "round", "task")})
 
@@ -706,11 +707,6 @@ def duplicate_pairs(rows: Sequence[DedupeRow]) -> list[tuple[str, str]]:
         pairs += [(r.id, newest.id) for r in sorted(members, key=lambda r: (r.created_at, r.id))
                   if r.id != newest.id]
     return pairs
-
-
-def _check_limit(limit: object, top: int = 100_000) -> None:
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= top:
-        raise InvalidInput(f"limit must be a whole number from 1 to {top}")
 
 
 __all__ = ["BATCH_SIZE", "REASONS", "RESULT_CHARS", "ROUND_LIMIT", "ConsolidationResult",

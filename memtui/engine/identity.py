@@ -23,6 +23,7 @@ from memtui.engine.validation import (
     MAX_PATH_BYTES,
     check_id,
     check_kind,
+    check_limit,
     check_preferences,
     check_role,
     check_text,
@@ -355,8 +356,7 @@ class IdentityApi(EngineArea):
                       search: str | None = None, limit: int = 50,
                       after: PageCursor | None = None) -> list[Memory]:
         """Visible memories, newest first: the actor's user memories, or one project's."""
-        if not isinstance(limit, int) or limit < 1 or limit > MAX_LIST_LIMIT:
-            raise InvalidInput(f"limit must be between 1 and {MAX_LIST_LIMIT}")
+        check_limit(limit, MAX_LIST_LIMIT)
         flt = self._list_filter(project, kind, status, source, search)
         return self._store.memories.page(flt, limit, after=after)
 
@@ -596,8 +596,7 @@ class IdentityApi(EngineArea):
 
     def audit(self, limit: int = 50) -> list[AuditEntry]:
         """The actor's own audit entries, newest first."""
-        if not isinstance(limit, int) or limit < 1 or limit > MAX_LIST_LIMIT:
-            raise InvalidInput(f"limit must be between 1 and {MAX_LIST_LIMIT}")
+        check_limit(limit, MAX_LIST_LIMIT)
         return self._store.audit.list_for(self.actor, limit)
 
 

@@ -7,16 +7,14 @@ what the actor may read (``USER_SCOPE``); the whole store only for the store fil
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from memtui import __version__
 from memtui.engine import purge
 from memtui.engine.validation import parse_json_object
-from memtui.errors import InvalidInput, MemtuiError, PermissionDenied, StoreError
+from memtui.errors import InvalidInput, MemtuiError, StoreError
 from memtui.store import maintenance as sql
 
 if TYPE_CHECKING:
@@ -35,17 +33,6 @@ PURGE_PROBLEM_START = "forgotten text"
 FULLTEXT_TABLES = ("memories", "tasks", "interactions")
 """Tables with a full-text index (rebuilt after ``--repair`` rewrites their text)."""
 
-
-def store_owner_check(path: Path) -> None:
-    """Refuse (``PermissionDenied``) unless the OS user running memtui owns the store file:
-    the whole-store export is a backup of every user's data, for whoever holds the file."""
-    try:
-        owner = path.stat().st_uid
-    except OSError as error:
-        raise StoreError(f"{path}: cannot read the store file ({error.strerror})") from None
-    if not hasattr(os, "geteuid") or owner != os.geteuid():
-        raise PermissionDenied(f"{path}: a whole-store export (--all) is only for the OS user "
-                               "who owns the store file; without --all, export what you may read")
 
 RENUMBERED_ON_MERGE = ("memories", "tasks", "interactions", "consolidations")
 """Tables with a text id whose internal row number is reassigned when merging."""

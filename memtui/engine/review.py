@@ -21,8 +21,8 @@ from memtui.engine import purge
 from memtui.engine.base import EngineArea
 from memtui.engine.identity import clean_memory_content
 from memtui.engine.review_rules import ACTIVE, PENDING, check_source
-from memtui.engine.validation import check_kind
-from memtui.errors import Conflict, InvalidInput, MemtuiError, NotFound
+from memtui.engine.validation import check_kind, check_limit
+from memtui.errors import Conflict, MemtuiError, NotFound
 from memtui.store.models import Memory
 
 if TYPE_CHECKING:
@@ -175,9 +175,7 @@ class ReviewApi(EngineArea):
         """Pending memories the actor may see, oldest first (``source``: only that source)."""
         if source is not None:
             check_source(source)
-        if isinstance(limit, bool) or not isinstance(limit, int) or \
-                not 1 <= limit <= MAX_INBOX_LIMIT:
-            raise InvalidInput(f"limit must be a whole number from 1 to {MAX_INBOX_LIMIT}")
+        check_limit(limit, MAX_INBOX_LIMIT)
         with self._store.snapshot():
             rows = self._store.memories.pending_for(self.actor, source, limit)
             return [self._item(memory, replaces) for memory, replaces in rows]

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from memtui.engine.base import EngineArea
 from memtui.engine.settings import load_settings
-from memtui.engine.validation import check_text
+from memtui.engine.validation import check_limit, check_text
 from memtui.errors import Conflict, InvalidInput, MemtuiError
 from memtui.store.timeutil import format_time, parse_time
 
@@ -91,10 +91,7 @@ class SessionsApi(EngineArea):
 
     def list(self, limit: int = 50) -> list[AgentSession]:
         """The actor's recorded sessions, newest first."""
-        if isinstance(limit, bool) or not isinstance(limit, int) or not \
-                1 <= limit <= MAX_SESSION_LIST:
-            raise InvalidInput(f"limit must be between 1 and {MAX_SESSION_LIST}")
-        return self._store.sessions.list_for(self.actor, limit)
+        return self._store.sessions.list_for(self.actor, check_limit(limit, MAX_SESSION_LIST))
 
     def process_waiting(self, limit: int = MAX_SESSIONS_PER_ROUND) -> SessionsSummary:
         """Turn the actor's finished sessions into tasks (see the module doc)."""

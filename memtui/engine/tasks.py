@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from memtui.engine import permissions as perm
 from memtui.engine.base import EngineArea
 from memtui.engine.task_flags import flag_value
-from memtui.engine.validation import check_text, check_time, clean_text
+from memtui.engine.validation import check_limit, check_text, check_time, clean_text
 from memtui.errors import Conflict, InvalidInput, NotFound, StoreError
 from memtui.store.model_ledger import TaskDetail
 from memtui.store.models import TASK_STATUSES, Followup, Task
@@ -248,9 +248,7 @@ class TaskApi(EngineArea):
                    mine: bool = False, status: str | None = None) -> list[Task]:
         """Visible tasks, newest first: the actor's own plus those of readable projects
         (``mine``: the actor's own only; ``project``: one readable project's)."""
-        if isinstance(limit, bool) or not isinstance(limit, int) or not \
-                1 <= limit <= MAX_TASK_LIST_LIMIT:
-            raise InvalidInput(f"limit must be between 1 and {MAX_TASK_LIST_LIMIT}")
+        check_limit(limit, MAX_TASK_LIST_LIMIT)
         if status is not None and status not in TASK_STATUSES:
             raise InvalidInput(f"unknown task status {str(status)[:40]!r}")
         if project is not None:

@@ -109,6 +109,13 @@ def clean_text(value: object, what: str, *, max_bytes: int = MAX_CONTENT_BYTES,
     return check_text(cleaned, what, max_bytes=max_bytes, allow_empty=allow_empty)
 
 
+def check_limit(limit: object, top: int) -> int:
+    """A list size: a whole number from 1 to ``top`` (a bool is not one)."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= top:
+        raise InvalidInput(f"limit must be a whole number from 1 to {top}")
+    return limit
+
+
 def check_time(value: object, what: str) -> str:
     """A time in the stored form (``memtui.store.timeutil``); InvalidInput naming ``what``."""
     try:
