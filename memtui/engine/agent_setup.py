@@ -205,8 +205,7 @@ SETTINGS_FILES = SafeFiles(problem=SettingsFileProblem, max_bytes=MAX_SETTINGS_B
 
 
 def read_settings(path: Path, root: Path) -> str | None:
-    """The file's text (None when there is none). Refuses a symlink leaving ``root``, a
-    non-regular file, a huge file, or bytes that are not UTF-8 text."""
+    """The file's text (None when there is none)."""
     return read_settings_stamped(path, root)[0]
 
 
@@ -268,8 +267,7 @@ def _put(path: Path, text: str | None, top: TopLevel | None, key: str,
 def merge_mcp_json(path: Path, text: str | None, action: str,
                    extra: list[str] | None = None,
                    command: Command = DEFAULT_COMMAND) -> tuple[str, str]:
-    """``mcpServers.memtui`` added (or replaced) or taken out; (new text, summary). Only the
-    ``mcpServers`` value is rewritten: the rest of the file keeps its bytes."""
+    """``mcpServers.memtui`` added (or replaced) or taken out; (new text, summary)."""
     top, servers = _top_object(path, text, "mcpServers")
     if action == INSTALL:
         entry = _server_entry(extra, command)
@@ -365,10 +363,9 @@ def merge_claude_hooks(path: Path, text: str | None, action: str,
                        extra: list[str] | None = None,
                        command: Command = DEFAULT_COMMAND,
                        gate: Command | None = None) -> tuple[str, str]:
-    """memtui's SessionStart / SessionEnd / Stop hooks added (once) or taken out, and with
-    ``gate`` (its Python and program) the write gate's PreToolUse hook (an install without
-    it takes the gate out). Only the ``hooks`` value is rewritten: the rest of the file
-    keeps its bytes."""
+    """memtui's SessionStart / SessionEnd / Stop hooks added (once) or taken out, and with ``gate``
+    (its Python and program) the write gate's PreToolUse hook (an install without it takes the gate
+    out)."""
     top, existing = _top_object(path, text, "hooks")
     if existing is None and action == UNINSTALL:
         return (text if text is not None else ""), "no memtui hooks to remove"
@@ -667,9 +664,8 @@ def _entries_in(what: str, path: Path, text: str) -> list[tuple[str, Command]]:
 
 def installed_entries(agent: str, project: str | os.PathLike[str] | None = None, *,
                       run: bool = False) -> list[InstalledEntry]:
-    """memtui's entries in the agent's settings files, each with its command checked
-    (``run``: also run it with ``--version``, once per distinct command). A file that cannot
-    be read safely holds none."""
+    """memtui's entries in the agent's settings files, each with its command checked (``run``: also
+    run it with ``--version``, once per distinct command)."""
     check_agent(agent)
     folder = Path(project).expanduser().absolute() if project is not None else None
     checks: dict[Command, CommandCheck] = {}

@@ -101,8 +101,7 @@ def _inside(root: Path, path: Path) -> bool:
 
 
 def _regular_text(path: Path) -> str | None:
-    """A regular file's text (never through a symlink, at most ``MAX_SCAN_FILE_BYTES``),
-    or None."""
+    """A regular file's text (never through a symlink, at most ``MAX_SCAN_FILE_BYTES``), or None."""
     try:
         info = os.lstat(path)
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SCAN_FILE_BYTES:

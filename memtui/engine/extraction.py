@@ -237,9 +237,7 @@ class ExtractionApi(EngineArea):
     def run_round(self, force: bool = False, limit: int = ROUND_LIMIT,
                   progress: Progress | None = None,
                   should_stop: ShouldStop | None = None) -> RoundSummary:
-        """One bounded round over the actor's due tasks (at most ``limit``). ``force`` skips
-        the idle and shape gates only. Audited as ``auto_memory_run`` (counts) when it
-        scanned anything."""
+        """One bounded round over the actor's due tasks (at most ``limit``)."""
         check_limit(limit, MAX_ROUND_LIMIT)
         task_ids = self._store.tasks.round_candidates(self.actor, limit)
         summary = RoundSummary(forced=bool(force))
@@ -427,10 +425,9 @@ class ExtractionApi(EngineArea):
             TaskDetail(task_id, self.actor)
 
     def _queue_for_model(self, row: ScanRow, context: _Batch) -> None:
-        """A task that passed the gates waits for its call, unless its last failure's
-        backoff has not run out (its log row is touched so that it goes to the back of the
-        queue; it is not counted). A project the user can no longer write raises before any
-        call (an ``error`` row, as in deterministic mode)."""
+        """A task that passed the gates waits for its call, unless its last failure's backoff has
+        not run out (its log row is touched so that it goes to the back of the queue; it is not
+        counted)."""
         self._check_writable(row.task.project, context)
         detail = self._detail(row.task.id)
         if detail.retry_at is not None and detail.retry_at > context.now and row.log:

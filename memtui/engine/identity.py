@@ -55,9 +55,8 @@ AGENTS_MAY_NOT_FORGET = (
 
 
 class NarrowedRows(NamedTuple):
-    """The first rows of a narrowed search's list (``IdentityApi.narrowed_rows``):
-    ``whole`` when they are the entire list. A named tuple: defined before the app's first
-    frame."""
+    """The first rows of a narrowed search's list (``IdentityApi.narrowed_rows``): ``whole`` when
+    they are the entire list."""
 
     rows: tuple[Memory, ...]
     whole: bool
@@ -161,8 +160,7 @@ class IdentityApi(EngineArea):
 
     def create_project(self, project_id: str, name: str | None = None,
                        root: str | None = None, summary: str = "") -> Project:
-        """Create a project; the creator becomes its owner. Name, root and summary are
-        checked and redacted like every stored text (``clean_text``)."""
+        """Create a project; the creator becomes its owner."""
         check_id(project_id, "project id")
         clean_name = clean_project_name(name) if name is not None else None
         clean_summary = clean_project_summary(summary) if summary else ""
@@ -215,11 +213,8 @@ class IdentityApi(EngineArea):
         return perm.CREATE_TASK in perm.permissions(self._store, project_id, self.actor)
 
     def write_refusal(self, project: str | None = None) -> str | None:
-        """Why the actor may not add, correct or forget memories in a scope (the actor's own
-        user memories without ``project``), or None when they may. The permission rule of
-        every write (``permissions.writable_project``), asked ahead so a front end offers
-        only what is allowed and says why when a key is pressed anyway. A store opened
-        read-only refuses every write."""
+        """Why the actor may not add, correct or forget memories in a scope (the actor's own user
+        memories without ``project``), or None when they may."""
         if self._store.read_only:
             return READ_ONLY_REASON
         if project is None:

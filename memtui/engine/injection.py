@@ -41,8 +41,7 @@ MAX_PREVIEW_TEXT_BYTES = 1024 * 1024
 
 @dataclass(frozen=True)
 class InjectionResult:
-    """What a first turn receives. ``prompt``/``goal`` are the texts to run with (the
-    originals when nothing was injected); ``task_id`` is None for a project preview."""
+    """What a first turn receives."""
 
     task_id: str | None
     injected: bool
@@ -70,8 +69,7 @@ class InjectionApi(EngineArea):
     """First-turn injection for the actor's tasks, and the preview for a new task."""
 
     def prepare_first_turn(self, task_id: str, apply: bool = False) -> InjectionResult:
-        """The text the task's first turn receives. A preview without side effects unless
-        ``apply``: then audited and usage counts bumped. Fails open (see the module doc)."""
+        """The text the task's first turn receives."""
         from memtui.engine.tasks import visible_task  # not needed by a session's injection
 
         task = visible_task(self._store, task_id, self.actor)
@@ -121,9 +119,8 @@ class InjectionApi(EngineArea):
         return None
 
     def _stale_ids(self, project: str | None) -> frozenset[str]:
-        """The project's latest memories to leave out (``skip_stale_memories``), checked
-        before any transaction opens: the check reads the project's folder. A memory made
-        between this check and the transaction is not left out."""
+        """The project's latest memories to leave out (``skip_stale_memories``), checked before any
+        transaction opens: the check reads the project's folder."""
         readable = self._readable(project)
         if readable is None or not load_settings(self._store, self.actor)["skip_stale_memories"]:
             return frozenset()
@@ -142,10 +139,8 @@ class InjectionApi(EngineArea):
 
     def preview_for_project(self, project: str, prompt: str = "",
                             goal: str = "") -> InjectionResult:
-        """What a new first-turn task of the actor in ``project`` would receive (the app's
-        preview pane, the service's ``context.prepare``). Honours the actor's
-        ``use_memories``: when it is off, nothing is injected and the reason says
-        ``use_off``. No side effects. Fails open like a real injection."""
+        """What a new first-turn task of the actor in ``project`` would receive (the app's preview
+        pane, the service's ``context.prepare``)."""
         prompt = check_text(prompt or "", "prompt", max_bytes=MAX_PREVIEW_TEXT_BYTES,
                             allow_empty=True)
         goal = check_text(goal or "", "goal", max_bytes=MAX_PREVIEW_TEXT_BYTES,

@@ -534,8 +534,7 @@ class RecallApi(EngineArea):
         return [self._bundle_info(summary) for summary in summaries]
 
     def get_bundle(self, bundle: str) -> BundleView:
-        """A bundle's documents with their content and revisions. A readable project's
-        bundle always exists (maybe empty); a schedule bundle exists once written."""
+        """A bundle's documents with their content and revisions."""
         kind, name, key = self._parse_bundle(bundle)
         with self._store.snapshot():
             if kind == PROJECT_BUNDLE:

@@ -160,10 +160,9 @@ _LETTERS = re.compile(r"[a-z]+")
 
 
 def stem(word: str) -> str:
-    """The stem of a case-folded ASCII word: cut the longest of ``SUFFIXES`` that leaves at
-    least ``MIN_STEM`` letters (``y``, ``ies`` and ``ied`` only after a consonant; a doubled
-    consonant before ``-ing``/``-ed``/``-er`` made single); a short word loses only a plural
-    ``s``."""
+    """The stem of a case-folded ASCII word: cut the longest of ``SUFFIXES`` that leaves at least
+    ``MIN_STEM`` letters (``y``, ``ies`` and ``ied`` only after a consonant; a doubled consonant
+    before ``-ing``/``-ed``/``-er`` made single); a short word loses only a plural ``s``."""
     if len(word) <= SHORT_WORD:
         return word[:-1] if word.endswith("s") and len(word) > 3 and word[-2] != "s" else word
     for suffix in SUFFIXES:

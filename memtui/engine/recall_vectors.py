@@ -163,11 +163,10 @@ CACHE = VectorCache()
 
 def blend(question: str, scored: Sequence[tuple[Memory, float]], more: Sequence[Memory],
           cache: VectorCache, more_vectors: Any = None) -> list[tuple[Memory, float]]:
-    """The full-text candidates ``scored`` (higher better) and those of the memories
-    ``more`` (their vectors ``more_vectors`` when known) at least ``MIN_SIMILARITY`` like the
-    question, each scored ``(1 - VECTOR_WEIGHT) * share of the best full-text score +
-    VECTOR_WEIGHT * cosine similarity to the question``, best first (ties in the order
-    given)."""
+    """The full-text candidates ``scored`` (higher better) and those of the memories ``more`` (their
+    vectors ``more_vectors`` when known) at least ``MIN_SIMILARITY`` like the question, each scored
+    ``(1 - VECTOR_WEIGHT) * share of the best full-text score + VECTOR_WEIGHT * cosine similarity to
+    the question``, best first (ties in the order given)."""
     import numpy
 
     candidates = [memory for memory, _score in scored]

@@ -39,9 +39,8 @@ def is_agent_source(source: str) -> bool:
 
 def status_for_new(store: StoreBackend, user_id: str, source: str,
                    settings: Mapping[str, Any] | None = None) -> str:
-    """The status a new memory written by ``user_id`` from ``source`` gets: ``pending`` for
-    an agent source while the user reviews new memories, else ``active``. ``settings``: the
-    user's effective settings when the caller already read them (an extraction batch)."""
+    """The status a new memory written by ``user_id`` from ``source`` gets: ``pending`` for an agent
+    source while the user reviews new memories, else ``active``."""
     if not is_agent_source(source):
         return ACTIVE
     values = settings if settings is not None else load_settings(store, user_id)

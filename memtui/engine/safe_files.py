@@ -197,10 +197,9 @@ def publish_new_file(temp: str | os.PathLike[str], name: str | os.PathLike[str],
 
 def replace_atomically(path: Path, data: bytes, mode: int,
                        before_rename: Callable[[], None] | None = None) -> None:
-    """Put ``data`` at ``path`` whole or not at all: a temporary file in the same folder
-    (``mode``, fsynced), then ``before_rename()`` (it may raise: the temporary file is removed
-    and nothing is written), then a rename over ``path`` and an fsync of the folder. The
-    system's refusal is an ``OSError``."""
+    """Put ``data`` at ``path`` whole or not at all: a temporary file in the same folder (``mode``,
+    fsynced), then ``before_rename()`` (it may raise: the temporary file is removed and nothing is
+    written), then a rename over ``path`` and an fsync of the folder."""
     temp = path.parent / f"{TEMP_PREFIX}{secrets.token_hex(8)}"
     write_new_file(temp, data, mode)
     try:

@@ -280,10 +280,7 @@ class SettingsApi:
         return probe(settings)
 
     def set_many(self, changes: Mapping[str, Any]) -> dict[str, Any]:
-        """Change some settings; all or nothing. Audited as ``settings_updated`` (keys only).
-
-        Returns the effective settings after the change.
-        """
+        """Change some settings; all or nothing."""
         checked = check_changes(changes)
         actor = self._engine.actor
         with self._store.transaction():

@@ -148,9 +148,8 @@ def _same_store(source: str, destination: str) -> bool:
 
 
 def _read_source(lines: Iterator[str], digest: ExportDigest, shown: str) -> Iterator[str]:
-    """The source's export lines, each counted into ``digest``; a failure to read the
-    source becomes one line naming it (the driver's error says no stored text). The export
-    is closed (its read snapshot ends) however the reading ends."""
+    """The source's export lines, each counted into ``digest``; a failure to read the source becomes
+    one line naming it (the driver's error says no stored text)."""
     try:
         while True:
             try:

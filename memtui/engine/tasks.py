@@ -328,7 +328,6 @@ class TaskApi(EngineArea):
             return read_quota(self._store, self.actor)
 
     def quota_status(self) -> QuotaStatus:
-        """The actor's limit, this month's spend and the remaining percentage.
-        Raises QuotaUnreadable when the stored row cannot be read."""
+        """The actor's limit, this month's spend and the remaining percentage."""
         with self._store.snapshot():
             return read_quota(self._store, self.actor)

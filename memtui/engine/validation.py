@@ -226,9 +226,8 @@ def banned_preference_key(value: Any, path: str = "") -> str | None:
 
 
 def parse_preferences(text: str, what: str = "preferences") -> dict[str, Any]:
-    """Preferences typed as JSON text (the CLI's ``--preferences``, the Profile pane):
-    parsed, then checked by ``check_preferences``. InvalidInput, naming ``what``, when the
-    text is not JSON or not an acceptable object."""
+    """Preferences typed as JSON text (the CLI's ``--preferences``, the Profile pane): parsed, then
+    checked by ``check_preferences``."""
     import json
 
     try:
