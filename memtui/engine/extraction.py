@@ -618,15 +618,12 @@ class ExtractionApi(EngineArea):
     # ---- consolidation --------------------------------------------------------------------
 
     def consolidate(self, should_stop: ShouldStop | None = None) -> ConsolidationResult:
-        """Supersede active memories that duplicate another active one in the same scope
-        (same normalised content, or same goal key), the newest surviving: the actor's user
-        memories and the memories of every project the actor can write. Deterministic; one
-        transaction; recorded in ``consolidations`` and audited (ids only). In model mode,
-        then a model pass per project proposes supersedes into the review inbox
-        (``memtui.engine.model_consolidation``), one project at a time, outside any
-        transaction while the model answers; the model pass ends (the projects not reached
-        say why) on ``should_stop``, after ``MODEL_ROUND_SECONDS``, or after a timeout or
-        an unreachable endpoint."""
+        """Supersede active memories duplicating another in the same scope (same normalised
+        content or goal key; the newest survives), in the actor's user memories and every
+        project it can write: one transaction, recorded and audited (ids only). In model mode
+        a model pass per project then proposes supersedes into the inbox
+        (``model_consolidation``), until ``should_stop``, ``MODEL_ROUND_SECONDS`` or a
+        ``HALTING_FAILURES`` failure."""
         with self._store.transaction():
             scopes: list[tuple[str, list[DedupeRow]]] = [
                 ("user", self._store.tasks.active_memories(owner=self.actor))]

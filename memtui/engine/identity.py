@@ -32,6 +32,7 @@ from memtui.engine.validation import (
     clean_text,
 )
 from memtui.errors import InvalidInput, NotFound, PermissionDenied, Unchanged
+from memtui.jsonable import JsonMixin
 from memtui.store.database import READ_ONLY_REASON
 from memtui.store.models import (
     SOURCES,
@@ -80,7 +81,7 @@ class ForgetResult:
 
 
 @dataclass(frozen=True)
-class IdentityContext:
+class IdentityContext(JsonMixin):
     """The identity context: profile, latest memories, text block, summary."""
 
     profile: Profile
@@ -88,13 +89,6 @@ class IdentityContext:
     project_memories: tuple[Memory, ...]
     text: str
     project_summary: str
-
-    def to_json(self) -> dict[str, Any]:
-        """The context as the CLI's JSON shape."""
-        return {"profile": self.profile.to_json(),
-                "user_memories": [m.to_json() for m in self.user_memories],
-                "project_memories": [m.to_json() for m in self.project_memories],
-                "text": self.text, "project_summary": self.project_summary}
 
 
 def render_memory_block(user_memories: tuple[Memory, ...] | list[Memory],
@@ -244,12 +238,9 @@ class IdentityApi(EngineArea):
                        preferences: dict[str, Any] | None = None,
                        set_preferences: dict[str, Any] | None = None,
                        require_change: bool = False) -> Profile:
-        """Change the actor's profile. ``preferences`` replaces the object;
-        ``set_preferences`` merges keys into it. All checks run before anything is written.
-
-        A save that changes a saved profile in nothing writes nothing (no new time, no audit
-        entry) and returns the profile as it is; with ``require_change`` it raises
-        ``Unchanged`` instead."""
+        """Change the actor's profile: ``preferences`` replaces the object, ``set_preferences``
+        merges keys into it. A save that changes nothing writes nothing (``Unchanged`` with
+        ``require_change``)."""
         if display_name is not None:
             display_name = clean_display_name(display_name)
         if timezone is not None:
@@ -407,16 +398,10 @@ class IdentityApi(EngineArea):
 
     def narrowed_rows(self, old: MemoryFilter, new: MemoryFilter, rows: Sequence[Memory], *,
                       whole: bool) -> NarrowedRows | None:
-        """The first rows of ``new``'s list worked out from rows in hand, without a query.
-
-        ``rows`` are the first rows of ``old``'s list in list order (``whole``: all of them),
-        and ``new`` is the same list with a search that narrows ``old``'s (a key typed on in
-        the search box; a space typed after a word searches for the same words). Its newest
-        matches are then exactly the rows in hand that match it, in the same order, up to
-        the first row the store cannot judge without its index
-        (``MemoryRepository.narrowing``). None when ``new`` is not such a narrowing (always
-        on PostgreSQL). Reads nothing: the caller read ``rows`` under ``old``, the same list.
-        """
+        """The first rows of ``new``'s list worked out from ``rows``, the first rows of
+        ``old``'s (``whole``: all of them), without a query: when ``new``'s search narrows
+        ``old``'s, they are the rows in hand that match, up to the first the store cannot
+        judge (``MemoryRepository.narrowing``); None when it does not (always on PostgreSQL)."""
         if new.search is None or replace(old, search=new.search) != new:
             return None
         matches = self._store.memories.narrowing(old.search, new.search)
@@ -434,13 +419,8 @@ class IdentityApi(EngineArea):
     def supersede(self, memory_id: str, content: str, kind: str | None = None, *,
                   source: str | None = None) -> Memory:
         """Correct a memory: a new active version replaces it; the old one is kept as history.
-
-        ``source`` names an agent writing the correction (``mcp``, ``service``...); without
-        it the correction is the person's own. An agent's correction while the user reviews
-        new memories is a pending correction instead: the old version stays active
-        until the new one is approved, and approving it is the supersede. An agent correcting
-        a memory that is itself still pending revises that pending memory in place.
-        """
+        An agent's correction (``source``) under review is pending until approved, and one of
+        a pending memory revises it in place."""
         if kind is not None:
             check_kind(kind)
         if source is not None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from memtui.engine import permissions as perm
 from memtui.engine.base import EngineArea
@@ -24,6 +24,7 @@ from memtui.engine.identity import INJECTION_HEADER, render_memory_block
 from memtui.engine.settings import load_settings
 from memtui.engine.validation import check_text
 from memtui.errors import PermissionDenied
+from memtui.jsonable import JsonMixin
 
 if TYPE_CHECKING:
     from memtui.store.models import Memory, Task
@@ -40,7 +41,7 @@ MAX_PREVIEW_TEXT_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True)
-class InjectionResult:
+class InjectionResult(JsonMixin):
     """What a first turn receives."""
 
     task_id: str | None
@@ -49,11 +50,6 @@ class InjectionResult:
     prompt: str
     goal: str
     memory_ids: tuple[str, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        """The shape ``memtui inject --json`` prints."""
-        return {"task_id": self.task_id, "injected": self.injected, "reason": self.reason,
-                "prompt": self.prompt, "goal": self.goal, "memory_ids": list(self.memory_ids)}
 
 
 def prefix_block(user_memories: list[Memory], project_memories: list[Memory]) -> str:

@@ -15,6 +15,7 @@ from memtui import __version__
 from memtui.engine import purge
 from memtui.engine.validation import parse_json_object
 from memtui.errors import InvalidInput, MemtuiError, StoreError
+from memtui.jsonable import JsonMixin
 from memtui.store import maintenance as sql
 
 if TYPE_CHECKING:
@@ -74,15 +75,11 @@ class DoctorReport:
 
 
 @dataclass
-class ImportReport:
+class ImportReport(JsonMixin):
     """Rows loaded per table, and rows skipped because they already existed."""
 
     loaded: dict[str, int] = field(default_factory=dict)
     skipped: dict[str, int] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        """The report as a JSON object."""
-        return {"loaded": self.loaded, "skipped": self.skipped}
 
 
 @dataclass(frozen=True)
@@ -172,11 +169,8 @@ class MaintenanceApi:
         ``vacuum``, then vacuum it (``Store.vacuum``; ``full``: ``VACUUM FULL`` where the
         backend has one) -- unless the file itself is damaged, which a rewrite could make
         worse (``vacuum_skipped`` says so).
-
-        Safe: rebuilding full-text indexes, removing extraction-log rows of missing tasks,
-        redacting secrets found in stored text, rewriting times in the stored form, and
-        dropping preference keys that name a secret (with their values). Bad ids, empty or
-        over-long text and damaged files are reported, never guessed at."""
+        Safe fixes only (indexes, orphan log rows, redaction, time forms, secret preference
+        keys); anything else is reported, never guessed at."""
         report = self._doctor(repair)
         if vacuum:
             report.vacuum_asked = True

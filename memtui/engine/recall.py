@@ -35,6 +35,7 @@ from memtui.engine.validation import (
     json_depth,
 )
 from memtui.errors import Conflict, InvalidInput, NotFound
+from memtui.jsonable import JsonMixin
 from memtui.store.models import BundleDocument, Interaction, Memory, Task
 from memtui.store.recall import BundleSummary, ConsolidationRecord
 
@@ -157,20 +158,16 @@ class BundleView:
 
 
 @dataclass(frozen=True)
-class DocumentWrite:
+class DocumentWrite(JsonMixin):
     """A document written: its bundle, path and new revision."""
 
     bundle: str
     path: str
     revision: int
 
-    def to_json(self) -> dict[str, Any]:
-        """``{bundle, path, revision}``."""
-        return {"bundle": self.bundle, "path": self.path, "revision": self.revision}
-
 
 @dataclass(frozen=True)
-class Transition:
+class Transition(JsonMixin):
     """Whether a request continues the current task: ``decision`` is ``continue`` or
     ``new``; ``score`` the share of the request's words found in the task."""
 
@@ -179,11 +176,6 @@ class Transition:
     reason: str
     task_id: str | None = None
     shared_terms: tuple[str, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        """``{decision, score, reason, task_id, shared_terms}``."""
-        return {"decision": self.decision, "score": self.score, "reason": self.reason,
-                "task_id": self.task_id, "shared_terms": list(self.shared_terms)}
 
 
 @dataclass(frozen=True)
@@ -434,12 +426,8 @@ class RecallApi(EngineArea):
     def transition_assess(self, current_task: str | dict[str, Any] | None,
                           request: str) -> Transition:
         """Whether ``request`` continues ``current_task`` (a visible task's id, or an object
-        with ``goal``/``prompt``/``result`` text) or starts a new task.
-
-        Deterministic: the score is the share of the request's words (``text_terms``) that
-        also appear in the task's goal, prompt or result; at least ``CONTINUE_THRESHOLD``
-        means ``continue``. Without a current task the answer is ``new``.
-        """
+        with ``goal``/``prompt``/``result``): ``continue`` when at least ``CONTINUE_THRESHOLD``
+        of the request's words (``text_terms``) appear in the task, else ``new``."""
         request_text = check_text(request, "request", max_bytes=MAX_TRANSITION_TEXT_BYTES)
         if current_task is None:
             return Transition("new", 0.0, "there is no current task, so this starts a new one")

@@ -23,6 +23,7 @@ from memtui.engine.identity import clean_memory_content
 from memtui.engine.review_rules import ACTIVE, PENDING, check_source
 from memtui.engine.validation import check_kind, check_limit
 from memtui.errors import Conflict, MemtuiError, NotFound
+from memtui.jsonable import JsonMixin
 from memtui.store.models import Memory
 
 if TYPE_CHECKING:
@@ -40,15 +41,11 @@ REMOVED = "removed"
 
 
 @dataclass(frozen=True)
-class DiffPart:
+class DiffPart(JsonMixin):
     """One run of a word-level diff: ``same``, ``added`` or ``removed`` text."""
 
     op: str
     text: str
-
-    def to_json(self) -> dict[str, str]:
-        """The part as ``{"op", "text"}``."""
-        return {"op": self.op, "text": self.text}
 
 
 def word_diff(old: str, new: str) -> tuple[DiffPart, ...]:
@@ -79,12 +76,9 @@ def word_diff(old: str, new: str) -> tuple[DiffPart, ...]:
 
 @dataclass(frozen=True)
 class InboxItem:
-    """One pending memory as the inbox shows it.
-
-    ``replaces`` is the memory the correction was written against; ``target`` the newest
-    version of it now (what approving supersedes), ``None`` for a plain new memory or when
-    that memory was forgotten (``target_state`` says which). ``version`` is the token that
-    approve and reject take back to refuse a change made since the item was shown."""
+    """One pending memory as the inbox shows it: ``target`` is the newest version of the
+    memory it corrects (``replaces``), None when there is none (``target_state`` says why);
+    ``version`` is the token approve and reject take back."""
 
     memory: Memory
     replaces: str | None

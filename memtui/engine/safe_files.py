@@ -215,13 +215,9 @@ def replace_atomically(path: Path, data: bytes, mode: int,
 
 @dataclass(frozen=True)
 class SafeFiles:
-    """The safe reads and writes of one kind of home, raising that home's error classes.
-
-    ``problem``: one file cannot be read; ``unsafe``: a write would leave the home or go
-    through a symlink; ``changed``: the file changed since it was read; ``failed``: the
-    system refused a write. ``home_name`` names the home in a "points outside" problem (the
-    real root's path when empty); ``max_bytes`` caps a read unless the caller says otherwise.
-    """
+    """The safe reads and writes of one kind of home, raising that home's error classes:
+    ``problem`` (a read), ``unsafe`` (a write leaving the home or through a symlink),
+    ``changed`` (changed since read) and ``failed`` (the system refused a write)."""
 
     problem: type[FileProblem] = FileProblem
     unsafe: type[MemtuiError] = PermissionDenied
@@ -380,12 +376,8 @@ class SafeFiles:
         return temp
 
     def replace_file(self, expected: FileStamp, text: str, root: Path) -> FileStamp:
-        """Write ``text`` over the file ``expected`` was taken of, atomically; its new stamp.
-
-        Refused (nothing written) when the path is a symlink or leaves ``root``
-        (``unsafe``), or when the file changed since ``expected`` was taken (``changed``).
-        The file keeps its mode.
-        """
+        """Write ``text`` over the file ``expected`` was taken of, atomically, keeping its
+        mode; its new stamp. Refused as ``unsafe`` or ``changed``, nothing written."""
         path = Path(expected.path)
         self._check_write_target(path, root)
         self.check_unchanged(expected, root)
@@ -414,10 +406,8 @@ class SafeFiles:
 
     def create_file(self, path: str | os.PathLike[str], text: str, root: Path,
                     mode: int = NEW_FILE_MODE) -> FileStamp:
-        """Create a new file (never over an existing one) atomically; its stamp.
-
-        Missing folders between ``root`` and the file are created; none may lead outside.
-        """
+        """Create a new file (never over an existing one) atomically, and any missing folders
+        inside ``root``; its stamp."""
         target = Path(path)
         folder = target.parent
         if not is_within(folder, root) and os.path.lexists(folder):

@@ -205,11 +205,8 @@ def _parse_cli_value(spec: SettingSpec, raw: str) -> Any:
 
 
 def parse_cli_pairs(pairs: Iterable[str]) -> dict[str, Any]:
-    """``["KEY=VALUE", ...]`` from the command line as typed values, checked whole.
-
-    Switches take ``0/1``, ``on/off``, ``true/false``; numbers take whole numbers only
-    (``1.5`` and ``yes`` are refused); model names take text, ``null`` clears them.
-    """
+    """``["KEY=VALUE", ...]`` from the command line as typed values (``_parse_cli_value``),
+    checked whole."""
     parsed: dict[str, Any] = {}
     for pair in pairs:
         name, sep, raw = pair.partition("=")
@@ -245,11 +242,8 @@ def _explicit_settings(store: StoreBackend, user_id: str) -> dict[str, Any]:
 
 
 def load_settings(store: StoreBackend, user_id: str) -> dict[str, Any]:
-    """The user's effective settings: stored values over the defaults.
-
-    A stored value that no longer passes its check (a hand-edited row) falls back to the
-    default with a warning; so does an unreadable row. Defaults are the safe side: off.
-    """
+    """The user's effective settings: stored values over the defaults (a stored value that
+    fails its check, or an unreadable row, falls back to the default with a warning)."""
     return DEFAULTS | _explicit_settings(store, user_id)
 
 
@@ -298,10 +292,8 @@ class SettingsApi:
 
     @staticmethod
     def parse_typed(name: str, raw: str) -> Any:
-        """The checked value of one setting from the text a person typed (a form field, a
-        command line): whole numbers only for numbers (``1.5`` and ``abc`` are refused, never
-        rewritten), ``on/off`` for switches, empty or ``none`` clears a model name.
-        ``InvalidInput`` says why a text is refused."""
+        """The checked value of one setting from the text a person typed: whole numbers only
+        (``1.5`` is refused, never rewritten), ``on/off`` for switches, ``none`` clears."""
         spec = SPECS.get(name)
         if spec is None:
             raise unknown_setting(name)

@@ -179,17 +179,10 @@ class TaskApi(EngineArea):
                  followups: Sequence[tuple[str, str]] = (),
                  external_tool: str | None = None) -> Task:
         """Record a task of the actor in ``project``; returns it (texts as stored, redacted).
-        ``external_tool`` names the tool that made it external context (the extraction log
-        says it when the gate skips the task).
-        ``followups``, (from task, message) pairs, are messages to the new task recorded in
-        the same transaction (``add_followup``'s rules): all are written, or nothing.
-
-        Refused with InvalidInput (nothing written): unknown status, empty goal and prompt,
-        a text over MAX_TASK_TEXT_BYTES, bad or missing times (a completed task needs both
-        unless ``allow_missing_times``), finish before start, a negative or huge cost, a
-        ``source_ref`` the actor already recorded for this source (Conflict; another user's
-        reference is no conflict). An unknown or invisible parent is NotFound.
-        """
+        ``followups`` (from task, message) are recorded with it, all or nothing;
+        ``external_tool`` names what made it external context. A ``source_ref`` the actor
+        already recorded for ``source`` is a Conflict; bad input an InvalidInput, nothing
+        written."""
         if status not in TASK_STATUSES:
             raise InvalidInput(f"unknown task status {str(status)[:40]!r}: use one of "
                                f"{', '.join(TASK_STATUSES)}")
@@ -285,12 +278,8 @@ class TaskApi(EngineArea):
     # ---- per-task flags -------------------------------------------------------------------
 
     def set_flags(self, task_id: str, use: object = None, generate: object = None) -> Task:
-        """Override ``use_memories`` / ``generate_memories`` for one task.
-
-        Each of ``use`` and ``generate``: None leaves it alone; ``"follow"`` clears the
-        override; ``1``/``"on"``/True or ``0``/``"off"``/False set it. Needs ``create_task``
-        on the task's project. Audited as ``task_flags_set``.
-        """
+        """Override ``use_memories`` / ``generate_memories`` for one task: None leaves one
+        alone, ``follow`` clears it, on/off (1/0) set it. Needs ``create_task``."""
         changes = {_FLAG_COLUMNS[name]: flag_value(value, name)
                    for name, value in (("use", use), ("generate", generate)) if value is not None}
         if not changes:
