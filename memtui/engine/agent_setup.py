@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memtui.engine.agents.paths import resolve_claude_home
+from memtui.engine.codex.paths import CODEX_HOME_ENV, resolve_codex_home
 from memtui.engine.installed_command import CommandCheck, check_command
 from memtui.engine.json_splice import (
     TopLevel,
@@ -160,16 +162,6 @@ def _env_path(name: str) -> Path | None:
     return Path(value).expanduser().absolute() if value else None
 
 
-def claude_home() -> Path:
-    """``$CLAUDE_CONFIG_DIR``, else ``~/.claude``."""
-    return _env_path("CLAUDE_CONFIG_DIR") or Path.home() / ".claude"
-
-
-def codex_home() -> Path:
-    """``$CODEX_HOME``, else ``~/.codex``."""
-    return _env_path("CODEX_HOME") or Path.home() / ".codex"
-
-
 def gemini_home() -> Path:
     """``$GEMINI_CLI_HOME/.gemini``, else ``~/.gemini``."""
     base = _env_path("GEMINI_CLI_HOME")
@@ -185,9 +177,9 @@ def _targets(agent: str, project: Path | None) -> list[tuple[str, Path, Path]]:
         config_dir = _env_path("CLAUDE_CONFIG_DIR")
         user_file = (config_dir / ".claude.json") if config_dir else Path.home() / ".claude.json"
         return [("mcp", user_file, user_file.parent),
-                ("hooks", claude_home() / "settings.json", claude_home())]
+                ("hooks", resolve_claude_home() / "settings.json", resolve_claude_home())]
     if agent == "codex":
-        home = project / ".codex" if project is not None else codex_home()
+        home = project / ".codex" if project is not None else resolve_codex_home()
         return [("toml", home / "config.toml", project or home)]
     home = project / ".gemini" if project is not None else gemini_home()
     return [("mcp", home / "settings.json", project or home)]
@@ -600,12 +592,9 @@ def codex_home_for_worker(explicit: str | os.PathLike[str] | None = None) -> Pat
     """The Codex home the worker imports rollouts from, when one is configured: ``explicit``
     (``--codex-home``), else ``$CODEX_HOME``, else ``~/.codex`` once memtui is installed in
     its ``config.toml`` (``memtui hooks install codex``); None otherwise."""
-    if explicit:
-        return Path(explicit).expanduser().absolute()
-    env = _env_path("CODEX_HOME")
-    if env is not None:
-        return env
-    home = Path.home() / ".codex"
+    if explicit or os.environ.get(CODEX_HOME_ENV):
+        return resolve_codex_home(explicit)
+    home = resolve_codex_home()
     try:
         text = read_settings(home / "config.toml", home)
         if text is None:

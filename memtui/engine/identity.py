@@ -311,8 +311,11 @@ class IdentityApi(EngineArea):
         """One memory the actor may see (NotFound otherwise, the same as missing)."""
         return perm.visible_memory(self._store, memory_id, self.actor)
 
-    def _list_filter(self, project: str | None, kind: str | None, status: str | None,
-                     source: str | None, search: str | None) -> MemoryFilter:
+    def memory_filter(self, project: str | None = None, *, kind: str | None = None,
+                      status: str | None = "active", source: str | None = None,
+                      search: str | None = None) -> MemoryFilter:
+        """A checked list filter for the actor: user scope without a project, else that
+        project's (NotFound if the actor cannot read it)."""
         if kind is not None:
             check_kind(kind)
         if status not in (None, "all", *STATUSES):
@@ -323,19 +326,10 @@ class IdentityApi(EngineArea):
             check_text(search, "search", max_bytes=1024, allow_empty=True)
         if project is not None:
             perm.readable_project(self._store, project, self.actor)
-            return MemoryFilter(scope="project", project=project, kind=kind,
-                                status=None if status == "all" else status, source=source,
-                                search=search or None)
-        return MemoryFilter(scope="user", owner=self.actor, kind=kind,
-                            status=None if status == "all" else status, source=source,
-                            search=search or None)
-
-    def memory_filter(self, project: str | None = None, *, kind: str | None = None,
-                      status: str | None = "active", source: str | None = None,
-                      search: str | None = None) -> MemoryFilter:
-        """A checked list filter for the actor: user scope without a project, else that
-        project's (NotFound if the actor cannot read it)."""
-        return self._list_filter(project, kind, status, source, search)
+        return MemoryFilter(scope="user" if project is None else "project",
+                            owner=self.actor if project is None else None, project=project,
+                            kind=kind, status=None if status == "all" else status,
+                            source=source, search=search or None)
 
     def list_memories(self, project: str | None = None, *, kind: str | None = None,
                       status: str | None = "active", source: str | None = None,
@@ -343,7 +337,8 @@ class IdentityApi(EngineArea):
                       after: PageCursor | None = None) -> list[Memory]:
         """Visible memories, newest first: the actor's user memories, or one project's."""
         check_limit(limit, MAX_LIST_LIMIT)
-        flt = self._list_filter(project, kind, status, source, search)
+        flt = self.memory_filter(project, kind=kind, status=status, source=source,
+                                 search=search)
         return self._store.memories.page(flt, limit, after=after)
 
     def all_active_memories(self, project: str | None = None) -> list[Memory]:
@@ -488,12 +483,13 @@ class IdentityApi(EngineArea):
         tombstone extracted sources so the extractor never recreates them. Then erase the
         text from the write-ahead log, waiting for readers up to ``FORGET_PURGE_WAIT_S``;
         ``purged`` says whether that happened (else the worker finishes it later)."""
-        result = self._forget_chain(memory_id)
-        return self._purged(result)
+        return self._purged([self._forget_chain(memory_id)])[0]
 
-    def _purged(self, result: ForgetResult) -> ForgetResult:
+    def _purged(self, results: list[ForgetResult]) -> list[ForgetResult]:
+        """The results once their text is erased from the write-ahead log, when it can be."""
         status = purge.finish(self._store, purge.FORGET_PURGE_WAIT_S)
-        return replace(result, purged=status.purged, purge_reason=status.reason)
+        return [replace(result, purged=status.purged, purge_reason=status.reason)
+                for result in results]
 
     def _forget_chain(self, memory_id: str) -> ForgetResult:
         with self._store.transaction():
@@ -538,11 +534,7 @@ class IdentityApi(EngineArea):
                 result = self._forget_chain(memory_id)
                 done.update(result.removed_ids)
                 results.append(result)
-        if not results:
-            return results
-        status = purge.finish(self._store, purge.FORGET_PURGE_WAIT_S)
-        return [replace(result, purged=status.purged, purge_reason=status.reason)
-                for result in results]
+        return self._purged(results) if results else results
 
     # ---- context ------------------------------------------------------------------------
 

@@ -144,15 +144,15 @@ def clean_followup_message(value: object) -> str:
     return clean_text(value, "message", max_bytes=MAX_FOLLOWUP_BYTES)
 
 
-def _cost(value: object) -> float:
+def _usd(value: object, what: str, top: float) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InvalidInput("cost must be a number of USD")
-    cost = float(value)
-    if not math.isfinite(cost) or cost < 0:
-        raise InvalidInput(f"cost must be a non-negative number of USD, got {value}")
-    if cost > MAX_COST_USD:
-        raise InvalidInput(f"cost {cost} is above the limit of {MAX_COST_USD} USD per task")
-    return cost
+        raise InvalidInput(f"{what} must be a number of USD")
+    number = float(value)
+    if not math.isfinite(number) or number < 0:
+        raise InvalidInput(f"{what} must be a non-negative number of USD, got {value}")
+    if number > top:
+        raise InvalidInput(f"{what} {number} is above the limit of {top} USD")
+    return number
 
 
 def _check_times(status: str, started: str | None, finished: str | None,
@@ -192,7 +192,7 @@ class TaskApi(EngineArea):
             raise InvalidInput("a task needs a goal or a prompt")
         started, finished = _time(started_at, "start time"), _time(finished_at, "finish time")
         _check_times(status, started, finished, allow_missing_times)
-        cost = _cost(cost_usd)
+        cost = _usd(cost_usd, "cost", MAX_COST_USD)
         check_text(source, "source", max_bytes=MAX_SOURCE_BYTES)
         if source_ref is not None:
             check_text(source_ref, "source reference", max_bytes=MAX_SOURCE_REF_BYTES)
@@ -300,15 +300,7 @@ class TaskApi(EngineArea):
         Exactly one of them; a negative, non-finite or boolean limit is refused."""
         if unlimited == (limit_usd is not None):
             raise InvalidInput("give either a limit in USD or unlimited")
-        if not unlimited:
-            if isinstance(limit_usd, bool) or not isinstance(limit_usd, int | float):
-                raise InvalidInput("the quota limit must be a number of USD")
-            if not math.isfinite(limit_usd) or limit_usd < 0:
-                raise InvalidInput(f"the quota limit must be a non-negative number of USD, "
-                                   f"got {limit_usd}")
-            if limit_usd > MAX_QUOTA_USD:
-                raise InvalidInput(f"the quota limit is above {MAX_QUOTA_USD} USD")
-        value = None if unlimited else float(limit_usd)  # type: ignore[arg-type]
+        value = None if unlimited else _usd(limit_usd, "the quota limit", MAX_QUOTA_USD)
         with self._store.transaction():
             self._store.identity.ensure_user(self.actor)
             self._store.tasks.set_quota(self.actor, value, self._store.now())
