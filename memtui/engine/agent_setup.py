@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import stat
 import time
 import tomllib
@@ -148,8 +149,6 @@ def memtui_args(extra: list[str] | None = None, command: Command = DEFAULT_COMMA
 def hook_command(which: str, extra: list[str] | None = None,
                  command: Command = DEFAULT_COMMAND) -> str:
     """The shell command a Claude Code hook runs (every word quoted for a shell)."""
-    import shlex
-
     words = [*command, *(extra or []), *which.split()]
     return " ".join(shlex.quote(word) for word in words)
 
@@ -274,8 +273,6 @@ def merge_mcp_json(path: Path, text: str | None, action: str,
 
 
 def _shell_words(text: str) -> list[str]:
-    import shlex
-
     try:
         return shlex.split(text)
     except ValueError:

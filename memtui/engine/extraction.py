@@ -540,15 +540,10 @@ class ExtractionApi(EngineArea):
 
     # ---- log ------------------------------------------------------------------------------
 
-    def log(self, limit: int = 50) -> list[LogEntry]:
-        """The extraction log of the actor's own tasks, most recent scan first."""
-        check_limit(limit, MAX_LOG_LIMIT)
-        return self._with_details(self._store.tasks.log_for(self.actor, limit))
-
-    def log_page(self, limit: int = 50, *, after: PageCursor | None = None,
-                 before: PageCursor | None = None) -> list[LogEntry]:
-        """A keyset page of the actor's log, most recent scan first: ``after`` the rows
-        older than a row's (``at``, ``task_id``), ``before`` the rows just newer."""
+    def log(self, limit: int = 50, *, after: PageCursor | None = None,
+            before: PageCursor | None = None) -> list[LogEntry]:
+        """The extraction log of the actor's own tasks, most recent scan first; a keyset
+        page ``after`` a row's (``at``, ``task_id``) or just ``before`` it."""
         check_limit(limit, MAX_LOG_LIMIT)
         return self._with_details(
             self._store.tasks.log_page(self.actor, limit, after=after, before=before))

@@ -95,12 +95,10 @@ def render_memory_block(user_memories: tuple[Memory, ...] | list[Memory],
                         project_memories: tuple[Memory, ...] | list[Memory]) -> str:
     """The two memory lists as one text block ready to paste into a prompt."""
     lines: list[str] = []
-    if user_memories:
-        lines.append("User memories:")
-        lines += [f"- ({m.kind}) {m.content}" for m in user_memories]
-    if project_memories:
-        lines.append("Project memories:")
-        lines += [f"- ({m.kind}) {m.content}" for m in project_memories]
+    for title, memories in (("User memories:", user_memories),
+                            ("Project memories:", project_memories)):
+        if memories:
+            lines += [title, *(f"- ({m.kind}) {m.content}" for m in memories)]
     return "\n".join(lines)
 
 

@@ -12,7 +12,7 @@ import contextlib
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -169,13 +169,6 @@ def _read_source(lines: Iterator[str], digest: ExportDigest, shown: str) -> Iter
             close()
 
 
-def _digest_of(lines: Iterable[str]) -> ExportDigest:
-    digest = ExportDigest()
-    for line in lines:
-        digest.add_line(line)
-    return digest
-
-
 def copy_store(source: str, destination: str, actor: str) -> CopyReport:
     """Copy the whole store at ``source`` into the empty store at ``destination`` (see the module
     doc); on any failure nothing is written. Raises ``NotFound`` for a missing source,
@@ -224,7 +217,9 @@ def _copy(source: Engine, destination: Engine, shown_source: str,
             lines = _read_source(source.maintenance.export_lines(everything=True), read,
                                  shown_source)
             report = destination.maintenance.import_lines(lines)
-            written = _digest_of(destination.maintenance.export_lines(everything=True))
+            written = ExportDigest()
+            for line in destination.maintenance.export_lines(everything=True):
+                written.add_line(line)
             differ = read.differences(written)
             if differ:
                 raise StoreError(
