@@ -69,9 +69,8 @@ MAX_WRITE_ATTEMPTS = 5
 RETRY_WAIT_S = 0.05
 """The first wait between those tries (doubled each time)."""
 MAX_SETTINGS_BYTES = 512 * 1024 * 1024
-"""Largest agent settings file read. Claude Code keeps every project's history in
-``~/.claude.json``; users report it past 100 MB, and memtui reads and merges it at any size a
-real user has (only the top level is walked). Beyond this, one line and nothing written."""
+"""Largest agent settings file read (``~/.claude.json`` passes 100 MB; only its top level is
+walked). Beyond this, one line and nothing written."""
 SHOWN_FILE_MAX_CHARS = 64 * 1024
 """A file longer than this is shown as memtui's entry alone (``hooks show``, dry runs) and
 left out of ``--json``'s ``content``."""
@@ -523,11 +522,9 @@ def _write_failed(path: Path, error: OSError) -> AgentFileWriteFailed:
 
 
 def write_change(change: SettingsChange) -> Path | None:
-    """Write one planned change safely (see the module doc). Returns the ``.bak`` copy made
-    (None when there was no file before). Nothing is written for an unchanged file; a file
-    changed since it was read (checked again just before the rename) is a Conflict; a
-    refusal by the system (permission, read-only, immutable, disk full, a folder in the way)
-    is one AgentFileWriteFailed line, the file as it was and no temporary file left."""
+    """Write one planned change safely (see the module doc); the ``.bak`` copy made, if any.
+    A file changed since it was read is a Conflict; the system's refusal one
+    AgentFileWriteFailed line, the file as it was."""
     if not change.changed:
         return None
     _unchanged_since_read(change)

@@ -478,9 +478,8 @@ class IdentityApi(EngineArea):
 
     def forget(self, memory_id: str) -> ForgetResult:
         """Physically delete a memory and every version in its chain; audit without content;
-        tombstone extracted sources so the extractor never recreates them. Then erase the
-        text from the write-ahead log, waiting for readers up to ``FORGET_PURGE_WAIT_S``;
-        ``purged`` says whether that happened (else the worker finishes it later)."""
+        tombstone extracted sources so the extractor never recreates them; then purge the
+        text from the write-ahead log (``purged`` says whether it is gone yet)."""
         return self._purged([self._forget_chain(memory_id)])[0]
 
     def _purged(self, results: list[ForgetResult]) -> list[ForgetResult]:

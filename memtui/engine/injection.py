@@ -153,13 +153,10 @@ class InjectionApi(EngineArea):
 
     def for_session(self, project: str | None, session: str | None = None,
                     apply: bool = False) -> InjectionResult:
-        """What a new agent session starts with (an agent's session-start hook, MCP's
-        ``memory_context``): the injection block alone, for ``project`` (which must be
-        readable) or, with None, the user memories only. Honours the actor's
-        ``use_memories`` (``use_off``); ``no_memories`` when there is nothing to inject.
-        ``apply``: the real injection (audited as ``worker_memory_injected`` naming the
-        session, usage counts bumped). Fails open like a first turn: any failure after the
-        project check gives ``failed_open`` and no text."""
+        """What a new agent session starts with (a session-start hook, MCP's
+        ``memory_context``): the injection block alone, for a readable ``project`` or, with
+        None, the user memories only; the module doc's rules otherwise (audited naming
+        ``session``)."""
         if project is not None:
             perm.readable_project(self._store, project, self.actor)
         try:

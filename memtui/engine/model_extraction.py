@@ -22,10 +22,8 @@ from memtui.engine.validation import redact
 from memtui.store.models import KINDS, Task
 
 INPUT_BUDGET_CHARS = 9_000
-"""The most characters one request's task text may take (about 2,250 tokens): with the
-instruction (about 300 tokens) and the longest answer (``MAX_ANSWER_TOKENS``) a request fits
-a 4,096-token context, the default of local servers (llama.cpp, Ollama) and the smallest
-models, so the front of a request is never dropped."""
+"""The most characters one request's task text may take: with the instruction and the longest
+answer a request fits the 4,096-token context of small local models."""
 GOAL_CHARS, PROMPT_CHARS, RESULT_CHARS = 1_000, 1_500, 3_000
 """Each part's share of the budget; the conversation gets what is left."""
 MAX_MEMORIES = 5

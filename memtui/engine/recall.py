@@ -377,11 +377,9 @@ class RecallApi(EngineArea):
     def _related_memories(self, text: str, question: Question, projects: list[str],
                           current: str | None, size: int,
                           stamp: tuple[int, ...] | None) -> list[Memory]:
-        """The best ``size`` active memories for the question ``text`` (analysed:
-        ``question``): ``recall_query``'s ranking over the store's full-text candidates (the
-        newest ``size`` when every word is too common to rank: they score alike),
-        fused with the embeddings' similarity of those and the newest visible memories
-        (``recall_window``, kept while the store's ``stamp`` holds) when ``use_vectors``."""
+        """The best ``size`` active memories for ``text``: ``recall_query``'s ranking of the
+        full-text candidates, fused with the embeddings' similarity of those and the newest
+        visible memories (``recall_window``) when ``use_vectors``."""
         scored = self._store.recall.scored_memories(question.match, self.actor, projects,
                                                     candidates(size), size)
         if not self.use_vectors:

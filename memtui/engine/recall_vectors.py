@@ -43,9 +43,7 @@ VECTOR_WEIGHT = 0.5
 is its full-text score; measured with ``python -m memtui.bench --only recall-quality``)."""
 MIN_SIMILARITY = 0.2
 """A memory that matches no word of the question is recalled only when its cosine
-similarity to it is at least this (with this model unrelated texts score about -0.1 to 0.15;
-0.1, 0.15 and 0.2 ranked the benchmark's dev half alike, and the highest keeps the most
-unrelated memories out)."""
+similarity to it is at least this (unrelated texts score about -0.1 to 0.15 with this model)."""
 
 Embedder = Callable[[list[str]], Any]
 """Texts to their vectors (one row each, unit length)."""

@@ -171,10 +171,7 @@ def _read_source(lines: Iterator[str], digest: ExportDigest, shown: str) -> Iter
 
 def copy_store(source: str, destination: str, actor: str) -> CopyReport:
     """Copy the whole store at ``source`` into the empty store at ``destination`` (see the module
-    doc); on any failure nothing is written. Raises ``NotFound`` for a missing source,
-    ``InvalidInput`` for the same store twice, a destination with data or dangling references,
-    ``PermissionDenied`` when the OS user may not export the whole source, and ``StoreError``
-    when a store cannot be opened, read or written, or the copy would differ."""
+    doc); on any failure nothing is written."""
     shown_source, shown_destination = shown_location(source), shown_location(destination)
     if _same_store(source, destination):
         raise InvalidInput(f"--from and --to name the same store ({shown_source})")
