@@ -27,6 +27,7 @@ from typing import Any
 
 from memtui.engine import permissions as perm
 from memtui.engine.base import EngineArea
+from memtui.engine.identity import new_memory
 from memtui.engine.jobs import BACKFILL, ROUND
 from memtui.engine.model_client import (
     ERROR_WORDS_CHARS,
@@ -60,7 +61,6 @@ from memtui.store.models import (
     EXTRACTED_OUTCOMES,
     DedupeRow,
     LogEntry,
-    Memory,
     PageCursor,
     ScanRow,
     Task,
@@ -397,10 +397,8 @@ class ExtractionApi(EngineArea):
         previous = self._store.tasks.active_auto_for_goal(task.project, key) if key else None
         now = context.now
         status = status_for_new(self._store, task.user, AUTO_SOURCE, context.settings)
-        memory = Memory(id=self._store.new_id("mem"), scope="project", owner=task.user,
-                        project=task.project, kind="fact", content=content, status=status,
-                        superseded_by=None, source=AUTO_SOURCE, source_thread_id=task.id,
-                        created_at=now, updated_at=now, usage_count=0, last_used_at=None)
+        memory = new_memory(self._store, task.user, task.project, "fact", content, status,
+                            AUTO_SOURCE, task.id, now)
         if status == PENDING:
             # waits in the inbox; a repeated goal is a pending correction of the active one,
             # and approving it is the supersede
@@ -512,11 +510,9 @@ class ExtractionApi(EngineArea):
             f"\nFor every project because: {item.reason}" if user_level else "")
         status = PENDING if user_level else status_for_new(self._store, task.user,
                                                            AUTO_SOURCE, settings)
-        memory = Memory(id=self._store.new_id("mem"), scope=item.scope, owner=task.user,
-                        project=None if user_level else task.project, kind=item.kind,
-                        content=clean_text(text, "memory"), status=status, superseded_by=None,
-                        source=AUTO_SOURCE, source_thread_id=task.id, created_at=now,
-                        updated_at=now, usage_count=0, last_used_at=None)
+        memory = new_memory(self._store, task.user, None if user_level else task.project,
+                            item.kind, clean_text(text, "memory"), status, AUTO_SOURCE, task.id,
+                            now)
         self._store.memories.insert(memory, None)
         return memory.id
 

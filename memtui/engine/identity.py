@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memtui.engine import permissions as perm
 from memtui.engine import purge
@@ -44,6 +44,9 @@ from memtui.store.models import (
     Profile,
     Project,
 )
+
+if TYPE_CHECKING:
+    from memtui.store.backend import StoreBackend
 
 CONTEXT_LIMIT = 5
 """How many active memories of each scope the identity context and injection carry."""
@@ -125,6 +128,17 @@ def clean_display_name(name: object) -> str:
 def clean_memory_content(content: object, what: str = "content") -> str:
     """Memory content as stored: trimmed, not empty, at most 64 KiB after redaction."""
     return clean_text(content, what, strip=True)
+
+
+def new_memory(store: StoreBackend, owner: str, project: str | None, kind: str, content: str,
+               status: str, source: str, source_thread_id: str | None,
+               now: str | None = None) -> Memory:
+    """A new memory (not stored yet): a project's, else ``owner``'s user-level one."""
+    now = now or store.now()
+    return Memory(id=store.new_id("mem"), scope="project" if project else "user", owner=owner,
+                  project=project, kind=kind, content=content, status=status,
+                  superseded_by=None, source=source, source_thread_id=source_thread_id,
+                  created_at=now, updated_at=now, usage_count=0, last_used_at=None)
 
 
 def deepest_root(path: str | os.PathLike[str], projects: Iterable[Project]) -> Project | None:
@@ -273,16 +287,6 @@ class IdentityApi(EngineArea):
 
     # ---- memories -----------------------------------------------------------------------
 
-    def _new_memory(self, *, content: str, kind: str, project: str | None, source: str,
-                    source_thread_id: str | None, owner: str | None = None,
-                    created_at: str | None = None, status: str = ACTIVE) -> Memory:
-        now = created_at or self._store.now()
-        return Memory(id=self._store.new_id("mem"), scope="project" if project else "user",
-                      owner=owner or self.actor, project=project, kind=kind, content=content,
-                      status=status, superseded_by=None, source=source,
-                      source_thread_id=source_thread_id, created_at=now, updated_at=now,
-                      usage_count=0, last_used_at=None)
-
     def add_memory(self, content: str, kind: str = "fact", project: str | None = None, *,
                    source: str = "manual", source_thread_id: str | None = None) -> Memory:
         """Add a user-level memory (no project) or a project-level one (``create_task``)."""
@@ -293,9 +297,9 @@ class IdentityApi(EngineArea):
             self._store.identity.ensure_user(self.actor)
             if project is not None:
                 perm.writable_project(self._store, project, self.actor)
-            memory = self._new_memory(content=text, kind=kind, project=project, source=source,
-                                      source_thread_id=source_thread_id,
-                                      status=status_for_new(self._store, self.actor, source))
+            memory = new_memory(self._store, self.actor, project, kind, text,
+                                status_for_new(self._store, self.actor, source), source,
+                                source_thread_id)
             self._store.memories.insert(memory)
             self._audit("memory_created", memory.id, scope=memory.scope, kind=kind,
                         source=source, project=project, status=memory.status)
@@ -433,9 +437,8 @@ class IdentityApi(EngineArea):
             status = status_for_new(self._store, self.actor, source or "manual")
             stored_source = source or (old.source if old.source == "auto" else "manual")
             # The new version is owned by whoever wrote it, so History shows who corrected it.
-            new = self._new_memory(content=text, kind=kind or old.kind, project=old.project,
-                                   source=stored_source, source_thread_id=old.source_thread_id,
-                                   status=status)
+            new = new_memory(self._store, self.actor, old.project, kind or old.kind, text,
+                             status, stored_source, old.source_thread_id)
             if status == PENDING:
                 self._store.memories.insert(new, self._store.memories.goal_key(old.id),
                                             replaces=old.id)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from memtui.engine.identity import new_memory
 from memtui.engine.model_client import Endpoint, ModelFailure, complete_json, estimate_tokens
 from memtui.engine.model_extraction import (
     CONSOLIDATE_SYSTEM,
@@ -20,7 +21,6 @@ from memtui.engine.review_rules import PENDING
 from memtui.engine.validation import clean_text
 from memtui.store.backend import StoreBackend
 from memtui.store.model_ledger import UsageRow
-from memtui.store.models import Memory
 from memtui.store.recall import ConsolidationRecord
 
 MODEL_KIND = "model"
@@ -117,11 +117,8 @@ def _pending_correction(store: StoreBackend, actor: str, old_id: str, text: str,
     content = clean_text(text, "memory")
     if old is None or old.status != "active" or content.strip() == old.content.strip():
         return None
-    now = store.now()
-    memory = Memory(id=store.new_id("mem"), scope=old.scope, owner=actor, project=old.project,
-                    kind=old.kind, content=content, status=PENDING, superseded_by=None,
-                    source="auto", source_thread_id=old.source_thread_id, created_at=now,
-                    updated_at=now, usage_count=0, last_used_at=None)
+    memory = new_memory(store, actor, old.project, old.kind, content, PENDING, "auto",
+                        old.source_thread_id)
     store.memories.insert(memory, store.memories.goal_key(old.id), replaces=old.id)
     store.audit.append(actor, "memory_created", memory.id,
                        {"scope": memory.scope, "kind": memory.kind, "source": "auto",
