@@ -30,6 +30,7 @@ from memtui.engine.validation import (
     MAX_JSON_DEPTH,
     check_id,
     check_text,
+    clamp_limit,
     clean_detail,
     clean_text,
     json_depth,
@@ -264,17 +265,11 @@ def clean_interaction_source(source: object) -> str:
     return clean_text(source, "source", max_bytes=MAX_SOURCE_BYTES)
 
 
-def _check_limit(limit: object, what: str, maximum: int) -> int:
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-        raise InvalidInput(f"{what} must be a whole number of at least 1")
-    return min(limit, maximum)
-
-
 def _recall_query(query: str | None, limit: object) -> tuple[str, int]:
     """A recall's query text and limit, checked."""
     text = check_text(query if query is not None else "", "query", max_bytes=MAX_QUERY_BYTES,
                       allow_empty=True)
-    return text, _check_limit(limit, "limit", MAX_RECALL_LIMIT)
+    return text, clamp_limit(limit, MAX_RECALL_LIMIT)
 
 
 class RecallApi(EngineArea):
@@ -479,7 +474,7 @@ class RecallApi(EngineArea):
 
     def consolidations(self, limit: int = DEFAULT_CONSOLIDATION_LIST) -> list[ConsolidationRecord]:
         """The actor's consolidation records, newest first."""
-        size = _check_limit(limit, "limit", MAX_CONSOLIDATION_LIST)
+        size = clamp_limit(limit, MAX_CONSOLIDATION_LIST)
         return self._store.recall.consolidations(self.actor, size)
 
     # ---- bundles --------------------------------------------------------------------------

@@ -116,6 +116,13 @@ def check_limit(limit: object, top: int) -> int:
     return limit
 
 
+def clamp_limit(limit: object, top: int) -> int:
+    """A list size of at least 1, cut to ``top``."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise InvalidInput("limit must be a whole number of at least 1")
+    return min(limit, top)
+
+
 def check_time(value: object, what: str) -> str:
     """A time in the stored form (``memtui.store.timeutil``); InvalidInput naming ``what``."""
     try:
