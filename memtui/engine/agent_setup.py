@@ -11,7 +11,6 @@ InvalidInput and nothing is written.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import re
@@ -199,23 +198,15 @@ def read_settings(path: Path, root: Path) -> str | None:
     return read_settings_stamped(path, root)[0]
 
 
-def read_settings_stamped(path: Path, root: Path) -> tuple[str | None, str | None]:
-    """The file's text and the SHA-256 of its bytes (both None when there is none)."""
+def read_settings_stamped(path: Path, root: Path,
+                          decode: bool = True) -> tuple[str | None, str | None]:
+    """The file's text (not decoded without ``decode``: None) and the SHA-256 of its bytes
+    (both None when there is no file)."""
     if not os.path.lexists(path):
         return None, None
     try:
-        text, stamp = SETTINGS_FILES.read_text_stamped(path, real_root(root))
-    except SettingsFileProblem as error:
-        raise SettingsFileProblem(f"{path}: {error.reason}; nothing written") from None
-    return text, stamp.sha256
-
-
-def settings_digest(path: Path, root: Path) -> str | None:
-    """The SHA-256 of the file's bytes now (None: no file), without decoding it."""
-    if not os.path.lexists(path):
-        return None
-    try:
-        return hashlib.sha256(SETTINGS_FILES.read_bytes(path, real_root(root))).hexdigest()
+        data, stamp = SETTINGS_FILES.read_stamped(path, real_root(root))
+        return (SETTINGS_FILES.decode_text(data) if decode else None), stamp.sha256
     except SettingsFileProblem as error:
         raise SettingsFileProblem(f"{path}: {error.reason}; nothing written") from None
 
@@ -508,7 +499,8 @@ def _unchanged_since_read(change: SettingsChange) -> None:
     """Conflict unless the file still holds what the plan read (its bytes' hash, when the
     plan has it: a large file is not decoded again)."""
     if change.before_sha256 is not None:
-        same = settings_digest(change.path, change.root) == change.before_sha256
+        same = read_settings_stamped(change.path, change.root, decode=False)[1] == \
+            change.before_sha256
     else:
         current = read_settings(change.path, change.root)
         same = current == change.before or (current is None and change.before == "")

@@ -145,20 +145,19 @@ def check_role(role: object) -> str:
     return str(role)
 
 
-def check_id(value: object, what: str) -> str:
-    """A user or project id: letters, digits, ``._@-``, at most 128 characters."""
-    if not isinstance(value, str) or not ID_PATTERN.match(value):
+def check_id(value: object, what: str, pattern: re.Pattern[str] = ID_PATTERN) -> str:
+    """A user or project id: letters, digits, ``._@-``, at most 128 characters (with
+    ``RECORD_ID_PATTERN``, ``:`` too)."""
+    if not isinstance(value, str) or not pattern.match(value):
+        extra = " :" if pattern is RECORD_ID_PATTERN else ""
         raise InvalidInput(f"{what} {str(value)[:80]!r} is not a valid id "
-                           "(letters, digits, . _ @ -; at most 128)")
+                           f"(letters, digits, . _{extra} @ -; at most 128)")
     return value
 
 
 def check_record_id(value: object, what: str) -> str:
     """A stored record's id or label (``RECORD_ID_PATTERN``)."""
-    if not isinstance(value, str) or not RECORD_ID_PATTERN.match(value):
-        raise InvalidInput(f"{what} {str(value)[:80]!r} is not a valid id "
-                           "(letters, digits, . _ : @ -; at most 128)")
-    return value
+    return check_id(value, what, RECORD_ID_PATTERN)
 
 
 def check_reference(value: object, what: str, max_bytes: int = MAX_REFERENCE_BYTES) -> str:
@@ -204,8 +203,6 @@ def json_depth(value: Any, limit: int = MAX_JSON_DEPTH) -> int:
 def parse_json_object(text: str, not_json: str, not_object: str) -> dict[str, Any]:
     """``text`` as a JSON object nested at most ``MAX_JSON_DEPTH`` deep: InvalidInput
     saying ``not_json`` when it is not JSON, ``not_object`` when it is not such an object."""
-    import json
-
     try:
         value = json.loads(text)
     except (ValueError, RecursionError):
@@ -235,8 +232,6 @@ def banned_preference_key(value: Any, path: str = "") -> str | None:
 def parse_preferences(text: str, what: str = "preferences") -> dict[str, Any]:
     """Preferences typed as JSON text (the CLI's ``--preferences``, the Profile pane): parsed, then
     checked by ``check_preferences``."""
-    import json
-
     try:
         value = json.loads(text)
     except (ValueError, RecursionError) as error:
