@@ -56,7 +56,7 @@ from memtui.engine.settings import MODE_SETTING, MODEL_MODE, load_settings
 from memtui.engine.tasks import QuotaStatus, read_quota
 from memtui.engine.validation import check_limit, clean_text
 from memtui.errors import InvalidInput, MemtuiError, TransactionLost
-from memtui.store.model_ledger import TaskDetail, UsageRow
+from memtui.store.model_ledger import TaskDetail, UsageRow, UsageTotal
 from memtui.store.models import (
     EXTRACTED_OUTCOMES,
     DedupeRow,
@@ -583,16 +583,15 @@ class ExtractionApi(EngineArea):
         ledger, settings = self._store.model_ledger, load_settings(self._store, self.actor)
         now = self._store.now()
         month = ledger.totals(self.actor, "day", 31, since=now[:7])
-        today = next((row.to_json() for row in month if row.key == now[:10]), {})
-        return {
-            "today": {"calls": today.get("calls", 0), "tokens_in": today.get("tokens_in", 0),
-                      "tokens_out": today.get("tokens_out", 0),
-                      "cap": settings["model_daily_token_cap"]},
-            "month": {"calls": sum(r.calls for r in month),
-                      "tokens_in": sum(r.tokens_in for r in month),
-                      "tokens_out": sum(r.tokens_out for r in month),
-                      "cap": settings["model_monthly_token_cap"]},
-            "by_day": by["day"], "by_round": by["round"], "by_task": by["task"]}
+
+        def spent(rows: list[UsageTotal], cap: str) -> dict[str, Any]:
+            return {"calls": sum(r.calls for r in rows),
+                    "tokens_in": sum(r.tokens_in for r in rows),
+                    "tokens_out": sum(r.tokens_out for r in rows), "cap": settings[cap]}
+
+        return {"today": spent([r for r in month if r.key == now[:10]], "model_daily_token_cap"),
+                "month": spent(month, "model_monthly_token_cap"),
+                "by_day": by["day"], "by_round": by["round"], "by_task": by["task"]}
 
     def log_count(self) -> int:
         """How many log rows the actor has (one per task scanned)."""
