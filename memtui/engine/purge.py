@@ -8,7 +8,9 @@ purge is done, else the record stays for the worker, ``doctor --repair`` and the
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from memtui.jsonable import JsonMixin
 
 if TYPE_CHECKING:
     from memtui.store.backend import StoreBackend
@@ -20,7 +22,7 @@ PURGE_RETRY_WAIT_S = 0.5
 
 
 @dataclass(frozen=True)
-class PurgeStatus:
+class PurgeStatus(JsonMixin):
     """Whether forgotten text is gone from the database files. ``pending`` counts the
     forgets still waiting; ``reason`` says why they wait (None when purged); ``cleared``
     counts the pending forgets this call finished."""
@@ -29,11 +31,6 @@ class PurgeStatus:
     pending: int = 0
     reason: str | None = None
     cleared: int = 0
-
-    def to_json(self) -> dict[str, Any]:
-        """The status as a JSON object."""
-        return {"purged": self.purged, "pending": self.pending, "reason": self.reason,
-                "cleared": self.cleared}
 
 
 def readers_reason(store: StoreBackend) -> str:

@@ -255,21 +255,27 @@ def plain_json_size(value: object, what: str) -> int:
             from None
 
 
+def _small_object(value: object, what: str, max_bytes: int) -> dict[str, Any]:
+    """``value`` if it is a plain JSON object at most ``MAX_JSON_DEPTH`` deep and
+    ``max_bytes`` big."""
+    if not isinstance(value, dict):
+        raise InvalidInput(f"{what} must be a JSON object")
+    if json_depth(value) > MAX_JSON_DEPTH:
+        raise InvalidInput(f"{what} must be nested at most {MAX_JSON_DEPTH} levels deep")
+    size = plain_json_size(value, what)
+    if size > max_bytes:
+        raise InvalidInput(f"{what} must be at most {max_bytes} bytes (got {size})")
+    return value
+
+
 def check_preferences(value: object) -> dict[str, Any]:
     """Preferences: a JSON object, not too deep or big, with no key that names a secret."""
-    if not isinstance(value, dict):
-        raise InvalidInput("preferences must be a JSON object")
-    if json_depth(value) > MAX_JSON_DEPTH:
-        raise InvalidInput(f"preferences are nested deeper than {MAX_JSON_DEPTH} levels")
-    banned = banned_preference_key(value)
+    checked = _small_object(value, "preferences", MAX_PREFERENCES_BYTES)
+    banned = banned_preference_key(checked)
     if banned is not None:
         raise InvalidInput(f"preference key {banned!r} looks like a secret; a profile is not a "
                            "credential store")
-    size = plain_json_size(value, "preferences")
-    if size > MAX_PREFERENCES_BYTES:
-        raise InvalidInput(f"preferences are too large ({size} bytes; the limit is "
-                           f"{MAX_PREFERENCES_BYTES})")
-    return value
+    return checked
 
 
 def clean_preferences(value: object) -> dict[str, Any]:
@@ -283,14 +289,7 @@ def clean_detail(value: object, what: str = "detail",
     """A small JSON object (audit and consolidation details): plain JSON, not too deep or
     big, no NUL, every string in it (keys included) redacted, and then its JSON text redacted
     as a whole (so ``{"password": "..."}`` loses the value as ``password=...`` would)."""
-    if not isinstance(value, dict):
-        raise InvalidInput(f"{what} must be a JSON object")
-    if json_depth(value) > MAX_JSON_DEPTH:
-        raise InvalidInput(f"{what} is nested deeper than {MAX_JSON_DEPTH} levels")
-    size = plain_json_size(value, what)
-    if size > max_bytes:
-        raise InvalidInput(f"{what} is too large ({size} bytes; the limit is {max_bytes})")
-    _check_no_nul(value, what)
+    _check_no_nul(_small_object(value, what, max_bytes), what)
     text = redact(json.dumps(redact_values(value), ensure_ascii=False, sort_keys=True))
     try:
         cleaned = json.loads(text)

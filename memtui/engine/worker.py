@@ -14,7 +14,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
 from memtui.engine import purge
@@ -302,11 +302,9 @@ def retry_purges(store: StoreBackend, should_stop: Callable[[], bool],
         status = purge.finish(store, purge.PURGE_RETRY_WAIT_S)
         cleared += status.cleared
         if status.purged or should_stop():
-            return purge.PurgeStatus(purged=status.purged, pending=status.pending,
-                                     reason=status.reason, cleared=cleared)
+            return replace(status, cleared=cleared)
         deadline = time.monotonic() + pause
         while time.monotonic() < deadline:
             if should_stop():
-                return purge.PurgeStatus(purged=False, pending=status.pending,
-                                         reason=status.reason, cleared=cleared)
+                return replace(status, purged=False, cleared=cleared)
             time.sleep(min(STOP_CHECK_S, pause))
