@@ -261,10 +261,10 @@ def _small_object(value: object, what: str, max_bytes: int) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise InvalidInput(f"{what} must be a JSON object")
     if json_depth(value) > MAX_JSON_DEPTH:
-        raise InvalidInput(f"{what} must be nested at most {MAX_JSON_DEPTH} levels deep")
+        raise InvalidInput(f"{what}: nested deeper than {MAX_JSON_DEPTH} levels")
     size = plain_json_size(value, what)
     if size > max_bytes:
-        raise InvalidInput(f"{what} must be at most {max_bytes} bytes (got {size})")
+        raise InvalidInput(f"{what}: too large ({size} bytes; the limit is {max_bytes})")
     return value
 
 
