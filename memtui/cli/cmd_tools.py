@@ -11,7 +11,7 @@ from rich.text import Text
 
 from memtui.cli.common import Command, add_commands, add_group, arg
 from memtui.cli.context import CliContext
-from memtui.engine.maintenance import DoctorReport, store_owner_check
+from memtui.engine.maintenance import DoctorReport
 from memtui.engine.validation import MAX_JSON_DEPTH, json_depth
 from memtui.errors import InvalidInput, NotFound, StoreError
 from memtui.store.database import backend_name
@@ -123,10 +123,7 @@ def export_command(ctx: CliContext, args: argparse.Namespace) -> int:
     the store file (exit 4 otherwise)."""
     everything = bool(args.all)
     if everything:
-        if ctx.db_is_file:
-            store_owner_check(ctx.db_path)
-        else:
-            ctx.store.check_whole_store_access()
+        ctx.store.check_whole_store_access()
     if args.jsonl == "-":
         ctx.engine.maintenance.export_to(ctx.stdout, everything=everything)
         return 0

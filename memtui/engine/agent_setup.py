@@ -1,27 +1,20 @@
 """memtui in the agents' own settings: ``memtui hooks show|install|uninstall``.
 
-For each agent, the settings files memtui's entries go into and the merge that adds or takes
-them out: Claude Code's MCP server (``~/.claude.json`` or ``DIR/.mcp.json``) and hooks
-(``settings.json``: ``SessionStart``, ``SessionEnd``/``Stop`` and, with ``--gate``, the
-``PreToolUse`` write gate); Codex's ``[mcp_servers.memtui]`` in ``config.toml`` (edited as
-text, so comments stay); Gemini CLI's ``mcpServers.memtui`` in ``settings.json``. Every
-entry runs the absolute path of the memtui that installed it (or ``--command``);
-``installed_entries`` reads back what is installed and checks that each command still runs.
-
-A plan reads each file once and says what would change; ``write_change`` writes only a file
-whose bytes are still the ones read (else Conflict), never through a symlink leaving its
-folder, atomically after a ``.bak`` copy (``memtui.engine.safe_files``). Other keys stay, in
-order; a file that is not JSON (or TOML) is an InvalidInput and nothing is written.
-Installing twice changes nothing; uninstalling takes out only memtui's own entries.
+For each agent, the files memtui's entries go into (Claude Code's MCP server and hooks, Codex's
+``[mcp_servers.memtui]`` edited as text, Gemini CLI's ``mcpServers.memtui``) and the merges
+that add or take them out, keeping every other key and byte. A plan reads each file once;
+``write_change`` writes only a file still as read (else Conflict), never through a symlink
+leaving its folder, atomically after a ``.bak`` copy. A file that is not JSON (or TOML) is an
+InvalidInput and nothing is written.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import re
+import shlex
 import stat
 import time
 import tomllib
@@ -30,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memtui.engine.agents.paths import resolve_claude_home
+from memtui.engine.codex.paths import CODEX_HOME_ENV, resolve_codex_home
 from memtui.engine.installed_command import CommandCheck, check_command
 from memtui.engine.json_splice import (
     TopLevel,
@@ -73,9 +68,8 @@ MAX_WRITE_ATTEMPTS = 5
 RETRY_WAIT_S = 0.05
 """The first wait between those tries (doubled each time)."""
 MAX_SETTINGS_BYTES = 512 * 1024 * 1024
-"""Largest agent settings file read. Claude Code keeps every project's history in
-``~/.claude.json``; users report it past 100 MB, and memtui reads and merges it at any size a
-real user has (only the top level is walked). Beyond this, one line and nothing written."""
+"""Largest agent settings file read (``~/.claude.json`` passes 100 MB; only its top level is
+walked). Beyond this, one line and nothing written."""
 SHOWN_FILE_MAX_CHARS = 64 * 1024
 """A file longer than this is shown as memtui's entry alone (``hooks show``, dry runs) and
 left out of ``--json``'s ``content``."""
@@ -153,8 +147,6 @@ def memtui_args(extra: list[str] | None = None, command: Command = DEFAULT_COMMA
 def hook_command(which: str, extra: list[str] | None = None,
                  command: Command = DEFAULT_COMMAND) -> str:
     """The shell command a Claude Code hook runs (every word quoted for a shell)."""
-    import shlex
-
     words = [*command, *(extra or []), *which.split()]
     return " ".join(shlex.quote(word) for word in words)
 
@@ -165,16 +157,6 @@ def hook_command(which: str, extra: list[str] | None = None,
 def _env_path(name: str) -> Path | None:
     value = os.environ.get(name)
     return Path(value).expanduser().absolute() if value else None
-
-
-def claude_home() -> Path:
-    """``$CLAUDE_CONFIG_DIR``, else ``~/.claude``."""
-    return _env_path("CLAUDE_CONFIG_DIR") or Path.home() / ".claude"
-
-
-def codex_home() -> Path:
-    """``$CODEX_HOME``, else ``~/.codex``."""
-    return _env_path("CODEX_HOME") or Path.home() / ".codex"
 
 
 def gemini_home() -> Path:
@@ -192,9 +174,9 @@ def _targets(agent: str, project: Path | None) -> list[tuple[str, Path, Path]]:
         config_dir = _env_path("CLAUDE_CONFIG_DIR")
         user_file = (config_dir / ".claude.json") if config_dir else Path.home() / ".claude.json"
         return [("mcp", user_file, user_file.parent),
-                ("hooks", claude_home() / "settings.json", claude_home())]
+                ("hooks", resolve_claude_home() / "settings.json", resolve_claude_home())]
     if agent == "codex":
-        home = project / ".codex" if project is not None else codex_home()
+        home = project / ".codex" if project is not None else resolve_codex_home()
         return [("toml", home / "config.toml", project or home)]
     home = project / ".gemini" if project is not None else gemini_home()
     return [("mcp", home / "settings.json", project or home)]
@@ -212,28 +194,19 @@ SETTINGS_FILES = SafeFiles(problem=SettingsFileProblem, max_bytes=MAX_SETTINGS_B
 
 
 def read_settings(path: Path, root: Path) -> str | None:
-    """The file's text (None when there is none). Refuses a symlink leaving ``root``, a
-    non-regular file, a huge file, or bytes that are not UTF-8 text."""
+    """The file's text (None when there is none)."""
     return read_settings_stamped(path, root)[0]
 
 
-def read_settings_stamped(path: Path, root: Path) -> tuple[str | None, str | None]:
-    """The file's text and the SHA-256 of its bytes (both None when there is none)."""
+def read_settings_stamped(path: Path, root: Path,
+                          decode: bool = True) -> tuple[str | None, str | None]:
+    """The file's text (not decoded without ``decode``: None) and the SHA-256 of its bytes
+    (both None when there is no file)."""
     if not os.path.lexists(path):
         return None, None
     try:
-        text, stamp = SETTINGS_FILES.read_text_stamped(path, real_root(root))
-    except SettingsFileProblem as error:
-        raise SettingsFileProblem(f"{path}: {error.reason}; nothing written") from None
-    return text, stamp.sha256
-
-
-def settings_digest(path: Path, root: Path) -> str | None:
-    """The SHA-256 of the file's bytes now (None: no file), without decoding it."""
-    if not os.path.lexists(path):
-        return None
-    try:
-        return hashlib.sha256(SETTINGS_FILES.read_bytes(path, real_root(root))).hexdigest()
+        data, stamp = SETTINGS_FILES.read_stamped(path, real_root(root))
+        return (SETTINGS_FILES.decode_text(data) if decode else None), stamp.sha256
     except SettingsFileProblem as error:
         raise SettingsFileProblem(f"{path}: {error.reason}; nothing written") from None
 
@@ -275,8 +248,7 @@ def _put(path: Path, text: str | None, top: TopLevel | None, key: str,
 def merge_mcp_json(path: Path, text: str | None, action: str,
                    extra: list[str] | None = None,
                    command: Command = DEFAULT_COMMAND) -> tuple[str, str]:
-    """``mcpServers.memtui`` added (or replaced) or taken out; (new text, summary). Only the
-    ``mcpServers`` value is rewritten: the rest of the file keeps its bytes."""
+    """``mcpServers.memtui`` added (or replaced) or taken out; (new text, summary)."""
     top, servers = _top_object(path, text, "mcpServers")
     if action == INSTALL:
         entry = _server_entry(extra, command)
@@ -291,8 +263,6 @@ def merge_mcp_json(path: Path, text: str | None, action: str,
 
 
 def _shell_words(text: str) -> list[str]:
-    import shlex
-
     try:
         return shlex.split(text)
     except ValueError:
@@ -372,10 +342,9 @@ def merge_claude_hooks(path: Path, text: str | None, action: str,
                        extra: list[str] | None = None,
                        command: Command = DEFAULT_COMMAND,
                        gate: Command | None = None) -> tuple[str, str]:
-    """memtui's SessionStart / SessionEnd / Stop hooks added (once) or taken out, and with
-    ``gate`` (its Python and program) the write gate's PreToolUse hook (an install without
-    it takes the gate out). Only the ``hooks`` value is rewritten: the rest of the file
-    keeps its bytes."""
+    """memtui's SessionStart / SessionEnd / Stop hooks added (once) or taken out, and with ``gate``
+    (its Python and program) the write gate's PreToolUse hook (an install without it takes the gate
+    out)."""
     top, existing = _top_object(path, text, "hooks")
     if existing is None and action == UNINSTALL:
         return (text if text is not None else ""), "no memtui hooks to remove"
@@ -530,7 +499,8 @@ def _unchanged_since_read(change: SettingsChange) -> None:
     """Conflict unless the file still holds what the plan read (its bytes' hash, when the
     plan has it: a large file is not decoded again)."""
     if change.before_sha256 is not None:
-        same = settings_digest(change.path, change.root) == change.before_sha256
+        same = read_settings_stamped(change.path, change.root, decode=False)[1] == \
+            change.before_sha256
     else:
         current = read_settings(change.path, change.root)
         same = current == change.before or (current is None and change.before == "")
@@ -544,11 +514,9 @@ def _write_failed(path: Path, error: OSError) -> AgentFileWriteFailed:
 
 
 def write_change(change: SettingsChange) -> Path | None:
-    """Write one planned change safely (see the module doc). Returns the ``.bak`` copy made
-    (None when there was no file before). Nothing is written for an unchanged file; a file
-    changed since it was read (checked again just before the rename) is a Conflict; a
-    refusal by the system (permission, read-only, immutable, disk full, a folder in the way)
-    is one AgentFileWriteFailed line, the file as it was and no temporary file left."""
+    """Write one planned change safely (see the module doc); the ``.bak`` copy made, if any.
+    A file changed since it was read is a Conflict; the system's refusal one
+    AgentFileWriteFailed line, the file as it was."""
     if not change.changed:
         return None
     _unchanged_since_read(change)
@@ -610,12 +578,9 @@ def codex_home_for_worker(explicit: str | os.PathLike[str] | None = None) -> Pat
     """The Codex home the worker imports rollouts from, when one is configured: ``explicit``
     (``--codex-home``), else ``$CODEX_HOME``, else ``~/.codex`` once memtui is installed in
     its ``config.toml`` (``memtui hooks install codex``); None otherwise."""
-    if explicit:
-        return Path(explicit).expanduser().absolute()
-    env = _env_path("CODEX_HOME")
-    if env is not None:
-        return env
-    home = Path.home() / ".codex"
+    if explicit or os.environ.get(CODEX_HOME_ENV):
+        return resolve_codex_home(explicit)
+    home = resolve_codex_home()
     try:
         text = read_settings(home / "config.toml", home)
         if text is None:
@@ -674,9 +639,8 @@ def _entries_in(what: str, path: Path, text: str) -> list[tuple[str, Command]]:
 
 def installed_entries(agent: str, project: str | os.PathLike[str] | None = None, *,
                       run: bool = False) -> list[InstalledEntry]:
-    """memtui's entries in the agent's settings files, each with its command checked
-    (``run``: also run it with ``--version``, once per distinct command). A file that cannot
-    be read safely holds none."""
+    """memtui's entries in the agent's settings files, each with its command checked (``run``: also
+    run it with ``--version``, once per distinct command)."""
     check_agent(agent)
     folder = Path(project).expanduser().absolute() if project is not None else None
     checks: dict[Command, CommandCheck] = {}

@@ -1,9 +1,5 @@
-"""``Engine``: the one API the app, the command line, the worker and the service all use.
-
-An engine is a store plus the acting user. Each area of rules is a sub-API, created (and its
-module imported) on first use: ``engine.identity``, ``engine.tasks``, ``engine.settings``,
-``engine.extraction``, ``engine.injection``, ``engine.recall``, ``engine.review``, ``engine.codex``,
-``engine.agents``, ``engine.maintenance``.
+"""``Engine``: the one API the app, the command line, the worker and the service all use: a
+store plus the acting user, each area of rules a sub-API created (and imported) on first use.
 """
 
 from __future__ import annotations

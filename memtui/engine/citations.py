@@ -1,24 +1,15 @@
-"""Memories checked against the code they cite: the paths, symbols and commands a memory's
-text names, and whether the project's folder still has them.
+"""Memories checked against the code they cite: paths, symbols and commands a memory's text
+names, and whether the project's folder still has them.
 
-Rules decided here:
-- A citation is a path (a word with a known file ending -- ``pyproject.toml``,
-  ``src/app/views.py`` -- or any word with a ``/`` written in backticks), a symbol (a name
-  written as a call, ``parse_config()``), or a command of a config (``make <target>`` in a
-  Makefile, ``npm|pnpm|yarn run <script>`` in package.json). URLs, absolute paths, ``~``
-  and paths that climb out of the folder (``..``) are not the project's: never looked at.
-- A path is found when it exists in the folder without following a symlink at its end
-  (``lstat``); one whose folder leads out of the project (a symlinked folder) is not looked
-  at either.
-- A symbol is found when a source file of the folder holds it as a word. One walk of the
-  folder collects every word at once and serves every check for ``INDEX_TTL_SECONDS``
-  (each file's words are cached by its size and mtime, so a walk again reads changed files
-  only). The walk skips hidden, vendored and system folders, other file systems, symlinks
-  and files over ``MAX_SCAN_FILE_BYTES``, sees at most ``MAX_SCAN_ENTRIES`` files and
-  folders and reads at most ``MAX_SCAN_FILES`` files; a symbol not found in a walk that
-  stopped early is not reported (nothing is known).
-- A config is read only when it is a regular file of at most ``MAX_SCAN_FILE_BYTES``.
-- No folder (a project without a root, or a root that is gone): nothing is checked.
+- A citation is a path (a word with a known file ending, or a backticked word with a ``/``),
+  a symbol (a name written as a call, ``parse_config()``), or a config command (``make
+  <target>``, ``npm|pnpm|yarn run <script>``). URLs, absolute paths, ``~`` and ``..`` are
+  never looked at, nor a path whose folder leads out of the project.
+- A symbol is found when a source file of the folder holds it as a word: one bounded walk
+  (``MAX_SCAN_ENTRIES``, ``MAX_SCAN_FILES``; hidden, vendored and system folders, other file
+  systems and symlinks skipped) serves every check for ``INDEX_TTL_SECONDS``; a walk that
+  stopped early reports no missing symbol.
+- No folder: nothing is checked.
 """
 
 from __future__ import annotations
@@ -110,8 +101,7 @@ def _inside(root: Path, path: Path) -> bool:
 
 
 def _regular_text(path: Path) -> str | None:
-    """A regular file's text (never through a symlink, at most ``MAX_SCAN_FILE_BYTES``),
-    or None."""
+    """A regular file's text (never through a symlink, at most ``MAX_SCAN_FILE_BYTES``), or None."""
     try:
         info = os.lstat(path)
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SCAN_FILE_BYTES:

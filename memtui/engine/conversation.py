@@ -1,15 +1,10 @@
 """A finished session's conversation, read back for model extraction: the turns of a
-Claude Code transcript or a Codex rollout as short ``(who, text)`` pairs.
+Claude Code transcript or a Codex rollout (``.jsonl`` or ``.jsonl.zst``) as ``(who, text)``.
 
-Reading is bounded whatever the file's size: a line over ``MAX_LINE_BYTES`` is passed over,
-a message is cut to ``MESSAGE_CHARS`` and a tool's arguments or output to ``TOOL_CHARS`` as
-they are read (tool text is cut hardest: it is the bulk of a session and the least of what
-is worth remembering), and only the first ``HEAD_TURNS`` and last ``TAIL_TURNS`` turns are
-kept, with the count of those left out between them. Context the agent injected is not a
-turn: Claude Code's ``isMeta`` records and injected texts (``agents.transcripts``), Codex's
-AGENTS.md, environment and instruction messages (``codex.rollouts``), as the importers skip
-them. Codex's compressed rollouts
-(``.jsonl.zst``) are read through a streaming decompressor.
+Reading is bounded at any file size: a line over ``MAX_LINE_BYTES`` is passed over, messages
+are cut to ``MESSAGE_CHARS`` and tool text to ``TOOL_CHARS``, and only the first
+``HEAD_TURNS`` and last ``TAIL_TURNS`` turns are kept. Context the agent injected is not a
+turn (skipped as the importers skip it).
 """
 
 from __future__ import annotations

@@ -1,7 +1,5 @@
 """A small Codex home beside the demo store, so the Codex pane shows something on
-``memtui --demo``: two threads with stage-1 outputs (one used often), a MEMORY.md task
-group, a memory summary, raw memories, rollout summaries, two ad-hoc notes and a failed
-stage-1 job (so "why is consolidation stuck?" has an answer). Formats as Codex writes them.
+``memtui --demo`` (threads, stage-1 outputs, a MEMORY.md group, notes, a failed job).
 """
 
 from __future__ import annotations

@@ -1,17 +1,6 @@
-"""Demo tasks and extraction rounds: after seeding, alice's extraction log shows every outcome
-and every reason code (``memtui --demo``; called by ``memtui.engine.demo``).
-
-Everything goes through the real engine, with the demo's fixed clock and sequential ids, so
-the store is the same on every run. The rounds:
-
-1. tasks of every kind in webshop and ml-pipeline → extracted and skipped rows;
-2. a forgotten memory, a hand-pinned one and a repeated goal → ``forgotten``,
-   ``already_extracted``, ``superseded_previous``; then a forced run;
-3. a low quota → ``quota_low``; a hand-edited quota row → ``quota_check_failed``;
-4. alice made a reader of infra → ``error`` (``PermissionDenied``); a task finished a
-   minute before stays ``not_idle``.
-
-Then a queued task receives a real first-turn injection (audited, usage counts bumped).
+"""Demo tasks and extraction rounds (``memtui --demo``): through the real engine with the
+demo's fixed clock and ids, alice's extraction log shows every outcome and reason code, and a
+queued task receives a real first-turn injection.
 """
 
 from __future__ import annotations

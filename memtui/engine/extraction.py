@@ -1,45 +1,19 @@
 """Extraction: completed tasks become project-level ``fact`` memories, deterministically.
 
-A round scans the acting user's ``completed`` tasks that are due (never scanned, last scanned
-as a skip or an error that may pass later, or whose memory has since been forgotten), at most
-``ROUND_LIMIT`` of them, never-scanned first and then the longest-ago scanned. For each task:
+A round scans at most ``ROUND_LIMIT`` of the actor's due ``completed`` tasks (never scanned
+first). A task already extracted or whose memory was forgotten is skipped; then the gates, in
+``REASONS`` order: ``generate_off``, ``not_idle`` and the shape gates (``force`` skips these
+two), ``external_context`` (with ``disable_on_external_context``), and the quota (fail closed:
+``quota_check_failed``). An eligible task becomes one memory, the redacted first goal (else
+prompt) line and the start of its result; an active auto memory of the same goal key in the
+project is superseded (``superseded_previous``).
 
-0. once per task: a task whose memory was forgotten is skipped as ``forgotten``; one that
-   already produced a memory (any status) as ``already_extracted``;
-1. ``generate_off``: the task override, else the user's ``generate_memories``;
-2. ``not_idle``: finished less than ``idle_seconds`` ago (``force`` skips this gate);
-3. ``missing_times`` / ``too_short`` / ``result_too_short`` (``force`` skips this gate);
-4. ``external_context``: with ``disable_on_external_context`` on, a task that received
-   follow-ups, is a coordinator's sub-task, or took in outside context (MCP, web search);
-5. ``quota_low`` / ``quota_check_failed`` (fail closed when the quota cannot be read).
-
-An eligible task becomes one memory: the first line of its goal (else of its prompt, cut to
-``TITLE_MAX_CHARS``) and the first ``RESULT_CHARS`` characters of its result, redacted. When
-the same goal (first line, whitespace collapsed, case folded) has an active auto memory in
-the same project, the new memory supersedes it (``superseded_previous``).
-
-Two processes may run rounds on one store at once. Tasks are processed in batches of
-``BATCH_SIZE``, each batch one write transaction; inside it every task is claimed
-(``tasks.claim``: on PostgreSQL another worker's tasks are skipped, so workers on several
-machines share a round), then re-read and re-checked (log row, existing memory, tombstone)
-before anything is written, so no task is extracted twice and every scan leaves its log
-row. A task whose processing raises
-is rolled back to a savepoint and logged as ``error`` (reason: the error class); the round
-goes on -- unless the error made SQLite roll the whole batch back (``TransactionLost``):
-then nothing of the batch is kept and the round fails (its tasks are due again next round).
-A user who can no longer write to the task's project gets an ``error`` row with reason
-``PermissionDenied`` (the task is retried in later rounds).
-
-With ``extraction_mode`` = ``model`` the gates and the once-per-task rule are the same, and a
-task that passes them is asked of the model after its batch's transaction has committed (no
-lock is held while the endpoint thinks; a stop request is honoured between calls): the cap
-is checked before each call, the answer is checked, redacted and written in a transaction
-of its own that re-checks the task first (``memtui.engine.model_phase``,
-``memtui.engine.model_extraction``). Write access is checked before the call; any error
-from the call on (writing its answer included) waits out the same backoff as a failed
-call. A task may yield several memories, each keeping the
-task's id; a user-level one always waits in the review inbox; none is a valid answer
-(``model_nothing``, not asked again).
+Tasks go in batches of ``BATCH_SIZE``, one write transaction each: every task is claimed and
+re-checked before anything is written, so two workers never extract a task twice. A task that
+raises is rolled back to a savepoint and logged as ``error``; a ``TransactionLost`` fails the
+round. With ``extraction_mode`` = ``model``, a task that passes the gates is asked of the model
+after its batch commits (``model_phase``, ``model_extraction``): capped, checked, redacted and
+written in a transaction of its own; a failure waits out a backoff.
 """
 
 from __future__ import annotations
@@ -53,6 +27,7 @@ from typing import Any
 
 from memtui.engine import permissions as perm
 from memtui.engine.base import EngineArea
+from memtui.engine.identity import new_memory
 from memtui.engine.jobs import BACKFILL, ROUND
 from memtui.engine.model_client import (
     ERROR_WORDS_CHARS,
@@ -79,14 +54,13 @@ from memtui.engine.redaction import redact
 from memtui.engine.review_rules import PENDING, status_for_new
 from memtui.engine.settings import MODE_SETTING, MODEL_MODE, load_settings
 from memtui.engine.tasks import QuotaStatus, read_quota
-from memtui.engine.validation import clean_text
+from memtui.engine.validation import check_limit, clean_text
 from memtui.errors import InvalidInput, MemtuiError, TransactionLost
-from memtui.store.model_ledger import TaskDetail, UsageRow
+from memtui.store.model_ledger import TaskDetail, UsageRow, UsageTotal
 from memtui.store.models import (
     EXTRACTED_OUTCOMES,
     DedupeRow,
     LogEntry,
-    Memory,
     PageCursor,
     ScanRow,
     Task,
@@ -113,6 +87,7 @@ HALTING_FAILURES = ("timeout", "connection")
 TITLE_MAX_CHARS = 300
 """A first line longer than this is cut (with an ellipsis) in the memory and its goal key."""
 MAX_LOG_LIMIT = 10_000
+MAX_ROUND_LIMIT = 100_000
 AUTO_SOURCE = "auto"
 ERROR_REASON_CHARS = 40
 
@@ -120,9 +95,6 @@ REASONS = ("generate_off", "not_idle", "missing_times", "too_short", "result_too
            "external_context", "quota_low", "quota_check_failed", "already_extracted",
            "forgotten")
 """Every skip reason code of the gates, in the order they are checked."""
-MODEL_REASONS = ("model_cap_day", "model_cap_month", "model_cap_unreadable", "model_not_ready",
-                 "model_nothing")
-"""The skip reason codes of model mode, after the gates (model_phase)."""
 
 Progress = Callable[[int, int], None]
 """``progress(done, total)`` after each batch."""
@@ -199,15 +171,6 @@ class RoundSummary:
         if memory_id and outcome in EXTRACTED_OUTCOMES:
             self.memory_ids.append(memory_id)
 
-    def merge(self, other: RoundSummary) -> None:
-        """Add another round's counts (backfill)."""
-        self.scanned += other.scanned
-        self.extracted += other.extracted
-        self.superseded += other.superseded
-        self.skipped.update(other.skipped)
-        self.errors += other.errors
-        self.memory_ids += other.memory_ids
-
     def to_json(self) -> dict[str, Any]:
         """The run summary ``memtui run --json`` prints."""
         return {"scanned": self.scanned, "extracted": self.extracted,
@@ -274,10 +237,8 @@ class ExtractionApi(EngineArea):
     def run_round(self, force: bool = False, limit: int = ROUND_LIMIT,
                   progress: Progress | None = None,
                   should_stop: ShouldStop | None = None) -> RoundSummary:
-        """One bounded round over the actor's due tasks (at most ``limit``). ``force`` skips
-        the idle and shape gates only. Audited as ``auto_memory_run`` (counts) when it
-        scanned anything."""
-        _check_limit(limit)
+        """One bounded round over the actor's due tasks (at most ``limit``)."""
+        check_limit(limit, MAX_ROUND_LIMIT)
         task_ids = self._store.tasks.round_candidates(self.actor, limit)
         summary = RoundSummary(forced=bool(force))
         self._start_round()
@@ -290,7 +251,7 @@ class ExtractionApi(EngineArea):
                  batch_limit: int = ROUND_LIMIT) -> RoundSummary:
         """Rounds until every task that was due when it started has been scanned once
         (``/memory backfill``), with progress over the whole run."""
-        _check_limit(batch_limit)
+        check_limit(batch_limit, MAX_ROUND_LIMIT)
         total = self._store.tasks.count_candidates(self.actor)
         summary = RoundSummary(forced=bool(force))
         self._start_round()
@@ -436,10 +397,8 @@ class ExtractionApi(EngineArea):
         previous = self._store.tasks.active_auto_for_goal(task.project, key) if key else None
         now = context.now
         status = status_for_new(self._store, task.user, AUTO_SOURCE, context.settings)
-        memory = Memory(id=self._store.new_id("mem"), scope="project", owner=task.user,
-                        project=task.project, kind="fact", content=content, status=status,
-                        superseded_by=None, source=AUTO_SOURCE, source_thread_id=task.id,
-                        created_at=now, updated_at=now, usage_count=0, last_used_at=None)
+        memory = new_memory(self._store, task.user, task.project, "fact", content, status,
+                            AUTO_SOURCE, task.id, now)
         if status == PENDING:
             # waits in the inbox; a repeated goal is a pending correction of the active one,
             # and approving it is the supersede
@@ -464,10 +423,9 @@ class ExtractionApi(EngineArea):
             TaskDetail(task_id, self.actor)
 
     def _queue_for_model(self, row: ScanRow, context: _Batch) -> None:
-        """A task that passed the gates waits for its call, unless its last failure's
-        backoff has not run out (its log row is touched so that it goes to the back of the
-        queue; it is not counted). A project the user can no longer write raises before any
-        call (an ``error`` row, as in deterministic mode)."""
+        """A task that passed the gates waits for its call, unless its last failure's backoff has
+        not run out (its log row is touched so that it goes to the back of the queue; it is not
+        counted)."""
         self._check_writable(row.task.project, context)
         detail = self._detail(row.task.id)
         if detail.retry_at is not None and detail.retry_at > context.now and row.log:
@@ -552,11 +510,9 @@ class ExtractionApi(EngineArea):
             f"\nFor every project because: {item.reason}" if user_level else "")
         status = PENDING if user_level else status_for_new(self._store, task.user,
                                                            AUTO_SOURCE, settings)
-        memory = Memory(id=self._store.new_id("mem"), scope=item.scope, owner=task.user,
-                        project=None if user_level else task.project, kind=item.kind,
-                        content=clean_text(text, "memory"), status=status, superseded_by=None,
-                        source=AUTO_SOURCE, source_thread_id=task.id, created_at=now,
-                        updated_at=now, usage_count=0, last_used_at=None)
+        memory = new_memory(self._store, task.user, None if user_level else task.project,
+                            item.kind, clean_text(text, "memory"), status, AUTO_SOURCE, task.id,
+                            now)
         self._store.memories.insert(memory, None)
         return memory.id
 
@@ -580,22 +536,17 @@ class ExtractionApi(EngineArea):
 
     # ---- log ------------------------------------------------------------------------------
 
-    def log(self, limit: int = 50) -> list[LogEntry]:
-        """The extraction log of the actor's own tasks, most recent scan first."""
-        _check_limit(limit, MAX_LOG_LIMIT)
-        return self._with_details(self._store.tasks.log_for(self.actor, limit))
-
-    def log_page(self, limit: int = 50, *, after: PageCursor | None = None,
-                 before: PageCursor | None = None) -> list[LogEntry]:
-        """A keyset page of the actor's log, most recent scan first: ``after`` the rows
-        older than a row's (``at``, ``task_id``), ``before`` the rows just newer."""
-        _check_limit(limit, MAX_LOG_LIMIT)
+    def log(self, limit: int = 50, *, after: PageCursor | None = None,
+            before: PageCursor | None = None) -> list[LogEntry]:
+        """The extraction log of the actor's own tasks, most recent scan first; a keyset
+        page ``after`` a row's (``at``, ``task_id``) or just ``before`` it."""
+        check_limit(limit, MAX_LOG_LIMIT)
         return self._with_details(
             self._store.tasks.log_page(self.actor, limit, after=after, before=before))
 
     def log_at(self, offset: int, limit: int = 50, *, from_end: bool = False) -> list[LogEntry]:
         """A page of the actor's log by position (from the bottom with ``from_end``)."""
-        _check_limit(limit, MAX_LOG_LIMIT)
+        check_limit(limit, MAX_LOG_LIMIT)
         if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
             raise InvalidInput("offset must be a whole number from 0")
         return self._with_details(
@@ -619,7 +570,7 @@ class ExtractionApi(EngineArea):
         """The actor's model cost ledger: calls and tokens in and out today and this month
         (UTC), against the caps, and per day, per round and per task (latest first, at most
         ``limit`` each)."""
-        _check_limit(limit, MAX_LOG_LIMIT)
+        check_limit(limit, MAX_LOG_LIMIT)
         return self._cost({name: [row.to_json() for row in self._store.model_ledger.totals(
             self.actor, name, limit)] for name in ("day", "round", "task")})
 
@@ -632,16 +583,15 @@ class ExtractionApi(EngineArea):
         ledger, settings = self._store.model_ledger, load_settings(self._store, self.actor)
         now = self._store.now()
         month = ledger.totals(self.actor, "day", 31, since=now[:7])
-        today = next((row.to_json() for row in month if row.key == now[:10]), {})
-        return {
-            "today": {"calls": today.get("calls", 0), "tokens_in": today.get("tokens_in", 0),
-                      "tokens_out": today.get("tokens_out", 0),
-                      "cap": settings["model_daily_token_cap"]},
-            "month": {"calls": sum(r.calls for r in month),
-                      "tokens_in": sum(r.tokens_in for r in month),
-                      "tokens_out": sum(r.tokens_out for r in month),
-                      "cap": settings["model_monthly_token_cap"]},
-            "by_day": by["day"], "by_round": by["round"], "by_task": by["task"]}
+
+        def spent(rows: list[UsageTotal], cap: str) -> dict[str, Any]:
+            return {"calls": sum(r.calls for r in rows),
+                    "tokens_in": sum(r.tokens_in for r in rows),
+                    "tokens_out": sum(r.tokens_out for r in rows), "cap": settings[cap]}
+
+        return {"today": spent([r for r in month if r.key == now[:10]], "model_daily_token_cap"),
+                "month": spent(month, "model_monthly_token_cap"),
+                "by_day": by["day"], "by_round": by["round"], "by_task": by["task"]}
 
     def log_count(self) -> int:
         """How many log rows the actor has (one per task scanned)."""
@@ -658,15 +608,12 @@ class ExtractionApi(EngineArea):
     # ---- consolidation --------------------------------------------------------------------
 
     def consolidate(self, should_stop: ShouldStop | None = None) -> ConsolidationResult:
-        """Supersede active memories that duplicate another active one in the same scope
-        (same normalised content, or same goal key), the newest surviving: the actor's user
-        memories and the memories of every project the actor can write. Deterministic; one
-        transaction; recorded in ``consolidations`` and audited (ids only). In model mode,
-        then a model pass per project proposes supersedes into the review inbox
-        (``memtui.engine.model_consolidation``), one project at a time, outside any
-        transaction while the model answers; the model pass ends (the projects not reached
-        say why) on ``should_stop``, after ``MODEL_ROUND_SECONDS``, or after a timeout or
-        an unreachable endpoint."""
+        """Supersede active memories duplicating another in the same scope (same normalised
+        content or goal key; the newest survives), in the actor's user memories and every
+        project it can write: one transaction, recorded and audited (ids only). In model mode
+        a model pass per project then proposes supersedes into the inbox
+        (``model_consolidation``), until ``should_stop``, ``MODEL_ROUND_SECONDS`` or a
+        ``HALTING_FAILURES`` failure."""
         with self._store.transaction():
             scopes: list[tuple[str, list[DedupeRow]]] = [
                 ("user", self._store.tasks.active_memories(owner=self.actor))]
@@ -744,11 +691,6 @@ def duplicate_pairs(rows: Sequence[DedupeRow]) -> list[tuple[str, str]]:
         pairs += [(r.id, newest.id) for r in sorted(members, key=lambda r: (r.created_at, r.id))
                   if r.id != newest.id]
     return pairs
-
-
-def _check_limit(limit: object, top: int = 100_000) -> None:
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= top:
-        raise InvalidInput(f"limit must be a whole number from 1 to {top}")
 
 
 __all__ = ["BATCH_SIZE", "REASONS", "RESULT_CHARS", "ROUND_LIMIT", "ConsolidationResult",

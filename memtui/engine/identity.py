@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memtui.engine import permissions as perm
 from memtui.engine import purge
@@ -23,6 +23,7 @@ from memtui.engine.validation import (
     MAX_PATH_BYTES,
     check_id,
     check_kind,
+    check_limit,
     check_preferences,
     check_role,
     check_text,
@@ -31,6 +32,7 @@ from memtui.engine.validation import (
     clean_text,
 )
 from memtui.errors import InvalidInput, NotFound, PermissionDenied, Unchanged
+from memtui.jsonable import JsonMixin
 from memtui.store.database import READ_ONLY_REASON
 from memtui.store.models import (
     SOURCES,
@@ -43,6 +45,9 @@ from memtui.store.models import (
     Project,
 )
 
+if TYPE_CHECKING:
+    from memtui.store.backend import StoreBackend
+
 CONTEXT_LIMIT = 5
 """How many active memories of each scope the identity context and injection carry."""
 MAX_LIST_LIMIT = 10_000
@@ -54,9 +59,8 @@ AGENTS_MAY_NOT_FORGET = (
 
 
 class NarrowedRows(NamedTuple):
-    """The first rows of a narrowed search's list (``IdentityApi.narrowed_rows``):
-    ``whole`` when they are the entire list. A named tuple: defined before the app's first
-    frame."""
+    """The first rows of a narrowed search's list (``IdentityApi.narrowed_rows``): ``whole`` when
+    they are the entire list."""
 
     rows: tuple[Memory, ...]
     whole: bool
@@ -80,7 +84,7 @@ class ForgetResult:
 
 
 @dataclass(frozen=True)
-class IdentityContext:
+class IdentityContext(JsonMixin):
     """The identity context: profile, latest memories, text block, summary."""
 
     profile: Profile
@@ -89,24 +93,15 @@ class IdentityContext:
     text: str
     project_summary: str
 
-    def to_json(self) -> dict[str, Any]:
-        """The context as the CLI's JSON shape."""
-        return {"profile": self.profile.to_json(),
-                "user_memories": [m.to_json() for m in self.user_memories],
-                "project_memories": [m.to_json() for m in self.project_memories],
-                "text": self.text, "project_summary": self.project_summary}
-
 
 def render_memory_block(user_memories: tuple[Memory, ...] | list[Memory],
                         project_memories: tuple[Memory, ...] | list[Memory]) -> str:
     """The two memory lists as one text block ready to paste into a prompt."""
     lines: list[str] = []
-    if user_memories:
-        lines.append("User memories:")
-        lines += [f"- ({m.kind}) {m.content}" for m in user_memories]
-    if project_memories:
-        lines.append("Project memories:")
-        lines += [f"- ({m.kind}) {m.content}" for m in project_memories]
+    for title, memories in (("User memories:", user_memories),
+                            ("Project memories:", project_memories)):
+        if memories:
+            lines += [title, *(f"- ({m.kind}) {m.content}" for m in memories)]
     return "\n".join(lines)
 
 
@@ -135,6 +130,17 @@ def clean_memory_content(content: object, what: str = "content") -> str:
     return clean_text(content, what, strip=True)
 
 
+def new_memory(store: StoreBackend, owner: str, project: str | None, kind: str, content: str,
+               status: str, source: str, source_thread_id: str | None,
+               now: str | None = None) -> Memory:
+    """A new memory (not stored yet): a project's, else ``owner``'s user-level one."""
+    now = now or store.now()
+    return Memory(id=store.new_id("mem"), scope="project" if project else "user", owner=owner,
+                  project=project, kind=kind, content=content, status=status,
+                  superseded_by=None, source=source, source_thread_id=source_thread_id,
+                  created_at=now, updated_at=now, usage_count=0, last_used_at=None)
+
+
 def deepest_root(path: str | os.PathLike[str], projects: Iterable[Project]) -> Project | None:
     """Of ``projects``, the one whose root path holds ``path`` (is it or a folder above it);
     when several do, the deepest root wins. None when no root holds it."""
@@ -160,8 +166,7 @@ class IdentityApi(EngineArea):
 
     def create_project(self, project_id: str, name: str | None = None,
                        root: str | None = None, summary: str = "") -> Project:
-        """Create a project; the creator becomes its owner. Name, root and summary are
-        checked and redacted like every stored text (``clean_text``)."""
+        """Create a project; the creator becomes its owner."""
         check_id(project_id, "project id")
         clean_name = clean_project_name(name) if name is not None else None
         clean_summary = clean_project_summary(summary) if summary else ""
@@ -214,11 +219,8 @@ class IdentityApi(EngineArea):
         return perm.CREATE_TASK in perm.permissions(self._store, project_id, self.actor)
 
     def write_refusal(self, project: str | None = None) -> str | None:
-        """Why the actor may not add, correct or forget memories in a scope (the actor's own
-        user memories without ``project``), or None when they may. The permission rule of
-        every write (``permissions.writable_project``), asked ahead so a front end offers
-        only what is allowed and says why when a key is pressed anyway. A store opened
-        read-only refuses every write."""
+        """Why the actor may not add, correct or forget memories in a scope (the actor's own user
+        memories without ``project``), or None when they may."""
         if self._store.read_only:
             return READ_ONLY_REASON
         if project is None:
@@ -248,12 +250,9 @@ class IdentityApi(EngineArea):
                        preferences: dict[str, Any] | None = None,
                        set_preferences: dict[str, Any] | None = None,
                        require_change: bool = False) -> Profile:
-        """Change the actor's profile. ``preferences`` replaces the object;
-        ``set_preferences`` merges keys into it. All checks run before anything is written.
-
-        A save that changes a saved profile in nothing writes nothing (no new time, no audit
-        entry) and returns the profile as it is; with ``require_change`` it raises
-        ``Unchanged`` instead."""
+        """Change the actor's profile: ``preferences`` replaces the object, ``set_preferences``
+        merges keys into it. A save that changes nothing writes nothing (``Unchanged`` with
+        ``require_change``)."""
         if display_name is not None:
             display_name = clean_display_name(display_name)
         if timezone is not None:
@@ -288,34 +287,19 @@ class IdentityApi(EngineArea):
 
     # ---- memories -----------------------------------------------------------------------
 
-    def _new_memory(self, *, content: str, kind: str, project: str | None, source: str,
-                    source_thread_id: str | None, owner: str | None = None,
-                    created_at: str | None = None, status: str = ACTIVE) -> Memory:
-        now = created_at or self._store.now()
-        return Memory(id=self._store.new_id("mem"), scope="project" if project else "user",
-                      owner=owner or self.actor, project=project, kind=kind, content=content,
-                      status=status, superseded_by=None, source=source,
-                      source_thread_id=source_thread_id, created_at=now, updated_at=now,
-                      usage_count=0, last_used_at=None)
-
-    @staticmethod
-    def clean_content(content: object, what: str = "content") -> str:
-        """Validate and redact memory content (every write path goes through this)."""
-        return clean_memory_content(content, what)
-
     def add_memory(self, content: str, kind: str = "fact", project: str | None = None, *,
                    source: str = "manual", source_thread_id: str | None = None) -> Memory:
         """Add a user-level memory (no project) or a project-level one (``create_task``)."""
         check_kind(kind)
         check_source(source)
-        text = self.clean_content(content)
+        text = clean_memory_content(content)
         with self._store.transaction():
             self._store.identity.ensure_user(self.actor)
             if project is not None:
                 perm.writable_project(self._store, project, self.actor)
-            memory = self._new_memory(content=text, kind=kind, project=project, source=source,
-                                      source_thread_id=source_thread_id,
-                                      status=status_for_new(self._store, self.actor, source))
+            memory = new_memory(self._store, self.actor, project, kind, text,
+                                status_for_new(self._store, self.actor, source), source,
+                                source_thread_id)
             self._store.memories.insert(memory)
             self._audit("memory_created", memory.id, scope=memory.scope, kind=kind,
                         source=source, project=project, status=memory.status)
@@ -329,8 +313,11 @@ class IdentityApi(EngineArea):
         """One memory the actor may see (NotFound otherwise, the same as missing)."""
         return perm.visible_memory(self._store, memory_id, self.actor)
 
-    def _list_filter(self, project: str | None, kind: str | None, status: str | None,
-                     source: str | None, search: str | None) -> MemoryFilter:
+    def memory_filter(self, project: str | None = None, *, kind: str | None = None,
+                      status: str | None = "active", source: str | None = None,
+                      search: str | None = None) -> MemoryFilter:
+        """A checked list filter for the actor: user scope without a project, else that
+        project's (NotFound if the actor cannot read it)."""
         if kind is not None:
             check_kind(kind)
         if status not in (None, "all", *STATUSES):
@@ -341,28 +328,19 @@ class IdentityApi(EngineArea):
             check_text(search, "search", max_bytes=1024, allow_empty=True)
         if project is not None:
             perm.readable_project(self._store, project, self.actor)
-            return MemoryFilter(scope="project", project=project, kind=kind,
-                                status=None if status == "all" else status, source=source,
-                                search=search or None)
-        return MemoryFilter(scope="user", owner=self.actor, kind=kind,
-                            status=None if status == "all" else status, source=source,
-                            search=search or None)
-
-    def memory_filter(self, project: str | None = None, *, kind: str | None = None,
-                      status: str | None = "active", source: str | None = None,
-                      search: str | None = None) -> MemoryFilter:
-        """A checked list filter for the actor: user scope without a project, else that
-        project's (NotFound if the actor cannot read it)."""
-        return self._list_filter(project, kind, status, source, search)
+        return MemoryFilter(scope="user" if project is None else "project",
+                            owner=self.actor if project is None else None, project=project,
+                            kind=kind, status=None if status == "all" else status,
+                            source=source, search=search or None)
 
     def list_memories(self, project: str | None = None, *, kind: str | None = None,
                       status: str | None = "active", source: str | None = None,
                       search: str | None = None, limit: int = 50,
                       after: PageCursor | None = None) -> list[Memory]:
         """Visible memories, newest first: the actor's user memories, or one project's."""
-        if not isinstance(limit, int) or limit < 1 or limit > MAX_LIST_LIMIT:
-            raise InvalidInput(f"limit must be between 1 and {MAX_LIST_LIMIT}")
-        flt = self._list_filter(project, kind, status, source, search)
+        check_limit(limit, MAX_LIST_LIMIT)
+        flt = self.memory_filter(project, kind=kind, status=status, source=source,
+                                 search=search)
         return self._store.memories.page(flt, limit, after=after)
 
     def all_active_memories(self, project: str | None = None) -> list[Memory]:
@@ -417,16 +395,10 @@ class IdentityApi(EngineArea):
 
     def narrowed_rows(self, old: MemoryFilter, new: MemoryFilter, rows: Sequence[Memory], *,
                       whole: bool) -> NarrowedRows | None:
-        """The first rows of ``new``'s list worked out from rows in hand, without a query.
-
-        ``rows`` are the first rows of ``old``'s list in list order (``whole``: all of them),
-        and ``new`` is the same list with a search that narrows ``old``'s (a key typed on in
-        the search box; a space typed after a word searches for the same words). Its newest
-        matches are then exactly the rows in hand that match it, in the same order, up to
-        the first row the store cannot judge without its index
-        (``MemoryRepository.narrowing``). None when ``new`` is not such a narrowing (always
-        on PostgreSQL). Reads nothing: the caller read ``rows`` under ``old``, the same list.
-        """
+        """The first rows of ``new``'s list worked out from ``rows``, the first rows of
+        ``old``'s (``whole``: all of them), without a query: when ``new``'s search narrows
+        ``old``'s, they are the rows in hand that match, up to the first the store cannot
+        judge (``MemoryRepository.narrowing``); None when it does not (always on PostgreSQL)."""
         if new.search is None or replace(old, search=new.search) != new:
             return None
         matches = self._store.memories.narrowing(old.search, new.search)
@@ -444,18 +416,13 @@ class IdentityApi(EngineArea):
     def supersede(self, memory_id: str, content: str, kind: str | None = None, *,
                   source: str | None = None) -> Memory:
         """Correct a memory: a new active version replaces it; the old one is kept as history.
-
-        ``source`` names an agent writing the correction (``mcp``, ``service``...); without
-        it the correction is the person's own. An agent's correction while the user reviews
-        new memories is a pending correction instead: the old version stays active
-        until the new one is approved, and approving it is the supersede. An agent correcting
-        a memory that is itself still pending revises that pending memory in place.
-        """
+        An agent's correction (``source``) under review is pending until approved, and one of
+        a pending memory revises it in place."""
         if kind is not None:
             check_kind(kind)
         if source is not None:
             check_source(source)
-        text = self.clean_content(content)
+        text = clean_memory_content(content)
         with self._store.transaction():
             old = perm.writable_memory(self._store, memory_id, self.actor)
             if old.status == PENDING:
@@ -470,9 +437,8 @@ class IdentityApi(EngineArea):
             status = status_for_new(self._store, self.actor, source or "manual")
             stored_source = source or (old.source if old.source == "auto" else "manual")
             # The new version is owned by whoever wrote it, so History shows who corrected it.
-            new = self._new_memory(content=text, kind=kind or old.kind, project=old.project,
-                                   source=stored_source, source_thread_id=old.source_thread_id,
-                                   status=status)
+            new = new_memory(self._store, self.actor, old.project, kind or old.kind, text,
+                             status, stored_source, old.source_thread_id)
             if status == PENDING:
                 self._store.memories.insert(new, self._store.memories.goal_key(old.id),
                                             replaces=old.id)
@@ -515,15 +481,15 @@ class IdentityApi(EngineArea):
 
     def forget(self, memory_id: str) -> ForgetResult:
         """Physically delete a memory and every version in its chain; audit without content;
-        tombstone extracted sources so the extractor never recreates them. Then erase the
-        text from the write-ahead log, waiting for readers up to ``FORGET_PURGE_WAIT_S``;
-        ``purged`` says whether that happened (else the worker finishes it later)."""
-        result = self._forget_chain(memory_id)
-        return self._purged(result)
+        tombstone extracted sources so the extractor never recreates them; then purge the
+        text from the write-ahead log (``purged`` says whether it is gone yet)."""
+        return self._purged([self._forget_chain(memory_id)])[0]
 
-    def _purged(self, result: ForgetResult) -> ForgetResult:
+    def _purged(self, results: list[ForgetResult]) -> list[ForgetResult]:
+        """The results once their text is erased from the write-ahead log, when it can be."""
         status = purge.finish(self._store, purge.FORGET_PURGE_WAIT_S)
-        return replace(result, purged=status.purged, purge_reason=status.reason)
+        return [replace(result, purged=status.purged, purge_reason=status.reason)
+                for result in results]
 
     def _forget_chain(self, memory_id: str) -> ForgetResult:
         with self._store.transaction():
@@ -568,11 +534,7 @@ class IdentityApi(EngineArea):
                 result = self._forget_chain(memory_id)
                 done.update(result.removed_ids)
                 results.append(result)
-        if not results:
-            return results
-        status = purge.finish(self._store, purge.FORGET_PURGE_WAIT_S)
-        return [replace(result, purged=status.purged, purge_reason=status.reason)
-                for result in results]
+        return self._purged(results) if results else results
 
     # ---- context ------------------------------------------------------------------------
 
@@ -601,8 +563,7 @@ class IdentityApi(EngineArea):
 
     def audit(self, limit: int = 50) -> list[AuditEntry]:
         """The actor's own audit entries, newest first."""
-        if not isinstance(limit, int) or limit < 1 or limit > MAX_LIST_LIMIT:
-            raise InvalidInput(f"limit must be between 1 and {MAX_LIST_LIMIT}")
+        check_limit(limit, MAX_LIST_LIMIT)
         return self._store.audit.list_for(self.actor, limit)
 
 

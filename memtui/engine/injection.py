@@ -1,33 +1,22 @@
 """First-turn injection: memories prefixed to an in-memory copy of a task's text.
 
-Decided here:
-- Only the task's own user prepares its injection (it carries that user's user-level
-  memories); another reader of the project gets PermissionDenied, a stranger NotFound.
-- Nothing for a continuation/resume (``not_first_turn``) or a coordinator
-  (``coordinator``: a task that has sub-tasks, i.e. some task names it as parent). A
-  sub-task (a task with a parent) is an ordinary first-turn worker task and may receive
-  memories. A coordinator is only known as such once its first sub-task is recorded.
-- ``use_off`` when the task override, else the user's ``use_memories``, is off;
-  ``no_memories`` when there is nothing to inject; ``injected`` otherwise.
-- The text: INJECTION_HEADER, the latest CONTEXT_LIMIT active user memories of the user and
-  of the task's project (project memories only while the user can read the project), a
-  blank line, then the original prompt. A task with a goal gets its goal prefixed the same
-  way. The stored task never changes.
-- With the user's ``skip_stale_memories`` on, project memories whose cited files, symbols
-  or commands are gone from the project's root are left out (``engine.staleness``): checked
-  before the snapshot or transaction opens, so no folder is walked while the store is held.
-- ``apply=True`` (the real injection a host performs before running the task) audits
-  ``worker_memory_injected`` with the memory ids and bumps their usage in one transaction.
-- Any failure after the task was read fails open: a warning is logged and the original text
-  comes back with ``injected=False, reason="failed_open"``. Reading the task itself is not
-  covered: without it there is no original text to fall back to (NotFound etc. propagate).
+- Only the task's own user prepares its injection (PermissionDenied for another reader).
+- Nothing for a continuation (``not_first_turn``) or a coordinator (a task with sub-tasks);
+  ``use_off`` when the task override, else ``use_memories``, is off; ``no_memories`` when
+  there is nothing to inject.
+- The text: ``INJECTION_HEADER``, the latest ``CONTEXT_LIMIT`` active user and project
+  memories, a blank line, the original prompt (and goal). The stored task never changes.
+  With ``skip_stale_memories``, memories whose citations are gone are left out (checked
+  before the store is held).
+- ``apply=True`` audits ``worker_memory_injected`` and bumps usage in one transaction.
+- Any failure after the task was read fails open (``failed_open``, the original text).
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from memtui.engine import permissions as perm
 from memtui.engine.base import EngineArea
@@ -35,6 +24,7 @@ from memtui.engine.identity import INJECTION_HEADER, render_memory_block
 from memtui.engine.settings import load_settings
 from memtui.engine.validation import check_text
 from memtui.errors import PermissionDenied
+from memtui.jsonable import JsonMixin
 
 if TYPE_CHECKING:
     from memtui.store.models import Memory, Task
@@ -51,9 +41,8 @@ MAX_PREVIEW_TEXT_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True)
-class InjectionResult:
-    """What a first turn receives. ``prompt``/``goal`` are the texts to run with (the
-    originals when nothing was injected); ``task_id`` is None for a project preview."""
+class InjectionResult(JsonMixin):
+    """What a first turn receives."""
 
     task_id: str | None
     injected: bool
@@ -61,11 +50,6 @@ class InjectionResult:
     prompt: str
     goal: str
     memory_ids: tuple[str, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        """The shape ``memtui inject --json`` prints."""
-        return {"task_id": self.task_id, "injected": self.injected, "reason": self.reason,
-                "prompt": self.prompt, "goal": self.goal, "memory_ids": list(self.memory_ids)}
 
 
 def prefix_block(user_memories: list[Memory], project_memories: list[Memory]) -> str:
@@ -81,8 +65,7 @@ class InjectionApi(EngineArea):
     """First-turn injection for the actor's tasks, and the preview for a new task."""
 
     def prepare_first_turn(self, task_id: str, apply: bool = False) -> InjectionResult:
-        """The text the task's first turn receives. A preview without side effects unless
-        ``apply``: then audited and usage counts bumped. Fails open (see the module doc)."""
+        """The text the task's first turn receives."""
         from memtui.engine.tasks import visible_task  # not needed by a session's injection
 
         task = visible_task(self._store, task_id, self.actor)
@@ -105,17 +88,23 @@ class InjectionApi(EngineArea):
             else load_settings(self._store, self.actor)["use_memories"]
         if not use:
             return InjectionResult(task.id, False, USE_OFF, task.prompt, task.goal)
-        skip = self._stale_ids(task.project)
+        return self._inject(task.id, task.project, task.prompt, task.goal, apply, task.id)
+
+    def _inject(self, task_id: str | None, project: str | None, prompt: str, goal: str,
+                apply: bool, audit_target: str | None) -> InjectionResult:
+        """The injection; with ``apply`` audited and usage counts bumped in one transaction."""
+        skip = self._stale_ids(project)
         if not apply:
             with self._store.snapshot():
-                return self._compose(task.id, task.project, task.prompt, task.goal, skip)
+                return self._compose(task_id, project, prompt, goal, skip)
         with self._store.transaction():
-            result = self._compose(task.id, task.project, task.prompt, task.goal, skip)
+            result = self._compose(task_id, project, prompt, goal, skip)
             if result.injected:
                 self._store.memories.bump_usage(result.memory_ids, self._store.now())
-                self._store.audit.append(self.actor, "worker_memory_injected", task.id,
-                                         {"memory_ids": list(result.memory_ids),
-                                          "project": task.project})
+                self._store.audit.append(
+                    self.actor, "worker_memory_injected", audit_target,
+                    self._engine.audit_detail({"memory_ids": list(result.memory_ids),
+                                               "project": project}))
             return result
 
     def _readable(self, project: str | None) -> str | None:
@@ -126,9 +115,8 @@ class InjectionApi(EngineArea):
         return None
 
     def _stale_ids(self, project: str | None) -> frozenset[str]:
-        """The project's latest memories to leave out (``skip_stale_memories``), checked
-        before any transaction opens: the check reads the project's folder. A memory made
-        between this check and the transaction is not left out."""
+        """The project's latest memories to leave out (``skip_stale_memories``), checked before any
+        transaction opens: the check reads the project's folder."""
         readable = self._readable(project)
         if readable is None or not load_settings(self._store, self.actor)["skip_stale_memories"]:
             return frozenset()
@@ -147,10 +135,8 @@ class InjectionApi(EngineArea):
 
     def preview_for_project(self, project: str, prompt: str = "",
                             goal: str = "") -> InjectionResult:
-        """What a new first-turn task of the actor in ``project`` would receive (the app's
-        preview pane, the service's ``context.prepare``). Honours the actor's
-        ``use_memories``: when it is off, nothing is injected and the reason says
-        ``use_off``. No side effects. Fails open like a real injection."""
+        """What a new first-turn task of the actor in ``project`` would receive (the app's preview
+        pane, the service's ``context.prepare``)."""
         prompt = check_text(prompt or "", "prompt", max_bytes=MAX_PREVIEW_TEXT_BYTES,
                             allow_empty=True)
         goal = check_text(goal or "", "goal", max_bytes=MAX_PREVIEW_TEXT_BYTES,
@@ -159,9 +145,7 @@ class InjectionApi(EngineArea):
         try:
             if not load_settings(self._store, self.actor)["use_memories"]:
                 return InjectionResult(None, False, USE_OFF, prompt, goal)
-            skip = self._stale_ids(project)
-            with self._store.snapshot():
-                return self._compose(None, project, prompt, goal, skip)
+            return self._inject(None, project, prompt, goal, False, None)
         except Exception as error:  # fail open
             log.warning("injection preview for project %s failed open: %s: %s", project,
                         type(error).__name__, error)
@@ -169,31 +153,16 @@ class InjectionApi(EngineArea):
 
     def for_session(self, project: str | None, session: str | None = None,
                     apply: bool = False) -> InjectionResult:
-        """What a new agent session starts with (an agent's session-start hook, MCP's
-        ``memory_context``): the injection block alone, for ``project`` (which must be
-        readable) or, with None, the user memories only. Honours the actor's
-        ``use_memories`` (``use_off``); ``no_memories`` when there is nothing to inject.
-        ``apply``: the real injection (audited as ``worker_memory_injected`` naming the
-        session, usage counts bumped). Fails open like a first turn: any failure after the
-        project check gives ``failed_open`` and no text."""
+        """What a new agent session starts with (a session-start hook, MCP's
+        ``memory_context``): the injection block alone, for a readable ``project`` or, with
+        None, the user memories only; the module doc's rules otherwise (audited naming
+        ``session``)."""
         if project is not None:
             perm.readable_project(self._store, project, self.actor)
         try:
             if not load_settings(self._store, self.actor)["use_memories"]:
                 return InjectionResult(None, False, USE_OFF, "", "")
-            skip = self._stale_ids(project)
-            if not apply:
-                with self._store.snapshot():
-                    return self._compose(None, project, "", "", skip)
-            with self._store.transaction():
-                result = self._compose(None, project, "", "", skip)
-                if result.injected:
-                    self._store.memories.bump_usage(result.memory_ids, self._store.now())
-                    self._store.audit.append(
-                        self.actor, "worker_memory_injected", session,
-                        self._engine.audit_detail({"memory_ids": list(result.memory_ids),
-                                                   "project": project}))
-                return result
+            return self._inject(None, project, "", "", apply, session)
         except Exception as error:  # fail open: the session starts without memories
             log.warning("session injection for %s failed open: %s: %s", project or "no project",
                         type(error).__name__, error)

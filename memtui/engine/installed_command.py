@@ -1,12 +1,9 @@
 """The memtui command the agents' settings name, and whether an installed one still runs.
 
-An agent starts memtui's MCP server and hooks from its own PATH, which is rarely the shell's
-that ran ``memtui hooks install`` (a venv that is not activated, a GUI-launched agent). So the
-installed command is the absolute path of the memtui that did the install: its console
-script when it was started as one, else the ``memtui`` script beside the running Python, else
-that Python with ``-m memtui``. ``--command`` chooses another. ``check_command`` says, in one
-line, why an installed command would fail: missing, not executable, a script whose
-interpreter is gone, or (when asked to run it) one that does not answer ``--version``.
+An agent runs memtui from its own PATH, rarely the installing shell's, so the installed command
+is the absolute path of the memtui that did the install (its console script, else the script
+beside the running Python, else that Python with ``-m memtui``; ``--command`` chooses another).
+``check_command`` says in one line why an installed command would fail.
 """
 
 from __future__ import annotations

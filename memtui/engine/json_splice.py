@@ -1,9 +1,8 @@
 """Change one top-level key of a JSON file's text and keep every other byte.
 
-Agents keep large JSON files (Claude Code's ``~/.claude.json`` reaches 100 MB and more), and
-dumping one again would rewrite all of it. Here only the top level is walked (each value
-skipped by the standard library's C scanner), the one value memtui owns is replaced, added
-or taken out, and the rest is copied as it was; the new value follows the file's own indent.
+Agents keep large JSON files (Claude Code's ``~/.claude.json`` reaches 100 MB): only the top
+level is walked, the one value memtui owns is replaced, added or taken out in the file's own
+indent, and the rest is copied as it was.
 """
 
 from __future__ import annotations

@@ -1,28 +1,21 @@
 """Maintenance: ``doctor`` (integrity, memtui's invariants, every row's rules), export and
-import.
-
-Import is not a second set of rules: each row of a backup goes through ``memtui.engine.rows``,
-whose column rules are the functions the engine's write paths call (validation, redaction,
-the canonical time form). The first bad row refuses the whole file, naming its line and
-column; nothing is written. ``doctor`` runs the same rules over a store's rows.
-
-Export writes what the acting user may read (``memtui.store.maintenance.USER_SCOPE``); the
-whole store (``everything=True``) only for the OS user who owns the store file.
+import. Import and ``doctor`` check each row with ``memtui.engine.rows``, the write paths'
+own column rules: the first bad row refuses the whole import, nothing written. Export holds
+what the actor may read (``USER_SCOPE``); the whole store only for the store file's OS owner.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from memtui import __version__
 from memtui.engine import purge
 from memtui.engine.validation import parse_json_object
-from memtui.errors import InvalidInput, MemtuiError, PermissionDenied, StoreError
+from memtui.errors import InvalidInput, MemtuiError, StoreError
+from memtui.jsonable import JsonMixin
 from memtui.store import maintenance as sql
 
 if TYPE_CHECKING:
@@ -41,17 +34,6 @@ PURGE_PROBLEM_START = "forgotten text"
 FULLTEXT_TABLES = ("memories", "tasks", "interactions")
 """Tables with a full-text index (rebuilt after ``--repair`` rewrites their text)."""
 
-
-def store_owner_check(path: Path) -> None:
-    """Refuse (``PermissionDenied``) unless the OS user running memtui owns the store file:
-    the whole-store export is a backup of every user's data, for whoever holds the file."""
-    try:
-        owner = path.stat().st_uid
-    except OSError as error:
-        raise StoreError(f"{path}: cannot read the store file ({error.strerror})") from None
-    if not hasattr(os, "geteuid") or owner != os.geteuid():
-        raise PermissionDenied(f"{path}: a whole-store export (--all) is only for the OS user "
-                               "who owns the store file; without --all, export what you may read")
 
 RENUMBERED_ON_MERGE = ("memories", "tasks", "interactions", "consolidations")
 """Tables with a text id whose internal row number is reassigned when merging."""
@@ -93,15 +75,11 @@ class DoctorReport:
 
 
 @dataclass
-class ImportReport:
+class ImportReport(JsonMixin):
     """Rows loaded per table, and rows skipped because they already existed."""
 
     loaded: dict[str, int] = field(default_factory=dict)
     skipped: dict[str, int] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        """The report as a JSON object."""
-        return {"loaded": self.loaded, "skipped": self.skipped}
 
 
 @dataclass(frozen=True)
@@ -191,11 +169,8 @@ class MaintenanceApi:
         ``vacuum``, then vacuum it (``Store.vacuum``; ``full``: ``VACUUM FULL`` where the
         backend has one) -- unless the file itself is damaged, which a rewrite could make
         worse (``vacuum_skipped`` says so).
-
-        Safe: rebuilding full-text indexes, removing extraction-log rows of missing tasks,
-        redacting secrets found in stored text, rewriting times in the stored form, and
-        dropping preference keys that name a secret (with their values). Bad ids, empty or
-        over-long text and damaged files are reported, never guessed at."""
+        Safe fixes only (indexes, orphan log rows, redaction, time forms, secret preference
+        keys); anything else is reported, never guessed at."""
         report = self._doctor(repair)
         if vacuum:
             report.vacuum_asked = True

@@ -1,17 +1,11 @@
 """The one client of an OpenAI-compatible model endpoint (``extraction_mode`` = ``model``).
 
-It uses the official ``openai`` package (the optional extra ``model``: ``pip install
-'memtui[model]'``), imported only when a call is made, so the default install and the
-deterministic mode never load it. OpenAI, llama.cpp's server, Ollama and vLLM all answer its
-chat completions. A call asks for one JSON object (``response_format`` ``json_object``) with
-a short timeout and no retry of the library's own: the extractor owns retries and backoff.
-
-Every way a call goes wrong is a ``ModelFailure`` with a kind and words: ``config`` (no URL,
-no model, the key's variable unset, the package missing), ``timeout``, ``connection``,
-``http`` (the status), ``refusal`` (the model declined, or a content filter), ``cut_off``
-(the answer hit the token limit) and ``invalid_json``. Tokens come from the answer's
-``usage`` fields; an endpoint that sends none is counted at ``CHARS_PER_TOKEN`` characters a
-token, so the caps still hold.
+It uses the ``openai`` package (the optional extra ``model``), imported only when a call is
+made. A call asks for one JSON object with a short timeout and no retry of the library's own:
+the extractor owns retries and backoff. Every failure is a ``ModelFailure`` with a kind
+(``config``, ``timeout``, ``connection``, ``http``, ``refusal``, ``cut_off``,
+``invalid_json``) and words. Tokens come from the answer's ``usage``; without it a call is
+counted at ``CHARS_PER_TOKEN`` characters a token, so the caps still hold.
 """
 
 from __future__ import annotations

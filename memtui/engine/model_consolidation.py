@@ -1,13 +1,7 @@
-"""Model consolidation (phase 2), per project: the project's memories new since its last
-model consolidation are shown to the model beside its other active ones (on the first pass
-every memory is new, up to ``MAX_NEW``: they are compared with each other), and each supersede
-it proposes -- a correction, a duplicate merged, a contradiction resolved -- becomes a
-pending correction in the review inbox, where its word diff against the memory it would
-replace is shown. Nothing is rewritten or forgotten until the person approves it.
-
-A pass is recorded in ``consolidations`` (kind ``model``, with the project and the ids it
-proposed, or the failure in words), its tokens in the cost ledger; the caps stop it as they
-stop extraction.
+"""Model consolidation (phase 2), per project: memories new since the project's last pass
+(at most ``MAX_NEW``) are shown beside its other active ones, and each supersede the model
+proposes becomes a pending correction in the review inbox; nothing changes until approved.
+A pass is recorded in ``consolidations`` (kind ``model``) and its tokens in the cost ledger.
 """
 
 from __future__ import annotations
@@ -15,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from memtui.engine.identity import new_memory
 from memtui.engine.model_client import Endpoint, ModelFailure, complete_json, estimate_tokens
 from memtui.engine.model_extraction import (
     CONSOLIDATE_SYSTEM,
@@ -26,7 +21,6 @@ from memtui.engine.review_rules import PENDING
 from memtui.engine.validation import clean_text
 from memtui.store.backend import StoreBackend
 from memtui.store.model_ledger import UsageRow
-from memtui.store.models import Memory
 from memtui.store.recall import ConsolidationRecord
 
 MODEL_KIND = "model"
@@ -123,11 +117,8 @@ def _pending_correction(store: StoreBackend, actor: str, old_id: str, text: str,
     content = clean_text(text, "memory")
     if old is None or old.status != "active" or content.strip() == old.content.strip():
         return None
-    now = store.now()
-    memory = Memory(id=store.new_id("mem"), scope=old.scope, owner=actor, project=old.project,
-                    kind=old.kind, content=content, status=PENDING, superseded_by=None,
-                    source="auto", source_thread_id=old.source_thread_id, created_at=now,
-                    updated_at=now, usage_count=0, last_used_at=None)
+    memory = new_memory(store, actor, old.project, old.kind, content, PENDING, "auto",
+                        old.source_thread_id)
     store.memories.insert(memory, store.memories.goal_key(old.id), replaces=old.id)
     store.audit.append(actor, "memory_created", memory.id,
                        {"scope": memory.scope, "kind": memory.kind, "source": "auto",

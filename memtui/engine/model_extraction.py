@@ -1,18 +1,12 @@
-"""What model extraction sends and what it accepts back (phase 1 per task, phase 2 per
-project); no store access here.
+"""What model extraction sends and accepts back (phase 1 per task, phase 2 per project); no
+store access here.
 
-Sent: the task rendered within ``INPUT_BUDGET_CHARS`` characters, whatever its size -- the
-goal, the prompt when it differs, the result and, for a session or rollout, its
-conversation (``memtui.engine.conversation``: tool arguments and output cut first), each part
-cut to its own share; conversation turns are dropped from the middle until the whole fits,
-and the text is cut at the budget as a last resort. The text is redacted before it leaves.
-
-Accepted: one JSON object ``{"memories": [...]}``, at most ``MAX_MEMORIES`` items, each with
-``kind`` (fact, preference, decision, convention), ``scope`` (project, or user with a
-``reason``), ``text`` and ``evidence``. Anything else fails the whole answer as
-``invalid_json`` (strict: a half-understood answer writes nothing). An empty list is a
-valid answer: nothing worth keeping. Consolidation's answer is ``{"supersedes": [...]}``,
-items ``{"old", "new", "text", "why"}`` naming ids it was shown.
+Sent: the task rendered within ``INPUT_BUDGET_CHARS`` (goal, prompt when it differs, result,
+and for a session its conversation, turns dropped from the middle until it fits), redacted.
+Accepted: ``{"memories": [...]}``, at most ``MAX_MEMORIES`` items of ``kind``, ``scope``
+(project, or user with a ``reason``), ``text`` and ``evidence``; anything else fails the whole
+answer as ``invalid_json``; an empty list means nothing worth keeping. Consolidation's answer
+is ``{"supersedes": [{"old", "new", "text", "why"}]}`` naming ids it was shown.
 """
 
 from __future__ import annotations
@@ -28,10 +22,8 @@ from memtui.engine.validation import redact
 from memtui.store.models import KINDS, Task
 
 INPUT_BUDGET_CHARS = 9_000
-"""The most characters one request's task text may take (about 2,250 tokens): with the
-instruction (about 300 tokens) and the longest answer (``MAX_ANSWER_TOKENS``) a request fits
-a 4,096-token context, the default of local servers (llama.cpp, Ollama) and the smallest
-models, so the front of a request is never dropped."""
+"""The most characters one request's task text may take: with the instruction and the longest
+answer a request fits the 4,096-token context of small local models."""
 GOAL_CHARS, PROMPT_CHARS, RESULT_CHARS = 1_000, 1_500, 3_000
 """Each part's share of the budget; the conversation gets what is left."""
 MAX_MEMORIES = 5

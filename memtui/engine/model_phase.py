@@ -1,16 +1,11 @@
-"""Model extraction's rules around the call: the token caps (fail closed), retries with
-backoff, and where a task's conversation is (docs/auto-memory.md, "Model extraction").
+"""Model extraction's rules around the call (docs/auto-memory.md, "Model extraction").
 
-- Caps: before every call, the tokens the user's calls spent today and this month (UTC, from
-  the ledger) plus the call's estimate (``model_client.estimate_tokens``) are compared with
-  ``model_daily_token_cap`` / ``model_monthly_token_cap``; when they would pass one (0 stops
-  every call), or when the ledger cannot be read, no call is made and the task is skipped
-  with that reason (retried in a later round, as the quota gate does).
-- Retries: a failed call (timeout, connection, HTTP error, refusal, cut-off or invalid
-  answer), or any error while its answer is written, is an ``error`` row; the task is not asked again before ``retry_at`` (backoff
-  ``BACKOFF_S`` times ``BACKOFF_FACTOR`` to the number of failures before), and after
-  ``MAX_ATTEMPTS`` failures it is left with the reason ``model_gave_up`` and the last
-  failure in words.
+- Caps: before every call, today's and this month's spent tokens plus the call's estimate are
+  compared with ``model_daily_token_cap`` / ``model_monthly_token_cap``; past one (0 stops
+  every call), or with an unreadable ledger, no call is made and the task is skipped.
+- Retries: a failed call, or an error writing its answer, is an ``error`` row; the task waits
+  until ``retry_at`` (``BACKOFF_S`` times ``BACKOFF_FACTOR`` per earlier failure) and after
+  ``MAX_ATTEMPTS`` failures is left as ``model_gave_up``.
 """
 
 from __future__ import annotations

@@ -80,8 +80,7 @@ def configured_store() -> str | None:
 
 def store_target(given: str | None) -> str:
     """The store a command uses: ``given`` (``--db``), else ``$MEMTUI_DB``, else ``db`` in the
-    config file, else the default file. A database URL is kept as it is; a path has ``~``
-    expanded."""
+    config file, else the default file."""
     value = given or os.environ.get("MEMTUI_DB") or configured_store() or ""
     if value and is_database_url(value):
         return value.strip()

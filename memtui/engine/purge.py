@@ -1,17 +1,16 @@
-"""Forget that really forgets: erase a forget's text from the database files.
+"""Forget that really forgets: erase a forget's text from the write-ahead log.
 
-A forget deletes its rows and records a content-free pending purge (``store.purges``) in one
-transaction. The deleted text still sits in the write-ahead log until a checkpoint truncates
-it, which a reader holding a read transaction (another process) prevents. ``finish`` retries
-the truncating checkpoint within a bound; when it succeeds, every purge recorded before it is
-done. When it cannot, the forget says so (``PurgeStatus.purged`` False) and the record stays
-for the background worker, ``doctor --repair`` and the next forget to finish.
+A forget records a content-free pending purge with its delete. ``finish`` retries the
+truncating checkpoint (a reader can prevent it) within a bound; when it succeeds every earlier
+purge is done, else the record stays for the worker, ``doctor --repair`` and the next forget.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from memtui.jsonable import JsonMixin
 
 if TYPE_CHECKING:
     from memtui.store.backend import StoreBackend
@@ -23,7 +22,7 @@ PURGE_RETRY_WAIT_S = 0.5
 
 
 @dataclass(frozen=True)
-class PurgeStatus:
+class PurgeStatus(JsonMixin):
     """Whether forgotten text is gone from the database files. ``pending`` counts the
     forgets still waiting; ``reason`` says why they wait (None when purged); ``cleared``
     counts the pending forgets this call finished."""
@@ -32,11 +31,6 @@ class PurgeStatus:
     pending: int = 0
     reason: str | None = None
     cleared: int = 0
-
-    def to_json(self) -> dict[str, Any]:
-        """The status as a JSON object."""
-        return {"purged": self.purged, "pending": self.pending, "reason": self.reason,
-                "cleared": self.cleared}
 
 
 def readers_reason(store: StoreBackend) -> str:

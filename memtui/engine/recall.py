@@ -1,25 +1,12 @@
 """The service's engine API (``engine.recall``): interactions, recall, task transitions,
-consolidation records and document bundles.
+consolidation records and document bundles (docs/recall.md, docs/service.md).
 
-Rules decided here:
-- Interactions are private to the user who remembered them (like user-level memories).
-  ``interaction_id`` makes remembering idempotent: the first write wins, a repeat answers
-  ``created=False`` and changes nothing. Question and answer are validated and redacted like
-  memory content; naming a project needs ``read`` on it.
-- Recall sees exactly what the actor may see: its own user-level memories, the memories of
-  projects it can read, its own tasks and those of readable projects, its own interactions,
-  its own schedule bundles and readable projects' bundles. With ``project`` (which must be
-  readable) project-level results come from that project only. Every list holds at most
-  ``limit`` items (clamped to ``MAX_RECALL_LIMIT``); at most ``MAX_RECALL_BUNDLES`` bundles.
-- A bundle id is ``project:<project id>`` (the project's bundle: ``read`` to read it,
-  ``create_task`` to write it) or ``schedule:<name>`` (a schedule's bundle, private to the
-  actor: each user has their own namespace of schedule names). Documents are only the paths
-  of ``BUNDLE_FILES`` and ``runs/<run_id>/summary.md``; ``state.json`` must hold valid JSON.
-  Every write names the revision it replaces (0 for a new document); a stale one is a
-  ``Conflict`` carrying ``current_revision`` and nothing is written.
-- A transition is judged by relatedness only (deterministic term overlap, see
-  ``transition_assess``).
-- Everything stored is redacted first; audit entries carry ids and paths, never content.
+Recall sees exactly what the actor may see (its own user memories, interactions and schedule
+bundles; readable projects' memories, tasks and bundles), at most ``limit`` items a list. An
+interaction is remembered once per ``interaction_id``. A bundle is ``project:<id>`` or
+``schedule:<name>`` (private to the actor); every document write names the revision it
+replaces (a stale one is a ``Conflict``). Everything stored is redacted first; audit entries
+carry ids and paths, never content.
 """
 
 from __future__ import annotations
@@ -33,7 +20,7 @@ from typing import Any
 from memtui.engine import permissions as perm
 from memtui.engine import recall_vectors
 from memtui.engine.base import EngineArea
-from memtui.engine.identity import IdentityApi
+from memtui.engine.identity import clean_memory_content
 from memtui.engine.recall_query import STOPWORDS, Question, analyse, candidates, rank
 from memtui.engine.recall_use import recorder_for
 from memtui.engine.recall_window import WINDOWS, fresh
@@ -43,11 +30,13 @@ from memtui.engine.validation import (
     MAX_JSON_DEPTH,
     check_id,
     check_text,
+    clamp_limit,
     clean_detail,
     clean_text,
     json_depth,
 )
 from memtui.errors import Conflict, InvalidInput, NotFound
+from memtui.jsonable import JsonMixin
 from memtui.store.models import BundleDocument, Interaction, Memory, Task
 from memtui.store.recall import BundleSummary, ConsolidationRecord
 
@@ -170,20 +159,16 @@ class BundleView:
 
 
 @dataclass(frozen=True)
-class DocumentWrite:
+class DocumentWrite(JsonMixin):
     """A document written: its bundle, path and new revision."""
 
     bundle: str
     path: str
     revision: int
 
-    def to_json(self) -> dict[str, Any]:
-        """``{bundle, path, revision}``."""
-        return {"bundle": self.bundle, "path": self.path, "revision": self.revision}
-
 
 @dataclass(frozen=True)
-class Transition:
+class Transition(JsonMixin):
     """Whether a request continues the current task: ``decision`` is ``continue`` or
     ``new``; ``score`` the share of the request's words found in the task."""
 
@@ -192,11 +177,6 @@ class Transition:
     reason: str
     task_id: str | None = None
     shared_terms: tuple[str, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        """``{decision, score, reason, task_id, shared_terms}``."""
-        return {"decision": self.decision, "score": self.score, "reason": self.reason,
-                "task_id": self.task_id, "shared_terms": list(self.shared_terms)}
 
 
 @dataclass(frozen=True)
@@ -285,17 +265,11 @@ def clean_interaction_source(source: object) -> str:
     return clean_text(source, "source", max_bytes=MAX_SOURCE_BYTES)
 
 
-def _check_limit(limit: object, what: str, maximum: int) -> int:
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-        raise InvalidInput(f"{what} must be a whole number of at least 1")
-    return min(limit, maximum)
-
-
 def _recall_query(query: str | None, limit: object) -> tuple[str, int]:
     """A recall's query text and limit, checked."""
     text = check_text(query if query is not None else "", "query", max_bytes=MAX_QUERY_BYTES,
                       allow_empty=True)
-    return text, _check_limit(limit, "limit", MAX_RECALL_LIMIT)
+    return text, clamp_limit(limit, MAX_RECALL_LIMIT)
 
 
 class RecallApi(EngineArea):
@@ -324,8 +298,8 @@ class RecallApi(EngineArea):
                              project: str | None = None, source: str | None = None) -> Remembered:
         """Store a finished question/answer pair (redacted), once per ``interaction_id``."""
         check_id(interaction_id, "interaction_id")
-        question_text = IdentityApi.clean_content(question, "question")
-        answer_text = IdentityApi.clean_content(answer, "answer")
+        question_text = clean_memory_content(question, "question")
+        answer_text = clean_memory_content(answer, "answer")
         if source is not None:
             source = clean_interaction_source(source)
         with self._store.transaction():
@@ -398,11 +372,9 @@ class RecallApi(EngineArea):
     def _related_memories(self, text: str, question: Question, projects: list[str],
                           current: str | None, size: int,
                           stamp: tuple[int, ...] | None) -> list[Memory]:
-        """The best ``size`` active memories for the question ``text`` (analysed:
-        ``question``): ``recall_query``'s ranking over the store's full-text candidates (the
-        newest ``size`` when every word is too common to rank: they score alike),
-        fused with the embeddings' similarity of those and the newest visible memories
-        (``recall_window``, kept while the store's ``stamp`` holds) when ``use_vectors``."""
+        """The best ``size`` active memories for ``text``: ``recall_query``'s ranking of the
+        full-text candidates, fused with the embeddings' similarity of those and the newest
+        visible memories (``recall_window``) when ``use_vectors``."""
         scored = self._store.recall.scored_memories(question.match, self.actor, projects,
                                                     candidates(size), size)
         if not self.use_vectors:
@@ -447,12 +419,8 @@ class RecallApi(EngineArea):
     def transition_assess(self, current_task: str | dict[str, Any] | None,
                           request: str) -> Transition:
         """Whether ``request`` continues ``current_task`` (a visible task's id, or an object
-        with ``goal``/``prompt``/``result`` text) or starts a new task.
-
-        Deterministic: the score is the share of the request's words (``text_terms``) that
-        also appear in the task's goal, prompt or result; at least ``CONTINUE_THRESHOLD``
-        means ``continue``. Without a current task the answer is ``new``.
-        """
+        with ``goal``/``prompt``/``result``): ``continue`` when at least ``CONTINUE_THRESHOLD``
+        of the request's words (``text_terms``) appear in the task, else ``new``."""
         request_text = check_text(request, "request", max_bytes=MAX_TRANSITION_TEXT_BYTES)
         if current_task is None:
             return Transition("new", 0.0, "there is no current task, so this starts a new one")
@@ -493,7 +461,7 @@ class RecallApi(EngineArea):
         (id-like), ``detail`` a small JSON object (redacted)."""
         check_id(kind, "kind")
         check_id(outcome, "outcome")
-        stored = self._clean_detail({} if detail is None else detail)
+        stored = clean_detail({} if detail is None else detail, "detail", MAX_DETAIL_BYTES)
         with self._store.transaction():
             self._store.identity.ensure_user(self.actor)
             record = ConsolidationRecord(id=self._store.new_id("cons"), user=self.actor,
@@ -504,13 +472,9 @@ class RecallApi(EngineArea):
                                      {"kind": kind, "outcome": outcome})
         return record
 
-    @staticmethod
-    def _clean_detail(detail: object) -> dict[str, Any]:
-        return clean_detail(detail, "detail", MAX_DETAIL_BYTES)
-
     def consolidations(self, limit: int = DEFAULT_CONSOLIDATION_LIST) -> list[ConsolidationRecord]:
         """The actor's consolidation records, newest first."""
-        size = _check_limit(limit, "limit", MAX_CONSOLIDATION_LIST)
+        size = clamp_limit(limit, MAX_CONSOLIDATION_LIST)
         return self._store.recall.consolidations(self.actor, size)
 
     # ---- bundles --------------------------------------------------------------------------
@@ -551,8 +515,7 @@ class RecallApi(EngineArea):
         return [self._bundle_info(summary) for summary in summaries]
 
     def get_bundle(self, bundle: str) -> BundleView:
-        """A bundle's documents with their content and revisions. A readable project's
-        bundle always exists (maybe empty); a schedule bundle exists once written."""
+        """A bundle's documents with their content and revisions."""
         kind, name, key = self._parse_bundle(bundle)
         with self._store.snapshot():
             if kind == PROJECT_BUNDLE:

@@ -1,24 +1,16 @@
 """What a recall question asks for: the words that matter, in a form that finds their other
-forms, and whether the question is about the user.
+forms, and whether the question is about the user (the store only runs the query it is handed).
 
-Rules decided here (the store only runs the full-text query it is handed):
-- A question's words are case-folded; ``STOPWORDS`` and ``QUESTION_WORDS`` (how people ask,
-  not what they ask about) are left out, unless nothing else is left.
-- An ASCII word of letters is cut to its stem (``stem``: a small suffix stripper) and
-  matched in any of its forms (``forms``: the stem with each of ``FORM_SUFFIXES``), so
-  ``linter``, ``linting`` and ``lints`` find each other; any other word (numbers,
-  snake_case, other scripts) is matched as written. Forms, not a prefix: a prefix query
-  reads every match of every word it starts (18 ms for ``deploy*`` at a million
-  memories), a list of exact words stops at the first matches it needs.
-- A word or phrase of ``ABBREVIATIONS`` (developers' common short forms: ``prod``,
-  ``PR``, ``k8s``, ``db``...) also asks for its other spelling, each word of it one more
-  term after the question's own: ``prod`` finds ``production`` and ``pull request`` finds
-  ``PR``.
-- A question naming the asker (``I``, ``me``, ``my``, ``mine``, ``myself``) is about the user:
-  their own memories rank before the project's.
-- Ranking (``rank``): among the memories that score at least ``RELEVANT_SHARE`` of the best
-  match, the current project's come first (the user's own first when the question is about
-  the user), then the rest; weaker matches follow. Within a tier, by score.
+- Words are case-folded; ``STOPWORDS`` and ``QUESTION_WORDS`` are left out unless nothing else
+  is left. An ASCII word of letters is matched in any of its forms (``stem``, ``forms``), so
+  ``linter``, ``linting`` and ``lints`` find each other: exact forms, not a prefix query,
+  which would read every match of every word it starts. Other words are matched as written.
+- A word or phrase of ``ABBREVIATIONS`` (``prod``, ``PR``, ``k8s``...) also asks for its other
+  spelling.
+- A question naming the asker (``I``, ``me``, ``my``...) is about the user.
+- ``rank``: among the memories scoring at least ``RELEVANT_SHARE`` of the best, the current
+  project's come first (the user's own first when the question is about the user), then the
+  rest; weaker matches follow. Within a tier, by score.
 """
 
 from __future__ import annotations
@@ -168,10 +160,9 @@ _LETTERS = re.compile(r"[a-z]+")
 
 
 def stem(word: str) -> str:
-    """The stem of a case-folded ASCII word: cut the longest of ``SUFFIXES`` that leaves at
-    least ``MIN_STEM`` letters (``y``, ``ies`` and ``ied`` only after a consonant; a doubled
-    consonant before ``-ing``/``-ed``/``-er`` made single); a short word loses only a plural
-    ``s``."""
+    """The stem of a case-folded ASCII word: cut the longest of ``SUFFIXES`` that leaves at least
+    ``MIN_STEM`` letters (``y``, ``ies`` and ``ied`` only after a consonant; a doubled consonant
+    before ``-ing``/``-ed``/``-er`` made single); a short word loses only a plural ``s``."""
     if len(word) <= SHORT_WORD:
         return word[:-1] if word.endswith("s") and len(word) > 3 and word[-2] != "s" else word
     for suffix in SUFFIXES:

@@ -1,15 +1,8 @@
-"""Memories an agent was given by recall, marked used in the background.
+"""Memories an agent was given by recall, marked used (``last_used_at``) in the background.
 
-Rules decided here:
-- A memory an agent got from MCP ``memory_recall`` or the service's ``memory.recall`` is
-  used: its ``last_used_at`` becomes now (the usage count stays the count of injections), so
-  a memory agents keep asking for does not go stale as unused.
-- Recall never waits for it and never fails because of it: the marks are written by one
-  thread per store (``UseRecorder``), each memory at most once per
-  ``USE_RECORD_INTERVAL_S``; a write that fails (a role that may not write, a store held by
-  another writer for too long, a read-only file) is logged and not tried again for that
-  memory until the interval has passed.
-- ``flush`` waits for what was handed over (a server that stops; tests).
+Recall never waits or fails for it: one thread per store (``UseRecorder``) writes the marks,
+each memory at most once per ``USE_RECORD_INTERVAL_S``; a failed write is logged and not
+retried for that memory within the interval. ``flush`` waits for what was handed over.
 """
 
 from __future__ import annotations

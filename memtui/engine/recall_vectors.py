@@ -1,25 +1,16 @@
 """The second recall signal: static word embeddings (the ``embeddings`` extra).
 
-The model is WordLlama's ``l2_supercat`` (256 dimensions, a 32,000-token vocabulary, token
-embeddings taken from a large language model and trained for sentence similarity): its
-weights and tokenizer ship inside the ``wordllama`` wheel, and memtui reads those two files
-itself (``PACKAGED_FILES``, with ``tokenizers`` and ``safetensors``), so nothing is ever
-downloaded. A text's vector is the mean of its tokens' vectors, made unit length: embedding
-a question takes microseconds, no PyTorch. Without the
-package, or with its files missing, recall ranks by full text alone
-(``vectors_available`` is False).
+The model is WordLlama's ``l2_supercat`` (256 dimensions): its weights and tokenizer ship
+inside the ``wordllama`` wheel and memtui reads those files itself (``PACKAGED_FILES``), so
+nothing is downloaded. A text's vector is the unit-length mean of its tokens' vectors. Without
+the package recall ranks by full text alone (``vectors_available`` is False).
 
-Rules decided here:
-- A memory's vector is computed from its content when recall first meets it and cached in
-  the process (``VectorCache``: at most ``CACHE_SIZE`` texts), so a long-lived server (MCP,
-  the service) embeds each text once. The model loads on the first recall that needs it.
-- The memories compared are the full-text candidates and the ``VECTOR_WINDOW`` newest
-  visible ones (a bounded read, reused until the store changes: ``recall_window``), so
-  recall's cost does not grow with the store.
-- The two signals are fused by score (``blend``): a weighted sum of the full-text score
-  (as a share of the best candidate's) and the cosine similarity. Reciprocal rank fusion
-  was measured too and ranked worse: it flattens the full-text scores to ranks, so the
-  weak vectors reorder close full-text matches.
+- A memory's vector is computed when recall first meets it and cached in the process
+  (``VectorCache``, at most ``CACHE_SIZE`` texts); the model loads on first need.
+- The memories compared are the full-text candidates and the ``VECTOR_WINDOW`` newest visible
+  ones (``recall_window``), so recall's cost does not grow with the store.
+- ``blend`` fuses the signals by score: a weighted sum of the full-text score (as a share of
+  the best candidate's) and the cosine similarity.
 """
 
 from __future__ import annotations
@@ -52,9 +43,7 @@ VECTOR_WEIGHT = 0.5
 is its full-text score; measured with ``python -m memtui.bench --only recall-quality``)."""
 MIN_SIMILARITY = 0.2
 """A memory that matches no word of the question is recalled only when its cosine
-similarity to it is at least this (with this model unrelated texts score about -0.1 to 0.15;
-0.1, 0.15 and 0.2 ranked the benchmark's dev half alike, and the highest keeps the most
-unrelated memories out)."""
+similarity to it is at least this (unrelated texts score about -0.1 to 0.15 with this model)."""
 
 Embedder = Callable[[list[str]], Any]
 """Texts to their vectors (one row each, unit length)."""
@@ -172,11 +161,10 @@ CACHE = VectorCache()
 
 def blend(question: str, scored: Sequence[tuple[Memory, float]], more: Sequence[Memory],
           cache: VectorCache, more_vectors: Any = None) -> list[tuple[Memory, float]]:
-    """The full-text candidates ``scored`` (higher better) and those of the memories
-    ``more`` (their vectors ``more_vectors`` when known) at least ``MIN_SIMILARITY`` like the
-    question, each scored ``(1 - VECTOR_WEIGHT) * share of the best full-text score +
-    VECTOR_WEIGHT * cosine similarity to the question``, best first (ties in the order
-    given)."""
+    """The full-text candidates ``scored`` (higher better) and those of the memories ``more`` (their
+    vectors ``more_vectors`` when known) at least ``MIN_SIMILARITY`` like the question, each scored
+    ``(1 - VECTOR_WEIGHT) * share of the best full-text score + VECTOR_WEIGHT * cosine similarity to
+    the question``, best first (ties in the order given)."""
     import numpy
 
     candidates = [memory for memory, _score in scored]

@@ -1,17 +1,11 @@
 """The newest visible memories a recall compares by vector, reused until the store changes.
 
-Rules decided here:
-- A window is the ``size`` newest active memories an actor sees in a set of projects. Each
-  thread keeps its own (a thread reads through its own connection, and stamps of two
-  connections do not compare); a window is read again when the store's ``change_stamp``
-  moved (any connection wrote) and otherwise reused, so a long-lived server reads it once
-  between writes. The caller takes the stamp before its snapshot begins, so a window is
-  never labelled newer than what it holds; with no stamp (inside a write transaction, or
-  changes cannot be watched) nothing is kept.
-- A window may still be older than the store by a moment (another machine's write whose
-  notice has not arrived): whatever recall takes from it alone is read again by id before it
-  is returned (``fresh``), and a memory no longer active, or changed, sends recall back to
-  a window read now.
+A window is the ``size`` newest active memories an actor sees in a set of projects, kept per
+thread (stamps of two connections do not compare) and read again when the store's
+``change_stamp`` moved. The caller takes the stamp before its snapshot begins, so a window is
+never labelled newer than what it holds; with no stamp nothing is kept. What recall takes from
+a window alone is read again by id before it is returned (``fresh``): a window may lag another
+machine's write by a moment.
 """
 
 from __future__ import annotations

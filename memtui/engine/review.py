@@ -1,27 +1,10 @@
-"""The review inbox: pending memories, approved (optionally edited) or rejected.
+"""The review inbox (docs/review.md): pending memories, approved (optionally edited) or rejected.
 
-A memory written by an agent source while the writer reviews new memories lands ``pending``
-(``review_rules.status_for_new``). Here the person sees what waits -- their own pending user
-memories and the pending memories of every project they are a member of -- and decides:
-
-- approve: the memory becomes active, with the text as approved (an edit goes through the
-  same validation and redaction as any write). A pending *correction* names the memory it
-  would supersede; approving it supersedes the newest version of that memory, in the same
-  transaction.
-- reject: the memory is deleted physically, like forget; when it came from a task or an
-  imported thread, that source is tombstoned so the extractor (or a re-import) never
-  proposes it again. The audit keeps the id, never the text.
-
-Each item carries a ``version`` token (the memory's update time and the target's newest
-version): a front end passes it back, and an item that changed since it was shown is
-refused with ``Conflict`` instead of approving something the person did not see. Races end
-the same way: a memory another process already approved is a ``Conflict``; one already
-rejected is ``NotFound`` (the answer for anything the actor may not see). Writing needs the
-same permission as any write: a reader of a project gets ``PermissionDenied``.
-
-Rows from other agents' own inboxes (Gemini CLI's ``.inbox/*.patch``) are a
-different kind of item, listed and acted on in the agent's files by their own module; the
-Inbox pane shows both kinds side by side.
+Approving makes a memory active (an edit passes the write path's validation and redaction); a
+pending correction supersedes the newest version of the memory it names, in the same
+transaction. Rejecting deletes it like forget and tombstones its source task or thread. Each
+item carries a ``version`` token: an item changed since it was shown is a ``Conflict``, one
+already rejected is ``NotFound``.
 """
 
 from __future__ import annotations
@@ -29,17 +12,18 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from memtui.engine import permissions as perm
 from memtui.engine import purge
 from memtui.engine.base import EngineArea
-from memtui.engine.identity import IdentityApi
+from memtui.engine.identity import clean_memory_content
 from memtui.engine.review_rules import ACTIVE, PENDING, check_source
-from memtui.engine.validation import check_kind
-from memtui.errors import Conflict, InvalidInput, MemtuiError, NotFound
+from memtui.engine.validation import check_kind, check_limit
+from memtui.errors import Conflict, MemtuiError, NotFound
+from memtui.jsonable import JsonMixin
 from memtui.store.models import Memory
 
 if TYPE_CHECKING:
@@ -57,15 +41,11 @@ REMOVED = "removed"
 
 
 @dataclass(frozen=True)
-class DiffPart:
+class DiffPart(JsonMixin):
     """One run of a word-level diff: ``same``, ``added`` or ``removed`` text."""
 
     op: str
     text: str
-
-    def to_json(self) -> dict[str, str]:
-        """The part as ``{"op", "text"}``."""
-        return {"op": self.op, "text": self.text}
 
 
 def word_diff(old: str, new: str) -> tuple[DiffPart, ...]:
@@ -96,12 +76,9 @@ def word_diff(old: str, new: str) -> tuple[DiffPart, ...]:
 
 @dataclass(frozen=True)
 class InboxItem:
-    """One pending memory as the inbox shows it.
-
-    ``replaces`` is the memory the correction was written against; ``target`` the newest
-    version of it now (what approving supersedes), ``None`` for a plain new memory or when
-    that memory was forgotten (``target_state`` says which). ``version`` is the token that
-    approve and reject take back to refuse a change made since the item was shown."""
+    """One pending memory as the inbox shows it: ``target`` is the newest version of the
+    memory it corrects (``replaces``), None when there is none (``target_state`` says why);
+    ``version`` is the token approve and reject take back."""
 
     memory: Memory
     replaces: str | None
@@ -192,9 +169,7 @@ class ReviewApi(EngineArea):
         """Pending memories the actor may see, oldest first (``source``: only that source)."""
         if source is not None:
             check_source(source)
-        if isinstance(limit, bool) or not isinstance(limit, int) or \
-                not 1 <= limit <= MAX_INBOX_LIMIT:
-            raise InvalidInput(f"limit must be a whole number from 1 to {MAX_INBOX_LIMIT}")
+        check_limit(limit, MAX_INBOX_LIMIT)
         with self._store.snapshot():
             rows = self._store.memories.pending_for(self.actor, source, limit)
             return [self._item(memory, replaces) for memory, replaces in rows]
@@ -249,7 +224,7 @@ class ReviewApi(EngineArea):
         transaction. ``expected``: the item's ``version`` as shown (Conflict if it changed)."""
         if kind is not None:
             check_kind(kind)
-        text = IdentityApi.clean_content(content) if content is not None else None
+        text = clean_memory_content(content) if content is not None else None
         with self._store.transaction():
             memory = self._writable_pending(memory_id)
             replaces = self._store.memories.replaces(memory.id)
@@ -301,18 +276,16 @@ class ReviewApi(EngineArea):
             self._store.purges.add(now, self.actor, 1)  # its text leaves the WAL too
         return RejectResult(memory_id=memory.id, tombstoned=tombstone)
 
-    def approve_many(self, memory_ids: Sequence[str], *,
-                     expected: dict[str, str] | None = None) -> BulkResult:
-        """Approve each memory in its own transaction; one that fails (changed, already
-        reviewed, not allowed) is reported and the others go on."""
-        return self._bulk(memory_ids, lambda memory_id: self.approve(
-            memory_id, expected=(expected or {}).get(memory_id)))
-
     def reject_many(self, memory_ids: Sequence[str], *,
                     expected: dict[str, str] | None = None) -> BulkResult:
-        """Reject each memory in its own transaction, as ``approve_many``."""
-        result = self._bulk(memory_ids, lambda memory_id: self._reject(
-            memory_id, (expected or {}).get(memory_id)))
+        """Reject each memory in its own transaction; one that fails (changed, already
+        reviewed, not allowed) is reported and the others go on."""
+        result = BulkResult()
+        for memory_id in dict.fromkeys(memory_ids):
+            try:
+                result.done.append(self._reject(memory_id, (expected or {}).get(memory_id)))
+            except MemtuiError as error:
+                result.errors.append((memory_id, error))
         if result.done:
             purge.finish(self._store, purge.FORGET_PURGE_WAIT_S)
         return result
@@ -323,20 +296,6 @@ class ReviewApi(EngineArea):
         return [item.id for item in self.items(source, MAX_INBOX_LIMIT) if item.can_act]
 
     # ---- helpers ----------------------------------------------------------------------------
-
-    def _bulk(self, memory_ids: Sequence[str],
-              one: Callable[[str], ApproveResult | RejectResult]) -> BulkResult:
-        result = BulkResult()
-        seen: set[str] = set()
-        for memory_id in memory_ids:
-            if memory_id in seen:
-                continue
-            seen.add(memory_id)
-            try:
-                result.done.append(one(memory_id))
-            except MemtuiError as error:
-                result.errors.append((memory_id, error))
-        return result
 
     def _writable_pending(self, memory_id: str) -> Memory:
         memory = self._pending(memory_id)

@@ -1,11 +1,6 @@
-"""The one rule that decides whether a new memory waits for review.
-
-Every write path that creates a memory -- the user's own writes in the app and the CLI, the
-extractor, imports, the service and MCP -- asks ``status_for_new`` with its source. With the
-writer's ``review_new_memories`` setting on, a memory from an agent source lands
-``pending`` (never injected, recalled, exported or counted as active until approved); the
-user's own writes are active at once. The setting is off by default, as in the agents whose
-behaviour memtui mirrors.
+"""The one rule that decides whether a new memory waits for review: every write path asks
+``status_for_new`` with its source; with the writer's ``review_new_memories`` on, a memory from
+an agent source lands ``pending``, while the user's own writes are active at once.
 """
 
 from __future__ import annotations
@@ -44,9 +39,8 @@ def is_agent_source(source: str) -> bool:
 
 def status_for_new(store: StoreBackend, user_id: str, source: str,
                    settings: Mapping[str, Any] | None = None) -> str:
-    """The status a new memory written by ``user_id`` from ``source`` gets: ``pending`` for
-    an agent source while the user reviews new memories, else ``active``. ``settings``: the
-    user's effective settings when the caller already read them (an extraction batch)."""
+    """The status a new memory written by ``user_id`` from ``source`` gets: ``pending`` for an agent
+    source while the user reviews new memories, else ``active``."""
     if not is_agent_source(source):
         return ACTIVE
     values = settings if settings is not None else load_settings(store, user_id)

@@ -173,10 +173,6 @@ def _remove_path(value: dict[str, Any], path: str) -> None:
     del item[parts[-1]]
 
 
-def _document(value: object, what: str) -> str:
-    return clean_text(value, what, max_bytes=MAX_DOCUMENT_BYTES, allow_empty=True)
-
-
 def _optional_text(max_bytes: int, *, one_line: bool = False,
                    allow_empty: bool = False) -> Rule:
     def rule(value: object, what: str) -> str:
@@ -261,7 +257,7 @@ TABLE_RULES: dict[str, dict[str, Column]] = {
     "bundle_documents": {"bundle_id": Column(check_reference),
                          "path": Column(lambda v, w: check_document_path(v)),
                          "revision": Column(_whole(1, MAX_ROW_NUMBER)),
-                         "content": Column(_document), "updated_at": _TIME,
+                         "content": Column(_optional_text(MAX_DOCUMENT_BYTES, allow_empty=True)), "updated_at": _TIME,
                          "updated_by": _USER},
     "consolidations": {"seq": _SEQ, "id": Column(check_record_id), "user_id": _USER,
                        "kind": Column(check_record_id), "outcome": Column(check_record_id),

@@ -1,16 +1,11 @@
-"""Safe reads and writes of the files inside another program's home folder (a Codex home, a
+"""Safe reads and writes of the files in another program's home folder (a Codex home, a
 Claude Code or Gemini CLI store): the one copy of these rules.
 
-Reads stay inside the home's real root (a symlink leading outside is refused), open with
-``O_NOFOLLOW | O_NONBLOCK``, take regular files only, capped in size, and UTF-8 text without
-NUL bytes; a read can return a ``FileStamp`` (size, mtime, SHA-256, mode). Writes
-(``replace_file`` / ``remove_file`` / ``create_file``) refuse a path that leaves the root or is
-a symlink, refuse a file changed since its stamp, and write a temporary file in the same
-folder (mode kept, fsynced) renamed over the old one: nothing is ever half-written.
-
-Each kind of home reports problems with its own error classes (their codes reach ``--json``),
-so the rules are methods of ``SafeFiles``, one instance per home (``CODEX_FILES``,
-``AGENT_FILES``), raising its ``problem`` class (a ``FileProblem`` with a one-line ``reason``).
+Reads stay inside the home's real root, never follow a final symlink or block on a FIFO, and
+take capped regular UTF-8 files, optionally with a ``FileStamp``. Writes refuse a path leaving
+the root or a symlink, and a file changed since its stamp, and go through a fsynced temporary
+file renamed over the old one. Each home raises its own error classes: one ``SafeFiles`` per
+home (``CODEX_FILES``, ``AGENT_FILES``).
 """
 
 from __future__ import annotations
@@ -202,10 +197,9 @@ def publish_new_file(temp: str | os.PathLike[str], name: str | os.PathLike[str],
 
 def replace_atomically(path: Path, data: bytes, mode: int,
                        before_rename: Callable[[], None] | None = None) -> None:
-    """Put ``data`` at ``path`` whole or not at all: a temporary file in the same folder
-    (``mode``, fsynced), then ``before_rename()`` (it may raise: the temporary file is removed
-    and nothing is written), then a rename over ``path`` and an fsync of the folder. The
-    system's refusal is an ``OSError``."""
+    """Put ``data`` at ``path`` whole or not at all: a temporary file in the same folder (``mode``,
+    fsynced), then ``before_rename()`` (it may raise: the temporary file is removed and nothing is
+    written), then a rename over ``path`` and an fsync of the folder."""
     temp = path.parent / f"{TEMP_PREFIX}{secrets.token_hex(8)}"
     write_new_file(temp, data, mode)
     try:
@@ -221,13 +215,9 @@ def replace_atomically(path: Path, data: bytes, mode: int,
 
 @dataclass(frozen=True)
 class SafeFiles:
-    """The safe reads and writes of one kind of home, raising that home's error classes.
-
-    ``problem``: one file cannot be read; ``unsafe``: a write would leave the home or go
-    through a symlink; ``changed``: the file changed since it was read; ``failed``: the
-    system refused a write. ``home_name`` names the home in a "points outside" problem (the
-    real root's path when empty); ``max_bytes`` caps a read unless the caller says otherwise.
-    """
+    """The safe reads and writes of one kind of home, raising that home's error classes:
+    ``problem`` (a read), ``unsafe`` (a write leaving the home or through a symlink),
+    ``changed`` (changed since read) and ``failed`` (the system refused a write)."""
 
     problem: type[FileProblem] = FileProblem
     unsafe: type[MemtuiError] = PermissionDenied
@@ -386,12 +376,8 @@ class SafeFiles:
         return temp
 
     def replace_file(self, expected: FileStamp, text: str, root: Path) -> FileStamp:
-        """Write ``text`` over the file ``expected`` was taken of, atomically; its new stamp.
-
-        Refused (nothing written) when the path is a symlink or leaves ``root``
-        (``unsafe``), or when the file changed since ``expected`` was taken (``changed``).
-        The file keeps its mode.
-        """
+        """Write ``text`` over the file ``expected`` was taken of, atomically, keeping its
+        mode; its new stamp. Refused as ``unsafe`` or ``changed``, nothing written."""
         path = Path(expected.path)
         self._check_write_target(path, root)
         self.check_unchanged(expected, root)
@@ -420,10 +406,8 @@ class SafeFiles:
 
     def create_file(self, path: str | os.PathLike[str], text: str, root: Path,
                     mode: int = NEW_FILE_MODE) -> FileStamp:
-        """Create a new file (never over an existing one) atomically; its stamp.
-
-        Missing folders between ``root`` and the file are created; none may lead outside.
-        """
+        """Create a new file (never over an existing one) atomically, and any missing folders
+        inside ``root``; its stamp."""
         target = Path(path)
         folder = target.parent
         if not is_within(folder, root) and os.path.lexists(folder):

@@ -1,15 +1,7 @@
-"""Agent sessions: what the session hooks record, and the worker's turn of each finished
-session into a task for the extractor.
-
-- ``record(agent, payload)`` stores a hook call once per (agent, session id), refreshed by
-  later calls until the worker has processed it.
-- ``process_waiting()`` (the worker) turns each session that ended, or is quiet for
-  ``idle_seconds``, into a completed task of the project holding its folder (``source`` =
-  the agent, ``source_ref`` = the session id, so a session is one task, also when ``claude
-  import-transcripts`` read it). Each session is processed once; its ``outcome`` says what
-  happened.
-- ``session_start(payload)``: the text a new session starts with (the injection rules); None
-  for a resumed, cleared or compacted session, or when nothing is injected.
+"""Agent sessions: what the session hooks record (``record``, once per agent and session id),
+the worker's turn of each session that ended or is idle into a task (``process_waiting``:
+``source_ref`` = the session id, so a session is one task), and the text a new session starts
+with (``session_start``).
 """
 
 from __future__ import annotations
@@ -21,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from memtui.engine.base import EngineArea
 from memtui.engine.settings import load_settings
-from memtui.engine.validation import check_text
+from memtui.engine.validation import check_limit, check_text
 from memtui.errors import Conflict, InvalidInput, MemtuiError
 from memtui.store.timeutil import format_time, parse_time
 
@@ -99,10 +91,7 @@ class SessionsApi(EngineArea):
 
     def list(self, limit: int = 50) -> list[AgentSession]:
         """The actor's recorded sessions, newest first."""
-        if isinstance(limit, bool) or not isinstance(limit, int) or not \
-                1 <= limit <= MAX_SESSION_LIST:
-            raise InvalidInput(f"limit must be between 1 and {MAX_SESSION_LIST}")
-        return self._store.sessions.list_for(self.actor, limit)
+        return self._store.sessions.list_for(self.actor, check_limit(limit, MAX_SESSION_LIST))
 
     def process_waiting(self, limit: int = MAX_SESSIONS_PER_ROUND) -> SessionsSummary:
         """Turn the actor's finished sessions into tasks (see the module doc)."""
@@ -163,8 +152,7 @@ class SessionsApi(EngineArea):
         return RECORDED, None, task.id
 
     def session_start(self, payload: dict[str, Any]) -> str | None:
-        """The text a new session starts with, or None (see the module doc). Applies the
-        injection (audited, usage counted) when there is one."""
+        """The text a new session starts with, or None (see the module doc)."""
         if payload.get("source", NEW_SESSION_SOURCE) != NEW_SESSION_SOURCE:
             return None
         cwd = _optional_text(payload.get("cwd"), "cwd", MAX_PATH_BYTES)

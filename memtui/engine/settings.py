@@ -1,14 +1,8 @@
-"""Auto-memory settings: per user, read and written by that user alone.
+"""Auto-memory settings (docs/auto-memory.md): per user, read and written by that user alone.
 
-Everything is off by default (the write gate's mode, ``review``, acts only once the gate's
-hook is installed in Claude Code). A change is checked whole before anything is written: one bad
-key or value refuses the whole change with ``InvalidInput`` naming it. A model is called only
-with ``extraction_mode`` = ``model`` (docs/auto-memory.md): ``model_base_url`` names an
-OpenAI-compatible endpoint (no user or password in it), ``model_api_key_env`` the name of the
-environment variable holding its key (never the key), ``extract_model`` /
-``consolidation_model`` the models, and the token caps bound what the calls may spend. Text
-settings are free text a person typed, so they are redacted like every stored text
-(``clean_text``).
+Everything is off by default. A change is checked whole before anything is written; text
+settings are redacted like every stored text; the model endpoint's key is never stored, only
+the name of the environment variable holding it.
 """
 
 from __future__ import annotations
@@ -211,11 +205,8 @@ def _parse_cli_value(spec: SettingSpec, raw: str) -> Any:
 
 
 def parse_cli_pairs(pairs: Iterable[str]) -> dict[str, Any]:
-    """``["KEY=VALUE", ...]`` from the command line as typed values, checked whole.
-
-    Switches take ``0/1``, ``on/off``, ``true/false``; numbers take whole numbers only
-    (``1.5`` and ``yes`` are refused); model names take text, ``null`` clears them.
-    """
+    """``["KEY=VALUE", ...]`` from the command line as typed values (``_parse_cli_value``),
+    checked whole."""
     parsed: dict[str, Any] = {}
     for pair in pairs:
         name, sep, raw = pair.partition("=")
@@ -251,11 +242,8 @@ def _explicit_settings(store: StoreBackend, user_id: str) -> dict[str, Any]:
 
 
 def load_settings(store: StoreBackend, user_id: str) -> dict[str, Any]:
-    """The user's effective settings: stored values over the defaults.
-
-    A stored value that no longer passes its check (a hand-edited row) falls back to the
-    default with a warning; so does an unreadable row. Defaults are the safe side: off.
-    """
+    """The user's effective settings: stored values over the defaults (a stored value that
+    fails its check, or an unreadable row, falls back to the default with a warning)."""
     return DEFAULTS | _explicit_settings(store, user_id)
 
 
@@ -286,10 +274,7 @@ class SettingsApi:
         return probe(settings)
 
     def set_many(self, changes: Mapping[str, Any]) -> dict[str, Any]:
-        """Change some settings; all or nothing. Audited as ``settings_updated`` (keys only).
-
-        Returns the effective settings after the change.
-        """
+        """Change some settings; all or nothing."""
         checked = check_changes(changes)
         actor = self._engine.actor
         with self._store.transaction():
@@ -307,15 +292,9 @@ class SettingsApi:
 
     @staticmethod
     def parse_typed(name: str, raw: str) -> Any:
-        """The checked value of one setting from the text a person typed (a form field, a
-        command line): whole numbers only for numbers (``1.5`` and ``abc`` are refused, never
-        rewritten), ``on/off`` for switches, empty or ``none`` clears a model name.
-        ``InvalidInput`` says why a text is refused."""
+        """The checked value of one setting from the text a person typed: whole numbers only
+        (``1.5`` is refused, never rewritten), ``on/off`` for switches, ``none`` clears."""
         spec = SPECS.get(name)
         if spec is None:
             raise unknown_setting(name)
         return clean_setting(name, _parse_cli_value(spec, raw))
-
-    def parse_cli_pairs(self, pairs: Iterable[str]) -> dict[str, Any]:
-        """See the module function ``parse_cli_pairs``."""
-        return parse_cli_pairs(pairs)

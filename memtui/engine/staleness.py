@@ -1,16 +1,6 @@
-"""Stale memories (``engine.staleness``): memories whose cited code is gone, and memories
-nobody used for a while. Nothing here deletes anything: stale memories are shown for review
-(keep, correct, forget).
-
-Rules decided here:
-- A project memory is checked against its project's root (``citations.missing``); a user
-  memory has no folder to check.
-- A memory is unused when it was last used (injected, or given to an agent by MCP or service
-  recall; never used: made) more than the actor's ``max_unused_days`` ago (0: never).
-- ``keep`` marks memories used now (they leave the unused list; usage counts stay) and
-  audits it, without content.
-- Injection leaves memories whose citations are gone out while the actor's
-  ``skip_stale_memories`` is on (``InjectionApi``).
+"""Stale memories: cited code gone (``citations.missing`` against the project's root) or not
+used for the actor's ``max_unused_days`` (0: never). Nothing here deletes: stale memories are
+shown for review, and ``keep`` marks them used now (audited, without content).
 """
 
 from __future__ import annotations
@@ -23,6 +13,7 @@ from typing import Any
 from memtui.engine import citations
 from memtui.engine.base import EngineArea
 from memtui.engine.settings import load_settings
+from memtui.engine.validation import clamp_limit
 from memtui.errors import InvalidInput
 from memtui.store.models import Memory
 from memtui.store.timeutil import format_time, parse_time
@@ -53,11 +44,8 @@ class StalenessApi(EngineArea):
     """Stale memories for the actor: citations checked, unused ones found, kept."""
 
     def _roots(self, projects: set[str]) -> dict[str, str | None]:
-        found = {}
-        for project in projects:
-            row = self._store.identity.get_project(project)
-            found[project] = row.root_path if row is not None else None
-        return found
+        return {project: row.root_path if (row := self._store.identity.get_project(project))
+                else None for project in projects}
 
     def check(self, memories: Sequence[Memory]) -> dict[str, tuple[str, ...]]:
         """Why each memory's citations no longer hold (only the stale ones, by id); each
@@ -84,9 +72,7 @@ class StalenessApi(EngineArea):
         ones; of one ``kind`` or ``source`` when given), newest first: citations gone (among
         the newest ``MAX_STALE_SCAN``) or unused (``max_unused_days``; among the
         ``MAX_UNUSED_SCAN`` newest made before the cut-off)."""
-        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-            raise InvalidInput("limit must be a whole number of at least 1")
-        size = min(limit, MAX_STALE_LIST)
+        size = clamp_limit(limit, MAX_STALE_LIST)
         flt = self._engine.identity.memory_filter(project, kind=kind, source=source)
         before = self.unused_before()
         with self._store.snapshot():

@@ -1,12 +1,9 @@
 """Copy a whole store into an empty one, between any two backends (``memtui store copy``).
 
-A store location is what ``open_store`` takes: a path (SQLite) or a ``postgresql://`` URL.
-The copy is the source's whole-store export (``export --all``, one snapshot) loaded by
-``import`` in one transaction of the destination, which is exported again before it commits
-and compared with the source table by table (counts and an order-independent digest): a copy
-that would differ is rolled back. The destination must be empty (a new SQLite file, removed
-again on failure, or a database without memtui data); merging is ``import --merge``'s job.
-The rules of ``export --all`` apply to both stores.
+The source's whole-store export is loaded by ``import`` in one destination transaction, which
+is exported again and compared table by table (counts and an order-independent digest) before
+it commits: a copy that would differ is rolled back. A new SQLite destination is removed again
+on failure.
 """
 
 from __future__ import annotations
@@ -15,7 +12,7 @@ import contextlib
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -151,9 +148,8 @@ def _same_store(source: str, destination: str) -> bool:
 
 
 def _read_source(lines: Iterator[str], digest: ExportDigest, shown: str) -> Iterator[str]:
-    """The source's export lines, each counted into ``digest``; a failure to read the
-    source becomes one line naming it (the driver's error says no stored text). The export
-    is closed (its read snapshot ends) however the reading ends."""
+    """The source's export lines, each counted into ``digest``; a failure to read the source becomes
+    one line naming it (the driver's error says no stored text)."""
     try:
         while True:
             try:
@@ -173,19 +169,9 @@ def _read_source(lines: Iterator[str], digest: ExportDigest, shown: str) -> Iter
             close()
 
 
-def _digest_of(lines: Iterable[str]) -> ExportDigest:
-    digest = ExportDigest()
-    for line in lines:
-        digest.add_line(line)
-    return digest
-
-
 def copy_store(source: str, destination: str, actor: str) -> CopyReport:
     """Copy the whole store at ``source`` into the empty store at ``destination`` (see the module
-    doc); on any failure nothing is written. Raises ``NotFound`` for a missing source,
-    ``InvalidInput`` for the same store twice, a destination with data or dangling references,
-    ``PermissionDenied`` when the OS user may not export the whole source, and ``StoreError``
-    when a store cannot be opened, read or written, or the copy would differ."""
+    doc); on any failure nothing is written."""
     shown_source, shown_destination = shown_location(source), shown_location(destination)
     if _same_store(source, destination):
         raise InvalidInput(f"--from and --to name the same store ({shown_source})")
@@ -228,7 +214,9 @@ def _copy(source: Engine, destination: Engine, shown_source: str,
             lines = _read_source(source.maintenance.export_lines(everything=True), read,
                                  shown_source)
             report = destination.maintenance.import_lines(lines)
-            written = _digest_of(destination.maintenance.export_lines(everything=True))
+            written = ExportDigest()
+            for line in destination.maintenance.export_lines(everything=True):
+                written.add_line(line)
             differ = read.differences(written)
             if differ:
                 raise StoreError(

@@ -1,17 +1,10 @@
 """Tasks, follow-ups, per-task flags and the monthly quota: the extractor's input.
 
-Rules decided here:
-- Recording a task needs ``create_task`` on its project (NotFound when the actor cannot read
-  the project, PermissionDenied for a reader). The task belongs to the actor.
-- A task is visible to its own user and to every reader of its project; anyone else gets
-  NotFound, exactly as for a task that does not exist.
-- Goal, prompt, result and follow-up messages are redacted before they are stored. Each text
-  is at most ``MAX_TASK_TEXT_BYTES`` (1 MiB) in UTF-8; a bigger one is refused whole.
-- A completed task needs both times unless the caller says they may be missing
-  (``allow_missing_times`` for importers: the extractor then skips it as ``missing_times``).
-- Quota: no row means the default $10 limit; a row whose limit is null means unlimited.
-  Spend is the sum of the user's task costs recorded (``created_at``) in the store clock's
-  current UTC month.
+Recording a task needs ``create_task`` on its project; a task is visible to its user and its
+project's readers (NotFound for anyone else). Texts are redacted and at most
+``MAX_TASK_TEXT_BYTES``; a completed task needs both times unless ``allow_missing_times``.
+Quota: no row means ``DEFAULT_QUOTA_USD``, a null limit unlimited; spend is the user's task
+costs recorded in the store clock's current UTC month.
 """
 
 from __future__ import annotations
@@ -25,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from memtui.engine import permissions as perm
 from memtui.engine.base import EngineArea
 from memtui.engine.task_flags import flag_value
-from memtui.engine.validation import check_text, check_time, clean_text
+from memtui.engine.validation import check_limit, check_text, check_time, clean_text
 from memtui.errors import Conflict, InvalidInput, NotFound, StoreError
 from memtui.store.model_ledger import TaskDetail
 from memtui.store.models import TASK_STATUSES, Followup, Task
@@ -151,15 +144,15 @@ def clean_followup_message(value: object) -> str:
     return clean_text(value, "message", max_bytes=MAX_FOLLOWUP_BYTES)
 
 
-def _cost(value: object) -> float:
+def _usd(value: object, what: str, top: float) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InvalidInput("cost must be a number of USD")
-    cost = float(value)
-    if not math.isfinite(cost) or cost < 0:
-        raise InvalidInput(f"cost must be a non-negative number of USD, got {value}")
-    if cost > MAX_COST_USD:
-        raise InvalidInput(f"cost {cost} is above the limit of {MAX_COST_USD} USD per task")
-    return cost
+        raise InvalidInput(f"{what} must be a number of USD")
+    number = float(value)
+    if not math.isfinite(number) or number < 0:
+        raise InvalidInput(f"{what} must be a non-negative number of USD, got {value}")
+    if number > top:
+        raise InvalidInput(f"{what} {number} is above the limit of {top} USD")
+    return number
 
 
 def _check_times(status: str, started: str | None, finished: str | None,
@@ -186,17 +179,10 @@ class TaskApi(EngineArea):
                  followups: Sequence[tuple[str, str]] = (),
                  external_tool: str | None = None) -> Task:
         """Record a task of the actor in ``project``; returns it (texts as stored, redacted).
-        ``external_tool`` names the tool that made it external context (the extraction log
-        says it when the gate skips the task).
-        ``followups``, (from task, message) pairs, are messages to the new task recorded in
-        the same transaction (``add_followup``'s rules): all are written, or nothing.
-
-        Refused with InvalidInput (nothing written): unknown status, empty goal and prompt,
-        a text over MAX_TASK_TEXT_BYTES, bad or missing times (a completed task needs both
-        unless ``allow_missing_times``), finish before start, a negative or huge cost, a
-        ``source_ref`` the actor already recorded for this source (Conflict; another user's
-        reference is no conflict). An unknown or invisible parent is NotFound.
-        """
+        ``followups`` (from task, message) are recorded with it, all or nothing;
+        ``external_tool`` names what made it external context. A ``source_ref`` the actor
+        already recorded for ``source`` is a Conflict; bad input an InvalidInput, nothing
+        written."""
         if status not in TASK_STATUSES:
             raise InvalidInput(f"unknown task status {str(status)[:40]!r}: use one of "
                                f"{', '.join(TASK_STATUSES)}")
@@ -206,7 +192,7 @@ class TaskApi(EngineArea):
             raise InvalidInput("a task needs a goal or a prompt")
         started, finished = _time(started_at, "start time"), _time(finished_at, "finish time")
         _check_times(status, started, finished, allow_missing_times)
-        cost = _cost(cost_usd)
+        cost = _usd(cost_usd, "cost", MAX_COST_USD)
         check_text(source, "source", max_bytes=MAX_SOURCE_BYTES)
         if source_ref is not None:
             check_text(source_ref, "source reference", max_bytes=MAX_SOURCE_REF_BYTES)
@@ -255,9 +241,7 @@ class TaskApi(EngineArea):
                    mine: bool = False, status: str | None = None) -> list[Task]:
         """Visible tasks, newest first: the actor's own plus those of readable projects
         (``mine``: the actor's own only; ``project``: one readable project's)."""
-        if isinstance(limit, bool) or not isinstance(limit, int) or not \
-                1 <= limit <= MAX_TASK_LIST_LIMIT:
-            raise InvalidInput(f"limit must be between 1 and {MAX_TASK_LIST_LIMIT}")
+        check_limit(limit, MAX_TASK_LIST_LIMIT)
         if status is not None and status not in TASK_STATUSES:
             raise InvalidInput(f"unknown task status {str(status)[:40]!r}")
         if project is not None:
@@ -294,12 +278,8 @@ class TaskApi(EngineArea):
     # ---- per-task flags -------------------------------------------------------------------
 
     def set_flags(self, task_id: str, use: object = None, generate: object = None) -> Task:
-        """Override ``use_memories`` / ``generate_memories`` for one task.
-
-        Each of ``use`` and ``generate``: None leaves it alone; ``"follow"`` clears the
-        override; ``1``/``"on"``/True or ``0``/``"off"``/False set it. Needs ``create_task``
-        on the task's project. Audited as ``task_flags_set``.
-        """
+        """Override ``use_memories`` / ``generate_memories`` for one task: None leaves one
+        alone, ``follow`` clears it, on/off (1/0) set it. Needs ``create_task``."""
         changes = {_FLAG_COLUMNS[name]: flag_value(value, name)
                    for name, value in (("use", use), ("generate", generate)) if value is not None}
         if not changes:
@@ -320,15 +300,7 @@ class TaskApi(EngineArea):
         Exactly one of them; a negative, non-finite or boolean limit is refused."""
         if unlimited == (limit_usd is not None):
             raise InvalidInput("give either a limit in USD or unlimited")
-        if not unlimited:
-            if isinstance(limit_usd, bool) or not isinstance(limit_usd, int | float):
-                raise InvalidInput("the quota limit must be a number of USD")
-            if not math.isfinite(limit_usd) or limit_usd < 0:
-                raise InvalidInput(f"the quota limit must be a non-negative number of USD, "
-                                   f"got {limit_usd}")
-            if limit_usd > MAX_QUOTA_USD:
-                raise InvalidInput(f"the quota limit is above {MAX_QUOTA_USD} USD")
-        value = None if unlimited else float(limit_usd)  # type: ignore[arg-type]
+        value = None if unlimited else _usd(limit_usd, "the quota limit", MAX_QUOTA_USD)
         with self._store.transaction():
             self._store.identity.ensure_user(self.actor)
             self._store.tasks.set_quota(self.actor, value, self._store.now())
@@ -337,7 +309,6 @@ class TaskApi(EngineArea):
             return read_quota(self._store, self.actor)
 
     def quota_status(self) -> QuotaStatus:
-        """The actor's limit, this month's spend and the remaining percentage.
-        Raises QuotaUnreadable when the stored row cannot be read."""
+        """The actor's limit, this month's spend and the remaining percentage."""
         with self._store.snapshot():
             return read_quota(self._store, self.actor)

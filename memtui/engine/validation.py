@@ -1,10 +1,7 @@
-"""Input checks shared by every write path. Each failure is an ``InvalidInput`` naming why.
-
-Every stored string a person (or an agent, or a file) typed is passed through ``clean_text``:
-checked (text, valid UTF-8, no NUL, size), then redacted, then checked again. Structured
-values use ``clean_preferences`` (keys and values) and ``clean_detail``; times use
-``check_time`` (one parser and range, ``memtui.store.timeutil``). The write paths of the engine
-and the import of a backup call these same functions, so a rule lives in one place.
+"""Input checks shared by every write path and the import of a backup; each failure is an
+``InvalidInput`` naming why. Free text goes through ``clean_text`` (checked, redacted, checked
+again); structured values through ``clean_preferences`` and ``clean_detail``; times through
+``check_time``.
 """
 
 from __future__ import annotations
@@ -112,6 +109,20 @@ def clean_text(value: object, what: str, *, max_bytes: int = MAX_CONTENT_BYTES,
     return check_text(cleaned, what, max_bytes=max_bytes, allow_empty=allow_empty)
 
 
+def check_limit(limit: object, top: int) -> int:
+    """A list size: a whole number from 1 to ``top`` (a bool is not one)."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= top:
+        raise InvalidInput(f"limit must be a whole number from 1 to {top}")
+    return limit
+
+
+def clamp_limit(limit: object, top: int) -> int:
+    """A list size of at least 1, cut to ``top``."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise InvalidInput("limit must be a whole number of at least 1")
+    return min(limit, top)
+
+
 def check_time(value: object, what: str) -> str:
     """A time in the stored form (``memtui.store.timeutil``); InvalidInput naming ``what``."""
     try:
@@ -134,20 +145,19 @@ def check_role(role: object) -> str:
     return str(role)
 
 
-def check_id(value: object, what: str) -> str:
-    """A user or project id: letters, digits, ``._@-``, at most 128 characters."""
-    if not isinstance(value, str) or not ID_PATTERN.match(value):
+def check_id(value: object, what: str, pattern: re.Pattern[str] = ID_PATTERN) -> str:
+    """A user or project id: letters, digits, ``._@-``, at most 128 characters (with
+    ``RECORD_ID_PATTERN``, ``:`` too)."""
+    if not isinstance(value, str) or not pattern.match(value):
+        extra = " :" if pattern is RECORD_ID_PATTERN else ""
         raise InvalidInput(f"{what} {str(value)[:80]!r} is not a valid id "
-                           "(letters, digits, . _ @ -; at most 128)")
+                           f"(letters, digits, . _{extra} @ -; at most 128)")
     return value
 
 
 def check_record_id(value: object, what: str) -> str:
     """A stored record's id or label (``RECORD_ID_PATTERN``)."""
-    if not isinstance(value, str) or not RECORD_ID_PATTERN.match(value):
-        raise InvalidInput(f"{what} {str(value)[:80]!r} is not a valid id "
-                           "(letters, digits, . _ : @ -; at most 128)")
-    return value
+    return check_id(value, what, RECORD_ID_PATTERN)
 
 
 def check_reference(value: object, what: str, max_bytes: int = MAX_REFERENCE_BYTES) -> str:
@@ -193,8 +203,6 @@ def json_depth(value: Any, limit: int = MAX_JSON_DEPTH) -> int:
 def parse_json_object(text: str, not_json: str, not_object: str) -> dict[str, Any]:
     """``text`` as a JSON object nested at most ``MAX_JSON_DEPTH`` deep: InvalidInput
     saying ``not_json`` when it is not JSON, ``not_object`` when it is not such an object."""
-    import json
-
     try:
         value = json.loads(text)
     except (ValueError, RecursionError):
@@ -222,11 +230,8 @@ def banned_preference_key(value: Any, path: str = "") -> str | None:
 
 
 def parse_preferences(text: str, what: str = "preferences") -> dict[str, Any]:
-    """Preferences typed as JSON text (the CLI's ``--preferences``, the Profile pane):
-    parsed, then checked by ``check_preferences``. InvalidInput, naming ``what``, when the
-    text is not JSON or not an acceptable object."""
-    import json
-
+    """Preferences typed as JSON text (the CLI's ``--preferences``, the Profile pane): parsed, then
+    checked by ``check_preferences``."""
     try:
         value = json.loads(text)
     except (ValueError, RecursionError) as error:
@@ -250,21 +255,27 @@ def plain_json_size(value: object, what: str) -> int:
             from None
 
 
+def _small_object(value: object, what: str, max_bytes: int) -> dict[str, Any]:
+    """``value`` if it is a plain JSON object at most ``MAX_JSON_DEPTH`` deep and
+    ``max_bytes`` big."""
+    if not isinstance(value, dict):
+        raise InvalidInput(f"{what} must be a JSON object")
+    if json_depth(value) > MAX_JSON_DEPTH:
+        raise InvalidInput(f"{what}: nested deeper than {MAX_JSON_DEPTH} levels")
+    size = plain_json_size(value, what)
+    if size > max_bytes:
+        raise InvalidInput(f"{what}: too large ({size} bytes; the limit is {max_bytes})")
+    return value
+
+
 def check_preferences(value: object) -> dict[str, Any]:
     """Preferences: a JSON object, not too deep or big, with no key that names a secret."""
-    if not isinstance(value, dict):
-        raise InvalidInput("preferences must be a JSON object")
-    if json_depth(value) > MAX_JSON_DEPTH:
-        raise InvalidInput(f"preferences are nested deeper than {MAX_JSON_DEPTH} levels")
-    banned = banned_preference_key(value)
+    checked = _small_object(value, "preferences", MAX_PREFERENCES_BYTES)
+    banned = banned_preference_key(checked)
     if banned is not None:
         raise InvalidInput(f"preference key {banned!r} looks like a secret; a profile is not a "
                            "credential store")
-    size = plain_json_size(value, "preferences")
-    if size > MAX_PREFERENCES_BYTES:
-        raise InvalidInput(f"preferences are too large ({size} bytes; the limit is "
-                           f"{MAX_PREFERENCES_BYTES})")
-    return value
+    return checked
 
 
 def clean_preferences(value: object) -> dict[str, Any]:
@@ -278,14 +289,7 @@ def clean_detail(value: object, what: str = "detail",
     """A small JSON object (audit and consolidation details): plain JSON, not too deep or
     big, no NUL, every string in it (keys included) redacted, and then its JSON text redacted
     as a whole (so ``{"password": "..."}`` loses the value as ``password=...`` would)."""
-    if not isinstance(value, dict):
-        raise InvalidInput(f"{what} must be a JSON object")
-    if json_depth(value) > MAX_JSON_DEPTH:
-        raise InvalidInput(f"{what} is nested deeper than {MAX_JSON_DEPTH} levels")
-    size = plain_json_size(value, what)
-    if size > max_bytes:
-        raise InvalidInput(f"{what} is too large ({size} bytes; the limit is {max_bytes})")
-    _check_no_nul(value, what)
+    _check_no_nul(_small_object(value, what, max_bytes), what)
     text = redact(json.dumps(redact_values(value), ensure_ascii=False, sort_keys=True))
     try:
         cleaned = json.loads(text)

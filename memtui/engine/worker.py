@@ -1,18 +1,10 @@
 """The background extraction loop the app and the service host (plain threads, no Textual).
 
-``BackgroundLoop`` runs one extraction round for its user every ``interval_s`` seconds and
-whenever ``run_now()`` asks, in its own thread. It reports through ``on_event`` (called from
-the loop's thread: a Textual host posts a message from there, never touching widgets). A round
-that raises is reported as an ``error`` event and the loop goes on. ``stop()`` is honoured
-between transactions (batches), never in the middle of one.
-
-``run_once(force)`` runs a round synchronously in the caller's thread (the app's own thread
-worker uses it); a lock keeps it and the loop's rounds from overlapping.
-
-Between rounds the loop also finishes pending purges every ``PURGE_POLL_S`` seconds: a
-forget that a reader kept from erasing its text from the write-ahead log left a record, and
-the loop retries the truncating checkpoint until it succeeds (``memtui.engine.purge``),
-reporting a ``purged`` event then.
+``BackgroundLoop`` runs a round for its user every ``interval_s`` seconds and on ``run_now()``
+in its own thread, reporting through ``on_event`` from that thread; a round that raises is an
+``error`` event and the loop goes on. ``stop()`` is honoured between batches. ``run_once``
+runs a round in the caller's thread (a lock keeps rounds from overlapping). Between rounds
+the loop retries pending purges every ``PURGE_POLL_S`` seconds (``memtui.engine.purge``).
 """
 
 from __future__ import annotations
@@ -22,7 +14,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
 from memtui.engine import purge
@@ -310,11 +302,9 @@ def retry_purges(store: StoreBackend, should_stop: Callable[[], bool],
         status = purge.finish(store, purge.PURGE_RETRY_WAIT_S)
         cleared += status.cleared
         if status.purged or should_stop():
-            return purge.PurgeStatus(purged=status.purged, pending=status.pending,
-                                     reason=status.reason, cleared=cleared)
+            return replace(status, cleared=cleared)
         deadline = time.monotonic() + pause
         while time.monotonic() < deadline:
             if should_stop():
-                return purge.PurgeStatus(purged=False, pending=status.pending,
-                                         reason=status.reason, cleared=cleared)
+                return replace(status, purged=False, cleared=cleared)
             time.sleep(min(STOP_CHECK_S, pause))

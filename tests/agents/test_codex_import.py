@@ -385,5 +385,6 @@ def test_with_review_on_imports_wait_and_a_rejected_one_is_not_imported_again(
     again = importer.import_memories(home)
     assert again.imported == 0  # the pending ones count as imported; the rejected one is gone
     assert _outcomes(again)[fx.THREAD_DOCS] == ("skipped", "forgotten")
-    alice.review.approve_many(alice.review.actionable_ids("import"))
+    for memory_id in alice.review.actionable_ids("import"):
+        alice.review.approve(memory_id)
     assert alice.review.count() == 0 and alice.identity.list_memories("handbook") == []

@@ -47,8 +47,8 @@ def test_log_pages_read_every_row_in_order(store: Store) -> None:
     assert tail == reference[1_200:]
     assert reference[-1].task_id == "task_000000"  # the very first task
     edge = PageCursor(created_at=reference[500].at, id=reference[500].task_id)
-    assert engine.extraction.log_page(5, after=edge) == reference[501:506]
-    assert engine.extraction.log_page(5, before=edge) == reference[495:500]
+    assert engine.extraction.log(5, after=edge) == reference[501:506]
+    assert engine.extraction.log(5, before=edge) == reference[495:500]
     assert engine.extraction.log_at(3, 2, from_end=True) == reference[-5:-3]
     with pytest.raises(InvalidInput):
         engine.extraction.log_at(-1, 10)

@@ -187,7 +187,7 @@ def test_reject_refuses_what_is_not_pending(team: Team) -> None:
 def test_bulk_decisions_report_each_failure_and_do_the_rest(team: Team) -> None:
     ids = [team.alice.identity.add_memory(f"agent note {n}", "fact", "web", source="mcp").id
            for n in range(3)]
-    result = team.alice.review.approve_many([ids[0], "mem_missing", ids[1], ids[0]])
+    result = team.alice.review.reject_many([ids[0], "mem_missing", ids[1], ids[0]])
     assert [done.to_json()["id"] for done in result.done] == [ids[0], ids[1]]
     assert [(memory_id, error.code) for memory_id, error in result.errors] == [
         ("mem_missing", "not_found")]

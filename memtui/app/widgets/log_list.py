@@ -41,8 +41,8 @@ class LogSource(KeysetPages[LogEntry]):
 
     def read_keyset(self, limit: int, *, after: PageCursor | None = None,
                     before: PageCursor | None = None) -> list[LogEntry]:
-        """``extraction.log_page``."""
-        return self.engine.extraction.log_page(limit, after=after, before=before)
+        """``extraction.log``."""
+        return self.engine.extraction.log(limit, after=after, before=before)
 
     def read_at(self, offset: int, limit: int, *, from_end: bool) -> list[LogEntry]:
         """``extraction.log_at``."""
