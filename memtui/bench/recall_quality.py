@@ -39,9 +39,9 @@ LATENCY_BAR_MS = 10.0
 HALVES = ("dev", "held_out", "all")
 """The parts of the set reported: even-indexed questions, odd-indexed ones, every one."""
 LATENCY_RUNS = 3
+"""Passes over the questions when timing recall on the big store."""
 BARE_QUERY = "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?"
 """The reference: FTS5's own bm25 ranking of the question's words."""
-"""Passes over the questions when timing recall on the big store."""
 
 
 def load_set(path: Path = QUESTIONS) -> dict[str, Any]:
