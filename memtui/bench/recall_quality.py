@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.bench.generate import TextModel
-from memtui.bench.timing import seconds
+from memtui.bench.timing import percentile, seconds
 from memtui.engine.api import Engine
 from memtui.engine.recall_query import analyse
 from memtui.engine.recall_vectors import vectors_available
@@ -156,10 +156,9 @@ def measure_latency(db: Path | str, user: str, project: str | None, *, hybrid: b
     finally:
         bare.close()
         store.close()
-    ordered = sorted(recall_ms)
     return {"memories": memories, "samples": len(recall_ms),
             "median_ms": round(statistics.median(recall_ms), 3),
-            "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))], 3),
+            "p95_ms": round(percentile(recall_ms, 0.95), 3),
             "bare_median_ms": round(statistics.median(bare_ms), 3),
             "bar_ms": LATENCY_BAR_MS}
 
