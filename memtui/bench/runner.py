@@ -84,16 +84,13 @@ PG_SECTIONS = ("search", "pages", "recall", "extraction")
 TYPED = ("pytest fixtures", "staging cluster", "migrate invoice", "prefers small")
 """What the search benchmark types, one key at a time (each word is in the generated text)."""
 APP_REPEATS = 5
-"""Each typed search and each scroll pass runs this many times; per key the best counts (as
-many as each key's store query, ``STORE_REPS``: the key and its reference are each the best
-of five)."""
+"""Each typed search and each scroll pass runs this many times; per key the best counts."""
 START_TIMEOUT_S = 120
 """A start that has not painted the list after this long is killed (and the row fails)."""
 TYPE_GAP_S = 0.12
 """Pause after the list followed a key before the next one (about 8 keys a second)."""
 STORE_REPS = 5
-"""Each key's store query runs this many times; the best is the key's reference (one paced
-query of a key varied by up to half between runs with 3)."""
+"""Each key's store query runs this many times; the best is the key's reference."""
 
 
 @dataclass
@@ -447,7 +444,7 @@ def store_search_times(db: Path | str, user: str, typed: tuple[str, ...],
     """The store's part of each keystroke: the first page of the searched list
     (``memories.page``), best of ``reps`` seconds per prefix typed, each query a typing
     pause (``TYPE_GAP_S``) after the one before, as a typed key's query is (a query straight
-    after another finds the processor's caches warm and runs some 15% faster)."""
+    after another finds the processor's caches warm)."""
     times: dict[str, float] = {}
     with contextlib.closing(open_store(db)) as store:
         for text in typed:
