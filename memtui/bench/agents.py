@@ -95,18 +95,6 @@ def measure_agents(projects: int = DEFAULT_PROJECTS, reps: int = REPS) -> dict[s
             "bar_s": BAR_SECONDS, "meets_bar": full_s < BAR_SECONDS}
 
 
-def main() -> None:
-    """Print the measurement as JSON."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("projects", nargs="?", type=int, default=DEFAULT_PROJECTS)
-    args = parser.parse_args()
-    print(json.dumps(measure_agents(args.projects), indent=2))
-
-
-if __name__ == "__main__":
-    main()
-
-
 SETTINGS_MB = 150
 """The size of the generated ``~/.claude.json`` (users report 65 MB, 101 MB)."""
 SETTINGS_REPS = 3
@@ -223,3 +211,15 @@ def _kept_outside_servers(source: Path, merged: Path) -> bool:
     old = scan_top_level(before).members["mcpServers"]
     new = scan_top_level(after).members["mcpServers"]
     return before[:old[1]] == after[:new[1]] and before[old[2]:] == after[new[2]:]
+
+
+def main() -> None:
+    """Print the measurement as JSON."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("projects", nargs="?", type=int, default=DEFAULT_PROJECTS)
+    args = parser.parse_args()
+    print(json.dumps(measure_agents(args.projects), indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.bench.generate import TextModel
-from memtui.bench.timing import seconds
+from memtui.bench.timing import percentile, seconds
 from memtui.engine.api import Engine
 from memtui.engine.recall_query import analyse
 from memtui.engine.recall_vectors import vectors_available
@@ -39,9 +39,9 @@ LATENCY_BAR_MS = 10.0
 HALVES = ("dev", "held_out", "all")
 """The parts of the set reported: even-indexed questions, odd-indexed ones, every one."""
 LATENCY_RUNS = 3
+"""Passes over the questions when timing recall on the big store."""
 BARE_QUERY = "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?"
 """The reference: FTS5's own bm25 ranking of the question's words."""
-"""Passes over the questions when timing recall on the big store."""
 
 
 def load_set(path: Path = QUESTIONS) -> dict[str, Any]:
@@ -156,10 +156,9 @@ def measure_latency(db: Path | str, user: str, project: str | None, *, hybrid: b
     finally:
         bare.close()
         store.close()
-    ordered = sorted(recall_ms)
     return {"memories": memories, "samples": len(recall_ms),
             "median_ms": round(statistics.median(recall_ms), 3),
-            "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))], 3),
+            "p95_ms": round(percentile(recall_ms, 0.95), 3),
             "bare_median_ms": round(statistics.median(bare_ms), 3),
             "bar_ms": LATENCY_BAR_MS}
 

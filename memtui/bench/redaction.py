@@ -51,37 +51,25 @@ def _rows(path: str | Path) -> list[dict[str, Any]]:
 def score_corpus(path: str | Path) -> dict[str, Any]:
     """Recall over secret rows and false-positive rate over look-alike rows of ``path``."""
     rows = _rows(path)
-    secret_total = secret_hit = neg_total = neg_hit = skipped = 0
-    missed: Counter[str] = Counter()
-    false_pos: Counter[str] = Counter()
+    labelled = [row for row in rows if row.get("secret") is not None]
     t0 = time.perf_counter()
-    for row in rows:
-        label = row.get("secret")
-        if label is None:
-            skipped += 1
-            continue
-        text = row["text"]
-        changed = redact(text) != text
-        if label:
-            secret_total += 1
-            secret_hit += changed
-            if not changed:
-                missed[row.get("rule", "?")] += 1
-        else:
-            neg_total += 1
-            neg_hit += changed
-            if changed:
-                false_pos[row.get("rule", "?")] += 1
+    changed = [redact(row["text"]) != row["text"] for row in labelled]
     elapsed = time.perf_counter() - t0
+    secret = [(row, hit) for row, hit in zip(labelled, changed, strict=True) if row["secret"]]
+    lookalike = [(row, hit) for row, hit in zip(labelled, changed, strict=True)
+                 if not row["secret"]]
+    missed = Counter(row.get("rule", "?") for row, hit in secret if not hit)
+    false_pos = Counter(row.get("rule", "?") for row, hit in lookalike if hit)
+    secret_hit = len(secret) - missed.total()
     return {
         "corpus": str(path),
-        "secret_rows": secret_total,
+        "secret_rows": len(secret),
         "redacted_secret_rows": secret_hit,
-        "recall": secret_hit / secret_total if secret_total else 0.0,
-        "lookalike_rows": neg_total,
-        "redacted_lookalike_rows": neg_hit,
-        "false_positive_rate": neg_hit / neg_total if neg_total else 0.0,
-        "skipped_rows": skipped,
+        "recall": secret_hit / len(secret) if secret else 0.0,
+        "lookalike_rows": len(lookalike),
+        "redacted_lookalike_rows": false_pos.total(),
+        "false_positive_rate": false_pos.total() / len(lookalike) if lookalike else 0.0,
+        "skipped_rows": len(rows) - len(labelled),
         "missed_rules": dict(missed.most_common()),
         "false_positive_rules": dict(false_pos.most_common()),
         "seconds": elapsed,

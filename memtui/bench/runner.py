@@ -84,16 +84,13 @@ PG_SECTIONS = ("search", "pages", "recall", "extraction")
 TYPED = ("pytest fixtures", "staging cluster", "migrate invoice", "prefers small")
 """What the search benchmark types, one key at a time (each word is in the generated text)."""
 APP_REPEATS = 5
-"""Each typed search and each scroll pass runs this many times; per key the best counts (as
-many as each key's store query, ``STORE_REPS``: the key and its reference are each the best
-of five)."""
+"""Each typed search and each scroll pass runs this many times; per key the best counts."""
 START_TIMEOUT_S = 120
 """A start that has not painted the list after this long is killed (and the row fails)."""
 TYPE_GAP_S = 0.12
 """Pause after the list followed a key before the next one (about 8 keys a second)."""
 STORE_REPS = 5
-"""Each key's store query runs this many times; the best is the key's reference (one paced
-query of a key varied by up to half between runs with 3)."""
+"""Each key's store query runs this many times; the best is the key's reference."""
 
 
 @dataclass
@@ -447,7 +444,7 @@ def store_search_times(db: Path | str, user: str, typed: tuple[str, ...],
     """The store's part of each keystroke: the first page of the searched list
     (``memories.page``), best of ``reps`` seconds per prefix typed, each query a typing
     pause (``TYPE_GAP_S``) after the one before, as a typed key's query is (a query straight
-    after another finds the processor's caches warm and runs some 15% faster)."""
+    after another finds the processor's caches warm)."""
     times: dict[str, float] = {}
     with contextlib.closing(open_store(db)) as store:
         for text in typed:
@@ -529,7 +526,6 @@ def measure_app(db: Path | str, user: str, quick: bool, backend: str = SQLITE) -
 
 def measure_extraction_row(n_tasks: int) -> Row:
     """Row 4: extraction round over ``n_tasks`` eligible tasks vs a read-only loop."""
-
     result = extraction.measure_extraction(n_tasks)
     rate = result["extraction_tasks_per_s"]
     return Row(f"extraction round, {n_tasks:,} eligible tasks",
@@ -541,7 +537,6 @@ def measure_extraction_row(n_tasks: int) -> Row:
 
 def measure_codex_rows(n_rollouts: int) -> list[Row]:
     """Row 8: ``codex import-rollouts`` first run vs ``json.loads``; an unchanged second run."""
-
     result = codex_rollouts.measure_codex_import(n_rollouts)
     first = Row(f"codex import-rollouts, {n_rollouts:,} rollouts ({result['megabytes']:,.0f} MB)",
                 f"json.loads of the same lines {result['json_loads_mbps']:,.0f} MB/s",
@@ -558,7 +553,6 @@ def measure_codex_rows(n_rollouts: int) -> list[Row]:
 
 def measure_redaction_row(budget: float) -> Row:
     """Row 5: redaction throughput vs ``re`` scanning the same text for one literal."""
-
     result = redaction_bench.measure_throughput(budget)
     rate = result["redact_mbps"]
     return Row("redaction throughput (ordinary text)",
@@ -570,7 +564,6 @@ def measure_redaction_row(budget: float) -> Row:
 def measure_recall_row(db: Path | str, user: str, quick: bool, backend: str = SQLITE) -> Row:
     """Row 7: recall through the service vs the Python API;
     on PostgreSQL (``db`` a URL) against ``PG_RECALL_BAR_MS``."""
-
     postgres = backend == POSTGRESQL
     result = recall_bench.measure_recall(db, runs=2 if quick else 5, user=user,
                             bar_ms=PG_RECALL_BAR_MS if postgres else recall_bench.BAR_MS)
@@ -625,7 +618,6 @@ def measure_question_latency_rows(db: Path, user: str) -> list[Row]:
 
 def measure_mcp_rows(db: Path, user: str, quick: bool) -> list[Row]:
     """Rows 8: MCP recall round trips, and the session-start hook's wall time."""
-
     recall = agent_ways.measure_mcp_recall(db, user, runs=2 if quick else 5)
     hook = agent_ways.measure_hook_start(db, user, runs=5 if quick else 11)
     return [
@@ -644,7 +636,6 @@ def measure_mcp_rows(db: Path, user: str, quick: bool) -> list[Row]:
 
 def measure_gate_rows(quick: bool) -> list[Row]:
     """Rows 11: the write gate's two paths, each against ``import json`` in the same run."""
-
     gate = agent_ways.measure_hook_gate(runs=5 if quick else 15)
     outside, inside = agent_ways.GATE_BAR, agent_ways.GATE_MEMORY_BAR
     reference = f"python3 -c \"import json\" {gate['reference_median_ms']:.1f} ms"
@@ -662,7 +653,6 @@ def measure_gate_rows(quick: bool) -> list[Row]:
 def measure_model_row(n_tasks: int) -> Row:
     """Row 12: a model round of ``n_tasks`` against the fake endpoint beside the
     deterministic round of the same tasks."""
-
     result = model_extraction.measure_model_extraction(n_tasks)
     ok = (result["requests"] == n_tasks == result["model_extracted"]
           and result["longest_text_sent"] <= result["budget"])
@@ -677,7 +667,6 @@ def measure_model_row(n_tasks: int) -> Row:
 def measure_settings_row(quick: bool) -> Row:
     """Row 10b: ``hooks install claude-code``'s merge of a large ``~/.claude.json`` vs a
     plain ``json.load`` + ``json.dump`` of the same file (time and peak memory)."""
-
     result = agents.measure_settings_merge(QUICK_SETTINGS_MB if quick else agents.SETTINGS_MB,
                                     reps=1 if quick else 3)
     mb = result["bytes"] / 1e6
@@ -695,7 +684,6 @@ def measure_settings_row(quick: bool) -> Row:
 def measure_agents_row(quick: bool) -> Row:
     """Row 10: ``agents_overview`` of Claude Code and Gemini CLI homes of 100 projects each
     vs a bare ``open().read()`` of the same files."""
-
     result = agents.measure_agents(agents.DEFAULT_PROJECTS, reps=3 if quick else 7)
     return Row(f"agent homes read ({result['projects']} projects each, {result['rows']} rows)",
                f"bare read {_ms(result['bare_read_s'])}", _ms(result["overview_s"]),
@@ -923,7 +911,6 @@ def measure_pg_workers_row(server: str, n_tasks: int, runs: int) -> Row:
     """Two worker processes extracting one round of ``n_tasks`` tasks on PostgreSQL vs one
     (``bench.extraction.measure_pg_workers``): tasks/s, medians of ``runs`` interleaved
     runs each."""
-
     result = extraction.measure_pg_workers(server, n_tasks, runs)
     one, two = result["one_worker_tasks_per_s"], result["two_workers_tasks_per_s"]
     ratio = result["ratio"]

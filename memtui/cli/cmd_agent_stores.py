@@ -353,22 +353,14 @@ def gemini_inbox(ctx: CliContext, args: argparse.Namespace) -> int:
     return run_plan(ctx, args, lambda: inbox.plan_dismiss_patch(home, args.patch))
 
 
-def claude_import(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``claude import``: topic files become memtui memories."""
-    report = ctx.engine.agents.import_claude(agent_home(args, AGENT_CLAUDE))
-    return report_out(ctx, report, "memories", args.limit)
+def import_command(name: str, words: str, agent: str, method: str, what: str) -> Command:
+    """An import command: ``ctx.engine.agents.<method>`` on the agent's home, its report (of
+    ``what``) printed."""
+    def run(ctx: CliContext, args: argparse.Namespace) -> int:
+        report = getattr(ctx.engine.agents, method)(agent_home(args, agent))
+        return report_out(ctx, report, what, args.limit)
 
-
-def claude_transcripts(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``claude import-transcripts``: sessions become completed tasks (incremental)."""
-    report = ctx.engine.agents.import_transcripts(agent_home(args, AGENT_CLAUDE))
-    return report_out(ctx, report, "sessions as tasks", args.limit)
-
-
-def gemini_import(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``gemini import``: Gemini memories become memtui memories."""
-    report = ctx.engine.agents.import_gemini(agent_home(args, AGENT_GEMINI))
-    return report_out(ctx, report, "memories", args.limit)
+    return Command(name, words, run, (LIMIT,))
 
 
 def export(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -397,9 +389,10 @@ EXPORT_DIR = arg("dir", metavar="DIR", help="a new (or empty) folder")
 
 CLAUDE_COMMANDS = (
     Command("show", "the Claude Code home (read-only)", claude_show, (LIMIT,)),
-    Command("import", "topic files become memories", claude_import, (LIMIT,)),
-    Command("import-transcripts", "sessions become completed tasks", claude_transcripts,
-            (LIMIT,)),
+    import_command("import", "topic files become memories", AGENT_CLAUDE, "import_claude",
+                   "memories"),
+    import_command("import-transcripts", "sessions become completed tasks", AGENT_CLAUDE,
+                   "import_transcripts", "sessions as tasks"),
     Command("export", "write the store as a Claude Code home", export, (EXPORT_DIR,)),
     Command("forget", "remove a topic file and its index line (needs --write)", claude_write,
             (FILE, WRITE)),
@@ -421,7 +414,8 @@ CLAUDE_COMMANDS = (
 )
 GEMINI_COMMANDS = (
     Command("show", "the Gemini CLI home (read-only)", gemini_show, (LIMIT,)),
-    Command("import", "Gemini memories become memories", gemini_import, (LIMIT,)),
+    import_command("import", "Gemini memories become memories", AGENT_GEMINI, "import_gemini",
+                   "memories"),
     Command("export", "write the store as a Gemini CLI home", export, (EXPORT_DIR,)),
     Command("forget", "remove a memory file or a global memory (needs --write)", gemini_write,
             (arg("file", metavar="FILE", nargs="?", default=None, help=FILE_HELP),

@@ -71,11 +71,6 @@ def task_detail(task: Task) -> Table:
     ], title=f"Task {safe_text(task.id)}")
 
 
-def _task_out(ctx: CliContext, task: Task, verb: str | None = None) -> int:
-    said = [Text(f"{verb} {safe_text(task.id)}")] if verb else []
-    return ctx.answer(task.to_json(), *said, task_detail(task))
-
-
 def task_table(tasks: list[Task]) -> Table:
     """Tasks as a compact table readable at 80 columns."""
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
@@ -132,7 +127,8 @@ def task_list(ctx: CliContext, args: argparse.Namespace) -> int:
 
 def task_show(ctx: CliContext, args: argparse.Namespace) -> int:
     """``task show TASK``."""
-    return _task_out(ctx, ctx.engine.tasks.get_task(args.task))
+    task = ctx.engine.tasks.get_task(args.task)
+    return ctx.answer(task.to_json(), task_detail(task))
 
 
 def _quota_out(ctx: CliContext, status: Any) -> int:

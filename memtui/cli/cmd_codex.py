@@ -6,11 +6,12 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from rich import box
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -34,7 +35,7 @@ from memtui.engine.codex.curation import ForgetResult
 from memtui.engine.codex.diagnosis import reason_words
 from memtui.engine.codex.errors import CodexError, CodexWriteRefused
 from memtui.engine.codex.export import check_export_target
-from memtui.engine.codex.models import CodexHome, Job
+from memtui.engine.codex.models import CodexHome, Job, Note, TaskGroup
 from memtui.engine.codex.notes import MAX_NOTE_BYTES, notes_dir_parts, write_note
 from memtui.engine.codex.paths import (
     EXPORT_FOLDERS,
@@ -60,10 +61,6 @@ def _home(args: argparse.Namespace) -> Path:
         raise NotFound(f"{home}: Codex home not found (give --codex-home PATH or set "
                        "CODEX_HOME)")
     return home
-
-
-def _heading(ctx: CliContext, title: str) -> None:
-    ctx.console.print(Text(title, style="bold"))
 
 
 def show_json(codex: CodexHome, threads: Sequence[CodexThread]) -> dict[str, Any]:
@@ -115,12 +112,12 @@ def _summary_line(codex: CodexHome) -> Text:
     return Text(f"memory_summary.md: v1, {len(codex.summary.topics)} topic(s)")
 
 
-def _groups_table(codex: CodexHome, limit: int) -> Table:
+def _groups_table(groups: Sequence[TaskGroup]) -> Table:
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("task group", overflow="fold", ratio=2)
     table.add_column("tasks", justify="right", no_wrap=True)
     table.add_column("cwd", overflow="fold", ratio=2)
-    for group in codex.task_groups[:limit]:
+    for group in groups:
         table.add_row(Text(one_line(group.name, PREVIEW_CHARS)), str(len(group.tasks)),
                       render.text(group.cwd or group.applies_to))
     return table
@@ -149,11 +146,11 @@ def _threads_table(threads: Sequence[CodexThread], database_read: bool) -> Table
     return table
 
 
-def _notes_table(codex: CodexHome, limit: int) -> Table:
+def _notes_table(notes: Sequence[Note]) -> Table:
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("note", overflow="fold", ratio=1)
     table.add_column("text", overflow="fold", ratio=1)
-    for note in codex.notes[:limit]:
+    for note in notes:
         table.add_row(render.text(note.file_name), Text(one_line(note.text.strip(), PREVIEW_CHARS)))
     return table
 
@@ -172,13 +169,21 @@ def job_lines(job: Job) -> tuple[str, str]:
     return status, "; ".join(notes)
 
 
-def _print_jobs(ctx: CliContext, jobs: Sequence[Job]) -> None:
-    for job in jobs:
-        status, notes = job_lines(job)
-        line = Text(f"- {one_line(status)}")
-        if notes:
-            line.append(f"\n    {one_line(notes, 2 * PREVIEW_CHARS)}", style="dim")
-        ctx.console.print(line)
+def _job_line(job: Job) -> Text:
+    status, notes = job_lines(job)
+    line = Text(f"- {one_line(status)}")
+    if notes:
+        line.append(f"\n    {one_line(notes, 2 * PREVIEW_CHARS)}", style="dim")
+    return line
+
+
+def _section(ctx: CliContext, title: str, items: Sequence[Any], limit: int, what: str,
+             body: Callable[[Any], RenderableType]) -> None:
+    """A heading, then the first ``limit`` items (when there are any) and how many more."""
+    ctx.console.print(Text(title, style="bold"))
+    if items:
+        ctx.console.print(body(items[:limit]))
+        print_more(ctx, limit, len(items), what)
 
 
 def show(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -192,24 +197,16 @@ def show(ctx: CliContext, args: argparse.Namespace) -> int:
     ctx.console.print(Text(f"Codex home {home}", style="bold"))
     ctx.console.print(layout_line(codex))
     ctx.console.print(_summary_line(codex))
-    _heading(ctx, f"Task groups ({len(codex.task_groups)}) — MEMORY.md")
-    if codex.task_groups:
-        ctx.console.print(_groups_table(codex, limit))
-        print_more(ctx, limit, len(codex.task_groups), "task groups")
-    _heading(ctx, f"Threads ({len(threads)}) — usage from Codex's database, memory mode "
-                  "from state_5.sqlite")
-    if threads:
-        ctx.console.print(_threads_table(threads[:limit], codex.database_read))
-        print_more(ctx, limit, len(threads), "threads")
-    _heading(ctx, f"Ad-hoc notes ({len(codex.notes)})")
-    if codex.notes:
-        ctx.console.print(_notes_table(codex, limit))
-        print_more(ctx, limit, len(codex.notes), "notes")
-    _heading(ctx, f"Job queue ({len(codex.jobs)})")
-    if codex.jobs:
-        _print_jobs(ctx, codex.jobs[:limit])
-        print_more(ctx, limit, len(codex.jobs), "jobs")
-    _heading(ctx, "Why is consolidation stuck?")
+    _section(ctx, f"Task groups ({len(codex.task_groups)}) — MEMORY.md", codex.task_groups,
+             limit, "task groups", _groups_table)
+    _section(ctx, f"Threads ({len(threads)}) — usage from Codex's database, memory mode from "
+             "state_5.sqlite", threads, limit, "threads",
+             lambda shown: _threads_table(shown, codex.database_read))
+    _section(ctx, f"Ad-hoc notes ({len(codex.notes)})", codex.notes, limit, "notes",
+             _notes_table)
+    _section(ctx, f"Job queue ({len(codex.jobs)})", codex.jobs, limit, "jobs",
+             lambda shown: Group(*map(_job_line, shown)))
+    ctx.console.print(Text("Why is consolidation stuck?", style="bold"))
     if codex.diagnosis:
         for reason in codex.diagnosis:
             ctx.console.print(Text(f"- {one_line(reason)}"))
@@ -222,7 +219,7 @@ def show(ctx: CliContext, args: argparse.Namespace) -> int:
         ctx.console.print(Text(f"- {one_line(reason)}", style="yellow"))
     settings = describe_config(codex.config, home_found=codex.home_found)
     if settings:
-        _heading(ctx, "Codex's memory settings (config.toml)")
+        ctx.console.print(Text("Codex's memory settings (config.toml)", style="bold"))
     for line in settings:
         ctx.console.print(Text(f"- {one_line(line)}"))
     print_problems(ctx, codex.problems, limit)

@@ -10,7 +10,9 @@ import os
 import shlex
 import subprocess
 import tempfile
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from rich.table import Table
 from rich.text import Text
@@ -175,6 +177,18 @@ def _approve_one(ctx: CliContext, args: argparse.Namespace,
     return review.approve(memory_id, kind=args.kind)
 
 
+def _each(ids: Iterable[str], act: Callable[[str], Any],
+          result: BulkResult | None = None) -> BulkResult:
+    """``act`` on each id once, into ``result``: a refusal is kept and the others go on."""
+    result = result or BulkResult()
+    for item_id in dict.fromkeys(ids):
+        try:
+            result.done.append(act(item_id))
+        except MemtuiError as error:
+            result.errors.append((item_id, error))
+    return result
+
+
 def _report(ctx: CliContext, result: BulkResult, verb: str) -> int:
     for memory_id, error in result.errors:
         message = error.message.replace("\n", " ")
@@ -201,13 +215,7 @@ def inbox_approve(ctx: CliContext, args: argparse.Namespace) -> int:
     ids = _ids(ctx, args)
     if args.text is not None and (len(ids) != 1 or args.edit):
         raise InvalidInput("--text approves one memory with that text (not with --edit)")
-    result = BulkResult()
-    for memory_id in dict.fromkeys(ids):
-        try:
-            result.done.append(_approve_one(ctx, args, memory_id))
-        except MemtuiError as error:
-            result.errors.append((memory_id, error))
-    return _report(ctx, result, "approve")
+    return _report(ctx, _each(ids, lambda item: _approve_one(ctx, args, item)), "approve")
 
 
 def inbox_reject(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -215,31 +223,22 @@ def inbox_reject(ctx: CliContext, args: argparse.Namespace) -> int:
     write: the same write is refused from now on)."""
     ids = list(dict.fromkeys(_ids(ctx, args)))
     result = ctx.engine.review.reject_many([item for item in ids if not _is_write(item)])
-    for write_id in filter(_is_write, ids):
-        try:
-            result.done.append(ctx.engine.gate.reject(write_id))
-        except MemtuiError as error:
-            result.errors.append((write_id, error))
-    return _report(ctx, result, "reject")
+    return _report(ctx, _each(filter(_is_write, ids), ctx.engine.gate.reject, result), "reject")
 
 
 def inbox_redo(ctx: CliContext, args: argparse.Namespace) -> int:
     """``inbox redo ID…``: held writes' diffs made again against their files as they are."""
-    redone: list[HeldWrite] = []
-    failed: list[tuple[str, MemtuiError]] = []
-    for write_id in dict.fromkeys(args.ids):
-        try:
-            redone.append(ctx.engine.gate.redo(write_id))
-        except MemtuiError as error:
-            failed.append((write_id, error))
-    for write_id, refused in failed:
+    result = _each(args.ids, ctx.engine.gate.redo)
+    for write_id, refused in result.errors:
         ctx.stderr.write(f"memtui: error: {write_id}: {refused.message}\n")
     if ctx.json:
-        ctx.emit_json({"items": [held.to_json() for held in redone], "count": len(redone)})
+        ctx.emit_json({"items": [held.to_json() for held in result.done],
+                       "count": len(result.done)})
     else:
-        for held in redone:
+        for held in result.done:
+            assert isinstance(held, HeldWrite)
             ctx.console.print(Text(f"{held.id}: ", style="bold") + write_text(held))
-    return failed[0][1].exit_code if failed else 0
+    return result.errors[0][1].exit_code if result.errors else 0
 
 
 SOURCES_HELP = "auto, import, service, mcp or claude-code (the write gate's held files)"
@@ -268,7 +267,7 @@ COMMANDS = (
 )
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
+def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     """Add the inbox commands."""
     add_group(sub, common, "inbox", "the review inbox: approve or reject what agents wrote",
               COMMANDS)
