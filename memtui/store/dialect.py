@@ -2,15 +2,17 @@
 
 The repositories' statements are shared; where the two databases spell a thing differently
 (ignoring a duplicate row, a list passed as JSON, a planner hint, a recursive walk, row
-locks, full-text ranking), the statement asks the store's ``dialect`` for the piece. Only
-plans that differ as a whole (how recall counts and scans full-text matches, searched list
-pages) live in backend-specific repository subclasses (``memtui.store.postgres``).
+locks, full-text queries and ranking), the statement asks the store's ``dialect`` for the
+piece. Only recall's plans, which differ as a whole (how it counts and scans full-text
+matches), live in a backend-specific subclass (``memtui.store.postgres``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sized
+from collections.abc import Callable, Sized
 from dataclasses import dataclass
+
+from memtui.store.search_terms import fts_query, pg_tsquery
 
 
 def marks(values: Sized) -> str:
@@ -69,6 +71,11 @@ class Dialect:
     """Check foreign keys at commit rather than per row."""
     optimize: str
     """Refresh the planner's statistics."""
+    memory_match: str
+    """The full-text condition on a memory ``m`` (its parameter: ``search_query``'s)."""
+    search_query: Callable[[str], str | None]
+    """Typed text as a safe full-text query (None without a word): ``fts_query``,
+    ``pg_tsquery``."""
 
     @property
     def is_sqlite(self) -> bool:
@@ -135,12 +142,15 @@ class Dialect:
 SQLITE = Dialect(
     "sqlite", term_quote='"', any_term=" OR ", all_terms=" AND ", chain_walk=_SQLITE_CHAIN,
     skip_locked="", goal_lock=None, materialized="",
-    defer_foreign_keys="PRAGMA defer_foreign_keys = ON", optimize="PRAGMA optimize")
+    defer_foreign_keys="PRAGMA defer_foreign_keys = ON", optimize="PRAGMA optimize",
+    memory_match="m.seq IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?)",
+    search_query=fts_query)
 """SQLite's spellings."""
 POSTGRESQL = Dialect(
     "postgresql", term_quote="'", any_term=" | ", all_terms=" & ",
     chain_walk=_POSTGRESQL_CHAIN, skip_locked=" ORDER BY t.id FOR UPDATE OF t SKIP LOCKED",
     goal_lock="SELECT pg_advisory_xact_lock(hashtext(?), hashtext(?))",
     materialized=" MATERIALIZED", defer_foreign_keys="SET CONSTRAINTS ALL DEFERRED",
-    optimize="ANALYZE")
+    optimize="ANALYZE", memory_match="m.fts @@ to_tsquery('simple', ?)",
+    search_query=pg_tsquery)
 """PostgreSQL's spellings."""

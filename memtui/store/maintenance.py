@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from memtui.errors import StoreError
+from memtui.jsonable import JsonMixin
 from memtui.store.fts_levels import keep_levels_bounded
 
 if TYPE_CHECKING:
@@ -404,7 +405,7 @@ the log as not yet truncated (as long as a forget waits)."""
 
 
 @dataclass(frozen=True)
-class VacuumResult:
+class VacuumResult(JsonMixin):
     """What ``Store.vacuum`` did. ``bytes_before``/``bytes_after``: the store's size on disk
     (SQLite: the file and its write-ahead log; PostgreSQL: the vacuumed tables with their
     indexes). ``done``: the steps that ran, in words. ``pending``: what could not finish and
@@ -416,19 +417,13 @@ class VacuumResult:
     done: tuple[str, ...]
     pending: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        """The result as a JSON object."""
-        return {"full": self.full, "bytes_before": self.bytes_before,
-                "bytes_after": self.bytes_after, "done": list(self.done),
-                "pending": self.pending}
-
 
 def _bytes_on_disk(store: SqliteStore) -> int:
     try:
         size = store.path.stat().st_size
     except OSError as error:
         raise StoreError(f"{store.path}: cannot read the file's size ({error.strerror})") from None
-    return size + store.wal_bytes()
+    return size + store.purge_backlog_bytes()
 
 
 def vacuum(store: SqliteStore, full: bool) -> VacuumResult:
@@ -456,7 +451,7 @@ def vacuum(store: SqliteStore, full: bool) -> VacuumResult:
     done = ["merged the full-text indexes (the words of deleted rows are gone from them)",
             "rebuilt the database file (VACUUM)"]
     pending = None
-    if store.truncate_wal(VACUUM_WAL_WAIT_S):
+    if store.purge_deleted(VACUUM_WAL_WAIT_S):
         done.append("truncated the write-ahead log")
     else:
         pending = (f"another connection holds a read transaction, so {store.path.name}-wal "

@@ -226,31 +226,26 @@ class MemoryRepository(Repository):
         return clauses, params
 
     def _searched(self, flt: MemoryFilter) -> SearchPages | None:
-        """A planner for a searched list (``search_pages``), or None without a search word."""
-        query = fts_query(flt.search) if flt.search else None
+        """A planner for a searched list on SQLite (``search_pages``); None without a search
+        word, and on PostgreSQL, whose planner picks between the list's index and the GIN
+        index by its statistics (the list's SQL with ``_filtered``'s full-text clause)."""
+        query = fts_query(flt.search) if flt.search and self._store.dialect.is_sqlite else None
         if query is None:
             return None
         from memtui.store.search_pages import SearchPages
 
         return SearchPages(self, flt, query, _M_COLUMNS)
 
-    MATCH_CLAUSE = "m.seq IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?)"
-    """The full-text condition on a memory ``m`` (its parameter: ``search_query``)."""
-
-    def search_query(self, text: str) -> str | None:
-        """What ``MATCH_CLAUSE`` takes for typed text (an FTS5 query); None without a word."""
-        return fts_query(text)
-
     def _filtered(self, flt: MemoryFilter) -> tuple[list[str], list[Any]]:
         """``_where`` and, with a search, its full-text clause (a search without a searchable
         word matches nothing)."""
         clauses, params = self._where(flt)
         if flt.search:
-            query = self.search_query(flt.search)
+            query = self._store.dialect.search_query(flt.search)
             if query is None:
                 clauses.append("1 = 0")
             else:
-                clauses.append(self.MATCH_CLAUSE)
+                clauses.append(self._store.dialect.memory_match)
                 params.append(query)
         return clauses, params
 
@@ -304,9 +299,7 @@ class MemoryRepository(Repository):
         if searched is not None:
             with self._store.snapshot():
                 return searched.count_at_most(cap)
-        clauses, params = self._where(flt)
-        if flt.search:  # no searchable word: nothing matches
-            return 0
+        clauses, params = self._filtered(flt)
         sql = (f"SELECT count(*) FROM (SELECT 1 FROM memories m WHERE {' AND '.join(clauses)} "
                "LIMIT ?) AS capped")
         return int(self._store.execute(sql, (*params, cap)).fetchone()[0])
@@ -317,20 +310,10 @@ class MemoryRepository(Repository):
         unsearched list), a test of the content of a memory ``old_search`` matches that is
         True exactly when this store's search matches it for ``new_search`` too (None:
         cannot tell in Python); None otherwise (``search_terms.narrowing_matcher``, which
-        mirrors ``memories_fts``)."""
+        mirrors ``memories_fts``; PostgreSQL's ``simple`` parser is not mirrored)."""
+        if not self._store.dialect.is_sqlite:
+            return None
         return narrowing_matcher(old_search, new_search)
-
-    def search_ranked(self, flt: MemoryFilter, limit: int, *, any_term: bool = False) -> list[Memory]:
-        """Full-text matches in the list's scope, best first (bm25)."""
-        query = fts_query(flt.search or "", any_term=any_term)
-        if query is None:
-            return []
-        clauses, params = self._where(flt)
-        sql = (f"SELECT {_M_COLUMNS} FROM memories_fts f JOIN memories m ON m.seq = f.rowid "
-               f"WHERE memories_fts MATCH ? AND {' AND '.join(clauses)} "
-               "ORDER BY f.rank LIMIT ?")
-        rows = self._store.execute(sql, (query, *params, limit)).fetchall()
-        return [row_to_memory(row) for row in rows]
 
     def latest_active_user(self, owner: str, limit: int) -> list[Memory]:
         """The owner's newest active user memories."""

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from memtui.jsonable import JsonMixin
 from memtui.store.dialect import marks
 from memtui.store.memory_rows import MEMORY_COLUMNS, row_to_memory
 from memtui.store.models import BundleDocument, Interaction, Memory, Task
@@ -85,7 +86,7 @@ class BundleSummary:
 
 
 @dataclass(frozen=True)
-class ConsolidationRecord:
+class ConsolidationRecord(JsonMixin):
     """One row of ``consolidations``: a consolidation that happened, and how it went."""
 
     id: str
@@ -94,11 +95,6 @@ class ConsolidationRecord:
     outcome: str
     detail: dict[str, Any]
     at: str
-
-    def to_json(self) -> dict[str, Any]:
-        """The record as a JSON object."""
-        return {"id": self.id, "user": self.user, "kind": self.kind, "outcome": self.outcome,
-                "detail": self.detail, "at": self.at}
 
 
 def recall_terms(text: str, dialect: Dialect) -> list[str]:

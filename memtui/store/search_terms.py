@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 __all__ = ["MAX_QUERY_TERMS", "SearchTerms", "fts_query", "narrowing_matcher", "narrows",
-           "search_terms"]
+           "pg_tsquery", "search_terms"]
 
 MAX_QUERY_TERMS = 16
 """A search keeps at most this many words (longer queries rank no better and cost more)."""
@@ -55,13 +55,23 @@ def fts_query(text: str, *, prefix_last: bool = True, any_term: bool = False) ->
     Returns None when the text has no searchable word. Operators and quotes typed by the
     person are treated as text, never as query syntax.
     """
+    return _query(text, prefix_last, '"', "*", " OR " if any_term else " ")
+
+
+def pg_tsquery(text: str, *, prefix_last: bool = True) -> str | None:
+    """``fts_query`` for PostgreSQL's ``to_tsquery('simple', ...)``: quoted lexemes, all
+    required (``&``), the last a prefix (``'migr':*``)."""
+    return _query(text, prefix_last, "'", ":*", " & ")
+
+
+def _query(text: str, prefix_last: bool, quote: str, prefix: str, join: str) -> str | None:
     terms = search_terms(text, prefix_last=prefix_last)
     if terms is None:
         return None
-    parts = [f'"{word}"' for word in terms.words]
+    parts = [f"{quote}{word}{quote}" for word in terms.words]
     if terms.last_is_prefix:
-        parts[-1] = parts[-1] + "*"
-    return (" OR " if any_term else " ").join(parts)
+        parts[-1] += prefix
+    return join.join(parts)
 
 
 def _folded(terms: SearchTerms) -> list[tuple[str, bool]] | None:

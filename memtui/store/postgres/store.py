@@ -16,7 +16,6 @@ import contextlib
 import threading
 import weakref
 from collections.abc import Callable, Iterator
-from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import psycopg
@@ -24,7 +23,7 @@ from psycopg import errors as pg_errors
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from memtui.errors import QueryInterrupted, StoreError
-from memtui.store.backend import Connection, StoreBackend
+from memtui.store.backend import Connection, Lazy, StoreBackend
 from memtui.store.dialect import POSTGRESQL
 from memtui.store.ids import IdFactory
 from memtui.store.postgres.adapter import parameters, redact_url, scrub, statement
@@ -39,9 +38,8 @@ from memtui.store.timeutil import Clock, format_time
 
 if TYPE_CHECKING:
     from memtui.store.maintenance import VacuumResult
-    from memtui.store.memories import MemoryRepository
     from memtui.store.postgres.lane import PgQueryLane
-    from memtui.store.recall import RecallRepository
+    from memtui.store.postgres.repositories import PgRecallRepository
 
 WRITE_LOCK_KEY = APPLICATION_ID
 """The advisory lock every write transaction holds (``pg_advisory_xact_lock``)."""
@@ -54,11 +52,9 @@ POOL_MAX_SIZE = 8
 POOL_TIMEOUT_S = 30.0
 """How long a statement waits for a free pooled connection."""
 CUSTOM_PLANS = "SET plan_cache_mode = force_custom_plan"
-"""Run on every connection: each statement is planned for its own parameters. psycopg
-prepares a statement once it has run five times, and PostgreSQL may then settle on one
-generic plan, blind to the values -- for a searched list that is a plan chosen without
-knowing whether the words typed are rare or common (a one-letter prefix read through the
-full-text index, where walking the list is far cheaper)."""
+"""Run on every connection: each statement is planned for its own parameters (a statement
+psycopg prepared may otherwise get one generic plan, blind to whether the words searched
+are rare or common)."""
 CUSTOM_PLANS_SINCE = 120_000
 """``plan_cache_mode`` exists from PostgreSQL 12 on."""
 PRUNED_TERMS = ("removed the word counts recall remembered before the last delete or change "
@@ -83,8 +79,7 @@ def configure_connection(conn: psycopg.Connection[Any]) -> None:
 
 
 class _ThreadState(threading.local):
-    """One thread's place in the store: the connection its transaction holds, how deep the
-    re-entrant blocks go, and a lane's connection bound to it."""
+    """One thread's transaction connection and depth, and a lane's connection bound to it."""
 
     def __init__(self) -> None:
         self.conn: psycopg.Connection[Any] | None = None
@@ -108,17 +103,11 @@ class PgConnection:
 
     def execute(self, sql: str, parameters_: Any = (), /) -> Any:
         """Run one statement; returns psycopg's cursor (rows fetched with it)."""
-        if self._raw is not None:
-            return self._store._run_on(self._raw, statement(sql, parameters_), parameters_,
-                                       False)
-        return self._store._run(sql, parameters_, many=False)
+        return self._store._run(sql, parameters_, many=False, held=self._raw)
 
     def executemany(self, sql: str, seq_of_parameters: Any, /) -> Any:
         """Run one statement per parameter row (pipelined by psycopg)."""
-        if self._raw is not None:
-            return self._store._run_on(self._raw, statement(sql, None), seq_of_parameters,
-                                       True)
-        return self._store._run(sql, seq_of_parameters, many=True)
+        return self._store._run(sql, seq_of_parameters, many=True, held=self._raw)
 
     @property
     def in_transaction(self) -> bool:
@@ -151,21 +140,10 @@ class PostgresStore(StoreBackend):
         self._adapters: weakref.WeakKeyDictionary[psycopg.Connection[Any], PgConnection] = \
             weakref.WeakKeyDictionary()
 
-    # -- repositories that differ ----------------------------------------------------------
+    # -- the repository that differs ----------------------------------------------------------
 
-    @cached_property
-    def memories(self) -> MemoryRepository:
-        """Memories, with PostgreSQL's full-text search."""
-        from memtui.store.postgres.repositories import PgMemoryRepository
-
-        return PgMemoryRepository(self)
-
-    @cached_property
-    def recall(self) -> RecallRepository:
-        """Recall data, with PostgreSQL's full-text ranking."""
-        from memtui.store.postgres.repositories import PgRecallRepository
-
-        return PgRecallRepository(self)
+    recall: Lazy[PgRecallRepository] = Lazy("postgres.repositories.PgRecallRepository")
+    """Recall data, with PostgreSQL's full-text ranking."""
 
     # -- what the store is -------------------------------------------------------------------
 
@@ -263,9 +241,10 @@ class PostgresStore(StoreBackend):
         held = state.conn if state.conn is not None else state.bound
         return self._unbound if held is None else self._adapter(held)
 
-    def _run(self, sql: str, params: Any, *, many: bool) -> Any:
-        state = self._local
-        held = state.conn if state.conn is not None else state.bound
+    def _run(self, sql: str, params: Any, *, many: bool,
+             held: psycopg.Connection[Any] | None = None) -> Any:
+        if held is None:
+            held = self._local.conn if self._local.conn is not None else self._local.bound
         query = statement(sql, params if not many else None)
         if held is not None:
             return self._run_on(held, query, params, many)
