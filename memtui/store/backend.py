@@ -13,7 +13,7 @@ import importlib
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeAlias, TypeVar
 
 from memtui.store.ids import IdFactory, default_ids
 from memtui.store.timeutil import Clock, format_time, system_clock
@@ -36,6 +36,10 @@ if TYPE_CHECKING:
     from memtui.store.sessions import SessionRepository
     from memtui.store.settings import SettingsRepository
     from memtui.store.tasks import TaskRepository
+    from memtui.store.ticket_lane import TicketLane
+
+    Lane: TypeAlias = TicketLane[Any]
+    """A stream of reads where each new request makes the older ones obsolete."""
 
 
 class Cursor(Protocol):
@@ -66,21 +70,6 @@ class Connection(Protocol):
 
     def executemany(self, sql: str, seq_of_parameters: Any, /) -> Any:
         """Run one statement once per parameter row."""
-
-
-class Lane(Protocol):
-    """Reads where each new request makes the older ones obsolete (``ticket_lane``)."""
-
-    interrupted: int
-
-    def begin(self) -> int:
-        """A ticket for a new read; older tickets are obsolete and their reads stopped."""
-
-    def is_current(self, ticket: int) -> bool:
-        """Whether no newer ticket has been handed out."""
-
-    def reading(self, ticket: int) -> contextlib.AbstractContextManager[None]:
-        """Run the block's store reads on the lane's connection."""
 
 
 class Lazy(Generic[RepositoryT]):

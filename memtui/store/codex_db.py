@@ -178,13 +178,8 @@ def _table_columns(conn: sqlite3.Connection, table: str, schema: str = "main") -
     return {str(row[1]) for row in conn.execute(f"PRAGMA {schema}.table_info({table})")}
 
 
-def _existing_tables(conn: sqlite3.Connection) -> set[str]:
-    rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
-    return {str(row[0]) for row in rows}
-
-
 def _require_schema(conn: sqlite3.Connection, path: Path) -> set[str]:
-    tables = _existing_tables(conn)
+    tables = _schema_tables(conn, "main")
     missing = [name for name in REQUIRED_TABLES if name not in tables]
     if missing:
         raise CodexDbSchemaError(
@@ -345,7 +340,7 @@ def inspect_database(path: Path, busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEO
         _check_file(path)
 
         def read(conn: sqlite3.Connection) -> DatabaseFile:
-            tables = _existing_tables(conn)
+            tables = _schema_tables(conn, "main")
             return DatabaseFile(str(path), True, frozenset(tables),
                                 _migration_version(conn, tables))
 
@@ -430,25 +425,19 @@ def detect_layout(sqlite_home: Path, busy_timeout_s: float = DEFAULT_READ_BUSY_T
                      unknown)
 
 
-def _text_or_none(value: object) -> str | None:
-    text = _as_text(value)
-    return text if text else None
-
-
 def _thread_from(row: tuple[Any, ...]) -> ThreadRow | None:
     thread_id = _as_text(row[0])
     if not thread_id:
         return None
-    return ThreadRow(
-        thread_id=thread_id, rollout_path=_text_or_none(row[1]), cwd=_text_or_none(row[2]),
-        git_branch=_text_or_none(row[3]), source=_text_or_none(row[4]),
-        memory_mode=_text_or_none(row[5]), history_mode=_text_or_none(row[6]),
-        archived=bool(_as_int(row[7]) or 0), created_at=_as_int(row[8]),
-        updated_at=_as_int(row[9]), cli_version=_text_or_none(row[10]))
+    text = [_as_text(value) or None for value in row]
+    return ThreadRow(thread_id=thread_id, rollout_path=text[1], cwd=text[2], git_branch=text[3],
+                     source=text[4], memory_mode=text[5], history_mode=text[6],
+                     archived=bool(_as_int(row[7]) or 0), created_at=_as_int(row[8]),
+                     updated_at=_as_int(row[9]), cli_version=text[10])
 
 
 def _read_threads(conn: sqlite3.Connection, max_rows: int) -> tuple[ThreadRow, ...]:
-    if THREADS_TABLE not in _existing_tables(conn):
+    if THREADS_TABLE not in _schema_tables(conn, "main"):
         return ()
     rows = _select(conn, THREADS_TABLE, THREAD_COLUMNS, "id", max_rows)
     return tuple(thread for thread in (_thread_from(row) for row in rows) if thread)
