@@ -1,9 +1,6 @@
-"""Bulk loading for the benchmark's generated stores (``memtui.bench.generate``).
-
-A small repository-style module of functions taking a ``Store``: the store stays the only
-code that runs SQL. Meant for building a fresh store fast, never for a store people use:
-``bulk_load`` switches the full-text triggers off and rebuilds the full-text indexes once at
-the end (one pass instead of a trigger per row).
+"""Bulk loading for the benchmark's generated stores (``memtui.bench.generate``): only for a
+fresh store, never one people use (``bulk_load`` drops the full-text triggers and rebuilds
+the indexes once at the end).
 """
 
 from __future__ import annotations
@@ -16,6 +13,7 @@ from memtui.store.dialect import marks
 from memtui.store.memory_rows import MEMORY_COLUMNS
 
 if TYPE_CHECKING:
+    from memtui.store.backend import StoreBackend
     from memtui.store.database import Store
 
 MEMORY_ROW_COLUMNS = MEMORY_COLUMNS + ", goal_key"
@@ -44,12 +42,8 @@ def _fts_triggers(store: Store, table: str) -> list[tuple[str, str]]:
 
 @contextlib.contextmanager
 def bulk_load(store: Store, tables: Sequence[str] = ("memories", "tasks")) -> Iterator[None]:
-    """Load many rows fast: full-text triggers off, one full-text rebuild at the end.
-
-    Only for a new store that nobody else has open. The triggers come back (and the full-text
-    indexes are rebuilt) in one transaction at the end, also when the load fails, so the
-    store is never left without them.
-    """
+    """Load many rows fast into a new store nobody else has open: full-text triggers off,
+    back (with one rebuild) in one transaction at the end, also when the load fails."""
     conn = store.conn
     saved = {name: conn.execute(f"PRAGMA {name}").fetchone()[0]
              for name in ("synchronous", "cache_size", "foreign_keys")}
@@ -95,7 +89,7 @@ def insert_log_rows(store: Store, rows: Iterable[Sequence[Any]]) -> None:
         rows)
 
 
-def table_counts(store: Store) -> dict[str, int]:
+def table_counts(store: StoreBackend) -> dict[str, int]:
     """Row counts of the tables a generated store fills (for the generator's summary)."""
     return {table: int(store.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
             for table in ("users", "projects", "memories", "tasks", "extraction_log")}
@@ -108,8 +102,3 @@ def fulltext_consistent(store: Store) -> bool:
     except Exception:  # noqa: BLE001 - sqlite reports a corrupt index as an error
         return False
     return True
-
-
-def finish(store: Store) -> None:
-    """After a bulk load: fold the WAL into the file and leave it small."""
-    store.checkpoint()

@@ -1,15 +1,10 @@
 """Access to Codex's sqlite files: layout detection, read-only browsing, one write.
 
-A home has ``state_5.sqlite`` (``threads``; from February to May 2026 also ``stage1_outputs``
-and ``jobs``) and, since 2026-05-26, ``memories_1.sqlite`` (``stage1_outputs`` and ``jobs``);
-Codex 0.169 keeps those two tables in ``memories_v2_1.sqlite`` instead. Any other
-``memories*_N.sqlite`` or ``state_N.sqlite`` is a layout memtui does not know: it is named,
-read where its tables are the known ones, and never written.
-``inspect_database`` and ``detect_layout`` tell which layout a home has; ``read_codex_dbs``
-reads it read-only (``mode=ro``); ``forget_thread_memory`` is the one write, Codex's own
-forget in one ``BEGIN IMMEDIATE`` transaction over both files.
-
-Every failure is a ``CodexDbError`` subclass with a one-line message naming the file.
+The layouts are ``codex_models``' ``LAYOUT_*``; a file of a layout memtui does not know is
+named, read where its tables are the known ones, and never written. ``detect_layout`` tells
+which a home has, ``read_codex_dbs`` reads it (``mode=ro``), ``forget_thread_memory`` is the
+one write (Codex's own forget, one ``BEGIN IMMEDIATE`` over both files). Every failure is a
+``CodexDbError`` subclass with a one-line message naming the file.
 """
 
 from __future__ import annotations

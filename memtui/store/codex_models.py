@@ -1,8 +1,5 @@
-"""Plain rows read from Codex's ``memories_1.sqlite``.
-
-These mirror the database: times are unix seconds exactly as Codex stores them. The engine
-(``memtui.engine.codex``) turns them into its own models with ISO-8601 times.
-"""
+"""Plain rows read from Codex's databases, times in unix seconds as Codex stores them (the
+engine, ``memtui.engine.codex``, makes its own models of them)."""
 
 from __future__ import annotations
 

@@ -175,8 +175,7 @@ class Store(StoreBackend):
         return conn
 
     def open_connection(self) -> sqlite3.Connection:
-        """A new connection of the store's kind that the store closes with the rest (for a
-        ``QueryLane``: a stream of reads with a connection of its own)."""
+        """A new connection that the store closes with the rest (a ``QueryLane``'s)."""
         with self._lock:
             if self._closed:
                 raise StoreError(f"{self.path}: the store is closed")
@@ -191,8 +190,7 @@ class Store(StoreBackend):
         return self._closed
 
     def lane(self) -> QueryLane:
-        """A new ``QueryLane``: reads where each new request makes the older ones obsolete
-        (search as you type)."""
+        """A new ``QueryLane`` (search as you type)."""
         from memtui.store.query_lane import QueryLane
 
         return QueryLane(self)
@@ -216,11 +214,9 @@ class Store(StoreBackend):
 
     @property
     def conn(self) -> sqlite3.Connection:
-        """This thread's connection. Inside a transaction whose SQLite transaction has
-        already ended (SQLite rolled it back when one of its statements failed) it raises
-        ``TransactionLost``: every statement asks for it, so none runs outside the
-        transaction it was written for. For a lane's obsolete reader (``bound_to``) it
-        raises ``QueryInterrupted``: no statement starts for an answer nobody wants."""
+        """This thread's connection. ``TransactionLost`` inside a transaction SQLite already
+        rolled back, and ``QueryInterrupted`` for a lane's obsolete reader: every statement
+        asks for it, so none runs outside its transaction or for an answer nobody wants."""
         conn = getattr(self._local, "conn", None)
         obsolete = getattr(self._local, "obsolete", None)
         if obsolete is not None and obsolete():
@@ -353,10 +349,8 @@ class Store(StoreBackend):
         return int(self.conn.execute("PRAGMA user_version").fetchone()[0])
 
     def vacuum(self, full: bool = False) -> VacuumResult:
-        """``Store.vacuum`` on SQLite (``memtui doctor --vacuum``): merge the full-text indexes,
-        ``VACUUM`` the whole file (``full`` changes nothing), truncate the write-ahead log (a reader
-        that stays is named in ``VacuumResult.pending``); the size on disk before and after.
-        Refused on a read-only store and inside a transaction (``StoreError``)."""
+        """``maintenance.vacuum`` (``full`` changes nothing); refused on a read-only store and
+        inside a transaction (``StoreError``)."""
         from memtui.store.maintenance import vacuum
 
         if self.read_only:
@@ -532,9 +526,7 @@ def database_failure(path: Path, error: sqlite3.Error) -> StoreError:
 
 
 def backend_name(target: str | os.PathLike[str]) -> str:
-    """The kind of store ``target`` names, as its dialect calls it (``sqlite`` or
-    ``postgresql``), without opening it: how a message that the store could not be opened
-    or checked is labelled."""
+    """The dialect name of the store ``target`` names (``sqlite``, ``postgresql``), unopened."""
     return POSTGRESQL.name if is_postgres_url(target) else SQLITE.name
 
 
@@ -556,14 +548,10 @@ def open_store(target: str | os.PathLike[str], *, clock: Clock | None = None,
 def open_sqlite_store(path: str | os.PathLike[str], *, clock: Clock | None = None,
                       ids: IdFactory | None = None, create_folder: bool = False,
                       allow_read_only: bool = False) -> Store:
-    """Open (creating or migrating as needed) the memtui store at ``path``.
-
-    ``create_folder`` creates a missing parent folder (for the default location only; a
-    path a person named must exist). Raises ``StoreError`` with a one-line message for a
-    directory, a missing folder, a read-only file, a file that is not a memtui database, a
-    truncated one, or one from a newer schema; nothing is written to such a file.
-    ``allow_read_only`` opens a read-only file read-only instead (``store.read_only``: reads
-    work, every write is refused with the reason) -- the app browses such a store.
+    """Open (creating or migrating as needed) the memtui store at ``path``; a one-line
+    ``StoreError`` for a file that cannot be one (``check_store_file``: nothing is written to
+    it). ``create_folder`` creates a missing parent folder (the default location only);
+    ``allow_read_only`` opens a read-only file read-only (every write refused with the reason).
     """
     target = Path(path).expanduser()
     if create_folder:

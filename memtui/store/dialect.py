@@ -20,6 +20,11 @@ def marks(values: Sized) -> str:
     return ", ".join("?" * len(values))
 
 
+def qualified(columns: str, alias: str) -> str:
+    """A column list (``a, b``) with each column named through ``alias`` (``m.a, m.b``)."""
+    return ", ".join(f"{alias}.{column.strip()}" for column in columns.split(","))
+
+
 _SQLITE_CHAIN = """
     WITH RECURSIVE chain(id) AS (
         SELECT ?
@@ -71,6 +76,10 @@ class Dialect:
     """Check foreign keys at commit rather than per row."""
     optimize: str
     """Refresh the planner's statistics."""
+    is_: str
+    """The operator that compares two values, NULL as a value: true when they are equal."""
+    is_not: str
+    """``is_``'s negation: true when they differ."""
     memory_match: str
     """The full-text condition on a memory ``m`` (its parameter: ``search_query``'s)."""
     search_query: Callable[[str], str | None]
@@ -128,21 +137,12 @@ class Dialect:
                 f"WHERE {alias}.fts @@ q AND {where} "
                 f"ORDER BY ts_rank({alias}.fts, q) DESC, {alias}.seq DESC LIMIT ?")
 
-    @property
-    def is_not(self) -> str:
-        """The operator that compares two values, NULL as a value: true when they differ."""
-        return "IS NOT" if self.is_sqlite else "IS DISTINCT FROM"
-
-    @property
-    def is_(self) -> str:
-        """The operator that compares two values, NULL as a value: true when they are equal."""
-        return "IS" if self.is_sqlite else "IS NOT DISTINCT FROM"
-
 
 SQLITE = Dialect(
     "sqlite", term_quote='"', any_term=" OR ", all_terms=" AND ", chain_walk=_SQLITE_CHAIN,
     skip_locked="", goal_lock=None, materialized="",
     defer_foreign_keys="PRAGMA defer_foreign_keys = ON", optimize="PRAGMA optimize",
+    is_="IS", is_not="IS NOT",
     memory_match="m.seq IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?)",
     search_query=fts_query)
 """SQLite's spellings."""
@@ -151,6 +151,6 @@ POSTGRESQL = Dialect(
     chain_walk=_POSTGRESQL_CHAIN, skip_locked=" ORDER BY t.id FOR UPDATE OF t SKIP LOCKED",
     goal_lock="SELECT pg_advisory_xact_lock(hashtext(?), hashtext(?))",
     materialized=" MATERIALIZED", defer_foreign_keys="SET CONSTRAINTS ALL DEFERRED",
-    optimize="ANALYZE", memory_match="m.fts @@ to_tsquery('simple', ?)",
-    search_query=pg_tsquery)
+    optimize="ANALYZE", is_="IS NOT DISTINCT FROM", is_not="IS DISTINCT FROM",
+    memory_match="m.fts @@ to_tsquery('simple', ?)", search_query=pg_tsquery)
 """PostgreSQL's spellings."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from memtui.store.dialect import qualified
 from memtui.store.models import Membership, Profile, Project, User
 from memtui.store.repository import Repository
 
@@ -58,7 +59,7 @@ class IdentityRepository(Repository):
     def projects_for(self, user_id: str) -> list[tuple[Project, str]]:
         """Projects the user is a member of, with the role, by id."""
         rows = self._store.execute(
-            f"SELECT {', '.join('p.' + c.strip() for c in _PROJECT_COLUMNS.split(','))}, m.role "
+            f"SELECT {qualified(_PROJECT_COLUMNS, 'p')}, m.role "
             "FROM project_members m JOIN projects p ON p.id = m.project_id "
             "WHERE m.user_id = ? ORDER BY p.id", (user_id,)).fetchall()
         return [(_project(row[:6]), row[6]) for row in rows]

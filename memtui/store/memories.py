@@ -5,19 +5,20 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from memtui.store.dialect import marks
+from memtui.store.dialect import marks, qualified
 from memtui.store.fts_levels import keep_levels_bounded
-from memtui.store.memory_rows import MEMORY_COLUMNS, row_to_memory
+from memtui.store.memory_rows import MEMORY_COLUMNS, memory_to_row, row_to_memory
 from memtui.store.models import Memory, MemoryFilter, PageCursor
 from memtui.store.paging import keyset_page, position_page
 from memtui.store.repository import Repository
 from memtui.store.search_terms import fts_query, narrowing_matcher
 
 if TYPE_CHECKING:
-    from memtui.store.backend import StoreBackend
     from memtui.store.search_pages import SearchPages
 
-_M_COLUMNS = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))
+_M_COLUMNS = qualified(MEMORY_COLUMNS, "m")
+_INSERT = (f"INSERT INTO memories({MEMORY_COLUMNS}, goal_key, replaces) "
+           f"VALUES ({marks(MEMORY_COLUMNS.split(','))}, ?, ?)")
 MAX_CHAIN_STEPS = 100_000
 """A chain walk stops after this many versions (a cycle in a damaged store ends)."""
 FTS_MERGE_PAGES_AFTER_FORGET = 64
@@ -30,9 +31,6 @@ level to fill up; the work stays bounded by this many pages."""
 class MemoryRepository(Repository):
     """Memories, chains, full-text search, tombstones."""
 
-    def __init__(self, store: StoreBackend) -> None:
-        super().__init__(store)
-
     # single rows
     def get(self, memory_id: str) -> Memory | None:
         """One memory by id (no visibility check: the engine does that)."""
@@ -44,22 +42,12 @@ class MemoryRepository(Repository):
                replaces: str | None = None) -> None:
         """Insert a memory (its full-text row follows by trigger). ``replaces``: for a
         pending correction, the memory it would supersede once approved."""
-        self._store.execute(
-            f"INSERT INTO memories({MEMORY_COLUMNS}, goal_key, replaces) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (memory.id, memory.scope, memory.owner, memory.project, memory.kind, memory.content,
-             memory.status, memory.superseded_by, memory.source, memory.source_thread_id,
-             memory.created_at, memory.updated_at, memory.usage_count, memory.last_used_at,
-             goal_key, replaces))
+        self._store.execute(_INSERT, (*memory_to_row(memory), goal_key, replaces))
 
     def insert_many(self, rows: Iterable[tuple[Memory, str | None]]) -> None:
         """Insert many memories at once (demo, bench, import)."""
         self._store.conn.executemany(
-            f"INSERT INTO memories({MEMORY_COLUMNS}, goal_key) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            ((m.id, m.scope, m.owner, m.project, m.kind, m.content, m.status, m.superseded_by,
-              m.source, m.source_thread_id, m.created_at, m.updated_at, m.usage_count,
-              m.last_used_at, goal) for m, goal in rows))
+            _INSERT, ((*memory_to_row(memory), goal, None) for memory, goal in rows))
 
     def mark_superseded(self, memory_id: str, replaced_by: str, at: str) -> None:
         """Make an active memory superseded by another."""

@@ -1,10 +1,6 @@
-"""Pending purges: forgets whose text may still sit in the write-ahead log.
-
-A forget deletes its rows (``secure_delete`` zeroes them in the pages it writes), but the
-older copies of those pages stay in the ``-wal`` file until a truncating checkpoint runs,
-and a reader holding a read transaction keeps that checkpoint from finishing. A forget
-records one content-free row here in its own transaction (so a crash right after it still
-leaves the record); the row goes once a truncating checkpoint has run after it.
+"""Pending purges: forgets whose text may still sit in the write-ahead log (older page copies
+stay there until a truncating checkpoint, which a reader can hold back). A forget records one
+content-free row in its own transaction; it goes once such a checkpoint has run after it.
 """
 
 from __future__ import annotations

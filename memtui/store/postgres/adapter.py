@@ -1,10 +1,5 @@
-"""The repositories' statements on psycopg: ``?`` placeholders, URLs without passwords.
-
-The repositories write SQL with SQLite's placeholders (``?``, and ``:name`` with a dict of
-parameters). ``translate`` turns a statement into psycopg's (``%s``, ``%(name)s``), escaping
-a literal ``%`` and leaving string literals, quoted names and comments alone; the result is
-cached per statement text.
-"""
+"""The repositories' statements on psycopg (``translate``: SQLite's ``?`` and ``:name``
+placeholders as psycopg's), and URLs without passwords."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""Bulk loading for the benchmark's generated stores on PostgreSQL (``memtui.bench``).
-
-The PostgreSQL counterpart of ``memtui.store.bench_data``: rows go in with ``COPY ... FROM
-STDIN`` on a connection of their own, the tables' secondary indexes (the full-text GIN index
-among them) are dropped for the load and built once at the end, then the tables are
-analysed. Meant for building a fresh database fast, never for a store people use.
+"""``memtui.store.bench_data`` on PostgreSQL: rows go in with ``COPY ... FROM STDIN``, the
+secondary indexes (the full-text one among them) are built once at the end, the tables then
+analysed. Only for a fresh database, never one people use.
 """
 
 from __future__ import annotations
@@ -22,7 +19,6 @@ if TYPE_CHECKING:
 
 LOADED_TABLES = ("memories", "tasks", "extraction_log")
 """The tables a generated store fills with many rows (their secondary indexes wait)."""
-COUNTED_TABLES = ("users", "projects", "memories", "tasks", "extraction_log")
 COPY_BLOCK_BYTES = 1 << 20
 """How much COPY text is sent at a time."""
 _ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
@@ -133,9 +129,3 @@ def bulk_load(store: PostgresStore,
     finally:
         with contextlib.suppress(psycopg.Error):
             conn.close()
-
-
-def table_counts(store: PostgresStore) -> dict[str, int]:
-    """Row counts of the tables a generated store fills (for the generator's summary)."""
-    return {table: int(store.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
-            for table in COUNTED_TABLES}

@@ -1,13 +1,11 @@
-"""The PostgreSQL store: a pool of connections, transactions, migrations, change messages.
+"""The PostgreSQL store (``StoreBackend``): a pool of connections, transactions, migrations,
+change messages.
 
-A team shares one PostgreSQL database from several machines; the store keeps the SQLite
-store's contract (``StoreBackend``). A statement outside a transaction borrows a pooled
-connection (autocommit); ``transaction()`` and ``snapshot()`` (``REPEATABLE READ``) hold one
-for the thread until the outermost block ends. ``transaction()`` takes
-``pg_advisory_xact_lock(WRITE_LOCK_KEY)`` so writers take turns, as SQLite's ``BEGIN
-IMMEDIATE`` makes them, and every read-check-write rule of the engine holds across machines.
-``data_version()`` counts the ``memtui_changes`` notifications every committed write sends
-(one connection ``LISTEN``s: nothing polls the tables).
+A statement outside a transaction borrows a pooled connection (autocommit);
+``transaction()`` and ``snapshot()`` (``REPEATABLE READ``) hold one for the thread until the
+outermost block ends. Writers take turns on ``pg_advisory_xact_lock(WRITE_LOCK_KEY)``, as
+SQLite's ``BEGIN IMMEDIATE`` makes them, so every read-check-write rule holds across
+machines. ``data_version()`` counts the notifications every committed write sends.
 """
 
 from __future__ import annotations
@@ -92,9 +90,8 @@ class _ThreadState(threading.local):
 
 
 class PgConnection:
-    """A connection as the repositories use it: ``?`` statements. Bound to one psycopg
-    connection (a transaction's, a lane's), or, unbound, running each statement on the
-    thread's current one or on a pooled connection borrowed for that statement."""
+    """A connection as the repositories use it (``?`` statements): bound to one psycopg
+    connection, or running each statement on the thread's current or a borrowed one."""
 
     def __init__(self, store: PostgresStore,
                  raw: psycopg.Connection[Any] | None = None) -> None:
@@ -210,6 +207,8 @@ class PostgresStore(StoreBackend):
         return pool
 
     def _borrow(self) -> psycopg.Connection[Any]:
+        if self._closed:
+            raise self.error("the store is closed")
         try:
             return self._get_pool().getconn()
         except PoolTimeout as error:
@@ -248,8 +247,6 @@ class PostgresStore(StoreBackend):
         query = statement(sql, params if not many else None)
         if held is not None:
             return self._run_on(held, query, params, many)
-        if self._closed:
-            raise self.error("the store is closed")
         conn = self._borrow()
         try:
             return self._run_on(conn, query, params, many)
@@ -257,12 +254,8 @@ class PostgresStore(StoreBackend):
             self._give_back(conn)
 
     def execute_apart(self, sql: str, params: Any = ()) -> int:
-        """Run one statement on a pooled connection of its own, outside this thread's
-        transaction (autocommit: it neither joins nor waits for it), and return how many
-        rows it changed. For a write a read may leave behind (recall remembering a word it
-        counted). ``StoreError`` on failure."""
-        if self._closed:
-            raise self.error("the store is closed")
+        """Run one statement on a pooled connection, outside this thread's transaction
+        (autocommit), and return how many rows it changed (``StoreError`` on failure)."""
         conn = self._borrow()
         try:
             cursor = self._run_on(conn, statement(sql, params), params, False)
@@ -330,12 +323,8 @@ class PostgresStore(StoreBackend):
 
     def _open_block(self, begin: str) -> psycopg.Connection[Any]:
         state = self._local
-        if state.bound is not None:
-            conn, pooled = state.bound, False
-        else:
-            if self._closed:
-                raise self.error("the store is closed")
-            conn, pooled = self._borrow(), True
+        pooled = state.bound is None
+        conn = self._borrow() if state.bound is None else state.bound
         try:
             conn.execute(begin)
         except psycopg.Error as error:
@@ -467,9 +456,8 @@ class PostgresStore(StoreBackend):
     # -- backend-neutral maintenance -------------------------------------------------------
 
     def purge_deleted(self, wait_s: float) -> bool:
-        """Nothing to do: PostgreSQL keeps no write-ahead copies a reader holds back the way
-        SQLite's WAL does; the space of deleted rows is reclaimed by ``vacuum`` (autovacuum
-        or ``memtui doctor --vacuum``)."""
+        """Nothing to do: no copy of a deleted row waits for readers as in SQLite's WAL (the
+        space is reclaimed by ``vacuum``)."""
         return True
 
     def purge_backlog_bytes(self) -> int:
@@ -481,8 +469,7 @@ class PostgresStore(StoreBackend):
         return f"{self._location} (until VACUUM)"
 
     def check_whole_store_access(self) -> None:
-        """Allowed: the database's own credentials are the trust boundary (whoever can log
-        in can read every table)."""
+        """Allowed: whoever can log in can read every table."""
 
     def failure(self, error: BaseException) -> StoreError | None:
         """A one-line error for a psycopg error (the password never in it)."""
@@ -493,9 +480,9 @@ class PostgresStore(StoreBackend):
         return None
 
     def vacuum(self, full: bool = False) -> VacuumResult:
-        """Drop the remembered word counts that no longer hold (``common_terms``), then ``VACUUM
-        (ANALYZE)`` each table rows are deleted from or rewritten in (``full``: ``VACUUM FULL``,
-        which locks each table and gives the bytes back); sizes are those tables with their indexes."""
+        """Drop the word counts that no longer hold (``common_terms``), then ``VACUUM (ANALYZE)``
+        (``full``: ``VACUUM FULL``) each table rows are deleted from or rewritten in; sizes
+        are those tables with their indexes."""
         if self._local.depth > 0:
             raise self.error("cannot vacuum inside a transaction")
         from memtui.store.maintenance import VacuumResult
@@ -592,9 +579,7 @@ def _check_and_migrate(store: PostgresStore, conn: psycopg.Connection[Any]) -> N
 def open_postgres_store(url: str, *, clock: Clock | None = None,
                         ids: IdFactory | None = None) -> PostgresStore:
     """Open (creating or migrating the schema as needed) the memtui store in the PostgreSQL
-    database at ``url``. Raises ``StoreError`` with a one-line message (without the
-    password) when the server cannot be reached, refuses the login, or the database is not a
-    memtui store or comes from a newer schema."""
+    database at ``url``; a one-line ``StoreError`` (never the password) when it cannot."""
     store = PostgresStore(url, clock=clock, ids=ids)
     try:
         _prepare(store)
