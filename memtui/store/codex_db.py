@@ -639,11 +639,11 @@ def _mark_polluted_only(state: Path, thread_id: str, busy_timeout_s: float
 def forget_thread_memory(sqlite_home: Path, thread_id: str, now: int, *,
                          busy_timeout_s: float = DEFAULT_WRITE_BUSY_TIMEOUT_S
                          ) -> ForgetWriteResult:
-    """Forget one thread the way Codex does, in ONE transaction over both files: mark it
+    """Forget one thread as Codex does, in one transaction over both files: mark it
     ``polluted``, delete its ``stage1_outputs`` row and ``memory_stage1`` job, and enqueue the
-    global consolidation when the row had been selected (watermark ``now``). Waits up to
-    ``busy_timeout_s`` for a running Codex's lock, then raises ``CodexDbLocked`` with nothing
-    changed; ``CodexDbSchemaError`` for a layout it cannot write."""
+    global consolidation if the row had been selected (watermark ``now``). ``CodexDbLocked``
+    (nothing changed) after ``busy_timeout_s``; ``CodexDbSchemaError`` for a layout it cannot
+    write."""
     layout = detect_layout(sqlite_home, min(busy_timeout_s, DEFAULT_READ_BUSY_TIMEOUT_S))
     if layout.name == LAYOUT_UNKNOWN:
         raise unknown_layout_refusal(layout)

@@ -124,13 +124,8 @@ class CodexLayout:
 
     @property
     def supported(self) -> bool:
-        """True for the layouts memtui reads and writes."""
+        """True for the layouts memtui reads and writes (never an unknown or the oldest one)."""
         return self.name in (LAYOUT_MEMORIES_DB, LAYOUT_STATE_DB, LAYOUT_MEMORIES_V2)
-
-    @property
-    def writable(self) -> bool:
-        """True when memtui may write this layout (never an unknown or the oldest one)."""
-        return self.supported
 
 
 @dataclass(frozen=True)

@@ -197,15 +197,10 @@ class RecallRepository(Repository):
 
     # ---- memory recall --------------------------------------------------------------------
 
-    def related_memories(self, text: str, owner: str, projects: Sequence[str],
-                         limit: int) -> list[Memory]:
-        """Active memories matching ``text``, best first: the owner's user-level memories and
-        those of ``projects``."""
-        return [memory for memory, _score in self.scored_memories(text, owner, projects, limit)]
-
     def scored_memories(self, text: str, owner: str, projects: Sequence[str], limit: int,
                         recent_limit: int | None = None) -> list[tuple[Memory, float]]:
-        """``related_memories`` with each one's full-text score (higher is better); a
+        """Active memories matching ``text``, best first, with each one's full-text score
+        (higher is better): the owner's user-level memories and those of ``projects``; a
         "recent" plan's at most ``recent_limit`` when given."""
         rows = self._related("memories_fts", "memories", "m", _M_COLUMNS,
                              _active_memory_visible(self._store.dialect),

@@ -174,15 +174,14 @@ class PostgresStore(StoreBackend):
         with self._lock:
             if self._closed:
                 raise self.error("the store is closed")
+        conn: psycopg.Connection[Any] | None = None
         try:
             conn = psycopg.connect(self._url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
-        except psycopg.Error as error:
-            raise self.error("cannot connect to the database", error) from None
-        try:
             configure_connection(conn)
         except psycopg.Error as error:
-            with contextlib.suppress(psycopg.Error):
-                conn.close()
+            if conn is not None:
+                with contextlib.suppress(psycopg.Error):
+                    conn.close()
             raise self.error("cannot connect to the database", error) from None
         with self._lock:
             self._extra.append(conn)
