@@ -360,14 +360,10 @@ def _readable_memory_file(files: Sequence[DatabaseFile | None]) -> DatabaseFile 
 
 def layout_of(state: DatabaseFile, memories: DatabaseFile, memories_v2: DatabaseFile | None = None,
               unknown: Sequence[DatabaseFile] = ()) -> CodexLayout:
-    """Which layout the inspected files make (see ``codex_models``' ``LAYOUT_*``).
-
-    Files of a layout memtui does not know (``unknown``) make it ``unknown``: the memory
-    tables are read from the newest file that has them under the known names. A
-    ``memories_v2_1.sqlite`` makes it the v2 layout, whatever ``memories_1.sqlite`` holds
-    (Codex 0.169 leaves that one empty); one that cannot be read is the v2 layout still, so
-    its error is shown instead of an empty older file's rows.
-    """
+    """Which layout the inspected files make (``codex_models``' ``LAYOUT_*``): ``unknown``
+    files make it unknown (the memory tables read from the newest file that has them); a
+    ``memories_v2_1.sqlite`` makes it v2 even when unreadable (its error shown, not an empty
+    older file's rows)."""
     if unknown:
         found = _readable_memory_file([*unknown, memories_v2, memories, state])
         return CodexLayout(LAYOUT_UNKNOWN, state, memories, found.path if found else None,

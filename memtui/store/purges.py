@@ -12,11 +12,10 @@ from memtui.store.repository import Repository
 
 @dataclass(frozen=True)
 class PendingPurges:
-    """Forgets not yet purged from the WAL: how many, since when, and the newest row's
-    number (a checkpoint that truncates after reading it purges every row up to it)."""
+    """Forgets not yet purged from the WAL: how many, and the newest row's number (a
+    checkpoint that truncates after reading it purges every row up to it)."""
 
     count: int
-    oldest_at: str
     last_seq: int
 
 
@@ -32,10 +31,10 @@ class PurgeRepository(Repository):
     def pending(self) -> PendingPurges | None:
         """The forgets still waiting for a truncating checkpoint, or None."""
         row = self._store.execute(
-            "SELECT count(*), min(requested_at), max(seq) FROM pending_purges").fetchone()
+            "SELECT count(*), max(seq) FROM pending_purges").fetchone()
         if not row or not row[0]:
             return None
-        return PendingPurges(count=int(row[0]), oldest_at=str(row[1]), last_seq=int(row[2]))
+        return PendingPurges(count=int(row[0]), last_seq=int(row[1]))
 
     def clear_through(self, last_seq: int) -> int:
         """Drop the records up to ``last_seq`` (their text is gone from the files)."""

@@ -89,10 +89,8 @@ class SearchPages:
         self.columns = columns
         self.clauses, self.params = repo._where(flt)
         self.clauses_off_index = [c.replace("m.", "+m.", 1) for c in self.clauses]
-        """The list's clauses with a unary + on their column: SQLite then uses no index for
-        them (not the list's), and reads the rows by the seqs the query gives it. (A unary +
-        also drops the column's affinity: the list's parameters are all text, so the rows
-        are the same.)"""
+        """The list's clauses with a unary + on their column, so SQLite uses no index for them
+        (the parameters are all text: dropping the column's affinity changes no row)."""
         self._plan: str | None = None
         self._sampled_seqs = 0
         self._sampled_matches = 0

@@ -25,15 +25,11 @@ MATCHES = "{alias}.fts @@ to_tsquery('simple', ?)"
 
 
 class PgRecallRepository(RecallRepository):
-    """``RecallRepository`` with PostgreSQL's ranking (``ts_rank``): the same plan as on SQLite,
-    carried out another way where a GIN index is slow (it reads all of a word's matches first).
-
-    A word found to match more rows than the budget is remembered (``common_terms``) with its
-    table's epoch, and a later recall at the same epoch takes the fact instead of counting (only
-    a delete or a text change can lower a count, and each moves the epoch on). "Recent" reads the
-    newest ``RECENT_WINDOW`` rows through the primary key first, and the GIN index only when the
-    window holds too few matches (PostgreSQL would otherwise sort every match of words that come
-    together)."""
+    """``RecallRepository`` with PostgreSQL's ranking (``ts_rank``): SQLite's plan, carried out
+    another way where a GIN index is slow (it reads all of a word's matches first). A word
+    found more common than the budget is remembered (``common_terms``) with its table's epoch,
+    which only a delete or a text change moves on. "Recent" reads the newest ``RECENT_WINDOW``
+    rows through the primary key first, the GIN index only when they hold too few matches."""
 
     _TABLES = {"memories_fts": "memories", "tasks_fts": "tasks",
                "interactions_fts": "interactions"}
@@ -71,11 +67,9 @@ class PgRecallRepository(RecallRepository):
 
     def _remember_common(self, table: str, queries: Sequence[str], at_least: int,
                          epoch: int) -> None:
-        """Remember that each of ``queries`` matched at least ``at_least`` rows of
-        ``table`` in a snapshot that saw ``epoch``; drop the facts of older epochs. After
-        the count and outside the caller's transaction (so a reader that sees a fact began
-        after the count); a failure (a role that may not write, say) only leaves the words
-        to be counted again next time."""
+        """Remember that each of ``queries`` matched at least ``at_least`` rows of ``table`` at
+        ``epoch``, and drop older epochs' facts: outside the caller's transaction, after the
+        count; a failure only leaves the words to be counted again."""
         with contextlib.suppress(StoreError):
             self._pg.execute_apart(
                 "INSERT INTO common_terms(source, query, at_least, epoch) "

@@ -150,11 +150,6 @@ class PostgresStore(StoreBackend):
         return self._location
 
     @property
-    def url(self) -> str:
-        """The URL the store was opened with (it may hold a password: never print it)."""
-        return self._url
-
-    @property
     def is_closed(self) -> bool:
         """Whether ``close()`` was called."""
         return self._closed
