@@ -533,10 +533,8 @@ def backend_name(target: str | os.PathLike[str]) -> str:
 def open_store(target: str | os.PathLike[str], *, clock: Clock | None = None,
                ids: IdFactory | None = None, create_folder: bool = False,
                allow_read_only: bool = False) -> StoreBackend:
-    """Open the memtui store ``target`` names: a ``postgresql://`` (or ``postgres://``) URL
-    opens a PostgreSQL store (``memtui.store.postgres``; ``create_folder`` and
-    ``allow_read_only`` do not apply), anything else is a path to an SQLite file
-    (``open_sqlite_store``)."""
+    """Open the memtui store ``target`` names: a ``postgresql://`` URL (``open_postgres_store``;
+    the folder and read-only options do not apply), else an SQLite file (``open_sqlite_store``)."""
     if is_postgres_url(target):
         from memtui.store.postgres.store import open_postgres_store
 

@@ -22,10 +22,8 @@ _INSERT = (f"INSERT INTO memories({MEMORY_COLUMNS}, goal_key, replaces) "
 MAX_CHAIN_STEPS = 100_000
 """A chain walk stops after this many versions (a cycle in a damaged store ends)."""
 FTS_MERGE_PAGES_AFTER_FORGET = 64
-"""Index pages merged after a forget, so deleted terms leave the full-text segments sooner.
-The merge may join segments of any level (FTS5's negative 'merge'): a forget's delete
-markers cancel the forgotten words in older segments instead of waiting for a segment
-level to fill up; the work stays bounded by this many pages."""
+"""Index pages merged after a forget (FTS5's negative 'merge', any level), so the forgotten
+words leave older segments now instead of when a level fills up."""
 
 
 class MemoryRepository(Repository):
@@ -187,10 +185,8 @@ class MemoryRepository(Repository):
         return cursor.rowcount
 
     def merge_fulltext(self) -> None:
-        """Do a bounded amount of full-text index merging (after a forget). On an older
-        SQLite each such merge adds levels to the index's structure: past a bound the index
-        is rebuilt instead of growing until FTS5 calls it corrupt (``fts_levels``). Nothing
-        to do on PostgreSQL: a GIN index drops a deleted row's entries when it is vacuumed."""
+        """A bounded full-text index merge after a forget (``fts_levels`` keeps its levels
+        bounded); nothing on PostgreSQL, whose GIN index drops them when vacuumed."""
         if not self._store.dialect.is_sqlite:
             return
         self._store.execute("INSERT INTO memories_fts(memories_fts, rank) VALUES ('merge', ?)",
@@ -239,11 +235,8 @@ class MemoryRepository(Repository):
 
     def page(self, flt: MemoryFilter, limit: int, after: PageCursor | None = None,
              before: PageCursor | None = None) -> list[Memory]:
-        """A page of the list, newest first (ties by id descending), by keyset.
-
-        ``after`` returns the rows that come after that row in list order (older);
-        ``before`` returns the rows just before it (newer), still in list order.
-        """
+        """A page of the list, newest first (ties by id descending), by keyset: ``after`` the
+        rows older than that row, ``before`` the newer rows just above it, in list order."""
         searched = self._searched(flt)
         if searched is not None:  # fast at any size (search_pages.py)
             with self._store.snapshot():
@@ -294,11 +287,8 @@ class MemoryRepository(Repository):
 
     def narrowing(self, old_search: str | None,
                   new_search: str) -> Callable[[str], bool | None] | None:
-        """When every match of ``new_search`` is a match of ``old_search`` (None: the
-        unsearched list), a test of the content of a memory ``old_search`` matches that is
-        True exactly when this store's search matches it for ``new_search`` too (None:
-        cannot tell in Python); None otherwise (``search_terms.narrowing_matcher``, which
-        mirrors ``memories_fts``; PostgreSQL's ``simple`` parser is not mirrored)."""
+        """``search_terms.narrowing_matcher`` (which mirrors ``memories_fts``); always None on
+        PostgreSQL, whose ``simple`` parser is not mirrored in Python."""
         if not self._store.dialect.is_sqlite:
             return None
         return narrowing_matcher(old_search, new_search)
