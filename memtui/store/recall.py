@@ -47,7 +47,9 @@ _TERM = re.compile(r"\w+(?:\|\w+)*", re.UNICODE)
 _M_COLUMNS = qualified(MEMORY_COLUMNS, "m")
 _T_COLUMNS = qualified(TASK_COLUMNS, "t")
 _I_COLUMNS = "id, user_id, project_id, question, answer, source, created_at"
+"""The interactions columns, in the order of ``Interaction``'s fields."""
 _D_COLUMNS = "bundle_id, path, revision, content, updated_at, updated_by"
+"""The bundle_documents columns, in the order of ``BundleDocument``'s fields."""
 
 
 def _active_memory_visible(dialect: Dialect) -> str:
@@ -96,16 +98,6 @@ def recall_terms(text: str, dialect: Dialect) -> list[str]:
     for group in _TERM.findall(text or ""):
         seen.setdefault(group.casefold(), dialect.any_of(group.split("|")))
     return list(seen.values())[:MAX_RECALL_TERMS]
-
-
-def _interaction(row: Sequence[Any]) -> Interaction:
-    return Interaction(id=row[0], user=row[1], project=row[2], question=row[3], answer=row[4],
-                       source=row[5], created_at=row[6])
-
-
-def _document(row: Sequence[Any]) -> BundleDocument:
-    return BundleDocument(bundle=row[0], path=row[1], revision=row[2], content=row[3],
-                          updated_at=row[4], updated_by=row[5])
 
 
 class RecallRepository(Repository):
@@ -284,7 +276,7 @@ class RecallRepository(Repository):
         row = self._store.execute(
             f"SELECT {_I_COLUMNS} FROM interactions WHERE user_id = ? AND id = ?",
             (user_id, interaction_id)).fetchone()
-        return _interaction(row) if row else None
+        return Interaction(*row) if row else None
 
     def recent_interactions(self, user_id: str, limit: int,
                             project: str | None = None) -> list[Interaction]:
@@ -293,7 +285,7 @@ class RecallRepository(Repository):
         rows = self._store.execute(
             f"SELECT {_I_COLUMNS} FROM interactions WHERE user_id = ? {extra}"
             "ORDER BY created_at DESC, seq DESC LIMIT ?", (user_id, *params, limit)).fetchall()
-        return [_interaction(row) for row in rows]
+        return [Interaction(*row) for row in rows]
 
     def related_interactions(self, text: str, user_id: str, limit: int,
                              project: str | None = None) -> list[Interaction]:
@@ -304,7 +296,7 @@ class RecallRepository(Repository):
             params.append(project)
         rows = self._related("interactions_fts", "interactions", "x",
                              qualified(_I_COLUMNS, "x"), where, params, text, limit)
-        return [_interaction(row[:-1]) for row in rows]
+        return [Interaction(*row[:-1]) for row in rows]
 
     # ---- bundles --------------------------------------------------------------------------
 
@@ -357,14 +349,14 @@ class RecallRepository(Repository):
         rows = self._store.execute(
             f"SELECT {_D_COLUMNS} FROM bundle_documents WHERE bundle_id = ? ORDER BY path",
             (bundle_id,)).fetchall()
-        return [_document(row) for row in rows]
+        return [BundleDocument(*row) for row in rows]
 
     def document(self, bundle_id: str, path: str) -> BundleDocument | None:
         """One document, or None."""
         row = self._store.execute(
             f"SELECT {_D_COLUMNS} FROM bundle_documents WHERE bundle_id = ? AND path = ?",
             (bundle_id, path)).fetchone()
-        return _document(row) if row else None
+        return BundleDocument(*row) if row else None
 
     def document_revision(self, bundle_id: str, path: str) -> int:
         """A document's current revision; 0 when it does not exist."""
