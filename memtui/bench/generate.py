@@ -436,9 +436,9 @@ def generate_store(path: str | os.PathLike[str], n: int = DEFAULT_SIZE, seed: in
         with bench_data.bulk_load(store):
             for rows, tasks, logs in gen.chunks():
                 with store.transaction():
-                    bench_data.insert_task_rows(store, tasks)
-                    bench_data.insert_memory_rows(store, rows)
-                    bench_data.insert_log_rows(store, logs)
+                    bench_data.insert_rows(store, "tasks", tasks)
+                    bench_data.insert_rows(store, "memories", rows)
+                    bench_data.insert_rows(store, "extraction_log", logs)
                 done += len(rows)
                 if progress:
                     progress(done, n)
@@ -480,9 +480,9 @@ def generate_pg_store(url: str, n: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED,
         with pg_bench_data.bulk_load(store) as load:
             for rows, tasks, logs in gen.chunks():
                 with load.transaction():
-                    load.tasks(tasks)
-                    load.memories(rows)
-                    load.log_rows(logs)
+                    load.rows("tasks", tasks)
+                    load.rows("memories", rows)
+                    load.rows("extraction_log", logs)
                 done += len(rows)
                 if progress:
                     progress(done, n)

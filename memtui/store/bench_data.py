@@ -17,13 +17,13 @@ if TYPE_CHECKING:
     from memtui.store.database import Store
 
 MEMORY_ROW_COLUMNS = MEMORY_COLUMNS + ", goal_key"
-"""Column order of the tuples ``insert_memory_rows`` takes (the memory columns, then goal_key)."""
 TASK_ROW_COLUMNS = ("id, project_id, user_id, goal, prompt, status, parent_id, started_at, "
                     "finished_at, result, cost_usd, continuation, external_context, source, "
                     "source_ref, created_at")
-"""Column order of the tuples ``insert_task_rows`` takes."""
 LOG_ROW_COLUMNS = "task_id, user_id, project_id, outcome, reason, memory_id, forced, at"
-"""Column order of the tuples ``insert_log_rows`` takes."""
+ROW_COLUMNS = {"memories": MEMORY_ROW_COLUMNS, "tasks": TASK_ROW_COLUMNS,
+               "extraction_log": LOG_ROW_COLUMNS}
+"""Column order of the row tuples each table of a generated store takes."""
 
 _FTS_TABLES = {"memories": "memories_fts", "tasks": "tasks_fts"}
 _BULK_CACHE_KIB = 262_144
@@ -69,24 +69,10 @@ def bulk_load(store: Store, tables: Sequence[str] = ("memories", "tasks")) -> It
             conn.execute(f"PRAGMA {name} = {int(value)}")
 
 
-def insert_memory_rows(store: Store, rows: Iterable[Sequence[Any]]) -> None:
-    """Insert memories given as tuples in ``MEMORY_ROW_COLUMNS`` order (call in a transaction)."""
-    store.conn.executemany(
-        f"INSERT INTO memories({MEMORY_ROW_COLUMNS}) VALUES ({_marks(MEMORY_ROW_COLUMNS)})",
-        rows)
-
-
-def insert_task_rows(store: Store, rows: Iterable[Sequence[Any]]) -> None:
-    """Insert tasks given as tuples in ``TASK_ROW_COLUMNS`` order (call in a transaction)."""
-    store.conn.executemany(
-        f"INSERT INTO tasks({TASK_ROW_COLUMNS}) VALUES ({_marks(TASK_ROW_COLUMNS)})", rows)
-
-
-def insert_log_rows(store: Store, rows: Iterable[Sequence[Any]]) -> None:
-    """Insert extraction-log rows given as tuples in ``LOG_ROW_COLUMNS`` order."""
-    store.conn.executemany(
-        f"INSERT INTO extraction_log({LOG_ROW_COLUMNS}) VALUES ({_marks(LOG_ROW_COLUMNS)})",
-        rows)
+def insert_rows(store: Store, table: str, rows: Iterable[Sequence[Any]]) -> None:
+    """Insert rows given as tuples in the table's ``ROW_COLUMNS`` order (in a transaction)."""
+    columns = ROW_COLUMNS[table]
+    store.conn.executemany(f"INSERT INTO {table}({columns}) VALUES ({_marks(columns)})", rows)
 
 
 def table_counts(store: StoreBackend) -> dict[str, int]:

@@ -262,7 +262,7 @@ def _load(store: PostgresStore, rows: Iterator[tuple[Any, ...]]) -> None:
     loader = store.connect()
     try:
         with loader.transaction():
-            BulkLoad(loader).memories(rows)
+            BulkLoad(loader).rows("memories", rows)
     finally:
         loader.close()
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import psycopg
 from psycopg import sql
 
-from memtui.store.bench_data import LOG_ROW_COLUMNS, MEMORY_ROW_COLUMNS, TASK_ROW_COLUMNS
+from memtui.store.bench_data import ROW_COLUMNS
 
 if TYPE_CHECKING:
     from memtui.store.postgres.store import PostgresStore
@@ -78,17 +78,9 @@ class BulkLoad:
                 copy.write("".join(block))
         return sent
 
-    def memories(self, rows: Iterable[Sequence[Any]]) -> int:
-        """Memories as tuples in ``MEMORY_ROW_COLUMNS`` order."""
-        return self.copy("memories", MEMORY_ROW_COLUMNS, rows)
-
-    def tasks(self, rows: Iterable[Sequence[Any]]) -> int:
-        """Tasks as tuples in ``TASK_ROW_COLUMNS`` order."""
-        return self.copy("tasks", TASK_ROW_COLUMNS, rows)
-
-    def log_rows(self, rows: Iterable[Sequence[Any]]) -> int:
-        """Extraction-log rows as tuples in ``LOG_ROW_COLUMNS`` order."""
-        return self.copy("extraction_log", LOG_ROW_COLUMNS, rows)
+    def rows(self, table: str, rows: Iterable[Sequence[Any]]) -> int:
+        """``copy`` of rows given as tuples in the table's ``ROW_COLUMNS`` order."""
+        return self.copy(table, ROW_COLUMNS[table], rows)
 
 
 def secondary_indexes(conn: psycopg.Connection[Any], table: str) -> list[tuple[str, str]]:
