@@ -459,8 +459,8 @@ def read_codex_dbs(sqlite_home: Path, *, busy_timeout_s: float = DEFAULT_READ_BU
     elif layout.memories.exists and layout.memories.error is not None:
         memory_error = layout.memories.error
     elif layout.memories.exists:
-        memory_error = (f"not a Codex memory database (missing table(s): "
-                        f"{', '.join(n for n in REQUIRED_TABLES if n not in layout.memories.tables)})")
+        missing = ", ".join(n for n in REQUIRED_TABLES if n not in layout.memories.tables)
+        memory_error = f"not a Codex memory database (missing table(s): {missing})"
     return CodexDbRead(layout, threads, snapshot, memory_error, threads_error)
 
 

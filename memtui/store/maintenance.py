@@ -352,7 +352,7 @@ def tombstone_problems(store: Store) -> list[str]:
 
 
 def log_problems(store: Store) -> list[str]:
-    """Extraction-log rows and extraction details point to existing tasks, and written memories exist or were
+    """Extraction-log rows and details point to existing tasks; written memories exist or were
     forgotten."""
     problems = [f"{what} for missing task {row[0]}" for table, what in
                 (("extraction_log", "extraction log row"),

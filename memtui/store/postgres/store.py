@@ -60,14 +60,12 @@ PRUNED_TERMS = ("removed the word counts recall remembered before the last delet
 """What ``vacuum`` says it did first (schema migration 7)."""
 PRUNE_COMMON_TERMS = ("DELETE FROM common_terms c USING term_epochs e "
                       "WHERE c.source = e.source AND c.epoch < e.epoch")
-"""Remove the remembered counts of words a delete or a change of text may have lowered
-since (``PgRecallRepository``): their epoch is not their table's any more."""
+"""Remove the remembered word counts whose epoch is not their table's any more."""
 VACUUMED_TABLES = ("memories", "forgotten_sources", "audit", "tasks", "task_followups",
                    "extraction_log", "interactions", "bundle_documents", "consolidations",
                    "pending_purges", "agent_sessions", "codex_rollout_files", "common_terms",
                    "agent_writes", "extraction_details")
-"""Tables ``vacuum`` runs over: every table whose rows a forget or an edit deletes or
-rewrites."""
+"""Tables ``vacuum`` runs over: every table whose rows a forget or an edit deletes or rewrites."""
 
 
 def configure_connection(conn: psycopg.Connection[Any]) -> None:
