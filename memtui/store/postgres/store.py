@@ -278,16 +278,13 @@ class PostgresStore(StoreBackend):
         ``obsolete`` (a lane's ticket check) is asked before each statement, which raises
         ``QueryInterrupted`` instead of starting once it says True."""
         state = self._local
-        saved = (state.bound, state.conn, state.depth, state.writing, state.pooled,
-                 state.obsolete)
-        state.bound, state.conn, state.depth, state.writing, state.pooled = \
-            conn, None, 0, False, False
-        state.obsolete = obsolete
+        saved = dict(vars(state))
+        _ThreadState.__init__(state)  # a fresh place: no transaction of the thread's
+        state.bound, state.obsolete = conn, obsolete
         try:
             yield
         finally:
-            (state.bound, state.conn, state.depth, state.writing, state.pooled,
-             state.obsolete) = saved
+            vars(state).update(saved)
 
     def lane(self) -> PgQueryLane:
         """A new lane: a connection of its own; ``begin()`` cancels the obsolete query."""
