@@ -432,10 +432,10 @@ def generate_store(path: str | os.PathLike[str], n: int = DEFAULT_SIZE, seed: in
         with bench_data.bulk_load(store):
             for tasks, rows, logs in _chunks(n, seed, progress):
                 with store.transaction():
-                    bench_data.insert_task_rows(store, tasks)
-                    bench_data.insert_memory_rows(store, rows)
-                    bench_data.insert_log_rows(store, logs)
-        bench_data.finish(store)
+                    bench_data.insert_rows(store, "tasks", tasks)
+                    bench_data.insert_rows(store, "memories", rows)
+                    bench_data.insert_rows(store, "extraction_log", logs)
+        store.checkpoint()  # the write-ahead log folded into the file, which stays small
         counts = bench_data.table_counts(store)
     finally:
         store.close()
@@ -468,10 +468,10 @@ def generate_pg_store(url: str, n: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED,
         with pg_bench_data.bulk_load(store) as load:
             for tasks, rows, logs in _chunks(n, seed, progress):
                 with load.transaction():
-                    load.tasks(tasks)
-                    load.memories(rows)
-                    load.log_rows(logs)
-        counts = pg_bench_data.table_counts(store)
+                    load.rows("tasks", tasks)
+                    load.rows("memories", rows)
+                    load.rows("extraction_log", logs)
+        counts = bench_data.table_counts(store)
         location = store.location
     finally:
         store.close()

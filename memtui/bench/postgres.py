@@ -18,8 +18,8 @@ from psycopg import sql
 from memtui.bench.generate import GENERATOR_VERSION, generate_pg_store
 from memtui.bench.timing import best_prefix_times
 from memtui.store.postgres.adapter import redact_url
-from memtui.store.postgres.repositories import pg_tsquery
 from memtui.store.postgres.schema import PG_LATEST_VERSION
+from memtui.store.search_terms import pg_tsquery
 
 BENCH_PG_ENV = "MEMTUI_BENCH_PG"
 """The server the PostgreSQL rows use when ``--pg`` is not given."""

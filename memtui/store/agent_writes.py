@@ -5,10 +5,8 @@ hash of the file it was proposed against and the diff between them."""
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from memtui.store.backend import StoreBackend
+from memtui.store.repository import Repository
 
 
 @dataclass(frozen=True)
@@ -34,11 +32,8 @@ class AgentWrite:
 COLUMNS = ", ".join(field.name for field in fields(AgentWrite))
 
 
-class AgentWriteRepository:
+class AgentWriteRepository(Repository):
     """SQL for the ``agent_writes`` table."""
-
-    def __init__(self, store: StoreBackend) -> None:
-        self._store = store
 
     def add(self, row: AgentWrite) -> None:
         """Insert a held write (call inside a transaction)."""

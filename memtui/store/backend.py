@@ -1,27 +1,25 @@
 """The store's interface: what every backend (SQLite, PostgreSQL) gives the layers above.
 
-The engine, the app, the CLI, the service and the worker hold a ``StoreBackend`` and never
-learn which one: the repositories (``store.memories``, ``store.tasks`` ...) are shared, and
-each backend supplies its connections, transactions, change detection and the few SQL
-pieces that differ (``store.dialect``, and repository subclasses where a query truly
-differs). Operations that exist on one backend only (the SQLite write-ahead log that a
-forget must truncate) are asked through backend-neutral methods whose answer on the other
-backend is "nothing to do" (``purge_deleted``, ``purge_backlog_bytes``).
+The layers above hold a ``StoreBackend`` and never learn which one: the repositories are
+shared, and each backend supplies its connections, transactions, change detection and the
+SQL pieces that differ (``store.dialect``). What exists on one backend only (the write-ahead
+log a forget must truncate) is asked through methods that answer "nothing to do" elsewhere.
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from functools import cached_property
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeAlias, TypeVar
 
 from memtui.store.ids import IdFactory, default_ids
 from memtui.store.timeutil import Clock, format_time, system_clock
 
 _WRITE_ENDS_LOCK = threading.Lock()
+RepositoryT = TypeVar("RepositoryT", covariant=True)
 
 if TYPE_CHECKING:
     from memtui.errors import StoreError
@@ -38,11 +36,14 @@ if TYPE_CHECKING:
     from memtui.store.sessions import SessionRepository
     from memtui.store.settings import SettingsRepository
     from memtui.store.tasks import TaskRepository
+    from memtui.store.ticket_lane import TicketLane
+
+    Lane: TypeAlias = TicketLane[Any]
+    """A stream of reads where each new request makes the older ones obsolete."""
 
 
 class Cursor(Protocol):
-    """What a statement returns on either backend: rows to fetch or iterate, and how many
-    rows a write changed."""
+    """What a statement returns on either backend."""
 
     @property
     def rowcount(self) -> int:
@@ -71,25 +72,25 @@ class Connection(Protocol):
         """Run one statement once per parameter row."""
 
 
-class Lane(Protocol):
-    """A stream of reads where each new request makes the older ones obsolete (search as
-    you type): ``memtui.store.query_lane.QueryLane`` and its PostgreSQL counterpart."""
+class Lazy(Generic[RepositoryT]):
+    """A store attribute made on first use (its module imported then) and kept: a repository
+    named by its path below ``memtui.store`` (``memories.MemoryRepository``)."""
 
-    interrupted: int
+    def __init__(self, path: str) -> None:
+        self._module, self._class = path.rsplit(".", 1)
 
-    def begin(self) -> int:
-        """A ticket for a new read; older tickets are obsolete and their reads stopped."""
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
 
-    def is_current(self, ticket: int) -> bool:
-        """Whether no newer ticket has been handed out."""
-
-    def reading(self, ticket: int) -> contextlib.AbstractContextManager[None]:
-        """Run the block's store reads on the lane's connection."""
+    def __get__(self, store: StoreBackend, owner: type | None = None) -> RepositoryT:
+        module = importlib.import_module(f"memtui.store.{self._module}")
+        made: RepositoryT = getattr(module, self._class)(store)
+        store.__dict__[self._name] = made
+        return made
 
 
 class StoreBackend(ABC):
-    """A memtui store: repositories, transactions, clock and ids, on some database (see the
-    module doc and ``transaction``)."""
+    """A memtui store: repositories, transactions, clock and ids, on some database."""
 
     dialect: Dialect
     """The SQL pieces that differ between backends."""
@@ -103,82 +104,29 @@ class StoreBackend(ABC):
 
     # -- repositories (each imported on first use: the app's first frame needs two) -----
 
-    @cached_property
-    def identity(self) -> IdentityRepository:
-        """Users, projects, memberships, profiles, the access rules' rows."""
-        from memtui.store.identity import IdentityRepository
-
-        return IdentityRepository(self)
-
-    @cached_property
-    def memories(self) -> MemoryRepository:
-        """Memories: rows, chains, pages, search."""
-        from memtui.store.memories import MemoryRepository
-
-        return MemoryRepository(self)
-
-    @cached_property
-    def audit(self) -> AuditRepository:
-        """The append-only audit log."""
-        from memtui.store.audit import AuditRepository
-
-        return AuditRepository(self)
-
-    @cached_property
-    def tasks(self) -> TaskRepository:
-        """Tasks, follow-ups, the extraction log, settings and quota rows."""
-        from memtui.store.tasks import TaskRepository
-
-        return TaskRepository(self)
-
-    @cached_property
-    def codex_rollout_files(self) -> RolloutFileRepository:
-        """What was read of each Codex rollout file, per importing user."""
-        from memtui.store.codex_rollout_files import RolloutFileRepository
-
-        return RolloutFileRepository(self)
-
-    @cached_property
-    def recall(self) -> RecallRepository:
-        """Recall data: interactions, bundles and recall queries."""
-        from memtui.store.recall import RecallRepository
-
-        return RecallRepository(self)
-
-    @cached_property
-    def settings(self) -> SettingsRepository:
-        """Each user's auto-memory settings row."""
-        from memtui.store.settings import SettingsRepository
-
-        return SettingsRepository(self)
-
-    @cached_property
-    def sessions(self) -> SessionRepository:
-        """Agent sessions recorded by the session hooks."""
-        from memtui.store.sessions import SessionRepository
-
-        return SessionRepository(self)
-
-    @cached_property
-    def agent_writes(self) -> AgentWriteRepository:
-        """Agents' memory-file writes held by the write gate."""
-        from memtui.store.agent_writes import AgentWriteRepository
-
-        return AgentWriteRepository(self)
-
-    @cached_property
-    def model_ledger(self) -> ModelLedgerRepository:
-        """The model cost ledger and the per-task extraction details."""
-        from memtui.store.model_ledger import ModelLedgerRepository
-
-        return ModelLedgerRepository(self)
-
-    @cached_property
-    def purges(self) -> PurgeRepository:
-        """Forgets whose text may still be in the database files (content-free)."""
-        from memtui.store.purges import PurgeRepository
-
-        return PurgeRepository(self)
+    identity: Lazy[IdentityRepository] = Lazy("identity.IdentityRepository")
+    """Users, projects, memberships, profiles, the access rules' rows."""
+    memories: Lazy[MemoryRepository] = Lazy("memories.MemoryRepository")
+    """Memories: rows, chains, pages, search."""
+    audit: Lazy[AuditRepository] = Lazy("audit.AuditRepository")
+    """The append-only audit log."""
+    tasks: Lazy[TaskRepository] = Lazy("tasks.TaskRepository")
+    """Tasks, follow-ups, the extraction log, settings and quota rows."""
+    codex_rollout_files: Lazy[RolloutFileRepository] = Lazy(
+        "codex_rollout_files.RolloutFileRepository")
+    """What was read of each Codex rollout file, per importing user."""
+    recall: Lazy[RecallRepository] = Lazy("recall.RecallRepository")
+    """Recall data: interactions, bundles and recall queries."""
+    settings: Lazy[SettingsRepository] = Lazy("settings.SettingsRepository")
+    """Each user's auto-memory settings row."""
+    sessions: Lazy[SessionRepository] = Lazy("sessions.SessionRepository")
+    """Agent sessions recorded by the session hooks."""
+    agent_writes: Lazy[AgentWriteRepository] = Lazy("agent_writes.AgentWriteRepository")
+    """Agents' memory-file writes held by the write gate."""
+    model_ledger: Lazy[ModelLedgerRepository] = Lazy("model_ledger.ModelLedgerRepository")
+    """The model cost ledger and the per-task extraction details."""
+    purges: Lazy[PurgeRepository] = Lazy("purges.PurgeRepository")
+    """Forgets whose text may still be in the database files (content-free)."""
 
     # -- what the store is -----------------------------------------------------------------
 
@@ -219,13 +167,11 @@ class StoreBackend(ABC):
 
     @abstractmethod
     def transaction(self, *, shared: bool = False) -> contextlib.AbstractContextManager[Connection]:
-        """A write transaction, re-entrant within a thread; all or nothing. Writers are
-        serialised, so what the block reads stays true until it commits.
-
-        ``shared``: the block writes only rows it has claimed (``tasks.claim``) or locked
-        itself, so it may run beside other shared transactions (extraction workers on
-        several machines); every other writer still takes turns with it. SQLite has one
-        writer at a time whatever is asked. A nested block joins the outer one as it is."""
+        """A write transaction, re-entrant within a thread (a nested block joins the outer
+        one); all or nothing. Writers take turns, so what the block reads stays true until it
+        commits. ``shared``: the block writes only rows it claimed (``tasks.claim``) or
+        locked, so it may run beside other shared ones (extraction workers on several
+        machines); every other writer still takes turns with it."""
 
     @abstractmethod
     def snapshot(self) -> contextlib.AbstractContextManager[Connection]:
@@ -256,11 +202,10 @@ class StoreBackend(ABC):
         return False
 
     def change_stamp(self) -> tuple[int, ...] | None:
-        """A value that changes when any connection commits a write, this one included
-        (``data_version`` sees only the others'), and when one of this object's write
-        transactions rolls back; compare only stamps of one thread. None while this thread is
-        inside a write transaction, or when changes cannot be watched now (a lost listening
-        connection): nothing read then may be kept."""
+        """A value that changes when any connection commits a write, this one included, and
+        when one of this object's write transactions rolls back (compare stamps of one thread
+        only). None inside a write transaction or when changes cannot be watched now:
+        nothing read then may be kept."""
         from memtui.errors import StoreError
 
         if self.in_write_transaction():
@@ -271,9 +216,8 @@ class StoreBackend(ABC):
             return None
 
     def wait_for_change(self, timeout_s: float) -> bool:
-        """Wait up to ``timeout_s`` for a write by another connection; True when one came.
-        The default looks at ``data_version`` once (backends that are told about writes
-        wait for the message)."""
+        """Wait up to ``timeout_s`` for a write by another connection; True when one came (by
+        default ``data_version`` is looked at once, without waiting)."""
         before = self.data_version()
         return self.data_version() != before
 
@@ -291,9 +235,8 @@ class StoreBackend(ABC):
 
     @abstractmethod
     def purge_deleted(self, wait_s: float) -> bool:
-        """Erase older copies of deleted rows that the store keeps outside its tables
-        (SQLite: the write-ahead log), waiting up to ``wait_s`` for readers. True when
-        nothing of them is left there (or the backend keeps no such copies)."""
+        """Erase older copies of deleted rows kept outside the tables (SQLite's write-ahead
+        log), waiting up to ``wait_s`` for readers; True when none is left there."""
 
     @abstractmethod
     def purge_backlog_bytes(self) -> int:
@@ -316,6 +259,5 @@ class StoreBackend(ABC):
     @abstractmethod
     def vacuum(self, full: bool = False) -> VacuumResult:
         """Give back the space of deleted rows and rewrite the pages that held them
-        (``memtui doctor --vacuum``; ``full``: ``VACUUM FULL`` where the backend has one);
-        the store's size on disk before and after, and what was done. Refused inside a
-        transaction (``StoreError``)."""
+        (``memtui doctor --vacuum``; ``full``: ``VACUUM FULL`` where there is one); refused
+        inside a transaction (``StoreError``)."""

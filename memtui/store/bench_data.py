@@ -1,9 +1,6 @@
-"""Bulk loading for the benchmark's generated stores (``memtui.bench.generate``).
-
-A small repository-style module of functions taking a ``Store``: the store stays the only
-code that runs SQL. Meant for building a fresh store fast, never for a store people use:
-``bulk_load`` switches the full-text triggers off and rebuilds the full-text indexes once at
-the end (one pass instead of a trigger per row).
+"""Bulk loading for the benchmark's generated stores (``memtui.bench.generate``): only for a
+fresh store, never one people use (``bulk_load`` drops the full-text triggers and rebuilds
+the indexes once at the end).
 """
 
 from __future__ import annotations
@@ -16,16 +13,17 @@ from memtui.store.dialect import marks
 from memtui.store.memory_rows import MEMORY_COLUMNS
 
 if TYPE_CHECKING:
+    from memtui.store.backend import StoreBackend
     from memtui.store.database import Store
 
 MEMORY_ROW_COLUMNS = MEMORY_COLUMNS + ", goal_key"
-"""Column order of the tuples ``insert_memory_rows`` takes (the memory columns, then goal_key)."""
 TASK_ROW_COLUMNS = ("id, project_id, user_id, goal, prompt, status, parent_id, started_at, "
                     "finished_at, result, cost_usd, continuation, external_context, source, "
                     "source_ref, created_at")
-"""Column order of the tuples ``insert_task_rows`` takes."""
 LOG_ROW_COLUMNS = "task_id, user_id, project_id, outcome, reason, memory_id, forced, at"
-"""Column order of the tuples ``insert_log_rows`` takes."""
+ROW_COLUMNS = {"memories": MEMORY_ROW_COLUMNS, "tasks": TASK_ROW_COLUMNS,
+               "extraction_log": LOG_ROW_COLUMNS}
+"""Column order of the row tuples each table of a generated store takes."""
 
 _FTS_TABLES = {"memories": "memories_fts", "tasks": "tasks_fts"}
 _BULK_CACHE_KIB = 262_144
@@ -44,12 +42,8 @@ def _fts_triggers(store: Store, table: str) -> list[tuple[str, str]]:
 
 @contextlib.contextmanager
 def bulk_load(store: Store, tables: Sequence[str] = ("memories", "tasks")) -> Iterator[None]:
-    """Load many rows fast: full-text triggers off, one full-text rebuild at the end.
-
-    Only for a new store that nobody else has open. The triggers come back (and the full-text
-    indexes are rebuilt) in one transaction at the end, also when the load fails, so the
-    store is never left without them.
-    """
+    """Load many rows fast into a new store nobody else has open: full-text triggers off,
+    back (with one rebuild) in one transaction at the end, also when the load fails."""
     conn = store.conn
     saved = {name: conn.execute(f"PRAGMA {name}").fetchone()[0]
              for name in ("synchronous", "cache_size", "foreign_keys")}
@@ -75,27 +69,13 @@ def bulk_load(store: Store, tables: Sequence[str] = ("memories", "tasks")) -> It
             conn.execute(f"PRAGMA {name} = {int(value)}")
 
 
-def insert_memory_rows(store: Store, rows: Iterable[Sequence[Any]]) -> None:
-    """Insert memories given as tuples in ``MEMORY_ROW_COLUMNS`` order (call in a transaction)."""
-    store.conn.executemany(
-        f"INSERT INTO memories({MEMORY_ROW_COLUMNS}) VALUES ({_marks(MEMORY_ROW_COLUMNS)})",
-        rows)
+def insert_rows(store: Store, table: str, rows: Iterable[Sequence[Any]]) -> None:
+    """Insert rows given as tuples in the table's ``ROW_COLUMNS`` order (in a transaction)."""
+    columns = ROW_COLUMNS[table]
+    store.conn.executemany(f"INSERT INTO {table}({columns}) VALUES ({_marks(columns)})", rows)
 
 
-def insert_task_rows(store: Store, rows: Iterable[Sequence[Any]]) -> None:
-    """Insert tasks given as tuples in ``TASK_ROW_COLUMNS`` order (call in a transaction)."""
-    store.conn.executemany(
-        f"INSERT INTO tasks({TASK_ROW_COLUMNS}) VALUES ({_marks(TASK_ROW_COLUMNS)})", rows)
-
-
-def insert_log_rows(store: Store, rows: Iterable[Sequence[Any]]) -> None:
-    """Insert extraction-log rows given as tuples in ``LOG_ROW_COLUMNS`` order."""
-    store.conn.executemany(
-        f"INSERT INTO extraction_log({LOG_ROW_COLUMNS}) VALUES ({_marks(LOG_ROW_COLUMNS)})",
-        rows)
-
-
-def table_counts(store: Store) -> dict[str, int]:
+def table_counts(store: StoreBackend) -> dict[str, int]:
     """Row counts of the tables a generated store fills (for the generator's summary)."""
     return {table: int(store.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
             for table in ("users", "projects", "memories", "tasks", "extraction_log")}
@@ -108,8 +88,3 @@ def fulltext_consistent(store: Store) -> bool:
     except Exception:  # noqa: BLE001 - sqlite reports a corrupt index as an error
         return False
     return True
-
-
-def finish(store: Store) -> None:
-    """After a bulk load: fold the WAL into the file and leave it small."""
-    store.checkpoint()

@@ -1,15 +1,10 @@
 """Access to Codex's sqlite files: layout detection, read-only browsing, one write.
 
-A home has ``state_5.sqlite`` (``threads``; from February to May 2026 also ``stage1_outputs``
-and ``jobs``) and, since 2026-05-26, ``memories_1.sqlite`` (``stage1_outputs`` and ``jobs``);
-Codex 0.169 keeps those two tables in ``memories_v2_1.sqlite`` instead. Any other
-``memories*_N.sqlite`` or ``state_N.sqlite`` is a layout memtui does not know: it is named,
-read where its tables are the known ones, and never written.
-``inspect_database`` and ``detect_layout`` tell which layout a home has; ``read_codex_dbs``
-reads it read-only (``mode=ro``); ``forget_thread_memory`` is the one write, Codex's own
-forget in one ``BEGIN IMMEDIATE`` transaction over both files.
-
-Every failure is a ``CodexDbError`` subclass with a one-line message naming the file.
+The layouts are ``codex_models``' ``LAYOUT_*``; a file of a layout memtui does not know is
+named, read where its tables are the known ones, and never written. ``detect_layout`` tells
+which a home has, ``read_codex_dbs`` reads it (``mode=ro``), ``forget_thread_memory`` is the
+one write (Codex's own forget, one ``BEGIN IMMEDIATE`` over both files). Every failure is a
+``CodexDbError`` subclass with a one-line message naming the file.
 """
 
 from __future__ import annotations
@@ -178,13 +173,8 @@ def _table_columns(conn: sqlite3.Connection, table: str, schema: str = "main") -
     return {str(row[1]) for row in conn.execute(f"PRAGMA {schema}.table_info({table})")}
 
 
-def _existing_tables(conn: sqlite3.Connection) -> set[str]:
-    rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
-    return {str(row[0]) for row in rows}
-
-
 def _require_schema(conn: sqlite3.Connection, path: Path) -> set[str]:
-    tables = _existing_tables(conn)
+    tables = _schema_tables(conn, "main")
     missing = [name for name in REQUIRED_TABLES if name not in tables]
     if missing:
         raise CodexDbSchemaError(
@@ -345,7 +335,7 @@ def inspect_database(path: Path, busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEO
         _check_file(path)
 
         def read(conn: sqlite3.Connection) -> DatabaseFile:
-            tables = _existing_tables(conn)
+            tables = _schema_tables(conn, "main")
             return DatabaseFile(str(path), True, frozenset(tables),
                                 _migration_version(conn, tables))
 
@@ -370,14 +360,10 @@ def _readable_memory_file(files: Sequence[DatabaseFile | None]) -> DatabaseFile 
 
 def layout_of(state: DatabaseFile, memories: DatabaseFile, memories_v2: DatabaseFile | None = None,
               unknown: Sequence[DatabaseFile] = ()) -> CodexLayout:
-    """Which layout the inspected files make (see ``codex_models``' ``LAYOUT_*``).
-
-    Files of a layout memtui does not know (``unknown``) make it ``unknown``: the memory
-    tables are read from the newest file that has them under the known names. A
-    ``memories_v2_1.sqlite`` makes it the v2 layout, whatever ``memories_1.sqlite`` holds
-    (Codex 0.169 leaves that one empty); one that cannot be read is the v2 layout still, so
-    its error is shown instead of an empty older file's rows.
-    """
+    """Which layout the inspected files make (``codex_models``' ``LAYOUT_*``): ``unknown``
+    files make it unknown (the memory tables read from the newest file that has them); a
+    ``memories_v2_1.sqlite`` makes it v2 even when unreadable (its error shown, not an empty
+    older file's rows)."""
     if unknown:
         found = _readable_memory_file([*unknown, memories_v2, memories, state])
         return CodexLayout(LAYOUT_UNKNOWN, state, memories, found.path if found else None,
@@ -430,25 +416,19 @@ def detect_layout(sqlite_home: Path, busy_timeout_s: float = DEFAULT_READ_BUSY_T
                      unknown)
 
 
-def _text_or_none(value: object) -> str | None:
-    text = _as_text(value)
-    return text if text else None
-
-
 def _thread_from(row: tuple[Any, ...]) -> ThreadRow | None:
     thread_id = _as_text(row[0])
     if not thread_id:
         return None
-    return ThreadRow(
-        thread_id=thread_id, rollout_path=_text_or_none(row[1]), cwd=_text_or_none(row[2]),
-        git_branch=_text_or_none(row[3]), source=_text_or_none(row[4]),
-        memory_mode=_text_or_none(row[5]), history_mode=_text_or_none(row[6]),
-        archived=bool(_as_int(row[7]) or 0), created_at=_as_int(row[8]),
-        updated_at=_as_int(row[9]), cli_version=_text_or_none(row[10]))
+    text = [_as_text(value) or None for value in row]
+    return ThreadRow(thread_id=thread_id, rollout_path=text[1], cwd=text[2], git_branch=text[3],
+                     source=text[4], memory_mode=text[5], history_mode=text[6],
+                     archived=bool(_as_int(row[7]) or 0), created_at=_as_int(row[8]),
+                     updated_at=_as_int(row[9]), cli_version=text[10])
 
 
 def _read_threads(conn: sqlite3.Connection, max_rows: int) -> tuple[ThreadRow, ...]:
-    if THREADS_TABLE not in _existing_tables(conn):
+    if THREADS_TABLE not in _schema_tables(conn, "main"):
         return ()
     rows = _select(conn, THREADS_TABLE, THREAD_COLUMNS, "id", max_rows)
     return tuple(thread for thread in (_thread_from(row) for row in rows) if thread)
@@ -479,8 +459,8 @@ def read_codex_dbs(sqlite_home: Path, *, busy_timeout_s: float = DEFAULT_READ_BU
     elif layout.memories.exists and layout.memories.error is not None:
         memory_error = layout.memories.error
     elif layout.memories.exists:
-        memory_error = (f"not a Codex memory database (missing table(s): "
-                        f"{', '.join(n for n in REQUIRED_TABLES if n not in layout.memories.tables)})")
+        missing = ", ".join(n for n in REQUIRED_TABLES if n not in layout.memories.tables)
+        memory_error = f"not a Codex memory database (missing table(s): {missing})"
     return CodexDbRead(layout, threads, snapshot, memory_error, threads_error)
 
 
@@ -655,11 +635,11 @@ def _mark_polluted_only(state: Path, thread_id: str, busy_timeout_s: float
 def forget_thread_memory(sqlite_home: Path, thread_id: str, now: int, *,
                          busy_timeout_s: float = DEFAULT_WRITE_BUSY_TIMEOUT_S
                          ) -> ForgetWriteResult:
-    """Forget one thread the way Codex does, in ONE transaction over both files: mark it
+    """Forget one thread as Codex does, in one transaction over both files: mark it
     ``polluted``, delete its ``stage1_outputs`` row and ``memory_stage1`` job, and enqueue the
-    global consolidation when the row had been selected (watermark ``now``). Waits up to
-    ``busy_timeout_s`` for a running Codex's lock, then raises ``CodexDbLocked`` with nothing
-    changed; ``CodexDbSchemaError`` for a layout it cannot write."""
+    global consolidation if the row had been selected (watermark ``now``). ``CodexDbLocked``
+    (nothing changed) after ``busy_timeout_s``; ``CodexDbSchemaError`` for a layout it cannot
+    write."""
     layout = detect_layout(sqlite_home, min(busy_timeout_s, DEFAULT_READ_BUSY_TIMEOUT_S))
     if layout.name == LAYOUT_UNKNOWN:
         raise unknown_layout_refusal(layout)

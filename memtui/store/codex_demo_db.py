@@ -1,9 +1,5 @@
-"""A small ``memories_1.sqlite`` in Codex's own schema, for the demo's Codex home.
-
-The only code that writes a Codex database from scratch; it never touches a real Codex
-home (``engine.demo_codex`` calls it on a folder it has just made). SQL lives here, in the
-store layer, like every other query.
-"""
+"""A small ``memories_1.sqlite`` in Codex's own schema, for the demo's Codex home (never a
+real one: ``engine.demo_codex`` calls it on a folder it has just made)."""
 
 from __future__ import annotations
 

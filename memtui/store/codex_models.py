@@ -1,8 +1,5 @@
-"""Plain rows read from Codex's ``memories_1.sqlite``.
-
-These mirror the database: times are unix seconds exactly as Codex stores them. The engine
-(``memtui.engine.codex``) turns them into its own models with ISO-8601 times.
-"""
+"""Plain rows read from Codex's databases, times in unix seconds as Codex stores them (the
+engine, ``memtui.engine.codex``, makes its own models of them)."""
 
 from __future__ import annotations
 
@@ -127,13 +124,8 @@ class CodexLayout:
 
     @property
     def supported(self) -> bool:
-        """True for the layouts memtui reads and writes."""
+        """True for the layouts memtui reads and writes (never an unknown or the oldest one)."""
         return self.name in (LAYOUT_MEMORIES_DB, LAYOUT_STATE_DB, LAYOUT_MEMORIES_V2)
-
-    @property
-    def writable(self) -> bool:
-        """True when memtui may write this layout (never an unknown or the oldest one)."""
-        return self.supported
 
 
 @dataclass(frozen=True)

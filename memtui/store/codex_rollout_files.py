@@ -1,9 +1,6 @@
-"""What memtui has read of each Codex rollout file, per importing user (migration 5).
-
-A row keeps a file's size and modification time when it was read, the byte offset reading
-stopped at (the end of the last whole line), the reader's state there (JSON text the engine
-writes and reads back) and the import's outcome. The engine compares size and time with
-the file system to skip unchanged files without opening them.
+"""What memtui has read of each Codex rollout file, per importing user (migration 5): its
+size and modification time then (an unchanged file is skipped unopened), the offset reading
+stopped at, the reader's state there (the engine's JSON) and the import's outcome.
 """
 
 from __future__ import annotations

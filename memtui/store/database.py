@@ -38,7 +38,7 @@ BUSY_RETRY_SECONDS = 30.0
 BUSY_RETRY_PAUSE_SECONDS = 0.05
 CHECKPOINT_ATTEMPT_MS = 100
 """How long one truncating checkpoint attempt lets SQLite wait for readers before the next
-attempt (``truncate_wal`` retries until its own deadline)."""
+attempt (``purge_deleted`` retries until its own deadline)."""
 SQLITE_HEADER = b"SQLite format 3\x00"
 _PAGE_SIZE_OFFSET = 16
 _PAGE_COUNT_OFFSET = 28
@@ -64,20 +64,17 @@ def _is_busy(error: sqlite3.OperationalError) -> bool:
     return "locked" in text or "busy" in text
 
 
-def _wal_in_use(path: Path) -> bool:
-    wal = path.with_name(path.name + "-wal")
+def _wal_bytes(path: Path) -> int:
     try:
-        return wal.stat().st_size > 0
+        return path.with_name(path.name + "-wal").stat().st_size
     except OSError:
-        return False
+        return 0
 
 
 def _roll_back_hot_journal(path: Path) -> None:
-    """Let SQLite roll back a rollback journal left beside ``path`` by a process killed in
-    the middle of a write -- as SQLite does on any open -- so the file is judged as it was
-    before that write. memtui stores use WAL; the one write made with a rollback journal is
-    switching a new, empty store to WAL, and a kill there leaves a half-written first page
-    that would otherwise read as "not an SQLite file"."""
+    """Let SQLite roll back a journal left by a process killed mid-write (as any open does),
+    so the file is judged as it was before: switching a new store to WAL is written with a
+    rollback journal, and a kill there leaves a first page that reads as "not SQLite"."""
     journal = path.with_name(path.name + "-journal")
     try:
         if journal.stat().st_size == 0:
@@ -105,13 +102,9 @@ def is_read_only_file(path: Path) -> bool:
 
 
 def check_store_file(path: Path, *, allow_read_only: bool = False) -> bool:
-    """Check a path can hold a memtui store without writing anything (except rolling back
-    a hot journal, which SQLite would do on opening it anyway).
-
-    Returns True when the file exists with content, False when a new store would be created.
-    Raises ``StoreError`` with a one-line message naming the file otherwise (a read-only
-    file too, unless ``allow_read_only``).
-    """
+    """Check a path can hold a memtui store, writing nothing (but rolling back a hot journal,
+    as opening it would): True when the file has content, False when a new store would be
+    made; else a one-line ``StoreError`` (a read-only file too, unless ``allow_read_only``)."""
     if path.is_dir():
         raise StoreError(f"{path}: is a directory, not a memtui database")
     if not path.parent.is_dir():
@@ -140,7 +133,7 @@ def check_store_file(path: Path, *, allow_read_only: bool = False) -> bool:
     page_size = int.from_bytes(header[_PAGE_SIZE_OFFSET:_PAGE_SIZE_OFFSET + 2], "big")
     page_size = 65536 if page_size == 1 else page_size
     page_count = int.from_bytes(header[_PAGE_COUNT_OFFSET:_PAGE_COUNT_OFFSET + 4], "big")
-    if page_size and page_count and size < page_size * page_count and not _wal_in_use(path):
+    if page_size and page_count and size < page_size * page_count and not _wal_bytes(path):
         # While another process checkpoints, page 1 (with the new page count) can reach the
         # file before the pages that extend it: only a file with no live WAL is judged.
         raise StoreError(f"{path}: the database file is truncated")
@@ -148,11 +141,7 @@ def check_store_file(path: Path, *, allow_read_only: bool = False) -> bool:
 
 
 class Store(StoreBackend):
-    """A memtui store on one SQLite file: connections, transactions, clock and ids.
-
-    The repositories (``store.identity``, ``store.memories`` ...) hold the SQL; the engine calls
-    them inside ``store.transaction()`` when several writes must land together.
-    """
+    """A memtui store on one SQLite file: connections, transactions, clock and ids."""
 
     dialect = SQLITE
 
@@ -173,28 +162,20 @@ class Store(StoreBackend):
     # -- connections ---------------------------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
+        target = f"{self.path.resolve().as_uri()}?mode=ro" if self.read_only else str(self.path)
         try:
-            if self.read_only:
-                conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
-                                       isolation_level=None,
-                                       timeout=BUSY_TIMEOUT_MS / 1000,
-                                       check_same_thread=False, factory=_Connection)
-            else:
-                conn = sqlite3.connect(str(self.path), isolation_level=None,
-                                       timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False,
-                                       factory=_Connection)
-            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            conn.execute("PRAGMA foreign_keys = ON")
-            conn.execute("PRAGMA secure_delete = ON")
-            conn.execute("PRAGMA synchronous = NORMAL")
-            conn.execute("PRAGMA temp_store = MEMORY")
+            conn = sqlite3.connect(target, uri=self.read_only, isolation_level=None,
+                                   timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False,
+                                   factory=_Connection)
+            for pragma in (f"busy_timeout = {BUSY_TIMEOUT_MS}", "foreign_keys = ON",
+                           "secure_delete = ON", "synchronous = NORMAL", "temp_store = MEMORY"):
+                conn.execute(f"PRAGMA {pragma}")
         except sqlite3.DatabaseError as error:
             raise StoreError(f"{self.path}: cannot open the database ({error})") from None
         return conn
 
     def open_connection(self) -> sqlite3.Connection:
-        """A new connection of the store's kind that the store closes with the rest (for a
-        ``QueryLane``: a stream of reads with a connection of its own)."""
+        """A new connection that the store closes with the rest (a ``QueryLane``'s)."""
         with self._lock:
             if self._closed:
                 raise StoreError(f"{self.path}: the store is closed")
@@ -209,8 +190,7 @@ class Store(StoreBackend):
         return self._closed
 
     def lane(self) -> QueryLane:
-        """A new ``QueryLane``: reads where each new request makes the older ones obsolete
-        (search as you type)."""
+        """A new ``QueryLane`` (search as you type)."""
         from memtui.store.query_lane import QueryLane
 
         return QueryLane(self)
@@ -221,29 +201,22 @@ class Store(StoreBackend):
         """Run this thread's store calls in the block on ``conn`` (a lane's connection);
         ``obsolete`` (a lane's ticket check) is asked before each statement, which raises
         ``QueryInterrupted`` instead of starting once it says True."""
-        saved_conn = getattr(self._local, "conn", None)
-        saved_depth = getattr(self._local, "depth", 0)
-        saved_obsolete = getattr(self._local, "obsolete", None)
-        self._local.conn = conn
-        self._local.depth = 0
-        self._local.obsolete = obsolete
+        local = self._local
+        saved = (getattr(local, "conn", None), getattr(local, "depth", 0),
+                 getattr(local, "obsolete", None))
+        local.conn, local.depth, local.obsolete = conn, 0, obsolete
         try:
             yield
         finally:
-            if saved_conn is None:
-                del self._local.conn
-            else:
-                self._local.conn = saved_conn
-            self._local.depth = saved_depth
-            self._local.obsolete = saved_obsolete
+            local.conn, local.depth, local.obsolete = saved
+            if saved[0] is None:
+                del local.conn
 
     @property
     def conn(self) -> sqlite3.Connection:
-        """This thread's connection. Inside a transaction whose SQLite transaction has
-        already ended (SQLite rolled it back when one of its statements failed) it raises
-        ``TransactionLost``: every statement asks for it, so none runs outside the
-        transaction it was written for. For a lane's obsolete reader (``bound_to``) it
-        raises ``QueryInterrupted``: no statement starts for an answer nobody wants."""
+        """This thread's connection. ``TransactionLost`` inside a transaction SQLite already
+        rolled back, and ``QueryInterrupted`` for a lane's obsolete reader: every statement
+        asks for it, so none runs outside its transaction or for an answer nobody wants."""
         conn = getattr(self._local, "conn", None)
         obsolete = getattr(self._local, "obsolete", None)
         if obsolete is not None and obsolete():
@@ -282,11 +255,10 @@ class Store(StoreBackend):
 
     @contextlib.contextmanager
     def transaction(self, *, shared: bool = False) -> Iterator[sqlite3.Connection]:
-        """A write transaction (``BEGIN IMMEDIATE``), retried while the database is busy; re-entrant
-        within a thread, rolled back on any exception (``shared`` changes nothing: SQLite has one
-        writer). When SQLite itself rolls the transaction back (an interrupt, a full disk, an I/O
-        error), every later statement of the block, and its end, raises ``TransactionLost``: a
-        transaction is never committed in part."""
+        """``StoreBackend.transaction`` as ``BEGIN IMMEDIATE``, retried while the database is busy
+        (``shared`` changes nothing: SQLite has one writer). When SQLite itself rolls it back (an
+        interrupt, a full disk, an I/O error), every later statement of the block, and its end,
+        raises ``TransactionLost``: a transaction is never committed in part."""
         if self.read_only:
             raise StoreError(f"{self.path}: {READ_ONLY_REASON}")
         conn = self.conn
@@ -332,28 +304,27 @@ class Store(StoreBackend):
                 conn.execute("COMMIT")
 
     def _begin(self, conn: sqlite3.Connection, statement: str) -> None:
+        self._while_busy(conn, statement, sqlite3.OperationalError, "the database stayed busy")
+
+    def _commit(self, conn: sqlite3.Connection) -> None:
+        self._while_busy(conn, "COMMIT", sqlite3.Error, "could not commit", roll_back=True)
+
+    def _while_busy(self, conn: sqlite3.Connection, statement: str, caught: type[sqlite3.Error],
+                    failure: str, roll_back: bool = False) -> None:
+        """Run ``statement``, retried while the database is busy; any other ``caught`` error
+        (or one past ``BUSY_RETRY_SECONDS``) is raised as ``failure`` (after a rollback)."""
         deadline = time.monotonic() + BUSY_RETRY_SECONDS
         while True:
             try:
                 conn.execute(statement)
                 return
-            except sqlite3.OperationalError as error:
-                if not _is_busy(error) or time.monotonic() > deadline:
-                    raise StoreError(f"{self.path}: the database stayed busy ({error})") from None
-                time.sleep(BUSY_RETRY_PAUSE_SECONDS)
-
-    def _commit(self, conn: sqlite3.Connection) -> None:
-        deadline = time.monotonic() + BUSY_RETRY_SECONDS
-        while True:
-            try:
-                conn.execute("COMMIT")
-                return
-            except sqlite3.Error as error:
+            except caught as error:
                 busy = isinstance(error, sqlite3.OperationalError) and _is_busy(error)
                 if not busy or time.monotonic() > deadline:
-                    with contextlib.suppress(sqlite3.Error):
-                        conn.execute("ROLLBACK")
-                    raise StoreError(f"{self.path}: could not commit ({error})") from None
+                    if roll_back:
+                        with contextlib.suppress(sqlite3.Error):
+                            conn.execute("ROLLBACK")
+                    raise StoreError(f"{self.path}: {failure} ({error})") from None
                 time.sleep(BUSY_RETRY_PAUSE_SECONDS)
 
     # -- change detection ----------------------------------------------------------------
@@ -378,10 +349,8 @@ class Store(StoreBackend):
         return int(self.conn.execute("PRAGMA user_version").fetchone()[0])
 
     def vacuum(self, full: bool = False) -> VacuumResult:
-        """``Store.vacuum`` on SQLite (``memtui doctor --vacuum``): merge the full-text indexes,
-        ``VACUUM`` the whole file (``full`` changes nothing), truncate the write-ahead log (a reader
-        that stays is named in ``VacuumResult.pending``); the size on disk before and after.
-        Refused on a read-only store and inside a transaction (``StoreError``)."""
+        """``maintenance.vacuum`` (``full`` changes nothing); refused on a read-only store and
+        inside a transaction (``StoreError``)."""
         from memtui.store.maintenance import vacuum
 
         if self.read_only:
@@ -395,14 +364,14 @@ class Store(StoreBackend):
         row = self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
         return bool(row) and row[0] == 0
 
-    def truncate_wal(self, wait_s: float) -> bool:
-        """Copy the WAL into the main file and truncate it to zero bytes, so no older copy of
-        a page (a deleted row's text) is left in it. Readers of older snapshots keep that
-        from finishing: attempts repeat, each waiting ``CHECKPOINT_ATTEMPT_MS`` for them,
-        until ``wait_s`` has passed (at least one attempt). True when a checkpoint truncated it.
+    # -- backend-neutral maintenance -------------------------------------------------------
 
-        Never call it inside a transaction of this thread (that reader would block it).
-        """
+    def purge_deleted(self, wait_s: float) -> bool:
+        """Copy the write-ahead log into the main file and truncate it to zero bytes, so no
+        older copy of a page (a deleted row's text) is left in it. Readers of older snapshots
+        keep that from finishing: attempts repeat, each waiting ``CHECKPOINT_ATTEMPT_MS`` for
+        them, until ``wait_s`` has passed (at least one attempt). True when one truncated it;
+        False at once inside a transaction of this thread (that reader would block it)."""
         conn = self.conn
         if self._local.depth > 0 or conn.in_transaction:
             return False
@@ -423,22 +392,9 @@ class Store(StoreBackend):
         finally:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
 
-    def wal_bytes(self) -> int:
-        """The size of the write-ahead log file (0 when it is missing or truncated)."""
-        try:
-            return self.path.with_name(self.path.name + "-wal").stat().st_size
-        except OSError:
-            return 0
-
-    # -- backend-neutral maintenance -------------------------------------------------------
-
-    def purge_deleted(self, wait_s: float) -> bool:
-        """``truncate_wal``: deleted rows' older page copies live in the write-ahead log."""
-        return self.truncate_wal(wait_s)
-
     def purge_backlog_bytes(self) -> int:
-        """``wal_bytes``."""
-        return self.wal_bytes()
+        """The size of the write-ahead log file (0 when it is missing or truncated)."""
+        return _wal_bytes(self.path)
 
     def purge_location(self) -> str:
         """The write-ahead log file's name."""
@@ -463,7 +419,7 @@ class Store(StoreBackend):
         return None
 
 
-def _prepare(store: Store, existed: bool) -> None:
+def _prepare(store: Store) -> None:
     conn = store.conn
     try:
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
@@ -474,10 +430,8 @@ def _prepare(store: Store, existed: bool) -> None:
     if app_id not in (0, APPLICATION_ID) or (app_id == 0 and tables):
         raise StoreError(f"{store.path}: not a memtui database")
     if version > LATEST_VERSION:
-        raise StoreError(
-            f"{store.path}: made by a newer memtui (schema {version}; this version knows "
-            f"up to {LATEST_VERSION}); upgrade memtui to open it"
-        )
+        raise StoreError(f"{store.path}: made by a newer memtui (schema {version}; this version "
+                         f"knows up to {LATEST_VERSION}); upgrade memtui to open it")
     missing = _skipped_versions(conn, version)
     if store.read_only:
         if version < LATEST_VERSION or missing:
@@ -572,19 +526,15 @@ def database_failure(path: Path, error: sqlite3.Error) -> StoreError:
 
 
 def backend_name(target: str | os.PathLike[str]) -> str:
-    """The kind of store ``target`` names, as its dialect calls it (``sqlite`` or
-    ``postgresql``), without opening it: how a message that the store could not be opened
-    or checked is labelled."""
+    """The dialect name of the store ``target`` names (``sqlite``, ``postgresql``), unopened."""
     return POSTGRESQL.name if is_postgres_url(target) else SQLITE.name
 
 
 def open_store(target: str | os.PathLike[str], *, clock: Clock | None = None,
                ids: IdFactory | None = None, create_folder: bool = False,
                allow_read_only: bool = False) -> StoreBackend:
-    """Open the memtui store ``target`` names: a ``postgresql://`` (or ``postgres://``) URL
-    opens a PostgreSQL store (``memtui.store.postgres``; ``create_folder`` and
-    ``allow_read_only`` do not apply), anything else is a path to an SQLite file
-    (``open_sqlite_store``)."""
+    """Open the memtui store ``target`` names: a ``postgresql://`` URL (``open_postgres_store``;
+    the folder and read-only options do not apply), else an SQLite file (``open_sqlite_store``)."""
     if is_postgres_url(target):
         from memtui.store.postgres.store import open_postgres_store
 
@@ -596,14 +546,10 @@ def open_store(target: str | os.PathLike[str], *, clock: Clock | None = None,
 def open_sqlite_store(path: str | os.PathLike[str], *, clock: Clock | None = None,
                       ids: IdFactory | None = None, create_folder: bool = False,
                       allow_read_only: bool = False) -> Store:
-    """Open (creating or migrating as needed) the memtui store at ``path``.
-
-    ``create_folder`` creates a missing parent folder (for the default location only; a
-    path a person named must exist). Raises ``StoreError`` with a one-line message for a
-    directory, a missing folder, a read-only file, a file that is not a memtui database, a
-    truncated one, or one from a newer schema; nothing is written to such a file.
-    ``allow_read_only`` opens a read-only file read-only instead (``store.read_only``: reads
-    work, every write is refused with the reason) -- the app browses such a store.
+    """Open (creating or migrating as needed) the memtui store at ``path``; a one-line
+    ``StoreError`` for a file that cannot be one (``check_store_file``: nothing is written to
+    it). ``create_folder`` creates a missing parent folder (the default location only);
+    ``allow_read_only`` opens a read-only file read-only (every write refused with the reason).
     """
     target = Path(path).expanduser()
     if create_folder:
@@ -612,7 +558,7 @@ def open_sqlite_store(path: str | os.PathLike[str], *, clock: Clock | None = Non
     read_only = existed and allow_read_only and is_read_only_file(target)
     store = Store(target, clock=clock, ids=ids, read_only=read_only)
     try:
-        _prepare(store, existed)
+        _prepare(store)
     except BaseException:
         store.close()
         raise

@@ -2,20 +2,27 @@
 
 The repositories' statements are shared; where the two databases spell a thing differently
 (ignoring a duplicate row, a list passed as JSON, a planner hint, a recursive walk, row
-locks, full-text ranking), the statement asks the store's ``dialect`` for the piece. Only
-plans that differ as a whole (how recall counts and scans full-text matches, searched list
-pages) live in backend-specific repository subclasses (``memtui.store.postgres``).
+locks, full-text queries and ranking), the statement asks the store's ``dialect`` for the
+piece. Only recall's plans, which differ as a whole (how it counts and scans full-text
+matches), live in a backend-specific subclass (``memtui.store.postgres``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sized
+from collections.abc import Callable, Sized
 from dataclasses import dataclass
+
+from memtui.store.search_terms import fts_query, pg_tsquery
 
 
 def marks(values: Sized) -> str:
     """``?, ?, ?``: one placeholder per value (an ``IN (...)`` list, a ``VALUES`` row)."""
     return ", ".join("?" * len(values))
+
+
+def qualified(columns: str, alias: str) -> str:
+    """A column list (``a, b``) with each column named through ``alias`` (``m.a, m.b``)."""
+    return ", ".join(f"{alias}.{column.strip()}" for column in columns.split(","))
 
 
 _SQLITE_CHAIN = """
@@ -69,6 +76,15 @@ class Dialect:
     """Check foreign keys at commit rather than per row."""
     optimize: str
     """Refresh the planner's statistics."""
+    is_: str
+    """The operator that compares two values, NULL as a value: true when they are equal."""
+    is_not: str
+    """``is_``'s negation: true when they differ."""
+    memory_match: str
+    """The full-text condition on a memory ``m`` (its parameter: ``search_query``'s)."""
+    search_query: Callable[[str], str | None]
+    """Typed text as a safe full-text query (None without a word): ``fts_query``,
+    ``pg_tsquery``."""
 
     @property
     def is_sqlite(self) -> bool:
@@ -121,26 +137,20 @@ class Dialect:
                 f"WHERE {alias}.fts @@ q AND {where} "
                 f"ORDER BY ts_rank({alias}.fts, q) DESC, {alias}.seq DESC LIMIT ?")
 
-    @property
-    def is_not(self) -> str:
-        """The operator that compares two values, NULL as a value: true when they differ."""
-        return "IS NOT" if self.is_sqlite else "IS DISTINCT FROM"
-
-    @property
-    def is_(self) -> str:
-        """The operator that compares two values, NULL as a value: true when they are equal."""
-        return "IS" if self.is_sqlite else "IS NOT DISTINCT FROM"
-
 
 SQLITE = Dialect(
     "sqlite", term_quote='"', any_term=" OR ", all_terms=" AND ", chain_walk=_SQLITE_CHAIN,
     skip_locked="", goal_lock=None, materialized="",
-    defer_foreign_keys="PRAGMA defer_foreign_keys = ON", optimize="PRAGMA optimize")
+    defer_foreign_keys="PRAGMA defer_foreign_keys = ON", optimize="PRAGMA optimize",
+    is_="IS", is_not="IS NOT",
+    memory_match="m.seq IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?)",
+    search_query=fts_query)
 """SQLite's spellings."""
 POSTGRESQL = Dialect(
     "postgresql", term_quote="'", any_term=" | ", all_terms=" & ",
     chain_walk=_POSTGRESQL_CHAIN, skip_locked=" ORDER BY t.id FOR UPDATE OF t SKIP LOCKED",
     goal_lock="SELECT pg_advisory_xact_lock(hashtext(?), hashtext(?))",
     materialized=" MATERIALIZED", defer_foreign_keys="SET CONSTRAINTS ALL DEFERRED",
-    optimize="ANALYZE")
+    optimize="ANALYZE", is_="IS NOT DISTINCT FROM", is_not="IS DISTINCT FROM",
+    memory_match="m.fts @@ to_tsquery('simple', ?)", search_query=pg_tsquery)
 """PostgreSQL's spellings."""

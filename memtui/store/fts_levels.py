@@ -1,11 +1,9 @@
 """Keep an FTS5 index's level count far below the point where FTS5 calls it corrupt.
 
-Older SQLite releases (3.40, as in Debian 12) add an FTS5 level on each negative ``'merge'``
-or ``'optimize'`` that finds segments on several levels, and never remove one; past
-``FTS5_LEVEL_LIMIT`` levels the index reads as corrupt and nothing can be written (after
-about a thousand forgets). ``keep_levels_bounded`` reads the count (the structure record,
-``STRUCTURE_ROWID``) after such a merge and, past ``MAX_LEVELS``, rebuilds the index from its
-content table. On a SQLite that caps the count it never rebuilds.
+SQLite 3.40 (Debian 12) adds a level on each negative ``'merge'`` or ``'optimize'`` and never
+removes one; past ``FTS5_LEVEL_LIMIT`` the index reads as corrupt (after about a thousand
+forgets). ``keep_levels_bounded`` reads the count after such a merge and, past
+``MAX_LEVELS``, rebuilds the index from its content table.
 """
 
 from __future__ import annotations

@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
+from memtui.store.dialect import qualified
 from memtui.store.models import Membership, Profile, Project, User
 from memtui.store.repository import Repository
 
 _PROJECT_COLUMNS = "id, name, root_path, summary, created_by, created_at"
-
-
-def _project(row: tuple[Any, ...]) -> Project:
-    return Project(id=row[0], name=row[1], root_path=row[2], summary=row[3],
-                   created_by=row[4], created_at=row[5])
+"""The projects columns, in the order of ``Project``'s fields."""
 
 
 class IdentityRepository(Repository):
@@ -46,7 +42,7 @@ class IdentityRepository(Repository):
         """One project, or None."""
         row = self._store.execute(
             f"SELECT {_PROJECT_COLUMNS} FROM projects WHERE id = ?", (project_id,)).fetchone()
-        return _project(row) if row else None
+        return Project(*row) if row else None
 
     def insert_project(self, project: Project) -> None:
         """Insert a new project row."""
@@ -58,10 +54,10 @@ class IdentityRepository(Repository):
     def projects_for(self, user_id: str) -> list[tuple[Project, str]]:
         """Projects the user is a member of, with the role, by id."""
         rows = self._store.execute(
-            f"SELECT {', '.join('p.' + c.strip() for c in _PROJECT_COLUMNS.split(','))}, m.role "
+            f"SELECT {qualified(_PROJECT_COLUMNS, 'p')}, m.role "
             "FROM project_members m JOIN projects p ON p.id = m.project_id "
             "WHERE m.user_id = ? ORDER BY p.id", (user_id,)).fetchall()
-        return [(_project(row[:6]), row[6]) for row in rows]
+        return [(Project(*row[:6]), row[6]) for row in rows]
 
     # membership
     def role(self, project_id: str, user_id: str) -> str | None:

@@ -23,11 +23,7 @@ def encode_id(prefix: str, ms: int, random_part: int) -> str:
 
 
 def _encode(value: int, width: int) -> str:
-    chars = []
-    for _ in range(width):
-        chars.append(_ALPHABET[value & 31])
-        value >>= 5
-    return "".join(reversed(chars))
+    return "".join(_ALPHABET[(value >> (5 * place)) & 31] for place in reversed(range(width)))
 
 
 class MonotonicIds:

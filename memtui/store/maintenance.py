@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from memtui.errors import StoreError
+from memtui.jsonable import JsonMixin
 from memtui.store.fts_levels import keep_levels_bounded
 
 if TYPE_CHECKING:
@@ -63,10 +64,9 @@ USER_SCOPE: dict[str, str] = {
     "model_usage": "user_id = :user",
     "extraction_details": f"user_id = :user AND task_id IN {_EXPORTED_TASKS}",
 }
-"""What one user's export holds of each table: what that user may read (their own user
-memories, profile, settings, quota, audit, interactions, consolidation records and model
-calls; the projects they belong to with their members, memories, tasks, follow-ups and
-bundles; their own extraction log and extraction details of those tasks). The users table holds the ids those rows name."""
+"""What one user's export holds of each table: what that user may read (their own rows; the
+projects they belong to with their members, memories, tasks, follow-ups and bundles), and
+the users those rows name."""
 USER_SCOPE_COLUMNS: dict[str, dict[str, str]] = {
     "tasks": {"parent_id": f"CASE WHEN parent_id IN {_EXPORTED_TASKS} THEN parent_id END"},
 }
@@ -168,32 +168,20 @@ def _read_batch(store: Store, table: str, columns: list[str], keyless: bool,
                 for row in store.execute(sql, params).fetchall()]
     conn = store.conn
     assert isinstance(conn, sqlite3.Connection)
-    try:
-        rows = conn.execute(sql, params).fetchall()
-    except sqlite3.OperationalError as error:
-        if "decode" not in str(error).lower():
-            raise DamagedStore(f"{table}: cannot be read ({error})") from None
-        return _read_batch_as_bytes(store, table, columns, sql, params)
-    except sqlite3.DatabaseError as error:
-        raise DamagedStore(f"{table}: cannot be read ({error})") from None
-    return [(row[0], dict(zip(columns, row[1:], strict=True))) for row in rows]
-
-
-def _read_batch_as_bytes(store: Store, table: str, columns: list[str], sql: str,
-                         params: tuple[int, ...]) -> list[tuple[int | None, dict[str, Any]]]:
-    """A batch holding text that is not UTF-8, read as bytes and decoded value by value."""
-    conn = store.conn
-    assert isinstance(conn, sqlite3.Connection)
     previous = conn.text_factory
-    conn.text_factory = bytes
-    try:
-        rows = conn.execute(sql, params).fetchall()
-    except sqlite3.DatabaseError as error:
-        raise DamagedStore(f"{table}: cannot be read ({error})") from None
-    finally:
-        conn.text_factory = previous
-    return [(row[0], {c: _decoded(v) for c, v in zip(columns, row[1:], strict=True)})
-            for row in rows]
+    for as_bytes in (False, True):  # a batch holding text that is not UTF-8: read as bytes
+        conn.text_factory = bytes if as_bytes else previous
+        try:
+            rows = conn.execute(sql, params).fetchall()
+            break
+        except sqlite3.DatabaseError as error:
+            if as_bytes or "decode" not in str(error).lower() or \
+                    not isinstance(error, sqlite3.OperationalError):
+                raise DamagedStore(f"{table}: cannot be read ({error})") from None
+        finally:
+            conn.text_factory = previous
+    return [(row[0], {c: _decoded(v) if as_bytes else v
+                      for c, v in zip(columns, row[1:], strict=True)}) for row in rows]
 
 
 def update_value(store: Store, table: str, rowid: int, column: str, value: Any,
@@ -326,9 +314,8 @@ def chain_problems(store: Store) -> list[str]:
 
 
 def supersede_cycles(store: Store) -> list[str]:
-    """Ids of the memories in a supersede cycle, sorted (``cycle_members`` of the superseded
-    memories, walked in Python: a recursive query from every superseded memory takes time in
-    the square of a chain's length)."""
+    """Ids of the memories in a supersede cycle, sorted (walked in Python: a recursive query
+    from every superseded memory takes time in the square of a chain's length)."""
     return cycle_members({row[0]: row[1] for row in store.execute(
         "SELECT id, superseded_by FROM memories WHERE superseded_by IS NOT NULL")})
 
@@ -365,7 +352,7 @@ def tombstone_problems(store: Store) -> list[str]:
 
 
 def log_problems(store: Store) -> list[str]:
-    """Extraction-log rows and extraction details point to existing tasks, and written memories exist or were
+    """Extraction-log rows and details point to existing tasks; written memories exist or were
     forgotten."""
     problems = [f"{what} for missing task {row[0]}" for table, what in
                 (("extraction_log", "extraction log row"),
@@ -404,11 +391,9 @@ the log as not yet truncated (as long as a forget waits)."""
 
 
 @dataclass(frozen=True)
-class VacuumResult:
-    """What ``Store.vacuum`` did. ``bytes_before``/``bytes_after``: the store's size on disk
-    (SQLite: the file and its write-ahead log; PostgreSQL: the vacuumed tables with their
-    indexes). ``done``: the steps that ran, in words. ``pending``: what could not finish and
-    why (None when everything did)."""
+class VacuumResult(JsonMixin):
+    """What ``Store.vacuum`` did: the store's size on disk before and after, the steps that
+    ran (in words) and what could not finish and why (``pending``)."""
 
     full: bool
     bytes_before: int
@@ -416,27 +401,19 @@ class VacuumResult:
     done: tuple[str, ...]
     pending: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        """The result as a JSON object."""
-        return {"full": self.full, "bytes_before": self.bytes_before,
-                "bytes_after": self.bytes_after, "done": list(self.done),
-                "pending": self.pending}
-
 
 def _bytes_on_disk(store: SqliteStore) -> int:
     try:
         size = store.path.stat().st_size
     except OSError as error:
         raise StoreError(f"{store.path}: cannot read the file's size ({error.strerror})") from None
-    return size + store.wal_bytes()
+    return size + store.purge_backlog_bytes()
 
 
 def vacuum(store: SqliteStore, full: bool) -> VacuumResult:
-    """``Store.vacuum`` on SQLite: merge each full-text index into one segment (the delete
-    markers of deleted rows cancel their words, which then leave the index), rebuild the
-    file (``VACUUM``; with ``secure_delete`` the freed pages are zeroed), truncate the
-    write-ahead log. ``Store.vacuum`` refuses a read-only store and a call inside a
-    transaction before it calls this."""
+    """``Store.vacuum`` on SQLite: merge each full-text index into one segment (the words of
+    deleted rows leave it), rebuild the file (``VACUUM``; ``secure_delete`` zeroes the freed
+    pages), truncate the write-ahead log."""
     before = _bytes_on_disk(store)
     with store.transaction():
         for table in FTS_TABLES:
@@ -456,7 +433,7 @@ def vacuum(store: SqliteStore, full: bool) -> VacuumResult:
     done = ["merged the full-text indexes (the words of deleted rows are gone from them)",
             "rebuilt the database file (VACUUM)"]
     pending = None
-    if store.truncate_wal(VACUUM_WAL_WAIT_S):
+    if store.purge_deleted(VACUUM_WAL_WAIT_S):
         done.append("truncated the write-ahead log")
     else:
         pending = (f"another connection holds a read transaction, so {store.path.name}-wal "

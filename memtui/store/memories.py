@@ -5,33 +5,29 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from memtui.store.dialect import marks
+from memtui.store.dialect import marks, qualified
 from memtui.store.fts_levels import keep_levels_bounded
-from memtui.store.memory_rows import MEMORY_COLUMNS, row_to_memory
+from memtui.store.memory_rows import MEMORY_COLUMNS, memory_to_row, row_to_memory
 from memtui.store.models import Memory, MemoryFilter, PageCursor
 from memtui.store.paging import keyset_page, position_page
 from memtui.store.repository import Repository
 from memtui.store.search_terms import fts_query, narrowing_matcher
 
 if TYPE_CHECKING:
-    from memtui.store.backend import StoreBackend
     from memtui.store.search_pages import SearchPages
 
-_M_COLUMNS = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))
+_M_COLUMNS = qualified(MEMORY_COLUMNS, "m")
+_INSERT = (f"INSERT INTO memories({MEMORY_COLUMNS}, goal_key, replaces) "
+           f"VALUES ({marks(MEMORY_COLUMNS.split(','))}, ?, ?)")
 MAX_CHAIN_STEPS = 100_000
 """A chain walk stops after this many versions (a cycle in a damaged store ends)."""
 FTS_MERGE_PAGES_AFTER_FORGET = 64
-"""Index pages merged after a forget, so deleted terms leave the full-text segments sooner.
-The merge may join segments of any level (FTS5's negative 'merge'): a forget's delete
-markers cancel the forgotten words in older segments instead of waiting for a segment
-level to fill up; the work stays bounded by this many pages."""
+"""Index pages merged after a forget (FTS5's negative 'merge', any level), so the forgotten
+words leave older segments now instead of when a level fills up."""
 
 
 class MemoryRepository(Repository):
     """Memories, chains, full-text search, tombstones."""
-
-    def __init__(self, store: StoreBackend) -> None:
-        super().__init__(store)
 
     # single rows
     def get(self, memory_id: str) -> Memory | None:
@@ -44,22 +40,12 @@ class MemoryRepository(Repository):
                replaces: str | None = None) -> None:
         """Insert a memory (its full-text row follows by trigger). ``replaces``: for a
         pending correction, the memory it would supersede once approved."""
-        self._store.execute(
-            f"INSERT INTO memories({MEMORY_COLUMNS}, goal_key, replaces) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (memory.id, memory.scope, memory.owner, memory.project, memory.kind, memory.content,
-             memory.status, memory.superseded_by, memory.source, memory.source_thread_id,
-             memory.created_at, memory.updated_at, memory.usage_count, memory.last_used_at,
-             goal_key, replaces))
+        self._store.execute(_INSERT, (*memory_to_row(memory), goal_key, replaces))
 
     def insert_many(self, rows: Iterable[tuple[Memory, str | None]]) -> None:
         """Insert many memories at once (demo, bench, import)."""
         self._store.conn.executemany(
-            f"INSERT INTO memories({MEMORY_COLUMNS}, goal_key) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            ((m.id, m.scope, m.owner, m.project, m.kind, m.content, m.status, m.superseded_by,
-              m.source, m.source_thread_id, m.created_at, m.updated_at, m.usage_count,
-              m.last_used_at, goal) for m, goal in rows))
+            _INSERT, ((*memory_to_row(memory), goal, None) for memory, goal in rows))
 
     def mark_superseded(self, memory_id: str, replaced_by: str, at: str) -> None:
         """Make an active memory superseded by another."""
@@ -199,10 +185,8 @@ class MemoryRepository(Repository):
         return cursor.rowcount
 
     def merge_fulltext(self) -> None:
-        """Do a bounded amount of full-text index merging (after a forget). On an older
-        SQLite each such merge adds levels to the index's structure: past a bound the index
-        is rebuilt instead of growing until FTS5 calls it corrupt (``fts_levels``). Nothing
-        to do on PostgreSQL: a GIN index drops a deleted row's entries when it is vacuumed."""
+        """A bounded full-text index merge after a forget (``fts_levels`` keeps its levels
+        bounded); nothing on PostgreSQL, whose GIN index drops them when vacuumed."""
         if not self._store.dialect.is_sqlite:
             return
         self._store.execute("INSERT INTO memories_fts(memories_fts, rank) VALUES ('merge', ?)",
@@ -226,41 +210,33 @@ class MemoryRepository(Repository):
         return clauses, params
 
     def _searched(self, flt: MemoryFilter) -> SearchPages | None:
-        """A planner for a searched list (``search_pages``), or None without a search word."""
-        query = fts_query(flt.search) if flt.search else None
+        """A planner for a searched list on SQLite (``search_pages``); None without a search
+        word, and on PostgreSQL, whose planner picks between the list's index and the GIN
+        index by its statistics (the list's SQL with ``_filtered``'s full-text clause)."""
+        query = fts_query(flt.search) if flt.search and self._store.dialect.is_sqlite else None
         if query is None:
             return None
         from memtui.store.search_pages import SearchPages
 
         return SearchPages(self, flt, query, _M_COLUMNS)
 
-    MATCH_CLAUSE = "m.seq IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?)"
-    """The full-text condition on a memory ``m`` (its parameter: ``search_query``)."""
-
-    def search_query(self, text: str) -> str | None:
-        """What ``MATCH_CLAUSE`` takes for typed text (an FTS5 query); None without a word."""
-        return fts_query(text)
-
     def _filtered(self, flt: MemoryFilter) -> tuple[list[str], list[Any]]:
         """``_where`` and, with a search, its full-text clause (a search without a searchable
         word matches nothing)."""
         clauses, params = self._where(flt)
         if flt.search:
-            query = self.search_query(flt.search)
+            query = self._store.dialect.search_query(flt.search)
             if query is None:
                 clauses.append("1 = 0")
             else:
-                clauses.append(self.MATCH_CLAUSE)
+                clauses.append(self._store.dialect.memory_match)
                 params.append(query)
         return clauses, params
 
     def page(self, flt: MemoryFilter, limit: int, after: PageCursor | None = None,
              before: PageCursor | None = None) -> list[Memory]:
-        """A page of the list, newest first (ties by id descending), by keyset.
-
-        ``after`` returns the rows that come after that row in list order (older);
-        ``before`` returns the rows just before it (newer), still in list order.
-        """
+        """A page of the list, newest first (ties by id descending), by keyset: ``after`` the
+        rows older than that row, ``before`` the newer rows just above it, in list order."""
         searched = self._searched(flt)
         if searched is not None:  # fast at any size (search_pages.py)
             with self._store.snapshot():
@@ -304,33 +280,18 @@ class MemoryRepository(Repository):
         if searched is not None:
             with self._store.snapshot():
                 return searched.count_at_most(cap)
-        clauses, params = self._where(flt)
-        if flt.search:  # no searchable word: nothing matches
-            return 0
+        clauses, params = self._filtered(flt)
         sql = (f"SELECT count(*) FROM (SELECT 1 FROM memories m WHERE {' AND '.join(clauses)} "
                "LIMIT ?) AS capped")
         return int(self._store.execute(sql, (*params, cap)).fetchone()[0])
 
     def narrowing(self, old_search: str | None,
                   new_search: str) -> Callable[[str], bool | None] | None:
-        """When every match of ``new_search`` is a match of ``old_search`` (None: the
-        unsearched list), a test of the content of a memory ``old_search`` matches that is
-        True exactly when this store's search matches it for ``new_search`` too (None:
-        cannot tell in Python); None otherwise (``search_terms.narrowing_matcher``, which
-        mirrors ``memories_fts``)."""
+        """``search_terms.narrowing_matcher`` (which mirrors ``memories_fts``); always None on
+        PostgreSQL, whose ``simple`` parser is not mirrored in Python."""
+        if not self._store.dialect.is_sqlite:
+            return None
         return narrowing_matcher(old_search, new_search)
-
-    def search_ranked(self, flt: MemoryFilter, limit: int, *, any_term: bool = False) -> list[Memory]:
-        """Full-text matches in the list's scope, best first (bm25)."""
-        query = fts_query(flt.search or "", any_term=any_term)
-        if query is None:
-            return []
-        clauses, params = self._where(flt)
-        sql = (f"SELECT {_M_COLUMNS} FROM memories_fts f JOIN memories m ON m.seq = f.rowid "
-               f"WHERE memories_fts MATCH ? AND {' AND '.join(clauses)} "
-               "ORDER BY f.rank LIMIT ?")
-        rows = self._store.execute(sql, (query, *params, limit)).fetchall()
-        return [row_to_memory(row) for row in rows]
 
     def latest_active_user(self, owner: str, limit: int) -> list[Memory]:
         """The owner's newest active user memories."""

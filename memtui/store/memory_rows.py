@@ -11,7 +11,8 @@ from memtui.store.models import Memory
 
 MEMORY_COLUMNS = ("id, scope, owner, project, kind, content, status, superseded_by, source, "
                   "source_thread_id, created_at, updated_at, usage_count, last_used_at")
-"""The memories columns a ``Memory`` is made of, in ``row_to_memory`` order."""
+"""The memories columns a ``Memory`` is made of, in the order of its fields."""
+_WIDTH = len(MEMORY_COLUMNS.split(","))
 
 
 def memory_to_row(memory: Memory) -> tuple[Any, ...]:
@@ -22,8 +23,5 @@ def memory_to_row(memory: Memory) -> tuple[Any, ...]:
 
 
 def row_to_memory(row: Sequence[Any]) -> Memory:
-    """A memories row (in MEMORY_COLUMNS order) as a Memory."""
-    return Memory(id=row[0], scope=row[1], owner=row[2], project=row[3], kind=row[4],
-                  content=row[5], status=row[6], superseded_by=row[7], source=row[8],
-                  source_thread_id=row[9], created_at=row[10], updated_at=row[11],
-                  usage_count=row[12], last_used_at=row[13])
+    """A memories row (in MEMORY_COLUMNS order, the fields' order) as a Memory."""
+    return Memory(*row[:_WIDTH])

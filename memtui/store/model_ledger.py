@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
+from memtui.jsonable import JsonMixin
 from memtui.store.dialect import marks
 from memtui.store.repository import Repository
 
@@ -35,7 +35,7 @@ class UsageRow:
 
 
 @dataclass(frozen=True)
-class UsageTotal:
+class UsageTotal(JsonMixin):
     """Calls and tokens of one group of the ledger (a task, a round or a day)."""
 
     key: str
@@ -44,10 +44,6 @@ class UsageTotal:
     tokens_out: int
     first_at: str
     last_at: str
-
-    def to_json(self) -> dict[str, Any]:
-        """The group as JSON."""
-        return asdict(self)
 
 
 @dataclass(frozen=True)

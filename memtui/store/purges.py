@@ -1,10 +1,6 @@
-"""Pending purges: forgets whose text may still sit in the write-ahead log.
-
-A forget deletes its rows (``secure_delete`` zeroes them in the pages it writes), but the
-older copies of those pages stay in the ``-wal`` file until a truncating checkpoint runs,
-and a reader holding a read transaction keeps that checkpoint from finishing. A forget
-records one content-free row here in its own transaction (so a crash right after it still
-leaves the record); the row goes once a truncating checkpoint has run after it.
+"""Pending purges: forgets whose text may still sit in the write-ahead log (older page copies
+stay there until a truncating checkpoint, which a reader can hold back). A forget records one
+content-free row in its own transaction; it goes once such a checkpoint has run after it.
 """
 
 from __future__ import annotations
@@ -16,11 +12,10 @@ from memtui.store.repository import Repository
 
 @dataclass(frozen=True)
 class PendingPurges:
-    """Forgets not yet purged from the WAL: how many, since when, and the newest row's
-    number (a checkpoint that truncates after reading it purges every row up to it)."""
+    """Forgets not yet purged from the WAL: how many, and the newest row's number (a
+    checkpoint that truncates after reading it purges every row up to it)."""
 
     count: int
-    oldest_at: str
     last_seq: int
 
 
@@ -36,10 +31,10 @@ class PurgeRepository(Repository):
     def pending(self) -> PendingPurges | None:
         """The forgets still waiting for a truncating checkpoint, or None."""
         row = self._store.execute(
-            "SELECT count(*), min(requested_at), max(seq) FROM pending_purges").fetchone()
+            "SELECT count(*), max(seq) FROM pending_purges").fetchone()
         if not row or not row[0]:
             return None
-        return PendingPurges(count=int(row[0]), oldest_at=str(row[1]), last_seq=int(row[2]))
+        return PendingPurges(count=int(row[0]), last_seq=int(row[1]))
 
     def clear_through(self, last_seq: int) -> int:
         """Drop the records up to ``last_seq`` (their text is gone from the files)."""

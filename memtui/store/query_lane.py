@@ -1,13 +1,9 @@
 """``QueryLane``: the query lane (``memtui.store.ticket_lane``) on SQLite.
 
-Search as you type asks the store one question per keystroke, and only the newest answer
-matters. The lane gives that stream a connection of its own (its page cache stays warm from
-one keystroke to the next). Stopping an obsolete read is ``sqlite3_interrupt`` on that
-connection: SQLite stops the running statement, which raises ``OperationalError``
-("interrupted") in the reader, turned into ``QueryInterrupted``.
-
-Nothing is asked while a statement runs: a progress handler looking at the ticket would
-take the GIL at each look, and a search would stall whenever another thread ran Python.
+The lane's reads run on a connection of its own (its page cache stays warm from one
+keystroke to the next); an obsolete read is stopped with ``sqlite3_interrupt``, whose
+``OperationalError`` becomes ``QueryInterrupted``. No progress handler looks at the ticket
+while a statement runs: it would take the GIL at each look.
 """
 
 from __future__ import annotations

@@ -1,22 +1,12 @@
 """SQL for the service's data: interactions, bundles and their documents, consolidation
 records, and the recall queries (related and recent memories, task cards, interactions).
+The engine (``memtui.engine.recall``) passes in the visible scope; no rule lives here.
 
-No rule lives here: the engine (``memtui.engine.recall``) decides who may see what and
-passes the visible scope in (the actor, the projects it may read); this module only reads
-and writes rows and returns dataclasses.
-
-Recall stays fast on large stores (a million memories) because every query is bounded by an
-index, never by the size of the store:
-
-- "recent" lists read each visible list's newest-first index (one branch per list, each
-  with its own ``LIMIT``) and merge the branches;
-- "related" lists rank full-text matches with bm25, but only over a bounded candidate set.
-  Each query word's match count is probed first, capped at ``RANK_BUDGET`` (and kept
-  until the store changes); the rarest words
-  whose matches fit the budget together are ranked exactly (``ORDER BY rank``) across the
-  whole store. Words that match more rows than the budget (the store's own stop words) do
-  not take part in the ranking. When every word is that common, the newest
-  ``RECENT_SCAN_CAP`` rows holding all of them are the candidates, newest first.
+Every query is bounded by an index, never by the size of the store: "recent" lists merge a
+newest-first branch per visible list; "related" lists probe each word's match count (capped
+at ``RANK_BUDGET``, kept until the store changes) and rank exactly the rarest words whose
+matches fit the budget together. When every word is more common than that, the newest
+``RECENT_SCAN_CAP`` rows holding all of them are the candidates, newest first.
 """
 
 from __future__ import annotations
@@ -28,7 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from memtui.store.dialect import marks
+from memtui.jsonable import JsonMixin
+from memtui.store.dialect import marks, qualified
 from memtui.store.memory_rows import MEMORY_COLUMNS, row_to_memory
 from memtui.store.models import BundleDocument, Interaction, Memory, Task
 from memtui.store.paging import rows_in_order
@@ -53,10 +44,12 @@ BRANCHES_PER_QUERY = 100
 """Newest-first branches (one per visible list) merged in one compound SELECT."""
 
 _TERM = re.compile(r"\w+(?:\|\w+)*", re.UNICODE)
-_M_COLUMNS = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))
-_T_COLUMNS = ", ".join("t." + c.strip() for c in TASK_COLUMNS.split(","))
+_M_COLUMNS = qualified(MEMORY_COLUMNS, "m")
+_T_COLUMNS = qualified(TASK_COLUMNS, "t")
 _I_COLUMNS = "id, user_id, project_id, question, answer, source, created_at"
+"""The interactions columns, in the order of ``Interaction``'s fields."""
 _D_COLUMNS = "bundle_id, path, revision, content, updated_at, updated_by"
+"""The bundle_documents columns, in the order of ``BundleDocument``'s fields."""
 
 
 def _active_memory_visible(dialect: Dialect) -> str:
@@ -85,7 +78,7 @@ class BundleSummary:
 
 
 @dataclass(frozen=True)
-class ConsolidationRecord:
+class ConsolidationRecord(JsonMixin):
     """One row of ``consolidations``: a consolidation that happened, and how it went."""
 
     id: str
@@ -94,11 +87,6 @@ class ConsolidationRecord:
     outcome: str
     detail: dict[str, Any]
     at: str
-
-    def to_json(self) -> dict[str, Any]:
-        """The record as a JSON object."""
-        return {"id": self.id, "user": self.user, "kind": self.kind, "outcome": self.outcome,
-                "detail": self.detail, "at": self.at}
 
 
 def recall_terms(text: str, dialect: Dialect) -> list[str]:
@@ -112,16 +100,6 @@ def recall_terms(text: str, dialect: Dialect) -> list[str]:
     return list(seen.values())[:MAX_RECALL_TERMS]
 
 
-def _interaction(row: Sequence[Any]) -> Interaction:
-    return Interaction(id=row[0], user=row[1], project=row[2], question=row[3], answer=row[4],
-                       source=row[5], created_at=row[6])
-
-
-def _document(row: Sequence[Any]) -> BundleDocument:
-    return BundleDocument(bundle=row[0], path=row[1], revision=row[2], content=row[3],
-                          updated_at=row[4], updated_by=row[5])
-
-
 class RecallRepository(Repository):
     """Interactions, bundles, bundle documents, consolidation records, recall queries."""
 
@@ -133,9 +111,7 @@ class RecallRepository(Repository):
 
     def _capped_counts(self, fts_table: str, phrases: Sequence[str]) -> list[int]:
         """How many rows match each phrase, each capped at ``RANK_BUDGET + 1``, in order; each
-        thread keeps the counts it made until the store changes (``change_stamp``: any write,
-        by any connection) and then counts again (inside a write transaction, nothing is
-        kept)."""
+        thread keeps its counts until the store changes (``change_stamp``)."""
         stamp = self._store.change_stamp()
         kept = self._counted
         if stamp is None or getattr(kept, "stamp", None) != stamp:
@@ -196,9 +172,7 @@ class RecallRepository(Repository):
                         where: str, params: Sequence[Any], match: str,
                         limit: int) -> list[Sequence[Any]]:
         """The first ``limit`` rows satisfying ``where`` among the newest
-        ``RECENT_SCAN_CAP`` rows matching ``match``, newest first: streamed (never
-        materialised), stopping at ``limit`` visible rows or after ``RECENT_SCAN_CAP``
-        matches, whichever comes first."""
+        ``RECENT_SCAN_CAP`` rows matching ``match``, newest first (streamed)."""
         sql = (f"SELECT f.rowid, ({where}) FROM {fts_table} f JOIN {table} {alias} "
                f"ON {alias}.seq = f.rowid WHERE {fts_table} MATCH ? ORDER BY f.rowid DESC")
         cursor = self._store.execute(sql, (*params, match))
@@ -215,15 +189,10 @@ class RecallRepository(Repository):
 
     # ---- memory recall --------------------------------------------------------------------
 
-    def related_memories(self, text: str, owner: str, projects: Sequence[str],
-                         limit: int) -> list[Memory]:
-        """Active memories matching ``text``, best first: the owner's user-level memories and
-        those of ``projects``."""
-        return [memory for memory, _score in self.scored_memories(text, owner, projects, limit)]
-
     def scored_memories(self, text: str, owner: str, projects: Sequence[str], limit: int,
                         recent_limit: int | None = None) -> list[tuple[Memory, float]]:
-        """``related_memories`` with each one's full-text score (higher is better); a
+        """Active memories matching ``text``, best first, with each one's full-text score
+        (higher is better): the owner's user-level memories and those of ``projects``; a
         "recent" plan's at most ``recent_limit`` when given."""
         rows = self._related("memories_fts", "memories", "m", _M_COLUMNS,
                              _active_memory_visible(self._store.dialect),
@@ -269,11 +238,10 @@ class RecallRepository(Repository):
     def _newest(self, table: str, columns: str, own: str, own_value: str, own_order: str,
                 each: str, each_order: str, projects: Sequence[str],
                 limit: int) -> list[Sequence[Any]]:
-        """``columns`` of the ``limit`` newest rows of ``table`` (``created_at``, then
-        ``id``, descending) of the branch ``own`` (one parameter: ``own_value``) and of the
-        branch ``each`` for every one of ``projects`` (``{project}`` in it stands for the
-        project): each branch takes its ``limit`` newest by (``created_at``, its order
-        column) first, through its list's newest-first index."""
+        """``columns`` of the ``limit`` newest rows of ``table`` (``created_at``, ``id``
+        descending) of the branch ``own`` (its parameter: ``own_value``) and of the branch
+        ``each`` for every one of ``projects`` (``{project}`` in it stands for the project),
+        each branch read through its list's newest-first index."""
         branch = ("SELECT seq, created_at, id FROM {table} WHERE {where} "
                   "ORDER BY created_at DESC, {order} DESC LIMIT ?")
         branches = [(branch.format(table=table, where=own, order=own_order), (own_value, limit))]
@@ -308,7 +276,7 @@ class RecallRepository(Repository):
         row = self._store.execute(
             f"SELECT {_I_COLUMNS} FROM interactions WHERE user_id = ? AND id = ?",
             (user_id, interaction_id)).fetchone()
-        return _interaction(row) if row else None
+        return Interaction(*row) if row else None
 
     def recent_interactions(self, user_id: str, limit: int,
                             project: str | None = None) -> list[Interaction]:
@@ -317,7 +285,7 @@ class RecallRepository(Repository):
         rows = self._store.execute(
             f"SELECT {_I_COLUMNS} FROM interactions WHERE user_id = ? {extra}"
             "ORDER BY created_at DESC, seq DESC LIMIT ?", (user_id, *params, limit)).fetchall()
-        return [_interaction(row) for row in rows]
+        return [Interaction(*row) for row in rows]
 
     def related_interactions(self, text: str, user_id: str, limit: int,
                              project: str | None = None) -> list[Interaction]:
@@ -326,10 +294,9 @@ class RecallRepository(Repository):
         if project is not None:
             where += " AND x.project_id = ?"
             params.append(project)
-        columns = ", ".join("x." + c.strip() for c in _I_COLUMNS.split(","))
-        rows = self._related("interactions_fts", "interactions", "x", columns, where, params,
-                             text, limit)
-        return [_interaction(row[:-1]) for row in rows]
+        rows = self._related("interactions_fts", "interactions", "x",
+                             qualified(_I_COLUMNS, "x"), where, params, text, limit)
+        return [Interaction(*row[:-1]) for row in rows]
 
     # ---- bundles --------------------------------------------------------------------------
 
@@ -382,14 +349,14 @@ class RecallRepository(Repository):
         rows = self._store.execute(
             f"SELECT {_D_COLUMNS} FROM bundle_documents WHERE bundle_id = ? ORDER BY path",
             (bundle_id,)).fetchall()
-        return [_document(row) for row in rows]
+        return [BundleDocument(*row) for row in rows]
 
     def document(self, bundle_id: str, path: str) -> BundleDocument | None:
         """One document, or None."""
         row = self._store.execute(
             f"SELECT {_D_COLUMNS} FROM bundle_documents WHERE bundle_id = ? AND path = ?",
             (bundle_id, path)).fetchone()
-        return _document(row) if row else None
+        return BundleDocument(*row) if row else None
 
     def document_revision(self, bundle_id: str, path: str) -> int:
         """A document's current revision; 0 when it does not exist."""

@@ -1,8 +1,5 @@
-"""The store's schema as numbered migrations. Each runs in one transaction and is recorded.
-
-Never edit a migration that has shipped: add a new one at the end. (Migration 4 was
-rewritten once, to run in place instead of copying the memories table; its comment says why
-the two forms give the same table.)
+"""The store's schema as numbered migrations, each run in one transaction and recorded.
+Never edit a migration that has shipped: add a new one at the end.
 """
 
 from __future__ import annotations

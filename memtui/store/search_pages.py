@@ -1,15 +1,11 @@
-"""Pages of a searched memory list (a full-text match inside a list), fast at any size.
+"""Pages of a searched memory list (a full-text match inside a list) on SQLite, fast at any size.
 
-SQLite's own plan materialises every full-text match and then walks the list, which costs the
-whole match set, or the whole list when few of its rows match. So the list's index is first
-**walked** in growing ``seq`` batches, asking the full-text index only for matches inside
-each batch's range, until the page is full or the matches met say it is far away. Then, by
-how many rows match in the whole store: **few** (``FEW_MATCHES``) -- read the matches and
-sort them; **some** -- SQLite's plan; **dense** (``DENSE_MATCHES``) -- walk on while the page
-seems near, then SQLite's plan.
-
-Every plan returns exactly the rows, in exactly the order, of the plain SQL; multi-query
-plans run inside one read snapshot (the caller's ``store.snapshot()``).
+SQLite's own plan materialises every match, then walks the list. Here the list's index is
+first **walked** in growing ``seq`` batches, asking the full-text index only for matches in
+each batch's range, until the page is full or looks far away; then, by the store's match
+count: **few** (``FEW_MATCHES``) -- sort the matches; **some** -- SQLite's plan; **dense**
+(``DENSE_MATCHES``) -- walk on while the page seems near. Every plan returns exactly the rows
+of the plain SQL, in its order, inside the caller's ``store.snapshot()``.
 """
 
 from __future__ import annotations
@@ -89,10 +85,8 @@ class SearchPages:
         self.columns = columns
         self.clauses, self.params = repo._where(flt)
         self.clauses_off_index = [c.replace("m.", "+m.", 1) for c in self.clauses]
-        """The list's clauses with a unary + on their column: SQLite then uses no index for
-        them (not the list's), and reads the rows by the seqs the query gives it. (A unary +
-        also drops the column's affinity: the list's parameters are all text, so the rows
-        are the same.)"""
+        """The list's clauses with a unary + on their column, so SQLite uses no index for them
+        (the parameters are all text: dropping the column's affinity changes no row)."""
         self._plan: str | None = None
         self._sampled_seqs = 0
         self._sampled_matches = 0
@@ -213,11 +207,8 @@ class SearchPages:
 
     def _walked(self, skip: int, limit: int, descending: bool,
                 cursor: tuple[str, str] | None) -> list[Memory]:
-        """Rows ``skip..skip+limit`` of the walk after ``cursor``, in walk order.
-
-        One batch first (a common word fills the page there, with one full-text query);
-        then only a word the store holds often enough is walked on; the rest is SQL.
-        """
+        """Rows ``skip..skip+limit`` of the walk after ``cursor``, in walk order: one batch
+        first, walked on only for a word the store holds often (``dense``); the rest is SQL."""
         need = skip + limit
         found, state, stopped, visited = self._walk(need, descending, cursor, batches=1)
         if state == "paused":

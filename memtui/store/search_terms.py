@@ -1,19 +1,12 @@
-"""What a typed search asks of SQLite's full-text index, and the same test in Python for rows
+"""What a typed search asks of the full-text index, and the same test in Python for rows
 already in hand.
 
-A search is its words (``\\w+``, at most ``MAX_QUERY_TERMS``), each a quoted FTS5 phrase, all
-of them required; the last is a prefix unless the text ends in a space (``search_terms``,
-``fts_query``).
-
-Search as you type mostly narrows: each key adds a letter to the last word or starts a new
-word, so every row the new search matches was matched by the one before (``narrows``). The
-newest rows of the new search are then the rows already on screen that match it, in the
-same order, and a list can show them before its query is back -- if it can tell exactly
-which rows match. ``narrowing_matcher`` answers that for text FTS5 tokenizes the way this
-module does: ``memories_fts`` uses the ``unicode61`` tokenizer, which on ASCII text makes a
-token of each run of letters and digits and folds case; diacritics and the Unicode
-categories of other scripts are left to SQLite, so a row with any non-ASCII character (or a
-search word with one, or with ``_``) is not decided here (``None``), never guessed.
+A search is its words (``\\w+``, at most ``MAX_QUERY_TERMS``), all required; the last is a
+prefix unless the text ends in a space. Search as you type mostly narrows (``narrows``): the
+new search's newest rows are then the rows on screen that match it, and a list can show them
+before its query is back. ``narrowing_matcher`` tells which match as ``memories_fts``'s
+``unicode61`` tokenizer does on ASCII text (runs of letters and digits, case folded); a row
+or word with any other character is not decided here (``None``), never guessed.
 """
 
 from __future__ import annotations
@@ -23,7 +16,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 __all__ = ["MAX_QUERY_TERMS", "SearchTerms", "fts_query", "narrowing_matcher", "narrows",
-           "search_terms"]
+           "pg_tsquery", "search_terms"]
 
 MAX_QUERY_TERMS = 16
 """A search keeps at most this many words (longer queries rank no better and cost more)."""
@@ -55,13 +48,23 @@ def fts_query(text: str, *, prefix_last: bool = True, any_term: bool = False) ->
     Returns None when the text has no searchable word. Operators and quotes typed by the
     person are treated as text, never as query syntax.
     """
+    return _query(text, prefix_last, '"', "*", " OR " if any_term else " ")
+
+
+def pg_tsquery(text: str, *, prefix_last: bool = True) -> str | None:
+    """``fts_query`` for PostgreSQL's ``to_tsquery('simple', ...)``: quoted lexemes, all
+    required (``&``), the last a prefix (``'migr':*``)."""
+    return _query(text, prefix_last, "'", ":*", " & ")
+
+
+def _query(text: str, prefix_last: bool, quote: str, prefix: str, join: str) -> str | None:
     terms = search_terms(text, prefix_last=prefix_last)
     if terms is None:
         return None
-    parts = [f'"{word}"' for word in terms.words]
+    parts = [f"{quote}{word}{quote}" for word in terms.words]
     if terms.last_is_prefix:
-        parts[-1] = parts[-1] + "*"
-    return (" OR " if any_term else " ").join(parts)
+        parts[-1] += prefix
+    return join.join(parts)
 
 
 def _folded(terms: SearchTerms) -> list[tuple[str, bool]] | None:
@@ -121,11 +124,9 @@ def _ascii_matcher(words: list[tuple[str, bool]]) -> Callable[[str], bool | None
 def narrowing_matcher(old_search: str | None,
                       new_search: str) -> Callable[[str], bool | None] | None:
     """When ``new_search`` narrows ``old_search`` (None: the unsearched list): a test of the
-    content of a memory that ``old_search`` matches, True exactly when ``memories_fts``
-    matches it for ``new_search`` too and None when it cannot tell (non-ASCII text). A new
-    word the old search already requires of every such memory is not checked again, and the
-    last word, the one typed on, is checked first. None when the new search does not narrow
-    the old, or is not decided here (no word, a non-ASCII word)."""
+    content of a memory ``old_search`` matches, True exactly when ``memories_fts`` matches
+    it for ``new_search`` too (None: cannot tell); words the old search already requires are
+    not checked again. None when it does not narrow, or is not decided here."""
     new = search_terms(new_search)
     if new is None:
         return None

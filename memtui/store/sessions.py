@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from memtui.store.repository import Repository
-
-SESSION_COLUMNS = ("agent, session_id, user_id, transcript_path, cwd, event, ended, recorded_at, "
-                   "updated_at, processed_at, outcome, detail, task_id")
 
 
 @dataclass(frozen=True)
@@ -30,19 +27,18 @@ class AgentSession:
     task_id: str | None
 
     def to_json(self) -> dict[str, Any]:
-        """The session as a JSON object."""
-        return {"agent": self.agent, "session_id": self.session_id, "user": self.user_id,
-                "transcript_path": self.transcript_path, "cwd": self.cwd, "event": self.event,
-                "ended": self.ended, "recorded_at": self.recorded_at,
-                "updated_at": self.updated_at, "processed_at": self.processed_at,
-                "outcome": self.outcome, "detail": self.detail, "task_id": self.task_id}
+        """The session as a JSON object (``user_id`` named ``user``)."""
+        return {"user" if key == "user_id" else key: value
+                for key, value in asdict(self).items()}
+
+
+SESSION_COLUMNS = ", ".join(field.name for field in fields(AgentSession))
 
 
 def _row(row: tuple[Any, ...]) -> AgentSession:
-    return AgentSession(agent=row[0], session_id=row[1], user_id=row[2], transcript_path=row[3],
-                        cwd=row[4], event=row[5], ended=bool(row[6]), recorded_at=row[7],
-                        updated_at=row[8], processed_at=row[9], outcome=row[10],
-                        detail=row[11], task_id=row[12])
+    values = list(row)
+    values[6] = bool(values[6])  # ended
+    return AgentSession(*values)
 
 
 class SessionRepository(Repository):

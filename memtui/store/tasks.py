@@ -1,9 +1,5 @@
-"""SQL for tasks, follow-ups, quotas, auto-memory settings, the extraction log, the extraction
-scan and consolidation records.
-
-No rule lives here: the engine (``memtui.engine.tasks``, ``settings``, ``extraction``) decides;
-this module only reads and writes rows and returns dataclasses.
-"""
+"""SQL for tasks, follow-ups, quotas, the extraction log, the extraction scan and the
+consolidation input. No rule lives here: the engine decides."""
 
 from __future__ import annotations
 
@@ -13,7 +9,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from memtui.errors import StoreError
-from memtui.store.dialect import marks
+from memtui.store.dialect import marks, qualified
 from memtui.store.models import (
     DedupeRow,
     Followup,
@@ -29,8 +25,10 @@ from memtui.store.repository import Repository
 TASK_COLUMNS = ("id, project_id, user_id, goal, prompt, status, parent_id, started_at, "
                 "finished_at, result, cost_usd, continuation, external_context, source, "
                 "created_at, use_memories, generate_memories")
-_T_COLUMNS = ", ".join("t." + c.strip() for c in TASK_COLUMNS.split(","))
+_T_COLUMNS = qualified(TASK_COLUMNS, "t")
 _TASK_WIDTH = len(TASK_COLUMNS.split(","))
+_INSERT = (f"INSERT INTO tasks({TASK_COLUMNS}, source_ref) "
+           f"VALUES ({marks(TASK_COLUMNS.split(','))}, ?)")
 _LOG_COLUMNS = "task_id, user_id, project_id, outcome, reason, memory_id, forced, at"
 FLAG_COLUMNS = ("use_memories", "generate_memories")
 """The per-task override columns ``update_flags`` may change."""
@@ -68,6 +66,13 @@ def row_to_task(row: Sequence[Any]) -> Task:
                 use_memories=row[15], generate_memories=row[16])
 
 
+def _task_values(t: Task, source_ref: str | None) -> tuple[Any, ...]:
+    """A task's row in ``_INSERT`` order."""
+    return (t.id, t.project, t.user, t.goal, t.prompt, t.status, t.parent, t.started_at,
+            t.finished_at, t.result, t.cost_usd, int(t.continuation), int(t.external_context),
+            t.source, t.created_at, t.use_memories, t.generate_memories, source_ref)
+
+
 def _row_to_log(row: Sequence[Any]) -> LogEntry:
     return LogEntry(task_id=row[0], user=row[1], project=row[2], outcome=row[3], reason=row[4],
                     memory_id=row[5], forced=bool(row[6]), at=row[7])
@@ -80,23 +85,11 @@ class TaskRepository(Repository):
 
     def insert(self, task: Task, source_ref: str | None = None) -> None:
         """Insert a task row (its full-text row follows by trigger)."""
-        self._store.execute(
-            f"INSERT INTO tasks({TASK_COLUMNS}, source_ref) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (task.id, task.project, task.user, task.goal, task.prompt, task.status, task.parent,
-             task.started_at, task.finished_at, task.result, task.cost_usd,
-             int(task.continuation), int(task.external_context), task.source, task.created_at,
-             task.use_memories, task.generate_memories, source_ref))
+        self._store.execute(_INSERT, _task_values(task, source_ref))
 
     def insert_many(self, rows: Sequence[tuple[Task, str | None]]) -> None:
         """Insert many tasks at once (benchmarks, bulk import)."""
-        self._store.conn.executemany(
-            f"INSERT INTO tasks({TASK_COLUMNS}, source_ref) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            ((t.id, t.project, t.user, t.goal, t.prompt, t.status, t.parent, t.started_at,
-              t.finished_at, t.result, t.cost_usd, int(t.continuation), int(t.external_context),
-              t.source, t.created_at, t.use_memories, t.generate_memories, ref)
-             for t, ref in rows))
+        self._store.conn.executemany(_INSERT, (_task_values(task, ref) for task, ref in rows))
 
     def get(self, task_id: str) -> Task | None:
         """One task by id (no visibility check: the engine does that)."""
@@ -318,12 +311,9 @@ class TaskRepository(Repository):
 
     def scan_row(self, task_id: str) -> ScanRow | None:
         """One task with its follow-up flag, an existing memory made from it, its tombstone
-        and its log row, in one query (call inside the scan's transaction).
-
-        The memory is the first by ``seq + 0``, not ``seq``: ordered by the key itself, a
-        planner short of fresh statistics (PostgreSQL while a round is adding memories)
-        walks every memory in key order looking for the task's, one walk per task scanned;
-        by the expression it must take the task's few rows from the thread index."""
+        and its log row, in one query (call inside the scan's transaction). The memory is
+        the first by ``seq + 0``: ordered by the key itself, a planner short of statistics
+        walks every memory in key order; by the expression it uses the thread index."""
         row = self._store.execute(
             f"SELECT {_T_COLUMNS}, "
             "EXISTS (SELECT 1 FROM task_followups f WHERE f.to_task = t.id), "
@@ -333,7 +323,7 @@ class TaskRepository(Repository):
             "ORDER BY m.seq + 0 LIMIT 1), "
             "EXISTS (SELECT 1 FROM forgotten_sources s WHERE s.source_thread_id = t.id "
             "   OR (t.source_ref IS NOT NULL AND s.source_thread_id = t.source_ref)), "
-            f"{', '.join('l.' + c.strip() for c in _LOG_COLUMNS.split(','))} "
+            f"{qualified(_LOG_COLUMNS, 'l')} "
             "FROM tasks t LEFT JOIN extraction_log l ON l.task_id = t.id WHERE t.id = ?",
             (task_id,)).fetchone()
         if row is None:
@@ -345,12 +335,10 @@ class TaskRepository(Repository):
                        log=_row_to_log(log_row) if log_row[0] is not None else None)
 
     def claim(self, task_ids: Sequence[str]) -> list[str]:
-        """The tasks of ``task_ids`` this transaction may scan, in the order given: those
-        still due for a scan. One another round scanned since the caller listed it is left
-        out -- that round reports it, so the summaries of rounds running side by side add
-        up. On PostgreSQL the claimed rows stay locked until the transaction ends, and the
-        ones another worker holds are left out too (it scans them). Call inside a
-        transaction."""
+        """The tasks of ``task_ids`` still due for a scan, in the order given (call inside a
+        transaction): one another round scanned since is left out, so the summaries of
+        rounds side by side add up. On PostgreSQL the claimed rows stay locked until the
+        transaction ends, and those another worker holds are left out too."""
         dialect = self._store.dialect
         due: set[str] = set()
         for start in range(0, len(task_ids), CLAIM_CHUNK):
@@ -363,15 +351,10 @@ class TaskRepository(Repository):
 
     def active_auto_for_goal(self, project: str, goal_key: str) -> str | None:
         """The id of the newest active auto memory of ``project`` for this goal key. On
-        PostgreSQL the goal's lock is taken first, for the rest of the transaction: two
-        workers extracting tasks of one goal take turns, so the goal's chain never forks.
-
-        Read through the goal index: left to itself the planner walks the project's active
-        memories newest first (one scan per extracted task, quadratic over a backfill;
-        PostgreSQL short of fresh statistics, while a round is adding memories, does the
-        same). SQLite's ``INDEXED BY`` pins the index; on PostgreSQL the goal's rows are
-        found in a materialised step and ordered after it.
-        """
+        PostgreSQL the goal's lock is taken first, for the rest of the transaction, so two
+        workers extracting one goal take turns and its chain never forks. Read through the
+        goal index (``INDEXED BY``; a materialised step on PostgreSQL): a planner left to
+        itself walks the project's memories newest first, quadratic over a backfill."""
         dialect = self._store.dialect
         if dialect.goal_lock is not None:
             self._store.execute(dialect.goal_lock, (project, goal_key))
@@ -388,9 +371,8 @@ class TaskRepository(Repository):
         """A nested savepoint inside the current transaction: on an exception, only the work
         done inside it is undone (then the exception goes on)."""
         name = f"sp_{next(_savepoint_names)}"
-        # ``store.conn`` for each statement: when a failed statement made SQLite roll the
-        # whole transaction back (the savepoint with it), it raises ``TransactionLost``
-        # (after the error) instead of letting the caller go on outside any transaction
+        # ``store.conn`` per statement: it raises ``TransactionLost`` once SQLite rolled
+        # the whole transaction back, instead of going on outside any transaction
         self._store.conn.execute(f"SAVEPOINT {name}")
         try:
             yield

@@ -1,13 +1,11 @@
-"""``TicketLane``: what both backends' query lanes share -- tickets, one reader at a time, and
-stopping an obsolete reader's statement until it has left.
+"""``TicketLane``: what both backends' query lanes share.
 
 A lane is one stream of reads where each new request makes the older ones obsolete (search
-as you type). ``begin()`` hands out a ticket and stops the running statement of an older one
+as you type). ``begin()`` hands out a ticket and stops an older reader's running statement
 (SQLite's interrupt, PostgreSQL's cancel); the store asks the ticket before each statement
-(``bound_to``), and a watchdog thread (one per process, started on first need) repeats the
-stop every ``restop_interval`` seconds while an obsolete reader is still inside
-``reading()``, for a statement that began between the two. Readers enter and leave, and
-stops are sent, under one lock: a stop never reaches a newer reader's statement.
+(``bound_to``), and one watchdog thread per process repeats the stop while an obsolete reader
+is still inside ``reading()``. Readers enter and leave, and stops are sent, under one lock:
+a stop never reaches a newer reader's statement.
 """
 
 from __future__ import annotations
@@ -35,16 +33,14 @@ class TicketLane(Generic[ConnectionT]):
     def __init__(self, bind: Callable[[ConnectionT, Callable[[], bool]],
                                       contextlib.AbstractContextManager[None]]) -> None:
         self._bind = bind
-        """The store's ``bound_to``: its calls in this thread run on a connection, asking a
-        test before each statement."""
+        """The store's ``bound_to``."""
         self._newest = 0
         self._ticket_lock = threading.Lock()
         self._reader_lock = threading.Lock()
         self._reading: int | None = None
         """The ticket of the reader inside ``reading()`` (changed under the ticket lock)."""
         self.interrupted = 0
-        """How many reads were stopped because a newer ticket came (for tests and the
-        benchmark)."""
+        """How many reads a newer ticket stopped (for tests and the benchmark)."""
 
     # ---- for a backend ------------------------------------------------------------------
 

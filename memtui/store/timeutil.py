@@ -1,12 +1,8 @@
 """Times as UTC ISO-8601 strings with millisecond precision: one convention throughout.
 
-Stored form: ``2026-12-01T10:00:00.000Z``. Fixed width, so text order is time order.
-
-This module is the one place a time is parsed, range-checked and formatted. Supported times
-run from ``MIN_TIME`` (1970-01-01T00:00:00.000Z) to ``MAX_TIME`` (9999-12-31T23:59:59.999Z):
-every stored time then has a four-digit year, so comparing the text compares the times.
-Anything else a person or a file gives (an earlier year, an offset that pushes a time past
-year 9999 or before year 1, ``"yesterday"``, a number) is refused with ``InvalidInput``.
+Stored form: ``2026-12-01T10:00:00.000Z``, fixed width, so text order is time order. This
+module is the one place a time is parsed, range-checked (``MIN_TIME`` .. ``MAX_TIME``: every
+stored year has four digits) and formatted; anything else is refused with ``InvalidInput``.
 """
 
 from __future__ import annotations

@@ -51,7 +51,7 @@ def test_the_scan_reads_of_one_task_stay_small_without_statistics(
                                     "2026-11-01T09:00:00Z", "2026-11-01T09:30:00Z")
         loader = store.connect()
         with loader.transaction():
-            BulkLoad(loader).memories(_rows())  # no ANALYZE: the planner has no statistics
+            BulkLoad(loader).rows("memories", _rows())  # no ANALYZE: the planner has no statistics
         pages = int(store.execute("SELECT pg_relation_size('memories') / "
                                   "current_setting('block_size')::int").fetchone()[0])
         assert pages >= MIN_PAGES

@@ -119,7 +119,7 @@ def _memory(memory_id: str, content: str, status: str = "active") -> Memory:
 def _check_related(store: StoreBackend, rows: Sequence[Row], text: str, limit: int) -> str:
     """The store's related memories for alice are the model's; returns the mode."""
     mode, expected = expected_related(rows, text, limit)
-    found = [m.id for m in store.recall.related_memories(text, "alice", ["web"], limit)]
+    found = [m.id for m, _ in store.recall.scored_memories(text, "alice", ["web"], limit)]
     if mode == "rank":  # the best ``limit`` of the chosen words' rows
         assert len(found) == min(limit, len(expected)) and set(found) <= set(expected), \
             (text, limit, found, expected)
@@ -195,8 +195,8 @@ def test_words_the_parser_splits_and_words_without_letters(store: StoreBackend,
     terms = recall_data.recall_terms("sync_layout _ now", store.dialect)
     assert recall._capped_counts("memories_fts", terms) == \
         [3, 0, 3]
-    found = recall.related_memories("sync_layout", "alice", [], 10)
-    assert sorted(m.content for m in found) == [f"call sync_layout now {i}" for i in range(3)]
+    found = recall.scored_memories("sync_layout", "alice", [], 10)
+    assert sorted(m.content for m, _ in found) == [f"call sync_layout now {i}" for i in range(3)]
 
 
 @pytest.mark.sqlite_only
@@ -262,7 +262,7 @@ def _load(store: PostgresStore, rows: Iterator[tuple[Any, ...]]) -> None:
     loader = store.connect()
     try:
         with loader.transaction():
-            BulkLoad(loader).memories(rows)
+            BulkLoad(loader).rows("memories", rows)
     finally:
         loader.close()
 
@@ -385,7 +385,7 @@ def test_a_remembered_common_word_reads_no_memory_row(
     Engine(store, "alice").identity.add_memory("first memory", "fact")
     _load(store, _memory_rows(0, 20_000, "common word {i} in every memory"))
     store.execute("ANALYZE memories")
-    first = store.recall.related_memories("common every", "alice", [], 8)
+    first = [m for m, _ in store.recall.scored_memories("common every", "alice", [], 8)]
     ran: list[tuple[str, Any]] = []
     real = PostgresStore._run_on
 
@@ -394,7 +394,7 @@ def test_a_remembered_common_word_reads_no_memory_row(
         return real(self, conn, query, params, many)
 
     monkeypatch.setattr(PostgresStore, "_run_on", recording)
-    found = store.recall.related_memories("common every", "alice", [], 8)
+    found = [m for m, _ in store.recall.scored_memories("common every", "alice", [], 8)]
     monkeypatch.undo()
     assert [m.id for m in found] == [m.id for m in first] == \
         [f"mem_{i:08d}" for i in range(19_999, 19_991, -1)]

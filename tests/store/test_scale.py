@@ -248,19 +248,6 @@ def test_searched_keyset_pages_cover_the_search_exactly(big: Store) -> None:
         assert big.memories.count_at_most(flt, 500) == min(500, len(expected))
 
 
-def test_search_ranked_returns_the_best_matches_first(big: Store) -> None:
-    flt = MemoryFilter(scope="user", owner=BENCH_USER, search="pytest fixtures")
-    ranked = big.memories.search_ranked(flt, 50)
-    assert ranked, "the generated text mentions pytest fixtures"
-    assert all("pytest" in m.content.lower() and "fixture" in m.content.lower() for m in ranked)
-    where, params = _where(big, USER_LIST)  # the list's own clauses, no search
-    expected = [row[0] for row in big.execute(
-        f"SELECT m.id FROM memories_fts f JOIN memories m ON m.seq = f.rowid WHERE "
-        f"memories_fts MATCH ? AND {where} ORDER BY f.rank LIMIT 50",
-        (fts_query("pytest fixtures"), *params)).fetchall()]
-    assert ids(ranked) == expected
-
-
 # ---- the app's list on the big store -------------------------------------------------------
 
 

@@ -44,13 +44,13 @@ def test_vacuum_gives_back_the_space_of_forgotten_memories(store: Store,
     engine.identity.forget_many(_fill(engine, FORGOTTEN))
     assert store.checkpoint()
     file_before = db_path.stat().st_size
-    on_disk_before = file_before + store.wal_bytes()
+    on_disk_before = file_before + store.purge_backlog_bytes()
 
     result = engine.maintenance.vacuum()
 
     assert result.bytes_before == on_disk_before
     assert result.pending is None and not result.full
-    assert store.wal_bytes() == 0 and result.bytes_after == db_path.stat().st_size
+    assert store.purge_backlog_bytes() == 0 and result.bytes_after == db_path.stat().st_size
     # 200 of 220 long memories are gone: the file shrinks to well under half
     assert result.bytes_after * 2 < file_before
     assert sorted(m.id for m in engine.identity.list_memories(limit=1000)) == sorted(kept)
@@ -68,7 +68,7 @@ def test_vacuum_removes_the_words_of_deleted_rows_from_the_full_text_index(
     with store.transaction():
         store.execute("DELETE FROM memories WHERE id = ?", (doomed.id,))
     store.execute("VACUUM")  # a plain VACUUM does not drop the word ...
-    assert store.truncate_wal(1.0)
+    assert store.purge_deleted(1.0)
     assert UNIQUE_WORD in _on_disk(db_path)
 
     engine.maintenance.vacuum()  # ... doctor --vacuum's does

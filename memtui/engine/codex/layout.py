@@ -96,4 +96,4 @@ def describe_layout(layout: CodexLayout) -> LayoutInfo:
         state_version=layout.state.version, memories_path=memory_db.path,
         memories_version=memory_db.version, memory_db=layout.memory_db_path,
         memories_folder=memories_dir_name(layout), unknown_files=unknown,
-        writable=layout.writable)
+        writable=layout.supported)

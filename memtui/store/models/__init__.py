@@ -1,9 +1,6 @@
-"""Plain dataclasses that cross the store's interface. No sqlite types leak above the store.
-
-The classes live in one module per area (``identity``, ``memories``, ``tasks``,
-``service``) and are imported from here (``from memtui.store.models import Memory``): a
-name is resolved on first use (PEP 562), so a program loads only the areas it touches --
-the app's first frame does not pay for the task and service classes.
+"""Plain dataclasses that cross the store's interface, one module per area, imported from
+here (``from memtui.store.models import Memory``): a name is resolved on first use (PEP 562),
+so the app's first frame does not pay for the task and service classes.
 """
 
 from __future__ import annotations

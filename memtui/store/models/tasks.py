@@ -77,11 +77,9 @@ _OPTIONAL_LOG_KEYS = ("detail", "retry_at")
 
 @dataclass(frozen=True)
 class ScanRow:
-    """Everything the extractor needs about one task, read in one query inside its transaction.
-
-    ``existing_memory`` is a memory already made from this task (its id or its source_ref as
-    ``source_thread_id``, any status); ``forgotten`` says a tombstone exists for either.
-    """
+    """Everything the extractor needs about one task, read in one query inside its transaction:
+    ``existing_memory`` is a memory already made from it (by id or source_ref, any status),
+    ``forgotten`` says a tombstone exists for either."""
 
     task: Task
     has_followups: bool

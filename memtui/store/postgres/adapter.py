@@ -1,10 +1,5 @@
-"""The repositories' statements on psycopg: ``?`` placeholders, URLs without passwords.
-
-The repositories write SQL with SQLite's placeholders (``?``, and ``:name`` with a dict of
-parameters). ``translate`` turns a statement into psycopg's (``%s``, ``%(name)s``), escaping
-a literal ``%`` and leaving string literals, quoted names and comments alone; the result is
-cached per statement text.
-"""
+"""The repositories' statements on psycopg (``translate``: SQLite's ``?`` and ``:name``
+placeholders as psycopg's), and URLs without passwords."""
 
 from __future__ import annotations
 
@@ -16,7 +11,6 @@ from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsp
 
 URL_SCHEMES = ("postgresql://", "postgres://")
 """A store target starting with one of these is a PostgreSQL database."""
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 MAX_CACHED_STATEMENTS = 2048
 
 
@@ -25,64 +19,29 @@ def is_postgres_url(target: object) -> bool:
     return isinstance(target, str) and target.strip().lower().startswith(URL_SCHEMES)
 
 
+_TOKENS = re.compile(r"""
+    '(?:[^']|'')*'? | "(?:[^"]|"")*"? | --[^\n]* | (\$[A-Za-z_]*\$)[\s\S]*?(?:\1|\Z)
+    | \? | % | :: | :([A-Za-z_][A-Za-z0-9_]*)""", re.VERBOSE)
+"""What ``translate`` changes or copies whole: a string literal, a quoted identifier, a
+comment, a dollar-quoted body (each to its end, or to the end of the text), ``?``, ``%``,
+``::`` (a cast) and ``:name``."""
+
+
 @lru_cache(maxsize=MAX_CACHED_STATEMENTS)
 def translate(sql: str, named: bool) -> str:
     """``sql`` with psycopg placeholders: ``?`` -> ``%s``, ``:name`` -> ``%(name)s`` (when
     ``named``), ``%`` -> ``%%``; string literals, quoted identifiers, dollar-quoted bodies
     and comments are copied as they are."""
-    out: list[str] = []
-    i, n = 0, len(sql)
-    while i < n:
-        ch = sql[i]
-        if ch in ("'", '"'):
-            end = i + 1
-            while end < n:
-                if sql[end] == ch:
-                    if end + 1 < n and sql[end + 1] == ch:
-                        end += 2
-                        continue
-                    break
-                end += 1
-            out.append(sql[i:end + 1].replace("%", "%%"))
-            i = end + 1
-        elif ch == "-" and sql.startswith("--", i):
-            end = sql.find("\n", i)
-            end = n if end < 0 else end
-            out.append(sql[i:end].replace("%", "%%"))
-            i = end
-        elif ch == "$":
-            match = re.match(r"\$[A-Za-z_]*\$", sql[i:])
-            if match:
-                tag = match.group(0)
-                end = sql.find(tag, i + len(tag))
-                end = n if end < 0 else end + len(tag)
-                out.append(sql[i:end].replace("%", "%%"))
-                i = end
-            else:
-                out.append(ch)
-                i += 1
-        elif ch == "?":
-            out.append("%s")
-            i += 1
-        elif ch == "%":
-            out.append("%%")
-            i += 1
-        elif ch == ":" and named:
-            if sql.startswith("::", i):
-                out.append("::")
-                i += 2
-                continue
-            match = _NAME.match(sql, i + 1)
-            if match:
-                out.append(f"%({match.group(0)})s")
-                i = match.end()
-            else:
-                out.append(ch)
-                i += 1
-        else:
-            out.append(ch)
-            i += 1
-    return "".join(out)
+
+    def swap(match: re.Match[str]) -> str:
+        text = match.group(0)
+        if text == "?":
+            return "%s"
+        if match.group(2) is not None:
+            return f"%({match.group(2)})s" if named else text
+        return text if text == "::" else text.replace("%", "%%")
+
+    return _TOKENS.sub(swap, sql)
 
 
 def statement(sql: str, params: Any) -> str:

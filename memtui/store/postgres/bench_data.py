@@ -1,9 +1,6 @@
-"""Bulk loading for the benchmark's generated stores on PostgreSQL (``memtui.bench``).
-
-The PostgreSQL counterpart of ``memtui.store.bench_data``: rows go in with ``COPY ... FROM
-STDIN`` on a connection of their own, the tables' secondary indexes (the full-text GIN index
-among them) are dropped for the load and built once at the end, then the tables are
-analysed. Meant for building a fresh database fast, never for a store people use.
+"""``memtui.store.bench_data`` on PostgreSQL: rows go in with ``COPY ... FROM STDIN``, the
+secondary indexes (the full-text one among them) are built once at the end, the tables then
+analysed. Only for a fresh database, never one people use.
 """
 
 from __future__ import annotations
@@ -15,14 +12,13 @@ from typing import TYPE_CHECKING, Any
 import psycopg
 from psycopg import sql
 
-from memtui.store.bench_data import LOG_ROW_COLUMNS, MEMORY_ROW_COLUMNS, TASK_ROW_COLUMNS
+from memtui.store.bench_data import ROW_COLUMNS
 
 if TYPE_CHECKING:
     from memtui.store.postgres.store import PostgresStore
 
 LOADED_TABLES = ("memories", "tasks", "extraction_log")
 """The tables a generated store fills with many rows (their secondary indexes wait)."""
-COUNTED_TABLES = ("users", "projects", "memories", "tasks", "extraction_log")
 COPY_BLOCK_BYTES = 1 << 20
 """How much COPY text is sent at a time."""
 _ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
@@ -82,17 +78,9 @@ class BulkLoad:
                 copy.write("".join(block))
         return sent
 
-    def memories(self, rows: Iterable[Sequence[Any]]) -> int:
-        """Memories as tuples in ``MEMORY_ROW_COLUMNS`` order."""
-        return self.copy("memories", MEMORY_ROW_COLUMNS, rows)
-
-    def tasks(self, rows: Iterable[Sequence[Any]]) -> int:
-        """Tasks as tuples in ``TASK_ROW_COLUMNS`` order."""
-        return self.copy("tasks", TASK_ROW_COLUMNS, rows)
-
-    def log_rows(self, rows: Iterable[Sequence[Any]]) -> int:
-        """Extraction-log rows as tuples in ``LOG_ROW_COLUMNS`` order."""
-        return self.copy("extraction_log", LOG_ROW_COLUMNS, rows)
+    def rows(self, table: str, rows: Iterable[Sequence[Any]]) -> int:
+        """``copy`` of rows given as tuples in the table's ``ROW_COLUMNS`` order."""
+        return self.copy(table, ROW_COLUMNS[table], rows)
 
 
 def secondary_indexes(conn: psycopg.Connection[Any], table: str) -> list[tuple[str, str]]:
@@ -133,9 +121,3 @@ def bulk_load(store: PostgresStore,
     finally:
         with contextlib.suppress(psycopg.Error):
             conn.close()
-
-
-def table_counts(store: PostgresStore) -> dict[str, int]:
-    """Row counts of the tables a generated store fills (for the generator's summary)."""
-    return {table: int(store.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
-            for table in COUNTED_TABLES}

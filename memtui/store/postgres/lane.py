@@ -1,9 +1,6 @@
-"""``PgQueryLane``: the query lane (``memtui.store.ticket_lane``) on PostgreSQL.
-
-Same contract as SQLite's; stopping an obsolete read is PostgreSQL's cancel request
-(``conn.cancel_safe()``), whose ``QueryCanceled`` becomes ``QueryInterrupted``. A cancel that
-reaches an idle connection is dropped by the server, so ``TicketLane``'s watchdog repeats it
-every ``RECANCEL_INTERVAL_S`` while an obsolete reader stays in ``reading()``.
+"""``PgQueryLane``: the query lane (``memtui.store.ticket_lane``) on PostgreSQL: an obsolete
+read is stopped with a cancel request, whose ``QueryCanceled`` becomes ``QueryInterrupted``
+(the watchdog repeats it: a cancel reaching an idle connection is dropped).
 """
 
 from __future__ import annotations

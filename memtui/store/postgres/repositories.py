@@ -1,141 +1,35 @@
-"""The repository methods whose plan differs on PostgreSQL as a whole: searched lists
-(``tsvector`` columns and ``to_tsquery('simple', ...)`` instead of FTS5 tables) and how
-recall counts and scans full-text matches. Smaller differences are ``store.dialect``'s.
+"""Recall on PostgreSQL, whose plan differs as a whole: how it counts and scans full-text
+matches (``tsvector`` columns and ``to_tsquery('simple', ...)`` instead of FTS5 tables).
+Smaller differences are ``store.dialect``'s.
 
-Every method returns what its SQLite original returns, in the same order, so the engine
-and the tests see one behaviour. Full-text matching differs in one documented way: the
-``simple`` configuration lowercases but keeps diacritics (FTS5's ``remove_diacritics``
-folds them).
+Every method returns what its SQLite original returns, in the same order. Full-text matching
+differs in one documented way: the ``simple`` configuration lowercases but keeps diacritics
+(FTS5's ``remove_diacritics`` folds them).
 """
 
 from __future__ import annotations
 
 import contextlib
-import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from memtui.errors import StoreError
 from memtui.store import recall as recall_data
-from memtui.store.memories import MemoryRepository
-from memtui.store.memory_rows import MEMORY_COLUMNS, row_to_memory
-from memtui.store.models import Memory, MemoryFilter, PageCursor
-from memtui.store.paging import keyset_page, position_page
 from memtui.store.recall import RecallRepository
-from memtui.store.search_terms import MAX_QUERY_TERMS
 
 if TYPE_CHECKING:
     from memtui.store.postgres.store import PostgresStore
 
-_WORD = re.compile(r"\w+", re.UNICODE)
-_M_COLUMNS = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))
 MATCHES = "{alias}.fts @@ to_tsquery('simple', ?)"
 """A row whose full-text column matches the query parameter."""
 
 
-def pg_tsquery(text: str, *, prefix_last: bool = True, any_term: bool = False) -> str | None:
-    """What a person typed as a safe ``to_tsquery`` text: each word a quoted lexeme, the
-    last one a prefix (``'migr':*``) unless the text ends with a space; all words must
-    match (``&``), or any (``|``). None when there is no searchable word. The words are
-    ``\\w+`` runs, so nothing typed is read as query syntax."""
-    words = _WORD.findall(text or "")[:MAX_QUERY_TERMS]
-    if not words:
-        return None
-    parts = [f"'{word}'" for word in words]
-    if prefix_last and text and not text[-1].isspace():
-        parts[-1] += ":*"
-    return (" | " if any_term else " & ").join(parts)
-
-
-class PgSearchPages:
-    """A searched list's page, position and count queries: the list's own SQL with the
-    full-text condition added (PostgreSQL's planner picks between the list's index and
-    the GIN index by its statistics)."""
-
-    def __init__(self, repo: MemoryRepository, flt: MemoryFilter, query: str) -> None:
-        self.store = repo._store
-        self.query = query
-        self.clauses, self.params = repo._where(flt)
-
-    def _select(self, select: str, extra: list[str], extra_params: list[Any],
-                tail: str, tail_params: list[Any]) -> list[Any]:
-        where = [*self.clauses, MATCHES.format(alias="m"), *extra]
-        sql = f"SELECT {select} FROM memories m WHERE {' AND '.join(where)} {tail}"
-        return list(self.store.execute(sql, (*self.params, self.query, *extra_params,
-                                             *tail_params)).fetchall())
-
-    def page(self, limit: int, after: PageCursor | None,
-             before: PageCursor | None) -> list[Memory]:
-        """``MemoryRepository.page`` for a searched list (same rows, same order)."""
-        page = keyset_page("m.created_at", "m.id", after, before)
-        rows = self._select(_M_COLUMNS, list(page.clauses), list(page.params),
-                            f"ORDER BY {page.order} LIMIT ?", [limit])
-        return page.in_list_order([row_to_memory(row) for row in rows])
-
-    def at(self, offset: int, limit: int, from_end: bool) -> list[Memory]:
-        """``MemoryRepository.list_at`` for a searched list."""
-        page = position_page("m.created_at", "m.id", from_end)
-        rows = self._select(_M_COLUMNS, [], [], f"ORDER BY {page.order} LIMIT ? OFFSET ?",
-                            [limit, max(0, offset)])
-        return page.in_list_order([row_to_memory(row) for row in rows])
-
-    def count(self) -> int:
-        """How many rows the searched list holds."""
-        return int(self._select("count(*)", [], [], "", [])[0][0])
-
-    def count_at_most(self, cap: int) -> int:
-        """The count, or ``cap`` when the list holds at least that many rows."""
-        rows = self._select("count(*) FROM (SELECT 1", [], [], "LIMIT ?) AS capped", [cap])
-        return int(rows[0][0])
-
-
-class PgMemoryRepository(MemoryRepository):
-    """``MemoryRepository`` with PostgreSQL's full-text search and chain walk."""
-
-    def _searched(self, flt: MemoryFilter) -> PgSearchPages | None:  # type: ignore[override]
-        query = pg_tsquery(flt.search) if flt.search else None
-        if query is None:
-            return None
-        return PgSearchPages(self, flt, query)
-
-    MATCH_CLAUSE = MATCHES.format(alias="m")
-
-    def search_query(self, text: str) -> str | None:
-        """``pg_tsquery`` of the typed text."""
-        return pg_tsquery(text)
-
-    def narrowing(self, old_search: str | None,
-                  new_search: str) -> Callable[[str], bool | None] | None:
-        """None: PostgreSQL's ``simple`` text search parser (URLs, e-mail addresses,
-        hyphenated words) is not mirrored in Python, so its lists always wait for the
-        query."""
-        return None
-
-    def search_ranked(self, flt: MemoryFilter, limit: int, *,
-                      any_term: bool = False) -> list[Memory]:
-        """Full-text matches in the list's scope, best first (``ts_rank``; ties newest
-        first)."""
-        query = pg_tsquery(flt.search or "", any_term=any_term)
-        if query is None:
-            return []
-        clauses, params = self._where(flt)
-        sql = (f"SELECT {_M_COLUMNS} FROM memories m, to_tsquery('simple', ?) q "
-               f"WHERE m.fts @@ q AND {' AND '.join(clauses)} "
-               "ORDER BY ts_rank(m.fts, q) DESC, m.seq DESC LIMIT ?")
-        rows = self._store.execute(sql, (query, *params, limit)).fetchall()
-        return [row_to_memory(row) for row in rows]
-
-
 class PgRecallRepository(RecallRepository):
-    """``RecallRepository`` with PostgreSQL's ranking (``ts_rank``): the same plan as on SQLite,
-    carried out another way where a GIN index is slow (it reads all of a word's matches first).
-
-    A word found to match more rows than the budget is remembered (``common_terms``) with its
-    table's epoch, and a later recall at the same epoch takes the fact instead of counting (only
-    a delete or a text change can lower a count, and each moves the epoch on). "Recent" reads the
-    newest ``RECENT_WINDOW`` rows through the primary key first, and the GIN index only when the
-    window holds too few matches (PostgreSQL would otherwise sort every match of words that come
-    together)."""
+    """``RecallRepository`` with PostgreSQL's ranking (``ts_rank``): SQLite's plan, carried out
+    another way where a GIN index is slow (it reads all of a word's matches first). A word
+    found more common than the budget is remembered (``common_terms``) with its table's epoch,
+    which only a delete or a text change moves on. "Recent" reads the newest ``RECENT_WINDOW``
+    rows through the primary key first, the GIN index only when they hold too few matches."""
 
     _TABLES = {"memories_fts": "memories", "tasks_fts": "tasks",
                "interactions_fts": "interactions"}
@@ -173,11 +67,9 @@ class PgRecallRepository(RecallRepository):
 
     def _remember_common(self, table: str, queries: Sequence[str], at_least: int,
                          epoch: int) -> None:
-        """Remember that each of ``queries`` matched at least ``at_least`` rows of
-        ``table`` in a snapshot that saw ``epoch``; drop the facts of older epochs. After
-        the count and outside the caller's transaction (so a reader that sees a fact began
-        after the count); a failure (a role that may not write, say) only leaves the words
-        to be counted again next time."""
+        """Remember that each of ``queries`` matched at least ``at_least`` rows of ``table`` at
+        ``epoch``, and drop older epochs' facts: outside the caller's transaction, after the
+        count; a failure only leaves the words to be counted again."""
         with contextlib.suppress(StoreError):
             self._pg.execute_apart(
                 "INSERT INTO common_terms(source, query, at_least, epoch) "

@@ -1,24 +1,12 @@
-"""The PostgreSQL schema as numbered migrations, numbered like SQLite's (``store.schema``).
+"""The PostgreSQL schema as numbered migrations, numbered like SQLite's (``store.schema``):
+migration 6 makes everything SQLite's 1..6 make, later numbers are shared, so a version
+means the same on both backends. Never edit a migration that has shipped.
 
-PostgreSQL stores start at the schema SQLite reached with migration 6: one migration creates
-everything SQLite's migrations 1..6 make, recorded as version 6; later migrations are shared
-in number (a change that lands as SQLite migration 7 lands here as 7 too), so a store's
-version means the same on both backends. Never edit a migration that has shipped.
-
-Differences from SQLite, each for a reason:
-
-- Text columns compare with the ``"C"`` collation: keyset pages order ``(created_at, id)``
-  by code point, as SQLite's binary collation does, whatever the database's locale.
-- Full-text search is a generated ``tsvector`` column (the ``simple`` configuration: code
-  words and identifiers are not stemmed) with a GIN index, instead of FTS5 tables and
-  triggers; it cannot fall out of step with its row.
-- Tables whose key is text get a ``rowid`` identity column: ``doctor`` reads every table in
-  batches by it, as it reads SQLite's rowid (tables with ``seq`` use ``seq``).
-- Foreign keys are ``DEFERRABLE`` so an import checks them at commit, as SQLite's
-  ``defer_foreign_keys`` does.
-- Every write to a data table notifies the channel ``memtui_changes`` (a statement trigger;
-  PostgreSQL delivers it at commit, once per transaction and table), which live refresh
-  listens to.
+Differences from SQLite: text compares with the ``"C"`` collation (keyset pages order by
+code point, as SQLite does); full-text search is a generated ``tsvector`` column (``simple``:
+nothing stemmed) with a GIN index; tables keyed by text get a ``rowid`` identity column
+(``doctor`` reads in batches by it); foreign keys are ``DEFERRABLE`` (an import checks them
+at commit); every write to a data table notifies ``memtui_changes`` at commit (live refresh).
 """
 
 from __future__ import annotations

@@ -1,13 +1,11 @@
-"""The PostgreSQL store: a pool of connections, transactions, migrations, change messages.
+"""The PostgreSQL store (``StoreBackend``): a pool of connections, transactions, migrations,
+change messages.
 
-A team shares one PostgreSQL database from several machines; the store keeps the SQLite
-store's contract (``StoreBackend``). A statement outside a transaction borrows a pooled
-connection (autocommit); ``transaction()`` and ``snapshot()`` (``REPEATABLE READ``) hold one
-for the thread until the outermost block ends. ``transaction()`` takes
-``pg_advisory_xact_lock(WRITE_LOCK_KEY)`` so writers take turns, as SQLite's ``BEGIN
-IMMEDIATE`` makes them, and every read-check-write rule of the engine holds across machines.
-``data_version()`` counts the ``memtui_changes`` notifications every committed write sends
-(one connection ``LISTEN``s: nothing polls the tables).
+A statement outside a transaction borrows a pooled connection (autocommit);
+``transaction()`` and ``snapshot()`` (``REPEATABLE READ``) hold one for the thread until the
+outermost block ends. Writers take turns on ``pg_advisory_xact_lock(WRITE_LOCK_KEY)``, as
+SQLite's ``BEGIN IMMEDIATE`` makes them, so every read-check-write rule holds across
+machines. ``data_version()`` counts the notifications every committed write sends.
 """
 
 from __future__ import annotations
@@ -16,7 +14,6 @@ import contextlib
 import threading
 import weakref
 from collections.abc import Callable, Iterator
-from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import psycopg
@@ -24,7 +21,7 @@ from psycopg import errors as pg_errors
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from memtui.errors import QueryInterrupted, StoreError
-from memtui.store.backend import Connection, StoreBackend
+from memtui.store.backend import Connection, Lazy, StoreBackend
 from memtui.store.dialect import POSTGRESQL
 from memtui.store.ids import IdFactory
 from memtui.store.postgres.adapter import parameters, redact_url, scrub, statement
@@ -39,9 +36,8 @@ from memtui.store.timeutil import Clock, format_time
 
 if TYPE_CHECKING:
     from memtui.store.maintenance import VacuumResult
-    from memtui.store.memories import MemoryRepository
     from memtui.store.postgres.lane import PgQueryLane
-    from memtui.store.recall import RecallRepository
+    from memtui.store.postgres.repositories import PgRecallRepository
 
 WRITE_LOCK_KEY = APPLICATION_ID
 """The advisory lock every write transaction holds (``pg_advisory_xact_lock``)."""
@@ -54,11 +50,9 @@ POOL_MAX_SIZE = 8
 POOL_TIMEOUT_S = 30.0
 """How long a statement waits for a free pooled connection."""
 CUSTOM_PLANS = "SET plan_cache_mode = force_custom_plan"
-"""Run on every connection: each statement is planned for its own parameters. psycopg
-prepares a statement once it has run five times, and PostgreSQL may then settle on one
-generic plan, blind to the values -- for a searched list that is a plan chosen without
-knowing whether the words typed are rare or common (a one-letter prefix read through the
-full-text index, where walking the list is far cheaper)."""
+"""Run on every connection: each statement is planned for its own parameters (a statement
+psycopg prepared may otherwise get one generic plan, blind to whether the words searched
+are rare or common)."""
 CUSTOM_PLANS_SINCE = 120_000
 """``plan_cache_mode`` exists from PostgreSQL 12 on."""
 PRUNED_TERMS = ("removed the word counts recall remembered before the last delete or change "
@@ -66,14 +60,12 @@ PRUNED_TERMS = ("removed the word counts recall remembered before the last delet
 """What ``vacuum`` says it did first (schema migration 7)."""
 PRUNE_COMMON_TERMS = ("DELETE FROM common_terms c USING term_epochs e "
                       "WHERE c.source = e.source AND c.epoch < e.epoch")
-"""Remove the remembered counts of words a delete or a change of text may have lowered
-since (``PgRecallRepository``): their epoch is not their table's any more."""
+"""Remove the remembered word counts whose epoch is not their table's any more."""
 VACUUMED_TABLES = ("memories", "forgotten_sources", "audit", "tasks", "task_followups",
                    "extraction_log", "interactions", "bundle_documents", "consolidations",
                    "pending_purges", "agent_sessions", "codex_rollout_files", "common_terms",
                    "agent_writes", "extraction_details")
-"""Tables ``vacuum`` runs over: every table whose rows a forget or an edit deletes or
-rewrites."""
+"""Tables ``vacuum`` runs over: every table whose rows a forget or an edit deletes or rewrites."""
 
 
 def configure_connection(conn: psycopg.Connection[Any]) -> None:
@@ -83,8 +75,7 @@ def configure_connection(conn: psycopg.Connection[Any]) -> None:
 
 
 class _ThreadState(threading.local):
-    """One thread's place in the store: the connection its transaction holds, how deep the
-    re-entrant blocks go, and a lane's connection bound to it."""
+    """One thread's transaction connection and depth, and a lane's connection bound to it."""
 
     def __init__(self) -> None:
         self.conn: psycopg.Connection[Any] | None = None
@@ -97,9 +88,8 @@ class _ThreadState(threading.local):
 
 
 class PgConnection:
-    """A connection as the repositories use it: ``?`` statements. Bound to one psycopg
-    connection (a transaction's, a lane's), or, unbound, running each statement on the
-    thread's current one or on a pooled connection borrowed for that statement."""
+    """A connection as the repositories use it (``?`` statements): bound to one psycopg
+    connection, or running each statement on the thread's current or a borrowed one."""
 
     def __init__(self, store: PostgresStore,
                  raw: psycopg.Connection[Any] | None = None) -> None:
@@ -108,17 +98,11 @@ class PgConnection:
 
     def execute(self, sql: str, parameters_: Any = (), /) -> Any:
         """Run one statement; returns psycopg's cursor (rows fetched with it)."""
-        if self._raw is not None:
-            return self._store._run_on(self._raw, statement(sql, parameters_), parameters_,
-                                       False)
-        return self._store._run(sql, parameters_, many=False)
+        return self._store._run(sql, parameters_, many=False, held=self._raw)
 
     def executemany(self, sql: str, seq_of_parameters: Any, /) -> Any:
         """Run one statement per parameter row (pipelined by psycopg)."""
-        if self._raw is not None:
-            return self._store._run_on(self._raw, statement(sql, None), seq_of_parameters,
-                                       True)
-        return self._store._run(sql, seq_of_parameters, many=True)
+        return self._store._run(sql, seq_of_parameters, many=True, held=self._raw)
 
     @property
     def in_transaction(self) -> bool:
@@ -151,21 +135,10 @@ class PostgresStore(StoreBackend):
         self._adapters: weakref.WeakKeyDictionary[psycopg.Connection[Any], PgConnection] = \
             weakref.WeakKeyDictionary()
 
-    # -- repositories that differ ----------------------------------------------------------
+    # -- the repository that differs ----------------------------------------------------------
 
-    @cached_property
-    def memories(self) -> MemoryRepository:
-        """Memories, with PostgreSQL's full-text search."""
-        from memtui.store.postgres.repositories import PgMemoryRepository
-
-        return PgMemoryRepository(self)
-
-    @cached_property
-    def recall(self) -> RecallRepository:
-        """Recall data, with PostgreSQL's full-text ranking."""
-        from memtui.store.postgres.repositories import PgRecallRepository
-
-        return PgRecallRepository(self)
+    recall: Lazy[PgRecallRepository] = Lazy("postgres.repositories.PgRecallRepository")
+    """Recall data, with PostgreSQL's full-text ranking."""
 
     # -- what the store is -------------------------------------------------------------------
 
@@ -173,11 +146,6 @@ class PostgresStore(StoreBackend):
     def location(self) -> str:
         """The database URL without its password."""
         return self._location
-
-    @property
-    def url(self) -> str:
-        """The URL the store was opened with (it may hold a password: never print it)."""
-        return self._url
 
     @property
     def is_closed(self) -> bool:
@@ -199,15 +167,14 @@ class PostgresStore(StoreBackend):
         with self._lock:
             if self._closed:
                 raise self.error("the store is closed")
+        conn: psycopg.Connection[Any] | None = None
         try:
             conn = psycopg.connect(self._url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
-        except psycopg.Error as error:
-            raise self.error("cannot connect to the database", error) from None
-        try:
             configure_connection(conn)
         except psycopg.Error as error:
-            with contextlib.suppress(psycopg.Error):
-                conn.close()
+            if conn is not None:
+                with contextlib.suppress(psycopg.Error):
+                    conn.close()
             raise self.error("cannot connect to the database", error) from None
         with self._lock:
             self._extra.append(conn)
@@ -232,6 +199,8 @@ class PostgresStore(StoreBackend):
         return pool
 
     def _borrow(self) -> psycopg.Connection[Any]:
+        if self._closed:
+            raise self.error("the store is closed")
         try:
             return self._get_pool().getconn()
         except PoolTimeout as error:
@@ -263,14 +232,13 @@ class PostgresStore(StoreBackend):
         held = state.conn if state.conn is not None else state.bound
         return self._unbound if held is None else self._adapter(held)
 
-    def _run(self, sql: str, params: Any, *, many: bool) -> Any:
-        state = self._local
-        held = state.conn if state.conn is not None else state.bound
+    def _run(self, sql: str, params: Any, *, many: bool,
+             held: psycopg.Connection[Any] | None = None) -> Any:
+        if held is None:
+            held = self._local.conn if self._local.conn is not None else self._local.bound
         query = statement(sql, params if not many else None)
         if held is not None:
             return self._run_on(held, query, params, many)
-        if self._closed:
-            raise self.error("the store is closed")
         conn = self._borrow()
         try:
             return self._run_on(conn, query, params, many)
@@ -278,12 +246,8 @@ class PostgresStore(StoreBackend):
             self._give_back(conn)
 
     def execute_apart(self, sql: str, params: Any = ()) -> int:
-        """Run one statement on a pooled connection of its own, outside this thread's
-        transaction (autocommit: it neither joins nor waits for it), and return how many
-        rows it changed. For a write a read may leave behind (recall remembering a word it
-        counted). ``StoreError`` on failure."""
-        if self._closed:
-            raise self.error("the store is closed")
+        """Run one statement on a pooled connection, outside this thread's transaction
+        (autocommit), and return how many rows it changed (``StoreError`` on failure)."""
         conn = self._borrow()
         try:
             cursor = self._run_on(conn, statement(sql, params), params, False)
@@ -314,16 +278,13 @@ class PostgresStore(StoreBackend):
         ``obsolete`` (a lane's ticket check) is asked before each statement, which raises
         ``QueryInterrupted`` instead of starting once it says True."""
         state = self._local
-        saved = (state.bound, state.conn, state.depth, state.writing, state.pooled,
-                 state.obsolete)
-        state.bound, state.conn, state.depth, state.writing, state.pooled = \
-            conn, None, 0, False, False
-        state.obsolete = obsolete
+        saved = dict(vars(state))
+        _ThreadState.__init__(state)  # a fresh place: no transaction of the thread's
+        state.bound, state.obsolete = conn, obsolete
         try:
             yield
         finally:
-            (state.bound, state.conn, state.depth, state.writing, state.pooled,
-             state.obsolete) = saved
+            vars(state).update(saved)
 
     def lane(self) -> PgQueryLane:
         """A new lane: a connection of its own; ``begin()`` cancels the obsolete query."""
@@ -351,12 +312,8 @@ class PostgresStore(StoreBackend):
 
     def _open_block(self, begin: str) -> psycopg.Connection[Any]:
         state = self._local
-        if state.bound is not None:
-            conn, pooled = state.bound, False
-        else:
-            if self._closed:
-                raise self.error("the store is closed")
-            conn, pooled = self._borrow(), True
+        pooled = state.bound is None
+        conn = self._borrow() if state.bound is None else state.bound
         try:
             conn.execute(begin)
         except psycopg.Error as error:
@@ -488,9 +445,8 @@ class PostgresStore(StoreBackend):
     # -- backend-neutral maintenance -------------------------------------------------------
 
     def purge_deleted(self, wait_s: float) -> bool:
-        """Nothing to do: PostgreSQL keeps no write-ahead copies a reader holds back the way
-        SQLite's WAL does; the space of deleted rows is reclaimed by ``vacuum`` (autovacuum
-        or ``memtui doctor --vacuum``)."""
+        """Nothing to do: no copy of a deleted row waits for readers as in SQLite's WAL (the
+        space is reclaimed by ``vacuum``)."""
         return True
 
     def purge_backlog_bytes(self) -> int:
@@ -502,8 +458,7 @@ class PostgresStore(StoreBackend):
         return f"{self._location} (until VACUUM)"
 
     def check_whole_store_access(self) -> None:
-        """Allowed: the database's own credentials are the trust boundary (whoever can log
-        in can read every table)."""
+        """Allowed: whoever can log in can read every table."""
 
     def failure(self, error: BaseException) -> StoreError | None:
         """A one-line error for a psycopg error (the password never in it)."""
@@ -514,9 +469,9 @@ class PostgresStore(StoreBackend):
         return None
 
     def vacuum(self, full: bool = False) -> VacuumResult:
-        """Drop the remembered word counts that no longer hold (``common_terms``), then ``VACUUM
-        (ANALYZE)`` each table rows are deleted from or rewritten in (``full``: ``VACUUM FULL``,
-        which locks each table and gives the bytes back); sizes are those tables with their indexes."""
+        """Drop the word counts that no longer hold (``common_terms``), then ``VACUUM (ANALYZE)``
+        (``full``: ``VACUUM FULL``) each table rows are deleted from or rewritten in; sizes
+        are those tables with their indexes."""
         if self._local.depth > 0:
             raise self.error("cannot vacuum inside a transaction")
         from memtui.store.maintenance import VacuumResult
@@ -613,9 +568,7 @@ def _check_and_migrate(store: PostgresStore, conn: psycopg.Connection[Any]) -> N
 def open_postgres_store(url: str, *, clock: Clock | None = None,
                         ids: IdFactory | None = None) -> PostgresStore:
     """Open (creating or migrating the schema as needed) the memtui store in the PostgreSQL
-    database at ``url``. Raises ``StoreError`` with a one-line message (without the
-    password) when the server cannot be reached, refuses the login, or the database is not a
-    memtui store or comes from a newer schema."""
+    database at ``url``; a one-line ``StoreError`` (never the password) when it cannot."""
     store = PostgresStore(url, clock=clock, ids=ids)
     try:
         _prepare(store)
