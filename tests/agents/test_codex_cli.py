@@ -226,7 +226,7 @@ def test_export(cli: Callable[..., CliResult], tmp_path: Path, home: Path) -> No
     shown = cli("codex", "show", "--json", "--codex-home", str(target)).json
     assert [n["text"] for n in shown["notes"]] == ["Staging is read-only\n"]
     refused = cli("--user", "alice", "codex", "export", str(home / "memories"), "--json")
-    assert refused.code == 5 and "not empty" in refused.json["error"]["message"]
+    assert refused.code == 5 and "not an empty folder" in refused.json["error"]["message"]
     human = cli("--user", "alice", "codex", "export", str(tmp_path / "memories"))
     assert human.code == 0 and "exported 2 memories" in human.out
 

@@ -119,12 +119,12 @@ def test_export_refuses_existing_folders(demo: Store, tmp_path: Path) -> None:
     importer = Engine(demo, "alice").codex
     codex_home = fx.build_codex_home(tmp_path)
     memory_md = (codex_home / "memories" / "MEMORY.md").read_text()
-    with pytest.raises(CodexInputError, match="not empty"):
+    with pytest.raises(CodexInputError, match="not an empty folder"):
         importer.write_plan(importer.plan_export(), codex_home / "memories")
     assert (codex_home / "memories" / "MEMORY.md").read_text() == memory_md
     afile = tmp_path / "file.txt"
     afile.write_text("x")
-    with pytest.raises(CodexInputError, match="not a folder"):
+    with pytest.raises(CodexInputError, match="not an empty folder"):
         importer.write_plan(importer.plan_export(), afile)
     link = tmp_path / "link"
     link.symlink_to(tmp_path / "empty-target", target_is_directory=True)

@@ -28,7 +28,7 @@ from memtui.engine.codex.export_format import (
     render_export,
     render_raw_memory,
 )
-from memtui.engine.codex.export_writer import write_export
+from memtui.engine.codex.export_writer import new_folder_refusal, write_export
 from memtui.engine.codex.import_report import IMPORT_SOURCE, NOTE_THREAD_PREFIX
 from memtui.engine.codex.models import SummaryTopic
 from memtui.engine.codex.naming import (
@@ -116,19 +116,12 @@ class Exporter(EngineArea):
 
 
 def check_export_target(target: str | os.PathLike[str]) -> Path:
-    """The absolute target of an export; ``CodexInputError`` (nothing written) when it is a
-    symlink, a file, or a folder that is not empty (an existing Codex memory folder above
-    all)."""
+    """The absolute target of an export; ``CodexInputError`` (nothing written) when
+    ``new_folder_refusal`` refuses it (a symlink, a file, a folder that is not empty)."""
     path = Path(target).absolute()
-    if path.is_symlink():
-        raise CodexInputError(f"{path}: is a symlink; an export only goes into a new folder")
-    if path.exists():
-        if not path.is_dir():
-            raise CodexInputError(f"{path}: exists and is not a folder; an export only goes "
-                                  "into a new folder")
-        if any(path.iterdir()):
-            raise CodexInputError(f"{path}: folder is not empty (an existing Codex memory "
-                                  "folder?); an export only goes into a new folder")
+    refusal = new_folder_refusal(path)
+    if refusal is not None:
+        raise CodexInputError(refusal)
     return path
 
 

@@ -15,7 +15,6 @@ from datetime import datetime
 from memtui.engine.codex.models import SummaryTopic
 from memtui.engine.codex.naming import rollout_summary_file_stem
 from memtui.engine.codex.parsers import (
-    FAILURES_HEADING,
     FRONT_MATTER_FENCE,
     GENERAL_TIPS,
     KNOWLEDGE_HEADING,
@@ -54,7 +53,6 @@ class ExportSummary:
     preferences: tuple[str, ...] = ()
     general_tips: tuple[str, ...] = ()
     topics: tuple[SummaryTopic, ...] = ()
-    older_topics: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -68,7 +66,6 @@ class ExportThread:
     raw_memory: str
     rollout_summary: str
     slug: str | None = None
-    git_branch: str | None = None
 
     @property
     def summary_file_name(self) -> str:
@@ -96,7 +93,6 @@ class ExportGroup:
     tasks: tuple[ExportTask, ...]
     preferences: tuple[str, ...] = ()
     knowledge: tuple[str, ...] = ()
-    failures: tuple[str, ...] = ()
 
 
 def one_line(text: str) -> str:
@@ -126,8 +122,8 @@ def _body(text: str, structural: re.Pattern[str]) -> str:
 
 
 def render_memory_summary(summary: ExportSummary) -> str:
-    """``memory_summary.md``: first line exactly ``v1``, then the user profile, the preferences, the general
-    tips, what is in memory (by scope and day) and the older topics."""
+    """``memory_summary.md``: first line exactly ``v1``, then the user profile, the
+    preferences, the general tips, what is in memory (by scope and day), no older topics."""
     parts = [
         SUMMARY_VERSION_LINE, "",
         f"## {USER_PROFILE}", "",
@@ -146,13 +142,9 @@ def render_memory_summary(summary: ExportSummary) -> str:
             parts.extend([f"#### {one_line(topic.day) or 'undated'}", ""])
         name = one_line(topic.topic).replace(":", " -") or "topic"
         parts.append(f"- {name}: {', '.join(_keyword(k) for k in topic.keywords if _keyword(k))}")
-        if topic.desc:
-            parts.append(f"  - desc: {one_line(topic.desc)}")
-        if topic.learnings:
-            parts.append(f"  - learnings: {one_line(topic.learnings)}")
     if summary.topics:
         parts.append("")
-    parts.extend([f"### {OLDER_TOPICS}", "", _bullets(summary.older_topics), ""])
+    parts.extend([f"### {OLDER_TOPICS}", "", EMPTY_SECTION_TEXT, ""])
     return "\n".join(parts)
 
 
@@ -180,8 +172,7 @@ def _group(group: ExportGroup) -> list[str]:
         if keywords:
             lines.extend([f"- {keywords}", ""])
     for heading, items in ((PREFERENCES_HEADING, group.preferences),
-                           (KNOWLEDGE_HEADING, group.knowledge),
-                           (FAILURES_HEADING, group.failures)):
+                           (KNOWLEDGE_HEADING, group.knowledge)):
         if items:
             lines.extend([f"## {heading}", "", *(_bullet(item) for item in items), ""])
     return lines
@@ -227,10 +218,7 @@ def render_rollout_summary(thread: ExportThread) -> str:
     lines = [f"thread_id: {one_line(thread.thread_id)}",
              f"updated_at: {to_rfc3339(thread.updated_at)}",
              f"rollout_path: {one_line(thread.rollout_path)}",
-             f"cwd: {one_line(thread.cwd)}"]
-    if thread.git_branch:
-        lines.append(f"git_branch: {one_line(thread.git_branch)}")
-    lines.extend(["", str(thread.rollout_summary).strip("\n"), ""])
+             f"cwd: {one_line(thread.cwd)}", "", str(thread.rollout_summary).strip("\n"), ""]
     return "\n".join(lines)
 
 

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
-from memtui.engine.codex.timefmt import as_utc, file_timestamp, parse_file_timestamp
+from memtui.engine.codex.timefmt import FILE_TIMESTAMP_FORMAT, as_utc, parse_file_timestamp
 
 NOTE_NAME_RE = re.compile(
     r"^(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})-([a-z0-9][a-z0-9-]{0,79})\.md$", re.ASCII)
@@ -55,19 +55,15 @@ def note_slug(text: str, max_chars: int = DEFAULT_NOTE_SLUG_CHARS) -> str:
     return slug or FALLBACK_NOTE_SLUG
 
 
-def note_file_name(moment: datetime, slug: str) -> str:
-    """``<YYYY-MM-DDTHH-MM-SS>-<slug>.md`` for a UTC time; raises ValueError if invalid."""
-    name = f"{file_timestamp(moment)}-{slug}.md"
-    if not is_valid_note_name(name):
-        raise ValueError(f"not a valid Codex note name: {name!r}")
-    return name
-
-
 def note_names(moment: datetime, slug: str, attempts: int) -> Iterator[str]:
-    """Note names for ``slug`` at ``moment``: the plain one, then ``-2`` .. ``-<attempts>``."""
-    yield note_file_name(moment, slug)
-    for attempt in range(2, attempts + 1):
-        yield note_file_name(moment, f"{slug}-{attempt}")
+    """Note names ``<YYYY-MM-DDTHH-MM-SS>-<slug>.md`` for ``slug`` at ``moment`` (UTC): the
+    plain one, then ``-2`` .. ``-<attempts>``; raises ValueError for an invalid name."""
+    stamp = as_utc(moment).strftime(FILE_TIMESTAMP_FORMAT)
+    for attempt in range(1, attempts + 1):
+        name = f"{stamp}-{slug}{f'-{attempt}' if attempt > 1 else ''}.md"
+        if not is_valid_note_name(name):
+            raise ValueError(f"not a valid Codex note name: {name!r}")
+        yield name
 
 
 def rollout_uuid_from_name(name: str) -> str | None:
@@ -80,7 +76,6 @@ STEM_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 """The alphabet of the 4-character code in Codex's rollout summary names (0-9, a-z, A-Z)."""
 STEM_CODE_SPACE = 14_776_336
 """62 ** 4: the code is the seed modulo this, written in ``STEM_ALPHABET``."""
-STEM_TIME_FORMAT = "%Y-%m-%dT%H-%M-%S"
 U32_MASK = 0xFFFF_FFFF
 SEED_MULTIPLIER = 31
 GREGORIAN_TO_UNIX_100NS = 0x01B21DD213814000
@@ -159,6 +154,6 @@ def rollout_summary_file_stem(thread_id: str, source_updated_at: datetime,
         seed = 0
         for byte in thread_id.encode("utf-8", "surrogatepass"):
             seed = (seed * SEED_MULTIPLIER + byte) & U32_MASK
-    stem = f"{moment.strftime(STEM_TIME_FORMAT)}-{_stem_code(seed)}"
+    stem = f"{moment.strftime(FILE_TIMESTAMP_FORMAT)}-{_stem_code(seed)}"
     slug = stem_slug(rollout_slug)
     return f"{stem}-{slug}" if slug else stem

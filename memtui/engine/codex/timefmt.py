@@ -64,8 +64,3 @@ def parse_file_timestamp(text: str) -> datetime | None:
     except ValueError:
         return None
     return moment if MIN_TIME <= moment <= MAX_TIME else None
-
-
-def file_timestamp(moment: datetime) -> str:
-    """A ``YYYY-MM-DDTHH-MM-SS`` file-name timestamp of ``moment`` in UTC."""
-    return as_utc(moment).strftime(FILE_TIMESTAMP_FORMAT)
