@@ -25,6 +25,7 @@ from memtui.app.panes.agents_text import (
     entry_row,
     human_size,
     in_folder,
+    problem_lines,
     short_reason,
     tilde,
 )
@@ -219,11 +220,8 @@ class AgentsPane(Pane):
         if overview is None:
             self.memtui.say(f"Could not read the agent homes: {error}", severity="error")
             return
-        keep = self.item_list.current()
         self.overview = overview
-        self.item_list.set_items(
-            list(overview.rows),
-            keep=(lambda r: (r.agent, r.key) == (keep.agent, keep.key)) if keep else None)
+        self.item_list.set_items(overview.rows, key=lambda row: (row.agent, row.key))
         if self.opened is not None:
             opened = (self.opened.agent, self.opened.key)
             row = next((item for item in overview.rows if (item.agent, item.key) == opened),
@@ -343,13 +341,7 @@ class AgentsPane(Pane):
                         "first\n", style="cyan")
         if row.problems:
             text.append(f"\nProblems ({len(row.problems)})\n", style="bold")
-            for problem in row.problems[:MAX_SECTION_ROWS]:
-                where = in_folder(problem.path, row.memory_dir)
-                if problem.line:
-                    where += f":{problem.line}"
-                text.append(f"- {one_line(where, TEXT_CHARS)}: "
-                            f"{one_line(tilde(problem.reason), 2 * TEXT_CHARS)}\n",
-                            style="yellow")
+            problem_lines(text, row.problems, row.memory_dir, MAX_SECTION_ROWS)
 
     def _homes_text(self, text: Text, overview: AgentsOverview) -> None:
         from memtui.engine.agents.overview import AGENT_TITLES
@@ -491,8 +483,8 @@ class AgentsPane(Pane):
             self.entries_error = None
             self.entry_list.empty_text = "No memory entries here (see below)." \
                 if entries.problems else "No memory entries here."
-            self.entry_list.set_items(list(entries.entries),
-                                      keep=(lambda e: e.identity == keep) if keep else None)
+            self.entry_list.set_items(entries.entries, key=lambda entry: entry.identity,
+                                      keep=keep)
         self._title()
         self._update_preview()
 
@@ -511,11 +503,7 @@ class AgentsPane(Pane):
             text.append("No entry here.", style="dim")
         if entries.problems:
             text.append(f"\n\nProblems ({len(entries.problems)})\n", style="bold")
-            for problem in entries.problems[:MAX_SECTION_ROWS]:
-                where = in_folder(problem.path, row.memory_dir)
-                text.append(f"- {one_line(where, TEXT_CHARS)}: "
-                            f"{one_line(tilde(problem.reason), 2 * TEXT_CHARS)}\n",
-                            style="yellow")
+            problem_lines(text, entries.problems, row.memory_dir, MAX_SECTION_ROWS)
         return text
 
     # ---- writes: plan (worker) -> confirm -> write (worker) ---------------------------

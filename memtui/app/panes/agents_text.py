@@ -14,10 +14,13 @@ from rich.text import Text
 from memtui.textsafe import one_line, safe_text
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from memtui.engine.agents.curation import EditSource
     from memtui.engine.agents.entries import MemoryEntry
     from memtui.engine.agents.overview import AgentRow
     from memtui.engine.agents.plans import WritePlan
+    from memtui.engine.codex.models import Problem
 
 KIB = 1024
 MAX_SLUG_CHARS = 28
@@ -86,6 +89,16 @@ def short_reason(error: str, folder: str | None) -> str:
     if base:
         error = error.replace(base + "/", "")
     return one_line(tilde(error), 200)
+
+
+def problem_lines(text: Text, problems: Sequence[Problem], folder: str | None,
+                  most: int) -> None:
+    """A yellow ``- file[:line]: reason`` line for each of the first ``most`` problems
+    (files of ``folder`` by their names in it)."""
+    for problem in problems[:most]:
+        where = in_folder(problem.path, folder) + (f":{problem.line}" if problem.line else "")
+        text.append(f"- {one_line(where, TEXT_CHARS)}: "
+                    f"{one_line(tilde(problem.reason), 2 * TEXT_CHARS)}\n", style="yellow")
 
 
 # ---- a row's entries ----------------------------------------------------------------------

@@ -66,7 +66,6 @@ class BundlesPane(ListPane[ItemList[DocumentRow]]):
     def refresh_data(self) -> None:
         """Read the bundles again, keeping the cursor on the same document."""
         super().refresh_data()
-        keep = self.item_list.current()
         try:
             bundles = self.memtui.engine.recall.list_bundles()
         except MemtuiError as error:
@@ -74,9 +73,7 @@ class BundlesPane(ListPane[ItemList[DocumentRow]]):
             return
         rows = [DocumentRow(info.bundle, path, revision)
                 for info in bundles for path, revision in info.documents]
-        self.item_list.set_items(
-            rows, keep=(lambda r: (r.bundle, r.path) == (keep.bundle, keep.path))
-            if keep else None)
+        self.item_list.set_items(rows, key=lambda row: (row.bundle, row.path))
         title = Text("Bundles", style="bold")
         title.append(f" · {len(bundles)} bundles · {len(rows)} documents · read-only "
                      "(agents write them) · c copies", style="dim")

@@ -106,7 +106,7 @@ class HistoryPane(ListPane[ItemList[Memory]]):
             self.memory_id = target
             kept = keep.id if keep is not None and keep.id in {m.id for m in versions} \
                 else target
-            self.item_list.set_items(versions, keep=lambda m: m.id == kept)
+            self.item_list.set_items(versions, key=lambda version: version.id, keep=kept)
             head = self.head()
             heading = Text("History of ", style="bold")
             heading.append(head.id if head else target, style="bold")

@@ -152,11 +152,9 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
             return
         entries, self.review_on, errors = loaded
         self.loaded = True
-        keep = self.current()
         self.marked &= {entry.key for entry in entries}
         self.item_list.empty_text = EMPTY_REVIEW_ON if self.review_on else EMPTY_REVIEW_OFF
-        self.item_list.set_items(
-            entries, keep=(lambda e: e.key == keep.key) if keep else None)
+        self.item_list.set_items(entries, key=lambda entry: entry.key)
         for error in errors:
             self.memtui.say(f"Could not read the inbox: {error}", severity="error")
         self._update_title()
