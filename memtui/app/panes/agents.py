@@ -13,7 +13,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widget import Widget
-from textual.widgets import Static
 
 from memtui.app.panes.agents_text import (
     TEXT_CHARS,
@@ -29,7 +28,8 @@ from memtui.app.panes.agents_text import (
     short_reason,
     tilde,
 )
-from memtui.app.panes.base import DETAIL_BINDINGS, Pane
+from memtui.app.panes.base import DETAIL_BINDINGS
+from memtui.app.panes.list_pane import ListPane
 from memtui.app.widgets.line_list import ItemList, LineList
 from memtui.app.widgets.preview import PreviewScroll, selection_preview
 from memtui.textsafe import one_line, safe_text
@@ -94,11 +94,12 @@ def meter(row: AgentRow, cells: int = METER_CELLS, pad: bool = True) -> Text:
     return text
 
 
-class AgentsPane(Pane):
+class AgentsPane(ListPane[ItemList["AgentRow"]]):
     """Claude Code, Gemini CLI and Codex memory, one row per agent and project."""
 
     PANE_ID = "agents"
     TITLE = "Agents"
+    EMPTY_TEXT = EMPTY_TEXT
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "back", tooltip="Back from a row's entries to the rows",
                 id="agents.back"),
@@ -144,13 +145,11 @@ class AgentsPane(Pane):
 
     def compose(self) -> ComposeResult:
         """Title, the rows (or one row's entries), the selected row's (entry's) details."""
-        yield Static("", classes="pane-title", id="agents-title")
-        yield ItemList(self._row, id="agents-list", empty_text=EMPTY_TEXT)
+        title, rows, preview = super().compose()
         entries: ItemList[MemoryEntry] = ItemList(entry_row, id="agents-entries",
                                                   empty_text="Reading the entries…")
         entries.display = False
-        yield entries
-        yield PreviewScroll("agents-preview", id="agents-scroll")
+        yield from (title, rows, entries, preview)
 
     def on_mount(self) -> None:
         """The rows take a third of the height, the details the rest (a row's entries and
@@ -158,11 +157,6 @@ class AgentsPane(Pane):
         self.item_list.styles.height = LIST_HEIGHT
         self.entry_list.styles.height = LIST_HEIGHT
         self.query_one("#agents-scroll").styles.height = DETAIL_HEIGHT
-
-    @property
-    def item_list(self) -> ItemList[AgentRow]:
-        """The rows."""
-        return self.query_one("#agents-list", ItemList)
 
     @property
     def entry_list(self) -> ItemList[MemoryEntry]:
@@ -204,8 +198,7 @@ class AgentsPane(Pane):
         super().refresh_data()
         self.loading = True
         if self.overview is None:
-            self.query_one("#agents-title", Static).update(Text("Agents · reading…",
-                                                                style="bold"))
+            self.show_title(Text("Agents · reading…", style="bold"))
         homes = self.homes()
 
         def read() -> AgentsOverview:
@@ -240,7 +233,7 @@ class AgentsPane(Pane):
     def _title(self) -> None:
         overview = self.overview
         if self.opened is not None:
-            self.query_one("#agents-title", Static).update(self._entries_title(self.opened))
+            self.show_title(self._entries_title(self.opened))
             return
         if overview is None:
             return
@@ -254,7 +247,7 @@ class AgentsPane(Pane):
         if data["over_limit"]:
             title.append(f" · {data['over_limit']} index over the limit", style="yellow")
         title.append(" · enter lists a row's entries · writes ask first", style="dim")
-        self.query_one("#agents-title", Static).update(title)
+        self.show_title(title)
 
     def _entries_title(self, row: AgentRow) -> Text:
         title = Text(no_wrap=True, overflow="ellipsis")
@@ -503,7 +496,8 @@ class AgentsPane(Pane):
             text.append("No entry here.", style="dim")
         if entries.problems:
             text.append(f"\n\nProblems ({len(entries.problems)})\n", style="bold")
-            problem_lines(text, entries.problems, row.memory_dir, MAX_SECTION_ROWS)
+            problem_lines(text, entries.problems, row.memory_dir, MAX_SECTION_ROWS,
+                          at_line=False)
         return text
 
     # ---- writes: plan (worker) -> confirm -> write (worker) ---------------------------

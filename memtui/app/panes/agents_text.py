@@ -91,12 +91,14 @@ def short_reason(error: str, folder: str | None) -> str:
     return one_line(tilde(error), 200)
 
 
-def problem_lines(text: Text, problems: Sequence[Problem], folder: str | None,
-                  most: int) -> None:
+def problem_lines(text: Text, problems: Sequence[Problem], folder: str | None, most: int,
+                  *, at_line: bool = True) -> None:
     """A yellow ``- file[:line]: reason`` line for each of the first ``most`` problems
-    (files of ``folder`` by their names in it)."""
+    (files of ``folder`` by their names in it; ``at_line``: with the line, if known)."""
     for problem in problems[:most]:
-        where = in_folder(problem.path, folder) + (f":{problem.line}" if problem.line else "")
+        where = in_folder(problem.path, folder)
+        if at_line and problem.line:
+            where += f":{problem.line}"
         text.append(f"- {one_line(where, TEXT_CHARS)}: "
                     f"{one_line(tilde(problem.reason), 2 * TEXT_CHARS)}\n", style="yellow")
 

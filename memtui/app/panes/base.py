@@ -22,6 +22,7 @@ from memtui.errors import MemtuiError
 
 if TYPE_CHECKING:
     from memtui.app.app import MemtuiApp
+    from memtui.app.widgets.line_list import LineList
     from memtui.store.models import Memory
 
 ResultType = TypeVar("ResultType")
@@ -194,6 +195,14 @@ class Pane(Vertical):
         from memtui.app.modals.detail import memory_detail_view
 
         self.memtui.do(memory_detail_view(self.memtui.engine, memory_id, self.memtui.tz))
+
+    def on_line_list_opened(self, message: LineList.Opened) -> None:
+        """Enter on a list row: the selected memory's detail view (a pane whose own handler
+        opens something else prevents this default)."""
+        message.stop()
+        memory = self.selected_memory()
+        if memory is not None:
+            self.show_detail(memory.id)
 
     def ready(self) -> bool:
         """Whether the pane has read what it shows (an action asked from elsewhere works on

@@ -13,7 +13,7 @@ from textual.binding import Binding, BindingType
 from memtui.app.format import block, local_time
 from memtui.app.panes.base import DETAIL_BINDINGS
 from memtui.app.panes.list_pane import ListPane
-from memtui.app.widgets.line_list import ItemList, LineList
+from memtui.app.widgets.line_list import ItemList
 from memtui.app.widgets.preview import PreviewScroll
 from memtui.errors import MemtuiError
 from memtui.textsafe import one_line
@@ -99,7 +99,3 @@ class BundlesPane(ListPane[ItemList[DocumentRow]]):
         text.append("\n\n")
         text.append_text(block(document.content))
         preview.show(text)
-
-    def on_line_list_opened(self, message: LineList.Opened) -> None:
-        """Enter: nothing more to open (the document is shown below)."""
-        message.stop()

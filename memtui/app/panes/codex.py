@@ -16,7 +16,7 @@ from memtui.app.format import local_time
 from memtui.app.panes.agents_text import TEXT_CHARS, in_folder, problem_lines, tilde
 from memtui.app.panes.base import DETAIL_BINDINGS
 from memtui.app.panes.list_pane import ListPane
-from memtui.app.widgets.line_list import ItemList, LineList
+from memtui.app.widgets.line_list import ItemList
 from memtui.app.widgets.preview import PreviewScroll, selection_preview
 from memtui.engine.codex.config import config_reasons, describe_config
 from memtui.textsafe import one_line
@@ -225,10 +225,6 @@ class CodexPane(ListPane[ItemList["CodexThread"]]):  # the engine type is not im
         preview.show(selection_preview(self.codex, self.item_list.current(), self.item_list.items,
                                        self._thread_text, self._overview, EMPTY_TEXT,
                                        "No thread selected."))
-
-    def on_line_list_opened(self, message: LineList.Opened) -> None:
-        """Enter: the thread is already shown below."""
-        message.stop()
 
     def action_reload(self) -> None:
         """Read the Codex home again (it changes outside memtui); the status line says

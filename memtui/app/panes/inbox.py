@@ -191,8 +191,9 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
                                                                            self.memtui.tz))
 
     def on_line_list_opened(self, message: LineList.Opened) -> None:
-        """Enter: the selected row in a scrollable window."""
+        """Enter: the selected row in a scrollable window (not the base's memory detail)."""
         message.stop()
+        message.prevent_default()
         entry = self.current()
         if entry is None:
             return

@@ -374,13 +374,6 @@ class MemoriesPane(Pane):
         if stale is not None and not self.choice.stale:
             self.memory_list.set_stale(stale)
 
-    def on_line_list_opened(self, message: LineList.Opened) -> None:
-        """Enter: the memory's detail view."""
-        message.stop()
-        memory = self.selected_memory()
-        if memory is not None:
-            self.show_detail(memory.id)
-
     # ---- search -------------------------------------------------------------------------
 
     def _search_typed(self, text: str) -> None:
