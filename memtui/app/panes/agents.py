@@ -152,8 +152,7 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
         yield from (title, rows, entries, preview)
 
     def on_mount(self) -> None:
-        """The rows take a third of the height, the details the rest (a row's entries and
-        an entry's details half each)."""
+        """The rows take a third of the height, the details the rest (entries: half each)."""
         self.item_list.styles.height = LIST_HEIGHT
         self.entry_list.styles.height = LIST_HEIGHT
         self.query_one("#agents-scroll").styles.height = DETAIL_HEIGHT
@@ -169,8 +168,7 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
 
     def offers(self, action: str) -> bool:
         """The entry keys are offered while a row's entries are listed, each where it
-        applies to the selected entry (pressed elsewhere, a key says why, or on a row
-        lists its entries and says so)."""
+        applies to the selected entry."""
         if action not in self.ENTRY_ACTIONS:
             return True
         if self.opened is None:
@@ -394,8 +392,8 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
             self._open_row(row)
 
     def copy_text(self) -> tuple[str, str] | None:
-        """The selected entry's file (an added memory: its text, secrets masked), else the
-        selected row's memory folder (else its project path)."""
+        """The selected entry's file (an added memory: its text), else the selected row's
+        memory folder (else its project path)."""
         if self.opened is not None:
             entry = self.entry_list.current()
             if entry is None:
@@ -617,15 +615,13 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
                 editor.dismiss(None)
             done = tilde(summary) if action is not None else summary
             self.memtui.say(f"Done: {one_line(done, 200)}")
-        # this pane reads again (a row's entries stay open), the others when shown; the
-        # inbox is recounted
+        # every pane reads again (this one keeps a row's entries open); the inbox is recounted
         self.memtui.store_changed()
 
     # ---- entry writes: plan (worker) -> confirm -> write (worker) ----------------------
 
     def _chosen_entry(self, action: str) -> tuple[AgentRow, MemoryEntry] | None:
-        """The opened row and its selected entry; on the rows, list the row's entries and
-        say how to go on."""
+        """The opened row and its selected entry (on the rows: list the row's entries)."""
         key = ENTRY_KEYS[action]
         if self.opened is None:
             row = self.item_list.current()
@@ -657,8 +653,7 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
             self._plan_entry("forget", *chosen, self._context_file())
 
     def action_promote_entry(self) -> None:
-        """``P``: promote the selected project memory to the user/global tier (after a
-        confirm showing from where to where)."""
+        """``P``: promote the selected project memory to the user/global tier (confirmed)."""
         chosen = self._chosen_entry("promote")
         if chosen is not None:
             self._plan_entry("promote", *chosen, self._context_file())

@@ -39,8 +39,7 @@ EMPTY_TEXT = ("No Codex threads here — Codex keeps its memories in ~/.codex "
               "(start with --codex-home PATH or set CODEX_HOME).")
 READING_TEXT = "Reading the Codex home…"
 READ_GROUP = "codex-read"
-"""The worker group of the pane's reads of the Codex home (a newer read replaces one
-running)."""
+"""The worker group of the pane's reads of the Codex home."""
 
 
 def _section(text: Text, title: str, count: int) -> None:
@@ -72,8 +71,8 @@ class CodexPane(ListPane[ItemList["CodexThread"]]):  # the engine type is not im
         """A read of the home is under way (the title says so)."""
 
     def on_mount(self) -> None:
-        """The list takes a third of the height, the home's details the rest (the shared
-        preview height is too small for the consolidation diagnosis)."""
+        """The list takes a third of the height, the home's details (a long diagnosis) the
+        rest."""
         self.item_list.styles.height = LIST_HEIGHT
         self.query_one("#codex-scroll").styles.height = DETAIL_HEIGHT
 
@@ -227,6 +226,5 @@ class CodexPane(ListPane[ItemList["CodexThread"]]):  # the engine type is not im
                                        "No thread selected."))
 
     def action_reload(self) -> None:
-        """Read the Codex home again (it changes outside memtui); the status line says
-        when it is read."""
+        """Read the Codex home again (it changes outside memtui)."""
         self.refresh_data(reload=True)
