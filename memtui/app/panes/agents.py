@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -114,15 +114,15 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
                 id="agents.reload"),
         Binding("c", "copy", "copy path", tooltip="Copy the row's memory folder (on an "
                 "entry: its file)", id="agents.copy"),
-        Binding("x", "fix_index", "fix index", tooltip="Repair the row's index: drop broken "
+        Binding("x", "row_write('fix')", "fix index", tooltip="Repair the row's index: drop broken "
                 "links, list missing files, fit the limit (shows the change first)",
                 id="agents.fix_index"),
-        Binding("s", "redact", "redact", tooltip="Redact the secrets of the row's files "
+        Binding("s", "row_write('redact')", "redact", tooltip="Redact the secrets of the row's files "
                 "(shows the change first)", id="agents.redact"),
-        Binding("m", "switch", "auto memory", tooltip="Switch the agent's auto memory on or "
+        Binding("m", "row_write('switch')", "auto memory", tooltip="Switch the agent's auto memory on or "
                 "off in its own settings (shows the change first)", id="agents.switch"),
-        Binding("p", "inbox(True)", "apply patch", show=False, id="agents.inbox_apply"),
-        Binding("D", "inbox(False)", "dismiss patch", show=False, id="agents.inbox_dismiss"),
+        Binding("p", "row_write('inbox', True)", "apply patch", show=False, id="agents.inbox_apply"),
+        Binding("D", "row_write('inbox', False)", "dismiss patch", show=False, id="agents.inbox_dismiss"),
         *DETAIL_BINDINGS,
     ]
 
@@ -501,7 +501,7 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
     # ---- writes: plan (worker) -> confirm -> write (worker) ---------------------------
 
     def _plan_for(self, action: str, row: AgentRow, homes: tuple[Path | None, ...],
-                  extra: Any = None) -> WritePlan:
+                  extra: bool) -> WritePlan:
         from memtui.engine.agents import curation, inbox, switches
         from memtui.engine.agents import gemini as gemini_store
         from memtui.engine.agents.errors import AgentInputError
@@ -542,7 +542,11 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
         plan = inbox.plan_apply_patch if extra else inbox.plan_dismiss_patch
         return plan(home, patches[0].path)
 
-    def _start(self, action: str, agents: tuple[str, ...], extra: Any = None) -> None:
+    def action_row_write(self, action: str, extra: bool = False) -> None:
+        """``x`` repairs the selected row's index, ``s`` redacts its files' secrets, ``m``
+        switches the agent's auto memory, ``p`` / ``D`` apply or dismiss its first inbox
+        patch: each shows the change to confirm first."""
+        agents = ("gemini",) if action == "inbox" else ("claude", "gemini")
         row = self.item_list.current()
         if row is None:
             self.memtui.say("Nothing selected.", severity="warning")
@@ -756,22 +760,6 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
     def _reason(self, error: str) -> str:
         """An engine's refusal in one line (the opened row's files by their names)."""
         return short_reason(error, self.opened.memory_dir if self.opened else None)
-
-    def action_fix_index(self) -> None:
-        """``x``: repair the selected row's index (after a confirm)."""
-        self._start("fix", ("claude", "gemini"))
-
-    def action_redact(self) -> None:
-        """``s``: redact the secrets of the selected row's files (after a confirm)."""
-        self._start("redact", ("claude", "gemini"))
-
-    def action_switch(self) -> None:
-        """``m``: switch the agent's auto memory in its user settings (after a confirm)."""
-        self._start("switch", ("claude", "gemini"))
-
-    def action_inbox(self, apply: bool) -> None:
-        """``p`` / ``D``: apply or dismiss the first pending inbox patch (after a confirm)."""
-        self._start("inbox", ("gemini",), apply)
 
     def action_reload(self) -> None:
         """Read every agent home again (they change outside memtui)."""
