@@ -183,6 +183,11 @@ class MemoryList(PagedLineList[Memory]):
         return state is LoadState.READING or (
             state in (LoadState.AHEAD, LoadState.COUNTING) and self.count is None)
 
+    @property
+    def filter(self) -> MemoryFilter | None:
+        """The filter being shown."""
+        return None if self.source is None else self.source.filter
+
     def _anchor(self) -> Anchor:
         """Where the cursor and the view are now."""
         current = self.current()
