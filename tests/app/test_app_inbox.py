@@ -25,6 +25,7 @@ from textual.widgets import TextArea
 
 from memtui.app.modals.confirm import ConfirmModal
 from memtui.app.modals.editor import MemoryEditor
+from memtui.app.modals.text import TextModal
 from memtui.app.panes.inbox import InboxPane
 from memtui.app.widgets.command_line import CommandLine
 from memtui.engine.api import Engine
@@ -62,7 +63,7 @@ async def test_rows_counts_and_the_diff(tmp_path: Path) -> None:
             f"memtui:{CORRECTION}", f"memtui:{NEW_PROJECT}", f"memtui:{NEW_USER}"]
         assert f"Corrects {TARGET}" in shown and "Postgres 1617" in shown
         await press(pilot, "enter")  # the row in full
-        assert "Corrects" in screen_text(app)
+        assert isinstance(app.screen, TextModal) and "Corrects" in screen_text(app)
         await press(pilot, "escape")
 
 

@@ -104,3 +104,7 @@ class Dialog(ModalScreen[ResultType]):
     def compose_body(self) -> ComposeResult:
         """Everything under the title."""
         raise NotImplementedError
+
+    def action_close(self) -> None:
+        """Close without an answer (None)."""
+        self.dismiss(None)

@@ -35,10 +35,6 @@ class MemoryDetailModal(ScrollTextDialog[None]):
                          "esc close · h history · e correct · c copy")
         self.memory = memory
 
-    def action_close(self) -> None:
-        """Close."""
-        self.dismiss(None)
-
     def action_choose(self, action: str) -> None:
         """Close, then show the memory's history, correct it or copy its text."""
         from memtui.app.curator import correct

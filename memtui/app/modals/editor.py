@@ -32,7 +32,7 @@ DraftType = TypeVar("DraftType")
 
 class FormDialog(Dialog[DraftType | None], Generic[DraftType]):
     """A dialog of fields with a ``#save`` / ``#cancel`` button pair (and keys bound to
-    ``save`` and ``cancel``): save closes with ``draft()``, cancel with None."""
+    ``save`` and ``close``): save closes with ``draft()``, cancel with None."""
 
     def draft(self) -> DraftType:
         """What the form holds now (each dialog reads its own fields)."""
@@ -42,14 +42,10 @@ class FormDialog(Dialog[DraftType | None], Generic[DraftType]):
         """Close with what the form holds."""
         self.dismiss(self.draft())
 
-    def action_cancel(self) -> None:
-        """Close without saving."""
-        self.dismiss(None)
-
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """Save or cancel."""
         event.stop()
-        (self.action_save if event.button.id == "save" else self.action_cancel)()
+        (self.action_save if event.button.id == "save" else self.action_close)()
 
 
 class SubmitDialog(FormDialog[DraftType]):
@@ -146,7 +142,7 @@ class MemoryEditor(SubmitDialog[MemoryDraft]):
 
     BINDINGS = [
         Binding("ctrl+s", "save", "save", tooltip="Save", id="editor.save"),
-        Binding("escape", "cancel", "cancel",
+        Binding("escape", "close", "cancel",
                 tooltip="Cancel (nothing is written)", id="editor.cancel"),
     ]
 

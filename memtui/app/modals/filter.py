@@ -21,7 +21,7 @@ class FilterModal(FormDialog[FilterChoice]):
     BOX = "filter"
     BINDINGS = [
         Binding("ctrl+s", "save", "apply", tooltip="Apply the filter", id="filter.apply"),
-        Binding("escape", "cancel", "cancel", tooltip="Cancel", id="filter.cancel"),
+        Binding("escape", "close", "cancel", tooltip="Cancel", id="filter.cancel"),
     ]
 
     def __init__(self, current: FilterChoice) -> None:

@@ -83,7 +83,3 @@ class HelpModal(Dialog[None]):
         """Scroll the keys by a page."""
         scroll = self.query_one("#help-scroll", VerticalScroll)
         scroll.scroll_relative(y=direction * max(1, scroll.size.height - 1), animate=False)
-
-    def action_close(self) -> None:
-        """Close the help."""
-        self.dismiss(None)

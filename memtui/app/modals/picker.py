@@ -17,7 +17,7 @@ class PickerModal(Dialog[str | None]):
     Dismisses with the chosen id, or None."""
 
     BOX = "picker"
-    BINDINGS = [Binding("escape", "cancel", "cancel", tooltip="Cancel", id="picker.cancel")]
+    BINDINGS = [Binding("escape", "close", "cancel", tooltip="Cancel", id="picker.cancel")]
 
     def __init__(self, title: str, choices: list[tuple[str, str]], current: str | None) -> None:
         super().__init__(title)
@@ -42,7 +42,3 @@ class PickerModal(Dialog[str | None]):
         """Close with the chosen id."""
         event.stop()
         self.dismiss(event.option.id)
-
-    def action_cancel(self) -> None:
-        """Close without choosing."""
-        self.dismiss(None)

@@ -43,7 +43,7 @@ class ProjectDialog(SubmitDialog[ProjectDraft]):
     """
     BINDINGS = [
         Binding("ctrl+s", "save", "create", tooltip="Create the project", id="project.save"),
-        Binding("escape", "cancel", "cancel", tooltip="Cancel (nothing is written)",
+        Binding("escape", "close", "cancel", tooltip="Cancel (nothing is written)",
                 id="project.cancel"),
     ]
 

@@ -47,10 +47,6 @@ class TextModal(ScrollTextDialog[None]):
         super().__init__(title, body, "esc close" + (" · c copy" if copy_text else ""))
         self._copy_text = copy_text
 
-    def action_close(self) -> None:
-        """Close the screen."""
-        self.dismiss(None)
-
     def action_copy(self) -> None:
         """Copy the text (when the screen was given one)."""
         if self._copy_text is not None:

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widget import Widget
-from textual.widgets import Static
 
 from memtui.app.panes.agents_text import (
     TEXT_CHARS,
@@ -25,10 +24,12 @@ from memtui.app.panes.agents_text import (
     entry_row,
     human_size,
     in_folder,
+    problem_lines,
     short_reason,
     tilde,
 )
-from memtui.app.panes.base import DETAIL_BINDINGS, Pane
+from memtui.app.panes.base import DETAIL_BINDINGS
+from memtui.app.panes.list_pane import ListPane
 from memtui.app.widgets.line_list import ItemList, LineList
 from memtui.app.widgets.preview import PreviewScroll, selection_preview
 from memtui.textsafe import one_line, safe_text
@@ -93,11 +94,12 @@ def meter(row: AgentRow, cells: int = METER_CELLS, pad: bool = True) -> Text:
     return text
 
 
-class AgentsPane(Pane):
+class AgentsPane(ListPane[ItemList["AgentRow"]]):
     """Claude Code, Gemini CLI and Codex memory, one row per agent and project."""
 
     PANE_ID = "agents"
     TITLE = "Agents"
+    EMPTY_TEXT = EMPTY_TEXT
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "back", tooltip="Back from a row's entries to the rows",
                 id="agents.back"),
@@ -112,15 +114,15 @@ class AgentsPane(Pane):
                 id="agents.reload"),
         Binding("c", "copy", "copy path", tooltip="Copy the row's memory folder (on an "
                 "entry: its file)", id="agents.copy"),
-        Binding("x", "fix_index", "fix index", tooltip="Repair the row's index: drop broken "
+        Binding("x", "row_write('fix')", "fix index", tooltip="Repair the row's index: drop broken "
                 "links, list missing files, fit the limit (shows the change first)",
                 id="agents.fix_index"),
-        Binding("s", "redact", "redact", tooltip="Redact the secrets of the row's files "
+        Binding("s", "row_write('redact')", "redact", tooltip="Redact the secrets of the row's files "
                 "(shows the change first)", id="agents.redact"),
-        Binding("m", "switch", "auto memory", tooltip="Switch the agent's auto memory on or "
+        Binding("m", "row_write('switch')", "auto memory", tooltip="Switch the agent's auto memory on or "
                 "off in its own settings (shows the change first)", id="agents.switch"),
-        Binding("p", "inbox(True)", "apply patch", show=False, id="agents.inbox_apply"),
-        Binding("D", "inbox(False)", "dismiss patch", show=False, id="agents.inbox_dismiss"),
+        Binding("p", "row_write('inbox', True)", "apply patch", show=False, id="agents.inbox_apply"),
+        Binding("D", "row_write('inbox', False)", "dismiss patch", show=False, id="agents.inbox_dismiss"),
         *DETAIL_BINDINGS,
     ]
 
@@ -143,25 +145,17 @@ class AgentsPane(Pane):
 
     def compose(self) -> ComposeResult:
         """Title, the rows (or one row's entries), the selected row's (entry's) details."""
-        yield Static("", classes="pane-title", id="agents-title")
-        yield ItemList(self._row, id="agents-list", empty_text=EMPTY_TEXT)
+        title, rows, preview = super().compose()
         entries: ItemList[MemoryEntry] = ItemList(entry_row, id="agents-entries",
                                                   empty_text="Reading the entries…")
         entries.display = False
-        yield entries
-        yield PreviewScroll("agents-preview", id="agents-scroll")
+        yield from (title, rows, entries, preview)
 
     def on_mount(self) -> None:
-        """The rows take a third of the height, the details the rest (a row's entries and
-        an entry's details half each)."""
+        """The rows take a third of the height, the details the rest (entries: half each)."""
         self.item_list.styles.height = LIST_HEIGHT
         self.entry_list.styles.height = LIST_HEIGHT
         self.query_one("#agents-scroll").styles.height = DETAIL_HEIGHT
-
-    @property
-    def item_list(self) -> ItemList[AgentRow]:
-        """The rows."""
-        return self.query_one("#agents-list", ItemList)
 
     @property
     def entry_list(self) -> ItemList[MemoryEntry]:
@@ -174,8 +168,7 @@ class AgentsPane(Pane):
 
     def offers(self, action: str) -> bool:
         """The entry keys are offered while a row's entries are listed, each where it
-        applies to the selected entry (pressed elsewhere, a key says why, or on a row
-        lists its entries and says so)."""
+        applies to the selected entry."""
         if action not in self.ENTRY_ACTIONS:
             return True
         if self.opened is None:
@@ -203,8 +196,7 @@ class AgentsPane(Pane):
         super().refresh_data()
         self.loading = True
         if self.overview is None:
-            self.query_one("#agents-title", Static).update(Text("Agents · reading…",
-                                                                style="bold"))
+            self.show_title(Text("Agents · reading…", style="bold"))
         homes = self.homes()
 
         def read() -> AgentsOverview:
@@ -219,11 +211,8 @@ class AgentsPane(Pane):
         if overview is None:
             self.memtui.say(f"Could not read the agent homes: {error}", severity="error")
             return
-        keep = self.item_list.current()
         self.overview = overview
-        self.item_list.set_items(
-            list(overview.rows),
-            keep=(lambda r: (r.agent, r.key) == (keep.agent, keep.key)) if keep else None)
+        self.item_list.set_items(overview.rows, key=lambda row: (row.agent, row.key))
         if self.opened is not None:
             opened = (self.opened.agent, self.opened.key)
             row = next((item for item in overview.rows if (item.agent, item.key) == opened),
@@ -242,7 +231,7 @@ class AgentsPane(Pane):
     def _title(self) -> None:
         overview = self.overview
         if self.opened is not None:
-            self.query_one("#agents-title", Static).update(self._entries_title(self.opened))
+            self.show_title(self._entries_title(self.opened))
             return
         if overview is None:
             return
@@ -256,7 +245,7 @@ class AgentsPane(Pane):
         if data["over_limit"]:
             title.append(f" · {data['over_limit']} index over the limit", style="yellow")
         title.append(" · enter lists a row's entries · writes ask first", style="dim")
-        self.query_one("#agents-title", Static).update(title)
+        self.show_title(title)
 
     def _entries_title(self, row: AgentRow) -> Text:
         title = Text(no_wrap=True, overflow="ellipsis")
@@ -343,13 +332,7 @@ class AgentsPane(Pane):
                         "first\n", style="cyan")
         if row.problems:
             text.append(f"\nProblems ({len(row.problems)})\n", style="bold")
-            for problem in row.problems[:MAX_SECTION_ROWS]:
-                where = in_folder(problem.path, row.memory_dir)
-                if problem.line:
-                    where += f":{problem.line}"
-                text.append(f"- {one_line(where, TEXT_CHARS)}: "
-                            f"{one_line(tilde(problem.reason), 2 * TEXT_CHARS)}\n",
-                            style="yellow")
+            problem_lines(text, row.problems, row.memory_dir, MAX_SECTION_ROWS)
 
     def _homes_text(self, text: Text, overview: AgentsOverview) -> None:
         from memtui.engine.agents.overview import AGENT_TITLES
@@ -409,8 +392,8 @@ class AgentsPane(Pane):
             self._open_row(row)
 
     def copy_text(self) -> tuple[str, str] | None:
-        """The selected entry's file (an added memory: its text, secrets masked), else the
-        selected row's memory folder (else its project path)."""
+        """The selected entry's file (an added memory: its text), else the selected row's
+        memory folder (else its project path)."""
         if self.opened is not None:
             entry = self.entry_list.current()
             if entry is None:
@@ -491,8 +474,8 @@ class AgentsPane(Pane):
             self.entries_error = None
             self.entry_list.empty_text = "No memory entries here (see below)." \
                 if entries.problems else "No memory entries here."
-            self.entry_list.set_items(list(entries.entries),
-                                      keep=(lambda e: e.identity == keep) if keep else None)
+            self.entry_list.set_items(entries.entries, key=lambda entry: entry.identity,
+                                      keep=keep)
         self._title()
         self._update_preview()
 
@@ -511,17 +494,14 @@ class AgentsPane(Pane):
             text.append("No entry here.", style="dim")
         if entries.problems:
             text.append(f"\n\nProblems ({len(entries.problems)})\n", style="bold")
-            for problem in entries.problems[:MAX_SECTION_ROWS]:
-                where = in_folder(problem.path, row.memory_dir)
-                text.append(f"- {one_line(where, TEXT_CHARS)}: "
-                            f"{one_line(tilde(problem.reason), 2 * TEXT_CHARS)}\n",
-                            style="yellow")
+            problem_lines(text, entries.problems, row.memory_dir, MAX_SECTION_ROWS,
+                          at_line=False)
         return text
 
     # ---- writes: plan (worker) -> confirm -> write (worker) ---------------------------
 
     def _plan_for(self, action: str, row: AgentRow, homes: tuple[Path | None, ...],
-                  extra: Any = None) -> WritePlan:
+                  extra: bool) -> WritePlan:
         from memtui.engine.agents import curation, inbox, switches
         from memtui.engine.agents import gemini as gemini_store
         from memtui.engine.agents.errors import AgentInputError
@@ -562,7 +542,11 @@ class AgentsPane(Pane):
         plan = inbox.plan_apply_patch if extra else inbox.plan_dismiss_patch
         return plan(home, patches[0].path)
 
-    def _start(self, action: str, agents: tuple[str, ...], extra: Any = None) -> None:
+    def action_row_write(self, action: str, extra: bool = False) -> None:
+        """``x`` repairs the selected row's index, ``s`` redacts its files' secrets, ``m``
+        switches the agent's auto memory, ``p`` / ``D`` apply or dismiss its first inbox
+        patch: each shows the change to confirm first."""
+        agents = ("gemini",) if action == "inbox" else ("claude", "gemini")
         row = self.item_list.current()
         if row is None:
             self.memtui.say("Nothing selected.", severity="warning")
@@ -635,15 +619,13 @@ class AgentsPane(Pane):
                 editor.dismiss(None)
             done = tilde(summary) if action is not None else summary
             self.memtui.say(f"Done: {one_line(done, 200)}")
-        # this pane reads again (a row's entries stay open), the others when shown; the
-        # inbox is recounted
+        # every pane reads again (this one keeps a row's entries open); the inbox is recounted
         self.memtui.store_changed()
 
     # ---- entry writes: plan (worker) -> confirm -> write (worker) ----------------------
 
     def _chosen_entry(self, action: str) -> tuple[AgentRow, MemoryEntry] | None:
-        """The opened row and its selected entry; on the rows, list the row's entries and
-        say how to go on."""
+        """The opened row and its selected entry (on the rows: list the row's entries)."""
         key = ENTRY_KEYS[action]
         if self.opened is None:
             row = self.item_list.current()
@@ -675,8 +657,7 @@ class AgentsPane(Pane):
             self._plan_entry("forget", *chosen, self._context_file())
 
     def action_promote_entry(self) -> None:
-        """``P``: promote the selected project memory to the user/global tier (after a
-        confirm showing from where to where)."""
+        """``P``: promote the selected project memory to the user/global tier (confirmed)."""
         chosen = self._chosen_entry("promote")
         if chosen is not None:
             self._plan_entry("promote", *chosen, self._context_file())
@@ -779,22 +760,6 @@ class AgentsPane(Pane):
     def _reason(self, error: str) -> str:
         """An engine's refusal in one line (the opened row's files by their names)."""
         return short_reason(error, self.opened.memory_dir if self.opened else None)
-
-    def action_fix_index(self) -> None:
-        """``x``: repair the selected row's index (after a confirm)."""
-        self._start("fix", ("claude", "gemini"))
-
-    def action_redact(self) -> None:
-        """``s``: redact the secrets of the selected row's files (after a confirm)."""
-        self._start("redact", ("claude", "gemini"))
-
-    def action_switch(self) -> None:
-        """``m``: switch the agent's auto memory in its user settings (after a confirm)."""
-        self._start("switch", ("claude", "gemini"))
-
-    def action_inbox(self, apply: bool) -> None:
-        """``p`` / ``D``: apply or dismiss the first pending inbox patch (after a confirm)."""
-        self._start("inbox", ("gemini",), apply)
 
     def action_reload(self) -> None:
         """Read every agent home again (they change outside memtui)."""

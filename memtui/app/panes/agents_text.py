@@ -14,10 +14,13 @@ from rich.text import Text
 from memtui.textsafe import one_line, safe_text
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from memtui.engine.agents.curation import EditSource
     from memtui.engine.agents.entries import MemoryEntry
     from memtui.engine.agents.overview import AgentRow
     from memtui.engine.agents.plans import WritePlan
+    from memtui.engine.codex.models import Problem
 
 KIB = 1024
 MAX_SLUG_CHARS = 28
@@ -35,8 +38,7 @@ CONFIRM_WIDTH = 70
 CONFIRM_SHARE = 0.9
 """A dialog's share of the screen's width and height."""
 CONFIRM_CHROME = 8
-"""Rows of a confirm dialog around its body (border, title and its margin, buttons and
-theirs): the body gets the rest of 90% of the screen's height."""
+"""Rows of a confirm dialog around its body (border, title, buttons and their margins)."""
 MIN_DIFF_LINES = 3
 DIFF_CONTEXT = 1
 """Unchanged lines shown around each change in a confirm."""
@@ -86,6 +88,18 @@ def short_reason(error: str, folder: str | None) -> str:
     if base:
         error = error.replace(base + "/", "")
     return one_line(tilde(error), 200)
+
+
+def problem_lines(text: Text, problems: Sequence[Problem], folder: str | None, most: int,
+                  *, at_line: bool = True) -> None:
+    """A yellow ``- file[:line]: reason`` line for each of the first ``most`` problems
+    (files of ``folder`` by their names in it; ``at_line``: with the line, if known)."""
+    for problem in problems[:most]:
+        where = in_folder(problem.path, folder)
+        if at_line and problem.line:
+            where += f":{problem.line}"
+        text.append(f"- {one_line(where, TEXT_CHARS)}: "
+                    f"{one_line(tilde(problem.reason), 2 * TEXT_CHARS)}\n", style="yellow")
 
 
 # ---- a row's entries ----------------------------------------------------------------------
@@ -183,11 +197,9 @@ def editor_context(row: AgentRow, entry: MemoryEntry, source: EditSource) -> str
 
 
 def plan_lines(plan: WritePlan, width: int, room: int, base: str | None = None) -> list[Text]:
-    """A plan's changes for a dialog, in the plan's order: a file removed is one line
-    (its name and size); a file changed or created is named, then its changed lines with
-    one line of context (secrets as ``«kind»``). Names are relative to ``base`` (a memory
-    folder) when inside it, else as ``tilde`` shows them. Each line is cut to ``width``; at
-    most ``room`` lines, the last one saying how many more there are."""
+    """A plan's changes for a dialog: a file removed is one line (name and size); a file
+    changed or created is named, then its changed lines with one line of context (secrets
+    masked); names relative to ``base``; each line cut to ``width``, at most ``room``."""
     from memtui.engine.agents.plans import ACTION_CREATE, ACTION_REMOVE, mask_secrets
 
     lines: list[Text] = []
@@ -240,9 +252,8 @@ def confirm_title(action: str, agent: str) -> tuple[str, str]:
 
 def confirm_body(action: str, row: AgentRow, plan: WritePlan, entry: MemoryEntry,
                  source: EditSource | None, screen: tuple[int, int]) -> Text:
-    """What a confirm of an entry action shows on a ``screen`` (width, height): what
-    happens (for a promotion, from where to where), the changes (as many lines as fit),
-    the plan's notes and what happens to secrets."""
+    """The confirm of an entry action on a ``screen`` (width, height): what happens, the
+    changes (as many lines as fit), the plan's notes and what happens to secrets."""
     screen_width, screen_height = screen
     width = max(20, min(CONFIRM_WIDTH, int(screen_width * CONFIRM_SHARE)) - 4)
     head: list[Text] = []

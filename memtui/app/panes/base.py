@@ -22,6 +22,7 @@ from memtui.errors import MemtuiError
 
 if TYPE_CHECKING:
     from memtui.app.app import MemtuiApp
+    from memtui.app.widgets.line_list import LineList
     from memtui.store.models import Memory
 
 ResultType = TypeVar("ResultType")
@@ -45,14 +46,12 @@ DETAIL_BINDINGS: list[BindingType] = [
             tooltip="Scroll the details below the list up (half their height)",
             id="pane.detail_up"),
 ]
-"""Keys of every pane with a details area below its list (added after its own keys):
-everything in it is reachable by keys, not only by the mouse wheel."""
+"""Keys of every pane with a details area below its list (added after its own keys)."""
 
 
 @dataclass
 class JobDone(Message):
-    """A pane's thread job (``Pane.run_job``) finished: ``done`` takes its result, or why it
-    failed."""
+    """A pane's thread job (``Pane.run_job``) finished: ``done`` takes its result or error."""
 
     done: Callable[[Any, str | None], None]
     result: Any = None
@@ -61,8 +60,7 @@ class JobDone(Message):
 
 class Pane(Vertical):
     """One pane of the app. Subclasses set ``PANE_ID`` and ``TITLE`` and implement
-    ``refresh_data``; it runs when the pane is shown after a change, and when the store
-    changes while it is shown (``stale`` and ``shown``)."""
+    ``refresh_data`` (it runs while the pane is ``stale`` and ``shown``)."""
 
     PANE_ID: ClassVar[str] = ""
     TITLE: ClassVar[str] = ""
@@ -101,8 +99,7 @@ class Pane(Vertical):
 
     @on(Mount)
     def _read_when_mounted(self) -> None:
-        """A pane shown before it was mounted is read once its parts are (after the
-        subclass's own ``on_mount``, which may have read it already)."""
+        """A pane shown before it was mounted is read once its parts are."""
         if self.stale and self.shown:
             self.refresh_data()
 
@@ -195,14 +192,21 @@ class Pane(Vertical):
 
         self.memtui.do(memory_detail_view(self.memtui.engine, memory_id, self.memtui.tz))
 
+    def on_line_list_opened(self, message: LineList.Opened) -> None:
+        """Enter on a list row: the selected memory's detail view (a pane whose own handler
+        opens something else prevents this default)."""
+        message.stop()
+        memory = self.selected_memory()
+        if memory is not None:
+            self.show_detail(memory.id)
+
     def ready(self) -> bool:
-        """Whether the pane has read what it shows (an action asked from elsewhere works on
-        its selection only then)."""
+        """Whether the pane has read what it shows (actions from elsewhere wait for it)."""
         return True
 
     def forget_selected(self) -> None:
         """Forget what the pane has selected, asking first (by default: the memory last
-        selected in a memory pane)."""
+        selected)."""
         from memtui.app.curator import Notice, forget
 
         memory_id = self.memtui.selected_memory_id
@@ -235,8 +239,7 @@ class Pane(Vertical):
 
 class FormPane(Pane):
     """A pane that is a form (Profile, Settings): tab moves between fields, escape leaves
-    the form. The CSS here is what every form shares; each form pane carries its own rules
-    (the first frame shows no form, so none of it is parsed then)."""
+    the form (the CSS is what every form shares)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [*FORM_BINDINGS]
     FIELDS: ClassVar[str] = "Input, TextArea, Checkbox, Select"
@@ -250,8 +253,7 @@ class FormPane(Pane):
         raise NotImplementedError
 
     def show_stored(self) -> None:
-        """Show what ``read_stored`` read in the fields (each form says what of the typed
-        text it keeps)."""
+        """Show what ``read_stored`` read in the fields."""
         raise NotImplementedError
 
     def refresh_data(self) -> None:

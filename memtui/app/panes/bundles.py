@@ -13,7 +13,7 @@ from textual.binding import Binding, BindingType
 from memtui.app.format import block, local_time
 from memtui.app.panes.base import DETAIL_BINDINGS
 from memtui.app.panes.list_pane import ListPane
-from memtui.app.widgets.line_list import ItemList, LineList
+from memtui.app.widgets.line_list import ItemList
 from memtui.app.widgets.preview import PreviewScroll
 from memtui.errors import MemtuiError
 from memtui.textsafe import one_line
@@ -66,7 +66,6 @@ class BundlesPane(ListPane[ItemList[DocumentRow]]):
     def refresh_data(self) -> None:
         """Read the bundles again, keeping the cursor on the same document."""
         super().refresh_data()
-        keep = self.item_list.current()
         try:
             bundles = self.memtui.engine.recall.list_bundles()
         except MemtuiError as error:
@@ -74,9 +73,7 @@ class BundlesPane(ListPane[ItemList[DocumentRow]]):
             return
         rows = [DocumentRow(info.bundle, path, revision)
                 for info in bundles for path, revision in info.documents]
-        self.item_list.set_items(
-            rows, keep=(lambda r: (r.bundle, r.path) == (keep.bundle, keep.path))
-            if keep else None)
+        self.item_list.set_items(rows, key=lambda row: (row.bundle, row.path))
         title = Text("Bundles", style="bold")
         title.append(f" · {len(bundles)} bundles · {len(rows)} documents · read-only "
                      "(agents write them) · c copies", style="dim")
@@ -102,7 +99,3 @@ class BundlesPane(ListPane[ItemList[DocumentRow]]):
         text.append("\n\n")
         text.append_text(block(document.content))
         preview.show(text)
-
-    def on_line_list_opened(self, message: LineList.Opened) -> None:
-        """Enter: nothing more to open (the document is shown below)."""
-        message.stop()

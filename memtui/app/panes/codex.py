@@ -13,10 +13,10 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 
 from memtui.app.format import local_time
-from memtui.app.panes.agents_text import in_folder, tilde
+from memtui.app.panes.agents_text import TEXT_CHARS, in_folder, problem_lines, tilde
 from memtui.app.panes.base import DETAIL_BINDINGS
 from memtui.app.panes.list_pane import ListPane
-from memtui.app.widgets.line_list import ItemList, LineList
+from memtui.app.widgets.line_list import ItemList
 from memtui.app.widgets.preview import PreviewScroll, selection_preview
 from memtui.engine.codex.config import config_reasons, describe_config
 from memtui.textsafe import one_line
@@ -35,13 +35,11 @@ LIST_HEIGHT = "1fr"
 DETAIL_HEIGHT = "2fr"
 THREAD_COLUMN = 38
 USED_COLUMN = 6
-TEXT_CHARS = 120
 EMPTY_TEXT = ("No Codex threads here — Codex keeps its memories in ~/.codex "
               "(start with --codex-home PATH or set CODEX_HOME).")
 READING_TEXT = "Reading the Codex home…"
 READ_GROUP = "codex-read"
-"""The worker group of the pane's reads of the Codex home (a newer read replaces one
-running)."""
+"""The worker group of the pane's reads of the Codex home."""
 
 
 def _section(text: Text, title: str, count: int) -> None:
@@ -73,8 +71,8 @@ class CodexPane(ListPane[ItemList["CodexThread"]]):  # the engine type is not im
         """A read of the home is under way (the title says so)."""
 
     def on_mount(self) -> None:
-        """The list takes a third of the height, the home's details the rest (the shared
-        preview height is too small for the consolidation diagnosis)."""
+        """The list takes a third of the height, the home's details (a long diagnosis) the
+        rest."""
         self.item_list.styles.height = LIST_HEIGHT
         self.query_one("#codex-scroll").styles.height = DETAIL_HEIGHT
 
@@ -128,11 +126,9 @@ class CodexPane(ListPane[ItemList["CodexThread"]]):  # the engine type is not im
                 self.item_list.refresh()
             self.memtui.say(f"Could not read the Codex home: {error}", severity="error")
             return
-        keep = self.item_list.current()
         self.codex, threads = read
         self.item_list.empty_text = EMPTY_TEXT
-        self.item_list.set_items(
-            threads, keep=(lambda t: t.thread_id == keep.thread_id) if keep else None)
+        self.item_list.set_items(threads, key=lambda thread: thread.thread_id)
         self._update_title()
         self._update_preview()
         if reload:
@@ -220,12 +216,7 @@ class CodexPane(ListPane[ItemList["CodexThread"]]):  # the engine type is not im
                         or job.running_past_lease else "")
         _more(text, MAX_SECTION_ROWS, len(codex.jobs))
         _section(text, "Problems", len(codex.problems))
-        for problem in codex.problems[:MAX_SECTION_ROWS]:
-            where = in_folder(problem.path, codex.home)
-            if problem.line:
-                where += f":{problem.line}"
-            text.append(f"- {one_line(where, TEXT_CHARS)}: "
-                        f"{one_line(problem.reason, 2 * TEXT_CHARS)}\n", style="yellow")
+        problem_lines(text, codex.problems, codex.home, MAX_SECTION_ROWS)
         _more(text, MAX_SECTION_ROWS, len(codex.problems))
 
     def _update_preview(self) -> None:
@@ -234,11 +225,6 @@ class CodexPane(ListPane[ItemList["CodexThread"]]):  # the engine type is not im
                                        self._thread_text, self._overview, EMPTY_TEXT,
                                        "No thread selected."))
 
-    def on_line_list_opened(self, message: LineList.Opened) -> None:
-        """Enter: the thread is already shown below."""
-        message.stop()
-
     def action_reload(self) -> None:
-        """Read the Codex home again (it changes outside memtui); the status line says
-        when it is read."""
+        """Read the Codex home again (it changes outside memtui)."""
         self.refresh_data(reload=True)

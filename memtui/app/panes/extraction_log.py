@@ -71,15 +71,15 @@ def ledger_text(ledger: dict[str, Any]) -> Text:
 
 
 def ledger_words(ledger: dict[str, Any]) -> Text:
-    """The model cost ledger on the title line: tokens today and this month against the
-    caps (nothing while no model was called this month)."""
+    """Tokens today and this month against the caps, for the title line (nothing while no
+    model was called this month)."""
     if not ledger["month"]["calls"]:
         return Text("")
     words = Text(" · model tokens ")
-    for span, label in (("today", "today"), ("month", "month")):
+    for span in ("today", "month"):
         used = ledger[span]["tokens_in"] + ledger[span]["tokens_out"]
         cap = ledger[span]["cap"]
-        words.append(f"{label} {used:,}/{cap:,} ", style="bold red" if used >= cap else "")
+        words.append(f"{span} {used:,}/{cap:,} ", style="bold red" if used >= cap else "")
     return words
 
 

@@ -15,7 +15,7 @@ from textual.binding import Binding, BindingType
 from memtui.app.format import block, local_time
 from memtui.app.panes.base import DETAIL_BINDINGS
 from memtui.app.panes.list_pane import ListPane
-from memtui.app.widgets.line_list import ItemList, LineList
+from memtui.app.widgets.line_list import ItemList
 from memtui.app.widgets.preview import PreviewScroll
 from memtui.errors import MemtuiError
 from memtui.store.models import Memory
@@ -106,7 +106,7 @@ class HistoryPane(ListPane[ItemList[Memory]]):
             self.memory_id = target
             kept = keep.id if keep is not None and keep.id in {m.id for m in versions} \
                 else target
-            self.item_list.set_items(versions, keep=lambda m: m.id == kept)
+            self.item_list.set_items(versions, key=lambda version: version.id, keep=kept)
             head = self.head()
             heading = Text("History of ", style="bold")
             heading.append(head.id if head else target, style="bold")
@@ -129,13 +129,6 @@ class HistoryPane(ListPane[ItemList[Memory]]):
                     + (f" · replaced by {memory.superseded_by}" if memory.superseded_by else
                        " · current"), style="dim")
         preview.show(Text.assemble(meta, "\n", block(memory.content)))
-
-    def on_line_list_opened(self, message: LineList.Opened) -> None:
-        """Enter: the version's detail view."""
-        message.stop()
-        memory = self.selected_memory()
-        if memory is not None:
-            self.show_detail(memory.id)
 
     def action_restore(self) -> None:
         """Make the selected version current again (a supersede of the current head)."""

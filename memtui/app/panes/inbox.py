@@ -152,11 +152,9 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
             return
         entries, self.review_on, errors = loaded
         self.loaded = True
-        keep = self.current()
         self.marked &= {entry.key for entry in entries}
         self.item_list.empty_text = EMPTY_REVIEW_ON if self.review_on else EMPTY_REVIEW_OFF
-        self.item_list.set_items(
-            entries, keep=(lambda e: e.key == keep.key) if keep else None)
+        self.item_list.set_items(entries, key=lambda entry: entry.key)
         for error in errors:
             self.memtui.say(f"Could not read the inbox: {error}", severity="error")
         self._update_title()
@@ -193,8 +191,9 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
                                                                            self.memtui.tz))
 
     def on_line_list_opened(self, message: LineList.Opened) -> None:
-        """Enter: the selected row in a scrollable window."""
+        """Enter: the selected row in a scrollable window (not the base's memory detail)."""
         message.stop()
+        message.prevent_default()
         entry = self.current()
         if entry is None:
             return
@@ -210,26 +209,24 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
     def action_toggle_mark(self) -> None:
         """Mark or unmark the selected row, then move down."""
         entry = self.current()
-        if entry is None:
-            return
-        self.marked.symmetric_difference_update({entry.key})
-        self.item_list.refresh()
-        self._update_title()
-        self.item_list.action_move(1)
+        if entry is not None:
+            self._mark(self.marked ^ {entry.key})
+            self.item_list.action_move(1)
 
     def action_mark_all(self) -> None:
         """Mark every row (when all are marked: unmark them)."""
         keys = {entry.key for entry in self.item_list.items}
-        self.marked = set() if keys and keys <= self.marked else keys
-        self.item_list.refresh()
-        self._update_title()
+        self._mark(set() if keys and keys <= self.marked else keys)
 
     def action_clear_marks(self) -> None:
         """Unmark everything."""
         if self.marked:
-            self.marked.clear()
-            self.item_list.refresh()
-            self._update_title()
+            self._mark(set())
+
+    def _mark(self, marked: set[str]) -> None:
+        self.marked = marked
+        self.item_list.refresh()
+        self._update_title()
 
     # ---- decisions ----------------------------------------------------------------------
 

@@ -113,8 +113,7 @@ class MemoriesPane(Pane):
         self._title_for: tuple[object, ...] | None = None
         """What the title was last drawn from (``_update_title``)."""
         self._surroundings_due = False
-        """Whether the title and preview wait to follow a change of the list
-        (``_list_changed``)."""
+        """Whether the title and preview wait to follow a change of the list."""
         # the parts, made once (every keystroke of a search reaches each of them)
         self._title = TextView(classes="pane-title", id=f"{self.PANE_ID}-title")
         self.memory_list = MemoryList(id=f"{self.PANE_ID}-list", empty_text="",
@@ -175,16 +174,14 @@ class MemoriesPane(Pane):
     # ---- data ---------------------------------------------------------------------------
 
     def on_mount(self) -> None:
-        """Set the time zone; the start pane starts reading its list at once (in a worker,
-        while the first frame is laid out), not after the first frame."""
+        """Set the time zone; the start pane reads its list now, not after the first frame."""
         self.memory_list.tz = self.memtui.tz
         if self.stale and self.memtui.config.start_pane == self.PANE_ID:
             self.refresh_data(first_page_now=True)
 
     def refresh_data(self, *, first_page_now: bool = False) -> None:
-        """Read the list again (keeping cursor and scroll once it has loaded).
-        ``first_page_now``: a first load reads its first page here, not in a worker (one
-        index seek), so the first frame already shows rows."""
+        """Read the list again (keeping cursor and scroll once it has loaded);
+        ``first_page_now``: see ``MemoryList.show``."""
         super().refresh_data()
         self.memory_list.tz = self.memtui.tz
         if self._loaded_once:
@@ -194,9 +191,8 @@ class MemoriesPane(Pane):
         self._loaded_once = True
 
     def _follow_correction(self) -> None:
-        """The cursor's memory was corrected (here or by another process): once the list
-        has reloaded, the cursor stands on its new version, not on the row that took the
-        old one's place. A list that shows superseded versions keeps the old row."""
+        """Once the list has reloaded, the cursor stands on the new version of its memory
+        if that was corrected (unless the list shows superseded versions)."""
         current = self.memory_list.current()
         if current is None or self.choice.status_arg != "active":
             return
@@ -208,8 +204,7 @@ class MemoriesPane(Pane):
             self.memory_list.select_when_loaded(newest.id)
 
     def reset(self) -> None:
-        """Forget position and marks (the list now shows something else; the app marks
-        the pane stale next, which reads it once)."""
+        """Forget position and marks (the list now shows something else)."""
         self._loaded_once = False
         self.memory_list.marked.clear()
 
@@ -223,9 +218,8 @@ class MemoriesPane(Pane):
 
     def _load(self, *, keep_position: bool, first_page_now: bool = False,
               typed: bool = False) -> None:
-        """Read the list for the pane's filter and search. The title is drawn now and again
-        when the rows come; for a typed key only then (they come in a few milliseconds, and
-        the title follows them in the next frame)."""
+        """Read the list for the pane's filter and search; the title is drawn now (not for
+        a typed key: it follows the rows)."""
         choice = self.choice
         if typed and choice.stale:
             return  # the stale view lists every stale memory: a search does not narrow it
@@ -253,8 +247,7 @@ class MemoriesPane(Pane):
             self._update_title()
 
     def _read_stale(self, flt: MemoryFilter, keep_position: bool) -> None:
-        """The list's stale memories, newest first, at most ``MAX_STALE_LIST`` (a thread job:
-        it reads the project's folder)."""
+        """The list's stale memories, newest first (a thread job: it reads the folder)."""
         from memtui.engine.staleness import MAX_STALE_LIST
 
         choice, staleness = self.choice, self.memtui.engine.staleness
@@ -264,8 +257,7 @@ class MemoriesPane(Pane):
 
     def _stale_listed(self, flt: MemoryFilter, choice: FilterChoice, keep_position: bool,
                       found: list[StaleMemory] | None, error: str | None) -> None:
-        """Show the stale memories, each marked stale; marks of memories no longer listed
-        (kept, corrected, forgotten) go."""
+        """Show the stale memories, each marked stale; marks of those no longer listed go."""
         if choice != self.choice or flt.project != self.project_arg():
             return  # the filter or the project changed since: a newer read follows
         if found is None:
@@ -278,9 +270,8 @@ class MemoriesPane(Pane):
                                    keep_position=keep_position)
 
     def _update_title(self) -> None:
-        """The pane's name, the list's count, its filter, marks and whether it is read only.
-        Not the search: the search box under the title shows it (it stays once opened), so
-        a typed key leaves the title as it was unless the count changes."""
+        """The pane's name, the list's count, its filter, marks and whether it is read only
+        (not the search: the search box shows it)."""
         memory_list = self.memory_list
         count, at_least, heading = memory_list.count, memory_list.at_least, self.heading()
         shown_for = (heading, count, at_least, self.choice, len(memory_list.marked),
@@ -329,10 +320,8 @@ class MemoriesPane(Pane):
         preview.show(Text.assemble(meta, "\n", shown))
 
     def _list_changed(self, memory_list: MemoryList) -> None:
-        """The list's rows, count, marks or error changed (called by the list, in the same
-        turn): errors are said once; the title and preview follow in a frame of their own,
-        right after the one that shows the list's rows (a typed key's rows are painted
-        first, without waiting for the preview's text to be laid out)."""
+        """The list's rows, count, marks or error changed: errors are said once; the title
+        and preview follow in a frame of their own, after the one showing the rows."""
         error = memory_list.error
         if error and error != self._said_error:
             self.memtui.say(f"Could not read the list: {error}", severity="error")
@@ -341,8 +330,7 @@ class MemoriesPane(Pane):
             self._surroundings_due = self.call_later(self._follow_list)
 
     def _follow_list(self) -> None:
-        """The title and preview for the list as it is now, painted at once (unless a newer
-        key's paint is held: its frame carries them)."""
+        """The title and preview for the list as it is now, painted at once."""
         self._surroundings_due = False
         self._update_title()
         self._selection_changed()
@@ -355,9 +343,8 @@ class MemoriesPane(Pane):
         self._selection_changed()
 
     def _selection_changed(self) -> None:
-        """Show the selected memory under the list; remember it for the History pane; check
-        the project memories on screen against the project's folder (its symbols: the
-        folder's words ``engine.citations`` keeps, so moving walks no folder again)."""
+        """Show the selected memory under the list, remember it for the History pane, and
+        check the project memories on screen against the project's folder."""
         memory = self.selected_memory()
         if memory is not None:
             self.memtui.selected_memory_id = memory.id
@@ -374,20 +361,11 @@ class MemoriesPane(Pane):
         if stale is not None and not self.choice.stale:
             self.memory_list.set_stale(stale)
 
-    def on_line_list_opened(self, message: LineList.Opened) -> None:
-        """Enter: the memory's detail view."""
-        message.stop()
-        memory = self.selected_memory()
-        if memory is not None:
-            self.show_detail(memory.id)
-
     # ---- search -------------------------------------------------------------------------
 
     def _search_typed(self, text: str) -> None:
-        """Search as you type (the box calls this with each new text): load at once, no
-        debounce. The list's loader reads the first page in its thread on the list's query
-        lane: a newer keystroke interrupts the older query, and the matches of the previous
-        keystroke stay on screen until the new ones are read."""
+        """Search as you type, no debounce: a newer keystroke interrupts the older query,
+        whose matches stay on screen until the new ones are read."""
         self._load(keep_position=False, typed=True)
 
     def on_input_submitted(self, message: Input.Submitted) -> None:
@@ -449,7 +427,7 @@ class MemoriesPane(Pane):
 
     def _marked_or_selected(self) -> list[str]:
         """The marked memories' ids, else the selected one's (none: says so)."""
-        marked = self.memory_list.marked_ids()
+        marked = sorted(self.memory_list.marked)
         if not marked:
             memory = self._need_memory()
             marked = [memory.id] if memory is not None else []
@@ -467,7 +445,7 @@ class MemoriesPane(Pane):
 
     def action_keep(self) -> None:
         """Keep the marked stale memories, else the selected one (``K``, stale view only):
-        marked used now, they leave the stale list; nothing is deleted."""
+        marked used now, they leave the stale list."""
         from memtui.app.curator import keep
 
         marked = self._marked_or_selected() if self.choice.stale else []
@@ -476,7 +454,7 @@ class MemoriesPane(Pane):
 
     def on_written(self, message: Written) -> None:
         """A forget this pane asked for is done: its memories' marks go."""
-        self.memory_list.forget_marks(message.change.removed)
+        self.memory_list.marked.difference_update(message.change.removed)
 
     def action_copy(self) -> None:
         """Copy the selected memory's text."""

@@ -296,10 +296,7 @@ class SettingsPane(FormPane):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """A number or model name applies on Enter."""
         event.stop()
-        name = (event.input.id or "").removeprefix("set-")
-        spec = {s.name: s for s in self.memtui.engine.settings.specs()}.get(name)
-        if spec is None:
-            return
+        name = (event.input.id or "").removeprefix("set-")  # every Input here is a setting's
         try:
             value = self.memtui.engine.settings.parse_typed(name, event.value)
         except MemtuiError as error:

@@ -78,14 +78,11 @@ def memory_detail(memory: Memory, tz: ZoneInfo, *, task: Task | None = None,
     parts: list[RenderableType] = [block(memory.content), Text(""),
                                    memory_fields(memory, tz, versions)]
     if memory.source_thread_id:
-        parts.append(Text(""))
-        parts.append(Text("Provenance", style="bold underline"))
-        if task is not None:
-            parts.append(task_fields(task, tz))
-        else:
-            parts.append(literal(f"from {memory.source_thread_id}"
-                                 + (f" ({task_note})" if task_note else "")))
+        note = f" ({task_note})" if task_note else ""
+        parts += [Text(""), Text("Provenance", style="bold underline"),
+                  task_fields(task, tz) if task is not None else
+                  literal(f"from {memory.source_thread_id}{note}")]
     elif memory.source in ("manual", "note"):
-        parts.append(Text(""))
-        parts.append(Text(f"Provenance: written by hand ({memory.source}).", style="dim"))
+        parts += [Text(""), Text(f"Provenance: written by hand ({memory.source}).",
+                                 style="dim")]
     return Group(*parts)

@@ -291,12 +291,17 @@ class ItemList(LineList, Generic[T]):
         """The rows (do not change the list in place; call ``set_items``)."""
         return self._items
 
-    def set_items(self, items: Sequence[T], *, keep: Callable[[T], bool] | None = None) -> None:
-        """Show these rows. ``keep`` finds the row the cursor should stay on, else the
-        cursor keeps its position."""
+    def set_items(self, items: Sequence[T], *, key: Callable[[T], object] | None = None,
+                  keep: object = None) -> None:
+        """Show these rows. With ``key``, the cursor stays on the row whose key is ``keep``
+        (None: the current row's); else, or when there is none, it keeps its position."""
+        current = self.current()
+        if key is not None and keep is None and current is not None:
+            keep = key(current)
         self._items = list(items)
         self.update_size()
-        found = (position for position, item in enumerate(self._items) if keep and keep(item))
+        found = (position for position, item in enumerate(self._items)
+                 if key is not None and keep is not None and key(item) == keep)
         self.move_cursor(next(found, self._cursor), scroll=True)
         self.refresh()
 

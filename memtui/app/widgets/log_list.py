@@ -84,12 +84,6 @@ class LogList(PagedLineList[LogEntry]):
         self.move_cursor(found if found is not None else index)
         self.refresh()
 
-    def current(self) -> LogEntry | None:
-        """The log row under the cursor (if its page is read)."""
-        if self.source is None or not self.row_count():
-            return None
-        return self.source.get(self._cursor)
-
     def row_count(self) -> int:
         """The number of log rows."""
         return (self.source.count or 0) if self.source is not None else 0

@@ -55,13 +55,11 @@ ROW_PART_CLASSES = ("line-list--dim", "line-list--marked", "line-list--match")
 LOADER_GROUP = "memory-list-loader"
 """The worker group of the lists' loaders (one long-lived worker per list)."""
 LOADER_WAKE_SECONDS = 1.0
-"""The idle loader looks this often whether its worker was cancelled (a fallback: closing
-the mailbox wakes it at once)."""
+"""The idle loader looks this often whether its worker was cancelled."""
 
 
 def search_pattern(search: str | None) -> re.Pattern[str] | None:
-    """A case-insensitive pattern matching the words the store searches for (the last as a
-    prefix), for highlighting matches in rows."""
+    """A case-insensitive pattern of the words the store searches for (the last a prefix)."""
     terms = search_terms(search)
     if terms is None:
         return None
@@ -71,8 +69,7 @@ def search_pattern(search: str | None) -> re.Pattern[str] | None:
 
 
 def worker_is_working(worker: Worker[Any]) -> bool:
-    """Whether a worker still works: running, and for a list's long-lived loader, loading
-    (what waiting for an app to settle waits for)."""
+    """Whether a worker still works: running, and for a list's long-lived loader, loading."""
     if not worker.is_running:
         return False
     node = worker.node
@@ -91,8 +88,7 @@ class RowLook:
     stale: bool = False
 
     def looks_like(self, other: RowLook, width: int, tz: ZoneInfo) -> bool:
-        """Whether the two draw the same line at ``width``: equal, or the same memory and
-        mark with the same matches shown (``shown_matches``)."""
+        """Whether the two draw the same line at ``width`` (the same matches shown)."""
         mine, theirs = self.memory, other.memory
         if mine is None or theirs is None:
             return mine is None and theirs is None and self.blank == other.blank
@@ -116,8 +112,7 @@ def _runs(flags: list[bool]) -> list[tuple[int, int]]:
 
 
 class MemoryList(PagedLineList[Memory]):
-    """A memory list backed by a ``PagedSource``: cursor, marks (space) for bulk forget,
-    match highlighting."""
+    """A memory list backed by a ``PagedSource``: cursor, marks, match highlighting."""
 
     BINDINGS: list[BindingType] = [
         Binding("space", "toggle_mark", "mark", show=False,
@@ -193,16 +188,6 @@ class MemoryList(PagedLineList[Memory]):
         """The filter being shown."""
         return None if self.source is None else self.source.filter
 
-    def current(self) -> Memory | None:
-        """The memory under the cursor (if its page is loaded)."""
-        if self.source is None or not self.row_count():
-            return None
-        return self.source.get(self._cursor)
-
-    def marked_ids(self) -> list[str]:
-        """The marked memories' ids, sorted."""
-        return sorted(self.marked)
-
     def _anchor(self) -> Anchor:
         """Where the cursor and the view are now."""
         current = self.current()
@@ -211,9 +196,8 @@ class MemoryList(PagedLineList[Memory]):
     def show(self, engine: Engine, flt: MemoryFilter, *, keep_position: bool = False,
              first_page_now: bool = False) -> None:
         """Show a (checked) filter's memories; ``keep_position`` keeps the cursor's memory.
-        The rows on screen stay until the new ones are read. ``first_page_now``: a first
-        load without a search reads its first page here (one index seek), so the next frame
-        shows rows; the worker counts once that frame is drawn."""
+        ``first_page_now``: a first load without a search reads its first page here (one
+        index seek), so the next frame shows rows."""
         anchor = self._anchor() if keep_position and self.source is not None else None
         height = max(1, self.size.height or 24)
         request = self._loading.begin(engine, flt, anchor, height * (PREFETCH_SCREENS + 1))
@@ -241,8 +225,7 @@ class MemoryList(PagedLineList[Memory]):
 
     def show_rows(self, engine: Engine, flt: MemoryFilter, rows: list[Memory], *,
                   keep_position: bool = False) -> None:
-        """Show a bounded list read whole elsewhere (``rows`` of the checked ``flt``):
-        nothing is paged in; ``keep_position`` keeps the cursor's memory."""
+        """Show ``rows``, the whole list of the checked ``flt`` (nothing is paged in)."""
         anchor = self._anchor() if keep_position and self.source is not None else None
         self._loading.nothing()
         self._drop_older(self._loading.generation)
@@ -292,14 +275,9 @@ class MemoryList(PagedLineList[Memory]):
         self.update_size()
         self.refresh()
 
-    def forget_marks(self, memory_ids: list[str] | tuple[str, ...]) -> None:
-        """Drop marks of memories that are gone."""
-        self.marked.difference_update(memory_ids)
-
     @work(thread=True, group=LOADER_GROUP, exit_on_error=False)
     def _serve_loads(self, mailbox: LoadMailbox[LoadRequest]) -> None:
-        """The list's loader: runs the newest load put in ``mailbox`` until the list is
-        removed, posting ``Loaded``, ``Counted`` or ``LoadFailed`` (``report_*``)."""
+        """The list's loader: runs the newest load put in ``mailbox`` until the list goes."""
         worker = get_current_worker()
         while not mailbox.closed and not worker.is_cancelled:
             request = mailbox.take(LOADER_WAKE_SECONDS)
@@ -348,8 +326,8 @@ class MemoryList(PagedLineList[Memory]):
 
     def _apply_loaded(self, source: PagedSource, anchor: Anchor | None, *,
                       provisional: bool = False) -> None:
-        """Show ``source`` (cursor at the top, or kept at ``anchor``), drawing again only the
-        rows that look different. ``provisional``: rows worked out ahead of the load."""
+        """Show ``source`` (cursor at the top, or at ``anchor``), redrawing only rows that
+        look different; ``provisional``: rows worked out ahead of the load."""
         top, height = round(self.scroll_y), self.size.height
         before = self._row_looks(top, height) \
             if anchor is None and self.source is not None and self.row_count() else None
@@ -447,8 +425,8 @@ class MemoryList(PagedLineList[Memory]):
         self._row_styles = None
 
     def row_segments(self, index: int, width: int) -> tuple[list[Segment], int] | None:
-        """Draw one memory straight to segments; ``None`` while its page is read, or outside
-        a frame."""
+        """One memory straight to segments (``None`` while its page is read, or outside a
+        frame)."""
         styles = self._row_styles
         memory = self.row_at(index) if styles is not None else None
         if memory is None or styles is None:

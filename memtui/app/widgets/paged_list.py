@@ -55,6 +55,12 @@ class PagedLineList(LineList, Generic[R]):
         """How many rows the list holds (None while counting, or before the first load)."""
         return None if self.source is None else self.source.count
 
+    def current(self) -> R | None:
+        """The row under the cursor (if its page is read)."""
+        if self.source is None or not self.row_count():
+            return None
+        return self.source.get(self._cursor)
+
     def row_at(self, index: int) -> R | None:
         """The row at ``index``, read now when its page is cheap (else ``None``)."""
         source = self.source

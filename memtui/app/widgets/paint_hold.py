@@ -49,7 +49,7 @@ class PaintHold:
         self._screen: Screen[object] | None = None
         self.holds = 0
         """How many holds were started (for tests)."""
-        self._collector_paused = False
+        self.collector_paused = False
         """Whether this hold turned the garbage collector off (and must turn it back on)."""
         self._collector_deadline: asyncio.TimerHandle | None = None
 
@@ -101,19 +101,14 @@ class PaintHold:
         self._unhold()
         self.resume_collector()
 
-    @property
-    def collector_paused(self) -> bool:
-        """Whether a hold has the garbage collector paused now."""
-        return self._collector_paused
-
     def _pause_collector(self) -> None:
         """Turn the garbage collector off for the hold (if it is on), at most
         ``GC_PAUSE_MAX_SECONDS`` from when it was turned off."""
-        if self._collector_paused or not gc.isenabled():
+        if self.collector_paused or not gc.isenabled():
             return
         loop = asyncio.get_running_loop()  # first: without a loop, nothing is turned off
         gc.disable()
-        self._collector_paused = True
+        self.collector_paused = True
         self._collector_deadline = loop.call_later(GC_PAUSE_MAX_SECONDS,
                                                    self.resume_collector)
 
@@ -122,8 +117,8 @@ class PaintHold:
         deadline, self._collector_deadline = self._collector_deadline, None
         if deadline is not None:
             deadline.cancel()
-        if self._collector_paused:
-            self._collector_paused = False
+        if self.collector_paused:
+            self.collector_paused = False
             gc.enable()
 
     def paint_now(self, screen: Screen[object]) -> None:
