@@ -1,10 +1,7 @@
-"""Curations of Claude Code and Gemini CLI memory, each made as a ``WritePlan`` first:
-forget a memory file with its index line, edit one, repair an index, redact the secrets of
-a file, promote a project memory to the user/global tier, forget or edit a Gemini "added memory" line. An edit may start from
-``edit_source`` / ``fact_edit_source`` (the text to edit, already redacted, and the stamp
-of what was read): its plan then refuses a file that changed since. Memory files only: transcripts,
-settings (see ``switches``) and instruction files are never touched, except the user-tier
-file a promotion names as its target.
+"""Curations of Claude Code and Gemini CLI memory, each a ``WritePlan`` first: forget, edit,
+repair an index, redact, promote to the user/global tier, forget or edit a global fact. An
+edit started from ``edit_source`` / ``fact_edit_source`` refuses a file changed since. Only
+memory files are touched (and the user-tier file a promotion appends to).
 """
 
 from __future__ import annotations
@@ -109,14 +106,25 @@ def read_stamped(path: Path, root: Path) -> tuple[str, FileStamp]:
 
 
 def _check_expected(path: Path, stamp: FileStamp, expected: FileStamp | None) -> None:
-    """``ChangedSinceRead`` when the file read now is not the one ``expected`` was taken of
-    (the text an edit started from)."""
-    if expected is None:
-        return
-    if (stamp.size, stamp.mtime_ns, stamp.sha256) != (expected.size, expected.mtime_ns,
-                                                       expected.sha256):
+    """``ChangedSinceRead`` when the file now is not the one ``expected`` was taken of."""
+    if expected is not None and (stamp.size, stamp.mtime_ns, stamp.sha256) != (
+            expected.size, expected.mtime_ns, expected.sha256):
         raise ChangedSinceRead(f"{path}: changed since it was read (by the agent?); nothing "
                                "was written — read it again and retry")
+
+
+def _check_edit(text: str, what: str = "an edit") -> None:
+    """Refuse an empty edit, or one that is not text of at most ``MAX_EDIT_BYTES``."""
+    if not text.strip():
+        raise AgentInputError(f"{what} needs some text")
+    if "\x00" in text or len(text.encode("utf-8", "replace")) > MAX_EDIT_BYTES:
+        raise AgentInputError(f"{what} must be text of at most {MAX_EDIT_BYTES} bytes")
+
+
+def _redacted(text: str) -> tuple[str, tuple[str, ...]]:
+    """``text`` with its secrets replaced, and their kinds."""
+    result = scan(text)
+    return result.text, tuple(sorted({finding.kind for finding in result.findings}))
 
 
 @dataclass(frozen=True)
@@ -126,12 +134,10 @@ class EditSource:
 
     path: str
     text: str
-    """The editable text with every secret replaced by ``[REDACTED]`` (an edit writes
-    redacted text anyway, so a secret is never shown to be kept)."""
+    """Redacted: an edit writes redacted text anyway, so a secret is never shown kept."""
     kept: tuple[str, ...]
     """The front matter keys the edit keeps as they are."""
     secrets: tuple[str, ...]
-    """The kinds of the secrets found in the editable text."""
     stamp: FileStamp
     fact: str | None = None
     """For an added memory: the line's text as it is in the file."""
@@ -151,9 +157,8 @@ def edit_source(home: Path, file: str | os.PathLike[str]) -> EditSource:
     memory_folder_of(path, home)
     text, stamp = read_stamped(path, real_root(home))
     editable, kept = _editable(text)
-    result = scan(editable)
-    kinds = tuple(sorted({finding.kind for finding in result.findings}))
-    return EditSource(str(path), result.text, kept, kinds, stamp)
+    redacted, kinds = _redacted(editable)
+    return EditSource(str(path), redacted, kept, kinds, stamp)
 
 
 def _index_without(index_text: str, relative: str, folder: str | None = None
@@ -207,21 +212,16 @@ def plan_forget(home: Path, file: str | os.PathLike[str]) -> WritePlan:
 
 def plan_edit(home: Path, file: str | os.PathLike[str], body: str,
               expected: FileStamp | None = None) -> WritePlan:
-    """Replace a memory file's body; its front matter block is kept as it is in the file
-    (every key, nested or flat, in its place; its line endings); the new text is redacted.
-    ``expected``: the stamp the edit started from (``EditSource.stamp``); a file changed
-    since is refused."""
-    if not isinstance(body, str) or not body.strip():
-        raise AgentInputError("an edit needs some text")
-    if "\x00" in body or len(body.encode("utf-8", "replace")) > MAX_EDIT_BYTES:
-        raise AgentInputError(f"an edit must be text of at most {MAX_EDIT_BYTES} bytes")
+    """Replace a memory file's body (redacted), its front matter block kept byte for byte;
+    refused when the file changed since ``expected`` (``EditSource.stamp``)."""
+    _check_edit(body)
     path = resolve_file(home, file)
     memory_folder_of(path, home)
     root = real_root(home)
     text, stamp = read_stamped(path, root)
     _check_expected(path, stamp, expected)
     clean = redact(body.strip()) + "\n"
-    new_text = parse_front_matter(text).with_body(clean)  # the block kept byte for byte
+    new_text = parse_front_matter(text).with_body(clean)
     notes = ("the new text was redacted",) if clean.strip() != body.strip() else ()
     return WritePlan("edit", f"rewrite {path.name}", str(root),
                      (FileChange(str(path), ACTION_REPLACE, stamp, text, new_text),), notes)
@@ -235,8 +235,8 @@ def plan_redact(home: Path, file: str | os.PathLike[str]) -> WritePlan:
     result = scan(text)
     if not result.findings:
         raise AgentNotFound(f"{path}: no secret found; nothing to redact")
-    kinds = sorted({finding.kind for finding in result.findings})
-    return WritePlan("redact", f"redact {len(result.findings)} secret(s) ({', '.join(kinds)}) "
+    kinds = ", ".join(_redacted(text)[1])
+    return WritePlan("redact", f"redact {len(result.findings)} secret(s) ({kinds}) "
                      f"in {path.name}", str(root),
                      (FileChange(str(path), ACTION_REPLACE, stamp, text, result.text),))
 
@@ -413,17 +413,41 @@ def plan_promote_gemini(home: Path, file: str | os.PathLike[str],
     return _plan_promote(home, file, home / context_file, append_global)
 
 
-def _fact_line(lines: list[str], fact: str, path: Path) -> int:
-    """The index of the one bullet of the global file (``global_memory_lines``) matching
-    ``fact`` exactly, else by a unique substring."""
+@dataclass(frozen=True)
+class _FactLine:
+    """The global file as read, split into lines, and the line of the one matching fact."""
+
+    root: Path
+    path: Path
+    text: str
+    stamp: FileStamp
+    lines: list[str]
+    chosen: int
+
+    def plan(self, action: str, summary: str, notes: tuple[str, ...] = ()) -> WritePlan:
+        """The plan that writes ``lines`` back to the file."""
+        return WritePlan(action, f"{summary} {self.path}", str(self.root), (FileChange(
+            str(self.path), ACTION_REPLACE, self.stamp, self.text, "\n".join(self.lines)),),
+            notes)
+
+
+def _fact_line(home: Path, fact: str, context_file: str,
+               expected: FileStamp | None = None) -> _FactLine:
+    """The one bullet of the global file (``global_memory_lines``) matching ``fact``
+    exactly, else by a unique substring; refused when the file changed since ``expected``."""
+    root = real_root(home)
+    path = home / context_file
+    text, stamp = read_stamped(path, root)
+    _check_expected(path, stamp, expected)
     wanted = fact.strip()
     if not wanted:
         raise AgentInputError("name the fact")
-    facts = global_memory_lines("\n".join(lines))
+    facts = global_memory_lines(text)
     chosen = [number for number, value in facts if value == wanted] or \
         [number for number, value in facts if wanted.lower() in value.lower()]
-    return only_match(chosen, f"no global memory matching {fact[:60]!r} in {path}",
-                      f"global memories match {fact[:60]!r}; be more precise")
+    return _FactLine(root, path, text, stamp, text.split("\n"), only_match(
+        chosen, f"no global memory matching {fact[:60]!r} in {path}",
+        f"global memories match {fact[:60]!r}; be more precise"))
 
 
 def plan_forget_fact(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_FILE
@@ -432,54 +456,34 @@ def plan_forget_fact(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_
     an old ``## Gemini Added Memories`` line is one of them)."""
     if not fact.strip():
         raise AgentInputError("name the fact to forget")
-    root = real_root(home)
-    path = home / context_file
-    text, stamp = read_stamped(path, root)
-    lines = text.split("\n")
-    chosen = _fact_line(lines, fact, path)
-    new_lines = lines[:chosen] + lines[chosen + 1:]
-    return WritePlan("forget", f"remove one global memory from {path}", str(root),
-                     (FileChange(str(path), ACTION_REPLACE, stamp, text,
-                                 "\n".join(new_lines)),))
+    found = _fact_line(home, fact, context_file)
+    del found.lines[found.chosen]
+    return found.plan("forget", "remove one global memory from")
 
 
 def fact_edit_source(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_FILE
                      ) -> EditSource:
     """Read one added memory of the global file to edit it (as ``plan_edit_fact`` finds it)."""
-    root = real_root(home)
-    path = home / context_file
-    text, stamp = read_stamped(path, root)
-    line = text.split("\n")[_fact_line(text.split("\n"), fact, path)]
-    value = line.strip()[2:].strip()
-    result = scan(value)
-    kinds = tuple(sorted({finding.kind for finding in result.findings}))
-    return EditSource(str(path), result.text, (), kinds, stamp, fact=value)
+    found = _fact_line(home, fact, context_file)
+    value = found.lines[found.chosen].strip()[2:].strip()
+    redacted, kinds = _redacted(value)
+    return EditSource(str(found.path), redacted, (), kinds, found.stamp, fact=value)
 
 
 def plan_edit_fact(home: Path, fact: str, new_text: str,
                    context_file: str = DEFAULT_CONTEXT_FILE,
                    expected: FileStamp | None = None) -> WritePlan:
-    """Rewrite one bullet of the global file (found as ``plan_forget_fact`` finds it); the new text is made one line and redacted.
-    ``expected``: the stamp the edit started from; a file changed since is refused."""
+    """Rewrite one bullet of the global file (found as ``plan_forget_fact`` finds it), made
+    one line and redacted; refused when the file changed since ``expected``."""
     flat = " ".join(str(new_text).split())
-    if not flat:
-        raise AgentInputError("an edit needs some text")
-    if "\x00" in flat or len(flat.encode("utf-8", "replace")) > MAX_EDIT_BYTES:
-        raise AgentInputError(f"an edit must be text of at most {MAX_EDIT_BYTES} bytes")
-    root = real_root(home)
-    path = home / context_file
-    text, stamp = read_stamped(path, root)
-    _check_expected(path, stamp, expected)
-    lines = text.split("\n")
-    chosen = _fact_line(lines, fact, path)
-    old = lines[chosen]
-    indent = old[:len(old) - len(old.lstrip())]
+    _check_edit(flat)
+    found = _fact_line(home, fact, context_file, expected)
+    old = found.lines[found.chosen]
     clean = redact(flat)
-    lines[chosen] = f"{indent}{old.lstrip()[:2]}{clean}"
-    notes = ("the new text was redacted",) if clean != flat else ()
-    return WritePlan("edit", f"rewrite one global memory in {path}", str(root),
-                     (FileChange(str(path), ACTION_REPLACE, stamp, text, "\n".join(lines)),),
-                     notes)
+    indent = old[:len(old) - len(old.lstrip())]
+    found.lines[found.chosen] = f"{indent}{old.lstrip()[:2]}{clean}"
+    return found.plan("edit", "rewrite one global memory in",
+                      ("the new text was redacted",) if clean != flat else ())
 
 
 def plan_add_fact(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_FILE
@@ -488,10 +492,7 @@ def plan_add_fact(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_FIL
     memory (``append_global``; the text redacted and made one line). 0.61 has no
     ``save_memory`` tool: its agent edits this file itself."""
     text = " ".join(str(fact).split())
-    if not text:
-        raise AgentInputError("a fact needs some text")
-    if len(text.encode("utf-8", "replace")) > MAX_EDIT_BYTES:
-        raise AgentInputError(f"a fact is at most {MAX_EDIT_BYTES} bytes")
+    _check_edit(text, "a fact")
     clean = redact(text)
     root = real_root(home)
     change = target_change(home / context_file, root, append_global, [clean])
