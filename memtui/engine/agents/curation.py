@@ -21,16 +21,14 @@ from memtui.engine.agents.errors import (
 )
 from memtui.engine.agents.folders import read_memory_folder
 from memtui.engine.agents.frontmatter import parse_front_matter, split_front_matter
-from memtui.engine.agents.gemini import (
-    ADDED_MEMORIES_HEADING,
-    DEFAULT_CONTEXT_FILE,
-    global_memory_lines,
-)
+from memtui.engine.agents.gemini import ADDED_MEMORIES_HEADING, global_memory_lines
+from memtui.engine.agents.gemini_context import DEFAULT_CONTEXT_FILE
 from memtui.engine.agents.index import (
     ENTRY_RE,
     INDEX_FILE,
     MAX_INDEX_BYTES,
     MAX_INDEX_LINES,
+    index_line,
     is_outside,
     line_target,
     link_target,
@@ -264,14 +262,6 @@ def _fit_hooks(lines: list[str]) -> tuple[list[str], int]:
             return cut, changed
         budget -= 16
     return cut, changed
-
-
-def index_line(relative: str, name: str | None, description: str | None) -> str:
-    """A topic's line in ``MEMORY.md``: ``- [name](file.md) — description`` (the file's stem
-    without a name; no hook without a description)."""
-    title = (name or Path(relative).stem).replace("]", ")")
-    hook = " ".join((description or "").split())
-    return f"- [{title}]({relative})" + (f" — {hook}" if hook else "")
 
 
 def plan_fix_index(home: Path, folder: Path) -> WritePlan:

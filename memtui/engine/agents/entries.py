@@ -20,13 +20,8 @@ from memtui.engine.agents import curation
 from memtui.engine.agents.curation import EditSource
 from memtui.engine.agents.errors import AgentInputError
 from memtui.engine.agents.folders import read_memory_folder
-from memtui.engine.agents.gemini import (
-    DEFAULT_CONTEXT_FILE,
-    GLOBAL_KEY,
-    context_file_names,
-    global_files,
-    global_memory_lines,
-)
+from memtui.engine.agents.gemini import GLOBAL_KEY, global_files, global_memory_lines
+from memtui.engine.agents.gemini_context import DEFAULT_CONTEXT_FILE, context_file_names
 from memtui.engine.agents.index import INDEX_FILE, MAX_INDEX_BYTES, MAX_INDEX_LINES
 from memtui.engine.agents.models import (
     AGENT_CLAUDE,

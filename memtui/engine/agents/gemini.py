@@ -1,10 +1,7 @@
-"""Read a Gemini CLI home, read-only: the global ``GEMINI.md`` (Gemini CLI 0.61's
-"global personal memory": the agent edits it itself, every bullet a fact; older versions'
-``save_memory`` appended under ``## Gemini Added Memories``, read too), each project's
-private memory folder
-(``tmp/<slug>/memory/``: the ``MEMORY.md`` index, sibling files, an older ``GEMINI.md``),
-``projects.json`` (path -> slug, clashes reported), project ``GEMINI.md`` files, the
-``.inbox`` patches waiting for the user, the switches, and the secrets in all of it.
+"""Read a Gemini CLI home, read-only: the global ``GEMINI.md`` (every bullet a fact; older
+versions' ``## Gemini Added Memories`` section too), each project's ``tmp/<slug>/memory/``,
+``projects.json`` (slug clashes reported), project ``GEMINI.md`` files, the ``.inbox``
+patches, the switches, and the secrets in all of it.
 """
 
 from __future__ import annotations
@@ -18,15 +15,10 @@ from pathlib import Path
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
 from memtui.engine.agents.folders import read_memory_folder, subfolders
 from memtui.engine.agents.gemini_context import (
-    DEFAULT_CONTEXT_FILE as DEFAULT_CONTEXT_FILE,
-)
-from memtui.engine.agents.gemini_context import (
+    DEFAULT_CONTEXT_FILE,
     SETTINGS_FILE,
     SWITCH_FILE_NAME,
     context_names,
-)
-from memtui.engine.agents.gemini_context import (
-    context_file_names as context_file_names,
 )
 from memtui.engine.agents.inbox import list_inbox
 from memtui.engine.agents.instructions import InstructionScan, read_instruction
@@ -91,37 +83,29 @@ class GeminiHome(JsonMixin, ProjectRows):
         return tuple(patch for row in self.projects for patch in row.inbox)
 
 
-def added_memory_lines(text: str, heading: str = ADDED_MEMORIES_HEADING
-                       ) -> list[tuple[int, str]]:
-    """(0-based line number, text) of each bullet under the ``## Gemini Added Memories``
-    heading (to the next ``## ``)."""
-    facts: list[tuple[int, str]] = []
-    inside = False
-    for number, line in enumerate(text.split("\n")):
-        stripped = line.strip()
-        if stripped == heading:
-            inside = True
-            continue
-        if inside and stripped.startswith("#") and not stripped.startswith("###"):
-            inside = False
-        if inside and stripped.startswith(("- ", "* ")):
-            facts.append((number, stripped[2:].strip()))
-    return facts
-
-
-def added_memories(text: str, heading: str = ADDED_MEMORIES_HEADING) -> list[str]:
-    """The bullets under the ``## Gemini Added Memories`` heading (to the next ``## ``)."""
-    return [fact for _number, fact in added_memory_lines(text, heading)]
-
-
 FENCES = ("```", "~~~")
 BULLETS = ("- ", "* ")
 
 
+def added_memories(text: str) -> list[str]:
+    """The bullets under the ``## Gemini Added Memories`` heading (to the next ``## ``)."""
+    facts: list[str] = []
+    inside = False
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if stripped == ADDED_MEMORIES_HEADING:
+            inside = True
+            continue
+        if inside and stripped.startswith("#") and not stripped.startswith("###"):
+            inside = False
+        if inside and stripped.startswith(BULLETS):
+            facts.append(stripped[2:].strip())
+    return facts
+
+
 def global_memory_lines(text: str) -> list[tuple[int, str]]:
     """(0-based line number, text) of every ``- `` / ``* `` bullet of a global memory file
-    outside fenced code blocks: Gemini CLI 0.61 keeps its global facts as plain bullets
-    anywhere in the file (and the old ``## Gemini Added Memories`` section is bullets too)."""
+    outside fenced code blocks (Gemini CLI 0.61 keeps its global facts so)."""
     facts: list[tuple[int, str]] = []
     fence: str | None = None
     for number, line in enumerate(text.split("\n")):
@@ -250,8 +234,7 @@ def _project_row(folder: Path, root: Path, project: str | None, enabled: bool,
         problems.append(Problem(str(folder), f"slug {folder.name!r} is claimed by "
                                              f"{len(clash)} projects in projects.json"))
     memory = folder / MEMORY_DIR
-    legacy = tuple(name for name in names)
-    scan = read_memory_folder(memory, root, check_types=False, legacy_names=legacy,
+    scan = read_memory_folder(memory, root, check_types=False, legacy_names=names,
                               max_index_lines=1 << 30, max_index_bytes=1 << 40)
     problems.extend(scan.problems)
     inbox: list[InboxPatch] = []
@@ -298,13 +281,11 @@ def read_gemini_home(home: str | os.PathLike[str] | None = None, *,
     settings, _stamp, problem = read_settings(settings_path, root)
     if problem is not None:
         problems.append(problem)
-    switches: list[Switch] = []
     raw_enabled = dotted(settings, SWITCH_AUTO_MEMORY)
     enabled = raw_enabled is True
-    if isinstance(raw_enabled, bool):
-        switches.append(Switch(SWITCH_AUTO_MEMORY, raw_enabled, str(settings_path)))
-    else:
-        switches.append(Switch(SWITCH_AUTO_MEMORY, False, "default (off)"))
+    switches = [Switch(SWITCH_AUTO_MEMORY, raw_enabled, str(settings_path))
+                if isinstance(raw_enabled, bool) else
+                Switch(SWITCH_AUTO_MEMORY, False, "default (off)")]
     names = context_names(settings)
     if dotted(settings, SWITCH_FILE_NAME) is not None:
         switches.append(Switch(SWITCH_FILE_NAME, list(names), str(settings_path)))

@@ -1,14 +1,8 @@
-"""Claude Code asks before it remembers: the write gate's decisions, and the inbox items it
-leaves (``engine.gate``).
-
-``memtui.cli.gate_hook`` (a ``PreToolUse`` hook) hands a write into a memory folder to
-``WriteGateApi.answer``, which acts by the user's ``claude_memory_gate`` setting:
-``review`` (default) holds the redacted file as it would be after the call as an inbox item
-and denies the call (``WAITS``; a rejected text is refused again: ``REJECTED``); ``redact``
-lets the call go on with its secrets replaced; ``ask`` leaves it to Claude Code's own
-prompt; ``off`` does nothing. Approve writes the held text atomically
-(``plans.apply_plan``) and lists the topic in ``MEMORY.md``; reject deletes the item and
-leaves a content-free tombstone.
+"""Claude Code's memory write gate (``engine.gate``): ``WriteGateApi.answer`` decides a write
+into a memory folder by the ``claude_memory_gate`` setting: ``review`` holds the redacted
+file as an inbox item and denies the call, ``redact`` lets it go on redacted, ``ask`` leaves
+it to Claude Code's prompt, ``off`` does nothing. Approve writes the held text atomically
+and lists the topic in ``MEMORY.md``; reject leaves a content-free tombstone.
 """
 
 from __future__ import annotations
@@ -22,6 +16,13 @@ from typing import TYPE_CHECKING, Any
 from memtui.engine import purge
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
 from memtui.engine.agents.frontmatter import claude_memory_text, parse_front_matter
+from memtui.engine.agents.index import (
+    INDEX_FILE,
+    index_line,
+    index_load,
+    line_target,
+    loaded_cut,
+)
 from memtui.engine.agents.plans import (
     ACTION_CREATE,
     ACTION_REPLACE,
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
 AGENT = "claude-code"
 ID_PREFIX = "write"
 TOMBSTONE_PREFIX = "claude-write:"
-INDEX_FILE = "MEMORY.md"
 MAX_FILE_BYTES = 256 * 1024
 """Largest memory file the gate holds (a bigger write fails open, one line on stderr)."""
 LIST_LIMIT = 1000
@@ -121,8 +121,7 @@ def _read(path: str, folder: str) -> tuple[str | None, FileStamp | None]:
         return None, None
     if os.path.islink(path):
         raise UnsafePath(f"{path}: is a symlink; memtui does not write through one")
-    text, stamp = AGENT_FILES.read_text_stamped(path, real_root(folder))
-    return text, stamp
+    return AGENT_FILES.read_text_stamped(path, real_root(folder))
 
 
 def _diff(row: AgentWrite, current: str | None) -> str:
@@ -133,8 +132,8 @@ def _diff(row: AgentWrite, current: str | None) -> str:
 
 @dataclass(frozen=True)
 class IndexMeter:
-    """What approving does to ``MEMORY.md``'s load at session start: its (lines, bytes) now
-    (None: no index) and after, the line the approval adds, the entries left unloaded."""
+    """What approving does to ``MEMORY.md``'s load: (lines, bytes) now (None: no index) and
+    after, the line it adds, the entries left unloaded."""
 
     path: str
     now: tuple[int, int] | None
@@ -170,8 +169,8 @@ def _size(text: str) -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class HeldWrite:
-    """A held write as the inbox shows it: the row, whether the file changed since the
-    proposal (``stale``: approving is refused until ``redo``), and the index meter."""
+    """A held write as the inbox shows it; ``stale``: the file changed since the proposal
+    (approving is refused until ``redo``)."""
 
     row: AgentWrite
     stale: bool
@@ -186,8 +185,7 @@ class HeldWrite:
 
     @property
     def version(self) -> str:
-        """The token approve takes back to refuse an item changed since it was shown (its
-        text or base changed, by an edit or a redo)."""
+        """The token approve takes back to refuse an item changed since it was shown."""
         return f"{self.row.updated_at}/{self.row.base_sha256}/{_sha(self.row.content)[:16]}"
 
     def to_json(self) -> dict[str, Any]:
@@ -204,8 +202,6 @@ class HeldWrite:
 
 class WriteGateApi(EngineArea):
     """The acting user's held Claude Code memory writes."""
-
-    # ---- the hook -------------------------------------------------------------------------
 
     def answer(self, payload: dict[str, Any], folder: str, path: str) -> dict[str, Any] | None:
         """The hook's ``hookSpecificOutput`` for a write into the memory ``folder`` (None:
@@ -261,8 +257,6 @@ class WriteGateApi(EngineArea):
             self._audit("agent_write_held", row.id, tool=tool)
         return row.id
 
-    # ---- the inbox ----------------------------------------------------------------------------
-
     def items(self) -> list[HeldWrite]:
         """The user's held writes, oldest first, each checked against its file now."""
         return [self._held(row) for row in self._store.agent_writes.list_for(self.actor,
@@ -295,9 +289,6 @@ class WriteGateApi(EngineArea):
     def _index_change(self, row: AgentWrite) -> FileChange | None:
         """The index line a new topic adds to ``MEMORY.md`` (None: it is the index, not a
         topic, or already listed)."""
-        from memtui.engine.agents.curation import index_line
-        from memtui.engine.agents.index import line_target
-
         folder = Path(row.memory_dir)
         index = folder / INDEX_FILE
         relative = os.path.basename(row.path)
@@ -314,8 +305,6 @@ class WriteGateApi(EngineArea):
                           text or "", joined)
 
     def _meter(self, row: AgentWrite) -> IndexMeter:
-        from memtui.engine.agents.index import index_load, loaded_cut
-
         index = str(Path(row.memory_dir) / INDEX_FILE)
         change = self._index_change(row)
         now, _stamp = _read(index, row.memory_dir)
@@ -329,9 +318,8 @@ class WriteGateApi(EngineArea):
 
     def approve(self, write_id: str, *, content: str | None = None,
                 expected: str | None = None) -> HeldWrite:
-        """Write a held file (``content``: the text as edited, redacted like any write) and
-        the index line of a new topic; the item goes. Refused (nothing written) when the
-        item or the file changed since it was shown (``redo``), or a path leads out."""
+        """Write a held file (``content``: as edited, redacted) and a new topic's index line;
+        refused when the item or the file changed since it was shown, or a path leads out."""
         with self._store.transaction():
             held = self._held(self._row(write_id))
             row = held.row
@@ -360,8 +348,8 @@ class WriteGateApi(EngineArea):
         return HeldWrite(row, False, None)
 
     def redo(self, write_id: str) -> HeldWrite:
-        """Make a held write's diff again against its file as it is now (the proposal keeps
-        its text); the item's version changes, so a front end shows it again."""
+        """Make a held write's diff again against its file as it is now (its version
+        changes, so a front end shows it again)."""
         with self._store.transaction():
             row = self._row(write_id)
             current, _stamp = _read(row.path, row.memory_dir)
@@ -371,8 +359,7 @@ class WriteGateApi(EngineArea):
             return self._held(self._row(row.id))
 
     def reject(self, write_id: str) -> RejectResult:
-        """Delete a held write for good, with a tombstone (content-free: a hash of the file
-        and text) so the same write is refused from now on."""
+        """Delete a held write for good; a content-free tombstone refuses it from now on."""
         from memtui.engine.review import RejectResult
 
         with self._store.transaction():
