@@ -20,7 +20,7 @@ from memtui.engine.agents.errors import (
     only_match,
 )
 from memtui.engine.agents.folders import read_memory_folder
-from memtui.engine.agents.frontmatter import parse_front_matter, split_front_matter
+from memtui.engine.agents.frontmatter import parse_front_matter
 from memtui.engine.agents.gemini import ADDED_MEMORIES_HEADING, global_memory_lines
 from memtui.engine.agents.gemini_context import DEFAULT_CONTEXT_FILE
 from memtui.engine.agents.index import (
@@ -333,7 +333,7 @@ def _append_under(text: str, heading: str, bullets: list[str]) -> str:
 
 
 def _memory_bullets(item_text: str) -> list[str]:
-    _fields, body, _broken = split_front_matter(item_text)
+    body = parse_front_matter(item_text).body
     bullets = [line.strip()[2:].strip() for line in body.split("\n")
                if line.strip().startswith(("- ", "* "))]
     if bullets:

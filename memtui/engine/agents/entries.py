@@ -1,11 +1,8 @@
-"""The entries of one agent row: each thing in it a person can select and curate (the Agents
-pane lists them) -- the index, each topic file with its index line, broken index links,
-unlisted topic files, an older ``GEMINI.md`` and daily logs; for Gemini CLI's global tier,
-each bullet of the global file.
+"""The entries of one agent row the Agents pane lists and curates: the index, topic files,
+broken index links, other files, daily logs; for Gemini CLI's global tier, each bullet.
 
-Read-only. Every text meant to be shown has its secrets masked (``«kind»``); only an added
-memory's own text is kept as it is (a forget or an edit finds its line by it), and it never
-reaches JSON.
+Read-only. Every text shown has its secrets masked (``«kind»``); only a fact's own text is
+kept as it is (to find its line again), and it never reaches JSON.
 """
 
 from __future__ import annotations
@@ -67,22 +64,16 @@ class MemoryEntry(JsonMixin):
     name: str
     """Its name in the folder (a link's target; a fact's global file name)."""
     title: str
-    """Front matter ``name``, else the index title, else the file name; a fact's text
-    (secrets masked)."""
     hook: str = ""
-    """The index line's hook, else the front matter ``description`` (secrets masked)."""
     type: str | None = None
     line: int | None = None
     """The index line (1-based) of a topic or link; the line of a fact in its file."""
     loaded: bool | None = None
-    """Whether its index line (a fact: its file) is loaded at session start; None: the
-    index does not list it."""
+    """Whether it is loaded at session start; None: the index does not list it."""
     exists: bool = True
-    """False for a link to a file that does not exist (or outside the folder)."""
     outside: bool = False
     """True for a link leading outside the memory folder (never followed)."""
     secrets: tuple[str, ...] = ()
-    """Kinds of the secrets in it (never their values)."""
     size: int = 0
     shown: str = ""
     """Its text with secrets masked, at most ``SHOWN_CHARS``."""
@@ -212,33 +203,26 @@ def global_entries(home: Path, root: Path, names: tuple[str, ...]
 
 def row_entries(agent: str, home: str | os.PathLike[str], key: str,
                 memory_dir: str | None) -> RowEntries:
-    """The entries of the row ``key`` of ``agent`` (``claude`` or ``gemini``) whose home is
-    ``home`` and memory folder ``memory_dir`` (the overview's row); never raises for bad
-    content (each bad file is a problem)."""
+    """The entries of the overview's row ``key`` of ``agent`` (``claude`` or ``gemini``);
+    never raises for bad content (each bad file is a problem)."""
     home_path = Path(home)
-    if agent == AGENT_GEMINI:
-        names = context_file_names(home_path)
-        root = real_root(home_path)
-        if key == GLOBAL_KEY:
-            found, problems = global_entries(home_path, root, names)
-            return RowEntries(agent, key, str(home_path), tuple(found), tuple(problems),
-                              names[0])
-        if memory_dir is None:
-            return RowEntries(agent, key, None, (), (Problem(key, "no memory folder to "
-                                                                   "list"),), names[0])
-        found, problems = folder_entries(Path(memory_dir), root, limited=False,
-                                         legacy_names=names)
-        return RowEntries(agent, key, memory_dir, tuple(found), tuple(problems), names[0])
-    if agent != AGENT_CLAUDE:
+    if agent not in (AGENT_CLAUDE, AGENT_GEMINI):
         return RowEntries(agent, key, memory_dir, (), (Problem(key, f"{agent} entries are "
                                                                     "not listed here"),))
-    if memory_dir is None:
-        return RowEntries(agent, key, None, (), (Problem(key, "no memory folder to list"),))
+    names = context_file_names(home_path) if agent == AGENT_GEMINI else ()
+    context = names[0] if names else None
     root = real_root(home_path)
-    if not is_within(memory_dir, root):
+    if agent == AGENT_GEMINI and key == GLOBAL_KEY:
+        found, problems = global_entries(home_path, root, names)
+        return RowEntries(agent, key, str(home_path), tuple(found), tuple(problems), context)
+    if memory_dir is None:
+        return RowEntries(agent, key, None, (), (Problem(key, "no memory folder to list"),),
+                          context)
+    if agent == AGENT_CLAUDE and not is_within(memory_dir, root):
         root = real_root(Path(memory_dir).parent)  # autoMemoryDirectory elsewhere
-    found, problems = folder_entries(Path(memory_dir), root)
-    return RowEntries(agent, key, memory_dir, tuple(found), tuple(problems))
+    found, problems = folder_entries(Path(memory_dir), root, limited=agent == AGENT_CLAUDE,
+                                     legacy_names=names)
+    return RowEntries(agent, key, memory_dir, tuple(found), tuple(problems), context)
 
 
 def _link_refusal(entry: MemoryEntry) -> AgentInputError:

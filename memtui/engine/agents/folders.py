@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
-from memtui.engine.agents.frontmatter import TOPIC_TYPES, split_front_matter, topic_type
+from memtui.engine.agents.frontmatter import TOPIC_TYPES, parse_front_matter, topic_type
 from memtui.engine.agents.index import INDEX_FILE, MAX_INDEX_BYTES, MAX_INDEX_LINES, index_load
 from memtui.engine.agents.models import IndexLoad, MemoryFile, Problem, SecretFinding
 from memtui.engine.agents.secrets_scan import find_secrets
@@ -129,9 +129,10 @@ def read_memory_folder(folder: Path, root: Path, *, check_types: bool = True,
             index_text = text
             scan.files.append(MemoryFile(str(path), relative, role, stamp.size, body=text))
             continue
-        fields, body, broken = split_front_matter(text)
-        if broken:
-            scan.problems.append(Problem(str(path), broken, 1))
+        parsed = parse_front_matter(text)
+        fields = parsed.fields
+        if parsed.problem:
+            scan.problems.append(Problem(str(path), parsed.problem, 1))
         kind = topic_type(fields)
         if role == "topic":
             topics.append(relative)
@@ -142,7 +143,7 @@ def read_memory_folder(folder: Path, root: Path, *, check_types: bool = True,
         scan.files.append(MemoryFile(str(path), relative, role, stamp.size,
                                      name=fields.get("name") or None,
                                      description=fields.get("description") or None,
-                                     type=kind, body=body, front_matter=fields))
+                                     type=kind, body=parsed.body, front_matter=fields))
     if index_text is not None:
         scan.index_text = index_text
         scan.index = index_load(str(index_path), index_text, topics, max_index_lines,
