@@ -1,9 +1,6 @@
 """Gemini CLI's auto-memory inbox: proposed changes waiting as unified diffs in
-``<memory dir>/.inbox/private/*.patch`` (the project's private memory) and
-``.inbox/global/*.patch`` (the global tier), until the user applies or dismisses them.
-
-``list_inbox`` is the one listing other front ends (the review inbox) use; a malformed
-patch is listed with ``valid=False`` and its reason, never dropped.
+``<memory dir>/.inbox/private/*.patch`` and ``.inbox/global/*.patch`` until the user applies
+or dismisses them. A malformed patch is listed with ``valid=False``, never dropped.
 """
 
 from __future__ import annotations
@@ -51,20 +48,17 @@ def list_inbox(memory_dir: Path, root: Path, project: str | None
             if not path.name.endswith(PATCH_SUFFIX):
                 continue
             patch_id = f"{scope}/{path.name}"
+            size = 0
             try:
                 text, stamp = AGENT_FILES.read_text_stamped(path, root, MAX_PATCH_BYTES)
-            except AgentFileProblem as error:
-                problems.append(Problem(str(path), error.reason))
-                patches.append(InboxPatch(patch_id, str(path), scope, project, (), 0, 0, False,
-                                          error.reason))
-                continue
-            try:
+                size = stamp.size
                 parsed = parse_patch(text)
-            except PatchError as error:
-                reason = f"malformed patch: {error}"
+            except (AgentFileProblem, PatchError) as error:
+                reason = error.reason if isinstance(error, AgentFileProblem) else \
+                    f"malformed patch: {error}"
                 problems.append(Problem(str(path), reason))
                 patches.append(InboxPatch(patch_id, str(path), scope, project, (), 0, 0, False,
-                                          reason, stamp.size))
+                                          reason, size))
                 continue
             added, removed = patch_counts(parsed)
             patches.append(InboxPatch(patch_id, str(path), scope, project,
@@ -108,16 +102,21 @@ def _patch_parts(home: Path, path: Path) -> tuple[Path, str, Path]:
     return memory, scope_dir.name, base
 
 
-def _read_patch(home: Path, ref: str) -> tuple[Path, str, FileStamp, tuple[Path, str, Path]]:
-    path = find_patch(home, ref)
-    root = real_root(home)
+def _read_inside(path: Path, root: Path, refusal: str, max_bytes: int | None = None
+                 ) -> tuple[str, FileStamp]:
+    """A file's text and stamp, read inside ``root``; a symlink is refused (``refusal``)."""
     if path.is_symlink():
-        raise UnsafePath(f"{path}: is a symlink; not followed")
+        raise UnsafePath(f"{path}: is a symlink; {refusal}")
     try:
         AGENT_FILES.check_inside(path, root)
-        text, stamp = AGENT_FILES.read_text_stamped(path, root, MAX_PATCH_BYTES)
+        return AGENT_FILES.read_text_stamped(path, root, max_bytes)
     except AgentFileProblem as error:
         raise AgentInputError(f"{path}: {error.reason}") from None
+
+
+def _read_patch(home: Path, ref: str) -> tuple[Path, str, FileStamp, tuple[Path, str, Path]]:
+    path = find_patch(home, ref)
+    text, stamp = _read_inside(path, real_root(home), "not followed", MAX_PATCH_BYTES)
     return path, text, stamp, _patch_parts(home, path)
 
 
@@ -159,28 +158,18 @@ def plan_apply_patch(home: Path, ref: str) -> WritePlan:
         if named is None:
             raise UnsafePath(f"{path}: targets {item.target!r}, outside what a "
                              f"{scope} patch may change; nothing was changed")
-        file_path = named
         old: str | None = None
         old_stamp: FileStamp | None = None
-        if os.path.lexists(file_path):
-            if file_path.is_symlink():
-                raise UnsafePath(f"{file_path}: is a symlink; not written")
-            try:
-                AGENT_FILES.check_inside(file_path, root)
-                old, old_stamp = AGENT_FILES.read_text_stamped(file_path, root)
-            except AgentFileProblem as error:
-                raise AgentInputError(f"{file_path}: {error.reason}") from None
+        if os.path.lexists(named):
+            old, old_stamp = _read_inside(named, root, "not written")
         try:
             new = apply_file_patch(old, item)
         except PatchError as error:
             raise AgentInputError(f"{path}: does not apply ({error}); nothing was changed") \
                 from None
-        if new is None:
-            changes.append(FileChange(str(file_path), ACTION_REMOVE, old_stamp, old or "", ""))
-        elif old is None:
-            changes.append(FileChange(str(file_path), ACTION_CREATE, None, "", new))
-        else:
-            changes.append(FileChange(str(file_path), ACTION_REPLACE, old_stamp, old, new))
+        action = ACTION_REMOVE if new is None else ACTION_CREATE if old is None else \
+            ACTION_REPLACE
+        changes.append(FileChange(str(named), action, old_stamp, old or "", new or ""))
     changes.append(FileChange(str(path), ACTION_REMOVE, stamp, "", ""))
     targets = ", ".join(item.target for item in parsed)
     return WritePlan("inbox-apply", f"apply {path.name} to {targets} and remove it from the "

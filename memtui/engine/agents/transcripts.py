@@ -1,15 +1,11 @@
 """Claude Code transcripts (``projects/<slug>/<session>.jsonl``) read as finished tasks: the
 one reader behind ``memtui claude import-transcripts`` and the session-end hook.
 
-Only the main session's ``user`` and ``assistant`` records count (``isSidechain`` records,
-and ``agent-*.jsonl`` files, are a sub-agent's). The goal is the first real user request
-(not ``isMeta``, not only ``tool_result`` blocks, not text Claude Code injects:
-``INJECTED_PREFIXES``); the result is the last assistant text. External context (the
-extractor's gate 4) is a web tool or an MCP tool of a server other than memtui's own.
-
-Reading is bounded (``memtui.engine.safe_files``): a file over ``MAX_TRANSCRIPT_BYTES`` is
-refused; a line over ``MAX_LINE_BYTES`` or not a JSON object is a problem and is skipped, so a
-transcript still being written reads as far as it is whole.
+Only the main session's ``user`` and ``assistant`` records count (not ``isSidechain`` ones).
+The goal is the first real user request (not ``isMeta``, tool results or
+``INJECTED_PREFIXES``); the result is the last assistant text. External context (gate 4)
+is a web tool or another server's MCP tool. A bad or too long line is a problem and is
+skipped, so a transcript still being written reads as far as it is whole.
 """
 
 from __future__ import annotations
@@ -107,6 +103,10 @@ def _text(content: Any) -> str:
     return "\n".join(text for text in texts if text.strip()).strip()
 
 
+def _text_value(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
 def _only_tool_results(content: Any) -> bool:
     return isinstance(content, list) and bool(content) and all(
         isinstance(item, dict) and item.get("type") == "tool_result" for item in content)
@@ -121,8 +121,6 @@ class _Builder:
     result: str | None = None
     first: str | None = None
     last: str | None = None
-    used_mcp: bool = False
-    used_web: bool = False
     mcp_tools: list[str] = field(default_factory=list)
     web_tools: list[str] = field(default_factory=list)
     git_branch: str | None = None
@@ -166,18 +164,11 @@ class _Builder:
     def _note(self, record: dict[str, Any]) -> None:
         stamp = parse_datetime(record.get("timestamp"))
         if stamp is not None:
-            text = format_utc(stamp)
-            self.first = self.first or text
-            self.last = text
-        for key in ("sessionId", "cwd", "gitBranch"):
-            value = record.get(key)
-            if isinstance(value, str) and value:
-                if key == "sessionId":
-                    self.session_id = self.session_id or value
-                elif key == "cwd":
-                    self.cwd = self.cwd or value
-                else:
-                    self.git_branch = self.git_branch or value
+            self.last = format_utc(stamp)
+            self.first = self.first or self.last
+        self.session_id = self.session_id or _text_value(record.get("sessionId"))
+        self.cwd = self.cwd or _text_value(record.get("cwd"))
+        self.git_branch = self.git_branch or _text_value(record.get("gitBranch"))
 
     def _user(self, record: dict[str, Any], content: Any) -> None:
         if record.get("isMeta") is True or _only_tool_results(content):
@@ -197,14 +188,11 @@ class _Builder:
                 name = item.get("name")
                 if not isinstance(name, str):
                     continue
-                if name in WEB_TOOLS:
-                    self.used_web = True
-                    if name not in self.web_tools:
-                        self.web_tools.append(name)
-                elif name.startswith(MCP_PREFIX) and not name.startswith(OWN_MCP_PREFIX):
-                    self.used_mcp = True
-                    if name not in self.mcp_tools:
-                        self.mcp_tools.append(name)
+                if name in WEB_TOOLS and name not in self.web_tools:
+                    self.web_tools.append(name)
+                elif name.startswith(MCP_PREFIX) and not name.startswith(OWN_MCP_PREFIX) \
+                        and name not in self.mcp_tools:
+                    self.mcp_tools.append(name)
         text = _text(content)
         if text:
             self.result = text
@@ -213,8 +201,8 @@ class _Builder:
         return TranscriptTask(
             session_id=self.session_id or Path(self.file).stem, file=self.file, cwd=self.cwd,
             goal=self.goal, result=self.result, started_at=self.first, finished_at=self.last,
-            used_mcp=self.used_mcp, used_web=self.used_web, mcp_tools=tuple(self.mcp_tools),
-            web_tools=tuple(self.web_tools),
+            used_mcp=bool(self.mcp_tools), used_web=bool(self.web_tools),
+            mcp_tools=tuple(self.mcp_tools), web_tools=tuple(self.web_tools),
             git_branch=self.git_branch,
             sidechain_only=self.side_records > 0 and self.main_records == 0,
             prompts=self.prompts, problems=tuple(self.problems))
