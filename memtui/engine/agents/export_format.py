@@ -1,11 +1,7 @@
-"""memtui's memories written in Claude Code's and Gemini CLI's formats (file name -> text).
-
-Claude Code: ``projects/<slug>/memory/MEMORY.md`` (one ``- [Title](file.md) — hook`` line
-per memory) and one topic file per memory (front matter ``name``, ``description``,
-``type``), per project with a root path (else ``projects/memtui-<id>/``); user-level
-memories go to ``CLAUDE.md`` as bullets. Gemini CLI: ``GEMINI.md`` with the user-level
-memories as plain bullets (as Gemini CLI 0.61 keeps its global memory), ``projects.json``, and per project
-``tmp/<slug>/memory/`` (``MEMORY.md`` and one file per memory, ``.project_root``).
+"""memtui's memories written in Claude Code's and Gemini CLI's formats (file name -> text):
+per project a memory folder (``MEMORY.md`` and one topic file per memory) under
+``projects/<slug>/`` or ``tmp/<slug>/`` (with ``.project_root`` and ``projects.json``);
+user-level memories as bullets of ``CLAUDE.md`` / ``GEMINI.md``.
 """
 
 from __future__ import annotations

@@ -65,8 +65,7 @@ class GeminiHome(JsonMixin, ProjectRows):
     switches: tuple[Switch, ...]
     context_files: tuple[str, ...]
     added_memories: tuple[str, ...]
-    """The ``- fact`` bullets under ``## Gemini Added Memories`` in the global file (what
-    the old ``save_memory`` wrote)."""
+    """The bullets under ``## Gemini Added Memories`` (what the old ``save_memory`` wrote)."""
     projects: tuple[AgentProject, ...]
     """The global tier first (key ``global``), then one row per project folder."""
     instructions: tuple[InstructionFile, ...]
@@ -74,8 +73,7 @@ class GeminiHome(JsonMixin, ProjectRows):
     """Secrets in project instruction files (memory files' are on each row)."""
     problems: tuple[Problem, ...]
     global_memories: tuple[str, ...] = ()
-    """Every bullet of the global file(s), outside code blocks: the global memories as
-    Gemini CLI 0.61 keeps them (the old section's bullets among them)."""
+    """Every bullet of the global file(s) outside code blocks (``global_memory_lines``)."""
 
     @property
     def inbox(self) -> tuple[InboxPatch, ...]:
@@ -218,8 +216,7 @@ def _global_row(home: Path, root: Path, names: tuple[str, ...], enabled: bool,
         secrets.extend(find_secrets(str(path), text))
         facts.extend(added_memories(text))
         every.extend(global_memories(text))
-    inbox, inbox_problems = list_inbox(home / MEMORY_DIR, root, None)
-    problems.extend(inbox_problems)
+    inbox = list_inbox(home / MEMORY_DIR, root, None, problems)
     return AgentProject(agent=AGENT_GEMINI, key=GLOBAL_KEY, project=None,
                         memory_dir=str(home), files=tuple(files), secrets=tuple(secrets),
                         inbox=tuple(inbox), switches=switches, auto_memory=enabled,
@@ -237,13 +234,11 @@ def _project_row(folder: Path, root: Path, project: str | None, enabled: bool,
     scan = read_memory_folder(memory, root, check_types=False, legacy_names=names,
                               max_index_lines=1 << 30, max_index_bytes=1 << 40)
     problems.extend(scan.problems)
-    inbox: list[InboxPatch] = []
-    if memory.is_dir() and not memory.is_symlink():
-        inbox, inbox_problems = list_inbox(memory, root, folder.name)
-        problems.extend(inbox_problems)
+    real = memory.is_dir() and not memory.is_symlink()
+    inbox = list_inbox(memory, root, folder.name, problems) if real else []
     return AgentProject(agent=AGENT_GEMINI, key=folder.name, project=project,
-                        memory_dir=str(memory) if memory.is_dir() and not memory.is_symlink()
-                        else None, files=tuple(scan.files), index=scan.index,
+                        memory_dir=str(memory) if real else None,
+                        files=tuple(scan.files), index=scan.index,
                         secrets=tuple(scan.secrets), inbox=tuple(inbox),
                         other_files=scan.other_files, switches=switches,
                         auto_memory=enabled, problems=tuple(problems))
@@ -319,9 +314,8 @@ class GeminiInbox:
 
 def read_gemini_inbox(home: str | os.PathLike[str] | None = None, *,
                       env: Mapping[str, str] | None = None) -> GeminiInbox:
-    """Every pending patch of a Gemini CLI home (default: ``resolve_gemini_home``), as
-    ``read_gemini_home`` lists them but reading only the inbox folders and projects.json;
-    every bad item is one problem (a malformed patch is also listed, ``valid`` False)."""
+    """Every pending patch of a Gemini CLI home (default: ``resolve_gemini_home``), reading
+    only the inbox folders and projects.json; every bad item is one problem."""
     environ = os.environ if env is None else env
     home_path = resolve_gemini_home(home, environ)
     if not home_path.is_dir():
@@ -329,17 +323,14 @@ def read_gemini_inbox(home: str | os.PathLike[str] | None = None, *,
     problems: list[Problem] = []
     with folder_cache():
         root = real_root(home_path)
-        patches, found = list_inbox(home_path / MEMORY_DIR, root, None)
-        problems.extend(found)
+        patches = list_inbox(home_path / MEMORY_DIR, root, None, problems)
         projects: dict[str, str] = {}
         for folder, project, _clash in _project_folders(home_path, root, problems):
             if project:
                 projects[folder.name] = project
             memory = folder / MEMORY_DIR
             if memory.is_dir() and not memory.is_symlink():
-                listed, found = list_inbox(memory, root, folder.name)
-                patches.extend(listed)
-                problems.extend(found)
+                patches.extend(list_inbox(memory, root, folder.name, problems))
     return GeminiInbox(str(home_path), True, tuple(patches), projects, tuple(problems))
 
 

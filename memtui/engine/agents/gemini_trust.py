@@ -1,15 +1,9 @@
-"""Gemini CLI's folder trust, read as Gemini CLI 0.61 reads it.
-
-Folder trust is on unless ``security.folderTrust.enabled`` is ``false`` in the user's
-settings. In a folder that is not trusted Gemini CLI ignores the folder's own settings and
-disables every MCP server, the user's included (``gemini mcp list`` shows them
-"Disabled"), so memtui's tools are gone there. A folder is trusted by the longest matching
-rule of ``~/.gemini/trustedFolders.json`` (``{"<path>": "TRUST_FOLDER" | "TRUST_PARENT" |
-"DO_NOT_TRUST"}``; ``TRUST_PARENT`` trusts the rule path's parent folder; a rule covers the
-folder and everything below it); no matching rule means not trusted.
-``$GEMINI_CLI_TRUST_WORKSPACE=true`` trusts every folder, ``false`` (or
-``$GEMINI_RESTRICTED_MODE=true``) none; ``$GEMINI_CLI_TRUSTED_FOLDERS_PATH`` names another
-rules file. Read-only.
+"""Gemini CLI's folder trust, read-only, as Gemini CLI 0.61 reads it: on unless
+``security.folderTrust.enabled`` is ``false``; in an untrusted folder every MCP server,
+memtui's included, is disabled. The longest rule of ``trustedFolders.json`` covering a folder
+decides (``TRUST_PARENT`` trusts the rule path's parent); no rule: not trusted.
+``$GEMINI_CLI_TRUST_WORKSPACE`` (``true``/``false``) and ``$GEMINI_RESTRICTED_MODE=true``
+override; ``$GEMINI_CLI_TRUSTED_FOLDERS_PATH`` names another rules file.
 """
 
 from __future__ import annotations
@@ -45,8 +39,7 @@ class FolderTrust(JsonMixin):
     """Whether Gemini CLI checks folder trust at all."""
     rules_file: str
     untrusted: tuple[str, ...]
-    """Project folders (of the home's rows) where MCP servers, memtui's included, are
-    disabled."""
+    """Project folders where MCP servers, memtui's included, are disabled."""
     problem: str | None = None
     """Why the rules file could not be read (Gemini CLI refuses to start then)."""
 
@@ -98,9 +91,7 @@ def folder_trusted(rules: Mapping[str, str], folder: str) -> bool | None:
         effective = os.path.dirname(rule) if found == TRUST_PARENT else rule
         if _within(_real(effective), location) and len(rule) > best:
             best, level = len(rule), found
-    if level is None:
-        return None
-    return level != DO_NOT_TRUST
+    return None if level is None else level != DO_NOT_TRUST
 
 
 def read_folder_trust(home: str | os.PathLike[str], folders: Iterable[str], *,

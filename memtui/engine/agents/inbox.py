@@ -38,11 +38,11 @@ MEMORY_DIR = "memory"
 TMP_DIR = "tmp"
 
 
-def list_inbox(memory_dir: Path, root: Path, project: str | None
-               ) -> tuple[list[InboxPatch], list[Problem]]:
-    """The patches waiting in a memory folder's inbox, and the problems reading it."""
+def list_inbox(memory_dir: Path, root: Path, project: str | None, problems: list[Problem]
+               ) -> list[InboxPatch]:
+    """The patches waiting in a memory folder's inbox; the problems reading it are added to
+    ``problems``."""
     patches: list[InboxPatch] = []
-    problems: list[Problem] = []
     for scope in SCOPES:
         for path in list_entries(memory_dir / INBOX_DIR / scope, root, problems):
             if not path.name.endswith(PATCH_SUFFIX):
@@ -64,7 +64,7 @@ def list_inbox(memory_dir: Path, root: Path, project: str | None
             patches.append(InboxPatch(patch_id, str(path), scope, project,
                                       tuple(item.target for item in parsed), added, removed,
                                       True, None, stamp.size))
-    return patches, problems
+    return patches
 
 
 def find_patch(home: Path, ref: str) -> Path:

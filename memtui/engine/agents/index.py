@@ -1,11 +1,9 @@
 """A memory index (``MEMORY.md``): its entries and what is loaded at session start.
 
-Claude Code loads only the first ``MAX_INDEX_LINES`` lines of the index and at most
-``MAX_INDEX_BYTES`` bytes, cut at the last newline before that; entries past the cut are
-silently not loaded. ``index_load`` computes the cut and names the entries that fall off;
-it also checks each link: a file that does not exist is *dangling*, a link leading outside
-the memory folder (absolute, or ``..`` above it) is *outside* and never followed, and a topic
-file the index does not mention is *unindexed*.
+Claude Code loads only the first ``MAX_INDEX_LINES`` lines and ``MAX_INDEX_BYTES`` bytes
+(cut at a newline). ``index_load`` computes the cut and checks each link: *dangling* (no
+such file), *outside* (leads out of the folder; never followed), and names the topic files
+the index does not mention (*unindexed*).
 """
 
 from __future__ import annotations
@@ -13,6 +11,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 
 from memtui.engine.agents.models import IndexEntry, IndexLoad
 
@@ -138,19 +137,15 @@ def index_load(path: str, text: str, topic_files: Iterable[str],
         named = entry.target
         if posixpath.isabs(named) and posixpath.dirname(named) == posixpath.dirname(path):
             named = posixpath.basename(named)  # a 0.61 pointer into the folder
-            entry = IndexEntry(entry.line, entry.title, named, entry.hook, entry.loaded)
         if is_outside(named):
             outside.append(named)
-            entries.append(IndexEntry(entry.line, entry.title, named, entry.hook,
-                                      entry.loaded, False))
+            entries.append(replace(entry, target=named, exists=False))
             continue
         target = normal_target(named)
-        exists = target in topics
         mentioned.add(target)
-        if not exists:
+        if target not in topics:
             dangling.append(target)
-        entries.append(IndexEntry(entry.line, entry.title, target, entry.hook, entry.loaded,
-                                  exists))
+        entries.append(replace(entry, target=target, exists=target in topics))
     unindexed = sorted(topics - mentioned)
     return IndexLoad(path=path, lines=total_lines, bytes=len(text.encode("utf-8")),
                      loaded_lines=loaded_lines, loaded_bytes=loaded_bytes,

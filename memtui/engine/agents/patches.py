@@ -8,6 +8,7 @@ hunk matches); otherwise nothing is written and the reason names the hunk.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 DEV_NULL = "/dev/null"
@@ -68,9 +69,7 @@ class FilePatch:
 def strip_prefix(path: str) -> str:
     """A diff path without its ``a/`` / ``b/`` prefix and timestamp."""
     path = path.split("\t", 1)[0].strip()
-    if path.startswith(("a/", "b/")):
-        return path[2:]
-    return path
+    return path[2:] if path.startswith(("a/", "b/")) else path
 
 
 def parse_patch(text: str) -> list[FilePatch]:
@@ -166,8 +165,5 @@ def apply_file_patch(text: str | None, patch: FilePatch) -> str | None:
 
 def patch_counts(patches: list[FilePatch]) -> tuple[int, int]:
     """(added, removed) lines over every hunk."""
-    added = sum(1 for patch in patches for hunk in patch.hunks
-                for mark, _ in hunk.lines if mark == "+")
-    removed = sum(1 for patch in patches for hunk in patch.hunks
-                  for mark, _ in hunk.lines if mark == "-")
-    return added, removed
+    marks = Counter(mark for patch in patches for hunk in patch.hunks for mark, _ in hunk.lines)
+    return marks["+"], marks["-"]

@@ -1,16 +1,14 @@
 """Which version of each agent is installed and which one wrote its files.
 
-The installed version comes from the program on PATH: the ``package.json`` of the npm package
-its file belongs to (every npm install, the native Claude Code binary included), else a
-version in the path itself (``.../versions/2.1.197``, ``Cellar/codex/0.169.1/...``); the
-program is never run. The written version comes from the newest file the agent keeps with
-one: Claude Code's transcripts (each line's ``version``) and Codex's rollouts
-(``session_meta``'s ``cli_version``). Both are read cheaply (a few small reads) because
-``agents show`` and the Agents pane ask on every read.
+Installed: the ``package.json`` of the npm package the program on PATH belongs to, else a
+version in its path (``.../versions/2.1.197``); the program is never run. Written: the
+newest Claude Code transcript's ``version`` or Codex rollout's ``cli_version``. A few small
+reads, since ``agents show`` and the Agents pane ask on every read.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -96,15 +94,11 @@ def installed_version(agent: str, path_env: str | None = None) -> tuple[str | No
 
 
 def _newest(paths: list[Path]) -> Path | None:
-    best: tuple[float, Path] | None = None
+    stamped: list[tuple[float, Path]] = []
     for path in paths:
-        try:
-            mtime = path.stat().st_mtime
-        except OSError:
-            continue
-        if best is None or mtime > best[0]:
-            best = (mtime, path)
-    return best[1] if best else None
+        with contextlib.suppress(OSError):
+            stamped.append((path.stat().st_mtime, path))
+    return max(stamped)[1] if stamped else None
 
 
 def _claude_written(home: Path) -> tuple[str | None, str | None]:
