@@ -356,7 +356,7 @@ def gemini_write(ctx: CliContext, args: argparse.Namespace) -> int:
 
             raise UsageError("memtui gemini promote: give a FILE or --fact TEXT (one of them)")
         if args.fact:
-            from memtui.engine.agents.gemini_promote import plan_promote_index_fact
+            from memtui.engine.agents.curation import plan_promote_index_fact
 
             return run_plan(ctx, args, lambda: plan_promote_index_fact(home, args.fact,
                                                                        context_file))

@@ -37,13 +37,12 @@ from memtui.engine.agents.paths import (
     claude_slug_matches,
     resolve_claude_home,
 )
-from memtui.engine.agents.settings_json import dotted, read_settings
+from memtui.engine.agents.settings_json import SETTINGS_FILE, dotted, read_settings
 from memtui.engine.agents.transcripts import PROJECTS_DIR, SUBAGENT_PREFIX, TRANSCRIPT_SUFFIX
 from memtui.engine.safe_files import real_root, with_folder_cache
 from memtui.jsonable import JsonMixin
 
 MEMORY_DIR = "memory"
-SETTINGS_FILE = "settings.json"
 LOCAL_SETTINGS_FILE = "settings.local.json"
 INSTRUCTIONS_FILE = "CLAUDE.md"
 LOCAL_INSTRUCTIONS_FILE = "CLAUDE.local.md"

@@ -1,5 +1,6 @@
 """Curations of Claude Code and Gemini CLI memory, each a ``WritePlan`` first: forget, edit,
-repair an index, redact, promote to the user/global tier, forget or edit a global fact. An
+repair an index, redact, promote to the user/global tier (a file, or one of Gemini CLI
+0.61's ``MEMORY.md`` bullets), forget, edit or add a global fact. An
 edit started from ``edit_source`` / ``fact_edit_source`` refuses a file changed since. Only
 memory files are touched (and the user-tier file a promotion appends to).
 """
@@ -22,7 +23,6 @@ from memtui.engine.agents.errors import (
 from memtui.engine.agents.folders import read_memory_folder
 from memtui.engine.agents.frontmatter import parse_front_matter
 from memtui.engine.agents.gemini import ADDED_MEMORIES_HEADING, global_memory_lines
-from memtui.engine.agents.gemini_context import DEFAULT_CONTEXT_FILE
 from memtui.engine.agents.index import (
     ENTRY_RE,
     INDEX_FILE,
@@ -34,6 +34,7 @@ from memtui.engine.agents.index import (
     link_target,
     loaded_cut,
     normal_target,
+    parse_entries,
 )
 from memtui.engine.agents.plans import (
     ACTION_CREATE,
@@ -42,11 +43,13 @@ from memtui.engine.agents.plans import (
     FileChange,
     WritePlan,
 )
+from memtui.engine.agents.settings_json import DEFAULT_CONTEXT_FILE
 from memtui.engine.redaction import redact, scan
 from memtui.engine.safe_files import FileStamp, real_root
 from memtui.errors import UnsafePath
 
 MEMORY_DIR = "memory"
+GEMINI_TMP_DIR = "tmp"
 PROMOTED_HEADING = "## Promoted from project memory"
 """The section of ``~/.claude/CLAUDE.md`` a promoted Claude Code memory is appended to."""
 MIN_HOOK_CHARS = 24
@@ -489,3 +492,44 @@ def plan_add_fact(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_FIL
     notes = ("the text was redacted",) if clean != text else ()
     return WritePlan("note", f"add a memory to {home / context_file}", str(root), (change,),
                      notes)
+
+
+def index_facts(home: Path, root: Path) -> list[tuple[Path, int, str]]:
+    """(index, 0-based line, text) of every plain bullet (not a link or pointer) of every
+    project's ``MEMORY.md`` in the Gemini CLI home."""
+    tmp = home / GEMINI_TMP_DIR
+    indexes = [tmp / name / MEMORY_DIR / INDEX_FILE for name in sorted(os.listdir(tmp))
+               if (tmp / name / MEMORY_DIR / INDEX_FILE).is_file()] if tmp.is_dir() else []
+    found: list[tuple[Path, int, str]] = []
+    for index in indexes:
+        text, _stamp = read_stamped(index, root)
+        found.extend((index, entry.line - 1, entry.title) for entry in parse_entries(text, 0)
+                     if entry.target is None)
+    return found
+
+
+def plan_promote_index_fact(home: Path, fact: str,
+                            context_file: str = DEFAULT_CONTEXT_FILE) -> WritePlan:
+    """Move one ``MEMORY.md`` bullet (matched exactly, else by a unique part, over every
+    project of the home) to the global file: the line is removed from its index and the fact
+    (redacted) added as 0.61 keeps global memory."""
+    wanted = " ".join(fact.split())
+    if not wanted:
+        raise AgentInputError("name the fact to promote")
+    root = real_root(home)
+    facts = index_facts(home, root)
+    chosen = [item for item in facts if item[2] == wanted] or \
+        [item for item in facts if wanted.lower() in item[2].lower()]
+    index, line, text = only_match(chosen, f"no MEMORY.md bullet matching {wanted[:60]!r} in "
+                                           f"{home / GEMINI_TMP_DIR}",
+                                   f"MEMORY.md bullets match {wanted[:60]!r}; be more precise")
+    old, stamp = read_stamped(index, root)
+    lines = old.split("\n")
+    new_index = FileChange(str(index), ACTION_REPLACE, stamp, old,
+                           "\n".join(lines[:line] + lines[line + 1:]))
+    target = home / context_file
+    clean = redact(text)
+    added = target_change(target, root, append_global, [clean])
+    notes = ("the text was redacted",) if clean != text else ()
+    return WritePlan("promote", f"move one MEMORY.md fact of {index.parent.parent.name} to "
+                     f"{target}", str(root), (added, new_index), notes)

@@ -18,7 +18,6 @@ from memtui.engine.agents.curation import EditSource
 from memtui.engine.agents.errors import AgentInputError
 from memtui.engine.agents.folders import read_memory_folder
 from memtui.engine.agents.gemini import GLOBAL_KEY, global_files, global_memory_lines
-from memtui.engine.agents.gemini_context import DEFAULT_CONTEXT_FILE, context_file_names
 from memtui.engine.agents.index import INDEX_FILE, MAX_INDEX_BYTES, MAX_INDEX_LINES
 from memtui.engine.agents.models import (
     AGENT_CLAUDE,
@@ -27,9 +26,10 @@ from memtui.engine.agents.models import (
     MemoryFile,
     Problem,
     SecretFinding,
+    find_secrets,
 )
 from memtui.engine.agents.plans import WritePlan, mask_secrets
-from memtui.engine.agents.secrets_scan import find_secrets
+from memtui.engine.agents.settings_json import DEFAULT_CONTEXT_FILE, context_file_names
 from memtui.engine.safe_files import FileStamp, is_within, real_root
 from memtui.jsonable import JsonMixin
 

@@ -12,8 +12,7 @@ from pathlib import Path
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
 from memtui.engine.agents.frontmatter import TOPIC_TYPES, parse_front_matter, topic_type
 from memtui.engine.agents.index import INDEX_FILE, MAX_INDEX_BYTES, MAX_INDEX_LINES, index_load
-from memtui.engine.agents.models import IndexLoad, MemoryFile, Problem, SecretFinding
-from memtui.engine.agents.secrets_scan import find_secrets
+from memtui.engine.agents.models import IndexLoad, MemoryFile, Problem, SecretFinding, find_secrets
 
 MARKDOWN_SUFFIX = ".md"
 LOGS_DIR = "logs"

@@ -14,12 +14,6 @@ from pathlib import Path
 
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
 from memtui.engine.agents.folders import read_memory_folder, subfolders
-from memtui.engine.agents.gemini_context import (
-    DEFAULT_CONTEXT_FILE,
-    SETTINGS_FILE,
-    SWITCH_FILE_NAME,
-    context_names,
-)
 from memtui.engine.agents.inbox import list_inbox
 from memtui.engine.agents.instructions import InstructionScan, read_instruction
 from memtui.engine.agents.models import (
@@ -32,10 +26,17 @@ from memtui.engine.agents.models import (
     ProjectRows,
     SecretFinding,
     Switch,
+    find_secrets,
 )
 from memtui.engine.agents.paths import resolve_gemini_home
-from memtui.engine.agents.secrets_scan import find_secrets
-from memtui.engine.agents.settings_json import dotted, read_settings
+from memtui.engine.agents.settings_json import (
+    DEFAULT_CONTEXT_FILE,
+    SETTINGS_FILE,
+    SWITCH_FILE_NAME,
+    context_names,
+    dotted,
+    read_settings,
+)
 from memtui.engine.safe_files import FileStamp, folder_cache, real_root, with_folder_cache
 from memtui.jsonable import JsonMixin
 

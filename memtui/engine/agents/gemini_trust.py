@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
-from memtui.engine.agents.settings_json import dotted, read_settings, strip_comments
+from memtui.engine.agents.settings_json import SETTINGS_FILE, dotted, read_settings, strip_comments
 from memtui.engine.safe_files import real_root
 from memtui.jsonable import JsonMixin
 
@@ -102,7 +102,7 @@ def read_folder_trust(home: str | os.PathLike[str], folders: Iterable[str], *,
     path = rules_path(home_path, environ)
     settings = None
     if home_path.is_dir():
-        settings, _stamp, _problem = read_settings(home_path / "settings.json",
+        settings, _stamp, _problem = read_settings(home_path / SETTINGS_FILE,
                                                    real_root(home_path))
     enabled = dotted(settings, SWITCH_FOLDER_TRUST) is not False
     wanted = sorted(set(folders))

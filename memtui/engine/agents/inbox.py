@@ -10,7 +10,6 @@ from pathlib import Path
 
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem, AgentInputError, only_match
 from memtui.engine.agents.folders import list_entries
-from memtui.engine.agents.gemini_context import context_file_names
 from memtui.engine.agents.models import InboxPatch, Problem
 from memtui.engine.agents.patches import (
     MAX_PATCH_BYTES,
@@ -26,6 +25,7 @@ from memtui.engine.agents.plans import (
     FileChange,
     WritePlan,
 )
+from memtui.engine.agents.settings_json import context_file_names
 from memtui.engine.safe_files import FileStamp, real_root
 from memtui.errors import UnsafePath
 

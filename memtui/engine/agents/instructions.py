@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
-from memtui.engine.agents.models import InstructionFile, Problem, SecretFinding
-from memtui.engine.agents.secrets_scan import find_secrets
+from memtui.engine.agents.models import InstructionFile, Problem, SecretFinding, find_secrets
 from memtui.engine.safe_files import real_root
 
 MAX_IMPORT_HOPS = 5

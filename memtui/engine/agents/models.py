@@ -3,11 +3,13 @@ is the Codex reader's."""
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
 from memtui.engine.codex.models import Problem as Problem
-from memtui.engine.redaction import redact
+from memtui.engine.redaction import redact, scan
 from memtui.jsonable import JsonMixin
 
 AGENT_CLAUDE = "claude"
@@ -24,6 +26,14 @@ class SecretFinding(JsonMixin):
     path: str
     line: int
     kind: str
+
+
+def find_secrets(path: str, text: str) -> tuple[SecretFinding, ...]:
+    """Every secret in ``text`` (``redaction.scan``) as (path, 1-based line, kind)."""
+    findings = scan(text).findings
+    starts = [0] + [match.end() for match in re.finditer("\n", text)] if findings else []
+    return tuple(SecretFinding(path, bisect_right(starts, finding.start), finding.kind)
+                 for finding in findings)
 
 
 @dataclass(frozen=True)

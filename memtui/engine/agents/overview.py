@@ -24,8 +24,8 @@ from memtui.engine.agents.models import (
     Problem,
     SecretFinding,
     Switch,
+    find_secrets,
 )
-from memtui.engine.agents.secrets_scan import find_secrets
 from memtui.engine.agents.versions import AgentVersion, agent_version
 from memtui.engine.installed_command import CommandCheck
 from memtui.jsonable import JsonMixin
