@@ -48,16 +48,18 @@ def list_entries(folder: Path, root: Path, problems: list[Problem]) -> list[Path
 def subfolders(folder: Path, root: Path, problems: list[Problem]) -> list[Path]:
     """The folders in ``folder`` (a home's ``projects/`` or ``tmp/``) that stay inside
     ``root``; one leading outside (a symlink) is a problem, never followed."""
-    found: list[Path] = []
-    for path in list_entries(folder, root, problems):
-        try:
-            AGENT_FILES.check_inside(path, root)
-        except AgentFileProblem as error:
-            problems.append(Problem(str(path), error.reason))
-            continue
-        if path.is_dir():
-            found.append(path)
-    return found
+    return [path for path in list_entries(folder, root, problems)
+            if _stays_inside(path, root, problems) and path.is_dir()]
+
+
+def _stays_inside(path: Path, root: Path, problems: list[Problem]) -> bool:
+    """False, with the problem added, when ``path`` leads outside ``root``."""
+    try:
+        AGENT_FILES.check_inside(path, root)
+    except AgentFileProblem as error:
+        problems.append(Problem(str(path), error.reason))
+        return False
+    return True
 
 
 def _walk(folder: Path, root: Path, depth: int, scan: FolderScan,
@@ -65,12 +67,8 @@ def _walk(folder: Path, root: Path, depth: int, scan: FolderScan,
     for path in list_entries(folder, root, scan.problems):
         if path.name.startswith(HIDDEN_PREFIX):
             continue  # .inbox, editor swap files, memtui's own temporary files
-        if os.path.islink(path):
-            try:
-                AGENT_FILES.check_inside(path, root)
-            except AgentFileProblem as error:
-                scan.problems.append(Problem(str(path), error.reason))
-                continue
+        if os.path.islink(path) and not _stays_inside(path, root, scan.problems):
+            continue
         if path.is_dir():
             if depth > 0:
                 _walk(path, root, depth - 1, scan, found)

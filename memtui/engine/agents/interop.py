@@ -29,6 +29,7 @@ from memtui.engine.agents.models import AGENT_CLAUDE, AgentProject, MemoryFile, 
 from memtui.engine.agents.paths import resolve_claude_home
 from memtui.engine.agents.transcripts import (
     IMPORT_TASK_SOURCE,
+    SUBAGENT_PREFIX,
     TranscriptTask,
     read_transcript,
     recorded_session,
@@ -223,27 +224,27 @@ class AgentsApi(Importer):
         picker = _Picker(self._engine)
         items: list[ImportItem] = []
         for found in files:
-            path = str(found.path)
-            if found.subagent:
-                items.append(ImportItem(KIND_SESSION, found.ref, OUTCOME_SKIPPED,
+            path, ref = str(found), found.stem
+            if found.name.startswith(SUBAGENT_PREFIX):
+                items.append(ImportItem(KIND_SESSION, ref, OUTCOME_SKIPPED,
                                         REASON_SUBAGENT, "a sub-agent session (agent-*.jsonl)",
                                         path=path))
                 continue
-            existing = recorded_session(self._engine.tasks, IMPORT_TASK_SOURCE, found.ref)
+            existing = recorded_session(self._engine.tasks, IMPORT_TASK_SOURCE, ref)
             if existing is not None:
-                items.append(ImportItem(KIND_SESSION, found.ref, OUTCOME_SKIPPED,
+                items.append(ImportItem(KIND_SESSION, ref, OUTCOME_SKIPPED,
                                         REASON_ALREADY, target_id=existing.id,
                                         project=existing.project, path=path))
                 continue
             try:
-                task = read_transcript(found.path, root)
+                task = read_transcript(found, root)
             except AgentFileProblem as error:
                 problems.append(Problem(path, error.reason))
-                items.append(ImportItem(KIND_SESSION, found.ref, OUTCOME_ERROR,
+                items.append(ImportItem(KIND_SESSION, ref, OUTCOME_ERROR,
                                         error.code, error.reason, path=path))
                 continue
             problems.extend(task.problems)
-            items.append(self._import_session(found.ref, task, picker))
+            items.append(self._import_session(ref, task, picker))
         return self._report("claude_transcripts_imported", str(home_path), items, problems,
                             picker)
 

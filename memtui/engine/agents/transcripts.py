@@ -241,31 +241,12 @@ def recorded_session(tasks: TaskApi, source: str, session_id: str) -> Task | Non
     return None
 
 
-@dataclass(frozen=True)
-class TranscriptFile:
-    """A transcript file found under ``projects/<slug>/``."""
-
-    path: Path
-    slug: str
-
-    @property
-    def subagent(self) -> bool:
-        """True for a sub-agent session file (``agent-*.jsonl``)."""
-        return self.path.name.startswith(SUBAGENT_PREFIX)
-
-    @property
-    def ref(self) -> str:
-        """The session id its name gives (the file's stem)."""
-        return self.path.stem
-
-
-def transcript_files(home: Path) -> tuple[list[TranscriptFile], list[Problem]]:
-    """Every ``projects/*/*.jsonl`` of a Claude Code home, oldest folder name first."""
+def transcript_files(home: Path) -> tuple[list[Path], list[Problem]]:
+    """Every ``projects/*/*.jsonl`` of a Claude Code home, oldest folder name first (a file's
+    stem is its session id; ``agent-*`` ones are sub-agent sessions)."""
     root = real_root(home)
-    files: list[TranscriptFile] = []
     problems: list[Problem] = []
-    for folder in subfolders(home / PROJECTS_DIR, root, problems):
-        for path in list_entries(folder, root, problems):
-            if path.name.endswith(TRANSCRIPT_SUFFIX) and path.is_file():
-                files.append(TranscriptFile(path, folder.name))
+    files = [path for folder in subfolders(home / PROJECTS_DIR, root, problems)
+             for path in list_entries(folder, root, problems)
+             if path.name.endswith(TRANSCRIPT_SUFFIX) and path.is_file()]
     return files, problems
