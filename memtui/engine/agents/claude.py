@@ -51,7 +51,6 @@ PROJECT_CONFIG_DIR = ".claude"
 SWITCH_ENABLED = "autoMemoryEnabled"
 SWITCH_DIRECTORY = "autoMemoryDirectory"
 CWD_PREFIX_BYTES = 32 * 1024
-"""Bytes of a transcript read to find the ``cwd`` it records."""
 CWD_TRANSCRIPTS = 3
 """Transcripts of a folder tried (newest first) to find its project's ``cwd``."""
 _TRUE_WORDS = frozenset({"1", "true", "yes", "on"})

@@ -202,8 +202,7 @@ def _forget_changes(path: Path, home: Path) -> tuple[list[FileChange], Path]:
 
 
 def plan_forget(home: Path, file: str | os.PathLike[str]) -> WritePlan:
-    """Forget a memory file (Claude Code topic or Gemini CLI private file) with its index
-    line(s)."""
+    """Forget a memory file with its index line(s)."""
     path = resolve_file(home, file)
     changes, folder = _forget_changes(path, home)
     lines = "" if len(changes) == 1 else " and its index line"
@@ -346,10 +345,8 @@ def _memory_bullets(item_text: str) -> list[str]:
 
 
 def append_global(text: str, bullets: list[str]) -> str:
-    """``text`` of Gemini CLI's global file with ``bullets`` added the way 0.61 keeps its
-    global memory: plain ``- fact`` lines at the end of the file (after a blank line unless
-    the file ends with a bullet); a file that still has the old ``## Gemini Added
-    Memories`` section gets them at the end of that section instead."""
+    """Gemini CLI's global file with ``bullets`` added as 0.61 keeps them: ``- fact`` lines at
+    its end, or at the end of an old ``## Gemini Added Memories`` section when it has one."""
     if any(line.strip() == ADDED_MEMORIES_HEADING for line in text.split("\n")):
         return _append_under(text, ADDED_MEMORIES_HEADING, bullets)
     lines = text.split("\n")
@@ -392,17 +389,13 @@ def _plan_promote(home: Path, file: str | os.PathLike[str], target: Path,
 
 
 def plan_promote_claude(home: Path, file: str | os.PathLike[str]) -> WritePlan:
-    """Move a Claude Code project memory to the user tier: its text is appended to
-    ``~/.claude/CLAUDE.md`` (under ``PROMOTED_HEADING``), then the topic file and its index
-    line are removed."""
+    """Move a Claude Code project memory to ``~/.claude/CLAUDE.md`` (``PROMOTED_HEADING``)."""
     return _plan_promote(home, file, home / "CLAUDE.md", _under(PROMOTED_HEADING))
 
 
 def plan_promote_gemini(home: Path, file: str | os.PathLike[str],
                         context_file: str = DEFAULT_CONTEXT_FILE) -> WritePlan:
-    """Move a Gemini CLI private memory file to the global tier: its facts become bullets
-    of the global file (``append_global``: at its end, or in its old ``## Gemini Added
-    Memories`` section when it has one), then the file and its index line are removed."""
+    """Move a Gemini CLI private memory file to the global file (``append_global``)."""
     return _plan_promote(home, file, home / context_file, append_global)
 
 
@@ -481,9 +474,7 @@ def plan_edit_fact(home: Path, fact: str, new_text: str,
 
 def plan_add_fact(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_FILE
                   ) -> WritePlan:
-    """Add one ``- fact`` to the global file the way Gemini CLI 0.61 keeps its global
-    memory (``append_global``; the text redacted and made one line). 0.61 has no
-    ``save_memory`` tool: its agent edits this file itself."""
+    """Add one ``- fact`` (redacted, one line) to the global file (``append_global``)."""
     text = " ".join(str(fact).split())
     _check_edit(text, "a fact")
     clean = redact(text)
@@ -511,8 +502,7 @@ def index_facts(home: Path, root: Path) -> list[tuple[Path, int, str]]:
 def plan_promote_index_fact(home: Path, fact: str,
                             context_file: str = DEFAULT_CONTEXT_FILE) -> WritePlan:
     """Move one ``MEMORY.md`` bullet (matched exactly, else by a unique part, over every
-    project of the home) to the global file: the line is removed from its index and the fact
-    (redacted) added as 0.61 keeps global memory."""
+    project of the home) to the global file (redacted, ``append_global``)."""
     wanted = " ".join(fact.split())
     if not wanted:
         raise AgentInputError("name the fact to promote")

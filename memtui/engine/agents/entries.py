@@ -243,9 +243,8 @@ def entry_edit_source(home: str | os.PathLike[str], entry: MemoryEntry) -> EditS
 def plan_entry(action: str, agent: str, home: str | os.PathLike[str], entry: MemoryEntry, *,
                context_file: str | None = None, text: str | None = None,
                expected: FileStamp | None = None) -> WritePlan:
-    """The plan of ``action`` (forget, edit, promote) on ``entry`` of ``agent``'s home.
-    An edit takes the new ``text`` and the ``expected`` stamp it started from (a file
-    changed since is refused). ``context_file``: Gemini CLI's global file name."""
+    """The plan of ``action`` (forget, edit, promote) on ``entry`` of ``agent``'s home; an
+    edit takes the new ``text`` and the ``expected`` stamp it started from."""
     home_path = Path(home)
     if action not in ENTRY_ACTIONS:
         raise AgentInputError(f"unknown action {action[:40]!r}")

@@ -17,7 +17,6 @@ from memtui.engine.agents.models import IndexLoad, MemoryFile, Problem, SecretFi
 MARKDOWN_SUFFIX = ".md"
 LOGS_DIR = "logs"
 MAX_FOLDER_DEPTH = 6
-"""Sub-folder depth read below a memory folder."""
 MAX_FOLDER_FILES = 5000
 """Most files read from one memory folder; the rest are reported."""
 HIDDEN_PREFIX = "."

@@ -49,7 +49,6 @@ SWITCH_AUTO_MEMORY = "experimental.autoMemory"
 GLOBAL_KEY = "global"
 MAX_PROJECT_ROOT_BYTES = 4096
 MAX_CLASH_PATHS = 5
-"""Paths named in one slug-clash problem."""
 MAX_SUBFOLDER_DEPTH = 3
 MAX_SUBFOLDERS = 200
 SKIPPED_FOLDERS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", "dist",

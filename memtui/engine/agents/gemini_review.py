@@ -33,7 +33,6 @@ from memtui.errors import MemtuiError
 from memtui.store.timeutil import format_time
 
 GLOBAL_NAME = "global"
-"""The tier of a patch to the global memory (``.inbox/global``)."""
 
 
 @dataclass(frozen=True)
@@ -45,7 +44,6 @@ class PatchReview:
     name: str
     """``[<slug>:]<scope>/<file>``: the reference ``memtui gemini inbox apply|dismiss`` takes."""
     relative: str
-    """The patch file's path inside the Gemini home."""
     project_slug: str | None
     project_path: str | None
     proposed_at: str | None

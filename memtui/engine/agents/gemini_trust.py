@@ -36,7 +36,6 @@ class FolderTrust(JsonMixin):
     """Folder trust in one Gemini CLI home, and the project folders it leaves untrusted."""
 
     enabled: bool
-    """Whether Gemini CLI checks folder trust at all."""
     rules_file: str
     untrusted: tuple[str, ...]
     """Project folders where MCP servers, memtui's included, are disabled."""

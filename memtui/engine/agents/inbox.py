@@ -126,10 +126,9 @@ def _same_path(left: Path, right: Path) -> bool:
 
 
 def absolute_target(home: Path, memory: Path, scope: str, target: Path) -> Path | None:
-    """The file an absolute patch path names when Gemini CLI 0.61 would accept it, else
-    None. 0.61's patches name their files by absolute path: a private patch a ``*.md``
-    file (not hidden) directly in the project's memory folder, a global one exactly the
-    global memory file (``~/.gemini/GEMINI.md``, or the ``context.fileName`` names)."""
+    """The file an absolute patch path names when Gemini CLI 0.61 would accept it, else None:
+    for a private patch a ``*.md`` (not hidden) directly in the memory folder, for a global
+    one exactly a global memory file (``context.fileName``)."""
     if scope == SCOPE_GLOBAL:
         names = context_file_names(home)
         return target if any(_same_path(target, home / name) for name in names) else None

@@ -16,9 +16,7 @@ from dataclasses import replace
 from memtui.engine.agents.models import IndexEntry, IndexLoad
 
 MAX_INDEX_LINES = 200
-"""Lines of MEMORY.md loaded at session start."""
 MAX_INDEX_BYTES = 25_000
-"""Bytes of MEMORY.md loaded at session start (cut at the last newline before)."""
 INDEX_FILE = "MEMORY.md"
 ENTRY_RE = re.compile(
     r"^\s*[-*+]\s+\[(?P<title>[^\]]*)\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)"

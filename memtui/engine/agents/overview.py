@@ -88,7 +88,6 @@ class AgentHomeInfo(JsonMixin):
     problems: tuple[Problem, ...]
     version: AgentVersion | None = None
     layout: str | None = None
-    """The layout memtui read the home as, in words."""
     connection: tuple[Connection, ...] = ()
     """memtui's entries in the agent's settings (read for the default home only)."""
     folder_trust: FolderTrust | None = None

@@ -45,9 +45,8 @@ def resolve_gemini_home(cli_path: str | os.PathLike[str] | None = None,
 
 
 def claude_slug(path: str) -> str:
-    """Claude Code's folder name for a project path (``/home/me/a.b`` -> ``-home-me-a-b``);
-    over ``MAX_SLUG_CHARS`` it is cut and given ``-<hash>`` (memtui's hash may differ from
-    Claude Code's, so long slugs are matched by their first ``MAX_SLUG_CHARS`` only)."""
+    """Claude Code's folder name for a project path (``/home/me/a.b`` -> ``-home-me-a-b``),
+    cut with ``-<hash>`` past ``MAX_SLUG_CHARS`` (long slugs match by their start only)."""
     slug = _CLAUDE_SLUG_JUNK.sub("-", path)
     if len(slug) <= MAX_SLUG_CHARS:
         return slug

@@ -29,15 +29,12 @@ if TYPE_CHECKING:
     from memtui.store.models import Task
 
 MAX_TRANSCRIPT_BYTES = 512 * 1024 * 1024
-"""Largest transcript read; a larger one is reported, not read."""
 MAX_LINE_BYTES = 16 * 1024 * 1024
 """Longer lines (a huge pasted file or tool output) are reported and skipped."""
 MAX_PROBLEMS_PER_FILE = 20
 SUBAGENT_PREFIX = "agent-"
-"""File name prefix of a sub-agent session."""
 TRANSCRIPT_SUFFIX = ".jsonl"
 PROJECTS_DIR = "projects"
-"""The folder of a Claude Code home that holds one folder of transcripts per project."""
 MCP_PREFIX = "mcp__"
 OWN_MCP_PREFIX = "mcp__memtui__"
 """memtui's own MCP tools: not context from outside."""
@@ -210,9 +207,8 @@ class _Builder:
 
 def read_transcript(path: str | os.PathLike[str], root: Path | None = None
                     ) -> TranscriptTask:
-    """One transcript as a task; ``AgentFileProblem`` when the file cannot be read (outside
-    ``root`` -- a real folder, by default the file's own --, not a regular file, too large,
-    unreadable)."""
+    """One transcript as a task; ``AgentFileProblem`` when the file cannot be read safely
+    inside ``root`` (a real folder; by default the file's own)."""
     file_path = Path(path)
     base = root if root is not None else real_root(file_path.parent)
     fd = AGENT_FILES.open_regular(file_path, base, MAX_TRANSCRIPT_BYTES)
@@ -230,9 +226,8 @@ def read_transcript(path: str | os.PathLike[str], root: Path | None = None
 
 
 def recorded_session(tasks: TaskApi, source: str, session_id: str) -> Task | None:
-    """The task a session is already recorded as under ``source``, or None. A Claude Code
-    session counts as recorded under either of its sources (``SESSION_TASK_SOURCES``: the
-    hook's and the import's), so the two paths never record it twice."""
+    """The task a session is already recorded as under ``source`` (either of
+    ``SESSION_TASK_SOURCES`` for a Claude Code session), or None."""
     sources = SESSION_TASK_SOURCES if source in SESSION_TASK_SOURCES else (source,)
     for each in sources:
         found = tasks.find_by_source_ref(each, session_id)

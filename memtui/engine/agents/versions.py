@@ -20,16 +20,11 @@ from memtui.engine.agents.models import AGENT_CLAUDE, AGENT_CODEX, AGENT_GEMINI
 from memtui.jsonable import JsonMixin
 
 PROGRAMS = {AGENT_CLAUDE: "claude", AGENT_CODEX: "codex", AGENT_GEMINI: "gemini"}
-"""The command each agent is started with."""
 PACKAGES = {AGENT_CLAUDE: "@anthropic-ai/claude-code", AGENT_CODEX: "@openai/codex",
             AGENT_GEMINI: "@google/gemini-cli"}
-"""The npm package each agent ships in."""
 PACKAGE_SEARCH_DEPTH = 6
-"""Folders above the program searched for its package.json."""
 TRANSCRIPT_TAIL_BYTES = 64 * 1024
-"""How much of the newest Claude Code transcript is read for its version."""
 ROLLOUT_HEAD_BYTES = 64 * 1024
-"""How much of the newest Codex rollout is read for its session_meta line."""
 _VERSION = re.compile(r"^v?(\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?)$")
 _TRANSCRIPT_VERSION = re.compile(rb'"version"\s*:\s*"(\d+\.\d+\.\d+[^"]*)"')
 

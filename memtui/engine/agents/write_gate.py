@@ -106,9 +106,8 @@ def _decision(decision: str, reason: str) -> dict[str, Any]:
 
 
 def _tombstone(path: str, content: str, session: str | None) -> str:
-    """The content-free mark of a rejected write: a hash of the file and its text (the
-    session Claude Code's front matter names left out: the same write in a later session
-    is the same write)."""
+    """The content-free mark of a rejected write: a hash of the file and its text, without
+    the session its front matter names (the same write in a later session is the same)."""
     if session:
         content = content.replace(f"originSessionId: {session}\n", "originSessionId:\n")
     digest = hashlib.sha256(f"{path}\0{content}".encode()).hexdigest()
@@ -235,8 +234,7 @@ class WriteGateApi(EngineArea):
     def propose(self, tool: str, path: str, folder: str, after: str, current: str | None, *,
                 session_id: object = None, project_dir: str | None = None) -> str | None:
         """Hold ``after`` (redacted, with Claude Code's front matter) as the next text of
-        ``path``; its id (a waiting one when the same text is held already), None when the
-        user rejected this text for this file before."""
+        ``path``; its id (the waiting one for the same text), None when rejected before."""
         session = check_reference(session_id, "session id") if session_id else None
         text = clean_text(after, "the memory file", max_bytes=MAX_FILE_BYTES, allow_empty=True)
         if path.endswith(".md"):
