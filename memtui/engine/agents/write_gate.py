@@ -124,9 +124,20 @@ def _read(path: str, folder: str) -> tuple[str | None, FileStamp | None]:
 
 
 def _diff(row: AgentWrite, current: str | None) -> str:
-    action = ACTION_CREATE if current is None else ACTION_REPLACE
-    return WritePlan("gate", "", row.memory_dir, (FileChange(
-        row.path, action, None, current or "", row.content),)).diff()
+    """The held text against the file now (redacted), as a diff."""
+    shown = None if current is None else redact(current)
+    return WritePlan("gate", "", row.memory_dir, (_change(row, shown, None),)).diff()
+
+
+def _change(row: AgentWrite, current: str | None, stamp: FileStamp | None) -> FileChange:
+    """Writing the held text over the file (``current`` None: there is none)."""
+    return FileChange(row.path, ACTION_CREATE if current is None else ACTION_REPLACE, stamp,
+                      current or "", row.content)
+
+
+def _memory_text(path: str, text: str, session: str | None) -> str:
+    """``text`` as Claude Code saves a memory file (``claude_memory_text``) when it is one."""
+    return claude_memory_text(text, session or "") if path.endswith(".md") else text
 
 
 @dataclass(frozen=True)
@@ -227,18 +238,16 @@ class WriteGateApi(EngineArea):
         held = self.propose(tool, path, folder, after, current,
                             session_id=payload.get("session_id"),
                             project_dir=cwd if isinstance(cwd, str) else None)
-        if held is None:
-            return _decision("deny", REJECTED.format(file=name))
-        return _decision("deny", WAITS.format(id=held))
+        return _decision("deny", REJECTED.format(file=name) if held is None else
+                         WAITS.format(id=held))
 
     def propose(self, tool: str, path: str, folder: str, after: str, current: str | None, *,
                 session_id: object = None, project_dir: str | None = None) -> str | None:
         """Hold ``after`` (redacted, with Claude Code's front matter) as the next text of
         ``path``; its id (the waiting one for the same text), None when rejected before."""
         session = check_reference(session_id, "session id") if session_id else None
-        text = clean_text(after, "the memory file", max_bytes=MAX_FILE_BYTES, allow_empty=True)
-        if path.endswith(".md"):
-            text = claude_memory_text(text, session or "")
+        text = _memory_text(path, clean_text(after, "the memory file",
+                                             max_bytes=MAX_FILE_BYTES, allow_empty=True), session)
         now = self._store.now()
         row = AgentWrite(self._store.new_id(ID_PREFIX), self.actor, self._engine.client or AGENT,
                          session, check_text(tool, "tool"), project_dir, folder, path, text,
@@ -250,8 +259,7 @@ class WriteGateApi(EngineArea):
             if waiting is not None:
                 return waiting
             self._store.identity.ensure_user(self.actor)
-            self._store.agent_writes.add(replace(row, diff=_diff(
-                row, None if current is None else redact(current))))
+            self._store.agent_writes.add(replace(row, diff=_diff(row, current)))
             self._audit("agent_write_held", row.id, tool=tool)
         return row.id
 
@@ -330,14 +338,12 @@ class WriteGateApi(EngineArea):
                                f"written — redo the diff against the file as it is now "
                                f"(memtui inbox redo {row.id}) and look at it again")
             if content is not None:
-                text = clean_text(content, "the memory file", max_bytes=MAX_FILE_BYTES,
-                                  allow_empty=True)
-                row = replace(row, content=claude_memory_text(text, row.session_id or "")
-                              if row.path.endswith(".md") else text)
+                row = replace(row, content=_memory_text(row.path, clean_text(
+                    content, "the memory file", max_bytes=MAX_FILE_BYTES, allow_empty=True),
+                    row.session_id))
             current, stamp = _read(row.path, row.memory_dir)
             index = self._index_change(row)
-            change = FileChange(row.path, ACTION_REPLACE if stamp else ACTION_CREATE, stamp,
-                                current or "", row.content)
+            change = _change(row, current, stamp)
             apply_plan(WritePlan("approve", f"write {row.path}", str(real_root(row.memory_dir)),
                                  (change,) if index is None else (index, change)), True)
             self._store.agent_writes.delete(row.id)
@@ -352,7 +358,7 @@ class WriteGateApi(EngineArea):
             row = self._row(write_id)
             current, _stamp = _read(row.path, row.memory_dir)
             base = None if current is None else _sha(current)
-            diff = _diff(row, None if current is None else redact(current))
+            diff = _diff(row, current)
             self._store.agent_writes.rebase(row.id, row.content, base, diff, self._store.now())
             return self._held(self._row(row.id))
 
