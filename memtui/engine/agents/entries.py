@@ -116,8 +116,7 @@ def _kinds(findings: list[SecretFinding]) -> tuple[str, ...]:
 def _file_entry(item: MemoryFile, kind: str, secrets: list[SecretFinding], *,
                 title: str | None = None, hook: str = "", line: int | None = None,
                 loaded: bool | None = None) -> MemoryEntry:
-    stem = Path(item.relative).stem
-    shown_title = item.name or title or stem
+    shown_title = item.name or title or Path(item.relative).stem
     return MemoryEntry(kind=kind, path=item.path, name=item.relative,
                        title=_masked(" ".join(shown_title.split()), 200),
                        hook=_masked(" ".join((hook or item.description or "").split()), 300),
@@ -173,15 +172,13 @@ def folder_entries(folder: Path, root: Path, *, limited: bool = True,
                     line=line.line, loaded=line.loaded, exists=False, outside=outside,
                     shown=f"Line {line.line} of the index {why} ({_masked(line.target, 200)}); "
                           "x repairs the index."))
-    rest = [item for item in scan.files if item.relative not in used]
-    topics = sorted((item for item in rest if item.role == ENTRY_TOPIC),
-                    key=lambda item: item.relative)
-    files = sorted((item for item in rest if item.role not in (ENTRY_TOPIC, ENTRY_LOG)),
-                   key=lambda item: item.relative)
-    logs = sorted((item for item in rest if item.role == ENTRY_LOG),
-                  key=lambda item: item.relative, reverse=True)  # the newest day first
-    entries.extend(_file_entry(item, ENTRY_TOPIC, secrets[item.path]) for item in topics)
-    entries.extend(_file_entry(item, ENTRY_FILE, secrets[item.path]) for item in files)
+    rest = sorted((item for item in scan.files if item.relative not in used),
+                  key=lambda item: item.relative)
+    logs = [item for item in rest if item.role == ENTRY_LOG][::-1]  # the newest day first
+    entries.extend(_file_entry(item, ENTRY_TOPIC if item.role == ENTRY_TOPIC else ENTRY_FILE,
+                               secrets[item.path])
+                   for item in sorted(rest, key=lambda item: item.role != ENTRY_TOPIC)
+                   if item.role != ENTRY_LOG)
     entries.extend(_file_entry(item, ENTRY_LOG, secrets[item.path]) for item in logs)
     return entries, list(scan.problems)
 
