@@ -162,17 +162,13 @@ def parse_front_matter(text: str) -> FrontMatter:
         return FrontMatter(body=text, problem="broken front matter (the '---' block never "
                                               "closes)")
     fields, problem = _read_block(lines[1:end])
+    broken = f"broken front matter ({problem})" if problem else None
     if end == len(lines) - 1:  # the closing fence ends the file without a newline
-        return FrontMatter(fields, "", text, _problem(problem))
+        return FrontMatter(fields, "", text, broken)
     offset = sum(len(line) + 1 for line in lines[:end + 1])
     blank = _BLANK_LINES_RE.match(text, offset)
     cut = blank.end() if blank else offset
-    head, body = text[:cut], text[cut:]
-    return FrontMatter(fields, body, head, _problem(problem))
-
-
-def _problem(problem: str | None) -> str | None:
-    return f"broken front matter ({problem})" if problem else None
+    return FrontMatter(fields, text[cut:], text[:cut], broken)
 
 
 def topic_type(fields: dict[str, str]) -> str | None:

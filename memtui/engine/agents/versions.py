@@ -53,8 +53,7 @@ class AgentVersion(JsonMixin):
 
 
 def _package_version(program: Path, package: str) -> str | None:
-    folder = program.parent
-    for _ in range(PACKAGE_SEARCH_DEPTH):
+    for folder in [program.parent, *program.parent.parents][:PACKAGE_SEARCH_DEPTH]:
         manifest = folder / "package.json"
         if manifest.is_file():
             try:
@@ -64,18 +63,12 @@ def _package_version(program: Path, package: str) -> str | None:
             if isinstance(data, dict) and data.get("name") == package:
                 version = data.get("version")
                 return version if isinstance(version, str) else None
-        if folder.parent == folder:
-            break
-        folder = folder.parent
     return None
 
 
 def _path_version(program: Path) -> str | None:
-    for part in reversed(program.parts):
-        found = _VERSION.match(part)
-        if found:
-            return found.group(1)
-    return None
+    return next((found.group(1) for part in reversed(program.parts)
+                 if (found := _VERSION.match(part))), None)
 
 
 def installed_version(agent: str, path_env: str | None = None) -> tuple[str | None, str | None]:
@@ -101,11 +94,8 @@ def _claude_written(home: Path) -> tuple[str | None, str | None]:
     try:
         newest = _newest([path for folder in projects.iterdir() if folder.is_dir()
                           for path in folder.glob("*.jsonl")])
-    except OSError:
-        return None, None
-    if newest is None:
-        return None, None
-    try:
+        if newest is None:
+            return None, None
         with open(newest, "rb") as handle:
             handle.seek(max(0, newest.stat().st_size - TRANSCRIPT_TAIL_BYTES))
             tail = handle.read(TRANSCRIPT_TAIL_BYTES)
