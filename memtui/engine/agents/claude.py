@@ -140,7 +140,7 @@ def transcript_cwd(paths: list[Path], root: Path) -> str | None:
             head = AGENT_FILES.read_prefix(path, root, CWD_PREFIX_BYTES)
         except AgentFileProblem:
             continue
-        for raw in head.split(b"\n")[:-1] if not head.endswith(b"\n") else head.split(b"\n"):
+        for raw in head.split(b"\n")[:-1]:  # the last line may be cut
             try:
                 record = json.loads(raw)
             except (ValueError, RecursionError):

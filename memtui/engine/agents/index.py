@@ -26,6 +26,7 @@ POINTER_RE = re.compile(
 """Gemini CLI 0.61's pointer line: ``- See /abs/memory/<topic>.md for <summary>.`` (its
 auto memory writes sibling files' index lines this way, with the absolute path)."""
 _BULLET_RE = re.compile(r"^\s*[-*+]\s+(?P<text>\S.*)$")
+_LINE_RE = re.compile(r"[^\n]*\n|[^\n]+")
 _URL_RE = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
 
 
@@ -33,15 +34,10 @@ def loaded_cut(text: str, max_lines: int = MAX_INDEX_LINES,
                max_bytes: int = MAX_INDEX_BYTES) -> tuple[int, int]:
     """(lines, bytes) of ``text`` loaded at session start: at most ``max_lines`` whole
     lines, and no line that would pass ``max_bytes`` (the cut is at the last newline)."""
-    lines = 0
-    size = 0
-    parts = text.split("\n")
-    for number, part in enumerate(parts):
-        line = part + "\n" if number < len(parts) - 1 else part
-        if not line or lines >= max_lines:
-            break
+    lines = size = 0
+    for line in _LINE_RE.findall(text):
         length = len(line.encode("utf-8"))
-        if size + length > max_bytes:
+        if lines >= max_lines or size + length > max_bytes:
             break
         lines += 1
         size += length
