@@ -217,11 +217,11 @@ def read_claude_home(home: str | os.PathLike[str] | None = None, *,
     problem. ``instructions``: also read the CLAUDE.md hierarchy."""
     environ = os.environ if env is None else env
     home_path = resolve_claude_home(home, environ)
-    problems: list[Problem] = []
     if not home_path.is_dir():
-        problems.append(Problem(str(home_path), "Claude Code home not found (give "
-                                                "--claude-home PATH or set CLAUDE_CONFIG_DIR)"))
-        return ClaudeHome(str(home_path), False, True, (), (), (), (), tuple(problems))
+        return ClaudeHome(str(home_path), False, True, (), (), (), (), (Problem(
+            str(home_path), "Claude Code home not found (give --claude-home PATH or set "
+            "CLAUDE_CONFIG_DIR)"),))
+    problems: list[Problem] = []
     root = real_root(home_path)
     user_switches: list[Switch] = []
     _settings_switches(home_path, root, user_switches, problems)

@@ -205,22 +205,18 @@ def global_files(home: Path, root: Path, names: tuple[str, ...], problems: list[
 
 
 def _global_row(home: Path, root: Path, names: tuple[str, ...], enabled: bool,
-                switches: tuple[Switch, ...]) -> tuple[AgentProject, list[str], list[str]]:
+                switches: tuple[Switch, ...]) -> AgentProject:
     files: list[MemoryFile] = []
     secrets: list[SecretFinding] = []
     problems: list[Problem] = []
-    facts: list[str] = []
-    every: list[str] = []
     for name, path, text, stamp in global_files(home, root, names, problems):
         files.append(MemoryFile(str(path), name, "global", stamp.size, body=text))
         secrets.extend(find_secrets(str(path), text))
-        facts.extend(added_memories(text))
-        every.extend(global_memories(text))
     inbox = list_inbox(home / MEMORY_DIR, root, None, problems)
     return AgentProject(agent=AGENT_GEMINI, key=GLOBAL_KEY, project=None,
                         memory_dir=str(home), files=tuple(files), secrets=tuple(secrets),
                         inbox=tuple(inbox), switches=switches, auto_memory=enabled,
-                        problems=tuple(problems)), facts, every
+                        problems=tuple(problems))
 
 
 def _project_row(folder: Path, root: Path, project: str | None, enabled: bool,
@@ -265,12 +261,11 @@ def read_gemini_home(home: str | os.PathLike[str] | None = None, *,
     problem, never an exception."""
     environ = os.environ if env is None else env
     home_path = resolve_gemini_home(home, environ)
-    problems: list[Problem] = []
     if not home_path.is_dir():
-        problems.append(Problem(str(home_path), "Gemini CLI home not found (give "
-                                                "--gemini-home PATH or set GEMINI_CLI_HOME)"))
         return GeminiHome(str(home_path), False, False, (), (DEFAULT_CONTEXT_FILE,), (), (),
-                          (), (), tuple(problems))
+                          (), (), (Problem(str(home_path), "Gemini CLI home not found (give "
+                                           "--gemini-home PATH or set GEMINI_CLI_HOME)"),))
+    problems: list[Problem] = []
     root = real_root(home_path)
     settings_path = home_path / SETTINGS_FILE
     settings, _stamp, problem = read_settings(settings_path, root)
@@ -285,17 +280,18 @@ def read_gemini_home(home: str | os.PathLike[str] | None = None, *,
     if dotted(settings, SWITCH_FILE_NAME) is not None:
         switches.append(Switch(SWITCH_FILE_NAME, list(names), str(settings_path)))
     frozen = tuple(switches)
-    global_row, facts, every = _global_row(home_path, root, names, enabled, frozen)
-    rows = [global_row]
+    rows = [_global_row(home_path, root, names, enabled, frozen)]
+    texts = [item.body for item in rows[0].files]
     scan = InstructionScan()
     for folder, project, clash in _project_folders(home_path, root, problems):
         rows.append(_project_row(folder, root, project, enabled, frozen, names, clash))
         if instructions and project and Path(project).is_dir():
             _subfolder_instructions(scan, Path(project), names)
     problems.extend(scan.problems)
-    return GeminiHome(str(home_path), True, enabled, frozen, names, tuple(facts),
+    return GeminiHome(str(home_path), True, enabled, frozen, names,
+                      tuple(fact for text in texts for fact in added_memories(text)),
                       tuple(rows), tuple(scan.files), tuple(scan.secrets), tuple(problems),
-                      tuple(every))
+                      tuple(fact for text in texts for fact in global_memories(text)))
 
 
 @dataclass(frozen=True)
