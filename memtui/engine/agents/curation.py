@@ -295,24 +295,18 @@ def plan_fix_index(home: Path, folder: Path) -> WritePlan:
                                 item.description if item else None))
     lines, shortened = _fit_hooks(lines)
     new_text = "\n".join(lines) + "\n"
-    notes: list[str] = []
     left = len(lines) - loaded_cut(new_text)[0]
-    if left > 0:
-        notes.append(f"{left} entr(ies) still fall past the {MAX_INDEX_LINES}-line / "
-                     f"{MAX_INDEX_BYTES}-byte limit: forget or merge some")
-    parts = []
-    if drop:
-        parts.append(f"drop {len(drop)} broken link(s)")
-    if load.unindexed:
-        parts.append(f"add {len(load.unindexed)} unlisted file(s)")
-    if shortened:
-        parts.append(f"shorten {shortened} hook(s)")
+    notes = (f"{left} entr(ies) still fall past the {MAX_INDEX_LINES}-line / "
+             f"{MAX_INDEX_BYTES}-byte limit: forget or merge some",) if left > 0 else ()
+    parts = [f"{verb} {count} {what}" for verb, count, what in (
+        ("drop", len(drop), "broken link(s)"), ("add", len(load.unindexed), "unlisted file(s)"),
+        ("shorten", shortened, "hook(s)")) if count]
     if not parts:
         raise AgentInputError(f"{index_path}: nothing to repair" + (
             f" ({notes[0]})" if notes else ""))
     return WritePlan("fix-index", f"{', '.join(parts)} in {index_path}", str(root),
                      (FileChange(str(index_path), ACTION_REPLACE, stamp, text, new_text),),
-                     tuple(notes))
+                     notes)
 
 
 def _append_under(text: str, heading: str, bullets: list[str]) -> str:

@@ -130,16 +130,16 @@ class AgentsApi(Importer):
     """Import Claude Code and Gemini CLI memories and transcripts into memtui, and export
     memtui in their formats, as the engine's user (permissions, redaction, audit)."""
 
-    def _known(self, ref: str, path: str | None) -> ImportItem | None:
+    def _known(self, kind: str, ref: str, path: str | None) -> ImportItem | None:
+        """The skip of a memory forgotten in memtui or imported before, else None."""
         if self._store.memories.is_forgotten_source(ref):
-            return ImportItem(KIND_FILE, ref, OUTCOME_SKIPPED, REASON_FORGOTTEN,
+            return ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_FORGOTTEN,
                               "its memory was forgotten in memtui", path=path)
         ids = self._store.memories.ids_for_thread(ref)
-        for memory in self._store.memories.get_many(ids):
-            if memory.source == IMPORT_SOURCE:
-                return ImportItem(KIND_FILE, ref, OUTCOME_SKIPPED, REASON_ALREADY,
-                                  target_id=memory.id, project=memory.project, path=path)
-        return None
+        return next((ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_ALREADY, target_id=memory.id,
+                                project=memory.project, path=path)
+                     for memory in self._store.memories.get_many(ids)
+                     if memory.source == IMPORT_SOURCE), None)
 
     def _write(self, kind: str, ref: str, text: str, memory_kind: str, cwd: str | None,
                path: str | None, picker: _Picker) -> ImportItem:
@@ -147,10 +147,9 @@ class AgentsApi(Importer):
             return ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_EMPTY, "no text", path=path)
         try:
             with self._store.transaction():
-                known = self._known(ref, path)
+                known = self._known(kind, ref, path)
                 if known is not None:
-                    return ImportItem(kind, ref, known.outcome, known.reason, known.detail,
-                                      known.target_id, known.project, path=path)
+                    return known
                 project = picker.project_for(cwd) if cwd else None
                 content, cut = bound_text(redact(text.strip()), MAX_CONTENT_BYTES)
                 memory = self._engine.identity.add_memory(
