@@ -109,8 +109,8 @@ def _env_switches(env: Mapping[str, str], switches: list[Switch]) -> None:
 
 
 def resolve_switches(switches: list[Switch]) -> tuple[tuple[Switch, ...], bool]:
-    """Mark which setting wins (the last of each name; the environment is listed last);
-    returns them and whether auto memory is on (on by default)."""
+    """The switches with the winner of each name marked (the last), and whether auto memory
+    is on (on by default)."""
     last = {switch.name: index for index, switch in enumerate(switches)}
     marked = tuple(Switch(item.name, item.value, item.where, last[item.name] == index)
                    for index, item in enumerate(switches))

@@ -94,8 +94,7 @@ def memory_folder_of(path: Path, home: Path) -> Path:
 
 
 def read_stamped(path: Path, root: Path) -> tuple[str, FileStamp]:
-    """A memory file's text and stamp, read inside ``root``: a missing file, a symlink or
-    an unreadable file is refused with this layer's errors."""
+    """A memory file's text and stamp, read inside ``root`` (no symlink, this layer's errors)."""
     if not os.path.lexists(path):
         raise AgentNotFound(f"{path}: no such memory file")
     if path.is_symlink():
@@ -370,8 +369,7 @@ def _under(heading: str) -> Appender:
 
 def _plan_promote(home: Path, file: str | os.PathLike[str], target: Path,
                   append: Appender) -> WritePlan:
-    """The memory file's facts become bullets of ``target`` (added by ``append``), then
-    the file and its index line are removed."""
+    """The memory file's facts added to ``target`` by ``append``; the file and its index line go."""
     path = resolve_file(home, file)
     root = real_root(home)
     changes, _folder = _forget_changes(path, home)

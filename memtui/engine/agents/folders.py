@@ -35,8 +35,7 @@ class FolderScan:
 
 
 def list_entries(folder: Path, root: Path, problems: list[Problem]) -> list[Path]:
-    """The entries of a folder inside ``root`` (``AGENT_FILES.list_folder``), or none with
-    the reason it cannot be listed added to ``problems``."""
+    """The entries of a folder inside ``root``; none, with a problem, when it cannot be listed."""
     try:
         return AGENT_FILES.list_folder(folder, root)
     except AgentFileProblem as error:

@@ -190,8 +190,7 @@ def _subfolder_instructions(scan: InstructionScan, project: Path,
 
 def global_files(home: Path, root: Path, names: tuple[str, ...], problems: list[Problem]
                  ) -> Iterator[tuple[str, Path, str, FileStamp]]:
-    """(name, path, text, stamp) of each global context file of the home (``names``) that
-    is there; one that cannot be read safely is a problem added to ``problems``."""
+    """(name, path, text, stamp) of each global context file of the home that can be read."""
     for name in names:
         path = home / name
         if not os.path.lexists(path):
@@ -257,8 +256,7 @@ def _project_folders(home: Path, root: Path, problems: list[Problem]
 def read_gemini_home(home: str | os.PathLike[str] | None = None, *,
                      env: Mapping[str, str] | None = None,
                      instructions: bool = True) -> GeminiHome:
-    """Read a Gemini CLI home (default: ``resolve_gemini_home``); every bad item is one
-    problem, never an exception."""
+    """Read a Gemini CLI home (default: ``resolve_gemini_home``); each bad item is a problem."""
     environ = os.environ if env is None else env
     home_path = resolve_gemini_home(home, environ)
     if not home_path.is_dir():
@@ -296,8 +294,7 @@ def read_gemini_home(home: str | os.PathLike[str] | None = None, *,
 
 @dataclass(frozen=True)
 class GeminiInbox:
-    """The patches waiting in every inbox of a Gemini CLI home, read without the memory
-    files (the global tier's folder first, then each project folder by slug)."""
+    """The patches waiting in every inbox of a Gemini CLI home (global tier first)."""
 
     home: str
     home_found: bool

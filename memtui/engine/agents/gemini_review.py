@@ -127,8 +127,7 @@ class GeminiReview:
 
 def review_gemini_inbox(home: str | os.PathLike[str] | None = None, *,
                         env: Mapping[str, str] | None = None) -> GeminiReview:
-    """Read every pending patch of a Gemini CLI home (default: ``resolve_gemini_home``)
-    with its write plans; a missing home has none."""
+    """Every pending patch of a Gemini CLI home read with its write plans, oldest first."""
     inbox = read_gemini_inbox(home, env=env)
     home_path = Path(inbox.home)
     reviews = [review_patch(home_path, patch, inbox.projects) for patch in inbox.patches]

@@ -290,8 +290,7 @@ class AgentsApi(Importer):
         return out, user
 
     def export(self, agent: str, target: str | os.PathLike[str]) -> dict[str, Any]:
-        """Write the store in ``agent``'s format (``claude`` or ``gemini``) into ``target``,
-        a new (or empty) folder; returns what was written."""
+        """Write the store in ``agent``'s format into ``target``, a new (or empty) folder."""
         path = check_new_folder(target)
         projects, user = self._export_input()
         if agent == "claude":

@@ -143,8 +143,7 @@ def _row(item: AgentProject) -> AgentRow:
 
 
 def claude_rows(home: ClaudeHome) -> tuple[AgentHomeInfo, list[AgentRow]]:
-    """The Claude Code home's info and rows (projects with a memory folder or a problem
-    first, by path)."""
+    """The Claude Code home's info and rows (those with a memory folder or problem first)."""
     info = AgentHomeInfo(AGENT_CLAUDE, home.home, home.home_found, home.auto_memory,
                          home.switches, home.instructions, home.secrets, home.problems)
     rows = [_row(item) for item in home.projects]

@@ -116,8 +116,7 @@ def refuse_without_write(plan: WritePlan, write: bool) -> None:
 
 
 def apply_plan(plan: WritePlan, write: bool) -> AppliedPlan:
-    """Write a plan (refused without ``write``): it lands whole or not at all (the module
-    doc)."""
+    """Write a plan (refused without ``write``): whole or not at all (the module doc)."""
     refuse_without_write(plan, write)
     root = Path(plan.root)
     for change in plan.changes:

@@ -109,8 +109,7 @@ def context_names(settings: dict[str, Any] | None) -> tuple[str, ...]:
 
 
 def context_file_names(home: str | os.PathLike[str]) -> tuple[str, ...]:
-    """The global memory file names of a Gemini CLI home (``context.fileName``, else
-    ``GEMINI.md``), read from its settings alone."""
+    """The global memory file names of a Gemini CLI home, read from its settings alone."""
     home_path = Path(home)
     if not home_path.is_dir():
         return (DEFAULT_CONTEXT_FILE,)

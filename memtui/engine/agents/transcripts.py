@@ -84,8 +84,7 @@ class TranscriptTask(JsonMixin):
         return next(iter(self.mcp_tools + self.web_tools), None)
 
     def task_texts(self) -> tuple[str, str]:
-        """The goal and the result as a task stores them: redacted, then cut to the task
-        text limit with a marker."""
+        """The goal and the result redacted and cut as a task stores them."""
         return task_text(self.goal)[0], task_text(self.result)[0]
 
 

@@ -214,8 +214,7 @@ class WriteGateApi(EngineArea):
     """The acting user's held Claude Code memory writes."""
 
     def answer(self, payload: dict[str, Any], folder: str, path: str) -> dict[str, Any] | None:
-        """The hook's ``hookSpecificOutput`` for a write into the memory ``folder`` (None:
-        nothing to say, the call goes on)."""
+        """The hook's ``hookSpecificOutput`` for a write into the memory ``folder`` (or None)."""
         mode = load_settings(self._store, self.actor)[GATE_SETTING]
         tool, tool_input = payload["tool_name"], payload["tool_input"]
         if mode == "off":
@@ -352,8 +351,7 @@ class WriteGateApi(EngineArea):
         return HeldWrite(row, False, None)
 
     def redo(self, write_id: str) -> HeldWrite:
-        """Make a held write's diff again against its file as it is now (its version
-        changes, so a front end shows it again)."""
+        """Make a held write's diff again against its file as it is now (a new version)."""
         with self._store.transaction():
             row = self._row(write_id)
             current, _stamp = _read(row.path, row.memory_dir)
