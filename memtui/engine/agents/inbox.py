@@ -76,30 +76,24 @@ def find_patch(home: Path, ref: str) -> Path:
                 candidate.name.endswith(PATCH_SUFFIX):
             return candidate
     slug, _, rest = ref.rpartition(":")
-    found: list[Path] = []
     folders = [home / MEMORY_DIR]
     tmp = home / TMP_DIR
     if tmp.is_dir():
         folders += [tmp / name / MEMORY_DIR for name in sorted(os.listdir(tmp))
                     if not slug or name == slug]
-    for folder in folders:
-        candidate = folder / INBOX_DIR / rest
-        if os.path.lexists(candidate) and candidate.name.endswith(PATCH_SUFFIX):
-            found.append(candidate)
+    found = [candidate for folder in folders if os.path.lexists(
+        candidate := folder / INBOX_DIR / rest) and candidate.name.endswith(PATCH_SUFFIX)]
     return only_match(found, f"no inbox patch {ref!r} in {home}",
                       f"inbox patches are named {rest!r}; give <slug>:<scope>/<name> or the path")
 
 
 def _patch_parts(home: Path, path: Path) -> tuple[Path, str, Path]:
     """(memory folder, scope, base the patch's paths are relative to)."""
-    scope_dir = path.parent
-    inbox = scope_dir.parent
-    if inbox.name != INBOX_DIR or scope_dir.name not in SCOPES:
+    scope, inbox = path.parent.name, path.parent.parent
+    if inbox.name != INBOX_DIR or scope not in SCOPES:
         raise AgentInputError(f"{path}: not in an inbox folder (.inbox/private or "
                               ".inbox/global)")
-    memory = inbox.parent
-    base = home if scope_dir.name == SCOPE_GLOBAL else memory
-    return memory, scope_dir.name, base
+    return inbox.parent, scope, home if scope == SCOPE_GLOBAL else inbox.parent
 
 
 def _read_inside(path: Path, root: Path, refusal: str, max_bytes: int | None = None
