@@ -48,12 +48,6 @@ class FolderTrust(JsonMixin):
         return self.enabled and bool(self.untrusted)
 
 
-def rules_path(home: Path, env: Mapping[str, str]) -> Path:
-    """The trust rules file of the home (``$GEMINI_CLI_TRUSTED_FOLDERS_PATH`` first)."""
-    named = env.get(TRUSTED_FOLDERS_ENV)
-    return Path(named) if named else home / TRUSTED_FOLDERS_FILE
-
-
 def parse_rules(text: str) -> dict[str, str]:
     """``{path: level}`` of a trust rules file; ``ValueError`` when it is not an object of
     known levels (Gemini CLI stops with a configuration error then)."""
@@ -76,11 +70,6 @@ def _real(path: str) -> str:
         return path
 
 
-def _within(parent: str, child: str) -> bool:
-    relative = os.path.relpath(child, parent)
-    return relative == "." or not (relative == ".." or relative.startswith("../"))
-
-
 def folder_trusted(rules: Mapping[str, str], folder: str) -> bool | None:
     """True / False by the longest rule covering ``folder``; None when none does."""
     location = _real(folder)
@@ -88,7 +77,8 @@ def folder_trusted(rules: Mapping[str, str], folder: str) -> bool | None:
     level: str | None = None
     for rule, found in rules.items():
         effective = os.path.dirname(rule) if found == TRUST_PARENT else rule
-        if _within(_real(effective), location) and len(rule) > best:
+        relative = os.path.relpath(location, _real(effective))
+        if relative != ".." and not relative.startswith("../") and len(rule) > best:
             best, level = len(rule), found
     return None if level is None else level != DO_NOT_TRUST
 
@@ -98,7 +88,7 @@ def read_folder_trust(home: str | os.PathLike[str], folders: Iterable[str], *,
     """Folder trust of the Gemini CLI home ``home`` for the project ``folders``."""
     environ = os.environ if env is None else env
     home_path = Path(home)
-    path = rules_path(home_path, environ)
+    path = Path(environ.get(TRUSTED_FOLDERS_ENV) or home_path / TRUSTED_FOLDERS_FILE)
     settings = None
     if home_path.is_dir():
         settings, _stamp, _problem = read_settings(home_path / SETTINGS_FILE,

@@ -79,13 +79,12 @@ def provenance(prefix: str, key: str, relative: str) -> str:
     ref = f"{prefix}{key}/{relative}"
     if len(ref) <= MAX_REF_CHARS:
         return ref
-    digest = hashlib.sha256(ref.encode("utf-8")).hexdigest()[:16]
-    return f"{ref[:MAX_REF_CHARS - 18]}#{digest}"
+    return f"{ref[:MAX_REF_CHARS - 18]}#{_hash(ref, 16)}"
 
 
 def fact_ref(text: str) -> str:
     """Provenance of a global Gemini added memory (a hash of its text)."""
-    return f"{REF_GEMINI}global:{hashlib.sha256(text.encode('utf-8')).hexdigest()[:20]}"
+    return f"{REF_GEMINI}global:{_hash(text, 20)}"
 
 
 def memory_text(item: MemoryFile) -> str:
@@ -305,8 +304,8 @@ class AgentsApi(Importer):
                 "files": sorted(files), "notes": notes}
 
 
-def _hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+def _hash(text: str, chars: int = 12) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:chars]
 
 
 def check_new_folder(target: str | os.PathLike[str]) -> Path:
