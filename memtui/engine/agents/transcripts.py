@@ -228,11 +228,8 @@ def recorded_session(tasks: TaskApi, source: str, session_id: str) -> Task | Non
     """The task a session is already recorded as under ``source`` (either of
     ``SESSION_TASK_SOURCES`` for a Claude Code session), or None."""
     sources = SESSION_TASK_SOURCES if source in SESSION_TASK_SOURCES else (source,)
-    for each in sources:
-        found = tasks.find_by_source_ref(each, session_id)
-        if found is not None:
-            return found
-    return None
+    return next((found for each in sources
+                 if (found := tasks.find_by_source_ref(each, session_id)) is not None), None)
 
 
 def transcript_files(home: Path) -> tuple[list[Path], list[Problem]]:
