@@ -108,9 +108,7 @@ def read_memory_folder(folder: Path, root: Path, *, check_types: bool = True,
         return scan
     paths: list[Path] = []
     _walk(folder, root, MAX_FOLDER_DEPTH, scan, paths)
-    index_text: str | None = None
     index_path = folder / INDEX_FILE
-    topics: list[str] = []
     for path in paths:
         relative = path.relative_to(folder).as_posix()
         try:
@@ -121,7 +119,7 @@ def read_memory_folder(folder: Path, root: Path, *, check_types: bool = True,
         role = _role(relative, legacy_names)
         scan.secrets.extend(find_secrets(str(path), text))
         if role == "index":
-            index_text = text
+            scan.index_text = text
             scan.files.append(MemoryFile(str(path), relative, role, stamp.size, body=text))
             continue
         parsed = parse_front_matter(text)
@@ -129,19 +127,17 @@ def read_memory_folder(folder: Path, root: Path, *, check_types: bool = True,
         if parsed.problem:
             scan.problems.append(Problem(str(path), parsed.problem, 1))
         kind = topic_type(fields)
-        if role == "topic":
-            topics.append(relative)
-            if check_types and fields and kind not in TOPIC_TYPES:
-                shown = kind if kind is None else repr(kind[:30])
-                scan.problems.append(Problem(str(path), f"front matter type {shown} is not "
-                                             f"one of {', '.join(TOPIC_TYPES)}", 1))
+        if role == "topic" and check_types and fields and kind not in TOPIC_TYPES:
+            shown = kind if kind is None else repr(kind[:30])
+            scan.problems.append(Problem(str(path), f"front matter type {shown} is not one of "
+                                         f"{', '.join(TOPIC_TYPES)}", 1))
         scan.files.append(MemoryFile(str(path), relative, role, stamp.size,
                                      name=fields.get("name") or None,
                                      description=fields.get("description") or None,
                                      type=kind, body=parsed.body, front_matter=fields))
-    if index_text is not None:
-        scan.index_text = index_text
-        scan.index = index_load(str(index_path), index_text, topics, max_index_lines,
+    if scan.index_text is not None:
+        topics = [item.relative for item in scan.files if item.role == "topic"]
+        scan.index = index_load(str(index_path), scan.index_text, topics, max_index_lines,
                                 max_index_bytes)
         for target in scan.index.outside:
             scan.problems.append(Problem(str(index_path), f"index links outside the memory "
