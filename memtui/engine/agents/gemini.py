@@ -244,9 +244,7 @@ def _project_folders(home: Path, root: Path, problems: list[Problem]
     """Each project folder under ``tmp/`` (inside the home, a folder): (folder, the project's
     path from ``.project_root`` or projects.json, the paths that clash on its slug)."""
     mapping, clashes = read_projects_json(home, root, problems)
-    by_slug: dict[str, str] = {}
-    for path, slug in mapping.items():
-        by_slug.setdefault(slug, path)
+    by_slug = {slug: path for path, slug in reversed(mapping.items())}  # the first one wins
     return [(folder, _project_root_file(folder, root) or by_slug.get(folder.name),
              clashes.get(folder.name))
             for folder in subfolders(home / TMP_DIR, root, problems)]
