@@ -142,11 +142,7 @@ def apply_file_patch(text: str | None, patch: FilePatch) -> str | None:
         raise PatchError(f"{patch.target}: the patch creates it, but it already exists")
     source = "" if text is None else text
     trailing = source.endswith("\n") or not source
-    lines = source.split("\n")
-    if source.endswith("\n"):
-        lines.pop()
-    elif not source:
-        lines = []
+    lines = source.removesuffix("\n").split("\n") if source else []
     offset = 0
     for number, hunk in enumerate(patch.hunks, start=1):
         at = _find(lines, hunk.old_lines, hunk.old_start - 1 + offset if hunk.old_count
