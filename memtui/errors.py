@@ -31,9 +31,7 @@ class MemtuiError(Exception):
 
     def to_json(self) -> dict[str, object]:
         """The error as the ``{"code", "message"}`` object of the CLI and the service."""
-        out: dict[str, object] = {"code": self.code, "message": self.message}
-        out.update(self.detail)
-        return out
+        return {"code": self.code, "message": self.message, **self.detail}
 
 
 class NotFound(MemtuiError, code="not_found", exit_code=3):
@@ -74,12 +72,9 @@ class StoreError(MemtuiError, code="store_error"):
 
 
 class TransactionLost(StoreError):
-    """A write transaction ended before its block did: SQLite rolled the whole of it back
-    when one of its statements failed (an interrupt, a full disk, an I/O error, a damaged
-    full-text index, ``RAISE(ROLLBACK)``), even if the caller caught that error. Nothing of
-    the transaction was kept, and no statement of the block runs after it (each one raises
-    this), so the block can never go on writing outside a transaction and commit half of
-    its work."""
+    """A write transaction ended before its block did: SQLite rolled all of it back when one
+    of its statements failed, even if the caller caught that error. Every later statement of
+    the block raises this, so the block never goes on writing outside a transaction."""
 
 
 class QueryInterrupted(StoreError, code="interrupted"):

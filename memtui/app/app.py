@@ -1,16 +1,11 @@
 """``MemtuiApp``: the panes and the keys that switch them, live refresh, the store writes;
-``MainScreen``: the header and status line around the panes, and the extraction worker.
-
-The app is a thin front end: every read and write goes through ``Engine``; the store is
-watched with ``data_version`` (cheap) so writes from other processes show within a second.
-What each store change is (its dialog, question, words and undo) lives in ``curator.py``,
-the extraction jobs in ``background.py``, the ``/memory`` commands in ``commands.py``.
-"""
+``MainScreen``: the header and status line around the panes, and the extraction worker."""
 
 from __future__ import annotations
 
 import gc
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path, PurePath
@@ -66,9 +61,8 @@ WORKER_INTERVAL_SECONDS = 60.0
 """How often the background worker runs an extraction round on its own."""
 TOAST_SECONDS = 4.0
 GC_YOUNG_THRESHOLD = 10_000
-"""The collector's youngest-generation threshold once the app has started (Python's default
-is 700): a frame makes thousands of short-lived objects, and at 700 a typed key paid for
-several collections inside its frame."""
+"""The collector's youngest-generation threshold once the app has started (Python's default,
+700, collected several times inside a typed key's frame)."""
 PANE_KEYS = "1234567890"
 """The keys that show the panes, in pane order (the tenth pane is ``0``)."""
 START_PANE = "user"
@@ -83,8 +77,7 @@ TALL_ROWS = 40
 
 
 def style_paths() -> list[str | PurePath]:
-    """The app's TCSS files, from the ``memtui.styles`` package (a folder, also in a wheel:
-    Textual reads them as files)."""
+    """The app's TCSS files, from the ``memtui.styles`` package."""
     import memtui.styles
 
     folder = Path(memtui.styles.__file__).parent
@@ -111,13 +104,9 @@ class AppConfig:
     store_label: str | None = None
     """Shown in the header instead of the store path (tests: a path that never changes)."""
     codex_home: Path | None = None
-    """The Codex home the Codex pane shows (``--codex-home``; else $CODEX_HOME, ~/.codex)."""
+    """The agents' homes (``--codex-home`` ...; None: the agent's own default)."""
     claude_home: Path | None = None
-    """The Claude Code home the Agents pane shows (``--claude-home``; else
-    $CLAUDE_CONFIG_DIR, ~/.claude)."""
     gemini_home: Path | None = None
-    """The Gemini CLI home the Agents pane shows and whose inbox patches the Inbox lists
-    (``--gemini-home``; else $GEMINI_CLI_HOME, ~/.gemini)."""
     remember_theme: bool = True
     """Start with the theme last chosen and remember a new choice (``ui_config.py``)."""
     ui_config_path: Path | None = None
@@ -133,11 +122,8 @@ def pane_key(pane_id: str) -> str | None:
 
 def pane_labels() -> list[PaneLabel]:
     """The pane bar's names: ``1 Profile`` … (the key first where a key shows the pane)."""
-    labels = []
-    for spec in PANES:
-        key = pane_key(spec.PANE_ID)
-        labels.append(PaneLabel(spec.PANE_ID, f"{key} {spec.TITLE}" if key else spec.TITLE))
-    return labels
+    return [PaneLabel(spec.PANE_ID, f"{key} {spec.TITLE}"
+                      if (key := pane_key(spec.PANE_ID)) else spec.TITLE) for spec in PANES]
 
 
 def _pane_bindings() -> list[BindingType]:
@@ -147,10 +133,8 @@ def _pane_bindings() -> list[BindingType]:
 
 
 class MainScreen(Screen[None]):
-    """Header, the pane bar, the pane shown, the command line, the status line, the
-    key bar. The screen keeps what it shows around the panes up to date: the header's
-    counts (read by its worker) with the Inbox badge, and the extraction and purge jobs
-    (its workers, their progress and results)."""
+    """Header, the pane bar, the pane shown, the command line, the status line, the key
+    bar; the header's counts and the extraction and purge jobs (its workers)."""
 
     AUTO_FOCUS = ""
     """The app focuses the start pane's own target (its list, not its search box)."""
@@ -164,8 +148,7 @@ class MainScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.header_counts = HeaderCounts()
-        """What the header shows from the store, read by ``header_worker`` after the first
-        frame and after every change (the first frame waits for none of it)."""
+        """What the header shows from the store (``header_worker``)."""
 
     @property
     def memtui(self) -> MemtuiApp:
@@ -181,28 +164,22 @@ class MainScreen(Screen[None]):
         with deck:
             start = next(spec for spec in PANES if spec.PANE_ID == app.active_pane_id)()
             start.shown = True
-            yield start  # the others are mounted when first shown
-        # the /memory command line is mounted (hidden) after the first frame: see
-        # MemtuiApp.command_line
+            yield start  # the others (and the command line) are mounted when first used
         yield StatusLine(START_MESSAGE, id="status")
         yield KeyBar(id="keys")
 
     def on_unmount(self) -> None:
-        """Closing: stop the worker between transactions, and the purge retry; a paint
-        hold, and its garbage-collector pause, end."""
+        """Closing: the paint hold, the worker (between transactions), the purge retry."""
         paint_hold(self.app).close()  # first: the stops below may raise
         self.memtui.runner.stop()
         self.memtui.purges.stop()
 
     def on_screen_suspend(self) -> None:
-        """A dialog opened: toasts said before it go (the status line keeps the last one),
-        so none covers the dialog."""
+        """A dialog opened: toasts go, so none covers it (the status line keeps the last)."""
         self.app.clear_notifications()
 
     def header_info(self) -> HeaderInfo:
-        """What the header says now: who, which project, which store, the worker's state,
-        and the counts the header worker read (none before it reports: this reads nothing
-        from the store, so the first frame waits for no query)."""
+        """What the header says now (reads nothing from the store)."""
         app, counts = self.memtui, self.header_counts
         label = app.config.store_label or app.store.location
         return HeaderInfo(user=app.engine.actor, project=app.project,
@@ -214,17 +191,14 @@ class MainScreen(Screen[None]):
 
     def show_header(self) -> None:
         """Draw the header again (not before it is mounted, nor while shutting down)."""
-        try:
+        with suppress(NoMatches):
             self.query_one(StatusHeader).set_info(self.header_info())
-        except NoMatches:
-            pass
 
     @work(thread=True, group=HEADER_GROUP, exclusive=True, exit_on_error=False,
           name="header-counts")
     def header_worker(self) -> None:
-        """Read what the header shows from the store: the inbox count (every source), the
-        generate/use settings, the last recorded run (posts HeaderRead; a newer read
-        replaces this one)."""
+        """Read the header's counts from the store: the inbox count, the generate/use
+        settings, the last recorded run (posts HeaderRead)."""
         from textual.worker import get_current_worker
 
         from memtui.app.background import last_recorded_run
@@ -246,8 +220,8 @@ class MainScreen(Screen[None]):
             self.post_message(HeaderRead(counts))
 
     def on_header_read(self, message: HeaderRead) -> None:
-        """The header's counts arrived (a count that could not be read keeps the last one):
-        the header and the Inbox badge on the pane bar show them."""
+        """The header's counts arrived (one that could not be read keeps the last): the
+        header and the Inbox badge show them."""
         old, new = self.header_counts, message.counts
         self.header_counts = counts = HeaderCounts(
             inbox=new.inbox if new.inbox is not None else old.inbox,
@@ -286,9 +260,8 @@ class MainScreen(Screen[None]):
 
 
 class MemtuiApp(App[None]):
-    """See and curate memories: the panes and the keys that switch them, live refresh,
-    the messages to the person, and the store writes (each a step of ``curator.py``, run
-    by ``do``). Build it with ``memtui.app.main.create_app``."""
+    """See and curate memories: the panes, live refresh, the messages to the person, and
+    the store writes (``do``). Build it with ``memtui.app.main.create_app``."""
 
     TITLE = "memtui"
     VERTICAL_BREAKPOINTS = [(0, "-short"), (TALL_ROWS, "-tall")]
@@ -316,9 +289,9 @@ class MemtuiApp(App[None]):
     ]
 
     selected_memory_id: reactive[str | None] = reactive(None, init=False, repaint=False)
-    """The memory last selected in a memory pane (no repaint: nothing on screen draws it;
-    an app reactive that repaints redraws the whole screen, on every cursor move). While
-    ``history_memory_id`` is None it is the History pane's target (the pane watches it)."""
+    """The memory last selected in a memory pane (the History pane's target while
+    ``history_memory_id`` is None). No repaint: an app reactive that repaints redraws the
+    whole screen."""
     history_memory_id: reactive[str | None] = reactive(None, init=False, repaint=False)
     """The memory whose chain the History pane shows (None: the last selected one)."""
 
@@ -346,10 +319,8 @@ class MemtuiApp(App[None]):
         self._command_line_mounted: AwaitMount | None = None
 
     def run(self, **kwargs: Any) -> Any:
-        """Run the app (``App.run``'s arguments). The objects made so far -- modules,
-        classes, the store -- are frozen out of the garbage collector first: they live as
-        long as the process, and a full collection over them would land in the first frame.
-        The collector runs from here on (the command line pauses it while the app starts)."""
+        """Run the app, the objects made so far frozen out of the garbage collector (a full
+        collection over them would land in the first frame), which runs from here on."""
         gc.freeze()
         gc.enable()
         return super().run(**kwargs)
@@ -358,19 +329,12 @@ class MemtuiApp(App[None]):
         """The main screen."""
         return MainScreen()
 
-    # ---- start ------------------------------------------------------------------------
-
     def on_mount(self) -> None:
-        """Load the time zone, start the timers; the rest comes after the first frame
-        (``_started``)."""
-        try:
+        """Load the time zone, start the timers; the rest comes after the first frame."""
+        with suppress(MemtuiError):  # (else UTC)
             self.tz = zone(self.engine.identity.profile().timezone)
-        except MemtuiError:
-            self.tz = ZoneInfo("UTC")
-        try:
+        with suppress(StoreError):
             self._data_version = self.store.data_version()
-        except StoreError:
-            self._data_version = None
         if self.config.poll_interval:
             self.set_interval(self.config.poll_interval, self._poll, name="data-version")
         if self.config.worker_interval and not self.store.read_only:
@@ -411,8 +375,6 @@ class MemtuiApp(App[None]):
             self.say(f"Keymap {loaded.path}: {'; '.join(loaded.problems)}",
                      severity="warning")
 
-    # ---- panes ------------------------------------------------------------------------
-
     def get_screen_main(self) -> MainScreen:
         """The main screen (also while a modal is open)."""
         for screen in self.screen_stack:
@@ -428,8 +390,7 @@ class MemtuiApp(App[None]):
             return None
 
     def pane(self, pane_id: str) -> Pane:
-        """A pane by id. Only the start pane is composed at start (the first frame comes
-        sooner); the others are mounted here, on first use."""
+        """A pane by id (mounted here on first use: only the start pane is composed)."""
         pane = self._mounted_pane(pane_id)
         if pane is not None:
             return pane
@@ -452,8 +413,7 @@ class MemtuiApp(App[None]):
         return pane if pane is not None and pane.is_mounted else None
 
     def show_pane(self, pane_id: str) -> None:
-        """Switch to a pane (mounted now if it is shown for the first time). Leaving a
-        form with unsaved changes asks first: save, discard or stay."""
+        """Switch to a pane; leaving a form with unsaved changes asks first."""
         if pane_id not in {pane.PANE_ID for pane in PANES}:
             return
         leaving = self.current_pane() if pane_id != self.active_pane_id else None
@@ -525,8 +485,6 @@ class MemtuiApp(App[None]):
         self.history_memory_id = memory_id
         self.show_pane(HISTORY_PANE)
 
-    # ---- refresh ----------------------------------------------------------------------
-
     def _poll(self) -> None:
         try:
             version = self.store.data_version()
@@ -542,16 +500,12 @@ class MemtuiApp(App[None]):
             self.store_changed()
 
     def store_changed(self, *, wrote: bool = False) -> None:
-        """The store changed (``wrote``: this app wrote it, or another agent's files: the
-        poll does not report the same change again): every pane is stale (the one on
-        screen re-reads at once, the others when shown); the header's counts are read
-        again. Not while the app shuts down: its widgets are being removed, and a worker
-        started now would outlive them."""
+        """The store changed (``wrote``: by this app, so the poll does not report it again):
+        every pane is stale and the header's counts are read again (not while shutting
+        down: a worker started then would outlive the widgets)."""
         if wrote:
-            try:
+            with suppress(MemtuiError):
                 self._data_version = self.store.data_version()
-            except MemtuiError:
-                pass
         if not self.is_running:
             return
         for pane in self.panes():
@@ -562,18 +516,14 @@ class MemtuiApp(App[None]):
 
     @cached_property
     def inbox_sources(self) -> InboxSources:
-        """Where the Inbox's rows come from: memtui's pending memories and the patches of
-        the Gemini CLI home (``config.gemini_home``, else $GEMINI_CLI_HOME, ~/.gemini)."""
+        """Where the Inbox's rows come from (``inbox_sources``)."""
         from memtui.app.inbox_sources import inbox_sources
 
         return inbox_sources(self.config.gemini_home)
 
-    # ---- store changes: a curator's step, the write worker, its messages --------------
-
     def do(self, step: Step, asker: MessagePump | None = None) -> None:
-        """Take one step of a store change (``curator.py`` makes them): say a notice, show
-        a dialog, ask a question and write on yes, or write now. The write's result goes
-        to ``asker`` (else the app) and bubbles to the app."""
+        """Take one step of a store change (``curator.py``): say a notice, show a dialog, ask
+        and write on yes, or write now; the result goes to ``asker`` (else the app)."""
         from memtui.app.curator import Ask, Notice, Write
 
         if isinstance(step, Notice):
@@ -595,8 +545,7 @@ class MemtuiApp(App[None]):
 
     @work(thread=True, group=WRITE_GROUP, exit_on_error=False, name="store-write")
     def write_worker(self, write: Write, asker: MessagePump | None = None) -> None:
-        """One store write (or a read the next step needs): engine calls only; posts
-        Written or WriteRefused to ``asker``, else to the app."""
+        """One store write (or a read the next step needs); posts Written or WriteRefused."""
         from memtui.app.messages import WriteRefused, Written
 
         message: Written | WriteRefused
@@ -611,8 +560,7 @@ class MemtuiApp(App[None]):
         (asker or self).post_message(message)
 
     def on_written(self, message: Written) -> None:
-        """A write is done (whoever asked has had it first): refresh, keep its undo
-        step, follow what it made or forgot, say what happened; then its next step."""
+        """A write is done: refresh, keep its undo step, follow what it made, say so."""
         from memtui.app.curator import record
 
         change = message.change
@@ -638,19 +586,15 @@ class MemtuiApp(App[None]):
             self.do(change.next(), message.asker)
 
     def on_write_refused(self, message: WriteRefused) -> None:
-        """A write was refused (a form that asked shows why itself: no toast then); one
-        that found nothing to change is said calmly, never as a failure."""
+        """A write was refused (no toast for a form: it shows why itself)."""
         write, toast = message.write, message.write.form is None
         if message.unchanged:
             self.say(f"{write.label}: {message.error}", toast=toast)
         else:
             self.say(f"{write.label} failed: {message.error}", severity="error", toast=toast)
 
-    # ---- messages to the person -------------------------------------------------------
-
     def say(self, text: str, severity: str = "information", toast: bool = True) -> None:
-        """Show a message on the status line (and as a toast, unless a dialog is open: the
-        status line below it says the same). Never markup."""
+        """Show a message (never markup) on the status line, and as a toast."""
         try:
             main = self.get_screen_main()
             main.query_one(StatusLine).say(text, severity)
@@ -661,8 +605,7 @@ class MemtuiApp(App[None]):
                         timeout=TOAST_SECONDS, markup=False)
 
     def copy_text(self, text: str, what: str) -> None:
-        """Copy to the terminal's clipboard (OSC 52) and the system one; the status line
-        says which were used."""
+        """Copy to the terminal's clipboard (OSC 52) and the system one, saying which."""
         if self._clipboards is None:
             from memtui.app.clipboard import Clipboard
 
@@ -671,8 +614,6 @@ class MemtuiApp(App[None]):
         self.say(f"{result.describe()} ({what})",
                  severity="information" if result.ok else "warning")
 
-    # ---- keys -------------------------------------------------------------------------
-
     def action_toggle_setting(self, name: str) -> None:
         """``g`` / ``u``: switch generate_memories / use_memories."""
         from memtui.app.curator import toggle
@@ -680,8 +621,7 @@ class MemtuiApp(App[None]):
         self.do(toggle(self.engine, name))
 
     def action_run_round(self, force: bool) -> None:
-        """``r``: an extraction round now; ``R``: with force (skips the idle and size gates
-        only)."""
+        """``r``: an extraction round now; ``R``: with force."""
         self.runner.start(ROUND, force)
 
     def action_undo(self) -> None:
@@ -691,8 +631,7 @@ class MemtuiApp(App[None]):
         self.do(undo(self.undo_steps, self.engine))
 
     def action_help(self) -> None:
-        """``?`` (and the palette's "Keys"): the keys and the commands (searchable). Never a
-        second help on top."""
+        """``?``: the keys and the commands (never a second help on top)."""
         from memtui.app.modals.help import HelpModal
 
         if not isinstance(self.screen, HelpModal):
@@ -701,8 +640,7 @@ class MemtuiApp(App[None]):
     action_show_help_panel = action_help  # memtui's one help screen, not Textual's panel
 
     def binding_owners(self) -> list[tuple[str, type]]:
-        """(where, class) of everything with key bindings, in help order (for the help and
-        the palette, which cannot import this module back)."""
+        """``binding_classes()`` for the palette, which cannot import this module."""
         return binding_classes()
 
     def command_line(self) -> CommandLine:
@@ -731,8 +669,7 @@ class MemtuiApp(App[None]):
         self._show_current(focus=True)
 
     async def action_quit(self) -> None:
-        """``q``: ask first when a form holds unsaved changes; stop the worker between
-        transactions, then quit."""
+        """``q``: ask first when a form holds unsaved changes; stop the worker, then quit."""
         def quit_now() -> None:
             self.runner.stop()
             self.exit()
@@ -747,9 +684,8 @@ class MemtuiApp(App[None]):
 
 
 def freeze_startup_objects() -> None:
-    """Move what the app built while starting (the widget tree, styles, caches) out of the
-    garbage collector's reach, as ``MemtuiApp.run`` does for the modules; what is made later
-    is collected, less often (``GC_YOUNG_THRESHOLD``)."""
+    """Move what the app built while starting out of the garbage collector's reach; what is
+    made later is collected less often (``GC_YOUNG_THRESHOLD``)."""
     gc.freeze()
     gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
 
@@ -762,8 +698,7 @@ def is_command_line(widget: object) -> TypeGuard[CommandLine]:
 
 
 def binding_classes() -> list[tuple[str, type]]:
-    """(where, class) of everything in the app that has key bindings, in help order (for
-    ``memtui.app.help``; the classes are imported here, when first asked for)."""
+    """(where, class) of everything in the app that has key bindings, in help order."""
     from memtui.app.modals.confirm import ConfirmModal
     from memtui.app.modals.detail import MemoryDetailModal
     from memtui.app.modals.editor import MemoryEditor
@@ -804,8 +739,6 @@ def binding_classes() -> list[tuple[str, type]]:
 
 def all_bindings() -> list[tuple[str, str, str]]:
     """(where, default keys, binding id) of every binding in the app."""
-    from textual.binding import Binding
-
     return [(where, binding.key, binding.id) for where, owner in binding_classes()
             for binding in owner.__dict__.get("BINDINGS", [])
             if isinstance(binding, Binding) and binding.id]
@@ -813,6 +746,4 @@ def all_bindings() -> list[tuple[str, str, str]]:
 
 def all_binding_ids() -> set[str]:
     """Every binding id in the app (for checking a keymap file)."""
-    from memtui.app.help import key_rows
-
-    return {binding_id for _where, _keys, _what, binding_id in key_rows(binding_classes())}
+    return {binding_id for _where, _keys, binding_id in all_bindings()}

@@ -1,11 +1,5 @@
-"""The extraction engine in a Textual thread worker: rounds (timed and on demand), backfill,
-consolidation; and the purge retry (``PurgeRetry``) that erases a forget's text from the
-write-ahead log once the readers that kept it there let go.
-
-The worker thread only calls the engine and posts messages (``ExtractionProgress``,
-``ExtractionFinished``); the app's handlers update the widgets. Closing the app asks the
-engine to stop between transactions (batches), never inside one.
-"""
+"""The extraction engine in a Textual thread worker (rounds, backfill, consolidation), and
+the purge retry that erases a forget's text from the write-ahead log."""
 
 from __future__ import annotations
 
@@ -52,8 +46,7 @@ class WorkerState:
 
 @dataclass(frozen=True)
 class RecordedRun:
-    """The last extraction run recorded in the audit log (shown until this session runs
-    one)."""
+    """The last extraction run recorded in the audit log."""
 
     job: str
     at: str
@@ -61,8 +54,7 @@ class RecordedRun:
 
 
 def last_recorded_run(engine: Engine) -> RecordedRun | None:
-    """The actor's last recorded extraction run, from the audit log (a store read: the
-    app's header worker calls it, off the UI thread). None when there is none."""
+    """The actor's last recorded extraction run, from the audit log (a store read)."""
     try:
         entries = engine.identity.audit(AUDIT_LOOKBACK)
     except MemtuiError:
@@ -96,8 +88,8 @@ def summary_words(job: str, summary: dict[str, Any] | None) -> str:
 
 
 class ExtractionRunner:
-    """Runs one extraction job at a time in a Textual thread worker of ``app``. The engine's
-    loop is made when the first job starts (the first frame does not wait for its imports)."""
+    """Runs one extraction job at a time in a Textual thread worker of ``app`` (the engine's
+    loop is made when the first job starts)."""
 
     def __init__(self, app: MemtuiApp, store: StoreBackend, actor: str) -> None:
         self.app = app
@@ -110,16 +102,15 @@ class ExtractionRunner:
         self._loop: BackgroundLoop | None = None
 
     def show_recorded_run(self, run: RecordedRun) -> None:
-        """Show the last recorded run (read by the header worker) until this session runs
-        one (UI thread)."""
+        """Show the last recorded run until this session runs one (UI thread)."""
         if self.state.last_job is not None or self.state.running:
             return
         self.state.last_job, self.state.last_at = run.job, run.at
         self.state.last_result = run.result
 
     def start(self, job: str, force: bool = False, *, quiet: bool = False) -> None:
-        """Start a job in the main screen's thread worker unless one is running, and say
-        so (``quiet``: the timed round, which says only what it made)."""
+        """Start a job unless one is running, and say so (``quiet``: the timed round, which
+        says only what it made)."""
         from memtui.app.widgets.status import StatusLine
 
         app = self.app
@@ -200,8 +191,6 @@ class ExtractionRunner:
                     f"{state.last_result}", toast=not quiet or bool(made))
         app.store_changed(wrote=True)
 
-    # ---- the worker thread (no widgets here) --------------------------------------------
-
     def _should_stop(self) -> bool:
         from textual.worker import get_current_worker
 
@@ -220,8 +209,7 @@ class ExtractionRunner:
             self._post_progress(ROUND, event.done, event.total)
 
     def work(self, loop: BackgroundLoop, job: str, force: bool) -> None:
-        """Run one job (in the main screen's extraction thread worker); post its typed
-        result to the screen."""
+        """Run one job (in the main screen's thread worker); post its result to the screen."""
         from textual.worker import get_current_worker
 
         from memtui.app.messages import ExtractionFinished
@@ -230,12 +218,9 @@ class ExtractionRunner:
         try:
             if job == ROUND:
                 summary = loop.run_once(force)
-                if summary is None:
-                    error = loop.state.last_error or "the round failed"
-                    post(ExtractionFinished(job, None, error=error))
-                    return
-                post(ExtractionFinished(job, summary,
-                                                         stopped=summary.stopped))
+                post(ExtractionFinished(job, None, error=loop.state.last_error
+                                        or "the round failed") if summary is None
+                     else ExtractionFinished(job, summary, stopped=summary.stopped))
                 return
             engine = Engine(self.store, self.actor)
             if job == BACKFILL:
@@ -260,9 +245,7 @@ PURGE_GROUP = "purge"
 
 
 class PurgeRetry:
-    """Finishes pending purges in a Textual thread worker (one at a time): retries until
-    no forget's text is left in the write-ahead log, the app closes or a newer retry
-    replaces it; then posts ``PurgeFinished`` when it erased any."""
+    """Finishes pending purges in a Textual thread worker (one at a time)."""
 
     def __init__(self, app: MemtuiApp, store: StoreBackend) -> None:
         self.app = app
@@ -280,8 +263,7 @@ class PurgeRetry:
         self._stop.set()
 
     def work(self) -> None:
-        """Retry the pending purges (in the main screen's purge thread worker); post
-        ``PurgeFinished`` to it when any text was erased."""
+        """Retry the pending purges (in the main screen's purge worker)."""
         from textual.worker import get_current_worker
 
         from memtui.app.messages import PurgeFinished

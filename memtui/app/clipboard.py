@@ -1,9 +1,5 @@
-"""Copying text out: the terminal's clipboard escape (OSC 52) always, the system clipboard too
-when there is one.
-
-Over SSH there is no local system clipboard; OSC 52 asks the terminal to set its own. The
-result says which way was used, for the status line. A failure never raises.
-"""
+"""Copying text out: the terminal's clipboard escape (OSC 52, which works over SSH) always,
+the system clipboard too when there is one. A failure never raises."""
 
 from __future__ import annotations
 
@@ -42,8 +38,7 @@ def pyperclip_copy(text: str) -> None:
 
 
 class Clipboard:
-    """Copies text with OSC 52 (through the app) and with pyperclip where a system clipboard
-    exists. ``system_copy`` is injectable for tests; ``None`` disables the system clipboard."""
+    """Copies text with OSC 52 and with ``system_copy`` (``None``: no system clipboard)."""
 
     def __init__(self, osc52: Callable[[str], None],
                  system_copy: Callable[[str], None] | None = pyperclip_copy) -> None:

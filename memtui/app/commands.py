@@ -1,27 +1,12 @@
-"""The ``/memory`` commands: parsing, completion, and running them (``run``: the command
-line and the palette come here; no Textual widgets here).
-
-Grammar (the leading ``/memory`` may also be written ``memory``; bare ``/memory`` means
-``status``)::
-
-    /memory status              settings, worker state, counts, last run
-    /memory show [ID]           one memory's detail (default: the selected one)
-    /memory extract [--force]   run an extraction round now
-    /memory backfill            work through every past completed task, with progress
-    /memory consolidate         supersede active duplicates (same text or same goal); in
-                                model mode the model proposes supersedes into the inbox
-    /memory forget ID           forget a memory and its whole chain (asks first)
-    /memory on | off            generate and use memories together
-    /memory note TEXT           an ad-hoc note in the current scope
-    /memory inbox               the review inbox (memories waiting for approval)
-    /memory approve [ID|all]    approve a pending memory (default: the inbox's selection)
-    /memory reject [ID|all]     reject a pending memory, for good (asks first)
-    /memory review on | off     whether memories from agents wait in the inbox
+"""The ``/memory`` commands (``USAGE``; docs/app.md): parsing, completion, and running
+them (``run``: the command line and the palette come here; no Textual widgets here). The
+leading ``/memory`` may also be written ``memory``; bare ``/memory`` means ``status``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -44,6 +29,8 @@ ALL_WORD = "all"
 REVIEW_SWITCH = ("on", "off")
 SUBCOMMANDS = ("status", "show", "extract", "backfill", "consolidate", "forget", "on", "off",
                "note", "inbox", "approve", "reject", "review")
+SHOWN_WORD_CHARS = 40
+"""An unknown command is repeated in its error up to this long."""
 USAGE = ("/memory status | show [id] | extract [--force] | backfill | consolidate | "
          "forget <id> | on | off | note <text> | inbox | approve [id|all] | reject [id|all] | "
          "review on|off")
@@ -75,9 +62,13 @@ def _split_prefix(text: str) -> str:
     stripped = text.strip()
     head, _, rest = stripped.partition(" ")
     if head.lower() not in PREFIXES:
-        shown = head if len(head) <= 40 else head[:39] + "…"
-        raise CommandError(f"unknown command {shown!r}; commands start with /memory: {USAGE}")
+        raise CommandError(f"unknown command {_shown(head)!r}; commands start with /memory: "
+                           f"{USAGE}")
     return rest.strip()
+
+
+def _shown(word: str) -> str:
+    return word if len(word) <= SHOWN_WORD_CHARS else word[:SHOWN_WORD_CHARS - 1] + "…"
 
 
 def _check_id(value: str) -> str:
@@ -100,8 +91,7 @@ def parse_command(text: str) -> MemoryCommand:
     if name not in SUBCOMMANDS:
         suggestion = [s for s in SUBCOMMANDS if s.startswith(name[:2])]
         hint = f" (did you mean {suggestion[0]}?)" if suggestion else ""
-        shown = name if len(name) <= 40 else name[:39] + "…"
-        raise CommandError(f"unknown /memory command {shown!r}{hint}; use {USAGE}")
+        raise CommandError(f"unknown /memory command {_shown(name)!r}{hint}; use {USAGE}")
     if name in NO_ARGUMENT:
         if argument:
             raise CommandError(f"/memory {name} takes no argument")
@@ -112,42 +102,30 @@ def parse_command(text: str) -> MemoryCommand:
         if argument.lower() in FORCE_FLAGS:
             return MemoryCommand(name, force=True)
         raise CommandError("/memory extract takes only --force")
-    if name in REVIEW_DECISIONS:
-        if not argument:
-            return MemoryCommand(name)
-        if " " in argument:
-            raise CommandError(f"/memory {name} takes one memory id, or all")
-        if argument.lower() == ALL_WORD:
-            return MemoryCommand(name, ALL_WORD)
-        return MemoryCommand(name, _check_id(argument))
     if name == "review":
         if argument.lower() not in REVIEW_SWITCH:
             raise CommandError("/memory review takes on or off")
         return MemoryCommand(name, argument.lower())
-    if name in OPTIONAL_ID:
+    if name in (*OPTIONAL_ID, *REQUIRED_ID, *REVIEW_DECISIONS):
+        if not argument and name in REQUIRED_ID:
+            raise CommandError(f"/memory {name} needs a memory id: /memory {name} <id>")
         if not argument:
             return MemoryCommand(name)
+        all_too = name in REVIEW_DECISIONS
         if " " in argument:
-            raise CommandError(f"/memory {name} takes one memory id")
+            raise CommandError(f"/memory {name} takes one memory id{', or all' * all_too}")
+        if all_too and argument.lower() == ALL_WORD:
+            return MemoryCommand(name, ALL_WORD)
         return MemoryCommand(name, _check_id(argument))
-    if name in REQUIRED_ID:
-        if not argument:
-            raise CommandError(f"/memory {name} needs a memory id: /memory {name} <id>")
-        if " " in argument:
-            raise CommandError(f"/memory {name} takes one memory id")
-        return MemoryCommand(name, _check_id(argument))
-    # note
-    if not argument:
+    if not argument:  # note
         raise CommandError("/memory note needs the text of the note: /memory note <text>")
     return MemoryCommand(name, argument)
 
 
 def complete(text: str, current_id: Callable[[], str | None] | None = None) -> str | None:
-    """The whole completed command line for what was typed so far, or None.
-
-    Completes ``/m`` to ``/memory ``, a subcommand prefix to the subcommand, and
-    ``show``/``forget`` to the selected memory's id when ``current_id`` gives one.
-    """
+    """The whole completed command line for what was typed so far, or None: ``/m`` to
+    ``/memory ``, a subcommand prefix to the subcommand, ``show``/``forget`` to the selected
+    memory's id (``current_id``)."""
     if not text or text != text.lstrip():
         return None
     head, space, rest = text.partition(" ")
@@ -173,8 +151,6 @@ def complete(text: str, current_id: Callable[[], str | None] | None = None) -> s
         return f"{head} {name} --force"
     return None
 
-
-# ---- running a command ----------------------------------------------------------------
 
 PANE_HINTS = {
     "inbox": "The Inbox is open: choose a row, then press the key again.",
@@ -229,8 +205,7 @@ def run(app: MemtuiApp, command: MemoryCommand) -> None:
 
 
 def scope_project(app: MemtuiApp) -> str | None:
-    """Where a new memory or note goes: the project on the Project pane, else the user's
-    memories."""
+    """Where a new memory or note goes: the Project pane's project, else the user's."""
     from memtui.app.panes.memories import ProjectMemoriesPane
 
     return app.project if isinstance(app.current_pane(), ProjectMemoriesPane) else None
@@ -238,7 +213,7 @@ def scope_project(app: MemtuiApp) -> str | None:
 
 def pane_action(app: MemtuiApp, pane_id: str, action: str) -> None:
     """An Inbox or Agents action asked from the palette or ``/memory``: done on the pane's
-    selection when that pane is on screen and read, else the pane is shown first."""
+    selection when it is on screen and read, else the pane is shown first."""
     pane = app.current_pane()
     if pane is not None and pane.PANE_ID == pane_id and pane.ready():
         getattr(pane, f"action_{action}")()
@@ -273,8 +248,6 @@ def status_text(app: MemtuiApp) -> Text:
     out.append("\nExtraction log\n", style="bold")
     out.append("  " + ("  ".join(f"{k} {v}" for k, v in sorted(
         engine.extraction.log_counts().items())) or "empty") + "\n")
-    try:
+    with suppress(MemtuiError):
         out.append(f"  pending tasks {engine.extraction.pending()}\n")
-    except MemtuiError:
-        pass
     return out

@@ -1,14 +1,7 @@
 """What each store change of the app is: the dialog or question first, the engine calls,
 the words said after it, how ``ctrl+z`` reverses it. Nothing here touches the app or a
-widget, and nothing calls back: a pane (or the app) asks for a step here and hands it to
-``MemtuiApp.do``.
-
-One way only: ``do`` says a ``Notice``, shows a dialog (whose save hands its ``Write`` to
-the app's write worker), asks an ``Ask`` and writes on yes, or runs a ``Write``. The
-thread worker calls ``Write.work`` (engine calls only) and posts ``Written`` (the
-``Change``) or ``WriteRefused`` to whoever asked; it bubbles to the app, which refreshes,
-keeps the undo step and says what happened. Nothing here writes SQL or repeats an engine
-rule: the engine checks and refuses, the app reports.
+widget: a pane (or the app) asks for a step here and hands it to ``MemtuiApp.do``, which
+says a ``Notice``, shows a dialog, asks an ``Ask`` or runs a ``Write`` in its write worker.
 """
 
 from __future__ import annotations
@@ -41,12 +34,12 @@ FORGET_EXCERPT_CHARS = 120
 
 @dataclass(frozen=True)
 class UndoStep:
-    """One undoable action: what it was, and the engine call that reverses it."""
+    """One undoable action: what it was, the engine call that reverses it, and the memories
+    that call works on."""
 
     label: str
     run: Callable[[Engine], object]
     needs: tuple[str, ...] = ()
-    """The memories the reversal works on: once one is forgotten the step cannot run."""
 
 
 @dataclass(frozen=True)
@@ -62,36 +55,33 @@ class Change:
     """What a write did, in the app's terms (made in the write's thread)."""
 
     said: str = ""
-    """What the status line says (empty: nothing)."""
     severity: str = "information"
     undo: UndoStep | None = None
     memory: Memory | None = None
-    """The memory the write made: it is selected."""
+    """The memory the write made (selected)."""
     replaced: str | None = None
-    """The memory it replaced: the History pane follows the new version."""
+    """The memory it replaced (the History pane follows the new version)."""
     removed: tuple[str, ...] = ()
-    """Memories forgotten: they leave the selection and the undo steps."""
+    """Memories forgotten."""
     said_after: str = ""
     """Words after the note of dropped undo steps."""
     unpurged: bool = False
     """Forgotten text is still in the database files: the purge retry starts."""
     result: Any = None
-    """The engine's own result, for whoever asked (a dialog closes with it)."""
+    """The engine's own result, for whoever asked."""
     next: Callable[[], Step] | None = None
-    """What comes next, made on the UI thread from what the thread read (a question)."""
+    """What comes next, made on the UI thread from what the thread read."""
 
 
 @dataclass(frozen=True)
 class Write:
-    """A store write (or a read the next step needs) for the app's write worker."""
+    """A store write (or a read the next step needs: ``changes_store`` False) for the app's
+    write worker; ``form``: the form that asked (it shows a refusal itself)."""
 
     label: str
     work: Callable[[Engine], Change]
-    """Engine calls only (it runs off the UI thread)."""
     form: str | None = None
-    """The form (or form field) that asked: it shows a refusal itself, so no toast."""
     changes_store: bool = True
-    """False for a read: nothing is refreshed after it."""
 
 
 @dataclass(frozen=True)
@@ -110,8 +100,8 @@ Step = Notice | Write | Ask | Screen[Any]
 
 
 def record(steps: list[UndoStep], change: Change) -> str:
-    """Keep a change's undo step in ``steps`` (newest last); a forget drops the steps that
-    work on a memory it removed (they could only fail). Returns what to say."""
+    """Keep a change's undo step in ``steps``, dropping those on a memory it removed;
+    returns what to say."""
     if change.undo is not None:
         steps.append(change.undo)
         del steps[:-UNDO_DEPTH]
@@ -125,9 +115,8 @@ def record(steps: list[UndoStep], change: Change) -> str:
 
 
 def undo(steps: list[UndoStep], engine: Engine) -> Step:
-    """The write that reverses the last of ``steps`` (forget is final, never there). Steps
-    whose memories were forgotten since (by another process) are skipped, with one
-    message, never replayed into errors."""
+    """The write that reverses the last of ``steps``; steps whose memories were forgotten
+    since are skipped, with one message."""
     skipped = 0
     while steps and not _still_possible(engine, steps[-1]):
         steps.pop()
@@ -150,11 +139,8 @@ def _still_possible(engine: Engine, step: UndoStep) -> bool:
     return True
 
 
-# ---- memories -----------------------------------------------------------------------------
-
 def refusal(engine: Engine, project: str | None) -> Notice | None:
-    """Why the actor may not write memories in a scope (the engine's permission rule,
-    asked before an editor or a question opens), or None."""
+    """Why the actor may not write memories in a scope (the engine's rule), or None."""
     try:
         reason = engine.identity.write_refusal(project)
     except MemtuiError as error:
@@ -247,16 +233,14 @@ def restore(engine: Engine, head: Memory, version: Memory) -> Step:
 
 
 def forget(memory_ids: Sequence[str]) -> Write:
-    """Ask (saying how many versions go), then forget for good. The memories, the
-    permission and the sizes are read off the UI thread first; a forget the user's role
-    does not allow is refused then, saying why, before anything is counted."""
+    """Ask (saying how many versions go), then forget for good; the memories, permission
+    and sizes are read off the UI thread first."""
     ids = tuple(memory_ids)
     return Write("Forget", lambda engine: _read_forget(engine, ids), changes_store=False)
 
 
 def keep(engine: Engine, project: str | None, memory_ids: Sequence[str]) -> Step:
-    """Keep stale memories after review: marked used now (they leave the stale list, their
-    text stays); nothing is deleted."""
+    """Keep stale memories after review (marked used now)."""
     ids = list(memory_ids)
 
     def run(engine: Engine) -> Change:
@@ -327,11 +311,8 @@ def _forgotten(results: list[ForgetResult]) -> Change:
                   said_after=f"; not yet erased from the database files: {reason}")
 
 
-# ---- the review inbox ---------------------------------------------------------------------
-
 def inbox_decide(sources: InboxSources, verb: str, entries: list[InboxEntry]) -> Step:
-    """Approve or reject inbox rows (any source). Each source says what to ask first
-    (reject is final; another agent's files are written only after a confirm); more
+    """Approve or reject inbox rows (any source), asking what each source asks first; more
     than one row is always asked about."""
     from memtui.app.inbox_sources import Outcome
 
@@ -377,8 +358,7 @@ def _decided(verb: str, outcome: Outcome) -> Change:
 
 
 def inbox_edit(sources: InboxSources, entry: InboxEntry) -> Step:
-    """The editor on an inbox row's text; saving approves the edited text (checked and
-    redacted by the engine; an error keeps the editor open with what was typed)."""
+    """The editor on an inbox row's text; saving approves the edited text."""
     source = sources.named(entry.origin)
     text = source.editable_text(entry)
     if text is None:
@@ -400,8 +380,8 @@ def inbox_edit(sources: InboxSources, entry: InboxEntry) -> Step:
 
 
 def inbox_ids(sources: InboxSources, verb: str, memory_ids: list[str] | None) -> Write:
-    """``/memory approve|reject ID`` or ``… all``: pending memories by id (all: every one
-    the user may decide on), read off the UI thread, then decided."""
+    """``/memory approve|reject ID`` or ``… all``: pending memories by id, read off the UI
+    thread, then decided."""
     from memtui.app.inbox_sources import PendingMemories
 
     def run(engine: Engine) -> Change:
@@ -419,11 +399,8 @@ def inbox_ids(sources: InboxSources, verb: str, memory_ids: list[str] | None) ->
     return Write("Read the inbox", run, changes_store=False)
 
 
-# ---- projects, settings, flags, profile ---------------------------------------------------
-
 def create_project() -> Screen[Any]:
-    """Ask for an id, a name and a root folder; create the project (the user owns it). The
-    dialog closes with the project."""
+    """Ask for an id, a name and a root folder; create the project (the user owns it)."""
     from memtui.app.modals.project import ProjectDialog, ProjectDraft
 
     def write(draft: ProjectDraft) -> Write:
@@ -440,8 +417,7 @@ def create_project() -> Screen[Any]:
 
 def change_settings(engine: Engine, changes: dict[str, Any], *, label: str | None = None,
                     form: str | None = None) -> Step:
-    """Change settings (all or nothing); undo puts the old values back. The change's
-    result is ``changes``."""
+    """Change settings (all or nothing); undo puts the old values back."""
     try:
         before = engine.settings.get()
     except MemtuiError as error:
@@ -488,8 +464,7 @@ def task_flags(engine: Engine, task_id: str, *, use: str | None = None,
 
 def update_profile(engine: Engine, *, display_name: str, timezone: str,
                    preferences: dict[str, Any]) -> Step:
-    """Save the profile (the engine refuses secret keys and unknown zones, and says when
-    nothing changed). The change's result is the saved profile."""
+    """Save the profile (the engine refuses secret keys and unknown zones)."""
     try:
         old = engine.identity.profile()
     except MemtuiError as error:

@@ -1,5 +1,4 @@
-"""The keys and commands, for the help screen and docs/app.md (made from the bindings, with
-the user's keymap applied, so they never drift from the code)."""
+"""The keys and commands, for the help screen and docs/app.md, made from the bindings."""
 
 from __future__ import annotations
 
@@ -12,8 +11,7 @@ from textual.binding import Binding
 from memtui.app.commands import USAGE
 
 BindingOwners = Sequence[tuple[str, type]]
-"""(where, class) of everything that has key bindings, in help order
-(``memtui.app.app.binding_classes``: the app imports this module, so it passes them in)."""
+"""(where, class) of everything that has key bindings (``app.binding_classes``)."""
 
 KEYMAP_NOTE = ("Rebind any key by its id in ~/.config/memtui/keymap.toml (or $MEMTUI_KEYMAP): "
                '[keymap] "memory.forget" = "x"')
@@ -27,8 +25,7 @@ def _display_key(keys: str) -> str:
 
 def key_rows(owners: BindingOwners,
              keymap: Mapping[str, str] | None = None) -> list[tuple[str, str, str, str]]:
-    """(where, keys, what, binding id) for every binding of ``owners``, with ``keymap``
-    applied."""
+    """(where, keys, what, binding id) for every binding of ``owners``, ``keymap`` applied."""
     keymap = keymap or {}
     rows: list[tuple[str, str, str, str]] = []
     seen: set[tuple[str, str]] = set()
@@ -58,8 +55,7 @@ def _matches(words: list[str], *parts: str) -> bool:
 def help_text(owners: BindingOwners, keymap: Mapping[str, str], query: str = "", *,
               width: int = WIDE_HELP_COLUMNS) -> Table:
     """The help screen: every key of ``owners`` (as remapped by ``keymap``), grouped by where
-    it works, and the /memory commands; only the rows with every word of ``query`` (any
-    case) in them. The keymap note (where the keymap file is) is always shown."""
+    it works, and the /memory commands; only the rows with every word of ``query``."""
     words = query.lower().split()
     wide = width >= WIDE_HELP_COLUMNS
     table = Table(box=None, show_header=False, pad_edge=False, expand=True)

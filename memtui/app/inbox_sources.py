@@ -1,16 +1,7 @@
-"""Where the Inbox pane's rows come from: each source lists what waits for a decision and
-carries out approve and reject through the engine.
-
-Four sources (``inbox_sources``): memtui's own pending memories, Claude Code's memory
-writes held by its write gate (approve writes the file and its ``MEMORY.md`` line, after a
-confirm that shows the diff and the index meter; a file changed since the proposal gets its
-diff redone first), and Gemini CLI's inbox patches (``.inbox/*.patch`` in the Gemini home
-the app was given), where approve applies the patch to Gemini's memory file and reject
-dismisses it, each after a confirm that shows the change; and stale memories
-(``StaleMemories``: keep, correct, forget). The pane, its keys, marks, bulk actions, the count in the
-pane bar and the header work on ``InboxEntry`` rows of any source. ``entries``, ``count``,
-``approve`` and ``reject`` run in worker threads (they read and write files and the store);
-``detail`` and ``question`` draw what was read (UI thread); nothing here touches a widget.
+"""Where the Inbox pane's rows come from (``inbox_sources``): each source lists what waits
+for a decision and carries out approve and reject through the engine. ``entries``,
+``count``, ``approve`` and ``reject`` run in worker threads; ``detail`` and ``question``
+draw what was read (UI thread); nothing here touches a widget.
 """
 
 from __future__ import annotations
@@ -20,7 +11,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 from zoneinfo import ZoneInfo
 
 from rich.text import Text
@@ -36,6 +27,7 @@ if TYPE_CHECKING:
     from memtui.engine.agents.write_gate import HeldWrite
     from memtui.engine.api import Engine
     from memtui.engine.staleness import StaleMemory
+    from memtui.store.models import Memory
 
 MEMORY_SOURCE = "memtui"
 GEMINI_SOURCE = "gemini"
@@ -51,16 +43,13 @@ MAX_QUESTION_DIFF_LINES = 12
 MAX_QUESTION_ROWS = 3
 """Patches a confirm names one by one (then "… and N more")."""
 ROW_TEXT_CHARS = 200
+P = TypeVar("P")
 
 
 @dataclass(frozen=True)
 class InboxEntry:
-    """One row of the Inbox pane, whatever its source.
-
-    ``key`` is unique across sources; ``origin`` names the ``InboxSource`` that made it;
-    ``label`` is the writer (``auto``, ``mcp``, ``gemini``...); ``where`` the scope;
-    ``text`` what would be remembered; ``correction`` whether it replaces something;
-    ``can_act`` whether the person may decide on it; ``payload`` the source's own record."""
+    """One row of the Inbox pane, whatever its source: ``key`` is unique across sources,
+    ``origin`` names its source, ``label`` the writer, ``payload`` the source's own record."""
 
     key: str
     origin: str
@@ -82,8 +71,8 @@ class InboxEntry:
 
 @dataclass
 class Outcome:
-    """What a bulk decision did: keys done, and (key, message) for each refused; ``past``
-    says what was done in the source's words (``Applied``), empty for the default."""
+    """What a bulk decision did: keys done, (key, message) for each refused, and what was
+    done in the source's words (``past``: ``Applied``; empty for the default)."""
 
     done: list[str] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
@@ -92,8 +81,7 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Question:
-    """What a confirm before a decision says; ``required`` False: the decision may go on
-    without one (it is asked all the same when other rows are decided with it)."""
+    """What a confirm before a decision says; ``required`` False: it may go on without."""
 
     title: str
     body: Text
@@ -105,6 +93,8 @@ class InboxSource(Protocol):
     """A kind of inbox row: list, count, show, approve (optionally edited), reject."""
 
     name: str
+    nouns: tuple[str, str] | None = None
+    """How the pane's title names one and several of this source's rows (None: not named)."""
 
     def entries(self, engine: Engine) -> list[InboxEntry]:
         """What waits now (worker thread)."""
@@ -114,12 +104,14 @@ class InboxSource(Protocol):
 
     def count_words(self, count: int) -> str | None:
         """How the pane's title names this source's share of the count (None: not named)."""
+        return None if self.nouns is None else f"{count} {self.nouns[count != 1]}"
 
     def detail(self, entry: InboxEntry, tz: ZoneInfo) -> Text:
         """The entry in full, with the diff of a correction (UI thread; literal text)."""
 
     def editable_text(self, entry: InboxEntry) -> str | None:
         """The text edit-and-approve starts from (None: this source cannot be edited)."""
+        return None
 
     def question(self, verb: str, entries: Sequence[InboxEntry]) -> Question:
         """What to ask before approving or rejecting these entries (UI thread)."""
@@ -133,8 +125,7 @@ class InboxSource(Protocol):
 
 
 def diff_line(item: InboxItem) -> Text:
-    """A correction's word diff: removed words struck through, added words underlined
-    (both also colored; strike and underline stay under NO_COLOR)."""
+    """A correction's word diff: removed words struck through, added words underlined."""
     out = Text()
     for part in item.diff:
         style = REMOVED_STYLE if part.op == REMOVED else ADDED_STYLE if part.op == ADDED else ""
@@ -142,7 +133,40 @@ def diff_line(item: InboxItem) -> Text:
     return out
 
 
-class PendingMemories:
+def _payload(entry: InboxEntry, kind: type[P], what: str) -> P:
+    """The entry's own record, which must be a ``kind``."""
+    if not isinstance(entry.payload, kind):
+        raise TypeError(f"{entry.key} is not {what}")
+    return entry.payload
+
+
+def _where(memory: Memory) -> str:
+    return f"project {memory.project}" if memory.scope == "project" else "user"
+
+
+def _each(entries: Sequence[InboxEntry], act: Callable[[InboxEntry], object],
+          past: str = "") -> Outcome:
+    """``act`` on each entry; what was done and what was refused, with why."""
+    outcome = Outcome(past=past)
+    for entry in entries:
+        try:
+            act(entry)
+        except MemtuiError as error:
+            outcome.failed.append((entry.key, error.message))
+        except OSError as error:
+            outcome.failed.append((entry.key, f"{error.strerror or error}; nothing was "
+                                              "written"))
+        else:
+            outcome.done.append(entry.key)
+    return outcome
+
+
+def _more(body: Text, count: int) -> None:
+    if count > MAX_QUESTION_ROWS:
+        body.append(f"… and {count - MAX_QUESTION_ROWS} more\n", style="dim")
+
+
+class PendingMemories(InboxSource):
     """memtui's own pending memories (``engine.review``)."""
 
     name = MEMORY_SOURCE
@@ -155,16 +179,11 @@ class PendingMemories:
         """How many pending memories the user may see."""
         return engine.review.count()
 
-    def count_words(self, count: int) -> str | None:
-        """memtui's own rows are the pane's subject: not named apart."""
-        return None
-
     @staticmethod
     def _entry(item: InboxItem) -> InboxEntry:
         memory = item.memory
-        where = f"project {memory.project}" if memory.scope == "project" else "user"
         return InboxEntry(key=f"{MEMORY_SOURCE}:{memory.id}", origin=MEMORY_SOURCE,
-                          label=memory.source, where=where, text=memory.content,
+                          label=memory.source, where=_where(memory), text=memory.content,
                           created_at=memory.created_at, correction=item.is_correction,
                           can_act=item.can_act, payload=item)
 
@@ -216,15 +235,11 @@ class PendingMemories:
     def approve(self, engine: Engine, entries: Sequence[InboxEntry],
                 edited: str | None = None) -> Outcome:
         """Approve each (as shown: a memory changed since is refused)."""
-        outcome = Outcome()
-        for entry in entries:
+        def act(entry: InboxEntry) -> None:
             item = _item(entry)
-            try:
-                engine.review.approve(item.id, content=edited, expected=item.version)
-                outcome.done.append(entry.key)
-            except MemtuiError as error:
-                outcome.failed.append((entry.key, error.message))
-        return outcome
+            engine.review.approve(item.id, content=edited, expected=item.version)
+
+        return _each(entries, act)
 
     def reject(self, engine: Engine, entries: Sequence[InboxEntry]) -> Outcome:
         """Reject each (deleted for good; the task it came from is never extracted again)."""
@@ -240,17 +255,13 @@ class PendingMemories:
 
 
 def _item(entry: InboxEntry) -> InboxItem:
-    if not isinstance(entry.payload, InboxItem):
-        raise TypeError(f"{entry.key} is not a pending memory")
-    return entry.payload
+    return _payload(entry, InboxItem, "a pending memory")
 
 
 def _review(entry: InboxEntry) -> PatchReview:
     from memtui.engine.agents.gemini_review import PatchReview
 
-    if not isinstance(entry.payload, PatchReview):
-        raise TypeError(f"{entry.key} is not a Gemini CLI patch")
-    return entry.payload
+    return _payload(entry, PatchReview, "a Gemini CLI patch")
 
 
 def _diff_lines(diff: str) -> list[str]:
@@ -276,54 +287,47 @@ def _summary(review: PatchReview) -> str:
     """One line: the file it changes and its first added (else removed) line."""
     targets = ", ".join(review.patch.targets) or "?"
     lines = _diff_lines(review.diff)
-    added = [line[1:].strip() for line in lines if line.startswith("+")]
-    removed = [line[1:].strip() for line in lines if line.startswith("-")]
-    if added:
-        more = f" (+{len(added) - 1} more lines)" if len(added) > 1 else ""
-        return f"{targets}: {added[0]}{more}"
-    if removed:
-        return f"{targets}: removes {removed[0]}" + (
-            f" (+{len(removed) - 1} more lines)" if len(removed) > 1 else "")
+    for sign, verb in (("+", ""), ("-", "removes ")):
+        changed = [line[1:].strip() for line in lines if line.startswith(sign)]
+        if changed:
+            more = f" (+{len(changed) - 1} more lines)" if len(changed) > 1 else ""
+            return f"{targets}: {verb}{changed[0]}{more}"
     return f"{targets}: no change"
 
 
-class GeminiPatches:
-    """Gemini CLI's inbox patches (``engine.agents.gemini_review``): approve applies a patch
-    to the memory file it names, reject dismisses it; both change Gemini's own files, so
-    both ask first, and both write what was shown or nothing (a file changed since it was
-    read is refused)."""
+def _gemini_home(read: Callable[[Path | None], P], home: Path | None) -> P:
+    """``read(home)``, a file error said as the engine's error."""
+    from memtui.engine.agents.errors import AgentError
+
+    try:
+        return read(home)
+    except OSError as error:
+        raise AgentError(f"cannot read the Gemini CLI home ({error})") from None
+
+
+class GeminiPatches(InboxSource):
+    """Gemini CLI's inbox patches: approve applies a patch to the memory file it names,
+    reject dismisses it; both ask first, and write what was shown or nothing."""
 
     name = GEMINI_SOURCE
+    nouns = ("Gemini CLI patch", "Gemini CLI patches")
 
     def __init__(self, home: Path | None) -> None:
         self.home = home
-        """``--gemini-home`` (None: ``$GEMINI_CLI_HOME``, else ``~/.gemini``, resolved when
-        read, in the worker)."""
+        """``--gemini-home`` (None: the default, resolved when read)."""
 
     def entries(self, engine: Engine) -> list[InboxEntry]:
         """Every patch waiting in the Gemini home, oldest first (none without a home)."""
-        from memtui.engine.agents.errors import AgentError
         from memtui.engine.agents.gemini_review import review_gemini_inbox
 
-        try:
-            review = review_gemini_inbox(self.home)
-        except OSError as error:
-            raise AgentError(f"cannot read the Gemini CLI home ({error})") from None
+        review = _gemini_home(review_gemini_inbox, self.home)
         return [self._entry(item) for item in review.patches]
 
     def count(self, engine: Engine) -> int:
         """How many patches wait (malformed ones included: they are rows too)."""
-        from memtui.engine.agents.errors import AgentError
         from memtui.engine.agents.gemini_review import count_gemini_inbox
 
-        try:
-            return count_gemini_inbox(self.home)
-        except OSError as error:
-            raise AgentError(f"cannot read the Gemini CLI home ({error})") from None
-
-    def count_words(self, count: int) -> str | None:
-        """``1 Gemini CLI patch``."""
-        return f"{count} Gemini CLI patch{'es' if count != 1 else ''}"
+        return _gemini_home(count_gemini_inbox, self.home)
 
     @staticmethod
     def _entry(review: PatchReview) -> InboxEntry:
@@ -336,8 +340,7 @@ class GeminiPatches:
                           can_act=True, payload=review, problem=review.problem)
 
     def detail(self, entry: InboxEntry, tz: ZoneInfo) -> Text:
-        """The patch: the file it changes and its diff (or why it cannot be applied), then
-        the project it belongs to."""
+        """The patch: the file it changes and its diff (or why it cannot be applied)."""
         review = _review(entry)
         out = Text()
         out.append_text(block(review.name, style="bold"))
@@ -366,10 +369,6 @@ class GeminiPatches:
                    style="dim")
         return out
 
-    def editable_text(self, entry: InboxEntry) -> str | None:
-        """A patch is applied as Gemini CLI wrote it, or dismissed: never edited."""
-        return None
-
     def question(self, verb: str, entries: Sequence[InboxEntry]) -> Question:
         """Always asked: the decision writes to Gemini CLI's files. Approve shows the diff."""
         reviews = [_review(entry) for entry in entries]
@@ -380,7 +379,7 @@ class GeminiPatches:
             for review in reviews[:MAX_QUESTION_ROWS]:
                 body.append_text(block(f"{review.name} ({review.relative})"))
                 body.append("\n")
-            self._more(body, count)
+            _more(body, count)
             body.append("Removed from Gemini CLI's inbox without being applied. This cannot "
                         "be undone.", style="bold")
             return Question(f"Dismiss {what}?", body, "Dismiss", True)
@@ -400,70 +399,41 @@ class GeminiPatches:
             if review.secrets:
                 body.append(f"It adds a secret ({', '.join(review.secrets)}).\n",
                             style="bold red")
-        self._more(body, count)
+        _more(body, count)
         body.append("Refused if Gemini CLI changes the file meanwhile.", style="dim")
         return Question(f"Apply {what}?", body, "Apply", True)
-
-    @staticmethod
-    def _more(body: Text, count: int) -> None:
-        if count > MAX_QUESTION_ROWS:
-            body.append(f"… and {count - MAX_QUESTION_ROWS} more\n", style="dim")
 
     def approve(self, engine: Engine, entries: Sequence[InboxEntry],
                 edited: str | None = None) -> Outcome:
         """Apply each patch as it was read (refused: malformed, or a file changed since)."""
         from memtui.engine.agents.gemini_review import apply_reviewed
 
-        return self._each(entries, apply_reviewed, "Applied")
+        return _each(entries, lambda entry: apply_reviewed(_review(entry)), "Applied")
 
     def reject(self, engine: Engine, entries: Sequence[InboxEntry]) -> Outcome:
         """Dismiss each patch (refused when it changed since it was read)."""
         from memtui.engine.agents.gemini_review import dismiss_reviewed
 
-        return self._each(entries, dismiss_reviewed, "Dismissed")
-
-    @staticmethod
-    def _each(entries: Sequence[InboxEntry], act: Callable[[PatchReview], object],
-              past: str) -> Outcome:
-        return _each(entries, lambda entry: act(_review(entry)), past)
-
-
-def _each(entries: Sequence[InboxEntry], act: Callable[[InboxEntry], object],
-          past: str = "") -> Outcome:
-    """``act`` on each entry; what was done and what was refused, with why."""
-    outcome = Outcome(past=past)
-    for entry in entries:
-        try:
-            act(entry)
-        except MemtuiError as error:
-            outcome.failed.append((entry.key, error.message))
-        except OSError as error:
-            outcome.failed.append((entry.key, f"{error.strerror or error}; nothing was "
-                                              "written"))
-        else:
-            outcome.done.append(entry.key)
-    return outcome
+        return _each(entries, lambda entry: dismiss_reviewed(_review(entry)), "Dismissed")
 
 
 def _held(entry: InboxEntry) -> HeldWrite:
     from memtui.engine.agents.write_gate import HeldWrite
 
-    if not isinstance(entry.payload, HeldWrite):
-        raise TypeError(f"{entry.key} is not a held Claude Code write")
-    return entry.payload
+    return _payload(entry, HeldWrite, "a held Claude Code write")
 
 
 STALE_WORDS = ("the file changed since the proposal: approving redoes the diff against it "
                "first (nothing is written then)")
 
 
-class ClaudeWrites:
-    """Claude Code's memory writes held by its write gate (``engine.gate``): approve writes
-    the file (and a new topic's line in ``MEMORY.md``), reject deletes the held write for
-    good; both ask first. A file changed since the proposal is never written over: approve
-    then redoes the diff, to be looked at and approved again."""
+class ClaudeWrites(InboxSource):
+    """Claude Code's memory writes held by its write gate: approve writes the file (and its
+    ``MEMORY.md`` line), or redoes the diff of a file changed since; reject deletes the held
+    write for good. Both ask first."""
 
     name = CLAUDE_SOURCE
+    nouns = ("Claude Code write", "Claude Code writes")
 
     def entries(self, engine: Engine) -> list[InboxEntry]:
         """Every held write, oldest first."""
@@ -472,10 +442,6 @@ class ClaudeWrites:
     def count(self, engine: Engine) -> int:
         """How many writes are held."""
         return engine.gate.count()
-
-    def count_words(self, count: int) -> str | None:
-        """``1 Claude Code write``."""
-        return f"{count} Claude Code write{'s' if count != 1 else ''}"
 
     @staticmethod
     def _entry(held: HeldWrite) -> InboxEntry:
@@ -533,7 +499,7 @@ class ClaudeWrites:
             body.append_text(_diff_text(_diff_lines(held.row.diff), MAX_QUESTION_DIFF_LINES))
             if held.index is not None:
                 body.append_text(block(held.index.words() + "\n", style="dim"))
-        GeminiPatches._more(body, len(helds))
+        _more(body, len(helds))
         body.append("Refused if the file changes meanwhile.", style="dim")
         stale = all(held.stale and not held.problem for held in helds)
         return Question(f"{'Redo the diff of' if stale else 'Write'} {what}?", body,
@@ -542,7 +508,7 @@ class ClaudeWrites:
     def approve(self, engine: Engine, entries: Sequence[InboxEntry],
                 edited: str | None = None) -> Outcome:
         """Write each held file as shown (``edited``: the new text of one); a stale one gets
-        its diff redone instead, and is reported so."""
+        its diff redone instead."""
         def act(entry: InboxEntry) -> None:
             held = _held(entry)
             if held.stale and not held.problem:
@@ -562,16 +528,15 @@ STALE_SOURCE = "stale"
 MAX_STALE_ROWS = 200
 """Stale memories the Inbox lists (and counts) at most."""
 STALE_COUNT_SECONDS = 60.0
-"""How long the header's count of stale memories is reused before it is checked again (a
-check reads each project's folder)."""
+"""How long the header's count of stale memories is reused (a check reads each project)."""
 
 
-class StaleMemories:
-    """Active memories gone stale (``engine.staleness``: cited files, symbols or commands
-    gone, or unused for ``max_unused_days``), for review: approve keeps them (marked used
-    now), edit-and-approve corrects one (a new version), reject forgets them for good."""
+class StaleMemories(InboxSource):
+    """Active memories gone stale (``engine.staleness``): approve keeps them, edit corrects
+    one, reject forgets them for good."""
 
     name = STALE_SOURCE
+    nouns = ("stale memory", "stale memories")
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
@@ -585,9 +550,8 @@ class StaleMemories:
         return [self._entry(item) for item in found]
 
     def count(self, engine: Engine) -> int:
-        """How many stale memories (at most ``MAX_STALE_ROWS``): the last count (of a count
-        or a listing) while it is under ``STALE_COUNT_SECONDS`` old or while another thread
-        counts, so header refreshes never check memories over and over, nor at once."""
+        """How many stale memories (at most ``MAX_STALE_ROWS``): the last count while it is
+        under ``STALE_COUNT_SECONDS`` old or another thread counts."""
         last = self._counted if self._counted and self._counted[0] == engine.actor else None
         if last is not None and self._clock() - last[1] < STALE_COUNT_SECONDS:
             return last[2]
@@ -598,16 +562,11 @@ class StaleMemories:
         finally:
             self._counting.release()
 
-    def count_words(self, count: int) -> str | None:
-        """``1 stale memory``."""
-        return f"{count} stale memor{'y' if count == 1 else 'ies'}"
-
     @staticmethod
     def _entry(item: StaleMemory) -> InboxEntry:
         memory = item.memory
-        where = f"project {memory.project}" if memory.scope == "project" else "user"
         return InboxEntry(key=f"{STALE_SOURCE}:{memory.id}", origin=STALE_SOURCE,
-                          label="stale", where=where, text=memory.content,
+                          label="stale", where=_where(memory), text=memory.content,
                           created_at=memory.created_at, correction=False, can_act=True,
                           payload=item)
 
@@ -657,22 +616,14 @@ class StaleMemories:
 
     def reject(self, engine: Engine, entries: Sequence[InboxEntry]) -> Outcome:
         """Forget each (for good, with its older versions)."""
-        outcome = Outcome(past="Forgot")
-        for entry in entries:
-            try:
-                engine.identity.forget(_stale(entry).memory.id)
-                outcome.done.append(entry.key)
-            except MemtuiError as error:
-                outcome.failed.append((entry.key, error.message))
-        return outcome
+        return _each(entries, lambda entry: engine.identity.forget(_stale(entry).memory.id),
+                     "Forgot")
 
 
 def _stale(entry: InboxEntry) -> StaleMemory:
     from memtui.engine.staleness import StaleMemory
 
-    if not isinstance(entry.payload, StaleMemory):
-        raise TypeError(f"{entry.key} is not a stale memory")
-    return entry.payload
+    return _payload(entry, StaleMemory, "a stale memory")
 
 
 @dataclass(frozen=True)
@@ -683,10 +634,7 @@ class InboxSources:
 
     def named(self, name: str) -> InboxSource:
         """The source that made entries with this ``origin``."""
-        for source in self.sources:
-            if source.name == name:
-                return source
-        raise KeyError(name)
+        return {source.name: source for source in self.sources}[name]
 
     def count(self, engine: Engine) -> int:
         """How many entries wait in every source (a source that fails counts 0)."""
@@ -700,14 +648,8 @@ class InboxSources:
 
 
 def inbox_sources(gemini_home: Path | None = None) -> InboxSources:
-    """memtui's pending memories, Claude Code's held writes, the Gemini CLI home's patches
-    (``gemini_home``: the app's ``--gemini-home``; None: ``$GEMINI_CLI_HOME``, else
-    ``~/.gemini``), then stale memories to review."""
+    """memtui's pending memories, Claude Code's held writes, the Gemini CLI home's patches,
+    then stale memories to review."""
     return InboxSources((PendingMemories(), ClaudeWrites(), GeminiPatches(gemini_home),
                          StaleMemories()))
 
-
-__all__ = ["CLAUDE_SOURCE", "GEMINI_SOURCE", "MEMORY_SOURCE", "STALE_COUNT_SECONDS",
-           "STALE_SOURCE", "ClaudeWrites", "GeminiPatches", "InboxEntry", "InboxSource",
-           "InboxSources", "Outcome", "PendingMemories", "Question", "StaleMemories", "diff_line",
-           "inbox_sources"]

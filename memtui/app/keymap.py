@@ -1,16 +1,6 @@
-"""User key remapping: a TOML file of ``binding id = "keys"`` lines.
-
-Every binding in the app has an id (``memory.forget``, ``pane.profile`` ...). The file
-``$MEMTUI_KEYMAP``, else ``$XDG_CONFIG_HOME/memtui/keymap.toml`` (``~/.config/...``), may
-rebind any of them::
-
-    [keymap]
-    "memory.forget" = "x"
-    "app.quit" = "ctrl+q"
-    "list.down" = "j,down,ctrl+n"
-
-Several keys are separated by commas. Unknown ids are reported and ignored.
-"""
+"""User key remapping: ``$MEMTUI_KEYMAP``, else ``$XDG_CONFIG_HOME/memtui/keymap.toml``,
+rebinds any binding id (``[keymap] "list.down" = "j,down,ctrl+n"``; unknown ids are reported
+and ignored)."""
 
 from __future__ import annotations
 
@@ -88,8 +78,8 @@ def load_keymap(path: Path | None = None, known_ids: set[str] | None = None) -> 
 def keymap_conflicts(keymap: dict[str, str],
                      bindings: list[tuple[str, str, str]]) -> list[str]:
     """Keys the keymap gives to an action that another action already answers to in the
-    same place, or everywhere (``q`` taken from quit): one problem per clash, in words.
-    ``bindings``: (where, default keys, binding id) for every binding of the app."""
+    same place, or everywhere: one problem per clash. ``bindings``: (where, default keys,
+    binding id)."""
     effective = [(where, binding_id,
                   {key.strip() for key in keymap.get(binding_id, keys).split(",") if key.strip()})
                  for where, keys, binding_id in bindings]

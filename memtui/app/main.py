@@ -32,8 +32,7 @@ def pick_project(engine: Engine, project: str | None = None,
 def create_app(store: StoreBackend, actor: str, project: str | None = None, *,
                config: AppConfig | None = None,
                cwd: str | os.PathLike[str] | None = None) -> MemtuiApp:
-    """Build the app on an open store, acting as ``actor``, on ``project`` (else the one
-    for ``cwd``, else the first readable one)."""
+    """Build the app on an open store, acting as ``actor``, on ``project`` (``pick_project``)."""
     engine = Engine(store, actor)
     return MemtuiApp(store, engine.actor, pick_project(engine, project, cwd), config=config)
 

@@ -1,12 +1,4 @@
-"""Messages the app's thread workers post: extraction jobs and the header's counts to the
-main screen, a store write's result to whoever asked (it bubbles to the app); their
-handlers (``on_<message>``) update the widgets. (The memory list's own loader messages live
-in ``widgets/memory_list.py``.) The first frame needs none of them: the app imports this
-module when a worker first posts.
-
-Workers never touch widgets: they compute, then post one of these. ``post_message`` is safe
-to call from any thread. (Textual's ``Message`` runs the dataclass ``__init__`` itself.)
-"""
+"""Messages the app's thread workers post (workers never touch widgets)."""
 
 from __future__ import annotations
 
@@ -38,21 +30,18 @@ class ExtractionFinished(Message):
 
     job: str
     result: RoundSummary | ConsolidationResult | None
-    """The engine's own result (a round's or backfill's summary, a consolidation's)."""
     error: str | None = None
     stopped: bool = False
 
     @property
     def summary(self) -> dict[str, Any] | None:
-        """The result in the engine's JSON words (for the status text), made on the UI
-        thread when read."""
+        """The result in the engine's JSON words (for the status text)."""
         return None if self.result is None else self.result.to_json()
 
 
 @dataclass
 class Written(Message):
-    """A write ran to the end (``curator.Write``; ``change`` says what it did). Posted to
-    whoever asked (``asker``, else the app), it bubbles to the app."""
+    """A write ran to the end (``change`` says what it did)."""
 
     write: Write
     change: Change
@@ -66,13 +55,12 @@ class WriteRefused(Message):
     write: Write
     error: str
     unchanged: bool = False
-    """The engine found nothing to change (``Unchanged``): not a failure."""
+    """The engine found nothing to change: not a failure."""
 
 
 @dataclass
 class PurgeFinished(Message):
-    """The purge worker stopped: ``cleared`` pending forgets had their text erased from the
-    write-ahead log; ``purged`` says whether none is left."""
+    """The purge worker erased ``cleared`` forgets' text; ``purged``: none is left."""
 
     cleared: int
     purged: bool
@@ -83,11 +71,3 @@ class HeaderRead(Message):
     """The header worker read the header's counts."""
 
     counts: HeaderCounts
-
-
-@dataclass
-class EndpointChecked(Message):
-    """The Settings pane's worker asked the model endpoint: ``words`` say whether it
-    answers."""
-
-    words: str

@@ -1,7 +1,5 @@
-"""The command palette (ctrl+p) offers the same actions as the keys and ``/memory``:
-"memory: forget selected", "memory: extract with force", "pane: History" ... Each names its
-key (as the user's keymap has it), and memtui's actions come before Textual's own (theme,
-quit, screenshot ...), which this one provider also offers."""
+"""The command palette (ctrl+p): the same actions as the keys and ``/memory``, each with its
+key, before Textual's own (theme, quit ...), which this one provider also offers."""
 
 from __future__ import annotations
 
@@ -29,7 +27,6 @@ class PaletteCommand(NamedTuple):
     callback: Callable[[], object]
     help: str
     binding_id: str | None = None
-    """The key binding that does the same (its key is shown)."""
 
 
 def command_keys(app: MemtuiApp) -> dict[str, str]:

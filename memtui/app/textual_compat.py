@@ -1,9 +1,6 @@
-"""Every use of a private Textual name, in one place, for the one Textual it was written for.
-
-memtui uses Textual's public API everywhere else (a test refuses private Textual names in any
-other module). The few things Textual offers no public way to do live here, each behind a
-function saying what it does. Importing this module checks that the installed Textual is
-``TEXTUAL_VERSION`` and otherwise fails with one line naming both versions.
+"""Every use of a private Textual name, in one place (a test refuses them in any other
+module), each behind a function saying what it does. Importing this module checks that the
+installed Textual is ``TEXTUAL_VERSION``.
 """
 
 from __future__ import annotations
@@ -40,27 +37,9 @@ def check_textual_version(found: str = textual.__version__) -> None:
 check_textual_version()
 
 
-# ---- the paint hold --------------------------------------------------------------------------
-
-
-def begin_batch(app: App[Any]) -> None:
-    """Start holding the screen's paints (what ``App.batch_update`` does on entry)."""
-    app._begin_batch()
-
-
-def end_batch(app: App[Any]) -> None:
-    """Stop holding them (what ``App.batch_update`` does on exit)."""
-    app._end_batch()
-
-
 def batch_held(app: App[Any]) -> bool:
     """Whether any update batch holds the screen's paints now."""
     return bool(app._batch_count)
-
-
-def report_error(app: App[Any], error: Exception) -> None:
-    """Hand an error to the app as its own callbacks' errors are (shown, then exit)."""
-    app._handle_exception(error)
 
 
 def paint_screen(screen: Screen[Any]) -> None:
@@ -69,9 +48,9 @@ def paint_screen(screen: Screen[Any]) -> None:
 
 
 def hand_over_repaints(screen: Screen[Any]) -> bool:
-    """Give the screen every visible widget's pending repaint, as the widget's own idle step
-    would (posting ``Update``); False, handing over nothing, while a widget still waits to
-    lay out, scroll or restyle (those must go the long way)."""
+    """Give the screen every visible widget's pending repaint, as the widget's idle step
+    would; False, handing over nothing, while a widget still waits to lay out, scroll or
+    restyle."""
     visible = screen._compositor.visible_widgets
     waiting: list[Widget] = []
     for widget in screen.walk_children(Widget):
@@ -86,9 +65,6 @@ def hand_over_repaints(screen: Screen[Any]) -> bool:
     return True
 
 
-# ---- small reads and updates -----------------------------------------------------------------
-
-
 def app_keymap(app: App[Any]) -> Mapping[str, str]:
     """The keymap the app runs with (binding id -> keys), as ``App.set_keymap`` left it."""
     return dict(app._keymap)
@@ -96,22 +72,13 @@ def app_keymap(app: App[Any]) -> Mapping[str, str]:
 
 def update_scroll_size(view: ScrollView, size: Size) -> None:
     """Tell a scroll view its virtual size changed: the scroll bars follow without a
-    layout (one is asked for when a bar appears or goes)."""
+    layout."""
     view._scroll_update(size)
-
-
-def component_styles(widget: Widget) -> Mapping[str, object]:
-    """The widget's component styles by class name (the same objects until the stylesheet
-    changes)."""
-    return widget._component_styles
 
 
 def input_suggestion(widget: Input) -> str:
     """The completion an Input shows for its value now ("" for none)."""
     return str(widget._suggestion)
-
-
-# ---- for the benchmark's frame clock and keys --------------------------------------------
 
 
 SCREEN_FRAME_METHOD = "_compositor_refresh"
@@ -120,8 +87,8 @@ every frame (``memtui.bench``)."""
 
 
 def send_key_as_driver(app: App[Any], key: str) -> None:
-    """Send one key the way a terminal driver does (``driver.send_message``), without
-    Pilot's waits, which flood the event loop and delay the very frames being timed."""
+    """Send one key the way a terminal driver does, without Pilot's waits (which delay the
+    frames the benchmark times)."""
     import unicodedata
 
     from textual import events

@@ -1,11 +1,6 @@
-"""The app's own remembered choices (today: the theme picked in the palette), in
-``$MEMTUI_APP_CONFIG``, else ``$XDG_CONFIG_HOME/memtui/app.toml`` (``~/.config/...``), beside
-the keymap file.
-
-The file is small TOML the app writes itself (``theme = "nord"``); it is read once at start
-and written atomically (a temporary file in the same folder, then a rename) when a choice
-changes, so a crash never leaves half a file. Unknown keys are kept; a broken file is
-reported and left alone (never overwritten).
+"""The app's remembered choices (the theme), in ``$MEMTUI_APP_CONFIG``, else
+``$XDG_CONFIG_HOME/memtui/app.toml``: small TOML written atomically; unknown keys are kept, a
+broken file is reported and never overwritten.
 """
 
 from __future__ import annotations
@@ -95,8 +90,8 @@ def save_choice(config: UiConfig, key: str, value: str) -> None:
 
 
 def remember_theme(app: MemtuiApp) -> None:
-    """Start the app with the theme chosen last time, then remember each new choice (the
-    file's and a theme's problems are said, never raised)."""
+    """Start with the theme chosen last time, then remember each new choice (problems are
+    said, never raised)."""
     from memtui.textsafe import one_line
 
     config = load_ui_config(app.config.ui_config_path)

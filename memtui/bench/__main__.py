@@ -1,16 +1,10 @@
-"""``python -m memtui.bench``: every speed bar in one run (see ``runner.py``).
+"""``python -m memtui.bench``: every speed bar in one run (docs/performance.md).
 
     python -m memtui.bench [--size N] [--db PATH] [--seed S] [--quick] [--json]
                            [--pg URL [--pg-only]]
-    python -m memtui.bench --generate N --db PATH [--seed S]     # only build a store
-    python -m memtui.bench --generate N --pg URL [--seed S]      # only load it into PostgreSQL
+    python -m memtui.bench --generate N (--db PATH | --pg URL) [--seed S]
 
-Generated stores are cached in ~/.cache/memtui-bench (``$MEMTUI_BENCH_CACHE``), keyed by size,
-seed, schema version and generator version. With ``--pg URL`` (else ``$MEMTUI_BENCH_PG``), a
-PostgreSQL server where the benchmark may create databases, the search, pages, recall and
-extraction sections also measure PostgreSQL rows, on the same generated data loaded there
-(cached on the server; ``memtui.bench.postgres``); without one, one line says they were
-skipped. Exit status 1 when a bar is missed.
+Exit status 1 when a bar is missed.
 """
 
 from __future__ import annotations
@@ -19,15 +13,13 @@ import argparse
 import json
 import os
 import sys
-import time
 from pathlib import Path
 
 from memtui.bench.generate import DEFAULT_SEED, DEFAULT_SIZE, generate_store
-from memtui.bench.runner import Options, format_table, rows_json, run
+from memtui.bench.runner import SECTIONS, Options, format_table, rows_json, run
+from memtui.bench.timing import timed
 
 QUICK_SIZE = 100_000
-SECTIONS = ("start", "search", "pages", "extraction", "redaction", "recall", "codex", "mcp",
-            "agents", "hook-gate", "recall-quality", "model-extraction")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -72,35 +64,33 @@ def main(argv: list[str] | None = None) -> int:
     if args.generate is not None and args.db is None and args.pg:
         from memtui.bench.postgres import cached_pg_store
 
-        began = time.perf_counter()
-        url, was_cached = cached_pg_store(
+        took, (url, was_cached) = timed(lambda: cached_pg_store(
             args.pg, args.generate, args.seed,
-            progress=lambda done, n: say(f"loaded {done:,}/{n:,}"))
-        say(f"{'already there' if was_cached else 'loaded'}: {url.split('?')[0].rsplit('/', 1)[-1]} "
-            f"in {time.perf_counter() - began:.1f} s")
+            progress=lambda done, n: say(f"loaded {done:,}/{n:,}")))
+        say(f"{'already there' if was_cached else 'loaded'}: "
+            f"{url.split('?')[0].rsplit('/', 1)[-1]} in {took:.1f} s")
         return 0
     if args.generate is not None:
         if args.db is None:
             build_parser().error("--generate needs --db PATH (or --pg URL)")
-        began = time.perf_counter()
-        result = generate_store(args.db, args.generate, args.seed,
-                                progress=lambda done, n: say(f"generated {done:,}/{n:,}"))
-        say(f"wrote {result.path} in {time.perf_counter() - began:.1f} s: {result.counts}")
+        took, result = timed(lambda: generate_store(
+            args.db, args.generate, args.seed,
+            progress=lambda done, n: say(f"generated {done:,}/{n:,}")))
+        say(f"wrote {result.path} in {took:.1f} s: {result.counts}")
         return 0
     size = args.size or (QUICK_SIZE if args.quick else DEFAULT_SIZE)
     options = Options(size=size, seed=args.seed, db=args.db, quick=args.quick,
                       only=tuple(args.only or ()), progress=say,
                       codex_rollouts=args.codex_rollouts, pg=pg, pg_only=args.pg_only)
-    began = time.perf_counter()
-    rows = run(options)
+    took, rows = timed(lambda: run(options))
     if args.json:
         print(json.dumps({"size": size, "seed": args.seed, "quick": args.quick,
-                          "seconds": round(time.perf_counter() - began, 1),
+                          "seconds": round(took, 1),
                           "rows": rows_json(rows)}, indent=2, default=str))
     else:
         print(f"memtui benchmark: {size:,} memories, seed {args.seed}"
               f"{', quick' if args.quick else ''} "
-              f"({time.perf_counter() - began:.0f} s)\n")
+              f"({took:.0f} s)\n")
         print(format_table(rows))
     return 0 if all(row.ok is not False for row in rows) else 1
 

@@ -1,10 +1,6 @@
-"""Reading every agent home ("a home of 100 projects in under a second").
-
-``python -m memtui.bench.agents [PROJECTS]`` builds a Claude Code home and a Gemini CLI home
-of PROJECTS projects each, then times in the same run a bare loop reading the same files
-(the reference) and ``agents_overview`` end to end, and prints both medians and their ratio;
-the bar is the absolute ``BAR_SECONDS``.
-"""
+"""Reading every agent home: ``agents_overview`` of Claude Code and Gemini CLI homes of
+``python -m memtui.bench.agents [PROJECTS]`` projects each, beside a bare read of the same
+files; and ``hooks install``'s merge of a large ``~/.claude.json``."""
 
 from __future__ import annotations
 
@@ -13,10 +9,10 @@ import json
 import os
 import statistics
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
+from memtui.bench.timing import seconds, timed
 from memtui.engine.agents.overview import agents_overview
 from memtui.engine.agents.paths import claude_slug
 
@@ -88,12 +84,10 @@ def measure_agents(projects: int = DEFAULT_PROJECTS, reps: int = REPS) -> dict[s
         full: list[float] = []
         rows = 0
         for _ in range(reps):
-            started = time.perf_counter()
-            _bare_read((claude, gemini))
-            bare.append(time.perf_counter() - started)
-            started = time.perf_counter()
-            overview = agents_overview(claude, gemini, root / "no-codex", env=empty)
-            full.append(time.perf_counter() - started)
+            bare.append(seconds(lambda: _bare_read((claude, gemini))))
+            took, overview = timed(lambda: agents_overview(claude, gemini, root / "no-codex",
+                                                           env=empty))
+            full.append(took)
             rows = len(overview.rows)
     bare_s, full_s = statistics.median(bare), statistics.median(full)
     return {"projects": projects, "rows": rows, "bare_read_s": bare_s, "overview_s": full_s,
@@ -112,8 +106,6 @@ def main() -> None:
 if __name__ == "__main__":
     main()
 
-
-# ---- merging a large ~/.claude.json ----------------------------------------------------------
 
 SETTINGS_MB = 150
 """The size of the generated ``~/.claude.json`` (users report 65 MB, 101 MB)."""
@@ -182,10 +174,8 @@ def _child(argv: list[str], env: dict[str, str]) -> tuple[float, int]:
     import subprocess
     import sys
 
-    started = time.perf_counter()
-    done = subprocess.run([sys.executable, *argv], env=env, capture_output=True, text=True,
-                          check=False)
-    elapsed = time.perf_counter() - started
+    elapsed, done = timed(lambda: subprocess.run([sys.executable, *argv], env=env,
+                                                 capture_output=True, text=True, check=False))
     if done.returncode != 0:
         raise RuntimeError(f"benchmark child exited {done.returncode}: {done.stderr[-300:]}")
     return elapsed, int(done.stdout.strip().splitlines()[-1])

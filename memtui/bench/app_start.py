@@ -1,18 +1,11 @@
-"""One start-to-first-paint run, in a fresh process (the benchmark spawns this file).
+"""One start-to-first-paint run, in a fresh process (the benchmark spawns this file by path).
 
-``python app_start.py empty`` runs the reference (a Textual app whose screen holds one
-``Static``); ``python app_start.py app --db PATH --user ID`` runs the real ``memtui``
-command, from argument parsing to the first pane. Both run under Textual's headless driver
-(``TEXTUAL_DRIVER``, ``COLUMNS``, ``LINES``, set by the parent) and stop at the end of the
-first compositor refresh (``textual_compat.SCREEN_FRAME_METHOD``) that drew their content
-(the Static's text, or real memory rows). The process then prints one JSON line (the time of
-that moment, ``imported_at``, ``built_at`` and its peak memory ``VmHWM``; with
-``--list-modules`` / ``--list-queries`` the modules loaded and SQL run by the first paint)
-and leaves with ``os._exit``, so teardown is not measured.
-
-Nothing of Textual or memtui is imported here before the command starts: the measuring hooks
-go in as each module is first imported (a finder on ``sys.meta_path``). The file is run by
-path, so the reference imports nothing of memtui.
+``app_start.py empty`` runs the reference (a Textual app showing one ``Static``);
+``app_start.py app --db PATH --user ID`` runs the real ``memtui`` command. Both run
+headless and stop at the end of the first compositor refresh that drew their content, then
+print one JSON line (the times of import, build and paint, and the peak memory) and leave
+with ``os._exit``, so teardown is not measured. The measuring hooks go in as each module is
+first imported (a finder on ``sys.meta_path``): nothing is imported here before the start.
 """
 
 from __future__ import annotations
@@ -141,25 +134,19 @@ def run_app(db: str, user: str) -> None:
     info: dict[str, Any] = {"mode": "app"}
     done = [False]
 
-    def hook_list(module: ModuleType) -> None:
-        memory_list = module.MemoryList
-        original_row_text = memory_list.row_text
-        original_row_segments = memory_list.row_segments
-
-        def row_text(self: Any, index: int, width: int) -> Any:
-            text = original_row_text(self, index, width)
-            if text is not None:
-                done[0] = True
-            return text
-
-        def row_segments(self: Any, index: int, width: int) -> Any:
-            drawn = original_row_segments(self, index, width)
-            if drawn is not None:  # a row drawn straight to segments (else by row_text)
+    def drawing(original: Callable[..., Any]) -> Callable[..., Any]:
+        def draw(self: Any, index: int, width: int) -> Any:
+            drawn = original(self, index, width)
+            if drawn is not None:  # a real row, as text or straight to segments
                 done[0] = True
             return drawn
 
-        memory_list.row_text = row_text
-        memory_list.row_segments = row_segments
+        return draw
+
+    def hook_list(module: ModuleType) -> None:
+        memory_list = module.MemoryList
+        memory_list.row_text = drawing(memory_list.row_text)
+        memory_list.row_segments = drawing(memory_list.row_segments)
 
     def hook_imported(_module: ModuleType) -> None:
         info["imported_at"] = time.time()

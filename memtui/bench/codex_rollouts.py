@@ -1,11 +1,6 @@
-"""Bench row: ``codex import-rollouts`` over a generated sessions folder.
-
-A deterministic folder of ``n`` rollouts (about 100 kB each, as Codex writes them: a session
-meta line, injected context, the request, reasoning, tool calls with large outputs, token
-counts and the answer) is imported twice into a fresh store. The first run's speed in MB/s
-is compared with ``json.loads`` of the same lines in the same run (bar: at least 25% of
-it); the second, unchanged run must take under 5% of the first run's time.
-"""
+"""Bench row: ``codex import-rollouts`` over a generated sessions folder, imported twice
+into a fresh store: the first run's MB/s beside ``json.loads`` of the same lines, the second,
+unchanged run beside the first."""
 
 from __future__ import annotations
 
@@ -17,6 +12,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from memtui.bench.timing import seconds, timed
+
 DEFAULT_ROLLOUTS = 5_000
 """The full row's folder size (about 500 MB)."""
 FIRST_RUN_BAR = 0.25
@@ -27,7 +24,6 @@ TOOL_CALLS_PER_ROLLOUT = 24
 OUTPUT_BYTES = 3_600
 """Bytes of one tool output line: with the rest, about 100 kB per rollout."""
 BENCH_USER = "bench"
-SECONDS_PER_DAY = 86_400
 BASE_TIME = 1_790_000_000
 
 
@@ -87,13 +83,11 @@ def generate_sessions(home: Path, n: int, seed: int = 15) -> int:
     return total
 
 
-def _json_loads_seconds(home: Path) -> float:
-    started = time.perf_counter()
+def _json_loads(home: Path) -> None:
     for path in sorted((home / "sessions").rglob("rollout-*.jsonl")):
         with path.open("rb") as handle:
             for line in handle:
                 json.loads(line)
-    return time.perf_counter() - started
 
 
 def measure_codex_import(n: int = DEFAULT_ROLLOUTS) -> dict[str, Any]:
@@ -105,15 +99,10 @@ def measure_codex_import(n: int = DEFAULT_ROLLOUTS) -> dict[str, Any]:
     try:
         home = folder / ".codex"
         size = generate_sessions(home, n)
-        loads_s = _json_loads_seconds(home)
-        store = open_store(folder / "store.db")
-        engine = Engine(store, BENCH_USER)
-        started = time.perf_counter()
-        first = engine.codex.import_rollouts(home)
-        first_s = time.perf_counter() - started
-        started = time.perf_counter()
-        second = engine.codex.import_rollouts(home)
-        second_s = time.perf_counter() - started
+        loads_s = seconds(lambda: _json_loads(home))
+        engine = Engine(open_store(folder / "store.db"), BENCH_USER)
+        first_s, first = timed(lambda: engine.codex.import_rollouts(home))
+        second_s, second = timed(lambda: engine.codex.import_rollouts(home))
         megabytes = size / 1e6
         return {"rollouts": n, "megabytes": megabytes, "json_loads_s": loads_s,
                 "json_loads_mbps": megabytes / loads_s, "first_s": first_s,

@@ -1,16 +1,10 @@
-"""Extraction throughput: one full extraction of N eligible tasks, end to end.
-
-``python -m memtui.bench.extraction [N]`` times, in the same run, a reference loop that only
-reads the same rows through the store and ``engine.extraction.backfill()`` end to end, and
-prints tasks/s for both and their ratio (bar: ``BAR_TASKS_PER_S``). With ``--pg URL``,
-``measure_pg_workers`` times one worker process against two at once on fresh copies of one
-database (bar: ``WORKERS_BAR`` times one worker's tasks/s, no task extracted twice or left
-out).
-"""
+"""Extraction throughput: ``backfill()`` of N eligible tasks beside a read-only loop over the
+same rows; and on PostgreSQL (``measure_pg_workers``) two worker processes beside one."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -22,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from memtui.bench.timing import timed
 from memtui.engine.api import Engine
 from memtui.engine.extraction import ROUND_LIMIT
 from memtui.store.backend import StoreBackend
@@ -110,12 +105,8 @@ def measure_extraction(n_tasks: int = DEFAULT_TASKS) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="memtui-bench-") as folder:
         store = build_bench_store(Path(folder) / "bench.db", n_tasks)
         try:
-            start = time.perf_counter()
-            read = read_only_pass(store, BENCH_USER)
-            read_s = time.perf_counter() - start
-            start = time.perf_counter()
-            summary = Engine(store, BENCH_USER).extraction.backfill()
-            extract_s = time.perf_counter() - start
+            read_s, read = timed(lambda: read_only_pass(store, BENCH_USER))
+            extract_s, summary = timed(Engine(store, BENCH_USER).extraction.backfill)
         finally:
             store.close()
     written = summary.extracted + summary.superseded
@@ -136,16 +127,12 @@ def measure_extraction(n_tasks: int = DEFAULT_TASKS) -> dict[str, Any]:
     }
 
 
-# ---- PostgreSQL: one worker vs two -------------------------------------------------------
-
-
 def worker(url: str, sync: Path, index: int) -> dict[str, Any]:
     """One worker process of ``measure_pg_workers``: open the store, say ready, wait for the
     go, extract every due task of BENCH_USER (``backfill``: batches claimed with ``FOR
     UPDATE SKIP LOCKED``, so a batch another worker holds is left to it); returns when it
     began and ended (``time.time()``) and its summary."""
-    store = open_any_store(url, clock=FixedClock(BENCH_NOW))
-    try:
+    with contextlib.closing(open_any_store(url, clock=FixedClock(BENCH_NOW))) as store:
         engine = Engine(store, BENCH_USER)
         store.tasks.count_candidates(BENCH_USER)  # the pool's first connection, warm
         (sync / f"ready-{index}").touch()
@@ -158,8 +145,6 @@ def worker(url: str, sync: Path, index: int) -> dict[str, Any]:
         began, cpu = time.time(), time.process_time()
         summary = engine.extraction.backfill()
         ended, cpu = time.time(), time.process_time() - cpu
-    finally:
-        store.close()
     return {"began": began, "ended": ended, "cpu_s": cpu, "summary": summary.to_json()}
 
 
@@ -200,14 +185,11 @@ def _run_workers(url: str, count: int) -> dict[str, Any]:
 
 def _check_round(url: str, n_tasks: int) -> dict[str, int]:
     """After a round: every task extracted once (one memory and one log row each)."""
-    store = open_any_store(url)
-    try:
+    with contextlib.closing(open_any_store(url)) as store:
         memories, tasks = store.execute(
             "SELECT count(*), count(DISTINCT source_thread_id) FROM memories").fetchone()
         logged = store.execute("SELECT count(*) FROM extraction_log WHERE outcome = ?",
                                ("extracted",)).fetchone()[0]
-    finally:
-        store.close()
     counts = {"memories": int(memories), "tasks_with_memory": int(tasks), "logged": int(logged)}
     if set(counts.values()) != {n_tasks}:
         raise RuntimeError(f"the round is off (expected {n_tasks} of each): {counts}")
@@ -219,12 +201,7 @@ def measure_pg_workers(server_url: str, n_tasks: int = DEFAULT_TASKS,
     """Tasks/s of one worker process and of two at once extracting one round of ``n_tasks``
     tasks on the PostgreSQL server ``server_url``: ``runs`` of each, interleaved, each on a
     fresh copy of one built database; medians and their ratio (two over one)."""
-    from memtui.bench.postgres import (
-        copy_database,
-        database_url,
-        drop_database,
-        make_database,
-    )
+    from memtui.bench.postgres import database_url, drop_database, make_database
 
     template = make_database(server_url, "extract")
     samples: dict[int, list[float]] = {1: [], 2: []}
@@ -233,7 +210,7 @@ def measure_pg_workers(server_url: str, n_tasks: int = DEFAULT_TASKS,
         build_bench_store(database_url(server_url, template), n_tasks).close()
         for _ in range(runs):
             for count in (1, 2):
-                name = copy_database(server_url, template, "extract_run")
+                name = make_database(server_url, "extract_run", template)
                 try:
                     url = database_url(server_url, name)
                     result = _run_workers(url, count)
@@ -261,27 +238,18 @@ def measure_pg_workers(server_url: str, n_tasks: int = DEFAULT_TASKS,
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Print the measurement as JSON; exit 1 when under the bar."""
+    """One worker process of ``measure_pg_workers``: its result as a JSON line."""
     parser = argparse.ArgumentParser(prog="python -m memtui.bench.extraction",
-                                     description=__doc__.splitlines()[0])
-    parser.add_argument("tasks", nargs="?", type=int, default=DEFAULT_TASKS)
-    parser.add_argument("--pg", metavar="URL",
-                        help="measure one worker vs two on this PostgreSQL server instead")
-    parser.add_argument("--runs", type=int, default=3, help="runs of each (with --pg)")
-    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--sync", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--index", type=int, default=0, help=argparse.SUPPRESS)
+                                     description="one worker of the PostgreSQL bench row")
+    parser.add_argument("--worker", action="store_true", required=True)
+    parser.add_argument("--sync", type=Path, required=True)
+    parser.add_argument("--index", type=int, default=0)
     args = parser.parse_args(argv)
-    if args.worker:
-        url = os.environ.get(WORKER_DB_ENV)
-        if args.sync is None or not url:
-            parser.error(f"--worker needs --sync and ${WORKER_DB_ENV}")
-        print(json.dumps(worker(url, args.sync, args.index)))
-        return 0
-    result = (measure_pg_workers(args.pg, args.tasks, args.runs) if args.pg
-              else measure_extraction(args.tasks))
-    print(json.dumps(result, indent=2))
-    return 0 if result["meets_bar"] else 1
+    url = os.environ.get(WORKER_DB_ENV)
+    if not url:
+        parser.error(f"--worker needs ${WORKER_DB_ENV}")
+    print(json.dumps(worker(url, args.sync, args.index)))
+    return 0
 
 
 if __name__ == "__main__":

@@ -1,11 +1,7 @@
-"""A fake OpenAI-compatible model endpoint on 127.0.0.1 that records every request: the
-model-extraction tests and the ``model-extraction`` bench row ask it instead of a model.
-
-``FakeModel(answer)`` serves ``GET /v1/models`` and ``POST /v1/chat/completions`` in a thread
-of its own; ``answer(request_body)`` returns a ``Reply`` (status, body, delay). The default
-answer proposes one project fact: the first line of the task text it was sent. Every
-request's path, headers and JSON body land in ``requests``.
-"""
+"""A fake OpenAI-compatible model endpoint on 127.0.0.1 that records every request (the
+model-extraction tests and bench row ask it). ``FakeModel(answer)`` serves ``GET /v1/models``
+and ``POST /v1/chat/completions`` in a thread; ``answer(body)`` returns a ``Reply``, by default
+one project fact: the first line of the task text."""
 
 from __future__ import annotations
 

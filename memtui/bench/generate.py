@@ -1,12 +1,9 @@
 """A reproducible store generator for the benchmark and the scale tests.
 
-``generate_store(path, n, seed)`` writes ``n`` memories of realistic text (templates over a
-Zipf-like vocabulary with a long tail of identifiers, so full-text search behaves as on real
-data), several users and projects, supersede chains (``SUPERSEDE_RATE``), tasks and
-extraction-log rows; the same ``(n, seed)`` always gives the same store. ``BENCH_USER`` owns
-``USER_SHARE`` of the memories and ``BENCH_PROJECT`` holds ``PROJECT_SHARE``, so the lists
-that matter are really long; no task is left eligible for extraction. Rows are written in
-chunks through ``memtui.store.bench_data`` with the full-text triggers off and one rebuild.
+``generate_store(path, n, seed)`` writes ``n`` memories of realistic text (templates over
+Zipf-weighted vocabularies with a long tail of identifiers), users, projects, supersede
+chains, tasks and extraction-log rows; the same ``(n, seed)`` always gives the same store.
+``BENCH_USER`` and ``BENCH_PROJECT`` own the long lists that matter.
 """
 
 from __future__ import annotations
@@ -59,7 +56,6 @@ PROJECTS = (  # id, name, owner, members (user, role)
     ("billing", "Billing", "heidi", (("alice", "reader"), ("bob", "member"))),
 )
 
-# ---- vocabulary -------------------------------------------------------------------------
 
 TOOLS = """pytest ruff mypy black poetry uv pip pipx docker podman kubernetes helm terraform
 ansible postgres sqlite redis celery django flask fastapi starlette react typescript webpack
@@ -252,14 +248,8 @@ def _compile(template: str) -> list[tuple[str, str | None]]:
     return parts
 
 
-# ---- times ------------------------------------------------------------------------------
-
-
 def _stamp(ms: int) -> str:
     return format_time(MIN_TIME + timedelta(milliseconds=ms))
-
-
-# ---- the generator ------------------------------------------------------------------------
 
 
 @dataclass
@@ -415,13 +405,21 @@ def _seed_identity(store: StoreBackend) -> None:
                 store.identity.set_role(pid, user, role)
 
 
+def _chunks(n: int, seed: int, progress: Callable[[int, int], None] | None,
+            ) -> Iterator[tuple[list[tuple], list[tuple], list[tuple]]]:
+    """(task rows, memory rows, log rows) chunk by chunk, ``progress`` told after each."""
+    done = 0
+    for rows, tasks, logs in _Generator(n, seed).chunks():
+        yield tasks, rows, logs
+        done += len(rows)
+        if progress:
+            progress(done, n)
+
+
 def generate_store(path: str | os.PathLike[str], n: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED,
                    *, progress: Callable[[int, int], None] | None = None) -> GenerateResult:
-    """Write a new store with ``n`` generated memories at ``path`` (replaced if present).
-
-    Written to a temporary file next to ``path`` and renamed at the end, so an interrupted run
-    never leaves a half-built store under the final name.
-    """
+    """Write a new store with ``n`` generated memories at ``path`` (replaced if present), through
+    a temporary file renamed at the end: an interrupted run leaves no half-built store."""
     target = Path(path).expanduser()
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f"{target.name}.tmp{os.getpid()}")
@@ -431,17 +429,12 @@ def generate_store(path: str | os.PathLike[str], n: int = DEFAULT_SIZE, seed: in
     store = open_store(tmp, clock=FixedClock(START), ids=SequentialIds())
     try:
         _seed_identity(store)
-        gen = _Generator(n, seed)
-        done = 0
         with bench_data.bulk_load(store):
-            for rows, tasks, logs in gen.chunks():
+            for tasks, rows, logs in _chunks(n, seed, progress):
                 with store.transaction():
                     bench_data.insert_task_rows(store, tasks)
                     bench_data.insert_memory_rows(store, rows)
                     bench_data.insert_log_rows(store, logs)
-                done += len(rows)
-                if progress:
-                    progress(done, n)
         bench_data.finish(store)
         counts = bench_data.table_counts(store)
     finally:
@@ -457,11 +450,8 @@ def generate_store(path: str | os.PathLike[str], n: int = DEFAULT_SIZE, seed: in
 
 def generate_pg_store(url: str, n: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED, *,
                       progress: Callable[[int, int], None] | None = None) -> GenerateResult:
-    """Write ``n`` generated memories -- the same rows ``generate_store`` writes for
-    ``(n, seed)`` -- into the new, empty PostgreSQL database at ``url`` (bulk-loaded with
-    COPY; ``memtui.store.postgres.bench_data``). The database should be a fresh one: a load
-    that fails part way leaves its committed chunks (``memtui.bench.postgres`` loads into a
-    scratch database and renames it only when the load is complete)."""
+    """Write the rows ``generate_store`` writes for ``(n, seed)`` into the new, empty PostgreSQL
+    database at ``url`` with COPY (a load that fails part way leaves its committed chunks)."""
     from memtui.store.database import open_store as open_any_store
     from memtui.store.postgres import bench_data as pg_bench_data
     from memtui.store.postgres.store import PostgresStore
@@ -475,17 +465,12 @@ def generate_pg_store(url: str, n: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED,
         if not store.is_empty():
             raise ValueError(f"{store.location} already holds a store")
         _seed_identity(store)
-        gen = _Generator(n, seed)
-        done = 0
         with pg_bench_data.bulk_load(store) as load:
-            for rows, tasks, logs in gen.chunks():
+            for tasks, rows, logs in _chunks(n, seed, progress):
                 with load.transaction():
                     load.tasks(tasks)
                     load.memories(rows)
                     load.log_rows(logs)
-                done += len(rows)
-                if progress:
-                    progress(done, n)
         counts = pg_bench_data.table_counts(store)
         location = store.location
     finally:

@@ -1,19 +1,11 @@
-"""Benchmark rows for the agents' way in: agents reach the store through MCP and the session hooks.
-
-Each row is a median beside a reference measured in the same run: ``memory_recall`` through
-``memtui mcp`` over stdio vs the same recall through the Python API (bar ``RECALL_BAR_MS``);
-``memtui hook session-start`` end to end vs ``python3 -c "import sqlite3, json"`` (bar
-``HOOK_BAR`` times); Claude Code's write gate for a Write outside the memory (``GATE_BAR``)
-and into a memory folder (``GATE_MEMORY_BAR``) vs ``python3 -c "import json"``.
-
-    python -m memtui.bench.mcp --db PATH [--user U] [--runs N]
-    python -m memtui.bench.mcp --gate [--runs N]
-"""
+"""Benchmark rows for the agents' way in, each a median beside a reference in the same run:
+``memory_recall`` through ``memtui mcp`` over stdio vs the Python API; ``memtui hook
+session-start`` end to end vs ``python3 -c "import sqlite3, json"``; Claude Code's write gate
+for a write outside the memory and into it vs ``python3 -c "import json"``."""
 
 from __future__ import annotations
 
-import argparse
-import compileall
+import contextlib
 import json
 import os
 import statistics
@@ -21,16 +13,17 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
+
+from memtui.bench.timing import compile_package, percentile, seconds, timed
 
 RECALL_BAR_MS = 10.0
 """Median ``memory_recall`` round trip through MCP under this many milliseconds."""
 HOOK_BAR = 3.0
 """The session-start hook takes at most this many times ``import sqlite3, json``."""
 RECALL_LIMIT = 8
-DEFAULT_RUNS = 5
-HOOK_RUNS = 11
 BASELINE = [sys.executable, "-c", "import sqlite3, json"]
 GATE_BAR = 2.0
 """A write outside the memory: at most this many times ``python3 -c "import json"``."""
@@ -39,12 +32,7 @@ GATE_MEMORY_BAR = 4.0
 GATE_BASELINE = [sys.executable, "-c", "import json"]
 
 
-def _percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(share * (len(ordered) - 1))))]
-
-
-def measure_mcp_recall(db: Path, user: str, runs: int = DEFAULT_RUNS) -> dict[str, Any]:
+def measure_mcp_recall(db: Path, user: str, runs: int) -> dict[str, Any]:
     """Median and p95 (ms) of ``memory_recall`` through MCP and of the Python API."""
     import anyio
     import mcp_types as types
@@ -55,8 +43,7 @@ def measure_mcp_recall(db: Path, user: str, runs: int = DEFAULT_RUNS) -> dict[st
     from memtui.engine.api import Engine
     from memtui.store.database import open_sqlite_store as open_store
 
-    store = open_store(db)
-    try:
+    with contextlib.closing(open_store(db)) as store:
         memories = int(store.execute("SELECT count(*) FROM memories").fetchone()[0])
         queries = make_queries(store, user)
         engine = Engine(store, user)
@@ -79,9 +66,8 @@ def measure_mcp_recall(db: Path, user: str, runs: int = DEFAULT_RUNS) -> dict[st
                                                                      "limit": RECALL_LIMIT})
                         for _ in range(runs):
                             for query in queries:
-                                began = time.perf_counter()
-                                engine.recall.recall_memories(query, RECALL_LIMIT)
-                                api_ms.append((time.perf_counter() - began) * 1000.0)
+                                api_ms.append(1000 * seconds(partial(
+                                    engine.recall.recall_memories, query, RECALL_LIMIT)))
                                 began = time.perf_counter()
                                 result = await client.call_tool(
                                     "memory_recall", {"query": query, "limit": RECALL_LIMIT})
@@ -92,12 +78,10 @@ def measure_mcp_recall(db: Path, user: str, runs: int = DEFAULT_RUNS) -> dict[st
 
         anyio.run(session_run)
         os.rmdir(folder)
-    finally:
-        store.close()
     mcp_median, api_median = statistics.median(mcp_ms), statistics.median(api_ms)
     return {"memories": memories, "user": user, "queries": len(queries), "runs": runs,
             "mcp_median_ms": round(mcp_median, 3),
-            "mcp_p95_ms": round(_percentile(mcp_ms, 0.95), 3),
+            "mcp_p95_ms": round(percentile(mcp_ms, 0.95), 3),
             "api_median_ms": round(api_median, 3),
             "ratio": round(mcp_median / api_median, 2) if api_median else None,
             "bar_ms": RECALL_BAR_MS, "meets_bar": mcp_median < RECALL_BAR_MS}
@@ -109,32 +93,29 @@ def _hook_folder(db: Path, user: str) -> str:
     from memtui.engine.api import Engine
     from memtui.store.database import open_sqlite_store as open_store
 
-    store = open_store(db)
-    try:
+    with contextlib.closing(open_store(db)) as store:
         engine = Engine(store, user)
         engine.settings.update(use_memories=1)
         for project, _role in engine.identity.list_projects():
             if project.root_path and Path(project.root_path).is_dir():
                 return project.root_path
-    finally:
-        store.close()
     return tempfile.gettempdir()
 
 
-def _timed(command: list[str], stdin: bytes) -> tuple[float, bytes]:
-    began = time.perf_counter()
-    done = subprocess.run(command, input=stdin, capture_output=True, check=False)
-    elapsed = time.perf_counter() - began
-    if done.returncode != 0:
+def _timed(command: list[str], stdin: bytes, env: dict[str, str] | None = None,
+           quiet: bool = False) -> tuple[float, bytes]:
+    """(wall seconds, stdout) of one run of ``command``; it must succeed (and, ``quiet``,
+    write nothing on stderr)."""
+    elapsed, done = timed(lambda: subprocess.run(command, input=stdin, capture_output=True,
+                                                 env=env, check=False))
+    if done.returncode != 0 or (quiet and done.stderr):
         raise RuntimeError(f"{command[2:]} failed: {done.stderr.decode(errors='replace')}")
     return elapsed, done.stdout
 
 
-def measure_hook_start(db: Path, user: str, runs: int = HOOK_RUNS) -> dict[str, Any]:
+def measure_hook_start(db: Path, user: str, runs: int) -> dict[str, Any]:
     """Median wall time (ms) of ``memtui hook session-start`` and of the reference."""
-    # From compiled bytecode, as an installed wheel runs (pip compiles on install); without
-    # this, a checkout with PYTHONDONTWRITEBYTECODE set recompiles memtui on every start.
-    compileall.compile_dir(str(Path(__file__).resolve().parent.parent), quiet=1)
+    compile_package()
     folder = _hook_folder(db, user)
     payload = json.dumps({"session_id": "bench-session", "transcript_path": "",
                           "cwd": folder, "hook_event_name": "SessionStart",
@@ -156,11 +137,11 @@ def measure_hook_start(db: Path, user: str, runs: int = HOOK_RUNS) -> dict[str, 
             "injected": injected, "bar": HOOK_BAR, "meets_bar": ratio <= HOOK_BAR}
 
 
-def measure_hook_gate(runs: int = HOOK_RUNS) -> dict[str, Any]:
+def measure_hook_gate(runs: int) -> dict[str, Any]:
     """Median wall time (ms) of the write gate's two paths and of ``import json``."""
     from memtui.cli import gate_hook
 
-    compileall.compile_dir(str(Path(__file__).resolve().parent.parent), quiet=1)
+    compile_package()
     with tempfile.TemporaryDirectory(prefix="memtui-bench-gate-") as scratch:
         home = Path(scratch)
         folder = home / ".claude" / "projects" / "-work-shop" / "memory"
@@ -176,12 +157,7 @@ def measure_hook_gate(runs: int = HOOK_RUNS) -> dict[str, Any]:
                                    f"bench remembers fact number {number}.\n")}}).encode()
 
         def timed(command: list[str], stdin: bytes) -> tuple[float, bytes]:
-            began = time.perf_counter()
-            done = subprocess.run(command, input=stdin, capture_output=True, env=env,
-                                  check=False)
-            if done.returncode != 0 or done.stderr:
-                raise RuntimeError(f"the write gate failed: {done.stderr.decode()[-300:]}")
-            return time.perf_counter() - began, done.stdout
+            return _timed(command, stdin, env, quiet=True)
 
         timed(gate, payload(folder / "warm.md", -1))  # the store made once, as in use
         samples: dict[str, list[float]] = {"base": [], "outside": [], "memory": []}
@@ -202,27 +178,3 @@ def measure_hook_gate(runs: int = HOOK_RUNS) -> dict[str, Any]:
             "meets_bar": outside / base <= GATE_BAR and memory / base <= GATE_MEMORY_BAR
             and held == runs}
 
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m memtui.bench.mcp``: both rows on one store; exit 1 when a bar is missed."""
-    parser = argparse.ArgumentParser(prog="python -m memtui.bench.mcp",
-                                     description=__doc__.split("\n\n")[0])
-    parser.add_argument("--db", type=Path, help="the store to measure")
-    parser.add_argument("--user", default="alice")
-    parser.add_argument("--runs", type=int, default=DEFAULT_RUNS)
-    parser.add_argument("--gate", action="store_true", help="only the write gate's rows")
-    args = parser.parse_args(argv)
-    if args.gate:
-        gate = measure_hook_gate(args.runs)
-        print(json.dumps({"hook_gate": gate}, indent=2))
-        return 0 if gate["meets_bar"] else 1
-    if args.db is None:
-        parser.error("--db is needed (or --gate)")
-    recall = measure_mcp_recall(args.db, args.user, args.runs)
-    hook = measure_hook_start(args.db, args.user)
-    print(json.dumps({"memory_recall": recall, "hook_session_start": hook}, indent=2))
-    return 0 if recall["meets_bar"] and hook["meets_bar"] else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

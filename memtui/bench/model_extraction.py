@@ -1,24 +1,18 @@
-"""Model extraction against the fake endpoint: one round of N eligible tasks
-(``python -m memtui.bench --only model-extraction``).
-
-Two copies of one store of N eligible tasks (``bench.extraction``'s generator); in the same
-run: the reference, the deterministic round over the first copy, and the model round over
-the second, asking ``bench.fake_model`` on 127.0.0.1 (one project fact per task). Reported:
-requests, tokens in and out (from the ledger, as the endpoint's usage fields said), the
-longest task text sent, and both times. The bar is correctness, not speed (a real model's
-time is its own): one request per task, none over the input budget, every task extracted.
-"""
+"""Model extraction against the fake endpoint: one round of N eligible tasks beside the
+deterministic round of a copy of the same store. The bar is correctness, not speed: one
+request per task, none over the input budget, every task extracted."""
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 from memtui.bench.extraction import BENCH_NOW, BENCH_USER, build_bench_store
 from memtui.bench.fake_model import FakeModel
+from memtui.bench.timing import timed
 from memtui.engine.api import Engine
 from memtui.engine.model_extraction import INPUT_BUDGET_CHARS
 from memtui.store.database import open_store
@@ -30,15 +24,10 @@ NO_CAP = 10**9
 
 
 def _round(path: Path, n_tasks: int) -> tuple[float, Any]:
-    store = open_store(path, clock=FixedClock(BENCH_NOW))
-    try:
+    with contextlib.closing(open_store(path, clock=FixedClock(BENCH_NOW))) as store:
         engine = Engine(store, BENCH_USER)
-        start = time.perf_counter()
-        summary = engine.extraction.run_round(force=True, limit=n_tasks)
-        seconds = time.perf_counter() - start
-        return seconds, (summary, engine.extraction.cost(1))
-    finally:
-        store.close()
+        took, summary = timed(lambda: engine.extraction.run_round(force=True, limit=n_tasks))
+        return took, (summary, engine.extraction.cost(1))
 
 
 def measure_model_extraction(n_tasks: int = DEFAULT_TASKS) -> dict[str, Any]:

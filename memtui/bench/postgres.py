@@ -1,11 +1,7 @@
-"""The benchmark's PostgreSQL databases: generated stores cached on a server, working copies.
-
-``--pg URL`` (or ``$MEMTUI_BENCH_PG``) names a server where the benchmark may ``CREATE
-DATABASE``. Each generated store is one database named by its size, seed, schema and
-generator versions (``memtui_bench_n<size>_s<seed>_v<schema>_g<generator>``), loaded into a
-scratch database and renamed when complete, so a later run uses it as it is. The timed rows
-run on a working copy (``CREATE DATABASE ... TEMPLATE``), dropped at the end.
-"""
+"""The benchmark's PostgreSQL databases on the ``--pg`` server: each generated store is one
+database named by its size, seed, schema and generator versions, loaded into a scratch
+database and renamed when complete; the timed rows run on a working copy
+(``CREATE DATABASE ... TEMPLATE``), dropped at the end."""
 
 from __future__ import annotations
 
@@ -20,7 +16,7 @@ import psycopg
 from psycopg import sql
 
 from memtui.bench.generate import GENERATOR_VERSION, generate_pg_store
-from memtui.bench.typing_times import best_prefix_times
+from memtui.bench.timing import best_prefix_times
 from memtui.store.postgres.adapter import redact_url
 from memtui.store.postgres.repositories import pg_tsquery
 from memtui.store.postgres.schema import PG_LATEST_VERSION
@@ -103,24 +99,19 @@ def cached_pg_store(server_url: str, n: int, seed: int,
     return url, False
 
 
-def make_database(server_url: str, prefix: str) -> str:
-    """A new, empty database (no schema yet); returns its name."""
+def make_database(server_url: str, prefix: str, template: str | None = None) -> str:
+    """A new database, empty (no schema yet) or copied from ``template`` (which nobody may
+    be connected to); returns its name."""
     name = f"{DATABASE_PREFIX}{prefix}_{os.getpid()}_{uuid.uuid4().hex[:8]}"
     with admin(server_url) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE template0 ENCODING 'UTF8'")
-                     .format(sql.Identifier(name)))
-    return name
-
-
-def copy_database(server_url: str, template: str, prefix: str = "work") -> str:
-    """A new database copied from ``template`` (which nobody may be connected to);
-    returns its name."""
-    name = f"{DATABASE_PREFIX}{prefix}_{os.getpid()}_{uuid.uuid4().hex[:8]}"
-    with admin(server_url) as conn:
-        version = conn.info.server_version
-        strategy = sql.SQL(" STRATEGY FILE_COPY") if version >= FILE_COPY_VERSION else sql.SQL("")
-        conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}{}").format(
-            sql.Identifier(name), sql.Identifier(template), strategy))
+        if template is None:
+            create = sql.SQL("CREATE DATABASE {} TEMPLATE template0 ENCODING 'UTF8'").format(
+                sql.Identifier(name))
+        else:
+            create = sql.SQL("CREATE DATABASE {} TEMPLATE {}" + (
+                " STRATEGY FILE_COPY" if conn.info.server_version >= FILE_COPY_VERSION else "")
+            ).format(sql.Identifier(name), sql.Identifier(template))
+        conn.execute(create)
     return name
 
 
@@ -133,7 +124,7 @@ def drop_database(server_url: str, name: str) -> None:
 @contextlib.contextmanager
 def working_copy(server_url: str, template: str) -> Iterator[str]:
     """The URL of a copy of database ``template``, dropped after the block."""
-    name = copy_database(server_url, template)
+    name = make_database(server_url, "work", template)
     try:
         yield database_url(server_url, name)
     finally:

@@ -1,19 +1,11 @@
-"""Benchmark: how well recall answers questions, and how fast at a million memories.
+"""Benchmark: how well recall answers questions, and how fast at a million memories
+(``python -m memtui.bench --only recall-quality``; docs/recall.md).
 
-``python -m memtui.bench --only recall-quality`` (or ``python -m memtui.bench.recall_quality``).
-
-Quality: the labelled set ``recall_questions.json`` (memories of the kinds agents keep, and
-natural questions about each, worded away from the memory) is written through the engine into
-a new store, among ``DISTRACTORS`` generated memories (``bench.generate``'s text model); every
-question is asked through ``RecallApi.recall_memories`` (the call behind MCP's
-``memory_recall``) and the rank of its memory gives recall@1, recall@5 and MRR -- for the
-full-text ranking alone and, when the ``embeddings`` extra is installed, for the hybrid.
-The questions are split in two halves by index (``half``): the even ones are the dev half
-(the only misses printed, the only ones to tune by), the odd ones are held out; the numbers
-are given for each half and for the whole set.
-
-Latency: the same questions through ``recall_memories`` on the generated store of
-``--size`` memories, beside the bare FTS5 bm25 query of each question's words in sqlite3.
+Quality: the labelled set ``recall_questions.json`` is written through the engine into a new
+store among ``DISTRACTORS`` generated memories, and every question is asked through
+``RecallApi.recall_memories``: recall@1, recall@5 and MRR of the full-text ranking and (with
+the ``embeddings`` extra) the hybrid, for the dev half, the held-out half and all. Latency:
+the same questions on the big generated store beside the bare FTS5 bm25 query.
 """
 
 from __future__ import annotations
@@ -22,13 +14,13 @@ import json
 import random
 import sqlite3
 import statistics
-import sys
 import tempfile
-import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from memtui.bench.generate import TextModel
+from memtui.bench.timing import seconds
 from memtui.engine.api import Engine
 from memtui.engine.recall_query import analyse
 from memtui.engine.recall_vectors import vectors_available
@@ -47,6 +39,8 @@ LATENCY_BAR_MS = 10.0
 HALVES = ("dev", "held_out", "all")
 """The parts of the set reported: even-indexed questions, odd-indexed ones, every one."""
 LATENCY_RUNS = 3
+BARE_QUERY = "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?"
+"""The reference: FTS5's own bm25 ranking of the question's words."""
 """Passes over the questions when timing recall on the big store."""
 
 
@@ -131,6 +125,11 @@ def measure_quality(distractors: int) -> dict[str, Any]:
     return result
 
 
+def _bare_query(conn: sqlite3.Connection, match: str) -> list[Any]:
+    """The reference query's rows."""
+    return conn.execute(BARE_QUERY, (match, TOP)).fetchall()
+
+
 def measure_latency(db: Path | str, user: str, project: str | None, *, hybrid: bool = False,
                     runs: int = LATENCY_RUNS) -> dict[str, Any]:
     """Median and p95 (ms) of ``recall_memories`` (with the vectors when ``hybrid``) for
@@ -149,15 +148,11 @@ def measure_latency(db: Path | str, user: str, project: str | None, *, hybrid: b
             engine.recall.recall_memories(question, TOP, project, every_project=False)
         for _ in range(runs):
             for question in questions:
-                began = time.perf_counter()
-                engine.recall.recall_memories(question, TOP, project, every_project=False)
-                recall_ms.append((time.perf_counter() - began) * 1000)
+                recall_ms.append(1000 * seconds(partial(
+                    engine.recall.recall_memories, question, TOP, project, every_project=False)))
                 match = " OR ".join(f'"{word.rstrip("*")}"' + ("*" if word.endswith("*") else "")
                                     for word in analyse(question).match.split())
-                began = time.perf_counter()
-                bare.execute("SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? "
-                             "ORDER BY rank LIMIT ?", (match, TOP)).fetchall()
-                bare_ms.append((time.perf_counter() - began) * 1000)
+                bare_ms.append(1000 * seconds(partial(_bare_query, bare, match)))
     finally:
         bare.close()
         store.close()
@@ -168,14 +163,3 @@ def measure_latency(db: Path | str, user: str, project: str | None, *, hybrid: b
             "bare_median_ms": round(statistics.median(bare_ms), 3),
             "bar_ms": LATENCY_BAR_MS}
 
-
-def main() -> int:
-    """Print the quality numbers as JSON (no big store)."""
-    results = [measure_quality(size) for size in DISTRACTORS]
-    print(json.dumps(results, indent=2))
-    return 0 if all(r.get("hybrid", r["full_text"])["all"]["recall_at_5"] >= RECALL_AT_5_BAR
-                    for r in results) else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,11 +1,8 @@
-"""Redaction benchmark: recall / false positives on the labelled corpus, and throughput.
+"""Redaction benchmark: recall and false positives on the labelled corpora, and throughput
+on generated ordinary text beside a plain ``re`` scan of it in the same run.
 
-Run ``python -m memtui.bench.redaction [--corpus PATH] [--extra PATH] [--seconds N]``.
-``score_corpus`` scores the shared corpus as its README defines it (a row is redacted when
-the output differs); ``score_extra`` scores the repository's harder kinds
-(``tests/data/redaction_extra.jsonl``) per kind, counting a secret row only when every
-labelled span is gone; ``measure_throughput`` gives MB/s of ``redact`` on generated ordinary
-text beside a plain ``re`` scan of the same text in the same run (the ratio is what matters).
+``python -m memtui.bench.redaction [--corpus PATH] [--extra PATH] [--seconds N]``
+(docs/redaction.md).
 """
 
 from __future__ import annotations
@@ -24,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from memtui.bench.timing import seconds
 from memtui.engine.redaction import redact
 
 CORPUS_ENV = "MEMTUI_REDACTION_CORPUS"
@@ -44,9 +42,15 @@ def resolve_corpus(path: str | Path | None = None) -> Path | None:
     return Path(chosen) if chosen and Path(chosen).is_file() else None
 
 
+def _rows(path: str | Path) -> list[dict[str, Any]]:
+    """The JSON Lines of a corpus."""
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
 def score_corpus(path: str | Path) -> dict[str, Any]:
     """Recall over secret rows and false-positive rate over look-alike rows of ``path``."""
-    rows = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = _rows(path)
     secret_total = secret_hit = neg_total = neg_hit = skipped = 0
     missed: Counter[str] = Counter()
     false_pos: Counter[str] = Counter()
@@ -90,14 +94,9 @@ def _covered(text: str, out: str, spans: list[list[int]]) -> bool:
 
 
 def score_extra(path: str | Path = EXTRA_CORPUS) -> dict[str, Any]:
-    """Per-kind recall and false positives on the repository's corpus of harder kinds.
-
-    Returns ``{"kinds": {kind: {"secret_rows", "caught", "recall", "negative_rows",
-    "false_positives", "false_positive_rate"}}, "recall", "false_positive_rate",
-    "missed": [(kind, rule)], "false_positive_rows": [(kind, rule)]}`` (rule names only,
-    never a value).
-    """
-    rows = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    """Per-kind recall and false positives on the repository's corpus of harder kinds (a secret
+    row counts as caught when every labelled span is gone; rule names only, never a value)."""
+    rows = _rows(path)
     kinds: dict[str, dict[str, Any]] = {}
     missed: list[tuple[str, str]] = []
     false_pos: list[tuple[str, str]] = []
@@ -134,8 +133,6 @@ def score_extra(path: str | Path = EXTRA_CORPUS) -> dict[str, Any]:
         "false_positive_rows": false_pos,
     }
 
-
-# --- ordinary text ---------------------------------------------------------------------
 
 _PROSE = [
     "The migration finished without errors, but the index on the tasks table took longer "
@@ -289,16 +286,11 @@ def ordinary_sample(size: int = SAMPLE_BYTES, seed: int = SAMPLE_SEED) -> str:
 
 def _best_rate(fn: Callable[[str], object], text: str, budget: float) -> float:
     """Best MB/s of ``fn(text)`` over repeated runs within ``budget`` seconds (min 2 runs)."""
-    mb = len(text.encode("utf-8")) / 1e6
-    best = float("inf")
     deadline = time.perf_counter() + budget
-    runs = 0
-    while runs < 2 or time.perf_counter() < deadline:
-        t0 = time.perf_counter()
-        fn(text)
-        best = min(best, time.perf_counter() - t0)
-        runs += 1
-    return mb / best
+    best = min(seconds(lambda: fn(text)) for _ in range(2))
+    while time.perf_counter() < deadline:
+        best = min(best, seconds(lambda: fn(text)))
+    return len(text.encode("utf-8")) / 1e6 / best
 
 
 def measure_throughput(seconds_budget: float = 6.0, size: int = SAMPLE_BYTES) -> dict[str, Any]:

@@ -1,45 +1,18 @@
 """The benchmark: every speed bar, measured against a reference in the same run.
 
-``python -m memtui.bench [--size N] [--db PATH] [--quick] [--json]``. The machines are shared
-and noisy, so each row's budget is checked next to a reference measured in the same run:
-start-up and page timings are medians of interleaved runs; the Pilot timings (search,
-scrolling) are per key the best of ``APP_REPEATS`` passes, since noise from other processes
-only ever adds time. Rows:
-
-1. start to first paint of the memory list -- the real ``memtui --db PATH`` command -- vs an
-   empty Textual app (wall time and peak RSS, fresh subprocesses, medians; ``app_start.py``);
-2. search as you type (Pilot on the real app): every key within ``SEARCH_BAR_MS``, beside
-   the bare FTS5 query in sqlite3 and each key's own store query (their ratios are
-   information, not a budget);
-3. scrolling the list to the end and back (Pilot): the slowest frame;
-4. extraction of 10,000 eligible tasks vs a read-only loop (``bench.extraction``);
-5. redaction MB/s vs a one-literal ``re`` scan (``bench.redaction``);
-6. list pages at N rows vs 1,000 rows (first, deep keyset, positional from the end);
-7. recall through the service vs the Python API (``bench.recall``, when present);
-8. ``codex import-rollouts`` over a generated sessions folder (``--codex-rollouts N``, 5,000
-   by default, about 500 MB): the first run's MB/s vs ``json.loads`` of the same lines, and a
-   second, unchanged run vs the first (``bench.codex_rollouts``; ``--only codex`` builds no
-   memory store).
-9. ``memory_recall`` through ``memtui mcp`` over stdio vs the Python API, and
-   ``memtui hook session-start`` end to end vs ``python3 -c "import sqlite3, json"``
-   (``bench.mcp``);
-10. reading every agent home of 100 projects (``bench.agents``) vs a bare read of the files
-   (``--only agents`` builds no memory store either).
-11. Claude Code's write gate, a write outside the memory and one into it, each end to end vs
-   ``python3 -c "import json"`` (``bench.mcp``; ``--only hook-gate`` builds no store).
-12. recall quality (``--only recall-quality``, ``bench.recall_quality``): recall@1, recall@5
-   and MRR of the labelled questions for the full-text ranking and (with the
-   ``embeddings`` extra) the hybrid, side by side; and recall of the same questions at N
-   memories vs the bare FTS5 bm25 query of their words.
-13. model extraction of 1,000 tasks against the fake endpoint vs the deterministic round of
-   the same tasks: requests, tokens in and out, time (``bench.model_extraction``;
-   ``--only model-extraction`` builds no memory store).
+``python -m memtui.bench [--size N] [--db PATH] [--quick] [--json]``; the rows and their
+budgets are listed in docs/performance.md. The machines are shared and noisy, so each row's
+budget is checked next to a reference measured in the same run: start-up and page timings
+are medians of interleaved runs; the Pilot timings (search, scrolling) are per key the best
+of ``APP_REPEATS`` passes, since noise from other processes only ever adds time. Each row's
+measuring lives in its own module (``app_start``, ``extraction``, ``redaction``,
+``recall``, ``recall_quality``, ``codex_rollouts``, ``mcp``, ``agents``,
+``model_extraction``, ``postgres``); this one runs them and makes the rows.
 """
 
 from __future__ import annotations
 
 import asyncio
-import compileall
 import contextlib
 import json
 import os
@@ -58,9 +31,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from unittest.mock import patch
 
+from memtui.bench import agents, codex_rollouts, extraction, model_extraction, recall_quality
+from memtui.bench import mcp as agent_ways
+from memtui.bench import recall as recall_bench
+from memtui.bench import redaction as redaction_bench
 from memtui.bench.app_start import headless_environment
-from memtui.bench.generate import BENCH_USER, DEFAULT_SEED, cached_store
-from memtui.bench.typing_times import best_prefix_times
+from memtui.bench.generate import (
+    BENCH_PROJECT,
+    BENCH_USER,
+    DEFAULT_SEED,
+    cached_store,
+    generate_store,
+)
+from memtui.bench.timing import best_prefix_times, compile_package, seconds
 from memtui.store.database import open_store
 from memtui.store.models import MemoryFilter, PageCursor
 
@@ -93,6 +76,9 @@ PG_PREFIX = "PostgreSQL: "
 """How the PostgreSQL rows' names begin."""
 PG_RECALL_BAR_MS = 10.0
 """Service recall median on PostgreSQL under this many milliseconds."""
+SECTIONS = ("start", "search", "pages", "extraction", "redaction", "recall", "codex", "mcp",
+            "agents", "hook-gate", "recall-quality", "model-extraction")
+"""Every section ``--only`` may name; all but ``recall-quality`` run by default."""
 PG_SECTIONS = ("search", "pages", "recall", "extraction")
 """The sections that also have PostgreSQL rows."""
 TYPED = ("pytest fixtures", "staging cluster", "migrate invoice", "prefers small")
@@ -136,9 +122,6 @@ def _median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
 
-# ---- 1. start to first paint ---------------------------------------------------------------
-
-
 def _start_once(mode: str, db: Path | None, user: str) -> dict[str, float]:
     """One fresh start: seconds from spawn to imports done, app built and first paint, and
     peak RSS in MiB."""
@@ -171,10 +154,7 @@ def _start_once(mode: str, db: Path | None, user: str) -> dict[str, float]:
 
 def measure_startup(db: Path, user: str, runs: int) -> list[Row]:
     """Rows 1a/1b: wall time and peak RSS, app vs empty app, medians of ``runs`` each."""
-    # Both sides start from compiled bytecode, as an installed wheel does (pip compiles on
-    # install; Textual's own modules are compiled already). Without this, a checkout on a
-    # machine with PYTHONDONTWRITEBYTECODE set recompiles every memtui module on every start.
-    compileall.compile_dir(str(Path(__file__).resolve().parent.parent), quiet=1)
+    compile_package()  # both sides start from bytecode (Textual's is compiled already)
     if hasattr(os, "sync"):
         os.sync()  # start from a quiet disk: no writeback left over from earlier work
     _start_once("empty", None, user)  # warm the OS caches (files, the store) for both
@@ -201,9 +181,6 @@ def measure_startup(db: Path, user: str, runs: int) -> list[Row]:
     ]
 
 
-# ---- 2 and 3. the real app under Pilot: search as you type, scrolling -----------------------
-
-
 @dataclass
 class Frame:
     """One compositor refresh of the screen."""
@@ -213,8 +190,6 @@ class Frame:
     rows: int
     placeholders: int
     search: str | None
-    loaded: bool
-    cursor: int
     count: int | None
 
 
@@ -235,11 +210,8 @@ class FrameRecorder:
 
     async def frame_where(self, wanted: Callable[[Frame], bool], since: float,
                           timeout: float) -> Frame | None:
-        """The first frame since ``since`` for which ``wanted`` holds, waiting for it up to
-        ``timeout`` seconds (None then). The wait is woken by the frame itself: a poll
-        would wake the UI thread every few milliseconds while the key's query runs in the
-        loader, and take the GIL from it -- time the app does not spend with no benchmark
-        watching."""
+        """The first frame since ``since`` for which ``wanted`` holds, waiting up to ``timeout``
+        seconds (None then), woken by the frame itself: a poll would take the GIL from the app."""
         found = next((f for f in self.since(since) if wanted(f)), None)
         if found is not None:
             return found
@@ -287,8 +259,6 @@ class FrameRecorder:
             recorder._recorded(Frame(
                 start, end, recorder._rows, recorder._placeholders,
                 source.filter.search if source is not None else None,
-                source is not None,
-                ml.cursor if ml is not None else 0,
                 source.count if source is not None else None))
 
         def row_text(ml: MemoryList, index: int, width: int) -> Text | None:
@@ -331,11 +301,6 @@ class FrameRecorder:
         return [frame for frame in self.frames if frame.start >= moment]
 
 
-def _all_rows_drawn_since(recorder: FrameRecorder, moment: float) -> bool:
-    """Whether a frame since ``moment`` drew rows and no placeholder."""
-    return any(f.rows and not f.placeholders for f in recorder.since(moment))
-
-
 async def _wait_until(condition: Callable[[], bool], timeout: float) -> bool:
     deadline = time.perf_counter() + timeout
     while time.perf_counter() < deadline:
@@ -345,22 +310,21 @@ async def _wait_until(condition: Callable[[], bool], timeout: float) -> bool:
     return condition()
 
 
-def send_key(app: Any, key: str) -> None:
-    """Send one key the way a terminal driver does, without Pilot's waits
-    (``textual_compat.send_key_as_driver``)."""
-    from memtui.app.textual_compat import send_key_as_driver
-
-    send_key_as_driver(app, key)
+async def _cleared(pane: Any) -> bool:
+    """Clear the search box; whether the whole list came back."""
+    ml = pane.memory_list
+    pane.search_box.value = ""
+    return await _wait_until(lambda: ml.source is not None and ml.source.filter.search is None
+                             and ml.count is not None, 120)
 
 
 async def _type_search(pilot: Any, pane: Any, recorder: FrameRecorder, text: str,
                        ) -> list[tuple[str, float, bool]]:
     """Type ``text`` into the search box one key at a time; (prefix, ms to list updated,
     whether its rows were worked out from the rows on screen)."""
-    ml = pane.memory_list
-    pane.search_box.value = ""
-    if not await _wait_until(lambda: ml.source is not None and ml.source.filter.search is None
-                             and ml.count is not None, 120):
+    from memtui.app.textual_compat import send_key_as_driver
+
+    if not await _cleared(pane):
         raise RuntimeError("the list did not come back after clearing the search")
     await pilot.pause(0.2)
     out: list[tuple[str, float, bool]] = []
@@ -369,7 +333,7 @@ async def _type_search(pilot: Any, pane: Any, recorder: FrameRecorder, text: str
         expected = text[:i].strip() or None
         key = text[i - 1]
         pressed = time.perf_counter()
-        send_key(pilot.app, "space" if key == " " else key)
+        send_key_as_driver(pilot.app, "space" if key == " " else key)
 
         def updated(frame: Frame, expected: str | None = expected) -> bool:
             return frame.search == expected and bool(frame.rows or frame.count == 0)
@@ -386,15 +350,22 @@ async def _type_search(pilot: Any, pane: Any, recorder: FrameRecorder, text: str
 async def _scroll(pilot: Any, ml: Any, recorder: FrameRecorder, keys: list[str],
                   ) -> list[dict[str, Any]]:
     """Press each key; per key: ms to the first frame, ms to a frame with every row drawn."""
+    from memtui.app.textual_compat import send_key_as_driver
+
     out: list[dict[str, Any]] = []
     for key in keys:
         pressed = time.perf_counter()
-        send_key(pilot.app, key)
-        await _wait_until(partial(_all_rows_drawn_since, recorder, pressed), 10)
+        send_key_as_driver(pilot.app, key)
+
+        def settled_frame(pressed: float = pressed) -> Frame | None:
+            return next((f for f in recorder.since(pressed) if f.rows and not f.placeholders),
+                        None)
+
+        await _wait_until(lambda: settled_frame() is not None, 10)
         await asyncio.sleep(0.03)
         frames = recorder.since(pressed)
         first = frames[0] if frames else None
-        settled = next((f for f in frames if f.rows and not f.placeholders), None)
+        settled = settled_frame()
         out.append({
             "key": key, "cursor": ml.cursor,
             "first_frame_ms": (first.end - pressed) * 1000 if first else None,
@@ -433,9 +404,7 @@ async def _drive_app(db: Path | str, user: str, typed: tuple[str, ...], scroll_s
                         out["keys"].append({"text": prefix, "ms": ms, "repeat": repeat,
                                             "from_screen": from_screen})
             assert pane.search_box is not None, "the search box was opened above"
-            pane.search_box.value = ""
-            await _wait_until(lambda: ml.source is not None and ml.source.filter.search is None
-                              and ml.count is not None, 120)
+            await _cleared(pane)
             ml.focus()
             await pilot.pause(0.3)
             keys = (["pagedown"] * scroll_steps + ["end"] + ["pageup"] * scroll_steps
@@ -467,13 +436,10 @@ def bare_fts_times(db: Path, typed: tuple[str, ...], reps: int = 5) -> list[floa
     rowids), best of ``reps`` seconds per prefix."""
     from memtui.store.search_terms import fts_query
 
-    conn = sqlite3.connect(str(db))
-    try:
+    with contextlib.closing(sqlite3.connect(str(db))) as conn:
         return best_prefix_times(typed, fts_query, lambda query: conn.execute(
             "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?",
             (query, PAGE_ROWS)).fetchall(), reps)
-    finally:
-        conn.close()
 
 
 def store_search_times(db: Path | str, user: str, typed: tuple[str, ...],
@@ -482,22 +448,19 @@ def store_search_times(db: Path | str, user: str, typed: tuple[str, ...],
     (``memories.page``), best of ``reps`` seconds per prefix typed, each query a typing
     pause (``TYPE_GAP_S``) after the one before, as a typed key's query is (a query straight
     after another finds the processor's caches warm and runs some 15% faster)."""
-    store = open_store(db)
     times: dict[str, float] = {}
-    try:
+    with contextlib.closing(open_store(db)) as store:
         for text in typed:
             for i in range(1, len(text) + 1):
                 flt = MemoryFilter(scope="user", owner=user, search=text[:i].strip() or None)
-                runs = []
-                for _ in range(reps):
-                    time.sleep(TYPE_GAP_S)
-                    start = time.perf_counter()
-                    store.memories.page(flt, PAGE_ROWS)
-                    runs.append(time.perf_counter() - start)
-                times[text[:i]] = min(runs)
-    finally:
-        store.close()
+                times[text[:i]] = min(_paced_page(store, flt) for _ in range(reps))
     return times
+
+
+def _paced_page(store: Any, flt: MemoryFilter) -> float:
+    """Seconds of one first-page query, run a typing pause after the one before."""
+    time.sleep(TYPE_GAP_S)
+    return seconds(lambda: store.memories.page(flt, PAGE_ROWS))
 
 
 def key_ratios(keys: dict[str, float], in_store: dict[str, float]) -> dict[str, float]:
@@ -508,11 +471,8 @@ def key_ratios(keys: dict[str, float], in_store: dict[str, float]) -> dict[str, 
 
 
 def measure_app(db: Path | str, user: str, quick: bool, backend: str = SQLITE) -> list[Row]:
-    """Rows 2 and 3: the real app driven by Pilot (best of the repeats per key). ``db``: an
-    SQLite file, or (``backend`` ``POSTGRESQL``) a PostgreSQL database's URL, whose
-    reference is the bare ``tsvector`` query instead of the bare FTS5 one. The budget is
-    every key within ``SEARCH_BAR_MS``; each key's ratio to its own store query is shown
-    beside it, as information."""
+    """Rows 2 and 3: the real app driven by Pilot on an SQLite file or (``backend``
+    ``POSTGRESQL``) a database URL; each key's ratio to its own store query is information."""
     typed = TYPED[:2] if quick else TYPED
     repeats = 1 if quick else APP_REPEATS
     raw = asyncio.run(_drive_app(db, user, typed, 5 if quick else 15, repeats))
@@ -567,62 +527,53 @@ def measure_app(db: Path | str, user: str, quick: bool, backend: str = SQLITE) -
     return [search, scroll]
 
 
-# ---- 4, 5, 7. extraction, redaction, recall --------------------------------------------------
-
-
 def measure_extraction_row(n_tasks: int) -> Row:
     """Row 4: extraction round over ``n_tasks`` eligible tasks vs a read-only loop."""
-    from memtui.bench.extraction import BAR_TASKS_PER_S, measure_extraction
 
-    result = measure_extraction(n_tasks)
+    result = extraction.measure_extraction(n_tasks)
     rate = result["extraction_tasks_per_s"]
     return Row(f"extraction round, {n_tasks:,} eligible tasks",
                f"read-only loop {result['read_only_tasks_per_s']:,.0f} tasks/s",
                f"{rate:,.0f} tasks/s", result["extraction_vs_read_time"],
-               f">= {BAR_TASKS_PER_S:,.0f} tasks/s", rate >= BAR_TASKS_PER_S, result)
+               f">= {extraction.BAR_TASKS_PER_S:,.0f} tasks/s",
+               rate >= extraction.BAR_TASKS_PER_S, result)
 
 
 def measure_codex_rows(n_rollouts: int) -> list[Row]:
     """Row 8: ``codex import-rollouts`` first run vs ``json.loads``; an unchanged second run."""
-    from memtui.bench.codex_rollouts import (
-        FIRST_RUN_BAR,
-        SECOND_RUN_BAR,
-        measure_codex_import,
-    )
 
-    result = measure_codex_import(n_rollouts)
+    result = codex_rollouts.measure_codex_import(n_rollouts)
     first = Row(f"codex import-rollouts, {n_rollouts:,} rollouts ({result['megabytes']:,.0f} MB)",
                 f"json.loads of the same lines {result['json_loads_mbps']:,.0f} MB/s",
                 f"{result['first_mbps']:,.0f} MB/s ({result['imported']:,} tasks)",
-                result["first_vs_loads"], f">= {FIRST_RUN_BAR:.0%} of json.loads",
-                result["first_vs_loads"] >= FIRST_RUN_BAR, result)
+                result["first_vs_loads"], f">= {codex_rollouts.FIRST_RUN_BAR:.0%} of json.loads",
+                result["first_vs_loads"] >= codex_rollouts.FIRST_RUN_BAR, result)
     second = Row("codex import-rollouts again, folder unchanged",
                  f"first run {result['first_s']:.2f} s", f"{result['second_s']:.3f} s",
-                 result["second_vs_first"], f"< {SECOND_RUN_BAR:.0%} of the first run",
-                 result["second_vs_first"] < SECOND_RUN_BAR, result)
+                 result["second_vs_first"],
+                 f"< {codex_rollouts.SECOND_RUN_BAR:.0%} of the first run",
+                 result["second_vs_first"] < codex_rollouts.SECOND_RUN_BAR, result)
     return [first, second]
 
 
 def measure_redaction_row(budget: float) -> Row:
     """Row 5: redaction throughput vs ``re`` scanning the same text for one literal."""
-    from memtui.bench.redaction import THROUGHPUT_BAR_MBPS, measure_throughput
 
-    result = measure_throughput(budget)
+    result = redaction_bench.measure_throughput(budget)
     rate = result["redact_mbps"]
     return Row("redaction throughput (ordinary text)",
                f"re one-literal {result['re_literal_mbps']:,.0f} MB/s", f"{rate:,.1f} MB/s",
-               result["ratio_to_re_literal"], f">= {THROUGHPUT_BAR_MBPS:.0f} MB/s",
-               rate >= THROUGHPUT_BAR_MBPS, result)
+               result["ratio_to_re_literal"], f">= {redaction_bench.THROUGHPUT_BAR_MBPS:.0f} MB/s",
+               rate >= redaction_bench.THROUGHPUT_BAR_MBPS, result)
 
 
 def measure_recall_row(db: Path | str, user: str, quick: bool, backend: str = SQLITE) -> Row:
     """Row 7: recall through the service vs the Python API;
     on PostgreSQL (``db`` a URL) against ``PG_RECALL_BAR_MS``."""
-    from memtui.bench.recall import BAR_MS, measure_recall
 
     postgres = backend == POSTGRESQL
-    result = measure_recall(db, runs=2 if quick else 5, user=user,
-                            bar_ms=PG_RECALL_BAR_MS if postgres else BAR_MS)
+    result = recall_bench.measure_recall(db, runs=2 if quick else 5, user=user,
+                            bar_ms=PG_RECALL_BAR_MS if postgres else recall_bench.BAR_MS)
     service, api = result["service_median_ms"], result["api_median_ms"]
     return Row(f"{PG_PREFIX if postgres else ''}recall through the service "
                f"({result['memories']:,} memories)",
@@ -634,22 +585,21 @@ def measure_recall_row(db: Path | str, user: str, quick: bool, backend: str = SQ
 def measure_quality_rows() -> list[Row]:
     """Rows 12: recall@1/@5 and MRR of the labelled questions (dev half, held-out half, all),
     full text beside the hybrid."""
-    from memtui.bench.recall_quality import DISTRACTORS, HALVES, RECALL_AT_5_BAR, measure_quality
 
     def said(found: dict[str, Any]) -> str:
         return (f"recall@1 {found['recall_at_1']:.3f}, recall@5 {found['recall_at_5']:.3f}, "
                 f"MRR {found['mrr']:.3f}")
 
-    rows = []
-    for result in (measure_quality(size) for size in DISTRACTORS):
-        for name in HALVES:
+    rows, bar = [], recall_quality.RECALL_AT_5_BAR
+    for result in (recall_quality.measure_quality(size) for size in recall_quality.DISTRACTORS):
+        for name in recall_quality.HALVES:
             text, hybrid = result["full_text"][name], result.get("hybrid", {}).get(name)
             shown = hybrid or text
             rows.append(Row(
                 f"recall quality, {name.replace('_', '-')} ({text['questions']} questions, "
                 f"{result['distractors']:,} distractors)", f"full text {said(text)}",
                 f"hybrid {said(hybrid)}" if hybrid else "hybrid skipped: no embeddings extra",
-                None, f"recall@5 >= {RECALL_AT_5_BAR}", shown["recall_at_5"] >= RECALL_AT_5_BAR,
+                None, f"recall@5 >= {bar}", shown["recall_at_5"] >= bar,
                 {"full_text": text, "hybrid": hybrid}))
     return rows
 
@@ -657,13 +607,11 @@ def measure_quality_rows() -> list[Row]:
 def measure_question_latency_rows(db: Path, user: str) -> list[Row]:
     """Rows 12: recall of the labelled questions on the big store vs bare FTS5, full text
     and (with the embeddings extra) hybrid."""
-    from memtui.bench.generate import BENCH_PROJECT
-    from memtui.bench.recall_quality import measure_latency
     from memtui.engine.recall_vectors import vectors_available
 
     rows = []
     for hybrid in (False, True) if vectors_available() else (False,):
-        found = measure_latency(db, user, BENCH_PROJECT, hybrid=hybrid)
+        found = recall_quality.measure_latency(db, user, BENCH_PROJECT, hybrid=hybrid)
         rows.append(Row(
             f"recall of natural questions, {'hybrid' if hybrid else 'full text'} "
             f"({found['memories']:,} memories)",
@@ -677,10 +625,9 @@ def measure_question_latency_rows(db: Path, user: str) -> list[Row]:
 
 def measure_mcp_rows(db: Path, user: str, quick: bool) -> list[Row]:
     """Rows 8: MCP recall round trips, and the session-start hook's wall time."""
-    from memtui.bench.mcp import HOOK_BAR, measure_hook_start, measure_mcp_recall
 
-    recall = measure_mcp_recall(db, user, runs=2 if quick else 5)
-    hook = measure_hook_start(db, user, runs=5 if quick else 11)
+    recall = agent_ways.measure_mcp_recall(db, user, runs=2 if quick else 5)
+    hook = agent_ways.measure_hook_start(db, user, runs=5 if quick else 11)
     return [
         Row(f"memory_recall through MCP over stdio ({recall['memories']:,} memories)",
             f"Python API median {recall['api_median_ms']:.2f} ms",
@@ -691,33 +638,32 @@ def measure_mcp_rows(db: Path, user: str, quick: bool) -> list[Row]:
             f"python3 -c \"import sqlite3, json\" {hook['reference_median_ms']:.1f} ms",
             f"{hook['hook_median_ms']:.1f} ms"
             f"{'' if hook['injected'] else ' (nothing injected)'}", hook["ratio"],
-            f"<= {HOOK_BAR:g}x", bool(hook["meets_bar"]), hook),
+            f"<= {agent_ways.HOOK_BAR:g}x", bool(hook["meets_bar"]), hook),
     ]
 
 
 def measure_gate_rows(quick: bool) -> list[Row]:
     """Rows 11: the write gate's two paths, each against ``import json`` in the same run."""
-    from memtui.bench.mcp import GATE_BAR, GATE_MEMORY_BAR, measure_hook_gate
 
-    gate = measure_hook_gate(runs=5 if quick else 15)
+    gate = agent_ways.measure_hook_gate(runs=5 if quick else 15)
+    outside, inside = agent_ways.GATE_BAR, agent_ways.GATE_MEMORY_BAR
     reference = f"python3 -c \"import json\" {gate['reference_median_ms']:.1f} ms"
     return [
         Row("write gate: a file outside the memory (wall)", reference,
-            f"{gate['outside_median_ms']:.1f} ms", gate["outside_ratio"], f"<= {GATE_BAR:g}x",
-            gate["outside_ratio"] <= GATE_BAR, gate),
+            f"{gate['outside_median_ms']:.1f} ms", gate["outside_ratio"], f"<= {outside:g}x",
+            gate["outside_ratio"] <= outside, gate),
         Row("write gate: a memory file held in the inbox (wall)", reference,
             f"{gate['memory_median_ms']:.1f} ms ({gate['held']}/{gate['runs']} held)",
-            gate["memory_ratio"], f"<= {GATE_MEMORY_BAR:g}x",
-            gate["memory_ratio"] <= GATE_MEMORY_BAR and gate["held"] == gate["runs"], gate),
+            gate["memory_ratio"], f"<= {inside:g}x",
+            gate["memory_ratio"] <= inside and gate["held"] == gate["runs"], gate),
     ]
 
 
 def measure_model_row(n_tasks: int) -> Row:
     """Row 12: a model round of ``n_tasks`` against the fake endpoint beside the
     deterministic round of the same tasks."""
-    from memtui.bench.model_extraction import measure_model_extraction
 
-    result = measure_model_extraction(n_tasks)
+    result = model_extraction.measure_model_extraction(n_tasks)
     ok = (result["requests"] == n_tasks == result["model_extracted"]
           and result["longest_text_sent"] <= result["budget"])
     return Row(f"model extraction round, {n_tasks:,} tasks (fake endpoint on 127.0.0.1)",
@@ -731,14 +677,8 @@ def measure_model_row(n_tasks: int) -> Row:
 def measure_settings_row(quick: bool) -> Row:
     """Row 10b: ``hooks install claude-code``'s merge of a large ``~/.claude.json`` vs a
     plain ``json.load`` + ``json.dump`` of the same file (time and peak memory)."""
-    from memtui.bench.agents import (
-        MERGE_MEMORY_BAR,
-        MERGE_TIME_BAR,
-        SETTINGS_MB,
-        measure_settings_merge,
-    )
 
-    result = measure_settings_merge(QUICK_SETTINGS_MB if quick else SETTINGS_MB,
+    result = agents.measure_settings_merge(QUICK_SETTINGS_MB if quick else agents.SETTINGS_MB,
                                     reps=1 if quick else 3)
     mb = result["bytes"] / 1e6
     return Row(f"~/.claude.json of {mb:.0f} MB merged by hooks install (time; peak memory)",
@@ -747,23 +687,20 @@ def measure_settings_row(quick: bool) -> Row:
                f"{result['merge_s']:.2f} s; {result['merge_peak_bytes'] / 1e6:.0f} MB"
                f"{'' if result['kept_every_other_byte'] else ' (BYTES CHANGED)'}",
                result["time_ratio"],
-               f"time <= {MERGE_TIME_BAR:g}x, memory <= {MERGE_MEMORY_BAR:g}x, bytes kept",
+               f"time <= {agents.MERGE_TIME_BAR:g}x, memory <= {agents.MERGE_MEMORY_BAR:g}x, "
+               "bytes kept",
                bool(result["meets_bar"]), result)
 
 
 def measure_agents_row(quick: bool) -> Row:
     """Row 10: ``agents_overview`` of Claude Code and Gemini CLI homes of 100 projects each
     vs a bare ``open().read()`` of the same files."""
-    from memtui.bench.agents import DEFAULT_PROJECTS, measure_agents
 
-    result = measure_agents(DEFAULT_PROJECTS, reps=3 if quick else 7)
+    result = agents.measure_agents(agents.DEFAULT_PROJECTS, reps=3 if quick else 7)
     return Row(f"agent homes read ({result['projects']} projects each, {result['rows']} rows)",
                f"bare read {_ms(result['bare_read_s'])}", _ms(result["overview_s"]),
                result["ratio_to_bare_read"], f"< {result['bar_s']:g} s",
                bool(result["meets_bar"]), result)
-
-
-# ---- 6. list pages at N vs 1,000 rows --------------------------------------------------------
 
 
 class PageProbes:
@@ -803,9 +740,7 @@ def measure_pages(big: Path | str, small: Path | str, user: str, reps: int,
             times: dict[str, list[float]] = {"big": [], "small": []}
             for _ in range(reps):  # interleaved
                 for which in ("small", "big"):
-                    start = time.perf_counter()
-                    probes[which].run(name)
-                    times[which].append(time.perf_counter() - start)
+                    times[which].append(seconds(partial(probes[which].run, name)))
             big_t, small_t = _median(times["big"]), _median(times["small"])
             ratio = big_t / small_t
             rows.append(Row(
@@ -818,9 +753,6 @@ def measure_pages(big: Path | str, small: Path | str, user: str, reps: int,
         for probe in probes.values():
             probe.store.close()
     return rows
-
-
-# ---- the run ---------------------------------------------------------------------------------
 
 
 @dataclass
@@ -849,8 +781,6 @@ def prepare_store(options: Options) -> tuple[Path, Path]:
         return options.db, cached_store(1000, options.seed)[0]
     say(f"store of {options.size:,} memories (seed {options.seed})…")
     if options.db is not None:
-        from memtui.bench.generate import generate_store
-
         generate_store(options.db, options.size, options.seed)
         path = options.db
     else:
@@ -880,59 +810,55 @@ def working_copy(path: Path, keep: bool) -> Iterator[Path]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+Step = tuple[str, str, Callable[[], list[Row]]]
+"""A section of the benchmark: its name (``--only``), what it says it runs, its rows."""
+
+
+def _run_steps(wanted: set[str], say: Callable[[str], None], steps: tuple[Step, ...],
+               ) -> list[Row]:
+    """The rows of each step whose section is wanted, in order, saying what runs."""
+    rows: list[Row] = []
+    for section, words, measure in steps:
+        if section in wanted:
+            say(words)
+            rows += measure()
+    return rows
+
+
 def run(options: Options) -> list[Row]:
     """Run the benchmark; returns the rows in table order."""
-    say = options.progress
-    quick = options.quick
-    wanted = set(options.only) or {"start", "search", "pages", "extraction", "redaction",
-                                   "recall", "codex", "mcp", "agents", "hook-gate",
-                                   "model-extraction"}
-    rows: list[Row] = []
-    if "model-extraction" in wanted:
-        say("model extraction against the fake endpoint…")
-        rows.append(measure_model_row(200 if quick else 1_000))
-        wanted.discard("model-extraction")
-        if not wanted:
-            return rows
-    if "hook-gate" in wanted:
-        say("the write gate's two paths…")
-        rows += measure_gate_rows(quick)
-        wanted.discard("hook-gate")
-        if not wanted:
-            return rows
-    if "recall-quality" in wanted:
-        say("recall quality of the labelled questions…")
-        rows += measure_quality_rows()
+    say, quick, user = options.progress, options.quick, options.user
+    wanted = set(options.only) or set(SECTIONS) - {"recall-quality"}
+    rows = _run_steps(wanted, say, (
+        ("model-extraction", "model extraction against the fake endpoint…",
+         lambda: [measure_model_row(200 if quick else 1_000)]),
+        ("hook-gate", "the write gate's two paths…", lambda: measure_gate_rows(quick))))
+    wanted -= {"model-extraction", "hook-gate"}
+    if not wanted:
+        return rows
+    rows += _run_steps(wanted, say, (("recall-quality", "recall quality of the labelled "
+                                      "questions…", measure_quality_rows),))
     if wanted <= {"codex", "agents"}:  # neither needs a memory store
         return rows + _home_rows(options, wanted, options.codex_rollouts)
     if options.pg_only:
         return rows + measure_postgres(options, wanted)
     big, small = prepare_store(options)
     with working_copy(big, keep=options.db is not None) as db:
-        if "start" in wanted:
-            say("start to first paint…")
-            rows += measure_startup(db, options.user, 3 if quick else START_RUNS)
-        if "search" in wanted:
-            say("search as you type and scrolling (Pilot)…")
-            rows += measure_app(db, options.user, quick)
-        if "extraction" in wanted:
-            say("extraction…")
-            rows.append(measure_extraction_row(2_000 if quick else 10_000))
-        if "redaction" in wanted:
-            say("redaction…")
-            rows.append(measure_redaction_row(2.0 if quick else 6.0))
-        if "pages" in wanted:
-            say("list pages…")
-            rows += measure_pages(db, small, options.user, 30 if quick else 200)
-        if "recall" in wanted:
-            say("recall…")
-            rows.append(measure_recall_row(db, options.user, quick))
-        if "recall-quality" in wanted:
-            say("recall of the labelled questions on the big store…")
-            rows += measure_question_latency_rows(db, options.user)
-        if "mcp" in wanted:
-            say("MCP recall and the session-start hook…")
-            rows += measure_mcp_rows(db, options.user, quick)
+        rows += _run_steps(wanted, say, (
+            ("start", "start to first paint…",
+             lambda: measure_startup(db, user, 3 if quick else START_RUNS)),
+            ("search", "search as you type and scrolling (Pilot)…",
+             lambda: measure_app(db, user, quick)),
+            ("extraction", "extraction…",
+             lambda: [measure_extraction_row(2_000 if quick else 10_000)]),
+            ("redaction", "redaction…", lambda: [measure_redaction_row(2.0 if quick else 6.0)]),
+            ("pages", "list pages…",
+             lambda: measure_pages(db, small, user, 30 if quick else 200)),
+            ("recall", "recall…", lambda: [measure_recall_row(db, user, quick)]),
+            ("recall-quality", "recall of the labelled questions on the big store…",
+             lambda: measure_question_latency_rows(db, user)),
+            ("mcp", "MCP recall and the session-start hook…",
+             lambda: measure_mcp_rows(db, user, quick))))
     rows += measure_postgres(options, wanted)
     return rows + _home_rows(options, wanted, 200 if quick else options.codex_rollouts)
 
@@ -940,16 +866,10 @@ def run(options: Options) -> list[Row]:
 def _home_rows(options: Options, wanted: set[str], rollouts: int) -> list[Row]:
     """The rows that need no memory store: ``codex import-rollouts`` over ``rollouts``
     generated rollouts, the agent homes and a large ``~/.claude.json``."""
-    rows: list[Row] = []
-    if "codex" in wanted:
-        options.progress("codex import-rollouts…")
-        rows += measure_codex_rows(rollouts)
-    if "agents" in wanted:
-        options.progress("agent homes…")
-        rows.append(measure_agents_row(options.quick))
-        options.progress("a large ~/.claude.json…")
-        rows.append(measure_settings_row(options.quick))
-    return rows
+    return _run_steps(wanted, options.progress, (
+        ("codex", "codex import-rollouts…", lambda: measure_codex_rows(rollouts)),
+        ("agents", "agent homes…", lambda: [measure_agents_row(options.quick)]),
+        ("agents", "a large ~/.claude.json…", lambda: [measure_settings_row(options.quick)])))
 
 
 def measure_postgres(options: Options, wanted: set[str]) -> list[Row]:
@@ -957,53 +877,43 @@ def measure_postgres(options: Options, wanted: set[str]) -> list[Row]:
     the generated store of ``options.size`` memories (cached on the server) and of 1,000,
     the same generator rows as SQLite's, loaded with COPY. One ``n/a`` row saying why when
     no server was given; a failing row when the server cannot be used."""
-    sections = [name for name in PG_SECTIONS if name in wanted]
+    sections = {name for name in PG_SECTIONS if name in wanted}
     if not sections:
         return []
+    from memtui.bench import postgres as pg
+
     if options.pg is None:
-        from memtui.bench.postgres import BENCH_PG_ENV
-
         return [Row(f"{PG_PREFIX}every row", "-",
-                    f"skipped: no server given (--pg URL or ${BENCH_PG_ENV})", None, "-", None)]
-    from memtui.bench.postgres import (
-        BenchServerError,
-        cached_database_name,
-        cached_pg_store,
-        server_summary,
-    )
-    from memtui.bench.postgres import (
-        working_copy as pg_working_copy,
-    )
-
-    say, quick, server = options.progress, options.quick, options.pg
+                    f"skipped: no server given (--pg URL or ${pg.BENCH_PG_ENV})", None, "-",
+                    None)]
+    say, quick, server, user = options.progress, options.quick, options.pg, options.user
     try:
-        info = server_summary(server)
-    except BenchServerError as error:
+        info = pg.server_summary(server)
+    except pg.BenchServerError as error:
         return [Row(f"{PG_PREFIX}every row", "-", f"not run: {error}", None, "-", False)]
     say(f"PostgreSQL {info['version']} at {info['server']}: store of {options.size:,} "
         f"memories (seed {options.seed})…")
     rows: list[Row] = []
-    if {"search", "pages", "recall"} & set(sections):
-        url, was_cached = cached_pg_store(
+    if {"search", "pages", "recall"} & sections:
+        name = pg.cached_database_name(options.size, options.seed)
+        _url, was_cached = pg.cached_pg_store(
             server, options.size, options.seed,
             progress=lambda done, n: say(f"  loaded {done:,}/{n:,}"))
-        say(f"  {'cached' if was_cached else 'generated'}: {cached_database_name(options.size, options.seed)}")
-        small, _ = cached_pg_store(server, 1000, options.seed)
+        say(f"  {'cached' if was_cached else 'generated'}: {name}")
+        small, _ = pg.cached_pg_store(server, 1000, options.seed)
         say("  working copy…")
-        with pg_working_copy(server, cached_database_name(options.size, options.seed)) as db:
-            if "search" in sections:
-                say("PostgreSQL: search as you type and scrolling (Pilot)…")
-                rows += measure_app(db, options.user, quick, POSTGRESQL)
-            if "pages" in sections:
-                say("PostgreSQL: list pages…")
-                rows += measure_pages(db, small, options.user, 30 if quick else 200, PG_PREFIX)
-            if "recall" in sections:
-                say("PostgreSQL: recall…")
-                rows.append(measure_recall_row(db, options.user, quick, POSTGRESQL))
-    if "extraction" in sections:
-        say("PostgreSQL: one worker and two workers extracting one round…")
-        rows.append(measure_pg_workers_row(server, 2_000 if quick else 10_000,
-                                           1 if quick else 3))
+        with pg.working_copy(server, name) as db:
+            rows += _run_steps(sections, say, (
+                ("search", "PostgreSQL: search as you type and scrolling (Pilot)…",
+                 lambda: measure_app(db, user, quick, POSTGRESQL)),
+                ("pages", "PostgreSQL: list pages…",
+                 lambda: measure_pages(db, small, user, 30 if quick else 200, PG_PREFIX)),
+                ("recall", "PostgreSQL: recall…",
+                 lambda: [measure_recall_row(db, user, quick, POSTGRESQL)])))
+    rows += _run_steps(sections, say, (
+        ("extraction", "PostgreSQL: one worker and two workers extracting one round…",
+         lambda: [measure_pg_workers_row(server, 2_000 if quick else 10_000,
+                                         1 if quick else 3)]),))
     for row in rows:
         row.detail.setdefault("postgres", info)
     return rows
@@ -1013,15 +923,14 @@ def measure_pg_workers_row(server: str, n_tasks: int, runs: int) -> Row:
     """Two worker processes extracting one round of ``n_tasks`` tasks on PostgreSQL vs one
     (``bench.extraction.measure_pg_workers``): tasks/s, medians of ``runs`` interleaved
     runs each."""
-    from memtui.bench.extraction import WORKERS_BAR, measure_pg_workers
 
-    result = measure_pg_workers(server, n_tasks, runs)
+    result = extraction.measure_pg_workers(server, n_tasks, runs)
     one, two = result["one_worker_tasks_per_s"], result["two_workers_tasks_per_s"]
     ratio = result["ratio"]
     return Row(f"{PG_PREFIX}two workers extracting one round of {n_tasks:,} tasks",
                f"one worker {one:,.0f} tasks/s", f"{two:,.0f} tasks/s "
-               f"(no task twice, none lost)", ratio, f">= {WORKERS_BAR}x one worker",
-               ratio >= WORKERS_BAR, result)
+               f"(no task twice, none lost)", ratio, f">= {extraction.WORKERS_BAR}x one worker",
+               ratio >= extraction.WORKERS_BAR, result)
 
 
 def format_table(rows: list[Row]) -> str:

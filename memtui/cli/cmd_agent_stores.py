@@ -1,11 +1,6 @@
 """``memtui agents show``, ``memtui claude …`` and ``memtui gemini …``: the agents' own memory
-stores (``cmd_agents`` connects agents to memtui: ``mcp``, ``hooks``).
-
-Homes: ``--claude-home`` / ``$CLAUDE_CONFIG_DIR`` / ``~/.claude`` and ``--gemini-home`` /
-``$GEMINI_CLI_HOME`` / ``~/.gemini``. ``show`` never writes. A write into an agent's store
-needs ``--write``: without it the command prints what it would change (a diff with secrets
-shown only by kind) and exits 4 (``agent_write_refused``, the plan also in the JSON error).
-"""
+stores. ``show`` never writes; a write needs ``--write``, without it the command prints what
+it would change and exits 4 (``agent_write_refused``)."""
 
 from __future__ import annotations
 
@@ -28,6 +23,7 @@ from memtui.cli.common import (
     print_list,
     print_more,
     print_problems,
+    report_out,
 )
 from memtui.cli.context import CliContext
 from memtui.engine.agents.models import AGENT_CLAUDE, AGENT_GEMINI, SecretFinding
@@ -94,9 +90,6 @@ def agent_home(args: argparse.Namespace, agent: str) -> Path:
         raise NotFound(f"{home}: {AGENT_TITLES[agent]} home not found (give --{agent}-home "
                        f"PATH or set {env})")
     return home
-
-
-# ---- show -------------------------------------------------------------------------------------
 
 
 def rows_table(rows: Sequence[AgentRow], with_agent: bool, width: int) -> Table:
@@ -172,8 +165,9 @@ def print_overview(ctx: CliContext, overview: AgentsOverview, limit: int,
     """The human form of ``agents show`` (and of ``claude show`` / ``gemini show``)."""
     for home in overview.homes:
         state = "found" if home.found else "not found"
-        ctx.console.print(Text(f"{home_title(home.agent)} home {home.home} ({state}); auto "
-                               f"memory {switch_text(home)}", style="bold"))
+        title = AGENT_TITLES.get(home.agent, home.agent)
+        ctx.console.print(Text(f"{title} home {home.home} ({state}); auto memory "
+                               f"{switch_text(home)}", style="bold"))
         for switch in home.switches:
             mark = "" if switch.effective else " (overridden)"
             ctx.console.print(Text(f"  {switch.name} = {one_line(str(switch.value), 80)} — "
@@ -205,13 +199,6 @@ def print_overview(ctx: CliContext, overview: AgentsOverview, limit: int,
     print_problems(ctx, problems, limit)
 
 
-def home_title(agent: str) -> str:
-    """``Claude Code``, ``Gemini CLI``, ``Codex``."""
-    from memtui.engine.agents.overview import AGENT_TITLES
-
-    return AGENT_TITLES.get(agent, agent)
-
-
 def agents_show(ctx: CliContext, args: argparse.Namespace) -> int:
     """``agents show``: every agent home on the machine, read-only."""
     from memtui.engine.agents.overview import agents_overview
@@ -219,9 +206,8 @@ def agents_show(ctx: CliContext, args: argparse.Namespace) -> int:
     overview = agents_overview(_given(args, "claude"), _given(args, "gemini"),
                                _given(args, "codex"))
     if ctx.json:
-        ctx.emit_json(overview.to_json())
-    else:
-        print_overview(ctx, overview, args.limit)
+        return ctx.answer(overview.to_json())
+    print_overview(ctx, overview, args.limit)
     return 0
 
 
@@ -232,8 +218,7 @@ def claude_show(ctx: CliContext, args: argparse.Namespace) -> int:
 
     read = read_claude_home(agent_home(args, AGENT_CLAUDE))
     if ctx.json:
-        ctx.emit_json(read.to_json())
-        return 0
+        return ctx.answer(read.to_json())
     info, rows = claude_rows(read)
     print_overview(ctx, AgentsOverview((info,), tuple(rows)), args.limit, with_agent=False)
     return 0
@@ -248,8 +233,7 @@ def gemini_show(ctx: CliContext, args: argparse.Namespace) -> int:
     if ctx.json:
         data = read.to_json()
         data["inbox"] = [patch.to_json() for patch in read.inbox]
-        ctx.emit_json(data)
-        return 0
+        return ctx.answer(data)
     info, rows = gemini_rows(read)
     print_overview(ctx, AgentsOverview((info,), tuple(rows)), args.limit, with_agent=False)
     ctx.console.print(Text(f"Global memories ({len(read.global_memories)}): the bullets of "
@@ -270,9 +254,6 @@ def _print_inbox(ctx: CliContext, patches: Sequence[Any], limit: int) -> None:
         ctx.console.print(Text(f"- {one_line(where + patch.id, 120)}  {one_line(state, 200)}"))
 
 
-# ---- writes ------------------------------------------------------------------------------------
-
-
 def run_plan(ctx: CliContext, args: argparse.Namespace, make: Callable[[], WritePlan]) -> int:
     """Make a plan; without ``--write`` print it and refuse (exit 4), else write it."""
     plan = make()
@@ -286,8 +267,7 @@ def run_plan(ctx: CliContext, args: argparse.Namespace, make: Callable[[], Write
                 ctx.console.print(Text(f"note: {one_line(note, 300)}", style="yellow"))
     applied = apply_plan(plan, bool(args.write))
     if ctx.json:
-        ctx.emit_json(applied.to_json())
-        return 0
+        return ctx.answer(applied.to_json())
     ctx.console.print(Text(f"done: {plan.summary}"))
     for note in plan.notes:
         ctx.console.print(Text(f"note: {one_line(note, 300)}", style="yellow"))
@@ -331,39 +311,27 @@ def claude_write(ctx: CliContext, args: argparse.Namespace) -> int:
 def gemini_write(ctx: CliContext, args: argparse.Namespace) -> int:
     """``gemini forget|redact|promote|note|auto-memory … [--write]``."""
     from memtui.engine.agents import curation, switches
+    from memtui.engine.agents.curation import plan_promote_index_fact
     from memtui.engine.agents.gemini import read_gemini_home
 
     home = agent_home(args, AGENT_GEMINI)
     action = args.gemini_command
+    if action in ("forget", "promote") and bool(args.file) == bool(args.fact):
+        from memtui.cli.main import UsageError
+
+        raise UsageError(f"memtui gemini {action}: give a FILE or --fact TEXT (one of them)")
     context_file = read_gemini_home(home, instructions=False).context_files[0]
-    if action == "forget":
-        if bool(args.file) == bool(args.fact):
-            from memtui.cli.main import UsageError
-
-            raise UsageError("memtui gemini forget: give a FILE or --fact TEXT (one of them)")
-        if args.fact:
-            return run_plan(ctx, args, lambda: curation.plan_forget_fact(home, args.fact,
-                                                                         context_file))
-        return run_plan(ctx, args, lambda: curation.plan_forget(home, args.file))
-    if action == "redact":
-        return run_plan(ctx, args, lambda: curation.plan_redact(home, args.file))
-    if action == "note":
-        return run_plan(ctx, args, lambda: curation.plan_add_fact(home, args.text,
-                                                                  context_file))
-    if action == "promote":
-        if bool(args.file) == bool(args.fact):
-            from memtui.cli.main import UsageError
-
-            raise UsageError("memtui gemini promote: give a FILE or --fact TEXT (one of them)")
-        if args.fact:
-            from memtui.engine.agents.curation import plan_promote_index_fact
-
-            return run_plan(ctx, args, lambda: plan_promote_index_fact(home, args.fact,
-                                                                       context_file))
-        return run_plan(ctx, args, lambda: curation.plan_promote_gemini(home, args.file,
-                                                                        context_file))
-    return run_plan(ctx, args, lambda: switches.plan_switch(
-        home / "settings.json", home, switches.GEMINI_SWITCH, args.state == "on"))
+    makers: dict[str, Callable[[], WritePlan]] = {
+        "forget": lambda: (curation.plan_forget_fact(home, args.fact, context_file) if args.fact
+                           else curation.plan_forget(home, args.file)),
+        "redact": lambda: curation.plan_redact(home, args.file),
+        "note": lambda: curation.plan_add_fact(home, args.text, context_file),
+        "promote": lambda: (plan_promote_index_fact(home, args.fact, context_file) if args.fact
+                            else curation.plan_promote_gemini(home, args.file, context_file)),
+        "auto-memory": lambda: switches.plan_switch(home / "settings.json", home,
+                                                    switches.GEMINI_SWITCH, args.state == "on"),
+    }
+    return run_plan(ctx, args, makers[action])
 
 
 def gemini_inbox(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -385,31 +353,22 @@ def gemini_inbox(ctx: CliContext, args: argparse.Namespace) -> int:
     return run_plan(ctx, args, lambda: inbox.plan_dismiss_patch(home, args.patch))
 
 
-# ---- import / export ---------------------------------------------------------------------------
-
-
-def _import_out(ctx: CliContext, report: Any, what: str, limit: int) -> int:
-    from memtui.cli.cmd_codex import report_out
-
-    return report_out(ctx, report, what, limit)
-
-
 def claude_import(ctx: CliContext, args: argparse.Namespace) -> int:
     """``claude import``: topic files become memtui memories."""
     report = ctx.engine.agents.import_claude(agent_home(args, AGENT_CLAUDE))
-    return _import_out(ctx, report, "memories", args.limit)
+    return report_out(ctx, report, "memories", args.limit)
 
 
 def claude_transcripts(ctx: CliContext, args: argparse.Namespace) -> int:
     """``claude import-transcripts``: sessions become completed tasks (incremental)."""
     report = ctx.engine.agents.import_transcripts(agent_home(args, AGENT_CLAUDE))
-    return _import_out(ctx, report, "sessions as tasks", args.limit)
+    return report_out(ctx, report, "sessions as tasks", args.limit)
 
 
 def gemini_import(ctx: CliContext, args: argparse.Namespace) -> int:
     """``gemini import``: Gemini memories become memtui memories."""
     report = ctx.engine.agents.import_gemini(agent_home(args, AGENT_GEMINI))
-    return _import_out(ctx, report, "memories", args.limit)
+    return report_out(ctx, report, "memories", args.limit)
 
 
 def export(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -417,8 +376,7 @@ def export(ctx: CliContext, args: argparse.Namespace) -> int:
     agent = "claude" if getattr(args, "claude_command", None) == "export" else "gemini"
     result = ctx.engine.agents.export(agent, args.dir)
     if ctx.json:
-        ctx.emit_json(result)
-        return 0
+        return ctx.answer(result)
     ctx.console.print(Text(f"exported {result['memories']} memories to "
                            f"{one_line(result['path'])} ({len(result['files'])} files)"))
     flag = "--claude-home" if agent == "claude" else "--gemini-home"
@@ -427,9 +385,6 @@ def export(ctx: CliContext, args: argparse.Namespace) -> int:
     for note in result["notes"]:
         ctx.console.print(Text(f"note: {one_line(note, 300)}", style="yellow"))
     return 0
-
-
-# ---- parser ------------------------------------------------------------------------------------
 
 
 LIMIT = arg("--limit", type=positive_int, default=DEFAULT_LIMIT,

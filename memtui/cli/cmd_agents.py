@@ -8,26 +8,25 @@ import argparse
 import os
 import sys
 
+from memtui.cli.common import Command, add_commands, arg
 from memtui.cli.context import CliContext
+from memtui.cli.hook import HOOK_NAMES
 from memtui.engine.agent_setup import INSTALL, UNINSTALL
 from memtui.engine.sessions import AGENTS
 from memtui.textsafe import safe_text
-
-HOOK_NAMES = ("session-start", "session-end")
 
 
 def mcp(ctx: CliContext, args: argparse.Namespace) -> int:
     """``mcp``: the MCP server on stdio, until the client closes it."""
     from memtui.mcp.server import serve
 
-    named = bool(getattr(args, "db", None))
-    return serve(ctx.db_target, ctx.user, create_folder=not named)
+    return serve(ctx.db_target, ctx.user, create_folder=not ctx.db_named)
 
 
 def _extra_options(ctx: CliContext) -> list[str]:
     """The global options the installed commands carry: the ones given to this command."""
     extra: list[str] = []
-    if getattr(ctx.args, "db", None):
+    if ctx.db_named:
         extra += ["--db", str(ctx.db_path.absolute()) if ctx.db_is_file else ctx.db_target]
     if getattr(ctx.args, "user", None):
         extra += ["--user", ctx.user]
@@ -70,12 +69,11 @@ def hooks(ctx: CliContext, args: argparse.Namespace) -> int:
     installed = (installed_entries(args.agent, args.project, run=True)
                  if args.action == "show" else [])
     if ctx.json:
-        ctx.emit_json({"agent": args.agent, "action": args.action, "written": write,
-                       "files": [{**change.to_json(),
-                                  "backup": backups.get(str(change.path))}
-                                 for change in changes],
-                       "installed": [entry.to_json() for entry in installed]})
-        return 0
+        return ctx.answer({"agent": args.agent, "action": args.action, "written": write,
+                           "files": [{**change.to_json(),
+                                      "backup": backups.get(str(change.path))}
+                                     for change in changes],
+                           "installed": [entry.to_json() for entry in installed]})
     out = ctx.stdout
     for entry in installed:
         state = "runs" if entry.check.ok else f"BROKEN: {entry.check.problem}"
@@ -103,40 +101,36 @@ def hook(ctx: CliContext, args: argparse.Namespace) -> int:
     from memtui.cli.hook import run_hook
 
     options = {"name": args.name, "agent": args.agent}
-    if getattr(ctx.args, "db", None):
+    if ctx.db_named:
         options["db"] = ctx.db_target
     if getattr(ctx.args, "user", None):
         options["user"] = ctx.user
     return run_hook(options, sys.stdin, ctx.stdout, ctx.stderr)
 
 
+COMMANDS = (
+    Command("mcp", "run the MCP server on stdio for coding agents", mcp),
+    Command("hooks", "show, install or uninstall memtui in an agent's settings", hooks, (
+        arg("action", choices=("show", "install", "uninstall"),
+            help="show the configuration, or install / uninstall it"),
+        arg("agent", choices=AGENTS, help="the agent whose settings to change"),
+        arg("--project", metavar="DIR", default=None,
+            help="the project's own settings files instead of the user's"),
+        arg("--command", metavar="PATH", default=None,
+            help="the memtui the agents start (default: the absolute path of this one, so "
+                 "agents need not have it on PATH)"),
+        arg("--gate", action="store_true",
+            help="Claude Code: also hold its memory writes for review in the inbox (a "
+                 "PreToolUse hook; the claude_memory_gate setting picks the mode)"),
+        arg("--write", action="store_true", help="write the change (else only show it)"))),
+    Command("hook", "an agent's session hook: reads its JSON on stdin; fails open", hook, (
+        arg("name", choices=HOOK_NAMES,
+            help="session-start prints the memories; session-end records the session"),
+        arg("--agent", default="claude-code", choices=("claude-code",),
+            help="whose hook format stdin holds"))),
+)
+
+
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     """Add ``mcp``, ``hooks`` and ``hook``."""
-    p = sub.add_parser("mcp", parents=[common],
-                       help="run the MCP server on stdio for coding agents")
-    p.set_defaults(handler=mcp)
-
-    p = sub.add_parser("hooks", parents=[common],
-                       help="show, install or uninstall memtui in an agent's settings")
-    p.add_argument("action", choices=("show", "install", "uninstall"),
-                   help="show the configuration, or install / uninstall it")
-    p.add_argument("agent", choices=AGENTS, help="the agent whose settings to change")
-    p.add_argument("--project", metavar="DIR", default=None,
-                   help="the project's own settings files instead of the user's")
-    p.add_argument("--command", metavar="PATH", default=None,
-                   help="the memtui the agents start (default: the absolute path of this "
-                        "one, so agents need not have it on PATH)")
-    p.add_argument("--gate", action="store_true",
-                   help="Claude Code: also hold its memory writes for review in the inbox "
-                        "(a PreToolUse hook; the claude_memory_gate setting picks the mode)")
-    p.add_argument("--write", action="store_true",
-                   help="write the change (else only show it)")
-    p.set_defaults(handler=hooks)
-
-    p = sub.add_parser("hook", parents=[common],
-                       help="an agent's session hook: reads its JSON on stdin; fails open")
-    p.add_argument("name", choices=HOOK_NAMES,
-                   help="session-start prints the memories; session-end records the session")
-    p.add_argument("--agent", default="claude-code", choices=("claude-code",),
-                   help="whose hook format stdin holds")
-    p.set_defaults(handler=hook)
+    add_commands(sub, common, COMMANDS)

@@ -10,7 +10,15 @@ from rich.table import Table
 from rich.text import Text
 
 from memtui.cli import render
-from memtui.cli.common import Command, add_commands, add_group, arg, list_out, positive_int
+from memtui.cli.common import (
+    Command,
+    add_commands,
+    add_group,
+    arg,
+    list_out,
+    number_type,
+    positive_int,
+)
 from memtui.cli.context import CliContext
 from memtui.engine.reasons import REASON_WORDS
 from memtui.engine.settings import parse_cli_pairs
@@ -22,14 +30,10 @@ from memtui.textsafe import one_line, safe_text
 TASK_PREVIEW_CHARS = 60
 
 
-
-# ---- settings --------------------------------------------------------------------------------
-
 def _settings_out(ctx: CliContext, settings: dict[str, Any], probe: bool = False) -> int:
     status = ctx.engine.settings.endpoint_status() if probe else None
     if ctx.json:
-        ctx.emit_json(settings | ({"model_endpoint": status} if status else {}))
-        return 0
+        return ctx.answer(settings | ({"model_endpoint": status} if status else {}))
     rows = []
     for spec in ctx.engine.settings.specs():
         value = settings[spec.name]
@@ -51,9 +55,6 @@ def settings_show(ctx: CliContext, args: argparse.Namespace) -> int:
 def settings_set(ctx: CliContext, args: argparse.Namespace) -> int:
     """``settings set KEY=VALUE ...`` (all or nothing)."""
     return _settings_out(ctx, ctx.engine.settings.set_many(parse_cli_pairs(args.pairs)))
-
-
-# ---- tasks -----------------------------------------------------------------------------------
 
 
 def task_detail(task: Task) -> Table:
@@ -134,12 +135,9 @@ def task_show(ctx: CliContext, args: argparse.Namespace) -> int:
     return _task_out(ctx, ctx.engine.tasks.get_task(args.task))
 
 
-# ---- quota -----------------------------------------------------------------------------------
-
 def _quota_out(ctx: CliContext, status: Any) -> int:
     if ctx.json:
-        ctx.emit_json(status.to_json())
-        return 0
+        return ctx.answer(status.to_json())
     limit = "unlimited" if status.unlimited else f"{status.limit_usd:.2f} USD"
     if status.is_default:
         limit += " (default)"
@@ -161,8 +159,6 @@ def quota_show(ctx: CliContext, args: argparse.Namespace) -> int:
     return _quota_out(ctx, ctx.engine.tasks.quota_status())
 
 
-# ---- run, log, inject ------------------------------------------------------------------------
-
 def run(ctx: CliContext, args: argparse.Namespace) -> int:
     """``run [--force] [--backfill]``: one extraction round (or all due tasks), after turning
     the agent sessions the hooks recorded into tasks, as the worker's round does."""
@@ -170,8 +166,7 @@ def run(ctx: CliContext, args: argparse.Namespace) -> int:
     auto = ctx.engine.extraction
     summary = auto.backfill(force=args.force) if args.backfill else auto.run_round(args.force)
     if ctx.json:
-        ctx.emit_json(summary.to_json())
-        return 0
+        return ctx.answer(summary.to_json())
     skipped = ", ".join(f"{REASON_WORDS.get(reason, reason)}: {count}"
                         for reason, count in sorted(summary.skipped.items()))
     ctx.console.print(render.key_value_table([
@@ -207,8 +202,7 @@ def cost(ctx: CliContext, limit: int) -> int:
     caps, then per day, round and task)."""
     ledger = ctx.engine.extraction.cost(limit)
     if ctx.json:
-        ctx.emit_json(ledger)
-        return 0
+        return ctx.answer(ledger)
     ctx.console.print(render.key_value_table([
         (span, f"{ledger[span]['calls']} calls, {ledger[span]['tokens_in']:,} tokens in, "
                f"{ledger[span]['tokens_out']:,} out (cap {ledger[span]['cap']:,})")
@@ -239,8 +233,7 @@ def inject(ctx: CliContext, args: argparse.Namespace) -> int:
     """``inject TASK [--apply]``: the first-turn text (a preview unless ``--apply``)."""
     result = ctx.engine.injection.prepare_first_turn(args.task, apply=args.apply)
     if ctx.json:
-        ctx.emit_json(result.to_json())
-        return 0
+        return ctx.answer(result.to_json())
     state = "injected" if result.injected else f"nothing injected ({result.reason})"
     applied = " — applied" if args.apply and result.injected else ""
     ctx.console.print(Text(f"{safe_text(args.task)}: {state}{applied}"))
@@ -252,16 +245,7 @@ def inject(ctx: CliContext, args: argparse.Namespace) -> int:
     return 0
 
 
-# ---- parser ----------------------------------------------------------------------------------
-
-
-def _usd(value: str) -> float:
-    try:
-        return float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of USD: {value!r}") from None
-
-
+_usd = number_type(float, "a number of USD")
 LIMIT = arg("--limit", type=positive_int, default=50, help="at most this many rows (default 50)")
 TASK_ID = arg("task", help="the task's id")
 

@@ -1,12 +1,7 @@
-"""``memtui codex show|import|import-rollouts|note|forget|export``.
-
-The Codex home is ``--codex-home PATH`` (before the command or after it; the later one wins),
-else ``$CODEX_HOME``, else ``~/.codex``. ``show`` never writes. Without ``--write``, ``note``
-and ``forget`` change nothing and exit 4 after saying what they would do (``forget``'s plan
-also in the JSON error object). A locked ``memories_1.sqlite`` is a problem ``show`` lists;
-``import`` then imports the notes only and exits 1; ``forget --write`` changes nothing and
-exits 1. ``--wait SECONDS`` sets how long to wait for the lock.
-"""
+"""``memtui codex show|import|import-rollouts|note|forget|export`` on the Codex home
+(``--codex-home PATH``, else ``$CODEX_HOME``, else ``~/.codex``). ``show`` never writes;
+``note`` and ``forget`` without ``--write`` only say what they would do (exit 4). A locked
+``memories_1.sqlite`` is waited for up to ``--wait SECONDS``."""
 
 from __future__ import annotations
 
@@ -26,9 +21,11 @@ from memtui.cli.common import (
     add_group,
     arg,
     home_arg,
+    number_type,
     positive_int,
     print_more,
     print_problems,
+    report_out,
 )
 from memtui.cli.context import CliContext
 from memtui.engine.codex.browse import CodexThread, codex_threads
@@ -37,7 +34,6 @@ from memtui.engine.codex.curation import ForgetResult
 from memtui.engine.codex.diagnosis import reason_words
 from memtui.engine.codex.errors import CodexError, CodexWriteRefused
 from memtui.engine.codex.export import check_export_target
-from memtui.engine.codex.import_report import OUTCOME_IMPORTED, REASON_ALREADY, ImportReport
 from memtui.engine.codex.models import CodexHome, Job
 from memtui.engine.codex.notes import MAX_NOTE_BYTES, notes_dir_parts, write_note
 from memtui.engine.codex.paths import (
@@ -54,7 +50,6 @@ from memtui.textsafe import one_line
 DEFAULT_SHOW_LIMIT = 50
 """Rows per list that ``codex show`` prints (JSON always has everything)."""
 PREVIEW_CHARS = 70
-ID_CHARS = 36
 WRITE_HINT = "add --write to do it"
 MAX_WAIT_SECONDS = 600.0
 
@@ -69,9 +64,6 @@ def _home(args: argparse.Namespace) -> Path:
 
 def _heading(ctx: CliContext, title: str) -> None:
     ctx.console.print(Text(title, style="bold"))
-
-
-# ---- show ------------------------------------------------------------------------------------
 
 
 def show_json(codex: CodexHome, threads: Sequence[CodexThread]) -> dict[str, Any]:
@@ -195,8 +187,7 @@ def show(ctx: CliContext, args: argparse.Namespace) -> int:
     codex = ctx.engine.codex.browse(home, db_busy_timeout_s=args.wait)
     threads = codex_threads(codex)
     if ctx.json:
-        ctx.emit_json(show_json(codex, threads))
-        return 0
+        return ctx.answer(show_json(codex, threads))
     limit = args.limit
     ctx.console.print(Text(f"Codex home {home}", style="bold"))
     ctx.console.print(layout_line(codex))
@@ -238,43 +229,6 @@ def show(ctx: CliContext, args: argparse.Namespace) -> int:
     return 0
 
 
-# ---- import ----------------------------------------------------------------------------------
-
-
-def report_out(ctx: CliContext, report: ImportReport, what: str, limit: int) -> int:
-    """Print an import's report (JSON, or its counts, the items not imported and the
-    problems); 0."""
-    if ctx.json:
-        ctx.emit_json(report.to_json())
-        return 0
-    skipped = ", ".join(f"{reason} {count}" for reason, count in report.skipped.items())
-    line = f"imported {report.imported} {what} from {one_line(report.home)}"
-    line += f"; skipped {sum(report.skipped.values())}" + (f" ({skipped})" if skipped else "")
-    line += f"; errors {report.errors}"
-    if report.unchanged:
-        line += f"; {report.unchanged} unchanged file(s) not read"
-    ctx.console.print(Text(line))
-    if report.created_projects:
-        ctx.console.print(Text("created project(s): " + ", ".join(report.created_projects)))
-    if report.truncated:
-        ctx.console.print(Text(f"cut to the size limit (marked in the text): "
-                               f"{one_line(', '.join(report.truncated))}", style="yellow"))
-    others = [item for item in report.items
-              if item.outcome != OUTCOME_IMPORTED and item.reason != REASON_ALREADY]
-    if others:
-        table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
-        table.add_column("item", overflow="fold", max_width=ID_CHARS + 12)
-        table.add_column("outcome", no_wrap=True)
-        table.add_column("why", overflow="fold", min_width=16)
-        for item in others[:limit]:
-            why = f"{item.reason}: {item.detail}" if item.detail else str(item.reason)
-            table.add_row(render.text(item.ref), item.outcome, Text(one_line(why, 160)))
-        ctx.console.print(table)
-        print_more(ctx, limit, len(others), "items")
-    print_problems(ctx, report.problems, limit)
-    return 0
-
-
 def import_memories(ctx: CliContext, args: argparse.Namespace) -> int:
     """``codex import``: stage-1 outputs and ad-hoc notes become memories."""
     home = _home(args)
@@ -293,9 +247,6 @@ def import_rollouts(ctx: CliContext, args: argparse.Namespace) -> int:
     home = _home(args)
     report = ctx.engine.codex.import_rollouts(home)
     return report_out(ctx, report, "rollouts as tasks", args.limit)
-
-
-# ---- note, forget ----------------------------------------------------------------------------
 
 
 def note(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -342,8 +293,7 @@ def forget(ctx: CliContext, args: argparse.Namespace) -> int:
     if not result.found:
         _nothing_found(result, home, args.thread_id)
     if ctx.json:
-        ctx.emit_json(result.to_json())
-        return 0
+        return ctx.answer(result.to_json())
     removed = (f"{result.stage1_rows} stage-1 row(s), {result.job_rows} stage-1 job(s), "
                f"{len(result.summary_files)} rollout summary file(s)")
     ctx.console.print(Text(f"forgot thread {args.thread_id}: removed {removed}"))
@@ -361,9 +311,6 @@ def forget(ctx: CliContext, args: argparse.Namespace) -> int:
     return 0
 
 
-# ---- export ----------------------------------------------------------------------------------
-
-
 def export(ctx: CliContext, args: argparse.Namespace) -> int:
     """``codex export DIR [--home-layout]``: the store as a Codex memories folder."""
     check_export_target(args.dir)  # refuse before rendering anything
@@ -371,9 +318,8 @@ def export(ctx: CliContext, args: argparse.Namespace) -> int:
     path = ctx.engine.codex.write_plan(plan, args.dir, home_layout=args.home_layout,
                                        folder=args.codex_layout)
     if ctx.json:
-        ctx.emit_json({"path": str(path), "home_layout": args.home_layout,
-                       "folder": args.codex_layout, **plan.to_json()})
-        return 0
+        return ctx.answer({"path": str(path), "home_layout": args.home_layout,
+                           "folder": args.codex_layout, **plan.to_json()})
     ctx.console.print(Text(f"exported {plan.memories} memories to {one_line(str(path))}: "
                            f"{plan.groups} task group(s), {plan.threads} thread(s), "
                            f"{plan.notes} note(s)"))
@@ -387,20 +333,10 @@ def export(ctx: CliContext, args: argparse.Namespace) -> int:
     return 0
 
 
-# ---- parser ----------------------------------------------------------------------------------
-
-
-def _seconds(value: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {value!r}") from None
-    if not 0 <= number <= MAX_WAIT_SECONDS:
-        raise argparse.ArgumentTypeError(f"must be between 0 and {MAX_WAIT_SECONDS}")
-    return number
-
-
-WAIT = arg("--wait", type=_seconds, default=None, metavar="SECONDS",
+WAIT = arg("--wait", type=number_type(float, "a number of seconds",
+                                      lambda n: 0 <= n <= MAX_WAIT_SECONDS,
+                                      f"must be between 0 and {MAX_WAIT_SECONDS}"),
+           default=None, metavar="SECONDS",
            help="how long to wait for Codex's database while a running Codex holds it locked")
 
 

@@ -24,8 +24,6 @@ def _memory_out(ctx: CliContext, memory: Memory, verb: str | None = None) -> int
     return ctx.answer(memory.to_json(), *said, render.memory_detail(memory))
 
 
-# ---- project ---------------------------------------------------------------------------------
-
 def project_add(ctx: CliContext, args: argparse.Namespace) -> int:
     """``project add ID [--name N] [--root PATH]``."""
     project = ctx.engine.identity.create_project(args.id, args.name, args.root)
@@ -44,9 +42,8 @@ def project_list(ctx: CliContext, args: argparse.Namespace) -> int:
     """``project list``."""
     rows = ctx.engine.identity.list_projects()
     if ctx.json:
-        ctx.emit_json({"items": [p.to_json() | {"role": role} for p, role in rows],
-                       "count": len(rows)})
-        return 0
+        return ctx.answer({"items": [p.to_json() | {"role": role} for p, role in rows],
+                           "count": len(rows)})
     if not rows:
         ctx.console.print(Text("No projects yet — create one with: memtui project add ID"))
         return 0
@@ -59,8 +56,6 @@ def project_list(ctx: CliContext, args: argparse.Namespace) -> int:
     ctx.console.print(table)
     return 0
 
-
-# ---- profile ---------------------------------------------------------------------------------
 
 def _profile_out(ctx: CliContext, profile: Any) -> int:
     return ctx.answer(profile.to_json(), render.key_value_table([
@@ -99,8 +94,6 @@ def profile_set(ctx: CliContext, args: argparse.Namespace) -> int:
                                                  preferences=replace_all, set_preferences=merge)
     return _profile_out(ctx, profile)
 
-
-# ---- memory ----------------------------------------------------------------------------------
 
 def memory_add(ctx: CliContext, args: argparse.Namespace) -> int:
     """``memory add TEXT --kind KIND [--project ID]``."""
@@ -186,8 +179,7 @@ def context(ctx: CliContext, args: argparse.Namespace) -> int:
     """``context [--project ID]``: the identity context."""
     result = ctx.engine.identity.context(args.project)
     if ctx.json:
-        ctx.emit_json(result.to_json())
-        return 0
+        return ctx.answer(result.to_json())
     ctx.console.print(render.key_value_table([
         ("user", result.profile.user_id), ("name", result.profile.display_name),
         ("timezone", result.profile.timezone), ("project summary", result.project_summary)],

@@ -1,11 +1,7 @@
-"""``memtui inbox list | approve | reject | redo``: the review inbox from the shell.
-
-Beside the pending memories wait Claude Code's memory writes held by its write gate
-(``write_…`` ids): approve writes the file (and the topic's line in ``MEMORY.md``), reject
-deletes the held write, and ``redo`` makes a held write's diff again when its file changed
-since the proposal. Each id is decided in its own transaction: one that fails is reported on
-stderr, the others go on, and the exit code is that of the first failure.
-"""
+"""``memtui inbox list | approve | reject | redo``: the review inbox from the shell, the
+pending memories and Claude Code's writes held by its write gate (``write_…`` ids). Each id
+is decided on its own: a failure is reported on stderr, the others go on, and the exit code
+is that of the first failure."""
 
 from __future__ import annotations
 
@@ -90,8 +86,7 @@ def inbox_list(ctx: CliContext, args: argparse.Namespace) -> int:
     writes = _writes(ctx, args.source)
     if ctx.json:
         rows = [item.to_json() for item in items] + [held.to_json() for held in writes]
-        ctx.emit_json({"items": rows, "count": len(rows)})
-        return 0
+        return ctx.answer({"items": rows, "count": len(rows)})
     if not items and not writes:
         ctx.console.print(Text(EMPTY_INBOX))
         return 0

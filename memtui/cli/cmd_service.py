@@ -5,20 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 
-from memtui.cli.common import Command, add_commands, arg
+from memtui.cli.common import Command, add_commands, arg, number_type
 from memtui.cli.context import CliContext
 from memtui.errors import InvalidInput
 from memtui.service.client import CLIENT_TIMEOUT_S
 
-
-def _seconds(value: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {value!r}") from None
-    if not number > 0 or number == float("inf"):
-        raise argparse.ArgumentTypeError("must be a positive number of seconds")
-    return number
+_seconds = number_type(float, "a number of seconds", lambda n: 0 < n < float("inf"),
+                       "must be a positive number of seconds")
 
 
 def serve(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -26,19 +19,15 @@ def serve(ctx: CliContext, args: argparse.Namespace) -> int:
     from memtui.engine.agent_setup import codex_home_for_worker
     from memtui.service.server import serve as run_service
 
-    named = bool(getattr(args, "db", None))
     codex_home = codex_home_for_worker(args.codex_home) if args.worker else None
     return run_service(ctx.db_target, ctx.user, args.socket, worker=args.worker,
-                       interval_s=args.interval, create_folder=not named,
+                       interval_s=args.interval, create_folder=not ctx.db_named,
                        codex_home=codex_home)
 
 
 def call(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``call METHOD [JSON] [--socket PATH]``: one request; prints the response object.
-
-    Exit status: 0 when ok, else 3 not_found, 4 permission_denied, 5 invalid_params, 1 any
-    other error (also when no service is running).
-    """
+    """``call METHOD [JSON] [--socket PATH]``: one request; prints the response object. Exit 0
+    when ok, else 3 not_found, 4 permission_denied, 5 invalid_params, 1 any other error."""
     from memtui.service.client import call as call_service
     from memtui.service.protocol import exit_code_for
 

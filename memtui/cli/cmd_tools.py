@@ -162,13 +162,11 @@ def import_command(ctx: CliContext, args: argparse.Namespace) -> int:
     new_store = ctx.db_is_file and not ctx.db_path.exists()
     try:
         report = ctx.engine.maintenance.import_lines(handle, merge=args.merge)
-    except UnicodeDecodeError:
+    except BaseException as error:
         if new_store:
             ctx.discard_new_store()
-        raise InvalidInput(f"{source}: not valid UTF-8") from None
-    except BaseException:
-        if new_store:
-            ctx.discard_new_store()
+        if isinstance(error, UnicodeDecodeError):
+            raise InvalidInput(f"{source}: not valid UTF-8") from None
         raise
     finally:
         if handle is not sys.stdin:

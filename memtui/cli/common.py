@@ -6,26 +6,43 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from rich import box
 from rich.table import Table
 from rich.text import Text
 
+from memtui.cli import render
 from memtui.cli.context import CliContext
 from memtui.textsafe import one_line
 
+if TYPE_CHECKING:
+    from memtui.engine.codex.import_report import ImportReport
+
 T = TypeVar("T")
+N = TypeVar("N", int, float)
+ID_CHARS = 36
+"""The widest id an import report's item column keeps whole."""
 
 
-def positive_int(value: str) -> int:
-    """An argparse type: a whole number of at least 1."""
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
-    if number < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return number
+def number_type(kind: Callable[[str], N], what: str, fits: Callable[[N], bool] | None = None,
+                need: str = "") -> Callable[[str], N]:
+    """An argparse type: ``kind(value)`` (else "not <what>"), refused with ``need`` when it
+    does not ``fits``."""
+    def parse(value: str) -> N:
+        try:
+            number = kind(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not {what}: {value!r}") from None
+        if fits is not None and not fits(number):
+            raise argparse.ArgumentTypeError(need)
+        return number
+
+    return parse
+
+
+positive_int = number_type(int, "a whole number", lambda n: n >= 1, "must be at least 1")
+"""An argparse type: a whole number of at least 1."""
 
 
 @dataclass(frozen=True)
@@ -125,4 +142,39 @@ def list_out(ctx: CliContext, items: list[Any], table: Table, empty: str) -> int
         ctx.console.print(Text(empty))
     else:
         ctx.console.print(table)
+    return 0
+
+
+def report_out(ctx: CliContext, report: ImportReport, what: str, limit: int) -> int:
+    """Print an import's report (JSON, or its counts, the items not imported and the
+    problems); 0."""
+    from memtui.engine.codex.import_report import OUTCOME_IMPORTED, REASON_ALREADY
+
+    if ctx.json:
+        return ctx.answer(report.to_json())
+    skipped = ", ".join(f"{reason} {count}" for reason, count in report.skipped.items())
+    line = f"imported {report.imported} {what} from {one_line(report.home)}"
+    line += f"; skipped {sum(report.skipped.values())}" + (f" ({skipped})" if skipped else "")
+    line += f"; errors {report.errors}"
+    if report.unchanged:
+        line += f"; {report.unchanged} unchanged file(s) not read"
+    ctx.console.print(Text(line))
+    if report.created_projects:
+        ctx.console.print(Text("created project(s): " + ", ".join(report.created_projects)))
+    if report.truncated:
+        ctx.console.print(Text(f"cut to the size limit (marked in the text): "
+                               f"{one_line(', '.join(report.truncated))}", style="yellow"))
+    others = [item for item in report.items
+              if item.outcome != OUTCOME_IMPORTED and item.reason != REASON_ALREADY]
+    if others:
+        table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+        table.add_column("item", overflow="fold", max_width=ID_CHARS + 12)
+        table.add_column("outcome", no_wrap=True)
+        table.add_column("why", overflow="fold", min_width=16)
+        for item in others[:limit]:
+            why = f"{item.reason}: {item.detail}" if item.detail else str(item.reason)
+            table.add_row(render.text(item.ref), item.outcome, Text(one_line(why, 160)))
+        ctx.console.print(table)
+        print_more(ctx, limit, len(others), "items")
+    print_problems(ctx, report.problems, limit)
     return 0

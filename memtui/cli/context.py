@@ -38,6 +38,11 @@ class CliContext:
         return store_target(getattr(self.args, "db", None))
 
     @property
+    def db_named(self) -> bool:
+        """Whether the store was named (``--db``): a folder is made only for the default."""
+        return bool(getattr(self.args, "db", None))
+
+    @property
     def db_is_file(self) -> bool:
         """Whether the store is a file (SQLite), not a database server."""
         return not is_database_url(self.db_target)
@@ -62,8 +67,7 @@ class CliContext:
     def store(self) -> StoreBackend:
         """The store, opened on first use."""
         if self._store is None:
-            named = bool(getattr(self.args, "db", None))
-            self._store = open_store(self.db_target, create_folder=not named,
+            self._store = open_store(self.db_target, create_folder=not self.db_named,
                                      allow_read_only=self.allow_read_only)
         return self._store
 

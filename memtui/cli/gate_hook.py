@@ -1,12 +1,10 @@
 """Claude Code's memory write gate: the ``PreToolUse`` hook that ``memtui hooks install
 claude-code --gate`` installs as ``<python> -I -S <this file> [--db PATH] [--user ID]``.
 
-Claude Code runs it before every file write, so a file outside its memory -- nearly every
-call -- is answered with ``sys``, ``os`` and ``json`` alone (no site-packages, no memtui):
-nothing is printed and the call goes on. A file inside a memory folder (``memory_folder``:
-every place Claude Code 2.1 may keep memory, erring on holding a write) is handed to
-``engine.gate.answer`` on the user's store. It fails open: input it does not know, or any
-error, leaves one line on stderr and exit status 0 -- a broken memtui never stops the agent.
+A write outside Claude Code's memory -- nearly every call -- is answered with ``sys``, ``os``
+and ``json`` alone: nothing is printed and the call goes on. A write into a memory folder is
+handed to ``engine.gate.answer``. It fails open: any error leaves one line on stderr and
+exit status 0.
 """
 
 from __future__ import annotations
@@ -101,16 +99,15 @@ def answer(payload: dict[str, object], folder: str, path: str, db: str | None,
            user: str | None) -> dict[str, object] | None:
     """The answer for a write into a memory folder: the user's store opened (made in the
     default place when there is none yet), the gate's decision, the store closed."""
+    import contextlib
+
     from memtui.engine.api import Engine
     from memtui.engine.paths import default_user, store_target
     from memtui.store.database import open_store
 
-    store = open_store(store_target(db), create_folder=not db)
-    try:
+    with contextlib.closing(open_store(store_target(db), create_folder=not db)) as store:
         return Engine(store, user or default_user(), "claude-code").gate.answer(
             payload, folder, path)
-    finally:
-        store.close()
 
 
 def main(argv: list[str] | None = None) -> int:

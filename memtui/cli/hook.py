@@ -1,21 +1,19 @@
-"""``memtui hook session-start | session-end``: Claude Code's session hooks.
-
-Claude Code runs a hook with one JSON object on stdin. These commands delay the agent, so
-``main`` sends them here before any parser or output library is imported, and only the store
-and the engine areas they use are loaded. ``session-start`` prints the ``SessionStart``
-``additionalContext`` when a new session gets memories; ``session-end`` records the session
-for the worker and prints nothing. Both fail open: on any error nothing goes to stdout, one
-line goes to stderr and the exit status is 0.
-"""
+"""``memtui hook session-start | session-end``: Claude Code's session hooks, one JSON object
+on stdin. ``main`` sends them here before any parser or output library is imported (they
+delay the agent). Both fail open: on any error nothing goes to stdout, one line goes to
+stderr and the exit status is 0."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
 import sys
-from typing import Any, TextIO
+from collections.abc import Callable
+from typing import Any, TextIO, TypeVar
 
+T = TypeVar("T")
 HOOK_NAMES = ("session-start", "session-end")
 DEFAULT_AGENT = "claude-code"
 """The agent whose hook format these commands read (Claude Code's)."""
@@ -66,40 +64,37 @@ def _read_payload(stdin: TextIO) -> dict[str, Any]:
     return payload
 
 
-def _db_path(db: str | None) -> tuple[str, bool]:
-    from memtui.engine.paths import store_target
+def _sessions(db: str | None, user: str | None, agent: str, create_folder: bool,
+              work: Callable[[Any], T]) -> T:
+    """``work(engine.sessions)`` on the user's store, closed after."""
+    from memtui.engine.api import Engine
+    from memtui.engine.paths import default_user, store_target
+    from memtui.store.database import open_store
 
-    return store_target(db), bool(db)
-
-
-def _user(user: str | None) -> str:
-    from memtui.engine.paths import default_user
-
-    return user or default_user()
+    with contextlib.closing(open_store(store_target(db), create_folder=create_folder)) as store:
+        return work(Engine(store, user or default_user(), agent).sessions)
 
 
 def _session_start(payload: dict[str, Any], db: str | None, user: str | None,
                    agent: str) -> str | None:
     if payload.get("source", "startup") != "startup":
         return None  # a resumed, cleared or compacted session: nothing to open
-    path, _named = _db_path(db)
-    from memtui.engine.paths import is_database_url
+    from memtui.engine.paths import is_database_url, store_target
 
+    path = store_target(db)
     if not is_database_url(path) and not os.path.exists(path):
         return None  # no store yet: no memories
-    from memtui.engine.api import Engine
-    from memtui.store.database import open_store
-
-    store = open_store(path)
-    try:
-        text = Engine(store, _user(user), agent).sessions.session_start(payload)
-    finally:
-        store.close()
+    text = _sessions(db, user, agent, False, lambda sessions: sessions.session_start(payload))
     if not text:
         return None
     return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart",
                                               "additionalContext": text}},
                       ensure_ascii=False)
+
+
+FILE_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
+              (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"))
+"""How a file that is not a regular one is named in a refusal."""
 
 
 def transcript_problem(path: str) -> str | None:
@@ -114,12 +109,8 @@ def transcript_problem(path: str) -> str | None:
         return f"cannot be read ({error.strerror or error})"
     if stat.S_ISREG(info.st_mode):
         return None
-    kind = ("a folder" if stat.S_ISDIR(info.st_mode) else
-            "a named pipe (FIFO)" if stat.S_ISFIFO(info.st_mode) else
-            "a socket" if stat.S_ISSOCK(info.st_mode) else
-            "a device" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode) else
-            "not a regular file")
-    return f"{kind}, not a regular file" if kind != "not a regular file" else kind
+    kind = next((words for test, words in FILE_KINDS if test(info.st_mode)), None)
+    return f"{kind}, not a regular file" if kind else "not a regular file"
 
 
 def _session_end(payload: dict[str, Any], db: str | None, user: str | None,
@@ -129,15 +120,7 @@ def _session_end(payload: dict[str, Any], db: str | None, user: str | None,
         problem = transcript_problem(transcript)
         if problem:
             raise ValueError(f"transcript {transcript}: {problem}; session not recorded")
-    path, named = _db_path(db)
-    from memtui.engine.api import Engine
-    from memtui.store.database import open_store
-
-    store = open_store(path, create_folder=not named)
-    try:
-        Engine(store, _user(user), agent).sessions.record(agent, payload)
-    finally:
-        store.close()
+    _sessions(db, user, agent, not db, lambda sessions: sessions.record(agent, payload))
 
 
 def run_hook(options: dict[str, str], stdin: TextIO | None = None, stdout: TextIO | None = None,

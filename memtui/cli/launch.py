@@ -71,28 +71,20 @@ def prepare_demo(ctx: CliContext) -> tuple[Path, Path | None]:
 
 
 def launch_app(ctx: CliContext) -> int:
-    """Open the app on the chosen store (the demo store with ``--demo``: acting user alice,
-    project webshop unless ``--user`` / ``--project`` say otherwise; its own Codex, Claude
-    Code and Gemini CLI homes unless ``--codex-home`` / ``--claude-home`` /
-    ``--gemini-home`` say otherwise, never the machine's). A temporary demo folder is
-    removed when the app closes, however it closes."""
+    """Open the app on the chosen store; with ``--demo`` on the demo store and its own agent
+    homes (unless options say otherwise), its temporary folder removed however the app closes."""
     folder: Path | None = None
     if ctx.args.demo is not None:
         from memtui.engine.demo import DEMO_PROJECT, DEMO_USER
 
         path, folder = prepare_demo(ctx)
         ctx.args.db = str(path)
-        if not ctx.args.user:
-            ctx.args.user = DEMO_USER
-        if not getattr(ctx.args, "project", None):
-            ctx.args.project = DEMO_PROJECT
-        if not getattr(ctx.args, "codex_home", None):
-            ctx.args.codex_home = str(demo_codex_home(path))
         claude, gemini = demo_agent_homes(path)
-        if not getattr(ctx.args, "claude_home", None):
-            ctx.args.claude_home = str(claude)
-        if not getattr(ctx.args, "gemini_home", None):
-            ctx.args.gemini_home = str(gemini)
+        for name, value in (("user", DEMO_USER), ("project", DEMO_PROJECT),
+                            ("codex_home", str(demo_codex_home(path))),
+                            ("claude_home", str(claude)), ("gemini_home", str(gemini))):
+            if not getattr(ctx.args, name, None):
+                setattr(ctx.args, name, value)
     previous = _exit_on_hangup() if folder is not None else {}
     try:
         from memtui.app.main import run_app

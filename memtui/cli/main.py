@@ -1,13 +1,9 @@
 """``memtui``: the entry point. No subcommand opens the app; subcommands script the store.
 
-Opening the app is the path people wait on, so it is kept lean: the global options are read
-by a small parser first, and only a command line that is not the app builds a command
-parser. That is the parser of its command's module alone (importing no other command
-module); help, and a line that parser refuses, get the whole parser, whose messages name
-every command. While the app starts, Python's garbage collector
-is paused (imports make hundreds of thousands of objects that live for the whole run, and
-collecting them is wasted work); the app freezes them out of later collections and resumes
-the collector just before its event loop (``MemtuiApp.run``).
+Opening the app is kept lean: the global options are read by a small parser first, and a
+command line builds the parser of its command's module alone; help, and a line that parser
+refuses, get the whole parser, whose messages name every command. While the app starts the
+garbage collector is paused (``MemtuiApp.run`` resumes it before its event loop).
 """
 
 from __future__ import annotations
@@ -26,7 +22,6 @@ from memtui.errors import InvalidInput, MemtuiError
 if TYPE_CHECKING:
     import argparse
 
-    from memtui.cli.context import CliContext
 
 COMMANDS_BY_MODULE: dict[str, tuple[str, ...]] = {
     "memtui.cli.cmd_identity": ("project", "profile", "memory", "note", "context", "audit"),
@@ -135,12 +130,6 @@ def parse_command_line(raw: Sequence[str], command: str | None = None) -> argpar
     return build_parser().parse_args(list(raw))
 
 
-def _run_app(ctx: CliContext) -> int:
-    from memtui.cli.launch import launch_app
-
-    return launch_app(ctx)
-
-
 FULL_PARSER_FLAGS = frozenset({"-h", "--help", "--version"})
 """Flags the whole parser answers (its help lists the commands)."""
 
@@ -222,7 +211,9 @@ def _dispatch(raw: list[str], args: argparse.Namespace | None, command: str | No
     ctx = CliContext(args, stdout, stderr)
     try:
         if args.handler is None:
-            return _run_app(ctx)
+            from memtui.cli.launch import launch_app
+
+            return launch_app(ctx)
         return int(args.handler(ctx, args) or 0)
     except MemtuiError as error:
         return ctx.error(error)

@@ -1,22 +1,11 @@
-"""``memtui mcp``: the MCP server on stdio, on the official MCP Python SDK.
+"""``memtui mcp``: the MCP server on stdio, on the official MCP Python SDK (docs/mcp.md).
 
-The protocol is the SDK's; this module only wires the tools and resources of ``tools.py`` to
-it. Writes run one at a time in a worker thread (``anyio.to_thread``), so the event loop
-keeps reading the client (a cancellation, a closed pipe) while a write waits for a busy
-store; reads (recall, resources) run in the loop's own thread once the store is open (WAL:
-a read never waits for a writer). stdout carries protocol messages only (the SDK serves the wire from a private copy of
-the descriptor and points fd 1 at stderr, so a stray print cannot corrupt it); logs go to
-stderr. The store is opened on the first call that needs it: a store that cannot be opened
-is a tool error result, the server keeps running.
-
-Where the agent works decides the project of ``memory_recall``, ``memory_context`` and
-``memory_add``: the client's MCP roots when it has them (asked once, and again after
-``roots/list_changed``), else the server's working folder; a folder in no project gets
-user-level memories only, never another project's; an explicit ``project`` wins.
-
-A refused call (bad arguments, an unknown id, a memory of another user: the same answer as a
-missing one, a refused forget, a busy store) is a tool result with ``isError`` and a one-line
-message. An unknown resource is a JSON-RPC error (resource not found).
+This module only wires the tools and resources of ``tools.py`` to the SDK. Writes run one at
+a time in a worker thread, so the event loop keeps reading the client while a write waits
+for a busy store; reads run in the loop's own thread once the store is open (WAL: a read
+never waits for a writer). The store is opened on the first call that needs it: one that
+cannot be opened is a tool error result, and the server keeps running. The client's MCP
+roots (else the working folder) decide the project of a call that names none.
 """
 
 from __future__ import annotations
@@ -61,6 +50,8 @@ ROOTS_TIMEOUT_S = 5.0
 """Longest wait for the client's answer to ``roots/list`` (then the working folder counts)."""
 RESOURCE_NOT_FOUND = -32002
 """The JSON-RPC error code MCP gives an unknown resource."""
+INTERNAL_ERROR = -32603
+"""JSON-RPC's internal error: a resource the store could not read."""
 INSTRUCTIONS = (
     "memtui is the user's long-term memory, shared by their coding agents and curated by the "
     "user. Call memory_recall before relying on assumptions about the user's preferences, "
@@ -174,8 +165,6 @@ class McpServer:
             return job()
         return await anyio.to_thread.run_sync(job, limiter=self._limiter)
 
-    # ---- handlers ---------------------------------------------------------------------------
-
     async def _list_tools(self, ctx: ServerRequestContext[Any],
                           params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[
@@ -209,8 +198,7 @@ class McpServer:
         try:
             items = await self._run(ctx, list_resources, reads_only=True)
         except MemtuiError as error:
-            raise MCPError(types.INTERNAL_ERROR if hasattr(types, "INTERNAL_ERROR") else -32603,
-                           error_message(error)) from None
+            raise MCPError(INTERNAL_ERROR, error_message(error)) from None
         return types.ListResourcesResult(resources=[
             types.Resource(uri=uri, name=name, description=description,
                            mime_type="text/markdown") for uri, name, description in items])
@@ -233,7 +221,7 @@ class McpServer:
         except NotFound as error:
             raise MCPError(RESOURCE_NOT_FOUND, error_message(error)) from None
         except MemtuiError as error:
-            raise MCPError(-32603, error_message(error)) from None
+            raise MCPError(INTERNAL_ERROR, error_message(error)) from None
         return types.ReadResourceResult(contents=[
             types.TextResourceContents(uri=uri, mime_type="text/markdown", text=text)])
 

@@ -1,12 +1,7 @@
-"""The MCP tools and resources of ``memtui mcp``: names, descriptions, argument
-schemas, and what each call does through the engine.
-
-This module knows nothing of the protocol: each tool is a plain function of a
-``McpSession`` (the store, the acting user, the working folder, the client's name) and the
-call's arguments, returning a JSON object. Arguments are checked against the tool's schema
-here (their shape only); every rule (access, redaction, validation, review) is the engine's.
-A refusal is a ``MemtuiError`` the server turns into a tool error result.
-"""
+"""The MCP tools and resources of ``memtui mcp``: names, descriptions, argument schemas, and
+what each call does through the engine. Nothing of the protocol: each tool is a function of
+a ``McpSession`` and the call's arguments (checked for shape only) returning a JSON object;
+a refusal is a ``MemtuiError``."""
 
 from __future__ import annotations
 
@@ -95,8 +90,6 @@ class McpSession:
         return project
 
 
-# ---- argument checks (shape only) ------------------------------------------------------------
-
 _KIND_WORDS = {"string": "a string", "integer": "a whole number", "boolean": "true or false"}
 _GOT_WORDS = {"boolean": "a boolean", "integer": "a number", "number": "a number",
               "string": "a string", "array": "an array", "object": "an object", "null": "null"}
@@ -137,9 +130,6 @@ def check_arguments(tool: Tool, arguments: dict[str, Any] | None) -> dict[str, A
     return args
 
 
-# ---- results ---------------------------------------------------------------------------------
-
-
 def memory_json(memory: Memory) -> dict[str, Any]:
     """A memory as a tool result shows it."""
     return {"id": memory.id, "kind": memory.kind, "scope": memory.scope,
@@ -151,9 +141,6 @@ def error_message(error: BaseException) -> str:
     """One line, bounded, for a tool error result."""
     text = getattr(error, "message", None) or str(error) or type(error).__name__
     return one_line(str(text))[:MAX_MESSAGE_CHARS]
-
-
-# ---- the tools -------------------------------------------------------------------------------
 
 
 def memory_recall(session: McpSession, args: dict[str, Any]) -> dict[str, Any]:
@@ -327,9 +314,6 @@ def call_tool(session: McpSession, name: str, arguments: dict[str, Any] | None) 
         raise NotFound(f"unknown tool {one_line(str(name))[:60]!r}: the tools are "
                        f"{', '.join(TOOLS_BY_NAME)}")
     return tool.call(session, check_arguments(tool, arguments))
-
-
-# ---- resources -------------------------------------------------------------------------------
 
 
 def _markdown(title: str, memories: list[Memory], total: int) -> str:

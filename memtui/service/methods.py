@@ -1,10 +1,6 @@
-"""The service's methods: a table of name -> parameter types -> engine call.
-
-Only JSON shapes are checked here (which params exist, which are required, their JSON
-types); every value rule (ids, lengths, limits, permissions, redaction) is the engine's. An
-unknown parameter is refused, so a typo is never silently ignored and nothing in params can
-name the acting user.
-"""
+"""The service's methods: a table of name -> parameter types -> engine call. Only JSON shapes
+are checked here (an unknown parameter is refused, so nothing in params can name the acting
+user); every value rule is the engine's."""
 
 from __future__ import annotations
 
@@ -94,8 +90,6 @@ def _opt(params: dict[str, Any], name: str, default: Any = None) -> Any:
     value = params.get(name)
     return default if value is None else value
 
-
-# ---- handlers -----------------------------------------------------------------------------
 
 def _health(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
     store = ctx.engine.store

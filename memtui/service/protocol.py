@@ -1,11 +1,7 @@
-"""The wire protocol: JSON Lines, one request per connection.
-
-A request is one JSON object on one line, ``{"id", "method", "params"}``; the response is
-one line, ``{"id", "ok": true, "result"}`` or ``{"id", "ok": false, "error": {"code",
-"message", ...}}``. This module reads a request without ever holding more than
-``MAX_REQUEST_BYTES + 1`` bytes, parses and checks its envelope, and encodes responses. It
-knows nothing of methods (``methods.py``) or sockets beyond ``recv``.
-"""
+"""The wire protocol: one JSON object a line, one request per connection. A request is
+``{"id", "method", "params"}``; a response ``{"id", "ok": true, "result"}`` or ``{"id",
+"ok": false, "error": {"code", "message", ...}}``. A request is read without ever holding
+more than ``MAX_REQUEST_BYTES + 1`` bytes."""
 
 from __future__ import annotations
 
@@ -76,13 +72,8 @@ class Request:
 
 
 class RequestBuffer:
-    """The bytes of one request as they arrive (for a reader that does not block).
-
-    ``feed(chunk)`` returns the request line once its newline arrived (what follows is
-    ignored), ``end()`` the line when the client closed its side first; before that None.
-    Never holds more than ``limit + 1`` bytes: a longer line raises ``ProtocolError``
-    (``too_large``).
-    """
+    """The bytes of one request as they arrive, for a reader that does not block; never more
+    than ``limit + 1`` of them (a longer line raises ``too_large``)."""
 
     def __init__(self, limit: int = MAX_REQUEST_BYTES) -> None:
         self.limit = limit

@@ -1,18 +1,10 @@
-"""``MemoryService``: the unix-socket server behind ``memtui serve``.
+"""``MemoryService``: the unix-socket server behind ``memtui serve`` (docs/service.md).
 
-- The socket is created owner-only (``0600``, bound under a restrictive umask so there is no
-  moment when it is open to others); a missing folder is created ``0700``. On Linux each
-  peer's uid is checked (``SO_PEERCRED``): only the service's own user may talk to it.
-- A socket file left by a crashed run is detected (nobody answers) and replaced; a live one
-  is an error (another service is running).
-- One request per connection. The accept loop reads every connection itself, without
-  blocking (``selectors``), and hands only a complete request to the bounded pool of
-  threads: a slow or silent client holds no worker. A connection that has not delivered its
-  whole request within ``read_timeout_s`` is answered with an error and dropped; a client
-  that goes away mid-reply harms no one.
-- ``stop()`` (and SIGTERM/SIGINT under ``run()``) stops accepting, lets the requests in
-  flight finish (those still arriving get until their deadline), stops the worker, removes the socket file and closes the store.
-- ``worker=True`` hosts the background extraction loop (``memtui.engine.worker``).
+The socket is owner-only (bound under a restrictive umask), each peer's uid is checked where
+the system tells it, and a stale socket file is replaced while a live one is an error. The
+accept loop reads every connection itself without blocking and hands only a complete
+request to a bounded pool of threads, so a slow client holds no worker; ``stop()`` lets the
+requests in flight finish. ``worker=True`` hosts the background extraction loop.
 """
 
 from __future__ import annotations
@@ -28,7 +20,7 @@ import struct
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -155,13 +147,9 @@ def peer_uid(conn: socket.socket) -> int | None:
 
 
 class MemoryService:
-    """The local memory service for one store and one acting user.
-
-    ``store`` (optional) is an open store to serve instead of opening ``store_path`` (it is
-    then left open at stop). Use ``run()`` for a blocking server with signal handling (the
-    command line), or ``start()`` + ``serve_forever()``/``stop()``, or ``running()`` for a
-    server in a background thread (tests, benchmarks).
-    """
+    """The local memory service for one store (``store``: one already open, left open at stop)
+    and one acting user: ``run()`` blocks with signal handling, ``running()`` serves in a
+    background thread."""
 
     def __init__(self, store_path: str | os.PathLike[str] | None, actor: str,
                  socket_path: str | os.PathLike[str] | None = None, *, worker: bool = False,
@@ -195,8 +183,6 @@ class MemoryService:
         self._loop: Any = None
         self._started = False
         self._serving = False
-
-    # ---- life cycle -----------------------------------------------------------------------
 
     def start(self) -> None:
         """Open the store, bind the socket and start the worker (if asked). Raises
@@ -332,7 +318,7 @@ class MemoryService:
             uid = peer_uid(conn)
             if uid is not None and hasattr(os, "getuid") and uid != os.getuid():
                 log.warning("refused a connection from uid %s", uid)
-                self._submit(conn, self._refuse, error_response(
+                self._submit(conn, error_response(
                     None, PERMISSION_DENIED, "this service serves only its own user"))
                 continue
             conn.setblocking(False)
@@ -354,12 +340,11 @@ class MemoryService:
             raw = reading.buffer.feed(chunk) if chunk else reading.buffer.end()
         except ProtocolError as error:
             self._forget_reading(selector, reading)
-            self._submit(reading.conn, self._refuse,
-                         error_response(None, error.code, error.message))
+            self._submit(reading.conn, error_response(None, error.code, error.message))
             return
         if raw is not None:
             self._forget_reading(selector, reading)
-            self._submit(reading.conn, self._answer, raw)
+            self._submit(reading.conn, raw, request=True)
 
     def _expire(self, selector: selectors.BaseSelector) -> None:
         """Answer and drop the connections past their deadline (without blocking)."""
@@ -383,13 +368,13 @@ class MemoryService:
             selector.register(self._listener, selectors.EVENT_READ, _ACCEPT)
             self._accept_paused = False
 
-    def _submit(self, conn: socket.socket, job: Callable[[socket.socket, bytes], None],
-                data: bytes) -> None:
-        """Run ``job(conn, data)`` on the pool; the connection is closed after it."""
+    def _submit(self, conn: socket.socket, data: bytes, request: bool = False) -> None:
+        """Answer on the pool: ``data`` is a request to run, else a refusal to send (the
+        client's unread input drained after it); the connection is closed after it."""
         assert self._pool is not None
         conn.setblocking(True)
         try:
-            self._pool.submit(self._serve_connection, conn, job, data)
+            self._pool.submit(self._serve_connection, conn, data, request)
         except RuntimeError:  # the pool is shutting down
             conn.close()
 
@@ -473,8 +458,6 @@ class MemoryService:
             self.stop()
             thread.join(SHUTDOWN_TIMEOUT_S)
 
-    # ---- one connection -------------------------------------------------------------------
-
     def handle_request(self, raw: bytes) -> bytes:
         """Answer one raw request line (no socket involved): the encoded response."""
         assert self._context is not None
@@ -495,21 +478,15 @@ class MemoryService:
             except (TypeError, ValueError):
                 return error_response(request_id, code, message)
 
-    def _serve_connection(self, conn: socket.socket,
-                          job: Callable[[socket.socket, bytes], None], data: bytes) -> None:
+    def _serve_connection(self, conn: socket.socket, data: bytes, request: bool) -> None:
         try:
             with conn:
-                job(conn, data)
+                self._reply(conn, self.handle_request(data) if request else data,
+                            drain=not request)
         except OSError:
             pass  # the client went away; nothing was half-written on our side
         except Exception:  # never let one connection hurt the service
             log.exception("connection failed")
-
-    def _answer(self, conn: socket.socket, raw: bytes) -> None:
-        self._reply(conn, self.handle_request(raw))
-
-    def _refuse(self, conn: socket.socket, payload: bytes) -> None:
-        self._reply(conn, payload, drain=True)
 
     @staticmethod
     def _reply(conn: socket.socket, payload: bytes, drain: bool = False) -> None:

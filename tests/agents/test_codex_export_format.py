@@ -33,9 +33,7 @@ from memtui.engine.codex.naming import (
     rollout_summary_file_stem,
     stem_slug,
 )
-from memtui.engine.codex.parse_memory_md import parse_memory_md
-from memtui.engine.codex.parse_raw_memories import parse_raw_memories
-from memtui.engine.codex.parse_summary import parse_memory_summary
+from memtui.engine.codex.parsers import parse_memory_md, parse_memory_summary, parse_raw_memories
 from memtui.engine.codex.reader import read_codex_home
 from memtui.errors import UnsafePath
 

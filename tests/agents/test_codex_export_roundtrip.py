@@ -42,7 +42,7 @@ def _bullet(text: str) -> str:
 
 def test_demo_store_round_trip(demo: Store, tmp_path: Path) -> None:
     alice = Engine(demo, "alice")
-    home = alice.codex.export_store(tmp_path / "export", home_layout=True)
+    home = alice.codex.write_plan(alice.codex.plan_export(), tmp_path / "export", home_layout=True)
     codex = read_codex_home(home)
     assert [p.path.endswith("memories_1.sqlite") for p in codex.problems] == [True]
     assert (home / "memories" / "memory_summary.md").read_text().splitlines()[0] == "v1"
@@ -105,8 +105,8 @@ def test_export_then_import_into_a_new_store(demo: Store, tmp_path: Path,
     again = fresh.codex.import_memories(home)
     assert again.imported == 0
 
-    second = read_codex_home(fresh.codex.export_store(tmp_path / "second",
-                                                               home_layout=True))
+    second = read_codex_home(fresh.codex.write_plan(fresh.codex.plan_export(),
+                                                    tmp_path / "second", home_layout=True))
     original = read_codex_home(home)
     titles = {g.cwd: [t.title for t in g.tasks] for g in original.task_groups if g.tasks}
     assert {g.cwd: [t.title for t in g.tasks] for g in second.task_groups} == titles
@@ -120,17 +120,17 @@ def test_export_refuses_existing_folders(demo: Store, tmp_path: Path) -> None:
     codex_home = fx.build_codex_home(tmp_path)
     memory_md = (codex_home / "memories" / "MEMORY.md").read_text()
     with pytest.raises(CodexInputError, match="not empty"):
-        importer.export_store(codex_home / "memories")
+        importer.write_plan(importer.plan_export(), codex_home / "memories")
     assert (codex_home / "memories" / "MEMORY.md").read_text() == memory_md
     afile = tmp_path / "file.txt"
     afile.write_text("x")
     with pytest.raises(CodexInputError, match="not a folder"):
-        importer.export_store(afile)
+        importer.write_plan(importer.plan_export(), afile)
     link = tmp_path / "link"
     link.symlink_to(tmp_path / "empty-target", target_is_directory=True)
     with pytest.raises(CodexInputError, match="symlink"):
-        importer.export_store(link)
+        importer.write_plan(importer.plan_export(), link)
     empty = tmp_path / "empty"
     empty.mkdir()
-    assert (importer.export_store(empty) / "memory_summary.md").is_file()
+    assert (importer.write_plan(importer.plan_export(), empty) / "memory_summary.md").is_file()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".") and p != codex_home]

@@ -19,10 +19,12 @@ from unprivileged import child_command
 
 from memtui.engine.codex.diagnosis import diagnose_jobs
 from memtui.engine.codex.models import Job
-from memtui.engine.codex.parse_memory_md import parse_memory_md
-from memtui.engine.codex.parse_raw_memories import parse_raw_memories
-from memtui.engine.codex.parse_rollout_summary import parse_rollout_summary
-from memtui.engine.codex.parse_summary import parse_memory_summary
+from memtui.engine.codex.parsers import (
+    parse_memory_md,
+    parse_memory_summary,
+    parse_raw_memories,
+    parse_rollout_summary,
+)
 from memtui.engine.codex.paths import (
     SKILL_FILE,
     SKILLS_DIR,

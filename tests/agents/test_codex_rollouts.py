@@ -44,8 +44,7 @@ def test_fixture_rollouts_become_tasks(home: Path) -> None:
     normal = tasks[fx.THREAD_V7]
     assert normal.goal == fx.GOALS[fx.THREAD_V7] == normal.prompt
     assert normal.result == fx.RESULTS[fx.THREAD_V7]
-    assert normal.cwd == fx.PROJECT_CWD and normal.model == "gpt-5-codex"
-    assert normal.git_branch == "main" and normal.originator == "codex_cli_rs"
+    assert normal.cwd == fx.PROJECT_CWD
     assert normal.started_at == "2026-10-02T03:29:31.000Z"
     assert normal.finished_at == "2026-10-02T03:31:31.000Z"
     assert not normal.used_external_context and normal.problems == ()

@@ -212,7 +212,8 @@ def test_export_as_a_v2_home_opens_as_one(engine_for: Callable[[str], Engine],
                                          tmp_path: Path) -> None:
     alice = engine_for("alice")
     alice.identity.add_memory("I prefer small commits", "preference", None)
-    target = alice.codex.export_store(tmp_path / "out", home_layout=True, folder="memories_v2")
+    target = alice.codex.write_plan(alice.codex.plan_export(), tmp_path / "out",
+                                    home_layout=True, folder="memories_v2")
     assert (target / "memories_v2" / "memory_summary.md").is_file()
     assert not (target / "memories").exists()
     codex = read_codex_home(target)
@@ -225,7 +226,8 @@ def test_export_refuses_an_unknown_folder(engine_for: Callable[[str], Engine],
                                           tmp_path: Path) -> None:
     alice = engine_for("alice")
     with pytest.raises(CodexInputError):
-        alice.codex.export_store(tmp_path / "out", home_layout=True, folder="../memories")
+        alice.codex.write_plan(alice.codex.plan_export(), tmp_path / "out", home_layout=True,
+                               folder="../memories")
     assert not (tmp_path / "out").exists()
 
 

@@ -330,7 +330,7 @@ def test_the_search_row_compares_each_key_with_its_own_store_query() -> None:
 
 def test_the_reference_row_times_every_prefix_that_makes_a_query(big_db: Path) -> None:
     from memtui.bench.runner import bare_fts_times
-    from memtui.bench.typing_times import best_prefix_times
+    from memtui.bench.timing import best_prefix_times
 
     ran: list[str] = []
     times = best_prefix_times(("ab c",), lambda text: None if text.endswith(" ") else text,

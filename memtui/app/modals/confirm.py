@@ -8,31 +8,25 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Button, Static
 
-from memtui.app.modals.base import Dialog
+from memtui.app.modals.base import Dialog, ResultType
 
 
-class ConfirmModal(Dialog[bool]):
-    """Ask before doing something final. Dismisses with True (confirmed) or False."""
+class QuestionDialog(Dialog[ResultType]):
+    """A question and its answer buttons; Cancel (``#cancel``) has focus, the safe
+    default. A button answers with its id (``answer``)."""
 
     BOX = "confirm"
 
-    BINDINGS = [
-        Binding("y", "answer(True)", "yes", tooltip="Yes, do it", id="confirm.yes"),
-        Binding("n,escape", "answer(False)", "no", tooltip="No (nothing happens)",
-                id="confirm.no"),
-    ]
-
-    def __init__(self, title: str, body: Text, confirm_label: str = "Forget") -> None:
+    def __init__(self, title: str, body: Text, *buttons: Button) -> None:
         super().__init__(title)
         self._body = body
-        self._confirm_label = confirm_label
+        self._buttons = buttons
 
     def compose_body(self) -> ComposeResult:
-        """The question, and Cancel / confirm buttons (Cancel has focus)."""
+        """The question, and the buttons."""
         yield Static(self._body, classes="dialog-body")
         with Horizontal(classes="dialog-buttons"):
-            yield Button("Cancel (n)", id="cancel")
-            yield Button(f"{self._confirm_label} (y)", id="confirm", variant="error")
+            yield from self._buttons
 
     def on_mount(self) -> None:
         """Cancel is the safe default."""
@@ -41,7 +35,29 @@ class ConfirmModal(Dialog[bool]):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """Answer with the pressed button."""
         event.stop()
-        self.dismiss(event.button.id == "confirm")
+        self.answer(event.button.id or "cancel")
+
+    def answer(self, button: str) -> None:
+        """Close with what the button ``button`` (its id) answers."""
+        raise NotImplementedError
+
+
+class ConfirmModal(QuestionDialog[bool]):
+    """Ask before doing something final. Dismisses with True (confirmed) or False."""
+
+    BINDINGS = [
+        Binding("y", "answer(True)", "yes", tooltip="Yes, do it", id="confirm.yes"),
+        Binding("n,escape", "answer(False)", "no", tooltip="No (nothing happens)",
+                id="confirm.no"),
+    ]
+
+    def __init__(self, title: str, body: Text, confirm_label: str = "Forget") -> None:
+        super().__init__(title, body, Button("Cancel (n)", id="cancel"),
+                         Button(f"{confirm_label} (y)", id="confirm", variant="error"))
+
+    def answer(self, button: str) -> None:
+        """Confirmed with the confirm button."""
+        self.dismiss(button == "confirm")
 
     def action_answer(self, answer: bool) -> None:
         """Answer from the keyboard."""

@@ -31,12 +31,9 @@ class MemoryDetailModal(ScrollTextDialog[None]):
     ]
 
     def __init__(self, memory: Memory, body: RenderableType) -> None:
-        super().__init__(f"Memory {memory.id}", body)
+        super().__init__(f"Memory {memory.id}", body,
+                         "esc close · h history · e correct · c copy")
         self.memory = memory
-
-    def hint(self) -> str:
-        """The detail's keys."""
-        return "esc close · h history · e correct · c copy"
 
     def action_close(self) -> None:
         """Close."""

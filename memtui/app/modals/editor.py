@@ -1,10 +1,5 @@
-"""Form dialogs and the memory editor. ``FormDialog``: fields and Save / Cancel; save closes
-with the draft the fields hold. ``SubmitDialog``: a form dialog whose save is a store write;
-save shows a "saving…" line and disables the save button while the app writes (in a
-worker); the dialog closes when the write is done, or stays open, says why, and keeps
-everything typed, so nothing is lost. ``MemoryEditor``: add a memory (with a kind picker),
-write a note, or correct one.
-"""
+"""Form dialogs (``FormDialog``, ``SubmitDialog``: a form whose save is a store write) and
+the memory editor: add a memory (with a kind picker), write a note, or correct one."""
 
 from __future__ import annotations
 
@@ -111,6 +106,14 @@ class SubmitDialog(FormDialog[DraftType]):
         """The write was refused: say why, keep everything typed."""
         self.failed(message.error)
 
+    def compose_buttons(self, save: str) -> ComposeResult:
+        """Cancel (esc) and ``save`` (ctrl+s); not focusable: tab stays in the fields."""
+        with Horizontal(classes="dialog-buttons"):
+            for button in (Button("Cancel (esc)", id="cancel"),
+                           Button(f"{save} (ctrl+s)", id="save", variant="primary")):
+                button.can_focus = False
+                yield button
+
     def failed(self, message: str) -> None:
         """The write (or a check) failed: say why, keep everything typed."""
         self.query_one("#save", Button).disabled = False
@@ -170,11 +173,7 @@ class MemoryEditor(SubmitDialog[MemoryDraft]):
         yield TextArea(safe_text(self._content), id="content", soft_wrap=True,
                        show_line_numbers=False, tab_behavior="focus")
         yield ErrorLine(id="editor-error", classes="dialog-error")
-        with Horizontal(classes="dialog-buttons"):
-            for button in (Button("Cancel (esc)", id="cancel"),
-                           Button("Save (ctrl+s)", id="save", variant="primary")):
-                button.can_focus = False  # tab stays in the fields; keys and clicks
-                yield button
+        yield from self.compose_buttons("Save")
 
     def on_mount(self) -> None:
         """A new memory starts on its kind (arrows choose, tab goes on to the text); a

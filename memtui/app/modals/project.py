@@ -11,7 +11,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import Button, Input, Label, Static
+from textual.widgets import Input, Label, Static
 
 from memtui.app.modals.editor import SubmitDialog
 from memtui.app.widgets.error_line import ErrorLine
@@ -61,11 +61,7 @@ class ProjectDialog(SubmitDialog[ProjectDraft]):
                 yield Label(label, classes="field-label")
                 yield Input(id=f"project-{field}", placeholder=hint, compact=True)
         yield ErrorLine(id="project-error", classes="dialog-error")
-        with Horizontal(classes="dialog-buttons"):
-            for button in (Button("Cancel (esc)", id="cancel"),
-                           Button("Create (ctrl+s)", id="save", variant="primary")):
-                button.can_focus = False  # tab stays in the fields
-                yield button
+        yield from self.compose_buttons("Create")
 
     def on_mount(self) -> None:
         """Start in the id."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, cast
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -13,33 +13,24 @@ from textual.widgets import Static
 
 from memtui.app.modals.base import Dialog, ResultType
 
-
-@runtime_checkable
-class CopiesText(Protocol):
-    """An app that can copy text to the clipboard (``MemtuiApp``; the dialog does not import
-    the app, which imports the dialog)."""
-
-    def copy_text(self, text: str, what: str) -> None:
-        """Copy ``text``; ``what`` names it in the notice."""
+if TYPE_CHECKING:
+    from memtui.app.app import MemtuiApp
 
 
 class ScrollTextDialog(Dialog[ResultType]):
     """A title, a scrollable read-only body (a renderable built from ``Text``, never markup)
     and a line of key hints."""
 
-    def __init__(self, title: str, body: RenderableType) -> None:
+    def __init__(self, title: str, body: RenderableType, hint: str) -> None:
         super().__init__(title)
         self._body = body
-
-    def hint(self) -> str:
-        """The key hints under the body."""
-        raise NotImplementedError
+        self._hint = hint
 
     def compose_body(self) -> ComposeResult:
         """The scrollable body, the key hints."""
         with VerticalScroll(classes="dialog-scroll"):
             yield Static(self._body, classes="dialog-body")
-        yield Static(Text(self.hint(), style="dim"), classes="dialog-hint")
+        yield Static(Text(self._hint, style="dim"), classes="dialog-hint")
 
 
 class TextModal(ScrollTextDialog[None]):
@@ -53,12 +44,8 @@ class TextModal(ScrollTextDialog[None]):
     ]
 
     def __init__(self, title: str, body: RenderableType, copy_text: str | None = None) -> None:
-        super().__init__(title, body)
+        super().__init__(title, body, "esc close" + (" · c copy" if copy_text else ""))
         self._copy_text = copy_text
-
-    def hint(self) -> str:
-        """Close, and copy when there is text to copy."""
-        return "esc close" + (" · c copy" if self._copy_text else "")
 
     def action_close(self) -> None:
         """Close the screen."""
@@ -66,5 +53,5 @@ class TextModal(ScrollTextDialog[None]):
 
     def action_copy(self) -> None:
         """Copy the text (when the screen was given one)."""
-        if self._copy_text is not None and isinstance(self.app, CopiesText):
-            self.app.copy_text(self._copy_text, self.dialog_title.lower())
+        if self._copy_text is not None:
+            cast("MemtuiApp", self.app).copy_text(self._copy_text, self.dialog_title.lower())

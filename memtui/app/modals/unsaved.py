@@ -6,12 +6,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
-from textual.widgets import Button, Static
+from textual.widgets import Button
 
-from memtui.app.modals.base import Dialog
+from memtui.app.modals.confirm import QuestionDialog
 
 if TYPE_CHECKING:
     from memtui.app.app import MemtuiApp
@@ -20,10 +18,9 @@ if TYPE_CHECKING:
 UnsavedAnswer = Literal["save", "discard", "cancel"]
 
 
-class UnsavedModal(Dialog[UnsavedAnswer]):
+class UnsavedModal(QuestionDialog[UnsavedAnswer]):
     """Unsaved changes in a form: save them, discard them, or stay (the safe default)."""
 
-    BOX = "confirm"
     BINDINGS = [
         Binding("s", "answer('save')", "save", tooltip="Save the changes, then go on",
                 id="unsaved.save"),
@@ -34,33 +31,20 @@ class UnsavedModal(Dialog[UnsavedAnswer]):
     ]
 
     def __init__(self, forms: list[str], going: str) -> None:
-        super().__init__("Unsaved changes")
-        self._forms = forms
-        self._going = going
+        names = " and ".join(forms)
+        super().__init__("Unsaved changes",
+                         Text(f"{names} {'has' if len(forms) == 1 else 'have'} changes that "
+                              f"are not saved. Save them before {going}?"),
+                         Button("Cancel (c)", id="cancel"),
+                         Button("Discard (d)", id="discard", variant="error"),
+                         Button("Save (s)", id="save", variant="primary"))
 
-    def compose_body(self) -> ComposeResult:
-        """What is unsaved, and Cancel / Discard / Save (Cancel has focus)."""
-        names = " and ".join(self._forms)
-        yield Static(Text(f"{names} {'has' if len(self._forms) == 1 else 'have'} "
-                          f"changes that are not saved. Save them before {self._going}?"),
-                     classes="dialog-body")
-        with Horizontal(classes="dialog-buttons"):
-            yield Button("Cancel (c)", id="cancel")
-            yield Button("Discard (d)", id="discard", variant="error")
-            yield Button("Save (s)", id="save", variant="primary")
+    def answer(self, button: str) -> None:
+        """Save, discard or cancel (any other answer)."""
+        self.dismiss("save" if button == "save" else "discard" if button == "discard"
+                     else "cancel")
 
-    def on_mount(self) -> None:
-        """Cancel is the safe default."""
-        self.query_one("#cancel", Button).focus()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        """Answer with the pressed button."""
-        event.stop()
-        self.action_answer(event.button.id or "cancel")
-
-    def action_answer(self, answer: str) -> None:
-        """Answer from the keyboard."""
-        self.dismiss(answer if answer in ("save", "discard") else "cancel")  # type: ignore[arg-type]
+    action_answer = answer
 
 
 def ask_unsaved(app: MemtuiApp, panes: list[Pane], going: str,

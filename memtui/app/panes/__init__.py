@@ -8,34 +8,30 @@ pane is mounted at start), so the first frame does not wait for every pane's imp
 from __future__ import annotations
 
 import importlib
+from typing import NamedTuple
 
 from memtui.app.panes.base import Pane
 
 
-class PaneSpec:
-    """One entry of ``PANES``: the pane's ``PANE_ID`` and ``TITLE``, and its class (imported
-    on first use). Calling the spec makes the pane."""
+class PaneSpec(NamedTuple):
+    """One entry of ``PANES``: the pane's ``PANE_ID`` and ``TITLE``, and its class as
+    ``module:ClassName`` (imported on first use). Calling the spec makes the pane."""
 
-    __slots__ = ("PANE_ID", "TITLE", "_path")
-
-    def __init__(self, pane_id: str, title: str, path: str) -> None:
-        self.PANE_ID = pane_id
-        self.TITLE = title
-        self._path = path
+    PANE_ID: str
+    TITLE: str
+    path: str
 
     def load(self) -> type[Pane]:
-        """The pane class (``module:ClassName``), imported now if it was not yet."""
-        module, _, name = self._path.partition(":")
+        """The pane class, imported now if it was not yet."""
+        module, _, name = self.path.partition(":")
         pane_class: type[Pane] = getattr(importlib.import_module(module), name)
         if (pane_class.PANE_ID, pane_class.TITLE) != (self.PANE_ID, self.TITLE):
-            raise RuntimeError(f"PANES entry {self.PANE_ID!r} does not match {self._path}")
+            raise RuntimeError(f"PANES entry {self.PANE_ID!r} does not match {self.path}")
         return pane_class
 
     def __call__(self) -> Pane:
+        """A new pane of this class."""
         return self.load()()
-
-    def __repr__(self) -> str:
-        return f"PaneSpec({self.PANE_ID!r}, {self.TITLE!r}, {self._path!r})"
 
 
 PANES: tuple[PaneSpec, ...] = (

@@ -1,25 +1,17 @@
-"""The Agents pane: every agent's memory on the machine -- Claude Code, Gemini CLI and Codex,
-one row per agent and project.
-
-A row shows the project, its memory files and bytes, the auto memory switch, a meter of the
-index loaded at session start, the secrets found and the inbox patches waiting; below, the
-selected row's details. ``enter`` lists the row's entries (``esc`` goes back). Reading
-happens in a worker thread; every write (the keys' tooltips say which) is shown as a diff
-and confirmed first, goes through the engine's plan and safe write, and a refused one says
-why in one line and changes nothing.
-"""
+"""The Agents pane: Claude Code, Gemini CLI and Codex memory on the machine, one row per
+agent and project (files, size, auto memory, the index meter, secrets, inbox patches), the
+selected row's details below; ``enter`` lists a row's entries. Every write is shown as a
+diff and confirmed first, and goes through the engine's plan and safe write."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from rich.text import Text
-from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -29,15 +21,16 @@ from memtui.app.panes.agents_text import (
     confirm_title,
     describe_entry,
     editor_context,
+    ending,
     entry_row,
     human_size,
+    in_folder,
     short_reason,
     tilde,
 )
 from memtui.app.panes.base import DETAIL_BINDINGS, Pane
 from memtui.app.widgets.line_list import ItemList, LineList
 from memtui.app.widgets.preview import PreviewScroll, selection_preview
-from memtui.errors import MemtuiError
 from memtui.textsafe import one_line, safe_text
 
 if TYPE_CHECKING:  # the agents engine is imported when the pane first reads
@@ -74,6 +67,14 @@ EMPTY_TEXT = ("No agent memory found — Claude Code keeps it in ~/.claude, Gemi
               "~/.gemini (start with --claude-home / --gemini-home).")
 
 
+def agent_home(agent: str, homes: tuple[Path | None, ...]) -> Path:
+    """The Claude Code or Gemini CLI home of ``homes`` (the app's, None: the default)."""
+    from memtui.engine.agents.paths import resolve_claude_home, resolve_gemini_home
+
+    return resolve_claude_home(homes[0]) if agent == "claude" else \
+        resolve_gemini_home(homes[1])
+
+
 def meter(row: AgentRow, cells: int = METER_CELLS, pad: bool = True) -> Text:
     """``████████░░ 174/250``: the share of the index loaded at session start (``pad``:
     always ``cells + METER_COUNT`` wide)."""
@@ -90,73 +91,6 @@ def meter(row: AgentRow, cells: int = METER_CELLS, pad: bool = True) -> Text:
     text.append(f"{count:<{METER_COUNT}}" if pad else count,
                 style=style if index.over_limit else "")
     return text
-
-
-@dataclass
-class AgentsRead(Message):
-    """The worker read every agent home (or failed)."""
-
-    overview: Any
-    error: str | None = None
-
-
-@dataclass
-class AgentsPlanned(Message):
-    """The worker made a write plan to confirm (or could not)."""
-
-    plan: Any
-    error: str | None = None
-
-
-@dataclass
-class AgentsWritten(Message):
-    """The worker wrote a confirmed plan (or the write was refused)."""
-
-    summary: str
-    error: str | None = None
-
-
-@dataclass
-class EntriesRead(Message):
-    """The worker listed one row's entries (or failed)."""
-
-    row: tuple[str, str]
-    """The row's (agent, key)."""
-    entries: RowEntries | None
-    error: str | None = None
-    keep: tuple[str, str, str] | None = None
-    """The entry the cursor should stay on (its identity)."""
-
-
-@dataclass
-class EntryEditRead(Message):
-    """The worker read an entry's text for the editor (or could not)."""
-
-    entry: MemoryEntry
-    source: EditSource | None
-    error: str | None = None
-
-
-@dataclass
-class EntryPlanned(Message):
-    """The worker made the plan of an entry action to confirm (or could not)."""
-
-    action: str
-    entry: MemoryEntry
-    plan: WritePlan | None
-    error: str | None = None
-    source: EditSource | None = None
-
-
-@dataclass
-class EntryWritten(Message):
-    """The worker wrote a confirmed entry plan (or the write was refused)."""
-
-    action: str
-    summary: str
-    keep: tuple[str, str, str]
-    """The entry written (its identity: kind, file, name or fact)."""
-    error: str | None = None
 
 
 class AgentsPane(Pane):
@@ -203,9 +137,9 @@ class AgentsPane(Pane):
         self.entries: RowEntries | None = None
         self.entries_error: str | None = None
         self._editor: MemoryEditor | None = None
+        """The open entry editor (its save waits for the plan and the confirm)."""
         self._editing: tuple[AgentRow, MemoryEntry, str | None, EditSource] | None = None
         """The entry the editor is open on (its row, the context file, what was read)."""
-        """The open entry editor (its save waits for the plan and the confirm)."""
 
     def compose(self) -> ComposeResult:
         """Title, the rows (or one row's entries), the selected row's (entry's) details."""
@@ -255,17 +189,14 @@ class AgentsPane(Pane):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """``esc`` goes back only from a row's entries (elsewhere it is not this pane's)."""
-        if action == "back" and self.opened is None:
-            return False
-        return True
+        return action != "back" or self.opened is not None
 
     def homes(self) -> tuple[Path | None, Path | None, Path | None]:
         """The Claude Code, Gemini CLI and Codex homes the app was given (None: default)."""
         config = self.memtui.config
-        return (getattr(config, "claude_home", None), getattr(config, "gemini_home", None),
-                getattr(config, "codex_home", None))
+        return config.claude_home, config.gemini_home, config.codex_home
 
-    # ---- reading (worker -> message -> handler) ---------------------------------------
+    # ---- reading (a thread job, then its handler) --------------------------------------
 
     def refresh_data(self) -> None:
         """Read every agent home again in a worker (read-only)."""
@@ -274,35 +205,29 @@ class AgentsPane(Pane):
         if self.overview is None:
             self.query_one("#agents-title", Static).update(Text("Agents · reading…",
                                                                 style="bold"))
-        self._read(*self.homes())
+        homes = self.homes()
 
-    @work(thread=True, exclusive=True, group="agents-read", exit_on_error=False)
-    def _read(self, claude: Path | None, gemini: Path | None, codex: Path | None) -> None:
-        from memtui.engine.agents.overview import agents_overview
+        def read() -> AgentsOverview:
+            from memtui.engine.agents.overview import agents_overview
 
-        try:
-            overview = agents_overview(claude, gemini, codex)
-        except (MemtuiError, OSError) as error:
-            self.post_message(AgentsRead(None, str(error)))
-            return
-        self.post_message(AgentsRead(overview))
+            return agents_overview(*homes)
 
-    @on(AgentsRead)
-    def _read_done(self, message: AgentsRead) -> None:
+        self.run_job("agents-read", read, self._read_done)
+
+    def _read_done(self, overview: AgentsOverview | None, error: str | None) -> None:
         self.loading = False
-        if message.error is not None or message.overview is None:
-            self.memtui.say(f"Could not read the agent homes: {message.error}",
-                            severity="error")
+        if overview is None:
+            self.memtui.say(f"Could not read the agent homes: {error}", severity="error")
             return
         keep = self.item_list.current()
-        self.overview = message.overview
+        self.overview = overview
         self.item_list.set_items(
-            list(message.overview.rows),
+            list(overview.rows),
             keep=(lambda r: (r.agent, r.key) == (keep.agent, keep.key)) if keep else None)
         if self.opened is not None:
             opened = (self.opened.agent, self.opened.key)
-            row = next((item for item in message.overview.rows
-                        if (item.agent, item.key) == opened), None)
+            row = next((item for item in overview.rows if (item.agent, item.key) == opened),
+                       None)
             if row is None:
                 self.memtui.say("That row is gone (read again); back to the rows.",
                                 severity="warning")
@@ -310,7 +235,7 @@ class AgentsPane(Pane):
             else:
                 self.opened = row
                 entry = self.entry_list.current()
-                self._read_entries(row, self.homes(), entry.identity if entry else None)
+                self._read_entries(row, entry.identity if entry else None)
         self._title()
         self._update_preview()
 
@@ -337,10 +262,7 @@ class AgentsPane(Pane):
         title = Text(no_wrap=True, overflow="ellipsis")
         title.append("Agents › ", style="bold")
         title.append(f"{row.agent} ", style="bold")
-        label = one_line(tilde(row.label), 10 * TITLE_LABEL_CHARS)
-        if len(label) > TITLE_LABEL_CHARS:
-            label = "…" + label[-(TITLE_LABEL_CHARS - 1):]
-        title.append(label, style="bold")
+        title.append(ending(tilde(row.label), TITLE_LABEL_CHARS), style="bold")
         entries = self.entries
         if entries is None:
             title.append(" · reading…" if self.entries_error is None else " · not read",
@@ -364,10 +286,7 @@ class AgentsPane(Pane):
         extra = NARROW_EXTRA_COLUMN if narrow else EXTRA_COLUMN
         room = max(MIN_LABEL_CHARS, width - AGENT_COLUMN - FIXED_COLUMNS - cells - extra)
         label = tilde(row.label) + (" (worktree)" if row.worktree_of and not narrow else "")
-        label = one_line(label, 10 * room)
-        if len(label) > room:
-            label = "…" + label[-(room - 1):]
-        text.append(f"{label:<{room}}")
+        text.append(f"{ending(label, room):<{room}}")
         text.append(f" {row.files:>5} {human_size(row.size):>8} ", style="dim")
         state = "—" if row.auto_memory is None else "on" if row.auto_memory else "off"
         text.append(f"{state:<4}", style="green" if row.auto_memory else "yellow")
@@ -417,7 +336,7 @@ class AgentsPane(Pane):
             text.append(f"\n\nSecrets ({len(row.secrets)}) — never shown, only where and what "
                         "kind; s redacts them\n", style="bold red")
             for finding in row.secrets[:MAX_SECTION_ROWS]:
-                where = self._relative(finding.path, row)
+                where = in_folder(finding.path, row.memory_dir)
                 text.append(f"- {one_line(where, TEXT_CHARS)}:{finding.line}  {finding.kind}\n")
         if row.inbox:
             text.append(f"\nInbox: {row.inbox} patch(es) waiting — p applies, D dismisses the "
@@ -425,19 +344,12 @@ class AgentsPane(Pane):
         if row.problems:
             text.append(f"\nProblems ({len(row.problems)})\n", style="bold")
             for problem in row.problems[:MAX_SECTION_ROWS]:
-                where = self._relative(problem.path, row)
+                where = in_folder(problem.path, row.memory_dir)
                 if problem.line:
                     where += f":{problem.line}"
                 text.append(f"- {one_line(where, TEXT_CHARS)}: "
                             f"{one_line(tilde(problem.reason), 2 * TEXT_CHARS)}\n",
                             style="yellow")
-
-    @staticmethod
-    def _relative(path: str, row: AgentRow) -> str:
-        base = row.memory_dir
-        if base and path.startswith(base.rstrip("/") + "/"):
-            return path[len(base.rstrip("/")) + 1:]
-        return tilde(path)
 
     def _homes_text(self, text: Text, overview: AgentsOverview) -> None:
         from memtui.engine.agents.overview import AGENT_TITLES
@@ -484,12 +396,16 @@ class AgentsPane(Pane):
 
     def on_line_list_opened(self, message: LineList.Opened) -> None:
         """Enter on a row lists its entries; on an entry, shows its whole text."""
+        from memtui.app.modals.text import TextModal
+
         message.stop()
-        if message.line_list is self.entry_list:
-            self._view_entry()
-            return
-        row = self.item_list.current()
-        if row is not None:
+        entry = self.entry_list.current() if message.line_list is self.entry_list else None
+        row = self.item_list.current() if message.line_list is self.item_list else None
+        if entry is not None:
+            body = Text(safe_text(entry.shown) if entry.shown else "(empty)")
+            self.app.push_screen(TextModal(f"{entry.kind} {one_line(entry.name, 60)} "
+                                           "(secrets masked)", body))
+        elif row is not None:
             self._open_row(row)
 
     def copy_text(self) -> tuple[str, str] | None:
@@ -503,10 +419,8 @@ class AgentsPane(Pane):
                 return ("added memory (secrets masked)", entry.shown)
             return ("memory file", entry.path)
         row = self.item_list.current()
-        if row is None or not (row.memory_dir or row.project):
-            return None
-        path = row.memory_dir or row.project or ""
-        return ("memory folder", path)
+        path = row.memory_dir or row.project if row is not None else None
+        return ("memory folder", path) if path else None
 
     # ---- a row's entries ------------------------------------------------------------
 
@@ -526,67 +440,58 @@ class AgentsPane(Pane):
             self.entry_list.empty_text = "Reading the entries…"
             self.entry_list.set_items([])
             self.entry_list.move_cursor(0)
-        self.item_list.display = False
-        self.entry_list.display = True
-        self.query_one("#agents-scroll").styles.height = ENTRY_DETAIL_HEIGHT
-        self.entry_list.focus()
-        self.refresh_bindings()
-        self._title()
-        self._update_preview()
-        self._read_entries(row, self.homes(), None)
+        self._show_list()
+        self._read_entries(row, None)
 
     def _close_row(self) -> None:
         self.opened = None
         self.entries = None
         self.entries_error = None
-        self.entry_list.display = False
-        self.item_list.display = True
-        self.query_one("#agents-scroll").styles.height = DETAIL_HEIGHT
-        self.item_list.focus()
+        self._show_list()
+
+    def _show_list(self) -> None:
+        """The rows, or the opened row's entries, with the details below."""
+        opened = self.opened is not None
+        self.item_list.display = not opened
+        self.entry_list.display = opened
+        self.query_one("#agents-scroll").styles.height = \
+            ENTRY_DETAIL_HEIGHT if opened else DETAIL_HEIGHT
+        (self.entry_list if opened else self.item_list).focus()
         self.refresh_bindings()
         self._title()
         self._update_preview()
 
-    @work(thread=True, exclusive=True, group="agents-entries", exit_on_error=False)
-    def _read_entries(self, row: AgentRow, homes: tuple[Path | None, ...],
-                      keep: tuple[str, str, str] | None) -> None:
-        from memtui.engine.agents.entries import row_entries
+    def _read_entries(self, row: AgentRow, keep: tuple[str, str, str] | None) -> None:
+        """List ``row``'s entries in a worker; the cursor stays on ``keep`` (an identity)."""
+        homes = self.homes()
 
-        try:
-            entries = row_entries(row.agent, self._home_of(row.agent, homes), row.key,
-                                  row.memory_dir)
-        except (MemtuiError, OSError) as error:
-            self.post_message(EntriesRead((row.agent, row.key), None,
-                                          str(getattr(error, "message", error))))
-            return
-        self.post_message(EntriesRead((row.agent, row.key), entries, keep=keep))
+        def read() -> RowEntries:
+            from memtui.engine.agents.entries import row_entries
 
-    @staticmethod
-    def _home_of(agent: str, homes: tuple[Path | None, ...]) -> Path:
-        from memtui.engine.agents.paths import resolve_claude_home, resolve_gemini_home
+            return row_entries(row.agent, agent_home(row.agent, homes), row.key,
+                               row.memory_dir)
 
-        return resolve_claude_home(homes[0]) if agent == "claude" else \
-            resolve_gemini_home(homes[1])
+        self.run_job("agents-entries", read,
+                     partial(self._entries_read, (row.agent, row.key), keep))
 
-    @on(EntriesRead)
-    def _entries_read(self, message: EntriesRead) -> None:
+    def _entries_read(self, read_for: tuple[str, str], keep: tuple[str, str, str] | None,
+                      entries: RowEntries | None, error: str | None) -> None:
         opened = self.opened
-        if opened is None or (opened.agent, opened.key) != message.row:
+        if opened is None or (opened.agent, opened.key) != read_for:
             return  # the user went back (or to another row) meanwhile
-        if message.error is not None or message.entries is None:
+        if entries is None:
             self.entries = None
-            self.entries_error = message.error or "not read"
+            self.entries_error = error or "not read"
             self.entry_list.empty_text = f"Could not list the entries: {self.entries_error}"
             self.entry_list.set_items([])
             self.memtui.say(f"Could not list the entries: {one_line(self.entries_error, 200)}",
                             severity="error")
         else:
-            self.entries = message.entries
+            self.entries = entries
             self.entries_error = None
             self.entry_list.empty_text = "No memory entries here (see below)." \
-                if message.entries.problems else "No memory entries here."
-            keep = message.keep
-            self.entry_list.set_items(list(message.entries.entries),
+                if entries.problems else "No memory entries here."
+            self.entry_list.set_items(list(entries.entries),
                                       keep=(lambda e: e.identity == keep) if keep else None)
         self._title()
         self._update_preview()
@@ -607,21 +512,11 @@ class AgentsPane(Pane):
         if entries.problems:
             text.append(f"\n\nProblems ({len(entries.problems)})\n", style="bold")
             for problem in entries.problems[:MAX_SECTION_ROWS]:
-                where = self._relative(problem.path, row)
+                where = in_folder(problem.path, row.memory_dir)
                 text.append(f"- {one_line(where, TEXT_CHARS)}: "
                             f"{one_line(tilde(problem.reason), 2 * TEXT_CHARS)}\n",
                             style="yellow")
         return text
-
-    def _view_entry(self) -> None:
-        from memtui.app.modals.text import TextModal
-
-        entry = self.entry_list.current()
-        if entry is None:
-            return
-        body = Text(safe_text(entry.shown) if entry.shown else "(empty)")
-        self.app.push_screen(TextModal(f"{entry.kind} {one_line(entry.name, 60)} "
-                                       "(secrets masked)", body))
 
     # ---- writes: plan (worker) -> confirm -> write (worker) ---------------------------
 
@@ -630,12 +525,9 @@ class AgentsPane(Pane):
         from memtui.engine.agents import curation, inbox, switches
         from memtui.engine.agents import gemini as gemini_store
         from memtui.engine.agents.errors import AgentInputError
-        from memtui.engine.agents.paths import resolve_claude_home, resolve_gemini_home
         from memtui.engine.agents.plans import WritePlan
 
-        claude = resolve_claude_home(homes[0])
-        gemini = resolve_gemini_home(homes[1])
-        home = claude if row.agent == "claude" else gemini
+        home = agent_home(row.agent, homes)  # inbox patches: Gemini CLI rows only
         if action == "fix":
             if row.memory_dir is None or row.index is None:
                 raise AgentInputError("this row has no memory index to repair")
@@ -659,18 +551,16 @@ class AgentsPane(Pane):
                                       "environment; change it there")
             if row.agent == "claude":
                 target = Path(winner.where) if winner is not None and \
-                    winner.where.endswith(".json") else claude / "settings.json"
-                root = claude if target.parent == claude else target.parent.parent
+                    winner.where.endswith(".json") else home / "settings.json"
+                root = home if target.parent == home else target.parent.parent
                 return switches.plan_switch(target, root, switches.CLAUDE_SWITCH, on)
-            return switches.plan_switch(gemini / "settings.json", gemini,
-                                        switches.GEMINI_SWITCH, on)
-        patches = [patch for patch in gemini_store.list_gemini_inbox(gemini)
+            return switches.plan_switch(home / "settings.json", home, switches.GEMINI_SWITCH, on)
+        patches = [patch for patch in gemini_store.list_gemini_inbox(home)
                    if (patch.project or "global") == row.key]
         if not patches:
             raise AgentInputError("no inbox patch waiting for this row")
-        if extra:
-            return inbox.plan_apply_patch(gemini, patches[0].path)
-        return inbox.plan_dismiss_patch(gemini, patches[0].path)
+        plan = inbox.plan_apply_patch if extra else inbox.plan_dismiss_patch
+        return plan(home, patches[0].path)
 
     def _start(self, action: str, agents: tuple[str, ...], extra: Any = None) -> None:
         row = self.item_list.current()
@@ -681,28 +571,16 @@ class AgentsPane(Pane):
             names = " or ".join(agents)
             self.memtui.say(f"That works on {names} rows only.", severity="warning")
             return
-        self._plan(action, row, self.homes(), extra)
+        homes = self.homes()
+        self.run_job("agents-write", lambda: self._plan_for(action, row, homes, extra),
+                     self._planned)
 
-    @work(thread=True, exclusive=True, group="agents-write", exit_on_error=False)
-    def _plan(self, action: str, row: AgentRow, homes: tuple[Path | None, ...],
-              extra: Any) -> None:
-        try:
-            plan = self._plan_for(action, row, homes, extra)
-        except (MemtuiError, OSError) as error:
-            self.post_message(AgentsPlanned(None, str(getattr(error, "message", error))))
-            return
-        self.post_message(AgentsPlanned(plan))
-
-    @on(AgentsPlanned)
-    def _planned(self, message: AgentsPlanned) -> None:
-        from memtui.app.modals.confirm import ConfirmModal
+    def _planned(self, plan: WritePlan | None, error: str | None) -> None:
         from memtui.engine.agents.plans import mask_secrets
 
-        if message.error is not None or message.plan is None:
-            self.memtui.say(one_line(message.error or "nothing to do", 200),
-                            severity="warning")
+        if plan is None:
+            self.memtui.say(one_line(error or "nothing to do", 200), severity="warning")
             return
-        plan: WritePlan = message.plan
         body = Text()
         body.append(f"memtui will {one_line(plan.summary, 300)}.\n", style="bold")
         lines = plan.diff().splitlines()
@@ -714,33 +592,52 @@ class AgentsPane(Pane):
         for note in plan.notes:
             body.append(f"note: {one_line(note, 200)}\n", style="yellow")
         body.append("Refused if the agent changes the file meanwhile.", style="dim")
+        self._confirm("Change the agent's files?", body, "Write", plan)
+
+    def _confirm(self, title: str, body: Text, label: str, plan: WritePlan,
+                 action: str | None = None) -> None:
+        """Ask before writing ``plan`` (``action``: an entry's, else a row's write)."""
+        from memtui.app.modals.confirm import ConfirmModal
+
+        editor = self._editor if action == "edit" else None
 
         def answered(yes: bool | None) -> None:
             if yes:
-                self._apply(plan)
+                self._apply(plan, action)
+            elif editor is not None:
+                editor.failed("Not written. Change the text and save again, or esc to cancel.")
+            elif action is not None:
+                self.memtui.say("Nothing written.", toast=False)
 
-        self.app.push_screen(ConfirmModal("Change the agent's files?", body, "Write"), answered)
+        self.app.push_screen(ConfirmModal(title, body, label), answered)
 
-    @work(thread=True, exclusive=True, group="agents-write", exit_on_error=False)
-    def _apply(self, plan: WritePlan) -> None:
-        from memtui.engine.agents.plans import apply_plan
+    def _apply(self, plan: WritePlan, action: str | None) -> None:
+        """Write a confirmed plan in a worker (``action``: an entry's, else a row's)."""
+        def write() -> None:
+            from memtui.engine.agents.plans import apply_plan
 
-        try:
             apply_plan(plan, True)
-        except (MemtuiError, OSError) as error:
-            self.post_message(AgentsWritten(plan.summary, str(getattr(error, "message",
-                                                                          error))))
-            return
-        self.post_message(AgentsWritten(plan.summary))
 
-    @on(AgentsWritten)
-    def _written(self, message: AgentsWritten) -> None:
-        if message.error is not None:
-            self.memtui.say(f"Nothing written: {one_line(message.error, 200)}",
-                            severity="error")
+        self.run_job("agents-apply", write, partial(self._written, plan.summary, action),
+                     exclusive=False)
+
+    def _written(self, summary: str, action: str | None, _result: None,
+                 error: str | None) -> None:
+        editor = self._editor if action == "edit" else None
+        if error is not None:
+            reason = self._reason(error) if action is not None else one_line(error, 200)
+            if editor is not None:
+                editor.failed(f"Nothing written: {reason}")
+            self.memtui.say(f"Nothing written: {reason}", severity="error")
         else:
-            self.memtui.say(f"Done: {one_line(message.summary, 200)}")
-        self.memtui.store_changed()  # this pane reads again; the inbox is recounted
+            if editor is not None:
+                self._editor = None
+                editor.dismiss(None)
+            done = tilde(summary) if action is not None else summary
+            self.memtui.say(f"Done: {one_line(done, 200)}")
+        # this pane reads again (a row's entries stay open), the others when shown; the
+        # inbox is recounted
+        self.memtui.store_changed()
 
     # ---- entry writes: plan (worker) -> confirm -> write (worker) ----------------------
 
@@ -775,64 +672,53 @@ class AgentsPane(Pane):
         """``d``: forget the selected entry (after a confirm showing the plan)."""
         chosen = self._chosen_entry("forget")
         if chosen is not None:
-            self._plan_entry("forget", *chosen, self.homes(), self._context_file())
+            self._plan_entry("forget", *chosen, self._context_file())
 
     def action_promote_entry(self) -> None:
         """``P``: promote the selected project memory to the user/global tier (after a
         confirm showing from where to where)."""
         chosen = self._chosen_entry("promote")
         if chosen is not None:
-            self._plan_entry("promote", *chosen, self.homes(), self._context_file())
+            self._plan_entry("promote", *chosen, self._context_file())
 
     def action_edit_entry(self) -> None:
         """``e``: edit the selected entry's text (an editor, then a confirm with the diff)."""
         chosen = self._chosen_entry("edit")
-        if chosen is not None:
-            self._read_edit(*chosen, self.homes())
+        if chosen is None:
+            return
+        row, entry = chosen
+        homes = self.homes()
+
+        def read() -> EditSource:
+            from memtui.engine.agents.entries import entry_edit_source
+
+            return entry_edit_source(agent_home(row.agent, homes), entry)
+
+        self.run_job("agents-entry", read, partial(self._edit_read, entry))
 
     def action_back(self) -> None:
         """``esc``: from a row's entries back to the rows."""
         if self.opened is not None:
             self._close_row()
 
-    def forget_selected(self) -> None:
-        """The palette's forget: the selected entry here."""
-        self.action_forget_entry()
-
-    def correct_selected(self) -> None:
-        """The palette's correct: edit the selected entry here."""
-        self.action_edit_entry()
+    forget_selected = action_forget_entry
+    correct_selected = action_edit_entry
 
     def ready(self) -> bool:
         """Whether the agent homes have been read."""
         return self.overview is not None
 
-    @work(thread=True, exclusive=True, group="agents-entry", exit_on_error=False)
-    def _read_edit(self, row: AgentRow, entry: MemoryEntry,
-                   homes: tuple[Path | None, ...]) -> None:
-        from memtui.engine.agents.entries import entry_edit_source
-
-        try:
-            source = entry_edit_source(self._home_of(row.agent, homes), entry)
-        except (MemtuiError, OSError) as error:
-            self.post_message(EntryEditRead(entry, None, str(getattr(error, "message",
-                                                                     error))))
-            return
-        self.post_message(EntryEditRead(entry, source))
-
-    @on(EntryEditRead)
-    def _edit_read(self, message: EntryEditRead) -> None:
+    def _edit_read(self, entry: MemoryEntry, source: EditSource | None,
+                   error: str | None) -> None:
         from memtui.app.modals.editor import MemoryEditor
 
         row = self.opened
-        source = message.source
-        if message.error is not None or source is None:
-            reason = self._reason(message.error or "not read")
-            self.memtui.say(f"Cannot edit: {reason}", severity="warning")
+        if source is None:
+            self.memtui.say(f"Cannot edit: {self._reason(error or 'not read')}",
+                            severity="warning")
             return
         if row is None:
             return
-        entry = message.entry
         self._editing = (row, entry, self._context_file(), source)
 
         def closed(_result: object) -> None:
@@ -850,41 +736,34 @@ class AgentsPane(Pane):
             return
         row, entry, context_file, source = self._editing
         self._editor = cast("MemoryEditor", message.dialog)
-        self._plan_entry("edit", row, entry, self.homes(), context_file,
+        self._plan_entry("edit", row, entry, context_file,
                          cast("MemoryDraft", message.draft).content, source)
 
-    @work(thread=True, exclusive=True, group="agents-entry", exit_on_error=False)
     def _plan_entry(self, action: str, row: AgentRow, entry: MemoryEntry,
-                    homes: tuple[Path | None, ...], context_file: str | None,
-                    text: str | None = None, source: EditSource | None = None) -> None:
-        from memtui.engine.agents.entries import plan_entry
+                    context_file: str | None, text: str | None = None,
+                    source: EditSource | None = None) -> None:
+        """Plan an entry action in a worker (then confirm it)."""
+        homes = self.homes()
 
-        try:
-            plan = plan_entry(action, row.agent, self._home_of(row.agent, homes), entry,
+        def plan() -> WritePlan:
+            from memtui.engine.agents.entries import plan_entry
+
+            return plan_entry(action, row.agent, agent_home(row.agent, homes), entry,
                               context_file=context_file, text=text,
                               expected=source.stamp if source is not None else None)
-        except (MemtuiError, OSError) as error:
-            self.post_message(EntryPlanned(action, entry, None,
-                                           str(getattr(error, "message", error)), source))
-            return
-        self.post_message(EntryPlanned(action, entry, plan, source=source))
 
-    @on(EntryPlanned)
-    def _entry_planned(self, message: EntryPlanned) -> None:
-        from memtui.app.modals.confirm import ConfirmModal
+        self.run_job("agents-entry", plan,
+                     partial(self._entry_planned, action, entry, source))
 
-        editor = self._editor if message.action == "edit" else None
-        if message.action == "edit" and editor is None:
+    def _entry_planned(self, action: str, entry: MemoryEntry, source: EditSource | None,
+                       plan: WritePlan | None, error: str | None) -> None:
+        editor = self._editor if action == "edit" else None
+        if action == "edit" and editor is None:
             return  # the editor was closed while the plan was made: nothing to confirm
-        plan = message.plan
-        if message.error is not None or plan is None:
-            reason = f"Nothing written: {self._reason(message.error or 'nothing to do')}"
-            if editor is not None:
-                editor.failed(reason)
-            self.memtui.say(reason, severity="warning")
-            return
-        if all(change.old_text == change.new_text for change in plan.changes):
-            reason = "No change: the file already holds this text; nothing to write."
+        if plan is None or all(change.old_text == change.new_text for change in plan.changes):
+            reason = ("No change: the file already holds this text; nothing to write."
+                      if plan is not None else
+                      f"Nothing written: {self._reason(error or 'nothing to do')}")
             if editor is not None:
                 editor.failed(reason)
             self.memtui.say(reason, severity="warning")
@@ -892,54 +771,14 @@ class AgentsPane(Pane):
         row = self.opened
         if row is None:
             return
-        title, label = confirm_title(message.action, row.agent)
-        body = confirm_body(message.action, row, plan, message.entry, message.source,
+        title, label = confirm_title(action, row.agent)
+        body = confirm_body(action, row, plan, entry, source,
                             (self.app.size.width, self.app.size.height))
-        keep = message.entry.identity
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self._apply_entry(message.action, plan, keep)
-            elif editor is not None:
-                editor.failed("Not written. Change the text and save again, or esc to cancel.")
-            else:
-                self.memtui.say("Nothing written.", toast=False)
-
-        self.app.push_screen(ConfirmModal(title, body, label), answered)
+        self._confirm(title, body, label, plan, action)
 
     def _reason(self, error: str) -> str:
         """An engine's refusal in one line (the opened row's files by their names)."""
         return short_reason(error, self.opened.memory_dir if self.opened else None)
-
-    @work(thread=True, group="agents-entry-write", exit_on_error=False)
-    def _apply_entry(self, action: str, plan: WritePlan,
-                     keep: tuple[str, str, str]) -> None:
-        from memtui.engine.agents.plans import apply_plan
-
-        try:
-            apply_plan(plan, True)
-        except (MemtuiError, OSError) as error:
-            self.post_message(EntryWritten(action, plan.summary, keep,
-                                           str(getattr(error, "message", error))))
-            return
-        self.post_message(EntryWritten(action, plan.summary, keep))
-
-    @on(EntryWritten)
-    def _entry_written(self, message: EntryWritten) -> None:
-        editor = self._editor if message.action == "edit" else None
-        if message.error is not None:
-            reason = f"Nothing written: {self._reason(message.error)}"
-            if editor is not None:
-                editor.failed(reason)
-            self.memtui.say(reason, severity="error")
-        else:
-            if editor is not None:
-                self._editor = None
-                editor.dismiss(None)
-            self.memtui.say(f"Done: {one_line(tilde(message.summary), 200)}")
-        # this pane reads again (the entries stay open), the others when shown; the inbox
-        # is recounted
-        self.memtui.store_changed()
 
     def action_fix_index(self) -> None:
         """``x``: repair the selected row's index (after a confirm)."""

@@ -1,11 +1,7 @@
-"""How the Agents pane writes things: paths with ``~``, sizes, a row's entries (each line
-saying what it is), an entry's details, and the confirm of an entry action (what happens —
-for a promotion from where to where — then the plan's changes, as much as the screen holds).
-
-Pure functions from the engine's read-only dataclasses to ``rich.text.Text``; text from the
-agents' files arrives with its secrets already masked and is made safe (``one_line``,
-``safe_text``) before it is shown.
-"""
+"""How the Agents pane writes things -- paths with ``~``, sizes, a row's entries, an entry's
+details, the confirm of an entry action: pure functions from the engine's read-only
+dataclasses to ``rich.text.Text``. Agents' text arrives with its secrets masked and is made
+safe (``one_line``, ``safe_text``) before it is shown."""
 
 from __future__ import annotations
 
@@ -69,6 +65,12 @@ def human_size(size: int) -> str:
     return f"{size} B" if size < KIB else f"{size / KIB:.1f} KB"
 
 
+def ending(text: str, room: int) -> str:
+    """``text`` on one line, shown by its end when longer than ``room``."""
+    text = one_line(text, 10 * room)
+    return text if len(text) <= room else "…" + text[-(room - 1):]
+
+
 def in_folder(path: str, folder: str | None) -> str:
     """``path`` relative to ``folder`` (a memory folder) when inside it, else ``tilde``."""
     base = (folder or "").rstrip("/")
@@ -111,10 +113,7 @@ def entry_row(entry: MemoryEntry, width: int) -> Text:
     text.append(f"{entry.kind:<{ENTRY_KIND_COLUMN}} ", style="bold")
     if entry.kind != "fact":
         room = WIDE_ENTRY_NAME_COLUMN if width >= WIDE_ROW else ENTRY_NAME_COLUMN
-        name = one_line(entry.name, 10 * room)
-        if len(name) > room:
-            name = "…" + name[-(room - 1):]
-        text.append(f"{name:<{room}} ")
+        text.append(f"{ending(entry.name, room):<{room}} ")
     for flag, style in entry_flags(entry):
         text.append(f"[{flag}] ", style=style)
     text.append(one_line(entry.title, TEXT_CHARS))
@@ -273,10 +272,5 @@ def confirm_body(action: str, row: AgentRow, plan: WritePlan, entry: MemoryEntry
     for line in head + tail:
         line.truncate(width, overflow="ellipsis")
     room = int(screen_height * CONFIRM_SHARE) - CONFIRM_CHROME - len(head) - len(tail)
-    body = Text()
-    for line in head + plan_lines(plan, width, max(MIN_DIFF_LINES, room), row.memory_dir) \
-            + tail:
-        body.append_text(line)
-        body.append("\n")
-    body.rstrip()
-    return body
+    changes = plan_lines(plan, width, max(MIN_DIFF_LINES, room), row.memory_dir)
+    return Text("\n").join(head + changes + tail)

@@ -7,12 +7,14 @@ switches panes -- and never calls ``refresh_data`` itself."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, ClassVar, cast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 from textual import on
 from textual.binding import Binding, BindingType
-from textual.containers import ScrollableContainer, Vertical
+from textual.containers import Vertical
 from textual.events import Mount
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
     from memtui.app.app import MemtuiApp
     from memtui.store.models import Memory
 
+ResultType = TypeVar("ResultType")
 
 FORM_BINDINGS: list[BindingType] = [
     Binding("tab", "next_field(1)", "next field", show=False,
@@ -42,8 +45,18 @@ DETAIL_BINDINGS: list[BindingType] = [
             tooltip="Scroll the details below the list up (half their height)",
             id="pane.detail_up"),
 ]
-"""Keys of every pane with a details area below its list (added after its own keys): everything in it is reachable
-by keys, not only by the mouse wheel."""
+"""Keys of every pane with a details area below its list (added after its own keys):
+everything in it is reachable by keys, not only by the mouse wheel."""
+
+
+@dataclass
+class JobDone(Message):
+    """A pane's thread job (``Pane.run_job``) finished: ``done`` takes its result, or why it
+    failed."""
+
+    done: Callable[[Any, str | None], None]
+    result: Any = None
+    error: str | None = None
 
 
 class Pane(Vertical):
@@ -68,6 +81,8 @@ class Pane(Vertical):
     about). A pane on screen re-reads at once; a hidden one when it is next shown."""
     shown: reactive[bool] = reactive(False, init=False)
     """Whether this is the pane on screen (the app sets it when it switches panes)."""
+    write_refusal: str | None = None
+    """Why the user may not write what the pane shows (None: writes allowed)."""
 
     def __init__(self) -> None:
         super().__init__(id=f"pane-{self.PANE_ID}", classes="pane")
@@ -97,6 +112,30 @@ class Pane(Vertical):
         if self.stale and self.shown and self.is_mounted and self.app.is_running:
             self.refresh_data()
 
+    def run_job(self, group: str, job: Callable[[], ResultType],
+                done: Callable[[ResultType | None, str | None], None], *,
+                exclusive: bool = True) -> None:
+        """Run ``job`` in a thread worker of ``group`` (reading files or the store off the UI
+        thread); then ``done(result, None)`` on the UI thread, or ``done(None, why)`` when
+        the job raised a ``MemtuiError`` or ``OSError``. A job a newer one of its
+        ``exclusive`` group replaced calls nothing."""
+        from textual.worker import get_current_worker
+
+        def run() -> None:
+            try:
+                message = JobDone(done, job())
+            except (MemtuiError, OSError) as error:
+                message = JobDone(done, error=str(error))
+            if not get_current_worker().is_cancelled:
+                self.post_message(message)
+
+        self.run_worker(run, thread=True, exclusive=exclusive, group=group, exit_on_error=False)
+
+    @on(JobDone)
+    def _job_done(self, message: JobDone) -> None:
+        message.stop()
+        message.done(message.result, message.error)
+
     @property
     def memtui(self) -> MemtuiApp:
         """The app, typed."""
@@ -105,6 +144,17 @@ class Pane(Vertical):
     def refresh_data(self) -> None:
         """Re-read what the pane shows from the store (keep selection and scroll)."""
         self.stale = False
+
+    def check_writes(self, project: str | None, *, asked: bool = True) -> None:
+        """Set ``write_refusal`` for writes in ``project`` (not ``asked``: nothing to write,
+        no refusal); the key bar follows."""
+        try:
+            refusal = self.memtui.engine.identity.write_refusal(project) if asked else None
+        except MemtuiError as error:
+            refusal = error.message
+        if refusal != self.write_refusal:
+            self.write_refusal = refusal
+            self.refresh_bindings()
 
     def focus_target(self) -> Widget | None:
         """The widget that gets focus when the pane is shown."""
@@ -164,15 +214,11 @@ class Pane(Vertical):
 
         self.memtui.do(correct_by_id(self.memtui.engine, self.memtui.current_memory_id()))
 
-    def detail_scroll(self) -> ScrollableContainer | None:
-        """The scrollable details area below the list (``J`` / ``K``), if the pane has one."""
-        from memtui.app.widgets.preview import PreviewScroll
-
-        return next(iter(self.query(PreviewScroll)), None)
-
     def action_scroll_detail(self, direction: int) -> None:
         """``J`` / ``K``: scroll the details below the list by half their height."""
-        scroll = self.detail_scroll()
+        from memtui.app.widgets.preview import PreviewScroll
+
+        scroll = next(iter(self.query(PreviewScroll)), None)
         if scroll is None:
             return
         step = max(1, scroll.size.height // 2)
@@ -231,6 +277,10 @@ class FormPane(Pane):
         else:
             target = fields[(here + step) % len(fields)]
         target.focus()
+
+    def action_leave_form(self) -> None:
+        """Escape: leave the form so the pane keys (0–9, tab) work again."""
+        self.screen.set_focus(None)
 
     SCOPED_CSS = False
     DEFAULT_CSS = """

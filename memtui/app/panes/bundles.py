@@ -1,10 +1,6 @@
-"""The Bundles pane (read-only): the document bundles agents keep through the service —
-one per project the user can read (``project:<id>``) and the user's own schedule bundles
-(``schedule:<name>``) — one row per document, with the selected document below.
-
-Agents write bundles with ``bundle.document.put`` (``memtui serve``, docs/service.md); the
-pane only reads them through the engine. ``c`` copies the selected document.
-"""
+"""The Bundles pane (read-only): the document bundles agents write through the service
+(``project:<id>``, the user's ``schedule:<name>``), one row per document, the selected
+document below; ``c`` copies it."""
 
 from __future__ import annotations
 
@@ -12,9 +8,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Static
 
 from memtui.app.format import block, local_time
 from memtui.app.panes.base import DETAIL_BINDINGS
@@ -37,15 +31,14 @@ class DocumentRow:
     bundle: str
     path: str
     revision: int
-    bundle_updated_at: str
 
 
 class BundlesPane(ListPane[ItemList[DocumentRow]]):
     """Every readable bundle's documents; the selected one's content below."""
 
     PANE_ID = "bundles"
-    LIST_ID = "bundles-list"
     TITLE = "Bundles"
+    EMPTY_TEXT = EMPTY_TEXT
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "copy", "copy", id="bundles.copy"),
         *DETAIL_BINDINGS,
@@ -54,12 +47,6 @@ class BundlesPane(ListPane[ItemList[DocumentRow]]):
     def __init__(self) -> None:
         super().__init__()
         self.content = ""
-
-    def compose(self) -> ComposeResult:
-        """Title, the documents, the selected document."""
-        yield Static("", classes="pane-title", id="bundles-title")
-        yield ItemList(self._row, id=self.LIST_ID, empty_text=EMPTY_TEXT)
-        yield PreviewScroll("bundles-preview")
 
     def _row(self, row: DocumentRow, width: int) -> Text:
         line = Text(no_wrap=True, overflow="ellipsis")
@@ -85,7 +72,7 @@ class BundlesPane(ListPane[ItemList[DocumentRow]]):
         except MemtuiError as error:
             self.memtui.say(f"Could not read the bundles: {error.message}", severity="error")
             return
-        rows = [DocumentRow(info.bundle, path, revision, info.updated_at)
+        rows = [DocumentRow(info.bundle, path, revision)
                 for info in bundles for path, revision in info.documents]
         self.item_list.set_items(
             rows, keep=(lambda r: (r.bundle, r.path) == (keep.bundle, keep.path))
@@ -93,7 +80,7 @@ class BundlesPane(ListPane[ItemList[DocumentRow]]):
         title = Text("Bundles", style="bold")
         title.append(f" · {len(bundles)} bundles · {len(rows)} documents · read-only "
                      "(agents write them) · c copies", style="dim")
-        self.query_one("#bundles-title", Static).update(title)
+        self.show_title(title)
         self._update_preview()
 
     def _update_preview(self) -> None:

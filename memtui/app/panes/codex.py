@@ -1,35 +1,24 @@
-"""The Codex pane (read-only): a Codex home beside the store.
-
-One row per thread; below, the selected thread, the database layout, why consolidation is
-stuck, the task groups of MEMORY.md, the ad-hoc notes, the jobs and every item that could
-not be read. Nothing is written: imports and curation are the command line's (``memtui codex
-...``). The home (``resolve_codex_home``) is read by a thread worker (``_read``) posting
-``CodexRead``; a reload keeps the rows on screen until the new ones are there, and the
-database is waited for briefly only (``DB_WAIT_SECONDS``), so a running Codex holding a lock
-shows as a problem, not a frozen app.
-"""
+"""The Codex pane (read-only): one row per thread of a Codex home; below, the selected
+thread, the database layout, why consolidation is stuck, the task groups, notes, jobs and
+problems. The home is read in a thread job, waiting briefly only (``DB_WAIT_SECONDS``) for a
+database a running Codex holds locked; curation is the command line's (``memtui codex``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import on, work
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.message import Message
-from textual.widgets import Static
 
 from memtui.app.format import local_time
+from memtui.app.panes.agents_text import in_folder, tilde
 from memtui.app.panes.base import DETAIL_BINDINGS
 from memtui.app.panes.list_pane import ListPane
 from memtui.app.widgets.line_list import ItemList, LineList
 from memtui.app.widgets.preview import PreviewScroll, selection_preview
 from memtui.engine.codex.config import config_reasons, describe_config
-from memtui.errors import MemtuiError
 from memtui.textsafe import one_line
 
 if TYPE_CHECKING:  # the Codex engine is imported when the pane is first read (not at start)
@@ -55,36 +44,6 @@ READ_GROUP = "codex-read"
 running)."""
 
 
-@dataclass
-class CodexRead(Message):
-    """The worker read the Codex home (``codex`` None: it could not, ``error`` says why)."""
-
-    home: Path
-    codex: CodexHome | None
-    threads: list[CodexThread] = field(default_factory=list)
-    error: str | None = None
-    reload: bool = False
-    """Asked for with ``o`` (the status line says when it is done)."""
-
-
-def home_label(home: Path) -> str:
-    """The home path with the user's home folder shown as ``~``."""
-    try:
-        return f"~/{home.relative_to(Path.home())}"
-    except ValueError:
-        return str(home)
-
-
-def relative_to_home(path: str, home: Path) -> str:
-    """A problem's path relative to the Codex home when it lies inside it (the home itself
-    as ``home_label``)."""
-    try:
-        relative = Path(path).relative_to(home)
-    except ValueError:
-        return path
-    return str(relative) if relative.parts else home_label(home)
-
-
 def _section(text: Text, title: str, count: int) -> None:
     text.append(f"\n{title} ({count})\n", style="bold")
 
@@ -95,12 +54,12 @@ def _more(text: Text, shown: int, total: int) -> None:
                     style="dim")
 
 
-class CodexPane(ListPane["ItemList[CodexThread]"]):  # the engine type is named, not imported, at start
+class CodexPane(ListPane[ItemList["CodexThread"]]):  # the engine type is not imported at start
     """A Codex home, read-only: threads, consolidation diagnosis, groups, notes, jobs."""
 
     PANE_ID = "codex"
-    LIST_ID = "codex-list"
     TITLE = "Codex"
+    EMPTY_TEXT = READING_TEXT
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("o", "reload", "reload", id="codex.reload"),
         Binding("c", "copy", "copy id", id="codex.copy"),
@@ -112,12 +71,6 @@ class CodexPane(ListPane["ItemList[CodexThread]"]):  # the engine type is named,
         self.codex: CodexHome | None = None
         self.reading = False
         """A read of the home is under way (the title says so)."""
-
-    def compose(self) -> ComposeResult:
-        """Title, the threads, the selected thread and the home's other parts."""
-        yield Static("", classes="pane-title", id="codex-title")
-        yield ItemList(self._row, id=self.LIST_ID, empty_text=READING_TEXT)
-        yield PreviewScroll("codex-preview", id="codex-scroll")
 
     def on_mount(self) -> None:
         """The list takes a third of the height, the home's details the rest (the shared
@@ -142,7 +95,7 @@ class CodexPane(ListPane["ItemList[CodexThread]"]):  # the engine type is named,
         """The Codex home shown: the app config's ``codex_home``, else the default."""
         from memtui.engine.codex.paths import resolve_codex_home
 
-        return resolve_codex_home(getattr(self.memtui.config, "codex_home", None))
+        return resolve_codex_home(self.memtui.config.codex_home)
 
     def copy_text(self) -> tuple[str, str] | None:
         """The selected thread's id."""
@@ -155,60 +108,51 @@ class CodexPane(ListPane["ItemList[CodexThread]"]):  # the engine type is named,
         super().refresh_data()
         self.reading = True
         self._update_title()
-        self._read(self.home(), self.memtui.store.clock(), reload)
+        home, now, engine = self.home(), self.memtui.store.clock(), self.memtui.engine
 
-    @work(thread=True, exclusive=True, group=READ_GROUP, exit_on_error=False)
-    def _read(self, home: Path, now: datetime, reload: bool) -> None:
-        """Read the home and list its threads (files and databases: off the UI thread);
-        posts CodexRead."""
-        from memtui.engine.codex.browse import codex_threads
+        def read() -> tuple[CodexHome, list[CodexThread]]:
+            from memtui.engine.codex.browse import codex_threads
 
-        try:
-            codex = self.memtui.engine.codex.browse(home, now,
-                                                    db_busy_timeout_s=DB_WAIT_SECONDS)
-            threads = codex_threads(codex)[:MAX_THREADS]
-        except (MemtuiError, OSError) as error:
-            self.post_message(CodexRead(home, None, error=str(error), reload=reload))
-            return
-        self.post_message(CodexRead(home, codex, threads, reload=reload))
+            codex = engine.codex.browse(home, now, db_busy_timeout_s=DB_WAIT_SECONDS)
+            return codex, codex_threads(codex)[:MAX_THREADS]
 
-    @on(CodexRead)
-    def _read_done(self, message: CodexRead) -> None:
-        message.stop()
+        self.run_job(READ_GROUP, read, partial(self._read_done, reload))
+
+    def _read_done(self, reload: bool, read: tuple[CodexHome, list[CodexThread]] | None,
+                   error: str | None) -> None:
         self.reading = False
-        if message.codex is None:
+        if read is None:
             self._update_title()
             if self.codex is None:
                 self.item_list.empty_text = EMPTY_TEXT
                 self.item_list.refresh()
-            self.memtui.say(f"Could not read the Codex home: {message.error}",
-                            severity="error")
+            self.memtui.say(f"Could not read the Codex home: {error}", severity="error")
             return
         keep = self.item_list.current()
-        self.codex = message.codex
+        self.codex, threads = read
         self.item_list.empty_text = EMPTY_TEXT
         self.item_list.set_items(
-            message.threads, keep=(lambda t: t.thread_id == keep.thread_id) if keep else None)
+            threads, keep=(lambda t: t.thread_id == keep.thread_id) if keep else None)
         self._update_title()
         self._update_preview()
-        if message.reload:
+        if reload:
             self.memtui.say("Read the Codex home again.", toast=False)
 
     def _update_title(self) -> None:
         codex = self.codex
         title = Text("Codex ", style="bold")
-        title.append(one_line(home_label(self.home()), 60), style="bold")
+        title.append(one_line(tilde(str(self.home())), 60), style="bold")
         if codex is None:
             title.append(" · reading…" if self.reading else " · could not be read",
                          style="dim")
-            self.query_one("#codex-title", Static).update(title)
+            self.show_title(title)
             return
         if codex.diagnosis:
             title.append(" · consolidation stuck", style="bold red")
         title.append(f" · {len(self.item_list.items)} threads · {len(codex.notes)} notes · "
                      "read-only · " + ("reading…" if self.reading else "o reloads"),
                      style="dim")
-        self.query_one("#codex-title", Static).update(title)
+        self.show_title(title)
 
     def _thread_text(self, text: Text, thread: CodexThread) -> None:
         tz = self.memtui.tz
@@ -224,8 +168,7 @@ class CodexPane(ListPane["ItemList[CodexThread]"]):  # the engine type is named,
                         f"{one_line(thread.memory_mode or '—', 12)}",
                         style="" if thread.memory_mode in (None, "enabled") else "yellow")
         if thread.rollout_path:
-            where = thread.rollout_path if self.codex is None else relative_to_home(
-                thread.rollout_path, Path(self.codex.home))
+            where = in_folder(thread.rollout_path, self.codex.home if self.codex else None)
             text.append(f"\nrollout {one_line(where, 2 * TEXT_CHARS)}", style="dim")
         if thread.description:
             text.append(f"\n{one_line(thread.description, 2 * TEXT_CHARS)}")
@@ -277,9 +220,8 @@ class CodexPane(ListPane["ItemList[CodexThread]"]):  # the engine type is named,
                         or job.running_past_lease else "")
         _more(text, MAX_SECTION_ROWS, len(codex.jobs))
         _section(text, "Problems", len(codex.problems))
-        home = Path(codex.home)
         for problem in codex.problems[:MAX_SECTION_ROWS]:
-            where = relative_to_home(problem.path, home)
+            where = in_folder(problem.path, codex.home)
             if problem.line:
                 where += f":{problem.line}"
             text.append(f"- {one_line(where, TEXT_CHARS)}: "

@@ -10,9 +10,7 @@ from typing import Any, ClassVar
 from zoneinfo import ZoneInfo
 
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Static
 
 from memtui.app.format import OUTCOME_WORDS, local_time, reason_words
 from memtui.app.panes.base import DETAIL_BINDINGS
@@ -89,7 +87,6 @@ class ExtractionLogPane(ListPane[LogList]):
     """The user's extraction log, newest scan first."""
 
     PANE_ID = "log"
-    LIST_ID = "log-list"
     TITLE = "Log"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("t", "open_task", "task",
@@ -101,11 +98,11 @@ class ExtractionLogPane(ListPane[LogList]):
         *DETAIL_BINDINGS,
     ]
 
-    def compose(self) -> ComposeResult:
-        """Title, the log, the selected task."""
-        yield Static("", classes="pane-title", id="log-title")
-        yield LogList(self._row, id=self.LIST_ID, empty_text=EMPTY_TEXT)
-        yield PreviewScroll("log-preview")
+    EMPTY_TEXT = EMPTY_TEXT
+
+    def make_list(self, *, id: str, empty_text: str) -> LogList:
+        """The log, paged."""
+        return LogList(self._row, id=id, empty_text=empty_text)
 
     def _row(self, entry: LogEntry, width: int) -> Text:
         return log_row(entry, width, self.memtui.tz)
@@ -142,7 +139,7 @@ class ExtractionLogPane(ListPane[LogList]):
             if count:
                 title.append(f" · {OUTCOME_WORDS.get(outcome, outcome)} {count}", style="dim")
         title.append(ledger_words(ledger))
-        self.query_one("#log-title", Static).update(title)
+        self.show_title(title)
         self._update_preview()
 
     def _update_preview(self) -> None:

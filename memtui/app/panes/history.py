@@ -10,9 +10,7 @@ from typing import ClassVar
 from zoneinfo import ZoneInfo
 
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Static
 
 from memtui.app.format import block, local_time
 from memtui.app.panes.base import DETAIL_BINDINGS
@@ -43,9 +41,9 @@ class HistoryPane(ListPane[ItemList[Memory]]):
     """The supersede chain of the memory last selected in a memory pane."""
 
     PANE_ID = "history"
-    LIST_ID = "history-list"
     COPY_LABEL = "version"
     TITLE = "History"
+    EMPTY_TEXT = EMPTY_TEXT
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "restore", "restore version",
                 tooltip="Restore the selected version (a new version with its text)",
@@ -60,14 +58,6 @@ class HistoryPane(ListPane[ItemList[Memory]]):
         super().__init__()
         self.memory_id: str | None = None
         self.versions: list[Memory] = []
-        self.write_refusal: str | None = None
-        """Why the user may not change this chain (None: restore and forget allowed)."""
-
-    def compose(self) -> ComposeResult:
-        """Title, the versions, the selected version's full text."""
-        yield Static("", classes="pane-title", id="history-title")
-        yield ItemList(self._row, id=self.LIST_ID, empty_text=EMPTY_TEXT)
-        yield PreviewScroll("history-preview")
 
     def on_mount(self) -> None:
         """Follow the target: the memory asked for (``h``), else the one last selected in
@@ -96,55 +86,37 @@ class HistoryPane(ListPane[ItemList[Memory]]):
         """Restore and forget are offered only where the user's role allows writes."""
         return action not in ("restore", "forget_chain") or self.write_refusal is None
 
-    def _check_writes(self) -> None:
-        head = self.head()
-        try:
-            refusal = self.memtui.engine.identity.write_refusal(head.project) if head else None
-        except MemtuiError as error:
-            refusal = error.message
-        if refusal != self.write_refusal:
-            self.write_refusal = refusal
-            self.refresh_bindings()
-
     def refresh_data(self) -> None:
         """Read the chain of the selected memory again (the cursor stays on its version)."""
-        self._refresh_chain()
-        self._check_writes()
-
-    def _refresh_chain(self) -> None:
         super().refresh_data()
         target = self.memtui.history_memory_id or self.memtui.selected_memory_id
-        title = self.query_one("#history-title", Static)
         keep = self.selected_memory()
-        if target is None:
-            self.versions = []
-            self.item_list.set_items([])
-            title.update(Text("History", style="bold"))
-            self._update_preview()
-            return
-        try:
-            self.versions = self.memtui.engine.identity.history(target)
-        except MemtuiError as error:
-            self.versions = []
-            self.item_list.empty_text = f"{error.message} — it may have been forgotten."
-            self.item_list.set_items([])
-            title.update(Text("History", style="bold"))
-            self._update_preview()
-            return
+        versions: list[Memory] | None = None
         self.item_list.empty_text = EMPTY_TEXT
-        self.memory_id = target
-        if keep is None or keep.id not in {m.id for m in self.versions}:
-            self.item_list.set_items(self.versions,
-                                     keep=lambda m: m.id == target)
+        if target is not None:
+            try:
+                versions = self.memtui.engine.identity.history(target)
+            except MemtuiError as error:
+                self.item_list.empty_text = f"{error.message} — it may have been forgotten."
+        self.versions = versions or []
+        heading = Text("History", style="bold")
+        if versions is None or target is None:
+            self.item_list.set_items([])
         else:
-            self.item_list.set_items(self.versions, keep=lambda m: m.id == keep.id)
-        head = self.head()
-        heading = Text("History of ", style="bold")
-        heading.append(head.id if head else target, style="bold")
-        heading.append(f" · {len(self.versions)} version{'s' if len(self.versions) != 1 else ''}"
-                       ", oldest first", style="dim")
-        title.update(heading)
+            self.memory_id = target
+            kept = keep.id if keep is not None and keep.id in {m.id for m in versions} \
+                else target
+            self.item_list.set_items(versions, keep=lambda m: m.id == kept)
+            head = self.head()
+            heading = Text("History of ", style="bold")
+            heading.append(head.id if head else target, style="bold")
+            count = len(versions)
+            heading.append(f" · {count} version{'s' if count != 1 else ''}, oldest first",
+                           style="dim")
+        self.show_title(heading)
         self._update_preview()
+        head = self.head()
+        self.check_writes(head.project if head else None, asked=head is not None)
 
     def _update_preview(self) -> None:
         memory = self.selected_memory()

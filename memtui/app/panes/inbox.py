@@ -1,23 +1,14 @@
-"""The Inbox pane: what agents wrote while review is on, waiting for a decision.
-
-Each row is an ``InboxEntry`` from one of the app's ``inbox_sources``: memtui's pending
-memories and Gemini CLI's inbox patches (a patch is applied or dismissed after a confirm that
-shows the change). Rows can be marked and decided together; the selected row is shown in full
-under the list (a correction as a word diff, a patch as its diff). Rows are read by a worker
-thread; every decision is a step of the curator's the app takes.
-"""
+"""The Inbox pane: what agents wrote while review is on, waiting for a decision -- rows
+from the app's ``inbox_sources`` (memtui's pending memories, Gemini CLI's inbox patches),
+read in a thread job; rows can be marked and decided together, each decision a curator
+step."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import on, work
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.message import Message
-from textual.widgets import Static
 
 from memtui.app.curator import inbox_decide, inbox_edit
 from memtui.app.format import local_time
@@ -47,22 +38,14 @@ EMPTY_REVIEW_OFF = ("Nothing waits for review — review is off, so what agents 
                     "review on, and new memories from agents wait here for you. "
                     + GEMINI_WORDS)
 BROKEN_WORD = "broken  "
-
-
-@dataclass
-class InboxLoaded(Message):
-    """A worker read the inbox (``error`` set when a source failed)."""
-
-    entries: list[InboxEntry]
-    review_on: bool
-    errors: list[str] = field(default_factory=list)
+Loaded = tuple[list[InboxEntry], bool, list[str]]
+"""What a read of the inbox found: the rows, whether review is on, why a source failed."""
 
 
 class InboxPane(ListPane[ItemList[InboxEntry]]):
     """Pending memories (and other agents' pending changes), approve / edit / reject."""
 
     PANE_ID = "inbox"
-    LIST_ID = "inbox-list"
     TITLE = "Inbox"
     READ_WHEN_SHOWN = True
     """Gemini CLI writes its patches without memtui knowing."""
@@ -93,12 +76,6 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
         self.marked: set[str] = set()
         self.review_on = False
         self.loaded = False
-
-    def compose(self) -> ComposeResult:
-        """Title, the rows, the selected row in full."""
-        yield Static("", classes="pane-title", id="inbox-title")
-        yield ItemList(self._row, id=self.LIST_ID, empty_text="")
-        yield PreviewScroll("inbox-preview")
 
     # ---- parts --------------------------------------------------------------------------
 
@@ -151,36 +128,36 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
     def refresh_data(self) -> None:
         """Read the inbox again in a worker (the cursor stays on the same row)."""
         super().refresh_data()
-        self._load()
+        engine, sources = self.memtui.engine, self.memtui.inbox_sources.sources
 
-    @work(thread=True, group=LOAD_GROUP, exclusive=True, exit_on_error=False)
-    def _load(self) -> None:
-        engine = self.memtui.engine
-        entries: list[InboxEntry] = []
-        errors: list[str] = []
-        for source in self.memtui.inbox_sources.sources:
+        def load() -> Loaded:
+            entries: list[InboxEntry] = []
+            errors: list[str] = []
+            for source in sources:
+                try:
+                    entries += source.entries(engine)
+                except MemtuiError as error:
+                    errors.append(f"{source.name}: {error.message}")
             try:
-                entries += source.entries(engine)
-            except MemtuiError as error:
-                errors.append(f"{source.name}: {error.message}")
-        try:
-            review_on = bool(engine.settings.get().get("review_new_memories"))
-        except MemtuiError:
-            review_on = False
-        self.post_message(InboxLoaded(entries, review_on, errors))
+                review_on = bool(engine.settings.get().get("review_new_memories"))
+            except MemtuiError:
+                review_on = False
+            return entries, review_on, errors
 
-    @on(InboxLoaded)
-    def _loaded(self, message: InboxLoaded) -> None:
-        message.stop()
+        self.run_job(LOAD_GROUP, load, self._loaded)
+
+    def _loaded(self, loaded: Loaded | None, failed: str | None) -> None:
+        if loaded is None:
+            self.memtui.say(f"Could not read the inbox: {failed}", severity="error")
+            return
+        entries, self.review_on, errors = loaded
         self.loaded = True
-        self.review_on = message.review_on
         keep = self.current()
-        keys = {entry.key for entry in message.entries}
-        self.marked &= keys
+        self.marked &= {entry.key for entry in entries}
         self.item_list.empty_text = EMPTY_REVIEW_ON if self.review_on else EMPTY_REVIEW_OFF
         self.item_list.set_items(
-            message.entries, keep=(lambda e: e.key == keep.key) if keep else None)
-        for error in message.errors:
+            entries, keep=(lambda e: e.key == keep.key) if keep else None)
+        for error in errors:
             self.memtui.say(f"Could not read the inbox: {error}", severity="error")
         self._update_title()
         self._update_preview()
@@ -204,7 +181,7 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
         if self.marked:
             title.append(f" · {len(self.marked)} marked", style="bold")
         title.append(" · review " + ("on" if self.review_on else "off"), style="dim")
-        self.query_one("#inbox-title", Static).update(title)
+        self.show_title(title)
 
     def _update_preview(self) -> None:
         preview = self.query_one(PreviewScroll)
@@ -238,7 +215,7 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
         self.marked.symmetric_difference_update({entry.key})
         self.item_list.refresh()
         self._update_title()
-        self.item_list.action_cursor_down()
+        self.item_list.action_move(1)
 
     def action_mark_all(self) -> None:
         """Mark every row (when all are marked: unmark them)."""

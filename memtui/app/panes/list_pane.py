@@ -1,29 +1,51 @@
-"""``ListPane``: a pane whose main part is one list (Bundles, Codex, History, Inbox, Log).
-It names the list by ``LIST_ID``; the list is what gets focus when the pane is shown, and
-moving its cursor shows the selected row below it."""
+"""``ListPane``: a pane whose main part is one list (Bundles, Codex, History, Inbox, Log):
+a title line, the list (id ``<PANE_ID>-list``), and the selected row's details below it. The
+list is what gets focus when the pane is shown; moving its cursor shows the selected row."""
 
 from __future__ import annotations
 
-from typing import ClassVar, Generic, TypeVar, cast
+from typing import Any, ClassVar, Generic, TypeVar, cast
 
+from rich.text import Text
+from textual.app import ComposeResult
 from textual.widget import Widget
+from textual.widgets import Static
 
 from memtui.app.panes.base import Pane
-from memtui.app.widgets.line_list import LineList
+from memtui.app.widgets.line_list import ItemList, LineList
+from memtui.app.widgets.preview import PreviewScroll
 
 ListType = TypeVar("ListType", bound=LineList)
 
 
 class ListPane(Pane, Generic[ListType]):
-    """A pane built round one list widget (``ListType``) with id ``LIST_ID``."""
+    """A pane built round one list widget (``ListType``, made by ``make_list``)."""
 
-    LIST_ID: ClassVar[str] = ""
-    """The id of the pane's list (its ``compose`` yields the list with it)."""
+    EMPTY_TEXT: ClassVar[str] = ""
+    """What the list says while it has no rows."""
+
+    def compose(self) -> ComposeResult:
+        """Title, the list, the selected row's details."""
+        yield Static("", classes="pane-title", id=f"{self.PANE_ID}-title")
+        yield self.make_list(id=f"{self.PANE_ID}-list", empty_text=self.EMPTY_TEXT)
+        yield PreviewScroll(f"{self.PANE_ID}-preview", id=f"{self.PANE_ID}-scroll")
+
+    def make_list(self, *, id: str, empty_text: str) -> LineList:
+        """The list (an ``ItemList`` of ``_row`` lines unless the pane pages its rows)."""
+        return ItemList(self._row, id=id, empty_text=empty_text)
+
+    def _row(self, item: Any, width: int) -> Text:
+        """One row of the list in ``width`` columns (each pane says how)."""
+        raise NotImplementedError
 
     @property
     def item_list(self) -> ListType:
         """The pane's list."""
-        return cast(ListType, self.query_one(f"#{self.LIST_ID}", LineList))
+        return cast(ListType, self.query_one(f"#{self.PANE_ID}-list", LineList))
+
+    def show_title(self, title: Text) -> None:
+        """Show ``title`` on the title line."""
+        self.query_one(f"#{self.PANE_ID}-title", Static).update(title)
 
     def focus_target(self) -> Widget | None:
         """The list."""

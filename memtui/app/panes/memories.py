@@ -6,10 +6,10 @@ why each is stale, to keep, correct or forget."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
@@ -67,6 +67,9 @@ class MemoriesPane(Pane):
     """A memory list of one scope. Subclasses set ``SCOPE`` and how the list is chosen."""
 
     SCOPE: ClassVar[str] = "user"
+    NO_MEMORIES: ClassVar[str] = ("No memories yet — press n to add one (the extractor "
+                                  "writes project memories only)")
+    """What a list without memories says (user memories are only written by hand)."""
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "note", "note", tooltip="New note (in this list's scope)",
                 id="memory.note"),
@@ -100,8 +103,6 @@ class MemoriesPane(Pane):
 
     def __init__(self) -> None:
         super().__init__()
-        self.write_refusal: str | None = None
-        """Why the user may not write in this list's scope (None: writes allowed)."""
         self.choice = FilterChoice()
         self._reasons: dict[str, tuple[str, ...]] = {}
         """Why each memory of the stale view is stale (empty outside it)."""
@@ -116,29 +117,20 @@ class MemoriesPane(Pane):
         (``_list_changed``)."""
         # the parts, made once (every keystroke of a search reaches each of them)
         self._title = TextView(classes="pane-title", id=f"{self.PANE_ID}-title")
-        self._list = MemoryList(id=f"{self.PANE_ID}-list", empty_text="",
-                                on_change=self._list_changed)
+        self.memory_list = MemoryList(id=f"{self.PANE_ID}-list", empty_text="",
+                                      on_change=self._list_changed)
         self._preview = TextView(classes="preview", id=f"{self.PANE_ID}-preview")
-        self._search_box: SearchBox | None = None
+        self.search_box: SearchBox | None = None
+        """The search input (None until the search is first used)."""
 
     def compose(self) -> ComposeResult:
         """Title line, search box, the list, a preview of the selected memory."""
         yield self._title
         yield SearchPrompt(SEARCH_PLACEHOLDER, id=f"{self.PANE_ID}-search-prompt")
-        yield self._list
+        yield self.memory_list
         yield self._preview
 
     # ---- parts --------------------------------------------------------------------------
-
-    @property
-    def memory_list(self) -> MemoryList:
-        """The list widget."""
-        return self._list
-
-    @property
-    def search_box(self) -> Input | None:
-        """The search input (None until the search is first used)."""
-        return self._search_box
 
     @property
     def search_text(self) -> str:
@@ -148,9 +140,9 @@ class MemoriesPane(Pane):
 
     async def open_search_box(self) -> Input:
         """The search input, made in place of the prompt the first time."""
-        box = self._search_box
+        box = self.search_box
         if box is None:
-            box = self._search_box = SearchBox(  # before the awaits: it is made only once
+            box = self.search_box = SearchBox(  # before the awaits: it is made only once
                 self._search_typed, placeholder=SEARCH_PLACEHOLDER,
                 id=f"{self.PANE_ID}-search", classes="search", compact=True)
             prompt = self.query_one(SearchPrompt)
@@ -168,11 +160,13 @@ class MemoriesPane(Pane):
 
     def empty_text(self) -> str:
         """What an empty list says."""
-        return "No memories yet — press n to add one, or turn on generate with g"
+        if self.search_text or self.choice != FilterChoice():
+            return "Nothing matches — esc clears the search, f changes the filter"
+        return self.NO_MEMORIES
 
     def heading(self) -> str:
-        """The first words of the title line."""
-        return self.TITLE
+        """The first words of the title line: whose memories."""
+        return f"User memories of {self.memtui.engine.actor}"
 
     def selected_memory(self) -> Memory | None:
         """The memory under the cursor."""
@@ -227,15 +221,6 @@ class MemoriesPane(Pane):
         """Keep (``K``) works in the stale view only."""
         return action != "keep" or self.choice.stale
 
-    def _check_writes(self) -> None:
-        try:
-            refusal = self.memtui.engine.identity.write_refusal(self.project_arg())
-        except MemtuiError as error:
-            refusal = error.message
-        if refusal != self.write_refusal:
-            self.write_refusal = refusal
-            self.refresh_bindings()
-
     def _load(self, *, keep_position: bool, first_page_now: bool = False,
               typed: bool = False) -> None:
         """Read the list for the pane's filter and search. The title is drawn now and again
@@ -244,7 +229,7 @@ class MemoriesPane(Pane):
         choice = self.choice
         if typed and choice.stale:
             return  # the stale view lists every stale memory: a search does not narrow it
-        self._check_writes()
+        self.check_writes(self.project_arg())
         self.memory_list.empty_text = STALE_EMPTY if choice.stale else self.empty_text()
         search = None if choice.stale else self.search_text or None
         try:
@@ -257,7 +242,7 @@ class MemoriesPane(Pane):
         if self.SCOPE == "project" and self.project_arg() is None:
             return
         if choice.stale:
-            self._read_stale(flt, choice, keep_position)
+            self._read_stale(flt, keep_position)
         else:
             if self._reasons:  # the stale view's marks go with it
                 self._reasons = {}
@@ -267,47 +252,30 @@ class MemoriesPane(Pane):
         if not typed:
             self._update_title()
 
-    @work(thread=True, exclusive=True, group="stale-view")
-    def _read_stale(self, flt: MemoryFilter, choice: FilterChoice, keep_position: bool) -> None:
-        """The list's stale memories, newest first, at most ``MAX_STALE_LIST`` (a worker: it
-        reads the project's folder); posts ``StaleListed``."""
-        from textual.worker import get_current_worker
-
+    def _read_stale(self, flt: MemoryFilter, keep_position: bool) -> None:
+        """The list's stale memories, newest first, at most ``MAX_STALE_LIST`` (a thread job:
+        it reads the project's folder)."""
         from memtui.engine.staleness import MAX_STALE_LIST
 
-        try:
-            found: list[StaleMemory] | str = self.memtui.engine.staleness.stale(
-                flt.project, MAX_STALE_LIST, kind=choice.kind, source=choice.source)
-        except MemtuiError as error:
-            found = error.message
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.StaleListed(flt, choice, found, keep_position))
+        choice, staleness = self.choice, self.memtui.engine.staleness
+        self.run_job("stale-view", lambda: staleness.stale(
+            flt.project, MAX_STALE_LIST, kind=choice.kind, source=choice.source),
+                     partial(self._stale_listed, flt, choice, keep_position))
 
-    class StaleListed(Message):
-        """The stale view's memories (or why they could not be read), posted by
-        ``_read_stale`` for a filter ``choice``."""
-
-        def __init__(self, flt: MemoryFilter, choice: FilterChoice,
-                     found: list[StaleMemory] | str, keep_position: bool) -> None:
-            super().__init__()
-            self.flt, self.choice, self.found = flt, choice, found
-            self.keep_position = keep_position
-
-    def on_memories_pane_stale_listed(self, message: StaleListed) -> None:
+    def _stale_listed(self, flt: MemoryFilter, choice: FilterChoice, keep_position: bool,
+                      found: list[StaleMemory] | None, error: str | None) -> None:
         """Show the stale memories, each marked stale; marks of memories no longer listed
         (kept, corrected, forgotten) go."""
-        message.stop()
-        if message.choice != self.choice or message.flt.project != self.project_arg():
+        if choice != self.choice or flt.project != self.project_arg():
             return  # the filter or the project changed since: a newer read follows
-        if isinstance(message.found, str):
-            self.memory_list.pages_failed(message.found)
+        if found is None:
+            self.memory_list.pages_failed(error or "")
             return
-        self._reasons = {item.memory.id: item.reasons for item in message.found}
+        self._reasons = {item.memory.id: item.reasons for item in found}
         self.memory_list.marked.intersection_update(self._reasons)
         self.memory_list.set_stale(frozenset(self._reasons))
-        self.memory_list.show_rows(self.memtui.engine, message.flt,
-                                   [item.memory for item in message.found],
-                                   keep_position=message.keep_position)
+        self.memory_list.show_rows(self.memtui.engine, flt, [item.memory for item in found],
+                                   keep_position=keep_position)
 
     def _update_title(self) -> None:
         """The pane's name, the list's count, its filter, marks and whether it is read only.
@@ -396,33 +364,15 @@ class MemoriesPane(Pane):
         self._update_preview()
         shown = [row for row in self.memory_list.shown_rows() if row.project is not None]
         if shown and not self.choice.stale:  # (the stale view's rows are all stale)
-            self._check_stale(shown)
+            # which cite files, symbols or commands that are gone (it reads the folder)
+            staleness = self.memtui.engine.staleness
+            self.run_job("stale-marks", lambda: frozenset(staleness.check(shown)),
+                         self._stale_checked)
 
-    @work(thread=True, exclusive=True, group="stale-marks")
-    def _check_stale(self, memories: list[Memory]) -> None:
-        """Which of ``memories`` cite files, symbols or commands that are gone (a worker:
-        it reads the project's folder; a check a newer one replaced posts nothing)."""
-        from textual.worker import get_current_worker
-
-        try:
-            stale = frozenset(self.memtui.engine.staleness.check(memories))
-        except MemtuiError:
-            return
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.StaleChecked(stale))
-
-    class StaleChecked(Message):
-        """The stale memories among those on screen (posted by ``_check_stale``)."""
-
-        def __init__(self, memory_ids: frozenset[str]) -> None:
-            super().__init__()
-            self.memory_ids = memory_ids
-
-    def on_memories_pane_stale_checked(self, message: StaleChecked) -> None:
+    def _stale_checked(self, stale: frozenset[str] | None, _error: str | None) -> None:
         """Mark the stale rows (not in the stale view: a check from before it is dropped)."""
-        message.stop()
-        if not self.choice.stale:
-            self.memory_list.set_stale(message.memory_ids)
+        if stale is not None and not self.choice.stale:
+            self.memory_list.set_stale(stale)
 
     def on_line_list_opened(self, message: LineList.Opened) -> None:
         """Enter: the memory's detail view."""
@@ -487,10 +437,6 @@ class MemoriesPane(Pane):
     def _new(self, editor: Callable[[Engine, str | None], Step]) -> None:
         self.memtui.do(editor(self.memtui.engine, self.project_arg()))
 
-    def correct_selected(self) -> None:
-        """The selected memory (``e``)."""
-        self.action_correct()
-
     def action_correct(self) -> None:
         """Correct the selected memory (a supersede)."""
         from memtui.app.curator import correct
@@ -498,6 +444,8 @@ class MemoriesPane(Pane):
         memory = self._need_memory()
         if memory is not None:
             self.memtui.do(correct(self.memtui.engine, memory))
+
+    correct_selected = action_correct
 
     def _marked_or_selected(self) -> list[str]:
         """The marked memories' ids, else the selected one's (none: says so)."""
@@ -562,17 +510,6 @@ class UserMemoriesPane(MemoriesPane):
     TITLE = "User"
     SCOPE = "user"
 
-    def heading(self) -> str:
-        """Whose memories."""
-        return f"User memories of {self.memtui.engine.actor}"
-
-    def empty_text(self) -> str:
-        """User memories are only written by hand."""
-        if self.search_text or self.choice != FilterChoice():
-            return "Nothing matches — esc clears the search, f changes the filter"
-        return ("No memories yet — press n to add one (the extractor writes project memories "
-                "only)")
-
 
 class ProjectMemoriesPane(MemoriesPane):
     """The current project's memories, with a project switcher (``p``)."""
@@ -580,6 +517,7 @@ class ProjectMemoriesPane(MemoriesPane):
     PANE_ID = "project"
     TITLE = "Project"
     SCOPE = "project"
+    NO_MEMORIES = "No memories yet — press n to add one, or turn on generate with g"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("p", "switch_project", "project", show=False,
                 tooltip="Choose the current project", id="memory.project"),
@@ -615,9 +553,7 @@ class ProjectMemoriesPane(MemoriesPane):
         if self.memtui.project is None:
             return ("You are not a member of any project yet — press P to create one "
                     "(or: memtui project add ID)")
-        if self.search_text or self.choice != FilterChoice():
-            return "Nothing matches — esc clears the search, f changes the filter"
-        return "No memories yet — press n to add one, or turn on generate with g"
+        return super().empty_text()
 
     def refresh_data(self, *, first_page_now: bool = False) -> None:
         """Read the list, or explain there is no project."""

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
@@ -160,13 +161,10 @@ class ProfilePane(FormPane):
                                               ensure_ascii=False, sort_keys=True))
         self._filled = self._form()
 
-    def on_input_changed(self, event: Input.Changed) -> None:
+    @on(Input.Changed)
+    @on(TextArea.Changed)
+    def _typed(self, event: Input.Changed | TextArea.Changed) -> None:
         """Typing marks the form modified (a refresh no longer overwrites it)."""
-        event.stop()
-        self._show_title()
-
-    def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        """Typing marks the form modified."""
         event.stop()
         self._show_title()
 
@@ -224,7 +222,3 @@ class ProfilePane(FormPane):
         then, self._then = self._then, None
         if then is not None:
             then()
-
-    def action_leave_form(self) -> None:
-        """Escape: leave the form so the pane keys (0–9, tab) work again."""
-        self.screen.set_focus(None)

@@ -1,10 +1,6 @@
 """The Settings pane: the user's auto-memory settings (with defaults), and per-task flags.
-
-Switches apply at once; numbers and model names apply on Enter, checked by the engine, with
-the error shown under the field (what was typed stays). When a model endpoint is set, a line
-says whether it answers: asked in a thread worker with a short timeout, never on the UI
-thread.
-"""
+Switches apply at once, numbers and model names on Enter (a refusal shows under the field,
+what was typed stays); a set model endpoint is asked whether it answers, in a thread job."""
 
 from __future__ import annotations
 
@@ -12,14 +8,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
 from memtui.app.curator import change_settings, task_flags
-from memtui.app.messages import EndpointChecked
 from memtui.app.panes.base import FormPane
 from memtui.app.widgets.error_line import ErrorLine
 from memtui.engine.task_flags import FOLLOW, flag_word
@@ -39,7 +33,6 @@ _SWITCH = "switch"
 _TEXT_KINDS = ("model", "url", "env_name")
 
 
-
 class SettingsPane(FormPane):
     """Auto-memory settings and per-task overrides."""
 
@@ -48,10 +41,7 @@ class SettingsPane(FormPane):
     .setting-row {
         height: 1;
     }
-    .setting-switch {
-        width: 14;
-    }
-    .setting-input {
+    .setting-switch, .setting-input {
         width: 14;
     }
     .setting-name {
@@ -88,6 +78,7 @@ class SettingsPane(FormPane):
     PANE_ID = "settings"
     TITLE = "Settings"
     STORED = "the settings"
+
     def __init__(self) -> None:
         super().__init__()
         self.values: dict[str, Any] = {}
@@ -115,7 +106,8 @@ class SettingsPane(FormPane):
                                     classes="setting-input",
                                     placeholder="none" if spec.kind in _TEXT_KINDS else "")
                     yield Label(spec.name, classes="setting-name")
-                    yield Static(self._meaning(spec), classes="setting-meaning")
+                    yield Static(Text(f"default {self._default(spec)} · {spec.meaning}",
+                                      style="dim"), classes="setting-meaning")
                 yield ErrorLine(id=f"err-{spec.name}", classes="form-error")
             yield Static("", id="endpoint-status", classes="setting-row")
             yield Static(Text("Per-task flags (override the switches for one task)",
@@ -208,9 +200,6 @@ class SettingsPane(FormPane):
             return "on" if spec.default else "off"
         return "none" if spec.default is None else str(spec.default)
 
-    def _meaning(self, spec: Any) -> Text:
-        return Text(f"default {self._default(spec)} · {spec.meaning}", style="dim")
-
     def on_descendant_focus(self, event: Any) -> None:
         """Explain the focused setting in full on the help line."""
         widget_id = getattr(event.widget, "id", None) or ""
@@ -255,23 +244,15 @@ class SettingsPane(FormPane):
         status.display = bool(self.values.get("model_base_url"))
         if status.display:
             status.update(Text(" model endpoint: asking…", style="dim"))
-            self._check_endpoint()
+            # whether it answers: a short timeout, off the UI thread
+            self.run_job(ENDPOINT_GROUP, self.memtui.engine.settings.endpoint_status,
+                         self._endpoint_checked)
 
-    @work(thread=True, group=ENDPOINT_GROUP, exclusive=True, exit_on_error=False)
-    def _check_endpoint(self) -> None:
-        """Ask whether the endpoint answers (a short timeout, off the UI thread)."""
-        try:
-            words = self.memtui.engine.settings.endpoint_status() or ""
-        except MemtuiError as error:
-            words = f"could not ask: {error.message}"
-        self.post_message(EndpointChecked(words))
-
-    @on(EndpointChecked)
-    def _endpoint_checked(self, message: EndpointChecked) -> None:
-        message.stop()
-        style = "green" if message.words.startswith("answers") else "bold red"
+    def _endpoint_checked(self, words: str | None, error: str | None) -> None:
+        words = f"could not ask: {error}" if error is not None else words or ""
+        style = "green" if words.startswith("answers") else "bold red"
         self.query_one("#endpoint-status", Static).update(
-            Text.assemble(" model endpoint: ", (one_line(message.words, 200), style)))
+            Text.assemble(" model endpoint: ", (one_line(words, 200), style)))
 
     def _refresh_tasks(self) -> None:
         picker = self.query_one("#flag-task", Select)
@@ -327,19 +308,14 @@ class SettingsPane(FormPane):
         self._apply(name, value)
 
     def _apply(self, name: str, value: Any) -> None:
-        if self.values.get(name) == value:
-            self._clear_error(name)
-            self._synced(name)
+        self._clear_error(name)
+        if self.values.get(name) == value:  # show the stored value (as stored), unmarked
+            self._shown.pop(name, None)
+            self.refresh_data()
             self.memtui.say(f"{name} is {'none' if value is None else value} already: "
                             "nothing changed.", toast=False)
             return
-        self._clear_error(name)
         self.memtui.do(change_settings(self.memtui.engine, {name: value}, form=name), self)
-
-    def _synced(self, name: str) -> None:
-        """A field was applied: show the stored value (as stored) and drop the mark."""
-        self._shown.pop(name, None)
-        self.refresh_data()
 
     def on_select_changed(self, event: Select.Changed) -> None:
         """Choosing a task shows its flags; changing a flag applies it."""
@@ -354,7 +330,3 @@ class SettingsPane(FormPane):
         self._clear_error("flags")
         self.memtui.do(task_flags(self.memtui.engine, picker.value, **{name: event.value}),
                        self)
-
-    def action_leave_form(self) -> None:
-        """Escape: leave the form so the pane keys (0–9, tab) work again."""
-        self.screen.set_focus(None)

@@ -1,9 +1,5 @@
 """A one-line widget drawn as text whose parts can be clicked and hovered: the base of the
-pane bar and the key bar.
-
-A subclass draws its line in ``render`` and records where each item landed with
-``remember_spans``; this class finds the item under the pointer, keeps the hovered one (for
-the subclass to highlight, and its tooltip), and hands a click to ``clicked``.
+pane bar and the key bar (``render`` records where each item landed: ``remember_spans``).
 """
 
 from __future__ import annotations
@@ -50,8 +46,7 @@ class ClickableLine(TextLine, Generic[ItemT]):
         raise NotImplementedError
 
     def on_click(self, event: events.Click) -> None:
-        """A click on an item goes to ``clicked``; a click elsewhere on the line does
-        nothing."""
+        """A click on an item goes to ``clicked``."""
         item = self.item_at(event.x)
         if item is not None:
             event.stop()

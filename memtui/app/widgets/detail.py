@@ -16,16 +16,17 @@ RESULT_EXCERPT_CHARS = 400
 """How much of a task's result the provenance shows."""
 
 
-def _grid() -> Table:
+def _grid(rows: list[tuple[str, Text]]) -> Table:
     grid = Table.grid(padding=(0, 1), expand=True)
     grid.add_column("field", style="bold", no_wrap=True)
     grid.add_column("value", ratio=1, overflow="fold")
+    for name, value in rows:
+        grid.add_row(name, value)
     return grid
 
 
 def memory_fields(memory: Memory, tz: ZoneInfo, versions: int | None = None) -> Table:
     """The memory's fields as a two-column grid."""
-    grid = _grid()
     where = f"project {memory.project}" if memory.project else "user (only you see it)"
     rows: list[tuple[str, Text]] = [
         ("id", literal(memory.id)),
@@ -41,14 +42,11 @@ def memory_fields(memory: Memory, tz: ZoneInfo, versions: int | None = None) -> 
     ]
     if versions is not None:
         rows.append(("versions", literal(f"{versions} in its history")))
-    for name, value in rows:
-        grid.add_row(name, value)
-    return grid
+    return _grid(rows)
 
 
 def task_fields(task: Task, tz: ZoneInfo, entry: LogEntry | None = None) -> Table:
     """A task's fields (goal, times, result excerpt) as a grid."""
-    grid = _grid()
     excerpt = task.result.strip()
     if len(excerpt) > RESULT_EXCERPT_CHARS:
         excerpt = excerpt[:RESULT_EXCERPT_CHARS - 1] + "…"
@@ -71,9 +69,7 @@ def task_fields(task: Task, tz: ZoneInfo, entry: LogEntry | None = None) -> Tabl
             rows.append(("why", block(entry.detail)))
         if entry.retry_at:
             rows.append(("next try", literal(local_time(entry.retry_at, tz))))
-    for name, value in rows:
-        grid.add_row(name, value)
-    return grid
+    return _grid(rows)
 
 
 def memory_detail(memory: Memory, tz: ZoneInfo, *, task: Task | None = None,

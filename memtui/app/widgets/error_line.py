@@ -1,9 +1,5 @@
-"""``ErrorLine``: the line under a field (or a dialog) that says why an input was refused.
-
-It takes no room while it is empty and shows itself, scrolled into view, when it has
-something to say. (A CSS ``:empty`` rule cannot do this: a ``Static`` never has children,
-so ``:empty`` always matched and every refusal stayed hidden.)
-"""
+"""``ErrorLine``: the line under a field (or a dialog) that says why an input was refused;
+it takes no room while empty (CSS ``:empty`` always matches a ``Static``)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""The key bar: one line of the keys that work here (``n note e edit d forget …``).
-
-It does what Textual's ``Footer`` does for this app -- the shown bindings of the focused
-widget, its ancestors, the screen and the app, with the user's keymap applied; clicking a key
-presses it; a disabled key is dim -- as one widget drawn as text. ``Footer`` builds a widget
-per key and builds them all again on every focus change (every pane switch); this redraws one
-line.
+"""The key bar: one line of the keys that work here (``n note e edit d forget …``): what
+Textual's ``Footer`` shows, as one widget drawn as text (``Footer`` builds a widget per key,
+again on every focus change). Clicking a key presses it; a disabled key is dim.
 """
 
 from __future__ import annotations
@@ -25,7 +21,6 @@ class KeyItem(NamedTuple):
     """One key on the bar."""
 
     key: str
-    """The key to press (``Binding.key``)."""
     display: str
     """How the key is shown (after the keymap)."""
     description: str
@@ -39,28 +34,16 @@ class KeyBar(ClickableLine[KeyItem]):
     ALLOW_SELECT = False
     COMPONENT_CLASSES = {"key-bar--key", "key-bar--description", "key-bar--hover"}
     DEFAULT_CSS = """
-    KeyBar {
-        height: 1;
-        dock: bottom;
-        background: $footer-background;
-        color: $footer-foreground;
-    }
-    KeyBar > .key-bar--key {
-        color: $footer-key-foreground;
-        background: $footer-key-background;
-        text-style: bold;
-    }
-    KeyBar > .key-bar--description {
-        color: $footer-description-foreground;
-    }
-    KeyBar > .key-bar--hover {
-        background: $block-hover-background;
-    }
+    KeyBar { height: 1; dock: bottom; background: $footer-background;
+             color: $footer-foreground; }
+    KeyBar > .key-bar--key { color: $footer-key-foreground;
+                             background: $footer-key-background; text-style: bold; }
+    KeyBar > .key-bar--description { color: $footer-description-foreground; }
+    KeyBar > .key-bar--hover { background: $block-hover-background; }
     """
 
     def on_mount(self) -> None:
-        """Follow the top screen's bindings (focus changes, dialogs, keymaps): in a dialog
-        the bar shows the dialog's own keys, never the pane's behind it."""
+        """Follow the top screen's bindings (in a dialog, the dialog's own keys)."""
         self._followed: Screen | None = None
         self.app.screen_change_signal.subscribe(self, self._screen_changed)
         self._screen_changed(self.app.screen)

@@ -1,9 +1,5 @@
-"""A focusable list drawn line by line (Textual's Line API), with a cursor.
-
-Only the rows on screen are ever rendered; the subclass says how many rows there are and
-what one row looks like. ``MemoryList`` pages rows in from the store; ``ItemList`` shows a
-small in-memory list (the extraction log, a history chain).
-"""
+"""A focusable list drawn line by line (Textual's Line API), with a cursor; ``ItemList``
+shows a small in-memory list (a history chain, agents' entries)."""
 
 from __future__ import annotations
 
@@ -55,17 +51,17 @@ class LineList(ScrollView, can_focus=True):
     ``row_text``; the list handles scrolling, the cursor and the movement keys."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("down,j", "cursor_down", "down", show=False, tooltip="Cursor down", id="list.down"),
-        Binding("up,k", "cursor_up", "up", show=False, tooltip="Cursor up", id="list.up"),
-        Binding("home", "cursor_home", "first", show=False, tooltip="First row", id="list.first"),
-        Binding("end,G", "cursor_end", "last", show=False, tooltip="Last row", id="list.last"),
-        Binding("pagedown", "page_down", "page down", show=False,
+        Binding("down,j", "move(1)", "down", show=False, tooltip="Cursor down", id="list.down"),
+        Binding("up,k", "move(-1)", "up", show=False, tooltip="Cursor up", id="list.up"),
+        Binding("home", "move_to(0)", "first", show=False, tooltip="First row", id="list.first"),
+        Binding("end,G", "move_to(-1)", "last", show=False, tooltip="Last row", id="list.last"),
+        Binding("pagedown", "page(1)", "page down", show=False,
                 tooltip="One screen down", id="list.page_down"),
-        Binding("pageup", "page_up", "page up", show=False,
+        Binding("pageup", "page(-1)", "page up", show=False,
                 tooltip="One screen up", id="list.page_up"),
-        Binding("ctrl+d", "half_page(1)", "half page down", show=False,
+        Binding("ctrl+d", "page(0.5)", "half page down", show=False,
                 tooltip="Half a screen down (vim)", id="list.half_down"),
-        Binding("ctrl+u", "half_page(-1)", "half page up", show=False,
+        Binding("ctrl+u", "page(-0.5)", "half page up", show=False,
                 tooltip="Half a screen up (vim)", id="list.half_up"),
         Binding("enter", "open", "open", show=False,
                 tooltip="Open the row (memory detail, task, version)", id="list.open"),
@@ -75,9 +71,8 @@ class LineList(ScrollView, can_focus=True):
                          "line-list--match", "line-list--loading"}
 
     virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False, repaint=False)
-    """How many rows (``update_size``): a new count resizes the scroll bar without laying the
-    screen out or repainting the rows (Textual's reactive does both); only a scroll bar that
-    appears or goes asks for a layout, and whoever changed the rows repaints them."""
+    """How many rows (``update_size``): a new count neither lays the screen out nor repaints
+    the rows (whoever changed them does)."""
 
     DEFAULT_CSS = """
     LineList {
@@ -108,8 +103,6 @@ class LineList(ScrollView, can_focus=True):
         self._frame_style: Style | None = None
         self._frame_width: int | None = None
 
-    # ---- for subclasses -----------------------------------------------------------------
-
     def row_count(self) -> int:
         """How many rows the list has."""
         raise NotImplementedError
@@ -122,19 +115,15 @@ class LineList(ScrollView, can_focus=True):
         """Rows ``start..end`` are about to be shown (subclasses prefetch here)."""
 
     def row_segments(self, index: int, width: int) -> tuple[list[Segment], int] | None:
-        """A row drawn straight to segments (in the frame's styles, background included)
-        and the cells they take, at most ``width``: for lists that draw rows faster than
-        through ``row_text``. ``None``: draw ``row_text`` (the default)."""
+        """A row drawn straight to segments in the frame's styles, and the cells they take
+        (at most ``width``); ``None``: draw ``row_text``."""
         return None
 
     def frame_begun(self, base: Style) -> None:
-        """A frame starts drawing rows in the widget's style ``base`` (subclasses work
-        out their row styles here, once a frame)."""
+        """A frame starts drawing rows in the widget's style ``base``."""
 
     def frame_ended(self) -> None:
         """The frame's rows are drawn."""
-
-    # ---- cursor -------------------------------------------------------------------------
 
     @property
     def cursor(self) -> int:
@@ -169,9 +158,8 @@ class LineList(ScrollView, can_focus=True):
             self.refresh_line(index)
 
     def update_size(self) -> None:
-        """Tell the scroll view how many rows there are (after the count changed): the
-        scroll bar's size and place follow, as a layout would do it (Textual's
-        ``_scroll_update``; it asks for a layout itself when the bar appears or goes)."""
+        """Tell the scroll view how many rows there are: the scroll bar follows without a
+        layout."""
         size = Size(0, self.row_count())
         if size == self.virtual_size:
             return
@@ -179,36 +167,18 @@ class LineList(ScrollView, can_focus=True):
         if self.is_attached and self.container_size:
             update_scroll_size(self, size)
 
-    def action_cursor_down(self) -> None:
-        """Move the cursor one row down."""
-        self.move_cursor(self._cursor + 1)
+    def action_move(self, rows: int) -> None:
+        """Move the cursor ``rows`` rows down (up when negative)."""
+        self.move_cursor(self._cursor + rows)
 
-    def action_cursor_up(self) -> None:
-        """Move the cursor one row up."""
-        self.move_cursor(self._cursor - 1)
+    def action_move_to(self, index: int) -> None:
+        """Move the cursor to row ``index`` (-1: the last row)."""
+        self.move_cursor(index if index >= 0 else self.row_count() - 1)
 
-    def action_cursor_home(self) -> None:
-        """Move the cursor to the first row."""
-        self.move_cursor(0)
-
-    def action_cursor_end(self) -> None:
-        """Move the cursor to the last row."""
-        self.move_cursor(self.row_count() - 1)
-
-    def _page(self) -> int:
-        return max(1, self.scrollable_content_region.height - 1)
-
-    def action_page_down(self) -> None:
-        """Move the cursor one screen down."""
-        self.move_cursor(self._cursor + self._page())
-
-    def action_page_up(self) -> None:
-        """Move the cursor one screen up."""
-        self.move_cursor(self._cursor - self._page())
-
-    def action_half_page(self, direction: int) -> None:
-        """Move the cursor half a screen (vim's ctrl+d / ctrl+u)."""
-        self.move_cursor(self._cursor + direction * max(1, self._page() // 2))
+    def action_page(self, screens: float) -> None:
+        """Move the cursor ``screens`` screens down (up when negative; half: vim's ctrl+d)."""
+        rows = max(1, int(abs(screens) * max(1, self.scrollable_content_region.height - 1)))
+        self.move_cursor(self._cursor + (rows if screens > 0 else -rows))
 
     def action_open(self) -> None:
         """Open the cursor row."""
@@ -224,8 +194,6 @@ class LineList(ScrollView, can_focus=True):
             else:
                 self.move_cursor(index, scroll=False)
 
-    # ---- drawing ------------------------------------------------------------------------
-
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         """Prefetch the rows that come into view."""
         super().watch_scroll_y(old_value, new_value)
@@ -233,8 +201,7 @@ class LineList(ScrollView, can_focus=True):
         self.rows_wanted(top, top + self.size.height)
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        """Draw the rows in ``crop``: the widget's style (a walk over its ancestors) is
-        worked out once for the frame, not once per row."""
+        """Draw the rows in ``crop``, the widget's style worked out once for the frame."""
         self._frame_style = self.rich_style
         self._frame_width = self.row_width
         self.frame_begun(self._frame_style)
@@ -256,14 +223,14 @@ class LineList(ScrollView, can_focus=True):
         """The widget's own style: the frame's while one is drawn, else worked out now."""
         return self._frame_style if self._frame_style is not None else self.rich_style
 
-    def render_message_line(self, y: int, message: str, style: str = "") -> Strip:
+    def render_message_line(self, y: int, message: str, style: str = "", top: int = 1) -> Strip:
         """Line ``y`` of a message shown instead of rows (an empty list, loading, an
-        error): from the second line down, wrapped so it reads whole at 80 columns."""
+        error): from line ``top`` down, wrapped so it reads whole at 80 columns."""
         width = self.row_width
         lines = Text(one_line(message), style=style).wrap(
             self.app.console, max(1, width - EMPTY_TEXT_INDENT))
-        if 1 <= y <= len(lines):
-            text = Text(" " * EMPTY_TEXT_INDENT) + lines[y - 1]
+        if message and top <= y < top + len(lines):
+            text = Text(" " * EMPTY_TEXT_INDENT) + lines[y - top]
             text.truncate(width, overflow="ellipsis", pad=True)
             return Strip(list(text.render(self.app.console)), width).apply_style(
                 self.base_style)
@@ -325,17 +292,12 @@ class ItemList(LineList, Generic[T]):
         return self._items
 
     def set_items(self, items: Sequence[T], *, keep: Callable[[T], bool] | None = None) -> None:
-        """Show these rows. ``keep`` finds the row the cursor should stay on (by identity,
-        not position), else the cursor keeps its position."""
+        """Show these rows. ``keep`` finds the row the cursor should stay on, else the
+        cursor keeps its position."""
         self._items = list(items)
         self.update_size()
-        index = self._cursor
-        if keep is not None:
-            for position, item in enumerate(self._items):
-                if keep(item):
-                    index = position
-                    break
-        self.move_cursor(index, scroll=True)
+        found = (position for position, item in enumerate(self._items) if keep and keep(item))
+        self.move_cursor(next(found, self._cursor), scroll=True)
         self.refresh()
 
     def current(self) -> T | None:
@@ -352,23 +314,8 @@ class ItemList(LineList, Generic[T]):
         """One item drawn by the row function."""
         return self._render_row(self._items[index], width)
 
-    def empty_lines(self, width: int) -> list[Text]:
-        """``empty_text`` wrapped at ``width`` (what would appear here, and how)."""
-        if not self.empty_text:
-            return []
-        return list(Text(self.empty_text, style="dim").wrap(self.app.console, max(1, width)))
-
     def render_line(self, y: int) -> Strip:
         """A row; in an empty list, a line of the wrapped ``empty_text``."""
         if self._items:
             return super().render_line(y)
-        width = self.row_width
-        base = self.base_style
-        lines = self.empty_lines(max(1, width - 2))
-        if y >= len(lines):
-            return Strip.blank(width, base)
-        line = Text("  ", end="")
-        line.append_text(lines[y])
-        line.truncate(width, overflow="ellipsis", pad=True)
-        return Strip(list(line.render(self.app.console)), width).apply_style(base) \
-            .crop_extend(0, width, base)
+        return self.render_message_line(y, self.empty_text, "dim", top=0)

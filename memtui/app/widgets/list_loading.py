@@ -1,12 +1,6 @@
-"""``ListLoading``: how one memory list's loads go, with no Textual (tests drive it directly).
-
-``begin`` starts a load: a new generation, and a new ticket on the list's query lane, which
-interrupts an older load's read at once. A key that narrows the search has its first rows
-worked out from the rows on screen (``ahead``) when there are more than fit, or they are the
-whole list; its query still runs, once, and its page takes over. ``run_load``, in the list's
+"""``ListLoading``: how one memory list's loads go, with no Textual. ``run_load``, in the
 loader thread, reads the first page, waits for the frame showing it, then counts (a search
-capped, once typing pauses, then exactly). ``accepts`` drops a stale result. The rows on
-screen stay until the load's rows come: typing never flashes the list empty.
+capped, once typing pauses, then exactly).
 """
 
 from __future__ import annotations
@@ -26,18 +20,15 @@ if TYPE_CHECKING:
     from memtui.store.backend import Lane as QueryLane
 
 SEARCH_COUNT_CAP = 10_000
-"""A search is first counted no further than this ("10,000+"): an exact count of a common
-word at a million rows costs 80–170 ms, too much for every keystroke."""
+"""A search is first counted no further than this ("10,000+")."""
 EXACT_COUNT_DELAY_SECONDS = 0.3
 """A capped search count is made exact once no newer keystroke came for this long."""
 SEARCH_COUNT_PAUSE_SECONDS = 0.15
-"""A search is counted once typing has paused this long: a capped count of a selective
-search still reads every match (75-85 ms at a million memories), and one started between
-two keystrokes only delays the next key's page (it must be interrupted first) for a count
-nobody reads."""
+"""A search is counted once typing has paused this long (a count between two keys only
+delays the next key's page)."""
 COUNT_AFTER_PAINT_WAIT_SECONDS = 0.5
-"""A load's worker counts once the frame showing its first page is painted (so the count
-never competes with that frame for the CPU), or after this long at most."""
+"""A load's worker counts once the frame showing its first page is painted, or after this
+long at most."""
 
 
 @dataclass(frozen=True)
@@ -50,11 +41,9 @@ class Anchor:
 
 
 class LoadState(Enum):
-    """Where a list's newest load stands: ``READING`` its rows (the rows on screen, if any,
-    are an older load's); ``AHEAD``, the rows on screen were worked out ahead of its query
-    (``ListLoading.ahead``); ``COUNTING``, its rows are shown, its count is not known yet
-    (``ListLoading.at_least``, maybe); ``DONE``, its rows and count are shown; ``FAILED``,
-    the rows on screen stay and the list says why; ``NOTHING``, no list is shown."""
+    """Where a list's newest load stands: ``READING`` its rows; ``AHEAD``, the rows shown
+    were worked out ahead of its query; ``COUNTING`` (rows shown); ``DONE``; ``FAILED``;
+    ``NOTHING``, no list is shown."""
 
     READING = "reading"
     AHEAD = "ahead"
@@ -67,8 +56,8 @@ class LoadState(Enum):
 @dataclass(frozen=True)
 class LoadRequest:
     """One load for the loader thread: read ``flt`` on ``lane`` under ``ticket`` (with
-    ``anchor``, around the cursor, ``margin`` rows either side; with ``loaded``, only count
-    that source, whose first page is shown)."""
+    ``anchor``: around the cursor, ``margin`` rows either side; with ``loaded``: only
+    count)."""
 
     generation: int
     lane: QueryLane
@@ -95,25 +84,22 @@ class LoadReports(Protocol):
 
 
 class ListLoading:
-    """The loading of one memory list, on the UI thread: the newest load's generation and
-    state, the count it holds at least, and the list's query lane."""
+    """The loading of one memory list (UI thread): the newest load and the query lane."""
 
     def __init__(self) -> None:
         self.state = LoadState.READING
         self.generation = 0
         self.at_least: int | None = None
-        """While a search's exact count is not known: the list holds at least this many
-        rows (``SEARCH_COUNT_CAP``)."""
+        """While a search's exact count is not known: at least this many rows."""
         self._outdated = False
-        """The rows on screen were read before a change in the store (a reload has not
-        brought its rows yet): no key narrows them."""
+        """The rows on screen were read before a change in the store: no key narrows them."""
         self._lane: QueryLane | None = None
         self._lane_engine: Engine | None = None
 
     def begin(self, engine: Engine, flt: MemoryFilter, anchor: Anchor | None,
               margin: int) -> LoadRequest:
-        """A new load of ``flt`` (with ``anchor``: the same list read again after a change
-        in the store); from here on an older load's read is interrupted."""
+        """A new load of ``flt`` (with ``anchor``: read again after a change in the store);
+        an older load's read is interrupted."""
         if self._lane is None or self._lane_engine is None \
                 or self._lane_engine.store is not engine.store:
             self._lane, self._lane_engine = engine.query_lane(), engine
@@ -125,9 +111,8 @@ class ListLoading:
 
     def ahead(self, request: LoadRequest, shown: PagedSource | None,
               height: int) -> FirstRowsSource | None:
-        """The new search's first rows worked out from ``shown`` (the rows on screen) when it
-        narrows their search and they are more than ``height`` or the whole list: shown
-        until the load's own first page comes (state ``AHEAD``). None otherwise."""
+        """The new search's first rows worked out from ``shown`` when it narrows their search
+        and they fill ``height`` or are the whole list (state ``AHEAD``), else None."""
         flt = request.flt
         if shown is None or not flt.search or request.anchor is not None or self._outdated:
             return None
@@ -145,8 +130,7 @@ class ListLoading:
         return generation == self.generation
 
     def loaded(self, source: PagedSource) -> bool:
-        """The load's rows are shown; True when they take over rows worked out ahead (a
-        cursor moved meanwhile stays on its memory)."""
+        """The load's rows are shown; True when they take over rows worked out ahead."""
         ahead = self.state is LoadState.AHEAD
         self.state = LoadState.DONE if source.count is not None else LoadState.COUNTING
         self.at_least = None
@@ -187,8 +171,7 @@ def first_page(source: PagedSource) -> PagedSource:
 
 def run_load(request: LoadRequest, mailbox: LoadMailbox[LoadRequest],
              reports: LoadReports) -> None:
-    """Run one load in the loader thread, every query on the list's lane under the
-    request's ticket (a newer load interrupts them), and report what it read."""
+    """Run one load in the loader thread and report what it read."""
     generation, lane, ticket = request.generation, request.lane, request.ticket
     engine, flt, anchor = request.engine, request.flt, request.anchor
     try:
@@ -224,9 +207,8 @@ def run_load(request: LoadRequest, mailbox: LoadMailbox[LoadRequest],
 
 def _capped_count(request: LoadRequest, mailbox: LoadMailbox[LoadRequest],
                   reports: LoadReports) -> bool:
-    """A search's count, capped, once typing has paused: reported; True when an exact
-    count is still wanted (the search holds more than the cap and no newer keystroke
-    came)."""
+    """Report a search's count, capped, once typing has paused; True when an exact count is
+    still wanted."""
     lane, ticket = request.lane, request.ticket
     if not mailbox.quiet_for(SEARCH_COUNT_PAUSE_SECONDS) or not lane.is_current(ticket):
         return False

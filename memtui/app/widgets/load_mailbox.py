@@ -1,13 +1,5 @@
-"""``LoadMailbox``: the newest request for one long-lived loader thread, and its waits.
-
-A list that reloads on every keystroke wants only its newest load: a request put here
-replaces the one still waiting, and wakes the loader (and any wait of its) at once. The
-loader's waits -- for the frame that shows its rows, for typing to pause before it counts --
-end the moment a newer request comes, instead of polling for one.
-
-No Textual here: the list's worker thread and the UI thread share it, and tests drive it
-directly.
-"""
+"""``LoadMailbox``: the newest request for one long-lived loader thread, and its waits (which
+end the moment a newer request comes). No Textual here."""
 
 from __future__ import annotations
 
@@ -51,8 +43,7 @@ class LoadMailbox(Generic[T]):
 
     def take(self, timeout: float) -> T | None:
         """The waiting request, taken out (waits up to ``timeout`` seconds for one); None
-        when the time ran out or the box is closed. The loader is running it until it
-        calls ``take`` again."""
+        when the time ran out or the box is closed."""
         with self._changed:
             self._running = False
             self._changed.wait_for(lambda: self._waiting is not None or self._closed,
@@ -64,9 +55,8 @@ class LoadMailbox(Generic[T]):
             return request
 
     def quiet_for(self, seconds: float, until: Callable[[], bool] | None = None) -> bool:
-        """Wait up to ``seconds`` for ``until`` (re-checked on every ``wake``), or the whole
-        time when there is none. True when it came, or the time ran out, with no newer
-        request; False as soon as a request waits or the box is closed."""
+        """Wait up to ``seconds`` for ``until`` (re-checked on every ``wake``); False as soon
+        as a request waits or the box is closed, else True."""
         deadline = time.monotonic() + seconds
         with self._changed:
             while True:

@@ -1,12 +1,5 @@
 """``LogList``: the extraction log of any length, drawn line by line, paged in from the
-store (a ``LogSource``: keyset pages through the engine), to the very first task.
-
-``show(engine)`` counts the rows and reads the pages around the cursor (one count, a keyset
-page or two: cheap at any size); scrolling reads a page next to a cached one, or near an
-end, while drawing (an index seek); a page far from everything is read by a worker thread,
-drawn as ``…`` until ``PagesFetched`` arrives (``PagedLineList``, shared with the memory
-list).
-"""
+store (``LogSource``: keyset pages through the engine; ``PagedLineList``)."""
 
 from __future__ import annotations
 
@@ -26,12 +19,11 @@ if TYPE_CHECKING:
 
 
 class LogSource(KeysetPages[LogEntry]):
-    """The acting user's extraction log by position, newest scan first, page by page
-    through the engine (keyset pages on (``at``, ``task_id``)), to the very first task."""
+    """The acting user's extraction log by position, newest scan first, page by page."""
 
-    def __init__(self, engine: Engine, *, count: int | None = None,
-                 page_size: int = PAGE_SIZE, max_pages: int = MAX_CACHED_PAGES) -> None:
-        super().__init__(count=count, page_size=page_size, max_pages=max_pages)
+    def __init__(self, engine: Engine, *, page_size: int = PAGE_SIZE,
+                 max_pages: int = MAX_CACHED_PAGES) -> None:
+        super().__init__(page_size=page_size, max_pages=max_pages)
         self.engine = engine
 
     def count_rows(self) -> int:
@@ -65,12 +57,7 @@ class LogList(PagedLineList[LogEntry]):
         super().__init__(id=id)
         self._render_row = render_row
         self.empty_text = empty_text
-        self._source: LogSource | None = None
-
-    @property
-    def source(self) -> LogSource | None:
-        """The pages being shown."""
-        return self._source
+        self.source: LogSource | None = None
 
     def show(self, engine: Engine) -> None:
         """Read the log again: count it and read the pages around the cursor; the cursor
@@ -90,7 +77,7 @@ class LogList(PagedLineList[LogEntry]):
             self.refresh()
             raise
         self.error = None
-        self._source = source
+        self.source = source
         self.update_size()
         found = source.index_of(current.task_id) if current is not None else None
         self.scroll_to(y=top, animate=False, immediate=True)
@@ -99,15 +86,13 @@ class LogList(PagedLineList[LogEntry]):
 
     def current(self) -> LogEntry | None:
         """The log row under the cursor (if its page is read)."""
-        if self._source is None or not self.row_count():
+        if self.source is None or not self.row_count():
             return None
-        return self._source.get(self._cursor)
-
-    # ---- LineList -----------------------------------------------------------------------
+        return self.source.get(self._cursor)
 
     def row_count(self) -> int:
         """The number of log rows."""
-        return (self._source.count or 0) if self._source is not None else 0
+        return (self.source.count or 0) if self.source is not None else 0
 
     def row_text(self, index: int, width: int) -> Text | None:
         """One log row (``None`` while its page is being read)."""

@@ -1,12 +1,6 @@
-"""``MemoryList``: a memory list of any size, drawn line by line, paged in from the store.
-
-How its loads go is ``ListLoading`` (``list_loading.py``, no Textual); this widget shows
-them. ``show(engine, flt)`` hands a load to the list's one long-lived loader thread
-(``_serve_loads``), which posts ``Loaded``, ``Counted`` or ``LoadFailed``; a key's rows and
-its echo are painted in one frame (``PaintHold``). The rows on screen stay until the new ones
-come, only rows that look different are drawn again (``RowLook``), and the owner hears of
-every change through ``on_change``. ``show(..., keep_position=True)`` keeps the cursor on
-the same memory, and the scroll position, when it is still there.
+"""``MemoryList``: a memory list of any size, drawn line by line, paged in from the store by
+one long-lived loader thread (``ListLoading``); a key's rows and its echo are painted in one
+frame (``PaintHold``), and only rows that look different are drawn again (``RowLook``).
 """
 
 from __future__ import annotations
@@ -15,6 +9,7 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from itertools import groupby
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
@@ -27,7 +22,6 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.worker import Worker, get_current_worker
 
-from memtui.app.textual_compat import component_styles
 from memtui.app.widgets.line_list import ROW_LEAD_CELLS
 from memtui.app.widgets.list_loading import (
     Anchor,
@@ -61,25 +55,24 @@ ROW_PART_CLASSES = ("line-list--dim", "line-list--marked", "line-list--match")
 LOADER_GROUP = "memory-list-loader"
 """The worker group of the lists' loaders (one long-lived worker per list)."""
 LOADER_WAKE_SECONDS = 1.0
-"""The loader, idle, looks this often whether its worker was cancelled (its list closes the
-mailbox when it is removed, which wakes it at once; this is the fallback)."""
+"""The idle loader looks this often whether its worker was cancelled (a fallback: closing
+the mailbox wakes it at once)."""
 
 
 def search_pattern(search: str | None) -> re.Pattern[str] | None:
-    """A case-insensitive pattern matching the words of a search (the last as a prefix),
-    for highlighting matches in rows: the words the store searches for (``search_terms``)."""
+    """A case-insensitive pattern matching the words the store searches for (the last as a
+    prefix), for highlighting matches in rows."""
     terms = search_terms(search)
     if terms is None:
         return None
-    words = terms.words
-    alternatives = "|".join(re.escape(word) for word in sorted(set(words), key=len,
+    alternatives = "|".join(re.escape(word) for word in sorted(set(terms.words), key=len,
                                                                 reverse=True))
     return re.compile(rf"\b(?:{alternatives})\w*", re.IGNORECASE | re.UNICODE)
 
 
 def worker_is_working(worker: Worker[Any]) -> bool:
-    """Whether a worker still works: running, and for a list's long-lived loader (which
-    runs as long as its list), loading. What waiting for an app to settle waits for."""
+    """Whether a worker still works: running, and for a list's long-lived loader, loading
+    (what waiting for an app to settle waits for)."""
     if not worker.is_running:
         return False
     node = worker.node
@@ -89,8 +82,7 @@ def worker_is_working(worker: Worker[Any]) -> bool:
 
 @dataclass(frozen=True)
 class RowLook:
-    """What decides how one list row looks: its memory, mark and highlighting, or that it
-    is blank (past the end) or still loading (``memory`` None)."""
+    """What decides how one list row looks (``memory`` None: blank, or still loading)."""
 
     memory: Memory | None
     marked: bool = False
@@ -100,8 +92,7 @@ class RowLook:
 
     def looks_like(self, other: RowLook, width: int, tz: ZoneInfo) -> bool:
         """Whether the two draw the same line at ``width``: equal, or the same memory and
-        mark under another search that shows the same part of the text, highlighted in
-        the same places (``shown_matches``)."""
+        mark with the same matches shown (``shown_matches``)."""
         mine, theirs = self.memory, other.memory
         if mine is None or theirs is None:
             return mine is None and theirs is None and self.blank == other.blank
@@ -115,19 +106,18 @@ class RowLook:
 def _runs(flags: list[bool]) -> list[tuple[int, int]]:
     """(start, length) of each run of True in ``flags``."""
     runs: list[tuple[int, int]] = []
-    start: int | None = None
-    for index, flag in enumerate([*flags, False]):
-        if flag and start is None:
-            start = index
-        elif not flag and start is not None:
-            runs.append((start, index - start))
-            start = None
+    start = 0
+    for flag, group in groupby(flags):
+        length = len(list(group))
+        if flag:
+            runs.append((start, length))
+        start += length
     return runs
 
 
 class MemoryList(PagedLineList[Memory]):
     """A memory list backed by a ``PagedSource``: cursor, marks (space) for bulk forget,
-    match highlighting, a count that is read once per load."""
+    match highlighting."""
 
     BINDINGS: list[BindingType] = [
         Binding("space", "toggle_mark", "mark", show=False,
@@ -137,8 +127,7 @@ class MemoryList(PagedLineList[Memory]):
     ]
 
     class Loaded(Message):
-        """A load's source was read (internal); the handler sets ``painted`` once the frame
-        showing it is painted (or at once, when the load is stale)."""
+        """A load's source was read (internal); ``painted`` is set once its frame is."""
 
         def __init__(self, generation: int, source: PagedSource, anchor: Anchor | None,
                      painted: threading.Event | None = None) -> None:
@@ -149,8 +138,7 @@ class MemoryList(PagedLineList[Memory]):
             self.painted = painted or threading.Event()
 
     class Counted(Message):
-        """A load's rows were counted (internal); ``capped``: the list holds at least
-        ``count`` rows (the exact count follows)."""
+        """A load's rows were counted (internal; ``capped``: at least ``count``)."""
 
         def __init__(self, generation: int, count: int, capped: bool = False) -> None:
             super().__init__()
@@ -159,7 +147,6 @@ class MemoryList(PagedLineList[Memory]):
             self.capped = capped
 
     LoadFailed = PagedLineList.PagesFailed
-    """A load failed: handled as far pages that could not be read (``pages_failed``)."""
 
     def __init__(self, *, empty_text: str = "No memories.",
                  on_change: Callable[[MemoryList], None] | None = None,
@@ -168,34 +155,21 @@ class MemoryList(PagedLineList[Memory]):
         super().__init__(name=name, id=id, classes=classes)
         self.empty_text = empty_text
         self._on_change = on_change
-        """Called (in the UI thread, at once) when the rows, count, marks or error change;
-        the list paints its rows without waiting for what the owner draws then."""
+        """Called (UI thread) when the rows, count, marks or error change."""
         self._loading = ListLoading()
         self._mailbox: LoadMailbox[LoadRequest] = LoadMailbox()
         self._loader: Worker[None] | None = None
         self.loads_requested = 0
         """How many loads were handed to the loader (for tests)."""
         self.tz = ZoneInfo("UTC")
-        self._source: PagedSource | None = None
+        self.source: PagedSource | None = None
         self._pattern: re.Pattern[str] | None = None
         self._row_styles: RowStyles | None = None
         """The rows' styles while a frame is drawn."""
-        self._row_styles_for: tuple[tuple[Style, float], tuple[object, ...],
-                                    RowStyles] | None = None
-        """The rows' styles last worked out, with the list's own style and opacity and the
-        row parts' component styles they were worked out from (``frame_begun``)."""
         self.marked: set[str] = set()
         self.stale: frozenset[str] = frozenset()
-        """Memories on screen whose cited files, symbols or commands are gone (the pane
-        checks them in a worker: ``set_stale``)."""
+        """Memories on screen whose cited files, symbols or commands are gone."""
         self._want_id: str | None = None
-
-    # ---- public -------------------------------------------------------------------------
-
-    @property
-    def source(self) -> PagedSource | None:
-        """The source being shown."""
-        return self._source
 
     @property
     def at_least(self) -> int | None:
@@ -217,13 +191,13 @@ class MemoryList(PagedLineList[Memory]):
     @property
     def filter(self) -> MemoryFilter | None:
         """The filter being shown."""
-        return None if self._source is None else self._source.filter
+        return None if self.source is None else self.source.filter
 
     def current(self) -> Memory | None:
         """The memory under the cursor (if its page is loaded)."""
-        if self._source is None or not self.row_count():
+        if self.source is None or not self.row_count():
             return None
-        return self._source.get(self._cursor)
+        return self.source.get(self._cursor)
 
     def marked_ids(self) -> list[str]:
         """The marked memories' ids, sorted."""
@@ -237,20 +211,16 @@ class MemoryList(PagedLineList[Memory]):
     def show(self, engine: Engine, flt: MemoryFilter, *, keep_position: bool = False,
              first_page_now: bool = False) -> None:
         """Show a (checked) filter's memories; ``keep_position`` keeps the cursor's memory.
-        The rows on screen stay until the new ones are read (off the UI thread); a load still
-        running for an older call is interrupted. ``first_page_now``: a list's first load
-        (no search, nothing on screen yet) reads its first page here, one index seek, so the
-        next frame already shows rows; the worker then only counts, once that frame is
-        drawn."""
-        anchor = self._anchor() if keep_position and self._source is not None else None
+        The rows on screen stay until the new ones are read. ``first_page_now``: a first
+        load without a search reads its first page here (one index seek), so the next frame
+        shows rows; the worker counts once that frame is drawn."""
+        anchor = self._anchor() if keep_position and self.source is not None else None
         height = max(1, self.size.height or 24)
         request = self._loading.begin(engine, flt, anchor, height * (PREFETCH_SCREENS + 1))
-        if self._source is not None and anchor is None and self.is_attached:
+        if self.source is not None and anchor is None and self.is_attached:
             paint_hold(self.app).hold()  # the key's echo waits for its rows
-        self._generation = request.generation
-        self._pending.clear()
-        self.error = None
-        if first_page_now and anchor is None and not flt.search and self._source is None:
+        self._drop_older(request.generation)
+        if first_page_now and anchor is None and not flt.search and self.source is None:
             try:
                 source = first_page(PagedSource(engine, flt))
             except MemtuiError as error:
@@ -258,16 +228,12 @@ class MemoryList(PagedLineList[Memory]):
                 return
             self._loading.loaded(source)
             self._apply_loaded(source, None)
-            if source.count is None:
-                # the count waits for the first frame: a query running beside that frame
-                # slows it down (by about a quarter on a loaded 2-core machine)
+            if source.count is None:  # a query beside the first frame slows it down
                 self.call_after_refresh(self._count_first_load, replace(request,
                                                                         loaded=source))
             return
-        ahead = self._loading.ahead(request, self._source, height)
-        if ahead is not None:
-            # the new rows are in hand: painted now, before the query (which still runs, for
-            # the rest of the page and the count) competes with the frame for the GIL
+        ahead = self._loading.ahead(request, self.source, height)
+        if ahead is not None:  # painted before the query competes for the GIL
             self._apply_loaded(ahead, None, provisional=True)
             if self.is_attached:
                 paint_hold(self.app).paint_now(self.screen)
@@ -275,21 +241,23 @@ class MemoryList(PagedLineList[Memory]):
 
     def show_rows(self, engine: Engine, flt: MemoryFilter, rows: list[Memory], *,
                   keep_position: bool = False) -> None:
-        """Show a bounded list read whole elsewhere (``rows``, of the checked ``flt``; e.g.
-        the engine's stale memories): nothing is paged in, and a load still coming for an
-        older ``show`` is dropped. ``keep_position`` keeps the cursor's memory."""
-        anchor = self._anchor() if keep_position and self._source is not None else None
-        self._loading.nothing()  # (a newer generation: older results are stale)
-        self._generation = self._loading.generation
-        self._pending.clear()
-        self.error = None
+        """Show a bounded list read whole elsewhere (``rows`` of the checked ``flt``):
+        nothing is paged in; ``keep_position`` keeps the cursor's memory."""
+        anchor = self._anchor() if keep_position and self.source is not None else None
+        self._loading.nothing()
+        self._drop_older(self._loading.generation)
         source = FirstRowsSource.holding(engine, flt, rows, sizes_of=KeysetPages(), whole=True)
         self._loading.loaded(source)
         self._apply_loaded(source, anchor)
 
+    def _drop_older(self, generation: int) -> None:
+        """A new load (``generation``): what older loads still bring is dropped."""
+        self._generation = generation
+        self._pending.clear()
+        self.error = None
+
     def _count_first_load(self, request: LoadRequest) -> None:
-        """Count the rows of a first load whose first page is shown (after the first
-        frame), unless a newer load took over meanwhile."""
+        """Count a first load's rows (after its frame), unless a newer load took over."""
         if self._loading.accepts(request.generation) and request.lane.is_current(request.ticket):
             self._request_load(request)
 
@@ -302,8 +270,7 @@ class MemoryList(PagedLineList[Memory]):
             self._loader = self._serve_loads(self._mailbox)
 
     def on_unmount(self) -> None:
-        """The list is gone: its loader ends (a load still waiting is dropped, and a read
-        still running is stopped: a newer ticket makes it obsolete)."""
+        """The list is gone: its loader ends, a read still running is stopped."""
         self._mailbox.close()
         self._loading.close()
 
@@ -319,9 +286,8 @@ class MemoryList(PagedLineList[Memory]):
     def show_nothing(self) -> None:
         """Show no list at all (only the empty text), e.g. when there is no project."""
         self._loading.nothing()
-        self._generation = self._loading.generation
-        self._source = None
-        self.error = None
+        self._drop_older(self._loading.generation)
+        self.source = None
         self.marked.clear()
         self.update_size()
         self.refresh()
@@ -330,13 +296,10 @@ class MemoryList(PagedLineList[Memory]):
         """Drop marks of memories that are gone."""
         self.marked.difference_update(memory_ids)
 
-    # ---- loading (worker -> message -> handler) -----------------------------------------
-
     @work(thread=True, group=LOADER_GROUP, exit_on_error=False)
     def _serve_loads(self, mailbox: LoadMailbox[LoadRequest]) -> None:
-        """The list's loader: runs each load put in ``mailbox`` (the newest; an older one
-        not started yet is dropped) until the list is removed. Never touches a widget: it
-        posts ``Loaded``, ``Counted`` or ``LoadFailed`` (``report_*``)."""
+        """The list's loader: runs the newest load put in ``mailbox`` until the list is
+        removed, posting ``Loaded``, ``Counted`` or ``LoadFailed`` (``report_*``)."""
         worker = get_current_worker()
         while not mailbox.closed and not worker.is_cancelled:
             request = mailbox.take(LOADER_WAKE_SECONDS)
@@ -386,32 +349,28 @@ class MemoryList(PagedLineList[Memory]):
     def _apply_loaded(self, source: PagedSource, anchor: Anchor | None, *,
                       provisional: bool = False) -> None:
         """Show ``source`` (cursor at the top, or kept at ``anchor``), drawing again only the
-        rows that look different. ``provisional``: rows worked out ahead of the load, which
-        leave a memory to select when loaded (``select_when_loaded``) to the load."""
+        rows that look different. ``provisional``: rows worked out ahead of the load."""
         top, height = round(self.scroll_y), self.size.height
         before = self._row_looks(top, height) \
-            if anchor is None and self._source is not None and self.row_count() else None
-        self._source = source
+            if anchor is None and self.source is not None and self.row_count() else None
+        self.source = source
         self._pattern = search_pattern(source.filter.search)
         if not (provisional and height < min(self.virtual_size.height, self.row_count())):
-            # (rows worked out ahead, more than fit, keep the scroll bar as it is until the
-            # load's page comes: a bar that shrank to them and grew back with the page was
-            # one more repaint of it per key, or a layout of the whole screen)
+            # (rows ahead that fill the view keep the scroll bar until the page comes: a bar
+            # that shrank and grew back was a repaint, or a layout, more per key)
             self.update_size()
         index = 0
         if anchor is not None:
-            found = self._source.index_of(anchor.memory_id) if anchor.memory_id else None
+            found = self.source.index_of(anchor.memory_id) if anchor.memory_id else None
             index = found if found is not None else anchor.index
             self.scroll_to(y=anchor.scroll_y, animate=False, immediate=True)
         if self._want_id is not None and not provisional:
-            wanted = self._source.index_of(self._want_id)
+            wanted = self.source.index_of(self._want_id)
             self._want_id = None
             if wanted is not None:
                 index = wanted
         self.move_cursor(index, announce=False)  # the owner hears of it next
         if before is not None and round(self.scroll_y) == top and self.row_count():
-            # only the rows that look different: typing on in a word mostly finds the same
-            # newest rows, and their lines stay as they are (on screen and in the frame)
             after = self._row_looks(top, height)
             width = max(1, self.row_width - ROW_LEAD_CELLS)
             changed = [not new.looks_like(old, width, self.tz)
@@ -424,7 +383,7 @@ class MemoryList(PagedLineList[Memory]):
 
     def _row_looks(self, top: int, height: int) -> list[RowLook]:
         """What decides the look of each visible row, ``top`` down."""
-        source, count = self._source, self.row_count()
+        source, count = self.source, self.row_count()
         looks: list[RowLook] = []
         for index in range(top, top + height):
             memory = source.get(index) if source is not None and index < count else None
@@ -438,18 +397,17 @@ class MemoryList(PagedLineList[Memory]):
     def on_memory_list_counted(self, message: Counted) -> None:
         """The count arrived: size the scroll view."""
         message.stop()
-        if not self._loading.accepts(message.generation) or self._source is None:
+        if not self._loading.accepts(message.generation) or self.source is None:
             return
         self._loading.counted(message.count, message.capped)
         if not message.capped:
-            self._source.count = message.count
+            self.source.count = message.count
         self.update_size()
         self.refresh()
         self._changed()
 
     def pages_failed(self, error: str) -> None:
-        """The newest load, or far pages, could not be read: show why (the pane notifies);
-        the rows on screen stay."""
+        """The newest load, or far pages, could not be read: show why; the rows stay."""
         self._loading.failed()
         self.error = error
         self.update_size()  # (rows shown ahead kept the scroll bar of the rows before)
@@ -458,11 +416,9 @@ class MemoryList(PagedLineList[Memory]):
         if self.is_attached:
             paint_hold(self.app).release()
 
-    # ---- LineList -----------------------------------------------------------------------
-
     def row_count(self) -> int:
         """Rows known: the count, or the first page while counting."""
-        source = self._source
+        source = self.source
         if source is None:
             return 0
         if source.count is not None:
@@ -476,39 +432,23 @@ class MemoryList(PagedLineList[Memory]):
             return None
         return memory_row(
             memory, width, self.tz, marked=memory.id in self.marked,
-            stale=memory.id in self.stale, pattern=self._pattern, match_style=self.get_component_rich_style("line-list--match"),
+            stale=memory.id in self.stale, pattern=self._pattern,
+            match_style=self.get_component_rich_style("line-list--match"),
             dim_style=self.get_component_rich_style("line-list--dim"),
             mark_style=self.get_component_rich_style("line-list--marked"))
 
     def frame_begun(self, base: Style) -> None:
-        """The rows' styles for the frame: the last frame's while the list's own style
-        (``base``, which holds its ancestors' background, colour and text style) and its
-        opacity are the same and the stylesheet has not styled the row parts again since
-        (it makes new component styles whenever it applies to the list: a theme, focus, a
-        class), else worked out now (Textual forgets them on every ``refresh``)."""
-        look, parts = (base, self.opacity), self._row_parts_styles()
-        kept = self._row_styles_for
-        if kept is not None and kept[0] == look \
-                and all(old is new for old, new in zip(kept[1], parts, strict=True)):
-            self._row_styles = kept[2]
-            return
-        styles = RowStyles(base, *(base + self.get_component_rich_style(name)
-                                   for name in ROW_PART_CLASSES))
-        self._row_styles_for = (look, parts, styles)
-        self._row_styles = styles
-
-    def _row_parts_styles(self) -> tuple[object, ...]:
-        """The stylesheet's current styles of the row parts (compared by identity)."""
-        components = component_styles(self)
-        return tuple(components.get(name) for name in ROW_PART_CLASSES)
+        """The rows' styles for the frame, worked out once from ``base``."""
+        self._row_styles = RowStyles(base, *(base + self.get_component_rich_style(name)
+                                             for name in ROW_PART_CLASSES))
 
     def frame_ended(self) -> None:
         """Outside a frame the rows have no styles (``row_segments`` answers None)."""
         self._row_styles = None
 
     def row_segments(self, index: int, width: int) -> tuple[list[Segment], int] | None:
-        """Draw one memory straight to segments (``memory_row_segments``); ``None`` while
-        its page is read, outside a frame, or for a row drawn from ``row_text``."""
+        """Draw one memory straight to segments; ``None`` while its page is read, or outside
+        a frame."""
         styles = self._row_styles
         memory = self.row_at(index) if styles is not None else None
         if memory is None or styles is None:
@@ -518,8 +458,7 @@ class MemoryList(PagedLineList[Memory]):
                                    stale=memory.id in self.stale, pattern=self._pattern)
 
     def shown_rows(self) -> list[Memory]:
-        """The loaded memories of the rows on screen (before the first layout: of as many
-        rows as the screen is high)."""
+        """The loaded memories of the rows on screen."""
         top = int(self.scroll_offset.y)
         height = self.size.height or self.app.size.height
         found = (self.row_at(index) for index in range(top, top + height))
@@ -542,8 +481,6 @@ class MemoryList(PagedLineList[Memory]):
                 message, style = self.empty_text, ""
             return self.render_message_line(y, message, style)
         return super().render_line(y)
-
-    # ---- marks --------------------------------------------------------------------------
 
     def action_toggle_mark(self) -> None:
         """Mark or unmark the cursor's memory (for bulk forget); the cursor stays (j moves)."""

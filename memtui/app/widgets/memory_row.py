@@ -1,12 +1,6 @@
 """One memory as one row of a list: as a ``rich.text.Text`` (``memory_row``), and the same
-row drawn straight to segments (``memory_row_segments``), which is what the list paints.
-
-A search repaints a screenful of rows on every keystroke. Building each row as a ``Text``,
-then rendering it through Rich, costs most of a results frame at a million memories; writing
-the few segments a row is made of directly costs a fraction of that. Both functions draw the same cells in the same styles (a test checks it row by row
-over generated memories); ``memory_row_segments`` answers ``None`` for the rare row it does
-not draw the same way (one narrower than its fixed columns), and the list then draws that
-row from ``memory_row``.
+cells drawn straight to segments (``memory_row_segments``, much faster: what the list paints,
+except for a row narrower than its fixed columns).
 """
 
 from __future__ import annotations
@@ -40,8 +34,8 @@ MARK_CELLS = 2
 
 @dataclass(frozen=True)
 class RowStyles:
-    """The styles a row is drawn in, each already combined with the list's own style (the
-    background): worked out once a frame, not once a row."""
+    """The styles a row is drawn in, each combined with the list's own style (once a
+    frame)."""
 
     base: Style
     dim: Style
@@ -69,7 +63,7 @@ def _columns(memory: Memory, tz: ZoneInfo) -> tuple[str, str]:
 
 def _row_parts(memory: Memory, width: int, tz: ZoneInfo) -> tuple[str, str, str, int]:
     """A row's kind and created-time columns, its suffix, and the cells left for the content
-    at ``width`` (less than ``MIN_CONTENT_WIDTH`` when the row is too narrow)."""
+    at ``width``."""
     kind, created = _columns(memory, tz)
     suffix = _suffix(memory)
     room = width - MARK_CELLS - cell_len(kind) - cell_len(created) - cell_len(suffix)
@@ -89,8 +83,8 @@ def _shown_content(flat: str, room: int, pattern: re.Pattern[str] | None) -> str
 
 def shown_matches(memory: Memory, width: int, tz: ZoneInfo, pattern: re.Pattern[str] | None,
                   ) -> tuple[str, tuple[tuple[int, int], ...]]:
-    """The part of a memory's text its row shows at ``width`` (before the cut at the right)
-    and where ``pattern`` highlights it: all that a new search can change in the row."""
+    """The part of a memory's text its row shows at ``width`` and where ``pattern``
+    highlights it: all that a new search can change in the row."""
     room = max(MIN_CONTENT_WIDTH, _row_parts(memory, width, tz)[3])
     flat = _shown_content(one_line(memory.content), room, pattern)
     if pattern is None:
@@ -128,9 +122,8 @@ def memory_row(memory: Memory, width: int, tz: ZoneInfo, *, marked: bool = False
 
 def _content_segments(flat: str, room: int, pad: bool, pattern: re.Pattern[str] | None,
                       styles: RowStyles) -> tuple[list[Segment], int]:
-    """The content cut to ``room`` cells (an ellipsis where cut; padded to ``room`` when
-    ``pad``) with its matches highlighted, as segments; and the cells they take. As
-    ``Text.truncate`` does: a match running into the cut also covers the ellipsis."""
+    """The content cut to ``room`` cells (padded when ``pad``), matches highlighted, as
+    segments; and the cells they take (as ``Text.truncate`` draws it)."""
     length = cell_len(flat)
     shown = flat
     if length > room:

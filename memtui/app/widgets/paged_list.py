@@ -1,11 +1,6 @@
-"""``PagedLineList``: the part every big list shares -- rows drawn from a ``KeysetPages``
-source, pages prefetched around the visible rows, and far pages read by a worker.
-
-While drawing, a missing page next to a cached one, or near either end, is read at once (an
-index seek); a page far from everything (after a jump into the middle of a huge list) is read
-by ``_fetch_far``, a thread worker that only calls the source and posts ``PagesFetched`` (or
-``PagesFailed``); the handlers cache the rows and draw them. Results of an older load are
-dropped by the list's generation number. ``MemoryList`` and ``LogList`` build on this.
+"""``PagedLineList``: rows drawn from a ``KeysetPages`` source, pages prefetched around the
+visible rows, and far pages read by a worker (``_fetch_far``, which posts ``PagesFetched`` or
+``PagesFailed``). The base of ``MemoryList`` and ``LogList``.
 """
 
 from __future__ import annotations
@@ -28,9 +23,8 @@ FAR_PAGES_GROUP = "list-far-pages"
 
 
 class PagedLineList(LineList, Generic[R]):
-    """A ``LineList`` whose rows come from a ``KeysetPages`` source. Subclasses keep the
-    source in ``_source``, bump ``_generation`` (and clear ``_pending``) on every new load,
-    and draw rows with ``row_at``."""
+    """A ``LineList`` whose rows come from a ``KeysetPages`` source (``source``; a new load
+    bumps ``_generation`` and clears ``_pending``)."""
 
     class PagesFetched(Message):
         """A worker read far pages (internal)."""
@@ -51,7 +45,7 @@ class PagedLineList(LineList, Generic[R]):
     def __init__(self, *, name: str | None = None, id: str | None = None,
                  classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self._source: KeysetPages[R] | None = None
+        self.source: KeysetPages[R] | None = None
         self._generation = 0
         self._pending: set[int] = set()
         self.error: str | None = None
@@ -59,14 +53,11 @@ class PagedLineList(LineList, Generic[R]):
     @property
     def count(self) -> int | None:
         """How many rows the list holds (None while counting, or before the first load)."""
-        return None if self._source is None else self._source.count
-
-    # ---- drawing ------------------------------------------------------------------------
+        return None if self.source is None else self.source.count
 
     def row_at(self, index: int) -> R | None:
-        """The row at ``index``, read now when its page is cheap to read (``None`` while a
-        worker reads it)."""
-        source = self._source
+        """The row at ``index``, read now when its page is cheap (else ``None``)."""
+        source = self.source
         if source is None:
             return None
         row = source.get(index)
@@ -81,7 +72,7 @@ class PagedLineList(LineList, Generic[R]):
         self._request(max(0, start - margin), end + margin)
 
     def _request(self, start: int, end: int) -> None:
-        source = self._source
+        source = self.source
         if source is None:
             return
         try:
@@ -93,8 +84,6 @@ class PagedLineList(LineList, Generic[R]):
         if far:
             self._pending.update(far)
             self._fetch_far(self._generation, source, [source.plan(page) for page in far])
-
-    # ---- far pages (worker -> message -> handler) ---------------------------------------
 
     @work(thread=True, group=FAR_PAGES_GROUP, exit_on_error=False)
     def _fetch_far(self, generation: int, source: KeysetPages[R], plans: list[PagePlan]) -> None:
@@ -110,18 +99,17 @@ class PagedLineList(LineList, Generic[R]):
     def on_paged_line_list_pages_fetched(self, message: PagesFetched) -> None:
         """Far pages arrived: cache and draw them (an older load's pages are dropped)."""
         message.stop()
-        if message.generation != self._generation or self._source is None:
+        if message.generation != self._generation or self.source is None:
             return
         for page, rows in message.pages.items():
-            self._source.put(page, rows)
+            self.source.put(page, rows)
             self._pending.discard(page)
         self.refresh()
         self.post_message(self.CursorMoved(self, self._cursor))
 
     def on_paged_line_list_pages_failed(self, message: PagesFailed) -> None:
-        """Far pages could not be read: say why (an older load's error is dropped). They
-        stay asked for, drawn as ``…``, until the list is read again (a new load): asking
-        again at every frame would retry a broken read without end."""
+        """Far pages could not be read: say why. They stay asked for (drawn as ``…``) until
+        the list is read again: asking at every frame would retry without end."""
         message.stop()
         if message.generation != self._generation:
             return

@@ -1,15 +1,6 @@
-"""``PagedSource``: one memory list (a checked filter), read from the store page by page.
-
-The list is never loaded whole. Rows are grouped in fixed pages of ``page_size`` rows
-(page ``k`` holds rows ``k*page_size`` up to the next page); a small LRU keeps the pages
-seen last. A page next to a cached one is read by keyset (``after``/``before`` the
-neighbour's edge row: an index seek, as fast at row 900,000 as at row 0); any other page is
-read by position, counted from the nearer end of the list (``memories_at(..., from_end=True)``
-in the lower half) so the worst case is half the list.
-
-No Textual here: the benchmark and tests drive this class directly, and the app's worker
-threads build and fill it off the UI thread. One instance is filled by one thread at a time
-(a worker may still read through the UI's instance: ``fetch`` touches no page).
+"""``PagedSource``: one memory list (a checked filter), read from the store page by page: a
+page next to a cached one by keyset (an index seek), any other by position from the nearer
+end. No Textual here; one instance is filled by one thread at a time.
 """
 
 from __future__ import annotations
@@ -51,18 +42,14 @@ class PagePlan:
 
 
 class KeysetPages(Generic[R]):
-    """Rows of one newest-first list by position, fetched page by page and cached (LRU):
-    the page plan every big list shares. Subclasses say how to count, how to read a page
-    (by keyset or by position) and what a row's keyset position and key are."""
+    """Rows of one newest-first list by position, fetched page by page and cached (LRU).
+    Subclasses say how to count, how to read a page and what a row's position and key are."""
 
-    def __init__(self, *, count: int | None = None, page_size: int = PAGE_SIZE,
-                 max_pages: int = MAX_CACHED_PAGES) -> None:
+    def __init__(self, *, page_size: int = PAGE_SIZE, max_pages: int = MAX_CACHED_PAGES) -> None:
         self.page_size = page_size
         self.max_pages = max_pages
-        self.count: int | None = count
+        self.count: int | None = None
         self._pages: OrderedDict[int, list[R]] = OrderedDict()
-
-    # ---- what a subclass provides -------------------------------------------------------
 
     def count_rows(self) -> int:
         """Count the rows (one query) and remember the answer."""
@@ -85,8 +72,6 @@ class KeysetPages(Generic[R]):
         """Rows by position from the top (or, ``from_end``, from the bottom), list order."""
         raise NotImplementedError
 
-    # ---- reading from the cache (no I/O) ------------------------------------------------
-
     def page_of(self, index: int) -> int:
         """The page that holds row ``index``."""
         return index // self.page_size
@@ -105,8 +90,8 @@ class KeysetPages(Generic[R]):
         return len(self._pages.get(0, ()))
 
     def first_rows(self) -> list[R]:
-        """The rows known from the top (a copy): the first page's, if it is cached, and the
-        second's when it is cached too and the first is full."""
+        """The rows known from the top (a copy): the first page's, and the second's when it
+        follows on."""
         first = self._pages.get(0, [])
         second = self._pages.get(1) if len(first) == self.page_size else None
         return [*first, *second] if second else list(first)
@@ -122,8 +107,6 @@ class KeysetPages(Generic[R]):
                 if self.key(row) == key:
                     return page * self.page_size + offset
         return None
-
-    # ---- planning and fetching ----------------------------------------------------------
 
     def plan(self, page: int) -> PagePlan:
         """How to read ``page``, using a cached neighbour when there is one."""
@@ -176,8 +159,8 @@ class KeysetPages(Generic[R]):
         return range(self.page_of(max(0, start)), self.page_of(end - 1) + 1)
 
     def ensure(self, start: int, end: int, *, cheap_only: bool = True) -> list[int]:
-        """Load the missing pages for rows ``start..end``. With ``cheap_only``, pages that
-        would need a long offset scan are left alone and returned, for a worker to read."""
+        """Load the missing pages for rows ``start..end``; with ``cheap_only``, return those
+        that need a long offset scan (for a worker) instead."""
         left: list[int] = []
         for page in self.pages_for(start, end):
             if page in self._pages:
@@ -210,15 +193,12 @@ class KeysetPages(Generic[R]):
 
 
 class PagedSource(KeysetPages[Memory]):
-    """Rows of one memory list by position, fetched page by page and cached (LRU).
+    """Rows of one memory list by position; ``flt`` must come from
+    ``engine.identity.memory_filter`` (``for_list``)."""
 
-    ``flt`` must come from ``engine.identity.memory_filter`` (which checks the actor may
-    read the list); use ``PagedSource.for_list`` to make one.
-    """
-
-    def __init__(self, engine: Engine, flt: MemoryFilter, *, count: int | None = None,
-                 page_size: int = PAGE_SIZE, max_pages: int = MAX_CACHED_PAGES) -> None:
-        super().__init__(count=count, page_size=page_size, max_pages=max_pages)
+    def __init__(self, engine: Engine, flt: MemoryFilter, *, page_size: int = PAGE_SIZE,
+                 max_pages: int = MAX_CACHED_PAGES) -> None:
+        super().__init__(page_size=page_size, max_pages=max_pages)
         self.engine = engine
         self.filter = flt
 
@@ -256,9 +236,7 @@ class PagedSource(KeysetPages[Memory]):
 
 class FirstRowsSource(PagedSource):
     """The first rows of a list worked out from the rows on screen ahead of its first page
-    (``ListLoading.ahead``). Those rows only, never read from the store -- the load's own
-    source takes over in a few milliseconds. Its first page may be short while its count is
-    not known, which a page plan would misread (page 1 planned by position)."""
+    (``ListLoading.ahead``): never read from the store (the load's own source takes over)."""
 
     @classmethod
     def holding(cls, engine: Engine, flt: MemoryFilter, rows: list[Memory], *,
@@ -267,7 +245,7 @@ class FirstRowsSource(PagedSource):
         ``sizes_of``'s (``whole``: every row of the list, so its count is known)."""
         source = cls(engine, flt, page_size=sizes_of.page_size, max_pages=sizes_of.max_pages)
         size = sizes_of.page_size
-        for page in range(0, (len(rows) + size - 1) // size):  # (a tall list: two pages)
+        for page in range(0, (len(rows) + size - 1) // size):
             source.put(page, rows[page * size:(page + 1) * size])
         if whole:
             source.count = len(rows)

@@ -1,36 +1,23 @@
 """``PaintHold``: let a keystroke's echo and the results it asked for share one frame, painted
 the moment the results are there.
 
-Search as you type reads each key's page in a worker; left alone, Textual paints the typed
-character at once and the rows in a later frame (up to two frame intervals later, redrawing
-much of the screen again). So the screen's paints are held (Textual's own batch, as
-``App.batch_update`` uses) from the keystroke until the results are applied, and
-``paint_now`` paints them in the caller's turn. The hold only delays painting: the query runs
-at once either way, and the echo is painted when the hold runs out (``ECHO_HOLD_SECONDS``).
-Only a change that needs a layout or a scroll first waits (``PAINT_WAIT_TURNS``); what the
-rows' owner draws for them follows in the next frame (``paint_soon``). The echo is not
-painted beside the query on purpose: a frame painted meanwhile takes the GIL from the query.
-
-The garbage collector is paused for the same stretch (at most ``GC_PAUSE_MAX_SECONDS``,
-ended on unmount; a collector already off stays off), so the frame's short-lived objects are
-collected after it, not in the middle of it.
+Left alone, Textual paints the typed character at once and the rows a frame or two later. So
+the screen's paints are held (Textual's own batch) from the keystroke until the results are
+applied, and ``paint_now`` paints them in the caller's turn, or when the hold runs out
+(``ECHO_HOLD_SECONDS``). The echo is not painted beside the query: a frame takes the GIL from
+it. The garbage collector is paused for the same stretch (at most ``GC_PAUSE_MAX_SECONDS``),
+so the frame's short-lived objects are collected after it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import gc
+from contextlib import ExitStack
 from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
-from memtui.app.textual_compat import (
-    batch_held,
-    begin_batch,
-    end_batch,
-    hand_over_repaints,
-    paint_screen,
-    report_error,
-)
+from memtui.app.textual_compat import batch_held, hand_over_repaints, paint_screen
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -47,19 +34,18 @@ painted without the pause)."""
 
 
 class PaintHold:
-    """One app's paint hold (see module doc): ``hold()`` on a keystroke that starts a read,
-    ``paint_now()`` when its rows are applied (``release()``: paint what was held, e.g.
-    after a failed read). Holds do not nest: a hold already running keeps its deadline, so
-    no echo waits longer than ``ECHO_HOLD_SECONDS``."""
+    """One app's paint hold: ``hold()`` on a keystroke that starts a read, ``paint_now()``
+    when its rows are applied (``release()``: paint what was held). Holds do not nest."""
 
     def __init__(self, app: App[object], seconds: float | None = None) -> None:
         self._app = app
         self._seconds = seconds
         """The hold's deadline (``ECHO_HOLD_SECONDS`` when not given)."""
+        self._batch = ExitStack()
+        """Textual's update batch while a hold runs (``App.batch_update``)."""
         self._timer: asyncio.TimerHandle | None = None
-        """The hold's deadline: the event loop's own timer (a Textual ``Timer`` started a
-        task on every keystroke, which ran while the key's query was starting and competed
-        with it for the GIL)."""
+        """The hold's deadline (the event loop's own timer: a Textual ``Timer`` is a task,
+        which competed with the key's query)."""
         self._screen: Screen[object] | None = None
         self.holds = 0
         """How many holds were started (for tests)."""
@@ -79,18 +65,16 @@ class PaintHold:
         loop = asyncio.get_running_loop()  # first: without a loop, nothing is held
         self.holds += 1
         self._pause_collector()
-        begin_batch(self._app)  # what App.batch_update does
+        self._batch.enter_context(self._app.batch_update())
         self._screen = self._app.screen
         seconds = ECHO_HOLD_SECONDS if self._seconds is None else self._seconds
-        self._timer = loop.call_later(seconds, self._deadline)
+        # (run out as the app's own callback: an error in it is the app's)
+        self._timer = loop.call_later(seconds, self._app.call_later, self._run_out, self.holds)
 
-    def _deadline(self) -> None:
-        """The hold ran out: paint what was held; an error goes to the app, as from any of
-        its callbacks (not to asyncio's log)."""
-        try:
+    def _run_out(self, hold: int) -> None:
+        """The hold ran out: paint what was held (unless a newer hold runs now)."""
+        if hold == self.holds:
             self.release()
-        except Exception as error:  # the app shows it and exits, as Textual's timers do
-            report_error(self._app, error)
 
     def _unhold(self) -> bool:
         """End the running hold (its deadline and Textual's batch); False when none runs."""
@@ -98,7 +82,7 @@ class PaintHold:
         if timer is None:
             return False
         timer.cancel()
-        end_batch(self._app)
+        self._batch.close()
         return True
 
     def release(self) -> None:
@@ -106,16 +90,13 @@ class PaintHold:
         screen, self._screen = self._screen, None
         if not self._unhold():
             return
-        if screen is not None:
-            # after the messages already posted (the list's owner updating its title): the
-            # screen's own paint step, at once (see module doc)
+        if screen is not None:  # after the messages already posted
             screen.call_later(self._paint, screen)
         else:
             self.resume_collector()
 
     def close(self) -> None:
-        """The app is closing: end a running hold without painting (its deadline will not
-        fire on a closed app) and the collector's pause."""
+        """The app is closing: end a running hold without painting, and the pause."""
         self._screen = None
         self._unhold()
         self.resume_collector()
@@ -127,21 +108,17 @@ class PaintHold:
 
     def _pause_collector(self) -> None:
         """Turn the garbage collector off for the hold (if it is on), at most
-        ``GC_PAUSE_MAX_SECONDS`` from when it was turned off (a hold that starts while an
-        earlier one's pause still runs keeps that deadline: the bound is hard)."""
+        ``GC_PAUSE_MAX_SECONDS`` from when it was turned off."""
         if self._collector_paused or not gc.isenabled():
             return
         loop = asyncio.get_running_loop()  # first: without a loop, nothing is turned off
         gc.disable()
         self._collector_paused = True
-        # the event loop's own timer (no task): it fires even if the screen that should
-        # paint is gone; the app's unmount resumes the collector too
         self._collector_deadline = loop.call_later(GC_PAUSE_MAX_SECONDS,
                                                    self.resume_collector)
 
     def resume_collector(self) -> None:
-        """Turn the garbage collector back on if a hold turned it off (the young objects
-        are collected at the next allocation, after the frame)."""
+        """Turn the garbage collector back on if a hold turned it off."""
         deadline, self._collector_deadline = self._collector_deadline, None
         if deadline is not None:
             deadline.cancel()
@@ -150,30 +127,27 @@ class PaintHold:
             gc.enable()
 
     def paint_now(self, screen: Screen[object]) -> None:
-        """Paint what changed on ``screen`` now, in this turn of the event loop (see module
-        doc), not on its next timer tick; a hold still running is released."""
+        """Paint what changed on ``screen`` now, not on its next timer tick (a hold still
+        running ends)."""
         self._screen = None
         self._unhold()
         self._paint(screen)
 
     def paint_soon(self, screen: Screen[object]) -> None:
-        """Paint what changed on ``screen`` in the next turns of the event loop, as
-        ``release`` does, not on the screen's next timer tick; nothing while a hold runs
-        (the held key's frame carries the change)."""
+        """Paint what changed on ``screen`` in the next turns of the event loop; nothing
+        while a hold runs (its frame carries the change)."""
         if self._timer is None:
             screen.call_later(self._paint, screen)
 
     def _paint(self, screen: Screen[object], waited: int = 0) -> None:
-        """Paint, once every widget of the screen that changed has told the screen: the
-        repaints are handed over here; a pending layout or scroll is waited for (the
-        widget's idle step asks for it), a few loop turns at most."""
+        """Paint, once the changed widgets' repaints are handed over; a pending layout or
+        scroll is waited for, ``PAINT_WAIT_TURNS`` at most."""
         if not screen.is_current or batch_held(self._app):
             if self._timer is None:  # a newer key's hold keeps its pause until its paint
                 self.resume_collector()
             return
         if not hand_over_repaints(screen) and waited < PAINT_WAIT_TURNS:
-            # through the event loop: the screen's own queue would run it again at once,
-            # before those widgets' tasks had a turn
+            # through the event loop, so the widgets' own tasks have a turn first
             asyncio.get_running_loop().call_soon(screen.call_later, self._paint, screen,
                                                  waited + 1)
             return

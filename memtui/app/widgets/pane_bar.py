@@ -1,10 +1,6 @@
-"""The pane bar: one line naming every pane (``1 Profile  2 User …``), the shown one marked.
-
-It replaces Textual's ``Tabs``: that widget builds a child widget per tab plus an animated
-underline (two lines, and a noticeable part of the app's start); this one is a single line
-drawn as text. A click on a name asks the app to show that pane (``Selected``);
-the keys ``1``…``9`` and ``tab`` are the app's. When the names do not fit, the bar shows a
-window of them that keeps the shown pane in view, with ``‹``/``›`` marking what is cut.
+"""The pane bar: one line naming every pane (``1 Profile  2 User …``), the shown one marked,
+drawn as text (Textual's ``Tabs`` builds a widget per tab). A click on a name posts
+``Selected``; names that do not fit are cut around the shown pane, marked ``‹``/``›``.
 """
 
 from __future__ import annotations
@@ -34,8 +30,7 @@ class PaneLabel(NamedTuple):
 
 def visible_window(widths: Sequence[int], active: int, room: int) -> tuple[int, int]:
     """The names ``[start, end)`` to draw in ``room`` cells, always including ``active``:
-    as many as fit from the left, else a window that ends at (or just after) the active
-    one. Cut ends cost one cell each for their marker."""
+    as many as fit from the left, else a window that ends at (or just after) it."""
     count = len(widths)
     if count == 0:
         return 0, 0
@@ -55,15 +50,11 @@ def visible_window(widths: Sequence[int], active: int, room: int) -> tuple[int, 
 
 
 class PaneBar(ClickableLine[str]):
-    """One line naming the panes; the shown one is bold and highlighted (not only colored:
-    it keeps its highlight under NO_COLOR)."""
+    """One line naming the panes; the shown one is bold and highlighted (also under
+    NO_COLOR)."""
 
-    COMPONENT_CLASSES = {
-        "pane-bar--active",
-        "pane-bar--inactive",
-        "pane-bar--hover",
-        "pane-bar--more",
-    }
+    COMPONENT_CLASSES = {"pane-bar--active", "pane-bar--inactive", "pane-bar--hover",
+                         "pane-bar--more"}
     DEFAULT_CSS = """
     PaneBar { height: 1; background: $background; }
     PaneBar > .pane-bar--active { background: $primary; color: $text; text-style: bold; }

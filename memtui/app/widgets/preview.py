@@ -1,6 +1,5 @@
 """The scrolling detail area under a list (History, Log, Bundles, Codex): the selected row's
-whole text, scrollable when it is long. Its CSS comes with it, so the first frame (which
-shows none of these panes) does not parse it."""
+whole text (its CSS comes with it, off the first frame)."""
 
 from __future__ import annotations
 
@@ -21,10 +20,8 @@ def selection_preview(source: SourceType | None, selected: T | None, items: Sequ
                       describe: Callable[[Text, T], None],
                       overview: Callable[[Text, SourceType], None], empty: str,
                       unselected: str) -> RenderableType:
-    """The preview under a list read from ``source`` (an agent or Codex home): nothing
-    before it is read; else the selected item (``describe`` writes it) -- or, dim, why there
-    is none: ``empty`` when the list has no items, ``unselected`` when none is selected --
-    then the source's ``overview``."""
+    """The preview under a list read from ``source``: the selected item (``describe``), or
+    dim why there is none (``empty``, ``unselected``), then the source's ``overview``."""
     if source is None:
         return ""
     text = Text()

@@ -1,12 +1,7 @@
-"""``SearchBox``: the memory panes' search input, which never lays the screen out per key and
-hands each new text straight to its pane.
-
-Textual's ``Input`` asks for a layout of the whole screen on every change of its value (its
-``virtual_size``); here that reactive repaints only, for a box whose size never changes. The
-typed text is drawn straight from ``rich.text.Text`` (``render_line``), without the console's
-wrapping and justifying; any case that path does not cover (placeholder, suggestion,
-highlighter, password, tabs) is drawn by ``Input`` itself. A new value goes to ``on_typed``
-from the value's watcher, not as an ``Input.Changed`` message two event-loop turns later.
+"""``SearchBox``: the memory panes' search input, which never lays the screen out per key
+(``Input`` does, for its ``virtual_size``) and hands each new text straight to its pane.
+The typed text is drawn straight from ``rich.text.Text``; other cases (placeholder,
+suggestion, password, tabs) are drawn by ``Input`` itself.
 """
 
 from __future__ import annotations
@@ -23,8 +18,8 @@ from memtui.app.textual_compat import input_suggestion
 
 
 class SearchBox(Input):
-    """An ``Input`` of fixed size whose typing repaints it without a layout, and whose new
-    values go to ``on_typed`` (module doc); it posts no ``Input.Changed``."""
+    """An ``Input`` of fixed size whose new values go to ``on_typed`` (no
+    ``Input.Changed``)."""
 
     virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
 

@@ -34,17 +34,13 @@ def shorten_path(path: str, width: int) -> str:
 
 @dataclass(frozen=True)
 class HeaderCounts:
-    """What the header shows from the store, read by the main screen's header worker after the
-    first frame and after every change (``None``: not read yet, or it could not be)."""
+    """What the header shows from the store: the inbox rows, the generate/use settings, the
+    last recorded run (``None``: not read yet, or it could not be)."""
 
     inbox: int | None = None
-    """Rows waiting in the review inbox (every source)."""
     generate: bool | None = None
-    """The ``generate_memories`` setting."""
     use: bool | None = None
-    """The ``use_memories`` setting."""
     last_run: RecordedRun | None = None
-    """The last extraction run recorded in the audit log."""
 
 
 @dataclass
@@ -59,15 +55,12 @@ class HeaderInfo:
     """A shorter worker state for narrow terminals (empty: cut ``worker``)."""
     busy: bool = False
     inbox: int = 0
-    """Memories waiting for review (shown when there are any)."""
     generate: bool | None = None
-    """generate_memories (None: unknown, not shown)."""
     use: bool | None = None
-    """use_memories (None: unknown, not shown)."""
+    """The switches (None: unknown, not shown)."""
 
     def flags_text(self) -> str:
-        """``gen+use on``, ``gen on use off``: whether new memories are made and whether
-        tasks get them (words, not only a color; short, to fit 80 columns)."""
+        """``gen+use on``, ``gen on use off`` (words, not only a color)."""
         if self.generate is None or self.use is None:
             return ""
         if self.generate == self.use:
@@ -117,8 +110,8 @@ class StatusHeader(TextLine):
         width = self.size.width or 80
         left = self._identity(info, with_labels=True)
         worker_short = "worker " + one_line(info.worker_short or info.worker, 40)
-        if left.cell_len + 1 + len(worker_short) > width:
-            left = self._identity(info, with_labels=False)  # narrow: "webshop", not "project webshop"
+        if left.cell_len + 1 + len(worker_short) > width:  # narrow: no "project" label
+            left = self._identity(info, with_labels=False)
         separator = " · "
         style = "bold" if info.busy else ""
         path = shorten_path(info.store_path, 10_000)
@@ -139,9 +132,8 @@ class StatusHeader(TextLine):
 
 
 class StatusLine(Horizontal):
-    """The last message (literal text) and, while a job runs, its progress. The progress
-    bar is made the first time a job reports (it is four widgets; the first frame does not
-    need them)."""
+    """The last message (literal text) and, while a job runs, its progress bar (made the
+    first time a job reports)."""
 
     DEFAULT_CSS = """
     StatusLine { height: auto; max-height: 3; background: $panel; }
@@ -160,8 +152,7 @@ class StatusLine(Horizontal):
 
     @staticmethod
     def message_text(text: str, severity: str = "information") -> Text:
-        """A message as shown: literal, one paragraph (wrapped at the width: a long
-        message is read whole at 80 columns), colored (and bold) by severity."""
+        """A message as shown: literal, one paragraph, colored (and bold) by severity."""
         style = {"error": "bold red", "warning": "bold yellow"}.get(severity, "")
         return Text(" " + one_line(text), style=style) if text else Text("")
 

@@ -1,10 +1,6 @@
-"""``TextLine``: a one-line bar whose ``rich.text.Text`` is drawn straight to its strip
-(``text_line_strip``).
-
-The header, the pane bar and the key bar are one line each that is never wrapped or aligned,
-so they skip Textual's ``Content`` layout (a shorter path for the app's first frame). The
-segments are the cells Textual's path draws, with the offsets its text selection reads
-(``tests/app/test_text_line.py`` compares them); a wider text is cut at the widget's width.
+"""``TextLine``: a one-line bar (the header, the pane bar, the key bar) whose
+``rich.text.Text`` is drawn straight to its strip, skipping Textual's ``Content`` layout: the
+same cells, with the offsets Textual's text selection reads.
 """
 
 from __future__ import annotations
@@ -20,8 +16,7 @@ from textual.widget import Widget
 
 
 class TextLine(Widget):
-    """A widget of one line of text: subclasses draw it in ``render``; it is painted by
-    ``text_line_strip`` (the header, the pane bar, the key bar)."""
+    """A widget of one line of text, drawn by subclasses in ``render``."""
 
     def render(self) -> Text:
         """The line."""
@@ -33,8 +28,7 @@ class TextLine(Widget):
 
 
 def text_line_strip(widget: Widget, text: Text | None) -> Strip:
-    """A line of a one-line widget: ``text`` cut at the widget's width (``None``: a blank
-    line, as below the first)."""
+    """A line of a one-line widget: ``text`` cut at the widget's width (``None``: blank)."""
     width = widget.size.width
     style = widget.visual_style.rich_style
     background = Style(bgcolor=style.bgcolor)
@@ -55,8 +49,7 @@ def text_line_strip(widget: Widget, text: Text | None) -> Strip:
 
 
 def _fitting(plain: str, width: int) -> int:
-    """How many characters of ``plain`` fit whole in ``width`` cells (a wide character that
-    would be cut in two is left out: its half cannot be drawn)."""
+    """How many characters of ``plain`` fit whole in ``width`` cells."""
     cells = 0
     for index, char in enumerate(plain):
         cells += cell_len(char)
@@ -67,6 +60,5 @@ def _fitting(plain: str, width: int) -> int:
 
 @lru_cache(maxsize=1024)
 def _at(offset: int) -> Style:
-    """The meta Textual gives each piece of a line: where in the text it starts (``offset``,
-    which its text selection reads)."""
+    """The meta Textual gives each piece of a line: where in the text it starts."""
     return Style.from_meta({"offset": (offset, 0)})

@@ -1,10 +1,5 @@
 """``TextView``: a ``Static`` showing a ``rich.text.Text`` that asks for a layout only when
-its height may change.
-
-``Static.update`` lays the whole screen out again by default (a reflow of every widget), and
-a pane's preview changes on most keystrokes of a search (its title when the count does). A
-widget of fixed height never needs that, and a one-line title that still fits its line does
-not either.
+its height may change (``Static.update`` lays the whole screen out again by default).
 """
 
 from __future__ import annotations
@@ -14,18 +9,15 @@ from textual.widgets import Static
 
 
 class TextView(Static):
-    """A ``Static`` for store text already made safe as ``Text`` (never markup): ``show``
-    draws it, with a layout only when the height may change, and nothing at all when the
-    same text is already shown."""
+    """A ``Static`` for store text already made safe as ``Text`` (never markup)."""
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__("", markup=False, id=id, classes=classes)
         self._shown: Text = Text()
 
     def needs_layout(self, text: Text) -> bool:
-        """Whether showing ``text`` may change this widget's height: never for a fixed
-        height; for a height that follows the content, unless the text fits the one line
-        the widget has now."""
+        """Whether showing ``text`` may change this widget's height (not for a fixed height,
+        nor for a text that fits the one line the widget has now)."""
         height = self.styles.height
         if height is not None and not height.is_auto:
             return False

@@ -1,20 +1,17 @@
 """Browse a Codex home, read-only: the threads with their memory, job and ``threads`` row.
 
-``browse`` reads the home (``reader.read_codex_home``); ``codex_threads`` merges what it holds
-per thread for the pane and ``codex show``; ``database_problem`` says why the memory tables
-could not be read.
+``codex_threads`` merges what a home read by ``reader.read_codex_home`` holds per thread for
+the pane and ``codex show``; ``database_problem`` says why the memory tables could not be read.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from datetime import datetime
 
 from memtui.engine.codex.layout import LAYOUT_WORDS
 from memtui.engine.codex.models import CodexHome
-from memtui.engine.codex.parse_raw_memories import parse_front_matter
-from memtui.engine.codex.reader import read_codex_home
+from memtui.engine.codex.parsers import first_line, parse_front_matter
 from memtui.jsonable import JsonMixin
 from memtui.store.codex_models import LAYOUT_OLD
 
@@ -44,10 +41,6 @@ class CodexThread(JsonMixin):
     """False for a thread known only from ``threads`` (no stage-1 output, job or file)."""
 
 
-def _first_line(text: str) -> str:
-    return next((line.strip() for line in text.splitlines() if line.strip()), "")
-
-
 def database_problem(codex: CodexHome) -> str | None:
     """Why the home's memory database could not be read, else None (read, or absent): a
     locked or broken file, or the oldest layout (named, not supported)."""
@@ -61,10 +54,9 @@ def database_problem(codex: CodexHome) -> str | None:
 
 def codex_threads(codex: CodexHome) -> list[CodexThread]:
     """The threads of a home for browsing, those with a memory or job first, each part newest
-    first: every thread with a memory, a job
-    or a ``threads`` row (usage from the database, the job's status and error, the raw
-    memory's description; ``cwd``, rollout, branch, source and ``memory_mode`` from
-    ``state_5.sqlite``)."""
+    first: every thread with a memory, a job or a ``threads`` row (usage from the database,
+    the job's status and error, the raw memory's description; ``cwd``, rollout, branch,
+    source and ``memory_mode`` from ``state_5.sqlite``)."""
     raw = {item.thread_id: item for item in codex.raw_memories}
     summaries = {item.thread_id: item for item in codex.rollout_summaries}
     stage1 = {item.thread_id: item for item in codex.stage1_outputs}
@@ -73,26 +65,27 @@ def codex_threads(codex: CodexHome) -> list[CodexThread]:
     with_memory = set(codex.thread_ids()) | set(jobs)
     threads: list[CodexThread] = []
     for thread_id in sorted(with_memory | set(metas)):
-        meta = metas.get(thread_id)
+        meta, job = metas.get(thread_id), jobs.get(thread_id)
         row, entry, summary = stage1.get(thread_id), raw.get(thread_id), summaries.get(thread_id)
-        job = jobs.get(thread_id)
         front = parse_front_matter(row.raw_memory if row else entry.body if entry else "")
-        if row is not None and not front.get("description"):
-            # the v2 layout keeps no raw memory: its rollout summary is the memory
-            front["description"] = _first_line(row.rollout_summary)
-        updated = ((row.source_updated_at if row else None) or (entry.updated_at if entry
-                                                                else None)
-                   or (summary.updated_at if summary else None))
+        # the v2 layout keeps no raw memory: its rollout summary is the memory
+        description = front.get("description") or (first_line(row.rollout_summary) if row
+                                                    else "")
+        updated = ((row.source_updated_at if row else None)
+                   or (entry.updated_at if entry else None)
+                   or (summary.updated_at if summary else None)
+                   or (meta.updated_at if meta else None))
         threads.append(CodexThread(
             thread_id=thread_id,
             cwd=(meta.cwd if meta else None) or (row.cwd if row else None)
             or (entry.cwd if entry else None) or (summary.cwd if summary else None),
-            updated_at=updated or (meta.updated_at if meta else None), description=front.get("description") or None,
+            updated_at=updated, description=description or None,
             usage_count=row.usage_count if row else None,
             last_usage=row.last_usage if row else None,
             generated_at=row.generated_at if row else None, in_database=row is not None,
-            has_raw_memory=entry is not None, rollout_summary_file=summary.file if summary
-            else None, job_status=job.status if job else None,
+            has_raw_memory=entry is not None,
+            rollout_summary_file=summary.file if summary else None,
+            job_status=job.status if job else None,
             job_error=job.last_error if job else None,
             rollout_path=meta.rollout_path if meta else None,
             git_branch=meta.git_branch if meta else None,
@@ -103,13 +96,3 @@ def codex_threads(codex: CodexHome) -> list[CodexThread]:
                  reverse=True)
     return threads
 
-
-def browse(home: str | os.PathLike[str], now: datetime | None = None, *,
-           sqlite_home: str | os.PathLike[str] | None = None,
-           db_busy_timeout_s: float | None = None) -> CodexHome:
-    """The Codex home, read-only (``read_codex_home``; the database folder from the home's
-    ``config.toml`` or ``$CODEX_SQLITE_HOME`` unless ``sqlite_home`` is given)."""
-    if db_busy_timeout_s is None:
-        return read_codex_home(home, now, sqlite_home=sqlite_home)
-    return read_codex_home(home, now, sqlite_home=sqlite_home,
-                           db_busy_timeout_s=db_busy_timeout_s)

@@ -21,11 +21,10 @@ from typing import Any
 
 from memtui.engine.codex.errors import CODEX_FILES, FileProblemError
 from memtui.engine.codex.models import Problem
-from memtui.engine.codex.paths import resolve_codex_sqlite_home
+from memtui.engine.codex.paths import CONFIG_FILE, resolve_codex_sqlite_home
 from memtui.engine.safe_files import real_root
 from memtui.jsonable import JsonMixin
 
-CONFIG_FILE = "config.toml"
 MEMORIES_TABLE = "memories"
 FEATURES_TABLE = "features"
 SQLITE_HOME_KEY = "sqlite_home"

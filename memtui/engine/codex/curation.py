@@ -25,7 +25,7 @@ from memtui.engine.codex.errors import (
     FileProblemError,
 )
 from memtui.engine.codex.models import Problem
-from memtui.engine.codex.parse_rollout_summary import read_headers
+from memtui.engine.codex.parsers import read_headers
 from memtui.engine.codex.paths import (
     MEMORY_MD_FILE,
     MEMORY_SUMMARY_FILE,
@@ -211,7 +211,7 @@ def _remove_file(path: Path, home: Path, memories: Path) -> None:
 
 def forget_thread(home: str | os.PathLike[str], thread_id: str, write: bool, *,
                   sqlite_home: str | os.PathLike[str] | None = None,
-                  busy_timeout_s: float = DEFAULT_WRITE_BUSY_TIMEOUT_S,
+                  busy_timeout_s: float | None = None,
                   now: datetime | None = None) -> ForgetResult:
     """Forget one thread's memory the way Codex forgets (see the module doc); refuses unless
     ``write`` is True. A lock held past ``busy_timeout_s`` or an unsupported layout raises
@@ -228,8 +228,8 @@ def forget_thread(home: str | os.PathLike[str], thread_id: str, write: bool, *,
     files = _summary_files(home_path, memories, thread_id, problems)
     moment = int((now or datetime.now(UTC)).timestamp())
     try:
-        result = forget_thread_memory(db_home, thread_id, moment,
-                                      busy_timeout_s=busy_timeout_s)
+        result = forget_thread_memory(db_home, thread_id, moment, busy_timeout_s=(
+            DEFAULT_WRITE_BUSY_TIMEOUT_S if busy_timeout_s is None else busy_timeout_s))
     except CodexDbMissing as error:
         problems.append(Problem(str(codex_db_path(db_home)), error.message))
         result = None
@@ -240,12 +240,11 @@ def forget_thread(home: str | os.PathLike[str], thread_id: str, write: bool, *,
     still_in = _still_in(home_path, memories, thread_id, [path.name for path in files])
     for path in files:
         _remove_file(path, home_path, memories)
+    removed = tuple(str(path) for path in files)
     if result is None:
-        return ForgetResult(thread_id, 0, 0, tuple(str(path) for path in files), True,
-                            tuple(problems), still_in=still_in)
+        return ForgetResult(thread_id, 0, 0, removed, True, tuple(problems), still_in=still_in)
     return ForgetResult(
-        thread_id, result.stage1_deleted, result.jobs_deleted,
-        tuple(str(path) for path in files), True, tuple(problems), layout=result.layout,
-        thread_found=result.thread_found, marked_polluted=result.marked_polluted,
-        selected_for_phase2=result.was_selected,
+        thread_id, result.stage1_deleted, result.jobs_deleted, removed, True, tuple(problems),
+        layout=result.layout, thread_found=result.thread_found,
+        marked_polluted=result.marked_polluted, selected_for_phase2=result.was_selected,
         consolidation_enqueued=result.consolidation_enqueued, still_in=still_in)

@@ -93,17 +93,15 @@ def layout_reasons(layout: LayoutInfo | None, memory_error: str | None) -> list[
 def span_words(seconds: int) -> str:
     """A duration in words: ``45 s``, ``12 min``, ``2 h 5 min``, ``3 d 4 h``."""
     seconds = abs(int(seconds))
-    if seconds < SECONDS_PER_MINUTE:
-        return f"{seconds} s"
-    if seconds < SECONDS_PER_HOUR:
+    for unit, size, part_unit, part_size in (("d", SECONDS_PER_DAY, "h", SECONDS_PER_HOUR),
+                                             ("h", SECONDS_PER_HOUR, "min", SECONDS_PER_MINUTE)):
+        if seconds >= size:
+            whole, rest = divmod(seconds, size)
+            part = rest // part_size
+            return f"{whole} {unit} {part} {part_unit}" if part else f"{whole} {unit}"
+    if seconds >= SECONDS_PER_MINUTE:
         return f"{seconds // SECONDS_PER_MINUTE} min"
-    if seconds < SECONDS_PER_DAY:
-        hours, rest = divmod(seconds, SECONDS_PER_HOUR)
-        minutes = rest // SECONDS_PER_MINUTE
-        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
-    days, rest = divmod(seconds, SECONDS_PER_DAY)
-    hours = rest // SECONDS_PER_HOUR
-    return f"{days} d {hours} h" if hours else f"{days} d"
+    return f"{seconds} s"
 
 
 def when(text: str | None, now: datetime) -> str:

@@ -11,7 +11,6 @@ become ad-hoc notes. The export goes into a new folder, never over an existing o
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,9 +34,10 @@ from memtui.engine.codex.models import SummaryTopic
 from memtui.engine.codex.naming import (
     DEFAULT_NOTE_SLUG_CHARS,
     is_valid_note_name,
-    note_file_name,
+    note_names,
     note_slug,
 )
+from memtui.engine.codex.parsers import first_line
 from memtui.engine.codex.paths import EXPORT_FOLDERS, MEMORIES_DIR, NOTES_DIR_PARTS
 from memtui.engine.codex.timefmt import parse_datetime
 from memtui.errors import Conflict
@@ -71,10 +71,6 @@ class ExportPlan:
                 "left_out": list(self.left_out)}
 
 
-def _title(content: str) -> str:
-    return next((line.strip() for line in content.splitlines() if line.strip()), "memory")
-
-
 def _moment(stamp: str | None) -> datetime:
     return parse_datetime(stamp) or datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -83,14 +79,8 @@ class Exporter(EngineArea):
     """Render and write the actor's view of the store as a Codex memories folder."""
 
     def plan_export(self) -> ExportPlan:
-        """Render the actor's view of the store in Codex's folder format (nothing written).
-
-        One task group per readable project: its active memories with a source thread
-        (``auto`` or ``import``) are tasks with a thread each (``raw_memories.md`` and one
-        rollout summary file); its other active memories are bullets (preferences, reusable
-        knowledge). The actor's user-level memories fill ``memory_summary.md`` (preferences,
-        general tips); notes (``source = note``, or imported notes) become ad-hoc notes.
-        """
+        """Render the actor's view of the store in Codex's folder format (nothing written;
+        see the module doc)."""
         builder = _ExportBuilder()
         with self._store.snapshot():
             profile = self._engine.identity.profile()
@@ -104,23 +94,17 @@ class Exporter(EngineArea):
         builder.add_user(profile, user_memories)
         return builder.plan()
 
-    def export_store(self, target: str | os.PathLike[str], *,
-                     home_layout: bool = False, folder: str = MEMORIES_DIR) -> Path:
-        """Write the export into ``target``, a new (or empty) folder; returns it.
-
-        ``target`` becomes the memories folder (``memory_summary.md`` at its top); with
-        ``home_layout`` it becomes a Codex home (``target/memories/...``) that ``read_codex_home``
-        and ``memtui codex show --codex-home`` open directly; ``folder`` names its memories
-        folder there (``memories``, or ``memories_v2`` for Codex 0.169). An existing
-        non-empty folder (a Codex memory folder above all) is refused and nothing is written.
-        """
-        return self.write_plan(self.plan_export(), target, home_layout=home_layout,
-                               folder=folder)
-
     @staticmethod
     def write_plan(plan: ExportPlan, target: str | os.PathLike[str], *,
                    home_layout: bool = False, folder: str = MEMORIES_DIR) -> Path:
-        """Write a rendered export into a new folder (see ``export_store``)."""
+        """Write a rendered export into ``target``, a new (or empty) folder; returns it.
+
+        ``target`` becomes the memories folder (``memory_summary.md`` at its top); with
+        ``home_layout`` it becomes a Codex home (``target/<folder>/...``) that
+        ``read_codex_home`` opens directly; ``folder`` names its memories folder there
+        (``memories``, or ``memories_v2`` for Codex 0.169). An existing non-empty folder (a
+        Codex memory folder above all) is refused and nothing is written.
+        """
         if folder not in EXPORT_FOLDERS:
             raise CodexInputError(f"{folder!r}: not a Codex memories folder (one of "
                                   f"{', '.join(EXPORT_FOLDERS)})")
@@ -186,7 +170,7 @@ class _ExportBuilder:
         thread_id = _exportable_thread_id(memory)
         if thread_id is None:
             return None
-        title = _title(memory.content)
+        title = first_line(memory.content) or "memory"
         thread = ExportThread(
             thread_id=thread_id, updated_at=_moment(memory.updated_at), cwd=cwd,
             rollout_path=EXPORT_ROLLOUT_PATH.format(memory_id=memory.id),
@@ -215,7 +199,7 @@ class _ExportBuilder:
             self.memories += 1
             thread = self._thread(memory, cwd, name)
             if thread is not None:
-                title = _title(memory.content)
+                title = first_line(memory.content) or "memory"
                 tasks.append(ExportTask(title, (memory.kind, memory.source), (thread,)))
                 self.topics.append(SummaryTopic(cwd, memory.created_at[:10], title,
                                                (memory.kind, memory.source)))
@@ -236,7 +220,7 @@ class _ExportBuilder:
             return original
         moment = _moment(memory.created_at)
         slug = note_slug(memory.content, DEFAULT_NOTE_SLUG_CHARS)
-        for name in _note_names(moment, slug):
+        for name in note_names(moment, slug, MAX_NOTE_NAME_ATTEMPTS):
             if name not in self.notes:
                 return name
         raise Conflict(f"no free note name for memory {memory.id}")
@@ -271,11 +255,3 @@ class _ExportBuilder:
         return ExportPlan(files=files, groups=len(self.groups), threads=len(self.threads),
                           notes=len(self.notes), memories=self.memories,
                           left_out=tuple(self.left_out))
-
-
-def _note_names(moment: datetime, slug: str) -> Iterator[str]:
-    yield note_file_name(moment, slug)
-    for attempt in range(2, MAX_NOTE_NAME_ATTEMPTS + 1):
-        name = f"{slug[:DEFAULT_NOTE_SLUG_CHARS]}-{attempt}"
-        yield note_file_name(moment, name)
-

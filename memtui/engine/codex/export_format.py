@@ -14,21 +14,17 @@ from datetime import datetime
 
 from memtui.engine.codex.models import SummaryTopic
 from memtui.engine.codex.naming import rollout_summary_file_stem
-from memtui.engine.codex.parse_memory_md import (
+from memtui.engine.codex.parsers import (
     FAILURES_HEADING,
-    KNOWLEDGE_HEADING,
-    PREFERENCES_HEADING,
-    TASK_GROUP_PREFIX,
-)
-from memtui.engine.codex.parse_raw_memories import (
     FRONT_MATTER_FENCE,
-    NO_RAW_MEMORIES,
-    RAW_MEMORIES_TITLE,
-)
-from memtui.engine.codex.parse_summary import (
     GENERAL_TIPS,
+    KNOWLEDGE_HEADING,
+    NO_RAW_MEMORIES,
     OLDER_TOPICS,
+    PREFERENCES_HEADING,
+    RAW_MEMORIES_TITLE,
     SUMMARY_VERSION_LINE,
+    TASK_GROUP_PREFIX,
     USER_PREFERENCES,
     USER_PROFILE,
     WHATS_IN_MEMORY,

@@ -15,12 +15,11 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
 from memtui.engine.codex.errors import CodexError
+from memtui.engine.safe_files import write_new_file
 from memtui.errors import UnsafePath
 
 EXPORT_DIR_MODE = 0o700
 EXPORT_FILE_MODE = 0o600
-_CREATE_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-                 | getattr(os, "O_CLOEXEC", 0))
 
 
 def _relative(name: str) -> PurePosixPath:
@@ -51,14 +50,6 @@ def _check_target(target: Path) -> None:
         raise (UnsafePath if target.is_symlink() else CodexError)(refusal)
 
 
-def _write_file(path: Path, text: str) -> None:
-    fd = os.open(path, _CREATE_FLAGS, EXPORT_FILE_MODE)
-    with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-
-
 def write_export(target: str | os.PathLike[str], files: Mapping[str, str]) -> Path:
     """Write ``files`` (relative path -> text) as a new folder ``target``; return it."""
     final = Path(target).absolute()
@@ -70,7 +61,7 @@ def write_export(target: str | os.PathLike[str], files: Mapping[str, str]) -> Pa
             relative = _relative(name)
             path = staging.joinpath(*relative.parts)
             path.parent.mkdir(mode=EXPORT_DIR_MODE, parents=True, exist_ok=True)
-            _write_file(path, text)
+            write_new_file(path, text.encode("utf-8"), EXPORT_FILE_MODE)
         _check_target(final)
         os.rename(staging, final)
     except OSError as error:

@@ -16,7 +16,6 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from memtui.engine import permissions as perm
 from memtui.engine.codex.browse import database_problem
@@ -43,11 +42,7 @@ from memtui.engine.codex.import_report import (
 )
 from memtui.engine.codex.models import CodexHome
 from memtui.engine.codex.naming import NOTE_NAME_RE
-from memtui.engine.codex.parse_raw_memories import (
-    FRONT_MATTER_FENCE,
-    MAX_FRONT_MATTER_LINES,
-    parse_front_matter,
-)
+from memtui.engine.codex.parsers import first_line, parse_front_matter, strip_front_matter
 from memtui.engine.codex.paths import NOTES_DIR_PARTS
 from memtui.engine.codex.project_picker import ProjectPicker, usable_cwd
 from memtui.engine.codex.reader import read_codex_home
@@ -64,17 +59,6 @@ _PREFERENCE_RE = re.compile(
 """A first line that clearly states a preference ("prefers uv", "I like ...")."""
 PREFERENCE_SLUG_PREFIX = "prefer"
 """A note whose file-name slug starts so is a preference too (``...-prefer-uv-over-pip.md``)."""
-
-
-def strip_front_matter(body: str) -> str:
-    """A raw memory without its leading ``---`` front matter block (if it has one)."""
-    lines = body.lstrip("\n").splitlines()
-    if not lines or lines[0].strip() != FRONT_MATTER_FENCE:
-        return body.strip()
-    for index, line in enumerate(lines[1:MAX_FRONT_MATTER_LINES], start=1):
-        if line.strip() == FRONT_MATTER_FENCE:
-            return "\n".join(lines[index + 1:]).strip()
-    return body.strip()
 
 
 def thread_memory_text(thread_id: str, raw_memory: str, rollout_summary: str) -> str:
@@ -96,8 +80,7 @@ def note_kind(file_name: str, text: str) -> str:
     match = NOTE_NAME_RE.match(file_name)
     if match and match.group(2).startswith(PREFERENCE_SLUG_PREFIX):
         return "preference"
-    first = next((line for line in text.splitlines() if line.strip()), "")
-    return "preference" if _PREFERENCE_RE.match(first) else "fact"
+    return "preference" if _PREFERENCE_RE.match(first_line(text)) else "fact"
 
 
 @dataclass
@@ -137,25 +120,17 @@ class MemoryImporter(Importer):
     """Stage-1 outputs and ad-hoc notes of a Codex home become memtui memories, as the
     engine's user and through the engine's rules (permissions, redaction, validation)."""
 
-    # ---- memories ---------------------------------------------------------------------------
-
     def import_memories(self, home: str | os.PathLike[str], *,
-                        sqlite_home: str | os.PathLike[str] | None = None,
-                        db_busy_timeout_s: float | None = None,
-                        codex: CodexHome | None = None) -> ImportReport:
+                        db_busy_timeout_s: float | None = None) -> ImportReport:
         """Stage-1 outputs and ad-hoc notes of a home become memories (see the module doc).
 
-        ``codex`` is an already read home (else it is read now, waiting at most
-        ``db_busy_timeout_s`` for a database locked by a running Codex). When
-        ``memories_1.sqlite`` exists but cannot be read (locked, corrupt), no thread is
-        imported (the report's ``database_error`` says why; the markdown files may hold
-        threads Codex has since dropped); notes are imported all the same.
+        The home is read waiting at most ``db_busy_timeout_s`` for a database locked by a
+        running Codex. When ``memories_1.sqlite`` exists but cannot be read (locked,
+        corrupt), no thread is imported (the report's ``database_error`` says why; the
+        markdown files may hold threads Codex has since dropped); notes are imported all the
+        same.
         """
-        if codex is None:
-            options: dict[str, Any] = {"sqlite_home": sqlite_home}
-            if db_busy_timeout_s is not None:
-                options["db_busy_timeout_s"] = db_busy_timeout_s
-            codex = read_codex_home(home, **options)
+        codex = read_codex_home(home, db_busy_timeout_s=db_busy_timeout_s)
         run = ImportRun(problems=list(codex.problems))
         picker = ProjectPicker(self._engine)
         db_error = database_problem(codex)
@@ -246,6 +221,3 @@ class MemoryImporter(Importer):
                               path=path)
         return self._write_memory(KIND_NOTE, ref, text, note_kind(file_name, text), None, path,
                                   None)
-
-    # ---- export -----------------------------------------------------------------------------
-

@@ -72,10 +72,10 @@ class _Run(ImportRun):
     unchanged: int = 0
 
 
-def _thread_modes(home: Path) -> dict[str, tuple[str | None, str | None]]:
-    """(memory_mode, source) per thread from ``state_5.sqlite``; {} without one."""
+def _thread_modes(home: Path) -> dict[str, str | None]:
+    """``memory_mode`` per thread from ``state_5.sqlite``; {} without one."""
     read = read_codex_dbs(codex_sqlite_home(home), busy_timeout_s=THREAD_DB_WAIT_S)
-    return {row.thread_id: (row.memory_mode, row.source) for row in read.threads}
+    return {row.thread_id: row.memory_mode for row in read.threads}
 
 
 class RolloutImporter(Importer):
@@ -91,7 +91,7 @@ class RolloutImporter(Importer):
         config, config_problems = read_codex_config(home_path)
         run.problems.extend(config_problems)
         servers = config.mcp_servers if config else ()
-        modes: dict[str, tuple[str | None, str | None]] | None = None
+        modes: dict[str, str | None] | None = None
         picker = ProjectPicker(self._engine)
         for path in files:
             try:
@@ -121,9 +121,8 @@ class RolloutImporter(Importer):
         return report
 
     def _read_one(self, path: Path, info: os.stat_result, row: RolloutFileRow | None,
-                  home: Path, servers: Iterable[str],
-                  modes: dict[str, tuple[str | None, str | None]], picker: ProjectPicker,
-                  run: _Run) -> None:
+                  home: Path, servers: Iterable[str], modes: dict[str, str | None],
+                  picker: ProjectPicker, run: _Run) -> None:
         resume = (row is not None and info.st_size > row.size and not is_compressed(path)
                   and row.outcome in RETRY_REASONS)
         state: dict[str, Any] | None = json.loads(row.state) if resume and row else None
@@ -153,8 +152,7 @@ class RolloutImporter(Importer):
         run.rows.clear()
 
     @staticmethod
-    def _gaps(task: RolloutTask, modes: dict[str, tuple[str | None, str | None]]
-              ) -> ImportItem | None:
+    def _gaps(task: RolloutTask, modes: dict[str, str | None]) -> ImportItem | None:
         ref, path = task.thread_id or Path(task.file).name, task.file
 
         def skip(reason: str, detail: str) -> ImportItem:
@@ -162,11 +160,10 @@ class RolloutImporter(Importer):
 
         if not task.thread_id:
             return skip(REASON_NO_THREAD, "no session id in the rollout or its file name")
-        mode, _source = modes.get(task.thread_id, (None, None))
         if not task.interactive:
             return skip(REASON_NOT_INTERACTIVE, f"source {task.source}: Codex mines only "
                                                 "interactive sessions")
-        mode = mode or task.memory_mode
+        mode = modes.get(task.thread_id) or task.memory_mode
         if mode is not None and mode != MEMORY_MODE_ENABLED:
             return skip(REASON_MEMORY_MODE, f"memory_mode = {mode}: memories are off for "
                                             "this session")
@@ -174,8 +171,7 @@ class RolloutImporter(Importer):
                        "rollout")
         return skip(*gap) if gap is not None else None
 
-    def _import_rollout(self, task: RolloutTask,
-                        modes: dict[str, tuple[str | None, str | None]],
+    def _import_rollout(self, task: RolloutTask, modes: dict[str, str | None],
                         picker: ProjectPicker) -> ImportItem:
         gap = self._gaps(task, modes)
         if gap is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from datetime import UTC, datetime
 
 from memtui.engine.codex.timefmt import as_utc, file_timestamp, parse_file_timestamp
@@ -60,6 +61,13 @@ def note_file_name(moment: datetime, slug: str) -> str:
     if not is_valid_note_name(name):
         raise ValueError(f"not a valid Codex note name: {name!r}")
     return name
+
+
+def note_names(moment: datetime, slug: str, attempts: int) -> Iterator[str]:
+    """Note names for ``slug`` at ``moment``: the plain one, then ``-2`` .. ``-<attempts>``."""
+    yield note_file_name(moment, slug)
+    for attempt in range(2, attempts + 1):
+        yield note_file_name(moment, f"{slug}-{attempt}")
 
 
 def rollout_uuid_from_name(name: str) -> str | None:

@@ -19,12 +19,7 @@ from pathlib import Path
 
 from memtui.engine.codex.config import codex_sqlite_home
 from memtui.engine.codex.errors import CodexError, CodexInputError, CodexWriteRefused
-from memtui.engine.codex.naming import (
-    DEFAULT_NOTE_SLUG_CHARS,
-    is_valid_note_name,
-    note_file_name,
-    note_slug,
-)
+from memtui.engine.codex.naming import DEFAULT_NOTE_SLUG_CHARS, note_names, note_slug
 from memtui.engine.codex.paths import NOTES_DIR_PARTS, memories_dir_name
 from memtui.engine.codex.timefmt import as_utc
 from memtui.engine.redaction import redact
@@ -109,21 +104,6 @@ def _open_notes_dir(home: Path, parts: tuple[str, ...] = NOTES_DIR_PARTS) -> Ite
         os.close(fd)
 
 
-def _write_temp(dir_fd: int, data: bytes, where: Path) -> str:
-    name = f"{TEMP_PREFIX}{secrets.token_hex(8)}"
-    try:
-        write_new_file(name, data, NOTE_FILE_MODE, dir_fd)
-    except OSError as error:
-        raise _os_error("write a note", where, error) from None
-    return name
-
-
-def _candidate_names(moment: datetime, slug: str) -> Iterator[str]:
-    yield note_file_name(moment, slug)
-    for attempt in range(2, MAX_NAME_ATTEMPTS + 1):
-        yield note_file_name(moment, f"{slug}-{attempt}")
-
-
 def write_note(home: str | os.PathLike[str], text: str, now: datetime | None = None) -> Path:
     """Create a new ad-hoc note in a Codex home and return its path.
 
@@ -141,16 +121,14 @@ def write_note(home: str | os.PathLike[str], text: str, now: datetime | None = N
     parts = notes_dir_parts(home_path)
     folder = home_path.joinpath(*parts)
     with _open_notes_dir(home_path, parts) as dir_fd:
-        temp = _write_temp(dir_fd, data, folder)
+        temp = f"{TEMP_PREFIX}{secrets.token_hex(8)}"
         try:
-            for name in _candidate_names(moment, slug):
-                if not is_valid_note_name(name):
-                    continue
-                try:
-                    if publish_new_file(temp, name, data, NOTE_FILE_MODE, dir_fd):
-                        return folder / name
-                except OSError as error:
-                    raise _os_error("write a note", folder, error) from None
+            write_new_file(temp, data, NOTE_FILE_MODE, dir_fd)
+            for name in note_names(moment, slug, MAX_NAME_ATTEMPTS):
+                if publish_new_file(temp, name, data, NOTE_FILE_MODE, dir_fd):
+                    return folder / name
+        except OSError as error:
+            raise _os_error("write a note", folder, error) from None
         finally:
             with contextlib.suppress(OSError):
                 os.unlink(temp, dir_fd=dir_fd)

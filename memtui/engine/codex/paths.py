@@ -120,13 +120,3 @@ def rollout_summaries_dir(home: Path, folder: Path | None = None) -> Path:
 def codex_db_path(sqlite_home: Path) -> Path:
     """``<sqlite home>/memories_1.sqlite``."""
     return sqlite_home / CODEX_DB_FILE_NAME
-
-
-def sessions_dir(home: Path) -> Path:
-    """``<home>/sessions``."""
-    return home / SESSIONS_DIR
-
-
-def archived_sessions_dir(home: Path) -> Path:
-    """``<home>/archived_sessions``."""
-    return home / ARCHIVED_SESSIONS_DIR

@@ -55,14 +55,6 @@ class ProjectPicker:
         """``cwd`` -> the read-only project that holds it (nothing is written there)."""
         self._fresh: str | None = None
 
-    def _owner_of(self, cwd: str) -> tuple[str | None, bool]:
-        """(the project whose root holds ``cwd``, whether the actor may write it)."""
-        identity = self._engine.identity
-        project = identity.project_for_path(cwd)
-        if project is None:
-            return None, False
-        return project.id, identity.can_write(project.id)
-
     def _free_id(self, base: str) -> str:
         store = self._engine.store
         for attempt in range(1, MAX_UNIQUE_PROJECT_ATTEMPTS + 1):
@@ -79,13 +71,13 @@ class ProjectPicker:
         self._fresh = None
         if cwd in self._cache:
             return self._cache[cwd]
-        found, writable = self._owner_of(cwd)
-        if found is not None and not writable:
-            self.read_only[cwd] = found
+        found = self._engine.identity.project_for_path(cwd)
+        if found is not None and not self._engine.identity.can_write(found.id):
+            self.read_only[cwd] = found.id
             return None
         if found is not None:
-            self._cache[cwd] = found
-            return found
+            self._cache[cwd] = found.id
+            return found.id
         name = PurePosixPath(cwd).name
         project_id = self._free_id(project_id_from_folder(name))
         self._engine.identity.create_project(project_id, name[:MAX_PROJECT_NAME_CHARS] or None,

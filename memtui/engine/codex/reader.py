@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
-from memtui.engine.codex.config import CodexMemoryConfig, read_codex_config
+from memtui.engine.codex.config import read_codex_config
 from memtui.engine.codex.diagnosis import diagnose_jobs, layout_reasons
 from memtui.engine.codex.errors import CODEX_FILES, MAX_CODEX_FILE_BYTES, FileProblemError
 from memtui.engine.codex.layout import LAYOUT_WORDS, describe_layout
@@ -34,10 +34,13 @@ from memtui.engine.codex.models import (
     ThreadMeta,
 )
 from memtui.engine.codex.naming import is_valid_note_name, note_created_at
-from memtui.engine.codex.parse_memory_md import parse_memory_md
-from memtui.engine.codex.parse_raw_memories import parse_front_matter, parse_raw_memories
-from memtui.engine.codex.parse_rollout_summary import parse_rollout_summary
-from memtui.engine.codex.parse_summary import parse_memory_summary
+from memtui.engine.codex.parsers import (
+    parse_front_matter,
+    parse_memory_md,
+    parse_memory_summary,
+    parse_raw_memories,
+    parse_rollout_summary,
+)
 from memtui.engine.codex.paths import (
     AD_HOC_DIR_PARTS,
     INSTRUCTIONS_FILE,
@@ -96,7 +99,12 @@ class _Context:
 
 
 def _parsed(ctx: _Context, path: Path,
-            parse: Callable[[str, str], tuple[ParsedT, list[Problem]]]) -> ParsedT | None:
+            parse: Callable[[str, str], tuple[ParsedT, list[Problem]]], *,
+            optional: bool = False) -> ParsedT | None:
+    """A file parsed, its problems recorded; None when it cannot be read (or, ``optional``,
+    is absent)."""
+    if optional and not os.path.lexists(path):
+        return None
     text = ctx.read(path)
     if text is None:
         return None
@@ -111,18 +119,8 @@ def _rollout_summaries(ctx: _Context, folder: Path, *, required: bool = True
         if required:
             ctx.problem(folder, "folder not found")
         return []
-    found: list[RolloutSummary] = []
-    for path in ctx.entries(folder):
-        if not path.name.endswith(MARKDOWN_SUFFIX):
-            continue
-        text = ctx.read(path)
-        if text is None:
-            continue
-        summary, problems = parse_rollout_summary(text, str(path))
-        ctx.problems.extend(problems)
-        if summary is not None:
-            found.append(summary)
-    return found
+    return [summary for path in ctx.entries(folder) if path.name.endswith(MARKDOWN_SUFFIX)
+            and (summary := _parsed(ctx, path, parse_rollout_summary)) is not None]
 
 
 def _notes(ctx: _Context, folder: Path) -> list[Note]:
@@ -168,13 +166,6 @@ def _database(ctx: _Context, sqlite_home: Path, busy_timeout_s: float) -> CodexD
     return read
 
 
-def _config(ctx: _Context, home: Path) -> CodexMemoryConfig | None:
-    """Codex's memory settings, when ``config.toml`` is there (its problems recorded)."""
-    config, problems = read_codex_config(home)
-    ctx.problems.extend(problems)
-    return config
-
-
 UNKNOWN_CWD = "unknown"
 """What the model-written front matter says when it did not know the ``cwd``."""
 
@@ -197,23 +188,28 @@ def _stage1_cwd(row_memory: str, thread_id: str, raw: dict[str, RawMemory],
 def read_codex_home(home: str | os.PathLike[str], now: datetime | None = None, *,
                     sqlite_home: str | os.PathLike[str] | None = None,
                     max_file_bytes: int = MAX_CODEX_FILE_BYTES,
-                    db_busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEOUT_S) -> CodexHome:
+                    db_busy_timeout_s: float | None = None) -> CodexHome:
     """Read everything memtui shows of a Codex home; never raises for bad content.
 
     ``sqlite_home`` is where the databases live (default: ``sqlite_home`` of the home's
-    ``config.toml``, else ``$CODEX_SQLITE_HOME``, else the home). ``now`` sets the time at which job
-    leases and retries are judged (default: the current time).
+    ``config.toml``, else ``$CODEX_SQLITE_HOME``, else the home). ``now`` sets the time at
+    which job leases and retries are judged (default: the current time);
+    ``db_busy_timeout_s`` how long a locked database is waited for (default: the store's).
     """
     moment = as_utc(now) if now is not None else datetime.now(UTC)
     home_path = Path(home).absolute()
     ctx = _Context(home_path, real_root(home_path), max_file_bytes)
-    config = _config(ctx, home_path) if home_path.is_dir() else None
+    config = None
+    if home_path.is_dir():
+        config, problems = read_codex_config(home_path)
+        ctx.problems.extend(problems)
     db_home = (Path(sqlite_home).absolute() if sqlite_home is not None
                else resolve_codex_sqlite_home(
                    home_path, config_sqlite_home=config.sqlite_home if config else None))
     if db_home != home_path and not db_home.is_dir():
         ctx.problem(db_home, "Codex's database folder (sqlite_home) not found")
-    read = _database(ctx, db_home, db_busy_timeout_s)
+    read = _database(ctx, db_home, DEFAULT_READ_BUSY_TIMEOUT_S if db_busy_timeout_s is None
+                     else db_busy_timeout_s)
     memories = layout_memories_dir(home_path, read.layout)
     files = _memory_files(ctx, home_path, memories,
                           v2=read.layout.name == LAYOUT_MEMORIES_V2)
@@ -275,9 +271,11 @@ def _memory_files(ctx: _Context, home: Path, memories: Path, *, v2: bool) -> _Fi
     except FileProblemError as error:
         ctx.problem(memories, error.reason)
         return files
-    files.summary = _optional(ctx, memories / MEMORY_SUMMARY_FILE, parse_memory_summary, v2)
-    files.groups = _optional(ctx, memories / MEMORY_MD_FILE, parse_memory_md, v2) or []
-    files.raw = _optional(ctx, memories / RAW_MEMORIES_FILE, parse_raw_memories, v2) or []
+    files.summary = _parsed(ctx, memories / MEMORY_SUMMARY_FILE, parse_memory_summary,
+                            optional=v2)
+    files.groups = _parsed(ctx, memories / MEMORY_MD_FILE, parse_memory_md, optional=v2) or []
+    files.raw = _parsed(ctx, memories / RAW_MEMORIES_FILE, parse_raw_memories,
+                        optional=v2) or []
     files.summaries = _rollout_summaries(ctx, rollout_summaries_dir(home, memories),
                                          required=not v2)
     files.notes = _notes(ctx, notes_dir(home, memories))
@@ -286,10 +284,3 @@ def _memory_files(ctx: _Context, home: Path, memories: Path, *, v2: bool) -> _Fi
     files.skills = _skills(ctx, memories / SKILLS_DIR)
     return files
 
-
-def _optional(ctx: _Context, path: Path,
-              parse: Callable[[str, str], tuple[ParsedT, list[Problem]]], optional: bool
-              ) -> ParsedT | None:
-    if optional and not os.path.lexists(path):
-        return None
-    return _parsed(ctx, path, parse)

@@ -26,7 +26,7 @@ from typing import IO, Any
 from memtui.engine.codex.errors import CODEX_FILES, FileProblemError
 from memtui.engine.codex.models import Problem
 from memtui.engine.codex.naming import ROLLOUT_FILE_RE, rollout_uuid_from_name
-from memtui.engine.codex.paths import archived_sessions_dir, sessions_dir
+from memtui.engine.codex.paths import ARCHIVED_SESSIONS_DIR, SESSIONS_DIR
 from memtui.engine.codex.timefmt import format_utc, parse_datetime
 from memtui.engine.safe_files import json_lines, real_root
 from memtui.jsonable import JsonMixin
@@ -79,7 +79,6 @@ INTERACTIVE_SOURCES = frozenset({"cli", "vscode", "atlas", "chatgpt"})
 """The session sources Codex mines for memories (``INTERACTIVE_SESSION_SOURCES``); a
 ``session_meta`` without a source is ``vscode`` (Codex's default)."""
 DEFAULT_SOURCE = "vscode"
-MEMORY_MODE_ENABLED = "enabled"
 USER_TEXT_TYPES = frozenset({"input_text", "text"})
 ASSISTANT_TEXT_TYPES = frozenset({"output_text", "text"})
 WEB_SEARCH_TYPES = frozenset({"web_search_call"})
@@ -118,10 +117,6 @@ class RolloutTask(JsonMixin):
     used_mcp: bool
     used_web_search: bool
     mcp_tools: tuple[str, ...] = ()
-    model: str | None = None
-    git_branch: str | None = None
-    originator: str | None = None
-    cli_version: str | None = None
     problems: tuple[Problem, ...] = ()
     used_tool_search: bool = False
     source: str | None = None
@@ -194,8 +189,7 @@ def _new_state() -> dict[str, Any]:
     return {"thread_id": None, "cwd": None, "goal": None, "fallback_goal": None,
             "result": None, "meta_started": None, "first_time": None, "last_time": None,
             "used_mcp": False, "used_web_search": False, "used_tool_search": False,
-            "mcp_tools": [], "mcp_servers": [], "model": None, "git_branch": None,
-            "originator": None, "cli_version": None, "source": None, "memory_mode": None,
+            "mcp_tools": [], "mcp_servers": [], "source": None, "memory_mode": None,
             "seen_meta": False, "lines": 0, "problems": [], "dropped": 0}
 
 
@@ -237,6 +231,12 @@ class RolloutReader:
         if server and server not in state["mcp_servers"]:
             state["mcp_servers"].append(server)
 
+    def _mcp_call(self, call: Any) -> None:
+        """An MCP call given as ``{"server", "tool"}`` (an event's invocation, an item)."""
+        server = _str(call.get("server")) if isinstance(call, dict) else None
+        tool = _str(call.get("tool")) if isinstance(call, dict) else None
+        self._mcp(f"{MCP_PREFIX}{server}__{tool}" if server and tool else "", server)
+
     # ---- records --------------------------------------------------------------------------
 
     def _session_meta(self, payload: dict[str, Any]) -> None:
@@ -248,13 +248,8 @@ class RolloutReader:
         state["cwd"] = _str(payload.get("cwd")) or state["cwd"]
         started = parse_datetime(payload.get("timestamp"))
         state["meta_started"] = format_utc(started) if started else None
-        state["originator"] = _str(payload.get("originator"))
-        state["cli_version"] = _str(payload.get("cli_version"))
         state["source"] = _source_name(payload.get("source"))
         state["memory_mode"] = _str(payload.get("memory_mode"))
-        git = payload.get("git")
-        if isinstance(git, dict):
-            state["git_branch"] = _str(git.get("branch"))
 
     def _call(self, payload: dict[str, Any]) -> None:
         name = _str(payload.get("name")) or ""
@@ -298,29 +293,20 @@ class RolloutReader:
         elif kind == ITEM_AGENT:
             self._agent_text("\n".join(_texts(item.get("content"), frozenset({"Text", "text"}))))
         elif kind == ITEM_MCP:
-            server, tool = _str(item.get("server")), _str(item.get("tool"))
-            self._mcp(f"{MCP_PREFIX}{server}__{tool}" if server and tool else "", server)
+            self._mcp_call(item)
         elif kind == ITEM_WEB_SEARCH:
             self.state["used_web_search"] = True
         elif kind == ITEM_DYNAMIC_TOOL:
             self._call({"name": item.get("tool"), "namespace": item.get("namespace")})
 
     def _event_msg(self, kind: str | None, payload: dict[str, Any]) -> None:
-        if kind == "user_message":
-            message = payload.get("message")
-            if isinstance(message, str):
-                self._user_event(message)
-        elif kind == "agent_message":
-            message = payload.get("message")
-            if isinstance(message, str):
-                self._agent_text(message)
+        message = payload.get("message")
+        if kind == "user_message" and isinstance(message, str):
+            self._user_event(message)
+        elif kind == "agent_message" and isinstance(message, str):
+            self._agent_text(message)
         elif kind in MCP_EVENTS:
-            invocation = payload.get("invocation")
-            tool, server = "", None
-            if isinstance(invocation, dict):
-                server, name = _str(invocation.get("server")), _str(invocation.get("tool"))
-                tool = f"{MCP_PREFIX}{server}__{name}" if server and name else ""
-            self._mcp(tool, server)
+            self._mcp_call(payload.get("invocation"))
         elif kind in WEB_SEARCH_EVENTS:
             self.state["used_web_search"] = True
         elif kind == ITEM_COMPLETED:
@@ -329,9 +315,7 @@ class RolloutReader:
                 self._item(item)
 
     def _turn_context(self, payload: dict[str, Any]) -> None:
-        state = self.state
-        state["cwd"] = state["cwd"] or _str(payload.get("cwd"))
-        state["model"] = state["model"] or _str(payload.get("model"))
+        self.state["cwd"] = self.state["cwd"] or _str(payload.get("cwd"))
 
     # ---- lines --------------------------------------------------------------------------
 
@@ -362,7 +346,7 @@ class RolloutReader:
                 return state["goal"] is not None
             return name not in _DECODED_EVENTS
         if kind == b"turn_context":
-            return state["cwd"] is not None and state["model"] is not None
+            return state["cwd"] is not None
         return kind not in (b"session_meta",)
 
     def line(self, number: int, raw: bytes) -> None:
@@ -426,9 +410,7 @@ class RolloutReader:
             started_at=state["meta_started"] or (format_utc(first) if first else None),
             finished_at=format_utc(last) if last else None,
             used_mcp=state["used_mcp"], used_web_search=state["used_web_search"],
-            mcp_tools=tuple(state["mcp_tools"]), model=state["model"],
-            git_branch=state["git_branch"], originator=state["originator"],
-            cli_version=state["cli_version"], problems=tuple(problems),
+            mcp_tools=tuple(state["mcp_tools"]), problems=tuple(problems),
             used_tool_search=state["used_tool_search"], source=state["source"],
             memory_mode=state["memory_mode"])
 
@@ -533,8 +515,8 @@ def scan_rollout_files(home: Path, max_files: int = MAX_ROLLOUT_FILES
     root = real_root(home_path)
     problems: list[Problem] = []
     files: list[Path] = []
-    for folder, depth, anywhere in ((sessions_dir(home_path), SESSIONS_DEPTH, False),
-                                    (archived_sessions_dir(home_path), ARCHIVED_MAX_DEPTH,
+    for folder, depth, anywhere in ((home_path / SESSIONS_DIR, SESSIONS_DEPTH, False),
+                                    (home_path / ARCHIVED_SESSIONS_DIR, ARCHIVED_MAX_DEPTH,
                                      True)):
         if not folder.is_dir():
             continue

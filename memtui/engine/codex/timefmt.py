@@ -21,9 +21,7 @@ MAX_UNIX_SECONDS = int(MAX_TIME.timestamp())
 
 def as_utc(moment: datetime) -> datetime:
     """An aware UTC datetime (a naive one is taken as UTC)."""
-    if moment.tzinfo is None:
-        return moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
 def format_utc(moment: datetime) -> str:
@@ -47,24 +45,16 @@ def normalize_time(text: str | None) -> str | None:
     return format_utc(moment) if moment else None
 
 
-def unix_to_datetime(seconds: int | None) -> datetime | None:
-    """Unix seconds to aware UTC, or None when absent or out of range."""
-    if seconds is None or seconds < MIN_UNIX_SECONDS or seconds > MAX_UNIX_SECONDS:
-        return None
-    return datetime.fromtimestamp(seconds, UTC)
-
-
 def unix_to_iso(seconds: int | None) -> str | None:
     """Unix seconds in memtui's stored form, or None when absent or out of range."""
-    moment = unix_to_datetime(seconds)
-    return format_utc(moment) if moment else None
+    if seconds is None or seconds < MIN_UNIX_SECONDS or seconds > MAX_UNIX_SECONDS:
+        return None
+    return format_utc(datetime.fromtimestamp(seconds, UTC))
 
 
 def to_rfc3339(moment: datetime) -> str:
     """RFC 3339 as Codex writes it in markdown headers: ``2026-10-06T11:23:22+00:00``."""
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).replace(microsecond=0).isoformat()
+    return as_utc(moment).replace(microsecond=0).isoformat()
 
 
 def parse_file_timestamp(text: str) -> datetime | None:
@@ -78,6 +68,4 @@ def parse_file_timestamp(text: str) -> datetime | None:
 
 def file_timestamp(moment: datetime) -> str:
     """A ``YYYY-MM-DDTHH-MM-SS`` file-name timestamp of ``moment`` in UTC."""
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime(FILE_TIMESTAMP_FORMAT)
+    return as_utc(moment).strftime(FILE_TIMESTAMP_FORMAT)

@@ -142,15 +142,9 @@ def _tool_flag(
     text: str, tool: re.Match[bytes], flag_at: int, spans: list[tuple[int, int, str]]
 ) -> None:
     """Judge the flag at ``flag_at`` given the tool it belongs to."""
-    if tool.group("login"):
-        m = _SEPARATE.match(text, flag_at)
-        if m:
-            _add(spans, m)  # docker login -p X / -pX / --password X
-    elif tool.group("mysql"):
+    if tool.group("mysql"):
         m = _GLUED.match(text, flag_at)
-        if m:
-            _add(spans, m)
-    elif tool.group("sshpass"):
+    else:  # docker login -p X / -pX / --password X, sshpass -p X
         m = _SEPARATE.match(text, flag_at)
-        if m:
-            _add(spans, m)
+    if m:
+        _add(spans, m)

@@ -20,20 +20,11 @@ import string
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from . import structured
 from .commands import find_command_passwords
 from .entropy import PLACEHOLDER
 from .keywords import find_keyword_secrets, find_provider_name_secrets
 from .rules import MIN_RUN, match_run
-from .structured import (
-    find_aws_secret_near,
-    find_curl_credentials,
-    find_fly_tokens,
-    find_k8s_secret_data,
-    find_pem_blocks,
-    find_sas_signatures,
-    find_url_passwords,
-    find_webhooks,
-)
 from .tables import find_table_secrets
 
 #: Redaction passes run until the output is stable (idempotence); this bounds them.
@@ -92,28 +83,28 @@ def _detect(text: str) -> list[tuple[int, int, str]]:
 
     aws = [s for s in spans if s[2] == "aws-access-key"]
     if aws:
-        spans.extend(find_aws_secret_near(text, aws))
+        spans.extend(structured.find_aws_secret_near(text, aws))
 
     spans.extend(find_keyword_secrets(text, lower, tb))
     spans.extend(find_provider_name_secrets(text, lower, tb))
 
     if b"-----begin" in lower:
-        spans.extend(find_pem_blocks(text))
+        spans.extend(structured.find_pem_blocks(text))
     if b"://" in lower and b"@" in lower:
-        spans.extend(find_url_passwords(text))
+        spans.extend(structured.find_url_passwords(text))
     if b"sig=" in lower:
-        spans.extend(find_sas_signatures(text))
+        spans.extend(structured.find_sas_signatures(text))
     if b"|" in lower:
         spans.extend(find_table_secrets(text))
     if b"flyv1" in lower:
-        spans.extend(find_fly_tokens(text))
+        spans.extend(structured.find_fly_tokens(text))
     if b"curl" in lower:
-        spans.extend(find_curl_credentials(text, lower))
+        spans.extend(structured.find_curl_credentials(text, lower))
     spans.extend(find_command_passwords(text, lower))  # starts from each "-p"
     if b"kind:" in lower and b"secret" in lower:
-        spans.extend(find_k8s_secret_data(text))
+        spans.extend(structured.find_k8s_secret_data(text))
     if b"hook" in lower or b"softlayer" in lower:
-        spans.extend(find_webhooks(text, lower))
+        spans.extend(structured.find_webhooks(text, lower))
     return spans
 
 

@@ -85,32 +85,13 @@ PROSE_WORDS = frozenset(
 )
 
 # Substrings that mark a template or an instruction rather than a literal secret.
-PLACEHOLDER_MARKERS = (
-    "your_",
-    "your-",
-    "yourapi",
-    "your api",
-    "<your",
-    "insert",
-    "_here",
-    "-here",
-    "here>",
-    "replace_",
-    "replace-",
-    "replaceme",
-    "changeme",
-    "change_me",
-    "placeholder",
-    "example",
-    "dummy",
-    "fake",
-    "sample",
-    "redacted",
-    "not_real",
-    "notreal",
-    "put_your",
-    "enter_your",
-)
+PLACEHOLDER_MARKERS = tuple(
+    """
+    your_ your- yourapi <your insert _here -here here> replace_ replace- replaceme changeme
+    change_me placeholder example dummy fake sample redacted not_real notreal put_your
+    enter_your
+    """.split()
+) + ("your api",)
 
 _MASK_RUN = re.compile(r"(?i)x{4,}|\*{3,}|#{4,}|•{3,}|\.{3,}|_{6,}")
 _TEMPLATE = re.compile(
@@ -160,13 +141,6 @@ def shannon_entropy(value: str) -> float:
     return -sum((c / n) * math.log2(c / n) for c in counts)
 
 
-def entropy_threshold(length: int, cap: float = RANDOM_ENTROPY_MIN) -> float:
-    """Minimum entropy expected of a random string of ``length`` characters."""
-    if length <= 1:
-        return 0.0
-    return min(cap, RANDOM_ENTROPY_PER_LOG2_LEN * math.log2(length))
-
-
 def is_sequential(value: str) -> bool:
     """True for alphabet listings such as ``abcdef...xyz0123456789`` (not for ``abcd1234``).
 
@@ -176,21 +150,14 @@ def is_sequential(value: str) -> bool:
     if len(value) < 6:
         return False
     low = value.lower()
-    covered = 0
-    longest = 1
-    run = 1
+    runs = [1]
     for a, b in zip(low, low[1:], strict=False):
         if ord(b) - ord(a) == 1:
-            run += 1
+            runs[-1] += 1
         else:
-            if run >= SEQUENTIAL_MIN_RUN:
-                covered += run
-            longest = max(longest, run)
-            run = 1
-    if run >= SEQUENTIAL_MIN_RUN:
-        covered += run
-    longest = max(longest, run)
-    return longest >= SEQUENTIAL_LONG_RUN and covered >= SEQUENTIAL_MAX_FRACTION * len(value)
+            runs.append(1)
+    covered = sum(run for run in runs if run >= SEQUENTIAL_MIN_RUN)
+    return max(runs) >= SEQUENTIAL_LONG_RUN and covered >= SEQUENTIAL_MAX_FRACTION * len(value)
 
 
 def is_masked(value: str) -> bool:
@@ -247,11 +214,6 @@ def is_uuid(value: str) -> bool:
     return _UUID.fullmatch(value) is not None
 
 
-def is_hex(value: str) -> bool:
-    """True when ``value`` is made of hex digits only."""
-    return _HEX.fullmatch(value) is not None
-
-
 def looks_like_path(value: str) -> bool:
     """True for file paths and URLs, which are addresses rather than secrets."""
     if "://" in value:
@@ -282,17 +244,14 @@ def looks_like_code_reference(value: str) -> bool:
     return not looks_random(value)
 
 
+def _switches(kinds: list[bool]) -> int:
+    """Number of changes between neighbours of ``kinds``."""
+    return sum(a != b for a, b in zip(kinds, kinds[1:], strict=False))
+
+
 def digit_letter_transitions(value: str) -> int:
     """Number of switches between digits and letters (``a1b2`` has 3)."""
-    prev = None
-    count = 0
-    for ch in value:
-        kind = 1 if ch.isdigit() else 2 if ch.isalpha() else 0
-        if kind and prev and kind != prev:
-            count += 1
-        if kind:
-            prev = kind
-    return count
+    return _switches([c.isdigit() for c in value if c.isdigit() or c.isalpha()])
 
 
 def looks_random(value: str, strict: bool = False) -> bool:
@@ -309,7 +268,7 @@ def looks_random(value: str, strict: bool = False) -> bool:
         return False
     ent = shannon_entropy(value)
     cap = WEAK_ENTROPY_MIN if strict else RANDOM_ENTROPY_MIN
-    if is_hex(value):
+    if _HEX.fullmatch(value):
         cap = min(cap, HEX_ENTROPY_CAP)
     elif _VERSIONED.search(value) or is_wordlike(value):
         return False
@@ -317,7 +276,7 @@ def looks_random(value: str, strict: bool = False) -> bool:
     has_alpha = any(c.isalpha() for c in value)
     if value.isdigit():
         return n >= DIGITS_MIN_LEN and ent >= min(cap, 2.5)
-    if ent < entropy_threshold(n, cap):
+    if ent < min(cap, RANDOM_ENTROPY_PER_LOG2_LEN * math.log2(n)):  # n >= TOKEN_MIN_LEN
         return False
     if has_digit and has_alpha:
         # "utf8", "sha256", "v1beta2" have one or two switches; keys have many.
@@ -334,7 +293,7 @@ def looks_random(value: str, strict: bool = False) -> bool:
         return (
             n >= LETTERS_ONLY_MIN_LEN
             and MIXED_CASE_MIN_UPPER_RATIO <= ratio <= 1 - MIXED_CASE_MIN_UPPER_RATIO / 2
-            and _case_switches(value) >= n / 4
+            and _switches([c.isupper() for c in letters]) >= n / 4
         )
     return False
 
@@ -377,19 +336,6 @@ def _pronounceable(piece: str) -> bool:
 
 _SEPARATED_WORDS = re.compile(r"[a-z]+(?:[-_.][a-z]+)+")
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
-
-
-def _case_switches(value: str) -> int:
-    """Number of lower/upper switches between adjacent letters."""
-    count = 0
-    prev = None
-    for ch in value:
-        if ch.isalpha():
-            cur = ch.isupper()
-            if prev is not None and cur != prev:
-                count += 1
-            prev = cur
-    return count
 
 
 def is_prose(value: str) -> bool:

@@ -390,13 +390,8 @@ def _keyword_hits(lower: bytes) -> list[re.Match[bytes]]:
     for kw in _KEYWORDS:
         if kw in lower:
             hits.extend(keyword_re(kw).finditer(lower))
-    if len(hits) > 1:
-        hits.sort(key=_match_start)
+    hits.sort(key=lambda m: m.start())
     return hits
-
-
-def _match_start(m: re.Match[bytes]) -> int:
-    return m.start()
 
 
 #: Names that take a value after ``to`` in prose ("changed the password to X").
@@ -409,10 +404,9 @@ def find_keyword_secrets(text: str, lower: bytes, tb: bytes) -> list[tuple[int, 
     """All keyword-assignment secrets in ``text`` (``lower``/``tb``: its byte views)."""
     ctx = _Ctx(text, tb)
     spans = ctx.spans
-    if b"bearer" in lower:
-        i = lower.find(b"bearer")
-        while i != -1:
-            i = lower.find(b"bearer", _handle_bearer(ctx, i))
+    i = lower.find(b"bearer")
+    while i != -1:
+        i = lower.find(b"bearer", _handle_bearer(ctx, i))
     resume = 0
     rfind = tb.rfind
     for m in _keyword_hits(lower):
@@ -444,21 +438,16 @@ def find_keyword_secrets(text: str, lower: bytes, tb: bytes) -> list[tuple[int, 
                 resume = am.end()
             continue
         op = m.group("op")
-        if op is None:
-            if kind in (WEAK, QUALIFIED_KEY):
-                continue  # ``key "x"`` is too weak without an operator
-            pos = m.end()
-        elif op == b",":
-            if m.group("kq") is None:
-                resume = ne
-                continue
-            pos = m.end()
-        elif op == b">":
+        if op is None and kind in (WEAK, QUALIFIED_KEY):
+            continue  # ``key "x"`` is too weak without an operator
+        if op == b"," and m.group("kq") is None:
+            resume = ne
+            continue
+        if op == b">":
             resume = max(resume, _xml_element(ctx, kind, ks, m.end()))
             continue
-        else:
-            pos = m.end()
-        resume = max(resume, _assigned_value(ctx, kind, name, pos, ne, next_line=op in _LINE_END_OPS))
+        resume = max(resume, _assigned_value(ctx, kind, name, m.end(), ne,
+                                             next_line=op in _LINE_END_OPS))
     if b"==" in lower or b"!=" in lower:
         _reverse_compare(ctx, lower)
     if b"-" in lower:

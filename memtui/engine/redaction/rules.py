@@ -41,37 +41,34 @@ class TokenRule:
     """One provider format.
 
     ``pattern`` is matched (``re.match``) at the start of a run that begins with one of
-    ``prefixes``; the secret is ``group`` of the match. The body used for the entropy check
-    is the secret minus its first ``len(prefix)`` characters. The pattern is compiled the
-    first time a run starts with a prefix (a text meets few of them).
+    ``prefixes``; the match is the secret. The body used for the entropy check is the secret
+    minus its first ``len(prefix)`` characters. The pattern is compiled the first time a run
+    starts with a prefix (a text meets few of them).
     """
 
     kind: str
     prefixes: tuple[str, ...]
     pattern: str
     min_entropy: float = 2.5
-    group: int = 0
     validator: Callable[[str], bool] | None = field(default=None, compare=False)
-    flags: int = 0
 
     @cached_property
     def regex(self) -> re.Pattern[str]:
         """``pattern`` compiled."""
-        return re.compile(self.pattern, self.flags)
+        return re.compile(self.pattern)
 
     def check(self, text: str, pos: int, prefix: str) -> tuple[int, int] | None:
         """Return the secret's span when the rule matches at ``pos``."""
         m = self.regex.match(text, pos)
         if not m:
             return None
-        start, end = m.span(self.group)
-        value = text[start:end]
+        value = m.group()
         body = value[len(prefix) :] if value.startswith(prefix) else value
         if not provider_token_ok(body, self.min_entropy):
             return None
         if self.validator is not None and not self.validator(value):
             return None
-        return start, end
+        return m.span()
 
 
 def _rule(
@@ -79,13 +76,11 @@ def _rule(
     prefixes: str | tuple[str, ...],
     pattern: str,
     min_entropy: float = 2.5,
-    flags: int = 0,
-    group: int = 0,
     validator: Callable[[str], bool] | None = None,
 ) -> TokenRule:
     if isinstance(prefixes, str):
         prefixes = (prefixes,)
-    return TokenRule(kind, prefixes, pattern, min_entropy, group, validator, flags)
+    return TokenRule(kind, prefixes, pattern, min_entropy, validator)
 
 
 def _not_sequential(value: str) -> bool:
@@ -137,13 +132,11 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     _rule("gitlab-session-cookie", "_gitlab_session=", r"_gitlab_session=[0-9a-z]{32}" + _END),
     _rule("bitbucket-app-password", "ATBB", r"ATBB[A-Za-z0-9_=.-]{28,64}" + _END, 3.0),
     # --- cloud --------------------------------------------------------------------------
-    _rule(
-        "aws-access-key",
-        ("AKIA", "ASIA", "ABIA", "ACCA", "A3T", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "APKA"),
-        r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}"
-        r"(?![A-Za-z0-9])",
-        0.0,
-    ),
+    _rule("aws-access-key",
+          ("AKIA", "ASIA", "ABIA", "ACCA", "A3T", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA",
+           "APKA"),
+          r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}"
+          r"(?![A-Za-z0-9])", 0.0),
     _rule("aws-bedrock-api-key", "ABSKQmVkcm9ja0FQSUtleS",
           r"ABSKQmVkcm9ja0FQSUtleS[A-Za-z0-9+/]{100,200}={0,2}(?![A-Za-z0-9+/=])", 0.0),
     _rule("aws-bedrock-api-key", "bedrock-api-key-",
@@ -183,13 +176,9 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     _rule("age-secret-key", "AGE-SECRET-KEY-1", r"AGE-SECRET-KEY-1[0-9A-Z]{58}(?![0-9A-Za-z])"),
     _rule("defined-networking-token", "dnkey-", r"dnkey-[\w=-]{26}-[\w=-]{52}" + _END),
     _rule("octopus-deploy-key", "API-", r"API-[A-Z0-9]{26}" + _END, 3.0),
-    _rule(
-        "onepassword-secret-key",
-        "A3-",
-        r"A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}"
-        + _END,
-        3.0,
-    ),
+    _rule("onepassword-secret-key", "A3-",
+          r"A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}"
+          r"-[A-Z0-9]{5}" + _END, 3.0),
     _rule("onepassword-service-token", "ops_eyJ", r"ops_eyJ[A-Za-z0-9+/]{250,}={0,3}", 3.0),
     # --- AI -----------------------------------------------------------------------------
     _rule("anthropic-api-key", "sk-ant-", r"sk-ant-[a-z]{3,6}\d{2}-[\w-]{80,120}AA" + _END, 3.0),
