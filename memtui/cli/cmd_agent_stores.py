@@ -311,8 +311,8 @@ def claude_write(ctx: CliContext, args: argparse.Namespace) -> int:
 def gemini_write(ctx: CliContext, args: argparse.Namespace) -> int:
     """``gemini forget|redact|promote|note|auto-memory … [--write]``."""
     from memtui.engine.agents import curation, switches
+    from memtui.engine.agents.curation import plan_promote_index_fact
     from memtui.engine.agents.gemini import read_gemini_home
-    from memtui.engine.agents.gemini_promote import plan_promote_index_fact
 
     home = agent_home(args, AGENT_GEMINI)
     action = args.gemini_command

@@ -23,7 +23,7 @@ from memtui.engine.agents.entries import (
     row_entries,
 )
 from memtui.engine.agents.errors import AgentInputError, AgentNotFound, ChangedSinceRead
-from memtui.engine.agents.gemini import added_memories, added_memory_lines
+from memtui.engine.agents.gemini import added_memories
 from memtui.engine.agents.plans import apply_plan
 
 
@@ -141,7 +141,7 @@ def test_fact_matching_is_exact_first_then_a_unique_part(gemini: GeminiFixture) 
     path = gemini.home / "GEMINI.md"
     path.write_text("## Gemini Added Memories\n- Go\n- Go modules are vendored.\n"
                     "* Go uses tabs.\n## Next\n- Go outside\n", encoding="utf-8")
-    assert [value for _n, value in added_memory_lines(path.read_text())] == \
+    assert added_memories(path.read_text()) == \
         ["Go", "Go modules are vendored.", "Go uses tabs."]
     apply_plan(plan_forget_fact(gemini.home, "Go"), True)  # the exact one
     assert path.read_text(encoding="utf-8").startswith(

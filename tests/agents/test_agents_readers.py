@@ -11,7 +11,7 @@ import pytest
 from agents_fixture import BIG_INDEX_LINES, GITHUB_TOKEN, ClaudeFixture, GeminiFixture
 
 from memtui.engine.agents.claude import read_claude_home
-from memtui.engine.agents.frontmatter import split_front_matter
+from memtui.engine.agents.frontmatter import parse_front_matter
 from memtui.engine.agents.gemini import added_memories, read_gemini_home
 from memtui.engine.agents.index import MAX_INDEX_BYTES, MAX_INDEX_LINES, index_load, loaded_cut
 from memtui.engine.agents.paths import (
@@ -203,10 +203,11 @@ def test_unreadable_file_is_reported(claude: ClaudeFixture) -> None:
 
 
 def test_front_matter_tolerates_unknown_keys_and_reports_broken_blocks() -> None:
-    fields, body, problem = split_front_matter("---\nname: 'A'\nnew: x\n---\nBody\n")
-    assert fields == {"name": "A", "new": "x"} and body == "Body\n" and problem is None
-    assert split_front_matter("---\nname: A\n")[2] is not None
-    assert split_front_matter("no front matter")[0] == {}
+    parsed = parse_front_matter("---\nname: 'A'\nnew: x\n---\nBody\n")
+    assert parsed.fields == {"name": "A", "new": "x"} and parsed.body == "Body\n"
+    assert parsed.problem is None
+    assert parse_front_matter("---\nname: A\n").problem is not None
+    assert parse_front_matter("no front matter").fields == {}
 
 
 # ---- Gemini CLI ----------------------------------------------------------------------------------

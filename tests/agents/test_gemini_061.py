@@ -348,7 +348,7 @@ def test_promoting_a_fact_refuses_what_it_cannot_find_or_tell_apart(home: Path,
     index = home / "tmp" / "shop" / "memory" / "MEMORY.md"
     index.write_text(f"- {PRIVATE_FACT}\n- The port of redis is 6380.\n"
                      f"- See {index.parent}/x.md for x.\n", encoding="utf-8")
-    from memtui.engine.agents.gemini_promote import plan_promote_index_fact
+    from memtui.engine.agents.curation import plan_promote_index_fact
 
     with pytest.raises(AgentInputError, match="^2 MEMORY.md bullets match 'port'"):
         plan_promote_index_fact(home, "port")

@@ -1,12 +1,8 @@
-"""Read a Claude Code home, read-only: every ``projects/*/memory/`` folder (the
-MEMORY.md index with its load meter, topic files, daily logs), the CLAUDE.md hierarchy with
-where each file comes from, the auto-memory switches and where each is set, and the secrets
-in all of it.
+"""Read a Claude Code home, read-only: every ``projects/*/memory/`` folder, the CLAUDE.md
+hierarchy, the auto-memory switches and where each is set, and the secrets in all of it.
 
-Project folders are scanned, never computed: a folder is matched to its project by the
-``cwd`` its transcripts record (else its slug stays unmatched), so slugs cut past 200
-characters and git worktrees with folders of their own are all found. A worktree's row
-names the main checkout (``worktree_of``) when its ``.git`` file says so.
+A project folder is matched to its project by the ``cwd`` its transcripts record, never by
+computing its slug (long slugs and git worktrees are found too).
 """
 
 from __future__ import annotations
@@ -41,13 +37,12 @@ from memtui.engine.agents.paths import (
     claude_slug_matches,
     resolve_claude_home,
 )
-from memtui.engine.agents.settings_json import dotted, read_settings
+from memtui.engine.agents.settings_json import SETTINGS_FILE, dotted, read_settings
 from memtui.engine.agents.transcripts import PROJECTS_DIR, SUBAGENT_PREFIX, TRANSCRIPT_SUFFIX
 from memtui.engine.safe_files import real_root, with_folder_cache
 from memtui.jsonable import JsonMixin
 
 MEMORY_DIR = "memory"
-SETTINGS_FILE = "settings.json"
 LOCAL_SETTINGS_FILE = "settings.local.json"
 INSTRUCTIONS_FILE = "CLAUDE.md"
 LOCAL_INSTRUCTIONS_FILE = "CLAUDE.local.md"
@@ -56,7 +51,6 @@ PROJECT_CONFIG_DIR = ".claude"
 SWITCH_ENABLED = "autoMemoryEnabled"
 SWITCH_DIRECTORY = "autoMemoryDirectory"
 CWD_PREFIX_BYTES = 32 * 1024
-"""Bytes of a transcript read to find the ``cwd`` it records."""
 CWD_TRANSCRIPTS = 3
 """Transcripts of a folder tried (newest first) to find its project's ``cwd``."""
 _TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
@@ -89,19 +83,19 @@ def _bool(value: object) -> bool | None:
     return None
 
 
-def _settings_switches(path: Path, root: Path, where: str, switches: list[Switch],
+def _settings_switches(folder: Path, root: Path, switches: list[Switch],
                        problems: list[Problem]) -> None:
-    settings, _stamp, problem = read_settings(path, root)
-    if problem is not None:
-        problems.append(problem)
-    if not settings:
-        return
-    enabled = _bool(dotted(settings, SWITCH_ENABLED))
-    if enabled is not None:
-        switches.append(Switch(SWITCH_ENABLED, enabled, where))
-    directory = dotted(settings, SWITCH_DIRECTORY)
-    if isinstance(directory, str) and directory.strip():
-        switches.append(Switch(SWITCH_DIRECTORY, directory, where))
+    """The switches of ``settings.json`` then ``settings.local.json`` in ``folder``."""
+    for path in (folder / SETTINGS_FILE, folder / LOCAL_SETTINGS_FILE):
+        settings, _stamp, problem = read_settings(path, root)
+        if problem is not None:
+            problems.append(problem)
+        enabled = _bool(dotted(settings, SWITCH_ENABLED))
+        if enabled is not None:
+            switches.append(Switch(SWITCH_ENABLED, enabled, str(path)))
+        directory = dotted(settings, SWITCH_DIRECTORY)
+        if isinstance(directory, str) and directory.strip():
+            switches.append(Switch(SWITCH_DIRECTORY, directory, str(path)))
 
 
 def _env_switches(env: Mapping[str, str], switches: list[Switch]) -> None:
@@ -115,17 +109,13 @@ def _env_switches(env: Mapping[str, str], switches: list[Switch]) -> None:
 
 
 def resolve_switches(switches: list[Switch]) -> tuple[tuple[Switch, ...], bool]:
-    """Mark which setting wins (the last of each name; the environment is listed last);
-    returns them and whether auto memory is on (on by default)."""
-    last: dict[str, int] = {}
-    for index, switch in enumerate(switches):
-        last[switch.name] = index
+    """The switches with the winner of each name marked (the last), and whether auto memory
+    is on (on by default)."""
+    last = {switch.name: index for index, switch in enumerate(switches)}
     marked = tuple(Switch(item.name, item.value, item.where, last[item.name] == index)
                    for index, item in enumerate(switches))
-    enabled = True
-    if SWITCH_ENABLED in last:
-        enabled = bool(switches[last[SWITCH_ENABLED]].value)
-    return marked, enabled
+    return marked, bool(switches[last[SWITCH_ENABLED]].value) if SWITCH_ENABLED in last \
+        else True
 
 
 def _transcripts(folder: Path) -> list[Path]:
@@ -150,7 +140,7 @@ def transcript_cwd(paths: list[Path], root: Path) -> str | None:
             head = AGENT_FILES.read_prefix(path, root, CWD_PREFIX_BYTES)
         except AgentFileProblem:
             continue
-        for raw in head.split(b"\n")[:-1] if not head.endswith(b"\n") else head.split(b"\n"):
+        for raw in head.split(b"\n")[:-1]:  # the last line may be cut
             try:
                 record = json.loads(raw)
             except (ValueError, RecursionError):
@@ -170,10 +160,8 @@ def worktree_main(project: str) -> str | None:
         text = git.read_text(encoding="utf-8", errors="replace").strip()
     except OSError:
         return None
-    if not text.startswith(GITDIR_PREFIX):
-        return None
-    gitdir = text[len(GITDIR_PREFIX):].strip()
-    if WORKTREES_MARK not in gitdir:
+    gitdir = text.removeprefix(GITDIR_PREFIX).strip()
+    if not text.startswith(GITDIR_PREFIX) or WORKTREES_MARK not in gitdir:
         return None
     return gitdir.split(WORKTREES_MARK, 1)[0]
 
@@ -185,25 +173,19 @@ def _project_row(folder: Path, root: Path, user_switches: list[Switch],
     transcripts = _transcripts(folder)
     cwd = transcript_cwd(transcripts, root)
     if cwd is not None and not claude_slug_matches(slug, cwd):
-        # a folder Claude Code named after another path (a renamed project, a worktree):
-        # the transcripts' cwd wins, and the mismatch is worth knowing
+        # a renamed project or a worktree: the transcripts' cwd wins, the mismatch is told
         problems.append(Problem(str(folder), f"folder name does not match the recorded cwd "
                                              f"{cwd[:120]}; matched by cwd"))
     memory = folder / MEMORY_DIR
     scan = read_memory_folder(memory, root)
     problems.extend(scan.problems)
-    switches = list(user_switches)
-    env_switches = [item for item in switches if item.where.startswith("$")]
-    switches = [item for item in switches if not item.where.startswith("$")]
+    env_switches = [item for item in user_switches if item.where.startswith("$")]
+    switches = [item for item in user_switches if not item.where.startswith("$")]
     if cwd is not None:
         project_dir = Path(cwd)
         config = project_dir / PROJECT_CONFIG_DIR
         if config.is_dir():
-            base = real_root(project_dir)
-            _settings_switches(config / SETTINGS_FILE, base, str(config / SETTINGS_FILE),
-                               switches, problems)
-            _settings_switches(config / LOCAL_SETTINGS_FILE, base,
-                               str(config / LOCAL_SETTINGS_FILE), switches, problems)
+            _settings_switches(config, real_root(project_dir), switches, problems)
         if scan_instructions:
             _project_instructions(instructions, project_dir)
     marked, enabled = resolve_switches(switches + env_switches)
@@ -231,22 +213,18 @@ def read_claude_home(home: str | os.PathLike[str] | None = None, *,
                      env: Mapping[str, str] | None = None,
                      managed_dir: Path | None = MANAGED_CLAUDE_DIR,
                      instructions: bool = True) -> ClaudeHome:
-    """Read a Claude Code home (default: ``resolve_claude_home``). Never raises for bad
-    content: each bad item is one problem. ``instructions``: also read the CLAUDE.md
-    hierarchy (managed, user, each known project and its parents, imports)."""
+    """Read a Claude Code home (default: ``resolve_claude_home``); each bad item is one
+    problem. ``instructions``: also read the CLAUDE.md hierarchy."""
     environ = os.environ if env is None else env
     home_path = resolve_claude_home(home, environ)
-    problems: list[Problem] = []
     if not home_path.is_dir():
-        problems.append(Problem(str(home_path), "Claude Code home not found (give "
-                                                "--claude-home PATH or set CLAUDE_CONFIG_DIR)"))
-        return ClaudeHome(str(home_path), False, True, (), (), (), (), tuple(problems))
+        return ClaudeHome(str(home_path), False, True, (), (), (), (), (Problem(
+            str(home_path), "Claude Code home not found (give --claude-home PATH or set "
+            "CLAUDE_CONFIG_DIR)"),))
+    problems: list[Problem] = []
     root = real_root(home_path)
     user_switches: list[Switch] = []
-    _settings_switches(home_path / SETTINGS_FILE, root, str(home_path / SETTINGS_FILE),
-                       user_switches, problems)
-    _settings_switches(home_path / LOCAL_SETTINGS_FILE, root,
-                       str(home_path / LOCAL_SETTINGS_FILE), user_switches, problems)
+    _settings_switches(home_path, root, user_switches, problems)
     _env_switches(environ, user_switches)
     scan = InstructionScan()
     if instructions:
@@ -254,9 +232,8 @@ def read_claude_home(home: str | os.PathLike[str] | None = None, *,
             read_instruction(scan, managed_dir / INSTRUCTIONS_FILE, "managed")
         read_instruction(scan, home_path / INSTRUCTIONS_FILE, "user", show_missing=True)
         read_rules(scan, home_path / RULES_DIR, "user-rules")
-    projects: list[AgentProject] = []
-    for folder in subfolders(home_path / PROJECTS_DIR, root, problems):
-        projects.append(_project_row(folder, root, user_switches, instructions, scan))
+    projects = [_project_row(folder, root, user_switches, instructions, scan)
+                for folder in subfolders(home_path / PROJECTS_DIR, root, problems)]
     moved = [item for item in user_switches if item.name == SWITCH_DIRECTORY]
     if moved:
         target = Path(os.path.expanduser(str(moved[-1].value)))

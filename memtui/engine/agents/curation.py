@@ -1,10 +1,8 @@
-"""Curations of Claude Code and Gemini CLI memory, each made as a ``WritePlan`` first:
-forget a memory file with its index line, edit one, repair an index, redact the secrets of
-a file, promote a project memory to the user/global tier, forget or edit a Gemini "added memory" line. An edit may start from
-``edit_source`` / ``fact_edit_source`` (the text to edit, already redacted, and the stamp
-of what was read): its plan then refuses a file that changed since. Memory files only: transcripts,
-settings (see ``switches``) and instruction files are never touched, except the user-tier
-file a promotion names as its target.
+"""Curations of Claude Code and Gemini CLI memory, each a ``WritePlan`` first: forget, edit,
+repair an index, redact, promote to the user/global tier (a file, or one of Gemini CLI
+0.61's ``MEMORY.md`` bullets), forget, edit or add a global fact. An
+edit started from ``edit_source`` / ``fact_edit_source`` refuses a file changed since. Only
+memory files are touched (and the user-tier file a promotion appends to).
 """
 
 from __future__ import annotations
@@ -23,22 +21,20 @@ from memtui.engine.agents.errors import (
     only_match,
 )
 from memtui.engine.agents.folders import read_memory_folder
-from memtui.engine.agents.frontmatter import parse_front_matter, split_front_matter
-from memtui.engine.agents.gemini import (
-    ADDED_MEMORIES_HEADING,
-    DEFAULT_CONTEXT_FILE,
-    global_memory_lines,
-)
+from memtui.engine.agents.frontmatter import parse_front_matter
+from memtui.engine.agents.gemini import ADDED_MEMORIES_HEADING, global_memory_lines
 from memtui.engine.agents.index import (
     ENTRY_RE,
     INDEX_FILE,
     MAX_INDEX_BYTES,
     MAX_INDEX_LINES,
+    index_line,
     is_outside,
     line_target,
     link_target,
     loaded_cut,
     normal_target,
+    parse_entries,
 )
 from memtui.engine.agents.plans import (
     ACTION_CREATE,
@@ -47,11 +43,13 @@ from memtui.engine.agents.plans import (
     FileChange,
     WritePlan,
 )
+from memtui.engine.agents.settings_json import DEFAULT_CONTEXT_FILE
 from memtui.engine.redaction import redact, scan
 from memtui.engine.safe_files import FileStamp, real_root
 from memtui.errors import UnsafePath
 
 MEMORY_DIR = "memory"
+GEMINI_TMP_DIR = "tmp"
 PROMOTED_HEADING = "## Promoted from project memory"
 """The section of ``~/.claude/CLAUDE.md`` a promoted Claude Code memory is appended to."""
 MIN_HOOK_CHARS = 24
@@ -96,8 +94,7 @@ def memory_folder_of(path: Path, home: Path) -> Path:
 
 
 def read_stamped(path: Path, root: Path) -> tuple[str, FileStamp]:
-    """A memory file's text and stamp, read inside ``root``: a missing file, a symlink or
-    an unreadable file is refused with this layer's errors."""
+    """A memory file's text and stamp, read inside ``root`` (no symlink, this layer's errors)."""
     if not os.path.lexists(path):
         raise AgentNotFound(f"{path}: no such memory file")
     if path.is_symlink():
@@ -109,14 +106,25 @@ def read_stamped(path: Path, root: Path) -> tuple[str, FileStamp]:
 
 
 def _check_expected(path: Path, stamp: FileStamp, expected: FileStamp | None) -> None:
-    """``ChangedSinceRead`` when the file read now is not the one ``expected`` was taken of
-    (the text an edit started from)."""
-    if expected is None:
-        return
-    if (stamp.size, stamp.mtime_ns, stamp.sha256) != (expected.size, expected.mtime_ns,
-                                                       expected.sha256):
+    """``ChangedSinceRead`` when the file now is not the one ``expected`` was taken of."""
+    if expected is not None and (stamp.size, stamp.mtime_ns, stamp.sha256) != (
+            expected.size, expected.mtime_ns, expected.sha256):
         raise ChangedSinceRead(f"{path}: changed since it was read (by the agent?); nothing "
                                "was written — read it again and retry")
+
+
+def _check_edit(text: str, what: str = "an edit") -> None:
+    """Refuse an empty edit, or one that is not text of at most ``MAX_EDIT_BYTES``."""
+    if not text.strip():
+        raise AgentInputError(f"{what} needs some text")
+    if "\x00" in text or len(text.encode("utf-8", "replace")) > MAX_EDIT_BYTES:
+        raise AgentInputError(f"{what} must be text of at most {MAX_EDIT_BYTES} bytes")
+
+
+def _redacted(text: str) -> tuple[str, tuple[str, ...]]:
+    """``text`` with its secrets replaced, and their kinds."""
+    result = scan(text)
+    return result.text, tuple(sorted({finding.kind for finding in result.findings}))
 
 
 @dataclass(frozen=True)
@@ -126,12 +134,10 @@ class EditSource:
 
     path: str
     text: str
-    """The editable text with every secret replaced by ``[REDACTED]`` (an edit writes
-    redacted text anyway, so a secret is never shown to be kept)."""
+    """Redacted: an edit writes redacted text anyway, so a secret is never shown kept."""
     kept: tuple[str, ...]
     """The front matter keys the edit keeps as they are."""
     secrets: tuple[str, ...]
-    """The kinds of the secrets found in the editable text."""
     stamp: FileStamp
     fact: str | None = None
     """For an added memory: the line's text as it is in the file."""
@@ -151,9 +157,8 @@ def edit_source(home: Path, file: str | os.PathLike[str]) -> EditSource:
     memory_folder_of(path, home)
     text, stamp = read_stamped(path, real_root(home))
     editable, kept = _editable(text)
-    result = scan(editable)
-    kinds = tuple(sorted({finding.kind for finding in result.findings}))
-    return EditSource(str(path), result.text, kept, kinds, stamp)
+    redacted, kinds = _redacted(editable)
+    return EditSource(str(path), redacted, kept, kinds, stamp)
 
 
 def _index_without(index_text: str, relative: str, folder: str | None = None
@@ -196,8 +201,7 @@ def _forget_changes(path: Path, home: Path) -> tuple[list[FileChange], Path]:
 
 
 def plan_forget(home: Path, file: str | os.PathLike[str]) -> WritePlan:
-    """Forget a memory file (Claude Code topic or Gemini CLI private file) with its index
-    line(s)."""
+    """Forget a memory file with its index line(s)."""
     path = resolve_file(home, file)
     changes, folder = _forget_changes(path, home)
     lines = "" if len(changes) == 1 else " and its index line"
@@ -207,21 +211,16 @@ def plan_forget(home: Path, file: str | os.PathLike[str]) -> WritePlan:
 
 def plan_edit(home: Path, file: str | os.PathLike[str], body: str,
               expected: FileStamp | None = None) -> WritePlan:
-    """Replace a memory file's body; its front matter block is kept as it is in the file
-    (every key, nested or flat, in its place; its line endings); the new text is redacted.
-    ``expected``: the stamp the edit started from (``EditSource.stamp``); a file changed
-    since is refused."""
-    if not isinstance(body, str) or not body.strip():
-        raise AgentInputError("an edit needs some text")
-    if "\x00" in body or len(body.encode("utf-8", "replace")) > MAX_EDIT_BYTES:
-        raise AgentInputError(f"an edit must be text of at most {MAX_EDIT_BYTES} bytes")
+    """Replace a memory file's body (redacted), its front matter block kept byte for byte;
+    refused when the file changed since ``expected`` (``EditSource.stamp``)."""
+    _check_edit(body)
     path = resolve_file(home, file)
     memory_folder_of(path, home)
     root = real_root(home)
     text, stamp = read_stamped(path, root)
     _check_expected(path, stamp, expected)
     clean = redact(body.strip()) + "\n"
-    new_text = parse_front_matter(text).with_body(clean)  # the block kept byte for byte
+    new_text = parse_front_matter(text).with_body(clean)
     notes = ("the new text was redacted",) if clean.strip() != body.strip() else ()
     return WritePlan("edit", f"rewrite {path.name}", str(root),
                      (FileChange(str(path), ACTION_REPLACE, stamp, text, new_text),), notes)
@@ -235,8 +234,8 @@ def plan_redact(home: Path, file: str | os.PathLike[str]) -> WritePlan:
     result = scan(text)
     if not result.findings:
         raise AgentNotFound(f"{path}: no secret found; nothing to redact")
-    kinds = sorted({finding.kind for finding in result.findings})
-    return WritePlan("redact", f"redact {len(result.findings)} secret(s) ({', '.join(kinds)}) "
+    kinds = ", ".join(_redacted(text)[1])
+    return WritePlan("redact", f"redact {len(result.findings)} secret(s) ({kinds}) "
                      f"in {path.name}", str(root),
                      (FileChange(str(path), ACTION_REPLACE, stamp, text, result.text),))
 
@@ -264,14 +263,6 @@ def _fit_hooks(lines: list[str]) -> tuple[list[str], int]:
             return cut, changed
         budget -= 16
     return cut, changed
-
-
-def index_line(relative: str, name: str | None, description: str | None) -> str:
-    """A topic's line in ``MEMORY.md``: ``- [name](file.md) — description`` (the file's stem
-    without a name; no hook without a description)."""
-    title = (name or Path(relative).stem).replace("]", ")")
-    hook = " ".join((description or "").split())
-    return f"- [{title}]({relative})" + (f" — {hook}" if hook else "")
 
 
 def plan_fix_index(home: Path, folder: Path) -> WritePlan:
@@ -303,24 +294,18 @@ def plan_fix_index(home: Path, folder: Path) -> WritePlan:
                                 item.description if item else None))
     lines, shortened = _fit_hooks(lines)
     new_text = "\n".join(lines) + "\n"
-    notes: list[str] = []
     left = len(lines) - loaded_cut(new_text)[0]
-    if left > 0:
-        notes.append(f"{left} entr(ies) still fall past the {MAX_INDEX_LINES}-line / "
-                     f"{MAX_INDEX_BYTES}-byte limit: forget or merge some")
-    parts = []
-    if drop:
-        parts.append(f"drop {len(drop)} broken link(s)")
-    if load.unindexed:
-        parts.append(f"add {len(load.unindexed)} unlisted file(s)")
-    if shortened:
-        parts.append(f"shorten {shortened} hook(s)")
+    notes = (f"{left} entr(ies) still fall past the {MAX_INDEX_LINES}-line / "
+             f"{MAX_INDEX_BYTES}-byte limit: forget or merge some",) if left > 0 else ()
+    parts = [f"{verb} {count} {what}" for verb, count, what in (
+        ("drop", len(drop), "broken link(s)"), ("add", len(load.unindexed), "unlisted file(s)"),
+        ("shorten", shortened, "hook(s)")) if count]
     if not parts:
         raise AgentInputError(f"{index_path}: nothing to repair" + (
             f" ({notes[0]})" if notes else ""))
     return WritePlan("fix-index", f"{', '.join(parts)} in {index_path}", str(root),
                      (FileChange(str(index_path), ACTION_REPLACE, stamp, text, new_text),),
-                     tuple(notes))
+                     notes)
 
 
 def _append_under(text: str, heading: str, bullets: list[str]) -> str:
@@ -343,7 +328,7 @@ def _append_under(text: str, heading: str, bullets: list[str]) -> str:
 
 
 def _memory_bullets(item_text: str) -> list[str]:
-    _fields, body, _broken = split_front_matter(item_text)
+    body = parse_front_matter(item_text).body
     bullets = [line.strip()[2:].strip() for line in body.split("\n")
                if line.strip().startswith(("- ", "* "))]
     if bullets:
@@ -353,10 +338,8 @@ def _memory_bullets(item_text: str) -> list[str]:
 
 
 def append_global(text: str, bullets: list[str]) -> str:
-    """``text`` of Gemini CLI's global file with ``bullets`` added the way 0.61 keeps its
-    global memory: plain ``- fact`` lines at the end of the file (after a blank line unless
-    the file ends with a bullet); a file that still has the old ``## Gemini Added
-    Memories`` section gets them at the end of that section instead."""
+    """Gemini CLI's global file with ``bullets`` added as 0.61 keeps them: ``- fact`` lines at
+    its end, or at the end of an old ``## Gemini Added Memories`` section when it has one."""
     if any(line.strip() == ADDED_MEMORIES_HEADING for line in text.split("\n")):
         return _append_under(text, ADDED_MEMORIES_HEADING, bullets)
     lines = text.split("\n")
@@ -386,8 +369,7 @@ def _under(heading: str) -> Appender:
 
 def _plan_promote(home: Path, file: str | os.PathLike[str], target: Path,
                   append: Appender) -> WritePlan:
-    """The memory file's facts become bullets of ``target`` (added by ``append``), then
-    the file and its index line are removed."""
+    """The memory file's facts added to ``target`` by ``append``; the file and its index line go."""
     path = resolve_file(home, file)
     root = real_root(home)
     changes, _folder = _forget_changes(path, home)
@@ -399,31 +381,51 @@ def _plan_promote(home: Path, file: str | os.PathLike[str], target: Path,
 
 
 def plan_promote_claude(home: Path, file: str | os.PathLike[str]) -> WritePlan:
-    """Move a Claude Code project memory to the user tier: its text is appended to
-    ``~/.claude/CLAUDE.md`` (under ``PROMOTED_HEADING``), then the topic file and its index
-    line are removed."""
+    """Move a Claude Code project memory to ``~/.claude/CLAUDE.md`` (``PROMOTED_HEADING``)."""
     return _plan_promote(home, file, home / "CLAUDE.md", _under(PROMOTED_HEADING))
 
 
 def plan_promote_gemini(home: Path, file: str | os.PathLike[str],
                         context_file: str = DEFAULT_CONTEXT_FILE) -> WritePlan:
-    """Move a Gemini CLI private memory file to the global tier: its facts become bullets
-    of the global file (``append_global``: at its end, or in its old ``## Gemini Added
-    Memories`` section when it has one), then the file and its index line are removed."""
+    """Move a Gemini CLI private memory file to the global file (``append_global``)."""
     return _plan_promote(home, file, home / context_file, append_global)
 
 
-def _fact_line(lines: list[str], fact: str, path: Path) -> int:
-    """The index of the one bullet of the global file (``global_memory_lines``) matching
-    ``fact`` exactly, else by a unique substring."""
+@dataclass(frozen=True)
+class _FactLine:
+    """The global file as read, split into lines, and the line of the one matching fact."""
+
+    root: Path
+    path: Path
+    text: str
+    stamp: FileStamp
+    lines: list[str]
+    chosen: int
+
+    def plan(self, action: str, summary: str, notes: tuple[str, ...] = ()) -> WritePlan:
+        """The plan that writes ``lines`` back to the file."""
+        return WritePlan(action, f"{summary} {self.path}", str(self.root), (FileChange(
+            str(self.path), ACTION_REPLACE, self.stamp, self.text, "\n".join(self.lines)),),
+            notes)
+
+
+def _fact_line(home: Path, fact: str, context_file: str,
+               expected: FileStamp | None = None) -> _FactLine:
+    """The one bullet of the global file (``global_memory_lines``) matching ``fact``
+    exactly, else by a unique substring; refused when the file changed since ``expected``."""
+    root = real_root(home)
+    path = home / context_file
+    text, stamp = read_stamped(path, root)
+    _check_expected(path, stamp, expected)
     wanted = fact.strip()
     if not wanted:
         raise AgentInputError("name the fact")
-    facts = global_memory_lines("\n".join(lines))
+    facts = global_memory_lines(text)
     chosen = [number for number, value in facts if value == wanted] or \
         [number for number, value in facts if wanted.lower() in value.lower()]
-    return only_match(chosen, f"no global memory matching {fact[:60]!r} in {path}",
-                      f"global memories match {fact[:60]!r}; be more precise")
+    return _FactLine(root, path, text, stamp, text.split("\n"), only_match(
+        chosen, f"no global memory matching {fact[:60]!r} in {path}",
+        f"global memories match {fact[:60]!r}; be more precise"))
 
 
 def plan_forget_fact(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_FILE
@@ -432,69 +434,84 @@ def plan_forget_fact(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_
     an old ``## Gemini Added Memories`` line is one of them)."""
     if not fact.strip():
         raise AgentInputError("name the fact to forget")
-    root = real_root(home)
-    path = home / context_file
-    text, stamp = read_stamped(path, root)
-    lines = text.split("\n")
-    chosen = _fact_line(lines, fact, path)
-    new_lines = lines[:chosen] + lines[chosen + 1:]
-    return WritePlan("forget", f"remove one global memory from {path}", str(root),
-                     (FileChange(str(path), ACTION_REPLACE, stamp, text,
-                                 "\n".join(new_lines)),))
+    found = _fact_line(home, fact, context_file)
+    del found.lines[found.chosen]
+    return found.plan("forget", "remove one global memory from")
 
 
 def fact_edit_source(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_FILE
                      ) -> EditSource:
     """Read one added memory of the global file to edit it (as ``plan_edit_fact`` finds it)."""
-    root = real_root(home)
-    path = home / context_file
-    text, stamp = read_stamped(path, root)
-    line = text.split("\n")[_fact_line(text.split("\n"), fact, path)]
-    value = line.strip()[2:].strip()
-    result = scan(value)
-    kinds = tuple(sorted({finding.kind for finding in result.findings}))
-    return EditSource(str(path), result.text, (), kinds, stamp, fact=value)
+    found = _fact_line(home, fact, context_file)
+    value = found.lines[found.chosen].strip()[2:].strip()
+    redacted, kinds = _redacted(value)
+    return EditSource(str(found.path), redacted, (), kinds, found.stamp, fact=value)
 
 
 def plan_edit_fact(home: Path, fact: str, new_text: str,
                    context_file: str = DEFAULT_CONTEXT_FILE,
                    expected: FileStamp | None = None) -> WritePlan:
-    """Rewrite one bullet of the global file (found as ``plan_forget_fact`` finds it); the new text is made one line and redacted.
-    ``expected``: the stamp the edit started from; a file changed since is refused."""
+    """Rewrite one bullet of the global file (found as ``plan_forget_fact`` finds it), made
+    one line and redacted; refused when the file changed since ``expected``."""
     flat = " ".join(str(new_text).split())
-    if not flat:
-        raise AgentInputError("an edit needs some text")
-    if "\x00" in flat or len(flat.encode("utf-8", "replace")) > MAX_EDIT_BYTES:
-        raise AgentInputError(f"an edit must be text of at most {MAX_EDIT_BYTES} bytes")
-    root = real_root(home)
-    path = home / context_file
-    text, stamp = read_stamped(path, root)
-    _check_expected(path, stamp, expected)
-    lines = text.split("\n")
-    chosen = _fact_line(lines, fact, path)
-    old = lines[chosen]
-    indent = old[:len(old) - len(old.lstrip())]
+    _check_edit(flat)
+    found = _fact_line(home, fact, context_file, expected)
+    old = found.lines[found.chosen]
     clean = redact(flat)
-    lines[chosen] = f"{indent}{old.lstrip()[:2]}{clean}"
-    notes = ("the new text was redacted",) if clean != flat else ()
-    return WritePlan("edit", f"rewrite one global memory in {path}", str(root),
-                     (FileChange(str(path), ACTION_REPLACE, stamp, text, "\n".join(lines)),),
-                     notes)
+    indent = old[:len(old) - len(old.lstrip())]
+    found.lines[found.chosen] = f"{indent}{old.lstrip()[:2]}{clean}"
+    return found.plan("edit", "rewrite one global memory in",
+                      ("the new text was redacted",) if clean != flat else ())
 
 
 def plan_add_fact(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_FILE
                   ) -> WritePlan:
-    """Add one ``- fact`` to the global file the way Gemini CLI 0.61 keeps its global
-    memory (``append_global``; the text redacted and made one line). 0.61 has no
-    ``save_memory`` tool: its agent edits this file itself."""
+    """Add one ``- fact`` (redacted, one line) to the global file (``append_global``)."""
     text = " ".join(str(fact).split())
-    if not text:
-        raise AgentInputError("a fact needs some text")
-    if len(text.encode("utf-8", "replace")) > MAX_EDIT_BYTES:
-        raise AgentInputError(f"a fact is at most {MAX_EDIT_BYTES} bytes")
+    _check_edit(text, "a fact")
     clean = redact(text)
     root = real_root(home)
     change = target_change(home / context_file, root, append_global, [clean])
     notes = ("the text was redacted",) if clean != text else ()
     return WritePlan("note", f"add a memory to {home / context_file}", str(root), (change,),
                      notes)
+
+
+def index_facts(home: Path, root: Path) -> list[tuple[Path, int, str]]:
+    """(index, 0-based line, text) of every plain bullet (not a link or pointer) of every
+    project's ``MEMORY.md`` in the Gemini CLI home."""
+    tmp = home / GEMINI_TMP_DIR
+    indexes = [tmp / name / MEMORY_DIR / INDEX_FILE for name in sorted(os.listdir(tmp))
+               if (tmp / name / MEMORY_DIR / INDEX_FILE).is_file()] if tmp.is_dir() else []
+    found: list[tuple[Path, int, str]] = []
+    for index in indexes:
+        text, _stamp = read_stamped(index, root)
+        found.extend((index, entry.line - 1, entry.title) for entry in parse_entries(text, 0)
+                     if entry.target is None)
+    return found
+
+
+def plan_promote_index_fact(home: Path, fact: str,
+                            context_file: str = DEFAULT_CONTEXT_FILE) -> WritePlan:
+    """Move one ``MEMORY.md`` bullet (matched exactly, else by a unique part, over every
+    project of the home) to the global file (redacted, ``append_global``)."""
+    wanted = " ".join(fact.split())
+    if not wanted:
+        raise AgentInputError("name the fact to promote")
+    root = real_root(home)
+    facts = index_facts(home, root)
+    chosen = [item for item in facts if item[2] == wanted] or \
+        [item for item in facts if wanted.lower() in item[2].lower()]
+    index, line, text = only_match(chosen, f"no MEMORY.md bullet matching {wanted[:60]!r} in "
+                                           f"{home / GEMINI_TMP_DIR}",
+                                   f"MEMORY.md bullets match {wanted[:60]!r}; be more precise")
+    old, stamp = read_stamped(index, root)
+    lines = old.split("\n")
+    new_index = FileChange(str(index), ACTION_REPLACE, stamp, old,
+                           "\n".join(lines[:line] + lines[line + 1:]))
+    target = home / context_file
+    clean = redact(text)
+    added = target_change(target, root, append_global, [clean])
+    notes = ("the text was redacted",) if clean != text else ()
+    return WritePlan("promote", f"move one MEMORY.md fact of {index.parent.parent.name} to "
+                     f"{target}", str(root), (added, new_index), notes)

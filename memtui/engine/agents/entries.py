@@ -1,11 +1,8 @@
-"""The entries of one agent row: each thing in it a person can select and curate (the Agents
-pane lists them) -- the index, each topic file with its index line, broken index links,
-unlisted topic files, an older ``GEMINI.md`` and daily logs; for Gemini CLI's global tier,
-each bullet of the global file.
+"""The entries of one agent row the Agents pane lists and curates: the index, topic files,
+broken index links, other files, daily logs; for Gemini CLI's global tier, each bullet.
 
-Read-only. Every text meant to be shown has its secrets masked (``«kind»``); only an added
-memory's own text is kept as it is (a forget or an edit finds its line by it), and it never
-reaches JSON.
+Read-only. Every text shown has its secrets masked (``«kind»``); only a fact's own text is
+kept as it is (to find its line again), and it never reaches JSON.
 """
 
 from __future__ import annotations
@@ -20,13 +17,7 @@ from memtui.engine.agents import curation
 from memtui.engine.agents.curation import EditSource
 from memtui.engine.agents.errors import AgentInputError
 from memtui.engine.agents.folders import read_memory_folder
-from memtui.engine.agents.gemini import (
-    DEFAULT_CONTEXT_FILE,
-    GLOBAL_KEY,
-    context_file_names,
-    global_files,
-    global_memory_lines,
-)
+from memtui.engine.agents.gemini import GLOBAL_KEY, global_files, global_memory_lines
 from memtui.engine.agents.index import INDEX_FILE, MAX_INDEX_BYTES, MAX_INDEX_LINES
 from memtui.engine.agents.models import (
     AGENT_CLAUDE,
@@ -35,9 +26,10 @@ from memtui.engine.agents.models import (
     MemoryFile,
     Problem,
     SecretFinding,
+    find_secrets,
 )
 from memtui.engine.agents.plans import WritePlan, mask_secrets
-from memtui.engine.agents.secrets_scan import find_secrets
+from memtui.engine.agents.settings_json import DEFAULT_CONTEXT_FILE, context_file_names
 from memtui.engine.safe_files import FileStamp, is_within, real_root
 from memtui.jsonable import JsonMixin
 
@@ -72,22 +64,16 @@ class MemoryEntry(JsonMixin):
     name: str
     """Its name in the folder (a link's target; a fact's global file name)."""
     title: str
-    """Front matter ``name``, else the index title, else the file name; a fact's text
-    (secrets masked)."""
     hook: str = ""
-    """The index line's hook, else the front matter ``description`` (secrets masked)."""
     type: str | None = None
     line: int | None = None
     """The index line (1-based) of a topic or link; the line of a fact in its file."""
     loaded: bool | None = None
-    """Whether its index line (a fact: its file) is loaded at session start; None: the
-    index does not list it."""
+    """Whether it is loaded at session start; None: the index does not list it."""
     exists: bool = True
-    """False for a link to a file that does not exist (or outside the folder)."""
     outside: bool = False
     """True for a link leading outside the memory folder (never followed)."""
     secrets: tuple[str, ...] = ()
-    """Kinds of the secrets in it (never their values)."""
     size: int = 0
     shown: str = ""
     """Its text with secrets masked, at most ``SHOWN_CHARS``."""
@@ -130,8 +116,7 @@ def _kinds(findings: list[SecretFinding]) -> tuple[str, ...]:
 def _file_entry(item: MemoryFile, kind: str, secrets: list[SecretFinding], *,
                 title: str | None = None, hook: str = "", line: int | None = None,
                 loaded: bool | None = None) -> MemoryEntry:
-    stem = Path(item.relative).stem
-    shown_title = item.name or title or stem
+    shown_title = item.name or title or Path(item.relative).stem
     return MemoryEntry(kind=kind, path=item.path, name=item.relative,
                        title=_masked(" ".join(shown_title.split()), 200),
                        hook=_masked(" ".join((hook or item.description or "").split()), 300),
@@ -187,15 +172,13 @@ def folder_entries(folder: Path, root: Path, *, limited: bool = True,
                     line=line.line, loaded=line.loaded, exists=False, outside=outside,
                     shown=f"Line {line.line} of the index {why} ({_masked(line.target, 200)}); "
                           "x repairs the index."))
-    rest = [item for item in scan.files if item.relative not in used]
-    topics = sorted((item for item in rest if item.role == ENTRY_TOPIC),
-                    key=lambda item: item.relative)
-    files = sorted((item for item in rest if item.role not in (ENTRY_TOPIC, ENTRY_LOG)),
-                   key=lambda item: item.relative)
-    logs = sorted((item for item in rest if item.role == ENTRY_LOG),
-                  key=lambda item: item.relative, reverse=True)  # the newest day first
-    entries.extend(_file_entry(item, ENTRY_TOPIC, secrets[item.path]) for item in topics)
-    entries.extend(_file_entry(item, ENTRY_FILE, secrets[item.path]) for item in files)
+    rest = sorted((item for item in scan.files if item.relative not in used),
+                  key=lambda item: item.relative)
+    logs = [item for item in rest if item.role == ENTRY_LOG][::-1]  # the newest day first
+    entries.extend(_file_entry(item, ENTRY_TOPIC if item.role == ENTRY_TOPIC else ENTRY_FILE,
+                               secrets[item.path])
+                   for item in sorted(rest, key=lambda item: item.role != ENTRY_TOPIC)
+                   if item.role != ENTRY_LOG)
     entries.extend(_file_entry(item, ENTRY_LOG, secrets[item.path]) for item in logs)
     return entries, list(scan.problems)
 
@@ -217,33 +200,26 @@ def global_entries(home: Path, root: Path, names: tuple[str, ...]
 
 def row_entries(agent: str, home: str | os.PathLike[str], key: str,
                 memory_dir: str | None) -> RowEntries:
-    """The entries of the row ``key`` of ``agent`` (``claude`` or ``gemini``) whose home is
-    ``home`` and memory folder ``memory_dir`` (the overview's row); never raises for bad
-    content (each bad file is a problem)."""
+    """The entries of the overview's row ``key`` of ``agent`` (``claude`` or ``gemini``);
+    never raises for bad content (each bad file is a problem)."""
     home_path = Path(home)
-    if agent == AGENT_GEMINI:
-        names = context_file_names(home_path)
-        root = real_root(home_path)
-        if key == GLOBAL_KEY:
-            found, problems = global_entries(home_path, root, names)
-            return RowEntries(agent, key, str(home_path), tuple(found), tuple(problems),
-                              names[0])
-        if memory_dir is None:
-            return RowEntries(agent, key, None, (), (Problem(key, "no memory folder to "
-                                                                   "list"),), names[0])
-        found, problems = folder_entries(Path(memory_dir), root, limited=False,
-                                         legacy_names=names)
-        return RowEntries(agent, key, memory_dir, tuple(found), tuple(problems), names[0])
-    if agent != AGENT_CLAUDE:
+    if agent not in (AGENT_CLAUDE, AGENT_GEMINI):
         return RowEntries(agent, key, memory_dir, (), (Problem(key, f"{agent} entries are "
                                                                     "not listed here"),))
-    if memory_dir is None:
-        return RowEntries(agent, key, None, (), (Problem(key, "no memory folder to list"),))
+    names = context_file_names(home_path) if agent == AGENT_GEMINI else ()
+    context = names[0] if names else None
     root = real_root(home_path)
-    if not is_within(memory_dir, root):
+    if agent == AGENT_GEMINI and key == GLOBAL_KEY:
+        found, problems = global_entries(home_path, root, names)
+        return RowEntries(agent, key, str(home_path), tuple(found), tuple(problems), context)
+    if memory_dir is None:
+        return RowEntries(agent, key, None, (), (Problem(key, "no memory folder to list"),),
+                          context)
+    if agent == AGENT_CLAUDE and not is_within(memory_dir, root):
         root = real_root(Path(memory_dir).parent)  # autoMemoryDirectory elsewhere
-    found, problems = folder_entries(Path(memory_dir), root)
-    return RowEntries(agent, key, memory_dir, tuple(found), tuple(problems))
+    found, problems = folder_entries(Path(memory_dir), root, limited=agent == AGENT_CLAUDE,
+                                     legacy_names=names)
+    return RowEntries(agent, key, memory_dir, tuple(found), tuple(problems), context)
 
 
 def _link_refusal(entry: MemoryEntry) -> AgentInputError:
@@ -264,9 +240,8 @@ def entry_edit_source(home: str | os.PathLike[str], entry: MemoryEntry) -> EditS
 def plan_entry(action: str, agent: str, home: str | os.PathLike[str], entry: MemoryEntry, *,
                context_file: str | None = None, text: str | None = None,
                expected: FileStamp | None = None) -> WritePlan:
-    """The plan of ``action`` (forget, edit, promote) on ``entry`` of ``agent``'s home.
-    An edit takes the new ``text`` and the ``expected`` stamp it started from (a file
-    changed since is refused). ``context_file``: Gemini CLI's global file name."""
+    """The plan of ``action`` (forget, edit, promote) on ``entry`` of ``agent``'s home; an
+    edit takes the new ``text`` and the ``expected`` stamp it started from."""
     home_path = Path(home)
     if action not in ENTRY_ACTIONS:
         raise AgentInputError(f"unknown action {action[:40]!r}")

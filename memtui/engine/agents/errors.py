@@ -29,9 +29,8 @@ class AgentError(MemtuiError, code="agent_error"):
 
 
 class AgentFileProblem(AgentError, FileProblem, code="agent_file_problem"):
-    """One file cannot be read or written safely (outside the store, a symlink, too large,
-    binary, not UTF-8 ...). Readers catch it and report a ``Problem``; ``reason`` is the
-    one-line cause."""
+    """One file cannot be read or written safely (outside the store, too large, binary ...);
+    readers report its ``reason`` as a ``Problem``."""
 
 
 class AgentWriteRefused(PermissionDenied, code="agent_write_refused"):
@@ -59,9 +58,8 @@ AGENT_FILES = SafeFiles(problem=AgentFileProblem, unsafe=UnsafePath,
 
 
 def only_match(matches: Sequence[T], none: str, several: str) -> T:
-    """The one item of ``matches`` (what a name the person gave found): AgentNotFound saying
-    ``none`` when there is none, AgentInputError saying ``<count> <several>`` when there are
-    more."""
+    """The one item of ``matches``: AgentNotFound saying ``none`` when there is none,
+    AgentInputError saying ``<count> <several>`` when there are more."""
     if not matches:
         raise AgentNotFound(none)
     if len(matches) > 1:

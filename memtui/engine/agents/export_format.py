@@ -1,11 +1,7 @@
-"""memtui's memories written in Claude Code's and Gemini CLI's formats (file name -> text).
-
-Claude Code: ``projects/<slug>/memory/MEMORY.md`` (one ``- [Title](file.md) — hook`` line
-per memory) and one topic file per memory (front matter ``name``, ``description``,
-``type``), per project with a root path (else ``projects/memtui-<id>/``); user-level
-memories go to ``CLAUDE.md`` as bullets. Gemini CLI: ``GEMINI.md`` with the user-level
-memories as plain bullets (as Gemini CLI 0.61 keeps its global memory), ``projects.json``, and per project
-``tmp/<slug>/memory/`` (``MEMORY.md`` and one file per memory, ``.project_root``).
+"""memtui's memories written in Claude Code's and Gemini CLI's formats (file name -> text):
+per project a memory folder (``MEMORY.md`` and one topic file per memory) under
+``projects/<slug>/`` or ``tmp/<slug>/`` (with ``.project_root`` and ``projects.json``);
+user-level memories as bullets of ``CLAUDE.md`` / ``GEMINI.md``.
 """
 
 from __future__ import annotations
@@ -14,6 +10,7 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import chain, count
 
 from memtui.engine.agents.frontmatter import render_front_matter
 from memtui.engine.agents.index import MAX_INDEX_BYTES, MAX_INDEX_LINES, loaded_cut
@@ -67,7 +64,9 @@ def file_name(memory: ExportMemory, taken: set[str]) -> str:
     return name
 
 
-def _memory_folder(memories: Iterable[ExportMemory]) -> tuple[dict[str, str], list[str]]:
+def _memory_folder(memories: Iterable[ExportMemory], base: str
+                   ) -> tuple[dict[str, str], list[str]]:
+    """The files of a memory folder ``base`` (its index first) and the index's lines."""
     files: dict[str, str] = {}
     lines: list[str] = []
     taken: set[str] = {"MEMORY.md"}
@@ -76,9 +75,9 @@ def _memory_folder(memories: Iterable[ExportMemory]) -> tuple[dict[str, str], li
         title = title_of(memory.content) or memory.id
         fields = {"name": title, "description": title,
                   "type": KIND_TO_CLAUDE_TYPE.get(memory.kind, "project")}
-        files[name] = render_front_matter(fields) + "\n" + memory.content.strip() + "\n"
+        files[f"{base}/{name}"] = f"{render_front_matter(fields)}\n{memory.content.strip()}\n"
         lines.append(f"- [{title}]({name}) — {memory.kind}")
-    return files, lines
+    return {f"{base}/MEMORY.md": "\n".join(lines) + "\n", **files} if lines else {}, lines
 
 
 def render_claude(projects: Iterable[ExportProject], user: Iterable[ExportMemory]
@@ -88,14 +87,9 @@ def render_claude(projects: Iterable[ExportProject], user: Iterable[ExportMemory
     notes: list[str] = []
     for project in projects:
         slug = claude_slug(project.root) if project.root else f"memtui-{project.id}"
-        topic_files, lines = _memory_folder(project.memories)
-        if not lines:
-            continue
-        base = f"projects/{slug}/memory"
-        index = "\n".join(lines) + "\n"
-        files[f"{base}/MEMORY.md"] = index
-        files.update({f"{base}/{name}": text for name, text in topic_files.items()})
-        loaded = loaded_cut(index)[0]
+        folder, lines = _memory_folder(project.memories, f"projects/{slug}/memory")
+        files.update(folder)
+        loaded = loaded_cut("\n".join(lines) + "\n")[0] if lines else 0
         if loaded < len(lines):
             notes.append(f"project {project.id}: {len(lines) - loaded} of {len(lines)} index "
                          f"entries fall past Claude Code's {MAX_INDEX_LINES}-line / "
@@ -113,19 +107,14 @@ def render_gemini(projects: Iterable[ExportProject], user: Iterable[ExportMemory
     mapping: dict[str, str] = {}
     used: set[str] = set()
     for project in projects:
-        topic_files, lines = _memory_folder(project.memories)
-        if not lines:
+        if not project.memories:
             continue
-        base_slug = gemini_slug(project.root) if project.root else gemini_slug(project.id)
-        slug = base_slug
-        number = 1
-        while slug in used:
-            slug = f"{base_slug}-{number}"
-            number += 1
+        base_slug = gemini_slug(project.root or project.id)
+        slug = next(name for name in chain([base_slug], (f"{base_slug}-{number}"
+                                                         for number in count(1)))
+                    if name not in used)
         used.add(slug)
-        base = f"tmp/{slug}/memory"
-        files[f"{base}/MEMORY.md"] = "\n".join(lines) + "\n"
-        files.update({f"{base}/{name}": text for name, text in topic_files.items()})
+        files.update(_memory_folder(project.memories, f"tmp/{slug}/memory")[0])
         if project.root:
             mapping[project.root] = slug
             files[f"tmp/{slug}/.project_root"] = project.root + "\n"

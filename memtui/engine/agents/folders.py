@@ -10,15 +10,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
-from memtui.engine.agents.frontmatter import TOPIC_TYPES, split_front_matter, topic_type
+from memtui.engine.agents.frontmatter import TOPIC_TYPES, parse_front_matter, topic_type
 from memtui.engine.agents.index import INDEX_FILE, MAX_INDEX_BYTES, MAX_INDEX_LINES, index_load
-from memtui.engine.agents.models import IndexLoad, MemoryFile, Problem, SecretFinding
-from memtui.engine.agents.secrets_scan import find_secrets
+from memtui.engine.agents.models import IndexLoad, MemoryFile, Problem, SecretFinding, find_secrets
 
 MARKDOWN_SUFFIX = ".md"
 LOGS_DIR = "logs"
 MAX_FOLDER_DEPTH = 6
-"""Sub-folder depth read below a memory folder."""
 MAX_FOLDER_FILES = 5000
 """Most files read from one memory folder; the rest are reported."""
 HIDDEN_PREFIX = "."
@@ -37,8 +35,7 @@ class FolderScan:
 
 
 def list_entries(folder: Path, root: Path, problems: list[Problem]) -> list[Path]:
-    """The entries of a folder inside ``root`` (``AGENT_FILES.list_folder``), or none with
-    the reason it cannot be listed added to ``problems``."""
+    """The entries of a folder inside ``root``; none, with a problem, when it cannot be listed."""
     try:
         return AGENT_FILES.list_folder(folder, root)
     except AgentFileProblem as error:
@@ -49,16 +46,18 @@ def list_entries(folder: Path, root: Path, problems: list[Problem]) -> list[Path
 def subfolders(folder: Path, root: Path, problems: list[Problem]) -> list[Path]:
     """The folders in ``folder`` (a home's ``projects/`` or ``tmp/``) that stay inside
     ``root``; one leading outside (a symlink) is a problem, never followed."""
-    found: list[Path] = []
-    for path in list_entries(folder, root, problems):
-        try:
-            AGENT_FILES.check_inside(path, root)
-        except AgentFileProblem as error:
-            problems.append(Problem(str(path), error.reason))
-            continue
-        if path.is_dir():
-            found.append(path)
-    return found
+    return [path for path in list_entries(folder, root, problems)
+            if _stays_inside(path, root, problems) and path.is_dir()]
+
+
+def _stays_inside(path: Path, root: Path, problems: list[Problem]) -> bool:
+    """False, with the problem added, when ``path`` leads outside ``root``."""
+    try:
+        AGENT_FILES.check_inside(path, root)
+    except AgentFileProblem as error:
+        problems.append(Problem(str(path), error.reason))
+        return False
+    return True
 
 
 def _walk(folder: Path, root: Path, depth: int, scan: FolderScan,
@@ -66,12 +65,8 @@ def _walk(folder: Path, root: Path, depth: int, scan: FolderScan,
     for path in list_entries(folder, root, scan.problems):
         if path.name.startswith(HIDDEN_PREFIX):
             continue  # .inbox, editor swap files, memtui's own temporary files
-        if os.path.islink(path):
-            try:
-                AGENT_FILES.check_inside(path, root)
-            except AgentFileProblem as error:
-                scan.problems.append(Problem(str(path), error.reason))
-                continue
+        if os.path.islink(path) and not _stays_inside(path, root, scan.problems):
+            continue
         if path.is_dir():
             if depth > 0:
                 _walk(path, root, depth - 1, scan, found)
@@ -113,9 +108,7 @@ def read_memory_folder(folder: Path, root: Path, *, check_types: bool = True,
         return scan
     paths: list[Path] = []
     _walk(folder, root, MAX_FOLDER_DEPTH, scan, paths)
-    index_text: str | None = None
     index_path = folder / INDEX_FILE
-    topics: list[str] = []
     for path in paths:
         relative = path.relative_to(folder).as_posix()
         try:
@@ -126,26 +119,25 @@ def read_memory_folder(folder: Path, root: Path, *, check_types: bool = True,
         role = _role(relative, legacy_names)
         scan.secrets.extend(find_secrets(str(path), text))
         if role == "index":
-            index_text = text
+            scan.index_text = text
             scan.files.append(MemoryFile(str(path), relative, role, stamp.size, body=text))
             continue
-        fields, body, broken = split_front_matter(text)
-        if broken:
-            scan.problems.append(Problem(str(path), broken, 1))
+        parsed = parse_front_matter(text)
+        fields = parsed.fields
+        if parsed.problem:
+            scan.problems.append(Problem(str(path), parsed.problem, 1))
         kind = topic_type(fields)
-        if role == "topic":
-            topics.append(relative)
-            if check_types and fields and kind not in TOPIC_TYPES:
-                shown = kind if kind is None else repr(kind[:30])
-                scan.problems.append(Problem(str(path), f"front matter type {shown} is not "
-                                             f"one of {', '.join(TOPIC_TYPES)}", 1))
+        if role == "topic" and check_types and fields and kind not in TOPIC_TYPES:
+            shown = kind if kind is None else repr(kind[:30])
+            scan.problems.append(Problem(str(path), f"front matter type {shown} is not one of "
+                                         f"{', '.join(TOPIC_TYPES)}", 1))
         scan.files.append(MemoryFile(str(path), relative, role, stamp.size,
                                      name=fields.get("name") or None,
                                      description=fields.get("description") or None,
-                                     type=kind, body=body, front_matter=fields))
-    if index_text is not None:
-        scan.index_text = index_text
-        scan.index = index_load(str(index_path), index_text, topics, max_index_lines,
+                                     type=kind, body=parsed.body, front_matter=fields))
+    if scan.index_text is not None:
+        topics = [item.relative for item in scan.files if item.role == "topic"]
+        scan.index = index_load(str(index_path), scan.index_text, topics, max_index_lines,
                                 max_index_bytes)
         for target in scan.index.outside:
             scan.problems.append(Problem(str(index_path), f"index links outside the memory "

@@ -1,16 +1,10 @@
 """Front matter of a memory topic file: ``---`` lines around ``key: value`` pairs.
 
-Claude Code 2.1 writes its keys nested (``name``, ``description``, then ``metadata:`` with
-``node_type``, ``type`` and ``originSessionId`` indented under it); older files and other
-tools write ``type`` flat. Both are read: a nested ``parent: {key: value}`` becomes the field
-``parent.key``, and a topic's type is ``metadata.type``, else the flat ``type`` (the order
-Claude Code itself reads them in). Quoted values lose their quotes; lists, deeper nesting and
-lines memtui cannot read are kept in the file and reported, never rewritten.
-
-Writers never render a block again: ``FrontMatter.head`` is the block exactly as it is in
-the file (through its closing fence and the blank lines after it), so an edit that replaces
-the body keeps every key, its order, quoting, spacing and line endings. A block that never
-closes is "broken": the whole text is the body and there is no head.
+Claude Code 2.1 nests ``type`` under ``metadata:``; older files write it flat. A nested
+``parent: key: value`` is read as the field ``parent.key``; lists, deeper nesting and lines
+memtui cannot read are kept in the file and reported. Writers never render a block again:
+``FrontMatter.head`` is the block byte for byte, so an edit of the body keeps every key,
+its quoting and line endings. A block that never closes leaves the whole text as the body.
 """
 
 from __future__ import annotations
@@ -60,12 +54,8 @@ def _flow_mapping(value: str) -> dict[str, str] | None:
 
 @dataclass(frozen=True)
 class FrontMatter:
-    """A memory file split into its front matter and body.
-
-    ``fields``: the values read (nested ones as ``parent.key``); ``head``: the block as it
-    is in the file, through the blank lines after it ('' without a closed block);
-    ``problem``: why the block could not be read whole (None when it could).
-    """
+    """A memory file split into its front matter and body; ``head``: the block as it is in
+    the file, through the blank lines after it ('' without a closed block)."""
 
     fields: dict[str, str] = field(default_factory=dict)
     body: str = ""
@@ -84,8 +74,7 @@ class FrontMatter:
             "\r") else "\n"
 
     def with_body(self, body: str) -> str:
-        """The file with ``body`` in place of its body: the head kept byte for byte (the new
-        body takes the block's line ending); the body alone without a closed block."""
+        """The file with ``body`` in place of its body, the head kept byte for byte."""
         if not self.closed:
             return body
         head = self.head
@@ -173,24 +162,13 @@ def parse_front_matter(text: str) -> FrontMatter:
         return FrontMatter(body=text, problem="broken front matter (the '---' block never "
                                               "closes)")
     fields, problem = _read_block(lines[1:end])
+    broken = f"broken front matter ({problem})" if problem else None
     if end == len(lines) - 1:  # the closing fence ends the file without a newline
-        return FrontMatter(fields, "", text, _problem(problem))
+        return FrontMatter(fields, "", text, broken)
     offset = sum(len(line) + 1 for line in lines[:end + 1])
     blank = _BLANK_LINES_RE.match(text, offset)
     cut = blank.end() if blank else offset
-    head, body = text[:cut], text[cut:]
-    return FrontMatter(fields, body, head, _problem(problem))
-
-
-def _problem(problem: str | None) -> str | None:
-    return f"broken front matter ({problem})" if problem else None
-
-
-def split_front_matter(text: str) -> tuple[dict[str, str], str, str | None]:
-    """(front matter, body, problem): the problem is None unless part of the block could
-    not be read (a block that never closes leaves the whole text as the body)."""
-    parsed = parse_front_matter(text)
-    return parsed.fields, parsed.body, parsed.problem
+    return FrontMatter(fields, text[cut:], text[:cut], broken)
 
 
 def topic_type(fields: dict[str, str]) -> str | None:
@@ -201,13 +179,9 @@ def topic_type(fields: dict[str, str]) -> str | None:
 
 def render_front_matter(fields: dict[str, str]) -> str:
     """A new ``---`` block for ``fields`` (values on one line each), for files memtui
-    creates; an existing file's block is never rendered again (``FrontMatter.with_body``)."""
-    lines = [FENCE]
-    for key, value in fields.items():
-        flat = " ".join(str(value).split())
-        lines.append(f"{key}: {flat}")
-    lines.append(FENCE)
-    return "\n".join(lines) + "\n"
+    creates."""
+    lines = [f"{key}: {' '.join(str(value).split())}" for key, value in fields.items()]
+    return "\n".join([FENCE, *lines, FENCE]) + "\n"
 
 
 NODE_TYPE = ("node_type", "memory")
@@ -291,12 +265,10 @@ def _claude_fields(lines: list[str], fallback: bool
 
 
 def claude_memory_text(text: str, session_id: str) -> str:
-    """``text`` as Claude Code 2.1's Write and Edit tools save a memory file with front
-    matter (checked against the real program): ``name`` (made a slug), ``description`` (if
-    a string), ``metadata:`` with ``node_type: memory``, every other key, then
-    ``originSessionId``; one blank line before the body. A file that already has an
-    ``originSessionId``, has no front matter, or holds YAML beyond ``key: value`` lines and
-    one ``metadata`` mapping is kept as it is."""
+    """``text`` as Claude Code 2.1's Write and Edit tools save a memory file: ``name`` (a
+    slug), ``description``, ``metadata:`` with ``node_type: memory``, every other key, then
+    ``originSessionId``. A file with an ``originSessionId``, no front matter, or YAML beyond
+    ``key: value`` lines and one ``metadata`` mapping is kept as it is."""
     lines = text.split("\n")
     end = _block_end(lines) if lines[0].rstrip() == FENCE else None
     try:

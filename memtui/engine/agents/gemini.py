@@ -1,10 +1,7 @@
-"""Read a Gemini CLI home, read-only: the global ``GEMINI.md`` (Gemini CLI 0.61's
-"global personal memory": the agent edits it itself, every bullet a fact; older versions'
-``save_memory`` appended under ``## Gemini Added Memories``, read too), each project's
-private memory folder
-(``tmp/<slug>/memory/``: the ``MEMORY.md`` index, sibling files, an older ``GEMINI.md``),
-``projects.json`` (path -> slug, clashes reported), project ``GEMINI.md`` files, the
-``.inbox`` patches waiting for the user, the switches, and the secrets in all of it.
+"""Read a Gemini CLI home, read-only: the global ``GEMINI.md`` (every bullet a fact; older
+versions' ``## Gemini Added Memories`` section too), each project's ``tmp/<slug>/memory/``,
+``projects.json`` (slug clashes reported), project ``GEMINI.md`` files, the ``.inbox``
+patches, the switches, and the secrets in all of it.
 """
 
 from __future__ import annotations
@@ -17,17 +14,6 @@ from pathlib import Path
 
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
 from memtui.engine.agents.folders import read_memory_folder, subfolders
-from memtui.engine.agents.gemini_context import (
-    DEFAULT_CONTEXT_FILE as DEFAULT_CONTEXT_FILE,
-)
-from memtui.engine.agents.gemini_context import (
-    SETTINGS_FILE,
-    SWITCH_FILE_NAME,
-    context_names,
-)
-from memtui.engine.agents.gemini_context import (
-    context_file_names as context_file_names,
-)
 from memtui.engine.agents.inbox import list_inbox
 from memtui.engine.agents.instructions import InstructionScan, read_instruction
 from memtui.engine.agents.models import (
@@ -40,10 +26,17 @@ from memtui.engine.agents.models import (
     ProjectRows,
     SecretFinding,
     Switch,
+    find_secrets,
 )
 from memtui.engine.agents.paths import resolve_gemini_home
-from memtui.engine.agents.secrets_scan import find_secrets
-from memtui.engine.agents.settings_json import dotted, read_settings
+from memtui.engine.agents.settings_json import (
+    DEFAULT_CONTEXT_FILE,
+    SETTINGS_FILE,
+    SWITCH_FILE_NAME,
+    context_names,
+    dotted,
+    read_settings,
+)
 from memtui.engine.safe_files import FileStamp, folder_cache, real_root, with_folder_cache
 from memtui.jsonable import JsonMixin
 
@@ -56,7 +49,6 @@ SWITCH_AUTO_MEMORY = "experimental.autoMemory"
 GLOBAL_KEY = "global"
 MAX_PROJECT_ROOT_BYTES = 4096
 MAX_CLASH_PATHS = 5
-"""Paths named in one slug-clash problem."""
 MAX_SUBFOLDER_DEPTH = 3
 MAX_SUBFOLDERS = 200
 SKIPPED_FOLDERS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", "dist",
@@ -73,8 +65,7 @@ class GeminiHome(JsonMixin, ProjectRows):
     switches: tuple[Switch, ...]
     context_files: tuple[str, ...]
     added_memories: tuple[str, ...]
-    """The ``- fact`` bullets under ``## Gemini Added Memories`` in the global file (what
-    the old ``save_memory`` wrote)."""
+    """The bullets under ``## Gemini Added Memories`` (what the old ``save_memory`` wrote)."""
     projects: tuple[AgentProject, ...]
     """The global tier first (key ``global``), then one row per project folder."""
     instructions: tuple[InstructionFile, ...]
@@ -82,8 +73,7 @@ class GeminiHome(JsonMixin, ProjectRows):
     """Secrets in project instruction files (memory files' are on each row)."""
     problems: tuple[Problem, ...]
     global_memories: tuple[str, ...] = ()
-    """Every bullet of the global file(s), outside code blocks: the global memories as
-    Gemini CLI 0.61 keeps them (the old section's bullets among them)."""
+    """Every bullet of the global file(s) outside code blocks (``global_memory_lines``)."""
 
     @property
     def inbox(self) -> tuple[InboxPatch, ...]:
@@ -91,37 +81,29 @@ class GeminiHome(JsonMixin, ProjectRows):
         return tuple(patch for row in self.projects for patch in row.inbox)
 
 
-def added_memory_lines(text: str, heading: str = ADDED_MEMORIES_HEADING
-                       ) -> list[tuple[int, str]]:
-    """(0-based line number, text) of each bullet under the ``## Gemini Added Memories``
-    heading (to the next ``## ``)."""
-    facts: list[tuple[int, str]] = []
-    inside = False
-    for number, line in enumerate(text.split("\n")):
-        stripped = line.strip()
-        if stripped == heading:
-            inside = True
-            continue
-        if inside and stripped.startswith("#") and not stripped.startswith("###"):
-            inside = False
-        if inside and stripped.startswith(("- ", "* ")):
-            facts.append((number, stripped[2:].strip()))
-    return facts
-
-
-def added_memories(text: str, heading: str = ADDED_MEMORIES_HEADING) -> list[str]:
-    """The bullets under the ``## Gemini Added Memories`` heading (to the next ``## ``)."""
-    return [fact for _number, fact in added_memory_lines(text, heading)]
-
-
 FENCES = ("```", "~~~")
 BULLETS = ("- ", "* ")
 
 
+def added_memories(text: str) -> list[str]:
+    """The bullets under the ``## Gemini Added Memories`` heading (to the next ``## ``)."""
+    facts: list[str] = []
+    inside = False
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if stripped == ADDED_MEMORIES_HEADING:
+            inside = True
+            continue
+        if inside and stripped.startswith("#") and not stripped.startswith("###"):
+            inside = False
+        if inside and stripped.startswith(BULLETS):
+            facts.append(stripped[2:].strip())
+    return facts
+
+
 def global_memory_lines(text: str) -> list[tuple[int, str]]:
     """(0-based line number, text) of every ``- `` / ``* `` bullet of a global memory file
-    outside fenced code blocks: Gemini CLI 0.61 keeps its global facts as plain bullets
-    anywhere in the file (and the old ``## Gemini Added Memories`` section is bullets too)."""
+    outside fenced code blocks (Gemini CLI 0.61 keeps its global facts so)."""
     facts: list[tuple[int, str]] = []
     fence: str | None = None
     for number, line in enumerate(text.split("\n")):
@@ -208,8 +190,7 @@ def _subfolder_instructions(scan: InstructionScan, project: Path,
 
 def global_files(home: Path, root: Path, names: tuple[str, ...], problems: list[Problem]
                  ) -> Iterator[tuple[str, Path, str, FileStamp]]:
-    """(name, path, text, stamp) of each global context file of the home (``names``) that
-    is there; one that cannot be read safely is a problem added to ``problems``."""
+    """(name, path, text, stamp) of each global context file of the home that can be read."""
     for name in names:
         path = home / name
         if not os.path.lexists(path):
@@ -223,23 +204,18 @@ def global_files(home: Path, root: Path, names: tuple[str, ...], problems: list[
 
 
 def _global_row(home: Path, root: Path, names: tuple[str, ...], enabled: bool,
-                switches: tuple[Switch, ...]) -> tuple[AgentProject, list[str], list[str]]:
+                switches: tuple[Switch, ...]) -> AgentProject:
     files: list[MemoryFile] = []
     secrets: list[SecretFinding] = []
     problems: list[Problem] = []
-    facts: list[str] = []
-    every: list[str] = []
     for name, path, text, stamp in global_files(home, root, names, problems):
         files.append(MemoryFile(str(path), name, "global", stamp.size, body=text))
         secrets.extend(find_secrets(str(path), text))
-        facts.extend(added_memories(text))
-        every.extend(global_memories(text))
-    inbox, inbox_problems = list_inbox(home / MEMORY_DIR, root, None)
-    problems.extend(inbox_problems)
+    inbox = list_inbox(home / MEMORY_DIR, root, None, problems)
     return AgentProject(agent=AGENT_GEMINI, key=GLOBAL_KEY, project=None,
                         memory_dir=str(home), files=tuple(files), secrets=tuple(secrets),
                         inbox=tuple(inbox), switches=switches, auto_memory=enabled,
-                        problems=tuple(problems)), facts, every
+                        problems=tuple(problems))
 
 
 def _project_row(folder: Path, root: Path, project: str | None, enabled: bool,
@@ -250,17 +226,14 @@ def _project_row(folder: Path, root: Path, project: str | None, enabled: bool,
         problems.append(Problem(str(folder), f"slug {folder.name!r} is claimed by "
                                              f"{len(clash)} projects in projects.json"))
     memory = folder / MEMORY_DIR
-    legacy = tuple(name for name in names)
-    scan = read_memory_folder(memory, root, check_types=False, legacy_names=legacy,
+    scan = read_memory_folder(memory, root, check_types=False, legacy_names=names,
                               max_index_lines=1 << 30, max_index_bytes=1 << 40)
     problems.extend(scan.problems)
-    inbox: list[InboxPatch] = []
-    if memory.is_dir() and not memory.is_symlink():
-        inbox, inbox_problems = list_inbox(memory, root, folder.name)
-        problems.extend(inbox_problems)
+    real = memory.is_dir() and not memory.is_symlink()
+    inbox = list_inbox(memory, root, folder.name, problems) if real else []
     return AgentProject(agent=AGENT_GEMINI, key=folder.name, project=project,
-                        memory_dir=str(memory) if memory.is_dir() and not memory.is_symlink()
-                        else None, files=tuple(scan.files), index=scan.index,
+                        memory_dir=str(memory) if real else None,
+                        files=tuple(scan.files), index=scan.index,
                         secrets=tuple(scan.secrets), inbox=tuple(inbox),
                         other_files=scan.other_files, switches=switches,
                         auto_memory=enabled, problems=tuple(problems))
@@ -271,9 +244,7 @@ def _project_folders(home: Path, root: Path, problems: list[Problem]
     """Each project folder under ``tmp/`` (inside the home, a folder): (folder, the project's
     path from ``.project_root`` or projects.json, the paths that clash on its slug)."""
     mapping, clashes = read_projects_json(home, root, problems)
-    by_slug: dict[str, str] = {}
-    for path, slug in mapping.items():
-        by_slug.setdefault(slug, path)
+    by_slug = {slug: path for path, slug in reversed(mapping.items())}  # the first one wins
     return [(folder, _project_root_file(folder, root) or by_slug.get(folder.name),
              clashes.get(folder.name))
             for folder in subfolders(home / TMP_DIR, root, problems)]
@@ -283,49 +254,45 @@ def _project_folders(home: Path, root: Path, problems: list[Problem]
 def read_gemini_home(home: str | os.PathLike[str] | None = None, *,
                      env: Mapping[str, str] | None = None,
                      instructions: bool = True) -> GeminiHome:
-    """Read a Gemini CLI home (default: ``resolve_gemini_home``); every bad item is one
-    problem, never an exception."""
+    """Read a Gemini CLI home (default: ``resolve_gemini_home``); each bad item is a problem."""
     environ = os.environ if env is None else env
     home_path = resolve_gemini_home(home, environ)
-    problems: list[Problem] = []
     if not home_path.is_dir():
-        problems.append(Problem(str(home_path), "Gemini CLI home not found (give "
-                                                "--gemini-home PATH or set GEMINI_CLI_HOME)"))
         return GeminiHome(str(home_path), False, False, (), (DEFAULT_CONTEXT_FILE,), (), (),
-                          (), (), tuple(problems))
+                          (), (), (Problem(str(home_path), "Gemini CLI home not found (give "
+                                           "--gemini-home PATH or set GEMINI_CLI_HOME)"),))
+    problems: list[Problem] = []
     root = real_root(home_path)
     settings_path = home_path / SETTINGS_FILE
     settings, _stamp, problem = read_settings(settings_path, root)
     if problem is not None:
         problems.append(problem)
-    switches: list[Switch] = []
     raw_enabled = dotted(settings, SWITCH_AUTO_MEMORY)
     enabled = raw_enabled is True
-    if isinstance(raw_enabled, bool):
-        switches.append(Switch(SWITCH_AUTO_MEMORY, raw_enabled, str(settings_path)))
-    else:
-        switches.append(Switch(SWITCH_AUTO_MEMORY, False, "default (off)"))
+    switches = [Switch(SWITCH_AUTO_MEMORY, raw_enabled, str(settings_path))
+                if isinstance(raw_enabled, bool) else
+                Switch(SWITCH_AUTO_MEMORY, False, "default (off)")]
     names = context_names(settings)
     if dotted(settings, SWITCH_FILE_NAME) is not None:
         switches.append(Switch(SWITCH_FILE_NAME, list(names), str(settings_path)))
     frozen = tuple(switches)
-    global_row, facts, every = _global_row(home_path, root, names, enabled, frozen)
-    rows = [global_row]
+    rows = [_global_row(home_path, root, names, enabled, frozen)]
+    texts = [item.body for item in rows[0].files]
     scan = InstructionScan()
     for folder, project, clash in _project_folders(home_path, root, problems):
         rows.append(_project_row(folder, root, project, enabled, frozen, names, clash))
         if instructions and project and Path(project).is_dir():
             _subfolder_instructions(scan, Path(project), names)
     problems.extend(scan.problems)
-    return GeminiHome(str(home_path), True, enabled, frozen, names, tuple(facts),
+    return GeminiHome(str(home_path), True, enabled, frozen, names,
+                      tuple(fact for text in texts for fact in added_memories(text)),
                       tuple(rows), tuple(scan.files), tuple(scan.secrets), tuple(problems),
-                      tuple(every))
+                      tuple(fact for text in texts for fact in global_memories(text)))
 
 
 @dataclass(frozen=True)
 class GeminiInbox:
-    """The patches waiting in every inbox of a Gemini CLI home, read without the memory
-    files (the global tier's folder first, then each project folder by slug)."""
+    """The patches waiting in every inbox of a Gemini CLI home (global tier first)."""
 
     home: str
     home_found: bool
@@ -338,9 +305,8 @@ class GeminiInbox:
 
 def read_gemini_inbox(home: str | os.PathLike[str] | None = None, *,
                       env: Mapping[str, str] | None = None) -> GeminiInbox:
-    """Every pending patch of a Gemini CLI home (default: ``resolve_gemini_home``), as
-    ``read_gemini_home`` lists them but reading only the inbox folders and projects.json;
-    every bad item is one problem (a malformed patch is also listed, ``valid`` False)."""
+    """Every pending patch of a Gemini CLI home (default: ``resolve_gemini_home``), reading
+    only the inbox folders and projects.json; every bad item is one problem."""
     environ = os.environ if env is None else env
     home_path = resolve_gemini_home(home, environ)
     if not home_path.is_dir():
@@ -348,17 +314,14 @@ def read_gemini_inbox(home: str | os.PathLike[str] | None = None, *,
     problems: list[Problem] = []
     with folder_cache():
         root = real_root(home_path)
-        patches, found = list_inbox(home_path / MEMORY_DIR, root, None)
-        problems.extend(found)
+        patches = list_inbox(home_path / MEMORY_DIR, root, None, problems)
         projects: dict[str, str] = {}
         for folder, project, _clash in _project_folders(home_path, root, problems):
             if project:
                 projects[folder.name] = project
             memory = folder / MEMORY_DIR
             if memory.is_dir() and not memory.is_symlink():
-                listed, found = list_inbox(memory, root, folder.name)
-                patches.extend(listed)
-                problems.extend(found)
+                patches.extend(list_inbox(memory, root, folder.name, problems))
     return GeminiInbox(str(home_path), True, tuple(patches), projects, tuple(problems))
 
 

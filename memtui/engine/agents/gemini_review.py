@@ -1,12 +1,7 @@
-"""Gemini CLI's inbox patches as decisions for a review inbox: each
-pending patch read once, with what applying it would write, or why it cannot be applied.
-
-A ``PatchReview`` carries the write plans made when the patch was read: applying or
-dismissing it later writes exactly what was shown, through the one safe-write path
-(``plans.apply_plan``: atomic, the file's mode kept, symlinks leading outside the home
-refused), and is refused when the patch or a file it changes was changed since (by Gemini
-CLI, by hand). A malformed patch, or one that no longer matches its file, can only be
-dismissed.
+"""Gemini CLI's inbox patches as review decisions: each pending patch read once with the
+write plans of applying and dismissing it, so a decision writes exactly what was shown
+(``plans.apply_plan``) and is refused when the patch or a file it changes changed since.
+A malformed patch, or one that no longer matches its file, can only be dismissed.
 """
 
 from __future__ import annotations
@@ -38,7 +33,6 @@ from memtui.errors import MemtuiError
 from memtui.store.timeutil import format_time
 
 GLOBAL_NAME = "global"
-"""The tier of a patch to the global memory (``.inbox/global``)."""
 
 
 @dataclass(frozen=True)
@@ -48,25 +42,20 @@ class PatchReview:
     patch: InboxPatch
     home: str
     name: str
-    """``<slug>:<scope>/<file>`` (``<scope>/<file>`` in the home's own memory folder): how
-    messages name it, and the reference ``memtui gemini inbox apply|dismiss`` takes."""
+    """``[<slug>:]<scope>/<file>``: the reference ``memtui gemini inbox apply|dismiss`` takes."""
     relative: str
-    """The patch file's path inside the Gemini home (unique within it)."""
     project_slug: str | None
     project_path: str | None
-    """The project's folder, where ``.project_root`` or projects.json names it."""
     proposed_at: str | None
-    """When Gemini CLI wrote the patch (its modification time, stored form)."""
+    """The patch file's modification time (stored form)."""
     files: tuple[str, ...]
     """The memory files applying it changes, relative to the home."""
     apply: WritePlan | None
-    """What applying writes (None: it cannot be applied, see ``problem``)."""
     dismiss: WritePlan | None
-    """Removing the patch unapplied (None: it cannot be removed safely, see ``problem``)."""
     problem: str | None
-    """Why it cannot be applied (malformed, no longer matches its file, unreadable)."""
+    """Why it cannot be applied (``apply`` None) or removed (``dismiss`` None)."""
     diff: str = ""
-    """What applying changes, as a unified diff, secrets shown by kind only."""
+    """What applying changes, secrets shown by kind only."""
     secrets: tuple[str, ...] = ()
     """Kinds of secret the patch would add to a memory file."""
 
@@ -117,18 +106,13 @@ def review_patch(home: Path, patch: InboxPatch, projects: Mapping[str, str]) -> 
             apply = plan_apply_patch(home, patch.path)
         except MemtuiError as error:
             problem = error.message
-    files: tuple[str, ...] = ()
-    diff = ""
-    secrets: tuple[str, ...] = ()
-    if apply is not None:
-        files = tuple(display_path(change.path, apply.root) for change in apply.changes
-                      if change.path != patch.path)
-        diff = apply.diff()
-        secrets = _added_secrets(apply)
+    files = tuple(display_path(change.path, apply.root) for change in apply.changes
+                  if change.path != patch.path) if apply else ()
     return PatchReview(patch=patch, home=str(home), name=name, relative=relative,
                        project_slug=slug, project_path=projects.get(slug) if slug else None,
                        proposed_at=_mtime(patch.path), files=files, apply=apply,
-                       dismiss=dismiss, problem=problem, diff=diff, secrets=secrets)
+                       dismiss=dismiss, problem=problem, diff=apply.diff() if apply else "",
+                       secrets=_added_secrets(apply) if apply else ())
 
 
 @dataclass(frozen=True)
@@ -143,8 +127,7 @@ class GeminiReview:
 
 def review_gemini_inbox(home: str | os.PathLike[str] | None = None, *,
                         env: Mapping[str, str] | None = None) -> GeminiReview:
-    """Read every pending patch of a Gemini CLI home (default: ``resolve_gemini_home``)
-    with its write plans; a missing home has none."""
+    """Every pending patch of a Gemini CLI home read with its write plans, oldest first."""
     inbox = read_gemini_inbox(home, env=env)
     home_path = Path(inbox.home)
     reviews = [review_patch(home_path, patch, inbox.projects) for patch in inbox.patches]
@@ -186,6 +169,3 @@ def dismiss_reviewed(review: PatchReview) -> AppliedPlan:
         raise AgentInputError(f"{review.name}: cannot be removed safely ({review.problem})")
     return _written(review.dismiss, review)
 
-
-__all__ = ["GLOBAL_NAME", "GeminiReview", "PatchReview", "apply_reviewed",
-           "count_gemini_inbox", "dismiss_reviewed", "review_gemini_inbox", "review_patch"]

@@ -1,15 +1,9 @@
-"""Gemini CLI's folder trust, read as Gemini CLI 0.61 reads it.
-
-Folder trust is on unless ``security.folderTrust.enabled`` is ``false`` in the user's
-settings. In a folder that is not trusted Gemini CLI ignores the folder's own settings and
-disables every MCP server, the user's included (``gemini mcp list`` shows them
-"Disabled"), so memtui's tools are gone there. A folder is trusted by the longest matching
-rule of ``~/.gemini/trustedFolders.json`` (``{"<path>": "TRUST_FOLDER" | "TRUST_PARENT" |
-"DO_NOT_TRUST"}``; ``TRUST_PARENT`` trusts the rule path's parent folder; a rule covers the
-folder and everything below it); no matching rule means not trusted.
-``$GEMINI_CLI_TRUST_WORKSPACE=true`` trusts every folder, ``false`` (or
-``$GEMINI_RESTRICTED_MODE=true``) none; ``$GEMINI_CLI_TRUSTED_FOLDERS_PATH`` names another
-rules file. Read-only.
+"""Gemini CLI's folder trust, read-only, as Gemini CLI 0.61 reads it: on unless
+``security.folderTrust.enabled`` is ``false``; in an untrusted folder every MCP server,
+memtui's included, is disabled. The longest rule of ``trustedFolders.json`` covering a folder
+decides (``TRUST_PARENT`` trusts the rule path's parent); no rule: not trusted.
+``$GEMINI_CLI_TRUST_WORKSPACE`` (``true``/``false``) and ``$GEMINI_RESTRICTED_MODE=true``
+override; ``$GEMINI_CLI_TRUSTED_FOLDERS_PATH`` names another rules file.
 """
 
 from __future__ import annotations
@@ -21,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
-from memtui.engine.agents.settings_json import dotted, read_settings, strip_comments
+from memtui.engine.agents.settings_json import SETTINGS_FILE, dotted, read_settings, strip_comments
 from memtui.engine.safe_files import real_root
 from memtui.jsonable import JsonMixin
 
@@ -42,11 +36,9 @@ class FolderTrust(JsonMixin):
     """Folder trust in one Gemini CLI home, and the project folders it leaves untrusted."""
 
     enabled: bool
-    """Whether Gemini CLI checks folder trust at all."""
     rules_file: str
     untrusted: tuple[str, ...]
-    """Project folders (of the home's rows) where MCP servers, memtui's included, are
-    disabled."""
+    """Project folders where MCP servers, memtui's included, are disabled."""
     problem: str | None = None
     """Why the rules file could not be read (Gemini CLI refuses to start then)."""
 
@@ -54,12 +46,6 @@ class FolderTrust(JsonMixin):
     def applies(self) -> bool:
         """Whether some project folder loses memtui's MCP server to folder trust."""
         return self.enabled and bool(self.untrusted)
-
-
-def rules_path(home: Path, env: Mapping[str, str]) -> Path:
-    """The trust rules file of the home (``$GEMINI_CLI_TRUSTED_FOLDERS_PATH`` first)."""
-    named = env.get(TRUSTED_FOLDERS_ENV)
-    return Path(named) if named else home / TRUSTED_FOLDERS_FILE
 
 
 def parse_rules(text: str) -> dict[str, str]:
@@ -84,11 +70,6 @@ def _real(path: str) -> str:
         return path
 
 
-def _within(parent: str, child: str) -> bool:
-    relative = os.path.relpath(child, parent)
-    return relative == "." or not (relative == ".." or relative.startswith("../"))
-
-
 def folder_trusted(rules: Mapping[str, str], folder: str) -> bool | None:
     """True / False by the longest rule covering ``folder``; None when none does."""
     location = _real(folder)
@@ -96,11 +77,10 @@ def folder_trusted(rules: Mapping[str, str], folder: str) -> bool | None:
     level: str | None = None
     for rule, found in rules.items():
         effective = os.path.dirname(rule) if found == TRUST_PARENT else rule
-        if _within(_real(effective), location) and len(rule) > best:
+        relative = os.path.relpath(location, _real(effective))
+        if relative != ".." and not relative.startswith("../") and len(rule) > best:
             best, level = len(rule), found
-    if level is None:
-        return None
-    return level != DO_NOT_TRUST
+    return None if level is None else level != DO_NOT_TRUST
 
 
 def read_folder_trust(home: str | os.PathLike[str], folders: Iterable[str], *,
@@ -108,10 +88,10 @@ def read_folder_trust(home: str | os.PathLike[str], folders: Iterable[str], *,
     """Folder trust of the Gemini CLI home ``home`` for the project ``folders``."""
     environ = os.environ if env is None else env
     home_path = Path(home)
-    path = rules_path(home_path, environ)
+    path = Path(environ.get(TRUSTED_FOLDERS_ENV) or home_path / TRUSTED_FOLDERS_FILE)
     settings = None
     if home_path.is_dir():
-        settings, _stamp, _problem = read_settings(home_path / "settings.json",
+        settings, _stamp, _problem = read_settings(home_path / SETTINGS_FILE,
                                                    real_root(home_path))
     enabled = dotted(settings, SWITCH_FOLDER_TRUST) is not False
     wanted = sorted(set(folders))

@@ -1,9 +1,6 @@
 """Gemini CLI's auto-memory inbox: proposed changes waiting as unified diffs in
-``<memory dir>/.inbox/private/*.patch`` (the project's private memory) and
-``.inbox/global/*.patch`` (the global tier), until the user applies or dismisses them.
-
-``list_inbox`` is the one listing other front ends (the review inbox) use; a malformed
-patch is listed with ``valid=False`` and its reason, never dropped.
+``<memory dir>/.inbox/private/*.patch`` and ``.inbox/global/*.patch`` until the user applies
+or dismisses them. A malformed patch is listed with ``valid=False``, never dropped.
 """
 
 from __future__ import annotations
@@ -13,7 +10,6 @@ from pathlib import Path
 
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem, AgentInputError, only_match
 from memtui.engine.agents.folders import list_entries
-from memtui.engine.agents.gemini_context import context_file_names
 from memtui.engine.agents.models import InboxPatch, Problem
 from memtui.engine.agents.patches import (
     MAX_PATCH_BYTES,
@@ -29,6 +25,7 @@ from memtui.engine.agents.plans import (
     FileChange,
     WritePlan,
 )
+from memtui.engine.agents.settings_json import context_file_names
 from memtui.engine.safe_files import FileStamp, real_root
 from memtui.errors import UnsafePath
 
@@ -41,36 +38,33 @@ MEMORY_DIR = "memory"
 TMP_DIR = "tmp"
 
 
-def list_inbox(memory_dir: Path, root: Path, project: str | None
-               ) -> tuple[list[InboxPatch], list[Problem]]:
-    """The patches waiting in a memory folder's inbox, and the problems reading it."""
+def list_inbox(memory_dir: Path, root: Path, project: str | None, problems: list[Problem]
+               ) -> list[InboxPatch]:
+    """The patches waiting in a memory folder's inbox; the problems reading it are added to
+    ``problems``."""
     patches: list[InboxPatch] = []
-    problems: list[Problem] = []
     for scope in SCOPES:
         for path in list_entries(memory_dir / INBOX_DIR / scope, root, problems):
             if not path.name.endswith(PATCH_SUFFIX):
                 continue
             patch_id = f"{scope}/{path.name}"
+            size = 0
             try:
                 text, stamp = AGENT_FILES.read_text_stamped(path, root, MAX_PATCH_BYTES)
-            except AgentFileProblem as error:
-                problems.append(Problem(str(path), error.reason))
-                patches.append(InboxPatch(patch_id, str(path), scope, project, (), 0, 0, False,
-                                          error.reason))
-                continue
-            try:
+                size = stamp.size
                 parsed = parse_patch(text)
-            except PatchError as error:
-                reason = f"malformed patch: {error}"
+            except (AgentFileProblem, PatchError) as error:
+                reason = error.reason if isinstance(error, AgentFileProblem) else \
+                    f"malformed patch: {error}"
                 problems.append(Problem(str(path), reason))
                 patches.append(InboxPatch(patch_id, str(path), scope, project, (), 0, 0, False,
-                                          reason, stamp.size))
+                                          reason, size))
                 continue
             added, removed = patch_counts(parsed)
             patches.append(InboxPatch(patch_id, str(path), scope, project,
                                       tuple(item.target for item in parsed), added, removed,
                                       True, None, stamp.size))
-    return patches, problems
+    return patches
 
 
 def find_patch(home: Path, ref: str) -> Path:
@@ -82,42 +76,41 @@ def find_patch(home: Path, ref: str) -> Path:
                 candidate.name.endswith(PATCH_SUFFIX):
             return candidate
     slug, _, rest = ref.rpartition(":")
-    found: list[Path] = []
     folders = [home / MEMORY_DIR]
     tmp = home / TMP_DIR
     if tmp.is_dir():
         folders += [tmp / name / MEMORY_DIR for name in sorted(os.listdir(tmp))
                     if not slug or name == slug]
-    for folder in folders:
-        candidate = folder / INBOX_DIR / rest
-        if os.path.lexists(candidate) and candidate.name.endswith(PATCH_SUFFIX):
-            found.append(candidate)
+    found = [candidate for folder in folders if os.path.lexists(
+        candidate := folder / INBOX_DIR / rest) and candidate.name.endswith(PATCH_SUFFIX)]
     return only_match(found, f"no inbox patch {ref!r} in {home}",
                       f"inbox patches are named {rest!r}; give <slug>:<scope>/<name> or the path")
 
 
 def _patch_parts(home: Path, path: Path) -> tuple[Path, str, Path]:
     """(memory folder, scope, base the patch's paths are relative to)."""
-    scope_dir = path.parent
-    inbox = scope_dir.parent
-    if inbox.name != INBOX_DIR or scope_dir.name not in SCOPES:
+    scope, inbox = path.parent.name, path.parent.parent
+    if inbox.name != INBOX_DIR or scope not in SCOPES:
         raise AgentInputError(f"{path}: not in an inbox folder (.inbox/private or "
                               ".inbox/global)")
-    memory = inbox.parent
-    base = home if scope_dir.name == SCOPE_GLOBAL else memory
-    return memory, scope_dir.name, base
+    return inbox.parent, scope, home if scope == SCOPE_GLOBAL else inbox.parent
+
+
+def _read_inside(path: Path, root: Path, refusal: str, max_bytes: int | None = None
+                 ) -> tuple[str, FileStamp]:
+    """A file's text and stamp, read inside ``root``; a symlink is refused (``refusal``)."""
+    if path.is_symlink():
+        raise UnsafePath(f"{path}: is a symlink; {refusal}")
+    try:
+        AGENT_FILES.check_inside(path, root)
+        return AGENT_FILES.read_text_stamped(path, root, max_bytes)
+    except AgentFileProblem as error:
+        raise AgentInputError(f"{path}: {error.reason}") from None
 
 
 def _read_patch(home: Path, ref: str) -> tuple[Path, str, FileStamp, tuple[Path, str, Path]]:
     path = find_patch(home, ref)
-    root = real_root(home)
-    if path.is_symlink():
-        raise UnsafePath(f"{path}: is a symlink; not followed")
-    try:
-        AGENT_FILES.check_inside(path, root)
-        text, stamp = AGENT_FILES.read_text_stamped(path, root, MAX_PATCH_BYTES)
-    except AgentFileProblem as error:
-        raise AgentInputError(f"{path}: {error.reason}") from None
+    text, stamp = _read_inside(path, real_root(home), "not followed", MAX_PATCH_BYTES)
     return path, text, stamp, _patch_parts(home, path)
 
 
@@ -127,10 +120,9 @@ def _same_path(left: Path, right: Path) -> bool:
 
 
 def absolute_target(home: Path, memory: Path, scope: str, target: Path) -> Path | None:
-    """The file an absolute patch path names when Gemini CLI 0.61 would accept it, else
-    None. 0.61's patches name their files by absolute path: a private patch a ``*.md``
-    file (not hidden) directly in the project's memory folder, a global one exactly the
-    global memory file (``~/.gemini/GEMINI.md``, or the ``context.fileName`` names)."""
+    """The file an absolute patch path names when Gemini CLI 0.61 would accept it, else None:
+    for a private patch a ``*.md`` (not hidden) directly in the memory folder, for a global
+    one exactly a global memory file (``context.fileName``)."""
     if scope == SCOPE_GLOBAL:
         names = context_file_names(home)
         return target if any(_same_path(target, home / name) for name in names) else None
@@ -159,28 +151,18 @@ def plan_apply_patch(home: Path, ref: str) -> WritePlan:
         if named is None:
             raise UnsafePath(f"{path}: targets {item.target!r}, outside what a "
                              f"{scope} patch may change; nothing was changed")
-        file_path = named
         old: str | None = None
         old_stamp: FileStamp | None = None
-        if os.path.lexists(file_path):
-            if file_path.is_symlink():
-                raise UnsafePath(f"{file_path}: is a symlink; not written")
-            try:
-                AGENT_FILES.check_inside(file_path, root)
-                old, old_stamp = AGENT_FILES.read_text_stamped(file_path, root)
-            except AgentFileProblem as error:
-                raise AgentInputError(f"{file_path}: {error.reason}") from None
+        if os.path.lexists(named):
+            old, old_stamp = _read_inside(named, root, "not written")
         try:
             new = apply_file_patch(old, item)
         except PatchError as error:
             raise AgentInputError(f"{path}: does not apply ({error}); nothing was changed") \
                 from None
-        if new is None:
-            changes.append(FileChange(str(file_path), ACTION_REMOVE, old_stamp, old or "", ""))
-        elif old is None:
-            changes.append(FileChange(str(file_path), ACTION_CREATE, None, "", new))
-        else:
-            changes.append(FileChange(str(file_path), ACTION_REPLACE, old_stamp, old, new))
+        action = ACTION_REMOVE if new is None else ACTION_CREATE if old is None else \
+            ACTION_REPLACE
+        changes.append(FileChange(str(named), action, old_stamp, old or "", new or ""))
     changes.append(FileChange(str(path), ACTION_REMOVE, stamp, "", ""))
     targets = ", ".join(item.target for item in parsed)
     return WritePlan("inbox-apply", f"apply {path.name} to {targets} and remove it from the "

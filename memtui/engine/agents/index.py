@@ -1,11 +1,9 @@
 """A memory index (``MEMORY.md``): its entries and what is loaded at session start.
 
-Claude Code loads only the first ``MAX_INDEX_LINES`` lines of the index and at most
-``MAX_INDEX_BYTES`` bytes, cut at the last newline before that; entries past the cut are
-silently not loaded. ``index_load`` computes the cut and names the entries that fall off;
-it also checks each link: a file that does not exist is *dangling*, a link leading outside
-the memory folder (absolute, or ``..`` above it) is *outside* and never followed, and a topic
-file the index does not mention is *unindexed*.
+Claude Code loads only the first ``MAX_INDEX_LINES`` lines and ``MAX_INDEX_BYTES`` bytes
+(cut at a newline). ``index_load`` computes the cut and checks each link: *dangling* (no
+such file), *outside* (leads out of the folder; never followed), and names the topic files
+the index does not mention (*unindexed*).
 """
 
 from __future__ import annotations
@@ -13,13 +11,12 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 
 from memtui.engine.agents.models import IndexEntry, IndexLoad
 
 MAX_INDEX_LINES = 200
-"""Lines of MEMORY.md loaded at session start."""
 MAX_INDEX_BYTES = 25_000
-"""Bytes of MEMORY.md loaded at session start (cut at the last newline before)."""
 INDEX_FILE = "MEMORY.md"
 ENTRY_RE = re.compile(
     r"^\s*[-*+]\s+\[(?P<title>[^\]]*)\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)"
@@ -29,6 +26,7 @@ POINTER_RE = re.compile(
 """Gemini CLI 0.61's pointer line: ``- See /abs/memory/<topic>.md for <summary>.`` (its
 auto memory writes sibling files' index lines this way, with the absolute path)."""
 _BULLET_RE = re.compile(r"^\s*[-*+]\s+(?P<text>\S.*)$")
+_LINE_RE = re.compile(r"[^\n]*\n|[^\n]+")
 _URL_RE = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
 
 
@@ -36,15 +34,10 @@ def loaded_cut(text: str, max_lines: int = MAX_INDEX_LINES,
                max_bytes: int = MAX_INDEX_BYTES) -> tuple[int, int]:
     """(lines, bytes) of ``text`` loaded at session start: at most ``max_lines`` whole
     lines, and no line that would pass ``max_bytes`` (the cut is at the last newline)."""
-    lines = 0
-    size = 0
-    parts = text.split("\n")
-    for number, part in enumerate(parts):
-        line = part + "\n" if number < len(parts) - 1 else part
-        if not line or lines >= max_lines:
-            break
+    lines = size = 0
+    for line in _LINE_RE.findall(text):
         length = len(line.encode("utf-8"))
-        if size + length > max_bytes:
+        if lines >= max_lines or size + length > max_bytes:
             break
         lines += 1
         size += length
@@ -85,6 +78,14 @@ def line_target(line: str, folder: str | None = None) -> str | None:
     if folder is not None and posixpath.isabs(target) and posixpath.dirname(target) == folder:
         return posixpath.basename(target)
     return target
+
+
+def index_line(relative: str, name: str | None, description: str | None) -> str:
+    """A topic's line in ``MEMORY.md``: ``- [name](file.md) — description`` (the file's stem
+    without a name; no hook without a description)."""
+    title = (name or posixpath.splitext(posixpath.basename(relative))[0]).replace("]", ")")
+    hook = " ".join((description or "").split())
+    return f"- [{title}]({relative})" + (f" — {hook}" if hook else "")
 
 
 def parse_entries(text: str, loaded_lines: int) -> list[IndexEntry]:
@@ -130,19 +131,15 @@ def index_load(path: str, text: str, topic_files: Iterable[str],
         named = entry.target
         if posixpath.isabs(named) and posixpath.dirname(named) == posixpath.dirname(path):
             named = posixpath.basename(named)  # a 0.61 pointer into the folder
-            entry = IndexEntry(entry.line, entry.title, named, entry.hook, entry.loaded)
         if is_outside(named):
             outside.append(named)
-            entries.append(IndexEntry(entry.line, entry.title, named, entry.hook,
-                                      entry.loaded, False))
+            entries.append(replace(entry, target=named, exists=False))
             continue
         target = normal_target(named)
-        exists = target in topics
         mentioned.add(target)
-        if not exists:
+        if target not in topics:
             dangling.append(target)
-        entries.append(IndexEntry(entry.line, entry.title, target, entry.hook, entry.loaded,
-                                  exists))
+        entries.append(replace(entry, target=target, exists=target in topics))
     unindexed = sorted(topics - mentioned)
     return IndexLoad(path=path, lines=total_lines, bytes=len(text.encode("utf-8")),
                      loaded_lines=loaded_lines, loaded_bytes=loaded_bytes,

@@ -1,19 +1,15 @@
 """Instruction files (CLAUDE.md, GEMINI.md …) with where each comes from, and their
-``@path`` imports (at most ``MAX_IMPORT_HOPS`` deep). Read-only: memtui never writes an
-instruction file unless the user names it.
-"""
+``@path`` imports (at most ``MAX_IMPORT_HOPS`` deep). Read-only."""
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
-from memtui.engine.agents.models import InstructionFile, Problem, SecretFinding
-from memtui.engine.agents.secrets_scan import find_secrets
+from memtui.engine.agents.models import InstructionFile, Problem, SecretFinding, find_secrets
 from memtui.engine.safe_files import real_root
 
 MAX_IMPORT_HOPS = 5
@@ -106,12 +102,6 @@ def read_rules(scan: InstructionScan, folder: Path, origin: str) -> None:
             read_instruction(scan, folder / name, origin)
 
 
-def parents_of(project: Path, stop: Iterable[Path] = ()) -> list[Path]:
+def parents_of(project: Path) -> list[Path]:
     """The folders above a project, nearest first, to the filesystem root."""
-    stops = {str(item) for item in stop}
-    out: list[Path] = []
-    for parent in list(project.parents)[:MAX_PARENT_LEVELS]:
-        if str(parent) in stops:
-            break
-        out.append(parent)
-    return out
+    return list(project.parents)[:MAX_PARENT_LEVELS]

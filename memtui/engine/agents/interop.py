@@ -1,21 +1,17 @@
 """Claude Code and Gemini CLI stores <-> memtui's store, through the engine's one write path.
 
-- ``import_claude(home)`` / ``import_gemini(home)``: each memory file or bullet becomes one
-  memory with ``source = import`` and the file as provenance (``source_thread_id``), in the
-  project whose root holds the folder's project path (created when none fits; a folder with
-  no known path is skipped as ``no_project``). Texts are redacted again; importing twice
-  adds nothing, and a memory forgotten in memtui is not brought back.
-- ``import_transcripts(home)``: each main Claude Code session becomes a completed task,
-  incrementally (a session already recorded is skipped before its file is read).
-- ``export_claude(dir)`` / ``export_gemini(dir)``: the actor's view of the store in each
-  format, into a new folder.
+``import_claude`` / ``import_gemini``: each memory file or bullet becomes one memory
+(``source = import``, the file as provenance) in the project holding the folder's path
+(created when none fits; no known path: skipped as ``no_project``); redacted again, never
+twice, a memory forgotten in memtui not brought back. ``import_transcripts``: each main
+Claude Code session becomes a completed task. ``export``: the store in an agent's format.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -29,10 +25,11 @@ from memtui.engine.agents.export_format import (
     render_gemini,
 )
 from memtui.engine.agents.gemini import read_gemini_home
-from memtui.engine.agents.models import AgentProject, MemoryFile, Problem
+from memtui.engine.agents.models import AGENT_CLAUDE, AgentProject, MemoryFile, Problem
 from memtui.engine.agents.paths import resolve_claude_home
 from memtui.engine.agents.transcripts import (
     IMPORT_TASK_SOURCE,
+    SUBAGENT_PREFIX,
     TranscriptTask,
     read_transcript,
     recorded_session,
@@ -82,13 +79,12 @@ def provenance(prefix: str, key: str, relative: str) -> str:
     ref = f"{prefix}{key}/{relative}"
     if len(ref) <= MAX_REF_CHARS:
         return ref
-    digest = hashlib.sha256(ref.encode("utf-8")).hexdigest()[:16]
-    return f"{ref[:MAX_REF_CHARS - 18]}#{digest}"
+    return f"{ref[:MAX_REF_CHARS - 18]}#{_hash(ref, 16)}"
 
 
 def fact_ref(text: str) -> str:
     """Provenance of a global Gemini added memory (a hash of its text)."""
-    return f"{REF_GEMINI}global:{hashlib.sha256(text.encode('utf-8')).hexdigest()[:20]}"
+    return f"{REF_GEMINI}global:{_hash(text, 20)}"
 
 
 def memory_text(item: MemoryFile) -> str:
@@ -105,10 +101,8 @@ class _Picker:
     """A ``cwd`` -> writable project, creating one when none fits (cached per run)."""
 
     engine: Engine
-
-    def __post_init__(self) -> None:
-        self.cache: dict[str, str] = {}
-        self.created: list[str] = []
+    cache: dict[str, str] = field(default_factory=dict)
+    created: list[str] = field(default_factory=list)
 
     def project_for(self, cwd: str) -> str:
         if cwd in self.cache:
@@ -135,18 +129,16 @@ class AgentsApi(Importer):
     """Import Claude Code and Gemini CLI memories and transcripts into memtui, and export
     memtui in their formats, as the engine's user (permissions, redaction, audit)."""
 
-    # ---- memories ----------------------------------------------------------------------
-
-    def _known(self, ref: str, path: str | None) -> ImportItem | None:
+    def _known(self, kind: str, ref: str, path: str | None) -> ImportItem | None:
+        """The skip of a memory forgotten in memtui or imported before, else None."""
         if self._store.memories.is_forgotten_source(ref):
-            return ImportItem(KIND_FILE, ref, OUTCOME_SKIPPED, REASON_FORGOTTEN,
+            return ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_FORGOTTEN,
                               "its memory was forgotten in memtui", path=path)
         ids = self._store.memories.ids_for_thread(ref)
-        for memory in self._store.memories.get_many(ids):
-            if memory.source == IMPORT_SOURCE:
-                return ImportItem(KIND_FILE, ref, OUTCOME_SKIPPED, REASON_ALREADY,
-                                  target_id=memory.id, project=memory.project, path=path)
-        return None
+        return next((ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_ALREADY, target_id=memory.id,
+                                project=memory.project, path=path)
+                     for memory in self._store.memories.get_many(ids)
+                     if memory.source == IMPORT_SOURCE), None)
 
     def _write(self, kind: str, ref: str, text: str, memory_kind: str, cwd: str | None,
                path: str | None, picker: _Picker) -> ImportItem:
@@ -154,10 +146,9 @@ class AgentsApi(Importer):
             return ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_EMPTY, "no text", path=path)
         try:
             with self._store.transaction():
-                known = self._known(ref, path)
+                known = self._known(kind, ref, path)
                 if known is not None:
-                    return ImportItem(kind, ref, known.outcome, known.reason, known.detail,
-                                      known.target_id, known.project, path=path)
+                    return known
                 project = picker.project_for(cwd) if cwd else None
                 content, cut = bound_text(redact(text.strip()), MAX_CONTENT_BYTES)
                 memory = self._engine.identity.add_memory(
@@ -171,72 +162,57 @@ class AgentsApi(Importer):
         return ImportItem(kind, ref, OUTCOME_IMPORTED, target_id=memory.id,
                           project=memory.project, truncated=cut, path=path)
 
-    def _row_items(self, prefix: str, row: AgentProject, picker: _Picker,
-                   claude: bool) -> list[ImportItem]:
-        items: list[ImportItem] = []
+    def _row_items(self, row: AgentProject, picker: _Picker) -> list[ImportItem]:
+        claude = row.agent == AGENT_CLAUDE
+        prefix = REF_CLAUDE if claude else REF_GEMINI
+        found = [(KIND_FILE, provenance(prefix, row.key, item.relative), memory_text(item),
+                  CLAUDE_TYPE_TO_KIND.get(item.type or "", "fact") if claude else
+                  note_kind("", item.body), item.path)
+                 for item in row.files if item.role not in ("index", "log")]
+        index = next((item for item in row.files if item.role == "index"), None)
+        if not claude and row.index is not None and index is not None:
+            found += [(KIND_FACT, provenance(prefix, row.key, f"MEMORY.md#{_hash(entry.title)}"),
+                       entry.title, note_kind("", entry.title), index.path)
+                      for entry in row.index.entries if entry.target is None]
         cwd = usable_cwd(row.project)
-        for item in row.files:
-            if item.role in ("index", "log"):
-                continue
-            ref = provenance(prefix, row.key, item.relative)
-            if cwd is None:
-                items.append(ImportItem(KIND_FILE, ref, OUTCOME_SKIPPED, REASON_NO_PROJECT,
-                                        "the folder's project path is not known",
-                                        path=item.path))
-                continue
-            kind = CLAUDE_TYPE_TO_KIND.get(item.type or "", "fact") if claude else \
-                note_kind("", item.body)
-            items.append(self._write(KIND_FILE, ref, memory_text(item), kind, cwd, item.path,
-                                     picker))
-        if not claude and row.index is not None:
-            index = next((f for f in row.files if f.role == "index"), None)
-            for entry in row.index.entries:
-                if entry.target is not None or index is None:
-                    continue
-                ref = provenance(prefix, row.key, f"MEMORY.md#{_hash(entry.title)}")
-                if cwd is None:
-                    items.append(ImportItem(KIND_FACT, ref, OUTCOME_SKIPPED, REASON_NO_PROJECT,
-                                            "the folder's project path is not known",
-                                            path=index.path))
-                    continue
-                items.append(self._write(KIND_FACT, ref, entry.title,
-                                         note_kind("", entry.title), cwd, index.path, picker))
-        return items
+        if cwd is None:
+            return [ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_NO_PROJECT,
+                               "the folder's project path is not known", path=path)
+                    for kind, ref, _text, _kind, path in found]
+        return [self._write(kind, ref, text, memory_kind, cwd, path, picker)
+                for kind, ref, text, memory_kind, path in found]
 
     def import_claude(self, home: str | os.PathLike[str] | None = None) -> ImportReport:
         """Claude Code topic files become memories (see the module doc)."""
         read = read_claude_home(home, instructions=False)
-        picker = _Picker(self._engine)
-        items: list[ImportItem] = []
-        problems: list[Problem] = list(read.problems)
-        for row in read.projects:
-            problems.extend(row.problems)
-            items.extend(self._row_items(REF_CLAUDE, row, picker, True))
-        return self._report("claude_memories_imported", read.home, items, problems, picker)
+        return self._import_rows("claude_memories_imported", read.home, read.projects,
+                                 list(read.problems), [], _Picker(self._engine))
 
     def import_gemini(self, home: str | os.PathLike[str] | None = None) -> ImportReport:
         """Gemini CLI memories become memories (see the module doc)."""
         read = read_gemini_home(home, instructions=False)
         picker = _Picker(self._engine)
-        items: list[ImportItem] = []
-        problems: list[Problem] = list(read.problems)
         global_path = read.projects[0].files[0].path if read.projects and \
             read.projects[0].files else None
-        for fact in read.global_memories:
-            items.append(self._write(KIND_FACT, fact_ref(fact), fact, note_kind("", fact), None,
-                                     global_path, picker))
-        for row in read.projects[1:]:
+        items = [self._write(KIND_FACT, fact_ref(fact), fact, note_kind("", fact), None,
+                             global_path, picker) for fact in read.global_memories]
+        return self._import_rows("gemini_memories_imported", read.home, read.projects[1:],
+                                 list(read.problems), items, picker)
+
+    def _import_rows(self, action: str, home: str, rows: tuple[AgentProject, ...],
+                     problems: list[Problem], items: list[ImportItem], picker: _Picker
+                     ) -> ImportReport:
+        """Import every row's memory files (after ``items``) and report."""
+        for row in rows:
             problems.extend(row.problems)
-            items.extend(self._row_items(REF_GEMINI, row, picker, False))
-        return self._report("gemini_memories_imported", read.home, items, problems, picker)
+            items.extend(self._row_items(row, picker))
+        return self._report(action, home, items, problems, picker)
 
     def _report(self, action: str, home: str, items: list[ImportItem],
                 problems: list[Problem], picker: _Picker) -> ImportReport:
         report = ImportReport(home, tuple(items), tuple(problems), tuple(picker.created))
         self._audit(action, report)
         return report
-
-    # ---- transcripts -------------------------------------------------------------------
 
     def import_transcripts(self, home: str | os.PathLike[str] | None = None) -> ImportReport:
         """Claude Code sessions become completed tasks, incrementally (module doc)."""
@@ -246,27 +222,27 @@ class AgentsApi(Importer):
         picker = _Picker(self._engine)
         items: list[ImportItem] = []
         for found in files:
-            path = str(found.path)
-            if found.subagent:
-                items.append(ImportItem(KIND_SESSION, found.ref, OUTCOME_SKIPPED,
+            path, ref = str(found), found.stem
+            if found.name.startswith(SUBAGENT_PREFIX):
+                items.append(ImportItem(KIND_SESSION, ref, OUTCOME_SKIPPED,
                                         REASON_SUBAGENT, "a sub-agent session (agent-*.jsonl)",
                                         path=path))
                 continue
-            existing = recorded_session(self._engine.tasks, IMPORT_TASK_SOURCE, found.ref)
+            existing = recorded_session(self._engine.tasks, IMPORT_TASK_SOURCE, ref)
             if existing is not None:
-                items.append(ImportItem(KIND_SESSION, found.ref, OUTCOME_SKIPPED,
+                items.append(ImportItem(KIND_SESSION, ref, OUTCOME_SKIPPED,
                                         REASON_ALREADY, target_id=existing.id,
                                         project=existing.project, path=path))
                 continue
             try:
-                task = read_transcript(found.path, root)
+                task = read_transcript(found, root)
             except AgentFileProblem as error:
                 problems.append(Problem(path, error.reason))
-                items.append(ImportItem(KIND_SESSION, found.ref, OUTCOME_ERROR,
+                items.append(ImportItem(KIND_SESSION, ref, OUTCOME_ERROR,
                                         error.code, error.reason, path=path))
                 continue
             problems.extend(task.problems)
-            items.append(self._import_session(found.ref, task, picker))
+            items.append(self._import_session(ref, task, picker))
         return self._report("claude_transcripts_imported", str(home_path), items, problems,
                             picker)
 
@@ -300,8 +276,6 @@ class AgentsApi(Importer):
         return ImportItem(KIND_SESSION, ref, OUTCOME_IMPORTED, target_id=added.id,
                           project=added.project, path=path)
 
-    # ---- export ------------------------------------------------------------------------
-
     def _export_input(self) -> tuple[list[ExportProject], list[ExportMemory]]:
         def convert(items: list[Memory]) -> tuple[ExportMemory, ...]:
             return tuple(ExportMemory(item.id, item.kind, item.content) for item in items)
@@ -315,8 +289,7 @@ class AgentsApi(Importer):
         return out, user
 
     def export(self, agent: str, target: str | os.PathLike[str]) -> dict[str, Any]:
-        """Write the store in ``agent``'s format (``claude`` or ``gemini``) into ``target``,
-        a new (or empty) folder; returns what was written."""
+        """Write the store in ``agent``'s format into ``target``, a new (or empty) folder."""
         path = check_new_folder(target)
         projects, user = self._export_input()
         if agent == "claude":
@@ -331,8 +304,8 @@ class AgentsApi(Importer):
                 "files": sorted(files), "notes": notes}
 
 
-def _hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+def _hash(text: str, chars: int = 12) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:chars]
 
 
 def check_new_folder(target: str | os.PathLike[str]) -> Path:
@@ -343,6 +316,3 @@ def check_new_folder(target: str | os.PathLike[str]) -> Path:
     if refusal is not None:
         raise AgentInputError(refusal)
     return path
-
-
-__all__ = ["AgentsApi", "check_new_folder", "fact_ref", "memory_text", "provenance"]

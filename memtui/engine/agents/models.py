@@ -1,16 +1,15 @@
-"""What the agent-store readers return: frozen dataclasses, each with ``to_json()``
-(``memtui.jsonable.JsonMixin``).
-
-``Problem`` (path, one-line reason, line) is the same shape the Codex reader reports.
-"""
+"""What the agent-store readers return: frozen dataclasses with ``to_json()``; ``Problem``
+is the Codex reader's."""
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
-from memtui.engine.codex.models import Problem
-from memtui.engine.redaction import redact
+from memtui.engine.codex.models import Problem as Problem
+from memtui.engine.redaction import redact, scan
 from memtui.jsonable import JsonMixin
 
 AGENT_CLAUDE = "claude"
@@ -27,6 +26,14 @@ class SecretFinding(JsonMixin):
     path: str
     line: int
     kind: str
+
+
+def find_secrets(path: str, text: str) -> tuple[SecretFinding, ...]:
+    """Every secret in ``text`` (``redaction.scan``) as (path, 1-based line, kind)."""
+    findings = scan(text).findings
+    starts = [0] + [match.end() for match in re.finditer("\n", text)] if findings else []
+    return tuple(SecretFinding(path, bisect_right(starts, finding.start), finding.kind)
+                 for finding in findings)
 
 
 @dataclass(frozen=True)
@@ -89,8 +96,8 @@ class IndexLoad(JsonMixin):
                      for entry in self.entries if not entry.loaded)
 
     def meter_json(self) -> dict[str, Any]:
-        """What the agents overview shows of the index (``agents show --json``): the counts
-        and limits, and the names of the entries that fall past the limit, not the entries."""
+        """The index's load meter for ``agents show --json``: counts, limits and the names
+        of the entries past the limit, not the entries."""
         data = {name: getattr(self, name) for name in METER_COUNTS}
         return data | {"dropped": list(self.dropped), "dangling": list(self.dangling),
                        "unindexed": list(self.unindexed)}
@@ -130,8 +137,7 @@ class InstructionFile(JsonMixin):
 
     path: str
     origin: str
-    """``managed``, ``user``, ``user-rules``, ``project``, ``project-rules``, ``local``,
-    ``parent``, ``import``, ``global`` or ``subfolder``."""
+    """``managed``, ``user``, ``project``, ``local``, ``parent``, ``import``, ... ."""
     size: int
     exists: bool
     imported_by: str | None = None
@@ -187,11 +193,6 @@ class AgentProject(JsonMixin):
     def topics(self) -> int:
         """How many memory files, the index and daily logs excluded."""
         return sum(1 for item in self.files if item.role in ("topic", "file", "global"))
-
-
-__all__ = ["AGENT_CLAUDE", "AGENT_CODEX", "AGENT_GEMINI", "AgentProject", "IndexEntry",
-           "IndexLoad", "InboxPatch", "InstructionFile", "MemoryFile", "Problem",
-           "SecretFinding", "Switch"]
 
 
 class ProjectRows:

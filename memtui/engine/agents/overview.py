@@ -1,15 +1,13 @@
-"""One view of every agent store on the machine: a row
-per agent and project with its counts, size, switches, secrets (file, line, kind) and, for
-an index, what is loaded at session start and which entries fall past the limit. Claude
-Code, Gemini CLI and Codex, each read from its own home; a missing home is one line, not an
-error.
+"""One view of every agent store on the machine (Claude Code, Gemini CLI, Codex): a row per
+agent and project with its counts, size, switches, secrets and index load; a missing home
+is one line, not an error.
 """
 
 from __future__ import annotations
 
 import os
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +24,8 @@ from memtui.engine.agents.models import (
     Problem,
     SecretFinding,
     Switch,
+    find_secrets,
 )
-from memtui.engine.agents.secrets_scan import find_secrets
 from memtui.engine.agents.versions import AgentVersion, agent_version
 from memtui.engine.installed_command import CommandCheck
 from memtui.jsonable import JsonMixin
@@ -89,13 +87,10 @@ class AgentHomeInfo(JsonMixin):
     secrets: tuple[SecretFinding, ...]
     problems: tuple[Problem, ...]
     version: AgentVersion | None = None
-    """The agent's program on PATH, its version, and the version its newest files name."""
     layout: str | None = None
-    """The layout memtui read the home as, in words."""
     connection: tuple[Connection, ...] = ()
     """memtui's entries in the agent's settings (read for the default home only)."""
     folder_trust: FolderTrust | None = None
-    """Gemini CLI: folder trust, and the project folders where it disables memtui."""
 
     @property
     def broken_commands(self) -> tuple[Connection, ...]:
@@ -148,8 +143,7 @@ def _row(item: AgentProject) -> AgentRow:
 
 
 def claude_rows(home: ClaudeHome) -> tuple[AgentHomeInfo, list[AgentRow]]:
-    """The Claude Code home's info and rows (projects with a memory folder or a problem
-    first, by path)."""
+    """The Claude Code home's info and rows (those with a memory folder or problem first)."""
     info = AgentHomeInfo(AGENT_CLAUDE, home.home, home.home_found, home.auto_memory,
                          home.switches, home.instructions, home.secrets, home.problems)
     rows = [_row(item) for item in home.projects]
@@ -241,8 +235,6 @@ def with_versions(info: AgentHomeInfo, *, default_home: bool,
                   env: dict[str, str] | None = None) -> AgentHomeInfo:
     """``info`` with the agent's versions and, for the home the agent itself uses (no
     ``--…-home`` given), memtui's installed entries checked (not run)."""
-    from dataclasses import replace
-
     from memtui.engine.agent_setup import installed_entries
 
     path_env = (env or os.environ).get("PATH")

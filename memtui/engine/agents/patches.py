@@ -8,6 +8,7 @@ hunk matches); otherwise nothing is written and the reason names the hunk.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 DEV_NULL = "/dev/null"
@@ -68,9 +69,7 @@ class FilePatch:
 def strip_prefix(path: str) -> str:
     """A diff path without its ``a/`` / ``b/`` prefix and timestamp."""
     path = path.split("\t", 1)[0].strip()
-    if path.startswith(("a/", "b/")):
-        return path[2:]
-    return path
+    return path[2:] if path.startswith(("a/", "b/")) else path
 
 
 def parse_patch(text: str) -> list[FilePatch]:
@@ -143,11 +142,7 @@ def apply_file_patch(text: str | None, patch: FilePatch) -> str | None:
         raise PatchError(f"{patch.target}: the patch creates it, but it already exists")
     source = "" if text is None else text
     trailing = source.endswith("\n") or not source
-    lines = source.split("\n")
-    if source.endswith("\n"):
-        lines.pop()
-    elif not source:
-        lines = []
+    lines = source.removesuffix("\n").split("\n") if source else []
     offset = 0
     for number, hunk in enumerate(patch.hunks, start=1):
         at = _find(lines, hunk.old_lines, hunk.old_start - 1 + offset if hunk.old_count
@@ -166,8 +161,5 @@ def apply_file_patch(text: str | None, patch: FilePatch) -> str | None:
 
 def patch_counts(patches: list[FilePatch]) -> tuple[int, int]:
     """(added, removed) lines over every hunk."""
-    added = sum(1 for patch in patches for hunk in patch.hunks
-                for mark, _ in hunk.lines if mark == "+")
-    removed = sum(1 for patch in patches for hunk in patch.hunks
-                  for mark, _ in hunk.lines if mark == "-")
-    return added, removed
+    marks = Counter(mark for patch in patches for hunk in patch.hunks for mark, _ in hunk.lines)
+    return marks["+"], marks["-"]

@@ -1,10 +1,4 @@
-"""Where Claude Code's and Gemini CLI's homes are, and how they name project folders.
-
-Claude Code: ``--claude-home PATH``, else ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``.
-Gemini CLI: ``--gemini-home PATH``, else ``$GEMINI_CLI_HOME`` (its ``.gemini`` folder when
-it has one: Gemini CLI takes the variable as the home folder that holds ``.gemini``), else
-``~/.gemini``.
-"""
+"""Where Claude Code's and Gemini CLI's homes are, and how they name project folders."""
 
 from __future__ import annotations
 
@@ -35,32 +29,24 @@ def _expand(value: str | os.PathLike[str]) -> Path:
 def resolve_claude_home(cli_path: str | os.PathLike[str] | None = None,
                         env: Mapping[str, str] | None = None) -> Path:
     """The Claude Code home: ``cli_path``, else ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``."""
-    environ = os.environ if env is None else env
-    if cli_path:
-        return _expand(cli_path)
-    if environ.get(CLAUDE_HOME_ENV):
-        return _expand(environ[CLAUDE_HOME_ENV])
-    return (Path.home() / CLAUDE_DIR_NAME).absolute()
+    variable = (os.environ if env is None else env).get(CLAUDE_HOME_ENV)
+    return _expand(cli_path or variable or Path.home() / CLAUDE_DIR_NAME)
 
 
 def resolve_gemini_home(cli_path: str | os.PathLike[str] | None = None,
                         env: Mapping[str, str] | None = None) -> Path:
-    """The Gemini CLI home: ``cli_path``, else ``$GEMINI_CLI_HOME`` (or its ``.gemini``),
-    else ``~/.gemini``."""
-    environ = os.environ if env is None else env
-    if cli_path:
-        return _expand(cli_path)
-    if environ.get(GEMINI_HOME_ENV):
-        base = _expand(environ[GEMINI_HOME_ENV])
-        nested = base / GEMINI_DIR_NAME
-        return nested if nested.is_dir() else base
-    return (Path.home() / GEMINI_DIR_NAME).absolute()
+    """The Gemini CLI home: ``cli_path``, else ``$GEMINI_CLI_HOME`` (its ``.gemini`` when it
+    has one: Gemini CLI takes the variable as the folder holding it), else ``~/.gemini``."""
+    variable = (os.environ if env is None else env).get(GEMINI_HOME_ENV)
+    if cli_path or not variable:
+        return _expand(cli_path or Path.home() / GEMINI_DIR_NAME)
+    base = _expand(variable)
+    return base / GEMINI_DIR_NAME if (base / GEMINI_DIR_NAME).is_dir() else base
 
 
 def claude_slug(path: str) -> str:
-    """Claude Code's folder name for a project path (``/home/me/a.b`` -> ``-home-me-a-b``);
-    over ``MAX_SLUG_CHARS`` it is cut and given ``-<hash>`` (memtui's hash may differ from
-    Claude Code's, so long slugs are matched by their first ``MAX_SLUG_CHARS`` only)."""
+    """Claude Code's folder name for a project path (``/home/me/a.b`` -> ``-home-me-a-b``),
+    cut with ``-<hash>`` past ``MAX_SLUG_CHARS`` (long slugs match by their start only)."""
     slug = _CLAUDE_SLUG_JUNK.sub("-", path)
     if len(slug) <= MAX_SLUG_CHARS:
         return slug

@@ -1,10 +1,7 @@
 """A curation as a plan: every file it would change, shown first (a diff with secrets
-masked), then applied through the one safe-write helper (``AGENT_FILES``, the store's
-``memtui.engine.safe_files``).
-
-``apply_plan`` checks every file's stamp before it writes any (a file changed since it was
-read refuses the whole plan), then writes each file atomically, the index before the files
-it links to; a file the system refuses part-way puts back the ones already written.
+masked), then written by ``apply_plan`` through the one safe-write helper (``AGENT_FILES``):
+every stamp checked before any write, each file written atomically in order, and the files
+already written put back when the system refuses one part-way.
 """
 
 from __future__ import annotations
@@ -119,9 +116,7 @@ def refuse_without_write(plan: WritePlan, write: bool) -> None:
 
 
 def apply_plan(plan: WritePlan, write: bool) -> AppliedPlan:
-    """Write a plan (refused without ``write``); see the module doc for the order. When the
-    system refuses one file after others were written, those are put back as they were
-    (the refusal's one line says so) — a plan lands whole or not at all."""
+    """Write a plan (refused without ``write``): whole or not at all (the module doc)."""
     refuse_without_write(plan, write)
     root = Path(plan.root)
     for change in plan.changes:

@@ -1,20 +1,23 @@
-"""An agent's settings file read as JSON (comments tolerated, as Gemini CLI allows them).
-
-A file that is not JSON (or not an object) is a problem; its switches are then read as
-their defaults and memtui never writes it.
+"""An agent's settings file read as JSON (comments tolerated, as Gemini CLI allows them);
+one that is not a JSON object is a problem (its switches read as defaults, never written).
+Also the names of Gemini CLI's global memory file: ``context.fileName``, else ``GEMINI.md``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
 from memtui.engine.agents.models import Problem
-from memtui.engine.safe_files import FileStamp
+from memtui.engine.safe_files import FileStamp, real_root
 
 MAX_SETTINGS_BYTES = 2 * 1024 * 1024
+SETTINGS_FILE = "settings.json"
+DEFAULT_CONTEXT_FILE = "GEMINI.md"
+SWITCH_FILE_NAME = "context.fileName"
 
 
 def strip_comments(text: str) -> str:
@@ -91,3 +94,24 @@ def dotted(settings: dict[str, Any] | None, key: str) -> Any:
             return None
         value = value[part]
     return value
+
+
+def context_names(settings: dict[str, Any] | None) -> tuple[str, ...]:
+    """The global file names ``settings`` set (``context.fileName``), else ``GEMINI.md``."""
+    value = dotted(settings, SWITCH_FILE_NAME)
+    if isinstance(value, str) and value.strip():
+        return (value.strip(),)
+    if isinstance(value, list):
+        names = tuple(item.strip() for item in value if isinstance(item, str) and item.strip())
+        if names:
+            return names
+    return (DEFAULT_CONTEXT_FILE,)
+
+
+def context_file_names(home: str | os.PathLike[str]) -> tuple[str, ...]:
+    """The global memory file names of a Gemini CLI home, read from its settings alone."""
+    home_path = Path(home)
+    if not home_path.is_dir():
+        return (DEFAULT_CONTEXT_FILE,)
+    settings, _stamp, _problem = read_settings(home_path / SETTINGS_FILE, real_root(home_path))
+    return context_names(settings)

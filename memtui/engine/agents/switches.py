@@ -1,10 +1,7 @@
 """Switch an agent's auto memory off or on in its own settings file, keeping every other
-key. Claude Code: ``autoMemoryEnabled`` in ``~/.claude/settings.json`` or a
-project's ``.claude/settings.json``; Gemini CLI: ``experimental.autoMemory`` in
-``~/.gemini/settings.json``. A settings file that is not JSON, or that holds comments a
-rewrite would lose, is refused; a missing one is created with the one key.
-
-This writer is memtui's own (the hook installer keeps its own for hooks).
+key (Claude Code's ``autoMemoryEnabled``, Gemini CLI's ``experimental.autoMemory``). A file
+that is not JSON, or holds comments a rewrite would lose, is refused; a missing one is
+created with the one key.
 """
 
 from __future__ import annotations
@@ -24,7 +21,8 @@ GEMINI_SWITCH = ("experimental", "autoMemory")
 JSON_INDENT = 2
 
 
-def _set(settings: dict[str, Any], keys: tuple[str, ...], value: bool) -> None:
+def _set(settings: dict[str, Any], keys: tuple[str, ...], value: bool) -> dict[str, Any]:
+    """``settings`` with ``keys`` (a path of nested objects) set to ``value``."""
     node = settings
     for key in keys[:-1]:
         child = node.get(key)
@@ -35,6 +33,7 @@ def _set(settings: dict[str, Any], keys: tuple[str, ...], value: bool) -> None:
             node[key] = child
         node = child
     node[keys[-1]] = value
+    return settings
 
 
 def plan_switch(settings_path: Path, root: Path, keys: tuple[str, ...], on: bool
@@ -44,7 +43,7 @@ def plan_switch(settings_path: Path, root: Path, keys: tuple[str, ...], on: bool
     word = "on" if on else "off"
     real = real_root(root)
     if not os.path.lexists(settings_path):
-        text = json.dumps(_nested(keys, on), indent=JSON_INDENT) + "\n"
+        text = json.dumps(_set({}, keys, on), indent=JSON_INDENT) + "\n"
         return WritePlan("switch", f"create {settings_path} with {name} = {str(on).lower()}",
                          str(real), (FileChange(str(settings_path), ACTION_CREATE, None, "",
                                                 text),))
@@ -57,16 +56,9 @@ def plan_switch(settings_path: Path, root: Path, keys: tuple[str, ...], on: bool
     if old.strip() and strip_comments(old) != old:
         raise AgentInputError(f"{settings_path}: holds comments a rewrite would lose; set "
                               f"{name} to {str(on).lower()} by hand")
-    _set(settings, keys, on)
-    new = json.dumps(settings, indent=JSON_INDENT, ensure_ascii=False) + "\n"
+    new = json.dumps(_set(settings, keys, on), indent=JSON_INDENT, ensure_ascii=False) + "\n"
     if new == old:
         raise AgentInputError(f"{settings_path}: {name} is already {word}")
     return WritePlan("switch", f"turn auto memory {word} ({name} = {str(on).lower()}) in "
                      f"{settings_path}, keeping every other key", str(real),
                      (FileChange(str(settings_path), ACTION_REPLACE, stamp, old, new),))
-
-
-def _nested(keys: tuple[str, ...], value: bool) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    _set(out, keys, value)
-    return out

@@ -1,15 +1,11 @@
 """Claude Code transcripts (``projects/<slug>/<session>.jsonl``) read as finished tasks: the
 one reader behind ``memtui claude import-transcripts`` and the session-end hook.
 
-Only the main session's ``user`` and ``assistant`` records count (``isSidechain`` records,
-and ``agent-*.jsonl`` files, are a sub-agent's). The goal is the first real user request
-(not ``isMeta``, not only ``tool_result`` blocks, not text Claude Code injects:
-``INJECTED_PREFIXES``); the result is the last assistant text. External context (the
-extractor's gate 4) is a web tool or an MCP tool of a server other than memtui's own.
-
-Reading is bounded (``memtui.engine.safe_files``): a file over ``MAX_TRANSCRIPT_BYTES`` is
-refused; a line over ``MAX_LINE_BYTES`` or not a JSON object is a problem and is skipped, so a
-transcript still being written reads as far as it is whole.
+Only the main session's ``user`` and ``assistant`` records count (not ``isSidechain`` ones).
+The goal is the first real user request (not ``isMeta``, tool results or
+``INJECTED_PREFIXES``); the result is the last assistant text. External context (gate 4)
+is a web tool or another server's MCP tool. A bad or too long line is a problem and is
+skipped, so a transcript still being written reads as far as it is whole.
 """
 
 from __future__ import annotations
@@ -33,15 +29,12 @@ if TYPE_CHECKING:
     from memtui.store.models import Task
 
 MAX_TRANSCRIPT_BYTES = 512 * 1024 * 1024
-"""Largest transcript read; a larger one is reported, not read."""
 MAX_LINE_BYTES = 16 * 1024 * 1024
 """Longer lines (a huge pasted file or tool output) are reported and skipped."""
 MAX_PROBLEMS_PER_FILE = 20
 SUBAGENT_PREFIX = "agent-"
-"""File name prefix of a sub-agent session."""
 TRANSCRIPT_SUFFIX = ".jsonl"
 PROJECTS_DIR = "projects"
-"""The folder of a Claude Code home that holds one folder of transcripts per project."""
 MCP_PREFIX = "mcp__"
 OWN_MCP_PREFIX = "mcp__memtui__"
 """memtui's own MCP tools: not context from outside."""
@@ -91,8 +84,7 @@ class TranscriptTask(JsonMixin):
         return next(iter(self.mcp_tools + self.web_tools), None)
 
     def task_texts(self) -> tuple[str, str]:
-        """The goal and the result as a task stores them: redacted, then cut to the task
-        text limit with a marker."""
+        """The goal and the result redacted and cut as a task stores them."""
         return task_text(self.goal)[0], task_text(self.result)[0]
 
 
@@ -105,6 +97,10 @@ def _text(content: Any) -> str:
              if isinstance(item, dict) and item.get("type") == "text"
              and isinstance(item.get("text"), str)]
     return "\n".join(text for text in texts if text.strip()).strip()
+
+
+def _text_value(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def _only_tool_results(content: Any) -> bool:
@@ -121,8 +117,6 @@ class _Builder:
     result: str | None = None
     first: str | None = None
     last: str | None = None
-    used_mcp: bool = False
-    used_web: bool = False
     mcp_tools: list[str] = field(default_factory=list)
     web_tools: list[str] = field(default_factory=list)
     git_branch: str | None = None
@@ -166,18 +160,11 @@ class _Builder:
     def _note(self, record: dict[str, Any]) -> None:
         stamp = parse_datetime(record.get("timestamp"))
         if stamp is not None:
-            text = format_utc(stamp)
-            self.first = self.first or text
-            self.last = text
-        for key in ("sessionId", "cwd", "gitBranch"):
-            value = record.get(key)
-            if isinstance(value, str) and value:
-                if key == "sessionId":
-                    self.session_id = self.session_id or value
-                elif key == "cwd":
-                    self.cwd = self.cwd or value
-                else:
-                    self.git_branch = self.git_branch or value
+            self.last = format_utc(stamp)
+            self.first = self.first or self.last
+        self.session_id = self.session_id or _text_value(record.get("sessionId"))
+        self.cwd = self.cwd or _text_value(record.get("cwd"))
+        self.git_branch = self.git_branch or _text_value(record.get("gitBranch"))
 
     def _user(self, record: dict[str, Any], content: Any) -> None:
         if record.get("isMeta") is True or _only_tool_results(content):
@@ -197,14 +184,11 @@ class _Builder:
                 name = item.get("name")
                 if not isinstance(name, str):
                     continue
-                if name in WEB_TOOLS:
-                    self.used_web = True
-                    if name not in self.web_tools:
-                        self.web_tools.append(name)
-                elif name.startswith(MCP_PREFIX) and not name.startswith(OWN_MCP_PREFIX):
-                    self.used_mcp = True
-                    if name not in self.mcp_tools:
-                        self.mcp_tools.append(name)
+                if name in WEB_TOOLS and name not in self.web_tools:
+                    self.web_tools.append(name)
+                elif name.startswith(MCP_PREFIX) and not name.startswith(OWN_MCP_PREFIX) \
+                        and name not in self.mcp_tools:
+                    self.mcp_tools.append(name)
         text = _text(content)
         if text:
             self.result = text
@@ -213,8 +197,8 @@ class _Builder:
         return TranscriptTask(
             session_id=self.session_id or Path(self.file).stem, file=self.file, cwd=self.cwd,
             goal=self.goal, result=self.result, started_at=self.first, finished_at=self.last,
-            used_mcp=self.used_mcp, used_web=self.used_web, mcp_tools=tuple(self.mcp_tools),
-            web_tools=tuple(self.web_tools),
+            used_mcp=bool(self.mcp_tools), used_web=bool(self.web_tools),
+            mcp_tools=tuple(self.mcp_tools), web_tools=tuple(self.web_tools),
             git_branch=self.git_branch,
             sidechain_only=self.side_records > 0 and self.main_records == 0,
             prompts=self.prompts, problems=tuple(self.problems))
@@ -222,9 +206,8 @@ class _Builder:
 
 def read_transcript(path: str | os.PathLike[str], root: Path | None = None
                     ) -> TranscriptTask:
-    """One transcript as a task; ``AgentFileProblem`` when the file cannot be read (outside
-    ``root`` -- a real folder, by default the file's own --, not a regular file, too large,
-    unreadable)."""
+    """One transcript as a task; ``AgentFileProblem`` when the file cannot be read safely
+    inside ``root`` (a real folder; by default the file's own)."""
     file_path = Path(path)
     base = root if root is not None else real_root(file_path.parent)
     fd = AGENT_FILES.open_regular(file_path, base, MAX_TRANSCRIPT_BYTES)
@@ -242,42 +225,19 @@ def read_transcript(path: str | os.PathLike[str], root: Path | None = None
 
 
 def recorded_session(tasks: TaskApi, source: str, session_id: str) -> Task | None:
-    """The task a session is already recorded as under ``source``, or None. A Claude Code
-    session counts as recorded under either of its sources (``SESSION_TASK_SOURCES``: the
-    hook's and the import's), so the two paths never record it twice."""
+    """The task a session is already recorded as under ``source`` (either of
+    ``SESSION_TASK_SOURCES`` for a Claude Code session), or None."""
     sources = SESSION_TASK_SOURCES if source in SESSION_TASK_SOURCES else (source,)
-    for each in sources:
-        found = tasks.find_by_source_ref(each, session_id)
-        if found is not None:
-            return found
-    return None
+    return next((found for each in sources
+                 if (found := tasks.find_by_source_ref(each, session_id)) is not None), None)
 
 
-@dataclass(frozen=True)
-class TranscriptFile:
-    """A transcript file found under ``projects/<slug>/``."""
-
-    path: Path
-    slug: str
-
-    @property
-    def subagent(self) -> bool:
-        """True for a sub-agent session file (``agent-*.jsonl``)."""
-        return self.path.name.startswith(SUBAGENT_PREFIX)
-
-    @property
-    def ref(self) -> str:
-        """The session id its name gives (the file's stem)."""
-        return self.path.stem
-
-
-def transcript_files(home: Path) -> tuple[list[TranscriptFile], list[Problem]]:
-    """Every ``projects/*/*.jsonl`` of a Claude Code home, oldest folder name first."""
+def transcript_files(home: Path) -> tuple[list[Path], list[Problem]]:
+    """Every ``projects/*/*.jsonl`` of a Claude Code home, oldest folder name first (a file's
+    stem is its session id; ``agent-*`` ones are sub-agent sessions)."""
     root = real_root(home)
-    files: list[TranscriptFile] = []
     problems: list[Problem] = []
-    for folder in subfolders(home / PROJECTS_DIR, root, problems):
-        for path in list_entries(folder, root, problems):
-            if path.name.endswith(TRANSCRIPT_SUFFIX) and path.is_file():
-                files.append(TranscriptFile(path, folder.name))
+    files = [path for folder in subfolders(home / PROJECTS_DIR, root, problems)
+             for path in list_entries(folder, root, problems)
+             if path.name.endswith(TRANSCRIPT_SUFFIX) and path.is_file()]
     return files, problems

@@ -1,16 +1,14 @@
 """Which version of each agent is installed and which one wrote its files.
 
-The installed version comes from the program on PATH: the ``package.json`` of the npm package
-its file belongs to (every npm install, the native Claude Code binary included), else a
-version in the path itself (``.../versions/2.1.197``, ``Cellar/codex/0.169.1/...``); the
-program is never run. The written version comes from the newest file the agent keeps with
-one: Claude Code's transcripts (each line's ``version``) and Codex's rollouts
-(``session_meta``'s ``cli_version``). Both are read cheaply (a few small reads) because
-``agents show`` and the Agents pane ask on every read.
+Installed: the ``package.json`` of the npm package the program on PATH belongs to, else a
+version in its path (``.../versions/2.1.197``); the program is never run. Written: the
+newest Claude Code transcript's ``version`` or Codex rollout's ``cli_version``. A few small
+reads, since ``agents show`` and the Agents pane ask on every read.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -22,16 +20,11 @@ from memtui.engine.agents.models import AGENT_CLAUDE, AGENT_CODEX, AGENT_GEMINI
 from memtui.jsonable import JsonMixin
 
 PROGRAMS = {AGENT_CLAUDE: "claude", AGENT_CODEX: "codex", AGENT_GEMINI: "gemini"}
-"""The command each agent is started with."""
 PACKAGES = {AGENT_CLAUDE: "@anthropic-ai/claude-code", AGENT_CODEX: "@openai/codex",
             AGENT_GEMINI: "@google/gemini-cli"}
-"""The npm package each agent ships in."""
 PACKAGE_SEARCH_DEPTH = 6
-"""Folders above the program searched for its package.json."""
 TRANSCRIPT_TAIL_BYTES = 64 * 1024
-"""How much of the newest Claude Code transcript is read for its version."""
 ROLLOUT_HEAD_BYTES = 64 * 1024
-"""How much of the newest Codex rollout is read for its session_meta line."""
 _VERSION = re.compile(r"^v?(\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?)$")
 _TRANSCRIPT_VERSION = re.compile(rb'"version"\s*:\s*"(\d+\.\d+\.\d+[^"]*)"')
 
@@ -60,8 +53,7 @@ class AgentVersion(JsonMixin):
 
 
 def _package_version(program: Path, package: str) -> str | None:
-    folder = program.parent
-    for _ in range(PACKAGE_SEARCH_DEPTH):
+    for folder in [program.parent, *program.parent.parents][:PACKAGE_SEARCH_DEPTH]:
         manifest = folder / "package.json"
         if manifest.is_file():
             try:
@@ -71,18 +63,12 @@ def _package_version(program: Path, package: str) -> str | None:
             if isinstance(data, dict) and data.get("name") == package:
                 version = data.get("version")
                 return version if isinstance(version, str) else None
-        if folder.parent == folder:
-            break
-        folder = folder.parent
     return None
 
 
 def _path_version(program: Path) -> str | None:
-    for part in reversed(program.parts):
-        found = _VERSION.match(part)
-        if found:
-            return found.group(1)
-    return None
+    return next((found.group(1) for part in reversed(program.parts)
+                 if (found := _VERSION.match(part))), None)
 
 
 def installed_version(agent: str, path_env: str | None = None) -> tuple[str | None, str | None]:
@@ -96,15 +82,11 @@ def installed_version(agent: str, path_env: str | None = None) -> tuple[str | No
 
 
 def _newest(paths: list[Path]) -> Path | None:
-    best: tuple[float, Path] | None = None
+    stamped: list[tuple[float, Path]] = []
     for path in paths:
-        try:
-            mtime = path.stat().st_mtime
-        except OSError:
-            continue
-        if best is None or mtime > best[0]:
-            best = (mtime, path)
-    return best[1] if best else None
+        with contextlib.suppress(OSError):
+            stamped.append((path.stat().st_mtime, path))
+    return max(stamped)[1] if stamped else None
 
 
 def _claude_written(home: Path) -> tuple[str | None, str | None]:
@@ -112,11 +94,8 @@ def _claude_written(home: Path) -> tuple[str | None, str | None]:
     try:
         newest = _newest([path for folder in projects.iterdir() if folder.is_dir()
                           for path in folder.glob("*.jsonl")])
-    except OSError:
-        return None, None
-    if newest is None:
-        return None, None
-    try:
+        if newest is None:
+            return None, None
         with open(newest, "rb") as handle:
             handle.seek(max(0, newest.stat().st_size - TRANSCRIPT_TAIL_BYTES))
             tail = handle.read(TRANSCRIPT_TAIL_BYTES)

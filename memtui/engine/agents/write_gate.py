@@ -1,14 +1,8 @@
-"""Claude Code asks before it remembers: the write gate's decisions, and the inbox items it
-leaves (``engine.gate``).
-
-``memtui.cli.gate_hook`` (a ``PreToolUse`` hook) hands a write into a memory folder to
-``WriteGateApi.answer``, which acts by the user's ``claude_memory_gate`` setting:
-``review`` (default) holds the redacted file as it would be after the call as an inbox item
-and denies the call (``WAITS``; a rejected text is refused again: ``REJECTED``); ``redact``
-lets the call go on with its secrets replaced; ``ask`` leaves it to Claude Code's own
-prompt; ``off`` does nothing. Approve writes the held text atomically
-(``plans.apply_plan``) and lists the topic in ``MEMORY.md``; reject deletes the item and
-leaves a content-free tombstone.
+"""Claude Code's memory write gate (``engine.gate``): ``WriteGateApi.answer`` decides a write
+into a memory folder by the ``claude_memory_gate`` setting: ``review`` holds the redacted
+file as an inbox item and denies the call, ``redact`` lets it go on redacted, ``ask`` leaves
+it to Claude Code's prompt, ``off`` does nothing. Approve writes the held text atomically
+and lists the topic in ``MEMORY.md``; reject leaves a content-free tombstone.
 """
 
 from __future__ import annotations
@@ -22,6 +16,13 @@ from typing import TYPE_CHECKING, Any
 from memtui.engine import purge
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
 from memtui.engine.agents.frontmatter import claude_memory_text, parse_front_matter
+from memtui.engine.agents.index import (
+    INDEX_FILE,
+    index_line,
+    index_load,
+    line_target,
+    loaded_cut,
+)
 from memtui.engine.agents.plans import (
     ACTION_CREATE,
     ACTION_REPLACE,
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
 AGENT = "claude-code"
 ID_PREFIX = "write"
 TOMBSTONE_PREFIX = "claude-write:"
-INDEX_FILE = "MEMORY.md"
 MAX_FILE_BYTES = 256 * 1024
 """Largest memory file the gate holds (a bigger write fails open, one line on stderr)."""
 LIST_LIMIT = 1000
@@ -106,9 +106,8 @@ def _decision(decision: str, reason: str) -> dict[str, Any]:
 
 
 def _tombstone(path: str, content: str, session: str | None) -> str:
-    """The content-free mark of a rejected write: a hash of the file and its text (the
-    session Claude Code's front matter names left out: the same write in a later session
-    is the same write)."""
+    """The content-free mark of a rejected write: a hash of the file and its text, without
+    the session its front matter names (the same write in a later session is the same)."""
     if session:
         content = content.replace(f"originSessionId: {session}\n", "originSessionId:\n")
     digest = hashlib.sha256(f"{path}\0{content}".encode()).hexdigest()
@@ -121,20 +120,30 @@ def _read(path: str, folder: str) -> tuple[str | None, FileStamp | None]:
         return None, None
     if os.path.islink(path):
         raise UnsafePath(f"{path}: is a symlink; memtui does not write through one")
-    text, stamp = AGENT_FILES.read_text_stamped(path, real_root(folder))
-    return text, stamp
+    return AGENT_FILES.read_text_stamped(path, real_root(folder))
 
 
 def _diff(row: AgentWrite, current: str | None) -> str:
-    action = ACTION_CREATE if current is None else ACTION_REPLACE
-    return WritePlan("gate", "", row.memory_dir, (FileChange(
-        row.path, action, None, current or "", row.content),)).diff()
+    """The held text against the file now (redacted), as a diff."""
+    shown = None if current is None else redact(current)
+    return WritePlan("gate", "", row.memory_dir, (_change(row, shown, None),)).diff()
+
+
+def _change(row: AgentWrite, current: str | None, stamp: FileStamp | None) -> FileChange:
+    """Writing the held text over the file (``current`` None: there is none)."""
+    return FileChange(row.path, ACTION_CREATE if current is None else ACTION_REPLACE, stamp,
+                      current or "", row.content)
+
+
+def _memory_text(path: str, text: str, session: str | None) -> str:
+    """``text`` as Claude Code saves a memory file (``claude_memory_text``) when it is one."""
+    return claude_memory_text(text, session or "") if path.endswith(".md") else text
 
 
 @dataclass(frozen=True)
 class IndexMeter:
-    """What approving does to ``MEMORY.md``'s load at session start: its (lines, bytes) now
-    (None: no index) and after, the line the approval adds, the entries left unloaded."""
+    """What approving does to ``MEMORY.md``'s load: (lines, bytes) now (None: no index) and
+    after, the line it adds, the entries left unloaded."""
 
     path: str
     now: tuple[int, int] | None
@@ -170,8 +179,8 @@ def _size(text: str) -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class HeldWrite:
-    """A held write as the inbox shows it: the row, whether the file changed since the
-    proposal (``stale``: approving is refused until ``redo``), and the index meter."""
+    """A held write as the inbox shows it; ``stale``: the file changed since the proposal
+    (approving is refused until ``redo``)."""
 
     row: AgentWrite
     stale: bool
@@ -186,8 +195,7 @@ class HeldWrite:
 
     @property
     def version(self) -> str:
-        """The token approve takes back to refuse an item changed since it was shown (its
-        text or base changed, by an edit or a redo)."""
+        """The token approve takes back to refuse an item changed since it was shown."""
         return f"{self.row.updated_at}/{self.row.base_sha256}/{_sha(self.row.content)[:16]}"
 
     def to_json(self) -> dict[str, Any]:
@@ -205,11 +213,8 @@ class HeldWrite:
 class WriteGateApi(EngineArea):
     """The acting user's held Claude Code memory writes."""
 
-    # ---- the hook -------------------------------------------------------------------------
-
     def answer(self, payload: dict[str, Any], folder: str, path: str) -> dict[str, Any] | None:
-        """The hook's ``hookSpecificOutput`` for a write into the memory ``folder`` (None:
-        nothing to say, the call goes on)."""
+        """The hook's ``hookSpecificOutput`` for a write into the memory ``folder`` (or None)."""
         mode = load_settings(self._store, self.actor)[GATE_SETTING]
         tool, tool_input = payload["tool_name"], payload["tool_input"]
         if mode == "off":
@@ -232,19 +237,16 @@ class WriteGateApi(EngineArea):
         held = self.propose(tool, path, folder, after, current,
                             session_id=payload.get("session_id"),
                             project_dir=cwd if isinstance(cwd, str) else None)
-        if held is None:
-            return _decision("deny", REJECTED.format(file=name))
-        return _decision("deny", WAITS.format(id=held))
+        return _decision("deny", REJECTED.format(file=name) if held is None else
+                         WAITS.format(id=held))
 
     def propose(self, tool: str, path: str, folder: str, after: str, current: str | None, *,
                 session_id: object = None, project_dir: str | None = None) -> str | None:
         """Hold ``after`` (redacted, with Claude Code's front matter) as the next text of
-        ``path``; its id (a waiting one when the same text is held already), None when the
-        user rejected this text for this file before."""
+        ``path``; its id (the waiting one for the same text), None when rejected before."""
         session = check_reference(session_id, "session id") if session_id else None
-        text = clean_text(after, "the memory file", max_bytes=MAX_FILE_BYTES, allow_empty=True)
-        if path.endswith(".md"):
-            text = claude_memory_text(text, session or "")
+        text = _memory_text(path, clean_text(after, "the memory file",
+                                             max_bytes=MAX_FILE_BYTES, allow_empty=True), session)
         now = self._store.now()
         row = AgentWrite(self._store.new_id(ID_PREFIX), self.actor, self._engine.client or AGENT,
                          session, check_text(tool, "tool"), project_dir, folder, path, text,
@@ -256,12 +258,9 @@ class WriteGateApi(EngineArea):
             if waiting is not None:
                 return waiting
             self._store.identity.ensure_user(self.actor)
-            self._store.agent_writes.add(replace(row, diff=_diff(
-                row, None if current is None else redact(current))))
+            self._store.agent_writes.add(replace(row, diff=_diff(row, current)))
             self._audit("agent_write_held", row.id, tool=tool)
         return row.id
-
-    # ---- the inbox ----------------------------------------------------------------------------
 
     def items(self) -> list[HeldWrite]:
         """The user's held writes, oldest first, each checked against its file now."""
@@ -295,9 +294,6 @@ class WriteGateApi(EngineArea):
     def _index_change(self, row: AgentWrite) -> FileChange | None:
         """The index line a new topic adds to ``MEMORY.md`` (None: it is the index, not a
         topic, or already listed)."""
-        from memtui.engine.agents.curation import index_line
-        from memtui.engine.agents.index import line_target
-
         folder = Path(row.memory_dir)
         index = folder / INDEX_FILE
         relative = os.path.basename(row.path)
@@ -314,8 +310,6 @@ class WriteGateApi(EngineArea):
                           text or "", joined)
 
     def _meter(self, row: AgentWrite) -> IndexMeter:
-        from memtui.engine.agents.index import index_load, loaded_cut
-
         index = str(Path(row.memory_dir) / INDEX_FILE)
         change = self._index_change(row)
         now, _stamp = _read(index, row.memory_dir)
@@ -329,9 +323,8 @@ class WriteGateApi(EngineArea):
 
     def approve(self, write_id: str, *, content: str | None = None,
                 expected: str | None = None) -> HeldWrite:
-        """Write a held file (``content``: the text as edited, redacted like any write) and
-        the index line of a new topic; the item goes. Refused (nothing written) when the
-        item or the file changed since it was shown (``redo``), or a path leads out."""
+        """Write a held file (``content``: as edited, redacted) and a new topic's index line;
+        refused when the item or the file changed since it was shown, or a path leads out."""
         with self._store.transaction():
             held = self._held(self._row(write_id))
             row = held.row
@@ -344,14 +337,12 @@ class WriteGateApi(EngineArea):
                                f"written — redo the diff against the file as it is now "
                                f"(memtui inbox redo {row.id}) and look at it again")
             if content is not None:
-                text = clean_text(content, "the memory file", max_bytes=MAX_FILE_BYTES,
-                                  allow_empty=True)
-                row = replace(row, content=claude_memory_text(text, row.session_id or "")
-                              if row.path.endswith(".md") else text)
+                row = replace(row, content=_memory_text(row.path, clean_text(
+                    content, "the memory file", max_bytes=MAX_FILE_BYTES, allow_empty=True),
+                    row.session_id))
             current, stamp = _read(row.path, row.memory_dir)
             index = self._index_change(row)
-            change = FileChange(row.path, ACTION_REPLACE if stamp else ACTION_CREATE, stamp,
-                                current or "", row.content)
+            change = _change(row, current, stamp)
             apply_plan(WritePlan("approve", f"write {row.path}", str(real_root(row.memory_dir)),
                                  (change,) if index is None else (index, change)), True)
             self._store.agent_writes.delete(row.id)
@@ -360,19 +351,17 @@ class WriteGateApi(EngineArea):
         return HeldWrite(row, False, None)
 
     def redo(self, write_id: str) -> HeldWrite:
-        """Make a held write's diff again against its file as it is now (the proposal keeps
-        its text); the item's version changes, so a front end shows it again."""
+        """Make a held write's diff again against its file as it is now (a new version)."""
         with self._store.transaction():
             row = self._row(write_id)
             current, _stamp = _read(row.path, row.memory_dir)
             base = None if current is None else _sha(current)
-            diff = _diff(row, None if current is None else redact(current))
+            diff = _diff(row, current)
             self._store.agent_writes.rebase(row.id, row.content, base, diff, self._store.now())
             return self._held(self._row(row.id))
 
     def reject(self, write_id: str) -> RejectResult:
-        """Delete a held write for good, with a tombstone (content-free: a hash of the file
-        and text) so the same write is refused from now on."""
+        """Delete a held write for good; a content-free tombstone refuses it from now on."""
         from memtui.engine.review import RejectResult
 
         with self._store.transaction():
