@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 from zoneinfo import ZoneInfo
 
 from rich.text import Text
@@ -133,13 +133,6 @@ def diff_line(item: InboxItem) -> Text:
     return out
 
 
-def _payload(entry: InboxEntry, kind: type[P], what: str) -> P:
-    """The entry's own record, which must be a ``kind``."""
-    if not isinstance(entry.payload, kind):
-        raise TypeError(f"{entry.key} is not {what}")
-    return entry.payload
-
-
 def _where(memory: Memory) -> str:
     return f"project {memory.project}" if memory.scope == "project" else "user"
 
@@ -189,7 +182,7 @@ class PendingMemories(InboxSource):
 
     def detail(self, entry: InboxEntry, tz: ZoneInfo) -> Text:
         """Who wrote it, where, when; a correction as a diff against the text it replaces."""
-        item = _item(entry)
+        item = cast("InboxItem", entry.payload)
         memory = item.memory
         out = Text()
         out.append(f"{memory.id}", style="bold")
@@ -216,7 +209,7 @@ class PendingMemories(InboxSource):
 
     def editable_text(self, entry: InboxEntry) -> str | None:
         """The pending memory's text."""
-        return _item(entry).memory.content
+        return cast("InboxItem", entry.payload).memory.content
 
     def question(self, verb: str, entries: Sequence[InboxEntry]) -> Question:
         """Reject always asks (it is final); approve asks for more than one."""
@@ -236,14 +229,14 @@ class PendingMemories(InboxSource):
                 edited: str | None = None) -> Outcome:
         """Approve each (as shown: a memory changed since is refused)."""
         def act(entry: InboxEntry) -> None:
-            item = _item(entry)
+            item = cast("InboxItem", entry.payload)
             engine.review.approve(item.id, content=edited, expected=item.version)
 
         return _each(entries, act)
 
     def reject(self, engine: Engine, entries: Sequence[InboxEntry]) -> Outcome:
         """Reject each (deleted for good; the task it came from is never extracted again)."""
-        items = [_item(entry) for entry in entries]
+        items = [cast("InboxItem", entry.payload) for entry in entries]
         result = engine.review.reject_many([item.id for item in items],
                                            expected={item.id: item.version for item in items})
         keys = {item.id: entry.key for item, entry in zip(items, entries, strict=True)}
@@ -252,16 +245,6 @@ class PendingMemories(InboxSource):
                          if isinstance(done, RejectResult)]
         outcome.failed += [(keys[memory_id], error.message) for memory_id, error in result.errors]
         return outcome
-
-
-def _item(entry: InboxEntry) -> InboxItem:
-    return _payload(entry, InboxItem, "a pending memory")
-
-
-def _review(entry: InboxEntry) -> PatchReview:
-    from memtui.engine.agents.gemini_review import PatchReview
-
-    return _payload(entry, PatchReview, "a Gemini CLI patch")
 
 
 def _diff_lines(diff: str) -> list[str]:
@@ -341,7 +324,7 @@ class GeminiPatches(InboxSource):
 
     def detail(self, entry: InboxEntry, tz: ZoneInfo) -> Text:
         """The patch: the file it changes and its diff (or why it cannot be applied)."""
-        review = _review(entry)
+        review = cast("PatchReview", entry.payload)
         out = Text()
         out.append_text(block(review.name, style="bold"))
         out.append(f" · Gemini CLI · proposed {local_time(review.proposed_at, tz)}\n",
@@ -371,7 +354,7 @@ class GeminiPatches(InboxSource):
 
     def question(self, verb: str, entries: Sequence[InboxEntry]) -> Question:
         """Always asked: the decision writes to Gemini CLI's files. Approve shows the diff."""
-        reviews = [_review(entry) for entry in entries]
+        reviews = [cast("PatchReview", entry.payload) for entry in entries]
         count = len(reviews)
         what = reviews[0].name if count == 1 else f"{count} Gemini CLI patches"
         body = Text()
@@ -408,19 +391,16 @@ class GeminiPatches(InboxSource):
         """Apply each patch as it was read (refused: malformed, or a file changed since)."""
         from memtui.engine.agents.gemini_review import apply_reviewed
 
-        return _each(entries, lambda entry: apply_reviewed(_review(entry)), "Applied")
+        return _each(entries, lambda entry: apply_reviewed(cast("PatchReview", entry.payload)),
+                     "Applied")
 
     def reject(self, engine: Engine, entries: Sequence[InboxEntry]) -> Outcome:
         """Dismiss each patch (refused when it changed since it was read)."""
         from memtui.engine.agents.gemini_review import dismiss_reviewed
 
-        return _each(entries, lambda entry: dismiss_reviewed(_review(entry)), "Dismissed")
-
-
-def _held(entry: InboxEntry) -> HeldWrite:
-    from memtui.engine.agents.write_gate import HeldWrite
-
-    return _payload(entry, HeldWrite, "a held Claude Code write")
+        return _each(entries,
+                     lambda entry: dismiss_reviewed(cast("PatchReview", entry.payload)),
+                     "Dismissed")
 
 
 STALE_WORDS = ("the file changed since the proposal: approving redoes the diff against it "
@@ -458,7 +438,7 @@ class ClaudeWrites(InboxSource):
 
     def detail(self, entry: InboxEntry, tz: ZoneInfo) -> Text:
         """Who proposed it, the file, the diff, what approving does to the index."""
-        held = _held(entry)
+        held = cast("HeldWrite", entry.payload)
         row = held.row
         out = Text()
         out.append_text(block(row.id, style="bold"))
@@ -478,11 +458,11 @@ class ClaudeWrites(InboxSource):
 
     def editable_text(self, entry: InboxEntry) -> str | None:
         """The file as it would be written."""
-        return _held(entry).row.content
+        return cast("HeldWrite", entry.payload).row.content
 
     def question(self, verb: str, entries: Sequence[InboxEntry]) -> Question:
         """Always asked: approving writes Claude Code's files, rejecting is final."""
-        helds = [_held(entry) for entry in entries]
+        helds = [cast("HeldWrite", entry.payload) for entry in entries]
         what = Path(helds[0].row.path).name if len(helds) == 1 else \
             f"{len(helds)} Claude Code writes"
         if verb == "reject":
@@ -510,7 +490,7 @@ class ClaudeWrites(InboxSource):
         """Write each held file as shown (``edited``: the new text of one); a stale one gets
         its diff redone instead."""
         def act(entry: InboxEntry) -> None:
-            held = _held(entry)
+            held = cast("HeldWrite", entry.payload)
             if held.stale and not held.problem:
                 engine.gate.redo(held.id)
                 raise MemtuiError("the file changed since the proposal; its diff was redone "
@@ -521,7 +501,7 @@ class ClaudeWrites(InboxSource):
 
     def reject(self, engine: Engine, entries: Sequence[InboxEntry]) -> Outcome:
         """Delete each held write for good."""
-        return _each(entries, lambda entry: engine.gate.reject(_held(entry).id))
+        return _each(entries, lambda entry: engine.gate.reject(entry.name))
 
 
 STALE_SOURCE = "stale"
@@ -572,7 +552,7 @@ class StaleMemories(InboxSource):
 
     def detail(self, entry: InboxEntry, tz: ZoneInfo) -> Text:
         """The memory, why it is stale, and what each decision does."""
-        item = _stale(entry)
+        item = cast("StaleMemory", entry.payload)
         memory = item.memory
         out = Text()
         out.append(memory.id, style="bold")
@@ -587,7 +567,7 @@ class StaleMemories(InboxSource):
 
     def editable_text(self, entry: InboxEntry) -> str | None:
         """The memory's text, to correct."""
-        return _stale(entry).memory.content
+        return cast("StaleMemory", entry.payload).memory.content
 
     def question(self, verb: str, entries: Sequence[InboxEntry]) -> Question:
         """Forget always asks (it is final); keep asks for more than one."""
@@ -606,9 +586,9 @@ class StaleMemories(InboxSource):
         try:
             if edited is not None:
                 for entry in entries:
-                    engine.identity.supersede(_stale(entry).memory.id, edited)
+                    engine.identity.supersede(entry.name, edited)
             else:
-                engine.staleness.keep([_stale(entry).memory.id for entry in entries])
+                engine.staleness.keep([entry.name for entry in entries])
             outcome.done += [entry.key for entry in entries]
         except MemtuiError as error:
             outcome.failed += [(entry.key, error.message) for entry in entries]
@@ -616,14 +596,8 @@ class StaleMemories(InboxSource):
 
     def reject(self, engine: Engine, entries: Sequence[InboxEntry]) -> Outcome:
         """Forget each (for good, with its older versions)."""
-        return _each(entries, lambda entry: engine.identity.forget(_stale(entry).memory.id),
+        return _each(entries, lambda entry: engine.identity.forget(entry.name),
                      "Forgot")
-
-
-def _stale(entry: InboxEntry) -> StaleMemory:
-    from memtui.engine.staleness import StaleMemory
-
-    return _payload(entry, StaleMemory, "a stale memory")
 
 
 @dataclass(frozen=True)
