@@ -6,7 +6,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, ClassVar, TypeGuard, cast
@@ -19,8 +19,10 @@ from textual.containers import Container
 from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.worker import get_current_worker
 
 from memtui.app.background import PURGE_GROUP, WORKER_GROUP, ExtractionRunner, PurgeRetry
+from memtui.app.clipboard import pyperclip_copy
 from memtui.app.format import zone
 from memtui.app.palette import MemoryCommands
 from memtui.app.panes import PANES, Pane
@@ -84,13 +86,6 @@ def style_paths() -> list[str | PurePath]:
     return [path for path in sorted(folder.iterdir()) if path.suffix == ".tcss"]
 
 
-def system_copy(text: str) -> None:
-    """Copy to the system clipboard with pyperclip (raises where there is none)."""
-    from memtui.app.clipboard import pyperclip_copy
-
-    pyperclip_copy(text)
-
-
 @dataclass
 class AppConfig:
     """Tuning and test hooks. ``None`` intervals switch a timer off (the snapshot tests do)."""
@@ -99,7 +94,7 @@ class AppConfig:
     worker_interval: float | None = WORKER_INTERVAL_SECONDS
     keymap_path: Path | None = None
     load_keymap: bool = True
-    system_clipboard: Callable[[str], None] | None = field(default=system_copy)
+    system_clipboard: Callable[[str], None] | None = pyperclip_copy
     start_pane: str = START_PANE
     store_label: str | None = None
     """Shown in the header instead of the store path (tests: a path that never changes)."""
@@ -199,8 +194,6 @@ class MainScreen(Screen[None]):
     def header_worker(self) -> None:
         """Read the header's counts from the store: the inbox count, the generate/use
         settings, the last recorded run (posts HeaderRead)."""
-        from textual.worker import get_current_worker
-
         from memtui.app.background import last_recorded_run
         from memtui.app.messages import HeaderRead
 
@@ -222,12 +215,8 @@ class MainScreen(Screen[None]):
     def on_header_read(self, message: HeaderRead) -> None:
         """The header's counts arrived (one that could not be read keeps the last): the
         header and the Inbox badge show them."""
-        old, new = self.header_counts, message.counts
-        self.header_counts = counts = HeaderCounts(
-            inbox=new.inbox if new.inbox is not None else old.inbox,
-            generate=new.generate if new.generate is not None else old.generate,
-            use=new.use if new.use is not None else old.use,
-            last_run=new.last_run or old.last_run)
+        read = {name: value for name, value in vars(message.counts).items() if value is not None}
+        self.header_counts = counts = replace(self.header_counts, **read)
         if counts.last_run is not None:
             self.memtui.runner.show_recorded_run(counts.last_run)
         self.query_one(PaneBar).set_badge(INBOX_PANE, f"({counts.inbox})" if counts.inbox else "")

@@ -8,7 +8,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
+from textual.worker import get_current_worker
+
 from memtui.app.format import local_time
+from memtui.app.widgets.status import StatusLine
 from memtui.engine.api import Engine
 from memtui.engine.jobs import BACKFILL, CONSOLIDATE, ROUND
 from memtui.errors import MemtuiError
@@ -111,8 +114,6 @@ class ExtractionRunner:
     def start(self, job: str, force: bool = False, *, quiet: bool = False) -> None:
         """Start a job unless one is running, and say so (``quiet``: the timed round, which
         says only what it made)."""
-        from memtui.app.widgets.status import StatusLine
-
         app = self.app
         if self.state.running or self._stop.is_set():
             if not quiet:
@@ -162,8 +163,6 @@ class ExtractionRunner:
 
     def progress(self, message: ExtractionProgress) -> None:
         """A job reported progress (UI thread): the status line's bar, the header."""
-        from memtui.app.widgets.status import StatusLine
-
         self.state.done, self.state.total = message.done, message.total
         screen = self.app.get_screen_main()
         screen.query_one(StatusLine).progress(message.done, message.total)
@@ -171,8 +170,6 @@ class ExtractionRunner:
 
     def finished(self, message: ExtractionFinished) -> None:
         """A job ended (UI thread): record it, say how, refresh what is shown."""
-        from memtui.app.widgets.status import StatusLine
-
         state, app = self.state, self.app
         state.last_job, state.last_at = message.job, self.store.now()
         state.last_error = message.error
@@ -192,14 +189,9 @@ class ExtractionRunner:
         app.store_changed(wrote=True)
 
     def _should_stop(self) -> bool:
-        from textual.worker import get_current_worker
-
-        worker = get_current_worker()
-        return self._stop.is_set() or worker.is_cancelled
+        return self._stop.is_set() or get_current_worker().is_cancelled
 
     def _post_progress(self, job: str, done: int, total: int | None) -> None:
-        from textual.worker import get_current_worker
-
         from memtui.app.messages import ExtractionProgress
 
         get_current_worker().node.post_message(ExtractionProgress(job, done, total))
@@ -210,8 +202,6 @@ class ExtractionRunner:
 
     def work(self, loop: BackgroundLoop, job: str, force: bool) -> None:
         """Run one job (in the main screen's thread worker); post its result to the screen."""
-        from textual.worker import get_current_worker
-
         from memtui.app.messages import ExtractionFinished
 
         post = get_current_worker().node.post_message
@@ -264,8 +254,6 @@ class PurgeRetry:
 
     def work(self) -> None:
         """Retry the pending purges (in the main screen's purge worker)."""
-        from textual.worker import get_current_worker
-
         from memtui.app.messages import PurgeFinished
         from memtui.engine.worker import retry_purges
 

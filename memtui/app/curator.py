@@ -423,7 +423,8 @@ def change_settings(engine: Engine, changes: dict[str, Any], *, label: str | Non
     except MemtuiError as error:
         return Notice(error.message, "error")
     old = {name: before.get(name) for name in changes}
-    words = label or ", ".join(f"{name} = {_shown(value)}" for name, value in changes.items())
+    words = label or ", ".join(f"{name} = {'none' if value is None else value}"
+                               for name, value in changes.items())
 
     def run(engine: Engine) -> Change:
         engine.settings.set_many(changes)
@@ -480,7 +481,3 @@ def update_profile(engine: Engine, *, display_name: str, timezone: str,
                 preferences=old.preferences)))
 
     return Write("Save profile", run, form="profile")
-
-
-def _shown(value: object) -> str:
-    return "none" if value is None else str(value)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar, cast
@@ -614,10 +615,8 @@ class InboxSources:
         """How many entries wait in every source (a source that fails counts 0)."""
         total = 0
         for source in self.sources:
-            try:
+            with suppress(MemtuiError):
                 total += source.count(engine)
-            except MemtuiError:
-                continue
         return total
 
 
