@@ -230,38 +230,3 @@ class ExtractionRunner:
             post(ExtractionFinished(
                 job, None, error=f"{error.__class__.__name__}: {error}"))
 
-
-PURGE_GROUP = "purge"
-
-
-class PurgeRetry:
-    """Finishes pending purges in a Textual thread worker (one at a time)."""
-
-    def __init__(self, app: MemtuiApp, store: StoreBackend) -> None:
-        self.app = app
-        self.store = store
-        self._stop = threading.Event()
-
-    def start(self) -> None:
-        """Start (or restart) the retry worker."""
-        if self._stop.is_set():
-            return
-        self.app.get_screen_main().purge_worker(self)
-
-    def stop(self) -> None:
-        """Stop retrying (the app is closing)."""
-        self._stop.set()
-
-    def work(self) -> None:
-        """Retry the pending purges (in the main screen's purge worker)."""
-        from memtui.app.messages import PurgeFinished
-        from memtui.engine.worker import retry_purges
-
-        worker = get_current_worker()
-        try:
-            status = retry_purges(self.store,
-                                  lambda: self._stop.is_set() or worker.is_cancelled)
-        except MemtuiError:
-            return  # the next forget or the next start tries again
-        if status.cleared:
-            worker.node.post_message(PurgeFinished(status.cleared, status.purged))
