@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
@@ -19,6 +20,7 @@ from memtui.errors import MemtuiError
 if TYPE_CHECKING:
     from memtui.app.app import MemtuiApp
     from memtui.app.messages import ExtractionFinished, ExtractionProgress
+    from memtui.engine.extraction import ConsolidationResult, RoundSummary
     from memtui.engine.worker import BackgroundLoop, LoopEvent
     from memtui.store.backend import StoreBackend
 
@@ -129,13 +131,11 @@ class ExtractionRunner:
         self.state.job, self.state.forced = job, force
         self.state.done, self.state.total = 0, None
         self.quiet = quiet
-        screen = app.get_screen_main()
-        screen.extraction_worker(self, self._loop, job, force)
+        app.get_screen_main().extraction_worker(self, self._loop, job, force)
         if not quiet:
             app.say(f"Started {JOB_WORDS.get(job, job)}{' with force' if force else ''}…",
                     toast=False)
-        screen.query_one(StatusLine).progress(0, None)
-        screen.show_header()
+        self._show_progress(0, None)
 
     def stop(self) -> None:
         """Ask a running job to stop between transactions (the app is closing)."""
@@ -157,15 +157,16 @@ class ExtractionRunner:
         when = local_time(state.last_at, tz, with_year=False)
         if state.last_error:
             return f"idle · last {when} failed"
-        if short:
-            return f"idle · last {when}"
-        return f"idle · last {when}: {state.last_result}"
+        return f"idle · last {when}" + ("" if short else f": {state.last_result}")
 
     def progress(self, message: ExtractionProgress) -> None:
         """A job reported progress (UI thread): the status line's bar, the header."""
         self.state.done, self.state.total = message.done, message.total
+        self._show_progress(message.done, message.total)
+
+    def _show_progress(self, done: int | None, total: int | None) -> None:
         screen = self.app.get_screen_main()
-        screen.query_one(StatusLine).progress(message.done, message.total)
+        screen.query_one(StatusLine).progress(done, total)
         screen.show_header()
 
     def finished(self, message: ExtractionFinished) -> None:
@@ -176,7 +177,7 @@ class ExtractionRunner:
         state.last_result = None if message.error else summary_words(message.job,
                                                                      message.summary)
         state.job = None
-        app.get_screen_main().query_one(StatusLine).progress(None, None)
+        self._show_progress(None, None)
         words = JOB_WORDS.get(message.job, message.job).capitalize()
         quiet, self.quiet = self.quiet, False
         if message.error:
@@ -206,24 +207,18 @@ class ExtractionRunner:
 
         post = get_current_worker().node.post_message
         try:
+            result: RoundSummary | ConsolidationResult | None
+            extraction = Engine(self.store, self.actor).extraction
             if job == ROUND:
-                summary = loop.run_once(force)
-                post(ExtractionFinished(job, None, error=loop.state.last_error
-                                        or "the round failed") if summary is None
-                     else ExtractionFinished(job, summary, stopped=summary.stopped))
-                return
-            engine = Engine(self.store, self.actor)
-            if job == BACKFILL:
-                result = engine.extraction.backfill(
-                    force=force, progress=lambda done, total: self._post_progress(job, done,
-                                                                                  total),
-                    should_stop=self._should_stop)
-                post(ExtractionFinished(job, result, stopped=result.stopped))
-            elif job == CONSOLIDATE:
-                record = engine.extraction.consolidate(should_stop=self._should_stop)
-                post(ExtractionFinished(job, record))
+                result = loop.run_once(force)
+                if result is None:
+                    raise MemtuiError(loop.state.last_error or "the round failed")
+            elif job == BACKFILL:
+                result = extraction.backfill(force=force, should_stop=self._should_stop,
+                                             progress=partial(self._post_progress, job))
             else:
-                post(ExtractionFinished(job, None, error=f"unknown job {job}"))
+                result = extraction.consolidate(should_stop=self._should_stop)
+            post(ExtractionFinished(job, result, stopped=getattr(result, "stopped", False)))
         except MemtuiError as error:
             post(ExtractionFinished(job, None, error=error.message))
         except Exception as error:  # the app must never die of a job
