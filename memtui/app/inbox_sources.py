@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     from memtui.engine.agents.write_gate import HeldWrite
     from memtui.engine.api import Engine
     from memtui.engine.staleness import StaleMemory
-    from memtui.store.models import Memory
 
 MEMORY_SOURCE = "memtui"
 GEMINI_SOURCE = "gemini"
@@ -134,8 +133,14 @@ def diff_line(item: InboxItem) -> Text:
     return out
 
 
-def _where(memory: Memory) -> str:
-    return f"project {memory.project}" if memory.scope == "project" else "user"
+def _memory_entry(origin: str, label: str, item: InboxItem | StaleMemory,
+                  correction: bool = False, can_act: bool = True) -> InboxEntry:
+    """A row of one of memtui's own memories (pending or stale)."""
+    memory = item.memory
+    where = f"project {memory.project}" if memory.scope == "project" else "user"
+    return InboxEntry(key=f"{origin}:{memory.id}", origin=origin, label=label, where=where,
+                      text=memory.content, created_at=memory.created_at, correction=correction,
+                      can_act=can_act, payload=item)
 
 
 def _each(entries: Sequence[InboxEntry], act: Callable[[InboxEntry], object],
@@ -167,19 +172,12 @@ class PendingMemories(InboxSource):
 
     def entries(self, engine: Engine) -> list[InboxEntry]:
         """Every pending memory the user may see, oldest first."""
-        return [self._entry(item) for item in engine.review.items()]
+        return [_memory_entry(MEMORY_SOURCE, item.memory.source, item, item.is_correction,
+                              item.can_act) for item in engine.review.items()]
 
     def count(self, engine: Engine) -> int:
         """How many pending memories the user may see."""
         return engine.review.count()
-
-    @staticmethod
-    def _entry(item: InboxItem) -> InboxEntry:
-        memory = item.memory
-        return InboxEntry(key=f"{MEMORY_SOURCE}:{memory.id}", origin=MEMORY_SOURCE,
-                          label=memory.source, where=_where(memory), text=memory.content,
-                          created_at=memory.created_at, correction=item.is_correction,
-                          can_act=item.can_act, payload=item)
 
     def detail(self, entry: InboxEntry, tz: ZoneInfo) -> Text:
         """Who wrote it, where, when; a correction as a diff against the text it replaces."""
@@ -528,7 +526,7 @@ class StaleMemories(InboxSource):
         """Every stale memory, newest first per list (user-level, then each project)."""
         found = engine.staleness.everywhere(MAX_STALE_ROWS)
         self._counted = (engine.actor, self._clock(), len(found))
-        return [self._entry(item) for item in found]
+        return [_memory_entry(STALE_SOURCE, "stale", item) for item in found]
 
     def count(self, engine: Engine) -> int:
         """How many stale memories (at most ``MAX_STALE_ROWS``): the last count while it is
@@ -542,14 +540,6 @@ class StaleMemories(InboxSource):
             return len(self.entries(engine))
         finally:
             self._counting.release()
-
-    @staticmethod
-    def _entry(item: StaleMemory) -> InboxEntry:
-        memory = item.memory
-        return InboxEntry(key=f"{STALE_SOURCE}:{memory.id}", origin=STALE_SOURCE,
-                          label="stale", where=_where(memory), text=memory.content,
-                          created_at=memory.created_at, correction=False, can_act=True,
-                          payload=item)
 
     def detail(self, entry: InboxEntry, tz: ZoneInfo) -> Text:
         """The memory, why it is stale, and what each decision does."""

@@ -8,11 +8,11 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memtui.app.ui_config import read_config_text
 from memtui.engine.paths import config_file
 
 KEYMAP_ENV = "MEMTUI_KEYMAP"
 KEYMAP_FILE_NAME = "keymap.toml"
-MAX_KEYMAP_BYTES = 64 * 1024
 
 
 def default_keymap_path() -> Path:
@@ -62,14 +62,11 @@ def load_keymap(path: Path | None = None, known_ids: set[str] | None = None) -> 
     """Load the keymap file if it exists (a missing file is an empty keymap)."""
     target = path or default_keymap_path()
     try:
-        if not target.is_file():
-            return KeymapFile(path=None)
-        raw = target.read_bytes()[:MAX_KEYMAP_BYTES + 1]
-        if len(raw) > MAX_KEYMAP_BYTES:
-            return KeymapFile(path=target, problems=["the file is too large"])
-        text = raw.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        return KeymapFile(path=target, problems=[f"cannot read it ({error})"])
+        text = read_config_text(target)
+    except ValueError as error:
+        return KeymapFile(path=target, problems=[str(error)])
+    if text is None:
+        return KeymapFile(path=None)
     loaded = parse_keymap(text, known_ids)
     loaded.path = target
     return loaded
