@@ -198,10 +198,7 @@ class MainScreen(Screen[None]):
         from memtui.app.messages import HeaderRead
 
         engine = self.memtui.engine
-        try:
-            inbox: int | None = self.memtui.inbox_sources.count(engine)  # the Gemini home too
-        except MemtuiError:
-            inbox = None
+        inbox = self.memtui.inbox_sources.count(engine)  # the Gemini home too
         try:
             settings = engine.settings.get()
             generate: bool | None = bool(settings["generate_memories"])
