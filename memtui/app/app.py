@@ -23,7 +23,6 @@ from textual.screen import Screen
 from textual.worker import get_current_worker
 
 from memtui.app.background import WORKER_GROUP, ExtractionRunner
-from memtui.app.clipboard import pyperclip_copy
 from memtui.app.format import zone
 from memtui.app.palette import MemoryCommands
 from memtui.app.panes import PANES, Pane
@@ -88,6 +87,13 @@ def style_paths() -> list[str | PurePath]:
     return [path for path in sorted(folder.iterdir()) if path.suffix == ".tcss"]
 
 
+def system_copy(text: str) -> None:
+    """Copy to the system clipboard with pyperclip (raises where there is none)."""
+    from memtui.app.clipboard import pyperclip_copy
+
+    pyperclip_copy(text)
+
+
 @dataclass
 class AppConfig:
     """Tuning and test hooks. ``None`` intervals switch a timer off (the snapshot tests do)."""
@@ -96,7 +102,7 @@ class AppConfig:
     worker_interval: float | None = WORKER_INTERVAL_SECONDS
     keymap_path: Path | None = None
     load_keymap: bool = True
-    system_clipboard: Callable[[str], None] | None = pyperclip_copy
+    system_clipboard: Callable[[str], None] | None = system_copy
     start_pane: str = START_PANE
     store_label: str | None = None
     """Shown in the header instead of the store path (tests: a path that never changes)."""
@@ -198,7 +204,10 @@ class MainScreen(Screen[None]):
         from memtui.app.messages import HeaderRead
 
         engine = self.memtui.engine
-        inbox = self.memtui.inbox_sources.count(engine)  # the Gemini home too
+        try:
+            inbox: int | None = self.memtui.inbox_sources.count(engine)  # the Gemini home too
+        except MemtuiError:
+            inbox = None
         try:
             settings = engine.settings.get()
             generate: bool | None = bool(settings["generate_memories"])
