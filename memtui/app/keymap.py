@@ -80,16 +80,10 @@ def keymap_conflicts(keymap: dict[str, str],
     effective = [(where, binding_id,
                   {key.strip() for key in keymap.get(binding_id, keys).split(",") if key.strip()})
                  for where, keys, binding_id in bindings]
-    problems: list[str] = []
-    for where, binding_id, keys in effective:
-        if binding_id not in keymap:
-            continue
-        for key in sorted(keys):
-            for other_where, other_id, other_keys in effective:
-                if other_id == binding_id or key not in other_keys:
-                    continue
-                if where == other_where or GLOBAL_SCOPE in (where, other_where):
-                    problem = f"{binding_id}: {key} is already the key of {other_id}"
-                    if problem not in problems:
-                        problems.append(problem)
-    return problems
+    problems = [f"{binding_id}: {key} is already the key of {other_id}"
+                for where, binding_id, keys in effective if binding_id in keymap
+                for key in sorted(keys)
+                for other_where, other_id, other_keys in effective
+                if other_id != binding_id and key in other_keys
+                and (where == other_where or GLOBAL_SCOPE in (where, other_where))]
+    return list(dict.fromkeys(problems))
