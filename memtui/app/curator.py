@@ -173,18 +173,14 @@ def add_memory(engine: Engine, project: str | None, kind: str = "fact") -> Step:
 
 def add_note(engine: Engine, project: str | None, text: str | None = None) -> Step:
     """A note (``source = note``): of the text given, else the editor."""
-    refused = refusal(engine, project)
-    if refused is not None:
-        return refused
-    if text is not None:
-        return Write("Add note", lambda engine: _added(engine.identity.add_note(text, project)))
-
     def write(draft: MemoryDraft) -> Write:
         return Write("Add note", lambda engine: _added(engine.identity.add_note(
             draft.content, project, draft.kind)), form="editor")
 
-    return MemoryEditor("New note", show_kind=False, context=_scope_words(project),
-                        write=write)
+    return refusal(engine, project) or (
+        Write("Add note", lambda engine: _added(engine.identity.add_note(text, project)))
+        if text is not None else MemoryEditor("New note", show_kind=False,
+                                              context=_scope_words(project), write=write))
 
 
 def _superseded(old: Memory, new: Memory, verb: str) -> Change:
