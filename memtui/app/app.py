@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 import gc
+import threading
 from collections.abc import Callable
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, ClassVar, TypeGuard, cast
@@ -19,8 +20,9 @@ from textual.containers import Container
 from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.worker import get_current_worker
 
-from memtui.app.background import PURGE_GROUP, WORKER_GROUP, ExtractionRunner, PurgeRetry
+from memtui.app.background import WORKER_GROUP, ExtractionRunner
 from memtui.app.format import zone
 from memtui.app.palette import MemoryCommands
 from memtui.app.panes import PANES, Pane
@@ -68,6 +70,7 @@ PANE_KEYS = "1234567890"
 START_PANE = "user"
 HISTORY_PANE = "history"
 INBOX_PANE = "inbox"
+PURGE_GROUP = "purge"
 HEADER_GROUP = "header-counts"
 """The worker group of the header's store reads (inbox count, gen/use, last run)."""
 COMMAND_LINE_ID = "command-line"
@@ -99,7 +102,7 @@ class AppConfig:
     worker_interval: float | None = WORKER_INTERVAL_SECONDS
     keymap_path: Path | None = None
     load_keymap: bool = True
-    system_clipboard: Callable[[str], None] | None = field(default=system_copy)
+    system_clipboard: Callable[[str], None] | None = system_copy
     start_pane: str = START_PANE
     store_label: str | None = None
     """Shown in the header instead of the store path (tests: a path that never changes)."""
@@ -115,9 +118,7 @@ class AppConfig:
 
 def pane_key(pane_id: str) -> str | None:
     """The key that shows a pane (None past the tenth)."""
-    ids = [spec.PANE_ID for spec in PANES]
-    index = ids.index(pane_id) if pane_id in ids else len(PANE_KEYS)
-    return PANE_KEYS[index] if index < len(PANE_KEYS) else None
+    return dict(zip((spec.PANE_ID for spec in PANES), PANE_KEYS, strict=False)).get(pane_id)
 
 
 def pane_labels() -> list[PaneLabel]:
@@ -149,6 +150,7 @@ class MainScreen(Screen[None]):
         super().__init__()
         self.header_counts = HeaderCounts()
         """What the header shows from the store (``header_worker``)."""
+        self.closing = threading.Event()
 
     @property
     def memtui(self) -> MemtuiApp:
@@ -160,8 +162,7 @@ class MainScreen(Screen[None]):
         app = self.memtui
         yield StatusHeader(self.header_info(), id="header")
         yield PaneBar(pane_labels(), app.active_pane_id, id="pane-bar")
-        deck = Container(id="panes")
-        with deck:
+        with Container(id="panes"):
             start = next(spec for spec in PANES if spec.PANE_ID == app.active_pane_id)()
             start.shown = True
             yield start  # the others (and the command line) are mounted when first used
@@ -170,9 +171,9 @@ class MainScreen(Screen[None]):
 
     def on_unmount(self) -> None:
         """Closing: the paint hold, the worker (between transactions), the purge retry."""
-        paint_hold(self.app).close()  # first: the stops below may raise
+        paint_hold(self.app).close()  # first: the stop below may raise
+        self.closing.set()
         self.memtui.runner.stop()
-        self.memtui.purges.stop()
 
     def on_screen_suspend(self) -> None:
         """A dialog opened: toasts go, so none covers it (the status line keeps the last)."""
@@ -199,8 +200,6 @@ class MainScreen(Screen[None]):
     def header_worker(self) -> None:
         """Read the header's counts from the store: the inbox count, the generate/use
         settings, the last recorded run (posts HeaderRead)."""
-        from textual.worker import get_current_worker
-
         from memtui.app.background import last_recorded_run
         from memtui.app.messages import HeaderRead
 
@@ -222,12 +221,8 @@ class MainScreen(Screen[None]):
     def on_header_read(self, message: HeaderRead) -> None:
         """The header's counts arrived (one that could not be read keeps the last): the
         header and the Inbox badge show them."""
-        old, new = self.header_counts, message.counts
-        self.header_counts = counts = HeaderCounts(
-            inbox=new.inbox if new.inbox is not None else old.inbox,
-            generate=new.generate if new.generate is not None else old.generate,
-            use=new.use if new.use is not None else old.use,
-            last_run=new.last_run or old.last_run)
+        read = {name: value for name, value in vars(message.counts).items() if value is not None}
+        self.header_counts = counts = replace(self.header_counts, **read)
         if counts.last_run is not None:
             self.memtui.runner.show_recorded_run(counts.last_run)
         self.query_one(PaneBar).set_badge(INBOX_PANE, f"({counts.inbox})" if counts.inbox else "")
@@ -241,9 +236,22 @@ class MainScreen(Screen[None]):
 
     @work(thread=True, group=PURGE_GROUP, exclusive=True, exit_on_error=False, name="purge",
           description="erase forgotten text")
-    def purge_worker(self, purges: PurgeRetry) -> None:
+    def purge_worker(self) -> None:
         """Erase forgotten text left in the write-ahead log (posts PurgeFinished)."""
-        purges.work()
+        from memtui.app.messages import PurgeFinished
+        from memtui.engine.worker import retry_purges
+
+        worker = get_current_worker()
+        with suppress(MemtuiError):  # the next forget or the next start tries again
+            status = retry_purges(self.memtui.store,
+                                  lambda: self.closing.is_set() or worker.is_cancelled)
+            if status.cleared:
+                self.post_message(PurgeFinished(status.cleared, status.purged))
+
+    def purge(self) -> None:
+        """Finish pending purges in the purge worker (one at a time; none once closing)."""
+        if not self.closing.is_set():
+            self.purge_worker()
 
     def on_extraction_progress(self, message: ExtractionProgress) -> None:
         """A job reported progress."""
@@ -302,13 +310,11 @@ class MemtuiApp(App[None]):
         self.engine = Engine(store, actor)
         self.config = config or AppConfig()
         self.project = project
-        known = {spec.PANE_ID for spec in PANES}
-        self.active_pane_id = self.config.start_pane if self.config.start_pane in known \
-            else START_PANE
+        start = self.config.start_pane
+        self.active_pane_id = start if any(spec.PANE_ID == start for spec in PANES) else START_PANE
         """The id of the pane shown (mounted on first show)."""
         self.tz: ZoneInfo = ZoneInfo("UTC")
         self.runner = ExtractionRunner(self, store, self.engine.actor)
-        self.purges = PurgeRetry(self, store)
         self.undo_steps: list[UndoStep] = []
         """What ``ctrl+z`` can take back, newest last (``curator.record``)."""
         self.keymap_problems: list[str] = []
@@ -351,7 +357,7 @@ class MemtuiApp(App[None]):
 
             self.say(f"Opened read-only: {READ_ONLY_REASON}", severity="warning")
         else:
-            self.purges.start()  # a forget left pending by an earlier run is finished
+            self.get_screen_main().purge()  # a forget left pending by an earlier run is finished
         self._load_keymap()
         if self.config.remember_theme:
             from memtui.app.ui_config import remember_theme
@@ -581,17 +587,15 @@ class MemtuiApp(App[None]):
         if words:
             self.say(words, severity=change.severity)
         if change.unpurged:
-            self.purges.start()
+            self.get_screen_main().purge()
         if change.next is not None:
             self.do(change.next(), message.asker)
 
     def on_write_refused(self, message: WriteRefused) -> None:
         """A write was refused (no toast for a form: it shows why itself)."""
-        write, toast = message.write, message.write.form is None
-        if message.unchanged:
-            self.say(f"{write.label}: {message.error}", toast=toast)
-        else:
-            self.say(f"{write.label} failed: {message.error}", severity="error", toast=toast)
+        failed = "" if message.unchanged else " failed"
+        self.say(f"{message.write.label}{failed}: {message.error}",
+                 "information" if message.unchanged else "error", message.write.form is None)
 
     def say(self, text: str, severity: str = "information", toast: bool = True) -> None:
         """Show a message (never markup) on the status line, and as a toast."""

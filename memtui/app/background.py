@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
+from textual.worker import get_current_worker
+
 from memtui.app.format import local_time
+from memtui.app.widgets.status import StatusLine
 from memtui.engine.api import Engine
 from memtui.engine.jobs import BACKFILL, CONSOLIDATE, ROUND
 from memtui.errors import MemtuiError
@@ -16,6 +20,7 @@ from memtui.errors import MemtuiError
 if TYPE_CHECKING:
     from memtui.app.app import MemtuiApp
     from memtui.app.messages import ExtractionFinished, ExtractionProgress
+    from memtui.engine.extraction import ConsolidationResult, RoundSummary
     from memtui.engine.worker import BackgroundLoop, LoopEvent
     from memtui.store.backend import StoreBackend
 
@@ -111,8 +116,6 @@ class ExtractionRunner:
     def start(self, job: str, force: bool = False, *, quiet: bool = False) -> None:
         """Start a job unless one is running, and say so (``quiet``: the timed round, which
         says only what it made)."""
-        from memtui.app.widgets.status import StatusLine
-
         app = self.app
         if self.state.running or self._stop.is_set():
             if not quiet:
@@ -128,13 +131,11 @@ class ExtractionRunner:
         self.state.job, self.state.forced = job, force
         self.state.done, self.state.total = 0, None
         self.quiet = quiet
-        screen = app.get_screen_main()
-        screen.extraction_worker(self, self._loop, job, force)
+        app.get_screen_main().extraction_worker(self, self._loop, job, force)
         if not quiet:
             app.say(f"Started {JOB_WORDS.get(job, job)}{' with force' if force else ''}…",
                     toast=False)
-        screen.query_one(StatusLine).progress(0, None)
-        screen.show_header()
+        self._show_progress(0, None)
 
     def stop(self) -> None:
         """Ask a running job to stop between transactions (the app is closing)."""
@@ -156,30 +157,27 @@ class ExtractionRunner:
         when = local_time(state.last_at, tz, with_year=False)
         if state.last_error:
             return f"idle · last {when} failed"
-        if short:
-            return f"idle · last {when}"
-        return f"idle · last {when}: {state.last_result}"
+        return f"idle · last {when}" + ("" if short else f": {state.last_result}")
 
     def progress(self, message: ExtractionProgress) -> None:
         """A job reported progress (UI thread): the status line's bar, the header."""
-        from memtui.app.widgets.status import StatusLine
-
         self.state.done, self.state.total = message.done, message.total
+        self._show_progress(message.done, message.total)
+
+    def _show_progress(self, done: int | None, total: int | None) -> None:
         screen = self.app.get_screen_main()
-        screen.query_one(StatusLine).progress(message.done, message.total)
+        screen.query_one(StatusLine).progress(done, total)
         screen.show_header()
 
     def finished(self, message: ExtractionFinished) -> None:
         """A job ended (UI thread): record it, say how, refresh what is shown."""
-        from memtui.app.widgets.status import StatusLine
-
         state, app = self.state, self.app
         state.last_job, state.last_at = message.job, self.store.now()
         state.last_error = message.error
         state.last_result = None if message.error else summary_words(message.job,
                                                                      message.summary)
         state.job = None
-        app.get_screen_main().query_one(StatusLine).progress(None, None)
+        self._show_progress(None, None)
         words = JOB_WORDS.get(message.job, message.job).capitalize()
         quiet, self.quiet = self.quiet, False
         if message.error:
@@ -192,14 +190,9 @@ class ExtractionRunner:
         app.store_changed(wrote=True)
 
     def _should_stop(self) -> bool:
-        from textual.worker import get_current_worker
-
-        worker = get_current_worker()
-        return self._stop.is_set() or worker.is_cancelled
+        return self._stop.is_set() or get_current_worker().is_cancelled
 
     def _post_progress(self, job: str, done: int, total: int | None) -> None:
-        from textual.worker import get_current_worker
-
         from memtui.app.messages import ExtractionProgress
 
         get_current_worker().node.post_message(ExtractionProgress(job, done, total))
@@ -210,70 +203,25 @@ class ExtractionRunner:
 
     def work(self, loop: BackgroundLoop, job: str, force: bool) -> None:
         """Run one job (in the main screen's thread worker); post its result to the screen."""
-        from textual.worker import get_current_worker
-
         from memtui.app.messages import ExtractionFinished
 
         post = get_current_worker().node.post_message
         try:
+            result: RoundSummary | ConsolidationResult | None
+            extraction = Engine(self.store, self.actor).extraction
             if job == ROUND:
-                summary = loop.run_once(force)
-                post(ExtractionFinished(job, None, error=loop.state.last_error
-                                        or "the round failed") if summary is None
-                     else ExtractionFinished(job, summary, stopped=summary.stopped))
-                return
-            engine = Engine(self.store, self.actor)
-            if job == BACKFILL:
-                result = engine.extraction.backfill(
-                    force=force, progress=lambda done, total: self._post_progress(job, done,
-                                                                                  total),
-                    should_stop=self._should_stop)
-                post(ExtractionFinished(job, result, stopped=result.stopped))
-            elif job == CONSOLIDATE:
-                record = engine.extraction.consolidate(should_stop=self._should_stop)
-                post(ExtractionFinished(job, record))
+                result = loop.run_once(force)
+                if result is None:
+                    raise MemtuiError(loop.state.last_error or "the round failed")
+            elif job == BACKFILL:
+                result = extraction.backfill(force=force, should_stop=self._should_stop,
+                                             progress=partial(self._post_progress, job))
             else:
-                post(ExtractionFinished(job, None, error=f"unknown job {job}"))
+                result = extraction.consolidate(should_stop=self._should_stop)
+            post(ExtractionFinished(job, result, stopped=getattr(result, "stopped", False)))
         except MemtuiError as error:
             post(ExtractionFinished(job, None, error=error.message))
         except Exception as error:  # the app must never die of a job
             post(ExtractionFinished(
                 job, None, error=f"{error.__class__.__name__}: {error}"))
 
-
-PURGE_GROUP = "purge"
-
-
-class PurgeRetry:
-    """Finishes pending purges in a Textual thread worker (one at a time)."""
-
-    def __init__(self, app: MemtuiApp, store: StoreBackend) -> None:
-        self.app = app
-        self.store = store
-        self._stop = threading.Event()
-
-    def start(self) -> None:
-        """Start (or restart) the retry worker."""
-        if self._stop.is_set():
-            return
-        self.app.get_screen_main().purge_worker(self)
-
-    def stop(self) -> None:
-        """Stop retrying (the app is closing)."""
-        self._stop.set()
-
-    def work(self) -> None:
-        """Retry the pending purges (in the main screen's purge worker)."""
-        from textual.worker import get_current_worker
-
-        from memtui.app.messages import PurgeFinished
-        from memtui.engine.worker import retry_purges
-
-        worker = get_current_worker()
-        try:
-            status = retry_purges(self.store,
-                                  lambda: self._stop.is_set() or worker.is_cancelled)
-        except MemtuiError:
-            return  # the next forget or the next start tries again
-        if status.cleared:
-            worker.node.post_message(PurgeFinished(status.cleared, status.purged))

@@ -71,13 +71,6 @@ def _shown(word: str) -> str:
     return word if len(word) <= SHOWN_WORD_CHARS else word[:SHOWN_WORD_CHARS - 1] + "…"
 
 
-def _check_id(value: str) -> str:
-    try:
-        return check_id(value, "memory id")
-    except InvalidInput as error:
-        raise CommandError(error.message) from None
-
-
 def parse_command(text: str) -> MemoryCommand:
     """Parse one command line. Raises ``CommandError`` with a clear message otherwise."""
     if not isinstance(text, str) or not text.strip():
@@ -92,13 +85,11 @@ def parse_command(text: str) -> MemoryCommand:
         suggestion = [s for s in SUBCOMMANDS if s.startswith(name[:2])]
         hint = f" (did you mean {suggestion[0]}?)" if suggestion else ""
         raise CommandError(f"unknown /memory command {_shown(name)!r}{hint}; use {USAGE}")
-    if name in NO_ARGUMENT:
-        if argument:
-            raise CommandError(f"/memory {name} takes no argument")
+    if name in NO_ARGUMENT and argument:
+        raise CommandError(f"/memory {name} takes no argument")
+    if name in NO_ARGUMENT or name == "extract" and not argument:
         return MemoryCommand(name)
     if name == "extract":
-        if not argument:
-            return MemoryCommand(name)
         if argument.lower() in FORCE_FLAGS:
             return MemoryCommand(name, force=True)
         raise CommandError("/memory extract takes only --force")
@@ -116,7 +107,10 @@ def parse_command(text: str) -> MemoryCommand:
             raise CommandError(f"/memory {name} takes one memory id{', or all' * all_too}")
         if all_too and argument.lower() == ALL_WORD:
             return MemoryCommand(name, ALL_WORD)
-        return MemoryCommand(name, _check_id(argument))
+        try:
+            return MemoryCommand(name, check_id(argument, "memory id"))
+        except InvalidInput as error:
+            raise CommandError(error.message) from None
     if not argument:  # note
         raise CommandError("/memory note needs the text of the note: /memory note <text>")
     return MemoryCommand(name, argument)

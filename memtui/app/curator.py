@@ -173,18 +173,14 @@ def add_memory(engine: Engine, project: str | None, kind: str = "fact") -> Step:
 
 def add_note(engine: Engine, project: str | None, text: str | None = None) -> Step:
     """A note (``source = note``): of the text given, else the editor."""
-    refused = refusal(engine, project)
-    if refused is not None:
-        return refused
-    if text is not None:
-        return Write("Add note", lambda engine: _added(engine.identity.add_note(text, project)))
-
     def write(draft: MemoryDraft) -> Write:
         return Write("Add note", lambda engine: _added(engine.identity.add_note(
             draft.content, project, draft.kind)), form="editor")
 
-    return MemoryEditor("New note", show_kind=False, context=_scope_words(project),
-                        write=write)
+    return refusal(engine, project) or (
+        Write("Add note", lambda engine: _added(engine.identity.add_note(text, project)))
+        if text is not None else MemoryEditor("New note", show_kind=False,
+                                              context=_scope_words(project), write=write))
 
 
 def _superseded(old: Memory, new: Memory, verb: str) -> Change:
@@ -423,7 +419,8 @@ def change_settings(engine: Engine, changes: dict[str, Any], *, label: str | Non
     except MemtuiError as error:
         return Notice(error.message, "error")
     old = {name: before.get(name) for name in changes}
-    words = label or ", ".join(f"{name} = {_shown(value)}" for name, value in changes.items())
+    words = label or ", ".join(f"{name} = {'none' if value is None else value}"
+                               for name, value in changes.items())
 
     def run(engine: Engine) -> Change:
         engine.settings.set_many(changes)
@@ -480,7 +477,3 @@ def update_profile(engine: Engine, *, display_name: str, timezone: str,
                 preferences=old.preferences)))
 
     return Write("Save profile", run, form="profile")
-
-
-def _shown(value: object) -> str:
-    return "none" if value is None else str(value)

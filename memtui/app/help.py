@@ -31,9 +31,7 @@ def key_rows(owners: BindingOwners,
     seen: set[tuple[str, str]] = set()
     for where, owner in owners:
         for binding in owner.__dict__.get("BINDINGS", []):
-            if not isinstance(binding, Binding) or not binding.id:
-                continue
-            if (where, binding.id) in seen:
+            if not isinstance(binding, Binding) or not binding.id or (where, binding.id) in seen:
                 continue
             seen.add((where, binding.id))
             keys = keymap.get(binding.id, binding.key)

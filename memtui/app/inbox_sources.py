@@ -9,9 +9,10 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 from zoneinfo import ZoneInfo
 
 from rich.text import Text
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
     from memtui.engine.agents.write_gate import HeldWrite
     from memtui.engine.api import Engine
     from memtui.engine.staleness import StaleMemory
-    from memtui.store.models import Memory
 
 MEMORY_SOURCE = "memtui"
 GEMINI_SOURCE = "gemini"
@@ -133,15 +133,14 @@ def diff_line(item: InboxItem) -> Text:
     return out
 
 
-def _payload(entry: InboxEntry, kind: type[P], what: str) -> P:
-    """The entry's own record, which must be a ``kind``."""
-    if not isinstance(entry.payload, kind):
-        raise TypeError(f"{entry.key} is not {what}")
-    return entry.payload
-
-
-def _where(memory: Memory) -> str:
-    return f"project {memory.project}" if memory.scope == "project" else "user"
+def _memory_entry(origin: str, label: str, item: InboxItem | StaleMemory,
+                  correction: bool = False, can_act: bool = True) -> InboxEntry:
+    """A row of one of memtui's own memories (pending or stale)."""
+    memory = item.memory
+    where = f"project {memory.project}" if memory.scope == "project" else "user"
+    return InboxEntry(key=f"{origin}:{memory.id}", origin=origin, label=label, where=where,
+                      text=memory.content, created_at=memory.created_at, correction=correction,
+                      can_act=can_act, payload=item)
 
 
 def _each(entries: Sequence[InboxEntry], act: Callable[[InboxEntry], object],
@@ -173,23 +172,16 @@ class PendingMemories(InboxSource):
 
     def entries(self, engine: Engine) -> list[InboxEntry]:
         """Every pending memory the user may see, oldest first."""
-        return [self._entry(item) for item in engine.review.items()]
+        return [_memory_entry(MEMORY_SOURCE, item.memory.source, item, item.is_correction,
+                              item.can_act) for item in engine.review.items()]
 
     def count(self, engine: Engine) -> int:
         """How many pending memories the user may see."""
         return engine.review.count()
 
-    @staticmethod
-    def _entry(item: InboxItem) -> InboxEntry:
-        memory = item.memory
-        return InboxEntry(key=f"{MEMORY_SOURCE}:{memory.id}", origin=MEMORY_SOURCE,
-                          label=memory.source, where=_where(memory), text=memory.content,
-                          created_at=memory.created_at, correction=item.is_correction,
-                          can_act=item.can_act, payload=item)
-
     def detail(self, entry: InboxEntry, tz: ZoneInfo) -> Text:
         """Who wrote it, where, when; a correction as a diff against the text it replaces."""
-        item = _item(entry)
+        item = cast("InboxItem", entry.payload)
         memory = item.memory
         out = Text()
         out.append(f"{memory.id}", style="bold")
@@ -216,7 +208,7 @@ class PendingMemories(InboxSource):
 
     def editable_text(self, entry: InboxEntry) -> str | None:
         """The pending memory's text."""
-        return _item(entry).memory.content
+        return cast("InboxItem", entry.payload).memory.content
 
     def question(self, verb: str, entries: Sequence[InboxEntry]) -> Question:
         """Reject always asks (it is final); approve asks for more than one."""
@@ -236,14 +228,14 @@ class PendingMemories(InboxSource):
                 edited: str | None = None) -> Outcome:
         """Approve each (as shown: a memory changed since is refused)."""
         def act(entry: InboxEntry) -> None:
-            item = _item(entry)
+            item = cast("InboxItem", entry.payload)
             engine.review.approve(item.id, content=edited, expected=item.version)
 
         return _each(entries, act)
 
     def reject(self, engine: Engine, entries: Sequence[InboxEntry]) -> Outcome:
         """Reject each (deleted for good; the task it came from is never extracted again)."""
-        items = [_item(entry) for entry in entries]
+        items = [cast("InboxItem", entry.payload) for entry in entries]
         result = engine.review.reject_many([item.id for item in items],
                                            expected={item.id: item.version for item in items})
         keys = {item.id: entry.key for item, entry in zip(items, entries, strict=True)}
@@ -252,16 +244,6 @@ class PendingMemories(InboxSource):
                          if isinstance(done, RejectResult)]
         outcome.failed += [(keys[memory_id], error.message) for memory_id, error in result.errors]
         return outcome
-
-
-def _item(entry: InboxEntry) -> InboxItem:
-    return _payload(entry, InboxItem, "a pending memory")
-
-
-def _review(entry: InboxEntry) -> PatchReview:
-    from memtui.engine.agents.gemini_review import PatchReview
-
-    return _payload(entry, PatchReview, "a Gemini CLI patch")
 
 
 def _diff_lines(diff: str) -> list[str]:
@@ -341,7 +323,7 @@ class GeminiPatches(InboxSource):
 
     def detail(self, entry: InboxEntry, tz: ZoneInfo) -> Text:
         """The patch: the file it changes and its diff (or why it cannot be applied)."""
-        review = _review(entry)
+        review = cast("PatchReview", entry.payload)
         out = Text()
         out.append_text(block(review.name, style="bold"))
         out.append(f" · Gemini CLI · proposed {local_time(review.proposed_at, tz)}\n",
@@ -371,7 +353,7 @@ class GeminiPatches(InboxSource):
 
     def question(self, verb: str, entries: Sequence[InboxEntry]) -> Question:
         """Always asked: the decision writes to Gemini CLI's files. Approve shows the diff."""
-        reviews = [_review(entry) for entry in entries]
+        reviews = [cast("PatchReview", entry.payload) for entry in entries]
         count = len(reviews)
         what = reviews[0].name if count == 1 else f"{count} Gemini CLI patches"
         body = Text()
@@ -408,19 +390,16 @@ class GeminiPatches(InboxSource):
         """Apply each patch as it was read (refused: malformed, or a file changed since)."""
         from memtui.engine.agents.gemini_review import apply_reviewed
 
-        return _each(entries, lambda entry: apply_reviewed(_review(entry)), "Applied")
+        return _each(entries, lambda entry: apply_reviewed(cast("PatchReview", entry.payload)),
+                     "Applied")
 
     def reject(self, engine: Engine, entries: Sequence[InboxEntry]) -> Outcome:
         """Dismiss each patch (refused when it changed since it was read)."""
         from memtui.engine.agents.gemini_review import dismiss_reviewed
 
-        return _each(entries, lambda entry: dismiss_reviewed(_review(entry)), "Dismissed")
-
-
-def _held(entry: InboxEntry) -> HeldWrite:
-    from memtui.engine.agents.write_gate import HeldWrite
-
-    return _payload(entry, HeldWrite, "a held Claude Code write")
+        return _each(entries,
+                     lambda entry: dismiss_reviewed(cast("PatchReview", entry.payload)),
+                     "Dismissed")
 
 
 STALE_WORDS = ("the file changed since the proposal: approving redoes the diff against it "
@@ -458,7 +437,7 @@ class ClaudeWrites(InboxSource):
 
     def detail(self, entry: InboxEntry, tz: ZoneInfo) -> Text:
         """Who proposed it, the file, the diff, what approving does to the index."""
-        held = _held(entry)
+        held = cast("HeldWrite", entry.payload)
         row = held.row
         out = Text()
         out.append_text(block(row.id, style="bold"))
@@ -478,11 +457,11 @@ class ClaudeWrites(InboxSource):
 
     def editable_text(self, entry: InboxEntry) -> str | None:
         """The file as it would be written."""
-        return _held(entry).row.content
+        return cast("HeldWrite", entry.payload).row.content
 
     def question(self, verb: str, entries: Sequence[InboxEntry]) -> Question:
         """Always asked: approving writes Claude Code's files, rejecting is final."""
-        helds = [_held(entry) for entry in entries]
+        helds = [cast("HeldWrite", entry.payload) for entry in entries]
         what = Path(helds[0].row.path).name if len(helds) == 1 else \
             f"{len(helds)} Claude Code writes"
         if verb == "reject":
@@ -510,7 +489,7 @@ class ClaudeWrites(InboxSource):
         """Write each held file as shown (``edited``: the new text of one); a stale one gets
         its diff redone instead."""
         def act(entry: InboxEntry) -> None:
-            held = _held(entry)
+            held = cast("HeldWrite", entry.payload)
             if held.stale and not held.problem:
                 engine.gate.redo(held.id)
                 raise MemtuiError("the file changed since the proposal; its diff was redone "
@@ -521,7 +500,7 @@ class ClaudeWrites(InboxSource):
 
     def reject(self, engine: Engine, entries: Sequence[InboxEntry]) -> Outcome:
         """Delete each held write for good."""
-        return _each(entries, lambda entry: engine.gate.reject(_held(entry).id))
+        return _each(entries, lambda entry: engine.gate.reject(entry.name))
 
 
 STALE_SOURCE = "stale"
@@ -547,7 +526,7 @@ class StaleMemories(InboxSource):
         """Every stale memory, newest first per list (user-level, then each project)."""
         found = engine.staleness.everywhere(MAX_STALE_ROWS)
         self._counted = (engine.actor, self._clock(), len(found))
-        return [self._entry(item) for item in found]
+        return [_memory_entry(STALE_SOURCE, "stale", item) for item in found]
 
     def count(self, engine: Engine) -> int:
         """How many stale memories (at most ``MAX_STALE_ROWS``): the last count while it is
@@ -562,17 +541,9 @@ class StaleMemories(InboxSource):
         finally:
             self._counting.release()
 
-    @staticmethod
-    def _entry(item: StaleMemory) -> InboxEntry:
-        memory = item.memory
-        return InboxEntry(key=f"{STALE_SOURCE}:{memory.id}", origin=STALE_SOURCE,
-                          label="stale", where=_where(memory), text=memory.content,
-                          created_at=memory.created_at, correction=False, can_act=True,
-                          payload=item)
-
     def detail(self, entry: InboxEntry, tz: ZoneInfo) -> Text:
         """The memory, why it is stale, and what each decision does."""
-        item = _stale(entry)
+        item = cast("StaleMemory", entry.payload)
         memory = item.memory
         out = Text()
         out.append(memory.id, style="bold")
@@ -587,7 +558,7 @@ class StaleMemories(InboxSource):
 
     def editable_text(self, entry: InboxEntry) -> str | None:
         """The memory's text, to correct."""
-        return _stale(entry).memory.content
+        return cast("StaleMemory", entry.payload).memory.content
 
     def question(self, verb: str, entries: Sequence[InboxEntry]) -> Question:
         """Forget always asks (it is final); keep asks for more than one."""
@@ -606,9 +577,9 @@ class StaleMemories(InboxSource):
         try:
             if edited is not None:
                 for entry in entries:
-                    engine.identity.supersede(_stale(entry).memory.id, edited)
+                    engine.identity.supersede(entry.name, edited)
             else:
-                engine.staleness.keep([_stale(entry).memory.id for entry in entries])
+                engine.staleness.keep([entry.name for entry in entries])
             outcome.done += [entry.key for entry in entries]
         except MemtuiError as error:
             outcome.failed += [(entry.key, error.message) for entry in entries]
@@ -616,14 +587,8 @@ class StaleMemories(InboxSource):
 
     def reject(self, engine: Engine, entries: Sequence[InboxEntry]) -> Outcome:
         """Forget each (for good, with its older versions)."""
-        return _each(entries, lambda entry: engine.identity.forget(_stale(entry).memory.id),
+        return _each(entries, lambda entry: engine.identity.forget(entry.name),
                      "Forgot")
-
-
-def _stale(entry: InboxEntry) -> StaleMemory:
-    from memtui.engine.staleness import StaleMemory
-
-    return _payload(entry, StaleMemory, "a stale memory")
 
 
 @dataclass(frozen=True)
@@ -640,10 +605,8 @@ class InboxSources:
         """How many entries wait in every source (a source that fails counts 0)."""
         total = 0
         for source in self.sources:
-            try:
+            with suppress(MemtuiError):
                 total += source.count(engine)
-            except MemtuiError:
-                continue
         return total
 
 

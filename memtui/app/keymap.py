@@ -8,11 +8,11 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memtui.app.ui_config import read_config_text
 from memtui.engine.paths import config_file
 
 KEYMAP_ENV = "MEMTUI_KEYMAP"
 KEYMAP_FILE_NAME = "keymap.toml"
-MAX_KEYMAP_BYTES = 64 * 1024
 
 
 def default_keymap_path() -> Path:
@@ -62,14 +62,11 @@ def load_keymap(path: Path | None = None, known_ids: set[str] | None = None) -> 
     """Load the keymap file if it exists (a missing file is an empty keymap)."""
     target = path or default_keymap_path()
     try:
-        if not target.is_file():
-            return KeymapFile(path=None)
-        raw = target.read_bytes()[:MAX_KEYMAP_BYTES + 1]
-        if len(raw) > MAX_KEYMAP_BYTES:
-            return KeymapFile(path=target, problems=["the file is too large"])
-        text = raw.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        return KeymapFile(path=target, problems=[f"cannot read it ({error})"])
+        text = read_config_text(target)
+    except ValueError as error:
+        return KeymapFile(path=target, problems=[str(error)])
+    if text is None:
+        return KeymapFile(path=None)
     loaded = parse_keymap(text, known_ids)
     loaded.path = target
     return loaded
@@ -83,16 +80,10 @@ def keymap_conflicts(keymap: dict[str, str],
     effective = [(where, binding_id,
                   {key.strip() for key in keymap.get(binding_id, keys).split(",") if key.strip()})
                  for where, keys, binding_id in bindings]
-    problems: list[str] = []
-    for where, binding_id, keys in effective:
-        if binding_id not in keymap:
-            continue
-        for key in sorted(keys):
-            for other_where, other_id, other_keys in effective:
-                if other_id == binding_id or key not in other_keys:
-                    continue
-                if where == other_where or GLOBAL_SCOPE in (where, other_where):
-                    problem = f"{binding_id}: {key} is already the key of {other_id}"
-                    if problem not in problems:
-                        problems.append(problem)
-    return problems
+    problems = [f"{binding_id}: {key} is already the key of {other_id}"
+                for where, binding_id, keys in effective if binding_id in keymap
+                for key in sorted(keys)
+                for other_where, other_id, other_keys in effective
+                if other_id != binding_id and key in other_keys
+                and (where == other_where or GLOBAL_SCOPE in (where, other_where))]
+    return list(dict.fromkeys(problems))

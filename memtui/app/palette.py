@@ -55,6 +55,9 @@ def memtui_commands(app: MemtuiApp) -> list[PaletteCommand]:
     def do(step: Callable[[], curator.Step]) -> Callable[[], None]:
         return lambda: app.do(step())
 
+    def act(pane_id: str, action: str) -> Callable[[], None]:
+        return partial(pane_action, app, pane_id, action)
+
     commands = [
         PaletteCommand("memory: status", command("status"),
                        "settings, worker state, counts, last run"),
@@ -87,8 +90,8 @@ def memtui_commands(app: MemtuiApp) -> list[PaletteCommand]:
         PaletteCommand("memory: toggle generate",
                        do(lambda: curator.toggle(app.engine, "generate_memories")),
                        "switch generate_memories", "app.generate"),
-        PaletteCommand("memory: toggle use", do(lambda: curator.toggle(app.engine,
-                                                                       "use_memories")),
+        PaletteCommand("memory: toggle use",
+                       do(lambda: curator.toggle(app.engine, "use_memories")),
                        "switch use_memories", "app.use"),
         PaletteCommand("memory: undo", app.action_undo,
                        "undo the last change (not a forget)", "app.undo"),
@@ -97,12 +100,11 @@ def memtui_commands(app: MemtuiApp) -> list[PaletteCommand]:
         PaletteCommand("memory: help", app.action_help,
                        "every key and command, searchable", "app.help"),
         PaletteCommand("inbox: show", command("inbox"), "memories waiting for review"),
-        PaletteCommand("inbox: approve selected", partial(pane_action, app, "inbox", "approve"),
+        PaletteCommand("inbox: approve selected", act("inbox", "approve"),
                        "approve the inbox's selected or marked rows", "inbox.approve"),
-        PaletteCommand("inbox: edit and approve",
-                       partial(pane_action, app, "inbox", "edit_approve"),
+        PaletteCommand("inbox: edit and approve", act("inbox", "edit_approve"),
                        "edit the selected row's text, then approve it", "inbox.edit"),
-        PaletteCommand("inbox: reject selected", partial(pane_action, app, "inbox", "reject"),
+        PaletteCommand("inbox: reject selected", act("inbox", "reject"),
                        "reject the selected or marked rows, for good (asks)", "inbox.reject"),
         PaletteCommand("inbox: approve all", command("approve", "all"),
                        "approve everything you may (asks)"),
@@ -112,35 +114,28 @@ def memtui_commands(app: MemtuiApp) -> list[PaletteCommand]:
                        "memories from agents wait for approval"),
         PaletteCommand("inbox: review off", command("review", "off"),
                        "memories from agents are used at once"),
-        PaletteCommand("agents: forget entry", partial(pane_action, app, "agents",
-                                                       "forget_entry"),
+        PaletteCommand("agents: forget entry", act("agents", "forget_entry"),
                        "forget the Agents pane's selected entry (a topic file with its index "
                        "line, an added memory) — asks first", "agents.forget"),
-        PaletteCommand("agents: edit entry", partial(pane_action, app, "agents", "edit_entry"),
+        PaletteCommand("agents: edit entry", act("agents", "edit_entry"),
                        "edit the selected entry's text, then confirm the diff",
                        "agents.edit"),
-        PaletteCommand("agents: promote entry", partial(pane_action, app, "agents",
-                                                        "promote_entry"),
+        PaletteCommand("agents: promote entry", act("agents", "promote_entry"),
                        "move the selected project memory to the user/global tier — asks "
                        "first", "agents.promote"),
         PaletteCommand("project: switch", lambda: cast("ProjectMemoriesPane",
                                                        app.pane("project")).action_switch_project(),
                        "choose the current project", "memory.project"),
     ]
-    for spec in PANES:
-        commands.append(PaletteCommand(f"pane: {spec.TITLE}",
-                                       partial(app.show_pane, spec.PANE_ID),
-                                       f"show the {spec.TITLE} pane", f"pane.{spec.PANE_ID}"))
-    return commands
+    return commands + [PaletteCommand(f"pane: {spec.TITLE}", partial(app.show_pane, spec.PANE_ID),
+                                      f"show the {spec.TITLE} pane", f"pane.{spec.PANE_ID}")
+                       for spec in PANES]
 
 
 def help_with_key(command: PaletteCommand, keys: dict[str, str]) -> str | None:
     """The palette's second line: the key first (``key d · forget …``)."""
     key = keys.get(command.binding_id or "")
-    parts = [f"key {key}"] if key else []
-    if command.help:
-        parts.append(command.help)
-    return " · ".join(parts) or None
+    return " · ".join(part for part in (key and f"key {key}", command.help) if part) or None
 
 
 class MemoryCommands(Provider):

@@ -22,13 +22,27 @@ if TYPE_CHECKING:
 
 APP_CONFIG_ENV = "MEMTUI_APP_CONFIG"
 APP_CONFIG_FILE_NAME = "app.toml"
-MAX_APP_CONFIG_BYTES = 64 * 1024
+MAX_CONFIG_BYTES = 64 * 1024
+"""The largest app config file read (this one, the keymap)."""
 HEADER = "# memtui's remembered choices (written by the app; safe to edit or delete)\n"
 
 
 def default_app_config_path() -> Path:
     """``$MEMTUI_APP_CONFIG``, else ``$XDG_CONFIG_HOME/memtui/app.toml``."""
     return config_file(APP_CONFIG_ENV, APP_CONFIG_FILE_NAME)
+
+
+def read_config_text(path: Path) -> str | None:
+    """A small config file's text (None: no file); ``ValueError`` says why it cannot be read."""
+    try:
+        if not path.is_file():
+            return None
+        raw = path.read_bytes()[:MAX_CONFIG_BYTES + 1]
+        if len(raw) > MAX_CONFIG_BYTES:
+            raise ValueError("the file is too large")
+        return raw.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ValueError(f"cannot read it ({error})") from None
 
 
 @dataclass
@@ -51,15 +65,12 @@ def load_ui_config(path: Path | None = None) -> UiConfig:
     target = path or default_app_config_path()
     config = UiConfig(path=target)
     try:
-        if not target.is_file():
-            return config
-        raw = target.read_bytes()[:MAX_APP_CONFIG_BYTES + 1]
-        if len(raw) > MAX_APP_CONFIG_BYTES:
-            config.problem = "the file is too large"
-            return config
-        data = tomllib.loads(raw.decode("utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        data = tomllib.loads(read_config_text(target) or "")
+    except tomllib.TOMLDecodeError as error:
         config.problem = f"cannot read it ({error})"
+        return config
+    except ValueError as error:
+        config.problem = str(error)
         return config
     config.values = {str(key): value for key, value in data.items() if isinstance(value, str)}
     return config
