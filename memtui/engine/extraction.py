@@ -56,6 +56,7 @@ from memtui.engine.settings import MODE_SETTING, MODEL_MODE, load_settings
 from memtui.engine.tasks import QuotaStatus, read_quota
 from memtui.engine.validation import check_limit, clean_text
 from memtui.errors import InvalidInput, MemtuiError, TransactionLost
+from memtui.jsonable import JsonMixin
 from memtui.store.model_ledger import TaskDetail, UsageRow, UsageTotal
 from memtui.store.models import (
     EXTRACTED_OUTCOMES,
@@ -143,7 +144,7 @@ def goal_key(task: Task) -> str | None:
 
 
 @dataclass
-class RoundSummary:
+class RoundSummary(JsonMixin):
     """What one round (or a backfill) did. ``scanned`` = extracted + superseded + skipped +
     errors; ``superseded`` counts memories that replaced an older one (outcome
     ``superseded_previous``), ``extracted`` the others."""
