@@ -1,4 +1,4 @@
-"""Stale memories: cited code gone (``citations.missing`` against the project's root) or not
+"""Stale memories: cited code gone (``citations.Checker`` against the project's root) or not
 used for the actor's ``max_unused_days`` (0: never). Nothing here deletes: stale memories are
 shown for review, and ``keep`` marks them used now (audited, without content).
 """
