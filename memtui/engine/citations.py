@@ -269,6 +269,3 @@ class Checker:
             if reason:
                 reasons.append(reason)
         return tuple(reasons)
-
-
-__all__ = ["SYMBOLS", "Checker", "Citations", "RootWords", "SymbolIndex", "citations"]

@@ -692,9 +692,3 @@ def duplicate_pairs(rows: Sequence[DedupeRow]) -> list[tuple[str, str]]:
         pairs += [(r.id, newest.id) for r in sorted(members, key=lambda r: (r.created_at, r.id))
                   if r.id != newest.id]
     return pairs
-
-
-__all__ = ["BATCH_SIZE", "REASONS", "RESULT_CHARS", "ROUND_LIMIT", "ConsolidationResult",
-           "ExtractionApi", "RoundSummary", "duplicate_pairs", "goal_key", "goal_key_of",
-           "memory_content",
-           "normalise"]

@@ -112,6 +112,3 @@ class StalenessApi(EngineArea):
             self._store.audit.append(self.actor, "memories_kept", None,
                                      self._engine.audit_detail({"memory_ids": ids}))
         return len(ids)
-
-
-__all__ = ["StaleMemory", "StalenessApi"]
