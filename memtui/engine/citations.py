@@ -24,6 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from memtui.engine.safe_files import is_within, real_root
+
 FILE_ENDINGS = frozenset("""
 py pyi md rst txt toml json yaml yml ini cfg conf lock ts tsx js jsx mjs cjs go rs java kt
 rb php sh bash zsh sql html css scss vue svelte c h cpp hpp cs swift tf proto graphql
@@ -91,13 +93,6 @@ def citations(text: str) -> Citations:
     commands += [("package.json", script.rstrip(".:")) for script in _SCRIPT.findall(text)]
     return Citations(tuple(paths), tuple(dict.fromkeys(_CALL.findall(text))),
                      tuple(dict.fromkeys(commands)))
-
-
-def _inside(root: Path, path: Path) -> bool:
-    """Whether ``path``'s folder, with every symlink followed, is inside ``root``."""
-    real_root = os.path.realpath(root)
-    parent = os.path.realpath(path.parent)
-    return parent == real_root or parent.startswith(real_root + os.sep)
 
 
 def _regular_text(path: Path) -> str | None:
@@ -255,9 +250,10 @@ class Checker:
         if not (cited.paths or cited.symbols or cited.commands) or not folder.is_dir():
             return ()
         reasons: list[str] = []
+        real_folder = real_root(folder)
         for cited_path in cited.paths:
             path = folder / cited_path
-            if not _inside(folder, path):
+            if not is_within(path.parent, real_folder):
                 continue
             try:
                 os.lstat(path)
@@ -273,12 +269,3 @@ class Checker:
             if reason:
                 reasons.append(reason)
         return tuple(reasons)
-
-
-def missing(text: str, root: str | None) -> tuple[str, ...]:
-    """``Checker().missing``: one text checked."""
-    return Checker().missing(text, root)
-
-
-__all__ = ["SYMBOLS", "Checker", "Citations", "RootWords", "SymbolIndex", "citations",
-           "missing"]

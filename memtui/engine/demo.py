@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from memtui.engine.api import Engine
+from memtui.engine.demo_tasks import seed_tasks
 from memtui.engine.paths import is_database_url
 from memtui.errors import StoreError
 from memtui.store.backend import StoreBackend
@@ -103,15 +104,6 @@ def _seed_identity(store: StoreBackend, clock: FixedClock) -> dict[str, Engine]:
     return {"alice": alice, "bob": bob, "carol": carol}
 
 
-def _seed_auto_memory(store: StoreBackend, clock: FixedClock, engines: dict[str, Engine]) -> None:
-    """Tasks, settings and an extraction log with every outcome (when the engine has them)."""
-    try:
-        from memtui.engine.demo_tasks import seed_tasks
-    except ImportError:
-        return
-    seed_tasks(store, clock, engines)
-
-
 def _seed_review(clock: FixedClock, engines: dict[str, Engine]) -> None:
     """Alice reviews what agents write: an agent (through MCP) corrects a project memory
     and adds one, and an import brings a user memory -- three rows in her inbox."""
@@ -163,7 +155,7 @@ def build_demo_store(path: str | Path) -> StoreBackend:
             raise StoreError(f"{target}: already exists; the demo needs a new file")
         store = open_store(target, clock=clock, ids=SequentialIds())
     engines = _seed_identity(store, clock)
-    _seed_auto_memory(store, clock, engines)
+    seed_tasks(store, clock, engines)
     _seed_review(clock, engines)
     _seed_bundles(clock, engines)
     clock.now = DEMO_NOW

@@ -56,6 +56,7 @@ from memtui.engine.settings import MODE_SETTING, MODEL_MODE, load_settings
 from memtui.engine.tasks import QuotaStatus, read_quota
 from memtui.engine.validation import check_limit, clean_text
 from memtui.errors import InvalidInput, MemtuiError, TransactionLost
+from memtui.jsonable import JsonMixin
 from memtui.store.model_ledger import TaskDetail, UsageRow, UsageTotal
 from memtui.store.models import (
     EXTRACTED_OUTCOMES,
@@ -143,7 +144,7 @@ def goal_key(task: Task) -> str | None:
 
 
 @dataclass
-class RoundSummary:
+class RoundSummary(JsonMixin):
     """What one round (or a backfill) did. ``scanned`` = extracted + superseded + skipped +
     errors; ``superseded`` counts memories that replaced an older one (outcome
     ``superseded_previous``), ``extracted`` the others."""
@@ -691,9 +692,3 @@ def duplicate_pairs(rows: Sequence[DedupeRow]) -> list[tuple[str, str]]:
         pairs += [(r.id, newest.id) for r in sorted(members, key=lambda r: (r.created_at, r.id))
                   if r.id != newest.id]
     return pairs
-
-
-__all__ = ["BATCH_SIZE", "REASONS", "RESULT_CHARS", "ROUND_LIMIT", "ConsolidationResult",
-           "ExtractionApi", "RoundSummary", "duplicate_pairs", "goal_key", "goal_key_of",
-           "memory_content",
-           "normalise"]

@@ -565,7 +565,3 @@ class IdentityApi(EngineArea):
         """The actor's own audit entries, newest first."""
         check_limit(limit, MAX_LIST_LIMIT)
         return self._store.audit.list_for(self.actor, limit)
-
-
-__all__ = ["CONTEXT_LIMIT", "ForgetResult", "IdentityApi", "IdentityContext", "INJECTION_HEADER",
-           "NotFound", "render_memory_block"]

@@ -142,14 +142,8 @@ class InjectionApi(EngineArea):
         goal = check_text(goal or "", "goal", max_bytes=MAX_PREVIEW_TEXT_BYTES,
                           allow_empty=True)
         perm.readable_project(self._store, project, self.actor)
-        try:
-            if not load_settings(self._store, self.actor)["use_memories"]:
-                return InjectionResult(None, False, USE_OFF, prompt, goal)
-            return self._inject(None, project, prompt, goal, False, None)
-        except Exception as error:  # fail open
-            log.warning("injection preview for project %s failed open: %s: %s", project,
-                        type(error).__name__, error)
-            return InjectionResult(None, False, FAILED_OPEN, prompt, goal)
+        return self._when_used(project, prompt, goal, False, None,
+                               f"injection preview for project {project}")
 
     def for_session(self, project: str | None, session: str | None = None,
                     apply: bool = False) -> InjectionResult:
@@ -159,11 +153,17 @@ class InjectionApi(EngineArea):
         ``session``)."""
         if project is not None:
             perm.readable_project(self._store, project, self.actor)
+        return self._when_used(project, "", "", apply, session,
+                               f"session injection for {project or 'no project'}")
+
+    def _when_used(self, project: str | None, prompt: str, goal: str, apply: bool,
+                   audit_target: str | None, what: str) -> InjectionResult:
+        """``_inject`` when the actor's ``use_memories`` is on; on any error it fails open
+        (the text as it was)."""
         try:
             if not load_settings(self._store, self.actor)["use_memories"]:
-                return InjectionResult(None, False, USE_OFF, "", "")
-            return self._inject(None, project, "", "", apply, session)
-        except Exception as error:  # fail open: the session starts without memories
-            log.warning("session injection for %s failed open: %s: %s", project or "no project",
-                        type(error).__name__, error)
-            return InjectionResult(None, False, FAILED_OPEN, "", "")
+                return InjectionResult(None, False, USE_OFF, prompt, goal)
+            return self._inject(None, project, prompt, goal, apply, audit_target)
+        except Exception as error:  # fail open: the agent starts without memories
+            log.warning("%s failed open: %s: %s", what, type(error).__name__, error)
+            return InjectionResult(None, False, FAILED_OPEN, prompt, goal)

@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from memtui import __version__
 from memtui.engine import purge
+from memtui.engine.base import EngineArea
 from memtui.engine.validation import parse_json_object
 from memtui.errors import InvalidInput, MemtuiError, StoreError
 from memtui.jsonable import JsonMixin
 from memtui.store import maintenance as sql
 
 if TYPE_CHECKING:
-    from memtui.engine.api import Engine
     from memtui.engine.rows import RowFinding
     from memtui.store.maintenance import VacuumResult
 
@@ -93,12 +93,8 @@ class _Fix:
     found: Any
 
 
-class MaintenanceApi:
+class MaintenanceApi(EngineArea):
     """Whole-store operations. They act on the file, so they are for whoever holds it."""
-
-    def __init__(self, engine: Engine) -> None:
-        self._store = engine.store
-        self._actor = engine.actor
 
     # ---- doctor -------------------------------------------------------------------------
 
@@ -231,7 +227,7 @@ class MaintenanceApi:
         the OS user who owns the store file (``PermissionDenied`` otherwise)."""
         if everything:
             self._store.check_whole_store_access()
-        user = None if everything else self._actor
+        user = None if everything else self.actor
         with self._store.snapshot():
             header: dict[str, Any] = {
                 "format": EXPORT_FORMAT, "version": EXPORT_FORMAT_VERSION,

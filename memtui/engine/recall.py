@@ -579,8 +579,3 @@ class RecallApi(EngineArea):
             self._store.audit.append(self.actor, "bundle_document_written", public,
                                      {"path": path, "revision": revision})
         return DocumentWrite(bundle=public, path=path, revision=revision)
-
-
-__all__ = ["BUNDLE_FILES", "CONTINUE_THRESHOLD", "MAX_RECALL_LIMIT", "BundleInfo", "BundleView",
-           "DocumentWrite", "RecallApi", "RecallResult", "Remembered", "Transition",
-           "check_document_path", "interaction_card", "task_card", "text_terms"]

@@ -270,8 +270,3 @@ def rank(scored: Sequence[tuple[Memory, float]], question: Question, actor: str,
         return (tier(memory) if relevant else 3, -score, position)
 
     return [memory for _position, (memory, _score) in sorted(enumerate(scored), key=key)][:limit]
-
-
-__all__ = ["ABBREVIATIONS", "QUESTION_WORDS", "STOPWORDS", "Question", "analyse", "candidates",
-           "expansions", "forms", "rank", "spellings", "tool_names",
-           "stem"]

@@ -111,6 +111,3 @@ def flush_before_close(store: StoreBackend, timeout_s: float = CLOSE_FLUSH_S) ->
         found = _RECORDERS.get(store)
     if found is not None and not found.flush(timeout_s):
         log.warning("recall marks not written before the store closed")
-
-
-__all__ = ["USE_RECORD_INTERVAL_S", "UseRecorder", "flush_before_close", "recorder_for"]

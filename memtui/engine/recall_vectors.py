@@ -186,7 +186,3 @@ def blend(question: str, scored: Sequence[tuple[Memory, float]], more: Sequence[
         if memory.id in shares or value >= VECTOR_WEIGHT * MIN_SIMILARITY:
             blended.append((memory, value))
     return sorted(blended, key=lambda item: -item[1])
-
-
-__all__ = ["CACHE", "PACKAGED_FILES", "VECTORS_ENV", "VECTOR_WINDOW", "VectorCache", "blend",
-           "embed", "vectors_available", "vectors_wanted"]

@@ -83,5 +83,3 @@ def fresh(store: StoreBackend, memories: Sequence[Memory]) -> bool:
 
 WINDOWS = NewestWindows()
 """The process's windows."""
-
-__all__ = ["WINDOWS", "NewestWindows", "Window", "fresh"]

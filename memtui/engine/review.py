@@ -311,7 +311,3 @@ class ReviewApi(EngineArea):
 
     def _audit(self, action: str, target: str | None, **detail: Any) -> None:
         self._store.audit.append(self.actor, action, target, detail)
-
-
-__all__ = ["ADDED", "INBOX_LIMIT", "REMOVED", "SAME", "ApproveResult", "BulkResult",
-           "DiffPart", "InboxItem", "RejectResult", "ReviewApi", "word_diff"]

@@ -45,7 +45,3 @@ def status_for_new(store: StoreBackend, user_id: str, source: str,
         return ACTIVE
     values = settings if settings is not None else load_settings(store, user_id)
     return PENDING if values.get(REVIEW_SETTING) else ACTIVE
-
-
-__all__ = ["ACTIVE", "AGENT_SOURCES", "PENDING", "REVIEW_SETTING", "USER_SOURCES",
-           "check_source", "is_agent_source", "status_for_new"]

@@ -360,6 +360,3 @@ def _difference(table: str, column: str, value: object, cleaned: object) -> str:
     if str(cleaned).count(PLACEHOLDER) > str(value).count(PLACEHOLDER):
         return f"{column}: holds a secret that was stored unredacted"
     return f"{column}: is not in the form the write path stores"
-
-
-__all__ = ["Column", "RowFinding", "TABLE_RULES", "check_value", "clean_row", "row_findings"]

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from memtui.engine.base import EngineArea
 from memtui.engine.validation import check_text, clean_text, redact
 from memtui.errors import InvalidInput, StoreError
 
 if TYPE_CHECKING:
-    from memtui.engine.api import Engine
     from memtui.store.backend import StoreBackend
 
 log = logging.getLogger(__name__)
@@ -247,12 +247,8 @@ def load_settings(store: StoreBackend, user_id: str) -> dict[str, Any]:
     return DEFAULTS | _explicit_settings(store, user_id)
 
 
-class SettingsApi:
+class SettingsApi(EngineArea):
     """The acting user's auto-memory settings."""
-
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
-        self._store = engine.store
 
     @staticmethod
     def specs() -> tuple[SettingSpec, ...]:
@@ -261,7 +257,7 @@ class SettingsApi:
 
     def get(self) -> dict[str, Any]:
         """The actor's effective settings (every key, defaults filled in)."""
-        return load_settings(self._store, self._engine.actor)
+        return load_settings(self._store, self.actor)
 
     def endpoint_status(self) -> str | None:
         """Whether the model endpoint the settings name answers, in words (a request with
@@ -276,7 +272,7 @@ class SettingsApi:
     def set_many(self, changes: Mapping[str, Any]) -> dict[str, Any]:
         """Change some settings; all or nothing."""
         checked = check_changes(changes)
-        actor = self._engine.actor
+        actor = self.actor
         with self._store.transaction():
             self._store.identity.ensure_user(actor)
             explicit = _explicit_settings(self._store, actor)

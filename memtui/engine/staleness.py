@@ -1,4 +1,4 @@
-"""Stale memories: cited code gone (``citations.missing`` against the project's root) or not
+"""Stale memories: cited code gone (``citations.Checker`` against the project's root) or not
 used for the actor's ``max_unused_days`` (0: never). Nothing here deletes: stale memories are
 shown for review, and ``keep`` marks them used now (audited, without content).
 """
@@ -112,6 +112,3 @@ class StalenessApi(EngineArea):
             self._store.audit.append(self.actor, "memories_kept", None,
                                      self._engine.audit_detail({"memory_ids": ids}))
         return len(ids)
-
-
-__all__ = ["StaleMemory", "StalenessApi"]

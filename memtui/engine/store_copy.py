@@ -19,28 +19,22 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from memtui.engine.api import Engine
+from memtui.engine.paths import is_database_url
 from memtui.errors import InvalidInput, MemtuiError, NotFound, StoreError
 from memtui.store.database import check_store_file, discard_empty_store, open_store
 
 if TYPE_CHECKING:
     from memtui.store.backend import StoreBackend as Store
 
-URL_SCHEMES = ("postgresql", "postgres")
-"""URL schemes that name a PostgreSQL store (anything else is a path to an SQLite file)."""
 DIGEST_MODULUS = 2 ** 256
 MAX_DETAIL_CHARS = 120
 _QUOTED_TEXT = re.compile(r" with text '.*$")
 """Stored text a driver's decode error quotes (it may hold anything: never shown)."""
 
 
-def is_url(location: str) -> bool:
-    """Whether a store location is a PostgreSQL URL rather than a path."""
-    return urlsplit(location).scheme in URL_SCHEMES and "://" in location
-
-
 def shown_location(location: str) -> str:
     """A location as memtui prints it: a URL's password (if any) replaced by ``***``."""
-    if not is_url(location):
+    if not is_database_url(location):
         return location
     parts = urlsplit(location)
     if parts.password is None:
@@ -126,7 +120,7 @@ class CopyReport:
 def _open_source(location: str) -> Store:
     """The source store, opened without creating anything: a path that does not exist, or an
     empty file, is not a store (``NotFound``)."""
-    if not is_url(location):
+    if not is_database_url(location):
         path = Path(location).expanduser()
         if not path.exists():
             raise NotFound(f"{location}: no such store")
@@ -137,7 +131,7 @@ def _open_source(location: str) -> Store:
 
 
 def _same_store(source: str, destination: str) -> bool:
-    if is_url(source) or is_url(destination):
+    if is_database_url(source) or is_database_url(destination):
         return source == destination
     first, second = Path(source).expanduser(), Path(destination).expanduser()
     try:
@@ -176,7 +170,7 @@ def copy_store(source: str, destination: str, actor: str) -> CopyReport:
     if _same_store(source, destination):
         raise InvalidInput(f"--from and --to name the same store ({shown_source})")
     created_path: Path | None = None
-    if not is_url(destination):
+    if not is_database_url(destination):
         target = Path(destination).expanduser()
         created_path = None if target.exists() else target
     with contextlib.ExitStack() as stack:

@@ -41,21 +41,15 @@ STRING, INTEGER, NUMBER, BOOLEAN, OBJECT, ARRAY, NULL = (
 """JSON type names (``json_type``; the service's parameter specs)."""
 
 
+_JSON_TYPES = ((bool, BOOLEAN), (int, INTEGER), (float, NUMBER), (str, STRING), (list, ARRAY))
+"""Python types to JSON type names, ``bool`` before ``int`` (a bool is an int)."""
+
+
 def json_type(value: Any) -> str:
     """The JSON type name of a decoded value (a whole number is ``integer``)."""
     if value is None:
         return NULL
-    if isinstance(value, bool):
-        return BOOLEAN
-    if isinstance(value, int):
-        return INTEGER
-    if isinstance(value, float):
-        return NUMBER
-    if isinstance(value, str):
-        return STRING
-    if isinstance(value, list):
-        return ARRAY
-    return OBJECT
+    return next((name for kind, name in _JSON_TYPES if isinstance(value, kind)), OBJECT)
 
 
 def check_text(value: object, what: str, *, max_bytes: int = MAX_CONTENT_BYTES,

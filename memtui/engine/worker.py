@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Literal
 
 from memtui.engine import purge
 from memtui.engine.api import Engine
+from memtui.jsonable import JsonMixin
 from memtui.store.backend import StoreBackend
 
 if TYPE_CHECKING:
@@ -55,8 +56,9 @@ class LoopEvent:
 
 
 @dataclass
-class LoopState:
-    """What the loop is doing and what its last round did."""
+class LoopState(JsonMixin):
+    """What the loop is doing and what its last round did (as JSON: the service's
+    ``health``, the app's status)."""
 
     status: str = IDLE
     last_run_at: str | None = None
@@ -66,13 +68,6 @@ class LoopState:
     progress: tuple[int, int] = field(default=(0, 0))
     purge_pending: int = 0
     """Forgets whose text the loop has yet to erase from the write-ahead log."""
-
-    def to_json(self) -> dict[str, object]:
-        """The state as a JSON object (the service's ``health``, the app's status)."""
-        return {"status": self.status, "last_run_at": self.last_run_at,
-                "last_summary": self.last_summary.to_json() if self.last_summary else None,
-                "last_error": self.last_error, "runs": self.runs,
-                "progress": list(self.progress), "purge_pending": self.purge_pending}
 
 
 StoreSource = StoreBackend | Callable[[], StoreBackend]

@@ -41,43 +41,43 @@ def test_citations_found_in_text() -> None:
 
 
 def test_missing_names_each_citation_that_is_gone(root: Path) -> None:
-    assert citations.missing("parse_config() in src/app.py; make up; npm run build",
+    assert citations.Checker().missing("parse_config() in src/app.py; make up; npm run build",
                              str(root)) == ()
-    assert citations.missing("load_yaml() in src/loader.py; make deploy; npm run lint",
+    assert citations.Checker().missing("load_yaml() in src/loader.py; make deploy; npm run lint",
                              str(root)) == ("src/loader.py not found", "load_yaml() not found",
                                             "Makefile has no 'deploy'",
                                             "package.json has no 'lint'")
 
 
 def test_no_root_or_a_missing_root_checks_nothing(tmp_path: Path) -> None:
-    assert citations.missing("src/gone.py", None) == ()
-    assert citations.missing("src/gone.py", str(tmp_path / "no-such-folder")) == ()
+    assert citations.Checker().missing("src/gone.py", None) == ()
+    assert citations.Checker().missing("src/gone.py", str(tmp_path / "no-such-folder")) == ()
     (tmp_path / "file").write_text("x")
-    assert citations.missing("src/gone.py", str(tmp_path / "file")) == ()
+    assert citations.Checker().missing("src/gone.py", str(tmp_path / "file")) == ()
 
 
 def test_paths_outside_the_root_are_never_looked_at(root: Path, tmp_path: Path) -> None:
     (tmp_path / "outside.py").write_text("x")
     text = f"see {tmp_path / 'gone.py'} and ../gone.py and `../../etc/passwd.conf`"
-    assert citations.missing(text, str(root)) == ()
+    assert citations.Checker().missing(text, str(root)) == ()
     # a symlinked folder that leads out of the project is not looked into either
     (root / "linked").symlink_to(tmp_path, target_is_directory=True)
-    assert citations.missing("linked/gone.py", str(root)) == ()
+    assert citations.Checker().missing("linked/gone.py", str(root)) == ()
 
 
 def test_a_dangling_symlink_counts_as_there_and_is_not_followed(root: Path) -> None:
     (root / "src" / "link.py").symlink_to(root / "nowhere.py")
-    assert citations.missing("src/link.py", str(root)) == ()
+    assert citations.Checker().missing("src/link.py", str(root)) == ()
     # a symlinked source file is not scanned for symbols, a symlinked Makefile not read
     outside = root.parent / "outside"
     outside.mkdir()
     (outside / "lib.py").write_text("def only_outside():\n    pass\n")
     (root / "src" / "lib.py").symlink_to(outside / "lib.py")
-    assert citations.missing("only_outside()", str(root)) == ("only_outside() not found",)
+    assert citations.Checker().missing("only_outside()", str(root)) == ("only_outside() not found",)
     (root / "Makefile").unlink()
     (outside / "Makefile").write_text("deploy:\n\ttrue\n")
     (root / "Makefile").symlink_to(outside / "Makefile")
-    assert citations.missing("make deploy", str(root)) == ("Makefile not found (cited for "
+    assert citations.Checker().missing("make deploy", str(root)) == ("Makefile not found (cited for "
                                                             "'deploy')",)
 
 
@@ -92,35 +92,35 @@ def test_huge_files_are_never_read(root: Path, monkeypatch: pytest.MonkeyPatch) 
         return real_open(path, *args, **kwargs)  # type: ignore[call-overload]
 
     monkeypatch.setattr("builtins.open", counting_open)
-    assert citations.missing("in_a_big_file()", str(root)) == ("in_a_big_file() not found",)
+    assert citations.Checker().missing("in_a_big_file()", str(root)) == ("in_a_big_file() not found",)
     assert not any(path.endswith("big.py") for path in reads)
     (root / "Makefile").write_text("up:\n" + "#" * 100)
-    assert citations.missing("make up", str(root)) == ("Makefile not found (cited for 'up')",)
+    assert citations.Checker().missing("make up", str(root)) == ("Makefile not found (cited for 'up')",)
 
 
 def test_a_scan_that_stops_early_reports_no_symbol(root: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(citations, "MAX_SCAN_FILES", 1)
     (root / "src" / "zz.py").write_text("x = 1\n")
-    assert citations.missing("nowhere_to_be_found()", str(root)) == ()
+    assert citations.Checker().missing("nowhere_to_be_found()", str(root)) == ()
 
 
 def test_symbols_follow_file_changes(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(citations, "INDEX_TTL_SECONDS", 0.0)
     source = root / "src" / "app.py"
-    assert citations.missing("parse_config()", str(root)) == ()
+    assert citations.Checker().missing("parse_config()", str(root)) == ()
     source.write_text("def read_config():\n    return {}\n# longer, so the size changes\n")
     os.utime(source, ns=(source.stat().st_mtime_ns + 10**9,) * 2)
-    assert citations.missing("parse_config()", str(root)) == ("parse_config() not found",)
+    assert citations.Checker().missing("parse_config()", str(root)) == ("parse_config() not found",)
 
 
 def test_bad_package_json_and_makefile_text(root: Path) -> None:
     (root / "package.json").write_text("[1, 2")
-    assert citations.missing("npm run build", str(root)) == ("package.json has no 'build'",)
+    assert citations.Checker().missing("npm run build", str(root)) == ("package.json has no 'build'",)
     (root / "package.json").write_text("[1, 2]")
-    assert citations.missing("npm run build", str(root)) == ("package.json has no 'build'",)
+    assert citations.Checker().missing("npm run build", str(root)) == ("package.json has no 'build'",)
     (root / "Makefile").write_bytes(b"\xff\xfe up:\n")
-    assert citations.missing("make up", str(root)) == ("Makefile has no 'up'",)
+    assert citations.Checker().missing("make up", str(root)) == ("Makefile has no 'up'",)
 
 
 # ---- through the engine ------------------------------------------------------------------

@@ -57,7 +57,7 @@ def test_a_walk_sees_at_most_max_scan_entries(tmp_path: Path,
     (tmp_path / "zz.py").write_text("late_symbol = 1\n")
     found = citations.SymbolIndex().walk(tmp_path, 0.0)
     assert not found.whole and "late_symbol" not in found.words
-    assert citations.missing("gone_symbol()", str(tmp_path)) == ()  # nothing known
+    assert citations.Checker().missing("gone_symbol()", str(tmp_path)) == ()  # nothing known
     monkeypatch.setattr(citations, "MAX_SCAN_ENTRIES", 5)
     found = citations.SymbolIndex().walk(tmp_path, 0.0)
     assert found.whole and "late_symbol" in found.words

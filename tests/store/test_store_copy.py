@@ -21,7 +21,8 @@ from unprivileged import child_command
 
 from memtui.engine.api import Engine
 from memtui.engine.demo import build_demo_store
-from memtui.engine.store_copy import copy_store, is_url, shown_location
+from memtui.engine.paths import is_database_url
+from memtui.engine.store_copy import copy_store, shown_location
 from memtui.store.database import open_store
 
 USER = "alice"
@@ -271,7 +272,8 @@ def test_the_same_store_twice_is_refused(request: pytest.FixtureRequest,
 
 def test_a_password_in_a_url_is_never_printed() -> None:
     url = "postgresql://alice:hunter2-secret@db.example:5432/team?sslmode=require"
-    assert is_url(url) and not is_url("/srv/memtui.db") and not is_url("postgresql.db")
+    assert is_database_url(url) and not is_database_url("/srv/memtui.db")
+    assert not is_database_url("postgresql.db")
     assert shown_location(url) == "postgresql://alice:***@db.example:5432/team?sslmode=require"
     assert shown_location("postgresql://alice@db/team") == "postgresql://alice@db/team"
     result = copy(url, url)
