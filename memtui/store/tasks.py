@@ -224,13 +224,6 @@ class TaskRepository(Repository):
                                   (task_id,)).fetchone()
         return _row_to_log(row) if row else None
 
-    def log_for(self, user_id: str, limit: int) -> list[LogEntry]:
-        """The user's log rows, most recent scan first."""
-        rows = self._store.execute(
-            f"SELECT {_LOG_COLUMNS} FROM extraction_log WHERE user_id = ? "
-            "ORDER BY at DESC, task_id DESC LIMIT ?", (user_id, limit)).fetchall()
-        return [_row_to_log(row) for row in rows]
-
     def log_page(self, user_id: str, limit: int, after: PageCursor | None = None,
                  before: PageCursor | None = None) -> list[LogEntry]:
         """A page of the user's log, most recent scan first (ties by task id descending),
