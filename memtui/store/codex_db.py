@@ -14,8 +14,9 @@ import re
 import sqlite3
 import stat
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import fields
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from memtui.errors import StoreError
 from memtui.store.codex_models import (
@@ -90,6 +91,7 @@ JOBS_COLUMNS = (
 JOBS_KEY_COLUMNS = ("kind", "job_key", "status")
 
 ReadT = TypeVar("ReadT")
+RowT = TypeVar("RowT")
 
 _BUSY_ERROR_NAMES = frozenset({"SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_BUSY_SNAPSHOT",
                                "SQLITE_BUSY_RECOVERY", "SQLITE_LOCKED_SHAREDCACHE"})
@@ -216,36 +218,31 @@ def _as_text(value: object) -> str | None:
     return str(value)
 
 
+def _blank_none(value: object) -> str | None:
+    return _as_text(value) or None
+
+
+_READERS: dict[str, Callable[[object], object]] = {
+    "str": lambda value: _as_text(value) or "", "str | None": _as_text, "int | None": _as_int,
+    "bool": lambda value: bool(_as_int(value) or 0)}
+"""How a column is read into a row dataclass's field, by the field's annotation."""
+
+
+def _row_of(cls: Callable[..., RowT], row: tuple[Any, ...], *, blank_none: bool = False) -> RowT:
+    """``cls`` of a row whose columns follow its fields, each read as its field's type
+    (``blank_none``: an empty optional text is None)."""
+    readers = {**_READERS, "str | None": _blank_none} if blank_none else _READERS
+    return cls(*(readers[str(field.type)](value)
+                 for field, value in zip(fields(cast(Any, cls)), row, strict=True)))
+
+
 def _stage1_from(row: tuple[Any, ...]) -> Stage1Row | None:
-    thread_id = _as_text(row[0])
-    if not thread_id:
-        return None
-    return Stage1Row(
-        thread_id=thread_id,
-        source_updated_at=_as_int(row[1]),
-        raw_memory=_as_text(row[2]) or "",
-        rollout_summary=_as_text(row[3]) or "",
-        rollout_slug=_as_text(row[4]),
-        generated_at=_as_int(row[5]),
-        usage_count=_as_int(row[6]),
-        last_usage=_as_int(row[7]),
-        selected_for_phase2=bool(_as_int(row[8]) or 0),
-        selected_for_phase2_source_updated_at=_as_int(row[9]),
-    )
+    return _row_of(Stage1Row, row) if _as_text(row[0]) else None
 
 
 def _job_from(row: tuple[Any, ...]) -> JobRow | None:
-    kind, job_key, status = (_as_text(row[0]), _as_text(row[1]), _as_text(row[2]))
-    if not kind or job_key is None or not status:
-        return None
-    return JobRow(
-        kind=kind, job_key=job_key, status=status,
-        worker_id=_as_text(row[3]), ownership_token=_as_text(row[4]),
-        started_at=_as_int(row[5]), finished_at=_as_int(row[6]),
-        lease_until=_as_int(row[7]), retry_at=_as_int(row[8]),
-        retry_remaining=_as_int(row[9]), last_error=_as_text(row[10]),
-        input_watermark=_as_int(row[11]), last_success_watermark=_as_int(row[12]),
-    )
+    keyed = _as_text(row[0]) and row[1] is not None and _as_text(row[2])
+    return _row_of(JobRow, row) if keyed else None
 
 
 def _convert(rows: list[tuple[Any, ...]], build: Callable[[tuple[Any, ...]], Any],
@@ -417,14 +414,7 @@ def detect_layout(sqlite_home: Path, busy_timeout_s: float = DEFAULT_READ_BUSY_T
 
 
 def _thread_from(row: tuple[Any, ...]) -> ThreadRow | None:
-    thread_id = _as_text(row[0])
-    if not thread_id:
-        return None
-    text = [_as_text(value) or None for value in row]
-    return ThreadRow(thread_id=thread_id, rollout_path=text[1], cwd=text[2], git_branch=text[3],
-                     source=text[4], memory_mode=text[5], history_mode=text[6],
-                     archived=bool(_as_int(row[7]) or 0), created_at=_as_int(row[8]),
-                     updated_at=_as_int(row[9]), cli_version=text[10])
+    return _row_of(ThreadRow, row, blank_none=True) if _as_text(row[0]) else None
 
 
 def _read_threads(conn: sqlite3.Connection, max_rows: int) -> tuple[ThreadRow, ...]:

@@ -19,31 +19,6 @@ if TYPE_CHECKING:
 
 LOADED_TABLES = ("memories", "tasks", "extraction_log")
 """The tables a generated store fills with many rows (their secondary indexes wait)."""
-COPY_BLOCK_BYTES = 1 << 20
-"""How much COPY text is sent at a time."""
-_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
-NULL = "\\N"
-
-
-def copy_text(value: Any) -> str:
-    """One value in COPY's text format (``\\N`` for None; tabs, newlines and backslashes
-    escaped)."""
-    if value is None:
-        return NULL
-    if isinstance(value, bool):
-        return "t" if value else "f"
-    if isinstance(value, int | float):
-        return repr(value)
-    text = str(value)
-    if "\x00" in text:
-        raise ValueError("PostgreSQL text cannot hold a NUL character")
-    return text.translate(_ESCAPES)
-
-
-def copy_lines(rows: Iterable[Sequence[Any]]) -> Iterator[str]:
-    """Rows as COPY text lines (each ending with a newline)."""
-    for row in rows:
-        yield "\t".join(copy_text(value) for value in row) + "\n"
 
 
 class BulkLoad:
@@ -64,18 +39,10 @@ class BulkLoad:
         statement = sql.SQL("COPY {} ({}) FROM STDIN").format(
             sql.Identifier(table), sql.SQL(", ").join(sql.Identifier(n) for n in names))
         sent = 0
-        block: list[str] = []
-        size = 0
         with self.conn.cursor() as cursor, cursor.copy(statement) as copy:
-            for line in copy_lines(rows):
-                block.append(line)
-                size += len(line)
+            for row in rows:  # psycopg escapes each value and sends the rows in blocks
+                copy.write_row(row)
                 sent += 1
-                if size >= COPY_BLOCK_BYTES:
-                    copy.write("".join(block))
-                    block, size = [], 0
-            if block:
-                copy.write("".join(block))
         return sent
 
     def rows(self, table: str, rows: Iterable[Sequence[Any]]) -> int:
