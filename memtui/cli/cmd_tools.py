@@ -14,7 +14,7 @@ from memtui.cli.context import CliContext
 from memtui.engine.maintenance import DoctorReport
 from memtui.engine.validation import MAX_JSON_DEPTH, json_depth
 from memtui.errors import InvalidInput, NotFound, StoreError
-from memtui.store.database import backend_name
+from memtui.store.database import backend_name, check_store_owner
 
 REDACT_MAX_LINE_BYTES = 16 * 1024 * 1024
 
@@ -122,8 +122,11 @@ def export_command(ctx: CliContext, args: argparse.Namespace) -> int:
     for stdout); ``--all``: a lossless backup of the whole store, for the OS user who owns
     the store file (exit 4 otherwise)."""
     everything = bool(args.all)
-    if everything:
-        ctx.store.check_whole_store_access()
+    if everything:  # the file's owner checked before it is opened (nothing made)
+        if ctx.db_is_file:
+            check_store_owner(ctx.db_path)
+        else:
+            ctx.store.check_whole_store_access()
     if args.jsonl == "-":
         ctx.engine.maintenance.export_to(ctx.stdout, everything=everything)
         return 0

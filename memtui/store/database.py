@@ -140,6 +140,20 @@ def check_store_file(path: Path, *, allow_read_only: bool = False) -> bool:
     return True
 
 
+def check_store_owner(path: Path) -> None:
+    """Refuse (``PermissionDenied``) unless the OS user running memtui owns the store file
+    (a whole-store export); a missing or unreadable file is a ``StoreError``. Asked before
+    the store is opened, so a mistyped path makes no new store."""
+    try:
+        owner = path.stat().st_uid
+    except OSError as error:
+        raise StoreError(f"{path}: cannot read the store file ({error.strerror})") from None
+    if not hasattr(os, "geteuid") or owner != os.geteuid():
+        raise PermissionDenied(f"{path}: a whole-store export (--all) is only for the OS user "
+                               "who owns the store file; without --all, export what you may "
+                               "read")
+
+
 class Store(StoreBackend):
     """A memtui store on one SQLite file: connections, transactions, clock and ids."""
 
@@ -402,15 +416,7 @@ class Store(StoreBackend):
 
     def check_whole_store_access(self) -> None:
         """Only the OS user who owns the store file may export it whole."""
-        try:
-            owner = self.path.stat().st_uid
-        except OSError as error:
-            raise StoreError(f"{self.path}: cannot read the store file ({error.strerror})") \
-                from None
-        if not hasattr(os, "geteuid") or owner != os.geteuid():
-            raise PermissionDenied(f"{self.path}: a whole-store export (--all) is only for the "
-                                   "OS user who owns the store file; without --all, export "
-                                   "what you may read")
+        check_store_owner(self.path)
 
     def failure(self, error: BaseException) -> StoreError | None:
         """``database_failure`` for an ``sqlite3`` error."""

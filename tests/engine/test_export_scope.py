@@ -140,3 +140,16 @@ def test_all_is_refused_to_anyone_else(cli, db_path: Path, tmp_path: Path,
         list(engine.maintenance.export_lines(everything=True))
     assert cli("--user", "alice", "export", "--jsonl", str(target)).code == 0
     engine.store.close()
+
+
+def test_all_on_a_missing_store_file_is_refused_and_creates_nothing(tmp_path: Path) -> None:
+    """``--all`` checks the store file's owner before opening it: a --db path naming no file
+    (a typo) is a one-line error, and no new empty store is made and exported."""
+    from memtui.cli.main import main as run_main
+
+    missing = tmp_path / "typo.db"
+    target = tmp_path / "all.jsonl"
+    code = run_main(["--db", str(missing), "--user", "alice", "export", "--all", "--jsonl",
+                     str(target)])
+    assert code == 1
+    assert not missing.exists() and not target.exists()
