@@ -37,7 +37,7 @@ class UseRecorder:
     """Marks the memories recall gave agents used, in a daemon thread of its own."""
 
     def __init__(self, store: StoreBackend) -> None:
-        self._store = store
+        self._store = weakref.ref(store)  # weakly: the registry below is keyed by the store
         self._marked: OrderedDict[str, float] = OrderedDict()
         self._waiting: queue.Queue[list[str]] = queue.Queue()
         self._lock = threading.Lock()
@@ -82,12 +82,15 @@ class UseRecorder:
                         self._thread = None
                         return
                 continue
+            store = self._store()
             try:
-                with self._store.transaction():
-                    self._store.memories.touch(ids, self._store.now())
+                if store is not None:  # a store nobody holds any more is not written
+                    with store.transaction():
+                        store.memories.touch(ids, store.now())
             except Exception as error:  # never let a mark hurt recall: logged, dropped
                 log.warning("could not mark %d recalled memories used: %s", len(ids), error)
             finally:
+                store = None  # not kept alive while the thread waits for more
                 self._waiting.task_done()
 
 

@@ -192,6 +192,26 @@ def test_a_memory_recalled_by_an_agent_is_used(alice: Engine, clock: FixedClock,
 
 
 @pytest.mark.sqlite_only
+def test_the_recorder_lets_a_closed_store_go(tmp_path: Path) -> None:
+    import gc
+    import weakref
+
+    from memtui.engine.recall_use import recorder_for
+    from memtui.store.database import open_store
+
+    store = open_store(tmp_path / "gone.db")
+    engine = Engine(store, "alice")
+    memory = engine.identity.add_memory("Deploys go out on Tuesdays.", "fact")
+    engine.recall.record_use([memory])
+    assert recorder_for(store).flush(60.0)
+    store.close()
+    gone = weakref.ref(store)
+    del store, engine
+    gc.collect()
+    assert gone() is None  # the registry and its recorder's thread keep no closed store
+
+
+@pytest.mark.sqlite_only
 def test_marking_used_never_waits_for_another_writer(alice: Engine, store_target: str) -> None:
     memory = alice.identity.add_memory("Deploys go out on Tuesdays.", "fact", "shop")
     writer = sqlite3.connect(store_target, isolation_level=None)
