@@ -291,16 +291,16 @@ class WriteGateApi(EngineArea):
         stale = (None if current is None else _sha(current)) != row.base_sha256
         return HeldWrite(row, stale, index)
 
-    def _index_change(self, row: AgentWrite) -> FileChange | None:
-        """The index line a new topic adds to ``MEMORY.md`` (None: it is the index, not a
-        topic, or already listed)."""
+    def _index_change(self, row: AgentWrite, text: str | None,
+                      stamp: FileStamp | None) -> FileChange | None:
+        """The index line a new topic adds to ``MEMORY.md`` (``text`` and ``stamp``: the index
+        as read; None: it is the index, not a topic, or already listed)."""
         folder = Path(row.memory_dir)
         index = folder / INDEX_FILE
         relative = os.path.basename(row.path)
         if Path(row.path) == index or not relative.endswith(".md") or \
                 Path(row.path).parent != folder:
             return None
-        text, stamp = _read(str(index), row.memory_dir)
         if any(line_target(line, str(folder)) == relative for line in (text or "").split("\n")):
             return None
         fields = parse_front_matter(row.content).fields
@@ -311,8 +311,8 @@ class WriteGateApi(EngineArea):
 
     def _meter(self, row: AgentWrite) -> IndexMeter:
         index = str(Path(row.memory_dir) / INDEX_FILE)
-        change = self._index_change(row)
-        now, _stamp = _read(index, row.memory_dir)
+        now, stamp = _read(index, row.memory_dir)
+        change = self._index_change(row, now, stamp)
         after = row.content if row.path == index else change.new_text if change else now or ""
         load = index_load(index, after, ())
         return IndexMeter(index, _size(now) if now is not None else None, _size(after),
@@ -326,13 +326,17 @@ class WriteGateApi(EngineArea):
         """Write a held file (``content``: as edited, redacted) and a new topic's index line;
         refused when the item or the file changed since it was shown, or a path leads out."""
         with self._store.transaction():
-            held = self._held(self._row(write_id))
-            row = held.row
-            if expected is not None and expected != held.version:
+            row = self._row(write_id)
+            if expected is not None and expected != HeldWrite(row, False, None).version:
                 raise Conflict(f"{row.id} changed since it was shown; look at it again")
-            if held.problem:
-                raise InvalidInput(f"{row.path}: {held.problem}; nothing was written")
-            if held.stale:
+            try:  # each file read once: the stale check and the write see the same bytes
+                current, stamp = _read(row.path, row.memory_dir)
+                index_text, index_stamp = _read(str(Path(row.memory_dir) / INDEX_FILE),
+                                                row.memory_dir)
+            except (AgentFileProblem, UnsafePath) as error:
+                raise InvalidInput(f"{row.path}: {error.message}; nothing was written") \
+                    from None
+            if (None if current is None else _sha(current)) != row.base_sha256:
                 raise Conflict(f"{row.path} changed since {row.id} was proposed; nothing was "
                                f"written — redo the diff against the file as it is now "
                                f"(memtui inbox redo {row.id}) and look at it again")
@@ -340,8 +344,7 @@ class WriteGateApi(EngineArea):
                 row = replace(row, content=_memory_text(row.path, clean_text(
                     content, "the memory file", max_bytes=MAX_FILE_BYTES, allow_empty=True),
                     row.session_id))
-            current, stamp = _read(row.path, row.memory_dir)
-            index = self._index_change(row)
+            index = self._index_change(row, index_text, index_stamp)
             change = _change(row, current, stamp)
             apply_plan(WritePlan("approve", f"write {row.path}", str(real_root(row.memory_dir)),
                                  (change,) if index is None else (index, change)), True)
