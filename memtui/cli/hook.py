@@ -64,14 +64,14 @@ def _read_payload(stdin: TextIO) -> dict[str, Any]:
     return payload
 
 
-def _sessions(db: str | None, user: str | None, agent: str, create_folder: bool,
+def _sessions(target: str, user: str | None, agent: str, create_folder: bool,
               work: Callable[[Any], T]) -> T:
-    """``work(engine.sessions)`` on the user's store, closed after."""
+    """``work(engine.sessions)`` on the store at ``target`` (``store_target``), closed after."""
     from memtui.engine.api import Engine
-    from memtui.engine.paths import default_user, store_target
+    from memtui.engine.paths import default_user
     from memtui.store.database import open_store
 
-    with contextlib.closing(open_store(store_target(db), create_folder=create_folder)) as store:
+    with contextlib.closing(open_store(target, create_folder=create_folder)) as store:
         return work(Engine(store, user or default_user(), agent).sessions)
 
 
@@ -84,7 +84,7 @@ def _session_start(payload: dict[str, Any], db: str | None, user: str | None,
     path = store_target(db)
     if not is_database_url(path) and not os.path.exists(path):
         return None  # no store yet: no memories
-    text = _sessions(db, user, agent, False, lambda sessions: sessions.session_start(payload))
+    text = _sessions(path, user, agent, False, lambda sessions: sessions.session_start(payload))
     if not text:
         return None
     return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart",
@@ -120,7 +120,10 @@ def _session_end(payload: dict[str, Any], db: str | None, user: str | None,
         problem = transcript_problem(transcript)
         if problem:
             raise ValueError(f"transcript {transcript}: {problem}; session not recorded")
-    _sessions(db, user, agent, not db, lambda sessions: sessions.record(agent, payload))
+    from memtui.engine.paths import store_target
+
+    _sessions(store_target(db), user, agent, not db,
+              lambda sessions: sessions.record(agent, payload))
 
 
 def run_hook(options: dict[str, str], stdin: TextIO | None = None, stdout: TextIO | None = None,

@@ -234,7 +234,7 @@ def plan_redact(home: Path, file: str | os.PathLike[str]) -> WritePlan:
     result = scan(text)
     if not result.findings:
         raise AgentNotFound(f"{path}: no secret found; nothing to redact")
-    kinds = ", ".join(_redacted(text)[1])
+    kinds = ", ".join(sorted({finding.kind for finding in result.findings}))
     return WritePlan("redact", f"redact {len(result.findings)} secret(s) ({kinds}) "
                      f"in {path.name}", str(root),
                      (FileChange(str(path), ACTION_REPLACE, stamp, text, result.text),))
