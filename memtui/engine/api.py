@@ -4,10 +4,10 @@ store plus the acting user, each area of rules a sub-API created (and imported) 
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any
 
 from memtui.engine.validation import check_id
+from memtui.store.backend import Lazy
 
 if TYPE_CHECKING:
     from memtui.engine.agents.interop import AgentsApi
@@ -25,32 +25,6 @@ if TYPE_CHECKING:
     from memtui.engine.tasks import TaskApi
     from memtui.store.backend import Lane, StoreBackend
 
-Area = TypeVar("Area")
-
-
-class _Area(Generic[Area]):
-    """An engine attribute holding one area's sub-API: its module imported and the sub-API
-    made on first use, then kept on the engine (like ``functools.cached_property``)."""
-
-    def __init__(self, module: str, name: str) -> None:
-        self._module, self._name, self._attribute = module, name, ""
-
-    def __set_name__(self, owner: type, attribute: str) -> None:
-        self._attribute = attribute
-
-    @overload
-    def __get__(self, engine: None, owner: type) -> _Area[Area]: ...
-
-    @overload
-    def __get__(self, engine: Engine, owner: type) -> Area: ...
-
-    def __get__(self, engine: Engine | None, owner: type) -> _Area[Area] | Area:
-        if engine is None:
-            return self
-        area = getattr(import_module(self._module), self._name)(engine)
-        engine.__dict__[self._attribute] = area  # read from the instance from now on
-        return cast(Area, area)
-
 
 class Engine:
     """The store seen by one acting user, with every rule of the spec applied."""
@@ -62,32 +36,32 @@ class Engine:
         """The program writing through this engine when it is not memtui itself (an MCP
         client's name, an agent's hook): audit entries of its writes name it."""
 
-    identity: _Area[IdentityApi] = _Area("memtui.engine.identity", "IdentityApi")
+    identity: Lazy[IdentityApi] = Lazy("memtui.engine.identity", "IdentityApi")
     """Projects, members, profiles, memories, context, audit."""
-    tasks: _Area[TaskApi] = _Area("memtui.engine.tasks", "TaskApi")
+    tasks: Lazy[TaskApi] = Lazy("memtui.engine.tasks", "TaskApi")
     """Tasks, follow-ups, per-task flags, quota."""
-    settings: _Area[SettingsApi] = _Area("memtui.engine.settings", "SettingsApi")
+    settings: Lazy[SettingsApi] = Lazy("memtui.engine.settings", "SettingsApi")
     """Auto-memory settings."""
-    extraction: _Area[ExtractionApi] = _Area("memtui.engine.extraction", "ExtractionApi")
+    extraction: Lazy[ExtractionApi] = Lazy("memtui.engine.extraction", "ExtractionApi")
     """Extraction rounds, the extraction log, consolidation."""
-    injection: _Area[InjectionApi] = _Area("memtui.engine.injection", "InjectionApi")
+    injection: Lazy[InjectionApi] = Lazy("memtui.engine.injection", "InjectionApi")
     """First-turn injection."""
-    recall: _Area[RecallApi] = _Area("memtui.engine.recall", "RecallApi")
+    recall: Lazy[RecallApi] = Lazy("memtui.engine.recall", "RecallApi")
     """Interactions, recall, bundles, task transitions (what the service serves)."""
-    staleness: _Area[StalenessApi] = _Area("memtui.engine.staleness", "StalenessApi")
+    staleness: Lazy[StalenessApi] = Lazy("memtui.engine.staleness", "StalenessApi")
     """Stale memories: cited code gone, unused for long; kept after a review."""
-    review: _Area[ReviewApi] = _Area("memtui.engine.review", "ReviewApi")
+    review: Lazy[ReviewApi] = Lazy("memtui.engine.review", "ReviewApi")
     """The review inbox: pending memories, approve, reject."""
-    codex: _Area[CodexApi] = _Area("memtui.engine.codex.api", "CodexApi")
+    codex: Lazy[CodexApi] = Lazy("memtui.engine.codex.api", "CodexApi")
     """Codex home interop: browse, import memories and rollouts, export, curate."""
-    agents: _Area[AgentsApi] = _Area("memtui.engine.agents.interop", "AgentsApi")
+    agents: Lazy[AgentsApi] = Lazy("memtui.engine.agents.interop", "AgentsApi")
     """Claude Code and Gemini CLI interop: import memories and transcripts, export."""
-    gate: _Area[WriteGateApi] = _Area("memtui.engine.agents.write_gate", "WriteGateApi")
+    gate: Lazy[WriteGateApi] = Lazy("memtui.engine.agents.write_gate", "WriteGateApi")
     """Claude Code's memory writes held by the write gate: the hook's answer, the inbox
     items, approve (writes the file), redo, reject."""
-    maintenance: _Area[MaintenanceApi] = _Area("memtui.engine.maintenance", "MaintenanceApi")
+    maintenance: Lazy[MaintenanceApi] = Lazy("memtui.engine.maintenance", "MaintenanceApi")
     """Doctor, export, import."""
-    sessions: _Area[SessionsApi] = _Area("memtui.engine.sessions", "SessionsApi")
+    sessions: Lazy[SessionsApi] = Lazy("memtui.engine.sessions", "SessionsApi")
     """Agent sessions recorded by the session hooks, turned into tasks by the worker."""
 
     def query_lane(self) -> Lane:

@@ -13,13 +13,13 @@ import importlib
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeAlias, TypeVar, overload
 
 from memtui.store.ids import IdFactory, default_ids
 from memtui.store.timeutil import Clock, format_time, system_clock
 
 _WRITE_ENDS_LOCK = threading.Lock()
-RepositoryT = TypeVar("RepositoryT", covariant=True)
+MadeT = TypeVar("MadeT", covariant=True)
 
 if TYPE_CHECKING:
     from memtui.errors import StoreError
@@ -72,20 +72,28 @@ class Connection(Protocol):
         """Run one statement once per parameter row."""
 
 
-class Lazy(Generic[RepositoryT]):
-    """A store attribute made on first use (its module imported then) and kept: a repository
-    named by its path below ``memtui.store`` (``memories.MemoryRepository``)."""
+class Lazy(Generic[MadeT]):
+    """An attribute made on first use and kept on its instance (like
+    ``functools.cached_property``): ``name`` in ``module``, imported then, called with the
+    instance. The store's repositories and the engine's areas are made so."""
 
-    def __init__(self, path: str) -> None:
-        self._module, self._class = path.rsplit(".", 1)
+    def __init__(self, module: str, name: str) -> None:
+        self._module, self._class, self._name = module, name, ""
 
     def __set_name__(self, owner: type, name: str) -> None:
         self._name = name
 
-    def __get__(self, store: StoreBackend, owner: type | None = None) -> RepositoryT:
-        module = importlib.import_module(f"memtui.store.{self._module}")
-        made: RepositoryT = getattr(module, self._class)(store)
-        store.__dict__[self._name] = made
+    @overload
+    def __get__(self, instance: None, owner: type) -> Lazy[MadeT]: ...
+
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> MadeT: ...
+
+    def __get__(self, instance: object | None, owner: type | None = None) -> Lazy[MadeT] | MadeT:
+        if instance is None:
+            return self
+        made: MadeT = getattr(importlib.import_module(self._module), self._class)(instance)
+        instance.__dict__[self._name] = made  # read from the instance from now on
         return made
 
 
@@ -104,28 +112,30 @@ class StoreBackend(ABC):
 
     # -- repositories (each imported on first use: the app's first frame needs two) -----
 
-    identity: Lazy[IdentityRepository] = Lazy("identity.IdentityRepository")
+    identity: Lazy[IdentityRepository] = Lazy("memtui.store.identity", "IdentityRepository")
     """Users, projects, memberships, profiles, the access rules' rows."""
-    memories: Lazy[MemoryRepository] = Lazy("memories.MemoryRepository")
+    memories: Lazy[MemoryRepository] = Lazy("memtui.store.memories", "MemoryRepository")
     """Memories: rows, chains, pages, search."""
-    audit: Lazy[AuditRepository] = Lazy("audit.AuditRepository")
+    audit: Lazy[AuditRepository] = Lazy("memtui.store.audit", "AuditRepository")
     """The append-only audit log."""
-    tasks: Lazy[TaskRepository] = Lazy("tasks.TaskRepository")
+    tasks: Lazy[TaskRepository] = Lazy("memtui.store.tasks", "TaskRepository")
     """Tasks, follow-ups, the extraction log, settings and quota rows."""
     codex_rollout_files: Lazy[RolloutFileRepository] = Lazy(
-        "codex_rollout_files.RolloutFileRepository")
+        "memtui.store.codex_rollout_files", "RolloutFileRepository")
     """What was read of each Codex rollout file, per importing user."""
-    recall: Lazy[RecallRepository] = Lazy("recall.RecallRepository")
+    recall: Lazy[RecallRepository] = Lazy("memtui.store.recall", "RecallRepository")
     """Recall data: interactions, bundles and recall queries."""
-    settings: Lazy[SettingsRepository] = Lazy("settings.SettingsRepository")
+    settings: Lazy[SettingsRepository] = Lazy("memtui.store.settings", "SettingsRepository")
     """Each user's auto-memory settings row."""
-    sessions: Lazy[SessionRepository] = Lazy("sessions.SessionRepository")
+    sessions: Lazy[SessionRepository] = Lazy("memtui.store.sessions", "SessionRepository")
     """Agent sessions recorded by the session hooks."""
-    agent_writes: Lazy[AgentWriteRepository] = Lazy("agent_writes.AgentWriteRepository")
+    agent_writes: Lazy[AgentWriteRepository] = Lazy(
+        "memtui.store.agent_writes", "AgentWriteRepository")
     """Agents' memory-file writes held by the write gate."""
-    model_ledger: Lazy[ModelLedgerRepository] = Lazy("model_ledger.ModelLedgerRepository")
+    model_ledger: Lazy[ModelLedgerRepository] = Lazy(
+        "memtui.store.model_ledger", "ModelLedgerRepository")
     """The model cost ledger and the per-task extraction details."""
-    purges: Lazy[PurgeRepository] = Lazy("purges.PurgeRepository")
+    purges: Lazy[PurgeRepository] = Lazy("memtui.store.purges", "PurgeRepository")
     """Forgets whose text may still be in the database files (content-free)."""
 
     # -- what the store is -----------------------------------------------------------------

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memtui.engine.api import Engine, _Area
+from memtui.engine.api import Engine
 from memtui.store.backend import Lazy, StoreBackend
 from memtui.store.database import open_store
 
@@ -34,12 +34,17 @@ def store(tmp_path: Path):
 
 def test_every_engine_area_makes_the_class_its_annotation_names(store: StoreBackend) -> None:
     engine = Engine(store, "alice")
-    declared = _declared(Engine, _Area)
+    declared = _declared(Engine, Lazy)
     assert len(declared) >= 13
     for attribute, class_name in declared.items():
         area = getattr(engine, attribute)
         assert type(area).__name__ == class_name, attribute
         assert getattr(engine, attribute) is area, f"{attribute} is made once"
+
+
+def test_the_attribute_read_on_the_class_is_the_descriptor() -> None:
+    assert isinstance(Engine.recall, Lazy)
+    assert isinstance(StoreBackend.memories, Lazy)
 
 
 def test_every_store_repository_makes_the_class_its_annotation_names(

@@ -137,7 +137,8 @@ class PostgresStore(StoreBackend):
 
     # -- the repository that differs ----------------------------------------------------------
 
-    recall: Lazy[PgRecallRepository] = Lazy("postgres.repositories.PgRecallRepository")
+    recall: Lazy[PgRecallRepository] = Lazy("memtui.store.postgres.repositories",
+                                            "PgRecallRepository")
     """Recall data, with PostgreSQL's full-text ranking."""
 
     # -- what the store is -------------------------------------------------------------------
