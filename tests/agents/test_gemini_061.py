@@ -360,3 +360,18 @@ def test_promoting_a_fact_refuses_what_it_cannot_find_or_tell_apart(home: Path,
     assert both.returncode != 0 and "one of them" in both.stderr
     plan = plan_promote_index_fact(home, "redis")
     assert plan.changes[1].new_text == f"- {PRIVATE_FACT}\n- See {index.parent}/x.md for x.\n"
+
+
+def test_promoting_skips_a_project_folder_leading_out_of_the_home(home: Path,
+                                                                  tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere" / "memory"
+    outside.mkdir(parents=True)
+    (outside / "MEMORY.md").write_text("- The port of redis is 6380.\n", encoding="utf-8")
+    (home / "tmp" / "away").symlink_to(outside.parent, target_is_directory=True)
+    from memtui.engine.agents.curation import plan_promote_index_fact
+
+    with pytest.raises(AgentNotFound):  # the bullet outside is never found nor changed
+        plan_promote_index_fact(home, "redis")
+    plan = plan_promote_index_fact(home, "port 5433")  # the home's own still promotes
+    assert plan.changes[1].path == str(home / "tmp" / "shop" / "memory" / "MEMORY.md")
+    assert (outside / "MEMORY.md").read_text(encoding="utf-8") == "- The port of redis is 6380.\n"

@@ -20,9 +20,9 @@ from memtui.engine.agents.errors import (
     ChangedSinceRead,
     only_match,
 )
-from memtui.engine.agents.folders import read_memory_folder
+from memtui.engine.agents.folders import read_memory_folder, subfolders
 from memtui.engine.agents.frontmatter import parse_front_matter
-from memtui.engine.agents.gemini import ADDED_MEMORIES_HEADING, global_memory_lines
+from memtui.engine.agents.gemini import ADDED_MEMORIES_HEADING, TMP_DIR, global_memory_lines
 from memtui.engine.agents.index import (
     ENTRY_RE,
     INDEX_FILE,
@@ -49,7 +49,6 @@ from memtui.engine.safe_files import FileStamp, real_root
 from memtui.errors import UnsafePath
 
 MEMORY_DIR = "memory"
-GEMINI_TMP_DIR = "tmp"
 PROMOTED_HEADING = "## Promoted from project memory"
 """The section of ``~/.claude/CLAUDE.md`` a promoted Claude Code memory is appended to."""
 MIN_HOOK_CHARS = 24
@@ -477,17 +476,18 @@ def plan_add_fact(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_FIL
                      notes)
 
 
-def index_facts(home: Path, root: Path) -> list[tuple[Path, int, str]]:
-    """(index, 0-based line, text) of every plain bullet (not a link or pointer) of every
-    project's ``MEMORY.md`` in the Gemini CLI home."""
-    tmp = home / GEMINI_TMP_DIR
-    indexes = [tmp / name / MEMORY_DIR / INDEX_FILE for name in sorted(os.listdir(tmp))
-               if (tmp / name / MEMORY_DIR / INDEX_FILE).is_file()] if tmp.is_dir() else []
-    found: list[tuple[Path, int, str]] = []
-    for index in indexes:
-        text, _stamp = read_stamped(index, root)
-        found.extend((index, entry.line - 1, entry.title) for entry in parse_entries(text, 0)
-                     if entry.target is None)
+def index_facts(home: Path, root: Path) -> list[tuple[Path, int, str, str, FileStamp]]:
+    """(index, 0-based line, text, the index's text and stamp as read) of every plain bullet
+    (not a link or pointer) of every project's ``MEMORY.md`` in the Gemini CLI home; a
+    project folder leading out of the home is skipped."""
+    found: list[tuple[Path, int, str, str, FileStamp]] = []
+    for folder in sorted(subfolders(home / TMP_DIR, root, [])):
+        index = folder / MEMORY_DIR / INDEX_FILE
+        if not index.is_file():
+            continue
+        text, stamp = read_stamped(index, root)
+        found.extend((index, entry.line - 1, entry.title, text, stamp)
+                     for entry in parse_entries(text, 0) if entry.target is None)
     return found
 
 
@@ -502,11 +502,10 @@ def plan_promote_index_fact(home: Path, fact: str,
     facts = index_facts(home, root)
     chosen = [item for item in facts if item[2] == wanted] or \
         [item for item in facts if wanted.lower() in item[2].lower()]
-    index, line, text = only_match(chosen, f"no MEMORY.md bullet matching {wanted[:60]!r} in "
-                                           f"{home / GEMINI_TMP_DIR}",
-                                   f"MEMORY.md bullets match {wanted[:60]!r}; be more precise")
-    old, stamp = read_stamped(index, root)
-    lines = old.split("\n")
+    index, line, text, old, stamp = only_match(
+        chosen, f"no MEMORY.md bullet matching {wanted[:60]!r} in {home / TMP_DIR}",
+        f"MEMORY.md bullets match {wanted[:60]!r}; be more precise")
+    lines = old.split("\n")  # the text the line was found in; its stamp guards the write
     new_index = FileChange(str(index), ACTION_REPLACE, stamp, old,
                            "\n".join(lines[:line] + lines[line + 1:]))
     target = home / context_file
