@@ -380,18 +380,18 @@ class RecallApi(EngineArea):
         if not self.use_vectors:
             return rank(scored, question, self.actor, current, size)
         read_now = {memory.id for memory, _score in scored}
-        for _attempt in range(2):  # the second reads the window in this snapshot
-            window = WINDOWS.newest(self._store, self.actor, projects,
-                                    recall_vectors.VECTOR_WINDOW, stamp)
+        while True:
+            window, kept = WINDOWS.newest(self._store, self.actor, projects,
+                                          recall_vectors.VECTOR_WINDOW, stamp)
             if window.vectors is None:
                 window.vectors = recall_vectors.CACHE.vectors(window.memories)
             blended = recall_vectors.blend(text, scored, window.memories, recall_vectors.CACHE,
                                            window.vectors)
             found = rank(blended, question, self.actor, current, size)
-            if fresh(self._store, [memory for memory in found if memory.id not in read_now]):
-                return found
-            WINDOWS.forget(self._store)
-        return rank(scored, question, self.actor, current, size)
+            if not kept or fresh(self._store, [memory for memory in found
+                                               if memory.id not in read_now]):
+                return found  # a window read now is of this snapshot: nothing to check
+            WINDOWS.forget(self._store)  # the next turn reads it in this snapshot
 
     def _recall_bundles(self, text: str, projects: list[str],
                         project: str | None) -> list[BundleInfo]:

@@ -4,8 +4,8 @@ A window is the ``size`` newest active memories an actor sees in a set of projec
 thread (stamps of two connections do not compare) and read again when the store's
 ``change_stamp`` moved. The caller takes the stamp before its snapshot begins, so a window is
 never labelled newer than what it holds; with no stamp nothing is kept. What recall takes from
-a window alone is read again by id before it is returned (``fresh``): a window may lag another
-machine's write by a moment.
+a kept window alone is read again by id before it is returned (``fresh``): a kept window may
+lag another machine's write by a moment (one read in the recall's snapshot cannot).
 """
 
 from __future__ import annotations
@@ -50,22 +50,23 @@ class NewestWindows:
         return found
 
     def newest(self, store: StoreBackend, actor: str, projects: Sequence[str], size: int,
-               stamp: tuple[int, ...] | None) -> Window:
+               stamp: tuple[int, ...] | None) -> tuple[Window, bool]:
         """The ``size`` newest active memories ``actor`` sees in ``projects`` (and its own),
         newest first: the last read while the store's stamp is still ``stamp`` (taken
-        before the caller's snapshot began)."""
+        before the caller's snapshot began); True when it is that kept one (read before the
+        caller's snapshot, so ``fresh`` applies), False when read now."""
         key = (actor, tuple(projects), size)
         windows = self._windows().setdefault(store, {})
         known = windows.get(key)
         if stamp is not None and known is not None and known[0] == stamp:
-            return known[1]
+            return known[1], True
         window = Window(store.recall.recent_memories(actor, projects, size))
         windows.pop(key, None)
         if stamp is not None:
             windows[key] = (stamp, window)
             while len(windows) > WINDOWS_PER_STORE:
                 del windows[next(iter(windows))]
-        return window
+        return window, False
 
     def forget(self, store: StoreBackend) -> None:
         """Drop this thread's windows of ``store`` (the next recall reads them again)."""

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from memtui.bench import recall_quality
-from memtui.engine import recall_vectors
+from memtui.engine import recall as recall_module
+from memtui.engine import recall_vectors, recall_window
 from memtui.engine.api import Engine
 from memtui.engine.recall_query import analyse, forms, stem, tool_names
 from memtui.store.backend import StoreBackend
@@ -367,6 +368,27 @@ def test_forgotten_text_never_comes_back_from_a_window_read_before(
     alice.identity.forget(gone.id)
     found = alice.recall.recall_memories("which database", 5, "web")
     assert [memory.id for memory in found] == [kept.id] and len(reads) == 1
+
+
+def test_only_a_kept_window_is_read_again_by_id(
+        people: dict[str, Engine], fake_model: list[list[str]],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A window read in the recall's own snapshot needs no second read; a kept one does."""
+    alice = people["alice"]
+    alice.identity.add_memory("Aurora 16 is primary.", "decision", "web")
+    alice.recall.use_vectors = True
+    checked: list[int] = []
+    real = recall_window.fresh
+
+    def spy(store: StoreBackend, memories: list[Memory]) -> bool:
+        checked.append(len(memories))
+        return real(store, memories)
+
+    monkeypatch.setattr(recall_module, "fresh", spy)
+    alice.recall.recall_memories("which database", 5, "web")  # the window read now
+    assert checked == []
+    alice.recall.recall_memories("which database", 5, "web")  # the kept window
+    assert len(checked) == 1
 
 
 def test_a_word_new_to_the_store_is_found_at_once(people: dict[str, Engine]) -> None:
