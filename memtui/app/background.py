@@ -1,5 +1,4 @@
-"""The extraction engine in a Textual thread worker (rounds, backfill, consolidation), and
-the purge retry that erases a forget's text from the write-ahead log."""
+"""The extraction engine in a Textual thread worker (rounds, backfill, consolidation)."""
 
 from __future__ import annotations
 

@@ -223,7 +223,8 @@ class MemoriesPane(Pane):
         choice = self.choice
         if typed and choice.stale:
             return  # the stale view lists every stale memory: a search does not narrow it
-        self.check_writes(self.project_arg())
+        if not typed:  # a typed key changes no right to write: no queries on the key path
+            self.check_writes(self.project_arg())
         self.memory_list.empty_text = STALE_EMPTY if choice.stale else self.empty_text()
         search = None if choice.stale else self.search_text or None
         try:
@@ -448,7 +449,7 @@ class MemoriesPane(Pane):
         marked used now, they leave the stale list."""
         from memtui.app.curator import keep
 
-        marked = self._marked_or_selected() if self.choice.stale else []
+        marked = self._marked_or_selected()
         if marked:
             self.memtui.do(keep(self.memtui.engine, self.project_arg(), marked), self)
 
