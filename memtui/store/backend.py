@@ -78,7 +78,7 @@ class Lazy(Generic[MadeT]):
     instance. The store's repositories and the engine's areas are made so."""
 
     def __init__(self, module: str, name: str) -> None:
-        self._module, self._class, self._name = module, name, ""
+        self._module, self._maker, self._name = module, name, ""
 
     def __set_name__(self, owner: type, name: str) -> None:
         self._name = name
@@ -92,7 +92,7 @@ class Lazy(Generic[MadeT]):
     def __get__(self, instance: object | None, owner: type | None = None) -> Lazy[MadeT] | MadeT:
         if instance is None:
             return self
-        made: MadeT = getattr(importlib.import_module(self._module), self._class)(instance)
+        made: MadeT = getattr(importlib.import_module(self._module), self._maker)(instance)
         instance.__dict__[self._name] = made  # read from the instance from now on
         return made
 
