@@ -235,18 +235,6 @@ def forget(memory_ids: Sequence[str]) -> Write:
     return Write("Forget", lambda engine: _read_forget(engine, ids), changes_store=False)
 
 
-def keep(engine: Engine, project: str | None, memory_ids: Sequence[str]) -> Step:
-    """Keep stale memories after review (marked used now)."""
-    ids = list(memory_ids)
-
-    def run(engine: Engine) -> Change:
-        kept = engine.staleness.keep(ids)
-        return Change(f"Kept {kept} stale memor{'y' if kept == 1 else 'ies'} (marked used now)",
-                      result=kept)
-
-    return refusal(engine, project) or Write("Keep", run)
-
-
 def _read_forget(engine: Engine, memory_ids: tuple[str, ...]) -> Change:
     identity = engine.identity
     try:

@@ -504,10 +504,16 @@ class ClaudeWrites(InboxSource):
 
 
 STALE_SOURCE = "stale"
+
 MAX_STALE_ROWS = 200
 """Stale memories the Inbox lists (and counts) at most."""
 STALE_COUNT_SECONDS = 60.0
 """How long the header's count of stale memories is reused (a check reads each project)."""
+
+
+def stale_entry(item: StaleMemory) -> InboxEntry:
+    """The review row of a stale memory (the Inbox's, and what ``K`` keeps)."""
+    return _memory_entry(STALE_SOURCE, "stale", item)
 
 
 class StaleMemories(InboxSource):
@@ -519,20 +525,26 @@ class StaleMemories(InboxSource):
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
-        self._counted: tuple[str, float, int] | None = None  # actor, when, how many
+        self._counted: tuple[str, float, int, int] | None = None
+        """The last count: actor, when, how many, ``_decisions`` when it began."""
+        self._decisions = 0
+        """Keeps, corrections and forgets made here: a count from before one is not reused."""
         self._counting = threading.Lock()
 
     def entries(self, engine: Engine) -> list[InboxEntry]:
         """Every stale memory, newest first per list (user-level, then each project)."""
+        decisions = self._decisions
         found = engine.staleness.everywhere(MAX_STALE_ROWS)
-        self._counted = (engine.actor, self._clock(), len(found))
-        return [_memory_entry(STALE_SOURCE, "stale", item) for item in found]
+        self._counted = (engine.actor, self._clock(), len(found), decisions)
+        return [stale_entry(item) for item in found]
 
     def count(self, engine: Engine) -> int:
         """How many stale memories (at most ``MAX_STALE_ROWS``): the last count while it is
-        under ``STALE_COUNT_SECONDS`` old or another thread counts."""
+        under ``STALE_COUNT_SECONDS`` old (and no decision here came since) or another
+        thread counts."""
         last = self._counted if self._counted and self._counted[0] == engine.actor else None
-        if last is not None and self._clock() - last[1] < STALE_COUNT_SECONDS:
+        if last is not None and last[3] == self._decisions and \
+                self._clock() - last[1] < STALE_COUNT_SECONDS:
             return last[2]
         if not self._counting.acquire(blocking=False):
             return last[2] if last is not None else 0
@@ -572,7 +584,8 @@ class StaleMemories(InboxSource):
 
     def approve(self, engine: Engine, entries: Sequence[InboxEntry],
                 edited: str | None = None) -> Outcome:
-        """Keep them; with ``edited``, correct the one memory instead."""
+        """Keep them (the Inbox's approve, the memory panes' ``K``); with ``edited``,
+        correct the one memory instead."""
         outcome = Outcome(past="Kept" if edited is None else "Corrected")
         try:
             if edited is not None:
@@ -583,12 +596,14 @@ class StaleMemories(InboxSource):
             outcome.done += [entry.key for entry in entries]
         except MemtuiError as error:
             outcome.failed += [(entry.key, error.message) for entry in entries]
+        self._decisions += 1
         return outcome
 
     def reject(self, engine: Engine, entries: Sequence[InboxEntry]) -> Outcome:
         """Forget each (for good, with its older versions)."""
-        return _each(entries, lambda entry: engine.identity.forget(entry.name),
-                     "Forgot")
+        outcome = _each(entries, lambda entry: engine.identity.forget(entry.name), "Forgot")
+        self._decisions += 1
+        return outcome
 
 
 @dataclass(frozen=True)

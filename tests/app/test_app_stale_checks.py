@@ -1,6 +1,7 @@
 """Stale-memory checks in the app: the header's Inbox count reuses its last stale count
-for a while and never runs two checks at once; the memories pane's checks of the rows on
-screen walk the project's folder once however often the cursor moves."""
+for a while (not past a keep or forget of the Inbox or ``K``) and never runs two checks at
+once; the memories pane's checks of the rows on screen walk the project's folder once
+however often the cursor moves."""
 
 from __future__ import annotations
 
@@ -70,6 +71,18 @@ def test_a_count_while_another_counts_checks_nothing(
     with source._counting:  # another thread is counting
         assert source.count(alice) == 1
     assert len(checks) == calls
+
+
+def test_a_decision_here_is_counted_at_once(
+        counted: tuple[Engine, StaleMemories, list[float]], checks: list[str]) -> None:
+    alice, source, _now = counted
+    entries = source.entries(alice)
+    calls = len(checks)
+    assert source.count(alice) == 1 and len(checks) == calls
+    source.approve(alice, entries)  # kept: it still cites a file that is gone
+    assert source.count(alice) == 1 and len(checks) > calls
+    source.reject(alice, entries)
+    assert source.count(alice) == 0  # the clock has not moved: not the count from before
 
 
 @app_test

@@ -9,12 +9,23 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from pilot_harness import DEMO_USER, app_test, demo_app, demo_store, opened, press, settle
+from pilot_harness import (
+    DEMO_USER,
+    app_test,
+    asks,
+    demo_app,
+    demo_store,
+    inbox_count,
+    opened,
+    press,
+    settle,
+)
 from pilot_harness import screen_text as shown
 from pilot_harness import status_text as said
 from pilot_harness import top_screen as dialog
 from textual.widgets import TextArea
 
+from memtui.app.app import MainScreen
 from memtui.app.modals.editor import MemoryEditor
 from memtui.app.modals.filter import FilterModal
 from memtui.app.panes.memories import STALE_EMPTY, MemoriesPane
@@ -93,19 +104,37 @@ async def test_the_stale_filter_lists_only_stale_memories_with_why(tmp_path: Pat
         assert _ids(pane) == [memory.id for memory in stale]
 
 
-@app_test
-async def test_keep_over_marks_takes_unused_memories_off_the_view(tmp_path: Path) -> None:
-    store = demo_store(tmp_path)
+def unused_app(folder: Path) -> Any:
+    """The demo app whose memories count as stale when unused for a day (all of them)."""
+    store = demo_store(folder)
     Engine(store, DEMO_USER).settings.update(max_unused_days=1)
-    async with stale_view(demo_app(tmp_path, store=store)) as (app, pilot, pane):
+    return demo_app(folder, store=store)
+
+
+def _used(app: Any, memory_ids: list[str]) -> list[str | None]:
+    engine = Engine(app.store, DEMO_USER)
+    return [engine.identity.get_memory(key).last_used_at for key in memory_ids]
+
+
+@app_test
+async def test_keep_over_marks_asks_first_as_the_inbox_does(tmp_path: Path) -> None:
+    async with stale_view(unused_app(tmp_path)) as (app, pilot, pane):
         listed = _ids(pane)
         assert len(listed) == 8  # the demo's user memories are older than a day
         assert "unused for over 1 day" in shown(app) and "1 days" not in shown(app)
-        await press(pilot, "space", "j", "space", "K")
-        assert "Kept 2 stale memories" in said(app)
+        used = _used(app, listed[:2])
+        question = await asks(pilot, "space", "j", "space", "K")
+        assert "Keep 2 memories?" in question and "count as used now" in question
+        await press(pilot, "n")
+        assert said(app).strip() == "Nothing was changed."
+        assert _ids(pane) == listed and _used(app, listed[:2]) == used
+        await asks(pilot, "K")
+        await press(pilot, "y")
+        assert said(app).strip() == "Kept 2"
         assert _ids(pane) == listed[2:] and pane.memory_list.marked == set()
         engine = Engine(app.store, DEMO_USER)
         assert [engine.identity.get_memory(key).status for key in listed[:2]] == ["active"] * 2
+        assert None not in _used(app, listed[:2]) and _used(app, listed[:2]) != used
         await press(pilot, "f")
         dialog(app, FilterModal).query_one("#status-active").value = True
         await press(pilot, "ctrl+s")
@@ -114,11 +143,34 @@ async def test_keep_over_marks_takes_unused_memories_off_the_view(tmp_path: Path
 
 
 @app_test
+async def test_keep_of_one_asks_nothing_and_the_header_counts_at_once(tmp_path: Path) -> None:
+    async with stale_view(unused_app(tmp_path)) as (app, pilot, pane):
+        listed, before = _ids(pane), inbox_count(app)
+        assert before >= len(listed)  # the header's inbox count holds the stale memories
+        await press(pilot, "K")  # one memory: kept without a question, as in the Inbox
+        assert _ids(pane) == listed[1:]
+        assert inbox_count(app) == before - 1  # not the count of a minute ago
+        assert dialog(app, MainScreen) and said(app).strip() == f"Kept {listed[0]}"
+
+
+@app_test
+async def test_a_keep_in_the_inbox_is_counted_at_once(tmp_path: Path) -> None:
+    async with opened(unused_app(tmp_path), "8", size=(120, 30)) as (app, pilot):
+        before = inbox_count(app)
+        inbox = app.pane("inbox")
+        stale = [entry.key for entry in inbox.item_list.items if entry.origin == "stale"]
+        assert stale
+        await press(pilot, *["j"] * (before - len(stale)), "a")
+        assert said(app).strip() == f"Kept {stale[0].split(':', 1)[1]}"
+        assert inbox_count(app) == before - 1
+
+
+@app_test
 async def test_a_kept_memory_whose_citations_are_gone_stays_listed(tmp_path: Path) -> None:
     app, (gone, moved) = stale_app(tmp_path)
     async with stale_view(app) as (app, pilot, pane):
         await press(pilot, "K")
-        assert "Kept 1 stale memory" in said(app)
+        assert said(app).strip() == f"Kept {gone.id}"
         assert _ids(pane) == [gone.id, moved.id]  # still cites what is gone: correct or forget
 
 

@@ -104,8 +104,8 @@ class MemoriesPane(Pane):
     def __init__(self) -> None:
         super().__init__()
         self.choice = FilterChoice()
-        self._reasons: dict[str, tuple[str, ...]] = {}
-        """Why each memory of the stale view is stale (empty outside it)."""
+        self._stale_items: dict[str, StaleMemory] = {}
+        """The stale view's memories with why each is stale, by id (empty outside it)."""
         self._loaded_once = False
         self._said_error: str | None = None
         self._preview_for: tuple[Memory | None, int, object, tuple[str, ...]] | None = None
@@ -239,8 +239,8 @@ class MemoriesPane(Pane):
         if choice.stale:
             self._read_stale(flt, keep_position)
         else:
-            if self._reasons:  # the stale view's marks go with it
-                self._reasons = {}
+            if self._stale_items:  # the stale view's marks go with it
+                self._stale_items = {}
                 self.memory_list.set_stale(frozenset())
             self.memory_list.show(self.memtui.engine, flt, keep_position=keep_position,
                                   first_page_now=first_page_now)
@@ -264,9 +264,9 @@ class MemoriesPane(Pane):
         if found is None:
             self.memory_list.pages_failed(error or "")
             return
-        self._reasons = {item.memory.id: item.reasons for item in found}
-        self.memory_list.marked.intersection_update(self._reasons)
-        self.memory_list.set_stale(frozenset(self._reasons))
+        self._stale_items = {item.memory.id: item for item in found}
+        self.memory_list.marked.intersection_update(self._stale_items)
+        self.memory_list.set_stale(frozenset(self._stale_items))
         self.memory_list.show_rows(self.memtui.engine, flt, [item.memory for item in found],
                                    keep_position=keep_position)
 
@@ -298,7 +298,8 @@ class MemoriesPane(Pane):
     def _update_preview(self) -> None:
         preview = self._preview
         memory = self.selected_memory()
-        reasons = self._reasons.get(memory.id, ()) if memory is not None else ()
+        item = self._stale_items.get(memory.id) if memory is not None else None
+        reasons = item.reasons if item is not None else ()
         room = max(PREVIEW_LINES, preview.size.height - 1 - bool(reasons))
         shown_for = (memory, room, self.memtui.tz, reasons)
         if shown_for == self._preview_for:
@@ -446,12 +447,15 @@ class MemoriesPane(Pane):
 
     def action_keep(self) -> None:
         """Keep the marked stale memories, else the selected one (``K``, stale view only):
-        marked used now, they leave the stale list."""
-        from memtui.app.curator import keep
+        the Inbox's keep (asks for more than one); marked used now, they leave the list."""
+        from memtui.app.curator import inbox_decide, refusal
+        from memtui.app.inbox_sources import stale_entry
 
-        marked = self._marked_or_selected()
-        if marked:
-            self.memtui.do(keep(self.memtui.engine, self.project_arg(), marked), self)
+        entries = [stale_entry(self._stale_items[key]) for key in self._marked_or_selected()
+                   if key in self._stale_items]
+        if entries:
+            self.memtui.do(refusal(self.memtui.engine, self.project_arg()) or inbox_decide(
+                self.memtui.inbox_sources, "approve", entries), self)
 
     def on_written(self, message: Written) -> None:
         """A forget this pane asked for is done: its memories' marks go."""
