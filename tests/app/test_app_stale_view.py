@@ -154,6 +154,19 @@ async def test_keep_of_one_asks_nothing_and_the_header_counts_at_once(tmp_path: 
 
 
 @app_test
+async def test_a_reader_keeps_nothing(tmp_path: Path) -> None:
+    store = demo_store(tmp_path)
+    Engine(store, "carol").settings.update(max_unused_days=1)  # carol reads webshop
+    app = demo_app(tmp_path, user="carol", project="webshop", start_pane="project", store=store)
+    async with stale_view(app) as (app, pilot, pane):
+        listed = _ids(pane)
+        used = _used(app, listed)
+        await press(pilot, "K")
+        assert listed and said(app).strip().startswith("Read only:")
+        assert _ids(pane) == listed and _used(app, listed) == used
+
+
+@app_test
 async def test_a_keep_in_the_inbox_is_counted_at_once(tmp_path: Path) -> None:
     async with opened(unused_app(tmp_path), "8", size=(120, 30)) as (app, pilot):
         before = inbox_count(app)
