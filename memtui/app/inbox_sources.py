@@ -133,9 +133,9 @@ def diff_line(item: InboxItem) -> Text:
     return out
 
 
-def _memory_entry(origin: str, label: str, item: InboxItem | StaleMemory,
+def memory_entry(origin: str, label: str, item: InboxItem | StaleMemory,
                   correction: bool = False, can_act: bool = True) -> InboxEntry:
-    """A row of one of memtui's own memories (pending or stale)."""
+    """A row of one of memtui's own memories (pending, or stale: also what ``K`` keeps)."""
     memory = item.memory
     where = f"project {memory.project}" if memory.scope == "project" else "user"
     return InboxEntry(key=f"{origin}:{memory.id}", origin=origin, label=label, where=where,
@@ -172,7 +172,7 @@ class PendingMemories(InboxSource):
 
     def entries(self, engine: Engine) -> list[InboxEntry]:
         """Every pending memory the user may see, oldest first."""
-        return [_memory_entry(MEMORY_SOURCE, item.memory.source, item, item.is_correction,
+        return [memory_entry(MEMORY_SOURCE, item.memory.source, item, item.is_correction,
                               item.can_act) for item in engine.review.items()]
 
     def count(self, engine: Engine) -> int:
@@ -504,16 +504,10 @@ class ClaudeWrites(InboxSource):
 
 
 STALE_SOURCE = "stale"
-
 MAX_STALE_ROWS = 200
 """Stale memories the Inbox lists (and counts) at most."""
 STALE_COUNT_SECONDS = 60.0
 """How long the header's count of stale memories is reused (a check reads each project)."""
-
-
-def stale_entry(item: StaleMemory) -> InboxEntry:
-    """The review row of a stale memory (the Inbox's, and what ``K`` keeps)."""
-    return _memory_entry(STALE_SOURCE, "stale", item)
 
 
 class StaleMemories(InboxSource):
@@ -525,10 +519,8 @@ class StaleMemories(InboxSource):
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
-        self._counted: tuple[str, float, int, int] | None = None
-        """The last count: actor, when, how many, ``_decisions`` when it began."""
-        self._decisions = 0
-        """Keeps, corrections and forgets made here: a count from before one is not reused."""
+        self._counted: tuple[str, float, int, int] | None = None  # actor, when, count, and
+        self._decisions = 0  # the keeps and forgets made before it (a newer one: count again)
         self._counting = threading.Lock()
 
     def entries(self, engine: Engine) -> list[InboxEntry]:
@@ -536,12 +528,11 @@ class StaleMemories(InboxSource):
         decisions = self._decisions
         found = engine.staleness.everywhere(MAX_STALE_ROWS)
         self._counted = (engine.actor, self._clock(), len(found), decisions)
-        return [stale_entry(item) for item in found]
+        return [memory_entry(STALE_SOURCE, "stale", item) for item in found]
 
     def count(self, engine: Engine) -> int:
         """How many stale memories (at most ``MAX_STALE_ROWS``): the last count while it is
-        under ``STALE_COUNT_SECONDS`` old (and no decision here came since) or another
-        thread counts."""
+        under ``STALE_COUNT_SECONDS`` old and no decision came since, or another one counts."""
         last = self._counted if self._counted and self._counted[0] == engine.actor else None
         if last is not None and last[3] == self._decisions and \
                 self._clock() - last[1] < STALE_COUNT_SECONDS:

@@ -449,10 +449,10 @@ class MemoriesPane(Pane):
         """Keep the marked stale memories, else the selected one (``K``, stale view only):
         the Inbox's keep (asks for more than one); marked used now, they leave the list."""
         from memtui.app.curator import inbox_decide, refusal
-        from memtui.app.inbox_sources import stale_entry
+        from memtui.app.inbox_sources import STALE_SOURCE, memory_entry
 
-        entries = [stale_entry(self._stale_items[key]) for key in self._marked_or_selected()
-                   if key in self._stale_items]
+        entries = [memory_entry(STALE_SOURCE, "stale", self._stale_items[key])
+                   for key in self._marked_or_selected() if key in self._stale_items]
         if entries:
             self.memtui.do(refusal(self.memtui.engine, self.project_arg()) or inbox_decide(
                 self.memtui.inbox_sources, "approve", entries), self)
