@@ -125,7 +125,7 @@ class SessionsApi(EngineArea):
             return NO_PROMPT, "every record is a sub-agent (isSidechain) record", None
         if not read.goal:
             return NO_PROMPT, None, None
-        from memtui.engine.codex.project_picker import ProjectPicker, usable_cwd
+        from memtui.engine.project_picker import ProjectPicker, usable_cwd
 
         folder = usable_cwd(session.cwd)
         if folder is None:
@@ -136,8 +136,7 @@ class SessionsApi(EngineArea):
             with self._store.transaction():
                 project = picker.project_for(folder)
                 if project is None:
-                    return REFUSED, (f"project {picker.read_only.get(folder, '')!r} holds the "
-                                     "folder and is read-only for you"), None
+                    return REFUSED, picker.refusal(folder), None
                 goal, result = read.task_texts()
                 task = engine.tasks.add_task(
                     project, goal, goal, result,
