@@ -2,9 +2,11 @@
 
 ``import_claude`` / ``import_gemini``: each memory file or bullet becomes one memory
 (``source = import``, the file as provenance) in the project holding the folder's path
-(created when none fits; no known path: skipped as ``no_project``); redacted again, never
-twice, a memory forgotten in memtui not brought back. ``import_transcripts``: each main
-Claude Code session becomes a completed task. ``export``: the store in an agent's format.
+(created when none fits; no known path: skipped as ``no_project``; a project the user may
+only read gets nothing, its memories are the user's own: ``ProjectPicker``); redacted again,
+never twice, a memory forgotten in memtui not brought back. ``import_transcripts``: each main
+Claude Code session becomes a completed task (a read-only project's skipped as
+``no_project``). ``export``: the store in an agent's format.
 """
 
 from __future__ import annotations
