@@ -435,6 +435,23 @@ def test_a_compressed_codex_rollout_is_read_like_a_plain_one(tmp_path: Path) -> 
     assert read_conversation(tmp_path / "notes.txt") is None
 
 
+def test_a_transcript_is_read_only_as_a_regular_file_inside_its_folder(tmp_path: Path) -> None:
+    from memtui.engine.conversation import read_conversation
+
+    outside = tmp_path / "elsewhere" / "private.jsonl"
+    outside.parent.mkdir()
+    outside.write_text(json.dumps({"type": "user", "message": {"role": "user",
+                                                               "content": "private plans"}}))
+    folder = tmp_path / "claude" / "projects" / "-app"
+    folder.mkdir(parents=True)
+    (folder / "link.jsonl").symlink_to(outside)
+    (folder / "folder.jsonl").mkdir()
+    os.mkfifo(folder / "pipe.jsonl")
+    assert read_conversation(outside) is not None  # the file itself is readable
+    for name in ("link.jsonl", "folder.jsonl", "pipe.jsonl", "gone.jsonl"):
+        assert read_conversation(folder / name) is None, name
+
+
 @pytest.mark.parametrize("token", ["ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
                                    "sk-proj-" + "Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa0123456"])
 def test_a_secret_split_by_a_cut_never_leaves_in_part(token: str) -> None:
