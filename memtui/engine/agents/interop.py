@@ -195,6 +195,9 @@ class AgentsApi(Importer):
                 continue
             existing = recorded_session(self._engine.tasks, IMPORT_TASK_SOURCE, ref)
             if existing is not None:
+                if existing.source == IMPORT_TASK_SOURCE:  # imported before paths were kept
+                    self._engine.sessions.record_imported(IMPORT_TASK_SOURCE, ref, path, None,
+                                                          existing.id)
                 items.append(ImportItem(KIND_SESSION, ref, OUTCOME_SKIPPED,
                                         REASON_ALREADY, target_id=existing.id,
                                         project=existing.project, path=path))
@@ -235,6 +238,8 @@ class AgentsApi(Importer):
                     status="completed", external_context=task.used_external_context,
                     external_tool=task.external_tool,
                     source=IMPORT_TASK_SOURCE, source_ref=ref)
+                self._engine.sessions.record_imported(IMPORT_TASK_SOURCE, ref, path, cwd,
+                                                      added.id)
         except MemtuiError as error:
             picker.rolled_back()
             if isinstance(error, Conflict):
