@@ -214,7 +214,8 @@ class AgentsApi(Importer):
         return self._report("claude_transcripts_imported", str(home_path), items, problems,
                             picker)
 
-    def _import_session(self, ref: str, task: TranscriptTask, picker: ProjectPicker) -> ImportItem:
+    def _import_session(self, ref: str, task: TranscriptTask, picker: ProjectPicker
+                        ) -> ImportItem:
         path = task.file
 
         def skip(reason: str, detail: str) -> ImportItem:
