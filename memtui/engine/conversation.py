@@ -10,13 +10,13 @@ turn (skipped as the importers skip it).
 from __future__ import annotations
 
 import json
-import os
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memtui.engine.agents.errors import AGENT_FILES
 from memtui.engine.agents.transcripts import INJECTED_PREFIXES
 from memtui.engine.codex.rollouts import (
     ZSTD_SUFFIX,
@@ -25,7 +25,7 @@ from memtui.engine.codex.rollouts import (
     open_text,
     request_text,
 )
-from memtui.engine.safe_files import json_lines
+from memtui.engine.safe_files import FileProblem, json_lines, real_root
 from memtui.engine.validation import redact
 
 MAX_LINE_BYTES = 4 * 1024 * 1024
@@ -118,15 +118,17 @@ def _codex_turns(record: dict[str, Any]) -> Iterator[tuple[str, str]]:
 
 
 def read_conversation(path: str | Path) -> Conversation | None:
-    """The conversation of a transcript or rollout file, or None when it cannot be read."""
+    """The conversation of a transcript or rollout file, or None when it cannot be read
+    safely (as the transcript reader: a regular file, no symlink out of its own folder)."""
     file = Path(path)
-    if not file.name.endswith((".jsonl", ZSTD_SUFFIX)) or not file.is_file():
+    if not file.name.endswith((".jsonl", ZSTD_SUFFIX)):
         return None
     head: list[tuple[str, str]] = []
     tail: deque[tuple[str, str]] = deque(maxlen=TAIL_TURNS)
     seen = 0
     try:
-        with open_text(os.open(file, os.O_RDONLY), is_compressed(file)) as handle:
+        fd = AGENT_FILES.open_regular(file, real_root(file.parent))
+        with open_text(fd, is_compressed(file)) as handle:
             for _number, raw, _size in json_lines(handle, MAX_LINE_BYTES):
                 try:
                     record = json.loads(raw) if raw else None
@@ -142,7 +144,7 @@ def read_conversation(path: str | Path) -> Conversation | None:
                                      MESSAGE_CHARS))
                     seen += 1
                     (head.append if len(head) < HEAD_TURNS else tail.append)(turn)
-    except OSError:
+    except (OSError, FileProblem):
         return None
     except Exception as error:  # zstandard.ZstdError and friends: a damaged file
         if type(error).__module__.startswith("zstandard"):

@@ -11,13 +11,9 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
-from memtui.engine.agents.paths import resolve_claude_home
-from memtui.engine.agents.transcripts import IMPORT_TASK_SOURCE, PROJECTS_DIR, TRANSCRIPT_SUFFIX
 from memtui.engine.conversation import Conversation, read_conversation
-from memtui.engine.validation import ID_PATTERN
 from memtui.store.backend import StoreBackend
 from memtui.store.models import Task
 from memtui.store.timeutil import format_time, parse_time
@@ -58,36 +54,15 @@ def cap_reason(store: StoreBackend, user: str, settings: dict[str, Any], now: st
     return None
 
 
-def imported_transcript(session_id: str) -> Path | None:
-    """The transcript a session ``claude import-transcripts`` recorded came from: its
-    ``projects/<folder>/<session>.jsonl`` in the Claude Code home (``$CLAUDE_CONFIG_DIR`` or
-    ~/.claude); None when the id is not a plain name or no such regular file is there."""
-    if not ID_PATTERN.match(session_id):
-        return None
-    projects = resolve_claude_home() / PROJECTS_DIR
-    try:
-        folders = [folder for folder in projects.iterdir()
-                   if folder.is_dir() and not folder.is_symlink()]
-    except OSError:
-        return None
-    for folder in folders:
-        candidate = folder / f"{session_id}{TRANSCRIPT_SUFFIX}"
-        if candidate.is_file() and not candidate.is_symlink():
-            return candidate
-    return None
-
-
 def conversation_for(store: StoreBackend, task: Task) -> Conversation | None:
-    """The conversation of a task recorded from an agent session (the session hook's
-    transcript, or the transcript a Claude Code import read) or a Codex rollout the worker
+    """The conversation of a task recorded from one of its user's agent sessions (the
+    transcript a session hook or a Claude Code import recorded) or a Codex rollout the worker
     imported; None for other tasks."""
     ref = store.tasks.source_ref(task.id)
     if not ref:
         return None
     session = store.sessions.get(task.source, ref)
-    path: str | Path | None = session.transcript_path if session is not None else None
+    path = session.transcript_path if session and session.user_id == task.user else None
     if path is None and task.source == "codex":
         path = store.codex_rollout_files.path_with(task.user, ref)
-    if path is None and task.source == IMPORT_TASK_SOURCE:
-        path = imported_transcript(ref)
     return read_conversation(path) if path else None

@@ -1,7 +1,8 @@
 """Agent sessions: what the session hooks record (``record``, once per agent and session id),
 the worker's turn of each session that ended or is idle into a task (``process_waiting``:
-``source_ref`` = the session id, so a session is one task), and the text a new session starts
-with (``session_start``).
+``source_ref`` = the session id, so a session is one task), a session an import made a task
+of (``record_imported``: where its transcript is, for model extraction; processed already),
+and the text a new session starts with (``session_start``).
 """
 
 from __future__ import annotations
@@ -9,16 +10,14 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from memtui.engine.base import EngineArea
 from memtui.engine.settings import load_settings
 from memtui.engine.validation import check_limit, check_text
 from memtui.errors import Conflict, InvalidInput, MemtuiError
+from memtui.store.sessions import AgentSession
 from memtui.store.timeutil import format_time, parse_time
-
-if TYPE_CHECKING:
-    from memtui.store.sessions import AgentSession
 
 log = logging.getLogger(__name__)
 
@@ -26,6 +25,8 @@ AGENTS = ("claude-code", "codex", "gemini")
 """The agents whose sessions and settings memtui knows."""
 SESSION_END_EVENTS = frozenset({"SessionEnd"})
 """Hook events that mean the session is over (``Stop`` only means an answer is done)."""
+IMPORT_EVENT = "import"
+"""The event of a session recorded by an import (``record_imported``)."""
 NEW_SESSION_SOURCE = "startup"
 """A SessionStart hook's ``source`` for a brand-new session (others: resume, clear, compact)."""
 MAX_SESSION_ID_BYTES = 200
@@ -89,6 +90,19 @@ class SessionsApi(EngineArea):
         assert found is not None
         return found
 
+    def record_imported(self, agent: str, session_id: str, transcript: str, cwd: str | None,
+                        task_id: str) -> None:
+        """Record a session an import made task ``task_id`` of (``agent`` = the task's
+        source), processed already so the worker never takes it; a session recorded before is
+        left as it is."""
+        if self._store.sessions.get(agent, session_id) is not None:
+            return
+        now = self._store.now()
+        with self._store.transaction():
+            self._store.sessions.add_processed(AgentSession(
+                agent, session_id, self.actor, transcript, cwd, IMPORT_EVENT, True, now, now,
+                now, RECORDED, None, task_id))
+
     def list(self, limit: int = 50) -> list[AgentSession]:
         """The actor's recorded sessions, newest first."""
         return self._store.sessions.list_for(self.actor, check_limit(limit, MAX_SESSION_LIST))
@@ -125,7 +139,7 @@ class SessionsApi(EngineArea):
             return NO_PROMPT, "every record is a sub-agent (isSidechain) record", None
         if not read.goal:
             return NO_PROMPT, None, None
-        from memtui.engine.codex.project_picker import ProjectPicker, usable_cwd
+        from memtui.engine.project_picker import ProjectPicker, usable_cwd
 
         folder = usable_cwd(session.cwd)
         if folder is None:
@@ -136,8 +150,7 @@ class SessionsApi(EngineArea):
             with self._store.transaction():
                 project = picker.project_for(folder)
                 if project is None:
-                    return REFUSED, (f"project {picker.read_only.get(folder, '')!r} holds the "
-                                     "folder and is read-only for you"), None
+                    return REFUSED, picker.refusal(folder), None
                 goal, result = read.task_texts()
                 task = engine.tasks.add_task(
                     project, goal, goal, result,

@@ -68,6 +68,16 @@ class SessionRepository(Repository):
             "updated_at = excluded.updated_at WHERE agent_sessions.processed_at IS NULL",
             (agent, session_id, user_id, transcript_path, cwd, event, int(ended), at, at))
 
+    def add_processed(self, session: AgentSession) -> None:
+        """Record a session that is processed already (an import made a task of it), unless
+        one with its agent and id is recorded."""
+        self._store.execute(
+            f"INSERT INTO agent_sessions({SESSION_COLUMNS}) VALUES "
+            f"({', '.join('?' * len(fields(AgentSession)))}) "
+            "ON CONFLICT(agent, session_id) DO NOTHING",
+            tuple(int(value) if isinstance(value, bool) else value
+                  for value in asdict(session).values()))
+
     def waiting(self, user_id: str, idle_before: str, limit: int) -> list[AgentSession]:
         """The user's unprocessed sessions that ended, or whose last hook call is older than
         ``idle_before``, oldest first."""

@@ -20,8 +20,8 @@ from memtui.engine.codex.import_report import (
     ROLLOUT_TASK_SOURCE,
     bound_text,
 )
-from memtui.engine.codex.project_picker import project_id_from_folder, usable_cwd
 from memtui.engine.codex.reader import read_codex_home
+from memtui.engine.project_picker import project_id_from_folder, usable_cwd
 from memtui.engine.validation import MAX_CONTENT_BYTES
 from memtui.store.timeutil import FixedClock
 

@@ -160,3 +160,27 @@ def test_the_hook_path_keeps_sub_agent_sessions_out(tmp_path: Path, engine: Engi
     assert _hook(engine, path, "side") == {"side": "no_prompt"}
     assert "isSidechain" in (engine.sessions.list()[0].detail or "")
     assert engine.tasks.list_tasks() == []
+
+
+def test_a_project_the_user_may_only_read_gets_nothing(tmp_path: Path, engine: Engine) -> None:
+    bob = Engine(engine.store, "bob")
+    team = tmp_path / "team"
+    team.mkdir()
+    bob.identity.create_project("team", root=str(team))
+    bob.identity.set_member("team", "ann", "reader")
+    home = tmp_path / "claude"
+    _write(home / "projects" / "-team" / f"{SESSION}.jsonl", _records(team / "src"))
+    _write(home / "projects" / "-team" / "memory" / "build.md", [],
+           "---\nname: Build\ntype: project\n---\n\nRun make test before pushing.\n")
+    sessions = engine.agents.import_transcripts(home)
+    memories = engine.agents.import_claude(home)
+    assert sessions.created_projects == memories.created_projects == ()
+    [item] = sessions.items
+    assert (item.outcome, item.reason) == ("skipped", "no_project")
+    assert item.detail == "its folder belongs to project team, which you may only read"
+    assert [(item.outcome, item.project) for item in memories.items] == [("imported", None)]
+    assert engine.tasks.list_tasks() == [] and bob.identity.list_memories("team") == []
+    assert [project.id for project, _role in engine.identity.list_projects()] == ["app", "team"]
+    bob.identity.set_member("team", "ann", "member")  # once ann may write, it goes there
+    again = engine.agents.import_transcripts(home)
+    assert [(item.outcome, item.project) for item in again.items] == [("imported", "team")]

@@ -435,6 +435,23 @@ def test_a_compressed_codex_rollout_is_read_like_a_plain_one(tmp_path: Path) -> 
     assert read_conversation(tmp_path / "notes.txt") is None
 
 
+def test_a_transcript_is_read_only_as_a_regular_file_inside_its_folder(tmp_path: Path) -> None:
+    from memtui.engine.conversation import read_conversation
+
+    outside = tmp_path / "elsewhere" / "private.jsonl"
+    outside.parent.mkdir()
+    outside.write_text(json.dumps({"type": "user", "message": {"role": "user",
+                                                               "content": "private plans"}}))
+    folder = tmp_path / "claude" / "projects" / "-app"
+    folder.mkdir(parents=True)
+    (folder / "link.jsonl").symlink_to(outside)
+    (folder / "folder.jsonl").mkdir()
+    os.mkfifo(folder / "pipe.jsonl")
+    assert read_conversation(outside) is not None  # the file itself is readable
+    for name in ("link.jsonl", "folder.jsonl", "pipe.jsonl", "gone.jsonl"):
+        assert read_conversation(folder / name) is None, name
+
+
 @pytest.mark.parametrize("token", ["ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
                                    "sk-proj-" + "Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa0123456"])
 def test_a_secret_split_by_a_cut_never_leaves_in_part(token: str) -> None:
@@ -636,29 +653,49 @@ def test_consolidation_reads_no_rows_of_a_project_with_nothing_new(
     assert len(fake.requests) == 2
 
 
-def test_an_imported_claude_code_session_sends_its_transcript(
-        team: Team, fake: FakeModel, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    home = tmp_path / "claude-home"
-    folder = home / "projects" / "-work-shop"
-    folder.mkdir(parents=True)
-    session = "0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b"
-    (folder / f"{session}.jsonl").write_text("\n".join(json.dumps(record) for record in (
-        {"type": "user", "message": {"role": "user", "content": "Move CI to Forgejo"}},
-        {"type": "assistant", "message": {"role": "assistant",
-                                          "content": "CI runs on Forgejo runners now"}})) + "\n")
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home))
-    _model_mode(team, fake)
-    fake.answer = _answering({"memories": []})
-    add_done(team.alice, team.clock, goal="Move CI", result="z" * 300, source="claude",
-             source_ref=session)
-    add_done(team.alice, team.clock, goal="Other", result="z" * 300, source="claude",
-             source_ref="../../etc/passwd")
-    team.alice.extraction.run_round()
-    sent = [request.body["messages"][-1]["content"] for request in fake.requests]
-    assert len(sent) == 2
-    assert sum("CI runs on Forgejo runners now" in text for text in sent) == 1
-    assert not any("Conversation:" in text for text in sent
-                   if "CI runs on Forgejo runners now" not in text)
+def _claude_session(home: Path, session: str, cwd: Path) -> Path:
+    path = home / "projects" / "-work-shop" / f"{session}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps({"cwd": str(cwd), "timestamp": stamp, "type": kind,
+                                        "message": {"role": kind, "content": text}}) + "\n"
+                            for kind, text, stamp in (
+        ("user", "Move CI to Forgejo", "2026-12-01T08:00:00.000Z"),
+        ("assistant", "Looking at the runners first", "2026-12-01T08:10:00.000Z"),
+        ("assistant", "CI runs on Forgejo runners now", "2026-12-01T08:30:00.000Z"))))
+    return path
+
+
+def test_an_imported_claude_code_session_is_found_where_the_import_read_it(
+        team: Team, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memtui.engine.model_phase import conversation_for
+
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "default-claude-home"))
+    session, home = "0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b", tmp_path / "custom-claude-home"
+    _claude_session(home, session, tmp_path / "shop")
+    [item] = team.alice.agents.import_transcripts(home).items
+    task = team.alice.tasks.get_task(str(item.target_id))
+    found = conversation_for(team.store, task)
+    assert found is not None and "assistant: Looking at the runners first" in found.lines()
+    row = team.store.sessions.get("claude", session)
+    assert row is not None and row.processed_at and row.task_id == task.id
+    assert team.alice.sessions.process_waiting().processed == 0  # never made a task again
+    others = [add_done(engine, team.clock, source="claude", source_ref=ref)
+              for engine, ref in ((team.bob, session), (team.alice, "../../etc/passwd"))]
+    assert [conversation_for(team.store, other) for other in others] == [None, None]
+
+
+def test_a_session_imported_before_gets_its_transcript_on_the_next_import(
+        team: Team, tmp_path: Path) -> None:
+    from memtui.engine.model_phase import conversation_for
+
+    session, home = "1f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b", tmp_path / "claude-home"
+    _claude_session(home, session, tmp_path / "shop")
+    task = add_done(team.alice, team.clock, source="claude", source_ref=session)
+    assert conversation_for(team.store, task) is None
+    again = team.alice.agents.import_transcripts(home)
+    assert again.skipped == {"already_imported": 1}
+    found = conversation_for(team.store, task)
+    assert found is not None and "user: Move CI to Forgejo" in found.lines()
 
 
 def test_the_cost_summary_counts_today_and_this_month_only(team: Team) -> None:

@@ -2,18 +2,19 @@
 
 ``import_claude`` / ``import_gemini``: each memory file or bullet becomes one memory
 (``source = import``, the file as provenance) in the project holding the folder's path
-(created when none fits; no known path: skipped as ``no_project``); redacted again, never
-twice, a memory forgotten in memtui not brought back. ``import_transcripts``: each main
-Claude Code session becomes a completed task. ``export``: the store in an agent's format.
+(created when none fits; no known path: skipped as ``no_project``; a project the user may
+only read gets nothing, its memories are the user's own: ``ProjectPicker``); redacted again,
+never twice, a memory forgotten in memtui not brought back. ``import_transcripts``: each main
+Claude Code session becomes a completed task (a read-only project's skipped as
+``no_project``). ``export``: the store in an agent's format.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
 from memtui.engine.agents.claude import read_claude_home
 from memtui.engine.agents.errors import AgentFileProblem, AgentInputError
@@ -51,15 +52,12 @@ from memtui.engine.codex.import_report import (
     bound_text,
     task_gap,
 )
-from memtui.engine.codex.project_picker import project_id_from_folder, usable_cwd
+from memtui.engine.project_picker import ProjectPicker, usable_cwd
 from memtui.engine.redaction import redact
 from memtui.engine.safe_files import real_root
 from memtui.engine.validation import MAX_CONTENT_BYTES
 from memtui.errors import Conflict, MemtuiError
 from memtui.store.models import Memory
-
-if TYPE_CHECKING:
-    from memtui.engine.api import Engine
 
 IMPORT_SOURCE = "import"
 REF_CLAUDE = "claude:"
@@ -70,8 +68,6 @@ REASON_SUBAGENT = "subagent_session"
 KIND_FILE = "file"
 KIND_FACT = "fact"
 KIND_SESSION = "session"
-MAX_PROJECT_ATTEMPTS = 1000
-MAX_PROJECT_ID_CHARS = 64
 
 
 def provenance(prefix: str, key: str, relative: str) -> str:
@@ -96,35 +92,6 @@ def memory_text(item: MemoryFile) -> str:
     return f"{head}\n\n{body}".strip() if head else body
 
 
-@dataclass
-class _Picker:
-    """A ``cwd`` -> writable project, creating one when none fits (cached per run)."""
-
-    engine: Engine
-    cache: dict[str, str] = field(default_factory=dict)
-    created: list[str] = field(default_factory=list)
-
-    def project_for(self, cwd: str) -> str:
-        if cwd in self.cache:
-            return self.cache[cwd]
-        identity = self.engine.identity
-        found = identity.project_for_path(cwd)
-        if found is not None and identity.can_write(found.id):
-            self.cache[cwd] = found.id
-            return found.id
-        name = PurePosixPath(cwd).name
-        base = project_id_from_folder(name)
-        for attempt in range(1, MAX_PROJECT_ATTEMPTS + 1):
-            suffix = "" if attempt == 1 else f"-{attempt}"
-            candidate = base[:MAX_PROJECT_ID_CHARS - len(suffix)] + suffix
-            if self.engine.store.identity.get_project(candidate) is None:
-                identity.create_project(candidate, name[:200] or None, cwd)
-                self.cache[cwd] = candidate
-                self.created.append(candidate)
-                return candidate
-        raise Conflict(f"no free project id for {base!r}")
-
-
 class AgentsApi(Importer):
     """Import Claude Code and Gemini CLI memories and transcripts into memtui, and export
     memtui in their formats, as the engine's user (permissions, redaction, audit)."""
@@ -141,7 +108,7 @@ class AgentsApi(Importer):
                      if memory.source == IMPORT_SOURCE), None)
 
     def _write(self, kind: str, ref: str, text: str, memory_kind: str, cwd: str | None,
-               path: str | None, picker: _Picker) -> ImportItem:
+               path: str | None, picker: ProjectPicker) -> ImportItem:
         if not text.strip():
             return ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_EMPTY, "no text", path=path)
         try:
@@ -154,15 +121,13 @@ class AgentsApi(Importer):
                 memory = self._engine.identity.add_memory(
                     content, memory_kind, project, source=IMPORT_SOURCE, source_thread_id=ref)
         except MemtuiError as error:
-            for created in list(picker.created):
-                if self._store.identity.get_project(created) is None:
-                    picker.created.remove(created)
-                    picker.cache = {k: v for k, v in picker.cache.items() if v != created}
+            picker.rolled_back()
             return ImportItem(kind, ref, OUTCOME_ERROR, error.code, error.message, path=path)
+        picker.committed()
         return ImportItem(kind, ref, OUTCOME_IMPORTED, target_id=memory.id,
                           project=memory.project, truncated=cut, path=path)
 
-    def _row_items(self, row: AgentProject, picker: _Picker) -> list[ImportItem]:
+    def _row_items(self, row: AgentProject, picker: ProjectPicker) -> list[ImportItem]:
         claude = row.agent == AGENT_CLAUDE
         prefix = REF_CLAUDE if claude else REF_GEMINI
         found = [(KIND_FILE, provenance(prefix, row.key, item.relative), memory_text(item),
@@ -186,12 +151,12 @@ class AgentsApi(Importer):
         """Claude Code topic files become memories (see the module doc)."""
         read = read_claude_home(home, instructions=False)
         return self._import_rows("claude_memories_imported", read.home, read.projects,
-                                 list(read.problems), [], _Picker(self._engine))
+                                 list(read.problems), [], ProjectPicker(self._engine))
 
     def import_gemini(self, home: str | os.PathLike[str] | None = None) -> ImportReport:
         """Gemini CLI memories become memories (see the module doc)."""
         read = read_gemini_home(home, instructions=False)
-        picker = _Picker(self._engine)
+        picker = ProjectPicker(self._engine)
         global_path = read.projects[0].files[0].path if read.projects and \
             read.projects[0].files else None
         items = [self._write(KIND_FACT, fact_ref(fact), fact, note_kind("", fact), None,
@@ -200,7 +165,7 @@ class AgentsApi(Importer):
                                  list(read.problems), items, picker)
 
     def _import_rows(self, action: str, home: str, rows: tuple[AgentProject, ...],
-                     problems: list[Problem], items: list[ImportItem], picker: _Picker
+                     problems: list[Problem], items: list[ImportItem], picker: ProjectPicker
                      ) -> ImportReport:
         """Import every row's memory files (after ``items``) and report."""
         for row in rows:
@@ -209,7 +174,7 @@ class AgentsApi(Importer):
         return self._report(action, home, items, problems, picker)
 
     def _report(self, action: str, home: str, items: list[ImportItem],
-                problems: list[Problem], picker: _Picker) -> ImportReport:
+                problems: list[Problem], picker: ProjectPicker) -> ImportReport:
         report = ImportReport(home, tuple(items), tuple(problems), tuple(picker.created))
         self._audit(action, report)
         return report
@@ -219,7 +184,7 @@ class AgentsApi(Importer):
         home_path = resolve_claude_home(home)
         files, problems = transcript_files(home_path)
         root = real_root(home_path)
-        picker = _Picker(self._engine)
+        picker = ProjectPicker(self._engine)
         items: list[ImportItem] = []
         for found in files:
             path, ref = str(found), found.stem
@@ -230,6 +195,9 @@ class AgentsApi(Importer):
                 continue
             existing = recorded_session(self._engine.tasks, IMPORT_TASK_SOURCE, ref)
             if existing is not None:
+                if existing.source == IMPORT_TASK_SOURCE:  # imported before paths were kept
+                    self._engine.sessions.record_imported(IMPORT_TASK_SOURCE, ref, path, None,
+                                                          existing.id)
                 items.append(ImportItem(KIND_SESSION, ref, OUTCOME_SKIPPED,
                                         REASON_ALREADY, target_id=existing.id,
                                         project=existing.project, path=path))
@@ -246,7 +214,8 @@ class AgentsApi(Importer):
         return self._report("claude_transcripts_imported", str(home_path), items, problems,
                             picker)
 
-    def _import_session(self, ref: str, task: TranscriptTask, picker: _Picker) -> ImportItem:
+    def _import_session(self, ref: str, task: TranscriptTask, picker: ProjectPicker
+                        ) -> ImportItem:
         path = task.file
 
         def skip(reason: str, detail: str) -> ImportItem:
@@ -263,16 +232,22 @@ class AgentsApi(Importer):
         try:
             with self._store.transaction():
                 project = picker.project_for(cwd)
+                if project is None:
+                    return skip(REASON_NO_PROJECT, picker.refusal(cwd))
                 added = self._engine.tasks.add_task(
                     project, goal, goal, result, task.started_at, task.finished_at,
                     status="completed", external_context=task.used_external_context,
                     external_tool=task.external_tool,
                     source=IMPORT_TASK_SOURCE, source_ref=ref)
-        except Conflict:
-            return skip(REASON_ALREADY, "already recorded")
+                self._engine.sessions.record_imported(IMPORT_TASK_SOURCE, ref, path, cwd,
+                                                      added.id)
         except MemtuiError as error:
+            picker.rolled_back()
+            if isinstance(error, Conflict):
+                return skip(REASON_ALREADY, "already recorded")
             return ImportItem(KIND_SESSION, ref, OUTCOME_ERROR, error.code, error.message,
                               path=path)
+        picker.committed()
         return ImportItem(KIND_SESSION, ref, OUTCOME_IMPORTED, target_id=added.id,
                           project=added.project, path=path)
 

@@ -44,8 +44,8 @@ from memtui.engine.codex.models import CodexHome
 from memtui.engine.codex.naming import NOTE_NAME_RE
 from memtui.engine.codex.parsers import first_line, parse_front_matter, strip_front_matter
 from memtui.engine.codex.paths import NOTES_DIR_PARTS
-from memtui.engine.codex.project_picker import ProjectPicker, usable_cwd
 from memtui.engine.codex.reader import read_codex_home
+from memtui.engine.project_picker import ProjectPicker, usable_cwd
 from memtui.engine.redaction import redact
 from memtui.engine.validation import MAX_CONTENT_BYTES
 from memtui.errors import MemtuiError

@@ -11,7 +11,7 @@ from typing import Any
 
 from memtui.engine.base import EngineArea
 from memtui.engine.codex.models import Problem
-from memtui.engine.codex.project_picker import usable_cwd
+from memtui.engine.project_picker import usable_cwd
 from memtui.engine.redaction import redact
 from memtui.engine.tasks import MAX_TASK_TEXT_BYTES
 from memtui.jsonable import JsonMixin

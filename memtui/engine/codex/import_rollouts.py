@@ -42,7 +42,6 @@ from memtui.engine.codex.import_report import (
     task_text,
 )
 from memtui.engine.codex.models import MEMORY_MODE_ENABLED, Problem
-from memtui.engine.codex.project_picker import ProjectPicker, usable_cwd
 from memtui.engine.codex.rollouts import (
     MAX_ROLLOUT_FILES,
     RolloutReader,
@@ -51,6 +50,7 @@ from memtui.engine.codex.rollouts import (
     read_rollout_from,
     scan_rollout_files,
 )
+from memtui.engine.project_picker import ProjectPicker, usable_cwd
 from memtui.errors import Conflict, MemtuiError
 from memtui.store.codex_db import read_codex_dbs
 from memtui.store.codex_rollout_files import RolloutFileRow
@@ -190,8 +190,7 @@ class RolloutImporter(Importer):
                 project = picker.project_for(cwd)
                 if project is None:
                     return ImportItem(KIND_ROLLOUT, ref, OUTCOME_SKIPPED, REASON_NO_PROJECT,
-                                      f"its folder belongs to project {picker.read_only[cwd]}, "
-                                      "which you may only read", path=path)
+                                      picker.refusal(cwd), path=path)
                 added = tasks.add_task(
                     project, texts[0][0], texts[1][0], texts[2][0], task.started_at,
                     task.finished_at, status="completed",

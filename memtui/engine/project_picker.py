@@ -1,4 +1,5 @@
-"""Which memtui project a Codex thread's ``cwd`` goes to, creating one when none fits.
+"""Which memtui project an imported or hook-recorded agent session's ``cwd`` goes to
+(Codex, Claude Code and Gemini CLI imports, the session worker), creating one when none fits.
 
 The project whose root holds the ``cwd`` comes from ``IdentityApi.project_for_path`` (the one
 place the "deepest root wins" rule lives); it is used when the actor can write it. When it
@@ -98,3 +99,8 @@ class ProjectPicker:
     def committed(self) -> None:
         """The caller's transaction committed."""
         self._fresh = None
+
+    def refusal(self, cwd: str) -> str:
+        """Why nothing from ``cwd`` went into a project (``project_for`` gave None)."""
+        return f"its folder belongs to project {self.read_only.get(cwd, '')}, " \
+            "which you may only read"
