@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -318,9 +317,10 @@ class RecallApi(EngineArea):
     # ---- recall ---------------------------------------------------------------------------
 
     def recall(self, query: str = "", limit: int = DEFAULT_RECALL_LIMIT,
-               project: str | None = None) -> RecallResult:
+               project: str | None = None, *, for_agent: bool = False) -> RecallResult:
         """Related and recent memories, task cards and interactions, and bundles, for
-        ``query`` within what the actor may see (see the module doc)."""
+        ``query`` within what the actor may see (see the module doc). ``for_agent``: the
+        related memories are given to an agent, so they are marked used (``recall_use``)."""
         text, size = _recall_query(query, limit)
         service = self._store.recall
         question = analyse(text)
@@ -336,6 +336,8 @@ class RecallApi(EngineArea):
             related_pairs = service.related_interactions(match, self.actor, size, project)
             recent_pairs = service.recent_interactions(self.actor, size, project)
             bundles = self._recall_bundles(text, projects, project)
+        if for_agent:
+            recorder_for(self._store).given(related_memories)
         return RecallResult(
             query=text, limit=size, project=project,
             related_memories=tuple(related_memories), recent_memories=tuple(recent_memories),
@@ -345,25 +347,23 @@ class RecallApi(EngineArea):
 
     def recall_memories(self, query: str = "", limit: int = DEFAULT_RECALL_LIMIT,
                         project: str | None = None, *,
-                        every_project: bool = True) -> list[Memory]:
+                        every_project: bool = True, for_agent: bool = False) -> list[Memory]:
         """Active memories the actor may read, best match first for ``query`` (the newest
         when it is empty): its user-level memories and those of ``project`` (which must be
         readable); without one, those of every readable project, or (``every_project``
-        False: an agent working in a folder that is no project) none. At most ``limit``."""
+        False: an agent working in a folder that is no project) none. At most ``limit``.
+        ``for_agent``: they are given to an agent, so they are marked used (``recall_use``)."""
         text, size = _recall_query(query, limit)
         stamp = self._window_stamp()
         with self._store.snapshot():
             projects = (self._recall_projects(project) if project is not None or every_project
                         else [])
-            if text.strip():
-                return self._related_memories(text, analyse(text), projects, project, size,
-                                              stamp)
-            return self._store.recall.recent_memories(self.actor, projects, size)
-
-    def record_use(self, memories: Sequence[Memory]) -> None:
-        """Mark the memories an agent was given by recall used (``recall_use``: in the
-        background, at most hourly each; never waits, never fails)."""
-        recorder_for(self._store).given(memories)
+            found = (self._related_memories(text, analyse(text), projects, project, size, stamp)
+                     if text.strip() else
+                     self._store.recall.recent_memories(self.actor, projects, size))
+        if for_agent:
+            recorder_for(self._store).given(found)
+        return found
 
     def _window_stamp(self) -> tuple[int, ...] | None:
         """The store's change stamp before a recall's snapshot begins (``recall_window``)."""

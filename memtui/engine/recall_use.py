@@ -2,7 +2,8 @@
 
 Recall never waits or fails for it: one thread per store (``UseRecorder``) writes the marks,
 each memory at most once per ``USE_RECORD_INTERVAL_S``; a failed write is logged and not
-retried for that memory within the interval. ``flush`` waits for what was handed over.
+retried for that memory within the interval. ``flush`` waits for what was handed over; the
+store runs it before it closes (``StoreBackend.before_close``).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ MAX_USE_RECORDS = 50_000
 MAX_WAITING = 1000
 """Hand-overs waiting to be written at most; more are dropped (a later recall marks them)."""
 CLOSE_FLUSH_S = 5.0
-"""How long a server that stops waits for its recall marks to be written."""
+"""How long a store that closes waits for its recall marks to be written."""
 IDLE_EXIT_S = 5.0
 """The recorder's thread ends after this long with nothing to write (a new one starts on the
 next hand-over)."""
@@ -62,12 +63,13 @@ class UseRecorder:
                                                 daemon=True)
                 self._thread.start()
 
-    def flush(self, timeout_s: float) -> bool:
+    def flush(self, timeout_s: float = CLOSE_FLUSH_S) -> bool:
         """Wait up to ``timeout_s`` until every handed-over mark is written (or failed);
-        True when none is left."""
+        True when none is left (else logged)."""
         deadline = time.monotonic() + timeout_s
         while self._waiting.unfinished_tasks:
             if time.monotonic() > deadline:
+                log.warning("recall marks not written within %.0f s", timeout_s)
                 return False
             time.sleep(0.01)
         return True
@@ -99,18 +101,11 @@ _RECORDERS_LOCK = threading.Lock()
 
 
 def recorder_for(store: StoreBackend) -> UseRecorder:
-    """The store's recorder (one per open store in the process)."""
+    """The store's recorder (one per open store in the process), flushed before the store
+    closes."""
     with _RECORDERS_LOCK:
         found = _RECORDERS.get(store)
         if found is None:
             found = _RECORDERS[store] = UseRecorder(store)
+            store.before_close.append(found.flush)
         return found
-
-
-def flush_before_close(store: StoreBackend, timeout_s: float = CLOSE_FLUSH_S) -> None:
-    """Let the store's recorder (if it has one) write what it was handed, before the store
-    closes."""
-    with _RECORDERS_LOCK:
-        found = _RECORDERS.get(store)
-    if found is not None and not found.flush(timeout_s):
-        log.warning("recall marks not written before the store closed")

@@ -28,7 +28,6 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
 from memtui import __version__
-from memtui.engine.recall_use import flush_before_close
 from memtui.errors import MemtuiError, NotFound, StoreError
 from memtui.mcp.tools import (
     PROJECT_URI_TEMPLATE,
@@ -81,7 +80,6 @@ class StoreHolder:
         """Close the store if it was opened."""
         with self._lock:
             if self.store is not None:
-                flush_before_close(self.store)
                 self.store.close()
                 self.store = None
 

@@ -148,9 +148,8 @@ def memory_recall(session: McpSession, args: dict[str, Any]) -> dict[str, Any]:
     project = session.project(args.get("project"))
     engine = session.engine()
     memories = engine.recall.recall_memories(args["query"], args.get("limit", 8), project,
-                                             every_project=False)
+                                             every_project=False, for_agent=True)
     stale = engine.staleness.check(memories)
-    engine.recall.record_use(memories)
     return {"project": project, "count": len(memories),
             "memories": [{**memory_json(m), **({"stale": list(stale[m.id])} if m.id in stale
                                                 else {})} for m in memories]}

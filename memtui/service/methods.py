@@ -139,9 +139,7 @@ def _memory_recall(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any
     args: dict[str, Any] = {"query": params["query"], "project": params.get("project")}
     if params.get("limit") is not None:
         args["limit"] = params["limit"]
-    result = ctx.engine.recall.recall(**args)
-    ctx.engine.recall.record_use(result.related_memories)
-    return result.to_json()
+    return ctx.engine.recall.recall(**args, for_agent=True).to_json()
 
 
 def _memory_add(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:

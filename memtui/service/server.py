@@ -29,7 +29,6 @@ from typing import Any
 
 from memtui.engine.api import Engine
 from memtui.engine.paths import default_socket_path
-from memtui.engine.recall_use import flush_before_close
 from memtui.errors import MemtuiError
 from memtui.service.methods import ServiceContext, dispatch
 from memtui.service.protocol import (
@@ -409,8 +408,6 @@ class MemoryService:
             if end is not None:
                 end.close()
         self._wake_r = self._wake_w = None
-        if self._store is not None:
-            flush_before_close(self._store)
         if self._store is not None and self._given_store is None:
             self._store.close()
         self._store = None

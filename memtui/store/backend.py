@@ -12,7 +12,7 @@ import contextlib
 import importlib
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeAlias, TypeVar, overload
 
 from memtui.store.ids import IdFactory, default_ids
@@ -102,6 +102,8 @@ class StoreBackend(ABC):
 
     dialect: Dialect
     """The SQL pieces that differ between backends."""
+    _local: threading.local
+    """This thread's transaction state (each backend's own): ``writing`` while it may write."""
 
     def __init__(self, *, clock: Clock | None = None, ids: IdFactory | None = None,
                  read_only: bool = False) -> None:
@@ -109,6 +111,9 @@ class StoreBackend(ABC):
         """Opened read-only: reads work; every transaction is refused with the reason."""
         self.clock: Clock = clock or system_clock
         self.ids: IdFactory = ids or default_ids
+        self.before_close: list[Callable[[], object]] = []
+        """Called by ``close()`` before the connections close (the engine's background
+        writes finish there)."""
 
     # -- repositories (each imported on first use: the app's first frame needs two) -----
 
@@ -151,8 +156,15 @@ class StoreBackend(ABC):
     def is_closed(self) -> bool:
         """Whether ``close()`` was called."""
 
-    @abstractmethod
     def close(self) -> None:
+        """Close every connection this store opened (any thread), once every ``before_close``
+        callback returned."""
+        for callback in list(self.before_close):
+            callback()
+        self._close_connections()
+
+    @abstractmethod
+    def _close_connections(self) -> None:
         """Close every connection this store opened (any thread)."""
 
     def now(self) -> str:
@@ -208,8 +220,9 @@ class StoreBackend(ABC):
             self.writes_ended += 1
 
     def in_write_transaction(self) -> bool:
-        """Whether this thread is inside a write transaction (its rows not committed yet)."""
-        return False
+        """Whether this thread is inside ``transaction()`` (or a snapshot that went on to
+        write): its rows not committed yet."""
+        return bool(getattr(self._local, "writing", False))
 
     def change_stamp(self) -> tuple[int, ...] | None:
         """A value that changes when any connection commits a write, this one included, and

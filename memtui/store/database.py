@@ -255,7 +255,7 @@ class Store(StoreBackend):
         """Run one statement on this thread's connection."""
         return self.conn.execute(sql, params)
 
-    def close(self) -> None:
+    def _close_connections(self) -> None:
         """Close every connection this store opened (any thread)."""
         with self._lock:
             self._closed = True
@@ -346,10 +346,6 @@ class Store(StoreBackend):
     def data_version(self) -> int:
         """SQLite's ``data_version``: changes when another connection commits a write."""
         return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
-
-    def in_write_transaction(self) -> bool:
-        """Whether this thread is inside ``transaction()``."""
-        return bool(getattr(self._local, "writing", False))
 
     def change_stamp(self) -> tuple[int, ...] | None:
         """``StoreBackend.change_stamp`` with the serial number of the connection it was read

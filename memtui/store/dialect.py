@@ -80,8 +80,6 @@ class Dialect:
     """The operator that compares two values, NULL as a value: true when they are equal."""
     is_not: str
     """``is_``'s negation: true when they differ."""
-    memory_match: str
-    """The full-text condition on a memory ``m`` (its parameter: ``search_query``'s)."""
     search_query: Callable[[str], str | None]
     """Typed text as a safe full-text query (None without a word): ``fts_query``,
     ``pg_tsquery``."""
@@ -100,6 +98,13 @@ class Dialect:
         if len(words) == 1:
             return self.term(words[0])
         return "(" + self.any_term.join(self.term(word) for word in words) + ")"
+
+    def matches(self, fts_table: str, alias: str) -> str:
+        """The full-text condition on the row ``alias`` (its parameter: ``search_query``'s);
+        ``fts_table`` is SQLite's full-text table of the row's table."""
+        if self.is_sqlite:
+            return f"{alias}.seq IN (SELECT rowid FROM {fts_table} WHERE {fts_table} MATCH ?)"
+        return f"{alias}.fts @@ to_tsquery('simple', ?)"
 
     def insert_ignore(self, into: str) -> str:
         """``INSERT`` of ``into`` (``table(columns) VALUES (...)``) that skips a row whose
@@ -142,9 +147,7 @@ SQLITE = Dialect(
     "sqlite", term_quote='"', any_term=" OR ", all_terms=" AND ", chain_walk=_SQLITE_CHAIN,
     skip_locked="", goal_lock=None, materialized="",
     defer_foreign_keys="PRAGMA defer_foreign_keys = ON", optimize="PRAGMA optimize",
-    is_="IS", is_not="IS NOT",
-    memory_match="m.seq IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?)",
-    search_query=fts_query)
+    is_="IS", is_not="IS NOT", search_query=fts_query)
 """SQLite's spellings."""
 POSTGRESQL = Dialect(
     "postgresql", term_quote="'", any_term=" | ", all_terms=" & ",
@@ -152,5 +155,5 @@ POSTGRESQL = Dialect(
     goal_lock="SELECT pg_advisory_xact_lock(hashtext(?), hashtext(?))",
     materialized=" MATERIALIZED", defer_foreign_keys="SET CONSTRAINTS ALL DEFERRED",
     optimize="ANALYZE", is_="IS NOT DISTINCT FROM", is_not="IS DISTINCT FROM",
-    memory_match="m.fts @@ to_tsquery('simple', ?)", search_query=pg_tsquery)
+    search_query=pg_tsquery)
 """PostgreSQL's spellings."""

@@ -229,7 +229,7 @@ class MemoryRepository(Repository):
             if query is None:
                 clauses.append("1 = 0")
             else:
-                clauses.append(self._store.dialect.memory_match)
+                clauses.append(self._store.dialect.matches("memories_fts", "m"))
                 params.append(query)
         return clauses, params
 

@@ -131,8 +131,7 @@ class SearchPages:
     def _plain(self, select: str, extra: list[str], extra_params: list[Any],
                tail: str, tail_params: list[Any]) -> list[Any]:
         """SQLite's own plan (the list's index, checking a materialised match set)."""
-        where = [*self.clauses, f"m.seq IN (SELECT rowid FROM memories_fts WHERE {_MATCH})",
-                 *extra]
+        where = [*self.clauses, self.store.dialect.matches("memories_fts", "m"), *extra]
         sql = f"SELECT {select} FROM memories m WHERE {' AND '.join(where)} {tail}"
         return self.store.execute(sql, (*self.params, self.query, *extra_params,
                                         *tail_params)).fetchall()

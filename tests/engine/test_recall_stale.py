@@ -170,13 +170,13 @@ def test_a_memory_recalled_by_an_agent_is_used(alice: Engine, clock: FixedClock,
     memory = alice.identity.add_memory("Deploys go out on Tuesdays.", "fact", "shop")
     clock.advance(91 * 86400)
     assert [s.memory.id for s in alice.staleness.stale("shop")] == [memory.id]
-    alice.recall.record_use(alice.recall.recall_memories("when do deploys go out", 5, "shop"))
+    alice.recall.recall_memories("when do deploys go out", 5, "shop", for_agent=True)
     _flushed(alice)
     used = alice.identity.get_memory(memory.id)
     assert alice.staleness.stale("shop") == []
     assert used.last_used_at == format_time(clock()) and used.usage_count == 0  # no injection
     clock.advance(86400)  # asked again at once: not written again
-    alice.recall.record_use([used])
+    alice.recall.recall_memories("deploys", 5, "shop", for_agent=True)
     _flushed(alice)
     assert alice.identity.get_memory(memory.id).last_used_at == used.last_used_at
 
@@ -185,10 +185,67 @@ def test_a_memory_recalled_by_an_agent_is_used(alice: Engine, clock: FixedClock,
 
     other = alice.identity.add_memory("Releases are tagged vX.Y.", "fact", "shop")
     monkeypatch.setattr(type(alice.store.memories), "touch", failing)
-    alice.recall.record_use([other])  # the recall is not failed by it
+    assert alice.recall.recall_memories("releases tagged", 5, "shop", for_agent=True) == [
+        other]  # the recall is not failed by it
     _flushed(alice)
     assert alice.identity.get_memory(other.id).last_used_at is None
     assert "could not mark 1 recalled memories used" in caplog.text
+
+
+def test_only_a_recall_for_an_agent_marks_use(alice: Engine) -> None:
+    """The user looking (``memtui memory recall``, a search in the app) is no use; an agent
+    given memories (MCP's ``memory_recall``, the service's related memories) is."""
+    deploys = alice.identity.add_memory("Deploys go out on Tuesdays.", "fact", "shop")
+    lunch = alice.identity.add_memory("Lunch is at noon.", "fact", "shop")
+    assert alice.recall.recall_memories("when do deploys go out", 5, "shop") == [deploys]
+    assert alice.recall.recall("deploys", project="shop").related_memories == (deploys,)
+    assert alice.identity.list_memories("shop", search="deploys") == [deploys]
+    _flushed(alice)
+    assert alice.identity.get_memory(deploys.id).last_used_at is None
+    result = alice.recall.recall("deploys", project="shop", for_agent=True)
+    assert result.related_memories == (deploys,) and lunch in result.recent_memories
+    _flushed(alice)
+    assert alice.identity.get_memory(deploys.id).last_used_at is not None
+    assert alice.identity.get_memory(lunch.id).last_used_at is None  # only recent, not a match
+
+
+CLOSE_RUNS_ON_S = 0.2
+"""How long a close runs before the held mark may go on: a close that does not wait for the
+marks is over by then; one that waits (up to ``CLOSE_FLUSH_S``) is not."""
+
+
+@pytest.mark.sqlite_only
+def test_closing_the_store_writes_the_recall_marks_first(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from memtui.store.database import open_store
+    from memtui.store.memories import MemoryRepository
+
+    store = open_store(tmp_path / "closing.db")
+    engine = Engine(store, "alice")
+    memory = engine.identity.add_memory("Deploys go out on Tuesdays.", "fact")
+    writing, go_on = threading.Event(), threading.Event()
+    touch = MemoryRepository.touch
+
+    def held(repository: MemoryRepository, ids: list[str], at: str) -> None:
+        writing.set()
+        go_on.wait()
+        touch(repository, ids, at)
+
+    monkeypatch.setattr(MemoryRepository, "touch", held)
+    assert engine.recall.recall_memories("deploys", for_agent=True) == [memory]
+    assert writing.wait(60.0)
+    closer = threading.Thread(target=store.close)
+    closer.start()
+    closer.join(CLOSE_RUNS_ON_S)
+    go_on.set()
+    closer.join()
+    reopened = open_store(tmp_path / "closing.db")
+    try:
+        assert Engine(reopened, "alice").identity.get_memory(memory.id).last_used_at
+    finally:
+        reopened.close()
 
 
 @pytest.mark.sqlite_only
@@ -202,7 +259,7 @@ def test_the_recorder_lets_a_closed_store_go(tmp_path: Path) -> None:
     store = open_store(tmp_path / "gone.db")
     engine = Engine(store, "alice")
     memory = engine.identity.add_memory("Deploys go out on Tuesdays.", "fact")
-    engine.recall.record_use([memory])
+    assert engine.recall.recall_memories("", for_agent=True) == [memory]
     assert recorder_for(store).flush(60.0)
     store.close()
     gone = weakref.ref(store)
@@ -217,7 +274,8 @@ def test_marking_used_never_waits_for_another_writer(alice: Engine, store_target
     writer = sqlite3.connect(store_target, isolation_level=None)
     writer.execute("BEGIN IMMEDIATE")  # another process holds the write lock
     try:
-        alice.recall.record_use([memory])  # returns although the mark cannot be written yet
+        # returns although the mark cannot be written yet
+        assert alice.recall.recall_memories("", 5, "shop", for_agent=True) == [memory]
         assert writer.execute("SELECT last_used_at FROM memories WHERE id = ?",
                               (memory.id,)).fetchone() == (None,)
     finally:
@@ -306,9 +364,8 @@ def test_a_role_that_may_only_read_still_recalls(store_target: str, backend: str
                         f"{quote(str(params['host']))}&port={params.get('port', 5432)}")
     try:
         engine = Engine(reader, "alice")
-        found = engine.recall.recall_memories("aurora primary", 5, "web")
+        found = engine.recall.recall_memories("aurora primary", 5, "web", for_agent=True)
         assert [m.id for m in found] == [memory.id]
-        engine.recall.record_use(found)
         _flushed(engine)
         assert "could not mark 1 recalled memories used" in caplog.text
     finally:

@@ -102,6 +102,21 @@ def _task_params(i: int = 0, **extra: Any) -> dict[str, Any]:
 
 # ---- every method -------------------------------------------------------------------------
 
+def test_memory_recall_marks_the_related_memories_used(service: MemoryService, sock: Path,
+                                                      alice: Engine, store: Store) -> None:
+    from memtui.engine.recall_use import recorder_for
+
+    asked = alice.identity.add_memory("The payments webhook retries with backoff", "fact", "web")
+    other = alice.identity.add_memory("Lunch is at noon", "fact", "web")
+    recall = ok(sock, "memory.recall", {"query": "payments webhook"})
+    assert [m["id"] for m in recall["related_memories"]] == [asked.id]
+    assert recall["related_memories"][0]["last_used_at"] is None  # as it was when read
+    assert {m["id"] for m in recall["recent_memories"]} == {asked.id, other.id}
+    assert recorder_for(store).flush(60.0)
+    assert alice.identity.get_memory(asked.id).last_used_at is not None
+    assert alice.identity.get_memory(other.id).last_used_at is None
+
+
 def test_health(service: MemoryService, sock: Path, store: Store) -> None:
     result = ok(sock, "health")
     assert result["store"] == store.location and result["user"] == "alice"

@@ -20,9 +20,6 @@ from memtui.store.recall import RecallRepository
 if TYPE_CHECKING:
     from memtui.store.postgres.store import PostgresStore
 
-MATCHES = "{alias}.fts @@ to_tsquery('simple', ?)"
-"""A row whose full-text column matches the query parameter."""
-
 
 class PgRecallRepository(RecallRepository):
     """``RecallRepository`` with PostgreSQL's ranking (``ts_rank``): SQLite's plan, carried out
@@ -109,10 +106,11 @@ class PgRecallRepository(RecallRepository):
         first (see the class doc)."""
         scan_cap = recall_data.RECENT_SCAN_CAP
         window = max(1, self.RECENT_WINDOW)
+        matches = self._store.dialect.matches
         # the newest rows, newest first through the primary key: a match's row is read once
         rows = self._store.execute(
             f"SELECT * FROM (SELECT ({where}) AS visible_, {columns} FROM (SELECT * FROM {table} "
-            f"ORDER BY seq DESC LIMIT ?) {alias} WHERE {MATCHES.format(alias=alias)} "
+            f"ORDER BY seq DESC LIMIT ?) {alias} WHERE {matches(fts_table, alias)} "
             f"ORDER BY {alias}.seq DESC LIMIT ?) AS s WHERE s.visible_ LIMIT ?",
             (*params, window, match, scan_cap, limit)).fetchall()
         found = [row[1:] for row in rows]
@@ -122,11 +120,11 @@ class PgRecallRepository(RecallRepository):
         # the older rows follow (the planner picks the GIN index or the key for them).
         rest = self._store.execute(
             f"WITH w AS MATERIALIZED (SELECT count(*) AS rows_, min(seq) AS low, "
-            f"count(*) FILTER (WHERE {MATCHES.format(alias='b')}) AS hits FROM (SELECT seq, fts "
+            f"count(*) FILTER (WHERE {matches(fts_table, 'b')}) AS hits FROM (SELECT seq, fts "
             f"FROM {table} ORDER BY seq DESC LIMIT ?) b) "
             f"SELECT * FROM (SELECT ({where}) AS visible_, {columns} FROM {table} {alias}, w "
             f"WHERE w.rows_ = ? AND w.hits < ? AND {alias}.seq < w.low "
-            f"AND {MATCHES.format(alias=alias)} ORDER BY {alias}.seq DESC "
+            f"AND {matches(fts_table, alias)} ORDER BY {alias}.seq DESC "
             f"LIMIT (SELECT greatest(? - hits, 0) FROM w)) AS s WHERE s.visible_ LIMIT ?",
             (match, window, *params, window, scan_cap, match, scan_cap,
              limit - len(found))).fetchall()

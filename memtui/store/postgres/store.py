@@ -115,6 +115,7 @@ class PostgresStore(StoreBackend):
     """A memtui store in a PostgreSQL database (see the module doc)."""
 
     dialect = POSTGRESQL
+    _local: _ThreadState
 
     def __init__(self, url: str, *, clock: Clock | None = None, ids: IdFactory | None = None,
                  pool_size: int = POOL_MAX_SIZE) -> None:
@@ -293,7 +294,7 @@ class PostgresStore(StoreBackend):
 
         return PgQueryLane(self)
 
-    def close(self) -> None:
+    def _close_connections(self) -> None:
         """Close the pool, the listener and every connection this store opened."""
         with self._lock:
             self._closed = True
@@ -422,11 +423,6 @@ class PostgresStore(StoreBackend):
                     from None
             self._changes += got
             return got
-
-    def in_write_transaction(self) -> bool:
-        """Whether this thread is inside ``transaction()`` (or a snapshot that went on to
-        write)."""
-        return bool(getattr(self._local, "writing", False))
 
     def data_version(self) -> int:
         """How many change messages this store has received (any writer, any machine).
