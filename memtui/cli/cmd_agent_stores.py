@@ -301,10 +301,9 @@ def claude_write(ctx: CliContext, args: argparse.Namespace) -> int:
         "promote": lambda: curation.plan_promote_claude(home, args.file),
     }
     if action == "auto-memory":
-        target = (Path(args.project).expanduser().absolute() / ".claude") if args.project \
-            else home
-        return run_plan(ctx, args, lambda: switches.plan_switch(
-            target / "settings.json", target, switches.CLAUDE_SWITCH, args.state == "on"))
+        project = str(Path(args.project).expanduser().absolute()) if args.project else None
+        return run_plan(ctx, args, lambda: switches.plan_auto_memory(
+            AGENT_CLAUDE, home, args.state == "on", project, with_user=project is None))
     return run_plan(ctx, args, makers[action])
 
 
@@ -312,7 +311,6 @@ def gemini_write(ctx: CliContext, args: argparse.Namespace) -> int:
     """``gemini forget|redact|promote|note|auto-memory … [--write]``."""
     from memtui.engine.agents import curation, switches
     from memtui.engine.agents.curation import plan_promote_index_fact
-    from memtui.engine.agents.gemini import read_gemini_home
 
     home = agent_home(args, AGENT_GEMINI)
     action = args.gemini_command
@@ -320,16 +318,15 @@ def gemini_write(ctx: CliContext, args: argparse.Namespace) -> int:
         from memtui.cli.main import UsageError
 
         raise UsageError(f"memtui gemini {action}: give a FILE or --fact TEXT (one of them)")
-    context_file = read_gemini_home(home, instructions=False).context_files[0]
     makers: dict[str, Callable[[], WritePlan]] = {
-        "forget": lambda: (curation.plan_forget_fact(home, args.fact, context_file) if args.fact
+        "forget": lambda: (curation.plan_forget_fact(home, args.fact) if args.fact
                            else curation.plan_forget(home, args.file)),
         "redact": lambda: curation.plan_redact(home, args.file),
-        "note": lambda: curation.plan_add_fact(home, args.text, context_file),
-        "promote": lambda: (plan_promote_index_fact(home, args.fact, context_file) if args.fact
-                            else curation.plan_promote_gemini(home, args.file, context_file)),
-        "auto-memory": lambda: switches.plan_switch(home / "settings.json", home,
-                                                    switches.GEMINI_SWITCH, args.state == "on"),
+        "note": lambda: curation.plan_add_fact(home, args.text),
+        "promote": lambda: (plan_promote_index_fact(home, args.fact) if args.fact
+                            else curation.plan_promote_gemini(home, args.file)),
+        "auto-memory": lambda: switches.plan_auto_memory(AGENT_GEMINI, home,
+                                                         args.state == "on"),
     }
     return run_plan(ctx, args, makers[action])
 

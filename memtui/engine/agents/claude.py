@@ -74,7 +74,8 @@ class ClaudeHome(JsonMixin, ProjectRows):
     problems: tuple[Problem, ...]
 
 
-def _bool(value: object) -> bool | None:
+def switch_value(value: object) -> bool | None:
+    """A settings value as Claude Code's switch reads it (a bool or a yes/no word), else None."""
     if isinstance(value, bool):
         return value
     if isinstance(value, str) and value.strip().lower() in _TRUE_WORDS | {"0", "false", "no",
@@ -90,7 +91,7 @@ def _settings_switches(folder: Path, root: Path, switches: list[Switch],
         settings, _stamp, problem = read_settings(path, root)
         if problem is not None:
             problems.append(problem)
-        enabled = _bool(dotted(settings, SWITCH_ENABLED))
+        enabled = switch_value(dotted(settings, SWITCH_ENABLED))
         if enabled is not None:
             switches.append(Switch(SWITCH_ENABLED, enabled, str(path)))
         directory = dotted(settings, SWITCH_DIRECTORY)
@@ -98,7 +99,8 @@ def _settings_switches(folder: Path, root: Path, switches: list[Switch],
             switches.append(Switch(SWITCH_DIRECTORY, directory, str(path)))
 
 
-def _env_switches(env: Mapping[str, str], switches: list[Switch]) -> None:
+def env_switches(env: Mapping[str, str], switches: list[Switch]) -> None:
+    """Add the switches the environment sets (they beat every settings file)."""
     value = env.get(CLAUDE_DISABLE_ENV)
     if value is not None and value.strip():
         disabled = value.strip().lower() in _TRUE_WORDS
@@ -225,7 +227,7 @@ def read_claude_home(home: str | os.PathLike[str] | None = None, *,
     root = real_root(home_path)
     user_switches: list[Switch] = []
     _settings_switches(home_path, root, user_switches, problems)
-    _env_switches(environ, user_switches)
+    env_switches(environ, user_switches)
     scan = InstructionScan()
     if instructions:
         if managed_dir is not None:
