@@ -406,7 +406,8 @@ CLAUDE_COMMANDS = (
              WRITE)),
     Command("auto-memory", "switch auto memory on or off (needs --write)", claude_write,
             (STATE, arg("--project", metavar="DIR", default=None,
-                        help="in DIR/.claude/settings.json (else ~/.claude/settings.json)"),
+                        help="in DIR/.claude/settings.local.json when it sets it, else "
+                        "DIR/.claude/settings.json (without: ~/.claude/settings.json)"),
              WRITE)),
 )
 GEMINI_COMMANDS = (
