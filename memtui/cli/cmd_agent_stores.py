@@ -299,18 +299,15 @@ def claude_write(ctx: CliContext, args: argparse.Namespace) -> int:
                                                      _claude_memory_folder(home, args.folder)),
         "redact": lambda: curation.plan_redact(home, args.file),
         "promote": lambda: curation.plan_promote_claude(home, args.file),
+        "auto-memory": lambda: switches.plan_auto_memory(
+            AGENT_CLAUDE, home, args.state == "on", args.project, with_user=not args.project),
     }
-    if action == "auto-memory":
-        project = str(Path(args.project).expanduser().absolute()) if args.project else None
-        return run_plan(ctx, args, lambda: switches.plan_auto_memory(
-            AGENT_CLAUDE, home, args.state == "on", project, with_user=project is None))
     return run_plan(ctx, args, makers[action])
 
 
 def gemini_write(ctx: CliContext, args: argparse.Namespace) -> int:
     """``gemini forget|redact|promote|note|auto-memory … [--write]``."""
     from memtui.engine.agents import curation, switches
-    from memtui.engine.agents.curation import plan_promote_index_fact
 
     home = agent_home(args, AGENT_GEMINI)
     action = args.gemini_command
@@ -323,7 +320,7 @@ def gemini_write(ctx: CliContext, args: argparse.Namespace) -> int:
                            else curation.plan_forget(home, args.file)),
         "redact": lambda: curation.plan_redact(home, args.file),
         "note": lambda: curation.plan_add_fact(home, args.text),
-        "promote": lambda: (plan_promote_index_fact(home, args.fact) if args.fact
+        "promote": lambda: (curation.plan_promote_index_fact(home, args.fact) if args.fact
                             else curation.plan_promote_gemini(home, args.file)),
         "auto-memory": lambda: switches.plan_auto_memory(AGENT_GEMINI, home,
                                                          args.state == "on"),

@@ -12,11 +12,12 @@ import pytest
 from agents_fixture import AGENT_ENV, GITHUB_TOKEN, ClaudeFixture, GeminiFixture, write_file
 
 from memtui.engine.agents import curation
+from memtui.engine.agents.claude import switch_file as claude_switch_file
 from memtui.engine.agents.entries import plan_row, row_entries
 from memtui.engine.agents.errors import AgentInputError, AgentNotFound
 from memtui.engine.agents.overview import AgentRow, agents_overview
 from memtui.engine.agents.plans import apply_plan
-from memtui.engine.agents.switches import claude_switch_file, plan_auto_memory
+from memtui.engine.agents.switches import plan_auto_memory
 from memtui.errors import UnsafePath
 
 SWITCH = "autoMemoryEnabled"
@@ -65,7 +66,7 @@ def test_claude_code_never_reads_the_user_folders_settings_local(tmp_path: Path)
     home = tmp_path / ".claude"
     _settings(home / "settings.local.json", {SWITCH: False})
     assert claude_switch_file(home) == home / "settings.json"
-    plan = plan_auto_memory("claude", home, True, env={})
+    plan = plan_auto_memory("claude", home, True)
     assert [change.path for change in plan.changes] == [str(home / "settings.json")]
 
 
@@ -73,27 +74,28 @@ def test_a_switch_plan_writes_there_and_keeps_every_other_key(tmp_path: Path) ->
     home, project = tmp_path / ".claude", tmp_path / "app"
     home.mkdir()
     local = _settings(project / ".claude" / "settings.local.json", {SWITCH: False, "x": 1})
-    plan = plan_auto_memory("claude", home, True, str(project), env={})
+    plan = plan_auto_memory("claude", home, True, str(project))
     assert plan.root == str(local.parent) and plan.changes[0].path == str(local)
     apply_plan(plan, True)
     assert json.loads(local.read_text()) == {SWITCH: True, "x": 1}
     assert not (home / "settings.json").exists()
     _settings(home / "settings.json", "{ nope")  # the file to write is not JSON: refused
     with pytest.raises(AgentInputError, match="not valid JSON"):
-        plan_auto_memory("claude", home, False, env={})
+        plan_auto_memory("claude", home, False)
 
 
-def test_the_environment_beats_every_file_so_the_other_way_is_refused(tmp_path: Path) -> None:
+def test_the_environment_beats_every_file_so_the_other_way_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     home = tmp_path / ".claude"
     home.mkdir()
-    off = {"CLAUDE_CODE_DISABLE_AUTO_MEMORY": "1"}
+    monkeypatch.setenv("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "1")
     with pytest.raises(AgentInputError, match=r"\$CLAUDE_CODE_DISABLE_AUTO_MEMORY=1"):
-        plan_auto_memory("claude", home, True, env=off)
-    assert plan_auto_memory("claude", home, False, env=off).changes[0].new_text == \
+        plan_auto_memory("claude", home, True)
+    assert plan_auto_memory("claude", home, False).changes[0].new_text == \
         '{\n  "autoMemoryEnabled": false\n}\n'  # the same way: written, it lasts
+    monkeypatch.setenv("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "0")
     with pytest.raises(AgentInputError, match="environment"):
-        plan_auto_memory("claude", home, False,
-                         env={"CLAUDE_CODE_DISABLE_AUTO_MEMORY": "0"})
+        plan_auto_memory("claude", home, False)
 
 
 def test_the_gemini_switch_is_its_homes_settings(gemini: GeminiFixture) -> None:

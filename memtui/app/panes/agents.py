@@ -504,14 +504,9 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
         """``x`` repairs the selected row's index, ``s`` redacts its files' secrets, ``m``
         switches the agent's auto memory, ``p`` / ``D`` apply or dismiss its first inbox
         patch: each shows the change to confirm first."""
-        agents = ("gemini",) if action == "inbox" else ("claude", "gemini")
         row = self.item_list.current()
         if row is None:
             self.memtui.say("Nothing selected.", severity="warning")
-            return
-        if row.agent not in agents:
-            names = " or ".join(agents)
-            self.memtui.say(f"That works on {names} rows only.", severity="warning")
             return
         homes = self.homes()
 

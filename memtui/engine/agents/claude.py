@@ -74,8 +74,7 @@ class ClaudeHome(JsonMixin, ProjectRows):
     problems: tuple[Problem, ...]
 
 
-def switch_value(value: object) -> bool | None:
-    """A settings value as Claude Code's switch reads it (a bool or a yes/no word), else None."""
+def _bool(value: object) -> bool | None:
     if isinstance(value, bool):
         return value
     if isinstance(value, str) and value.strip().lower() in _TRUE_WORDS | {"0", "false", "no",
@@ -84,14 +83,14 @@ def switch_value(value: object) -> bool | None:
     return None
 
 
-def _settings_switches(folder: Path, root: Path, switches: list[Switch],
+def _settings_switches(paths: list[Path], root: Path, switches: list[Switch],
                        problems: list[Problem]) -> None:
-    """The switches of ``settings.json`` then ``settings.local.json`` in ``folder``."""
-    for path in (folder / SETTINGS_FILE, folder / LOCAL_SETTINGS_FILE):
+    """The switches of each settings file of ``paths``, in order."""
+    for path in paths:
         settings, _stamp, problem = read_settings(path, root)
         if problem is not None:
             problems.append(problem)
-        enabled = switch_value(dotted(settings, SWITCH_ENABLED))
+        enabled = _bool(dotted(settings, SWITCH_ENABLED))
         if enabled is not None:
             switches.append(Switch(SWITCH_ENABLED, enabled, str(path)))
         directory = dotted(settings, SWITCH_DIRECTORY)
@@ -108,6 +107,19 @@ def env_switches(env: Mapping[str, str], switches: list[Switch]) -> None:
     moved = env.get(CLAUDE_MEMORY_PATH_ENV)
     if moved:
         switches.append(Switch(SWITCH_DIRECTORY, moved, f"${CLAUDE_MEMORY_PATH_ENV}"))
+
+
+def switch_file(home: Path, project: str | None = None, with_user: bool = True) -> Path:
+    """Where ``autoMemoryEnabled`` is switched: of the settings files Claude Code reads in
+    order (the user's settings.json when ``with_user`` or without a ``project``, then the
+    project's .claude/settings.json and .claude/settings.local.json), the last that sets it
+    (the one that decides), else the first."""
+    config = Path(os.path.expanduser(project or ".")).absolute() / PROJECT_CONFIG_DIR
+    files = ([home / SETTINGS_FILE] if with_user or not project else []) + (
+        [config / SETTINGS_FILE, config / LOCAL_SETTINGS_FILE] if project else [])
+    setting = [path for path in files if _bool(dotted(
+        read_settings(path, real_root(path.parent))[0], SWITCH_ENABLED)) is not None]
+    return setting[-1] if setting else files[0]
 
 
 def resolve_switches(switches: list[Switch]) -> tuple[tuple[Switch, ...], bool]:
@@ -181,16 +193,17 @@ def _project_row(folder: Path, root: Path, user_switches: list[Switch],
     memory = folder / MEMORY_DIR
     scan = read_memory_folder(memory, root)
     problems.extend(scan.problems)
-    env_switches = [item for item in user_switches if item.where.startswith("$")]
+    from_env = [item for item in user_switches if item.where.startswith("$")]
     switches = [item for item in user_switches if not item.where.startswith("$")]
     if cwd is not None:
         project_dir = Path(cwd)
         config = project_dir / PROJECT_CONFIG_DIR
         if config.is_dir():
-            _settings_switches(config, real_root(project_dir), switches, problems)
+            _settings_switches([config / SETTINGS_FILE, config / LOCAL_SETTINGS_FILE],
+                               real_root(project_dir), switches, problems)
         if scan_instructions:
             _project_instructions(instructions, project_dir)
-    marked, enabled = resolve_switches(switches + env_switches)
+    marked, enabled = resolve_switches(switches + from_env)
     exists = memory.is_dir() and not memory.is_symlink()
     return AgentProject(
         agent=AGENT_CLAUDE, key=slug, project=cwd,
@@ -226,7 +239,7 @@ def read_claude_home(home: str | os.PathLike[str] | None = None, *,
     problems: list[Problem] = []
     root = real_root(home_path)
     user_switches: list[Switch] = []
-    _settings_switches(home_path, root, user_switches, problems)
+    _settings_switches([home_path / SETTINGS_FILE], root, user_switches, problems)
     env_switches(environ, user_switches)
     scan = InstructionScan()
     if instructions:

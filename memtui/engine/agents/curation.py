@@ -227,23 +227,21 @@ def plan_edit(home: Path, file: str | os.PathLike[str], body: str,
 
 def plan_redact(home: Path, *files: str | os.PathLike[str]) -> WritePlan:
     """Replace every secret of the memory ``files`` by ``[REDACTED]``, in one plan."""
+    if not files:
+        raise AgentInputError("no secret found; nothing to redact")
     changes: list[FileChange] = []
     kinds: list[str] = []
-    root = real_root(home)
     for file in files:
         path = resolve_file(home, file)
-        root = _inside_root(path, home)
-        text, stamp = read_stamped(path, root)
+        text, stamp = read_stamped(path, _inside_root(path, home))
         result = scan(text)
         if not result.findings:
             raise AgentNotFound(f"{path}: no secret found; nothing to redact")
         kinds.extend(finding.kind for finding in result.findings)
         changes.append(FileChange(str(path), ACTION_REPLACE, stamp, text, result.text))
-    if not changes:
-        raise AgentInputError("no secret found; nothing to redact")
     where = Path(changes[0].path).name if len(changes) == 1 else f"{len(changes)} files"
     return WritePlan("redact", f"redact {len(kinds)} secret(s) ({', '.join(sorted(set(kinds)))})"
-                     f" in {where}", str(root), tuple(changes))
+                     f" in {where}", str(real_root(home)), tuple(changes))
 
 
 def _fit_hooks(lines: list[str]) -> tuple[list[str], int]:
@@ -402,10 +400,9 @@ def global_file(home: Path, name: str | None = None) -> Path:
     return path
 
 
-def plan_promote_gemini(home: Path, file: str | os.PathLike[str],
-                        context_file: str | None = None) -> WritePlan:
+def plan_promote_gemini(home: Path, file: str | os.PathLike[str]) -> WritePlan:
     """Move a Gemini CLI private memory file to the global file (``append_global``)."""
-    return _plan_promote(home, file, global_file(home, context_file), append_global)
+    return _plan_promote(home, file, global_file(home), append_global)
 
 
 @dataclass(frozen=True)
@@ -481,14 +478,13 @@ def plan_edit_fact(home: Path, fact: str, new_text: str,
                       ("the new text was redacted",) if clean != flat else ())
 
 
-def plan_add_fact(home: Path, fact: str, context_file: str | None = None
-                  ) -> WritePlan:
+def plan_add_fact(home: Path, fact: str) -> WritePlan:
     """Add one ``- fact`` (redacted, one line) to the global file (``append_global``)."""
     text = " ".join(str(fact).split())
     _check_edit(text, "a fact")
     clean = redact(text)
     root = real_root(home)
-    target = global_file(home, context_file)
+    target = global_file(home)
     change = target_change(target, root, append_global, [clean])
     notes = ("the text was redacted",) if clean != text else ()
     return WritePlan("note", f"add a memory to {target}", str(root), (change,), notes)
@@ -509,8 +505,7 @@ def index_facts(home: Path, root: Path) -> list[tuple[Path, int, str, str, FileS
     return found
 
 
-def plan_promote_index_fact(home: Path, fact: str,
-                            context_file: str | None = None) -> WritePlan:
+def plan_promote_index_fact(home: Path, fact: str) -> WritePlan:
     """Move one ``MEMORY.md`` bullet (matched exactly, else by a unique part, over every
     project of the home) to the global file (redacted, ``append_global``)."""
     wanted = " ".join(fact.split())
@@ -526,7 +521,7 @@ def plan_promote_index_fact(home: Path, fact: str,
     lines = old.split("\n")  # the text the line was found in; its stamp guards the write
     new_index = FileChange(str(index), ACTION_REPLACE, stamp, old,
                            "\n".join(lines[:line] + lines[line + 1:]))
-    target = global_file(home, context_file)
+    target = global_file(home)
     clean = redact(text)
     added = target_change(target, root, append_global, [clean])
     notes = ("the text was redacted",) if clean != text else ()

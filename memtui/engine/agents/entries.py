@@ -12,18 +12,13 @@ import os
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from memtui.engine.agents import curation, inbox, switches
+from memtui.engine.agents import curation, gemini, inbox, switches
 from memtui.engine.agents.curation import EditSource
 from memtui.engine.agents.errors import AgentInputError
 from memtui.engine.agents.folders import read_memory_folder
-from memtui.engine.agents.gemini import (
-    GLOBAL_KEY,
-    global_files,
-    global_memory_lines,
-    list_gemini_inbox,
-)
+from memtui.engine.agents.gemini import GLOBAL_KEY, global_files, global_memory_lines
 from memtui.engine.agents.index import INDEX_FILE, MAX_INDEX_BYTES, MAX_INDEX_LINES
 from memtui.engine.agents.models import (
     AGENT_CLAUDE,
@@ -34,13 +29,11 @@ from memtui.engine.agents.models import (
     SecretFinding,
     find_secrets,
 )
+from memtui.engine.agents.overview import AgentRow
 from memtui.engine.agents.plans import WritePlan, mask_secrets
 from memtui.engine.agents.settings_json import context_file_names
 from memtui.engine.safe_files import FileStamp, is_within, real_root
 from memtui.jsonable import JsonMixin
-
-if TYPE_CHECKING:
-    from memtui.engine.agents.overview import AgentRow
 
 ENTRY_INDEX = "index"
 ENTRY_TOPIC = "topic"
@@ -277,6 +270,9 @@ def plan_row(action: str, row: AgentRow, home: Path, extra: bool = False) -> Wri
     """The plan of a row's own write: ``fix`` repairs its index, ``redact`` its files'
     secrets, ``switch`` flips its agent's auto memory where that decides for the row, and
     ``inbox`` applies (``extra``) or dismisses its first pending patch (Gemini CLI)."""
+    agents = (AGENT_GEMINI,) if action == "inbox" else (AGENT_CLAUDE, AGENT_GEMINI)
+    if row.agent not in agents:
+        raise AgentInputError(f"That works on {' or '.join(agents)} rows only.")
     if action == "fix":
         if row.memory_dir is None or row.index is None:
             raise AgentInputError("this row has no memory index to repair")
@@ -285,7 +281,7 @@ def plan_row(action: str, row: AgentRow, home: Path, extra: bool = False) -> Wri
         return curation.plan_redact(home, *sorted({finding.path for finding in row.secrets}))
     if action == "switch":
         return switches.plan_auto_memory(row.agent, home, not row.auto_memory, row.project)
-    patches = [patch for patch in list_gemini_inbox(home)
+    patches = [patch for patch in gemini.list_gemini_inbox(home)
                if (patch.project or GLOBAL_KEY) == row.key]
     if not patches:
         raise AgentInputError("no inbox patch waiting for this row")

@@ -8,28 +8,14 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from memtui.engine.agents.claude import (
-    LOCAL_SETTINGS_FILE,
-    PROJECT_CONFIG_DIR,
-    SWITCH_ENABLED,
-    env_switches,
-    switch_value,
-)
+from memtui.engine.agents import claude, settings_json
 from memtui.engine.agents.errors import AGENT_FILES, AgentInputError
 from memtui.engine.agents.models import AGENT_GEMINI, Switch
 from memtui.engine.agents.plans import ACTION_CREATE, ACTION_REPLACE, FileChange, WritePlan
-from memtui.engine.agents.settings_json import (
-    MAX_SETTINGS_BYTES,
-    SETTINGS_FILE,
-    dotted,
-    parse_settings,
-    read_settings,
-    strip_comments,
-)
+from memtui.engine.agents.settings_json import MAX_SETTINGS_BYTES, parse_settings, strip_comments
 from memtui.engine.safe_files import real_root
 
 CLAUDE_SWITCH = ("autoMemoryEnabled",)
@@ -80,34 +66,17 @@ def plan_switch(settings_path: Path, root: Path, keys: tuple[str, ...], on: bool
                      (FileChange(str(settings_path), ACTION_REPLACE, stamp, old, new),))
 
 
-def claude_switch_file(home: Path, project: str | None = None, with_user: bool = True
-                       ) -> Path:
-    """Where Claude Code's ``autoMemoryEnabled`` is switched: of the files it reads in order
-    (the user's settings.json when ``with_user`` or without a ``project``, then the project's
-    .claude/settings.json and .claude/settings.local.json), the last that sets it (the one
-    that decides), else the first."""
-    config = Path(project) / PROJECT_CONFIG_DIR if project else None
-    files = [home / SETTINGS_FILE] if with_user or config is None else []
-    if config is not None:
-        files += [config / SETTINGS_FILE, config / LOCAL_SETTINGS_FILE]
-    setting = [path for path in files if switch_value(dotted(
-        read_settings(path, real_root(path.parent))[0], SWITCH_ENABLED)) is not None]
-    return setting[-1] if setting else files[0]
-
-
 def plan_auto_memory(agent: str, home: Path, on: bool, project: str | None = None,
-                     with_user: bool = True, env: Mapping[str, str] | None = None
-                     ) -> WritePlan:
+                     with_user: bool = True) -> WritePlan:
     """Switch ``agent``'s auto memory ``on`` (or off) where it takes effect: Gemini CLI's in
-    its home's settings.json, Claude Code's in ``claude_switch_file``, refused when the
+    its home's settings.json, Claude Code's in ``claude.switch_file``, refused when the
     environment sets it the other way (it beats every file)."""
     if agent == AGENT_GEMINI:
-        return plan_switch(home / SETTINGS_FILE, home, GEMINI_SWITCH, on)
+        return plan_switch(home / settings_json.SETTINGS_FILE, home, GEMINI_SWITCH, on)
     forced: list[Switch] = []
-    env_switches(os.environ if env is None else env, forced)
-    winner = next((item for item in reversed(forced) if item.name == SWITCH_ENABLED), None)
-    if winner is not None and winner.value != on:
-        raise AgentInputError(f"auto memory is set by {winner.where} in the environment; "
+    claude.env_switches(os.environ, forced)
+    if forced and forced[0].name == claude.SWITCH_ENABLED and forced[0].value != on:
+        raise AgentInputError(f"auto memory is set by {forced[0].where} in the environment; "
                               "change it there")
-    target = claude_switch_file(home, project, with_user)
+    target = claude.switch_file(home, project, with_user)
     return plan_switch(target, target.parent, CLAUDE_SWITCH, on)
