@@ -12,6 +12,7 @@ import pytest
 from agents_fixture import AGENT_ENV, GITHUB_TOKEN, ClaudeFixture, GeminiFixture, write_file
 
 from memtui.engine.agents import curation
+from memtui.engine.agents.claude import read_claude_home
 from memtui.engine.agents.claude import switch_file as claude_switch_file
 from memtui.engine.agents.entries import plan_row, row_entries
 from memtui.engine.agents.errors import AgentInputError, AgentNotFound
@@ -39,7 +40,8 @@ def _settings(path: Path, value: object) -> Path:
     return write_file(path, json.dumps(value) if not isinstance(value, str) else value)
 
 
-def test_the_claude_switch_is_written_in_the_file_that_decides_it(tmp_path: Path) -> None:
+def test_the_claude_switch_is_written_in_the_file_that_decides_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     home, project = tmp_path / ".claude", tmp_path / "app"
     shared = project / ".claude" / "settings.json"
     local = shared.with_name("settings.local.json")
@@ -56,6 +58,8 @@ def test_the_claude_switch_is_written_in_the_file_that_decides_it(tmp_path: Path
     assert claude_switch_file(home, str(project)) == local
     assert claude_switch_file(home, str(project), with_user=False) == local
     assert claude_switch_file(home) == home / "settings.json"  # no project: the user's
+    monkeypatch.chdir(tmp_path)  # a relative project is the folder's under the cwd
+    assert claude_switch_file(home, "app", with_user=False) == local
     _settings(local, "{ nope")  # not JSON: it sets nothing, the shared file decides
     assert claude_switch_file(home, str(project)) == shared
     _settings(local, {"autoMemoryEnabled": [1]})  # not a switch value either
@@ -66,6 +70,8 @@ def test_claude_code_never_reads_the_user_folders_settings_local(tmp_path: Path)
     home = tmp_path / ".claude"
     _settings(home / "settings.local.json", {SWITCH: False})
     assert claude_switch_file(home) == home / "settings.json"
+    read = read_claude_home(home, instructions=False)  # the reader reads it so too
+    assert read.auto_memory is True and read.switches == ()
     plan = plan_auto_memory("claude", home, True)
     assert [change.path for change in plan.changes] == [str(home / "settings.json")]
 

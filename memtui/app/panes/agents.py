@@ -518,8 +518,6 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
         self.run_job("agents-write", plan, self._planned)
 
     def _planned(self, plan: WritePlan | None, error: str | None) -> None:
-        from memtui.engine.agents.plans import mask_secrets
-
         if plan is None:
             self.memtui.say(one_line(error or "nothing to do", 200), severity="warning")
             return
@@ -528,7 +526,7 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
         lines = plan.diff().splitlines()
         for line in lines[:MAX_DIFF_LINES]:
             style = "green" if line.startswith("+") else "red" if line.startswith("-") else ""
-            body.append(one_line(tilde(mask_secrets(line)), 200) + "\n", style=style)
+            body.append(one_line(tilde(line), 200) + "\n", style=style)  # diff(): masked
         if len(lines) > MAX_DIFF_LINES:
             body.append(f"… {len(lines) - MAX_DIFF_LINES} more diff lines\n", style="dim")
         for note in plan.notes:

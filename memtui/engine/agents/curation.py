@@ -392,11 +392,9 @@ def plan_promote_claude(home: Path, file: str | os.PathLike[str]) -> WritePlan:
 def global_file(home: Path, name: str | None = None) -> Path:
     """The global file a Gemini CLI curation writes: ``name``, else the one the home's
     settings name (``context.fileName``, else GEMINI.md); refused when it leads outside."""
-    chosen = name or context_file_names(home)[0]
-    path = context_path(home, chosen)
+    path = context_path(home, chosen := name or context_file_names(home)[0])
     if path is None:
-        raise UnsafePath(f"{chosen[:80]!r}: the global memory file (context.fileName) leads "
-                         f"outside {home}; memtui does not write there")
+        raise UnsafePath(f"{chosen[:80]!r} (context.fileName) leads outside {home}; not written")
     return path
 
 

@@ -281,9 +281,8 @@ def plan_row(action: str, row: AgentRow, home: Path, extra: bool = False) -> Wri
         return curation.plan_redact(home, *sorted({finding.path for finding in row.secrets}))
     if action == "switch":
         return switches.plan_auto_memory(row.agent, home, not row.auto_memory, row.project)
-    patches = [patch for patch in gemini.list_gemini_inbox(home)
-               if (patch.project or GLOBAL_KEY) == row.key]
-    if not patches:
+    first = next((patch.path for patch in gemini.list_gemini_inbox(home)
+                  if (patch.project or GLOBAL_KEY) == row.key), None)
+    if first is None:
         raise AgentInputError("no inbox patch waiting for this row")
-    plan = inbox.plan_apply_patch if extra else inbox.plan_dismiss_patch
-    return plan(home, patches[0].path)
+    return (inbox.plan_apply_patch if extra else inbox.plan_dismiss_patch)(home, first)

@@ -1,7 +1,6 @@
 """An agent's settings file read as JSON (comments tolerated, as Gemini CLI allows them);
 one that is not a JSON object is a problem (its switches read as defaults, never written).
-Also the names of Gemini CLI's global memory file: ``context.fileName``, else ``GEMINI.md``,
-and where it lies in the home.
+Also Gemini CLI's global memory file: its names (``context.fileName``, else GEMINI.md), path.
 """
 
 from __future__ import annotations
