@@ -46,30 +46,30 @@ def test_the_claude_switch_is_written_in_the_file_that_decides_it(
     shared = project / ".claude" / "settings.json"
     local = shared.with_name("settings.local.json")
     home.mkdir()
-    assert claude_switch_file(home) == home / "settings.json"  # nothing set: the user's
-    assert claude_switch_file(home, str(project)) == home / "settings.json"
-    assert claude_switch_file(home, str(project), with_user=False) == shared
+    assert claude_switch_file(home, True) == home / "settings.json"  # nothing set: the user's
+    assert claude_switch_file(home, True, str(project)) == home / "settings.json"
+    assert claude_switch_file(home, True, str(project), with_user=False) == shared
     _settings(home / "settings.json", {SWITCH: True, "theme": "dark"})
-    assert claude_switch_file(home, str(project)) == home / "settings.json"
-    assert claude_switch_file(home, str(project), with_user=False) == shared  # its own scope
+    assert claude_switch_file(home, True, str(project)) == home / "settings.json"
+    assert claude_switch_file(home, True, str(project), with_user=False) == shared  # its own scope
     _settings(shared, {SWITCH: False})
-    assert claude_switch_file(home, str(project)) == shared
+    assert claude_switch_file(home, True, str(project)) == shared
     _settings(local, {SWITCH: "yes"})  # a yes/no word counts, as the reader reads it
-    assert claude_switch_file(home, str(project)) == local
-    assert claude_switch_file(home, str(project), with_user=False) == local
-    assert claude_switch_file(home) == home / "settings.json"  # no project: the user's
+    assert claude_switch_file(home, True, str(project)) == local
+    assert claude_switch_file(home, True, str(project), with_user=False) == local
+    assert claude_switch_file(home, True) == home / "settings.json"  # no project: the user's
     monkeypatch.chdir(tmp_path)  # a relative project is the folder's under the cwd
-    assert claude_switch_file(home, "app", with_user=False) == local
+    assert claude_switch_file(home, True, "app", with_user=False) == local
     _settings(local, "{ nope")  # not JSON: it sets nothing, the shared file decides
-    assert claude_switch_file(home, str(project)) == shared
+    assert claude_switch_file(home, True, str(project)) == shared
     _settings(local, {"autoMemoryEnabled": [1]})  # not a switch value either
-    assert claude_switch_file(home, str(project)) == shared
+    assert claude_switch_file(home, True, str(project)) == shared
 
 
 def test_claude_code_never_reads_the_user_folders_settings_local(tmp_path: Path) -> None:
     home = tmp_path / ".claude"
     _settings(home / "settings.local.json", {SWITCH: False})
-    assert claude_switch_file(home) == home / "settings.json"
+    assert claude_switch_file(home, True) == home / "settings.json"
     read = read_claude_home(home, instructions=False)  # the reader reads it so too
     assert read.auto_memory is True and read.switches == ()
     plan = plan_auto_memory("claude", home, True)

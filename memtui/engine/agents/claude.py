@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
+from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem, AgentInputError
 from memtui.engine.agents.folders import read_memory_folder, subfolders
 from memtui.engine.agents.instructions import (
     InstructionScan,
@@ -98,8 +98,7 @@ def _settings_switches(paths: list[Path], root: Path, switches: list[Switch],
             switches.append(Switch(SWITCH_DIRECTORY, directory, str(path)))
 
 
-def env_switches(env: Mapping[str, str], switches: list[Switch]) -> None:
-    """Add the switches the environment sets (they beat every settings file)."""
+def _env_switches(env: Mapping[str, str], switches: list[Switch]) -> None:
     value = env.get(CLAUDE_DISABLE_ENV)
     if value is not None and value.strip():
         disabled = value.strip().lower() in _TRUE_WORDS
@@ -109,11 +108,18 @@ def env_switches(env: Mapping[str, str], switches: list[Switch]) -> None:
         switches.append(Switch(SWITCH_DIRECTORY, moved, f"${CLAUDE_MEMORY_PATH_ENV}"))
 
 
-def switch_file(home: Path, project: str | None = None, with_user: bool = True) -> Path:
-    """Where ``autoMemoryEnabled`` is switched: of the settings files Claude Code reads in
-    order (the user's settings.json when ``with_user`` or without a ``project``, then the
-    project's .claude/settings.json and .claude/settings.local.json), the last that sets it
-    (the one that decides), else the first."""
+def switch_file(home: Path, on: bool, project: str | None = None, with_user: bool = True
+                ) -> Path:
+    """Where ``autoMemoryEnabled`` is switched ``on`` (or off): of the settings files Claude
+    Code reads in order (the user's settings.json when ``with_user`` or without a
+    ``project``, then the project's .claude/settings.json and .claude/settings.local.json),
+    the last that sets it (the one that decides), else the first; refused when the
+    environment, which beats every file, sets it the other way."""
+    forced: list[Switch] = []
+    _env_switches(os.environ, forced)
+    if forced and forced[0].name == SWITCH_ENABLED and forced[0].value != on:
+        raise AgentInputError(f"auto memory is set by {forced[0].where} in the environment; "
+                              "change it there")
     config = Path(os.path.expanduser(project or ".")).absolute() / PROJECT_CONFIG_DIR
     files = ([home / SETTINGS_FILE] if with_user or not project else []) + (
         [config / SETTINGS_FILE, config / LOCAL_SETTINGS_FILE] if project else [])
@@ -240,7 +246,7 @@ def read_claude_home(home: str | os.PathLike[str] | None = None, *,
     root = real_root(home_path)
     user_switches: list[Switch] = []
     _settings_switches([home_path / SETTINGS_FILE], root, user_switches, problems)
-    env_switches(environ, user_switches)
+    _env_switches(environ, user_switches)
     scan = InstructionScan()
     if instructions:
         if managed_dir is not None:

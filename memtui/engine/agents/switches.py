@@ -13,7 +13,7 @@ from typing import Any
 
 from memtui.engine.agents import claude, settings_json
 from memtui.engine.agents.errors import AGENT_FILES, AgentInputError
-from memtui.engine.agents.models import AGENT_GEMINI, Switch
+from memtui.engine.agents.models import AGENT_GEMINI
 from memtui.engine.agents.plans import ACTION_CREATE, ACTION_REPLACE, FileChange, WritePlan
 from memtui.engine.agents.settings_json import MAX_SETTINGS_BYTES, parse_settings, strip_comments
 from memtui.engine.safe_files import real_root
@@ -69,14 +69,8 @@ def plan_switch(settings_path: Path, root: Path, keys: tuple[str, ...], on: bool
 def plan_auto_memory(agent: str, home: Path, on: bool, project: str | None = None,
                      with_user: bool = True) -> WritePlan:
     """Switch ``agent``'s auto memory ``on`` (or off) where it takes effect: Gemini CLI's in
-    its home's settings.json, Claude Code's in ``claude.switch_file``, refused when the
-    environment sets it the other way (it beats every file)."""
+    its home's settings.json, Claude Code's in ``claude.switch_file``."""
     if agent == AGENT_GEMINI:
         return plan_switch(home / settings_json.SETTINGS_FILE, home, GEMINI_SWITCH, on)
-    forced: list[Switch] = []
-    claude.env_switches(os.environ, forced)
-    if forced and forced[0].name == claude.SWITCH_ENABLED and forced[0].value != on:
-        raise AgentInputError(f"auto memory is set by {forced[0].where} in the environment; "
-                              "change it there")
-    target = claude.switch_file(home, project, with_user)
+    target = claude.switch_file(home, on, project, with_user)
     return plan_switch(target, target.parent, CLAUDE_SWITCH, on)
