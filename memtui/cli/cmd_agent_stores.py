@@ -299,20 +299,15 @@ def claude_write(ctx: CliContext, args: argparse.Namespace) -> int:
                                                      _claude_memory_folder(home, args.folder)),
         "redact": lambda: curation.plan_redact(home, args.file),
         "promote": lambda: curation.plan_promote_claude(home, args.file),
+        "auto-memory": lambda: switches.plan_auto_memory(
+            AGENT_CLAUDE, home, args.state == "on", args.project, with_user=not args.project),
     }
-    if action == "auto-memory":
-        target = (Path(args.project).expanduser().absolute() / ".claude") if args.project \
-            else home
-        return run_plan(ctx, args, lambda: switches.plan_switch(
-            target / "settings.json", target, switches.CLAUDE_SWITCH, args.state == "on"))
     return run_plan(ctx, args, makers[action])
 
 
 def gemini_write(ctx: CliContext, args: argparse.Namespace) -> int:
     """``gemini forget|redact|promote|note|auto-memory … [--write]``."""
     from memtui.engine.agents import curation, switches
-    from memtui.engine.agents.curation import plan_promote_index_fact
-    from memtui.engine.agents.gemini import read_gemini_home
 
     home = agent_home(args, AGENT_GEMINI)
     action = args.gemini_command
@@ -320,16 +315,15 @@ def gemini_write(ctx: CliContext, args: argparse.Namespace) -> int:
         from memtui.cli.main import UsageError
 
         raise UsageError(f"memtui gemini {action}: give a FILE or --fact TEXT (one of them)")
-    context_file = read_gemini_home(home, instructions=False).context_files[0]
     makers: dict[str, Callable[[], WritePlan]] = {
-        "forget": lambda: (curation.plan_forget_fact(home, args.fact, context_file) if args.fact
+        "forget": lambda: (curation.plan_forget_fact(home, args.fact) if args.fact
                            else curation.plan_forget(home, args.file)),
         "redact": lambda: curation.plan_redact(home, args.file),
-        "note": lambda: curation.plan_add_fact(home, args.text, context_file),
-        "promote": lambda: (plan_promote_index_fact(home, args.fact, context_file) if args.fact
-                            else curation.plan_promote_gemini(home, args.file, context_file)),
-        "auto-memory": lambda: switches.plan_switch(home / "settings.json", home,
-                                                    switches.GEMINI_SWITCH, args.state == "on"),
+        "note": lambda: curation.plan_add_fact(home, args.text),
+        "promote": lambda: (curation.plan_promote_index_fact(home, args.fact) if args.fact
+                            else curation.plan_promote_gemini(home, args.file)),
+        "auto-memory": lambda: switches.plan_auto_memory(AGENT_GEMINI, home,
+                                                         args.state == "on"),
     }
     return run_plan(ctx, args, makers[action])
 
@@ -409,7 +403,8 @@ CLAUDE_COMMANDS = (
              WRITE)),
     Command("auto-memory", "switch auto memory on or off (needs --write)", claude_write,
             (STATE, arg("--project", metavar="DIR", default=None,
-                        help="in DIR/.claude/settings.json (else ~/.claude/settings.json)"),
+                        help="in DIR/.claude/settings.local.json when it sets it, else "
+                        "DIR/.claude/settings.json (without: ~/.claude/settings.json)"),
              WRITE)),
 )
 GEMINI_COMMANDS = (

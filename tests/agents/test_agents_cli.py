@@ -199,3 +199,16 @@ def test_export_writes_each_format_into_a_new_folder(
     exported = (gtarget / "GEMINI.md").read_text(encoding="utf-8")  # 0.61: plain bullets
     assert "Gemini Added Memories" not in exported
     assert json.loads((gtarget / "projects.json").read_text())["projects"]
+
+
+def test_auto_memory_the_environment_overrides_is_refused(
+        claude: Run, homes: tuple[ClaudeFixture, GeminiFixture],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = homes[0].home / "settings.json"
+    before = settings.read_text(encoding="utf-8")
+    monkeypatch.setenv("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "1")
+    refused = claude("auto-memory", "on", "--write", "--json")
+    assert refused.code == 5 and "in the environment" in refused.json["error"]["message"]
+    assert settings.read_text(encoding="utf-8") == before
+    assert claude("auto-memory", "off", "--write").code == 0  # the same way: written
+    assert json.loads(settings.read_text())["autoMemoryEnabled"] is False

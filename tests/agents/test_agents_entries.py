@@ -12,6 +12,7 @@ from agents_fixture import GITHUB_TOKEN, ClaudeFixture, GeminiFixture
 from memtui.engine.agents.curation import (
     edit_source,
     fact_edit_source,
+    global_file,
     plan_edit,
     plan_edit_fact,
     plan_forget_fact,
@@ -85,7 +86,7 @@ def test_a_gemini_project_row_lists_its_files(gemini: GeminiFixture) -> None:
     app = row_entries("gemini", gemini.home, "app", str(gemini.memory("app")))
     assert [(entry.kind, entry.name) for entry in app.entries] == [
         ("index", "MEMORY.md"), ("topic", "conventions.md"), ("topic", "unlisted.md")]
-    assert app.context_file == "GEMINI.md"
+    assert global_file(gemini.home) == gemini.home / "GEMINI.md"
     web = row_entries("gemini", gemini.home, "web", str(gemini.memory("web")))
     assert [(entry.kind, entry.name) for entry in web.entries] == [("file", "GEMINI.md")]
     missing = row_entries("gemini", gemini.home, "gone", None)
@@ -181,8 +182,7 @@ def test_plan_entry_dispatches_and_refuses_with_reasons(claude: ClaudeFixture,
     assert entry_edit_source(gemini.home, fact).fact == fact.fact
     conventions = _entry(row_entries("gemini", gemini.home, "app",
                                      str(gemini.memory("app"))).entries, "conventions.md")
-    promote = plan_entry("promote", "gemini", gemini.home, conventions,
-                         context_file="GEMINI.md")
+    promote = plan_entry("promote", "gemini", gemini.home, conventions)
     assert promote.changes[0].path == str(gemini.home / "GEMINI.md")
 
 
@@ -192,7 +192,7 @@ def test_a_moved_context_file_is_where_facts_are_read(gemini: GeminiFixture) -> 
     (gemini.home / "AGENTS.md").write_text("## Gemini Added Memories\n- In AGENTS.md.\n",
                                            encoding="utf-8")
     read = row_entries("gemini", gemini.home, "global", str(gemini.home))
-    assert read.context_file == "AGENTS.md"
+    assert global_file(gemini.home) == gemini.home / "AGENTS.md"
     assert [(entry.name, entry.fact) for entry in read.entries] == [("AGENTS.md",
                                                                      "In AGENTS.md.")]
     apply_plan(plan_entry("forget", "gemini", gemini.home, read.entries[0]), True)

@@ -140,8 +140,8 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
         self.entries_error: str | None = None
         self._editor: MemoryEditor | None = None
         """The open entry editor (its save waits for the plan and the confirm)."""
-        self._editing: tuple[AgentRow, MemoryEntry, str | None, EditSource] | None = None
-        """The entry the editor is open on (its row, the context file, what was read)."""
+        self._editing: tuple[AgentRow, MemoryEntry, EditSource] | None = None
+        """The entry the editor is open on (its row, what was read)."""
 
     def compose(self) -> ComposeResult:
         """Title, the rows (or one row's entries), the selected row's (entry's) details."""
@@ -500,68 +500,24 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
 
     # ---- writes: plan (worker) -> confirm -> write (worker) ---------------------------
 
-    def _plan_for(self, action: str, row: AgentRow, homes: tuple[Path | None, ...],
-                  extra: bool) -> WritePlan:
-        from memtui.engine.agents import curation, inbox, switches
-        from memtui.engine.agents import gemini as gemini_store
-        from memtui.engine.agents.errors import AgentInputError
-        from memtui.engine.agents.plans import WritePlan
-
-        home = agent_home(row.agent, homes)  # inbox patches: Gemini CLI rows only
-        if action == "fix":
-            if row.memory_dir is None or row.index is None:
-                raise AgentInputError("this row has no memory index to repair")
-            return curation.plan_fix_index(home, Path(row.memory_dir))
-        if action == "redact":
-            files = sorted({finding.path for finding in row.secrets})
-            if not files:
-                raise AgentInputError("no secret found in this row")
-            plans = [curation.plan_redact(home, path) for path in files]
-            return WritePlan("redact", f"redact {len(row.secrets)} secret(s) in "
-                             f"{len(files)} file(s)", plans[0].root,
-                             tuple(change for plan in plans for change in plan.changes))
-        if action == "switch":
-            on = not bool(row.auto_memory)
-            winner = next((item for item in reversed(row.switches)
-                           if item.effective and item.name in ("autoMemoryEnabled",
-                                                               "experimental.autoMemory")),
-                          None)
-            if winner is not None and winner.where.startswith("$"):
-                raise AgentInputError(f"auto memory is set by {winner.where} in the "
-                                      "environment; change it there")
-            if row.agent == "claude":
-                target = Path(winner.where) if winner is not None and \
-                    winner.where.endswith(".json") else home / "settings.json"
-                root = home if target.parent == home else target.parent.parent
-                return switches.plan_switch(target, root, switches.CLAUDE_SWITCH, on)
-            return switches.plan_switch(home / "settings.json", home, switches.GEMINI_SWITCH, on)
-        patches = [patch for patch in gemini_store.list_gemini_inbox(home)
-                   if (patch.project or "global") == row.key]
-        if not patches:
-            raise AgentInputError("no inbox patch waiting for this row")
-        plan = inbox.plan_apply_patch if extra else inbox.plan_dismiss_patch
-        return plan(home, patches[0].path)
-
     def action_row_write(self, action: str, extra: bool = False) -> None:
         """``x`` repairs the selected row's index, ``s`` redacts its files' secrets, ``m``
         switches the agent's auto memory, ``p`` / ``D`` apply or dismiss its first inbox
         patch: each shows the change to confirm first."""
-        agents = ("gemini",) if action == "inbox" else ("claude", "gemini")
         row = self.item_list.current()
         if row is None:
             self.memtui.say("Nothing selected.", severity="warning")
             return
-        if row.agent not in agents:
-            names = " or ".join(agents)
-            self.memtui.say(f"That works on {names} rows only.", severity="warning")
-            return
         homes = self.homes()
-        self.run_job("agents-write", lambda: self._plan_for(action, row, homes, extra),
-                     self._planned)
+
+        def plan() -> WritePlan:
+            from memtui.engine.agents.entries import plan_row
+
+            return plan_row(action, row, agent_home(row.agent, homes), extra)
+
+        self.run_job("agents-write", plan, self._planned)
 
     def _planned(self, plan: WritePlan | None, error: str | None) -> None:
-        from memtui.engine.agents.plans import mask_secrets
-
         if plan is None:
             self.memtui.say(one_line(error or "nothing to do", 200), severity="warning")
             return
@@ -570,7 +526,7 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
         lines = plan.diff().splitlines()
         for line in lines[:MAX_DIFF_LINES]:
             style = "green" if line.startswith("+") else "red" if line.startswith("-") else ""
-            body.append(one_line(tilde(mask_secrets(line)), 200) + "\n", style=style)
+            body.append(one_line(tilde(line), 200) + "\n", style=style)  # diff(): masked
         if len(lines) > MAX_DIFF_LINES:
             body.append(f"… {len(lines) - MAX_DIFF_LINES} more diff lines\n", style="dim")
         for note in plan.notes:
@@ -647,20 +603,17 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
             return None
         return self.opened, entry
 
-    def _context_file(self) -> str | None:
-        return self.entries.context_file if self.entries is not None else None
-
     def action_forget_entry(self) -> None:
         """``d``: forget the selected entry (after a confirm showing the plan)."""
         chosen = self._chosen_entry("forget")
         if chosen is not None:
-            self._plan_entry("forget", *chosen, self._context_file())
+            self._plan_entry("forget", *chosen)
 
     def action_promote_entry(self) -> None:
         """``P``: promote the selected project memory to the user/global tier (confirmed)."""
         chosen = self._chosen_entry("promote")
         if chosen is not None:
-            self._plan_entry("promote", *chosen, self._context_file())
+            self._plan_entry("promote", *chosen)
 
     def action_edit_entry(self) -> None:
         """``e``: edit the selected entry's text (an editor, then a confirm with the diff)."""
@@ -700,7 +653,7 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
             return
         if row is None:
             return
-        self._editing = (row, entry, self._context_file(), source)
+        self._editing = (row, entry, source)
 
         def closed(_result: object) -> None:
             self._editor = None
@@ -715,22 +668,19 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
         """Save in the entry's editor: plan the edit (then confirm the diff)."""
         if self._editing is None:
             return
-        row, entry, context_file, source = self._editing
+        row, entry, source = self._editing
         self._editor = cast("MemoryEditor", message.dialog)
-        self._plan_entry("edit", row, entry, context_file,
-                         cast("MemoryDraft", message.draft).content, source)
+        self._plan_entry("edit", row, entry, cast("MemoryDraft", message.draft).content, source)
 
     def _plan_entry(self, action: str, row: AgentRow, entry: MemoryEntry,
-                    context_file: str | None, text: str | None = None,
-                    source: EditSource | None = None) -> None:
+                    text: str | None = None, source: EditSource | None = None) -> None:
         """Plan an entry action in a worker (then confirm it)."""
         homes = self.homes()
 
         def plan() -> WritePlan:
             from memtui.engine.agents.entries import plan_entry
 
-            return plan_entry(action, row.agent, agent_home(row.agent, homes), entry,
-                              context_file=context_file, text=text,
+            return plan_entry(action, row.agent, agent_home(row.agent, homes), entry, text=text,
                               expected=source.stamp if source is not None else None)
 
         self.run_job("agents-entry", plan,

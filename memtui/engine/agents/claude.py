@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
+from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem, AgentInputError
 from memtui.engine.agents.folders import read_memory_folder, subfolders
 from memtui.engine.agents.instructions import (
     InstructionScan,
@@ -83,10 +83,10 @@ def _bool(value: object) -> bool | None:
     return None
 
 
-def _settings_switches(folder: Path, root: Path, switches: list[Switch],
+def _settings_switches(paths: list[Path], root: Path, switches: list[Switch],
                        problems: list[Problem]) -> None:
-    """The switches of ``settings.json`` then ``settings.local.json`` in ``folder``."""
-    for path in (folder / SETTINGS_FILE, folder / LOCAL_SETTINGS_FILE):
+    """The switches of each settings file of ``paths``, in order."""
+    for path in paths:
         settings, _stamp, problem = read_settings(path, root)
         if problem is not None:
             problems.append(problem)
@@ -106,6 +106,26 @@ def _env_switches(env: Mapping[str, str], switches: list[Switch]) -> None:
     moved = env.get(CLAUDE_MEMORY_PATH_ENV)
     if moved:
         switches.append(Switch(SWITCH_DIRECTORY, moved, f"${CLAUDE_MEMORY_PATH_ENV}"))
+
+
+def switch_file(home: Path, on: bool, project: str | None = None, with_user: bool = True
+                ) -> Path:
+    """Where ``autoMemoryEnabled`` is switched ``on`` (or off): of the settings files Claude
+    Code reads in order (the user's settings.json when ``with_user`` or without a
+    ``project``, then the project's .claude/settings.json and .claude/settings.local.json),
+    the last that sets it (the one that decides), else the first; refused when the
+    environment, which beats every file, sets it the other way."""
+    forced: list[Switch] = []
+    _env_switches(os.environ, forced)
+    if forced and forced[0].name == SWITCH_ENABLED and forced[0].value != on:
+        raise AgentInputError(f"auto memory is set by {forced[0].where} in the environment; "
+                              "change it there")
+    config = Path(os.path.expanduser(project or ".")).absolute() / PROJECT_CONFIG_DIR
+    files = ([home / SETTINGS_FILE] if with_user or not project else []) + (
+        [config / SETTINGS_FILE, config / LOCAL_SETTINGS_FILE] if project else [])
+    setting = [path for path in files if _bool(dotted(
+        read_settings(path, real_root(path.parent))[0], SWITCH_ENABLED)) is not None]
+    return setting[-1] if setting else files[0]
 
 
 def resolve_switches(switches: list[Switch]) -> tuple[tuple[Switch, ...], bool]:
@@ -179,16 +199,17 @@ def _project_row(folder: Path, root: Path, user_switches: list[Switch],
     memory = folder / MEMORY_DIR
     scan = read_memory_folder(memory, root)
     problems.extend(scan.problems)
-    env_switches = [item for item in user_switches if item.where.startswith("$")]
+    from_env = [item for item in user_switches if item.where.startswith("$")]
     switches = [item for item in user_switches if not item.where.startswith("$")]
     if cwd is not None:
         project_dir = Path(cwd)
         config = project_dir / PROJECT_CONFIG_DIR
         if config.is_dir():
-            _settings_switches(config, real_root(project_dir), switches, problems)
+            _settings_switches([config / SETTINGS_FILE, config / LOCAL_SETTINGS_FILE],
+                               real_root(project_dir), switches, problems)
         if scan_instructions:
             _project_instructions(instructions, project_dir)
-    marked, enabled = resolve_switches(switches + env_switches)
+    marked, enabled = resolve_switches(switches + from_env)
     exists = memory.is_dir() and not memory.is_symlink()
     return AgentProject(
         agent=AGENT_CLAUDE, key=slug, project=cwd,
@@ -224,7 +245,7 @@ def read_claude_home(home: str | os.PathLike[str] | None = None, *,
     problems: list[Problem] = []
     root = real_root(home_path)
     user_switches: list[Switch] = []
-    _settings_switches(home_path, root, user_switches, problems)
+    _settings_switches([home_path / SETTINGS_FILE], root, user_switches, problems)
     _env_switches(environ, user_switches)
     scan = InstructionScan()
     if instructions:

@@ -43,7 +43,7 @@ from memtui.engine.agents.plans import (
     FileChange,
     WritePlan,
 )
-from memtui.engine.agents.settings_json import DEFAULT_CONTEXT_FILE
+from memtui.engine.agents.settings_json import context_file_names, context_path
 from memtui.engine.redaction import redact, scan
 from memtui.engine.safe_files import FileStamp, real_root
 from memtui.errors import UnsafePath
@@ -225,18 +225,23 @@ def plan_edit(home: Path, file: str | os.PathLike[str], body: str,
                      (FileChange(str(path), ACTION_REPLACE, stamp, text, new_text),), notes)
 
 
-def plan_redact(home: Path, file: str | os.PathLike[str]) -> WritePlan:
-    """Replace every secret of a memory file by ``[REDACTED]``."""
-    path = resolve_file(home, file)
-    root = _inside_root(path, home)
-    text, stamp = read_stamped(path, root)
-    result = scan(text)
-    if not result.findings:
-        raise AgentNotFound(f"{path}: no secret found; nothing to redact")
-    kinds = ", ".join(sorted({finding.kind for finding in result.findings}))
-    return WritePlan("redact", f"redact {len(result.findings)} secret(s) ({kinds}) "
-                     f"in {path.name}", str(root),
-                     (FileChange(str(path), ACTION_REPLACE, stamp, text, result.text),))
+def plan_redact(home: Path, *files: str | os.PathLike[str]) -> WritePlan:
+    """Replace every secret of the memory ``files`` by ``[REDACTED]``, in one plan."""
+    if not files:
+        raise AgentInputError("no secret found; nothing to redact")
+    changes: list[FileChange] = []
+    kinds: list[str] = []
+    for file in files:
+        path = resolve_file(home, file)
+        text, stamp = read_stamped(path, _inside_root(path, home))
+        result = scan(text)
+        if not result.findings:
+            raise AgentNotFound(f"{path}: no secret found; nothing to redact")
+        kinds.extend(finding.kind for finding in result.findings)
+        changes.append(FileChange(str(path), ACTION_REPLACE, stamp, text, result.text))
+    where = Path(changes[0].path).name if len(changes) == 1 else f"{len(changes)} files"
+    return WritePlan("redact", f"redact {len(kinds)} secret(s) ({', '.join(sorted(set(kinds)))})"
+                     f" in {where}", str(real_root(home)), tuple(changes))
 
 
 def _fit_hooks(lines: list[str]) -> tuple[list[str], int]:
@@ -384,10 +389,18 @@ def plan_promote_claude(home: Path, file: str | os.PathLike[str]) -> WritePlan:
     return _plan_promote(home, file, home / "CLAUDE.md", _under(PROMOTED_HEADING))
 
 
-def plan_promote_gemini(home: Path, file: str | os.PathLike[str],
-                        context_file: str = DEFAULT_CONTEXT_FILE) -> WritePlan:
+def global_file(home: Path, name: str | None = None) -> Path:
+    """The global file a Gemini CLI curation writes: ``name``, else the one the home's
+    settings name (``context.fileName``, else GEMINI.md); refused when it leads outside."""
+    path = context_path(home, chosen := name or context_file_names(home)[0])
+    if path is None:
+        raise UnsafePath(f"{chosen[:80]!r} (context.fileName) leads outside {home}; not written")
+    return path
+
+
+def plan_promote_gemini(home: Path, file: str | os.PathLike[str]) -> WritePlan:
     """Move a Gemini CLI private memory file to the global file (``append_global``)."""
-    return _plan_promote(home, file, home / context_file, append_global)
+    return _plan_promote(home, file, global_file(home), append_global)
 
 
 @dataclass(frozen=True)
@@ -408,12 +421,12 @@ class _FactLine:
             notes)
 
 
-def _fact_line(home: Path, fact: str, context_file: str,
+def _fact_line(home: Path, fact: str, context_file: str | None,
                expected: FileStamp | None = None) -> _FactLine:
     """The one bullet of the global file (``global_memory_lines``) matching ``fact``
     exactly, else by a unique substring; refused when the file changed since ``expected``."""
     root = real_root(home)
-    path = home / context_file
+    path = global_file(home, context_file)
     text, stamp = read_stamped(path, root)
     _check_expected(path, stamp, expected)
     wanted = fact.strip()
@@ -427,7 +440,7 @@ def _fact_line(home: Path, fact: str, context_file: str,
         f"global memories match {fact[:60]!r}; be more precise"))
 
 
-def plan_forget_fact(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_FILE
+def plan_forget_fact(home: Path, fact: str, context_file: str | None = None
                      ) -> WritePlan:
     """Remove one bullet of the global file (matched exactly, or by a unique substring;
     an old ``## Gemini Added Memories`` line is one of them)."""
@@ -438,7 +451,7 @@ def plan_forget_fact(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_
     return found.plan("forget", "remove one global memory from")
 
 
-def fact_edit_source(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_FILE
+def fact_edit_source(home: Path, fact: str, context_file: str | None = None
                      ) -> EditSource:
     """Read one added memory of the global file to edit it (as ``plan_edit_fact`` finds it)."""
     found = _fact_line(home, fact, context_file)
@@ -448,7 +461,7 @@ def fact_edit_source(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_
 
 
 def plan_edit_fact(home: Path, fact: str, new_text: str,
-                   context_file: str = DEFAULT_CONTEXT_FILE,
+                   context_file: str | None = None,
                    expected: FileStamp | None = None) -> WritePlan:
     """Rewrite one bullet of the global file (found as ``plan_forget_fact`` finds it), made
     one line and redacted; refused when the file changed since ``expected``."""
@@ -463,17 +476,16 @@ def plan_edit_fact(home: Path, fact: str, new_text: str,
                       ("the new text was redacted",) if clean != flat else ())
 
 
-def plan_add_fact(home: Path, fact: str, context_file: str = DEFAULT_CONTEXT_FILE
-                  ) -> WritePlan:
+def plan_add_fact(home: Path, fact: str) -> WritePlan:
     """Add one ``- fact`` (redacted, one line) to the global file (``append_global``)."""
     text = " ".join(str(fact).split())
     _check_edit(text, "a fact")
     clean = redact(text)
     root = real_root(home)
-    change = target_change(home / context_file, root, append_global, [clean])
+    target = global_file(home)
+    change = target_change(target, root, append_global, [clean])
     notes = ("the text was redacted",) if clean != text else ()
-    return WritePlan("note", f"add a memory to {home / context_file}", str(root), (change,),
-                     notes)
+    return WritePlan("note", f"add a memory to {target}", str(root), (change,), notes)
 
 
 def index_facts(home: Path, root: Path) -> list[tuple[Path, int, str, str, FileStamp]]:
@@ -491,8 +503,7 @@ def index_facts(home: Path, root: Path) -> list[tuple[Path, int, str, str, FileS
     return found
 
 
-def plan_promote_index_fact(home: Path, fact: str,
-                            context_file: str = DEFAULT_CONTEXT_FILE) -> WritePlan:
+def plan_promote_index_fact(home: Path, fact: str) -> WritePlan:
     """Move one ``MEMORY.md`` bullet (matched exactly, else by a unique part, over every
     project of the home) to the global file (redacted, ``append_global``)."""
     wanted = " ".join(fact.split())
@@ -508,7 +519,7 @@ def plan_promote_index_fact(home: Path, fact: str,
     lines = old.split("\n")  # the text the line was found in; its stamp guards the write
     new_index = FileChange(str(index), ACTION_REPLACE, stamp, old,
                            "\n".join(lines[:line] + lines[line + 1:]))
-    target = home / context_file
+    target = global_file(home)
     clean = redact(text)
     added = target_change(target, root, append_global, [clean])
     notes = ("the text was redacted",) if clean != text else ()

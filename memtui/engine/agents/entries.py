@@ -1,5 +1,6 @@
 """The entries of one agent row the Agents pane lists and curates: the index, topic files,
 broken index links, other files, daily logs; for Gemini CLI's global tier, each bullet.
+Also the plans of a row's own writes (repair its index, redact, switch, its inbox).
 
 Read-only. Every text shown has its secrets masked (``«kind»``); only a fact's own text is
 kept as it is (to find its line again), and it never reaches JSON.
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memtui.engine.agents import curation
+from memtui.engine.agents import curation, gemini, inbox, switches
 from memtui.engine.agents.curation import EditSource
 from memtui.engine.agents.errors import AgentInputError
 from memtui.engine.agents.folders import read_memory_folder
@@ -28,8 +29,9 @@ from memtui.engine.agents.models import (
     SecretFinding,
     find_secrets,
 )
+from memtui.engine.agents.overview import AgentRow
 from memtui.engine.agents.plans import WritePlan, mask_secrets
-from memtui.engine.agents.settings_json import DEFAULT_CONTEXT_FILE, context_file_names
+from memtui.engine.agents.settings_json import context_file_names
 from memtui.engine.safe_files import FileStamp, is_within, real_root
 from memtui.jsonable import JsonMixin
 
@@ -101,8 +103,6 @@ class RowEntries(JsonMixin):
     memory_dir: str | None
     entries: tuple[MemoryEntry, ...]
     problems: tuple[Problem, ...] = ()
-    context_file: str | None = None
-    """Gemini CLI: the global memory file's name (``context.fileName``)."""
 
 
 def _masked(text: str, chars: int = SHOWN_CHARS) -> str:
@@ -207,19 +207,17 @@ def row_entries(agent: str, home: str | os.PathLike[str], key: str,
         return RowEntries(agent, key, memory_dir, (), (Problem(key, f"{agent} entries are "
                                                                     "not listed here"),))
     names = context_file_names(home_path) if agent == AGENT_GEMINI else ()
-    context = names[0] if names else None
     root = real_root(home_path)
     if agent == AGENT_GEMINI and key == GLOBAL_KEY:
         found, problems = global_entries(home_path, root, names)
-        return RowEntries(agent, key, str(home_path), tuple(found), tuple(problems), context)
+        return RowEntries(agent, key, str(home_path), tuple(found), tuple(problems))
     if memory_dir is None:
-        return RowEntries(agent, key, None, (), (Problem(key, "no memory folder to list"),),
-                          context)
+        return RowEntries(agent, key, None, (), (Problem(key, "no memory folder to list"),))
     if agent == AGENT_CLAUDE and not is_within(memory_dir, root):
         root = real_root(Path(memory_dir).parent)  # autoMemoryDirectory elsewhere
     found, problems = folder_entries(Path(memory_dir), root, limited=agent == AGENT_CLAUDE,
                                      legacy_names=names)
-    return RowEntries(agent, key, memory_dir, tuple(found), tuple(problems), context)
+    return RowEntries(agent, key, memory_dir, tuple(found), tuple(problems))
 
 
 def _link_refusal(entry: MemoryEntry) -> AgentInputError:
@@ -238,8 +236,7 @@ def entry_edit_source(home: str | os.PathLike[str], entry: MemoryEntry) -> EditS
 
 
 def plan_entry(action: str, agent: str, home: str | os.PathLike[str], entry: MemoryEntry, *,
-               context_file: str | None = None, text: str | None = None,
-               expected: FileStamp | None = None) -> WritePlan:
+               text: str | None = None, expected: FileStamp | None = None) -> WritePlan:
     """The plan of ``action`` (forget, edit, promote) on ``entry`` of ``agent``'s home; an
     edit takes the new ``text`` and the ``expected`` stamp it started from."""
     home_path = Path(home)
@@ -265,6 +262,27 @@ def plan_entry(action: str, agent: str, home: str | os.PathLike[str], entry: Mem
     if action == ACTION_FORGET:
         return curation.plan_forget(home_path, entry.path)
     if agent == AGENT_GEMINI:
-        return curation.plan_promote_gemini(home_path, entry.path,
-                                            context_file or DEFAULT_CONTEXT_FILE)
+        return curation.plan_promote_gemini(home_path, entry.path)
     return curation.plan_promote_claude(home_path, entry.path)
+
+
+def plan_row(action: str, row: AgentRow, home: Path, extra: bool = False) -> WritePlan:
+    """The plan of a row's own write: ``fix`` repairs its index, ``redact`` its files'
+    secrets, ``switch`` flips its agent's auto memory where that decides for the row, and
+    ``inbox`` applies (``extra``) or dismisses its first pending patch (Gemini CLI)."""
+    agents = (AGENT_GEMINI,) if action == "inbox" else (AGENT_CLAUDE, AGENT_GEMINI)
+    if row.agent not in agents:
+        raise AgentInputError(f"That works on {' or '.join(agents)} rows only.")
+    if action == "fix":
+        if row.memory_dir is None or row.index is None:
+            raise AgentInputError("this row has no memory index to repair")
+        return curation.plan_fix_index(home, Path(row.memory_dir))
+    if action == "redact":
+        return curation.plan_redact(home, *sorted({finding.path for finding in row.secrets}))
+    if action == "switch":
+        return switches.plan_auto_memory(row.agent, home, not row.auto_memory, row.project)
+    first = next((patch.path for patch in gemini.list_gemini_inbox(home)
+                  if (patch.project or GLOBAL_KEY) == row.key), None)
+    if first is None:
+        raise AgentInputError("no inbox patch waiting for this row")
+    return (inbox.plan_apply_patch if extra else inbox.plan_dismiss_patch)(home, first)

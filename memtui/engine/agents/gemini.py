@@ -34,6 +34,7 @@ from memtui.engine.agents.settings_json import (
     SETTINGS_FILE,
     SWITCH_FILE_NAME,
     context_names,
+    context_path,
     dotted,
     read_settings,
 )
@@ -192,7 +193,10 @@ def global_files(home: Path, root: Path, names: tuple[str, ...], problems: list[
                  ) -> Iterator[tuple[str, Path, str, FileStamp]]:
     """(name, path, text, stamp) of each global context file of the home that can be read."""
     for name in names:
-        path = home / name
+        path = context_path(home, name)
+        if path is None:
+            problems.append(Problem(name, f"{SWITCH_FILE_NAME} leads outside {home}; not read"))
+            continue
         if not os.path.lexists(path):
             continue
         try:

@@ -25,7 +25,7 @@ from memtui.engine.agents.plans import (
     FileChange,
     WritePlan,
 )
-from memtui.engine.agents.settings_json import context_file_names
+from memtui.engine.agents.settings_json import context_file_names, context_path
 from memtui.engine.safe_files import FileStamp, real_root
 from memtui.errors import UnsafePath
 
@@ -124,8 +124,8 @@ def absolute_target(home: Path, memory: Path, scope: str, target: Path) -> Path 
     for a private patch a ``*.md`` (not hidden) directly in the memory folder, for a global
     one exactly a global memory file (``context.fileName``)."""
     if scope == SCOPE_GLOBAL:
-        names = context_file_names(home)
-        return target if any(_same_path(target, home / name) for name in names) else None
+        paths = [context_path(home, name) for name in context_file_names(home)]
+        return target if any(path and _same_path(target, path) for path in paths) else None
     if ".." in target.parts or not _same_path(target.parent, memory):
         return None
     if target.name.startswith(".") or not target.name.lower().endswith(".md"):

@@ -1,6 +1,6 @@
 """An agent's settings file read as JSON (comments tolerated, as Gemini CLI allows them);
 one that is not a JSON object is a problem (its switches read as defaults, never written).
-Also the names of Gemini CLI's global memory file: ``context.fileName``, else ``GEMINI.md``.
+Also Gemini CLI's global memory file: its names (``context.fileName``, else GEMINI.md), path.
 """
 
 from __future__ import annotations
@@ -115,3 +115,11 @@ def context_file_names(home: str | os.PathLike[str]) -> tuple[str, ...]:
         return (DEFAULT_CONTEXT_FILE,)
     settings, _stamp, _problem = read_settings(home_path / SETTINGS_FILE, real_root(home_path))
     return context_names(settings)
+
+
+def context_path(home: str | os.PathLike[str], name: str) -> Path | None:
+    """Where Gemini CLI keeps the global file ``name``: joined to the home as its
+    ``path.join`` joins (an absolute name stays under the home); None when it leads out."""
+    base = os.path.normpath(home)
+    path = os.path.normpath(f"{base}/{name}")
+    return Path(path) if path.startswith(base.rstrip(os.sep) + os.sep) else None

@@ -1,7 +1,7 @@
 """Switch an agent's auto memory off or on in its own settings file, keeping every other
-key (Claude Code's ``autoMemoryEnabled``, Gemini CLI's ``experimental.autoMemory``). A file
-that is not JSON, or holds comments a rewrite would lose, is refused; a missing one is
-created with the one key.
+key (Claude Code's ``autoMemoryEnabled``, Gemini CLI's ``experimental.autoMemory``), in the
+file where the switch takes effect. A file that is not JSON, or holds comments a rewrite
+would lose, is refused; a missing one is created with the one key.
 """
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+from memtui.engine.agents import claude, settings_json
 from memtui.engine.agents.errors import AGENT_FILES, AgentInputError
+from memtui.engine.agents.models import AGENT_GEMINI
 from memtui.engine.agents.plans import ACTION_CREATE, ACTION_REPLACE, FileChange, WritePlan
 from memtui.engine.agents.settings_json import MAX_SETTINGS_BYTES, parse_settings, strip_comments
 from memtui.engine.safe_files import real_root
@@ -62,3 +64,13 @@ def plan_switch(settings_path: Path, root: Path, keys: tuple[str, ...], on: bool
     return WritePlan("switch", f"turn auto memory {word} ({name} = {str(on).lower()}) in "
                      f"{settings_path}, keeping every other key", str(real),
                      (FileChange(str(settings_path), ACTION_REPLACE, stamp, old, new),))
+
+
+def plan_auto_memory(agent: str, home: Path, on: bool, project: str | None = None,
+                     with_user: bool = True) -> WritePlan:
+    """Switch ``agent``'s auto memory ``on`` (or off) where it takes effect: Gemini CLI's in
+    its home's settings.json, Claude Code's in ``claude.switch_file``."""
+    if agent == AGENT_GEMINI:
+        return plan_switch(home / settings_json.SETTINGS_FILE, home, GEMINI_SWITCH, on)
+    target = claude.switch_file(home, on, project, with_user)
+    return plan_switch(target, target.parent, CLAUDE_SWITCH, on)
