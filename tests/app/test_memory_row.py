@@ -4,9 +4,10 @@ same style in every cell, for any memory, search and width (or declines, and the
 
 from __future__ import annotations
 
+from dataclasses import replace
 from zoneinfo import ZoneInfo
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 from rich.segment import Segment
@@ -66,6 +67,8 @@ memories = st.builds(
 @settings(max_examples=400, deadline=None)
 @given(memory=memories, width=st.integers(1, 160), marked=st.booleans(), stale=st.booleans(),
        search=st.sampled_from([None, "pytest", "pytest fi", "f", "日本", "small inv", "zz"]))
+@example(memory=_memory("", "fact", "manual", "active", 0, "2026-05-27T07:08:09Z"), width=25,
+         marked=False, stale=False, search=None)  # declined, yet the empty row fits
 def test_the_direct_row_draws_the_same_cells_as_the_text_row(memory: Memory, width: int,
                                                              marked: bool, stale: bool,
                                                              search: str | None) -> None:
@@ -74,7 +77,9 @@ def test_the_direct_row_draws_the_same_cells_as_the_text_row(memory: Memory, wid
     text_row = memory_row(memory, width, TZ, marked=marked, stale=stale,
                           pattern=search_pattern(search))
     if drawn is None:  # only a row that does not fit: its content would get fewer than
-        assert text_row.cell_len > width  # MIN_CONTENT_WIDTH cells (memory_row overflows)
+        # MIN_CONTENT_WIDTH cells (memory_row overflows once there is content to show)
+        filled = replace(memory, content="x" * 200)
+        assert memory_row(filled, width, TZ, marked=marked, stale=stale).cell_len > width
         return
     assert text_row.cell_len <= width
     segments, cells = drawn
