@@ -410,7 +410,7 @@ class SafeFiles:
         inside ``root``; its stamp."""
         target = Path(path)
         folder = target.parent
-        if not is_within(folder, root) and os.path.lexists(folder):
+        if not is_within(folder, root):  # checked before any folder is made
             raise self.unsafe(f"{target}: its folder leads outside {root}; nothing was "
                               "written")
         try:

@@ -171,6 +171,21 @@ def test_create_makes_folders_and_never_overwrites(home: Path) -> None:
     assert not made.exists()
 
 
+def test_create_makes_no_folder_outside_the_home(home: Path) -> None:
+    root = real_root(home)
+    top = Path("/") / f"memtui-test-{os.getpid()}"
+    for target, first_made in ((home.parent / "elsewhere" / "new.md", home.parent / "elsewhere"),
+                               (home / ".." / "up" / "deep" / "n.md", home.parent / "up"),
+                               (top / "n.md", top)):
+        with pytest.raises(UnsafePath, match="outside"):
+            AGENT_FILES.create_file(target, "x\n", root)
+        assert not first_made.exists()
+    (home / "link").symlink_to(home.parent)  # a folder through a link out of the home
+    with pytest.raises(UnsafePath, match="outside"):
+        AGENT_FILES.create_file(home / "link" / "made" / "n.md", "x\n", root)
+    assert not (home.parent / "made").exists()
+
+
 def test_publish_never_replaces_a_file(tmp_path: Path) -> None:
     write_new_file(tmp_path / "temp", b"new", 0o600)
     (tmp_path / "taken").write_bytes(b"old")
