@@ -137,7 +137,8 @@ def _hook(engine: Engine, path: Path, session: str = SESSION) -> dict[str, str |
         "session_id": session, "transcript_path": str(path),
         "cwd": str(path.parents[3] / "app"), "hook_event_name": "SessionEnd"})
     engine.sessions.process_waiting()
-    return {row.session_id: row.outcome for row in engine.sessions.list()}
+    return {row.session_id: row.outcome for row in engine.sessions.list()
+            if row.agent == "claude-code"}  # not the import's own records
 
 
 def test_a_session_is_recorded_once_whichever_path_sees_it_first(tmp_path: Path,
