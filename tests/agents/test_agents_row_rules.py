@@ -66,6 +66,21 @@ def test_the_claude_switch_is_written_in_the_file_that_decides_it(
     assert claude_switch_file(home, True, str(project)) == shared
 
 
+def test_the_claude_switch_file_is_read_as_the_reader_reads_it(tmp_path: Path) -> None:
+    home, project = tmp_path / ".claude", tmp_path / "app"
+    home.mkdir()
+    kept = _settings(project / "config" / "local.json", {SWITCH: False})
+    local = project / ".claude" / "settings.local.json"
+    local.parent.mkdir()
+    local.symlink_to(Path("..") / "config" / "local.json")  # a link inside the project
+    assert claude_switch_file(home, True, str(project)) == local
+    local.unlink()
+    local.mkdir()  # a file that may decide but cannot be read: nothing is guessed
+    with pytest.raises(AgentInputError, match="may decide auto memory"):
+        claude_switch_file(home, True, str(project))
+    assert json.loads(kept.read_text()) == {SWITCH: False}
+
+
 def test_claude_code_never_reads_the_user_folders_settings_local(tmp_path: Path) -> None:
     home = tmp_path / ".claude"
     _settings(home / "settings.local.json", {SWITCH: False})

@@ -114,18 +114,27 @@ def switch_file(home: Path, on: bool, project: str | None = None, with_user: boo
     Code reads in order (the user's settings.json when ``with_user`` or without a
     ``project``, then the project's .claude/settings.json and .claude/settings.local.json),
     the last that sets it (the one that decides), else the first; refused when the
-    environment, which beats every file, sets it the other way."""
+    environment, which beats every file, sets it the other way, or when a file that may
+    decide cannot be read. Each file is read inside its home or project, as the reader does."""
     forced: list[Switch] = []
     _env_switches(os.environ, forced)
     if forced and forced[0].name == SWITCH_ENABLED and forced[0].value != on:
         raise AgentInputError(f"auto memory is set by {forced[0].where} in the environment; "
                               "change it there")
-    config = Path(os.path.expanduser(project or ".")).absolute() / PROJECT_CONFIG_DIR
-    files = ([home / SETTINGS_FILE] if with_user or not project else []) + (
-        [config / SETTINGS_FILE, config / LOCAL_SETTINGS_FILE] if project else [])
-    setting = [path for path in files if _bool(dotted(
-        read_settings(path, real_root(path.parent))[0], SWITCH_ENABLED)) is not None]
-    return setting[-1] if setting else files[0]
+    project_dir = Path(os.path.expanduser(project or ".")).absolute()
+    config = project_dir / PROJECT_CONFIG_DIR
+    files = ([(home / SETTINGS_FILE, home)] if with_user or not project else []) + (
+        [(config / SETTINGS_FILE, project_dir), (config / LOCAL_SETTINGS_FILE, project_dir)]
+        if project else [])
+    setting = []
+    for path, root in files:
+        settings, stamp, problem = read_settings(path, real_root(root))
+        if problem is not None and stamp is None:  # unread, not merely not JSON
+            raise AgentInputError(f"{path}: {problem.reason}; it may decide auto memory, so "
+                                  "nothing was written")
+        if _bool(dotted(settings, SWITCH_ENABLED)) is not None:
+            setting.append(path)
+    return setting[-1] if setting else files[0][0]
 
 
 def resolve_switches(switches: list[Switch]) -> tuple[tuple[Switch, ...], bool]:
