@@ -570,6 +570,7 @@ class MemtuiApp(App[None]):
         from memtui.app.curator import record
 
         change = message.change
+        self.inbox_sources.memories_changed()  # before the header counts again
         if message.write.changes_store:
             self.store_changed(wrote=True)
         if self.selected_memory_id in change.removed:

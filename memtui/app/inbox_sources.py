@@ -520,7 +520,7 @@ class StaleMemories(InboxSource):
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
         self._counted: tuple[str, float, int, int] | None = None  # actor, when, count, and
-        self._decisions = 0  # the keeps and forgets made before it (a newer one: count again)
+        self._decisions = 0  # the app's writes before it (a newer one: count again)
         self._counting = threading.Lock()
 
     def entries(self, engine: Engine) -> list[InboxEntry]:
@@ -532,7 +532,7 @@ class StaleMemories(InboxSource):
 
     def count(self, engine: Engine) -> int:
         """How many stale memories (at most ``MAX_STALE_ROWS``): the last count while it is
-        under ``STALE_COUNT_SECONDS`` old and no decision came since, or another one counts."""
+        under ``STALE_COUNT_SECONDS`` old and no write came since, or another one counts."""
         last = self._counted if self._counted and self._counted[0] == engine.actor else None
         if last is not None and last[3] == self._decisions and \
                 self._clock() - last[1] < STALE_COUNT_SECONDS:
@@ -587,14 +587,15 @@ class StaleMemories(InboxSource):
             outcome.done += [entry.key for entry in entries]
         except MemtuiError as error:
             outcome.failed += [(entry.key, error.message) for entry in entries]
-        self._decisions += 1
         return outcome
 
     def reject(self, engine: Engine, entries: Sequence[InboxEntry]) -> Outcome:
         """Forget each (for good, with its older versions)."""
-        outcome = _each(entries, lambda entry: engine.identity.forget(entry.name), "Forgot")
+        return _each(entries, lambda entry: engine.identity.forget(entry.name), "Forgot")
+
+    def memories_changed(self) -> None:
+        """The app wrote (a keep, correction, forget...): the next count is taken anew."""
         self._decisions += 1
-        return outcome
 
 
 @dataclass(frozen=True)
@@ -614,6 +615,12 @@ class InboxSources:
             with suppress(MemtuiError):
                 total += source.count(engine)
         return total
+
+    def memories_changed(self) -> None:
+        """The app wrote: counts that depend on memtui's memories are taken anew."""
+        for source in self.sources:
+            if isinstance(source, StaleMemories):
+                source.memories_changed()
 
 
 def inbox_sources(gemini_home: Path | None = None) -> InboxSources:

@@ -73,15 +73,20 @@ def test_a_count_while_another_counts_checks_nothing(
     assert len(checks) == calls
 
 
-def test_a_decision_here_is_counted_at_once(
+def test_a_write_of_the_app_is_counted_at_once(
         counted: tuple[Engine, StaleMemories, list[float]], checks: list[str]) -> None:
     alice, source, _now = counted
     entries = source.entries(alice)
     calls = len(checks)
     assert source.count(alice) == 1 and len(checks) == calls
     source.approve(alice, entries)  # kept: it still cites a file that is gone
+    inbox_sources.inbox_sources().memories_changed()  # another app's sources: not this one's
+    assert source.count(alice) == 1 and len(checks) == calls
+    inbox_sources.InboxSources((source,)).memories_changed()  # what the app does on a write
     assert source.count(alice) == 1 and len(checks) > calls
     source.reject(alice, entries)
+    assert source.count(alice) == 1  # the count from before, until the app says it wrote
+    inbox_sources.InboxSources((source,)).memories_changed()
     assert source.count(alice) == 0  # the clock has not moved: not the count from before
 
 

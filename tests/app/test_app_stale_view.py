@@ -154,6 +154,15 @@ async def test_keep_of_one_asks_nothing_and_the_header_counts_at_once(tmp_path: 
 
 
 @app_test
+async def test_a_forget_in_the_view_is_counted_at_once(tmp_path: Path) -> None:
+    async with stale_view(unused_app(tmp_path)) as (app, pilot, pane):
+        listed, before = _ids(pane), inbox_count(app)
+        await press(pilot, "d", "y")  # not an Inbox decision: any write counts again
+        assert _ids(pane) == listed[1:]
+        assert inbox_count(app) == before - 1
+
+
+@app_test
 async def test_a_reader_keeps_nothing(tmp_path: Path) -> None:
     store = demo_store(tmp_path)
     Engine(store, "carol").settings.update(max_unused_days=1)  # carol reads webshop
