@@ -124,8 +124,14 @@ def global_memories(text: str) -> list[str]:
 
 def _subfolder_instructions(scan: InstructionScan, project: Path,
                             names: tuple[str, ...]) -> None:
+    """Read the context files ``names`` of a project and its sub-folders; a name leading
+    out of the folder (``context.fileName``, joined as Gemini CLI joins it) is not read."""
+    for name in [name for name in names if context_path(project, name) is None]:
+        scan.problems.append(Problem(str(project), f"{SWITCH_FILE_NAME} {name[:80]!r} leads "
+                                                   "outside the project; not read"))
+    names = tuple(name for name in names if context_path(project, name) is not None)
     for name in names:
-        read_instruction(scan, project / name, "project")
+        read_instruction(scan, project / name.lstrip("/"), "project")
     queue = [(project, 0)]
     seen = 0
     while queue and seen < MAX_SUBFOLDERS:
@@ -140,7 +146,7 @@ def _subfolder_instructions(scan: InstructionScan, project: Path,
                 continue
             seen += 1
             for name in names:
-                candidate = Path(child.path) / name
+                candidate = Path(child.path) / name.lstrip("/")
                 if candidate.is_file():
                     read_instruction(scan, candidate, "subfolder")
             if depth + 1 < MAX_SUBFOLDER_DEPTH:
