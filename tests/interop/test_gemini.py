@@ -165,3 +165,19 @@ def test_a_project_s_own_context_file_name_is_read_by_gemini_and_by_memtui(
             "where": str(workspace), "effective": True} in row["switches"]
     assert json.loads(workspace.read_text(encoding="utf-8")) == {
         "context": {"fileName": "AGENTS.md"}}
+
+
+def test_a_project_s_malformed_settings_stop_gemini_and_memtui_names_them(
+        gemini_program: AgentProgram, agent_home: AgentHome) -> None:
+    _installed(agent_home, trusted=False)  # Gemini CLI reads the file, trusted or not
+    workspace = agent_home.project / ".gemini" / "settings.json"
+    workspace.parent.mkdir()
+    workspace.write_text('{"context": ', encoding="utf-8")
+    done = scenario.mcp_list(agent_home, gemini_program)
+    assert done.returncode != 0 and str(workspace) in done.stdout + done.stderr
+    folder = scenario.gemini_dir(agent_home) / "tmp" / "shop"  # as Gemini CLI registers it
+    folder.mkdir(parents=True)
+    (folder / ".project_root").write_text(str(agent_home.project), encoding="utf-8")
+    shown = _memtui_json(agent_home, "gemini", "show")
+    (row,) = [row for row in shown["projects"] if row["project"] == str(agent_home.project)]
+    assert [p["path"] for p in row["problems"]] == [str(workspace)]
