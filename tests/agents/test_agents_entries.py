@@ -193,8 +193,9 @@ def test_a_moved_context_file_is_where_facts_are_read(gemini: GeminiFixture) -> 
                                            encoding="utf-8")
     read = row_entries("gemini", gemini.home, "global", str(gemini.home))
     assert global_file(gemini.home) == gemini.home / "AGENTS.md"
-    assert [(entry.name, entry.fact) for entry in read.entries] == [("AGENTS.md",
-                                                                     "In AGENTS.md.")]
+    facts = [(entry.name, entry.fact) for entry in read.entries]  # GEMINI.md is read too
+    assert facts[0] == ("AGENTS.md", "In AGENTS.md.") and {name for name, _ in facts} == {
+        "AGENTS.md", "GEMINI.md"}
     apply_plan(plan_entry("forget", "gemini", gemini.home, read.entries[0]), True)
     assert "In AGENTS.md" not in (gemini.home / "AGENTS.md").read_text(encoding="utf-8")
     assert "tabs in Go" in (gemini.home / "GEMINI.md").read_text(encoding="utf-8")

@@ -187,5 +187,6 @@ def test_a_bad_context_setting_is_refused_or_read_as_the_default(gemini: GeminiF
         with pytest.raises(UnsafePath, match="leads outside"):
             curation.plan_promote_gemini(gemini.home, gemini.memory("app") / "conventions.md")
         read = row_entries("gemini", gemini.home, "global", str(gemini.home))
-        assert read.entries == () and "leads outside" in read.problems[0].reason
+        assert {entry.name for entry in read.entries} == {"GEMINI.md"}
+        assert "leads outside" in read.problems[0].reason
     assert not (gemini.root / "outside.md").exists()

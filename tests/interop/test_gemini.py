@@ -132,3 +132,52 @@ def test_memory_gemini_writes_itself_is_read_by_memtui(gemini_program: AgentProg
     assert global_memory["kind"] == "preference" and global_memory["project"] is None
     shown = _memtui_json(agent_home, "gemini", "show")
     assert shown["global_memories"] == [scenario.GLOBAL_FACT]
+
+
+def test_a_project_s_own_context_file_name_is_read_by_gemini_and_by_memtui(
+        gemini_program: AgentProgram, agent_home: AgentHome) -> None:
+    _installed(agent_home)
+    workspace = agent_home.project / ".gemini" / "settings.json"
+    workspace.parent.mkdir()
+    workspace.write_text(json.dumps({"context": {"fileName": "AGENTS.md"}}), encoding="utf-8")
+    (agent_home.project / ".git").mkdir()  # where Gemini CLI stops looking upward
+    for name in ("AGENTS.md", "GEMINI.md", "OTHER.md"):
+        (agent_home.project / name).write_text(f"Read {name} in the project.\n",
+                                               encoding="utf-8")
+    with FakeModelServer([GeminiAdapter()], scenario.remember_policy()) as server:
+        done = scenario.run(agent_home, gemini_program, server, scenario.REMEMBER_PROMPT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    first = server.exchanges[0]
+    read = {name for name in ("AGENTS.md", "GEMINI.md", "OTHER.md")
+            if f"Read {name} in the project." in first.text}
+    assert read == {"AGENTS.md", "GEMINI.md"}
+    home = scenario.gemini_dir(agent_home)
+    assert scenario.prompt_paths(first)[1] == str(home / "AGENTS.md")
+    assert (home / "AGENTS.md").read_text(encoding="utf-8") == f"- {scenario.GLOBAL_FACT}\n"
+    shown = _memtui_json(agent_home, "gemini", "show")
+    assert shown["global_memories"] == [scenario.GLOBAL_FACT]
+    assert shown["context_files"] == ["GEMINI.md", "AGENTS.md"]
+    instructions = {Path(item["path"]).name for item in shown["instructions"]
+                    if Path(item["path"]).parent == agent_home.project}
+    assert instructions == read
+    (row,) = [row for row in shown["projects"] if row["project"] == str(agent_home.project)]
+    assert {"name": "context.fileName", "value": ["AGENTS.md", "GEMINI.md"],
+            "where": str(workspace), "effective": True} in row["switches"]
+    assert json.loads(workspace.read_text(encoding="utf-8")) == {
+        "context": {"fileName": "AGENTS.md"}}
+
+
+def test_a_project_s_malformed_settings_stop_gemini_and_memtui_names_them(
+        gemini_program: AgentProgram, agent_home: AgentHome) -> None:
+    _installed(agent_home, trusted=False)  # Gemini CLI reads the file, trusted or not
+    workspace = agent_home.project / ".gemini" / "settings.json"
+    workspace.parent.mkdir()
+    workspace.write_text('{"context": ', encoding="utf-8")
+    done = scenario.mcp_list(agent_home, gemini_program)
+    assert done.returncode != 0 and str(workspace) in done.stdout + done.stderr
+    folder = scenario.gemini_dir(agent_home) / "tmp" / "shop"  # as Gemini CLI registers it
+    folder.mkdir(parents=True)
+    (folder / ".project_root").write_text(str(agent_home.project), encoding="utf-8")
+    shown = _memtui_json(agent_home, "gemini", "show")
+    (row,) = [row for row in shown["projects"] if row["project"] == str(agent_home.project)]
+    assert [p["path"] for p in row["problems"]] == [str(workspace)]

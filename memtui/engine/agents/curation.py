@@ -22,7 +22,8 @@ from memtui.engine.agents.errors import (
 )
 from memtui.engine.agents.folders import read_memory_folder, subfolders
 from memtui.engine.agents.frontmatter import parse_front_matter
-from memtui.engine.agents.gemini import ADDED_MEMORIES_HEADING, TMP_DIR, global_memory_lines
+from memtui.engine.agents.gemini import ADDED_MEMORIES_HEADING, global_memory_lines
+from memtui.engine.agents.gemini_projects import TMP_DIR
 from memtui.engine.agents.index import (
     ENTRY_RE,
     INDEX_FILE,

@@ -19,6 +19,7 @@ from memtui.engine.agents.curation import EditSource
 from memtui.engine.agents.errors import AgentInputError
 from memtui.engine.agents.folders import read_memory_folder
 from memtui.engine.agents.gemini import GLOBAL_KEY, global_files, global_memory_lines
+from memtui.engine.agents.gemini_projects import home_context_names
 from memtui.engine.agents.index import INDEX_FILE, MAX_INDEX_BYTES, MAX_INDEX_LINES
 from memtui.engine.agents.models import (
     AGENT_CLAUDE,
@@ -31,7 +32,6 @@ from memtui.engine.agents.models import (
 )
 from memtui.engine.agents.overview import AgentRow
 from memtui.engine.agents.plans import WritePlan, mask_secrets
-from memtui.engine.agents.settings_json import context_file_names
 from memtui.engine.safe_files import FileStamp, is_within, real_root
 from memtui.jsonable import JsonMixin
 
@@ -206,7 +206,7 @@ def row_entries(agent: str, home: str | os.PathLike[str], key: str,
     if agent not in (AGENT_CLAUDE, AGENT_GEMINI):
         return RowEntries(agent, key, memory_dir, (), (Problem(key, f"{agent} entries are "
                                                                     "not listed here"),))
-    names = context_file_names(home_path) if agent == AGENT_GEMINI else ()
+    names, by_slug = home_context_names(home_path) if agent == AGENT_GEMINI else ((), {})
     root = real_root(home_path)
     if agent == AGENT_GEMINI and key == GLOBAL_KEY:
         found, problems = global_entries(home_path, root, names)
@@ -216,7 +216,7 @@ def row_entries(agent: str, home: str | os.PathLike[str], key: str,
     if agent == AGENT_CLAUDE and not is_within(memory_dir, root):
         root = real_root(Path(memory_dir).parent)  # autoMemoryDirectory elsewhere
     found, problems = folder_entries(Path(memory_dir), root, limited=agent == AGENT_CLAUDE,
-                                     legacy_names=names)
+                                     legacy_names=by_slug.get(key, names))
     return RowEntries(agent, key, memory_dir, tuple(found), tuple(problems))
 
 

@@ -7,13 +7,18 @@ patches, the switches, and the secrets in all of it.
 from __future__ import annotations
 
 import os
-from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
-from memtui.engine.agents.folders import read_memory_folder, subfolders
+from memtui.engine.agents.folders import read_memory_folder
+from memtui.engine.agents.gemini_projects import (
+    SWITCH_AUTO_MEMORY,
+    GeminiProject,
+    global_names,
+    read_projects,
+)
 from memtui.engine.agents.inbox import list_inbox
 from memtui.engine.agents.instructions import InstructionScan, read_instruction
 from memtui.engine.agents.models import (
@@ -41,15 +46,9 @@ from memtui.engine.agents.settings_json import (
 from memtui.engine.safe_files import FileStamp, folder_cache, real_root, with_folder_cache
 from memtui.jsonable import JsonMixin
 
-PROJECTS_FILE = "projects.json"
-TMP_DIR = "tmp"
 MEMORY_DIR = "memory"
-PROJECT_ROOT_FILE = ".project_root"
 ADDED_MEMORIES_HEADING = "## Gemini Added Memories"
-SWITCH_AUTO_MEMORY = "experimental.autoMemory"
 GLOBAL_KEY = "global"
-MAX_PROJECT_ROOT_BYTES = 4096
-MAX_CLASH_PATHS = 5
 MAX_SUBFOLDER_DEPTH = 3
 MAX_SUBFOLDERS = 200
 SKIPPED_FOLDERS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", "dist",
@@ -123,51 +122,16 @@ def global_memories(text: str) -> list[str]:
     return [fact for _number, fact in global_memory_lines(text)]
 
 
-def read_projects_json(home: Path, root: Path, problems: list[Problem]
-                       ) -> tuple[dict[str, str], dict[str, list[str]]]:
-    """(path -> slug, slug -> paths when two or more paths claim it)."""
-    path = home / PROJECTS_FILE
-    settings, _stamp, problem = read_settings(path, root)
-    if problem is not None:
-        problems.append(problem)
-    mapping: dict[str, str] = {}
-    raw = dotted(settings, "projects") if settings else None
-    if settings is not None and raw is not None and not isinstance(raw, dict):
-        problems.append(Problem(str(path), "'projects' is not an object; ignored"))
-        raw = None
-    for key, value in (raw or {}).items():
-        if isinstance(value, str) and value:
-            mapping[str(key)] = value
-        else:
-            problems.append(Problem(str(path), f"project {str(key)[:80]}: slug is not text; "
-                                               "ignored"))
-    claims: dict[str, list[str]] = defaultdict(list)
-    for project, slug in mapping.items():
-        claims[slug].append(project)
-    clashes = {slug: sorted(paths) for slug, paths in claims.items() if len(paths) > 1}
-    for slug, paths in sorted(clashes.items()):
-        problems.append(Problem(str(path), f"slug clash: {len(paths)} projects map to "
-                                           f"{slug!r} ({', '.join(paths[:MAX_CLASH_PATHS])}); "
-                                           "their memories share one folder"))
-    return mapping, clashes
-
-
-def _project_root_file(folder: Path, root: Path) -> str | None:
-    marker = folder / PROJECT_ROOT_FILE
-    if not marker.is_file():
-        return None
-    try:
-        text, _stamp = AGENT_FILES.read_text_stamped(marker, root, MAX_PROJECT_ROOT_BYTES)
-    except AgentFileProblem:
-        return None
-    value = text.strip()
-    return value if value.startswith("/") else None
-
-
 def _subfolder_instructions(scan: InstructionScan, project: Path,
                             names: tuple[str, ...]) -> None:
+    """Read the context files ``names`` of a project and its sub-folders; a name leading
+    out of the folder (``context.fileName``, joined as Gemini CLI joins it) is not read."""
+    for name in [name for name in names if context_path(project, name) is None]:
+        scan.problems.append(Problem(str(project), f"{SWITCH_FILE_NAME} {name[:80]!r} leads "
+                                                   "outside the project; not read"))
+    names = tuple(name for name in names if context_path(project, name) is not None)
     for name in names:
-        read_instruction(scan, project / name, "project")
+        read_instruction(scan, project / name.lstrip("/"), "project")
     queue = [(project, 0)]
     seen = 0
     while queue and seen < MAX_SUBFOLDERS:
@@ -182,7 +146,7 @@ def _subfolder_instructions(scan: InstructionScan, project: Path,
                 continue
             seen += 1
             for name in names:
-                candidate = Path(child.path) / name
+                candidate = Path(child.path) / name.lstrip("/")
                 if candidate.is_file():
                     read_instruction(scan, candidate, "subfolder")
             if depth + 1 < MAX_SUBFOLDER_DEPTH:
@@ -222,36 +186,27 @@ def _global_row(home: Path, root: Path, names: tuple[str, ...], enabled: bool,
                         problems=tuple(problems))
 
 
-def _project_row(folder: Path, root: Path, project: str | None, enabled: bool,
-                 switches: tuple[Switch, ...], names: tuple[str, ...],
-                 clash: list[str] | None) -> AgentProject:
-    problems: list[Problem] = []
-    if clash:
+def _project_row(item: GeminiProject, root: Path, enabled: bool,
+                 switches: tuple[Switch, ...]) -> AgentProject:
+    folder = item.folder
+    problems = [problem for problem in (item.problem,) if problem is not None]
+    if item.clash:
         problems.append(Problem(str(folder), f"slug {folder.name!r} is claimed by "
-                                             f"{len(clash)} projects in projects.json"))
+                                             f"{len(item.clash)} projects in projects.json"))
     memory = folder / MEMORY_DIR
-    scan = read_memory_folder(memory, root, check_types=False, legacy_names=names,
+    scan = read_memory_folder(memory, root, check_types=False, legacy_names=item.names,
                               max_index_lines=1 << 30, max_index_bytes=1 << 40)
     problems.extend(scan.problems)
     real = memory.is_dir() and not memory.is_symlink()
     inbox = list_inbox(memory, root, folder.name, problems) if real else []
-    return AgentProject(agent=AGENT_GEMINI, key=folder.name, project=project,
+    own = item.switches(switches)
+    on = next((s.value for s in own if s.name == SWITCH_AUTO_MEMORY), enabled) is True
+    return AgentProject(agent=AGENT_GEMINI, key=folder.name, project=item.project,
                         memory_dir=str(memory) if real else None,
                         files=tuple(scan.files), index=scan.index,
                         secrets=tuple(scan.secrets), inbox=tuple(inbox),
-                        other_files=scan.other_files, switches=switches,
-                        auto_memory=enabled, problems=tuple(problems))
-
-
-def _project_folders(home: Path, root: Path, problems: list[Problem]
-                     ) -> list[tuple[Path, str | None, list[str] | None]]:
-    """Each project folder under ``tmp/`` (inside the home, a folder): (folder, the project's
-    path from ``.project_root`` or projects.json, the paths that clash on its slug)."""
-    mapping, clashes = read_projects_json(home, root, problems)
-    by_slug = {slug: path for path, slug in reversed(mapping.items())}  # the first one wins
-    return [(folder, _project_root_file(folder, root) or by_slug.get(folder.name),
-             clashes.get(folder.name))
-            for folder in subfolders(home / TMP_DIR, root, problems)]
+                        other_files=scan.other_files, switches=own,
+                        auto_memory=on, problems=tuple(problems))
 
 
 @with_folder_cache
@@ -276,17 +231,19 @@ def read_gemini_home(home: str | os.PathLike[str] | None = None, *,
     switches = [Switch(SWITCH_AUTO_MEMORY, raw_enabled, str(settings_path))
                 if isinstance(raw_enabled, bool) else
                 Switch(SWITCH_AUTO_MEMORY, False, "default (off)")]
-    names = context_names(settings)
+    projects = read_projects(home_path, root, settings, problems, environ)
+    names = global_names(context_names(settings), projects)
     if dotted(settings, SWITCH_FILE_NAME) is not None:
-        switches.append(Switch(SWITCH_FILE_NAME, list(names), str(settings_path)))
+        switches.append(Switch(SWITCH_FILE_NAME, list(context_names(settings)),
+                               str(settings_path)))
     frozen = tuple(switches)
     rows = [_global_row(home_path, root, names, enabled, frozen)]
     texts = [item.body for item in rows[0].files]
     scan = InstructionScan()
-    for folder, project, clash in _project_folders(home_path, root, problems):
-        rows.append(_project_row(folder, root, project, enabled, frozen, names, clash))
-        if instructions and project and Path(project).is_dir():
-            _subfolder_instructions(scan, Path(project), names)
+    for item in projects:
+        rows.append(_project_row(item, root, enabled, frozen))
+        if instructions and item.project and Path(item.project).is_dir():
+            _subfolder_instructions(scan, Path(item.project), item.names)
     problems.extend(scan.problems)
     return GeminiHome(str(home_path), True, enabled, frozen, names,
                       tuple(fact for text in texts for fact in added_memories(text)),
@@ -320,9 +277,10 @@ def read_gemini_inbox(home: str | os.PathLike[str] | None = None, *,
         root = real_root(home_path)
         patches = list_inbox(home_path / MEMORY_DIR, root, None, problems)
         projects: dict[str, str] = {}
-        for folder, project, _clash in _project_folders(home_path, root, problems):
-            if project:
-                projects[folder.name] = project
+        for item in read_projects(home_path, root, None, problems, environ):
+            folder = item.folder
+            if item.project:
+                projects[folder.name] = item.project
             memory = folder / MEMORY_DIR
             if memory.is_dir() and not memory.is_symlink():
                 patches.extend(list_inbox(memory, root, folder.name, problems))

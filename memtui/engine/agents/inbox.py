@@ -10,6 +10,7 @@ from pathlib import Path
 
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem, AgentInputError, only_match
 from memtui.engine.agents.folders import list_entries
+from memtui.engine.agents.gemini_projects import home_context_names
 from memtui.engine.agents.models import InboxPatch, Problem
 from memtui.engine.agents.patches import (
     MAX_PATCH_BYTES,
@@ -25,7 +26,7 @@ from memtui.engine.agents.plans import (
     FileChange,
     WritePlan,
 )
-from memtui.engine.agents.settings_json import context_file_names, context_path
+from memtui.engine.agents.settings_json import context_path
 from memtui.engine.safe_files import FileStamp, real_root
 from memtui.errors import UnsafePath
 
@@ -124,7 +125,7 @@ def absolute_target(home: Path, memory: Path, scope: str, target: Path) -> Path 
     for a private patch a ``*.md`` (not hidden) directly in the memory folder, for a global
     one exactly a global memory file (``context.fileName``)."""
     if scope == SCOPE_GLOBAL:
-        paths = [context_path(home, name) for name in context_file_names(home)]
+        paths = [context_path(home, name) for name in home_context_names(home)[0]]
         return target if any(path and _same_path(target, path) for path in paths) else None
     if ".." in target.parts or not _same_path(target.parent, memory):
         return None

@@ -1,6 +1,6 @@
 """An agent's settings file read as JSON (comments tolerated, as Gemini CLI allows them);
 one that is not a JSON object is a problem (its switches read as defaults, never written).
-Also Gemini CLI's global memory file: its names (``context.fileName``, else GEMINI.md), path.
+Also Gemini CLI's context file names (``context.fileName``, and GEMINI.md) and global file path.
 """
 
 from __future__ import annotations
@@ -97,15 +97,13 @@ def dotted(settings: dict[str, Any] | None, key: str) -> Any:
 
 
 def context_names(settings: dict[str, Any] | None) -> tuple[str, ...]:
-    """The global file names ``settings`` set (``context.fileName``), else ``GEMINI.md``."""
+    """The context file names ``settings`` set (``context.fileName``, a name or a list), then
+    ``GEMINI.md``, which Gemini CLI 0.61 reads whatever the setting names."""
     value = dotted(settings, SWITCH_FILE_NAME)
-    if isinstance(value, str) and value.strip():
-        return (value.strip(),)
-    if isinstance(value, list):
-        names = tuple(item.strip() for item in value if isinstance(item, str) and item.strip())
-        if names:
-            return names
-    return (DEFAULT_CONTEXT_FILE,)
+    items = value if isinstance(value, list) else [value]
+    names = (os.path.normpath(item.strip()) for item in items
+             if isinstance(item, str) and item.strip())
+    return tuple(dict.fromkeys([*names, DEFAULT_CONTEXT_FILE]))
 
 
 def context_file_names(home: str | os.PathLike[str]) -> tuple[str, ...]:

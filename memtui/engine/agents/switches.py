@@ -13,6 +13,7 @@ from typing import Any
 
 from memtui.engine.agents import claude, settings_json
 from memtui.engine.agents.errors import AGENT_FILES, AgentInputError
+from memtui.engine.agents.gemini_projects import project_switches
 from memtui.engine.agents.models import AGENT_GEMINI
 from memtui.engine.agents.plans import ACTION_CREATE, ACTION_REPLACE, FileChange, WritePlan
 from memtui.engine.agents.settings_json import MAX_SETTINGS_BYTES, parse_settings, strip_comments
@@ -69,8 +70,14 @@ def plan_switch(settings_path: Path, root: Path, keys: tuple[str, ...], on: bool
 def plan_auto_memory(agent: str, home: Path, on: bool, project: str | None = None,
                      with_user: bool = True) -> WritePlan:
     """Switch ``agent``'s auto memory ``on`` (or off) where it takes effect: Gemini CLI's in
-    its home's settings.json, Claude Code's in ``claude.switch_file``."""
+    its home's settings.json (refused for a ``project`` whose own settings set it), Claude
+    Code's in ``claude.switch_file``."""
     if agent == AGENT_GEMINI:
+        for own in project_switches(home, project):
+            if own.name == ".".join(GEMINI_SWITCH):
+                raise AgentInputError(f"{own.where} sets {own.name} for this project and "
+                                      "memtui never writes a project's settings; change it "
+                                      "there by hand")
         return plan_switch(home / settings_json.SETTINGS_FILE, home, GEMINI_SWITCH, on)
     target = claude.switch_file(home, on, project, with_user)
     return plan_switch(target, target.parent, CLAUDE_SWITCH, on)

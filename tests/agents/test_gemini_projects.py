@@ -1,0 +1,154 @@
+"""A project's own ``.gemini/settings.json`` as Gemini CLI 0.61 merges it (over the user's,
+in a trusted folder only): ``context.fileName`` there decides which context files Gemini CLI
+reads in that project (GEMINI.md always among them), ``experimental.autoMemory`` there its
+auto memory. One rule (``gemini_projects``) for the reader, the entries, the inbox and the
+switch; memtui never writes a project's settings."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from agents_fixture import AGENT_ENV, GeminiFixture, write_file
+
+from memtui.engine.agents import curation
+from memtui.engine.agents.entries import plan_row, row_entries
+from memtui.engine.agents.errors import AgentInputError
+from memtui.engine.agents.gemini import GeminiHome, read_gemini_home
+from memtui.engine.agents.gemini_projects import home_context_names
+from memtui.engine.agents.gemini_trust import (
+    RESTRICTED_ENV,
+    TRUST_WORKSPACE_ENV,
+    TRUSTED_FOLDERS_ENV,
+)
+from memtui.engine.agents.inbox import absolute_target
+from memtui.engine.agents.models import AgentProject
+from memtui.engine.agents.overview import agents_overview
+from memtui.engine.agents.settings_json import context_names
+
+AGENTS_FACT = "Gemini wrote this from the web project."
+
+
+@pytest.fixture(autouse=True)
+def _no_agent_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in (*AGENT_ENV, TRUSTED_FOLDERS_ENV, TRUST_WORKSPACE_ENV, RESTRICTED_ENV):
+        monkeypatch.delenv(name, raising=False)
+
+
+def _project(gemini: GeminiFixture, settings: object, *, trusted: bool = True) -> Path:
+    """The web project with ``settings`` (text as is) in its own .gemini/settings.json and
+    an AGENTS.md here, in a sub-folder and in the home; trusted unless told not to."""
+    text = settings if isinstance(settings, str) else json.dumps(settings)
+    path = write_file(gemini.web / ".gemini" / "settings.json", text)
+    write_file(gemini.web / "AGENTS.md", "Web agents.\n")
+    write_file(gemini.web / "docs" / "AGENTS.md", "Docs agents.\n")
+    write_file(gemini.app / "AGENTS.md", "Not read in app.\n")
+    write_file(gemini.home / "AGENTS.md", f"- {AGENTS_FACT}\n")
+    if trusted:
+        write_file(gemini.home / "trustedFolders.json",
+                   json.dumps({str(gemini.web): "TRUST_FOLDER", str(gemini.app): "TRUST_FOLDER"}))
+    return path
+
+
+def _read(gemini: GeminiFixture) -> GeminiHome:
+    return read_gemini_home(gemini.home, env={})
+
+
+def _instructions(read: GeminiHome, project: Path) -> set[str]:
+    return {str(Path(item.path).relative_to(project)) for item in read.instructions
+            if Path(item.path).is_relative_to(project)}
+
+
+def _row(read: GeminiHome, key: str) -> AgentProject:
+    (row,) = [row for row in read.projects if row.key == key]
+    return row
+
+
+def test_gemini_md_is_always_among_the_names_and_a_list_is_read_in_order() -> None:
+    assert context_names(None) == ("GEMINI.md",)
+    assert context_names({"context": {"fileName": "AGENTS.md"}}) == ("AGENTS.md", "GEMINI.md")
+    assert context_names({"context": {"fileName": [" CTX.md ", 3, "", "./AGENTS.md",
+                                                   "CTX.md", "GEMINI.md"]}}) == (
+        "CTX.md", "AGENTS.md", "GEMINI.md")
+    assert context_names({"context": {"fileName": {"a": 1}}}) == ("GEMINI.md",)
+
+
+def test_a_trusted_project_s_file_name_decides_what_is_read_there(gemini: GeminiFixture
+                                                                   ) -> None:
+    settings = _project(gemini, {"context": {"fileName": "AGENTS.md"}})
+    before = settings.read_bytes()
+    read = _read(gemini)
+    assert _instructions(read, gemini.web) == {"AGENTS.md", "GEMINI.md", "docs/AGENTS.md",
+                                               "docs/GEMINI.md"}
+    assert _instructions(read, gemini.app) == set()  # app reads GEMINI.md (it has none)
+    web = _row(read, "web")
+    assert ("context.fileName", ["AGENTS.md", "GEMINI.md"], str(settings)) in [
+        (s.name, s.value, s.where) for s in web.switches]
+    assert read.context_files == ("GEMINI.md", "AGENTS.md")
+    assert AGENTS_FACT in read.global_memories  # Gemini CLI keeps web's global facts there
+    names, by_slug = home_context_names(gemini.home)
+    assert names == read.context_files and by_slug["web"] == ("AGENTS.md", "GEMINI.md")
+    facts = row_entries("gemini", gemini.home, "global", str(gemini.home)).entries
+    assert ("AGENTS.md", AGENTS_FACT) in [(entry.name, entry.fact) for entry in facts]
+    target = gemini.home / "AGENTS.md"
+    assert absolute_target(gemini.home, gemini.memory("web"), "global", target) == target
+    assert curation.global_file(gemini.home) == gemini.home / "GEMINI.md"  # every project's
+    assert settings.read_bytes() == before
+
+
+def test_an_untrusted_project_s_own_settings_are_not_merged(gemini: GeminiFixture) -> None:
+    _project(gemini, {"context": {"fileName": "AGENTS.md"},
+                      "experimental": {"autoMemory": False}}, trusted=False)
+    read = _read(gemini)
+    assert _instructions(read, gemini.web) == {"GEMINI.md", "docs/GEMINI.md"}
+    assert read.context_files == ("GEMINI.md",)
+    web = _row(read, "web")
+    assert web.auto_memory is True
+    assert {s.where for s in web.switches} == {str(gemini.home / "settings.json")}
+
+
+@pytest.mark.parametrize(("settings", "names"), [
+    ('{"context": {"fileName": "AGENTS.md"', ("GEMINI.md",)),  # not JSON: a problem
+    ('// a comment\n{"context": {"fileName": ["AGENTS.md", 7]}}', ("AGENTS.md", "GEMINI.md")),
+    ("[1, 2]", ("GEMINI.md",)),
+    ("", ("GEMINI.md",)),
+    ('{"context": {"fileName": ""}}', ("GEMINI.md",)),
+])
+def test_bad_project_settings_fall_back_to_the_home_s(gemini: GeminiFixture, settings: str,
+                                                      names: tuple[str, ...]) -> None:
+    _project(gemini, settings)
+    read = _read(gemini)
+    assert home_context_names(gemini.home)[1]["web"] == names
+    problems = _row(read, "web").problems
+    assert bool(problems) == (settings.startswith("{") and not settings.endswith("}")
+                              or settings.startswith("["))
+    assert all("not valid JSON" in p.reason for p in problems)
+
+
+def test_a_name_leading_out_of_the_project_is_not_read(gemini: GeminiFixture) -> None:
+    write_file(gemini.root / "src" / "outside.md", "Outside the project.\n")
+    _project(gemini, {"context": {"fileName": ["../outside.md", "/docs/AGENTS.md"]}})
+    read = _read(gemini)
+    assert _instructions(read, gemini.web) == {"GEMINI.md", "docs/AGENTS.md",
+                                               "docs/GEMINI.md"}
+    assert not any(item.path.endswith("outside.md") for item in read.instructions)
+    assert any("'../outside.md' leads outside the project" in p.reason for p in read.problems)
+    global_problems = read.projects[0].problems
+    assert any("leads outside" in p.reason for p in global_problems)
+
+
+def test_a_project_s_own_auto_memory_decides_its_row_and_is_never_written(
+        gemini: GeminiFixture) -> None:
+    settings = _project(gemini, {"experimental": {"autoMemory": False}})
+    write_file(gemini.home / "settings.json", '{"experimental": {"autoMemory": true}}')
+    overview = agents_overview(gemini.root / "no-claude", gemini.home, gemini.root / "no-codex",
+                               env={})
+    rows = {row.key: row for row in overview.rows if row.agent == "gemini"}
+    assert rows["web"].auto_memory is False and rows["app"].auto_memory is True
+    with pytest.raises(AgentInputError, match="never writes a project's settings"):
+        plan_row("switch", rows["web"], gemini.home)
+    plan = plan_row("switch", rows["app"], gemini.home)
+    assert [change.path for change in plan.changes] == [str(gemini.home / "settings.json")]
+    assert json.loads(settings.read_text(encoding="utf-8")) == {
+        "experimental": {"autoMemory": False}}
