@@ -79,6 +79,10 @@ def test_the_claude_switch_file_is_read_as_the_reader_reads_it(tmp_path: Path) -
     with pytest.raises(AgentInputError, match="may decide auto memory"):
         claude_switch_file(home, True, str(project))
     assert json.loads(kept.read_text()) == {SWITCH: False}
+    local.rmdir()
+    shared = _settings(project / ".claude" / "settings.json", {SWITCH: False})
+    (home / "settings.json").mkdir()  # unreadable, but the project's file comes after it
+    assert claude_switch_file(home, True, str(project)) == shared
 
 
 def test_claude_code_never_reads_the_user_folders_settings_local(tmp_path: Path) -> None:

@@ -115,7 +115,7 @@ def switch_file(home: Path, on: bool, project: str | None = None, with_user: boo
     ``project``, then the project's .claude/settings.json and .claude/settings.local.json),
     the last that sets it (the one that decides), else the first; refused when the
     environment, which beats every file, sets it the other way, or when a file that may
-    decide cannot be read. Each file is read inside its home or project, as the reader does."""
+    decide (one after the last that sets it) cannot be read. Each file is read inside its home or project, as the reader does."""
     forced: list[Switch] = []
     _env_switches(os.environ, forced)
     if forced and forced[0].name == SWITCH_ENABLED and forced[0].value != on:
@@ -126,15 +126,14 @@ def switch_file(home: Path, on: bool, project: str | None = None, with_user: boo
     files = ([(home / SETTINGS_FILE, home)] if with_user or not project else []) + (
         [(config / SETTINGS_FILE, project_dir), (config / LOCAL_SETTINGS_FILE, project_dir)]
         if project else [])
-    setting = []
-    for path, root in files:
+    for path, root in reversed(files):  # the last file that sets it decides
         settings, stamp, problem = read_settings(path, real_root(root))
         if problem is not None and stamp is None:  # unread, not merely not JSON
             raise AgentInputError(f"{path}: {problem.reason}; it may decide auto memory, so "
                                   "nothing was written")
         if _bool(dotted(settings, SWITCH_ENABLED)) is not None:
-            setting.append(path)
-    return setting[-1] if setting else files[0][0]
+            return path
+    return files[0][0]
 
 
 def resolve_switches(switches: list[Switch]) -> tuple[tuple[Switch, ...], bool]:
