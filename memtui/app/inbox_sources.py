@@ -532,17 +532,27 @@ class StaleMemories(InboxSource):
 
     def count(self, engine: Engine) -> int:
         """How many stale memories (at most ``MAX_STALE_ROWS``): the last count while it is
-        under ``STALE_COUNT_SECONDS`` old and no write came since, or another one counts."""
-        last = self._counted if self._counted and self._counted[0] == engine.actor else None
-        if last is not None and last[3] == self._decisions and \
-                self._clock() - last[1] < STALE_COUNT_SECONDS:
-            return last[2]
-        if not self._counting.acquire(blocking=False):
-            return last[2] if last is not None else 0
+        under ``STALE_COUNT_SECONDS`` old and no write came since, or another one counts
+        (after a write: once that one is done, counted again unless it began after it)."""
+        last = self._last_count(engine)
+        if last is not None:
+            return last
+        written = self._counted is not None and self._counted[3] != self._decisions
+        if not self._counting.acquire(blocking=written):  # a worker thread: it may wait
+            return self._counted[2] if self._counted and self._counted[0] == engine.actor \
+                else 0
         try:
-            return len(self.entries(engine))
+            last = self._last_count(engine)  # the one it waited for may have begun after
+            return last if last is not None else len(self.entries(engine))
         finally:
             self._counting.release()
+
+    def _last_count(self, engine: Engine) -> int | None:
+        last = self._counted
+        if last is not None and last[0] == engine.actor and last[3] == self._decisions and \
+                self._clock() - last[1] < STALE_COUNT_SECONDS:
+            return last[2]
+        return None
 
     def detail(self, entry: InboxEntry, tz: ZoneInfo) -> Text:
         """The memory, why it is stale, and what each decision does."""

@@ -1,10 +1,10 @@
 """Stale-memory checks in the app: the header's Inbox count reuses its last stale count
-for a while (not past a keep or forget of the Inbox or ``K``) and never runs two checks at
-once; the memories pane's checks of the rows on screen walk the project's folder once
+for a while (not past a write the app makes) and never runs two checks at once; the memories pane's checks of the rows on screen walk the project's folder once
 however often the cursor moves."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -88,6 +88,22 @@ def test_a_write_of_the_app_is_counted_at_once(
     assert source.count(alice) == 1  # the count from before, until the app says it wrote
     inbox_sources.InboxSources((source,)).memories_changed()
     assert source.count(alice) == 0  # the clock has not moved: not the count from before
+
+
+def test_a_count_after_a_write_waits_for_the_one_under_way_and_counts_again(
+        counted: tuple[Engine, StaleMemories, list[float]]) -> None:
+    alice, source, _now = counted
+    memory = alice.identity.list_memories(project="shop", limit=1)[0]
+    answers: list[int] = []
+    with source._counting:  # a count under way, begun before the write
+        inbox_sources.InboxSources((source,)).memories_changed()
+        alice.identity.forget(memory.id)
+        after = threading.Thread(target=lambda: answers.append(source.count(alice)))
+        after.start()
+        after.join(0.2)
+        assert after.is_alive() and not answers  # not the count from before the write
+    after.join()
+    assert answers == [0]
 
 
 @app_test
