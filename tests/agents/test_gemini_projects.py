@@ -22,10 +22,11 @@ from memtui.engine.agents.gemini_trust import (
     TRUST_WORKSPACE_ENV,
     TRUSTED_FOLDERS_ENV,
 )
-from memtui.engine.agents.inbox import absolute_target
+from memtui.engine.agents.inbox import patch_target, plan_apply_patch
 from memtui.engine.agents.models import AgentProject
 from memtui.engine.agents.overview import agents_overview
 from memtui.engine.agents.settings_json import context_names
+from memtui.errors import UnsafePath
 
 AGENTS_FACT = "Gemini wrote this from the web project."
 
@@ -87,14 +88,32 @@ def test_a_trusted_project_s_file_name_decides_what_is_read_there(gemini: Gemini
         (s.name, s.value, s.where) for s in web.switches]
     assert read.context_files == ("GEMINI.md", "AGENTS.md")
     assert AGENTS_FACT in read.global_memories  # Gemini CLI keeps web's global facts there
-    names, by_slug = home_context_names(gemini.home)
+    names, _own, by_slug = home_context_names(gemini.home)
     assert names == read.context_files and by_slug["web"] == ("AGENTS.md", "GEMINI.md")
     facts = row_entries("gemini", gemini.home, "global", str(gemini.home)).entries
     assert ("AGENTS.md", AGENTS_FACT) in [(entry.name, entry.fact) for entry in facts]
     target = gemini.home / "AGENTS.md"
-    assert absolute_target(gemini.home, gemini.memory("web"), "global", target) == target
+    assert patch_target(gemini.home, gemini.memory("web"), "global", target) == target
     assert curation.global_file(gemini.home) == gemini.home / "GEMINI.md"  # every project's
     assert settings.read_bytes() == before
+
+
+@pytest.mark.parametrize(("inbox", "name"), [
+    ("tmp/app/memory", "AGENTS.md"),  # web's global file, not app's
+    ("tmp/web/memory", "trustedFolders.json"),  # among web's names, not its first
+    ("tmp/web/memory", "GEMINI.md"),
+    ("memory", "AGENTS.md"),  # the home's own inbox: the home's first name only
+])
+def test_a_global_patch_changes_only_its_own_session_s_global_file(
+        gemini: GeminiFixture, inbox: str, name: str) -> None:
+    _project(gemini, {"context": {"fileName": ["AGENTS.md", "trustedFolders.json"]}})
+    target = gemini.home / name
+    before = target.read_bytes()
+    patch = write_file(gemini.home / inbox / ".inbox" / "global" / "x.patch",
+                       f"--- {target}\n+++ {target}\n@@ -0,0 +1,1 @@\n+{{}}\n")
+    with pytest.raises(UnsafePath, match="outside what a global patch may change"):
+        plan_apply_patch(gemini.home, str(patch))
+    assert target.read_bytes() == before and patch.exists()
 
 
 def test_an_untrusted_project_s_own_settings_are_not_merged(gemini: GeminiFixture) -> None:
@@ -119,7 +138,7 @@ def test_bad_project_settings_fall_back_to_the_home_s(gemini: GeminiFixture, set
                                                       names: tuple[str, ...]) -> None:
     _project(gemini, settings)
     read = _read(gemini)
-    assert home_context_names(gemini.home)[1]["web"] == names
+    assert home_context_names(gemini.home).projects["web"] == names
     problems = _row(read, "web").problems
     assert bool(problems) == (settings.startswith("{") and not settings.endswith("}")
                               or settings.startswith("["))

@@ -206,17 +206,17 @@ def row_entries(agent: str, home: str | os.PathLike[str], key: str,
     if agent not in (AGENT_CLAUDE, AGENT_GEMINI):
         return RowEntries(agent, key, memory_dir, (), (Problem(key, f"{agent} entries are "
                                                                     "not listed here"),))
-    names, by_slug = home_context_names(home_path) if agent == AGENT_GEMINI else ((), {})
+    names = home_context_names(home_path) if agent == AGENT_GEMINI else None
     root = real_root(home_path)
     if agent == AGENT_GEMINI and key == GLOBAL_KEY:
-        found, problems = global_entries(home_path, root, names)
+        found, problems = global_entries(home_path, root, names.global_tier if names else ())
         return RowEntries(agent, key, str(home_path), tuple(found), tuple(problems))
     if memory_dir is None:
         return RowEntries(agent, key, None, (), (Problem(key, "no memory folder to list"),))
     if agent == AGENT_CLAUDE and not is_within(memory_dir, root):
         root = real_root(Path(memory_dir).parent)  # autoMemoryDirectory elsewhere
     found, problems = folder_entries(Path(memory_dir), root, limited=agent == AGENT_CLAUDE,
-                                     legacy_names=by_slug.get(key, names))
+                                     legacy_names=names.of(key) if names else ())
     return RowEntries(agent, key, memory_dir, tuple(found), tuple(problems))
 
 

@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
 from memtui.engine.agents.folders import subfolders
@@ -165,13 +165,29 @@ def global_names(home_names: tuple[str, ...], projects: list[GeminiProject]
     return tuple(dict.fromkeys(home_names + tuple(n for p in projects for n in p.names)))
 
 
-def home_context_names(home: Path, env: Mapping[str, str] | None = None
-                       ) -> tuple[tuple[str, ...], dict[str, tuple[str, ...]]]:
-    """(the global tier's names, each project folder's names by slug) of a Gemini CLI home."""
+class ContextNames(NamedTuple):
+    """The context file names of a Gemini CLI home."""
+
+    global_tier: tuple[str, ...]
+    """Every global file Gemini CLI reads from the home in some project (``global_names``)."""
+    home: tuple[str, ...]
+    """The names the home's own settings decide."""
+    projects: dict[str, tuple[str, ...]]
+    """Each project folder's names, by slug."""
+
+    def of(self, slug: str | None) -> tuple[str, ...]:
+        """The names Gemini CLI reads in project folder ``slug`` (None: the home's own);
+        the first is its global memory file (where its global patches apply)."""
+        return self.projects.get(slug or "", self.home)
+
+
+def home_context_names(home: Path, env: Mapping[str, str] | None = None) -> ContextNames:
+    """The context file names of a Gemini CLI home and of each of its projects."""
     if not home.is_dir():
-        return context_names(None), {}
+        return ContextNames(context_names(None), context_names(None), {})
     root = real_root(home)
     settings, _stamp, _problem = read_settings(home / SETTINGS_FILE, root)
     projects = read_projects(home, root, settings, [], env)
-    return (global_names(context_names(settings), projects),
-            {item.folder.name: item.names for item in projects})
+    own = context_names(settings)
+    return ContextNames(global_names(own, projects), own,
+                        {item.folder.name: item.names for item in projects})
