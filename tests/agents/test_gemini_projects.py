@@ -10,10 +10,10 @@ import json
 from pathlib import Path
 
 import pytest
-from agents_fixture import AGENT_ENV, GeminiFixture, write_file
+from agents_fixture import AGENT_ENV, GITHUB_TOKEN, GeminiFixture, write_file
 
 from memtui.engine.agents import curation
-from memtui.engine.agents.entries import plan_row, row_entries
+from memtui.engine.agents.entries import plan_entry, plan_row, row_entries
 from memtui.engine.agents.errors import AgentInputError
 from memtui.engine.agents.gemini import GeminiHome, read_gemini_home
 from memtui.engine.agents.gemini_projects import home_context_names
@@ -114,6 +114,35 @@ def test_a_global_patch_changes_only_its_own_session_s_global_file(
     with pytest.raises(UnsafePath, match="outside what a global patch may change"):
         plan_apply_patch(gemini.home, str(patch))
     assert target.read_bytes() == before and patch.exists()
+
+
+def test_gemini_s_own_files_are_shown_as_context_but_never_written(gemini: GeminiFixture
+                                                                    ) -> None:
+    _project(gemini, {"context": {"fileName": ["AGENTS.md", "oauth_creds.json"]}})
+    creds = write_file(gemini.home / "oauth_creds.json", f"- login {GITHUB_TOKEN}\n")
+    write_file(gemini.home / "settings.json", '{"context": {"fileName": "settings.json"}}')
+    settings = (gemini.home / "settings.json").read_bytes()
+    overview = agents_overview(gemini.root / "no-claude", gemini.home, gemini.root / "no-codex",
+                               env={})
+    (row,) = [row for row in overview.rows if row.agent == "gemini" and row.key == "global"]
+    assert str(creds) in {finding.path for finding in row.secrets}  # still flagged
+    entries = row_entries("gemini", gemini.home, "global", str(gemini.home)).entries
+    (fact,) = [entry for entry in entries if entry.path == str(creds)]
+    topic = gemini.memory("app") / "conventions.md"
+    attempts = [lambda: plan_row("redact", row, gemini.home),
+                lambda: plan_entry("forget", "gemini", gemini.home, fact),
+                lambda: plan_entry("edit", "gemini", gemini.home, fact, text="x"),
+                lambda: curation.plan_promote_gemini(gemini.home, topic),
+                lambda: curation.plan_add_fact(gemini.home, "a fact")]
+    for attempt in attempts:
+        with pytest.raises(UnsafePath, match="Gemini CLI's own"):
+            attempt()
+    patch = write_file(gemini.home / "memory" / ".inbox" / "global" / "x.patch",
+                       f"--- /dev/null\n+++ {gemini.home}/settings.json\n@@ -0,0 +1,1 @@\n+x\n")
+    with pytest.raises(UnsafePath, match="Gemini CLI's own"):
+        plan_apply_patch(gemini.home, str(patch))
+    assert creds.read_text(encoding="utf-8") == f"- login {GITHUB_TOKEN}\n"
+    assert (gemini.home / "settings.json").read_bytes() == settings and topic.exists()
 
 
 def test_an_untrusted_project_s_own_settings_are_not_merged(gemini: GeminiFixture) -> None:

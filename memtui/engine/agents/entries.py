@@ -278,7 +278,8 @@ def plan_row(action: str, row: AgentRow, home: Path, extra: bool = False) -> Wri
             raise AgentInputError("this row has no memory index to repair")
         return curation.plan_fix_index(home, Path(row.memory_dir))
     if action == "redact":
-        return curation.plan_redact(home, *sorted({finding.path for finding in row.secrets}))
+        return curation.plan_redact(home, *sorted({finding.path for finding in row.secrets}),
+                                    gemini=row.agent == AGENT_GEMINI)
     if action == "switch":
         return switches.plan_auto_memory(row.agent, home, not row.auto_memory, row.project)
     first = next((patch.path for patch in gemini.list_gemini_inbox(home)

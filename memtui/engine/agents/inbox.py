@@ -26,7 +26,7 @@ from memtui.engine.agents.plans import (
     FileChange,
     WritePlan,
 )
-from memtui.engine.agents.settings_json import context_path
+from memtui.engine.agents.settings_json import context_path, refuse_gemini_own
 from memtui.engine.safe_files import FileStamp, real_root
 from memtui.errors import UnsafePath
 
@@ -130,7 +130,10 @@ def patch_target(home: Path, memory: Path, scope: str, target: Path,
     if scope == SCOPE_GLOBAL:
         slug = memory.parent.name if _same_path(memory.parent.parent, home / TMP_DIR) else None
         path = context_path(home, (names or home_context_names(home)).of(slug)[0])
-        return path if path is not None and _same_path(home / target, path) else None
+        if path is None or not _same_path(home / target, path):
+            return None
+        refuse_gemini_own(home, path)
+        return path
     if ".." in target.parts:
         return None
     if not target.is_absolute():

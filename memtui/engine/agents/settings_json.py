@@ -13,11 +13,22 @@ from typing import Any
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
 from memtui.engine.agents.models import Problem
 from memtui.engine.safe_files import FileStamp, real_root
+from memtui.errors import UnsafePath
 
 MAX_SETTINGS_BYTES = 2 * 1024 * 1024
 SETTINGS_FILE = "settings.json"
 DEFAULT_CONTEXT_FILE = "GEMINI.md"
 SWITCH_FILE_NAME = "context.fileName"
+GEMINI_OWN_FILES = (
+    SETTINGS_FILE, "trustedFolders.json", "projects.json", "oauth_creds.json",
+    "google_accounts.json", "installation_id", "user_id", "mcp-oauth-tokens.json",
+    "a2a-oauth-tokens.json", "gemini-credentials.json", "keybindings.json", "state.json",
+    "trusted_hooks.json", "policy_integrity.json", "extension_integrity.json", ".env",
+    "commands", "skills", "policies", "agents", "acknowledgments", "extensions", "history",
+    "cli-browser-profile", "whisper_models")
+"""What Gemini CLI 0.61 keeps in its home besides memory (settings, trust rules, the
+project registry, logins, ids, its folders): a context file name may make Gemini CLI read one
+as context, but memtui never writes it."""
 
 
 def strip_comments(text: str) -> str:
@@ -113,6 +124,16 @@ def context_file_names(home: str | os.PathLike[str]) -> tuple[str, ...]:
         return (DEFAULT_CONTEXT_FILE,)
     settings, _stamp, _problem = read_settings(home_path / SETTINGS_FILE, real_root(home_path))
     return context_names(settings)
+
+
+def refuse_gemini_own(home: str | os.PathLike[str], path: str | os.PathLike[str]) -> None:
+    """``UnsafePath`` when ``path`` is one of Gemini CLI's own files in its home
+    (``GEMINI_OWN_FILES``, or a file in one of its folders)."""
+    for where in (os.path.abspath, os.path.realpath):
+        first = os.path.relpath(where(path), where(home)).split(os.sep)[0]
+        if first in GEMINI_OWN_FILES:
+            raise UnsafePath(f"{path}: is Gemini CLI's own {first}, not a memory file "
+                             "(a context file name points at it); memtui does not write it")
 
 
 def context_path(home: str | os.PathLike[str], name: str) -> Path | None:
