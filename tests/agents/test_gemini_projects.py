@@ -25,7 +25,7 @@ from memtui.engine.agents.gemini_trust import (
 from memtui.engine.agents.inbox import patch_target, plan_apply_patch
 from memtui.engine.agents.models import AgentProject
 from memtui.engine.agents.overview import agents_overview
-from memtui.engine.agents.settings_json import context_names
+from memtui.engine.agents.settings_json import context_names, read_settings
 from memtui.errors import UnsafePath
 
 AGENTS_FACT = "Gemini wrote this from the web project."
@@ -160,7 +160,8 @@ def test_an_untrusted_project_s_own_settings_are_not_merged(gemini: GeminiFixtur
     ('{"context": {"fileName": "AGENTS.md"', ("GEMINI.md",)),  # not JSON: a problem
     ('// a comment\n{"context": {"fileName": ["AGENTS.md", 7]}}', ("AGENTS.md", "GEMINI.md")),
     ("[1, 2]", ("GEMINI.md",)),
-    ("", ("GEMINI.md",)),
+    ("", ("GEMINI.md",)),  # empty: not JSON either (Gemini CLI stops)
+    (" \n", ("GEMINI.md",)),
     ('{"context": {"fileName": ""}}', ("GEMINI.md",)),
 ])
 def test_bad_project_settings_fall_back_to_the_home_s(gemini: GeminiFixture, settings: str,
@@ -170,8 +171,17 @@ def test_bad_project_settings_fall_back_to_the_home_s(gemini: GeminiFixture, set
     assert home_context_names(gemini.home).projects["web"] == names
     problems = _row(read, "web").problems
     assert bool(problems) == (settings.startswith("{") and not settings.endswith("}")
-                              or settings.startswith("["))
+                              or settings.startswith("[") or not settings.strip())
     assert all("not valid JSON" in p.reason for p in problems)
+
+
+def test_an_empty_home_settings_file_is_a_problem_for_gemini_only(gemini: GeminiFixture,
+                                                                  tmp_path: Path) -> None:
+    write_file(gemini.home / "settings.json", " \n")
+    assert any(p.path == str(gemini.home / "settings.json") and "not valid JSON" in p.reason
+               for p in _read(gemini).problems)
+    claude = write_file(tmp_path / "claude" / "settings.json", "")
+    assert read_settings(claude, tmp_path)[::2] == ({}, None)  # Claude Code reads {}
 
 
 def test_a_name_leading_out_of_the_project_is_not_read(gemini: GeminiFixture) -> None:

@@ -223,7 +223,7 @@ def read_gemini_home(home: str | os.PathLike[str] | None = None, *,
     problems: list[Problem] = []
     root = real_root(home_path)
     settings_path = home_path / SETTINGS_FILE
-    settings, _stamp, problem = read_settings(settings_path, root)
+    settings, _stamp, problem = read_settings(settings_path, root, blank_ok=False)
     if problem is not None:
         problems.append(problem)
     raw_enabled = dotted(settings, SWITCH_AUTO_MEMORY)

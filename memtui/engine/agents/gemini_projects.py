@@ -116,7 +116,7 @@ def _own_settings(path: Path | None, trusted: bool
     cannot be read: Gemini CLI stops there then, trusted or not)."""
     if path is None:
         return None, "", None
-    settings, _stamp, problem = read_settings(path, real_root(path.parent.parent))
+    settings, _stamp, problem = read_settings(path, real_root(path.parent.parent), False)
     return (settings if trusted else None), str(path), problem
 
 

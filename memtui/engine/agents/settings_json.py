@@ -74,9 +74,10 @@ def parse_settings(text: str) -> dict[str, Any]:
     return value
 
 
-def read_settings(path: Path, root: Path
+def read_settings(path: Path, root: Path, blank_ok: bool = True
                   ) -> tuple[dict[str, Any] | None, FileStamp | None, Problem | None]:
-    """(settings, stamp, problem): (None, None, None) when the file does not exist."""
+    """(settings, stamp, problem): (None, None, None) when the file does not exist. A blank
+    file is ``{}`` when ``blank_ok`` (Claude Code), else not valid JSON (Gemini CLI stops)."""
     if not path.exists() and not path.is_symlink():
         return None, None, None
     try:
@@ -84,7 +85,9 @@ def read_settings(path: Path, root: Path
     except AgentFileProblem as error:
         return None, None, Problem(str(path), error.reason)
     if not text.strip():
-        return {}, stamp, None
+        return ({}, stamp, None) if blank_ok else (None, stamp, Problem(
+            str(path), "empty: not valid JSON (Gemini CLI stops at it); its switches are read "
+                       "as defaults"))
     try:
         return parse_settings(text), stamp, None
     except (ValueError, RecursionError) as error:
