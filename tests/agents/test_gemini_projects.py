@@ -12,11 +12,12 @@ from pathlib import Path
 import pytest
 from agents_fixture import AGENT_ENV, GITHUB_TOKEN, GeminiFixture, write_file
 
-from memtui.engine.agents import curation
+from memtui.engine.agents import curation, gemini_projects
 from memtui.engine.agents.entries import plan_entry, plan_row, row_entries
 from memtui.engine.agents.errors import AgentInputError
 from memtui.engine.agents.gemini import GeminiHome, read_gemini_home
 from memtui.engine.agents.gemini_projects import home_context_names
+from memtui.engine.agents.gemini_review import count_gemini_inbox, review_gemini_inbox
 from memtui.engine.agents.gemini_trust import (
     RESTRICTED_ENV,
     TRUST_WORKSPACE_ENV,
@@ -143,6 +144,30 @@ def test_gemini_s_own_files_are_shown_as_context_but_never_written(gemini: Gemin
         plan_apply_patch(gemini.home, str(patch))
     assert creds.read_text(encoding="utf-8") == f"- login {GITHUB_TOKEN}\n"
     assert (gemini.home / "settings.json").read_bytes() == settings and topic.exists()
+
+
+def test_the_inbox_reads_project_settings_once_per_review_and_not_to_count(
+        gemini: GeminiFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    _project(gemini, {"context": {"fileName": "AGENTS.md"}})
+    write_file(gemini.memory("web") / ".inbox" / "global" / "0001-x.patch",
+               f"--- {gemini.home}/AGENTS.md\n+++ {gemini.home}/AGENTS.md\n"
+               f"@@ -1,1 +1,2 @@\n - {AGENTS_FACT}\n+- x\n")
+    read: list[Path] = []
+    read_settings_ = gemini_projects.read_settings
+
+    def counted(path: Path, *args: object) -> object:
+        read.append(path)
+        return read_settings_(path, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(gemini_projects, "read_settings", counted)
+    own = gemini.web / ".gemini" / "settings.json"
+    assert count_gemini_inbox(gemini.home, env={}) == 5 and own not in read
+    review = review_gemini_inbox(gemini.home, env={})
+    assert read.count(own) == 1
+    row_entries("gemini", gemini.home, "app", str(gemini.memory("app")))
+    assert read.count(own) == 1  # a row reads its own project's settings only
+    assert {item.name: item.files for item in review.patches if item.tier == "global"} == {
+        "app:global/0001-tz.patch": ("GEMINI.md",), "web:global/0001-x.patch": ("AGENTS.md",)}
 
 
 def test_an_untrusted_project_s_own_settings_are_not_merged(gemini: GeminiFixture) -> None:

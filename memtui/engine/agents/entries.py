@@ -206,7 +206,8 @@ def row_entries(agent: str, home: str | os.PathLike[str], key: str,
     if agent not in (AGENT_CLAUDE, AGENT_GEMINI):
         return RowEntries(agent, key, memory_dir, (), (Problem(key, f"{agent} entries are "
                                                                     "not listed here"),))
-    names = home_context_names(home_path) if agent == AGENT_GEMINI else None
+    names = home_context_names(home_path, only=None if key == GLOBAL_KEY else key) \
+        if agent == AGENT_GEMINI else None
     root = real_root(home_path)
     if agent == AGENT_GEMINI and key == GLOBAL_KEY:
         found, problems = global_entries(home_path, root, names.global_tier if names else ())

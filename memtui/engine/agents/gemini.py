@@ -17,6 +17,7 @@ from memtui.engine.agents.gemini_projects import (
     SWITCH_AUTO_MEMORY,
     GeminiProject,
     global_names,
+    project_folders,
     read_projects,
 )
 from memtui.engine.agents.inbox import list_inbox
@@ -277,10 +278,9 @@ def read_gemini_inbox(home: str | os.PathLike[str] | None = None, *,
         root = real_root(home_path)
         patches = list_inbox(home_path / MEMORY_DIR, root, None, problems)
         projects: dict[str, str] = {}
-        for item in read_projects(home_path, root, None, problems, environ):
-            folder = item.folder
-            if item.project:
-                projects[folder.name] = item.project
+        for folder, project, _clash in project_folders(home_path, root, problems):
+            if project:
+                projects[folder.name] = project
             memory = folder / MEMORY_DIR
             if memory.is_dir() and not memory.is_symlink():
                 patches.extend(list_inbox(memory, root, folder.name, problems))
