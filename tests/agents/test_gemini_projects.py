@@ -170,6 +170,17 @@ def test_the_inbox_reads_project_settings_once_per_review_and_not_to_count(
         "app:global/0001-tz.patch": ("GEMINI.md",), "web:global/0001-x.patch": ("AGENTS.md",)}
 
 
+def test_a_review_judges_global_patches_with_its_own_env(gemini: GeminiFixture) -> None:
+    _project(gemini, {"context": {"fileName": "AGENTS.md"}})
+    write_file(gemini.memory("web") / ".inbox" / "global" / "0001-x.patch",
+               f"--- {gemini.home}/AGENTS.md\n+++ {gemini.home}/AGENTS.md\n"
+               f"@@ -1,1 +1,2 @@\n - {AGENTS_FACT}\n+- x\n")
+    for env, applies in (({}, True), ({TRUST_WORKSPACE_ENV: "false"}, False)):
+        review = review_gemini_inbox(gemini.home, env=env)
+        (web,) = [item for item in review.patches if item.project_slug == "web"]
+        assert (web.apply is not None) is applies, web.problem
+
+
 def test_an_untrusted_project_s_own_settings_are_not_merged(gemini: GeminiFixture) -> None:
     _project(gemini, {"context": {"fileName": "AGENTS.md"},
                       "experimental": {"autoMemory": False}}, trusted=False)
