@@ -318,7 +318,7 @@ def gemini_write(ctx: CliContext, args: argparse.Namespace) -> int:
     makers: dict[str, Callable[[], WritePlan]] = {
         "forget": lambda: (curation.plan_forget_fact(home, args.fact) if args.fact
                            else curation.plan_forget(home, args.file)),
-        "redact": lambda: curation.plan_redact(home, args.file),
+        "redact": lambda: curation.plan_redact(home, args.file, gemini=True),
         "note": lambda: curation.plan_add_fact(home, args.text),
         "promote": lambda: (curation.plan_promote_index_fact(home, args.fact) if args.fact
                             else curation.plan_promote_gemini(home, args.file)),

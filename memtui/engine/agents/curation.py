@@ -44,7 +44,11 @@ from memtui.engine.agents.plans import (
     FileChange,
     WritePlan,
 )
-from memtui.engine.agents.settings_json import context_file_names, context_path
+from memtui.engine.agents.settings_json import (
+    context_file_names,
+    context_path,
+    refuse_gemini_own,
+)
 from memtui.engine.redaction import redact, scan
 from memtui.engine.safe_files import FileStamp, real_root
 from memtui.errors import UnsafePath
@@ -226,14 +230,17 @@ def plan_edit(home: Path, file: str | os.PathLike[str], body: str,
                      (FileChange(str(path), ACTION_REPLACE, stamp, text, new_text),), notes)
 
 
-def plan_redact(home: Path, *files: str | os.PathLike[str]) -> WritePlan:
-    """Replace every secret of the memory ``files`` by ``[REDACTED]``, in one plan."""
+def plan_redact(home: Path, *files: str | os.PathLike[str], gemini: bool = False) -> WritePlan:
+    """Replace every secret of the memory ``files`` by ``[REDACTED]``, in one plan; in a
+    ``gemini`` home never in Gemini CLI's own files (``refuse_gemini_own``)."""
     if not files:
         raise AgentInputError("no secret found; nothing to redact")
     changes: list[FileChange] = []
     kinds: list[str] = []
     for file in files:
         path = resolve_file(home, file)
+        if gemini:
+            refuse_gemini_own(home, path)
         text, stamp = read_stamped(path, _inside_root(path, home))
         result = scan(text)
         if not result.findings:
@@ -396,6 +403,7 @@ def global_file(home: Path, name: str | None = None) -> Path:
     path = context_path(home, chosen := name or context_file_names(home)[0])
     if path is None:
         raise UnsafePath(f"{chosen[:80]!r} (context.fileName) leads outside {home}; not written")
+    refuse_gemini_own(home, path)
     return path
 
 

@@ -206,17 +206,18 @@ def row_entries(agent: str, home: str | os.PathLike[str], key: str,
     if agent not in (AGENT_CLAUDE, AGENT_GEMINI):
         return RowEntries(agent, key, memory_dir, (), (Problem(key, f"{agent} entries are "
                                                                     "not listed here"),))
-    names, by_slug = home_context_names(home_path) if agent == AGENT_GEMINI else ((), {})
+    names = home_context_names(home_path, only=None if key == GLOBAL_KEY else key) \
+        if agent == AGENT_GEMINI else None
     root = real_root(home_path)
     if agent == AGENT_GEMINI and key == GLOBAL_KEY:
-        found, problems = global_entries(home_path, root, names)
+        found, problems = global_entries(home_path, root, names.global_tier if names else ())
         return RowEntries(agent, key, str(home_path), tuple(found), tuple(problems))
     if memory_dir is None:
         return RowEntries(agent, key, None, (), (Problem(key, "no memory folder to list"),))
     if agent == AGENT_CLAUDE and not is_within(memory_dir, root):
         root = real_root(Path(memory_dir).parent)  # autoMemoryDirectory elsewhere
     found, problems = folder_entries(Path(memory_dir), root, limited=agent == AGENT_CLAUDE,
-                                     legacy_names=by_slug.get(key, names))
+                                     legacy_names=names.of(key) if names else ())
     return RowEntries(agent, key, memory_dir, tuple(found), tuple(problems))
 
 
@@ -278,7 +279,8 @@ def plan_row(action: str, row: AgentRow, home: Path, extra: bool = False) -> Wri
             raise AgentInputError("this row has no memory index to repair")
         return curation.plan_fix_index(home, Path(row.memory_dir))
     if action == "redact":
-        return curation.plan_redact(home, *sorted({finding.path for finding in row.secrets}))
+        return curation.plan_redact(home, *sorted({finding.path for finding in row.secrets}),
+                                    gemini=row.agent == AGENT_GEMINI)
     if action == "switch":
         return switches.plan_auto_memory(row.agent, home, not row.auto_memory, row.project)
     first = next((patch.path for patch in gemini.list_gemini_inbox(home)

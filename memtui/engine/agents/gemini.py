@@ -17,6 +17,7 @@ from memtui.engine.agents.gemini_projects import (
     SWITCH_AUTO_MEMORY,
     GeminiProject,
     global_names,
+    project_folders,
     read_projects,
 )
 from memtui.engine.agents.inbox import list_inbox
@@ -223,7 +224,7 @@ def read_gemini_home(home: str | os.PathLike[str] | None = None, *,
     problems: list[Problem] = []
     root = real_root(home_path)
     settings_path = home_path / SETTINGS_FILE
-    settings, _stamp, problem = read_settings(settings_path, root)
+    settings, _stamp, problem = read_settings(settings_path, root, blank_ok=False)
     if problem is not None:
         problems.append(problem)
     raw_enabled = dotted(settings, SWITCH_AUTO_MEMORY)
@@ -267,7 +268,8 @@ class GeminiInbox:
 def read_gemini_inbox(home: str | os.PathLike[str] | None = None, *,
                       env: Mapping[str, str] | None = None) -> GeminiInbox:
     """Every pending patch of a Gemini CLI home (default: ``resolve_gemini_home``), reading
-    only the inbox folders and projects.json; every bad item is one problem."""
+    only the inbox folders, projects.json and the project folders' ``.project_root`` (no
+    project's settings); every bad item is one problem."""
     environ = os.environ if env is None else env
     home_path = resolve_gemini_home(home, environ)
     if not home_path.is_dir():
@@ -277,10 +279,9 @@ def read_gemini_inbox(home: str | os.PathLike[str] | None = None, *,
         root = real_root(home_path)
         patches = list_inbox(home_path / MEMORY_DIR, root, None, problems)
         projects: dict[str, str] = {}
-        for item in read_projects(home_path, root, None, problems, environ):
-            folder = item.folder
-            if item.project:
-                projects[folder.name] = item.project
+        for folder, project, _clash in project_folders(home_path, root, problems):
+            if project:
+                projects[folder.name] = project
             memory = folder / MEMORY_DIR
             if memory.is_dir() and not memory.is_symlink():
                 patches.extend(list_inbox(memory, root, folder.name, problems))

@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
 from memtui.engine.agents.folders import subfolders
@@ -101,11 +101,11 @@ def _project_root_file(folder: Path, root: Path) -> str | None:
     return value if value.startswith("/") else None
 
 
-def _own_file(home: Path, project: str | None) -> Path | None:
-    """The project's own settings file when it has one that is not the home's."""
+def _own_file(home_settings: str, project: str | None) -> Path | None:
+    """The project's own settings file when it has one that is not the home's (its real
+    path ``home_settings``)."""
     path = Path(project or "") / WORKSPACE_DIR / SETTINGS_FILE
-    if not project or not os.path.lexists(path) or \
-            os.path.realpath(path) == os.path.realpath(home / SETTINGS_FILE):
+    if not project or not os.path.lexists(path) or os.path.realpath(path) == home_settings:
         return None
     return path
 
@@ -116,28 +116,38 @@ def _own_settings(path: Path | None, trusted: bool
     cannot be read: Gemini CLI stops there then, trusted or not)."""
     if path is None:
         return None, "", None
-    settings, _stamp, problem = read_settings(path, real_root(path.parent.parent))
+    settings, _stamp, problem = read_settings(path, real_root(path.parent.parent), False)
     return (settings if trusted else None), str(path), problem
 
 
-def read_projects(home: Path, root: Path, settings: dict[str, Any] | None,
-                  problems: list[Problem], env: Mapping[str, str] | None = None
-                  ) -> list[GeminiProject]:
-    """Each project folder under ``tmp/`` of the home (its user ``settings``) with the
-    context file names Gemini CLI reads in it and the memory settings it sets itself."""
+def project_folders(home: Path, root: Path, problems: list[Problem]
+                    ) -> list[tuple[Path, str | None, list[str] | None]]:
+    """(folder, the project's path when named, the paths claiming its slug when two or
+    more do) of each project folder under ``tmp/`` of the home; no project's settings read."""
     mapping, clashes = read_projects_json(home, root, problems)
     by_slug = {slug: path for path, slug in reversed(mapping.items())}  # the first one wins
-    folders = [(folder, _project_root_file(folder, root) or by_slug.get(folder.name))
-               for folder in subfolders(home / TMP_DIR, root, problems)]
-    files = {path: _own_file(home, path) for _folder, path in folders}
+    return [(folder, _project_root_file(folder, root) or by_slug.get(folder.name),
+             clashes.get(folder.name)) for folder in subfolders(home / TMP_DIR, root, problems)]
+
+
+def read_projects(home: Path, root: Path, settings: dict[str, Any] | None,
+                  problems: list[Problem], env: Mapping[str, str] | None = None,
+                  only: str | None = None) -> list[GeminiProject]:
+    """Each project folder under ``tmp/`` of the home (its user ``settings``; ``only``: the
+    one of that slug) with the context file names Gemini CLI reads in it and the memory
+    settings it sets itself."""
+    folders = [item for item in project_folders(home, root, problems)
+               if only is None or item[0].name == only]
+    home_settings = os.path.realpath(home / SETTINGS_FILE)
+    files = {path: _own_file(home_settings, path) for _folder, path, _clash in folders}
     owned = [path for path, file in files.items() if path and file]
     untrusted = set(read_folder_trust(home, owned, env=env).untrusted if owned else ())
     found: list[GeminiProject] = []
-    for folder, project in folders:
+    for folder, project, clash in folders:
         own, where, problem = _own_settings(files[project], project not in untrusted)
         names = context_names(own if dotted(own, SWITCH_FILE_NAME) is not None else settings)
-        found.append(GeminiProject(folder, project, clashes.get(folder.name), names,
-                                   _switches(own, where), problem))
+        found.append(GeminiProject(folder, project, clash, names, _switches(own, where),
+                                   problem))
     return found
 
 
@@ -151,7 +161,7 @@ def _switches(own: dict[str, Any] | None, where: str) -> tuple[Switch, ...]:
 def project_switches(home: Path, project: str | None, env: Mapping[str, str] | None = None
                      ) -> tuple[Switch, ...]:
     """The memory settings ``project``'s own settings set where Gemini CLI merges them."""
-    path = _own_file(home, project)
+    path = _own_file(os.path.realpath(home / SETTINGS_FILE), project)
     if path is None or not project:
         return ()
     trusted = not read_folder_trust(home, [project], env=env).untrusted
@@ -165,13 +175,31 @@ def global_names(home_names: tuple[str, ...], projects: list[GeminiProject]
     return tuple(dict.fromkeys(home_names + tuple(n for p in projects for n in p.names)))
 
 
-def home_context_names(home: Path, env: Mapping[str, str] | None = None
-                       ) -> tuple[tuple[str, ...], dict[str, tuple[str, ...]]]:
-    """(the global tier's names, each project folder's names by slug) of a Gemini CLI home."""
+class ContextNames(NamedTuple):
+    """The context file names of a Gemini CLI home."""
+
+    global_tier: tuple[str, ...]
+    """Every global file Gemini CLI reads from the home in some project (``global_names``)."""
+    home: tuple[str, ...]
+    """The names the home's own settings decide."""
+    projects: dict[str, tuple[str, ...]]
+    """Each project folder's names, by slug."""
+
+    def of(self, slug: str | None) -> tuple[str, ...]:
+        """The names Gemini CLI reads in project folder ``slug`` (None: the home's own);
+        the first is its global memory file (where its global patches apply)."""
+        return self.projects.get(slug or "", self.home)
+
+
+def home_context_names(home: Path, env: Mapping[str, str] | None = None,
+                       only: str | None = None) -> ContextNames:
+    """The context file names of a Gemini CLI home and of each of its projects (``only``:
+    of the project folder of that slug; ``global_tier`` then holds only its names)."""
     if not home.is_dir():
-        return context_names(None), {}
+        return ContextNames(context_names(None), context_names(None), {})
     root = real_root(home)
     settings, _stamp, _problem = read_settings(home / SETTINGS_FILE, root)
-    projects = read_projects(home, root, settings, [], env)
-    return (global_names(context_names(settings), projects),
-            {item.folder.name: item.names for item in projects})
+    projects = read_projects(home, root, settings, [], env, only)
+    own = context_names(settings)
+    return ContextNames(global_names(own, projects), own,
+                        {item.folder.name: item.names for item in projects})

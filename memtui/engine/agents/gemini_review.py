@@ -15,6 +15,7 @@ from pathlib import Path
 
 from memtui.engine.agents.errors import AgentInputError, ChangedSinceRead
 from memtui.engine.agents.gemini import read_gemini_inbox
+from memtui.engine.agents.gemini_projects import ContextNames, home_context_names
 from memtui.engine.agents.inbox import (
     SCOPE_GLOBAL,
     plan_apply_patch,
@@ -89,8 +90,10 @@ def _added_secrets(plan: WritePlan) -> tuple[str, ...]:
     return tuple(sorted(kinds))
 
 
-def review_patch(home: Path, patch: InboxPatch, projects: Mapping[str, str]) -> PatchReview:
-    """Read one patch for a decision (never raises for a bad patch: ``problem`` says it)."""
+def review_patch(home: Path, patch: InboxPatch, projects: Mapping[str, str],
+                 names: ContextNames | None = None) -> PatchReview:
+    """Read one patch for a decision (never raises for a bad patch: ``problem`` says it);
+    ``names``: the home's context file names (read when not given)."""
     slug = patch.project
     relative = display_path(patch.path, str(home))
     name = f"{slug}:{patch.id}" if slug else patch.id
@@ -103,7 +106,7 @@ def review_patch(home: Path, patch: InboxPatch, projects: Mapping[str, str]) -> 
         problem = problem or error.message
     if problem is None:
         try:
-            apply = plan_apply_patch(home, patch.path)
+            apply = plan_apply_patch(home, patch.path, names)
         except MemtuiError as error:
             problem = error.message
     files = tuple(display_path(change.path, apply.root) for change in apply.changes
@@ -130,7 +133,10 @@ def review_gemini_inbox(home: str | os.PathLike[str] | None = None, *,
     """Every pending patch of a Gemini CLI home read with its write plans, oldest first."""
     inbox = read_gemini_inbox(home, env=env)
     home_path = Path(inbox.home)
-    reviews = [review_patch(home_path, patch, inbox.projects) for patch in inbox.patches]
+    names = home_context_names(home_path, env) if any(
+        patch.scope == SCOPE_GLOBAL for patch in inbox.patches) else None
+    reviews = [review_patch(home_path, patch, inbox.projects, names)
+               for patch in inbox.patches]
     reviews.sort(key=lambda item: (item.proposed_at or "", item.relative))
     return GeminiReview(inbox.home, inbox.home_found, tuple(reviews), inbox.problems)
 

@@ -70,16 +70,26 @@ def _real(path: str) -> str:
         return path
 
 
-def folder_trusted(rules: Mapping[str, str], folder: str) -> bool | None:
+Resolved = list[tuple[int, str, str]]
+"""(length, level, the real folder it covers) of each trust rule."""
+
+
+def resolve_rules(rules: Mapping[str, str]) -> Resolved:
+    """Each rule with the real folder it covers, resolved once for many folders."""
+    return [(len(rule), level, _real(os.path.dirname(rule) if level == TRUST_PARENT else rule))
+            for rule, level in rules.items()]
+
+
+def folder_trusted(rules: Mapping[str, str] | Resolved, folder: str) -> bool | None:
     """True / False by the longest rule covering ``folder``; None when none does."""
     location = _real(folder)
     best = -1
     level: str | None = None
-    for rule, found in rules.items():
-        effective = os.path.dirname(rule) if found == TRUST_PARENT else rule
-        relative = os.path.relpath(location, _real(effective))
-        if relative != ".." and not relative.startswith("../") and len(rule) > best:
-            best, level = len(rule), found
+    for length, found, effective in resolve_rules(rules) if isinstance(rules, Mapping) \
+            else rules:
+        relative = os.path.relpath(location, effective)
+        if relative != ".." and not relative.startswith("../") and length > best:
+            best, level = length, found
     return None if level is None else level != DO_NOT_TRUST
 
 
@@ -109,5 +119,6 @@ def read_folder_trust(home: str | os.PathLike[str], folders: Iterable[str], *,
             rules = parse_rules(text)
         except (AgentFileProblem, ValueError) as error:
             problem = getattr(error, "reason", None) or str(error)
-    untrusted = tuple(folder for folder in wanted if not folder_trusted(rules, folder))
+    resolved = resolve_rules(rules)
+    untrusted = tuple(folder for folder in wanted if not folder_trusted(resolved, folder))
     return FolderTrust(True, str(path), untrusted, problem)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem, AgentInputError, only_match
 from memtui.engine.agents.folders import list_entries
-from memtui.engine.agents.gemini_projects import home_context_names
+from memtui.engine.agents.gemini_projects import ContextNames, home_context_names
 from memtui.engine.agents.models import InboxPatch, Problem
 from memtui.engine.agents.patches import (
     MAX_PATCH_BYTES,
@@ -26,7 +26,7 @@ from memtui.engine.agents.plans import (
     FileChange,
     WritePlan,
 )
-from memtui.engine.agents.settings_json import context_path
+from memtui.engine.agents.settings_json import context_path, refuse_gemini_own
 from memtui.engine.safe_files import FileStamp, real_root
 from memtui.errors import UnsafePath
 
@@ -88,13 +88,13 @@ def find_patch(home: Path, ref: str) -> Path:
                       f"inbox patches are named {rest!r}; give <slug>:<scope>/<name> or the path")
 
 
-def _patch_parts(home: Path, path: Path) -> tuple[Path, str, Path]:
-    """(memory folder, scope, base the patch's paths are relative to)."""
+def _patch_parts(path: Path) -> tuple[Path, str]:
+    """(memory folder, scope)."""
     scope, inbox = path.parent.name, path.parent.parent
     if inbox.name != INBOX_DIR or scope not in SCOPES:
         raise AgentInputError(f"{path}: not in an inbox folder (.inbox/private or "
                               ".inbox/global)")
-    return inbox.parent, scope, home if scope == SCOPE_GLOBAL else inbox.parent
+    return inbox.parent, scope
 
 
 def _read_inside(path: Path, root: Path, refusal: str, max_bytes: int | None = None
@@ -109,10 +109,10 @@ def _read_inside(path: Path, root: Path, refusal: str, max_bytes: int | None = N
         raise AgentInputError(f"{path}: {error.reason}") from None
 
 
-def _read_patch(home: Path, ref: str) -> tuple[Path, str, FileStamp, tuple[Path, str, Path]]:
+def _read_patch(home: Path, ref: str) -> tuple[Path, str, FileStamp, tuple[Path, str]]:
     path = find_patch(home, ref)
     text, stamp = _read_inside(path, real_root(home), "not followed", MAX_PATCH_BYTES)
-    return path, text, stamp, _patch_parts(home, path)
+    return path, text, stamp, _patch_parts(path)
 
 
 def _same_path(left: Path, right: Path) -> bool:
@@ -120,25 +120,38 @@ def _same_path(left: Path, right: Path) -> bool:
         os.path.realpath(left) == os.path.realpath(right)
 
 
-def absolute_target(home: Path, memory: Path, scope: str, target: Path) -> Path | None:
-    """The file an absolute patch path names when Gemini CLI 0.61 would accept it, else None:
-    for a private patch a ``*.md`` (not hidden) directly in the memory folder, for a global
-    one exactly a global memory file (``context.fileName``)."""
+def patch_target(home: Path, memory: Path, scope: str, target: Path,
+                 names: ContextNames | None = None) -> Path | None:
+    """The file a patch path names when Gemini CLI 0.61 would accept it, else None: for a
+    global patch exactly its session's global memory file (the first of ``names.of`` its
+    project's slug, or the home's own for the home's inbox; ``names`` read when not given);
+    for a private one a ``*.md`` (not hidden) directly in the memory folder, or a path under
+    it when relative."""
     if scope == SCOPE_GLOBAL:
-        paths = [context_path(home, name) for name in home_context_names(home)[0]]
-        return target if any(path and _same_path(target, path) for path in paths) else None
-    if ".." in target.parts or not _same_path(target.parent, memory):
+        slug = memory.parent.name if _same_path(memory.parent.parent, home / TMP_DIR) else None
+        path = context_path(home, (names or home_context_names(home)).of(slug)[0])
+        if path is None or not _same_path(home / target, path):
+            return None
+        refuse_gemini_own(home, path)
+        return path
+    if ".." in target.parts:
+        return None
+    if not target.is_absolute():
+        return memory / target
+    if not _same_path(target.parent, memory):
         return None
     if target.name.startswith(".") or not target.name.lower().endswith(".md"):
         return None
     return memory / target.name
 
 
-def plan_apply_patch(home: Path, ref: str) -> WritePlan:
+def plan_apply_patch(home: Path, ref: str, names: ContextNames | None = None) -> WritePlan:
     """Apply a pending inbox patch to the memory files it names, then remove it; refused
-    (``AgentInputError``, nothing written) when it is malformed or does not apply."""
+    (``AgentInputError``, nothing written) when it is malformed or does not apply, and
+    (``UnsafePath``) when it names a file it may not change (``patch_target``; ``names``:
+    the home's, read when not given)."""
     root = real_root(home)
-    path, text, stamp, (memory, scope, base) = _read_patch(home, ref)
+    path, text, stamp, (memory, scope) = _read_patch(home, ref)
     try:
         parsed = parse_patch(text)
     except PatchError as error:
@@ -147,8 +160,7 @@ def plan_apply_patch(home: Path, ref: str) -> WritePlan:
     changes: list[FileChange] = []
     for item in parsed:
         target = Path(item.target)
-        named = absolute_target(home, memory, scope, target) if target.is_absolute() else \
-            None if ".." in target.parts else base / target
+        named = patch_target(home, memory, scope, target, names)
         if named is None:
             raise UnsafePath(f"{path}: targets {item.target!r}, outside what a "
                              f"{scope} patch may change; nothing was changed")

@@ -13,11 +13,22 @@ from typing import Any
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
 from memtui.engine.agents.models import Problem
 from memtui.engine.safe_files import FileStamp, real_root
+from memtui.errors import UnsafePath
 
 MAX_SETTINGS_BYTES = 2 * 1024 * 1024
 SETTINGS_FILE = "settings.json"
 DEFAULT_CONTEXT_FILE = "GEMINI.md"
 SWITCH_FILE_NAME = "context.fileName"
+GEMINI_OWN_FILES = (
+    SETTINGS_FILE, "trustedFolders.json", "projects.json", "oauth_creds.json",
+    "google_accounts.json", "installation_id", "user_id", "mcp-oauth-tokens.json",
+    "a2a-oauth-tokens.json", "gemini-credentials.json", "keybindings.json", "state.json",
+    "trusted_hooks.json", "policy_integrity.json", "extension_integrity.json", ".env",
+    "commands", "skills", "policies", "agents", "acknowledgments", "extensions", "history",
+    "cli-browser-profile", "whisper_models")
+"""What Gemini CLI 0.61 keeps in its home besides memory (settings, trust rules, the
+project registry, logins, ids, its folders): a context file name may make Gemini CLI read one
+as context, but memtui never writes it."""
 
 
 def strip_comments(text: str) -> str:
@@ -63,9 +74,10 @@ def parse_settings(text: str) -> dict[str, Any]:
     return value
 
 
-def read_settings(path: Path, root: Path
+def read_settings(path: Path, root: Path, blank_ok: bool = True
                   ) -> tuple[dict[str, Any] | None, FileStamp | None, Problem | None]:
-    """(settings, stamp, problem): (None, None, None) when the file does not exist."""
+    """(settings, stamp, problem): (None, None, None) when the file does not exist. A blank
+    file is ``{}`` when ``blank_ok`` (Claude Code), else not valid JSON (Gemini CLI stops)."""
     if not path.exists() and not path.is_symlink():
         return None, None, None
     try:
@@ -73,7 +85,9 @@ def read_settings(path: Path, root: Path
     except AgentFileProblem as error:
         return None, None, Problem(str(path), error.reason)
     if not text.strip():
-        return {}, stamp, None
+        return ({}, stamp, None) if blank_ok else (None, stamp, Problem(
+            str(path), "empty: not valid JSON (Gemini CLI stops at it); its switches are read "
+                       "as defaults"))
     try:
         return parse_settings(text), stamp, None
     except (ValueError, RecursionError) as error:
@@ -113,6 +127,16 @@ def context_file_names(home: str | os.PathLike[str]) -> tuple[str, ...]:
         return (DEFAULT_CONTEXT_FILE,)
     settings, _stamp, _problem = read_settings(home_path / SETTINGS_FILE, real_root(home_path))
     return context_names(settings)
+
+
+def refuse_gemini_own(home: str | os.PathLike[str], path: str | os.PathLike[str]) -> None:
+    """``UnsafePath`` when ``path`` is one of Gemini CLI's own files in its home
+    (``GEMINI_OWN_FILES``, or a file in one of its folders)."""
+    for where in (os.path.abspath, os.path.realpath):
+        first = os.path.relpath(where(path), where(home)).split(os.sep)[0]
+        if first in GEMINI_OWN_FILES:
+            raise UnsafePath(f"{path}: is Gemini CLI's own {first}, not a memory file "
+                             "(a context file name points at it); memtui does not write it")
 
 
 def context_path(home: str | os.PathLike[str], name: str) -> Path | None:
