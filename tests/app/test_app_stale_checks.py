@@ -1,6 +1,7 @@
 """Stale-memory checks in the app: the header's Inbox count reuses its last stale count
-for a while (not past a write the app makes) and never runs two checks at once; the memories pane's checks of the rows on screen walk the project's folder once
-however often the cursor moves."""
+for a while (not past a write the app makes) and never runs two checks at once; the
+memories pane's checks of the rows on screen walk the project's folder once however often
+the cursor moves."""
 
 from __future__ import annotations
 
