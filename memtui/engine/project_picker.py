@@ -75,6 +75,7 @@ class ProjectPicker:
         found = self._engine.identity.project_for_path(cwd)
         if found is not None and not self._engine.identity.can_write(found.id):
             self.read_only[cwd] = found.id
+            self._cache[cwd] = None
             return None
         if found is not None:
             self._cache[cwd] = found.id

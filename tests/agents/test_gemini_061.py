@@ -28,6 +28,7 @@ from memtui.engine.agents.gemini_trust import (
     folder_trusted,
     parse_rules,
     read_folder_trust,
+    resolve_rules,
 )
 from memtui.engine.agents.inbox import plan_apply_patch
 from memtui.engine.agents.plans import apply_plan
@@ -288,8 +289,8 @@ def test_no_rules_file_means_untrusted_and_a_bad_one_is_a_problem(home: Path) ->
 
 
 def test_the_longest_rule_wins_and_parent_rules_cover_siblings() -> None:
-    rules = parse_rules('{"/w": "TRUST_FOLDER", "/w/secret": "DO_NOT_TRUST",\n'
-                        ' // comments are allowed\n "/p/child": "TRUST_PARENT"}')
+    rules = resolve_rules(parse_rules('{"/w": "TRUST_FOLDER", "/w/secret": "DO_NOT_TRUST",\n'
+                                      ' // comments are allowed\n "/p/child": "TRUST_PARENT"}'))
     assert folder_trusted(rules, "/w/shop") is True
     assert folder_trusted(rules, "/w/secret/deep") is False
     assert folder_trusted(rules, "/p/sibling") is True

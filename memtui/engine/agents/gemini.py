@@ -127,11 +127,11 @@ def _subfolder_instructions(scan: InstructionScan, project: Path,
                             names: tuple[str, ...]) -> None:
     """Read the context files ``names`` of a project and its sub-folders; a name leading
     out of the folder (``context.fileName``, joined as Gemini CLI joins it) is not read."""
-    for name in [name for name in names if context_path(project, name) is None]:
+    inside = [name for name in names if context_path(project, name) is not None]
+    for name in (name for name in names if name not in inside):
         scan.problems.append(Problem(str(project), f"{SWITCH_FILE_NAME} {name[:80]!r} leads "
                                                    "outside the project; not read"))
-    names = tuple(name for name in names if context_path(project, name) is not None)
-    for name in names:
+    for name in inside:
         read_instruction(scan, project / name.lstrip("/"), "project")
     queue = [(project, 0)]
     seen = 0
@@ -146,7 +146,7 @@ def _subfolder_instructions(scan: InstructionScan, project: Path,
                     or child.name.startswith(".")):
                 continue
             seen += 1
-            for name in names:
+            for name in inside:
                 candidate = Path(child.path) / name.lstrip("/")
                 if candidate.is_file():
                     read_instruction(scan, candidate, "subfolder")

@@ -80,13 +80,13 @@ def resolve_rules(rules: Mapping[str, str]) -> Resolved:
             for rule, level in rules.items()]
 
 
-def folder_trusted(rules: Mapping[str, str] | Resolved, folder: str) -> bool | None:
-    """True / False by the longest rule covering ``folder``; None when none does."""
+def folder_trusted(rules: Resolved, folder: str) -> bool | None:
+    """True / False by the longest rule (``resolve_rules``) covering ``folder``; None when
+    none does."""
     location = _real(folder)
     best = -1
     level: str | None = None
-    for length, found, effective in resolve_rules(rules) if isinstance(rules, Mapping) \
-            else rules:
+    for length, found, effective in rules:
         relative = os.path.relpath(location, effective)
         if relative != ".." and not relative.startswith("../") and length > best:
             best, level = length, found

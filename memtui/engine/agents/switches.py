@@ -13,7 +13,7 @@ from typing import Any
 
 from memtui.engine.agents import claude, settings_json
 from memtui.engine.agents.errors import AGENT_FILES, AgentInputError
-from memtui.engine.agents.gemini_projects import project_switches
+from memtui.engine.agents.gemini_projects import SWITCH_AUTO_MEMORY, project_switches
 from memtui.engine.agents.models import AGENT_GEMINI
 from memtui.engine.agents.plans import ACTION_CREATE, ACTION_REPLACE, FileChange, WritePlan
 from memtui.engine.agents.settings_json import MAX_SETTINGS_BYTES, parse_settings, strip_comments
@@ -74,7 +74,7 @@ def plan_auto_memory(agent: str, home: Path, on: bool, project: str | None = Non
     Code's in ``claude.switch_file``."""
     if agent == AGENT_GEMINI:
         for own in project_switches(home, project):
-            if own.name == ".".join(GEMINI_SWITCH):
+            if own.name == SWITCH_AUTO_MEMORY:
                 raise AgentInputError(f"{own.where} sets {own.name} for this project and "
                                       "memtui never writes a project's settings; change it "
                                       "there by hand")
