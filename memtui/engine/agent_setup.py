@@ -218,8 +218,10 @@ def _dump_json(value: dict[str, Any]) -> str:
 # ---- the merges ------------------------------------------------------------------------------
 
 
-def _server_entry(extra: list[str] | None, command: Command) -> dict[str, Any]:
-    return {"command": command[0], "args": memtui_args(extra, command)}
+def _server_entry(extra: list[str] | None, command: Command,
+                  always_load: bool = False) -> dict[str, Any]:
+    entry = {"command": command[0], "args": memtui_args(extra, command)}
+    return {**entry, "alwaysLoad": True} if always_load else entry
 
 
 def _top_object(path: Path, text: str | None, key: str) -> tuple[TopLevel | None, Any]:
@@ -246,12 +248,14 @@ def _put(path: Path, text: str | None, top: TopLevel | None, key: str,
 
 
 def merge_mcp_json(path: Path, text: str | None, action: str,
-                   extra: list[str] | None = None,
-                   command: Command = DEFAULT_COMMAND) -> tuple[str, str]:
-    """``mcpServers.memtui`` added (or replaced) or taken out; (new text, summary)."""
+                   extra: list[str] | None = None, command: Command = DEFAULT_COMMAND,
+                   always_load: bool = False) -> tuple[str, str]:
+    """``mcpServers.memtui`` added (or replaced) or taken out; (new text, summary).
+    ``always_load``: Claude Code offers memtui's tools in every request (its newer releases
+    otherwise defer MCP tools until the model searches for them)."""
     top, servers = _top_object(path, text, "mcpServers")
     if action == INSTALL:
-        entry = _server_entry(extra, command)
+        entry = _server_entry(extra, command, always_load)
         if servers is not None and servers.get(SERVER_NAME) == entry and text is not None:
             return text, "mcpServers.memtui already set"
         return _put(path, text, top, "mcpServers", {**(servers or {}), SERVER_NAME: entry}), \
@@ -486,7 +490,8 @@ def _plan_file(agent: str, action: str, what: str, path: Path, root: Path,
     elif what == "hooks":
         after, summary = merge_claude_hooks(path, before, action, extra, command, gate)
     else:
-        after, summary = merge_mcp_json(path, before, action, extra, command)
+        after, summary = merge_mcp_json(path, before, action, extra, command,
+                                        always_load=agent == "claude-code")
     if before is None and action == UNINSTALL:
         after = ""
         before = ""

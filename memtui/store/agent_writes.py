@@ -58,11 +58,11 @@ class AgentWriteRepository(Repository):
         return int(self._store.execute("SELECT count(*) FROM agent_writes WHERE user_id = ?",
                                        (user_id,)).fetchone()[0])
 
-    def find(self, user_id: str, path: str, content: str) -> str | None:
-        """The id of a waiting write of the same text to the same file, or None."""
-        row = self._store.execute("SELECT id FROM agent_writes WHERE user_id = ? AND path = ? "
-                                  "AND content = ?", (user_id, path, content)).fetchone()
-        return str(row[0]) if row else None
+    def waiting_for(self, user_id: str, path: str) -> list[AgentWrite]:
+        """The user's held writes of one file, oldest first."""
+        rows = self._store.execute(f"SELECT {COLUMNS} FROM agent_writes WHERE user_id = ? AND "
+                                   "path = ? ORDER BY created_at, id", (user_id, path))
+        return [AgentWrite(*row) for row in rows.fetchall()]
 
     def rebase(self, write_id: str, content: str, base_sha256: str | None, diff: str,
                at: str) -> None:

@@ -121,8 +121,8 @@ def test_claude_code_install_keeps_other_keys_and_is_idempotent(
     assert (home / ".claude" / "settings.json.bak").read_text() == original
     user = json.loads(user_file.read_text())
     assert user["numStartups"] == 12 and user["projects"] == {"/x": {"allowedTools": []}}
-    assert user["mcpServers"] == {"github": {"command": "gh-mcp"},
-                                  "memtui": SERVER}
+    assert user["mcpServers"] == {"github": {"command": "gh-mcp"},  # tools never deferred
+                                  "memtui": {**SERVER, "alwaysLoad": True}}
 
     installed = (settings.read_text(), user_file.read_text())
     again = cli("hooks", "install", "claude-code", "--write")

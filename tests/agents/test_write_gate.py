@@ -16,7 +16,6 @@ import pytest
 
 from memtui.cli import gate_hook
 from memtui.engine.agent_setup import GATE_MATCHER, INSTALL, UNINSTALL, merge_claude_hooks
-from memtui.engine.agents.frontmatter import claude_memory_text
 from memtui.engine.agents.write_gate import REJECTED, CannotCompute, after_call
 from memtui.engine.api import Engine
 from memtui.errors import Conflict, InvalidInput, NotFound, UnsafePath
@@ -26,10 +25,14 @@ SECRET = "ghp_" + "R8x2Kq9LmZ4vT7wN1pY6sB3dF0hJ5cXeA2uQ"
 SESSION = "dc5ffbf3-e4f8-4671-bbbe-9071243e3964"
 TOPIC = ("---\nname: deploy-days\ndescription: we deploy on Fridays only\nmetadata:\n"
          "  type: project\n---\n\nWe deploy on Fridays only.\n")
-WRITTEN = ("---\nname: deploy-days\ndescription: we deploy on Fridays only\nmetadata: \n"
-           f"  node_type: memory\n  type: project\n  originSessionId: {SESSION}\n---\n\n"
-           "We deploy on Fridays only.\n")
-"""TOPIC as Claude Code 2.1's Write tool saves it (see the front matter table below)."""
+
+
+def written(at: str) -> str:
+    """TOPIC as the newest Claude Code's Write tool saves it at ``at`` (tests/agents/
+    test_claude_stamp.py checks each release)."""
+    return ("---\nname: deploy-days\ndescription: we deploy on Fridays only\nmetadata:\n"
+            f"  node_type: memory\n  type: project\n  originSessionId: {SESSION}\n"
+            f"  modified: {at}\n---\n\nWe deploy on Fridays only.\n")
 
 
 def memory_folder(root: Path) -> Path:
@@ -136,7 +139,7 @@ def test_the_hook_holds_the_write_in_either_backend(tmp_path: Path, folder: Path
                 db=store_target)
     assert ran.stderr == b"" and b'"deny"' in ran.stdout
     (held,) = engine_for("alice").gate.items()
-    assert held.row.content == WRITTEN
+    assert held.row.content == written(held.row.created_at)
 
 
 def test_memory_folders(tmp_path: Path) -> None:
@@ -189,7 +192,8 @@ def test_review_holds_the_redacted_file_once_with_claude_codes_front_matter(
         f"memtui: this memory waits for the user's review as {held.id}; go on with the task"
     row = held.row
     assert SECRET not in row.content and "[REDACTED]" in row.content
-    assert row.content == WRITTEN.replace("Fridays only.\n", "Fridays only. token=[REDACTED]\n")
+    assert row.content == written(row.created_at).replace("Fridays only.\n",
+                                                          "Fridays only. token=[REDACTED]\n")
     assert (row.agent, row.tool, row.session_id, row.project_dir, row.path) == (
         "claude-code", "Write", SESSION, "/work/shop", str(path))
     assert row.base_sha256 is None and "+++ b/deploy-days.md" in row.diff
@@ -204,11 +208,12 @@ def test_an_edit_is_held_as_the_file_after_it(engine_for: Callable[[str], Engine
                                               folder: Path) -> None:
     alice = engine_for("alice")
     path = folder / "deploy-days.md"
-    path.write_text(WRITTEN)
+    path.write_text(written("2020-01-01T00:00:00.000Z"))
     _answer(alice, _payload("Edit", path, old_string="Fridays only.",
                             new_string=f"Fridays, key {SECRET}."), folder)
     (held,) = alice.gate.items()
-    assert held.row.content == WRITTEN.replace("Fridays only.\n", "Fridays, key [REDACTED].\n")
+    assert held.row.content == written(held.row.created_at).replace(
+        "Fridays only.\n", "Fridays, key [REDACTED].\n")
     assert "-We deploy on Fridays only." in held.row.diff
     assert held.row.base_sha256 is not None and not held.stale
 
@@ -308,7 +313,7 @@ def test_approve_writes_the_file_and_its_index_line(engine_for: Callable[[str], 
     assert held.index.added == "- [deploy-days](deploy-days.md) — we deploy on Fridays only"
     assert held.index.words().startswith("MEMORY.md 0 → 1 of 200 lines, 0 → ")
     alice.gate.approve(write_id, expected=held.version)
-    assert (folder / "deploy-days.md").read_text() == WRITTEN
+    assert (folder / "deploy-days.md").read_text() == written(held.row.created_at)
     assert (folder / "MEMORY.md").read_text() == f"{held.index.added}\n"
     assert alice.gate.count() == 0
     with pytest.raises(NotFound):
@@ -362,7 +367,7 @@ def test_a_file_changed_since_the_proposal_is_refused_until_redone(
     with pytest.raises(Conflict, match="changed since it was shown"):
         alice.gate.approve(write_id, expected=held.version)
     alice.gate.approve(write_id, expected=redone.version)
-    assert path.read_text() == WRITTEN
+    assert path.read_text() == written(held.row.created_at)
 
 
 def test_approve_never_writes_through_a_symlink(engine_for: Callable[[str], Engine],
@@ -396,46 +401,6 @@ def test_reject_deletes_it_and_the_same_write_is_refused_after(
     assert again is not None and again["permissionDecision"] == "deny"
     assert again["permissionDecisionReason"] == REJECTED.format(file="deploy-days.md")
     assert alice.gate.count() == 0 and not (folder / "deploy-days.md").exists()
-
-
-# ---- Claude Code's front matter, as the real 2.1.197 wrote it ---------------------------------
-
-FRONT_MATTER_CASES = [
-    # (description as the model gave it, the line Claude Code wrote; None: no line)
-    ("plain words here", "description: plain words here"),
-    ("has, comma: and colon # hash", 'description: "has, comma: and colon # hash"'),
-    ("a #b", "description: a"), ("yes", 'description: "yes"'), ("123", None),
-    ("true", None), ("~", None), ("x-", "description: x-"), ("it's", "description: \"it's\""),
-    ("*star", 'description: "*star"'), ("a?b", "description: a?b"), ("a:b", "description: a:b"),
-    ("2024-01-01", "description: 2024-01-01"), ("x: ", 'description: "x: "'),
-    ("[a] b", 'description: "[a] b"'), ("b {a}", 'description: "b {a}"'),
-    ("a`b", 'description: "a`b"'), ("100%", "description: 100%"), ("NaN", "description: NaN"),
-    ('"123"', 'description: "123"'), ('"a\\\\b"', "description: a\\b"),
-    ('"-"', 'description: "-"'), ('"12:30"', "description: 12:30"),
-    ("'it''s'", "description: \"it's\""), ('"<x>"', 'description: "<x>"'),
-    ('"a\\nb"', 'description: "a\\nb"'), ("ünï — d", "description: ünï — d"),
-]
-
-
-@pytest.mark.parametrize(("given", "written"), FRONT_MATTER_CASES)
-def test_front_matter_as_claude_code_writes_it(given: str, written: str | None) -> None:
-    text = f"---\nname: q\ndescription: {given}\nmetadata:\n  type: project\n---\nB\n"
-    out = claude_memory_text(text, "S")
-    assert out.startswith("---\nname: q\n") and out.endswith(
-        "metadata: \n  node_type: memory\n  type: project\n  originSessionId: S\n---\n\nB\n")
-    line = next((item for item in out.split("\n") if item.startswith("description")), None)
-    assert line == written
-
-
-def test_front_matter_flat_keys_names_and_what_is_kept() -> None:
-    flat = "---\nname: Big Name\ndescription: d\ntype: user\nextra: 5\n---\nBody\n"
-    assert claude_memory_text(flat, "S") == (
-        "---\nname: big-name\ndescription: d\nmetadata: \n  node_type: memory\n  type: user\n"
-        "  extra: 5\n  originSessionId: S\n---\n\nBody\n")
-    for kept in ("no front matter\n", TOPIC.replace("  type: project", "  type: project\n"
-                                                    "  originSessionId: old"),
-                 "---\nname: x\ntags:\n  - a\n---\nB\n", "---\nname: x\ndescription: &a\n---\n"):
-        assert claude_memory_text(kept, "S") == kept
 
 
 # ---- hooks install --gate ---------------------------------------------------------------------

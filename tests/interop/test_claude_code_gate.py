@@ -99,7 +99,9 @@ def test_a_memory_write_is_denied_held_approved_and_loaded_next_session(
     own = (_memory(plain) / "deploy-days.md").read_text(encoding="utf-8")
     session = re.search(r"originSessionId: (\S+)", own)
     assert session is not None
-    assert written == own.replace(session.group(1), held["session_id"])
+    own = own.replace(session.group(1), held["session_id"])
+    assert written == re.sub(r"(?m)^(  modified: )\S+$",  # the time the gate held it
+                             lambda line: line.group(1) + held["created_at"], own)
     # the next session loads the index with the approved line
     server = _session(agent_home, claude_program, lambda _exchange: Say(DONE), "hello")
     assert INDEX_LINE in server.exchanges[0].text

@@ -13,6 +13,7 @@ import json
 import os
 import re
 import shutil
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,20 +90,33 @@ def _newest(paths: list[Path]) -> Path | None:
     return max(stamped)[1] if stamped else None
 
 
-def _claude_written(home: Path) -> tuple[str | None, str | None]:
-    projects = home / "projects"
+def transcript_version(path: str | os.PathLike[str]) -> str | None:
+    """The Claude Code version the last lines of a transcript name (its last
+    ``TRANSCRIPT_TAIL_BYTES``); None when it names none or is not a regular file."""
     try:
-        newest = _newest([path for folder in projects.iterdir() if folder.is_dir()
+        handle = open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW), "rb")
+    except OSError:
+        return None
+    with handle:
+        try:
+            size = os.fstat(handle.fileno())
+            if not stat.S_ISREG(size.st_mode):
+                return None
+            handle.seek(max(0, size.st_size - TRANSCRIPT_TAIL_BYTES))
+            found = _TRANSCRIPT_VERSION.findall(handle.read(TRANSCRIPT_TAIL_BYTES))
+        except OSError:
+            return None
+    return found[-1].decode("ascii", "replace") if found else None
+
+
+def _claude_written(home: Path) -> tuple[str | None, str | None]:
+    try:
+        newest = _newest([path for folder in (home / "projects").iterdir() if folder.is_dir()
                           for path in folder.glob("*.jsonl")])
-        if newest is None:
-            return None, None
-        with open(newest, "rb") as handle:
-            handle.seek(max(0, newest.stat().st_size - TRANSCRIPT_TAIL_BYTES))
-            tail = handle.read(TRANSCRIPT_TAIL_BYTES)
     except OSError:
         return None, None
-    found = _TRANSCRIPT_VERSION.findall(tail)
-    return (found[-1].decode("ascii", "replace"), str(newest)) if found else (None, None)
+    version = transcript_version(newest) if newest is not None else None
+    return (version, str(newest)) if version else (None, None)
 
 
 def _newest_dated_folder(folder: Path) -> Path | None:

@@ -9,13 +9,22 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memtui.engine import purge
+from memtui.engine.agents.claude_stamp import (
+    MODIFIED_KEY,
+    NEWEST,
+    SESSION_KEY,
+    ClaudeStamp,
+    claude_memory_text,
+    stamp_for,
+)
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
-from memtui.engine.agents.frontmatter import claude_memory_text, parse_front_matter
+from memtui.engine.agents.frontmatter import parse_front_matter
 from memtui.engine.agents.index import (
     INDEX_FILE,
     index_line,
@@ -23,6 +32,7 @@ from memtui.engine.agents.index import (
     line_target,
     loaded_cut,
 )
+from memtui.engine.agents.models import AGENT_CLAUDE
 from memtui.engine.agents.plans import (
     ACTION_CREATE,
     ACTION_REPLACE,
@@ -30,6 +40,7 @@ from memtui.engine.agents.plans import (
     WritePlan,
     apply_plan,
 )
+from memtui.engine.agents.versions import installed_version, transcript_version
 from memtui.engine.base import EngineArea
 from memtui.engine.safe_files import FileStamp, real_root
 from memtui.engine.settings import GATE_SETTING, load_settings
@@ -50,6 +61,8 @@ WAITS = "memtui: this memory waits for the user's review as {id}; go on with the
 REJECTED = ("memtui: the user rejected this memory ({file}) before; do not write it again; go "
             "on with the task")
 ASK = "memtui: Claude Code wants to write its memory file {file}{why}"
+_MODIFIED_VALUE = re.compile(rf"^(\s*{MODIFIED_KEY}\s*:).*?(?=\r?$)", re.M)
+"""A ``modified:`` line's value (taken out to compare two writes)."""
 
 
 class CannotCompute(ValueError):
@@ -105,12 +118,20 @@ def _decision(decision: str, reason: str) -> dict[str, Any]:
             "permissionDecisionReason": reason}
 
 
-def _tombstone(path: str, content: str, session: str | None) -> str:
-    """The content-free mark of a rejected write: a hash of the file and its text, without
-    the session its front matter names (the same write in a later session is the same)."""
+def _unstamped(content: str, session: str | None) -> str:
+    """The text without what Claude Code stamps on each save: the proposing session's id and
+    the ``modified:`` time (the same write, later, is the same)."""
+    head = parse_front_matter(content).head
+    body = content[len(head):]
     if session:
-        content = content.replace(f"originSessionId: {session}\n", "originSessionId:\n")
-    digest = hashlib.sha256(f"{path}\0{content}".encode()).hexdigest()
+        head = head.replace(f"{SESSION_KEY}: {session}\n", f"{SESSION_KEY}:\n")
+    return _MODIFIED_VALUE.sub(r"\1", head) + body
+
+
+def _tombstone(path: str, content: str, session: str | None) -> str:
+    """The content-free mark of a rejected write: a hash of the file and its text, as
+    ``_unstamped``."""
+    digest = hashlib.sha256(f"{path}\0{_unstamped(content, session)}".encode()).hexdigest()
     return f"{TOMBSTONE_PREFIX}{digest[:40]}"
 
 
@@ -135,9 +156,20 @@ def _change(row: AgentWrite, current: str | None, stamp: FileStamp | None) -> Fi
                       current or "", row.content)
 
 
-def _memory_text(path: str, text: str, session: str | None) -> str:
+def _memory_text(path: str, text: str, session: str | None, stamp: ClaudeStamp,
+                 now: str) -> str:
     """``text`` as Claude Code saves a memory file (``claude_memory_text``) when it is one."""
-    return claude_memory_text(text, session or "") if path.endswith(".md") else text
+    return claude_memory_text(text, session or "", stamp, now) if path.endswith(".md") \
+        else text
+
+
+def proposer_stamp(payload: dict[str, Any]) -> ClaudeStamp:
+    """How the Claude Code that made the hook call saves memory files: the version its
+    session's transcript names, else the one on PATH, else the newest."""
+    transcript = payload.get("transcript_path")
+    version = transcript_version(transcript) if isinstance(transcript, str) and transcript \
+        else None
+    return stamp_for(version or installed_version(AGENT_CLAUDE)[1])
 
 
 @dataclass(frozen=True)
@@ -236,27 +268,31 @@ class WriteGateApi(EngineArea):
         cwd = payload.get("cwd")
         held = self.propose(tool, path, folder, after, current,
                             session_id=payload.get("session_id"),
-                            project_dir=cwd if isinstance(cwd, str) else None)
+                            project_dir=cwd if isinstance(cwd, str) else None,
+                            stamp=proposer_stamp(payload))
         return _decision("deny", REJECTED.format(file=name) if held is None else
                          WAITS.format(id=held))
 
     def propose(self, tool: str, path: str, folder: str, after: str, current: str | None, *,
-                session_id: object = None, project_dir: str | None = None) -> str | None:
-        """Hold ``after`` (redacted, with Claude Code's front matter) as the next text of
-        ``path``; its id (the waiting one for the same text), None when rejected before."""
+                session_id: object = None, project_dir: str | None = None,
+                stamp: ClaudeStamp = NEWEST) -> str | None:
+        """Hold ``after`` (redacted, with the front matter ``stamp``'s Claude Code writes) as
+        the next text of ``path``; its id (the waiting one for the same text), None when
+        rejected before."""
         session = check_reference(session_id, "session id") if session_id else None
-        text = _memory_text(path, clean_text(after, "the memory file",
-                                             max_bytes=MAX_FILE_BYTES, allow_empty=True), session)
         now = self._store.now()
+        text = _memory_text(path, clean_text(after, "the memory file", max_bytes=MAX_FILE_BYTES,
+                                             allow_empty=True), session, stamp, now)
         row = AgentWrite(self._store.new_id(ID_PREFIX), self.actor, self._engine.client or AGENT,
                          session, check_text(tool, "tool"), project_dir, folder, path, text,
                          None if current is None else _sha(current), "", now, now)
         with self._store.transaction():
             if self._store.memories.is_forgotten_source(_tombstone(path, text, session)):
                 return None
-            waiting = self._store.agent_writes.find(self.actor, path, text)
-            if waiting is not None:
-                return waiting
+            same = _unstamped(text, session)
+            for waiting in self._store.agent_writes.waiting_for(self.actor, path):
+                if _unstamped(waiting.content, waiting.session_id) == same:
+                    return waiting.id
             self._store.identity.ensure_user(self.actor)
             self._store.agent_writes.add(replace(row, diff=_diff(row, current)))
             self._audit("agent_write_held", row.id, tool=tool)
@@ -343,7 +379,7 @@ class WriteGateApi(EngineArea):
             if content is not None:
                 row = replace(row, content=_memory_text(row.path, clean_text(
                     content, "the memory file", max_bytes=MAX_FILE_BYTES, allow_empty=True),
-                    row.session_id))
+                    row.session_id, ClaudeStamp.of_text(row.content), self._store.now()))
             index = self._index_change(row, index_text, index_stamp)
             change = _change(row, current, stamp)
             apply_plan(WritePlan("approve", f"write {row.path}", str(real_root(row.memory_dir)),

@@ -1,0 +1,364 @@
+"""A memory file as Claude Code's Write and Edit tools save it, by the release that saves it.
+
+Claude Code reads the front matter of a memory topic file it writes and writes it again:
+``name`` (a slug), ``description``, ``metadata:`` with ``node_type: memory``, every other key,
+then ``originSessionId``. How, by release (what each real program wrote is kept in
+``tests/data/claude_front_matter``):
+
+- up to 2.1.212, a file that already names a session is kept as it is;
+- from 2.1.213, a ``modified:`` time is added too; a value whose ``#`` a rewrite would lose
+  is quoted first; a file that already names a session, or whose block a rewrite could
+  spoil, is only dated: its ``modified:`` line set, or added, in place;
+- from 2.1.280, ``metadata:`` has nothing after it (before: ``metadata: ``, as Bun's YAML
+  writer left it).
+
+memtui rewrites ``key: value`` lines and one ``metadata`` mapping of them; a block with
+more (lists, deeper mappings, block scalars) is kept as it is, only dated when it names a
+session already.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from dataclasses import dataclass
+
+from memtui.engine.agents.frontmatter import (
+    COMMENT_RE,
+    FENCE,
+    KEY_RE,
+    METADATA_KEY,
+    parse_front_matter,
+    unquote,
+)
+
+NODE_TYPE = ("node_type", "memory")
+SESSION_KEY = "originSessionId"
+MODIFIED_KEY = "modified"
+DATED_SINCE = (2, 1, 213)
+"""The first Claude Code release that writes ``modified:`` (and quotes lossy values)."""
+BARE_MAPPING_SINCE = (2, 1, 280)
+"""The first Claude Code release that writes ``metadata:`` without a blank after it."""
+NULL_WORDS = ("null", "Null", "NULL", "~")
+_NOT_STRING = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|0x[0-9a-fA-F]+|0o[0-7]+"
+                         r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|true|True|TRUE|false"
+                         r"|False|FALSE|null|Null|NULL|~")
+"""A plain YAML scalar that is not a string (YAML 1.2's core schema, as Bun reads it)."""
+_YAML_11_WORDS = frozenset({"y", "n", "yes", "no", "on", "off"})
+_QUOTE_ANYWHERE = frozenset(",[]{}#`'\"")
+_QUOTE_FIRST = frozenset("-?:,[]{}#&*!|>'\"%@`<")
+_FALLBACK_QUOTED = re.compile(r"[{}[\]*&#!|>%@`]|: ")
+"""A top-level value Claude Code quotes whole when its YAML reader refused the block."""
+_LOOSE_BLOCK = re.compile(r"---\s*\n([\s\S]*?)---\s*\n?")
+_STRICT_BLOCK = re.compile(r"---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)")
+_LOSSY_LINE = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_.-]*):[ \t]+(.*)")
+_ANY_KEY_LINES = (re.compile(r'("(?:[^"\\]|\\.)*"):[ \t]+(.*)'),
+                  re.compile(r"('(?:[^']|'')*'):[ \t]+(.*)"),
+                  re.compile(r"([^\s#][^:\n]*?):[ \t]+(.*)"))
+_QUOTED_RUN = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^']|'')*'")
+_INLINE_HASH = re.compile(r"^#|[ \t]#")
+_MODIFIED_LINE = re.compile(r"(\s*)modified\s*:(.*)")
+_BLANK_OR_COMMENT = re.compile(r"\s*(?:#.*)?")
+_INDENTED = re.compile(r"\s+\S")
+Scalar = tuple[str, bool]
+"""A one-line value and whether it is a string."""
+Fields = tuple[dict[str, Scalar], dict[str, Scalar]]
+"""The top-level values and the ``metadata`` mapping of a front matter block."""
+
+
+@dataclass(frozen=True)
+class ClaudeStamp:
+    """How one Claude Code release saves a memory file."""
+
+    dated: bool
+    """A ``modified:`` time; lossy values quoted; a file naming a session dated in place."""
+    bare_mapping: bool
+    """``metadata:`` with nothing after it (earlier releases: ``metadata: ``)."""
+
+    @classmethod
+    def of_text(cls, text: str) -> ClaudeStamp:
+        """The stamp that saved ``text`` (a held write), as far as it shows; else the newest."""
+        fields = parse_front_matter(text).fields
+        if f"{METADATA_KEY}.{SESSION_KEY}" in fields and \
+                f"{METADATA_KEY}.{MODIFIED_KEY}" not in fields:
+            return OLDEST
+        return cls(True, f"\n{METADATA_KEY}: \n" not in text)
+
+
+NEWEST = ClaudeStamp(True, True)
+OLDEST = ClaudeStamp(False, False)
+
+
+def stamp_for(version: str | None) -> ClaudeStamp:
+    """The stamp of a Claude Code version (``2.1.332``); the newest for an unknown one."""
+    match = re.match(r"(\d+)\.(\d+)\.(\d+)", version or "")
+    if match is None:
+        return NEWEST
+    number = tuple(int(part) for part in match.groups())
+    return ClaudeStamp(number >= DATED_SINCE, number >= BARE_MAPPING_SINCE)
+
+
+def _yaml_text(value: str) -> str:
+    """A string as Bun's ``YAML.stringify`` writes it: plain, or double-quoted (JSON escapes)
+    when plain would read back as something else."""
+    plain = value and value == value.strip() and not _NOT_STRING.fullmatch(value) and \
+        value.lower() not in _YAML_11_WORDS and value[0] not in _QUOTE_FIRST and \
+        not _QUOTE_ANYWHERE.intersection(value) and ": " not in value and \
+        not value.endswith(":") and all(ord(c) >= 32 and c != "\x7f" for c in value)
+    return value if plain else json.dumps(value, ensure_ascii=False)
+
+
+class _Refused(Exception):
+    """The block is not YAML Bun reads: Claude Code quotes values and reads it again."""
+
+
+def _yaml_scalar(raw: str, top: bool, fallback: bool) -> Scalar | None:
+    """(value, is a string) of a one-line scalar; None for what only a full YAML reader
+    gets right (flow collections, anchors, tags, a quote left open)."""
+    quoted = _QUOTED_RUN.match(raw)
+    if quoted is not None and COMMENT_RE.sub("", raw[quoted.end():]).strip() == "":
+        if raw[:1] == "'":
+            return unquote(quoted.group(0)), True
+        with contextlib.suppress(ValueError):
+            return json.loads(quoted.group(0)), True
+        return None
+    if raw[:1] in "\"'":
+        return None
+    if fallback and top and _FALLBACK_QUOTED.search(raw):
+        return raw, True
+    raw = raw.strip()
+    if raw[:1] == "&":  # an anchor: the value after it (none: null)
+        _anchor, _blank, rest = raw.partition(" ")
+        return _yaml_scalar(rest, top, fallback) if rest.strip() else (NULL_WORDS[0], False)
+    if raw[:1] == "!" or (raw[:1], raw[-1:]) in (("[", "]"), ("{", "}")):
+        return None
+    if raw[:1] in "@`|>*%[{" or ": " in raw or raw.endswith(":"):
+        raise _Refused
+    value = COMMENT_RE.sub("", raw).strip()
+    return value, not _NOT_STRING.fullmatch(value)
+
+
+def _claude_fields(lines: list[str], fallback: bool) -> Fields | None:
+    """The top-level values and the ``metadata`` mapping of a front matter block; None when
+    it holds more than those (lists, other mappings, block scalars)."""
+    top: dict[str, Scalar] = {}
+    meta: dict[str, Scalar] = {}
+    parent: str | None = None
+    for raw in lines:
+        line = raw.rstrip("\r")
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        match = KEY_RE.match(line.strip())
+        value = line.split(":", 1)[1].lstrip() if match else ""  # trailing blanks count
+        nested = line[0] in " \t"
+        if nested and parent is None and top:
+            raise _Refused  # indented under a key that has a value: not YAML
+        if value.startswith("#"):  # a comment: no value (a mapping may follow)
+            value = "" if match and match.group(1) == METADATA_KEY else NULL_WORDS[-1]
+        scalar = _yaml_scalar(value, not nested, fallback) if value else None
+        if match is None or (value and scalar is None) or (nested and (
+                parent != METADATA_KEY or scalar is None)) or (not value and (
+                nested or match.group(1) != METADATA_KEY)):
+            return None
+        if nested:
+            meta[match.group(1)] = scalar  # type: ignore[assignment]
+        elif scalar is None:
+            parent = METADATA_KEY
+        else:
+            parent, top[match.group(1)] = None, scalar
+    return top, meta
+
+
+def _read_fields(lines: list[str]) -> Fields | None:
+    """The block as Claude Code reads it: as it is, else with its odd values quoted
+    (``_Refused`` when neither reads; None: beyond what memtui rewrites)."""
+    try:
+        return _claude_fields(lines, False)
+    except _Refused:
+        return _claude_fields(lines, True)
+
+
+def _named_session(fields: Fields) -> bool:
+    top, meta = fields
+    return bool({**top, **meta}.get(SESSION_KEY, ("", False))[0])
+
+
+def _rendered(fields: Fields, session_id: str, stamp: ClaudeStamp, now: str | None) -> list[str]:
+    """The block Claude Code writes for ``fields`` (fences included)."""
+    top, meta = dict(fields[0]), fields[1]
+    name, named = top.pop("name", ("", False))
+    description, described = top.pop("description", ("", False))
+    slug = name if re.fullmatch(r"[a-z0-9_-]+", name) else \
+        re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    merged = {**top, **meta, SESSION_KEY: (session_id, True)}
+    if now is not None:
+        merged[MODIFIED_KEY] = (now, True)
+    out = [FENCE, f"name: {_yaml_text(slug if named else '')}"]
+    if described and description:
+        out.append(f"description: {_yaml_text(description)}")
+    out.append(f"{METADATA_KEY}:" + ("" if stamp.bare_mapping else " "))
+    out += [f"  {key}: {_yaml_text(value) if string else value}"
+            for key, (value, string) in {NODE_TYPE[0]: (NODE_TYPE[1], True), **merged}.items()
+            if string or value not in NULL_WORDS]
+    return [*out, FENCE]
+
+
+def _lone_value(value: str) -> Scalar | None | bool:
+    """What Bun makes of ``value`` read alone: (text, True) a string, ("", False) null, True
+    something else (a number, a list, a mapping), False an error; None: memtui cannot tell."""
+    first = value[0]
+    if first == "#":
+        return "", False
+    if first == "&":
+        _anchor, _blank, rest = value.partition(" ")
+        return _lone_value(rest.strip()) if rest.strip() else ("", False)
+    if first == "!" or value.startswith("? "):
+        return None
+    if first in "*@`%":
+        return False
+    if first in "[{":
+        close = "]" if first == "[" else "}"
+        return value.endswith(close) and value.count(first) == value.count(close)
+    if value == "-" or value.startswith("- "):
+        return True
+    plain = COMMENT_RE.sub("", value).strip()
+    key, colon, rest = plain.partition(": ")
+    if colon or plain.endswith(":"):
+        return not (": " in rest or rest.endswith(":")) and bool(key)
+    if _NOT_STRING.fullmatch(plain):
+        return ("", False) if plain in NULL_WORDS else True
+    return plain, True
+
+
+def _hash_lost(line: str) -> bool:
+    """Whether a rewrite would lose the ``#`` text of a ``key: value`` line."""
+    for pattern in _ANY_KEY_LINES:
+        match = pattern.fullmatch(line)
+        if match is not None:
+            rest = _QUOTED_RUN.sub("", match.group(2).rstrip())
+            return bool(match.group(1)) and bool(_INLINE_HASH.search(rest))
+    return False
+
+
+def _quoted_lossy(lines: list[str]) -> tuple[list[str] | None, bool] | None:
+    """The block's lines with each top-level value Bun would read as other text quoted (None
+    when none is), and whether a rewrite would lose an inline ``#``; None: cannot tell."""
+    out: list[str] = []
+    quoted = lost = False
+    for line in lines:
+        bare = line.removesuffix("\r")
+        match = _LOSSY_LINE.fullmatch(bare)
+        value = match.group(2).rstrip() if match else ""
+        if match is None or not value or value[0] in "\"'|>":
+            lost |= _hash_lost(bare)
+            out.append(line)
+            continue
+        read = _lone_value(value)
+        if read is None:
+            return None
+        if read is True:
+            lost |= _hash_lost(bare)
+        if isinstance(read, tuple) and (read[0] != value if read[1] else value not in NULL_WORDS):
+            escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+            line = f'{match.group(1)}: "{escaped}"' + line[len(bare):]
+            quoted = True
+        out.append(line)
+    return (out if quoted else None), lost
+
+
+def _dated(text: str, head_end: int, now: str) -> str | None:
+    """``text`` with its ``modified:`` line set to ``now`` or added (in the ``metadata``
+    mapping, else before the closing fence); None where Claude Code finds no sure place."""
+    fields = parse_front_matter(text).fields
+    if not fields:
+        return None
+    lines = text[:head_end].split("\n")
+    newline = "\r" if "\r\n" in text[:head_end] else ""
+    found = [number for number in range(1, len(lines) - 1) if _MODIFIED_LINE.match(lines[number])]
+    if len(found) > 1 or (not found and (MODIFIED_KEY in fields or
+                                         f"{METADATA_KEY}.{MODIFIED_KEY}" in fields)):
+        return None
+    modified = _MODIFIED_LINE.match(lines[found[0]].rstrip("\r")) if found else None
+    if modified is not None:
+        indent, rest = modified.groups()
+        comment = re.search(r"[ \t]+#.*$", rest)
+        tail = comment.group(0) if comment and rest.lstrip()[:1] not in "\"'" else ""
+        lines[found[0]] = f"{indent}{MODIFIED_KEY}: {now}{tail}{newline}"
+        return "\n".join(lines) + text[head_end:]
+    plain = [line.rstrip("\r") for line in lines]
+    opened = [n for n in range(1, len(plain)) if plain[n].startswith(f"{METADATA_KEY}:")]
+    mapping = [n for n in opened if re.fullmatch(rf"{METADATA_KEY}:\s*(?:#.*)?", plain[n])]
+    if opened and not mapping:
+        return None
+    if not mapping:
+        at, indent = max(n for n in range(len(plain)) if plain[n].strip() == FENCE), ""
+        if at == 0:
+            return None
+    else:
+        at = _mapping_end(plain, mapping[0])
+        indent = next((line[:len(line) - len(line.lstrip())] for line in plain[mapping[0] + 1:at]
+                       if _INDENTED.match(line) and not _BLANK_OR_COMMENT.fullmatch(line)), "  ")
+    lines.insert(at, f"{indent}{MODIFIED_KEY}: {now}{newline}")
+    return "\n".join(lines) + text[head_end:]
+
+
+def _mapping_end(lines: list[str], opened: int) -> int:
+    """The line after the last one of the mapping opened at line ``opened``."""
+    at = opened + 1
+    while at < len(lines) - 1:
+        if _INDENTED.match(lines[at]):
+            at += 1
+            continue
+        if _BLANK_OR_COMMENT.fullmatch(lines[at]):
+            after = at + 1
+            while after < len(lines) - 1 and _BLANK_OR_COMMENT.fullmatch(lines[after]):
+                after += 1
+            if after < len(lines) - 1 and _INDENTED.match(lines[after]):
+                at = after
+                continue
+        break
+    return at
+
+
+def _stamped_dated(text: str, session_id: str, stamp: ClaudeStamp, now: str) -> str:
+    """``claude_memory_text`` for a release that dates memory files (2.1.213 and later)."""
+    loose, strict = _LOOSE_BLOCK.match(text), _STRICT_BLOCK.match(text)
+    if loose is None or strict is None or loose.group(1).strip() != strict.group(1).strip():
+        return text
+    lines = loose.group(1).split("\n")
+    lossy = _quoted_lossy(lines)
+    if lossy is None:
+        return text
+    quoted, spoiled = lossy
+    fields: Fields | None = None
+    try:
+        fields = _claude_fields(quoted, False) if quoted is not None else _read_fields(lines)
+    except _Refused:
+        spoiled = True
+    if fields is None and not spoiled:
+        has_session = f"{METADATA_KEY}.{SESSION_KEY}" in parse_front_matter(text).fields
+        return (_dated(text, strict.end(), now) or text) if has_session else text
+    spoiled = spoiled or (fields is not None and not any(fields) and
+                          not any(KEY_RE.match(line) for line in lines))
+    if fields is not None and not spoiled and not _named_session(fields):
+        body = text[loose.end():].lstrip("\n")
+        return "\n".join([*_rendered(fields, session_id, stamp, now), "", body])
+    return _dated(text, strict.end(), now) or text
+
+
+def claude_memory_text(text: str, session_id: str, stamp: ClaudeStamp = NEWEST,
+                       now: str = "") -> str:
+    """``text`` as the Claude Code release of ``stamp`` saves a memory file in session
+    ``session_id`` at ``now`` (see the module doc); a file with no front matter is kept."""
+    if stamp.dated:
+        return _stamped_dated(text, session_id, stamp, now)
+    block = _LOOSE_BLOCK.match(text)
+    try:
+        read = _read_fields(block.group(1).split("\n")) if block else None
+    except _Refused:
+        read = None
+    if block is None or read is None or _named_session(read):
+        return text
+    body = text[block.end():].lstrip()
+    return "\n".join([*_rendered(read, session_id, stamp, None), "", body])
