@@ -1,4 +1,5 @@
-"""Claude Code 2.1 as the real program left its home (tests/data/agent_homes/claude-code-2.1.197,
+"""Claude Code 2.1 as the real program left its home (tests/data/agent_homes/claude-code-2.1.197
+and -2.1.332,
 written by tests/interop/scenarios/claude_code.py): topic files with nested front matter
 (``metadata:`` / ``node_type`` / ``type`` / ``originSessionId``) and ``[[links]]`` between
 memories. memtui reads each type, imports each with its kind, and every write it makes —
@@ -24,7 +25,8 @@ from memtui.engine.agents.errors import AgentInputError, ChangedSinceRead
 from memtui.engine.agents.frontmatter import parse_front_matter, topic_type
 from memtui.engine.agents.plans import apply_plan
 
-FIXTURE = AGENT_HOMES / "claude-code-2.1.197"
+RELEASES = ("claude-code-2.1.197", "claude-code-2.1.332")
+"""The homes the real releases left (every test runs on each)."""
 SLUG = "-home-alice-work-shop"
 TYPES = {"testing-framework.md": "project", "ci-runner.md": "reference",
          "commit-style.md": "feedback", "user-role.md": "user"}
@@ -34,10 +36,16 @@ LINKS = {"testing-framework.md": "[[ci-runner]]", "ci-runner.md": "[[testing-fra
          "commit-style.md": "[[user-role]]"}
 
 
+@pytest.fixture(params=RELEASES)
+def release(request: pytest.FixtureRequest) -> str:
+    """One of the homes the real releases left."""
+    return str(request.param)
+
+
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
+def home(tmp_path: Path, release: str) -> Path:
     """A copy of the fixture home's ``.claude``."""
-    return copied_home(tmp_path, "claude-code-2.1.197", ".claude")
+    return copied_home(tmp_path, release, ".claude")
 
 
 def _memory(home: Path) -> Path:
@@ -57,9 +65,10 @@ def _head(data: bytes) -> bytes:
 # ---- reading what 2.1 wrote -------------------------------------------------------------
 
 
-def test_the_real_files_have_nested_front_matter() -> None:
+def test_the_real_files_have_nested_front_matter(release: str) -> None:
     for name, kind in TYPES.items():
-        text = (FIXTURE / ".claude" / "projects" / SLUG / "memory" / name).read_text("utf-8")
+        text = (AGENT_HOMES / release / ".claude" / "projects" / SLUG / "memory" / name
+                ).read_text("utf-8")
         fields = parse_front_matter(text).fields
         assert fields["metadata.type"] == kind and fields["metadata.node_type"] == "memory"
         assert topic_type(fields) == kind

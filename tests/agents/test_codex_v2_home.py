@@ -1,5 +1,5 @@
-"""Codex 0.169's v2 layout, on the home the real program wrote (tests/data/agent_homes/
-codex-0.169.1, made by tests/interop/scenarios/codex.py): browse, the diagnosis of its
+"""Codex 0.169's v2 layout, on the homes the real programs wrote (tests/data/agent_homes/
+codex-0.169.1 and codex-0.171.0, made by tests/interop/scenarios/codex.py): browse, the diagnosis of its
 consolidation job in ``error``, import, forget, notes and export; and bad input -- a corrupt
 ``memories_v2_1.sqlite``, a missing table, a newer layout memtui does not know.
 
@@ -27,7 +27,9 @@ from memtui.engine.codex.errors import CodexError, CodexInputError, CodexWriteRe
 from memtui.engine.codex.notes import write_note
 from memtui.engine.codex.reader import read_codex_home
 
-FIXTURE = Path(__file__).parents[1] / "data" / "agent_homes" / "codex-0.169.1" / ".codex"
+HOMES = Path(__file__).parents[1] / "data" / "agent_homes"
+RELEASES = ("codex-0.169.1", "codex-0.171.0")
+"""The homes the real releases left (every test runs on each)."""
 SUMMARY = "The shop project tests with pytest, never unittest."
 """What the fake model answered as the first thread's rollout summary."""
 V2_DB = "memories_v2_1.sqlite"
@@ -60,11 +62,11 @@ def _execute(db: Path, sql: str, *args: object) -> None:
         conn.close()
 
 
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    """A copy of the real home, its threads' ``cwd`` moved to ``<tmp>/work/shop``."""
+@pytest.fixture(params=RELEASES)
+def home(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
+    """A copy of a real home, its threads' ``cwd`` moved to ``<tmp>/work/shop``."""
     copy = tmp_path / "codex"
-    shutil.copytree(FIXTURE, copy)
+    shutil.copytree(HOMES / str(request.param) / ".codex", copy)
     project = tmp_path / "work" / "shop"
     project.mkdir(parents=True)
     _execute(copy / "state_5.sqlite", "UPDATE threads SET cwd = ?", str(project))

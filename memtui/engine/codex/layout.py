@@ -24,7 +24,7 @@ from memtui.store.codex_models import (
 
 LAYOUT_WORDS = {
     LAYOUT_MEMORIES_V2: "memories in memories_v2_1.sqlite and memories_v2/, threads in "
-                        "state_5.sqlite (Codex 0.169)",
+                        "state_5.sqlite (Codex 0.169 to 0.171)",
     LAYOUT_UNKNOWN: "a layout memtui does not know (a newer Codex); read where its tables "
                     "are the known ones, never written",
     LAYOUT_MEMORIES_DB: "memories in memories_1.sqlite, threads in state_5.sqlite "
