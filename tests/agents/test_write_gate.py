@@ -16,7 +16,8 @@ import pytest
 
 from memtui.cli import gate_hook
 from memtui.engine.agent_setup import GATE_MATCHER, INSTALL, UNINSTALL, merge_claude_hooks
-from memtui.engine.agents.write_gate import REJECTED, CannotCompute, after_call
+from memtui.engine.agents.claude_stamp import NEWEST
+from memtui.engine.agents.write_gate import REJECTED, CannotCompute, after_call, saved_text
 from memtui.engine.api import Engine
 from memtui.errors import Conflict, InvalidInput, NotFound, UnsafePath
 
@@ -278,7 +279,13 @@ def test_the_mode_is_a_checked_setting(engine_for: Callable[[str], Engine]) -> N
 
 
 def test_after_call_applies_each_tool_as_claude_code_does() -> None:
-    assert after_call("Write", {"content": "a\r\nb\r\n"}, "old") == "a\nb\n"
+    assert after_call("Write", {"content": "a\r\nb\r\n"}, "old") == "a\r\nb\r\n"
+    crlf = "x\r\ny\r\nz\n"  # more CRLF than LF: edited in LF, saved in CRLF
+    assert after_call("Edit", {"old_string": "y\r\n", "new_string": "w\n"}, crlf) == \
+        "x\nw\nz\n"
+    assert saved_text("a.txt", "Edit", "x\nw\nz\n", crlf, None, NEWEST, "") == \
+        "x\r\nw\r\nz\r\n"
+    assert saved_text("a.txt", "Edit", "x\n", "x\r\ny\nz\n", None, NEWEST, "") == "x\n"
     assert after_call("Edit", {"old_string": "a", "new_string": "b"}, "a a") == "b a"
     assert after_call("Edit", {"old_string": "a", "new_string": "b", "replace_all": True},
                       "a a") == "b b"

@@ -181,3 +181,45 @@ def test_a_project_s_malformed_settings_stop_gemini_and_memtui_names_them(
     shown = _memtui_json(agent_home, "gemini", "show")
     (row,) = [row for row in shown["projects"] if row["project"] == str(agent_home.project)]
     assert [p["path"] for p in row["problems"]] == [str(workspace)]
+
+
+def _context_tree(home: AgentHome) -> dict[str, Path]:
+    """GEMINI.md above the git root, at it, between it and the project, in the project and
+    in a sub-folder of it (each names itself)."""
+    work = home.project.parent
+    (work / ".git").mkdir()  # the git root: Gemini CLI looks upward from the project to it
+    (home.project / "sub").mkdir()
+    files = {"above": home.root / "GEMINI.md", "root": work / "GEMINI.md",
+             "project": home.project / "GEMINI.md", "sub": home.project / "sub" / "GEMINI.md"}
+    for where, path in files.items():
+        path.write_text(f"Context of the {where} folder.\n", encoding="utf-8")
+    return files
+
+
+def _first_request_and_listing(home: AgentHome, program: AgentProgram
+                               ) -> tuple[set[str], dict[str, str]]:
+    with FakeModelServer([GeminiAdapter()], scenario.remember_policy()) as server:
+        done = scenario.run(home, program, server, scenario.REMEMBER_PROMPT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    loaded = {where for where in ("above", "root", "project", "sub")
+              if f"Context of the {where} folder." in server.exchanges[0].text}
+    shown = _memtui_json(home, "gemini", "show")
+    return loaded, {item["path"]: item["origin"] for item in shown["instructions"]}
+
+
+def test_context_files_from_the_git_root_down_are_read_by_gemini_and_listed_by_memtui(
+        gemini_program: AgentProgram, agent_home: AgentHome) -> None:
+    _installed(agent_home)
+    files = _context_tree(agent_home)
+    loaded, listed = _first_request_and_listing(agent_home, gemini_program)
+    assert loaded == {"root", "project"}  # sub-folders load when Gemini CLI reads there
+    assert listed == {str(files["root"]): "parent", str(files["project"]): "project",
+                      str(files["sub"]): "subfolder"}
+
+
+def test_an_untrusted_folder_s_context_files_are_not_read_nor_listed(
+        gemini_program: AgentProgram, agent_home: AgentHome) -> None:
+    _installed(agent_home, trusted=False)
+    _context_tree(agent_home)
+    loaded, listed = _first_request_and_listing(agent_home, gemini_program)
+    assert loaded == set() and listed == {}

@@ -50,7 +50,7 @@ _QUOTE_ANYWHERE = frozenset(",[]{}#`'\"")
 _QUOTE_FIRST = frozenset("-?:,[]{}#&*!|>'\"%@`<")
 _FALLBACK_QUOTED = re.compile(r"[{}[\]*&#!|>%@`]|: ")
 """A top-level value Claude Code quotes whole when its YAML reader refused the block."""
-_LOOSE_BLOCK = re.compile(r"---\s*\n([\s\S]*?)---\s*\n?")
+_BLANKS = re.compile(r"[\s\ufeff]*")
 _STRICT_BLOCK = re.compile(r"---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)")
 _LOSSY_LINE = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_.-]*):[ \t]+(.*)")
 _ANY_KEY_LINES = (re.compile(r'("(?:[^"\\]|\\.)*"):[ \t]+(.*)'),
@@ -61,6 +61,8 @@ _INLINE_HASH = re.compile(r"^#|[ \t]#")
 _MODIFIED_LINE = re.compile(r"(\s*)modified\s*:(.*)")
 _BLANK_OR_COMMENT = re.compile(r"\s*(?:#.*)?")
 _INDENTED = re.compile(r"\s+\S")
+_NODE_PROPERTY = re.compile(r"&[^\s,\[\]{}]*|![A-Za-z0-9_.:/-]*")
+"""An anchor or tag Bun's YAML reader takes (``!=`` it refuses)."""
 Scalar = tuple[str, bool]
 """A one-line value and whether it is a string."""
 Fields = tuple[dict[str, Scalar], dict[str, Scalar]]
@@ -99,74 +101,135 @@ def stamp_for(version: str | None) -> ClaudeStamp:
     return ClaudeStamp(number >= DATED_SINCE, number >= BARE_MAPPING_SINCE)
 
 
+_BUN_ESCAPES = {"\0": "\\0", "\x07": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n",
+                "\x0b": "\\v", "\f": "\\f", "\r": "\\r", "\x1b": "\\e", '"': '\\"',
+                "\\": "\\\\", "\x85": "\\N", "\xa0": "\\_", "\u2028": "\\L",
+                "\u2029": "\\P"}
+"""How Bun's YAML writer escapes a character in a double-quoted string."""
+
+
 def _yaml_text(value: str) -> str:
-    """A string as Bun's ``YAML.stringify`` writes it: plain, or double-quoted (JSON escapes)
+    """A string as Bun's ``YAML.stringify`` writes it: plain, or double-quoted (YAML escapes)
     when plain would read back as something else."""
-    plain = value and value == value.strip() and not _NOT_STRING.fullmatch(value) and \
+    plain = value and value == value.strip(" \t") and not _NOT_STRING.fullmatch(value) and \
         value.lower() not in _YAML_11_WORDS and value[0] not in _QUOTE_FIRST and \
         not _QUOTE_ANYWHERE.intersection(value) and ": " not in value and \
-        not value.endswith(":") and all(ord(c) >= 32 and c != "\x7f" for c in value)
-    return value if plain else json.dumps(value, ensure_ascii=False)
+        not value.endswith(":") and \
+        all(ord(c) >= 32 and c not in "\x7f\x85\xa0\u2028\u2029" for c in value)
+    if plain:
+        return value
+    return '"' + "".join(_BUN_ESCAPES.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 32 or c == "\x7f"
+                                                else c) for c in value) + '"'
 
 
 class _Refused(Exception):
     """The block is not YAML Bun reads: Claude Code quotes values and reads it again."""
 
 
-def _yaml_scalar(raw: str, top: bool, fallback: bool) -> Scalar | None:
-    """(value, is a string) of a one-line scalar; None for what only a full YAML reader
-    gets right (flow collections, anchors, tags, a quote left open)."""
+_BLOCK_HEADER = re.compile(r"([|>])([-+]?)[1-9]?[ \t]*(?:#.*)?")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def _folded(lines: list[str]) -> str:
+    """Lines folded as YAML folds them: a line break is a space, an empty line a newline."""
+    out = ""
+    for number, line in enumerate(lines):
+        if number == 0 or line == "":
+            out += line if number == 0 else "\n"
+        else:
+            out += line if lines[number - 1] == "" else " " + line
+    return out
+
+
+def _block_scalar(header: re.Match[str], more: list[str]) -> str:
+    """A ``|`` or ``>`` block scalar's text (clip, ``-`` strip or ``+`` keep the end)."""
+    filled = [line for line in more if line.strip()]
+    width = _indent(filled[0]) if filled else 0
+    lines = [line[width:] if line.strip() else "" for line in more]
+    content = lines[:max((n + 1 for n, line in enumerate(lines) if line), default=0)]
+    text = "\n".join(content) if header.group(1) == "|" else _folded(content)
+    ending = {"-": "", "+": "\n" * (len(lines) - len(content) + 1)}.get(header.group(2), "\n")
+    return text + ending if content else ""
+
+
+def _yaml_scalar(raw: str, more: list[str], top: bool, fallback: bool) -> Scalar | None:
+    """(value, is a string) of a scalar (``more``: the lines it continues on); None for what
+    only a full YAML reader gets right (flow collections, a quote left open)."""
+    continued = [line.strip(" \t") for line in more]
+    header = _BLOCK_HEADER.fullmatch(raw.strip(" \t"))
+    if fallback and top and _FALLBACK_QUOTED.search(raw):
+        if any(continued):
+            raise _Refused
+        return raw, True
+    if header is not None:
+        return _block_scalar(header, more), True
+    if any(continued):
+        raw = _folded([raw.strip(" \t"), *continued]).rstrip("\n")
     quoted = _QUOTED_RUN.match(raw)
-    if quoted is not None and COMMENT_RE.sub("", raw[quoted.end():]).strip() == "":
+    if quoted is not None and COMMENT_RE.sub("", raw[quoted.end():]).strip(" \t") == "":
         if raw[:1] == "'":
             return unquote(quoted.group(0)), True
         with contextlib.suppress(ValueError):
             return json.loads(quoted.group(0)), True
         return None
     if raw[:1] in "\"'":
+        raise _Refused  # a quote left open, or text after it
+    raw = raw.strip(" \t")
+    while raw[:1] in "&!":  # anchors and tags: the value after them (none: null)
+        prop, _blank, raw = raw.partition(" ")
+        if not _NODE_PROPERTY.fullmatch(prop):
+            raise _Refused
+        raw = raw.strip(" \t")
+        if not raw:
+            return NULL_WORDS[0], False
+    if (raw[:1], raw[-1:]) in (("[", "]"), ("{", "}")):
         return None
-    if fallback and top and _FALLBACK_QUOTED.search(raw):
-        return raw, True
-    raw = raw.strip()
-    if raw[:1] == "&":  # an anchor: the value after it (none: null)
-        _anchor, _blank, rest = raw.partition(" ")
-        return _yaml_scalar(rest, top, fallback) if rest.strip() else (NULL_WORDS[0], False)
-    if raw[:1] == "!" or (raw[:1], raw[-1:]) in (("[", "]"), ("{", "}")):
-        return None
-    if raw[:1] in "@`|>*%[{" or ": " in raw or raw.endswith(":"):
+    if raw[:1] in "@`|>*%[{" or raw in ("-", "?") or raw.startswith(("- ", "? ")) or \
+            ": " in raw or raw.endswith(":"):
         raise _Refused
-    value = COMMENT_RE.sub("", raw).strip()
+    value = COMMENT_RE.sub("", raw).strip(" \t")
     return value, not _NOT_STRING.fullmatch(value)
 
 
 def _claude_fields(lines: list[str], fallback: bool) -> Fields | None:
     """The top-level values and the ``metadata`` mapping of a front matter block; None when
-    it holds more than those (lists, other mappings, block scalars)."""
+    it holds more than those (lists, other mappings)."""
     top: dict[str, Scalar] = {}
     meta: dict[str, Scalar] = {}
     parent: str | None = None
-    for raw in lines:
-        line = raw.rstrip("\r")
+    plain = [raw.rstrip("\r") for raw in lines]
+    at = 0
+    while at < len(plain):
+        line = plain[at]
+        at += 1
         if not line.strip() or line.lstrip().startswith("#"):
             continue
-        match = KEY_RE.match(line.strip())
-        value = line.split(":", 1)[1].lstrip() if match else ""  # trailing blanks count
-        nested = line[0] in " \t"
-        if nested and parent is None and top:
-            raise _Refused  # indented under a key that has a value: not YAML
-        if value.startswith("#"):  # a comment: no value (a mapping may follow)
-            value = "" if match and match.group(1) == METADATA_KEY else NULL_WORDS[-1]
-        scalar = _yaml_scalar(value, not nested, fallback) if value else None
-        if match is None or (value and scalar is None) or (nested and (
-                parent != METADATA_KEY or scalar is None)) or (not value and (
-                nested or match.group(1) != METADATA_KEY)):
+        indent, match = _indent(line), KEY_RE.match(line.strip())
+        more: list[str] = []
+        while at < len(plain) and (not plain[at].strip() or _indent(plain[at]) > indent):
+            more.append(plain[at])
+            at += 1
+        nested = indent > 0
+        if match is None or (nested and parent != METADATA_KEY):
             return None
-        if nested:
-            meta[match.group(1)] = scalar  # type: ignore[assignment]
-        elif scalar is None:
-            parent = METADATA_KEY
+        key, value = match.group(1), line.split(":", 1)[1].lstrip(" \t")
+        if not nested:
+            parent = None
+        if not value or value.startswith("#"):
+            if any(part.strip() for part in more):
+                if nested or key != METADATA_KEY:
+                    return None  # a list or a mapping under another key
+                parent, at = METADATA_KEY, at - len(more)
+                continue
+            scalar: Scalar | None = (NULL_WORDS[0], False)
         else:
-            parent, top[match.group(1)] = None, scalar
+            scalar = _yaml_scalar(value, more, not nested, fallback)
+        if scalar is None:
+            return None
+        (meta if nested else top)[key] = scalar
     return top, meta
 
 
@@ -180,8 +243,8 @@ def _read_fields(lines: list[str]) -> Fields | None:
 
 
 def _named_session(fields: Fields) -> bool:
-    top, meta = fields
-    return bool({**top, **meta}.get(SESSION_KEY, ("", False))[0])
+    value, string = {**fields[0], **fields[1]}.get(SESSION_KEY, ("", False))
+    return string and bool(value)
 
 
 def _rendered(fields: Fields, session_id: str, stamp: ClaudeStamp, now: str | None) -> list[str]:
@@ -207,13 +270,17 @@ def _rendered(fields: Fields, session_id: str, stamp: ClaudeStamp, now: str | No
 def _lone_value(value: str) -> Scalar | None | bool:
     """What Bun makes of ``value`` read alone: (text, True) a string, ("", False) null, True
     something else (a number, a list, a mapping), False an error; None: memtui cannot tell."""
+    while value[:1] in "&!":  # anchors and tags: the value after them
+        prop, _blank, value = value.partition(" ")
+        if not _NODE_PROPERTY.fullmatch(prop):
+            return False
+        value = value.strip(" \t")
+        if not value:
+            return "", False
     first = value[0]
     if first == "#":
         return "", False
-    if first == "&":
-        _anchor, _blank, rest = value.partition(" ")
-        return _lone_value(rest.strip()) if rest.strip() else ("", False)
-    if first == "!" or value.startswith("? "):
+    if value.startswith("? "):
         return None
     if first in "*@`%":
         return False
@@ -271,20 +338,24 @@ def _dated(text: str, head_end: int, now: str) -> str | None:
     """``text`` with its ``modified:`` line set to ``now`` or added (in the ``metadata``
     mapping, else before the closing fence); None where Claude Code finds no sure place."""
     fields = parse_front_matter(text).fields
+    lines = text[:head_end].split("\n")
+    close = max(number for number, line in enumerate(lines) if line.strip() == FENCE)
+    try:
+        _read_fields(lines[1:close])
+    except _Refused:
+        return None  # Claude Code reads no front matter there: nothing to date
     if not fields:
         return None
-    lines = text[:head_end].split("\n")
     newline = "\r" if "\r\n" in text[:head_end] else ""
     found = [number for number in range(1, len(lines) - 1) if _MODIFIED_LINE.match(lines[number])]
-    if len(found) > 1 or (not found and (MODIFIED_KEY in fields or
-                                         f"{METADATA_KEY}.{MODIFIED_KEY}" in fields)):
+    if not found and (MODIFIED_KEY in fields or f"{METADATA_KEY}.{MODIFIED_KEY}" in fields):
         return None
-    modified = _MODIFIED_LINE.match(lines[found[0]].rstrip("\r")) if found else None
-    if modified is not None:
+    modified = _MODIFIED_LINE.match(lines[found[-1]].rstrip("\r")) if found else None
+    if modified is not None:  # the last one, as Claude Code sets it
         indent, rest = modified.groups()
         comment = re.search(r"[ \t]+#.*$", rest)
         tail = comment.group(0) if comment and rest.lstrip()[:1] not in "\"'" else ""
-        lines[found[0]] = f"{indent}{MODIFIED_KEY}: {now}{tail}{newline}"
+        lines[found[-1]] = f"{indent}{MODIFIED_KEY}: {now}{tail}{newline}"
         return "\n".join(lines) + text[head_end:]
     plain = [line.rstrip("\r") for line in lines]
     opened = [n for n in range(1, len(plain)) if plain[n].startswith(f"{METADATA_KEY}:")]
@@ -321,12 +392,26 @@ def _mapping_end(lines: list[str], opened: int) -> int:
     return at
 
 
+def _loose_block(text: str) -> tuple[str, int] | None:
+    """(the block, where the body starts) as Claude Code's ``^---\\s*\\n([\\s\\S]*?)---\\s*\\n?``
+    finds them, in linear time (that pattern backtracks on a block that never closes)."""
+    if not text.startswith(FENCE):
+        return None
+    blanks = _BLANKS.match(text, len(FENCE))
+    start = text.rfind("\n", len(FENCE), blanks.end() if blanks else len(FENCE)) + 1
+    close = text.find(FENCE, start) if start else -1
+    if close < 0:
+        return None
+    after = _BLANKS.match(text, close + len(FENCE))
+    return text[start:close], after.end() if after else close + len(FENCE)
+
+
 def _stamped_dated(text: str, session_id: str, stamp: ClaudeStamp, now: str) -> str:
     """``claude_memory_text`` for a release that dates memory files (2.1.213 and later)."""
-    loose, strict = _LOOSE_BLOCK.match(text), _STRICT_BLOCK.match(text)
-    if loose is None or strict is None or loose.group(1).strip() != strict.group(1).strip():
+    loose, strict = _loose_block(text), _STRICT_BLOCK.match(text)
+    if loose is None or strict is None or loose[0].strip() != strict.group(1).strip():
         return text
-    lines = loose.group(1).split("\n")
+    lines = loose[0].split("\n")
     lossy = _quoted_lossy(lines)
     if lossy is None:
         return text
@@ -342,7 +427,7 @@ def _stamped_dated(text: str, session_id: str, stamp: ClaudeStamp, now: str) -> 
     spoiled = spoiled or (fields is not None and not any(fields) and
                           not any(KEY_RE.match(line) for line in lines))
     if fields is not None and not spoiled and not _named_session(fields):
-        body = text[loose.end():].lstrip("\n")
+        body = text[loose[1]:].lstrip("\n")
         return "\n".join([*_rendered(fields, session_id, stamp, now), "", body])
     return _dated(text, strict.end(), now) or text
 
@@ -353,12 +438,12 @@ def claude_memory_text(text: str, session_id: str, stamp: ClaudeStamp = NEWEST,
     ``session_id`` at ``now`` (see the module doc); a file with no front matter is kept."""
     if stamp.dated:
         return _stamped_dated(text, session_id, stamp, now)
-    block = _LOOSE_BLOCK.match(text)
+    block = _loose_block(text)
     try:
-        read = _read_fields(block.group(1).split("\n")) if block else None
+        read = _read_fields(block[0].split("\n")) if block else None
     except _Refused:
         read = None
     if block is None or read is None or _named_session(read):
         return text
-    body = text[block.end():].lstrip()
+    body = text[block[1]:].lstrip()
     return "\n".join([*_rendered(read, session_id, stamp, None), "", body])

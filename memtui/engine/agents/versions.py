@@ -95,7 +95,7 @@ def transcript_version(path: str | os.PathLike[str]) -> str | None:
     ``TRANSCRIPT_TAIL_BYTES``); None when it names none or is not a regular file."""
     try:
         handle = open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW), "rb")
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL in the path
         return None
     with handle:
         try:

@@ -18,13 +18,14 @@ from memtui.engine import purge
 from memtui.engine.agents.claude_stamp import (
     MODIFIED_KEY,
     NEWEST,
+    OLDEST,
     SESSION_KEY,
     ClaudeStamp,
     claude_memory_text,
     stamp_for,
 )
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
-from memtui.engine.agents.frontmatter import parse_front_matter
+from memtui.engine.agents.frontmatter import METADATA_KEY, parse_front_matter
 from memtui.engine.agents.index import (
     INDEX_FILE,
     index_line,
@@ -57,12 +58,15 @@ TOMBSTONE_PREFIX = "claude-write:"
 MAX_FILE_BYTES = 256 * 1024
 """Largest memory file the gate holds (a bigger write fails open, one line on stderr)."""
 LIST_LIMIT = 1000
+LINE_ENDING_SAMPLE = 4096
+"""Characters of a file Claude Code counts line endings in."""
 WAITS = "memtui: this memory waits for the user's review as {id}; go on with the task"
 REJECTED = ("memtui: the user rejected this memory ({file}) before; do not write it again; go "
             "on with the task")
 ASK = "memtui: Claude Code wants to write its memory file {file}{why}"
-_MODIFIED_VALUE = re.compile(rf"^(\s*{MODIFIED_KEY}\s*:).*?(?=\r?$)", re.M)
-"""A ``modified:`` line's value (taken out to compare two writes)."""
+_MODIFIED_LINES = re.compile(rf"^[ \t]*{MODIFIED_KEY}[ \t]*:.*\n?", re.M)
+"""A ``modified:`` line (taken out to compare two writes)."""
+_METADATA_BLANK = re.compile(rf"^{METADATA_KEY}:[ \t]+(?=\r?$)", re.M)
 
 
 class CannotCompute(ValueError):
@@ -83,15 +87,27 @@ def _edits(tool: str, tool_input: dict[str, Any]) -> list[dict[str, Any]]:
     return edits
 
 
+def _crlf(text: str | None) -> bool:
+    """Whether Claude Code keeps ``text`` in CRLF line endings (more CRLF than LF breaks in
+    its first ``LINE_ENDING_SAMPLE`` characters)."""
+    sample = (text or "")[:LINE_ENDING_SAMPLE]
+    crlf = sample.count("\r\n")
+    return crlf > sample.count("\n") - crlf
+
+
 def after_call(tool: str, tool_input: dict[str, Any], current: str | None) -> str:
-    """The file as Claude Code's ``tool`` leaves it (Write: LF line endings; Edit,
-    MultiEdit: each replacement applied in turn, the first match or every one)."""
+    """The file as Claude Code's ``tool`` leaves it, before its front matter stamp (Write: the
+    content as given; Edit, MultiEdit: on the file in LF line endings, each replacement
+    applied in turn, the first match or every one)."""
     if tool == "Write":
-        return _text(tool_input.get("content"), "content").replace("\r\n", "\n")
-    text = current or ""
+        return _text(tool_input.get("content"), "content")
+    crlf = _crlf(current)
+    text = (current or "").replace("\r\n", "\n")
     for edit in _edits(tool, tool_input):
         old, new = _text(edit.get("old_string"), "old_string"), _text(edit.get("new_string"),
                                                                        "new_string")
+        if crlf:
+            old, new = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
         if not old:
             text = new
             continue
@@ -119,19 +135,31 @@ def _decision(decision: str, reason: str) -> dict[str, Any]:
 
 
 def _unstamped(content: str, session: str | None) -> str:
-    """The text without what Claude Code stamps on each save: the proposing session's id and
-    the ``modified:`` time (the same write, later, is the same)."""
+    """The text without what Claude Code stamps on each save, as each release stamps it: the
+    proposing session's id, the ``modified:`` line, the blank after ``metadata:`` (the same
+    write later, or from another release, is the same)."""
     head = parse_front_matter(content).head
     body = content[len(head):]
     if session:
         head = head.replace(f"{SESSION_KEY}: {session}\n", f"{SESSION_KEY}:\n")
-    return _MODIFIED_VALUE.sub(r"\1", head) + body
+    head = _METADATA_BLANK.sub(METADATA_KEY + ":", _MODIFIED_LINES.sub("", head))
+    return head + body
 
 
 def _tombstone(path: str, content: str, session: str | None) -> str:
     """The content-free mark of a rejected write: a hash of the file and its text, as
     ``_unstamped``."""
     digest = hashlib.sha256(f"{path}\0{_unstamped(content, session)}".encode()).hexdigest()
+    return f"{TOMBSTONE_PREFIX}{digest[:40]}"
+
+
+def _earlier_tombstone(path: str, after: str, session: str | None) -> str:
+    """The mark an earlier memtui left for the same write, when it stamped every write as
+    Claude Code 2.1.197 does (the session's id taken out): a rejection then holds now."""
+    text = claude_memory_text(after, session or "", OLDEST) if path.endswith(".md") else after
+    if session:
+        text = text.replace(f"{SESSION_KEY}: {session}\n", f"{SESSION_KEY}:\n")
+    digest = hashlib.sha256(f"{path}\0{text}".encode()).hexdigest()
     return f"{TOMBSTONE_PREFIX}{digest[:40]}"
 
 
@@ -156,11 +184,13 @@ def _change(row: AgentWrite, current: str | None, stamp: FileStamp | None) -> Fi
                       current or "", row.content)
 
 
-def _memory_text(path: str, text: str, session: str | None, stamp: ClaudeStamp,
-                 now: str) -> str:
-    """``text`` as Claude Code saves a memory file (``claude_memory_text``) when it is one."""
-    return claude_memory_text(text, session or "", stamp, now) if path.endswith(".md") \
-        else text
+def saved_text(path: str, tool: str, after: str, current: str | None, session: str | None,
+               stamp: ClaudeStamp, now: str) -> str:
+    """What Claude Code saves when ``tool`` leaves ``after`` (``after_call``): a memory file
+    stamped (``claude_memory_text``), an edited file in CRLF line endings when it had them."""
+    text = claude_memory_text(after, session or "", stamp, now) if path.endswith(".md") \
+        else after
+    return text.replace("\n", "\r\n") if tool != "Write" and _crlf(current) else text
 
 
 def proposer_stamp(payload: dict[str, Any]) -> ClaudeStamp:
@@ -281,13 +311,16 @@ class WriteGateApi(EngineArea):
         rejected before."""
         session = check_reference(session_id, "session id") if session_id else None
         now = self._store.now()
-        text = _memory_text(path, clean_text(after, "the memory file", max_bytes=MAX_FILE_BYTES,
-                                             allow_empty=True), session, stamp, now)
+        cleaned = clean_text(after, "the memory file", max_bytes=MAX_FILE_BYTES,
+                             allow_empty=True)
+        text = saved_text(path, tool, cleaned, current, session, stamp, now)
         row = AgentWrite(self._store.new_id(ID_PREFIX), self.actor, self._engine.client or AGENT,
                          session, check_text(tool, "tool"), project_dir, folder, path, text,
                          None if current is None else _sha(current), "", now, now)
         with self._store.transaction():
-            if self._store.memories.is_forgotten_source(_tombstone(path, text, session)):
+            if any(self._store.memories.is_forgotten_source(mark) for mark in (
+                    _tombstone(path, text, session),
+                    _earlier_tombstone(path, cleaned, session))):
                 return None
             same = _unstamped(text, session)
             for waiting in self._store.agent_writes.waiting_for(self.actor, path):
@@ -377,9 +410,9 @@ class WriteGateApi(EngineArea):
                                f"written — redo the diff against the file as it is now "
                                f"(memtui inbox redo {row.id}) and look at it again")
             if content is not None:
-                row = replace(row, content=_memory_text(row.path, clean_text(
+                row = replace(row, content=saved_text(row.path, "Write", clean_text(
                     content, "the memory file", max_bytes=MAX_FILE_BYTES, allow_empty=True),
-                    row.session_id, ClaudeStamp.of_text(row.content), self._store.now()))
+                    None, row.session_id, ClaudeStamp.of_text(row.content), self._store.now()))
             index = self._index_change(row, index_text, index_stamp)
             change = _change(row, current, stamp)
             apply_plan(WritePlan("approve", f"write {row.path}", str(real_root(row.memory_dir)),
