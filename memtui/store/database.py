@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memtui.errors import PermissionDenied, QueryInterrupted, StoreError, TransactionLost
+from memtui.private_files import create_private_file, make_private_folder
 from memtui.store.backend import StoreBackend
 from memtui.store.dialect import POSTGRESQL, SQLITE
 from memtui.store.ids import IdFactory
@@ -550,13 +551,16 @@ def open_sqlite_store(path: str | os.PathLike[str], *, clock: Clock | None = Non
                       allow_read_only: bool = False) -> Store:
     """Open (creating or migrating as needed) the memtui store at ``path``; a one-line
     ``StoreError`` for a file that cannot be one (``check_store_file``: nothing is written to
-    it). ``create_folder`` creates a missing parent folder (the default location only);
+    it). A new store file is ``0600``; ``create_folder`` creates a missing parent folder
+    ``0700`` (the default location only); an existing file or folder keeps its mode;
     ``allow_read_only`` opens a read-only file read-only (every write refused with the reason).
     """
     target = Path(path).expanduser()
     if create_folder:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        make_private_folder(target.parent)
     existed = check_store_file(target, allow_read_only=allow_read_only)
+    if not existed:  # SQLite gives the -wal, -shm and -journal files the store file's mode
+        create_private_file(target)
     read_only = existed and allow_read_only and is_read_only_file(target)
     store = Store(target, clock=clock, ids=ids, read_only=read_only)
     try:

@@ -1,0 +1,48 @@
+"""Files and folders memtui creates for the user alone (a store, its folder, the service's
+socket folder): owner-only whatever the umask. A file or folder that already exists is left
+as it is: the user may have made it so on purpose.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+
+PRIVATE_FILE_MODE = 0o600
+"""Mode of a file memtui creates with the user's data in it."""
+PRIVATE_DIR_MODE = 0o700
+"""Mode of the last folder memtui creates for such a file (the ones above it are ordinary)."""
+SHARED_BITS = 0o077
+"""Permission bits that let someone other than the owner in."""
+_CREATE_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+                 | getattr(os, "O_CLOEXEC", 0))
+
+
+def make_private_folder(folder: Path) -> None:
+    """Create ``folder`` (and any missing folder above it) unless it exists; the folder itself
+    is made ``0700`` (set after creating it, as the umask may have taken bits off)."""
+    if folder.is_dir():
+        return
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(mode=PRIVATE_DIR_MODE)
+    except FileExistsError:
+        return
+    os.chmod(folder, PRIVATE_DIR_MODE)
+
+
+def create_private_file(path: Path) -> None:
+    """Create ``path`` empty and ``0600`` unless something is there already (never through a
+    symlink). Any ``OSError`` is left to whoever opens the file next, which reports it in its
+    own words."""
+    with contextlib.suppress(OSError):
+        os.close(os.open(path, _CREATE_FLAGS, PRIVATE_FILE_MODE))
+
+
+def shared_bits(path: Path) -> int:
+    """The bits of ``path``'s mode that let others in (0 for a missing file)."""
+    try:
+        return path.stat().st_mode & SHARED_BITS
+    except FileNotFoundError:
+        return 0
