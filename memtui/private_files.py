@@ -15,8 +15,8 @@ PRIVATE_DIR_MODE = 0o700
 """Mode of the last folder memtui creates for such a file (the ones above it are ordinary)."""
 SHARED_BITS = 0o077
 """Permission bits that let someone other than the owner in."""
-_CREATE_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-                 | getattr(os, "O_CLOEXEC", 0))
+_CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+"""A new file only: ``O_EXCL`` also refuses to go through a symlink."""
 
 
 def make_private_folder(folder: Path) -> None:

@@ -560,7 +560,7 @@ def open_sqlite_store(path: str | os.PathLike[str], *, clock: Clock | None = Non
         make_private_folder(target.parent)
     existed = check_store_file(target, allow_read_only=allow_read_only)
     if not existed:  # SQLite gives the -wal, -shm and -journal files the store file's mode
-        create_private_file(target)
+        create_private_file(target.resolve())  # where SQLite makes it, through any symlink
     read_only = existed and allow_read_only and is_read_only_file(target)
     store = Store(target, clock=clock, ids=ids, read_only=read_only)
     try:
