@@ -7,12 +7,17 @@ from __future__ import annotations
 
 import contextlib
 import os
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TextIO
 
 PRIVATE_FILE_MODE = 0o600
 """Mode of a file memtui creates with the user's data in it."""
 PRIVATE_DIR_MODE = 0o700
 """Mode of the last folder memtui creates for such a file (the ones above it are ordinary)."""
+PARTIAL_SUFFIX = ".partial"
+"""Name ending of the file a ``private_replacement`` is written to before it takes its place."""
 SHARED_BITS = 0o077
 """Permission bits that let someone other than the owner in."""
 _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
@@ -46,3 +51,19 @@ def shared_bits(path: Path) -> int:
         return path.stat().st_mode & SHARED_BITS
     except FileNotFoundError:
         return 0
+
+
+@contextlib.contextmanager
+def private_replacement(target: Path) -> Iterator[TextIO]:
+    """A new UTF-8 text file (``0600``, a fresh name beside ``target``) that replaces
+    ``target`` when the block ends, and is removed if the block fails."""
+    handle, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
+                                    suffix=PARTIAL_SUFFIX)
+    temporary = Path(name)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            yield out
+        temporary.replace(target)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
