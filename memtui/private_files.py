@@ -20,6 +20,8 @@ PARTIAL_SUFFIX = ".partial"
 """Name ending of the file a ``private_replacement`` is written to before it takes its place."""
 SHARED_BITS = 0o077
 """Permission bits that let someone other than the owner in."""
+OTHERS_READ = 0o044
+"""The bits that let the group or everyone else read a file."""
 _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
 """A new file only: ``O_EXCL`` also refuses to go through a symlink."""
 

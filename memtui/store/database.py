@@ -20,7 +20,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memtui.errors import PermissionDenied, QueryInterrupted, StoreError, TransactionLost
-from memtui.private_files import create_private_file, make_private_folder
+from memtui.private_files import (
+    OTHERS_READ,
+    create_private_file,
+    make_private_folder,
+    shared_bits,
+)
 from memtui.store.backend import StoreBackend
 from memtui.store.dialect import POSTGRESQL, SQLITE
 from memtui.store.ids import IdFactory
@@ -410,6 +415,15 @@ class Store(StoreBackend):
     def purge_location(self) -> str:
         """The write-ahead log file's name."""
         return f"{self.path.name}-wal"
+
+    def exposure_problems(self) -> list[str]:
+        """The store file, when its mode lets other users read it."""
+        readable = shared_bits(self.path) & OTHERS_READ
+        if not readable:
+            return []
+        return [f"{self.path}: other users can read the store (mode "
+                f"{stat.S_IMODE(self.path.stat().st_mode):o}): chmod 600 it and its -wal and "
+                "-shm files, unless you share it on purpose"]
 
     def check_whole_store_access(self) -> None:
         """Only the OS user who owns the store file may export it whole."""
