@@ -12,8 +12,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cli_support import run_main
 from unprivileged import child_command
 
+from memtui.engine.demo import build_demo_store
 from memtui.store.database import open_store
 
 pytestmark = pytest.mark.usefixtures("open_umask")
@@ -81,3 +83,26 @@ def test_another_user_cannot_read_a_new_store(open_folder: Path) -> None:
                             str(path)], capture_output=True, text=True, env=env, timeout=120,
                            check=False, cwd=str(open_folder))
     assert child.returncode != 0 and "PermissionError" in child.stderr
+
+
+def test_stores_that_commands_create_are_private(cli, tmp_path: Path) -> None:
+    assert cli("--user", "alice", "memory", "add", "a private fact", "--kind", "fact").code == 0
+    backup = tmp_path / "backup.jsonl"
+    assert cli("--user", "alice", "export", "--all", "--jsonl", str(backup)).code == 0
+    imported, copied, demo = (tmp_path / name for name in ("imported.db", "copied.db", "demo.db"))
+    assert run_main("--db", str(imported), "import", "--jsonl", str(backup)).code == 0
+    assert run_main("store", "copy", "--from", str(imported), "--to", str(copied)).code == 0
+    build_demo_store(demo).close()
+    assert [_mode(path) for path in (backup, imported, copied, demo)] == [0o600] * 4
+
+
+def test_doctor_reports_a_store_others_can_read(cli, db_path: Path) -> None:
+    assert cli("doctor").code == 0 and _mode(db_path) == 0o600
+    db_path.chmod(0o640)
+    result = cli("--json", "doctor", "--repair")
+    assert result.code == 1 and result.json["problems"] == [
+        f"{db_path}: other users can read the store (mode 640): chmod 600 it and its -wal and "
+        "-shm files, unless you share it on purpose"]
+    assert _mode(db_path) == 0o640  # --repair leaves a mode you chose alone
+    db_path.chmod(0o700)  # only bits that let others in count
+    assert cli("doctor").code == 0
