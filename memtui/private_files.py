@@ -47,14 +47,6 @@ def create_private_file(path: Path) -> None:
         os.close(os.open(path, _CREATE_FLAGS, PRIVATE_FILE_MODE))
 
 
-def shared_bits(path: Path) -> int:
-    """The bits of ``path``'s mode that let others in (0 for a missing file)."""
-    try:
-        return path.stat().st_mode & SHARED_BITS
-    except FileNotFoundError:
-        return 0
-
-
 @contextlib.contextmanager
 def private_replacement(target: Path) -> Iterator[TextIO]:
     """A new UTF-8 text file (``0600``, a fresh name beside ``target``) that replaces

@@ -61,9 +61,9 @@ def socket_problem(path: Path) -> str | None:
         folder, sock = path.parent.stat(), path.stat()
     except OSError:
         return None
-    uid = os.getuid()
     if problem is not None:
         return problem
+    uid = os.getuid()
     if folder.st_uid not in (uid, TRUSTED_FOLDER_OWNER) or \
             folder.st_mode & _OTHERS_WRITE and not folder.st_mode & stat.S_ISVTX:
         return f"its folder {path.parent} is not yours alone {_owner(folder)}"

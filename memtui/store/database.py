@@ -20,12 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memtui.errors import PermissionDenied, QueryInterrupted, StoreError, TransactionLost
-from memtui.private_files import (
-    OTHERS_READ,
-    create_private_file,
-    make_private_folder,
-    shared_bits,
-)
+from memtui.private_files import OTHERS_READ, create_private_file, make_private_folder
 from memtui.store.backend import StoreBackend
 from memtui.store.dialect import POSTGRESQL, SQLITE
 from memtui.store.ids import IdFactory
@@ -418,12 +413,14 @@ class Store(StoreBackend):
 
     def exposure_problems(self) -> list[str]:
         """The store file, when its mode lets other users read it."""
-        readable = shared_bits(self.path) & OTHERS_READ
-        if not readable:
+        try:
+            mode = stat.S_IMODE(self.path.stat().st_mode)
+        except OSError:
             return []
-        return [f"{self.path}: other users can read the store (mode "
-                f"{stat.S_IMODE(self.path.stat().st_mode):o}): chmod 600 it and its -wal and "
-                "-shm files, unless you share it on purpose"]
+        if not mode & OTHERS_READ:
+            return []
+        return [f"{self.path}: other users can read the store (mode {mode:o}): chmod 600 it "
+                "and its -wal and -shm files, unless you share it on purpose"]
 
     def check_whole_store_access(self) -> None:
         """Only the OS user who owns the store file may export it whole."""
