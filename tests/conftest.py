@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -126,3 +127,18 @@ def symbol_walks(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
 
     monkeypatch.setattr(citations.SymbolIndex, "walk", spy)
     return seen
+
+
+OPEN_UMASK = 0o022
+"""The common umask under which a file made without an explicit mode is world-readable."""
+
+
+@pytest.fixture
+def open_umask() -> Iterator[None]:
+    """Run the test under ``OPEN_UMASK`` (whatever the runner's is), so a file memtui forgets
+    to make private shows it."""
+    previous = os.umask(OPEN_UMASK)
+    try:
+        yield
+    finally:
+        os.umask(previous)

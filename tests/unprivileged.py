@@ -30,7 +30,8 @@ SKIPPED_PARTS = ("__pycache__", "bin")
 CHECKOUT = Path(__file__).resolve().parents[1]
 
 
-def _prefix() -> list[str]:
+def other_user_prefix() -> list[str]:
+    """What runs a command as ``NOBODY`` when the tests run as root (nothing otherwise)."""
     if os.geteuid() != 0:
         return []
     setpriv = shutil.which("setpriv")
@@ -93,7 +94,7 @@ def copy_python_path(target: Path) -> Path:
 def child_command(workdir: Path) -> tuple[list[str], dict[str, str]]:
     """The command prefix (dropping privileges when root, then a Python) and the
     environment with which a child run in ``workdir`` (world-readable) imports memtui."""
-    prefix = _prefix()
+    prefix = other_user_prefix()
     env = {**os.environ, "PYTHONPATH": str(CHECKOUT), "HOME": str(workdir)}
     pythons = [sys.executable]
     base = getattr(sys, "_base_executable", None)

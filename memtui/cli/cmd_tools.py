@@ -14,6 +14,7 @@ from memtui.cli.context import CliContext
 from memtui.engine.maintenance import DoctorReport
 from memtui.engine.validation import MAX_JSON_DEPTH, json_depth
 from memtui.errors import InvalidInput, NotFound, StoreError
+from memtui.private_files import private_replacement
 from memtui.store.database import backend_name, check_store_owner
 
 REDACT_MAX_LINE_BYTES = 16 * 1024 * 1024
@@ -130,17 +131,11 @@ def export_command(ctx: CliContext, args: argparse.Namespace) -> int:
     target = Path(args.jsonl)
     if target.exists() and not args.force:
         raise InvalidInput(f"{target} exists; add --force to overwrite it")
-    temporary = target.with_name(target.name + ".partial")
     try:
-        with temporary.open("w", encoding="utf-8") as out:
+        with private_replacement(target) as out:
             counts = ctx.engine.maintenance.export_to(out, everything=everything)
-        temporary.replace(target)
     except OSError as error:
-        temporary.unlink(missing_ok=True)
         raise StoreError(f"{target}: cannot write ({error.strerror})") from None
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
     return ctx.answer({"file": str(target), "rows": counts},
                       Text(f"exported {sum(counts.values())} rows to {target}"))
 

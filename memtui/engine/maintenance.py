@@ -110,6 +110,7 @@ class MaintenanceApi(EngineArea):
                 problems = sql.sqlite_integrity(self._store)
                 if problems:
                     return problems, []  # the file itself is damaged; deeper checks would mislead
+                problems += self._store.exposure_problems()
                 problems += sql.fts_integrity(self._store)
                 problems += sql.chain_problems(self._store)
                 problems += sql.tombstone_problems(self._store)

@@ -17,6 +17,7 @@ from typing import Any
 
 from memtui.engine.paths import default_socket_path
 from memtui.errors import MemtuiError
+from memtui.service.peers import peer_uid, socket_problem
 
 CLIENT_TIMEOUT_S = 30.0
 """How long a call waits for the whole response by default."""
@@ -26,7 +27,8 @@ _ids = itertools.count(1)
 
 
 class ServiceUnavailable(MemtuiError, code="service_unavailable"):
-    """No service answers at the socket path."""
+    """No service answers at the socket path, or one the caller must not trust: a socket or
+    folder another user owns or can write to, a service running as another uid."""
 
 
 class ServiceProtocolError(MemtuiError, code="service_protocol"):
@@ -34,6 +36,12 @@ class ServiceProtocolError(MemtuiError, code="service_protocol"):
 
 
 def _connect(path: Path, timeout: float) -> socket.socket:
+    """Connect to the service at ``path`` after checking that nobody but the caller could have
+    put the socket there (``socket_problem``) and, once connected, that the caller's own uid
+    answers (``peer_uid``, where the system says): nothing is sent to anyone else."""
+    problem = socket_problem(path)
+    if problem is not None:
+        raise ServiceUnavailable(f"refusing the socket {path}: {problem}")
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout)
     try:
@@ -45,6 +53,11 @@ def _connect(path: Path, timeout: float) -> socket.socket:
         sock.close()
         raise ServiceUnavailable(f"service not reachable at {path} "
                                  f"({error.strerror or error})") from None
+    uid = peer_uid(sock)
+    if uid is not None and uid != os.getuid():
+        sock.close()
+        raise ServiceUnavailable(f"refusing the socket {path}: the service on it runs as "
+                                 f"uid {uid}, not as you")
     return sock
 
 

@@ -16,7 +16,6 @@ import selectors
 import signal
 import socket
 import stat
-import struct
 import sys
 import threading
 import time
@@ -30,7 +29,9 @@ from typing import Any
 from memtui.engine.api import Engine
 from memtui.engine.paths import default_socket_path
 from memtui.errors import MemtuiError
+from memtui.private_files import PRIVATE_FILE_MODE, make_private_folder
 from memtui.service.methods import ServiceContext, dispatch
+from memtui.service.peers import peer_uid, private_folder_problem
 from memtui.service.protocol import (
     INTERNAL,
     INVALID_REQUEST,
@@ -66,10 +67,8 @@ PROBE_TIMEOUT_S = 1.0
 """How long the stale-socket probe waits for a live service to accept."""
 SHUTDOWN_TIMEOUT_S = 30.0
 """How long ``stop()`` waits for the accept loop and the requests in flight."""
-SOCKET_MODE = 0o600
-FOLDER_MODE = 0o700
+SOCKET_MODE = PRIVATE_FILE_MODE
 _SOCKET_UMASK = 0o177
-_PEERCRED = struct.Struct("3i")
 
 
 _ACCEPT, _WAKE = "accept", "wake"
@@ -94,18 +93,15 @@ def _prepare_folder(folder: Path) -> None:
     (``memtui-<uid>`` under the temp dir) that someone else owns or others can enter."""
     if not folder.exists():
         try:
-            folder.mkdir(parents=True, mode=FOLDER_MODE)
-            os.chmod(folder, FOLDER_MODE)
+            make_private_folder(folder)
         except OSError as error:
             raise ServiceError(f"cannot create the socket folder {folder} ({error})") from None
         return
     if not folder.is_dir():
         raise ServiceError(f"{folder} is not a folder")
-    if hasattr(os, "getuid") and folder.name == f"memtui-{os.getuid()}":
-        info = folder.stat()
-        if info.st_uid != os.getuid() or info.st_mode & 0o077:
-            raise ServiceError(f"{folder} is not private to you (owner uid {info.st_uid}, mode "
-                               f"{stat.S_IMODE(info.st_mode):o}); remove it or use --socket")
+    problem = private_folder_problem(folder)
+    if problem is not None:
+        raise ServiceError(problem)
 
 
 def _clear_stale_socket(path: Path) -> None:
@@ -130,19 +126,6 @@ def _clear_stale_socket(path: Path) -> None:
     finally:
         probe.close()
     raise ServiceError(f"a memtui service is already running at {path}")
-
-
-def peer_uid(conn: socket.socket) -> int | None:
-    """The connected peer's uid (Linux ``SO_PEERCRED``), or None where unknown."""
-    option = getattr(socket, "SO_PEERCRED", None)
-    if option is None:
-        return None
-    try:
-        _pid, uid, _gid = _PEERCRED.unpack(
-            conn.getsockopt(socket.SOL_SOCKET, option, _PEERCRED.size))
-    except OSError:
-        return None
-    return uid
 
 
 class MemoryService:

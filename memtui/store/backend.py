@@ -269,6 +269,11 @@ class StoreBackend(ABC):
     def purge_location(self) -> str:
         """Where older copies of deleted rows wait for ``purge_deleted``, for people."""
 
+    def exposure_problems(self) -> list[str]:
+        """Store files other users of this machine can read, one line each (``doctor``);
+        none for a database server, which keeps its own files."""
+        return []
+
     @abstractmethod
     def check_whole_store_access(self) -> None:
         """Raise ``PermissionDenied`` unless whoever runs memtui may read the whole store

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memtui.errors import PermissionDenied, QueryInterrupted, StoreError, TransactionLost
+from memtui.private_files import OTHERS_READ, create_private_file, make_private_folder
 from memtui.store.backend import StoreBackend
 from memtui.store.dialect import POSTGRESQL, SQLITE
 from memtui.store.ids import IdFactory
@@ -410,6 +411,17 @@ class Store(StoreBackend):
         """The write-ahead log file's name."""
         return f"{self.path.name}-wal"
 
+    def exposure_problems(self) -> list[str]:
+        """The store file, when its mode lets other users read it."""
+        try:
+            mode = stat.S_IMODE(self.path.stat().st_mode)
+        except OSError:
+            return []
+        if not mode & OTHERS_READ:
+            return []
+        return [f"{self.path}: other users can read the store (mode {mode:o}): chmod 600 it "
+                "and its -wal and -shm files, unless you share it on purpose"]
+
     def check_whole_store_access(self) -> None:
         """Only the OS user who owns the store file may export it whole."""
         check_store_owner(self.path)
@@ -550,13 +562,16 @@ def open_sqlite_store(path: str | os.PathLike[str], *, clock: Clock | None = Non
                       allow_read_only: bool = False) -> Store:
     """Open (creating or migrating as needed) the memtui store at ``path``; a one-line
     ``StoreError`` for a file that cannot be one (``check_store_file``: nothing is written to
-    it). ``create_folder`` creates a missing parent folder (the default location only);
+    it). A new store file is ``0600``; ``create_folder`` creates a missing parent folder
+    ``0700`` (the default location only); an existing file or folder keeps its mode;
     ``allow_read_only`` opens a read-only file read-only (every write refused with the reason).
     """
     target = Path(path).expanduser()
     if create_folder:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        make_private_folder(target.parent)
     existed = check_store_file(target, allow_read_only=allow_read_only)
+    if not existed:  # SQLite gives the -wal, -shm and -journal files the store file's mode
+        create_private_file(target.resolve())  # where SQLite makes it, through any symlink
     read_only = existed and allow_read_only and is_read_only_file(target)
     store = Store(target, clock=clock, ids=ids, read_only=read_only)
     try:

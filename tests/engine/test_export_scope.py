@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +97,27 @@ def test_cli_export_honours_user(cli, tmp_path: Path) -> None:
     assert stdout.code == 0 and "zq9" not in stdout.out and "bob's own note" in stdout.out
 
 
+@pytest.mark.usefixtures("open_umask")
+def test_an_export_file_is_owner_only(cli, tmp_path: Path) -> None:
+    assert cli("--user", "bob", "memory", "add", "bob's own note", "--kind", "fact").code == 0
+    target = tmp_path / "bob.jsonl"
+    target.write_text("an older export\n")
+    target.chmod(0o644)
+    refused = cli("--user", "bob", "export", "--jsonl", str(target))
+    assert refused.code == 5 and "add --force" in refused.err
+    assert target.read_text() == "an older export\n" and stat.S_IMODE(target.stat().st_mode) == 0o644
+    fresh = tmp_path / "fresh.jsonl"
+    for args in ([str(fresh)], [str(target), "--force"]):
+        assert cli("--user", "bob", "export", "--jsonl", *args).code == 0
+    for written in (fresh, target):  # a new file replaces an overwritten one: 0600 too
+        assert stat.S_IMODE(written.stat().st_mode) == 0o600
+        assert "bob's own note" in written.read_text()
+    missing = cli("--user", "bob", "export", "--jsonl", str(tmp_path / "nope" / "x.jsonl"))
+    assert missing.code == 1 and "cannot write" in missing.err
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["bob.jsonl", "fresh.jsonl", "memtui.db"])
+
+
 @pytest.mark.parametrize("user", ["alice", "bob", "carol"])
 def test_a_users_export_imports_back_to_the_same_view(demo: Path, tmp_path: Path,
                                                       user: str) -> None:
@@ -134,7 +156,7 @@ def test_all_is_refused_to_anyone_else(cli, db_path: Path, tmp_path: Path,
         assert result.code == 4 and result.err.count("\n") == 1
         assert "owns the store file" in result.err and result.out == ""
     assert sorted(p.name for p in tmp_path.iterdir()) == [db_path.name] or not target.exists()
-    assert not target.exists() and not Path(str(target) + ".partial").exists()
+    assert not target.exists() and not list(tmp_path.glob(f".{target.name}.*"))
     engine = Engine(open_store(db_path), "alice")
     with pytest.raises(PermissionDenied):
         list(engine.maintenance.export_lines(everything=True))

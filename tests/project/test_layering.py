@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "memtui"
 BELOW_THE_APP = ("store", "engine")
 SQL_CALLS = ("execute", "executemany", "executescript")
 FRONT_ENDS = ("app", "cli", "service", "mcp")
-SHARED = ("memtui", "memtui.errors", "memtui.jsonable", "memtui.textsafe")
+SHARED = ("memtui", "memtui.errors", "memtui.jsonable", "memtui.private_files", "memtui.textsafe")
 """Imported by every layer; they import no other memtui module."""
 TOOLS = ("bench", "__main__")
 """Above every layer: the benchmark drives the app, the service and the command line;

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+import stat
 from pathlib import Path
 
 import pytest
@@ -175,6 +176,14 @@ def test_a_store_killed_in_its_first_write_opens_as_a_new_store(tmp_path: Path) 
     assert store.execute("PRAGMA user_version").fetchone()[0] == LATEST_VERSION
     assert not journal.exists()
     store.close()
+
+
+@pytest.mark.usefixtures("open_umask")
+def test_a_journal_takes_the_private_mode_of_a_new_store(tmp_path: Path) -> None:
+    path = tmp_path / "memtui.db"
+    open_store(path).close()
+    _kill_in_first_write(path)  # SQLite makes the journal with the store file's mode
+    assert stat.S_IMODE(path.with_name(path.name + "-journal").stat().st_mode) == 0o600
 
 
 def test_a_hot_journal_beside_a_text_file_changes_nothing(tmp_path: Path) -> None:
