@@ -17,16 +17,17 @@ if TYPE_CHECKING:
 
 def pick_project(engine: Engine, project: str | None = None,
                  cwd: str | os.PathLike[str] | None = None) -> str | None:
-    """The current project: the one asked for (checked), else the readable one whose root
-    contains ``cwd``, else the first readable one, else None."""
+    """The current project: the one asked for (checked), else the one chosen for ``cwd``
+    (``IdentityApi.project_for_path``), else the first the user made or accepted, else the
+    first readable one, else None."""
     identity = engine.identity
     if project is not None:
         return identity.get_project(project).id  # NotFound when not readable
     found = identity.project_for_path(cwd or Path.cwd())
     if found is not None:
         return found.id
-    projects = identity.list_projects()
-    return projects[0][0].id if projects else None
+    ids = [p.id for p in identity.chosen_projects()] + [p.id for p, _ in identity.list_projects()]
+    return ids[0] if ids else None
 
 
 def create_app(store: StoreBackend, actor: str, project: str | None = None, *,

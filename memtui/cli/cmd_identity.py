@@ -34,25 +34,41 @@ def project_add(ctx: CliContext, args: argparse.Namespace) -> int:
 def project_member(ctx: CliContext, args: argparse.Namespace) -> int:
     """``project member PROJECT USER --role ROLE``."""
     ctx.engine.identity.set_member(args.project, args.member, args.role)
+    said = f"{args.member} is now {args.role} of {args.project}"
+    if args.member != ctx.engine.actor:
+        said += (f" (memtui uses it for their folders once they accept: memtui project accept "
+                 f"{args.project})")
     return ctx.answer({"project": args.project, "user": args.member, "role": args.role},
-                      Text(f"{args.member} is now {args.role} of {args.project}"))
+                      Text(said))
+
+
+def project_accept(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``project accept PROJECT``."""
+    changed = ctx.engine.identity.accept_project(args.project)
+    root = ctx.engine.identity.get_project(args.project).root_path
+    where = f"your folders under {root}" if root else "your folders once it has a root"
+    said = "accepted" if changed else "already accepted"
+    return ctx.answer({"project": args.project, "accepted": True, "changed": changed},
+                      Text(f"{said} {args.project}: memtui chooses it for {where}"))
 
 
 def project_list(ctx: CliContext, args: argparse.Namespace) -> int:
     """``project list``."""
     rows = ctx.engine.identity.list_projects()
+    chosen = {project.id for project in ctx.engine.identity.chosen_projects()}
     if ctx.json:
-        return ctx.answer({"items": [p.to_json() | {"role": role} for p, role in rows],
-                           "count": len(rows)})
+        return ctx.answer({"items": [p.to_json() | {"role": role, "accepted": p.id in chosen}
+                                     for p, role in rows], "count": len(rows)})
     if not rows:
         ctx.console.print(Text("No projects yet — create one with: memtui project add ID"))
         return 0
     table = Table()
     render.add_id_column(table, "id", (project.id for project, _ in rows))
-    for column in ("name", "role", "root"):
+    for column in ("name", "role", "accepted", "root"):
         table.add_column(column, overflow="fold")
     for project, role in rows:
-        table.add_row(project.id, render.text(project.name), role, render.text(project.root_path))
+        table.add_row(project.id, render.text(project.name), role,
+                      "yes" if project.id in chosen else "no", render.text(project.root_path))
     ctx.console.print(table)
     return 0
 
@@ -221,6 +237,9 @@ PROJECT_COMMANDS = (
         arg("project", help="the project's id"),
         arg("member", metavar="USER", help="the user to add or change"),
         arg("--role", required=True, help="owner, member or reader"))),
+    Command("accept", "accept a membership someone gave you: memtui then chooses the project "
+            "for your folders under its root", project_accept, (
+                arg("project", help="the project's id"),)),
     Command("list", "projects you can read", project_list),
 )
 PROFILE_COMMANDS = (

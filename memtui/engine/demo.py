@@ -49,6 +49,7 @@ def _seed_identity(store: StoreBackend, clock: FixedClock) -> dict[str, Engine]:
     alice.identity.set_member("webshop", "bob", "member")
     alice.identity.set_member("webshop", "carol", "reader")
     bob.identity.set_member("infra", "alice", "member")
+    alice.identity.accept_project("infra")
 
     user_memories = [
         ("preference", "Prefers pytest with plain asserts over unittest-style classes."),

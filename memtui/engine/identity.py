@@ -231,10 +231,28 @@ class IdentityApi(EngineArea):
             return error.message
         return None
 
+    def accept_project(self, project_id: str) -> bool:
+        """Accept the actor's membership of a project someone else gave it, so that memtui may
+        choose the project for the actor's folders; whether it was not accepted before."""
+        with self._store.transaction():
+            project = perm.readable_project(self._store, project_id, self.actor)
+            changed = project.created_by != self.actor and \
+                self._store.identity.accept(project_id, self.actor)
+            if changed:
+                self._audit("member_accepted", project_id)
+        return changed
+
+    def chosen_projects(self) -> list[Project]:
+        """The projects memtui may choose for the actor's folders: those the actor made and
+        those whose membership it accepted (``accept_project``), by id."""
+        return self._store.identity.chosen_projects(self.actor)
+
     def project_for_path(self, path: str | os.PathLike[str]) -> Project | None:
-        """The readable project whose root path holds ``path``; the deepest root wins
-        (``deepest_root``)."""
-        return deepest_root(path, (project for project, _role in self.list_projects()))
+        """The project memtui chooses for ``path`` (hooks, MCP, imports, the app): of the
+        ``chosen_projects``, the one whose root holds it, the deepest root winning
+        (``deepest_root``). A project another user made the actor a member of counts only
+        once accepted, so no one can claim another user's folders."""
+        return deepest_root(path, self.chosen_projects())
 
     # ---- profile ------------------------------------------------------------------------
 

@@ -197,7 +197,7 @@ TABLE_RULES: dict[str, dict[str, Column]] = {
                  "summary": Column(lambda v, w: clean_project_summary(v)),
                  "created_by": Column(check_id, optional=True), "created_at": _TIME},
     "project_members": {"project_id": _PROJECT, "user_id": _USER,
-                        "role": Column(lambda v, w: check_role(v))},
+                        "role": Column(lambda v, w: check_role(v)), "accepted": _SWITCH},
     "profiles": {"user_id": _USER, "display_name": Column(lambda v, w: clean_display_name(v)),
                  "timezone": Column(lambda v, w: check_timezone(v)),
                  "preferences": Column(_json_column(clean_preferences, _dump_sorted),

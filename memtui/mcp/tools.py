@@ -64,8 +64,8 @@ class McpSession:
             self._project_known = False
 
     def cwd_project(self) -> Project | None:
-        """The readable project whose root holds the first of ``folders`` that lies in one
-        (looked up once)."""
+        """The project chosen (``IdentityApi.project_for_path``) for the first of ``folders``
+        that lies in one (looked up once)."""
         if not self._project_known:
             identity = self.engine().identity
             self._project = next((found for folder in self.folders

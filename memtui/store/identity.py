@@ -59,6 +59,16 @@ class IdentityRepository(Repository):
             "WHERE m.user_id = ? ORDER BY p.id", (user_id,)).fetchall()
         return [(Project(*row[:6]), row[6]) for row in rows]
 
+    def chosen_projects(self, user_id: str) -> list[Project]:
+        """Projects the user made or accepted a membership of (the ones memtui may choose for
+        the user's folders), by id."""
+        rows = self._store.execute(
+            f"SELECT {qualified(_PROJECT_COLUMNS, 'p')} "
+            "FROM project_members m JOIN projects p ON p.id = m.project_id "
+            "WHERE m.user_id = ? AND (m.accepted = 1 OR p.created_by = m.user_id) "
+            "ORDER BY p.id", (user_id,)).fetchall()
+        return [Project(*row) for row in rows]
+
     # membership
     def role(self, project_id: str, user_id: str) -> str | None:
         """The user's role in the project, or None for a non-member."""
@@ -73,6 +83,12 @@ class IdentityRepository(Repository):
             "INSERT INTO project_members(project_id, user_id, role) VALUES (?, ?, ?) "
             "ON CONFLICT(project_id, user_id) DO UPDATE SET role = excluded.role",
             (project_id, user_id, role))
+
+    def accept(self, project_id: str, user_id: str) -> bool:
+        """Mark the user's membership accepted; whether it was not before."""
+        return self._store.execute(
+            "UPDATE project_members SET accepted = 1 WHERE project_id = ? AND user_id = ? "
+            "AND accepted = 0", (project_id, user_id)).rowcount > 0
 
     def members(self, project_id: str) -> list[Membership]:
         """A project's memberships, by user."""

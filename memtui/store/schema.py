@@ -449,10 +449,20 @@ MIGRATION_9 = """
 -- the next one may be made.
 """ + MODEL_TABLES.format(t="TEXT", seq="INTEGER PRIMARY KEY")
 
+MIGRATION_10 = """
+-- A membership another user gives is an invitation: memtui chooses that project for the
+-- member's folders (hooks, MCP, imports, the app) only once the member accepts it
+-- (`memtui project accept`). Memberships made before this migration are not accepted; a
+-- project's creator needs no acceptance.
+ALTER TABLE project_members ADD COLUMN accepted INTEGER NOT NULL DEFAULT 0
+    CHECK (accepted IN (0, 1));
+"""
+"""Migration 10 on both backends: shipped text, never edit."""
+
 MIGRATIONS: tuple[tuple[int, str], ...] = ((1, MIGRATION_1), (2, MIGRATION_2), (3, MIGRATION_3),
                                            (4, MIGRATION_4), (5, MIGRATION_5),
                                            (6, MIGRATION_6), (7, MIGRATION_7), (8, MIGRATION_8),
-                                           (9, MIGRATION_9))
+                                           (9, MIGRATION_9), (10, MIGRATION_10))
 """(version, SQL script) in order. The last version is the schema this code writes."""
 
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -126,6 +126,7 @@ def test_existing_writable_project_deepest_root_wins(home: Path,
     alice.identity.create_project("projects", root="/home/dev/projects")
     bob.identity.create_project("ninfer-bob", root=fx.PROJECT_CWD)
     bob.identity.set_member("ninfer-bob", "alice", "reader")
+    alice.identity.accept_project("ninfer-bob")
     report = alice.codex.import_memories(home)
     assert report.created_projects == ()
     # the deepest root (IdentityApi.project_for_path) is bob's, which alice may only read:

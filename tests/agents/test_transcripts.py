@@ -169,6 +169,7 @@ def test_a_project_the_user_may_only_read_gets_nothing(tmp_path: Path, engine: E
     team.mkdir()
     bob.identity.create_project("team", root=str(team))
     bob.identity.set_member("team", "ann", "reader")
+    engine.identity.accept_project("team")
     home = tmp_path / "claude"
     _write(home / "projects" / "-team" / f"{SESSION}.jsonl", _records(team / "src"))
     _write(home / "projects" / "-team" / "memory" / "build.md", [],

@@ -42,6 +42,14 @@ def test_project_defaults_to_the_working_directory_then_the_first(tmp_path: Path
         pick_project(engine, "secret-project", cwd=tmp_path)
 
 
+def test_a_project_someone_added_me_to_is_chosen_for_its_folder_once_accepted(
+        tmp_path: Path) -> None:
+    bob = Engine(demo_store(tmp_path), "bob")  # made infra; alice added him to webshop
+    assert pick_project(bob, cwd="/home/alice/src/webshop/src") == "infra"  # his first own
+    bob.identity.accept_project("webshop")
+    assert pick_project(bob, cwd="/home/alice/src/webshop/src") == "webshop"
+
+
 def test_no_projects_means_no_current_project(tmp_path: Path) -> None:
     store = demo_store(tmp_path)
     assert pick_project(Engine(store, "newcomer"), cwd=tmp_path) is None

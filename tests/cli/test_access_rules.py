@@ -44,6 +44,7 @@ CASES = [
     ("forget project memory", ["memory", "forget", "{project}", "--yes"], {OWNER: 0, MEMBER: 0, READER: 4, STRANGER: 3}),
     ("context of project", ["context", "--project", "web"], {OWNER: 0, MEMBER: 0, READER: 0, STRANGER: 3}),
     ("set a member", ["project", "member", "web", "zed", "--role", "reader"], {OWNER: 0, MEMBER: 4, READER: 4, STRANGER: 3}),
+    ("accept a membership", ["project", "accept", "web"], {OWNER: 0, MEMBER: 0, READER: 0, STRANGER: 3}),
     ("add a task", ["task", "add", "--project", "web", "--goal", "g", "--prompt", "p", "--result", "r", "--started", "2026-11-01T10:00:00Z", "--finished", "2026-11-01T10:10:00Z"], {OWNER: 0, MEMBER: 0, READER: 4, STRANGER: 3}),
     ("set task flags", ["task", "flags", "{task}", "--use", "on"], {OWNER: 0, MEMBER: 0, READER: 4, STRANGER: 3}),
 ]

@@ -18,6 +18,30 @@ def web(cli) -> None:
     assert cli("--user", "alice", "project", "member", "web", "carol", "--role", "reader").code == 0
 
 
+def test_project_accept_and_the_accepted_column(cli, web, tmp_path: Path, terminal_80) -> None:
+    root = tmp_path / "web"
+    assert cli("--user", "bob", "project", "add", "tools", "--root", str(root)).code == 0
+    added = cli("--user", "bob", "project", "member", "tools", "alice", "--role", "member")
+    assert added.code == 0 and \
+        "once they accept: memtui project accept tools" in " ".join(added.out.split())
+    myself = cli("--user", "alice", "project", "member", "web", "alice", "--role", "owner")
+    assert myself.out.strip() == "alice is now owner of web"
+    listed = cli("--user", "alice", "--json", "project", "list").json["items"]
+    assert [(p["id"], p["role"], p["accepted"]) for p in listed] == [
+        ("tools", "member", False), ("web", "owner", True)]
+    assert "│ no " in cli("--user", "alice", "project", "list").out
+    accepted = cli("--user", "alice", "--json", "project", "accept", "tools")
+    assert (accepted.code, accepted.json) == (0, {"project": "tools", "accepted": True,
+                                                   "changed": True})
+    again = cli("--user", "alice", "project", "accept", "tools")
+    assert again.code == 0 and again.out.startswith("already accepted tools")
+    assert str(root.resolve()) in again.out.replace("\n", "")
+    listed = cli("--user", "alice", "--json", "project", "list").json["items"]
+    assert [p["accepted"] for p in listed] == [True, True]
+    for user, args, code in (("alice", ["missing"], 3), ("alice", [], 2), ("dave", ["web"], 3)):
+        assert cli("--user", user, "project", "accept", *args).code == code
+
+
 def test_memory_add_list_show_json(cli, web) -> None:
     added = cli("--user", "alice", "--json", "memory", "add", "Uses ruff", "--kind", "convention")
     assert added.code == 0

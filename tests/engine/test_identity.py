@@ -237,14 +237,38 @@ def test_project_for_path_picks_the_deepest_root(engine_for: EngineFor, tmp_path
     assert alice.identity.project_for_path(tmp_path / "sub" / "deep").id == "inner"
     assert alice.identity.project_for_path(tmp_path / "other").id == "outer"
     assert alice.identity.project_for_path("/") is None
-    # Only projects the actor may read count; the deepest of those wins.
+    # Only projects the actor made or accepted count; the deepest of those wins.
     bob = engine_for("bob")
     alice.identity.set_member("outer", "bob", "reader")
     deep = tmp_path / "sub" / "deep"
+    assert bob.identity.project_for_path(deep) is None
+    assert bob.identity.accept_project("outer")
     assert bob.identity.project_for_path(deep).id == "outer"
     alice.identity.set_member("inner", "bob", "reader")
+    assert bob.identity.project_for_path(deep).id == "outer"
+    bob.identity.accept_project("inner")
     assert bob.identity.project_for_path(deep).id == "inner"
     assert engine_for("carol").identity.project_for_path(deep) is None
+
+
+def test_accepting_a_membership(team, tmp_path: Path) -> None:
+    alice, bob, carol, dave = team
+    alice.identity.create_project("site", root=str(tmp_path))
+    alice.identity.set_member("site", "bob", "member")
+    assert [p.id for p in bob.identity.chosen_projects()] == []
+    assert bob.identity.accept_project("site") is True
+    assert bob.identity.accept_project("site") is False  # once is enough
+    assert [e.action for e in bob.identity.audit(5)] == ["member_accepted"]
+    alice.identity.set_member("site", "bob", "reader")  # a new role keeps the acceptance
+    assert [p.id for p in bob.identity.chosen_projects()] == ["site"]
+    assert bob.identity.project_for_path(tmp_path).id == "site"
+    assert alice.identity.accept_project("site") is False  # a creator needs no acceptance
+    assert alice.identity.audit(1)[0].action == "member_set"
+    # a stranger, an unknown project and a bad id: the same "not found", nothing written
+    for who, project in ((dave, "site"), (dave, "nope"), (carol, "nope"), (dave, "../x")):
+        with pytest.raises(NotFound):
+            who.identity.accept_project(project)
+    assert dave.identity.audit(5) == [] and carol.identity.chosen_projects() == []
 
 
 def test_bulk_forget_is_all_or_nothing(team) -> None:

@@ -15,6 +15,7 @@ from memtui.store.schema import (
     AGENT_WRITES,
     LATEST_VERSION,
     MEMORY_INDEXES,
+    MIGRATION_10,
     MODEL_TABLES,
     PENDING_INDEXES,
 )
@@ -360,7 +361,8 @@ MIGRATION_9 = MODEL_TABLES.format(
 """The cost ledger and the per-task extraction details (SQLite's migration 9)."""
 
 PG_MIGRATIONS: tuple[tuple[int, str], ...] = ((6, MIGRATION_6), (7, MIGRATION_7),
-                                              (8, MIGRATION_8), (9, MIGRATION_9))
+                                              (8, MIGRATION_8), (9, MIGRATION_9),
+                                              (10, MIGRATION_10))
 """(version, SQL script) in order; the first creates the whole schema of its version."""
 
 PG_LATEST_VERSION = PG_MIGRATIONS[-1][0]
