@@ -452,10 +452,11 @@ MIGRATION_9 = """
 MIGRATION_10 = """
 -- A membership another user gives is an invitation: memtui chooses that project for the
 -- member's folders (hooks, MCP, imports, the app) only once the member accepts it
--- (`memtui project accept`). Memberships made before this migration are not accepted; a
--- project's creator needs no acceptance.
+-- (`memtui project accept`); a project's creator needs no acceptance. Memberships made before
+-- this migration count as accepted: a team's folders keep their project through the upgrade.
 ALTER TABLE project_members ADD COLUMN accepted INTEGER NOT NULL DEFAULT 0
     CHECK (accepted IN (0, 1));
+UPDATE project_members SET accepted = 1;
 """
 """Migration 10 on both backends: shipped text, never edit."""
 

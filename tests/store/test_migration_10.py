@@ -1,6 +1,7 @@
 """Migration 10 (``project_members.accepted``): a store made before it opens on each backend;
-a project's creator still gets it for their folders, a membership another user gave does not
-until its member accepts it, and the column holds 0 or 1 only."""
+a project's creator still gets it for their folders, a membership made before it counts as
+accepted (a team keeps working through the upgrade), one given after it waits for its member,
+and the column holds 0 or 1 only."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from memtui.store.postgres import store as pg_store
 from memtui.store.schema import LATEST_VERSION, MIGRATIONS
 
 
-def test_memberships_made_before_it_wait_for_their_member(
+def test_memberships_made_before_it_count_as_accepted(
         backend: str, request: pytest.FixtureRequest, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
     target = store_location(backend, request, tmp_path)
@@ -37,10 +38,13 @@ def test_memberships_made_before_it_wait_for_their_member(
         assert store.schema_version() == LATEST_VERSION
         alice, bob = Engine(store, "alice"), Engine(store, "bob")
         assert alice.identity.project_for_path(tmp_path).id == "web"
-        assert bob.identity.project_for_path(tmp_path) is None
-        assert bob.identity.role("web") == "member"  # what bob may do is unchanged
-        assert bob.identity.accept_project("web")
         assert bob.identity.project_for_path(tmp_path).id == "web"
+        assert bob.identity.role("web") == "member"  # what bob may do is unchanged
+        alice.identity.set_member("web", "carol", "member")  # after it: an invitation
+        carol = Engine(store, "carol")
+        assert carol.identity.project_for_path(tmp_path) is None
+        assert carol.identity.accept_project("web")
+        assert carol.identity.project_for_path(tmp_path).id == "web"
         with pytest.raises(Exception, match="(?i)check"), store.transaction():
             store.execute("UPDATE project_members SET accepted = 2 WHERE user_id = 'bob'")
     finally:
