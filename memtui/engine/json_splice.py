@@ -2,7 +2,8 @@
 
 Agents keep large JSON files (Claude Code's ``~/.claude.json`` reaches 100 MB): only the top
 level is walked, the one value memtui owns is replaced, added or taken out in the file's own
-indent, and the rest is copied as it was.
+indent, and the rest is copied as it was. With ``comments``, ``//`` and ``/* */`` comments
+(Gemini CLI reads them) are walked over as whitespace and kept where they are.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 from memtui.errors import InvalidInput
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
+_STRING_OR_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"|//[^\n]*|/\*.*?(?:\*/|\Z)', re.S)
 _DECODER = json.JSONDecoder()
 DEFAULT_INDENT = "  "
 """The indent unit of a new file, and of a file whose unit cannot be seen."""
@@ -29,6 +31,24 @@ class TopLevel:
     close_at: int
     members: dict[str, tuple[int, int, int]]
     order: tuple[str, ...]
+    plain: str = ""
+    """The text scanned, its comments blanked out (empty: the text itself)."""
+
+
+def comments(text: str) -> list[tuple[int, int]]:
+    """Where each ``//`` or ``/* */`` comment of a JSON text starts and ends."""
+    return [found.span() for found in _STRING_OR_COMMENT.finditer(text)
+            if found.group().startswith("/")]
+
+
+def blank_comments(text: str) -> str:
+    """``text`` with each comment replaced by spaces (its newlines kept): same offsets."""
+    parts: list[str] = []
+    at = 0
+    for start, end in comments(text):
+        parts += [text[at:start], re.sub(r"[^\n]", " ", text[start:end])]
+        at = end
+    return "".join([*parts, text[at:]])
 
 
 def _skip(text: str, at: int) -> int:
@@ -36,10 +56,19 @@ def _skip(text: str, at: int) -> int:
     return found.end() if found else at
 
 
-def scan_top_level(text: str, where: str = "the file") -> TopLevel:
+def scan_top_level(text: str, where: str = "the file", allow_comments: bool = False
+                   ) -> TopLevel:
     """The top-level members of a JSON object's text (InvalidInput when it is not one)."""
     def bad(why: str) -> InvalidInput:
         return InvalidInput(f"{where} is not valid JSON ({why}); nothing written")
+
+    plain = blank_comments(text) if allow_comments else text
+    top = _scan(plain, bad)
+    return TopLevel(top.open_at, top.close_at, top.members, top.order,
+                    plain if plain != text else "")
+
+
+def _scan(text: str, bad: Any) -> TopLevel:
 
     at = _skip(text, 0)
     if at >= len(text) or text[at] != "{":
@@ -89,7 +118,7 @@ def top_level_value(text: str, top: TopLevel, key: str) -> Any:
     span = top.members.get(key)
     if span is None:
         return None
-    return _DECODER.raw_decode(text, span[1])[0]
+    return _DECODER.raw_decode(top.plain or text, span[1])[0]
 
 
 def _indent_unit(text: str, top: TopLevel) -> str | None:
@@ -117,7 +146,7 @@ def set_top_level(text: str, key: str, value: Any, where: str = "the file",
     """``text`` with top-level ``key`` set to ``value``: its old value replaced in place, or
     a new member added last; every other byte kept. ``top``: the text's scan, if made."""
     top = top or scan_top_level(text, where)
-    unit = _indent_unit(text, top)
+    unit = _indent_unit(top.plain or text, top)
     span = top.members.get(key)
     if span is not None:
         return text[:span[1]] + _dump(value, unit) + text[span[2]:]
@@ -141,9 +170,11 @@ def remove_top_level(text: str, key: str, where: str = "the file",
     top = top or scan_top_level(text, where)
     if key not in top.members:
         return text
-    spans = sorted(span for name, span in _all_members(text, top) if name == key)
+    plain = top.plain or text
+    spans = sorted(span for name, span in _all_members(plain, top) if name == key)
     for key_at, _value_at, end in reversed(spans):
-        text = _cut_member(text, key_at, end)
+        text, plain = (_cut_member(plain, key_at, end, text),
+                       _cut_member(plain, key_at, end, plain))
     return text
 
 
@@ -164,14 +195,15 @@ def _all_members(text: str, top: TopLevel) -> list[tuple[str, tuple[int, int, in
     return found
 
 
-def _cut_member(text: str, key_at: int, end: int) -> str:
-    """Take out the member from ``key_at`` to ``end`` and the comma that joins it."""
+def _cut_member(text: str, key_at: int, end: int, cut: str) -> str:
+    """``cut`` (``text``, or a copy of the same length) without the member from ``key_at`` to
+    ``end`` and the comma that joins it, found in ``text``."""
     after = _skip(text, end)
     if text[after] == ",":  # not the last: drop through the comma and the next one's indent
-        return text[:key_at] + text[_skip(text, after + 1):]
+        return cut[:key_at] + cut[_skip(text, after + 1):]
     before = key_at - 1
     while before >= 0 and text[before] in " \t\n\r":
         before -= 1
     if text[before] == ",":  # the last of several: drop the comma before it
-        return text[:before] + text[end:]
-    return text[:before + 1] + text[after:]  # the only member: "{" straight to "}"
+        return cut[:before] + cut[end:]
+    return cut[:before + 1] + cut[after:]  # the only member: "{" straight to "}"
