@@ -2,10 +2,12 @@
 
 For each agent, the files memtui's entries go into (Claude Code's MCP server and hooks, Codex's
 ``[mcp_servers.memtui]`` edited as text, Gemini CLI's ``mcpServers.memtui``) and the merges
-that add or take them out, keeping every other key and byte. A plan reads each file once;
-``write_change`` writes only a file still as read (else Conflict), never through a symlink
-leaving its folder, atomically after a ``.bak`` copy. A file that is not JSON (or TOML) is an
-InvalidInput and nothing is written.
+that add or take them out, keeping every other key and byte (memtui's entry: only the keys
+it owns set; a BOM, CRLF lines, Gemini CLI's comments kept). A plan reads each file once;
+``write_change`` writes only a file still as read (else Conflict) and of the running user,
+never through a symlink leaving its folder, atomically after a copy of its bytes under a
+backup name not taken. A file that is not JSON (or TOML) is an InvalidInput and nothing is
+written.
 """
 
 from __future__ import annotations
