@@ -8,15 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from memtui.engine import json_splice
 from memtui.engine.agent_setup import INSTALL, UNINSTALL, merge_mcp_json, plan, write_change
-from memtui.engine.json_splice import (
-    blank_comments,
-    comments,
-    remove_top_level,
-    scan_top_level,
-    set_top_level,
-    top_level_value,
-)
+from memtui.engine.json_splice import remove_top_level, scan_top_level, set_top_level
 from memtui.errors import InvalidInput
 
 AGENT_TEXT = ('{\n  "numStartups": 3,\n  "tipsHistory": {"a": 1},\n  "userName": "J\\u00f6rg",\n'
@@ -111,14 +105,14 @@ COMMENTED = '{\n  // a "quoted" word\n  "url": "http://x/*y*/", /* two\n  lines 
 
 
 def test_comments_are_walked_over_only_when_allowed() -> None:
-    assert comments(COMMENTED) == [(4, 22), (49, 66)]  # never inside a string
-    blank = blank_comments(COMMENTED)
+    assert json_splice.comments(COMMENTED) == [(4, 22), (49, 66)]  # never inside a string
+    blank = json_splice.blank_comments(COMMENTED)
     assert len(blank) == len(COMMENTED) and json.loads(blank) == {"url": "http://x/*y*/",
                                                                   "n": 1}
     with pytest.raises(InvalidInput, match="not valid JSON"):
         scan_top_level(COMMENTED)
     top = scan_top_level(COMMENTED, allow_comments=True)
-    assert top_level_value(COMMENTED, top, "n") == 1
+    assert json_splice.top_level_value(COMMENTED, top, "n") == 1
     changed = set_top_level(COMMENTED, "n", 2, top=top)
     assert changed == COMMENTED.replace('"n": 1', '"n": 2')
     assert remove_top_level(COMMENTED, "url", top=top) == (
