@@ -181,3 +181,18 @@ def test_a_project_s_malformed_settings_stop_gemini_and_memtui_names_them(
     shown = _memtui_json(agent_home, "gemini", "show")
     (row,) = [row for row in shown["projects"] if row["project"] == str(agent_home.project)]
     assert [p["path"] for p in row["problems"]] == [str(workspace)]
+
+
+def test_settings_with_comments_get_memtui_and_gemini_connects_it(
+        gemini_program: AgentProgram, agent_home: AgentHome) -> None:
+    scenario.prepare(agent_home)
+    path = scenario.gemini_dir(agent_home) / "settings.json"
+    text = path.read_text(encoding="utf-8")
+    commented = "// kept by hand\n" + text.replace("{", "{ /* mine */", 1)
+    path.write_text(commented, encoding="utf-8")
+    done = scenario.install_memtui(agent_home)
+    assert done.returncode == 0, done.stderr
+    written = path.read_text(encoding="utf-8")
+    assert written.startswith("// kept by hand\n{ /* mine */") and '"memtui"' in written
+    listed = scenario.mcp_list(agent_home, gemini_program)
+    assert _status(listed.stdout + listed.stderr) == "Connected", listed.stdout + listed.stderr
