@@ -419,3 +419,15 @@ def test_comments_memtui_cannot_keep_are_a_refusal_saying_what_to_add(
     done = cli("hooks", "install", "claude-code", "--write")  # Claude Code reads no comments
     assert done.code == 5 and "not valid JSON" in done.err
     assert claude.read_text() == '{\n  // no\n}\n'
+
+
+def test_claude_code_hooks_say_which_store_and_user_they_drop(
+        home: Path, tmp_path: Path, cli: Callable[..., Any]) -> None:
+    db = str(tmp_path / "team.db")
+    assert cli("--db", db, "--user", "ann", "hooks", "install", "claude-code",
+               "--write").code == 0
+    done = cli("--user", "bob", "hooks", "install", "claude-code", "--write")
+    assert done.code == 0, done.err
+    lines = [line for line in done.out.splitlines() if "settings.json" in line]
+    assert f"hooks; replaces --db {db} with the default store; replaces --user ann with " \
+        "--user bob (written" in lines[0]
