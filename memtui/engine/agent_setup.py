@@ -34,6 +34,7 @@ from memtui.engine.json_splice import (
     comments,
     remove_top_level,
     scan_top_level,
+    set_member,
     set_top_level,
     top_level_value,
 )
@@ -289,17 +290,27 @@ def merge_mcp_json(path: Path, text: str | None, action: str,
                  **_server_entry(extra, command, always_load)}
         if old == entry and text is not None:
             return text, "mcpServers.memtui already set"
-        after = _put(path, text, top, "mcpServers", {**(servers or {}), SERVER_NAME: entry})
+        after = _put_server(path, text, top, servers, entry)
         _check_comments_kept(path, text, after, allow_comments, "add it by hand under "
                              f'"mcpServers": "{SERVER_NAME}": {json.dumps(entry)}')
         return after, "set mcpServers.memtui" + _options_note(_args_of(old), extra)
     if not isinstance(servers, dict) or SERVER_NAME not in servers:
         return (text if text is not None else ""), "no mcpServers.memtui to remove"
-    rest = {name: value for name, value in servers.items() if name != SERVER_NAME}
-    after = _put(path, text, top, "mcpServers", rest or None)
+    after = _put_server(path, text, top, servers, None)
     _check_comments_kept(path, text, after, allow_comments,
                          f'take "{SERVER_NAME}" out of "mcpServers" by hand')
     return after, "removed mcpServers.memtui"
+
+
+def _put_server(path: Path, text: str | None, top: TopLevel | None,
+                servers: dict[str, Any] | None, entry: dict[str, Any] | None) -> str:
+    """The text with ``mcpServers.memtui`` set to ``entry`` (None: taken out, and an
+    ``mcpServers`` left empty with it); the other servers' bytes as they were."""
+    rest = {name: value for name, value in (servers or {}).items() if name != SERVER_NAME}
+    if top is None or text is None or not servers or (entry is None and not rest):
+        return _put(path, text, top, "mcpServers",
+                    {**rest, SERVER_NAME: entry} if entry is not None else None)
+    return set_member(text, "mcpServers", SERVER_NAME, entry, str(path), top)
 
 
 def _check_comments_kept(path: Path, before: str | None, after: str, allow_comments: bool,

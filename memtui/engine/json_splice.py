@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from memtui.errors import InvalidInput
@@ -59,16 +59,13 @@ def _skip(text: str, at: int) -> int:
 def scan_top_level(text: str, where: str = "the file", allow_comments: bool = False
                    ) -> TopLevel:
     """The top-level members of a JSON object's text (InvalidInput when it is not one)."""
+    plain = blank_comments(text) if allow_comments else text
+    return replace(_scan(plain, where), plain=plain if plain != text else "")
+
+
+def _scan(text: str, where: str) -> TopLevel:
     def bad(why: str) -> InvalidInput:
         return InvalidInput(f"{where} is not valid JSON ({why}); nothing written")
-
-    plain = blank_comments(text) if allow_comments else text
-    top = _scan(plain, bad)
-    return TopLevel(top.open_at, top.close_at, top.members, top.order,
-                    plain if plain != text else "")
-
-
-def _scan(text: str, bad: Any) -> TopLevel:
 
     at = _skip(text, 0)
     if at >= len(text) or text[at] != "{":
@@ -133,34 +130,53 @@ def _indent_unit(text: str, top: TopLevel) -> str | None:
     return text[line_start + 1:first] or None
 
 
-def _dump(value: Any, unit: str | None) -> str:
+def _dump(value: Any, unit: str | None, step: str | None = None) -> str:
+    """``value`` as JSON for a member indented by ``unit`` (None: on one line), nesting by
+    ``step`` (default: ``unit``)."""
     if unit is None:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    indent: str | int = unit if unit.strip(" \t") == "" else len(DEFAULT_INDENT)
+    step = step or unit
+    indent: str | int = step if step.strip(" \t") == "" else len(DEFAULT_INDENT)
     body = json.dumps(value, ensure_ascii=False, indent=indent)
     return body.replace("\n", "\n" + unit)
 
 
 def set_top_level(text: str, key: str, value: Any, where: str = "the file",
-                  top: TopLevel | None = None) -> str:
+                  top: TopLevel | None = None, step: str | None = None) -> str:
     """``text`` with top-level ``key`` set to ``value``: its old value replaced in place, or
-    a new member added last; every other byte kept. ``top``: the text's scan, if made."""
+    a new member added last; every other byte kept. ``top``: the text's scan, if made;
+    ``step``: the file's indent unit when ``text`` is an object nested in it."""
     top = top or scan_top_level(text, where)
     unit = _indent_unit(top.plain or text, top)
     span = top.members.get(key)
     if span is not None:
-        return text[:span[1]] + _dump(value, unit) + text[span[2]:]
+        return text[:span[1]] + _dump(value, unit, step) + text[span[2]:]
     if not top.order:  # an empty object: a member on its own line, in the default indent
         unit = DEFAULT_INDENT
         inner = f"\n{unit}{_member(key, value, unit)}\n"
         return text[:top.open_at + 1] + inner + text[top.close_at:]
     last_end = max(end for _key_at, _value_at, end in top.members.values())
     separator = f",\n{unit}" if unit else ","
-    return text[:last_end] + separator + _member(key, value, unit) + text[last_end:]
+    return text[:last_end] + separator + _member(key, value, unit, step) + text[last_end:]
 
 
-def _member(key: str, value: Any, unit: str | None) -> str:
-    return json.dumps(key, ensure_ascii=False) + (": " if unit else ":") + _dump(value, unit)
+def _member(key: str, value: Any, unit: str | None, step: str | None = None) -> str:
+    return json.dumps(key, ensure_ascii=False) + (": " if unit else ":") + \
+        _dump(value, unit, step)
+
+
+def set_member(text: str, key: str, name: str, value: Any, where: str = "the file",
+               top: TopLevel | None = None) -> str:
+    """``text`` with member ``name`` of the non-empty object at top-level ``key`` set to
+    ``value`` (None: taken out); only that member's bytes change, in the object's indent."""
+    top = top or scan_top_level(text, where)
+    _key_at, start, end = top.members[key]
+    plain = (top.plain or text)[start:end]
+    inner = replace(_scan(plain, where), plain=plain if top.plain else "")
+    part = remove_top_level(text[start:end], name, where, inner) if value is None else \
+        set_top_level(text[start:end], name, value, where, inner,
+                      _indent_unit(top.plain or text, top))
+    return text[:start] + part + text[end:]
 
 
 def remove_top_level(text: str, key: str, where: str = "the file",

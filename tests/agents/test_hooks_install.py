@@ -19,6 +19,7 @@ from cli_support import CliResult, fresh_home
 from memtui.cli.main import main
 from memtui.engine.agent_setup import INSTALL, plan, write_change
 from memtui.engine.installed_command import running_command
+from memtui.engine.json_splice import blank_comments
 from memtui.errors import Conflict
 
 RUNNING = running_command(sys.argv[0], sys.executable)
@@ -403,13 +404,29 @@ def test_gemini_settings_with_comments_are_edited_with_them_kept(
         assert comment in text
     assert "installed mcp" in cli("hooks", "show", "gemini").out
     assert cli("hooks", "uninstall", "gemini", "--write").code == 0
-    assert '"other"' in settings.read_text() and "memtui" not in settings.read_text()
-    assert "// servers" in settings.read_text()
+    assert settings.read_text() == GEMINI_WITH_COMMENTS
+
+
+@pytest.mark.parametrize("original", [
+    '{\n  "mcpServers": {\n    // mine\n    "other": {"command": "o"}\n  },\n  "x": 1\n}\n',
+    '{"theme": "dark"}',
+    '{\n\t"mcpServers": {"a": {"command": "a"}, "b": {"command": "b"}}\n}',
+])
+def test_a_json_install_then_uninstall_gives_back_the_file_byte_for_byte(
+        home: Path, cli: Callable[..., Any], original: str) -> None:
+    settings = write(home / ".gemini" / "settings.json", original)
+    assert cli("hooks", "install", "gemini", "--write").code == 0
+    installed = settings.read_text()
+    assert json.loads(blank_comments(installed))["mcpServers"]["memtui"] == SERVER
+    if "other" in original:  # the other server's line as it was, memtui's in the file's indent
+        assert '    "other": {"command": "o"},\n    "memtui": {\n      "command": ' in installed
+    assert cli("hooks", "uninstall", "gemini", "--write").code == 0
+    assert settings.read_text() == original
 
 
 def test_comments_memtui_cannot_keep_are_a_refusal_saying_what_to_add(
         home: Path, cli: Callable[..., Any]) -> None:
-    inside = '{\n  "mcpServers": {\n    // mine\n    "other": {"command": "o"}\n  }\n}\n'
+    inside = '{"mcpServers": {"memtui": {"command": "old" /* pinned */}}}'
     settings = write(home / ".gemini" / "settings.json", inside)
     done = cli("hooks", "install", "gemini", "--write")
     assert done.code == 5 and "comments" in done.err and "not valid JSON" not in done.err
