@@ -715,9 +715,10 @@ def write_change(change: SettingsChange) -> Path | None:
             backup, made = _write_backup(target, original, mode)
         except OSError as error:
             raise _write_failed(target.with_name(target.name + BACKUP_SUFFIX), error) from None
+    data = encode_like(change.after, original)
+    del original  # a large file's bytes held once at a time (the check before the rename)
     try:
-        replace_atomically(target, encode_like(change.after, original), mode,
-                           lambda: _unchanged_since_read(change))
+        replace_atomically(target, data, mode, lambda: _unchanged_since_read(change))
     except (OSError, Conflict) as error:
         if backup is not None and made:
             with contextlib.suppress(OSError):
