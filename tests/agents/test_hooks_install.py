@@ -448,3 +448,16 @@ def test_claude_code_hooks_say_which_store_and_user_they_drop(
     lines = [line for line in done.out.splitlines() if "settings.json" in line]
     assert f"hooks; replaces --db {db} with the default store; replaces --user ann with " \
         "--user bob (written" in lines[0]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root gives a file to another user")
+def test_root_under_sudo_leaves_the_users_file_to_the_user(home: Path,
+                                                           cli: Callable[..., Any]) -> None:
+    user_file = write(home / ".claude.json", '{"mcpServers": {}}')
+    user_file.chmod(0o600)
+    os.chown(user_file, 65534, 65534)
+    done = cli("hooks", "install", "claude-code", "--write")
+    assert done.code == 4 and "belongs to another user (uid 65534)" in done.err
+    info = user_file.stat()
+    assert (info.st_uid, info.st_mode & 0o777) == (65534, 0o600)
+    assert user_file.read_text() == '{"mcpServers": {}}' and not (home / ".claude").exists()
