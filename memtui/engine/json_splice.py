@@ -2,7 +2,7 @@
 
 Agents keep large JSON files (Claude Code's ``~/.claude.json`` reaches 100 MB): only the top
 level is walked, the one value memtui owns is replaced, added or taken out in the file's own
-indent, and the rest is copied as it was. With ``comments``, ``//`` and ``/* */`` comments
+indent, and the rest is copied as it was. With ``allow_comments``, ``//`` and ``/* */`` comments
 (Gemini CLI reads them) are walked over as whitespace and kept where they are.
 """
 
