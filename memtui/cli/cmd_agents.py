@@ -85,8 +85,9 @@ def hooks(ctx: CliContext, args: argparse.Namespace) -> int:
     if installed:
         out.write("\n")
     for change in changes:
-        state = ("written" if write and change.changed else
-                 "unchanged" if not change.changed else "would change")
+        copy = backups.get(str(change.path))
+        state = ("unchanged" if not change.changed else "would change" if not write else
+                 f"written; the old file kept as {copy}" if copy else "written")
         out.write(safe_text(f"{change.path}: {change.summary} ({state})") + "\n")
         if args.action == "show" or (change.changed and not write):
             out.write(safe_text(change.shown_text().rstrip("\n") or "(empty)") + "\n\n")

@@ -2,10 +2,12 @@
 
 For each agent, the files memtui's entries go into (Claude Code's MCP server and hooks, Codex's
 ``[mcp_servers.memtui]`` edited as text, Gemini CLI's ``mcpServers.memtui``) and the merges
-that add or take them out, keeping every other key and byte. A plan reads each file once;
-``write_change`` writes only a file still as read (else Conflict), never through a symlink
-leaving its folder, atomically after a ``.bak`` copy. A file that is not JSON (or TOML) is an
-InvalidInput and nothing is written.
+that add or take them out, keeping every other key and byte (memtui's entry: only the keys
+it owns set; a BOM, CRLF lines, Gemini CLI's comments kept). A plan reads each file once;
+``write_change`` writes only a file still as read (else Conflict) and of the running user,
+never through a symlink leaving its folder, atomically after a copy of its bytes under a
+backup name not taken. A file that is not JSON (or TOML) is an InvalidInput and nothing is
+written.
 """
 
 from __future__ import annotations
@@ -13,23 +15,26 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import shlex
 import stat
 import time
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from memtui.engine.agents.paths import resolve_claude_home
 from memtui.engine.codex.paths import CODEX_HOME_ENV, resolve_codex_home
+from memtui.engine.codex_table import SERVER_NAME, merge_server_table
 from memtui.engine.installed_command import CommandCheck, check_command
 from memtui.engine.json_splice import (
     TopLevel,
+    blank_comments,
+    comments,
     remove_top_level,
     scan_top_level,
+    set_member,
     set_top_level,
     top_level_value,
 )
@@ -37,15 +42,19 @@ from memtui.engine.safe_files import (
     NEW_FILE_MODE,
     FileProblem,
     SafeFiles,
+    check_owned,
+    encode_like,
     is_within,
+    publish_new_file,
     real_root,
     replace_atomically,
+    temp_name,
+    write_new_file,
 )
 from memtui.engine.sessions import check_agent
-from memtui.errors import AgentFileWriteFailed, Conflict, InvalidInput
+from memtui.errors import AgentFileWriteFailed, Conflict, InvalidInput, UnsafePath
 
 INSTALL, UNINSTALL = "install", "uninstall"
-SERVER_NAME = "memtui"
 COMMAND = "memtui"
 HOOK_START = "hook session-start"
 HOOK_END = "hook session-end"
@@ -63,6 +72,9 @@ HOOK_TIMEOUT_S = 10
 """Seconds Claude Code lets a memtui hook run (they take milliseconds; fail open anyway)."""
 GLOBAL_OPTIONS_WITH_VALUE = ("--db", "--user")
 """The global options ``hooks install`` copies into the installed commands."""
+OPTION_DEFAULTS = {"--db": "the default store", "--user": "the default user"}
+"""What an installed command without that global option uses (said when an install drops
+one)."""
 MAX_WRITE_ATTEMPTS = 5
 """Tries of a settings write whose file the agent keeps changing (re-read, re-merged)."""
 RETRY_WAIT_S = 0.05
@@ -76,6 +88,9 @@ left out of ``--json``'s ``content``."""
 ENTRY_KEYS = {"mcp": "mcpServers", "hooks": "hooks"}
 """The top-level key memtui's entries live under, by kind of JSON file."""
 BACKUP_SUFFIX = ".bak"
+MAX_BACKUPS = 100
+"""Most backup copies of one settings file side by side (``.bak``, ``.bak.1`` ... never
+written over): beyond them, a write is refused until some are removed."""
 JSON_INDENT = 2
 
 
@@ -198,15 +213,26 @@ def read_settings(path: Path, root: Path) -> str | None:
     return read_settings_stamped(path, root)[0]
 
 
-def read_settings_stamped(path: Path, root: Path,
-                          decode: bool = True) -> tuple[str | None, str | None]:
-    """The file's text (not decoded without ``decode``: None) and the SHA-256 of its bytes
-    (both None when there is no file)."""
+def read_settings_stamped(path: Path, root: Path) -> tuple[str | None, str | None]:
+    """The file's text and the SHA-256 of its bytes (both None when there is no file)."""
+    found = _read_bytes(path, root)
+    return (_decoded(path, found[0]), found[1]) if found else (None, None)
+
+
+def _read_bytes(path: Path, root: Path) -> tuple[bytes, str] | None:
+    """The file's bytes and their SHA-256 (None when there is no file)."""
     if not os.path.lexists(path):
-        return None, None
+        return None
     try:
         data, stamp = SETTINGS_FILES.read_stamped(path, real_root(root))
-        return (SETTINGS_FILES.decode_text(data) if decode else None), stamp.sha256
+    except SettingsFileProblem as error:
+        raise SettingsFileProblem(f"{path}: {error.reason}; nothing written") from None
+    return data, stamp.sha256
+
+
+def _decoded(path: Path, data: bytes) -> str:
+    try:
+        return SETTINGS_FILES.decode_text(data)
     except SettingsFileProblem as error:
         raise SettingsFileProblem(f"{path}: {error.reason}; nothing written") from None
 
@@ -224,12 +250,13 @@ def _server_entry(extra: list[str] | None, command: Command,
     return {**entry, "alwaysLoad": True} if always_load else entry
 
 
-def _top_object(path: Path, text: str | None, key: str) -> tuple[TopLevel | None, Any]:
+def _top_object(path: Path, text: str | None, key: str, allow_comments: bool = False
+                ) -> tuple[TopLevel | None, Any]:
     """The scan of the file's text (None: no file, or an empty one) and the value of its
     top-level ``key`` (None when absent; InvalidInput when it is not an object)."""
     if text is None or not text.strip():
         return None, None
-    top = scan_top_level(text, str(path))
+    top = scan_top_level(text, str(path), allow_comments)
     value = top_level_value(text, top, key)
     if value is not None and not isinstance(value, dict):
         raise InvalidInput(f"{path}: {key!r} is not an object; nothing written")
@@ -249,21 +276,51 @@ def _put(path: Path, text: str | None, top: TopLevel | None, key: str,
 
 def merge_mcp_json(path: Path, text: str | None, action: str,
                    extra: list[str] | None = None, command: Command = DEFAULT_COMMAND,
-                   always_load: bool = False) -> tuple[str, str]:
-    """``mcpServers.memtui`` added (or replaced) or taken out; (new text, summary).
-    ``always_load``: Claude Code offers memtui's tools in every request (its newer releases
-    otherwise defer MCP tools until the model searches for them)."""
-    top, servers = _top_object(path, text, "mcpServers")
+                   always_load: bool = False, allow_comments: bool = False) -> tuple[str, str]:
+    """``mcpServers.memtui`` added or taken out; (new text, summary). An install sets only
+    the keys memtui owns (``command``, ``args``; ``alwaysLoad``: Claude Code offers memtui's
+    tools in every request, as its newer releases otherwise defer MCP tools) and keeps the
+    entry's others (``env``, ``type``, ``timeout``, ``trust`` ...). ``allow_comments``: a file
+    with ``//`` and ``/* */`` comments (Gemini CLI's) is edited with them kept, or refused."""
+    top, servers = _top_object(path, text, "mcpServers", allow_comments)
+    old = (servers or {}).get(SERVER_NAME)
     if action == INSTALL:
-        entry = _server_entry(extra, command, always_load)
-        if servers is not None and servers.get(SERVER_NAME) == entry and text is not None:
+        entry = {**(old if isinstance(old, dict) else {}),
+                 **_server_entry(extra, command, always_load)}
+        if old == entry and text is not None:
             return text, "mcpServers.memtui already set"
-        return _put(path, text, top, "mcpServers", {**(servers or {}), SERVER_NAME: entry}), \
-            "set mcpServers.memtui"
+        after = _put_server(path, text, top, servers, entry)
+        _check_comments_kept(path, text, after, allow_comments, "add it by hand under "
+                             f'"mcpServers": "{SERVER_NAME}": {json.dumps(entry)}')
+        return after, "set mcpServers.memtui" + _options_note(_args_of(old), extra)
     if not isinstance(servers, dict) or SERVER_NAME not in servers:
         return (text if text is not None else ""), "no mcpServers.memtui to remove"
-    rest = {name: value for name, value in servers.items() if name != SERVER_NAME}
-    return _put(path, text, top, "mcpServers", rest or None), "removed mcpServers.memtui"
+    after = _put_server(path, text, top, servers, None)
+    _check_comments_kept(path, text, after, allow_comments,
+                         f'take "{SERVER_NAME}" out of "mcpServers" by hand')
+    return after, "removed mcpServers.memtui"
+
+
+def _put_server(path: Path, text: str | None, top: TopLevel | None,
+                servers: dict[str, Any] | None, entry: dict[str, Any] | None) -> str:
+    """The text with ``mcpServers.memtui`` set to ``entry`` (None: taken out, and an
+    ``mcpServers`` left empty with it); the other servers' bytes as they were."""
+    rest = {name: value for name, value in (servers or {}).items() if name != SERVER_NAME}
+    if top is None or text is None or not servers or (entry is None and not rest):
+        return _put(path, text, top, "mcpServers",
+                    {**rest, SERVER_NAME: entry} if entry is not None else None)
+    return set_member(text, "mcpServers", SERVER_NAME, entry, str(path), top)
+
+
+def _check_comments_kept(path: Path, before: str | None, after: str, allow_comments: bool,
+                         by_hand: str) -> None:
+    """InvalidInput (saying what to do by hand) when the change would lose a comment."""
+    def texts(text: str) -> list[str]:
+        return [text[start:end] for start, end in comments(text)]
+
+    if allow_comments and before is not None and texts(before) != texts(after):
+        raise InvalidInput(f"{path} has comments next to what memtui changes, which it cannot "
+                           f"keep; nothing written: {by_hand}")
 
 
 def _shell_words(text: str) -> list[str]:
@@ -318,13 +375,32 @@ def _without_global_options(words: list[str]) -> Command:
     return tuple(kept)
 
 
+def _args_of(entry: object) -> list[str]:
+    """The ``args`` of an MCP server entry (JSON or TOML parsed) as words."""
+    args = entry.get("args") if isinstance(entry, dict) else None
+    return [str(arg) for arg in args] if isinstance(args, list) else []
+
+
+def _options_note(old_words: list[str], extra: list[str] | None) -> str:
+    """``; replaces --db X with the default store`` for each global option the installed
+    entry's words name and the new install drops or changes (so no one writes to another
+    store unawares); empty when none."""
+    def values(words: list[str]) -> dict[str, str]:
+        return {word: words[at + 1] for at, word in enumerate(words[:-1])
+                if word in GLOBAL_OPTIONS_WITH_VALUE}
+
+    before, after = values(old_words), values(extra or [])
+    return "".join(f"; replaces {name} {value} with "
+                   + (f"{name} {after[name]}" if name in after else OPTION_DEFAULTS[name])
+                   for name, value in before.items() if after.get(name) != value)
+
+
 def server_program(entry: object) -> Command | None:
     """The program and leading arguments of an installed MCP server entry (JSON or TOML
     parsed), without memtui's global options and ``mcp``; None when it is not an entry."""
     if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
         return None
-    args = entry.get("args")
-    words = [str(arg) for arg in args] if isinstance(args, list) else []
+    words = _args_of(entry)
     if words and words[-1] == "mcp":
         words = words[:-1]
     return (entry["command"], *_without_global_options(words))
@@ -378,82 +454,27 @@ def merge_claude_hooks(path: Path, text: str | None, action: str,
     if text is not None and hooks == (existing or {}) and (existing is not None or not hooks):
         return text, ("memtui hooks already set" if action == INSTALL
                       else "no memtui hooks to remove")
+    old_words = next((_shell_words(line) for _event, line in _our_hooks(existing)), [])
     return _put(path, text, top, "hooks", hooks or None), \
         ("set the SessionStart, SessionEnd and Stop hooks" + (
-            " and the PreToolUse write gate" if gate else "") if action == INSTALL
-         else "removed the memtui hooks")
-
-
-_TOML_HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
-_OUR_TABLE = re.compile(r'^mcp_servers\s*\.\s*(?:memtui|"memtui"|\'memtui\')(\s*\..*)?$')
-
-
-def _toml_value(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)  # a JSON string is a valid TOML basic string
-
-
-def _our_toml_block(extra: list[str] | None, command: Command) -> str:
-    args = ", ".join(_toml_value(arg) for arg in memtui_args(extra, command))
-    return (f"[mcp_servers.{SERVER_NAME}]\ncommand = {_toml_value(command[0])}\n"
-            f"args = [{args}]\n")
-
-
-def _parse_toml(path: Path, text: str) -> dict[str, Any]:
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise InvalidInput(f"{path} is not valid TOML ({error}); nothing written") from None
-
-
-def _without_our_tables(lines: list[str]) -> tuple[list[str], int | None]:
-    """The lines without ``[mcp_servers.memtui]`` (and its sub-tables); where it stood."""
-    kept: list[str] = []
-    inside = False
-    at: int | None = None
-    for line in lines:
-        header = _TOML_HEADER.match(line)
-        if header:
-            inside = bool(_OUR_TABLE.match(header.group(1).strip()))
-            if inside and at is None:
-                at = len(kept)
-        if not inside:
-            kept.append(line)
-    return kept, at
+            " and the PreToolUse write gate" if gate else "") + _options_note(old_words, extra)
+         if action == INSTALL else "removed the memtui hooks")
 
 
 def merge_codex_toml(path: Path, text: str | None, action: str,
                      extra: list[str] | None = None,
                      command: Command = DEFAULT_COMMAND) -> tuple[str, str]:
-    """``[mcp_servers.memtui]`` added (or replaced in place) or taken out, as text: every
-    comment and other table stays as it was."""
+    """``[mcp_servers.memtui]`` added or taken out, as text (``codex_table``): on install
+    only its ``command`` and ``args``; every other byte stays."""
     source = text or ""
-    parsed = _parse_toml(path, source)
-    servers = parsed.get("mcp_servers")
-    present = isinstance(servers, dict) and SERVER_NAME in servers
-    lines = source.splitlines(keepends=True)
-    kept, at = _without_our_tables(lines)
-    if present and at is None:
-        raise InvalidInput(f"{path} defines mcp_servers.memtui in a form memtui does not edit "
-                           "(an inline table); change it by hand")
     if action == UNINSTALL:
-        if not present:
-            return source, "no [mcp_servers.memtui] to remove"
-        after = "".join(kept)
-        _parse_toml(path, after)
-        return after, "removed [mcp_servers.memtui]"
-    block = _our_toml_block(extra, command)
-    if present and isinstance(servers, dict) and servers[SERVER_NAME] == _parse_toml(
-            path, block)["mcp_servers"][SERVER_NAME]:
+        after, old = merge_server_table(path, source, None)
+        return after, ("removed [mcp_servers.memtui]" if old is not None
+                       else "no [mcp_servers.memtui] to remove")
+    after, old = merge_server_table(path, source, _server_entry(extra, command))
+    if after == source and old is not None:
         return source, "[mcp_servers.memtui] already set"
-    if at is not None:
-        after = "".join(kept[:at]) + block + ("\n" if at < len(kept) else "") + "".join(kept[at:])
-    else:
-        body = "".join(kept)
-        if body and not body.endswith("\n"):
-            body += "\n"
-        after = body + ("\n" if body.strip() else "") + block
-    _parse_toml(path, after)
-    return after, "set [mcp_servers.memtui]"
+    return after, "set [mcp_servers.memtui]" + _options_note(_args_of(old), extra)
 
 
 # ---- plans and writes ------------------------------------------------------------------------
@@ -491,7 +512,8 @@ def _plan_file(agent: str, action: str, what: str, path: Path, root: Path,
         after, summary = merge_claude_hooks(path, before, action, extra, command, gate)
     else:
         after, summary = merge_mcp_json(path, before, action, extra, command,
-                                        always_load=agent == "claude-code")
+                                        always_load=agent == "claude-code",
+                                        allow_comments=agent == "gemini")
     if before is None and action == UNINSTALL:
         after = ""
         before = ""
@@ -500,17 +522,18 @@ def _plan_file(agent: str, action: str, what: str, path: Path, root: Path,
                           tuple(extra or ()), command, digest, gate)
 
 
-def _unchanged_since_read(change: SettingsChange) -> None:
-    """Conflict unless the file still holds what the plan read (its bytes' hash, when the
-    plan has it: a large file is not decoded again)."""
+def _unchanged_since_read(change: SettingsChange) -> bytes | None:
+    """The file's bytes (None: no file); Conflict unless it still holds what the plan read
+    (its bytes' hash, when the plan has it: a large file is not decoded again)."""
+    found = _read_bytes(change.path, change.root)
     if change.before_sha256 is not None:
-        same = read_settings_stamped(change.path, change.root, decode=False)[1] == \
-            change.before_sha256
+        same = found is not None and found[1] == change.before_sha256
     else:
-        current = read_settings(change.path, change.root)
+        current = _decoded(change.path, found[0]) if found else None
         same = current == change.before or (current is None and change.before == "")
     if not same:
         raise Conflict(f"{change.path} changed since it was read; nothing written (run again)")
+    return found[0] if found else None
 
 
 def _write_failed(path: Path, error: OSError) -> AgentFileWriteFailed:
@@ -518,36 +541,58 @@ def _write_failed(path: Path, error: OSError) -> AgentFileWriteFailed:
                                 "written")
 
 
+def _write_backup(target: Path, data: bytes, mode: int) -> tuple[Path, bool]:
+    """``data`` (the file's bytes as read) copied beside ``target`` under the first backup
+    name not taken (``.bak``, ``.bak.1`` ...): never over another file, but a copy already
+    holding these bytes is used as it is. (Its path, whether it was made now.)"""
+    temp = temp_name(target.parent)
+    write_new_file(temp, data, mode)
+    try:
+        for number in range(MAX_BACKUPS):
+            name = target.with_name(target.name + BACKUP_SUFFIX + (f".{number}" if number else ""))
+            if not os.path.lexists(name):
+                if publish_new_file(temp, name, data, mode):
+                    return name, True
+                continue
+            with contextlib.suppress(InvalidInput):
+                if SETTINGS_FILES.read_bytes(name, real_root(target.parent)) == data:
+                    return name, False
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+    raise AgentFileWriteFailed(f"{target}: {MAX_BACKUPS} backup copies beside it already "
+                               f"({target.name}{BACKUP_SUFFIX}.*); remove some; nothing written")
+
+
 def write_change(change: SettingsChange) -> Path | None:
-    """Write one planned change safely (see the module doc); the ``.bak`` copy made, if any.
-    A file changed since it was read is a Conflict; the system's refusal one
+    """Write one planned change safely (see the module doc); its ``.bak`` copy, if any.
+    Only the running user's files are written (UnsafePath for another's: it would become
+    this user's). A file changed since it was read is a Conflict; the system's refusal one
     AgentFileWriteFailed line, the file as it was."""
     if not change.changed:
         return None
-    _unchanged_since_read(change)
-    current = change.before if change.before else None
+    original = _unchanged_since_read(change)
     target = Path(os.path.realpath(change.path)) if os.path.lexists(change.path) else change.path
     if not is_within(target.parent, real_root(change.root)) and os.path.lexists(target.parent):
         raise InvalidInput(f"{target.parent} leads outside {change.root}; not followed")
+    check_owned(target, UnsafePath)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else NEW_FILE_MODE
     except OSError as error:
         raise _write_failed(change.path, error) from None
-    backup: Path | None = None
-    backup_existed = False
-    if current is not None:
-        backup = target.with_name(target.name + BACKUP_SUFFIX)
-        backup_existed = os.path.lexists(backup)
+    backup, made = None, False
+    if original:
         try:
-            replace_atomically(backup, current.encode("utf-8"), mode)
+            backup, made = _write_backup(target, original, mode)
         except OSError as error:
-            raise _write_failed(backup, error) from None
+            raise _write_failed(target.with_name(target.name + BACKUP_SUFFIX), error) from None
+    data = encode_like(change.after, original)
+    del original  # a large file's bytes held once at a time (the check before the rename)
     try:
-        replace_atomically(target, change.after.encode("utf-8"), mode,
-                           lambda: _unchanged_since_read(change))
+        replace_atomically(target, data, mode, lambda: _unchanged_since_read(change))
     except (OSError, Conflict) as error:
-        if backup is not None and not backup_existed:
+        if backup is not None and made:
             with contextlib.suppress(OSError):
                 backup.unlink()
         if isinstance(error, OSError):
@@ -619,27 +664,28 @@ def _entries_in(what: str, path: Path, text: str) -> list[tuple[str, Command]]:
     """(what, command) of each memtui entry in one settings file's text; a file that does
     not parse holds none (``plan`` reports it)."""
     try:
-        data: Any = tomllib.loads(text) if what == "toml" else json.loads(text)
+        data: Any = tomllib.loads(text) if what == "toml" else json.loads(blank_comments(text))
     except (ValueError, tomllib.TOMLDecodeError):
         return []
     if not isinstance(data, dict):
         return []
-    found: list[tuple[str, Command]] = []
     if what in ("mcp", "toml"):
         servers = data.get("mcp_servers" if what == "toml" else "mcpServers")
         program = server_program(servers.get(SERVER_NAME)) if isinstance(servers, dict) \
             else None
-        if program:
-            found.append(("mcp", program))
-        return found
-    hooks = data.get("hooks")
+        return [("mcp", program)] if program else []
+    return [(f"hook {event}", hook_program(line))
+            for event, line in _our_hooks(data.get("hooks"))]
+
+
+def _our_hooks(hooks: object) -> Iterator[tuple[str, str]]:
+    """(event, command line) of each memtui hook in a settings file's ``hooks``."""
     for event, groups in (hooks.items() if isinstance(hooks, dict) else ()):
         for group in groups if isinstance(groups, list) else ():
             listed = group.get("hooks") if isinstance(group, dict) else None
             for hook in listed if isinstance(listed, list) else ():
                 if _is_ours(hook):
-                    found.append((f"hook {event}", hook_program(hook["command"])))
-    return found
+                    yield event, hook["command"]
 
 
 def installed_entries(agent: str, project: str | os.PathLike[str] | None = None, *,

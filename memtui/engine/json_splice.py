@@ -2,19 +2,21 @@
 
 Agents keep large JSON files (Claude Code's ``~/.claude.json`` reaches 100 MB): only the top
 level is walked, the one value memtui owns is replaced, added or taken out in the file's own
-indent, and the rest is copied as it was.
+indent, and the rest is copied as it was. With ``allow_comments``, ``//`` and ``/* */`` comments
+(Gemini CLI reads them) are walked over as whitespace and kept where they are.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from memtui.errors import InvalidInput
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
+_STRING_OR_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"|//[^\n]*|/\*.*?(?:\*/|\Z)', re.S)
 _DECODER = json.JSONDecoder()
 DEFAULT_INDENT = "  "
 """The indent unit of a new file, and of a file whose unit cannot be seen."""
@@ -29,6 +31,24 @@ class TopLevel:
     close_at: int
     members: dict[str, tuple[int, int, int]]
     order: tuple[str, ...]
+    plain: str = ""
+    """The text scanned, its comments blanked out (empty: the text itself)."""
+
+
+def comments(text: str) -> list[tuple[int, int]]:
+    """Where each ``//`` or ``/* */`` comment of a JSON text starts and ends."""
+    return [found.span() for found in _STRING_OR_COMMENT.finditer(text)
+            if found.group().startswith("/")]
+
+
+def blank_comments(text: str) -> str:
+    """``text`` with each comment replaced by spaces (its newlines kept): same offsets."""
+    parts: list[str] = []
+    at = 0
+    for start, end in comments(text):
+        parts += [text[at:start], re.sub(r"[^\n]", " ", text[start:end])]
+        at = end
+    return "".join([*parts, text[at:]])
 
 
 def _skip(text: str, at: int) -> int:
@@ -36,8 +56,14 @@ def _skip(text: str, at: int) -> int:
     return found.end() if found else at
 
 
-def scan_top_level(text: str, where: str = "the file") -> TopLevel:
+def scan_top_level(text: str, where: str = "the file", allow_comments: bool = False
+                   ) -> TopLevel:
     """The top-level members of a JSON object's text (InvalidInput when it is not one)."""
+    plain = blank_comments(text) if allow_comments else text
+    return replace(_scan(plain, where), plain=plain if plain != text else "")
+
+
+def _scan(text: str, where: str) -> TopLevel:
     def bad(why: str) -> InvalidInput:
         return InvalidInput(f"{where} is not valid JSON ({why}); nothing written")
 
@@ -89,7 +115,7 @@ def top_level_value(text: str, top: TopLevel, key: str) -> Any:
     span = top.members.get(key)
     if span is None:
         return None
-    return _DECODER.raw_decode(text, span[1])[0]
+    return _DECODER.raw_decode(top.plain or text, span[1])[0]
 
 
 def _indent_unit(text: str, top: TopLevel) -> str | None:
@@ -104,34 +130,53 @@ def _indent_unit(text: str, top: TopLevel) -> str | None:
     return text[line_start + 1:first] or None
 
 
-def _dump(value: Any, unit: str | None) -> str:
+def _dump(value: Any, unit: str | None, step: str | None = None) -> str:
+    """``value`` as JSON for a member indented by ``unit`` (None: on one line), nesting by
+    ``step`` (default: ``unit``)."""
     if unit is None:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    indent: str | int = unit if unit.strip(" \t") == "" else len(DEFAULT_INDENT)
+    step = step or unit
+    indent: str | int = step if step.strip(" \t") == "" else len(DEFAULT_INDENT)
     body = json.dumps(value, ensure_ascii=False, indent=indent)
     return body.replace("\n", "\n" + unit)
 
 
 def set_top_level(text: str, key: str, value: Any, where: str = "the file",
-                  top: TopLevel | None = None) -> str:
+                  top: TopLevel | None = None, step: str | None = None) -> str:
     """``text`` with top-level ``key`` set to ``value``: its old value replaced in place, or
-    a new member added last; every other byte kept. ``top``: the text's scan, if made."""
+    a new member added last; every other byte kept. ``top``: the text's scan, if made;
+    ``step``: the file's indent unit when ``text`` is an object nested in it."""
     top = top or scan_top_level(text, where)
-    unit = _indent_unit(text, top)
+    unit = _indent_unit(top.plain or text, top)
     span = top.members.get(key)
     if span is not None:
-        return text[:span[1]] + _dump(value, unit) + text[span[2]:]
+        return text[:span[1]] + _dump(value, unit, step) + text[span[2]:]
     if not top.order:  # an empty object: a member on its own line, in the default indent
         unit = DEFAULT_INDENT
         inner = f"\n{unit}{_member(key, value, unit)}\n"
         return text[:top.open_at + 1] + inner + text[top.close_at:]
     last_end = max(end for _key_at, _value_at, end in top.members.values())
     separator = f",\n{unit}" if unit else ","
-    return text[:last_end] + separator + _member(key, value, unit) + text[last_end:]
+    return text[:last_end] + separator + _member(key, value, unit, step) + text[last_end:]
 
 
-def _member(key: str, value: Any, unit: str | None) -> str:
-    return json.dumps(key, ensure_ascii=False) + (": " if unit else ":") + _dump(value, unit)
+def _member(key: str, value: Any, unit: str | None, step: str | None = None) -> str:
+    return json.dumps(key, ensure_ascii=False) + (": " if unit else ":") + \
+        _dump(value, unit, step)
+
+
+def set_member(text: str, key: str, name: str, value: Any, where: str = "the file",
+               top: TopLevel | None = None) -> str:
+    """``text`` with member ``name`` of the non-empty object at top-level ``key`` set to
+    ``value`` (None: taken out); only that member's bytes change, in the object's indent."""
+    top = top or scan_top_level(text, where)
+    _key_at, start, end = top.members[key]
+    plain = (top.plain or text)[start:end]
+    inner = replace(_scan(plain, where), plain=plain if top.plain else "")
+    part = remove_top_level(text[start:end], name, where, inner) if value is None else \
+        set_top_level(text[start:end], name, value, where, inner,
+                      _indent_unit(top.plain or text, top))
+    return text[:start] + part + text[end:]
 
 
 def remove_top_level(text: str, key: str, where: str = "the file",
@@ -141,9 +186,11 @@ def remove_top_level(text: str, key: str, where: str = "the file",
     top = top or scan_top_level(text, where)
     if key not in top.members:
         return text
-    spans = sorted(span for name, span in _all_members(text, top) if name == key)
+    plain = top.plain or text
+    spans = sorted(span for name, span in _all_members(plain, top) if name == key)
     for key_at, _value_at, end in reversed(spans):
-        text = _cut_member(text, key_at, end)
+        text, plain = (_cut_member(plain, key_at, end, text),
+                       _cut_member(plain, key_at, end, plain))
     return text
 
 
@@ -164,14 +211,15 @@ def _all_members(text: str, top: TopLevel) -> list[tuple[str, tuple[int, int, in
     return found
 
 
-def _cut_member(text: str, key_at: int, end: int) -> str:
-    """Take out the member from ``key_at`` to ``end`` and the comma that joins it."""
+def _cut_member(text: str, key_at: int, end: int, cut: str) -> str:
+    """``cut`` (``text``, or a copy of the same length) without the member from ``key_at`` to
+    ``end`` and the comma that joins it, found in ``text``."""
     after = _skip(text, end)
     if text[after] == ",":  # not the last: drop through the comma and the next one's indent
-        return text[:key_at] + text[_skip(text, after + 1):]
+        return cut[:key_at] + cut[_skip(text, after + 1):]
     before = key_at - 1
     while before >= 0 and text[before] in " \t\n\r":
         before -= 1
     if text[before] == ",":  # the last of several: drop the comma before it
-        return text[:before] + text[end:]
-    return text[:before + 1] + text[after:]  # the only member: "{" straight to "}"
+        return cut[:before] + cut[end:]
+    return cut[:before + 1] + cut[after:]  # the only member: "{" straight to "}"

@@ -3,8 +3,9 @@ Claude Code or Gemini CLI store): the one copy of these rules.
 
 Reads stay inside the home's real root, never follow a final symlink or block on a FIFO, and
 take capped regular UTF-8 files, optionally with a ``FileStamp``. Writes refuse a path leaving
-the root or a symlink, and a file changed since its stamp, and go through a fsynced temporary
-file renamed over the old one. Each home raises its own error classes: one ``SafeFiles`` per
+the root or a symlink, a file of another user, and a file changed since its stamp, and go
+through a fsynced temporary file renamed over the old one, keeping its mode, group, BOM and
+CRLF lines. Each home raises its own error classes: one ``SafeFiles`` per
 home (``CODEX_FILES``, ``AGENT_FILES``).
 """
 
@@ -16,6 +17,7 @@ import errno
 import functools
 import hashlib
 import os
+import re
 import secrets
 import stat
 from collections.abc import Callable, Iterator
@@ -43,6 +45,7 @@ CREATE_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW",
 NO_HARD_LINK_ERRNOS = frozenset({errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK})
 """``link()`` failures that mean the file system has no hard links (create in place then)."""
 _UTF8_BOM = "\ufeff"
+_LONE_LF = re.compile(rb"(?<!\r)\n")
 P = ParamSpec("P")
 R = TypeVar("R")
 _READ_CHUNK = 1 << 20
@@ -157,6 +160,11 @@ def _fsync_folder(folder: Path) -> None:
             os.close(fd)
 
 
+def temp_name(folder: Path) -> Path:
+    """A new temporary file's path in ``folder`` (``TEMP_PREFIX`` and a random tail)."""
+    return folder / f"{TEMP_PREFIX}{secrets.token_hex(8)}"
+
+
 def write_new_file(name: str | os.PathLike[str], data: bytes, mode: int,
                    dir_fd: int | None = None) -> None:
     """Create ``name`` (relative to ``dir_fd`` when given) holding ``data``, fsynced; never
@@ -195,14 +203,45 @@ def publish_new_file(temp: str | os.PathLike[str], name: str | os.PathLike[str],
     return True
 
 
+def encode_like(text: str, original: bytes | None) -> bytes:
+    """``text`` as the bytes of a file that held ``original``: its UTF-8 BOM kept, and in a
+    file whose every line ends in CRLF, the lines added ending so too."""
+    data = text.encode("utf-8")
+    if not original:
+        return data
+    if b"\r\n" in original and _LONE_LF.search(original) is None:
+        data = _LONE_LF.sub(b"\r\n", data)
+    bom = _UTF8_BOM.encode("utf-8")
+    return bom + data if original.startswith(bom) else data
+
+
+def check_owned(path: Path, refuse: Callable[[str], Exception]) -> None:
+    """``refuse(message)`` unless ``path`` (or, not made yet, its nearest existing folder)
+    belongs to the user memtui runs as: a file rewritten for another user would become this
+    user's (root's, under sudo: one the agent can no longer read)."""
+    existing = path
+    while not os.path.lexists(existing) and existing != existing.parent:
+        existing = existing.parent
+    owner = os.lstat(existing).st_uid
+    if owner != os.geteuid():
+        where = "" if existing == path else f" (its folder {existing})"
+        raise refuse(f"{path}{where} belongs to another user (uid {owner}); memtui writes only "
+                     f"files of the user it runs as (uid {os.geteuid()}): run it as that user; "
+                     "nothing was written")
+
+
 def replace_atomically(path: Path, data: bytes, mode: int,
-                       before_rename: Callable[[], None] | None = None) -> None:
+                       before_rename: Callable[[], object] | None = None) -> None:
     """Put ``data`` at ``path`` whole or not at all: a temporary file in the same folder (``mode``,
-    fsynced), then ``before_rename()`` (it may raise: the temporary file is removed and nothing is
-    written), then a rename over ``path`` and an fsync of the folder."""
-    temp = path.parent / f"{TEMP_PREFIX}{secrets.token_hex(8)}"
+    fsynced; the old file's group), then ``before_rename()`` (it may raise: the temporary file is
+    removed and nothing is written), then a rename over ``path`` and an fsync of the folder."""
+    temp = temp_name(path.parent)
     write_new_file(temp, data, mode)
     try:
+        with contextlib.suppress(FileNotFoundError):
+            group = os.lstat(path).st_gid
+            if group != os.lstat(temp).st_gid:
+                os.chown(temp, -1, group, follow_symlinks=False)
         if before_rename is not None:
             before_rename()
         os.replace(temp, path)
@@ -341,6 +380,7 @@ class SafeFiles:
     # ---- writes --------------------------------------------------------------------------
 
     def _check_write_target(self, path: Path, root: Path) -> None:
+        check_owned(path, self.unsafe)
         if os.path.islink(path):
             raise self.unsafe(f"{path}: is a symlink; memtui never writes through one")
         if not is_within(path.parent, root):
@@ -353,11 +393,12 @@ class SafeFiles:
         """The stamp of the file as it is now (reads and hashes it)."""
         return self.read_stamped(path, root, max_bytes)[1]
 
-    def check_unchanged(self, expected: FileStamp, root: Path) -> None:
-        """``changed`` unless the file still has ``expected``'s size, mtime and hash (also
-        when it can no longer be read)."""
+    def check_unchanged(self, expected: FileStamp, root: Path) -> bytes:
+        """The file's bytes; ``changed`` unless it still has ``expected``'s size, mtime and
+        hash (also when it can no longer be read)."""
         try:
-            now = self.current_stamp(expected.path, root, max(expected.size, self.max_bytes))
+            data, now = self.read_stamped(expected.path, root,
+                                          max(expected.size, self.max_bytes))
         except FileProblem as error:
             raise self.changed(f"{expected.path}: changed since it was read "
                                f"({error.reason}); nothing was written") from None
@@ -365,9 +406,10 @@ class SafeFiles:
                                                      expected.sha256):
             raise self.changed(f"{expected.path}: changed since it was read (by the agent?); "
                                "nothing was written — read it again and retry")
+        return data
 
     def _write_temp(self, folder: Path, data: bytes, mode: int) -> Path:
-        temp = folder / f"{TEMP_PREFIX}{secrets.token_hex(8)}"
+        temp = temp_name(folder)
         try:
             write_new_file(temp, data, mode)
         except OSError as error:
@@ -377,11 +419,11 @@ class SafeFiles:
 
     def replace_file(self, expected: FileStamp, text: str, root: Path) -> FileStamp:
         """Write ``text`` over the file ``expected`` was taken of, atomically, keeping its
-        mode; its new stamp. Refused as ``unsafe`` or ``changed``, nothing written."""
+        mode, BOM and CRLF lines (``encode_like``); its new stamp. Refused as ``unsafe`` or
+        ``changed``, nothing written."""
         path = Path(expected.path)
         self._check_write_target(path, root)
-        self.check_unchanged(expected, root)
-        data = text.encode("utf-8")
+        data = encode_like(text, self.check_unchanged(expected, root))
         try:  # the agent may have written while we did: checked again before the rename
             replace_atomically(path, data, expected.mode,
                                lambda: self.check_unchanged(expected, root))
@@ -413,6 +455,7 @@ class SafeFiles:
         if not is_within(folder, root):  # checked before any folder is made
             raise self.unsafe(f"{target}: its folder leads outside {root}; nothing was "
                               "written")
+        check_owned(target, self.unsafe)
         try:
             folder.mkdir(mode=NEW_DIR_MODE, parents=True, exist_ok=True)
         except OSError as error:

@@ -211,3 +211,29 @@ def test_gemini_forget_and_promote(gemini: GeminiFixture) -> None:
     assert "conventions.md" not in (memory / "MEMORY.md").read_text(encoding="utf-8")
     apply_plan(plan_forget(gemini.home, memory / "unlisted.md"), True)
     assert not (memory / "unlisted.md").exists()
+
+
+BOM = b"\xef\xbb\xbf"
+
+
+def _bom_crlf(path: Path) -> bytes:
+    """Rewrite ``path`` with a BOM and CRLF lines, as a Windows editor saves it; its bytes."""
+    data = BOM + path.read_bytes().replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+    path.write_bytes(data)
+    return data
+
+
+def test_redact_and_promote_keep_the_bom_and_crlf_lines(claude: ClaudeFixture) -> None:
+    deploy = claude.memory(claude.secret) / "deploy.md"
+    _bom_crlf(deploy)
+    apply_plan(plan_redact(claude.home, deploy), True)
+    data = deploy.read_bytes()
+    assert data.startswith(BOM + b"---\r\n") and b"[REDACTED]" in data
+    assert data.count(b"\n") == data.count(b"\r\n")
+
+    user = claude.home / "CLAUDE.md"
+    before = _bom_crlf(user)
+    apply_plan(plan_promote_claude(claude.home, claude.memory(claude.app) / "build.md"), True)
+    data = user.read_bytes()
+    assert data.startswith(before.rstrip(b"\r\n")) and b"Use `make build`." in data
+    assert data.count(b"\n") == data.count(b"\r\n")

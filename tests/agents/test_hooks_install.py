@@ -19,6 +19,7 @@ from cli_support import CliResult, fresh_home
 from memtui.cli.main import main
 from memtui.engine.agent_setup import INSTALL, plan, write_change
 from memtui.engine.installed_command import running_command
+from memtui.engine.json_splice import blank_comments
 from memtui.errors import Conflict
 
 RUNNING = running_command(sys.argv[0], sys.executable)
@@ -245,3 +246,218 @@ def test_the_file_mode_is_kept(home: Path, cli: Callable[..., Any]) -> None:
     assert cli("hooks", "install", "gemini", "--write").code == 0
     assert settings.stat().st_mode & 0o777 == 0o640
     assert [p.name for p in settings.parent.iterdir() if p.name.endswith(".tmp")] == []
+
+
+BOM = b"\xef\xbb\xbf"
+
+
+def test_install_sets_only_the_keys_memtui_owns_and_says_which_store_it_drops(
+        home: Path, cli: Callable[..., Any]) -> None:
+    user_file = write(home / ".claude.json", json.dumps({"mcpServers": {"memtui": {
+        "type": "stdio", "command": "/old/venv/bin/memtui",
+        "args": ["--db", "/home/me/team.db", "mcp"], "env": {"MEMTUI_USER": "ann"}}}}))
+    done = cli("hooks", "install", "claude-code", "--write")
+    assert done.code == 0, done.err
+    assert "replaces --db /home/me/team.db with the default store" in done.out
+    assert json.loads(user_file.read_text())["mcpServers"]["memtui"] == {
+        "type": "stdio", **SERVER, "env": {"MEMTUI_USER": "ann"}, "alwaysLoad": True}
+
+    settings = write(home / ".gemini" / "settings.json", json.dumps({"mcpServers": {"memtui": {
+        "command": "old", "args": ["--user", "bob", "mcp"], "env": {"A": "1"},
+        "trust": True, "timeout": 30000}}}))
+    done = cli("--json", "hooks", "install", "gemini")
+    [planned] = done.json["files"]
+    assert planned["summary"] == ("set mcpServers.memtui; replaces --user bob with the "
+                                  "default user")
+    assert json.loads(planned["content"])["mcpServers"]["memtui"] == {
+        **SERVER, "env": {"A": "1"}, "trust": True, "timeout": 30000}
+    assert json.loads(settings.read_text())["mcpServers"]["memtui"]["command"] == "old"
+
+    config = write(home / ".codex" / "config.toml", (
+        '[mcp_servers.memtui]\ncommand = "old"\nargs = [\n  "--db", "/team.db",\n  "mcp",\n]\n'
+        'startup_timeout_sec = 30 # slow disk\n\n[mcp_servers.memtui.env]\nA = "1"\n'))
+    done = cli("hooks", "install", "codex", "--write")
+    assert done.code == 0 and "replaces --db /team.db with the default store" in done.out
+    assert tomllib.loads(config.read_text())["mcp_servers"]["memtui"] == {
+        **SERVER, "startup_timeout_sec": 30, "env": {"A": "1"}}
+    assert "startup_timeout_sec = 30 # slow disk\n" in config.read_text()
+
+
+def test_installing_again_with_the_same_options_says_nothing_of_them(
+        home: Path, tmp_path: Path, cli: Callable[..., Any]) -> None:
+    db = str(tmp_path / "team.db")
+    assert cli("--db", db, "hooks", "install", "gemini", "--write").code == 0
+    again = cli("--db", db, "hooks", "install", "gemini", "--write")
+    assert again.code == 0 and "already set" in again.out and "replaces" not in again.out
+    other = cli("--db", str(tmp_path / "other.db"), "hooks", "install", "claude-code",
+                "--project", str(home), "--write")
+    assert other.code == 0 and "replaces" not in other.out  # nothing was installed there
+    moved = cli("--db", str(tmp_path / "other.db"), "hooks", "install", "gemini", "--write")
+    assert f"replaces --db {db} with --db {tmp_path / 'other.db'}" in moved.out
+
+
+def test_a_backup_already_there_is_never_written_over(home: Path,
+                                                      cli: Callable[..., Any]) -> None:
+    settings = home / ".claude" / "settings.json"
+    write(settings, "{}")
+    settings.write_bytes(BOM + b'{\r\n  "model": "opus"\r\n}')
+    mine = write(settings.with_name("settings.json.bak"), "my own backup\n")
+    done = cli("--json", "hooks", "install", "claude-code", "--write")
+    assert done.code == 0, done.err
+    backups = {Path(file["path"]).name: file["backup"] for file in done.json["files"]}
+    assert backups["settings.json"] == str(settings.with_name("settings.json.bak.1"))
+    assert mine.read_text() == "my own backup\n"
+    assert settings.with_name("settings.json.bak.1").read_bytes() == \
+        BOM + b'{\r\n  "model": "opus"\r\n}'  # the exact bytes
+    out = cli("hooks", "uninstall", "claude-code", "--write").out
+    assert f"(written; the old file kept as {settings}.bak.2)" in out
+    assert settings.read_bytes() == BOM + b'{\r\n  "model": "opus"\r\n}'
+    again = cli("hooks", "install", "claude-code", "--write").out  # that copy is there
+    assert f"the old file kept as {settings}.bak.1)" in again
+    assert sorted(p.name for p in settings.parent.glob("settings.json.bak*")) == [
+        "settings.json.bak", "settings.json.bak.1", "settings.json.bak.2"]
+
+
+def test_bom_and_crlf_are_kept_and_added_lines_use_crlf(home: Path,
+                                                         cli: Callable[..., Any]) -> None:
+    settings = write(home / ".claude" / "settings.json", "")
+    settings.write_bytes(BOM + b'{\r\n  "model": "opus"\r\n}\r\n')
+    assert cli("hooks", "install", "claude-code", "--write").code == 0
+    data = settings.read_bytes()
+    assert data.startswith(BOM + b'{\r\n  "model": "opus",\r\n  "hooks": {\r\n')
+    assert data.count(b"\n") == data.count(b"\r\n") and data.endswith(b"}\r\n")
+    assert json.loads(data[len(BOM):])["hooks"]["SessionStart"]
+
+
+@pytest.mark.parametrize("original", [
+    BOM + b'model = "x"\r\n# mine\r\n[tui]\r\nnotifications = true',
+    b'model = "x"\n',
+    b'model = "x"\n\n\n',
+    b'model = "x"',
+    b"\n",
+    b"",
+    b'[mcp_servers.other]\ncommand = "o"\n\n# next\n[profiles.fast]\nmodel = "m"\n',
+])
+def test_codex_install_then_uninstall_gives_back_the_file_byte_for_byte(
+        home: Path, cli: Callable[..., Any], original: bytes) -> None:
+    config = write(home / ".codex" / "config.toml", "")
+    config.write_bytes(original)
+    for _cycle in range(2):
+        assert cli("hooks", "install", "codex", "--write").code == 0
+        installed = config.read_bytes()
+        assert tomllib.loads(installed.decode("utf-8-sig"))["mcp_servers"]["memtui"] == SERVER
+        assert installed.startswith(original.rstrip(b"\n")) and \
+            installed.endswith(b"\n") == (original.endswith(b"\n") or not original)
+        assert cli("hooks", "uninstall", "codex", "--write").code == 0
+        assert config.read_bytes() == original
+
+
+def test_codex_uninstall_of_a_table_in_the_middle_keeps_the_next_tables_comment(
+        home: Path, cli: Callable[..., Any]) -> None:
+    config = write(home / ".codex" / "config.toml", (
+        'model = "x"\n\n[mcp_servers.memtui]\ncommand = "m"\n\n[mcp_servers.memtui.env]\n'
+        'A = "1"\n\n# fast profile\n[profiles.fast]\nmodel = "m"\n'))
+    assert cli("hooks", "uninstall", "codex", "--write").code == 0
+    assert config.read_text() == 'model = "x"\n\n# fast profile\n[profiles.fast]\nmodel = "m"\n'
+
+
+def test_codex_inline_mcp_servers_is_refused_in_words(home: Path,
+                                                      cli: Callable[..., Any]) -> None:
+    inline = 'model = "x"\nmcp_servers = { other = { command = "x" } }\n\n[tui]\nx = 1\n'
+    config = write(home / ".codex" / "config.toml", inline)
+    done = cli("hooks", "install", "codex", "--write")
+    assert done.code == 5 and done.err.count("\n") == 1
+    assert "inline table (mcp_servers = { ... })" in done.err and "by hand" in done.err
+    assert f'memtui = {{ command = "{RUNNING[0]}"' in done.err
+    assert "not valid TOML" not in done.err
+    assert config.read_text() == inline and not config.with_name("config.toml.bak").exists()
+
+
+def test_a_file_of_another_user_is_never_written(home: Path, cli: Callable[..., Any],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = write(home / ".gemini" / "settings.json", '{"theme": "dark"}')
+    other = os.geteuid() + 4242  # memtui runs as someone else (root under sudo -E)
+    monkeypatch.setattr(os, "geteuid", lambda: other)
+    done = cli("hooks", "install", "gemini", "--write")
+    assert done.code == 4 and "belongs to another user" in done.err
+    assert settings.read_text() == '{"theme": "dark"}'
+    assert sorted(p.name for p in settings.parent.iterdir()) == ["settings.json"]
+    done = cli("hooks", "install", "codex", "--write")  # a new file in another's folder
+    assert done.code == 4 and "its folder" in done.err and not (home / ".codex").exists()
+
+
+GEMINI_WITH_COMMENTS = """{
+  // the look
+  "theme": "GitHub", /* kept */
+  "mcpServers": {"other": {"command": "o"}} // servers
+}
+"""
+
+
+def test_gemini_settings_with_comments_are_edited_with_them_kept(
+        home: Path, cli: Callable[..., Any]) -> None:
+    settings = write(home / ".gemini" / "settings.json", GEMINI_WITH_COMMENTS)
+    done = cli("hooks", "install", "gemini", "--write")
+    assert done.code == 0, done.err
+    text = settings.read_text()
+    for comment in ("// the look", "/* kept */", "// servers"):
+        assert comment in text
+    assert "installed mcp" in cli("hooks", "show", "gemini").out
+    assert cli("hooks", "uninstall", "gemini", "--write").code == 0
+    assert settings.read_text() == GEMINI_WITH_COMMENTS
+
+
+@pytest.mark.parametrize("original", [
+    '{\n  "mcpServers": {\n    // mine\n    "other": {"command": "o"}\n  },\n  "x": 1\n}\n',
+    '{"theme": "dark"}',
+    '{\n\t"mcpServers": {"a": {"command": "a"}, "b": {"command": "b"}}\n}',
+])
+def test_a_json_install_then_uninstall_gives_back_the_file_byte_for_byte(
+        home: Path, cli: Callable[..., Any], original: str) -> None:
+    settings = write(home / ".gemini" / "settings.json", original)
+    assert cli("hooks", "install", "gemini", "--write").code == 0
+    installed = settings.read_text()
+    assert json.loads(blank_comments(installed))["mcpServers"]["memtui"] == SERVER
+    if "other" in original:  # the other server's line as it was, memtui's in the file's indent
+        assert '    "other": {"command": "o"},\n    "memtui": {\n      "command": ' in installed
+    assert cli("hooks", "uninstall", "gemini", "--write").code == 0
+    assert settings.read_text() == original
+
+
+def test_comments_memtui_cannot_keep_are_a_refusal_saying_what_to_add(
+        home: Path, cli: Callable[..., Any]) -> None:
+    inside = '{"mcpServers": {"memtui": {"command": "old" /* pinned */}}}'
+    settings = write(home / ".gemini" / "settings.json", inside)
+    done = cli("hooks", "install", "gemini", "--write")
+    assert done.code == 5 and "comments" in done.err and "not valid JSON" not in done.err
+    assert f'"memtui": {{"command": "{RUNNING[0]}"' in done.err
+    assert settings.read_text() == inside
+    claude = write(home / ".claude" / "settings.json", '{\n  // no\n}\n')
+    done = cli("hooks", "install", "claude-code", "--write")  # Claude Code reads no comments
+    assert done.code == 5 and "not valid JSON" in done.err
+    assert claude.read_text() == '{\n  // no\n}\n'
+
+
+def test_claude_code_hooks_say_which_store_and_user_they_drop(
+        home: Path, tmp_path: Path, cli: Callable[..., Any]) -> None:
+    db = str(tmp_path / "team.db")
+    assert cli("--db", db, "--user", "ann", "hooks", "install", "claude-code",
+               "--write").code == 0
+    done = cli("--user", "bob", "hooks", "install", "claude-code", "--write")
+    assert done.code == 0, done.err
+    lines = [line for line in done.out.splitlines() if "settings.json" in line]
+    assert f"hooks; replaces --db {db} with the default store; replaces --user ann with " \
+        "--user bob (written" in lines[0]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root gives a file to another user")
+def test_root_under_sudo_leaves_the_users_file_to_the_user(home: Path,
+                                                           cli: Callable[..., Any]) -> None:
+    user_file = write(home / ".claude.json", '{"mcpServers": {}}')
+    user_file.chmod(0o600)
+    os.chown(user_file, 65534, 65534)
+    done = cli("hooks", "install", "claude-code", "--write")
+    assert done.code == 4 and "belongs to another user (uid 65534)" in done.err
+    info = user_file.stat()
+    assert (info.st_uid, info.st_mode & 0o777) == (65534, 0o600)
+    assert user_file.read_text() == '{"mcpServers": {}}' and not (home / ".claude").exists()

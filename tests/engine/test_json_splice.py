@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from memtui.engine import json_splice
 from memtui.engine.agent_setup import INSTALL, UNINSTALL, merge_mcp_json, plan, write_change
 from memtui.engine.json_splice import remove_top_level, scan_top_level, set_top_level
 from memtui.errors import InvalidInput
@@ -98,3 +99,21 @@ def test_a_file_past_the_old_16_mb_limit_is_merged(tmp_path: Path,
     assert change.to_json()["content"] is None and change.to_json()["bytes"] > 17_000_000
     shown = change.shown_text()
     assert shown.startswith('"mcpServers": {') and "as the agent wrote it" in shown
+
+
+COMMENTED = '{\n  // a "quoted" word\n  "url": "http://x/*y*/", /* two\n  lines */ "n": 1\n}\n'
+
+
+def test_comments_are_walked_over_only_when_allowed() -> None:
+    assert json_splice.comments(COMMENTED) == [(4, 22), (49, 66)]  # never inside a string
+    blank = json_splice.blank_comments(COMMENTED)
+    assert len(blank) == len(COMMENTED) and json.loads(blank) == {"url": "http://x/*y*/",
+                                                                  "n": 1}
+    with pytest.raises(InvalidInput, match="not valid JSON"):
+        scan_top_level(COMMENTED)
+    top = scan_top_level(COMMENTED, allow_comments=True)
+    assert json_splice.top_level_value(COMMENTED, top, "n") == 1
+    changed = set_top_level(COMMENTED, "n", 2, top=top)
+    assert changed == COMMENTED.replace('"n": 1', '"n": 2')
+    assert remove_top_level(COMMENTED, "url", top=top) == (
+        '{\n  // a "quoted" word\n  "n": 1\n}\n')  # a comment in the cut goes with it

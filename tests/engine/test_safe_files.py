@@ -19,6 +19,7 @@ from memtui.engine.safe_files import (
     TEMP_PREFIX,
     FileProblem,
     SafeFiles,
+    encode_like,
     json_lines,
     publish_new_file,
     real_root,
@@ -236,3 +237,63 @@ def test_settings_files_are_read_with_the_same_rules(tmp_path: Path) -> None:
     with pytest.raises(InvalidInput, match="points outside"):
         read_settings(folder / "settings.json", folder)
     assert read_settings(folder / "absent.json", folder) is None
+
+
+BOM = b"\xef\xbb\xbf"
+
+
+@pytest.mark.parametrize("original,text,expected", [
+    (BOM + b"a\r\nb\r\n", "a\r\nb\r\nc\n", BOM + b"a\r\nb\r\nc\r\n"),
+    (b"a\r\nb", "a\r\nb\nc", b"a\r\nb\r\nc"),
+    (b"a\nb\r\n", "a\nb\r\nc\n", b"a\nb\r\nc\n"),  # mixed: nothing converted
+    (b"a\n", "a\nb\n", b"a\nb\n"),
+    (BOM + b"x", "xy", BOM + b"xy"),
+    (None, "a\n", b"a\n"),
+    (b"", "a\n", b"a\n"),
+])
+def test_encode_like_keeps_the_bom_and_crlf_lines(original: bytes | None, text: str,
+                                                   expected: bytes) -> None:
+    assert encode_like(text, original) == expected
+
+
+def test_replace_keeps_the_bom_and_crlf_of_the_file(home: Path) -> None:
+    path = home / "crlf.md"
+    path.write_bytes(BOM + b"# Notes\r\n- one\r\n")
+    text, stamp = AGENT_FILES.read_text_stamped(path, real_root(home))
+    assert text == "# Notes\r\n- one\r\n"  # readers never see the BOM
+    AGENT_FILES.replace_file(stamp, text + "- two\n", real_root(home))
+    assert path.read_bytes() == BOM + b"# Notes\r\n- one\r\n- two\r\n"
+
+
+def _as_other_user(monkeypatch: pytest.MonkeyPatch) -> None:
+    """memtui runs as a user who owns none of the test's files."""
+    other = os.geteuid() + 4242
+    monkeypatch.setattr(os, "geteuid", lambda: other)
+
+
+def test_another_users_file_is_never_written(home: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    path = home / "note.md"
+    root = real_root(home)
+    stamp = AGENT_FILES.current_stamp(path, root)
+    _as_other_user(monkeypatch)
+    with pytest.raises(UnsafePath, match="belongs to another user") as refused:
+        AGENT_FILES.replace_file(stamp, "changed\n", root)
+    assert refused.value.exit_code == 4
+    with pytest.raises(UnsafePath, match="belongs to another user"):
+        AGENT_FILES.remove_file(stamp, root)
+    with pytest.raises(UnsafePath, match=r"its folder .*belongs to another user"):
+        AGENT_FILES.create_file(home / "new" / "made.md", "x\n", root)
+    assert path.read_text(encoding="utf-8") == "hello\n" and not (home / "new").exists()
+
+
+def test_replace_keeps_the_group(tmp_path: Path) -> None:
+    group = 4242 if os.geteuid() == 0 else next(
+        (gid for gid in os.getgroups() if gid != os.getegid()), None)
+    if group is None:
+        pytest.skip("no second group to give the file")
+    path = tmp_path / "shared.json"
+    path.write_text("{}", encoding="utf-8")
+    os.chown(path, -1, group)
+    replace_atomically(path, b"{ }", 0o640)
+    assert path.stat().st_gid == group and path.read_bytes() == b"{ }"

@@ -223,3 +223,18 @@ def test_an_untrusted_folder_s_context_files_are_not_read_nor_listed(
     _context_tree(agent_home)
     loaded, listed = _first_request_and_listing(agent_home, gemini_program)
     assert loaded == set() and listed == {}
+
+
+def test_settings_with_comments_get_memtui_and_gemini_connects_it(
+        gemini_program: AgentProgram, agent_home: AgentHome) -> None:
+    scenario.prepare(agent_home)
+    path = scenario.gemini_dir(agent_home) / "settings.json"
+    text = path.read_text(encoding="utf-8")
+    commented = "// kept by hand\n" + text.replace("{", "{ /* mine */", 1)
+    path.write_text(commented, encoding="utf-8")
+    done = scenario.install_memtui(agent_home)
+    assert done.returncode == 0, done.stderr
+    written = path.read_text(encoding="utf-8")
+    assert written.startswith("// kept by hand\n{ /* mine */") and '"memtui"' in written
+    listed = scenario.mcp_list(agent_home, gemini_program)
+    assert _status(listed.stdout + listed.stderr) == "Connected", listed.stdout + listed.stderr

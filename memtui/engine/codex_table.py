@@ -1,0 +1,157 @@
+"""memtui's table in a Codex ``config.toml``, ``[mcp_servers.memtui]``, edited as text: only
+the keys memtui owns change, and every comment, other table, line ending and final newline
+stays, so that taking the table out gives back the file as it was before it went in. The
+result is parsed and compared (every other value the same) before it is returned.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from memtui.errors import InvalidInput
+
+SERVER_NAME = "memtui"
+"""memtui's name among the agents' MCP servers."""
+
+_TOML_HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
+_OUR_TABLE = re.compile(r'^mcp_servers\s*\.\s*(?:memtui|"memtui"|\'memtui\')(\s*\..*)?$')
+_OWNED_TOML_KEY = re.compile(r"""^\s*(["']?)(?:command|args)\1\s*=""")
+_INLINE_SERVERS = re.compile(r"""^\s*(["']?)mcp_servers\1\s*=""")
+
+
+def _toml_value(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)  # a JSON string is a valid TOML basic string
+
+
+def _owned_lines(entry: dict[str, Any]) -> str:
+    args = ", ".join(_toml_value(str(arg)) for arg in entry["args"])
+    return f"command = {_toml_value(entry['command'])}\nargs = [{args}]\n"
+
+
+def _parse_toml(path: Path, text: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise InvalidInput(f"{path} is not valid TOML ({error}); nothing written") from None
+
+
+def _lines(text: str) -> list[str]:
+    """The lines of a text, each with its own line ending (split at ``\n`` only)."""
+    return [line for line in re.split(r"(?<=\n)", text) if line]
+
+
+def _our_spans(lines: list[str]) -> list[tuple[int, int, bool]]:
+    """(first, past-last line, whether it is the table itself) of ``[mcp_servers.memtui]``
+    and each of its sub-tables: the header to the last line that is not blank or a comment
+    (those after it belong to what follows)."""
+    spans: list[tuple[int, int, bool]] = []
+    start: int | None = None
+    end, main = 0, False
+    for at, line in enumerate(lines):
+        header = _TOML_HEADER.match(line)
+        if header:
+            if start is not None:
+                spans.append((start, end, main))
+            ours = _OUR_TABLE.match(header.group(1).strip())
+            start = at if ours else None
+            end, main = at + 1, bool(ours and not ours.group(1) and "[[" not in line)
+        elif start is not None and line.strip() and not line.lstrip().startswith("#"):
+            end = at + 1
+    return [*spans, (start, end, main)] if start is not None else spans
+
+
+def _value_end(path: Path, lines: list[str], at: int, stop: int) -> int:
+    """Past the last line of the key/value pair starting on line ``at`` (an array or string
+    may go on over lines); InvalidInput when it does not end before ``stop``."""
+    for end in range(at + 1, stop + 1):
+        with contextlib.suppress(tomllib.TOMLDecodeError):
+            tomllib.loads("".join(lines[at:end]))
+            return end
+    raise InvalidInput(f"{path}: memtui cannot read [mcp_servers.memtui] line {at + 1}; "
+                       "change it by hand; nothing written")
+
+
+def _set_owned_keys(path: Path, lines: list[str], span: tuple[int, int, bool],
+                    entry: dict[str, Any]) -> list[str]:
+    """The lines with the table's ``command`` and ``args`` (the keys memtui owns) replaced by
+    the entry's, where the first of them stood (else under the header); every other line kept."""
+    start, stop, _main = span
+    kept, at = lines[:start + 1], None
+    line = start + 1
+    while line < stop:
+        if _OWNED_TOML_KEY.match(lines[line]):
+            at = len(kept) if at is None else at
+            line = _value_end(path, lines, line, stop)
+            continue
+        kept.append(lines[line])
+        line += 1
+    at = start + 1 if at is None else at
+    return [*kept[:at], _owned_lines(entry), *kept[at:], *lines[stop:]]
+
+
+def _ending_as(source: str, after: str) -> str:
+    """``after`` ending as ``source`` ends: without a final line ending when it has none."""
+    if not source or source.endswith("\n") or not after.endswith("\n"):
+        return after
+    return after[:-2] if after.endswith("\r\n") else after[:-1]
+
+
+def merge_server_table(path: Path, source: str, owned: dict[str, Any] | None
+                       ) -> tuple[str, Any]:
+    """``source`` with ``[mcp_servers.memtui]``'s ``owned`` keys set (its other keys and
+    sub-tables kept), or with ``owned`` None the table and its sub-tables taken out (and the
+    blank line an install put before them); (the new text, the entry as it was: None when
+    there is none). InvalidInput for what memtui does not edit (inline tables)."""
+    parsed = _parse_toml(path, source)
+    servers = parsed.get("mcp_servers")
+    old = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
+    lines = _lines(source)
+    spans = _our_spans(lines)
+    if old is not None and not spans:
+        raise InvalidInput(f"{path} defines mcp_servers.memtui in a form memtui does not edit "
+                           "(an inline table); change it by hand")
+    if owned is None:
+        dropped = {line for start, stop, _main in spans for line in range(start, stop)}
+        dropped |= {start - 1 for start, _stop, _main in spans
+                    if start and not lines[start - 1].strip() and start - 1 not in dropped}
+        after = _ending_as(source, "".join(line for at, line in enumerate(lines)
+                                           if at not in dropped))
+        _parse_toml(path, after)
+        return after, old
+    entry = {**(old if isinstance(old, dict) else {}), **owned}
+    if old == entry:
+        return source, old
+    first_header = next((at for at, line in enumerate(lines) if _TOML_HEADER.match(line)),
+                        len(lines))
+    if old is None and any(_INLINE_SERVERS.match(line) for line in lines[:first_header]):
+        inline = ", ".join(_owned_lines(entry).splitlines())
+        raise InvalidInput(f"{path} holds mcp_servers as an inline table "
+                           "(mcp_servers = { ... }), which memtui does not edit; nothing "
+                           f"written: add {SERVER_NAME} = {{ {inline} }} to it by hand")
+    main = next((span for span in spans if span[2]), None)
+    if main is not None:
+        after = "".join(_set_owned_keys(path, lines, main, entry))
+    else:
+        block = f"[mcp_servers.{SERVER_NAME}]\n{_owned_lines(entry)}"
+        body = source if not source or source.endswith("\n") else source + "\n"
+        after = _ending_as(source, body + ("\n" if body else "") + block)
+    merged = _parse_toml(path, after)
+    if merged.get("mcp_servers", {}).get(SERVER_NAME) != entry or \
+            _without_ours(merged) != _without_ours(parsed):
+        raise InvalidInput(f"{path}: memtui cannot set [mcp_servers.memtui] in this file "
+                           "safely; change it by hand; nothing written")
+    return after, old
+
+
+def _without_ours(parsed: dict[str, Any]) -> dict[str, Any]:
+    """The parsed file without memtui's entry (and an ``mcp_servers`` left empty)."""
+    rest = {key: value for key, value in parsed.items() if key != "mcp_servers"}
+    servers = parsed.get("mcp_servers")
+    others = {name: value for name, value in servers.items() if name != SERVER_NAME} \
+        if isinstance(servers, dict) else servers
+    return {**rest, "mcp_servers": others} if others else rest
