@@ -298,6 +298,8 @@ def build_gemini_home(root: Path) -> GeminiFixture:
         str(fx.app): "app", str(fx.clash): "app", str(fx.web): "web"},
         "version": 3}, indent=2))
     write_file(home / "oauth_creds.json", "{}")
+    write_file(home / "trustedFolders.json", json.dumps(  # Gemini CLI reads nothing else
+        {str(fx.app): "TRUST_FOLDER", str(fx.web): "TRUST_FOLDER"}))
     app = fx.memory("app")
     write_file(app.parent / ".project_root", f"{fx.app}\n")
     write_file(app / "MEMORY.md", "# Project memory\n- [Conventions](conventions.md) — naming and "

@@ -7,6 +7,7 @@ switch; memtui never writes a project's settings."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,11 @@ from memtui.errors import UnsafePath
 AGENTS_FACT = "Gemini wrote this from the web project."
 
 
+def strip_comments(text: str) -> str:
+    """JSON text without its ``//`` line comments (the fixture's settings have one)."""
+    return re.sub(r"^\s*//.*$", "", text, flags=re.M)
+
+
 @pytest.fixture(autouse=True)
 def _no_agent_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in (*AGENT_ENV, TRUSTED_FOLDERS_ENV, TRUST_WORKSPACE_ENV, RESTRICTED_ENV):
@@ -47,9 +53,9 @@ def _project(gemini: GeminiFixture, settings: object, *, trusted: bool = True) -
     write_file(gemini.web / "docs" / "AGENTS.md", "Docs agents.\n")
     write_file(gemini.app / "AGENTS.md", "Not read in app.\n")
     write_file(gemini.home / "AGENTS.md", f"- {AGENTS_FACT}\n")
-    if trusted:
-        write_file(gemini.home / "trustedFolders.json",
-                   json.dumps({str(gemini.web): "TRUST_FOLDER", str(gemini.app): "TRUST_FOLDER"}))
+    write_file(gemini.home / "trustedFolders.json", json.dumps(
+        {str(gemini.web): "TRUST_FOLDER" if trusted else "DO_NOT_TRUST",
+         str(gemini.app): "TRUST_FOLDER"}))
     return path
 
 
@@ -185,7 +191,7 @@ def test_an_untrusted_project_s_own_settings_are_not_merged(gemini: GeminiFixtur
     _project(gemini, {"context": {"fileName": "AGENTS.md"},
                       "experimental": {"autoMemory": False}}, trusted=False)
     read = _read(gemini)
-    assert _instructions(read, gemini.web) == {"GEMINI.md", "docs/GEMINI.md"}
+    assert _instructions(read, gemini.web) == set()  # Gemini CLI loads none of its files
     assert read.context_files == ("GEMINI.md",)
     web = _row(read, "web")
     assert web.auto_memory is True
@@ -246,3 +252,33 @@ def test_a_project_s_own_auto_memory_decides_its_row_and_is_never_written(
     assert [change.path for change in plan.changes] == [str(gemini.home / "settings.json")]
     assert json.loads(settings.read_text(encoding="utf-8")) == {
         "experimental": {"autoMemory": False}}
+
+
+@pytest.mark.parametrize(("markers", "listed"), [
+    (None, {"src/GEMINI.md": "parent", "src/web/GEMINI.md": "project"}),  # .git marks src
+    (["package.json"], {"GEMINI.md": "parent", "src/GEMINI.md": "parent",
+                        "src/web/GEMINI.md": "project"}),  # root/package.json marks root
+    ([], {"src/web/GEMINI.md": "project"}),  # no markers: no folder above
+    (["/abs", "../up"], {"src/web/GEMINI.md": "project"}),  # Gemini CLI skips such names
+])
+def test_context_files_above_a_project_up_to_its_boundary(
+        gemini: GeminiFixture, markers: list[str] | None, listed: dict[str, str]) -> None:
+    (gemini.root / "src" / ".git").mkdir()
+    write_file(gemini.root / "package.json", "{}")
+    write_file(gemini.root / "GEMINI.md", "Above the boundary unless package.json marks it.\n")
+    write_file(gemini.root / "src" / "GEMINI.md", "The repository's context.\n")
+    if markers is not None:
+        settings = json.loads(strip_comments(
+            (gemini.home / "settings.json").read_text(encoding="utf-8")))
+        settings["context"]["memoryBoundaryMarkers"] = markers
+        write_file(gemini.home / "settings.json", json.dumps(settings))
+    read = _read(gemini)
+    found = {str(Path(item.path).relative_to(gemini.root)): item.origin
+             for item in read.instructions if item.origin in ("parent", "project")}
+    assert found == listed
+    if markers is not None:
+        return
+    for project in (gemini.web, gemini.app):  # each project its own root: nothing above
+        write_file(project / ".git", "gitdir: elsewhere\n")
+    assert {str(Path(item.path).relative_to(gemini.root)) for item in _read(gemini).instructions
+            if item.origin == "parent"} == set()

@@ -196,33 +196,41 @@ def _context_tree(home: AgentHome) -> dict[str, Path]:
     return files
 
 
-def _first_request_and_listing(home: AgentHome, program: AgentProgram
-                               ) -> tuple[set[str], dict[str, str]]:
+def _first_request(home: AgentHome, program: AgentProgram) -> tuple[int, set[str], str]:
+    """(exit status, the context files the first model request holds, what Gemini printed)."""
     with FakeModelServer([GeminiAdapter()], scenario.remember_policy()) as server:
         done = scenario.run(home, program, server, scenario.REMEMBER_PROMPT)
-    assert done.returncode == 0, done.stderr[-2000:]
-    loaded = {where for where in ("above", "root", "project", "sub")
-              if f"Context of the {where} folder." in server.exchanges[0].text}
+    text = server.exchanges[0].text if server.exchanges else ""
+    return done.returncode, {where for where in ("above", "root", "project", "sub")
+                             if f"Context of the {where} folder." in text}, done.stderr
+
+
+def _listed(home: AgentHome) -> dict[str, str]:
     shown = _memtui_json(home, "gemini", "show")
-    return loaded, {item["path"]: item["origin"] for item in shown["instructions"]}
+    return {item["path"]: item["origin"] for item in shown["instructions"]}
 
 
 def test_context_files_from_the_git_root_down_are_read_by_gemini_and_listed_by_memtui(
         gemini_program: AgentProgram, agent_home: AgentHome) -> None:
     _installed(agent_home)
     files = _context_tree(agent_home)
-    loaded, listed = _first_request_and_listing(agent_home, gemini_program)
-    assert loaded == {"root", "project"}  # sub-folders load when Gemini CLI reads there
-    assert listed == {str(files["root"]): "parent", str(files["project"]): "project",
-                      str(files["sub"]): "subfolder"}
+    status, loaded, said = _first_request(agent_home, gemini_program)
+    assert status == 0 and loaded == {"root", "project"}, said[-2000:]  # sub: when it works there
+    assert _listed(agent_home) == {str(files["root"]): "parent",
+                                   str(files["project"]): "project",
+                                   str(files["sub"]): "subfolder"}
 
 
 def test_an_untrusted_folder_s_context_files_are_not_read_nor_listed(
         gemini_program: AgentProgram, agent_home: AgentHome) -> None:
     _installed(agent_home, trusted=False)
     _context_tree(agent_home)
-    loaded, listed = _first_request_and_listing(agent_home, gemini_program)
-    assert loaded == set() and listed == {}
+    folder = scenario.gemini_dir(agent_home) / "tmp" / "shop"  # as Gemini CLI registers it
+    folder.mkdir(parents=True)
+    (folder / ".project_root").write_text(str(agent_home.project), encoding="utf-8")
+    status, loaded, said = _first_request(agent_home, gemini_program)
+    assert status != 0 and loaded == set() and "not running in a trusted directory" in said
+    assert _listed(agent_home) == {}
 
 
 def test_settings_with_comments_get_memtui_and_gemini_connects_it(

@@ -123,14 +123,24 @@ def global_memories(text: str) -> list[str]:
     return [fact for _number, fact in global_memory_lines(text)]
 
 
-def _subfolder_instructions(scan: InstructionScan, project: Path,
-                            names: tuple[str, ...]) -> None:
-    """Read the context files ``names`` of a project and its sub-folders; a name leading
-    out of the folder (``context.fileName``, joined as Gemini CLI joins it) is not read."""
+def _project_instructions(scan: InstructionScan, item: GeminiProject) -> None:
+    """Read the context files Gemini CLI reads for a trusted project: in the folders from the
+    nearest one above it with a boundary marker (``.git``) down to it, then in its
+    sub-folders (which it reads when it works there); a name leading out of the folder
+    (``context.fileName``, joined as Gemini CLI joins it) is not read."""
+    project, names = Path(str(item.project)), item.names
     inside = [name for name in names if context_path(project, name) is not None]
     for name in (name for name in names if name not in inside):
         scan.problems.append(Problem(str(project), f"{SWITCH_FILE_NAME} {name[:80]!r} leads "
                                                    "outside the project; not read"))
+    above = list(project.parents)
+    ceiling = next((number for number, folder in enumerate(above) if any(
+        os.path.lexists(folder / marker) for marker in item.markers)), None)
+    if not any(os.path.lexists(project / marker) for marker in item.markers) and \
+            ceiling is not None:
+        for folder in reversed(above[:ceiling + 1]):
+            for name in inside:
+                read_instruction(scan, folder / name.lstrip("/"), "parent")
     for name in inside:
         read_instruction(scan, project / name.lstrip("/"), "project")
     queue = [(project, 0)]
@@ -243,8 +253,8 @@ def read_gemini_home(home: str | os.PathLike[str] | None = None, *,
     scan = InstructionScan()
     for item in projects:
         rows.append(_project_row(item, root, enabled, frozen))
-        if instructions and item.project and Path(item.project).is_dir():
-            _subfolder_instructions(scan, Path(item.project), item.names)
+        if instructions and item.project and item.trusted and Path(item.project).is_dir():
+            _project_instructions(scan, item)
     problems.extend(scan.problems)
     return GeminiHome(str(home_path), True, enabled, frozen, names,
                       tuple(fact for text in texts for fact in added_memories(text)),

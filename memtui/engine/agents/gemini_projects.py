@@ -39,6 +39,10 @@ MAX_PROJECT_ROOT_BYTES = 4096
 MAX_CLASH_PATHS = 5
 
 
+MARKERS_KEY = "context.memoryBoundaryMarkers"
+DEFAULT_MARKERS = (".git",)
+
+
 @dataclass(frozen=True)
 class GeminiProject:
     """One project folder of the home, and what its own settings decide there."""
@@ -53,6 +57,10 @@ class GeminiProject:
     own: tuple[Switch, ...] = ()
     """The memory settings the project's own ``.gemini/settings.json`` sets."""
     problem: Problem | None = None
+    trusted: bool = True
+    """Whether Gemini CLI trusts the project's folder (untrusted: it loads none of its files)."""
+    markers: tuple[str, ...] = DEFAULT_MARKERS
+    """What marks the folder Gemini CLI stops at looking upward for context files."""
 
     def switches(self, home: tuple[Switch, ...]) -> tuple[Switch, ...]:
         """``home``'s switches with those the project sets replaced by its own."""
@@ -140,15 +148,26 @@ def read_projects(home: Path, root: Path, settings: dict[str, Any] | None,
                if only is None or item[0].name == only]
     home_settings = os.path.realpath(home / SETTINGS_FILE)
     files = {path: _own_file(home_settings, path) for _folder, path, _clash in folders}
-    owned = [path for path, file in files.items() if path and file]
-    untrusted = set(read_folder_trust(home, owned, env=env).untrusted if owned else ())
+    named = [path for path in files if path]
+    untrusted = set(read_folder_trust(home, named, env=env).untrusted if named else ())
     found: list[GeminiProject] = []
     for folder, project, clash in folders:
         own, where, problem = _own_settings(files[project], project not in untrusted)
         names = context_names(own if dotted(own, SWITCH_FILE_NAME) is not None else settings)
+        markers = boundary_markers(own if dotted(own, MARKERS_KEY) is not None else settings)
         found.append(GeminiProject(folder, project, clash, names, _switches(own, where),
-                                   problem))
+                                   problem, project not in untrusted, markers))
     return found
+
+
+def boundary_markers(settings: dict[str, Any] | None) -> tuple[str, ...]:
+    """``context.memoryBoundaryMarkers`` as Gemini CLI uses it (absolute names and names with
+    ``..`` skipped; not a list: ``.git``)."""
+    value = dotted(settings, MARKERS_KEY)
+    if not isinstance(value, list):
+        return DEFAULT_MARKERS
+    return tuple(item for item in value if isinstance(item, str) and item
+                 and not os.path.isabs(item) and ".." not in item)
 
 
 def _switches(own: dict[str, Any] | None, where: str) -> tuple[Switch, ...]:
