@@ -41,6 +41,8 @@ TOKEN = "token"
 SECRET = "secret"  # a name ending in "secret": like a password when the value is quoted
 QUALIFIED_KEY = "qualified-key"  # <provider>_key: strict, but a quoted UUID counts
 WEAK = "weak"
+#: The kinds ``classify_name`` gives a name that on its own names a secret.
+SECRET_NAME_KINDS = (PASSWORD, TOKEN, SECRET)
 
 _KEYWORDS = (b"pass", b"pw", b"secret", b"token", b"cred", b"key", b"auth", b"jwt")
 #: After a secret-ish word: the rest of its name, then an operator, or a space before a
@@ -299,7 +301,7 @@ def _value_ok(kind: str, value: str, quoted: bool, literal: bool = False) -> boo
         return False
     if _TELEGRAM_SHAPE.fullmatch(value) and not _TELEGRAM.fullmatch(value):
         return False  # shaped like a Telegram bot token but not a valid one
-    if literal and kind in _LITERAL_KINDS and literal_value_ok(value, kind == PASSWORD):
+    if literal and kind in SECRET_NAME_KINDS and literal_value_ok(value, kind == PASSWORD):
         return True
     if kind == PASSWORD:
         return password_value_ok(value, quoted)
@@ -408,7 +410,6 @@ def _keyword_hits(lower: bytes) -> list[re.Match[bytes]]:
 _LITERAL_BEFORE = " \t\r\n\"'?&;"
 #: What follows an unquoted literal (code goes on with ``,``, ``)``, ``.attr``...).
 _LITERAL_AFTER = " \t\r\n\"'&;.:#"
-_LITERAL_KINDS = (PASSWORD, TOKEN, SECRET)
 
 
 def _literal_layout(text: str, ks: int, m: re.Match[bytes]) -> bool:
