@@ -129,10 +129,12 @@ def check_setting(name: object, value: object) -> Any:
     if spec.kind == SWITCH:
         if isinstance(value, bool) or (_is_int(value) and value in (0, 1)):
             return int(value)
-        raise InvalidInput(f"{spec.name} must be 0 or 1 (on/off), got {echo(repr(value), quote=False)}")
+        raise InvalidInput(f"{spec.name} must be 0 or 1 (on/off), "
+                           f"got {echo(repr(value), quote=False)}")
     if spec.kind in (PERCENT, COUNT):
         if not _is_int(value):
-            raise InvalidInput(f"{spec.name} must be a whole number, got {echo(repr(value), quote=False)}")
+            raise InvalidInput(f"{spec.name} must be a whole number, "
+                               f"got {echo(repr(value), quote=False)}")
         top = 100 if spec.kind == PERCENT else MAX_COUNT
         if value < 0:  # type: ignore[operator]
             raise InvalidInput(f"{spec.name} must not be negative, got {value}")

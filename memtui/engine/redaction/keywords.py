@@ -219,7 +219,7 @@ def _word_kind(word: str) -> str | None:
     """The tier a single word gives its name, or None."""
     if "passw" in word or "pwd" in word or "passphrase" in word:
         return PASSWORD
-    if word in ("pw", "pswd", "passcode") or word.endswith("pass") and word not in NOT_PASS_WORDS:
+    if word in ("pw", "pswd", "passcode") or (word.endswith("pass") and word not in NOT_PASS_WORDS):
         return PASSWORD
     if "secret" in word or "credential" in word or "apikey" in word or "bearer" in word:
         return TOKEN
