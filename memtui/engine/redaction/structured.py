@@ -279,8 +279,9 @@ def _userinfo_spans(text: str, s: int, e: int) -> list[tuple[int, int, str]]:
 #: pairs on the same line or the next ones.
 _NETRC_MACHINE = re.compile(r"(?<![\w.-])machine[ \t]+\S{1,253}")
 _NETRC_PAIR = re.compile(r"\s{1,64}(?P<k>login|account|port|password)[ \t]+(?P<v>\S{1,256})")
-#: A ``.pgpass`` line, ``host:port:database:user:password``: found from its ``:port:``.
-_PGPASS_PORT = re.compile(r":(?:\d{1,5}|\*):")
+#: A ``.pgpass`` line, ``host:port:database:user:password``: found from its ``:port:`` and
+#: the database's first character (not a digit: ``10:02:03`` is a time).
+_PGPASS_PORT = re.compile(r":(?:\d{1,5}|\*):(?=[^\d\s:])")
 _PGPASS_LINE = re.compile(
     r"[ \t]*[\w.*-]{1,253}:(?:\d{1,5}|\*):[^:\s]{1,63}:[^:\s]{1,63}:(?P<v>\S{1,256}?)[ \t]*\r?"
 )
