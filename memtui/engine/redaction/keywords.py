@@ -111,7 +111,9 @@ METADATA_WORDS = frozenset(
     screen icon color style width height css cls policy rule rules usage used uses counter
     budget estimate estimator stats metrics log logs logger logging level debug config
     configs setting settings property properties attribute attr attrs flag flags bucket
-    secret_name arn ttl grace window store stores vault keychain keyring file_path
+    secret_name arn ttl grace window store stores vault keychain keyring file_path domain
+    domains host hostname issuer audience realm callback redirect scope scopes tenant region
+    server servers backend backends strategy algorithm algorithms algo hasher hashers hashing
     """.split()
 )
 
