@@ -460,7 +460,7 @@ def literal_value_ok(value: str, password: bool) -> bool:
         return True  # longer than a word a setting takes (``disabled``, ``keychain``)
     if _SEPARATED_WORDS.fullmatch(v) or _VERSIONED.search(v) or _reads_as_words(v):
         return False
-    if not any(c.isalnum() for c in v) or ("-" in v or "_" in v) and _descriptive(v):
+    if not any(c.isalnum() for c in v) or (("-" in v or "_" in v) and _descriptive(v)):
         return False
     return not (any(c in v for c in "([") and looks_like_code_reference(v))
 
