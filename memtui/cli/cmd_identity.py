@@ -13,7 +13,7 @@ from memtui.cli import render
 from memtui.cli.common import Command, add_commands, add_group, arg, list_out, positive_int
 from memtui.cli.context import CliContext
 from memtui.engine.staleness import StaleMemory
-from memtui.engine.validation import parse_preferences
+from memtui.engine.validation import echo, parse_preferences
 from memtui.errors import InvalidInput
 from memtui.store.models import KINDS, SOURCES, Memory
 from memtui.textsafe import safe_text
@@ -91,7 +91,7 @@ def _parse_prefs(pairs: list[str]) -> dict[str, Any]:
     for pair in pairs:
         key, sep, raw = pair.partition("=")
         if not sep or not key:
-            raise InvalidInput(f"--pref needs KEY=JSONVALUE, got {pair[:80]!r}")
+            raise InvalidInput(f"--pref needs KEY=JSONVALUE, got {echo(pair)}")
         try:
             prefs[key] = json.loads(raw)
         except (ValueError, RecursionError):

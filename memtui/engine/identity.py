@@ -21,9 +21,9 @@ from memtui.engine.review_rules import (
 from memtui.engine.validation import (
     MAX_LABEL_BYTES,
     MAX_PATH_BYTES,
-    check_id,
     check_kind,
     check_limit,
+    check_new_id,
     check_preferences,
     check_role,
     check_text,
@@ -167,7 +167,7 @@ class IdentityApi(EngineArea):
     def create_project(self, project_id: str, name: str | None = None,
                        root: str | None = None, summary: str = "") -> Project:
         """Create a project; the creator becomes its owner."""
-        check_id(project_id, "project id")
+        check_new_id(project_id, "project id")
         clean_name = clean_project_name(name) if name is not None else None
         clean_summary = clean_project_summary(summary) if summary else ""
         root_path = None
@@ -189,7 +189,7 @@ class IdentityApi(EngineArea):
     def set_member(self, project_id: str, user_id: str, role: str) -> None:
         """Set a user's role in a project (owners only)."""
         check_role(role)
-        check_id(user_id, "user id")
+        check_new_id(user_id, "user id")
         with self._store.transaction():
             perm.readable_project(self._store, project_id, self.actor)
             if self._store.identity.role(project_id, self.actor) != "owner":

@@ -27,11 +27,12 @@ from memtui.engine.redaction import redact
 from memtui.engine.validation import (
     MAX_DETAIL_BYTES,
     MAX_JSON_DEPTH,
-    check_id,
+    check_new_id,
     check_text,
     clamp_limit,
     clean_detail,
     clean_text,
+    echo,
     json_depth,
 )
 from memtui.errors import Conflict, InvalidInput, NotFound
@@ -240,9 +241,9 @@ def check_document_path(path: object) -> str:
     parts = path.split("/")
     if (len(parts) == 3 and parts[0] == RUNS_FOLDER and parts[2] == RUN_SUMMARY
             and ".." not in parts[1]):
-        check_id(parts[1], "run id")
+        check_new_id(parts[1], "run id")
         return path
-    raise InvalidInput(f"path {path[:80]!r} is not a bundle document: use one of "
+    raise InvalidInput(f"path {echo(path)} is not a bundle document: use one of "
                        f"{', '.join(BUNDLE_FILES)} or runs/<run_id>/summary.md")
 
 
@@ -296,7 +297,7 @@ class RecallApi(EngineArea):
     def remember_interaction(self, interaction_id: str, question: str, answer: str,
                              project: str | None = None, source: str | None = None) -> Remembered:
         """Store a finished question/answer pair (redacted), once per ``interaction_id``."""
-        check_id(interaction_id, "interaction_id")
+        check_new_id(interaction_id, "interaction_id")
         question_text = clean_memory_content(question, "question")
         answer_text = clean_memory_content(answer, "answer")
         if source is not None:
@@ -459,8 +460,8 @@ class RecallApi(EngineArea):
                              detail: dict[str, Any] | None = None) -> ConsolidationRecord:
         """Record that a consolidation happened: ``kind`` and ``outcome`` are short labels
         (id-like), ``detail`` a small JSON object (redacted)."""
-        check_id(kind, "kind")
-        check_id(outcome, "outcome")
+        check_new_id(kind, "kind")
+        check_new_id(outcome, "outcome")
         stored = clean_detail({} if detail is None else detail, "detail", MAX_DETAIL_BYTES)
         with self._store.transaction():
             self._store.identity.ensure_user(self.actor)
@@ -485,8 +486,8 @@ class RecallApi(EngineArea):
             raise InvalidInput("bundle must be text: project:<id> or schedule:<name>")
         kind, sep, name = bundle.partition(":")
         if not sep or kind not in (PROJECT_BUNDLE, SCHEDULE_BUNDLE):
-            raise InvalidInput(f"bundle {bundle[:80]!r} is not project:<id> or schedule:<name>")
-        check_id(name, f"{kind} name" if kind == SCHEDULE_BUNDLE else "project id")
+            raise InvalidInput(f"bundle {echo(bundle)} is not project:<id> or schedule:<name>")
+        check_new_id(name, f"{kind} name" if kind == SCHEDULE_BUNDLE else "project id")
         if kind == PROJECT_BUNDLE:
             return kind, name, f"{PROJECT_BUNDLE}:{name}"
         return kind, name, f"{SCHEDULE_BUNDLE}:{self.actor}:{name}"

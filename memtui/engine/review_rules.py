@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from memtui.engine.settings import load_settings
+from memtui.engine.validation import echo
 from memtui.errors import InvalidInput
 from memtui.store.models import SOURCES
 
@@ -28,7 +29,7 @@ writer's ``review_new_memories`` is on."""
 def check_source(source: object) -> str:
     """A known memory source, else InvalidInput naming the known ones."""
     if not isinstance(source, str) or source not in SOURCES:
-        raise InvalidInput(f"unknown source {str(source)[:40]!r}: use one of {', '.join(SOURCES)}")
+        raise InvalidInput(f"unknown source {echo(source, 40)}: use one of {', '.join(SOURCES)}")
     return source
 
 

@@ -55,6 +55,7 @@ from memtui.engine.validation import (
     clean_detail,
     clean_preferences,
     clean_text,
+    echo,
     parse_json_object,
 )
 from memtui.errors import InvalidInput
@@ -107,7 +108,7 @@ def _whole(low: int, high: int) -> Rule:
 def _one_of(choices: tuple[str, ...]) -> Rule:
     def rule(value: object, what: str) -> str:
         if value not in choices:
-            raise InvalidInput(f"{what} {str(value)[:40]!r} is not one of {', '.join(choices)}")
+            raise InvalidInput(f"{what} {echo(value, 40)} is not one of {', '.join(choices)}")
         return str(value)
     return rule
 

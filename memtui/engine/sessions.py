@@ -14,7 +14,7 @@ from typing import Any
 
 from memtui.engine.base import EngineArea
 from memtui.engine.settings import load_settings
-from memtui.engine.validation import check_limit, check_text
+from memtui.engine.validation import check_limit, check_text, echo
 from memtui.errors import Conflict, InvalidInput, MemtuiError
 from memtui.store.sessions import AgentSession
 from memtui.store.timeutil import format_time, parse_time
@@ -65,7 +65,7 @@ def _optional_text(value: object, what: str, max_bytes: int) -> str | None:
 def check_agent(agent: object) -> str:
     """One of AGENTS; InvalidInput otherwise."""
     if agent not in AGENTS:
-        raise InvalidInput(f"unknown agent {str(agent)[:40]!r}: use one of {', '.join(AGENTS)}")
+        raise InvalidInput(f"unknown agent {echo(agent, 40)}: use one of {', '.join(AGENTS)}")
     return str(agent)
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from memtui.engine.base import EngineArea
-from memtui.engine.validation import check_text, clean_text, redact
+from memtui.engine.validation import check_text, clean_text, echo, redact
 from memtui.errors import InvalidInput, StoreError
 
 if TYPE_CHECKING:
@@ -117,7 +117,7 @@ def unknown_setting(name: str) -> InvalidInput:
     """The error for a setting name that is not one: the names closest to it, if any."""
     close = difflib.get_close_matches(name, SPECS, n=3)
     hint = f"did you mean {' or '.join(close)}? " if close else ""
-    return InvalidInput(f"unknown setting {name[:80]!r}: {hint}`memtui settings show` lists "
+    return InvalidInput(f"unknown setting {echo(name)}: {hint}`memtui settings show` lists "
                         f"all {len(SPECS)}")
 
 
@@ -129,10 +129,12 @@ def check_setting(name: object, value: object) -> Any:
     if spec.kind == SWITCH:
         if isinstance(value, bool) or (_is_int(value) and value in (0, 1)):
             return int(value)
-        raise InvalidInput(f"{spec.name} must be 0 or 1 (on/off), got {value!r:.80}")
+        raise InvalidInput(f"{spec.name} must be 0 or 1 (on/off), "
+                           f"got {echo(repr(value), quote=False)}")
     if spec.kind in (PERCENT, COUNT):
         if not _is_int(value):
-            raise InvalidInput(f"{spec.name} must be a whole number, got {value!r:.80}")
+            raise InvalidInput(f"{spec.name} must be a whole number, "
+                               f"got {echo(repr(value), quote=False)}")
         top = 100 if spec.kind == PERCENT else MAX_COUNT
         if value < 0:  # type: ignore[operator]
             raise InvalidInput(f"{spec.name} must not be negative, got {value}")
@@ -143,7 +145,7 @@ def check_setting(name: object, value: object) -> Any:
     if spec.kind == CHOICE:
         if value not in CHOICES[spec.name]:
             raise InvalidInput(f"{spec.name} must be one of {', '.join(CHOICES[spec.name])}, "
-                               f"got {value!r:.80}")
+                               f"got {echo(repr(value), quote=False)}")
         return value
     if value is None:
         return None
@@ -152,7 +154,7 @@ def check_setting(name: object, value: object) -> Any:
     text = check_text(value.strip(), spec.name, max_bytes=MAX_MODEL_NAME_BYTES)
     if spec.kind == ENV_NAME and (not _ENV_NAME.match(text) or redact(text) != text):
         raise InvalidInput(f"{spec.name} is the NAME of an environment variable (letters, "
-                           f"digits, _), not its value, got {text[:40]!r}")
+                           f"digits, _), not its value, got {echo(text, 40)}")
     if spec.kind == URL:
         _check_url(spec.name, text)
     return text
@@ -161,7 +163,7 @@ def check_setting(name: object, value: object) -> Any:
 def _check_url(name: str, text: str) -> None:
     parts = urlsplit(text)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise InvalidInput(f"{name} must be an http:// or https:// URL, got {text[:80]!r}")
+        raise InvalidInput(f"{name} must be an http:// or https:// URL, got {echo(text)}")
     if parts.username or parts.password:
         raise InvalidInput(f"{name} must not hold a user or password: name the environment "
                            "variable of the key in model_api_key_env")
@@ -194,10 +196,10 @@ def _parse_cli_value(spec: SettingSpec, raw: str) -> Any:
             return 1
         if lowered in _CLI_FALSE:
             return 0
-        raise InvalidInput(f"{spec.name} takes 0/1, on/off or true/false, got {raw[:80]!r}")
+        raise InvalidInput(f"{spec.name} takes 0/1, on/off or true/false, got {echo(raw)}")
     if spec.kind in (PERCENT, COUNT):
         if not _WHOLE_NUMBER.match(text):
-            raise InvalidInput(f"{spec.name} must be a whole number, got {raw[:80]!r}")
+            raise InvalidInput(f"{spec.name} must be a whole number, got {echo(raw)}")
         return int(text)
     if spec.kind == CHOICE:
         return lowered
@@ -212,7 +214,7 @@ def parse_cli_pairs(pairs: Iterable[str]) -> dict[str, Any]:
         name, sep, raw = pair.partition("=")
         name = name.strip()
         if not sep or not name:
-            raise InvalidInput(f"settings are given as KEY=VALUE, got {pair[:80]!r}")
+            raise InvalidInput(f"settings are given as KEY=VALUE, got {echo(pair)}")
         spec = SPECS.get(name)
         if spec is None:
             raise unknown_setting(name)

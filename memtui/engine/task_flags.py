@@ -4,6 +4,7 @@ task rules are loaded."""
 
 from __future__ import annotations
 
+from memtui.engine.validation import echo
 from memtui.errors import InvalidInput
 
 FOLLOW = "follow"
@@ -25,5 +26,6 @@ def flag_value(value: object, what: str) -> int | None:
     naming ``what`` for anything else."""
     key = value.lower() if isinstance(value, str) else value
     if key not in _FLAG_WORDS or (isinstance(value, float)):
-        raise InvalidInput(f"{what} takes on, off or follow (1, 0 or null), got {value!r:.40}")
+        raise InvalidInput(f"{what} takes on, off or follow (1, 0 or null), "
+                           f"got {echo(repr(value), 40, quote=False)}")
     return _FLAG_WORDS[key]

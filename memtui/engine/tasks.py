@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from memtui.engine import permissions as perm
 from memtui.engine.base import EngineArea
 from memtui.engine.task_flags import flag_value
-from memtui.engine.validation import check_limit, check_text, check_time, clean_text
+from memtui.engine.validation import check_limit, check_text, check_time, clean_text, echo
 from memtui.errors import Conflict, InvalidInput, NotFound, StoreError
 from memtui.store.model_ledger import TaskDetail
 from memtui.store.models import TASK_STATUSES, Followup, Task
@@ -184,7 +184,7 @@ class TaskApi(EngineArea):
         already recorded for ``source`` is a Conflict; bad input an InvalidInput, nothing
         written."""
         if status not in TASK_STATUSES:
-            raise InvalidInput(f"unknown task status {str(status)[:40]!r}: use one of "
+            raise InvalidInput(f"unknown task status {echo(status, 40)}: use one of "
                                f"{', '.join(TASK_STATUSES)}")
         goal_text, prompt_text = clean_task_text(goal, "goal"), clean_task_text(prompt, "prompt")
         result_text = clean_task_text(result, "result")
@@ -243,7 +243,7 @@ class TaskApi(EngineArea):
         (``mine``: the actor's own only; ``project``: one readable project's)."""
         check_limit(limit, MAX_TASK_LIST_LIMIT)
         if status is not None and status not in TASK_STATUSES:
-            raise InvalidInput(f"unknown task status {str(status)[:40]!r}")
+            raise InvalidInput(f"unknown task status {echo(status, 40)}")
         if project is not None:
             perm.readable_project(self._store, project, self.actor)
         return self._store.tasks.list_visible(self.actor, limit, project=project, mine=mine,

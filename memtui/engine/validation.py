@@ -29,10 +29,19 @@ ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}\Z")
 RECORD_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}\Z")
 """A stored record's id or label (``mem_01j...``, ``project:web``, ``memory_created``): like
 a user id, with ``_`` and ``:`` too."""
+MAX_ECHO_CHARS = 80
+"""Longest piece of a bad value an error message quotes (``echo``)."""
+MAX_ECHO_SCAN = 4096
+"""How much of a bad value is redacted before ``echo`` cuts it (a secret at the cut is
+still found whole)."""
 MAX_REFERENCE_BYTES = 1024
 """Longest external reference (a source thread id, an audit target), in UTF-8 bytes."""
 _CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 BANNED_PREFERENCE_WORDS = ("password", "secret", "token", "apikey", "credential")
+"""A preference key holding one of these (any case, separators dropped) names a secret; so
+does a key the redaction rules read as a password or token name (``names_secret``)."""
+BANNED_PREFERENCE_ENDINGS = (("pin",), ("ssh", "key"))
+"""Last words of a preference key that name a secret too (``sim_pin``, ``ssh_key``)."""
 _NON_ALNUM = re.compile(r"[^a-z0-9]")
 
 
@@ -76,6 +85,14 @@ def redact(text: str) -> str:
     from memtui.engine.redaction import redact as redact_text
 
     return redact_text(text)
+
+
+def echo(value: object, limit: int = MAX_ECHO_CHARS, *, quote: bool = True) -> str:
+    """``value`` as an error message quotes it (at most ``limit`` characters, then ``repr``
+    unless ``quote`` is false), redacted first: a message never repeats a secret it was
+    given."""
+    shown = redact(str(value)[:MAX_ECHO_SCAN])[:limit]
+    return repr(shown) if quote else shown
 
 
 def redact_values(value: Any) -> Any:
@@ -128,14 +145,14 @@ def check_time(value: object, what: str) -> str:
 def check_kind(kind: object) -> str:
     """One of the four memory kinds."""
     if kind not in KINDS:
-        raise InvalidInput(f"unknown kind {str(kind)[:40]!r}: use one of {', '.join(KINDS)}")
+        raise InvalidInput(f"unknown kind {echo(kind, 40)}: use one of {', '.join(KINDS)}")
     return str(kind)
 
 
 def check_role(role: object) -> str:
     """One of the membership roles."""
     if role not in ROLES:
-        raise InvalidInput(f"unknown role {str(role)[:40]!r}: use one of {', '.join(ROLES)}")
+        raise InvalidInput(f"unknown role {echo(role, 40)}: use one of {', '.join(ROLES)}")
     return str(role)
 
 
@@ -144,9 +161,19 @@ def check_id(value: object, what: str, pattern: re.Pattern[str] = ID_PATTERN) ->
     ``RECORD_ID_PATTERN``, ``:`` too)."""
     if not isinstance(value, str) or not pattern.match(value):
         extra = " :" if pattern is RECORD_ID_PATTERN else ""
-        raise InvalidInput(f"{what} {str(value)[:80]!r} is not a valid id "
+        raise InvalidInput(f"{what} {echo(value)} is not a valid id "
                            f"(letters, digits, . _{extra} @ -; at most 128)")
     return value
+
+
+def check_new_id(value: object, what: str, pattern: re.Pattern[str] = ID_PATTERN) -> str:
+    """An id or label a caller brings into the store (an interaction id, a consolidation's
+    kind and outcome, a bundle or run name, a new project or member): ``check_id``, and
+    refused when it holds a secret (the message does not repeat it)."""
+    checked = check_id(value, what, pattern)
+    if redact(checked) != checked:
+        raise InvalidInput(f"{what} looks like it holds a secret: use a plain name")
+    return checked
 
 
 def check_record_id(value: object, what: str) -> str:
@@ -167,13 +194,13 @@ def check_timezone(name: object) -> str:
     """A valid IANA time zone name."""
     if not isinstance(name, str) or not name or len(name) > 64 or name.startswith("/") \
             or ".." in name:
-        raise InvalidInput(f"unknown time zone {str(name)[:64]!r}")
+        raise InvalidInput(f"unknown time zone {echo(name, 64)}")
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError  # only timezones need it
 
     try:
         ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, OSError):
-        raise InvalidInput(f"unknown time zone {name[:64]!r}") from None
+        raise InvalidInput(f"unknown time zone {echo(name, 64)}") from None
     return name
 
 
@@ -206,6 +233,19 @@ def parse_json_object(text: str, not_json: str, not_object: str) -> dict[str, An
     return value
 
 
+def names_secret(key: str) -> bool:
+    """Whether a preference key names a secret: it holds a ``BANNED_PREFERENCE_WORDS`` word,
+    the redaction rules read it as a password or token name (``db_pass``, ``pwd``,
+    ``passphrase``, ``auth``, ``private_key``), or it ends in ``BANNED_PREFERENCE_ENDINGS``."""
+    from memtui.engine.redaction.keywords import SECRET_NAME_KINDS, classify_name, split_words
+
+    normal = _NON_ALNUM.sub("", key.lower())
+    words = tuple(split_words(key))
+    return (any(word in normal for word in BANNED_PREFERENCE_WORDS)
+            or classify_name(key) in SECRET_NAME_KINDS
+            or any(words[-len(end):] == end for end in BANNED_PREFERENCE_ENDINGS))
+
+
 def banned_preference_key(value: Any, path: str = "") -> str | None:
     """The dotted path of the first key that names a secret (password, token ...), or None."""
     stack: list[tuple[Any, str]] = [(value, path)]
@@ -214,8 +254,7 @@ def banned_preference_key(value: Any, path: str = "") -> str | None:
         if isinstance(item, dict):
             for key, child in item.items():
                 here = f"{where}.{key}" if where else str(key)
-                normal = _NON_ALNUM.sub("", str(key).lower())
-                if any(word in normal for word in BANNED_PREFERENCE_WORDS):
+                if names_secret(str(key)):
                     return here
                 stack.append((child, here))
         elif isinstance(item, list):
@@ -272,23 +311,33 @@ def check_preferences(value: object) -> dict[str, Any]:
     return checked
 
 
+def _redacted_json(value: dict[str, Any], sort_keys: bool) -> tuple[str, Any]:
+    """Every string of ``value`` (keys included) redacted, then its JSON text redacted as a
+    whole, so that a key gives its value context (``{"db_pass": "..."}`` loses the value as
+    ``db_pass=...`` would): the text and its parsed value (None if redaction broke it)."""
+    text = redact(json.dumps(redact_values(value), ensure_ascii=False, sort_keys=sort_keys))
+    try:
+        return text, json.loads(text)
+    except ValueError:
+        return text, None
+
+
 def clean_preferences(value: object) -> dict[str, Any]:
-    """Preferences checked (``check_preferences``) and redacted, keys and values alike."""
-    cleaned = redact_values(check_preferences(value))
+    """Preferences checked (``check_preferences``) and redacted with their keys as context
+    (``_redacted_json``), key order kept."""
+    _text, cleaned = _redacted_json(check_preferences(value), sort_keys=False)
+    if not isinstance(cleaned, dict):
+        raise InvalidInput("preferences hold a secret that cannot be cut out of them")
     return check_preferences(cleaned)
 
 
 def clean_detail(value: object, what: str = "detail",
                  max_bytes: int = MAX_DETAIL_BYTES) -> dict[str, Any]:
     """A small JSON object (audit and consolidation details): plain JSON, not too deep or
-    big, no NUL, every string in it (keys included) redacted, and then its JSON text redacted
-    as a whole (so ``{"password": "..."}`` loses the value as ``password=...`` would)."""
-    _check_no_nul(_small_object(value, what, max_bytes), what)
-    text = redact(json.dumps(redact_values(value), ensure_ascii=False, sort_keys=True))
-    try:
-        cleaned = json.loads(text)
-    except ValueError:
-        cleaned = None
+    big, no NUL, redacted with its keys as context (``_redacted_json``)."""
+    checked = _small_object(value, what, max_bytes)
+    _check_no_nul(checked, what)
+    text, cleaned = _redacted_json(checked, sort_keys=True)
     return cleaned if isinstance(cleaned, dict) else {"redacted": text}
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from memtui.engine.api import Engine
-from memtui.engine.validation import json_type
+from memtui.engine.validation import echo, json_type
 from memtui.errors import InvalidInput, NotFound
 from memtui.textsafe import one_line
 
@@ -122,7 +122,7 @@ def check_arguments(tool: Tool, arguments: dict[str, Any] | None) -> dict[str, A
                                f"got {_GOT_WORDS[json_type(value)]}")
         if "enum" in spec and value not in spec["enum"]:
             raise InvalidInput(f"argument {name!r} of {tool.name} must be one of "
-                               f"{', '.join(spec['enum'])}, got {one_line(str(value))[:40]!r}")
+                               f"{', '.join(spec['enum'])}, got {echo(one_line(str(value)), 40)}")
         if kind == "integer" and not spec.get("minimum", value) <= value <= spec.get("maximum",
                                                                                      value):
             raise InvalidInput(f"argument {name!r} of {tool.name} must be between "

@@ -18,6 +18,7 @@ from memtui.engine.validation import (
     NUMBER,
     OBJECT,
     STRING,
+    echo,
     json_type,
 )
 from memtui.service.protocol import INVALID_PARAMS, UNKNOWN_METHOD, ProtocolError
@@ -73,7 +74,7 @@ def check_params(method: Method, params: dict[str, Any], request_id: Any = None)
         if name not in method.params:
             known = ", ".join(method.params) or "none"
             raise ProtocolError(INVALID_PARAMS, f"{method.name}: unknown parameter "
-                                f"{str(name)[:40]!r} (accepted: {known})", request_id)
+                                f"{echo(name, 40)} (accepted: {known})", request_id)
     for name, spec in method.params.items():
         if name not in params:
             if spec.required:
@@ -237,7 +238,7 @@ def dispatch(ctx: ServiceContext, method_name: str, params: dict[str, Any],
     (``unknown_method``, ``invalid_params``) or the engine's ``MemtuiError``."""
     method = METHODS.get(method_name)
     if method is None:
-        raise ProtocolError(UNKNOWN_METHOD, f"unknown method {method_name[:80]!r} (known: "
+        raise ProtocolError(UNKNOWN_METHOD, f"unknown method {echo(method_name)} (known: "
                                             f"{', '.join(METHODS)})", request_id)
     check_params(method, params, request_id)
     return method.handler(ctx, params)

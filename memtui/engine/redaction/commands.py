@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .entropy import is_placeholder, password_value_ok, prose_secret_ok
+from .entropy import is_placeholder, literal_value_ok, password_value_ok, prose_secret_ok
 
 #: How far before a ``docker login`` an ``echo X |`` feeding ``--password-stdin`` is looked for.
 ECHO_LOOKBACK = 512
@@ -66,7 +66,7 @@ def _argument_ok(value: str, quoted: bool) -> bool:
         return False
     if quoted:
         return password_value_ok(value, True)
-    return prose_secret_ok(value)
+    return prose_secret_ok(value) or literal_value_ok(value, True)
 
 
 def _add(spans: list[tuple[int, int, str]], m: re.Match[str]) -> None:
@@ -126,6 +126,50 @@ def find_command_passwords(text: str, lower: bytes) -> list[tuple[int, int, str]
                 _tool_flag(text, tool, flag_at, spans)
         i = lower.find(b"-p", i + 2)
     return spans
+
+
+#: Tools that take a password as a plain argument: ``redis-cli -a X``, ``htpasswd -b ...``.
+_ARGUMENT_TOOLS = re.compile(r"(?<![\w.-])(?:redis-cli|htpasswd)(?![\w.-])")
+_ARGUMENT = re.compile(r"[ \t]+" + _VALUE)
+#: Arguments read after such a tool; htpasswd options that take a value (cost, rounds).
+MAX_TOOL_ARGUMENTS = 32
+_HTPASSWD_VALUE_FLAGS = ("-C", "-r")
+
+
+def find_argument_passwords(text: str) -> list[tuple[int, int, str]]:
+    """``redis-cli -a X``, ``htpasswd -b passwords user X`` and ``htpasswd -nb user X``."""
+    spans: list[tuple[int, int, str]] = []
+    for tool in _ARGUMENT_TOOLS.finditer(text):
+        args: list[re.Match[str]] = []
+        pos = tool.end()
+        while len(args) < MAX_TOOL_ARGUMENTS and (arg := _ARGUMENT.match(text, pos)):
+            args.append(arg)
+            pos = arg.end()
+        words = [arg.group("v") for arg in args]
+        if tool.group() == "htpasswd":
+            at = _htpasswd_password(words)
+        else:
+            at = words.index("-a") + 1 if "-a" in words else None
+        if at is not None and at < len(args):
+            _add(spans, args[at])
+    return spans
+
+
+def _htpasswd_password(words: list[str]) -> int | None:
+    """Index of the password among htpasswd's arguments when ``-b`` puts it there."""
+    flags = ""
+    positional: list[int] = []
+    takes_value = False
+    for k, word in enumerate(words):
+        if takes_value:
+            takes_value = False
+        elif word.startswith("-") and len(word) > 1 and not positional:
+            flags += word[1:]
+            takes_value = word in _HTPASSWD_VALUE_FLAGS
+        else:
+            positional.append(k)
+    need = 2 if "n" in flags else 3  # -n prints instead of writing a file: no file argument
+    return positional[need - 1] if "b" in flags and len(positional) >= need else None
 
 
 def _echoed(text: str, lower: bytes, tool_at: int, spans: list[tuple[int, int, str]]) -> None:

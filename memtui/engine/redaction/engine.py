@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from . import structured
-from .commands import find_command_passwords
+from .commands import find_argument_passwords, find_command_passwords
 from .entropy import PLACEHOLDER
 from .keywords import find_keyword_secrets, find_provider_name_secrets
 from .rules import MIN_RUN, match_run
@@ -101,6 +101,13 @@ def _detect(text: str) -> list[tuple[int, int, str]]:
     if b"curl" in lower:
         spans.extend(structured.find_curl_credentials(text, lower))
     spans.extend(find_command_passwords(text, lower))  # starts from each "-p"
+    if b"redis-cli" in lower or b"htpasswd" in lower:
+        spans.extend(find_argument_passwords(text))
+    if b"machine" in lower:
+        spans.extend(structured.find_netrc_passwords(text))
+    if b"cookie" in lower:
+        spans.extend(structured.find_cookie_values(text))
+    spans.extend(structured.find_pgpass_passwords(text))
     if b"kind:" in lower and b"secret" in lower:
         spans.extend(structured.find_k8s_secret_data(text))
     if b"hook" in lower or b"softlayer" in lower:

@@ -48,6 +48,8 @@ MAX_CONSONANT_CLUSTER = 3
 PASSPHRASE_MAX_WORDS = 5
 #: Letters-only quoted values need this many words to read as a passphrase.
 PASSPHRASE_MIN_WORDS = 3
+#: Longest lower-case word read as a word, not a password, on a literal line.
+LITERAL_WORD_MAX_LEN = 12
 #: Longest single word taken as a secret from running text.
 PROSE_SECRET_MAX_LEN = 128
 #: Provider tokens: minimum entropy of the random part after the fixed prefix.
@@ -433,6 +435,41 @@ def password_value_ok(value: str, quoted: bool) -> bool:
         if any(c in v for c in "([.") and looks_like_code_reference(v):
             return False
     return True
+
+
+_DASHED_PASSPHRASE = re.compile(r"[a-z]+(?:-[a-z]+){2,}")
+_PASCAL_PASSPHRASE = re.compile(r"(?:[A-Z][a-z]+){3,}")
+
+
+@lru_cache(maxsize=8192)
+def literal_value_ok(value: str, password: bool) -> bool:
+    """Whether ``value`` is a secret where the layout says it is a literal, not code (an
+    ``.env`` or ``export`` line, a URL query, a netrc entry, a cookie): any value that is not
+    a placeholder, a path, a word or a description. With ``password``, shorter values and
+    passphrases (``candle-cloud-orange``, ``CandleCloudOrange``) count too."""
+    v = value
+    if len(v) < (PASSWORD_MIN_LEN if password else TOKEN_MIN_LEN) or has_whitespace(v):
+        return False
+    if is_placeholder(v) or looks_like_path(v) or _ENV_NAME.fullmatch(v):
+        return False
+    if v.isdigit():
+        return password or len(v) >= DIGITS_MIN_LEN
+    if password and (_DASHED_PASSPHRASE.fullmatch(v) or _PASCAL_PASSPHRASE.fullmatch(v)):
+        return not is_prose(" ".join(_WORD_PIECE.findall(v)))
+    if password and v.isalpha() and v.islower() and len(v) > LITERAL_WORD_MAX_LEN:
+        return True  # longer than a word a setting takes (``disabled``, ``keychain``)
+    if _SEPARATED_WORDS.fullmatch(v) or _VERSIONED.search(v) or _reads_as_words(v):
+        return False
+    if not any(c.isalnum() for c in v) or (("-" in v or "_" in v) and _descriptive(v)):
+        return False
+    return not (any(c in v for c in "([") and looks_like_code_reference(v))
+
+
+def _reads_as_words(value: str) -> bool:
+    """``is_wordlike``, and cased like words (``userName``, ``HTTPServer``): no short piece
+    such as the ``Jw`` of ``NJw6VgjuUysj``."""
+    pieces = _WORD_PIECE.findall(value)
+    return is_wordlike(value) and all(len(p) >= 3 or p.isupper() for p in pieces)
 
 
 def token_value_ok(value: str, quoted: bool, strict: bool = False) -> bool:

@@ -16,6 +16,7 @@ from functools import cache, lru_cache
 from .entropy import (
     is_placeholder,
     is_uuid,
+    literal_value_ok,
     looks_random,
     password_value_ok,
     prose_secret_ok,
@@ -40,6 +41,8 @@ TOKEN = "token"
 SECRET = "secret"  # a name ending in "secret": like a password when the value is quoted
 QUALIFIED_KEY = "qualified-key"  # <provider>_key: strict, but a quoted UUID counts
 WEAK = "weak"
+#: The kinds ``classify_name`` gives a name that on its own names a secret.
+SECRET_NAME_KINDS = (PASSWORD, TOKEN, SECRET)
 
 _KEYWORDS = (b"pass", b"pw", b"secret", b"token", b"cred", b"key", b"auth", b"jwt")
 #: After a secret-ish word: the rest of its name, then an operator, or a space before a
@@ -108,8 +111,15 @@ METADATA_WORDS = frozenset(
     screen icon color style width height css cls policy rule rules usage used uses counter
     budget estimate estimator stats metrics log logs logger logging level debug config
     configs setting settings property properties attribute attr attrs flag flags bucket
-    secret_name arn ttl grace window store stores vault keychain keyring file_path
+    secret_name arn ttl grace window store stores vault keychain keyring file_path domain
+    domains host hostname issuer audience realm callback redirect scope scopes tenant region
+    server servers backend backends strategy algorithm algorithms algo hasher hashers hashing
     """.split()
+)
+
+# Words ending in ``pass`` that do not name a password (``sshpass``, ``dbpass`` do).
+NOT_PASS_WORDS = frozenset(
+    "bypass compass encompass surpass trespass overpass underpass multipass impass".split()
 )
 
 # Words right before ``token`` that make it a non-credential token.
@@ -211,7 +221,7 @@ def _word_kind(word: str) -> str | None:
     """The tier a single word gives its name, or None."""
     if "passw" in word or "pwd" in word or "passphrase" in word:
         return PASSWORD
-    if word in ("pass", "pw", "pswd", "passcode", "passwd"):
+    if word in ("pw", "pswd", "passcode") or (word.endswith("pass") and word not in NOT_PASS_WORDS):
         return PASSWORD
     if "secret" in word or "credential" in word or "apikey" in word or "bearer" in word:
         return TOKEN
@@ -286,11 +296,15 @@ def _header_value_ok(value: str) -> bool:
 
 
 @lru_cache(maxsize=8192)
-def _value_ok(kind: str, value: str, quoted: bool) -> bool:
+def _value_ok(kind: str, value: str, quoted: bool, literal: bool = False) -> bool:
+    """Whether ``value`` assigned to a name of ``kind`` is a secret; ``literal``: the layout
+    says the value is a literal (``literal_value_ok``)."""
     if _VALUE_IS_ASSIGNMENT.match(value):
         return False
     if _TELEGRAM_SHAPE.fullmatch(value) and not _TELEGRAM.fullmatch(value):
         return False  # shaped like a Telegram bot token but not a valid one
+    if literal and kind in SECRET_NAME_KINDS and literal_value_ok(value, kind == PASSWORD):
+        return True
     if kind == PASSWORD:
         return password_value_ok(value, quoted)
     if kind == SECRET:
@@ -394,6 +408,20 @@ def _keyword_hits(lower: bytes) -> list[re.Match[bytes]]:
     return hits
 
 
+#: What a name stands after when its ``=`` starts a literal (.env, a query, a conninfo).
+_LITERAL_BEFORE = " \t\r\n\"'?&;"
+#: What follows an unquoted literal (code goes on with ``,``, ``)``, ``.attr``...).
+_LITERAL_AFTER = " \t\r\n\"'&;.:#"
+
+
+def _literal_layout(text: str, ks: int, m: re.Match[bytes]) -> bool:
+    """``NAME=value`` with nothing around the ``=``, the name starting the text, a line, a
+    word or a query parameter: a shell or ``.env`` assignment, a URL query or a connection
+    string, where the value is a literal, not code."""
+    return (m.group("op") == b"=" and m.group("kq") is None and m.start("op") == m.end("n")
+            and m.end() == m.end("op") and (ks == 0 or text[ks - 1] in _LITERAL_BEFORE))
+
+
 #: Names that take a value after ``to`` in prose ("changed the password to X").
 _TO_NAMES = ("word", "phrase", "pass", "token", "secret")
 #: Operators after which a value may stand on the next line.
@@ -447,7 +475,8 @@ def find_keyword_secrets(text: str, lower: bytes, tb: bytes) -> list[tuple[int, 
             resume = max(resume, _xml_element(ctx, kind, ks, m.end()))
             continue
         resume = max(resume, _assigned_value(ctx, kind, name, m.end(), ne,
-                                             next_line=op in _LINE_END_OPS))
+                                             next_line=op in _LINE_END_OPS,
+                                             literal=_literal_layout(text, ks, m)))
     if b"==" in lower or b"!=" in lower:
         _reverse_compare(ctx, lower)
     if b"-" in lower:
@@ -551,11 +580,13 @@ _NEXT_LINE_QUOTE = re.compile(r"[ \t]*\r?\n[ \t]{0,64}(?=[\"'`])")
 
 
 def _assigned_value(
-    ctx: _Ctx, kind: str, name: str, pos: int, ne: int, next_line: bool = False
+    ctx: _Ctx, kind: str, name: str, pos: int, ne: int, next_line: bool = False,
+    literal: bool = False,
 ) -> int:
     """Judge the value at ``pos`` assigned to ``name``; return where to resume.
 
-    With ``next_line``, a quoted value alone on the next line counts (``"key":\n  "v"``).
+    With ``next_line``, a quoted value alone on the next line counts (``"key":\n  "v"``);
+    with ``literal`` (``_literal_layout``), a value the line ends after is a literal.
     """
     text = ctx.text
     if "auth" in name or "Auth" in name or "AUTH" in name:
@@ -581,7 +612,8 @@ def _assigned_value(
         return ne
     s, e, quoted = parsed
     value = text[s:e]
-    if _value_ok(kind, value, quoted) or (
+    literal = literal and s == pos and (quoted or e == len(text) or text[e] in _LITERAL_AFTER)
+    if _value_ok(kind, value, quoted, literal) or (
         name.lower().endswith("authorization") and _header_value_ok(value)
     ):
         if kind == WEAK and _previous_word(ctx, ne - len(name)).lower() in KEY_NOT_SECRET_BEFORE:

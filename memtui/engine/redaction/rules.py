@@ -29,6 +29,11 @@ from .entropy import (
 MIN_RUN = 16
 #: Entropy required of bodies whose alphabet is hex only (max 4 bits/char).
 HEX_ENTROPY_MIN = 2.8
+#: Prefixes this long or shorter are looked for glued after ``-``, ``_`` or ``.`` inside a
+#: run (``src-ghp_...``) only when they hold ``_`` or capitals.
+GLUED_SHORT_PREFIX_LEN = 4
+#: Lines a wrapped token is followed over.
+MAX_WRAPPED_LINES = 4
 #: Shortest ``ya29.`` Google OAuth access token taken (real ones are 150+ characters).
 GOOGLE_ACCESS_TOKEN_MIN_LEN = 40
 
@@ -278,6 +283,23 @@ def _build_index(rules: tuple[TokenRule, ...]) -> dict[str, list[tuple[str, Toke
 
 PREFIX_INDEX = _build_index(TOKEN_RULES)
 
+
+def _distinctive(prefix: str) -> bool:
+    """A prefix worth looking for glued inside a run: long, or with ``_`` or capitals
+    (``ghp_``, ``AKIA``; not ``ico-`` after a file name's dot)."""
+    return len(prefix) > GLUED_SHORT_PREFIX_LEN or "_" in prefix or not prefix.islower()
+
+
+#: Prefixes looked for after a ``-``, ``_`` or ``.`` inside a run: the distinctive ones.
+GLUED_INDEX = _build_index(tuple(
+    TokenRule(r.kind, tuple(filter(_distinctive, r.prefixes)), r.pattern, r.min_entropy,
+              r.validator)
+    for r in TOKEN_RULES
+))
+_GLUED = re.compile(r"[-_.](?=" + "|".join(map(re.escape, sorted(GLUED_INDEX))) + ")")
+#: A wrapped token's next piece: a run of token characters alone at the start of a line.
+_CONTINUATION = re.compile(r"\r?\n[ \t]{0,16}(?P<run>[A-Za-z0-9_.~-]{1,1024})(?=\s|$)")
+
 # --- formats without a fixed prefix ------------------------------------------------------
 
 _AZURE_CLIENT_SECRET = re.compile(r"(?<![\w~.-])[\w~.-]{3}\dQ~[\w~.-]{31,34}(?![\w~.-])")
@@ -303,18 +325,12 @@ def match_run(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
     The run's first two characters pick the prefix rules to try; a few cheap features of
     the run pick the prefix-less rules.
     """
-    found: list[tuple[int, int, str]] = []
-    entries = PREFIX_INDEX.get(text[start : start + 2])
-    if entries:
-        for prefix, rule in entries:
-            if not text.startswith(prefix, start):
-                continue
-            span = rule.check(text, start, prefix)
-            if span:
-                found.append((span[0], span[1], rule.kind))
-                break
-            if prefix in EXCLUSIVE_PREFIXES:
-                break
+    found = _prefixed(text, start, end) if text[start : start + 2] in PREFIX_INDEX else []
+    glue = None if found else _GLUED.search(text, start + 1, end - MIN_RUN)
+    while glue is not None and not found:
+        # A token glued after ``-``, ``_`` or ``.`` (``src-ghp_...``).
+        found = _prefixed(text, glue.end(), end, GLUED_INDEX)
+        glue = _GLUED.search(text, glue.end(), end - MIN_RUN)
     run = text[start:end]
     if end - start == TWILIO_AUTH_TOKEN_LEN and start > 9:
         m = _TWILIO_AUTH_BEFORE.search(text, max(0, start - 40), start)
@@ -354,6 +370,48 @@ def match_run(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
             if m and provider_token_ok(run[:27], 3.0):
                 found.append((m.start(), m.end(), "facebook-access-token"))
     return found
+
+
+def _prefixed(text: str, start: int, end: int,
+              index: dict[str, list[tuple[str, TokenRule]]] = PREFIX_INDEX
+              ) -> list[tuple[int, int, str]]:
+    """The provider token starting at ``start`` (the run ends at ``end``), also when it is
+    wrapped onto the next lines."""
+    for prefix, rule in index.get(text[start : start + 2], ()):
+        if not text.startswith(prefix, start):
+            continue
+        span = rule.check(text, start, prefix)
+        if span:
+            return [(span[0], span[1], rule.kind)]
+        if text.startswith(("\n", "\r\n"), end):
+            wrapped = _wrapped(text, start, end, prefix, rule)
+            if wrapped:
+                return wrapped
+        if prefix in EXCLUSIVE_PREFIXES:
+            break
+    return []
+
+
+def _wrapped(text: str, start: int, end: int, prefix: str, rule: TokenRule
+             ) -> list[tuple[int, int, str]]:
+    """A token broken over lines (``sk-ant-api03-...`` then the rest alone on the next
+    line): one span per line piece when the joined pieces match ``rule``."""
+    pieces = [(start, end)]
+    for _ in range(MAX_WRAPPED_LINES - 1):
+        line = _CONTINUATION.match(text, pieces[-1][1])
+        if line is None:
+            break
+        pieces.append(line.span("run"))
+        joined = "".join(text[s:e] for s, e in pieces)
+        span = rule.check(joined, 0, prefix)
+        if span and span[1] > len(joined) - (line.end() - line.start("run")):
+            spans: list[tuple[int, int, str]] = []
+            left = span[1]
+            for s, e in pieces:
+                spans.append((s, min(e, s + left), rule.kind))
+                left -= e - s
+            return spans
+    return []
 
 
 def _digits_start(text: str, sep: int) -> int:

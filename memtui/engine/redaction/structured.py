@@ -9,6 +9,7 @@ import re
 
 from .entropy import (
     is_placeholder,
+    literal_value_ok,
     looks_random,
     password_value_ok,
     provider_token_ok,
@@ -270,6 +271,64 @@ def _userinfo_spans(text: str, s: int, e: int) -> list[tuple[int, int, str]]:
     if user and not is_placeholder(user) and looks_random(user):
         return [(chars[0], chars[colon - 1] + 1, "curl-credentials")]
     return []
+
+
+# --- credential files and headers -------------------------------------------------------
+
+#: A netrc entry, ``machine <host>``, then its ``login``/``account``/``port``/``password``
+#: pairs on the same line or the next ones.
+_NETRC_MACHINE = re.compile(r"(?<![\w.-])machine[ \t]+\S{1,253}")
+_NETRC_PAIR = re.compile(r"\s{1,64}(?P<k>login|account|port|password)[ \t]+(?P<v>\S{1,256})")
+#: A ``.pgpass`` line, ``host:port:database:user:password``: found from its ``:port:`` and
+#: the database's first character (not a digit: ``10:02:03`` is a time).
+_PGPASS_PORT = re.compile(r":(?:\d{1,5}|\*):(?=[^\d\s:])")
+_PGPASS_LINE = re.compile(
+    r"[ \t]*[\w.*-]{1,253}:(?:\d{1,5}|\*):[^:\s]{1,63}:[^:\s]{1,63}:(?P<v>\S{1,256}?)[ \t]*\r?"
+)
+#: A ``Cookie:`` / ``Set-Cookie:`` header, then its ``name=value`` pairs.
+_COOKIE_HEADER = re.compile(r"(?i)(?<![\w-])(?:set-)?cookie[ \t]*:[ \t]*")
+_COOKIE_PAIR = re.compile(r"(?P<n>[^=;\s\"']{1,128})=\"?(?P<v>[^;\s\"]{1,4096})\"?(?:;[ \t]*)?")
+
+
+def find_netrc_passwords(text: str) -> list[tuple[int, int, str]]:
+    """The password of a netrc entry: ``machine host login ci password X``."""
+    spans: list[tuple[int, int, str]] = []
+    for machine in _NETRC_MACHINE.finditer(text):
+        pos = machine.end()
+        while pair := _NETRC_PAIR.match(text, pos):
+            pos = pair.end()
+            if pair.group("k") == "password" and literal_value_ok(pair.group("v"), True):
+                spans.append((pair.start("v"), pair.end("v"), "netrc-password"))
+    return spans
+
+
+def find_pgpass_passwords(text: str) -> list[tuple[int, int, str]]:
+    """The password field of ``.pgpass`` lines (``db.internal:5432:app:appuser:X``)."""
+    spans: list[tuple[int, int, str]] = []
+    done = -1
+    for port in _PGPASS_PORT.finditer(text):
+        if port.start() < done:
+            continue
+        start = text.rfind("\n", 0, port.start()) + 1
+        done = text.find("\n", port.end())
+        done = len(text) if done == -1 else done
+        line = _PGPASS_LINE.fullmatch(text, start, done)
+        if line and literal_value_ok(line.group("v"), True):
+            spans.append((line.start("v"), line.end("v"), "pgpass-password"))
+    return spans
+
+
+def find_cookie_values(text: str) -> list[tuple[int, int, str]]:
+    """Values of ``Cookie:`` and ``Set-Cookie:`` headers that are literals, not words
+    (``session=X`` goes, ``theme=dark`` and ``Path=/`` stay)."""
+    spans: list[tuple[int, int, str]] = []
+    for header in _COOKIE_HEADER.finditer(text):
+        pos = header.end()
+        while pair := _COOKIE_PAIR.match(text, pos):
+            pos = pair.end()
+            if literal_value_ok(pair.group("v"), False):
+                spans.append((pair.start("v"), pair.end("v"), "cookie-value"))
+    return spans
 
 
 # --- Kubernetes Secret manifests ---------------------------------------------------------
