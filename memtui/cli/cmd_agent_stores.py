@@ -255,9 +255,10 @@ def _print_inbox(ctx: CliContext, patches: Sequence[Any], limit: int) -> None:
 
 
 def run_plan(ctx: CliContext, args: argparse.Namespace, make: Callable[[], WritePlan]) -> int:
-    """Make a plan; without ``--write`` print it and refuse (exit 4), else write it."""
+    """Make a plan; without ``--write`` print it and refuse (exit 4), else write it (a plan
+    that changes nothing: its summary, exit 0)."""
     plan = make()
-    if not args.write:
+    if not args.write and plan.changes:
         if not ctx.json:
             ctx.console.print(Text(f"would {plan.summary}", style="bold"))
             diff = plan.diff()
@@ -268,7 +269,7 @@ def run_plan(ctx: CliContext, args: argparse.Namespace, make: Callable[[], Write
     applied = apply_plan(plan, bool(args.write))
     if ctx.json:
         return ctx.answer(applied.to_json())
-    ctx.console.print(Text(f"done: {plan.summary}"))
+    ctx.console.print(Text(f"done: {plan.summary}" if plan.changes else plan.summary))
     for note in plan.notes:
         ctx.console.print(Text(f"note: {one_line(note, 300)}", style="yellow"))
     return 0

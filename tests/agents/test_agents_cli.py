@@ -98,6 +98,12 @@ def test_redact_and_fix_index_and_auto_memory(
     assert GITHUB_TOKEN not in deploy.read_text(encoding="utf-8")
     assert claude("fix-index", str(cfx.app), "--write").code == 0
     assert "gone.md" not in (cfx.memory(cfx.app) / "MEMORY.md").read_text(encoding="utf-8")
+    for write in ((), ("--write",)):  # a healthy index: nothing to do is not an error
+        healthy = claude("fix-index", str(cfx.app), *write, "--json")
+        assert healthy.code == 0 and healthy.json["written"] is False, healthy.err
+        assert healthy.json["files"] == [] and "nothing to repair" in healthy.json["summary"]
+        again = claude("fix-index", str(cfx.app), *write)
+        assert again.code == 0 and again.out.startswith("nothing to repair in ")
     assert claude("auto-memory", "off", "--write").code == 0
     assert json.loads((cfx.home / "settings.json").read_text())["autoMemoryEnabled"] is False
     (cfx.home / "settings.json").write_text("{ nope", encoding="utf-8")

@@ -518,8 +518,9 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
         self.run_job("agents-write", plan, self._planned)
 
     def _planned(self, plan: WritePlan | None, error: str | None) -> None:
-        if plan is None:
-            self.memtui.say(one_line(error or "nothing to do", 200), severity="warning")
+        if plan is None or not plan.changes:
+            said = "; ".join((plan.summary, *plan.notes)) if plan else error or "nothing to do"
+            self.memtui.say(one_line(said, 200), severity="warning")
             return
         body = Text()
         body.append(f"memtui will {one_line(plan.summary, 300)}.\n", style="bold")
