@@ -170,7 +170,7 @@ def print_overview(ctx: CliContext, overview: AgentsOverview, limit: int,
                                f"{switch_text(home)}", style="bold"))
         for switch in home.switches:
             mark = "" if switch.effective else " (overridden)"
-            ctx.console.print(Text(f"  {switch.name} = {one_line(str(switch.value), 80)} — "
+            ctx.console.print(Text(f"  {switch.name} = {one_line(switch.value_text, 80)} — "
                                    f"{one_line(switch.where, 160)}{mark}", style="dim"))
         if home.version is not None:
             ctx.console.print(Text(f"  version: {home.version.words}", style="dim"))
@@ -182,8 +182,8 @@ def print_overview(ctx: CliContext, overview: AgentsOverview, limit: int,
                                    "(run `memtui hooks install … --write` again)",
                                    style="yellow"))
         _folder_trust(ctx, home, limit)
-        if home.instructions:
-            ctx.console.print(Text(f"  instruction files: {len(home.instructions)} "
+        if home.instruction_files:  # the missing ones are in --json only
+            ctx.console.print(Text(f"  instruction files: {len(home.instruction_files)} "
                                    "(read-only; --json lists them with their origin)",
                                    style="dim"))
     rows = overview.rows

@@ -57,6 +57,17 @@ def test_agents_show_json_has_every_agent_and_the_meter(
     assert "github-pat" in human.out and GITHUB_TOKEN not in human.out
 
 
+def test_show_counts_instruction_files_that_exist_and_spells_switches_as_json(
+        claude: Run, homes: tuple[ClaudeFixture, GeminiFixture]) -> None:
+    home = homes[0].home
+    assert "  autoMemoryEnabled = true — " in claude("show").out
+    (home / "CLAUDE.md").unlink()
+    listed = claude("show", "--json").json["instructions"]
+    missing = [item for item in listed if not item["exists"]]
+    assert [item["path"] for item in missing] == [str(home / "CLAUDE.md")]
+    assert f"  instruction files: {len(listed) - 1} (" in claude("show").out
+
+
 def test_show_missing_home_is_exit_3(cli: Run, tmp_path: Path) -> None:
     result = cli("claude", "show", "--json", "--claude-home", str(tmp_path / "nope"))
     assert result.code == 3 and result.json["error"]["code"] == "not_found"

@@ -300,7 +300,7 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
             text.append(f" · {row.transcripts} transcript(s)")
         for switch in row.switches:
             mark = "" if switch.effective else " (overridden)"
-            text.append(f"\n{one_line(switch.name, 40)} = {one_line(str(switch.value), 40)}"
+            text.append(f"\n{one_line(switch.name, 40)} = {one_line(switch.value_text, 40)}"
                         f" — {one_line(tilde(switch.where), TEXT_CHARS)}{mark}", style="dim")
         index = row.index
         if index is not None:
@@ -343,7 +343,7 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
             auto = "—" if home.auto_memory is None else "on" if home.auto_memory else "off"
             text.append(f"- {AGENT_TITLES.get(home.agent, home.agent)}: "
                         f"{one_line(tilde(home.home), TEXT_CHARS)} ({state}) · auto memory "
-                        f"{auto} · {len(home.instructions)} instruction file(s)\n")
+                        f"{auto} · {len(home.instruction_files)} instruction file(s)\n")
             if home.version is not None:
                 text.append(f"  version: {one_line(home.version.words, TEXT_CHARS)}\n",
                             style="dim")
