@@ -90,7 +90,7 @@ def hooks(ctx: CliContext, args: argparse.Namespace) -> int:
                             f"{' '.join(entry.check.command)} ({state})") + "\n")
     if any(not entry.check.ok for entry in installed):
         out.write(f"Run `memtui hooks install {args.agent} --write` again to name this "
-                  "memtui's path (or --command PATH).\n")
+                  "memtui's path (or --command PATH), and a --db whose folder exists.\n")
     if installed:
         out.write("\n")
     for change in changes:
