@@ -3,6 +3,7 @@ as another process would, or to damage an SQLite file."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -45,6 +46,26 @@ def elsewhere(target: Any, user: str, act: Callable[[Engine], T], **options: Any
         return act(Engine(other, user))
     finally:
         other.close()
+
+
+LEGACY_TEXT_COLUMNS = (("users", "display_name"), ("profiles", "display_name"),
+                       ("profiles", "preferences"), ("memories", "content"), ("tasks", "goal"),
+                       ("tasks", "prompt"), ("tasks", "result"), ("bundle_documents", "content"))
+"""The free text a store written before control characters were stripped may hold raw."""
+
+
+def plant_legacy_text(target: StoreBackend | Path, marker: str, text: str) -> None:
+    """Replace ``marker`` by ``text`` (control characters and all) in the stored free text
+    of a store (or a store file), as an older memtui left it: raw SQL, since every engine
+    write now strips them."""
+    store = open_store(target) if isinstance(target, Path) else target
+    with store.transaction():
+        for table, column in LEGACY_TEXT_COLUMNS:
+            value = json.dumps(text)[1:-1] if column == "preferences" else text
+            store.execute(f"UPDATE {table} SET {column} = replace({column}, ?, ?)",
+                          (marker, value))
+    if store is not target:
+        store.close()
 
 
 def damage_memories(path: Path, *, fulltext: bool = False, checkpoint: bool = False) -> Path:

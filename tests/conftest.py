@@ -52,9 +52,12 @@ real terminal otherwise, so a wide terminal or ``pytest -n`` would change the ou
 
 @pytest.fixture
 def terminal_80(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Human output rendered for an 80x24 terminal, whatever terminal runs the tests."""
+    """Human output rendered for an 80x24 terminal, whatever terminal runs the tests (Rich
+    takes the output for a terminal without colours: ``TTY_COMPATIBLE``, ``TERM=dumb``)."""
     monkeypatch.setenv("COLUMNS", str(TERMINAL_COLUMNS))
     monkeypatch.setenv("LINES", str(TERMINAL_LINES))
+    monkeypatch.setenv("TTY_COMPATIBLE", "1")
+    monkeypatch.setenv("TERM", "dumb")
 
 
 @pytest.fixture

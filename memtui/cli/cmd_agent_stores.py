@@ -170,7 +170,7 @@ def print_overview(ctx: CliContext, overview: AgentsOverview, limit: int,
                                f"{switch_text(home)}", style="bold"))
         for switch in home.switches:
             mark = "" if switch.effective else " (overridden)"
-            ctx.console.print(Text(f"  {switch.name} = {one_line(str(switch.value), 80)} — "
+            ctx.console.print(Text(f"  {switch.name} = {one_line(switch.value_text, 80)} — "
                                    f"{one_line(switch.where, 160)}{mark}", style="dim"))
         if home.version is not None:
             ctx.console.print(Text(f"  version: {home.version.words}", style="dim"))
@@ -182,8 +182,8 @@ def print_overview(ctx: CliContext, overview: AgentsOverview, limit: int,
                                    "(run `memtui hooks install … --write` again)",
                                    style="yellow"))
         _folder_trust(ctx, home, limit)
-        if home.instructions:
-            ctx.console.print(Text(f"  instruction files: {len(home.instructions)} "
+        if home.instruction_files:  # the missing ones are in --json only
+            ctx.console.print(Text(f"  instruction files: {len(home.instruction_files)} "
                                    "(read-only; --json lists them with their origin)",
                                    style="dim"))
     rows = overview.rows
@@ -255,9 +255,10 @@ def _print_inbox(ctx: CliContext, patches: Sequence[Any], limit: int) -> None:
 
 
 def run_plan(ctx: CliContext, args: argparse.Namespace, make: Callable[[], WritePlan]) -> int:
-    """Make a plan; without ``--write`` print it and refuse (exit 4), else write it."""
+    """Make a plan; without ``--write`` print it and refuse (exit 4), else write it (a plan
+    that changes nothing: its summary, exit 0)."""
     plan = make()
-    if not args.write:
+    if not args.write and plan.changes:
         if not ctx.json:
             ctx.console.print(Text(f"would {plan.summary}", style="bold"))
             diff = plan.diff()
@@ -268,7 +269,7 @@ def run_plan(ctx: CliContext, args: argparse.Namespace, make: Callable[[], Write
     applied = apply_plan(plan, bool(args.write))
     if ctx.json:
         return ctx.answer(applied.to_json())
-    ctx.console.print(Text(f"done: {plan.summary}"))
+    ctx.console.print(Text(f"done: {plan.summary}" if plan.changes else plan.summary))
     for note in plan.notes:
         ctx.console.print(Text(f"note: {one_line(note, 300)}", style="yellow"))
     return 0

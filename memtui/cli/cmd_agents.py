@@ -55,12 +55,21 @@ def _gate_command(args: argparse.Namespace) -> tuple[str, ...] | None:
 def hooks(ctx: CliContext, args: argparse.Namespace) -> int:
     """``hooks show|install|uninstall AGENT [--project DIR] [--command PATH] [--gate]
     [--write]``."""
-    from memtui.engine.agent_setup import installed_entries, plan, write_with_retry
+    from memtui.engine.agent_setup import (
+        installed_entries,
+        plan,
+        store_folder_problem,
+        write_with_retry,
+    )
 
     action = UNINSTALL if args.action == "uninstall" else INSTALL
     changes = plan(args.agent, action, args.project, _extra_options(ctx),
                    _install_command(args), _gate_command(args))
     write = args.write and args.action != "show"
+    store_problem = store_folder_problem(_extra_options(ctx))
+    if store_problem and args.action == "install":
+        ctx.stderr.write(f"memtui: warning: {store_problem}: the installed hooks and MCP "
+                         "server find no store until it does\n")
     backups: dict[str, str | None] = {}
     if write:
         for at, change in enumerate(changes):
@@ -81,7 +90,7 @@ def hooks(ctx: CliContext, args: argparse.Namespace) -> int:
                             f"{' '.join(entry.check.command)} ({state})") + "\n")
     if any(not entry.check.ok for entry in installed):
         out.write(f"Run `memtui hooks install {args.agent} --write` again to name this "
-                  "memtui's path (or --command PATH).\n")
+                  "memtui's path (or --command PATH), and a --db whose folder exists.\n")
     if installed:
         out.write("\n")
     for change in changes:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from rich import box
 from rich.table import Table
 from rich.text import Text
 
@@ -25,20 +26,23 @@ from memtui.engine.agents.write_gate import ID_PREFIX as WRITE_PREFIX
 from memtui.engine.agents.write_gate import HeldWrite
 from memtui.engine.review import ADDED, REMOVED, ApproveResult, BulkResult, InboxItem
 from memtui.errors import InvalidInput, MemtuiError
-from memtui.textsafe import safe_text
+from memtui.textsafe import one_line, safe_text
 
 DEFAULT_EDITOR = "vi"
 EDIT_SUFFIX = ".memtui-memory.txt"
+TEXT_MIN_CHARS = 16
+"""Narrowest text cell of the list's one-line summaries (cut with an ellipsis)."""
 EMPTY_INBOX = ("The inbox is empty. With review on (memtui settings set "
                "review_new_memories=on), memories from agents wait here for you.")
 
 
-def diff_text(item: InboxItem) -> Text:
+def diff_text(item: InboxItem, flat: bool = False) -> Text:
     """A pending correction's word diff: removed text struck through in red, added text
-    underlined in green (``[-old-]{+new+}`` marks where there is no color)."""
+    underlined in green (``[-old-]{+new+}`` marks where there is no color); ``flat``: on one
+    line."""
     out = Text()
     for part in item.diff:
-        shown = safe_text(part.text)
+        shown = one_line(part.text) if flat else safe_text(part.text)
         if part.op == REMOVED:
             out.append("[-" + shown + "-]", style="red strike")
         elif part.op == ADDED:
@@ -65,6 +69,10 @@ def _memories(ctx: CliContext, source: str | None) -> list[InboxItem]:
     return [] if source == GATE_SOURCE else ctx.engine.review.items(source)
 
 
+def _problem(held: HeldWrite) -> str | None:
+    return held.problem or ("the file changed since the proposal" if held.stale else None)
+
+
 def write_text(held: HeldWrite) -> Text:
     """A held write: its file, the diff, what approving does to the index."""
     row = held.row
@@ -76,14 +84,55 @@ def write_text(held: HeldWrite) -> Text:
         out.append(safe_text(line) + "\n", style=style)
     if held.index is not None:
         out.append(held.index.words(), style="dim")
-    if held.problem or held.stale:
-        out.append(f"\n{held.problem or 'the file changed since the proposal'}: "
-                   f"memtui inbox redo {row.id}", style="bold yellow")
+    if _problem(held):
+        out.append(f"\n{_problem(held)}: memtui inbox redo {row.id}", style="bold yellow")
     return out
 
 
+def _write_line(held: HeldWrite) -> Text:
+    """A held write on one line: its project folder's name, the tool, the file in its memory
+    folder, lines added and removed, and why approving is refused if it is."""
+    row = held.row
+    lines = [line for line in row.diff.splitlines() if not line.startswith(("---", "+++"))]
+    added = sum(line.startswith("+") for line in lines)
+    removed = sum(line.startswith("-") for line in lines)
+    name = os.path.relpath(row.path, row.memory_dir) if row.memory_dir else row.path
+    project = os.path.basename(row.project_dir or "") or "?"
+    out = Text(one_line(f"{project}: {row.tool} {name} (+{added} -{removed} lines)"))
+    if _problem(held):
+        out.append(f" {_problem(held)}: memtui inbox redo", style="bold yellow")
+    return out
+
+
+def _memory_text(item: InboxItem) -> Text:
+    """A pending memory's whole text, a correction's word diff."""
+    memory = item.memory
+    if item.target is not None:
+        body = Text(f"corrects {item.target.id}:\n", style="bold")
+        body.append_text(diff_text(item))
+    elif item.target_state == "forgotten":
+        body = Text(f"corrects {item.replaces}, which was forgotten:\n", style="bold")
+        body.append(safe_text(memory.content))
+    else:
+        body = render.text(memory.content)
+    if not item.can_act:
+        body.append("\n(you may read this project but not approve or reject)", style="dim")
+    return body
+
+
+def _memory_line(item: InboxItem) -> Text:
+    """A pending memory on one line: its project (or ``user``), then its text or, for a
+    correction, the word diff."""
+    memory = item.memory
+    out = Text(f"{memory.project if memory.scope == 'project' else 'user'}: ")
+    if item.target is not None:
+        return out + diff_text(item, flat=True)
+    return out + Text(one_line(memory.content))
+
+
 def inbox_list(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``inbox list [--source SRC]``: pending memories, then held writes, oldest first."""
+    """``inbox list [--source SRC]``: pending memories, then held writes, oldest first, one
+    line each (``inbox show`` prints the whole text or diff)."""
     items = _memories(ctx, args.source)
     writes = _writes(ctx, args.source)
     if ctx.json:
@@ -92,28 +141,22 @@ def inbox_list(ctx: CliContext, args: argparse.Namespace) -> int:
     if not items and not writes:
         ctx.console.print(Text(EMPTY_INBOX))
         return 0
-    table = Table(show_lines=True)
-    for column in ("id", "source", "scope", "created", "text"):
-        table.add_column(column, overflow="fold")
-    for item in items:
-        memory = item.memory
-        if item.target is not None:
-            body = Text(f"corrects {item.target.id}:\n", style="bold")
-            body.append_text(diff_text(item))
-        elif item.target_state == "forgotten":
-            body = Text(f"corrects {item.replaces}, which was forgotten:\n", style="bold")
-            body.append(safe_text(memory.content))
-        else:
-            body = render.text(memory.content)
-        if not item.can_act:
-            body.append("\n(you may read this project but not approve or reject)", style="dim")
-        table.add_row(memory.id, memory.source, _scope(item), render.short_time(memory.created_at),
-                      body)
-    for held in writes:
-        table.add_row(held.id, held.row.agent, f"project {held.row.project_dir or '?'}",
-                      render.short_time(held.row.created_at), write_text(held))
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    render.add_id_column(table, "id", [item.memory.id for item in items] +
+                         [held.id for held in writes])
+    table.add_column("source", no_wrap=True)
+    table.add_column("created (UTC)", no_wrap=True)
+    table.add_column("text", min_width=TEXT_MIN_CHARS)
+    lines = [(item.memory.id, item.memory.source, item.memory.created_at, _memory_line(item))
+             for item in items] + [(held.id, held.row.agent, held.row.created_at,
+                                    _write_line(held)) for held in writes]
+    for item_id, source, created, line in lines:
+        line.no_wrap = True
+        line.overflow = "ellipsis"
+        table.add_row(item_id, source, render.short_time(created)[5:], line)
     ctx.console.print(table)
-    ctx.console.print(Text(f"{len(items) + len(writes)} waiting for review"))
+    ctx.console.print(Text(f"{len(items) + len(writes)} waiting for review "
+                           "(memtui inbox show ID: the whole text or diff)"))
     return 0
 
 
@@ -226,19 +269,39 @@ def inbox_reject(ctx: CliContext, args: argparse.Namespace) -> int:
     return _report(ctx, _each(filter(_is_write, ids), ctx.engine.gate.reject, result), "reject")
 
 
-def inbox_redo(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``inbox redo ID…``: held writes' diffs made again against their files as they are."""
-    result = _each(args.ids, ctx.engine.gate.redo)
-    for write_id, refused in result.errors:
-        ctx.stderr.write(f"memtui: error: {write_id}: {refused.message}\n")
+def _shown(item: InboxItem | HeldWrite) -> Text:
+    if isinstance(item, HeldWrite):
+        return Text(f"{item.id}: ", style="bold") + write_text(item)
+    memory = item.memory
+    head = Text(f"{memory.id} ({memory.source}, {_scope(item)}, created "
+                f"{render.short_time(memory.created_at)} UTC): ", style="bold")
+    return head + _memory_text(item)
+
+
+def _items(ctx: CliContext, result: BulkResult) -> int:
+    """Print what ``_each`` found (JSON: ``{items, count}``), each refusal on stderr."""
+    for item_id, refused in result.errors:
+        ctx.stderr.write(f"memtui: error: {item_id}: {refused.message}\n")
     if ctx.json:
-        ctx.emit_json({"items": [held.to_json() for held in result.done],
+        ctx.emit_json({"items": [item.to_json() for item in result.done],
                        "count": len(result.done)})
     else:
-        for held in result.done:
-            assert isinstance(held, HeldWrite)
-            ctx.console.print(Text(f"{held.id}: ", style="bold") + write_text(held))
+        for item in result.done:
+            assert isinstance(item, (InboxItem, HeldWrite))
+            ctx.console.print(_shown(item))
     return result.errors[0][1].exit_code if result.errors else 0
+
+
+def inbox_show(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``inbox show ID…``: pending memories' whole text (a correction's word diff) and held
+    writes' diffs."""
+    return _items(ctx, _each(args.ids, lambda item_id: ctx.engine.gate.item(item_id)
+                             if _is_write(item_id) else ctx.engine.review.item(item_id)))
+
+
+def inbox_redo(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``inbox redo ID…``: held writes' diffs made again against their files as they are."""
+    return _items(ctx, _each(args.ids, ctx.engine.gate.redo))
 
 
 SOURCES_HELP = "auto, import, service, mcp or claude-code (the write gate's held files)"
@@ -254,6 +317,9 @@ def _chosen(verb: str) -> tuple[Arg, ...]:
 COMMANDS = (
     Command("list", "memories waiting for review, oldest first", inbox_list,
             (arg("--source", help=SOURCES_HELP),)),
+    Command("show", "the whole text of pending memories (a correction's word diff) and the "
+            "diffs of held writes", inbox_show,
+            (arg("ids", nargs="+", metavar="ID", help="pending memories or held writes"),)),
     Command("approve", "make pending memories active (a correction supersedes what it "
             "corrects)", inbox_approve,
             (*_chosen("approve"),

@@ -10,12 +10,24 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from rich.console import Console, RenderableType
+from rich.text import Text
 
 from memtui.engine.api import Engine
 from memtui.engine.paths import default_user, is_database_url, store_target
 from memtui.errors import MemtuiError
 from memtui.store.backend import StoreBackend
 from memtui.store.database import discard_empty_store, open_store
+
+
+class CliConsole(Console):
+    """Rich's console whose text (``str``, ``Text``) is not wrapped when the output is not
+    a terminal: a path or id in a pipe or a file stays whole on its line."""
+
+    def print(self, *objects: Any, **options: Any) -> None:
+        """``Console.print``; text-only output into a pipe or file is soft-wrapped."""
+        if not self.is_terminal and all(isinstance(item, (str, Text)) for item in objects):
+            options.setdefault("soft_wrap", True)
+        super().print(*objects, **options)
 
 
 class CliContext:
@@ -78,9 +90,12 @@ class CliContext:
 
     @cached_property
     def console(self) -> Console:
-        """A Rich console for human output (markup off: store text is data)."""
-        return Console(file=self.stdout, markup=False, highlight=False, emoji=False,
-                       soft_wrap=False, width=None)
+        """A Rich console for human output (markup off: store text is data). Text is never
+        wrapped into a pipe or a file, so a path or id stays whole; in a terminal it wraps at
+        words (only a word longer than the line is folded). Tables lay out at the console's
+        width either way (80 columns when it is not a terminal)."""
+        return CliConsole(file=self.stdout, markup=False, highlight=False, emoji=False,
+                          width=None)
 
     def discard_new_store(self) -> None:
         """Remove the store file this command created, with its WAL and shared-memory files,

@@ -82,8 +82,9 @@ def _session_start(payload: dict[str, Any], db: str | None, user: str | None,
     from memtui.engine.paths import is_database_url, store_target
 
     path = store_target(db)
-    if not is_database_url(path) and not os.path.exists(path):
-        return None  # no store yet: no memories
+    if not is_database_url(path) and not os.path.exists(path) and \
+            (not db or os.path.isdir(os.path.dirname(os.path.abspath(path)))):
+        return None  # no store yet: no memories (a named store's missing folder is reported)
     text = _sessions(path, user, agent, False, lambda sessions: sessions.session_start(payload))
     if not text:
         return None

@@ -47,13 +47,14 @@ def prepare_demo(ctx: CliContext) -> tuple[Path, Path | None]:
     temporary folder, or beside the PATH given to ``--demo``). Returns the store's path and
     the temporary folder to remove when the app closes (None for a PATH the person chose: it
     is kept, and reopened next time)."""
-    from memtui.engine.demo import build_demo_store
+    from memtui.engine.demo import build_demo_store, check_demo_store
 
     given = ctx.args.demo
     folder: Path | None = None
     if given:
         path = Path(given).expanduser()
         if path.exists() and path.stat().st_size > 0:
+            check_demo_store(path)  # before anything is made beside it
             _demo_homes(path)
             return path, None  # reopen an existing demo store
     else:

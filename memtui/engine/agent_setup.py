@@ -19,7 +19,7 @@ import shlex
 import stat
 import time
 import tomllib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,7 @@ from memtui.engine.json_splice import (
     set_top_level,
     top_level_value,
 )
+from memtui.engine.paths import is_database_url
 from memtui.engine.safe_files import (
     NEW_FILE_MODE,
     FileProblem,
@@ -395,6 +396,26 @@ def _options_note(old_words: list[str], extra: list[str] | None) -> str:
                    for name, value in before.items() if after.get(name) != value)
 
 
+def store_folder_problem(words: Sequence[str]) -> str | None:
+    """Why the store file a command names with ``--db`` cannot be opened: its folder is
+    missing (None: no ``--db``, a database URL, or the folder is there)."""
+    if "--db" not in words[:-1]:
+        return None
+    target = words[list(words).index("--db") + 1]
+    folder = Path(target).expanduser().parent
+    if is_database_url(target) or folder.is_dir():
+        return None
+    return f"the store's folder {folder} does not exist"
+
+
+def _entry_words(entry: object) -> list[str]:
+    """An MCP server entry's command and arguments."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
+        return []
+    args = entry.get("args")
+    return [entry["command"], *([str(arg) for arg in args] if isinstance(args, list) else [])]
+
+
 def server_program(entry: object) -> Command | None:
     """The program and leading arguments of an installed MCP server entry (JSON or TOML
     parsed), without memtui's global options and ``mcp``; None when it is not an entry."""
@@ -660,9 +681,10 @@ class InstalledEntry:
                 **self.check.to_json()}
 
 
-def _entries_in(what: str, path: Path, text: str) -> list[tuple[str, Command]]:
-    """(what, command) of each memtui entry in one settings file's text; a file that does
-    not parse holds none (``plan`` reports it)."""
+def _entries_in(what: str, path: Path, text: str) -> list[tuple[str, Command, str | None]]:
+    """(what, command, store problem) of each memtui entry in one settings file's text
+    (``store_folder_problem`` of its words); a file that does not parse holds none (``plan``
+    reports it)."""
     try:
         data: Any = tomllib.loads(text) if what == "toml" else json.loads(blank_comments(text))
     except (ValueError, tomllib.TOMLDecodeError):
@@ -671,10 +693,10 @@ def _entries_in(what: str, path: Path, text: str) -> list[tuple[str, Command]]:
         return []
     if what in ("mcp", "toml"):
         servers = data.get("mcp_servers" if what == "toml" else "mcpServers")
-        program = server_program(servers.get(SERVER_NAME)) if isinstance(servers, dict) \
-            else None
-        return [("mcp", program)] if program else []
-    return [(f"hook {event}", hook_program(line))
+        entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
+        program = server_program(entry)
+        return [("mcp", program, store_folder_problem(_entry_words(entry)))] if program else []
+    return [(f"hook {event}", hook_program(line), store_folder_problem(_shell_words(line)))
             for event, line in _our_hooks(data.get("hooks"))]
 
 
@@ -701,8 +723,11 @@ def installed_entries(agent: str, project: str | os.PathLike[str] | None = None,
             text = read_settings(path, root)
         except InvalidInput:
             continue
-        for kind, program in _entries_in(what, path, text or ""):
+        for kind, program, store_problem in _entries_in(what, path, text or ""):
             if program not in checks:
                 checks[program] = check_command(program, run=run)
-            entries.append(InstalledEntry(agent, path, kind, checks[program]))
+            check = checks[program]
+            if store_problem and check.ok:
+                check = CommandCheck(program, store_problem)
+            entries.append(InstalledEntry(agent, path, kind, check))
     return entries

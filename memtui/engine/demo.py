@@ -12,7 +12,7 @@ from pathlib import Path
 from memtui.engine.api import Engine
 from memtui.engine.demo_tasks import seed_tasks
 from memtui.engine.paths import is_database_url
-from memtui.errors import StoreError
+from memtui.errors import NotFound, StoreError
 from memtui.store.backend import StoreBackend
 from memtui.store.database import open_store
 from memtui.store.ids import SequentialIds
@@ -161,3 +161,16 @@ def build_demo_store(path: str | Path) -> StoreBackend:
     _seed_bundles(clock, engines)
     clock.now = DEMO_NOW
     return store
+
+
+def check_demo_store(path: Path) -> None:
+    """Refuse (``StoreError``) an existing file given to ``--demo`` that is not a demo store:
+    not a memtui store, or one without the demo's project (a store of your own)."""
+    store = open_store(path)
+    try:
+        Engine(store, DEMO_USER).identity.get_project(DEMO_PROJECT)
+    except NotFound:
+        raise StoreError(f"{path}: not a demo store (no project {DEMO_PROJECT!r}); give --demo "
+                         "a new file, or open this store with --db") from None
+    finally:
+        store.close()

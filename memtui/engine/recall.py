@@ -23,7 +23,6 @@ from memtui.engine.identity import clean_memory_content
 from memtui.engine.recall_query import STOPWORDS, Question, analyse, candidates, rank
 from memtui.engine.recall_use import recorder_for
 from memtui.engine.recall_window import WINDOWS, fresh
-from memtui.engine.redaction import redact
 from memtui.engine.validation import (
     MAX_DETAIL_BYTES,
     MAX_JSON_DEPTH,
@@ -552,10 +551,9 @@ class RecallApi(EngineArea):
         text = check_text(content, "content", max_bytes=MAX_DOCUMENT_BYTES, allow_empty=True)
         if path == STATE_FILE:
             check_state_json(text, STATE_FILE)
-        cleaned = redact(text)
+        cleaned = clean_text(text, "content", max_bytes=MAX_DOCUMENT_BYTES, allow_empty=True)
         if path == STATE_FILE and cleaned != text:
             check_state_json(cleaned, f"{STATE_FILE} after redaction")
-        check_text(cleaned, "content", max_bytes=MAX_DOCUMENT_BYTES, allow_empty=True)
         public = f"{kind}:{name}"
         with self._store.transaction():
             if kind == PROJECT_BUNDLE:

@@ -57,6 +57,7 @@ from memtui.engine.validation import (
     clean_text,
     echo,
     parse_json_object,
+    strip_controls,
 )
 from memtui.errors import InvalidInput
 from memtui.store.models import (
@@ -360,4 +361,6 @@ def _difference(table: str, column: str, value: object, cleaned: object) -> str:
         return f"{column}: time {str(value)[:40]!r} is not in the stored form"
     if str(cleaned).count(PLACEHOLDER) > str(value).count(PLACEHOLDER):
         return f"{column}: holds a secret that was stored unredacted"
+    if isinstance(value, str) and strip_controls(value) != value:
+        return f"{column}: holds control characters (ESC, BEL ...) the write path removes"
     return f"{column}: is not in the form the write path stores"

@@ -37,6 +37,9 @@ still found whole)."""
 MAX_REFERENCE_BYTES = 1024
 """Longest external reference (a source thread id, an audit target), in UTF-8 bytes."""
 _CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_STORED_CONTROLS = re.compile(r"[\x01-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
+"""What ``strip_controls`` removes: the C0 controls but tab, newline and the carriage return
+of a CRLF line end (NUL is refused), DEL and the C1 controls (ESC, BEL, CSI ...)."""
 BANNED_PREFERENCE_WORDS = ("password", "secret", "token", "apikey", "credential")
 """A preference key holding one of these (any case, separators dropped) names a secret; so
 does a key the redaction rules read as a password or token name (``names_secret``)."""
@@ -95,10 +98,17 @@ def echo(value: object, limit: int = MAX_ECHO_CHARS, *, quote: bool = True) -> s
     return repr(shown) if quote else shown
 
 
+def strip_controls(text: str) -> str:
+    """``text`` without terminal control characters (``_STORED_CONTROLS``): stored text is
+    handed to agents and terminals, where ESC or BEL would act."""
+    return _STORED_CONTROLS.sub("", text)
+
+
 def redact_values(value: Any) -> Any:
-    """A JSON value with every string in it redacted, object keys included."""
+    """A JSON value with every string in it stripped of control characters and redacted,
+    object keys included."""
     if isinstance(value, str):
-        return redact(value)
+        return redact(strip_controls(value))
     if isinstance(value, dict):
         return {redact(str(key)): redact_values(child) for key, child in value.items()}
     if isinstance(value, list):
@@ -110,12 +120,13 @@ def clean_text(value: object, what: str, *, max_bytes: int = MAX_CONTENT_BYTES,
                allow_empty: bool = False, strip: bool = False,
                one_line: bool = False) -> str:
     """The one way free text a person typed is made fit to store: ``check_text``, then
-    redaction, then ``check_text`` again (a text that redacts to nothing, or past the limit,
-    is refused). ``strip`` trims surrounding white space first; ``one_line`` refuses line
-    breaks."""
+    control characters removed (``strip_controls``) and redaction, then ``check_text`` again
+    (a text that cleans to nothing, or past the limit, is refused). ``strip`` trims
+    surrounding white space first; ``one_line`` refuses line breaks."""
     text = check_text(value, what, max_bytes=max_bytes, allow_empty=allow_empty)
     if one_line and ("\n" in text or "\r" in text):
         raise InvalidInput(f"{what} must be one line of text")
+    text = strip_controls(text)
     cleaned = redact(text.strip() if strip else text)
     return check_text(cleaned, what, max_bytes=max_bytes, allow_empty=allow_empty)
 

@@ -57,6 +57,17 @@ def test_agents_show_json_has_every_agent_and_the_meter(
     assert "github-pat" in human.out and GITHUB_TOKEN not in human.out
 
 
+def test_show_counts_instruction_files_that_exist_and_spells_switches_as_json(
+        claude: Run, homes: tuple[ClaudeFixture, GeminiFixture]) -> None:
+    home = homes[0].home
+    assert "  autoMemoryEnabled = true — " in claude("show").out
+    (home / "CLAUDE.md").unlink()
+    listed = claude("show", "--json").json["instructions"]
+    missing = [item for item in listed if not item["exists"]]
+    assert [item["path"] for item in missing] == [str(home / "CLAUDE.md")]
+    assert f"  instruction files: {len(listed) - 1} (" in claude("show").out
+
+
 def test_show_missing_home_is_exit_3(cli: Run, tmp_path: Path) -> None:
     result = cli("claude", "show", "--json", "--claude-home", str(tmp_path / "nope"))
     assert result.code == 3 and result.json["error"]["code"] == "not_found"
@@ -98,6 +109,12 @@ def test_redact_and_fix_index_and_auto_memory(
     assert GITHUB_TOKEN not in deploy.read_text(encoding="utf-8")
     assert claude("fix-index", str(cfx.app), "--write").code == 0
     assert "gone.md" not in (cfx.memory(cfx.app) / "MEMORY.md").read_text(encoding="utf-8")
+    for write in ((), ("--write",)):  # a healthy index: nothing to do is not an error
+        healthy = claude("fix-index", str(cfx.app), *write, "--json")
+        assert healthy.code == 0 and healthy.json["written"] is False, healthy.err
+        assert healthy.json["files"] == [] and "nothing to repair" in healthy.json["summary"]
+        again = claude("fix-index", str(cfx.app), *write)
+        assert again.code == 0 and again.out.startswith("nothing to repair in ")
     assert claude("auto-memory", "off", "--write").code == 0
     assert json.loads((cfx.home / "settings.json").read_text())["autoMemoryEnabled"] is False
     (cfx.home / "settings.json").write_text("{ nope", encoding="utf-8")

@@ -213,8 +213,9 @@ def test_promote_moves_the_body_to_claude_md_and_keeps_the_other_files(home: Pat
 def test_fix_index_on_the_real_home_has_nothing_to_do(home: Path) -> None:
     folder = _memory(home)
     before = _bytes(folder)
-    with pytest.raises(AgentInputError, match="nothing to repair"):
-        curation.plan_fix_index(home, folder)
+    plan = curation.plan_fix_index(home, folder)
+    assert plan.changes == () and plan.summary.startswith("nothing to repair in ")
+    assert apply_plan(plan, False).to_json()["written"] is False
     assert _bytes(folder) == before
 
 

@@ -54,8 +54,22 @@ def test_list_shows_held_writes_beside_pending_memories(
     assert cli("--user", "alice", "--json", "inbox", "list", "--source",
                "claude-code").json["count"] == 1
     table = cli("--user", "alice", "inbox", "list")
-    assert table.code == 0 and write_id[:12] in table.out and "claude-code" in table.out
-    assert "MEMORY.md" in table.out and "1 waiting for review" in table.out
+    assert table.code == 0 and "claude-code" in table.out and "1 waiting for review" in table.out
+    (row,) = [line for line in table.out.splitlines() if write_id in line]
+    assert "shop: Write ci-runner" in row  # a summary: the diff is for inbox show
+    shown = cli("--user", "alice", "inbox", "show", write_id)
+    assert shown.code == 0 and "MEMORY.md" in shown.out
+    assert "+CI runs `.ci/run` on every push." in shown.out
+
+
+def test_list_in_an_80_column_terminal_is_one_line_a_row(
+        cli: Callable[..., Any], db_path: Path, folder: Path, terminal_80: None) -> None:
+    ids = [_hold(db_path, folder, f"topic-{n}.md") for n in range(2)]
+    lines = cli("--user", "alice", "inbox", "list").out.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    for write_id in ids:  # whole, on one line: the id to give to inbox approve
+        assert len([line for line in lines if write_id in line]) == 1, lines
+    assert len(lines) == len(ids) + 5, lines  # edge, header, rule, rows, edge, count
 
 
 def test_approve_writes_the_file_and_reject_and_redo(cli: Callable[..., Any], db_path: Path,

@@ -150,6 +150,18 @@ def test_hooks_fail_open_on_a_broken_store(tmp_path: Path) -> None:
         assert done.stderr.count("\n") == 1 and "not a memtui database" in done.stderr
 
 
+def test_hooks_say_when_the_named_store_folder_is_missing(tmp_path: Path) -> None:
+    missing = tmp_path / "my store" / "m.db"
+    for name in ("session-start", "session-end"):
+        done = hook(missing, name, json.dumps({"session_id": "s", "cwd": str(tmp_path),
+                                               "hook_event_name": "SessionEnd",
+                                               "source": "startup"}))
+        assert done.returncode == 0 and done.stdout == ""
+        assert done.stderr.count("\n") == 1, (name, done.stderr)
+        assert f"folder {missing.parent} does not exist" in done.stderr
+    assert not missing.parent.exists()
+
+
 def test_session_end_with_a_missing_transcript_fails_open(setup: dict[str, Any]) -> None:
     payload = {"session_id": "s-1", "transcript_path": str(setup["tmp"] / "gone.jsonl"),
                "cwd": str(setup["root"]), "hook_event_name": "SessionEnd", "reason": "exit"}

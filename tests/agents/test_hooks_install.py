@@ -153,6 +153,24 @@ def test_claude_code_project_install_names_the_store_and_user(
     assert not (home / ".claude").exists()
 
 
+def test_a_store_folder_that_does_not_exist_is_warned_of_and_flagged(
+        home: Path, tmp_path: Path, cli: Callable[..., Any]) -> None:
+    db_path = tmp_path / "my store" / "m.db"
+    done = cli("--db", str(db_path), "--user", "ann", "hooks", "install", "claude-code",
+               "--write")
+    assert done.code == 0  # written, with a warning line
+    assert done.err.count("\n") == 1 and done.err.startswith("memtui: warning: ")
+    assert f"folder {db_path.parent} does not exist" in done.err
+    shown = cli("--json", "hooks", "show", "claude-code").json["installed"]
+    assert shown and all(not entry["ok"] and str(db_path.parent) in entry["problem"]
+                         for entry in shown)
+    assert "(BROKEN: the store's folder" in cli("hooks", "show", "claude-code").out
+    db_path.parent.mkdir()
+    assert cli("--db", str(db_path), "hooks", "install", "claude-code").err == ""
+    assert all(entry["ok"] for entry in
+               cli("--json", "hooks", "show", "claude-code").json["installed"])
+
+
 def test_codex_install_keeps_comments_and_other_tables(home: Path,
                                                        cli: Callable[..., Any]) -> None:
     config = write(home / ".codex" / "config.toml", CODEX_CONFIG)

@@ -10,7 +10,17 @@ from typing import Any
 
 import pytest
 from agents_fixture import AGENT_ENV, GITHUB_TOKEN
-from pilot_harness import SMALL, WIDE, agents_app, app_test, opened, press, screen_text, settle
+from pilot_harness import (
+    SMALL,
+    WIDE,
+    agents_app,
+    app_test,
+    opened,
+    press,
+    screen_text,
+    settle,
+    status_text,
+)
 from textual.pilot import Pilot
 
 from memtui.app.panes import PANES
@@ -116,6 +126,22 @@ async def test_agents_pane_refuses_a_file_changed_meanwhile(homes: Path) -> None
         await press(pilot, "y")
         assert "written meanwhile" in index.read_text() and "gone.md" in index.read_text()
         assert "Nothing written" in screen_text(app) or "changed since" in screen_text(app)
+
+
+@app_test
+async def test_agents_pane_fix_of_a_healthy_index_asks_nothing(homes: Path) -> None:
+    async with opened(agents_app(homes), size=WIDE) as (app, pilot):
+        pane = await _open(pilot)
+        app_row = next(i for i, row in enumerate(pane.item_list.items)
+                       if row.agent == "claude" and row.label.endswith("/src/app"))
+        pane.item_list.move_cursor(app_row)
+        await settle(pilot)
+        await press(pilot, "x", "y")  # repaired
+        await settle(pilot)
+        await press(pilot, "x")  # now healthy: said, no dialog
+        await settle(pilot)
+        assert "nothing to repair in" in status_text(app)
+        assert "Change the agent's files?" not in screen_text(app)
 
 
 @app_test

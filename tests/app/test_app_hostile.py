@@ -1,5 +1,6 @@
 """Hostile text in every pane: Rich markup, Textual action links, OSC 52, cursor movement and
-screen clearing from memories, tasks and the profile render literally and do nothing."""
+screen clearing from memories, tasks and the profile (as a store written before control
+characters were stripped holds them) render literally and do nothing."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from backends import plant_legacy_text
 from pilot_harness import SMALL, app_test, demo_app, demo_store, opened, press, screen_text, settle
 from textual.pilot import Pilot
 
@@ -17,20 +19,22 @@ from memtui.engine.demo import DEMO_PROJECT, DEMO_USER
 HOSTILE = ("[@click=app.quit]Click[/] [bold red]loud[/] \x1b[2J\x1b[H\x1b]52;c;SGk=\x07"
            "\x1b[5A end")
 LITERAL = "[@click=app.quit]Click[/] [bold red]loud[/]"
+MARK = "hostile-text-here"
 PANES = ("profile", "user", "project", "history", "log", "inject")
 
 
 def _hostile_app(tmp_path: Path, pane: str) -> MemtuiApp:
     store = demo_store(tmp_path)
     alice = Engine(store, DEMO_USER)
-    alice.identity.update_profile(display_name=HOSTILE, preferences={"motto": HOSTILE})
-    alice.identity.add_memory(HOSTILE, "fact")
-    first = alice.identity.add_memory(HOSTILE, "decision", DEMO_PROJECT)
-    head = alice.identity.supersede(first.id, HOSTILE + " (corrected)")
-    task = alice.tasks.add_task(project=DEMO_PROJECT, goal=HOSTILE, prompt=HOSTILE,
-                                result=(HOSTILE + " ") * 20,
+    alice.identity.update_profile(display_name=MARK, preferences={"motto": MARK})
+    alice.identity.add_memory(MARK, "fact")
+    first = alice.identity.add_memory(MARK, "decision", DEMO_PROJECT)
+    head = alice.identity.supersede(first.id, MARK + " (corrected)")
+    task = alice.tasks.add_task(project=DEMO_PROJECT, goal=MARK, prompt=MARK,
+                                result=(MARK + " ") * 20,
                                 started_at="2026-11-20T10:00:00Z",
                                 finished_at="2026-11-20T10:10:00Z")
+    plant_legacy_text(store, MARK, HOSTILE)
     alice.extraction.run_round(force=True)
     assert alice.identity.get_memory(head.id).content.startswith("[@click")
     assert task.id

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from backends import elsewhere
+from backends import elsewhere, plant_legacy_text
 from pilot_harness import app_test, asks, demo_app, opened, press, screen_text, settle, status_text
 
 from memtui.app.modals.confirm import ConfirmModal
@@ -142,7 +142,8 @@ async def test_a_store_change_while_the_app_shuts_down_reads_nothing(
 @app_test
 async def test_hostile_text_is_shown_literally_and_does_nothing(tmp_path: Path) -> None:
     app = demo_app(tmp_path)
-    Engine(app.store, "alice").identity.add_memory(HOSTILE, "fact")
+    Engine(app.store, "alice").identity.add_memory("hostile-mark", "fact")
+    plant_legacy_text(app.store, "hostile-mark", HOSTILE)
     async with opened(app, size=(120, 30)) as (app, pilot):
         shown = screen_text(app)
         assert "[@click=app.quit]Click me[/] [bold red]loud[/]" in shown

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from backends import plant_legacy_text
 from pilot_harness import CopySpy, app_test, opened, press, screen_text, settle
 
 from memtui.app.panes import PANES
@@ -21,7 +22,8 @@ async def test_bundles_pane_lists_and_shows_documents(tmp_path: Path) -> None:
     spy = CopySpy()
     async with opened(tmp_path, system_clipboard=spy) as (app, pilot):
         alice = Engine(app.store, "alice").recall
-        alice.put_document("project:webshop", "INDEX.md", "# Webshop\n\x1b[31mred[/b]", 0)
+        alice.put_document("project:webshop", "INDEX.md", "# Webshop\nhostile-mark", 0)
+        plant_legacy_text(app.store, "hostile-mark", "\x1b[31mred[/b]")
         alice.put_document("schedule:nightly", "state.json", '{"step": 3}', 0)
         Engine(app.store, "bob").recall.put_document("schedule:bobs", "INDEX.md", "bob", 0)
         await press(pilot, _pane_key())

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
+from backends import plant_legacy_text
 from fixtures_auto import LONG_RESULT
 
 AS_ALICE = ("--user", "alice")
@@ -139,9 +141,9 @@ def test_run_log_inject(ready: Cli) -> None:
     assert "injected" in ready(*AS_ALICE, "inject", queued).out
 
 
-def test_human_output_is_safe_text(ready: Cli) -> None:
-    evil = "\x1b]52;c;ZXZpbA==\x07[bold]boom[/bold]"
-    task = _add(ready, goal=evil).json["id"]
+def test_human_output_is_safe_text(ready: Cli, db_path: Path) -> None:
+    task = _add(ready, goal="hostile-mark").json["id"]
+    plant_legacy_text(db_path, "hostile-mark", "\x1b]52;c;ZXZpbA==\x07[bold]boom[/bold]")
     for args in (("task", "show", task), ("task", "list")):
         out = ready(*AS_ALICE, *args).out
         assert "\x1b" not in out and "\x07" not in out and "[bold]" in out

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from backends import plant_legacy_text
 
 MEMORY_KEYS = {"id", "scope", "owner", "project", "kind", "content", "status", "superseded_by",
                "source", "source_thread_id", "created_at", "updated_at", "usage_count",
@@ -153,9 +154,10 @@ def test_bad_db_paths_exit_nonzero_with_one_line(tmp_path: Path, bad_db: str) ->
     assert code == 1 and err.getvalue().count("\n") == 1 and str(target) in err.getvalue()
 
 
-def test_human_output_is_literal_and_fits_80_columns(cli, web, terminal_80) -> None:
-    cli("--user", "alice", "memory", "add", "[bold red]x[/] [@click=app.quit] \x1b[2J\x1b]52;c;aGk=\x07",
-        "--kind", "fact")
+def test_human_output_is_literal_and_fits_80_columns(cli, web, terminal_80, db_path) -> None:
+    cli("--user", "alice", "memory", "add", "hostile-mark", "--kind", "fact")
+    plant_legacy_text(db_path, "hostile-mark",
+                      "[bold red]x[/] [@click=app.quit] \x1b[2J\x1b]52;c;aGk=\x07")
     listed = cli("--user", "alice", "memory", "list")
     assert "[bold red]x[/]" in listed.out and "[@click=app.quit]" in listed.out
     assert "\x1b" not in listed.out and "\\x1b[2J" in listed.out

@@ -70,9 +70,15 @@ def test_list_json_has_the_memory_shape_and_the_diff(team: Cli, agent: Agent) ->
     assert item["replaces"] == added["id"] and item["target"]["content"] == "Redis 6 is the cache"
     assert {"op": "removed", "text": "6"} in item["diff"]
     human = team("--user", "alice", "inbox", "list")
-    assert human.code == 0 and "corrects" in human.out
-    assert "[-6-]" in human.out and "{+7+}" in human.out
-    assert "1 waiting for review" in human.out
+    assert human.code == 0 and "1 waiting for review" in human.out
+    assert [line for line in human.out.splitlines() if pending_id in line] == [
+        next(line for line in human.out.splitlines() if "web: " in line)]  # one line
+    shown = team("--user", "alice", "inbox", "show", pending_id)
+    assert shown.code == 0 and f"corrects {added['id']}" in shown.out
+    assert "[-6-]" in shown.out and "{+7+}" in shown.out
+    assert team("--user", "alice", "--json", "inbox", "show", pending_id).json["items"][0][
+        "diff"] == item["diff"]
+    assert team("--user", "alice", "inbox", "show", "mem_nope").code == 3
 
 
 def test_empty_inbox_says_how_to_turn_review_on(cli: Cli) -> None:

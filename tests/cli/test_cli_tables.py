@@ -50,3 +50,29 @@ def test_every_table_keeps_its_ids_whole(cli: Callable[..., Any], narrow: None) 
         for value in ids:  # the column is as wide as the id: no stray tail on the next line
             tail = value[-3:]
             assert not re.search(rf"^\s*{re.escape(tail)}\s*$", result.out, re.MULTILINE)
+
+
+def _export_to(cli: Callable[..., Any], folder: Any) -> Any:
+    assert cli("--user", "alice", "memory", "add", "Prefers pytest", "--kind", "fact").code == 0
+    result = cli("--user", "alice", "claude", "export", str(folder))
+    assert result.code == 0, result.err
+    return result
+
+
+def test_piped_text_is_never_wrapped(cli: Callable[..., Any], narrow: None,
+                                     tmp_path: Any) -> None:
+    folder = tmp_path / ("a-folder-with-a-long-name-" * 4) / "out"
+    folder.parent.mkdir()
+    out = _export_to(cli, folder).out
+    assert f"exported 1 memories to {folder} (1 files)" in out.splitlines()
+    assert f"browse it with: memtui claude show --claude-home {folder}" in out.splitlines()
+
+
+def test_in_a_terminal_text_wraps_between_words(cli: Callable[..., Any],
+                                                terminal_80: None, tmp_path: Any) -> None:
+    folder = tmp_path / "out"
+    assert len(str(folder)) < 80
+    lines = _export_to(cli, folder).out.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    assert any(line.strip() in (str(folder), f"{folder} (1 files)") or
+               line.endswith(f" {folder}") for line in lines), lines

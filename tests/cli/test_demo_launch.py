@@ -89,6 +89,25 @@ def test_a_named_demo_store_is_kept_with_its_codex_home(tmp_path: Path, temp_fol
     assert _leftovers(temp_folder) == []
 
 
+@pytest.mark.parametrize("kind", ["store", "text"])
+def test_a_file_that_is_not_a_demo_store_is_refused_before_anything_is_made(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        kind: str) -> None:
+    monkeypatch.setattr("memtui.app.main.run_app", lambda ctx: pytest.fail("app opened"))
+    target = tmp_path / "real.db"
+    if kind == "store":
+        assert main(["--db", str(target), "--user", "ann", "project", "add", "myproj"]) == 0
+    else:
+        target.write_text("my notes\n")
+    before = target.read_bytes()
+    capsys.readouterr()
+    assert main(["--demo", str(target)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(target) in err
+    assert "not a demo store" in err or kind == "text"
+    assert sorted(tmp_path.iterdir()) == [target] and target.read_bytes() == before
+
+
 def test_the_demo_codex_home_reads_like_a_real_one(tmp_path: Path) -> None:
     home = build_demo_codex_home(tmp_path / "codex")
     codex = read_codex_home(home, DEMO_NOW)

@@ -300,7 +300,7 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
             text.append(f" · {row.transcripts} transcript(s)")
         for switch in row.switches:
             mark = "" if switch.effective else " (overridden)"
-            text.append(f"\n{one_line(switch.name, 40)} = {one_line(str(switch.value), 40)}"
+            text.append(f"\n{one_line(switch.name, 40)} = {one_line(switch.value_text, 40)}"
                         f" — {one_line(tilde(switch.where), TEXT_CHARS)}{mark}", style="dim")
         index = row.index
         if index is not None:
@@ -343,7 +343,7 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
             auto = "—" if home.auto_memory is None else "on" if home.auto_memory else "off"
             text.append(f"- {AGENT_TITLES.get(home.agent, home.agent)}: "
                         f"{one_line(tilde(home.home), TEXT_CHARS)} ({state}) · auto memory "
-                        f"{auto} · {len(home.instructions)} instruction file(s)\n")
+                        f"{auto} · {len(home.instruction_files)} instruction file(s)\n")
             if home.version is not None:
                 text.append(f"  version: {one_line(home.version.words, TEXT_CHARS)}\n",
                             style="dim")
@@ -518,8 +518,9 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
         self.run_job("agents-write", plan, self._planned)
 
     def _planned(self, plan: WritePlan | None, error: str | None) -> None:
-        if plan is None:
-            self.memtui.say(one_line(error or "nothing to do", 200), severity="warning")
+        if plan is None or not plan.changes:
+            said = "; ".join((plan.summary, *plan.notes)) if plan else error or "nothing to do"
+            self.memtui.say(one_line(said, 200), severity="warning")
             return
         body = Text()
         body.append(f"memtui will {one_line(plan.summary, 300)}.\n", style="bold")

@@ -279,7 +279,8 @@ def _fit_hooks(lines: list[str]) -> tuple[list[str], int]:
 
 def plan_fix_index(home: Path, folder: Path) -> WritePlan:
     """Repair a memory folder's index: drop dangling links and links leading outside, add
-    the topic files it does not list, and shorten hooks when it is over the byte limit."""
+    the topic files it does not list, and shorten hooks when it is over the byte limit (a
+    healthy index: a plan with no changes)."""
     root = real_root(home)
     if folder.is_symlink():
         raise UnsafePath(f"{folder}: is a symlink; memtui does not write through one")
@@ -312,9 +313,8 @@ def plan_fix_index(home: Path, folder: Path) -> WritePlan:
     parts = [f"{verb} {count} {what}" for verb, count, what in (
         ("drop", len(drop), "broken link(s)"), ("add", len(load.unindexed), "unlisted file(s)"),
         ("shorten", shortened, "hook(s)")) if count]
-    if not parts:
-        raise AgentInputError(f"{index_path}: nothing to repair" + (
-            f" ({notes[0]})" if notes else ""))
+    if not parts:  # a healthy index: a plan that writes nothing
+        return WritePlan("fix-index", f"nothing to repair in {index_path}", str(root), (), notes)
     return WritePlan("fix-index", f"{', '.join(parts)} in {index_path}", str(root),
                      (FileChange(str(index_path), ACTION_REPLACE, stamp, text, new_text),),
                      notes)

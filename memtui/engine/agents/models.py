@@ -3,6 +3,7 @@ is the Codex reader's."""
 
 from __future__ import annotations
 
+import json
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
@@ -45,6 +46,11 @@ class Switch(JsonMixin):
     where: str
     effective: bool = True
     """False when a later (stronger) setting overrides this one."""
+
+    @property
+    def value_text(self) -> str:
+        """The value as JSON spells it (``true``, ``"on"``), as the settings files do."""
+        return json.dumps(self.value, ensure_ascii=False, default=str)
 
 
 @dataclass(frozen=True)

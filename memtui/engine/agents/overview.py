@@ -93,6 +93,12 @@ class AgentHomeInfo(JsonMixin):
     folder_trust: FolderTrust | None = None
 
     @property
+    def instruction_files(self) -> tuple[InstructionFile, ...]:
+        """The instruction files that exist (``instructions`` also names the missing ones
+        the agent would read)."""
+        return tuple(item for item in self.instructions if item.exists)
+
+    @property
     def broken_commands(self) -> tuple[Connection, ...]:
         """The installed memtui commands that would not start."""
         return tuple(item for item in self.connection if not item.check.ok)

@@ -30,6 +30,7 @@ from memtui.engine.safe_files import (
     publish_new_file,
     write_new_file,
 )
+from memtui.engine.validation import strip_controls
 from memtui.errors import AgentFileWriteFailed, MemtuiError, UnsafePath
 from memtui.store.codex_db import detect_layout, unknown_layout_refusal
 from memtui.store.codex_models import LAYOUT_UNKNOWN
@@ -114,7 +115,7 @@ def write_note(home: str | os.PathLike[str], text: str, now: datetime | None = N
     note is never overwritten: a name collision gets a ``-2``, ``-3`` ... suffix.
     """
     home_path = Path(home).absolute()
-    body = _clean_text(redact(_clean_text(text)))
+    body = _clean_text(redact(strip_controls(_clean_text(text))))
     data = body.encode("utf-8")
     moment = as_utc(now) if now is not None else datetime.now(UTC)
     slug = note_slug(body, DEFAULT_NOTE_SLUG_CHARS)
