@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
@@ -51,6 +50,8 @@ def create_private_file(path: Path) -> None:
 def private_replacement(target: Path) -> Iterator[TextIO]:
     """A new UTF-8 text file (``0600``, a fresh name beside ``target``) that replaces
     ``target`` when the block ends, and is removed if the block fails."""
+    import tempfile  # only exports need it: not the hooks' start-up
+
     handle, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
                                     suffix=PARTIAL_SUFFIX)
     temporary = Path(name)

@@ -19,8 +19,8 @@ from memtui.engine.agents.claude_stamp import (
     ClaudeStamp,
     claude_memory_text,
     stamp_for,
+    transcript_version,
 )
-from memtui.engine.agents.versions import transcript_version
 from memtui.engine.agents.write_gate import proposer_stamp
 from memtui.engine.api import Engine
 from memtui.store.timeutil import FixedClock
@@ -99,22 +99,14 @@ def test_the_transcript_names_the_release(tmp_path: Path) -> None:
     assert transcript_version(tmp_path) is None
 
 
-def test_the_hook_call_names_the_release(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-                                         ) -> None:
+def test_the_hook_call_names_the_release(tmp_path: Path) -> None:
     old = str(_transcript(tmp_path / "old.jsonl", "2.1.197"))
-    package = tmp_path / "npm" / "node_modules" / "@anthropic-ai" / "claude-code"
-    (package / "bin").mkdir(parents=True)
-    (package / "package.json").write_text(json.dumps({"name": "@anthropic-ai/claude-code",
-                                                      "version": "2.1.250"}))
-    (package / "bin" / "claude").write_text("#!/bin/sh\n")
-    (package / "bin" / "claude").chmod(0o755)
-    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     assert proposer_stamp({"transcript_path": old}) == OLDEST
-    assert proposer_stamp({}) == proposer_stamp({"transcript_path": 7}) == NEWEST
-    monkeypatch.setenv("PATH", str(package / "bin"))
-    assert proposer_stamp({"transcript_path": str(tmp_path / "gone.jsonl")}) == \
-        stamp_for("2.1.250")
-    assert proposer_stamp({"transcript_path": old}) == OLDEST
+    assert proposer_stamp({"transcript_path": str(_transcript(tmp_path / "m.jsonl", "2.1.250"))}
+                          ) == stamp_for("2.1.250")
+    for payload in ({}, {"transcript_path": 7}, {"transcript_path": ""},
+                    {"transcript_path": str(tmp_path / "gone.jsonl")}):
+        assert proposer_stamp(payload) == NEWEST
 
 
 def _payload(path: Path, content: str, **extra: Any) -> dict[str, Any]:

@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
+import stat
 from dataclasses import dataclass
 
 from memtui.engine.agents.frontmatter import (
@@ -41,6 +43,9 @@ DATED_SINCE = (2, 1, 213)
 BARE_MAPPING_SINCE = (2, 1, 280)
 """The first Claude Code release that writes ``metadata:`` without a blank after it."""
 NULL_WORDS = ("null", "Null", "NULL", "~")
+TRANSCRIPT_TAIL_BYTES = 64 * 1024
+"""The end of a Claude Code transcript read for the version that wrote it."""
+_TRANSCRIPT_VERSION = re.compile(rb'"version"\s*:\s*"(\d+\.\d+\.\d+[^"]*)"')
 _NOT_STRING = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|0x[0-9a-fA-F]+|0o[0-7]+"
                          r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|true|True|TRUE|false"
                          r"|False|FALSE|null|Null|NULL|~")
@@ -106,6 +111,25 @@ _BUN_ESCAPES = {"\0": "\\0", "\x07": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n
                 "\\": "\\\\", "\x85": "\\N", "\xa0": "\\_", "\u2028": "\\L",
                 "\u2029": "\\P"}
 """How Bun's YAML writer escapes a character in a double-quoted string."""
+
+
+def transcript_version(path: str | os.PathLike[str]) -> str | None:
+    """The Claude Code version the last lines of a transcript name (its last
+    ``TRANSCRIPT_TAIL_BYTES``); None when it names none or is not a regular file."""
+    try:
+        handle = open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW), "rb")
+    except (OSError, ValueError):  # ValueError: a NUL in the path
+        return None
+    with handle:
+        try:
+            size = os.fstat(handle.fileno())
+            if not stat.S_ISREG(size.st_mode):
+                return None
+            handle.seek(max(0, size.st_size - TRANSCRIPT_TAIL_BYTES))
+            found = _TRANSCRIPT_VERSION.findall(handle.read(TRANSCRIPT_TAIL_BYTES))
+        except OSError:
+            return None
+    return found[-1].decode("ascii", "replace") if found else None
 
 
 def _yaml_text(value: str) -> str:

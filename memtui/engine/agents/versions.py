@@ -13,10 +13,10 @@ import json
 import os
 import re
 import shutil
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from memtui.engine.agents.claude_stamp import transcript_version
 from memtui.engine.agents.models import AGENT_CLAUDE, AGENT_CODEX, AGENT_GEMINI
 from memtui.jsonable import JsonMixin
 
@@ -24,10 +24,8 @@ PROGRAMS = {AGENT_CLAUDE: "claude", AGENT_CODEX: "codex", AGENT_GEMINI: "gemini"
 PACKAGES = {AGENT_CLAUDE: "@anthropic-ai/claude-code", AGENT_CODEX: "@openai/codex",
             AGENT_GEMINI: "@google/gemini-cli"}
 PACKAGE_SEARCH_DEPTH = 6
-TRANSCRIPT_TAIL_BYTES = 64 * 1024
 ROLLOUT_HEAD_BYTES = 64 * 1024
 _VERSION = re.compile(r"^v?(\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?)$")
-_TRANSCRIPT_VERSION = re.compile(rb'"version"\s*:\s*"(\d+\.\d+\.\d+[^"]*)"')
 
 
 @dataclass(frozen=True)
@@ -88,25 +86,6 @@ def _newest(paths: list[Path]) -> Path | None:
         with contextlib.suppress(OSError):
             stamped.append((path.stat().st_mtime, path))
     return max(stamped)[1] if stamped else None
-
-
-def transcript_version(path: str | os.PathLike[str]) -> str | None:
-    """The Claude Code version the last lines of a transcript name (its last
-    ``TRANSCRIPT_TAIL_BYTES``); None when it names none or is not a regular file."""
-    try:
-        handle = open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW), "rb")
-    except (OSError, ValueError):  # ValueError: a NUL in the path
-        return None
-    with handle:
-        try:
-            size = os.fstat(handle.fileno())
-            if not stat.S_ISREG(size.st_mode):
-                return None
-            handle.seek(max(0, size.st_size - TRANSCRIPT_TAIL_BYTES))
-            found = _TRANSCRIPT_VERSION.findall(handle.read(TRANSCRIPT_TAIL_BYTES))
-        except OSError:
-            return None
-    return found[-1].decode("ascii", "replace") if found else None
 
 
 def _claude_written(home: Path) -> tuple[str | None, str | None]:

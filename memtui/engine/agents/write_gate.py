@@ -23,6 +23,7 @@ from memtui.engine.agents.claude_stamp import (
     ClaudeStamp,
     claude_memory_text,
     stamp_for,
+    transcript_version,
 )
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
 from memtui.engine.agents.frontmatter import METADATA_KEY, parse_front_matter
@@ -33,7 +34,6 @@ from memtui.engine.agents.index import (
     line_target,
     loaded_cut,
 )
-from memtui.engine.agents.models import AGENT_CLAUDE
 from memtui.engine.agents.plans import (
     ACTION_CREATE,
     ACTION_REPLACE,
@@ -41,7 +41,6 @@ from memtui.engine.agents.plans import (
     WritePlan,
     apply_plan,
 )
-from memtui.engine.agents.versions import installed_version, transcript_version
 from memtui.engine.base import EngineArea
 from memtui.engine.safe_files import FileStamp, real_root
 from memtui.engine.settings import GATE_SETTING, load_settings
@@ -195,11 +194,10 @@ def saved_text(path: str, tool: str, after: str, current: str | None, session: s
 
 def proposer_stamp(payload: dict[str, Any]) -> ClaudeStamp:
     """How the Claude Code that made the hook call saves memory files: the version its
-    session's transcript names, else the one on PATH, else the newest."""
+    session's transcript (the hook input's ``transcript_path``) names, else the newest."""
     transcript = payload.get("transcript_path")
-    version = transcript_version(transcript) if isinstance(transcript, str) and transcript \
-        else None
-    return stamp_for(version or installed_version(AGENT_CLAUDE)[1])
+    return stamp_for(transcript_version(transcript) if isinstance(transcript, str) and
+                     transcript else None)
 
 
 @dataclass(frozen=True)
