@@ -41,6 +41,7 @@ from memtui.engine.json_splice import (
 from memtui.engine.paths import is_database_url
 from memtui.engine.safe_files import (
     NEW_FILE_MODE,
+    READ_FLAGS,
     FileProblem,
     SafeFiles,
     check_owned,
@@ -562,10 +563,21 @@ def _write_failed(path: Path, error: OSError) -> AgentFileWriteFailed:
                                 "written")
 
 
+def _holds(name: Path, data: bytes) -> bool:
+    """Whether ``name`` itself (not a symlink's target) is a regular file of ``data``."""
+    try:
+        fd = os.open(name, READ_FLAGS)
+    except OSError:
+        return False
+    with os.fdopen(fd, "rb") as handle:
+        return stat.S_ISREG(os.fstat(fd).st_mode) and handle.read(len(data) + 1) == data
+
+
 def _write_backup(target: Path, data: bytes, mode: int) -> tuple[Path, bool]:
     """``data`` (the file's bytes as read) copied beside ``target`` under the first backup
-    name not taken (``.bak``, ``.bak.1`` ...): never over another file, but a copy already
-    holding these bytes is used as it is. (Its path, whether it was made now.)"""
+    name not taken (``.bak``, ``.bak.1`` ...): never over another file, but a regular file
+    already holding these bytes is used as it is (a symlink never). (Its path, whether it
+    was made now.)"""
     temp = temp_name(target.parent)
     write_new_file(temp, data, mode)
     try:
@@ -575,9 +587,8 @@ def _write_backup(target: Path, data: bytes, mode: int) -> tuple[Path, bool]:
                 if publish_new_file(temp, name, data, mode):
                     return name, True
                 continue
-            with contextlib.suppress(InvalidInput):
-                if SETTINGS_FILES.read_bytes(name, real_root(target.parent)) == data:
-                    return name, False
+            if _holds(name, data):
+                return name, False
     finally:
         with contextlib.suppress(OSError):
             os.unlink(temp)
