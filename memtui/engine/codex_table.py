@@ -12,6 +12,7 @@ import itertools
 import json
 import re
 import tomllib
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,10 @@ from memtui.errors import InvalidInput
 
 SERVER_NAME = "memtui"
 """memtui's name among the agents' MCP servers."""
+HTTP_KEYS = frozenset({"url", "bearer_token", "bearer_token_env_var", "http_headers",
+                       "env_http_headers", "oauth", "oauth_resource"})
+"""A Codex HTTP server's keys, which Codex refuses next to a ``command`` (``url is not
+supported for stdio``): an install of memtui's command drops them."""
 
 _KEY = r"""(?:[A-Za-z0-9_-]+|"(?:[^"\\\n]|\\.)*"|'[^'\n]*')"""
 _TOML_HEADER = re.compile(rf"^\s*\[\[?\s*({_KEY}(?:\s*\.\s*{_KEY})*)\s*\]\]?\s*(?:#.*)?$")
@@ -28,7 +33,7 @@ _TOML_TOKEN = re.compile(r"""(?P<long>"{3}(?:[^"\\]|\\[\s\S]|"{1,2}(?!"))*"{3,5}
 """What a line-by-line reading of TOML must see past: strings (``long``: multi-line ones),
 comments, and brackets (an array may go on over lines)."""
 _OUR_TABLE = re.compile(r'^mcp_servers\s*\.\s*(?:memtui|"memtui"|\'memtui\')(\s*\..*)?$')
-_OWNED_TOML_KEY = re.compile(r"""^\s*(["']?)(?:command|args)\1\s*=""")
+_KEY_LINE = re.compile(r"""^\s*(["']?)([A-Za-z0-9_-]+)\1\s*=""")
 _INLINE_SERVERS = re.compile(r"""^\s*(["']?)mcp_servers\1\s*=""")
 
 
@@ -105,14 +110,17 @@ def _value_end(path: Path, lines: list[str], at: int, stop: int) -> int:
 
 
 def _set_owned_keys(path: Path, lines: list[str], free: list[bool],
-                    span: tuple[int, int, bool], entry: dict[str, Any]) -> list[str]:
-    """The lines with the table's ``command`` and ``args`` (the keys memtui owns) replaced by
-    the entry's, where the first of them stood (else under the header); every other line kept."""
+                    span: tuple[int, int, bool], entry: dict[str, Any],
+                    keys: set[str]) -> list[str]:
+    """The lines with the table's ``keys`` (those memtui owns or drops) replaced by the entry's
+    ``command`` and ``args``, where the first of them stood (else under the header); every
+    other line kept."""
     start, stop, _main = span
     kept, at = lines[:start + 1], None
     line = start + 1
     while line < stop:
-        if free[line] and _OWNED_TOML_KEY.match(lines[line]):
+        key = _KEY_LINE.match(lines[line]) if free[line] else None
+        if key and key.group(2) in keys:
             at = len(kept) if at is None else at
             line = _value_end(path, lines, line, stop)
             continue
@@ -129,10 +137,10 @@ def _ending_as(source: str, after: str) -> str:
     return after[:-2] if after.endswith("\r\n") else after[:-1]
 
 
-def merge_server_table(path: Path, source: str, owned: dict[str, Any] | None
-                       ) -> tuple[str, Any]:
-    """``source`` with ``[mcp_servers.memtui]``'s ``owned`` keys set (its other keys and
-    sub-tables kept), or with ``owned`` None the table and its sub-tables taken out (and the
+def merge_server_table(path: Path, source: str, owned: dict[str, Any] | None,
+                       drop: Collection[str] = ()) -> tuple[str, Any]:
+    """``source`` with ``[mcp_servers.memtui]``'s ``owned`` keys set and ``drop`` taken out (its
+    other keys and sub-tables kept), or with ``owned`` None the table and its sub-tables taken out (and the
     blank line an install put before them); (the new text, the entry as it was: None when
     there is none). InvalidInput for what memtui does not edit (inline tables)."""
     parsed = _parse_toml(path, source)
@@ -153,7 +161,9 @@ def merge_server_table(path: Path, source: str, owned: dict[str, Any] | None
         after = _ending_as(source, "".join(line for at, line in enumerate(lines)
                                            if at not in dropped))
         return _checked(path, parsed, after, None, "take [mcp_servers.memtui] out of"), old
-    entry = {**(old if isinstance(old, dict) else {}), **owned}
+    kept = {key: value for key, value in old.items() if key not in drop} \
+        if isinstance(old, dict) else {}
+    entry = {**kept, **owned}
     if old == entry:
         return source, old
     first_header = next((at for at, line in enumerate(lines)
@@ -166,7 +176,7 @@ def merge_server_table(path: Path, source: str, owned: dict[str, Any] | None
                            f"written: add {SERVER_NAME} = {{ {inline} }} to it by hand")
     main = next((span for span in spans if span[2]), None)
     if main is not None:
-        after = "".join(_set_owned_keys(path, lines, free, main, entry))
+        after = "".join(_set_owned_keys(path, lines, free, main, entry, {*owned, *drop}))
     else:
         block = f"[mcp_servers.{SERVER_NAME}]\n{_owned_lines(entry)}"
         body = source if not source or source.endswith("\n") else source + "\n"
