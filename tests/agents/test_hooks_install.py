@@ -303,6 +303,27 @@ def test_install_sets_only_the_keys_memtui_owns_and_says_which_store_it_drops(
     assert "startup_timeout_sec = 30 # slow disk\n" in config.read_text()
 
 
+def test_install_drops_another_transports_keys_and_says_so(home: Path,
+                                                           cli: Callable[..., Any]) -> None:
+    config = write(home / ".codex" / "config.toml", (
+        '[mcp_servers.memtui]\nurl = "http://127.0.0.1:9/mcp"\nbearer_token_env_var = "T"\n'
+        'startup_timeout_sec = 30\n'))
+    done = cli("hooks", "install", "codex", "--write")
+    assert done.code == 0 and "drops url, bearer_token_env_var" in done.out
+    assert tomllib.loads(config.read_text())["mcp_servers"]["memtui"] == {
+        **SERVER, "startup_timeout_sec": 30}
+    settings = write(home / ".gemini" / "settings.json", json.dumps({"mcpServers": {"memtui": {
+        "httpUrl": "http://127.0.0.1:9/mcp", "headers": {"A": "b"}, "trust": True}}}))
+    done = cli("hooks", "install", "gemini", "--write")
+    assert done.code == 0 and "drops httpUrl, headers" in done.out
+    assert json.loads(settings.read_text())["mcpServers"]["memtui"] == {**SERVER, "trust": True}
+    stdio = write(home / "project" / ".mcp.json", json.dumps({"mcpServers": {"memtui": {
+        "type": "stdio", "command": "old"}}}))
+    done = cli("hooks", "install", "claude-code", "--project", str(home / "project"), "--write")
+    assert done.code == 0 and "; drops" not in done.out
+    assert json.loads(stdio.read_text())["mcpServers"]["memtui"]["type"] == "stdio"
+
+
 def test_installing_again_with_the_same_options_says_nothing_of_them(
         home: Path, tmp_path: Path, cli: Callable[..., Any]) -> None:
     db = str(tmp_path / "team.db")
