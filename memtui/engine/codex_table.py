@@ -140,9 +140,10 @@ def _ending_as(source: str, after: str) -> str:
 def merge_server_table(path: Path, source: str, owned: dict[str, Any] | None,
                        drop: Collection[str] = ()) -> tuple[str, Any]:
     """``source`` with ``[mcp_servers.memtui]``'s ``owned`` keys set and ``drop`` taken out (its
-    other keys and sub-tables kept), or with ``owned`` None the table and its sub-tables taken out (and the
-    blank line an install put before them); (the new text, the entry as it was: None when
-    there is none). InvalidInput for what memtui does not edit (inline tables)."""
+    other keys and sub-tables kept), or with ``owned`` None the table and its sub-tables taken
+    out (and the blank line an install put before them); (the new text, the entry as it was:
+    None when there is none). InvalidInput for what memtui does not edit (inline tables), or
+    when any other value would change."""
     parsed = _parse_toml(path, source)
     servers = parsed.get("mcp_servers")
     old = servers.get(SERVER_NAME) if isinstance(servers, dict) else None

@@ -293,24 +293,28 @@ def test_install_sets_only_the_keys_memtui_owns_and_says_which_store_it_drops(
         **SERVER, "env": {"A": "1"}, "trust": True, "timeout": 30000}
     assert json.loads(settings.read_text())["mcpServers"]["memtui"]["command"] == "old"
 
-    config = write(home / ".codex" / "config.toml", (
+    assert install_codex_over(home, cli, (
         '[mcp_servers.memtui]\ncommand = "old"\nargs = [\n  "--db", "/team.db",\n  "mcp",\n]\n'
-        'startup_timeout_sec = 30 # slow disk\n\n[mcp_servers.memtui.env]\nA = "1"\n'))
-    done = cli("hooks", "install", "codex", "--write")
-    assert done.code == 0 and "replaces --db /team.db with the default store" in done.out
-    assert tomllib.loads(config.read_text())["mcp_servers"]["memtui"] == {
+        'startup_timeout_sec = 30 # slow disk\n\n[mcp_servers.memtui.env]\nA = "1"\n'),
+        "replaces --db /team.db with the default store") == {
         **SERVER, "startup_timeout_sec": 30, "env": {"A": "1"}}
-    assert "startup_timeout_sec = 30 # slow disk\n" in config.read_text()
+    assert "startup_timeout_sec = 30 # slow disk\n" in (home / ".codex" / "config.toml").read_text()
+
+
+def install_codex_over(home: Path, cli: Callable[..., Any], table: str, said: str
+                       ) -> dict[str, Any]:
+    """memtui's Codex entry after an install over ``table``, whose summary says ``said``."""
+    config = write(home / ".codex" / "config.toml", table)
+    done = cli("hooks", "install", "codex", "--write")
+    assert done.code == 0 and said in done.out, done.err
+    return dict(tomllib.loads(config.read_text())["mcp_servers"]["memtui"])
 
 
 def test_install_drops_another_transports_keys_and_says_so(home: Path,
                                                            cli: Callable[..., Any]) -> None:
-    config = write(home / ".codex" / "config.toml", (
+    assert install_codex_over(home, cli, (
         '[mcp_servers.memtui]\nurl = "http://127.0.0.1:9/mcp"\nbearer_token_env_var = "T"\n'
-        'startup_timeout_sec = 30\n'))
-    done = cli("hooks", "install", "codex", "--write")
-    assert done.code == 0 and "drops url, bearer_token_env_var" in done.out
-    assert tomllib.loads(config.read_text())["mcp_servers"]["memtui"] == {
+        'startup_timeout_sec = 30\n'), "drops url, bearer_token_env_var") == {
         **SERVER, "startup_timeout_sec": 30}
     settings = write(home / ".gemini" / "settings.json", json.dumps({"mcpServers": {"memtui": {
         "httpUrl": "http://127.0.0.1:9/mcp", "headers": {"A": "b"}, "trust": True}}}))
