@@ -26,7 +26,7 @@ from typing import Any
 
 from memtui.engine.agents.paths import resolve_claude_home
 from memtui.engine.codex.paths import CODEX_HOME_ENV, resolve_codex_home
-from memtui.engine.codex_table import SERVER_NAME, merge_server_table
+from memtui.engine.codex_table import HTTP_KEYS, SERVER_NAME, merge_server_table
 from memtui.engine.installed_command import CommandCheck, check_command
 from memtui.engine.json_splice import (
     TopLevel,
@@ -41,6 +41,7 @@ from memtui.engine.json_splice import (
 from memtui.engine.paths import is_database_url
 from memtui.engine.safe_files import (
     NEW_FILE_MODE,
+    READ_FLAGS,
     FileProblem,
     SafeFiles,
     check_owned,
@@ -93,6 +94,9 @@ MAX_BACKUPS = 100
 """Most backup copies of one settings file side by side (``.bak``, ``.bak.1`` ... never
 written over): beyond them, a write is refused until some are removed."""
 JSON_INDENT = 2
+JSON_TRANSPORT_KEYS = frozenset({"url", "httpUrl", "headers", "authProviderType", "type"})
+"""Keys of an HTTP server's entry (Claude Code, Gemini CLI; ``type`` unless ``"stdio"``): the
+agent would connect there instead of running memtui's command, so an install drops them."""
 
 
 @dataclass(frozen=True)
@@ -286,14 +290,17 @@ def merge_mcp_json(path: Path, text: str | None, action: str,
     top, servers = _top_object(path, text, "mcpServers", allow_comments)
     old = (servers or {}).get(SERVER_NAME)
     if action == INSTALL:
-        entry = {**(old if isinstance(old, dict) else {}),
-                 **_server_entry(extra, command, always_load)}
+        dropped = _transport_keys(old, JSON_TRANSPORT_KEYS)
+        kept = {key: value for key, value in old.items() if key not in dropped} \
+            if isinstance(old, dict) else {}
+        entry = {**kept, **_server_entry(extra, command, always_load)}
         if old == entry and text is not None:
             return text, "mcpServers.memtui already set"
         after = _put_server(path, text, top, servers, entry)
         _check_comments_kept(path, text, after, allow_comments, "add it by hand under "
                              f'"mcpServers": "{SERVER_NAME}": {json.dumps(entry)}')
-        return after, "set mcpServers.memtui" + _options_note(_args_of(old), extra)
+        return after, "set mcpServers.memtui" + _options_note(_args_of(old), extra) + \
+            _dropped_note(dropped)
     if not isinstance(servers, dict) or SERVER_NAME not in servers:
         return (text if text is not None else ""), "no mcpServers.memtui to remove"
     after = _put_server(path, text, top, servers, None)
@@ -380,6 +387,19 @@ def _args_of(entry: object) -> list[str]:
     """The ``args`` of an MCP server entry (JSON or TOML parsed) as words."""
     args = entry.get("args") if isinstance(entry, dict) else None
     return [str(arg) for arg in args] if isinstance(args, list) else []
+
+
+def _transport_keys(entry: object, keys: frozenset[str]) -> list[str]:
+    """The keys of an installed entry that belong to another transport (``type`` unless
+    ``"stdio"``): with memtui's command beside them the agent fails or connects elsewhere."""
+    return [key for key, value in entry.items() if key in keys and (key, value) != (
+        "type", "stdio")] if isinstance(entry, dict) else []
+
+
+def _dropped_note(keys: list[str]) -> str:
+    """``; drops url, headers (...)`` for the transport keys an install takes out."""
+    return f"; drops {', '.join(keys)} (another transport's; memtui runs as a command)" \
+        if keys else ""
 
 
 def _options_note(old_words: list[str], extra: list[str] | None) -> str:
@@ -492,10 +512,11 @@ def merge_codex_toml(path: Path, text: str | None, action: str,
         after, old = merge_server_table(path, source, None)
         return after, ("removed [mcp_servers.memtui]" if old is not None
                        else "no [mcp_servers.memtui] to remove")
-    after, old = merge_server_table(path, source, _server_entry(extra, command))
+    after, old = merge_server_table(path, source, _server_entry(extra, command), HTTP_KEYS)
     if after == source and old is not None:
         return source, "[mcp_servers.memtui] already set"
-    return after, "set [mcp_servers.memtui]" + _options_note(_args_of(old), extra)
+    return after, "set [mcp_servers.memtui]" + _options_note(_args_of(old), extra) + \
+        _dropped_note(_transport_keys(old, HTTP_KEYS))
 
 
 # ---- plans and writes ------------------------------------------------------------------------
@@ -562,10 +583,21 @@ def _write_failed(path: Path, error: OSError) -> AgentFileWriteFailed:
                                 "written")
 
 
+def _holds(name: Path, data: bytes) -> bool:
+    """Whether ``name`` itself (not a symlink's target) is a regular file of ``data``."""
+    try:
+        fd = os.open(name, READ_FLAGS)
+    except OSError:
+        return False
+    with os.fdopen(fd, "rb") as handle:
+        return stat.S_ISREG(os.fstat(fd).st_mode) and handle.read(len(data) + 1) == data
+
+
 def _write_backup(target: Path, data: bytes, mode: int) -> tuple[Path, bool]:
     """``data`` (the file's bytes as read) copied beside ``target`` under the first backup
-    name not taken (``.bak``, ``.bak.1`` ...): never over another file, but a copy already
-    holding these bytes is used as it is. (Its path, whether it was made now.)"""
+    name not taken (``.bak``, ``.bak.1`` ...): never over another file, but a regular file
+    already holding these bytes is used as it is (a symlink never). (Its path, whether it
+    was made now.)"""
     temp = temp_name(target.parent)
     write_new_file(temp, data, mode)
     try:
@@ -575,9 +607,8 @@ def _write_backup(target: Path, data: bytes, mode: int) -> tuple[Path, bool]:
                 if publish_new_file(temp, name, data, mode):
                     return name, True
                 continue
-            with contextlib.suppress(InvalidInput):
-                if SETTINGS_FILES.read_bytes(name, real_root(target.parent)) == data:
-                    return name, False
+            if _holds(name, data):
+                return name, False
     finally:
         with contextlib.suppress(OSError):
             os.unlink(temp)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shlex
 import sys
 import tomllib
@@ -17,6 +18,7 @@ import pytest
 from cli_support import CliResult, fresh_home
 
 from memtui.cli.main import main
+from memtui.engine import codex_table
 from memtui.engine.agent_setup import INSTALL, plan, write_change
 from memtui.engine.installed_command import running_command
 from memtui.engine.json_splice import blank_comments
@@ -291,14 +293,39 @@ def test_install_sets_only_the_keys_memtui_owns_and_says_which_store_it_drops(
         **SERVER, "env": {"A": "1"}, "trust": True, "timeout": 30000}
     assert json.loads(settings.read_text())["mcpServers"]["memtui"]["command"] == "old"
 
-    config = write(home / ".codex" / "config.toml", (
+    assert install_codex_over(home, cli, (
         '[mcp_servers.memtui]\ncommand = "old"\nargs = [\n  "--db", "/team.db",\n  "mcp",\n]\n'
-        'startup_timeout_sec = 30 # slow disk\n\n[mcp_servers.memtui.env]\nA = "1"\n'))
-    done = cli("hooks", "install", "codex", "--write")
-    assert done.code == 0 and "replaces --db /team.db with the default store" in done.out
-    assert tomllib.loads(config.read_text())["mcp_servers"]["memtui"] == {
+        'startup_timeout_sec = 30 # slow disk\n\n[mcp_servers.memtui.env]\nA = "1"\n'),
+        "replaces --db /team.db with the default store") == {
         **SERVER, "startup_timeout_sec": 30, "env": {"A": "1"}}
-    assert "startup_timeout_sec = 30 # slow disk\n" in config.read_text()
+    assert "startup_timeout_sec = 30 # slow disk\n" in (home / ".codex" / "config.toml").read_text()
+
+
+def install_codex_over(home: Path, cli: Callable[..., Any], table: str, said: str
+                       ) -> dict[str, Any]:
+    """memtui's Codex entry after an install over ``table``, whose summary says ``said``."""
+    config = write(home / ".codex" / "config.toml", table)
+    done = cli("hooks", "install", "codex", "--write")
+    assert done.code == 0 and said in done.out, done.err
+    return dict(tomllib.loads(config.read_text())["mcp_servers"]["memtui"])
+
+
+def test_install_drops_another_transports_keys_and_says_so(home: Path,
+                                                           cli: Callable[..., Any]) -> None:
+    assert install_codex_over(home, cli, (
+        '[mcp_servers.memtui]\nurl = "http://127.0.0.1:9/mcp"\nbearer_token_env_var = "T"\n'
+        'startup_timeout_sec = 30\n'), "drops url, bearer_token_env_var") == {
+        **SERVER, "startup_timeout_sec": 30}
+    settings = write(home / ".gemini" / "settings.json", json.dumps({"mcpServers": {"memtui": {
+        "httpUrl": "http://127.0.0.1:9/mcp", "headers": {"A": "b"}, "trust": True}}}))
+    done = cli("hooks", "install", "gemini", "--write")
+    assert done.code == 0 and "drops httpUrl, headers" in done.out
+    assert json.loads(settings.read_text())["mcpServers"]["memtui"] == {**SERVER, "trust": True}
+    stdio = write(home / "project" / ".mcp.json", json.dumps({"mcpServers": {"memtui": {
+        "type": "stdio", "command": "old"}}}))
+    done = cli("hooks", "install", "claude-code", "--project", str(home / "project"), "--write")
+    assert done.code == 0 and "; drops" not in done.out
+    assert json.loads(stdio.read_text())["mcpServers"]["memtui"]["type"] == "stdio"
 
 
 def test_installing_again_with_the_same_options_says_nothing_of_them(
@@ -336,6 +363,19 @@ def test_a_backup_already_there_is_never_written_over(home: Path,
         "settings.json.bak", "settings.json.bak.1", "settings.json.bak.2"]
 
 
+@pytest.mark.parametrize("name", ["settings.json", "missing.json", "."])
+def test_a_backup_name_that_is_a_symlink_is_never_used(home: Path, cli: Callable[..., Any],
+                                                       name: str) -> None:
+    settings = write(home / ".gemini" / "settings.json", '{"theme": "dark"}')
+    os.symlink(name, settings.with_name("settings.json.bak"))
+    done = cli("hooks", "install", "gemini", "--write")
+    assert done.code == 0, done.err
+    assert f"the old file kept as {settings}.bak.1)" in done.out
+    assert settings.with_name("settings.json.bak.1").read_text() == '{"theme": "dark"}'
+    assert os.readlink(settings.with_name("settings.json.bak")) == name
+    assert not (home / ".gemini" / "missing.json").exists()
+
+
 def test_bom_and_crlf_are_kept_and_added_lines_use_crlf(home: Path,
                                                          cli: Callable[..., Any]) -> None:
     settings = write(home / ".claude" / "settings.json", "")
@@ -347,6 +387,67 @@ def test_bom_and_crlf_are_kept_and_added_lines_use_crlf(home: Path,
     assert json.loads(data[len(BOM):])["hooks"]["SessionStart"]
 
 
+PROJECT_TABLES = ('\n[projects."/home/me/src/[old]/app"]\ntrust_level = "trusted"\n\n'
+                  '[projects."/home/me/src/new"]\ntrust_level = "trusted"\n')
+MULTI_LINE_STRING = ('[profiles.review]\ndeveloper_instructions = """\nTo use memtui, add to '
+                     'config.toml:\n[mcp_servers.memtui]\n[mcp_servers.github]\n"""\n'
+                     'model = "o3"\n')
+
+
+@pytest.mark.parametrize("tail", [
+    PROJECT_TABLES,
+    '\n[mcp_servers."docs[v2]"]\ncommand = "docs"\n',
+    "\n[tools]\nlist = [\n  'a',\n# [mcp_servers.memtui]\n  'b',\n]\n",
+    "\n[x]\ntext = '''\n# not a comment\n'''\n",
+])
+def test_codex_uninstall_keeps_the_tables_after_memtuis(home: Path, cli: Callable[..., Any],
+                                                        tail: str) -> None:
+    config = write(home / ".codex" / "config.toml", 'model = "o3"\n')
+    assert cli("hooks", "install", "codex", "--write").code == 0
+    config.write_text(config.read_text() + tail)  # Codex appends its own tables
+    done = cli("hooks", "uninstall", "codex", "--write")
+    assert done.code == 0, done.err
+    assert config.read_text() == 'model = "o3"\n' + tail
+
+
+def test_codex_uninstall_leaves_multi_line_strings_alone(home: Path,
+                                                          cli: Callable[..., Any]) -> None:
+    config = write(home / ".codex" / "config.toml", MULTI_LINE_STRING)
+    done = cli("hooks", "uninstall", "codex", "--write")
+    assert done.code == 0 and "no [mcp_servers.memtui] to remove" in done.out
+    assert config.read_text() == MULTI_LINE_STRING
+    assert not config.with_name("config.toml.bak").exists()
+    config.write_text(MULTI_LINE_STRING + '\n[mcp_servers.memtui]\ncommand = "m"\n')
+    assert cli("hooks", "uninstall", "codex", "--write").code == 0
+    assert config.read_text() == MULTI_LINE_STRING
+
+
+def test_codex_install_does_not_take_owned_keys_from_a_string(home: Path,
+                                                              cli: Callable[..., Any]) -> None:
+    table = ('[mcp_servers.memtui]\ncommand = "old"\nnote = """\ncommand = "kept"\n'
+             '# kept too"""\n')
+    config = write(home / ".codex" / "config.toml", table)
+    assert cli("hooks", "install", "codex", "--write").code == 0
+    assert tomllib.loads(config.read_text())["mcp_servers"]["memtui"] == {
+        **SERVER, "note": 'command = "kept"\n# kept too'}
+    assert cli("hooks", "uninstall", "codex", "--write").code == 0
+    assert config.read_text() == ""
+
+
+def test_a_codex_removal_that_would_change_another_value_is_refused(
+        home: Path, cli: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    config = write(home / ".codex" / "config.toml", 'model = "o3"\n')
+    assert cli("hooks", "install", "codex", "--write").code == 0
+    config.write_text(config.read_text() + PROJECT_TABLES)
+    before = config.read_text()
+    monkeypatch.setattr(codex_table, "_TOML_HEADER", re.compile(  # a header it fails to see
+        r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$"))
+    done = cli("hooks", "uninstall", "codex", "--write")
+    assert done.code == 5 and "cannot take [mcp_servers.memtui] out of" in done.err
+    assert config.read_text() == before
+    assert [path.name for path in config.parent.glob("config.toml.bak*")] == ["config.toml.bak"]
+
+
 @pytest.mark.parametrize("original", [
     BOM + b'model = "x"\r\n# mine\r\n[tui]\r\nnotifications = true',
     b'model = "x"\n',
@@ -355,6 +456,8 @@ def test_bom_and_crlf_are_kept_and_added_lines_use_crlf(home: Path,
     b"\n",
     b"",
     b'[mcp_servers.other]\ncommand = "o"\n\n# next\n[profiles.fast]\nmodel = "m"\n',
+    MULTI_LINE_STRING.encode(),
+    PROJECT_TABLES.encode(),
 ])
 def test_codex_install_then_uninstall_gives_back_the_file_byte_for_byte(
         home: Path, cli: Callable[..., Any], original: bytes) -> None:

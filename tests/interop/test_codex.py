@@ -57,6 +57,19 @@ def test_mcp_list_shows_memtui(codex_program: AgentProgram, agent_home: AgentHom
     assert table.returncode == 0 and "memtui" in table.stdout and "enabled" in table.stdout
 
 
+def test_an_old_http_entry_becomes_memtuis_command(codex_program: AgentProgram,
+                                                  agent_home: AgentHome) -> None:
+    config = write_config(agent_home, "http://127.0.0.1:9")
+    config.write_text(config.read_text() + '\n[mcp_servers.memtui]\nurl = "http://127.0.0.1:9/'
+                      'mcp"\nhttp_headers = { A = "b" }\nstartup_timeout_sec = 30\n')
+    _install_memtui(agent_home)
+    listed = agent_home.run([codex_program.program, "mcp", "list", "--json"],
+                            extra_env=codex_env(agent_home))
+    servers = {server["name"]: server for server in _json(listed)}
+    assert servers["memtui"]["transport"]["args"][-1] == "mcp"
+    assert servers["memtui"]["startup_timeout_sec"] == 30
+
+
 def test_mcp_memory_add_and_recall_round_trip(codex_program: AgentProgram,
                                               agent_home: AgentHome) -> None:
     policy = add_then_recall(MEMORY_TEXT, "fact", RECALL_QUERY, "Saved and recalled.")

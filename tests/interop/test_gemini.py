@@ -246,3 +246,16 @@ def test_settings_with_comments_get_memtui_and_gemini_connects_it(
     assert written.startswith("// kept by hand\n{ /* mine */") and '"memtui"' in written
     listed = scenario.mcp_list(agent_home, gemini_program)
     assert _status(listed.stdout + listed.stderr) == "Connected", listed.stdout + listed.stderr
+
+
+def test_an_old_http_entry_becomes_memtuis_command_and_connects(
+        gemini_program: AgentProgram, agent_home: AgentHome) -> None:
+    scenario.prepare(agent_home)
+    path = scenario.gemini_dir(agent_home) / "settings.json"
+    settings = json.loads(path.read_text(encoding="utf-8"))
+    settings["mcpServers"] = {"memtui": {"httpUrl": "http://127.0.0.1:9/mcp", "type": "http"}}
+    path.write_text(json.dumps(settings), encoding="utf-8")
+    done = scenario.install_memtui(agent_home)
+    assert done.returncode == 0 and "drops httpUrl, type" in done.stdout, done.stderr
+    listed = scenario.mcp_list(agent_home, gemini_program)
+    assert _status(listed.stdout + listed.stderr) == "Connected", listed.stdout + listed.stderr
