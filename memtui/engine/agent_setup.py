@@ -428,14 +428,6 @@ def store_folder_problem(words: Sequence[str]) -> str | None:
     return f"the store's folder {folder} does not exist"
 
 
-def _entry_words(entry: object) -> list[str]:
-    """An MCP server entry's command and arguments."""
-    if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
-        return []
-    args = entry.get("args")
-    return [entry["command"], *([str(arg) for arg in args] if isinstance(args, list) else [])]
-
-
 def server_program(entry: object) -> Command | None:
     """The program and leading arguments of an installed MCP server entry (JSON or TOML
     parsed), without memtui's global options and ``mcp``; None when it is not an entry."""
@@ -726,7 +718,7 @@ def _entries_in(what: str, path: Path, text: str) -> list[tuple[str, Command, st
         servers = data.get("mcp_servers" if what == "toml" else "mcpServers")
         entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
         program = server_program(entry)
-        return [("mcp", program, store_folder_problem(_entry_words(entry)))] if program else []
+        return [("mcp", program, store_folder_problem(_args_of(entry)))] if program else []
     return [(f"hook {event}", hook_program(line), store_folder_problem(_shell_words(line)))
             for event, line in _our_hooks(data.get("hooks"))]
 

@@ -133,33 +133,37 @@ def _decision(decision: str, reason: str) -> dict[str, Any]:
             "permissionDecisionReason": reason}
 
 
+def _without_session(text: str, session: str | None) -> str:
+    """``text`` with the proposing session's id taken out of its ``originSessionId`` line."""
+    return text.replace(f"{SESSION_KEY}: {session}\n", f"{SESSION_KEY}:\n") if session else text
+
+
+def _mark(path: str, text: str) -> str:
+    """The content-free mark of a rejected write: a hash of the file and its text."""
+    digest = hashlib.sha256(f"{path}\0{text}".encode()).hexdigest()
+    return f"{TOMBSTONE_PREFIX}{digest[:40]}"
+
+
 def _unstamped(content: str, session: str | None) -> str:
     """The text without what Claude Code stamps on each save, as each release stamps it: the
     proposing session's id, the ``modified:`` line, the blank after ``metadata:`` (the same
     write later, or from another release, is the same)."""
     head = parse_front_matter(content).head
     body = content[len(head):]
-    if session:
-        head = head.replace(f"{SESSION_KEY}: {session}\n", f"{SESSION_KEY}:\n")
-    head = _METADATA_BLANK.sub(METADATA_KEY + ":", _MODIFIED_LINES.sub("", head))
-    return head + body
+    head = _without_session(head, session)
+    return _METADATA_BLANK.sub(METADATA_KEY + ":", _MODIFIED_LINES.sub("", head)) + body
 
 
 def _tombstone(path: str, content: str, session: str | None) -> str:
-    """The content-free mark of a rejected write: a hash of the file and its text, as
-    ``_unstamped``."""
-    digest = hashlib.sha256(f"{path}\0{_unstamped(content, session)}".encode()).hexdigest()
-    return f"{TOMBSTONE_PREFIX}{digest[:40]}"
+    """The mark of a rejected write, its text as ``_unstamped``."""
+    return _mark(path, _unstamped(content, session))
 
 
 def _earlier_tombstone(path: str, after: str, session: str | None) -> str:
     """The mark an earlier memtui left for the same write, when it stamped every write as
     Claude Code 2.1.197 does (the session's id taken out): a rejection then holds now."""
     text = claude_memory_text(after, session or "", OLDEST) if path.endswith(".md") else after
-    if session:
-        text = text.replace(f"{SESSION_KEY}: {session}\n", f"{SESSION_KEY}:\n")
-    digest = hashlib.sha256(f"{path}\0{text}".encode()).hexdigest()
-    return f"{TOMBSTONE_PREFIX}{digest[:40]}"
+    return _mark(path, _without_session(text, session))
 
 
 def _read(path: str, folder: str) -> tuple[str | None, FileStamp | None]:
