@@ -24,15 +24,19 @@ DEFAULT_INDENT = "  "
 
 @dataclass(frozen=True)
 class TopLevel:
-    """Where each top-level key's member sits in the text: the key's opening quote, the
-    value's first and past-last characters (the last member of a key listed twice)."""
+    """Where each top-level member sits in the text, in order (a key listed twice, twice):
+    the key's opening quote, the value's first and past-last characters."""
 
     open_at: int
     close_at: int
-    members: dict[str, tuple[int, int, int]]
-    order: tuple[str, ...]
+    spans: tuple[tuple[str, tuple[int, int, int]], ...]
     plain: str = ""
     """The text scanned, its comments blanked out (empty: the text itself)."""
+
+    @property
+    def members(self) -> dict[str, tuple[int, int, int]]:
+        """Each key's member (the last of a key listed twice)."""
+        return dict(self.spans)
 
 
 def comments(text: str) -> list[tuple[int, int]]:
@@ -72,10 +76,9 @@ def _scan(text: str, where: str) -> TopLevel:
         raise bad("it is not a JSON object")
     open_at = at
     at = _skip(text, at + 1)
-    members: dict[str, tuple[int, int, int]] = {}
-    order: list[str] = []
+    spans: list[tuple[str, tuple[int, int, int]]] = []
     if at < len(text) and text[at] == "}":
-        return _checked_end(text, TopLevel(open_at, at, members, ()), bad)
+        return _checked_end(text, TopLevel(open_at, at, ()), bad)
     while True:
         if at >= len(text) or text[at] != '"':
             raise bad(f"a key was expected at character {at}")
@@ -92,15 +95,13 @@ def _scan(text: str, where: str) -> TopLevel:
             _value, end = _DECODER.raw_decode(text, value_at)
         except ValueError as error:
             raise bad(str(error)) from None
-        if key not in members:
-            order.append(key)
-        members[key] = (key_at, value_at, end)
+        spans.append((key, (key_at, value_at, end)))
         at = _skip(text, end)
         if at < len(text) and text[at] == ",":
             at = _skip(text, at + 1)
             continue
         if at < len(text) and text[at] == "}":
-            return _checked_end(text, TopLevel(open_at, at, members, tuple(order)), bad)
+            return _checked_end(text, TopLevel(open_at, at, tuple(spans)), bad)
         raise bad(f"',' or '}}' was expected at character {at}")
 
 
@@ -121,9 +122,9 @@ def top_level_value(text: str, top: TopLevel, key: str) -> Any:
 def _indent_unit(text: str, top: TopLevel) -> str | None:
     """The whitespace before the first member on its line ("  ", "\\t" ...); None for a
     file written on one line."""
-    if not top.order:
+    if not top.spans:
         return None
-    first = top.members[top.order[0]][0]
+    first = top.spans[0][1][0]
     line_start = text.rfind("\n", top.open_at, first)
     if line_start < 0:
         return None
@@ -151,11 +152,11 @@ def set_top_level(text: str, key: str, value: Any, where: str = "the file",
     span = top.members.get(key)
     if span is not None:
         return text[:span[1]] + _dump(value, unit, step) + text[span[2]:]
-    if not top.order:  # an empty object: a member on its own line, in the default indent
+    if not top.spans:  # an empty object: a member on its own line, in the default indent
         unit = DEFAULT_INDENT
         inner = f"\n{unit}{_member(key, value, unit)}\n"
         return text[:top.open_at + 1] + inner + text[top.close_at:]
-    last_end = max(end for _key_at, _value_at, end in top.members.values())
+    last_end = top.spans[-1][1][2]
     separator = f",\n{unit}" if unit else ","
     return text[:last_end] + separator + _member(key, value, unit, step) + text[last_end:]
 
@@ -184,31 +185,11 @@ def remove_top_level(text: str, key: str, where: str = "the file",
     """``text`` without top-level ``key`` (every occurrence) and its comma; unchanged when
     it has none. ``top``: the text's scan, if made."""
     top = top or scan_top_level(text, where)
-    if key not in top.members:
-        return text
     plain = top.plain or text
-    spans = sorted(span for name, span in _all_members(plain, top) if name == key)
-    for key_at, _value_at, end in reversed(spans):
+    for key_at, _value_at, end in reversed([span for name, span in top.spans if name == key]):
         text, plain = (_cut_member(plain, key_at, end, text),
                        _cut_member(plain, key_at, end, plain))
     return text
-
-
-def _all_members(text: str, top: TopLevel) -> list[tuple[str, tuple[int, int, int]]]:
-    """Every member in order, duplicates too."""
-    found: list[tuple[str, tuple[int, int, int]]] = []
-    at = _skip(text, top.open_at + 1)
-    while at < top.close_at:
-        key, after = json.decoder.scanstring(text, at + 1)  # type: ignore[attr-defined]
-        value_at = _skip(text, _skip(text, after) + 1)
-        _value, end = _DECODER.raw_decode(text, value_at)
-        found.append((key, (at, value_at, end)))
-        at = _skip(text, end)
-        if text[at] == ",":
-            at = _skip(text, at + 1)
-        else:
-            break
-    return found
 
 
 def _cut_member(text: str, key_at: int, end: int, cut: str) -> str:

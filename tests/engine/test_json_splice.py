@@ -66,7 +66,7 @@ def test_bad_json_is_refused_in_one_line(text: str) -> None:
 
 def test_a_duplicate_key_reads_as_the_last_one() -> None:
     top = scan_top_level('{"k": 1, "k": {"x": 1}}')
-    assert top.order == ("k",) and top.members["k"][1] == 14
+    assert [key for key, _span in top.spans] == ["k", "k"] and top.members["k"][1] == 14
 
 
 def test_mcp_merge_keeps_the_rest_of_a_file_memtui_did_not_write() -> None:

@@ -8,14 +8,18 @@ override; ``$GEMINI_CLI_TRUSTED_FOLDERS_PATH`` names another rules file.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
-from memtui.engine.agents.settings_json import SETTINGS_FILE, dotted, read_settings, strip_comments
+from memtui.engine.agents.settings_json import (
+    SETTINGS_FILE,
+    dotted,
+    parse_settings,
+    read_settings,
+)
 from memtui.engine.safe_files import real_root
 from memtui.jsonable import JsonMixin
 
@@ -51,9 +55,7 @@ class FolderTrust(JsonMixin):
 def parse_rules(text: str) -> dict[str, str]:
     """``{path: level}`` of a trust rules file; ``ValueError`` when it is not an object of
     known levels (Gemini CLI stops with a configuration error then)."""
-    data = json.loads(strip_comments(text))
-    if not isinstance(data, dict):
-        raise ValueError("not a JSON object")
+    data = parse_settings(text)
     rules: dict[str, str] = {}
     for path, level in data.items():
         if level not in TRUST_LEVELS:

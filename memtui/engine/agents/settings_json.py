@@ -12,6 +12,7 @@ from typing import Any
 
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
 from memtui.engine.agents.models import Problem
+from memtui.engine.json_splice import blank_comments
 from memtui.engine.safe_files import FileStamp, real_root
 from memtui.errors import UnsafePath
 
@@ -31,44 +32,9 @@ project registry, logins, ids, its folders): a context file name may make Gemini
 as context, but memtui never writes it."""
 
 
-def strip_comments(text: str) -> str:
-    """``text`` without ``//`` and ``/* */`` comments outside JSON strings."""
-    out: list[str] = []
-    index, length = 0, len(text)
-    in_string = False
-    while index < length:
-        char = text[index]
-        if in_string:
-            out.append(char)
-            if char == "\\" and index + 1 < length:
-                out.append(text[index + 1])
-                index += 2
-                continue
-            if char == '"':
-                in_string = False
-            index += 1
-            continue
-        if char == '"':
-            in_string = True
-        elif text.startswith("//", index):
-            end = text.find("\n", index)
-            index = length if end < 0 else end
-            continue
-        elif text.startswith("/*", index):
-            end = text.find("*/", index + 2)
-            index = length if end < 0 else end + 2
-            continue
-        out.append(char)
-        index += 1
-    return "".join(out)
-
-
 def parse_settings(text: str) -> dict[str, Any]:
     """The settings object; ``ValueError`` when it is not a JSON object."""
-    try:
-        value = json.loads(text)
-    except ValueError:
-        value = json.loads(strip_comments(text))
+    value = json.loads(blank_comments(text))
     if not isinstance(value, dict):
         raise ValueError("not a JSON object")
     return value

@@ -16,7 +16,8 @@ from memtui.engine.agents.errors import AGENT_FILES, AgentInputError
 from memtui.engine.agents.gemini_projects import SWITCH_AUTO_MEMORY, project_switches
 from memtui.engine.agents.models import AGENT_GEMINI
 from memtui.engine.agents.plans import ACTION_CREATE, ACTION_REPLACE, FileChange, WritePlan
-from memtui.engine.agents.settings_json import MAX_SETTINGS_BYTES, parse_settings, strip_comments
+from memtui.engine.agents.settings_json import MAX_SETTINGS_BYTES, parse_settings
+from memtui.engine.json_splice import comments
 from memtui.engine.safe_files import real_root
 
 CLAUDE_SWITCH = ("autoMemoryEnabled",)
@@ -56,7 +57,7 @@ def plan_switch(settings_path: Path, root: Path, keys: tuple[str, ...], on: bool
     except (ValueError, RecursionError):
         raise AgentInputError(f"{settings_path}: not valid JSON; memtui will not rewrite it "
                               f"(set {name} by hand)") from None
-    if old.strip() and strip_comments(old) != old:
+    if comments(old):
         raise AgentInputError(f"{settings_path}: holds comments a rewrite would lose; set "
                               f"{name} to {str(on).lower()} by hand")
     new = json.dumps(_set(settings, keys, on), indent=JSON_INDENT, ensure_ascii=False) + "\n"
