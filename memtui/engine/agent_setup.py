@@ -157,13 +157,6 @@ or a Python and ``-m memtui``."""
 DEFAULT_COMMAND: Command = (COMMAND,)
 
 
-def memtui_args(extra: list[str] | None = None, command: Command = DEFAULT_COMMAND
-                ) -> list[str]:
-    """The arguments of the MCP server command: what follows the program in ``command``,
-    the global options, then ``mcp``."""
-    return [*command[1:], *(extra or []), "mcp"]
-
-
 def hook_command(which: str, extra: list[str] | None = None,
                  command: Command = DEFAULT_COMMAND) -> str:
     """The shell command a Claude Code hook runs (every word quoted for a shell)."""
@@ -215,13 +208,8 @@ SETTINGS_FILES = SafeFiles(problem=SettingsFileProblem, max_bytes=MAX_SETTINGS_B
 
 def read_settings(path: Path, root: Path) -> str | None:
     """The file's text (None when there is none)."""
-    return read_settings_stamped(path, root)[0]
-
-
-def read_settings_stamped(path: Path, root: Path) -> tuple[str | None, str | None]:
-    """The file's text and the SHA-256 of its bytes (both None when there is no file)."""
     found = _read_bytes(path, root)
-    return (_decoded(path, found[0]), found[1]) if found else (None, None)
+    return _decoded(path, found[0]) if found else None
 
 
 def _read_bytes(path: Path, root: Path) -> tuple[bytes, str] | None:
@@ -242,16 +230,12 @@ def _decoded(path: Path, data: bytes) -> str:
         raise SettingsFileProblem(f"{path}: {error.reason}; nothing written") from None
 
 
-def _dump_json(value: dict[str, Any]) -> str:
-    return json.dumps(value, indent=JSON_INDENT, ensure_ascii=False) + "\n"
-
-
 # ---- the merges ------------------------------------------------------------------------------
 
 
 def _server_entry(extra: list[str] | None, command: Command,
                   always_load: bool = False) -> dict[str, Any]:
-    entry = {"command": command[0], "args": memtui_args(extra, command)}
+    entry = {"command": command[0], "args": [*command[1:], *(extra or []), "mcp"]}
     return {**entry, "alwaysLoad": True} if always_load else entry
 
 
@@ -273,7 +257,8 @@ def _put(path: Path, text: str | None, top: TopLevel | None, key: str,
     """The text with top-level ``key`` set to ``value`` (None: taken out), every other byte
     as it was; a new file when there was none."""
     if top is None or text is None:
-        return _dump_json({key: value}) if value is not None else ""
+        return json.dumps({key: value}, indent=JSON_INDENT, ensure_ascii=False) + "\n" \
+            if value is not None else ""
     if value is None:
         return remove_top_level(text, key, str(path), top)
     return set_top_level(text, key, value, str(path), top)
@@ -371,15 +356,12 @@ def hook_program(command_line: str) -> Command:
 
 def _without_global_options(words: list[str]) -> Command:
     kept: list[str] = []
-    skip = False
-    for word in words:
-        if skip:
-            skip = False
-            continue
+    rest = iter(words)
+    for word in rest:
         if word in GLOBAL_OPTIONS_WITH_VALUE:
-            skip = True
-            continue
-        kept.append(word)
+            next(rest, None)  # its value
+        else:
+            kept.append(word)
     return tuple(kept)
 
 
@@ -539,7 +521,8 @@ def plan(agent: str, action: str, project: str | os.PathLike[str] | None = None,
 def _plan_file(agent: str, action: str, what: str, path: Path, root: Path,
                extra: list[str] | None, command: Command,
                gate: Command | None = None) -> SettingsChange:
-    before, digest = read_settings_stamped(path, root)
+    found = _read_bytes(path, root)
+    before, digest = (_decoded(path, found[0]), found[1]) if found else (None, None)
     if what == "toml":
         after, summary = merge_codex_toml(path, before, action, extra, command)
     elif what == "hooks":

@@ -147,46 +147,28 @@ class EditSource:
     """For an added memory: the line's text as it is in the file."""
 
 
-def _editable(text: str) -> tuple[str, tuple[str, ...]]:
-    """(the part of a memory file an edit replaces, the front matter keys it keeps)."""
-    parsed = parse_front_matter(text)
-    if parsed.closed:
-        return parsed.body.strip(), tuple(parsed.fields)
-    return text.strip(), ()
-
-
 def edit_source(home: Path, file: str | os.PathLike[str]) -> EditSource:
     """Read a memory file to edit it (the same checks as ``plan_edit``)."""
     path = resolve_file(home, file)
     memory_folder_of(path, home)
     text, stamp = read_stamped(path, real_root(home))
-    editable, kept = _editable(text)
-    redacted, kinds = _redacted(editable)
-    return EditSource(str(path), redacted, kept, kinds, stamp)
+    parsed = parse_front_matter(text)  # an edit replaces the body, the front matter kept
+    redacted, kinds = _redacted((parsed.body if parsed.closed else text).strip())
+    return EditSource(str(path), redacted, tuple(parsed.fields) if parsed.closed else (), kinds,
+                      stamp)
 
 
-def _index_without(index_text: str, relative: str, folder: str | None = None
-                   ) -> tuple[str, int]:
-    kept: list[str] = []
-    removed = 0
-    for line in index_text.split("\n"):
-        target = line_target(line, folder)
-        if target is not None and not is_outside(target) and normal_target(target) == relative:
-            removed += 1
-            continue
-        kept.append(line)
-    return "\n".join(kept), removed
-
-
-def _index_change(folder: Path, root: Path, relative: str) -> FileChange | None:
+def _index_change(folder: Path, root: Path, relative: str) -> list[FileChange]:
+    """The index without its line(s) linking to ``relative`` (none when it has none)."""
     index = folder / INDEX_FILE
     if not index.exists():
-        return None
+        return []
     text, stamp = read_stamped(index, root)
-    new_text, removed = _index_without(text, relative, str(folder))
-    if not removed:
-        return None
-    return FileChange(str(index), ACTION_REPLACE, stamp, text, new_text)
+    lines = text.split("\n")
+    kept = [line for line in lines if (target := line_target(line, str(folder))) is None
+            or is_outside(target) or normal_target(target) != relative]
+    return [FileChange(str(index), ACTION_REPLACE, stamp, text, "\n".join(kept))
+            ] if len(kept) < len(lines) else []
 
 
 def _forget_changes(path: Path, home: Path) -> tuple[list[FileChange], Path]:
@@ -195,13 +177,8 @@ def _forget_changes(path: Path, home: Path) -> tuple[list[FileChange], Path]:
     if path.name == INDEX_FILE and path.parent == folder:
         raise AgentInputError(f"{path}: is the index; forget the files it lists instead")
     text, stamp = read_stamped(path, root)
-    relative = path.relative_to(folder).as_posix()
-    changes: list[FileChange] = []
-    index = _index_change(folder, root, relative)
-    if index is not None:
-        changes.append(index)
-    changes.append(FileChange(str(path), ACTION_REMOVE, stamp, text, ""))
-    return changes, folder
+    changes = _index_change(folder, root, path.relative_to(folder).as_posix())
+    return [*changes, FileChange(str(path), ACTION_REMOVE, stamp, text, "")], folder
 
 
 def plan_forget(home: Path, file: str | os.PathLike[str]) -> WritePlan:
