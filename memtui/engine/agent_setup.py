@@ -66,8 +66,7 @@ START_MATCHER = "startup"
 """Claude Code's SessionStart matcher for a brand-new session."""
 GATE_EVENT = "PreToolUse"
 GATE_MATCHER = "Write|Edit|MultiEdit|NotebookEdit"
-"""Claude Code's file-writing tools (2.1: Write, Edit, NotebookEdit; MultiEdit before): the
-write gate's matcher (``--gate``)."""
+"""Claude Code's file-writing tools (MultiEdit before 2.1): the write gate's matcher."""
 GATE_SCRIPT = ("cli", "gate_hook.py")
 """The gate's program, ``memtui/cli/gate_hook.py``, run by a Python (``-I -S``)."""
 HOOK_TIMEOUT_S = 10
@@ -75,28 +74,23 @@ HOOK_TIMEOUT_S = 10
 GLOBAL_OPTIONS_WITH_VALUE = ("--db", "--user")
 """The global options ``hooks install`` copies into the installed commands."""
 OPTION_DEFAULTS = {"--db": "the default store", "--user": "the default user"}
-"""What an installed command without that global option uses (said when an install drops
-one)."""
+"""What an installed command without that option uses (said when an install drops it)."""
 MAX_WRITE_ATTEMPTS = 5
 """Tries of a settings write whose file the agent keeps changing (re-read, re-merged)."""
 RETRY_WAIT_S = 0.05
 """The first wait between those tries (doubled each time)."""
 MAX_SETTINGS_BYTES = 512 * 1024 * 1024
-"""Largest agent settings file read (``~/.claude.json`` passes 100 MB; only its top level is
-walked). Beyond this, one line and nothing written."""
+"""Largest agent settings file read (``~/.claude.json`` passes 100 MB): beyond, nothing written."""
 SHOWN_FILE_MAX_CHARS = 64 * 1024
-"""A file longer than this is shown as memtui's entry alone (``hooks show``, dry runs) and
-left out of ``--json``'s ``content``."""
+"""A longer file is shown as memtui's entry alone, and left out of ``--json``'s ``content``."""
 ENTRY_KEYS = {"mcp": "mcpServers", "hooks": "hooks"}
 """The top-level key memtui's entries live under, by kind of JSON file."""
 BACKUP_SUFFIX = ".bak"
 MAX_BACKUPS = 100
-"""Most backup copies of one settings file side by side (``.bak``, ``.bak.1`` ... never
-written over): beyond them, a write is refused until some are removed."""
+"""Most backup copies of one settings file side by side (``.bak``, ``.bak.1`` ...)."""
 JSON_INDENT = 2
 JSON_TRANSPORT_KEYS = frozenset({"url", "httpUrl", "headers", "authProviderType", "type"})
-"""Keys of an HTTP server's entry (Claude Code, Gemini CLI; ``type`` unless ``"stdio"``): the
-agent would connect there instead of running memtui's command, so an install drops them."""
+"""An HTTP server's keys (``type`` unless ``"stdio"``): an install of memtui's command drops them."""
 
 
 @dataclass(frozen=True)
@@ -144,16 +138,14 @@ class SettingsChange:
                 "as the agent wrote it)")
 
     def to_json(self) -> dict[str, Any]:
-        """``{agent, path, changed, summary, content, bytes}`` (content: the file after;
-        null for a file too long to show, whose ``bytes`` still say its size)."""
+        """``{agent, path, changed, summary, content, bytes}`` (content null: too long to show)."""
         return {"agent": self.agent, "path": str(self.path), "changed": self.changed,
                 "summary": self.summary, "content": self.after if self.small else None,
                 "bytes": len(self.after.encode("utf-8"))}
 
 
 Command = tuple[str, ...]
-"""The words that start memtui: its absolute path (see ``memtui.engine.installed_command``),
-or a Python and ``-m memtui``."""
+"""The words that start memtui (``memtui.engine.installed_command``)."""
 DEFAULT_COMMAND: Command = (COMMAND,)
 
 

@@ -43,6 +43,7 @@ from memtui.engine.agents.plans import (
     ACTION_REPLACE,
     FileChange,
     WritePlan,
+    read_stamped,
 )
 from memtui.engine.agents.settings_json import (
     context_file_names,
@@ -95,18 +96,6 @@ def memory_folder_of(path: Path, home: Path) -> Path:
                 walk = walk.parent
             return parent
     raise AgentNotFound(f"{path}: not inside a memory folder of {home}")
-
-
-def read_stamped(path: Path, root: Path) -> tuple[str, FileStamp]:
-    """A memory file's text and stamp, read inside ``root`` (no symlink, this layer's errors)."""
-    if not os.path.lexists(path):
-        raise AgentNotFound(f"{path}: no such memory file")
-    if path.is_symlink():
-        raise UnsafePath(f"{path}: is a symlink; memtui does not write through one")
-    try:
-        return AGENT_FILES.read_text_stamped(path, root)
-    except AgentFileProblem as error:
-        raise AgentInputError(f"{path}: {error.reason}") from None
 
 
 def _check_expected(path: Path, stamp: FileStamp, expected: FileStamp | None) -> None:

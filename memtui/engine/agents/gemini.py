@@ -118,16 +118,10 @@ def global_memory_lines(text: str) -> list[tuple[int, str]]:
     return facts
 
 
-def global_memories(text: str) -> list[str]:
-    """The facts of a global memory file (``global_memory_lines``)."""
-    return [fact for _number, fact in global_memory_lines(text)]
-
-
 def _project_instructions(scan: InstructionScan, item: GeminiProject) -> None:
     """Read the context files Gemini CLI reads for a trusted project: in the folders from the
     nearest one above it with a boundary marker (``.git``) down to it, then in its
-    sub-folders (which it reads when it works there); a name leading out of the folder
-    (``context.fileName``, joined as Gemini CLI joins it) is not read."""
+    sub-folders; a name leading out of the folder is not read."""
     project, names = Path(str(item.project)), item.names
     inside = [name for name in names if context_path(project, name) is not None]
     for name in (name for name in names if name not in inside):
@@ -259,7 +253,7 @@ def read_gemini_home(home: str | os.PathLike[str] | None = None, *,
     return GeminiHome(str(home_path), True, enabled, frozen, names,
                       tuple(fact for text in texts for fact in added_memories(text)),
                       tuple(rows), tuple(scan.files), tuple(scan.secrets), tuple(problems),
-                      tuple(fact for text in texts for fact in global_memories(text)))
+                      tuple(fact for text in texts for _line, fact in global_memory_lines(text)))
 
 
 @dataclass(frozen=True)
@@ -299,5 +293,5 @@ def read_gemini_inbox(home: str | os.PathLike[str] | None = None, *,
 
 
 def list_gemini_inbox(home: str | os.PathLike[str] | None = None) -> list[InboxPatch]:
-    """Every pending patch of a Gemini CLI home (the API the review inbox lists from)."""
+    """Every pending patch of a Gemini CLI home."""
     return list(read_gemini_inbox(home).patches)

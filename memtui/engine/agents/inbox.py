@@ -25,6 +25,7 @@ from memtui.engine.agents.plans import (
     ACTION_REPLACE,
     FileChange,
     WritePlan,
+    read_stamped,
 )
 from memtui.engine.agents.settings_json import context_path, refuse_gemini_own
 from memtui.engine.safe_files import FileStamp, real_root
@@ -97,21 +98,9 @@ def _patch_parts(path: Path) -> tuple[Path, str]:
     return inbox.parent, scope
 
 
-def _read_inside(path: Path, root: Path, refusal: str, max_bytes: int | None = None
-                 ) -> tuple[str, FileStamp]:
-    """A file's text and stamp, read inside ``root``; a symlink is refused (``refusal``)."""
-    if path.is_symlink():
-        raise UnsafePath(f"{path}: is a symlink; {refusal}")
-    try:
-        AGENT_FILES.check_inside(path, root)
-        return AGENT_FILES.read_text_stamped(path, root, max_bytes)
-    except AgentFileProblem as error:
-        raise AgentInputError(f"{path}: {error.reason}") from None
-
-
 def _read_patch(home: Path, ref: str) -> tuple[Path, str, FileStamp, tuple[Path, str]]:
     path = find_patch(home, ref)
-    text, stamp = _read_inside(path, real_root(home), "not followed", MAX_PATCH_BYTES)
+    text, stamp = read_stamped(path, real_root(home), MAX_PATCH_BYTES)
     return path, text, stamp, _patch_parts(path)
 
 
@@ -167,7 +156,7 @@ def plan_apply_patch(home: Path, ref: str, names: ContextNames | None = None) ->
         old: str | None = None
         old_stamp: FileStamp | None = None
         if os.path.lexists(named):
-            old, old_stamp = _read_inside(named, root, "not written")
+            old, old_stamp = read_stamped(named, root)
         try:
             new = apply_file_patch(old, item)
         except PatchError as error:

@@ -12,10 +12,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memtui.engine.agents.errors import AGENT_FILES, AgentWriteRefused
+from memtui.engine.agents.errors import (
+    AGENT_FILES,
+    AgentFileProblem,
+    AgentInputError,
+    AgentNotFound,
+    AgentWriteRefused,
+)
 from memtui.engine.redaction import scan
 from memtui.engine.safe_files import FileStamp
-from memtui.errors import MemtuiError
+from memtui.errors import MemtuiError, UnsafePath
 
 ACTION_REPLACE = "replace"
 ACTION_REMOVE = "remove"
@@ -79,6 +85,19 @@ class AppliedPlan:
         data = self.plan.to_json()
         data.pop("diff", None)
         return {**data, "written": bool(self.plan.changes)}
+
+
+def read_stamped(path: Path, root: Path, max_bytes: int | None = None
+                 ) -> tuple[str, FileStamp]:
+    """A file's text and stamp, read inside ``root`` to be changed (no symlink)."""
+    if not os.path.lexists(path):
+        raise AgentNotFound(f"{path}: no such memory file")
+    if path.is_symlink():
+        raise UnsafePath(f"{path}: is a symlink; memtui does not write through one")
+    try:
+        return AGENT_FILES.read_text_stamped(path, root, max_bytes)
+    except AgentFileProblem as error:
+        raise AgentInputError(f"{path}: {error.reason}") from None
 
 
 def display_path(path: str, root: str) -> str:
