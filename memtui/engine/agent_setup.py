@@ -152,8 +152,7 @@ DEFAULT_COMMAND: Command = (COMMAND,)
 def hook_command(which: str, extra: list[str] | None = None,
                  command: Command = DEFAULT_COMMAND) -> str:
     """The shell command a Claude Code hook runs (every word quoted for a shell)."""
-    words = [*command, *(extra or []), *which.split()]
-    return " ".join(shlex.quote(word) for word in words)
+    return shlex.join([*command, *(extra or []), *which.split()])
 
 
 # ---- where the files are ---------------------------------------------------------------------
@@ -233,8 +232,7 @@ def _server_entry(extra: list[str] | None, command: Command,
 
 def _top_object(path: Path, text: str | None, key: str, allow_comments: bool = False
                 ) -> tuple[TopLevel | None, Any]:
-    """The scan of the file's text (None: no file, or an empty one) and the value of its
-    top-level ``key`` (None when absent; InvalidInput when it is not an object)."""
+    """The file's scan (None: no file, or an empty one) and its top-level object ``key``."""
     if text is None or not text.strip():
         return None, None
     top = scan_top_level(text, str(path), allow_comments)
@@ -246,8 +244,7 @@ def _top_object(path: Path, text: str | None, key: str, allow_comments: bool = F
 
 def _put(path: Path, text: str | None, top: TopLevel | None, key: str,
          value: dict[str, Any] | None) -> str:
-    """The text with top-level ``key`` set to ``value`` (None: taken out), every other byte
-    as it was; a new file when there was none."""
+    """The text with top-level ``key`` set to ``value`` (None: taken out), the rest kept."""
     if top is None or text is None:
         return json.dumps({key: value}, indent=JSON_INDENT, ensure_ascii=False) + "\n" \
             if value is not None else ""
@@ -260,10 +257,8 @@ def merge_mcp_json(path: Path, text: str | None, action: str,
                    extra: list[str] | None = None, command: Command = DEFAULT_COMMAND,
                    always_load: bool = False, allow_comments: bool = False) -> tuple[str, str]:
     """``mcpServers.memtui`` added or taken out; (new text, summary). An install sets only
-    the keys memtui owns (``command``, ``args``; ``alwaysLoad``: Claude Code offers memtui's
-    tools in every request, as its newer releases otherwise defer MCP tools) and keeps the
-    entry's others (``env``, ``type``, ``timeout``, ``trust`` ...). ``allow_comments``: a file
-    with ``//`` and ``/* */`` comments (Gemini CLI's) is edited with them kept, or refused."""
+    the keys memtui owns (``command``, ``args``; ``alwaysLoad``: Claude Code would defer MCP
+    tools) and keeps the others. ``allow_comments``: Gemini CLI's comments kept, or refused."""
     top, servers = _top_object(path, text, "mcpServers", allow_comments)
     old = (servers or {}).get(SERVER_NAME)
     if action == INSTALL:
@@ -288,8 +283,7 @@ def merge_mcp_json(path: Path, text: str | None, action: str,
 
 def _put_server(path: Path, text: str | None, top: TopLevel | None,
                 servers: dict[str, Any] | None, entry: dict[str, Any] | None) -> str:
-    """The text with ``mcpServers.memtui`` set to ``entry`` (None: taken out, and an
-    ``mcpServers`` left empty with it); the other servers' bytes as they were."""
+    """The text with ``mcpServers.memtui`` set to ``entry`` (None: taken out), the rest kept."""
     rest = {name: value for name, value in (servers or {}).items() if name != SERVER_NAME}
     if top is None or text is None or not servers or (entry is None and not rest):
         return _put(path, text, top, "mcpServers",
@@ -317,10 +311,8 @@ def _shell_words(text: str) -> list[str]:
 
 def _gate_end(words: list[str]) -> int | None:
     """Where the write gate's program ends in a hook's words (None: not the gate)."""
-    for at, word in enumerate(words):
-        if tuple(Path(word).parts[-2:]) == GATE_SCRIPT:
-            return at + 1
-    return None
+    return next((at + 1 for at, word in enumerate(words)
+                 if tuple(Path(word).parts[-2:]) == GATE_SCRIPT), None)
 
 
 def _is_ours(hook: object) -> bool:
@@ -338,12 +330,10 @@ def _is_ours(hook: object) -> bool:
 
 
 def hook_program(command_line: str) -> Command:
-    """The words of a memtui hook's command line before memtui's own (``hook …``), without
-    the global options memtui adds (``--db``/``--user`` and their values); the write gate's
-    Python and program."""
+    """The words of a memtui hook's command line before ``hook …`` (the write gate's: its
+    Python and program), without memtui's global options."""
     words = _shell_words(command_line)
-    words = words[:_gate_end(words) or len(words) - 2]
-    return _without_global_options(words)
+    return _without_global_options(words[:_gate_end(words) or len(words) - 2])
 
 
 def _without_global_options(words: list[str]) -> Command:
@@ -365,7 +355,7 @@ def _args_of(entry: object) -> list[str]:
 
 def _transport_keys(entry: object, keys: frozenset[str]) -> list[str]:
     """The keys of an installed entry that belong to another transport (``type`` unless
-    ``"stdio"``): with memtui's command beside them the agent fails or connects elsewhere."""
+    ``"stdio"``)."""
     return [key for key, value in entry.items() if key in keys and (key, value) != (
         "type", "stdio")] if isinstance(entry, dict) else []
 
@@ -377,9 +367,8 @@ def _dropped_note(keys: list[str]) -> str:
 
 
 def _options_note(old_words: list[str], extra: list[str] | None) -> str:
-    """``; replaces --db X with the default store`` for each global option the installed
-    entry's words name and the new install drops or changes (so no one writes to another
-    store unawares); empty when none."""
+    """``; replaces --db X with the default store`` for each global option of the installed
+    entry the new install drops or changes (so no one writes to another store unawares)."""
     def values(words: list[str]) -> dict[str, str]:
         return {word: words[at + 1] for at, word in enumerate(words[:-1])
                 if word in GLOBAL_OPTIONS_WITH_VALUE}
@@ -403,14 +392,13 @@ def store_folder_problem(words: Sequence[str]) -> str | None:
 
 
 def server_program(entry: object) -> Command | None:
-    """The program and leading arguments of an installed MCP server entry (JSON or TOML
-    parsed), without memtui's global options and ``mcp``; None when it is not an entry."""
+    """The program and leading arguments of an installed MCP server entry, without memtui's
+    global options and ``mcp``; None when it is not an entry."""
     if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
         return None
     words = _args_of(entry)
-    if words and words[-1] == "mcp":
-        words = words[:-1]
-    return (entry["command"], *_without_global_options(words))
+    return (entry["command"], *_without_global_options(words[:-1] if words[-1:] == ["mcp"]
+                                                       else words))
 
 
 def _strip_ours(groups: list[Any]) -> list[Any]:
@@ -429,9 +417,8 @@ def merge_claude_hooks(path: Path, text: str | None, action: str,
                        extra: list[str] | None = None,
                        command: Command = DEFAULT_COMMAND,
                        gate: Command | None = None) -> tuple[str, str]:
-    """memtui's SessionStart / SessionEnd / Stop hooks added (once) or taken out, and with ``gate``
-    (its Python and program) the write gate's PreToolUse hook (an install without it takes the gate
-    out)."""
+    """memtui's SessionStart / SessionEnd / Stop hooks added (once) or taken out, and with
+    ``gate`` (its Python and program) the write gate's PreToolUse hook."""
     top, existing = _top_object(path, text, "hooks")
     if existing is None and action == UNINSTALL:
         return (text if text is not None else ""), "no memtui hooks to remove"
@@ -441,19 +428,13 @@ def merge_claude_hooks(path: Path, text: str | None, action: str,
         if not isinstance(groups, list):
             raise InvalidInput(f"{path}: hooks.{event} is not a list; nothing written")
         groups = _strip_ours(groups)
-        if action == INSTALL and event == GATE_EVENT:
-            if gate is not None:
-                groups.append({"matcher": GATE_MATCHER, "hooks": [{
-                    "type": "command", "command": hook_command("", extra, gate),
-                    "timeout": HOOK_TIMEOUT_S}]})
-        elif action == INSTALL:
-            which = HOOK_START if event in START_EVENTS else HOOK_END
-            group: dict[str, Any] = {"hooks": [{"type": "command",
-                                                "command": hook_command(which, extra, command),
-                                                "timeout": HOOK_TIMEOUT_S}]}
-            if event in START_EVENTS:
-                group = {"matcher": START_MATCHER, **group}
-            groups.append(group)
+        if action == INSTALL and (event != GATE_EVENT or gate is not None):
+            line = hook_command("", extra, gate) if gate is not None and event == GATE_EVENT \
+                else hook_command(HOOK_START if event in START_EVENTS else HOOK_END, extra, command)
+            group = {"hooks": [{"type": "command", "command": line, "timeout": HOOK_TIMEOUT_S}]}
+            matcher = GATE_MATCHER if event == GATE_EVENT else \
+                START_MATCHER if event in START_EVENTS else None
+            groups.append({"matcher": matcher, **group} if matcher else group)
         if groups:
             hooks[event] = groups
         else:
@@ -524,8 +505,7 @@ def _plan_file(agent: str, action: str, what: str, path: Path, root: Path,
                                         always_load=agent == "claude-code",
                                         allow_comments=agent == "gemini")
     if before is None and action == UNINSTALL:
-        after = ""
-        before = ""
+        after = before = ""
         summary = f"no file; {summary}"
     return SettingsChange(agent, path, root, before, after, summary, what, action,
                           tuple(extra or ()), command, digest, gate)
@@ -561,10 +541,8 @@ def _holds(name: Path, data: bytes) -> bool:
 
 
 def _write_backup(target: Path, data: bytes, mode: int) -> tuple[Path, bool]:
-    """``data`` (the file's bytes as read) copied beside ``target`` under the first backup
-    name not taken (``.bak``, ``.bak.1`` ...): never over another file, but a regular file
-    already holding these bytes is used as it is (a symlink never). (Its path, whether it
-    was made now.)"""
+    """(path, made now) of ``data`` copied beside ``target`` under the first backup name not
+    taken (``.bak``, ``.bak.1`` ...), or of a regular file already holding these bytes."""
     temp = temp_name(target.parent)
     write_new_file(temp, data, mode)
     try:
@@ -585,9 +563,7 @@ def _write_backup(target: Path, data: bytes, mode: int) -> tuple[Path, bool]:
 
 def write_change(change: SettingsChange) -> Path | None:
     """Write one planned change safely (see the module doc); its ``.bak`` copy, if any.
-    Only the running user's files are written (UnsafePath for another's: it would become
-    this user's). A file changed since it was read is a Conflict; the system's refusal one
-    AgentFileWriteFailed line, the file as it was."""
+    Another user's file is UnsafePath (it would become this user's)."""
     if not change.changed:
         return None
     original = _unchanged_since_read(change)
@@ -623,10 +599,9 @@ def write_change(change: SettingsChange) -> Path | None:
 def write_with_retry(change: SettingsChange, attempts: int = MAX_WRITE_ATTEMPTS,
                      sleep: Callable[[float], None] = time.sleep) -> tuple[SettingsChange,
                                                                            Path | None]:
-    """``write_change``, and when the agent changed the file since it was read: read it
-    again, make the same change to what it holds now and try again, at most ``attempts``
-    times in all (waiting RETRY_WAIT_S, doubling). Never writes over the agent's newer
-    content. Returns the change written (the last plan) and its ``.bak``."""
+    """``write_change``; when the agent changed the file since it was read, the same change
+    planned again on what it holds now, at most ``attempts`` times in all (waiting
+    RETRY_WAIT_S, doubling). (The change written, its ``.bak``.)"""
     wait = RETRY_WAIT_S
     for attempt in range(1, attempts + 1):
         try:
@@ -644,9 +619,8 @@ def write_with_retry(change: SettingsChange, attempts: int = MAX_WRITE_ATTEMPTS,
 
 
 def codex_home_for_worker(explicit: str | os.PathLike[str] | None = None) -> Path | None:
-    """The Codex home the worker imports rollouts from, when one is configured: ``explicit``
-    (``--codex-home``), else ``$CODEX_HOME``, else ``~/.codex`` once memtui is installed in
-    its ``config.toml`` (``memtui hooks install codex``); None otherwise."""
+    """The Codex home the worker imports rollouts from: ``explicit``, else ``$CODEX_HOME``,
+    else ``~/.codex`` once memtui is installed in its ``config.toml``; else None."""
     if explicit or os.environ.get(CODEX_HOME_ENV):
         return resolve_codex_home(explicit)
     home = resolve_codex_home()
@@ -665,8 +639,7 @@ def codex_home_for_worker(explicit: str | os.PathLike[str] | None = None) -> Pat
 
 @dataclass(frozen=True)
 class InstalledEntry:
-    """One memtui entry in an agent's settings: the file, what it is (``mcp`` or a hook's
-    event), and the check of the command it names."""
+    """One memtui entry in an agent's settings (``mcp`` or a hook) and its command's check."""
 
     agent: str
     path: Path
@@ -679,10 +652,9 @@ class InstalledEntry:
                 **self.check.to_json()}
 
 
-def _entries_in(what: str, path: Path, text: str) -> list[tuple[str, Command, str | None]]:
-    """(what, command, store problem) of each memtui entry in one settings file's text
-    (``store_folder_problem`` of its words); a file that does not parse holds none (``plan``
-    reports it)."""
+def _entries_in(what: str, text: str) -> list[tuple[str, Command, str | None]]:
+    """(what, command, ``store_folder_problem``) of each memtui entry in one settings file's
+    text; a file that does not parse holds none (``plan`` reports it)."""
     try:
         data: Any = tomllib.loads(text) if what == "toml" else json.loads(blank_comments(text))
     except (ValueError, tomllib.TOMLDecodeError):
@@ -710,8 +682,8 @@ def _our_hooks(hooks: object) -> Iterator[tuple[str, str]]:
 
 def installed_entries(agent: str, project: str | os.PathLike[str] | None = None, *,
                       run: bool = False) -> list[InstalledEntry]:
-    """memtui's entries in the agent's settings files, each with its command checked (``run``: also
-    run it with ``--version``, once per distinct command)."""
+    """memtui's entries in the agent's settings files, each with its command checked (``run``:
+    also run with ``--version``, once per distinct command)."""
     check_agent(agent)
     folder = Path(project).expanduser().absolute() if project is not None else None
     checks: dict[Command, CommandCheck] = {}
@@ -721,7 +693,7 @@ def installed_entries(agent: str, project: str | os.PathLike[str] | None = None,
             text = read_settings(path, root)
         except InvalidInput:
             continue
-        for kind, program, store_problem in _entries_in(what, path, text or ""):
+        for kind, program, store_problem in _entries_in(what, text or ""):
             if program not in checks:
                 checks[program] = check_command(program, run=run)
             check = checks[program]
