@@ -89,8 +89,7 @@ def executable_problem(path: str) -> str | None:
 
 @dataclass(frozen=True)
 class CommandCheck:
-    """An installed command (its words up to memtui's own arguments) and what is wrong with
-    it (None: it looks runnable)."""
+    """An installed command (its words up to memtui's own) and what is wrong with it, if any."""
 
     command: tuple[str, ...]
     problem: str | None
@@ -108,8 +107,7 @@ class CommandCheck:
 def check_command(words: Sequence[str], *, run: bool = False,
                   path_env: str | None = None) -> CommandCheck:
     """What would stop ``words`` (the program and the options before memtui's subcommand)
-    from starting memtui. A bare name is looked up on ``path_env`` (default: this process's
-    PATH) and reported as depending on the agent's PATH when it is missing there. With
+    from starting memtui: a bare name is looked up on ``path_env`` (default: PATH); with
     ``run``, the command is also run with ``--version``."""
     command = tuple(words)
     if not command:
@@ -125,11 +123,7 @@ def check_command(words: Sequence[str], *, run: bool = False,
         problem = executable_problem(program)
         if problem:
             return CommandCheck(command, f"{program}: {problem}")
-    if run:
-        problem = _version_problem([program, *command[1:]])
-        if problem:
-            return CommandCheck(command, problem)
-    return CommandCheck(command, None)
+    return CommandCheck(command, _version_problem([program, *command[1:]]) if run else None)
 
 
 def _version_problem(argv: list[str]) -> str | None:

@@ -111,11 +111,8 @@ def _env_switches(env: Mapping[str, str], switches: list[Switch]) -> None:
 def switch_file(home: Path, on: bool, project: str | None = None, with_user: bool = True
                 ) -> Path:
     """Where ``autoMemoryEnabled`` is switched ``on`` (or off): of the settings files Claude
-    Code reads in order (the user's settings.json when ``with_user`` or without a
-    ``project``, then the project's .claude/settings.json and .claude/settings.local.json),
-    the last that sets it (the one that decides), else the first; refused when the
-    environment, which beats every file, sets it the other way, or when a file that may
-    decide (one after the last that sets it) cannot be read. Each file is read inside its home or project, as the reader does."""
+    Code reads in order (user, project, project local), the last that sets it, else the first;
+    refused when the environment sets it the other way, or a file that may decide is unread."""
     forced: list[Switch] = []
     _env_switches(os.environ, forced)
     if forced and forced[0].name == SWITCH_ENABLED and forced[0].value != on:
@@ -137,8 +134,7 @@ def switch_file(home: Path, on: bool, project: str | None = None, with_user: boo
 
 
 def resolve_switches(switches: list[Switch]) -> tuple[tuple[Switch, ...], bool]:
-    """The switches with the winner of each name marked (the last), and whether auto memory
-    is on (on by default)."""
+    """The switches with each name's winner (the last) marked, and whether auto memory is on."""
     last = {switch.name: index for index, switch in enumerate(switches)}
     marked = tuple(Switch(item.name, item.value, item.where, last[item.name] == index)
                    for index, item in enumerate(switches))
@@ -242,8 +238,8 @@ def read_claude_home(home: str | os.PathLike[str] | None = None, *,
                      env: Mapping[str, str] | None = None,
                      managed_dir: Path | None = MANAGED_CLAUDE_DIR,
                      instructions: bool = True) -> ClaudeHome:
-    """Read a Claude Code home (default: ``resolve_claude_home``); each bad item is one
-    problem. ``instructions``: also read the CLAUDE.md hierarchy."""
+    """Read a Claude Code home (``instructions``: the CLAUDE.md hierarchy too); each bad item
+    is one problem."""
     environ = os.environ if env is None else env
     home_path = resolve_claude_home(home, environ)
     if not home_path.is_dir():

@@ -82,8 +82,7 @@ def _inside_root(path: Path, home: Path) -> Path:
 
 
 def memory_folder_of(path: Path, home: Path) -> Path:
-    """The memory folder (``.../memory``) holding ``path`` inside the home; refuses a
-    symlinked folder on the way and a file outside every memory folder."""
+    """The memory folder holding ``path`` inside the home (no symlinked folder on the way)."""
     _inside_root(path, home)
     absolute = Path(os.path.abspath(path))
     for parent in absolute.parents:
@@ -181,8 +180,8 @@ def plan_forget(home: Path, file: str | os.PathLike[str]) -> WritePlan:
 
 def plan_edit(home: Path, file: str | os.PathLike[str], body: str,
               expected: FileStamp | None = None) -> WritePlan:
-    """Replace a memory file's body (redacted), its front matter block kept byte for byte;
-    refused when the file changed since ``expected`` (``EditSource.stamp``)."""
+    """Replace a memory file's body (redacted), its front matter kept byte for byte; refused
+    when the file changed since ``expected``."""
     _check_edit(body)
     path = resolve_file(home, file)
     memory_folder_of(path, home)
@@ -197,8 +196,8 @@ def plan_edit(home: Path, file: str | os.PathLike[str], body: str,
 
 
 def plan_redact(home: Path, *files: str | os.PathLike[str], gemini: bool = False) -> WritePlan:
-    """Replace every secret of the memory ``files`` by ``[REDACTED]``, in one plan; in a
-    ``gemini`` home never in Gemini CLI's own files (``refuse_gemini_own``)."""
+    """Replace every secret of the memory ``files`` by ``[REDACTED]`` (``gemini``: never in
+    Gemini CLI's own files)."""
     if not files:
         raise AgentInputError("no secret found; nothing to redact")
     changes: list[FileChange] = []
@@ -244,9 +243,8 @@ def _fit_hooks(lines: list[str]) -> tuple[list[str], int]:
 
 
 def plan_fix_index(home: Path, folder: Path) -> WritePlan:
-    """Repair a memory folder's index: drop dangling links and links leading outside, add
-    the topic files it does not list, and shorten hooks when it is over the byte limit (a
-    healthy index: a plan with no changes)."""
+    """Repair a memory folder's index: drop broken links, add the topic files it does not
+    list, shorten hooks when it is over the byte limit."""
     root = real_root(home)
     if folder.is_symlink():
         raise UnsafePath(f"{folder}: is a symlink; memtui does not write through one")
@@ -364,8 +362,8 @@ def plan_promote_claude(home: Path, file: str | os.PathLike[str]) -> WritePlan:
 
 
 def global_file(home: Path, name: str | None = None) -> Path:
-    """The global file a Gemini CLI curation writes: ``name``, else the one the home's
-    settings name (``context.fileName``, else GEMINI.md); refused when it leads outside."""
+    """The global file a Gemini CLI curation writes (``name``, else the home's first context
+    file name); refused when it leads outside."""
     path = context_path(home, chosen := name or context_file_names(home)[0])
     if path is None:
         raise UnsafePath(f"{chosen[:80]!r} (context.fileName) leads outside {home}; not written")
@@ -417,8 +415,7 @@ def _fact_line(home: Path, fact: str, context_file: str | None,
 
 def plan_forget_fact(home: Path, fact: str, context_file: str | None = None
                      ) -> WritePlan:
-    """Remove one bullet of the global file (matched exactly, or by a unique substring;
-    an old ``## Gemini Added Memories`` line is one of them)."""
+    """Remove one bullet of the global file (matched exactly, or by a unique substring)."""
     if not fact.strip():
         raise AgentInputError("name the fact to forget")
     found = _fact_line(home, fact, context_file)
@@ -438,8 +435,8 @@ def fact_edit_source(home: Path, fact: str, context_file: str | None = None
 def plan_edit_fact(home: Path, fact: str, new_text: str,
                    context_file: str | None = None,
                    expected: FileStamp | None = None) -> WritePlan:
-    """Rewrite one bullet of the global file (found as ``plan_forget_fact`` finds it), made
-    one line and redacted; refused when the file changed since ``expected``."""
+    """Rewrite one bullet of the global file, made one line and redacted; refused when the
+    file changed since ``expected``."""
     flat = " ".join(str(new_text).split())
     _check_edit(flat)
     found = _fact_line(home, fact, context_file, expected)
@@ -464,9 +461,8 @@ def plan_add_fact(home: Path, fact: str) -> WritePlan:
 
 
 def index_facts(home: Path, root: Path) -> list[tuple[Path, int, str, str, FileStamp]]:
-    """(index, 0-based line, text, the index's text and stamp as read) of every plain bullet
-    (not a link or pointer) of every project's ``MEMORY.md`` in the Gemini CLI home; a
-    project folder leading out of the home is skipped."""
+    """(index, 0-based line, text, the index's text and stamp) of every plain bullet of every
+    project's ``MEMORY.md`` in the Gemini CLI home."""
     found: list[tuple[Path, int, str, str, FileStamp]] = []
     for folder in sorted(subfolders(home / TMP_DIR, root, [])):
         index = folder / MEMORY_DIR / INDEX_FILE
@@ -479,8 +475,8 @@ def index_facts(home: Path, root: Path) -> list[tuple[Path, int, str, str, FileS
 
 
 def plan_promote_index_fact(home: Path, fact: str) -> WritePlan:
-    """Move one ``MEMORY.md`` bullet (matched exactly, else by a unique part, over every
-    project of the home) to the global file (redacted, ``append_global``)."""
+    """Move one ``MEMORY.md`` bullet (matched as ``plan_forget_fact`` matches) to the global
+    file, redacted."""
     wanted = " ".join(fact.split())
     if not wanted:
         raise AgentInputError("name the fact to promote")

@@ -135,8 +135,7 @@ def _index_title(load: IndexLoad, limited: bool) -> str:
 def folder_entries(folder: Path, root: Path, *, limited: bool = True,
                    legacy_names: tuple[str, ...] = ()) -> tuple[list[MemoryEntry],
                                                                 list[Problem]]:
-    """The entries of one memory folder inside ``root`` (already real). ``limited``: the
-    index loads only its first 200 lines / 25,000 bytes (Claude Code)."""
+    """The entries of one memory folder inside ``root`` (``limited``: Claude Code's load limit)."""
     scan = read_memory_folder(folder, root, check_types=limited, legacy_names=legacy_names,
                               max_index_lines=MAX_INDEX_LINES if limited else UNLIMITED_LINES,
                               max_index_bytes=MAX_INDEX_BYTES if limited else UNLIMITED_BYTES)
@@ -200,8 +199,7 @@ def global_entries(home: Path, root: Path, names: tuple[str, ...]
 
 def row_entries(agent: str, home: str | os.PathLike[str], key: str,
                 memory_dir: str | None) -> RowEntries:
-    """The entries of the overview's row ``key`` of ``agent`` (``claude`` or ``gemini``);
-    never raises for bad content (each bad file is a problem)."""
+    """The entries of the overview's row ``key`` of ``agent``; each bad file is a problem."""
     home_path = Path(home)
     if agent not in (AGENT_CLAUDE, AGENT_GEMINI):
         return RowEntries(agent, key, memory_dir, (), (Problem(key, f"{agent} entries are "
@@ -268,9 +266,8 @@ def plan_entry(action: str, agent: str, home: str | os.PathLike[str], entry: Mem
 
 
 def plan_row(action: str, row: AgentRow, home: Path, extra: bool = False) -> WritePlan:
-    """The plan of a row's own write: ``fix`` repairs its index, ``redact`` its files'
-    secrets, ``switch`` flips its agent's auto memory where that decides for the row, and
-    ``inbox`` applies (``extra``) or dismisses its first pending patch (Gemini CLI)."""
+    """The plan of a row's own write: ``fix`` its index, ``redact`` its secrets, ``switch``
+    its auto memory, or ``inbox``: apply (``extra``) or dismiss its first pending patch."""
     agents = (AGENT_GEMINI,) if action == "inbox" else (AGENT_CLAUDE, AGENT_GEMINI)
     if row.agent not in agents:
         raise AgentInputError(f"That works on {' or '.join(agents)} rows only.")

@@ -29,8 +29,7 @@ class AgentError(MemtuiError, code="agent_error"):
 
 
 class AgentFileProblem(AgentError, FileProblem, code="agent_file_problem"):
-    """One file cannot be read or written safely (outside the store, too large, binary ...);
-    readers report its ``reason`` as a ``Problem``."""
+    """One file cannot be read or written safely; readers report its ``reason`` as a problem."""
 
 
 class AgentWriteRefused(PermissionDenied, code="agent_write_refused"):
@@ -38,8 +37,7 @@ class AgentWriteRefused(PermissionDenied, code="agent_write_refused"):
 
 
 class ChangedSinceRead(Conflict, code="agent_file_changed"):
-    """The file changed (size, mtime or hash) between memtui's read and its write; nothing
-    was written."""
+    """The file changed between memtui's read and its write; nothing was written."""
 
 
 class AgentNotFound(NotFound, code="agent_not_found"):
@@ -47,8 +45,7 @@ class AgentNotFound(NotFound, code="agent_not_found"):
 
 
 class AgentInputError(InvalidInput, code="agent_invalid_input"):
-    """Input handed to an agent write is not acceptable (a patch that does not apply, a
-    settings file that is not JSON, an empty text ...); nothing was written."""
+    """Input handed to an agent write is not acceptable; nothing was written."""
 
 
 AGENT_FILES = SafeFiles(problem=AgentFileProblem, unsafe=UnsafePath,

@@ -170,13 +170,11 @@ def parse_front_matter(text: str) -> FrontMatter:
 
 
 def topic_type(fields: dict[str, str]) -> str | None:
-    """A topic's type: the nested ``metadata.type``, else the flat ``type``; None when
-    neither is set (an empty value is not a type)."""
+    """A topic's type: the nested ``metadata.type``, else the flat ``type`` (empty: None)."""
     return fields.get(NESTED_TYPE_KEY) or fields.get(TYPE_KEY) or None
 
 
 def render_front_matter(fields: dict[str, str]) -> str:
-    """A new ``---`` block for ``fields`` (values on one line each), for files memtui
-    creates."""
+    """A new ``---`` block for ``fields`` (one line each), for files memtui creates."""
     lines = [f"{key}: {' '.join(str(value).split())}" for key, value in fields.items()]
     return "\n".join([FENCE, *lines, FENCE]) + "\n"

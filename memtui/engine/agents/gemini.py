@@ -271,9 +271,8 @@ class GeminiInbox:
 
 def read_gemini_inbox(home: str | os.PathLike[str] | None = None, *,
                       env: Mapping[str, str] | None = None) -> GeminiInbox:
-    """Every pending patch of a Gemini CLI home (default: ``resolve_gemini_home``), reading
-    only the inbox folders, projects.json and the project folders' ``.project_root`` (no
-    project's settings); every bad item is one problem."""
+    """Every pending patch of a Gemini CLI home, reading only the inbox folders and what names
+    the projects (no project's settings); every bad item is one problem."""
     environ = os.environ if env is None else env
     home_path = resolve_gemini_home(home, environ)
     if not home_path.is_dir():

@@ -110,8 +110,7 @@ def _project_root_file(folder: Path, root: Path) -> str | None:
 
 
 def _own_file(home_settings: str, project: str | None) -> Path | None:
-    """The project's own settings file when it has one that is not the home's (its real
-    path ``home_settings``)."""
+    """The project's own settings file when it has one that is not the home's."""
     path = Path(project or "") / WORKSPACE_DIR / SETTINGS_FILE
     if not project or not os.path.lexists(path) or os.path.realpath(path) == home_settings:
         return None
@@ -141,9 +140,8 @@ def project_folders(home: Path, root: Path, problems: list[Problem]
 def read_projects(home: Path, root: Path, settings: dict[str, Any] | None,
                   problems: list[Problem], env: Mapping[str, str] | None = None,
                   only: str | None = None) -> list[GeminiProject]:
-    """Each project folder under ``tmp/`` of the home (its user ``settings``; ``only``: the
-    one of that slug) with the context file names Gemini CLI reads in it and the memory
-    settings it sets itself."""
+    """Each project folder under ``tmp/`` of the home (``only``: the one of that slug) with the
+    context file names Gemini CLI reads in it and the memory settings it sets itself."""
     folders = [item for item in project_folders(home, root, problems)
                if only is None or item[0].name == only]
     home_settings = os.path.realpath(home / SETTINGS_FILE)

@@ -160,8 +160,7 @@ def _written(plan: WritePlan, review: PatchReview) -> AppliedPlan:
 
 
 def apply_reviewed(review: PatchReview) -> AppliedPlan:
-    """Apply a patch as it was read: refused (nothing written) when it cannot be applied, or
-    when the patch or a file it changes was changed since."""
+    """Apply a patch as it was read; refused when it cannot be, or it or its files changed since."""
     if review.apply is None:
         raise AgentInputError(f"{review.name}: cannot be applied ({review.problem}); "
                               "dismiss it instead")
@@ -169,8 +168,7 @@ def apply_reviewed(review: PatchReview) -> AppliedPlan:
 
 
 def dismiss_reviewed(review: PatchReview) -> AppliedPlan:
-    """Remove a patch from the inbox unapplied (also a malformed one); refused when the
-    patch was changed since it was read."""
+    """Remove a patch unapplied (also a malformed one); refused when it changed since."""
     if review.dismiss is None:
         raise AgentInputError(f"{review.name}: cannot be removed safely ({review.problem})")
     return _written(review.dismiss, review)

@@ -83,8 +83,7 @@ def resolve_rules(rules: Mapping[str, str]) -> Resolved:
 
 
 def folder_trusted(rules: Resolved, folder: str) -> bool | None:
-    """True / False by the longest rule (``resolve_rules``) covering ``folder``; None when
-    none does."""
+    """Whether the longest rule covering ``folder`` trusts it (None: no rule covers it)."""
     location = _real(folder)
     best = -1
     level: str | None = None

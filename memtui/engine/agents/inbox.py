@@ -42,8 +42,7 @@ TMP_DIR = "tmp"
 
 def list_inbox(memory_dir: Path, root: Path, project: str | None, problems: list[Problem]
                ) -> list[InboxPatch]:
-    """The patches waiting in a memory folder's inbox; the problems reading it are added to
-    ``problems``."""
+    """The patches waiting in a memory folder's inbox (the problems added to ``problems``)."""
     patches: list[InboxPatch] = []
     for scope in SCOPES:
         for path in list_entries(memory_dir / INBOX_DIR / scope, root, problems):
@@ -135,10 +134,8 @@ def patch_target(home: Path, memory: Path, scope: str, target: Path,
 
 
 def plan_apply_patch(home: Path, ref: str, names: ContextNames | None = None) -> WritePlan:
-    """Apply a pending inbox patch to the memory files it names, then remove it; refused
-    (``AgentInputError``, nothing written) when it is malformed or does not apply, and
-    (``UnsafePath``) when it names a file it may not change (``patch_target``; ``names``:
-    the home's, read when not given)."""
+    """Apply a pending inbox patch to the memory files it names, then remove it; refused when
+    it is malformed, does not apply, or names a file it may not change (``patch_target``)."""
     root = real_root(home)
     path, text, stamp, (memory, scope) = _read_patch(home, ref)
     try:

@@ -58,8 +58,8 @@ def _resolve(target: str, base: Path) -> Path:
 def read_instruction(scan: InstructionScan, path: Path, origin: str,
                      imported_by: str | None = None, depth: int = 0,
                      show_missing: bool = False) -> None:
-    """Read one instruction file (and follow its imports); a missing file is listed only
-    with ``show_missing``."""
+    """Read one instruction file and follow its imports (a missing one listed with
+    ``show_missing``)."""
     key = os.path.abspath(path)
     if key in scan.seen:
         return

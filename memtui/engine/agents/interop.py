@@ -150,31 +150,26 @@ class AgentsApi(Importer):
     def import_claude(self, home: str | os.PathLike[str] | None = None) -> ImportReport:
         """Claude Code topic files become memories (see the module doc)."""
         read = read_claude_home(home, instructions=False)
-        return self._import_rows("claude_memories_imported", read.home, read.projects,
-                                 list(read.problems), [], ProjectPicker(self._engine))
+        return self._report("claude_memories_imported", read.home, [], list(read.problems),
+                            ProjectPicker(self._engine), read.projects)
 
     def import_gemini(self, home: str | os.PathLike[str] | None = None) -> ImportReport:
         """Gemini CLI memories become memories (see the module doc)."""
         read = read_gemini_home(home, instructions=False)
         picker = ProjectPicker(self._engine)
-        global_path = read.projects[0].files[0].path if read.projects and \
-            read.projects[0].files else None
+        global_files = read.projects[0].files if read.projects else ()
+        global_path = global_files[0].path if global_files else None
         items = [self._write(KIND_FACT, fact_ref(fact), fact, note_kind("", fact), None,
                              global_path, picker) for fact in read.global_memories]
-        return self._import_rows("gemini_memories_imported", read.home, read.projects[1:],
-                                 list(read.problems), items, picker)
+        return self._report("gemini_memories_imported", read.home, items, list(read.problems),
+                            picker, read.projects[1:])
 
-    def _import_rows(self, action: str, home: str, rows: tuple[AgentProject, ...],
-                     problems: list[Problem], items: list[ImportItem], picker: ProjectPicker
-                     ) -> ImportReport:
-        """Import every row's memory files (after ``items``) and report."""
+    def _report(self, action: str, home: str, items: list[ImportItem], problems: list[Problem],
+                picker: ProjectPicker, rows: tuple[AgentProject, ...] = ()) -> ImportReport:
+        """Import every row's memory files (after ``items``), audit and report."""
         for row in rows:
             problems.extend(row.problems)
             items.extend(self._row_items(row, picker))
-        return self._report(action, home, items, problems, picker)
-
-    def _report(self, action: str, home: str, items: list[ImportItem],
-                problems: list[Problem], picker: ProjectPicker) -> ImportReport:
         report = ImportReport(home, tuple(items), tuple(problems), tuple(picker.created))
         self._audit(action, report)
         return report

@@ -94,8 +94,7 @@ class AgentHomeInfo(JsonMixin):
 
     @property
     def instruction_files(self) -> tuple[InstructionFile, ...]:
-        """The instruction files that exist (``instructions`` also names the missing ones
-        the agent would read)."""
+        """The instruction files that exist."""
         return tuple(item for item in self.instructions if item.exists)
 
     @property
@@ -239,15 +238,13 @@ def agents_overview(claude_home: str | os.PathLike[str] | None = None,
 
 def with_versions(info: AgentHomeInfo, *, default_home: bool,
                   env: dict[str, str] | None = None) -> AgentHomeInfo:
-    """``info`` with the agent's versions and, for the home the agent itself uses (no
-    ``--…-home`` given), memtui's installed entries checked (not run)."""
+    """``info`` with the agent's versions and, for the agent's own home (``default_home``),
+    memtui's installed entries checked (not run)."""
     from memtui.engine.agent_setup import installed_entries
 
     path_env = (env or os.environ).get("PATH")
     version = agent_version(info.agent, Path(info.home) if info.found else None, path_env)
-    connection: tuple[Connection, ...] = ()
-    if default_home:
-        connection = tuple(Connection(str(entry.path), entry.what, entry.check)
-                           for entry in installed_entries(SETUP_NAMES.get(info.agent,
-                                                                          info.agent)))
+    connection = tuple(Connection(str(entry.path), entry.what, entry.check) for entry in
+                       installed_entries(SETUP_NAMES.get(info.agent, info.agent))
+                       ) if default_home else ()
     return replace(info, version=version, connection=connection)

@@ -80,8 +80,7 @@ class AppliedPlan:
     plan: WritePlan
 
     def to_json(self) -> dict[str, Any]:
-        """The plan's summary and files, ``written`` true (false: the plan had nothing to
-        change)."""
+        """The plan's summary and files, ``written`` (false: it had nothing to change)."""
         data = self.plan.to_json()
         data.pop("diff", None)
         return {**data, "written": bool(self.plan.changes)}
@@ -129,8 +128,7 @@ def mask_secrets(text: str) -> str:
 
 
 def refuse_without_write(plan: WritePlan, write: bool) -> None:
-    """``AgentWriteRefused`` (exit 4, with the plan) unless ``write`` is True or the plan
-    changes nothing."""
+    """``AgentWriteRefused`` (with the plan) unless ``write`` or the plan changes nothing."""
     if write is not True and plan.changes:
         raise AgentWriteRefused(f"would {plan.summary}; {WRITE_HINT} (nothing was changed)",
                                 plan=plan.to_json())

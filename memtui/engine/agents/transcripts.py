@@ -225,8 +225,7 @@ def read_transcript(path: str | os.PathLike[str], root: Path | None = None
 
 
 def recorded_session(tasks: TaskApi, source: str, session_id: str) -> Task | None:
-    """The task a session is already recorded as under ``source`` (either of
-    ``SESSION_TASK_SOURCES`` for a Claude Code session), or None."""
+    """The task a session is already recorded as under ``source`` (or its twin), or None."""
     sources = SESSION_TASK_SOURCES if source in SESSION_TASK_SOURCES else (source,)
     return next((found for each in sources
                  if (found := tasks.find_by_source_ref(each, session_id)) is not None), None)

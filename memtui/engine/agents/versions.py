@@ -41,11 +41,8 @@ class AgentVersion(JsonMixin):
     @property
     def words(self) -> str:
         """``2.1.197 on PATH; its files from 2.1.190`` (the parts known)."""
-        parts = []
-        if self.program is None:
-            parts.append(f"{PROGRAMS.get(self.agent, self.agent)} not on PATH")
-        else:
-            parts.append(f"{self.installed or 'version unknown'} on PATH")
+        parts = [f"{PROGRAMS.get(self.agent, self.agent)} not on PATH" if self.program is None
+                 else f"{self.installed or 'version unknown'} on PATH"]
         if self.written:
             parts.append(f"files written by {self.written}")
         return "; ".join(parts)
@@ -130,11 +127,8 @@ def _codex_written(home: Path) -> tuple[str | None, str | None]:
 
 def written_version(agent: str, home: Path) -> tuple[str | None, str | None]:
     """(version, file) of the newest file the agent recorded its version in."""
-    if agent == AGENT_CLAUDE:
-        return _claude_written(home)
-    if agent == AGENT_CODEX:
-        return _codex_written(home)
-    return None, None
+    reader = {AGENT_CLAUDE: _claude_written, AGENT_CODEX: _codex_written}.get(agent)
+    return reader(home) if reader else (None, None)
 
 
 def agent_version(agent: str, home: Path | None, path_env: str | None = None) -> AgentVersion:
