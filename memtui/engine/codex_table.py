@@ -59,8 +59,7 @@ def _lines(text: str) -> list[str]:
 
 
 def _free_lines(lines: list[str]) -> list[bool]:
-    """For each line of valid TOML, whether it starts outside every string and bracket (where
-    a table header or a key may stand), not inside a multi-line string or array."""
+    """For each line of valid TOML, whether it starts outside every string and bracket."""
     ends = list(itertools.accumulate(len(line) for line in lines))
     free, depth, opened = [True] * len(lines), 0, 0
     for token in _TOML_TOKEN.finditer("".join(lines)):
@@ -99,8 +98,8 @@ def _our_spans(lines: list[str], free: list[bool]) -> list[tuple[int, int, bool]
 
 
 def _value_end(path: Path, lines: list[str], at: int, stop: int) -> int:
-    """Past the last line of the key/value pair starting on line ``at`` (an array or string
-    may go on over lines); InvalidInput when it does not end before ``stop``."""
+    """Past the last line of the key/value pair starting on line ``at``; InvalidInput when
+    it does not end before ``stop``."""
     for end in range(at + 1, stop + 1):
         with contextlib.suppress(tomllib.TOMLDecodeError):
             tomllib.loads("".join(lines[at:end]))
@@ -112,9 +111,8 @@ def _value_end(path: Path, lines: list[str], at: int, stop: int) -> int:
 def _set_owned_keys(path: Path, lines: list[str], free: list[bool],
                     span: tuple[int, int, bool], entry: dict[str, Any],
                     keys: set[str]) -> list[str]:
-    """The lines with the table's ``keys`` (those memtui owns or drops) replaced by the entry's
-    ``command`` and ``args``, where the first of them stood (else under the header); every
-    other line kept."""
+    """The lines with the table's ``keys`` replaced by the entry's ``command`` and ``args``
+    (where the first of them stood, else under the header)."""
     start, stop, _main = span
     kept, at = lines[:start + 1], None
     line = start + 1
@@ -187,8 +185,8 @@ def merge_server_table(path: Path, source: str, owned: dict[str, Any] | None,
 
 def _checked(path: Path, parsed: dict[str, Any], after: str, entry: dict[str, Any] | None,
              doing: str) -> str:
-    """``after``, once it parses to ``parsed`` with memtui's entry ``entry`` (None: none) and
-    every other value the same; else InvalidInput (nothing written)."""
+    """``after``, once it parses to ``parsed`` with memtui's entry ``entry`` and every other
+    value the same; else InvalidInput."""
     merged = _parse_toml(path, after)
     servers = merged.get("mcp_servers")
     if (servers.get(SERVER_NAME) if isinstance(servers, dict) else None) != entry or \

@@ -120,8 +120,7 @@ def top_level_value(text: str, top: TopLevel, key: str) -> Any:
 
 
 def _indent_unit(text: str, top: TopLevel) -> str | None:
-    """The whitespace before the first member on its line ("  ", "\\t" ...); None for a
-    file written on one line."""
+    """The whitespace before the first member on its line (None: a file on one line)."""
     if not top.spans:
         return None
     first = top.spans[0][1][0]
@@ -132,8 +131,7 @@ def _indent_unit(text: str, top: TopLevel) -> str | None:
 
 
 def _dump(value: Any, unit: str | None, step: str | None = None) -> str:
-    """``value`` as JSON for a member indented by ``unit`` (None: on one line), nesting by
-    ``step`` (default: ``unit``)."""
+    """``value`` as JSON for a member indented by ``unit`` (None: one line), nesting by ``step``."""
     if unit is None:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     step = step or unit
@@ -182,8 +180,7 @@ def set_member(text: str, key: str, name: str, value: Any, where: str = "the fil
 
 def remove_top_level(text: str, key: str, where: str = "the file",
                      top: TopLevel | None = None) -> str:
-    """``text`` without top-level ``key`` (every occurrence) and its comma; unchanged when
-    it has none. ``top``: the text's scan, if made."""
+    """``text`` without top-level ``key`` (every occurrence) and its comma."""
     top = top or scan_top_level(text, where)
     plain = top.plain or text
     for key_at, _value_at, end in reversed([span for name, span in top.spans if name == key]):

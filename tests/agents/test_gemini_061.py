@@ -20,7 +20,6 @@ from memtui.engine.agents.entries import row_entries
 from memtui.engine.agents.errors import AgentInputError, AgentNotFound
 from memtui.engine.agents.gemini import (
     added_memories,
-    global_memories,
     global_memory_lines,
     read_gemini_home,
 )
@@ -79,10 +78,9 @@ def test_global_bullets_anywhere_outside_code_blocks() -> None:
     text = ("# Me\n\nprose is not a fact\n- one\n  * two\n```\n- in code\n```\n"
             "~~~md\n- also code\n```\n- still code\n~~~\n-not a bullet\n- \n## Gemini Added "
             "Memories\n- three\n")
-    assert global_memories(text) == ["one", "two", "three"]
-    assert [number for number, _ in global_memory_lines(text)] == [3, 4, 16]
+    assert global_memory_lines(text) == [(3, "one"), (4, "two"), (16, "three")]
     assert added_memories(text) == ["three"]
-    assert global_memories("") == [] and global_memories("```\n- open fence\n") == []
+    assert global_memory_lines("") == [] and global_memory_lines("```\n- open fence\n") == []
 
 
 def test_an_old_home_s_added_memories_are_still_read(home: Path) -> None:

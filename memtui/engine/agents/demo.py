@@ -55,6 +55,19 @@ def _transcript(folder: Path, project: Path, goal: str, answer: str) -> None:
     _write(folder / f"{base['sessionId']}.jsonl", "\n".join(json.dumps(x) for x in lines) + "\n")
 
 
+def _claude_project(claude: Path, project: Path, topics: list[tuple[str, str, str, str, str]],
+                    hook: str | None, task: tuple[str, str], more: tuple[str, ...] = ()) -> None:
+    """A project's memory folder: topic files (name, title, description, type, body) and an
+    index listing them (with ``hook``, else each description), then a transcript."""
+    folder = claude / "projects" / claude_slug(str(project))
+    for name, title, description, kind, body in topics:
+        _write(folder / "memory" / f"{name}.md", _topic(title, description, kind, body))
+    lines = [f"- [{title}]({name}.md) — {hook or description}"
+             for name, title, description, _kind, _body in topics]
+    _write(folder / "memory" / "MEMORY.md", "\n".join([*lines, *more]) + "\n")
+    _transcript(folder, project, *task)
+
+
 def build_demo_agent_homes(root: Path) -> tuple[Path, Path]:
     """Write the demo homes under ``root``; returns (Claude Code home, Gemini CLI home)."""
     root = Path(root)
@@ -69,36 +82,22 @@ def build_demo_agent_homes(root: Path) -> tuple[Path, Path]:
                                                  "theme": "dark"}, indent=2) + "\n")
     _write(claude / "CLAUDE.md", "# My instructions\n\n- Use uv, never pip.\n")
     _write(pipeline / ".claude" / "settings.json", json.dumps({"autoMemoryEnabled": False}))
-    folder = claude / "projects" / claude_slug(str(webshop))
-    lines = []
-    for name, title, kind, body in TOPICS:
-        _write(folder / "memory" / f"{name}.md", _topic(title, title.lower(), kind, body))
-        lines.append(f"- [{title}]({name}.md) — {title.lower()}")
-    lines.append("- [Old deploy notes](deploy_old.md) — removed last week")
-    _write(folder / "memory" / "MEMORY.md", "\n".join(lines) + "\n")
-    _transcript(folder, webshop, "Make the checkout tests pass", "All 212 checkout tests pass.")
-    folder = claude / "projects" / claude_slug(str(hotfix))
-    _write(folder / "memory" / "MEMORY.md", "- [Hotfix branch](hotfix.md) — release 4.2.1\n")
-    _write(folder / "memory" / "hotfix.md", _topic("Hotfix branch", "release 4.2.1", "project",
-                                                   "Only cherry-picks from main."))
-    _transcript(folder, hotfix, "Cherry-pick the VAT fix", "Picked 3 commits onto 4.2.1.")
-    folder = claude / "projects" / claude_slug(str(pipeline))
-    lines = []
-    for number in range(1, OVER_LIMIT_ENTRIES + 1):
-        name = f"table_{number:03d}.md"
-        _write(folder / "memory" / name, _topic(f"Table {number:03d}", "schema notes",
-                                                "reference", f"Table {number} is partitioned "
-                                                "by day."))
-        lines.append(f"- [Table {number:03d}]({name}) — partitioning, owners and the nightly "
-                     "backfill schedule")
-    _write(folder / "memory" / "MEMORY.md", "\n".join(lines) + "\n")
-    _transcript(folder, pipeline, "Document the tables", "Wrote one note per table.")
-    folder = claude / "projects" / claude_slug(str(infra))
-    _write(folder / "memory" / "MEMORY.md", "- [Deploy](deploy.md) — how to deploy\n")
-    _write(folder / "memory" / "deploy.md", _topic(
-        "Deploy", "how to deploy", "reference",
-        f"Deploy with the bot account.\nexport GH_TOKEN={DEMO_TOKEN}\nThen run `make deploy`."))
-    _transcript(folder, infra, "Deploy the API", "Deployed v4.2.1 to production.")
+    _claude_project(claude, webshop, [(name, title, title.lower(), kind, body)
+                                      for name, title, kind, body in TOPICS], None,
+                    ("Make the checkout tests pass", "All 212 checkout tests pass."),
+                    ("- [Old deploy notes](deploy_old.md) — removed last week",))
+    _claude_project(claude, hotfix, [("hotfix", "Hotfix branch", "release 4.2.1", "project",
+                                      "Only cherry-picks from main.")], None,
+                    ("Cherry-pick the VAT fix", "Picked 3 commits onto 4.2.1."))
+    _claude_project(claude, pipeline, [
+        (f"table_{number:03d}", f"Table {number:03d}", "schema notes", "reference",
+         f"Table {number} is partitioned by day.") for number in range(1, OVER_LIMIT_ENTRIES + 1)
+    ], "partitioning, owners and the nightly backfill schedule",
+        ("Document the tables", "Wrote one note per table."))
+    _claude_project(claude, infra, [("deploy", "Deploy", "how to deploy", "reference",
+                                     "Deploy with the bot account.\nexport GH_TOKEN="
+                                     f"{DEMO_TOKEN}\nThen run `make deploy`.")], None,
+                    ("Deploy the API", "Deployed v4.2.1 to production."))
     _write(gemini / "settings.json", json.dumps({"experimental": {"autoMemory": True}},
                                                 indent=2) + "\n")
     _write(gemini / "GEMINI.md", "# Global context\n\n## Gemini Added Memories\n"

@@ -129,8 +129,8 @@ def _own_settings(path: Path | None, trusted: bool
 
 def project_folders(home: Path, root: Path, problems: list[Problem]
                     ) -> list[tuple[Path, str | None, list[str] | None]]:
-    """(folder, the project's path when named, the paths claiming its slug when two or
-    more do) of each project folder under ``tmp/`` of the home; no project's settings read."""
+    """(folder, the project's path when named, the paths claiming its slug when several do) of
+    each project folder under ``tmp/`` of the home."""
     mapping, clashes = read_projects_json(home, root, problems)
     by_slug = {slug: path for path, slug in reversed(mapping.items())}  # the first one wins
     return [(folder, _project_root_file(folder, root) or by_slug.get(folder.name),
@@ -187,8 +187,8 @@ def project_switches(home: Path, project: str | None, env: Mapping[str, str] | N
 
 def global_names(home_names: tuple[str, ...], projects: list[GeminiProject]
                  ) -> tuple[str, ...]:
-    """The global context files Gemini CLI reads from the home in some project: the home's
-    own names first (the first is where memtui writes), then those projects add."""
+    """The global context files Gemini CLI reads from the home in some project, the home's own
+    first (the first is where memtui writes)."""
     return tuple(dict.fromkeys(home_names + tuple(n for p in projects for n in p.names)))
 
 

@@ -92,8 +92,8 @@ def _added_secrets(plan: WritePlan) -> tuple[str, ...]:
 
 def review_patch(home: Path, patch: InboxPatch, projects: Mapping[str, str],
                  names: ContextNames | None = None) -> PatchReview:
-    """Read one patch for a decision (never raises for a bad patch: ``problem`` says it);
-    ``names``: the home's context file names (read when not given)."""
+    """Read one patch for a decision (a bad patch: ``problem`` says why); ``names``: the home's
+    context file names, read when not given."""
     slug = patch.project
     relative = display_path(patch.path, str(home))
     name = f"{slug}:{patch.id}" if slug else patch.id

@@ -81,8 +81,7 @@ def line_target(line: str, folder: str | None = None) -> str | None:
 
 
 def index_line(relative: str, name: str | None, description: str | None) -> str:
-    """A topic's line in ``MEMORY.md``: ``- [name](file.md) — description`` (the file's stem
-    without a name; no hook without a description)."""
+    """A topic's line in ``MEMORY.md``: ``- [name](file.md) — description``."""
     title = (name or posixpath.splitext(posixpath.basename(relative))[0]).replace("]", ")")
     hook = " ".join((description or "").split())
     return f"- [{title}]({relative})" + (f" — {hook}" if hook else "")

@@ -1,12 +1,9 @@
 """Claude Code and Gemini CLI stores <-> memtui's store, through the engine's one write path.
 
-``import_claude`` / ``import_gemini``: each memory file or bullet becomes one memory
-(``source = import``, the file as provenance) in the project holding the folder's path
-(created when none fits; no known path: skipped as ``no_project``; a project the user may
-only read gets nothing, its memories are the user's own: ``ProjectPicker``); redacted again,
-never twice, a memory forgotten in memtui not brought back. ``import_transcripts``: each main
-Claude Code session becomes a completed task (a read-only project's skipped as
-``no_project``). ``export``: the store in an agent's format.
+Each memory file or bullet becomes one memory (``source = import``, the file as provenance) in
+the project holding the folder's path (``ProjectPicker``; none known, or one the user may only
+read: skipped as ``no_project``), redacted, never twice, a memory forgotten in memtui not
+brought back; each main Claude Code session becomes a completed task.
 """
 
 from __future__ import annotations
@@ -279,8 +276,7 @@ def _hash(text: str, chars: int = 12) -> str:
 
 
 def check_new_folder(target: str | os.PathLike[str]) -> Path:
-    """The absolute export target; ``AgentInputError`` (nothing written) when it is a
-    symlink, a file or a folder that is not empty (an agent's own home above all)."""
+    """The absolute export target; ``AgentInputError`` unless it is a new or empty folder."""
     path = Path(target).absolute()
     refusal = new_folder_refusal(path)
     if refusal is not None:

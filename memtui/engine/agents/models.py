@@ -102,8 +102,7 @@ class IndexLoad(JsonMixin):
                      for entry in self.entries if not entry.loaded)
 
     def meter_json(self) -> dict[str, Any]:
-        """The index's load meter for ``agents show --json``: counts, limits and the names
-        of the entries past the limit, not the entries."""
+        """The index's load meter: counts, limits and the names past the limit, not the entries."""
         data = {name: getattr(self, name) for name in METER_COUNTS}
         return data | {"dropped": list(self.dropped), "dangling": list(self.dangling),
                        "unindexed": list(self.unindexed)}

@@ -134,8 +134,8 @@ def _find(lines: list[str], wanted: list[str], start: int) -> int | None:
 
 
 def apply_file_patch(text: str | None, patch: FilePatch) -> str | None:
-    """The file's new text (None: the patch deletes it); ``PatchError`` when a hunk does
-    not match. ``text`` None means the file does not exist."""
+    """The file's new text (None: deleted) from its text (None: no file); ``PatchError`` when a
+    hunk does not match."""
     if text is None and not patch.creates:
         raise PatchError(f"{patch.target}: file does not exist")
     if text is not None and patch.creates:

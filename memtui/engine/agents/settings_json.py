@@ -96,8 +96,7 @@ def context_file_names(home: str | os.PathLike[str]) -> tuple[str, ...]:
 
 
 def refuse_gemini_own(home: str | os.PathLike[str], path: str | os.PathLike[str]) -> None:
-    """``UnsafePath`` when ``path`` is one of Gemini CLI's own files in its home
-    (``GEMINI_OWN_FILES``, or a file in one of its folders)."""
+    """``UnsafePath`` when ``path`` is one of Gemini CLI's own files (``GEMINI_OWN_FILES``)."""
     for where in (os.path.abspath, os.path.realpath):
         first = os.path.relpath(where(path), where(home)).split(os.sep)[0]
         if first in GEMINI_OWN_FILES:

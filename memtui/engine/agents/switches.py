@@ -70,9 +70,8 @@ def plan_switch(settings_path: Path, root: Path, keys: tuple[str, ...], on: bool
 
 def plan_auto_memory(agent: str, home: Path, on: bool, project: str | None = None,
                      with_user: bool = True) -> WritePlan:
-    """Switch ``agent``'s auto memory ``on`` (or off) where it takes effect: Gemini CLI's in
-    its home's settings.json (refused for a ``project`` whose own settings set it), Claude
-    Code's in ``claude.switch_file``."""
+    """Switch ``agent``'s auto memory ``on`` (or off) where it takes effect: Gemini CLI's home
+    settings (not for a project that sets it itself), Claude Code's ``claude.switch_file``."""
     if agent == AGENT_GEMINI:
         for own in project_switches(home, project):
             if own.name == SWITCH_AUTO_MEMORY:

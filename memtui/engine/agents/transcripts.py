@@ -232,8 +232,7 @@ def recorded_session(tasks: TaskApi, source: str, session_id: str) -> Task | Non
 
 
 def transcript_files(home: Path) -> tuple[list[Path], list[Problem]]:
-    """Every ``projects/*/*.jsonl`` of a Claude Code home, oldest folder name first (a file's
-    stem is its session id; ``agent-*`` ones are sub-agent sessions)."""
+    """Every ``projects/*/*.jsonl`` of a Claude Code home (a file's stem is its session id)."""
     root = real_root(home)
     problems: list[Problem] = []
     files = [path for folder in subfolders(home / PROJECTS_DIR, root, problems)

@@ -69,8 +69,7 @@ _METADATA_BLANK = re.compile(rf"^{METADATA_KEY}:[ \t]+(?=\r?$)", re.M)
 
 
 class CannotCompute(ValueError):
-    """An edit memtui cannot apply as Claude Code would (its text is not in the file as
-    it is): Claude Code's permission prompt decides."""
+    """An edit memtui cannot apply as Claude Code would: Claude Code's prompt decides."""
 
 
 def _text(value: object, what: str) -> str:
@@ -87,8 +86,7 @@ def _edits(tool: str, tool_input: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _crlf(text: str | None) -> bool:
-    """Whether Claude Code keeps ``text`` in CRLF line endings (more CRLF than LF breaks in
-    its first ``LINE_ENDING_SAMPLE`` characters)."""
+    """Whether Claude Code keeps ``text`` in CRLF line endings (more CRLF than LF breaks)."""
     sample = (text or "")[:LINE_ENDING_SAMPLE]
     crlf = sample.count("\r\n")
     return crlf > sample.count("\n") - crlf
@@ -145,9 +143,8 @@ def _mark(path: str, text: str) -> str:
 
 
 def _unstamped(content: str, session: str | None) -> str:
-    """The text without what Claude Code stamps on each save, as each release stamps it: the
-    proposing session's id, the ``modified:`` line, the blank after ``metadata:`` (the same
-    write later, or from another release, is the same)."""
+    """The text without what Claude Code stamps on each save (the session's id, the
+    ``modified:`` line, the blank after ``metadata:``), so the same write compares the same."""
     head = parse_front_matter(content).head
     body = content[len(head):]
     head = _without_session(head, session)
@@ -160,8 +157,8 @@ def _tombstone(path: str, content: str, session: str | None) -> str:
 
 
 def _earlier_tombstone(path: str, after: str, session: str | None) -> str:
-    """The mark an earlier memtui left for the same write, when it stamped every write as
-    Claude Code 2.1.197 does (the session's id taken out): a rejection then holds now."""
+    """The mark an earlier memtui left for the same write (stamped as Claude Code 2.1.197
+    does), so that a rejection then holds now."""
     text = claude_memory_text(after, session or "", OLDEST) if path.endswith(".md") else after
     return _mark(path, _without_session(text, session))
 
@@ -189,16 +186,16 @@ def _change(row: AgentWrite, current: str | None, stamp: FileStamp | None) -> Fi
 
 def saved_text(path: str, tool: str, after: str, current: str | None, session: str | None,
                stamp: ClaudeStamp, now: str) -> str:
-    """What Claude Code saves when ``tool`` leaves ``after`` (``after_call``): a memory file
-    stamped (``claude_memory_text``), an edited file in CRLF line endings when it had them."""
+    """What Claude Code saves when ``tool`` leaves ``after``: a memory file stamped, an edited
+    file in CRLF line endings when it had them."""
     text = claude_memory_text(after, session or "", stamp, now) if path.endswith(".md") \
         else after
     return text.replace("\n", "\r\n") if tool != "Write" and _crlf(current) else text
 
 
 def proposer_stamp(payload: dict[str, Any]) -> ClaudeStamp:
-    """How the Claude Code that made the hook call saves memory files: the version its
-    session's transcript (the hook input's ``transcript_path``) names, else the newest."""
+    """How the Claude Code that made the hook call saves memory files (by the version its
+    transcript names, else the newest)."""
     transcript = payload.get("transcript_path")
     return stamp_for(transcript_version(transcript) if isinstance(transcript, str) and
                      transcript else None)
@@ -206,8 +203,8 @@ def proposer_stamp(payload: dict[str, Any]) -> ClaudeStamp:
 
 @dataclass(frozen=True)
 class IndexMeter:
-    """What approving does to ``MEMORY.md``'s load: (lines, bytes) now (None: no index) and
-    after, the line it adds, the entries left unloaded."""
+    """What approving does to ``MEMORY.md``'s load: (lines, bytes) now and after, the line it
+    adds, the entries left unloaded."""
 
     path: str
     now: tuple[int, int] | None
@@ -218,8 +215,7 @@ class IndexMeter:
     limits: tuple[int, int]
 
     def words(self) -> str:
-        """One line: ``MEMORY.md 12 → 13 of 200 lines, 1,100 → 1,180 of 25,000 bytes; all of it
-        loads``."""
+        """One line: ``MEMORY.md 12 → 13 of 200 lines, 1,100 → 1,180 of 25,000 bytes; …``."""
         before = self.now or (0, 0)
         fits = "all of it loads" if not self.unloaded else \
             f"{len(self.unloaded)} entr{'y' if len(self.unloaded) == 1 else 'ies'} past the " \
@@ -243,8 +239,7 @@ def _size(text: str) -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class HeldWrite:
-    """A held write as the inbox shows it; ``stale``: the file changed since the proposal
-    (approving is refused until ``redo``)."""
+    """A held write as the inbox shows it; ``stale``: the file changed since the proposal."""
 
     row: AgentWrite
     stale: bool
@@ -308,9 +303,8 @@ class WriteGateApi(EngineArea):
     def propose(self, tool: str, path: str, folder: str, after: str, current: str | None, *,
                 session_id: object = None, project_dir: str | None = None,
                 stamp: ClaudeStamp = NEWEST) -> str | None:
-        """Hold ``after`` (redacted, with the front matter ``stamp``'s Claude Code writes) as
-        the next text of ``path``; its id (the waiting one for the same text), None when
-        rejected before."""
+        """Hold ``after`` (redacted, stamped as ``stamp``'s Claude Code writes it) as the next text
+        of ``path``; its id (a waiting one's for the same text), None when rejected before."""
         session = check_reference(session_id, "session id") if session_id else None
         now = self._store.now()
         cleaned = clean_text(after, "the memory file", max_bytes=MAX_FILE_BYTES,
@@ -364,8 +358,8 @@ class WriteGateApi(EngineArea):
 
     def _index_change(self, row: AgentWrite, text: str | None,
                       stamp: FileStamp | None) -> FileChange | None:
-        """The index line a new topic adds to ``MEMORY.md`` (``text`` and ``stamp``: the index
-        as read; None: it is the index, not a topic, or already listed)."""
+        """The index line a new topic adds to ``MEMORY.md`` (``text``, ``stamp``: the index as
+        read); None for the index itself, a file that is not a topic, or one already listed."""
         folder = Path(row.memory_dir)
         index = folder / INDEX_FILE
         relative = os.path.basename(row.path)
@@ -395,7 +389,7 @@ class WriteGateApi(EngineArea):
     def approve(self, write_id: str, *, content: str | None = None,
                 expected: str | None = None) -> HeldWrite:
         """Write a held file (``content``: as edited, redacted) and a new topic's index line;
-        refused when the item or the file changed since it was shown, or a path leads out."""
+        refused when the item or the file changed since it was shown."""
         with self._store.transaction():
             row = self._row(write_id)
             if expected is not None and expected != HeldWrite(row, False, None).version:
