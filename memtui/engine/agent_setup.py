@@ -163,12 +163,6 @@ def _env_path(name: str) -> Path | None:
     return Path(value).expanduser().absolute() if value else None
 
 
-def gemini_home() -> Path:
-    """``$GEMINI_CLI_HOME/.gemini``, else ``~/.gemini``."""
-    base = _env_path("GEMINI_CLI_HOME")
-    return (base or Path.home()) / ".gemini"
-
-
 def _targets(agent: str, project: Path | None) -> list[tuple[str, Path, Path]]:
     """(what, file, root) for each file the agent's entries go into."""
     if agent == "claude-code":
@@ -176,13 +170,13 @@ def _targets(agent: str, project: Path | None) -> list[tuple[str, Path, Path]]:
             return [("mcp", project / ".mcp.json", project),
                     ("hooks", project / ".claude" / "settings.json", project)]
         config_dir = _env_path("CLAUDE_CONFIG_DIR")
-        user_file = (config_dir / ".claude.json") if config_dir else Path.home() / ".claude.json"
+        user_file = (config_dir or Path.home()) / ".claude.json"
         return [("mcp", user_file, user_file.parent),
                 ("hooks", resolve_claude_home() / "settings.json", resolve_claude_home())]
     if agent == "codex":
         home = project / ".codex" if project is not None else resolve_codex_home()
         return [("toml", home / "config.toml", project or home)]
-    home = project / ".gemini" if project is not None else gemini_home()
+    home = (project or _env_path("GEMINI_CLI_HOME") or Path.home()) / ".gemini"
     return [("mcp", home / "settings.json", project or home)]
 
 

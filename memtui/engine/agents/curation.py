@@ -255,13 +255,9 @@ def plan_fix_index(home: Path, folder: Path) -> WritePlan:
     text, stamp = read_stamped(index_path, root)
     load = scan_result.index
     drop = set(load.dangling) | set(load.outside)
-    lines: list[str] = []
-    for line in text.split("\n"):
-        match = ENTRY_RE.match(line)
-        target = link_target(match.group("target")) if match else None
-        if target is not None and (target in drop or normal_target(target) in drop):
-            continue
-        lines.append(line)
+    lines = [line for line in text.split("\n") if (match := ENTRY_RE.match(line)) is None
+             or (target := link_target(match.group("target"))) is None
+             or (target not in drop and normal_target(target) not in drop)]
     while lines and lines[-1] == "":
         lines.pop()
     topics = {item.relative: item for item in scan_result.files}
