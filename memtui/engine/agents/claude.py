@@ -54,6 +54,7 @@ CWD_PREFIX_BYTES = 32 * 1024
 CWD_TRANSCRIPTS = 3
 """Transcripts of a folder tried (newest first) to find its project's ``cwd``."""
 _TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
+_BOOL_WORDS = dict.fromkeys(_TRUE_WORDS, True) | dict.fromkeys(("0", "false", "no", "off"), False)
 GITDIR_PREFIX = "gitdir:"
 WORKTREES_MARK = "/.git/worktrees/"
 
@@ -77,10 +78,7 @@ class ClaudeHome(JsonMixin, ProjectRows):
 def _bool(value: object) -> bool | None:
     if isinstance(value, bool):
         return value
-    if isinstance(value, str) and value.strip().lower() in _TRUE_WORDS | {"0", "false", "no",
-                                                                         "off"}:
-        return value.strip().lower() in _TRUE_WORDS
-    return None
+    return _BOOL_WORDS.get(value.strip().lower()) if isinstance(value, str) else None
 
 
 def _settings_switches(paths: list[Path], root: Path, switches: list[Switch],

@@ -55,11 +55,9 @@ def file_name(memory: ExportMemory, taken: set[str]) -> str:
     """A unique topic file name from the memory's kind and title."""
     base = _FILE_JUNK.sub("_", f"{memory.kind} {title_of(memory.content)}".lower()).strip("_")
     base = base[:MAX_FILE_SLUG_CHARS].rstrip("_") or "memory"
-    name = f"{base}.md"
-    number = 2
-    while name in taken:
-        name = f"{base}_{number}.md"
-        number += 1
+    name = next(name for name in chain([f"{base}.md"], (f"{base}_{number}.md"
+                                                        for number in count(2)))
+                if name not in taken)
     taken.add(name)
     return name
 

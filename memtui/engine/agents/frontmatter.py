@@ -85,10 +85,8 @@ class FrontMatter:
 
 def _block_end(lines: list[str]) -> int | None:
     """The index of the closing fence line, or None."""
-    for index, line in enumerate(lines[1:MAX_FRONT_MATTER_LINES + 1], start=1):
-        if line.strip() == FENCE:
-            return index
-    return None
+    return next((index for index, line in enumerate(lines[1:MAX_FRONT_MATTER_LINES + 1], 1)
+                 if line.strip() == FENCE), None)
 
 
 def _read_block(lines: list[str]) -> tuple[dict[str, str], str | None]:

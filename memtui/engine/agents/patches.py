@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 DEV_NULL = "/dev/null"
-_HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+_HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 MAX_PATCH_BYTES = 1024 * 1024
 
 
@@ -26,7 +26,6 @@ class Hunk:
 
     old_start: int
     old_count: int
-    new_start: int
     new_count: int
     lines: list[tuple[str, str]] = field(default_factory=list)
 
@@ -94,7 +93,7 @@ def parse_patch(text: str) -> list[FilePatch]:
             if match is None:
                 raise PatchError(f"line {index + 1}: malformed hunk header")
             hunk = Hunk(int(match.group(1)), int(match.group(2) or "1"),
-                        int(match.group(3)), int(match.group(4) or "1"))
+                        int(match.group(3) or "1"))
             index += 1
             old = new = 0
             while index < len(lines) and (old < hunk.old_count or new < hunk.new_count):
@@ -126,11 +125,8 @@ def parse_patch(text: str) -> list[FilePatch]:
 def _find(lines: list[str], wanted: list[str], start: int) -> int | None:
     if not wanted:
         return min(max(start, 0), len(lines))
-    candidates = sorted(range(len(lines) - len(wanted) + 1), key=lambda at: abs(at - start))
-    for at in candidates:
-        if lines[at:at + len(wanted)] == wanted:
-            return at
-    return None
+    nearest = sorted(range(len(lines) - len(wanted) + 1), key=lambda at: abs(at - start))
+    return next((at for at in nearest if lines[at:at + len(wanted)] == wanted), None)
 
 
 def apply_file_patch(text: str | None, patch: FilePatch) -> str | None:
