@@ -90,7 +90,8 @@ MAX_BACKUPS = 100
 """Most backup copies of one settings file side by side (``.bak``, ``.bak.1`` ...)."""
 JSON_INDENT = 2
 JSON_TRANSPORT_KEYS = frozenset({"url", "httpUrl", "headers", "authProviderType", "type"})
-"""An HTTP server's keys (``type`` unless ``"stdio"``): an install of memtui's command drops them."""
+"""An HTTP server's keys (``type`` unless ``"stdio"``): an install of memtui's command drops
+them."""
 
 
 @dataclass(frozen=True)

@@ -114,8 +114,7 @@ _BUN_ESCAPES = {"\0": "\\0", "\x07": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n
 
 
 def transcript_version(path: str | os.PathLike[str]) -> str | None:
-    """The Claude Code version the last lines of a transcript name (its last
-    ``TRANSCRIPT_TAIL_BYTES``); None when it names none or is not a regular file."""
+    """The Claude Code version a transcript's last lines name (None: none, or not a file)."""
     try:
         handle = open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW), "rb")
     except (OSError, ValueError):  # ValueError: a NUL in the path

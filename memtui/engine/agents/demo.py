@@ -1,7 +1,7 @@
-"""Small, realistic Claude Code and Gemini CLI homes for the screenshots and ``memtui
---demo`` (the Agents pane, and the Inbox's Gemini patch): ``build_demo_agent_homes(root)`` writes ``root/.claude`` and ``root/.gemini``
-for projects under ``root/src`` (one index past Claude Code's load limit, a topic file
-holding a token-shaped value, a git worktree with its own folder, Gemini inbox patches).
+"""Small, realistic Claude Code and Gemini CLI homes for the screenshots and ``memtui --demo``:
+``build_demo_agent_homes(root)`` writes ``root/.claude`` and ``root/.gemini`` for projects
+under ``root/src`` (one index past Claude Code's load limit, a topic file holding a
+token-shaped value, a git worktree with its own folder, Gemini inbox patches).
 """
 
 from __future__ import annotations

@@ -44,8 +44,7 @@ def list_entries(folder: Path, root: Path, problems: list[Problem]) -> list[Path
 
 
 def subfolders(folder: Path, root: Path, problems: list[Problem]) -> list[Path]:
-    """The folders in ``folder`` (a home's ``projects/`` or ``tmp/``) that stay inside
-    ``root``; one leading outside (a symlink) is a problem, never followed."""
+    """The folders in ``folder`` that stay inside ``root`` (one leading outside: a problem)."""
     return [path for path in list_entries(folder, root, problems)
             if _stays_inside(path, root, problems) and path.is_dir()]
 
@@ -97,8 +96,7 @@ def read_memory_folder(folder: Path, root: Path, *, check_types: bool = True,
                        legacy_names: tuple[str, ...] = (),
                        max_index_lines: int = MAX_INDEX_LINES,
                        max_index_bytes: int = MAX_INDEX_BYTES) -> FolderScan:
-    """Read a memory folder inside ``root`` (already real). ``check_types``: a topic's
-    front matter ``type`` must be one of Claude Code's four."""
+    """Read a memory folder inside ``root`` (``check_types``: Claude Code's four topic types)."""
     scan = FolderScan()
     if os.path.islink(folder):
         scan.problems.append(Problem(str(folder), "memory folder is a symlink; not followed "

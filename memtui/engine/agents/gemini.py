@@ -103,8 +103,7 @@ def added_memories(text: str) -> list[str]:
 
 
 def global_memory_lines(text: str) -> list[tuple[int, str]]:
-    """(0-based line number, text) of every ``- `` / ``* `` bullet of a global memory file
-    outside fenced code blocks (Gemini CLI 0.61 keeps its global facts so)."""
+    """(0-based line, text) of every ``- `` / ``* `` bullet of a global file outside code blocks."""
     facts: list[tuple[int, str]] = []
     fence: str | None = None
     for number, line in enumerate(text.split("\n")):

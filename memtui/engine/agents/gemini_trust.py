@@ -53,8 +53,7 @@ class FolderTrust(JsonMixin):
 
 
 def parse_rules(text: str) -> dict[str, str]:
-    """``{path: level}`` of a trust rules file; ``ValueError`` when it is not an object of
-    known levels (Gemini CLI stops with a configuration error then)."""
+    """``{path: level}`` of a trust rules file; ``ValueError`` unless an object of known levels."""
     data = parse_settings(text)
     rules: dict[str, str] = {}
     for path, level in data.items():

@@ -32,8 +32,7 @@ _URL_RE = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
 
 def loaded_cut(text: str, max_lines: int = MAX_INDEX_LINES,
                max_bytes: int = MAX_INDEX_BYTES) -> tuple[int, int]:
-    """(lines, bytes) of ``text`` loaded at session start: at most ``max_lines`` whole
-    lines, and no line that would pass ``max_bytes`` (the cut is at the last newline)."""
+    """(lines, bytes) of ``text`` loaded at session start: the whole lines within both limits."""
     lines = size = 0
     for line in _LINE_RE.findall(text):
         length = len(line.encode("utf-8"))

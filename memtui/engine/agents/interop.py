@@ -90,8 +90,8 @@ def memory_text(item: MemoryFile) -> str:
 
 
 class AgentsApi(Importer):
-    """Import Claude Code and Gemini CLI memories and transcripts into memtui, and export
-    memtui in their formats, as the engine's user (permissions, redaction, audit)."""
+    """Claude Code and Gemini CLI memories and transcripts into memtui, and memtui out in their
+    formats, as the engine's user (permissions, redaction, audit)."""
 
     def _known(self, kind: str, ref: str, path: str | None) -> ImportItem | None:
         """The skip of a memory forgotten in memtui or imported before, else None."""

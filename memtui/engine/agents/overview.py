@@ -171,8 +171,7 @@ def gemini_rows(home: GeminiHome, env: dict[str, str] | None = None
 
 
 def codex_rows(home: Path) -> tuple[AgentHomeInfo, list[AgentRow]]:
-    """A Codex home's threads grouped by project (``cwd``), with the secrets in their
-    stage-1 outputs and the memory switches of config.toml."""
+    """A Codex home's threads by project (``cwd``), their secrets and config.toml's switches."""
     from memtui.engine.codex.browse import codex_threads
     from memtui.engine.codex.reader import read_codex_home
 

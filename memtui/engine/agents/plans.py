@@ -100,8 +100,7 @@ def read_stamped(path: Path, root: Path, max_bytes: int | None = None
 
 
 def display_path(path: str, root: str) -> str:
-    """``path`` relative to the store's root when it lies inside (the root may be the real
-    path of a folder reached through a symlink), else as it is."""
+    """``path`` relative to the store's root (or the root's real path) when inside it."""
     for base in (root, os.path.realpath(root)):
         real = os.path.realpath(path)
         for candidate in (path, real):

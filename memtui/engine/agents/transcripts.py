@@ -206,8 +206,7 @@ class _Builder:
 
 def read_transcript(path: str | os.PathLike[str], root: Path | None = None
                     ) -> TranscriptTask:
-    """One transcript as a task; ``AgentFileProblem`` when the file cannot be read safely
-    inside ``root`` (a real folder; by default the file's own)."""
+    """One transcript as a task; ``AgentFileProblem`` when it cannot be read safely in ``root``."""
     file_path = Path(path)
     base = root if root is not None else real_root(file_path.parent)
     fd = AGENT_FILES.open_regular(file_path, base, MAX_TRANSCRIPT_BYTES)
