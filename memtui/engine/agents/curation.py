@@ -284,9 +284,8 @@ def _append_under(text: str, heading: str, bullets: list[str]) -> str:
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    try:
-        start = next(i for i, line in enumerate(lines) if line.strip() == heading)
-    except StopIteration:
+    start = next((at for at, line in enumerate(lines) if line.strip() == heading), None)
+    if start is None:
         block = ([""] if lines else []) + [heading] + [f"- {item}" for item in bullets]
         return "\n".join(lines + block) + "\n"
     end = start + 1
@@ -335,10 +334,6 @@ def target_change(target: Path, root: Path, append: Appender, bullets: list[str]
     return FileChange(str(target), ACTION_CREATE, None, "", append("", bullets))
 
 
-def _under(heading: str) -> Appender:
-    return lambda text, bullets: _append_under(text, heading, bullets)
-
-
 def _plan_promote(home: Path, file: str | os.PathLike[str], target: Path,
                   append: Appender) -> WritePlan:
     """The memory file's facts added to ``target`` by ``append``; the file and its index line go."""
@@ -354,7 +349,8 @@ def _plan_promote(home: Path, file: str | os.PathLike[str], target: Path,
 
 def plan_promote_claude(home: Path, file: str | os.PathLike[str]) -> WritePlan:
     """Move a Claude Code project memory to ``~/.claude/CLAUDE.md`` (``PROMOTED_HEADING``)."""
-    return _plan_promote(home, file, home / "CLAUDE.md", _under(PROMOTED_HEADING))
+    return _plan_promote(home, file, home / "CLAUDE.md",
+                         lambda text, bullets: _append_under(text, PROMOTED_HEADING, bullets))
 
 
 def global_file(home: Path, name: str | None = None) -> Path:
