@@ -82,7 +82,8 @@ def _inside_root(path: Path, home: Path) -> Path:
 
 
 def memory_folder_of(path: Path, home: Path) -> Path:
-    """The memory folder holding ``path`` inside the home (no symlinked folder on the way)."""
+    """The memory folder holding ``path`` inside the home; refused through a symlinked folder,
+    or outside every memory folder."""
     _inside_root(path, home)
     absolute = Path(os.path.abspath(path))
     for parent in absolute.parents:

@@ -1,9 +1,10 @@
 """Claude Code and Gemini CLI stores <-> memtui's store, through the engine's one write path.
 
 Each memory file or bullet becomes one memory (``source = import``, the file as provenance) in
-the project holding the folder's path (``ProjectPicker``; none known, or one the user may only
-read: skipped as ``no_project``), redacted, never twice, a memory forgotten in memtui not
-brought back; each main Claude Code session becomes a completed task.
+the project holding the folder's path (``ProjectPicker``: created when none fits; no known path:
+skipped as ``no_project``; a project the user may only read gets nothing, its memories are the
+user's own), redacted again, never twice, a memory forgotten in memtui not brought back. Each
+main Claude Code session becomes a completed task (a read-only project's: ``no_project``).
 """
 
 from __future__ import annotations
@@ -90,7 +91,7 @@ def memory_text(item: MemoryFile) -> str:
 
 
 class AgentsApi(Importer):
-    """Claude Code and Gemini CLI memories and transcripts into memtui, and memtui out in their
+    """Imports Claude Code and Gemini CLI memories and transcripts, and exports memtui in their
     formats, as the engine's user (permissions, redaction, audit)."""
 
     def _known(self, kind: str, ref: str, path: str | None) -> ImportItem | None:
