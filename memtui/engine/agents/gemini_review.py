@@ -80,14 +80,12 @@ def _mtime(path: str) -> str | None:
 
 def _added_secrets(plan: WritePlan) -> tuple[str, ...]:
     """Kinds of secret found more often in the new text of a file than in its old one."""
-    kinds: Counter[str] = Counter()
-    for change in plan.changes:
-        if change.action == ACTION_REMOVE:
-            continue
-        after = Counter(finding.kind for finding in scan(change.new_text).findings)
-        before = Counter(finding.kind for finding in scan(change.old_text).findings)
-        kinds.update(after - before)
-    return tuple(sorted(kinds))
+    def kinds(text: str) -> Counter[str]:
+        return Counter(finding.kind for finding in scan(text).findings)
+
+    return tuple(sorted(set().union(*(kinds(change.new_text) - kinds(change.old_text)
+                                      for change in plan.changes
+                                      if change.action != ACTION_REMOVE))))
 
 
 def review_patch(home: Path, patch: InboxPatch, projects: Mapping[str, str],
