@@ -105,8 +105,10 @@ class StoreBackend(ABC):
     _local: threading.local
     """This thread's transaction state (each backend's own): ``writing`` while it may write."""
 
-    def __init__(self, *, clock: Clock | None = None, ids: IdFactory | None = None,
-                 read_only: bool = False) -> None:
+    def __init__(self, location: str, *, clock: Clock | None = None,
+                 ids: IdFactory | None = None, read_only: bool = False) -> None:
+        self.location = location
+        """Where the store is, for people: a file path, or a URL without its password."""
         self.read_only = read_only
         """Opened read-only: reads work; every transaction is refused with the reason."""
         self.clock: Clock = clock or system_clock
@@ -114,6 +116,8 @@ class StoreBackend(ABC):
         self.before_close: list[Callable[[], object]] = []
         """Called by ``close()`` before the connections close (the engine's background
         writes finish there)."""
+        self._lock = threading.Lock()
+        self._closed = False
 
     # -- repositories (each imported on first use: the app's first frame needs two) -----
 
@@ -146,15 +150,9 @@ class StoreBackend(ABC):
     # -- what the store is -----------------------------------------------------------------
 
     @property
-    @abstractmethod
-    def location(self) -> str:
-        """Where the store is, for people: a file path, or a database URL without its
-        password."""
-
-    @property
-    @abstractmethod
     def is_closed(self) -> bool:
         """Whether ``close()`` was called."""
+        return self._closed
 
     def close(self) -> None:
         """Close every connection this store opened (any thread), once every ``before_close``

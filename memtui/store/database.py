@@ -162,21 +162,18 @@ class Store(StoreBackend):
 
     def __init__(self, path: Path, *, clock: Clock | None = None,
                  ids: IdFactory | None = None, read_only: bool = False) -> None:
-        super().__init__(clock=clock, ids=ids, read_only=read_only)
+        super().__init__(str(path), clock=clock, ids=ids, read_only=read_only)
         self.path = path
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
-        self._lock = threading.Lock()
-        self._closed = False
-
-    @property
-    def location(self) -> str:
-        """The store file's path."""
-        return str(self.path)
 
     # -- connections ---------------------------------------------------------------------
 
-    def _connect(self) -> sqlite3.Connection:
+    def open_connection(self) -> sqlite3.Connection:
+        """A new connection that the store closes with the rest (a ``QueryLane``'s)."""
+        with self._lock:
+            if self._closed:
+                raise StoreError(f"{self.path}: the store is closed")
         target = f"{self.path.resolve().as_uri()}?mode=ro" if self.read_only else str(self.path)
         try:
             conn = sqlite3.connect(target, uri=self.read_only, isolation_level=None,
@@ -187,22 +184,9 @@ class Store(StoreBackend):
                 conn.execute(f"PRAGMA {pragma}")
         except sqlite3.DatabaseError as error:
             raise StoreError(f"{self.path}: cannot open the database ({error})") from None
-        return conn
-
-    def open_connection(self) -> sqlite3.Connection:
-        """A new connection that the store closes with the rest (a ``QueryLane``'s)."""
-        with self._lock:
-            if self._closed:
-                raise StoreError(f"{self.path}: the store is closed")
-        conn = self._connect()
         with self._lock:
             self._connections.append(conn)
         return conn
-
-    @property
-    def is_closed(self) -> bool:
-        """Whether ``close()`` was called."""
-        return self._closed
 
     def lane(self) -> QueryLane:
         """A new ``QueryLane`` (search as you type)."""
@@ -237,13 +221,8 @@ class Store(StoreBackend):
         if obsolete is not None and obsolete():
             raise QueryInterrupted("a newer read replaced this one")
         if conn is None:
-            if self._closed:
-                raise StoreError(f"{self.path}: the store is closed")
-            conn = self._connect()
-            self._local.conn = conn
+            conn = self._local.conn = self.open_connection()
             self._local.depth = 0
-            with self._lock:
-                self._connections.append(conn)
         elif self._local.depth > 0 and not conn.in_transaction:
             raise self._lost()
         return conn
@@ -257,7 +236,6 @@ class Store(StoreBackend):
         return self.conn.execute(sql, params)
 
     def _close_connections(self) -> None:
-        """Close every connection this store opened (any thread)."""
         with self._lock:
             self._closed = True
             for conn in self._connections:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import threading
-import weakref
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -104,12 +103,6 @@ class PgConnection:
         """Run one statement per parameter row (pipelined by psycopg)."""
         return self._store._run(sql, seq_of_parameters, many=True, held=self._raw)
 
-    @property
-    def in_transaction(self) -> bool:
-        """Whether the bound connection is inside a transaction (False when unbound)."""
-        return self._raw is not None and not self._raw.closed and \
-            self._raw.info.transaction_status != psycopg.pq.TransactionStatus.IDLE
-
 
 class PostgresStore(StoreBackend):
     """A memtui store in a PostgreSQL database (see the module doc)."""
@@ -119,12 +112,9 @@ class PostgresStore(StoreBackend):
 
     def __init__(self, url: str, *, clock: Clock | None = None, ids: IdFactory | None = None,
                  pool_size: int = POOL_MAX_SIZE) -> None:
-        super().__init__(clock=clock, ids=ids, read_only=False)
+        super().__init__(redact_url(url), clock=clock, ids=ids)
         self._url = url
-        self._location = redact_url(url)
         self._local = _ThreadState()
-        self._lock = threading.Lock()
-        self._closed = False
         self._pool_size = pool_size
         self._pool: ConnectionPool[psycopg.Connection[Any]] | None = None
         self._extra: list[psycopg.Connection[Any]] = []
@@ -133,8 +123,6 @@ class PostgresStore(StoreBackend):
         self._changes = 0
         self._listened = False
         self._unbound = PgConnection(self)
-        self._adapters: weakref.WeakKeyDictionary[psycopg.Connection[Any], PgConnection] = \
-            weakref.WeakKeyDictionary()
 
     # -- the repository that differs ----------------------------------------------------------
 
@@ -142,25 +130,13 @@ class PostgresStore(StoreBackend):
                                             "PgRecallRepository")
     """Recall data, with PostgreSQL's full-text ranking."""
 
-    # -- what the store is -------------------------------------------------------------------
-
-    @property
-    def location(self) -> str:
-        """The database URL without its password."""
-        return self._location
-
-    @property
-    def is_closed(self) -> bool:
-        """Whether ``close()`` was called."""
-        return self._closed
-
     def error(self, message: str, error: BaseException | None = None) -> StoreError:
         """A one-line ``StoreError`` naming the database (never its password)."""
         detail = ""
         if error is not None:
             detail = " ".join(str(error).split()) or type(error).__name__
             detail = f" ({scrub(detail, self._url)[:240]})"
-        return StoreError(f"{self._location}: {message}{detail}")
+        return StoreError(f"{self.location}: {message}{detail}")
 
     # -- connections ---------------------------------------------------------------------------
 
@@ -217,13 +193,6 @@ class PostgresStore(StoreBackend):
         with contextlib.suppress(Exception):
             pool.putconn(conn)
 
-    def _adapter(self, raw: psycopg.Connection[Any]) -> PgConnection:
-        with self._lock:
-            adapter = self._adapters.get(raw)
-            if adapter is None:
-                adapter = self._adapters[raw] = PgConnection(self, raw)
-            return adapter
-
     @property
     def conn(self) -> Connection:
         """This thread's connection: its transaction's or lane's, else one that borrows a
@@ -232,7 +201,7 @@ class PostgresStore(StoreBackend):
             raise self.error("the store is closed")
         state = self._local
         held = state.conn if state.conn is not None else state.bound
-        return self._unbound if held is None else self._adapter(held)
+        return self._unbound if held is None else PgConnection(self, held)
 
     def _run(self, sql: str, params: Any, *, many: bool,
              held: psycopg.Connection[Any] | None = None) -> Any:
@@ -372,17 +341,13 @@ class PostgresStore(StoreBackend):
             with contextlib.suppress(psycopg.Error):
                 conn.execute("ROLLBACK")
             self._close_block(conn)
-            raise self.commit_error(error) from None
+            # in SQLite's words where the engine looks for them (a deferred foreign key)
+            raise self.error("could not commit (FOREIGN KEY constraint failed)"
+                             if isinstance(error, pg_errors.ForeignKeyViolation)
+                             else "could not commit", error) from None
         finally:
             self.write_ended()
         self._close_block(conn)
-
-    def commit_error(self, error: psycopg.Error) -> StoreError:
-        """Why a commit failed, in SQLite's words where the engine looks for them (a
-        deferred foreign key)."""
-        if isinstance(error, pg_errors.ForeignKeyViolation):
-            return self.error("could not commit (FOREIGN KEY constraint failed)", error)
-        return self.error("could not commit", error)
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[Connection]:
@@ -452,7 +417,7 @@ class PostgresStore(StoreBackend):
 
     def purge_location(self) -> str:
         """Where deleted rows wait: the database's files until they are vacuumed."""
-        return f"{self._location} (until VACUUM)"
+        return f"{self.location} (until VACUUM)"
 
     def check_whole_store_access(self) -> None:
         """Allowed: whoever can log in can read every table."""
