@@ -155,8 +155,7 @@ class StoreBackend(ABC):
         return self._closed
 
     def close(self) -> None:
-        """Close every connection this store opened (any thread), once every ``before_close``
-        callback returned."""
+        """Run every ``before_close`` callback, then close every connection (any thread)."""
         for callback in list(self.before_close):
             callback()
         self._close_connections()
@@ -187,11 +186,10 @@ class StoreBackend(ABC):
 
     @abstractmethod
     def transaction(self, *, shared: bool = False) -> contextlib.AbstractContextManager[Connection]:
-        """A write transaction, re-entrant within a thread (a nested block joins the outer
-        one); all or nothing. Writers take turns, so what the block reads stays true until it
-        commits. ``shared``: the block writes only rows it claimed (``tasks.claim``) or
-        locked, so it may run beside other shared ones (extraction workers on several
-        machines); every other writer still takes turns with it."""
+        """A write transaction, all or nothing, re-entrant within a thread; writers take
+        turns, so what the block reads stays true until it commits. ``shared``: the block
+        writes only rows it claimed (``tasks.claim``), so it may run beside other shared ones
+        (extraction workers on several machines)."""
 
     @abstractmethod
     def snapshot(self) -> contextlib.AbstractContextManager[Connection]:
@@ -206,30 +204,23 @@ class StoreBackend(ABC):
     @abstractmethod
     def data_version(self) -> int:
         """A number that changes when another connection (any process, any machine)
-        commits a write; the app compares it to refresh."""
+        commits a write."""
 
     writes_ended = 0
-    """Write transactions ended (committed or rolled back) through this object (see
-    ``change_stamp``)."""
+    """Write transactions ended (committed or rolled back) through this object."""
 
     def write_ended(self) -> None:
         """Count one write transaction ended (committed or rolled back)."""
         with _WRITE_ENDS_LOCK:
             self.writes_ended += 1
 
-    def in_write_transaction(self) -> bool:
-        """Whether this thread is inside ``transaction()`` (or a snapshot that went on to
-        write): its rows not committed yet."""
-        return bool(getattr(self._local, "writing", False))
-
     def change_stamp(self) -> tuple[int, ...] | None:
-        """A value that changes when any connection commits a write, this one included, and
-        when one of this object's write transactions rolls back (compare stamps of one thread
-        only). None inside a write transaction or when changes cannot be watched now:
-        nothing read then may be kept."""
+        """A value that changes when any connection commits a write, this one included, or
+        one of this object's write transactions rolls back (compare one thread's stamps).
+        None inside a write transaction or when changes cannot be watched: keep nothing."""
         from memtui.errors import StoreError
 
-        if self.in_write_transaction():
+        if getattr(self._local, "writing", False):
             return None
         try:
             return self.data_version(), self.writes_ended
@@ -237,8 +228,8 @@ class StoreBackend(ABC):
             return None
 
     def wait_for_change(self, timeout_s: float) -> bool:
-        """Wait up to ``timeout_s`` for a write by another connection; True when one came (by
-        default ``data_version`` is looked at once, without waiting)."""
+        """Wait up to ``timeout_s`` for another connection's write; True when one came (here
+        without waiting: ``data_version`` is looked at once)."""
         before = self.data_version()
         return self.data_version() != before
 
@@ -268,22 +259,19 @@ class StoreBackend(ABC):
         """Where older copies of deleted rows wait for ``purge_deleted``, for people."""
 
     def exposure_problems(self) -> list[str]:
-        """Store files other users of this machine can read, one line each (``doctor``);
-        none for a database server, which keeps its own files."""
+        """Store files other users of this machine can read, one line each (none for a
+        database server, which keeps its own files)."""
         return []
 
     @abstractmethod
     def check_whole_store_access(self) -> None:
-        """Raise ``PermissionDenied`` unless whoever runs memtui may read the whole store
-        at once (a whole-store export)."""
+        """Raise ``PermissionDenied`` unless whoever runs memtui may export the whole store."""
 
     @abstractmethod
     def failure(self, error: BaseException) -> StoreError | None:
-        """The one-line ``StoreError`` for a database driver's error that reached a front
-        end, or None when ``error`` is not one of this backend's."""
+        """The one-line ``StoreError`` for this backend's driver error (else None)."""
 
     @abstractmethod
     def vacuum(self, full: bool = False) -> VacuumResult:
         """Give back the space of deleted rows and rewrite the pages that held them
-        (``memtui doctor --vacuum``; ``full``: ``VACUUM FULL`` where there is one); refused
-        inside a transaction (``StoreError``)."""
+        (``full``: ``VACUUM FULL`` where there is one); ``StoreError`` inside a transaction."""
