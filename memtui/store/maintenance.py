@@ -74,10 +74,6 @@ USER_SCOPE_COLUMNS: dict[str, dict[str, str]] = {
 only when the parent is exported too (the parent may be in a project the user cannot read)."""
 
 
-class DamagedStore(StoreError):
-    """SQLite reports the file as damaged (malformed pages, text that is not UTF-8 ...)."""
-
-
 class UndecodableText(bytes):
     """A stored text value that is not valid UTF-8 (``scan_rows`` yields it as its bytes)."""
 
@@ -177,7 +173,7 @@ def _read_batch(store: Store, table: str, columns: list[str], keyless: bool,
         except sqlite3.DatabaseError as error:
             if as_bytes or "decode" not in str(error).lower() or \
                     not isinstance(error, sqlite3.OperationalError):
-                raise DamagedStore(f"{table}: cannot be read ({error})") from None
+                raise StoreError(f"{table}: cannot be read ({error})") from None
         finally:
             conn.text_factory = previous
     return [(row[0], {c: _decoded(v) if as_bytes else v

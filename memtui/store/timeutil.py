@@ -23,7 +23,7 @@ MAX_TIME = datetime(9999, 12, 31, 23, 59, 59, 999000, tzinfo=UTC)
 MAX_TIME_TEXT = 64
 """Longest time text accepted (a full ISO-8601 time with offset is about 32 characters)."""
 CANONICAL_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z\Z")
-"""The stored form's shape (``is_canonical`` also checks that it is a real time)."""
+"""The stored form's shape."""
 _MIN_TEXT = "1970-01-01T00:00:00.000Z"
 _FRACTION = re.compile(r"(\.\d{6})\d+")
 
@@ -91,16 +91,6 @@ def normalize_time(text: object) -> str:
         else:
             return text
     return format_time(parse_time(text))
-
-
-def is_canonical(text: object) -> bool:
-    """Whether ``text`` is a supported time already in the stored form."""
-    if not isinstance(text, str) or not CANONICAL_PATTERN.match(text):
-        return False
-    try:
-        return normalize_time(text) == text
-    except InvalidInput:
-        return False
 
 
 def seconds_between(earlier: str, later: str) -> float:

@@ -110,12 +110,11 @@ class PostgresStore(StoreBackend):
     dialect = POSTGRESQL
     _local: _ThreadState
 
-    def __init__(self, url: str, *, clock: Clock | None = None, ids: IdFactory | None = None,
-                 pool_size: int = POOL_MAX_SIZE) -> None:
+    def __init__(self, url: str, *, clock: Clock | None = None,
+                 ids: IdFactory | None = None) -> None:
         super().__init__(redact_url(url), clock=clock, ids=ids)
         self._url = url
         self._local = _ThreadState()
-        self._pool_size = pool_size
         self._pool: ConnectionPool[psycopg.Connection[Any]] | None = None
         self._extra: list[psycopg.Connection[Any]] = []
         self._listener: psycopg.Connection[Any] | None = None
@@ -169,7 +168,7 @@ class PostgresStore(StoreBackend):
                     # restart, an administrator's pg_terminate_backend, an idle timeout) is
                     # replaced before it is handed out, not found broken by the next call
                     self._pool = ConnectionPool(
-                        self._url, min_size=1, max_size=self._pool_size, open=True,
+                        self._url, min_size=1, max_size=POOL_MAX_SIZE, open=True,
                         kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S},
                         configure=configure_connection, check=ConnectionPool.check_connection,
                         timeout=POOL_TIMEOUT_S, name="memtui")
