@@ -1,10 +1,6 @@
 """Recall on PostgreSQL, whose plan differs as a whole: how it counts and scans full-text
-matches (``tsvector`` columns and ``to_tsquery('simple', ...)`` instead of FTS5 tables).
-Smaller differences are ``store.dialect``'s.
-
-Every method returns what its SQLite original returns, in the same order. Full-text matching
-differs in one documented way: the ``simple`` configuration lowercases but keeps diacritics
-(FTS5's ``remove_diacritics`` folds them).
+matches. Every method returns what its SQLite original returns, in the same order (but the
+``simple`` configuration keeps diacritics, which FTS5 folds).
 """
 
 from __future__ import annotations
@@ -38,8 +34,8 @@ class PgRecallRepository(RecallRepository):
         self._pg = store
 
     def _capped_counts(self, fts_table: str, phrases: Sequence[str]) -> list[int]:
-        """Each phrase's match count capped at ``RANK_BUDGET + 1`` (see the class doc), in
-        one statement; the words found that common are remembered afterwards."""
+        """Each phrase's match count capped at ``RANK_BUDGET + 1``, in one statement; the words
+        found that common are remembered afterwards."""
         if not phrases:
             return []
         table = self._TABLES[fts_table]
@@ -64,9 +60,9 @@ class PgRecallRepository(RecallRepository):
 
     def _remember_common(self, table: str, queries: Sequence[str], at_least: int,
                          epoch: int) -> None:
-        """Remember that each of ``queries`` matched at least ``at_least`` rows of ``table`` at
-        ``epoch``, and drop older epochs' facts: outside the caller's transaction, after the
-        count; a failure only leaves the words to be counted again."""
+        """Remember that ``queries`` matched at least ``at_least`` rows of ``table`` at
+        ``epoch`` (dropping older epochs' facts), outside the caller's transaction; a failure
+        only leaves the words to be counted again."""
         with contextlib.suppress(StoreError):
             self._pg.execute_apart(
                 "INSERT INTO common_terms(source, query, at_least, epoch) "
@@ -82,9 +78,9 @@ class PgRecallRepository(RecallRepository):
     def _newest(self, table: str, columns: str, own: str, own_value: str, own_order: str,
                 each: str, each_order: str, projects: Sequence[str],
                 limit: int) -> list[Sequence[Any]]:
-        """``RecallRepository._newest`` in one plan whatever the projects: SQLite's statement
-        (a branch per list) planned afresh for every call costs PostgreSQL more than running
-        it, so here the branch ``each`` runs for each project (``LATERAL``)."""
+        """``RecallRepository._newest`` in one plan whatever the projects (planning a branch
+        per list costs PostgreSQL more than running it): ``each`` runs per project
+        (``LATERAL``)."""
         select = f"SELECT created_at AS k_at, id AS k_id, {columns} FROM {table}"
         sql = f"({select} WHERE {own} ORDER BY created_at DESC, {own_order} DESC LIMIT ?)"
         params: list[Any] = [own_value, limit]

@@ -1,11 +1,9 @@
-"""The PostgreSQL store (``StoreBackend``): a pool of connections, transactions, migrations,
-change messages.
+"""The PostgreSQL store: a pool of connections, transactions, migrations, change messages.
 
-A statement outside a transaction borrows a pooled connection (autocommit);
-``transaction()`` and ``snapshot()`` (``REPEATABLE READ``) hold one for the thread until the
-outermost block ends. Writers take turns on ``pg_advisory_xact_lock(WRITE_LOCK_KEY)``, as
-SQLite's ``BEGIN IMMEDIATE`` makes them, so every read-check-write rule holds across
-machines. ``data_version()`` counts the notifications every committed write sends.
+A statement outside a transaction borrows a pooled connection (autocommit); a transaction
+or snapshot holds one for the thread until the outermost block ends. Writers take turns on
+an advisory lock, as with SQLite's ``BEGIN IMMEDIATE``, so every read-check-write rule holds
+across machines. ``data_version()`` counts the notifications every committed write sends.
 """
 
 from __future__ import annotations
@@ -49,9 +47,8 @@ POOL_MAX_SIZE = 8
 POOL_TIMEOUT_S = 30.0
 """How long a statement waits for a free pooled connection."""
 CUSTOM_PLANS = "SET plan_cache_mode = force_custom_plan"
-"""Run on every connection: each statement is planned for its own parameters (a statement
-psycopg prepared may otherwise get one generic plan, blind to whether the words searched
-are rare or common)."""
+"""Run on every connection: each statement is planned for its own parameters (a generic plan
+is blind to whether the words searched are rare or common)."""
 CUSTOM_PLANS_SINCE = 120_000
 """``plan_cache_mode`` exists from PostgreSQL 12 on."""
 PRUNED_TERMS = ("removed the word counts recall remembered before the last delete or change "
@@ -88,7 +85,7 @@ class _ThreadState(threading.local):
 
 class PgConnection:
     """A connection as the repositories use it (``?`` statements): bound to one psycopg
-    connection, or running each statement on the thread's current or a borrowed one."""
+    connection, or running each statement on the thread's or a borrowed one."""
 
     def __init__(self, store: PostgresStore,
                  raw: psycopg.Connection[Any] | None = None) -> None:
@@ -216,8 +213,8 @@ class PostgresStore(StoreBackend):
             self._give_back(conn)
 
     def execute_apart(self, sql: str, params: Any = ()) -> int:
-        """Run one statement on a pooled connection, outside this thread's transaction
-        (autocommit), and return how many rows it changed (``StoreError`` on failure)."""
+        """Run one statement on a pooled connection outside this thread's transaction; the
+        rows it changed (``StoreError`` on failure)."""
         conn = self._borrow()
         try:
             cursor = self._run_on(conn, statement(sql, params), params, False)
@@ -310,9 +307,7 @@ class PostgresStore(StoreBackend):
 
     @contextlib.contextmanager
     def transaction(self, *, shared: bool = False) -> Iterator[Connection]:
-        """A write transaction: writers take turns (an advisory lock; ``shared`` takes it in
-        shared mode, beside other shared transactions that write only rows they claimed),
-        re-entrant within a thread; on any exception the whole transaction rolls back."""
+        """``StoreBackend.transaction``: an advisory lock (shared mode when ``shared``)."""
         state = self._local
         if state.depth > 0:
             assert state.conn is not None
@@ -328,25 +323,20 @@ class PostgresStore(StoreBackend):
         try:
             self._lock_writers(conn, shared)
             yield self.conn
+            try:
+                conn.execute("COMMIT")
+            except psycopg.Error as error:
+                # in SQLite's words where the engine looks for them (a deferred foreign key)
+                raise self.error("could not commit (FOREIGN KEY constraint failed)"
+                                 if isinstance(error, pg_errors.ForeignKeyViolation)
+                                 else "could not commit", error) from None
         except BaseException:
             with contextlib.suppress(psycopg.Error):
                 conn.execute("ROLLBACK")
-            self._close_block(conn)
-            self.write_ended()
             raise
-        try:
-            conn.execute("COMMIT")
-        except psycopg.Error as error:
-            with contextlib.suppress(psycopg.Error):
-                conn.execute("ROLLBACK")
-            self._close_block(conn)
-            # in SQLite's words where the engine looks for them (a deferred foreign key)
-            raise self.error("could not commit (FOREIGN KEY constraint failed)"
-                             if isinstance(error, pg_errors.ForeignKeyViolation)
-                             else "could not commit", error) from None
         finally:
+            self._close_block(conn)
             self.write_ended()
-        self._close_block(conn)
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[Connection]:
@@ -389,8 +379,7 @@ class PostgresStore(StoreBackend):
             return got
 
     def data_version(self) -> int:
-        """How many change messages this store has received (any writer, any machine).
-        Reads only what already arrived on the listening connection; never waits."""
+        """How many change messages this store has received (never waits)."""
         self._drain(0.0, None)
         return self._changes
 
@@ -406,8 +395,7 @@ class PostgresStore(StoreBackend):
     # -- backend-neutral maintenance -------------------------------------------------------
 
     def purge_deleted(self, wait_s: float) -> bool:
-        """Nothing to do: no copy of a deleted row waits for readers as in SQLite's WAL (the
-        space is reclaimed by ``vacuum``)."""
+        """Nothing to do: no copy of a deleted row waits for readers as in SQLite's WAL."""
         return True
 
     def purge_backlog_bytes(self) -> int:
@@ -430,9 +418,8 @@ class PostgresStore(StoreBackend):
         return None
 
     def vacuum(self, full: bool = False) -> VacuumResult:
-        """Drop the word counts that no longer hold (``common_terms``), then ``VACUUM (ANALYZE)``
-        (``full``: ``VACUUM FULL``) each table rows are deleted from or rewritten in; sizes
-        are those tables with their indexes."""
+        """Drop the word counts that no longer hold, then ``VACUUM (ANALYZE)`` (or ``FULL``)
+        each table rows are deleted from or rewritten in (sizes: those with their indexes)."""
         if self._local.depth > 0:
             raise self.error("cannot vacuum inside a transaction")
         from memtui.store.maintenance import VacuumResult
@@ -528,8 +515,8 @@ def _check_and_migrate(store: PostgresStore, conn: psycopg.Connection[Any]) -> N
 
 def open_postgres_store(url: str, *, clock: Clock | None = None,
                         ids: IdFactory | None = None) -> PostgresStore:
-    """Open (creating or migrating the schema as needed) the memtui store in the PostgreSQL
-    database at ``url``; a one-line ``StoreError`` (never the password) when it cannot."""
+    """Open (creating or migrating) the memtui store at ``url``; a one-line ``StoreError``
+    (never the password) when it cannot."""
     store = PostgresStore(url, clock=clock, ids=ids)
     try:
         _prepare(store)
