@@ -245,14 +245,14 @@ class StoreBackend(ABC):
 
     # -- forgetting and maintenance (backend-neutral) -------------------------------------
 
-    @abstractmethod
     def purge_deleted(self, wait_s: float) -> bool:
         """Erase older copies of deleted rows kept outside the tables (SQLite's write-ahead
         log), waiting up to ``wait_s`` for readers; True when none is left there."""
+        return True
 
-    @abstractmethod
     def purge_backlog_bytes(self) -> int:
         """How many bytes may still hold older copies of deleted rows (0: none)."""
+        return 0
 
     @abstractmethod
     def purge_location(self) -> str:
@@ -263,9 +263,10 @@ class StoreBackend(ABC):
         database server, which keeps its own files)."""
         return []
 
-    @abstractmethod
     def check_whole_store_access(self) -> None:
-        """Raise ``PermissionDenied`` unless whoever runs memtui may export the whole store."""
+        """Raise ``PermissionDenied`` unless whoever runs memtui may export the whole store
+        (anyone who can log in to a database server may)."""
+        return None
 
     @abstractmethod
     def failure(self, error: BaseException) -> StoreError | None:

@@ -38,8 +38,7 @@ BUSY_RETRY_SECONDS = 30.0
 """How long a write keeps retrying a busy database before it gives up."""
 BUSY_RETRY_PAUSE_SECONDS = 0.05
 CHECKPOINT_ATTEMPT_MS = 100
-"""How long one truncating checkpoint attempt lets SQLite wait for readers before the next
-attempt (``purge_deleted`` retries until its own deadline)."""
+"""How long one truncating checkpoint attempt waits for readers (``purge_deleted``)."""
 SQLITE_HEADER = b"SQLite format 3\x00"
 _PAGE_SIZE_OFFSET = 16
 _PAGE_COUNT_OFFSET = 28
@@ -56,10 +55,6 @@ class _Connection(sqlite3.Connection):
         self.serial = next(_CONNECTION_SERIALS)
 
 
-def _serial(conn: sqlite3.Connection) -> int:
-    return int(getattr(conn, "serial", 0))
-
-
 def _is_busy(error: sqlite3.OperationalError) -> bool:
     text = str(error).lower()
     return "locked" in text or "busy" in text
@@ -73,9 +68,9 @@ def _wal_bytes(path: Path) -> int:
 
 
 def _roll_back_hot_journal(path: Path) -> None:
-    """Let SQLite roll back a journal left by a process killed mid-write (as any open does),
-    so the file is judged as it was before: switching a new store to WAL is written with a
-    rollback journal, and a kill there leaves a first page that reads as "not SQLite"."""
+    """Let SQLite roll back a journal left by a process killed mid-write (as any open does), so
+    the file is judged as it was before (a kill while a new store switches to WAL leaves a
+    first page that reads as "not SQLite")."""
     journal = path.with_name(path.name + "-journal")
     try:
         if journal.stat().st_size == 0:
@@ -142,9 +137,8 @@ def check_store_file(path: Path, *, allow_read_only: bool = False) -> bool:
 
 
 def check_store_owner(path: Path) -> None:
-    """Refuse (``PermissionDenied``) unless the OS user running memtui owns the store file
-    (a whole-store export); a missing or unreadable file is a ``StoreError``. Asked before
-    the store is opened, so a mistyped path makes no new store."""
+    """Refuse (``PermissionDenied``) a whole-store export unless the OS user running memtui
+    owns the store file (asked before opening it: a mistyped path makes no new store)."""
     try:
         owner = path.stat().st_uid
     except OSError as error:
@@ -248,10 +242,10 @@ class Store(StoreBackend):
 
     @contextlib.contextmanager
     def transaction(self, *, shared: bool = False) -> Iterator[sqlite3.Connection]:
-        """``StoreBackend.transaction`` as ``BEGIN IMMEDIATE``, retried while the database is busy
-        (``shared`` changes nothing: SQLite has one writer). When SQLite itself rolls it back (an
-        interrupt, a full disk, an I/O error), every later statement of the block, and its end,
-        raises ``TransactionLost``: a transaction is never committed in part."""
+        """``StoreBackend.transaction`` as ``BEGIN IMMEDIATE``, retried while the database is
+        busy (SQLite has one writer: ``shared`` changes nothing). Once SQLite itself rolled it
+        back (an interrupt, a full disk), the block's later statements and its end raise
+        ``TransactionLost``."""
         if self.read_only:
             raise StoreError(f"{self.path}: {READ_ONLY_REASON}")
         conn = self.conn
@@ -274,7 +268,7 @@ class Store(StoreBackend):
                 conn.execute("ROLLBACK")
             raise
         else:
-            self._commit(conn)
+            self._while_busy(conn, "COMMIT", sqlite3.Error, "could not commit", roll_back=True)
         finally:
             self._local.depth = 0
             self._local.writing = False
@@ -298,9 +292,6 @@ class Store(StoreBackend):
 
     def _begin(self, conn: sqlite3.Connection, statement: str) -> None:
         self._while_busy(conn, statement, sqlite3.OperationalError, "the database stayed busy")
-
-    def _commit(self, conn: sqlite3.Connection) -> None:
-        self._while_busy(conn, "COMMIT", sqlite3.Error, "could not commit", roll_back=True)
 
     def _while_busy(self, conn: sqlite3.Connection, statement: str, caught: type[sqlite3.Error],
                     failure: str, roll_back: bool = False) -> None:
@@ -331,15 +322,14 @@ class Store(StoreBackend):
         on: ``data_version`` counts per connection, so two connections' stamps never compare
         equal."""
         stamp = super().change_stamp()
-        return None if stamp is None else (_serial(self.conn), *stamp)
+        return None if stamp is None else (int(getattr(self.conn, "serial", 0)), *stamp)
 
     def schema_version(self) -> int:
         """The schema version recorded in the file."""
         return int(self.conn.execute("PRAGMA user_version").fetchone()[0])
 
     def vacuum(self, full: bool = False) -> VacuumResult:
-        """``maintenance.vacuum`` (``full`` changes nothing); refused on a read-only store and
-        inside a transaction (``StoreError``)."""
+        """``maintenance.vacuum`` (``full`` changes nothing); refused on a read-only store."""
         from memtui.store.maintenance import vacuum
 
         if self.read_only:
@@ -356,11 +346,9 @@ class Store(StoreBackend):
     # -- backend-neutral maintenance -------------------------------------------------------
 
     def purge_deleted(self, wait_s: float) -> bool:
-        """Copy the write-ahead log into the main file and truncate it to zero bytes, so no
-        older copy of a page (a deleted row's text) is left in it. Readers of older snapshots
-        keep that from finishing: attempts repeat, each waiting ``CHECKPOINT_ATTEMPT_MS`` for
-        them, until ``wait_s`` has passed (at least one attempt). True when one truncated it;
-        False at once inside a transaction of this thread (that reader would block it)."""
+        """Checkpoint the write-ahead log and truncate it, so no older copy of a page (a deleted
+        row's text) is left in it; attempts repeat while readers hold it, until ``wait_s`` has
+        passed. False at once inside a transaction of this thread (it would block itself)."""
         conn = self.conn
         if self._local.depth > 0 or conn.in_transaction:
             return False
@@ -445,9 +433,8 @@ def _recorded_versions(conn: sqlite3.Connection) -> set[int] | None:
 
 
 def _skipped_versions(conn: sqlite3.Connection, version: int) -> frozenset[int]:
-    """Migrations numbered below the file's version that it never ran: a number can be
-    reserved by work that lands after a higher one, so a file made in between has a gap.
-    They run on opening, in order (each migration is written to run in any order)."""
+    """Migrations numbered below the file's version that it never ran (a number reserved by
+    work that landed after a higher one); they run on opening."""
     if version == 0:
         return frozenset()
     recorded = _recorded_versions(conn)
@@ -504,9 +491,8 @@ _QUOTED_TEXT = re.compile(r" with text '.*$")
 
 
 def database_failure(path: Path, error: sqlite3.Error) -> StoreError:
-    """The one-line error for an SQLite failure that reached a front end: a damaged file names
-    ``memtui doctor``; any other failure says what SQLite said. The detail is cut short
-    (SQLite's decode errors quote the stored text)."""
+    """The one-line error for an SQLite failure that reached a front end, naming ``memtui
+    doctor``; the detail is cut short (SQLite's decode errors quote the stored text)."""
     detail = _QUOTED_TEXT.sub("", " ".join(str(error).split()))
     if len(detail) > MAX_ERROR_DETAIL_CHARS:
         detail = detail[:MAX_ERROR_DETAIL_CHARS - 1] + "…"
@@ -525,8 +511,8 @@ def backend_name(target: str | os.PathLike[str]) -> str:
 def open_store(target: str | os.PathLike[str], *, clock: Clock | None = None,
                ids: IdFactory | None = None, create_folder: bool = False,
                allow_read_only: bool = False) -> StoreBackend:
-    """Open the memtui store ``target`` names: a ``postgresql://`` URL (``open_postgres_store``;
-    the folder and read-only options do not apply), else an SQLite file (``open_sqlite_store``)."""
+    """Open the memtui store ``target`` names: a ``postgresql://`` URL, else an SQLite file
+    (``open_sqlite_store``'s options)."""
     if is_postgres_url(target):
         from memtui.store.postgres.store import open_postgres_store
 
@@ -539,11 +525,9 @@ def open_sqlite_store(path: str | os.PathLike[str], *, clock: Clock | None = Non
                       ids: IdFactory | None = None, create_folder: bool = False,
                       allow_read_only: bool = False) -> Store:
     """Open (creating or migrating as needed) the memtui store at ``path``; a one-line
-    ``StoreError`` for a file that cannot be one (``check_store_file``: nothing is written to
-    it). A new store file is ``0600``; ``create_folder`` creates a missing parent folder
-    ``0700`` (the default location only); an existing file or folder keeps its mode;
-    ``allow_read_only`` opens a read-only file read-only (every write refused with the reason).
-    """
+    ``StoreError`` for a file that cannot be one (nothing written to it). A new store file is
+    ``0600``; ``create_folder`` makes a missing parent folder ``0700``; ``allow_read_only``
+    opens a read-only file read-only."""
     target = Path(path).expanduser()
     if create_folder:
         make_private_folder(target.parent)

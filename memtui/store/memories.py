@@ -84,15 +84,14 @@ class MemoryRepository(Repository):
             f"SELECT {_M_COLUMNS}, m.replaces FROM memories m"
             f"{self._store.dialect.indexed_by('memories_pending')} "
             f"WHERE {clauses} ORDER BY m.created_at, m.id LIMIT ?", (*params, limit)).fetchall()
-        return [(row_to_memory(row), row[len(row) - 1]) for row in rows]
+        return [(row_to_memory(row), row[-1]) for row in rows]
 
     def count_pending(self, user_id: str, source: str | None = None) -> int:
         """How many pending memories ``user_id`` may see."""
         clauses, params = self._pending_where(user_id, source)
         return int(self._store.execute(
             f"SELECT count(*) FROM memories m{self._store.dialect.indexed_by('memories_pending')} "
-            f"WHERE {clauses}",
-            params).fetchone()[0])
+            f"WHERE {clauses}", params).fetchone()[0])
 
     @staticmethod
     def _pending_where(user_id: str, source: str | None) -> tuple[str, list[Any]]:
@@ -111,8 +110,7 @@ class MemoryRepository(Repository):
             return []
         rows = self._store.execute(
             f"SELECT id FROM memories WHERE replaces IN ({marks(memory_ids)}) "
-            "AND status = 'pending'",
-            tuple(memory_ids)).fetchall()
+            "AND status = 'pending'", tuple(memory_ids)).fetchall()
         return [row[0] for row in rows]
 
     def activate(self, memory_id: str, content: str, kind: str, at: str) -> None:
@@ -237,8 +235,7 @@ class MemoryRepository(Repository):
              before: PageCursor | None = None) -> list[Memory]:
         """A page of the list, newest first (ties by id descending), by keyset: ``after`` the
         rows older than that row, ``before`` the newer rows just above it, in list order."""
-        searched = self._searched(flt)
-        if searched is not None:  # fast at any size (search_pages.py)
+        if (searched := self._searched(flt)) is not None:  # fast at any size
             with self._store.snapshot():
                 return searched.page(limit, after, before)
         clauses, params = self._filtered(flt)
@@ -252,8 +249,7 @@ class MemoryRepository(Repository):
                 from_end: bool = False) -> list[Memory]:
         """A page by position: ``offset`` rows from the top (or, with ``from_end``, the
         ``limit`` rows ending ``offset`` rows above the bottom), in list order."""
-        searched = self._searched(flt)
-        if searched is not None:
+        if (searched := self._searched(flt)) is not None:
             with self._store.snapshot():
                 return searched.at(offset, limit, from_end)
         clauses, params = self._filtered(flt)
@@ -265,8 +261,7 @@ class MemoryRepository(Repository):
 
     def count(self, flt: MemoryFilter) -> int:
         """How many rows the list holds."""
-        searched = self._searched(flt)
-        if searched is not None:
+        if (searched := self._searched(flt)) is not None:
             with self._store.snapshot():
                 return searched.count()
         clauses, params = self._filtered(flt)
@@ -276,8 +271,7 @@ class MemoryRepository(Repository):
     def count_at_most(self, flt: MemoryFilter, cap: int) -> int:
         """How many rows the list holds, counting no further than ``cap`` (cheap at any size:
         for a count shown while typing a search, "1,000+")."""
-        searched = self._searched(flt)
-        if searched is not None:
+        if (searched := self._searched(flt)) is not None:
             with self._store.snapshot():
                 return searched.count_at_most(cap)
         clauses, params = self._filtered(flt)

@@ -394,20 +394,9 @@ class PostgresStore(StoreBackend):
 
     # -- backend-neutral maintenance -------------------------------------------------------
 
-    def purge_deleted(self, wait_s: float) -> bool:
-        """Nothing to do: no copy of a deleted row waits for readers as in SQLite's WAL."""
-        return True
-
-    def purge_backlog_bytes(self) -> int:
-        """Always 0 (see ``purge_deleted``)."""
-        return 0
-
     def purge_location(self) -> str:
         """Where deleted rows wait: the database's files until they are vacuumed."""
         return f"{self.location} (until VACUUM)"
-
-    def check_whole_store_access(self) -> None:
-        """Allowed: whoever can log in can read every table."""
 
     def failure(self, error: BaseException) -> StoreError | None:
         """A one-line error for a psycopg error (the password never in it)."""
