@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -100,6 +101,12 @@ class PgConnection:
         """Run one statement per parameter row (pipelined by psycopg)."""
         return self._store._run(sql, seq_of_parameters, many=True, held=self._raw)
 
+    @property
+    def in_transaction(self) -> bool:
+        """Whether the bound connection is inside a transaction (False when unbound)."""
+        return self._raw is not None and not self._raw.closed and \
+            self._raw.info.transaction_status != psycopg.pq.TransactionStatus.IDLE
+
 
 class PostgresStore(StoreBackend):
     """A memtui store in a PostgreSQL database (see the module doc)."""
@@ -119,6 +126,8 @@ class PostgresStore(StoreBackend):
         self._changes = 0
         self._listened = False
         self._unbound = PgConnection(self)
+        self._adapters: weakref.WeakKeyDictionary[psycopg.Connection[Any], PgConnection] = \
+            weakref.WeakKeyDictionary()
 
     # -- the repository that differs ----------------------------------------------------------
 
@@ -197,7 +206,10 @@ class PostgresStore(StoreBackend):
             raise self.error("the store is closed")
         state = self._local
         held = state.conn if state.conn is not None else state.bound
-        return self._unbound if held is None else PgConnection(self, held)
+        if held is None:
+            return self._unbound
+        with self._lock:  # one adapter per connection: the same object each time
+            return self._adapters.setdefault(held, PgConnection(self, held))
 
     def _run(self, sql: str, params: Any, *, many: bool,
              held: psycopg.Connection[Any] | None = None) -> Any:
