@@ -60,8 +60,7 @@ class IdentityRepository(Repository):
         return [(Project(*row[:6]), row[6]) for row in rows]
 
     def chosen_projects(self, user_id: str) -> list[Project]:
-        """Projects the user made or accepted a membership of (the ones memtui may choose for
-        the user's folders), by id."""
+        """Projects the user made or accepted a membership of, by id."""
         rows = self._store.execute(
             f"SELECT {qualified(_PROJECT_COLUMNS, 'p')} "
             "FROM project_members m JOIN projects p ON p.id = m.project_id "

@@ -1,5 +1,5 @@
 """The ``user_settings`` rows: one JSON object of auto-memory settings per user (a module of
-its own: the session hooks read them at every agent session start)."""
+its own: the session hooks read them)."""
 
 from __future__ import annotations
 
