@@ -1,9 +1,8 @@
 """The store's interface: what every backend (SQLite, PostgreSQL) gives the layers above.
 
-The layers above hold a ``StoreBackend`` and never learn which one: the repositories are
-shared, and each backend supplies its connections, transactions, change detection and the
-SQL pieces that differ (``store.dialect``). What exists on one backend only (the write-ahead
-log a forget must truncate) is asked through methods that answer "nothing to do" elsewhere.
+The repositories are shared; each backend supplies its connections, transactions, change
+detection and the SQL pieces that differ (``store.dialect``). What exists on one backend only
+(the write-ahead log a forget must truncate) answers "nothing to do" elsewhere.
 """
 
 from __future__ import annotations
@@ -73,9 +72,8 @@ class Connection(Protocol):
 
 
 class Lazy(Generic[MadeT]):
-    """An attribute made on first use and kept on its instance (like
-    ``functools.cached_property``): ``name`` in ``module``, imported then, called with the
-    instance. The store's repositories and the engine's areas are made so."""
+    """An attribute made on first use and kept on its instance: ``name`` in ``module``,
+    imported then, called with the instance (the store's repositories, the engine's areas)."""
 
     def __init__(self, module: str, name: str) -> None:
         self._module, self._maker, self._name = module, name, ""
