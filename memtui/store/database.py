@@ -413,15 +413,15 @@ def _prepare(store: Store) -> None:
         raise StoreError(f"{store.path}: made by a newer memtui (schema {version}; this version "
                          f"knows up to {LATEST_VERSION}); upgrade memtui to open it")
     missing = _skipped_versions(conn, version)
-    if store.read_only:
-        if version < LATEST_VERSION or missing:
-            raise StoreError(f"{store.path}: the file is read-only and was made by an older "
-                             "memtui; opening it needs an upgrade, which writes: make it "
-                             "writable once")
-        return
-    if version < LATEST_VERSION or missing:
+    outdated = version < LATEST_VERSION or bool(missing)
+    if store.read_only and outdated:
+        raise StoreError(f"{store.path}: the file is read-only and was made by an older "
+                         "memtui; opening it needs an upgrade, which writes: make it "
+                         "writable once")
+    if outdated:
         _migrate(store, version, missing)
-    elif conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+    elif not store.read_only and \
+            conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
         conn.execute("PRAGMA journal_mode = WAL")
 
 

@@ -135,21 +135,13 @@ class TaskRepository(Repository):
     def list_visible(self, user_id: str, limit: int, *, project: str | None = None,
                      mine: bool = False, status: str | None = None) -> list[Task]:
         """Tasks newest first: the user's own and their projects' (``mine``: only their own)."""
-        clauses: list[str] = []
-        params: list[Any] = []
-        if mine:
-            clauses.append("t.user_id = ?")
-            params.append(user_id)
-        else:
-            clauses.append("(t.user_id = ? OR t.project_id IN "
-                           "(SELECT project_id FROM project_members WHERE user_id = ?))")
-            params += [user_id, user_id]
-        if project is not None:
-            clauses.append("t.project_id = ?")
-            params.append(project)
-        if status is not None:
-            clauses.append("t.status = ?")
-            params.append(status)
+        clauses = ["t.user_id = ?" if mine else "(t.user_id = ? OR t.project_id IN "
+                   "(SELECT project_id FROM project_members WHERE user_id = ?))"]
+        params: list[Any] = [user_id] if mine else [user_id, user_id]
+        for column, value in (("project_id", project), ("status", status)):
+            if value is not None:
+                clauses.append(f"t.{column} = ?")
+                params.append(value)
         rows = self._store.execute(
             f"SELECT {_T_COLUMNS} FROM tasks t WHERE {' AND '.join(clauses)} "
             "ORDER BY t.created_at DESC, t.id DESC LIMIT ?", (*params, limit)).fetchall()
