@@ -15,7 +15,6 @@ _PROJECT_COLUMNS = "id, name, root_path, summary, created_by, created_at"
 class IdentityRepository(Repository):
     """Users, projects, memberships, profiles."""
 
-    # users
     def get_user(self, user_id: str) -> User | None:
         """One user, or None."""
         row = self._store.execute(
@@ -37,7 +36,6 @@ class IdentityRepository(Repository):
         assert user is not None
         return user
 
-    # projects
     def get_project(self, project_id: str) -> Project | None:
         """One project, or None."""
         row = self._store.execute(
@@ -68,7 +66,6 @@ class IdentityRepository(Repository):
             "ORDER BY p.id", (user_id,)).fetchall()
         return [Project(*row) for row in rows]
 
-    # membership
     def role(self, project_id: str, user_id: str) -> str | None:
         """The user's role in the project, or None for a non-member."""
         row = self._store.execute(
@@ -96,7 +93,6 @@ class IdentityRepository(Repository):
             "ORDER BY user_id", (project_id,)).fetchall()
         return [Membership(*row) for row in rows]
 
-    # profiles
     def get_profile(self, user_id: str) -> Profile | None:
         """The user's profile, or None."""
         row = self._store.execute(
