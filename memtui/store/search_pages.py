@@ -115,28 +115,19 @@ class SearchPages:
 
     # ---- the plans --------------------------------------------------------------------
 
-    def _driven(self, select: str, extra: list[str], extra_params: list[Any],
-                tail: str, tail_params: list[Any]) -> list[Any]:
-        """From the matches (CROSS JOIN fixes the order; the unary + keeps the list's index out)."""
-        where = self.clauses_off_index + extra
-        sql = (f"SELECT {select} FROM memories_fts f CROSS JOIN memories m ON m.seq = f.rowid "
-               f"WHERE f.{_MATCH} AND {' AND '.join(where)} {tail}")
-        return self.store.execute(sql, (self.query, *self.params, *extra_params,
-                                        *tail_params)).fetchall()
-
-    def _plain(self, select: str, extra: list[str], extra_params: list[Any],
-               tail: str, tail_params: list[Any]) -> list[Any]:
-        """SQLite's own plan (the list's index, checking a materialised match set)."""
-        where = [*self.clauses, self.store.dialect.matches("memories_fts", "m"), *extra]
-        sql = f"SELECT {select} FROM memories m WHERE {' AND '.join(where)} {tail}"
-        return self.store.execute(sql, (*self.params, self.query, *extra_params,
-                                        *tail_params)).fetchall()
-
     def _sql(self, select: str, extra: list[str], extra_params: list[Any],
              tail: str, tail_params: list[Any]) -> list[Any]:
-        """One SQL plan by the store's match count: from the matches, or SQLite's own."""
-        plan = self._driven if self.plan == "few" else self._plain
-        return plan(select, extra, extra_params, tail, tail_params)
+        """One SQL plan by the store's match count: ``few``, from the matches (CROSS JOIN
+        fixes the order; the unary + keeps the list's index out); else SQLite's own plan."""
+        if self.plan == "few":
+            sql = (f"SELECT {select} FROM memories_fts f CROSS JOIN memories m ON m.seq = f.rowid "
+                   f"WHERE f.{_MATCH} AND {' AND '.join(self.clauses_off_index + extra)} {tail}")
+            params = (self.query, *self.params, *extra_params, *tail_params)
+        else:
+            where = [*self.clauses, self.store.dialect.matches("memories_fts", "m"), *extra]
+            sql = f"SELECT {select} FROM memories m WHERE {' AND '.join(where)} {tail}"
+            params = (*self.params, self.query, *extra_params, *tail_params)
+        return self.store.execute(sql, params).fetchall()
 
     def _walk(self, need: int, descending: bool, cursor: tuple[str, str] | None, *,
               found: list[int] | None = None, visited: int = 0,
