@@ -19,6 +19,7 @@ from memtui.store.timeutil import Clock, format_time, system_clock
 
 _WRITE_ENDS_LOCK = threading.Lock()
 MadeT = TypeVar("MadeT", covariant=True)
+ConnT = TypeVar("ConnT")
 
 if TYPE_CHECKING:
     from memtui.errors import StoreError
@@ -95,13 +96,27 @@ class Lazy(Generic[MadeT]):
         return made
 
 
+class ThreadState(threading.local, Generic[ConnT]):
+    """One thread's place in a store: its connection, transaction depth, whether it may write
+    (and whether its connection was borrowed from a pool), and a lane's connection and
+    ticket check bound to it (``bound_to``)."""
+
+    def __init__(self) -> None:
+        self.conn: ConnT | None = None
+        self.depth = 0
+        self.writing = False
+        self.pooled = False
+        self.bound: ConnT | None = None
+        self.obsolete: Callable[[], bool] | None = None
+        """For a lane's reader: whether its ticket is obsolete (no statement starts then)."""
+
+
 class StoreBackend(ABC):
     """A memtui store: repositories, transactions, clock and ids, on some database."""
 
     dialect: Dialect
     """The SQL pieces that differ between backends."""
-    _local: threading.local
-    """This thread's transaction state (each backend's own): ``writing`` while it may write."""
+    _local: ThreadState[Any]
 
     def __init__(self, location: str, *, clock: Clock | None = None,
                  ids: IdFactory | None = None, read_only: bool = False) -> None:
@@ -116,6 +131,7 @@ class StoreBackend(ABC):
         writes finish there)."""
         self._lock = threading.Lock()
         self._closed = False
+        self._local = ThreadState()
 
     # -- repositories (each imported on first use: the app's first frame needs two) -----
 
@@ -157,6 +173,7 @@ class StoreBackend(ABC):
         for callback in list(self.before_close):
             callback()
         self._close_connections()
+        self._local = ThreadState()
 
     @abstractmethod
     def _close_connections(self) -> None:
@@ -197,6 +214,20 @@ class StoreBackend(ABC):
     def lane(self) -> Lane:
         """A new query lane (search as you type)."""
 
+    @contextlib.contextmanager
+    def bound_to(self, conn: Any, obsolete: Callable[[], bool] | None = None) -> Iterator[None]:
+        """Run this thread's store calls in the block on ``conn`` (a lane's connection);
+        ``obsolete`` (a lane's ticket check) is asked before each statement, which raises
+        ``QueryInterrupted`` instead of starting once it says True."""
+        state = self._local
+        saved = dict(vars(state))
+        ThreadState.__init__(state)  # a fresh place: no transaction of the thread's
+        state.bound, state.obsolete = conn, obsolete
+        try:
+            yield
+        finally:
+            vars(state).update(saved)
+
     # -- change detection and versions --------------------------------------------------
 
     @abstractmethod
@@ -218,7 +249,7 @@ class StoreBackend(ABC):
         None inside a write transaction or when changes cannot be watched: keep nothing."""
         from memtui.errors import StoreError
 
-        if getattr(self._local, "writing", False):
+        if self._local.writing:
             return None
         try:
             return self.data_version(), self.writes_ended

@@ -13,15 +13,14 @@ import os
 import re
 import sqlite3
 import stat
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memtui.errors import PermissionDenied, QueryInterrupted, StoreError, TransactionLost
 from memtui.private_files import OTHERS_READ, create_private_file, make_private_folder
-from memtui.store.backend import StoreBackend
+from memtui.store.backend import StoreBackend, ThreadState
 from memtui.store.dialect import POSTGRESQL, SQLITE
 from memtui.store.ids import IdFactory
 from memtui.store.postgres.adapter import is_postgres_url
@@ -153,12 +152,12 @@ class Store(StoreBackend):
     """A memtui store on one SQLite file: connections, transactions, clock and ids."""
 
     dialect = SQLITE
+    _local: ThreadState[sqlite3.Connection]
 
     def __init__(self, path: Path, *, clock: Clock | None = None,
                  ids: IdFactory | None = None, read_only: bool = False) -> None:
         super().__init__(str(path), clock=clock, ids=ids, read_only=read_only)
         self.path = path
-        self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
 
     # -- connections ---------------------------------------------------------------------
@@ -188,36 +187,18 @@ class Store(StoreBackend):
 
         return QueryLane(self)
 
-    @contextlib.contextmanager
-    def bound_to(self, conn: sqlite3.Connection,
-                 obsolete: Callable[[], bool] | None = None) -> Iterator[None]:
-        """Run this thread's store calls in the block on ``conn`` (a lane's connection);
-        ``obsolete`` (a lane's ticket check) is asked before each statement, which raises
-        ``QueryInterrupted`` instead of starting once it says True."""
-        local = self._local
-        saved = (getattr(local, "conn", None), getattr(local, "depth", 0),
-                 getattr(local, "obsolete", None))
-        local.conn, local.depth, local.obsolete = conn, 0, obsolete
-        try:
-            yield
-        finally:
-            local.conn, local.depth, local.obsolete = saved
-            if saved[0] is None:
-                del local.conn
-
     @property
     def conn(self) -> sqlite3.Connection:
         """This thread's connection. ``TransactionLost`` inside a transaction SQLite already
         rolled back, and ``QueryInterrupted`` for a lane's obsolete reader: every statement
         asks for it, so none runs outside its transaction or for an answer nobody wants."""
-        conn = getattr(self._local, "conn", None)
-        obsolete = getattr(self._local, "obsolete", None)
-        if obsolete is not None and obsolete():
+        state = self._local
+        if state.obsolete is not None and state.obsolete():
             raise QueryInterrupted("a newer read replaced this one")
+        conn = state.conn if state.conn is not None else state.bound
         if conn is None:
-            conn = self._local.conn = self.open_connection()
-            self._local.depth = 0
-        elif self._local.depth > 0 and not conn.in_transaction:
+            conn = state.conn = self.open_connection()
+        elif state.depth > 0 and not conn.in_transaction:
             raise self._lost()
         return conn
 
@@ -236,7 +217,6 @@ class Store(StoreBackend):
                 with contextlib.suppress(sqlite3.Error):
                     conn.close()
             self._connections.clear()
-        self._local = threading.local()
 
     # -- transactions --------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import psycopg
@@ -19,7 +19,7 @@ from psycopg import errors as pg_errors
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from memtui.errors import QueryInterrupted, StoreError
-from memtui.store.backend import Connection, Lazy, StoreBackend
+from memtui.store.backend import Connection, Lazy, StoreBackend, ThreadState
 from memtui.store.dialect import POSTGRESQL
 from memtui.store.ids import IdFactory
 from memtui.store.postgres.adapter import parameters, redact_url, scrub, statement
@@ -71,19 +71,6 @@ def configure_connection(conn: psycopg.Connection[Any]) -> None:
         conn.execute(CUSTOM_PLANS)
 
 
-class _ThreadState(threading.local):
-    """One thread's transaction connection and depth, and a lane's connection bound to it."""
-
-    def __init__(self) -> None:
-        self.conn: psycopg.Connection[Any] | None = None
-        self.depth = 0
-        self.writing = False
-        self.pooled = False
-        self.bound: psycopg.Connection[Any] | None = None
-        self.obsolete: Callable[[], bool] | None = None
-        """For a lane's reader: whether its ticket is obsolete (no statement starts then)."""
-
-
 class PgConnection:
     """A connection as the repositories use it (``?`` statements): bound to one psycopg
     connection, or running each statement on the thread's or a borrowed one."""
@@ -112,13 +99,12 @@ class PostgresStore(StoreBackend):
     """A memtui store in a PostgreSQL database (see the module doc)."""
 
     dialect = POSTGRESQL
-    _local: _ThreadState
+    _local: ThreadState[psycopg.Connection[Any]]
 
     def __init__(self, url: str, *, clock: Clock | None = None,
                  ids: IdFactory | None = None) -> None:
         super().__init__(redact_url(url), clock=clock, ids=ids)
         self._url = url
-        self._local = _ThreadState()
         self._pool: ConnectionPool[psycopg.Connection[Any]] | None = None
         self._extra: list[psycopg.Connection[Any]] = []
         self._listener: psycopg.Connection[Any] | None = None
@@ -250,21 +236,6 @@ class PostgresStore(StoreBackend):
         cursor.execute(query, parameters(params))
         return cursor
 
-    @contextlib.contextmanager
-    def bound_to(self, conn: psycopg.Connection[Any],
-                 obsolete: Callable[[], bool] | None = None) -> Iterator[None]:
-        """Run this thread's store calls in the block on ``conn`` (a lane's connection);
-        ``obsolete`` (a lane's ticket check) is asked before each statement, which raises
-        ``QueryInterrupted`` instead of starting once it says True."""
-        state = self._local
-        saved = dict(vars(state))
-        _ThreadState.__init__(state)  # a fresh place: no transaction of the thread's
-        state.bound, state.obsolete = conn, obsolete
-        try:
-            yield
-        finally:
-            vars(state).update(saved)
-
     def lane(self) -> PgQueryLane:
         """A new lane: a connection of its own; ``begin()`` cancels the obsolete query."""
         from memtui.store.postgres.lane import PgQueryLane
@@ -285,7 +256,6 @@ class PostgresStore(StoreBackend):
                 conn.close()
         with self._listen_lock:
             self._listener = None
-        self._local = _ThreadState()
 
     # -- transactions ----------------------------------------------------------------------
 
