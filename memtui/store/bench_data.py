@@ -66,7 +66,8 @@ def bulk_load(store: Store, tables: Sequence[str] = ("memories", "tasks")) -> It
 def insert_rows(store: Store, table: str, rows: Iterable[Sequence[Any]]) -> None:
     """Insert rows given as tuples in the table's ``ROW_COLUMNS`` order (in a transaction)."""
     columns = ROW_COLUMNS[table]
-    store.conn.executemany(f"INSERT INTO {table}({columns}) VALUES ({marks(columns.split(','))})", rows)
+    store.conn.executemany(
+        f"INSERT INTO {table}({columns}) VALUES ({marks(columns.split(','))})", rows)
 
 
 def table_counts(store: StoreBackend) -> dict[str, int]:

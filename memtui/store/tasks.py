@@ -47,7 +47,9 @@ DUE_FOR_SCAN = f"""
             AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = l.memory_id)))
 """
 """Whether task ``t`` (with its log row ``l``, left-joined) is due for a scan."""
-_RESCANNABLE = f"t.user_id = ? AND {DUE_FOR_SCAN}"
+_WITH_LOG = "FROM tasks t LEFT JOIN extraction_log l ON l.task_id = t.id"
+_RESCANNABLE = f"{_WITH_LOG} WHERE t.user_id = ? AND {DUE_FOR_SCAN}"
+"""The user's tasks due for a scan (``t``, with its log row ``l``)."""
 CLAIM_CHUNK = 500
 """Task ids checked per statement by ``claim`` (SQLite binds at most 999 parameters)."""
 _savepoint_names = itertools.count(1)
@@ -252,8 +254,7 @@ class TaskRepository(Repository):
         """Ids of the user's tasks due for a scan: never scanned first, then the longest ago
         scanned, oldest finish first."""
         rows = self._store.execute(
-            "SELECT t.id FROM tasks t LEFT JOIN extraction_log l ON l.task_id = t.id "
-            f"WHERE {_RESCANNABLE} "
+            f"SELECT t.id {_RESCANNABLE} "
             "ORDER BY l.at IS NOT NULL, l.at, t.finished_at NULLS FIRST, t.id LIMIT ?",
             (user_id, limit)).fetchall()
         return [row[0] for row in rows]
@@ -265,8 +266,7 @@ class TaskRepository(Repository):
         rows: list[tuple[SweepCursor, str]] = []
         if after is None or after[0] is None:
             found = self._store.execute(
-                "SELECT t.id FROM tasks t LEFT JOIN extraction_log l ON l.task_id = t.id "
-                f"WHERE {_RESCANNABLE} AND t.finished_at IS NULL AND t.id > ? "
+                f"SELECT t.id {_RESCANNABLE} AND t.finished_at IS NULL AND t.id > ? "
                 "ORDER BY t.id LIMIT ?",
                 (user_id, after[1] if after else "", limit)).fetchall()
             rows = [((None, row[0]), row[0]) for row in found]
@@ -274,9 +274,8 @@ class TaskRepository(Repository):
                 return rows
             after = ("", "")
         found = self._store.execute(
-            "SELECT t.finished_at, t.id FROM tasks t "
-            "LEFT JOIN extraction_log l ON l.task_id = t.id "
-            f"WHERE {_RESCANNABLE} AND t.finished_at IS NOT NULL AND (t.finished_at, t.id) > (?, ?) "
+            f"SELECT t.finished_at, t.id {_RESCANNABLE} AND t.finished_at IS NOT NULL "
+            "AND (t.finished_at, t.id) > (?, ?) "
             "ORDER BY t.finished_at, t.id LIMIT ?",
             (user_id, after[0], after[1], limit - len(rows))).fetchall()
         return rows + [((row[0], row[1]), row[1]) for row in found]
@@ -284,8 +283,7 @@ class TaskRepository(Repository):
     def count_candidates(self, user_id: str) -> int:
         """How many of the user's tasks are due for a scan."""
         return int(self._store.execute(
-            "SELECT count(*) FROM tasks t LEFT JOIN extraction_log l ON l.task_id = t.id "
-            f"WHERE {_RESCANNABLE}", (user_id,)).fetchone()[0])
+            f"SELECT count(*) {_RESCANNABLE}", (user_id,)).fetchone()[0])
 
     def scan_row(self, task_id: str) -> ScanRow | None:
         """One task with its follow-up flag, a memory made from it, its tombstone and its log
@@ -301,7 +299,7 @@ class TaskRepository(Repository):
             "EXISTS (SELECT 1 FROM forgotten_sources s WHERE s.source_thread_id = t.id "
             "   OR (t.source_ref IS NOT NULL AND s.source_thread_id = t.source_ref)), "
             f"{qualified(_LOG_COLUMNS, 'l')} "
-            "FROM tasks t LEFT JOIN extraction_log l ON l.task_id = t.id WHERE t.id = ?",
+            f"{_WITH_LOG} WHERE t.id = ?",
             (task_id,)).fetchone()
         if row is None:
             return None
@@ -319,8 +317,8 @@ class TaskRepository(Repository):
         for start in range(0, len(task_ids), CLAIM_CHUNK):
             chunk = list(task_ids[start:start + CLAIM_CHUNK])
             due.update(row[0] for row in self._store.execute(
-                "SELECT t.id FROM tasks t LEFT JOIN extraction_log l ON l.task_id = t.id "
-                f"WHERE t.id IN ({marks(chunk)}) AND {DUE_FOR_SCAN}{dialect.skip_locked}",
+                f"SELECT t.id {_WITH_LOG} WHERE t.id IN ({marks(chunk)}) "
+                f"AND {DUE_FOR_SCAN}{dialect.skip_locked}",
                 chunk).fetchall())
         return [task_id for task_id in task_ids if task_id in due]
 
