@@ -127,8 +127,7 @@ class StoreBackend(ABC):
         self.clock: Clock = clock or system_clock
         self.ids: IdFactory = ids or default_ids
         self.before_close: list[Callable[[], object]] = []
-        """Called by ``close()`` before the connections close (the engine's background
-        writes finish there)."""
+        """Called by ``close()`` first (the engine's background writes finish there)."""
         self._lock = threading.Lock()
         self._closed = False
         self._local = ThreadState()
@@ -232,8 +231,7 @@ class StoreBackend(ABC):
 
     @abstractmethod
     def data_version(self) -> int:
-        """A number that changes when another connection (any process, any machine)
-        commits a write."""
+        """A number that changes when another connection (any process, any machine) commits."""
 
     writes_ended = 0
     """Write transactions ended (committed or rolled back) through this object."""
@@ -288,8 +286,7 @@ class StoreBackend(ABC):
         """Where older copies of deleted rows wait for ``purge_deleted``, for people."""
 
     def exposure_problems(self) -> list[str]:
-        """Store files other users of this machine can read, one line each (none for a
-        database server, which keeps its own files)."""
+        """Store files other users of this machine can read, one line each (none on a server)."""
         return []
 
     def check_whole_store_access(self) -> None:

@@ -455,8 +455,7 @@ SIDE_FILE_SUFFIXES = ("-wal", "-shm", "-journal")
 
 
 def discard_empty_store(path: Path) -> None:
-    """Delete a store file (and its side files) that a command created and left empty; call
-    only after the store is closed."""
+    """Delete an empty store file a command created, and its side files (once closed)."""
     for name in (path.name, *(path.name + suffix for suffix in SIDE_FILE_SUFFIXES)):
         with contextlib.suppress(FileNotFoundError):
             path.with_name(name).unlink()
@@ -491,8 +490,7 @@ def backend_name(target: str | os.PathLike[str]) -> str:
 def open_store(target: str | os.PathLike[str], *, clock: Clock | None = None,
                ids: IdFactory | None = None, create_folder: bool = False,
                allow_read_only: bool = False) -> StoreBackend:
-    """Open the memtui store ``target`` names: a ``postgresql://`` URL, else an SQLite file
-    (``open_sqlite_store``'s options)."""
+    """Open the store ``target`` names: a ``postgresql://`` URL, else an SQLite file."""
     if is_postgres_url(target):
         from memtui.store.postgres.store import open_postgres_store
 

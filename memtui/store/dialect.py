@@ -92,8 +92,7 @@ class Dialect:
         return "(" + self.any_term.join(self.term(word) for word in words) + ")"
 
     def matches(self, fts_table: str, alias: str) -> str:
-        """The full-text condition on the row ``alias`` (its parameter: ``search_query``'s;
-        ``fts_table``: SQLite's full-text table)."""
+        """The full-text condition on the row ``alias`` (``fts_table``: SQLite's index)."""
         if self.is_sqlite:
             return f"{alias}.seq IN (SELECT rowid FROM {fts_table} WHERE {fts_table} MATCH ?)"
         return f"{alias}.fts @@ to_tsquery('simple', ?)"

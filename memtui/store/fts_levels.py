@@ -54,8 +54,7 @@ def index_levels(store: StoreBackend, table: str) -> int | None:
 
 
 def keep_levels_bounded(store: StoreBackend, table: str) -> bool:
-    """Rebuild the FTS5 index ``table`` when its level count passed ``MAX_LEVELS`` (call
-    inside the write transaction that merged it). True when it rebuilt."""
+    """Rebuild the FTS5 index ``table`` past ``MAX_LEVELS`` levels; True when it rebuilt."""
     levels = index_levels(store, table)
     if levels is None or levels <= MAX_LEVELS:
         return False

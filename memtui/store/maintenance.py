@@ -83,8 +83,7 @@ SEQ_TABLES = ("memories", "audit", "tasks", "task_followups", "interactions",
 
 
 def table_columns(store: Store, table: str) -> list[str]:
-    """The columns of a table, in order (on PostgreSQL without the generated full-text column
-    and the ``rowid`` row number)."""
+    """The columns of a table, in order (on PostgreSQL without ``fts`` and ``rowid``)."""
     if table not in EXPORT_TABLES:
         raise ValueError(f"unknown table {table!r}")
     if store.dialect.is_sqlite:
@@ -103,8 +102,7 @@ def row_number(store: Store, table: str) -> str:
 
 
 def dump_rows(store: Store, table: str, *, user: str | None = None) -> Iterator[dict[str, Any]]:
-    """Every row of a table as a dict, in primary-key order; with ``user``, only the rows of
-    that user's export (``USER_SCOPE``)."""
+    """Every row of a table as a dict, in key order (``user``: only that user's export's)."""
     columns = table_columns(store, table)
     order = KEY_ORDER.get(table) or row_number(store, table)
     if user is None:
@@ -204,8 +202,7 @@ def load_row(store: Store, table: str, row: dict[str, Any], *, skip_existing: bo
 
 
 def defer_foreign_keys(store: Store) -> None:
-    """Check foreign keys at commit, not per row (a load inserts children and parents in
-    any order)."""
+    """Check foreign keys at commit (a load inserts children and parents in any order)."""
     store.execute(store.dialect.defer_foreign_keys)
 
 
@@ -226,8 +223,7 @@ def is_empty(store: Store) -> bool:
 
 
 def sqlite_integrity(store: Store) -> list[str]:
-    """SQLite's ``integrity_check`` and ``foreign_key_check`` (a file too damaged to run
-    them is reported, not raised)."""
+    """SQLite's ``integrity_check`` and ``foreign_key_check`` (damage reported, not raised)."""
     problems: list[str] = []
     if not store.dialect.is_sqlite:
         return problems  # PostgreSQL checks its pages and enforces foreign keys itself
@@ -266,8 +262,7 @@ def rebuild_fts(store: Store) -> None:
 
 
 def chain_problems(store: Store) -> list[str]:
-    """Supersede-chain invariants: status and link agree, links point to a live memory of
-    the same scope, no cycles."""
+    """Supersede-chain invariants: status and link agree, same scope, no dangling link or cycle."""
     problems: list[str] = []
     query = [
         ("SELECT id FROM memories WHERE status = 'superseded' AND superseded_by IS NULL",

@@ -22,8 +22,7 @@ _INSERT = (f"INSERT INTO memories({MEMORY_COLUMNS}, goal_key, replaces) "
 MAX_CHAIN_STEPS = 100_000
 """A chain walk stops after this many versions (a cycle in a damaged store ends)."""
 FTS_MERGE_PAGES_AFTER_FORGET = 64
-"""Index pages merged after a forget (FTS5's negative 'merge'): the forgotten words leave
-older segments now."""
+"""Index pages merged after a forget, so the forgotten words leave older segments now."""
 
 
 class MemoryRepository(Repository):
@@ -75,8 +74,7 @@ class MemoryRepository(Repository):
 
     def pending_for(self, user_id: str, source: str | None,
                     limit: int) -> list[tuple[Memory, str | None]]:
-        """Pending memories ``user_id`` may see (their own and their projects'), oldest first,
-        with what each would replace."""
+        """Pending memories ``user_id`` may see, oldest first, with what each would replace."""
         clauses, params = self._pending_where(user_id, source)
         rows = self._store.execute(
             f"SELECT {_M_COLUMNS}, m.replaces FROM memories m"
@@ -180,8 +178,7 @@ class MemoryRepository(Repository):
         return cursor.rowcount
 
     def merge_fulltext(self) -> None:
-        """A bounded full-text index merge after a forget (nothing on PostgreSQL, whose GIN
-        index drops the words when vacuumed)."""
+        """A bounded full-text index merge after a forget (nothing on PostgreSQL)."""
         if not self._store.dialect.is_sqlite:
             return
         self._store.execute("INSERT INTO memories_fts(memories_fts, rank) VALUES ('merge', ?)",

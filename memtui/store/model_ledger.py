@@ -74,8 +74,7 @@ class ModelLedgerRepository(Repository):
 
     def totals(self, user_id: str, by: str, limit: int,
                since: str | None = None) -> list[UsageTotal]:
-        """Calls and tokens per task, round or day (``GROUPINGS``), latest first; only calls
-        at or after ``since`` when given."""
+        """Calls and tokens per ``GROUPINGS`` key, latest first (only from ``since`` on)."""
         key = GROUPINGS[by]
         rows = self._store.execute(
             f"SELECT {key}, count(*), SUM(tokens_in), SUM(tokens_out), MIN(at), MAX(at) "

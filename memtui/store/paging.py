@@ -18,8 +18,7 @@ RowT = TypeVar("RowT")
 
 @dataclass(frozen=True)
 class Page:
-    """What a query adds for one page: WHERE clauses, their parameters, the ORDER BY, and
-    whether the rows come back reversed."""
+    """What a query adds for one page: clauses, parameters, ORDER BY, whether rows come reversed."""
 
     clauses: tuple[str, ...]
     params: tuple[Any, ...]
@@ -58,8 +57,7 @@ def _order(time_column: str, id_column: str, ascending: bool) -> str:
 
 def rows_in_order(execute: Callable[[str, Sequence[Any]], Any], table: str, alias: str,
                   columns: str, seqs: Sequence[int]) -> list[Sequence[Any]]:
-    """``columns`` of the rows of ``table`` (as ``alias``) with these seqs, in their order (a
-    seq whose row is gone is left out), in one query."""
+    """``columns`` of ``table``'s rows with these seqs, in their order, in one query."""
     if not seqs:
         return []
     rows = execute(f"SELECT {alias}.seq, {columns} FROM {table} {alias} "

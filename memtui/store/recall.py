@@ -94,8 +94,7 @@ class RecallRepository(Repository):
         self._counted = threading.local()
 
     def _capped_counts(self, fts_table: str, phrases: Sequence[str]) -> list[int]:
-        """Each phrase's match count, capped at ``RANK_BUDGET + 1``; each thread keeps its
-        counts until the store changes."""
+        """Each phrase's match count (at most ``RANK_BUDGET + 1``), kept until the store changes."""
         stamp = self._store.change_stamp()
         kept = self._counted
         if stamp is None or getattr(kept, "stamp", None) != stamp:
@@ -153,8 +152,7 @@ class RecallRepository(Repository):
     def _newest_matches(self, fts_table: str, table: str, alias: str, columns: str,
                         where: str, params: Sequence[Any], match: str,
                         limit: int) -> list[Sequence[Any]]:
-        """The first ``limit`` rows satisfying ``where`` among the newest
-        ``RECENT_SCAN_CAP`` rows matching ``match``, newest first (streamed)."""
+        """The first ``limit`` visible rows among the newest ``RECENT_SCAN_CAP`` matching ones."""
         sql = (f"SELECT f.rowid, ({where}) FROM {fts_table} f JOIN {table} {alias} "
                f"ON {alias}.seq = f.rowid WHERE {fts_table} MATCH ? ORDER BY f.rowid DESC")
         cursor = self._store.execute(sql, (*params, match))
@@ -173,8 +171,7 @@ class RecallRepository(Repository):
 
     def scored_memories(self, text: str, owner: str, projects: Sequence[str], limit: int,
                         recent_limit: int | None = None) -> list[tuple[Memory, float]]:
-        """The owner's and ``projects``' active memories matching ``text``, best first, with
-        their scores (``_related``)."""
+        """The owner's and ``projects``' active memories matching ``text``, with their scores."""
         visible = ("m.status = 'active' AND ((m.scope = 'user' AND m.owner = ?) "
                    f"OR m.project IN {self._store.dialect.json_values()})")
         rows = self._related("memories_fts", "memories", "m", _M_COLUMNS, visible,

@@ -103,8 +103,7 @@ class SearchPages:
         return self._plan
 
     def _estimated_matches(self) -> int | None:
-        """The store's match count as the walk's sample says; None when the sample is too
-        small (only the cost depends on it)."""
+        """The store's match count as the walk's sample says (None: too small a sample)."""
         if not self._sampled_seqs or self._sampled_seqs < ESTIMATE_MIN_SEQS or \
                 self._sampled_matches < ESTIMATE_MIN_MATCHES:
             return None

@@ -32,8 +32,7 @@ class SearchTerms(NamedTuple):
 
 
 def search_terms(text: str | None) -> SearchTerms | None:
-    """The words of what a person typed, the last a prefix unless the text ends in a space;
-    None when it has no searchable word."""
+    """What a person typed as ``SearchTerms`` (the last a prefix unless a space follows)."""
     words = tuple(_WORD.findall(text or "")[:MAX_QUERY_TERMS])
     if not words:
         return None
@@ -47,8 +46,7 @@ def fts_query(text: str) -> str | None:
 
 
 def pg_tsquery(text: str) -> str | None:
-    """``fts_query`` for PostgreSQL's ``to_tsquery('simple', ...)``: quoted lexemes, all
-    required (``&``), the last a prefix (``'migr':*``)."""
+    """``fts_query`` for PostgreSQL's ``to_tsquery('simple', ...)`` (``'a' & 'migr':*``)."""
     return _query(text, "'", ":*", " & ")
 
 

@@ -54,8 +54,7 @@ class SessionRepository(Repository):
 
     def upsert(self, agent: str, session_id: str, user_id: str, transcript_path: str | None,
                cwd: str | None, event: str, ended: bool, at: str) -> None:
-        """Record a hook call: a new row, or an unprocessed one refreshed (``ended`` only goes
-        from 0 to 1)."""
+        """Record a hook call: a new row, or an unprocessed one refreshed (``ended`` stays 1)."""
         self._store.execute(
             "INSERT INTO agent_sessions(agent, session_id, user_id, transcript_path, cwd, event, "
             "ended, recorded_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "

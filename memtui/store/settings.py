@@ -15,8 +15,7 @@ class SettingsRepository(Repository):
     """SQL for the ``user_settings`` table."""
 
     def get(self, user_id: str) -> dict[str, Any] | None:
-        """The user's stored settings object, or None when never written (``StoreError``
-        when the row does not hold a JSON object)."""
+        """The user's stored settings object, or None (``StoreError``: not a JSON object)."""
         row = self._store.execute("SELECT settings FROM user_settings WHERE user_id = ?",
                                   (user_id,)).fetchone()
         if row is None:

@@ -217,8 +217,7 @@ class TaskRepository(Repository):
 
     def log_page(self, user_id: str, limit: int, after: PageCursor | None = None,
                  before: PageCursor | None = None) -> list[LogEntry]:
-        """A page of the user's log, most recent scan first, by keyset (``paging``; a cursor is
-        a row's ``at`` and ``task_id``)."""
+        """A page of the user's log, most recent scan first, by keyset (cursor: ``at``, task id)."""
         page = keyset_page("at", "task_id", after, before)
         rows = self._store.execute(
             f"SELECT {_LOG_COLUMNS} FROM extraction_log "
@@ -251,8 +250,7 @@ class TaskRepository(Repository):
     # ---- extraction scan ------------------------------------------------------------------
 
     def round_candidates(self, user_id: str, limit: int) -> list[str]:
-        """Ids of the user's tasks due for a scan: never scanned first, then the longest ago
-        scanned, oldest finish first."""
+        """Ids of the user's tasks due for a scan: never scanned, then longest ago, oldest first."""
         rows = self._store.execute(
             f"SELECT t.id {_RESCANNABLE} "
             "ORDER BY l.at IS NOT NULL, l.at, t.finished_at NULLS FIRST, t.id LIMIT ?",

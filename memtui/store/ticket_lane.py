@@ -23,8 +23,7 @@ OBSOLETE = "a newer read replaced this one"
 
 
 class TicketLane(Generic[ConnectionT]):
-    """The lane's tickets, reader and watchdog (see module doc); a backend implements the
-    ``NotImplementedError`` methods."""
+    """The lane's tickets, reader and watchdog; a backend implements the stubs below."""
 
     restop_interval: float = 0.05
     """Seconds between two stops of the watchdog while an obsolete reader still reads."""
@@ -52,8 +51,7 @@ class TicketLane(Generic[ConnectionT]):
         raise NotImplementedError
 
     def _bound(self, conn: ConnectionT, ticket: int) -> contextlib.AbstractContextManager[None]:
-        """Bind the store's calls in this thread to ``conn``, asking the ticket before each
-        statement."""
+        """Bind this thread's store calls to ``conn``, asking the ticket before each statement."""
         return self._bind(conn, lambda: not self.is_current(ticket))
 
     def _is_stop(self, error: BaseException) -> bool:
@@ -87,8 +85,7 @@ class TicketLane(Generic[ConnectionT]):
         return ticket
 
     def _restop(self) -> bool:
-        """Stop the obsolete reader's statement again; False (and no longer watched) once no
-        obsolete reader is inside ``reading()``."""
+        """Stop the obsolete reader again; False (unwatched) once none is in ``reading()``."""
         with self._ticket_lock:
             reading = self._reading
             if reading is None or self.is_current(reading):
@@ -103,8 +100,7 @@ class TicketLane(Generic[ConnectionT]):
 
     @contextlib.contextmanager
     def reading(self, ticket: int) -> Iterator[None]:
-        """Run the block's store reads on this lane's connection; ``QueryInterrupted`` when
-        the ticket is (or becomes) obsolete."""
+        """Run the block's reads on the lane's connection; ``QueryInterrupted`` once obsolete."""
         with self._reader_lock:
             with self._ticket_lock:
                 if not self.is_current(ticket):

@@ -98,8 +98,7 @@ class PgRecallRepository(RecallRepository):
     def _newest_matches(self, fts_table: str, table: str, alias: str, columns: str,
                         where: str, params: Sequence[Any], match: str,
                         limit: int) -> list[Sequence[Any]]:
-        """``RecallRepository._newest_matches`` through the newest ``RECENT_WINDOW`` rows
-        first (see the class doc)."""
+        """``RecallRepository._newest_matches`` through the newest ``RECENT_WINDOW`` rows first."""
         scan_cap = recall_data.RECENT_SCAN_CAP
         window = max(1, self.RECENT_WINDOW)
         matches = self._store.dialect.matches

@@ -211,8 +211,7 @@ class PostgresStore(StoreBackend):
             self._give_back(conn)
 
     def execute_apart(self, sql: str, params: Any = ()) -> int:
-        """Run one statement on a pooled connection outside this thread's transaction; the
-        rows it changed (``StoreError`` on failure)."""
+        """Run one statement outside this thread's transaction; the rows it changed."""
         conn = self._borrow()
         try:
             cursor = self._run_on(conn, statement(sql, params), params, False)
@@ -486,8 +485,7 @@ def _check_and_migrate(store: PostgresStore, conn: psycopg.Connection[Any]) -> N
 
 def open_postgres_store(url: str, *, clock: Clock | None = None,
                         ids: IdFactory | None = None) -> PostgresStore:
-    """Open (creating or migrating) the memtui store at ``url``; a one-line ``StoreError``
-    (never the password) when it cannot."""
+    """Open (creating or migrating) the memtui store at ``url``; ``StoreError`` when it cannot."""
     store = PostgresStore(url, clock=clock, ids=ids)
     try:
         _prepare(store)
