@@ -11,8 +11,7 @@ from memtui.store.repository import Repository
 
 @dataclass(frozen=True)
 class AgentWrite:
-    """One held write: who and what proposed it, the file, its text after the call, and the
-    file it was proposed against (``base_sha256`` None: there was no file)."""
+    """One held write: who proposed it, the file's text after the call and the hash of its base."""
 
     id: str
     user_id: str

@@ -255,8 +255,7 @@ class StoreBackend(ABC):
             return None
 
     def wait_for_change(self, timeout_s: float) -> bool:
-        """Wait up to ``timeout_s`` for another connection's write; True when one came (here
-        without waiting: ``data_version`` is looked at once)."""
+        """Wait up to ``timeout_s`` for another connection's write (here: one look, no wait)."""
         before = self.data_version()
         return self.data_version() != before
 
@@ -290,8 +289,7 @@ class StoreBackend(ABC):
         return []
 
     def check_whole_store_access(self) -> None:
-        """Raise ``PermissionDenied`` unless whoever runs memtui may export the whole store
-        (anyone who can log in to a database server may)."""
+        """Raise ``PermissionDenied`` unless whoever runs memtui may export the whole store."""
         return None
 
     @abstractmethod

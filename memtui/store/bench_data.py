@@ -36,8 +36,7 @@ def _fts_triggers(store: Store, table: str) -> list[tuple[str, str]]:
 
 @contextlib.contextmanager
 def bulk_load(store: Store, tables: Sequence[str] = ("memories", "tasks")) -> Iterator[None]:
-    """Load many rows fast into a new store nobody else has open: full-text triggers off,
-    back (with one rebuild) at the end, also when the load fails."""
+    """Load rows fast into a new store: full-text triggers off, back (with one rebuild) after."""
     conn = store.conn
     saved = {name: conn.execute(f"PRAGMA {name}").fetchone()[0]
              for name in ("synchronous", "cache_size", "foreign_keys")}

@@ -413,8 +413,7 @@ def _recorded_versions(conn: sqlite3.Connection) -> set[int] | None:
 
 
 def _skipped_versions(conn: sqlite3.Connection, version: int) -> frozenset[int]:
-    """Migrations numbered below the file's version that it never ran (a number reserved by
-    work that landed after a higher one); they run on opening."""
+    """Migrations numbered below the file's version that it never ran (they run on opening)."""
     if version == 0:
         return frozenset()
     recorded = _recorded_versions(conn)

@@ -59,8 +59,7 @@ class Dialect:
     chain_walk: str
     """Every id connected to the memory ``?`` by supersede links, both directions."""
     skip_locked: str
-    """Ends a ``SELECT`` of tasks ``t``: lock its rows, leaving out those another transaction
-    holds (nothing on SQLite, whose writers take turns)."""
+    """Ends a ``SELECT`` of tasks ``t``: lock its rows, skipping those held (not on SQLite)."""
     goal_lock: str | None
     """Locks one (project, goal) pair until the transaction ends (None on SQLite)."""
     materialized: str

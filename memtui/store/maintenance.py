@@ -296,8 +296,7 @@ def chain_problems(store: Store) -> list[str]:
 
 
 def supersede_cycles(store: Store) -> list[str]:
-    """Ids of the memories in a supersede cycle, sorted (walked in Python: a recursive query
-    takes time in the square of a chain's length)."""
+    """Ids of the memories in a supersede cycle, sorted (a recursive query would be quadratic)."""
     return cycle_members({row[0]: row[1] for row in store.execute(
         "SELECT id, superseded_by FROM memories WHERE superseded_by IS NOT NULL")})
 
@@ -371,8 +370,7 @@ VACUUM_WAL_WAIT_S = 3.0
 
 @dataclass(frozen=True)
 class VacuumResult(JsonMixin):
-    """What ``Store.vacuum`` did: the size on disk before and after, the steps that ran (in
-    words) and what could not finish and why."""
+    """What ``Store.vacuum`` did: sizes before and after, the steps that ran, what is pending."""
 
     full: bool
     bytes_before: int

@@ -133,8 +133,7 @@ class MemoryRepository(Repository):
                                      ((at, memory_id) for memory_id in memory_ids))
 
     def unused(self, flt: MemoryFilter, before: str, limit: int, scan: int) -> list[Memory]:
-        """The list's memories last used (or made) before ``before``, newest first, among the
-        ``scan`` newest made before it."""
+        """The list's memories last used (or made) before ``before``, among its ``scan`` newest."""
         clauses, params = self._where(flt)
         rows = self._store.execute(
             f"SELECT * FROM (SELECT {_M_COLUMNS} FROM memories m WHERE {' AND '.join(clauses)} "

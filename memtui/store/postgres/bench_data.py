@@ -62,8 +62,7 @@ def secondary_indexes(conn: psycopg.Connection[Any], table: str) -> list[tuple[s
 @contextlib.contextmanager
 def bulk_load(store: PostgresStore,
               tables: Sequence[str] = LOADED_TABLES) -> Iterator[BulkLoad]:
-    """A ``BulkLoad`` on a connection of its own, with the tables' secondary indexes dropped;
-    they are built again (and the tables analysed) at the end, also when the load fails."""
+    """A ``BulkLoad`` without the tables' secondary indexes, which are built again after it."""
     conn = store.connect()
     dropped: list[tuple[str, str]] = []
     try:

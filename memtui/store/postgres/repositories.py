@@ -34,8 +34,7 @@ class PgRecallRepository(RecallRepository):
         self._pg = store
 
     def _capped_counts(self, fts_table: str, phrases: Sequence[str]) -> list[int]:
-        """Each phrase's match count capped at ``RANK_BUDGET + 1``, in one statement; the words
-        found that common are remembered afterwards."""
+        """Each phrase's match count (at most ``RANK_BUDGET + 1``); common words are remembered."""
         if not phrases:
             return []
         table = self._TABLES[fts_table]
