@@ -347,8 +347,7 @@ class RecallRepository(Repository):
 
     def put_document(self, bundle_id: str, path: str, content: str, expected_revision: int,
                      at: str, by: str) -> int | None:
-        """Compare-and-set one document (``expected_revision`` 0: create it); the new
-        revision, or None when the expectation was stale. Call inside a transaction."""
+        """Compare-and-set one document (``expected_revision`` 0: create); None when stale."""
         if expected_revision == 0:
             cursor = self._store.execute(
                 f"INSERT INTO bundle_documents({_D_COLUMNS}) VALUES (?, ?, 1, ?, ?, ?) "

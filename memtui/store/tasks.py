@@ -308,8 +308,7 @@ class TaskRepository(Repository):
                        log=_row_to_log(log_row) if log_row[0] is not None else None)
 
     def claim(self, task_ids: Sequence[str]) -> list[str]:
-        """The tasks of ``task_ids`` still due for a scan, in order (inside a transaction); on
-        PostgreSQL they stay locked, and those another worker holds are left out."""
+        """The tasks of ``task_ids`` still due for a scan (on PostgreSQL: locked, not others')."""
         dialect = self._store.dialect
         due: set[str] = set()
         for start in range(0, len(task_ids), CLAIM_CHUNK):

@@ -74,8 +74,7 @@ class TicketLane(Generic[ConnectionT]):
     # ---- the lane -----------------------------------------------------------------------
 
     def begin(self) -> int:
-        """A ticket for a new read; older tickets are obsolete, and an older reader's
-        statement is stopped now (and again until it has left)."""
+        """A ticket for a new read; older tickets are obsolete and their reader is stopped."""
         with self._ticket_lock:
             self._newest += 1
             ticket = self._newest

@@ -186,8 +186,7 @@ class PostgresStore(StoreBackend):
 
     @property
     def conn(self) -> Connection:
-        """This thread's connection: its transaction's or lane's, else one that borrows a
-        pooled connection per statement (see ``PgConnection``)."""
+        """This thread's connection: its transaction's or lane's, else one borrowing per call."""
         if self._closed:
             raise self.error("the store is closed")
         state = self._local
