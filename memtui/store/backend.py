@@ -97,9 +97,8 @@ class Lazy(Generic[MadeT]):
 
 
 class ThreadState(threading.local, Generic[ConnT]):
-    """One thread's place in a store: its connection, transaction depth, whether it may write
-    (and whether its connection was borrowed from a pool), and a lane's connection and
-    ticket check bound to it (``bound_to``)."""
+    """One thread's connection, transaction depth, whether it may write (and whether its
+    connection is a pool's), and a lane's connection and ticket check (``bound_to``)."""
 
     def __init__(self) -> None:
         self.conn: ConnT | None = None

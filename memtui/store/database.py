@@ -1,8 +1,6 @@
 """The SQLite store: opening and checking the file, migrations, connections, transactions.
-
-One file in WAL mode, shared by several processes (the app and its worker, agents, the CLI,
-the service). Each thread gets its own connection. Writes run in ``BEGIN IMMEDIATE``
-transactions that wait for a busy database instead of failing.
+One file in WAL mode shared by several processes; a connection per thread; writes in
+``BEGIN IMMEDIATE`` transactions that wait for a busy database instead of failing.
 """
 
 from __future__ import annotations

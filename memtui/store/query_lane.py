@@ -1,8 +1,5 @@
-"""``QueryLane``: the query lane (``memtui.store.ticket_lane``) on SQLite.
-
-The lane's reads run on a connection of its own (its page cache stays warm between keys); an
-obsolete read is stopped with ``sqlite3_interrupt`` (no progress handler: it takes the GIL).
-"""
+"""``QueryLane``: the query lane (``memtui.store.ticket_lane``) on SQLite: reads on a connection
+of its own (a warm page cache), an obsolete one stopped with ``sqlite3_interrupt``."""
 
 from __future__ import annotations
 

@@ -18,11 +18,9 @@ if TYPE_CHECKING:
 
 
 class PgRecallRepository(RecallRepository):
-    """``RecallRepository`` with PostgreSQL's ranking (``ts_rank``): SQLite's plan, carried out
-    another way where a GIN index is slow (it reads all of a word's matches first). A word
-    found more common than the budget is remembered (``common_terms``) with its table's epoch,
-    which only a delete or a text change moves on. "Recent" reads the newest ``RECENT_WINDOW``
-    rows through the primary key first, the GIN index only when they hold too few matches."""
+    """``RecallRepository`` with ``ts_rank``, where a GIN index is slow (it reads all of a word's
+    matches first): a word more common than the budget is remembered with its table's epoch
+    (``common_terms``); "recent" reads the newest ``RECENT_WINDOW`` rows by key first."""
 
     _TABLES = {"memories_fts": "memories", "tasks_fts": "tasks",
                "interactions_fts": "interactions"}
