@@ -1,4 +1,5 @@
 """The SQLite store: opening and checking the file, migrations, connections, transactions.
+
 One file in WAL mode shared by several processes; a connection per thread; writes in
 ``BEGIN IMMEDIATE`` transactions that wait for a busy database instead of failing.
 """

@@ -1,5 +1,5 @@
 """``QueryLane``: the query lane (``memtui.store.ticket_lane``) on SQLite: reads on a connection
-of its own (a warm page cache), an obsolete one stopped with ``sqlite3_interrupt``."""
+of its own (a warm page cache); an obsolete one is stopped with ``sqlite3_interrupt``."""
 
 from __future__ import annotations
 
