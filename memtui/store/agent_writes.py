@@ -1,18 +1,17 @@
-"""Agents' memory-file writes held for review by the write gate (``agent_writes``,
-migration 8): one row per proposed file as it would be after the call, redacted, with the
-hash of the file it was proposed against and the diff between them."""
+"""Agents' memory-file writes held for review by the write gate (``agent_writes``): each file
+as it would be after the call, redacted, with the hash of its base and the diff."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
+from memtui.store.dialect import marks
 from memtui.store.repository import Repository
 
 
 @dataclass(frozen=True)
 class AgentWrite:
-    """One held write: who and what proposed it, the file, its text after the call, and the
-    file it was proposed against (``base_sha256`` None: there was no file)."""
+    """One held write: who proposed it, the file's text after the call and the hash of its base."""
 
     id: str
     user_id: str
@@ -38,7 +37,7 @@ class AgentWriteRepository(Repository):
     def add(self, row: AgentWrite) -> None:
         """Insert a held write (call inside a transaction)."""
         self._store.execute(f"INSERT INTO agent_writes({COLUMNS}) VALUES "
-                            f"({', '.join('?' * len(fields(AgentWrite)))})",
+                            f"({marks(fields(AgentWrite))})",
                             tuple(getattr(row, field.name) for field in fields(AgentWrite)))
 
     def get(self, user_id: str, write_id: str) -> AgentWrite | None:

@@ -1,9 +1,8 @@
 """The store's interface: what every backend (SQLite, PostgreSQL) gives the layers above.
 
-The layers above hold a ``StoreBackend`` and never learn which one: the repositories are
-shared, and each backend supplies its connections, transactions, change detection and the
-SQL pieces that differ (``store.dialect``). What exists on one backend only (the write-ahead
-log a forget must truncate) is asked through methods that answer "nothing to do" elsewhere.
+The repositories are shared; each backend supplies its connections, transactions, change
+detection and the SQL pieces that differ (``store.dialect``). What exists on one backend only
+(the write-ahead log a forget must truncate) answers "nothing to do" elsewhere.
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ from memtui.store.timeutil import Clock, format_time, system_clock
 
 _WRITE_ENDS_LOCK = threading.Lock()
 MadeT = TypeVar("MadeT", covariant=True)
+ConnT = TypeVar("ConnT")
 
 if TYPE_CHECKING:
     from memtui.errors import StoreError
@@ -73,9 +73,8 @@ class Connection(Protocol):
 
 
 class Lazy(Generic[MadeT]):
-    """An attribute made on first use and kept on its instance (like
-    ``functools.cached_property``): ``name`` in ``module``, imported then, called with the
-    instance. The store's repositories and the engine's areas are made so."""
+    """An attribute made on first use and kept on its instance: ``name`` in ``module``,
+    imported then, called with the instance (the store's repositories, the engine's areas)."""
 
     def __init__(self, module: str, name: str) -> None:
         self._module, self._maker, self._name = module, name, ""
@@ -97,23 +96,40 @@ class Lazy(Generic[MadeT]):
         return made
 
 
+class ThreadState(threading.local, Generic[ConnT]):
+    """One thread's connection, transaction depth, whether it may write (and whether its
+    connection is a pool's), and a lane's connection and ticket check (``bound_to``)."""
+
+    def __init__(self) -> None:
+        self.conn: ConnT | None = None
+        self.depth = 0
+        self.writing = False
+        self.pooled = False
+        self.bound: ConnT | None = None
+        self.obsolete: Callable[[], bool] | None = None
+        """For a lane's reader: whether its ticket is obsolete (no statement starts then)."""
+
+
 class StoreBackend(ABC):
     """A memtui store: repositories, transactions, clock and ids, on some database."""
 
     dialect: Dialect
     """The SQL pieces that differ between backends."""
-    _local: threading.local
-    """This thread's transaction state (each backend's own): ``writing`` while it may write."""
+    _local: ThreadState[Any]
 
-    def __init__(self, *, clock: Clock | None = None, ids: IdFactory | None = None,
-                 read_only: bool = False) -> None:
+    def __init__(self, location: str, *, clock: Clock | None = None,
+                 ids: IdFactory | None = None, read_only: bool = False) -> None:
+        self.location = location
+        """Where the store is, for people: a file path, or a URL without its password."""
         self.read_only = read_only
         """Opened read-only: reads work; every transaction is refused with the reason."""
         self.clock: Clock = clock or system_clock
         self.ids: IdFactory = ids or default_ids
         self.before_close: list[Callable[[], object]] = []
-        """Called by ``close()`` before the connections close (the engine's background
-        writes finish there)."""
+        """Called by ``close()`` first (the engine's background writes finish there)."""
+        self._lock = threading.Lock()
+        self._closed = False
+        self._local = ThreadState()
 
     # -- repositories (each imported on first use: the app's first frame needs two) -----
 
@@ -146,22 +162,16 @@ class StoreBackend(ABC):
     # -- what the store is -----------------------------------------------------------------
 
     @property
-    @abstractmethod
-    def location(self) -> str:
-        """Where the store is, for people: a file path, or a database URL without its
-        password."""
-
-    @property
-    @abstractmethod
     def is_closed(self) -> bool:
         """Whether ``close()`` was called."""
+        return self._closed
 
     def close(self) -> None:
-        """Close every connection this store opened (any thread), once every ``before_close``
-        callback returned."""
+        """Run every ``before_close`` callback, then close every connection (any thread)."""
         for callback in list(self.before_close):
             callback()
         self._close_connections()
+        self._local = ThreadState()
 
     @abstractmethod
     def _close_connections(self) -> None:
@@ -189,11 +199,10 @@ class StoreBackend(ABC):
 
     @abstractmethod
     def transaction(self, *, shared: bool = False) -> contextlib.AbstractContextManager[Connection]:
-        """A write transaction, re-entrant within a thread (a nested block joins the outer
-        one); all or nothing. Writers take turns, so what the block reads stays true until it
-        commits. ``shared``: the block writes only rows it claimed (``tasks.claim``) or
-        locked, so it may run beside other shared ones (extraction workers on several
-        machines); every other writer still takes turns with it."""
+        """A write transaction, all or nothing, re-entrant within a thread; writers take
+        turns, so what the block reads stays true until it commits. ``shared``: the block
+        writes only rows it claimed (``tasks.claim``), so it may run beside other shared ones
+        (extraction workers on several machines)."""
 
     @abstractmethod
     def snapshot(self) -> contextlib.AbstractContextManager[Connection]:
@@ -203,35 +212,41 @@ class StoreBackend(ABC):
     def lane(self) -> Lane:
         """A new query lane (search as you type)."""
 
+    @contextlib.contextmanager
+    def bound_to(self, conn: Any, obsolete: Callable[[], bool] | None = None) -> Iterator[None]:
+        """Run this thread's store calls in the block on ``conn`` (a lane's connection);
+        ``obsolete`` (a lane's ticket check) is asked before each statement, which raises
+        ``QueryInterrupted`` instead of starting once it says True."""
+        state = self._local
+        saved = dict(vars(state))
+        ThreadState.__init__(state)  # a fresh place: no transaction of the thread's
+        state.bound, state.obsolete = conn, obsolete
+        try:
+            yield
+        finally:
+            vars(state).update(saved)
+
     # -- change detection and versions --------------------------------------------------
 
     @abstractmethod
     def data_version(self) -> int:
-        """A number that changes when another connection (any process, any machine)
-        commits a write; the app compares it to refresh."""
+        """A number that changes when another connection (any process, any machine) commits."""
 
     writes_ended = 0
-    """Write transactions ended (committed or rolled back) through this object (see
-    ``change_stamp``)."""
+    """Write transactions ended (committed or rolled back) through this object."""
 
     def write_ended(self) -> None:
         """Count one write transaction ended (committed or rolled back)."""
         with _WRITE_ENDS_LOCK:
             self.writes_ended += 1
 
-    def in_write_transaction(self) -> bool:
-        """Whether this thread is inside ``transaction()`` (or a snapshot that went on to
-        write): its rows not committed yet."""
-        return bool(getattr(self._local, "writing", False))
-
     def change_stamp(self) -> tuple[int, ...] | None:
-        """A value that changes when any connection commits a write, this one included, and
-        when one of this object's write transactions rolls back (compare stamps of one thread
-        only). None inside a write transaction or when changes cannot be watched now:
-        nothing read then may be kept."""
+        """A value that changes when any connection commits a write, this one included, or
+        one of this object's write transactions rolls back (compare one thread's stamps).
+        None inside a write transaction or when changes cannot be watched: keep nothing."""
         from memtui.errors import StoreError
 
-        if self.in_write_transaction():
+        if self._local.writing:
             return None
         try:
             return self.data_version(), self.writes_ended
@@ -239,8 +254,7 @@ class StoreBackend(ABC):
             return None
 
     def wait_for_change(self, timeout_s: float) -> bool:
-        """Wait up to ``timeout_s`` for a write by another connection; True when one came (by
-        default ``data_version`` is looked at once, without waiting)."""
+        """Wait up to ``timeout_s`` for another connection's write (here: one look, no wait)."""
         before = self.data_version()
         return self.data_version() != before
 
@@ -256,36 +270,32 @@ class StoreBackend(ABC):
 
     # -- forgetting and maintenance (backend-neutral) -------------------------------------
 
-    @abstractmethod
     def purge_deleted(self, wait_s: float) -> bool:
         """Erase older copies of deleted rows kept outside the tables (SQLite's write-ahead
         log), waiting up to ``wait_s`` for readers; True when none is left there."""
+        return True
 
-    @abstractmethod
     def purge_backlog_bytes(self) -> int:
         """How many bytes may still hold older copies of deleted rows (0: none)."""
+        return 0
 
     @abstractmethod
     def purge_location(self) -> str:
         """Where older copies of deleted rows wait for ``purge_deleted``, for people."""
 
     def exposure_problems(self) -> list[str]:
-        """Store files other users of this machine can read, one line each (``doctor``);
-        none for a database server, which keeps its own files."""
+        """Store files other users of this machine can read, one line each (none on a server)."""
         return []
 
-    @abstractmethod
     def check_whole_store_access(self) -> None:
-        """Raise ``PermissionDenied`` unless whoever runs memtui may read the whole store
-        at once (a whole-store export)."""
+        """Raise ``PermissionDenied`` unless whoever runs memtui may export the whole store."""
+        return None
 
     @abstractmethod
     def failure(self, error: BaseException) -> StoreError | None:
-        """The one-line ``StoreError`` for a database driver's error that reached a front
-        end, or None when ``error`` is not one of this backend's."""
+        """The one-line ``StoreError`` for this backend's driver error (else None)."""
 
     @abstractmethod
     def vacuum(self, full: bool = False) -> VacuumResult:
         """Give back the space of deleted rows and rewrite the pages that held them
-        (``memtui doctor --vacuum``; ``full``: ``VACUUM FULL`` where there is one); refused
-        inside a transaction (``StoreError``)."""
+        (``full``: ``VACUUM FULL`` where there is one); ``StoreError`` inside a transaction."""

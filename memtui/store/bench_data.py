@@ -1,7 +1,5 @@
-"""Bulk loading for the benchmark's generated stores (``memtui.bench.generate``): only for a
-fresh store, never one people use (``bulk_load`` drops the full-text triggers and rebuilds
-the indexes once at the end).
-"""
+"""Bulk loading for the benchmark's generated stores: only for a fresh store, never one people
+use (``bulk_load`` drops the full-text triggers and rebuilds the indexes at the end)."""
 
 from __future__ import annotations
 
@@ -29,10 +27,6 @@ _FTS_TABLES = {"memories": "memories_fts", "tasks": "tasks_fts"}
 _BULK_CACHE_KIB = 262_144
 
 
-def _marks(columns: str) -> str:
-    return marks(columns.split(","))
-
-
 def _fts_triggers(store: Store, table: str) -> list[tuple[str, str]]:
     rows = store.execute(
         "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? "
@@ -42,8 +36,7 @@ def _fts_triggers(store: Store, table: str) -> list[tuple[str, str]]:
 
 @contextlib.contextmanager
 def bulk_load(store: Store, tables: Sequence[str] = ("memories", "tasks")) -> Iterator[None]:
-    """Load many rows fast into a new store nobody else has open: full-text triggers off,
-    back (with one rebuild) in one transaction at the end, also when the load fails."""
+    """Load rows fast into a new store: full-text triggers off, back (with one rebuild) after."""
     conn = store.conn
     saved = {name: conn.execute(f"PRAGMA {name}").fetchone()[0]
              for name in ("synchronous", "cache_size", "foreign_keys")}
@@ -72,7 +65,8 @@ def bulk_load(store: Store, tables: Sequence[str] = ("memories", "tasks")) -> It
 def insert_rows(store: Store, table: str, rows: Iterable[Sequence[Any]]) -> None:
     """Insert rows given as tuples in the table's ``ROW_COLUMNS`` order (in a transaction)."""
     columns = ROW_COLUMNS[table]
-    store.conn.executemany(f"INSERT INTO {table}({columns}) VALUES ({_marks(columns)})", rows)
+    store.conn.executemany(
+        f"INSERT INTO {table}({columns}) VALUES ({marks(columns.split(','))})", rows)
 
 
 def table_counts(store: StoreBackend) -> dict[str, int]:

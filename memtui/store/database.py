@@ -1,8 +1,7 @@
 """The SQLite store: opening and checking the file, migrations, connections, transactions.
 
-One file in WAL mode, shared by several processes (the app and its worker, agents, the CLI,
-the service). Each thread gets its own connection. Writes run in ``BEGIN IMMEDIATE``
-transactions that wait for a busy database instead of failing.
+One file in WAL mode shared by several processes; a connection per thread; writes in
+``BEGIN IMMEDIATE`` transactions that wait for a busy database instead of failing.
 """
 
 from __future__ import annotations
@@ -13,15 +12,14 @@ import os
 import re
 import sqlite3
 import stat
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memtui.errors import PermissionDenied, QueryInterrupted, StoreError, TransactionLost
 from memtui.private_files import OTHERS_READ, create_private_file, make_private_folder
-from memtui.store.backend import StoreBackend
+from memtui.store.backend import StoreBackend, ThreadState
 from memtui.store.dialect import POSTGRESQL, SQLITE
 from memtui.store.ids import IdFactory
 from memtui.store.postgres.adapter import is_postgres_url
@@ -38,8 +36,7 @@ BUSY_RETRY_SECONDS = 30.0
 """How long a write keeps retrying a busy database before it gives up."""
 BUSY_RETRY_PAUSE_SECONDS = 0.05
 CHECKPOINT_ATTEMPT_MS = 100
-"""How long one truncating checkpoint attempt lets SQLite wait for readers before the next
-attempt (``purge_deleted`` retries until its own deadline)."""
+"""How long one truncating checkpoint attempt waits for readers (``purge_deleted``)."""
 SQLITE_HEADER = b"SQLite format 3\x00"
 _PAGE_SIZE_OFFSET = 16
 _PAGE_COUNT_OFFSET = 28
@@ -56,10 +53,6 @@ class _Connection(sqlite3.Connection):
         self.serial = next(_CONNECTION_SERIALS)
 
 
-def _serial(conn: sqlite3.Connection) -> int:
-    return int(getattr(conn, "serial", 0))
-
-
 def _is_busy(error: sqlite3.OperationalError) -> bool:
     text = str(error).lower()
     return "locked" in text or "busy" in text
@@ -73,9 +66,9 @@ def _wal_bytes(path: Path) -> int:
 
 
 def _roll_back_hot_journal(path: Path) -> None:
-    """Let SQLite roll back a journal left by a process killed mid-write (as any open does),
-    so the file is judged as it was before: switching a new store to WAL is written with a
-    rollback journal, and a kill there leaves a first page that reads as "not SQLite"."""
+    """Let SQLite roll back a journal left by a process killed mid-write (as any open does), so
+    the file is judged as it was before (a kill while a new store switches to WAL leaves a
+    first page that reads as "not SQLite")."""
     journal = path.with_name(path.name + "-journal")
     try:
         if journal.stat().st_size == 0:
@@ -142,9 +135,8 @@ def check_store_file(path: Path, *, allow_read_only: bool = False) -> bool:
 
 
 def check_store_owner(path: Path) -> None:
-    """Refuse (``PermissionDenied``) unless the OS user running memtui owns the store file
-    (a whole-store export); a missing or unreadable file is a ``StoreError``. Asked before
-    the store is opened, so a mistyped path makes no new store."""
+    """Refuse (``PermissionDenied``) a whole-store export unless the OS user running memtui
+    owns the store file (asked before opening it: a mistyped path makes no new store)."""
     try:
         owner = path.stat().st_uid
     except OSError as error:
@@ -159,24 +151,21 @@ class Store(StoreBackend):
     """A memtui store on one SQLite file: connections, transactions, clock and ids."""
 
     dialect = SQLITE
+    _local: ThreadState[sqlite3.Connection]
 
     def __init__(self, path: Path, *, clock: Clock | None = None,
                  ids: IdFactory | None = None, read_only: bool = False) -> None:
-        super().__init__(clock=clock, ids=ids, read_only=read_only)
+        super().__init__(str(path), clock=clock, ids=ids, read_only=read_only)
         self.path = path
-        self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
-        self._lock = threading.Lock()
-        self._closed = False
-
-    @property
-    def location(self) -> str:
-        """The store file's path."""
-        return str(self.path)
 
     # -- connections ---------------------------------------------------------------------
 
-    def _connect(self) -> sqlite3.Connection:
+    def open_connection(self) -> sqlite3.Connection:
+        """A new connection that the store closes with the rest (a ``QueryLane``'s)."""
+        with self._lock:
+            if self._closed:
+                raise StoreError(f"{self.path}: the store is closed")
         target = f"{self.path.resolve().as_uri()}?mode=ro" if self.read_only else str(self.path)
         try:
             conn = sqlite3.connect(target, uri=self.read_only, isolation_level=None,
@@ -187,22 +176,9 @@ class Store(StoreBackend):
                 conn.execute(f"PRAGMA {pragma}")
         except sqlite3.DatabaseError as error:
             raise StoreError(f"{self.path}: cannot open the database ({error})") from None
-        return conn
-
-    def open_connection(self) -> sqlite3.Connection:
-        """A new connection that the store closes with the rest (a ``QueryLane``'s)."""
-        with self._lock:
-            if self._closed:
-                raise StoreError(f"{self.path}: the store is closed")
-        conn = self._connect()
         with self._lock:
             self._connections.append(conn)
         return conn
-
-    @property
-    def is_closed(self) -> bool:
-        """Whether ``close()`` was called."""
-        return self._closed
 
     def lane(self) -> QueryLane:
         """A new ``QueryLane`` (search as you type)."""
@@ -210,41 +186,18 @@ class Store(StoreBackend):
 
         return QueryLane(self)
 
-    @contextlib.contextmanager
-    def bound_to(self, conn: sqlite3.Connection,
-                 obsolete: Callable[[], bool] | None = None) -> Iterator[None]:
-        """Run this thread's store calls in the block on ``conn`` (a lane's connection);
-        ``obsolete`` (a lane's ticket check) is asked before each statement, which raises
-        ``QueryInterrupted`` instead of starting once it says True."""
-        local = self._local
-        saved = (getattr(local, "conn", None), getattr(local, "depth", 0),
-                 getattr(local, "obsolete", None))
-        local.conn, local.depth, local.obsolete = conn, 0, obsolete
-        try:
-            yield
-        finally:
-            local.conn, local.depth, local.obsolete = saved
-            if saved[0] is None:
-                del local.conn
-
     @property
     def conn(self) -> sqlite3.Connection:
         """This thread's connection. ``TransactionLost`` inside a transaction SQLite already
         rolled back, and ``QueryInterrupted`` for a lane's obsolete reader: every statement
         asks for it, so none runs outside its transaction or for an answer nobody wants."""
-        conn = getattr(self._local, "conn", None)
-        obsolete = getattr(self._local, "obsolete", None)
-        if obsolete is not None and obsolete():
+        state = self._local
+        if state.obsolete is not None and state.obsolete():
             raise QueryInterrupted("a newer read replaced this one")
+        conn = state.conn if state.conn is not None else state.bound
         if conn is None:
-            if self._closed:
-                raise StoreError(f"{self.path}: the store is closed")
-            conn = self._connect()
-            self._local.conn = conn
-            self._local.depth = 0
-            with self._lock:
-                self._connections.append(conn)
-        elif self._local.depth > 0 and not conn.in_transaction:
+            conn = state.conn = self.open_connection()
+        elif state.depth > 0 and not conn.in_transaction:
             raise self._lost()
         return conn
 
@@ -257,23 +210,21 @@ class Store(StoreBackend):
         return self.conn.execute(sql, params)
 
     def _close_connections(self) -> None:
-        """Close every connection this store opened (any thread)."""
         with self._lock:
             self._closed = True
             for conn in self._connections:
                 with contextlib.suppress(sqlite3.Error):
                     conn.close()
             self._connections.clear()
-        self._local = threading.local()
 
     # -- transactions --------------------------------------------------------------------
 
     @contextlib.contextmanager
     def transaction(self, *, shared: bool = False) -> Iterator[sqlite3.Connection]:
-        """``StoreBackend.transaction`` as ``BEGIN IMMEDIATE``, retried while the database is busy
-        (``shared`` changes nothing: SQLite has one writer). When SQLite itself rolls it back (an
-        interrupt, a full disk, an I/O error), every later statement of the block, and its end,
-        raises ``TransactionLost``: a transaction is never committed in part."""
+        """``StoreBackend.transaction`` as ``BEGIN IMMEDIATE``, retried while the database is
+        busy (SQLite has one writer: ``shared`` changes nothing). Once SQLite itself rolled it
+        back (an interrupt, a full disk), the block's later statements and its end raise
+        ``TransactionLost``."""
         if self.read_only:
             raise StoreError(f"{self.path}: {READ_ONLY_REASON}")
         conn = self.conn
@@ -296,7 +247,7 @@ class Store(StoreBackend):
                 conn.execute("ROLLBACK")
             raise
         else:
-            self._commit(conn)
+            self._while_busy(conn, "COMMIT", sqlite3.Error, "could not commit", roll_back=True)
         finally:
             self._local.depth = 0
             self._local.writing = False
@@ -320,9 +271,6 @@ class Store(StoreBackend):
 
     def _begin(self, conn: sqlite3.Connection, statement: str) -> None:
         self._while_busy(conn, statement, sqlite3.OperationalError, "the database stayed busy")
-
-    def _commit(self, conn: sqlite3.Connection) -> None:
-        self._while_busy(conn, "COMMIT", sqlite3.Error, "could not commit", roll_back=True)
 
     def _while_busy(self, conn: sqlite3.Connection, statement: str, caught: type[sqlite3.Error],
                     failure: str, roll_back: bool = False) -> None:
@@ -353,15 +301,14 @@ class Store(StoreBackend):
         on: ``data_version`` counts per connection, so two connections' stamps never compare
         equal."""
         stamp = super().change_stamp()
-        return None if stamp is None else (_serial(self.conn), *stamp)
+        return None if stamp is None else (int(getattr(self.conn, "serial", 0)), *stamp)
 
     def schema_version(self) -> int:
         """The schema version recorded in the file."""
         return int(self.conn.execute("PRAGMA user_version").fetchone()[0])
 
     def vacuum(self, full: bool = False) -> VacuumResult:
-        """``maintenance.vacuum`` (``full`` changes nothing); refused on a read-only store and
-        inside a transaction (``StoreError``)."""
+        """``maintenance.vacuum`` (``full`` changes nothing); refused on a read-only store."""
         from memtui.store.maintenance import vacuum
 
         if self.read_only:
@@ -378,11 +325,9 @@ class Store(StoreBackend):
     # -- backend-neutral maintenance -------------------------------------------------------
 
     def purge_deleted(self, wait_s: float) -> bool:
-        """Copy the write-ahead log into the main file and truncate it to zero bytes, so no
-        older copy of a page (a deleted row's text) is left in it. Readers of older snapshots
-        keep that from finishing: attempts repeat, each waiting ``CHECKPOINT_ATTEMPT_MS`` for
-        them, until ``wait_s`` has passed (at least one attempt). True when one truncated it;
-        False at once inside a transaction of this thread (that reader would block it)."""
+        """Checkpoint the write-ahead log and truncate it, so no older copy of a page (a deleted
+        row's text) is left in it; attempts repeat while readers hold it, until ``wait_s`` has
+        passed. False at once inside a transaction of this thread (it would block itself)."""
         conn = self.conn
         if self._local.depth > 0 or conn.in_transaction:
             return False
@@ -447,15 +392,15 @@ def _prepare(store: Store) -> None:
         raise StoreError(f"{store.path}: made by a newer memtui (schema {version}; this version "
                          f"knows up to {LATEST_VERSION}); upgrade memtui to open it")
     missing = _skipped_versions(conn, version)
-    if store.read_only:
-        if version < LATEST_VERSION or missing:
-            raise StoreError(f"{store.path}: the file is read-only and was made by an older "
-                             "memtui; opening it needs an upgrade, which writes: make it "
-                             "writable once")
-        return
-    if version < LATEST_VERSION or missing:
+    outdated = version < LATEST_VERSION or bool(missing)
+    if store.read_only and outdated:
+        raise StoreError(f"{store.path}: the file is read-only and was made by an older "
+                         "memtui; opening it needs an upgrade, which writes: make it "
+                         "writable once")
+    if outdated:
         _migrate(store, version, missing)
-    elif conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+    elif not store.read_only and \
+            conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
         conn.execute("PRAGMA journal_mode = WAL")
 
 
@@ -467,9 +412,7 @@ def _recorded_versions(conn: sqlite3.Connection) -> set[int] | None:
 
 
 def _skipped_versions(conn: sqlite3.Connection, version: int) -> frozenset[int]:
-    """Migrations numbered below the file's version that it never ran: a number can be
-    reserved by work that lands after a higher one, so a file made in between has a gap.
-    They run on opening, in order (each migration is written to run in any order)."""
+    """Migrations numbered below the file's version that it never ran (they run on opening)."""
     if version == 0:
         return frozenset()
     recorded = _recorded_versions(conn)
@@ -510,8 +453,7 @@ SIDE_FILE_SUFFIXES = ("-wal", "-shm", "-journal")
 
 
 def discard_empty_store(path: Path) -> None:
-    """Delete a store file (and its side files) that a command created and left empty; call
-    only after the store is closed."""
+    """Delete an empty store file a command created, and its side files (once closed)."""
     for name in (path.name, *(path.name + suffix for suffix in SIDE_FILE_SUFFIXES)):
         with contextlib.suppress(FileNotFoundError):
             path.with_name(name).unlink()
@@ -526,9 +468,8 @@ _QUOTED_TEXT = re.compile(r" with text '.*$")
 
 
 def database_failure(path: Path, error: sqlite3.Error) -> StoreError:
-    """The one-line error for an SQLite failure that reached a front end: a damaged file names
-    ``memtui doctor``; any other failure says what SQLite said. The detail is cut short
-    (SQLite's decode errors quote the stored text)."""
+    """The one-line error for an SQLite failure that reached a front end, naming ``memtui
+    doctor``; the detail is cut short (SQLite's decode errors quote the stored text)."""
     detail = _QUOTED_TEXT.sub("", " ".join(str(error).split()))
     if len(detail) > MAX_ERROR_DETAIL_CHARS:
         detail = detail[:MAX_ERROR_DETAIL_CHARS - 1] + "…"
@@ -547,8 +488,7 @@ def backend_name(target: str | os.PathLike[str]) -> str:
 def open_store(target: str | os.PathLike[str], *, clock: Clock | None = None,
                ids: IdFactory | None = None, create_folder: bool = False,
                allow_read_only: bool = False) -> StoreBackend:
-    """Open the memtui store ``target`` names: a ``postgresql://`` URL (``open_postgres_store``;
-    the folder and read-only options do not apply), else an SQLite file (``open_sqlite_store``)."""
+    """Open the store ``target`` names: a ``postgresql://`` URL, else an SQLite file."""
     if is_postgres_url(target):
         from memtui.store.postgres.store import open_postgres_store
 
@@ -561,11 +501,9 @@ def open_sqlite_store(path: str | os.PathLike[str], *, clock: Clock | None = Non
                       ids: IdFactory | None = None, create_folder: bool = False,
                       allow_read_only: bool = False) -> Store:
     """Open (creating or migrating as needed) the memtui store at ``path``; a one-line
-    ``StoreError`` for a file that cannot be one (``check_store_file``: nothing is written to
-    it). A new store file is ``0600``; ``create_folder`` creates a missing parent folder
-    ``0700`` (the default location only); an existing file or folder keeps its mode;
-    ``allow_read_only`` opens a read-only file read-only (every write refused with the reason).
-    """
+    ``StoreError`` for a file that cannot be one (nothing written to it). A new store file is
+    ``0600``; ``create_folder`` makes a missing parent folder ``0700``; ``allow_read_only``
+    opens a read-only file read-only."""
     target = Path(path).expanduser()
     if create_folder:
         make_private_folder(target.parent)

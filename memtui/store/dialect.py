@@ -1,10 +1,6 @@
-"""The SQL pieces that differ between SQLite and PostgreSQL.
-
-The repositories' statements are shared; where the two databases spell a thing differently
-(ignoring a duplicate row, a list passed as JSON, a planner hint, a recursive walk, row
-locks, full-text queries and ranking), the statement asks the store's ``dialect`` for the
-piece. Only recall's plans, which differ as a whole (how it counts and scans full-text
-matches), live in a backend-specific subclass (``memtui.store.postgres``).
+"""The SQL pieces that differ between SQLite and PostgreSQL: the repositories' statements are
+shared and ask the store's ``dialect`` for them (only recall's full-text plans, which differ
+as a whole, live in a subclass in ``memtui.store.postgres``).
 """
 
 from __future__ import annotations
@@ -61,28 +57,23 @@ class Dialect:
     all_terms: str
     """How a full-text query joins terms that must all match."""
     chain_walk: str
-    """Every id connected to the memory ``?`` by supersede links, both directions (one
-    recursive reference per query on PostgreSQL)."""
+    """Every id connected to the memory ``?`` by supersede links, both directions."""
     skip_locked: str
-    """Ends a ``SELECT`` of tasks ``t``: lock the rows it returns, leaving out those another
-    transaction holds (nothing on SQLite, whose writers take turns)."""
+    """Ends a ``SELECT`` of tasks ``t``: lock its rows, skipping those held (not on SQLite)."""
     goal_lock: str | None
-    """Locks one (project, goal) pair until the transaction ends, so two workers extracting
-    one goal take turns (None on SQLite, whose writers take turns anyway)."""
+    """Locks one (project, goal) pair until the transaction ends (None on SQLite)."""
     materialized: str
-    """Makes a ``WITH`` step run as written before the rest of the query (nothing on
-    SQLite, whose ``INDEXED BY`` pins the plan)."""
+    """Makes a ``WITH`` step run as written (nothing on SQLite: ``INDEXED BY`` pins the plan)."""
     defer_foreign_keys: str
     """Check foreign keys at commit rather than per row."""
     optimize: str
     """Refresh the planner's statistics."""
     is_: str
-    """The operator that compares two values, NULL as a value: true when they are equal."""
+    """Equality with NULL as a value."""
     is_not: str
-    """``is_``'s negation: true when they differ."""
+    """``is_``'s negation."""
     search_query: Callable[[str], str | None]
-    """Typed text as a safe full-text query (None without a word): ``fts_query``,
-    ``pg_tsquery``."""
+    """Typed text as a safe full-text query (None without a word)."""
 
     @property
     def is_sqlite(self) -> bool:
@@ -100,15 +91,13 @@ class Dialect:
         return "(" + self.any_term.join(self.term(word) for word in words) + ")"
 
     def matches(self, fts_table: str, alias: str) -> str:
-        """The full-text condition on the row ``alias`` (its parameter: ``search_query``'s);
-        ``fts_table`` is SQLite's full-text table of the row's table."""
+        """The full-text condition on the row ``alias`` (``fts_table``: SQLite's index)."""
         if self.is_sqlite:
             return f"{alias}.seq IN (SELECT rowid FROM {fts_table} WHERE {fts_table} MATCH ?)"
         return f"{alias}.fts @@ to_tsquery('simple', ?)"
 
     def insert_ignore(self, into: str) -> str:
-        """``INSERT`` of ``into`` (``table(columns) VALUES (...)``) that skips a row whose
-        key already exists."""
+        """``INSERT`` of ``into`` (``table(columns) VALUES (...)``) skipping an existing key."""
         if self.is_sqlite:
             return f"INSERT OR IGNORE INTO {into}"
         return f"INSERT INTO {into} ON CONFLICT DO NOTHING"
@@ -118,8 +107,7 @@ class Dialect:
         return f"max({first}, {second})" if self.is_sqlite else f"GREATEST({first}, {second})"
 
     def indexed_by(self, index: str) -> str:
-        """A planner hint to read the table through ``index`` (SQLite only; PostgreSQL's
-        planner picks by statistics)."""
+        """A planner hint to read the table through ``index`` (SQLite only)."""
         return f" INDEXED BY {index}" if self.is_sqlite else ""
 
     def json_values(self, marker: str = "?") -> str:
@@ -129,10 +117,9 @@ class Dialect:
         return f"(SELECT json_array_elements_text(CAST({marker} AS json)))"
 
     def ranked(self, fts_table: str, table: str, alias: str, columns: str, where: str) -> str:
-        """``columns`` of the rows of ``table`` (as ``alias``) matching the full-text query
-        (the first parameter) and ``where`` (the parameters after it), best first, at most
-        the last parameter of them, each with its score (higher is better) after ``columns``.
-        ``fts_table`` is SQLite's full-text table of ``table``."""
+        """``columns`` and the score (higher is better) of the rows of ``table`` (as
+        ``alias``) matching the full-text query (first parameter) and ``where``, best first,
+        at most the last parameter of them (``fts_table``: SQLite's full-text table)."""
         if self.is_sqlite:
             return (f"SELECT {columns}, -f.rank FROM {fts_table} f JOIN {table} {alias} "
                     f"ON {alias}.seq = f.rowid "

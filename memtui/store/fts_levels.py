@@ -1,9 +1,6 @@
-"""Keep an FTS5 index's level count far below the point where FTS5 calls it corrupt.
-
-SQLite 3.40 (Debian 12) adds a level on each negative ``'merge'`` or ``'optimize'`` and never
-removes one; past ``FTS5_LEVEL_LIMIT`` the index reads as corrupt (after about a thousand
-forgets). ``keep_levels_bounded`` reads the count after such a merge and, past
-``MAX_LEVELS``, rebuilds the index from its content table.
+"""Keep an FTS5 index's level count far below the point where FTS5 calls it corrupt: SQLite
+3.40 adds a level on each negative ``'merge'`` or ``'optimize'`` and never removes one, so past
+``MAX_LEVELS`` the index is rebuilt from its content table.
 """
 
 from __future__ import annotations
@@ -18,9 +15,7 @@ STRUCTURE_ROWID = 10
 FTS5_LEVEL_LIMIT = 2000
 """Most levels FTS5 accepts in a structure record (FTS5_MAX_SEGMENT)."""
 MAX_LEVELS = FTS5_LEVEL_LIMIT // 2
-"""Levels past which the index is rebuilt. A merge or an optimize adds at most two, so the
-count never comes near the limit, and a rebuild is needed once in about 500 forgets (and
-never on a SQLite that caps the count)."""
+"""Levels past which the index is rebuilt (a merge adds at most two)."""
 COOKIE_BYTES = 4
 """The configuration cookie that starts a structure record."""
 V2_MARKER = b"\xff\x00\x00\x01"
@@ -59,8 +54,7 @@ def index_levels(store: StoreBackend, table: str) -> int | None:
 
 
 def keep_levels_bounded(store: StoreBackend, table: str) -> bool:
-    """Rebuild the FTS5 index ``table`` when its level count passed ``MAX_LEVELS`` (call
-    inside the write transaction that merged it). True when it rebuilt."""
+    """Rebuild the FTS5 index ``table`` past ``MAX_LEVELS`` levels; True when it rebuilt."""
     levels = index_levels(store, table)
     if levels is None or levels <= MAX_LEVELS:
         return False

@@ -15,7 +15,6 @@ _PROJECT_COLUMNS = "id, name, root_path, summary, created_by, created_at"
 class IdentityRepository(Repository):
     """Users, projects, memberships, profiles."""
 
-    # users
     def get_user(self, user_id: str) -> User | None:
         """One user, or None."""
         row = self._store.execute(
@@ -37,7 +36,6 @@ class IdentityRepository(Repository):
         assert user is not None
         return user
 
-    # projects
     def get_project(self, project_id: str) -> Project | None:
         """One project, or None."""
         row = self._store.execute(
@@ -60,8 +58,7 @@ class IdentityRepository(Repository):
         return [(Project(*row[:6]), row[6]) for row in rows]
 
     def chosen_projects(self, user_id: str) -> list[Project]:
-        """Projects the user made or accepted a membership of (the ones memtui may choose for
-        the user's folders), by id."""
+        """Projects the user made or accepted a membership of, by id."""
         rows = self._store.execute(
             f"SELECT {qualified(_PROJECT_COLUMNS, 'p')} "
             "FROM project_members m JOIN projects p ON p.id = m.project_id "
@@ -69,7 +66,6 @@ class IdentityRepository(Repository):
             "ORDER BY p.id", (user_id,)).fetchall()
         return [Project(*row) for row in rows]
 
-    # membership
     def role(self, project_id: str, user_id: str) -> str | None:
         """The user's role in the project, or None for a non-member."""
         row = self._store.execute(
@@ -97,7 +93,6 @@ class IdentityRepository(Repository):
             "ORDER BY user_id", (project_id,)).fetchall()
         return [Membership(*row) for row in rows]
 
-    # profiles
     def get_profile(self, user_id: str) -> Profile | None:
         """The user's profile, or None."""
         row = self._store.execute(

@@ -64,18 +64,13 @@ USER_SCOPE: dict[str, str] = {
     "model_usage": "user_id = :user",
     "extraction_details": f"user_id = :user AND task_id IN {_EXPORTED_TASKS}",
 }
-"""What one user's export holds of each table: what that user may read (their own rows; the
-projects they belong to with their members, memories, tasks, follow-ups and bundles), and
-the users those rows name."""
+"""What one user's export holds of each table: their own rows, the projects they belong to
+with their members, memories, tasks, follow-ups and bundles, and the users those rows name."""
 USER_SCOPE_COLUMNS: dict[str, dict[str, str]] = {
     "tasks": {"parent_id": f"CASE WHEN parent_id IN {_EXPORTED_TASKS} THEN parent_id END"},
 }
-"""Columns exported through an expression in a user's export: a sub-task keeps its parent
-only when the parent is exported too (the parent may be in a project the user cannot read)."""
-
-
-class DamagedStore(StoreError):
-    """SQLite reports the file as damaged (malformed pages, text that is not UTF-8 ...)."""
+"""Columns a user's export reads through an expression: a sub-task keeps its parent only when
+the parent is exported too."""
 
 
 class UndecodableText(bytes):
@@ -88,8 +83,7 @@ SEQ_TABLES = ("memories", "audit", "tasks", "task_followups", "interactions",
 
 
 def table_columns(store: Store, table: str) -> list[str]:
-    """The columns of a table, in order (on PostgreSQL without the generated full-text
-    column and the ``rowid`` row number: neither is data)."""
+    """The columns of a table, in order (on PostgreSQL without ``fts`` and ``rowid``)."""
     if table not in EXPORT_TABLES:
         raise ValueError(f"unknown table {table!r}")
     if store.dialect.is_sqlite:
@@ -108,8 +102,7 @@ def row_number(store: Store, table: str) -> str:
 
 
 def dump_rows(store: Store, table: str, *, user: str | None = None) -> Iterator[dict[str, Any]]:
-    """Every row of a table as a dict, in primary-key order; with ``user``, only the rows of
-    that user's export (``USER_SCOPE``)."""
+    """Every row of a table as a dict, in key order (``user``: only that user's export's)."""
     columns = table_columns(store, table)
     order = KEY_ORDER.get(table) or row_number(store, table)
     if user is None:
@@ -133,9 +126,8 @@ def _decoded(value: Any) -> Any:
 
 
 def scan_rows(store: Store, table: str) -> Iterator[tuple[int | None, dict[str, Any]]]:
-    """Every row of a table as ``(rowid, row)`` (rowid None where there is none), read in
-    batches; in a batch holding text that is not valid UTF-8, that value comes as
-    ``UndecodableText`` instead of failing the read (the batch is read again as bytes)."""
+    """Every row of a table as ``(rowid or None, row)``, read in batches; text that is not
+    valid UTF-8 comes as ``UndecodableText`` instead of failing the read."""
     columns = table_columns(store, table)
     keyless = _keyless(store, table)
     after = 0
@@ -177,7 +169,7 @@ def _read_batch(store: Store, table: str, columns: list[str], keyless: bool,
         except sqlite3.DatabaseError as error:
             if as_bytes or "decode" not in str(error).lower() or \
                     not isinstance(error, sqlite3.OperationalError):
-                raise DamagedStore(f"{table}: cannot be read ({error})") from None
+                raise StoreError(f"{table}: cannot be read ({error})") from None
         finally:
             conn.text_factory = previous
     return [(row[0], {c: _decoded(v) if as_bytes else v
@@ -186,9 +178,8 @@ def _read_batch(store: Store, table: str, columns: list[str], keyless: bool,
 
 def update_value(store: Store, table: str, rowid: int, column: str, value: Any,
                  expected: Any) -> bool:
-    """Rewrite one column of one row if it still holds ``expected`` (``doctor --repair``;
-    call inside a transaction). False when a writer changed it since it was read: the fix
-    was made for the older value and must not replace the newer one."""
+    """Rewrite one column of one row if it still holds ``expected`` (``doctor --repair``,
+    inside a transaction); False when a writer changed it since it was read."""
     if column not in table_columns(store, table) or table in APPEND_ONLY_TABLES \
             or _keyless(store, table):
         raise ValueError(f"{table}.{column} cannot be rewritten")
@@ -211,15 +202,13 @@ def load_row(store: Store, table: str, row: dict[str, Any], *, skip_existing: bo
 
 
 def defer_foreign_keys(store: Store) -> None:
-    """Check foreign keys at commit, not per row (a load inserts children and parents in
-    any order)."""
+    """Check foreign keys at commit (a load inserts children and parents in any order)."""
     store.execute(store.dialect.defer_foreign_keys)
 
 
 def finish_load(store: Store) -> None:
-    """After a load (call inside its transaction): row numbers given by the file must not
-    be handed out again (SQLite numbers on from the largest; PostgreSQL's identity
-    sequences are moved past it)."""
+    """After a load (inside its transaction): move PostgreSQL's identity sequences past the
+    loaded row numbers (SQLite numbers on from the largest)."""
     if store.dialect.is_sqlite:
         return
     for table in SEQ_TABLES:
@@ -227,20 +216,14 @@ def finish_load(store: Store) -> None:
                       f"coalesce((SELECT max(seq) FROM {table}), 0) + 1, false)")
 
 
-def row_counts(store: Store) -> dict[str, int]:
-    """Rows per exported table."""
-    return {table: int(store.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
-            for table in EXPORT_TABLES}
-
-
 def is_empty(store: Store) -> bool:
     """Whether the store holds no user data at all."""
-    return all(count == 0 for count in row_counts(store).values())
+    return not any(store.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone()
+                   for table in EXPORT_TABLES)
 
 
 def sqlite_integrity(store: Store) -> list[str]:
-    """SQLite's own checks: ``integrity_check`` and ``foreign_key_check``. A file too
-    damaged to run them is reported as such, not raised."""
+    """SQLite's ``integrity_check`` and ``foreign_key_check`` (damage reported, not raised)."""
     problems: list[str] = []
     if not store.dialect.is_sqlite:
         return problems  # PostgreSQL checks its pages and enforces foreign keys itself
@@ -279,8 +262,7 @@ def rebuild_fts(store: Store) -> None:
 
 
 def chain_problems(store: Store) -> list[str]:
-    """Supersede-chain invariants: status and link agree, links point to a live memory of
-    the same scope, no cycles."""
+    """Supersede-chain invariants: status and link agree, same scope, no dangling link or cycle."""
     problems: list[str] = []
     query = [
         ("SELECT id FROM memories WHERE status = 'superseded' AND superseded_by IS NULL",
@@ -314,16 +296,14 @@ def chain_problems(store: Store) -> list[str]:
 
 
 def supersede_cycles(store: Store) -> list[str]:
-    """Ids of the memories in a supersede cycle, sorted (walked in Python: a recursive query
-    from every superseded memory takes time in the square of a chain's length)."""
+    """Ids of the memories in a supersede cycle, sorted (a recursive query would be quadratic)."""
     return cycle_members({row[0]: row[1] for row in store.execute(
         "SELECT id, superseded_by FROM memories WHERE superseded_by IS NOT NULL")})
 
 
 def cycle_members(newer: Mapping[str, str]) -> list[str]:
-    """The ids on a cycle of ``newer`` (id -> the id that supersedes it), sorted: one walk
-    that steps on each id once. Not on a cycle: an id whose chain ends (at an id that
-    nothing supersedes, or one that is missing), nor one on a chain leading into a cycle."""
+    """The ids on a cycle of ``newer`` (id -> the id that supersedes it), sorted, in one walk
+    that steps on each id once (not those on a chain that ends or leads into a cycle)."""
     on_cycle: list[str] = []
     walked: set[str] = set()
     for start in newer:
@@ -352,8 +332,7 @@ def tombstone_problems(store: Store) -> list[str]:
 
 
 def log_problems(store: Store) -> list[str]:
-    """Extraction-log rows and details point to existing tasks; written memories exist or were
-    forgotten."""
+    """Extraction-log rows and details name existing tasks, and existing or forgotten memories."""
     problems = [f"{what} for missing task {row[0]}" for table, what in
                 (("extraction_log", "extraction log row"),
                  ("extraction_details", "extraction details")) for row in store.execute(
@@ -386,14 +365,12 @@ def optimize(store: Store) -> None:
 
 
 VACUUM_WAL_WAIT_S = 3.0
-"""How long a vacuum waits for readers to let go of the write-ahead log before it reports
-the log as not yet truncated (as long as a forget waits)."""
+"""How long a vacuum waits for readers to let go of the write-ahead log."""
 
 
 @dataclass(frozen=True)
 class VacuumResult(JsonMixin):
-    """What ``Store.vacuum`` did: the store's size on disk before and after, the steps that
-    ran (in words) and what could not finish and why (``pending``)."""
+    """What ``Store.vacuum`` did: sizes before and after, the steps that ran, what is pending."""
 
     full: bool
     bytes_before: int
@@ -411,17 +388,15 @@ def _bytes_on_disk(store: SqliteStore) -> int:
 
 
 def vacuum(store: SqliteStore, full: bool) -> VacuumResult:
-    """``Store.vacuum`` on SQLite: merge each full-text index into one segment (the words of
-    deleted rows leave it), rebuild the file (``VACUUM``; ``secure_delete`` zeroes the freed
-    pages), truncate the write-ahead log."""
+    """``Store.vacuum`` on SQLite: merge each full-text index into one segment, rebuild the
+    file (``VACUUM``; ``secure_delete`` zeroes the freed pages), truncate the log."""
     before = _bytes_on_disk(store)
     with store.transaction():
         for table in FTS_TABLES:
             store.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
             keep_levels_bounded(store, table)
-    # VACUUM builds the new file as a temporary database: on disk, not in memory (the
-    # store's connections keep temporary tables in memory, which here would hold a whole
-    # copy of the store -- a gigabyte at a million memories).
+    # VACUUM builds the new file as a temporary database: on disk, not in memory (where it
+    # would hold a whole copy of the store).
     temp_store = int(store.execute("PRAGMA temp_store").fetchone()[0])
     store.execute("PRAGMA temp_store = FILE")
     try:

@@ -22,8 +22,7 @@ _INSERT = (f"INSERT INTO memories({MEMORY_COLUMNS}, goal_key, replaces) "
 MAX_CHAIN_STEPS = 100_000
 """A chain walk stops after this many versions (a cycle in a damaged store ends)."""
 FTS_MERGE_PAGES_AFTER_FORGET = 64
-"""Index pages merged after a forget (FTS5's negative 'merge', any level), so the forgotten
-words leave older segments now instead of when a level fills up."""
+"""Index pages merged after a forget, so the forgotten words leave older segments now."""
 
 
 class MemoryRepository(Repository):
@@ -38,8 +37,7 @@ class MemoryRepository(Repository):
 
     def insert(self, memory: Memory, goal_key: str | None = None,
                replaces: str | None = None) -> None:
-        """Insert a memory (its full-text row follows by trigger). ``replaces``: for a
-        pending correction, the memory it would supersede once approved."""
+        """Insert a memory (``replaces``: the memory a pending correction would supersede)."""
         self._store.execute(_INSERT, (*memory_to_row(memory), goal_key, replaces))
 
     def insert_many(self, rows: Iterable[tuple[Memory, str | None]]) -> None:
@@ -61,8 +59,7 @@ class MemoryRepository(Repository):
         return row[0] if row else None
 
     def chain_head(self, memory_id: str) -> str | None:
-        """The newest version of the chain ``memory_id`` belongs to (following
-        ``superseded_by``); None when ``memory_id`` does not exist."""
+        """The newest version of ``memory_id``'s chain (None: no such memory)."""
         row = self._store.execute(
             """
             WITH RECURSIVE newer(id, depth) AS (
@@ -77,22 +74,20 @@ class MemoryRepository(Repository):
 
     def pending_for(self, user_id: str, source: str | None,
                     limit: int) -> list[tuple[Memory, str | None]]:
-        """Pending memories ``user_id`` may see (their own user memories and the memories of
-        every project they are a member of), oldest first, with what each would replace."""
+        """Pending memories ``user_id`` may see, oldest first, with what each would replace."""
         clauses, params = self._pending_where(user_id, source)
         rows = self._store.execute(
             f"SELECT {_M_COLUMNS}, m.replaces FROM memories m"
             f"{self._store.dialect.indexed_by('memories_pending')} "
             f"WHERE {clauses} ORDER BY m.created_at, m.id LIMIT ?", (*params, limit)).fetchall()
-        return [(row_to_memory(row), row[len(row) - 1]) for row in rows]
+        return [(row_to_memory(row), row[-1]) for row in rows]
 
     def count_pending(self, user_id: str, source: str | None = None) -> int:
         """How many pending memories ``user_id`` may see."""
         clauses, params = self._pending_where(user_id, source)
         return int(self._store.execute(
             f"SELECT count(*) FROM memories m{self._store.dialect.indexed_by('memories_pending')} "
-            f"WHERE {clauses}",
-            params).fetchone()[0])
+            f"WHERE {clauses}", params).fetchone()[0])
 
     @staticmethod
     def _pending_where(user_id: str, source: str | None) -> tuple[str, list[Any]]:
@@ -111,8 +106,7 @@ class MemoryRepository(Repository):
             return []
         rows = self._store.execute(
             f"SELECT id FROM memories WHERE replaces IN ({marks(memory_ids)}) "
-            "AND status = 'pending'",
-            tuple(memory_ids)).fetchall()
+            "AND status = 'pending'", tuple(memory_ids)).fetchall()
         return [row[0] for row in rows]
 
     def activate(self, memory_id: str, content: str, kind: str, at: str) -> None:
@@ -139,9 +133,7 @@ class MemoryRepository(Repository):
                                      ((at, memory_id) for memory_id in memory_ids))
 
     def unused(self, flt: MemoryFilter, before: str, limit: int, scan: int) -> list[Memory]:
-        """The list's memories last used (never used: made) before ``before``, newest
-        first, among the ``scan`` newest made before it (a bounded read of the list's
-        index: a memory made since cannot be unused)."""
+        """The list's memories last used (or made) before ``before``, among its ``scan`` newest."""
         clauses, params = self._where(flt)
         rows = self._store.execute(
             f"SELECT * FROM (SELECT {_M_COLUMNS} FROM memories m WHERE {' AND '.join(clauses)} "
@@ -185,8 +177,7 @@ class MemoryRepository(Repository):
         return cursor.rowcount
 
     def merge_fulltext(self) -> None:
-        """A bounded full-text index merge after a forget (``fts_levels`` keeps its levels
-        bounded); nothing on PostgreSQL, whose GIN index drops them when vacuumed."""
+        """A bounded full-text index merge after a forget (nothing on PostgreSQL)."""
         if not self._store.dialect.is_sqlite:
             return
         self._store.execute("INSERT INTO memories_fts(memories_fts, rank) VALUES ('merge', ?)",
@@ -211,8 +202,7 @@ class MemoryRepository(Repository):
 
     def _searched(self, flt: MemoryFilter) -> SearchPages | None:
         """A planner for a searched list on SQLite (``search_pages``); None without a search
-        word, and on PostgreSQL, whose planner picks between the list's index and the GIN
-        index by its statistics (the list's SQL with ``_filtered``'s full-text clause)."""
+        word and on PostgreSQL, whose planner picks its index by its statistics."""
         query = fts_query(flt.search) if flt.search and self._store.dialect.is_sqlite else None
         if query is None:
             return None
@@ -221,8 +211,7 @@ class MemoryRepository(Repository):
         return SearchPages(self, flt, query, _M_COLUMNS)
 
     def _filtered(self, flt: MemoryFilter) -> tuple[list[str], list[Any]]:
-        """``_where`` and, with a search, its full-text clause (a search without a searchable
-        word matches nothing)."""
+        """``_where`` and the search's full-text clause (no searchable word: nothing matches)."""
         clauses, params = self._where(flt)
         if flt.search:
             query = self._store.dialect.search_query(flt.search)
@@ -235,10 +224,8 @@ class MemoryRepository(Repository):
 
     def page(self, flt: MemoryFilter, limit: int, after: PageCursor | None = None,
              before: PageCursor | None = None) -> list[Memory]:
-        """A page of the list, newest first (ties by id descending), by keyset: ``after`` the
-        rows older than that row, ``before`` the newer rows just above it, in list order."""
-        searched = self._searched(flt)
-        if searched is not None:  # fast at any size (search_pages.py)
+        """A page of the list, newest first, by keyset (``paging``)."""
+        if (searched := self._searched(flt)) is not None:  # fast at any size
             with self._store.snapshot():
                 return searched.page(limit, after, before)
         clauses, params = self._filtered(flt)
@@ -250,10 +237,8 @@ class MemoryRepository(Repository):
 
     def list_at(self, flt: MemoryFilter, offset: int, limit: int, *,
                 from_end: bool = False) -> list[Memory]:
-        """A page by position: ``offset`` rows from the top (or, with ``from_end``, the
-        ``limit`` rows ending ``offset`` rows above the bottom), in list order."""
-        searched = self._searched(flt)
-        if searched is not None:
+        """A page by position (``from_end``: ``offset`` counted from the bottom)."""
+        if (searched := self._searched(flt)) is not None:
             with self._store.snapshot():
                 return searched.at(offset, limit, from_end)
         clauses, params = self._filtered(flt)
@@ -265,8 +250,7 @@ class MemoryRepository(Repository):
 
     def count(self, flt: MemoryFilter) -> int:
         """How many rows the list holds."""
-        searched = self._searched(flt)
-        if searched is not None:
+        if (searched := self._searched(flt)) is not None:
             with self._store.snapshot():
                 return searched.count()
         clauses, params = self._filtered(flt)
@@ -274,10 +258,8 @@ class MemoryRepository(Repository):
         return int(self._store.execute(sql, params).fetchone()[0])
 
     def count_at_most(self, flt: MemoryFilter, cap: int) -> int:
-        """How many rows the list holds, counting no further than ``cap`` (cheap at any size:
-        for a count shown while typing a search, "1,000+")."""
-        searched = self._searched(flt)
-        if searched is not None:
+        """How many rows the list holds, counting no further than ``cap`` (cheap at any size)."""
+        if (searched := self._searched(flt)) is not None:
             with self._store.snapshot():
                 return searched.count_at_most(cap)
         clauses, params = self._filtered(flt)
@@ -287,8 +269,7 @@ class MemoryRepository(Repository):
 
     def narrowing(self, old_search: str | None,
                   new_search: str) -> Callable[[str], bool | None] | None:
-        """``search_terms.narrowing_matcher`` (which mirrors ``memories_fts``); always None on
-        PostgreSQL, whose ``simple`` parser is not mirrored in Python."""
+        """``search_terms.narrowing_matcher``; None on PostgreSQL (its parser is not mirrored)."""
         if not self._store.dialect.is_sqlite:
             return None
         return narrowing_matcher(old_search, new_search)

@@ -1,5 +1,4 @@
-"""A memories row as a ``Memory``: the column list and the converter, shared by the memory
-repository (memories.py) and the searched-page planner (search_pages.py) without either
+"""A memories row as a ``Memory``, shared by memories.py and search_pages.py without either
 importing the other."""
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
-"""SQL for the model cost ledger (``model_usage``) and the per-task extraction details
-(``extraction_details``), migration 9. No rule lives here: the engine decides."""
+"""SQL for the model cost ledger (``model_usage``) and per-task extraction details."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass, fields
 
 from memtui.jsonable import JsonMixin
 from memtui.store.dialect import marks
@@ -19,8 +18,7 @@ GROUPINGS = {"task": "task_id", "round": "round_id", "day": "substr(at, 1, 10)"}
 
 @dataclass(frozen=True)
 class UsageRow:
-    """One model call: who, which phase and round, for which task, the tokens the endpoint
-    reported and how the call ended."""
+    """One model call: who, which phase and round, which task, its tokens and outcome."""
 
     user: str
     phase: str
@@ -64,9 +62,8 @@ class ModelLedgerRepository(Repository):
     def add_usage(self, row: UsageRow) -> None:
         """Record one model call."""
         self._store.execute(
-            f"INSERT INTO model_usage({_USAGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (row.user, row.phase, row.round_id, row.task_id, row.project, row.model,
-             row.tokens_in, row.tokens_out, row.outcome, row.at))
+            f"INSERT INTO model_usage({_USAGE_COLUMNS}) VALUES ({marks(fields(row))})",
+            astuple(row))
 
     def tokens_between(self, user_id: str, start: str, end: str) -> int:
         """Tokens in and out the user's calls spent in ``[start, end)``."""
@@ -77,8 +74,7 @@ class ModelLedgerRepository(Repository):
 
     def totals(self, user_id: str, by: str, limit: int,
                since: str | None = None) -> list[UsageTotal]:
-        """Calls and tokens per task, round or day (``GROUPINGS``), latest first; only calls
-        at or after ``since`` when given (a range on the user's index)."""
+        """Calls and tokens per ``GROUPINGS`` key, latest first (only from ``since`` on)."""
         key = GROUPINGS[by]
         rows = self._store.execute(
             f"SELECT {key}, count(*), SUM(tokens_in), SUM(tokens_out), MIN(at), MAX(at) "
@@ -95,8 +91,7 @@ class ModelLedgerRepository(Repository):
             "ON CONFLICT(task_id) DO UPDATE SET user_id = excluded.user_id, "
             "external_tool = excluded.external_tool, detail = excluded.detail, "
             "attempts = excluded.attempts, retry_at = excluded.retry_at",
-            (detail.task_id, detail.user, detail.external_tool, detail.detail,
-             detail.attempts, detail.retry_at))
+            astuple(detail))
 
     def details(self, task_ids: Sequence[str]) -> dict[str, TaskDetail]:
         """The details of these tasks, by task id (tasks without any left out)."""

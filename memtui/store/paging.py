@@ -1,10 +1,7 @@
 """Pages of a newest-first list (memories, the extraction log), by keyset or by position:
-the clauses and order each repository adds to its own query, so the rule is written once.
-
-A list is ordered by a time column, then an id column, both descending. ``after`` a row are
-the older rows; ``before`` a row are the newer rows just above it, which are read ascending
-(nearest first) and turned back into list order. A page by position from the end is read
-ascending too.
+the clauses and order a repository adds to its query. A list is ordered by a time column,
+then an id column, both descending; the rows ``before`` a row (newer) and a page counted
+from the end are read ascending and turned back into list order.
 """
 
 from __future__ import annotations
@@ -21,8 +18,7 @@ RowT = TypeVar("RowT")
 
 @dataclass(frozen=True)
 class Page:
-    """What a query adds for one page: WHERE clauses and their parameters, the ORDER BY, and
-    whether the rows come back in reverse list order."""
+    """What a query adds for one page: clauses, parameters, ORDER BY, whether rows come reversed."""
 
     clauses: tuple[str, ...]
     params: tuple[Any, ...]
@@ -61,9 +57,7 @@ def _order(time_column: str, id_column: str, ascending: bool) -> str:
 
 def rows_in_order(execute: Callable[[str, Sequence[Any]], Any], table: str, alias: str,
                   columns: str, seqs: Sequence[int]) -> list[Sequence[Any]]:
-    """``columns`` of the rows of ``table`` (as ``alias``) with these seqs, in the order of
-    ``seqs`` (a seq whose row is gone is left out): a page or a ranking worked out as seqs,
-    read back whole in one query."""
+    """``columns`` of ``table``'s rows with these seqs, in their order, in one query."""
     if not seqs:
         return []
     rows = execute(f"SELECT {alias}.seq, {columns} FROM {table} {alias} "

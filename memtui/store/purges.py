@@ -1,7 +1,5 @@
-"""Pending purges: forgets whose text may still sit in the write-ahead log (older page copies
-stay there until a truncating checkpoint, which a reader can hold back). A forget records one
-content-free row in its own transaction; it goes once such a checkpoint has run after it.
-"""
+"""Pending purges: content-free rows of forgets whose text may still sit in the write-ahead
+log, each removed once a truncating checkpoint has run after it."""
 
 from __future__ import annotations
 
@@ -12,8 +10,7 @@ from memtui.store.repository import Repository
 
 @dataclass(frozen=True)
 class PendingPurges:
-    """Forgets not yet purged from the WAL: how many, and the newest row's number (a
-    checkpoint that truncates after reading it purges every row up to it)."""
+    """Forgets not yet purged from the WAL: how many, and the newest row's number."""
 
     count: int
     last_seq: int

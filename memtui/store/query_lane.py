@@ -1,10 +1,5 @@
-"""``QueryLane``: the query lane (``memtui.store.ticket_lane``) on SQLite.
-
-The lane's reads run on a connection of its own (its page cache stays warm from one
-keystroke to the next); an obsolete read is stopped with ``sqlite3_interrupt``, whose
-``OperationalError`` becomes ``QueryInterrupted``. No progress handler looks at the ticket
-while a statement runs: it would take the GIL at each look.
-"""
+"""``QueryLane``: the query lane (``memtui.store.ticket_lane``) on SQLite: reads on a connection
+of its own (a warm page cache); an obsolete one is stopped with ``sqlite3_interrupt``."""
 
 from __future__ import annotations
 
@@ -19,8 +14,7 @@ if TYPE_CHECKING:
     from memtui.store.database import Store
 
 RESTOP_INTERVAL_S = 0.002
-"""How often the watchdog repeats the interrupt while an obsolete reader still reads (the
-newer reader waits for it: keep it well under a frame)."""
+"""How often the watchdog repeats the interrupt (the newer reader waits: well under a frame)."""
 
 
 class QueryLane(TicketLane[sqlite3.Connection]):

@@ -1,12 +1,10 @@
-"""SQL for the service's data: interactions, bundles and their documents, consolidation
-records, and the recall queries (related and recent memories, task cards, interactions).
-The engine (``memtui.engine.recall``) passes in the visible scope; no rule lives here.
+"""SQL for the service's data (interactions, bundles, consolidation records) and the recall
+queries; the engine passes in the visible scope.
 
-Every query is bounded by an index, never by the size of the store: "recent" lists merge a
-newest-first branch per visible list; "related" lists probe each word's match count (capped
-at ``RANK_BUDGET``, kept until the store changes) and rank exactly the rarest words whose
-matches fit the budget together. When every word is more common than that, the newest
-``RECENT_SCAN_CAP`` rows holding all of them are the candidates, newest first.
+Every query is bounded by an index: "recent" lists merge a newest-first branch per visible
+list; "related" lists count each word's matches (up to ``RANK_BUDGET``) and rank the rarest
+words whose matches fit the budget together, else take the newest ``RECENT_SCAN_CAP`` rows
+holding every word.
 """
 
 from __future__ import annotations
@@ -52,21 +50,9 @@ _D_COLUMNS = "bundle_id, path, revision, content, updated_at, updated_by"
 """The bundle_documents columns, in the order of ``BundleDocument``'s fields."""
 
 
-def _active_memory_visible(dialect: Dialect) -> str:
-    """Active memories of the owner (user scope) or of a list of projects (JSON)."""
-    return ("m.status = 'active' AND ((m.scope = 'user' AND m.owner = ?) "
-            f"OR m.project IN {dialect.json_values()})")
-
-
-def _task_visible(dialect: Dialect) -> str:
-    """Tasks of the user or of a list of projects (JSON)."""
-    return f"(t.user_id = ? OR t.project_id IN {dialect.json_values()})"
-
-
 @dataclass(frozen=True)
 class BundleSummary:
-    """A bundle without its documents' content: who it belongs to, when it last changed,
-    and each document's path and revision (by path)."""
+    """A bundle without its documents' content: each document's path and revision."""
 
     id: str
     project: str | None
@@ -90,10 +76,8 @@ class ConsolidationRecord(JsonMixin):
 
 
 def recall_terms(text: str, dialect: Dialect) -> list[str]:
-    """The distinct words of a recall query (by case-folded spelling, the first kept) as
-    full-text terms of ``dialect`` (at most ``MAX_RECALL_TERMS``); words joined by ``|``
-    (``lint|linter|linting``) are one term that matches any of them. Empty when the text
-    has no word."""
+    """The distinct (case-folded) words of a recall query as full-text terms of ``dialect``,
+    at most ``MAX_RECALL_TERMS``; ``lint|linter`` is one term matching either word."""
     seen: dict[str, str] = {}
     for group in _TERM.findall(text or ""):
         seen.setdefault(group.casefold(), dialect.any_of(group.split("|")))
@@ -110,8 +94,7 @@ class RecallRepository(Repository):
         self._counted = threading.local()
 
     def _capped_counts(self, fts_table: str, phrases: Sequence[str]) -> list[int]:
-        """How many rows match each phrase, each capped at ``RANK_BUDGET + 1``, in order; each
-        thread keeps its counts until the store changes (``change_stamp``)."""
+        """Each phrase's match count (at most ``RANK_BUDGET + 1``), kept until the store changes."""
         stamp = self._store.change_stamp()
         kept = self._counted
         if stamp is None or getattr(kept, "stamp", None) != stamp:
@@ -130,9 +113,8 @@ class RecallRepository(Repository):
         return found
 
     def _plan(self, fts_table: str, text: str) -> tuple[str, str] | None:
-        """How to find related rows: ``("rank", match)`` to rank every match of the selective
-        words, ``("recent", match)`` to take the newest rows holding all the (common) words,
-        or None when no word of the text is in the index."""
+        """``("rank", match)`` for the selective words, ``("recent", match)`` for the newest
+        rows holding every (common) word, or None when no word is in the index."""
         phrases = recall_terms(text, self._store.dialect)
         counts = [(count, phrase) for count, phrase
                   in zip(self._capped_counts(fts_table, phrases), phrases, strict=True) if count]
@@ -153,10 +135,9 @@ class RecallRepository(Repository):
     def _related(self, fts_table: str, table: str, alias: str, columns: str, where: str,
                  params: Sequence[Any], text: str, limit: int,
                  recent_limit: int | None = None) -> list[Sequence[Any]]:
-        """Rows of ``table`` (as ``alias``) related to ``text`` that satisfy ``where``, best
-        first, each with its score last (higher is better; every row of a "recent" plan
-        scores ``RECENT_SCORE``); at most ``limit`` (``recent_limit`` for a "recent" plan
-        when given)."""
+        """Rows of ``table`` (as ``alias``) related to ``text`` satisfying ``where``, best
+        first, each with its score last (a "recent" plan's: ``RECENT_SCORE``, at most
+        ``recent_limit`` of them when given)."""
         plan = self._plan(fts_table, text)
         if plan is None:
             return []
@@ -171,8 +152,7 @@ class RecallRepository(Repository):
     def _newest_matches(self, fts_table: str, table: str, alias: str, columns: str,
                         where: str, params: Sequence[Any], match: str,
                         limit: int) -> list[Sequence[Any]]:
-        """The first ``limit`` rows satisfying ``where`` among the newest
-        ``RECENT_SCAN_CAP`` rows matching ``match``, newest first (streamed)."""
+        """The first ``limit`` visible rows among the newest ``RECENT_SCAN_CAP`` matching ones."""
         sql = (f"SELECT f.rowid, ({where}) FROM {fts_table} f JOIN {table} {alias} "
                f"ON {alias}.seq = f.rowid WHERE {fts_table} MATCH ? ORDER BY f.rowid DESC")
         cursor = self._store.execute(sql, (*params, match))
@@ -191,11 +171,10 @@ class RecallRepository(Repository):
 
     def scored_memories(self, text: str, owner: str, projects: Sequence[str], limit: int,
                         recent_limit: int | None = None) -> list[tuple[Memory, float]]:
-        """Active memories matching ``text``, best first, with each one's full-text score
-        (higher is better): the owner's user-level memories and those of ``projects``; a
-        "recent" plan's at most ``recent_limit`` when given."""
-        rows = self._related("memories_fts", "memories", "m", _M_COLUMNS,
-                             _active_memory_visible(self._store.dialect),
+        """The owner's and ``projects``' active memories matching ``text``, with their scores."""
+        visible = ("m.status = 'active' AND ((m.scope = 'user' AND m.owner = ?) "
+                   f"OR m.project IN {self._store.dialect.json_values()})")
+        rows = self._related("memories_fts", "memories", "m", _M_COLUMNS, visible,
                              (owner, json.dumps(list(projects))), text, limit, recent_limit)
         return [(row_to_memory(row[:-1]), float(row[-1])) for row in rows]
 
@@ -210,21 +189,19 @@ class RecallRepository(Repository):
 
     def related_tasks(self, text: str, user_id: str, projects: Sequence[str], limit: int,
                       project: str | None = None) -> list[Task]:
-        """Tasks whose goal or result matches ``text``, best first: the user's own and those
-        of ``projects`` (only ``project``'s when given)."""
+        """The user's and ``projects``' (or only ``project``'s) tasks matching ``text``."""
         params: tuple[str, ...]
         if project is not None:
             where, params = "t.project_id = ?", (project,)
         else:
-            where, params = _task_visible(self._store.dialect), (user_id,
-                                                                 json.dumps(list(projects)))
+            where = f"(t.user_id = ? OR t.project_id IN {self._store.dialect.json_values()})"
+            params = (user_id, json.dumps(list(projects)))
         rows = self._related("tasks_fts", "tasks", "t", _T_COLUMNS, where, params, text, limit)
         return [row_to_task(row[:-1]) for row in rows]
 
     def recent_tasks(self, user_id: str, projects: Sequence[str], limit: int,
                      project: str | None = None) -> list[Task]:
-        """The newest tasks: the user's own and those of ``projects`` (only ``project``'s when
-        given)."""
+        """The newest tasks of the user and ``projects`` (or only ``project``'s)."""
         if project is not None:
             rows = self._newest("tasks", TASK_COLUMNS, "project_id = ?", project, "seq",
                                 "", "", [], limit)
@@ -238,10 +215,9 @@ class RecallRepository(Repository):
     def _newest(self, table: str, columns: str, own: str, own_value: str, own_order: str,
                 each: str, each_order: str, projects: Sequence[str],
                 limit: int) -> list[Sequence[Any]]:
-        """``columns`` of the ``limit`` newest rows of ``table`` (``created_at``, ``id``
-        descending) of the branch ``own`` (its parameter: ``own_value``) and of the branch
-        ``each`` for every one of ``projects`` (``{project}`` in it stands for the project),
-        each branch read through its list's newest-first index."""
+        """``columns`` of the ``limit`` newest rows of ``table`` in the branch ``own`` (its
+        parameter: ``own_value``) and the branch ``each`` per project (``{project}``), each
+        read through its list's newest-first index."""
         branch = ("SELECT seq, created_at, id FROM {table} WHERE {where} "
                   "ORDER BY created_at DESC, {order} DESC LIMIT ?")
         branches = [(branch.format(table=table, where=own, order=own_order), (own_value, limit))]
@@ -262,8 +238,7 @@ class RecallRepository(Repository):
     # ---- interactions ---------------------------------------------------------------------
 
     def insert_interaction(self, interaction: Interaction) -> bool:
-        """Insert a question/answer pair; False (nothing written) when the user already has
-        one with this id."""
+        """Insert a question/answer pair; False when the user already has one with this id."""
         cursor = self._store.execute(
             f"INSERT INTO interactions({_I_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT(user_id, id) DO NOTHING",
@@ -326,8 +301,7 @@ class RecallRepository(Repository):
 
     def visible_bundles(self, owner: str, projects: Sequence[str],
                         limit: int) -> list[BundleSummary]:
-        """The owner's schedule bundles and the bundles of ``projects``, most recently changed
-        first."""
+        """The owner's schedule bundles and ``projects``' bundles, last changed first."""
         rows = self._store.execute(
             "SELECT * FROM (" + self._BUNDLE_SELECT
             + "WHERE (b.schedule IS NOT NULL AND b.created_by = ?) "
@@ -373,12 +347,7 @@ class RecallRepository(Repository):
 
     def put_document(self, bundle_id: str, path: str, content: str, expected_revision: int,
                      at: str, by: str) -> int | None:
-        """Compare-and-set one document: create it when ``expected_revision`` is 0 and it does
-        not exist, else replace it only when its revision is still ``expected_revision``.
-
-        Returns the new revision, or None when the expectation was stale (nothing written).
-        Call inside a transaction together with ``ensure_bundle``.
-        """
+        """Compare-and-set one document (``expected_revision`` 0: create); None when stale."""
         if expected_revision == 0:
             cursor = self._store.execute(
                 f"INSERT INTO bundle_documents({_D_COLUMNS}) VALUES (?, ?, 1, ?, ?, ?) "

@@ -9,8 +9,7 @@ if TYPE_CHECKING:
 
 
 class Repository:
-    """SQL for one area of the store, run through ``store`` (its connection, transactions
-    and dialect)."""
+    """SQL for one area of the store, run through ``store`` (connection and dialect)."""
 
     def __init__(self, store: StoreBackend) -> None:
         self._store = store

@@ -14,14 +14,12 @@ CREATE INDEX memories_project_all ON memories(project, created_at, id);
 CREATE INDEX memories_superseded_by ON memories(superseded_by);
 CREATE INDEX memories_thread ON memories(source_thread_id) WHERE source_thread_id IS NOT NULL;
 CREATE INDEX memories_goal ON memories(project, goal_key) WHERE goal_key IS NOT NULL;"""
-"""The memories table's indexes: the keyset lists of each scope (with and without a status),
-supersede chains, threads, goals. Both backends have the same (SQLite's migration 1 makes
-them, PostgreSQL's migration 6): shipped text, never edit; a change is a new migration."""
+"""The memories table's indexes, the same on both backends (SQLite's migration 1,
+PostgreSQL's 6): shipped text, never edit."""
 PENDING_INDEXES = """\
 CREATE INDEX memories_pending ON memories(created_at, id) WHERE status = 'pending';
 CREATE INDEX memories_replaces ON memories(replaces) WHERE replaces IS NOT NULL;"""
-"""The indexes of pending memories and the corrections waiting on a memory (SQLite's
-migration 4, PostgreSQL's migration 6): shipped text, never edit."""
+"""The indexes of pending memories (SQLite's migration 4, PostgreSQL's 6): shipped text."""
 
 MIGRATION_1 = """
 CREATE TABLE schema_migrations (

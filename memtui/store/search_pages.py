@@ -1,11 +1,10 @@
-"""Pages of a searched memory list (a full-text match inside a list) on SQLite, fast at any size.
+"""Pages of a searched memory list on SQLite, fast at any size.
 
 SQLite's own plan materialises every match, then walks the list. Here the list's index is
 first **walked** in growing ``seq`` batches, asking the full-text index only for matches in
 each batch's range, until the page is full or looks far away; then, by the store's match
-count: **few** (``FEW_MATCHES``) -- sort the matches; **some** -- SQLite's plan; **dense**
-(``DENSE_MATCHES``) -- walk on while the page seems near. Every plan returns exactly the rows
-of the plain SQL, in its order, inside the caller's ``store.snapshot()``.
+count: **few** -- sort the matches; **some** -- SQLite's plan; **dense** -- walk on. Every
+plan returns exactly the rows of the plain SQL, in its order.
 """
 
 from __future__ import annotations
@@ -38,7 +37,7 @@ MAX_RANGES = 8
 """At most this many seq ranges are asked of the full-text index per batch."""
 ESTIMATE_MIN_SEQS = 4_096
 """A walk's seq ranges this wide (or wider) are a sample to estimate the store's match count
-from, instead of counting the matches (a common word's count costs 10-15 ms)..."""
+from, instead of counting the matches..."""
 ESTIMATE_MIN_MATCHES = 32
 """...and hold at least this many matches (fewer say too little about the whole store)."""
 ESTIMATE_FEW_MARGIN = 2
@@ -93,9 +92,8 @@ class SearchPages:
 
     @property
     def plan(self) -> str:
-        """``few``, ``some`` or ``dense``, then remembered: estimated from the seq ranges a
-        walk already asked the full-text index about when those cover enough of the store
-        (no query), else one capped count of the matches."""
+        """``few``, ``some`` or ``dense`` (remembered): estimated from the seq ranges a walk
+        already asked about when they cover enough of the store, else a capped count."""
         if self._plan is None:
             matches = self._estimated_matches()
             if matches is None:
@@ -105,9 +103,7 @@ class SearchPages:
         return self._plan
 
     def _estimated_matches(self) -> int | None:
-        """The store's match count as the walk's sample says (matches per seq in the ranges
-        it asked about, times the store's seqs); None when the sample is too small. Only the
-        cost depends on it: every plan returns the same rows."""
+        """The store's match count as the walk's sample says (None: too small a sample)."""
         if not self._sampled_seqs or self._sampled_seqs < ESTIMATE_MIN_SEQS or \
                 self._sampled_matches < ESTIMATE_MIN_MATCHES:
             return None
@@ -118,41 +114,28 @@ class SearchPages:
 
     # ---- the plans --------------------------------------------------------------------
 
-    def _driven(self, select: str, extra: list[str], extra_params: list[Any],
-                tail: str, tail_params: list[Any]) -> list[Any]:
-        """From the matches: CROSS JOIN fixes the order; the unary + keeps the list's index
-        out of it."""
-        where = self.clauses_off_index + extra
-        sql = (f"SELECT {select} FROM memories_fts f CROSS JOIN memories m ON m.seq = f.rowid "
-               f"WHERE f.{_MATCH} AND {' AND '.join(where)} {tail}")
-        return self.store.execute(sql, (self.query, *self.params, *extra_params,
-                                        *tail_params)).fetchall()
-
-    def _plain(self, select: str, extra: list[str], extra_params: list[Any],
-               tail: str, tail_params: list[Any]) -> list[Any]:
-        """SQLite's own plan (the list's index, checking a materialised match set)."""
-        where = [*self.clauses, self.store.dialect.matches("memories_fts", "m"), *extra]
-        sql = f"SELECT {select} FROM memories m WHERE {' AND '.join(where)} {tail}"
-        return self.store.execute(sql, (*self.params, self.query, *extra_params,
-                                        *tail_params)).fetchall()
-
     def _sql(self, select: str, extra: list[str], extra_params: list[Any],
              tail: str, tail_params: list[Any]) -> list[Any]:
-        """One SQL plan by the store's match count: from the matches, or SQLite's own."""
-        plan = self._driven if self.plan == "few" else self._plain
-        return plan(select, extra, extra_params, tail, tail_params)
+        """One SQL plan by the store's match count: ``few``, from the matches (CROSS JOIN
+        fixes the order; the unary + keeps the list's index out); else SQLite's own plan."""
+        if self.plan == "few":
+            sql = (f"SELECT {select} FROM memories_fts f CROSS JOIN memories m ON m.seq = f.rowid "
+                   f"WHERE f.{_MATCH} AND {' AND '.join(self.clauses_off_index + extra)} {tail}")
+            params = (self.query, *self.params, *extra_params, *tail_params)
+        else:
+            where = [*self.clauses, self.store.dialect.matches("memories_fts", "m"), *extra]
+            sql = f"SELECT {select} FROM memories m WHERE {' AND '.join(where)} {tail}"
+            params = (*self.params, self.query, *extra_params, *tail_params)
+        return self.store.execute(sql, params).fetchall()
 
     def _walk(self, need: int, descending: bool, cursor: tuple[str, str] | None, *,
               found: list[int] | None = None, visited: int = 0,
               batches: int | None = None) -> tuple[list[int], str, tuple[str, str] | None, int]:
-        """Seqs of the first ``need`` matching rows in walk order after ``cursor``.
-
-        Returns (seqs, state, the last row taken into account, rows visited); ``state`` is
-        ``done`` (fewer than ``need`` seqs: the list ended), ``paused`` (after ``batches``
-        batches), ``far`` (the matches met so far say the page lies more than
-        ``WALK_MAX_ROWS`` list rows away, or none were met) or ``sparse`` (the list is
-        spread thin over the store: its seq ranges would hold mostly other lists' matches).
-        """
+        """(seqs of the first ``need`` matching rows in walk order after ``cursor``, state,
+        the last row taken into account, rows visited); ``state`` is ``done`` (the page is
+        full or the list ended), ``paused`` (after ``batches`` batches), ``far`` (the page lies
+        more than ``WALK_MAX_ROWS`` rows away, or no match was met) or ``sparse`` (the list's
+        seq ranges would hold mostly other lists' matches)."""
         order = "DESC" if descending else "ASC"
         compare = "<" if descending else ">"
         execute = self.store.execute
@@ -206,8 +189,8 @@ class SearchPages:
 
     def _walked(self, skip: int, limit: int, descending: bool,
                 cursor: tuple[str, str] | None) -> list[Memory]:
-        """Rows ``skip..skip+limit`` of the walk after ``cursor``, in walk order: one batch
-        first, walked on only for a word the store holds often (``dense``); the rest is SQL."""
+        """Rows ``skip..skip+limit`` after ``cursor``, in walk order: one batch walked first, on
+        only for a ``dense`` word; the rest is SQL."""
         need = skip + limit
         found, state, stopped, visited = self._walk(need, descending, cursor, batches=1)
         if state == "paused":
@@ -263,15 +246,13 @@ class SearchPages:
         return memories
 
     def count(self) -> int:
-        """``MemoryRepository.count`` for a searched list. Exact, so it costs the whole
-        match set when many rows match (``count_at_most`` is the cheap one)."""
+        """``MemoryRepository.count`` for a searched list (exact: it costs every match)."""
         return int(self._sql("count(*)", [], [], "", [])[0][0])
 
     def count_at_most(self, cap: int) -> int:
-        """The count, or ``cap`` when the list holds at least that many rows. All in SQL
-        (a worker thread counting leaves the GIL to the UI): for a word the store holds
-        often, the first ``COUNT_PROBE_FACTOR * cap`` matches usually hold ``cap`` rows of
-        the list; when they do not, the capped count runs on the plan of ``count``."""
+        """The count, at most ``cap``, all in SQL (the GIL stays with the UI): for a ``dense``
+        word the first ``COUNT_PROBE_FACTOR * cap`` matches usually hold ``cap`` rows; else
+        the capped count runs on ``count``'s plan."""
         if self.plan == "dense":
             where = self.clauses_off_index
             row = self.store.execute(

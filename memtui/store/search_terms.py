@@ -2,11 +2,9 @@
 already in hand.
 
 A search is its words (``\\w+``, at most ``MAX_QUERY_TERMS``), all required; the last is a
-prefix unless the text ends in a space. Search as you type mostly narrows (``narrows``): the
-new search's newest rows are then the rows on screen that match it, and a list can show them
-before its query is back. ``narrowing_matcher`` tells which match as ``memories_fts``'s
-``unicode61`` tokenizer does on ASCII text (runs of letters and digits, case folded); a row
-or word with any other character is not decided here (``None``), never guessed.
+prefix unless the text ends in a space. When a new search narrows the old one, its newest
+rows are the rows on screen that match it (``narrowing_matcher``, which decides as
+``memories_fts``'s tokenizer does on ASCII text; anything else is ``None``, never guessed).
 """
 
 from __future__ import annotations
@@ -15,8 +13,8 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
-__all__ = ["MAX_QUERY_TERMS", "SearchTerms", "fts_query", "narrowing_matcher", "narrows",
-           "pg_tsquery", "search_terms"]
+__all__ = ["MAX_QUERY_TERMS", "SearchTerms", "fts_query", "narrowing_matcher", "pg_tsquery",
+           "search_terms"]
 
 MAX_QUERY_TERMS = 16
 """A search keeps at most this many words (longer queries rank no better and cost more)."""
@@ -33,32 +31,27 @@ class SearchTerms(NamedTuple):
     last_is_prefix: bool
 
 
-def search_terms(text: str | None, *, prefix_last: bool = True) -> SearchTerms | None:
-    """The words of what a person typed, the last a prefix unless the text ends in a space
-    (and ``prefix_last``); None when it has no searchable word."""
+def search_terms(text: str | None) -> SearchTerms | None:
+    """What a person typed as ``SearchTerms`` (the last a prefix unless a space follows)."""
     words = tuple(_WORD.findall(text or "")[:MAX_QUERY_TERMS])
     if not words:
         return None
-    return SearchTerms(words, bool(prefix_last and text and not text[-1].isspace()))
+    return SearchTerms(words, bool(text and not text[-1].isspace()))
 
 
-def fts_query(text: str, *, prefix_last: bool = True, any_term: bool = False) -> str | None:
-    """Turn what a person typed into a safe FTS5 query: quoted words, the last one a prefix.
-
-    Returns None when the text has no searchable word. Operators and quotes typed by the
-    person are treated as text, never as query syntax.
-    """
-    return _query(text, prefix_last, '"', "*", " OR " if any_term else " ")
+def fts_query(text: str) -> str | None:
+    """What a person typed as a safe FTS5 query (None without a searchable word): quoted
+    words, all required, the last a prefix; typed operators and quotes are only text."""
+    return _query(text, '"', "*", " ")
 
 
-def pg_tsquery(text: str, *, prefix_last: bool = True) -> str | None:
-    """``fts_query`` for PostgreSQL's ``to_tsquery('simple', ...)``: quoted lexemes, all
-    required (``&``), the last a prefix (``'migr':*``)."""
-    return _query(text, prefix_last, "'", ":*", " & ")
+def pg_tsquery(text: str) -> str | None:
+    """``fts_query`` for PostgreSQL's ``to_tsquery('simple', ...)`` (``'a' & 'migr':*``)."""
+    return _query(text, "'", ":*", " & ")
 
 
-def _query(text: str, prefix_last: bool, quote: str, prefix: str, join: str) -> str | None:
-    terms = search_terms(text, prefix_last=prefix_last)
+def _query(text: str, quote: str, prefix: str, join: str) -> str | None:
+    terms = search_terms(text)
     if terms is None:
         return None
     parts = [f"{quote}{word}{quote}" for word in terms.words]
@@ -77,19 +70,10 @@ def _folded(terms: SearchTerms) -> list[tuple[str, bool]] | None:
             for index, word in enumerate(terms.words)]
 
 
-def narrows(old: SearchTerms | None, new: SearchTerms) -> bool:
-    """Whether every row ``new`` matches is matched by ``old`` (None: no search, every row):
-    each old word is required again by a new word -- for an old prefix, any word that starts
-    with it (``pytest f`` -> ``pytest fi``; ``pytest`` -> ``pytest f``), for an old whole word
-    the same whole word. Only for ASCII words (``_folded``)."""
-    if old is None:
-        return True
-    old_words, new_words = _folded(old), _folded(new)
-    return old_words is not None and new_words is not None and _covers(old_words, new_words)
-
-
 def _covers(old_words: list[tuple[str, bool]], new_words: list[tuple[str, bool]]) -> bool:
-    """``narrows`` for folded words."""
+    """Whether every row the (folded) ``new_words`` match is matched by ``old_words``: each
+    old word is required again by a new word -- for an old prefix, any word that starts with
+    it (``pytest f`` -> ``pytest fi``), for an old whole word the same whole word."""
     for word, is_prefix in old_words:
         if is_prefix:
             implied = any(other.startswith(word) for other, _ in new_words)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from memtui.store.dialect import marks
 from memtui.store.repository import Repository
 
 
@@ -53,9 +54,7 @@ class SessionRepository(Repository):
 
     def upsert(self, agent: str, session_id: str, user_id: str, transcript_path: str | None,
                cwd: str | None, event: str, ended: bool, at: str) -> None:
-        """Record a hook call for a session: a new row, or the same row refreshed (its
-        transcript, folder, event and time; ``ended`` only ever goes from 0 to 1). A row the
-        worker already processed stays processed."""
+        """Record a hook call: a new row, or an unprocessed one refreshed (``ended`` stays 1)."""
         self._store.execute(
             "INSERT INTO agent_sessions(agent, session_id, user_id, transcript_path, cwd, event, "
             "ended, recorded_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
@@ -69,18 +68,15 @@ class SessionRepository(Repository):
             (agent, session_id, user_id, transcript_path, cwd, event, int(ended), at, at))
 
     def add_processed(self, session: AgentSession) -> None:
-        """Record a session that is processed already (an import made a task of it), unless
-        one with its agent and id is recorded."""
+        """Record a processed session (an import made a task of it) unless it is recorded."""
         self._store.execute(
-            f"INSERT INTO agent_sessions({SESSION_COLUMNS}) VALUES "
-            f"({', '.join('?' * len(fields(AgentSession)))}) "
+            f"INSERT INTO agent_sessions({SESSION_COLUMNS}) VALUES ({marks(fields(AgentSession))}) "
             "ON CONFLICT(agent, session_id) DO NOTHING",
             tuple(int(value) if isinstance(value, bool) else value
                   for value in asdict(session).values()))
 
     def waiting(self, user_id: str, idle_before: str, limit: int) -> list[AgentSession]:
-        """The user's unprocessed sessions that ended, or whose last hook call is older than
-        ``idle_before``, oldest first."""
+        """The user's unprocessed sessions that ended or went idle before ``idle_before``."""
         rows = self._store.execute(
             f"SELECT {SESSION_COLUMNS} FROM agent_sessions WHERE user_id = ? "
             "AND processed_at IS NULL AND (ended = 1 OR updated_at <= ?) "

@@ -1,5 +1,5 @@
 """The ``user_settings`` rows: one JSON object of auto-memory settings per user (a module of
-its own: the session hooks read them at every agent session start)."""
+its own: the session hooks read them)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,7 @@ class SettingsRepository(Repository):
     """SQL for the ``user_settings`` table."""
 
     def get(self, user_id: str) -> dict[str, Any] | None:
-        """The user's stored settings object, or None when never written (``StoreError``
-        when the row does not hold a JSON object)."""
+        """The user's stored settings object, or None (``StoreError``: not a JSON object)."""
         row = self._store.execute("SELECT settings FROM user_settings WHERE user_id = ?",
                                   (user_id,)).fetchone()
         if row is None:

@@ -1,5 +1,4 @@
-"""SQL for tasks, follow-ups, quotas, the extraction log, the extraction scan and the
-consolidation input. No rule lives here: the engine decides."""
+"""SQL for tasks, follow-ups, quotas, the extraction log and scan, and consolidation input."""
 
 from __future__ import annotations
 
@@ -48,7 +47,9 @@ DUE_FOR_SCAN = f"""
             AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = l.memory_id)))
 """
 """Whether task ``t`` (with its log row ``l``, left-joined) is due for a scan."""
-_RESCANNABLE = f"t.user_id = ? AND {DUE_FOR_SCAN}"
+_WITH_LOG = "FROM tasks t LEFT JOIN extraction_log l ON l.task_id = t.id"
+_RESCANNABLE = f"{_WITH_LOG} WHERE t.user_id = ? AND {DUE_FOR_SCAN}"
+"""The user's tasks due for a scan (``t``, with its log row ``l``)."""
 CLAIM_CHUNK = 500
 """Task ids checked per statement by ``claim`` (SQLite binds at most 999 parameters)."""
 _savepoint_names = itertools.count(1)
@@ -108,8 +109,7 @@ class TaskRepository(Repository):
         return [found[task_id] for task_id in task_ids if task_id in found]
 
     def find_by_source_ref(self, user_id: str, source: str, source_ref: str) -> Task | None:
-        """The task ``user_id`` recorded from this (source, source_ref), e.g. one imported
-        rollout. References are per user: another user's task is never returned."""
+        """The task ``user_id`` (never another user) recorded from this (source, source_ref)."""
         row = self._store.execute(
             f"SELECT {TASK_COLUMNS} FROM tasks "
             "WHERE user_id = ? AND source = ? AND source_ref = ?",
@@ -136,23 +136,14 @@ class TaskRepository(Repository):
 
     def list_visible(self, user_id: str, limit: int, *, project: str | None = None,
                      mine: bool = False, status: str | None = None) -> list[Task]:
-        """Tasks newest first: the user's own plus those of projects the user is a member of
-        (``mine`` keeps the user's own only; ``project`` keeps one project)."""
-        clauses: list[str] = []
-        params: list[Any] = []
-        if mine:
-            clauses.append("t.user_id = ?")
-            params.append(user_id)
-        else:
-            clauses.append("(t.user_id = ? OR t.project_id IN "
-                           "(SELECT project_id FROM project_members WHERE user_id = ?))")
-            params += [user_id, user_id]
-        if project is not None:
-            clauses.append("t.project_id = ?")
-            params.append(project)
-        if status is not None:
-            clauses.append("t.status = ?")
-            params.append(status)
+        """Tasks newest first: the user's own and their projects' (``mine``: only their own)."""
+        clauses = ["t.user_id = ?" if mine else "(t.user_id = ? OR t.project_id IN "
+                   "(SELECT project_id FROM project_members WHERE user_id = ?))"]
+        params: list[Any] = [user_id] if mine else [user_id, user_id]
+        for column, value in (("project_id", project), ("status", status)):
+            if value is not None:
+                clauses.append(f"t.{column} = ?")
+                params.append(value)
         rows = self._store.execute(
             f"SELECT {_T_COLUMNS} FROM tasks t WHERE {' AND '.join(clauses)} "
             "ORDER BY t.created_at DESC, t.id DESC LIMIT ?", (*params, limit)).fetchall()
@@ -226,9 +217,7 @@ class TaskRepository(Repository):
 
     def log_page(self, user_id: str, limit: int, after: PageCursor | None = None,
                  before: PageCursor | None = None) -> list[LogEntry]:
-        """A page of the user's log, most recent scan first (ties by task id descending),
-        by keyset: ``after`` the rows older than that row, ``before`` the rows just newer
-        than it, both in list order. A cursor is (``at``, ``task_id``) of a row."""
+        """A page of the user's log, most recent scan first, by keyset (cursor: ``at``, task id)."""
         page = keyset_page("at", "task_id", after, before)
         rows = self._store.execute(
             f"SELECT {_LOG_COLUMNS} FROM extraction_log "
@@ -238,9 +227,7 @@ class TaskRepository(Repository):
 
     def log_at(self, user_id: str, offset: int, limit: int, *,
                from_end: bool = False) -> list[LogEntry]:
-        """A page of the user's log by position: ``offset`` rows from the top (or, with
-        ``from_end``, the ``limit`` rows ending ``offset`` rows above the bottom), in list
-        order."""
+        """A page of the user's log by position (``from_end``: counted from the bottom)."""
         page = position_page("at", "task_id", from_end)
         rows = self._store.execute(
             f"SELECT {_LOG_COLUMNS} FROM extraction_log WHERE user_id = ? "
@@ -263,25 +250,21 @@ class TaskRepository(Repository):
     # ---- extraction scan ------------------------------------------------------------------
 
     def round_candidates(self, user_id: str, limit: int) -> list[str]:
-        """Ids of the user's tasks due for a scan: never scanned first, then the longest ago
-        scanned, oldest finish first. Bounded by ``limit``."""
+        """Ids of the user's tasks due for a scan: never scanned, then longest ago, oldest first."""
         rows = self._store.execute(
-            "SELECT t.id FROM tasks t LEFT JOIN extraction_log l ON l.task_id = t.id "
-            f"WHERE {_RESCANNABLE} "
+            f"SELECT t.id {_RESCANNABLE} "
             "ORDER BY l.at IS NOT NULL, l.at, t.finished_at NULLS FIRST, t.id LIMIT ?",
             (user_id, limit)).fetchall()
         return [row[0] for row in rows]
 
     def sweep_candidates(self, user_id: str, after: SweepCursor | None,
                          limit: int) -> list[tuple[SweepCursor, str]]:
-        """(cursor, id) of the user's tasks due for a scan, after ``after`` in (finish time,
-        id) order, tasks without a finish time first: a keyset walk along the task index that
-        visits each due task once (backfill). Pass the last row's cursor to continue."""
+        """(cursor, id) of the user's tasks due for a scan after ``after`` in (finish time, id)
+        order, unfinished first: a keyset walk that visits each due task once (backfill)."""
         rows: list[tuple[SweepCursor, str]] = []
         if after is None or after[0] is None:
             found = self._store.execute(
-                "SELECT t.id FROM tasks t LEFT JOIN extraction_log l ON l.task_id = t.id "
-                f"WHERE {_RESCANNABLE} AND t.finished_at IS NULL AND t.id > ? "
+                f"SELECT t.id {_RESCANNABLE} AND t.finished_at IS NULL AND t.id > ? "
                 "ORDER BY t.id LIMIT ?",
                 (user_id, after[1] if after else "", limit)).fetchall()
             rows = [((None, row[0]), row[0]) for row in found]
@@ -289,9 +272,8 @@ class TaskRepository(Repository):
                 return rows
             after = ("", "")
         found = self._store.execute(
-            "SELECT t.finished_at, t.id FROM tasks t "
-            "LEFT JOIN extraction_log l ON l.task_id = t.id "
-            f"WHERE {_RESCANNABLE} AND t.finished_at IS NOT NULL AND (t.finished_at, t.id) > (?, ?) "
+            f"SELECT t.finished_at, t.id {_RESCANNABLE} AND t.finished_at IS NOT NULL "
+            "AND (t.finished_at, t.id) > (?, ?) "
             "ORDER BY t.finished_at, t.id LIMIT ?",
             (user_id, after[0], after[1], limit - len(rows))).fetchall()
         return rows + [((row[0], row[1]), row[1]) for row in found]
@@ -299,14 +281,12 @@ class TaskRepository(Repository):
     def count_candidates(self, user_id: str) -> int:
         """How many of the user's tasks are due for a scan."""
         return int(self._store.execute(
-            "SELECT count(*) FROM tasks t LEFT JOIN extraction_log l ON l.task_id = t.id "
-            f"WHERE {_RESCANNABLE}", (user_id,)).fetchone()[0])
+            f"SELECT count(*) {_RESCANNABLE}", (user_id,)).fetchone()[0])
 
     def scan_row(self, task_id: str) -> ScanRow | None:
-        """One task with its follow-up flag, an existing memory made from it, its tombstone
-        and its log row, in one query (call inside the scan's transaction). The memory is
-        the first by ``seq + 0``: ordered by the key itself, a planner short of statistics
-        walks every memory in key order; by the expression it uses the thread index."""
+        """One task with its follow-up flag, a memory made from it, its tombstone and its log
+        row, in one query. The memory is the first by ``seq + 0``: by the key itself, a
+        planner short of statistics walks every memory; by the expression, the thread index."""
         row = self._store.execute(
             f"SELECT {_T_COLUMNS}, "
             "EXISTS (SELECT 1 FROM task_followups f WHERE f.to_task = t.id), "
@@ -317,7 +297,7 @@ class TaskRepository(Repository):
             "EXISTS (SELECT 1 FROM forgotten_sources s WHERE s.source_thread_id = t.id "
             "   OR (t.source_ref IS NOT NULL AND s.source_thread_id = t.source_ref)), "
             f"{qualified(_LOG_COLUMNS, 'l')} "
-            "FROM tasks t LEFT JOIN extraction_log l ON l.task_id = t.id WHERE t.id = ?",
+            f"{_WITH_LOG} WHERE t.id = ?",
             (task_id,)).fetchone()
         if row is None:
             return None
@@ -328,26 +308,21 @@ class TaskRepository(Repository):
                        log=_row_to_log(log_row) if log_row[0] is not None else None)
 
     def claim(self, task_ids: Sequence[str]) -> list[str]:
-        """The tasks of ``task_ids`` still due for a scan, in the order given (call inside a
-        transaction): one another round scanned since is left out, so the summaries of
-        rounds side by side add up. On PostgreSQL the claimed rows stay locked until the
-        transaction ends, and those another worker holds are left out too."""
+        """The tasks of ``task_ids`` still due for a scan (on PostgreSQL: locked, not others')."""
         dialect = self._store.dialect
         due: set[str] = set()
         for start in range(0, len(task_ids), CLAIM_CHUNK):
             chunk = list(task_ids[start:start + CLAIM_CHUNK])
             due.update(row[0] for row in self._store.execute(
-                "SELECT t.id FROM tasks t LEFT JOIN extraction_log l ON l.task_id = t.id "
-                f"WHERE t.id IN ({marks(chunk)}) AND {DUE_FOR_SCAN}{dialect.skip_locked}",
+                f"SELECT t.id {_WITH_LOG} WHERE t.id IN ({marks(chunk)}) "
+                f"AND {DUE_FOR_SCAN}{dialect.skip_locked}",
                 chunk).fetchall())
         return [task_id for task_id in task_ids if task_id in due]
 
     def active_auto_for_goal(self, project: str, goal_key: str) -> str | None:
-        """The id of the newest active auto memory of ``project`` for this goal key. On
-        PostgreSQL the goal's lock is taken first, for the rest of the transaction, so two
-        workers extracting one goal take turns and its chain never forks. Read through the
-        goal index (``INDEXED BY``; a materialised step on PostgreSQL): a planner left to
-        itself walks the project's memories newest first, quadratic over a backfill."""
+        """The id of the newest active auto memory of ``project`` for this goal key, after
+        taking the goal's lock (two workers of one goal take turns: its chain never forks).
+        Read through the goal index: a planner left to itself walks the project's memories."""
         dialect = self._store.dialect
         if dialect.goal_lock is not None:
             self._store.execute(dialect.goal_lock, (project, goal_key))
@@ -361,8 +336,7 @@ class TaskRepository(Repository):
 
     @contextlib.contextmanager
     def savepoint(self) -> Iterator[None]:
-        """A nested savepoint inside the current transaction: on an exception, only the work
-        done inside it is undone (then the exception goes on)."""
+        """A savepoint: on an exception only the block's work is undone (it goes on)."""
         name = f"sp_{next(_savepoint_names)}"
         # ``store.conn`` per statement: it raises ``TransactionLost`` once SQLite rolled
         # the whole transaction back, instead of going on outside any transaction
@@ -385,8 +359,7 @@ class TaskRepository(Repository):
 
     def active_memories(self, *, owner: str | None = None,
                         project: str | None = None) -> list[DedupeRow]:
-        """The active memories of one list, oldest first (consolidation input): ``owner``'s
-        user-level memories, or ``project``'s memories."""
+        """The active memories of ``owner``'s user list or of ``project``, oldest first."""
         where, key = (("project = ?", project) if project is not None
                       else ("owner = ? AND scope = 'user'", owner))
         rows = self._store.execute(

@@ -1,11 +1,10 @@
 """``TicketLane``: what both backends' query lanes share.
 
 A lane is one stream of reads where each new request makes the older ones obsolete (search
-as you type). ``begin()`` hands out a ticket and stops an older reader's running statement
-(SQLite's interrupt, PostgreSQL's cancel); the store asks the ticket before each statement
-(``bound_to``), and one watchdog thread per process repeats the stop while an obsolete reader
-is still inside ``reading()``. Readers enter and leave, and stops are sent, under one lock:
-a stop never reaches a newer reader's statement.
+as you type). ``begin()`` hands out a ticket and stops an older reader's running statement;
+the store asks the ticket before each statement, and one watchdog thread repeats the stop
+while an obsolete reader is still inside ``reading()``. Readers enter and leave, and stops
+are sent, under one lock: a stop never reaches a newer reader's statement.
 """
 
 from __future__ import annotations
@@ -24,8 +23,7 @@ OBSOLETE = "a newer read replaced this one"
 
 
 class TicketLane(Generic[ConnectionT]):
-    """The lane's tickets, reader and watchdog (see module doc). A backend implements
-    ``_connection``, ``_stop_locked``, ``_is_stop`` and ``_end_read``."""
+    """The lane's tickets, reader and watchdog; a backend implements the stubs below."""
 
     restop_interval: float = 0.05
     """Seconds between two stops of the watchdog while an obsolete reader still reads."""
@@ -38,7 +36,7 @@ class TicketLane(Generic[ConnectionT]):
         self._ticket_lock = threading.Lock()
         self._reader_lock = threading.Lock()
         self._reading: int | None = None
-        """The ticket of the reader inside ``reading()`` (changed under the ticket lock)."""
+        """The ticket of the reader inside ``reading()`` (under the ticket lock)."""
         self.interrupted = 0
         """How many reads a newer ticket stopped (for tests and the benchmark)."""
 
@@ -53,8 +51,7 @@ class TicketLane(Generic[ConnectionT]):
         raise NotImplementedError
 
     def _bound(self, conn: ConnectionT, ticket: int) -> contextlib.AbstractContextManager[None]:
-        """Bind the store's calls in this thread to ``conn``, asking the ticket before each
-        statement."""
+        """Bind this thread's store calls to ``conn``, asking the ticket before each statement."""
         return self._bind(conn, lambda: not self.is_current(ticket))
 
     def _is_stop(self, error: BaseException) -> bool:
@@ -77,8 +74,7 @@ class TicketLane(Generic[ConnectionT]):
     # ---- the lane -----------------------------------------------------------------------
 
     def begin(self) -> int:
-        """A ticket for a new read; every older ticket is obsolete from now on, and the
-        statement an older reader runs is stopped now (and again until it has left)."""
+        """A ticket for a new read; older tickets are obsolete and their reader is stopped."""
         with self._ticket_lock:
             self._newest += 1
             ticket = self._newest
@@ -88,8 +84,7 @@ class TicketLane(Generic[ConnectionT]):
         return ticket
 
     def _restop(self) -> bool:
-        """For the watchdog: stop the obsolete reader's statement again; False (and the
-        lane is no longer watched) once no obsolete reader is inside ``reading()``."""
+        """Stop the obsolete reader again; False (unwatched) once none is in ``reading()``."""
         with self._ticket_lock:
             reading = self._reading
             if reading is None or self.is_current(reading):
@@ -104,9 +99,7 @@ class TicketLane(Generic[ConnectionT]):
 
     @contextlib.contextmanager
     def reading(self, ticket: int) -> Iterator[None]:
-        """Run the block's store reads on this lane's connection. Raises
-        ``QueryInterrupted`` when the ticket is (or becomes) obsolete; any other error
-        passes through unchanged."""
+        """Run the block's reads on the lane's connection; ``QueryInterrupted`` once obsolete."""
         with self._reader_lock:
             with self._ticket_lock:
                 if not self.is_current(ticket):
@@ -136,8 +129,8 @@ class TicketLane(Generic[ConnectionT]):
 
 
 class _Watchdog:
-    """The one thread that repeats the stops of every lane with an obsolete reader inside
-    (see module doc). Lock order: a lane's ticket lock, then the watchdog's."""
+    """The one thread that repeats the stops of every lane with an obsolete reader inside.
+    Lock order: a lane's ticket lock, then the watchdog's."""
 
     def __init__(self) -> None:
         self._lanes: set[TicketLane[Any]] = set()

@@ -1,8 +1,5 @@
-"""Times as UTC ISO-8601 strings with millisecond precision: one convention throughout.
-
-Stored form: ``2026-12-01T10:00:00.000Z``, fixed width, so text order is time order. This
-module is the one place a time is parsed, range-checked (``MIN_TIME`` .. ``MAX_TIME``: every
-stored year has four digits) and formatted; anything else is refused with ``InvalidInput``.
+"""Times as UTC ISO-8601 strings with milliseconds, ``2026-12-01T10:00:00.000Z`` (fixed width:
+text order is time order): the one place a time is parsed, range-checked and formatted.
 """
 
 from __future__ import annotations
@@ -23,7 +20,7 @@ MAX_TIME = datetime(9999, 12, 31, 23, 59, 59, 999000, tzinfo=UTC)
 MAX_TIME_TEXT = 64
 """Longest time text accepted (a full ISO-8601 time with offset is about 32 characters)."""
 CANONICAL_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z\Z")
-"""The stored form's shape (``is_canonical`` also checks that it is a real time)."""
+"""The stored form's shape."""
 _MIN_TEXT = "1970-01-01T00:00:00.000Z"
 _FRACTION = re.compile(r"(\.\d{6})\d+")
 
@@ -34,8 +31,7 @@ def system_clock() -> datetime:
 
 
 def format_time(moment: datetime) -> str:
-    """Format an aware (or naive-as-UTC) datetime in the stored form (the year always has
-    four digits, so the text sorts as the time does)."""
+    """Format an aware (or naive-as-UTC) datetime in the stored form."""
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     moment = moment.astimezone(UTC)
@@ -48,11 +44,8 @@ def _shown(text: object) -> str:
 
 
 def parse_time(text: object) -> datetime:
-    """Parse ISO-8601 (``Z`` or an offset; a naive time is taken as UTC) to an aware UTC
-    datetime within ``MIN_TIME`` .. ``MAX_TIME``.
-
-    Raises ``InvalidInput`` naming the text when it is not text, not a time, or out of range.
-    """
+    """Parse ISO-8601 (``Z``, an offset, or naive as UTC) to an aware UTC datetime within
+    ``MIN_TIME`` .. ``MAX_TIME``; else ``InvalidInput`` naming the text."""
     if not isinstance(text, str) or not text.strip():
         raise InvalidInput(f"not an ISO-8601 time: {_shown(text)}")
     if len(text) > MAX_TIME_TEXT:
@@ -81,8 +74,7 @@ def parse_time(text: object) -> datetime:
 
 
 def normalize_time(text: object) -> str:
-    """Parse any accepted time text and return it in the stored form (text already in the
-    stored form is checked to be a real time in range and returned as it is)."""
+    """Any accepted time text in the stored form."""
     if isinstance(text, str) and CANONICAL_PATTERN.match(text) and text >= _MIN_TEXT:
         try:
             datetime.fromisoformat(text[:-1])
@@ -91,16 +83,6 @@ def normalize_time(text: object) -> str:
         else:
             return text
     return format_time(parse_time(text))
-
-
-def is_canonical(text: object) -> bool:
-    """Whether ``text`` is a supported time already in the stored form."""
-    if not isinstance(text, str) or not CANONICAL_PATTERN.match(text):
-        return False
-    try:
-        return normalize_time(text) == text
-    except InvalidInput:
-        return False
 
 
 def seconds_between(earlier: str, later: str) -> float:

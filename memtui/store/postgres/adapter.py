@@ -22,16 +22,14 @@ def is_postgres_url(target: object) -> bool:
 _TOKENS = re.compile(r"""
     '(?:[^']|'')*'? | "(?:[^"]|"")*"? | --[^\n]* | (\$[A-Za-z_]*\$)[\s\S]*?(?:\1|\Z)
     | \? | % | :: | :([A-Za-z_][A-Za-z0-9_]*)""", re.VERBOSE)
-"""What ``translate`` changes or copies whole: a string literal, a quoted identifier, a
-comment, a dollar-quoted body (each to its end, or to the end of the text), ``?``, ``%``,
-``::`` (a cast) and ``:name``."""
+"""What ``translate`` changes or copies whole: a literal, a quoted identifier, a comment, a
+dollar-quoted body, ``?``, ``%``, ``::`` (a cast) and ``:name``."""
 
 
 @lru_cache(maxsize=MAX_CACHED_STATEMENTS)
 def translate(sql: str, named: bool) -> str:
     """``sql`` with psycopg placeholders: ``?`` -> ``%s``, ``:name`` -> ``%(name)s`` (when
-    ``named``), ``%`` -> ``%%``; string literals, quoted identifiers, dollar-quoted bodies
-    and comments are copied as they are."""
+    ``named``), ``%`` -> ``%%``; literals, quoted names and comments stay as they are."""
 
     def swap(match: re.Match[str]) -> str:
         text = match.group(0)

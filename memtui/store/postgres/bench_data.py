@@ -1,7 +1,5 @@
-"""``memtui.store.bench_data`` on PostgreSQL: rows go in with ``COPY ... FROM STDIN``, the
-secondary indexes (the full-text one among them) are built once at the end, the tables then
-analysed. Only for a fresh database, never one people use.
-"""
+"""``memtui.store.bench_data`` on PostgreSQL: rows go in with ``COPY``, the secondary indexes
+are built once at the end. Only for a fresh database, never one people use."""
 
 from __future__ import annotations
 
@@ -64,9 +62,7 @@ def secondary_indexes(conn: psycopg.Connection[Any], table: str) -> list[tuple[s
 @contextlib.contextmanager
 def bulk_load(store: PostgresStore,
               tables: Sequence[str] = LOADED_TABLES) -> Iterator[BulkLoad]:
-    """A ``BulkLoad`` on a connection of its own, with the tables' secondary indexes dropped;
-    they are built again (and the tables analysed) at the end, also when the load fails,
-    so the database is never left without them. Only for a new database nobody else uses."""
+    """A ``BulkLoad`` without the tables' secondary indexes, which are built again after it."""
     conn = store.connect()
     dropped: list[tuple[str, str]] = []
     try:

@@ -1,7 +1,5 @@
 """``PgQueryLane``: the query lane (``memtui.store.ticket_lane``) on PostgreSQL: an obsolete
-read is stopped with a cancel request, whose ``QueryCanceled`` becomes ``QueryInterrupted``
-(the watchdog repeats it: a cancel reaching an idle connection is dropped).
-"""
+read is cancelled (again by the watchdog: a cancel reaching an idle connection is dropped)."""
 
 from __future__ import annotations
 

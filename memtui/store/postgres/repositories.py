@@ -1,10 +1,6 @@
 """Recall on PostgreSQL, whose plan differs as a whole: how it counts and scans full-text
-matches (``tsvector`` columns and ``to_tsquery('simple', ...)`` instead of FTS5 tables).
-Smaller differences are ``store.dialect``'s.
-
-Every method returns what its SQLite original returns, in the same order. Full-text matching
-differs in one documented way: the ``simple`` configuration lowercases but keeps diacritics
-(FTS5's ``remove_diacritics`` folds them).
+matches. Every method returns what its SQLite original returns, in the same order (but the
+``simple`` configuration keeps diacritics, which FTS5 folds).
 """
 
 from __future__ import annotations
@@ -22,11 +18,9 @@ if TYPE_CHECKING:
 
 
 class PgRecallRepository(RecallRepository):
-    """``RecallRepository`` with PostgreSQL's ranking (``ts_rank``): SQLite's plan, carried out
-    another way where a GIN index is slow (it reads all of a word's matches first). A word
-    found more common than the budget is remembered (``common_terms``) with its table's epoch,
-    which only a delete or a text change moves on. "Recent" reads the newest ``RECENT_WINDOW``
-    rows through the primary key first, the GIN index only when they hold too few matches."""
+    """``RecallRepository`` with ``ts_rank``, where a GIN index is slow (it reads all of a word's
+    matches first): a word more common than the budget is remembered with its table's epoch
+    (``common_terms``); "recent" reads the newest ``RECENT_WINDOW`` rows by key first."""
 
     _TABLES = {"memories_fts": "memories", "tasks_fts": "tasks",
                "interactions_fts": "interactions"}
@@ -38,8 +32,7 @@ class PgRecallRepository(RecallRepository):
         self._pg = store
 
     def _capped_counts(self, fts_table: str, phrases: Sequence[str]) -> list[int]:
-        """Each phrase's match count capped at ``RANK_BUDGET + 1`` (see the class doc), in
-        one statement; the words found that common are remembered afterwards."""
+        """Each phrase's match count (at most ``RANK_BUDGET + 1``); common words are remembered."""
         if not phrases:
             return []
         table = self._TABLES[fts_table]
@@ -64,9 +57,9 @@ class PgRecallRepository(RecallRepository):
 
     def _remember_common(self, table: str, queries: Sequence[str], at_least: int,
                          epoch: int) -> None:
-        """Remember that each of ``queries`` matched at least ``at_least`` rows of ``table`` at
-        ``epoch``, and drop older epochs' facts: outside the caller's transaction, after the
-        count; a failure only leaves the words to be counted again."""
+        """Remember that ``queries`` matched at least ``at_least`` rows of ``table`` at
+        ``epoch`` (dropping older epochs' facts), outside the caller's transaction; a failure
+        only leaves the words to be counted again."""
         with contextlib.suppress(StoreError):
             self._pg.execute_apart(
                 "INSERT INTO common_terms(source, query, at_least, epoch) "
@@ -82,9 +75,9 @@ class PgRecallRepository(RecallRepository):
     def _newest(self, table: str, columns: str, own: str, own_value: str, own_order: str,
                 each: str, each_order: str, projects: Sequence[str],
                 limit: int) -> list[Sequence[Any]]:
-        """``RecallRepository._newest`` in one plan whatever the projects: SQLite's statement
-        (a branch per list) planned afresh for every call costs PostgreSQL more than running
-        it, so here the branch ``each`` runs for each project (``LATERAL``)."""
+        """``RecallRepository._newest`` in one plan whatever the projects (planning a branch
+        per list costs PostgreSQL more than running it): ``each`` runs per project
+        (``LATERAL``)."""
         select = f"SELECT created_at AS k_at, id AS k_id, {columns} FROM {table}"
         sql = f"({select} WHERE {own} ORDER BY created_at DESC, {own_order} DESC LIMIT ?)"
         params: list[Any] = [own_value, limit]
@@ -102,8 +95,7 @@ class PgRecallRepository(RecallRepository):
     def _newest_matches(self, fts_table: str, table: str, alias: str, columns: str,
                         where: str, params: Sequence[Any], match: str,
                         limit: int) -> list[Sequence[Any]]:
-        """``RecallRepository._newest_matches`` through the newest ``RECENT_WINDOW`` rows
-        first (see the class doc)."""
+        """``RecallRepository._newest_matches`` through the newest ``RECENT_WINDOW`` rows first."""
         scan_cap = recall_data.RECENT_SCAN_CAP
         window = max(1, self.RECENT_WINDOW)
         matches = self._store.dialect.matches

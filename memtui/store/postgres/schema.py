@@ -1,12 +1,10 @@
-"""The PostgreSQL schema as numbered migrations, numbered like SQLite's (``store.schema``):
-migration 6 makes everything SQLite's 1..6 make, later numbers are shared, so a version
-means the same on both backends. Never edit a migration that has shipped.
+"""The PostgreSQL schema as migrations numbered like SQLite's: 6 makes everything SQLite's 1..6
+make, later numbers are shared. Never edit a migration that has shipped.
 
-Differences from SQLite: text compares with the ``"C"`` collation (keyset pages order by
-code point, as SQLite does); full-text search is a generated ``tsvector`` column (``simple``:
-nothing stemmed) with a GIN index; tables keyed by text get a ``rowid`` identity column
-(``doctor`` reads in batches by it); foreign keys are ``DEFERRABLE`` (an import checks them
-at commit); every write to a data table notifies ``memtui_changes`` at commit (live refresh).
+Differences from SQLite: text compares with the ``"C"`` collation (code point order);
+full-text search is a generated ``tsvector`` column with a GIN index; tables keyed by text
+get a ``rowid`` identity column; foreign keys are ``DEFERRABLE``; every write to a data table
+notifies ``memtui_changes``.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
-"""The PostgreSQL store (``StoreBackend``): a pool of connections, transactions, migrations,
-change messages.
+"""The PostgreSQL store: a pool of connections, transactions, migrations, change messages.
 
-A statement outside a transaction borrows a pooled connection (autocommit);
-``transaction()`` and ``snapshot()`` (``REPEATABLE READ``) hold one for the thread until the
-outermost block ends. Writers take turns on ``pg_advisory_xact_lock(WRITE_LOCK_KEY)``, as
-SQLite's ``BEGIN IMMEDIATE`` makes them, so every read-check-write rule holds across
-machines. ``data_version()`` counts the notifications every committed write sends.
+A statement outside a transaction borrows a pooled connection (autocommit); a transaction
+or snapshot holds one for the thread until the outermost block ends. Writers take turns on
+an advisory lock, as with SQLite's ``BEGIN IMMEDIATE``, so every read-check-write rule holds
+across machines. ``data_version()`` counts the notifications every committed write sends.
 """
 
 from __future__ import annotations
@@ -13,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import psycopg
@@ -21,7 +19,7 @@ from psycopg import errors as pg_errors
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from memtui.errors import QueryInterrupted, StoreError
-from memtui.store.backend import Connection, Lazy, StoreBackend
+from memtui.store.backend import Connection, Lazy, StoreBackend, ThreadState
 from memtui.store.dialect import POSTGRESQL
 from memtui.store.ids import IdFactory
 from memtui.store.postgres.adapter import parameters, redact_url, scrub, statement
@@ -50,9 +48,8 @@ POOL_MAX_SIZE = 8
 POOL_TIMEOUT_S = 30.0
 """How long a statement waits for a free pooled connection."""
 CUSTOM_PLANS = "SET plan_cache_mode = force_custom_plan"
-"""Run on every connection: each statement is planned for its own parameters (a statement
-psycopg prepared may otherwise get one generic plan, blind to whether the words searched
-are rare or common)."""
+"""Run on every connection: each statement is planned for its own parameters (a generic plan
+is blind to whether the words searched are rare or common)."""
 CUSTOM_PLANS_SINCE = 120_000
 """``plan_cache_mode`` exists from PostgreSQL 12 on."""
 PRUNED_TERMS = ("removed the word counts recall remembered before the last delete or change "
@@ -74,22 +71,9 @@ def configure_connection(conn: psycopg.Connection[Any]) -> None:
         conn.execute(CUSTOM_PLANS)
 
 
-class _ThreadState(threading.local):
-    """One thread's transaction connection and depth, and a lane's connection bound to it."""
-
-    def __init__(self) -> None:
-        self.conn: psycopg.Connection[Any] | None = None
-        self.depth = 0
-        self.writing = False
-        self.pooled = False
-        self.bound: psycopg.Connection[Any] | None = None
-        self.obsolete: Callable[[], bool] | None = None
-        """For a lane's reader: whether its ticket is obsolete (no statement starts then)."""
-
-
 class PgConnection:
     """A connection as the repositories use it (``?`` statements): bound to one psycopg
-    connection, or running each statement on the thread's current or a borrowed one."""
+    connection, or running each statement on the thread's or a borrowed one."""
 
     def __init__(self, store: PostgresStore,
                  raw: psycopg.Connection[Any] | None = None) -> None:
@@ -115,17 +99,12 @@ class PostgresStore(StoreBackend):
     """A memtui store in a PostgreSQL database (see the module doc)."""
 
     dialect = POSTGRESQL
-    _local: _ThreadState
+    _local: ThreadState[psycopg.Connection[Any]]
 
-    def __init__(self, url: str, *, clock: Clock | None = None, ids: IdFactory | None = None,
-                 pool_size: int = POOL_MAX_SIZE) -> None:
-        super().__init__(clock=clock, ids=ids, read_only=False)
+    def __init__(self, url: str, *, clock: Clock | None = None,
+                 ids: IdFactory | None = None) -> None:
+        super().__init__(redact_url(url), clock=clock, ids=ids)
         self._url = url
-        self._location = redact_url(url)
-        self._local = _ThreadState()
-        self._lock = threading.Lock()
-        self._closed = False
-        self._pool_size = pool_size
         self._pool: ConnectionPool[psycopg.Connection[Any]] | None = None
         self._extra: list[psycopg.Connection[Any]] = []
         self._listener: psycopg.Connection[Any] | None = None
@@ -142,25 +121,13 @@ class PostgresStore(StoreBackend):
                                             "PgRecallRepository")
     """Recall data, with PostgreSQL's full-text ranking."""
 
-    # -- what the store is -------------------------------------------------------------------
-
-    @property
-    def location(self) -> str:
-        """The database URL without its password."""
-        return self._location
-
-    @property
-    def is_closed(self) -> bool:
-        """Whether ``close()`` was called."""
-        return self._closed
-
     def error(self, message: str, error: BaseException | None = None) -> StoreError:
         """A one-line ``StoreError`` naming the database (never its password)."""
         detail = ""
         if error is not None:
             detail = " ".join(str(error).split()) or type(error).__name__
             detail = f" ({scrub(detail, self._url)[:240]})"
-        return StoreError(f"{self._location}: {message}{detail}")
+        return StoreError(f"{self.location}: {message}{detail}")
 
     # -- connections ---------------------------------------------------------------------------
 
@@ -193,7 +160,7 @@ class PostgresStore(StoreBackend):
                     # restart, an administrator's pg_terminate_backend, an idle timeout) is
                     # replaced before it is handed out, not found broken by the next call
                     self._pool = ConnectionPool(
-                        self._url, min_size=1, max_size=self._pool_size, open=True,
+                        self._url, min_size=1, max_size=POOL_MAX_SIZE, open=True,
                         kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S},
                         configure=configure_connection, check=ConnectionPool.check_connection,
                         timeout=POOL_TIMEOUT_S, name="memtui")
@@ -217,22 +184,17 @@ class PostgresStore(StoreBackend):
         with contextlib.suppress(Exception):
             pool.putconn(conn)
 
-    def _adapter(self, raw: psycopg.Connection[Any]) -> PgConnection:
-        with self._lock:
-            adapter = self._adapters.get(raw)
-            if adapter is None:
-                adapter = self._adapters[raw] = PgConnection(self, raw)
-            return adapter
-
     @property
     def conn(self) -> Connection:
-        """This thread's connection: its transaction's or lane's, else one that borrows a
-        pooled connection per statement (see ``PgConnection``)."""
+        """This thread's connection: its transaction's or lane's, else one borrowing per call."""
         if self._closed:
             raise self.error("the store is closed")
         state = self._local
         held = state.conn if state.conn is not None else state.bound
-        return self._unbound if held is None else self._adapter(held)
+        if held is None:
+            return self._unbound
+        with self._lock:  # one adapter per connection: the same object each time
+            return self._adapters.setdefault(held, PgConnection(self, held))
 
     def _run(self, sql: str, params: Any, *, many: bool,
              held: psycopg.Connection[Any] | None = None) -> Any:
@@ -248,8 +210,7 @@ class PostgresStore(StoreBackend):
             self._give_back(conn)
 
     def execute_apart(self, sql: str, params: Any = ()) -> int:
-        """Run one statement on a pooled connection, outside this thread's transaction
-        (autocommit), and return how many rows it changed (``StoreError`` on failure)."""
+        """Run one statement outside this thread's transaction; the rows it changed."""
         conn = self._borrow()
         try:
             cursor = self._run_on(conn, statement(sql, params), params, False)
@@ -273,21 +234,6 @@ class PostgresStore(StoreBackend):
         cursor.execute(query, parameters(params))
         return cursor
 
-    @contextlib.contextmanager
-    def bound_to(self, conn: psycopg.Connection[Any],
-                 obsolete: Callable[[], bool] | None = None) -> Iterator[None]:
-        """Run this thread's store calls in the block on ``conn`` (a lane's connection);
-        ``obsolete`` (a lane's ticket check) is asked before each statement, which raises
-        ``QueryInterrupted`` instead of starting once it says True."""
-        state = self._local
-        saved = dict(vars(state))
-        _ThreadState.__init__(state)  # a fresh place: no transaction of the thread's
-        state.bound, state.obsolete = conn, obsolete
-        try:
-            yield
-        finally:
-            vars(state).update(saved)
-
     def lane(self) -> PgQueryLane:
         """A new lane: a connection of its own; ``begin()`` cancels the obsolete query."""
         from memtui.store.postgres.lane import PgQueryLane
@@ -308,7 +254,6 @@ class PostgresStore(StoreBackend):
                 conn.close()
         with self._listen_lock:
             self._listener = None
-        self._local = _ThreadState()
 
     # -- transactions ----------------------------------------------------------------------
 
@@ -342,9 +287,7 @@ class PostgresStore(StoreBackend):
 
     @contextlib.contextmanager
     def transaction(self, *, shared: bool = False) -> Iterator[Connection]:
-        """A write transaction: writers take turns (an advisory lock; ``shared`` takes it in
-        shared mode, beside other shared transactions that write only rows they claimed),
-        re-entrant within a thread; on any exception the whole transaction rolls back."""
+        """``StoreBackend.transaction``: an advisory lock (shared mode when ``shared``)."""
         state = self._local
         if state.depth > 0:
             assert state.conn is not None
@@ -360,29 +303,20 @@ class PostgresStore(StoreBackend):
         try:
             self._lock_writers(conn, shared)
             yield self.conn
+            try:
+                conn.execute("COMMIT")
+            except psycopg.Error as error:
+                # in SQLite's words where the engine looks for them (a deferred foreign key)
+                raise self.error("could not commit (FOREIGN KEY constraint failed)"
+                                 if isinstance(error, pg_errors.ForeignKeyViolation)
+                                 else "could not commit", error) from None
         except BaseException:
             with contextlib.suppress(psycopg.Error):
                 conn.execute("ROLLBACK")
-            self._close_block(conn)
-            self.write_ended()
             raise
-        try:
-            conn.execute("COMMIT")
-        except psycopg.Error as error:
-            with contextlib.suppress(psycopg.Error):
-                conn.execute("ROLLBACK")
-            self._close_block(conn)
-            raise self.commit_error(error) from None
         finally:
+            self._close_block(conn)
             self.write_ended()
-        self._close_block(conn)
-
-    def commit_error(self, error: psycopg.Error) -> StoreError:
-        """Why a commit failed, in SQLite's words where the engine looks for them (a
-        deferred foreign key)."""
-        if isinstance(error, pg_errors.ForeignKeyViolation):
-            return self.error("could not commit (FOREIGN KEY constraint failed)", error)
-        return self.error("could not commit", error)
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[Connection]:
@@ -425,8 +359,7 @@ class PostgresStore(StoreBackend):
             return got
 
     def data_version(self) -> int:
-        """How many change messages this store has received (any writer, any machine).
-        Reads only what already arrived on the listening connection; never waits."""
+        """How many change messages this store has received (never waits)."""
         self._drain(0.0, None)
         return self._changes
 
@@ -441,21 +374,9 @@ class PostgresStore(StoreBackend):
 
     # -- backend-neutral maintenance -------------------------------------------------------
 
-    def purge_deleted(self, wait_s: float) -> bool:
-        """Nothing to do: no copy of a deleted row waits for readers as in SQLite's WAL (the
-        space is reclaimed by ``vacuum``)."""
-        return True
-
-    def purge_backlog_bytes(self) -> int:
-        """Always 0 (see ``purge_deleted``)."""
-        return 0
-
     def purge_location(self) -> str:
         """Where deleted rows wait: the database's files until they are vacuumed."""
-        return f"{self._location} (until VACUUM)"
-
-    def check_whole_store_access(self) -> None:
-        """Allowed: whoever can log in can read every table."""
+        return f"{self.location} (until VACUUM)"
 
     def failure(self, error: BaseException) -> StoreError | None:
         """A one-line error for a psycopg error (the password never in it)."""
@@ -466,9 +387,8 @@ class PostgresStore(StoreBackend):
         return None
 
     def vacuum(self, full: bool = False) -> VacuumResult:
-        """Drop the word counts that no longer hold (``common_terms``), then ``VACUUM (ANALYZE)``
-        (``full``: ``VACUUM FULL``) each table rows are deleted from or rewritten in; sizes
-        are those tables with their indexes."""
+        """Drop the word counts that no longer hold, then ``VACUUM (ANALYZE)`` (or ``FULL``)
+        each table rows are deleted from or rewritten in (sizes: those with their indexes)."""
         if self._local.depth > 0:
             raise self.error("cannot vacuum inside a transaction")
         from memtui.store.maintenance import VacuumResult
@@ -564,8 +484,7 @@ def _check_and_migrate(store: PostgresStore, conn: psycopg.Connection[Any]) -> N
 
 def open_postgres_store(url: str, *, clock: Clock | None = None,
                         ids: IdFactory | None = None) -> PostgresStore:
-    """Open (creating or migrating the schema as needed) the memtui store in the PostgreSQL
-    database at ``url``; a one-line ``StoreError`` (never the password) when it cannot."""
+    """Open (creating or migrating) the memtui store at ``url``; ``StoreError`` when it cannot."""
     store = PostgresStore(url, clock=clock, ids=ids)
     try:
         _prepare(store)
