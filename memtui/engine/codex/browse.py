@@ -1,8 +1,4 @@
-"""Browse a Codex home, read-only: the threads with their memory, job and ``threads`` row.
-
-``codex_threads`` merges what a home read by ``reader.read_codex_home`` holds per thread for
-the pane and ``codex show``; ``database_problem`` says why the memory tables could not be read.
-"""
+"""Browse a Codex home, read-only: the threads with their memory, job and ``threads`` row."""
 
 from __future__ import annotations
 

@@ -1,10 +1,4 @@
-"""Where a Codex home and its files are.
-
-The home is ``--codex-home PATH``, else ``$CODEX_HOME``, else ``~/.codex``; the databases
-(``state_5.sqlite``, ``memories_1.sqlite``, ``memories_v2_1.sqlite``) live in ``sqlite_home``
-of ``config.toml``, else ``$CODEX_SQLITE_HOME``, else the home. The memory files are in
-``<home>/memories/``, or ``<home>/memories_v2/`` in the layout of ``memories_v2_1.sqlite``.
-"""
+"""Where a Codex home, its databases and its memory files are."""
 
 from __future__ import annotations
 
@@ -78,11 +72,6 @@ def resolve_codex_sqlite_home(home: Path, env: Mapping[str, str] | None = None, 
     return _expand(value).absolute() if value else home
 
 
-def memories_dir(home: Path) -> Path:
-    """``<home>/memories`` (the folder of every layout before ``memories_v2_1.sqlite``)."""
-    return home / MEMORIES_DIR
-
-
 def memories_dir_name(layout: CodexLayout | None) -> str:
     """The memory files' folder name of a layout: ``memories_v2`` for the v2 layout; for an
     unknown ``memories_v<N>_<n>.sqlite``, ``memories_v<N>``; else ``memories``."""
@@ -107,14 +96,9 @@ def layout_memories_dir(home: Path, layout: CodexLayout | None) -> Path:
     return home / memories_dir_name(layout)
 
 
-def notes_dir(home: Path, folder: Path | None = None) -> Path:
-    """``<folder>/extensions/ad_hoc/notes``; the folder is ``<home>/memories`` by default."""
-    return (folder or memories_dir(home)).joinpath(*NOTES_DIR_PARTS[1:])
-
-
-def rollout_summaries_dir(home: Path, folder: Path | None = None) -> Path:
-    """``<folder>/rollout_summaries``; the folder is ``<home>/memories`` by default."""
-    return (folder or memories_dir(home)) / ROLLOUT_SUMMARIES_DIR
+def notes_dir(memories: Path) -> Path:
+    """``<memories folder>/extensions/ad_hoc/notes``."""
+    return memories.joinpath(*NOTES_DIR_PARTS[1:])
 
 
 def codex_db_path(sqlite_home: Path) -> Path:

@@ -47,13 +47,13 @@ from memtui.engine.codex.paths import (
     MEMORY_MD_FILE,
     MEMORY_SUMMARY_FILE,
     RAW_MEMORIES_FILE,
+    ROLLOUT_SUMMARIES_DIR,
     SKILL_FILE,
     SKILLS_DIR,
     codex_db_path,
     layout_memories_dir,
     notes_dir,
     resolve_codex_sqlite_home,
-    rollout_summaries_dir,
 )
 from memtui.engine.codex.timefmt import as_utc, format_utc
 from memtui.engine.safe_files import real_root
@@ -276,9 +276,9 @@ def _memory_files(ctx: _Context, home: Path, memories: Path, *, v2: bool) -> _Fi
     files.groups = _parsed(ctx, memories / MEMORY_MD_FILE, parse_memory_md, optional=v2) or []
     files.raw = _parsed(ctx, memories / RAW_MEMORIES_FILE, parse_raw_memories,
                         optional=v2) or []
-    files.summaries = _rollout_summaries(ctx, rollout_summaries_dir(home, memories),
+    files.summaries = _rollout_summaries(ctx, memories / ROLLOUT_SUMMARIES_DIR,
                                          required=not v2)
-    files.notes = _notes(ctx, notes_dir(home, memories))
+    files.notes = _notes(ctx, notes_dir(memories))
     files.instructions = ctx.read(memories.joinpath(*AD_HOC_DIR_PARTS, INSTRUCTIONS_FILE),
                                   required=False)
     files.skills = _skills(ctx, memories / SKILLS_DIR)
