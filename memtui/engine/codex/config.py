@@ -125,7 +125,8 @@ def read_codex_config(home: Path) -> tuple[CodexMemoryConfig | None, list[Proble
 def codex_sqlite_home(home: Path) -> Path:
     """Where a home's databases are (``paths.resolve_codex_sqlite_home`` with its config)."""
     config, _problems = read_codex_config(home)
-    return resolve_codex_sqlite_home(home, config_sqlite_home=config and config.sqlite_home)
+    return resolve_codex_sqlite_home(home, config_sqlite_home=config.sqlite_home if config
+                                     else None)
 
 
 def config_reasons(config: CodexMemoryConfig | None) -> list[str]:

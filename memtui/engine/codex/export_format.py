@@ -1,17 +1,21 @@
-"""Pure renderers of Codex's memory folder format, for exporting memtui's store.
-
-Input is plain dataclasses (``ExportSummary``, ``ExportGroup``, ``ExportThread``); output is
-text. ``render_export`` gives every file of a memories folder keyed by its relative path;
-``export_writer.write_export`` puts them on disk. What these write, ``reader`` reads back.
+"""Codex's memory folder format for exporting memtui's store: ``render_export`` gives every
+file (by relative path) from plain dataclasses, ``write_export`` puts them into a new folder,
+whole or not at all. What these write, ``reader`` reads back.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import secrets
+import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path, PurePosixPath
 
+from memtui.engine.codex.errors import CodexError
 from memtui.engine.codex.models import SummaryTopic
 from memtui.engine.codex.naming import rollout_summary_file_stem
 from memtui.engine.codex.parsers import (
@@ -35,6 +39,8 @@ from memtui.engine.codex.paths import (
     ROLLOUT_SUMMARIES_DIR,
 )
 from memtui.engine.codex.timefmt import to_rfc3339
+from memtui.engine.safe_files import write_new_file
+from memtui.errors import UnsafePath
 
 RAW_MEMORIES_ORDER_LINE = "Merged stage-1 raw memories (stable ascending thread-id order):"
 EMPTY_SECTION_TEXT = "None recorded."
@@ -43,6 +49,8 @@ _SECTION_LINE_RE = re.compile(r"^## (?!#)")
 """A line that would start a new section of ``memory_summary.md``."""
 _THREAD_LINE_RE = re.compile(r"^## Thread `")
 """A line that would start a new thread of ``raw_memories.md``."""
+EXPORT_DIR_MODE = 0o700
+EXPORT_FILE_MODE = 0o600
 
 
 @dataclass(frozen=True)
@@ -234,3 +242,54 @@ def render_export(summary: ExportSummary, task_groups: Sequence[ExportGroup],
         files[f"{ROLLOUT_SUMMARIES_DIR}/{thread.summary_file_name}"] = (
             render_rollout_summary(thread))
     return files
+
+
+def _relative(name: str) -> PurePosixPath:
+    path = PurePosixPath(name)
+    if path.is_absolute() or not path.parts or any(part in ("", ".", "..")
+                                                   for part in path.parts):
+        raise UnsafePath(f"{name!r}: not a plain relative path inside the export")
+    return path
+
+
+def new_folder_refusal(target: Path) -> str | None:
+    """Why an export cannot go into ``target`` (a symlink, a file, a folder that is not
+    empty -- an agent's own home above all --, or no folder to make it in); None when it
+    can. Every export (Codex, Claude Code, Gemini CLI) checks its target with this."""
+    if target.is_symlink():
+        return f"{target}: is a symlink; an export only goes into a new folder"
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        return (f"{target}: already exists and is not an empty folder; an export only goes "
+                "into a new folder")
+    if not target.parent.is_dir():
+        return f"{target.parent}: folder does not exist"
+    return None
+
+
+def _check_target(target: Path) -> None:
+    refusal = new_folder_refusal(target)
+    if refusal is not None:
+        raise (UnsafePath if target.is_symlink() else CodexError)(refusal)
+
+
+def write_export(target: str | os.PathLike[str], files: Mapping[str, str]) -> Path:
+    """Write ``files`` (relative path -> text) as a new folder ``target``; return it."""
+    final = Path(target).absolute()
+    _check_target(final)
+    staging = final.parent / f".{final.name}.memtui-export-{secrets.token_hex(6)}"
+    try:
+        os.mkdir(staging, EXPORT_DIR_MODE)
+        for name, text in files.items():
+            path = staging.joinpath(*_relative(name).parts)
+            path.parent.mkdir(mode=EXPORT_DIR_MODE, parents=True, exist_ok=True)
+            write_new_file(path, text.encode("utf-8"), EXPORT_FILE_MODE)
+        _check_target(final)
+        os.rename(staging, final)
+    except (OSError, CodexError, UnsafePath) as error:
+        with contextlib.suppress(OSError):
+            shutil.rmtree(staging)
+        if isinstance(error, OSError):
+            raise CodexError(f"{final}: export failed ({error.strerror or error}); "
+                             "nothing was written") from None
+        raise
+    return final
