@@ -1,10 +1,7 @@
-"""Access to Codex's sqlite files: layout detection, read-only browsing, one write.
-
-The layouts are ``codex_models``' ``LAYOUT_*``; a file of a layout memtui does not know is
-named, read where its tables are the known ones, and never written. ``detect_layout`` tells
-which a home has, ``read_codex_dbs`` reads it (``mode=ro``), ``forget_thread_memory`` is the
-one write (Codex's own forget, one ``BEGIN IMMEDIATE`` over both files). Every failure is a
-``CodexDbError`` subclass with a one-line message naming the file.
+"""Codex's sqlite files: ``detect_layout``, ``read_codex_dbs`` (``mode=ro``) and the one
+write, ``forget_thread_memory`` (Codex's own forget, one ``BEGIN IMMEDIATE`` over both files).
+A layout memtui does not know is never written. Every failure is a ``CodexDbError`` naming the
+file.
 """
 
 from __future__ import annotations
@@ -211,11 +208,9 @@ def _as_int(value: object) -> int | None:
 
 
 def _as_text(value: object) -> str | None:
-    if value is None:
-        return None
     if isinstance(value, bytes):
         return value.decode("utf-8", "replace")
-    return str(value)
+    return None if value is None else str(value)
 
 
 def _blank_none(value: object) -> str | None:
@@ -279,9 +274,8 @@ def _read_all(conn: sqlite3.Connection, path: Path, max_rows: int) -> CodexDbSna
 
 def read_codex_db(db_path: Path, *, busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEOUT_S,
                   max_rows: int = MAX_ROWS_PER_TABLE) -> CodexDbSnapshot:
-    """Read stage-1 outputs, jobs and consolidation progress of one file, read-only (``mode=ro``,
-    else ``immutable=1`` for a WAL file in a read-only folder), in one snapshot. Raises a
-    ``CodexDbError`` subclass naming the file."""
+    """Stage-1 outputs, jobs and consolidation progress of one file, in one read-only
+    snapshot; a ``CodexDbError`` naming the file."""
     path = Path(db_path)
     _check_file(path)
     return _read_only(path, busy_timeout_s,
@@ -290,6 +284,8 @@ def read_codex_db(db_path: Path, *, busy_timeout_s: float = DEFAULT_READ_BUSY_TI
 
 def _read_only(path: Path, timeout_s: float, read: Callable[[sqlite3.Connection], ReadT]
                ) -> ReadT:
+    """``read`` on a ``mode=ro`` connection, else ``immutable=1`` (a WAL file in a read-only
+    folder); an SQLite error as a ``CodexDbError``."""
     try:
         return _read_with(path, timeout_s, read, immutable=False)
     except sqlite3.Error as error:
@@ -303,12 +299,9 @@ def _read_only(path: Path, timeout_s: float, read: Callable[[sqlite3.Connection]
 
 def _read_with(path: Path, timeout_s: float, read: Callable[[sqlite3.Connection], ReadT], *,
                immutable: bool) -> ReadT:
-    conn = _connect(path, "ro", timeout_s, immutable=immutable)
-    try:
+    with contextlib.closing(_connect(path, "ro", timeout_s, immutable=immutable)) as conn:
         conn.execute("PRAGMA query_only = ON")
         return read(conn)
-    finally:
-        conn.close()
 
 
 # ---- layouts ------------------------------------------------------------------------------------
@@ -357,10 +350,8 @@ def _readable_memory_file(files: Sequence[DatabaseFile | None]) -> DatabaseFile 
 
 def layout_of(state: DatabaseFile, memories: DatabaseFile, memories_v2: DatabaseFile | None = None,
               unknown: Sequence[DatabaseFile] = ()) -> CodexLayout:
-    """Which layout the inspected files make (``codex_models``' ``LAYOUT_*``): ``unknown``
-    files make it unknown (the memory tables read from the newest file that has them); a
-    ``memories_v2_1.sqlite`` makes it v2 even when unreadable (its error shown, not an empty
-    older file's rows)."""
+    """Which layout the inspected files make; a ``memories_v2_1.sqlite`` makes it v2 even
+    when unreadable (its error shown, not an empty older file's rows)."""
     if unknown:
         found = _readable_memory_file([*unknown, memories_v2, memories, state])
         return CodexLayout(LAYOUT_UNKNOWN, state, memories, found.path if found else None,
@@ -582,9 +573,8 @@ def _open_for_forget(layout: CodexLayout, busy_timeout_s: float
 @contextlib.contextmanager
 def _write_transaction(conn: sqlite3.Connection, path: Path, busy_timeout_s: float, *,
                        begin: bool = True) -> Iterator[None]:
-    """The block as one write on ``conn`` (``BEGIN IMMEDIATE`` first unless ``begin`` is
-    False; the block commits): an SQLite error rolls it back and is raised as a
-    ``CodexDbError``; the connection is closed after."""
+    """The block as one write on ``conn``, which it closes (it commits itself); an SQLite
+    error rolls it back and is raised as a ``CodexDbError``."""
     try:
         if begin:
             conn.execute("BEGIN IMMEDIATE")
@@ -626,10 +616,8 @@ def forget_thread_memory(sqlite_home: Path, thread_id: str, now: int, *,
                          busy_timeout_s: float = DEFAULT_WRITE_BUSY_TIMEOUT_S
                          ) -> ForgetWriteResult:
     """Forget one thread as Codex does, in one transaction over both files: mark it
-    ``polluted``, delete its ``stage1_outputs`` row and ``memory_stage1`` job, and enqueue the
-    global consolidation if the row had been selected (watermark ``now``). ``CodexDbLocked``
-    (nothing changed) after ``busy_timeout_s``; ``CodexDbSchemaError`` for a layout it cannot
-    write."""
+    ``polluted``, delete its stage-1 row and job, and enqueue the global consolidation if the
+    row had been selected (watermark ``now``)."""
     layout = detect_layout(sqlite_home, min(busy_timeout_s, DEFAULT_READ_BUSY_TIMEOUT_S))
     if layout.name == LAYOUT_UNKNOWN:
         raise unknown_layout_refusal(layout)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from memtui.engine.codex.timefmt import as_utc, format_utc, parse_datetime, unix_to_iso
+from memtui.engine.codex.timefmt import as_utc, parse_datetime, unix_to_iso
 from memtui.jsonable import JsonMixin
 from memtui.store.codex_models import (
     CONSOLIDATE_JOB_KIND,
@@ -18,6 +18,7 @@ from memtui.store.codex_models import (
     Stage1Row,
     ThreadRow,
 )
+from memtui.store.timeutil import format_time
 
 if TYPE_CHECKING:
     from memtui.engine.codex.config import CodexMemoryConfig
@@ -321,10 +322,10 @@ class Job(JsonMixin):
         if global_job and self.last_error is None and finished is not None:
             until = finished + CONSOLIDATION_COOLDOWN
             if until > now and not running:
-                cooldown = format_utc(until)
+                cooldown = format_time(until)
         return replace(
             self,
-            evaluated_at=format_utc(now),
+            evaluated_at=format_time(now),
             lease_held=running and _after(self.lease_until, now),
             running_past_lease=running and not _after(self.lease_until, now),
             retries_exhausted=exhausted,

@@ -55,10 +55,11 @@ from memtui.engine.codex.paths import (
     notes_dir,
     resolve_codex_sqlite_home,
 )
-from memtui.engine.codex.timefmt import as_utc, format_utc
+from memtui.engine.codex.timefmt import as_utc
 from memtui.engine.safe_files import real_root
 from memtui.store.codex_db import DEFAULT_READ_BUSY_TIMEOUT_S, read_codex_dbs
 from memtui.store.codex_models import LAYOUT_MEMORIES_V2, LAYOUT_NONE, LAYOUT_OLD, CodexDbRead
+from memtui.store.timeutil import format_time
 
 MARKDOWN_SUFFIX = ".md"
 ParsedT = TypeVar("ParsedT")
@@ -133,7 +134,7 @@ def _notes(ctx: _Context, folder: Path) -> list[Note]:
         text = ctx.read(path)
         if text is not None:
             created = note_created_at(path.name)
-            notes.append(Note(path.name, format_utc(created) if created else None, text))
+            notes.append(Note(path.name, format_time(created) if created else None, text))
     return notes
 
 

@@ -1,15 +1,10 @@
 """Codex session rollouts (``sessions/YYYY/MM/DD/rollout-*.jsonl`` and ``archived_sessions/``,
-possibly ``.jsonl.zst``) read as finished tasks, as Codex writes them.
+possibly ``.jsonl.zst``) read as finished tasks: the first user request, the last assistant
+message, and external context (gate 4: an MCP call, a web search or a tool search).
 
-The request is the first user message (with everything before ``## My request for Codex:``
-cut; context Codex injects is not a request); the result is the last assistant message;
-external context (gate 4) is an MCP call, a web search or a tool search. ``session_meta``
-says the source (only interactive sessions are mined) and the ``memory_mode``.
-
-Reading is incremental: ``RolloutReader`` keeps its whole state in a JSON-ready dict, so a
-file that grew is read on from its last whole line. Lines that cannot change the task (tool
-outputs, reasoning, ...) are recognised from their first bytes and not decoded. A truncated
-or non-JSON line is one ``Problem``; unknown record types are skipped.
+``RolloutReader`` keeps its whole state in a JSON-ready dict, so a file that grew is read on
+from its last whole line; lines that cannot change the task are recognised from their first
+bytes and not decoded. A truncated or non-JSON line is one ``Problem``.
 """
 
 from __future__ import annotations
@@ -27,9 +22,10 @@ from memtui.engine.codex.errors import CODEX_FILES, FileProblemError
 from memtui.engine.codex.models import Problem
 from memtui.engine.codex.naming import ROLLOUT_FILE_RE, rollout_uuid_from_name
 from memtui.engine.codex.paths import ARCHIVED_SESSIONS_DIR, SESSIONS_DIR
-from memtui.engine.codex.timefmt import format_utc, parse_datetime
+from memtui.engine.codex.timefmt import parse_datetime
 from memtui.engine.safe_files import json_lines, real_root
 from memtui.jsonable import JsonMixin
+from memtui.store.timeutil import format_time
 
 MAX_LINE_BYTES = 10 * 1024 * 1024
 """Longest rollout line parsed; longer lines are reported and skipped."""
@@ -100,6 +96,10 @@ _LINE_HEAD = re.compile(
     rb'\s*"payload"\s*:\s*\{(?:\s*"type"\s*:\s*"([A-Za-z_]{1,60})")?')
 """The first bytes of a record as Codex writes it: time, record type, payload type."""
 _ITEM_TYPE = re.compile(rb'"item"\s*:\s*\{\s*"type"\s*:\s*"([A-Za-z_]{1,60})"')
+_FLAG_LINES = {**{(b"response_item", name): "used_web_search" for name in WEB_SEARCH_TYPES},
+               **{(b"response_item", name): "used_tool_search" for name in TOOL_SEARCH_TYPES},
+               **{(b"event_msg", name): "used_web_search" for name in WEB_SEARCH_EVENTS}}
+"""Lines that only set a flag (by record and payload type), so are never decoded."""
 
 
 @dataclass(frozen=True)
@@ -194,19 +194,14 @@ def _new_state() -> dict[str, Any]:
 
 
 class RolloutReader:
-    """Reads a rollout's lines one at a time; its whole state is ``state`` (JSON-ready).
-
-    ``mcp_servers`` are names of MCP servers from Codex's ``config.toml``: a tool call whose
-    namespace is one of them is an MCP call even without the ``mcp__`` prefix.
-    """
+    """Reads a rollout's lines one at a time; its whole state is ``state`` (JSON-ready). A
+    tool call in the namespace of one of ``mcp_servers`` (``config.toml``) is an MCP call."""
 
     def __init__(self, file: str, state: dict[str, Any] | None = None,
                  mcp_servers: Iterable[str] = ()) -> None:
         self.file = file
         self.state: dict[str, Any] = state if state is not None else _new_state()
         self._servers = frozenset(mcp_servers) | frozenset(self.state["mcp_servers"])
-
-    # ---- bookkeeping --------------------------------------------------------------------
 
     def problem(self, line: int, reason: str) -> None:
         """Record one bad line (at most ``MAX_PROBLEMS_PER_FILE`` are kept)."""
@@ -237,8 +232,6 @@ class RolloutReader:
         tool = _str(call.get("tool")) if isinstance(call, dict) else None
         self._mcp(f"{MCP_PREFIX}{server}__{tool}" if server and tool else "", server)
 
-    # ---- records --------------------------------------------------------------------------
-
     def _session_meta(self, payload: dict[str, Any]) -> None:
         state = self.state
         if state["seen_meta"]:
@@ -247,7 +240,7 @@ class RolloutReader:
         state["thread_id"] = _str(payload.get("id")) or state["thread_id"]
         state["cwd"] = _str(payload.get("cwd")) or state["cwd"]
         started = parse_datetime(payload.get("timestamp"))
-        state["meta_started"] = format_utc(started) if started else None
+        state["meta_started"] = format_time(started) if started else None
         state["source"] = _source_name(payload.get("source"))
         state["memory_mode"] = _str(payload.get("memory_mode"))
 
@@ -317,25 +310,17 @@ class RolloutReader:
     def _turn_context(self, payload: dict[str, Any]) -> None:
         self.state["cwd"] = self.state["cwd"] or _str(payload.get("cwd"))
 
-    # ---- lines --------------------------------------------------------------------------
-
     def _skippable(self, raw: bytes, kind: bytes, ptype: bytes | None) -> bool:
         """Whether a well-formed line cannot change the task (so it is not decoded)."""
         state = self.state
+        name = (ptype or b"").decode("ascii")
+        flag = _FLAG_LINES.get((kind, name))
+        if flag is not None:
+            state[flag] = True
+            return True
         if kind == b"response_item":
-            name = (ptype or b"").decode("ascii")
-            if name in WEB_SEARCH_TYPES:
-                state["used_web_search"] = True
-                return True
-            if name in TOOL_SEARCH_TYPES:
-                state["used_tool_search"] = True
-                return True
             return name not in _DECODED_RESPONSE_TYPES
         if kind == b"event_msg":
-            name = (ptype or b"").decode("ascii")
-            if name in WEB_SEARCH_EVENTS:
-                state["used_web_search"] = True
-                return True
             if name == ITEM_COMPLETED:
                 found = _ITEM_TYPE.search(raw)
                 item = found.group(1).decode("ascii") if found else ""
@@ -407,8 +392,8 @@ class RolloutReader:
         return RolloutTask(
             thread_id=state["thread_id"] or rollout_uuid_from_name(Path(self.file).name),
             file=self.file, cwd=state["cwd"], goal=goal, prompt=goal, result=state["result"],
-            started_at=state["meta_started"] or (format_utc(first) if first else None),
-            finished_at=format_utc(last) if last else None,
+            started_at=state["meta_started"] or (format_time(first) if first else None),
+            finished_at=format_time(last) if last else None,
             used_mcp=state["used_mcp"], used_web_search=state["used_web_search"],
             mcp_tools=tuple(state["mcp_tools"]), problems=tuple(problems),
             used_tool_search=state["used_tool_search"], source=state["source"],
@@ -442,12 +427,9 @@ def open_text(fd: int, compressed: bool) -> IO[bytes]:
 
 def read_rollout_from(path: Path, root: Path, reader: RolloutReader, offset: int = 0
                       ) -> ReadResult:
-    """Read a rollout file inside ``root`` on from ``offset`` (uncompressed files only; a
-    compressed one is always read from its start) into ``reader``.
-
-    Only whole lines move the offset on: a last line still being written is read again
-    next time. Raises ``FileProblemError`` when the file cannot be read.
-    """
+    """Read a rollout file inside ``root`` into ``reader`` on from ``offset`` (a compressed
+    one from its start); only whole lines move the offset on. ``FileProblemError`` when the
+    file cannot be read."""
     fd = CODEX_FILES.open_regular(path, real_root(root), MAX_ROLLOUT_FILE_BYTES)
     compressed = is_compressed(path)
     start = 0 if compressed else offset
