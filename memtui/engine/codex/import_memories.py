@@ -1,12 +1,6 @@
-"""Codex memories -> memtui memories: stage-1 outputs and ad-hoc notes.
-
-Each thread's stage-1 output, and each ad-hoc note, becomes one memory (``source = import``,
-``source_thread_id`` = the thread id, or ``codex-note:<file name>``) in the project of the
-thread's ``cwd`` (``ProjectPicker``). A thread whose ``memory_mode`` is not ``enabled`` is
-skipped, as Codex would; every text is redacted again, cut to the size limit with a visible
-marker, and stored as ``fact`` unless it is clearly a preference. Importing twice adds
-nothing (a memory forgotten in memtui stays forgotten); when Codex's database was read, a
-thread left only in the markdown files is skipped.
+"""Codex memories -> memtui memories: each thread's stage-1 output and each ad-hoc note becomes
+one memory (``source = import``, ``source_thread_id`` the thread id or ``codex-note:<file>``),
+redacted and cut to the size limit. Importing twice adds nothing.
 """
 
 from __future__ import annotations
@@ -122,14 +116,9 @@ class MemoryImporter(Importer):
 
     def import_memories(self, home: str | os.PathLike[str], *,
                         db_busy_timeout_s: float | None = None) -> ImportReport:
-        """Stage-1 outputs and ad-hoc notes of a home become memories (see the module doc).
-
-        The home is read waiting at most ``db_busy_timeout_s`` for a database locked by a
-        running Codex. When ``memories_1.sqlite`` exists but cannot be read (locked,
-        corrupt), no thread is imported (the report's ``database_error`` says why; the
-        markdown files may hold threads Codex has since dropped); notes are imported all the
-        same.
-        """
+        """Stage-1 outputs and ad-hoc notes of a home become memories. When the memory
+        database exists but cannot be read, no thread is imported (``database_error`` says
+        why); notes are imported all the same."""
         codex = read_codex_home(home, db_busy_timeout_s=db_busy_timeout_s)
         run = ImportRun(problems=list(codex.problems))
         picker = ProjectPicker(self._engine)

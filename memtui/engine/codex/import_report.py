@@ -1,7 +1,5 @@
-"""What a Codex import reports: one item per thread, note or rollout, and the counts.
-
-Also the one text rule both imports share: a text cut to a size limit with a visible marker.
-"""
+"""What a Codex import reports (one item per thread, note or rollout, and the counts), and
+the text rules the imports share."""
 
 from __future__ import annotations
 
@@ -53,12 +51,8 @@ DB_LOCKED_WORDS = "locked"
 
 @dataclass(frozen=True)
 class ImportItem(JsonMixin):
-    """What happened to one thread, note or rollout.
-
-    ``outcome`` is ``imported``, ``skipped`` (with a ``reason`` code) or ``error`` (with the
-    error's code as ``reason`` and its message as ``detail``). ``target_id`` is the memory or
-    task written (or the one that already exists).
-    """
+    """What happened to one thread, note or rollout: ``imported`` (``target_id`` the memory or
+    task), ``skipped`` (a ``reason`` code) or ``error`` (its code and message)."""
 
     kind: str
     ref: str

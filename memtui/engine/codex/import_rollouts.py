@@ -1,12 +1,7 @@
-"""Codex rollouts -> completed memtui tasks for the extractor, incrementally.
-
-Each session rollout becomes a completed task (``source = codex``, ``source_ref`` = the
-thread id, ``external_context`` for gate 4). What Codex itself would not mine (a
-non-interactive session, ``memory_mode`` not ``enabled``) and a rollout missing what a task
-needs are skipped with the reason; one still running is picked up by a later import.
-Per importing user, each file's size, time, last whole line's offset and reader state are
-kept (``store.codex_rollout_files``): an unchanged file is not opened, one that grew is read
-on from its offset (a compressed one from its start), one that shrank is read again whole.
+"""Codex rollouts -> completed memtui tasks (``source = codex``) for the extractor; what Codex
+would not mine is skipped with the reason. Per user, each file's size, time, offset and reader
+state are kept (``store.codex_rollout_files``): an unchanged file is not opened, one that grew
+is read on from its offset (a compressed one from its start).
 """
 
 from __future__ import annotations
@@ -128,20 +123,20 @@ class RolloutImporter(Importer):
         state: dict[str, Any] | None = json.loads(row.state) if resume and row else None
         reader = RolloutReader(str(path), state, servers)
         try:
-            result = read_rollout_from(path, home, reader, row.offset if resume and row else 0)
+            offset = read_rollout_from(path, home, reader, row.offset if resume and row else 0)
         except FileProblemError as error:
             run.problems.append(Problem(str(path), error.reason))
             run.rows.append(RolloutFileRow(str(path), info.st_size, info.st_mtime_ns, 0,
                                            "{}", OUTCOME_UNREADABLE))
             return
-        task = result.reader.task()
+        task = reader.task()
         run.problems.extend(task.problems)
         item = self._import_rollout(task, modes, picker)
         run.items.append(item)
         outcome = item.reason if item.outcome == OUTCOME_SKIPPED and item.reason else \
             item.outcome
         run.rows.append(RolloutFileRow(str(path), info.st_size, info.st_mtime_ns,
-                                       result.offset, json.dumps(result.reader.state),
+                                       offset, json.dumps(reader.state),
                                        outcome or OUTCOME_IMPORTED))
 
     def _save(self, run: _Run) -> None:

@@ -1,9 +1,4 @@
-"""Which of Codex's database layouts a home has, in words.
-
-Codex has kept its memory tables in four places. memtui reads and writes the three newer
-ones, names the oldest instead of showing nothing, and names a layout it does not know (a
-newer Codex), reading it where its tables are the known ones and never writing it.
-"""
+"""Which of Codex's database layouts a home has, in words."""
 
 from __future__ import annotations
 

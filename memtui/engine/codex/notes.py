@@ -1,10 +1,5 @@
-"""Write an ad-hoc note into a Codex home, under Codex's naming rule.
-
-A note is always a new file ``memories/extensions/ad_hoc/notes/<YYYY-MM-DDTHH-MM-SS>-<slug>.md``:
-never an overwrite, never through a symlink (no folder between the home and the note may be
-one), and atomic: the text is written to a hidden temporary file, then hard-linked to its
-final name, which fails rather than replace an existing file (``safe_files.publish_new_file``,
-the rule every new file memtui writes into an agent's home follows).
+"""Write an ad-hoc note into a Codex home, under Codex's naming rule: always a new file, never
+through a symlink, published atomically (``safe_files.publish_new_file``).
 """
 
 from __future__ import annotations
@@ -106,14 +101,9 @@ def _open_notes_dir(home: Path, parts: tuple[str, ...] = NOTES_DIR_PARTS) -> Ite
 
 
 def write_note(home: str | os.PathLike[str], text: str, now: datetime | None = None) -> Path:
-    """Create a new ad-hoc note in a Codex home and return its path.
-
-    ``now`` names the note (UTC; a naive time is taken as UTC). The text is redacted
-    (again) before it is written. The folder follows the home's layout (``notes_dir_parts``;
-    refused in a layout memtui does not know). Missing folders below the home are
-    created; a symlink anywhere on the way is refused (``UnsafePath``). An existing
-    note is never overwritten: a name collision gets a ``-2``, ``-3`` ... suffix.
-    """
+    """Create a new ad-hoc note (text redacted again, named at ``now``, UTC) in the home's
+    layout and return its path. A symlink on the way is refused (``UnsafePath``); a name
+    collision gets a ``-2``, ``-3`` ... suffix."""
     home_path = Path(home).absolute()
     body = _clean_text(redact(strip_controls(_clean_text(text))))
     data = body.encode("utf-8")

@@ -1,11 +1,5 @@
-"""Read a whole Codex home, read-only: memory files, notes and Codex's databases (every
-layout: ``memories_v2_1.sqlite`` with ``memories_v2/``, ``memories_1.sqlite`` or memories
-inside ``state_5.sqlite`` with ``memories/``; threads from ``state_5.sqlite``; a layout memtui
-does not know is named and read where its tables are the known ones).
-
-Every item that cannot be read (missing, malformed, binary, not UTF-8, too large, a symlink
-pointing outside the home, a locked or non-database sqlite file) becomes one ``Problem`` and
-is skipped; one bad file never stops the rest. Nothing is written anywhere.
+"""Read a whole Codex home, read-only: memory files, notes and Codex's databases, in every
+layout. Every item that cannot be read becomes one ``Problem`` and is skipped.
 """
 
 from __future__ import annotations
@@ -104,9 +98,7 @@ def _parsed(ctx: _Context, path: Path,
             optional: bool = False) -> ParsedT | None:
     """A file parsed, its problems recorded; None when it cannot be read (or, ``optional``,
     is absent)."""
-    if optional and not os.path.lexists(path):
-        return None
-    text = ctx.read(path)
+    text = ctx.read(path, required=not optional)
     if text is None:
         return None
     result, problems = parse(text, str(path))
@@ -190,13 +182,8 @@ def read_codex_home(home: str | os.PathLike[str], now: datetime | None = None, *
                     sqlite_home: str | os.PathLike[str] | None = None,
                     max_file_bytes: int = MAX_CODEX_FILE_BYTES,
                     db_busy_timeout_s: float | None = None) -> CodexHome:
-    """Read everything memtui shows of a Codex home; never raises for bad content.
-
-    ``sqlite_home`` is where the databases live (default: ``sqlite_home`` of the home's
-    ``config.toml``, else ``$CODEX_SQLITE_HOME``, else the home). ``now`` sets the time at
-    which job leases and retries are judged (default: the current time);
-    ``db_busy_timeout_s`` how long a locked database is waited for (default: the store's).
-    """
+    """Read everything memtui shows of a Codex home; never raises for bad content. ``now``
+    is when job leases and retries are judged; ``sqlite_home`` defaults to the home's."""
     moment = as_utc(now) if now is not None else datetime.now(UTC)
     home_path = Path(home).absolute()
     ctx = _Context(home_path, real_root(home_path), max_file_bytes)
@@ -257,9 +244,8 @@ class _Files:
 
 
 def _memory_files(ctx: _Context, home: Path, memories: Path, *, v2: bool) -> _Files:
-    """The memory files of ``memories`` (one problem per file that cannot be read). In the v2
-    layout Codex writes ``memory_summary.md`` only once a consolidation succeeded and no
-    ``MEMORY.md`` / ``raw_memories.md``, so their absence is no problem there."""
+    """The memory files of ``memories``; in the v2 layout, where Codex writes no ``MEMORY.md``
+    or ``raw_memories.md``, a missing file is no problem."""
     files = _Files()
     if not home.is_dir():
         ctx.problem(home, "Codex home not found (or not a folder)")

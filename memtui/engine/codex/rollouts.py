@@ -405,15 +405,6 @@ def is_compressed(path: Path) -> bool:
     return path.name.endswith(ZSTD_SUFFIX)
 
 
-@dataclass(frozen=True)
-class ReadResult:
-    """What one read of a rollout file gave: the reader, and where whole lines ended."""
-
-    reader: RolloutReader
-    offset: int
-    """The byte (of the uncompressed text) after the last whole line that was read."""
-
-
 def open_text(fd: int, compressed: bool) -> IO[bytes]:
     """The bytes of an open file, decompressed as they are read when ``compressed`` (zstd)."""
     raw = os.fdopen(fd, "rb")
@@ -425,11 +416,10 @@ def open_text(fd: int, compressed: bool) -> IO[bytes]:
     return io.BufferedReader(stream)
 
 
-def read_rollout_from(path: Path, root: Path, reader: RolloutReader, offset: int = 0
-                      ) -> ReadResult:
+def read_rollout_from(path: Path, root: Path, reader: RolloutReader, offset: int = 0) -> int:
     """Read a rollout file inside ``root`` into ``reader`` on from ``offset`` (a compressed
-    one from its start); only whole lines move the offset on. ``FileProblemError`` when the
-    file cannot be read."""
+    one from its start); returns the offset (in the uncompressed text) after the last whole
+    line. ``FileProblemError`` when the file cannot be read."""
     fd = CODEX_FILES.open_regular(path, real_root(root), MAX_ROLLOUT_FILE_BYTES)
     compressed = is_compressed(path)
     start = 0 if compressed else offset
@@ -455,7 +445,7 @@ def read_rollout_from(path: Path, root: Path, reader: RolloutReader, offset: int
         if type(error).__module__.startswith("zstandard"):
             raise FileProblemError(f"not a valid zstd file ({error})") from None
         raise
-    return ReadResult(reader, position)
+    return position
 
 
 def _walk(folder: Path, root: Path, depth: int, problems: list[Problem], *,
