@@ -1,5 +1,4 @@
-"""Plain rows read from Codex's databases, times in unix seconds as Codex stores them (the
-engine, ``memtui.engine.codex``, makes its own models of them)."""
+"""Plain rows read from Codex's databases, times in unix seconds as Codex stores them."""
 
 from __future__ import annotations
 
@@ -60,20 +59,14 @@ class CodexDbSnapshot:
     """One-line reasons for rows that could not be read (for example a NULL key)."""
 
 
+# Codex's database layouts, each in words in ``engine.codex.layout.LAYOUT_WORDS``.
 LAYOUT_MEMORIES_DB = "memories_1"
-"""Memories in ``memories_1.sqlite``, threads in ``state_5.sqlite`` (Codex since 2026-05-26)."""
 LAYOUT_STATE_DB = "state_5"
-"""Memories inside ``state_5.sqlite`` (state migrations 6 to 34: Codex 2026-02-10 to 05-26)."""
 LAYOUT_MEMORIES_V2 = "memories_v2_1"
-"""Memories in ``memories_v2_1.sqlite`` (the same three tables), files in ``memories_v2/``,
-threads in ``state_5.sqlite`` (Codex 0.169; ``memories_1.sqlite`` is left empty)."""
 LAYOUT_UNKNOWN = "unknown"
-"""A newer Codex database memtui does not know (``memories_v3_1.sqlite``, ``state_6.sqlite``
-...): named, read where its tables are the known ones, never written."""
+"""A newer Codex database memtui does not know: read where its tables are known, never written."""
 LAYOUT_OLD = "pre_2026_02"
-"""The oldest schema (``thread_memory``, ``memory_phase1_jobs``): not supported."""
 LAYOUT_NONE = "none"
-"""No Codex database was found (or none could be read)."""
 
 
 @dataclass(frozen=True)
@@ -110,7 +103,7 @@ class DatabaseFile:
 
 @dataclass(frozen=True)
 class CodexLayout:
-    """Which of Codex's three database layouts a home has, and where its tables are."""
+    """Which of Codex's database layouts a home has, and where its tables are."""
 
     name: str
     state: DatabaseFile
@@ -130,11 +123,8 @@ class CodexLayout:
 
 @dataclass(frozen=True)
 class CodexDbRead:
-    """Everything read from a home's databases: the layout, the threads, the memory rows.
-
-    ``memory_error`` says why ``stage1_outputs``/``jobs`` could not be read (None when they
-    were, or when the layout has none); ``threads_error`` likewise for ``threads``.
-    """
+    """Everything read from a home's databases: the layout, the threads, the memory rows, and
+    why the memory tables or ``threads`` could not be read (None when they were or are none)."""
 
     layout: CodexLayout
     threads: tuple[ThreadRow, ...] = ()

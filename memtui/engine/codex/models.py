@@ -1,7 +1,5 @@
-"""What the Codex readers return: plain frozen dataclasses, each with ``to_json()``.
-
-Times are memtui's stored form (``YYYY-MM-DDTHH:MM:SS.mmmZ``, UTC) or None.
-"""
+"""What the Codex readers return: frozen dataclasses with ``to_json()``, times in memtui's
+stored form (or None)."""
 
 from __future__ import annotations
 
@@ -178,18 +176,10 @@ class Stage1Output(JsonMixin):
     @classmethod
     def from_row(cls, row: Stage1Row, cwd: str | None = None) -> Stage1Output:
         """Convert a store row (unix seconds) to this model."""
-        return cls(
-            thread_id=row.thread_id,
-            source_updated_at=unix_to_iso(row.source_updated_at),
-            raw_memory=row.raw_memory, rollout_summary=row.rollout_summary,
-            rollout_slug=row.rollout_slug or None,
-            generated_at=unix_to_iso(row.generated_at),
-            usage_count=row.usage_count, last_usage=unix_to_iso(row.last_usage),
-            selected_for_phase2=row.selected_for_phase2,
-            selected_for_phase2_source_updated_at=unix_to_iso(
-                row.selected_for_phase2_source_updated_at),
-            cwd=cwd,
-        )
+        return cls(row.thread_id, unix_to_iso(row.source_updated_at), row.raw_memory,
+                   row.rollout_summary, row.rollout_slug or None, unix_to_iso(row.generated_at),
+                   row.usage_count, unix_to_iso(row.last_usage), row.selected_for_phase2,
+                   unix_to_iso(row.selected_for_phase2_source_updated_at), cwd)
 
 
 @dataclass(frozen=True)
@@ -246,10 +236,8 @@ def _after(text: str | None, now: datetime) -> bool:
 
 @dataclass(frozen=True)
 class Job(JsonMixin):
-    """A row of ``jobs`` with the derived reading of "why is consolidation stuck".
-
-    The derived flags hold at ``evaluated_at``; ``at(now)`` recomputes them.
-    """
+    """A row of ``jobs`` with the flags that say why consolidation is stuck, as they hold at
+    ``evaluated_at`` (``at(now)`` recomputes them)."""
 
     kind: str
     job_key: str
@@ -285,15 +273,10 @@ class Job(JsonMixin):
     @classmethod
     def from_row(cls, row: JobRow, now: datetime) -> Job:
         """Convert a store row (unix seconds) and derive the flags at ``now``."""
-        job = cls(
-            kind=row.kind, job_key=row.job_key, status=row.status, worker_id=row.worker_id,
-            ownership_token=row.ownership_token, started_at=unix_to_iso(row.started_at),
-            finished_at=unix_to_iso(row.finished_at), lease_until=unix_to_iso(row.lease_until),
-            retry_at=unix_to_iso(row.retry_at), retry_remaining=row.retry_remaining,
-            last_error=row.last_error, input_watermark=row.input_watermark,
-            last_success_watermark=row.last_success_watermark,
-        )
-        return job.at(now)
+        return cls(row.kind, row.job_key, row.status, row.worker_id, row.ownership_token,
+                   unix_to_iso(row.started_at), unix_to_iso(row.finished_at),
+                   unix_to_iso(row.lease_until), unix_to_iso(row.retry_at), row.retry_remaining,
+                   row.last_error, row.input_watermark, row.last_success_watermark).at(now)
 
     @property
     def kind_word(self) -> str:
