@@ -65,8 +65,6 @@ OLD_MEMORY_TABLES = frozenset({"thread_memory", "memory_phase1_jobs"})
 """Tables of the memory schema Codex used before 2026-02-10 (not supported)."""
 FIRST_STATE_MEMORY_MIGRATION = 6
 """The state migration that added ``stage1_outputs`` and ``jobs`` to ``state_5.sqlite``."""
-THREAD_COLUMNS = ("id", "rollout_path", "cwd", "git_branch", "source", "memory_mode",
-                  "history_mode", "archived", "created_at", "updated_at", "cli_version")
 POLLUTED = "polluted"
 """``threads.memory_mode`` of a thread Codex must forget and never extract again."""
 DEFAULT_RETRY_REMAINING = 3
@@ -74,17 +72,7 @@ DEFAULT_RETRY_REMAINING = 3
 STATE_SCHEMA = "state"
 """The name ``state_5.sqlite`` is attached under while a forget spans both files."""
 
-STAGE1_COLUMNS = (
-    "thread_id", "source_updated_at", "raw_memory", "rollout_summary", "rollout_slug",
-    "generated_at", "usage_count", "last_usage", "selected_for_phase2",
-    "selected_for_phase2_source_updated_at",
-)
 STAGE1_KEY_COLUMNS = ("thread_id",)
-JOBS_COLUMNS = (
-    "kind", "job_key", "status", "worker_id", "ownership_token", "started_at", "finished_at",
-    "lease_until", "retry_at", "retry_remaining", "last_error", "input_watermark",
-    "last_success_watermark",
-)
 JOBS_KEY_COLUMNS = ("kind", "job_key", "status")
 
 ReadT = TypeVar("ReadT")
@@ -186,6 +174,11 @@ def _require_schema(conn: sqlite3.Connection, path: Path) -> set[str]:
     return tables
 
 
+def _columns(row_class: Any) -> tuple[str, ...]:
+    """The columns a row dataclass is read from: its fields, in order."""
+    return tuple(field.name for field in fields(row_class))
+
+
 def _select(conn: sqlite3.Connection, table: str, columns: Sequence[str],
             order_by: str, limit: int) -> list[tuple[Any, ...]]:
     present = _table_columns(conn, table)
@@ -257,9 +250,9 @@ def _read_all(conn: sqlite3.Connection, path: Path, max_rows: int) -> CodexDbSna
     try:
         tables = _require_schema(conn, path)
         skipped: list[str] = []
-        stage1 = _convert(_select(conn, STAGE1_TABLE, STAGE1_COLUMNS, "thread_id", max_rows),
+        stage1 = _convert(_select(conn, STAGE1_TABLE, _columns(Stage1Row), "thread_id", max_rows),
                           _stage1_from, STAGE1_TABLE, skipped)
-        jobs = _convert(_select(conn, JOBS_TABLE, JOBS_COLUMNS, "kind, job_key", max_rows),
+        jobs = _convert(_select(conn, JOBS_TABLE, _columns(JobRow), "kind, job_key", max_rows),
                         _job_from, JOBS_TABLE, skipped)
         max_threads = None
         if PROGRESS_TABLE in tables and "max_thread_count" in _table_columns(conn, PROGRESS_TABLE):
@@ -411,7 +404,8 @@ def _thread_from(row: tuple[Any, ...]) -> ThreadRow | None:
 def _read_threads(conn: sqlite3.Connection, max_rows: int) -> tuple[ThreadRow, ...]:
     if THREADS_TABLE not in _schema_tables(conn, "main"):
         return ()
-    rows = _select(conn, THREADS_TABLE, THREAD_COLUMNS, "id", max_rows)
+    columns = ("id", *_columns(ThreadRow)[1:])  # its ``thread_id`` is the table's ``id``
+    rows = _select(conn, THREADS_TABLE, columns, "id", max_rows)
     return tuple(thread for thread in (_thread_from(row) for row in rows) if thread)
 
 
