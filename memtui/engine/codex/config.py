@@ -53,10 +53,6 @@ class CodexMemoryConfig(JsonMixin):
     mcp_servers: tuple[str, ...] = ()
     """The names of ``[mcp_servers.<name>]``: tool namespaces that are MCP servers."""
 
-    def setting(self, name: str) -> Any:
-        """A setting's value, or None when the file does not set it."""
-        return self.settings.get(name)
-
 
 def _type_problem(key: str, value: Any) -> str | None:
     """Why the value's type does not fit the key, else None."""
@@ -137,10 +133,10 @@ def config_reasons(config: CodexMemoryConfig | None) -> list[str]:
     if config.feature_enabled is False:
         reasons.append("Codex's memories feature is off in config.toml "
                        "([features] memories = false): it neither writes nor uses memories")
-    if config.setting("generate_memories") is False:
+    if config.settings.get("generate_memories") is False:
         reasons.append("generate_memories = false in config.toml: Codex writes no new "
                        "memories (nothing new reaches stage 1 or consolidation)")
-    if config.setting("use_memories") is False:
+    if config.settings.get("use_memories") is False:
         reasons.append("use_memories = false in config.toml: Codex does not put memories "
                        "into new sessions")
     return reasons

@@ -72,11 +72,9 @@ def resolve_codex_sqlite_home(home: Path, env: Mapping[str, str] | None = None, 
     return _expand(value).absolute() if value else home
 
 
-def memories_dir_name(layout: CodexLayout | None) -> str:
+def memories_dir_name(layout: CodexLayout) -> str:
     """The memory files' folder name of a layout: ``memories_v2`` for the v2 layout; for an
     unknown ``memories_v<N>_<n>.sqlite``, ``memories_v<N>``; else ``memories``."""
-    if layout is None:
-        return MEMORIES_DIR
     if layout.name == LAYOUT_MEMORIES_V2:
         return MEMORIES_V2_DIR
     if layout.name == LAYOUT_UNKNOWN:
@@ -87,10 +85,10 @@ def memories_dir_name(layout: CodexLayout | None) -> str:
     return MEMORIES_DIR
 
 
-def layout_memories_dir(home: Path, layout: CodexLayout | None) -> Path:
+def layout_memories_dir(home: Path, layout: CodexLayout) -> Path:
     """The memory files' folder of a home in its layout (see ``memories_dir_name``); with no
     database at all, ``memories_v2`` when only that folder is there (an export for 0.169)."""
-    if (layout is None or layout.name == LAYOUT_NONE) and (home / MEMORIES_V2_DIR).is_dir() \
+    if layout.name == LAYOUT_NONE and (home / MEMORIES_V2_DIR).is_dir() \
             and not os.path.lexists(home / MEMORIES_DIR):
         return home / MEMORIES_V2_DIR
     return home / memories_dir_name(layout)

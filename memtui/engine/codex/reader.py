@@ -61,9 +61,8 @@ ParsedT = TypeVar("ParsedT")
 
 @dataclass
 class _Context:
-    """The state of one read: where things are, the caps, and the problems so far."""
+    """The state of one read: the home's real root, the cap, and the problems so far."""
 
-    home: Path
     root: Path
     max_file_bytes: int
     problems: list[Problem] = field(default_factory=list)
@@ -186,7 +185,7 @@ def read_codex_home(home: str | os.PathLike[str], now: datetime | None = None, *
     is when job leases and retries are judged; ``sqlite_home`` defaults to the home's."""
     moment = as_utc(now) if now is not None else datetime.now(UTC)
     home_path = Path(home).absolute()
-    ctx = _Context(home_path, real_root(home_path), max_file_bytes)
+    ctx = _Context(real_root(home_path), max_file_bytes)
     config = None
     if home_path.is_dir():
         config, problems = read_codex_config(home_path)
