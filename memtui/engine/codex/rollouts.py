@@ -13,7 +13,7 @@ import io
 import json
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -202,6 +202,9 @@ class RolloutReader:
         self.file = file
         self.state: dict[str, Any] = state if state is not None else _new_state()
         self._servers = frozenset(mcp_servers) | frozenset(self.state["mcp_servers"])
+        self._records: dict[str, Callable[[dict[str, Any]], None]] = {
+            RECORD_SESSION_META: self._session_meta, RECORD_RESPONSE_ITEM: self._response_item,
+            RECORD_EVENT_MSG: self._event_msg, RECORD_TURN_CONTEXT: self._turn_context}
 
     def problem(self, line: int, reason: str) -> None:
         """Record one bad line (at most ``MAX_PROBLEMS_PER_FILE`` are kept)."""
@@ -254,8 +257,8 @@ class RolloutReader:
         elif name.startswith(MCP_PREFIX):
             self._mcp(name)
 
-    def _response_item(self, kind: str | None, payload: dict[str, Any]) -> None:
-        state = self.state
+    def _response_item(self, payload: dict[str, Any]) -> None:
+        state, kind = self.state, _str(payload.get("type"))
         if kind == "message":
             role = payload.get("role")
             if role == "user" and state["fallback_goal"] is None and state["goal"] is None:
@@ -292,8 +295,8 @@ class RolloutReader:
         elif kind == ITEM_DYNAMIC_TOOL:
             self._call({"name": item.get("tool"), "namespace": item.get("namespace")})
 
-    def _event_msg(self, kind: str | None, payload: dict[str, Any]) -> None:
-        message = payload.get("message")
+    def _event_msg(self, payload: dict[str, Any]) -> None:
+        kind, message = _str(payload.get("type")), payload.get("message")
         if kind == "user_message" and isinstance(message, str):
             self._user_event(message)
         elif kind == "agent_message" and isinstance(message, str):
@@ -362,20 +365,11 @@ class RolloutReader:
         if not noted_time and isinstance(stamp, str) and parse_datetime(stamp) is not None:
             self._time(stamp)
         kind, payload = record.get("type"), record.get("payload")
-        if kind not in (RECORD_SESSION_META, RECORD_RESPONSE_ITEM, RECORD_EVENT_MSG,
-                        RECORD_TURN_CONTEXT):
-            return
-        if not isinstance(payload, dict):
+        handle = self._records.get(kind) if isinstance(kind, str) else None
+        if handle is not None and isinstance(payload, dict):
+            handle(payload)
+        elif handle is not None:
             self.problem(number, f"'{kind}' record without an object payload; line skipped")
-            return
-        if kind == RECORD_SESSION_META:
-            self._session_meta(payload)
-        elif kind == RECORD_RESPONSE_ITEM:
-            self._response_item(_str(payload.get("type")), payload)
-        elif kind == RECORD_EVENT_MSG:
-            self._event_msg(_str(payload.get("type")), payload)
-        else:
-            self._turn_context(payload)
 
     def task(self) -> RolloutTask:
         """The task the lines read so far describe."""
