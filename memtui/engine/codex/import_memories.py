@@ -37,7 +37,7 @@ from memtui.engine.codex.import_report import (
 from memtui.engine.codex.models import CodexHome
 from memtui.engine.codex.naming import NOTE_NAME_RE
 from memtui.engine.codex.parsers import first_line, parse_front_matter, strip_front_matter
-from memtui.engine.codex.paths import NOTES_DIR_PARTS
+from memtui.engine.codex.paths import NOTES_DIR_PARTS, RAW_MEMORIES_FILE, ROLLOUT_SUMMARIES_DIR
 from memtui.engine.codex.reader import read_codex_home
 from memtui.engine.project_picker import ProjectPicker, usable_cwd
 from memtui.engine.redaction import redact
@@ -97,17 +97,15 @@ def _thread_sources(codex: CodexHome) -> Iterable[_ThreadSource]:
     memories = Path(codex.memories_dir)
     for thread_id in codex.thread_ids():
         row, entry, summary = stage1.get(thread_id), raw.get(thread_id), summaries.get(thread_id)
-        summary_path = str(memories / "rollout_summaries" / summary.file) if summary else None
-        if row is not None:
-            yield _ThreadSource(thread_id, row.raw_memory, row.rollout_summary,
-                                row.cwd or (entry.cwd if entry else None)
-                                or (summary.cwd if summary else None),
+        if row is not None:  # its cwd already falls back on the files'
+            yield _ThreadSource(thread_id, row.raw_memory, row.rollout_summary, row.cwd,
                                 codex.sqlite_path, in_database=True)
             continue
         yield _ThreadSource(
             thread_id, entry.body if entry else "", summary.body if summary else "",
             (entry.cwd if entry else None) or (summary.cwd if summary else None),
-            str(memories / "raw_memories.md") if entry else summary_path)
+            str(memories / RAW_MEMORIES_FILE) if entry
+            else str(memories / ROLLOUT_SUMMARIES_DIR / summary.file) if summary else None)
 
 
 class MemoryImporter(Importer):

@@ -11,7 +11,6 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from memtui.engine.codex.config import codex_sqlite_home, read_codex_config
 from memtui.engine.codex.errors import FileProblemError
@@ -118,12 +117,11 @@ class RolloutImporter(Importer):
     def _read_one(self, path: Path, info: os.stat_result, row: RolloutFileRow | None,
                   home: Path, servers: Iterable[str], modes: dict[str, str | None],
                   picker: ProjectPicker, run: _Run) -> None:
-        resume = (row is not None and info.st_size > row.size and not is_compressed(path)
-                  and row.outcome in RETRY_REASONS)
-        state: dict[str, Any] | None = json.loads(row.state) if resume and row else None
-        reader = RolloutReader(str(path), state, servers)
+        resume = row if (row is not None and info.st_size > row.size and not is_compressed(path)
+                         and row.outcome in RETRY_REASONS) else None
+        reader = RolloutReader(str(path), json.loads(resume.state) if resume else None, servers)
         try:
-            offset = read_rollout_from(path, home, reader, row.offset if resume and row else 0)
+            offset = read_rollout_from(path, home, reader, resume.offset if resume else 0)
         except FileProblemError as error:
             run.problems.append(Problem(str(path), error.reason))
             run.rows.append(RolloutFileRow(str(path), info.st_size, info.st_mtime_ns, 0,
@@ -133,11 +131,9 @@ class RolloutImporter(Importer):
         run.problems.extend(task.problems)
         item = self._import_rollout(task, modes, picker)
         run.items.append(item)
-        outcome = item.reason if item.outcome == OUTCOME_SKIPPED and item.reason else \
-            item.outcome
-        run.rows.append(RolloutFileRow(str(path), info.st_size, info.st_mtime_ns,
-                                       offset, json.dumps(reader.state),
-                                       outcome or OUTCOME_IMPORTED))
+        outcome = (item.outcome == OUTCOME_SKIPPED and item.reason) or item.outcome
+        run.rows.append(RolloutFileRow(str(path), info.st_size, info.st_mtime_ns, offset,
+                                       json.dumps(reader.state), outcome))
 
     def _save(self, run: _Run) -> None:
         if not run.rows:
