@@ -38,19 +38,14 @@ from memtui.store.codex_models import (
 )
 
 CODEX_DB_FILE_NAME = "memories_1.sqlite"
-"""File name of Codex's memory index inside its sqlite home (since 2026-05-26)."""
 CODEX_V2_DB_FILE_NAME = "memories_v2_1.sqlite"
-"""File name of Codex 0.169's memory index (the same tables as ``memories_1.sqlite``)."""
 STATE_DB_FILE_NAME = "state_5.sqlite"
-"""File name of Codex's state database (threads; memories from 2026-02-10 to 2026-05-26)."""
 DEFAULT_READ_BUSY_TIMEOUT_S = 2.0
 """How long a read waits for a lock held by a running Codex before giving up."""
 DEFAULT_WRITE_BUSY_TIMEOUT_S = 5.0
 """How long ``forget_thread`` waits for a lock held by a running Codex before giving up."""
 MEMORY_FILE_RE = re.compile(r"^memories(?:_v(\d+))?_(\d+)\.sqlite$")
-"""Names of Codex's memory databases: ``memories_<n>`` and ``memories_v<m>_<n>``."""
 STATE_FILE_RE = re.compile(r"^state_(\d+)\.sqlite$")
-"""Names of Codex's state databases: ``state_<n>``."""
 KNOWN_DB_FILE_NAMES = frozenset({"memories_1.sqlite", "memories_v2_1.sqlite", "state_5.sqlite"})
 MAX_ROWS_PER_TABLE = 100_000
 """Rows read per table at most: a browsing bound, far above what Codex keeps."""

@@ -9,7 +9,6 @@ STAGE1_JOB_KIND = "memory_stage1"
 CONSOLIDATE_JOB_KIND = "memory_consolidate_global"
 """Job kind of the global consolidation (phase 2); its ``job_key`` is ``global``."""
 GLOBAL_JOB_KEY = "global"
-"""The ``job_key`` of the global consolidation job."""
 
 
 @dataclass(frozen=True)
@@ -113,7 +112,6 @@ class CodexLayout:
     memories_v2: DatabaseFile | None = None
     """``memories_v2_1.sqlite`` (None when it was not looked for)."""
     unknown: tuple[DatabaseFile, ...] = ()
-    """Codex database files of a layout memtui does not know, newest first."""
 
     @property
     def supported(self) -> bool:

@@ -34,7 +34,6 @@ ALIASES = {"no_memories_if_mcp_or_web_search": "disable_on_external_context"}
 KNOWN_KEYS = (*BOOLEAN_KEYS, *NUMBER_KEYS, *TEXT_KEYS)
 _LINE = re.compile(r"at line (\d+)")
 MAX_SHOWN_TEXT = 200
-"""Longest text value kept (a model name)."""
 
 
 @dataclass(frozen=True)

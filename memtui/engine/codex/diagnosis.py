@@ -20,11 +20,8 @@ from memtui.engine.codex.timefmt import as_utc, parse_datetime
 from memtui.store.codex_models import LAYOUT_OLD, LAYOUT_UNKNOWN
 
 MAX_ERROR_CHARS = 200
-"""Longest error text quoted in a sentence."""
 MAX_DISTINCT_ERRORS = 3
-"""Most distinct stage-1 errors listed."""
 MAX_NAMED_THREADS = 3
-"""Most stage-1 threads named in one sentence."""
 SECONDS_PER_MINUTE = 60
 SECONDS_PER_HOUR = 3600
 SECONDS_PER_DAY = 86400

@@ -36,4 +36,3 @@ class FileProblemError(CodexError, FileProblem, code="codex_file_problem"):
 CODEX_FILES = SafeFiles(problem=FileProblemError, unsafe=UnsafePath,
                         failed=AgentFileWriteFailed,
                         home_name="the Codex home", max_bytes=MAX_CODEX_FILE_BYTES)
-"""Reads inside a Codex home: every file problem is a ``FileProblemError``."""

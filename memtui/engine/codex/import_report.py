@@ -15,7 +15,6 @@ from memtui.engine.tasks import MAX_TASK_TEXT_BYTES
 from memtui.jsonable import JsonMixin
 
 IMPORT_SOURCE = "import"
-"""``source`` of every memory imported from a Codex home."""
 ROLLOUT_TASK_SOURCE = "codex"
 """``source`` of every task imported from a Codex rollout (``source_ref`` = thread id)."""
 NOTE_THREAD_PREFIX = "codex-note:"

@@ -53,7 +53,6 @@ RETRY_REASONS = frozenset({REASON_NO_RESULT, REASON_NO_GOAL, REASON_NO_TIMES})
 """Skips a growing rollout can still overcome: its file is read on when it changes."""
 OUTCOME_UNREADABLE = "unreadable"
 SAVE_BATCH = 500
-"""File rows written per transaction."""
 THREAD_DB_WAIT_S = 0.5
 """Longest wait for ``state_5.sqlite`` (memory modes) while Codex holds it."""
 

@@ -49,7 +49,6 @@ class LayoutInfo(JsonMixin):
     memories_folder: str = "memories"
     """The name of the memory files' folder in the home (``memories_v2`` in the v2 layout)."""
     unknown_files: tuple[str, ...] = ()
-    """Database files of a layout memtui does not know, newest first."""
     writable: bool = True
     """Whether memtui may write this layout (with the explicit flag)."""
 

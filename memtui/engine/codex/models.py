@@ -119,7 +119,6 @@ class TaskGroup(JsonMixin):
     knowledge: tuple[str, ...] = ()
     failures: tuple[str, ...] = ()
     line: int = 0
-    """Line of the ``# Task Group:`` heading (1-based)."""
 
 
 @dataclass(frozen=True)
@@ -344,13 +343,10 @@ class CodexHome(JsonMixin):
     config: CodexMemoryConfig | None = None
     """Codex's memory settings from ``config.toml`` (None when there is no such file)."""
     home_found: bool = True
-    """False when the home is not there (or not a folder)."""
     layout: LayoutInfo | None = None
     """Which database layout the home has (None when no database was looked at)."""
     threads: tuple[ThreadMeta, ...] = ()
-    """``state_5.sqlite`` ``threads`` (empty when there is no such table)."""
     sqlite_home: str = ""
-    """The folder of the databases."""
 
     def threads_by_id(self) -> dict[str, ThreadMeta]:
         """The ``threads`` rows by thread id."""

@@ -12,7 +12,6 @@ NOTE_NAME_RE = re.compile(
     r"^(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})-([a-z0-9][a-z0-9-]{0,79})\.md$", re.ASCII)
 """A valid ad-hoc note name: ``<YYYY-MM-DDTHH-MM-SS>-<slug>.md``."""
 MAX_NOTE_NAME_BYTES = 128
-"""A note name is at most this many bytes."""
 MAX_NOTE_SLUG_CHARS = 80
 """The slug part of a note name: one ``[a-z0-9]`` then up to 79 of ``[a-z0-9-]``."""
 DEFAULT_NOTE_SLUG_CHARS = 48
@@ -20,7 +19,6 @@ DEFAULT_NOTE_SLUG_CHARS = 48
 FALLBACK_NOTE_SLUG = "note"
 
 MAX_ROLLOUT_SLUG_CHARS = 60
-"""A rollout summary slug is at most this many characters."""
 ROLLOUT_TAG_CHARS = 4
 
 ROLLOUT_FILE_RE = re.compile(

@@ -23,7 +23,6 @@ MEMORIES_DIR = "memories"
 MEMORIES_V2_DIR = "memories_v2"
 """The memory files' folder of the ``memories_v2_1.sqlite`` layout (Codex 0.169)."""
 EXPORT_FOLDERS = (MEMORIES_DIR, MEMORIES_V2_DIR)
-"""The memories folders an export can be written as."""
 _VERSIONED_DB_RE = re.compile(r"^memories_(v\d+)_\d+\.sqlite$")
 MEMORY_SUMMARY_FILE = "memory_summary.md"
 MEMORY_MD_FILE = "MEMORY.md"
@@ -43,7 +42,6 @@ CONFIG_FILE = "config.toml"
 PROTECTED_MEMORY_NAMES = frozenset({GIT_DIR, PHASE2_DIFF_FILE, RAW_MEMORIES_FILE})
 """Names in the memories folder memtui never writes or deletes (Codex owns them)."""
 NOTES_DIR_PARTS = (MEMORIES_DIR, *AD_HOC_DIR_PARTS, NOTES_DIR)
-"""The notes folder relative to the home."""
 
 
 def _expand(value: str | os.PathLike[str]) -> Path:

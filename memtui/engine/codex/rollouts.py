@@ -32,7 +32,6 @@ MAX_LINE_BYTES = 10 * 1024 * 1024
 MAX_ROLLOUT_FILE_BYTES = 1024 * 1024 * 1024
 """Largest rollout file read (compressed size for ``.zst``); larger ones are skipped."""
 MAX_ROLLOUT_FILES = 100_000
-"""Most rollout files one scan returns."""
 MAX_PROBLEMS_PER_FILE = 50
 """Per-line problems kept per file; the rest are counted in one summary problem."""
 MAX_KEPT_TEXT_CHARS = 64 * 1024
@@ -120,9 +119,7 @@ class RolloutTask(JsonMixin):
     problems: tuple[Problem, ...] = ()
     used_tool_search: bool = False
     source: str | None = None
-    """``session_meta.source`` (``cli``, ``vscode``, ``exec``, a sub-agent, ...)."""
     memory_mode: str | None = None
-    """``session_meta.memory_mode`` when the rollout says (else None)."""
 
     @property
     def used_external_context(self) -> bool:
