@@ -203,11 +203,9 @@ class ThreadMeta(JsonMixin):
     @classmethod
     def from_row(cls, row: ThreadRow, *, history_gates_memory: bool = True) -> ThreadMeta:
         """Convert a store row (unix seconds; milliseconds after state migration 25)."""
-        return cls(thread_id=row.thread_id, cwd=row.cwd, rollout_path=row.rollout_path,
-                   git_branch=row.git_branch, source=row.source, memory_mode=row.memory_mode,
-                   history_mode=row.history_mode, archived=row.archived,
-                   updated_at=unix_to_iso(_seconds(row.updated_at)),
-                   cli_version=row.cli_version, history_gates_memory=history_gates_memory)
+        return cls(row.thread_id, row.cwd, row.rollout_path, row.git_branch, row.source,
+                   row.memory_mode, row.history_mode, row.archived,
+                   unix_to_iso(_seconds(row.updated_at)), row.cli_version, history_gates_memory)
 
     @property
     def memory_usable(self) -> bool:
@@ -223,9 +221,7 @@ MILLIS_THRESHOLD = 1_577_836_800_000
 
 
 def _seconds(value: int | None) -> int | None:
-    if value is None:
-        return None
-    return value // 1000 if value >= MILLIS_THRESHOLD else value
+    return value // 1000 if value is not None and value >= MILLIS_THRESHOLD else value
 
 
 def _after(text: str | None, now: datetime) -> bool:
@@ -297,26 +293,19 @@ class Job(JsonMixin):
         errored = self.status == STATUS_ERROR
         stage1 = self.kind == STAGE1_JOB_KIND
         global_job = self.kind == CONSOLIDATE_JOB_KIND
-        remaining = self.retry_remaining
-        exhausted = stage1 and errored and (remaining is None or remaining <= 0)
+        exhausted = stage1 and errored and (self.retry_remaining or 0) <= 0
         cooldown = None
         finished = parse_datetime(self.finished_at)
         if global_job and self.last_error is None and finished is not None:
             until = finished + CONSOLIDATION_COOLDOWN
             if until > now and not running:
                 cooldown = format_time(until)
-        return replace(
-            self,
-            evaluated_at=format_time(now),
-            lease_held=running and _after(self.lease_until, now),
-            running_past_lease=running and not _after(self.lease_until, now),
-            retries_exhausted=exhausted,
-            retry_pending=errored and not exhausted,
-            retry_waiting=_after(self.retry_at, now),
-            cooldown_until=cooldown,
-            is_stage1=stage1,
-            is_consolidation=global_job,
-        )
+        leased = _after(self.lease_until, now)
+        return replace(self, evaluated_at=format_time(now), lease_held=running and leased,
+                       running_past_lease=running and not leased, retries_exhausted=exhausted,
+                       retry_pending=errored and not exhausted,
+                       retry_waiting=_after(self.retry_at, now), cooldown_until=cooldown,
+                       is_stage1=stage1, is_consolidation=global_job)
 
 
 @dataclass(frozen=True)
