@@ -272,16 +272,12 @@ def _parse_block(start: int, heading: str, lines: list[str], path: str,
                                       "'cwd=<path>; reuse_rule=<...>'", header[1][0]))
     body = [(number, line) for number, line in rest if number > header[1][0]]
     tasks, lists = _parse_sections(name, body, path, problems)
-    return TaskGroup(
-        name=name, scope=scope, applies_to=applies_to,
-        cwd=applies.group(1).strip() if applies else None,
-        reuse_rule=applies.group(2).strip() if applies else None,
-        tasks=tuple(tasks),
-        preferences=tuple(bullets(lists.get(PREFERENCES_HEADING.casefold(), []))),
-        knowledge=tuple(bullets(lists.get(KNOWLEDGE_HEADING.casefold(), []))),
-        failures=tuple(bullets(lists.get(FAILURES_HEADING.casefold(), []))),
-        line=start,
-    )
+    preferences, knowledge, failures = (
+        tuple(bullets(lists.get(heading.casefold(), [])))
+        for heading in (PREFERENCES_HEADING, KNOWLEDGE_HEADING, FAILURES_HEADING))
+    return TaskGroup(name, scope, applies_to, applies.group(1).strip() if applies else None,
+                     applies.group(2).strip() if applies else None, tuple(tasks), preferences,
+                     knowledge, failures, start)
 
 
 def parse_memory_md(text: str, path: str = "MEMORY.md") -> tuple[list[TaskGroup], list[Problem]]:
