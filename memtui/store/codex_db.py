@@ -137,17 +137,13 @@ def _check_file(path: Path) -> None:
         raise CodexDbMissing(f"{path}: not a regular file")
 
 
-def _decode_text(value: bytes) -> str:
-    return value.decode("utf-8", "replace")
-
-
 def _connect(path: Path, mode: str, timeout_s: float, *, immutable: bool = False
              ) -> sqlite3.Connection:
     query = f"mode={mode}" + ("&immutable=1" if immutable else "")
     uri = f"{path.absolute().as_uri()}?{query}"
     conn = sqlite3.connect(uri, uri=True, timeout=timeout_s, isolation_level=None,
                            check_same_thread=False)
-    conn.text_factory = _decode_text
+    conn.text_factory = lambda value: value.decode("utf-8", "replace")
     return conn
 
 
@@ -319,12 +315,7 @@ def inspect_database(path: Path, busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEO
 
         return _read_only(path, busy_timeout_s, read)
     except CodexDbError as error:
-        return DatabaseFile(str(path), True, error=_strip_path(error.message, path))
-
-
-def _strip_path(message: str, path: Path) -> str:
-    prefix = f"{path}: "
-    return message[len(prefix):] if message.startswith(prefix) else message
+        return DatabaseFile(str(path), True, error=error.message.removeprefix(f"{path}: "))
 
 
 def _has_memory_tables(info: DatabaseFile) -> bool:
@@ -417,7 +408,7 @@ def read_codex_dbs(sqlite_home: Path, *, busy_timeout_s: float = DEFAULT_READ_BU
             threads = _read_only(state_path, busy_timeout_s,
                                  lambda conn: _read_threads(conn, max_rows))
         except CodexDbError as error:
-            threads_error = _strip_path(error.message, state_path)
+            threads_error = error.message.removeprefix(f"{state_path}: ")
     snapshot: CodexDbSnapshot | None = None
     memory_error: str | None = None
     if layout.memory_db_path is not None:
@@ -425,7 +416,7 @@ def read_codex_dbs(sqlite_home: Path, *, busy_timeout_s: float = DEFAULT_READ_BU
             snapshot = read_codex_db(Path(layout.memory_db_path),
                                      busy_timeout_s=busy_timeout_s, max_rows=max_rows)
         except CodexDbError as error:
-            memory_error = _strip_path(error.message, Path(layout.memory_db_path))
+            memory_error = error.message.removeprefix(f"{Path(layout.memory_db_path)}: ")
     elif layout.memories.exists and layout.memories.error is not None:
         memory_error = layout.memories.error
     elif layout.memories.exists:
