@@ -58,7 +58,7 @@ class CodexDbSnapshot:
     """One-line reasons for rows that could not be read (for example a NULL key)."""
 
 
-# Codex's database layouts, each in words in ``engine.codex.layout.LAYOUT_WORDS``.
+# Codex's database layouts, each in words in ``engine.codex.models.LAYOUT_WORDS``.
 LAYOUT_MEMORIES_DB = "memories_1"
 LAYOUT_STATE_DB = "state_5"
 LAYOUT_MEMORIES_V2 = "memories_v2_1"

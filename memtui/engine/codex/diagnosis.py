@@ -14,8 +14,14 @@ from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
-from memtui.engine.codex.layout import LAYOUT_WORDS, LayoutInfo
-from memtui.engine.codex.models import STATUS_DONE, STATUS_ERROR, STATUS_PENDING, Job
+from memtui.engine.codex.models import (
+    LAYOUT_WORDS,
+    STATUS_DONE,
+    STATUS_ERROR,
+    STATUS_PENDING,
+    Job,
+    LayoutInfo,
+)
 from memtui.engine.codex.timefmt import as_utc, parse_datetime
 from memtui.store.codex_models import LAYOUT_OLD, LAYOUT_UNKNOWN
 

@@ -14,8 +14,8 @@ from typing import TypeVar
 from memtui.engine.codex.config import read_codex_config
 from memtui.engine.codex.diagnosis import diagnose_jobs, layout_reasons
 from memtui.engine.codex.errors import CODEX_FILES, MAX_CODEX_FILE_BYTES, FileProblemError
-from memtui.engine.codex.layout import LAYOUT_WORDS, describe_layout
 from memtui.engine.codex.models import (
+    LAYOUT_WORDS,
     CodexHome,
     Job,
     Note,
@@ -26,6 +26,7 @@ from memtui.engine.codex.models import (
     Summary,
     TaskGroup,
     ThreadMeta,
+    describe_layout,
 )
 from memtui.engine.codex.naming import is_valid_note_name, note_created_at
 from memtui.engine.codex.parsers import (
