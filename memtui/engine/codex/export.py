@@ -28,7 +28,6 @@ from memtui.engine.codex.export_format import (
 from memtui.engine.codex.import_report import IMPORT_SOURCE, NOTE_THREAD_PREFIX
 from memtui.engine.codex.models import SummaryTopic
 from memtui.engine.codex.naming import (
-    DEFAULT_NOTE_SLUG_CHARS,
     is_valid_note_name,
     note_names,
     note_slug,
@@ -195,7 +194,7 @@ class _ExportBuilder:
         if is_valid_note_name(original) and original not in self.notes:
             return original
         moment = _moment(memory.created_at)
-        slug = note_slug(memory.content, DEFAULT_NOTE_SLUG_CHARS)
+        slug = note_slug(memory.content)
         for name in note_names(moment, slug, MAX_NOTE_NAME_ATTEMPTS):
             if name not in self.notes:
                 return name

@@ -12,8 +12,6 @@ NOTE_NAME_RE = re.compile(
     r"^(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})-([a-z0-9][a-z0-9-]{0,79})\.md$", re.ASCII)
 """A valid ad-hoc note name: ``<YYYY-MM-DDTHH-MM-SS>-<slug>.md``."""
 MAX_NOTE_NAME_BYTES = 128
-MAX_NOTE_SLUG_CHARS = 80
-"""The slug part of a note name: one ``[a-z0-9]`` then up to 79 of ``[a-z0-9-]``."""
 DEFAULT_NOTE_SLUG_CHARS = 48
 """Slugs memtui makes for new notes stay this short, leaving room for a collision suffix."""
 FALLBACK_NOTE_SLUG = "note"
@@ -45,12 +43,11 @@ def note_created_at(name: str) -> datetime | None:
     return parse_file_timestamp(match.group(1)) if match else None
 
 
-def note_slug(text: str, max_chars: int = DEFAULT_NOTE_SLUG_CHARS) -> str:
+def note_slug(text: str) -> str:
     """A note slug from text: lowercase ``[a-z0-9-]``, starts alphanumeric, never empty."""
-    limit = max(1, min(max_chars, MAX_NOTE_SLUG_CHARS))
+    limit = DEFAULT_NOTE_SLUG_CHARS
     words = _NOTE_SLUG_JUNK.sub("-", text[: limit * 8].lower()).strip("-")
-    slug = words[:limit].rstrip("-")
-    return slug or FALLBACK_NOTE_SLUG
+    return words[:limit].rstrip("-") or FALLBACK_NOTE_SLUG
 
 
 def note_names(moment: datetime, slug: str, attempts: int) -> Iterator[str]:

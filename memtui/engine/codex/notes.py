@@ -14,7 +14,7 @@ from pathlib import Path
 
 from memtui.engine.codex.config import codex_sqlite_home
 from memtui.engine.codex.errors import CodexError, CodexInputError, CodexWriteRefused
-from memtui.engine.codex.naming import DEFAULT_NOTE_SLUG_CHARS, note_names, note_slug
+from memtui.engine.codex.naming import note_names, note_slug
 from memtui.engine.codex.paths import NOTES_DIR_PARTS, memories_dir_name
 from memtui.engine.codex.timefmt import as_utc
 from memtui.engine.redaction import redact
@@ -34,7 +34,6 @@ MAX_NOTE_BYTES = 256 * 1024
 """Largest note text accepted (after redaction)."""
 MAX_NAME_ATTEMPTS = 100
 """Collision suffixes ``-2`` .. ``-100`` tried before giving up."""
-NOTE_FILE_MODE = NEW_FILE_MODE
 _DIR_FLAGS = (os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
               | getattr(os, "O_CLOEXEC", 0))
 
@@ -73,7 +72,7 @@ def notes_dir_parts(home: str | os.PathLike[str]) -> tuple[str, ...]:
 
 
 @contextlib.contextmanager
-def _open_notes_dir(home: Path, parts: tuple[str, ...] = NOTES_DIR_PARTS) -> Iterator[int]:
+def _open_notes_dir(home: Path, parts: tuple[str, ...]) -> Iterator[int]:
     """A descriptor of the notes folder, walked from the home without following symlinks."""
     try:
         fd = os.open(home, _DIR_FLAGS & ~getattr(os, "O_NOFOLLOW", 0))
@@ -108,15 +107,15 @@ def write_note(home: str | os.PathLike[str], text: str, now: datetime | None = N
     body = _clean_text(redact(strip_controls(_clean_text(text))))
     data = body.encode("utf-8")
     moment = as_utc(now) if now is not None else datetime.now(UTC)
-    slug = note_slug(body, DEFAULT_NOTE_SLUG_CHARS)
+    slug = note_slug(body)
     parts = notes_dir_parts(home_path)
     folder = home_path.joinpath(*parts)
     with _open_notes_dir(home_path, parts) as dir_fd:
         temp = f"{TEMP_PREFIX}{secrets.token_hex(8)}"
         try:
-            write_new_file(temp, data, NOTE_FILE_MODE, dir_fd)
+            write_new_file(temp, data, NEW_FILE_MODE, dir_fd)
             for name in note_names(moment, slug, MAX_NAME_ATTEMPTS):
-                if publish_new_file(temp, name, data, NOTE_FILE_MODE, dir_fd):
+                if publish_new_file(temp, name, data, NEW_FILE_MODE, dir_fd):
                     return folder / name
         except OSError as error:
             raise _os_error("write a note", folder, error) from None
