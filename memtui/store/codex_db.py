@@ -448,16 +448,13 @@ def _plan_rows(conn: sqlite3.Connection, thread_schema: str | None, thread_id: s
                ) -> ForgetPlanRow:
     found, mode = (_thread_state(conn, thread_schema, thread_id) if thread_schema
                    else (False, None))
-    selected_row = conn.execute(
-        f"SELECT selected_for_phase2 FROM {STAGE1_TABLE} WHERE thread_id = ?",
-        (thread_id,)).fetchone() if "selected_for_phase2" in _table_columns(
-            conn, STAGE1_TABLE) else None
-    stage1 = conn.execute(f"SELECT COUNT(*) FROM {STAGE1_TABLE} WHERE thread_id = ?",
-                          (thread_id,)).fetchone()[0]
+    column = "selected_for_phase2" if "selected_for_phase2" in _table_columns(
+        conn, STAGE1_TABLE) else "0"
+    stage1, selected = conn.execute(f"SELECT COUNT(*), MAX({column}) FROM {STAGE1_TABLE} "
+                                    "WHERE thread_id = ?", (thread_id,)).fetchone()
     jobs = conn.execute(f"SELECT COUNT(*) FROM {JOBS_TABLE} WHERE kind = ? AND job_key = ?",
                         (STAGE1_JOB_KIND, thread_id)).fetchone()[0]
-    selected = bool(_as_int(selected_row[0]) or 0) if selected_row else False
-    return ForgetPlanRow(found, mode, int(stage1), int(jobs), selected)
+    return ForgetPlanRow(found, mode, int(stage1), int(jobs), bool(_as_int(selected) or 0))
 
 
 def unknown_layout_refusal(layout: CodexLayout) -> CodexDbSchemaError:
