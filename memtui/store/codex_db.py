@@ -322,19 +322,15 @@ def _has_memory_tables(info: DatabaseFile) -> bool:
     return all(name in info.tables for name in REQUIRED_TABLES)
 
 
-def _readable_memory_file(files: Sequence[DatabaseFile | None]) -> DatabaseFile | None:
-    return next((info for info in files if info is not None and info.exists
-                 and info.error is None and _has_memory_tables(info)), None)
-
-
 def layout_of(state: DatabaseFile, memories: DatabaseFile, memories_v2: DatabaseFile | None = None,
               unknown: Sequence[DatabaseFile] = ()) -> CodexLayout:
     """Which layout the inspected files make; a ``memories_v2_1.sqlite`` makes it v2 even
     when unreadable (its error shown, not an empty older file's rows)."""
     if unknown:
-        found = _readable_memory_file([*unknown, memories_v2, memories, state])
-        return CodexLayout(LAYOUT_UNKNOWN, state, memories, found.path if found else None,
-                           memories_v2, tuple(unknown))
+        found = next((info.path for info in (*unknown, memories_v2, memories, state)
+                      if info is not None and info.exists and info.error is None
+                      and _has_memory_tables(info)), None)  # the newest readable one
+        return CodexLayout(LAYOUT_UNKNOWN, state, memories, found, memories_v2, tuple(unknown))
     if memories_v2 is not None and memories_v2.exists:
         return CodexLayout(LAYOUT_MEMORIES_V2, state, memories, memories_v2.path, memories_v2)
     if memories.exists and _has_memory_tables(memories):
@@ -383,16 +379,12 @@ def detect_layout(sqlite_home: Path, busy_timeout_s: float = DEFAULT_READ_BUSY_T
                      unknown)
 
 
-def _thread_from(row: tuple[Any, ...]) -> ThreadRow | None:
-    return _row_of(ThreadRow, row, blank_none=True) if _as_text(row[0]) else None
-
-
 def _read_threads(conn: sqlite3.Connection, max_rows: int) -> tuple[ThreadRow, ...]:
     if THREADS_TABLE not in _schema_tables(conn, "main"):
         return ()
     columns = ("id", *_columns(ThreadRow)[1:])  # its ``thread_id`` is the table's ``id``
     rows = _select(conn, THREADS_TABLE, columns, "id", max_rows)
-    return tuple(thread for thread in (_thread_from(row) for row in rows) if thread)
+    return tuple(_row_of(ThreadRow, row, blank_none=True) for row in rows if _as_text(row[0]))
 
 
 def read_codex_dbs(sqlite_home: Path, *, busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEOUT_S,

@@ -159,9 +159,8 @@ def describe_config(config: CodexMemoryConfig | None, *, home_found: bool = True
     lines: list[str] = []
     if config.feature_enabled is not None:
         lines.append(f"[features] memories = {_toml_value(config.feature_enabled)}")
-    for key in KNOWN_KEYS:
-        if key in config.settings:
-            lines.append(f"{key} = {_toml_value(config.settings[key])}")
+    lines += [f"{key} = {_toml_value(config.settings[key])}" for key in KNOWN_KEYS
+              if key in config.settings]
     if config.unknown_keys:
         lines.append("not known to memtui: " + ", ".join(config.unknown_keys))
     return lines or [f"{CONFIG_FILE} sets nothing about memories: Codex uses its defaults"]
