@@ -83,10 +83,7 @@ _UUID_RE = re.compile(
 def _uuid_int(text: str) -> int | None:
     """The 128-bit value of a UUID in one of the forms Codex's parser accepts, else None."""
     match = _UUID_RE.match(text)
-    if match is None:
-        return None
-    hyphens = text.count("-")
-    if hyphens not in (0, 4):
+    if match is None or text.count("-") not in (0, 4):
         return None
     return int("".join(match.groups()), 16)
 
@@ -108,25 +105,18 @@ def _uuid_seconds(value: int) -> int | None:
 
 
 def _stem_code(seed: int) -> str:
-    value = seed % STEM_CODE_SPACE
-    chars = ["0"] * ROLLOUT_TAG_CHARS
-    for index in range(ROLLOUT_TAG_CHARS - 1, -1, -1):
-        chars[index] = STEM_ALPHABET[value % len(STEM_ALPHABET)]
-        value //= len(STEM_ALPHABET)
-    return "".join(chars)
+    value, chars = seed % STEM_CODE_SPACE, []
+    for _ in range(ROLLOUT_TAG_CHARS):
+        value, digit = divmod(value, len(STEM_ALPHABET))
+        chars.append(STEM_ALPHABET[digit])
+    return "".join(reversed(chars))
 
 
 def stem_slug(rollout_slug: str | None) -> str:
     """Codex's slug rule: each character while shorter than 60, ASCII alphanumerics
     lowercased and anything else ``_``; then trailing ``_`` removed."""
-    if not rollout_slug:
-        return ""
-    out: list[str] = []
-    for char in rollout_slug:
-        if len(out) >= MAX_ROLLOUT_SLUG_CHARS:
-            break
-        out.append(char.lower() if char.isascii() and char.isalnum() else "_")
-    return "".join(out).rstrip("_")
+    return "".join(char.lower() if char.isascii() and char.isalnum() else "_"
+                   for char in (rollout_slug or "")[:MAX_ROLLOUT_SLUG_CHARS]).rstrip("_")
 
 
 def rollout_summary_file_stem(thread_id: str, source_updated_at: datetime,
