@@ -142,16 +142,13 @@ class RolloutTask(JsonMixin):
 
 def is_injected_context(text: str) -> bool:
     """True when a user-role text is context Codex injected (instructions, environment...)."""
-    head = text.lstrip()[:64].lower()
-    return head.startswith(INJECTED_CONTEXT_PREFIXES)
+    return text.lstrip()[:64].lower().startswith(INJECTED_CONTEXT_PREFIXES)
 
 
 def request_text(text: str) -> str:
     """A user message as a request: everything up to ``## My request for Codex:`` cut."""
-    index = text.find(REQUEST_MARKER)
-    if index >= 0:
-        text = text[index + len(REQUEST_MARKER):]
-    return text.strip()
+    before, marker, after = text.partition(REQUEST_MARKER)
+    return (after if marker else before).strip()
 
 
 def _str(value: Any) -> str | None:
@@ -378,8 +375,7 @@ class RolloutReader:
             problems.append(Problem(self.file, f"{state['dropped']} more bad line(s) not "
                                                "listed"))
         goal = state["goal"] or state["fallback_goal"]
-        first = parse_datetime(state["first_time"])
-        last = parse_datetime(state["last_time"])
+        first, last = parse_datetime(state["first_time"]), parse_datetime(state["last_time"])
         return RolloutTask(
             thread_id=state["thread_id"] or rollout_uuid_from_name(Path(self.file).name),
             file=self.file, cwd=state["cwd"], goal=goal, prompt=goal, result=state["result"],
