@@ -163,19 +163,15 @@ UNKNOWN_CWD = "unknown"
 """What the model-written front matter says when it did not know the ``cwd``."""
 
 
-def _stage1_cwd(row_memory: str, thread_id: str, raw: dict[str, RawMemory],
-                summaries: dict[str, RolloutSummary], threads: dict[str, ThreadMeta]
-                ) -> str | None:
-    meta = threads.get(thread_id)
+def _stage1_cwd(raw_memory: str, meta: ThreadMeta | None, entry: RawMemory | None,
+                summary: RolloutSummary | None) -> str | None:
+    """A stage-1 row's ``cwd``: its thread's, its front matter's, else its files'."""
     if meta is not None and meta.cwd:
         return meta.cwd
-    cwd = parse_front_matter(row_memory).get("cwd")
+    cwd = parse_front_matter(raw_memory).get("cwd")
     if cwd and cwd.strip().lower() != UNKNOWN_CWD:
         return cwd
-    if thread_id in raw and raw[thread_id].cwd:
-        return raw[thread_id].cwd
-    summary = summaries.get(thread_id)
-    return summary.cwd if summary else None
+    return (entry.cwd if entry else None) or (summary.cwd if summary else None)
 
 
 def read_codex_home(home: str | os.PathLike[str], now: datetime | None = None, *,
@@ -209,10 +205,9 @@ def read_codex_home(home: str | os.PathLike[str], now: datetime | None = None, *
     thread_by_id = {item.thread_id: item for item in threads}
     raw_by_id = {item.thread_id: item for item in files.raw}
     summary_by_id = {item.thread_id: item for item in files.summaries}
-    stage1 = tuple(Stage1Output.from_row(row, _stage1_cwd(row.raw_memory, row.thread_id,
-                                                          raw_by_id, summary_by_id,
-                                                          thread_by_id))
-                   for row in (snapshot.stage1_outputs if snapshot else ()))
+    stage1 = tuple(Stage1Output.from_row(row, _stage1_cwd(
+        row.raw_memory, thread_by_id.get(row.thread_id), raw_by_id.get(row.thread_id),
+        summary_by_id.get(row.thread_id))) for row in (snapshot.stage1_outputs if snapshot else ()))
     jobs = tuple(Job.from_row(row, moment) for row in (snapshot.jobs if snapshot else ()))
     layout = describe_layout(read.layout)
     return CodexHome(
