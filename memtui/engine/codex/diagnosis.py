@@ -181,10 +181,9 @@ def _stage1(jobs: list[Job], now: datetime) -> list[str]:
     if due:
         reasons.append(f"{len(due)} stage-1 job(s) failed and are due for a retry at the next "
                        f"Codex start (thread {_names(due)})")
-    errored = [job for job in jobs if job.status == STATUS_ERROR]
-    for error, count in Counter(_quote(job.last_error) for job in errored).most_common(
-            MAX_DISTINCT_ERRORS):
-        reasons.append(f"stage-1 error x{count}: {error}")
+    errors = Counter(_quote(job.last_error) for job in jobs if job.status == STATUS_ERROR)
+    reasons += [f"stage-1 error x{count}: {error}"
+                for error, count in errors.most_common(MAX_DISTINCT_ERRORS)]
     stale = [job for job in jobs if job.running_past_lease]
     if stale:
         reasons.append(f"{len(stale)} stage-1 job(s) still 'running' past their lease (first: "
@@ -195,19 +194,11 @@ def _stage1(jobs: list[Job], now: datetime) -> list[str]:
 
 
 def diagnose_jobs(jobs: Sequence[Job], now: datetime) -> list[str]:
-    """Why consolidation waits or is stuck, most important first; [] when nothing is.
-
-    The global job comes first (retry wait, a live or dead lease, the 6-hour cooldown, a
-    failure or a queued run), then stage-1 jobs that failed (no retries left, waiting for a
-    retry time, or due now) with their errors, then stage-1 jobs past their lease. A global
-    job that is ``done`` outside its cooldown is not a reason.
-    """
+    """Why consolidation waits or is stuck, most important first (the global job, then
+    stage-1 jobs that failed, then stage-1 jobs past their lease); [] when nothing is."""
     now = as_utc(now)
     current = [job.at(now) for job in jobs]
-    reasons: list[str] = []
-    for job in current:
-        if job.is_consolidation and job.status != STATUS_DONE or job.is_consolidation and \
-                job.cooldown_until is not None:
-            reasons.extend(_consolidation(job, now))
-    reasons.extend(_stage1([job for job in current if job.is_stage1], now))
-    return reasons
+    reasons = [reason for job in current if job.is_consolidation
+               and (job.status != STATUS_DONE or job.cooldown_until is not None)
+               for reason in _consolidation(job, now)]
+    return reasons + _stage1([job for job in current if job.is_stage1], now)

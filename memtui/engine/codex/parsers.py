@@ -203,10 +203,9 @@ def _build_task(draft: _TaskDraft, group: str, path: str, problems: list[Problem
                                           f"no '### {heading}' section", draft.line))
     links = tuple(parse_link(item) for item in
                   bullets(draft.subsections.get(ROLLOUT_FILES_HEADING, [])))
-    keywords: list[str] = []
-    for item in bullets(draft.subsections.get(KEYWORDS_HEADING, [])):
-        keywords.extend(split_keywords(item.replace("\n", " ")))
-    return Task(draft.number, draft.title, links, tuple(keywords),
+    keywords = tuple(word for item in bullets(draft.subsections.get(KEYWORDS_HEADING, []))
+                     for word in split_keywords(item.replace("\n", " ")))
+    return Task(draft.number, draft.title, links, keywords,
                 "\n".join(draft.extra).strip("\n"))
 
 
