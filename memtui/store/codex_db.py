@@ -578,7 +578,7 @@ def _mark_polluted_only(state: Path, thread_id: str, busy_timeout_s: float
         found, _mode = _thread_state(conn, "main", thread_id)
         polluted = found and _mark_polluted(conn, "main", thread_id)
         conn.execute("COMMIT")
-        return ForgetWriteResult(LAYOUT_NONE, found, polluted, 0, 0, False, False)
+        return ForgetWriteResult(LAYOUT_NONE, found, polluted, 0, 0, False)
 
 
 def forget_thread_memory(sqlite_home: Path, thread_id: str, now: int, *,
@@ -611,11 +611,10 @@ def forget_thread_memory(sqlite_home: Path, thread_id: str, now: int, *,
                               (thread_id,)).rowcount
         jobs = conn.execute(f"DELETE FROM {JOBS_TABLE} WHERE kind = ? AND job_key = ?",
                             (STAGE1_JOB_KIND, thread_id)).rowcount
-        enqueue = plan.selected_for_phase2
-        if enqueue:
+        if plan.selected_for_phase2:  # Codex's forget then enqueues the consolidation
             conn.execute(_ENQUEUE_GLOBAL_SQL, (CONSOLIDATE_JOB_KIND, GLOBAL_JOB_KEY,
                                                DEFAULT_RETRY_REMAINING, now))
         conn.execute("COMMIT")
         return ForgetWriteResult(layout.name, plan.thread_found, polluted, max(stage1, 0),
-                                 max(jobs, 0), plan.selected_for_phase2, enqueue)
+                                 max(jobs, 0), plan.selected_for_phase2)
 

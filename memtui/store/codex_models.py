@@ -152,4 +152,4 @@ class ForgetWriteResult:
     stage1_deleted: int
     jobs_deleted: int
     was_selected: bool
-    consolidation_enqueued: bool
+    """Its stage-1 row was consolidated, so the global consolidation was enqueued."""

@@ -242,4 +242,4 @@ def forget_thread(home: str | os.PathLike[str], thread_id: str, write: bool, *,
         thread_id, result.stage1_deleted, result.jobs_deleted, removed, True, tuple(problems),
         layout=result.layout, thread_found=result.thread_found,
         marked_polluted=result.marked_polluted, selected_for_phase2=result.was_selected,
-        consolidation_enqueued=result.consolidation_enqueued, still_in=still_in)
+        consolidation_enqueued=result.was_selected, still_in=still_in)
