@@ -183,19 +183,16 @@ class _ExportBuilder:
             else:
                 knowledge.append(memory.content)
         scope = one_line(project.summary) or f"memtui project {project.id}"
-        self.groups.append(ExportGroup(name=name, scope=scope, cwd=cwd,
-                                       reuse_rule=EXPORT_REUSE_RULE, tasks=tuple(tasks),
-                                       preferences=tuple(preferences),
-                                       knowledge=tuple(knowledge)))
+        self.groups.append(ExportGroup(name, scope, cwd, EXPORT_REUSE_RULE, tuple(tasks),
+                                       tuple(preferences), tuple(knowledge)))
 
     def _note_name(self, memory: Memory) -> str:
         ref = memory.source_thread_id or ""
         original = ref[len(NOTE_THREAD_PREFIX):] if ref.startswith(NOTE_THREAD_PREFIX) else ""
         if is_valid_note_name(original) and original not in self.notes:
             return original
-        moment = _moment(memory.created_at)
-        slug = note_slug(memory.content)
-        for name in note_names(moment, slug, MAX_NOTE_NAME_ATTEMPTS):
+        for name in note_names(_moment(memory.created_at), note_slug(memory.content),
+                               MAX_NOTE_NAME_ATTEMPTS):
             if name not in self.notes:
                 return name
         raise Conflict(f"no free note name for memory {memory.id}")
@@ -217,16 +214,14 @@ class _ExportBuilder:
         lines = [f"{profile.display_name} ({profile.user_id}); time zone {profile.timezone}."]
         lines += [f"- {key}: {one_line(str(value))}"
                   for key, value in sorted(profile.preferences.items())]
-        self.summary = ExportSummary(user_profile="\n".join(lines),
-                                     preferences=tuple(preferences), general_tips=tuple(tips),
-                                     topics=tuple(self.topics))
+        self.summary = ExportSummary("\n".join(lines), tuple(preferences), tuple(tips),
+                                     tuple(self.topics))
 
     def plan(self) -> ExportPlan:
         """The rendered files and the counts."""
         files = render_export(self.summary, self.groups, self.threads)
-        notes_folder = "/".join(NOTES_DIR_PARTS[1:])
-        for name, text in sorted(self.notes.items()):
-            files[f"{notes_folder}/{name}"] = text
+        files.update((f"{'/'.join(NOTES_DIR_PARTS[1:])}/{name}", text)
+                     for name, text in sorted(self.notes.items()))
         return ExportPlan(files=files, groups=len(self.groups), threads=len(self.threads),
                           notes=len(self.notes), memories=self.memories,
                           left_out=tuple(self.left_out))
