@@ -226,14 +226,10 @@ def _job_from(row: tuple[Any, ...]) -> JobRow | None:
 
 def _convert(rows: list[tuple[Any, ...]], build: Callable[[tuple[Any, ...]], Any],
              table: str, skipped: list[str]) -> list[Any]:
-    out = []
-    for index, row in enumerate(rows, start=1):
-        item = build(row)
-        if item is None:
-            skipped.append(f"{table} row {index}: empty key column(s); skipped")
-        else:
-            out.append(item)
-    return out
+    items = [build(row) for row in rows]
+    skipped += [f"{table} row {index}: empty key column(s); skipped"
+                for index, item in enumerate(items, start=1) if item is None]
+    return [item for item in items if item is not None]
 
 
 def _read_all(conn: sqlite3.Connection, path: Path, max_rows: int) -> CodexDbSnapshot:
