@@ -233,15 +233,11 @@ def render_rollout_summary(thread: ExportThread) -> str:
 def render_export(summary: ExportSummary, task_groups: Sequence[ExportGroup],
                   threads: Sequence[ExportThread]) -> dict[str, str]:
     """Every file of an exported memories folder, keyed by path relative to that folder."""
-    files = {
-        MEMORY_SUMMARY_FILE: render_memory_summary(summary),
-        MEMORY_MD_FILE: render_memory_md(task_groups),
-        RAW_MEMORIES_FILE: render_raw_memories(threads),
-    }
-    for thread in threads:
-        files[f"{ROLLOUT_SUMMARIES_DIR}/{thread.summary_file_name}"] = (
-            render_rollout_summary(thread))
-    return files
+    return {MEMORY_SUMMARY_FILE: render_memory_summary(summary),
+            MEMORY_MD_FILE: render_memory_md(task_groups),
+            RAW_MEMORIES_FILE: render_raw_memories(threads),
+            **{f"{ROLLOUT_SUMMARIES_DIR}/{thread.summary_file_name}": render_rollout_summary(thread)
+               for thread in threads}}
 
 
 def _relative(name: str) -> PurePosixPath:

@@ -51,12 +51,8 @@ def _expand(value: str | os.PathLike[str]) -> Path:
 def resolve_codex_home(cli_path: str | os.PathLike[str] | None = None,
                        env: Mapping[str, str] | None = None) -> Path:
     """The Codex home: ``cli_path``, else ``$CODEX_HOME``, else ``~/.codex`` (absolute)."""
-    environ = os.environ if env is None else env
-    if cli_path:
-        return _expand(cli_path).absolute()
-    if environ.get(CODEX_HOME_ENV):
-        return _expand(environ[CODEX_HOME_ENV]).absolute()
-    return (Path.home() / DEFAULT_CODEX_DIR_NAME).absolute()
+    value = cli_path or (os.environ if env is None else env).get(CODEX_HOME_ENV)
+    return (_expand(value) if value else Path.home() / DEFAULT_CODEX_DIR_NAME).absolute()
 
 
 def resolve_codex_sqlite_home(home: Path, env: Mapping[str, str] | None = None, *,
@@ -65,8 +61,7 @@ def resolve_codex_sqlite_home(home: Path, env: Mapping[str, str] | None = None, 
     ``config.toml``; relative to the home), else ``$CODEX_SQLITE_HOME``, else the home."""
     if config_sqlite_home:
         return (home / _expand(config_sqlite_home)).absolute()
-    environ = os.environ if env is None else env
-    value = environ.get(CODEX_SQLITE_HOME_ENV)
+    value = (os.environ if env is None else env).get(CODEX_SQLITE_HOME_ENV)
     return _expand(value).absolute() if value else home
 
 
