@@ -48,10 +48,8 @@ def database_problem(codex: CodexHome) -> str | None:
 
 
 def codex_threads(codex: CodexHome) -> list[CodexThread]:
-    """The threads of a home for browsing, those with a memory or job first, each part newest
-    first: every thread with a memory, a job or a ``threads`` row (usage from the database,
-    the job's status and error, the raw memory's description; ``cwd``, rollout, branch,
-    source and ``memory_mode`` from ``state_5.sqlite``)."""
+    """Every thread of a home with a memory, a job or a ``threads`` row, for browsing: those
+    with a memory or job first, each part newest first."""
     raw = {item.thread_id: item for item in codex.raw_memories}
     summaries = {item.thread_id: item for item in codex.rollout_summaries}
     stage1 = {item.thread_id: item for item in codex.stage1_outputs}

@@ -209,10 +209,8 @@ def forget_thread(home: str | os.PathLike[str], thread_id: str, write: bool, *,
                   sqlite_home: str | os.PathLike[str] | None = None,
                   busy_timeout_s: float | None = None,
                   now: datetime | None = None) -> ForgetResult:
-    """Forget one thread's memory the way Codex forgets (see the module doc); refuses unless
-    ``write`` is True. A lock held past ``busy_timeout_s`` or an unsupported layout raises
-    ``CodexError`` with nothing changed; ``still_in`` names the consolidated files that hold the
-    thread's text until Codex's next run."""
+    """Forget one thread's memory the way Codex forgets, only when ``write`` is True; a lock
+    held past ``busy_timeout_s`` or an unsupported layout changes nothing (``CodexError``)."""
     if write is not True:
         raise CodexWriteRefused("refusing to change the Codex home without an explicit "
                                 "write flag (nothing was changed)")

@@ -70,8 +70,7 @@ def _quote(error: str | None) -> str:
 
 def layout_reasons(layout: LayoutInfo | None, memory_error: str | None) -> list[str]:
     """What the layout keeps memtui from judging (put before the jobs' reasons, so an
-    unreadable or unknown layout never reads as "nothing stuck"): a layout memtui does not
-    know, the oldest layout, or a memory database that could not be read."""
+    unreadable or unknown layout never reads as "nothing stuck")."""
     if layout is None:
         return []
     reasons: list[str] = []

@@ -249,9 +249,8 @@ def _relative(name: str) -> PurePosixPath:
 
 
 def new_folder_refusal(target: Path) -> str | None:
-    """Why an export cannot go into ``target`` (a symlink, a file, a folder that is not
-    empty -- an agent's own home above all --, or no folder to make it in); None when it
-    can. Every export (Codex, Claude Code, Gemini CLI) checks its target with this."""
+    """Why an export (Codex, Claude Code, Gemini CLI) cannot go into ``target`` (a symlink, a
+    file, a folder that is not empty, or no folder to make it in); None when it can."""
     if target.is_symlink():
         return f"{target}: is a symlink; an export only goes into a new folder"
     if target.exists() and (not target.is_dir() or any(target.iterdir())):

@@ -60,9 +60,8 @@ def _os_error(action: str, where: Path, error: OSError) -> MemtuiError:
 
 
 def notes_dir_parts(home: str | os.PathLike[str]) -> tuple[str, ...]:
-    """The notes folder below the home in its layout (``memories_v2/extensions/ad_hoc/notes``
-    in Codex 0.169's, ``memories/...`` before); ``CodexWriteRefused`` in a layout memtui does
-    not know (it never writes there)."""
+    """The notes folder below the home in its layout; ``CodexWriteRefused`` in a layout
+    memtui does not know (it never writes there)."""
     home_path = Path(home).absolute()
     layout = detect_layout(codex_sqlite_home(home_path))
     if layout.name == LAYOUT_UNKNOWN:
