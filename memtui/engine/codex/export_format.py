@@ -108,8 +108,10 @@ def one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
-def _keyword(text: str) -> str:
-    return one_line(text.replace(",", " "))
+def _keywords(keywords: Sequence[str]) -> str:
+    """The keywords as one ``a, b`` line (commas inside one become spaces)."""
+    words = (one_line(text.replace(",", " ")) for text in keywords)
+    return ", ".join(word for word in words if word)
 
 
 def _bullet(text: str) -> str:
@@ -149,7 +151,7 @@ def render_memory_summary(summary: ExportSummary) -> str:
             day = topic.day
             parts.extend([f"#### {one_line(topic.day) or 'undated'}", ""])
         name = one_line(topic.topic).replace(":", " -") or "topic"
-        parts.append(f"- {name}: {', '.join(_keyword(k) for k in topic.keywords if _keyword(k))}")
+        parts.append(f"- {name}: {_keywords(topic.keywords)}")
     if summary.topics:
         parts.append("")
     parts.extend([f"### {OLDER_TOPICS}", "", EMPTY_SECTION_TEXT, ""])
@@ -170,7 +172,7 @@ def _group(group: ExportGroup) -> list[str]:
         f"applies_to: cwd={one_line(group.cwd)}; reuse_rule={one_line(group.reuse_rule)}", "",
     ]
     for number, task in enumerate(group.tasks, start=1):
-        keywords = ", ".join(_keyword(k) for k in task.keywords if _keyword(k))
+        keywords = _keywords(task.keywords)
         lines.extend([f"## Task {number}: {one_line(task.title)}", "",
                       "### rollout_summary_files", ""])
         lines.extend(_link(thread) for thread in task.threads)
@@ -188,18 +190,15 @@ def _group(group: ExportGroup) -> list[str]:
 
 def render_memory_md(task_groups: Sequence[ExportGroup]) -> str:
     """MEMORY.md: one ``# Task Group:`` block per group, tasks first, then guidance."""
-    lines: list[str] = []
-    for group in task_groups:
-        lines.extend(_group(group))
+    lines = [line for group in task_groups for line in _group(group)]
     return "\n".join(lines).rstrip("\n") + "\n" if lines else ""
 
 
 def render_raw_memory(front_matter: Mapping[str, str], body: str) -> str:
     """A raw memory: ``---`` front matter (``description``, ``task``, ...), then the body."""
-    lines = [FRONT_MATTER_FENCE]
-    lines.extend(f"{one_line(key)}: {one_line(value)}" for key, value in front_matter.items())
-    lines.extend([FRONT_MATTER_FENCE, "", str(body).strip("\n")])
-    return "\n".join(lines)
+    return "\n".join([FRONT_MATTER_FENCE, *(f"{one_line(key)}: {one_line(value)}"
+                                            for key, value in front_matter.items()),
+                      FRONT_MATTER_FENCE, "", str(body).strip("\n")])
 
 
 def render_raw_memories(threads: Sequence[ExportThread]) -> str:
