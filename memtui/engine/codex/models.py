@@ -366,11 +366,9 @@ class LayoutInfo(JsonMixin):
     @property
     def schema_words(self) -> str:
         """``state schema 40, memories schema 1`` (the parts known)."""
-        parts = []
-        if self.state_version is not None:
-            parts.append(f"state schema {self.state_version}")
-        if self.memories_version is not None:
-            parts.append(f"memories schema {self.memories_version}")
+        parts = [f"{name} schema {version}" for name, version in
+                 (("state", self.state_version), ("memories", self.memories_version))
+                 if version is not None]
         return ", ".join(parts) or "schema version unknown"
 
 
@@ -427,7 +425,5 @@ class CodexHome(JsonMixin):
 
     def thread_ids(self) -> tuple[str, ...]:
         """Every thread id seen in the database, raw memories or rollout summaries, sorted."""
-        ids = {item.thread_id for item in self.stage1_outputs}
-        ids.update(item.thread_id for item in self.raw_memories)
-        ids.update(item.thread_id for item in self.rollout_summaries)
-        return tuple(sorted(ids))
+        return tuple(sorted({item.thread_id for items in (
+            self.stage1_outputs, self.raw_memories, self.rollout_summaries) for item in items}))
