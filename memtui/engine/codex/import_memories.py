@@ -139,7 +139,7 @@ class MemoryImporter(Importer):
             run.items.append(self._import_thread(source, codex.database_read, picker))
         for note in codex.notes:
             path = str(Path(codex.memories_dir).joinpath(*NOTES_DIR_PARTS[1:], note.file_name))
-            run.items.append(self._import_note(note.file_name, note.text, path))
+            run.items.append(self._import_note(note.file_name, note.text, path, picker))
         report = ImportReport(codex.home, tuple(run.items), tuple(run.problems),
                               tuple(picker.created), db_error)
         self._audit("codex_memories_imported", report)
@@ -163,23 +163,20 @@ class MemoryImporter(Importer):
         return None
 
     def _write_memory(self, kind: str, ref: str, text: str, memory_kind: str,
-                      cwd: str | None, path: str | None,
-                      picker: ProjectPicker | None) -> ImportItem:
+                      cwd: str | None, path: str | None, picker: ProjectPicker) -> ImportItem:
         try:
             with self._store.transaction():
                 known = self._skip_known(kind, ref, path)
                 if known is not None:
                     return known
-                project = picker.project_for(cwd) if picker is not None and cwd else None
+                project = picker.project_for(cwd) if cwd else None
                 content, cut = bound_text(redact(text.strip()), MAX_CONTENT_BYTES)
                 memory = self._engine.identity.add_memory(
                     content, memory_kind, project, source=IMPORT_SOURCE, source_thread_id=ref)
         except MemtuiError as error:
-            if picker is not None:
-                picker.rolled_back()
+            picker.rolled_back()
             return ImportItem(kind, ref, OUTCOME_ERROR, error.code, error.message, path=path)
-        if picker is not None:
-            picker.committed()
+        picker.committed()
         return ImportItem(kind, ref, OUTCOME_IMPORTED, target_id=memory.id,
                           project=memory.project, truncated=cut, path=path)
 
@@ -201,10 +198,11 @@ class MemoryImporter(Importer):
         return self._write_memory(KIND_THREAD, ref, text, "fact", usable_cwd(source.cwd), path,
                                   picker)
 
-    def _import_note(self, file_name: str, text: str, path: str) -> ImportItem:
+    def _import_note(self, file_name: str, text: str, path: str,
+                     picker: ProjectPicker) -> ImportItem:
         ref = f"{NOTE_THREAD_PREFIX}{file_name}"
         if not text.strip():
             return ImportItem(KIND_NOTE, ref, OUTCOME_SKIPPED, REASON_EMPTY, "the note is empty",
                               path=path)
         return self._write_memory(KIND_NOTE, ref, text, note_kind(file_name, text), None, path,
-                                  None)
+                                  picker)  # a note has no cwd: no project is picked
