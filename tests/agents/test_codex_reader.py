@@ -27,10 +27,10 @@ from memtui.engine.codex.parsers import (
 )
 from memtui.engine.codex.paths import (
     MEMORIES_DIR,
+    NOTES_DIR_PARTS,
     ROLLOUT_SUMMARIES_DIR,
     SKILL_FILE,
     SKILLS_DIR,
-    notes_dir,
     resolve_codex_home,
     resolve_codex_sqlite_home,
 )
@@ -120,7 +120,7 @@ def test_reads_every_part_of_a_realistic_home(home: Path) -> None:
 
 def test_hidden_entries_are_passed_over_without_a_problem(home: Path) -> None:
     before = read_codex_home(home, fx.NOW)
-    (notes_dir(home / MEMORIES_DIR) / ".DS_Store").write_bytes(b"\x00\x01")
+    (home.joinpath(MEMORIES_DIR, *NOTES_DIR_PARTS) / ".DS_Store").write_bytes(b"\x00\x01")
     (home / MEMORIES_DIR / ROLLOUT_SUMMARIES_DIR / ".draft.md").write_text("no header line\n")
     (home / MEMORIES_DIR / SKILLS_DIR / ".hidden-skill").mkdir(parents=True)
     (home / MEMORIES_DIR / SKILLS_DIR / ".hidden-skill" / SKILL_FILE).write_text("x\n")

@@ -220,7 +220,7 @@ class _ExportBuilder:
     def plan(self) -> ExportPlan:
         """The rendered files and the counts."""
         files = render_export(self.summary, self.groups, self.threads)
-        files.update((f"{'/'.join(NOTES_DIR_PARTS[1:])}/{name}", text)
+        files.update((f"{'/'.join(NOTES_DIR_PARTS)}/{name}", text)
                      for name, text in sorted(self.notes.items()))
         return ExportPlan(files=files, groups=len(self.groups), threads=len(self.threads),
                           notes=len(self.notes), memories=self.memories,

@@ -138,7 +138,7 @@ class MemoryImporter(Importer):
                 continue
             run.items.append(self._import_thread(source, codex.database_read, picker))
         for note in codex.notes:
-            path = str(Path(codex.memories_dir).joinpath(*NOTES_DIR_PARTS[1:], note.file_name))
+            path = str(Path(codex.memories_dir).joinpath(*NOTES_DIR_PARTS, note.file_name))
             run.items.append(self._import_note(note.file_name, note.text, path, picker))
         report = ImportReport(codex.home, tuple(run.items), tuple(run.problems),
                               tuple(picker.created), db_error)

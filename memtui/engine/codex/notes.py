@@ -67,7 +67,7 @@ def notes_dir_parts(home: str | os.PathLike[str]) -> tuple[str, ...]:
     if layout.name == LAYOUT_UNKNOWN:
         raise CodexWriteRefused(f"{unknown_layout_refusal(layout).message} (nothing was "
                                 "changed)")
-    return (memories_dir_name(layout), *NOTES_DIR_PARTS[1:])
+    return (memories_dir_name(layout), *NOTES_DIR_PARTS)
 
 
 @contextlib.contextmanager

@@ -41,7 +41,8 @@ CONFIG_FILE = "config.toml"
 
 PROTECTED_MEMORY_NAMES = frozenset({GIT_DIR, PHASE2_DIFF_FILE, RAW_MEMORIES_FILE})
 """Names in the memories folder memtui never writes or deletes (Codex owns them)."""
-NOTES_DIR_PARTS = (MEMORIES_DIR, *AD_HOC_DIR_PARTS, NOTES_DIR)
+NOTES_DIR_PARTS = (*AD_HOC_DIR_PARTS, NOTES_DIR)
+"""The ad-hoc notes folder inside the memories folder."""
 
 
 def _expand(value: str | os.PathLike[str]) -> Path:
@@ -85,11 +86,6 @@ def layout_memories_dir(home: Path, layout: CodexLayout) -> Path:
             and not os.path.lexists(home / MEMORIES_DIR):
         return home / MEMORIES_V2_DIR
     return home / memories_dir_name(layout)
-
-
-def notes_dir(memories: Path) -> Path:
-    """``<memories folder>/extensions/ad_hoc/notes``."""
-    return memories.joinpath(*NOTES_DIR_PARTS[1:])
 
 
 def codex_db_path(sqlite_home: Path) -> Path:

@@ -41,13 +41,13 @@ from memtui.engine.codex.paths import (
     INSTRUCTIONS_FILE,
     MEMORY_MD_FILE,
     MEMORY_SUMMARY_FILE,
+    NOTES_DIR_PARTS,
     RAW_MEMORIES_FILE,
     ROLLOUT_SUMMARIES_DIR,
     SKILL_FILE,
     SKILLS_DIR,
     codex_db_path,
     layout_memories_dir,
-    notes_dir,
     resolve_codex_sqlite_home,
 )
 from memtui.engine.codex.timefmt import as_utc
@@ -260,7 +260,7 @@ def _memory_files(ctx: _Context, home: Path, memories: Path, *, v2: bool) -> _Fi
                         optional=v2) or []
     files.summaries = _rollout_summaries(ctx, memories / ROLLOUT_SUMMARIES_DIR,
                                          required=not v2)
-    files.notes = _notes(ctx, notes_dir(memories))
+    files.notes = _notes(ctx, memories.joinpath(*NOTES_DIR_PARTS))
     files.instructions = ctx.read(memories.joinpath(*AD_HOC_DIR_PARTS, INSTRUCTIONS_FILE),
                                   required=False)
     files.skills = _skills(ctx, memories / SKILLS_DIR)
