@@ -43,8 +43,8 @@ def database_problem(codex: CodexHome) -> str | None:
         return LAYOUT_WORDS[LAYOUT_OLD]
     if codex.database_read or not os.path.lexists(codex.sqlite_path):
         return None
-    reasons = [problem.reason for problem in codex.problems if problem.path == codex.sqlite_path]
-    return reasons[0] if reasons else "could not be read"
+    return next((problem.reason for problem in codex.problems
+                 if problem.path == codex.sqlite_path), "could not be read")
 
 
 def codex_threads(codex: CodexHome) -> list[CodexThread]:

@@ -112,8 +112,7 @@ def when(text: str | None, now: datetime) -> str:
     if moment is None:
         return "at an unknown time"
     delta = int((moment - now).total_seconds())
-    clock = moment.strftime("%H:%M UTC") if moment.date() == now.date() \
-        else moment.strftime("%Y-%m-%d %H:%M UTC")
+    clock = moment.strftime("%H:%M UTC" if moment.date() == now.date() else "%Y-%m-%d %H:%M UTC")
     return f"{clock} (in {span_words(delta)})" if delta > 0 else \
         f"{clock} ({span_words(delta)} ago)"
 
