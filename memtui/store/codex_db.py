@@ -139,8 +139,7 @@ def _check_file(path: Path) -> None:
 
 def _connect(path: Path, mode: str, timeout_s: float, *, immutable: bool = False
              ) -> sqlite3.Connection:
-    query = f"mode={mode}" + ("&immutable=1" if immutable else "")
-    uri = f"{path.absolute().as_uri()}?{query}"
+    uri = f"{path.absolute().as_uri()}?mode={mode}" + ("&immutable=1" if immutable else "")
     conn = sqlite3.connect(uri, uri=True, timeout=timeout_s, isolation_level=None,
                            check_same_thread=False)
     conn.text_factory = lambda value: value.decode("utf-8", "replace")
@@ -290,8 +289,7 @@ def _read_with(path: Path, timeout_s: float, read: Callable[[sqlite3.Connection]
 def _migration_version(conn: sqlite3.Connection, tables: set[str]) -> int | None:
     if MIGRATIONS_TABLE not in tables:
         return None
-    columns = _table_columns(conn, MIGRATIONS_TABLE)
-    where = " WHERE success" if "success" in columns else ""
+    where = " WHERE success" if "success" in _table_columns(conn, MIGRATIONS_TABLE) else ""
     row = conn.execute(f"SELECT MAX(version) FROM {MIGRATIONS_TABLE}{where}").fetchone()
     return _as_int(row[0]) if row else None
 
