@@ -116,9 +116,7 @@ def _keywords(keywords: Sequence[str]) -> str:
 
 def _bullet(text: str) -> str:
     lines = [line.strip() for line in str(text).strip().splitlines() if line.strip()]
-    if not lines:
-        return "-"
-    return "\n".join([f"- {lines[0]}", *(f"  {line}" for line in lines[1:])])
+    return "\n".join([f"- {lines[0]}", *(f"  {line}" for line in lines[1:])]) if lines else "-"
 
 
 def _bullets(items: Sequence[str]) -> str:
