@@ -11,7 +11,7 @@ import re
 import sqlite3
 import stat
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -474,20 +474,17 @@ def plan_forget_thread_memory(sqlite_home: Path, thread_id: str, *,
                               ) -> ForgetPlanRow:
     """What the databases hold for one thread (read-only): for a dry run of a forget."""
     layout = detect_layout(sqlite_home, busy_timeout_s)
-    path = _supported(layout)
-    state_path = Path(layout.state.path)
 
     def read(conn: sqlite3.Connection) -> ForgetPlanRow:
         schema = "main" if layout.name == LAYOUT_STATE_DB else None
         plan = _plan_rows(conn, schema, thread_id)
         if schema is None and layout.state.exists and layout.state.error is None:
-            found, mode = _read_only(state_path, busy_timeout_s,
+            found, mode = _read_only(Path(layout.state.path), busy_timeout_s,
                                      lambda state: _thread_state(state, "main", thread_id))
-            plan = ForgetPlanRow(found, mode, plan.stage1_rows, plan.job_rows,
-                                 plan.selected_for_phase2)
+            plan = replace(plan, thread_found=found, memory_mode=mode)
         return plan
 
-    return _read_only(path, busy_timeout_s, read)
+    return _read_only(_supported(layout), busy_timeout_s, read)
 
 
 _ENQUEUE_GLOBAL_SQL = f"""
