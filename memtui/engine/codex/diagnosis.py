@@ -1,10 +1,8 @@
-"""Why Codex's memory consolidation is stuck, in words with times.
-
-The sentences follow Codex's claim rules. The global consolidation is claimed when its
-``retry_at`` has passed, it is not ``running`` under a live lease, and it did not succeed
-within the last 6 hours; its ``retry_remaining`` is not checked (enqueueing resets it to at
-least 3). A stage-1 job is claimed when not running under a live lease, its ``retry_at`` has
-passed and it has retries left, unless the thread changed since (which resets both).
+"""Why Codex's memory consolidation is stuck, in words with times, following Codex's claim
+rules: the global consolidation is claimed when its ``retry_at`` has passed, it is not
+``running`` under a live lease, and it did not succeed within the last 6 hours (its
+``retry_remaining`` is not checked); a stage-1 job when not running under a live lease, its
+``retry_at`` has passed and it has retries left, unless the thread changed since.
 """
 
 from __future__ import annotations

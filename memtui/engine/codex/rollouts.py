@@ -1,10 +1,7 @@
 """Codex session rollouts (``sessions/YYYY/MM/DD/rollout-*.jsonl`` and ``archived_sessions/``,
 possibly ``.jsonl.zst``) read as finished tasks: the first user request, the last assistant
-message, and external context (gate 4: an MCP call, a web search or a tool search).
-
-``RolloutReader`` keeps its whole state in a JSON-ready dict, so a file that grew is read on
-from its last whole line; lines that cannot change the task are recognised from their first
-bytes and not decoded. A truncated or non-JSON line is one ``Problem``.
+message, and external context (gate 4: an MCP call, a web search or a tool search). Lines
+that cannot change the task are recognised from their first bytes and not decoded.
 """
 
 from __future__ import annotations
