@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from memtui.engine import permissions as perm
@@ -34,7 +32,13 @@ from memtui.engine.codex.import_report import (
     ImportRun,
     bound_text,
 )
-from memtui.engine.codex.models import CodexHome
+from memtui.engine.codex.models import (
+    CodexHome,
+    RawMemory,
+    RolloutSummary,
+    Stage1Output,
+    ThreadMeta,
+)
 from memtui.engine.codex.naming import NOTE_NAME_RE
 from memtui.engine.codex.parsers import first_line, parse_front_matter, strip_front_matter
 from memtui.engine.codex.paths import NOTES_DIR_PARTS, RAW_MEMORIES_FILE, ROLLOUT_SUMMARIES_DIR
@@ -77,37 +81,6 @@ def note_kind(file_name: str, text: str) -> str:
     return "preference" if _PREFERENCE_RE.match(first_line(text)) else "fact"
 
 
-@dataclass
-class _ThreadSource:
-    """What a home holds for one thread, from the database or the markdown files."""
-
-    thread_id: str
-    raw_memory: str = ""
-    rollout_summary: str = ""
-    cwd: str | None = None
-    path: str | None = None
-    in_database: bool = False
-
-
-def _thread_sources(codex: CodexHome) -> Iterable[_ThreadSource]:
-    """Every thread of a home with its texts: database rows first, then the files."""
-    raw = {item.thread_id: item for item in codex.raw_memories}
-    summaries = {item.thread_id: item for item in codex.rollout_summaries}
-    stage1 = {item.thread_id: item for item in codex.stage1_outputs}
-    memories = Path(codex.memories_dir)
-    for thread_id in codex.thread_ids():
-        row, entry, summary = stage1.get(thread_id), raw.get(thread_id), summaries.get(thread_id)
-        if row is not None:  # its cwd already falls back on the files'
-            yield _ThreadSource(thread_id, row.raw_memory, row.rollout_summary, row.cwd,
-                                codex.sqlite_path, in_database=True)
-            continue
-        yield _ThreadSource(
-            thread_id, entry.body if entry else "", summary.body if summary else "",
-            (entry.cwd if entry else None) or (summary.cwd if summary else None),
-            str(memories / RAW_MEMORIES_FILE) if entry
-            else str(memories / ROLLOUT_SUMMARIES_DIR / summary.file) if summary else None)
-
-
 class MemoryImporter(Importer):
     """Stage-1 outputs and ad-hoc notes of a Codex home become memtui memories, as the
     engine's user and through the engine's rules (permissions, redaction, validation)."""
@@ -122,21 +95,13 @@ class MemoryImporter(Importer):
         picker = ProjectPicker(self._engine)
         db_error = database_problem(codex)
         threads = codex.threads_by_id()
-        for source in _thread_sources(codex):
-            meta = threads.get(source.thread_id)
-            if meta is not None and not meta.memory_usable:
-                run.items.append(ImportItem(
-                    KIND_THREAD, source.thread_id, OUTCOME_SKIPPED, REASON_MEMORY_MODE,
-                    f"memory_mode = {meta.memory_mode}, history_mode = {meta.history_mode}: "
-                    "Codex itself does not use this thread's memory", path=source.path))
-                continue
-            if db_error is not None:
-                run.items.append(ImportItem(
-                    KIND_THREAD, source.thread_id, OUTCOME_SKIPPED, REASON_DB_UNREADABLE,
-                    "Codex's memory database could not be read (see problems); "
-                    "import again when it can", path=source.path))
-                continue
-            run.items.append(self._import_thread(source, codex.database_read, picker))
+        stage1 = {item.thread_id: item for item in codex.stage1_outputs}
+        raw = {item.thread_id: item for item in codex.raw_memories}
+        summaries = {item.thread_id: item for item in codex.rollout_summaries}
+        for ref in codex.thread_ids():
+            found = stage1.get(ref), raw.get(ref), summaries.get(ref)
+            run.items.append(self._import_thread(codex, ref, found, threads.get(ref), db_error,
+                                                 picker))
         for note in codex.notes:
             path = str(Path(codex.memories_dir).joinpath(*NOTES_DIR_PARTS, note.file_name))
             run.items.append(self._import_note(note.file_name, note.text, path, picker))
@@ -180,23 +145,40 @@ class MemoryImporter(Importer):
         return ImportItem(kind, ref, OUTCOME_IMPORTED, target_id=memory.id,
                           project=memory.project, truncated=cut, path=path)
 
-    def _import_thread(self, source: _ThreadSource, database_read: bool,
+    def _import_thread(self, codex: CodexHome, ref: str,
+                       found: tuple[Stage1Output | None, RawMemory | None, RolloutSummary | None],
+                       meta: ThreadMeta | None, db_error: str | None,
                        picker: ProjectPicker) -> ImportItem:
-        ref, path = source.thread_id, source.path
-        if database_read and not source.in_database:
-            return ImportItem(KIND_THREAD, ref, OUTCOME_SKIPPED, REASON_NOT_IN_DB,
-                              "only in the markdown files, not in Codex's database (forgotten "
-                              "or not yet indexed by Codex)", path=path)
-        if not source.raw_memory.strip() and not source.rollout_summary.strip():
-            return ImportItem(KIND_THREAD, ref, OUTCOME_SKIPPED, REASON_EMPTY,
-                              "no raw memory and no rollout summary", path=path)
-        if source.in_database and not source.raw_memory.strip():
+        """One thread from its database row, else from the markdown files."""
+        row, entry, summary = found
+        memories = Path(codex.memories_dir)
+        path = (codex.sqlite_path if row else str(memories / RAW_MEMORIES_FILE) if entry
+                else str(memories / ROLLOUT_SUMMARIES_DIR / summary.file) if summary else None)
+
+        def skip(reason: str, detail: str) -> ImportItem:
+            return ImportItem(KIND_THREAD, ref, OUTCOME_SKIPPED, reason, detail, path=path)
+
+        if meta is not None and not meta.memory_usable:
+            return skip(REASON_MEMORY_MODE, f"memory_mode = {meta.memory_mode}, history_mode = "
+                        f"{meta.history_mode}: Codex itself does not use this thread's memory")
+        if db_error is not None:
+            return skip(REASON_DB_UNREADABLE, "Codex's memory database could not be read (see "
+                        "problems); import again when it can")
+        if codex.database_read and row is None:
+            return skip(REASON_NOT_IN_DB, "only in the markdown files, not in Codex's database "
+                        "(forgotten or not yet indexed by Codex)")
+        raw_memory = row.raw_memory if row else entry.body if entry else ""
+        rollout_summary = row.rollout_summary if row else summary.body if summary else ""
+        if not raw_memory.strip() and not rollout_summary.strip():
+            return skip(REASON_EMPTY, "no raw memory and no rollout summary")
+        if row is not None and not raw_memory.strip():
             # Codex 0.169 (the v2 layout) keeps no raw memory: the rollout summary is it
-            text = source.rollout_summary.strip()
+            text = rollout_summary.strip()
         else:
-            text = thread_memory_text(ref, source.raw_memory, source.rollout_summary)
-        return self._write_memory(KIND_THREAD, ref, text, "fact", usable_cwd(source.cwd), path,
-                                  picker)
+            text = thread_memory_text(ref, raw_memory, rollout_summary)
+        cwd = row.cwd if row else (  # a row's cwd already falls back on the files'
+            (entry.cwd if entry else None) or (summary.cwd if summary else None))
+        return self._write_memory(KIND_THREAD, ref, text, "fact", usable_cwd(cwd), path, picker)
 
     def _import_note(self, file_name: str, text: str, path: str,
                      picker: ProjectPicker) -> ImportItem:
