@@ -141,32 +141,28 @@ class RolloutImporter(Importer):
             self._store.codex_rollout_files.save(self.actor, run.rows)
         run.rows.clear()
 
-    @staticmethod
-    def _gaps(task: RolloutTask, modes: dict[str, str | None]) -> ImportItem | None:
+    def _import_rollout(self, task: RolloutTask, modes: dict[str, str | None],
+                        picker: ProjectPicker) -> ImportItem:
         ref, path = task.thread_id or Path(task.file).name, task.file
 
-        def skip(reason: str, detail: str) -> ImportItem:
-            return ImportItem(KIND_ROLLOUT, ref, OUTCOME_SKIPPED, reason, detail, path=path)
+        def skip(reason: str, detail: str | None = None, target: str | None = None,
+                 project: str | None = None) -> ImportItem:
+            return ImportItem(KIND_ROLLOUT, ref, OUTCOME_SKIPPED, reason, detail, target,
+                              project, path=path)
 
         if not task.thread_id:
             return skip(REASON_NO_THREAD, "no session id in the rollout or its file name")
         if not task.interactive:
             return skip(REASON_NOT_INTERACTIVE, f"source {task.source}: Codex mines only "
                                                 "interactive sessions")
-        mode = modes.get(task.thread_id) or task.memory_mode
+        mode = modes.get(ref) or task.memory_mode
         if mode is not None and mode != MEMORY_MODE_ENABLED:
             return skip(REASON_MEMORY_MODE, f"memory_mode = {mode}: memories are off for "
                                             "this session")
         gap = task_gap(task.goal, task.result, task.started_at, task.finished_at, task.cwd,
                        "rollout")
-        return skip(*gap) if gap is not None else None
-
-    def _import_rollout(self, task: RolloutTask, modes: dict[str, str | None],
-                        picker: ProjectPicker) -> ImportItem:
-        gap = self._gaps(task, modes)
         if gap is not None:
-            return gap
-        ref, path = str(task.thread_id), task.file
+            return skip(*gap)
         cwd = str(usable_cwd(task.cwd))
         tasks = self._engine.tasks
         texts = [task_text(value) for value in (task.goal, task.prompt, task.result)]
@@ -174,23 +170,18 @@ class RolloutImporter(Importer):
             with self._store.transaction():
                 existing = tasks.find_by_source_ref(ROLLOUT_TASK_SOURCE, ref)
                 if existing is not None:
-                    return ImportItem(KIND_ROLLOUT, ref, OUTCOME_SKIPPED, REASON_ALREADY,
-                                      target_id=existing.id, project=existing.project,
-                                      path=path)
+                    return skip(REASON_ALREADY, None, existing.id, existing.project)
                 project = picker.project_for(cwd)
                 if project is None:
-                    return ImportItem(KIND_ROLLOUT, ref, OUTCOME_SKIPPED, REASON_NO_PROJECT,
-                                      picker.refusal(cwd), path=path)
+                    return skip(REASON_NO_PROJECT, picker.refusal(cwd))
                 added = tasks.add_task(
                     project, texts[0][0], texts[1][0], texts[2][0], task.started_at,
                     task.finished_at, status="completed",
                     external_context=task.used_external_context, source=ROLLOUT_TASK_SOURCE,
-                    external_tool=task.external_tool,
-                    source_ref=ref)
+                    external_tool=task.external_tool, source_ref=ref)
         except Conflict:
             picker.rolled_back()
-            return ImportItem(KIND_ROLLOUT, ref, OUTCOME_SKIPPED, REASON_ALREADY,
-                              "already recorded", path=path)
+            return skip(REASON_ALREADY, "already recorded")
         except MemtuiError as error:
             picker.rolled_back()
             return ImportItem(KIND_ROLLOUT, ref, OUTCOME_ERROR, error.code, error.message,
