@@ -72,10 +72,8 @@ def memories_dir_name(layout: CodexLayout) -> str:
     if layout.name == LAYOUT_MEMORIES_V2:
         return MEMORIES_V2_DIR
     if layout.name == LAYOUT_UNKNOWN:
-        for info in layout.unknown:
-            match = _VERSIONED_DB_RE.match(Path(info.path).name)
-            if match:
-                return f"memories_{match.group(1)}"
+        versions = (_VERSIONED_DB_RE.match(Path(info.path).name) for info in layout.unknown)
+        return next((f"memories_{found.group(1)}" for found in versions if found), MEMORIES_DIR)
     return MEMORIES_DIR
 
 
