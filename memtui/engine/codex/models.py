@@ -13,12 +13,10 @@ from memtui.engine.codex.timefmt import as_utc, parse_datetime, unix_to_iso
 from memtui.jsonable import JsonMixin
 from memtui.store.codex_models import (
     CONSOLIDATE_JOB_KIND,
-    LAYOUT_MEMORIES_DB,
     LAYOUT_MEMORIES_V2,
-    LAYOUT_NONE,
     LAYOUT_OLD,
-    LAYOUT_STATE_DB,
     LAYOUT_UNKNOWN,
+    LAYOUT_WORDS,
     STAGE1_JOB_KIND,
     CodexLayout,
     JobRow,
@@ -314,21 +312,6 @@ class Job(JsonMixin):
                        retry_pending=errored and not exhausted,
                        retry_waiting=_after(self.retry_at, now), cooldown_until=cooldown,
                        is_stage1=stage1, is_consolidation=global_job)
-
-
-LAYOUT_WORDS = {
-    LAYOUT_MEMORIES_V2: "memories in memories_v2_1.sqlite and memories_v2/, threads in "
-                        "state_5.sqlite (Codex 0.169 to 0.171)",
-    LAYOUT_UNKNOWN: "a layout memtui does not know (a newer Codex); read where its tables "
-                    "are the known ones, never written",
-    LAYOUT_MEMORIES_DB: "memories in memories_1.sqlite, threads in state_5.sqlite "
-                        "(Codex since 2026-05-26)",
-    LAYOUT_STATE_DB: "memories inside state_5.sqlite (Codex 2026-02-10 to 2026-05-26)",
-    LAYOUT_OLD: "older than Codex 2026-02 (thread_memory / memory_phase1_jobs tables); "
-                "not supported",
-    LAYOUT_NONE: "no Codex database found",
-}
-"""One line per layout, as ``codex show`` and the Codex pane print it."""
 
 
 @dataclass(frozen=True)

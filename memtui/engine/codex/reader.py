@@ -15,7 +15,6 @@ from memtui.engine.codex.config import read_codex_config
 from memtui.engine.codex.diagnosis import diagnose_jobs, layout_reasons
 from memtui.engine.codex.errors import CODEX_FILES, MAX_CODEX_FILE_BYTES, FileProblemError
 from memtui.engine.codex.models import (
-    LAYOUT_WORDS,
     CodexHome,
     Job,
     Note,
@@ -53,7 +52,13 @@ from memtui.engine.codex.paths import (
 from memtui.engine.codex.timefmt import as_utc
 from memtui.engine.safe_files import real_root
 from memtui.store.codex_db import DEFAULT_READ_BUSY_TIMEOUT_S, read_codex_dbs
-from memtui.store.codex_models import LAYOUT_MEMORIES_V2, LAYOUT_NONE, LAYOUT_OLD, CodexDbRead
+from memtui.store.codex_models import (
+    LAYOUT_MEMORIES_V2,
+    LAYOUT_NONE,
+    LAYOUT_OLD,
+    LAYOUT_WORDS,
+    CodexDbRead,
+)
 from memtui.store.timeutil import format_time
 
 MARKDOWN_SUFFIX = ".md"
