@@ -64,21 +64,17 @@ def thread_memory_text(thread_id: str, raw_memory: str, rollout_summary: str) ->
     front = parse_front_matter(raw_memory)
     title = one_line(front.get("description") or front.get("task") or "") \
         or FALLBACK_TITLE.format(thread_id=thread_id)
-    parts = [title]
-    body = strip_front_matter(raw_memory)
-    if body:
-        parts.append(body)
-    if rollout_summary.strip():
-        parts.append(f"{ROLLOUT_SUMMARY_HEADING}\n{rollout_summary.strip()}")
-    return "\n\n".join(parts)
+    summary = rollout_summary.strip()
+    parts = (title, strip_front_matter(raw_memory),
+             f"{ROLLOUT_SUMMARY_HEADING}\n{summary}" if summary else "")
+    return "\n\n".join(part for part in parts if part)
 
 
 def note_kind(file_name: str, text: str) -> str:
     """``preference`` when a note clearly states one (slug or first line), else ``fact``."""
     match = NOTE_NAME_RE.match(file_name)
-    if match and match.group(2).startswith(PREFERENCE_SLUG_PREFIX):
-        return "preference"
-    return "preference" if _PREFERENCE_RE.match(first_line(text)) else "fact"
+    by_slug = match is not None and match.group(2).startswith(PREFERENCE_SLUG_PREFIX)
+    return "preference" if by_slug or _PREFERENCE_RE.match(first_line(text)) else "fact"
 
 
 class MemoryImporter(Importer):
