@@ -165,7 +165,7 @@ class RolloutImporter(Importer):
             return skip(*gap)
         cwd = str(usable_cwd(task.cwd))
         tasks = self._engine.tasks
-        texts = [task_text(value) for value in (task.goal, task.prompt, task.result)]
+        (goal, goal_cut), (result, result_cut) = task_text(task.goal), task_text(task.result)
         try:
             with self._store.transaction():
                 existing = tasks.find_by_source_ref(ROLLOUT_TASK_SOURCE, ref)
@@ -175,7 +175,7 @@ class RolloutImporter(Importer):
                 if project is None:
                     return skip(REASON_NO_PROJECT, picker.refusal(cwd))
                 added = tasks.add_task(
-                    project, texts[0][0], texts[1][0], texts[2][0], task.started_at,
+                    project, goal, goal, result, task.started_at,  # the request is the prompt
                     task.finished_at, status="completed",
                     external_context=task.used_external_context, source=ROLLOUT_TASK_SOURCE,
                     external_tool=task.external_tool, source_ref=ref)
@@ -188,5 +188,5 @@ class RolloutImporter(Importer):
                               path=path)
         picker.committed()
         return ImportItem(KIND_ROLLOUT, ref, OUTCOME_IMPORTED, target_id=added.id,
-                          project=added.project, truncated=any(cut for _text, cut in texts),
+                          project=added.project, truncated=goal_cut or result_cut,
                           path=path)

@@ -106,7 +106,6 @@ class RolloutTask(JsonMixin):
     file: str
     cwd: str | None
     goal: str | None
-    prompt: str | None
     result: str | None
     started_at: str | None
     finished_at: str | None
@@ -375,7 +374,7 @@ class RolloutReader:
         first, last = parse_datetime(state["first_time"]), parse_datetime(state["last_time"])
         return RolloutTask(
             thread_id=state["thread_id"] or rollout_uuid_from_name(Path(self.file).name),
-            file=self.file, cwd=state["cwd"], goal=goal, prompt=goal, result=state["result"],
+            file=self.file, cwd=state["cwd"], goal=goal, result=state["result"],
             started_at=state["meta_started"] or (format_time(first) if first else None),
             finished_at=format_time(last) if last else None,
             used_mcp=state["used_mcp"], used_web_search=state["used_web_search"],
