@@ -364,13 +364,9 @@ def describe_layout(layout: CodexLayout) -> LayoutInfo:
     memory_db = next((info for info in (layout.memories_v2, *layout.unknown)
                       if info is not None and info.path == layout.memory_db_path),
                      layout.memories)
-    return LayoutInfo(
-        name=layout.name, description=description,
-        supported=layout.supported, state_path=layout.state.path,
-        state_version=layout.state.version, memories_path=memory_db.path,
-        memories_version=memory_db.version, memory_db=layout.memory_db_path,
-        memories_folder=memories_dir_name(layout), unknown_files=unknown,
-        writable=layout.supported)
+    return LayoutInfo(layout.name, description, layout.supported, layout.state.path,
+                      layout.state.version, memory_db.path, memory_db.version,
+                      layout.memory_db_path, memories_dir_name(layout), unknown, layout.supported)
 
 
 @dataclass(frozen=True)
