@@ -29,7 +29,6 @@ from memtui.engine.codex.import_report import (
     Importer,
     ImportItem,
     ImportReport,
-    ImportRun,
     bound_text,
 )
 from memtui.engine.codex.models import (
@@ -87,7 +86,7 @@ class MemoryImporter(Importer):
         database exists but cannot be read, no thread is imported (``database_error`` says
         why); notes are imported all the same."""
         codex = read_codex_home(home, db_busy_timeout_s=db_busy_timeout_s)
-        run = ImportRun(problems=list(codex.problems))
+        items: list[ImportItem] = []
         picker = ProjectPicker(self._engine)
         db_error = database_problem(codex)
         threads = codex.threads_by_id()
@@ -96,13 +95,13 @@ class MemoryImporter(Importer):
         summaries = {item.thread_id: item for item in codex.rollout_summaries}
         for ref in codex.thread_ids():
             found = stage1.get(ref), raw.get(ref), summaries.get(ref)
-            run.items.append(self._import_thread(codex, ref, found, threads.get(ref), db_error,
-                                                 picker))
+            items.append(self._import_thread(codex, ref, found, threads.get(ref), db_error,
+                                             picker))
         for note in codex.notes:
             path = str(Path(codex.memories_dir).joinpath(*NOTES_DIR_PARTS, note.file_name))
-            run.items.append(self._import_note(note.file_name, note.text, path, picker))
-        report = ImportReport(codex.home, tuple(run.items), tuple(run.problems),
-                              tuple(picker.created), db_error)
+            items.append(self._import_note(note.file_name, note.text, path, picker))
+        report = ImportReport(codex.home, tuple(items), codex.problems, tuple(picker.created),
+                              db_error)
         self._audit("codex_memories_imported", report)
         return report
 

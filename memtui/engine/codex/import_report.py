@@ -4,7 +4,7 @@ the text rules the imports share."""
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from memtui.engine.base import EngineArea
@@ -62,14 +62,6 @@ class ImportItem(JsonMixin):
     project: str | None = None
     truncated: bool = False
     path: str | None = None
-
-
-@dataclass
-class ImportRun:
-    """The state of one import run: its items and problems so far."""
-
-    items: list[ImportItem] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

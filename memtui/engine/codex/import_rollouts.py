@@ -31,7 +31,6 @@ from memtui.engine.codex.import_report import (
     Importer,
     ImportItem,
     ImportReport,
-    ImportRun,
     task_gap,
     task_text,
 )
@@ -58,9 +57,11 @@ THREAD_DB_WAIT_S = 0.5
 
 
 @dataclass
-class _Run(ImportRun):
-    """The state of one import run, with the rollout files' rows."""
+class _Run:
+    """The state of one import run: its items, problems and rollout files' rows so far."""
 
+    items: list[ImportItem] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
     rows: list[RolloutFileRow] = field(default_factory=list)
     unchanged: int = 0
 
