@@ -123,8 +123,7 @@ def _summary_files(home: Path, memories: Path, thread_id: str, problems: list[Pr
         except FileProblemError as error:
             problems.append(Problem(str(path), error.reason))
             continue
-        headers = read_headers(head.decode("utf-8", "replace"))
-        if headers.get("thread_id") == thread_id:
+        if read_headers(head.decode("utf-8", "replace")).get("thread_id") == thread_id:
             found.append(path)
     return found
 

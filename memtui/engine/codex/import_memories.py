@@ -106,11 +106,9 @@ class MemoryImporter(Importer):
         return report
 
     def _visible_import(self, thread_id: str) -> Memory | None:
-        ids = self._store.memories.ids_for_thread(thread_id)
-        for memory in self._store.memories.get_many(ids):
-            if memory.source == IMPORT_SOURCE and perm.can_see(self._store, memory, self.actor):
-                return memory
-        return None
+        memories = self._store.memories.get_many(self._store.memories.ids_for_thread(thread_id))
+        return next((memory for memory in memories if memory.source == IMPORT_SOURCE
+                     and perm.can_see(self._store, memory, self.actor)), None)
 
     def _skip_known(self, kind: str, ref: str, path: str | None) -> ImportItem | None:
         if self._store.memories.is_forgotten_source(ref):

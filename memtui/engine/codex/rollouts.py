@@ -395,8 +395,7 @@ def open_text(fd: int, compressed: bool) -> IO[bytes]:
         return raw
     import zstandard
 
-    stream = zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)
-    return io.BufferedReader(stream)
+    return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw, closefd=True))
 
 
 def read_rollout_from(path: Path, root: Path, reader: RolloutReader, offset: int = 0) -> int:
