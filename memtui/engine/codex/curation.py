@@ -150,8 +150,7 @@ def _still_in(home: Path, memories: Path, thread_id: str, summary_names: list[st
 def _forget_paths(home: str | os.PathLike[str], thread_id: str,
                   sqlite_home: str | os.PathLike[str] | None
                   ) -> tuple[Path, Path, Path, CodexLayout]:
-    """After checking the thread id: the home, its database folder, the memory files' folder
-    of its layout, and the layout."""
+    """The home, its database folder, its layout's memory folder and layout (id checked)."""
     validate_thread_id(thread_id)
     home_path = Path(home).absolute()
     db_home = (Path(sqlite_home).absolute() if sqlite_home is not None

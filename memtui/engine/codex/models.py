@@ -281,8 +281,7 @@ class Job(JsonMixin):
 
     @property
     def kind_word(self) -> str:
-        """The job's kind as people read it: ``stage-1``, ``global`` (the consolidation) or
-        Codex's own name."""
+        """The job's kind for people: ``stage-1``, ``global`` or Codex's own name."""
         return "stage-1" if self.is_stage1 else "global" if self.is_consolidation else self.kind
 
     @property
