@@ -613,8 +613,8 @@ def read_rollout_file(path: Path, root: Path | None = None) -> Any:
     from memtui.engine.codex import rollouts
 
     reader = rollouts.RolloutReader(str(path))
-    return rollouts.read_rollout_from(path, root if root is not None else path.parent,
-                                      reader).reader.task()
+    rollouts.read_rollout_from(path, root if root is not None else path.parent, reader)
+    return reader.task()
 
 
 class RolloutScan(NamedTuple):

@@ -7,7 +7,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from memtui.store.codex_demo_db import DemoJob, DemoStage1, create_demo_codex_db
+from memtui.store.codex_demo_db import create_demo_codex_db
+from memtui.store.codex_models import JobRow, Stage1Row
 
 THREAD_CHECKOUT = "0199b1a0-4c2e-7a10-9b3d-1a2b3c4d5e01"
 THREAD_MIGRATION = "0199b1a4-8d3f-7b21-8c4e-2b3c4d5e6f02"
@@ -112,15 +113,16 @@ def build_demo_codex_home(home: Path) -> Path:
         _write(ad_hoc / "notes" / name, text)
     _write(home / "config.toml", "[features]\nmemories = true\n\n[memories]\n"
                                  "generate_memories = true\nuse_memories = true\n")
-    outputs = [DemoStage1(thread, int(UPDATED[thread].timestamp()), RAW[thread],
-                          f"## Task 1\n\n{DESCRIPTIONS[thread]}.", f"demo_{index}",
-                          usage, int(UPDATED[thread].timestamp()) + DAY if usage else None)
-               for index, (thread, usage) in enumerate(((THREAD_CHECKOUT, 7),
-                                                        (THREAD_MIGRATION, 2)))]
+    outputs, jobs = [], []
+    for index, (thread, usage) in enumerate(((THREAD_CHECKOUT, 7), (THREAD_MIGRATION, 2))):
+        at = int(UPDATED[thread].timestamp())
+        outputs.append(Stage1Row(thread, at, RAW[thread], f"## Task 1\n\n{DESCRIPTIONS[thread]}.",
+                                 f"demo_{index}", at + 60, usage, at + DAY if usage else None,
+                                 True, at))
+        jobs.append(JobRow("memory_stage1", thread, "done", "worker-a", None, at + 10, at + 60,
+                           None, None, 3, None, at + 10, at + 60))
     failed = int(FAILED_AT.timestamp())
-    jobs = [DemoJob("memory_stage1", row.thread_id, "done", "worker-a", row.updated_at + 10,
-                    row.updated_at + 60, None, 3) for row in outputs]
-    jobs.append(DemoJob("memory_stage1", THREAD_FAILED, "error", "worker-b", failed,
-                        failed + 5, None, 0, STAGE1_ERROR))
+    jobs.append(JobRow("memory_stage1", THREAD_FAILED, "error", "worker-b", None, failed,
+                       failed + 5, None, None, 0, STAGE1_ERROR, failed, failed + 5))
     create_demo_codex_db(home / "memories_1.sqlite", outputs, jobs)
     return home

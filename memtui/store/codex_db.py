@@ -1,10 +1,7 @@
-"""Access to Codex's sqlite files: layout detection, read-only browsing, one write.
-
-The layouts are ``codex_models``' ``LAYOUT_*``; a file of a layout memtui does not know is
-named, read where its tables are the known ones, and never written. ``detect_layout`` tells
-which a home has, ``read_codex_dbs`` reads it (``mode=ro``), ``forget_thread_memory`` is the
-one write (Codex's own forget, one ``BEGIN IMMEDIATE`` over both files). Every failure is a
-``CodexDbError`` subclass with a one-line message naming the file.
+"""Codex's sqlite files: ``detect_layout``, ``read_codex_dbs`` (``mode=ro``) and the one
+write, ``forget_thread_memory`` (Codex's own forget, one ``BEGIN IMMEDIATE`` over both files).
+A layout memtui does not know is never written. Every failure is a ``CodexDbError`` naming the
+file.
 """
 
 from __future__ import annotations
@@ -14,7 +11,7 @@ import re
 import sqlite3
 import stat
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -41,19 +38,14 @@ from memtui.store.codex_models import (
 )
 
 CODEX_DB_FILE_NAME = "memories_1.sqlite"
-"""File name of Codex's memory index inside its sqlite home (since 2026-05-26)."""
 CODEX_V2_DB_FILE_NAME = "memories_v2_1.sqlite"
-"""File name of Codex 0.169's memory index (the same tables as ``memories_1.sqlite``)."""
 STATE_DB_FILE_NAME = "state_5.sqlite"
-"""File name of Codex's state database (threads; memories from 2026-02-10 to 2026-05-26)."""
 DEFAULT_READ_BUSY_TIMEOUT_S = 2.0
 """How long a read waits for a lock held by a running Codex before giving up."""
 DEFAULT_WRITE_BUSY_TIMEOUT_S = 5.0
 """How long ``forget_thread`` waits for a lock held by a running Codex before giving up."""
 MEMORY_FILE_RE = re.compile(r"^memories(?:_v(\d+))?_(\d+)\.sqlite$")
-"""Names of Codex's memory databases: ``memories_<n>`` and ``memories_v<m>_<n>``."""
 STATE_FILE_RE = re.compile(r"^state_(\d+)\.sqlite$")
-"""Names of Codex's state databases: ``state_<n>``."""
 KNOWN_DB_FILE_NAMES = frozenset({"memories_1.sqlite", "memories_v2_1.sqlite", "state_5.sqlite"})
 MAX_ROWS_PER_TABLE = 100_000
 """Rows read per table at most: a browsing bound, far above what Codex keeps."""
@@ -68,8 +60,6 @@ OLD_MEMORY_TABLES = frozenset({"thread_memory", "memory_phase1_jobs"})
 """Tables of the memory schema Codex used before 2026-02-10 (not supported)."""
 FIRST_STATE_MEMORY_MIGRATION = 6
 """The state migration that added ``stage1_outputs`` and ``jobs`` to ``state_5.sqlite``."""
-THREAD_COLUMNS = ("id", "rollout_path", "cwd", "git_branch", "source", "memory_mode",
-                  "history_mode", "archived", "created_at", "updated_at", "cli_version")
 POLLUTED = "polluted"
 """``threads.memory_mode`` of a thread Codex must forget and never extract again."""
 DEFAULT_RETRY_REMAINING = 3
@@ -77,17 +67,7 @@ DEFAULT_RETRY_REMAINING = 3
 STATE_SCHEMA = "state"
 """The name ``state_5.sqlite`` is attached under while a forget spans both files."""
 
-STAGE1_COLUMNS = (
-    "thread_id", "source_updated_at", "raw_memory", "rollout_summary", "rollout_slug",
-    "generated_at", "usage_count", "last_usage", "selected_for_phase2",
-    "selected_for_phase2_source_updated_at",
-)
 STAGE1_KEY_COLUMNS = ("thread_id",)
-JOBS_COLUMNS = (
-    "kind", "job_key", "status", "worker_id", "ownership_token", "started_at", "finished_at",
-    "lease_until", "retry_at", "retry_remaining", "last_error", "input_watermark",
-    "last_success_watermark",
-)
 JOBS_KEY_COLUMNS = ("kind", "job_key", "status")
 
 ReadT = TypeVar("ReadT")
@@ -157,17 +137,12 @@ def _check_file(path: Path) -> None:
         raise CodexDbMissing(f"{path}: not a regular file")
 
 
-def _decode_text(value: bytes) -> str:
-    return value.decode("utf-8", "replace")
-
-
 def _connect(path: Path, mode: str, timeout_s: float, *, immutable: bool = False
              ) -> sqlite3.Connection:
-    query = f"mode={mode}" + ("&immutable=1" if immutable else "")
-    uri = f"{path.absolute().as_uri()}?{query}"
+    uri = f"{path.absolute().as_uri()}?mode={mode}" + ("&immutable=1" if immutable else "")
     conn = sqlite3.connect(uri, uri=True, timeout=timeout_s, isolation_level=None,
                            check_same_thread=False)
-    conn.text_factory = _decode_text
+    conn.text_factory = lambda value: value.decode("utf-8", "replace")
     return conn
 
 
@@ -187,6 +162,11 @@ def _require_schema(conn: sqlite3.Connection, path: Path) -> set[str]:
             raise CodexDbSchemaError(
                 f"{path}: table {table} lacks column(s) {', '.join(absent)}")
     return tables
+
+
+def _columns(row_class: Any) -> tuple[str, ...]:
+    """The columns a row dataclass is read from: its fields, in order."""
+    return tuple(field.name for field in fields(row_class))
 
 
 def _select(conn: sqlite3.Connection, table: str, columns: Sequence[str],
@@ -211,11 +191,9 @@ def _as_int(value: object) -> int | None:
 
 
 def _as_text(value: object) -> str | None:
-    if value is None:
-        return None
     if isinstance(value, bytes):
         return value.decode("utf-8", "replace")
-    return str(value)
+    return None if value is None else str(value)
 
 
 def _blank_none(value: object) -> str | None:
@@ -247,14 +225,10 @@ def _job_from(row: tuple[Any, ...]) -> JobRow | None:
 
 def _convert(rows: list[tuple[Any, ...]], build: Callable[[tuple[Any, ...]], Any],
              table: str, skipped: list[str]) -> list[Any]:
-    out = []
-    for index, row in enumerate(rows, start=1):
-        item = build(row)
-        if item is None:
-            skipped.append(f"{table} row {index}: empty key column(s); skipped")
-        else:
-            out.append(item)
-    return out
+    items = [build(row) for row in rows]
+    skipped += [f"{table} row {index}: empty key column(s); skipped"
+                for index, item in enumerate(items, start=1) if item is None]
+    return [item for item in items if item is not None]
 
 
 def _read_all(conn: sqlite3.Connection, path: Path, max_rows: int) -> CodexDbSnapshot:
@@ -262,9 +236,9 @@ def _read_all(conn: sqlite3.Connection, path: Path, max_rows: int) -> CodexDbSna
     try:
         tables = _require_schema(conn, path)
         skipped: list[str] = []
-        stage1 = _convert(_select(conn, STAGE1_TABLE, STAGE1_COLUMNS, "thread_id", max_rows),
+        stage1 = _convert(_select(conn, STAGE1_TABLE, _columns(Stage1Row), "thread_id", max_rows),
                           _stage1_from, STAGE1_TABLE, skipped)
-        jobs = _convert(_select(conn, JOBS_TABLE, JOBS_COLUMNS, "kind, job_key", max_rows),
+        jobs = _convert(_select(conn, JOBS_TABLE, _columns(JobRow), "kind, job_key", max_rows),
                         _job_from, JOBS_TABLE, skipped)
         max_threads = None
         if PROGRESS_TABLE in tables and "max_thread_count" in _table_columns(conn, PROGRESS_TABLE):
@@ -279,9 +253,8 @@ def _read_all(conn: sqlite3.Connection, path: Path, max_rows: int) -> CodexDbSna
 
 def read_codex_db(db_path: Path, *, busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEOUT_S,
                   max_rows: int = MAX_ROWS_PER_TABLE) -> CodexDbSnapshot:
-    """Read stage-1 outputs, jobs and consolidation progress of one file, read-only (``mode=ro``,
-    else ``immutable=1`` for a WAL file in a read-only folder), in one snapshot. Raises a
-    ``CodexDbError`` subclass naming the file."""
+    """Stage-1 outputs, jobs and consolidation progress of one file, in one read-only
+    snapshot; a ``CodexDbError`` naming the file."""
     path = Path(db_path)
     _check_file(path)
     return _read_only(path, busy_timeout_s,
@@ -290,6 +263,8 @@ def read_codex_db(db_path: Path, *, busy_timeout_s: float = DEFAULT_READ_BUSY_TI
 
 def _read_only(path: Path, timeout_s: float, read: Callable[[sqlite3.Connection], ReadT]
                ) -> ReadT:
+    """``read`` on a ``mode=ro`` connection, else ``immutable=1`` (a WAL file in a read-only
+    folder); an SQLite error as a ``CodexDbError``."""
     try:
         return _read_with(path, timeout_s, read, immutable=False)
     except sqlite3.Error as error:
@@ -303,12 +278,9 @@ def _read_only(path: Path, timeout_s: float, read: Callable[[sqlite3.Connection]
 
 def _read_with(path: Path, timeout_s: float, read: Callable[[sqlite3.Connection], ReadT], *,
                immutable: bool) -> ReadT:
-    conn = _connect(path, "ro", timeout_s, immutable=immutable)
-    try:
+    with contextlib.closing(_connect(path, "ro", timeout_s, immutable=immutable)) as conn:
         conn.execute("PRAGMA query_only = ON")
         return read(conn)
-    finally:
-        conn.close()
 
 
 # ---- layouts ------------------------------------------------------------------------------------
@@ -317,8 +289,7 @@ def _read_with(path: Path, timeout_s: float, read: Callable[[sqlite3.Connection]
 def _migration_version(conn: sqlite3.Connection, tables: set[str]) -> int | None:
     if MIGRATIONS_TABLE not in tables:
         return None
-    columns = _table_columns(conn, MIGRATIONS_TABLE)
-    where = " WHERE success" if "success" in columns else ""
+    where = " WHERE success" if "success" in _table_columns(conn, MIGRATIONS_TABLE) else ""
     row = conn.execute(f"SELECT MAX(version) FROM {MIGRATIONS_TABLE}{where}").fetchone()
     return _as_int(row[0]) if row else None
 
@@ -338,33 +309,22 @@ def inspect_database(path: Path, busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEO
 
         return _read_only(path, busy_timeout_s, read)
     except CodexDbError as error:
-        return DatabaseFile(str(path), True, error=_strip_path(error.message, path))
-
-
-def _strip_path(message: str, path: Path) -> str:
-    prefix = f"{path}: "
-    return message[len(prefix):] if message.startswith(prefix) else message
+        return DatabaseFile(str(path), True, error=error.message.removeprefix(f"{path}: "))
 
 
 def _has_memory_tables(info: DatabaseFile) -> bool:
     return all(name in info.tables for name in REQUIRED_TABLES)
 
 
-def _readable_memory_file(files: Sequence[DatabaseFile | None]) -> DatabaseFile | None:
-    return next((info for info in files if info is not None and info.exists
-                 and info.error is None and _has_memory_tables(info)), None)
-
-
 def layout_of(state: DatabaseFile, memories: DatabaseFile, memories_v2: DatabaseFile | None = None,
               unknown: Sequence[DatabaseFile] = ()) -> CodexLayout:
-    """Which layout the inspected files make (``codex_models``' ``LAYOUT_*``): ``unknown``
-    files make it unknown (the memory tables read from the newest file that has them); a
-    ``memories_v2_1.sqlite`` makes it v2 even when unreadable (its error shown, not an empty
-    older file's rows)."""
+    """Which layout the inspected files make; a ``memories_v2_1.sqlite`` makes it v2 even
+    when unreadable (its error shown, not an empty older file's rows)."""
     if unknown:
-        found = _readable_memory_file([*unknown, memories_v2, memories, state])
-        return CodexLayout(LAYOUT_UNKNOWN, state, memories, found.path if found else None,
-                           memories_v2, tuple(unknown))
+        found = next((info.path for info in (*unknown, memories_v2, memories, state)
+                      if info is not None and info.exists and info.error is None
+                      and _has_memory_tables(info)), None)  # the newest readable one
+        return CodexLayout(LAYOUT_UNKNOWN, state, memories, found, memories_v2, tuple(unknown))
     if memories_v2 is not None and memories_v2.exists:
         return CodexLayout(LAYOUT_MEMORIES_V2, state, memories, memories_v2.path, memories_v2)
     if memories.exists and _has_memory_tables(memories):
@@ -413,15 +373,12 @@ def detect_layout(sqlite_home: Path, busy_timeout_s: float = DEFAULT_READ_BUSY_T
                      unknown)
 
 
-def _thread_from(row: tuple[Any, ...]) -> ThreadRow | None:
-    return _row_of(ThreadRow, row, blank_none=True) if _as_text(row[0]) else None
-
-
 def _read_threads(conn: sqlite3.Connection, max_rows: int) -> tuple[ThreadRow, ...]:
     if THREADS_TABLE not in _schema_tables(conn, "main"):
         return ()
-    rows = _select(conn, THREADS_TABLE, THREAD_COLUMNS, "id", max_rows)
-    return tuple(thread for thread in (_thread_from(row) for row in rows) if thread)
+    columns = ("id", *_columns(ThreadRow)[1:])  # its ``thread_id`` is the table's ``id``
+    rows = _select(conn, THREADS_TABLE, columns, "id", max_rows)
+    return tuple(_row_of(ThreadRow, row, blank_none=True) for row in rows if _as_text(row[0]))
 
 
 def read_codex_dbs(sqlite_home: Path, *, busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEOUT_S,
@@ -437,7 +394,7 @@ def read_codex_dbs(sqlite_home: Path, *, busy_timeout_s: float = DEFAULT_READ_BU
             threads = _read_only(state_path, busy_timeout_s,
                                  lambda conn: _read_threads(conn, max_rows))
         except CodexDbError as error:
-            threads_error = _strip_path(error.message, state_path)
+            threads_error = error.message.removeprefix(f"{state_path}: ")
     snapshot: CodexDbSnapshot | None = None
     memory_error: str | None = None
     if layout.memory_db_path is not None:
@@ -445,7 +402,7 @@ def read_codex_dbs(sqlite_home: Path, *, busy_timeout_s: float = DEFAULT_READ_BU
             snapshot = read_codex_db(Path(layout.memory_db_path),
                                      busy_timeout_s=busy_timeout_s, max_rows=max_rows)
         except CodexDbError as error:
-            memory_error = _strip_path(error.message, Path(layout.memory_db_path))
+            memory_error = error.message.removeprefix(f"{Path(layout.memory_db_path)}: ")
     elif layout.memories.exists and layout.memories.error is not None:
         memory_error = layout.memories.error
     elif layout.memories.exists:
@@ -477,16 +434,13 @@ def _plan_rows(conn: sqlite3.Connection, thread_schema: str | None, thread_id: s
                ) -> ForgetPlanRow:
     found, mode = (_thread_state(conn, thread_schema, thread_id) if thread_schema
                    else (False, None))
-    selected_row = conn.execute(
-        f"SELECT selected_for_phase2 FROM {STAGE1_TABLE} WHERE thread_id = ?",
-        (thread_id,)).fetchone() if "selected_for_phase2" in _table_columns(
-            conn, STAGE1_TABLE) else None
-    stage1 = conn.execute(f"SELECT COUNT(*) FROM {STAGE1_TABLE} WHERE thread_id = ?",
-                          (thread_id,)).fetchone()[0]
+    column = "selected_for_phase2" if "selected_for_phase2" in _table_columns(
+        conn, STAGE1_TABLE) else "0"
+    stage1, selected = conn.execute(f"SELECT COUNT(*), MAX({column}) FROM {STAGE1_TABLE} "
+                                    "WHERE thread_id = ?", (thread_id,)).fetchone()
     jobs = conn.execute(f"SELECT COUNT(*) FROM {JOBS_TABLE} WHERE kind = ? AND job_key = ?",
                         (STAGE1_JOB_KIND, thread_id)).fetchone()[0]
-    selected = bool(_as_int(selected_row[0]) or 0) if selected_row else False
-    return ForgetPlanRow(found, mode, int(stage1), int(jobs), selected)
+    return ForgetPlanRow(found, mode, int(stage1), int(jobs), bool(_as_int(selected) or 0))
 
 
 def unknown_layout_refusal(layout: CodexLayout) -> CodexDbSchemaError:
@@ -520,20 +474,17 @@ def plan_forget_thread_memory(sqlite_home: Path, thread_id: str, *,
                               ) -> ForgetPlanRow:
     """What the databases hold for one thread (read-only): for a dry run of a forget."""
     layout = detect_layout(sqlite_home, busy_timeout_s)
-    path = _supported(layout)
-    state_path = Path(layout.state.path)
 
     def read(conn: sqlite3.Connection) -> ForgetPlanRow:
         schema = "main" if layout.name == LAYOUT_STATE_DB else None
         plan = _plan_rows(conn, schema, thread_id)
         if schema is None and layout.state.exists and layout.state.error is None:
-            found, mode = _read_only(state_path, busy_timeout_s,
+            found, mode = _read_only(Path(layout.state.path), busy_timeout_s,
                                      lambda state: _thread_state(state, "main", thread_id))
-            plan = ForgetPlanRow(found, mode, plan.stage1_rows, plan.job_rows,
-                                 plan.selected_for_phase2)
+            plan = replace(plan, thread_found=found, memory_mode=mode)
         return plan
 
-    return _read_only(path, busy_timeout_s, read)
+    return _read_only(_supported(layout), busy_timeout_s, read)
 
 
 _ENQUEUE_GLOBAL_SQL = f"""
@@ -582,9 +533,8 @@ def _open_for_forget(layout: CodexLayout, busy_timeout_s: float
 @contextlib.contextmanager
 def _write_transaction(conn: sqlite3.Connection, path: Path, busy_timeout_s: float, *,
                        begin: bool = True) -> Iterator[None]:
-    """The block as one write on ``conn`` (``BEGIN IMMEDIATE`` first unless ``begin`` is
-    False; the block commits): an SQLite error rolls it back and is raised as a
-    ``CodexDbError``; the connection is closed after."""
+    """The block as one write on ``conn``, which it closes (it commits itself); an SQLite
+    error rolls it back and is raised as a ``CodexDbError``."""
     try:
         if begin:
             conn.execute("BEGIN IMMEDIATE")
@@ -619,17 +569,15 @@ def _mark_polluted_only(state: Path, thread_id: str, busy_timeout_s: float
         found, _mode = _thread_state(conn, "main", thread_id)
         polluted = found and _mark_polluted(conn, "main", thread_id)
         conn.execute("COMMIT")
-        return ForgetWriteResult(LAYOUT_NONE, found, polluted, 0, 0, False, False)
+        return ForgetWriteResult(LAYOUT_NONE, found, polluted, 0, 0, False)
 
 
 def forget_thread_memory(sqlite_home: Path, thread_id: str, now: int, *,
                          busy_timeout_s: float = DEFAULT_WRITE_BUSY_TIMEOUT_S
                          ) -> ForgetWriteResult:
     """Forget one thread as Codex does, in one transaction over both files: mark it
-    ``polluted``, delete its ``stage1_outputs`` row and ``memory_stage1`` job, and enqueue the
-    global consolidation if the row had been selected (watermark ``now``). ``CodexDbLocked``
-    (nothing changed) after ``busy_timeout_s``; ``CodexDbSchemaError`` for a layout it cannot
-    write."""
+    ``polluted``, delete its stage-1 row and job, and enqueue the global consolidation if the
+    row had been selected (watermark ``now``)."""
     layout = detect_layout(sqlite_home, min(busy_timeout_s, DEFAULT_READ_BUSY_TIMEOUT_S))
     if layout.name == LAYOUT_UNKNOWN:
         raise unknown_layout_refusal(layout)
@@ -654,11 +602,10 @@ def forget_thread_memory(sqlite_home: Path, thread_id: str, now: int, *,
                               (thread_id,)).rowcount
         jobs = conn.execute(f"DELETE FROM {JOBS_TABLE} WHERE kind = ? AND job_key = ?",
                             (STAGE1_JOB_KIND, thread_id)).rowcount
-        enqueue = plan.selected_for_phase2
-        if enqueue:
+        if plan.selected_for_phase2:  # Codex's forget then enqueues the consolidation
             conn.execute(_ENQUEUE_GLOBAL_SQL, (CONSOLIDATE_JOB_KIND, GLOBAL_JOB_KEY,
                                                DEFAULT_RETRY_REMAINING, now))
         conn.execute("COMMIT")
         return ForgetWriteResult(layout.name, plan.thread_found, polluted, max(stage1, 0),
-                                 max(jobs, 0), plan.selected_for_phase2, enqueue)
+                                 max(jobs, 0), plan.selected_for_phase2)
 

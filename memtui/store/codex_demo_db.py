@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import astuple
 from pathlib import Path
+
+from memtui.store.codex_models import JobRow, Stage1Row
 
 SCHEMA = """
 CREATE TABLE stage1_outputs (
@@ -27,52 +29,17 @@ CREATE TABLE consolidation_progress (
 """
 
 
-@dataclass(frozen=True)
-class DemoStage1:
-    """One stage-1 output row (times in Unix seconds)."""
-
-    thread_id: str
-    updated_at: int
-    raw_memory: str
-    rollout_summary: str
-    slug: str
-    usage_count: int | None
-    last_usage: int | None
-
-
-@dataclass(frozen=True)
-class DemoJob:
-    """One job row (times in Unix seconds)."""
-
-    kind: str
-    job_key: str
-    status: str
-    worker_id: str
-    started_at: int
-    finished_at: int | None
-    lease_until: int | None
-    retry_remaining: int
-    last_error: str | None = None
-
-
-def create_demo_codex_db(path: Path, outputs: Sequence[DemoStage1],
-                         jobs: Sequence[DemoJob]) -> Path:
+def create_demo_codex_db(path: Path, outputs: Sequence[Stage1Row],
+                         jobs: Sequence[JobRow]) -> Path:
     """Create ``path`` (which must not exist) with Codex's tables and these rows."""
     if path.exists():
         raise FileExistsError(f"{path}: already exists")
     conn = sqlite3.connect(path)
     try:
         conn.executescript(SCHEMA)
-        conn.executemany(
-            "INSERT INTO stage1_outputs VALUES (?,?,?,?,?,?,?,?,?,?)",
-            [(row.thread_id, row.updated_at, row.raw_memory, row.rollout_summary, row.slug,
-              row.updated_at + 60, row.usage_count, row.last_usage, 1, row.updated_at)
-             for row in outputs])
-        conn.executemany(
-            "INSERT INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            [(job.kind, job.job_key, job.status, job.worker_id, None, job.started_at,
-              job.finished_at, job.lease_until, None, job.retry_remaining, job.last_error,
-              job.started_at, job.finished_at) for job in jobs])
+        conn.executemany("INSERT INTO stage1_outputs VALUES (?,?,?,?,?,?,?,?,?,?)",
+                         map(astuple, outputs))
+        conn.executemany("INSERT INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", map(astuple, jobs))
         conn.execute("INSERT INTO consolidation_progress VALUES (1, ?)", (len(outputs),))
         conn.commit()
     finally:

@@ -1,5 +1,4 @@
-"""Plain rows read from Codex's databases, times in unix seconds as Codex stores them (the
-engine, ``memtui.engine.codex``, makes its own models of them)."""
+"""Plain rows read from Codex's databases, times in unix seconds as Codex stores them."""
 
 from __future__ import annotations
 
@@ -10,7 +9,6 @@ STAGE1_JOB_KIND = "memory_stage1"
 CONSOLIDATE_JOB_KIND = "memory_consolidate_global"
 """Job kind of the global consolidation (phase 2); its ``job_key`` is ``global``."""
 GLOBAL_JOB_KEY = "global"
-"""The ``job_key`` of the global consolidation job."""
 
 
 @dataclass(frozen=True)
@@ -60,20 +58,27 @@ class CodexDbSnapshot:
     """One-line reasons for rows that could not be read (for example a NULL key)."""
 
 
+# Codex's database layouts, each in words in ``LAYOUT_WORDS``.
 LAYOUT_MEMORIES_DB = "memories_1"
-"""Memories in ``memories_1.sqlite``, threads in ``state_5.sqlite`` (Codex since 2026-05-26)."""
 LAYOUT_STATE_DB = "state_5"
-"""Memories inside ``state_5.sqlite`` (state migrations 6 to 34: Codex 2026-02-10 to 05-26)."""
 LAYOUT_MEMORIES_V2 = "memories_v2_1"
-"""Memories in ``memories_v2_1.sqlite`` (the same three tables), files in ``memories_v2/``,
-threads in ``state_5.sqlite`` (Codex 0.169; ``memories_1.sqlite`` is left empty)."""
 LAYOUT_UNKNOWN = "unknown"
-"""A newer Codex database memtui does not know (``memories_v3_1.sqlite``, ``state_6.sqlite``
-...): named, read where its tables are the known ones, never written."""
+"""A newer Codex database memtui does not know: read where its tables are known, never written."""
 LAYOUT_OLD = "pre_2026_02"
-"""The oldest schema (``thread_memory``, ``memory_phase1_jobs``): not supported."""
 LAYOUT_NONE = "none"
-"""No Codex database was found (or none could be read)."""
+LAYOUT_WORDS = {
+    LAYOUT_MEMORIES_V2: "memories in memories_v2_1.sqlite and memories_v2/, threads in "
+                        "state_5.sqlite (Codex 0.169 to 0.171)",
+    LAYOUT_UNKNOWN: "a layout memtui does not know (a newer Codex); read where its tables "
+                    "are the known ones, never written",
+    LAYOUT_MEMORIES_DB: "memories in memories_1.sqlite, threads in state_5.sqlite "
+                        "(Codex since 2026-05-26)",
+    LAYOUT_STATE_DB: "memories inside state_5.sqlite (Codex 2026-02-10 to 2026-05-26)",
+    LAYOUT_OLD: "older than Codex 2026-02 (thread_memory / memory_phase1_jobs tables); "
+                "not supported",
+    LAYOUT_NONE: "no Codex database found",
+}
+"""One line per layout, as ``codex show`` and the Codex pane print it."""
 
 
 @dataclass(frozen=True)
@@ -110,7 +115,7 @@ class DatabaseFile:
 
 @dataclass(frozen=True)
 class CodexLayout:
-    """Which of Codex's three database layouts a home has, and where its tables are."""
+    """Which of Codex's database layouts a home has, and where its tables are."""
 
     name: str
     state: DatabaseFile
@@ -120,7 +125,6 @@ class CodexLayout:
     memories_v2: DatabaseFile | None = None
     """``memories_v2_1.sqlite`` (None when it was not looked for)."""
     unknown: tuple[DatabaseFile, ...] = ()
-    """Codex database files of a layout memtui does not know, newest first."""
 
     @property
     def supported(self) -> bool:
@@ -130,11 +134,8 @@ class CodexLayout:
 
 @dataclass(frozen=True)
 class CodexDbRead:
-    """Everything read from a home's databases: the layout, the threads, the memory rows.
-
-    ``memory_error`` says why ``stage1_outputs``/``jobs`` could not be read (None when they
-    were, or when the layout has none); ``threads_error`` likewise for ``threads``.
-    """
+    """Everything read from a home's databases: the layout, the threads, the memory rows, and
+    why the memory tables or ``threads`` could not be read (None when they were or are none)."""
 
     layout: CodexLayout
     threads: tuple[ThreadRow, ...] = ()
@@ -164,4 +165,4 @@ class ForgetWriteResult:
     stage1_deleted: int
     jobs_deleted: int
     was_selected: bool
-    consolidation_enqueued: bool
+    """Its stage-1 row was consolidated, so the global consolidation was enqueued."""

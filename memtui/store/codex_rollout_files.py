@@ -1,7 +1,4 @@
-"""What memtui has read of each Codex rollout file, per importing user (migration 5): its
-size and modification time then (an unchanged file is skipped unopened), the offset reading
-stopped at, the reader's state there (the engine's JSON) and the import's outcome.
-"""
+"""What memtui has read of each Codex rollout file, per importing user (migration 5)."""
 
 from __future__ import annotations
 

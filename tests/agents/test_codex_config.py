@@ -47,7 +47,7 @@ def test_every_known_setting_is_read_by_its_canonical_name() -> None:
         "max_unused_days": 30, "min_rate_limit_remaining_percent": 12.5,
         "extract_model": "gpt-5-mini"}
     assert config.unknown_keys == ("brand_new_option",)
-    assert config.setting("max_rollouts_per_startup") is None  # not set: Codex's default
+    assert config.settings.get("max_rollouts_per_startup") is None  # not set: Codex's default
 
 
 def test_the_canonical_spelling_wins_over_the_alias() -> None:

@@ -23,8 +23,8 @@ from memtui.engine.codex.export_format import (
     render_raw_memories,
     render_raw_memory,
     render_rollout_summary,
+    write_export,
 )
-from memtui.engine.codex.export_writer import write_export
 from memtui.engine.codex.models import SummaryTopic
 from memtui.engine.codex.naming import (
     NOTE_NAME_RE,

@@ -26,13 +26,13 @@ from memtui.engine.codex.parsers import (
     parse_rollout_summary,
 )
 from memtui.engine.codex.paths import (
+    MEMORIES_DIR,
+    NOTES_DIR_PARTS,
+    ROLLOUT_SUMMARIES_DIR,
     SKILL_FILE,
     SKILLS_DIR,
-    memories_dir,
-    notes_dir,
     resolve_codex_home,
     resolve_codex_sqlite_home,
-    rollout_summaries_dir,
 )
 from memtui.engine.codex.reader import read_codex_home
 from memtui.store.codex_db import (
@@ -120,10 +120,10 @@ def test_reads_every_part_of_a_realistic_home(home: Path) -> None:
 
 def test_hidden_entries_are_passed_over_without_a_problem(home: Path) -> None:
     before = read_codex_home(home, fx.NOW)
-    (notes_dir(home) / ".DS_Store").write_bytes(b"\x00\x01")
-    (rollout_summaries_dir(home) / ".draft.md").write_text("no header line\n")
-    (memories_dir(home) / SKILLS_DIR / ".hidden-skill").mkdir(parents=True)
-    (memories_dir(home) / SKILLS_DIR / ".hidden-skill" / SKILL_FILE).write_text("x\n")
+    (home.joinpath(MEMORIES_DIR, *NOTES_DIR_PARTS) / ".DS_Store").write_bytes(b"\x00\x01")
+    (home / MEMORIES_DIR / ROLLOUT_SUMMARIES_DIR / ".draft.md").write_text("no header line\n")
+    (home / MEMORIES_DIR / SKILLS_DIR / ".hidden-skill").mkdir(parents=True)
+    (home / MEMORIES_DIR / SKILLS_DIR / ".hidden-skill" / SKILL_FILE).write_text("x\n")
     after = read_codex_home(home, fx.NOW)
     assert [str(p) for p in after.problems] == [str(p) for p in before.problems]
     assert after.notes == before.notes and after.skills == before.skills

@@ -42,7 +42,7 @@ def test_fixture_rollouts_become_tasks(home: Path) -> None:
     tasks = {task.thread_id: task for task in scan.tasks}
     assert set(tasks) == set(fx.ROLLOUT_STARTS)
     normal = tasks[fx.THREAD_V7]
-    assert normal.goal == fx.GOALS[fx.THREAD_V7] == normal.prompt
+    assert normal.goal == fx.GOALS[fx.THREAD_V7]
     assert normal.result == fx.RESULTS[fx.THREAD_V7]
     assert normal.cwd == fx.PROJECT_CWD
     assert normal.started_at == "2026-10-02T03:29:31.000Z"

@@ -34,7 +34,7 @@ from memtui.engine.agents.transcripts import (
     recorded_session,
     transcript_files,
 )
-from memtui.engine.codex.export_writer import new_folder_refusal, write_export
+from memtui.engine.codex.export_format import new_folder_refusal, write_export
 from memtui.engine.codex.import_memories import note_kind
 from memtui.engine.codex.import_report import (
     OUTCOME_ERROR,

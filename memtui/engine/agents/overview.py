@@ -181,7 +181,7 @@ def codex_rows(home: Path) -> tuple[AgentHomeInfo, list[AgentRow]]:
     enabled: bool | None = None
     if codex.home_found:
         feature = config.feature_enabled if config else None
-        generate = config.setting("generate_memories") if config else None
+        generate = config.settings.get("generate_memories") if config else None
         where = config.path if config else str(home / "config.toml")
         switches.append(Switch("features.memories", feature if feature is not None else
                                "default", where if feature is not None else "default"))

@@ -20,9 +20,10 @@ from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
 from memtui.engine.agents.folders import list_entries, subfolders
 from memtui.engine.agents.models import Problem
 from memtui.engine.codex.import_report import task_text
-from memtui.engine.codex.timefmt import format_utc, parse_datetime
+from memtui.engine.codex.timefmt import parse_datetime
 from memtui.engine.safe_files import json_lines, real_root
 from memtui.jsonable import JsonMixin
+from memtui.store.timeutil import format_time
 
 if TYPE_CHECKING:
     from memtui.engine.tasks import TaskApi
@@ -160,7 +161,7 @@ class _Builder:
     def _note(self, record: dict[str, Any]) -> None:
         stamp = parse_datetime(record.get("timestamp"))
         if stamp is not None:
-            self.last = format_utc(stamp)
+            self.last = format_time(stamp)
             self.first = self.first or self.last
         self.session_id = self.session_id or _text_value(record.get("sessionId"))
         self.cwd = self.cwd or _text_value(record.get("cwd"))

@@ -1,10 +1,5 @@
-"""``CodexApi``: the engine's one door to a Codex home (``engine.codex``).
-
-Browse (``reader.py``), import memories (``import_memories.py``), import rollouts
-(``import_rollouts.py``), export the store (``export.py``) and curate (``curation.py``,
-``notes.py``): each job lives in its own module; this class gathers them, acting as the
-engine's user.
-"""
+"""``CodexApi``: the engine's one door to a Codex home (``engine.codex``), gathering the
+jobs of the package's modules and acting as the engine's user."""
 
 from __future__ import annotations
 

@@ -1,19 +1,14 @@
-"""Browse a Codex home, read-only: the threads with their memory, job and ``threads`` row.
-
-``codex_threads`` merges what a home read by ``reader.read_codex_home`` holds per thread for
-the pane and ``codex show``; ``database_problem`` says why the memory tables could not be read.
-"""
+"""Browse a Codex home, read-only: the threads with their memory, job and ``threads`` row."""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
 
-from memtui.engine.codex.layout import LAYOUT_WORDS
 from memtui.engine.codex.models import CodexHome
 from memtui.engine.codex.parsers import first_line, parse_front_matter
 from memtui.jsonable import JsonMixin
-from memtui.store.codex_models import LAYOUT_OLD
+from memtui.store.codex_models import LAYOUT_OLD, LAYOUT_WORDS
 
 
 @dataclass(frozen=True)
@@ -48,15 +43,13 @@ def database_problem(codex: CodexHome) -> str | None:
         return LAYOUT_WORDS[LAYOUT_OLD]
     if codex.database_read or not os.path.lexists(codex.sqlite_path):
         return None
-    reasons = [problem.reason for problem in codex.problems if problem.path == codex.sqlite_path]
-    return reasons[0] if reasons else "could not be read"
+    return next((problem.reason for problem in codex.problems
+                 if problem.path == codex.sqlite_path), "could not be read")
 
 
 def codex_threads(codex: CodexHome) -> list[CodexThread]:
-    """The threads of a home for browsing, those with a memory or job first, each part newest
-    first: every thread with a memory, a job or a ``threads`` row (usage from the database,
-    the job's status and error, the raw memory's description; ``cwd``, rollout, branch,
-    source and ``memory_mode`` from ``state_5.sqlite``)."""
+    """Every thread of a home with a memory, a job or a ``threads`` row, for browsing: those
+    with a memory or job first, each part newest first."""
     raw = {item.thread_id: item for item in codex.raw_memories}
     summaries = {item.thread_id: item for item in codex.rollout_summaries}
     stage1 = {item.thread_id: item for item in codex.stage1_outputs}

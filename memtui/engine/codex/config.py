@@ -1,12 +1,6 @@
-"""Codex's own memory settings, from ``$CODEX_HOME/config.toml`` (read-only).
-
-The ``[memories]`` table holds Codex's switches and limits (``generate_memories``,
-``use_memories``, ``disable_on_external_context`` -- also spelled
-``no_memories_if_mcp_or_web_search`` -- and the rest) and ``[features] memories`` turns the
-whole feature on or off. memtui shows them beside what Codex remembers, and names the ones
-that explain an idle memory folder ("generate_memories = false: Codex writes no new
-memories"). A missing file is no problem (Codex then uses its defaults); a file that is not
-TOML, or a value of the wrong type, is one ``Problem`` each and is otherwise skipped.
+"""Codex's own memory settings, from ``$CODEX_HOME/config.toml`` (read-only): the
+``[memories]`` table and ``[features] memories``. A missing file means Codex's defaults; a file
+that is not TOML, or a value of the wrong type, is one ``Problem`` each and is skipped.
 """
 
 from __future__ import annotations
@@ -14,7 +8,6 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,7 +34,6 @@ ALIASES = {"no_memories_if_mcp_or_web_search": "disable_on_external_context"}
 KNOWN_KEYS = (*BOOLEAN_KEYS, *NUMBER_KEYS, *TEXT_KEYS)
 _LINE = re.compile(r"at line (\d+)")
 MAX_SHOWN_TEXT = 200
-"""Longest text value kept (a model name)."""
 
 
 @dataclass(frozen=True)
@@ -60,22 +52,15 @@ class CodexMemoryConfig(JsonMixin):
     mcp_servers: tuple[str, ...] = ()
     """The names of ``[mcp_servers.<name>]``: tool namespaces that are MCP servers."""
 
-    def setting(self, name: str) -> Any:
-        """A setting's value, or None when the file does not set it."""
-        return self.settings.get(name)
 
-
-def _typed(key: str, value: Any) -> tuple[Any, str | None]:
-    """The value if its type fits the key, else (None, why)."""
+def _type_problem(key: str, value: Any) -> str | None:
+    """Why the value's type does not fit the key, else None."""
     if key in BOOLEAN_KEYS:
-        return (value, None) if isinstance(value, bool) else (None, "should be true or false")
+        return None if isinstance(value, bool) else "should be true or false"
     if key in NUMBER_KEYS:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            return None, "should be a number"
-        return value, None
-    if not isinstance(value, str):
-        return None, "should be text"
-    return value[:MAX_SHOWN_TEXT], None
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        return None if number else "should be a number"
+    return None if isinstance(value, str) else "should be text"
 
 
 def parse_codex_config(text: str, path: str) -> tuple[CodexMemoryConfig, list[Problem]]:
@@ -105,13 +90,11 @@ def parse_codex_config(text: str, path: str) -> tuple[CodexMemoryConfig, list[Pr
         if key not in KNOWN_KEYS:
             unknown.append(raw_key)
             continue
-        typed, why = _typed(key, value)
+        why = _type_problem(key, value)
         if why is not None:
             problems.append(Problem(path, f"[memories] {raw_key} {why}"))
-            continue
-        if key in settings and raw_key in ALIASES:
-            continue  # the canonical spelling wins over an alias
-        settings[key] = typed
+        elif key not in settings or raw_key not in ALIASES:  # the canonical spelling wins
+            settings[key] = value[:MAX_SHOWN_TEXT] if isinstance(value, str) else value
     sqlite_home = data.get(SQLITE_HOME_KEY)
     if sqlite_home is not None and not isinstance(sqlite_home, str):
         problems.append(Problem(path, f"{SQLITE_HOME_KEY} should be text"))
@@ -134,12 +117,11 @@ def read_codex_config(home: Path) -> tuple[CodexMemoryConfig | None, list[Proble
     return parse_codex_config(text, str(path))
 
 
-def codex_sqlite_home(home: Path, env: Mapping[str, str] | None = None) -> Path:
-    """Where a home's databases are: ``sqlite_home`` of its ``config.toml``, else
-    ``$CODEX_SQLITE_HOME``, else the home (see ``paths.resolve_codex_sqlite_home``)."""
+def codex_sqlite_home(home: Path) -> Path:
+    """Where a home's databases are (``paths.resolve_codex_sqlite_home`` with its config)."""
     config, _problems = read_codex_config(home)
-    return resolve_codex_sqlite_home(home, env, config_sqlite_home=config.sqlite_home
-                                     if config else None)
+    return resolve_codex_sqlite_home(home, config_sqlite_home=config.sqlite_home if config
+                                     else None)
 
 
 def config_reasons(config: CodexMemoryConfig | None) -> list[str]:
@@ -150,10 +132,10 @@ def config_reasons(config: CodexMemoryConfig | None) -> list[str]:
     if config.feature_enabled is False:
         reasons.append("Codex's memories feature is off in config.toml "
                        "([features] memories = false): it neither writes nor uses memories")
-    if config.setting("generate_memories") is False:
+    if config.settings.get("generate_memories") is False:
         reasons.append("generate_memories = false in config.toml: Codex writes no new "
                        "memories (nothing new reaches stage 1 or consolidation)")
-    if config.setting("use_memories") is False:
+    if config.settings.get("use_memories") is False:
         reasons.append("use_memories = false in config.toml: Codex does not put memories "
                        "into new sessions")
     return reasons
@@ -177,9 +159,8 @@ def describe_config(config: CodexMemoryConfig | None, *, home_found: bool = True
     lines: list[str] = []
     if config.feature_enabled is not None:
         lines.append(f"[features] memories = {_toml_value(config.feature_enabled)}")
-    for key in KNOWN_KEYS:
-        if key in config.settings:
-            lines.append(f"{key} = {_toml_value(config.settings[key])}")
+    lines += [f"{key} = {_toml_value(config.settings[key])}" for key in KNOWN_KEYS
+              if key in config.settings]
     if config.unknown_keys:
         lines.append("not known to memtui: " + ", ".join(config.unknown_keys))
     return lines or [f"{CONFIG_FILE} sets nothing about memories: Codex uses its defaults"]

@@ -1,10 +1,6 @@
-"""Forget one Codex thread's memory the way Codex forgets, only with an explicit write flag.
-
-The database part is one transaction (``memtui.store.codex_db.forget_thread_memory``); then
-the thread's rollout summary file(s) go, in the folder of the home's layout, and the
-consolidated files that still hold its text until Codex's next consolidation are named. A
-layout memtui does not know is refused before anything is touched. Never touches ``.git``,
-``phase2_workspace_diff.md`` or ``raw_memories.md`` (Codex regenerates them).
+"""Forget one Codex thread's memory the way Codex forgets, only with an explicit write flag:
+one database transaction (``store.codex_db.forget_thread_memory``), then its rollout summary
+file(s). Never touches ``.git``, ``phase2_workspace_diff.md`` or ``raw_memories.md``.
 """
 
 from __future__ import annotations
@@ -32,9 +28,9 @@ from memtui.engine.codex.paths import (
     PHASE2_DIFF_FILE,
     PROTECTED_MEMORY_NAMES,
     RAW_MEMORIES_FILE,
+    ROLLOUT_SUMMARIES_DIR,
     codex_db_path,
     layout_memories_dir,
-    rollout_summaries_dir,
 )
 from memtui.engine.safe_files import real_root
 from memtui.errors import AgentFileWriteFailed, UnsafePath
@@ -50,7 +46,7 @@ from memtui.store.codex_db import (
     plan_forget_thread_memory,
     unknown_layout_refusal,
 )
-from memtui.store.codex_models import LAYOUT_UNKNOWN, ForgetPlanRow
+from memtui.store.codex_models import LAYOUT_UNKNOWN, CodexLayout, ForgetPlanRow
 
 MAX_THREAD_ID_CHARS = 200
 HEADER_READ_BYTES = 64 * 1024
@@ -107,7 +103,7 @@ def validate_thread_id(thread_id: str) -> str:
 
 def _summary_files(home: Path, memories: Path, thread_id: str, problems: list[Problem]
                    ) -> list[Path]:
-    folder = rollout_summaries_dir(home, memories)
+    folder = memories / ROLLOUT_SUMMARIES_DIR
     root = real_root(home)
     try:
         entries = CODEX_FILES.list_folder(folder, root)
@@ -127,8 +123,7 @@ def _summary_files(home: Path, memories: Path, thread_id: str, problems: list[Pr
         except FileProblemError as error:
             problems.append(Problem(str(path), error.reason))
             continue
-        headers = read_headers(head.decode("utf-8", "replace"))
-        if headers.get("thread_id") == thread_id:
+        if read_headers(head.decode("utf-8", "replace")).get("thread_id") == thread_id:
             found.append(path)
     return found
 
@@ -153,15 +148,15 @@ def _still_in(home: Path, memories: Path, thread_id: str, summary_names: list[st
 
 
 def _forget_paths(home: str | os.PathLike[str], thread_id: str,
-                  sqlite_home: str | os.PathLike[str] | None) -> tuple[Path, Path, Path, str]:
-    """After checking the thread id: the home, its database folder, the memory files' folder
-    of its layout, and the layout's name."""
+                  sqlite_home: str | os.PathLike[str] | None
+                  ) -> tuple[Path, Path, Path, CodexLayout]:
+    """The home, its database folder, its layout's memory folder and layout (id checked)."""
     validate_thread_id(thread_id)
     home_path = Path(home).absolute()
     db_home = (Path(sqlite_home).absolute() if sqlite_home is not None
                else codex_sqlite_home(home_path))
     layout = detect_layout(db_home)
-    return home_path, db_home, layout_memories_dir(home_path, layout), layout.name
+    return home_path, db_home, layout_memories_dir(home_path, layout), layout
 
 
 def plan_forget_thread(home: str | os.PathLike[str], thread_id: str, *,
@@ -170,9 +165,8 @@ def plan_forget_thread(home: str | os.PathLike[str], thread_id: str, *,
     home_path, db_home, memories, layout = _forget_paths(home, thread_id, sqlite_home)
     problems: list[Problem] = []
     files = _summary_files(home_path, memories, thread_id, problems)
-    if layout == LAYOUT_UNKNOWN:
-        problems.append(Problem(str(db_home), unknown_layout_refusal(
-            detect_layout(db_home)).message))
+    if layout.name == LAYOUT_UNKNOWN:
+        problems.append(Problem(str(db_home), unknown_layout_refusal(layout).message))
     try:
         plan = plan_forget_thread_memory(db_home, thread_id)
     except CodexDbError as error:
@@ -184,12 +178,12 @@ def plan_forget_thread(home: str | os.PathLike[str], thread_id: str, *,
                         selected_for_phase2=plan.selected_for_phase2,
                         consolidation_enqueued=plan.selected_for_phase2,
                         still_in=_still_in(home_path, memories, thread_id,
-                                           [p.name for p in files]), layout=layout)
+                                           [p.name for p in files]), layout=layout.name)
 
 
 def _remove_file(path: Path, home: Path, memories: Path) -> None:
     if (path.name in PROTECTED_MEMORY_NAMES
-            or path.parent != rollout_summaries_dir(home, memories)):
+            or path.parent != memories / ROLLOUT_SUMMARIES_DIR):
         raise UnsafePath(f"{path}: refusing to remove a file Codex owns")
     try:
         CODEX_FILES.check_inside(path, real_root(home))
@@ -213,18 +207,15 @@ def forget_thread(home: str | os.PathLike[str], thread_id: str, write: bool, *,
                   sqlite_home: str | os.PathLike[str] | None = None,
                   busy_timeout_s: float | None = None,
                   now: datetime | None = None) -> ForgetResult:
-    """Forget one thread's memory the way Codex forgets (see the module doc); refuses unless
-    ``write`` is True. A lock held past ``busy_timeout_s`` or an unsupported layout raises
-    ``CodexError`` with nothing changed; ``still_in`` names the consolidated files that hold the
-    thread's text until Codex's next run."""
+    """Forget one thread's memory the way Codex forgets, only when ``write`` is True; a lock
+    held past ``busy_timeout_s`` or an unsupported layout changes nothing (``CodexError``)."""
     if write is not True:
         raise CodexWriteRefused("refusing to change the Codex home without an explicit "
                                 "write flag (nothing was changed)")
     home_path, db_home, memories, layout = _forget_paths(home, thread_id, sqlite_home)
     problems: list[Problem] = []
-    if layout == LAYOUT_UNKNOWN:
-        raise CodexError(f"{unknown_layout_refusal(detect_layout(db_home)).message}; "
-                         "nothing was changed")
+    if layout.name == LAYOUT_UNKNOWN:
+        raise CodexError(f"{unknown_layout_refusal(layout).message}; nothing was changed")
     files = _summary_files(home_path, memories, thread_id, problems)
     moment = int((now or datetime.now(UTC)).timestamp())
     try:
@@ -247,4 +238,4 @@ def forget_thread(home: str | os.PathLike[str], thread_id: str, write: bool, *,
         thread_id, result.stage1_deleted, result.jobs_deleted, removed, True, tuple(problems),
         layout=result.layout, thread_found=result.thread_found,
         marked_polluted=result.marked_polluted, selected_for_phase2=result.was_selected,
-        consolidation_enqueued=result.consolidation_enqueued, still_in=still_in)
+        consolidation_enqueued=result.was_selected, still_in=still_in)

@@ -1,10 +1,8 @@
-"""Why Codex's memory consolidation is stuck, in words with times.
-
-The sentences follow Codex's claim rules. The global consolidation is claimed when its
-``retry_at`` has passed, it is not ``running`` under a live lease, and it did not succeed
-within the last 6 hours; its ``retry_remaining`` is not checked (enqueueing resets it to at
-least 3). A stage-1 job is claimed when not running under a live lease, its ``retry_at`` has
-passed and it has retries left, unless the thread changed since (which resets both).
+"""Why Codex's memory consolidation is stuck, in words with times, following Codex's claim
+rules: the global consolidation is claimed when its ``retry_at`` has passed, it is not
+``running`` under a live lease, and it did not succeed within the last 6 hours (its
+``retry_remaining`` is not checked); a stage-1 job when not running under a live lease, its
+``retry_at`` has passed and it has retries left, unless the thread changed since.
 """
 
 from __future__ import annotations
@@ -14,17 +12,19 @@ from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
-from memtui.engine.codex.layout import LAYOUT_WORDS, LayoutInfo
-from memtui.engine.codex.models import STATUS_DONE, STATUS_ERROR, STATUS_PENDING, Job
+from memtui.engine.codex.models import (
+    STATUS_DONE,
+    STATUS_ERROR,
+    STATUS_PENDING,
+    Job,
+    LayoutInfo,
+)
 from memtui.engine.codex.timefmt import as_utc, parse_datetime
-from memtui.store.codex_models import LAYOUT_OLD, LAYOUT_UNKNOWN
+from memtui.store.codex_models import LAYOUT_OLD, LAYOUT_UNKNOWN, LAYOUT_WORDS
 
 MAX_ERROR_CHARS = 200
-"""Longest error text quoted in a sentence."""
 MAX_DISTINCT_ERRORS = 3
-"""Most distinct stage-1 errors listed."""
 MAX_NAMED_THREADS = 3
-"""Most stage-1 threads named in one sentence."""
 SECONDS_PER_MINUTE = 60
 SECONDS_PER_HOUR = 3600
 SECONDS_PER_DAY = 86400
@@ -67,8 +67,7 @@ def _quote(error: str | None) -> str:
 
 def layout_reasons(layout: LayoutInfo | None, memory_error: str | None) -> list[str]:
     """What the layout keeps memtui from judging (put before the jobs' reasons, so an
-    unreadable or unknown layout never reads as "nothing stuck"): a layout memtui does not
-    know, the oldest layout, or a memory database that could not be read."""
+    unreadable or unknown layout never reads as "nothing stuck")."""
     if layout is None:
         return []
     reasons: list[str] = []
@@ -110,8 +109,7 @@ def when(text: str | None, now: datetime) -> str:
     if moment is None:
         return "at an unknown time"
     delta = int((moment - now).total_seconds())
-    clock = moment.strftime("%H:%M UTC") if moment.date() == now.date() \
-        else moment.strftime("%Y-%m-%d %H:%M UTC")
+    clock = moment.strftime("%H:%M UTC" if moment.date() == now.date() else "%Y-%m-%d %H:%M UTC")
     return f"{clock} (in {span_words(delta)})" if delta > 0 else \
         f"{clock} ({span_words(delta)} ago)"
 
@@ -178,10 +176,9 @@ def _stage1(jobs: list[Job], now: datetime) -> list[str]:
     if due:
         reasons.append(f"{len(due)} stage-1 job(s) failed and are due for a retry at the next "
                        f"Codex start (thread {_names(due)})")
-    errored = [job for job in jobs if job.status == STATUS_ERROR]
-    for error, count in Counter(_quote(job.last_error) for job in errored).most_common(
-            MAX_DISTINCT_ERRORS):
-        reasons.append(f"stage-1 error x{count}: {error}")
+    errors = Counter(_quote(job.last_error) for job in jobs if job.status == STATUS_ERROR)
+    reasons += [f"stage-1 error x{count}: {error}"
+                for error, count in errors.most_common(MAX_DISTINCT_ERRORS)]
     stale = [job for job in jobs if job.running_past_lease]
     if stale:
         reasons.append(f"{len(stale)} stage-1 job(s) still 'running' past their lease (first: "
@@ -192,19 +189,11 @@ def _stage1(jobs: list[Job], now: datetime) -> list[str]:
 
 
 def diagnose_jobs(jobs: Sequence[Job], now: datetime) -> list[str]:
-    """Why consolidation waits or is stuck, most important first; [] when nothing is.
-
-    The global job comes first (retry wait, a live or dead lease, the 6-hour cooldown, a
-    failure or a queued run), then stage-1 jobs that failed (no retries left, waiting for a
-    retry time, or due now) with their errors, then stage-1 jobs past their lease. A global
-    job that is ``done`` outside its cooldown is not a reason.
-    """
+    """Why consolidation waits or is stuck, most important first (the global job, then
+    stage-1 jobs that failed, then stage-1 jobs past their lease); [] when nothing is."""
     now = as_utc(now)
     current = [job.at(now) for job in jobs]
-    reasons: list[str] = []
-    for job in current:
-        if job.is_consolidation and job.status != STATUS_DONE or job.is_consolidation and \
-                job.cooldown_until is not None:
-            reasons.extend(_consolidation(job, now))
-    reasons.extend(_stage1([job for job in current if job.is_stage1], now))
-    return reasons
+    reasons = [reason for job in current if job.is_consolidation
+               and (job.status != STATUS_DONE or job.cooldown_until is not None)
+               for reason in _consolidation(job, now)]
+    return reasons + _stage1([job for job in current if job.is_stage1], now)

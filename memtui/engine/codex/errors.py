@@ -1,6 +1,5 @@
-"""Errors of the Codex interop layer, on top of memtui's shared error classes, and
-``CODEX_FILES``: the safe file reads of a Codex home (``memtui.engine.safe_files``) raising
-them."""
+"""Errors of the Codex interop layer, and ``CODEX_FILES``: the safe file reads of a Codex home
+raising them."""
 
 from __future__ import annotations
 
@@ -30,13 +29,10 @@ class CodexInputError(InvalidInput, code="codex_invalid_input"):
 
 
 class FileProblemError(CodexError, FileProblem, code="codex_file_problem"):
-    """One file cannot be read safely (outside the home, too large, binary, not UTF-8...).
-
-    Readers catch it and report a ``Problem``; ``reason`` is the one-line cause.
-    """
+    """One file cannot be read safely (outside the home, too large, binary, not UTF-8...);
+    readers report its one-line ``reason`` as a ``Problem``."""
 
 
 CODEX_FILES = SafeFiles(problem=FileProblemError, unsafe=UnsafePath,
                         failed=AgentFileWriteFailed,
                         home_name="the Codex home", max_bytes=MAX_CODEX_FILE_BYTES)
-"""Reads inside a Codex home: every file problem is a ``FileProblemError``."""

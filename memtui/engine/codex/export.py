@@ -1,11 +1,6 @@
-"""memtui's store -> a Codex memories folder: groups, threads, notes, summary.
-
-One task group per readable project: its active memories with a source thread (``auto`` or
-``import``) are tasks with a thread each (``raw_memories.md`` and one rollout summary file
-named exactly as Codex names it, ``naming.rollout_summary_file_stem``); its other active
-memories are bullets. The actor's user-level memories fill ``memory_summary.md``; notes
-become ad-hoc notes. The export goes into a new folder, never over an existing one. As a home it is
-``DIR/memories/`` (Codex before 0.169) or ``DIR/memories_v2/`` (Codex 0.169's v2 layout).
+"""memtui's store -> a new Codex memories folder: one task group per readable project (its
+memories with a source thread become Codex threads, the rest bullets), the actor's user-level
+memories in ``memory_summary.md``, notes as ad-hoc notes.
 """
 
 from __future__ import annotations
@@ -24,15 +19,15 @@ from memtui.engine.codex.export_format import (
     ExportSummary,
     ExportTask,
     ExportThread,
+    new_folder_refusal,
     one_line,
     render_export,
     render_raw_memory,
+    write_export,
 )
-from memtui.engine.codex.export_writer import new_folder_refusal, write_export
 from memtui.engine.codex.import_report import IMPORT_SOURCE, NOTE_THREAD_PREFIX
 from memtui.engine.codex.models import SummaryTopic
 from memtui.engine.codex.naming import (
-    DEFAULT_NOTE_SLUG_CHARS,
     is_valid_note_name,
     note_names,
     note_slug,
@@ -79,8 +74,7 @@ class Exporter(EngineArea):
     """Render and write the actor's view of the store as a Codex memories folder."""
 
     def plan_export(self) -> ExportPlan:
-        """Render the actor's view of the store in Codex's folder format (nothing written;
-        see the module doc)."""
+        """Render the actor's view of the store in Codex's folder format (nothing written)."""
         builder = _ExportBuilder()
         with self._store.snapshot():
             profile = self._engine.identity.profile()
@@ -97,14 +91,9 @@ class Exporter(EngineArea):
     @staticmethod
     def write_plan(plan: ExportPlan, target: str | os.PathLike[str], *,
                    home_layout: bool = False, folder: str = MEMORIES_DIR) -> Path:
-        """Write a rendered export into ``target``, a new (or empty) folder; returns it.
-
-        ``target`` becomes the memories folder (``memory_summary.md`` at its top); with
-        ``home_layout`` it becomes a Codex home (``target/<folder>/...``) that
-        ``read_codex_home`` opens directly; ``folder`` names its memories folder there
-        (``memories``, or ``memories_v2`` for Codex 0.169). An existing non-empty folder (a
-        Codex memory folder above all) is refused and nothing is written.
-        """
+        """Write a rendered export into ``target``, a new (or empty) folder, and return it:
+        the memories folder itself, or with ``home_layout`` a Codex home holding it as
+        ``folder`` (``memories``, or ``memories_v2`` for Codex 0.169)."""
         if folder not in EXPORT_FOLDERS:
             raise CodexInputError(f"{folder!r}: not a Codex memories folder (one of "
                                   f"{', '.join(EXPORT_FOLDERS)})")
@@ -115,17 +104,11 @@ class Exporter(EngineArea):
         return write_export(target, files)
 
 
-def check_export_target(target: str | os.PathLike[str]) -> Path:
-    """The absolute target of an export; ``CodexInputError`` (nothing written) when
-    ``new_folder_refusal`` refuses it (a symlink, a file, a folder that is not empty)."""
-    path = Path(target).absolute()
-    refusal = new_folder_refusal(path)
+def check_export_target(target: str | os.PathLike[str]) -> None:
+    """``CodexInputError`` (nothing written) when ``new_folder_refusal`` refuses the target."""
+    refusal = new_folder_refusal(Path(target).absolute())
     if refusal is not None:
         raise CodexInputError(refusal)
-    return path
-
-
-# ---- export builder ------------------------------------------------------------------------------
 
 
 def _is_note(memory: Memory) -> bool:
@@ -135,12 +118,11 @@ def _is_note(memory: Memory) -> bool:
 
 
 def _exportable_thread_id(memory: Memory) -> str | None:
-    if memory.source not in EXPORT_MEMORY_SOURCES or not memory.source_thread_id:
-        return None
-    if memory.source_thread_id.startswith(NOTE_THREAD_PREFIX):
+    ref = memory.source_thread_id
+    if memory.source not in EXPORT_MEMORY_SOURCES or not ref or ref.startswith(NOTE_THREAD_PREFIX):
         return None
     try:
-        return validate_thread_id(memory.source_thread_id)
+        return validate_thread_id(ref)
     except CodexInputError:
         return None
 
@@ -201,19 +183,16 @@ class _ExportBuilder:
             else:
                 knowledge.append(memory.content)
         scope = one_line(project.summary) or f"memtui project {project.id}"
-        self.groups.append(ExportGroup(name=name, scope=scope, cwd=cwd,
-                                       reuse_rule=EXPORT_REUSE_RULE, tasks=tuple(tasks),
-                                       preferences=tuple(preferences),
-                                       knowledge=tuple(knowledge)))
+        self.groups.append(ExportGroup(name, scope, cwd, EXPORT_REUSE_RULE, tuple(tasks),
+                                       tuple(preferences), tuple(knowledge)))
 
     def _note_name(self, memory: Memory) -> str:
         ref = memory.source_thread_id or ""
         original = ref[len(NOTE_THREAD_PREFIX):] if ref.startswith(NOTE_THREAD_PREFIX) else ""
         if is_valid_note_name(original) and original not in self.notes:
             return original
-        moment = _moment(memory.created_at)
-        slug = note_slug(memory.content, DEFAULT_NOTE_SLUG_CHARS)
-        for name in note_names(moment, slug, MAX_NOTE_NAME_ATTEMPTS):
+        for name in note_names(_moment(memory.created_at), note_slug(memory.content),
+                               MAX_NOTE_NAME_ATTEMPTS):
             if name not in self.notes:
                 return name
         raise Conflict(f"no free note name for memory {memory.id}")
@@ -235,16 +214,14 @@ class _ExportBuilder:
         lines = [f"{profile.display_name} ({profile.user_id}); time zone {profile.timezone}."]
         lines += [f"- {key}: {one_line(str(value))}"
                   for key, value in sorted(profile.preferences.items())]
-        self.summary = ExportSummary(user_profile="\n".join(lines),
-                                     preferences=tuple(preferences), general_tips=tuple(tips),
-                                     topics=tuple(self.topics))
+        self.summary = ExportSummary("\n".join(lines), tuple(preferences), tuple(tips),
+                                     tuple(self.topics))
 
     def plan(self) -> ExportPlan:
         """The rendered files and the counts."""
         files = render_export(self.summary, self.groups, self.threads)
-        notes_folder = "/".join(NOTES_DIR_PARTS[1:])
-        for name, text in sorted(self.notes.items()):
-            files[f"{notes_folder}/{name}"] = text
+        files.update((f"{'/'.join(NOTES_DIR_PARTS)}/{name}", text)
+                     for name, text in sorted(self.notes.items()))
         return ExportPlan(files=files, groups=len(self.groups), threads=len(self.threads),
                           notes=len(self.notes), memories=self.memories,
                           left_out=tuple(self.left_out))

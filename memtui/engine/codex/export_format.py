@@ -1,17 +1,21 @@
-"""Pure renderers of Codex's memory folder format, for exporting memtui's store.
-
-Input is plain dataclasses (``ExportSummary``, ``ExportGroup``, ``ExportThread``); output is
-text. ``render_export`` gives every file of a memories folder keyed by its relative path;
-``export_writer.write_export`` puts them on disk. What these write, ``reader`` reads back.
+"""Codex's memory folder format for exporting memtui's store: ``render_export`` gives every
+file (by relative path) from plain dataclasses, ``write_export`` puts them into a new folder,
+whole or not at all. What these write, ``reader`` reads back.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import secrets
+import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path, PurePosixPath
 
+from memtui.engine.codex.errors import CodexError
 from memtui.engine.codex.models import SummaryTopic
 from memtui.engine.codex.naming import rollout_summary_file_stem
 from memtui.engine.codex.parsers import (
@@ -35,6 +39,8 @@ from memtui.engine.codex.paths import (
     ROLLOUT_SUMMARIES_DIR,
 )
 from memtui.engine.codex.timefmt import to_rfc3339
+from memtui.engine.safe_files import write_new_file
+from memtui.errors import UnsafePath
 
 RAW_MEMORIES_ORDER_LINE = "Merged stage-1 raw memories (stable ascending thread-id order):"
 EMPTY_SECTION_TEXT = "None recorded."
@@ -43,6 +49,8 @@ _SECTION_LINE_RE = re.compile(r"^## (?!#)")
 """A line that would start a new section of ``memory_summary.md``."""
 _THREAD_LINE_RE = re.compile(r"^## Thread `")
 """A line that would start a new thread of ``raw_memories.md``."""
+EXPORT_DIR_MODE = 0o700
+EXPORT_FILE_MODE = 0o600
 
 
 @dataclass(frozen=True)
@@ -100,15 +108,15 @@ def one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
-def _keyword(text: str) -> str:
-    return one_line(text.replace(",", " "))
+def _keywords(keywords: Sequence[str]) -> str:
+    """The keywords as one ``a, b`` line (commas inside one become spaces)."""
+    words = (one_line(text.replace(",", " ")) for text in keywords)
+    return ", ".join(word for word in words if word)
 
 
 def _bullet(text: str) -> str:
     lines = [line.strip() for line in str(text).strip().splitlines() if line.strip()]
-    if not lines:
-        return "-"
-    return "\n".join([f"- {lines[0]}", *(f"  {line}" for line in lines[1:])])
+    return "\n".join([f"- {lines[0]}", *(f"  {line}" for line in lines[1:])]) if lines else "-"
 
 
 def _bullets(items: Sequence[str]) -> str:
@@ -141,7 +149,7 @@ def render_memory_summary(summary: ExportSummary) -> str:
             day = topic.day
             parts.extend([f"#### {one_line(topic.day) or 'undated'}", ""])
         name = one_line(topic.topic).replace(":", " -") or "topic"
-        parts.append(f"- {name}: {', '.join(_keyword(k) for k in topic.keywords if _keyword(k))}")
+        parts.append(f"- {name}: {_keywords(topic.keywords)}")
     if summary.topics:
         parts.append("")
     parts.extend([f"### {OLDER_TOPICS}", "", EMPTY_SECTION_TEXT, ""])
@@ -162,7 +170,7 @@ def _group(group: ExportGroup) -> list[str]:
         f"applies_to: cwd={one_line(group.cwd)}; reuse_rule={one_line(group.reuse_rule)}", "",
     ]
     for number, task in enumerate(group.tasks, start=1):
-        keywords = ", ".join(_keyword(k) for k in task.keywords if _keyword(k))
+        keywords = _keywords(task.keywords)
         lines.extend([f"## Task {number}: {one_line(task.title)}", "",
                       "### rollout_summary_files", ""])
         lines.extend(_link(thread) for thread in task.threads)
@@ -180,18 +188,15 @@ def _group(group: ExportGroup) -> list[str]:
 
 def render_memory_md(task_groups: Sequence[ExportGroup]) -> str:
     """MEMORY.md: one ``# Task Group:`` block per group, tasks first, then guidance."""
-    lines: list[str] = []
-    for group in task_groups:
-        lines.extend(_group(group))
+    lines = [line for group in task_groups for line in _group(group)]
     return "\n".join(lines).rstrip("\n") + "\n" if lines else ""
 
 
 def render_raw_memory(front_matter: Mapping[str, str], body: str) -> str:
     """A raw memory: ``---`` front matter (``description``, ``task``, ...), then the body."""
-    lines = [FRONT_MATTER_FENCE]
-    lines.extend(f"{one_line(key)}: {one_line(value)}" for key, value in front_matter.items())
-    lines.extend([FRONT_MATTER_FENCE, "", str(body).strip("\n")])
-    return "\n".join(lines)
+    return "\n".join([FRONT_MATTER_FENCE, *(f"{one_line(key)}: {one_line(value)}"
+                                            for key, value in front_matter.items()),
+                      FRONT_MATTER_FENCE, "", str(body).strip("\n")])
 
 
 def render_raw_memories(threads: Sequence[ExportThread]) -> str:
@@ -225,12 +230,58 @@ def render_rollout_summary(thread: ExportThread) -> str:
 def render_export(summary: ExportSummary, task_groups: Sequence[ExportGroup],
                   threads: Sequence[ExportThread]) -> dict[str, str]:
     """Every file of an exported memories folder, keyed by path relative to that folder."""
-    files = {
-        MEMORY_SUMMARY_FILE: render_memory_summary(summary),
-        MEMORY_MD_FILE: render_memory_md(task_groups),
-        RAW_MEMORIES_FILE: render_raw_memories(threads),
-    }
-    for thread in threads:
-        files[f"{ROLLOUT_SUMMARIES_DIR}/{thread.summary_file_name}"] = (
-            render_rollout_summary(thread))
-    return files
+    return {MEMORY_SUMMARY_FILE: render_memory_summary(summary),
+            MEMORY_MD_FILE: render_memory_md(task_groups),
+            RAW_MEMORIES_FILE: render_raw_memories(threads),
+            **{f"{ROLLOUT_SUMMARIES_DIR}/{thread.summary_file_name}": render_rollout_summary(thread)
+               for thread in threads}}
+
+
+def _relative(name: str) -> PurePosixPath:
+    path = PurePosixPath(name)
+    if path.is_absolute() or not path.parts or any(part in ("", ".", "..")
+                                                   for part in path.parts):
+        raise UnsafePath(f"{name!r}: not a plain relative path inside the export")
+    return path
+
+
+def new_folder_refusal(target: Path) -> str | None:
+    """Why an export (Codex, Claude Code, Gemini CLI) cannot go into ``target`` (a symlink, a
+    file, a folder that is not empty, or no folder to make it in); None when it can."""
+    if target.is_symlink():
+        return f"{target}: is a symlink; an export only goes into a new folder"
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        return (f"{target}: already exists and is not an empty folder; an export only goes "
+                "into a new folder")
+    if not target.parent.is_dir():
+        return f"{target.parent}: folder does not exist"
+    return None
+
+
+def _check_target(target: Path) -> None:
+    refusal = new_folder_refusal(target)
+    if refusal is not None:
+        raise (UnsafePath if target.is_symlink() else CodexError)(refusal)
+
+
+def write_export(target: str | os.PathLike[str], files: Mapping[str, str]) -> Path:
+    """Write ``files`` (relative path -> text) as a new folder ``target``; return it."""
+    final = Path(target).absolute()
+    _check_target(final)
+    staging = final.parent / f".{final.name}.memtui-export-{secrets.token_hex(6)}"
+    try:
+        os.mkdir(staging, EXPORT_DIR_MODE)
+        for name, text in files.items():
+            path = staging.joinpath(*_relative(name).parts)
+            path.parent.mkdir(mode=EXPORT_DIR_MODE, parents=True, exist_ok=True)
+            write_new_file(path, text.encode("utf-8"), EXPORT_FILE_MODE)
+        _check_target(final)
+        os.rename(staging, final)
+    except (OSError, CodexError, UnsafePath) as error:
+        with contextlib.suppress(OSError):
+            shutil.rmtree(staging)
+        if isinstance(error, OSError):
+            raise CodexError(f"{final}: export failed ({error.strerror or error}); "
+                             "nothing was written") from None
+        raise
+    return final

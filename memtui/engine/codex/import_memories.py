@@ -1,20 +1,12 @@
-"""Codex memories -> memtui memories: stage-1 outputs and ad-hoc notes.
-
-Each thread's stage-1 output, and each ad-hoc note, becomes one memory (``source = import``,
-``source_thread_id`` = the thread id, or ``codex-note:<file name>``) in the project of the
-thread's ``cwd`` (``ProjectPicker``). A thread whose ``memory_mode`` is not ``enabled`` is
-skipped, as Codex would; every text is redacted again, cut to the size limit with a visible
-marker, and stored as ``fact`` unless it is clearly a preference. Importing twice adds
-nothing (a memory forgotten in memtui stays forgotten); when Codex's database was read, a
-thread left only in the markdown files is skipped.
+"""Codex memories -> memtui memories: each thread's stage-1 output and each ad-hoc note becomes
+one memory (``source = import``, ``source_thread_id`` the thread id or ``codex-note:<file>``),
+redacted and cut to the size limit. Importing twice adds nothing.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from memtui.engine import permissions as perm
@@ -37,13 +29,18 @@ from memtui.engine.codex.import_report import (
     Importer,
     ImportItem,
     ImportReport,
-    ImportRun,
     bound_text,
 )
-from memtui.engine.codex.models import CodexHome
+from memtui.engine.codex.models import (
+    CodexHome,
+    RawMemory,
+    RolloutSummary,
+    Stage1Output,
+    ThreadMeta,
+)
 from memtui.engine.codex.naming import NOTE_NAME_RE
 from memtui.engine.codex.parsers import first_line, parse_front_matter, strip_front_matter
-from memtui.engine.codex.paths import NOTES_DIR_PARTS
+from memtui.engine.codex.paths import NOTES_DIR_PARTS, RAW_MEMORIES_FILE, ROLLOUT_SUMMARIES_DIR
 from memtui.engine.codex.reader import read_codex_home
 from memtui.engine.project_picker import ProjectPicker, usable_cwd
 from memtui.engine.redaction import redact
@@ -66,54 +63,17 @@ def thread_memory_text(thread_id: str, raw_memory: str, rollout_summary: str) ->
     front = parse_front_matter(raw_memory)
     title = one_line(front.get("description") or front.get("task") or "") \
         or FALLBACK_TITLE.format(thread_id=thread_id)
-    parts = [title]
-    body = strip_front_matter(raw_memory)
-    if body:
-        parts.append(body)
-    if rollout_summary.strip():
-        parts.append(f"{ROLLOUT_SUMMARY_HEADING}\n{rollout_summary.strip()}")
-    return "\n\n".join(parts)
+    summary = rollout_summary.strip()
+    parts = (title, strip_front_matter(raw_memory),
+             f"{ROLLOUT_SUMMARY_HEADING}\n{summary}" if summary else "")
+    return "\n\n".join(part for part in parts if part)
 
 
 def note_kind(file_name: str, text: str) -> str:
     """``preference`` when a note clearly states one (slug or first line), else ``fact``."""
     match = NOTE_NAME_RE.match(file_name)
-    if match and match.group(2).startswith(PREFERENCE_SLUG_PREFIX):
-        return "preference"
-    return "preference" if _PREFERENCE_RE.match(first_line(text)) else "fact"
-
-
-@dataclass
-class _ThreadSource:
-    """What a home holds for one thread, from the database or the markdown files."""
-
-    thread_id: str
-    raw_memory: str = ""
-    rollout_summary: str = ""
-    cwd: str | None = None
-    path: str | None = None
-    in_database: bool = False
-
-
-def _thread_sources(codex: CodexHome) -> Iterable[_ThreadSource]:
-    """Every thread of a home with its texts: database rows first, then the files."""
-    raw = {item.thread_id: item for item in codex.raw_memories}
-    summaries = {item.thread_id: item for item in codex.rollout_summaries}
-    stage1 = {item.thread_id: item for item in codex.stage1_outputs}
-    memories = Path(codex.memories_dir)
-    for thread_id in codex.thread_ids():
-        row, entry, summary = stage1.get(thread_id), raw.get(thread_id), summaries.get(thread_id)
-        summary_path = str(memories / "rollout_summaries" / summary.file) if summary else None
-        if row is not None:
-            yield _ThreadSource(thread_id, row.raw_memory, row.rollout_summary,
-                                row.cwd or (entry.cwd if entry else None)
-                                or (summary.cwd if summary else None),
-                                codex.sqlite_path, in_database=True)
-            continue
-        yield _ThreadSource(
-            thread_id, entry.body if entry else "", summary.body if summary else "",
-            (entry.cwd if entry else None) or (summary.cwd if summary else None),
-            str(memories / "raw_memories.md") if entry else summary_path)
+    by_slug = match is not None and match.group(2).startswith(PREFERENCE_SLUG_PREFIX)
+    return "preference" if by_slug or _PREFERENCE_RE.match(first_line(text)) else "fact"
 
 
 class MemoryImporter(Importer):
@@ -122,48 +82,33 @@ class MemoryImporter(Importer):
 
     def import_memories(self, home: str | os.PathLike[str], *,
                         db_busy_timeout_s: float | None = None) -> ImportReport:
-        """Stage-1 outputs and ad-hoc notes of a home become memories (see the module doc).
-
-        The home is read waiting at most ``db_busy_timeout_s`` for a database locked by a
-        running Codex. When ``memories_1.sqlite`` exists but cannot be read (locked,
-        corrupt), no thread is imported (the report's ``database_error`` says why; the
-        markdown files may hold threads Codex has since dropped); notes are imported all the
-        same.
-        """
+        """Stage-1 outputs and ad-hoc notes of a home become memories. When the memory
+        database exists but cannot be read, no thread is imported (``database_error`` says
+        why); notes are imported all the same."""
         codex = read_codex_home(home, db_busy_timeout_s=db_busy_timeout_s)
-        run = ImportRun(problems=list(codex.problems))
+        items: list[ImportItem] = []
         picker = ProjectPicker(self._engine)
         db_error = database_problem(codex)
         threads = codex.threads_by_id()
-        for source in _thread_sources(codex):
-            meta = threads.get(source.thread_id)
-            if meta is not None and not meta.memory_usable:
-                run.items.append(ImportItem(
-                    KIND_THREAD, source.thread_id, OUTCOME_SKIPPED, REASON_MEMORY_MODE,
-                    f"memory_mode = {meta.memory_mode}, history_mode = {meta.history_mode}: "
-                    "Codex itself does not use this thread's memory", path=source.path))
-                continue
-            if db_error is not None:
-                run.items.append(ImportItem(
-                    KIND_THREAD, source.thread_id, OUTCOME_SKIPPED, REASON_DB_UNREADABLE,
-                    "Codex's memory database could not be read (see problems); "
-                    "import again when it can", path=source.path))
-                continue
-            run.items.append(self._import_thread(source, codex.database_read, picker))
+        stage1 = {item.thread_id: item for item in codex.stage1_outputs}
+        raw = {item.thread_id: item for item in codex.raw_memories}
+        summaries = {item.thread_id: item for item in codex.rollout_summaries}
+        for ref in codex.thread_ids():
+            found = stage1.get(ref), raw.get(ref), summaries.get(ref)
+            items.append(self._import_thread(codex, ref, found, threads.get(ref), db_error,
+                                             picker))
         for note in codex.notes:
-            path = str(Path(codex.memories_dir).joinpath(*NOTES_DIR_PARTS[1:], note.file_name))
-            run.items.append(self._import_note(note.file_name, note.text, path))
-        report = ImportReport(codex.home, tuple(run.items), tuple(run.problems),
-                              tuple(picker.created), db_error)
+            path = str(Path(codex.memories_dir).joinpath(*NOTES_DIR_PARTS, note.file_name))
+            items.append(self._import_note(note.file_name, note.text, path, picker))
+        report = ImportReport(codex.home, tuple(items), codex.problems, tuple(picker.created),
+                              db_error)
         self._audit("codex_memories_imported", report)
         return report
 
     def _visible_import(self, thread_id: str) -> Memory | None:
-        ids = self._store.memories.ids_for_thread(thread_id)
-        for memory in self._store.memories.get_many(ids):
-            if memory.source == IMPORT_SOURCE and perm.can_see(self._store, memory, self.actor):
-                return memory
-        return None
+        memories = self._store.memories.get_many(self._store.memories.ids_for_thread(thread_id))
+        return next((memory for memory in memories if memory.source == IMPORT_SOURCE
+                     and perm.can_see(self._store, memory, self.actor)), None)
 
     def _skip_known(self, kind: str, ref: str, path: str | None) -> ImportItem | None:
         if self._store.memories.is_forgotten_source(ref):
@@ -176,48 +121,63 @@ class MemoryImporter(Importer):
         return None
 
     def _write_memory(self, kind: str, ref: str, text: str, memory_kind: str,
-                      cwd: str | None, path: str | None,
-                      picker: ProjectPicker | None) -> ImportItem:
+                      cwd: str | None, path: str | None, picker: ProjectPicker) -> ImportItem:
         try:
             with self._store.transaction():
                 known = self._skip_known(kind, ref, path)
                 if known is not None:
                     return known
-                project = picker.project_for(cwd) if picker is not None and cwd else None
+                project = picker.project_for(cwd) if cwd else None
                 content, cut = bound_text(redact(text.strip()), MAX_CONTENT_BYTES)
                 memory = self._engine.identity.add_memory(
                     content, memory_kind, project, source=IMPORT_SOURCE, source_thread_id=ref)
         except MemtuiError as error:
-            if picker is not None:
-                picker.rolled_back()
+            picker.rolled_back()
             return ImportItem(kind, ref, OUTCOME_ERROR, error.code, error.message, path=path)
-        if picker is not None:
-            picker.committed()
+        picker.committed()
         return ImportItem(kind, ref, OUTCOME_IMPORTED, target_id=memory.id,
                           project=memory.project, truncated=cut, path=path)
 
-    def _import_thread(self, source: _ThreadSource, database_read: bool,
+    def _import_thread(self, codex: CodexHome, ref: str,
+                       found: tuple[Stage1Output | None, RawMemory | None, RolloutSummary | None],
+                       meta: ThreadMeta | None, db_error: str | None,
                        picker: ProjectPicker) -> ImportItem:
-        ref, path = source.thread_id, source.path
-        if database_read and not source.in_database:
-            return ImportItem(KIND_THREAD, ref, OUTCOME_SKIPPED, REASON_NOT_IN_DB,
-                              "only in the markdown files, not in Codex's database (forgotten "
-                              "or not yet indexed by Codex)", path=path)
-        if not source.raw_memory.strip() and not source.rollout_summary.strip():
-            return ImportItem(KIND_THREAD, ref, OUTCOME_SKIPPED, REASON_EMPTY,
-                              "no raw memory and no rollout summary", path=path)
-        if source.in_database and not source.raw_memory.strip():
-            # Codex 0.169 (the v2 layout) keeps no raw memory: the rollout summary is it
-            text = source.rollout_summary.strip()
-        else:
-            text = thread_memory_text(ref, source.raw_memory, source.rollout_summary)
-        return self._write_memory(KIND_THREAD, ref, text, "fact", usable_cwd(source.cwd), path,
-                                  picker)
+        """One thread from its database row, else from the markdown files."""
+        row, entry, summary = found
+        memories = Path(codex.memories_dir)
+        path = (codex.sqlite_path if row else str(memories / RAW_MEMORIES_FILE) if entry
+                else str(memories / ROLLOUT_SUMMARIES_DIR / summary.file) if summary else None)
 
-    def _import_note(self, file_name: str, text: str, path: str) -> ImportItem:
+        def skip(reason: str, detail: str) -> ImportItem:
+            return ImportItem(KIND_THREAD, ref, OUTCOME_SKIPPED, reason, detail, path=path)
+
+        if meta is not None and not meta.memory_usable:
+            return skip(REASON_MEMORY_MODE, f"memory_mode = {meta.memory_mode}, history_mode = "
+                        f"{meta.history_mode}: Codex itself does not use this thread's memory")
+        if db_error is not None:
+            return skip(REASON_DB_UNREADABLE, "Codex's memory database could not be read (see "
+                        "problems); import again when it can")
+        if codex.database_read and row is None:
+            return skip(REASON_NOT_IN_DB, "only in the markdown files, not in Codex's database "
+                        "(forgotten or not yet indexed by Codex)")
+        raw_memory = row.raw_memory if row else entry.body if entry else ""
+        rollout_summary = row.rollout_summary if row else summary.body if summary else ""
+        if not raw_memory.strip() and not rollout_summary.strip():
+            return skip(REASON_EMPTY, "no raw memory and no rollout summary")
+        if row is not None and not raw_memory.strip():
+            # Codex 0.169 (the v2 layout) keeps no raw memory: the rollout summary is it
+            text = rollout_summary.strip()
+        else:
+            text = thread_memory_text(ref, raw_memory, rollout_summary)
+        cwd = row.cwd if row else (  # a row's cwd already falls back on the files'
+            (entry.cwd if entry else None) or (summary.cwd if summary else None))
+        return self._write_memory(KIND_THREAD, ref, text, "fact", usable_cwd(cwd), path, picker)
+
+    def _import_note(self, file_name: str, text: str, path: str,
+                     picker: ProjectPicker) -> ImportItem:
         ref = f"{NOTE_THREAD_PREFIX}{file_name}"
         if not text.strip():
             return ImportItem(KIND_NOTE, ref, OUTCOME_SKIPPED, REASON_EMPTY, "the note is empty",
                               path=path)
         return self._write_memory(KIND_NOTE, ref, text, note_kind(file_name, text), None, path,
-                                  None)
+                                  picker)  # a note has no cwd: no project is picked

@@ -1,12 +1,10 @@
-"""What a Codex import reports: one item per thread, note or rollout, and the counts.
-
-Also the one text rule both imports share: a text cut to a size limit with a visible marker.
-"""
+"""What a Codex import reports (one item per thread, note or rollout, and the counts), and
+the text rules the imports share."""
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from memtui.engine.base import EngineArea
@@ -17,7 +15,6 @@ from memtui.engine.tasks import MAX_TASK_TEXT_BYTES
 from memtui.jsonable import JsonMixin
 
 IMPORT_SOURCE = "import"
-"""``source`` of every memory imported from a Codex home."""
 ROLLOUT_TASK_SOURCE = "codex"
 """``source`` of every task imported from a Codex rollout (``source_ref`` = thread id)."""
 NOTE_THREAD_PREFIX = "codex-note:"
@@ -53,12 +50,8 @@ DB_LOCKED_WORDS = "locked"
 
 @dataclass(frozen=True)
 class ImportItem(JsonMixin):
-    """What happened to one thread, note or rollout.
-
-    ``outcome`` is ``imported``, ``skipped`` (with a ``reason`` code) or ``error`` (with the
-    error's code as ``reason`` and its message as ``detail``). ``target_id`` is the memory or
-    task written (or the one that already exists).
-    """
+    """What happened to one thread, note or rollout: ``imported`` (``target_id`` the memory or
+    task), ``skipped`` (a ``reason`` code) or ``error`` (its code and message)."""
 
     kind: str
     ref: str
@@ -69,14 +62,6 @@ class ImportItem(JsonMixin):
     project: str | None = None
     truncated: bool = False
     path: str | None = None
-
-
-@dataclass
-class ImportRun:
-    """The state of one import run: its items and problems so far."""
-
-    items: list[ImportItem] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,7 @@
-"""Codex rollouts -> completed memtui tasks for the extractor, incrementally.
-
-Each session rollout becomes a completed task (``source = codex``, ``source_ref`` = the
-thread id, ``external_context`` for gate 4). What Codex itself would not mine (a
-non-interactive session, ``memory_mode`` not ``enabled``) and a rollout missing what a task
-needs are skipped with the reason; one still running is picked up by a later import.
-Per importing user, each file's size, time, last whole line's offset and reader state are
-kept (``store.codex_rollout_files``): an unchanged file is not opened, one that grew is read
-on from its offset (a compressed one from its start), one that shrank is read again whole.
+"""Codex rollouts -> completed memtui tasks (``source = codex``) for the extractor; what Codex
+would not mine is skipped with the reason. Per user, each file's size, time, offset and reader
+state are kept (``store.codex_rollout_files``): an unchanged file is not opened, one that grew
+is read on from its offset (a compressed one from its start).
 """
 
 from __future__ import annotations
@@ -16,7 +11,6 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from memtui.engine.codex.config import codex_sqlite_home, read_codex_config
 from memtui.engine.codex.errors import FileProblemError
@@ -37,7 +31,6 @@ from memtui.engine.codex.import_report import (
     Importer,
     ImportItem,
     ImportReport,
-    ImportRun,
     task_gap,
     task_text,
 )
@@ -59,15 +52,16 @@ RETRY_REASONS = frozenset({REASON_NO_RESULT, REASON_NO_GOAL, REASON_NO_TIMES})
 """Skips a growing rollout can still overcome: its file is read on when it changes."""
 OUTCOME_UNREADABLE = "unreadable"
 SAVE_BATCH = 500
-"""File rows written per transaction."""
 THREAD_DB_WAIT_S = 0.5
 """Longest wait for ``state_5.sqlite`` (memory modes) while Codex holds it."""
 
 
 @dataclass
-class _Run(ImportRun):
-    """The state of one import run, with the rollout files' rows."""
+class _Run:
+    """The state of one import run: its items, problems and rollout files' rows so far."""
 
+    items: list[ImportItem] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
     rows: list[RolloutFileRow] = field(default_factory=list)
     unchanged: int = 0
 
@@ -123,26 +117,23 @@ class RolloutImporter(Importer):
     def _read_one(self, path: Path, info: os.stat_result, row: RolloutFileRow | None,
                   home: Path, servers: Iterable[str], modes: dict[str, str | None],
                   picker: ProjectPicker, run: _Run) -> None:
-        resume = (row is not None and info.st_size > row.size and not is_compressed(path)
-                  and row.outcome in RETRY_REASONS)
-        state: dict[str, Any] | None = json.loads(row.state) if resume and row else None
-        reader = RolloutReader(str(path), state, servers)
+        resume = row if (row is not None and info.st_size > row.size and not is_compressed(path)
+                         and row.outcome in RETRY_REASONS) else None
+        reader = RolloutReader(str(path), json.loads(resume.state) if resume else None, servers)
         try:
-            result = read_rollout_from(path, home, reader, row.offset if resume and row else 0)
+            offset = read_rollout_from(path, home, reader, resume.offset if resume else 0)
         except FileProblemError as error:
             run.problems.append(Problem(str(path), error.reason))
             run.rows.append(RolloutFileRow(str(path), info.st_size, info.st_mtime_ns, 0,
                                            "{}", OUTCOME_UNREADABLE))
             return
-        task = result.reader.task()
+        task = reader.task()
         run.problems.extend(task.problems)
         item = self._import_rollout(task, modes, picker)
         run.items.append(item)
-        outcome = item.reason if item.outcome == OUTCOME_SKIPPED and item.reason else \
-            item.outcome
-        run.rows.append(RolloutFileRow(str(path), info.st_size, info.st_mtime_ns,
-                                       result.offset, json.dumps(result.reader.state),
-                                       outcome or OUTCOME_IMPORTED))
+        outcome = (item.outcome == OUTCOME_SKIPPED and item.reason) or item.outcome
+        run.rows.append(RolloutFileRow(str(path), info.st_size, info.st_mtime_ns, offset,
+                                       json.dumps(reader.state), outcome))
 
     def _save(self, run: _Run) -> None:
         if not run.rows:
@@ -151,61 +142,52 @@ class RolloutImporter(Importer):
             self._store.codex_rollout_files.save(self.actor, run.rows)
         run.rows.clear()
 
-    @staticmethod
-    def _gaps(task: RolloutTask, modes: dict[str, str | None]) -> ImportItem | None:
+    def _import_rollout(self, task: RolloutTask, modes: dict[str, str | None],
+                        picker: ProjectPicker) -> ImportItem:
         ref, path = task.thread_id or Path(task.file).name, task.file
 
-        def skip(reason: str, detail: str) -> ImportItem:
-            return ImportItem(KIND_ROLLOUT, ref, OUTCOME_SKIPPED, reason, detail, path=path)
+        def skip(reason: str, detail: str | None = None, target: str | None = None,
+                 project: str | None = None) -> ImportItem:
+            return ImportItem(KIND_ROLLOUT, ref, OUTCOME_SKIPPED, reason, detail, target,
+                              project, path=path)
 
         if not task.thread_id:
             return skip(REASON_NO_THREAD, "no session id in the rollout or its file name")
         if not task.interactive:
             return skip(REASON_NOT_INTERACTIVE, f"source {task.source}: Codex mines only "
                                                 "interactive sessions")
-        mode = modes.get(task.thread_id) or task.memory_mode
+        mode = modes.get(ref) or task.memory_mode
         if mode is not None and mode != MEMORY_MODE_ENABLED:
             return skip(REASON_MEMORY_MODE, f"memory_mode = {mode}: memories are off for "
                                             "this session")
         gap = task_gap(task.goal, task.result, task.started_at, task.finished_at, task.cwd,
                        "rollout")
-        return skip(*gap) if gap is not None else None
-
-    def _import_rollout(self, task: RolloutTask, modes: dict[str, str | None],
-                        picker: ProjectPicker) -> ImportItem:
-        gap = self._gaps(task, modes)
         if gap is not None:
-            return gap
-        ref, path = str(task.thread_id), task.file
+            return skip(*gap)
         cwd = str(usable_cwd(task.cwd))
         tasks = self._engine.tasks
-        texts = [task_text(value) for value in (task.goal, task.prompt, task.result)]
+        (goal, goal_cut), (result, result_cut) = task_text(task.goal), task_text(task.result)
         try:
             with self._store.transaction():
                 existing = tasks.find_by_source_ref(ROLLOUT_TASK_SOURCE, ref)
                 if existing is not None:
-                    return ImportItem(KIND_ROLLOUT, ref, OUTCOME_SKIPPED, REASON_ALREADY,
-                                      target_id=existing.id, project=existing.project,
-                                      path=path)
+                    return skip(REASON_ALREADY, None, existing.id, existing.project)
                 project = picker.project_for(cwd)
                 if project is None:
-                    return ImportItem(KIND_ROLLOUT, ref, OUTCOME_SKIPPED, REASON_NO_PROJECT,
-                                      picker.refusal(cwd), path=path)
+                    return skip(REASON_NO_PROJECT, picker.refusal(cwd))
                 added = tasks.add_task(
-                    project, texts[0][0], texts[1][0], texts[2][0], task.started_at,
+                    project, goal, goal, result, task.started_at,  # the request is the prompt
                     task.finished_at, status="completed",
                     external_context=task.used_external_context, source=ROLLOUT_TASK_SOURCE,
-                    external_tool=task.external_tool,
-                    source_ref=ref)
+                    external_tool=task.external_tool, source_ref=ref)
         except Conflict:
             picker.rolled_back()
-            return ImportItem(KIND_ROLLOUT, ref, OUTCOME_SKIPPED, REASON_ALREADY,
-                              "already recorded", path=path)
+            return skip(REASON_ALREADY, "already recorded")
         except MemtuiError as error:
             picker.rolled_back()
             return ImportItem(KIND_ROLLOUT, ref, OUTCOME_ERROR, error.code, error.message,
                               path=path)
         picker.committed()
         return ImportItem(KIND_ROLLOUT, ref, OUTCOME_IMPORTED, target_id=added.id,
-                          project=added.project, truncated=any(cut for _text, cut in texts),
+                          project=added.project, truncated=goal_cut or result_cut,
                           path=path)

@@ -1,27 +1,32 @@
-"""What the Codex readers return: plain frozen dataclasses, each with ``to_json()``.
-
-Times are memtui's stored form (``YYYY-MM-DDTHH:MM:SS.mmmZ``, UTC) or None.
-"""
+"""What the Codex readers return, a home's database layout in words among it: frozen
+dataclasses with ``to_json()``, times in memtui's stored form (or None)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memtui.engine.codex.timefmt import as_utc, format_utc, parse_datetime, unix_to_iso
+from memtui.engine.codex.paths import memories_dir_name
+from memtui.engine.codex.timefmt import as_utc, parse_datetime, unix_to_iso
 from memtui.jsonable import JsonMixin
 from memtui.store.codex_models import (
     CONSOLIDATE_JOB_KIND,
+    LAYOUT_MEMORIES_V2,
+    LAYOUT_OLD,
+    LAYOUT_UNKNOWN,
+    LAYOUT_WORDS,
     STAGE1_JOB_KIND,
+    CodexLayout,
     JobRow,
     Stage1Row,
     ThreadRow,
 )
+from memtui.store.timeutil import format_time
 
 if TYPE_CHECKING:
     from memtui.engine.codex.config import CodexMemoryConfig
-    from memtui.engine.codex.layout import LayoutInfo
 
 MEMORY_MODE_ENABLED = "enabled"
 """``threads.memory_mode`` of a thread Codex may remember (else ``disabled``/``polluted``)."""
@@ -120,7 +125,6 @@ class TaskGroup(JsonMixin):
     knowledge: tuple[str, ...] = ()
     failures: tuple[str, ...] = ()
     line: int = 0
-    """Line of the ``# Task Group:`` heading (1-based)."""
 
 
 @dataclass(frozen=True)
@@ -177,18 +181,10 @@ class Stage1Output(JsonMixin):
     @classmethod
     def from_row(cls, row: Stage1Row, cwd: str | None = None) -> Stage1Output:
         """Convert a store row (unix seconds) to this model."""
-        return cls(
-            thread_id=row.thread_id,
-            source_updated_at=unix_to_iso(row.source_updated_at),
-            raw_memory=row.raw_memory, rollout_summary=row.rollout_summary,
-            rollout_slug=row.rollout_slug or None,
-            generated_at=unix_to_iso(row.generated_at),
-            usage_count=row.usage_count, last_usage=unix_to_iso(row.last_usage),
-            selected_for_phase2=row.selected_for_phase2,
-            selected_for_phase2_source_updated_at=unix_to_iso(
-                row.selected_for_phase2_source_updated_at),
-            cwd=cwd,
-        )
+        return cls(row.thread_id, unix_to_iso(row.source_updated_at), row.raw_memory,
+                   row.rollout_summary, row.rollout_slug or None, unix_to_iso(row.generated_at),
+                   row.usage_count, unix_to_iso(row.last_usage), row.selected_for_phase2,
+                   unix_to_iso(row.selected_for_phase2_source_updated_at), cwd)
 
 
 @dataclass(frozen=True)
@@ -213,11 +209,9 @@ class ThreadMeta(JsonMixin):
     @classmethod
     def from_row(cls, row: ThreadRow, *, history_gates_memory: bool = True) -> ThreadMeta:
         """Convert a store row (unix seconds; milliseconds after state migration 25)."""
-        return cls(thread_id=row.thread_id, cwd=row.cwd, rollout_path=row.rollout_path,
-                   git_branch=row.git_branch, source=row.source, memory_mode=row.memory_mode,
-                   history_mode=row.history_mode, archived=row.archived,
-                   updated_at=unix_to_iso(_seconds(row.updated_at)),
-                   cli_version=row.cli_version, history_gates_memory=history_gates_memory)
+        return cls(row.thread_id, row.cwd, row.rollout_path, row.git_branch, row.source,
+                   row.memory_mode, row.history_mode, row.archived,
+                   unix_to_iso(_seconds(row.updated_at)), row.cli_version, history_gates_memory)
 
     @property
     def memory_usable(self) -> bool:
@@ -233,9 +227,7 @@ MILLIS_THRESHOLD = 1_577_836_800_000
 
 
 def _seconds(value: int | None) -> int | None:
-    if value is None:
-        return None
-    return value // 1000 if value >= MILLIS_THRESHOLD else value
+    return value // 1000 if value is not None and value >= MILLIS_THRESHOLD else value
 
 
 def _after(text: str | None, now: datetime) -> bool:
@@ -245,10 +237,8 @@ def _after(text: str | None, now: datetime) -> bool:
 
 @dataclass(frozen=True)
 class Job(JsonMixin):
-    """A row of ``jobs`` with the derived reading of "why is consolidation stuck".
-
-    The derived flags hold at ``evaluated_at``; ``at(now)`` recomputes them.
-    """
+    """A row of ``jobs`` with the flags that say why consolidation is stuck, as they hold at
+    ``evaluated_at`` (``at(now)`` recomputes them)."""
 
     kind: str
     job_key: str
@@ -284,20 +274,14 @@ class Job(JsonMixin):
     @classmethod
     def from_row(cls, row: JobRow, now: datetime) -> Job:
         """Convert a store row (unix seconds) and derive the flags at ``now``."""
-        job = cls(
-            kind=row.kind, job_key=row.job_key, status=row.status, worker_id=row.worker_id,
-            ownership_token=row.ownership_token, started_at=unix_to_iso(row.started_at),
-            finished_at=unix_to_iso(row.finished_at), lease_until=unix_to_iso(row.lease_until),
-            retry_at=unix_to_iso(row.retry_at), retry_remaining=row.retry_remaining,
-            last_error=row.last_error, input_watermark=row.input_watermark,
-            last_success_watermark=row.last_success_watermark,
-        )
-        return job.at(now)
+        return cls(row.kind, row.job_key, row.status, row.worker_id, row.ownership_token,
+                   unix_to_iso(row.started_at), unix_to_iso(row.finished_at),
+                   unix_to_iso(row.lease_until), unix_to_iso(row.retry_at), row.retry_remaining,
+                   row.last_error, row.input_watermark, row.last_success_watermark).at(now)
 
     @property
     def kind_word(self) -> str:
-        """The job's kind as people read it: ``stage-1``, ``global`` (the consolidation) or
-        Codex's own name."""
+        """The job's kind for people: ``stage-1``, ``global`` or Codex's own name."""
         return "stage-1" if self.is_stage1 else "global" if self.is_consolidation else self.kind
 
     @property
@@ -314,26 +298,74 @@ class Job(JsonMixin):
         errored = self.status == STATUS_ERROR
         stage1 = self.kind == STAGE1_JOB_KIND
         global_job = self.kind == CONSOLIDATE_JOB_KIND
-        remaining = self.retry_remaining
-        exhausted = stage1 and errored and (remaining is None or remaining <= 0)
+        exhausted = stage1 and errored and (self.retry_remaining or 0) <= 0
         cooldown = None
         finished = parse_datetime(self.finished_at)
         if global_job and self.last_error is None and finished is not None:
             until = finished + CONSOLIDATION_COOLDOWN
             if until > now and not running:
-                cooldown = format_utc(until)
-        return replace(
-            self,
-            evaluated_at=format_utc(now),
-            lease_held=running and _after(self.lease_until, now),
-            running_past_lease=running and not _after(self.lease_until, now),
-            retries_exhausted=exhausted,
-            retry_pending=errored and not exhausted,
-            retry_waiting=_after(self.retry_at, now),
-            cooldown_until=cooldown,
-            is_stage1=stage1,
-            is_consolidation=global_job,
-        )
+                cooldown = format_time(until)
+        leased = _after(self.lease_until, now)
+        return replace(self, evaluated_at=format_time(now), lease_held=running and leased,
+                       running_past_lease=running and not leased, retries_exhausted=exhausted,
+                       retry_pending=errored and not exhausted,
+                       retry_waiting=_after(self.retry_at, now), cooldown_until=cooldown,
+                       is_stage1=stage1, is_consolidation=global_job)
+
+
+@dataclass(frozen=True)
+class LayoutInfo(JsonMixin):
+    """A home's layout for people and ``--json``: its name, words, files and versions."""
+
+    name: str
+    description: str
+    supported: bool
+    state_path: str
+    state_version: int | None
+    """The newest state migration applied (``_sqlx_migrations``), None without one."""
+    memories_path: str
+    memories_version: int | None
+    memory_db: str | None
+    """The file that holds ``stage1_outputs`` and ``jobs`` (None when none does)."""
+    memories_folder: str = "memories"
+    """The name of the memory files' folder in the home (``memories_v2`` in the v2 layout)."""
+    unknown_files: tuple[str, ...] = ()
+    writable: bool = True
+    """Whether memtui may write this layout (with the explicit flag)."""
+
+    @property
+    def jobs_complete(self) -> bool:
+        """False for a layout memtui does not know or the oldest one: the jobs read (if any)
+        may not be all there is, so "nothing stuck" cannot be said."""
+        return self.name not in (LAYOUT_UNKNOWN, LAYOUT_OLD)
+
+    @property
+    def summary_always_written(self) -> bool:
+        """False in the v2 layout, where Codex writes ``memory_summary.md`` only once a
+        consolidation succeeded (before that its absence is no problem)."""
+        return self.name != LAYOUT_MEMORIES_V2
+
+    @property
+    def schema_words(self) -> str:
+        """``state schema 40, memories schema 1`` (the parts known)."""
+        parts = [f"{name} schema {version}" for name, version in
+                 (("state", self.state_version), ("memories", self.memories_version))
+                 if version is not None]
+        return ", ".join(parts) or "schema version unknown"
+
+
+def describe_layout(layout: CodexLayout) -> LayoutInfo:
+    """The engine's view of a detected layout."""
+    unknown = tuple(info.path for info in layout.unknown)
+    description = LAYOUT_WORDS.get(layout.name, layout.name)
+    if unknown:
+        description = f"{', '.join(Path(path).name for path in unknown)}: {description}"
+    memory_db = next((info for info in (layout.memories_v2, *layout.unknown)
+                      if info is not None and info.path == layout.memory_db_path),
+                     layout.memories)
+    return LayoutInfo(layout.name, description, layout.supported, layout.state.path,
+                      layout.state.version, memory_db.path, memory_db.version,
+                      layout.memory_db_path, memories_dir_name(layout), unknown, layout.supported)
 
 
 @dataclass(frozen=True)
@@ -360,13 +392,10 @@ class CodexHome(JsonMixin):
     config: CodexMemoryConfig | None = None
     """Codex's memory settings from ``config.toml`` (None when there is no such file)."""
     home_found: bool = True
-    """False when the home is not there (or not a folder)."""
     layout: LayoutInfo | None = None
     """Which database layout the home has (None when no database was looked at)."""
     threads: tuple[ThreadMeta, ...] = ()
-    """``state_5.sqlite`` ``threads`` (empty when there is no such table)."""
     sqlite_home: str = ""
-    """The folder of the databases."""
 
     def threads_by_id(self) -> dict[str, ThreadMeta]:
         """The ``threads`` rows by thread id."""
@@ -374,7 +403,5 @@ class CodexHome(JsonMixin):
 
     def thread_ids(self) -> tuple[str, ...]:
         """Every thread id seen in the database, raw memories or rollout summaries, sorted."""
-        ids = {item.thread_id for item in self.stage1_outputs}
-        ids.update(item.thread_id for item in self.raw_memories)
-        ids.update(item.thread_id for item in self.rollout_summaries)
-        return tuple(sorted(ids))
+        return tuple(sorted({item.thread_id for items in (
+            self.stage1_outputs, self.raw_memories, self.rollout_summaries) for item in items}))

@@ -12,15 +12,11 @@ NOTE_NAME_RE = re.compile(
     r"^(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})-([a-z0-9][a-z0-9-]{0,79})\.md$", re.ASCII)
 """A valid ad-hoc note name: ``<YYYY-MM-DDTHH-MM-SS>-<slug>.md``."""
 MAX_NOTE_NAME_BYTES = 128
-"""A note name is at most this many bytes."""
-MAX_NOTE_SLUG_CHARS = 80
-"""The slug part of a note name: one ``[a-z0-9]`` then up to 79 of ``[a-z0-9-]``."""
 DEFAULT_NOTE_SLUG_CHARS = 48
 """Slugs memtui makes for new notes stay this short, leaving room for a collision suffix."""
 FALLBACK_NOTE_SLUG = "note"
 
 MAX_ROLLOUT_SLUG_CHARS = 60
-"""A rollout summary slug is at most this many characters."""
 ROLLOUT_TAG_CHARS = 4
 
 ROLLOUT_FILE_RE = re.compile(
@@ -47,12 +43,11 @@ def note_created_at(name: str) -> datetime | None:
     return parse_file_timestamp(match.group(1)) if match else None
 
 
-def note_slug(text: str, max_chars: int = DEFAULT_NOTE_SLUG_CHARS) -> str:
+def note_slug(text: str) -> str:
     """A note slug from text: lowercase ``[a-z0-9-]``, starts alphanumeric, never empty."""
-    limit = max(1, min(max_chars, MAX_NOTE_SLUG_CHARS))
+    limit = DEFAULT_NOTE_SLUG_CHARS
     words = _NOTE_SLUG_JUNK.sub("-", text[: limit * 8].lower()).strip("-")
-    slug = words[:limit].rstrip("-")
-    return slug or FALLBACK_NOTE_SLUG
+    return words[:limit].rstrip("-") or FALLBACK_NOTE_SLUG
 
 
 def note_names(moment: datetime, slug: str, attempts: int) -> Iterator[str]:
@@ -88,10 +83,7 @@ _UUID_RE = re.compile(
 def _uuid_int(text: str) -> int | None:
     """The 128-bit value of a UUID in one of the forms Codex's parser accepts, else None."""
     match = _UUID_RE.match(text)
-    if match is None:
-        return None
-    hyphens = text.count("-")
-    if hyphens not in (0, 4):
+    if match is None or text.count("-") not in (0, 4):
         return None
     return int("".join(match.groups()), 16)
 
@@ -113,25 +105,18 @@ def _uuid_seconds(value: int) -> int | None:
 
 
 def _stem_code(seed: int) -> str:
-    value = seed % STEM_CODE_SPACE
-    chars = ["0"] * ROLLOUT_TAG_CHARS
-    for index in range(ROLLOUT_TAG_CHARS - 1, -1, -1):
-        chars[index] = STEM_ALPHABET[value % len(STEM_ALPHABET)]
-        value //= len(STEM_ALPHABET)
-    return "".join(chars)
+    value, chars = seed % STEM_CODE_SPACE, []
+    for _ in range(ROLLOUT_TAG_CHARS):
+        value, digit = divmod(value, len(STEM_ALPHABET))
+        chars.append(STEM_ALPHABET[digit])
+    return "".join(reversed(chars))
 
 
 def stem_slug(rollout_slug: str | None) -> str:
     """Codex's slug rule: each character while shorter than 60, ASCII alphanumerics
     lowercased and anything else ``_``; then trailing ``_`` removed."""
-    if not rollout_slug:
-        return ""
-    out: list[str] = []
-    for char in rollout_slug:
-        if len(out) >= MAX_ROLLOUT_SLUG_CHARS:
-            break
-        out.append(char.lower() if char.isascii() and char.isalnum() else "_")
-    return "".join(out).rstrip("_")
+    return "".join(char.lower() if char.isascii() and char.isalnum() else "_"
+                   for char in (rollout_slug or "")[:MAX_ROLLOUT_SLUG_CHARS]).rstrip("_")
 
 
 def rollout_summary_file_stem(thread_id: str, source_updated_at: datetime,

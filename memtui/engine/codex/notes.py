@@ -1,10 +1,5 @@
-"""Write an ad-hoc note into a Codex home, under Codex's naming rule.
-
-A note is always a new file ``memories/extensions/ad_hoc/notes/<YYYY-MM-DDTHH-MM-SS>-<slug>.md``:
-never an overwrite, never through a symlink (no folder between the home and the note may be
-one), and atomic: the text is written to a hidden temporary file, then hard-linked to its
-final name, which fails rather than replace an existing file (``safe_files.publish_new_file``,
-the rule every new file memtui writes into an agent's home follows).
+"""Write an ad-hoc note into a Codex home, under Codex's naming rule: always a new file, never
+through a symlink, published atomically (``safe_files.publish_new_file``).
 """
 
 from __future__ import annotations
@@ -19,7 +14,7 @@ from pathlib import Path
 
 from memtui.engine.codex.config import codex_sqlite_home
 from memtui.engine.codex.errors import CodexError, CodexInputError, CodexWriteRefused
-from memtui.engine.codex.naming import DEFAULT_NOTE_SLUG_CHARS, note_names, note_slug
+from memtui.engine.codex.naming import note_names, note_slug
 from memtui.engine.codex.paths import NOTES_DIR_PARTS, memories_dir_name
 from memtui.engine.codex.timefmt import as_utc
 from memtui.engine.redaction import redact
@@ -39,7 +34,6 @@ MAX_NOTE_BYTES = 256 * 1024
 """Largest note text accepted (after redaction)."""
 MAX_NAME_ATTEMPTS = 100
 """Collision suffixes ``-2`` .. ``-100`` tried before giving up."""
-NOTE_FILE_MODE = NEW_FILE_MODE
 _DIR_FLAGS = (os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
               | getattr(os, "O_CLOEXEC", 0))
 
@@ -66,19 +60,18 @@ def _os_error(action: str, where: Path, error: OSError) -> MemtuiError:
 
 
 def notes_dir_parts(home: str | os.PathLike[str]) -> tuple[str, ...]:
-    """The notes folder below the home in its layout (``memories_v2/extensions/ad_hoc/notes``
-    in Codex 0.169's, ``memories/...`` before); ``CodexWriteRefused`` in a layout memtui does
-    not know (it never writes there)."""
+    """The notes folder below the home in its layout; ``CodexWriteRefused`` in a layout
+    memtui does not know (it never writes there)."""
     home_path = Path(home).absolute()
     layout = detect_layout(codex_sqlite_home(home_path))
     if layout.name == LAYOUT_UNKNOWN:
         raise CodexWriteRefused(f"{unknown_layout_refusal(layout).message} (nothing was "
                                 "changed)")
-    return (memories_dir_name(layout), *NOTES_DIR_PARTS[1:])
+    return (memories_dir_name(layout), *NOTES_DIR_PARTS)
 
 
 @contextlib.contextmanager
-def _open_notes_dir(home: Path, parts: tuple[str, ...] = NOTES_DIR_PARTS) -> Iterator[int]:
+def _open_notes_dir(home: Path, parts: tuple[str, ...]) -> Iterator[int]:
     """A descriptor of the notes folder, walked from the home without following symlinks."""
     try:
         fd = os.open(home, _DIR_FLAGS & ~getattr(os, "O_NOFOLLOW", 0))
@@ -106,27 +99,22 @@ def _open_notes_dir(home: Path, parts: tuple[str, ...] = NOTES_DIR_PARTS) -> Ite
 
 
 def write_note(home: str | os.PathLike[str], text: str, now: datetime | None = None) -> Path:
-    """Create a new ad-hoc note in a Codex home and return its path.
-
-    ``now`` names the note (UTC; a naive time is taken as UTC). The text is redacted
-    (again) before it is written. The folder follows the home's layout (``notes_dir_parts``;
-    refused in a layout memtui does not know). Missing folders below the home are
-    created; a symlink anywhere on the way is refused (``UnsafePath``). An existing
-    note is never overwritten: a name collision gets a ``-2``, ``-3`` ... suffix.
-    """
+    """Create a new ad-hoc note (text redacted again, named at ``now``, UTC) in the home's
+    layout and return its path. A symlink on the way is refused (``UnsafePath``); a name
+    collision gets a ``-2``, ``-3`` ... suffix."""
     home_path = Path(home).absolute()
     body = _clean_text(redact(strip_controls(_clean_text(text))))
     data = body.encode("utf-8")
     moment = as_utc(now) if now is not None else datetime.now(UTC)
-    slug = note_slug(body, DEFAULT_NOTE_SLUG_CHARS)
+    slug = note_slug(body)
     parts = notes_dir_parts(home_path)
     folder = home_path.joinpath(*parts)
     with _open_notes_dir(home_path, parts) as dir_fd:
         temp = f"{TEMP_PREFIX}{secrets.token_hex(8)}"
         try:
-            write_new_file(temp, data, NOTE_FILE_MODE, dir_fd)
+            write_new_file(temp, data, NEW_FILE_MODE, dir_fd)
             for name in note_names(moment, slug, MAX_NAME_ATTEMPTS):
-                if publish_new_file(temp, name, data, NOTE_FILE_MODE, dir_fd):
+                if publish_new_file(temp, name, data, NEW_FILE_MODE, dir_fd):
                     return folder / name
         except OSError as error:
             raise _os_error("write a note", folder, error) from None

@@ -1,11 +1,6 @@
-"""Parsers of Codex's memory files: ``memory_summary.md`` (the exact ``v1`` first line,
-sections and topic map), ``MEMORY.md`` (task groups, their tasks, keywords and rollout summary
-links), ``raw_memories.md`` (one entry per ``## Thread `<id>```) and one
-``rollout_summaries/*.md`` file (header lines, a blank line, the summary).
-
-Every parser takes the text and its path and never raises: defects come back as ``Problem``s
-and the rest is still read. A ``MEMORY.md`` block must start ``# Task Group: <name>``, then
-``scope: ...``, then ``applies_to: ...``; a block that does not is reported and skipped.
+"""Parsers of Codex's memory files (``memory_summary.md``, ``MEMORY.md``, ``raw_memories.md``,
+a rollout summary): each takes the text and its path and never raises; defects come back as
+``Problem``s and the rest is still read.
 """
 
 from __future__ import annotations
@@ -145,11 +140,8 @@ def _topics(body: str, path: str, problems: list[Problem]
 
 def parse_memory_summary(text: str, path: str = "memory_summary.md"
                          ) -> tuple[Summary, list[Problem]]:
-    """Parse ``memory_summary.md``. Never raises; defects come back as ``Problem``s.
-
-    A file whose first line is not exactly ``v1`` is still parsed, with ``valid_v1`` False
-    and a problem (Codex rewrites such a file whole).
-    """
+    """Parse ``memory_summary.md``; one whose first line is not exactly ``v1`` is still
+    parsed, with ``valid_v1`` False and a problem (Codex rewrites such a file whole)."""
     lines = text.splitlines()
     problems: list[Problem] = []
     valid = bool(lines) and lines[0] == SUMMARY_VERSION_LINE
@@ -211,10 +203,9 @@ def _build_task(draft: _TaskDraft, group: str, path: str, problems: list[Problem
                                           f"no '### {heading}' section", draft.line))
     links = tuple(parse_link(item) for item in
                   bullets(draft.subsections.get(ROLLOUT_FILES_HEADING, [])))
-    keywords: list[str] = []
-    for item in bullets(draft.subsections.get(KEYWORDS_HEADING, [])):
-        keywords.extend(split_keywords(item.replace("\n", " ")))
-    return Task(draft.number, draft.title, links, tuple(keywords),
+    keywords = tuple(word for item in bullets(draft.subsections.get(KEYWORDS_HEADING, []))
+                     for word in split_keywords(item.replace("\n", " ")))
+    return Task(draft.number, draft.title, links, keywords,
                 "\n".join(draft.extra).strip("\n"))
 
 
@@ -280,20 +271,17 @@ def _parse_block(start: int, heading: str, lines: list[str], path: str,
                                       "'cwd=<path>; reuse_rule=<...>'", header[1][0]))
     body = [(number, line) for number, line in rest if number > header[1][0]]
     tasks, lists = _parse_sections(name, body, path, problems)
-    return TaskGroup(
-        name=name, scope=scope, applies_to=applies_to,
-        cwd=applies.group(1).strip() if applies else None,
-        reuse_rule=applies.group(2).strip() if applies else None,
-        tasks=tuple(tasks),
-        preferences=tuple(bullets(lists.get(PREFERENCES_HEADING.casefold(), []))),
-        knowledge=tuple(bullets(lists.get(KNOWLEDGE_HEADING.casefold(), []))),
-        failures=tuple(bullets(lists.get(FAILURES_HEADING.casefold(), []))),
-        line=start,
-    )
+    preferences, knowledge, failures = (
+        tuple(bullets(lists.get(heading.casefold(), [])))
+        for heading in (PREFERENCES_HEADING, KNOWLEDGE_HEADING, FAILURES_HEADING))
+    return TaskGroup(name, scope, applies_to, applies.group(1).strip() if applies else None,
+                     applies.group(2).strip() if applies else None, tuple(tasks), preferences,
+                     knowledge, failures, start)
 
 
 def parse_memory_md(text: str, path: str = "MEMORY.md") -> tuple[list[TaskGroup], list[Problem]]:
-    """Parse MEMORY.md into task groups. Never raises; defects come back as ``Problem``s."""
+    """Parse MEMORY.md into task groups; a block not starting ``# Task Group: <name>``,
+    ``scope: ...``, ``applies_to: ...`` is reported and skipped."""
     problems: list[Problem] = []
     lines = text.splitlines()
     blocks = _blocks(lines, _H1_RE)
@@ -356,11 +344,7 @@ def _thread(thread_id: str, lines: list[str]) -> RawMemory:
 
 def parse_raw_memories(text: str, path: str = "raw_memories.md"
                        ) -> tuple[list[RawMemory], list[Problem]]:
-    """Parse ``raw_memories.md``. Never raises; defects come back as ``Problem``s.
-
-    "No raw memories yet." gives an empty list. A repeated thread id is reported and only
-    its first entry kept.
-    """
+    """Parse ``raw_memories.md``; a repeated thread id is reported and its first entry kept."""
     problems: list[Problem] = []
     lines = text.splitlines()
     if first_line(text) != RAW_MEMORIES_TITLE:
@@ -387,7 +371,7 @@ def read_headers(text: str) -> dict[str, str]:
 
 
 def parse_rollout_summary(text: str, file: str) -> tuple[RolloutSummary | None, list[Problem]]:
-    """Parse one rollout summary. Never raises; without ``thread_id:`` it is skipped."""
+    """Parse one rollout summary; without ``thread_id:`` it is skipped."""
     lines = text.splitlines()
     headers, index = header_lines(lines, limit=MAX_HEADER_LINES)
     thread_id = headers.get("thread_id", "")

@@ -1,10 +1,4 @@
-"""Where a Codex home and its files are.
-
-The home is ``--codex-home PATH``, else ``$CODEX_HOME``, else ``~/.codex``; the databases
-(``state_5.sqlite``, ``memories_1.sqlite``, ``memories_v2_1.sqlite``) live in ``sqlite_home``
-of ``config.toml``, else ``$CODEX_SQLITE_HOME``, else the home. The memory files are in
-``<home>/memories/``, or ``<home>/memories_v2/`` in the layout of ``memories_v2_1.sqlite``.
-"""
+"""Where a Codex home, its databases and its memory files are."""
 
 from __future__ import annotations
 
@@ -29,7 +23,6 @@ MEMORIES_DIR = "memories"
 MEMORIES_V2_DIR = "memories_v2"
 """The memory files' folder of the ``memories_v2_1.sqlite`` layout (Codex 0.169)."""
 EXPORT_FOLDERS = (MEMORIES_DIR, MEMORIES_V2_DIR)
-"""The memories folders an export can be written as."""
 _VERSIONED_DB_RE = re.compile(r"^memories_(v\d+)_\d+\.sqlite$")
 MEMORY_SUMMARY_FILE = "memory_summary.md"
 MEMORY_MD_FILE = "MEMORY.md"
@@ -48,8 +41,8 @@ CONFIG_FILE = "config.toml"
 
 PROTECTED_MEMORY_NAMES = frozenset({GIT_DIR, PHASE2_DIFF_FILE, RAW_MEMORIES_FILE})
 """Names in the memories folder memtui never writes or deletes (Codex owns them)."""
-NOTES_DIR_PARTS = (MEMORIES_DIR, *AD_HOC_DIR_PARTS, NOTES_DIR)
-"""The notes folder relative to the home."""
+NOTES_DIR_PARTS = (*AD_HOC_DIR_PARTS, NOTES_DIR)
+"""The ad-hoc notes folder inside the memories folder."""
 
 
 def _expand(value: str | os.PathLike[str]) -> Path:
@@ -59,12 +52,8 @@ def _expand(value: str | os.PathLike[str]) -> Path:
 def resolve_codex_home(cli_path: str | os.PathLike[str] | None = None,
                        env: Mapping[str, str] | None = None) -> Path:
     """The Codex home: ``cli_path``, else ``$CODEX_HOME``, else ``~/.codex`` (absolute)."""
-    environ = os.environ if env is None else env
-    if cli_path:
-        return _expand(cli_path).absolute()
-    if environ.get(CODEX_HOME_ENV):
-        return _expand(environ[CODEX_HOME_ENV]).absolute()
-    return (Path.home() / DEFAULT_CODEX_DIR_NAME).absolute()
+    value = cli_path or (os.environ if env is None else env).get(CODEX_HOME_ENV)
+    return (_expand(value) if value else Path.home() / DEFAULT_CODEX_DIR_NAME).absolute()
 
 
 def resolve_codex_sqlite_home(home: Path, env: Mapping[str, str] | None = None, *,
@@ -73,48 +62,28 @@ def resolve_codex_sqlite_home(home: Path, env: Mapping[str, str] | None = None, 
     ``config.toml``; relative to the home), else ``$CODEX_SQLITE_HOME``, else the home."""
     if config_sqlite_home:
         return (home / _expand(config_sqlite_home)).absolute()
-    environ = os.environ if env is None else env
-    value = environ.get(CODEX_SQLITE_HOME_ENV)
+    value = (os.environ if env is None else env).get(CODEX_SQLITE_HOME_ENV)
     return _expand(value).absolute() if value else home
 
 
-def memories_dir(home: Path) -> Path:
-    """``<home>/memories`` (the folder of every layout before ``memories_v2_1.sqlite``)."""
-    return home / MEMORIES_DIR
-
-
-def memories_dir_name(layout: CodexLayout | None) -> str:
+def memories_dir_name(layout: CodexLayout) -> str:
     """The memory files' folder name of a layout: ``memories_v2`` for the v2 layout; for an
     unknown ``memories_v<N>_<n>.sqlite``, ``memories_v<N>``; else ``memories``."""
-    if layout is None:
-        return MEMORIES_DIR
     if layout.name == LAYOUT_MEMORIES_V2:
         return MEMORIES_V2_DIR
     if layout.name == LAYOUT_UNKNOWN:
-        for info in layout.unknown:
-            match = _VERSIONED_DB_RE.match(Path(info.path).name)
-            if match:
-                return f"memories_{match.group(1)}"
+        versions = (_VERSIONED_DB_RE.match(Path(info.path).name) for info in layout.unknown)
+        return next((f"memories_{found.group(1)}" for found in versions if found), MEMORIES_DIR)
     return MEMORIES_DIR
 
 
-def layout_memories_dir(home: Path, layout: CodexLayout | None) -> Path:
+def layout_memories_dir(home: Path, layout: CodexLayout) -> Path:
     """The memory files' folder of a home in its layout (see ``memories_dir_name``); with no
     database at all, ``memories_v2`` when only that folder is there (an export for 0.169)."""
-    if (layout is None or layout.name == LAYOUT_NONE) and (home / MEMORIES_V2_DIR).is_dir() \
+    if layout.name == LAYOUT_NONE and (home / MEMORIES_V2_DIR).is_dir() \
             and not os.path.lexists(home / MEMORIES_DIR):
         return home / MEMORIES_V2_DIR
     return home / memories_dir_name(layout)
-
-
-def notes_dir(home: Path, folder: Path | None = None) -> Path:
-    """``<folder>/extensions/ad_hoc/notes``; the folder is ``<home>/memories`` by default."""
-    return (folder or memories_dir(home)).joinpath(*NOTES_DIR_PARTS[1:])
-
-
-def rollout_summaries_dir(home: Path, folder: Path | None = None) -> Path:
-    """``<folder>/rollout_summaries``; the folder is ``<home>/memories`` by default."""
-    return (folder or memories_dir(home)) / ROLLOUT_SUMMARIES_DIR
 
 
 def codex_db_path(sqlite_home: Path) -> Path:

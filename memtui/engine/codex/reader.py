@@ -1,11 +1,5 @@
-"""Read a whole Codex home, read-only: memory files, notes and Codex's databases (every
-layout: ``memories_v2_1.sqlite`` with ``memories_v2/``, ``memories_1.sqlite`` or memories
-inside ``state_5.sqlite`` with ``memories/``; threads from ``state_5.sqlite``; a layout memtui
-does not know is named and read where its tables are the known ones).
-
-Every item that cannot be read (missing, malformed, binary, not UTF-8, too large, a symlink
-pointing outside the home, a locked or non-database sqlite file) becomes one ``Problem`` and
-is skipped; one bad file never stops the rest. Nothing is written anywhere.
+"""Read a whole Codex home, read-only: memory files, notes and Codex's databases, in every
+layout. Every item that cannot be read becomes one ``Problem`` and is skipped.
 """
 
 from __future__ import annotations
@@ -20,7 +14,6 @@ from typing import TypeVar
 from memtui.engine.codex.config import read_codex_config
 from memtui.engine.codex.diagnosis import diagnose_jobs, layout_reasons
 from memtui.engine.codex.errors import CODEX_FILES, MAX_CODEX_FILE_BYTES, FileProblemError
-from memtui.engine.codex.layout import LAYOUT_WORDS, describe_layout
 from memtui.engine.codex.models import (
     CodexHome,
     Job,
@@ -32,6 +25,7 @@ from memtui.engine.codex.models import (
     Summary,
     TaskGroup,
     ThreadMeta,
+    describe_layout,
 )
 from memtui.engine.codex.naming import is_valid_note_name, note_created_at
 from memtui.engine.codex.parsers import (
@@ -46,19 +40,26 @@ from memtui.engine.codex.paths import (
     INSTRUCTIONS_FILE,
     MEMORY_MD_FILE,
     MEMORY_SUMMARY_FILE,
+    NOTES_DIR_PARTS,
     RAW_MEMORIES_FILE,
+    ROLLOUT_SUMMARIES_DIR,
     SKILL_FILE,
     SKILLS_DIR,
     codex_db_path,
     layout_memories_dir,
-    notes_dir,
     resolve_codex_sqlite_home,
-    rollout_summaries_dir,
 )
-from memtui.engine.codex.timefmt import as_utc, format_utc
+from memtui.engine.codex.timefmt import as_utc
 from memtui.engine.safe_files import real_root
 from memtui.store.codex_db import DEFAULT_READ_BUSY_TIMEOUT_S, read_codex_dbs
-from memtui.store.codex_models import LAYOUT_MEMORIES_V2, LAYOUT_NONE, LAYOUT_OLD, CodexDbRead
+from memtui.store.codex_models import (
+    LAYOUT_MEMORIES_V2,
+    LAYOUT_NONE,
+    LAYOUT_OLD,
+    LAYOUT_WORDS,
+    CodexDbRead,
+)
+from memtui.store.timeutil import format_time
 
 MARKDOWN_SUFFIX = ".md"
 ParsedT = TypeVar("ParsedT")
@@ -66,9 +67,8 @@ ParsedT = TypeVar("ParsedT")
 
 @dataclass
 class _Context:
-    """The state of one read: where things are, the caps, and the problems so far."""
+    """The state of one read: the home's real root, the cap, and the problems so far."""
 
-    home: Path
     root: Path
     max_file_bytes: int
     problems: list[Problem] = field(default_factory=list)
@@ -103,9 +103,7 @@ def _parsed(ctx: _Context, path: Path,
             optional: bool = False) -> ParsedT | None:
     """A file parsed, its problems recorded; None when it cannot be read (or, ``optional``,
     is absent)."""
-    if optional and not os.path.lexists(path):
-        return None
-    text = ctx.read(path)
+    text = ctx.read(path, required=not optional)
     if text is None:
         return None
     result, problems = parse(text, str(path))
@@ -133,7 +131,7 @@ def _notes(ctx: _Context, folder: Path) -> list[Note]:
         text = ctx.read(path)
         if text is not None:
             created = note_created_at(path.name)
-            notes.append(Note(path.name, format_utc(created) if created else None, text))
+            notes.append(Note(path.name, format_time(created) if created else None, text))
     return notes
 
 
@@ -170,35 +168,26 @@ UNKNOWN_CWD = "unknown"
 """What the model-written front matter says when it did not know the ``cwd``."""
 
 
-def _stage1_cwd(row_memory: str, thread_id: str, raw: dict[str, RawMemory],
-                summaries: dict[str, RolloutSummary], threads: dict[str, ThreadMeta]
-                ) -> str | None:
-    meta = threads.get(thread_id)
+def _stage1_cwd(raw_memory: str, meta: ThreadMeta | None, entry: RawMemory | None,
+                summary: RolloutSummary | None) -> str | None:
+    """A stage-1 row's ``cwd``: its thread's, its front matter's, else its files'."""
     if meta is not None and meta.cwd:
         return meta.cwd
-    cwd = parse_front_matter(row_memory).get("cwd")
+    cwd = parse_front_matter(raw_memory).get("cwd")
     if cwd and cwd.strip().lower() != UNKNOWN_CWD:
         return cwd
-    if thread_id in raw and raw[thread_id].cwd:
-        return raw[thread_id].cwd
-    summary = summaries.get(thread_id)
-    return summary.cwd if summary else None
+    return (entry.cwd if entry else None) or (summary.cwd if summary else None)
 
 
 def read_codex_home(home: str | os.PathLike[str], now: datetime | None = None, *,
                     sqlite_home: str | os.PathLike[str] | None = None,
                     max_file_bytes: int = MAX_CODEX_FILE_BYTES,
                     db_busy_timeout_s: float | None = None) -> CodexHome:
-    """Read everything memtui shows of a Codex home; never raises for bad content.
-
-    ``sqlite_home`` is where the databases live (default: ``sqlite_home`` of the home's
-    ``config.toml``, else ``$CODEX_SQLITE_HOME``, else the home). ``now`` sets the time at
-    which job leases and retries are judged (default: the current time);
-    ``db_busy_timeout_s`` how long a locked database is waited for (default: the store's).
-    """
+    """Read everything memtui shows of a Codex home; never raises for bad content. ``now``
+    is when job leases and retries are judged; ``sqlite_home`` defaults to the home's."""
     moment = as_utc(now) if now is not None else datetime.now(UTC)
     home_path = Path(home).absolute()
-    ctx = _Context(home_path, real_root(home_path), max_file_bytes)
+    ctx = _Context(real_root(home_path), max_file_bytes)
     config = None
     if home_path.is_dir():
         config, problems = read_codex_config(home_path)
@@ -221,10 +210,9 @@ def read_codex_home(home: str | os.PathLike[str], now: datetime | None = None, *
     thread_by_id = {item.thread_id: item for item in threads}
     raw_by_id = {item.thread_id: item for item in files.raw}
     summary_by_id = {item.thread_id: item for item in files.summaries}
-    stage1 = tuple(Stage1Output.from_row(row, _stage1_cwd(row.raw_memory, row.thread_id,
-                                                          raw_by_id, summary_by_id,
-                                                          thread_by_id))
-                   for row in (snapshot.stage1_outputs if snapshot else ()))
+    stage1 = tuple(Stage1Output.from_row(row, _stage1_cwd(
+        row.raw_memory, thread_by_id.get(row.thread_id), raw_by_id.get(row.thread_id),
+        summary_by_id.get(row.thread_id))) for row in (snapshot.stage1_outputs if snapshot else ()))
     jobs = tuple(Job.from_row(row, moment) for row in (snapshot.jobs if snapshot else ()))
     layout = describe_layout(read.layout)
     return CodexHome(
@@ -256,9 +244,8 @@ class _Files:
 
 
 def _memory_files(ctx: _Context, home: Path, memories: Path, *, v2: bool) -> _Files:
-    """The memory files of ``memories`` (one problem per file that cannot be read). In the v2
-    layout Codex writes ``memory_summary.md`` only once a consolidation succeeded and no
-    ``MEMORY.md`` / ``raw_memories.md``, so their absence is no problem there."""
+    """The memory files of ``memories``; in the v2 layout, where Codex writes no ``MEMORY.md``
+    or ``raw_memories.md``, a missing file is no problem."""
     files = _Files()
     if not home.is_dir():
         ctx.problem(home, "Codex home not found (or not a folder)")
@@ -276,9 +263,9 @@ def _memory_files(ctx: _Context, home: Path, memories: Path, *, v2: bool) -> _Fi
     files.groups = _parsed(ctx, memories / MEMORY_MD_FILE, parse_memory_md, optional=v2) or []
     files.raw = _parsed(ctx, memories / RAW_MEMORIES_FILE, parse_raw_memories,
                         optional=v2) or []
-    files.summaries = _rollout_summaries(ctx, rollout_summaries_dir(home, memories),
+    files.summaries = _rollout_summaries(ctx, memories / ROLLOUT_SUMMARIES_DIR,
                                          required=not v2)
-    files.notes = _notes(ctx, notes_dir(home, memories))
+    files.notes = _notes(ctx, memories.joinpath(*NOTES_DIR_PARTS))
     files.instructions = ctx.read(memories.joinpath(*AD_HOC_DIR_PARTS, INSTRUCTIONS_FILE),
                                   required=False)
     files.skills = _skills(ctx, memories / SKILLS_DIR)

@@ -1,15 +1,7 @@
 """Codex session rollouts (``sessions/YYYY/MM/DD/rollout-*.jsonl`` and ``archived_sessions/``,
-possibly ``.jsonl.zst``) read as finished tasks, as Codex writes them.
-
-The request is the first user message (with everything before ``## My request for Codex:``
-cut; context Codex injects is not a request); the result is the last assistant message;
-external context (gate 4) is an MCP call, a web search or a tool search. ``session_meta``
-says the source (only interactive sessions are mined) and the ``memory_mode``.
-
-Reading is incremental: ``RolloutReader`` keeps its whole state in a JSON-ready dict, so a
-file that grew is read on from its last whole line. Lines that cannot change the task (tool
-outputs, reasoning, ...) are recognised from their first bytes and not decoded. A truncated
-or non-JSON line is one ``Problem``; unknown record types are skipped.
+possibly ``.jsonl.zst``) read as finished tasks: the first user request, the last assistant
+message, and external context (gate 4: an MCP call, a web search or a tool search). Lines
+that cannot change the task are recognised from their first bytes and not decoded.
 """
 
 from __future__ import annotations
@@ -18,7 +10,7 @@ import io
 import json
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -27,16 +19,16 @@ from memtui.engine.codex.errors import CODEX_FILES, FileProblemError
 from memtui.engine.codex.models import Problem
 from memtui.engine.codex.naming import ROLLOUT_FILE_RE, rollout_uuid_from_name
 from memtui.engine.codex.paths import ARCHIVED_SESSIONS_DIR, SESSIONS_DIR
-from memtui.engine.codex.timefmt import format_utc, parse_datetime
+from memtui.engine.codex.timefmt import parse_datetime
 from memtui.engine.safe_files import json_lines, real_root
 from memtui.jsonable import JsonMixin
+from memtui.store.timeutil import format_time
 
 MAX_LINE_BYTES = 10 * 1024 * 1024
 """Longest rollout line parsed; longer lines are reported and skipped."""
 MAX_ROLLOUT_FILE_BYTES = 1024 * 1024 * 1024
 """Largest rollout file read (compressed size for ``.zst``); larger ones are skipped."""
 MAX_ROLLOUT_FILES = 100_000
-"""Most rollout files one scan returns."""
 MAX_PROBLEMS_PER_FILE = 50
 """Per-line problems kept per file; the rest are counted in one summary problem."""
 MAX_KEPT_TEXT_CHARS = 64 * 1024
@@ -100,6 +92,10 @@ _LINE_HEAD = re.compile(
     rb'\s*"payload"\s*:\s*\{(?:\s*"type"\s*:\s*"([A-Za-z_]{1,60})")?')
 """The first bytes of a record as Codex writes it: time, record type, payload type."""
 _ITEM_TYPE = re.compile(rb'"item"\s*:\s*\{\s*"type"\s*:\s*"([A-Za-z_]{1,60})"')
+_FLAG_LINES = {**{(b"response_item", name): "used_web_search" for name in WEB_SEARCH_TYPES},
+               **{(b"response_item", name): "used_tool_search" for name in TOOL_SEARCH_TYPES},
+               **{(b"event_msg", name): "used_web_search" for name in WEB_SEARCH_EVENTS}}
+"""Lines that only set a flag (by record and payload type), so are never decoded."""
 
 
 @dataclass(frozen=True)
@@ -110,7 +106,6 @@ class RolloutTask(JsonMixin):
     file: str
     cwd: str | None
     goal: str | None
-    prompt: str | None
     result: str | None
     started_at: str | None
     finished_at: str | None
@@ -120,9 +115,7 @@ class RolloutTask(JsonMixin):
     problems: tuple[Problem, ...] = ()
     used_tool_search: bool = False
     source: str | None = None
-    """``session_meta.source`` (``cli``, ``vscode``, ``exec``, a sub-agent, ...)."""
     memory_mode: str | None = None
-    """``session_meta.memory_mode`` when the rollout says (else None)."""
 
     @property
     def used_external_context(self) -> bool:
@@ -145,16 +138,13 @@ class RolloutTask(JsonMixin):
 
 def is_injected_context(text: str) -> bool:
     """True when a user-role text is context Codex injected (instructions, environment...)."""
-    head = text.lstrip()[:64].lower()
-    return head.startswith(INJECTED_CONTEXT_PREFIXES)
+    return text.lstrip()[:64].lower().startswith(INJECTED_CONTEXT_PREFIXES)
 
 
 def request_text(text: str) -> str:
     """A user message as a request: everything up to ``## My request for Codex:`` cut."""
-    index = text.find(REQUEST_MARKER)
-    if index >= 0:
-        text = text[index + len(REQUEST_MARKER):]
-    return text.strip()
+    before, marker, after = text.partition(REQUEST_MARKER)
+    return (after if marker else before).strip()
 
 
 def _str(value: Any) -> str | None:
@@ -194,19 +184,17 @@ def _new_state() -> dict[str, Any]:
 
 
 class RolloutReader:
-    """Reads a rollout's lines one at a time; its whole state is ``state`` (JSON-ready).
-
-    ``mcp_servers`` are names of MCP servers from Codex's ``config.toml``: a tool call whose
-    namespace is one of them is an MCP call even without the ``mcp__`` prefix.
-    """
+    """Reads a rollout's lines one at a time; its whole state is ``state`` (JSON-ready). A
+    tool call in the namespace of one of ``mcp_servers`` (``config.toml``) is an MCP call."""
 
     def __init__(self, file: str, state: dict[str, Any] | None = None,
                  mcp_servers: Iterable[str] = ()) -> None:
         self.file = file
         self.state: dict[str, Any] = state if state is not None else _new_state()
         self._servers = frozenset(mcp_servers) | frozenset(self.state["mcp_servers"])
-
-    # ---- bookkeeping --------------------------------------------------------------------
+        self._records: dict[str, Callable[[dict[str, Any]], None]] = {
+            RECORD_SESSION_META: self._session_meta, RECORD_RESPONSE_ITEM: self._response_item,
+            RECORD_EVENT_MSG: self._event_msg, RECORD_TURN_CONTEXT: self._turn_context}
 
     def problem(self, line: int, reason: str) -> None:
         """Record one bad line (at most ``MAX_PROBLEMS_PER_FILE`` are kept)."""
@@ -237,8 +225,6 @@ class RolloutReader:
         tool = _str(call.get("tool")) if isinstance(call, dict) else None
         self._mcp(f"{MCP_PREFIX}{server}__{tool}" if server and tool else "", server)
 
-    # ---- records --------------------------------------------------------------------------
-
     def _session_meta(self, payload: dict[str, Any]) -> None:
         state = self.state
         if state["seen_meta"]:
@@ -247,7 +233,7 @@ class RolloutReader:
         state["thread_id"] = _str(payload.get("id")) or state["thread_id"]
         state["cwd"] = _str(payload.get("cwd")) or state["cwd"]
         started = parse_datetime(payload.get("timestamp"))
-        state["meta_started"] = format_utc(started) if started else None
+        state["meta_started"] = format_time(started) if started else None
         state["source"] = _source_name(payload.get("source"))
         state["memory_mode"] = _str(payload.get("memory_mode"))
 
@@ -261,8 +247,8 @@ class RolloutReader:
         elif name.startswith(MCP_PREFIX):
             self._mcp(name)
 
-    def _response_item(self, kind: str | None, payload: dict[str, Any]) -> None:
-        state = self.state
+    def _response_item(self, payload: dict[str, Any]) -> None:
+        state, kind = self.state, _str(payload.get("type"))
         if kind == "message":
             role = payload.get("role")
             if role == "user" and state["fallback_goal"] is None and state["goal"] is None:
@@ -299,8 +285,8 @@ class RolloutReader:
         elif kind == ITEM_DYNAMIC_TOOL:
             self._call({"name": item.get("tool"), "namespace": item.get("namespace")})
 
-    def _event_msg(self, kind: str | None, payload: dict[str, Any]) -> None:
-        message = payload.get("message")
+    def _event_msg(self, payload: dict[str, Any]) -> None:
+        kind, message = _str(payload.get("type")), payload.get("message")
         if kind == "user_message" and isinstance(message, str):
             self._user_event(message)
         elif kind == "agent_message" and isinstance(message, str):
@@ -317,25 +303,17 @@ class RolloutReader:
     def _turn_context(self, payload: dict[str, Any]) -> None:
         self.state["cwd"] = self.state["cwd"] or _str(payload.get("cwd"))
 
-    # ---- lines --------------------------------------------------------------------------
-
     def _skippable(self, raw: bytes, kind: bytes, ptype: bytes | None) -> bool:
         """Whether a well-formed line cannot change the task (so it is not decoded)."""
         state = self.state
+        name = (ptype or b"").decode("ascii")
+        flag = _FLAG_LINES.get((kind, name))
+        if flag is not None:
+            state[flag] = True
+            return True
         if kind == b"response_item":
-            name = (ptype or b"").decode("ascii")
-            if name in WEB_SEARCH_TYPES:
-                state["used_web_search"] = True
-                return True
-            if name in TOOL_SEARCH_TYPES:
-                state["used_tool_search"] = True
-                return True
             return name not in _DECODED_RESPONSE_TYPES
         if kind == b"event_msg":
-            name = (ptype or b"").decode("ascii")
-            if name in WEB_SEARCH_EVENTS:
-                state["used_web_search"] = True
-                return True
             if name == ITEM_COMPLETED:
                 found = _ITEM_TYPE.search(raw)
                 item = found.group(1).decode("ascii") if found else ""
@@ -377,20 +355,11 @@ class RolloutReader:
         if not noted_time and isinstance(stamp, str) and parse_datetime(stamp) is not None:
             self._time(stamp)
         kind, payload = record.get("type"), record.get("payload")
-        if kind not in (RECORD_SESSION_META, RECORD_RESPONSE_ITEM, RECORD_EVENT_MSG,
-                        RECORD_TURN_CONTEXT):
-            return
-        if not isinstance(payload, dict):
+        handle = self._records.get(kind) if isinstance(kind, str) else None
+        if handle is not None and isinstance(payload, dict):
+            handle(payload)
+        elif handle is not None:
             self.problem(number, f"'{kind}' record without an object payload; line skipped")
-            return
-        if kind == RECORD_SESSION_META:
-            self._session_meta(payload)
-        elif kind == RECORD_RESPONSE_ITEM:
-            self._response_item(_str(payload.get("type")), payload)
-        elif kind == RECORD_EVENT_MSG:
-            self._event_msg(_str(payload.get("type")), payload)
-        else:
-            self._turn_context(payload)
 
     def task(self) -> RolloutTask:
         """The task the lines read so far describe."""
@@ -402,13 +371,12 @@ class RolloutReader:
             problems.append(Problem(self.file, f"{state['dropped']} more bad line(s) not "
                                                "listed"))
         goal = state["goal"] or state["fallback_goal"]
-        first = parse_datetime(state["first_time"])
-        last = parse_datetime(state["last_time"])
+        first, last = parse_datetime(state["first_time"]), parse_datetime(state["last_time"])
         return RolloutTask(
             thread_id=state["thread_id"] or rollout_uuid_from_name(Path(self.file).name),
-            file=self.file, cwd=state["cwd"], goal=goal, prompt=goal, result=state["result"],
-            started_at=state["meta_started"] or (format_utc(first) if first else None),
-            finished_at=format_utc(last) if last else None,
+            file=self.file, cwd=state["cwd"], goal=goal, result=state["result"],
+            started_at=state["meta_started"] or (format_time(first) if first else None),
+            finished_at=format_time(last) if last else None,
             used_mcp=state["used_mcp"], used_web_search=state["used_web_search"],
             mcp_tools=tuple(state["mcp_tools"]), problems=tuple(problems),
             used_tool_search=state["used_tool_search"], source=state["source"],
@@ -420,15 +388,6 @@ def is_compressed(path: Path) -> bool:
     return path.name.endswith(ZSTD_SUFFIX)
 
 
-@dataclass(frozen=True)
-class ReadResult:
-    """What one read of a rollout file gave: the reader, and where whole lines ended."""
-
-    reader: RolloutReader
-    offset: int
-    """The byte (of the uncompressed text) after the last whole line that was read."""
-
-
 def open_text(fd: int, compressed: bool) -> IO[bytes]:
     """The bytes of an open file, decompressed as they are read when ``compressed`` (zstd)."""
     raw = os.fdopen(fd, "rb")
@@ -436,18 +395,13 @@ def open_text(fd: int, compressed: bool) -> IO[bytes]:
         return raw
     import zstandard
 
-    stream = zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)
-    return io.BufferedReader(stream)
+    return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw, closefd=True))
 
 
-def read_rollout_from(path: Path, root: Path, reader: RolloutReader, offset: int = 0
-                      ) -> ReadResult:
-    """Read a rollout file inside ``root`` on from ``offset`` (uncompressed files only; a
-    compressed one is always read from its start) into ``reader``.
-
-    Only whole lines move the offset on: a last line still being written is read again
-    next time. Raises ``FileProblemError`` when the file cannot be read.
-    """
+def read_rollout_from(path: Path, root: Path, reader: RolloutReader, offset: int = 0) -> int:
+    """Read a rollout file inside ``root`` into ``reader`` on from ``offset`` (a compressed
+    one from its start); returns the offset (in the uncompressed text) after the last whole
+    line. ``FileProblemError`` when the file cannot be read."""
     fd = CODEX_FILES.open_regular(path, real_root(root), MAX_ROLLOUT_FILE_BYTES)
     compressed = is_compressed(path)
     start = 0 if compressed else offset
@@ -473,7 +427,7 @@ def read_rollout_from(path: Path, root: Path, reader: RolloutReader, offset: int
         if type(error).__module__.startswith("zstandard"):
             raise FileProblemError(f"not a valid zstd file ({error})") from None
         raise
-    return ReadResult(reader, position)
+    return position
 
 
 def _walk(folder: Path, root: Path, depth: int, problems: list[Problem], *,

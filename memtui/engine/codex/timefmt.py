@@ -1,8 +1,5 @@
-"""Time conversions for Codex data, into memtui's one stored time form.
-
-Codex keeps unix seconds in its database, RFC 3339 in its markdown headers and ISO-8601 with
-``Z`` in rollouts; memtui keeps ``YYYY-MM-DDTHH:MM:SS.mmmZ`` (``memtui.store.timeutil``).
-Every parse here returns None for text that is not a time: it never raises.
+"""Codex's times (unix seconds, RFC 3339, ISO-8601) to and from memtui's stored form
+(``memtui.store.timeutil``); every parse here returns None for text that is not a time.
 """
 
 from __future__ import annotations
@@ -24,15 +21,9 @@ def as_utc(moment: datetime) -> datetime:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
-def format_utc(moment: datetime) -> str:
-    """Format an aware (or naive-as-UTC) datetime in memtui's stored form."""
-    return format_time(moment)
-
-
 def parse_datetime(text: str | None) -> datetime | None:
-    """Parse ISO-8601 / RFC 3339 text (``Z``, an offset, or naive as UTC) to aware UTC, with
-    memtui's one parser (``memtui.store.timeutil.parse_time``); None when it is not a
-    supported time."""
+    """ISO-8601 / RFC 3339 text as an aware UTC time (``timeutil.parse_time``); None when it
+    is not a supported time."""
     try:
         return parse_time(text)
     except InvalidInput:
@@ -42,14 +33,14 @@ def parse_datetime(text: str | None) -> datetime | None:
 def normalize_time(text: str | None) -> str | None:
     """ISO-8601 text in memtui's stored form, or None when it is not a time."""
     moment = parse_datetime(text)
-    return format_utc(moment) if moment else None
+    return format_time(moment) if moment else None
 
 
 def unix_to_iso(seconds: int | None) -> str | None:
     """Unix seconds in memtui's stored form, or None when absent or out of range."""
     if seconds is None or seconds < MIN_UNIX_SECONDS or seconds > MAX_UNIX_SECONDS:
         return None
-    return format_utc(datetime.fromtimestamp(seconds, UTC))
+    return format_time(datetime.fromtimestamp(seconds, UTC))
 
 
 def to_rfc3339(moment: datetime) -> str:
