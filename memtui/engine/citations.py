@@ -1,15 +1,9 @@
-"""Memories checked against the code they cite: paths, symbols and commands a memory's text
-names, and whether the project's folder still has them.
-
-- A citation is a path (a word with a known file ending, or a backticked word with a ``/``),
-  a symbol (a name written as a call, ``parse_config()``), or a config command (``make
-  <target>``, ``npm|pnpm|yarn run <script>``). URLs, absolute paths, ``~`` and ``..`` are
-  never looked at, nor a path whose folder leads out of the project.
-- A symbol is found when a source file of the folder holds it as a word: one bounded walk
-  (``MAX_SCAN_ENTRIES``, ``MAX_SCAN_FILES``; hidden, vendored and system folders, other file
-  systems and symlinks skipped) serves every check for ``INDEX_TTL_SECONDS``; a walk that
-  stopped early reports no missing symbol.
-- No folder: nothing is checked.
+"""Memories checked against the code they cite: the paths (a word with a known file ending,
+or a backticked word with a ``/``), symbols (``parse_config()``) and config commands (``make
+<target>``, ``npm run <script>``) a text names, and whether the project's folder has them.
+URLs, absolute paths, ``~`` and ``..`` are never looked at. A symbol is found when a source
+file holds it as a word: one bounded walk serves every check for ``INDEX_TTL_SECONDS``; a
+walk that stopped early reports no missing symbol.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
 """A finished session's conversation, read back for model extraction: the turns of a
-Claude Code transcript or a Codex rollout (``.jsonl`` or ``.jsonl.zst``) as ``(who, text)``.
-
-Reading is bounded at any file size: a line over ``MAX_LINE_BYTES`` is passed over, messages
-are cut to ``MESSAGE_CHARS`` and tool text to ``TOOL_CHARS``, and only the first
-``HEAD_TURNS`` and last ``TAIL_TURNS`` turns are kept. Context the agent injected is not a
-turn (skipped as the importers skip it).
+Claude Code transcript or a Codex rollout as ``(who, text)``, bounded at any file size (the
+first ``HEAD_TURNS`` and last ``TAIL_TURNS``, each cut), injected context left out.
 """
 
 from __future__ import annotations

@@ -1,19 +1,14 @@
-"""Extraction: completed tasks become project-level ``fact`` memories, deterministically.
+"""Extraction: completed tasks become project-level ``fact`` memories (docs/auto-memory.md).
 
-A round scans at most ``ROUND_LIMIT`` of the actor's due ``completed`` tasks (never scanned
-first). A task already extracted or whose memory was forgotten is skipped; then the gates, in
-``REASONS`` order: ``generate_off``, ``not_idle`` and the shape gates (``force`` skips these
-two), ``external_context`` (with ``disable_on_external_context``), and the quota (fail closed:
-``quota_check_failed``). An eligible task becomes one memory, the redacted first goal (else
-prompt) line and the start of its result; an active auto memory of the same goal key in the
-project is superseded (``superseded_previous``).
+A round scans at most ``ROUND_LIMIT`` of the actor's due ``completed`` tasks, through the gates
+in ``REASONS`` order (``force`` skips ``not_idle`` and the shape gates; the quota fails
+closed). An eligible task becomes one memory, the redacted first goal (else prompt) line and
+the start of its result, superseding the active auto memory of the same goal key.
 
-Tasks go in batches of ``BATCH_SIZE``, one write transaction each: every task is claimed and
-re-checked before anything is written, so two workers never extract a task twice. A task that
-raises is rolled back to a savepoint and logged as ``error``; a ``TransactionLost`` fails the
-round. With ``extraction_mode`` = ``model``, a task that passes the gates is asked of the model
-after its batch commits (``model_phase``, ``model_extraction``): capped, checked, redacted and
-written in a transaction of its own; a failure waits out a backoff.
+Tasks go in batches of ``BATCH_SIZE``, one write transaction each, every task claimed and
+re-checked first, so two workers never extract a task twice; a task that raises is rolled
+back to a savepoint and logged as ``error``. In ``model`` mode a task that passed the gates is
+asked of the model after its batch commits, and written in a transaction of its own.
 """
 
 from __future__ import annotations
@@ -105,13 +100,8 @@ ShouldStop = Callable[[], bool]
 
 def first_line(text: str) -> str:
     """The first non-blank line, stripped, cut to TITLE_MAX_CHARS."""
-    for line in text.splitlines():
-        stripped = line.strip()
-        if stripped:
-            if len(stripped) > TITLE_MAX_CHARS:
-                return stripped[:TITLE_MAX_CHARS - 1] + "…"
-            return stripped
-    return ""
+    line = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return line if len(line) <= TITLE_MAX_CHARS else line[:TITLE_MAX_CHARS - 1] + "…"
 
 
 def normalise(text: str) -> str:
@@ -119,28 +109,18 @@ def normalise(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def task_title(task: Task) -> str:
-    """The first line of the goal, else of the prompt."""
-    return first_line(task.goal) or first_line(task.prompt)
-
-
 def memory_content(task: Task) -> str:
-    """The memory text of a task: its first goal/prompt line and the start of its result,
-    redacted."""
+    """The memory text of a task: its first goal (else prompt) line and the start of its
+    result, redacted."""
     result = task.result.strip()[:RESULT_CHARS].rstrip()
-    text = task_title(task) + ("\n" + result if result else "")
-    return redact(text)
+    title = first_line(task.goal) or first_line(task.prompt)
+    return redact(title + ("\n" + result if result else ""))
 
 
 def goal_key_of(content: str) -> str | None:
-    """The goal key of a memory content made by ``memory_content``: its first line (the
-    redacted goal or prompt line), normalised."""
+    """The goal key of a ``memory_content``: its first line normalised, which makes repeated
+    work one memory."""
     return normalise(content.split("\n", 1)[0]) or None
-
-
-def goal_key(task: Task) -> str | None:
-    """The normalised first goal line (else prompt line) that makes repeated work one memory."""
-    return normalise(redact(task_title(task))) or None
 
 
 @dataclass

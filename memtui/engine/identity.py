@@ -18,6 +18,7 @@ from memtui.engine.review_rules import (
     is_agent_source,
     status_for_new,
 )
+from memtui.engine.settings import load_settings
 from memtui.engine.validation import (
     MAX_LABEL_BYTES,
     MAX_PATH_BYTES,
@@ -59,8 +60,7 @@ AGENTS_MAY_NOT_FORGET = (
 
 
 class NarrowedRows(NamedTuple):
-    """The first rows of a narrowed search's list (``IdentityApi.narrowed_rows``): ``whole`` when
-    they are the entire list."""
+    """The first rows of a narrowed search's list: ``whole`` when they are all of it."""
 
     rows: tuple[Memory, ...]
     whole: bool
@@ -73,9 +73,8 @@ class ForgetResult:
     memory_id: str
     removed_ids: tuple[str, ...]
     purged: bool = True
-    """Whether the text is gone from the database files too (see ``memtui.engine.purge``)."""
+    """Whether the text is gone from the database files too (``memtui.engine.purge``)."""
     purge_reason: str | None = None
-    """Why it is not yet (a reader kept the write-ahead log from being truncated)."""
 
     @property
     def count(self) -> int:
@@ -215,12 +214,12 @@ class IdentityApi(EngineArea):
         return self._store.identity.role(project_id, self.actor)
 
     def can_write(self, project_id: str) -> bool:
-        """Whether the actor has ``create_task`` on the project."""
+        """Whether the actor may write to the project."""
         return perm.CREATE_TASK in perm.permissions(self._store, project_id, self.actor)
 
     def write_refusal(self, project: str | None = None) -> str | None:
-        """Why the actor may not add, correct or forget memories in a scope (the actor's own user
-        memories without ``project``), or None when they may."""
+        """Why the actor may not change memories of ``project`` (without one: its own user
+        memories), or None when they may."""
         if self._store.read_only:
             return READ_ONLY_REASON
         if project is None:
@@ -243,15 +242,13 @@ class IdentityApi(EngineArea):
         return changed
 
     def chosen_projects(self) -> list[Project]:
-        """The projects memtui may choose for the actor's folders: those the actor made and
-        those whose membership it accepted (``accept_project``), by id."""
+        """The projects memtui may choose for the actor's folders: those the actor made or
+        accepted (``accept_project``), by id."""
         return self._store.identity.chosen_projects(self.actor)
 
     def project_for_path(self, path: str | os.PathLike[str]) -> Project | None:
-        """The project memtui chooses for ``path`` (hooks, MCP, imports, the app): of the
-        ``chosen_projects``, the one whose root holds it, the deepest root winning
-        (``deepest_root``). A project another user made the actor a member of counts only
-        once accepted, so no one can claim another user's folders."""
+        """The project memtui chooses for ``path``: ``deepest_root`` of ``chosen_projects``
+        (so no one can claim another user's folders)."""
         return deepest_root(path, self.chosen_projects())
 
     # ---- profile ------------------------------------------------------------------------
@@ -285,22 +282,18 @@ class IdentityApi(EngineArea):
         updated = replace(current, display_name=display_name or current.display_name,
                           timezone=timezone or current.timezone, preferences=prefs,
                           updated_at=self._store.now())
-        if current.updated_at is not None and (
-                updated.display_name, updated.timezone, updated.preferences) == (
-                current.display_name, current.timezone, current.preferences):
-            # (a profile never saved is written: the first save also makes the user)
+        if current.updated_at is not None and replace(updated, updated_at=None) == replace(
+                current, updated_at=None):  # the first save is written: it makes the user
             if require_change:
                 raise Unchanged("nothing changed: the profile is saved as it is")
             return current
         with self._store.transaction():
             self._store.identity.ensure_user(self.actor)
             self._store.identity.save_profile(updated)
+            given = {"display_name": display_name, "preferences": preferences,
+                     "set_preferences": set_preferences, "timezone": timezone}
             self._audit("profile_updated", self.actor,
-                        fields=sorted(k for k, v in (("display_name", display_name),
-                                                     ("timezone", timezone),
-                                                     ("preferences", preferences),
-                                                     ("set_preferences", set_preferences))
-                                      if v is not None))
+                        fields=[key for key, value in given.items() if value is not None])
         return updated
 
     # ---- memories -----------------------------------------------------------------------
@@ -362,8 +355,7 @@ class IdentityApi(EngineArea):
         return self._store.memories.page(flt, limit, after=after)
 
     def all_active_memories(self, project: str | None = None) -> list[Memory]:
-        """Every active memory of the list ``list_memories`` gives (the actor's user memories,
-        or one project's), oldest first: what an export writes out."""
+        """Every active memory of ``list_memories``'s list, oldest first (for an export)."""
         memories: list[Memory] = []
         after: PageCursor | None = None
         while True:
@@ -377,8 +369,7 @@ class IdentityApi(EngineArea):
         return memories
 
     def _readable_filter(self, flt: MemoryFilter) -> MemoryFilter:
-        """``flt`` if the actor may read its list (another user's list, or a project the
-        actor cannot read, is NotFound): a filter made by ``memory_filter`` always is."""
+        """``flt`` if the actor may read its list (as ``memory_filter``'s are), else NotFound."""
         if flt.scope == "user" and flt.owner == self.actor:
             return flt
         if flt.scope == "project" and flt.project is not None:
@@ -391,32 +382,28 @@ class IdentityApi(EngineArea):
         return self._store.memories.count(self._readable_filter(flt))
 
     def count_memories_at_most(self, flt: MemoryFilter, cap: int) -> int:
-        """How many memories a filter (from ``memory_filter``) holds, counting no further
-        than ``cap`` (cheap at any size; for a search's count while typing)."""
+        """``count_memories``, counting no further than ``cap`` (cheap at any size)."""
         return self._store.memories.count_at_most(self._readable_filter(flt), cap)
 
     def memory_page(self, flt: MemoryFilter, limit: int, *, after: PageCursor | None = None,
                     before: PageCursor | None = None) -> list[Memory]:
-        """A page of a filter's list (from ``memory_filter``) in list order, newest first,
-        by keyset: the ``limit`` rows ``after`` a row (older) or just ``before`` it (newer);
-        from the top without either."""
+        """A page of a filter's list (from ``memory_filter``), newest first, by keyset: the
+        ``limit`` rows ``after`` a row (older) or just ``before`` it; from the top without."""
         return self._store.memories.page(self._readable_filter(flt), limit, after=after,
                                          before=before)
 
     def memories_at(self, flt: MemoryFilter, offset: int, limit: int, *,
                     from_end: bool = False) -> list[Memory]:
-        """A page of a filter's list (from ``memory_filter``) by position: ``limit`` rows
-        ``offset`` rows from the top, or with ``from_end`` the ``limit`` rows ending
-        ``offset`` rows above the bottom; in list order."""
+        """A page of a filter's list (from ``memory_filter``) by position, ``offset`` rows from
+        the top (or with ``from_end``, ending ``offset`` rows above the bottom)."""
         return self._store.memories.list_at(self._readable_filter(flt), offset, limit,
                                             from_end=from_end)
 
     def narrowed_rows(self, old: MemoryFilter, new: MemoryFilter, rows: Sequence[Memory], *,
                       whole: bool) -> NarrowedRows | None:
-        """The first rows of ``new``'s list worked out from ``rows``, the first rows of
-        ``old``'s (``whole``: all of them), without a query: when ``new``'s search narrows
-        ``old``'s, they are the rows in hand that match, up to the first the store cannot
-        judge (``MemoryRepository.narrowing``); None when it does not (always on PostgreSQL)."""
+        """The first rows of ``new``'s list from ``rows``, the first of ``old``'s (``whole``: all
+        of them), without a query when ``new``'s search narrows ``old``'s (up to the first row
+        the store cannot judge); None when it does not (always on PostgreSQL)."""
         if new.search is None or replace(old, search=new.search) != new:
             return None
         matches = self._store.memories.narrowing(old.search, new.search)
@@ -486,11 +473,9 @@ class IdentityApi(EngineArea):
             return self._store.memories.get_many(self._store.memories.chain_ids(memory_id))
 
     def newest_version(self, memory_id: str) -> Memory | None:
-        """The active version a visible memory's chain ends in (the memory itself when it
-        is active; its successor after a correction), or None when the chain has none."""
-        versions = self.history(memory_id)
-        return next((version for version in reversed(versions)
-                     if version.status == "active"), None)
+        """The active version a visible memory's chain ends in, or None when it has none."""
+        return next((version for version in reversed(self.history(memory_id))
+                     if version.status == ACTIVE), None)
 
     def chain_size(self, memory_id: str) -> int:
         """How many versions a forget of this memory would remove."""
@@ -533,10 +518,8 @@ class IdentityApi(EngineArea):
         return ForgetResult(memory_id=memory_id, removed_ids=tuple(sorted(ids)))
 
     def forget_by_agent(self, memory_id: str) -> ForgetResult:
-        """A forget asked by an agent (MCP): refused with PermissionDenied, whatever the id,
-        unless the actor switched on ``agents_may_forget``; then an ordinary forget."""
-        from memtui.engine.settings import load_settings
-
+        """A forget asked by an agent (MCP): PermissionDenied, whatever the id, unless the
+        actor switched on ``agents_may_forget``."""
         if not load_settings(self._store, self.actor)["agents_may_forget"]:
             raise PermissionDenied(AGENTS_MAY_NOT_FORGET)
         return self.forget(memory_id)

@@ -1,15 +1,10 @@
 """First-turn injection: memories prefixed to an in-memory copy of a task's text.
 
-- Only the task's own user prepares its injection (PermissionDenied for another reader).
-- Nothing for a continuation (``not_first_turn``) or a coordinator (a task with sub-tasks);
-  ``use_off`` when the task override, else ``use_memories``, is off; ``no_memories`` when
-  there is nothing to inject.
-- The text: ``INJECTION_HEADER``, the latest ``CONTEXT_LIMIT`` active user and project
-  memories, a blank line, the original prompt (and goal). The stored task never changes.
-  With ``skip_stale_memories``, memories whose citations are gone are left out (checked
-  before the store is held).
-- ``apply=True`` audits ``worker_memory_injected`` and bumps usage in one transaction.
-- Any failure after the task was read fails open (``failed_open``, the original text).
+Only the task's own user prepares it; nothing for a continuation or a coordinator, or when
+``use_memories`` (or the task's override) is off. The text is ``INJECTION_HEADER``, the latest
+``CONTEXT_LIMIT`` active user and project memories (without stale ones with
+``skip_stale_memories``), a blank line and the original prompt (and goal); the stored task
+never changes. ``apply=True`` audits and bumps usage. Any failure fails open (``failed_open``).
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
-"""The one client of an OpenAI-compatible model endpoint (``extraction_mode`` = ``model``).
-
-It uses the ``openai`` package (the optional extra ``model``), imported only when a call is
-made. A call asks for one JSON object with a short timeout and no retry of the library's own:
-the extractor owns retries and backoff. Every failure is a ``ModelFailure`` with a kind
-(``config``, ``timeout``, ``connection``, ``http``, ``refusal``, ``cut_off``,
-``invalid_json``) and words. Tokens come from the answer's ``usage``; without it a call is
-counted at ``CHARS_PER_TOKEN`` characters a token, so the caps still hold.
+"""The one client of an OpenAI-compatible model endpoint (``extraction_mode`` = ``model``),
+through the ``openai`` package (the ``model`` extra), imported on the first call. A call asks
+for one JSON object and never retries (the extractor owns retries); every failure is a
+``ModelFailure`` of a kind. Without ``usage`` in an answer, tokens are estimated.
 """
 
 from __future__ import annotations

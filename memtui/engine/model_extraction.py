@@ -1,12 +1,6 @@
-"""What model extraction sends and accepts back (phase 1 per task, phase 2 per project); no
-store access here.
-
-Sent: the task rendered within ``INPUT_BUDGET_CHARS`` (goal, prompt when it differs, result,
-and for a session its conversation, turns dropped from the middle until it fits), redacted.
-Accepted: ``{"memories": [...]}``, at most ``MAX_MEMORIES`` items of ``kind``, ``scope``
-(project, or user with a ``reason``), ``text`` and ``evidence``; anything else fails the whole
-answer as ``invalid_json``; an empty list means nothing worth keeping. Consolidation's answer
-is ``{"supersedes": [{"old", "new", "text", "why"}]}`` naming ids it was shown.
+"""What model extraction sends (redacted, within ``INPUT_BUDGET_CHARS``) and accepts back
+(phase 1 per task, phase 2 per project); an answer not in the asked shape fails whole as
+``invalid_json``. No store access here.
 """
 
 from __future__ import annotations

@@ -1,11 +1,5 @@
-"""Model extraction's rules around the call (docs/auto-memory.md, "Model extraction").
-
-- Caps: before every call, today's and this month's spent tokens plus the call's estimate are
-  compared with ``model_daily_token_cap`` / ``model_monthly_token_cap``; past one (0 stops
-  every call), or with an unreadable ledger, no call is made and the task is skipped.
-- Retries: a failed call, or an error writing its answer, is an ``error`` row; the task waits
-  until ``retry_at`` (``BACKOFF_S`` times ``BACKOFF_FACTOR`` per earlier failure) and after
-  ``MAX_ATTEMPTS`` failures is left as ``model_gave_up``.
+"""Model extraction's rules around the call (docs/auto-memory.md, "Model extraction"): the
+token caps (fail closed), the backoff after a failure, and where a task's conversation is.
 """
 
 from __future__ import annotations

@@ -1,12 +1,6 @@
-"""Which memtui project an imported or hook-recorded agent session's ``cwd`` goes to
-(Codex, Claude Code and Gemini CLI imports, the session worker), creating one when none fits.
-
-The project whose root holds the ``cwd`` comes from ``IdentityApi.project_for_path`` (the one
-place the rule lives: of the projects the actor made or accepted, the deepest root wins; a
-membership another user gave and the actor has not accepted never claims a folder); it is
-used when the actor can write it. When it is a project the actor may only read, nothing goes
-into it (``project_for`` gives None and the caller says so). With no project, one is created
-from the ``cwd`` (id from the folder name, made unique, the actor its owner).
+"""Which memtui project an imported or hook-recorded agent session's ``cwd`` goes to:
+``IdentityApi.project_for_path``'s when the actor can write it (nothing goes into one it may
+only read), else a new one named after the folder (id made unique, the actor its owner).
 """
 
 from __future__ import annotations

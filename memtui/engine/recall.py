@@ -1,12 +1,6 @@
 """The service's engine API (``engine.recall``): interactions, recall, task transitions,
-consolidation records and document bundles (docs/recall.md, docs/service.md).
-
-Recall sees exactly what the actor may see (its own user memories, interactions and schedule
-bundles; readable projects' memories, tasks and bundles), at most ``limit`` items a list. An
-interaction is remembered once per ``interaction_id``. A bundle is ``project:<id>`` or
-``schedule:<name>`` (private to the actor); every document write names the revision it
-replaces (a stale one is a ``Conflict``). Everything stored is redacted first; audit entries
-carry ids and paths, never content.
+consolidation records and document bundles (docs/recall.md, docs/service.md). Recall sees
+exactly what the actor may see; everything stored is redacted; audits carry no content.
 """
 
 from __future__ import annotations
@@ -44,22 +38,17 @@ DEFAULT_RECALL_LIMIT = 8
 MAX_RECALL_LIMIT = 50
 """Largest number of items per recall list (a bigger ``limit`` is clamped to it)."""
 MAX_RECALL_BUNDLES = 3
-"""Bundles a recall returns at most."""
 MAX_QUERY_BYTES = 16 * 1024
-"""Largest recall query, in UTF-8 bytes (only its first words are searched anyway)."""
 CARD_TEXT_CHARS = 1000
 """Task cards and recalled interactions carry at most this many characters per text."""
 INDEX_EXCERPT_CHARS = 2000
 """How much of a bundle's ``INDEX.md`` a recall carries."""
 MAX_SOURCE_BYTES = 64
-BUNDLE_FILES = ("INDEX.md", "requirements.md", "preferences.md", "lessons.md", "state.json")
-"""The fixed documents a bundle may hold (besides ``runs/<run_id>/summary.md``)."""
-RUNS_FOLDER = "runs"
-RUN_SUMMARY = "summary.md"
 STATE_FILE = "state.json"
 INDEX_FILE = "INDEX.md"
+BUNDLE_FILES = (INDEX_FILE, "requirements.md", "preferences.md", "lessons.md", STATE_FILE)
+"""The fixed documents a bundle may hold (besides ``runs/<run_id>/summary.md``)."""
 MAX_DOCUMENT_BYTES = 256 * 1024
-"""Largest bundle document, in UTF-8 bytes."""
 MAX_BUNDLE_DOCUMENTS = 200
 """A bundle holds at most this many documents (run summaries included)."""
 MAX_BUNDLE_LIST = 100
@@ -77,8 +66,6 @@ MAX_CONSOLIDATION_LIST = 1000
 _WORD = re.compile(r"\w+", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 
-
-# ---- results ------------------------------------------------------------------------------
 
 def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -116,7 +103,7 @@ class Remembered:
 
 
 @dataclass(frozen=True)
-class BundleInfo:
+class BundleInfo(JsonMixin):
     """A bundle as the actor names it (``project:<id>`` / ``schedule:<name>``), without
     document content."""
 
@@ -131,15 +118,11 @@ class BundleInfo:
     index: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """``{bundle, kind, project, schedule, created_by, created_at, updated_at,
-        documents: [{path, revision}]}`` (plus ``index`` in a recall)."""
-        out: dict[str, Any] = {
-            "bundle": self.bundle, "kind": self.kind, "project": self.project,
-            "schedule": self.schedule, "created_by": self.created_by,
-            "created_at": self.created_at, "updated_at": self.updated_at,
+        """Its fields, ``documents`` as ``[{path, revision}]``; ``index`` only in a recall."""
+        out = super().to_json() | {
             "documents": [{"path": path, "revision": rev} for path, rev in self.documents]}
-        if self.index is not None:
-            out["index"] = self.index
+        if self.index is None:
+            del out["index"]
         return out
 
 
@@ -207,8 +190,6 @@ class RecallResult:
         }
 
 
-# ---- helpers ------------------------------------------------------------------------------
-
 def text_terms(text: str) -> set[str]:
     """The words of a text for relatedness: case-folded, without ``STOPWORDS`` and one-letter
     words; runs of CJK characters (written without spaces) become character pairs."""
@@ -238,8 +219,8 @@ def check_document_path(path: object) -> str:
     if path in BUNDLE_FILES:
         return path
     parts = path.split("/")
-    if (len(parts) == 3 and parts[0] == RUNS_FOLDER and parts[2] == RUN_SUMMARY
-            and ".." not in parts[1]):
+    if len(parts) == 3 and parts[0] == "runs" and parts[2] == "summary.md" \
+            and ".." not in parts[1]:
         check_new_id(parts[1], "run id")
         return path
     raise InvalidInput(f"path {echo(path)} is not a bundle document: use one of "
@@ -284,8 +265,7 @@ class RecallApi(EngineArea):
                 if perm.READ in perm.ROLE_PERMISSIONS.get(role, frozenset())]
 
     def _recall_projects(self, project: str | None) -> list[str]:
-        """The projects a recall looks in: ``project`` (which the actor must be able to read),
-        else every project the actor may read."""
+        """``[project]`` (which the actor must be able to read), else every readable one."""
         if project is None:
             return self.readable_projects()
         perm.readable_project(self._store, project, self.actor)
@@ -491,15 +471,12 @@ class RecallApi(EngineArea):
             return kind, name, f"{PROJECT_BUNDLE}:{name}"
         return kind, name, f"{SCHEDULE_BUNDLE}:{self.actor}:{name}"
 
-    def _bundle_info(self, summary: BundleSummary) -> BundleInfo:
-        if summary.project is not None:
-            name, kind = f"{PROJECT_BUNDLE}:{summary.project}", PROJECT_BUNDLE
-        else:
-            name, kind = f"{SCHEDULE_BUNDLE}:{summary.schedule}", SCHEDULE_BUNDLE
-        return BundleInfo(bundle=name, kind=kind, project=summary.project,
-                          schedule=summary.schedule, created_by=summary.created_by,
-                          created_at=summary.created_at, updated_at=summary.updated_at,
-                          documents=summary.documents)
+    @staticmethod
+    def _bundle_info(summary: BundleSummary) -> BundleInfo:
+        kind = PROJECT_BUNDLE if summary.project is not None else SCHEDULE_BUNDLE
+        return BundleInfo(f"{kind}:{summary.project or summary.schedule}", kind,
+                          summary.project, summary.schedule, summary.created_by,
+                          summary.created_at, summary.updated_at, summary.documents)
 
     def list_bundles(self, project: str | None = None) -> list[BundleInfo]:
         """The bundles the actor can read, most recently changed first: its own schedule

@@ -1,16 +1,9 @@
-"""What a recall question asks for: the words that matter, in a form that finds their other
-forms, and whether the question is about the user (the store only runs the query it is handed).
-
-- Words are case-folded; ``STOPWORDS`` and ``QUESTION_WORDS`` are left out unless nothing else
-  is left. An ASCII word of letters is matched in any of its forms (``stem``, ``forms``), so
-  ``linter``, ``linting`` and ``lints`` find each other: exact forms, not a prefix query,
-  which would read every match of every word it starts. Other words are matched as written.
-- A word or phrase of ``ABBREVIATIONS`` (``prod``, ``PR``, ``k8s``...) also asks for its other
-  spelling.
-- A question naming the asker (``I``, ``me``, ``my``...) is about the user.
-- ``rank``: among the memories scoring at least ``RELEVANT_SHARE`` of the best, the current
-  project's come first (the user's own first when the question is about the user), then the
-  rest; weaker matches follow. Within a tier, by score.
+"""What a recall question asks for: the words that matter (case-folded, without
+``STOPWORDS`` and ``QUESTION_WORDS`` unless nothing else is left), each ASCII word in all its
+forms (``linter``, ``linting`` and ``lints`` find each other: exact forms, not a prefix query),
+the other spelling of ``ABBREVIATIONS``, and whether it is about the user (``I``, ``my``...).
+``rank``: among the memories scoring at least ``RELEVANT_SHARE`` of the best, the current
+project's first (the user's own when about the user), then the rest; then weaker matches.
 """
 
 from __future__ import annotations

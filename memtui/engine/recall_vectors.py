@@ -1,16 +1,9 @@
-"""The second recall signal: static word embeddings (the ``embeddings`` extra).
+"""The second recall signal: static word embeddings (the ``embeddings`` extra, docs/recall.md).
 
-The model is WordLlama's ``l2_supercat`` (256 dimensions): its weights and tokenizer ship
-inside the ``wordllama`` wheel and memtui reads those files itself (``PACKAGED_FILES``), so
-nothing is downloaded. A text's vector is the unit-length mean of its tokens' vectors. Without
-the package recall ranks by full text alone (``vectors_available`` is False).
-
-- A memory's vector is computed when recall first meets it and cached in the process
-  (``VectorCache``, at most ``CACHE_SIZE`` texts); the model loads on first need.
-- The memories compared are the full-text candidates and the ``VECTOR_WINDOW`` newest visible
-  ones (``recall_window``), so recall's cost does not grow with the store.
-- ``blend`` fuses the signals by score: a weighted sum of the full-text score (as a share of
-  the best candidate's) and the cosine similarity.
+The model is WordLlama's ``l2_supercat``, read from the files inside the ``wordllama`` wheel
+(nothing is downloaded); a text's vector is the unit-length mean of its tokens' vectors. The
+memories compared are the full-text candidates and the ``VECTOR_WINDOW`` newest visible ones
+(``recall_window``), so recall's cost does not grow with the store.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """The newest visible memories a recall compares by vector, reused until the store changes.
 
-A window is the ``size`` newest active memories an actor sees in a set of projects, kept per
-thread (stamps of two connections do not compare) and read again when the store's
-``change_stamp`` moved. The caller takes the stamp before its snapshot begins, so a window is
-never labelled newer than what it holds; with no stamp nothing is kept. What recall takes from
-a kept window alone is read again by id before it is returned (``fresh``): a kept window may
-lag another machine's write by a moment (one read in the recall's snapshot cannot).
+A window is kept per thread (stamps of two connections do not compare) and read again when
+the store's ``change_stamp`` moved; the caller takes the stamp before its snapshot begins. What
+recall takes from a kept window alone is read again by id (``fresh``): a kept window may lag
+another machine's write by a moment.
 """
 
 from __future__ import annotations

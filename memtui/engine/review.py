@@ -1,10 +1,6 @@
-"""The review inbox (docs/review.md): pending memories, approved (optionally edited) or rejected.
-
-Approving makes a memory active (an edit passes the write path's validation and redaction); a
-pending correction supersedes the newest version of the memory it names, in the same
-transaction. Rejecting deletes it like forget and tombstones its source task or thread. Each
-item carries a ``version`` token: an item changed since it was shown is a ``Conflict``, one
-already rejected is ``NotFound``.
+"""The review inbox (docs/review.md): pending memories, approved (optionally edited) or
+rejected. Each item carries a ``version`` token: one changed since it was shown is a
+``Conflict``, one already rejected ``NotFound``.
 """
 
 from __future__ import annotations

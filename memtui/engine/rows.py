@@ -1,12 +1,7 @@
 """The rules every stored row passes, table by table: what ``import`` enforces on each row of
-a backup and what ``doctor`` checks in a store.
-
-A row is never a second copy of the rules: each column's rule is the very function the
-engine's write path for that column calls -- ``clean_memory_content`` (memory add, supersede,
-notes), ``clean_project_name`` (project add), ``clean_preferences`` (profile set),
-``clean_detail`` (consolidation records), ``check_time`` (task times), ``clean_setting``
-(settings set) and so on. A rule returns the value as it must be stored (redacted, in the
-canonical time form) or raises ``InvalidInput`` saying why it cannot be stored.
+a backup and what ``doctor`` checks in a store. Each column's rule is the very function the
+write path for that column calls; it returns the value as it must be stored (redacted, in the
+canonical time form) or raises ``InvalidInput`` saying why.
 """
 
 from __future__ import annotations

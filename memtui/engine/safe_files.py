@@ -1,12 +1,6 @@
-"""Safe reads and writes of the files in another program's home folder (a Codex home, a
-Claude Code or Gemini CLI store): the one copy of these rules.
-
-Reads stay inside the home's real root, never follow a final symlink or block on a FIFO, and
-take capped regular UTF-8 files, optionally with a ``FileStamp``. Writes refuse a path leaving
-the root or a symlink, a file of another user, and a file changed since its stamp, and go
-through a fsynced temporary file renamed over the old one, keeping its mode, group, BOM and
-CRLF lines. Each home raises its own error classes: one ``SafeFiles`` per
-home (``CODEX_FILES``, ``AGENT_FILES``).
+"""Safe reads and writes of the files in another program's home folder (Codex, Claude Code,
+Gemini CLI): the one copy of these rules (docs/ARCHITECTURE.md), one ``SafeFiles`` per home
+raising its own error classes (``CODEX_FILES``, ``AGENT_FILES``).
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""Tasks, follow-ups, per-task flags and the monthly quota: the extractor's input.
-
-Recording a task needs ``create_task`` on its project; a task is visible to its user and its
-project's readers (NotFound for anyone else). Texts are redacted and at most
-``MAX_TASK_TEXT_BYTES``; a completed task needs both times unless ``allow_missing_times``.
-Quota: no row means ``DEFAULT_QUOTA_USD``, a null limit unlimited; spend is the user's task
-costs recorded in the store clock's current UTC month.
+"""Tasks, follow-ups, per-task flags and the monthly quota: the extractor's input. A task is
+visible to its user and its project's readers (NotFound for anyone else); the quota's spend
+is the user's task costs in the store clock's UTC month.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""The background extraction loop the app and the service host (plain threads, no Textual).
-
-``BackgroundLoop`` runs a round for its user every ``interval_s`` seconds and on ``run_now()``
-in its own thread, reporting through ``on_event`` from that thread; a round that raises is an
-``error`` event and the loop goes on. ``stop()`` is honoured between batches. ``run_once``
-runs a round in the caller's thread (a lock keeps rounds from overlapping). Between rounds
-the loop retries pending purges every ``PURGE_POLL_S`` seconds (``memtui.engine.purge``).
+"""The background extraction loop the app and the service host (plain threads, no Textual):
+timed rounds, reported through ``on_event`` from the loop's thread (a round that raises is an
+``error`` event), pending purges retried between them (``memtui.engine.purge``).
 """
 
 from __future__ import annotations
