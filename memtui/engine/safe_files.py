@@ -31,8 +31,7 @@ TEMP_PREFIX = ".memtui-tmp-"
 """Name prefix of the temporary file a write goes through (same folder as the target)."""
 READ_FLAGS = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
               | getattr(os, "O_CLOEXEC", 0))
-"""How a file in a home is opened for reading: never through a final symlink, never
-blocking on a FIFO."""
+"""Reads never go through a final symlink nor block on a FIFO."""
 CREATE_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
                 | getattr(os, "O_CLOEXEC", 0))
 """How a new file is created: never over an existing file or through a symlink."""
@@ -47,8 +46,7 @@ _READ_CHUNK = 1 << 20
 
 class FileProblem(MemtuiError, code="file_problem"):
     """One file cannot be read or written safely (outside the home, a symlink, too large,
-    binary, not UTF-8 ...). Readers catch it and report a problem; ``reason`` is the
-    one-line cause. Each home raises a subclass of its own (``SafeFiles.problem``)."""
+    binary ...); ``reason`` is the one-line cause. Each home raises its own subclass."""
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
@@ -77,8 +75,7 @@ _FOLDER_CACHE: contextvars.ContextVar[dict[str, str] | None] = contextvars.Conte
 
 @contextlib.contextmanager
 def folder_cache() -> Iterator[None]:
-    """Within this block, the real path of each folder is resolved once (a reader lists and
-    opens thousands of files in the same few folders); writes never use it."""
+    """Within this block each folder's real path is resolved once (for readers only)."""
     token = _FOLDER_CACHE.set({})
     try:
         yield
@@ -126,9 +123,8 @@ def is_within(path: str | os.PathLike[str], root: Path) -> bool:
 
 def json_lines(handle: IO[bytes], max_line_bytes: int, first_number: int = 0
                ) -> Iterator[tuple[int, bytes | None, int]]:
-    """``(line number, line, bytes consumed)`` for each line of a JSON Lines file, reading
-    at most ``max_line_bytes + 1`` bytes at once: a longer line is consumed and given as
-    ``None`` (the caller reports it). A last line without its newline is given as it is."""
+    """``(line number, line, bytes consumed)`` for each line of a JSON Lines file; a line
+    longer than ``max_line_bytes`` is consumed and given as ``None``."""
     number = first_number
     while True:
         raw = handle.readline(max_line_bytes + 1)
@@ -161,8 +157,8 @@ def temp_name(folder: Path) -> Path:
 
 def write_new_file(name: str | os.PathLike[str], data: bytes, mode: int,
                    dir_fd: int | None = None) -> None:
-    """Create ``name`` (relative to ``dir_fd`` when given) holding ``data``, fsynced; never
-    over an existing file or through a symlink (``FileExistsError`` / ``OSError``)."""
+    """Create ``name`` (relative to ``dir_fd``) holding ``data``, fsynced; never over an
+    existing file or through a symlink."""
     fd = os.open(name, CREATE_FLAGS, mode, dir_fd=dir_fd)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -179,9 +175,8 @@ def write_new_file(name: str | os.PathLike[str], data: bytes, mode: int,
 def publish_new_file(temp: str | os.PathLike[str], name: str | os.PathLike[str], data: bytes,
                      mode: int, dir_fd: int | None = None) -> bool:
     """Give the written temporary file ``temp`` the new name ``name`` without ever replacing
-    a file (a hard link; on a file system without them, ``data`` is written to ``name``
-    directly). False when ``name`` is taken; other failures raise ``OSError``. The caller
-    removes ``temp``."""
+    a file (a hard link, else ``data`` written there); False when ``name`` is taken. The
+    caller removes ``temp``."""
     try:
         os.link(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
         return True
@@ -210,9 +205,8 @@ def encode_like(text: str, original: bytes | None) -> bytes:
 
 
 def check_owned(path: Path, refuse: Callable[[str], Exception]) -> None:
-    """``refuse(message)`` unless ``path`` (or, not made yet, its nearest existing folder)
-    belongs to the user memtui runs as: a file rewritten for another user would become this
-    user's (root's, under sudo: one the agent can no longer read)."""
+    """``refuse(message)`` unless ``path`` (or its nearest existing folder) belongs to the user
+    memtui runs as (a rewritten file would become this user's, root's under sudo)."""
     existing = path
     while not os.path.lexists(existing) and existing != existing.parent:
         existing = existing.parent
@@ -226,9 +220,8 @@ def check_owned(path: Path, refuse: Callable[[str], Exception]) -> None:
 
 def replace_atomically(path: Path, data: bytes, mode: int,
                        before_rename: Callable[[], object] | None = None) -> None:
-    """Put ``data`` at ``path`` whole or not at all: a temporary file in the same folder (``mode``,
-    fsynced; the old file's group), then ``before_rename()`` (it may raise: the temporary file is
-    removed and nothing is written), then a rename over ``path`` and an fsync of the folder."""
+    """Put ``data`` at ``path`` whole or not at all: a temporary file in the same folder (the
+    old file's group), ``before_rename()`` (it may raise: nothing is written), a rename."""
     temp = temp_name(path.parent)
     write_new_file(temp, data, mode)
     try:
@@ -248,9 +241,8 @@ def replace_atomically(path: Path, data: bytes, mode: int,
 
 @dataclass(frozen=True)
 class SafeFiles:
-    """The safe reads and writes of one kind of home, raising that home's error classes:
-    ``problem`` (a read), ``unsafe`` (a write leaving the home or through a symlink),
-    ``changed`` (changed since read) and ``failed`` (the system refused a write)."""
+    """The safe reads and writes of one kind of home, raising its error classes: ``problem``
+    (a read), ``unsafe`` (a write leaving the home), ``changed`` and ``failed``."""
 
     problem: type[FileProblem] = FileProblem
     unsafe: type[MemtuiError] = PermissionDenied
@@ -271,8 +263,8 @@ class SafeFiles:
 
     def open_regular(self, path: str | os.PathLike[str], root: Path,
                      max_bytes: int | None = None) -> int:
-        """A read-only descriptor of the regular file ``path`` inside ``root``; with
-        ``max_bytes``, a larger file is refused. The caller closes it."""
+        """A read-only descriptor (the caller closes it) of the regular file ``path`` inside
+        ``root``, at most ``max_bytes`` big."""
         real = self.check_inside(path, root)
         try:
             fd = os.open(real, READ_FLAGS)
@@ -389,7 +381,7 @@ class SafeFiles:
 
     def check_unchanged(self, expected: FileStamp, root: Path) -> bytes:
         """The file's bytes; ``changed`` unless it still has ``expected``'s size, mtime and
-        hash (also when it can no longer be read)."""
+        hash."""
         try:
             data, now = self.read_stamped(expected.path, root,
                                           max(expected.size, self.max_bytes))
@@ -413,8 +405,7 @@ class SafeFiles:
 
     def replace_file(self, expected: FileStamp, text: str, root: Path) -> FileStamp:
         """Write ``text`` over the file ``expected`` was taken of, atomically, keeping its
-        mode, BOM and CRLF lines (``encode_like``); its new stamp. Refused as ``unsafe`` or
-        ``changed``, nothing written."""
+        mode, BOM and CRLF lines (``encode_like``); its new stamp."""
         path = Path(expected.path)
         self._check_write_target(path, root)
         data = encode_like(text, self.check_unchanged(expected, root))
@@ -442,8 +433,8 @@ class SafeFiles:
 
     def create_file(self, path: str | os.PathLike[str], text: str, root: Path,
                     mode: int = NEW_FILE_MODE) -> FileStamp:
-        """Create a new file (never over an existing one) atomically, and any missing folders
-        inside ``root``; its stamp."""
+        """Create a new file (never over one) and any missing folders inside ``root``; its
+        stamp."""
         target = Path(path)
         folder = target.parent
         if not is_within(folder, root):  # checked before any folder is made

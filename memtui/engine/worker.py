@@ -1,5 +1,5 @@
 """The background extraction loop the app and the service host (plain threads, no Textual):
-timed rounds, reported through ``on_event`` from the loop's thread (a round that raises is an
+timed rounds (``run_once`` runs one in the caller's thread), reported through ``on_event`` from the loop's thread (a round that raises is an
 ``error`` event), pending purges retried between them (``memtui.engine.purge``).
 """
 
@@ -53,8 +53,7 @@ class LoopEvent:
 
 @dataclass
 class LoopState(JsonMixin):
-    """What the loop is doing and what its last round did (as JSON: the service's
-    ``health``, the app's status)."""
+    """What the loop is doing and what its last round did (the service's ``health``)."""
 
     status: str = IDLE
     last_run_at: str | None = None
@@ -84,14 +83,11 @@ class BackgroundLoop:
         self.actor = actor
         self.interval_s = interval_s
         self.codex_home = codex_home
-        """A Codex home whose new session rollouts each round imports as tasks (None: no
-        Codex import)."""
+        """A Codex home whose new rollouts each round imports as tasks."""
         self._on_event = on_event
         self._state = LoopState()
         self._state_lock = threading.Lock()
         self._run_lock = threading.Lock()
-        self._wake = threading.Condition()
-        self._pending_force: bool | None = None
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -122,8 +118,6 @@ class BackgroundLoop:
         """Ask the loop to stop after the current transaction and wait up to ``timeout``.
         Returns True when the thread has ended."""
         self._stopping.set()
-        with self._wake:
-            self._wake.notify_all()
         thread = self._thread
         if thread is not None:
             thread.join(timeout)
@@ -133,12 +127,6 @@ class BackgroundLoop:
         self._close_own_store()
         self._set(status=STOPPED)
         return True
-
-    def run_now(self, force: bool = False) -> None:
-        """Ask the loop for a round as soon as it is free (force wins when asked twice)."""
-        with self._wake:
-            self._pending_force = bool(force) or bool(self._pending_force)
-            self._wake.notify_all()
 
     def run_once(self, force: bool = False) -> RoundSummary | None:
         """Run one round now in the caller's thread; report it like a loop round. Returns its
@@ -151,18 +139,14 @@ class BackgroundLoop:
     def _loop(self) -> None:
         try:
             next_round = self._next_round_at()
-            while not self._stopping.is_set():
-                turn = self._wait_for_turn(next_round)
-                if turn is None:
-                    break
+            while (is_round := self._wait_for_turn(next_round)) is not None:
                 self._finish_purges()
-                is_round, force = turn
                 if not is_round:
                     continue
                 with self._run_lock:
                     if self._stopping.is_set():
                         break
-                    self._round(force)
+                    self._round(False)
                 self._finish_purges()
                 next_round = self._next_round_at()
         finally:
@@ -173,23 +157,14 @@ class BackgroundLoop:
             return None
         return time.monotonic() + self.interval_s
 
-    def _wait_for_turn(self, next_round: float | None) -> tuple[bool, bool] | None:
-        """Wait for the next round, a request or the next purge poll: (round?, force), or
-        None to stop."""
-        with self._wake:
-            if self._pending_force is None and not self._stopping.is_set():
-                timeout = PURGE_POLL_S
-                if next_round is not None:
-                    timeout = max(0.0, min(timeout, next_round - time.monotonic()))
-                self._wake.wait(timeout)
-            if self._stopping.is_set():
-                return None
-            if self._pending_force is not None:
-                force, self._pending_force = bool(self._pending_force), None
-                return True, force
-        if next_round is not None and time.monotonic() >= next_round:
-            return True, False
-        return False, False
+    def _wait_for_turn(self, next_round: float | None) -> bool | None:
+        """Wait for the next round or purge poll: whether the round is due, None to stop."""
+        timeout = PURGE_POLL_S
+        if next_round is not None:
+            timeout = max(0.0, min(timeout, next_round - time.monotonic()))
+        if self._stopping.wait(timeout):
+            return None
+        return next_round is not None and time.monotonic() >= next_round
 
     def _finish_purges(self) -> None:
         """Retry pending purges (a quick look when there are none); never raises."""
@@ -267,11 +242,9 @@ class BackgroundLoop:
                 setattr(self._state, name, value)
 
     def _finish(self, **changes: object) -> None:
-        with self._state_lock:
-            self._state.runs += 1
-            self._state.status = STOPPED if self._stopping.is_set() else IDLE
-            for name, value in changes.items():
-                setattr(self._state, name, value)
+        """The end of a round (rounds never overlap: ``_run_lock``)."""
+        self._set(runs=self._state.runs + 1,
+                  status=STOPPED if self._stopping.is_set() else IDLE, **changes)
 
     def _emit(self, event: LoopEvent) -> None:
         if self._on_event is None:
@@ -285,8 +258,7 @@ class BackgroundLoop:
 def retry_purges(store: StoreBackend, should_stop: Callable[[], bool],
                  poll_s: float | None = None) -> purge.PurgeStatus:
     """Retry pending purges every ``poll_s`` (default ``PURGE_POLL_S``) until none is left
-    or ``should_stop()``; for a host without a running loop (the app's thread worker).
-    Returns the last status, with ``cleared`` summed over the attempts."""
+    or ``should_stop()`` (a host without a loop); the last status, ``cleared`` summed."""
     pause = PURGE_POLL_S if poll_s is None else poll_s
     cleared = 0
     while True:
