@@ -6,7 +6,7 @@ import); export holds what the actor may read, the whole store only for the file
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -208,7 +208,7 @@ class MaintenanceApi(EngineArea):
 
     # ---- export / import ----------------------------------------------------------------
 
-    def export_lines(self, *, everything: bool = False) -> Iterator[str]:
+    def export_lines(self, *, everything: bool = False) -> Generator[str, None, None]:
         """JSON Lines: a header, then one ``{"table", "row"}`` per row the acting user may read
         (``USER_SCOPE``); ``everything``: the whole store, only for the store file's owner."""
         if everything:

@@ -45,36 +45,27 @@ class DiffPart(JsonMixin):
 
 
 def word_diff(old: str, new: str) -> tuple[DiffPart, ...]:
-    """A word-level diff from ``old`` to ``new``: runs of unchanged, removed and added text
-    (words, punctuation and whitespace are the units), joined back in order. Concatenating
-    the ``same`` and ``removed`` parts gives ``old``; ``same`` and ``added`` give ``new``."""
+    """A word-level diff from ``old`` to ``new`` (words, punctuation and whitespace are the
+    units): the ``same`` and ``removed`` parts give ``old``, ``same`` and ``added`` ``new``."""
     a, b = _TOKEN.findall(old), _TOKEN.findall(new)
     parts: list[DiffPart] = []
 
-    def add(op: str, tokens: Sequence[str]) -> None:
-        text = "".join(tokens)
-        if not text:
-            return
-        if parts and parts[-1].op == op:
-            parts[-1] = DiffPart(op, parts[-1].text + text)
-        else:
-            parts.append(DiffPart(op, text))
-
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            add(SAME, a[i1:i2])
-        else:
-            add(REMOVED, a[i1:i2])
-            add(ADDED, b[j1:j2])
+        runs = [(SAME, a[i1:i2])] if tag == "equal" else [(REMOVED, a[i1:i2]), (ADDED, b[j1:j2])]
+        for op, text in ((op, "".join(tokens)) for op, tokens in runs):
+            if text and parts and parts[-1].op == op:
+                parts[-1] = DiffPart(op, parts[-1].text + text)
+            elif text:
+                parts.append(DiffPart(op, text))
     return tuple(parts)
 
 
 @dataclass(frozen=True)
 class InboxItem:
     """One pending memory as the inbox shows it: ``target`` is the newest version of the
-    memory it corrects (``replaces``), None when there is none (``target_state`` says why);
-    ``version`` is the token approve and reject take back."""
+    memory it corrects (``replaces``; ``target_state`` says why there is none); ``version``
+    is the token approve and reject take back."""
 
     memory: Memory
     replaces: str | None
@@ -145,7 +136,7 @@ class BulkResult:
 
 def _version(memory: Memory, target: Memory | None) -> str:
     """The token of what was shown: the memory's text, kind and update time, and the
-    version its correction would replace (a change within one clock tick still shows)."""
+    version its correction would replace."""
     digest = hashlib.sha256(f"{memory.kind}\n{memory.content}".encode()).hexdigest()
     target_part = f"{target.id}@{target.updated_at}" if target is not None else "-"
     return f"{memory.updated_at}/{digest[:VERSION_DIGEST_CHARS]}/{target_part}"
@@ -215,9 +206,9 @@ class ReviewApi(EngineArea):
 
     def approve(self, memory_id: str, *, content: str | None = None, kind: str | None = None,
                 expected: str | None = None) -> ApproveResult:
-        """Make a pending memory active (with ``content``/``kind`` when edited first). A
-        pending correction supersedes the newest version of what it replaces, in the same
-        transaction. ``expected``: the item's ``version`` as shown (Conflict if it changed)."""
+        """Make a pending memory active (with ``content``/``kind`` when edited first); a
+        correction supersedes the newest version of what it replaces. ``expected``: the
+        item's ``version`` as shown (Conflict if it changed)."""
         if kind is not None:
             check_kind(kind)
         text = clean_memory_content(content) if content is not None else None
@@ -249,8 +240,8 @@ class ReviewApi(EngineArea):
         return ApproveResult(memory=approved, superseded=superseded, edited=edited)
 
     def reject(self, memory_id: str, *, expected: str | None = None) -> RejectResult:
-        """Delete a pending memory physically (like forget); tombstone the task or thread it
-        came from so it is never proposed again. ``expected`` as for ``approve``."""
+        """Delete a pending memory like forget, tombstoning the task or thread it came from.
+        ``expected`` as for ``approve``."""
         result = self._reject(memory_id, expected)
         purge.finish(self._store, purge.FORGET_PURGE_WAIT_S)
         return result
@@ -274,8 +265,8 @@ class ReviewApi(EngineArea):
 
     def reject_many(self, memory_ids: Sequence[str], *,
                     expected: dict[str, str] | None = None) -> BulkResult:
-        """Reject each memory in its own transaction; one that fails (changed, already
-        reviewed, not allowed) is reported and the others go on."""
+        """Reject each memory in its own transaction; one that fails is reported, the others
+        go on."""
         result = BulkResult()
         for memory_id in dict.fromkeys(memory_ids):
             try:
@@ -287,8 +278,7 @@ class ReviewApi(EngineArea):
         return result
 
     def actionable_ids(self, source: str | None = None) -> list[str]:
-        """Every pending memory the actor may approve or reject (``--all``), oldest first;
-        project memories of projects they may only read are left out."""
+        """Every pending memory the actor may approve or reject (``--all``), oldest first."""
         return [item.id for item in self.items(source, MAX_INBOX_LIMIT) if item.can_act]
 
     # ---- helpers ----------------------------------------------------------------------------

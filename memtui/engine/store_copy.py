@@ -1,9 +1,6 @@
-"""Copy a whole store into an empty one, between any two backends (``memtui store copy``).
-
-The source's whole-store export is loaded by ``import`` in one destination transaction, which
-is exported again and compared table by table (counts and an order-independent digest) before
-it commits: a copy that would differ is rolled back. A new SQLite destination is removed again
-on failure.
+"""Copy a whole store into an empty one, between any two backends (``memtui store copy``):
+the source's whole-store export is imported in one destination transaction, exported again and
+compared table by table before it commits. A new SQLite destination is removed on failure.
 """
 
 from __future__ import annotations
@@ -12,7 +9,7 @@ import contextlib
 import hashlib
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -55,7 +52,7 @@ def _detail(error: BaseException) -> str:
 @dataclass
 class TableDigest:
     """The rows of one table, order-independently: how many, and the sum of their SHA-256
-    digests (each row as canonical JSON: sorted keys, no spaces)."""
+    digests as canonical JSON."""
 
     count: int = 0
     total: int = 0
@@ -70,8 +67,7 @@ class TableDigest:
 
 @dataclass
 class ExportDigest:
-    """Every table of an export, as ``TableDigest``s (the header line is not compared: it
-    names the time and the backend's schema version)."""
+    """Every table of an export, as ``TableDigest``s (the header is left out)."""
 
     tables: dict[str, TableDigest] = field(default_factory=dict)
 
@@ -111,15 +107,13 @@ class CopyReport:
         return sum(self.rows.values())
 
     def to_json(self) -> dict[str, Any]:
-        """The report as a JSON object (``verified`` is always true: a copy that differs
-        from its source is rolled back and reported as an error instead)."""
+        """The report as JSON (``verified``: a copy that differs is rolled back instead)."""
         return {"from": self.source, "to": self.destination, "rows": self.rows,
                 "total": self.total, "created": self.created, "verified": True}
 
 
 def _open_source(location: str) -> Store:
-    """The source store, opened without creating anything: a path that does not exist, or an
-    empty file, is not a store (``NotFound``)."""
+    """The source store, opened without creating anything (``NotFound`` for no store)."""
     if not is_database_url(location):
         path = Path(location).expanduser()
         if not path.exists():
@@ -141,31 +135,26 @@ def _same_store(source: str, destination: str) -> bool:
         return False
 
 
-def _read_source(lines: Iterator[str], digest: ExportDigest, shown: str) -> Iterator[str]:
-    """The source's export lines, each counted into ``digest``; a failure to read the source becomes
-    one line naming it (the driver's error says no stored text)."""
+def _read_source(lines: Generator[str, None, None], digest: ExportDigest,
+                 shown: str) -> Iterator[str]:
+    """The source's export lines, each counted into ``digest``; a failure to read the source
+    becomes one line naming it (the driver's error says no stored text)."""
     try:
-        while True:
-            try:
-                line = next(lines)
-            except StopIteration:
-                return
-            except MemtuiError:
-                raise
-            except Exception as error:  # the source's driver: a damaged file, a lost server
-                raise StoreError(f"{shown}: cannot read the source store ({_detail(error)}); "
-                                 f"run `memtui --db {shown} doctor`") from None
+        for line in lines:
             digest.add_line(line)
             yield line
+    except MemtuiError:
+        raise
+    except Exception as error:  # the source's driver: a damaged file, a lost server
+        raise StoreError(f"{shown}: cannot read the source store ({_detail(error)}); "
+                         f"run `memtui --db {shown} doctor`") from None
     finally:
-        close = getattr(lines, "close", None)
-        if close is not None:
-            close()
+        lines.close()
 
 
 def copy_store(source: str, destination: str, actor: str) -> CopyReport:
-    """Copy the whole store at ``source`` into the empty store at ``destination`` (see the module
-    doc); on any failure nothing is written."""
+    """Copy the whole store at ``source`` into the empty store at ``destination``; on any
+    failure nothing is written."""
     shown_source, shown_destination = shown_location(source), shown_location(destination)
     if _same_store(source, destination):
         raise InvalidInput(f"--from and --to name the same store ({shown_source})")

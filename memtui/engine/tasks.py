@@ -95,24 +95,16 @@ def _number(value: object, what: str) -> float:
 
 
 def read_quota(store: StoreBackend, user_id: str) -> QuotaStatus:
-    """The user's quota for the store clock's month. Raises QuotaUnreadable (or StoreError)
-    when it cannot be read; callers that gate on it must fail closed."""
+    """The user's quota for the store clock's month; QuotaUnreadable (or StoreError) when it
+    cannot be read (a gate fails closed)."""
     row = store.tasks.get_quota(user_id)
     now = store.clock()
     spent = _number(store.tasks.spend_between(user_id, format_time(month_start(now)),
                                               format_time(next_month_start(now))), "the spend")
-    if row is None:
-        limit: float | None = DEFAULT_QUOTA_USD
-    elif row.limit_usd is None:
-        limit = None
-    else:
-        limit = _number(row.limit_usd, "the quota limit")
-    if limit is None:
-        remaining = 100.0
-    elif limit == 0:
-        remaining = 0.0
-    else:
-        remaining = max(0.0, min(100.0, (limit - spent) / limit * 100.0))
+    limit = DEFAULT_QUOTA_USD if row is None else None if row.limit_usd is None \
+        else _number(row.limit_usd, "the quota limit")
+    remaining = 100.0 if limit is None else 0.0 if limit == 0 else \
+        max(0.0, min(100.0, (limit - spent) / limit * 100.0))
     return QuotaStatus(limit_usd=limit, spent_usd=spent, remaining_percent=remaining,
                        is_default=row is None)
 
@@ -128,11 +120,9 @@ def _time(value: object, what: str) -> str | None:
 
 
 def clean_task_text(value: object, what: str) -> str:
-    """A task's goal, prompt or result as stored: text (None is empty), at most
-    ``MAX_TASK_TEXT_BYTES``, redacted."""
-    if value is None:
-        return ""
-    return clean_text(value, what, max_bytes=MAX_TASK_TEXT_BYTES, allow_empty=True)
+    """A task's goal, prompt or result as stored (None is empty), redacted."""
+    return "" if value is None else clean_text(value, what, max_bytes=MAX_TASK_TEXT_BYTES,
+                                                allow_empty=True)
 
 
 def clean_followup_message(value: object) -> str:
@@ -157,7 +147,7 @@ def _check_times(status: str, started: str | None, finished: str | None,
         raise InvalidInput("a completed task needs both its start and finish times")
     if started is not None and finished is not None and finished < started:
         raise InvalidInput(f"the task finished ({finished}) before it started ({started})")
-    if status in ("queued",) and finished is not None:
+    if status == "queued" and finished is not None:
         raise InvalidInput("a queued task cannot have a finish time")
 
 
@@ -174,11 +164,9 @@ class TaskApi(EngineArea):
                  allow_missing_times: bool = False,
                  followups: Sequence[tuple[str, str]] = (),
                  external_tool: str | None = None) -> Task:
-        """Record a task of the actor in ``project``; returns it (texts as stored, redacted).
-        ``followups`` (from task, message) are recorded with it, all or nothing;
-        ``external_tool`` names what made it external context. A ``source_ref`` the actor
-        already recorded for ``source`` is a Conflict; bad input an InvalidInput, nothing
-        written."""
+        """Record a task of the actor in ``project`` with its ``followups`` (from task,
+        message), all or nothing; ``external_tool`` names what made it external context. A
+        ``source_ref`` the actor already recorded for ``source`` is a Conflict."""
         if status not in TASK_STATUSES:
             raise InvalidInput(f"unknown task status {echo(status, 40)}: use one of "
                                f"{', '.join(TASK_STATUSES)}")
@@ -222,8 +210,7 @@ class TaskApi(EngineArea):
         return task
 
     def find_by_source_ref(self, source: str, source_ref: str) -> Task | None:
-        """The actor's task recorded from (source, source_ref), or None (importers use this to
-        stay idempotent). References are per user: another user's is never seen."""
+        """The actor's own task recorded from (source, source_ref), or None (for importers)."""
         task = self._store.tasks.find_by_source_ref(self.actor, source, source_ref)
         if task is None or not can_see_task(self._store, task, self.actor):
             return None
@@ -254,8 +241,8 @@ class TaskApi(EngineArea):
     # ---- follow-ups -----------------------------------------------------------------------
 
     def add_followup(self, to_task: str, from_task: str, message: str) -> Followup:
-        """Record a message from one task to another (redacted). Both tasks must be visible
-        (NotFound otherwise); writing needs ``create_task`` on the receiving task's project."""
+        """Record a message from one visible task to another (redacted); writing needs
+        ``create_task`` on the receiving task's project."""
         text = clean_followup_message(message)
         if to_task == from_task:
             raise InvalidInput("a task cannot send a follow-up to itself")
@@ -275,7 +262,7 @@ class TaskApi(EngineArea):
 
     def set_flags(self, task_id: str, use: object = None, generate: object = None) -> Task:
         """Override ``use_memories`` / ``generate_memories`` for one task: None leaves one
-        alone, ``follow`` clears it, on/off (1/0) set it. Needs ``create_task``."""
+        alone, ``follow`` clears it, on/off (1/0) set it."""
         changes = {_FLAG_COLUMNS[name]: flag_value(value, name)
                    for name, value in (("use", use), ("generate", generate)) if value is not None}
         if not changes:
@@ -292,8 +279,7 @@ class TaskApi(EngineArea):
     # ---- quota ----------------------------------------------------------------------------
 
     def set_quota(self, limit_usd: float | None = None, *, unlimited: bool = False) -> QuotaStatus:
-        """Set the actor's monthly limit in USD, or ``unlimited=True`` (an explicit null row).
-        Exactly one of them; a negative, non-finite or boolean limit is refused."""
+        """Set the actor's monthly limit in USD, or ``unlimited=True`` (exactly one of them)."""
         if unlimited == (limit_usd is not None):
             raise InvalidInput("give either a limit in USD or unlimited")
         value = None if unlimited else _usd(limit_usd, "the quota limit", MAX_QUOTA_USD)
