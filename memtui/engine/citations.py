@@ -90,7 +90,7 @@ def citations(text: str) -> Citations:
 
 
 def _regular_text(path: Path) -> str | None:
-    """A regular file's text (never through a symlink, at most ``MAX_SCAN_FILE_BYTES``), or None."""
+    """A regular file's text (not through a symlink, not too big), or None."""
     try:
         info = os.lstat(path)
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SCAN_FILE_BYTES:
@@ -111,9 +111,8 @@ class RootWords:
 
 
 class SymbolIndex:
-    """Each folder's words (one walk, kept ``INDEX_TTL_SECONDS``) and each file's words
-    (cached by size and mtime, so a walk again reads changed files only); shared by the
-    threads of a process."""
+    """Each folder's words (one walk, kept ``INDEX_TTL_SECONDS``) and each file's (cached by
+    size and mtime); shared by the threads of a process."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._files: dict[str, tuple[int, int, frozenset[str]]] = {}
@@ -142,9 +141,8 @@ class SymbolIndex:
         return cached if cached and self._clock() - cached.made < INDEX_TTL_SECONDS else None
 
     def words(self, root: Path) -> RootWords:
-        """The words of ``root``'s source files: walked again once ``INDEX_TTL_SECONDS``
-        passed since the last walk of it; one walk at a time (a check that waited for
-        another's walk of the same folder uses its words)."""
+        """The words of ``root``'s source files, walked again after ``INDEX_TTL_SECONDS``; one
+        walk at a time (a check that waited for another's walk of the folder uses it)."""
         key = os.path.realpath(root)
         found = self._kept(key)
         if found is not None:
@@ -158,9 +156,8 @@ class SymbolIndex:
         return found
 
     def walk(self, root: Path, now: float) -> RootWords:
-        """Read ``root``'s source files once: at most ``MAX_SCAN_ENTRIES`` files and folders
-        seen and ``MAX_SCAN_FILES`` files read, hidden, vendored and system folders, other
-        file systems and symlinks skipped."""
+        """Read ``root``'s source files once (bounded; hidden, vendored and system folders,
+        other file systems and symlinks skipped)."""
         words: set[str] = set()
         seen = read = 0
         try:
@@ -184,7 +181,8 @@ class SymbolIndex:
                 except OSError:
                     continue
                 if stat.S_ISDIR(info.st_mode):
-                    if _scanned_folder(entry.path, entry.name) and info.st_dev == device:
+                    if not entry.name.startswith(".") and entry.name not in SKIPPED_FOLDERS \
+                            and entry.path not in SYSTEM_FOLDERS and info.st_dev == device:
                         inner.append(entry.path)
                 elif (stat.S_ISREG(info.st_mode) and info.st_size <= MAX_SCAN_FILE_BYTES
                       and entry.name.rsplit(".", 1)[-1].lower() in SOURCE_ENDINGS):
@@ -194,11 +192,6 @@ class SymbolIndex:
                     words |= self._words(entry.path, info)
             folders += reversed(inner)
         return RootWords(frozenset(words), True, now)
-
-
-def _scanned_folder(path: str, name: str) -> bool:
-    return not name.startswith(".") and name not in SKIPPED_FOLDERS \
-        and path not in SYSTEM_FOLDERS
 
 
 SYMBOLS = SymbolIndex()
@@ -221,8 +214,7 @@ def _command_missing(root: Path, config: str, key: str) -> str | None:
 
 
 class Checker:
-    """Checks many memories' texts: each folder walked at most once (``SYMBOLS``), every
-    symbol looked up in that one walk's words."""
+    """Checks many memories' texts, each folder walked at most once (``SYMBOLS``)."""
 
     def __init__(self, index: SymbolIndex | None = None) -> None:
         self._index = index or SYMBOLS
@@ -235,8 +227,7 @@ class Checker:
         return self._roots[key]
 
     def missing(self, text: str, root: str | None) -> tuple[str, ...]:
-        """Why ``text`` no longer matches the folder ``root``: one reason per citation that
-        is gone (empty when everything is there, or when there is no folder to look in)."""
+        """Why ``text`` no longer matches the folder ``root``: one reason per citation gone."""
         if not root:
             return ()
         folder = Path(root)
@@ -258,8 +249,6 @@ class Checker:
             if found.whole:
                 reasons += [f"{symbol}() not found" for symbol in cited.symbols
                             if symbol not in found.words]
-        for config, key in cited.commands:
-            reason = _command_missing(folder, config, key)
-            if reason:
-                reasons.append(reason)
+        reasons += filter(None, (_command_missing(folder, config, key)
+                                 for config, key in cited.commands))
         return tuple(reasons)

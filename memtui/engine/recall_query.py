@@ -45,8 +45,8 @@ DOUBLED_AFTER = ("ing", "ed", "er", "ers", "ings")
 FORM_SUFFIXES = ("", "s", "es", "e", "ed", "d", "er", "ers", "ing", "ion", "ions", "ation",
                  "ations", "y", "ies", "ment", "ments", "ly", "ence", "ences", "ance", "erence",
                  "erences", "ate", "ated", "ity", "al", "ize", "ized")
-"""Endings added to a stem to match a word's other forms (each one more term the full-text
-index looks up: rarer endings were measured to find nothing more on the recall benchmark)."""
+"""Endings added to a stem to match a word's other forms (rarer ones found nothing more on the
+recall benchmark)."""
 SPELLINGS = (("ogue", "og"), ("our", "or"), ("ise", "ize"), ("yse", "yze"), ("tre", "ter"))
 """British and American endings of the same word (``catalogue``/``catalog``): a word with
 one also asks for the other."""
@@ -133,12 +133,11 @@ ticket tickets tracker: jira
 migration migrations: alembic flyway liquibase
 login authentication sso: oauth okta auth0 keycloak
 """.strip().splitlines() for kinds, tools in [line.split(":", 1)]}
-"""Kinds of developer tools and well-known tools of each kind, most used first (general
-vocabulary; names that are also everyday words, like screen or black, are left out): a
-question naming the kind (``which terminal multiplexer``) also asks for the tools' names."""
+"""Kinds of developer tools and well-known tools of each kind, most used first (not names that
+are everyday words): a question naming the kind also asks for the tools' names."""
 TOOLS_PER_KIND = 4
-"""Tools a kind adds at most (its first ones), so that a second kind named in a question is
-asked for too: the store searches at most ``MAX_RECALL_TERMS`` words."""
+"""Tools a kind adds at most, so that a second kind named is asked for too (the store
+searches at most ``MAX_RECALL_TERMS`` words)."""
 _LONG_FORMS = {tuple(long.split()): short for short, long in ABBREVIATIONS.items()}
 
 RELEVANT_SHARE = 0.5
@@ -153,9 +152,8 @@ _LETTERS = re.compile(r"[a-z]+")
 
 
 def stem(word: str) -> str:
-    """The stem of a case-folded ASCII word: cut the longest of ``SUFFIXES`` that leaves at least
-    ``MIN_STEM`` letters (``y``, ``ies`` and ``ied`` only after a consonant; a doubled consonant
-    before ``-ing``/``-ed``/``-er`` made single); a short word loses only a plural ``s``."""
+    """The stem of a case-folded ASCII word: without the longest of ``SUFFIXES`` that leaves
+    ``MIN_STEM`` letters; a short word loses only a plural ``s``."""
     if len(word) <= SHORT_WORD:
         return word[:-1] if word.endswith("s") and len(word) > 3 and word[-2] != "s" else word
     for suffix in SUFFIXES:
@@ -171,8 +169,7 @@ def stem(word: str) -> str:
 
 
 def forms(word: str) -> list[str]:
-    """``word`` and the forms of its stem (``FORM_SUFFIXES``; a doubled last consonant
-    before ``-ing``, ``-ed`` and ``-er``), ``word`` first."""
+    """``word`` and the forms of its stem (``FORM_SUFFIXES``), ``word`` first."""
     base = stem(word)
     found = dict.fromkeys([word, *spellings(word),
                            *(base + suffix for suffix in FORM_SUFFIXES)])
@@ -182,8 +179,7 @@ def forms(word: str) -> list[str]:
 
 
 def spellings(word: str) -> list[str]:
-    """The other spellings of ``word`` by ``SPELLINGS`` (when at least ``MIN_STEM`` letters
-    stay before the ending)."""
+    """The other spellings of ``word`` by ``SPELLINGS``."""
     return [word[: -len(ending)] + other for pair in SPELLINGS
             for ending, other in (pair, pair[::-1])
             if word.endswith(ending) and len(word) - len(ending) >= MIN_STEM]
@@ -191,8 +187,8 @@ def spellings(word: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Question:
-    """An analysed recall question: ``match`` is the store's full-text text (words; the
-    forms of one word joined by ``|``), ``about_user`` whether it names the asker."""
+    """An analysed recall question: ``match`` is the store's full-text text (the forms of one
+    word joined by ``|``), ``about_user`` whether it names the asker."""
 
     match: str
     about_user: bool
@@ -213,8 +209,8 @@ def analyse(text: str) -> Question:
 
 
 def expansions(words: Sequence[str]) -> list[str]:
-    """The words of the other spellings (``ABBREVIATIONS``) of the short forms (also
-    plural: ``PRs``) and long forms among ``words`` (case-folded, in order)."""
+    """The words of the other spellings (``ABBREVIATIONS``) of the short forms (also plural)
+    and long forms among ``words``, in order."""
     found: list[str] = []
     for index, word in enumerate(words):
         short = word if word in ABBREVIATIONS else word[:-1] if word[:-1] in ABBREVIATIONS \
@@ -227,8 +223,8 @@ def expansions(words: Sequence[str]) -> list[str]:
 
 
 def tool_names(words: Sequence[str]) -> list[str]:
-    """The first ``TOOLS_PER_KIND`` tools of each kind of ``TOOL_KINDS`` named in ``words``
-    (in any form), taken in turns: each kind's first tool, then each one's second..."""
+    """The first ``TOOLS_PER_KIND`` tools of each kind of ``TOOL_KINDS`` named in ``words``,
+    taken in turns (each kind's first tool, then each one's second ...)."""
     stems = {stem(word) for word in words}
     named = [tools[:TOOLS_PER_KIND] for kinds, tools in _KIND_STEMS if kinds & stems]
     return list(dict.fromkeys(tool for turn in itertools.zip_longest(*named) for tool in turn
@@ -245,8 +241,7 @@ def candidates(limit: int) -> int:
 
 def rank(scored: Sequence[tuple[Memory, float]], question: Question, actor: str,
          current: str | None, limit: int) -> list[Memory]:
-    """The best ``limit`` of ``scored`` (memories and scores, higher better) by the tiers of
-    the module doc."""
+    """The best ``limit`` of ``scored`` (higher better) by the tiers of the module doc."""
     if not scored:
         return []
     best = max(score for _memory, score in scored)

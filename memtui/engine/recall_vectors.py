@@ -20,7 +20,6 @@ from typing import Any
 from memtui.store.models import Memory
 
 MODULE = "wordllama"
-"""The import name of the ``wordllama`` package."""
 PACKAGED_FILES = ("weights/l2_supercat_256.safetensors",
                   "tokenizers/l2_supercat_tokenizer_config.json")
 """The model's weights and tokenizer inside the package (``wordllama==0.4.0.post1``)."""
@@ -30,7 +29,7 @@ VECTORS_ENV = "MEMTUI_RECALL_VECTORS"
 VECTOR_WINDOW = 100
 """Newest visible memories compared by vector besides the full-text candidates."""
 CACHE_SIZE = 50_000
-"""Memories whose vectors a process keeps."""
+"""Memories whose vectors a process keeps (least recently used dropped first)."""
 VECTOR_WEIGHT = 0.5
 """The share of a memory's recall score that is its similarity to the question (the rest
 is its full-text score; measured with ``python -m memtui.bench --only recall-quality``)."""
@@ -56,8 +55,7 @@ def vectors_available() -> bool:
 
 
 def vectors_wanted() -> bool:
-    """Whether recall uses the vectors: the extra is installed and ``$MEMTUI_RECALL_VECTORS``
-    is not ``0``."""
+    """Whether recall uses the vectors: the extra is there and ``$MEMTUI_RECALL_VECTORS`` not 0."""
     return os.environ.get(VECTORS_ENV, "1") != "0" and vectors_available()
 
 
@@ -66,8 +64,8 @@ _MODEL_LOCK = threading.Lock()
 
 
 def _embedder() -> Embedder:
-    """The model, loaded once per process from the package's two files (its Python code is
-    not imported: it configures the process's logging when imported)."""
+    """The model, loaded once per process from the package's two files (not its code: it
+    configures the process's logging when imported)."""
     with _MODEL_LOCK:
         if not _MODEL:
             _MODEL.append(_load())
@@ -114,8 +112,7 @@ def embed(texts: list[str]) -> Any:
 
 
 class VectorCache:
-    """Vectors of memories' texts (by the text's SHA-256, so a changed memory is embedded
-    again, two stores never mix and a key stays small), least recently used dropped first;
+    """Vectors of memories' texts, by the text's SHA-256 (a changed memory is embedded again);
     safe to share between threads."""
 
     def __init__(self, size: int = CACHE_SIZE) -> None:
@@ -124,8 +121,7 @@ class VectorCache:
         self._lock = threading.Lock()
 
     def vectors(self, memories: Sequence[Memory]) -> Any:
-        """One vector per memory (rows of an array; no rows for no memories), embedding only
-        those not cached."""
+        """One vector per memory (rows of an array), embedding only those not cached."""
         import numpy
 
         if not memories:
@@ -154,10 +150,10 @@ CACHE = VectorCache()
 
 def blend(question: str, scored: Sequence[tuple[Memory, float]], more: Sequence[Memory],
           cache: VectorCache, more_vectors: Any = None) -> list[tuple[Memory, float]]:
-    """The full-text candidates ``scored`` (higher better) and those of the memories ``more`` (their
-    vectors ``more_vectors`` when known) at least ``MIN_SIMILARITY`` like the question, each scored
-    ``(1 - VECTOR_WEIGHT) * share of the best full-text score + VECTOR_WEIGHT * cosine similarity to
-    the question``, best first (ties in the order given)."""
+    """The full-text candidates ``scored`` and the memories ``more`` (their vectors
+    ``more_vectors`` when known) at least ``MIN_SIMILARITY`` like the question, scored by a
+    ``VECTOR_WEIGHT`` blend of their share of the best full-text score and their cosine
+    similarity to the question, best first (ties in the order given)."""
     import numpy
 
     candidates = [memory for memory, _score in scored]

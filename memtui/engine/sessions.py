@@ -1,7 +1,5 @@
-"""Agent sessions: what the session hooks record (``record``, once per agent and session id),
-the worker's turn of each session that ended or is idle into a task (``process_waiting``:
-``source_ref`` = the session id, so a session is one task), a session an import made a task
-of (``record_imported``: where its transcript is, for model extraction; processed already),
+"""Agent sessions: what the session hooks record (once per agent and session id), the
+worker's turn of each ended or idle session into one task (``source_ref`` = the session id),
 and the text a new session starts with (``session_start``).
 """
 
@@ -92,9 +90,8 @@ class SessionsApi(EngineArea):
 
     def record_imported(self, agent: str, session_id: str, transcript: str, cwd: str | None,
                         task_id: str) -> None:
-        """Record a session an import made task ``task_id`` of (``agent`` = the task's
-        source), processed already so the worker never takes it; a session recorded before is
-        left as it is."""
+        """Record a session an import made task ``task_id`` of (where its transcript is, for
+        model extraction) as processed already; one recorded before is left as it is."""
         if self._store.sessions.get(agent, session_id) is not None:
             return
         now = self._store.now()

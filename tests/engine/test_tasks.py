@@ -42,7 +42,7 @@ def test_add_task_stores_redacted_text_and_creates_the_user(team: Team) -> None:
 
 def test_new_user_is_created_on_first_task(team: Team) -> None:
     team.alice.identity.set_member("web", "erin", "member")
-    erin = team.alice.for_user("erin")
+    erin = Engine(team.store, "erin")
     erin.tasks.add_task("web", "g", "p", "r", T0, T1)
     assert team.store.identity.get_user("erin") is not None
 
