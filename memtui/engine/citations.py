@@ -26,24 +26,20 @@ rb php sh bash zsh sql html css scss vue svelte c h cpp hpp cs swift tf proto gr
 """.split())
 """File endings that make a word a path."""
 SOURCE_ENDINGS = FILE_ENDINGS - {"md", "rst", "txt", "lock"}
-"""Files scanned for symbols."""
 SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__", "venv", "dist", "build", "target",
                              "vendor", "site-packages"})
 """Folders never scanned for symbols (besides hidden ones)."""
 SYSTEM_FOLDERS = frozenset({"/proc", "/sys", "/dev", "/run"})
 """Folders of the system never walked (a root of ``/``); other file systems are skipped too."""
 MAX_SCAN_FILES = 5000
-"""Source files read at most for one folder's symbols."""
 MAX_SCAN_ENTRIES = 50_000
 """Files and folders one walk of a folder sees at most (a root of ``$HOME`` or ``/``)."""
 INDEX_TTL_SECONDS = 10.0
 """How long a folder's words serve checks before the folder is walked again."""
 CACHE_ROOTS = 64
-"""Folders whose words are kept (the cache is emptied past it)."""
 MAX_SCAN_FILE_BYTES = 1024 * 1024
 """Files bigger than this are never read (a symbol scan skips them, a config is not read)."""
 CACHE_FILES = 50_000
-"""Files whose words are cached, over every folder (the cache is emptied past it)."""
 
 _BACKTICKED = re.compile(r"`([^`\n]{1,200})`")
 _CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w{2,})\(\)")
@@ -195,7 +191,6 @@ class SymbolIndex:
 
 
 SYMBOLS = SymbolIndex()
-"""The process's symbol cache."""
 
 
 def _command_missing(root: Path, config: str, key: str) -> str | None:

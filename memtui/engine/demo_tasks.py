@@ -16,7 +16,6 @@ from memtui.store.timeutil import FixedClock
 IDLE_WAIT_SECONDS = 20 * 60
 """Wait before a round so the tasks are idle (the default idle gate is 900 s)."""
 GAP_SECONDS = 47 * 60
-"""Time between two recorded tasks."""
 LOW_QUOTA_REMAINING = 0.1
 """Share of the limit left when the demo makes the quota run low (below the 20% gate)."""
 DEMO_QUOTA_USD = 25.0

@@ -72,9 +72,7 @@ ROUND_LIMIT = 500
 BATCH_SIZE = 100
 """Tasks per write transaction: a stop request is honoured between batches."""
 RESULT_CHARS = 800
-"""How much of the result text a memory keeps."""
 EVIDENCE_KEPT_CHARS = 300
-"""How much of a model memory's evidence its text keeps."""
 MODEL_ROUND_SECONDS = 300.0
 """Model mode: after this long asking the model, a round asks no more (the tasks it did not
 reach stay due for the next round), so a slow endpoint never holds the worker for long."""

@@ -22,7 +22,7 @@ from memtui.errors import PermissionDenied
 from memtui.jsonable import JsonMixin
 
 if TYPE_CHECKING:
-    from memtui.store.models import Memory, Task
+    from memtui.store.models import Task
 
 log = logging.getLogger(__name__)
 
@@ -45,11 +45,6 @@ class InjectionResult(JsonMixin):
     prompt: str
     goal: str
     memory_ids: tuple[str, ...] = ()
-
-
-def prefix_block(user_memories: list[Memory], project_memories: list[Memory]) -> str:
-    """The header and the memory block that go before a prompt or goal."""
-    return INJECTION_HEADER + "\n" + render_memory_block(user_memories, project_memories)
 
 
 def _with_prefix(prefix: str, text: str) -> str:
@@ -110,8 +105,8 @@ class InjectionApi(EngineArea):
         return None
 
     def _stale_ids(self, project: str | None) -> frozenset[str]:
-        """The project's latest memories to leave out (``skip_stale_memories``), checked before any
-        transaction opens: the check reads the project's folder."""
+        """The project's latest memories to leave out (``skip_stale_memories``), checked before
+        any transaction opens (it reads the project's folder)."""
         readable = self._readable(project)
         if readable is None or not load_settings(self._store, self.actor)["skip_stale_memories"]:
             return frozenset()
@@ -123,15 +118,14 @@ class InjectionApi(EngineArea):
         projects = [memory for memory in projects if memory.id not in skip]
         if not users and not projects:
             return InjectionResult(task_id, False, NO_MEMORIES, prompt, goal)
-        prefix = prefix_block(users, projects)
+        prefix = INJECTION_HEADER + "\n" + render_memory_block(users, projects)
         return InjectionResult(task_id, True, INJECTED, _with_prefix(prefix, prompt),
                                _with_prefix(prefix, goal) if goal else goal,
                                tuple(m.id for m in (*users, *projects)))
 
     def preview_for_project(self, project: str, prompt: str = "",
                             goal: str = "") -> InjectionResult:
-        """What a new first-turn task of the actor in ``project`` would receive (the app's preview
-        pane, the service's ``context.prepare``)."""
+        """What a new first-turn task of the actor in ``project`` would receive."""
         prompt = check_text(prompt or "", "prompt", max_bytes=MAX_PREVIEW_TEXT_BYTES,
                             allow_empty=True)
         goal = check_text(goal or "", "goal", max_bytes=MAX_PREVIEW_TEXT_BYTES,
@@ -143,9 +137,8 @@ class InjectionApi(EngineArea):
     def for_session(self, project: str | None, session: str | None = None,
                     apply: bool = False) -> InjectionResult:
         """What a new agent session starts with (a session-start hook, MCP's
-        ``memory_context``): the injection block alone, for a readable ``project`` or, with
-        None, the user memories only; the module doc's rules otherwise (audited naming
-        ``session``)."""
+        ``memory_context``): the injection block alone, for a readable ``project`` (None: the
+        user memories only), audited naming ``session``."""
         if project is not None:
             perm.readable_project(self._store, project, self.actor)
         return self._when_used(project, "", "", apply, session,
@@ -153,8 +146,7 @@ class InjectionApi(EngineArea):
 
     def _when_used(self, project: str | None, prompt: str, goal: str, apply: bool,
                    audit_target: str | None, what: str) -> InjectionResult:
-        """``_inject`` when the actor's ``use_memories`` is on; on any error it fails open
-        (the text as it was)."""
+        """``_inject`` when the actor's ``use_memories`` is on; fails open."""
         try:
             if not load_settings(self._store, self.actor)["use_memories"]:
                 return InjectionResult(None, False, USE_OFF, prompt, goal)

@@ -45,7 +45,6 @@ class DoctorReport:
     vacuum_asked: bool = False
     vacuum: VacuumResult | None = None
     vacuum_skipped: str | None = None
-    """Why an asked-for vacuum did not run."""
 
     @property
     def healthy(self) -> bool:

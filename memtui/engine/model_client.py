@@ -24,7 +24,6 @@ PROBE_TIMEOUT_S = 3.0
 answers."""
 MAX_ANSWER_TOKENS = 1_000
 CHARS_PER_TOKEN = 4
-"""Token estimate of an answer without usage fields."""
 NO_KEY = "not-needed"
 """The key sent when no key variable is named (local servers take any)."""
 ERROR_WORDS_CHARS = 200

@@ -24,12 +24,10 @@ from memtui.store.recall import ConsolidationRecord
 
 MODEL_KIND = "model"
 MAX_NEW = 50
-"""The most new memories one pass shows (the newest)."""
 MAX_ACTIVE = 200
 """The most other active memories one pass shows (the newest; the budget may cut more)."""
 NOTHING_NEW = "nothing new to compare"
 RECORDS_SCANNED = 500
-"""How far back the last pass of a project is looked for."""
 
 
 @dataclass(frozen=True)

@@ -25,21 +25,16 @@ def permissions(store: StoreBackend, project_id: str, user_id: str) -> frozenset
     return ROLE_PERMISSIONS.get(role or "", frozenset())
 
 
-def project_not_found(project_id: str) -> NotFound:
-    """The one answer for a missing project and one the actor may not read."""
-    return NotFound(f"project {project_id!r} not found")
-
-
 def memory_not_found(memory_id: str) -> NotFound:
     """The one answer for a missing memory and one the actor may not see."""
     return NotFound(f"memory {memory_id!r} not found")
 
 
 def readable_project(store: StoreBackend, project_id: str, user_id: str) -> Project:
-    """The project, if the user may read it; else NotFound (also when it does not exist)."""
+    """The project, if the user may read it; else NotFound (the same as a missing one)."""
     project = store.identity.get_project(project_id)
     if project is None or READ not in permissions(store, project_id, user_id):
-        raise project_not_found(project_id)
+        raise NotFound(f"project {project_id!r} not found")
     return project
 
 

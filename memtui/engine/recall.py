@@ -34,7 +34,6 @@ from memtui.store.models import BundleDocument, Interaction, Memory, Task
 from memtui.store.recall import BundleSummary, ConsolidationRecord
 
 DEFAULT_RECALL_LIMIT = 8
-"""Items per recall list when the caller does not say."""
 MAX_RECALL_LIMIT = 50
 """Largest number of items per recall list (a bigger ``limit`` is clamped to it)."""
 MAX_RECALL_BUNDLES = 3
@@ -42,7 +41,6 @@ MAX_QUERY_BYTES = 16 * 1024
 CARD_TEXT_CHARS = 1000
 """Task cards and recalled interactions carry at most this many characters per text."""
 INDEX_EXCERPT_CHARS = 2000
-"""How much of a bundle's ``INDEX.md`` a recall carries."""
 MAX_SOURCE_BYTES = 64
 STATE_FILE = "state.json"
 INDEX_FILE = "INDEX.md"
@@ -52,7 +50,6 @@ MAX_DOCUMENT_BYTES = 256 * 1024
 MAX_BUNDLE_DOCUMENTS = 200
 """A bundle holds at most this many documents (run summaries included)."""
 MAX_BUNDLE_LIST = 100
-"""Bundles listed (and considered for recall) at most."""
 PROJECT_BUNDLE = "project"
 SCHEDULE_BUNDLE = "schedule"
 CONTINUE_THRESHOLD = 0.35
@@ -60,7 +57,6 @@ CONTINUE_THRESHOLD = 0.35
 task's goal, prompt or result."""
 MAX_TRANSITION_TEXT_BYTES = 1024 * 1024
 TRANSITION_FIELDS = ("goal", "prompt", "result")
-"""The fields of a current task given inline (instead of a task id)."""
 DEFAULT_CONSOLIDATION_LIST = 50
 MAX_CONSOLIDATION_LIST = 1000
 _WORD = re.compile(r"\w+", re.UNICODE)

@@ -30,7 +30,6 @@ whom whose
 """.split())
 """Words of how a question is asked, not of what it is about (left out of recall)."""
 USER_WORDS = frozenset({"i", "me", "my", "mine", "myself", "im", "ive"})
-"""Words that make a question about the asker."""
 MIN_STEM = 4
 """A suffix is cut only when at least this many letters stay."""
 SHORT_WORD = 4
@@ -143,9 +142,7 @@ _LONG_FORMS = {tuple(long.split()): short for short, long in ABBREVIATIONS.items
 RELEVANT_SHARE = 0.5
 """A memory scoring at least this share of the best match ranks by its tier."""
 CANDIDATE_FACTOR = 3
-"""Full-text candidates read per memory asked for (re-ranked here)."""
 MIN_CANDIDATES = 20
-"""Full-text candidates read at least."""
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _LETTERS = re.compile(r"[a-z]+")

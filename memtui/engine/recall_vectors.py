@@ -38,7 +38,6 @@ MIN_SIMILARITY = 0.2
 similarity to it is at least this (unrelated texts score about -0.1 to 0.15 with this model)."""
 
 Embedder = Callable[[list[str]], Any]
-"""Texts to their vectors (one row each, unit length)."""
 
 
 def _package_folder() -> Path | None:
@@ -145,7 +144,6 @@ class VectorCache:
 
 
 CACHE = VectorCache()
-"""The process's vectors (every engine of the process shares them)."""
 
 
 def blend(question: str, scored: Sequence[tuple[Memory, float]], more: Sequence[Memory],

@@ -81,4 +81,3 @@ def fresh(store: StoreBackend, memories: Sequence[Memory]) -> bool:
 
 
 WINDOWS = NewestWindows()
-"""The process's windows."""

@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from memtui.engine.agents.write_gate import HeldWrite
 
 INBOX_LIMIT = 1000
-"""Most pending memories one listing returns (oldest first)."""
 MAX_INBOX_LIMIT = 10_000
 VERSION_DIGEST_CHARS = 16
 _TOKEN = re.compile(r"\w+|[^\w\s]|\s+", re.UNICODE)

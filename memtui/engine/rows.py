@@ -68,11 +68,9 @@ Rule = Callable[[object, str], object]
 """A column rule: ``(value, what) -> value as stored``; raises ``InvalidInput``."""
 
 MAX_ROW_NUMBER = 2**62
-"""Largest internal row number (``seq``) or counter accepted."""
 MAX_GOAL_KEY_BYTES = 1024
 MAX_REASON_BYTES = 1024
 MODEL_PHASES = (EXTRACT, CONSOLIDATE)
-"""The phases a ``model_usage`` row may name."""
 MAX_TOOL_NAME_BYTES = 4 * MAX_TOOL_NAME_CHARS
 """Largest stored tool name (the write path keeps its first ``MAX_TOOL_NAME_CHARS``)."""
 

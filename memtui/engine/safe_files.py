@@ -22,11 +22,8 @@ from typing import IO, ParamSpec, TypeVar
 from memtui.errors import Conflict, MemtuiError, PermissionDenied
 
 MAX_TEXT_FILE_BYTES = 1024 * 1024
-"""Default cap of one read; each home may set its own."""
 NEW_FILE_MODE = 0o600
-"""Mode of a file memtui creates in a home."""
 NEW_DIR_MODE = 0o700
-"""Mode of a folder memtui creates in a home."""
 TEMP_PREFIX = ".memtui-tmp-"
 """Name prefix of the temporary file a write goes through (same folder as the target)."""
 READ_FLAGS = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)

@@ -20,17 +20,14 @@ from memtui.store.timeutil import format_time, parse_time
 log = logging.getLogger(__name__)
 
 AGENTS = ("claude-code", "codex", "gemini")
-"""The agents whose sessions and settings memtui knows."""
 SESSION_END_EVENTS = frozenset({"SessionEnd"})
 """Hook events that mean the session is over (``Stop`` only means an answer is done)."""
 IMPORT_EVENT = "import"
-"""The event of a session recorded by an import (``record_imported``)."""
 NEW_SESSION_SOURCE = "startup"
 """A SessionStart hook's ``source`` for a brand-new session (others: resume, clear, compact)."""
 MAX_SESSION_ID_BYTES = 200
 MAX_PATH_BYTES = 4096
 MAX_SESSIONS_PER_ROUND = 50
-"""Sessions one worker round turns into tasks at most (the rest wait for the next round)."""
 MAX_SESSION_LIST = 1000
 RECORDED, ALREADY_RECORDED = "recorded", "already_recorded"
 NO_TRANSCRIPT, NO_PROMPT, NO_FOLDER, REFUSED = "no_transcript", "no_prompt", "no_folder", "refused"

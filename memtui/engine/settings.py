@@ -25,13 +25,10 @@ log = logging.getLogger(__name__)
 SWITCH = "switch"
 """0 or 1 (booleans accepted and stored as 0/1)."""
 PERCENT = "percent"
-"""A whole number from 0 to 100."""
 COUNT = "count"
-"""A whole number from 0 to MAX_COUNT."""
 MODEL = "model"
 """A model name (one line of text) or null; stored only."""
 CHOICE = "choice"
-"""One of the words in ``CHOICES[name]``."""
 GATE_SETTING = "claude_memory_gate"
 GATE_MODES = ("review", "redact", "ask", "off")
 """What Claude Code's write gate does with a write into its memory (``memtui hooks install

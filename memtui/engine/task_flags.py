@@ -10,7 +10,6 @@ from memtui.errors import InvalidInput
 FOLLOW = "follow"
 """A per-task flag value meaning: follow the user's setting (stored as null)."""
 FLAG_WORDS = ("on", "off", FOLLOW)
-"""The words a per-task flag is set with and shown as."""
 _FLAG_WORDS: dict[object, int | None] = {FOLLOW: None, "on": 1, "off": 0, 0: 0, 1: 1}
 """Accepted flag values (True/False hash as 1/0, so they are accepted too)."""
 

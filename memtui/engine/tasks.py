@@ -34,7 +34,6 @@ MAX_COST_USD = 1_000_000.0
 """Largest cost accepted for one task (a typo guard, not a budget)."""
 MAX_QUOTA_USD = 1_000_000_000.0
 DEFAULT_QUOTA_USD = 10.0
-"""The monthly limit of a user with no quota row."""
 DEFAULT_TASK_LIST_LIMIT = 50
 MAX_TASK_LIST_LIMIT = 10_000
 _FLAG_COLUMNS = {"use": "use_memories", "generate": "generate_memories"}

@@ -15,11 +15,8 @@ MAX_CONTENT_BYTES = 64 * 1024
 """Largest memory or note content accepted (after redaction), in UTF-8 bytes."""
 MAX_PREFERENCES_BYTES = 64 * 1024
 MAX_LABEL_BYTES = 256
-"""Largest one-line label (project name, display name), in UTF-8 bytes."""
 MAX_PATH_BYTES = 4096
-"""Largest path (a project's root), in UTF-8 bytes."""
 MAX_DETAIL_BYTES = 16 * 1024
-"""Largest JSON ``detail`` object (audit, consolidation records), in UTF-8 bytes."""
 MAX_JSON_DEPTH = 32
 """Deepest nesting accepted in a JSON value a person or agent sends."""
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}\Z")
@@ -27,11 +24,9 @@ RECORD_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}\Z")
 """A stored record's id or label (``mem_01j...``, ``project:web``, ``memory_created``): like
 a user id, with ``_`` and ``:`` too."""
 MAX_ECHO_CHARS = 80
-"""Longest piece of a bad value an error message quotes (``echo``)."""
 MAX_ECHO_SCAN = 4096
 """How much of a bad value ``echo`` redacts before it cuts (a secret at the cut is found)."""
 MAX_REFERENCE_BYTES = 1024
-"""Longest external reference (a source thread id, an audit target), in UTF-8 bytes."""
 _CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _STORED_CONTROLS = re.compile(r"[\x01-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
 """What ``strip_controls`` removes: the C0 controls but tab, newline and the carriage return

@@ -24,12 +24,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DEFAULT_INTERVAL_S = 60.0
-"""Seconds between two timed rounds."""
 DEFAULT_STOP_TIMEOUT_S = 10.0
 PURGE_POLL_S = 2.0
 """How often the running loop looks for pending purges and retries them."""
 STOP_CHECK_S = 0.1
-"""How often ``retry_purges`` looks at its stop flag while it waits."""
 IDLE, RUNNING, STOPPED = "idle", "running", "stopped"
 """The loop's states."""
 EventKind = Literal["started", "progress", "finished", "error", "purged", "stopped"]
