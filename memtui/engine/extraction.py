@@ -74,8 +74,7 @@ BATCH_SIZE = 100
 RESULT_CHARS = 800
 EVIDENCE_KEPT_CHARS = 300
 MODEL_ROUND_SECONDS = 300.0
-"""Model mode: after this long asking the model, a round asks no more (the tasks it did not
-reach stay due for the next round), so a slow endpoint never holds the worker for long."""
+"""Model mode: after this long asking the model a round asks no more (the rest stay due)."""
 HALTING_FAILURES = ("timeout", "connection")
 """Model failures after which a consolidation pass asks about no more projects."""
 TITLE_MAX_CHARS = 300
@@ -123,9 +122,8 @@ def goal_key_of(content: str) -> str | None:
 
 @dataclass
 class RoundSummary(JsonMixin):
-    """What one round (or a backfill) did. ``scanned`` = extracted + superseded + skipped +
-    errors; ``superseded`` counts memories that replaced an older one (outcome
-    ``superseded_previous``), ``extracted`` the others."""
+    """What one round (or a backfill) did: ``scanned`` = extracted + superseded (memories that
+    replaced an older one) + skipped + errors."""
 
     scanned: int = 0
     extracted: int = 0
@@ -159,13 +157,13 @@ class RoundSummary(JsonMixin):
 
 @dataclass(frozen=True)
 class ConsolidationResult:
-    """What a consolidation pass superseded: (old id, surviving id) pairs, per scope."""
+    """What a consolidation pass superseded: (old id, surviving id) pairs, per scope, and in
+    model mode what each project's model pass proposed for review."""
 
     id: str
     superseded: tuple[tuple[str, str], ...]
     scopes: tuple[str, ...]
     passes: tuple[ProjectPass, ...] = ()
-    """Model mode: what each project's model pass proposed for review."""
 
     @property
     def proposed(self) -> int:
@@ -187,20 +185,18 @@ class ConsolidationResult:
 
 @dataclass
 class _Batch:
-    """Per-transaction inputs: the store time, the user's settings, a lazily read quota, and
-    the projects the user may write to (each read once per transaction)."""
+    """Per-transaction inputs, each read once: the store time, the user's settings, quota and
+    writable projects, and the tasks to ask the model after the transaction."""
 
     now: str
     settings: dict[str, Any]
     quota: QuotaStatus | Exception | None = None
     writable: dict[str, bool] = field(default_factory=dict)
     model_tasks: list[Task] = field(default_factory=list)
-    """Tasks that passed the gates in model mode: asked after the transaction."""
 
 
 class ExtractionApi(EngineArea):
-    """Extraction rounds, backfill, the extraction log and consolidation, for the actor's
-    own tasks."""
+    """Extraction rounds, backfill, the log and consolidation, for the actor's own tasks."""
 
     _round_id = "round_none"
     """The current round's id (the cost ledger groups calls by it)."""
@@ -210,8 +206,6 @@ class ExtractionApi(EngineArea):
     def _start_round(self) -> None:
         self._round_id = self._store.new_id("round")
         self._model_until = time.monotonic() + MODEL_ROUND_SECONDS
-
-    # ---- rounds ---------------------------------------------------------------------------
 
     def run_round(self, force: bool = False, limit: int = ROUND_LIMIT,
                   progress: Progress | None = None,
@@ -228,8 +222,8 @@ class ExtractionApi(EngineArea):
     def backfill(self, force: bool = False, progress: Progress | None = None,
                  should_stop: ShouldStop | None = None,
                  batch_limit: int = ROUND_LIMIT) -> RoundSummary:
-        """Rounds until every task that was due when it started has been scanned once
-        (``/memory backfill``), with progress over the whole run."""
+        """Rounds until every task due when it started was scanned once, with progress over
+        the whole run."""
         check_limit(batch_limit, MAX_ROUND_LIMIT)
         total = self._store.tasks.count_candidates(self.actor)
         summary = RoundSummary(forced=bool(force))
@@ -395,16 +389,13 @@ class ExtractionApi(EngineArea):
             task_id=task.id, user=task.user, project=task.project, outcome=outcome,
             reason=reason, memory_id=memory_id, forced=bool(force), at=at))
 
-    # ---- model mode -----------------------------------------------------------------------
-
     def _detail(self, task_id: str) -> TaskDetail:
         return self._store.model_ledger.details([task_id]).get(task_id) or \
             TaskDetail(task_id, self.actor)
 
     def _queue_for_model(self, row: ScanRow, context: _Batch) -> None:
-        """A task that passed the gates waits for its call, unless its last failure's backoff has
-        not run out (its log row is touched so that it goes to the back of the queue; it is not
-        counted)."""
+        """A task that passed the gates waits for its call, unless it waits out a backoff (then
+        its log row is touched: it goes to the back of the queue)."""
         self._check_writable(row.task.project, context)
         detail = self._detail(row.task.id)
         if detail.retry_at is not None and detail.retry_at > context.now and row.log:
@@ -414,7 +405,7 @@ class ExtractionApi(EngineArea):
 
     def _model_extract(self, task: Task, settings: dict[str, Any],
                        force: bool) -> tuple[str, str | None, str | None]:
-        """Ask the model about one task and write what it answered (see the module doc)."""
+        """Ask the model about one task and write what it answered."""
         answer, failure, stop, model = None, None, None, settings.get("extract_model") or ""
         try:
             endpoint = Endpoint.from_settings(settings)
@@ -461,8 +452,8 @@ class ExtractionApi(EngineArea):
 
     def _model_failed(self, task: Task, reason: str, words: str, force: bool,
                       detail: TaskDetail | None = None) -> tuple[str, str | None, str | None]:
-        """A failed model task's ``error`` row: not asked again before its backoff runs out,
-        left as ``model_gave_up`` after ``MAX_ATTEMPTS`` failures."""
+        """A failed model task's ``error`` row, with its backoff (``model_gave_up`` after
+        ``MAX_ATTEMPTS``)."""
         now, detail = self._store.now(), detail or self._detail(task.id)
         attempts = detail.attempts + 1
         gave_up = attempts >= MAX_ATTEMPTS
@@ -481,8 +472,7 @@ class ExtractionApi(EngineArea):
 
     def _insert_proposed(self, task: Task, item: Proposed, settings: dict[str, Any],
                          now: str) -> str:
-        """One proposed memory through the extractor's write path: checked and redacted
-        again, with the evidence it rests on (forgetting the memory forgets that too); a
+        """One proposed memory, checked and redacted again, with the evidence it rests on; a
         user-level one (with its reason) always waits in the inbox."""
         user_level = item.scope == "user"
         text = item.text + f"\n\nEvidence: {item.evidence[:EVIDENCE_KEPT_CHARS]}" + (
@@ -513,12 +503,10 @@ class ExtractionApi(EngineArea):
         with self._store.transaction():
             self._store.audit.append(self.actor, "auto_memory_run", self.actor, detail)
 
-    # ---- log ------------------------------------------------------------------------------
-
     def log(self, limit: int = 50, *, after: PageCursor | None = None,
             before: PageCursor | None = None) -> list[LogEntry]:
-        """The extraction log of the actor's own tasks, most recent scan first; a keyset
-        page ``after`` a row's (``at``, ``task_id``) or just ``before`` it."""
+        """The extraction log of the actor's own tasks, newest first; a keyset page ``after``
+        a row's (``at``, ``task_id``) or just ``before`` it."""
         check_limit(limit, MAX_LOG_LIMIT)
         return self._with_details(
             self._store.tasks.log_page(self.actor, limit, after=after, before=before))
@@ -532,8 +520,8 @@ class ExtractionApi(EngineArea):
             self._store.tasks.log_at(self.actor, offset, limit, from_end=from_end))
 
     def _with_details(self, entries: list[LogEntry]) -> list[LogEntry]:
-        """Log rows with their words (a model failure, the tool that made a session
-        external context) and, for a failed model call, when it is tried again."""
+        """Log rows with their words (a model failure, the tool that made a task external) and
+        when a failed model call is tried again."""
         details = self._store.model_ledger.details([entry.task_id for entry in entries])
         shown: list[LogEntry] = []
         for entry in entries:
@@ -546,16 +534,14 @@ class ExtractionApi(EngineArea):
         return shown
 
     def cost(self, limit: int = 30) -> dict[str, Any]:
-        """The actor's model cost ledger: calls and tokens in and out today and this month
-        (UTC), against the caps, and per day, per round and per task (latest first, at most
-        ``limit`` each)."""
+        """The actor's model cost ledger: calls and tokens today and this month (UTC) against
+        the caps, and per day, round and task (latest first, at most ``limit`` each)."""
         check_limit(limit, MAX_LOG_LIMIT)
         return self._cost({name: [row.to_json() for row in self._store.model_ledger.totals(
             self.actor, name, limit)] for name in ("day", "round", "task")})
 
     def cost_summary(self) -> dict[str, Any]:
-        """``cost`` without its lists: today and this month against the caps, read from this
-        month's calls only (what the Log pane's title shows)."""
+        """``cost`` without its lists (what the Log pane's title shows)."""
         return self._cost({"day": [], "round": [], "task": []})
 
     def _cost(self, by: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
@@ -584,15 +570,11 @@ class ExtractionApi(EngineArea):
         """How many of the actor's tasks are due for a scan (what a backfill would visit)."""
         return self._store.tasks.count_candidates(self.actor)
 
-    # ---- consolidation --------------------------------------------------------------------
-
     def consolidate(self, should_stop: ShouldStop | None = None) -> ConsolidationResult:
-        """Supersede active memories duplicating another in the same scope (same normalised
-        content or goal key; the newest survives), in the actor's user memories and every
-        project it can write: one transaction, recorded and audited (ids only). In model mode
-        a model pass per project then proposes supersedes into the inbox
-        (``model_consolidation``), until ``should_stop``, ``MODEL_ROUND_SECONDS`` or a
-        ``HALTING_FAILURES`` failure."""
+        """Supersede active memories duplicating another in the same scope (the actor's user
+        memories, each project it can write) in one transaction; in model mode a model pass
+        per project then proposes supersedes into the inbox, until ``should_stop``,
+        ``MODEL_ROUND_SECONDS`` or a ``HALTING_FAILURES`` failure."""
         with self._store.transaction():
             scopes: list[tuple[str, list[DedupeRow]]] = [
                 ("user", self._store.tasks.active_memories(owner=self.actor))]
@@ -638,9 +620,8 @@ class ExtractionApi(EngineArea):
 
 
 def duplicate_pairs(rows: Sequence[DedupeRow]) -> list[tuple[str, str]]:
-    """(old id, surviving id) for every memory duplicating a newer one in ``rows``: rows
-    linked by equal normalised content or equal goal key form one group; the newest (by
-    creation time, then id) survives."""
+    """(old id, surviving id) for every memory duplicating a newer one in ``rows`` (equal
+    normalised content or goal key); the newest of a group survives."""
     parent: dict[str, str] = {row.id: row.id for row in rows}
 
     def find(node: str) -> str:

@@ -161,8 +161,6 @@ class IdentityApi(EngineArea):
     def _audit(self, action: str, target: str | None, **detail: Any) -> None:
         self._store.audit.append(self.actor, action, target, self._engine.audit_detail(detail))
 
-    # ---- projects -----------------------------------------------------------------------
-
     def create_project(self, project_id: str, name: str | None = None,
                        root: str | None = None, summary: str = "") -> Project:
         """Create a project; the creator becomes its owner."""
@@ -251,8 +249,6 @@ class IdentityApi(EngineArea):
         (so no one can claim another user's folders)."""
         return deepest_root(path, self.chosen_projects())
 
-    # ---- profile ------------------------------------------------------------------------
-
     def profile(self) -> Profile:
         """The actor's own profile (a default one if never written)."""
         found = self._store.identity.get_profile(self.actor)
@@ -295,8 +291,6 @@ class IdentityApi(EngineArea):
             self._audit("profile_updated", self.actor,
                         fields=[key for key, value in given.items() if value is not None])
         return updated
-
-    # ---- memories -----------------------------------------------------------------------
 
     def add_memory(self, content: str, kind: str = "fact", project: str | None = None, *,
                    source: str = "manual", source_thread_id: str | None = None) -> Memory:
@@ -537,8 +531,6 @@ class IdentityApi(EngineArea):
                 results.append(result)
         return self._purged(results) if results else results
 
-    # ---- context ------------------------------------------------------------------------
-
     def latest(self, project: str | None) -> tuple[list[Memory], list[Memory]]:
         """The latest active user memories and project memories (CONTEXT_LIMIT each)."""
         with self._store.snapshot():
@@ -559,8 +551,6 @@ class IdentityApi(EngineArea):
                                project_memories=tuple(projects),
                                text=render_memory_block(users, projects),
                                project_summary=summary)
-
-    # ---- audit --------------------------------------------------------------------------
 
     def audit(self, limit: int = 50) -> list[AuditEntry]:
         """The actor's own audit entries, newest first."""

@@ -89,8 +89,6 @@ class _Fix:
 class MaintenanceApi(EngineArea):
     """Whole-store operations. They act on the file, so they are for whoever holds it."""
 
-    # ---- doctor -------------------------------------------------------------------------
-
     def check(self) -> list[str]:
         """Every problem found: SQLite's integrity, foreign keys, full-text indexes, chains,
         tombstones, log rows, and each row against its table's rules."""
@@ -204,8 +202,6 @@ class MaintenanceApi(EngineArea):
             sql.optimize(self._store)
         report.problems = self.check()
         return report
-
-    # ---- export / import ----------------------------------------------------------------
 
     def export_lines(self, *, everything: bool = False) -> Generator[str, None, None]:
         """JSON Lines: a header, then one ``{"table", "row"}`` per row the acting user may read

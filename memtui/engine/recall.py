@@ -267,8 +267,6 @@ class RecallApi(EngineArea):
         perm.readable_project(self._store, project, self.actor)
         return [project]
 
-    # ---- interactions ---------------------------------------------------------------------
-
     def remember_interaction(self, interaction_id: str, question: str, answer: str,
                              project: str | None = None, source: str | None = None) -> Remembered:
         """Store a finished question/answer pair (redacted), once per ``interaction_id``."""
@@ -289,8 +287,6 @@ class RecallApi(EngineArea):
                                       source=source, created_at=self._store.now())
             created = self._store.recall.insert_interaction(interaction)
         return Remembered(interaction, created)
-
-    # ---- recall ---------------------------------------------------------------------------
 
     def recall(self, query: str = "", limit: int = DEFAULT_RECALL_LIMIT,
                project: str | None = None, *, for_agent: bool = False) -> RecallResult:
@@ -390,8 +386,6 @@ class RecallApi(EngineArea):
                                index=_cut(index.content, INDEX_EXCERPT_CHARS) if index else ""))
         return out
 
-    # ---- transitions ----------------------------------------------------------------------
-
     def transition_assess(self, current_task: str | dict[str, Any] | None,
                           request: str) -> Transition:
         """Whether ``request`` continues ``current_task`` (a visible task's id, or an object
@@ -429,8 +423,6 @@ class RecallApi(EngineArea):
                   f"{'≥' if decision == 'continue' else '<'} {CONTINUE_THRESHOLD} → {decision}")
         return Transition(decision, score, reason, task_id, shared)
 
-    # ---- consolidation records ------------------------------------------------------------
-
     def record_consolidation(self, kind: str, outcome: str,
                              detail: dict[str, Any] | None = None) -> ConsolidationRecord:
         """Record that a consolidation happened: ``kind`` and ``outcome`` are short labels
@@ -452,8 +444,6 @@ class RecallApi(EngineArea):
         """The actor's consolidation records, newest first."""
         size = clamp_limit(limit, MAX_CONSOLIDATION_LIST)
         return self._store.recall.consolidations(self.actor, size)
-
-    # ---- bundles --------------------------------------------------------------------------
 
     def _parse_bundle(self, bundle: object) -> tuple[str, str, str]:
         """(kind, name, store key) of a bundle id the actor names."""

@@ -149,8 +149,6 @@ def _gone(memory_id: str) -> NotFound:
 class ReviewApi(EngineArea):
     """The acting user's review inbox."""
 
-    # ---- reading ----------------------------------------------------------------------------
-
     def items(self, source: str | None = None, limit: int = INBOX_LIMIT) -> list[InboxItem]:
         """Pending memories the actor may see, oldest first (``source``: only that source)."""
         if source is not None:
@@ -200,8 +198,6 @@ class ReviewApi(EngineArea):
         diff = word_diff(target.content, memory.content) if target is not None else ()
         return InboxItem(memory=memory, replaces=replaces, target=target, target_state=state,
                          can_act=can_act, version=_version(memory, target), diff=diff)
-
-    # ---- deciding ---------------------------------------------------------------------------
 
     def approve(self, memory_id: str, *, content: str | None = None, kind: str | None = None,
                 expected: str | None = None) -> ApproveResult:
@@ -279,8 +275,6 @@ class ReviewApi(EngineArea):
     def actionable_ids(self, source: str | None = None) -> list[str]:
         """Every pending memory the actor may approve or reject (``--all``), oldest first."""
         return [item.id for item in self.items(source, MAX_INBOX_LIMIT) if item.can_act]
-
-    # ---- helpers ----------------------------------------------------------------------------
 
     def _writable_pending(self, memory_id: str) -> Memory:
         memory = self._pending(memory_id)

@@ -85,8 +85,6 @@ class Column:
     salvage: Callable[[object], object] | None = None
 
 
-# ---- rules -----------------------------------------------------------------------------------
-
 def _time(value: object, what: str) -> str:
     return normalize_time(value)  # check_time without naming the column (check_value does)
 

@@ -248,8 +248,6 @@ class SafeFiles:
     home_name: str = ""
     max_bytes: int = MAX_TEXT_FILE_BYTES
 
-    # ---- reads ---------------------------------------------------------------------------
-
     def check_inside(self, path: str | os.PathLike[str], root: Path) -> Path:
         """The real path of ``path``; ``problem`` when it leaves ``root`` (already real)."""
         if not is_within(path, root):
@@ -359,8 +357,6 @@ class SafeFiles:
         except OSError as error:
             raise self.problem(f"cannot list folder ({error.strerror or error})") from None
         return [path / name for name in names]
-
-    # ---- writes --------------------------------------------------------------------------
 
     def _check_write_target(self, path: Path, root: Path) -> None:
         check_owned(path, self.unsafe)

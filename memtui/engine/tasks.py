@@ -153,8 +153,6 @@ def _check_times(status: str, started: str | None, finished: str | None,
 class TaskApi(EngineArea):
     """Tasks, follow-ups, per-task flags and the quota, acting as the engine's user."""
 
-    # ---- tasks ----------------------------------------------------------------------------
-
     def add_task(self, project: str, goal: str | None, prompt: str | None, result: str | None,
                  started_at: str | datetime | None, finished_at: str | datetime | None, *,
                  status: str = "completed", cost_usd: float = 0, parent: str | None = None,
@@ -237,8 +235,6 @@ class TaskApi(EngineArea):
         return [t for t in self._store.tasks.children(task_id)
                 if can_see_task(self._store, t, self.actor)]
 
-    # ---- follow-ups -----------------------------------------------------------------------
-
     def add_followup(self, to_task: str, from_task: str, message: str) -> Followup:
         """Record a message from one visible task to another (redacted); writing needs
         ``create_task`` on the receiving task's project."""
@@ -257,8 +253,6 @@ class TaskApi(EngineArea):
         visible_task(self._store, task_id, self.actor)
         return self._store.tasks.followups_for(task_id)
 
-    # ---- per-task flags -------------------------------------------------------------------
-
     def set_flags(self, task_id: str, use: object = None, generate: object = None) -> Task:
         """Override ``use_memories`` / ``generate_memories`` for one task: None leaves one
         alone, ``follow`` clears it, on/off (1/0) set it."""
@@ -274,8 +268,6 @@ class TaskApi(EngineArea):
             updated = self._store.tasks.get(task_id)
         assert updated is not None
         return updated
-
-    # ---- quota ----------------------------------------------------------------------------
 
     def set_quota(self, limit_usd: float | None = None, *, unlimited: bool = False) -> QuotaStatus:
         """Set the actor's monthly limit in USD, or ``unlimited=True`` (exactly one of them)."""

@@ -89,8 +89,6 @@ class BackgroundLoop:
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
 
-    # ---- control --------------------------------------------------------------------------
-
     @property
     def state(self) -> LoopState:
         """A copy of the current state."""
@@ -131,8 +129,6 @@ class BackgroundLoop:
         summary, or None when it failed (the error is in the state and the event)."""
         with self._run_lock:
             return self._round(bool(force))
-
-    # ---- the loop -------------------------------------------------------------------------
 
     def _loop(self) -> None:
         try:
@@ -219,8 +215,6 @@ class BackgroundLoop:
     def _progress(self, force: bool, done: int, total: int) -> None:
         self._set(progress=(done, total))
         self._emit(LoopEvent("progress", forced=force, done=done, total=total))
-
-    # ---- helpers --------------------------------------------------------------------------
 
     def _open_store(self) -> StoreBackend:
         if self._store is None:
