@@ -68,8 +68,7 @@ def _cut(text: str, limit: int) -> str:
 
 
 def task_card(task: Task) -> dict[str, Any]:
-    """A task as a recall card: its fields, with goal, prompt and result cut to
-    ``CARD_TEXT_CHARS``."""
+    """A task as a recall card (texts cut to ``CARD_TEXT_CHARS``)."""
     return {"id": task.id, "project": task.project, "user": task.user,
             "goal": _cut(task.goal, CARD_TEXT_CHARS), "prompt": _cut(task.prompt, CARD_TEXT_CHARS),
             "result": _cut(task.result, CARD_TEXT_CHARS), "status": task.status,
@@ -100,8 +99,7 @@ class Remembered:
 
 @dataclass(frozen=True)
 class BundleInfo(JsonMixin):
-    """A bundle as the actor names it (``project:<id>`` / ``schedule:<name>``), without
-    document content."""
+    """A bundle as the actor names it (``project:<id>`` / ``schedule:<name>``)."""
 
     bundle: str
     kind: str
@@ -147,8 +145,7 @@ class DocumentWrite(JsonMixin):
 
 @dataclass(frozen=True)
 class Transition(JsonMixin):
-    """Whether a request continues the current task: ``decision`` is ``continue`` or
-    ``new``; ``score`` the share of the request's words found in the task."""
+    """Whether a request continues the current task (``continue``) or not (``new``)."""
 
     decision: str
     score: float
@@ -174,21 +171,17 @@ class RecallResult:
 
     def to_json(self) -> dict[str, Any]:
         """The ``memory.recall`` result of the service (plus ``query``, ``limit``, ``project``)."""
-        return {
-            "query": self.query, "limit": self.limit, "project": self.project,
-            "related_memories": [m.to_json() for m in self.related_memories],
-            "recent_memories": [m.to_json() for m in self.recent_memories],
-            "related_task_cards": [task_card(t) for t in self.related_task_cards],
-            "recent_task_cards": [task_card(t) for t in self.recent_task_cards],
-            "related_interactions": [interaction_card(i) for i in self.related_interactions],
-            "recent_interactions": [interaction_card(i) for i in self.recent_interactions],
-            "bundles": [b.to_json() for b in self.bundles],
-        }
+        out: dict[str, Any] = {"query": self.query, "limit": self.limit, "project": self.project}
+        for name, card in (("memories", Memory.to_json), ("task_cards", task_card),
+                           ("interactions", interaction_card)):
+            for when in ("related", "recent"):
+                out[f"{when}_{name}"] = [card(item) for item in getattr(self, f"{when}_{name}")]
+        return out | {"bundles": [bundle.to_json() for bundle in self.bundles]}
 
 
 def text_terms(text: str) -> set[str]:
-    """The words of a text for relatedness: case-folded, without ``STOPWORDS`` and one-letter
-    words; runs of CJK characters (written without spaces) become character pairs."""
+    """The words of a text for relatedness, without ``STOPWORDS``; runs of CJK characters
+    become character pairs."""
     terms: set[str] = set()
     for word in _WORD.findall(text.casefold()):
         last = 0
@@ -224,8 +217,7 @@ def check_document_path(path: object) -> str:
 
 
 def check_state_json(content: str, what: str) -> None:
-    """A bundle's ``state.json``: valid JSON, not nested too deep (InvalidInput naming
-    ``what`` otherwise)."""
+    """A bundle's ``state.json``: valid JSON, not nested too deep (else InvalidInput)."""
     try:
         value = json.loads(content)
     except RecursionError:
@@ -250,8 +242,7 @@ def _recall_query(query: str | None, limit: object) -> tuple[str, int]:
 
 class RecallApi(EngineArea):
     """Interactions, recall, transitions, consolidation records and bundles, acting as the
-    engine's user. ``use_vectors``: whether memory recall blends the embeddings' similarity
-    into the full-text score (``recall_vectors.vectors_wanted``)."""
+    engine's user; ``use_vectors``: whether recall blends in the embeddings."""
 
     use_vectors = recall_vectors.vectors_wanted()
 
@@ -291,8 +282,7 @@ class RecallApi(EngineArea):
     def recall(self, query: str = "", limit: int = DEFAULT_RECALL_LIMIT,
                project: str | None = None, *, for_agent: bool = False) -> RecallResult:
         """Related and recent memories, task cards and interactions, and bundles, for
-        ``query`` within what the actor may see (see the module doc). ``for_agent``: the
-        related memories are given to an agent, so they are marked used (``recall_use``)."""
+        ``query``; ``for_agent``: the related memories are marked used (``recall_use``)."""
         text, size = _recall_query(query, limit)
         service = self._store.recall
         question = analyse(text)
@@ -300,31 +290,25 @@ class RecallApi(EngineArea):
         stamp = self._window_stamp()
         with self._store.snapshot():
             projects = self._recall_projects(project)
-            related_memories = self._related_memories(text, question, projects, project, size,
-                                                      stamp)
-            recent_memories = service.recent_memories(self.actor, projects, size)
-            related_tasks = service.related_tasks(match, self.actor, projects, size, project)
-            recent_tasks = service.recent_tasks(self.actor, projects, size, project)
-            related_pairs = service.related_interactions(match, self.actor, size, project)
-            recent_pairs = service.recent_interactions(self.actor, size, project)
-            bundles = self._recall_bundles(text, projects, project)
+            result = RecallResult(
+                text, size, project,
+                tuple(self._related_memories(text, question, projects, project, size, stamp)),
+                tuple(service.recent_memories(self.actor, projects, size)),
+                tuple(service.related_tasks(match, self.actor, projects, size, project)),
+                tuple(service.recent_tasks(self.actor, projects, size, project)),
+                tuple(service.related_interactions(match, self.actor, size, project)),
+                tuple(service.recent_interactions(self.actor, size, project)),
+                tuple(self._recall_bundles(text, projects, project)))
         if for_agent:
-            recorder_for(self._store).given(related_memories)
-        return RecallResult(
-            query=text, limit=size, project=project,
-            related_memories=tuple(related_memories), recent_memories=tuple(recent_memories),
-            related_task_cards=tuple(related_tasks), recent_task_cards=tuple(recent_tasks),
-            related_interactions=tuple(related_pairs), recent_interactions=tuple(recent_pairs),
-            bundles=tuple(bundles))
+            recorder_for(self._store).given(result.related_memories)
+        return result
 
     def recall_memories(self, query: str = "", limit: int = DEFAULT_RECALL_LIMIT,
                         project: str | None = None, *,
                         every_project: bool = True, for_agent: bool = False) -> list[Memory]:
-        """Active memories the actor may read, best match first for ``query`` (the newest
-        when it is empty): its user-level memories and those of ``project`` (which must be
-        readable); without one, those of every readable project, or (``every_project``
-        False: an agent working in a folder that is no project) none. At most ``limit``.
-        ``for_agent``: they are given to an agent, so they are marked used (``recall_use``)."""
+        """Active memories the actor may read, best match first for ``query`` (else newest):
+        its user-level ones and ``project``'s (without one: every readable project's, or none
+        unless ``every_project``); ``for_agent`` as for ``recall``."""
         text, size = _recall_query(query, limit)
         stamp = self._window_stamp()
         with self._store.snapshot():
@@ -344,9 +328,8 @@ class RecallApi(EngineArea):
     def _related_memories(self, text: str, question: Question, projects: list[str],
                           current: str | None, size: int,
                           stamp: tuple[int, ...] | None) -> list[Memory]:
-        """The best ``size`` active memories for ``text``: ``recall_query``'s ranking of the
-        full-text candidates, fused with the embeddings' similarity of those and the newest
-        visible memories (``recall_window``) when ``use_vectors``."""
+        """The best ``size`` active memories for ``text``: ``recall_query``'s ranking, with
+        ``use_vectors`` of the blend (``recall_vectors``) with the newest visible memories."""
         scored = self._store.recall.scored_memories(question.match, self.actor, projects,
                                                     candidates(size), size)
         if not self.use_vectors:
@@ -389,8 +372,7 @@ class RecallApi(EngineArea):
     def transition_assess(self, current_task: str | dict[str, Any] | None,
                           request: str) -> Transition:
         """Whether ``request`` continues ``current_task`` (a visible task's id, or an object
-        with ``goal``/``prompt``/``result``): ``continue`` when at least ``CONTINUE_THRESHOLD``
-        of the request's words (``text_terms``) appear in the task, else ``new``."""
+        with ``goal``/``prompt``/``result``): ``CONTINUE_THRESHOLD`` of its words in it."""
         request_text = check_text(request, "request", max_bytes=MAX_TRANSITION_TEXT_BYTES)
         if current_task is None:
             return Transition("new", 0.0, "there is no current task, so this starts a new one")
@@ -425,8 +407,7 @@ class RecallApi(EngineArea):
 
     def record_consolidation(self, kind: str, outcome: str,
                              detail: dict[str, Any] | None = None) -> ConsolidationRecord:
-        """Record that a consolidation happened: ``kind`` and ``outcome`` are short labels
-        (id-like), ``detail`` a small JSON object (redacted)."""
+        """Record that a consolidation happened (short id-like labels, a small ``detail``)."""
         check_new_id(kind, "kind")
         check_new_id(outcome, "outcome")
         stored = clean_detail({} if detail is None else detail, "detail", MAX_DETAIL_BYTES)
@@ -465,8 +446,7 @@ class RecallApi(EngineArea):
                           summary.created_at, summary.updated_at, summary.documents)
 
     def list_bundles(self, project: str | None = None) -> list[BundleInfo]:
-        """The bundles the actor can read, most recently changed first: its own schedule
-        bundles and readable projects' bundles (only ``project``'s when given)."""
+        """The bundles the actor can read (only ``project``'s when given), newest first."""
         with self._store.snapshot():
             if project is not None:
                 perm.readable_project(self._store, project, self.actor)
@@ -502,9 +482,8 @@ class RecallApi(EngineArea):
 
     def put_document(self, bundle: str, path: str, content: str,
                      expected_revision: int) -> DocumentWrite:
-        """Write one document (redacted) if its revision is still ``expected_revision`` (0:
-        the document must not exist yet). A stale revision raises ``Conflict`` with
-        ``current_revision``; nothing is written then."""
+        """Write one document (redacted) if its revision is still ``expected_revision`` (0: a
+        new one), else ``Conflict`` with ``current_revision``."""
         kind, name, key = self._parse_bundle(bundle)
         check_document_path(path)
         if isinstance(expected_revision, bool) or not isinstance(expected_revision, int) \

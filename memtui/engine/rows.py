@@ -10,6 +10,7 @@ import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from memtui.engine.identity import (
@@ -114,12 +115,6 @@ def _money(top: float) -> Rule:
     return rule
 
 
-def _label(max_bytes: int) -> Rule:
-    def rule(value: object, what: str) -> str:
-        return check_reference(value, what, max_bytes)
-    return rule
-
-
 def _json_column(clean: Callable[[Any], Any], dump: Callable[[Any], str]) -> Rule:
     """A JSON object kept as text: parsed, cleaned; the text is kept as it is when cleaning
     changed nothing (a lossless round trip), else written in the table's form."""
@@ -166,14 +161,6 @@ def _remove_path(value: dict[str, Any], path: str) -> None:
     del item[parts[-1]]
 
 
-def _optional_text(max_bytes: int, *, one_line: bool = False,
-                   allow_empty: bool = False) -> Rule:
-    def rule(value: object, what: str) -> str:
-        return clean_text(value, what, max_bytes=max_bytes, one_line=one_line,
-                          allow_empty=allow_empty)
-    return rule
-
-
 _SEQ = Column(_whole(1, MAX_ROW_NUMBER))
 _COUNT = Column(_whole(0, MAX_ROW_NUMBER))
 _SWITCH = Column(_whole(0, 1))
@@ -204,7 +191,7 @@ TABLE_RULES: dict[str, dict[str, Column]] = {
                  "superseded_by": Column(check_record_id, optional=True),
                  "source": Column(_one_of(SOURCES)),
                  "source_thread_id": Column(check_reference, optional=True),
-                 "goal_key": Column(_optional_text(MAX_GOAL_KEY_BYTES), optional=True),
+                 "goal_key": Column(partial(clean_text, max_bytes=MAX_GOAL_KEY_BYTES), optional=True),
                  "created_at": _TIME, "updated_at": _TIME, "usage_count": _COUNT,
                  "last_used_at": _OPTIONAL_TIME,
                  "replaces": Column(check_record_id, optional=True)},
@@ -223,8 +210,9 @@ TABLE_RULES: dict[str, dict[str, Column]] = {
               "started_at": _OPTIONAL_TIME, "finished_at": _OPTIONAL_TIME,
               "result": Column(clean_task_text), "cost_usd": Column(_money(MAX_COST_USD)),
               "continuation": _SWITCH, "external_context": _SWITCH,
-              "source": Column(_label(MAX_SOURCE_BYTES)),
-              "source_ref": Column(_label(MAX_SOURCE_REF_BYTES), optional=True),
+              "source": Column(partial(check_reference, max_bytes=MAX_SOURCE_BYTES)),
+              "source_ref": Column(partial(check_reference, max_bytes=MAX_SOURCE_REF_BYTES),
+                                   optional=True),
               "created_at": _TIME, "use_memories": Column(_whole(0, 1), optional=True),
               "generate_memories": Column(_whole(0, 1), optional=True)},
     "task_followups": {"seq": _SEQ, "from_task": Column(check_record_id),
@@ -235,7 +223,8 @@ TABLE_RULES: dict[str, dict[str, Column]] = {
                "updated_at": _TIME},
     "extraction_log": {"task_id": Column(check_record_id), "user_id": _USER,
                        "project_id": _PROJECT, "outcome": Column(_one_of(LOG_OUTCOMES)),
-                       "reason": Column(_optional_text(MAX_REASON_BYTES), optional=True),
+                       "reason": Column(partial(clean_text, max_bytes=MAX_REASON_BYTES),
+                                        optional=True),
                        "memory_id": Column(check_record_id, optional=True), "forced": _SWITCH,
                        "at": _TIME},
     "interactions": {"seq": _SEQ, "id": Column(check_record_id), "user_id": _USER,
@@ -250,7 +239,8 @@ TABLE_RULES: dict[str, dict[str, Column]] = {
     "bundle_documents": {"bundle_id": Column(check_reference),
                          "path": Column(lambda v, w: check_document_path(v)),
                          "revision": Column(_whole(1, MAX_ROW_NUMBER)),
-                         "content": Column(_optional_text(MAX_DOCUMENT_BYTES, allow_empty=True)), "updated_at": _TIME,
+                         "content": Column(partial(clean_text, max_bytes=MAX_DOCUMENT_BYTES,
+                                                   allow_empty=True)), "updated_at": _TIME,
                          "updated_by": _USER},
     "consolidations": {"seq": _SEQ, "id": Column(check_record_id), "user_id": _USER,
                        "kind": Column(check_record_id), "outcome": Column(check_record_id),
@@ -260,14 +250,16 @@ TABLE_RULES: dict[str, dict[str, Column]] = {
                     "round_id": Column(check_record_id),
                     "task_id": Column(check_record_id, optional=True),
                     "project_id": Column(check_id, optional=True),
-                    "model": Column(_optional_text(MAX_MODEL_NAME_BYTES, one_line=True,
-                                                   allow_empty=True)),
+                    "model": Column(partial(clean_text, max_bytes=MAX_MODEL_NAME_BYTES,
+                                            one_line=True, allow_empty=True)),
                     "tokens_in": _COUNT, "tokens_out": _COUNT,
                     "outcome": Column(check_record_id), "at": _TIME},
     "extraction_details": {"task_id": Column(check_record_id), "user_id": _USER,
-                           "external_tool": Column(_optional_text(
-                               MAX_TOOL_NAME_BYTES, one_line=True), optional=True),
-                           "detail": Column(_optional_text(MAX_REASON_BYTES), optional=True),
+                           "external_tool": Column(partial(
+                               clean_text, max_bytes=MAX_TOOL_NAME_BYTES, one_line=True),
+                               optional=True),
+                           "detail": Column(partial(clean_text, max_bytes=MAX_REASON_BYTES),
+                                            optional=True),
                            "attempts": _COUNT, "retry_at": _OPTIONAL_TIME},
 }
 """Every exported table's columns and their rules (the choices come from
