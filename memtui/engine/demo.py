@@ -1,7 +1,5 @@
-"""The demo store: realistic sample data through the real engine, deterministic ids and times.
-
-``memtui --demo`` opens it; the snapshot tests and screenshots use it. The clock is fixed
-(starting ``DEMO_START``) and ids are sequential, so every run builds the same store.
+"""The demo store (``memtui --demo``, the snapshot tests, the screenshots): sample data
+through the real engine, with a fixed clock and sequential ids, so every run is the same.
 """
 
 from __future__ import annotations
@@ -106,8 +104,7 @@ def _seed_identity(store: StoreBackend, clock: FixedClock) -> dict[str, Engine]:
 
 
 def _seed_review(clock: FixedClock, engines: dict[str, Engine]) -> None:
-    """Alice reviews what agents write: an agent (through MCP) corrects a project memory
-    and adds one, and an import brings a user memory -- three rows in her inbox."""
+    """Three rows in Alice's inbox: an agent's correction and new memory, an import's."""
     alice = engines["alice"]
     alice.settings.update(review_new_memories=1)
     database = alice.identity.list_memories("webshop", search="Postgres 16 primary", limit=1)
@@ -141,8 +138,7 @@ def _seed_bundles(clock: FixedClock, engines: dict[str, Engine]) -> None:
 
 
 def build_demo_store(path: str | Path) -> StoreBackend:
-    """Create a new demo store at ``path`` (a file that must not hold a store yet, or the
-    URL of a database whose store is empty) and return it."""
+    """Create a new demo store at ``path`` (a new file, or an empty database's URL)."""
     clock = FixedClock(DEMO_START)
     if is_database_url(str(path)):
         store = open_store(str(path), clock=clock, ids=SequentialIds())
@@ -164,8 +160,7 @@ def build_demo_store(path: str | Path) -> StoreBackend:
 
 
 def check_demo_store(path: Path) -> None:
-    """Refuse (``StoreError``) an existing file given to ``--demo`` that is not a demo store:
-    not a memtui store, or one without the demo's project (a store of your own)."""
+    """Refuse (``StoreError``) an existing file given to ``--demo`` that is not a demo store."""
     store = open_store(path)
     try:
         Engine(store, DEMO_USER).identity.get_project(DEMO_PROJECT)

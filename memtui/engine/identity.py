@@ -144,15 +144,9 @@ def deepest_root(path: str | os.PathLike[str], projects: Iterable[Project]) -> P
     """Of ``projects``, the one whose root path holds ``path`` (is it or a folder above it);
     when several do, the deepest root wins. None when no root holds it."""
     target = Path(path).expanduser().resolve()
-    best: Project | None = None
-    for project in projects:
-        if not project.root_path:
-            continue
-        root = Path(project.root_path)
-        if (target == root or root in target.parents) and (
-                best is None or len(project.root_path) > len(best.root_path or "")):
-            best = project
-    return best
+    holding = [project for project in projects if project.root_path and (
+        target == Path(project.root_path) or Path(project.root_path) in target.parents)]
+    return max(holding, key=lambda project: len(project.root_path or ""), default=None)
 
 
 class IdentityApi(EngineArea):
@@ -251,11 +245,9 @@ class IdentityApi(EngineArea):
 
     def profile(self) -> Profile:
         """The actor's own profile (a default one if never written)."""
-        found = self._store.identity.get_profile(self.actor)
-        if found is not None:
-            return found
-        return Profile(user_id=self.actor, display_name=self.actor, timezone="UTC",
-                       preferences={}, updated_at=None)
+        return self._store.identity.get_profile(self.actor) or Profile(
+            user_id=self.actor, display_name=self.actor, timezone="UTC", preferences={},
+            updated_at=None)
 
     def update_profile(self, *, display_name: str | None = None, timezone: str | None = None,
                        preferences: dict[str, Any] | None = None,

@@ -61,20 +61,18 @@ class ProjectPicker:
         raise Conflict(f"no free project id for {base!r}")
 
     def project_for(self, cwd: str) -> str | None:
-        """The project for this ``cwd`` (created if needed, inside the caller's transaction);
-        None when the project that holds it is one the actor may only read (then
-        ``read_only`` names it)."""
+        """The project for this ``cwd`` (created if needed, in the caller's transaction); None
+        when the one that holds it is read only to the actor (``read_only`` names it)."""
         self._fresh = None
         if cwd in self._cache:
             return self._cache[cwd]
         found = self._engine.identity.project_for_path(cwd)
-        if found is not None and not self._engine.identity.can_write(found.id):
-            self.read_only[cwd] = found.id
-            self._cache[cwd] = None
-            return None
         if found is not None:
-            self._cache[cwd] = found.id
-            return found.id
+            writable = self._engine.identity.can_write(found.id)
+            if not writable:
+                self.read_only[cwd] = found.id
+            self._cache[cwd] = found.id if writable else None
+            return self._cache[cwd]
         name = PurePosixPath(cwd).name
         project_id = self._free_id(project_id_from_folder(name))
         self._engine.identity.create_project(project_id, name[:MAX_PROJECT_NAME_CHARS] or None,

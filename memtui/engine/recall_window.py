@@ -19,16 +19,14 @@ from memtui.store.backend import StoreBackend
 from memtui.store.models import Memory
 
 WINDOWS_PER_STORE = 16
-"""Windows (actor, projects and size) a thread keeps per store at most; the oldest is
-dropped first."""
+"""Windows a thread keeps per store at most (the oldest dropped first)."""
 
 _Key = tuple[str, tuple[str, ...], int]
 
 
 @dataclass
 class Window:
-    """A window's memories, newest first, and what recall derived from them (``vectors``:
-    their embeddings, filled by the first recall that needs them)."""
+    """A window's memories, newest first, and their embeddings once a recall needed them."""
 
     memories: list[Memory]
     vectors: Any = None
@@ -49,10 +47,9 @@ class NewestWindows:
 
     def newest(self, store: StoreBackend, actor: str, projects: Sequence[str], size: int,
                stamp: tuple[int, ...] | None) -> tuple[Window, bool]:
-        """The ``size`` newest active memories ``actor`` sees in ``projects`` (and its own),
-        newest first: the last read while the store's stamp is still ``stamp`` (taken
-        before the caller's snapshot began); True when it is that kept one (read before the
-        caller's snapshot, so ``fresh`` applies), False when read now."""
+        """The ``size`` newest active memories ``actor`` sees in ``projects`` (and its own):
+        the kept window while the store's stamp is still ``stamp`` (then True: ``fresh``
+        applies), else read now (False)."""
         key = (actor, tuple(projects), size)
         windows = self._windows().setdefault(store, {})
         known = windows.get(key)

@@ -159,7 +159,7 @@ class SessionsApi(EngineArea):
         return RECORDED, None, task.id
 
     def session_start(self, payload: dict[str, Any]) -> str | None:
-        """The text a new session starts with, or None (see the module doc)."""
+        """The text a new session starts with (its injection), or None."""
         if payload.get("source", NEW_SESSION_SOURCE) != NEW_SESSION_SOURCE:
             return None
         cwd = _optional_text(payload.get("cwd"), "cwd", MAX_PATH_BYTES)

@@ -1,6 +1,5 @@
 """The per-task flags' words, both ways: ``on``, ``off`` and ``follow`` (stored as 1, 0 and
-null). A small module with no imports of its own, so the app's panes can use it before the
-task rules are loaded."""
+null); a small module, so the app's panes can use it before the task rules are loaded."""
 
 from __future__ import annotations
 
@@ -15,14 +14,12 @@ _FLAG_WORDS: dict[object, int | None] = {FOLLOW: None, "on": 1, "off": 0, 0: 0, 
 
 
 def flag_word(value: int | None) -> str:
-    """A stored per-task flag as the word people type and read: ``on``, ``off`` or
-    ``follow`` (null: the user's setting applies). ``flag_value`` reads it back."""
+    """A stored per-task flag as the word people type and read (``flag_value`` reads it)."""
     return FOLLOW if value is None else ("on" if value else "off")
 
 
 def flag_value(value: object, what: str) -> int | None:
-    """A flag as stored (1, 0 or None for follow) from a word or a number; InvalidInput
-    naming ``what`` for anything else."""
+    """A flag as stored (1, 0 or None for follow) from a word or a number."""
     key = value.lower() if isinstance(value, str) else value
     if key not in _FLAG_WORDS or (isinstance(value, float)):
         raise InvalidInput(f"{what} takes on, off or follow (1, 0 or null), "

@@ -31,14 +31,13 @@ STOP_CHECK_S = 0.1
 IDLE, RUNNING, STOPPED = "idle", "running", "stopped"
 """The loop's states."""
 EventKind = Literal["started", "progress", "finished", "error", "purged", "stopped"]
-"""``started``/``progress``/``finished``/``error`` per round; ``purged`` when pending purges
-were finished; ``stopped`` once at the end."""
+"""Per round, or ``purged`` (pending purges finished), or ``stopped`` once at the end."""
 
 
 @dataclass(frozen=True)
 class LoopEvent:
-    """One report from the loop: a round started, made progress, finished or failed, or the
-    loop stopped. ``done``/``total`` count tasks; ``summary`` comes with ``finished``."""
+    """One report from the loop (``done``/``total`` count tasks; ``summary`` comes with
+    ``finished``)."""
 
     kind: EventKind
     forced: bool = False
@@ -60,11 +59,10 @@ class LoopState(JsonMixin):
     runs: int = 0
     progress: tuple[int, int] = field(default=(0, 0))
     purge_pending: int = 0
-    """Forgets whose text the loop has yet to erase from the write-ahead log."""
 
 
 StoreSource = StoreBackend | Callable[[], StoreBackend]
-"""A store to share, or a factory the loop calls once to open its own (and closes at stop)."""
+"""A store to share, or a factory the loop calls once to open its own (closed at stop)."""
 
 
 class BackgroundLoop:
@@ -111,8 +109,8 @@ class BackgroundLoop:
         self._thread.start()
 
     def stop(self, timeout: float = DEFAULT_STOP_TIMEOUT_S) -> bool:
-        """Ask the loop to stop after the current transaction and wait up to ``timeout``.
-        Returns True when the thread has ended."""
+        """Ask the loop to stop after the current transaction; whether its thread ended within
+        ``timeout``."""
         self._stopping.set()
         thread = self._thread
         if thread is not None:
@@ -125,8 +123,8 @@ class BackgroundLoop:
         return True
 
     def run_once(self, force: bool = False) -> RoundSummary | None:
-        """Run one round now in the caller's thread; report it like a loop round. Returns its
-        summary, or None when it failed (the error is in the state and the event)."""
+        """Run one round now in the caller's thread, reported like a loop round; its summary, or
+        None when it failed."""
         with self._run_lock:
             return self._round(bool(force))
 
@@ -193,8 +191,8 @@ class BackgroundLoop:
         return summary
 
     def _collect_sessions(self, engine: Engine) -> None:
-        """Before extracting: agent sessions recorded by the hooks, and the Codex home's new
-        rollouts, become tasks. A failure here is logged and the round goes on."""
+        """Agent sessions recorded by the hooks and the Codex home's new rollouts become tasks
+        (a failure is logged and the round goes on)."""
         try:
             done = engine.sessions.process_waiting()
             if done.processed:
