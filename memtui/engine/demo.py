@@ -57,10 +57,9 @@ def _seed_identity(store: StoreBackend, clock: FixedClock) -> dict[str, Engine]:
         ("decision", "Keeps secrets in 1Password and loads them with `op run`; never in .env."),
         ("fact", "Time zone is Europe/Berlin; stand-up is at 09:30 local time."),
     ]
-    ids: list[str] = []
     for kind, text in user_memories:
         _step(clock)
-        ids.append(alice.identity.add_memory(text, kind).id)
+        alice.identity.add_memory(text, kind)
     _step(clock)
     old = alice.identity.add_memory("Prefers 2-space indentation everywhere.", "preference")
     _step(clock)
@@ -89,17 +88,14 @@ def _seed_identity(store: StoreBackend, clock: FixedClock) -> dict[str, Engine]:
     _step(clock)
     bob.identity.supersede(first.id, "Static files are served from the CDN; WhiteNoise only "
                                      "in development.")
-    _step(clock)
-    bob.identity.add_memory("Bob prefers Go for small CLI tools.", "preference")
-    _step(clock)
-    bob.identity.add_memory("Terraform state lives in the shared S3 bucket with locking.",
-                            "fact", "infra")
-    _step(clock)
-    alice.identity.add_memory("Dev boxes are rebuilt every Sunday at 02:00 UTC.", "fact",
-                              "infra")
-    _step(clock)
-    alice.identity.add_memory("Training runs must pin the dataset snapshot id.", "convention",
-                              "ml-pipeline")
+    for engine, text, kind, project in (
+            (bob, "Bob prefers Go for small CLI tools.", "preference", None),
+            (bob, "Terraform state lives in the shared S3 bucket with locking.", "fact", "infra"),
+            (alice, "Dev boxes are rebuilt every Sunday at 02:00 UTC.", "fact", "infra"),
+            (alice, "Training runs must pin the dataset snapshot id.", "convention",
+             "ml-pipeline")):
+        _step(clock)
+        engine.identity.add_memory(text, kind, project)
     return {"alice": alice, "bob": bob, "carol": carol}
 
 

@@ -50,45 +50,30 @@ def _detail(error: BaseException) -> str:
 
 
 @dataclass
-class TableDigest:
-    """The rows of one table, order-independently: how many, and the sum of their SHA-256
-    digests as canonical JSON."""
-
-    count: int = 0
-    total: int = 0
-
-    def add(self, row: Any) -> None:
-        """Count one row."""
-        canonical = json.dumps(row, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-        digest = hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).digest()
-        self.count += 1
-        self.total = (self.total + int.from_bytes(digest, "big")) % DIGEST_MODULUS
-
-
-@dataclass
 class ExportDigest:
-    """Every table of an export, as ``TableDigest``s (the header is left out)."""
+    """Every table of an export (the header left out), order-independently: how many rows,
+    and the sum of their SHA-256 digests as canonical JSON."""
 
-    tables: dict[str, TableDigest] = field(default_factory=dict)
+    tables: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def add_line(self, line: str) -> None:
-        """Count one line of an export (the header is skipped)."""
+        """Count one line of an export."""
         record = json.loads(line)
         table = record.get("table")
         if table is None:
             return
-        self.tables.setdefault(table, TableDigest()).add(record["row"])
+        canonical = json.dumps(record["row"], sort_keys=True, ensure_ascii=False,
+                               separators=(",", ":"))
+        digest = hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).digest()
+        count, total = self.tables.get(table, (0, 0))
+        self.tables[table] = (count + 1, (total + int.from_bytes(digest, "big")) % DIGEST_MODULUS)
 
     def differences(self, other: ExportDigest) -> list[str]:
-        """The tables whose rows differ, each as ``table (N rows here, M there)``."""
-        names = sorted(set(self.tables) | set(other.tables))
-        out = []
-        for name in names:
-            mine = self.tables.get(name, TableDigest())
-            theirs = other.tables.get(name, TableDigest())
-            if (mine.count, mine.total) != (theirs.count, theirs.total):
-                out.append(f"{name} ({mine.count} rows read, {theirs.count} written)")
-        return out
+        """The tables whose rows differ, each as ``table (N rows read, M written)``."""
+        return [f"{name} ({self.tables.get(name, (0, 0))[0]} rows read, "
+                f"{other.tables.get(name, (0, 0))[0]} written)"
+                for name in sorted(set(self.tables) | set(other.tables))
+                if self.tables.get(name) != other.tables.get(name)]
 
 
 @dataclass(frozen=True)
