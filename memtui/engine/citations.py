@@ -1,9 +1,7 @@
-"""Memories checked against the code they cite: the paths (a word with a known file ending,
-or a backticked word with a ``/``), symbols (``parse_config()``) and config commands (``make
-<target>``, ``npm run <script>``) a text names, and whether the project's folder has them.
-URLs, absolute paths, ``~`` and ``..`` are never looked at. A symbol is found when a source
-file holds it as a word: one bounded walk serves every check for ``INDEX_TTL_SECONDS``; a
-walk that stopped early reports no missing symbol.
+"""Memories checked against the code they cite: the paths, symbols (``parse_config()``) and
+config commands (``make <target>``, ``npm run <script>``) a text names, and whether the
+project's folder has them (URLs, absolute paths, ``~`` and ``..`` never looked at). A walk of
+the folder that stopped early reports no missing symbol.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""First-turn injection: memories prefixed to an in-memory copy of a task's text.
-
-Only the task's own user prepares it; nothing for a continuation or a coordinator, or when
-``use_memories`` (or the task's override) is off. The text is ``INJECTION_HEADER``, the latest
-``CONTEXT_LIMIT`` active user and project memories (without stale ones with
-``skip_stale_memories``), a blank line and the original prompt (and goal); the stored task
-never changes. ``apply=True`` audits and bumps usage. Any failure fails open (``failed_open``).
+"""First-turn injection: ``INJECTION_HEADER`` and the latest ``CONTEXT_LIMIT`` active user and
+project memories prefixed to an in-memory copy of a task's text (the stored task never
+changes); nothing for a continuation or a coordinator, or with ``use_memories`` off. Any
+failure fails open (``failed_open``).
 """
 
 from __future__ import annotations
@@ -98,11 +95,9 @@ class InjectionApi(EngineArea):
             return result
 
     def _readable(self, project: str | None) -> str | None:
-        """``project`` when the actor can read it, else None."""
-        if project is not None and perm.READ in perm.permissions(self._store, project,
-                                                                 self.actor):
-            return project
-        return None
+        readable = project is not None and perm.READ in perm.permissions(
+            self._store, project, self.actor)
+        return project if readable else None
 
     def _stale_ids(self, project: str | None) -> frozenset[str]:
         """The project's latest memories to leave out (``skip_stale_memories``), checked before

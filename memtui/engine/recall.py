@@ -234,7 +234,6 @@ def clean_interaction_source(source: object) -> str:
 
 
 def _recall_query(query: str | None, limit: object) -> tuple[str, int]:
-    """A recall's query text and limit, checked."""
     text = check_text(query if query is not None else "", "query", max_bytes=MAX_QUERY_BYTES,
                       allow_empty=True)
     return text, clamp_limit(limit, MAX_RECALL_LIMIT)
@@ -434,9 +433,8 @@ class RecallApi(EngineArea):
         if not sep or kind not in (PROJECT_BUNDLE, SCHEDULE_BUNDLE):
             raise InvalidInput(f"bundle {echo(bundle)} is not project:<id> or schedule:<name>")
         check_new_id(name, f"{kind} name" if kind == SCHEDULE_BUNDLE else "project id")
-        if kind == PROJECT_BUNDLE:
-            return kind, name, f"{PROJECT_BUNDLE}:{name}"
-        return kind, name, f"{SCHEDULE_BUNDLE}:{self.actor}:{name}"
+        owner = f"{self.actor}:" if kind == SCHEDULE_BUNDLE else ""
+        return kind, name, f"{kind}:{owner}{name}"
 
     @staticmethod
     def _bundle_info(summary: BundleSummary) -> BundleInfo:

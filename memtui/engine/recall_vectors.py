@@ -1,9 +1,6 @@
-"""The second recall signal: static word embeddings (the ``embeddings`` extra, docs/recall.md).
-
-The model is WordLlama's ``l2_supercat``, read from the files inside the ``wordllama`` wheel
-(nothing is downloaded); a text's vector is the unit-length mean of its tokens' vectors. The
-memories compared are the full-text candidates and the ``VECTOR_WINDOW`` newest visible ones
-(``recall_window``), so recall's cost does not grow with the store.
+"""The second recall signal (docs/recall.md): static word embeddings of WordLlama's
+``l2_supercat``, read from the ``wordllama`` wheel's files (the ``embeddings`` extra); a text's
+vector is the unit-length mean of its tokens' vectors.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""The newest visible memories a recall compares by vector, reused until the store changes.
-
-A window is kept per thread (stamps of two connections do not compare) and read again when
-the store's ``change_stamp`` moved; the caller takes the stamp before its snapshot begins. What
-recall takes from a kept window alone is read again by id (``fresh``): a kept window may lag
-another machine's write by a moment.
+"""The newest visible memories a recall compares by vector, kept per thread until the store's
+``change_stamp`` moves; what recall takes from a kept window alone is read again by id
+(``fresh``), as it may lag another machine's write by a moment.
 """
 
 from __future__ import annotations

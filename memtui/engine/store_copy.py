@@ -170,7 +170,6 @@ def copy_store(source: str, destination: str, actor: str) -> CopyReport:
 
 def _copy(source: Engine, destination: Engine, shown_source: str,
           shown_destination: str) -> dict[str, int]:
-    """The copy itself, in one transaction of the destination."""
     read = ExportDigest()
     try:
         with destination.store.transaction():
