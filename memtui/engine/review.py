@@ -215,11 +215,9 @@ class ReviewApi(EngineArea):
                 raise Conflict(f"memory {memory_id!r} corrects {replaces!r}, which was "
                                "forgotten since; reject it (the forgotten text stays gone)")
             self._check_version(memory, target, expected)
-            edited = (text is not None and text != memory.content) or \
-                (kind is not None and kind != memory.kind)
+            final_text, final_kind = memory.content if text is None else text, kind or memory.kind
+            edited = (final_text, final_kind) != (memory.content, memory.kind)
             now = self._store.now()
-            final_kind = kind or memory.kind
-            final_text = text if text is not None else memory.content
             self._store.identity.ensure_user(self.actor)
             self._store.memories.activate(memory.id, final_text, final_kind, now)
             superseded = None

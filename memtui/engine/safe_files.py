@@ -387,15 +387,6 @@ class SafeFiles:
                                "nothing was written — read it again and retry")
         return data
 
-    def _write_temp(self, folder: Path, data: bytes, mode: int) -> Path:
-        temp = temp_name(folder)
-        try:
-            write_new_file(temp, data, mode)
-        except OSError as error:
-            raise self.failed(f"{folder}: cannot write a temporary file "
-                              f"({error.strerror or error}); nothing was written") from None
-        return temp
-
     def replace_file(self, expected: FileStamp, text: str, root: Path) -> FileStamp:
         """Write ``text`` over the file ``expected`` was taken of, atomically, keeping its
         mode, BOM and CRLF lines (``encode_like``); its new stamp."""
@@ -440,8 +431,12 @@ class SafeFiles:
             raise self.failed(f"{folder}: cannot create folder "
                               f"({error.strerror or error})") from None
         self._check_write_target(target, root)
-        data = text.encode("utf-8")
-        temp = self._write_temp(folder, data, mode)
+        data, temp = text.encode("utf-8"), temp_name(folder)
+        try:
+            write_new_file(temp, data, mode)
+        except OSError as error:
+            raise self.failed(f"{folder}: cannot write a temporary file "
+                              f"({error.strerror or error}); nothing was written") from None
         try:
             created = publish_new_file(temp, target, data, mode)
         except OSError as error:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -177,11 +177,6 @@ class TaskApi(EngineArea):
         check_text(source, "source", max_bytes=MAX_SOURCE_BYTES)
         if source_ref is not None:
             check_text(source_ref, "source reference", max_bytes=MAX_SOURCE_REF_BYTES)
-        task = Task(id=self._store.new_id("task"), project=project, user=self.actor,
-                    goal=goal_text, prompt=prompt_text, status=status,
-                    parent=parent, started_at=started, finished_at=finished,
-                    result=result_text, cost_usd=cost, continuation=bool(continuation),
-                    external_context=bool(external_context), source=source, created_at="")
         with self._store.transaction():
             perm.writable_project(self._store, project, self.actor)
             if parent is not None:
@@ -192,7 +187,12 @@ class TaskApi(EngineArea):
                     raise Conflict(f"{source} {source_ref[:80]!r} is already recorded as task "
                                    f"{existing.id}", task_id=existing.id)
             self._store.identity.ensure_user(self.actor)
-            task = replace(task, created_at=self._store.now())
+            task = Task(id=self._store.new_id("task"), project=project, user=self.actor,
+                        goal=goal_text, prompt=prompt_text, status=status, parent=parent,
+                        started_at=started, finished_at=finished, result=result_text,
+                        cost_usd=cost, continuation=bool(continuation),
+                        external_context=bool(external_context), source=source,
+                        created_at=self._store.now())
             self._store.tasks.insert(task, source_ref)
             if self._engine.client is not None:  # an agent recorded it: say which one
                 self._store.audit.append(self.actor, "task_recorded", task.id,
