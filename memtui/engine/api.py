@@ -53,8 +53,7 @@ class Engine:
     sessions: Lazy[SessionsApi] = Lazy("memtui.engine.sessions", "SessionsApi")
 
     def query_lane(self) -> Lane:
-        """A stream of reads where each newer request interrupts the older one (search as
-        you type)."""
+        """A stream of reads where each newer request interrupts the older one."""
         return self.store.lane()
 
     def audit_detail(self, detail: dict[str, Any]) -> dict[str, Any]:

@@ -150,8 +150,7 @@ class SymbolIndex:
         return found
 
     def walk(self, root: Path, now: float) -> RootWords:
-        """Read ``root``'s source files once (bounded; hidden, vendored and system folders,
-        other file systems and symlinks skipped)."""
+        """Read ``root``'s source files once (bounded; hidden and vendored folders skipped)."""
         words: set[str] = set()
         seen = read = 0
         try:

@@ -112,8 +112,7 @@ def _codex_turns(record: dict[str, Any]) -> Iterator[tuple[str, str]]:
 
 
 def read_conversation(path: str | Path) -> Conversation | None:
-    """The conversation of a transcript or rollout file, or None when it cannot be read
-    safely."""
+    """The conversation of a transcript or rollout file, or None when unsafe to read."""
     file = Path(path)
     if not file.name.endswith((".jsonl", ZSTD_SUFFIX)):
         return None

@@ -107,8 +107,7 @@ def normalise(text: str) -> str:
 
 
 def memory_content(task: Task) -> str:
-    """The memory text of a task: its first goal (else prompt) line and the start of its
-    result, redacted."""
+    """A task's memory text: its first goal (else prompt) line and result start, redacted."""
     result = task.result.strip()[:RESULT_CHARS].rstrip()
     title = first_line(task.goal) or first_line(task.prompt)
     return redact(title + ("\n" + result if result else ""))
@@ -222,8 +221,7 @@ class ExtractionApi(EngineArea):
     def backfill(self, force: bool = False, progress: Progress | None = None,
                  should_stop: ShouldStop | None = None,
                  batch_limit: int = ROUND_LIMIT) -> RoundSummary:
-        """Rounds until every task due when it started was scanned once, with progress over
-        the whole run."""
+        """Rounds until every task due when it started was scanned once, with overall progress."""
         check_limit(batch_limit, MAX_ROUND_LIMIT)
         total = self._store.tasks.count_candidates(self.actor)
         summary = RoundSummary(forced=bool(force))
@@ -452,8 +450,7 @@ class ExtractionApi(EngineArea):
 
     def _model_failed(self, task: Task, reason: str, words: str, force: bool,
                       detail: TaskDetail | None = None) -> tuple[str, str | None, str | None]:
-        """A failed model task's ``error`` row, with its backoff (``model_gave_up`` after
-        ``MAX_ATTEMPTS``)."""
+        """A failed model task's ``error`` row, with its backoff (at last ``model_gave_up``)."""
         now, detail = self._store.now(), detail or self._detail(task.id)
         attempts = detail.attempts + 1
         gave_up = attempts >= MAX_ATTEMPTS

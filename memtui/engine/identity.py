@@ -210,8 +210,7 @@ class IdentityApi(EngineArea):
         return perm.CREATE_TASK in perm.permissions(self._store, project_id, self.actor)
 
     def write_refusal(self, project: str | None = None) -> str | None:
-        """Why the actor may not change memories of ``project`` (without one: its own user
-        memories), or None when they may."""
+        """Why the actor may not change memories of ``project`` (or its own), else None."""
         if self._store.read_only:
             return READ_ONLY_REASON
         if project is None:
@@ -234,8 +233,7 @@ class IdentityApi(EngineArea):
         return changed
 
     def chosen_projects(self) -> list[Project]:
-        """The projects memtui may choose for the actor's folders: those the actor made or
-        accepted (``accept_project``), by id."""
+        """The projects the actor made or accepted (``accept_project``): memtui's choices."""
         return self._store.identity.chosen_projects(self.actor)
 
     def project_for_path(self, path: str | os.PathLike[str]) -> Project | None:
@@ -313,8 +311,7 @@ class IdentityApi(EngineArea):
     def memory_filter(self, project: str | None = None, *, kind: str | None = None,
                       status: str | None = "active", source: str | None = None,
                       search: str | None = None) -> MemoryFilter:
-        """A checked list filter for the actor: user scope without a project, else that
-        project's (NotFound if the actor cannot read it)."""
+        """A checked list filter for the actor: its user memories, else ``project``'s."""
         if kind is not None:
             check_kind(kind)
         if status not in (None, "all", *STATUSES):
@@ -504,8 +501,7 @@ class IdentityApi(EngineArea):
         return ForgetResult(memory_id=memory_id, removed_ids=tuple(sorted(ids)))
 
     def forget_by_agent(self, memory_id: str) -> ForgetResult:
-        """A forget asked by an agent (MCP): PermissionDenied, whatever the id, unless the
-        actor switched on ``agents_may_forget``."""
+        """An agent's forget (MCP): PermissionDenied unless ``agents_may_forget`` is on."""
         if not load_settings(self._store, self.actor)["agents_may_forget"]:
             raise PermissionDenied(AGENTS_MAY_NOT_FORGET)
         return self.forget(memory_id)

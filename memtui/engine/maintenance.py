@@ -167,8 +167,7 @@ class MaintenanceApi(EngineArea):
         return report
 
     def vacuum(self, full: bool = False) -> VacuumResult:
-        """``Store.vacuum``, then finish any forget still waiting for its text to leave the
-        write-ahead log."""
+        """``Store.vacuum``, then finish the forgets still waiting for it."""
         result = self._store.vacuum(full)
         purge.finish(self._store, purge.PURGE_RETRY_WAIT_S)
         return result
@@ -268,8 +267,7 @@ class MaintenanceApi(EngineArea):
             raise InvalidInput("the export comes from a newer memtui schema")
 
     def import_lines(self, lines: Iterable[str], *, merge: bool = False) -> ImportReport:
-        """Load an export, all or nothing: into an empty store, or with ``merge`` skipping rows
-        whose keys exist."""
+        """Load an export, all or nothing (``merge``: rows whose keys exist are skipped)."""
         try:
             return self._import(lines, merge)
         except StoreError as error:

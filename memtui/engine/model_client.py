@@ -62,8 +62,7 @@ class Endpoint:
         return cls(settings["model_base_url"], model, settings.get("model_api_key_env"))
 
     def api_key(self) -> str:
-        """The key from the named variable (read at each call); never for plain http to
-        another host."""
+        """The key from the named variable, never sent over plain http to another host."""
         if not self.api_key_env:
             return NO_KEY
         if not _key_may_go_to(self.base_url):

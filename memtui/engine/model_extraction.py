@@ -143,8 +143,7 @@ def render_consolidation(new: Sequence[tuple[str, str]], active: Sequence[tuple[
 
 
 def parse_supersedes(data: Any, new_ids: set[str], active_ids: set[str]) -> list[Supersede]:
-    """The supersedes of a consolidation answer, each naming an ``old`` of ``active_ids`` and
-    a different new one."""
+    """The supersedes of a consolidation answer, naming memories it was shown."""
     found: list[Supersede] = []
     for item in _items(data, "supersedes", MAX_PROPOSALS):
         old, new = item.get("old"), item.get("new")

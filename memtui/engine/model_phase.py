@@ -49,8 +49,7 @@ def cap_reason(store: StoreBackend, user: str, settings: dict[str, Any], now: st
 
 
 def conversation_for(store: StoreBackend, task: Task) -> Conversation | None:
-    """The conversation of a task recorded from one of its user's agent sessions or Codex
-    rollouts; None for other tasks."""
+    """The conversation of a task recorded from an agent session or a Codex rollout."""
     ref = store.tasks.source_ref(task.id)
     if not ref:
         return None

@@ -85,8 +85,7 @@ def store_target(given: str | None) -> str:
 
 
 def default_socket_path() -> Path:
-    """``$MEMTUI_SOCKET``, else in ``$XDG_RUNTIME_DIR``, else a private folder under the temp
-    dir."""
+    """``$MEMTUI_SOCKET``, else in ``$XDG_RUNTIME_DIR``, else a private temp folder."""
     env = os.environ.get("MEMTUI_SOCKET")
     if env:
         return Path(env).expanduser()

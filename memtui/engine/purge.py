@@ -47,8 +47,7 @@ def pending(store: StoreBackend) -> PurgeStatus:
 
 
 def finish(store: StoreBackend, wait_s: float) -> PurgeStatus:
-    """Truncate the WAL (waiting up to ``wait_s`` for readers) and drop the pending purges
-    it completed; call outside any transaction."""
+    """Truncate the WAL (waiting up to ``wait_s``), dropping the purges it completed."""
     waiting = store.purges.pending()
     if waiting is None:
         return PurgeStatus(purged=True)

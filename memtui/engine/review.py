@@ -233,8 +233,7 @@ class ReviewApi(EngineArea):
         return ApproveResult(memory=approved, superseded=superseded, edited=edited)
 
     def reject(self, memory_id: str, *, expected: str | None = None) -> RejectResult:
-        """Delete a pending memory like forget, tombstoning the task or thread it came from.
-        ``expected`` as for ``approve``."""
+        """Delete a pending memory like forget, tombstoning its source (``expected``: approve's)."""
         result = self._reject(memory_id, expected)
         purge.finish(self._store, purge.FORGET_PURGE_WAIT_S)
         return result
@@ -258,8 +257,7 @@ class ReviewApi(EngineArea):
 
     def reject_many(self, memory_ids: Sequence[str], *,
                     expected: dict[str, str] | None = None) -> BulkResult:
-        """Reject each memory in its own transaction; one that fails is reported, the others
-        go on."""
+        """Reject each memory in its own transaction; a failure is reported, the rest go on."""
         result = BulkResult()
         for memory_id in dict.fromkeys(memory_ids):
             try:

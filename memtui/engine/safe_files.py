@@ -154,8 +154,7 @@ def temp_name(folder: Path) -> Path:
 
 def write_new_file(name: str | os.PathLike[str], data: bytes, mode: int,
                    dir_fd: int | None = None) -> None:
-    """Create ``name`` (relative to ``dir_fd``) holding ``data``, fsynced; never over an
-    existing file or through a symlink."""
+    """Create ``name`` holding ``data``, fsynced, never over a file or through a symlink."""
     fd = os.open(name, CREATE_FLAGS, mode, dir_fd=dir_fd)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -373,8 +372,7 @@ class SafeFiles:
         return self.read_stamped(path, root, max_bytes)[1]
 
     def check_unchanged(self, expected: FileStamp, root: Path) -> bytes:
-        """The file's bytes; ``changed`` unless it still has ``expected``'s size, mtime and
-        hash."""
+        """The file's bytes; ``changed`` unless its size, mtime and hash are ``expected``'s."""
         try:
             data, now = self.read_stamped(expected.path, root,
                                           max(expected.size, self.max_bytes))
@@ -417,8 +415,7 @@ class SafeFiles:
 
     def create_file(self, path: str | os.PathLike[str], text: str, root: Path,
                     mode: int = NEW_FILE_MODE) -> FileStamp:
-        """Create a new file (never over one) and any missing folders inside ``root``; its
-        stamp."""
+        """Create a new file (never over one) and missing folders inside ``root``; its stamp."""
         target = Path(path)
         folder = target.parent
         if not is_within(folder, root):  # checked before any folder is made

@@ -234,8 +234,7 @@ def _explicit_settings(store: StoreBackend, user_id: str) -> dict[str, Any]:
 
 
 def load_settings(store: StoreBackend, user_id: str) -> dict[str, Any]:
-    """The user's effective settings: stored values over the defaults (a bad stored value
-    falls back to the default with a warning)."""
+    """The user's effective settings: valid stored values over the defaults."""
     return DEFAULTS | _explicit_settings(store, user_id)
 
 
@@ -252,8 +251,7 @@ class SettingsApi(EngineArea):
         return load_settings(self._store, self.actor)
 
     def endpoint_status(self) -> str | None:
-        """Whether the settings' model endpoint answers, in words (a request: call it off a UI
-        thread); None when no endpoint is set."""
+        """Whether the model endpoint answers, in words (None without one); off the UI thread."""
         settings = self.get()
         if not settings["model_base_url"]:
             return None

@@ -138,8 +138,7 @@ def _read_source(lines: Generator[str, None, None], digest: ExportDigest,
 
 
 def copy_store(source: str, destination: str, actor: str) -> CopyReport:
-    """Copy the whole store at ``source`` into the empty store at ``destination``; on any
-    failure nothing is written."""
+    """Copy the whole store at ``source`` into the empty one at ``destination``."""
     shown_source, shown_destination = shown_location(source), shown_location(destination)
     if _same_store(source, destination):
         raise InvalidInput(f"--from and --to name the same store ({shown_source})")

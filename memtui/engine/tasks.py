@@ -94,8 +94,7 @@ def _number(value: object, what: str) -> float:
 
 
 def read_quota(store: StoreBackend, user_id: str) -> QuotaStatus:
-    """The user's quota for the store clock's month; QuotaUnreadable (or StoreError) when it
-    cannot be read (a gate fails closed)."""
+    """The user's quota for the store clock's month (QuotaUnreadable: fail closed)."""
     row = store.tasks.get_quota(user_id)
     now = store.clock()
     spent = _number(store.tasks.spend_between(user_id, format_time(month_start(now)),
@@ -236,8 +235,7 @@ class TaskApi(EngineArea):
                 if can_see_task(self._store, t, self.actor)]
 
     def add_followup(self, to_task: str, from_task: str, message: str) -> Followup:
-        """Record a message from one visible task to another (redacted); writing needs
-        ``create_task`` on the receiving task's project."""
+        """Record a message from one visible task to another (writing to the receiver's)."""
         text = clean_followup_message(message)
         if to_task == from_task:
             raise InvalidInput("a task cannot send a follow-up to itself")

@@ -36,8 +36,7 @@ EventKind = Literal["started", "progress", "finished", "error", "purged", "stopp
 
 @dataclass(frozen=True)
 class LoopEvent:
-    """One report from the loop (``done``/``total`` count tasks; ``summary`` comes with
-    ``finished``)."""
+    """One report from the loop (``done``/``total`` count tasks)."""
 
     kind: EventKind
     forced: bool = False
@@ -109,8 +108,7 @@ class BackgroundLoop:
         self._thread.start()
 
     def stop(self, timeout: float = DEFAULT_STOP_TIMEOUT_S) -> bool:
-        """Ask the loop to stop after the current transaction; whether its thread ended within
-        ``timeout``."""
+        """Ask the loop to stop; whether its thread ended within ``timeout``."""
         self._stopping.set()
         thread = self._thread
         if thread is not None:
@@ -123,8 +121,7 @@ class BackgroundLoop:
         return True
 
     def run_once(self, force: bool = False) -> RoundSummary | None:
-        """Run one round now in the caller's thread, reported like a loop round; its summary, or
-        None when it failed."""
+        """Run a round now in the caller's thread; its summary, or None when it failed."""
         with self._run_lock:
             return self._round(bool(force))
 
