@@ -485,9 +485,9 @@ class IdentityApi(EngineArea):
             ids += [pending for pending in self._store.memories.pending_replacing(ids)
                     if pending not in ids]
             versions = self._store.memories.get_many(ids)
-            for version in versions:
-                if version.scope == "user" and version.owner != self.actor:
-                    raise perm.memory_not_found(memory_id)
+            if any(version.scope == "user" and version.owner != self.actor
+                   for version in versions):
+                raise perm.memory_not_found(memory_id)
             now = self._store.now()
             for version in versions:
                 if version.source_thread_id:

@@ -302,8 +302,6 @@ class MaintenanceApi(EngineArea):
 def _undecodable(row: dict[str, Any]) -> list[RowFinding]:
     from memtui.engine.rows import RowFinding
 
-    if not any(isinstance(value, bytes) for value in row.values()):
-        return []
     return [RowFinding(column, f"{column}: text is not valid UTF-8", False)
             for column, value in row.items() if isinstance(value, sql.UndecodableText)]
 

@@ -6,6 +6,7 @@ canonical time form) or raises ``InvalidInput`` saying why.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from collections.abc import Callable, Mapping
@@ -330,12 +331,9 @@ def row_findings(table: str, row: Mapping[str, Any]) -> list[RowFinding]:
 
 def _salvaged(table: str, column: str, value: object, message: str) -> RowFinding:
     salvage = TABLE_RULES[table][column].salvage
-    if salvage is not None:
-        try:
-            fixed = check_value(table, column, salvage(value))
-        except (InvalidInput, ValueError, KeyError, IndexError, TypeError):
-            return RowFinding(column, message, False)
-        return RowFinding(column, message, True, fixed)
+    with contextlib.suppress(InvalidInput, ValueError, KeyError, IndexError, TypeError):
+        if salvage is not None:
+            return RowFinding(column, message, True, check_value(table, column, salvage(value)))
     return RowFinding(column, message, False)
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import IO, ParamSpec, TypeVar
 
 from memtui.errors import Conflict, MemtuiError, PermissionDenied
+from memtui.jsonable import JsonMixin
 
 MAX_TEXT_FILE_BYTES = 1024 * 1024
 NEW_FILE_MODE = 0o600
@@ -51,7 +52,7 @@ class FileProblem(MemtuiError, code="file_problem"):
 
 
 @dataclass(frozen=True)
-class FileStamp:
+class FileStamp(JsonMixin):
     """What a file was when memtui read it: a write is refused unless it still is."""
 
     path: str
@@ -62,8 +63,7 @@ class FileStamp:
 
     def to_json(self) -> dict[str, object]:
         """The stamp as plain JSON (mode in octal text)."""
-        return {"path": self.path, "size": self.size, "mtime_ns": self.mtime_ns,
-                "sha256": self.sha256, "mode": oct(self.mode)}
+        return super().to_json() | {"mode": oct(self.mode)}
 
 
 _FOLDER_CACHE: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar(
