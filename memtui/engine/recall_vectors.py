@@ -39,9 +39,7 @@ Embedder = Callable[[list[str]], Any]
 
 def _package_folder() -> Path | None:
     spec = importlib.util.find_spec(MODULE)
-    if spec is None or spec.origin is None:
-        return None
-    return Path(spec.origin).parent
+    return None if spec is None or spec.origin is None else Path(spec.origin).parent
 
 
 def vectors_available() -> bool:

@@ -142,9 +142,7 @@ class BackgroundLoop:
             self._emit(LoopEvent("stopped"))
 
     def _next_round_at(self) -> float | None:
-        if self.interval_s is None:
-            return None
-        return time.monotonic() + self.interval_s
+        return None if self.interval_s is None else time.monotonic() + self.interval_s
 
     def _wait_for_turn(self, next_round: float | None) -> bool | None:
         """Wait for the next round or purge poll: whether the round is due, None to stop."""
