@@ -105,8 +105,7 @@ class RootWords:
 
 
 class SymbolIndex:
-    """Each folder's words (one walk, kept ``INDEX_TTL_SECONDS``) and each file's (cached by
-    size and mtime); shared by the threads of a process."""
+    """Each folder's words (one walk, kept ``INDEX_TTL_SECONDS``) and each file's, shared."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._files: dict[str, tuple[int, int, frozenset[str]]] = {}
@@ -135,8 +134,7 @@ class SymbolIndex:
         return cached if cached and self._clock() - cached.made < INDEX_TTL_SECONDS else None
 
     def words(self, root: Path) -> RootWords:
-        """The words of ``root``'s source files, walked again after ``INDEX_TTL_SECONDS``; one
-        walk at a time (a check that waited for another's walk of the folder uses it)."""
+        """The words of ``root``'s source files, walked again after ``INDEX_TTL_SECONDS``."""
         key = os.path.realpath(root)
         found = self._kept(key)
         if found is not None:

@@ -114,8 +114,7 @@ def memory_content(task: Task) -> str:
 
 
 def goal_key_of(content: str) -> str | None:
-    """The goal key of a ``memory_content``: its first line normalised, which makes repeated
-    work one memory."""
+    """The goal key of a ``memory_content`` (its first line normalised)."""
     return normalise(content.split("\n", 1)[0]) or None
 
 
@@ -392,8 +391,7 @@ class ExtractionApi(EngineArea):
             TaskDetail(task_id, self.actor)
 
     def _queue_for_model(self, row: ScanRow, context: _Batch) -> None:
-        """A task that passed the gates waits for its call, unless it waits out a backoff (then
-        its log row is touched: it goes to the back of the queue)."""
+        """Queue a task for its model call, unless it waits out a backoff (then it goes last)."""
         self._check_writable(row.task.project, context)
         detail = self._detail(row.task.id)
         if detail.retry_at is not None and detail.retry_at > context.now and row.log:
@@ -517,8 +515,7 @@ class ExtractionApi(EngineArea):
             self._store.tasks.log_at(self.actor, offset, limit, from_end=from_end))
 
     def _with_details(self, entries: list[LogEntry]) -> list[LogEntry]:
-        """Log rows with their words (a model failure, the tool that made a task external) and
-        when a failed model call is tried again."""
+        """Log rows with their words and when a failed model call is tried again."""
         details = self._store.model_ledger.details([entry.task_id for entry in entries])
         shown: list[LogEntry] = []
         for entry in entries:

@@ -222,8 +222,7 @@ class IdentityApi(EngineArea):
         return None
 
     def accept_project(self, project_id: str) -> bool:
-        """Accept the actor's membership of a project someone else gave it, so that memtui may
-        choose the project for the actor's folders; whether it was not accepted before."""
+        """Accept a membership someone gave the actor; whether it was not accepted before."""
         with self._store.transaction():
             project = perm.readable_project(self._store, project_id, self.actor)
             changed = project.created_by != self.actor and \
@@ -237,8 +236,7 @@ class IdentityApi(EngineArea):
         return self._store.identity.chosen_projects(self.actor)
 
     def project_for_path(self, path: str | os.PathLike[str]) -> Project | None:
-        """The project memtui chooses for ``path``: ``deepest_root`` of ``chosen_projects``
-        (so no one can claim another user's folders)."""
+        """The project memtui chooses for ``path``: ``deepest_root`` of ``chosen_projects``."""
         return deepest_root(path, self.chosen_projects())
 
     def profile(self) -> Profile:
@@ -259,9 +257,7 @@ class IdentityApi(EngineArea):
         if timezone is not None:
             check_timezone(timezone)
         current = self.profile()
-        prefs = dict(current.preferences)
-        if preferences is not None:
-            prefs = dict(check_preferences(preferences))
+        prefs = dict(current.preferences if preferences is None else check_preferences(preferences))
         if set_preferences is not None:
             prefs.update(check_preferences(set_preferences))
         prefs = clean_preferences(prefs)

@@ -90,8 +90,7 @@ class MaintenanceApi(EngineArea):
     """Whole-store operations. They act on the file, so they are for whoever holds it."""
 
     def check(self) -> list[str]:
-        """Every problem found: SQLite's integrity, foreign keys, full-text indexes, chains,
-        tombstones, log rows, and each row against its table's rules."""
+        """Every problem found: integrity, memtui's invariants, each row against its rules."""
         problems, _fixes = self._check()
         return problems
 

@@ -52,8 +52,7 @@ class Endpoint:
     @classmethod
     def from_settings(cls, settings: dict[str, Any], model_key: str = "extract_model"
                       ) -> Endpoint:
-        """The endpoint the settings name (``model_key`` falling back to ``extract_model``);
-        ``ModelFailure`` (config) when one is missing."""
+        """The endpoint the settings name; ``ModelFailure`` (config) when one is missing."""
         model = settings.get(model_key) or settings.get("extract_model")
         if not settings.get("model_base_url"):
             raise ModelFailure("config", "no model_base_url is set")

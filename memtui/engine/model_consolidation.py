@@ -105,8 +105,7 @@ def _spend(store: StoreBackend, actor: str, record_id: str, project: str, model:
 
 def _pending_correction(store: StoreBackend, actor: str, old_id: str, text: str,
                         why: str) -> str | None:
-    """A pending correction of ``old_id`` with ``text``; None when the memory is gone, no
-    longer active or the text is the same."""
+    """A pending correction of ``old_id``, or None when it is gone, inactive or the same."""
     old = store.memories.get(old_id)
     content = clean_text(text, "memory")
     if old is None or old.status != "active" or content.strip() == old.content.strip():

@@ -129,8 +129,7 @@ def parse_memories(data: Any) -> list[Proposed]:
 
 def render_consolidation(new: Sequence[tuple[str, str]], active: Sequence[tuple[str, str]],
                          budget: int = INPUT_BUDGET_CHARS) -> str:
-    """New and active memories (id, text) as the text sent, redacted, within ``budget``
-    (the oldest active ones left out first)."""
+    """New and active memories (id, text) as the text sent, redacted, within ``budget``."""
     def block(rows: Sequence[tuple[str, str]]) -> list[str]:
         return [json.dumps({"id": memory_id, "text": cut(text, MAX_MEMORY_CHARS)})
                 for memory_id, text in rows]

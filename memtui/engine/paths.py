@@ -76,8 +76,7 @@ def configured_store() -> str | None:
 
 
 def store_target(given: str | None) -> str:
-    """The store a command uses: ``given`` (``--db``), else ``$MEMTUI_DB``, else ``db`` in the
-    config file, else the default file."""
+    """The store a command uses: ``--db``, ``$MEMTUI_DB``, the config file, the default."""
     value = given or os.environ.get("MEMTUI_DB") or configured_store() or ""
     if value and is_database_url(value):
         return value.strip()

@@ -21,8 +21,7 @@ PURGE_RETRY_WAIT_S = 0.5
 
 @dataclass(frozen=True)
 class PurgeStatus(JsonMixin):
-    """Whether forgotten text is gone from the database files: the forgets still ``pending``
-    and why, and how many this call ``cleared``."""
+    """Whether forgotten text is gone from the database files, or how many forgets wait."""
 
     purged: bool
     pending: int = 0

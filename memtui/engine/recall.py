@@ -180,8 +180,7 @@ class RecallResult:
 
 
 def text_terms(text: str) -> set[str]:
-    """The words of a text for relatedness, without ``STOPWORDS``; runs of CJK characters
-    become character pairs."""
+    """The words of a text for relatedness (runs of CJK characters as character pairs)."""
     terms: set[str] = set()
     for word in _WORD.findall(text.casefold()):
         last = 0
@@ -480,8 +479,7 @@ class RecallApi(EngineArea):
 
     def put_document(self, bundle: str, path: str, content: str,
                      expected_revision: int) -> DocumentWrite:
-        """Write one document (redacted) if its revision is still ``expected_revision`` (0: a
-        new one), else ``Conflict`` with ``current_revision``."""
+        """Write one document (redacted) if it is still at ``expected_revision`` (0: new)."""
         kind, name, key = self._parse_bundle(bundle)
         check_document_path(path)
         if isinstance(expected_revision, bool) or not isinstance(expected_revision, int) \

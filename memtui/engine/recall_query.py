@@ -206,8 +206,7 @@ def analyse(text: str) -> Question:
 
 
 def expansions(words: Sequence[str]) -> list[str]:
-    """The words of the other spellings (``ABBREVIATIONS``) of the short forms (also plural)
-    and long forms among ``words``, in order."""
+    """The words of the other spellings (``ABBREVIATIONS``) of those among ``words``."""
     found: list[str] = []
     for index, word in enumerate(words):
         short = word if word in ABBREVIATIONS else word[:-1] if word[:-1] in ABBREVIATIONS \

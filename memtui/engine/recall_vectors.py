@@ -106,8 +106,7 @@ def embed(texts: list[str]) -> Any:
 
 
 class VectorCache:
-    """Vectors of memories' texts, by the text's SHA-256 (a changed memory is embedded again);
-    safe to share between threads."""
+    """Vectors of memories' texts by the text's SHA-256; safe to share between threads."""
 
     def __init__(self, size: int = CACHE_SIZE) -> None:
         self._size = size

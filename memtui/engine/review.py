@@ -134,8 +134,7 @@ class BulkResult:
 
 
 def _version(memory: Memory, target: Memory | None) -> str:
-    """The token of what was shown: the memory's text, kind and update time, and the
-    version its correction would replace."""
+    """The token of what was shown: the memory's text, kind and time, and its target."""
     digest = hashlib.sha256(f"{memory.kind}\n{memory.content}".encode()).hexdigest()
     target_part = f"{target.id}@{target.updated_at}" if target is not None else "-"
     return f"{memory.updated_at}/{digest[:VERSION_DIGEST_CHARS]}/{target_part}"

@@ -153,8 +153,7 @@ def _drop_secret_keys(value: object) -> object:
 
 
 def _remove_path(value: dict[str, Any], path: str) -> None:
-    """Remove the dotted key ``path`` (list indexes as ``[i]``) found by
-    ``banned_preference_key``."""
+    """Remove the dotted key ``path`` found by ``banned_preference_key``."""
     item: Any = value
     parts = path.replace("[", ".[").split(".")
     for part in parts[:-1]:

@@ -257,8 +257,7 @@ class SafeFiles:
 
     def open_regular(self, path: str | os.PathLike[str], root: Path,
                      max_bytes: int | None = None) -> int:
-        """A read-only descriptor (the caller closes it) of the regular file ``path`` inside
-        ``root``, at most ``max_bytes`` big."""
+        """A read-only descriptor of the regular file ``path`` inside ``root`` (caller closes)."""
         real = self.check_inside(path, root)
         try:
             fd = os.open(real, READ_FLAGS)
@@ -386,8 +385,7 @@ class SafeFiles:
         return data
 
     def replace_file(self, expected: FileStamp, text: str, root: Path) -> FileStamp:
-        """Write ``text`` over the file ``expected`` was taken of, atomically, keeping its
-        mode, BOM and CRLF lines (``encode_like``); its new stamp."""
+        """Write ``text`` over the file ``expected`` was taken of, atomically; its new stamp."""
         path = Path(expected.path)
         self._check_write_target(path, root)
         data = encode_like(text, self.check_unchanged(expected, root))

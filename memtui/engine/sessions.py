@@ -87,8 +87,7 @@ class SessionsApi(EngineArea):
 
     def record_imported(self, agent: str, session_id: str, transcript: str, cwd: str | None,
                         task_id: str) -> None:
-        """Record a session an import made task ``task_id`` of (where its transcript is, for
-        model extraction) as processed already; one recorded before is left as it is."""
+        """Record a session an import made task ``task_id`` of, as processed already."""
         if self._store.sessions.get(agent, session_id) is not None:
             return
         now = self._store.now()

@@ -161,8 +161,7 @@ def _check_url(name: str, text: str) -> None:
 
 
 def clean_setting(name: object, value: object) -> Any:
-    """A value for one setting as it is stored: ``check_setting``, text redacted
-    (``clean_text``). Reads only check."""
+    """A value for one setting as it is stored (``check_setting``, text redacted)."""
     checked = check_setting(name, value)
     if isinstance(checked, str):
         return clean_text(checked, str(name), max_bytes=MAX_MODEL_NAME_BYTES, strip=True,
@@ -278,8 +277,7 @@ class SettingsApi(EngineArea):
 
     @staticmethod
     def parse_typed(name: str, raw: str) -> Any:
-        """The checked value of one setting from the text a person typed (``on/off`` for
-        switches, ``none`` clears, ``1.5`` refused as a whole number)."""
+        """The checked value of one setting from the text a person typed."""
         spec = SPECS.get(name)
         if spec is None:
             raise unknown_setting(name)

@@ -78,8 +78,7 @@ class ExportDigest:
 
 @dataclass(frozen=True)
 class CopyReport:
-    """A finished copy: where from and to (passwords hidden), rows per table, and whether
-    the destination file was created by the copy."""
+    """A finished copy: where from and to (passwords hidden), rows per table."""
 
     source: str
     destination: str

@@ -218,8 +218,7 @@ class TaskApi(EngineArea):
 
     def list_tasks(self, project: str | None = None, limit: int = DEFAULT_TASK_LIST_LIMIT, *,
                    mine: bool = False, status: str | None = None) -> list[Task]:
-        """Visible tasks, newest first: the actor's own plus those of readable projects
-        (``mine``: the actor's own only; ``project``: one readable project's)."""
+        """Visible tasks, newest first (``mine``: the actor's own; ``project``: its only)."""
         check_limit(limit, MAX_TASK_LIST_LIMIT)
         if status is not None and status not in TASK_STATUSES:
             raise InvalidInput(f"unknown task status {echo(status, 40)}")
@@ -252,8 +251,7 @@ class TaskApi(EngineArea):
         return self._store.tasks.followups_for(task_id)
 
     def set_flags(self, task_id: str, use: object = None, generate: object = None) -> Task:
-        """Override ``use_memories`` / ``generate_memories`` for one task: None leaves one
-        alone, ``follow`` clears it, on/off (1/0) set it."""
+        """Override ``use_memories``/``generate_memories`` of a task (``follow`` clears one)."""
         changes = {_FLAG_COLUMNS[name]: flag_value(value, name)
                    for name, value in (("use", use), ("generate", generate)) if value is not None}
         if not changes:

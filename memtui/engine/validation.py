@@ -177,8 +177,7 @@ def check_record_id(value: object, what: str) -> str:
 
 
 def check_reference(value: object, what: str, max_bytes: int = MAX_REFERENCE_BYTES) -> str:
-    """An external reference (a source thread id, an audit target ...): text with no control
-    characters, at most ``max_bytes``."""
+    """An external reference (a source thread id ...): one line, no control characters."""
     text = check_text(value, what, max_bytes=max_bytes)
     if _CONTROL_CHARS.search(text):
         raise InvalidInput(f"{what} contains control characters")

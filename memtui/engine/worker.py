@@ -186,8 +186,7 @@ class BackgroundLoop:
         return summary
 
     def _collect_sessions(self, engine: Engine) -> None:
-        """Agent sessions recorded by the hooks and the Codex home's new rollouts become tasks
-        (a failure is logged and the round goes on)."""
+        """Turn recorded agent sessions and new Codex rollouts into tasks (failures logged)."""
         try:
             done = engine.sessions.process_waiting()
             if done.processed:
