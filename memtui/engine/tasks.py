@@ -227,12 +227,6 @@ class TaskApi(EngineArea):
         return self._store.tasks.list_visible(self.actor, limit, project=project, mine=mine,
                                               status=status)
 
-    def children(self, task_id: str) -> list[Task]:
-        """A visible coordinator's sub-tasks (those the actor can see)."""
-        visible_task(self._store, task_id, self.actor)
-        return [t for t in self._store.tasks.children(task_id)
-                if can_see_task(self._store, t, self.actor)]
-
     def add_followup(self, to_task: str, from_task: str, message: str) -> Followup:
         """Record a message from one visible task to another (writing to the receiver's)."""
         text = clean_followup_message(message)
@@ -244,11 +238,6 @@ class TaskApi(EngineArea):
             perm.writable_project(self._store, target.project, self.actor)
             return self._store.tasks.insert_followup(from_task, to_task, text,
                                                      self._store.now())
-
-    def followups(self, task_id: str) -> list[Followup]:
-        """Messages to or from a visible task, oldest first."""
-        visible_task(self._store, task_id, self.actor)
-        return self._store.tasks.followups_for(task_id)
 
     def set_flags(self, task_id: str, use: object = None, generate: object = None) -> Task:
         """Override ``use_memories``/``generate_memories`` of a task (``follow`` clears one)."""
