@@ -50,54 +50,19 @@ SPELLINGS = (("ogue", "og"), ("our", "or"), ("ise", "ize"), ("yse", "yze"), ("tr
 """British and American endings of the same word (``catalogue``/``catalog``): a word with
 one also asks for the other."""
 
-ABBREVIATIONS = dict(line.split(" ", 1) for line in """
-a11y accessibility
-auth authentication
-authn authentication
-authz authorization
-cd continuous delivery
-cfg configuration
-ci continuous integration
-cli command line
-config configuration
-db database
-dep dependency
-deps dependencies
-dev development
-dir directory
-doc documentation
-docs documentation
-e2e end to end
-env environment
-fn function
-func function
-gh github
-i18n internationalization
-impl implementation
-infra infrastructure
-k8s kubernetes
-l10n localization
-lib library
-mfa multi factor
-mr merge request
-msg message
-os operating system
-perf performance
-pg postgres
-pkg package
-pr pull request
-prod production
-py python
-qa quality assurance
-repo repository
-sso single sign on
-tz time zone
-ui user interface
-ux user experience
-vm virtual machine
-js javascript
-ts typescript
-""".strip().splitlines())
+ABBREVIATIONS = {short: long.replace("_", " ") for short, long in (
+    pair.split("=") for pair in """
+a11y=accessibility auth=authentication authn=authentication authz=authorization
+cd=continuous_delivery cfg=configuration ci=continuous_integration cli=command_line
+config=configuration db=database dep=dependency deps=dependencies dev=development
+dir=directory doc=documentation docs=documentation e2e=end_to_end env=environment
+fn=function func=function gh=github i18n=internationalization impl=implementation
+infra=infrastructure k8s=kubernetes l10n=localization lib=library mfa=multi_factor
+mr=merge_request msg=message os=operating_system perf=performance pg=postgres pkg=package
+pr=pull_request prod=production py=python qa=quality_assurance repo=repository
+sso=single_sign_on tz=time_zone ui=user_interface ux=user_experience vm=virtual_machine
+js=javascript ts=typescript
+""".split())}
 """Common developer short forms and what they stand for (general vocabulary, both ways)."""
 TOOL_KINDS = {kinds: tools.split() for line in """
 multiplexer: tmux zellij byobu
