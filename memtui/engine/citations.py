@@ -31,9 +31,7 @@ SYSTEM_FOLDERS = frozenset({"/proc", "/sys", "/dev", "/run"})
 """Folders of the system never walked (a root of ``/``); other file systems are skipped too."""
 MAX_SCAN_FILES = 5000
 MAX_SCAN_ENTRIES = 50_000
-"""Files and folders one walk of a folder sees at most (a root of ``$HOME`` or ``/``)."""
 INDEX_TTL_SECONDS = 10.0
-"""How long a folder's words serve checks before the folder is walked again."""
 CACHE_ROOTS = 64
 MAX_SCAN_FILE_BYTES = 1024 * 1024
 """Files bigger than this are never read (a symbol scan skips them, a config is not read)."""

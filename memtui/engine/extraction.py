@@ -78,7 +78,6 @@ MODEL_ROUND_SECONDS = 300.0
 HALTING_FAILURES = ("timeout", "connection")
 """Model failures after which a consolidation pass asks about no more projects."""
 TITLE_MAX_CHARS = 300
-"""A first line longer than this is cut (with an ellipsis) in the memory and its goal key."""
 MAX_LOG_LIMIT = 10_000
 MAX_ROUND_LIMIT = 100_000
 AUTO_SOURCE = "auto"

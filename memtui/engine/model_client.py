@@ -20,8 +20,7 @@ CALL_TIMEOUT_S = 180.0
 """Longest wait for one answer (a small local model on a CPU reads a full request and writes
 the longest answer in about a minute or two)."""
 PROBE_TIMEOUT_S = 3.0
-"""Longest wait when the Settings pane or ``memtui settings`` asks whether the endpoint
-answers."""
+"""Longest wait when the Settings pane or ``memtui settings`` asks if the endpoint answers."""
 MAX_ANSWER_TOKENS = 1_000
 CHARS_PER_TOKEN = 4
 NO_KEY = "not-needed"

@@ -19,7 +19,6 @@ BACKOFF_S = 60
 BACKOFF_FACTOR = 4
 _END = "9999-12-31T23:59:59.999Z"
 EXTRACT, CONSOLIDATE = "extract", "consolidate"
-"""The ledger's phases."""
 
 
 def retry_at(now: str, attempts: int) -> str:

@@ -39,7 +39,6 @@ MAX_RECALL_LIMIT = 50
 MAX_RECALL_BUNDLES = 3
 MAX_QUERY_BYTES = 16 * 1024
 CARD_TEXT_CHARS = 1000
-"""Task cards and recalled interactions carry at most this many characters per text."""
 INDEX_EXCERPT_CHARS = 2000
 MAX_SOURCE_BYTES = 64
 STATE_FILE = "state.json"

@@ -31,9 +31,7 @@ whom whose
 """Words of how a question is asked, not of what it is about (left out of recall)."""
 USER_WORDS = frozenset({"i", "me", "my", "mine", "myself", "im", "ive"})
 MIN_STEM = 4
-"""A suffix is cut only when at least this many letters stay."""
 SHORT_WORD = 4
-"""Words this short lose only a plural ``s``."""
 SUFFIXES = ("ational", "ations", "ation", "ating", "ated", "ates", "ences", "ence", "ances",
             "ance", "ments", "ment", "ingly", "ings", "ing", "ies", "ied", "ers", "er", "ed",
             "ally", "ly", "es", "s", "e", "y")

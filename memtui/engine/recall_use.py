@@ -19,11 +19,9 @@ from memtui.store.models import Memory
 USE_RECORD_INTERVAL_S = 3600.0
 """A memory given again within this many seconds is not marked again."""
 MAX_USE_RECORDS = 50_000
-"""Memories whose last mark a recorder remembers (the oldest forgotten first)."""
 MAX_WAITING = 1000
 """Hand-overs waiting to be written at most; more are dropped (a later recall marks them)."""
 CLOSE_FLUSH_S = 5.0
-"""How long a store that closes waits for its recall marks to be written."""
 IDLE_EXIT_S = 5.0
 """The recorder's thread ends after this long with nothing to write."""
 

@@ -96,7 +96,6 @@ SETTING_SPECS: tuple[SettingSpec, ...] = (
 )
 SPECS: dict[str, SettingSpec] = {spec.name: spec for spec in SETTING_SPECS}
 DEFAULTS: dict[str, Any] = {spec.name: spec.default for spec in SETTING_SPECS}
-"""Every setting's default (everything off; the gate's hook is not installed)."""
 
 _CLI_TRUE = frozenset({"1", "on", "true"})
 _CLI_FALSE = frozenset({"0", "off", "false"})

@@ -18,7 +18,6 @@ MAX_LABEL_BYTES = 256
 MAX_PATH_BYTES = 4096
 MAX_DETAIL_BYTES = 16 * 1024
 MAX_JSON_DEPTH = 32
-"""Deepest nesting accepted in a JSON value a person or agent sends."""
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}\Z")
 RECORD_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}\Z")
 """A stored record's id or label (``mem_01j...``, ``project:web``, ``memory_created``): like
@@ -38,18 +37,16 @@ BANNED_PREFERENCE_ENDINGS = (("pin",), ("ssh", "key"))
 """Last words of a preference key that name a secret too (``sim_pin``, ``ssh_key``)."""
 _NON_ALNUM = re.compile(r"[^a-z0-9]")
 
-
 STRING, INTEGER, NUMBER, BOOLEAN, OBJECT, ARRAY, NULL = (
     "string", "integer", "number", "boolean", "object", "array", "null")
 """JSON type names (``json_type``; the service's parameter specs)."""
-_JSON_TYPES = ((bool, BOOLEAN), (int, INTEGER), (float, NUMBER), (str, STRING), (list, ARRAY))
+_JSON_TYPES = ((type(None), NULL), (bool, BOOLEAN), (int, INTEGER), (float, NUMBER),
+               (str, STRING), (list, ARRAY))
 """Python types to JSON type names, ``bool`` before ``int`` (a bool is an int)."""
 
 
 def json_type(value: Any) -> str:
     """The JSON type name of a decoded value (a whole number is ``integer``)."""
-    if value is None:
-        return NULL
     return next((name for kind, name in _JSON_TYPES if isinstance(value, kind)), OBJECT)
 
 

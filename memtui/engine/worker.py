@@ -29,7 +29,6 @@ PURGE_POLL_S = 2.0
 """How often the running loop looks for pending purges and retries them."""
 STOP_CHECK_S = 0.1
 IDLE, RUNNING, STOPPED = "idle", "running", "stopped"
-"""The loop's states."""
 EventKind = Literal["started", "progress", "finished", "error", "purged", "stopped"]
 """Per round, or ``purged`` (pending purges finished), or ``stopped`` once at the end."""
 
