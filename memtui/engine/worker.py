@@ -1,6 +1,6 @@
 """The background extraction loop the app and the service host (plain threads, no Textual):
-timed rounds (``run_once`` runs one in the caller's thread), reported through ``on_event`` from the loop's thread (a round that raises is an
-``error`` event), pending purges retried between them (``memtui.engine.purge``).
+timed rounds (``run_once``: one in the caller's thread), reported through ``on_event`` (a round
+that raises is an ``error`` event), pending purges retried between them.
 """
 
 from __future__ import annotations
