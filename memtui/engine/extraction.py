@@ -1,14 +1,8 @@
-"""Extraction: completed tasks become project-level ``fact`` memories (docs/auto-memory.md).
-
-A round scans at most ``ROUND_LIMIT`` of the actor's due ``completed`` tasks, through the gates
-in ``REASONS`` order (``force`` skips ``not_idle`` and the shape gates; the quota fails
-closed). An eligible task becomes one memory, the redacted first goal (else prompt) line and
-the start of its result, superseding the active auto memory of the same goal key.
-
-Tasks go in batches of ``BATCH_SIZE``, one write transaction each, every task claimed and
-re-checked first, so two workers never extract a task twice; a task that raises is rolled
-back to a savepoint and logged as ``error``. In ``model`` mode a task that passed the gates is
-asked of the model after its batch commits, and written in a transaction of its own.
+"""Extraction: completed tasks become project-level ``fact`` memories (docs/auto-memory.md),
+through the gates in ``REASONS`` order (``force`` skips ``not_idle`` and the shape gates; the
+quota fails closed). Tasks go in batches of ``BATCH_SIZE``, one write transaction each, every
+task claimed and re-checked first, so two workers never extract a task twice; in ``model``
+mode a task that passed the gates is asked of the model after its batch commits.
 """
 
 from __future__ import annotations

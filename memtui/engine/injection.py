@@ -67,10 +67,9 @@ class InjectionApi(EngineArea):
             return InjectionResult(task.id, False, FAILED_OPEN, task.prompt, task.goal)
 
     def _prepare(self, task: Task, apply: bool) -> InjectionResult:
-        if task.continuation:
-            return InjectionResult(task.id, False, NOT_FIRST_TURN, task.prompt, task.goal)
-        if self._store.tasks.has_children(task.id):
-            return InjectionResult(task.id, False, COORDINATOR, task.prompt, task.goal)
+        if task.continuation or self._store.tasks.has_children(task.id):
+            reason = NOT_FIRST_TURN if task.continuation else COORDINATOR
+            return InjectionResult(task.id, False, reason, task.prompt, task.goal)
         use = task.use_memories if task.use_memories is not None \
             else load_settings(self._store, self.actor)["use_memories"]
         if not use:
