@@ -222,16 +222,10 @@ class Checker:
         cited = citations(text)
         if not (cited.paths or cited.symbols or cited.commands) or not folder.is_dir():
             return ()
-        reasons: list[str] = []
         real_folder = real_root(folder)
-        for cited_path in cited.paths:
-            path = folder / cited_path
-            if not is_within(path.parent, real_folder):
-                continue
-            try:
-                os.lstat(path)
-            except OSError:
-                reasons.append(f"{cited_path} not found")
+        reasons = [f"{path} not found" for path in cited.paths
+                   if is_within((folder / path).parent, real_folder)
+                   and not os.path.lexists(folder / path)]
         if cited.symbols:
             found = self._root_words(folder)
             if found.whole:

@@ -632,9 +632,6 @@ def duplicate_pairs(rows: Sequence[DedupeRow]) -> list[tuple[str, str]]:
         groups.setdefault(find(row.id), []).append(row)
     pairs: list[tuple[str, str]] = []
     for members in groups.values():
-        if len(members) < 2:
-            continue
-        newest = max(members, key=lambda r: (r.created_at, r.id))
-        pairs += [(r.id, newest.id) for r in sorted(members, key=lambda r: (r.created_at, r.id))
-                  if r.id != newest.id]
+        ordered = sorted(members, key=lambda r: (r.created_at, r.id))
+        pairs += [(row.id, ordered[-1].id) for row in ordered[:-1]]
     return pairs
