@@ -208,12 +208,6 @@ class Checker:
         self._index = index or SYMBOLS
         self._roots: dict[str, RootWords] = {}
 
-    def _root_words(self, folder: Path) -> RootWords:
-        key = str(folder)
-        if key not in self._roots:
-            self._roots[key] = self._index.words(folder)
-        return self._roots[key]
-
     def missing(self, text: str, root: str | None) -> tuple[str, ...]:
         """Why ``text`` no longer matches the folder ``root``: one reason per citation gone."""
         if not root:
@@ -227,7 +221,9 @@ class Checker:
                    if is_within((folder / path).parent, real_folder)
                    and not os.path.lexists(folder / path)]
         if cited.symbols:
-            found = self._root_words(folder)
+            if str(folder) not in self._roots:
+                self._roots[str(folder)] = self._index.words(folder)
+            found = self._roots[str(folder)]
             if found.whole:
                 reasons += [f"{symbol}() not found" for symbol in cited.symbols
                             if symbol not in found.words]

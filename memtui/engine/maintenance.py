@@ -91,8 +91,7 @@ class MaintenanceApi(EngineArea):
 
     def check(self) -> list[str]:
         """Every problem found: integrity, memtui's invariants, each row against its rules."""
-        problems, _fixes = self._check()
-        return problems
+        return self._check()[0]
 
     def _check(self) -> tuple[list[str], list[_Fix]]:
         try:

@@ -140,11 +140,6 @@ def _version(memory: Memory, target: Memory | None) -> str:
     return f"{memory.updated_at}/{digest[:VERSION_DIGEST_CHARS]}/{target_part}"
 
 
-def _gone(memory_id: str) -> NotFound:
-    return NotFound(f"memory {memory_id!r} not found: it was rejected or forgotten since it "
-                    "was shown, or it does not exist")
-
-
 class ReviewApi(EngineArea):
     """The acting user's review inbox."""
 
@@ -173,7 +168,8 @@ class ReviewApi(EngineArea):
         try:
             memory = perm.visible_memory(self._store, memory_id, self.actor)
         except NotFound:
-            raise _gone(memory_id) from None
+            raise NotFound(f"memory {memory_id!r} not found: it was rejected or forgotten "
+                           "since it was shown, or it does not exist") from None
         if memory.status != PENDING:
             how = "approved (it is active now)" if memory.status == ACTIVE else \
                 f"approved and since corrected by {memory.superseded_by}"

@@ -146,17 +146,14 @@ def check_setting(name: object, value: object) -> Any:
         raise InvalidInput(f"{spec.name} is the NAME of an environment variable (letters, "
                            f"digits, _), not its value, got {echo(text, 40)}")
     if spec.kind == URL:
-        _check_url(spec.name, text)
+        parts = urlsplit(text)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise InvalidInput(f"{spec.name} must be an http:// or https:// URL, got "
+                               f"{echo(text)}")
+        if parts.username or parts.password:
+            raise InvalidInput(f"{spec.name} must not hold a user or password: name the "
+                               "environment variable of the key in model_api_key_env")
     return text
-
-
-def _check_url(name: str, text: str) -> None:
-    parts = urlsplit(text)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise InvalidInput(f"{name} must be an http:// or https:// URL, got {echo(text)}")
-    if parts.username or parts.password:
-        raise InvalidInput(f"{name} must not hold a user or password: name the environment "
-                           "variable of the key in model_api_key_env")
 
 
 def clean_setting(name: object, value: object) -> Any:

@@ -55,11 +55,9 @@ def can_see_task(store: StoreBackend, task: Task, user_id: str) -> bool:
 
 def visible_task(store: StoreBackend, task_id: object, user_id: str) -> Task:
     """The task if the user may see it; NotFound otherwise (same answer as missing)."""
-    if not isinstance(task_id, str):
-        raise task_not_found(str(task_id))
-    task = store.tasks.get(task_id)
+    task = store.tasks.get(task_id) if isinstance(task_id, str) else None
     if task is None or not can_see_task(store, task, user_id):
-        raise task_not_found(task_id)
+        raise task_not_found(str(task_id))
     return task
 
 

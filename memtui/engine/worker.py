@@ -115,7 +115,9 @@ class BackgroundLoop:
             if thread.is_alive():
                 return False
         self._thread = None
-        self._close_own_store()
+        if self._owns_store and self._store is not None:
+            self._store.close()
+            self._store = None
         self._set(status=STOPPED)
         return True
 
@@ -213,11 +215,6 @@ class BackgroundLoop:
             assert callable(factory)
             self._store = factory()
         return self._store
-
-    def _close_own_store(self) -> None:
-        if self._owns_store and self._store is not None:
-            self._store.close()
-            self._store = None
 
     def _set(self, **changes: object) -> None:
         with self._state_lock:
