@@ -127,12 +127,6 @@ DEMO_DOCUMENTS = {
 """A project bundle an agent would keep (the Bundles pane shows something on --demo)."""
 
 
-def _seed_bundles(clock: FixedClock, engines: dict[str, Engine]) -> None:
-    for path, content in DEMO_DOCUMENTS.items():
-        _step(clock)
-        engines["alice"].recall.put_document(DEMO_BUNDLE, path, content, 0)
-
-
 def build_demo_store(path: str | Path) -> StoreBackend:
     """Create a new demo store at ``path`` (a new file, or an empty database's URL)."""
     clock = FixedClock(DEMO_START)
@@ -150,7 +144,9 @@ def build_demo_store(path: str | Path) -> StoreBackend:
     engines = _seed_identity(store, clock)
     seed_tasks(store, clock, engines)
     _seed_review(clock, engines)
-    _seed_bundles(clock, engines)
+    for path, content in DEMO_DOCUMENTS.items():
+        _step(clock)
+        engines["alice"].recall.put_document(DEMO_BUNDLE, path, content, 0)
     clock.now = DEMO_NOW
     return store
 

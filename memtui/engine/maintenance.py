@@ -116,14 +116,17 @@ class MaintenanceApi(EngineArea):
 
     def _row_problems(self) -> tuple[list[str], list[_Fix]]:
         """Rows that break their table's rules, and the safe fixes among them."""
-        from memtui.engine.rows import row_findings
+        from memtui.engine.rows import RowFinding, row_findings
 
         problems: list[str] = []
         fixes: list[_Fix] = []
         more = 0
         for table in sql.EXPORT_TABLES:
             for rowid, row in sql.scan_rows(self._store, table):
-                findings = _undecodable(row) or row_findings(table, row)
+                undecodable = [RowFinding(column, f"{column}: text is not valid UTF-8", False)
+                               for column, value in row.items()
+                               if isinstance(value, sql.UndecodableText)]
+                findings = undecodable or row_findings(table, row)
                 for finding in findings:
                     if len(problems) < ROW_PROBLEMS_LIMIT:
                         problems.append(f"{table} row {_row_name(table, rowid, row)}: "
@@ -295,13 +298,6 @@ class MaintenanceApi(EngineArea):
                 bucket[table] = bucket.get(table, 0) + 1
             sql.finish_load(self._store)
         return report
-
-
-def _undecodable(row: dict[str, Any]) -> list[RowFinding]:
-    from memtui.engine.rows import RowFinding
-
-    return [RowFinding(column, f"{column}: text is not valid UTF-8", False)
-            for column, value in row.items() if isinstance(value, sql.UndecodableText)]
 
 
 def _row_name(table: str, rowid: int | None, row: dict[str, Any]) -> str:

@@ -133,14 +133,6 @@ def _dump_sorted(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
-def _dump_settings(value: Any) -> str:
-    return json.dumps(value, sort_keys=True)
-
-
-def _clean_settings(value: Mapping[str, Any]) -> dict[str, Any]:
-    return {name: clean_setting(name, setting) for name, setting in value.items()}
-
-
 def _drop_secret_keys(value: object) -> object:
     """Preferences without the keys that name a secret (and their values): what ``profile
     set`` would have refused."""
@@ -202,7 +194,10 @@ TABLE_RULES: dict[str, dict[str, Column]] = {
               "target": Column(check_reference, optional=True),
               "detail": Column(_json_column(clean_detail, _dump_sorted))},
     "user_settings": {"user_id": _USER,
-                      "settings": Column(_json_column(_clean_settings, _dump_settings)),
+                      "settings": Column(_json_column(
+                          lambda value: {name: clean_setting(name, setting)
+                                         for name, setting in value.items()},
+                          partial(json.dumps, sort_keys=True))),
                       "updated_at": _TIME},
     "tasks": {"seq": _SEQ, "id": Column(check_record_id), "project_id": _PROJECT,
               "user_id": _USER, "goal": Column(clean_task_text), "prompt": Column(clean_task_text),

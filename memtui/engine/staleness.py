@@ -39,13 +39,10 @@ class StaleMemory:
 class StalenessApi(EngineArea):
     """Stale memories for the actor: citations checked, unused ones found, kept."""
 
-    def _roots(self, projects: set[str]) -> dict[str, str | None]:
-        return {project: row.root_path if (row := self._store.identity.get_project(project))
-                else None for project in projects}
-
     def check(self, memories: Sequence[Memory]) -> dict[str, tuple[str, ...]]:
         """Why each stale memory's citations no longer hold, by id."""
-        roots = self._roots({m.project for m in memories if m.project is not None})
+        roots = {project: row.root_path if (row := self._store.identity.get_project(project))
+                 else None for project in {m.project for m in memories if m.project}}
         found, checker = {}, citations.Checker()
         for memory in memories:
             if memory.project is not None:
