@@ -528,9 +528,8 @@ class IdentityApi(EngineArea):
     def context(self, project: str | None = None) -> IdentityContext:
         """The identity context (read only; nothing is injected anywhere)."""
         users, projects = self.latest(project)
-        summary = ""
-        if project is not None:
-            summary = perm.readable_project(self._store, project, self.actor).summary
+        summary = "" if project is None else \
+            perm.readable_project(self._store, project, self.actor).summary
         return IdentityContext(profile=self.profile(), user_memories=tuple(users),
                                project_memories=tuple(projects),
                                text=render_memory_block(users, projects),

@@ -261,8 +261,7 @@ class RecallApi(EngineArea):
         check_new_id(interaction_id, "interaction_id")
         question_text = clean_memory_content(question, "question")
         answer_text = clean_memory_content(answer, "answer")
-        if source is not None:
-            source = clean_interaction_source(source)
+        source = None if source is None else clean_interaction_source(source)
         with self._store.transaction():
             if project is not None:
                 perm.readable_project(self._store, project, self.actor)

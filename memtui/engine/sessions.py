@@ -14,6 +14,7 @@ from memtui.engine.base import EngineArea
 from memtui.engine.settings import load_settings
 from memtui.engine.validation import check_limit, check_text, echo
 from memtui.errors import Conflict, InvalidInput, MemtuiError
+from memtui.jsonable import JsonMixin
 from memtui.store.sessions import AgentSession
 from memtui.store.timeutil import format_time, parse_time
 
@@ -34,7 +35,7 @@ NO_TRANSCRIPT, NO_PROMPT, NO_FOLDER, REFUSED = "no_transcript", "no_prompt", "no
 
 
 @dataclass
-class SessionsSummary:
+class SessionsSummary(JsonMixin):
     """What one pass over the waiting sessions did: outcome -> count, the tasks recorded."""
 
     outcomes: dict[str, int] = field(default_factory=dict)
@@ -47,8 +48,7 @@ class SessionsSummary:
 
     def to_json(self) -> dict[str, Any]:
         """``{processed, outcomes, task_ids}``."""
-        return {"processed": self.processed, "outcomes": dict(self.outcomes),
-                "task_ids": list(self.task_ids)}
+        return {"processed": self.processed} | super().to_json()
 
 
 def _optional_text(value: object, what: str, max_bytes: int) -> str | None:
