@@ -48,9 +48,8 @@ def writable_project(store: StoreBackend, project_id: str, user_id: str) -> Proj
 
 def can_see(store: StoreBackend, memory: Memory, user_id: str) -> bool:
     """Whether the user may see the memory."""
-    if memory.scope == "user":
-        return memory.owner == user_id
-    return READ in permissions(store, memory.project or "", user_id)
+    return memory.owner == user_id if memory.scope == "user" else \
+        READ in permissions(store, memory.project or "", user_id)
 
 
 def visible_memory(store: StoreBackend, memory_id: str, user_id: str) -> Memory:

@@ -52,9 +52,7 @@ class SessionsSummary(JsonMixin):
 
 
 def _optional_text(value: object, what: str, max_bytes: int) -> str | None:
-    if value is None or value == "":
-        return None
-    return check_text(value, what, max_bytes=max_bytes)
+    return None if value is None or value == "" else check_text(value, what, max_bytes=max_bytes)
 
 
 def check_agent(agent: object) -> str:
