@@ -36,37 +36,24 @@ class Engine:
         """The program writing through this engine when it is not memtui itself (an MCP
         client's name, an agent's hook): audit entries of its writes name it."""
 
+    # The sub-APIs (docs/ARCHITECTURE.md lists what each holds).
     identity: Lazy[IdentityApi] = Lazy("memtui.engine.identity", "IdentityApi")
-    """Projects, members, profiles, memories, context, audit."""
     tasks: Lazy[TaskApi] = Lazy("memtui.engine.tasks", "TaskApi")
-    """Tasks, follow-ups, per-task flags, quota."""
     settings: Lazy[SettingsApi] = Lazy("memtui.engine.settings", "SettingsApi")
-    """Auto-memory settings."""
     extraction: Lazy[ExtractionApi] = Lazy("memtui.engine.extraction", "ExtractionApi")
-    """Extraction rounds, the extraction log, consolidation."""
     injection: Lazy[InjectionApi] = Lazy("memtui.engine.injection", "InjectionApi")
-    """First-turn injection."""
     recall: Lazy[RecallApi] = Lazy("memtui.engine.recall", "RecallApi")
-    """Interactions, recall, bundles, task transitions (what the service serves)."""
     staleness: Lazy[StalenessApi] = Lazy("memtui.engine.staleness", "StalenessApi")
-    """Stale memories: cited code gone, unused for long; kept after a review."""
     review: Lazy[ReviewApi] = Lazy("memtui.engine.review", "ReviewApi")
-    """The review inbox: pending memories, approve, reject."""
     codex: Lazy[CodexApi] = Lazy("memtui.engine.codex.api", "CodexApi")
-    """Codex home interop: browse, import memories and rollouts, export, curate."""
     agents: Lazy[AgentsApi] = Lazy("memtui.engine.agents.interop", "AgentsApi")
-    """Claude Code and Gemini CLI interop: import memories and transcripts, export."""
     gate: Lazy[WriteGateApi] = Lazy("memtui.engine.agents.write_gate", "WriteGateApi")
-    """Claude Code's memory writes held by the write gate: the hook's answer, the inbox
-    items, approve (writes the file), redo, reject."""
+    """Claude Code's memory writes held by the write gate."""
     maintenance: Lazy[MaintenanceApi] = Lazy("memtui.engine.maintenance", "MaintenanceApi")
-    """Doctor, export, import."""
     sessions: Lazy[SessionsApi] = Lazy("memtui.engine.sessions", "SessionsApi")
-    """Agent sessions recorded by the session hooks, turned into tasks by the worker."""
 
     def query_lane(self) -> Lane:
-        """A stream of reads where each newer request interrupts the older one (search as
-        you type): ``lane.begin()`` then the reads inside ``lane.reading(ticket)``."""
+        """A stream of reads where each newer request interrupts the older one."""
         return self.store.lane()
 
     def audit_detail(self, detail: dict[str, Any]) -> dict[str, Any]:
@@ -74,10 +61,5 @@ class Engine:
         return detail if self.client is None else {**detail, "client": self.client}
 
     def for_client(self, client: str | None) -> Engine:
-        """The same store and user, writing for another program (``client``: an agent's
-        name, named in the audit entries of its writes)."""
+        """The same store and user, writing for another program (``client``)."""
         return Engine(self.store, self.actor, client)
-
-    def for_user(self, actor: str) -> Engine:
-        """The same store seen by another user (tests, the demo builder)."""
-        return Engine(self.store, actor, self.client)

@@ -1,15 +1,7 @@
-"""Memories checked against the code they cite: paths, symbols and commands a memory's text
-names, and whether the project's folder still has them.
-
-- A citation is a path (a word with a known file ending, or a backticked word with a ``/``),
-  a symbol (a name written as a call, ``parse_config()``), or a config command (``make
-  <target>``, ``npm|pnpm|yarn run <script>``). URLs, absolute paths, ``~`` and ``..`` are
-  never looked at, nor a path whose folder leads out of the project.
-- A symbol is found when a source file of the folder holds it as a word: one bounded walk
-  (``MAX_SCAN_ENTRIES``, ``MAX_SCAN_FILES``; hidden, vendored and system folders, other file
-  systems and symlinks skipped) serves every check for ``INDEX_TTL_SECONDS``; a walk that
-  stopped early reports no missing symbol.
-- No folder: nothing is checked.
+"""Memories checked against the code they cite: the paths, symbols (``parse_config()``) and
+config commands (``make <target>``, ``npm run <script>``) a text names, and whether the
+project's folder has them (URLs, absolute paths, ``~`` and ``..`` never looked at). A walk of
+the folder that stopped early reports no missing symbol.
 """
 
 from __future__ import annotations
@@ -32,24 +24,18 @@ rb php sh bash zsh sql html css scss vue svelte c h cpp hpp cs swift tf proto gr
 """.split())
 """File endings that make a word a path."""
 SOURCE_ENDINGS = FILE_ENDINGS - {"md", "rst", "txt", "lock"}
-"""Files scanned for symbols."""
 SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__", "venv", "dist", "build", "target",
                              "vendor", "site-packages"})
 """Folders never scanned for symbols (besides hidden ones)."""
 SYSTEM_FOLDERS = frozenset({"/proc", "/sys", "/dev", "/run"})
 """Folders of the system never walked (a root of ``/``); other file systems are skipped too."""
 MAX_SCAN_FILES = 5000
-"""Source files read at most for one folder's symbols."""
 MAX_SCAN_ENTRIES = 50_000
-"""Files and folders one walk of a folder sees at most (a root of ``$HOME`` or ``/``)."""
 INDEX_TTL_SECONDS = 10.0
-"""How long a folder's words serve checks before the folder is walked again."""
 CACHE_ROOTS = 64
-"""Folders whose words are kept (the cache is emptied past it)."""
 MAX_SCAN_FILE_BYTES = 1024 * 1024
 """Files bigger than this are never read (a symbol scan skips them, a config is not read)."""
 CACHE_FILES = 50_000
-"""Files whose words are cached, over every folder (the cache is emptied past it)."""
 
 _BACKTICKED = re.compile(r"`([^`\n]{1,200})`")
 _CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w{2,})\(\)")
@@ -96,7 +82,7 @@ def citations(text: str) -> Citations:
 
 
 def _regular_text(path: Path) -> str | None:
-    """A regular file's text (never through a symlink, at most ``MAX_SCAN_FILE_BYTES``), or None."""
+    """A regular file's text (not through a symlink, not too big), or None."""
     try:
         info = os.lstat(path)
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SCAN_FILE_BYTES:
@@ -117,9 +103,7 @@ class RootWords:
 
 
 class SymbolIndex:
-    """Each folder's words (one walk, kept ``INDEX_TTL_SECONDS``) and each file's words
-    (cached by size and mtime, so a walk again reads changed files only); shared by the
-    threads of a process."""
+    """Each folder's words (one walk, kept ``INDEX_TTL_SECONDS``) and each file's, shared."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._files: dict[str, tuple[int, int, frozenset[str]]] = {}
@@ -148,9 +132,7 @@ class SymbolIndex:
         return cached if cached and self._clock() - cached.made < INDEX_TTL_SECONDS else None
 
     def words(self, root: Path) -> RootWords:
-        """The words of ``root``'s source files: walked again once ``INDEX_TTL_SECONDS``
-        passed since the last walk of it; one walk at a time (a check that waited for
-        another's walk of the same folder uses its words)."""
+        """The words of ``root``'s source files, walked again after ``INDEX_TTL_SECONDS``."""
         key = os.path.realpath(root)
         found = self._kept(key)
         if found is not None:
@@ -164,9 +146,7 @@ class SymbolIndex:
         return found
 
     def walk(self, root: Path, now: float) -> RootWords:
-        """Read ``root``'s source files once: at most ``MAX_SCAN_ENTRIES`` files and folders
-        seen and ``MAX_SCAN_FILES`` files read, hidden, vendored and system folders, other
-        file systems and symlinks skipped."""
+        """Read ``root``'s source files once (bounded; hidden and vendored folders skipped)."""
         words: set[str] = set()
         seen = read = 0
         try:
@@ -190,7 +170,8 @@ class SymbolIndex:
                 except OSError:
                     continue
                 if stat.S_ISDIR(info.st_mode):
-                    if _scanned_folder(entry.path, entry.name) and info.st_dev == device:
+                    if not entry.name.startswith(".") and entry.name not in SKIPPED_FOLDERS \
+                            and entry.path not in SYSTEM_FOLDERS and info.st_dev == device:
                         inner.append(entry.path)
                 elif (stat.S_ISREG(info.st_mode) and info.st_size <= MAX_SCAN_FILE_BYTES
                       and entry.name.rsplit(".", 1)[-1].lower() in SOURCE_ENDINGS):
@@ -202,13 +183,7 @@ class SymbolIndex:
         return RootWords(frozenset(words), True, now)
 
 
-def _scanned_folder(path: str, name: str) -> bool:
-    return not name.startswith(".") and name not in SKIPPED_FOLDERS \
-        and path not in SYSTEM_FOLDERS
-
-
 SYMBOLS = SymbolIndex()
-"""The process's symbol cache."""
 
 
 def _command_missing(root: Path, config: str, key: str) -> str | None:
@@ -227,45 +202,31 @@ def _command_missing(root: Path, config: str, key: str) -> str | None:
 
 
 class Checker:
-    """Checks many memories' texts: each folder walked at most once (``SYMBOLS``), every
-    symbol looked up in that one walk's words."""
+    """Checks many memories' texts, each folder walked at most once (``SYMBOLS``)."""
 
     def __init__(self, index: SymbolIndex | None = None) -> None:
         self._index = index or SYMBOLS
         self._roots: dict[str, RootWords] = {}
 
-    def _root_words(self, folder: Path) -> RootWords:
-        key = str(folder)
-        if key not in self._roots:
-            self._roots[key] = self._index.words(folder)
-        return self._roots[key]
-
     def missing(self, text: str, root: str | None) -> tuple[str, ...]:
-        """Why ``text`` no longer matches the folder ``root``: one reason per citation that
-        is gone (empty when everything is there, or when there is no folder to look in)."""
+        """Why ``text`` no longer matches the folder ``root``: one reason per citation gone."""
         if not root:
             return ()
         folder = Path(root)
         cited = citations(text)
         if not (cited.paths or cited.symbols or cited.commands) or not folder.is_dir():
             return ()
-        reasons: list[str] = []
         real_folder = real_root(folder)
-        for cited_path in cited.paths:
-            path = folder / cited_path
-            if not is_within(path.parent, real_folder):
-                continue
-            try:
-                os.lstat(path)
-            except OSError:
-                reasons.append(f"{cited_path} not found")
+        reasons = [f"{path} not found" for path in cited.paths
+                   if is_within((folder / path).parent, real_folder)
+                   and not os.path.lexists(folder / path)]
         if cited.symbols:
-            found = self._root_words(folder)
+            if str(folder) not in self._roots:
+                self._roots[str(folder)] = self._index.words(folder)
+            found = self._roots[str(folder)]
             if found.whole:
                 reasons += [f"{symbol}() not found" for symbol in cited.symbols
                             if symbol not in found.words]
-        for config, key in cited.commands:
-            reason = _command_missing(folder, config, key)
-            if reason:
-                reasons.append(reason)
+        reasons += filter(None, (_command_missing(folder, config, key)
+                                 for config, key in cited.commands))
         return tuple(reasons)

@@ -1,10 +1,6 @@
 """A finished session's conversation, read back for model extraction: the turns of a
-Claude Code transcript or a Codex rollout (``.jsonl`` or ``.jsonl.zst``) as ``(who, text)``.
-
-Reading is bounded at any file size: a line over ``MAX_LINE_BYTES`` is passed over, messages
-are cut to ``MESSAGE_CHARS`` and tool text to ``TOOL_CHARS``, and only the first
-``HEAD_TURNS`` and last ``TAIL_TURNS`` turns are kept. Context the agent injected is not a
-turn (skipped as the importers skip it).
+Claude Code transcript or a Codex rollout as ``(who, text)``, bounded at any file size (the
+first ``HEAD_TURNS`` and last ``TAIL_TURNS``, each cut), injected context left out.
 """
 
 from __future__ import annotations
@@ -34,8 +30,7 @@ TOOL_CHARS = 200
 HEAD_TURNS = 20
 TAIL_TURNS = 60
 REDACT_MARGIN = 8_192
-"""Characters past a cut that are redacted with the part kept (longer than any secret's
-pattern: a PEM private key block is about 3,300)."""
+"""Characters past a cut redacted with the part kept (longer than any secret's pattern)."""
 
 
 @dataclass(frozen=True)
@@ -54,9 +49,8 @@ class Conversation:
 
 
 def cut(text: str, limit: int) -> str:
-    """``text`` stripped, redacted and cut to ``limit`` characters, with a marker saying how
-    many went. Redaction runs before the cut, over ``REDACT_MARGIN`` characters past it, so a
-    secret the cut would split is found whole and never leaves in part."""
+    """``text`` stripped, redacted and cut to ``limit`` characters with a marker; redaction
+    runs first, ``REDACT_MARGIN`` past the cut, so a secret it would split is found whole."""
     text = text.strip()
     if len(text) <= limit:
         return redact(text)
@@ -118,8 +112,7 @@ def _codex_turns(record: dict[str, Any]) -> Iterator[tuple[str, str]]:
 
 
 def read_conversation(path: str | Path) -> Conversation | None:
-    """The conversation of a transcript or rollout file, or None when it cannot be read
-    safely (as the transcript reader: a regular file, no symlink out of its own folder)."""
+    """The conversation of a transcript or rollout file, or None when unsafe to read."""
     file = Path(path)
     if not file.name.endswith((".jsonl", ZSTD_SUFFIX)):
         return None

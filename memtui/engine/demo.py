@@ -1,7 +1,5 @@
-"""The demo store: realistic sample data through the real engine, deterministic ids and times.
-
-``memtui --demo`` opens it; the snapshot tests and screenshots use it. The clock is fixed
-(starting ``DEMO_START``) and ids are sequential, so every run builds the same store.
+"""The demo store (``memtui --demo``, the snapshot tests, the screenshots): sample data
+through the real engine, with a fixed clock and sequential ids, so every run is the same.
 """
 
 from __future__ import annotations
@@ -59,10 +57,9 @@ def _seed_identity(store: StoreBackend, clock: FixedClock) -> dict[str, Engine]:
         ("decision", "Keeps secrets in 1Password and loads them with `op run`; never in .env."),
         ("fact", "Time zone is Europe/Berlin; stand-up is at 09:30 local time."),
     ]
-    ids: list[str] = []
     for kind, text in user_memories:
         _step(clock)
-        ids.append(alice.identity.add_memory(text, kind).id)
+        alice.identity.add_memory(text, kind)
     _step(clock)
     old = alice.identity.add_memory("Prefers 2-space indentation everywhere.", "preference")
     _step(clock)
@@ -91,23 +88,19 @@ def _seed_identity(store: StoreBackend, clock: FixedClock) -> dict[str, Engine]:
     _step(clock)
     bob.identity.supersede(first.id, "Static files are served from the CDN; WhiteNoise only "
                                      "in development.")
-    _step(clock)
-    bob.identity.add_memory("Bob prefers Go for small CLI tools.", "preference")
-    _step(clock)
-    bob.identity.add_memory("Terraform state lives in the shared S3 bucket with locking.",
-                            "fact", "infra")
-    _step(clock)
-    alice.identity.add_memory("Dev boxes are rebuilt every Sunday at 02:00 UTC.", "fact",
-                              "infra")
-    _step(clock)
-    alice.identity.add_memory("Training runs must pin the dataset snapshot id.", "convention",
-                              "ml-pipeline")
+    for engine, text, kind, project in (
+            (bob, "Bob prefers Go for small CLI tools.", "preference", None),
+            (bob, "Terraform state lives in the shared S3 bucket with locking.", "fact", "infra"),
+            (alice, "Dev boxes are rebuilt every Sunday at 02:00 UTC.", "fact", "infra"),
+            (alice, "Training runs must pin the dataset snapshot id.", "convention",
+             "ml-pipeline")):
+        _step(clock)
+        engine.identity.add_memory(text, kind, project)
     return {"alice": alice, "bob": bob, "carol": carol}
 
 
 def _seed_review(clock: FixedClock, engines: dict[str, Engine]) -> None:
-    """Alice reviews what agents write: an agent (through MCP) corrects a project memory
-    and adds one, and an import brings a user memory -- three rows in her inbox."""
+    """Three rows in Alice's inbox: an agent's correction and new memory, an import's."""
     alice = engines["alice"]
     alice.settings.update(review_new_memories=1)
     database = alice.identity.list_memories("webshop", search="Postgres 16 primary", limit=1)
@@ -134,15 +127,8 @@ DEMO_DOCUMENTS = {
 """A project bundle an agent would keep (the Bundles pane shows something on --demo)."""
 
 
-def _seed_bundles(clock: FixedClock, engines: dict[str, Engine]) -> None:
-    for path, content in DEMO_DOCUMENTS.items():
-        _step(clock)
-        engines["alice"].recall.put_document(DEMO_BUNDLE, path, content, 0)
-
-
 def build_demo_store(path: str | Path) -> StoreBackend:
-    """Create a new demo store at ``path`` (a file that must not hold a store yet, or the
-    URL of a database whose store is empty) and return it."""
+    """Create a new demo store at ``path`` (a new file, or an empty database's URL)."""
     clock = FixedClock(DEMO_START)
     if is_database_url(str(path)):
         store = open_store(str(path), clock=clock, ids=SequentialIds())
@@ -158,14 +144,15 @@ def build_demo_store(path: str | Path) -> StoreBackend:
     engines = _seed_identity(store, clock)
     seed_tasks(store, clock, engines)
     _seed_review(clock, engines)
-    _seed_bundles(clock, engines)
+    for path, content in DEMO_DOCUMENTS.items():
+        _step(clock)
+        engines["alice"].recall.put_document(DEMO_BUNDLE, path, content, 0)
     clock.now = DEMO_NOW
     return store
 
 
 def check_demo_store(path: Path) -> None:
-    """Refuse (``StoreError``) an existing file given to ``--demo`` that is not a demo store:
-    not a memtui store, or one without the demo's project (a store of your own)."""
+    """Refuse (``StoreError``) an existing file given to ``--demo`` that is not a demo store."""
     store = open_store(path)
     try:
         Engine(store, DEMO_USER).identity.get_project(DEMO_PROJECT)

@@ -16,7 +16,6 @@ from memtui.store.timeutil import FixedClock
 IDLE_WAIT_SECONDS = 20 * 60
 """Wait before a round so the tasks are idle (the default idle gate is 900 s)."""
 GAP_SECONDS = 47 * 60
-"""Time between two recorded tasks."""
 LOW_QUOTA_REMAINING = 0.1
 """Share of the limit left when the demo makes the quota run low (below the 20% gate)."""
 DEMO_QUOTA_USD = 25.0
@@ -151,25 +150,24 @@ BOB_CDN = _Spec("webshop", "Tune the CDN cache headers for static files",
                 "this safe. Verified with curl against the CDN edge in two regions.", 31, 0.2)
 
 
-def _round_one(alice: Engine, bob: Engine, clock: FixedClock) -> dict[str, Task]:
-    tasks = {"checkout": _record(alice, clock, CHECKOUT),
-             "rate_limit": _record(alice, clock, RATE_LIMIT)}
-    tasks["django"] = _record(alice, clock, DJANGO)
-    tasks["django_sub"] = _record(alice, clock, DJANGO_SUB, parent=tasks["django"].id)
-    tasks["export"] = _record(alice, clock, EXPORT)
-    alice.tasks.add_followup(tasks["export"].id, tasks["django_sub"].id,
+def _round_one(alice: Engine, bob: Engine, clock: FixedClock) -> Task:
+    """The first round's tasks; the checkout task (round two forgets its memory)."""
+    checkout = _record(alice, clock, CHECKOUT)
+    _record(alice, clock, RATE_LIMIT)
+    django = _record(alice, clock, DJANGO)
+    django_sub = _record(alice, clock, DJANGO_SUB, parent=django.id)
+    export = _record(alice, clock, EXPORT)
+    alice.tasks.add_followup(export.id, django_sub.id,
                              "While upgrading I saw the export serializer does one query per "
                              "order line; that is probably your slowness.")
-    tasks["rename"] = _record(alice, clock, RENAME)
-    tasks["bump"] = _record(alice, clock, BUMP)
-    tasks["incident"] = _record(alice, clock, INCIDENT)
-    alice.tasks.set_flags(tasks["incident"].id, generate="off")
-    tasks["features"] = _record(alice, clock, FEATURES)
-    tasks["eval"] = _record(alice, clock, EVAL, external_context=True, source="codex",
-                            external_tool="web_search",
-                            source_ref="rollout-2026-11-06T14-02-11-demo-eval")
+    for spec in (RENAME, BUMP):
+        _record(alice, clock, spec)
+    alice.tasks.set_flags(_record(alice, clock, INCIDENT).id, generate="off")
+    _record(alice, clock, FEATURES)
+    _record(alice, clock, EVAL, external_context=True, source="codex",
+            external_tool="web_search", source_ref="rollout-2026-11-06T14-02-11-demo-eval")
     clock.advance(GAP_SECONDS)
-    tasks["rollout"] = alice.tasks.add_task(
+    alice.tasks.add_task(
         ROLLOUT.project, ROLLOUT.goal, ROLLOUT.goal, ROLLOUT.result,
         clock() - timedelta(minutes=ROLLOUT.minutes), None, cost_usd=ROLLOUT.cost,
         source="codex", source_ref="rollout-2026-11-06T16-40-03-demo-train",
@@ -178,25 +176,25 @@ def _round_one(alice: Engine, bob: Engine, clock: FixedClock) -> dict[str, Task]
         _record(alice, clock, spec)
     _record(bob, clock, BOB_CDN)
     clock.advance(IDLE_WAIT_SECONDS)
-    tasks["search"] = _record(alice, clock, SEARCH)  # just finished: not idle yet
+    _record(alice, clock, SEARCH)  # just finished: not idle yet
     clock.advance(60)
     alice.extraction.run_round()
-    return tasks
+    return checkout
 
 
-def _round_two(alice: Engine, clock: FixedClock, tasks: dict[str, Task]) -> None:
-    checkout_log = alice.store.tasks.get_log(tasks["checkout"].id)
+def _round_two(alice: Engine, clock: FixedClock, checkout: Task) -> None:
+    checkout_log = alice.store.tasks.get_log(checkout.id)
     if checkout_log is not None and checkout_log.memory_id:
         alice.identity.forget(checkout_log.memory_id)
-    tasks["refunds"] = _record(alice, clock, REFUNDS)
+    refunds = _record(alice, clock, REFUNDS)
     clock.advance(5 * 60)
     alice.identity.add_memory("Refunds are issued from the admin only, through Stripe's "
                               "Refund API with one idempotency key per order line.",
-                              "decision", "webshop", source_thread_id=tasks["refunds"].id)
-    tasks["rate_limit_again"] = _record(alice, clock, RATE_LIMIT_AGAIN)
+                              "decision", "webshop", source_thread_id=refunds.id)
+    _record(alice, clock, RATE_LIMIT_AGAIN)
     clock.advance(IDLE_WAIT_SECONDS)
     alice.extraction.run_round()
-    tasks["cart_fix"] = _record(alice, clock, CART_FIX)
+    _record(alice, clock, CART_FIX)
     clock.advance(60)
     alice.extraction.run_round(force=True, limit=1)
 
@@ -237,8 +235,7 @@ def seed_tasks(store: StoreBackend, clock: FixedClock, engines: dict[str, Engine
     alice, bob = engines["alice"], engines["bob"]
     alice.settings.update(generate_memories=1, use_memories=1)
     alice.tasks.set_quota(DEMO_QUOTA_USD)
-    tasks = _round_one(alice, bob, clock)
-    _round_two(alice, clock, tasks)
+    _round_two(alice, clock, _round_one(alice, bob, clock))
     _quota_rounds(alice, clock)
     _error_round(alice, bob, clock)
     queued = _record(alice, clock, PAGINATION)

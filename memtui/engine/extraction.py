@@ -1,19 +1,8 @@
-"""Extraction: completed tasks become project-level ``fact`` memories, deterministically.
-
-A round scans at most ``ROUND_LIMIT`` of the actor's due ``completed`` tasks (never scanned
-first). A task already extracted or whose memory was forgotten is skipped; then the gates, in
-``REASONS`` order: ``generate_off``, ``not_idle`` and the shape gates (``force`` skips these
-two), ``external_context`` (with ``disable_on_external_context``), and the quota (fail closed:
-``quota_check_failed``). An eligible task becomes one memory, the redacted first goal (else
-prompt) line and the start of its result; an active auto memory of the same goal key in the
-project is superseded (``superseded_previous``).
-
-Tasks go in batches of ``BATCH_SIZE``, one write transaction each: every task is claimed and
-re-checked before anything is written, so two workers never extract a task twice. A task that
-raises is rolled back to a savepoint and logged as ``error``; a ``TransactionLost`` fails the
-round. With ``extraction_mode`` = ``model``, a task that passes the gates is asked of the model
-after its batch commits (``model_phase``, ``model_extraction``): capped, checked, redacted and
-written in a transaction of its own; a failure waits out a backoff.
+"""Extraction: completed tasks become project-level ``fact`` memories (docs/auto-memory.md),
+through the gates in ``REASONS`` order (``force`` skips ``not_idle`` and the shape gates; the
+quota fails closed). Tasks go in batches of ``BATCH_SIZE``, one write transaction each, every
+task claimed and re-checked first, so two workers never extract a task twice; in ``model``
+mode a task that passed the gates is asked of the model after its batch commits.
 """
 
 from __future__ import annotations
@@ -77,16 +66,12 @@ ROUND_LIMIT = 500
 BATCH_SIZE = 100
 """Tasks per write transaction: a stop request is honoured between batches."""
 RESULT_CHARS = 800
-"""How much of the result text a memory keeps."""
 EVIDENCE_KEPT_CHARS = 300
-"""How much of a model memory's evidence its text keeps."""
 MODEL_ROUND_SECONDS = 300.0
-"""Model mode: after this long asking the model, a round asks no more (the tasks it did not
-reach stay due for the next round), so a slow endpoint never holds the worker for long."""
+"""Model mode: after this long asking the model a round asks no more (the rest stay due)."""
 HALTING_FAILURES = ("timeout", "connection")
 """Model failures after which a consolidation pass asks about no more projects."""
 TITLE_MAX_CHARS = 300
-"""A first line longer than this is cut (with an ellipsis) in the memory and its goal key."""
 MAX_LOG_LIMIT = 10_000
 MAX_ROUND_LIMIT = 100_000
 AUTO_SOURCE = "auto"
@@ -105,13 +90,8 @@ ShouldStop = Callable[[], bool]
 
 def first_line(text: str) -> str:
     """The first non-blank line, stripped, cut to TITLE_MAX_CHARS."""
-    for line in text.splitlines():
-        stripped = line.strip()
-        if stripped:
-            if len(stripped) > TITLE_MAX_CHARS:
-                return stripped[:TITLE_MAX_CHARS - 1] + "…"
-            return stripped
-    return ""
+    line = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return line if len(line) <= TITLE_MAX_CHARS else line[:TITLE_MAX_CHARS - 1] + "…"
 
 
 def normalise(text: str) -> str:
@@ -119,35 +99,22 @@ def normalise(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def task_title(task: Task) -> str:
-    """The first line of the goal, else of the prompt."""
-    return first_line(task.goal) or first_line(task.prompt)
-
-
 def memory_content(task: Task) -> str:
-    """The memory text of a task: its first goal/prompt line and the start of its result,
-    redacted."""
+    """A task's memory text: its first goal (else prompt) line and result start, redacted."""
     result = task.result.strip()[:RESULT_CHARS].rstrip()
-    text = task_title(task) + ("\n" + result if result else "")
-    return redact(text)
+    title = first_line(task.goal) or first_line(task.prompt)
+    return redact(title + ("\n" + result if result else ""))
 
 
 def goal_key_of(content: str) -> str | None:
-    """The goal key of a memory content made by ``memory_content``: its first line (the
-    redacted goal or prompt line), normalised."""
+    """The goal key of a ``memory_content`` (its first line normalised)."""
     return normalise(content.split("\n", 1)[0]) or None
-
-
-def goal_key(task: Task) -> str | None:
-    """The normalised first goal line (else prompt line) that makes repeated work one memory."""
-    return normalise(redact(task_title(task))) or None
 
 
 @dataclass
 class RoundSummary(JsonMixin):
-    """What one round (or a backfill) did. ``scanned`` = extracted + superseded + skipped +
-    errors; ``superseded`` counts memories that replaced an older one (outcome
-    ``superseded_previous``), ``extracted`` the others."""
+    """What one round (or a backfill) did: ``scanned`` = extracted + superseded (memories that
+    replaced an older one) + skipped + errors."""
 
     scanned: int = 0
     extracted: int = 0
@@ -181,13 +148,13 @@ class RoundSummary(JsonMixin):
 
 @dataclass(frozen=True)
 class ConsolidationResult:
-    """What a consolidation pass superseded: (old id, surviving id) pairs, per scope."""
+    """What a consolidation pass superseded: (old id, surviving id) pairs, per scope, and in
+    model mode what each project's model pass proposed for review."""
 
     id: str
     superseded: tuple[tuple[str, str], ...]
     scopes: tuple[str, ...]
     passes: tuple[ProjectPass, ...] = ()
-    """Model mode: what each project's model pass proposed for review."""
 
     @property
     def proposed(self) -> int:
@@ -209,20 +176,18 @@ class ConsolidationResult:
 
 @dataclass
 class _Batch:
-    """Per-transaction inputs: the store time, the user's settings, a lazily read quota, and
-    the projects the user may write to (each read once per transaction)."""
+    """Per-transaction inputs, each read once: the store time, the user's settings, quota and
+    writable projects, and the tasks to ask the model after the transaction."""
 
     now: str
     settings: dict[str, Any]
     quota: QuotaStatus | Exception | None = None
     writable: dict[str, bool] = field(default_factory=dict)
     model_tasks: list[Task] = field(default_factory=list)
-    """Tasks that passed the gates in model mode: asked after the transaction."""
 
 
 class ExtractionApi(EngineArea):
-    """Extraction rounds, backfill, the extraction log and consolidation, for the actor's
-    own tasks."""
+    """Extraction rounds, backfill, the log and consolidation, for the actor's own tasks."""
 
     _round_id = "round_none"
     """The current round's id (the cost ledger groups calls by it)."""
@@ -232,8 +197,6 @@ class ExtractionApi(EngineArea):
     def _start_round(self) -> None:
         self._round_id = self._store.new_id("round")
         self._model_until = time.monotonic() + MODEL_ROUND_SECONDS
-
-    # ---- rounds ---------------------------------------------------------------------------
 
     def run_round(self, force: bool = False, limit: int = ROUND_LIMIT,
                   progress: Progress | None = None,
@@ -250,8 +213,7 @@ class ExtractionApi(EngineArea):
     def backfill(self, force: bool = False, progress: Progress | None = None,
                  should_stop: ShouldStop | None = None,
                  batch_limit: int = ROUND_LIMIT) -> RoundSummary:
-        """Rounds until every task that was due when it started has been scanned once
-        (``/memory backfill``), with progress over the whole run."""
+        """Rounds until every task due when it started was scanned once, with overall progress."""
         check_limit(batch_limit, MAX_ROUND_LIMIT)
         total = self._store.tasks.count_candidates(self.actor)
         summary = RoundSummary(forced=bool(force))
@@ -417,16 +379,12 @@ class ExtractionApi(EngineArea):
             task_id=task.id, user=task.user, project=task.project, outcome=outcome,
             reason=reason, memory_id=memory_id, forced=bool(force), at=at))
 
-    # ---- model mode -----------------------------------------------------------------------
-
     def _detail(self, task_id: str) -> TaskDetail:
         return self._store.model_ledger.details([task_id]).get(task_id) or \
             TaskDetail(task_id, self.actor)
 
     def _queue_for_model(self, row: ScanRow, context: _Batch) -> None:
-        """A task that passed the gates waits for its call, unless its last failure's backoff has
-        not run out (its log row is touched so that it goes to the back of the queue; it is not
-        counted)."""
+        """Queue a task for its model call, unless it waits out a backoff (then it goes last)."""
         self._check_writable(row.task.project, context)
         detail = self._detail(row.task.id)
         if detail.retry_at is not None and detail.retry_at > context.now and row.log:
@@ -436,7 +394,7 @@ class ExtractionApi(EngineArea):
 
     def _model_extract(self, task: Task, settings: dict[str, Any],
                        force: bool) -> tuple[str, str | None, str | None]:
-        """Ask the model about one task and write what it answered (see the module doc)."""
+        """Ask the model about one task and write what it answered."""
         answer, failure, stop, model = None, None, None, settings.get("extract_model") or ""
         try:
             endpoint = Endpoint.from_settings(settings)
@@ -483,8 +441,7 @@ class ExtractionApi(EngineArea):
 
     def _model_failed(self, task: Task, reason: str, words: str, force: bool,
                       detail: TaskDetail | None = None) -> tuple[str, str | None, str | None]:
-        """A failed model task's ``error`` row: not asked again before its backoff runs out,
-        left as ``model_gave_up`` after ``MAX_ATTEMPTS`` failures."""
+        """A failed model task's ``error`` row, with its backoff (at last ``model_gave_up``)."""
         now, detail = self._store.now(), detail or self._detail(task.id)
         attempts = detail.attempts + 1
         gave_up = attempts >= MAX_ATTEMPTS
@@ -503,8 +460,7 @@ class ExtractionApi(EngineArea):
 
     def _insert_proposed(self, task: Task, item: Proposed, settings: dict[str, Any],
                          now: str) -> str:
-        """One proposed memory through the extractor's write path: checked and redacted
-        again, with the evidence it rests on (forgetting the memory forgets that too); a
+        """One proposed memory, checked and redacted again, with the evidence it rests on; a
         user-level one (with its reason) always waits in the inbox."""
         user_level = item.scope == "user"
         text = item.text + f"\n\nEvidence: {item.evidence[:EVIDENCE_KEPT_CHARS]}" + (
@@ -535,12 +491,10 @@ class ExtractionApi(EngineArea):
         with self._store.transaction():
             self._store.audit.append(self.actor, "auto_memory_run", self.actor, detail)
 
-    # ---- log ------------------------------------------------------------------------------
-
     def log(self, limit: int = 50, *, after: PageCursor | None = None,
             before: PageCursor | None = None) -> list[LogEntry]:
-        """The extraction log of the actor's own tasks, most recent scan first; a keyset
-        page ``after`` a row's (``at``, ``task_id``) or just ``before`` it."""
+        """The extraction log of the actor's own tasks, newest first; a keyset page ``after``
+        a row's (``at``, ``task_id``) or just ``before`` it."""
         check_limit(limit, MAX_LOG_LIMIT)
         return self._with_details(
             self._store.tasks.log_page(self.actor, limit, after=after, before=before))
@@ -554,8 +508,7 @@ class ExtractionApi(EngineArea):
             self._store.tasks.log_at(self.actor, offset, limit, from_end=from_end))
 
     def _with_details(self, entries: list[LogEntry]) -> list[LogEntry]:
-        """Log rows with their words (a model failure, the tool that made a session
-        external context) and, for a failed model call, when it is tried again."""
+        """Log rows with their words and when a failed model call is tried again."""
         details = self._store.model_ledger.details([entry.task_id for entry in entries])
         shown: list[LogEntry] = []
         for entry in entries:
@@ -568,16 +521,14 @@ class ExtractionApi(EngineArea):
         return shown
 
     def cost(self, limit: int = 30) -> dict[str, Any]:
-        """The actor's model cost ledger: calls and tokens in and out today and this month
-        (UTC), against the caps, and per day, per round and per task (latest first, at most
-        ``limit`` each)."""
+        """The actor's model cost ledger: calls and tokens today and this month (UTC) against
+        the caps, and per day, round and task (latest first, at most ``limit`` each)."""
         check_limit(limit, MAX_LOG_LIMIT)
         return self._cost({name: [row.to_json() for row in self._store.model_ledger.totals(
             self.actor, name, limit)] for name in ("day", "round", "task")})
 
     def cost_summary(self) -> dict[str, Any]:
-        """``cost`` without its lists: today and this month against the caps, read from this
-        month's calls only (what the Log pane's title shows)."""
+        """``cost`` without its lists (what the Log pane's title shows)."""
         return self._cost({"day": [], "round": [], "task": []})
 
     def _cost(self, by: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
@@ -606,15 +557,11 @@ class ExtractionApi(EngineArea):
         """How many of the actor's tasks are due for a scan (what a backfill would visit)."""
         return self._store.tasks.count_candidates(self.actor)
 
-    # ---- consolidation --------------------------------------------------------------------
-
     def consolidate(self, should_stop: ShouldStop | None = None) -> ConsolidationResult:
-        """Supersede active memories duplicating another in the same scope (same normalised
-        content or goal key; the newest survives), in the actor's user memories and every
-        project it can write: one transaction, recorded and audited (ids only). In model mode
-        a model pass per project then proposes supersedes into the inbox
-        (``model_consolidation``), until ``should_stop``, ``MODEL_ROUND_SECONDS`` or a
-        ``HALTING_FAILURES`` failure."""
+        """Supersede active memories duplicating another in the same scope (the actor's user
+        memories, each project it can write) in one transaction; in model mode a model pass
+        per project then proposes supersedes into the inbox, until ``should_stop``,
+        ``MODEL_ROUND_SECONDS`` or a ``HALTING_FAILURES`` failure."""
         with self._store.transaction():
             scopes: list[tuple[str, list[DedupeRow]]] = [
                 ("user", self._store.tasks.active_memories(owner=self.actor))]
@@ -660,9 +607,8 @@ class ExtractionApi(EngineArea):
 
 
 def duplicate_pairs(rows: Sequence[DedupeRow]) -> list[tuple[str, str]]:
-    """(old id, surviving id) for every memory duplicating a newer one in ``rows``: rows
-    linked by equal normalised content or equal goal key form one group; the newest (by
-    creation time, then id) survives."""
+    """(old id, surviving id) for every memory duplicating a newer one in ``rows`` (equal
+    normalised content or goal key); the newest of a group survives."""
     parent: dict[str, str] = {row.id: row.id for row in rows}
 
     def find(node: str) -> str:
@@ -686,9 +632,6 @@ def duplicate_pairs(rows: Sequence[DedupeRow]) -> list[tuple[str, str]]:
         groups.setdefault(find(row.id), []).append(row)
     pairs: list[tuple[str, str]] = []
     for members in groups.values():
-        if len(members) < 2:
-            continue
-        newest = max(members, key=lambda r: (r.created_at, r.id))
-        pairs += [(r.id, newest.id) for r in sorted(members, key=lambda r: (r.created_at, r.id))
-                  if r.id != newest.id]
+        ordered = sorted(members, key=lambda r: (r.created_at, r.id))
+        pairs += [(row.id, ordered[-1].id) for row in ordered[:-1]]
     return pairs

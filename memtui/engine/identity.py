@@ -18,6 +18,7 @@ from memtui.engine.review_rules import (
     is_agent_source,
     status_for_new,
 )
+from memtui.engine.settings import load_settings
 from memtui.engine.validation import (
     MAX_LABEL_BYTES,
     MAX_PATH_BYTES,
@@ -59,8 +60,7 @@ AGENTS_MAY_NOT_FORGET = (
 
 
 class NarrowedRows(NamedTuple):
-    """The first rows of a narrowed search's list (``IdentityApi.narrowed_rows``): ``whole`` when
-    they are the entire list."""
+    """The first rows of a narrowed search's list: ``whole`` when they are all of it."""
 
     rows: tuple[Memory, ...]
     whole: bool
@@ -73,9 +73,8 @@ class ForgetResult:
     memory_id: str
     removed_ids: tuple[str, ...]
     purged: bool = True
-    """Whether the text is gone from the database files too (see ``memtui.engine.purge``)."""
+    """Whether the text is gone from the database files too (``memtui.engine.purge``)."""
     purge_reason: str | None = None
-    """Why it is not yet (a reader kept the write-ahead log from being truncated)."""
 
     @property
     def count(self) -> int:
@@ -145,15 +144,9 @@ def deepest_root(path: str | os.PathLike[str], projects: Iterable[Project]) -> P
     """Of ``projects``, the one whose root path holds ``path`` (is it or a folder above it);
     when several do, the deepest root wins. None when no root holds it."""
     target = Path(path).expanduser().resolve()
-    best: Project | None = None
-    for project in projects:
-        if not project.root_path:
-            continue
-        root = Path(project.root_path)
-        if (target == root or root in target.parents) and (
-                best is None or len(project.root_path) > len(best.root_path or "")):
-            best = project
-    return best
+    holding = [project for project in projects if project.root_path and (
+        target == Path(project.root_path) or Path(project.root_path) in target.parents)]
+    return max(holding, key=lambda project: len(project.root_path or ""), default=None)
 
 
 class IdentityApi(EngineArea):
@@ -161,8 +154,6 @@ class IdentityApi(EngineArea):
 
     def _audit(self, action: str, target: str | None, **detail: Any) -> None:
         self._store.audit.append(self.actor, action, target, self._engine.audit_detail(detail))
-
-    # ---- projects -----------------------------------------------------------------------
 
     def create_project(self, project_id: str, name: str | None = None,
                        root: str | None = None, summary: str = "") -> Project:
@@ -215,12 +206,11 @@ class IdentityApi(EngineArea):
         return self._store.identity.role(project_id, self.actor)
 
     def can_write(self, project_id: str) -> bool:
-        """Whether the actor has ``create_task`` on the project."""
+        """Whether the actor may write to the project."""
         return perm.CREATE_TASK in perm.permissions(self._store, project_id, self.actor)
 
     def write_refusal(self, project: str | None = None) -> str | None:
-        """Why the actor may not add, correct or forget memories in a scope (the actor's own user
-        memories without ``project``), or None when they may."""
+        """Why the actor may not change memories of ``project`` (or its own), else None."""
         if self._store.read_only:
             return READ_ONLY_REASON
         if project is None:
@@ -232,8 +222,7 @@ class IdentityApi(EngineArea):
         return None
 
     def accept_project(self, project_id: str) -> bool:
-        """Accept the actor's membership of a project someone else gave it, so that memtui may
-        choose the project for the actor's folders; whether it was not accepted before."""
+        """Accept a membership someone gave the actor; whether it was not accepted before."""
         with self._store.transaction():
             project = perm.readable_project(self._store, project_id, self.actor)
             changed = project.created_by != self.actor and \
@@ -243,26 +232,18 @@ class IdentityApi(EngineArea):
         return changed
 
     def chosen_projects(self) -> list[Project]:
-        """The projects memtui may choose for the actor's folders: those the actor made and
-        those whose membership it accepted (``accept_project``), by id."""
+        """The projects the actor made or accepted (``accept_project``): memtui's choices."""
         return self._store.identity.chosen_projects(self.actor)
 
     def project_for_path(self, path: str | os.PathLike[str]) -> Project | None:
-        """The project memtui chooses for ``path`` (hooks, MCP, imports, the app): of the
-        ``chosen_projects``, the one whose root holds it, the deepest root winning
-        (``deepest_root``). A project another user made the actor a member of counts only
-        once accepted, so no one can claim another user's folders."""
+        """The project memtui chooses for ``path``: ``deepest_root`` of ``chosen_projects``."""
         return deepest_root(path, self.chosen_projects())
-
-    # ---- profile ------------------------------------------------------------------------
 
     def profile(self) -> Profile:
         """The actor's own profile (a default one if never written)."""
-        found = self._store.identity.get_profile(self.actor)
-        if found is not None:
-            return found
-        return Profile(user_id=self.actor, display_name=self.actor, timezone="UTC",
-                       preferences={}, updated_at=None)
+        return self._store.identity.get_profile(self.actor) or Profile(
+            user_id=self.actor, display_name=self.actor, timezone="UTC", preferences={},
+            updated_at=None)
 
     def update_profile(self, *, display_name: str | None = None, timezone: str | None = None,
                        preferences: dict[str, Any] | None = None,
@@ -276,34 +257,26 @@ class IdentityApi(EngineArea):
         if timezone is not None:
             check_timezone(timezone)
         current = self.profile()
-        prefs = dict(current.preferences)
-        if preferences is not None:
-            prefs = dict(check_preferences(preferences))
+        prefs = dict(current.preferences if preferences is None else check_preferences(preferences))
         if set_preferences is not None:
             prefs.update(check_preferences(set_preferences))
         prefs = clean_preferences(prefs)
         updated = replace(current, display_name=display_name or current.display_name,
                           timezone=timezone or current.timezone, preferences=prefs,
                           updated_at=self._store.now())
-        if current.updated_at is not None and (
-                updated.display_name, updated.timezone, updated.preferences) == (
-                current.display_name, current.timezone, current.preferences):
-            # (a profile never saved is written: the first save also makes the user)
+        if current.updated_at is not None and replace(updated, updated_at=None) == replace(
+                current, updated_at=None):  # the first save is written: it makes the user
             if require_change:
                 raise Unchanged("nothing changed: the profile is saved as it is")
             return current
         with self._store.transaction():
             self._store.identity.ensure_user(self.actor)
             self._store.identity.save_profile(updated)
+            given = {"display_name": display_name, "preferences": preferences,
+                     "set_preferences": set_preferences, "timezone": timezone}
             self._audit("profile_updated", self.actor,
-                        fields=sorted(k for k, v in (("display_name", display_name),
-                                                     ("timezone", timezone),
-                                                     ("preferences", preferences),
-                                                     ("set_preferences", set_preferences))
-                                      if v is not None))
+                        fields=[key for key, value in given.items() if value is not None])
         return updated
-
-    # ---- memories -----------------------------------------------------------------------
 
     def add_memory(self, content: str, kind: str = "fact", project: str | None = None, *,
                    source: str = "manual", source_thread_id: str | None = None) -> Memory:
@@ -334,8 +307,7 @@ class IdentityApi(EngineArea):
     def memory_filter(self, project: str | None = None, *, kind: str | None = None,
                       status: str | None = "active", source: str | None = None,
                       search: str | None = None) -> MemoryFilter:
-        """A checked list filter for the actor: user scope without a project, else that
-        project's (NotFound if the actor cannot read it)."""
+        """A checked list filter for the actor: its user memories, else ``project``'s."""
         if kind is not None:
             check_kind(kind)
         if status not in (None, "all", *STATUSES):
@@ -362,8 +334,7 @@ class IdentityApi(EngineArea):
         return self._store.memories.page(flt, limit, after=after)
 
     def all_active_memories(self, project: str | None = None) -> list[Memory]:
-        """Every active memory of the list ``list_memories`` gives (the actor's user memories,
-        or one project's), oldest first: what an export writes out."""
+        """Every active memory of ``list_memories``'s list, oldest first (for an export)."""
         memories: list[Memory] = []
         after: PageCursor | None = None
         while True:
@@ -377,8 +348,7 @@ class IdentityApi(EngineArea):
         return memories
 
     def _readable_filter(self, flt: MemoryFilter) -> MemoryFilter:
-        """``flt`` if the actor may read its list (another user's list, or a project the
-        actor cannot read, is NotFound): a filter made by ``memory_filter`` always is."""
+        """``flt`` if the actor may read its list (as ``memory_filter``'s are), else NotFound."""
         if flt.scope == "user" and flt.owner == self.actor:
             return flt
         if flt.scope == "project" and flt.project is not None:
@@ -391,32 +361,28 @@ class IdentityApi(EngineArea):
         return self._store.memories.count(self._readable_filter(flt))
 
     def count_memories_at_most(self, flt: MemoryFilter, cap: int) -> int:
-        """How many memories a filter (from ``memory_filter``) holds, counting no further
-        than ``cap`` (cheap at any size; for a search's count while typing)."""
+        """``count_memories``, counting no further than ``cap`` (cheap at any size)."""
         return self._store.memories.count_at_most(self._readable_filter(flt), cap)
 
     def memory_page(self, flt: MemoryFilter, limit: int, *, after: PageCursor | None = None,
                     before: PageCursor | None = None) -> list[Memory]:
-        """A page of a filter's list (from ``memory_filter``) in list order, newest first,
-        by keyset: the ``limit`` rows ``after`` a row (older) or just ``before`` it (newer);
-        from the top without either."""
+        """A page of a filter's list (from ``memory_filter``), newest first, by keyset: the
+        ``limit`` rows ``after`` a row (older) or just ``before`` it; from the top without."""
         return self._store.memories.page(self._readable_filter(flt), limit, after=after,
                                          before=before)
 
     def memories_at(self, flt: MemoryFilter, offset: int, limit: int, *,
                     from_end: bool = False) -> list[Memory]:
-        """A page of a filter's list (from ``memory_filter``) by position: ``limit`` rows
-        ``offset`` rows from the top, or with ``from_end`` the ``limit`` rows ending
-        ``offset`` rows above the bottom; in list order."""
+        """A page of a filter's list (from ``memory_filter``) by position, ``offset`` rows from
+        the top (or with ``from_end``, ending ``offset`` rows above the bottom)."""
         return self._store.memories.list_at(self._readable_filter(flt), offset, limit,
                                             from_end=from_end)
 
     def narrowed_rows(self, old: MemoryFilter, new: MemoryFilter, rows: Sequence[Memory], *,
                       whole: bool) -> NarrowedRows | None:
-        """The first rows of ``new``'s list worked out from ``rows``, the first rows of
-        ``old``'s (``whole``: all of them), without a query: when ``new``'s search narrows
-        ``old``'s, they are the rows in hand that match, up to the first the store cannot
-        judge (``MemoryRepository.narrowing``); None when it does not (always on PostgreSQL)."""
+        """The first rows of ``new``'s list from ``rows``, the first of ``old``'s (``whole``: all
+        of them), without a query when ``new``'s search narrows ``old``'s (up to the first row
+        the store cannot judge); None when it does not (always on PostgreSQL)."""
         if new.search is None or replace(old, search=new.search) != new:
             return None
         matches = self._store.memories.narrowing(old.search, new.search)
@@ -486,11 +452,9 @@ class IdentityApi(EngineArea):
             return self._store.memories.get_many(self._store.memories.chain_ids(memory_id))
 
     def newest_version(self, memory_id: str) -> Memory | None:
-        """The active version a visible memory's chain ends in (the memory itself when it
-        is active; its successor after a correction), or None when the chain has none."""
-        versions = self.history(memory_id)
-        return next((version for version in reversed(versions)
-                     if version.status == "active"), None)
+        """The active version a visible memory's chain ends in, or None when it has none."""
+        return next((version for version in reversed(self.history(memory_id))
+                     if version.status == ACTIVE), None)
 
     def chain_size(self, memory_id: str) -> int:
         """How many versions a forget of this memory would remove."""
@@ -517,9 +481,9 @@ class IdentityApi(EngineArea):
             ids += [pending for pending in self._store.memories.pending_replacing(ids)
                     if pending not in ids]
             versions = self._store.memories.get_many(ids)
-            for version in versions:
-                if version.scope == "user" and version.owner != self.actor:
-                    raise perm.memory_not_found(memory_id)
+            if any(version.scope == "user" and version.owner != self.actor
+                   for version in versions):
+                raise perm.memory_not_found(memory_id)
             now = self._store.now()
             for version in versions:
                 if version.source_thread_id:
@@ -533,10 +497,7 @@ class IdentityApi(EngineArea):
         return ForgetResult(memory_id=memory_id, removed_ids=tuple(sorted(ids)))
 
     def forget_by_agent(self, memory_id: str) -> ForgetResult:
-        """A forget asked by an agent (MCP): refused with PermissionDenied, whatever the id,
-        unless the actor switched on ``agents_may_forget``; then an ordinary forget."""
-        from memtui.engine.settings import load_settings
-
+        """An agent's forget (MCP): PermissionDenied unless ``agents_may_forget`` is on."""
         if not load_settings(self._store, self.actor)["agents_may_forget"]:
             raise PermissionDenied(AGENTS_MAY_NOT_FORGET)
         return self.forget(memory_id)
@@ -554,8 +515,6 @@ class IdentityApi(EngineArea):
                 results.append(result)
         return self._purged(results) if results else results
 
-    # ---- context ------------------------------------------------------------------------
-
     def latest(self, project: str | None) -> tuple[list[Memory], list[Memory]]:
         """The latest active user memories and project memories (CONTEXT_LIMIT each)."""
         with self._store.snapshot():
@@ -569,15 +528,12 @@ class IdentityApi(EngineArea):
     def context(self, project: str | None = None) -> IdentityContext:
         """The identity context (read only; nothing is injected anywhere)."""
         users, projects = self.latest(project)
-        summary = ""
-        if project is not None:
-            summary = perm.readable_project(self._store, project, self.actor).summary
+        summary = "" if project is None else \
+            perm.readable_project(self._store, project, self.actor).summary
         return IdentityContext(profile=self.profile(), user_memories=tuple(users),
                                project_memories=tuple(projects),
                                text=render_memory_block(users, projects),
                                project_summary=summary)
-
-    # ---- audit --------------------------------------------------------------------------
 
     def audit(self, limit: int = 50) -> list[AuditEntry]:
         """The actor's own audit entries, newest first."""

@@ -1,15 +1,7 @@
-"""First-turn injection: memories prefixed to an in-memory copy of a task's text.
-
-- Only the task's own user prepares its injection (PermissionDenied for another reader).
-- Nothing for a continuation (``not_first_turn``) or a coordinator (a task with sub-tasks);
-  ``use_off`` when the task override, else ``use_memories``, is off; ``no_memories`` when
-  there is nothing to inject.
-- The text: ``INJECTION_HEADER``, the latest ``CONTEXT_LIMIT`` active user and project
-  memories, a blank line, the original prompt (and goal). The stored task never changes.
-  With ``skip_stale_memories``, memories whose citations are gone are left out (checked
-  before the store is held).
-- ``apply=True`` audits ``worker_memory_injected`` and bumps usage in one transaction.
-- Any failure after the task was read fails open (``failed_open``, the original text).
+"""First-turn injection: ``INJECTION_HEADER`` and the latest ``CONTEXT_LIMIT`` active user and
+project memories prefixed to an in-memory copy of a task's text (the stored task never
+changes); nothing for a continuation or a coordinator, or with ``use_memories`` off. Any
+failure fails open (``failed_open``).
 """
 
 from __future__ import annotations
@@ -27,7 +19,7 @@ from memtui.errors import PermissionDenied
 from memtui.jsonable import JsonMixin
 
 if TYPE_CHECKING:
-    from memtui.store.models import Memory, Task
+    from memtui.store.models import Task
 
 log = logging.getLogger(__name__)
 
@@ -50,11 +42,6 @@ class InjectionResult(JsonMixin):
     prompt: str
     goal: str
     memory_ids: tuple[str, ...] = ()
-
-
-def prefix_block(user_memories: list[Memory], project_memories: list[Memory]) -> str:
-    """The header and the memory block that go before a prompt or goal."""
-    return INJECTION_HEADER + "\n" + render_memory_block(user_memories, project_memories)
 
 
 def _with_prefix(prefix: str, text: str) -> str:
@@ -80,10 +67,9 @@ class InjectionApi(EngineArea):
             return InjectionResult(task.id, False, FAILED_OPEN, task.prompt, task.goal)
 
     def _prepare(self, task: Task, apply: bool) -> InjectionResult:
-        if task.continuation:
-            return InjectionResult(task.id, False, NOT_FIRST_TURN, task.prompt, task.goal)
-        if self._store.tasks.has_children(task.id):
-            return InjectionResult(task.id, False, COORDINATOR, task.prompt, task.goal)
+        if task.continuation or self._store.tasks.has_children(task.id):
+            reason = NOT_FIRST_TURN if task.continuation else COORDINATOR
+            return InjectionResult(task.id, False, reason, task.prompt, task.goal)
         use = task.use_memories if task.use_memories is not None \
             else load_settings(self._store, self.actor)["use_memories"]
         if not use:
@@ -108,15 +94,13 @@ class InjectionApi(EngineArea):
             return result
 
     def _readable(self, project: str | None) -> str | None:
-        """``project`` when the actor can read it, else None."""
-        if project is not None and perm.READ in perm.permissions(self._store, project,
-                                                                 self.actor):
-            return project
-        return None
+        readable = project is not None and perm.READ in perm.permissions(
+            self._store, project, self.actor)
+        return project if readable else None
 
     def _stale_ids(self, project: str | None) -> frozenset[str]:
-        """The project's latest memories to leave out (``skip_stale_memories``), checked before any
-        transaction opens: the check reads the project's folder."""
+        """The project's latest memories to leave out (``skip_stale_memories``), checked before
+        any transaction opens (it reads the project's folder)."""
         readable = self._readable(project)
         if readable is None or not load_settings(self._store, self.actor)["skip_stale_memories"]:
             return frozenset()
@@ -128,15 +112,14 @@ class InjectionApi(EngineArea):
         projects = [memory for memory in projects if memory.id not in skip]
         if not users and not projects:
             return InjectionResult(task_id, False, NO_MEMORIES, prompt, goal)
-        prefix = prefix_block(users, projects)
+        prefix = INJECTION_HEADER + "\n" + render_memory_block(users, projects)
         return InjectionResult(task_id, True, INJECTED, _with_prefix(prefix, prompt),
                                _with_prefix(prefix, goal) if goal else goal,
                                tuple(m.id for m in (*users, *projects)))
 
     def preview_for_project(self, project: str, prompt: str = "",
                             goal: str = "") -> InjectionResult:
-        """What a new first-turn task of the actor in ``project`` would receive (the app's preview
-        pane, the service's ``context.prepare``)."""
+        """What a new first-turn task of the actor in ``project`` would receive."""
         prompt = check_text(prompt or "", "prompt", max_bytes=MAX_PREVIEW_TEXT_BYTES,
                             allow_empty=True)
         goal = check_text(goal or "", "goal", max_bytes=MAX_PREVIEW_TEXT_BYTES,
@@ -148,9 +131,8 @@ class InjectionApi(EngineArea):
     def for_session(self, project: str | None, session: str | None = None,
                     apply: bool = False) -> InjectionResult:
         """What a new agent session starts with (a session-start hook, MCP's
-        ``memory_context``): the injection block alone, for a readable ``project`` or, with
-        None, the user memories only; the module doc's rules otherwise (audited naming
-        ``session``)."""
+        ``memory_context``): the injection block alone, for a readable ``project`` (None: the
+        user memories only), audited naming ``session``."""
         if project is not None:
             perm.readable_project(self._store, project, self.actor)
         return self._when_used(project, "", "", apply, session,
@@ -158,8 +140,7 @@ class InjectionApi(EngineArea):
 
     def _when_used(self, project: str | None, prompt: str, goal: str, apply: bool,
                    audit_target: str | None, what: str) -> InjectionResult:
-        """``_inject`` when the actor's ``use_memories`` is on; on any error it fails open
-        (the text as it was)."""
+        """``_inject`` when the actor's ``use_memories`` is on; fails open."""
         try:
             if not load_settings(self._store, self.actor)["use_memories"]:
                 return InjectionResult(None, False, USE_OFF, prompt, goal)

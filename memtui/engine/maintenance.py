@@ -1,13 +1,12 @@
 """Maintenance: ``doctor`` (integrity, memtui's invariants, every row's rules), export and
-import. Import and ``doctor`` check each row with ``memtui.engine.rows``, the write paths'
-own column rules: the first bad row refuses the whole import, nothing written. Export holds
-what the actor may read (``USER_SCOPE``); the whole store only for the store file's OS owner.
+import. Both check each row with ``memtui.engine.rows`` (the first bad row refuses a whole
+import); export holds what the actor may read, the whole store only for the file's owner.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -33,8 +32,6 @@ PURGE_PROBLEM_START = "forgotten text"
 """How ``doctor`` begins the problem of forgotten text still in the write-ahead log."""
 FULLTEXT_TABLES = ("memories", "tasks", "interactions")
 """Tables with a full-text index (rebuilt after ``--repair`` rewrites their text)."""
-
-
 RENUMBERED_ON_MERGE = ("memories", "tasks", "interactions", "consolidations")
 """Tables with a text id whose internal row number is reassigned when merging."""
 
@@ -47,9 +44,7 @@ class DoctorReport:
     repaired: list[str] = field(default_factory=list)
     vacuum_asked: bool = False
     vacuum: VacuumResult | None = None
-    """The vacuum's result (None when it was not asked for, or was skipped)."""
     vacuum_skipped: str | None = None
-    """Why an asked-for vacuum did not run."""
 
     @property
     def healthy(self) -> bool:
@@ -59,13 +54,11 @@ class DoctorReport:
     @property
     def finished(self) -> bool:
         """Healthy, and an asked-for vacuum ran to the end (the exit status 0 of ``doctor``)."""
-        if not self.healthy:
-            return False
-        return not self.vacuum_asked or (self.vacuum is not None and self.vacuum.pending is None)
+        return self.healthy and (not self.vacuum_asked or (
+            self.vacuum is not None and self.vacuum.pending is None))
 
     def to_json(self) -> dict[str, Any]:
-        """The report as a JSON object (``vacuum`` only when it was asked for: the result,
-        or ``{"skipped": reason}``)."""
+        """The report as JSON (``vacuum`` when asked for: the result, or ``{"skipped"}``)."""
         out: dict[str, Any] = {"healthy": self.healthy, "problems": self.problems,
                                "repaired": self.repaired}
         if self.vacuum_asked:
@@ -84,8 +77,8 @@ class ImportReport(JsonMixin):
 
 @dataclass(frozen=True)
 class _Fix:
-    """A safe fix ``doctor`` found: the row, the finding, and the value it was made for
-    (``--repair`` rewrites only a value still equal to it)."""
+    """A safe fix ``doctor`` found, and the value it was made for (``--repair`` rewrites only
+    a value still equal to it)."""
 
     table: str
     rowid: int
@@ -96,13 +89,9 @@ class _Fix:
 class MaintenanceApi(EngineArea):
     """Whole-store operations. They act on the file, so they are for whoever holds it."""
 
-    # ---- doctor -------------------------------------------------------------------------
-
     def check(self) -> list[str]:
-        """Every problem found: SQLite's integrity, foreign keys, full-text indexes, chains,
-        tombstones, log rows, and each row against its table's rules."""
-        problems, _fixes = self._check()
-        return problems
+        """Every problem found: integrity, memtui's invariants, each row against its rules."""
+        return self._check()[0]
 
     def _check(self) -> tuple[list[str], list[_Fix]]:
         try:
@@ -116,10 +105,8 @@ class MaintenanceApi(EngineArea):
                 problems += sql.tombstone_problems(self._store)
                 problems += sql.log_problems(self._store)
                 problems += self._purge_problems()
-            # Outside the snapshot, whose full-text integrity check holds the write lock: the
-            # row scan (minutes at a million rows) reads batch by batch, each a short read of
-            # its own, so writers and a forget's purge go on meanwhile. Each row's rules need
-            # no store-wide view, and --repair rewrites only a value still as it was read.
+            # Outside the snapshot (its full-text check holds the write lock): the long row
+            # scan reads batch by batch, so writers and a forget's purge go on meanwhile.
             row_problems, fixes = self._row_problems()
             problems += row_problems
         except StoreError as error:
@@ -128,16 +115,18 @@ class MaintenanceApi(EngineArea):
         return problems, fixes
 
     def _row_problems(self) -> tuple[list[str], list[_Fix]]:
-        """Rows that break their table's rules (what import would refuse or store
-        differently), and the safe fixes among them."""
-        from memtui.engine.rows import row_findings
+        """Rows that break their table's rules, and the safe fixes among them."""
+        from memtui.engine.rows import RowFinding, row_findings
 
         problems: list[str] = []
         fixes: list[_Fix] = []
         more = 0
         for table in sql.EXPORT_TABLES:
             for rowid, row in sql.scan_rows(self._store, table):
-                findings = _undecodable(row) or row_findings(table, row)
+                undecodable = [RowFinding(column, f"{column}: text is not valid UTF-8", False)
+                               for column, value in row.items()
+                               if isinstance(value, sql.UndecodableText)]
+                findings = undecodable or row_findings(table, row)
                 for finding in findings:
                     if len(problems) < ROW_PROBLEMS_LIMIT:
                         problems.append(f"{table} row {_row_name(table, rowid, row)}: "
@@ -152,8 +141,7 @@ class MaintenanceApi(EngineArea):
         return problems, fixes
 
     def _purge_problems(self) -> list[str]:
-        """Forgotten text still in the write-ahead log: a forget whose truncating checkpoint
-        a reader prevented, while the log still holds frames."""
+        """Forgotten text still in the write-ahead log (a reader prevented the checkpoint)."""
         status = purge.pending(self._store)
         if status.purged or self._store.purge_backlog_bytes() == 0:
             return []
@@ -162,12 +150,9 @@ class MaintenanceApi(EngineArea):
 
     def doctor(self, repair: bool = False, vacuum: bool = False,
                full: bool = False) -> DoctorReport:
-        """Check the store; with ``repair``, fix what is safe to fix, then check again; with
-        ``vacuum``, then vacuum it (``Store.vacuum``; ``full``: ``VACUUM FULL`` where the
-        backend has one) -- unless the file itself is damaged, which a rewrite could make
-        worse (``vacuum_skipped`` says so).
-        Safe fixes only (indexes, orphan log rows, redaction, time forms, secret preference
-        keys); anything else is reported, never guessed at."""
+        """Check the store; with ``repair``, fix what is safe to fix (indexes, orphan log rows,
+        redaction, time forms, secret preference keys), then check again; with ``vacuum``,
+        then vacuum it (``full``: ``VACUUM FULL``) unless the file itself is damaged."""
         report = self._doctor(repair)
         if vacuum:
             report.vacuum_asked = True
@@ -183,9 +168,7 @@ class MaintenanceApi(EngineArea):
         return report
 
     def vacuum(self, full: bool = False) -> VacuumResult:
-        """Give the space of deleted rows back and rewrite the pages that held them
-        (``Store.vacuum``), then finish any forget still waiting for its text to leave the
-        write-ahead log."""
+        """``Store.vacuum``, then finish the forgets still waiting for it."""
         result = self._store.vacuum(full)
         purge.finish(self._store, purge.PURGE_RETRY_WAIT_S)
         return result
@@ -220,12 +203,9 @@ class MaintenanceApi(EngineArea):
         report.problems = self.check()
         return report
 
-    # ---- export / import ----------------------------------------------------------------
-
-    def export_lines(self, *, everything: bool = False) -> Iterator[str]:
-        """JSON Lines: a header, then one ``{"table", "row"}`` per row. By default the rows
-        the acting user may read (``USER_SCOPE``); ``everything``: the whole store, only for
-        the OS user who owns the store file (``PermissionDenied`` otherwise)."""
+    def export_lines(self, *, everything: bool = False) -> Generator[str, None, None]:
+        """JSON Lines: a header, then one ``{"table", "row"}`` per row the acting user may read
+        (``USER_SCOPE``); ``everything``: the whole store, only for the store file's owner."""
         if everything:
             self._store.check_whole_store_access()
         user = None if everything else self.actor
@@ -288,8 +268,7 @@ class MaintenanceApi(EngineArea):
             raise InvalidInput("the export comes from a newer memtui schema")
 
     def import_lines(self, lines: Iterable[str], *, merge: bool = False) -> ImportReport:
-        """Load an export in one transaction. Without ``merge`` the store must be empty;
-        with it, rows whose keys already exist are skipped. All or nothing."""
+        """Load an export, all or nothing (``merge``: rows whose keys exist are skipped)."""
         try:
             return self._import(lines, merge)
         except StoreError as error:
@@ -321,15 +300,6 @@ class MaintenanceApi(EngineArea):
         return report
 
 
-def _undecodable(row: dict[str, Any]) -> list[RowFinding]:
-    from memtui.engine.rows import RowFinding
-
-    if not any(isinstance(value, bytes) for value in row.values()):
-        return []
-    return [RowFinding(column, f"{column}: text is not valid UTF-8", False)
-            for column, value in row.items() if isinstance(value, sql.UndecodableText)]
-
-
 def _row_name(table: str, rowid: int | None, row: dict[str, Any]) -> str:
     """How ``doctor`` names a row: its id when that is printable, else its row number."""
     keys = [k for k in ("id", "user_id", "task_id", "source_thread_id", "bundle_id") if k in row]
@@ -342,6 +312,5 @@ def _row_name(table: str, rowid: int | None, row: dict[str, Any]) -> str:
 
 
 def _damaged(problems: list[str], backend: str) -> bool:
-    """Whether the database itself could not be read or checked (problems the backend
-    reported under its own name: ``sqlite: ...``, ``postgresql: ...``)."""
+    """Whether the database itself could not be read or checked (``sqlite: ...``)."""
     return any(p.startswith(f"{backend}: ") for p in problems)

@@ -1,11 +1,7 @@
-"""The one client of an OpenAI-compatible model endpoint (``extraction_mode`` = ``model``).
-
-It uses the ``openai`` package (the optional extra ``model``), imported only when a call is
-made. A call asks for one JSON object with a short timeout and no retry of the library's own:
-the extractor owns retries and backoff. Every failure is a ``ModelFailure`` with a kind
-(``config``, ``timeout``, ``connection``, ``http``, ``refusal``, ``cut_off``,
-``invalid_json``) and words. Tokens come from the answer's ``usage``; without it a call is
-counted at ``CHARS_PER_TOKEN`` characters a token, so the caps still hold.
+"""The one client of an OpenAI-compatible model endpoint (``extraction_mode`` = ``model``),
+through the ``openai`` package (the ``model`` extra), imported on the first call. A call asks
+for one JSON object and never retries (the extractor owns retries); every failure is a
+``ModelFailure`` of a kind. Without ``usage`` in an answer, tokens are estimated.
 """
 
 from __future__ import annotations
@@ -24,12 +20,9 @@ CALL_TIMEOUT_S = 180.0
 """Longest wait for one answer (a small local model on a CPU reads a full request and writes
 the longest answer in about a minute or two)."""
 PROBE_TIMEOUT_S = 3.0
-"""Longest wait when the Settings pane or ``memtui settings`` asks whether the endpoint
-answers."""
+"""Longest wait when the Settings pane or ``memtui settings`` asks if the endpoint answers."""
 MAX_ANSWER_TOKENS = 1_000
-"""The most tokens one answer may take."""
 CHARS_PER_TOKEN = 4
-"""Token estimate of an answer without usage fields."""
 NO_KEY = "not-needed"
 """The key sent when no key variable is named (local servers take any)."""
 ERROR_WORDS_CHARS = 200
@@ -38,8 +31,8 @@ CLIENTS_KEPT = 4
 
 
 class ModelFailure(Exception):
-    """A model call that gave no usable answer: ``kind`` (see the module doc), ``words``
-    for the log, and the tokens the endpoint still counted."""
+    """A model call that gave no usable answer: ``kind`` (``config``, ``timeout``, ``http``
+    ...), ``words`` for the log, and the tokens the endpoint still counted."""
 
     def __init__(self, kind: str, words: str, tokens_in: int = 0, tokens_out: int = 0) -> None:
         super().__init__(words)
@@ -58,8 +51,7 @@ class Endpoint:
     @classmethod
     def from_settings(cls, settings: dict[str, Any], model_key: str = "extract_model"
                       ) -> Endpoint:
-        """The endpoint the settings name (``consolidation_model`` falls back to
-        ``extract_model``); ``ModelFailure`` (config) when one is missing."""
+        """The endpoint the settings name; ``ModelFailure`` (config) when one is missing."""
         model = settings.get(model_key) or settings.get("extract_model")
         if not settings.get("model_base_url"):
             raise ModelFailure("config", "no model_base_url is set")
@@ -68,8 +60,7 @@ class Endpoint:
         return cls(settings["model_base_url"], model, settings.get("model_api_key_env"))
 
     def api_key(self) -> str:
-        """The key from the named variable (read at each call, never stored); never for
-        plain http to a host other than this machine."""
+        """The key from the named variable, never sent over plain http to another host."""
         if not self.api_key_env:
             return NO_KEY
         if not _key_may_go_to(self.base_url):
@@ -104,15 +95,13 @@ class ModelAnswer:
 
 
 def estimate_tokens(system: str, user: str) -> int:
-    """The most a call sending ``system`` and ``user`` is expected to cost: its text at
-    ``CHARS_PER_TOKEN`` and a full answer."""
+    """The most a call sending ``system`` and ``user`` is expected to cost, a full answer in."""
     return (len(system) + len(user)) // CHARS_PER_TOKEN + MAX_ANSWER_TOKENS
 
 
 @functools.lru_cache(maxsize=CLIENTS_KEPT)
 def _cached_client(base_url: str, api_key: str, timeout: float) -> Any:
-    """One client (its connection pool) per endpoint, key and timeout: a round reuses its
-    connections instead of opening one a task."""
+    """One client (its connection pool) per endpoint, key and timeout."""
     import openai
 
     return openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=0)
@@ -142,8 +131,7 @@ def _failure(error: Exception) -> ModelFailure:
 
 def complete_json(endpoint: Endpoint, system: str, user: str,
                   timeout: float | None = None) -> ModelAnswer:
-    """Ask for one JSON object (waiting at most ``timeout``, default ``CALL_TIMEOUT_S``);
-    ``ModelFailure`` when there is none to use."""
+    """Ask for one JSON object (within ``timeout``); ``ModelFailure`` when there is none."""
     import openai
 
     client = _client(endpoint, timeout or CALL_TIMEOUT_S)

@@ -1,7 +1,6 @@
-"""Model consolidation (phase 2), per project: memories new since the project's last pass
-(at most ``MAX_NEW``) are shown beside its other active ones, and each supersede the model
-proposes becomes a pending correction in the review inbox; nothing changes until approved.
-A pass is recorded in ``consolidations`` (kind ``model``) and its tokens in the cost ledger.
+"""Model consolidation (phase 2), per project: memories new since the project's last pass are
+shown beside its other active ones, and each supersede the model proposes becomes a pending
+correction in the review inbox. A pass is recorded in ``consolidations`` (kind ``model``).
 """
 
 from __future__ import annotations
@@ -24,14 +23,11 @@ from memtui.store.model_ledger import UsageRow
 from memtui.store.recall import ConsolidationRecord
 
 MODEL_KIND = "model"
-"""The ``consolidations`` kind of a model pass."""
 MAX_NEW = 50
-"""The most new memories one pass shows (the newest)."""
 MAX_ACTIVE = 200
 """The most other active memories one pass shows (the newest; the budget may cut more)."""
 NOTHING_NEW = "nothing new to compare"
 RECORDS_SCANNED = 500
-"""How far back the last pass of a project is looked for."""
 
 
 @dataclass(frozen=True)
@@ -42,7 +38,6 @@ class ProjectPass:
     proposed: tuple[str, ...]
     words: str
     failure: str | None = None
-    """The kind of the model failure that ended the pass, if one did."""
 
     def to_json(self) -> dict[str, Any]:
         """The pass as JSON."""
@@ -59,8 +54,7 @@ def _since(store: StoreBackend, actor: str, project: str) -> str:
 
 def propose(store: StoreBackend, actor: str, project: str,
             settings: dict[str, Any]) -> ProjectPass:
-    """One project's model pass (see the module doc); a project with no memory new since
-    its last pass is passed over before its memories are read."""
+    """One project's model pass (passed over early when nothing is new since the last)."""
     since = _since(store, actor, project)
     if (store.tasks.newest_active_at(project) or "") <= since:
         return ProjectPass(project, (), NOTHING_NEW)
@@ -111,8 +105,7 @@ def _spend(store: StoreBackend, actor: str, record_id: str, project: str, model:
 
 def _pending_correction(store: StoreBackend, actor: str, old_id: str, text: str,
                         why: str) -> str | None:
-    """A pending correction of ``old_id`` with ``text`` (the inbox shows the word diff);
-    None when the memory is gone, no longer active or the text is the same."""
+    """A pending correction of ``old_id``, or None when it is gone, inactive or the same."""
     old = store.memories.get(old_id)
     content = clean_text(text, "memory")
     if old is None or old.status != "active" or content.strip() == old.content.strip():

@@ -1,12 +1,6 @@
-"""What model extraction sends and accepts back (phase 1 per task, phase 2 per project); no
-store access here.
-
-Sent: the task rendered within ``INPUT_BUDGET_CHARS`` (goal, prompt when it differs, result,
-and for a session its conversation, turns dropped from the middle until it fits), redacted.
-Accepted: ``{"memories": [...]}``, at most ``MAX_MEMORIES`` items of ``kind``, ``scope``
-(project, or user with a ``reason``), ``text`` and ``evidence``; anything else fails the whole
-answer as ``invalid_json``; an empty list means nothing worth keeping. Consolidation's answer
-is ``{"supersedes": [{"old", "new", "text", "why"}]}`` naming ids it was shown.
+"""What model extraction sends (redacted, within ``INPUT_BUDGET_CHARS``) and accepts back
+(phase 1 per task, phase 2 per project); an answer not in the asked shape fails whole as
+``invalid_json``. No store access here.
 """
 
 from __future__ import annotations
@@ -22,16 +16,14 @@ from memtui.engine.validation import redact
 from memtui.store.models import KINDS, Task
 
 INPUT_BUDGET_CHARS = 9_000
-"""The most characters one request's task text may take: with the instruction and the longest
-answer a request fits the 4,096-token context of small local models."""
+"""The most characters one request's task text may take (with the instruction and the longest
+answer a request fits a 4,096-token context)."""
 GOAL_CHARS, PROMPT_CHARS, RESULT_CHARS = 1_000, 1_500, 3_000
 """Each part's share of the budget; the conversation gets what is left."""
 MAX_MEMORIES = 5
-"""The most memories one task may yield."""
 MAX_MEMORY_CHARS = 2_000
 MAX_EVIDENCE_CHARS = 1_000
 MAX_PROPOSALS = 20
-"""The most supersedes one consolidation answer may propose."""
 SCOPES = ("project", "user")
 QUOTE_CHARS = 40
 """The most characters of the model's answer a failure's words quote."""
@@ -74,7 +66,8 @@ class Supersede:
 
 def render_task(task: Task, conversation: Conversation | None,
                 budget: int = INPUT_BUDGET_CHARS) -> str:
-    """The task as the text sent, redacted, never longer than ``budget``."""
+    """The task as the text sent (goal, prompt when it differs, result, and its conversation
+    with turns dropped from the middle until it fits), redacted, within ``budget``."""
     parts = [f"Goal: {cut(task.goal, GOAL_CHARS)}"]
     if task.prompt.strip() and task.prompt.strip() != task.goal.strip():
         parts.append(f"Prompt: {cut(task.prompt, PROMPT_CHARS)}")
@@ -120,7 +113,7 @@ def _items(data: Any, key: str, limit: int) -> list[dict[str, Any]]:
 
 
 def parse_memories(data: Any) -> list[Proposed]:
-    """The memories of an extraction answer, checked and redacted (see the module doc)."""
+    """The memories of an ``{"memories": [...]}`` answer, checked and redacted."""
     found: list[Proposed] = []
     for item in _items(data, "memories", MAX_MEMORIES):
         kind, scope = item.get("kind"), item.get("scope", "project")
@@ -136,8 +129,7 @@ def parse_memories(data: Any) -> list[Proposed]:
 
 def render_consolidation(new: Sequence[tuple[str, str]], active: Sequence[tuple[str, str]],
                          budget: int = INPUT_BUDGET_CHARS) -> str:
-    """New and active memories (id, text) as the text sent, redacted, within ``budget``
-    (the oldest active ones are left out first)."""
+    """New and active memories (id, text) as the text sent, redacted, within ``budget``."""
     def block(rows: Sequence[tuple[str, str]]) -> list[str]:
         return [json.dumps({"id": memory_id, "text": cut(text, MAX_MEMORY_CHARS)})
                 for memory_id, text in rows]
@@ -150,9 +142,7 @@ def render_consolidation(new: Sequence[tuple[str, str]], active: Sequence[tuple[
 
 
 def parse_supersedes(data: Any, new_ids: set[str], active_ids: set[str]) -> list[Supersede]:
-    """The supersedes of a consolidation answer: each names a memory it was shown (``old``,
-    of ``active_ids``) and a different new one, with text; anything else fails the
-    answer."""
+    """The supersedes of a consolidation answer, naming memories it was shown."""
     found: list[Supersede] = []
     for item in _items(data, "supersedes", MAX_PROPOSALS):
         old, new = item.get("old"), item.get("new")

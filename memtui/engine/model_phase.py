@@ -1,11 +1,5 @@
-"""Model extraction's rules around the call (docs/auto-memory.md, "Model extraction").
-
-- Caps: before every call, today's and this month's spent tokens plus the call's estimate are
-  compared with ``model_daily_token_cap`` / ``model_monthly_token_cap``; past one (0 stops
-  every call), or with an unreadable ledger, no call is made and the task is skipped.
-- Retries: a failed call, or an error writing its answer, is an ``error`` row; the task waits
-  until ``retry_at`` (``BACKOFF_S`` times ``BACKOFF_FACTOR`` per earlier failure) and after
-  ``MAX_ATTEMPTS`` failures is left as ``model_gave_up``.
+"""Model extraction's rules around the call (docs/auto-memory.md, "Model extraction"): the
+token caps (fail closed), the backoff after a failure, and where a task's conversation is.
 """
 
 from __future__ import annotations
@@ -21,11 +15,10 @@ from memtui.store.timeutil import format_time, parse_time
 MAX_ATTEMPTS = 4
 """Failed calls after which a task is left (``model_gave_up``)."""
 BACKOFF_S = 60
-"""Wait after the first failure; each further failure multiplies it by BACKOFF_FACTOR."""
+"""Wait after the first failure, times ``BACKOFF_FACTOR`` for each further one."""
 BACKOFF_FACTOR = 4
 _END = "9999-12-31T23:59:59.999Z"
 EXTRACT, CONSOLIDATE = "extract", "consolidate"
-"""The ledger's phases."""
 
 
 def retry_at(now: str, attempts: int) -> str:
@@ -36,8 +29,8 @@ def retry_at(now: str, attempts: int) -> str:
 
 def cap_reason(store: StoreBackend, user: str, settings: dict[str, Any], now: str,
                estimate: int) -> tuple[str, str] | None:
-    """(reason code, words) when a cap stops a call expected to cost ``estimate`` tokens
-    now, else None (fail closed)."""
+    """(reason code, words) when today's or this month's cap stops a call expected to cost
+    ``estimate`` tokens (or the ledger is unreadable), else None."""
     ledger = store.model_ledger
     try:
         day = ledger.tokens_between(user, now[:10] + "T00:00:00.000Z", _END)
@@ -55,9 +48,7 @@ def cap_reason(store: StoreBackend, user: str, settings: dict[str, Any], now: st
 
 
 def conversation_for(store: StoreBackend, task: Task) -> Conversation | None:
-    """The conversation of a task recorded from one of its user's agent sessions (the
-    transcript a session hook or a Claude Code import recorded) or a Codex rollout the worker
-    imported; None for other tasks."""
+    """The conversation of a task recorded from an agent session or a Codex rollout."""
     ref = store.tasks.source_ref(task.id)
     if not ref:
         return None

@@ -26,8 +26,7 @@ def data_dir() -> Path:
 
 
 def config_file(env: str, file_name: str) -> Path:
-    """A memtui config file: ``$<env>`` if set, else ``$XDG_CONFIG_HOME/memtui/<file_name>``
-    (``~/.config/memtui/<file_name>`` without it)."""
+    """A memtui config file: ``$<env>`` if set, else ``$XDG_CONFIG_HOME/memtui/<file_name>``."""
     given = os.environ.get(env)
     if given:
         return Path(given).expanduser()
@@ -45,15 +44,13 @@ def is_database_url(target: str) -> bool:
 
 
 def config_path() -> Path:
-    """memtui's config file: ``$MEMTUI_CONFIG``, else ``$XDG_CONFIG_HOME/memtui/config.toml``
-    (``~/.config/memtui/config.toml``)."""
+    """memtui's config file (``$MEMTUI_CONFIG``, else ``config.toml`` in the config folder)."""
     return config_file("MEMTUI_CONFIG", CONFIG_FILE_NAME)
 
 
 def configured_store() -> str | None:
-    """The store the config file names (``db = "postgresql://..."`` or a path), if any.
-    A missing file names none; a file that is not TOML, or a ``db`` that is not a non-empty
-    string, is refused in one line (``InvalidInput``) rather than silently ignored."""
+    """The store the config file names (``db = "postgresql://..."`` or a path), if any; a
+    file that is not TOML, or a bad ``db``, is refused (``InvalidInput``), never ignored."""
     from memtui.errors import InvalidInput
 
     path = config_path()
@@ -79,8 +76,7 @@ def configured_store() -> str | None:
 
 
 def store_target(given: str | None) -> str:
-    """The store a command uses: ``given`` (``--db``), else ``$MEMTUI_DB``, else ``db`` in the
-    config file, else the default file."""
+    """The store a command uses: ``--db``, ``$MEMTUI_DB``, the config file, the default."""
     value = given or os.environ.get("MEMTUI_DB") or configured_store() or ""
     if value and is_database_url(value):
         return value.strip()
@@ -88,8 +84,7 @@ def store_target(given: str | None) -> str:
 
 
 def default_socket_path() -> Path:
-    """``$MEMTUI_SOCKET`` if set, else the user's runtime folder (``$XDG_RUNTIME_DIR``), else a
-    private folder under the temp dir."""
+    """``$MEMTUI_SOCKET``, else in ``$XDG_RUNTIME_DIR``, else a private temp folder."""
     env = os.environ.get("MEMTUI_SOCKET")
     if env:
         return Path(env).expanduser()
@@ -102,9 +97,8 @@ def default_socket_path() -> Path:
 
 def default_user() -> str:
     """``$MEMTUI_USER`` if set, else the login name."""
-    env = os.environ.get("MEMTUI_USER")
-    if env:
-        return env
+    if os.environ.get("MEMTUI_USER"):
+        return os.environ["MEMTUI_USER"]
     try:
         return getpass.getuser()
     except (KeyError, OSError):

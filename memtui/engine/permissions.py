@@ -25,21 +25,16 @@ def permissions(store: StoreBackend, project_id: str, user_id: str) -> frozenset
     return ROLE_PERMISSIONS.get(role or "", frozenset())
 
 
-def project_not_found(project_id: str) -> NotFound:
-    """The one answer for a missing project and one the actor may not read."""
-    return NotFound(f"project {project_id!r} not found")
-
-
 def memory_not_found(memory_id: str) -> NotFound:
     """The one answer for a missing memory and one the actor may not see."""
     return NotFound(f"memory {memory_id!r} not found")
 
 
 def readable_project(store: StoreBackend, project_id: str, user_id: str) -> Project:
-    """The project, if the user may read it; else NotFound (also when it does not exist)."""
+    """The project, if the user may read it; else NotFound (the same as a missing one)."""
     project = store.identity.get_project(project_id)
     if project is None or READ not in permissions(store, project_id, user_id):
-        raise project_not_found(project_id)
+        raise NotFound(f"project {project_id!r} not found")
     return project
 
 
@@ -53,9 +48,8 @@ def writable_project(store: StoreBackend, project_id: str, user_id: str) -> Proj
 
 def can_see(store: StoreBackend, memory: Memory, user_id: str) -> bool:
     """Whether the user may see the memory."""
-    if memory.scope == "user":
-        return memory.owner == user_id
-    return READ in permissions(store, memory.project or "", user_id)
+    return memory.owner == user_id if memory.scope == "user" else \
+        READ in permissions(store, memory.project or "", user_id)
 
 
 def visible_memory(store: StoreBackend, memory_id: str, user_id: str) -> Memory:

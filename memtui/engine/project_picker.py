@@ -1,12 +1,6 @@
-"""Which memtui project an imported or hook-recorded agent session's ``cwd`` goes to
-(Codex, Claude Code and Gemini CLI imports, the session worker), creating one when none fits.
-
-The project whose root holds the ``cwd`` comes from ``IdentityApi.project_for_path`` (the one
-place the rule lives: of the projects the actor made or accepted, the deepest root wins; a
-membership another user gave and the actor has not accepted never claims a folder); it is
-used when the actor can write it. When it is a project the actor may only read, nothing goes
-into it (``project_for`` gives None and the caller says so). With no project, one is created
-from the ``cwd`` (id from the folder name, made unique, the actor its owner).
+"""Which memtui project an imported or hook-recorded agent session's ``cwd`` goes to:
+``IdentityApi.project_for_path``'s when the actor can write it (nothing goes into one it may
+only read), else a new one named after the folder (id made unique, the actor its owner).
 """
 
 from __future__ import annotations
@@ -67,20 +61,18 @@ class ProjectPicker:
         raise Conflict(f"no free project id for {base!r}")
 
     def project_for(self, cwd: str) -> str | None:
-        """The project for this ``cwd`` (created if needed, inside the caller's transaction);
-        None when the project that holds it is one the actor may only read (then
-        ``read_only`` names it)."""
+        """The project for this ``cwd`` (created if needed, in the caller's transaction); None
+        when the one that holds it is read only to the actor (``read_only`` names it)."""
         self._fresh = None
         if cwd in self._cache:
             return self._cache[cwd]
         found = self._engine.identity.project_for_path(cwd)
-        if found is not None and not self._engine.identity.can_write(found.id):
-            self.read_only[cwd] = found.id
-            self._cache[cwd] = None
-            return None
         if found is not None:
-            self._cache[cwd] = found.id
-            return found.id
+            writable = self._engine.identity.can_write(found.id)
+            if not writable:
+                self.read_only[cwd] = found.id
+            self._cache[cwd] = found.id if writable else None
+            return self._cache[cwd]
         name = PurePosixPath(cwd).name
         project_id = self._free_id(project_id_from_folder(name))
         self._engine.identity.create_project(project_id, name[:MAX_PROJECT_NAME_CHARS] or None,

@@ -1,8 +1,6 @@
-"""Forget that really forgets: erase a forget's text from the write-ahead log.
-
-A forget records a content-free pending purge with its delete. ``finish`` retries the
-truncating checkpoint (a reader can prevent it) within a bound; when it succeeds every earlier
-purge is done, else the record stays for the worker, ``doctor --repair`` and the next forget.
+"""Forget that really forgets: a forget records a content-free pending purge with its delete,
+and ``finish`` retries the truncating checkpoint of the write-ahead log (a reader can prevent
+it) within a bound, else the record stays for the worker, ``doctor --repair`` or the next one.
 """
 
 from __future__ import annotations
@@ -23,9 +21,7 @@ PURGE_RETRY_WAIT_S = 0.5
 
 @dataclass(frozen=True)
 class PurgeStatus(JsonMixin):
-    """Whether forgotten text is gone from the database files. ``pending`` counts the
-    forgets still waiting; ``reason`` says why they wait (None when purged); ``cleared``
-    counts the pending forgets this call finished."""
+    """Whether forgotten text is gone from the database files, or how many forgets wait."""
 
     purged: bool
     pending: int = 0
@@ -50,8 +46,7 @@ def pending(store: StoreBackend) -> PurgeStatus:
 
 
 def finish(store: StoreBackend, wait_s: float) -> PurgeStatus:
-    """Truncate the WAL (waiting up to ``wait_s`` for readers) and drop the pending purges
-    it completed. Quick when nothing is pending. Call outside any transaction."""
+    """Truncate the WAL (waiting up to ``wait_s``), dropping the purges it completed."""
     waiting = store.purges.pending()
     if waiting is None:
         return PurgeStatus(purged=True)

@@ -1,12 +1,6 @@
 """The service's engine API (``engine.recall``): interactions, recall, task transitions,
-consolidation records and document bundles (docs/recall.md, docs/service.md).
-
-Recall sees exactly what the actor may see (its own user memories, interactions and schedule
-bundles; readable projects' memories, tasks and bundles), at most ``limit`` items a list. An
-interaction is remembered once per ``interaction_id``. A bundle is ``project:<id>`` or
-``schedule:<name>`` (private to the actor); every document write names the revision it
-replaces (a stale one is a ``Conflict``). Everything stored is redacted first; audit entries
-carry ids and paths, never content.
+consolidation records and document bundles (docs/recall.md, docs/service.md). Recall sees
+exactly what the actor may see; everything stored is redacted; audits carry no content.
 """
 
 from __future__ import annotations
@@ -40,30 +34,21 @@ from memtui.store.models import BundleDocument, Interaction, Memory, Task
 from memtui.store.recall import BundleSummary, ConsolidationRecord
 
 DEFAULT_RECALL_LIMIT = 8
-"""Items per recall list when the caller does not say."""
 MAX_RECALL_LIMIT = 50
 """Largest number of items per recall list (a bigger ``limit`` is clamped to it)."""
 MAX_RECALL_BUNDLES = 3
-"""Bundles a recall returns at most."""
 MAX_QUERY_BYTES = 16 * 1024
-"""Largest recall query, in UTF-8 bytes (only its first words are searched anyway)."""
 CARD_TEXT_CHARS = 1000
-"""Task cards and recalled interactions carry at most this many characters per text."""
 INDEX_EXCERPT_CHARS = 2000
-"""How much of a bundle's ``INDEX.md`` a recall carries."""
 MAX_SOURCE_BYTES = 64
-BUNDLE_FILES = ("INDEX.md", "requirements.md", "preferences.md", "lessons.md", "state.json")
-"""The fixed documents a bundle may hold (besides ``runs/<run_id>/summary.md``)."""
-RUNS_FOLDER = "runs"
-RUN_SUMMARY = "summary.md"
 STATE_FILE = "state.json"
 INDEX_FILE = "INDEX.md"
+BUNDLE_FILES = (INDEX_FILE, "requirements.md", "preferences.md", "lessons.md", STATE_FILE)
+"""The fixed documents a bundle may hold (besides ``runs/<run_id>/summary.md``)."""
 MAX_DOCUMENT_BYTES = 256 * 1024
-"""Largest bundle document, in UTF-8 bytes."""
 MAX_BUNDLE_DOCUMENTS = 200
 """A bundle holds at most this many documents (run summaries included)."""
 MAX_BUNDLE_LIST = 100
-"""Bundles listed (and considered for recall) at most."""
 PROJECT_BUNDLE = "project"
 SCHEDULE_BUNDLE = "schedule"
 CONTINUE_THRESHOLD = 0.35
@@ -71,22 +56,18 @@ CONTINUE_THRESHOLD = 0.35
 task's goal, prompt or result."""
 MAX_TRANSITION_TEXT_BYTES = 1024 * 1024
 TRANSITION_FIELDS = ("goal", "prompt", "result")
-"""The fields of a current task given inline (instead of a task id)."""
 DEFAULT_CONSOLIDATION_LIST = 50
 MAX_CONSOLIDATION_LIST = 1000
 _WORD = re.compile(r"\w+", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 
 
-# ---- results ------------------------------------------------------------------------------
-
 def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def task_card(task: Task) -> dict[str, Any]:
-    """A task as a recall card: its fields, with goal, prompt and result cut to
-    ``CARD_TEXT_CHARS``."""
+    """A task as a recall card (texts cut to ``CARD_TEXT_CHARS``)."""
     return {"id": task.id, "project": task.project, "user": task.user,
             "goal": _cut(task.goal, CARD_TEXT_CHARS), "prompt": _cut(task.prompt, CARD_TEXT_CHARS),
             "result": _cut(task.result, CARD_TEXT_CHARS), "status": task.status,
@@ -116,9 +97,8 @@ class Remembered:
 
 
 @dataclass(frozen=True)
-class BundleInfo:
-    """A bundle as the actor names it (``project:<id>`` / ``schedule:<name>``), without
-    document content."""
+class BundleInfo(JsonMixin):
+    """A bundle as the actor names it (``project:<id>`` / ``schedule:<name>``)."""
 
     bundle: str
     kind: str
@@ -131,15 +111,11 @@ class BundleInfo:
     index: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """``{bundle, kind, project, schedule, created_by, created_at, updated_at,
-        documents: [{path, revision}]}`` (plus ``index`` in a recall)."""
-        out: dict[str, Any] = {
-            "bundle": self.bundle, "kind": self.kind, "project": self.project,
-            "schedule": self.schedule, "created_by": self.created_by,
-            "created_at": self.created_at, "updated_at": self.updated_at,
+        """Its fields, ``documents`` as ``[{path, revision}]``; ``index`` only in a recall."""
+        out = super().to_json() | {
             "documents": [{"path": path, "revision": rev} for path, rev in self.documents]}
-        if self.index is not None:
-            out["index"] = self.index
+        if self.index is None:
+            del out["index"]
         return out
 
 
@@ -168,8 +144,7 @@ class DocumentWrite(JsonMixin):
 
 @dataclass(frozen=True)
 class Transition(JsonMixin):
-    """Whether a request continues the current task: ``decision`` is ``continue`` or
-    ``new``; ``score`` the share of the request's words found in the task."""
+    """Whether a request continues the current task (``continue``) or not (``new``)."""
 
     decision: str
     score: float
@@ -195,23 +170,16 @@ class RecallResult:
 
     def to_json(self) -> dict[str, Any]:
         """The ``memory.recall`` result of the service (plus ``query``, ``limit``, ``project``)."""
-        return {
-            "query": self.query, "limit": self.limit, "project": self.project,
-            "related_memories": [m.to_json() for m in self.related_memories],
-            "recent_memories": [m.to_json() for m in self.recent_memories],
-            "related_task_cards": [task_card(t) for t in self.related_task_cards],
-            "recent_task_cards": [task_card(t) for t in self.recent_task_cards],
-            "related_interactions": [interaction_card(i) for i in self.related_interactions],
-            "recent_interactions": [interaction_card(i) for i in self.recent_interactions],
-            "bundles": [b.to_json() for b in self.bundles],
-        }
+        out: dict[str, Any] = {"query": self.query, "limit": self.limit, "project": self.project}
+        for name, card in (("memories", Memory.to_json), ("task_cards", task_card),
+                           ("interactions", interaction_card)):
+            for when in ("related", "recent"):
+                out[f"{when}_{name}"] = [card(item) for item in getattr(self, f"{when}_{name}")]
+        return out | {"bundles": [bundle.to_json() for bundle in self.bundles]}
 
-
-# ---- helpers ------------------------------------------------------------------------------
 
 def text_terms(text: str) -> set[str]:
-    """The words of a text for relatedness: case-folded, without ``STOPWORDS`` and one-letter
-    words; runs of CJK characters (written without spaces) become character pairs."""
+    """The words of a text for relatedness (runs of CJK characters as character pairs)."""
     terms: set[str] = set()
     for word in _WORD.findall(text.casefold()):
         last = 0
@@ -238,8 +206,8 @@ def check_document_path(path: object) -> str:
     if path in BUNDLE_FILES:
         return path
     parts = path.split("/")
-    if (len(parts) == 3 and parts[0] == RUNS_FOLDER and parts[2] == RUN_SUMMARY
-            and ".." not in parts[1]):
+    if len(parts) == 3 and parts[0] == "runs" and parts[2] == "summary.md" \
+            and ".." not in parts[1]:
         check_new_id(parts[1], "run id")
         return path
     raise InvalidInput(f"path {echo(path)} is not a bundle document: use one of "
@@ -247,8 +215,7 @@ def check_document_path(path: object) -> str:
 
 
 def check_state_json(content: str, what: str) -> None:
-    """A bundle's ``state.json``: valid JSON, not nested too deep (InvalidInput naming
-    ``what`` otherwise)."""
+    """A bundle's ``state.json``: valid JSON, not nested too deep (else InvalidInput)."""
     try:
         value = json.loads(content)
     except RecursionError:
@@ -265,7 +232,6 @@ def clean_interaction_source(source: object) -> str:
 
 
 def _recall_query(query: str | None, limit: object) -> tuple[str, int]:
-    """A recall's query text and limit, checked."""
     text = check_text(query if query is not None else "", "query", max_bytes=MAX_QUERY_BYTES,
                       allow_empty=True)
     return text, clamp_limit(limit, MAX_RECALL_LIMIT)
@@ -273,8 +239,7 @@ def _recall_query(query: str | None, limit: object) -> tuple[str, int]:
 
 class RecallApi(EngineArea):
     """Interactions, recall, transitions, consolidation records and bundles, acting as the
-    engine's user. ``use_vectors``: whether memory recall blends the embeddings' similarity
-    into the full-text score (``recall_vectors.vectors_wanted``)."""
+    engine's user; ``use_vectors``: whether recall blends in the embeddings."""
 
     use_vectors = recall_vectors.vectors_wanted()
 
@@ -284,14 +249,11 @@ class RecallApi(EngineArea):
                 if perm.READ in perm.ROLE_PERMISSIONS.get(role, frozenset())]
 
     def _recall_projects(self, project: str | None) -> list[str]:
-        """The projects a recall looks in: ``project`` (which the actor must be able to read),
-        else every project the actor may read."""
+        """``[project]`` (which the actor must be able to read), else every readable one."""
         if project is None:
             return self.readable_projects()
         perm.readable_project(self._store, project, self.actor)
         return [project]
-
-    # ---- interactions ---------------------------------------------------------------------
 
     def remember_interaction(self, interaction_id: str, question: str, answer: str,
                              project: str | None = None, source: str | None = None) -> Remembered:
@@ -299,8 +261,7 @@ class RecallApi(EngineArea):
         check_new_id(interaction_id, "interaction_id")
         question_text = clean_memory_content(question, "question")
         answer_text = clean_memory_content(answer, "answer")
-        if source is not None:
-            source = clean_interaction_source(source)
+        source = None if source is None else clean_interaction_source(source)
         with self._store.transaction():
             if project is not None:
                 perm.readable_project(self._store, project, self.actor)
@@ -314,13 +275,10 @@ class RecallApi(EngineArea):
             created = self._store.recall.insert_interaction(interaction)
         return Remembered(interaction, created)
 
-    # ---- recall ---------------------------------------------------------------------------
-
     def recall(self, query: str = "", limit: int = DEFAULT_RECALL_LIMIT,
                project: str | None = None, *, for_agent: bool = False) -> RecallResult:
         """Related and recent memories, task cards and interactions, and bundles, for
-        ``query`` within what the actor may see (see the module doc). ``for_agent``: the
-        related memories are given to an agent, so they are marked used (``recall_use``)."""
+        ``query``; ``for_agent``: the related memories are marked used (``recall_use``)."""
         text, size = _recall_query(query, limit)
         service = self._store.recall
         question = analyse(text)
@@ -328,31 +286,25 @@ class RecallApi(EngineArea):
         stamp = self._window_stamp()
         with self._store.snapshot():
             projects = self._recall_projects(project)
-            related_memories = self._related_memories(text, question, projects, project, size,
-                                                      stamp)
-            recent_memories = service.recent_memories(self.actor, projects, size)
-            related_tasks = service.related_tasks(match, self.actor, projects, size, project)
-            recent_tasks = service.recent_tasks(self.actor, projects, size, project)
-            related_pairs = service.related_interactions(match, self.actor, size, project)
-            recent_pairs = service.recent_interactions(self.actor, size, project)
-            bundles = self._recall_bundles(text, projects, project)
+            result = RecallResult(
+                text, size, project,
+                tuple(self._related_memories(text, question, projects, project, size, stamp)),
+                tuple(service.recent_memories(self.actor, projects, size)),
+                tuple(service.related_tasks(match, self.actor, projects, size, project)),
+                tuple(service.recent_tasks(self.actor, projects, size, project)),
+                tuple(service.related_interactions(match, self.actor, size, project)),
+                tuple(service.recent_interactions(self.actor, size, project)),
+                tuple(self._recall_bundles(text, projects, project)))
         if for_agent:
-            recorder_for(self._store).given(related_memories)
-        return RecallResult(
-            query=text, limit=size, project=project,
-            related_memories=tuple(related_memories), recent_memories=tuple(recent_memories),
-            related_task_cards=tuple(related_tasks), recent_task_cards=tuple(recent_tasks),
-            related_interactions=tuple(related_pairs), recent_interactions=tuple(recent_pairs),
-            bundles=tuple(bundles))
+            recorder_for(self._store).given(result.related_memories)
+        return result
 
     def recall_memories(self, query: str = "", limit: int = DEFAULT_RECALL_LIMIT,
                         project: str | None = None, *,
                         every_project: bool = True, for_agent: bool = False) -> list[Memory]:
-        """Active memories the actor may read, best match first for ``query`` (the newest
-        when it is empty): its user-level memories and those of ``project`` (which must be
-        readable); without one, those of every readable project, or (``every_project``
-        False: an agent working in a folder that is no project) none. At most ``limit``.
-        ``for_agent``: they are given to an agent, so they are marked used (``recall_use``)."""
+        """Active memories the actor may read, best match first for ``query`` (else newest):
+        its user-level ones and ``project``'s (without one: every readable project's, or none
+        unless ``every_project``); ``for_agent`` as for ``recall``."""
         text, size = _recall_query(query, limit)
         stamp = self._window_stamp()
         with self._store.snapshot():
@@ -372,9 +324,8 @@ class RecallApi(EngineArea):
     def _related_memories(self, text: str, question: Question, projects: list[str],
                           current: str | None, size: int,
                           stamp: tuple[int, ...] | None) -> list[Memory]:
-        """The best ``size`` active memories for ``text``: ``recall_query``'s ranking of the
-        full-text candidates, fused with the embeddings' similarity of those and the newest
-        visible memories (``recall_window``) when ``use_vectors``."""
+        """The best ``size`` active memories for ``text``: ``recall_query``'s ranking, with
+        ``use_vectors`` of the blend (``recall_vectors``) with the newest visible memories."""
         scored = self._store.recall.scored_memories(question.match, self.actor, projects,
                                                     candidates(size), size)
         if not self.use_vectors:
@@ -414,13 +365,10 @@ class RecallApi(EngineArea):
                                index=_cut(index.content, INDEX_EXCERPT_CHARS) if index else ""))
         return out
 
-    # ---- transitions ----------------------------------------------------------------------
-
     def transition_assess(self, current_task: str | dict[str, Any] | None,
                           request: str) -> Transition:
         """Whether ``request`` continues ``current_task`` (a visible task's id, or an object
-        with ``goal``/``prompt``/``result``): ``continue`` when at least ``CONTINUE_THRESHOLD``
-        of the request's words (``text_terms``) appear in the task, else ``new``."""
+        with ``goal``/``prompt``/``result``): ``CONTINUE_THRESHOLD`` of its words in it."""
         request_text = check_text(request, "request", max_bytes=MAX_TRANSITION_TEXT_BYTES)
         if current_task is None:
             return Transition("new", 0.0, "there is no current task, so this starts a new one")
@@ -453,12 +401,9 @@ class RecallApi(EngineArea):
                   f"{'≥' if decision == 'continue' else '<'} {CONTINUE_THRESHOLD} → {decision}")
         return Transition(decision, score, reason, task_id, shared)
 
-    # ---- consolidation records ------------------------------------------------------------
-
     def record_consolidation(self, kind: str, outcome: str,
                              detail: dict[str, Any] | None = None) -> ConsolidationRecord:
-        """Record that a consolidation happened: ``kind`` and ``outcome`` are short labels
-        (id-like), ``detail`` a small JSON object (redacted)."""
+        """Record that a consolidation happened (short id-like labels, a small ``detail``)."""
         check_new_id(kind, "kind")
         check_new_id(outcome, "outcome")
         stored = clean_detail({} if detail is None else detail, "detail", MAX_DETAIL_BYTES)
@@ -477,8 +422,6 @@ class RecallApi(EngineArea):
         size = clamp_limit(limit, MAX_CONSOLIDATION_LIST)
         return self._store.recall.consolidations(self.actor, size)
 
-    # ---- bundles --------------------------------------------------------------------------
-
     def _parse_bundle(self, bundle: object) -> tuple[str, str, str]:
         """(kind, name, store key) of a bundle id the actor names."""
         if not isinstance(bundle, str):
@@ -487,23 +430,18 @@ class RecallApi(EngineArea):
         if not sep or kind not in (PROJECT_BUNDLE, SCHEDULE_BUNDLE):
             raise InvalidInput(f"bundle {echo(bundle)} is not project:<id> or schedule:<name>")
         check_new_id(name, f"{kind} name" if kind == SCHEDULE_BUNDLE else "project id")
-        if kind == PROJECT_BUNDLE:
-            return kind, name, f"{PROJECT_BUNDLE}:{name}"
-        return kind, name, f"{SCHEDULE_BUNDLE}:{self.actor}:{name}"
+        owner = f"{self.actor}:" if kind == SCHEDULE_BUNDLE else ""
+        return kind, name, f"{kind}:{owner}{name}"
 
-    def _bundle_info(self, summary: BundleSummary) -> BundleInfo:
-        if summary.project is not None:
-            name, kind = f"{PROJECT_BUNDLE}:{summary.project}", PROJECT_BUNDLE
-        else:
-            name, kind = f"{SCHEDULE_BUNDLE}:{summary.schedule}", SCHEDULE_BUNDLE
-        return BundleInfo(bundle=name, kind=kind, project=summary.project,
-                          schedule=summary.schedule, created_by=summary.created_by,
-                          created_at=summary.created_at, updated_at=summary.updated_at,
-                          documents=summary.documents)
+    @staticmethod
+    def _bundle_info(summary: BundleSummary) -> BundleInfo:
+        kind = PROJECT_BUNDLE if summary.project is not None else SCHEDULE_BUNDLE
+        return BundleInfo(f"{kind}:{summary.project or summary.schedule}", kind,
+                          summary.project, summary.schedule, summary.created_by,
+                          summary.created_at, summary.updated_at, summary.documents)
 
     def list_bundles(self, project: str | None = None) -> list[BundleInfo]:
-        """The bundles the actor can read, most recently changed first: its own schedule
-        bundles and readable projects' bundles (only ``project``'s when given)."""
+        """The bundles the actor can read (only ``project``'s when given), newest first."""
         with self._store.snapshot():
             if project is not None:
                 perm.readable_project(self._store, project, self.actor)
@@ -539,9 +477,7 @@ class RecallApi(EngineArea):
 
     def put_document(self, bundle: str, path: str, content: str,
                      expected_revision: int) -> DocumentWrite:
-        """Write one document (redacted) if its revision is still ``expected_revision`` (0:
-        the document must not exist yet). A stale revision raises ``Conflict`` with
-        ``current_revision``; nothing is written then."""
+        """Write one document (redacted) if it is still at ``expected_revision`` (0: new)."""
         kind, name, key = self._parse_bundle(bundle)
         check_document_path(path)
         if isinstance(expected_revision, bool) or not isinstance(expected_revision, int) \

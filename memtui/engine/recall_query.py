@@ -1,16 +1,9 @@
-"""What a recall question asks for: the words that matter, in a form that finds their other
-forms, and whether the question is about the user (the store only runs the query it is handed).
-
-- Words are case-folded; ``STOPWORDS`` and ``QUESTION_WORDS`` are left out unless nothing else
-  is left. An ASCII word of letters is matched in any of its forms (``stem``, ``forms``), so
-  ``linter``, ``linting`` and ``lints`` find each other: exact forms, not a prefix query,
-  which would read every match of every word it starts. Other words are matched as written.
-- A word or phrase of ``ABBREVIATIONS`` (``prod``, ``PR``, ``k8s``...) also asks for its other
-  spelling.
-- A question naming the asker (``I``, ``me``, ``my``...) is about the user.
-- ``rank``: among the memories scoring at least ``RELEVANT_SHARE`` of the best, the current
-  project's come first (the user's own first when the question is about the user), then the
-  rest; weaker matches follow. Within a tier, by score.
+"""What a recall question asks for: the words that matter (case-folded, without
+``STOPWORDS`` and ``QUESTION_WORDS`` unless nothing else is left), each ASCII word in all its
+forms (``linter``, ``linting`` and ``lints`` find each other: exact forms, not a prefix query),
+the other spelling of ``ABBREVIATIONS``, and whether it is about the user (``I``, ``my``...).
+``rank``: among the memories scoring at least ``RELEVANT_SHARE`` of the best, the current
+project's first (the user's own when about the user), then the rest; then weaker matches.
 """
 
 from __future__ import annotations
@@ -37,11 +30,8 @@ whom whose
 """.split())
 """Words of how a question is asked, not of what it is about (left out of recall)."""
 USER_WORDS = frozenset({"i", "me", "my", "mine", "myself", "im", "ive"})
-"""Words that make a question about the asker."""
 MIN_STEM = 4
-"""A suffix is cut only when at least this many letters stay."""
 SHORT_WORD = 4
-"""Words this short lose only a plural ``s``."""
 SUFFIXES = ("ational", "ations", "ation", "ating", "ated", "ates", "ences", "ence", "ances",
             "ance", "ments", "ment", "ingly", "ings", "ing", "ies", "ied", "ers", "er", "ed",
             "ally", "ly", "es", "s", "e", "y")
@@ -52,60 +42,25 @@ DOUBLED_AFTER = ("ing", "ed", "er", "ers", "ings")
 FORM_SUFFIXES = ("", "s", "es", "e", "ed", "d", "er", "ers", "ing", "ion", "ions", "ation",
                  "ations", "y", "ies", "ment", "ments", "ly", "ence", "ences", "ance", "erence",
                  "erences", "ate", "ated", "ity", "al", "ize", "ized")
-"""Endings added to a stem to match a word's other forms (each one more term the full-text
-index looks up: rarer endings were measured to find nothing more on the recall benchmark)."""
+"""Endings added to a stem to match a word's other forms (rarer ones found nothing more on the
+recall benchmark)."""
 SPELLINGS = (("ogue", "og"), ("our", "or"), ("ise", "ize"), ("yse", "yze"), ("tre", "ter"))
 """British and American endings of the same word (``catalogue``/``catalog``): a word with
 one also asks for the other."""
 
-ABBREVIATIONS = dict(line.split(" ", 1) for line in """
-a11y accessibility
-auth authentication
-authn authentication
-authz authorization
-cd continuous delivery
-cfg configuration
-ci continuous integration
-cli command line
-config configuration
-db database
-dep dependency
-deps dependencies
-dev development
-dir directory
-doc documentation
-docs documentation
-e2e end to end
-env environment
-fn function
-func function
-gh github
-i18n internationalization
-impl implementation
-infra infrastructure
-k8s kubernetes
-l10n localization
-lib library
-mfa multi factor
-mr merge request
-msg message
-os operating system
-perf performance
-pg postgres
-pkg package
-pr pull request
-prod production
-py python
-qa quality assurance
-repo repository
-sso single sign on
-tz time zone
-ui user interface
-ux user experience
-vm virtual machine
-js javascript
-ts typescript
-""".strip().splitlines())
+ABBREVIATIONS = {short: long.replace("_", " ") for short, long in (
+    pair.split("=") for pair in """
+a11y=accessibility auth=authentication authn=authentication authz=authorization
+cd=continuous_delivery cfg=configuration ci=continuous_integration cli=command_line
+config=configuration db=database dep=dependency deps=dependencies dev=development
+dir=directory doc=documentation docs=documentation e2e=end_to_end env=environment
+fn=function func=function gh=github i18n=internationalization impl=implementation
+infra=infrastructure k8s=kubernetes l10n=localization lib=library mfa=multi_factor
+mr=merge_request msg=message os=operating_system perf=performance pg=postgres pkg=package
+pr=pull_request prod=production py=python qa=quality_assurance repo=repository
+sso=single_sign_on tz=time_zone ui=user_interface ux=user_experience vm=virtual_machine
+js=javascript ts=typescript
+""".split())}
 """Common developer short forms and what they stand for (general vocabulary, both ways)."""
 TOOL_KINDS = {kinds: tools.split() for line in """
 multiplexer: tmux zellij byobu
@@ -140,29 +95,25 @@ ticket tickets tracker: jira
 migration migrations: alembic flyway liquibase
 login authentication sso: oauth okta auth0 keycloak
 """.strip().splitlines() for kinds, tools in [line.split(":", 1)]}
-"""Kinds of developer tools and well-known tools of each kind, most used first (general
-vocabulary; names that are also everyday words, like screen or black, are left out): a
-question naming the kind (``which terminal multiplexer``) also asks for the tools' names."""
+"""Kinds of developer tools and well-known tools of each kind, most used first (not names that
+are everyday words): a question naming the kind also asks for the tools' names."""
 TOOLS_PER_KIND = 4
-"""Tools a kind adds at most (its first ones), so that a second kind named in a question is
-asked for too: the store searches at most ``MAX_RECALL_TERMS`` words."""
+"""Tools a kind adds at most, so that a second kind named is asked for too (the store
+searches at most ``MAX_RECALL_TERMS`` words)."""
 _LONG_FORMS = {tuple(long.split()): short for short, long in ABBREVIATIONS.items()}
 
 RELEVANT_SHARE = 0.5
 """A memory scoring at least this share of the best match ranks by its tier."""
 CANDIDATE_FACTOR = 3
-"""Full-text candidates read per memory asked for (re-ranked here)."""
 MIN_CANDIDATES = 20
-"""Full-text candidates read at least."""
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _LETTERS = re.compile(r"[a-z]+")
 
 
 def stem(word: str) -> str:
-    """The stem of a case-folded ASCII word: cut the longest of ``SUFFIXES`` that leaves at least
-    ``MIN_STEM`` letters (``y``, ``ies`` and ``ied`` only after a consonant; a doubled consonant
-    before ``-ing``/``-ed``/``-er`` made single); a short word loses only a plural ``s``."""
+    """The stem of a case-folded ASCII word: without the longest of ``SUFFIXES`` that leaves
+    ``MIN_STEM`` letters; a short word loses only a plural ``s``."""
     if len(word) <= SHORT_WORD:
         return word[:-1] if word.endswith("s") and len(word) > 3 and word[-2] != "s" else word
     for suffix in SUFFIXES:
@@ -178,8 +129,7 @@ def stem(word: str) -> str:
 
 
 def forms(word: str) -> list[str]:
-    """``word`` and the forms of its stem (``FORM_SUFFIXES``; a doubled last consonant
-    before ``-ing``, ``-ed`` and ``-er``), ``word`` first."""
+    """``word`` and the forms of its stem (``FORM_SUFFIXES``), ``word`` first."""
     base = stem(word)
     found = dict.fromkeys([word, *spellings(word),
                            *(base + suffix for suffix in FORM_SUFFIXES)])
@@ -189,8 +139,7 @@ def forms(word: str) -> list[str]:
 
 
 def spellings(word: str) -> list[str]:
-    """The other spellings of ``word`` by ``SPELLINGS`` (when at least ``MIN_STEM`` letters
-    stay before the ending)."""
+    """The other spellings of ``word`` by ``SPELLINGS``."""
     return [word[: -len(ending)] + other for pair in SPELLINGS
             for ending, other in (pair, pair[::-1])
             if word.endswith(ending) and len(word) - len(ending) >= MIN_STEM]
@@ -198,8 +147,8 @@ def spellings(word: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Question:
-    """An analysed recall question: ``match`` is the store's full-text text (words; the
-    forms of one word joined by ``|``), ``about_user`` whether it names the asker."""
+    """An analysed recall question: ``match`` is the store's full-text text (the forms of one
+    word joined by ``|``), ``about_user`` whether it names the asker."""
 
     match: str
     about_user: bool
@@ -220,8 +169,7 @@ def analyse(text: str) -> Question:
 
 
 def expansions(words: Sequence[str]) -> list[str]:
-    """The words of the other spellings (``ABBREVIATIONS``) of the short forms (also
-    plural: ``PRs``) and long forms among ``words`` (case-folded, in order)."""
+    """The words of the other spellings (``ABBREVIATIONS``) of those among ``words``."""
     found: list[str] = []
     for index, word in enumerate(words):
         short = word if word in ABBREVIATIONS else word[:-1] if word[:-1] in ABBREVIATIONS \
@@ -234,8 +182,8 @@ def expansions(words: Sequence[str]) -> list[str]:
 
 
 def tool_names(words: Sequence[str]) -> list[str]:
-    """The first ``TOOLS_PER_KIND`` tools of each kind of ``TOOL_KINDS`` named in ``words``
-    (in any form), taken in turns: each kind's first tool, then each one's second..."""
+    """The first ``TOOLS_PER_KIND`` tools of each kind of ``TOOL_KINDS`` named in ``words``,
+    taken in turns (each kind's first tool, then each one's second ...)."""
     stems = {stem(word) for word in words}
     named = [tools[:TOOLS_PER_KIND] for kinds, tools in _KIND_STEMS if kinds & stems]
     return list(dict.fromkeys(tool for turn in itertools.zip_longest(*named) for tool in turn
@@ -252,8 +200,7 @@ def candidates(limit: int) -> int:
 
 def rank(scored: Sequence[tuple[Memory, float]], question: Question, actor: str,
          current: str | None, limit: int) -> list[Memory]:
-    """The best ``limit`` of ``scored`` (memories and scores, higher better) by the tiers of
-    the module doc."""
+    """The best ``limit`` of ``scored`` (higher better) by the tiers of the module doc."""
     if not scored:
         return []
     best = max(score for _memory, score in scored)

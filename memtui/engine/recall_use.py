@@ -1,9 +1,6 @@
-"""Memories an agent was given by recall, marked used (``last_used_at``) in the background.
-
-Recall never waits or fails for it: one thread per store (``UseRecorder``) writes the marks,
-each memory at most once per ``USE_RECORD_INTERVAL_S``; a failed write is logged and not
-retried for that memory within the interval. ``flush`` waits for what was handed over; the
-store runs it before it closes (``StoreBackend.before_close``).
+"""Memories an agent was given by recall, marked used (``last_used_at``) in the background:
+one thread per store writes the marks, each memory at most once per
+``USE_RECORD_INTERVAL_S`` (a failure is logged); recall never waits or fails for it.
 """
 
 from __future__ import annotations
@@ -22,14 +19,11 @@ from memtui.store.models import Memory
 USE_RECORD_INTERVAL_S = 3600.0
 """A memory given again within this many seconds is not marked again."""
 MAX_USE_RECORDS = 50_000
-"""Memories whose last mark a recorder remembers (the oldest forgotten first)."""
 MAX_WAITING = 1000
 """Hand-overs waiting to be written at most; more are dropped (a later recall marks them)."""
 CLOSE_FLUSH_S = 5.0
-"""How long a store that closes waits for its recall marks to be written."""
 IDLE_EXIT_S = 5.0
-"""The recorder's thread ends after this long with nothing to write (a new one starts on the
-next hand-over)."""
+"""The recorder's thread ends after this long with nothing to write."""
 
 log = logging.getLogger(__name__)
 
@@ -64,8 +58,7 @@ class UseRecorder:
                 self._thread.start()
 
     def flush(self, timeout_s: float = CLOSE_FLUSH_S) -> bool:
-        """Wait up to ``timeout_s`` until every handed-over mark is written (or failed);
-        True when none is left (else logged)."""
+        """Wait up to ``timeout_s`` until every handed-over mark is written (or failed)."""
         deadline = time.monotonic() + timeout_s
         while self._waiting.unfinished_tasks:
             if time.monotonic() > deadline:
@@ -101,8 +94,7 @@ _RECORDERS_LOCK = threading.Lock()
 
 
 def recorder_for(store: StoreBackend) -> UseRecorder:
-    """The store's recorder (one per open store in the process), flushed before the store
-    closes."""
+    """The store's recorder (one per open store), flushed before the store closes."""
     with _RECORDERS_LOCK:
         found = _RECORDERS.get(store)
         if found is None:

@@ -1,16 +1,6 @@
-"""The second recall signal: static word embeddings (the ``embeddings`` extra).
-
-The model is WordLlama's ``l2_supercat`` (256 dimensions): its weights and tokenizer ship
-inside the ``wordllama`` wheel and memtui reads those files itself (``PACKAGED_FILES``), so
-nothing is downloaded. A text's vector is the unit-length mean of its tokens' vectors. Without
-the package recall ranks by full text alone (``vectors_available`` is False).
-
-- A memory's vector is computed when recall first meets it and cached in the process
-  (``VectorCache``, at most ``CACHE_SIZE`` texts); the model loads on first need.
-- The memories compared are the full-text candidates and the ``VECTOR_WINDOW`` newest visible
-  ones (``recall_window``), so recall's cost does not grow with the store.
-- ``blend`` fuses the signals by score: a weighted sum of the full-text score (as a share of
-  the best candidate's) and the cosine similarity.
+"""The second recall signal (docs/recall.md): static word embeddings of WordLlama's
+``l2_supercat``, read from the ``wordllama`` wheel's files (the ``embeddings`` extra); a text's
+vector is the unit-length mean of its tokens' vectors.
 """
 
 from __future__ import annotations
@@ -27,7 +17,6 @@ from typing import Any
 from memtui.store.models import Memory
 
 MODULE = "wordllama"
-"""The import name of the ``wordllama`` package."""
 PACKAGED_FILES = ("weights/l2_supercat_256.safetensors",
                   "tokenizers/l2_supercat_tokenizer_config.json")
 """The model's weights and tokenizer inside the package (``wordllama==0.4.0.post1``)."""
@@ -37,7 +26,7 @@ VECTORS_ENV = "MEMTUI_RECALL_VECTORS"
 VECTOR_WINDOW = 100
 """Newest visible memories compared by vector besides the full-text candidates."""
 CACHE_SIZE = 50_000
-"""Memories whose vectors a process keeps."""
+"""Memories whose vectors a process keeps (least recently used dropped first)."""
 VECTOR_WEIGHT = 0.5
 """The share of a memory's recall score that is its similarity to the question (the rest
 is its full-text score; measured with ``python -m memtui.bench --only recall-quality``)."""
@@ -46,14 +35,11 @@ MIN_SIMILARITY = 0.2
 similarity to it is at least this (unrelated texts score about -0.1 to 0.15 with this model)."""
 
 Embedder = Callable[[list[str]], Any]
-"""Texts to their vectors (one row each, unit length)."""
 
 
 def _package_folder() -> Path | None:
     spec = importlib.util.find_spec(MODULE)
-    if spec is None or spec.origin is None:
-        return None
-    return Path(spec.origin).parent
+    return None if spec is None or spec.origin is None else Path(spec.origin).parent
 
 
 def vectors_available() -> bool:
@@ -63,8 +49,7 @@ def vectors_available() -> bool:
 
 
 def vectors_wanted() -> bool:
-    """Whether recall uses the vectors: the extra is installed and ``$MEMTUI_RECALL_VECTORS``
-    is not ``0``."""
+    """Whether recall uses the vectors: the extra is there and ``$MEMTUI_RECALL_VECTORS`` not 0."""
     return os.environ.get(VECTORS_ENV, "1") != "0" and vectors_available()
 
 
@@ -73,8 +58,8 @@ _MODEL_LOCK = threading.Lock()
 
 
 def _embedder() -> Embedder:
-    """The model, loaded once per process from the package's two files (its Python code is
-    not imported: it configures the process's logging when imported)."""
+    """The model, loaded once per process from the package's two files (not its code: it
+    configures the process's logging when imported)."""
     with _MODEL_LOCK:
         if not _MODEL:
             _MODEL.append(_load())
@@ -121,9 +106,7 @@ def embed(texts: list[str]) -> Any:
 
 
 class VectorCache:
-    """Vectors of memories' texts (by the text's SHA-256, so a changed memory is embedded
-    again, two stores never mix and a key stays small), least recently used dropped first;
-    safe to share between threads."""
+    """Vectors of memories' texts by the text's SHA-256; safe to share between threads."""
 
     def __init__(self, size: int = CACHE_SIZE) -> None:
         self._size = size
@@ -131,8 +114,7 @@ class VectorCache:
         self._lock = threading.Lock()
 
     def vectors(self, memories: Sequence[Memory]) -> Any:
-        """One vector per memory (rows of an array; no rows for no memories), embedding only
-        those not cached."""
+        """One vector per memory (rows of an array), embedding only those not cached."""
         import numpy
 
         if not memories:
@@ -156,15 +138,14 @@ class VectorCache:
 
 
 CACHE = VectorCache()
-"""The process's vectors (every engine of the process shares them)."""
 
 
 def blend(question: str, scored: Sequence[tuple[Memory, float]], more: Sequence[Memory],
           cache: VectorCache, more_vectors: Any = None) -> list[tuple[Memory, float]]:
-    """The full-text candidates ``scored`` (higher better) and those of the memories ``more`` (their
-    vectors ``more_vectors`` when known) at least ``MIN_SIMILARITY`` like the question, each scored
-    ``(1 - VECTOR_WEIGHT) * share of the best full-text score + VECTOR_WEIGHT * cosine similarity to
-    the question``, best first (ties in the order given)."""
+    """The full-text candidates ``scored`` and the memories ``more`` (their vectors
+    ``more_vectors`` when known) at least ``MIN_SIMILARITY`` like the question, scored by a
+    ``VECTOR_WEIGHT`` blend of their share of the best full-text score and their cosine
+    similarity to the question, best first (ties in the order given)."""
     import numpy
 
     candidates = [memory for memory, _score in scored]

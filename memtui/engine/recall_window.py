@@ -1,11 +1,6 @@
-"""The newest visible memories a recall compares by vector, reused until the store changes.
-
-A window is the ``size`` newest active memories an actor sees in a set of projects, kept per
-thread (stamps of two connections do not compare) and read again when the store's
-``change_stamp`` moved. The caller takes the stamp before its snapshot begins, so a window is
-never labelled newer than what it holds; with no stamp nothing is kept. What recall takes from
-a kept window alone is read again by id before it is returned (``fresh``): a kept window may
-lag another machine's write by a moment (one read in the recall's snapshot cannot).
+"""The newest visible memories a recall compares by vector, kept per thread until the store's
+``change_stamp`` moves; what recall takes from a kept window alone is read again by id
+(``fresh``), as it may lag another machine's write by a moment.
 """
 
 from __future__ import annotations
@@ -21,16 +16,14 @@ from memtui.store.backend import StoreBackend
 from memtui.store.models import Memory
 
 WINDOWS_PER_STORE = 16
-"""Windows (actor, projects and size) a thread keeps per store at most; the oldest is
-dropped first."""
+"""Windows a thread keeps per store at most (the oldest dropped first)."""
 
 _Key = tuple[str, tuple[str, ...], int]
 
 
 @dataclass
 class Window:
-    """A window's memories, newest first, and what recall derived from them (``vectors``:
-    their embeddings, filled by the first recall that needs them)."""
+    """A window's memories, newest first, and their embeddings once a recall needed them."""
 
     memories: list[Memory]
     vectors: Any = None
@@ -51,10 +44,9 @@ class NewestWindows:
 
     def newest(self, store: StoreBackend, actor: str, projects: Sequence[str], size: int,
                stamp: tuple[int, ...] | None) -> tuple[Window, bool]:
-        """The ``size`` newest active memories ``actor`` sees in ``projects`` (and its own),
-        newest first: the last read while the store's stamp is still ``stamp`` (taken
-        before the caller's snapshot began); True when it is that kept one (read before the
-        caller's snapshot, so ``fresh`` applies), False when read now."""
+        """The ``size`` newest active memories ``actor`` sees in ``projects`` (and its own):
+        the kept window while the store's stamp is still ``stamp`` (then True: ``fresh``
+        applies), else read now (False)."""
         key = (actor, tuple(projects), size)
         windows = self._windows().setdefault(store, {})
         known = windows.get(key)
@@ -83,4 +75,3 @@ def fresh(store: StoreBackend, memories: Sequence[Memory]) -> bool:
 
 
 WINDOWS = NewestWindows()
-"""The process's windows."""

@@ -1,10 +1,6 @@
-"""The review inbox (docs/review.md): pending memories, approved (optionally edited) or rejected.
-
-Approving makes a memory active (an edit passes the write path's validation and redaction); a
-pending correction supersedes the newest version of the memory it names, in the same
-transaction. Rejecting deletes it like forget and tombstones its source task or thread. Each
-item carries a ``version`` token: an item changed since it was shown is a ``Conflict``, one
-already rejected is ``NotFound``.
+"""The review inbox (docs/review.md): pending memories, approved (optionally edited) or
+rejected. Each item carries a ``version`` token: one changed since it was shown is a
+``Conflict``, one already rejected ``NotFound``.
 """
 
 from __future__ import annotations
@@ -30,7 +26,6 @@ if TYPE_CHECKING:
     from memtui.engine.agents.write_gate import HeldWrite
 
 INBOX_LIMIT = 1000
-"""Most pending memories one listing returns (oldest first)."""
 MAX_INBOX_LIMIT = 10_000
 VERSION_DIGEST_CHARS = 16
 _TOKEN = re.compile(r"\w+|[^\w\s]|\s+", re.UNICODE)
@@ -49,36 +44,27 @@ class DiffPart(JsonMixin):
 
 
 def word_diff(old: str, new: str) -> tuple[DiffPart, ...]:
-    """A word-level diff from ``old`` to ``new``: runs of unchanged, removed and added text
-    (words, punctuation and whitespace are the units), joined back in order. Concatenating
-    the ``same`` and ``removed`` parts gives ``old``; ``same`` and ``added`` give ``new``."""
+    """A word-level diff from ``old`` to ``new`` (words, punctuation and whitespace are the
+    units): the ``same`` and ``removed`` parts give ``old``, ``same`` and ``added`` ``new``."""
     a, b = _TOKEN.findall(old), _TOKEN.findall(new)
     parts: list[DiffPart] = []
 
-    def add(op: str, tokens: Sequence[str]) -> None:
-        text = "".join(tokens)
-        if not text:
-            return
-        if parts and parts[-1].op == op:
-            parts[-1] = DiffPart(op, parts[-1].text + text)
-        else:
-            parts.append(DiffPart(op, text))
-
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            add(SAME, a[i1:i2])
-        else:
-            add(REMOVED, a[i1:i2])
-            add(ADDED, b[j1:j2])
+        runs = [(SAME, a[i1:i2])] if tag == "equal" else [(REMOVED, a[i1:i2]), (ADDED, b[j1:j2])]
+        for op, text in ((op, "".join(tokens)) for op, tokens in runs):
+            if text and parts and parts[-1].op == op:
+                parts[-1] = DiffPart(op, parts[-1].text + text)
+            elif text:
+                parts.append(DiffPart(op, text))
     return tuple(parts)
 
 
 @dataclass(frozen=True)
 class InboxItem:
     """One pending memory as the inbox shows it: ``target`` is the newest version of the
-    memory it corrects (``replaces``), None when there is none (``target_state`` says why);
-    ``version`` is the token approve and reject take back."""
+    memory it corrects (``replaces``; ``target_state`` says why there is none); ``version``
+    is the token approve and reject take back."""
 
     memory: Memory
     replaces: str | None
@@ -148,22 +134,14 @@ class BulkResult:
 
 
 def _version(memory: Memory, target: Memory | None) -> str:
-    """The token of what was shown: the memory's text, kind and update time, and the
-    version its correction would replace (a change within one clock tick still shows)."""
+    """The token of what was shown: the memory's text, kind and time, and its target."""
     digest = hashlib.sha256(f"{memory.kind}\n{memory.content}".encode()).hexdigest()
     target_part = f"{target.id}@{target.updated_at}" if target is not None else "-"
     return f"{memory.updated_at}/{digest[:VERSION_DIGEST_CHARS]}/{target_part}"
 
 
-def _gone(memory_id: str) -> NotFound:
-    return NotFound(f"memory {memory_id!r} not found: it was rejected or forgotten since it "
-                    "was shown, or it does not exist")
-
-
 class ReviewApi(EngineArea):
     """The acting user's review inbox."""
-
-    # ---- reading ----------------------------------------------------------------------------
 
     def items(self, source: str | None = None, limit: int = INBOX_LIMIT) -> list[InboxItem]:
         """Pending memories the actor may see, oldest first (``source``: only that source)."""
@@ -190,7 +168,8 @@ class ReviewApi(EngineArea):
         try:
             memory = perm.visible_memory(self._store, memory_id, self.actor)
         except NotFound:
-            raise _gone(memory_id) from None
+            raise NotFound(f"memory {memory_id!r} not found: it was rejected or forgotten "
+                           "since it was shown, or it does not exist") from None
         if memory.status != PENDING:
             how = "approved (it is active now)" if memory.status == ACTIVE else \
                 f"approved and since corrected by {memory.superseded_by}"
@@ -215,13 +194,11 @@ class ReviewApi(EngineArea):
         return InboxItem(memory=memory, replaces=replaces, target=target, target_state=state,
                          can_act=can_act, version=_version(memory, target), diff=diff)
 
-    # ---- deciding ---------------------------------------------------------------------------
-
     def approve(self, memory_id: str, *, content: str | None = None, kind: str | None = None,
                 expected: str | None = None) -> ApproveResult:
-        """Make a pending memory active (with ``content``/``kind`` when edited first). A
-        pending correction supersedes the newest version of what it replaces, in the same
-        transaction. ``expected``: the item's ``version`` as shown (Conflict if it changed)."""
+        """Make a pending memory active (with ``content``/``kind`` when edited first); a
+        correction supersedes the newest version of what it replaces. ``expected``: the
+        item's ``version`` as shown (Conflict if it changed)."""
         if kind is not None:
             check_kind(kind)
         text = clean_memory_content(content) if content is not None else None
@@ -233,11 +210,9 @@ class ReviewApi(EngineArea):
                 raise Conflict(f"memory {memory_id!r} corrects {replaces!r}, which was "
                                "forgotten since; reject it (the forgotten text stays gone)")
             self._check_version(memory, target, expected)
-            edited = (text is not None and text != memory.content) or \
-                (kind is not None and kind != memory.kind)
+            final_text, final_kind = memory.content if text is None else text, kind or memory.kind
+            edited = (final_text, final_kind) != (memory.content, memory.kind)
             now = self._store.now()
-            final_kind = kind or memory.kind
-            final_text = text if text is not None else memory.content
             self._store.identity.ensure_user(self.actor)
             self._store.memories.activate(memory.id, final_text, final_kind, now)
             superseded = None
@@ -253,8 +228,7 @@ class ReviewApi(EngineArea):
         return ApproveResult(memory=approved, superseded=superseded, edited=edited)
 
     def reject(self, memory_id: str, *, expected: str | None = None) -> RejectResult:
-        """Delete a pending memory physically (like forget); tombstone the task or thread it
-        came from so it is never proposed again. ``expected`` as for ``approve``."""
+        """Delete a pending memory like forget, tombstoning its source (``expected``: approve's)."""
         result = self._reject(memory_id, expected)
         purge.finish(self._store, purge.FORGET_PURGE_WAIT_S)
         return result
@@ -278,8 +252,7 @@ class ReviewApi(EngineArea):
 
     def reject_many(self, memory_ids: Sequence[str], *,
                     expected: dict[str, str] | None = None) -> BulkResult:
-        """Reject each memory in its own transaction; one that fails (changed, already
-        reviewed, not allowed) is reported and the others go on."""
+        """Reject each memory in its own transaction; a failure is reported, the rest go on."""
         result = BulkResult()
         for memory_id in dict.fromkeys(memory_ids):
             try:
@@ -291,11 +264,8 @@ class ReviewApi(EngineArea):
         return result
 
     def actionable_ids(self, source: str | None = None) -> list[str]:
-        """Every pending memory the actor may approve or reject (``--all``), oldest first;
-        project memories of projects they may only read are left out."""
+        """Every pending memory the actor may approve or reject (``--all``), oldest first."""
         return [item.id for item in self.items(source, MAX_INBOX_LIMIT) if item.can_act]
-
-    # ---- helpers ----------------------------------------------------------------------------
 
     def _writable_pending(self, memory_id: str) -> Memory:
         memory = self._pending(memory_id)

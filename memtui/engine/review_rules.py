@@ -1,7 +1,4 @@
-"""The one rule that decides whether a new memory waits for review: every write path asks
-``status_for_new`` with its source; with the writer's ``review_new_memories`` on, a memory from
-an agent source lands ``pending``, while the user's own writes are active at once.
-"""
+"""The one rule that decides whether a new memory waits for review (``status_for_new``)."""
 
 from __future__ import annotations
 
@@ -22,8 +19,7 @@ REVIEW_SETTING = "review_new_memories"
 USER_SOURCES = frozenset({"manual", "note"})
 """What the person writes themselves, in the app or the CLI: active at once."""
 AGENT_SOURCES = frozenset({"auto", "import", "service", "mcp"})
-"""What agents write (the extractor, imports, the socket service, MCP): reviewed when the
-writer's ``review_new_memories`` is on."""
+"""What agents write (the extractor, imports, the socket service, MCP)."""
 
 
 def check_source(source: object) -> str:
@@ -40,8 +36,8 @@ def is_agent_source(source: str) -> bool:
 
 def status_for_new(store: StoreBackend, user_id: str, source: str,
                    settings: Mapping[str, Any] | None = None) -> str:
-    """The status a new memory written by ``user_id`` from ``source`` gets: ``pending`` for an agent
-    source while the user reviews new memories, else ``active``."""
+    """The status of a new memory ``user_id`` writes from ``source``: ``pending`` for an agent
+    source while the user's ``review_new_memories`` is on, else ``active``."""
     if not is_agent_source(source):
         return ACTIVE
     values = settings if settings is not None else load_settings(store, user_id)

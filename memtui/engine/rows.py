@@ -1,20 +1,17 @@
 """The rules every stored row passes, table by table: what ``import`` enforces on each row of
-a backup and what ``doctor`` checks in a store.
-
-A row is never a second copy of the rules: each column's rule is the very function the
-engine's write path for that column calls -- ``clean_memory_content`` (memory add, supersede,
-notes), ``clean_project_name`` (project add), ``clean_preferences`` (profile set),
-``clean_detail`` (consolidation records), ``check_time`` (task times), ``clean_setting``
-(settings set) and so on. A rule returns the value as it must be stored (redacted, in the
-canonical time form) or raises ``InvalidInput`` saying why it cannot be stored.
+a backup and what ``doctor`` checks in a store. Each column's rule is the very function the
+write path for that column calls; it returns the value as it must be stored (redacted, in the
+canonical time form) or raises ``InvalidInput`` saying why.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from memtui.engine.identity import (
@@ -73,11 +70,9 @@ Rule = Callable[[object, str], object]
 """A column rule: ``(value, what) -> value as stored``; raises ``InvalidInput``."""
 
 MAX_ROW_NUMBER = 2**62
-"""Largest internal row number (``seq``) or counter accepted."""
 MAX_GOAL_KEY_BYTES = 1024
 MAX_REASON_BYTES = 1024
 MODEL_PHASES = (EXTRACT, CONSOLIDATE)
-"""The phases a ``model_usage`` row may name."""
 MAX_TOOL_NAME_BYTES = 4 * MAX_TOOL_NAME_CHARS
 """Largest stored tool name (the write path keeps its first ``MAX_TOOL_NAME_CHARS``)."""
 
@@ -91,8 +86,6 @@ class Column:
     optional: bool = False
     salvage: Callable[[object], object] | None = None
 
-
-# ---- rules -----------------------------------------------------------------------------------
 
 def _time(value: object, what: str) -> str:
     return normalize_time(value)  # check_time without naming the column (check_value does)
@@ -123,12 +116,6 @@ def _money(top: float) -> Rule:
     return rule
 
 
-def _label(max_bytes: int) -> Rule:
-    def rule(value: object, what: str) -> str:
-        return check_reference(value, what, max_bytes)
-    return rule
-
-
 def _json_column(clean: Callable[[Any], Any], dump: Callable[[Any], str]) -> Rule:
     """A JSON object kept as text: parsed, cleaned; the text is kept as it is when cleaning
     changed nothing (a lossless round trip), else written in the table's form."""
@@ -146,14 +133,6 @@ def _dump_sorted(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
-def _dump_settings(value: Any) -> str:
-    return json.dumps(value, sort_keys=True)
-
-
-def _clean_settings(value: Mapping[str, Any]) -> dict[str, Any]:
-    return {name: clean_setting(name, setting) for name, setting in value.items()}
-
-
 def _drop_secret_keys(value: object) -> object:
     """Preferences without the keys that name a secret (and their values): what ``profile
     set`` would have refused."""
@@ -166,21 +145,12 @@ def _drop_secret_keys(value: object) -> object:
 
 
 def _remove_path(value: dict[str, Any], path: str) -> None:
-    """Remove the dotted key ``path`` (list indexes as ``[i]``) found by
-    ``banned_preference_key``."""
+    """Remove the dotted key ``path`` found by ``banned_preference_key``."""
     item: Any = value
     parts = path.replace("[", ".[").split(".")
     for part in parts[:-1]:
         item = item[int(part[1:-1])] if part.startswith("[") else item[part]
     del item[parts[-1]]
-
-
-def _optional_text(max_bytes: int, *, one_line: bool = False,
-                   allow_empty: bool = False) -> Rule:
-    def rule(value: object, what: str) -> str:
-        return clean_text(value, what, max_bytes=max_bytes, one_line=one_line,
-                          allow_empty=allow_empty)
-    return rule
 
 
 _SEQ = Column(_whole(1, MAX_ROW_NUMBER))
@@ -213,7 +183,8 @@ TABLE_RULES: dict[str, dict[str, Column]] = {
                  "superseded_by": Column(check_record_id, optional=True),
                  "source": Column(_one_of(SOURCES)),
                  "source_thread_id": Column(check_reference, optional=True),
-                 "goal_key": Column(_optional_text(MAX_GOAL_KEY_BYTES), optional=True),
+                 "goal_key": Column(partial(clean_text, max_bytes=MAX_GOAL_KEY_BYTES),
+                                    optional=True),
                  "created_at": _TIME, "updated_at": _TIME, "usage_count": _COUNT,
                  "last_used_at": _OPTIONAL_TIME,
                  "replaces": Column(check_record_id, optional=True)},
@@ -223,7 +194,10 @@ TABLE_RULES: dict[str, dict[str, Column]] = {
               "target": Column(check_reference, optional=True),
               "detail": Column(_json_column(clean_detail, _dump_sorted))},
     "user_settings": {"user_id": _USER,
-                      "settings": Column(_json_column(_clean_settings, _dump_settings)),
+                      "settings": Column(_json_column(
+                          lambda value: {name: clean_setting(name, setting)
+                                         for name, setting in value.items()},
+                          partial(json.dumps, sort_keys=True))),
                       "updated_at": _TIME},
     "tasks": {"seq": _SEQ, "id": Column(check_record_id), "project_id": _PROJECT,
               "user_id": _USER, "goal": Column(clean_task_text), "prompt": Column(clean_task_text),
@@ -232,8 +206,9 @@ TABLE_RULES: dict[str, dict[str, Column]] = {
               "started_at": _OPTIONAL_TIME, "finished_at": _OPTIONAL_TIME,
               "result": Column(clean_task_text), "cost_usd": Column(_money(MAX_COST_USD)),
               "continuation": _SWITCH, "external_context": _SWITCH,
-              "source": Column(_label(MAX_SOURCE_BYTES)),
-              "source_ref": Column(_label(MAX_SOURCE_REF_BYTES), optional=True),
+              "source": Column(partial(check_reference, max_bytes=MAX_SOURCE_BYTES)),
+              "source_ref": Column(partial(check_reference, max_bytes=MAX_SOURCE_REF_BYTES),
+                                   optional=True),
               "created_at": _TIME, "use_memories": Column(_whole(0, 1), optional=True),
               "generate_memories": Column(_whole(0, 1), optional=True)},
     "task_followups": {"seq": _SEQ, "from_task": Column(check_record_id),
@@ -244,7 +219,8 @@ TABLE_RULES: dict[str, dict[str, Column]] = {
                "updated_at": _TIME},
     "extraction_log": {"task_id": Column(check_record_id), "user_id": _USER,
                        "project_id": _PROJECT, "outcome": Column(_one_of(LOG_OUTCOMES)),
-                       "reason": Column(_optional_text(MAX_REASON_BYTES), optional=True),
+                       "reason": Column(partial(clean_text, max_bytes=MAX_REASON_BYTES),
+                                        optional=True),
                        "memory_id": Column(check_record_id, optional=True), "forced": _SWITCH,
                        "at": _TIME},
     "interactions": {"seq": _SEQ, "id": Column(check_record_id), "user_id": _USER,
@@ -259,7 +235,8 @@ TABLE_RULES: dict[str, dict[str, Column]] = {
     "bundle_documents": {"bundle_id": Column(check_reference),
                          "path": Column(lambda v, w: check_document_path(v)),
                          "revision": Column(_whole(1, MAX_ROW_NUMBER)),
-                         "content": Column(_optional_text(MAX_DOCUMENT_BYTES, allow_empty=True)), "updated_at": _TIME,
+                         "content": Column(partial(clean_text, max_bytes=MAX_DOCUMENT_BYTES,
+                                                   allow_empty=True)), "updated_at": _TIME,
                          "updated_by": _USER},
     "consolidations": {"seq": _SEQ, "id": Column(check_record_id), "user_id": _USER,
                        "kind": Column(check_record_id), "outcome": Column(check_record_id),
@@ -269,14 +246,16 @@ TABLE_RULES: dict[str, dict[str, Column]] = {
                     "round_id": Column(check_record_id),
                     "task_id": Column(check_record_id, optional=True),
                     "project_id": Column(check_id, optional=True),
-                    "model": Column(_optional_text(MAX_MODEL_NAME_BYTES, one_line=True,
-                                                   allow_empty=True)),
+                    "model": Column(partial(clean_text, max_bytes=MAX_MODEL_NAME_BYTES,
+                                            one_line=True, allow_empty=True)),
                     "tokens_in": _COUNT, "tokens_out": _COUNT,
                     "outcome": Column(check_record_id), "at": _TIME},
     "extraction_details": {"task_id": Column(check_record_id), "user_id": _USER,
-                           "external_tool": Column(_optional_text(
-                               MAX_TOOL_NAME_BYTES, one_line=True), optional=True),
-                           "detail": Column(_optional_text(MAX_REASON_BYTES), optional=True),
+                           "external_tool": Column(partial(
+                               clean_text, max_bytes=MAX_TOOL_NAME_BYTES, one_line=True),
+                               optional=True),
+                           "detail": Column(partial(clean_text, max_bytes=MAX_REASON_BYTES),
+                                            optional=True),
                            "attempts": _COUNT, "retry_at": _OPTIONAL_TIME},
 }
 """Every exported table's columns and their rules (the choices come from
@@ -347,12 +326,9 @@ def row_findings(table: str, row: Mapping[str, Any]) -> list[RowFinding]:
 
 def _salvaged(table: str, column: str, value: object, message: str) -> RowFinding:
     salvage = TABLE_RULES[table][column].salvage
-    if salvage is not None:
-        try:
-            fixed = check_value(table, column, salvage(value))
-        except (InvalidInput, ValueError, KeyError, IndexError, TypeError):
-            return RowFinding(column, message, False)
-        return RowFinding(column, message, True, fixed)
+    with contextlib.suppress(InvalidInput, ValueError, KeyError, IndexError, TypeError):
+        if salvage is not None:
+            return RowFinding(column, message, True, check_value(table, column, salvage(value)))
     return RowFinding(column, message, False)
 
 

@@ -1,12 +1,6 @@
-"""Safe reads and writes of the files in another program's home folder (a Codex home, a
-Claude Code or Gemini CLI store): the one copy of these rules.
-
-Reads stay inside the home's real root, never follow a final symlink or block on a FIFO, and
-take capped regular UTF-8 files, optionally with a ``FileStamp``. Writes refuse a path leaving
-the root or a symlink, a file of another user, and a file changed since its stamp, and go
-through a fsynced temporary file renamed over the old one, keeping its mode, group, BOM and
-CRLF lines. Each home raises its own error classes: one ``SafeFiles`` per
-home (``CODEX_FILES``, ``AGENT_FILES``).
+"""Safe reads and writes of the files in another program's home folder (Codex, Claude Code,
+Gemini CLI): the one copy of these rules (docs/ARCHITECTURE.md), one ``SafeFiles`` per home
+raising its own error classes (``CODEX_FILES``, ``AGENT_FILES``).
 """
 
 from __future__ import annotations
@@ -26,19 +20,16 @@ from pathlib import Path
 from typing import IO, ParamSpec, TypeVar
 
 from memtui.errors import Conflict, MemtuiError, PermissionDenied
+from memtui.jsonable import JsonMixin
 
 MAX_TEXT_FILE_BYTES = 1024 * 1024
-"""Default cap of one read; each home may set its own."""
 NEW_FILE_MODE = 0o600
-"""Mode of a file memtui creates in a home."""
 NEW_DIR_MODE = 0o700
-"""Mode of a folder memtui creates in a home."""
 TEMP_PREFIX = ".memtui-tmp-"
 """Name prefix of the temporary file a write goes through (same folder as the target)."""
 READ_FLAGS = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
               | getattr(os, "O_CLOEXEC", 0))
-"""How a file in a home is opened for reading: never through a final symlink, never
-blocking on a FIFO."""
+"""Reads never go through a final symlink nor block on a FIFO."""
 CREATE_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
                 | getattr(os, "O_CLOEXEC", 0))
 """How a new file is created: never over an existing file or through a symlink."""
@@ -53,8 +44,7 @@ _READ_CHUNK = 1 << 20
 
 class FileProblem(MemtuiError, code="file_problem"):
     """One file cannot be read or written safely (outside the home, a symlink, too large,
-    binary, not UTF-8 ...). Readers catch it and report a problem; ``reason`` is the
-    one-line cause. Each home raises a subclass of its own (``SafeFiles.problem``)."""
+    binary ...); ``reason`` is the one-line cause. Each home raises its own subclass."""
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
@@ -62,7 +52,7 @@ class FileProblem(MemtuiError, code="file_problem"):
 
 
 @dataclass(frozen=True)
-class FileStamp:
+class FileStamp(JsonMixin):
     """What a file was when memtui read it: a write is refused unless it still is."""
 
     path: str
@@ -73,8 +63,7 @@ class FileStamp:
 
     def to_json(self) -> dict[str, object]:
         """The stamp as plain JSON (mode in octal text)."""
-        return {"path": self.path, "size": self.size, "mtime_ns": self.mtime_ns,
-                "sha256": self.sha256, "mode": oct(self.mode)}
+        return super().to_json() | {"mode": oct(self.mode)}
 
 
 _FOLDER_CACHE: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar(
@@ -83,8 +72,7 @@ _FOLDER_CACHE: contextvars.ContextVar[dict[str, str] | None] = contextvars.Conte
 
 @contextlib.contextmanager
 def folder_cache() -> Iterator[None]:
-    """Within this block, the real path of each folder is resolved once (a reader lists and
-    opens thousands of files in the same few folders); writes never use it."""
+    """Within this block each folder's real path is resolved once (for readers only)."""
     token = _FOLDER_CACHE.set({})
     try:
         yield
@@ -132,9 +120,8 @@ def is_within(path: str | os.PathLike[str], root: Path) -> bool:
 
 def json_lines(handle: IO[bytes], max_line_bytes: int, first_number: int = 0
                ) -> Iterator[tuple[int, bytes | None, int]]:
-    """``(line number, line, bytes consumed)`` for each line of a JSON Lines file, reading
-    at most ``max_line_bytes + 1`` bytes at once: a longer line is consumed and given as
-    ``None`` (the caller reports it). A last line without its newline is given as it is."""
+    """``(line number, line, bytes consumed)`` for each line of a JSON Lines file; a line
+    longer than ``max_line_bytes`` is consumed and given as ``None``."""
     number = first_number
     while True:
         raw = handle.readline(max_line_bytes + 1)
@@ -167,8 +154,7 @@ def temp_name(folder: Path) -> Path:
 
 def write_new_file(name: str | os.PathLike[str], data: bytes, mode: int,
                    dir_fd: int | None = None) -> None:
-    """Create ``name`` (relative to ``dir_fd`` when given) holding ``data``, fsynced; never
-    over an existing file or through a symlink (``FileExistsError`` / ``OSError``)."""
+    """Create ``name`` holding ``data``, fsynced, never over a file or through a symlink."""
     fd = os.open(name, CREATE_FLAGS, mode, dir_fd=dir_fd)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -185,9 +171,8 @@ def write_new_file(name: str | os.PathLike[str], data: bytes, mode: int,
 def publish_new_file(temp: str | os.PathLike[str], name: str | os.PathLike[str], data: bytes,
                      mode: int, dir_fd: int | None = None) -> bool:
     """Give the written temporary file ``temp`` the new name ``name`` without ever replacing
-    a file (a hard link; on a file system without them, ``data`` is written to ``name``
-    directly). False when ``name`` is taken; other failures raise ``OSError``. The caller
-    removes ``temp``."""
+    a file (a hard link, else ``data`` written there); False when ``name`` is taken. The
+    caller removes ``temp``."""
     try:
         os.link(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
         return True
@@ -216,9 +201,8 @@ def encode_like(text: str, original: bytes | None) -> bytes:
 
 
 def check_owned(path: Path, refuse: Callable[[str], Exception]) -> None:
-    """``refuse(message)`` unless ``path`` (or, not made yet, its nearest existing folder)
-    belongs to the user memtui runs as: a file rewritten for another user would become this
-    user's (root's, under sudo: one the agent can no longer read)."""
+    """``refuse(message)`` unless ``path`` (or its nearest existing folder) belongs to the user
+    memtui runs as (a rewritten file would become this user's, root's under sudo)."""
     existing = path
     while not os.path.lexists(existing) and existing != existing.parent:
         existing = existing.parent
@@ -232,9 +216,8 @@ def check_owned(path: Path, refuse: Callable[[str], Exception]) -> None:
 
 def replace_atomically(path: Path, data: bytes, mode: int,
                        before_rename: Callable[[], object] | None = None) -> None:
-    """Put ``data`` at ``path`` whole or not at all: a temporary file in the same folder (``mode``,
-    fsynced; the old file's group), then ``before_rename()`` (it may raise: the temporary file is
-    removed and nothing is written), then a rename over ``path`` and an fsync of the folder."""
+    """Put ``data`` at ``path`` whole or not at all: a temporary file in the same folder (the
+    old file's group), ``before_rename()`` (it may raise: nothing is written), a rename."""
     temp = temp_name(path.parent)
     write_new_file(temp, data, mode)
     try:
@@ -254,9 +237,8 @@ def replace_atomically(path: Path, data: bytes, mode: int,
 
 @dataclass(frozen=True)
 class SafeFiles:
-    """The safe reads and writes of one kind of home, raising that home's error classes:
-    ``problem`` (a read), ``unsafe`` (a write leaving the home or through a symlink),
-    ``changed`` (changed since read) and ``failed`` (the system refused a write)."""
+    """The safe reads and writes of one kind of home, raising its error classes: ``problem``
+    (a read), ``unsafe`` (a write leaving the home), ``changed`` and ``failed``."""
 
     problem: type[FileProblem] = FileProblem
     unsafe: type[MemtuiError] = PermissionDenied
@@ -264,8 +246,6 @@ class SafeFiles:
     failed: type[MemtuiError] = MemtuiError
     home_name: str = ""
     max_bytes: int = MAX_TEXT_FILE_BYTES
-
-    # ---- reads ---------------------------------------------------------------------------
 
     def check_inside(self, path: str | os.PathLike[str], root: Path) -> Path:
         """The real path of ``path``; ``problem`` when it leaves ``root`` (already real)."""
@@ -277,8 +257,7 @@ class SafeFiles:
 
     def open_regular(self, path: str | os.PathLike[str], root: Path,
                      max_bytes: int | None = None) -> int:
-        """A read-only descriptor of the regular file ``path`` inside ``root``; with
-        ``max_bytes``, a larger file is refused. The caller closes it."""
+        """A read-only descriptor of the regular file ``path`` inside ``root`` (caller closes)."""
         real = self.check_inside(path, root)
         try:
             fd = os.open(real, READ_FLAGS)
@@ -377,8 +356,6 @@ class SafeFiles:
             raise self.problem(f"cannot list folder ({error.strerror or error})") from None
         return [path / name for name in names]
 
-    # ---- writes --------------------------------------------------------------------------
-
     def _check_write_target(self, path: Path, root: Path) -> None:
         check_owned(path, self.unsafe)
         if os.path.islink(path):
@@ -394,8 +371,7 @@ class SafeFiles:
         return self.read_stamped(path, root, max_bytes)[1]
 
     def check_unchanged(self, expected: FileStamp, root: Path) -> bytes:
-        """The file's bytes; ``changed`` unless it still has ``expected``'s size, mtime and
-        hash (also when it can no longer be read)."""
+        """The file's bytes; ``changed`` unless its size, mtime and hash are ``expected``'s."""
         try:
             data, now = self.read_stamped(expected.path, root,
                                           max(expected.size, self.max_bytes))
@@ -408,19 +384,8 @@ class SafeFiles:
                                "nothing was written — read it again and retry")
         return data
 
-    def _write_temp(self, folder: Path, data: bytes, mode: int) -> Path:
-        temp = temp_name(folder)
-        try:
-            write_new_file(temp, data, mode)
-        except OSError as error:
-            raise self.failed(f"{folder}: cannot write a temporary file "
-                              f"({error.strerror or error}); nothing was written") from None
-        return temp
-
     def replace_file(self, expected: FileStamp, text: str, root: Path) -> FileStamp:
-        """Write ``text`` over the file ``expected`` was taken of, atomically, keeping its
-        mode, BOM and CRLF lines (``encode_like``); its new stamp. Refused as ``unsafe`` or
-        ``changed``, nothing written."""
+        """Write ``text`` over the file ``expected`` was taken of, atomically; its new stamp."""
         path = Path(expected.path)
         self._check_write_target(path, root)
         data = encode_like(text, self.check_unchanged(expected, root))
@@ -448,8 +413,7 @@ class SafeFiles:
 
     def create_file(self, path: str | os.PathLike[str], text: str, root: Path,
                     mode: int = NEW_FILE_MODE) -> FileStamp:
-        """Create a new file (never over an existing one) atomically, and any missing folders
-        inside ``root``; its stamp."""
+        """Create a new file (never over one) and missing folders inside ``root``; its stamp."""
         target = Path(path)
         folder = target.parent
         if not is_within(folder, root):  # checked before any folder is made
@@ -462,8 +426,12 @@ class SafeFiles:
             raise self.failed(f"{folder}: cannot create folder "
                               f"({error.strerror or error})") from None
         self._check_write_target(target, root)
-        data = text.encode("utf-8")
-        temp = self._write_temp(folder, data, mode)
+        data, temp = text.encode("utf-8"), temp_name(folder)
+        try:
+            write_new_file(temp, data, mode)
+        except OSError as error:
+            raise self.failed(f"{folder}: cannot write a temporary file "
+                              f"({error.strerror or error}); nothing was written") from None
         try:
             created = publish_new_file(temp, target, data, mode)
         except OSError as error:

@@ -1,7 +1,5 @@
-"""Agent sessions: what the session hooks record (``record``, once per agent and session id),
-the worker's turn of each session that ended or is idle into a task (``process_waiting``:
-``source_ref`` = the session id, so a session is one task), a session an import made a task
-of (``record_imported``: where its transcript is, for model extraction; processed already),
+"""Agent sessions: what the session hooks record (once per agent and session id), the
+worker's turn of each ended or idle session into one task (``source_ref`` = the session id),
 and the text a new session starts with (``session_start``).
 """
 
@@ -16,30 +14,28 @@ from memtui.engine.base import EngineArea
 from memtui.engine.settings import load_settings
 from memtui.engine.validation import check_limit, check_text, echo
 from memtui.errors import Conflict, InvalidInput, MemtuiError
+from memtui.jsonable import JsonMixin
 from memtui.store.sessions import AgentSession
 from memtui.store.timeutil import format_time, parse_time
 
 log = logging.getLogger(__name__)
 
 AGENTS = ("claude-code", "codex", "gemini")
-"""The agents whose sessions and settings memtui knows."""
 SESSION_END_EVENTS = frozenset({"SessionEnd"})
 """Hook events that mean the session is over (``Stop`` only means an answer is done)."""
 IMPORT_EVENT = "import"
-"""The event of a session recorded by an import (``record_imported``)."""
 NEW_SESSION_SOURCE = "startup"
 """A SessionStart hook's ``source`` for a brand-new session (others: resume, clear, compact)."""
 MAX_SESSION_ID_BYTES = 200
 MAX_PATH_BYTES = 4096
 MAX_SESSIONS_PER_ROUND = 50
-"""Sessions one worker round turns into tasks at most (the rest wait for the next round)."""
 MAX_SESSION_LIST = 1000
 RECORDED, ALREADY_RECORDED = "recorded", "already_recorded"
 NO_TRANSCRIPT, NO_PROMPT, NO_FOLDER, REFUSED = "no_transcript", "no_prompt", "no_folder", "refused"
 
 
 @dataclass
-class SessionsSummary:
+class SessionsSummary(JsonMixin):
     """What one pass over the waiting sessions did: outcome -> count, the tasks recorded."""
 
     outcomes: dict[str, int] = field(default_factory=dict)
@@ -52,14 +48,11 @@ class SessionsSummary:
 
     def to_json(self) -> dict[str, Any]:
         """``{processed, outcomes, task_ids}``."""
-        return {"processed": self.processed, "outcomes": dict(self.outcomes),
-                "task_ids": list(self.task_ids)}
+        return {"processed": self.processed} | super().to_json()
 
 
 def _optional_text(value: object, what: str, max_bytes: int) -> str | None:
-    if value is None or value == "":
-        return None
-    return check_text(value, what, max_bytes=max_bytes)
+    return None if value is None or value == "" else check_text(value, what, max_bytes=max_bytes)
 
 
 def check_agent(agent: object) -> str:
@@ -92,9 +85,7 @@ class SessionsApi(EngineArea):
 
     def record_imported(self, agent: str, session_id: str, transcript: str, cwd: str | None,
                         task_id: str) -> None:
-        """Record a session an import made task ``task_id`` of (``agent`` = the task's
-        source), processed already so the worker never takes it; a session recorded before is
-        left as it is."""
+        """Record a session an import made task ``task_id`` of, as processed already."""
         if self._store.sessions.get(agent, session_id) is not None:
             return
         now = self._store.now()
@@ -165,7 +156,7 @@ class SessionsApi(EngineArea):
         return RECORDED, None, task.id
 
     def session_start(self, payload: dict[str, Any]) -> str | None:
-        """The text a new session starts with, or None (see the module doc)."""
+        """The text a new session starts with (its injection), or None."""
         if payload.get("source", NEW_SESSION_SOURCE) != NEW_SESSION_SOURCE:
             return None
         cwd = _optional_text(payload.get("cwd"), "cwd", MAX_PATH_BYTES)

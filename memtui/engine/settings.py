@@ -1,8 +1,6 @@
-"""Auto-memory settings (docs/auto-memory.md): per user, read and written by that user alone.
-
-Everything is off by default. A change is checked whole before anything is written; text
-settings are redacted like every stored text; the model endpoint's key is never stored, only
-the name of the environment variable holding it.
+"""Auto-memory settings (docs/auto-memory.md): per user, read and written by that user alone,
+everything off by default. A change is checked whole before anything is written; the model
+endpoint's key is never stored, only the name of the variable holding it.
 """
 
 from __future__ import annotations
@@ -27,13 +25,10 @@ log = logging.getLogger(__name__)
 SWITCH = "switch"
 """0 or 1 (booleans accepted and stored as 0/1)."""
 PERCENT = "percent"
-"""A whole number from 0 to 100."""
 COUNT = "count"
-"""A whole number from 0 to MAX_COUNT."""
 MODEL = "model"
 """A model name (one line of text) or null; stored only."""
 CHOICE = "choice"
-"""One of the words in ``CHOICES[name]``."""
 GATE_SETTING = "claude_memory_gate"
 GATE_MODES = ("review", "redact", "ask", "off")
 """What Claude Code's write gate does with a write into its memory (``memtui hooks install
@@ -101,16 +96,11 @@ SETTING_SPECS: tuple[SettingSpec, ...] = (
 )
 SPECS: dict[str, SettingSpec] = {spec.name: spec for spec in SETTING_SPECS}
 DEFAULTS: dict[str, Any] = {spec.name: spec.default for spec in SETTING_SPECS}
-"""Every setting's default (everything off; the gate's hook is not installed)."""
 
 _CLI_TRUE = frozenset({"1", "on", "true"})
 _CLI_FALSE = frozenset({"0", "off", "false"})
 _CLI_NULL = frozenset({"null", "none", ""})
 _WHOLE_NUMBER = re.compile(r"^[+-]?[0-9]{1,12}$")
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def unknown_setting(name: str) -> InvalidInput:
@@ -127,18 +117,18 @@ def check_setting(name: object, value: object) -> Any:
     if spec is None:
         raise unknown_setting(str(name))
     if spec.kind == SWITCH:
-        if isinstance(value, bool) or (_is_int(value) and value in (0, 1)):
+        if isinstance(value, int) and value in (0, 1):  # a bool is an int too
             return int(value)
         raise InvalidInput(f"{spec.name} must be 0 or 1 (on/off), "
                            f"got {echo(repr(value), quote=False)}")
     if spec.kind in (PERCENT, COUNT):
-        if not _is_int(value):
+        if not isinstance(value, int) or isinstance(value, bool):
             raise InvalidInput(f"{spec.name} must be a whole number, "
                                f"got {echo(repr(value), quote=False)}")
         top = 100 if spec.kind == PERCENT else MAX_COUNT
-        if value < 0:  # type: ignore[operator]
+        if value < 0:
             raise InvalidInput(f"{spec.name} must not be negative, got {value}")
-        if value > top:  # type: ignore[operator]
+        if value > top:
             what = "a percentage from 0 to 100" if spec.kind == PERCENT else f"at most {top}"
             raise InvalidInput(f"{spec.name} must be {what}, got {value}")
         return value
@@ -156,22 +146,18 @@ def check_setting(name: object, value: object) -> Any:
         raise InvalidInput(f"{spec.name} is the NAME of an environment variable (letters, "
                            f"digits, _), not its value, got {echo(text, 40)}")
     if spec.kind == URL:
-        _check_url(spec.name, text)
+        parts = urlsplit(text)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise InvalidInput(f"{spec.name} must be an http:// or https:// URL, got "
+                               f"{echo(text)}")
+        if parts.username or parts.password:
+            raise InvalidInput(f"{spec.name} must not hold a user or password: name the "
+                               "environment variable of the key in model_api_key_env")
     return text
 
 
-def _check_url(name: str, text: str) -> None:
-    parts = urlsplit(text)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise InvalidInput(f"{name} must be an http:// or https:// URL, got {echo(text)}")
-    if parts.username or parts.password:
-        raise InvalidInput(f"{name} must not hold a user or password: name the environment "
-                           "variable of the key in model_api_key_env")
-
-
 def clean_setting(name: object, value: object) -> Any:
-    """A value for one setting as it is stored: ``check_setting``, and a model name redacted
-    (``clean_text``) like every text a person typed. Reads only check (no redaction cost)."""
+    """A value for one setting as it is stored (``check_setting``, text redacted)."""
     checked = check_setting(name, value)
     if isinstance(checked, str):
         return clean_text(checked, str(name), max_bytes=MAX_MODEL_NAME_BYTES, strip=True,
@@ -207,8 +193,7 @@ def _parse_cli_value(spec: SettingSpec, raw: str) -> Any:
 
 
 def parse_cli_pairs(pairs: Iterable[str]) -> dict[str, Any]:
-    """``["KEY=VALUE", ...]`` from the command line as typed values (``_parse_cli_value``),
-    checked whole."""
+    """``["KEY=VALUE", ...]`` from the command line as typed values, checked whole."""
     parsed: dict[str, Any] = {}
     for pair in pairs:
         name, sep, raw = pair.partition("=")
@@ -225,8 +210,8 @@ def parse_cli_pairs(pairs: Iterable[str]) -> dict[str, Any]:
 
 
 def _explicit_settings(store: StoreBackend, user_id: str) -> dict[str, Any]:
-    """The settings the user set (checked; unreadable or bad values left out), without
-    defaults, so a later version's new defaults still reach keys the user never set."""
+    """The settings the user set (bad or unreadable ones left out), without defaults: a later
+    version's new defaults still reach keys the user never set."""
     try:
         stored = store.settings.get(user_id) or {}
     except StoreError as error:
@@ -244,8 +229,7 @@ def _explicit_settings(store: StoreBackend, user_id: str) -> dict[str, Any]:
 
 
 def load_settings(store: StoreBackend, user_id: str) -> dict[str, Any]:
-    """The user's effective settings: stored values over the defaults (a stored value that
-    fails its check, or an unreadable row, falls back to the default with a warning)."""
+    """The user's effective settings: valid stored values over the defaults."""
     return DEFAULTS | _explicit_settings(store, user_id)
 
 
@@ -262,8 +246,7 @@ class SettingsApi(EngineArea):
         return load_settings(self._store, self.actor)
 
     def endpoint_status(self) -> str | None:
-        """Whether the model endpoint the settings name answers, in words (a request with
-        a short timeout: call it off a UI thread); None when no endpoint is set."""
+        """Whether the model endpoint answers, in words (None without one); off the UI thread."""
         settings = self.get()
         if not settings["model_base_url"]:
             return None
@@ -290,8 +273,7 @@ class SettingsApi(EngineArea):
 
     @staticmethod
     def parse_typed(name: str, raw: str) -> Any:
-        """The checked value of one setting from the text a person typed: whole numbers only
-        (``1.5`` is refused, never rewritten), ``on/off`` for switches, ``none`` clears."""
+        """The checked value of one setting from the text a person typed."""
         spec = SPECS.get(name)
         if spec is None:
             raise unknown_setting(name)

@@ -1,6 +1,5 @@
-"""Stale memories: cited code gone (``citations.Checker`` against the project's root) or not
-used for the actor's ``max_unused_days`` (0: never). Nothing here deletes: stale memories are
-shown for review, and ``keep`` marks them used now (audited, without content).
+"""Stale memories: cited code gone from the project's folder (``citations``) or not used for
+the actor's ``max_unused_days`` (0: never); shown for review, ``keep`` marks them used now.
 """
 
 from __future__ import annotations
@@ -19,13 +18,10 @@ from memtui.store.models import Memory
 from memtui.store.timeutil import format_time, parse_time
 
 MAX_STALE_SCAN = 2000
-"""Newest memories of a list whose citations one stale listing checks."""
 MAX_UNUSED_SCAN = 5000
 """Memories made before the unused cut-off that one list's unused query reads at most."""
 MAX_STALE_LIST = 500
-"""Largest stale list."""
 MAX_KEEP = 1000
-"""Memories one ``keep`` marks at most."""
 
 
 @dataclass(frozen=True)
@@ -43,14 +39,10 @@ class StaleMemory:
 class StalenessApi(EngineArea):
     """Stale memories for the actor: citations checked, unused ones found, kept."""
 
-    def _roots(self, projects: set[str]) -> dict[str, str | None]:
-        return {project: row.root_path if (row := self._store.identity.get_project(project))
-                else None for project in projects}
-
     def check(self, memories: Sequence[Memory]) -> dict[str, tuple[str, ...]]:
-        """Why each memory's citations no longer hold (only the stale ones, by id); each
-        project's folder is walked at most once."""
-        roots = self._roots({m.project for m in memories if m.project is not None})
+        """Why each stale memory's citations no longer hold, by id."""
+        roots = {project: row.root_path if (row := self._store.identity.get_project(project))
+                 else None for project in {m.project for m in memories if m.project}}
         found, checker = {}, citations.Checker()
         for memory in memories:
             if memory.project is not None:
@@ -59,29 +51,22 @@ class StalenessApi(EngineArea):
                     found[memory.id] = reasons
         return found
 
-    def unused_before(self) -> str | None:
-        """The time before which an unused memory is stale (None: ``max_unused_days`` 0)."""
-        days = int(load_settings(self._store, self.actor)["max_unused_days"])
-        if days <= 0:
-            return None
-        return format_time(parse_time(self._store.now()) - timedelta(days=days))
-
     def stale(self, project: str | None = None, limit: int = 50, *, kind: str | None = None,
               source: str | None = None) -> list[StaleMemory]:
-        """The actor's stale active memories (``project``'s, else the actor's user-level
-        ones; of one ``kind`` or ``source`` when given), newest first: citations gone (among
-        the newest ``MAX_STALE_SCAN``) or unused (``max_unused_days``; among the
-        ``MAX_UNUSED_SCAN`` newest made before the cut-off)."""
+        """The actor's stale active memories (``project``'s, else the actor's user-level ones;
+        of one ``kind`` or ``source``), newest first: citations gone, or unused for
+        ``max_unused_days``."""
         size = clamp_limit(limit, MAX_STALE_LIST)
         flt = self._engine.identity.memory_filter(project, kind=kind, source=source)
-        before = self.unused_before()
+        days = int(load_settings(self._store, self.actor)["max_unused_days"])
+        before = format_time(parse_time(self._store.now()) - timedelta(days=days)) \
+            if days > 0 else None
         with self._store.snapshot():
             newest = self._store.memories.page(flt, MAX_STALE_SCAN)
             unused = (self._store.memories.unused(flt, before, size, MAX_UNUSED_SCAN)
                       if before else [])
         reasons: dict[str, list[str]] = {key: list(value)
                                          for key, value in self.check(newest).items()}
-        days = load_settings(self._store, self.actor)["max_unused_days"]
         for memory in unused:
             plural = "" if days == 1 else "s"
             reasons.setdefault(memory.id, []).append(f"unused for over {days} day{plural}")
@@ -91,8 +76,7 @@ class StalenessApi(EngineArea):
         return [StaleMemory(memory, tuple(reasons[memory.id])) for memory in ordered[:size]]
 
     def everywhere(self, limit: int = MAX_STALE_LIST) -> list[StaleMemory]:
-        """The actor's stale user-level memories, then each readable project's (the Inbox's
-        review rows), at most ``limit`` in all."""
+        """The actor's stale user-level memories, then each readable project's (the Inbox)."""
         found = self.stale(None, limit)
         for project in self._engine.recall.readable_projects():
             if len(found) >= limit:

@@ -1,9 +1,6 @@
-"""Copy a whole store into an empty one, between any two backends (``memtui store copy``).
-
-The source's whole-store export is loaded by ``import`` in one destination transaction, which
-is exported again and compared table by table (counts and an order-independent digest) before
-it commits: a copy that would differ is rolled back. A new SQLite destination is removed again
-on failure.
+"""Copy a whole store into an empty one, between any two backends (``memtui store copy``):
+the source's whole-store export is imported in one destination transaction, exported again and
+compared table by table before it commits. A new SQLite destination is removed on failure.
 """
 
 from __future__ import annotations
@@ -12,7 +9,7 @@ import contextlib
 import hashlib
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,52 +50,35 @@ def _detail(error: BaseException) -> str:
 
 
 @dataclass
-class TableDigest:
-    """The rows of one table, order-independently: how many, and the sum of their SHA-256
-    digests (each row as canonical JSON: sorted keys, no spaces)."""
-
-    count: int = 0
-    total: int = 0
-
-    def add(self, row: Any) -> None:
-        """Count one row."""
-        canonical = json.dumps(row, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-        digest = hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).digest()
-        self.count += 1
-        self.total = (self.total + int.from_bytes(digest, "big")) % DIGEST_MODULUS
-
-
-@dataclass
 class ExportDigest:
-    """Every table of an export, as ``TableDigest``s (the header line is not compared: it
-    names the time and the backend's schema version)."""
+    """Every table of an export (the header left out), order-independently: how many rows,
+    and the sum of their SHA-256 digests as canonical JSON."""
 
-    tables: dict[str, TableDigest] = field(default_factory=dict)
+    tables: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def add_line(self, line: str) -> None:
-        """Count one line of an export (the header is skipped)."""
+        """Count one line of an export."""
         record = json.loads(line)
         table = record.get("table")
         if table is None:
             return
-        self.tables.setdefault(table, TableDigest()).add(record["row"])
+        canonical = json.dumps(record["row"], sort_keys=True, ensure_ascii=False,
+                               separators=(",", ":"))
+        digest = hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).digest()
+        count, total = self.tables.get(table, (0, 0))
+        self.tables[table] = (count + 1, (total + int.from_bytes(digest, "big")) % DIGEST_MODULUS)
 
     def differences(self, other: ExportDigest) -> list[str]:
-        """The tables whose rows differ, each as ``table (N rows here, M there)``."""
-        names = sorted(set(self.tables) | set(other.tables))
-        out = []
-        for name in names:
-            mine = self.tables.get(name, TableDigest())
-            theirs = other.tables.get(name, TableDigest())
-            if (mine.count, mine.total) != (theirs.count, theirs.total):
-                out.append(f"{name} ({mine.count} rows read, {theirs.count} written)")
-        return out
+        """The tables whose rows differ, each as ``table (N rows read, M written)``."""
+        return [f"{name} ({self.tables.get(name, (0, 0))[0]} rows read, "
+                f"{other.tables.get(name, (0, 0))[0]} written)"
+                for name in sorted(set(self.tables) | set(other.tables))
+                if self.tables.get(name) != other.tables.get(name)]
 
 
 @dataclass(frozen=True)
 class CopyReport:
-    """A finished copy: where from and to (passwords hidden), rows per table, and whether
-    the destination file was created by the copy."""
+    """A finished copy: where from and to (passwords hidden), rows per table."""
 
     source: str
     destination: str
@@ -111,15 +91,13 @@ class CopyReport:
         return sum(self.rows.values())
 
     def to_json(self) -> dict[str, Any]:
-        """The report as a JSON object (``verified`` is always true: a copy that differs
-        from its source is rolled back and reported as an error instead)."""
+        """The report as JSON (``verified``: a copy that differs is rolled back instead)."""
         return {"from": self.source, "to": self.destination, "rows": self.rows,
                 "total": self.total, "created": self.created, "verified": True}
 
 
 def _open_source(location: str) -> Store:
-    """The source store, opened without creating anything: a path that does not exist, or an
-    empty file, is not a store (``NotFound``)."""
+    """The source store, opened without creating anything (``NotFound`` for no store)."""
     if not is_database_url(location):
         path = Path(location).expanduser()
         if not path.exists():
@@ -141,31 +119,25 @@ def _same_store(source: str, destination: str) -> bool:
         return False
 
 
-def _read_source(lines: Iterator[str], digest: ExportDigest, shown: str) -> Iterator[str]:
-    """The source's export lines, each counted into ``digest``; a failure to read the source becomes
-    one line naming it (the driver's error says no stored text)."""
+def _read_source(lines: Generator[str, None, None], digest: ExportDigest,
+                 shown: str) -> Iterator[str]:
+    """The source's export lines, each counted into ``digest``; a failure to read the source
+    becomes one line naming it (the driver's error says no stored text)."""
     try:
-        while True:
-            try:
-                line = next(lines)
-            except StopIteration:
-                return
-            except MemtuiError:
-                raise
-            except Exception as error:  # the source's driver: a damaged file, a lost server
-                raise StoreError(f"{shown}: cannot read the source store ({_detail(error)}); "
-                                 f"run `memtui --db {shown} doctor`") from None
+        for line in lines:
             digest.add_line(line)
             yield line
+    except MemtuiError:
+        raise
+    except Exception as error:  # the source's driver: a damaged file, a lost server
+        raise StoreError(f"{shown}: cannot read the source store ({_detail(error)}); "
+                         f"run `memtui --db {shown} doctor`") from None
     finally:
-        close = getattr(lines, "close", None)
-        if close is not None:
-            close()
+        lines.close()
 
 
 def copy_store(source: str, destination: str, actor: str) -> CopyReport:
-    """Copy the whole store at ``source`` into the empty store at ``destination`` (see the module
-    doc); on any failure nothing is written."""
+    """Copy the whole store at ``source`` into the empty one at ``destination``."""
     shown_source, shown_destination = shown_location(source), shown_location(destination)
     if _same_store(source, destination):
         raise InvalidInput(f"--from and --to name the same store ({shown_source})")
@@ -196,7 +168,6 @@ def copy_store(source: str, destination: str, actor: str) -> CopyReport:
 
 def _copy(source: Engine, destination: Engine, shown_source: str,
           shown_destination: str) -> dict[str, int]:
-    """The copy itself, in one transaction of the destination."""
     read = ExportDigest()
     try:
         with destination.store.transaction():

@@ -1,6 +1,5 @@
 """The per-task flags' words, both ways: ``on``, ``off`` and ``follow`` (stored as 1, 0 and
-null). A small module with no imports of its own, so the app's panes can use it before the
-task rules are loaded."""
+null); a small module, so the app's panes can use it before the task rules are loaded."""
 
 from __future__ import annotations
 
@@ -10,20 +9,17 @@ from memtui.errors import InvalidInput
 FOLLOW = "follow"
 """A per-task flag value meaning: follow the user's setting (stored as null)."""
 FLAG_WORDS = ("on", "off", FOLLOW)
-"""The words a per-task flag is set with and shown as."""
 _FLAG_WORDS: dict[object, int | None] = {FOLLOW: None, "on": 1, "off": 0, 0: 0, 1: 1}
 """Accepted flag values (True/False hash as 1/0, so they are accepted too)."""
 
 
 def flag_word(value: int | None) -> str:
-    """A stored per-task flag as the word people type and read: ``on``, ``off`` or
-    ``follow`` (null: the user's setting applies). ``flag_value`` reads it back."""
+    """A stored per-task flag as the word people type and read (``flag_value`` reads it)."""
     return FOLLOW if value is None else ("on" if value else "off")
 
 
 def flag_value(value: object, what: str) -> int | None:
-    """A flag as stored (1, 0 or None for follow) from a word or a number; InvalidInput
-    naming ``what`` for anything else."""
+    """A flag as stored (1, 0 or None for follow) from a word or a number."""
     key = value.lower() if isinstance(value, str) else value
     if key not in _FLAG_WORDS or (isinstance(value, float)):
         raise InvalidInput(f"{what} takes on, off or follow (1, 0 or null), "

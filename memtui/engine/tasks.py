@@ -1,17 +1,13 @@
-"""Tasks, follow-ups, per-task flags and the monthly quota: the extractor's input.
-
-Recording a task needs ``create_task`` on its project; a task is visible to its user and its
-project's readers (NotFound for anyone else). Texts are redacted and at most
-``MAX_TASK_TEXT_BYTES``; a completed task needs both times unless ``allow_missing_times``.
-Quota: no row means ``DEFAULT_QUOTA_USD``, a null limit unlimited; spend is the user's task
-costs recorded in the store clock's current UTC month.
+"""Tasks, follow-ups, per-task flags and the monthly quota: the extractor's input. A task is
+visible to its user and its project's readers (NotFound for anyone else); the quota's spend
+is the user's task costs in the store clock's UTC month.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -38,7 +34,6 @@ MAX_COST_USD = 1_000_000.0
 """Largest cost accepted for one task (a typo guard, not a budget)."""
 MAX_QUOTA_USD = 1_000_000_000.0
 DEFAULT_QUOTA_USD = 10.0
-"""The monthly limit of a user with no quota row."""
 DEFAULT_TASK_LIST_LIMIT = 50
 MAX_TASK_LIST_LIMIT = 10_000
 _FLAG_COLUMNS = {"use": "use_memories", "generate": "generate_memories"}
@@ -60,11 +55,9 @@ def can_see_task(store: StoreBackend, task: Task, user_id: str) -> bool:
 
 def visible_task(store: StoreBackend, task_id: object, user_id: str) -> Task:
     """The task if the user may see it; NotFound otherwise (same answer as missing)."""
-    if not isinstance(task_id, str):
-        raise task_not_found(str(task_id))
-    task = store.tasks.get(task_id)
+    task = store.tasks.get(task_id) if isinstance(task_id, str) else None
     if task is None or not can_see_task(store, task, user_id):
-        raise task_not_found(task_id)
+        raise task_not_found(str(task_id))
     return task
 
 
@@ -99,24 +92,15 @@ def _number(value: object, what: str) -> float:
 
 
 def read_quota(store: StoreBackend, user_id: str) -> QuotaStatus:
-    """The user's quota for the store clock's month. Raises QuotaUnreadable (or StoreError)
-    when it cannot be read; callers that gate on it must fail closed."""
+    """The user's quota for the store clock's month (QuotaUnreadable: fail closed)."""
     row = store.tasks.get_quota(user_id)
     now = store.clock()
     spent = _number(store.tasks.spend_between(user_id, format_time(month_start(now)),
                                               format_time(next_month_start(now))), "the spend")
-    if row is None:
-        limit: float | None = DEFAULT_QUOTA_USD
-    elif row.limit_usd is None:
-        limit = None
-    else:
-        limit = _number(row.limit_usd, "the quota limit")
-    if limit is None:
-        remaining = 100.0
-    elif limit == 0:
-        remaining = 0.0
-    else:
-        remaining = max(0.0, min(100.0, (limit - spent) / limit * 100.0))
+    limit = DEFAULT_QUOTA_USD if row is None else None if row.limit_usd is None \
+        else _number(row.limit_usd, "the quota limit")
+    remaining = 100.0 if limit is None else 0.0 if limit == 0 else \
+        max(0.0, min(100.0, (limit - spent) / limit * 100.0))
     return QuotaStatus(limit_usd=limit, spent_usd=spent, remaining_percent=remaining,
                        is_default=row is None)
 
@@ -132,11 +116,9 @@ def _time(value: object, what: str) -> str | None:
 
 
 def clean_task_text(value: object, what: str) -> str:
-    """A task's goal, prompt or result as stored: text (None is empty), at most
-    ``MAX_TASK_TEXT_BYTES``, redacted."""
-    if value is None:
-        return ""
-    return clean_text(value, what, max_bytes=MAX_TASK_TEXT_BYTES, allow_empty=True)
+    """A task's goal, prompt or result as stored (None is empty), redacted."""
+    return "" if value is None else clean_text(value, what, max_bytes=MAX_TASK_TEXT_BYTES,
+                                                allow_empty=True)
 
 
 def clean_followup_message(value: object) -> str:
@@ -161,14 +143,12 @@ def _check_times(status: str, started: str | None, finished: str | None,
         raise InvalidInput("a completed task needs both its start and finish times")
     if started is not None and finished is not None and finished < started:
         raise InvalidInput(f"the task finished ({finished}) before it started ({started})")
-    if status in ("queued",) and finished is not None:
+    if status == "queued" and finished is not None:
         raise InvalidInput("a queued task cannot have a finish time")
 
 
 class TaskApi(EngineArea):
     """Tasks, follow-ups, per-task flags and the quota, acting as the engine's user."""
-
-    # ---- tasks ----------------------------------------------------------------------------
 
     def add_task(self, project: str, goal: str | None, prompt: str | None, result: str | None,
                  started_at: str | datetime | None, finished_at: str | datetime | None, *,
@@ -178,11 +158,9 @@ class TaskApi(EngineArea):
                  allow_missing_times: bool = False,
                  followups: Sequence[tuple[str, str]] = (),
                  external_tool: str | None = None) -> Task:
-        """Record a task of the actor in ``project``; returns it (texts as stored, redacted).
-        ``followups`` (from task, message) are recorded with it, all or nothing;
-        ``external_tool`` names what made it external context. A ``source_ref`` the actor
-        already recorded for ``source`` is a Conflict; bad input an InvalidInput, nothing
-        written."""
+        """Record a task of the actor in ``project`` with its ``followups`` (from task,
+        message), all or nothing; ``external_tool`` names what made it external context. A
+        ``source_ref`` the actor already recorded for ``source`` is a Conflict."""
         if status not in TASK_STATUSES:
             raise InvalidInput(f"unknown task status {echo(status, 40)}: use one of "
                                f"{', '.join(TASK_STATUSES)}")
@@ -196,11 +174,6 @@ class TaskApi(EngineArea):
         check_text(source, "source", max_bytes=MAX_SOURCE_BYTES)
         if source_ref is not None:
             check_text(source_ref, "source reference", max_bytes=MAX_SOURCE_REF_BYTES)
-        task = Task(id=self._store.new_id("task"), project=project, user=self.actor,
-                    goal=goal_text, prompt=prompt_text, status=status,
-                    parent=parent, started_at=started, finished_at=finished,
-                    result=result_text, cost_usd=cost, continuation=bool(continuation),
-                    external_context=bool(external_context), source=source, created_at="")
         with self._store.transaction():
             perm.writable_project(self._store, project, self.actor)
             if parent is not None:
@@ -211,7 +184,12 @@ class TaskApi(EngineArea):
                     raise Conflict(f"{source} {source_ref[:80]!r} is already recorded as task "
                                    f"{existing.id}", task_id=existing.id)
             self._store.identity.ensure_user(self.actor)
-            task = replace(task, created_at=self._store.now())
+            task = Task(id=self._store.new_id("task"), project=project, user=self.actor,
+                        goal=goal_text, prompt=prompt_text, status=status, parent=parent,
+                        started_at=started, finished_at=finished, result=result_text,
+                        cost_usd=cost, continuation=bool(continuation),
+                        external_context=bool(external_context), source=source,
+                        created_at=self._store.now())
             self._store.tasks.insert(task, source_ref)
             if self._engine.client is not None:  # an agent recorded it: say which one
                 self._store.audit.append(self.actor, "task_recorded", task.id,
@@ -226,8 +204,7 @@ class TaskApi(EngineArea):
         return task
 
     def find_by_source_ref(self, source: str, source_ref: str) -> Task | None:
-        """The actor's task recorded from (source, source_ref), or None (importers use this to
-        stay idempotent). References are per user: another user's is never seen."""
+        """The actor's own task recorded from (source, source_ref), or None (for importers)."""
         task = self._store.tasks.find_by_source_ref(self.actor, source, source_ref)
         if task is None or not can_see_task(self._store, task, self.actor):
             return None
@@ -239,8 +216,7 @@ class TaskApi(EngineArea):
 
     def list_tasks(self, project: str | None = None, limit: int = DEFAULT_TASK_LIST_LIMIT, *,
                    mine: bool = False, status: str | None = None) -> list[Task]:
-        """Visible tasks, newest first: the actor's own plus those of readable projects
-        (``mine``: the actor's own only; ``project``: one readable project's)."""
+        """Visible tasks, newest first (``mine``: the actor's own; ``project``: its only)."""
         check_limit(limit, MAX_TASK_LIST_LIMIT)
         if status is not None and status not in TASK_STATUSES:
             raise InvalidInput(f"unknown task status {echo(status, 40)}")
@@ -249,17 +225,8 @@ class TaskApi(EngineArea):
         return self._store.tasks.list_visible(self.actor, limit, project=project, mine=mine,
                                               status=status)
 
-    def children(self, task_id: str) -> list[Task]:
-        """A visible coordinator's sub-tasks (those the actor can see)."""
-        visible_task(self._store, task_id, self.actor)
-        return [t for t in self._store.tasks.children(task_id)
-                if can_see_task(self._store, t, self.actor)]
-
-    # ---- follow-ups -----------------------------------------------------------------------
-
     def add_followup(self, to_task: str, from_task: str, message: str) -> Followup:
-        """Record a message from one task to another (redacted). Both tasks must be visible
-        (NotFound otherwise); writing needs ``create_task`` on the receiving task's project."""
+        """Record a message from one visible task to another (writing to the receiver's)."""
         text = clean_followup_message(message)
         if to_task == from_task:
             raise InvalidInput("a task cannot send a follow-up to itself")
@@ -270,16 +237,8 @@ class TaskApi(EngineArea):
             return self._store.tasks.insert_followup(from_task, to_task, text,
                                                      self._store.now())
 
-    def followups(self, task_id: str) -> list[Followup]:
-        """Messages to or from a visible task, oldest first."""
-        visible_task(self._store, task_id, self.actor)
-        return self._store.tasks.followups_for(task_id)
-
-    # ---- per-task flags -------------------------------------------------------------------
-
     def set_flags(self, task_id: str, use: object = None, generate: object = None) -> Task:
-        """Override ``use_memories`` / ``generate_memories`` for one task: None leaves one
-        alone, ``follow`` clears it, on/off (1/0) set it. Needs ``create_task``."""
+        """Override ``use_memories``/``generate_memories`` of a task (``follow`` clears one)."""
         changes = {_FLAG_COLUMNS[name]: flag_value(value, name)
                    for name, value in (("use", use), ("generate", generate)) if value is not None}
         if not changes:
@@ -293,11 +252,8 @@ class TaskApi(EngineArea):
         assert updated is not None
         return updated
 
-    # ---- quota ----------------------------------------------------------------------------
-
     def set_quota(self, limit_usd: float | None = None, *, unlimited: bool = False) -> QuotaStatus:
-        """Set the actor's monthly limit in USD, or ``unlimited=True`` (an explicit null row).
-        Exactly one of them; a negative, non-finite or boolean limit is refused."""
+        """Set the actor's monthly limit in USD, or ``unlimited=True`` (exactly one of them)."""
         if unlimited == (limit_usd is not None):
             raise InvalidInput("give either a limit in USD or unlimited")
         value = None if unlimited else _usd(limit_usd, "the quota limit", MAX_QUOTA_USD)

@@ -1,8 +1,5 @@
 """Input checks shared by every write path and the import of a backup; each failure is an
-``InvalidInput`` naming why. Free text goes through ``clean_text`` (checked, redacted, checked
-again); structured values through ``clean_preferences`` and ``clean_detail``; times through
-``check_time``.
-"""
+``InvalidInput`` naming why."""
 
 from __future__ import annotations
 
@@ -18,24 +15,17 @@ MAX_CONTENT_BYTES = 64 * 1024
 """Largest memory or note content accepted (after redaction), in UTF-8 bytes."""
 MAX_PREFERENCES_BYTES = 64 * 1024
 MAX_LABEL_BYTES = 256
-"""Largest one-line label (project name, display name), in UTF-8 bytes."""
 MAX_PATH_BYTES = 4096
-"""Largest path (a project's root), in UTF-8 bytes."""
 MAX_DETAIL_BYTES = 16 * 1024
-"""Largest JSON ``detail`` object (audit, consolidation records), in UTF-8 bytes."""
 MAX_JSON_DEPTH = 32
-"""Deepest nesting accepted in a JSON value a person or agent sends."""
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}\Z")
 RECORD_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}\Z")
 """A stored record's id or label (``mem_01j...``, ``project:web``, ``memory_created``): like
 a user id, with ``_`` and ``:`` too."""
 MAX_ECHO_CHARS = 80
-"""Longest piece of a bad value an error message quotes (``echo``)."""
 MAX_ECHO_SCAN = 4096
-"""How much of a bad value is redacted before ``echo`` cuts it (a secret at the cut is
-still found whole)."""
+"""How much of a bad value ``echo`` redacts before it cuts (a secret at the cut is found)."""
 MAX_REFERENCE_BYTES = 1024
-"""Longest external reference (a source thread id, an audit target), in UTF-8 bytes."""
 _CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _STORED_CONTROLS = re.compile(r"[\x01-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
 """What ``strip_controls`` removes: the C0 controls but tab, newline and the carriage return
@@ -47,20 +37,16 @@ BANNED_PREFERENCE_ENDINGS = (("pin",), ("ssh", "key"))
 """Last words of a preference key that name a secret too (``sim_pin``, ``ssh_key``)."""
 _NON_ALNUM = re.compile(r"[^a-z0-9]")
 
-
 STRING, INTEGER, NUMBER, BOOLEAN, OBJECT, ARRAY, NULL = (
     "string", "integer", "number", "boolean", "object", "array", "null")
 """JSON type names (``json_type``; the service's parameter specs)."""
-
-
-_JSON_TYPES = ((bool, BOOLEAN), (int, INTEGER), (float, NUMBER), (str, STRING), (list, ARRAY))
+_JSON_TYPES = ((type(None), NULL), (bool, BOOLEAN), (int, INTEGER), (float, NUMBER),
+               (str, STRING), (list, ARRAY))
 """Python types to JSON type names, ``bool`` before ``int`` (a bool is an int)."""
 
 
 def json_type(value: Any) -> str:
     """The JSON type name of a decoded value (a whole number is ``integer``)."""
-    if value is None:
-        return NULL
     return next((name for kind, name in _JSON_TYPES if isinstance(value, kind)), OBJECT)
 
 
@@ -83,30 +69,27 @@ def check_text(value: object, what: str, *, max_bytes: int = MAX_CONTENT_BYTES,
 
 
 def redact(text: str) -> str:
-    """``memtui.engine.redaction.redact``, imported on first use: the redaction rules are slow
-    to import and only writes need them (not the app's first frame)."""
+    """``memtui.engine.redaction.redact``, imported on first use (slow to import)."""
     from memtui.engine.redaction import redact as redact_text
 
     return redact_text(text)
 
 
 def echo(value: object, limit: int = MAX_ECHO_CHARS, *, quote: bool = True) -> str:
-    """``value`` as an error message quotes it (at most ``limit`` characters, then ``repr``
-    unless ``quote`` is false), redacted first: a message never repeats a secret it was
-    given."""
+    """``value`` as an error message quotes it: redacted, at most ``limit`` characters, then
+    ``repr`` unless not ``quote``."""
     shown = redact(str(value)[:MAX_ECHO_SCAN])[:limit]
     return repr(shown) if quote else shown
 
 
 def strip_controls(text: str) -> str:
-    """``text`` without terminal control characters (``_STORED_CONTROLS``): stored text is
-    handed to agents and terminals, where ESC or BEL would act."""
+    """``text`` without terminal control characters (``_STORED_CONTROLS``): ESC or BEL would
+    act in the terminals and agents stored text is handed to."""
     return _STORED_CONTROLS.sub("", text)
 
 
 def redact_values(value: Any) -> Any:
-    """A JSON value with every string in it stripped of control characters and redacted,
-    object keys included."""
+    """A JSON value with every string (keys too) stripped of control characters, redacted."""
     if isinstance(value, str):
         return redact(strip_controls(value))
     if isinstance(value, dict):
@@ -119,10 +102,9 @@ def redact_values(value: Any) -> Any:
 def clean_text(value: object, what: str, *, max_bytes: int = MAX_CONTENT_BYTES,
                allow_empty: bool = False, strip: bool = False,
                one_line: bool = False) -> str:
-    """The one way free text a person typed is made fit to store: ``check_text``, then
-    control characters removed (``strip_controls``) and redaction, then ``check_text`` again
-    (a text that cleans to nothing, or past the limit, is refused). ``strip`` trims
-    surrounding white space first; ``one_line`` refuses line breaks."""
+    """The one way free text a person typed is made fit to store: ``check_text``,
+    ``strip_controls``, redaction, ``check_text`` again. ``strip`` trims surrounding white
+    space first; ``one_line`` refuses line breaks."""
     text = check_text(value, what, max_bytes=max_bytes, allow_empty=allow_empty)
     if one_line and ("\n" in text or "\r" in text):
         raise InvalidInput(f"{what} must be one line of text")
@@ -178,9 +160,8 @@ def check_id(value: object, what: str, pattern: re.Pattern[str] = ID_PATTERN) ->
 
 
 def check_new_id(value: object, what: str, pattern: re.Pattern[str] = ID_PATTERN) -> str:
-    """An id or label a caller brings into the store (an interaction id, a consolidation's
-    kind and outcome, a bundle or run name, a new project or member): ``check_id``, and
-    refused when it holds a secret (the message does not repeat it)."""
+    """An id or label a caller brings into the store (a new project, member, interaction
+    id ...): ``check_id``, and refused when it holds a secret."""
     checked = check_id(value, what, pattern)
     if redact(checked) != checked:
         raise InvalidInput(f"{what} looks like it holds a secret: use a plain name")
@@ -193,8 +174,7 @@ def check_record_id(value: object, what: str) -> str:
 
 
 def check_reference(value: object, what: str, max_bytes: int = MAX_REFERENCE_BYTES) -> str:
-    """An external reference (a source thread id, a source reference, an audit target):
-    one line of text with no control characters, at most ``max_bytes``."""
+    """An external reference (a source thread id ...): one line, no control characters."""
     text = check_text(value, what, max_bytes=max_bytes)
     if _CONTROL_CHARS.search(text):
         raise InvalidInput(f"{what} contains control characters")
@@ -245,9 +225,8 @@ def parse_json_object(text: str, not_json: str, not_object: str) -> dict[str, An
 
 
 def names_secret(key: str) -> bool:
-    """Whether a preference key names a secret: it holds a ``BANNED_PREFERENCE_WORDS`` word,
-    the redaction rules read it as a password or token name (``db_pass``, ``pwd``,
-    ``passphrase``, ``auth``, ``private_key``), or it ends in ``BANNED_PREFERENCE_ENDINGS``."""
+    """Whether a preference key names a secret: a ``BANNED_PREFERENCE_WORDS`` word in it, a
+    password or token name to the redaction rules, or a ``BANNED_PREFERENCE_ENDINGS`` end."""
     from memtui.engine.redaction.keywords import SECRET_NAME_KINDS, classify_name, split_words
 
     normal = _NON_ALNUM.sub("", key.lower())
@@ -274,8 +253,7 @@ def banned_preference_key(value: Any, path: str = "") -> str | None:
 
 
 def parse_preferences(text: str, what: str = "preferences") -> dict[str, Any]:
-    """Preferences typed as JSON text (the CLI's ``--preferences``, the Profile pane): parsed, then
-    checked by ``check_preferences``."""
+    """Preferences typed as JSON text, parsed and checked (``check_preferences``)."""
     try:
         value = json.loads(text)
     except (ValueError, RecursionError) as error:
@@ -284,9 +262,8 @@ def parse_preferences(text: str, what: str = "preferences") -> dict[str, Any]:
 
 
 def plain_json_size(value: object, what: str) -> int:
-    """The UTF-8 size of ``value`` as JSON text, when it is plain JSON: text, finite numbers,
-    true/false/null, lists and objects with text keys; ``InvalidInput`` otherwise (NaN and
-    Infinity are not JSON, and a lone surrogate cannot be stored as UTF-8)."""
+    """The UTF-8 size of ``value`` as JSON text; ``InvalidInput`` unless it is plain JSON (no
+    NaN, no lone surrogate, text keys)."""
     try:
         text = json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False)
     except (TypeError, ValueError, RecursionError):
@@ -300,8 +277,6 @@ def plain_json_size(value: object, what: str) -> int:
 
 
 def _small_object(value: object, what: str, max_bytes: int) -> dict[str, Any]:
-    """``value`` if it is a plain JSON object at most ``MAX_JSON_DEPTH`` deep and
-    ``max_bytes`` big."""
     if not isinstance(value, dict):
         raise InvalidInput(f"{what} must be a JSON object")
     if json_depth(value) > MAX_JSON_DEPTH:
@@ -323,9 +298,8 @@ def check_preferences(value: object) -> dict[str, Any]:
 
 
 def _redacted_json(value: dict[str, Any], sort_keys: bool) -> tuple[str, Any]:
-    """Every string of ``value`` (keys included) redacted, then its JSON text redacted as a
-    whole, so that a key gives its value context (``{"db_pass": "..."}`` loses the value as
-    ``db_pass=...`` would): the text and its parsed value (None if redaction broke it)."""
+    """``value``'s strings redacted, then its JSON text as a whole, where a key gives its value
+    context: the text and its parsed value (None if redaction broke it)."""
     text = redact(json.dumps(redact_values(value), ensure_ascii=False, sort_keys=sort_keys))
     try:
         return text, json.loads(text)
@@ -334,8 +308,7 @@ def _redacted_json(value: dict[str, Any], sort_keys: bool) -> tuple[str, Any]:
 
 
 def clean_preferences(value: object) -> dict[str, Any]:
-    """Preferences checked (``check_preferences``) and redacted with their keys as context
-    (``_redacted_json``), key order kept."""
+    """Preferences checked and redacted (``_redacted_json``), key order kept."""
     _text, cleaned = _redacted_json(check_preferences(value), sort_keys=False)
     if not isinstance(cleaned, dict):
         raise InvalidInput("preferences hold a secret that cannot be cut out of them")
@@ -344,8 +317,7 @@ def clean_preferences(value: object) -> dict[str, Any]:
 
 def clean_detail(value: object, what: str = "detail",
                  max_bytes: int = MAX_DETAIL_BYTES) -> dict[str, Any]:
-    """A small JSON object (audit and consolidation details): plain JSON, not too deep or
-    big, no NUL, redacted with its keys as context (``_redacted_json``)."""
+    """A small JSON object (audit and consolidation details): checked, redacted."""
     checked = _small_object(value, what, max_bytes)
     _check_no_nul(checked, what)
     text, cleaned = _redacted_json(checked, sort_keys=True)

@@ -1,10 +1,6 @@
-"""The background extraction loop the app and the service host (plain threads, no Textual).
-
-``BackgroundLoop`` runs a round for its user every ``interval_s`` seconds and on ``run_now()``
-in its own thread, reporting through ``on_event`` from that thread; a round that raises is an
-``error`` event and the loop goes on. ``stop()`` is honoured between batches. ``run_once``
-runs a round in the caller's thread (a lock keeps rounds from overlapping). Between rounds
-the loop retries pending purges every ``PURGE_POLL_S`` seconds (``memtui.engine.purge``).
+"""The background extraction loop the app and the service host (plain threads, no Textual):
+timed rounds (``run_once``: one in the caller's thread), reported through ``on_event`` (a round
+that raises is an ``error`` event), pending purges retried between them.
 """
 
 from __future__ import annotations
@@ -28,23 +24,18 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DEFAULT_INTERVAL_S = 60.0
-"""Seconds between two timed rounds."""
 DEFAULT_STOP_TIMEOUT_S = 10.0
 PURGE_POLL_S = 2.0
 """How often the running loop looks for pending purges and retries them."""
 STOP_CHECK_S = 0.1
-"""How often ``retry_purges`` looks at its stop flag while it waits."""
 IDLE, RUNNING, STOPPED = "idle", "running", "stopped"
-"""The loop's states."""
 EventKind = Literal["started", "progress", "finished", "error", "purged", "stopped"]
-"""``started``/``progress``/``finished``/``error`` per round; ``purged`` when pending purges
-were finished; ``stopped`` once at the end."""
+"""Per round, or ``purged`` (pending purges finished), or ``stopped`` once at the end."""
 
 
 @dataclass(frozen=True)
 class LoopEvent:
-    """One report from the loop: a round started, made progress, finished or failed, or the
-    loop stopped. ``done``/``total`` count tasks; ``summary`` comes with ``finished``."""
+    """One report from the loop (``done``/``total`` count tasks)."""
 
     kind: EventKind
     forced: bool = False
@@ -57,8 +48,7 @@ class LoopEvent:
 
 @dataclass
 class LoopState(JsonMixin):
-    """What the loop is doing and what its last round did (as JSON: the service's
-    ``health``, the app's status)."""
+    """What the loop is doing and what its last round did (the service's ``health``)."""
 
     status: str = IDLE
     last_run_at: str | None = None
@@ -67,11 +57,10 @@ class LoopState(JsonMixin):
     runs: int = 0
     progress: tuple[int, int] = field(default=(0, 0))
     purge_pending: int = 0
-    """Forgets whose text the loop has yet to erase from the write-ahead log."""
 
 
 StoreSource = StoreBackend | Callable[[], StoreBackend]
-"""A store to share, or a factory the loop calls once to open its own (and closes at stop)."""
+"""A store to share, or a factory the loop calls once to open its own (closed at stop)."""
 
 
 class BackgroundLoop:
@@ -88,18 +77,13 @@ class BackgroundLoop:
         self.actor = actor
         self.interval_s = interval_s
         self.codex_home = codex_home
-        """A Codex home whose new session rollouts each round imports as tasks (None: no
-        Codex import)."""
+        """A Codex home whose new rollouts each round imports as tasks."""
         self._on_event = on_event
         self._state = LoopState()
         self._state_lock = threading.Lock()
         self._run_lock = threading.Lock()
-        self._wake = threading.Condition()
-        self._pending_force: bool | None = None
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
-
-    # ---- control --------------------------------------------------------------------------
 
     @property
     def state(self) -> LoopState:
@@ -123,77 +107,52 @@ class BackgroundLoop:
         self._thread.start()
 
     def stop(self, timeout: float = DEFAULT_STOP_TIMEOUT_S) -> bool:
-        """Ask the loop to stop after the current transaction and wait up to ``timeout``.
-        Returns True when the thread has ended."""
+        """Ask the loop to stop; whether its thread ended within ``timeout``."""
         self._stopping.set()
-        with self._wake:
-            self._wake.notify_all()
         thread = self._thread
         if thread is not None:
             thread.join(timeout)
             if thread.is_alive():
                 return False
         self._thread = None
-        self._close_own_store()
+        if self._owns_store and self._store is not None:
+            self._store.close()
+            self._store = None
         self._set(status=STOPPED)
         return True
 
-    def run_now(self, force: bool = False) -> None:
-        """Ask the loop for a round as soon as it is free (force wins when asked twice)."""
-        with self._wake:
-            self._pending_force = bool(force) or bool(self._pending_force)
-            self._wake.notify_all()
-
     def run_once(self, force: bool = False) -> RoundSummary | None:
-        """Run one round now in the caller's thread; report it like a loop round. Returns its
-        summary, or None when it failed (the error is in the state and the event)."""
+        """Run a round now in the caller's thread; its summary, or None when it failed."""
         with self._run_lock:
             return self._round(bool(force))
-
-    # ---- the loop -------------------------------------------------------------------------
 
     def _loop(self) -> None:
         try:
             next_round = self._next_round_at()
-            while not self._stopping.is_set():
-                turn = self._wait_for_turn(next_round)
-                if turn is None:
-                    break
+            while (is_round := self._wait_for_turn(next_round)) is not None:
                 self._finish_purges()
-                is_round, force = turn
                 if not is_round:
                     continue
                 with self._run_lock:
                     if self._stopping.is_set():
                         break
-                    self._round(force)
+                    self._round(False)
                 self._finish_purges()
                 next_round = self._next_round_at()
         finally:
             self._emit(LoopEvent("stopped"))
 
     def _next_round_at(self) -> float | None:
-        if self.interval_s is None:
-            return None
-        return time.monotonic() + self.interval_s
+        return None if self.interval_s is None else time.monotonic() + self.interval_s
 
-    def _wait_for_turn(self, next_round: float | None) -> tuple[bool, bool] | None:
-        """Wait for the next round, a request or the next purge poll: (round?, force), or
-        None to stop."""
-        with self._wake:
-            if self._pending_force is None and not self._stopping.is_set():
-                timeout = PURGE_POLL_S
-                if next_round is not None:
-                    timeout = max(0.0, min(timeout, next_round - time.monotonic()))
-                self._wake.wait(timeout)
-            if self._stopping.is_set():
-                return None
-            if self._pending_force is not None:
-                force, self._pending_force = bool(self._pending_force), None
-                return True, force
-        if next_round is not None and time.monotonic() >= next_round:
-            return True, False
-        return False, False
+    def _wait_for_turn(self, next_round: float | None) -> bool | None:
+        """Wait for the next round or purge poll: whether the round is due, None to stop."""
+        timeout = PURGE_POLL_S
+        if next_round is not None:
+            timeout = max(0.0, min(timeout, next_round - time.monotonic()))
+        if self._stopping.wait(timeout):
+            return None
+        return next_round is not None and time.monotonic() >= next_round
 
     def _finish_purges(self) -> None:
         """Retry pending purges (a quick look when there are none); never raises."""
@@ -228,8 +187,7 @@ class BackgroundLoop:
         return summary
 
     def _collect_sessions(self, engine: Engine) -> None:
-        """Before extracting: agent sessions recorded by the hooks, and the Codex home's new
-        rollouts, become tasks. A failure here is logged and the round goes on."""
+        """Turn recorded agent sessions and new Codex rollouts into tasks (failures logged)."""
         try:
             done = engine.sessions.process_waiting()
             if done.processed:
@@ -251,8 +209,6 @@ class BackgroundLoop:
         self._set(progress=(done, total))
         self._emit(LoopEvent("progress", forced=force, done=done, total=total))
 
-    # ---- helpers --------------------------------------------------------------------------
-
     def _open_store(self) -> StoreBackend:
         if self._store is None:
             factory = self._source
@@ -260,22 +216,15 @@ class BackgroundLoop:
             self._store = factory()
         return self._store
 
-    def _close_own_store(self) -> None:
-        if self._owns_store and self._store is not None:
-            self._store.close()
-            self._store = None
-
     def _set(self, **changes: object) -> None:
         with self._state_lock:
             for name, value in changes.items():
                 setattr(self._state, name, value)
 
     def _finish(self, **changes: object) -> None:
-        with self._state_lock:
-            self._state.runs += 1
-            self._state.status = STOPPED if self._stopping.is_set() else IDLE
-            for name, value in changes.items():
-                setattr(self._state, name, value)
+        """The end of a round (rounds never overlap: ``_run_lock``)."""
+        self._set(runs=self._state.runs + 1,
+                  status=STOPPED if self._stopping.is_set() else IDLE, **changes)
 
     def _emit(self, event: LoopEvent) -> None:
         if self._on_event is None:
@@ -289,8 +238,7 @@ class BackgroundLoop:
 def retry_purges(store: StoreBackend, should_stop: Callable[[], bool],
                  poll_s: float | None = None) -> purge.PurgeStatus:
     """Retry pending purges every ``poll_s`` (default ``PURGE_POLL_S``) until none is left
-    or ``should_stop()``; for a host without a running loop (the app's thread worker).
-    Returns the last status, with ``cleared`` summed over the attempts."""
+    or ``should_stop()`` (a host without a loop); the last status, ``cleared`` summed."""
     pause = PURGE_POLL_S if poll_s is None else poll_s
     cleared = 0
     while True:

@@ -10,7 +10,7 @@ import pytest
 from fixtures_auto import LONG_RESULT, Team, add_done, make_team
 
 from memtui.engine.api import Engine
-from memtui.engine.extraction import BATCH_SIZE, REASONS, RESULT_CHARS, goal_key
+from memtui.engine.extraction import BATCH_SIZE, REASONS, RESULT_CHARS
 from memtui.errors import TransactionLost
 from memtui.store.database import Store
 from memtui.store.models import Memory, Task
@@ -66,8 +66,9 @@ def test_content_uses_prompt_without_goal_and_cuts_the_result(team: Team) -> Non
     task = add_done(team.alice, team.clock, goal="", prompt="Tidy the docs\nplease",
                     result=long_result)
     team.alice.extraction.run_round()
-    assert _memory_of(team, task).content == "Tidy the docs\n" + "x" * RESULT_CHARS
-    assert goal_key(task) == "tidy the docs"
+    memory = _memory_of(team, task)
+    assert memory.content == "Tidy the docs\n" + "x" * RESULT_CHARS
+    assert team.store.memories.goal_key(memory.id) == "tidy the docs"
 
 
 def test_content_is_redacted_even_when_the_task_was_not(team: Team) -> None:

@@ -42,7 +42,7 @@ def test_add_task_stores_redacted_text_and_creates_the_user(team: Team) -> None:
 
 def test_new_user_is_created_on_first_task(team: Team) -> None:
     team.alice.identity.set_member("web", "erin", "member")
-    erin = team.alice.for_user("erin")
+    erin = Engine(team.store, "erin")
     erin.tasks.add_task("web", "g", "p", "r", T0, T1)
     assert team.store.identity.get_user("erin") is not None
 
@@ -103,7 +103,7 @@ def test_parent_must_exist_and_be_visible(team: Team) -> None:
     coordinator = team.alice.tasks.add_task("web", "coordinate", "p", "r", T0, T1)
     sub = team.bob.tasks.add_task("web", "part", "p", "r", T0, T1, parent=coordinator.id)
     assert sub.parent == coordinator.id
-    assert [t.id for t in team.alice.tasks.children(coordinator.id)] == [sub.id]
+    assert [t.id for t in team.store.tasks.children(coordinator.id)] == [sub.id]
 
 
 def test_source_ref_makes_imports_idempotent(team: Team) -> None:
@@ -167,7 +167,7 @@ def test_followups(team: Team) -> None:
     b = team.bob.tasks.add_task("web", "b", "p", "r", T0, T1)
     followup = team.alice.tasks.add_followup(b.id, a.id, f"look here {SECRET}")
     assert "[REDACTED]" in followup.message and "ZXhhbXBs" not in followup.message
-    assert [f.seq for f in team.bob.tasks.followups(b.id)] == [followup.seq]
+    assert [f.seq for f in team.store.tasks.followups_for(b.id)] == [followup.seq]
     with pytest.raises(NotFound):
         team.alice.tasks.add_followup("task_9999", a.id, "m")
     with pytest.raises(NotFound):
@@ -255,7 +255,7 @@ def test_a_task_and_its_followups_are_written_together_or_not_at_all(team: Team)
     a = team.alice.tasks.add_task("web", "a", "p", "r", T0, T1)
     done = team.bob.tasks.add_task("web", "b", "p", "r", T0, T1,
                                    followups=[(a.id, f"see {SECRET}"), (a.id, "and this")])
-    messages = [f.message for f in team.bob.tasks.followups(done.id)]
+    messages = [f.message for f in team.store.tasks.followups_for(done.id)]
     assert len(messages) == 2 and "[REDACTED]" in messages[0] and messages[1] == "and this"
     before = team.bob.tasks.list_tasks("web")
     for bad, error in (((a.id, ""), InvalidInput), (("task_9999", "m"), NotFound)):

@@ -56,7 +56,7 @@ def test_concurrent_writers_and_worker_lose_nothing(tmp_path: Path) -> None:
         total_steps += ledger["steps"]
         assert not [e for e in ledger["errors"] if "locked" in e or "busy" in e.lower()]
         assert ledger["errors"] == []
-        engine = check.for_user(user)
+        engine = Engine(check.store, user)
         mine = {m.id for m in engine.identity.list_memories(status="all", limit=10_000)}
         mine |= {m.id for m in engine.identity.list_memories("shared", status="all",
                                                              limit=10_000)

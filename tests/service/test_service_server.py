@@ -231,7 +231,7 @@ def test_task_complete_is_all_or_nothing(service: MemoryService, sock: Path,
     first = ok(sock, "task.complete", _task_params(1, task_ref="run-1"))
     with_followup = ok(sock, "task.complete", _task_params(
         2, followups=[{"from_task": first["id"], "message": "please also check"}]))
-    assert len(alice.tasks.followups(with_followup["id"])) == 1
+    assert len(alice.store.tasks.followups_for(with_followup["id"])) == 1
     assert error_code(sock, "task.complete", _task_params(
         3, followups=[{"from_task": "task_9999", "message": "x"}])) == "not_found"
     assert error_code(sock, "task.complete", _task_params(
