@@ -89,9 +89,9 @@ def style_paths() -> list[str | PurePath]:
 
 def system_copy(text: str) -> None:
     """Copy to the system clipboard with pyperclip (raises where there is none)."""
-    from memtui.app.clipboard import pyperclip_copy
+    import pyperclip
 
-    pyperclip_copy(text)
+    pyperclip.copy(text)
 
 
 @dataclass
@@ -439,9 +439,7 @@ class MemtuiApp(App[None]):
                     pane.shown = pane.PANE_ID == pane_id  # a stale one re-reads now
         self._show_current()
 
-    def action_show_pane(self, pane_id: str) -> None:
-        """Keys 1–9 and 0: switch to a pane."""
-        self.show_pane(pane_id)
+    action_show_pane = show_pane  # keys 1-9 and 0
 
     def action_next_pane(self, step: int) -> None:
         """Tab / shift+tab: the next or previous pane."""

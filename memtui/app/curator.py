@@ -304,16 +304,12 @@ def inbox_decide(sources: InboxSources, verb: str, entries: list[InboxEntry]) ->
               for origin in dict.fromkeys(entry.origin for entry in entries)]
 
     def run(engine: Engine) -> Change:
-        outcome = Outcome()
-        pasts: set[str] = set()
-        for source, group in groups:
-            part = source.approve(engine, group) if verb == "approve" else \
-                source.reject(engine, group)
-            outcome.done += part.done
-            outcome.failed += part.failed
-            pasts.add(part.past)
-        outcome.past = pasts.pop() if len(pasts) == 1 else ""
-        return _decided(verb, outcome)
+        parts = [source.approve(engine, group) if verb == "approve" else
+                 source.reject(engine, group) for source, group in groups]
+        pasts = {part.past for part in parts}
+        return _decided(verb, Outcome([key for part in parts for key in part.done],
+                                      [failed for part in parts for failed in part.failed],
+                                      pasts.pop() if len(pasts) == 1 else ""))
 
     write = Write(verb.capitalize(), run)
     questions = [source.question(verb, group) for source, group in groups]
@@ -358,7 +354,7 @@ def inbox_edit(sources: InboxSources, entry: InboxEntry) -> Step:
         return Write("Approve", run, form="editor")
 
     return MemoryEditor(
-        f"Edit and approve {entry.key.split(':', 1)[-1]}", content=text, show_kind=False,
+        f"Edit and approve {entry.name}", content=text, show_kind=False,
         context=f"from {entry.label} · {entry.where} · saving approves this text",
         write=write)
 
@@ -371,9 +367,9 @@ def inbox_ids(sources: InboxSources, verb: str, memory_ids: list[str] | None) ->
     def run(engine: Engine) -> Change:
         wanted = None if memory_ids is None else set(memory_ids)
         found = [entry for entry in PendingMemories().entries(engine)
-                 if entry.can_act and (wanted is None or entry.key.split(":", 1)[1] in wanted)]
+                 if entry.can_act and (wanted is None or entry.name in wanted)]
         if wanted is not None:
-            missing = wanted - {entry.key.split(":", 1)[1] for entry in found}
+            missing = wanted - {entry.name for entry in found}
             if missing:
                 engine.review.item(sorted(missing)[0])  # raises the right error
                 raise MemtuiError(f"you may not decide on {sorted(missing)[0]}")

@@ -213,7 +213,7 @@ class PendingMemories(InboxSource):
     def question(self, verb: str, entries: Sequence[InboxEntry]) -> Question:
         """Reject always asks (it is final); approve asks for more than one."""
         count = len(entries)
-        rows = f"{count} row{'s' if count != 1 else ''}" if count != 1 else entries[0].name
+        rows = f"{count} rows" if count != 1 else entries[0].name
         if verb == "reject":
             body = Text(f"{rows} will be deleted for good. ")
             body.append("This cannot be undone; a task they came from is never extracted "
@@ -239,17 +239,14 @@ class PendingMemories(InboxSource):
         result = engine.review.reject_many([item.id for item in items],
                                            expected={item.id: item.version for item in items})
         keys = {item.id: entry.key for item, entry in zip(items, entries, strict=True)}
-        outcome = Outcome()
-        outcome.done += [keys[done.memory_id] for done in result.done
-                         if isinstance(done, RejectResult)]
-        outcome.failed += [(keys[memory_id], error.message) for memory_id, error in result.errors]
-        return outcome
+        return Outcome([keys[done.memory_id] for done in result.done
+                        if isinstance(done, RejectResult)],
+                       [(keys[memory_id], error.message) for memory_id, error in result.errors])
 
 
 def _diff_lines(diff: str) -> list[str]:
     """A plan's diff without its ``---`` / ``+++`` file lines (the details name the files)."""
-    return [line for line in diff.splitlines()
-            if not line.startswith(("--- ", "+++ "))]
+    return [line for line in diff.splitlines() if not line.startswith(("--- ", "+++ "))]
 
 
 def _diff_text(lines: Sequence[str], limit: int) -> Text:

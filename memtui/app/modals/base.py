@@ -23,10 +23,7 @@ class Dialog(ModalScreen[ResultType]):
 
     SCOPED_CSS = False
     DEFAULT_CSS = """
-    .modal {
-        align: center middle;
-        background: $background 60%;
-    }
+    .modal { align: center middle; background: $background 60%; }
     .dialog {
         width: 90%;
         max-width: 100;
@@ -36,33 +33,17 @@ class Dialog(ModalScreen[ResultType]):
         background: $surface;
         padding: 0 1;
     }
-    .dialog-title {
-        height: 1;
-        margin-bottom: 1;
-    }
-    .dialog-context, .dialog-hint, .dialog-body {
-        height: auto;
-    }
-    .dialog-scroll {
-        height: auto;
-        max-height: 18;
-    }
+    .dialog-title { height: 1; margin-bottom: 1; }
+    .dialog-context, .dialog-hint, .dialog-body { height: auto; }
+    .dialog-scroll { height: auto; max-height: 18; }
     .dialog-buttons {
         height: auto;
         align-horizontal: right;
         margin-top: 1;
     }
-    .dialog-buttons Button {
-        margin-left: 2;
-        min-width: 12;
-    }
-    .dialog-confirm {
-        max-width: 70;
-    }
-    .dialog-editor TextArea {
-        height: 8;
-        min-height: 3;
-    }
+    .dialog-buttons Button { margin-left: 2; min-width: 12; }
+    .dialog-confirm { max-width: 70; }
+    .dialog-editor TextArea { height: 8; min-height: 3; }
     .kind-picker, .filter-row {
         layout: horizontal;
         height: auto;
@@ -73,17 +54,9 @@ class Dialog(ModalScreen[ResultType]):
         grid-size: 4;
         grid-rows: 1;
     }
-    .dialog-picker OptionList {
-        height: auto;
-        max-height: 14;
-    }
-    .dialog-detail, .dialog-text {
-        height: 90%;
-    }
-    .dialog-detail .dialog-scroll, .dialog-text .dialog-scroll {
-        height: 1fr;
-        max-height: 100%;
-    }
+    .dialog-picker OptionList { height: auto; max-height: 14; }
+    .dialog-detail, .dialog-text { height: 90%; }
+    .dialog-detail .dialog-scroll, .dialog-text .dialog-scroll { height: 1fr; max-height: 100%; }
     .dialog-error {
         height: auto;
         color: $text-error;
