@@ -50,21 +50,7 @@ class MemoryCommand:
 
     def text(self) -> str:
         """The command written out again (for the status line and the palette)."""
-        parts = [PREFIX, self.name]
-        if self.force:
-            parts.append("--force")
-        if self.argument:
-            parts.append(self.argument)
-        return " ".join(parts)
-
-
-def _split_prefix(text: str) -> str:
-    stripped = text.strip()
-    head, _, rest = stripped.partition(" ")
-    if head.lower() not in PREFIXES:
-        raise CommandError(f"unknown command {_shown(head)!r}; commands start with /memory: "
-                           f"{USAGE}")
-    return rest.strip()
+        return " ".join(filter(None, (PREFIX, self.name, "--force" * self.force, self.argument)))
 
 
 def _shown(word: str) -> str:
@@ -73,14 +59,16 @@ def _shown(word: str) -> str:
 
 def parse_command(text: str) -> MemoryCommand:
     """Parse one command line. Raises ``CommandError`` with a clear message otherwise."""
-    if not isinstance(text, str) or not text.strip():
+    if not text.strip():
         raise CommandError(f"empty command; try {USAGE}")
-    rest = _split_prefix(text)
-    if not rest:
+    head, _, rest = text.strip().partition(" ")
+    if head.lower() not in PREFIXES:
+        raise CommandError(f"unknown command {_shown(head)!r}; commands start with /memory: "
+                           f"{USAGE}")
+    if not rest.strip():
         return MemoryCommand("status")
-    name, _, argument = rest.partition(" ")
-    name = name.lower()
-    argument = argument.strip()
+    name, _, argument = rest.strip().partition(" ")
+    name, argument = name.lower(), argument.strip()
     if name not in SUBCOMMANDS:
         suggestion = [s for s in SUBCOMMANDS if s.startswith(name[:2])]
         hint = f" (did you mean {suggestion[0]}?)" if suggestion else ""
@@ -124,16 +112,12 @@ def complete(text: str, current_id: Callable[[], str | None] | None = None) -> s
         return None
     head, space, rest = text.partition(" ")
     if not space:
-        for prefix in PREFIXES:
-            if prefix.startswith(head.lower()) and head.lower() != prefix:
-                return prefix + " "
-        return None
+        return next((prefix + " " for prefix in PREFIXES
+                     if prefix.startswith(head.lower()) and head.lower() != prefix), None)
     if head.lower() not in PREFIXES:
         return None
     name, space, argument = rest.partition(" ")
-    if not space:
-        if not name:
-            return None
+    if not space:  # (nothing typed yet matches every subcommand: no completion)
         matches = [s for s in SUBCOMMANDS if s.startswith(name.lower()) and s != name.lower()]
         return f"{head} {matches[0]}" if len(matches) == 1 else None
     if name.lower() in (*OPTIONAL_ID, *REQUIRED_ID, *REVIEW_DECISIONS) and not argument \
