@@ -1,8 +1,5 @@
-"""Make text from the store safe to show: control characters become visible escapes.
-
-Memory content is data, never markup and never terminal control. Front ends show text with
-``rich.text.Text`` (never as markup) after passing it through ``safe_text``.
-"""
+"""Make text from the store safe to show: control characters become visible escapes (front
+ends show store text as ``rich.text.Text``, never markup, after ``safe_text``)."""
 
 from __future__ import annotations
 

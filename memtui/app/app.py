@@ -127,12 +127,6 @@ def pane_labels() -> list[PaneLabel]:
                       if (key := pane_key(spec.PANE_ID)) else spec.TITLE) for spec in PANES]
 
 
-def _pane_bindings() -> list[BindingType]:
-    return [Binding(key, f"app.show_pane('{pane.PANE_ID}')", pane.TITLE.lower(),
-                    show=False, tooltip=f"Show the {pane.TITLE} pane", id=f"pane.{pane.PANE_ID}")
-            for key, pane in zip(PANE_KEYS, PANES, strict=False)]
-
-
 class MainScreen(Screen[None]):
     """Header, the pane bar, the pane shown, the command line, the status line, the key
     bar; the header's counts and the extraction and purge jobs (its workers)."""
@@ -198,8 +192,7 @@ class MainScreen(Screen[None]):
     @work(thread=True, group=HEADER_GROUP, exclusive=True, exit_on_error=False,
           name="header-counts")
     def header_worker(self) -> None:
-        """Read the header's counts from the store: the inbox count, the generate/use
-        settings, the last recorded run (posts HeaderRead)."""
+        """Read the header's counts from the store (posts HeaderRead)."""
         from memtui.app.background import last_recorded_run
         from memtui.app.messages import HeaderRead
 
@@ -219,8 +212,7 @@ class MainScreen(Screen[None]):
             self.post_message(HeaderRead(counts))
 
     def on_header_read(self, message: HeaderRead) -> None:
-        """The header's counts arrived (one that could not be read keeps the last): the
-        header and the Inbox badge show them."""
+        """Show the counts read (one that could not be read keeps the last) and the badge."""
         read = {name: value for name, value in vars(message.counts).items() if value is not None}
         self.header_counts = counts = replace(self.header_counts, **read)
         if counts.last_run is not None:
@@ -293,7 +285,9 @@ class MemtuiApp(App[None]):
                 tooltip="Open the /memory command line", id="app.command_line"),
         Binding("ctrl+z", "undo", "undo", show=False,
                 tooltip="Undo the last change (forget is final)", id="app.undo"),
-        *_pane_bindings(),
+        *(Binding(key, f"app.show_pane('{pane.PANE_ID}')", pane.TITLE.lower(), show=False,
+                  tooltip=f"Show the {pane.TITLE} pane", id=f"pane.{pane.PANE_ID}")
+          for key, pane in zip(PANE_KEYS, PANES, strict=False)),
     ]
 
     selected_memory_id: reactive[str | None] = reactive(None, init=False, repaint=False)

@@ -61,13 +61,12 @@ class SubmitDialog(FormDialog[DraftType]):
     SAVING: ClassVar[str] = "Saving…"
     """What the error line says while the write runs."""
 
+    @dataclass
     class Submitted(Message):
         """Save was pressed on a dialog without a ``write``: ``draft`` is what it holds."""
 
-        def __init__(self, dialog: SubmitDialog[Any], draft: object) -> None:
-            super().__init__()
-            self.dialog = dialog
-            self.draft = draft
+        dialog: SubmitDialog[Any]
+        draft: object
 
     def __init__(self, title: str, write: Callable[[DraftType], Write] | None = None, *,
                  asker: MessagePump | None = None) -> None:
