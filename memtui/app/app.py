@@ -696,42 +696,29 @@ def is_command_line(widget: object) -> TypeGuard[CommandLine]:
 
 def binding_classes() -> list[tuple[str, type]]:
     """(where, class) of everything in the app that has key bindings, in help order."""
-    from memtui.app.modals.confirm import ConfirmModal
-    from memtui.app.modals.detail import MemoryDetailModal
-    from memtui.app.modals.editor import MemoryEditor
+    from memtui.app.modals import confirm, detail, editor, picker, project, text, unsaved
     from memtui.app.modals.filter import FilterModal
     from memtui.app.modals.help import HelpModal
-    from memtui.app.modals.picker import PickerModal
-    from memtui.app.modals.project import ProjectDialog
-    from memtui.app.modals.text import TextModal
-    from memtui.app.modals.unsaved import UnsavedModal
-    from memtui.app.panes.agents import AgentsPane
+    from memtui.app.panes import agents, bundles, codex, extraction_log, history, inbox, injection
     from memtui.app.panes.base import FormPane
-    from memtui.app.panes.bundles import BundlesPane
-    from memtui.app.panes.codex import CodexPane
-    from memtui.app.panes.extraction_log import ExtractionLogPane
-    from memtui.app.panes.history import HistoryPane
-    from memtui.app.panes.inbox import InboxPane
-    from memtui.app.panes.injection import InjectionPane
     from memtui.app.panes.memories import MemoriesPane, ProjectMemoriesPane
     from memtui.app.panes.profile import ProfilePane
     from memtui.app.panes.settings import SettingsPane
-    from memtui.app.widgets.command_line import CommandLine
-    from memtui.app.widgets.line_list import LineList
-    from memtui.app.widgets.memory_list import MemoryList
+    from memtui.app.widgets import command_line, line_list, memory_list
 
-    return [("everywhere", MemtuiApp), ("everywhere", MainScreen), ("lists", LineList),
-            ("memory lists", MemoryList), ("memory panes", MemoriesPane),
-            ("project pane", ProjectMemoriesPane), ("history", HistoryPane),
-            ("extraction log", ExtractionLogPane), ("injection preview", InjectionPane),
-            ("inbox", InboxPane),
-            ("bundles", BundlesPane), ("codex", CodexPane), ("agents", AgentsPane),
-            ("profile", ProfilePane), ("settings", SettingsPane), ("profile, settings", FormPane),
-            ("command line", CommandLine), ("editor", MemoryEditor),
-            ("confirm", ConfirmModal), ("memory detail", MemoryDetailModal),
-            ("filter", FilterModal), ("picker", PickerModal), ("help", HelpModal),
-            ("text view", TextModal), ("unsaved changes", UnsavedModal),
-            ("new project", ProjectDialog)]
+    return [("everywhere", MemtuiApp), ("everywhere", MainScreen), ("lists", line_list.LineList),
+            ("memory lists", memory_list.MemoryList), ("memory panes", MemoriesPane),
+            ("project pane", ProjectMemoriesPane), ("history", history.HistoryPane),
+            ("extraction log", extraction_log.ExtractionLogPane),
+            ("injection preview", injection.InjectionPane), ("inbox", inbox.InboxPane),
+            ("bundles", bundles.BundlesPane), ("codex", codex.CodexPane),
+            ("agents", agents.AgentsPane), ("profile", ProfilePane),
+            ("settings", SettingsPane), ("profile, settings", FormPane),
+            ("command line", command_line.CommandLine), ("editor", editor.MemoryEditor),
+            ("confirm", confirm.ConfirmModal), ("memory detail", detail.MemoryDetailModal),
+            ("filter", FilterModal), ("picker", picker.PickerModal), ("help", HelpModal),
+            ("text view", text.TextModal), ("unsaved changes", unsaved.UnsavedModal),
+            ("new project", project.ProjectDialog)]
 
 
 def all_bindings() -> list[tuple[str, str, str]]:

@@ -1,8 +1,6 @@
-"""What each store change of the app is: the dialog or question first, the engine calls,
-the words said after it, how ``ctrl+z`` reverses it. Nothing here touches the app or a
-widget: a pane (or the app) asks for a step here and hands it to ``MemtuiApp.do``, which
-says a ``Notice``, shows a dialog, asks an ``Ask`` or runs a ``Write`` in its write worker.
-"""
+"""What each store change of the app is -- the dialog or question first, the engine calls,
+the words said after, how ``ctrl+z`` reverses it -- as steps for ``MemtuiApp.do``; nothing
+here touches the app or a widget."""
 
 from __future__ import annotations
 
@@ -34,8 +32,7 @@ FORGET_EXCERPT_CHARS = 120
 
 @dataclass(frozen=True)
 class UndoStep:
-    """One undoable action: what it was, the engine call that reverses it, and the memories
-    that call works on."""
+    """One undoable action: its name, the engine call that reverses it, the memories it needs."""
 
     label: str
     run: Callable[[Engine], object]
@@ -100,8 +97,7 @@ Step = Notice | Write | Ask | Screen[Any]
 
 
 def record(steps: list[UndoStep], change: Change) -> str:
-    """Keep a change's undo step in ``steps``, dropping those on a memory it removed;
-    returns what to say."""
+    """Keep a change's undo step, drop those on a memory it removed; returns what to say."""
     if change.undo is not None:
         steps.append(change.undo)
         del steps[:-UNDO_DEPTH]

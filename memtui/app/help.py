@@ -72,29 +72,22 @@ def help_text(owners: BindingOwners, keymap: Mapping[str, str], query: str = "",
             text.append(f"  {binding_id}", style="dim")
         table.add_row(keys, text)
 
+    commands: list[tuple[str, str, str | Text, str]] = [
+        ("commands", ":", Text(USAGE), ""),
+        ("commands", "ctrl+p", Text("the palette: every action by name, with its key "
+                                    "(\"memory: forget selected\" ...)"), "")]
     current = None
     shown = 0
-    for where, keys, what, binding_id in key_rows(owners, keymap):
-        if not _matches(words, where, keys, what, binding_id):
+    for where, keys, what, binding_id in [*key_rows(owners, keymap), *commands]:
+        if not _matches(words, where, keys, str(what), binding_id):
             continue
         if where != current:
-            if current is not None:
+            if current is not None or where == "commands":
                 row("")
             row(Text(where, style="bold underline"))
             current = where
         row(keys, what, binding_id)
         shown += 1
-    commands = [(":", Text(USAGE)),
-                ("ctrl+p", Text("the palette: every action by name, with its key "
-                                "(\"memory: forget selected\" ...)"))]
-    commands = [(keys, text) for keys, text in commands
-                if _matches(words, "commands", keys, text.plain)]
-    if commands:
-        row("")
-        row(Text("commands", style="bold underline"))
-        for keys, text in commands:
-            row(keys, text)
-            shown += 1
     if not shown:
         row("", Text(f"No key or command matches {query.strip()!r}.", style="dim"))
     row("")

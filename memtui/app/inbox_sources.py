@@ -1,8 +1,6 @@
 """Where the Inbox pane's rows come from (``inbox_sources``): each source lists what waits
-for a decision and carries out approve and reject through the engine. ``entries``,
-``count``, ``approve`` and ``reject`` run in worker threads; ``detail`` and ``question``
-draw what was read (UI thread); nothing here touches a widget.
-"""
+and approves or rejects it through the engine (worker threads); ``detail`` and ``question``
+draw what was read (UI thread). Nothing here touches a widget."""
 
 from __future__ import annotations
 
