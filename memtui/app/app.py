@@ -260,8 +260,7 @@ class MainScreen(Screen[None]):
 
 
 class MemtuiApp(App[None]):
-    """See and curate memories: the panes, live refresh, the messages to the person, and
-    the store writes (``do``). Build it with ``memtui.app.main.create_app``."""
+    """See and curate memories: panes, live refresh, messages, store writes (``do``)."""
 
     TITLE = "memtui"
     VERTICAL_BREAKPOINTS = [(0, "-short"), (TALL_ROWS, "-tall")]

@@ -111,8 +111,7 @@ class ExtractionRunner:
         self.state.last_result = run.result
 
     def start(self, job: str, force: bool = False, *, quiet: bool = False) -> None:
-        """Start a job unless one is running, and say so (``quiet``: the timed round, which
-        says only what it made)."""
+        """Start a job unless one runs; ``quiet`` (the timed round) says only what it made."""
         app = self.app
         if self.state.running or self._stop.is_set():
             if not quiet:

@@ -190,8 +190,7 @@ def scope_project(app: MemtuiApp) -> str | None:
 
 
 def pane_action(app: MemtuiApp, pane_id: str, action: str) -> None:
-    """An Inbox or Agents action asked from the palette or ``/memory``: done on the pane's
-    selection when it is on screen and read, else the pane is shown first."""
+    """An Inbox or Agents action from elsewhere: done if its pane is on screen, else shown."""
     pane = app.current_pane()
     if pane is not None and pane.PANE_ID == pane_id and pane.ready():
         getattr(pane, f"action_{action}")()

@@ -111,8 +111,7 @@ def record(steps: list[UndoStep], change: Change) -> str:
 
 
 def undo(steps: list[UndoStep], engine: Engine) -> Step:
-    """The write that reverses the last of ``steps``; steps whose memories were forgotten
-    since are skipped, with one message."""
+    """The write reversing the last step (steps on memories forgotten since are skipped)."""
     skipped = 0
     while steps and not _still_possible(engine, steps[-1]):
         steps.pop()
@@ -225,8 +224,7 @@ def restore(engine: Engine, head: Memory, version: Memory) -> Step:
 
 
 def forget(memory_ids: Sequence[str]) -> Write:
-    """Ask (saying how many versions go), then forget for good; the memories, permission
-    and sizes are read off the UI thread first."""
+    """Read the memories, permission and sizes off the UI thread, ask, then forget."""
     ids = tuple(memory_ids)
     return Write("Forget", lambda engine: _read_forget(engine, ids), changes_store=False)
 
@@ -292,8 +290,7 @@ def _forgotten(results: list[ForgetResult]) -> Change:
 
 
 def inbox_decide(sources: InboxSources, verb: str, entries: list[InboxEntry]) -> Step:
-    """Approve or reject inbox rows (any source), asking what each source asks first; more
-    than one row is always asked about."""
+    """Approve or reject inbox rows of any source, asking what each asks (always for many)."""
     from memtui.app.inbox_sources import Outcome
 
     groups = [(sources.named(origin), [entry for entry in entries if entry.origin == origin])
@@ -356,8 +353,7 @@ def inbox_edit(sources: InboxSources, entry: InboxEntry) -> Step:
 
 
 def inbox_ids(sources: InboxSources, verb: str, memory_ids: list[str] | None) -> Write:
-    """``/memory approve|reject ID`` or ``… all``: pending memories by id, read off the UI
-    thread, then decided."""
+    """``/memory approve|reject ID`` or ``… all``: pending memories read by id, then decided."""
     from memtui.app.inbox_sources import PendingMemories
 
     def run(engine: Engine) -> Change:

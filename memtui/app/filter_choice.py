@@ -33,6 +33,5 @@ class FilterChoice:
 
     @property
     def status_arg(self) -> str:
-        """The status as the engine's list filter takes it (``all`` for any; stale memories
-        are active ones)."""
+        """The status as the engine's filter takes it (``all`` for any; stale ones are active)."""
         return "active" if self.stale else self.status or ALL

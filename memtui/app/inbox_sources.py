@@ -481,8 +481,7 @@ class ClaudeWrites(InboxSource):
 
     def approve(self, engine: Engine, entries: Sequence[InboxEntry],
                 edited: str | None = None) -> Outcome:
-        """Write each held file as shown (``edited``: the new text of one); a stale one gets
-        its diff redone instead."""
+        """Write each held file as shown (``edited``: one's new text); a stale one is re-diffed."""
         def act(entry: InboxEntry) -> None:
             held = cast("HeldWrite", entry.payload)
             if held.stale and not held.problem:
@@ -580,8 +579,7 @@ class StaleMemories(InboxSource):
 
     def approve(self, engine: Engine, entries: Sequence[InboxEntry],
                 edited: str | None = None) -> Outcome:
-        """Keep them (the Inbox's approve, the memory panes' ``K``); with ``edited``,
-        correct the one memory instead."""
+        """Keep them (approve, the memory panes' ``K``); with ``edited``, correct the one."""
         outcome = Outcome(past="Kept" if edited is None else "Corrected")
         try:
             if edited is not None:
@@ -629,8 +627,7 @@ class InboxSources:
 
 
 def inbox_sources(gemini_home: Path | None = None) -> InboxSources:
-    """memtui's pending memories, Claude Code's held writes, the Gemini CLI home's patches,
-    then stale memories to review."""
+    """The sources in Inbox order: pending memories, Claude and Gemini writes, stale ones."""
     return InboxSources((PendingMemories(), ClaudeWrites(), GeminiPatches(gemini_home),
                          StaleMemories()))
 

@@ -74,9 +74,8 @@ def load_keymap(path: Path | None = None, known_ids: set[str] | None = None) -> 
 
 def keymap_conflicts(keymap: dict[str, str],
                      bindings: list[tuple[str, str, str]]) -> list[str]:
-    """Keys the keymap gives to an action that another action already answers to in the
-    same place, or everywhere: one problem per clash. ``bindings``: (where, default keys,
-    binding id)."""
+    """One problem per key the keymap gives an action that another has in the same place or
+    everywhere. ``bindings``: (where, default keys, binding id)."""
     effective = [(where, binding_id,
                   {key.strip() for key in keymap.get(binding_id, keys).split(",") if key.strip()})
                  for where, keys, binding_id in bindings]

@@ -71,8 +71,7 @@ def app_keymap(app: App[Any]) -> Mapping[str, str]:
 
 
 def update_scroll_size(view: ScrollView, size: Size) -> None:
-    """Tell a scroll view its virtual size changed: the scroll bars follow without a
-    layout."""
+    """Tell a scroll view its virtual size changed (its scroll bars follow, no layout)."""
     view._scroll_update(size)
 
 
@@ -87,8 +86,7 @@ every frame (``memtui.bench``)."""
 
 
 def send_key_as_driver(app: App[Any], key: str) -> None:
-    """Send one key the way a terminal driver does, without Pilot's waits (which delay the
-    frames the benchmark times)."""
+    """Send one key as a terminal driver does, without Pilot's waits (for the benchmark)."""
     import unicodedata
 
     from textual import events

@@ -87,8 +87,7 @@ def save_choice(config: UiConfig, key: str, value: str) -> None:
 
 
 def remember_theme(app: MemtuiApp) -> None:
-    """Start with the theme chosen last time, then remember each new choice (problems are
-    said, never raised)."""
+    """Start with the theme chosen last, remember each new one (problems said, not raised)."""
     from memtui.textsafe import one_line
 
     config = load_ui_config(app.config.ui_config_path)

@@ -15,8 +15,7 @@ ResultType = TypeVar("ResultType")
 
 
 class Dialog(ModalScreen[ResultType]):
-    """A modal dialog returning a ``ResultType`` (or None when cancelled): a box with the
-    title in bold, then what the subclass's ``compose_body`` yields."""
+    """A modal dialog (a ``ResultType``, None if cancelled): bold title, ``compose_body``."""
 
     BOX: ClassVar[str] = ""
     """The box's own CSS class is ``dialog-<BOX>`` (``confirm``, ``editor`` ...)."""

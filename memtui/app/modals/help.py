@@ -20,8 +20,7 @@ HINT = "type to search · ↑ ↓ pgup pgdn scroll · esc close"
 
 
 class HelpModal(Dialog[None]):
-    """Keys and commands (the user's keymap applied), filtered by the words typed in its
-    search box. One help screen: the palette's "Keys" opens this one too."""
+    """Keys and commands (the keymap applied), filtered by the words typed in its search."""
 
     BOX = "text"
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -43,9 +43,8 @@ class UnsavedModal(QuestionDialog[UnsavedAnswer]):
 
 def ask_unsaved(app: MemtuiApp, panes: list[Pane], going: str,
                 go_on: Callable[[], None]) -> None:
-    """Forms with unsaved changes: ask (save / discard / cancel); save or discard, then
-    ``go_on``; cancel stays on the first such form. A refused save stays too (the form
-    says why next to the field)."""
+    """Ask (save / discard / cancel) about forms with unsaved changes: save or discard, then
+    ``go_on``; cancel, or a refused save, stays on the form."""
     def save_in_turn(panes: list[Pane]) -> None:
         if panes:
             panes[0].save_changes(lambda: save_in_turn(panes[1:]))
