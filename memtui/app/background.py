@@ -169,7 +169,8 @@ class ExtractionRunner:
         state, app = self.state, self.app
         state.last_job, state.last_at = message.job, self.store.now()
         state.last_error = message.error
-        state.last_result = None if message.error else summary_words(message.job, message.summary)
+        summary = {} if message.result is None else message.result.to_json()
+        state.last_result = None if message.error else summary_words(message.job, summary)
         state.job = None
         self._show_progress(None, None)
         words = JOB_WORDS.get(message.job, message.job).capitalize()
@@ -177,7 +178,6 @@ class ExtractionRunner:
         if message.error:
             app.say(f"{words} failed: {message.error}", severity="error")
         else:
-            summary = message.summary or {}
             made = summary.get("extracted", 0) or summary.get("superseded", 0)
             app.say(f"{words}{' (stopped early)' if message.stopped else ''}: "
                     f"{state.last_result}", toast=not quiet or bool(made))

@@ -33,9 +33,10 @@ class KeymapFile:
     problems: list[str] = field(default_factory=list)
 
 
-def parse_keymap(text: str, known_ids: set[str] | None = None) -> KeymapFile:
-    """Parse keymap TOML text. A ``[keymap]`` table or top-level entries both work."""
-    result = KeymapFile(path=None)
+def parse_keymap(text: str, known_ids: set[str] | None = None,
+                 path: Path | None = None) -> KeymapFile:
+    """Parse keymap TOML text (read from ``path``): a ``[keymap]`` table or top-level entries."""
+    result = KeymapFile(path)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -65,11 +66,7 @@ def load_keymap(path: Path | None = None, known_ids: set[str] | None = None) -> 
         text = read_config_text(target)
     except ValueError as error:
         return KeymapFile(path=target, problems=[str(error)])
-    if text is None:
-        return KeymapFile(path=None)
-    loaded = parse_keymap(text, known_ids)
-    loaded.path = target
-    return loaded
+    return KeymapFile(path=None) if text is None else parse_keymap(text, known_ids, target)
 
 
 def keymap_conflicts(keymap: dict[str, str],
