@@ -337,9 +337,8 @@ class MemtuiApp(App[None]):
         if self.config.poll_interval:
             self.set_interval(self.config.poll_interval, self._poll, name="data-version")
         if self.config.worker_interval and not self.store.read_only:
-            self.set_interval(self.config.worker_interval,
-                              lambda: self.runner.start(ROUND, quiet=True),
-                              name="worker-round")
+            self.set_interval(self.config.worker_interval, lambda: self.runner.start(
+                ROUND, quiet=True), name="worker-round")
         self.call_after_refresh(self._started)
 
     def _started(self) -> None:
@@ -371,8 +370,7 @@ class MemtuiApp(App[None]):
         if loaded.keymap:
             self.set_keymap(loaded.keymap)
         if loaded.problems:
-            self.say(f"Keymap {loaded.path}: {'; '.join(loaded.problems)}",
-                     severity="warning")
+            self.say(f"Keymap {loaded.path}: {'; '.join(loaded.problems)}", severity="warning")
 
     def get_screen_main(self) -> MainScreen:
         """The main screen (also while a modal is open)."""

@@ -1,7 +1,6 @@
-"""The ``/memory`` commands (``USAGE``; docs/app.md): parsing, completion, and running
-them (``run``: the command line and the palette come here; no Textual widgets here). The
-leading ``/memory`` may also be written ``memory``; bare ``/memory`` means ``status``.
-"""
+"""The ``/memory`` commands (``USAGE``; docs/app.md): parsing, completion, and running them
+(``run``, for the command line and the palette). ``memory`` works too; bare ``/memory`` is
+``status``."""
 
 from __future__ import annotations
 
@@ -215,8 +214,7 @@ def status_text(app: MemtuiApp) -> Text:
     out.append("\nMemories\n", style="bold")
     identity = engine.identity
     scopes: list[tuple[str, str | None]] = [("user", None)]
-    scopes += [(f"project {project.id}", project.id)
-               for project, _role in identity.list_projects()]
+    scopes += [(f"project {project.id}", project.id) for project, _role in identity.list_projects()]
     for label, project in scopes:
         counts = [f"{status} "
                   f"{identity.count_memories(identity.memory_filter(project, status=status))}"

@@ -105,8 +105,7 @@ def record(steps: list[UndoStep], change: Change) -> str:
     kept = [step for step in steps if not gone.intersection(step.needs)]
     dropped = len(steps) - len(kept)
     steps[:] = kept
-    note = f"; {dropped} undo step{'s' if dropped != 1 else ''} on them dropped" \
-        if dropped else ""
+    note = f"; {dropped} undo step{'s' if dropped != 1 else ''} on them dropped" if dropped else ""
     return change.said + note + change.said_after
 
 
@@ -144,16 +143,13 @@ def refusal(engine: Engine, project: str | None) -> Notice | None:
 
 
 def _scope_words(project: str | None) -> str:
-    return f"in project {project}" if project else \
-        "in your user memories (only you see them)"
+    return f"in project {project}" if project else "in your user memories (only you see them)"
 
 
 def _added(memory: Memory) -> Change:
     return Change(f"Added {memory.id} ({memory.kind}, {memory.source}) — ctrl+z undoes",
-                  undo=UndoStep(f"add {memory.id}",
-                                lambda engine: engine.identity.forget(memory.id),
-                                needs=(memory.id,)),
-                  memory=memory, result=memory)
+                  undo=UndoStep(f"add {memory.id}", lambda engine: engine.identity.forget(
+                      memory.id), needs=(memory.id,)), memory=memory, result=memory)
 
 
 def add_memory(engine: Engine, project: str | None, kind: str = "fact") -> Step:
@@ -248,8 +244,7 @@ def _then(step: Step) -> Change:
     return Change(next=lambda: step)
 
 
-def _forget_question(memory_ids: tuple[str, ...], total: int,
-                     shown: list[Memory]) -> Ask:
+def _forget_question(memory_ids: tuple[str, ...], total: int, shown: list[Memory]) -> Ask:
     body = Text()
     for memory in shown:  # what is about to go, in words: never only ids
         body.append(f"{memory.kind}: ", style="dim")

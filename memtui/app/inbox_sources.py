@@ -321,8 +321,7 @@ class GeminiPatches(InboxSource):
         review = cast("PatchReview", entry.payload)
         out = Text()
         out.append_text(block(review.name, style="bold"))
-        out.append(f" · Gemini CLI · proposed {local_time(review.proposed_at, tz)}\n",
-                   style="dim")
+        out.append(f" · Gemini CLI · proposed {local_time(review.proposed_at, tz)}\n", style="dim")
         if review.problem is not None or review.apply is None:
             out.append("Cannot be applied: ", style="bold yellow")
             out.append_text(block(review.problem or "unknown"))
@@ -374,8 +373,7 @@ class GeminiPatches(InboxSource):
             body.append_text(_diff_text(lines, max(room, 0)))
             room -= len(lines)
             if review.secrets:
-                body.append(f"It adds a secret ({', '.join(review.secrets)}).\n",
-                            style="bold red")
+                body.append(f"It adds a secret ({', '.join(review.secrets)}).\n", style="bold red")
         _more(body, count)
         body.append("Refused if Gemini CLI changes the file meanwhile.", style="dim")
         return Question(f"Apply {what}?", body, "Apply", True)
@@ -392,8 +390,7 @@ class GeminiPatches(InboxSource):
         """Dismiss each patch (refused when it changed since it was read)."""
         from memtui.engine.agents.gemini_review import dismiss_reviewed
 
-        return _each(entries,
-                     lambda entry: dismiss_reviewed(cast("PatchReview", entry.payload)),
+        return _each(entries, lambda entry: dismiss_reviewed(cast("PatchReview", entry.payload)),
                      "Dismissed")
 
 
@@ -533,8 +530,7 @@ class StaleMemories(InboxSource):
             return last
         written = self._counted is not None and self._counted[3] != self._decisions
         if not self._counting.acquire(blocking=written):  # a worker thread: it may wait
-            return self._counted[2] if self._counted and self._counted[0] == engine.actor \
-                else 0
+            return self._counted[2] if self._counted and self._counted[0] == engine.actor else 0
         try:
             last = self._last_count(engine)  # the one it waited for may have begun after
             return last if last is not None else len(self.entries(engine))

@@ -1,6 +1,5 @@
-"""User key remapping: ``$MEMTUI_KEYMAP``, else ``$XDG_CONFIG_HOME/memtui/keymap.toml``,
-rebinds any binding id (``[keymap] "list.down" = "j,down,ctrl+n"``; unknown ids are reported
-and ignored)."""
+"""User key remapping: the keymap file rebinds any binding id (``[keymap] "list.down" =
+"j,down,ctrl+n"``; unknown ids are reported and ignored)."""
 
 from __future__ import annotations
 
@@ -69,8 +68,7 @@ def load_keymap(path: Path | None = None, known_ids: set[str] | None = None) -> 
     return KeymapFile(path=None) if text is None else parse_keymap(text, known_ids, target)
 
 
-def keymap_conflicts(keymap: dict[str, str],
-                     bindings: list[tuple[str, str, str]]) -> list[str]:
+def keymap_conflicts(keymap: dict[str, str], bindings: list[tuple[str, str, str]]) -> list[str]:
     """One problem per key the keymap gives an action that another has in the same place or
     everywhere. ``bindings``: (where, default keys, binding id)."""
     effective = [(where, binding_id,

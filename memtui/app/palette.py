@@ -33,10 +33,8 @@ def command_keys(app: MemtuiApp) -> dict[str, str]:
     """Binding id -> the key shown for it (the user's keymap applied)."""
     from memtui.app.help import key_rows
 
-    keys: dict[str, str] = {}
-    for _where, key, _what, binding_id in key_rows(app.binding_owners(), dict(app_keymap(app))):
-        keys.setdefault(binding_id, key)
-    return keys
+    rows = key_rows(app.binding_owners(), dict(app_keymap(app)))
+    return {binding_id: key for _where, key, _what, binding_id in reversed(rows)}  # first wins
 
 
 def memtui_commands(app: MemtuiApp) -> list[PaletteCommand]:
@@ -45,8 +43,7 @@ def memtui_commands(app: MemtuiApp) -> list[PaletteCommand]:
     from memtui.app.commands import MemoryCommand, pane_action, run, scope_project
     from memtui.app.panes import PANES
 
-    def command(name: str, argument: str | None = None,
-                force: bool = False) -> Callable[[], None]:
+    def command(name: str, argument: str | None = None, force: bool = False) -> Callable[[], None]:
         return partial(run, app, MemoryCommand(name, argument, force))
 
     def pane() -> Pane:  # the pane on screen (made if it is still being mounted)

@@ -1,7 +1,5 @@
-"""Every use of a private Textual name, in one place (a test refuses them in any other
-module), each behind a function saying what it does. Importing this module checks that the
-installed Textual is ``TEXTUAL_VERSION``.
-"""
+"""Every use of a private Textual name (a test refuses them anywhere else), each behind a
+function saying what it does; importing it checks the installed Textual's version."""
 
 from __future__ import annotations
 
@@ -54,8 +52,7 @@ def hand_over_repaints(screen: Screen[Any]) -> bool:
     visible = screen._compositor.visible_widgets
     waiting: list[Widget] = []
     for widget in screen.walk_children(Widget):
-        if widget._layout_required or widget._scroll_required \
-                or widget._refresh_styles_required:
+        if widget._layout_required or widget._scroll_required or widget._refresh_styles_required:
             return False
         if widget._repaint_required and widget.display and widget in visible:
             waiting.append(widget)

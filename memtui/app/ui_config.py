@@ -1,7 +1,5 @@
-"""The app's remembered choices (the theme), in ``$MEMTUI_APP_CONFIG``, else
-``$XDG_CONFIG_HOME/memtui/app.toml``: small TOML written atomically; unknown keys are kept, a
-broken file is reported and never overwritten.
-"""
+"""The app's remembered choices (the theme) in a small TOML file written atomically: unknown
+keys are kept, a broken file is reported and never overwritten."""
 
 from __future__ import annotations
 

@@ -35,32 +35,16 @@ class Dialog(ModalScreen[ResultType]):
     .dialog-title { height: 1; margin-bottom: 1; }
     .dialog-context, .dialog-hint, .dialog-body { height: auto; }
     .dialog-scroll { height: auto; max-height: 18; }
-    .dialog-buttons {
-        height: auto;
-        align-horizontal: right;
-        margin-top: 1;
-    }
+    .dialog-buttons { height: auto; align-horizontal: right; margin-top: 1; }
     .dialog-buttons Button { margin-left: 2; min-width: 12; }
     .dialog-confirm { max-width: 70; }
     .dialog-editor TextArea { height: 8; min-height: 3; }
-    .kind-picker, .filter-row {
-        layout: horizontal;
-        height: auto;
-        width: 1fr;
-    }
-    .filter-row.-many {
-        layout: grid;
-        grid-size: 4;
-        grid-rows: 1;
-    }
+    .kind-picker, .filter-row { layout: horizontal; height: auto; width: 1fr; }
+    .filter-row.-many { layout: grid; grid-size: 4; grid-rows: 1; }
     .dialog-picker OptionList { height: auto; max-height: 14; }
     .dialog-detail, .dialog-text { height: 90%; }
     .dialog-detail .dialog-scroll, .dialog-text .dialog-scroll { height: 1fr; max-height: 100%; }
-    .dialog-error {
-        height: auto;
-        color: $text-error;
-        text-style: bold;
-    }
+    .dialog-error { height: auto; color: $text-error; text-style: bold; }
     """
 
     def __init__(self, title: str) -> None:

@@ -41,8 +41,7 @@ class UnsavedModal(QuestionDialog[UnsavedAnswer]):
                          Button("Save (s)", id="save", variant="primary"))
 
 
-def ask_unsaved(app: MemtuiApp, panes: list[Pane], going: str,
-                go_on: Callable[[], None]) -> None:
+def ask_unsaved(app: MemtuiApp, panes: list[Pane], going: str, go_on: Callable[[], None]) -> None:
     """Ask (save / discard / cancel) about forms with unsaved changes: save or discard, then
     ``go_on``; cancel, or a refused save, stays on the form."""
     def save_in_turn(panes: list[Pane]) -> None:
