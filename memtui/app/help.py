@@ -66,9 +66,8 @@ def help_text(owners: BindingOwners, keymap: Mapping[str, str], query: str = "",
         if wide:
             table.add_row(keys, does, binding_id)
             return
-        text = does if isinstance(does, Text) else Text(does)
+        text = Text(does) if isinstance(does, str) else does.copy()
         if binding_id:
-            text = text.copy()
             text.append(f"  {binding_id}", style="dim")
         table.add_row(keys, text)
 
