@@ -391,10 +391,7 @@ class MemtuiApp(App[None]):
         pane = self._mounted_pane(pane_id)
         if pane is not None:
             return pane
-        pane_class = next((cls for cls in PANES if cls.PANE_ID == pane_id), None)
-        if pane_class is None:
-            raise NoMatches(f"No pane {pane_id!r}")
-        pane = pane_class()
+        pane = next(cls for cls in PANES if cls.PANE_ID == pane_id)()  # a known id: show_pane checks
         pane.shown = pane_id == self.active_pane_id
         container = self.get_screen_main().query_one("#panes", Container)
         self._mounting[pane_id] = container.mount(pane)
@@ -629,7 +626,7 @@ class MemtuiApp(App[None]):
         from memtui.app.modals.help import HelpModal
 
         if not isinstance(self.screen, HelpModal):
-            self.push_screen(HelpModal(binding_classes(), dict(app_keymap(self))))
+            self.push_screen(HelpModal(binding_classes(), app_keymap(self)))
 
     action_show_help_panel = action_help  # memtui's one help screen, not Textual's panel
 

@@ -33,7 +33,7 @@ def command_keys(app: MemtuiApp) -> dict[str, str]:
     """Binding id -> the key shown for it (the user's keymap applied)."""
     from memtui.app.help import key_rows
 
-    rows = key_rows(app.binding_owners(), dict(app_keymap(app)))
+    rows = key_rows(app.binding_owners(), app_keymap(app))
     return {binding_id: key for _where, key, _what, binding_id in reversed(rows)}  # first wins
 
 

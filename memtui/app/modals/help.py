@@ -70,10 +70,6 @@ class HelpModal(Dialog[None]):
         self._show(event.value)
         self.query_one("#help-scroll", VerticalScroll).scroll_home(animate=False)
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        """Enter keeps the filter (nothing else to do)."""
-        event.stop()
-
     def action_scroll(self, lines: int) -> None:
         """Scroll the keys by ``lines``."""
         self.query_one("#help-scroll", VerticalScroll).scroll_relative(y=lines, animate=False)
