@@ -52,8 +52,7 @@ class InvalidInput(MemtuiError, code="invalid_input", exit_code=5):
 
 
 class Unchanged(InvalidInput):
-    """A write that would change nothing (nothing was written): an ``InvalidInput`` that
-    front ends may tell apart and say calmly."""
+    """A write that would change nothing (nothing written): an ``InvalidInput`` said calmly."""
 
 
 class Conflict(MemtuiError, code="conflict"):
@@ -70,6 +69,5 @@ class TransactionLost(StoreError):
 
 
 class QueryInterrupted(StoreError, code="interrupted"):
-    """A read was stopped because a newer one made it obsolete (``QueryLane``); nothing was
-    changed and nobody is waiting for its answer."""
+    """A read stopped because a newer one made it obsolete (``QueryLane``); nothing changed."""
 

@@ -13,8 +13,7 @@ UNSAFE_CHARACTERS = re.compile(
     r"\u202a-\u202e"  # bidi embeddings and overrides
     r"\u2066-\u2069]"  # bidi isolates
 )
-"""What ``safe_text`` escapes: characters that move the cursor, change the terminal or reorder
-what is shown."""
+"""What ``safe_text`` escapes: what moves the cursor, changes the terminal or reorders text."""
 _LINE_BREAKS = re.compile(r"\r\n|\r|\n")
 
 
@@ -25,8 +24,7 @@ def _escape(match: re.Match[str]) -> str:
 
 
 def safe_text(text: str) -> str:
-    """Replace control characters (ESC, BEL, C1, bidi overrides ...) by visible escapes,
-    keeping newlines and tabs."""
+    """Escape control characters (ESC, BEL, C1, bidi overrides ...), keeping newlines and tabs."""
     return UNSAFE_CHARACTERS.sub(_escape, text)
 
 

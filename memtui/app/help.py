@@ -41,8 +41,7 @@ def key_rows(owners: BindingOwners,
 
 
 WIDE_HELP_COLUMNS = 100
-"""From this width the help shows binding ids in a column of their own (else after the
-description, so nothing is cut at 80 columns)."""
+"""From this width the help gives binding ids a column (else they follow the description)."""
 
 
 def _matches(words: list[str], *parts: str) -> bool:

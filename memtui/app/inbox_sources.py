@@ -502,8 +502,7 @@ STALE_COUNT_SECONDS = 60.0
 
 
 class StaleMemories(InboxSource):
-    """Active memories gone stale (``engine.staleness``): approve keeps them, edit corrects
-    one, reject forgets them for good."""
+    """Active memories gone stale: approve keeps them, edit corrects one, reject forgets them."""
 
     name = STALE_SOURCE
     nouns = ("stale memory", "stale memories")

@@ -78,8 +78,7 @@ def input_suggestion(widget: Input) -> str:
 
 
 SCREEN_FRAME_METHOD = "_compositor_refresh"
-"""The Screen method that composes and writes one frame: the benchmark wraps it to time
-every frame (``memtui.bench``)."""
+"""The Screen method that composes and writes a frame (the benchmark wraps it to time each)."""
 
 
 def send_key_as_driver(app: App[Any], key: str) -> None:
