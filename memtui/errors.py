@@ -4,20 +4,15 @@ from __future__ import annotations
 
 
 class MemtuiError(Exception):
-    """Base of every error memtui reports to a person or a script.
-
-    ``code`` is the stable machine-readable name (used by ``--json`` and the service);
-    ``exit_code`` is the command line's exit status for it.
-    """
+    """Base of every error memtui reports: ``code`` is the stable name ``--json`` and the
+    service use, ``exit_code`` the command line's exit status for it."""
 
     code = "error"
     exit_code = 1
 
     def __init_subclass__(cls, *, code: str | None = None, exit_code: int | None = None,
                           **kwargs: object) -> None:
-        """A subclass's ``code`` and ``exit_code``, given as class keywords
-        (``class NotFound(MemtuiError, code="not_found", exit_code=3)``); unnamed ones are
-        inherited."""
+        """A subclass's ``code`` and ``exit_code`` as class keywords (unnamed: inherited)."""
         super().__init_subclass__(**kwargs)
         if code is not None:
             cls.code = code
@@ -48,9 +43,8 @@ class UnsafePath(PermissionDenied, code="unsafe_path"):
 
 
 class AgentFileWriteFailed(PermissionDenied, code="agent_file_write_failed"):
-    """The system refused a write into an agent's file (permission denied, a read-only file
-    system, an immutable file, a full disk, a folder in the way). The message is one line
-    naming the file and the reason; nothing was written and no temporary file is left."""
+    """The system refused a write into an agent's file (permissions, a read-only or full
+    disk ...): one line naming the file and why; nothing was written, no temporary file left."""
 
 
 class InvalidInput(MemtuiError, code="invalid_input", exit_code=5):
@@ -58,9 +52,7 @@ class InvalidInput(MemtuiError, code="invalid_input", exit_code=5):
 
 
 class Unchanged(InvalidInput):
-    """A write that would change nothing (a correction with the same text and kind, a
-    profile saved as it is); nothing was written. Same code and exit status as
-    ``InvalidInput``, so front ends may tell it apart and say it calmly."""
+    """A write that would change nothing (nothing written): an ``InvalidInput`` said calmly."""
 
 
 class Conflict(MemtuiError, code="conflict"):
@@ -72,12 +64,10 @@ class StoreError(MemtuiError, code="store_error"):
 
 
 class TransactionLost(StoreError):
-    """A write transaction ended before its block did: SQLite rolled all of it back when one
-    of its statements failed, even if the caller caught that error. Every later statement of
-    the block raises this, so the block never goes on writing outside a transaction."""
+    """SQLite rolled a write transaction back when one of its statements failed (even one
+    the caller caught): every later statement of the block raises this."""
 
 
 class QueryInterrupted(StoreError, code="interrupted"):
-    """A read was stopped because a newer one made it obsolete (``QueryLane``); nothing was
-    changed and nobody is waiting for its answer."""
+    """A read stopped because a newer one made it obsolete (``QueryLane``); nothing changed."""
 

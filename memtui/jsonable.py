@@ -20,9 +20,8 @@ def _jsonable(value: Any) -> Any:
 
 
 class JsonMixin:
-    """Gives a dataclass a ``to_json()`` made of plain dicts, lists, strings and numbers,
-    using each nested object's own ``to_json`` (so a class that leaves a field out of its
-    JSON, such as a memory file's body, leaves it out wherever it is nested)."""
+    """Gives a dataclass a ``to_json()`` of plain JSON values, using each nested object's own
+    ``to_json`` (a field one leaves out stays out wherever it is nested)."""
 
     def to_json(self) -> dict[str, Any]:
         """The dataclass as a JSON-ready dict (tuples become lists)."""

@@ -40,8 +40,7 @@ def make_private_folder(folder: Path) -> None:
 
 def create_private_file(path: Path) -> None:
     """Create ``path`` empty and ``0600`` unless something is there already (never through a
-    symlink). Any ``OSError`` is left to whoever opens the file next, which reports it in its
-    own words."""
+    symlink); an ``OSError`` is left to whoever opens the file next."""
     with contextlib.suppress(OSError):
         os.close(os.open(path, _CREATE_FLAGS, PRIVATE_FILE_MODE))
 

@@ -1,8 +1,5 @@
-"""Make text from the store safe to show: control characters become visible escapes.
-
-Memory content is data, never markup and never terminal control. Front ends show text with
-``rich.text.Text`` (never as markup) after passing it through ``safe_text``.
-"""
+"""Make text from the store safe to show: control characters become visible escapes (front
+ends show store text as ``rich.text.Text``, never markup, after ``safe_text``)."""
 
 from __future__ import annotations
 
@@ -16,8 +13,7 @@ UNSAFE_CHARACTERS = re.compile(
     r"\u202a-\u202e"  # bidi embeddings and overrides
     r"\u2066-\u2069]"  # bidi isolates
 )
-"""What ``safe_text`` escapes: characters that move the cursor, change the terminal or reorder
-what is shown."""
+"""What ``safe_text`` escapes: what moves the cursor, changes the terminal or reorders text."""
 _LINE_BREAKS = re.compile(r"\r\n|\r|\n")
 
 
@@ -28,8 +24,7 @@ def _escape(match: re.Match[str]) -> str:
 
 
 def safe_text(text: str) -> str:
-    """Replace control characters (ESC, BEL, C1, bidi overrides ...) by visible escapes,
-    keeping newlines and tabs."""
+    """Escape control characters (ESC, BEL, C1, bidi overrides ...), keeping newlines and tabs."""
     return UNSAFE_CHARACTERS.sub(_escape, text)
 
 

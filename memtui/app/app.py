@@ -89,9 +89,9 @@ def style_paths() -> list[str | PurePath]:
 
 def system_copy(text: str) -> None:
     """Copy to the system clipboard with pyperclip (raises where there is none)."""
-    from memtui.app.clipboard import pyperclip_copy
+    import pyperclip
 
-    pyperclip_copy(text)
+    pyperclip.copy(text)
 
 
 @dataclass
@@ -125,12 +125,6 @@ def pane_labels() -> list[PaneLabel]:
     """The pane bar's names: ``1 Profile`` … (the key first where a key shows the pane)."""
     return [PaneLabel(spec.PANE_ID, f"{key} {spec.TITLE}"
                       if (key := pane_key(spec.PANE_ID)) else spec.TITLE) for spec in PANES]
-
-
-def _pane_bindings() -> list[BindingType]:
-    return [Binding(key, f"app.show_pane('{pane.PANE_ID}')", pane.TITLE.lower(),
-                    show=False, tooltip=f"Show the {pane.TITLE} pane", id=f"pane.{pane.PANE_ID}")
-            for key, pane in zip(PANE_KEYS, PANES, strict=False)]
 
 
 class MainScreen(Screen[None]):
@@ -198,8 +192,7 @@ class MainScreen(Screen[None]):
     @work(thread=True, group=HEADER_GROUP, exclusive=True, exit_on_error=False,
           name="header-counts")
     def header_worker(self) -> None:
-        """Read the header's counts from the store: the inbox count, the generate/use
-        settings, the last recorded run (posts HeaderRead)."""
+        """Read the header's counts from the store (posts HeaderRead)."""
         from memtui.app.background import last_recorded_run
         from memtui.app.messages import HeaderRead
 
@@ -219,8 +212,7 @@ class MainScreen(Screen[None]):
             self.post_message(HeaderRead(counts))
 
     def on_header_read(self, message: HeaderRead) -> None:
-        """The header's counts arrived (one that could not be read keeps the last): the
-        header and the Inbox badge show them."""
+        """Show the counts read (one that could not be read keeps the last) and the badge."""
         read = {name: value for name, value in vars(message.counts).items() if value is not None}
         self.header_counts = counts = replace(self.header_counts, **read)
         if counts.last_run is not None:
@@ -268,8 +260,7 @@ class MainScreen(Screen[None]):
 
 
 class MemtuiApp(App[None]):
-    """See and curate memories: the panes, live refresh, the messages to the person, and
-    the store writes (``do``). Build it with ``memtui.app.main.create_app``."""
+    """See and curate memories: panes, live refresh, messages, store writes (``do``)."""
 
     TITLE = "memtui"
     VERTICAL_BREAKPOINTS = [(0, "-short"), (TALL_ROWS, "-tall")]
@@ -293,7 +284,9 @@ class MemtuiApp(App[None]):
                 tooltip="Open the /memory command line", id="app.command_line"),
         Binding("ctrl+z", "undo", "undo", show=False,
                 tooltip="Undo the last change (forget is final)", id="app.undo"),
-        *_pane_bindings(),
+        *(Binding(key, f"app.show_pane('{pane.PANE_ID}')", pane.TITLE.lower(), show=False,
+                  tooltip=f"Show the {pane.TITLE} pane", id=f"pane.{pane.PANE_ID}")
+          for key, pane in zip(PANE_KEYS, PANES, strict=False)),
     ]
 
     selected_memory_id: reactive[str | None] = reactive(None, init=False, repaint=False)
@@ -344,9 +337,8 @@ class MemtuiApp(App[None]):
         if self.config.poll_interval:
             self.set_interval(self.config.poll_interval, self._poll, name="data-version")
         if self.config.worker_interval and not self.store.read_only:
-            self.set_interval(self.config.worker_interval,
-                              lambda: self.runner.start(ROUND, quiet=True),
-                              name="worker-round")
+            self.set_interval(self.config.worker_interval, lambda: self.runner.start(
+                ROUND, quiet=True), name="worker-round")
         self.call_after_refresh(self._started)
 
     def _started(self) -> None:
@@ -378,8 +370,7 @@ class MemtuiApp(App[None]):
         if loaded.keymap:
             self.set_keymap(loaded.keymap)
         if loaded.problems:
-            self.say(f"Keymap {loaded.path}: {'; '.join(loaded.problems)}",
-                     severity="warning")
+            self.say(f"Keymap {loaded.path}: {'; '.join(loaded.problems)}", severity="warning")
 
     def get_screen_main(self) -> MainScreen:
         """The main screen (also while a modal is open)."""
@@ -400,10 +391,7 @@ class MemtuiApp(App[None]):
         pane = self._mounted_pane(pane_id)
         if pane is not None:
             return pane
-        pane_class = next((cls for cls in PANES if cls.PANE_ID == pane_id), None)
-        if pane_class is None:
-            raise NoMatches(f"No pane {pane_id!r}")
-        pane = pane_class()
+        pane = next(cls for cls in PANES if cls.PANE_ID == pane_id)()  # a known id: show_pane checks
         pane.shown = pane_id == self.active_pane_id
         container = self.get_screen_main().query_one("#panes", Container)
         self._mounting[pane_id] = container.mount(pane)
@@ -439,9 +427,7 @@ class MemtuiApp(App[None]):
                     pane.shown = pane.PANE_ID == pane_id  # a stale one re-reads now
         self._show_current()
 
-    def action_show_pane(self, pane_id: str) -> None:
-        """Keys 1–9 and 0: switch to a pane."""
-        self.show_pane(pane_id)
+    action_show_pane = show_pane  # keys 1-9 and 0
 
     def action_next_pane(self, step: int) -> None:
         """Tab / shift+tab: the next or previous pane."""
@@ -640,7 +626,7 @@ class MemtuiApp(App[None]):
         from memtui.app.modals.help import HelpModal
 
         if not isinstance(self.screen, HelpModal):
-            self.push_screen(HelpModal(binding_classes(), dict(app_keymap(self))))
+            self.push_screen(HelpModal(binding_classes(), app_keymap(self)))
 
     action_show_help_panel = action_help  # memtui's one help screen, not Textual's panel
 
@@ -704,42 +690,29 @@ def is_command_line(widget: object) -> TypeGuard[CommandLine]:
 
 def binding_classes() -> list[tuple[str, type]]:
     """(where, class) of everything in the app that has key bindings, in help order."""
-    from memtui.app.modals.confirm import ConfirmModal
-    from memtui.app.modals.detail import MemoryDetailModal
-    from memtui.app.modals.editor import MemoryEditor
+    from memtui.app.modals import confirm, detail, editor, picker, project, text, unsaved
     from memtui.app.modals.filter import FilterModal
     from memtui.app.modals.help import HelpModal
-    from memtui.app.modals.picker import PickerModal
-    from memtui.app.modals.project import ProjectDialog
-    from memtui.app.modals.text import TextModal
-    from memtui.app.modals.unsaved import UnsavedModal
-    from memtui.app.panes.agents import AgentsPane
+    from memtui.app.panes import agents, bundles, codex, extraction_log, history, inbox, injection
     from memtui.app.panes.base import FormPane
-    from memtui.app.panes.bundles import BundlesPane
-    from memtui.app.panes.codex import CodexPane
-    from memtui.app.panes.extraction_log import ExtractionLogPane
-    from memtui.app.panes.history import HistoryPane
-    from memtui.app.panes.inbox import InboxPane
-    from memtui.app.panes.injection import InjectionPane
     from memtui.app.panes.memories import MemoriesPane, ProjectMemoriesPane
     from memtui.app.panes.profile import ProfilePane
     from memtui.app.panes.settings import SettingsPane
-    from memtui.app.widgets.command_line import CommandLine
-    from memtui.app.widgets.line_list import LineList
-    from memtui.app.widgets.memory_list import MemoryList
+    from memtui.app.widgets import command_line, line_list, memory_list
 
-    return [("everywhere", MemtuiApp), ("everywhere", MainScreen), ("lists", LineList),
-            ("memory lists", MemoryList), ("memory panes", MemoriesPane),
-            ("project pane", ProjectMemoriesPane), ("history", HistoryPane),
-            ("extraction log", ExtractionLogPane), ("injection preview", InjectionPane),
-            ("inbox", InboxPane),
-            ("bundles", BundlesPane), ("codex", CodexPane), ("agents", AgentsPane),
-            ("profile", ProfilePane), ("settings", SettingsPane), ("profile, settings", FormPane),
-            ("command line", CommandLine), ("editor", MemoryEditor),
-            ("confirm", ConfirmModal), ("memory detail", MemoryDetailModal),
-            ("filter", FilterModal), ("picker", PickerModal), ("help", HelpModal),
-            ("text view", TextModal), ("unsaved changes", UnsavedModal),
-            ("new project", ProjectDialog)]
+    return [("everywhere", MemtuiApp), ("everywhere", MainScreen), ("lists", line_list.LineList),
+            ("memory lists", memory_list.MemoryList), ("memory panes", MemoriesPane),
+            ("project pane", ProjectMemoriesPane), ("history", history.HistoryPane),
+            ("extraction log", extraction_log.ExtractionLogPane),
+            ("injection preview", injection.InjectionPane), ("inbox", inbox.InboxPane),
+            ("bundles", bundles.BundlesPane), ("codex", codex.CodexPane),
+            ("agents", agents.AgentsPane), ("profile", ProfilePane),
+            ("settings", SettingsPane), ("profile, settings", FormPane),
+            ("command line", command_line.CommandLine), ("editor", editor.MemoryEditor),
+            ("confirm", confirm.ConfirmModal), ("memory detail", detail.MemoryDetailModal),
+            ("filter", FilterModal), ("picker", picker.PickerModal), ("help", HelpModal),
+            ("text view", text.TextModal), ("unsaved changes", unsaved.UnsavedModal),
+            ("new project", project.ProjectDialog)]
 
 
 def all_bindings() -> list[tuple[str, str, str]]:

@@ -65,8 +65,7 @@ def last_recorded_run(engine: Engine) -> RecordedRun | None:
         return None
     for entry in entries:
         if entry.action == "auto_memory_run":
-            kind = str(entry.detail.get("kind") or ROUND)
-            job = BACKFILL if kind == BACKFILL else ROUND
+            job = BACKFILL if entry.detail.get("kind") == BACKFILL else ROUND
             return RecordedRun(job, entry.at, summary_words(job, entry.detail))
     return None
 
@@ -92,8 +91,7 @@ def summary_words(job: str, summary: dict[str, Any] | None) -> str:
 
 
 class ExtractionRunner:
-    """Runs one extraction job at a time in a Textual thread worker of ``app`` (the engine's
-    loop is made when the first job starts)."""
+    """Runs one extraction job at a time in a thread worker of ``app``'s main screen."""
 
     def __init__(self, app: MemtuiApp, store: StoreBackend, actor: str) -> None:
         self.app = app
@@ -113,8 +111,7 @@ class ExtractionRunner:
         self.state.last_result = run.result
 
     def start(self, job: str, force: bool = False, *, quiet: bool = False) -> None:
-        """Start a job unless one is running, and say so (``quiet``: the timed round, which
-        says only what it made)."""
+        """Start a job unless one runs; ``quiet`` (the timed round) says only what it made."""
         app = self.app
         if self.state.running or self._stop.is_set():
             if not quiet:
@@ -148,9 +145,8 @@ class ExtractionRunner:
         if state.running:
             words = JOB_WORDS.get(state.job or "", state.job or "")
             forced = " (forced)" if state.forced and not short else ""
-            if state.total:
-                return f"running {words}{forced} {state.done}/{state.total}"
-            return f"running {words}{forced}…"
+            done = f" {state.done}/{state.total}" if state.total else "…"
+            return f"running {words}{forced}{done}"
         if state.last_job is None:
             return "idle"
         when = local_time(state.last_at, tz, with_year=False)
@@ -173,8 +169,8 @@ class ExtractionRunner:
         state, app = self.state, self.app
         state.last_job, state.last_at = message.job, self.store.now()
         state.last_error = message.error
-        state.last_result = None if message.error else summary_words(message.job,
-                                                                     message.summary)
+        summary = {} if message.result is None else message.result.to_json()
+        state.last_result = None if message.error else summary_words(message.job, summary)
         state.job = None
         self._show_progress(None, None)
         words = JOB_WORDS.get(message.job, message.job).capitalize()
@@ -182,7 +178,6 @@ class ExtractionRunner:
         if message.error:
             app.say(f"{words} failed: {message.error}", severity="error")
         else:
-            summary = message.summary or {}
             made = summary.get("extracted", 0) or summary.get("superseded", 0)
             app.say(f"{words}{' (stopped early)' if message.stopped else ''}: "
                     f"{state.last_result}", toast=not quiet or bool(made))
@@ -196,7 +191,7 @@ class ExtractionRunner:
 
         get_current_worker().node.post_message(ExtractionProgress(job, done, total))
 
-    def _on_event(self, event: LoopEvent) -> None:
+    def _on_event(self, event: LoopEvent) -> None:  # the loop's, in the worker's thread
         if event.kind == "progress":
             self._post_progress(ROUND, event.done, event.total)
 
@@ -221,6 +216,5 @@ class ExtractionRunner:
         except MemtuiError as error:
             post(ExtractionFinished(job, None, error=error.message))
         except Exception as error:  # the app must never die of a job
-            post(ExtractionFinished(
-                job, None, error=f"{error.__class__.__name__}: {error}"))
+            post(ExtractionFinished(job, None, error=f"{error.__class__.__name__}: {error}"))
 

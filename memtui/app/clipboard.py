@@ -30,40 +30,28 @@ class CopyResult:
         return f"Copied {self.characters} characters to the {' and the '.join(self.used)}"
 
 
-def pyperclip_copy(text: str) -> None:
-    """Copy with pyperclip (raises when there is no system clipboard)."""
-    import pyperclip
-
-    pyperclip.copy(text)
-
-
 class Clipboard:
-    """Copies text with OSC 52 and with ``system_copy`` (``None``: no system clipboard)."""
+    """Copies text with ``system_copy`` (``None``: no system clipboard) and with OSC 52."""
 
     def __init__(self, osc52: Callable[[str], None],
-                 system_copy: Callable[[str], None] | None = pyperclip_copy) -> None:
+                 system_copy: Callable[[str], None] | None) -> None:
         self._osc52 = osc52
         self._system_copy = system_copy
-        self._system_works: bool | None = None
 
     def copy(self, text: str) -> CopyResult:
         """Copy ``text``; report which clipboards took it."""
         used: list[str] = []
         errors: list[str] = []
-        if self._system_copy is not None and self._system_works is not False:
+        for name, short, copier in ((SYSTEM_CLIPBOARD, "system clipboard", self._system_copy),
+                                    (TERMINAL_CLIPBOARD, "terminal", self._osc52)):
+            if copier is None:
+                continue
             try:
-                self._system_copy(text)
-            except Exception as error:  # pyperclip raises its own and OS errors
-                self._system_works = False  # do not try again in this session
-                errors.append(f"system clipboard: {error.__class__.__name__}")
+                copier(text)
+            except Exception as error:  # pyperclip's, the OS's, a dead terminal's
+                errors.append(f"{short}: {error.__class__.__name__}")
+                if name == SYSTEM_CLIPBOARD:
+                    self._system_copy = None  # not tried again in this session
             else:
-                self._system_works = True
-                used.append(SYSTEM_CLIPBOARD)
-        try:
-            self._osc52(text)
-        except Exception as error:  # a dead terminal must not crash the app
-            errors.append(f"terminal: {error.__class__.__name__}")
-        else:
-            used.append(TERMINAL_CLIPBOARD)
-        return CopyResult(characters=len(text), used=tuple(used),
-                          error="; ".join(errors) or None)
+                used.append(name)
+        return CopyResult(len(text), tuple(used), "; ".join(errors) or None)

@@ -1,7 +1,6 @@
-"""The ``/memory`` commands (``USAGE``; docs/app.md): parsing, completion, and running
-them (``run``: the command line and the palette come here; no Textual widgets here). The
-leading ``/memory`` may also be written ``memory``; bare ``/memory`` means ``status``.
-"""
+"""The ``/memory`` commands (``USAGE``; docs/app.md): parsing, completion, and running them
+(``run``, for the command line and the palette). ``memory`` works too; bare ``/memory`` is
+``status``."""
 
 from __future__ import annotations
 
@@ -50,21 +49,7 @@ class MemoryCommand:
 
     def text(self) -> str:
         """The command written out again (for the status line and the palette)."""
-        parts = [PREFIX, self.name]
-        if self.force:
-            parts.append("--force")
-        if self.argument:
-            parts.append(self.argument)
-        return " ".join(parts)
-
-
-def _split_prefix(text: str) -> str:
-    stripped = text.strip()
-    head, _, rest = stripped.partition(" ")
-    if head.lower() not in PREFIXES:
-        raise CommandError(f"unknown command {_shown(head)!r}; commands start with /memory: "
-                           f"{USAGE}")
-    return rest.strip()
+        return " ".join(filter(None, (PREFIX, self.name, "--force" * self.force, self.argument)))
 
 
 def _shown(word: str) -> str:
@@ -73,14 +58,16 @@ def _shown(word: str) -> str:
 
 def parse_command(text: str) -> MemoryCommand:
     """Parse one command line. Raises ``CommandError`` with a clear message otherwise."""
-    if not isinstance(text, str) or not text.strip():
+    if not text.strip():
         raise CommandError(f"empty command; try {USAGE}")
-    rest = _split_prefix(text)
-    if not rest:
+    head, _, rest = text.strip().partition(" ")
+    if head.lower() not in PREFIXES:
+        raise CommandError(f"unknown command {_shown(head)!r}; commands start with /memory: "
+                           f"{USAGE}")
+    if not rest.strip():
         return MemoryCommand("status")
-    name, _, argument = rest.partition(" ")
-    name = name.lower()
-    argument = argument.strip()
+    name, _, argument = rest.strip().partition(" ")
+    name, argument = name.lower(), argument.strip()
     if name not in SUBCOMMANDS:
         suggestion = [s for s in SUBCOMMANDS if s.startswith(name[:2])]
         hint = f" (did you mean {suggestion[0]}?)" if suggestion else ""
@@ -124,16 +111,12 @@ def complete(text: str, current_id: Callable[[], str | None] | None = None) -> s
         return None
     head, space, rest = text.partition(" ")
     if not space:
-        for prefix in PREFIXES:
-            if prefix.startswith(head.lower()) and head.lower() != prefix:
-                return prefix + " "
-        return None
+        return next((prefix + " " for prefix in PREFIXES
+                     if prefix.startswith(head.lower()) and head.lower() != prefix), None)
     if head.lower() not in PREFIXES:
         return None
     name, space, argument = rest.partition(" ")
-    if not space:
-        if not name:
-            return None
+    if not space:  # (nothing typed yet matches every subcommand: no completion)
         matches = [s for s in SUBCOMMANDS if s.startswith(name.lower()) and s != name.lower()]
         return f"{head} {matches[0]}" if len(matches) == 1 else None
     if name.lower() in (*OPTIONAL_ID, *REQUIRED_ID, *REVIEW_DECISIONS) and not argument \
@@ -206,8 +189,7 @@ def scope_project(app: MemtuiApp) -> str | None:
 
 
 def pane_action(app: MemtuiApp, pane_id: str, action: str) -> None:
-    """An Inbox or Agents action asked from the palette or ``/memory``: done on the pane's
-    selection when it is on screen and read, else the pane is shown first."""
+    """An Inbox or Agents action from elsewhere: done if its pane is on screen, else shown."""
     pane = app.current_pane()
     if pane is not None and pane.PANE_ID == pane_id and pane.ready():
         getattr(pane, f"action_{action}")()
@@ -232,8 +214,7 @@ def status_text(app: MemtuiApp) -> Text:
     out.append("\nMemories\n", style="bold")
     identity = engine.identity
     scopes: list[tuple[str, str | None]] = [("user", None)]
-    scopes += [(f"project {project.id}", project.id)
-               for project, _role in identity.list_projects()]
+    scopes += [(f"project {project.id}", project.id) for project, _role in identity.list_projects()]
     for label, project in scopes:
         counts = [f"{status} "
                   f"{identity.count_memories(identity.memory_filter(project, status=status))}"

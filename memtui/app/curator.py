@@ -1,8 +1,6 @@
-"""What each store change of the app is: the dialog or question first, the engine calls,
-the words said after it, how ``ctrl+z`` reverses it. Nothing here touches the app or a
-widget: a pane (or the app) asks for a step here and hands it to ``MemtuiApp.do``, which
-says a ``Notice``, shows a dialog, asks an ``Ask`` or runs a ``Write`` in its write worker.
-"""
+"""What each store change of the app is -- the dialog or question first, the engine calls,
+the words said after, how ``ctrl+z`` reverses it -- as steps for ``MemtuiApp.do``; nothing
+here touches the app or a widget."""
 
 from __future__ import annotations
 
@@ -34,8 +32,7 @@ FORGET_EXCERPT_CHARS = 120
 
 @dataclass(frozen=True)
 class UndoStep:
-    """One undoable action: what it was, the engine call that reverses it, and the memories
-    that call works on."""
+    """One undoable action: its name, the engine call that reverses it, the memories it needs."""
 
     label: str
     run: Callable[[Engine], object]
@@ -100,8 +97,7 @@ Step = Notice | Write | Ask | Screen[Any]
 
 
 def record(steps: list[UndoStep], change: Change) -> str:
-    """Keep a change's undo step in ``steps``, dropping those on a memory it removed;
-    returns what to say."""
+    """Keep a change's undo step, drop those on a memory it removed; returns what to say."""
     if change.undo is not None:
         steps.append(change.undo)
         del steps[:-UNDO_DEPTH]
@@ -109,14 +105,12 @@ def record(steps: list[UndoStep], change: Change) -> str:
     kept = [step for step in steps if not gone.intersection(step.needs)]
     dropped = len(steps) - len(kept)
     steps[:] = kept
-    note = f"; {dropped} undo step{'s' if dropped != 1 else ''} on them dropped" \
-        if dropped else ""
+    note = f"; {dropped} undo step{'s' if dropped != 1 else ''} on them dropped" if dropped else ""
     return change.said + note + change.said_after
 
 
 def undo(steps: list[UndoStep], engine: Engine) -> Step:
-    """The write that reverses the last of ``steps``; steps whose memories were forgotten
-    since are skipped, with one message."""
+    """The write reversing the last step (steps on memories forgotten since are skipped)."""
     skipped = 0
     while steps and not _still_possible(engine, steps[-1]):
         steps.pop()
@@ -149,16 +143,13 @@ def refusal(engine: Engine, project: str | None) -> Notice | None:
 
 
 def _scope_words(project: str | None) -> str:
-    return f"in project {project}" if project else \
-        "in your user memories (only you see them)"
+    return f"in project {project}" if project else "in your user memories (only you see them)"
 
 
 def _added(memory: Memory) -> Change:
     return Change(f"Added {memory.id} ({memory.kind}, {memory.source}) — ctrl+z undoes",
-                  undo=UndoStep(f"add {memory.id}",
-                                lambda engine: engine.identity.forget(memory.id),
-                                needs=(memory.id,)),
-                  memory=memory, result=memory)
+                  undo=UndoStep(f"add {memory.id}", lambda engine: engine.identity.forget(
+                      memory.id), needs=(memory.id,)), memory=memory, result=memory)
 
 
 def add_memory(engine: Engine, project: str | None, kind: str = "fact") -> Step:
@@ -229,8 +220,7 @@ def restore(engine: Engine, head: Memory, version: Memory) -> Step:
 
 
 def forget(memory_ids: Sequence[str]) -> Write:
-    """Ask (saying how many versions go), then forget for good; the memories, permission
-    and sizes are read off the UI thread first."""
+    """Read the memories, permission and sizes off the UI thread, ask, then forget."""
     ids = tuple(memory_ids)
     return Write("Forget", lambda engine: _read_forget(engine, ids), changes_store=False)
 
@@ -254,8 +244,7 @@ def _then(step: Step) -> Change:
     return Change(next=lambda: step)
 
 
-def _forget_question(memory_ids: tuple[str, ...], total: int,
-                     shown: list[Memory]) -> Ask:
+def _forget_question(memory_ids: tuple[str, ...], total: int, shown: list[Memory]) -> Ask:
     body = Text()
     for memory in shown:  # what is about to go, in words: never only ids
         body.append(f"{memory.kind}: ", style="dim")
@@ -296,24 +285,19 @@ def _forgotten(results: list[ForgetResult]) -> Change:
 
 
 def inbox_decide(sources: InboxSources, verb: str, entries: list[InboxEntry]) -> Step:
-    """Approve or reject inbox rows (any source), asking what each source asks first; more
-    than one row is always asked about."""
+    """Approve or reject inbox rows of any source, asking what each asks (always for many)."""
     from memtui.app.inbox_sources import Outcome
 
     groups = [(sources.named(origin), [entry for entry in entries if entry.origin == origin])
               for origin in dict.fromkeys(entry.origin for entry in entries)]
 
     def run(engine: Engine) -> Change:
-        outcome = Outcome()
-        pasts: set[str] = set()
-        for source, group in groups:
-            part = source.approve(engine, group) if verb == "approve" else \
-                source.reject(engine, group)
-            outcome.done += part.done
-            outcome.failed += part.failed
-            pasts.add(part.past)
-        outcome.past = pasts.pop() if len(pasts) == 1 else ""
-        return _decided(verb, outcome)
+        parts = [source.approve(engine, group) if verb == "approve" else
+                 source.reject(engine, group) for source, group in groups]
+        pasts = {part.past for part in parts}
+        return _decided(verb, Outcome([key for part in parts for key in part.done],
+                                      [failed for part in parts for failed in part.failed],
+                                      pasts.pop() if len(pasts) == 1 else ""))
 
     write = Write(verb.capitalize(), run)
     questions = [source.question(verb, group) for source, group in groups]
@@ -358,22 +342,21 @@ def inbox_edit(sources: InboxSources, entry: InboxEntry) -> Step:
         return Write("Approve", run, form="editor")
 
     return MemoryEditor(
-        f"Edit and approve {entry.key.split(':', 1)[-1]}", content=text, show_kind=False,
+        f"Edit and approve {entry.name}", content=text, show_kind=False,
         context=f"from {entry.label} · {entry.where} · saving approves this text",
         write=write)
 
 
 def inbox_ids(sources: InboxSources, verb: str, memory_ids: list[str] | None) -> Write:
-    """``/memory approve|reject ID`` or ``… all``: pending memories by id, read off the UI
-    thread, then decided."""
+    """``/memory approve|reject ID`` or ``… all``: pending memories read by id, then decided."""
     from memtui.app.inbox_sources import PendingMemories
 
     def run(engine: Engine) -> Change:
         wanted = None if memory_ids is None else set(memory_ids)
         found = [entry for entry in PendingMemories().entries(engine)
-                 if entry.can_act and (wanted is None or entry.key.split(":", 1)[1] in wanted)]
+                 if entry.can_act and (wanted is None or entry.name in wanted)]
         if wanted is not None:
-            missing = wanted - {entry.key.split(":", 1)[1] for entry in found}
+            missing = wanted - {entry.name for entry in found}
             if missing:
                 engine.review.item(sorted(missing)[0])  # raises the right error
                 raise MemtuiError(f"you may not decide on {sorted(missing)[0]}")

@@ -19,12 +19,9 @@ class FilterChoice:
 
     def describe(self) -> str:
         """Short words for the pane's title line."""
-        parts = [self.status or "all statuses"]
-        if self.kind:
-            parts.append(f"kind {self.kind}")
-        if self.source:
-            parts.append(f"source {self.source}")
-        return " · ".join(parts)
+        parts = (self.status or "all statuses", self.kind and f"kind {self.kind}",
+                 self.source and f"source {self.source}")
+        return " · ".join(part for part in parts if part)
 
     @property
     def stale(self) -> bool:
@@ -33,6 +30,5 @@ class FilterChoice:
 
     @property
     def status_arg(self) -> str:
-        """The status as the engine's list filter takes it (``all`` for any; stale memories
-        are active ones)."""
+        """The status as the engine's filter takes it (``all`` for any; stale ones are active)."""
         return "active" if self.stale else self.status or ALL

@@ -10,12 +10,8 @@ from memtui.engine.reasons import REASON_WORDS
 from memtui.store.timeutil import parse_time
 from memtui.textsafe import one_line, safe_text
 
-OUTCOME_WORDS: dict[str, str] = {
-    "extracted": "extracted",
-    "superseded_previous": "replaced older",
-    "skipped": "skipped",
-    "error": "error",
-}
+OUTCOME_WORDS = {"superseded_previous": "replaced older"}
+"""Extraction outcomes said otherwise than their code (the others are shown as they are)."""
 
 
 def reason_words(reason: str | None) -> str:

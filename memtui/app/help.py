@@ -41,8 +41,7 @@ def key_rows(owners: BindingOwners,
 
 
 WIDE_HELP_COLUMNS = 100
-"""From this width the help shows binding ids in a column of their own (else after the
-description, so nothing is cut at 80 columns)."""
+"""From this width the help gives binding ids a column (else they follow the description)."""
 
 
 def _matches(words: list[str], *parts: str) -> bool:
@@ -66,35 +65,27 @@ def help_text(owners: BindingOwners, keymap: Mapping[str, str], query: str = "",
         if wide:
             table.add_row(keys, does, binding_id)
             return
-        text = does if isinstance(does, Text) else Text(does)
+        text = Text(does) if isinstance(does, str) else does.copy()
         if binding_id:
-            text = text.copy()
             text.append(f"  {binding_id}", style="dim")
         table.add_row(keys, text)
 
+    commands: list[tuple[str, str, str | Text, str]] = [
+        ("commands", ":", Text(USAGE), ""),
+        ("commands", "ctrl+p", Text("the palette: every action by name, with its key "
+                                    "(\"memory: forget selected\" ...)"), "")]
     current = None
     shown = 0
-    for where, keys, what, binding_id in key_rows(owners, keymap):
-        if not _matches(words, where, keys, what, binding_id):
+    for where, keys, what, binding_id in [*key_rows(owners, keymap), *commands]:
+        if not _matches(words, where, keys, str(what), binding_id):
             continue
         if where != current:
-            if current is not None:
+            if current is not None or where == "commands":
                 row("")
             row(Text(where, style="bold underline"))
             current = where
         row(keys, what, binding_id)
         shown += 1
-    commands = [(":", Text(USAGE)),
-                ("ctrl+p", Text("the palette: every action by name, with its key "
-                                "(\"memory: forget selected\" ...)"))]
-    commands = [(keys, text) for keys, text in commands
-                if _matches(words, "commands", keys, text.plain)]
-    if commands:
-        row("")
-        row(Text("commands", style="bold underline"))
-        for keys, text in commands:
-            row(keys, text)
-            shown += 1
     if not shown:
         row("", Text(f"No key or command matches {query.strip()!r}.", style="dim"))
     row("")

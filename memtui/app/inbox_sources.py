@@ -1,8 +1,6 @@
 """Where the Inbox pane's rows come from (``inbox_sources``): each source lists what waits
-for a decision and carries out approve and reject through the engine. ``entries``,
-``count``, ``approve`` and ``reject`` run in worker threads; ``detail`` and ``question``
-draw what was read (UI thread); nothing here touches a widget.
-"""
+and approves or rejects it through the engine (worker threads); ``detail`` and ``question``
+draw what was read (UI thread). Nothing here touches a widget."""
 
 from __future__ import annotations
 
@@ -213,7 +211,7 @@ class PendingMemories(InboxSource):
     def question(self, verb: str, entries: Sequence[InboxEntry]) -> Question:
         """Reject always asks (it is final); approve asks for more than one."""
         count = len(entries)
-        rows = f"{count} row{'s' if count != 1 else ''}" if count != 1 else entries[0].name
+        rows = f"{count} rows" if count != 1 else entries[0].name
         if verb == "reject":
             body = Text(f"{rows} will be deleted for good. ")
             body.append("This cannot be undone; a task they came from is never extracted "
@@ -239,17 +237,14 @@ class PendingMemories(InboxSource):
         result = engine.review.reject_many([item.id for item in items],
                                            expected={item.id: item.version for item in items})
         keys = {item.id: entry.key for item, entry in zip(items, entries, strict=True)}
-        outcome = Outcome()
-        outcome.done += [keys[done.memory_id] for done in result.done
-                         if isinstance(done, RejectResult)]
-        outcome.failed += [(keys[memory_id], error.message) for memory_id, error in result.errors]
-        return outcome
+        return Outcome([keys[done.memory_id] for done in result.done
+                        if isinstance(done, RejectResult)],
+                       [(keys[memory_id], error.message) for memory_id, error in result.errors])
 
 
 def _diff_lines(diff: str) -> list[str]:
     """A plan's diff without its ``---`` / ``+++`` file lines (the details name the files)."""
-    return [line for line in diff.splitlines()
-            if not line.startswith(("--- ", "+++ "))]
+    return [line for line in diff.splitlines() if not line.startswith(("--- ", "+++ "))]
 
 
 def _diff_text(lines: Sequence[str], limit: int) -> Text:
@@ -326,8 +321,7 @@ class GeminiPatches(InboxSource):
         review = cast("PatchReview", entry.payload)
         out = Text()
         out.append_text(block(review.name, style="bold"))
-        out.append(f" · Gemini CLI · proposed {local_time(review.proposed_at, tz)}\n",
-                   style="dim")
+        out.append(f" · Gemini CLI · proposed {local_time(review.proposed_at, tz)}\n", style="dim")
         if review.problem is not None or review.apply is None:
             out.append("Cannot be applied: ", style="bold yellow")
             out.append_text(block(review.problem or "unknown"))
@@ -379,8 +373,7 @@ class GeminiPatches(InboxSource):
             body.append_text(_diff_text(lines, max(room, 0)))
             room -= len(lines)
             if review.secrets:
-                body.append(f"It adds a secret ({', '.join(review.secrets)}).\n",
-                            style="bold red")
+                body.append(f"It adds a secret ({', '.join(review.secrets)}).\n", style="bold red")
         _more(body, count)
         body.append("Refused if Gemini CLI changes the file meanwhile.", style="dim")
         return Question(f"Apply {what}?", body, "Apply", True)
@@ -397,8 +390,7 @@ class GeminiPatches(InboxSource):
         """Dismiss each patch (refused when it changed since it was read)."""
         from memtui.engine.agents.gemini_review import dismiss_reviewed
 
-        return _each(entries,
-                     lambda entry: dismiss_reviewed(cast("PatchReview", entry.payload)),
+        return _each(entries, lambda entry: dismiss_reviewed(cast("PatchReview", entry.payload)),
                      "Dismissed")
 
 
@@ -486,8 +478,7 @@ class ClaudeWrites(InboxSource):
 
     def approve(self, engine: Engine, entries: Sequence[InboxEntry],
                 edited: str | None = None) -> Outcome:
-        """Write each held file as shown (``edited``: the new text of one); a stale one gets
-        its diff redone instead."""
+        """Write each held file as shown (``edited``: one's new text); a stale one is re-diffed."""
         def act(entry: InboxEntry) -> None:
             held = cast("HeldWrite", entry.payload)
             if held.stale and not held.problem:
@@ -511,8 +502,7 @@ STALE_COUNT_SECONDS = 60.0
 
 
 class StaleMemories(InboxSource):
-    """Active memories gone stale (``engine.staleness``): approve keeps them, edit corrects
-    one, reject forgets them for good."""
+    """Active memories gone stale: approve keeps them, edit corrects one, reject forgets them."""
 
     name = STALE_SOURCE
     nouns = ("stale memory", "stale memories")
@@ -539,8 +529,7 @@ class StaleMemories(InboxSource):
             return last
         written = self._counted is not None and self._counted[3] != self._decisions
         if not self._counting.acquire(blocking=written):  # a worker thread: it may wait
-            return self._counted[2] if self._counted and self._counted[0] == engine.actor \
-                else 0
+            return self._counted[2] if self._counted and self._counted[0] == engine.actor else 0
         try:
             last = self._last_count(engine)  # the one it waited for may have begun after
             return last if last is not None else len(self.entries(engine))
@@ -585,8 +574,7 @@ class StaleMemories(InboxSource):
 
     def approve(self, engine: Engine, entries: Sequence[InboxEntry],
                 edited: str | None = None) -> Outcome:
-        """Keep them (the Inbox's approve, the memory panes' ``K``); with ``edited``,
-        correct the one memory instead."""
+        """Keep them (approve, the memory panes' ``K``); with ``edited``, correct the one."""
         outcome = Outcome(past="Kept" if edited is None else "Corrected")
         try:
             if edited is not None:
@@ -634,8 +622,7 @@ class InboxSources:
 
 
 def inbox_sources(gemini_home: Path | None = None) -> InboxSources:
-    """memtui's pending memories, Claude Code's held writes, the Gemini CLI home's patches,
-    then stale memories to review."""
+    """The sources in Inbox order: pending memories, Claude and Gemini writes, stale ones."""
     return InboxSources((PendingMemories(), ClaudeWrites(), GeminiPatches(gemini_home),
                          StaleMemories()))
 

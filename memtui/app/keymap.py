@@ -1,6 +1,5 @@
-"""User key remapping: ``$MEMTUI_KEYMAP``, else ``$XDG_CONFIG_HOME/memtui/keymap.toml``,
-rebinds any binding id (``[keymap] "list.down" = "j,down,ctrl+n"``; unknown ids are reported
-and ignored)."""
+"""User key remapping: the keymap file rebinds any binding id (``[keymap] "list.down" =
+"j,down,ctrl+n"``; unknown ids are reported and ignored)."""
 
 from __future__ import annotations
 
@@ -33,9 +32,10 @@ class KeymapFile:
     problems: list[str] = field(default_factory=list)
 
 
-def parse_keymap(text: str, known_ids: set[str] | None = None) -> KeymapFile:
-    """Parse keymap TOML text. A ``[keymap]`` table or top-level entries both work."""
-    result = KeymapFile(path=None)
+def parse_keymap(text: str, known_ids: set[str] | None = None,
+                 path: Path | None = None) -> KeymapFile:
+    """Parse keymap TOML text (read from ``path``): a ``[keymap]`` table or top-level entries."""
+    result = KeymapFile(path)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -65,18 +65,12 @@ def load_keymap(path: Path | None = None, known_ids: set[str] | None = None) -> 
         text = read_config_text(target)
     except ValueError as error:
         return KeymapFile(path=target, problems=[str(error)])
-    if text is None:
-        return KeymapFile(path=None)
-    loaded = parse_keymap(text, known_ids)
-    loaded.path = target
-    return loaded
+    return KeymapFile(path=None) if text is None else parse_keymap(text, known_ids, target)
 
 
-def keymap_conflicts(keymap: dict[str, str],
-                     bindings: list[tuple[str, str, str]]) -> list[str]:
-    """Keys the keymap gives to an action that another action already answers to in the
-    same place, or everywhere: one problem per clash. ``bindings``: (where, default keys,
-    binding id)."""
+def keymap_conflicts(keymap: dict[str, str], bindings: list[tuple[str, str, str]]) -> list[str]:
+    """One problem per key the keymap gives an action that another has in the same place or
+    everywhere. ``bindings``: (where, default keys, binding id)."""
     effective = [(where, binding_id,
                   {key.strip() for key in keymap.get(binding_id, keys).split(",") if key.strip()})
                  for where, keys, binding_id in bindings]

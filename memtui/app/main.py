@@ -17,9 +17,8 @@ if TYPE_CHECKING:
 
 def pick_project(engine: Engine, project: str | None = None,
                  cwd: str | os.PathLike[str] | None = None) -> str | None:
-    """The current project: the one asked for (checked), else the one chosen for ``cwd``
-    (``IdentityApi.project_for_path``), else the first the user made or accepted, else the
-    first readable one, else None."""
+    """The project asked for (checked), else ``cwd``'s (``project_for_path``), else the first
+    the user made or accepted, else the first readable one, else None."""
     identity = engine.identity
     if project is not None:
         return identity.get_project(project).id  # NotFound when not readable

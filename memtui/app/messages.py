@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
@@ -32,11 +32,6 @@ class ExtractionFinished(Message):
     result: RoundSummary | ConsolidationResult | None
     error: str | None = None
     stopped: bool = False
-
-    @property
-    def summary(self) -> dict[str, Any] | None:
-        """The result in the engine's JSON words (for the status text)."""
-        return None if self.result is None else self.result.to_json()
 
 
 @dataclass

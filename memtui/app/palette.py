@@ -33,10 +33,8 @@ def command_keys(app: MemtuiApp) -> dict[str, str]:
     """Binding id -> the key shown for it (the user's keymap applied)."""
     from memtui.app.help import key_rows
 
-    keys: dict[str, str] = {}
-    for _where, key, _what, binding_id in key_rows(app.binding_owners(), dict(app_keymap(app))):
-        keys.setdefault(binding_id, key)
-    return keys
+    rows = key_rows(app.binding_owners(), app_keymap(app))
+    return {binding_id: key for _where, key, _what, binding_id in reversed(rows)}  # first wins
 
 
 def memtui_commands(app: MemtuiApp) -> list[PaletteCommand]:
@@ -45,8 +43,7 @@ def memtui_commands(app: MemtuiApp) -> list[PaletteCommand]:
     from memtui.app.commands import MemoryCommand, pane_action, run, scope_project
     from memtui.app.panes import PANES
 
-    def command(name: str, argument: str | None = None,
-                force: bool = False) -> Callable[[], None]:
+    def command(name: str, argument: str | None = None, force: bool = False) -> Callable[[], None]:
         return partial(run, app, MemoryCommand(name, argument, force))
 
     def pane() -> Pane:  # the pane on screen (made if it is still being mounted)
@@ -58,78 +55,63 @@ def memtui_commands(app: MemtuiApp) -> list[PaletteCommand]:
     def act(pane_id: str, action: str) -> Callable[[], None]:
         return partial(pane_action, app, pane_id, action)
 
-    commands = [
-        PaletteCommand("memory: status", command("status"),
-                       "settings, worker state, counts, last run"),
-        PaletteCommand("memory: show selected", command("show"),
-                       "the selected memory's detail"),
-        PaletteCommand("memory: forget selected", lambda: pane().forget_selected(),
-                       "forget the selected (or marked) memories — asks first",
-                       "memory.forget"),
-        PaletteCommand("memory: correct selected", lambda: pane().correct_selected(),
-                       "supersede the selected memory with corrected text", "memory.correct"),
-        PaletteCommand("memory: copy selected", lambda: pane().action_copy(),
-                       "copy the selected memory's text", "memory.copy"),
-        PaletteCommand("memory: new memory",
-                       do(lambda: curator.add_memory(app.engine, scope_project(app))),
-                       "add a memory (pick its kind)", "memory.add"),
-        PaletteCommand("memory: new note",
-                       do(lambda: curator.add_note(app.engine, scope_project(app))),
-                       "add a note in the current scope", "memory.note"),
-        PaletteCommand("memory: extract (run now)", command("extract"),
-                       "one extraction round now", "app.run"),
-        PaletteCommand("memory: extract with force", command("extract", force=True),
-                       "skip the idle and size gates", "app.run_force"),
-        PaletteCommand("memory: backfill", command("backfill"),
-                       "work through every past completed task"),
-        PaletteCommand("memory: consolidate", command("consolidate"),
-                       "supersede duplicates; in model mode the model proposes "
-                       "supersedes into the inbox"),
-        PaletteCommand("memory: on (generate and use)", command("on"), ""),
-        PaletteCommand("memory: off (generate and use)", command("off"), ""),
-        PaletteCommand("memory: toggle generate",
-                       do(lambda: curator.toggle(app.engine, "generate_memories")),
-                       "switch generate_memories", "app.generate"),
-        PaletteCommand("memory: toggle use",
-                       do(lambda: curator.toggle(app.engine, "use_memories")),
-                       "switch use_memories", "app.use"),
-        PaletteCommand("memory: undo", app.action_undo,
-                       "undo the last change (not a forget)", "app.undo"),
-        PaletteCommand("memory: command line", app.action_command_line,
-                       "type a /memory command", "app.command_line"),
-        PaletteCommand("memory: help", app.action_help,
-                       "every key and command, searchable", "app.help"),
-        PaletteCommand("inbox: show", command("inbox"), "memories waiting for review"),
-        PaletteCommand("inbox: approve selected", act("inbox", "approve"),
-                       "approve the inbox's selected or marked rows", "inbox.approve"),
-        PaletteCommand("inbox: edit and approve", act("inbox", "edit_approve"),
-                       "edit the selected row's text, then approve it", "inbox.edit"),
-        PaletteCommand("inbox: reject selected", act("inbox", "reject"),
-                       "reject the selected or marked rows, for good (asks)", "inbox.reject"),
-        PaletteCommand("inbox: approve all", command("approve", "all"),
-                       "approve everything you may (asks)"),
-        PaletteCommand("inbox: reject all", command("reject", "all"),
-                       "reject everything you may, for good (asks)"),
-        PaletteCommand("inbox: review on", command("review", "on"),
-                       "memories from agents wait for approval"),
-        PaletteCommand("inbox: review off", command("review", "off"),
-                       "memories from agents are used at once"),
-        PaletteCommand("agents: forget entry", act("agents", "forget_entry"),
-                       "forget the Agents pane's selected entry (a topic file with its index "
-                       "line, an added memory) — asks first", "agents.forget"),
-        PaletteCommand("agents: edit entry", act("agents", "edit_entry"),
-                       "edit the selected entry's text, then confirm the diff",
-                       "agents.edit"),
-        PaletteCommand("agents: promote entry", act("agents", "promote_entry"),
-                       "move the selected project memory to the user/global tier — asks "
-                       "first", "agents.promote"),
-        PaletteCommand("project: switch", lambda: cast("ProjectMemoriesPane",
-                                                       app.pane("project")).action_switch_project(),
-                       "choose the current project", "memory.project"),
+    Row = tuple[str, Callable[[], object], str] | tuple[str, Callable[[], object], str, str]
+    rows: list[Row] = [
+        ("memory: status", command("status"), "settings, worker state, counts, last run"),
+        ("memory: show selected", command("show"), "the selected memory's detail"),
+        ("memory: forget selected", lambda: pane().forget_selected(),
+         "forget the selected (or marked) memories — asks first", "memory.forget"),
+        ("memory: correct selected", lambda: pane().correct_selected(),
+         "supersede the selected memory with corrected text", "memory.correct"),
+        ("memory: copy selected", lambda: pane().action_copy(),
+         "copy the selected memory's text", "memory.copy"),
+        ("memory: new memory", do(lambda: curator.add_memory(app.engine, scope_project(app))),
+         "add a memory (pick its kind)", "memory.add"),
+        ("memory: new note", do(lambda: curator.add_note(app.engine, scope_project(app))),
+         "add a note in the current scope", "memory.note"),
+        ("memory: extract (run now)", command("extract"), "one extraction round now", "app.run"),
+        ("memory: extract with force", command("extract", force=True),
+         "skip the idle and size gates", "app.run_force"),
+        ("memory: backfill", command("backfill"), "work through every past completed task"),
+        ("memory: consolidate", command("consolidate"),
+         "supersede duplicates; in model mode the model proposes supersedes into the inbox"),
+        ("memory: on (generate and use)", command("on"), ""),
+        ("memory: off (generate and use)", command("off"), ""),
+        ("memory: toggle generate", do(lambda: curator.toggle(app.engine, "generate_memories")),
+         "switch generate_memories", "app.generate"),
+        ("memory: toggle use", do(lambda: curator.toggle(app.engine, "use_memories")),
+         "switch use_memories", "app.use"),
+        ("memory: undo", app.action_undo, "undo the last change (not a forget)", "app.undo"),
+        ("memory: command line", app.action_command_line, "type a /memory command",
+         "app.command_line"),
+        ("memory: help", app.action_help, "every key and command, searchable", "app.help"),
+        ("inbox: show", command("inbox"), "memories waiting for review"),
+        ("inbox: approve selected", act("inbox", "approve"),
+         "approve the inbox's selected or marked rows", "inbox.approve"),
+        ("inbox: edit and approve", act("inbox", "edit_approve"),
+         "edit the selected row's text, then approve it", "inbox.edit"),
+        ("inbox: reject selected", act("inbox", "reject"),
+         "reject the selected or marked rows, for good (asks)", "inbox.reject"),
+        ("inbox: approve all", command("approve", "all"), "approve everything you may (asks)"),
+        ("inbox: reject all", command("reject", "all"),
+         "reject everything you may, for good (asks)"),
+        ("inbox: review on", command("review", "on"), "memories from agents wait for approval"),
+        ("inbox: review off", command("review", "off"), "memories from agents are used at once"),
+        ("agents: forget entry", act("agents", "forget_entry"),
+         "forget the Agents pane's selected entry (a topic file with its index line, an added "
+         "memory) — asks first", "agents.forget"),
+        ("agents: edit entry", act("agents", "edit_entry"),
+         "edit the selected entry's text, then confirm the diff", "agents.edit"),
+        ("agents: promote entry", act("agents", "promote_entry"),
+         "move the selected project memory to the user/global tier — asks first",
+         "agents.promote"),
+        ("project: switch", lambda: cast("ProjectMemoriesPane",
+                                         app.pane("project")).action_switch_project(),
+         "choose the current project", "memory.project"),
+        *((f"pane: {spec.TITLE}", partial(app.show_pane, spec.PANE_ID),
+           f"show the {spec.TITLE} pane", f"pane.{spec.PANE_ID}") for spec in PANES),
     ]
-    return commands + [PaletteCommand(f"pane: {spec.TITLE}", partial(app.show_pane, spec.PANE_ID),
-                                      f"show the {spec.TITLE} pane", f"pane.{spec.PANE_ID}")
-                       for spec in PANES]
+    return [PaletteCommand(*row) for row in rows]
 
 
 def help_with_key(command: PaletteCommand, keys: dict[str, str]) -> str | None:

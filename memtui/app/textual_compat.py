@@ -1,7 +1,5 @@
-"""Every use of a private Textual name, in one place (a test refuses them in any other
-module), each behind a function saying what it does. Importing this module checks that the
-installed Textual is ``TEXTUAL_VERSION``.
-"""
+"""Every use of a private Textual name (a test refuses them anywhere else), each behind a
+function saying what it does; importing it checks the installed Textual's version."""
 
 from __future__ import annotations
 
@@ -54,8 +52,7 @@ def hand_over_repaints(screen: Screen[Any]) -> bool:
     visible = screen._compositor.visible_widgets
     waiting: list[Widget] = []
     for widget in screen.walk_children(Widget):
-        if widget._layout_required or widget._scroll_required \
-                or widget._refresh_styles_required:
+        if widget._layout_required or widget._scroll_required or widget._refresh_styles_required:
             return False
         if widget._repaint_required and widget.display and widget in visible:
             waiting.append(widget)
@@ -71,8 +68,7 @@ def app_keymap(app: App[Any]) -> Mapping[str, str]:
 
 
 def update_scroll_size(view: ScrollView, size: Size) -> None:
-    """Tell a scroll view its virtual size changed: the scroll bars follow without a
-    layout."""
+    """Tell a scroll view its virtual size changed (its scroll bars follow, no layout)."""
     view._scroll_update(size)
 
 
@@ -82,13 +78,11 @@ def input_suggestion(widget: Input) -> str:
 
 
 SCREEN_FRAME_METHOD = "_compositor_refresh"
-"""The Screen method that composes and writes one frame: the benchmark wraps it to time
-every frame (``memtui.bench``)."""
+"""The Screen method that composes and writes a frame (the benchmark wraps it to time each)."""
 
 
 def send_key_as_driver(app: App[Any], key: str) -> None:
-    """Send one key the way a terminal driver does, without Pilot's waits (which delay the
-    frames the benchmark times)."""
+    """Send one key as a terminal driver does, without Pilot's waits (for the benchmark)."""
     import unicodedata
 
     from textual import events

@@ -1,19 +1,17 @@
-"""The app's remembered choices (the theme), in ``$MEMTUI_APP_CONFIG``, else
-``$XDG_CONFIG_HOME/memtui/app.toml``: small TOML written atomically; unknown keys are kept, a
-broken file is reported and never overwritten.
-"""
+"""The app's remembered choices (the theme) in a small TOML file written atomically: unknown
+keys are kept, a broken file is reported and never overwritten."""
 
 from __future__ import annotations
 
 import json
 import os
-import tempfile
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memtui.engine.paths import config_file
+from memtui.private_files import private_replacement
 
 if TYPE_CHECKING:
     from textual.theme import Theme
@@ -54,61 +52,46 @@ class UiConfig:
     problem: str | None = None
     """Why the file could not be read (then it is never written over)."""
 
-    @property
-    def theme(self) -> str | None:
-        """The theme last chosen, if any."""
-        return self.values.get("theme")
-
 
 def load_ui_config(path: Path | None = None) -> UiConfig:
     """Read the file (missing: no choices yet). Only text values are kept."""
-    target = path or default_app_config_path()
-    config = UiConfig(path=target)
+    config = UiConfig(path or default_app_config_path())
     try:
-        data = tomllib.loads(read_config_text(target) or "")
-    except tomllib.TOMLDecodeError as error:
-        config.problem = f"cannot read it ({error})"
-        return config
-    except ValueError as error:
-        config.problem = str(error)
-        return config
-    config.values = {str(key): value for key, value in data.items() if isinstance(value, str)}
+        data = tomllib.loads(read_config_text(config.path) or "")
+    except ValueError as error:  # TOMLDecodeError is one too
+        config.problem = f"cannot read it ({error})" \
+            if isinstance(error, tomllib.TOMLDecodeError) else str(error)
+    else:
+        config.values = {str(key): value for key, value in data.items() if isinstance(value, str)}
     return config
 
 
 def save_choice(config: UiConfig, key: str, value: str) -> None:
-    """Remember ``key = value`` (atomically; the folder is made if needed). Raises
-    ``OSError`` when the file cannot be written; refuses to write over a broken file."""
+    """Remember ``key = value`` (atomically, the file's mode kept; the folder is made if
+    needed). Raises ``OSError`` when the file cannot be written; refuses to write over a
+    broken file."""
     if config.problem is not None:
         raise OSError(f"{config.path}: {config.problem}; not written over")
     config.values[key] = value
-    folder = config.path.parent
-    folder.mkdir(parents=True, exist_ok=True)
-    # JSON strings are valid TOML basic strings for the text a theme name holds
-    body = HEADER + "".join(f"{name} = {json.dumps(text, ensure_ascii=True)}\n"
-                            for name, text in sorted(config.values.items())
-                            if name.replace("_", "").isalnum())
-    handle, temp = tempfile.mkstemp(prefix=".app.", suffix=".toml", dir=folder)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            file.write(body)
-        if config.path.exists():
-            os.chmod(temp, config.path.stat().st_mode & 0o777)
-        os.replace(temp, config.path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    config.path.parent.mkdir(parents=True, exist_ok=True)
+    mode = config.path.stat().st_mode & 0o777 if config.path.exists() else None
+    with private_replacement(config.path) as out:
+        if mode is not None:
+            os.chmod(out.fileno(), mode)
+        # JSON strings are valid TOML basic strings for the text a theme name holds
+        out.write(HEADER + "".join(f"{name} = {json.dumps(text, ensure_ascii=True)}\n"
+                                   for name, text in sorted(config.values.items())
+                                   if name.replace("_", "").isalnum()))
 
 
 def remember_theme(app: MemtuiApp) -> None:
-    """Start with the theme chosen last time, then remember each new choice (problems are
-    said, never raised)."""
+    """Start with the theme chosen last, remember each new one (problems said, not raised)."""
     from memtui.textsafe import one_line
 
     config = load_ui_config(app.config.ui_config_path)
     if config.problem:
         app.say(f"Settings file {config.path}: {config.problem}", severity="warning")
-    theme = config.theme
+    theme = config.values.get("theme")
     if theme and theme != app.theme:
         if theme in app.available_themes:
             app.theme = theme
@@ -117,7 +100,7 @@ def remember_theme(app: MemtuiApp) -> None:
                     "available.", severity="warning")
 
     def chosen(theme: Theme) -> None:
-        if config.theme == theme.name:
+        if config.values.get("theme") == theme.name:
             return
         try:
             save_choice(config, "theme", theme.name)

@@ -1,2 +1,1 @@
-"""Modal screens. Each returns a typed result through ``dismiss`` (a dataclass, a bool, an id
-or None for cancel)."""
+"""Modal screens, each dismissed with a typed result (a dataclass, a bool, an id; None: cancel)."""

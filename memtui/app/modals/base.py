@@ -15,18 +15,14 @@ ResultType = TypeVar("ResultType")
 
 
 class Dialog(ModalScreen[ResultType]):
-    """A modal dialog returning a ``ResultType`` (or None when cancelled): a box with the
-    title in bold, then what the subclass's ``compose_body`` yields."""
+    """A modal dialog (a ``ResultType``, None if cancelled): bold title, ``compose_body``."""
 
     BOX: ClassVar[str] = ""
     """The box's own CSS class is ``dialog-<BOX>`` (``confirm``, ``editor`` ...)."""
 
     SCOPED_CSS = False
     DEFAULT_CSS = """
-    .modal {
-        align: center middle;
-        background: $background 60%;
-    }
+    .modal { align: center middle; background: $background 60%; }
     .dialog {
         width: 90%;
         max-width: 100;
@@ -36,59 +32,19 @@ class Dialog(ModalScreen[ResultType]):
         background: $surface;
         padding: 0 1;
     }
-    .dialog-title {
-        height: 1;
-        margin-bottom: 1;
-    }
-    .dialog-context, .dialog-hint, .dialog-body {
-        height: auto;
-    }
-    .dialog-scroll {
-        height: auto;
-        max-height: 18;
-    }
-    .dialog-buttons {
-        height: auto;
-        align-horizontal: right;
-        margin-top: 1;
-    }
-    .dialog-buttons Button {
-        margin-left: 2;
-        min-width: 12;
-    }
-    .dialog-confirm {
-        max-width: 70;
-    }
-    .dialog-editor TextArea {
-        height: 8;
-        min-height: 3;
-    }
-    .kind-picker, .filter-row {
-        layout: horizontal;
-        height: auto;
-        width: 1fr;
-    }
-    .filter-row.-many {
-        layout: grid;
-        grid-size: 4;
-        grid-rows: 1;
-    }
-    .dialog-picker OptionList {
-        height: auto;
-        max-height: 14;
-    }
-    .dialog-detail, .dialog-text {
-        height: 90%;
-    }
-    .dialog-detail .dialog-scroll, .dialog-text .dialog-scroll {
-        height: 1fr;
-        max-height: 100%;
-    }
-    .dialog-error {
-        height: auto;
-        color: $text-error;
-        text-style: bold;
-    }
+    .dialog-title { height: 1; margin-bottom: 1; }
+    .dialog-context, .dialog-hint, .dialog-body { height: auto; }
+    .dialog-scroll { height: auto; max-height: 18; }
+    .dialog-buttons { height: auto; align-horizontal: right; margin-top: 1; }
+    .dialog-buttons Button { margin-left: 2; min-width: 12; }
+    .dialog-confirm { max-width: 70; }
+    .dialog-editor TextArea { height: 8; min-height: 3; }
+    .kind-picker, .filter-row { layout: horizontal; height: auto; width: 1fr; }
+    .filter-row.-many { layout: grid; grid-size: 4; grid-rows: 1; }
+    .dialog-picker OptionList { height: auto; max-height: 14; }
+    .dialog-detail, .dialog-text { height: 90%; }
+    .dialog-detail .dialog-scroll, .dialog-text .dialog-scroll { height: 1fr; max-height: 100%; }
+    .dialog-error { height: auto; color: $text-error; text-style: bold; }
     """
 
     def __init__(self, title: str) -> None:

@@ -61,13 +61,12 @@ class SubmitDialog(FormDialog[DraftType]):
     SAVING: ClassVar[str] = "Saving…"
     """What the error line says while the write runs."""
 
+    @dataclass
     class Submitted(Message):
         """Save was pressed on a dialog without a ``write``: ``draft`` is what it holds."""
 
-        def __init__(self, dialog: SubmitDialog[Any], draft: object) -> None:
-            super().__init__()
-            self.dialog = dialog
-            self.draft = draft
+        dialog: SubmitDialog[Any]
+        draft: object
 
     def __init__(self, title: str, write: Callable[[DraftType], Write] | None = None, *,
                  asker: MessagePump | None = None) -> None:
@@ -80,8 +79,7 @@ class SubmitDialog(FormDialog[DraftType]):
         return None
 
     def action_save(self) -> None:
-        """Check the form, then write (or hand the draft to the asker); while it runs,
-        save is disabled and the error line says so."""
+        """Check the form, then write or hand the draft on (save disabled while it runs)."""
         draft = self.draft()
         refusal = self.refusal(draft)
         if refusal is not None:
@@ -134,8 +132,7 @@ class MemoryDraft:
 
 
 class MemoryEditor(SubmitDialog[MemoryDraft]):
-    """Edit a memory's kind and text; save writes ``write(draft)`` (or hands the draft to
-    ``asker``, see ``SubmitDialog``)."""
+    """Edit a memory's kind and text; save writes ``write(draft)`` (see ``SubmitDialog``)."""
 
     BOX = "editor"
     ERROR_ID = "editor-error"
@@ -172,8 +169,7 @@ class MemoryEditor(SubmitDialog[MemoryDraft]):
         yield from self.compose_buttons("Save")
 
     def on_mount(self) -> None:
-        """A new memory starts on its kind (arrows choose, tab goes on to the text); a
-        note or a correction starts in the text."""
+        """A new memory starts on its kind (tab on to the text); the others in the text."""
         area = self.query_one("#content", TextArea)
         area.move_cursor(area.document.end)
         if self._show_kind and not self._content:

@@ -20,8 +20,7 @@ HINT = "type to search · ↑ ↓ pgup pgdn scroll · esc close"
 
 
 class HelpModal(Dialog[None]):
-    """Keys and commands (the user's keymap applied), filtered by the words typed in its
-    search box. One help screen: the palette's "Keys" opens this one too."""
+    """Keys and commands (the keymap applied), filtered by the words typed in its search."""
 
     BOX = "text"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -70,10 +69,6 @@ class HelpModal(Dialog[None]):
         event.stop()
         self._show(event.value)
         self.query_one("#help-scroll", VerticalScroll).scroll_home(animate=False)
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        """Enter keeps the filter (nothing else to do)."""
-        event.stop()
 
     def action_scroll(self, lines: int) -> None:
         """Scroll the keys by ``lines``."""

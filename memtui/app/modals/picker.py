@@ -13,8 +13,7 @@ from memtui.textsafe import one_line
 
 
 class PickerModal(Dialog[str | None]):
-    """A short list of (id, label) choices (projects: a handful, never a memory list).
-    Dismisses with the chosen id, or None."""
+    """A short list of (id, label) choices (projects); dismisses with the id chosen, or None."""
 
     BOX = "picker"
     BINDINGS = [Binding("escape", "close", "cancel", tooltip="Cancel", id="picker.cancel")]

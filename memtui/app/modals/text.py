@@ -18,8 +18,7 @@ if TYPE_CHECKING:
 
 
 class ScrollTextDialog(Dialog[ResultType]):
-    """A title, a scrollable read-only body (a renderable built from ``Text``, never markup)
-    and a line of key hints."""
+    """A title, a scrollable read-only body (made of ``Text``, never markup), key hints."""
 
     def __init__(self, title: str, body: RenderableType, hint: str) -> None:
         super().__init__(title)
@@ -34,8 +33,7 @@ class ScrollTextDialog(Dialog[ResultType]):
 
 
 class TextModal(ScrollTextDialog[None]):
-    """Show a title and a renderable built from ``Text`` (never markup); any close key
-    dismisses it."""
+    """A title and a body made of ``Text`` (never markup); any close key dismisses it."""
 
     BOX = "text"
     BINDINGS = [

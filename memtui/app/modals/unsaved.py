@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from rich.text import Text
 from textual.binding import Binding
@@ -29,6 +29,7 @@ class UnsavedModal(QuestionDialog[UnsavedAnswer]):
         Binding("c,escape", "answer('cancel')", "cancel",
                 tooltip="Stay, keep the changes unsaved", id="unsaved.cancel"),
     ]
+    ANSWERS: ClassVar[dict[str, Any]] = {"save": "save", "discard": "discard", "cancel": "cancel"}
 
     def __init__(self, forms: list[str], going: str) -> None:
         names = " and ".join(forms)
@@ -39,19 +40,10 @@ class UnsavedModal(QuestionDialog[UnsavedAnswer]):
                          Button("Discard (d)", id="discard", variant="error"),
                          Button("Save (s)", id="save", variant="primary"))
 
-    def answer(self, button: str) -> None:
-        """Save, discard or cancel (any other answer)."""
-        self.dismiss("save" if button == "save" else "discard" if button == "discard"
-                     else "cancel")
 
-    action_answer = answer
-
-
-def ask_unsaved(app: MemtuiApp, panes: list[Pane], going: str,
-                go_on: Callable[[], None]) -> None:
-    """Forms with unsaved changes: ask (save / discard / cancel); save or discard, then
-    ``go_on``; cancel stays on the first such form. A refused save stays too (the form
-    says why next to the field)."""
+def ask_unsaved(app: MemtuiApp, panes: list[Pane], going: str, go_on: Callable[[], None]) -> None:
+    """Ask (save / discard / cancel) about forms with unsaved changes: save or discard, then
+    ``go_on``; cancel, or a refused save, stays on the form."""
     def save_in_turn(panes: list[Pane]) -> None:
         if panes:
             panes[0].save_changes(lambda: save_in_turn(panes[1:]))
