@@ -9,6 +9,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, cast
 
+from rich.console import RenderableType
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -31,7 +32,7 @@ from memtui.app.panes.agents_text import (
 from memtui.app.panes.base import DETAIL_BINDINGS
 from memtui.app.panes.list_pane import ListPane
 from memtui.app.widgets.line_list import ItemList, LineList
-from memtui.app.widgets.preview import PreviewScroll, selection_preview
+from memtui.app.widgets.preview import selection_preview
 from memtui.textsafe import one_line, safe_text
 
 if TYPE_CHECKING:  # the agents engine is imported when the pane first reads
@@ -41,8 +42,8 @@ if TYPE_CHECKING:  # the agents engine is imported when the pane first reads
     from memtui.engine.agents.overview import AgentRow, AgentsOverview
     from memtui.engine.agents.plans import WritePlan
 
-LIST_HEIGHT = "1fr"
 DETAIL_HEIGHT = "2fr"
+"""The rows take a third of the height, the details the rest."""
 ENTRY_DETAIL_HEIGHT = "1fr"
 """A row's entries and the selected entry's details share the height."""
 AGENT_COLUMN = 7
@@ -100,6 +101,7 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
     PANE_ID = "agents"
     TITLE = "Agents"
     EMPTY_TEXT = EMPTY_TEXT
+    DETAIL_HEIGHT = DETAIL_HEIGHT
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "back", tooltip="Back from a row's entries to the rows",
                 id="agents.back"),
@@ -150,12 +152,6 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
                                                   empty_text="Reading the entries…")
         entries.display = False
         yield from (title, rows, entries, preview)
-
-    def on_mount(self) -> None:
-        """The rows take a third of the height, the details the rest (entries: half each)."""
-        self.item_list.styles.height = LIST_HEIGHT
-        self.entry_list.styles.height = LIST_HEIGHT
-        self.query_one("#agents-scroll").styles.height = DETAIL_HEIGHT
 
     @property
     def entry_list(self) -> ItemList[MemoryEntry]:
@@ -361,14 +357,13 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
                             f"{one_line(tilde(problem.reason), 2 * TEXT_CHARS)}\n",
                             style="yellow")
 
-    def _update_preview(self) -> None:
-        preview = self.query_one(PreviewScroll)
+    def preview(self) -> RenderableType:
+        """The selected entry, else the selected row, then the homes."""
         if self.opened is not None:
-            preview.show(self._entry_text(self.opened))
-            return
-        preview.show(selection_preview(self.overview, self.item_list.current(),
-                                       self.item_list.items, self._row_text, self._homes_text,
-                                       EMPTY_TEXT, "No row selected."))
+            return self._entry_text(self.opened)
+        return selection_preview(self.overview, self.item_list.current(), self.item_list.items,
+                                 self._row_text, self._homes_text, EMPTY_TEXT,
+                                 "No row selected.")
 
     def on_line_list_cursor_moved(self, message: LineList.CursorMoved) -> None:
         """Show the selected row (or entry); the key bar offers what fits the entry."""

@@ -66,13 +66,12 @@ class Pane(Vertical):
     TITLE: ClassVar[str] = ""
     COPY_LABEL: ClassVar[str] = "memory"
     """What ``c`` calls the selected memory it copies (``memory``, ``version``)."""
+    NOTHING_TO_COPY: ClassVar[str] = "Nothing to copy."
     READ_WHEN_SHOWN: ClassVar[bool] = False
     """True for a pane that also shows files outside the store (which change without the
     store knowing): it reads again each time it is shown."""
 
-    DEFAULT_CSS = """
-    Pane { height: 1fr; }
-    """
+    DEFAULT_CSS = "Pane { height: 1fr; }"
 
     stale: reactive[bool] = reactive(True, init=False)
     """What the pane shows may be out of date (the store changed, or what the pane is
@@ -229,10 +228,10 @@ class Pane(Vertical):
         scroll.scroll_relative(y=direction * step, animate=False)
 
     def action_copy(self) -> None:
-        """``c``: copy what ``copy_text`` names, or say there is nothing to copy."""
+        """``c``: copy what ``copy_text`` names, or say ``NOTHING_TO_COPY``."""
         what = self.copy_text()
         if what is None:
-            self.memtui.say("Nothing to copy.", severity="warning")
+            self.memtui.say(self.NOTHING_TO_COPY, severity="warning")
             return
         self.memtui.copy_text(what[1], what[0])
 
@@ -286,13 +285,6 @@ class FormPane(Pane):
 
     SCOPED_CSS = False
     DEFAULT_CSS = """
-    .form {
-        height: 1fr;
-        padding: 0 1;
-    }
-    .form-error {
-        height: auto;
-        color: $text-error;
-        text-style: bold;
-    }
+    .form { height: 1fr; padding: 0 1; }
+    .form-error { height: auto; color: $text-error; text-style: bold; }
     """

@@ -9,6 +9,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.console import RenderableType
 from rich.text import Text
 from textual.binding import Binding, BindingType
 
@@ -17,7 +18,7 @@ from memtui.app.panes.agents_text import TEXT_CHARS, in_folder, problem_lines, t
 from memtui.app.panes.base import DETAIL_BINDINGS
 from memtui.app.panes.list_pane import ListPane
 from memtui.app.widgets.line_list import ItemList
-from memtui.app.widgets.preview import PreviewScroll, selection_preview
+from memtui.app.widgets.preview import selection_preview
 from memtui.engine.codex.config import config_reasons, describe_config
 from memtui.textsafe import one_line
 
@@ -31,8 +32,6 @@ MAX_THREADS = 500
 """Most thread rows the list shows (Codex keeps far fewer)."""
 MAX_SECTION_ROWS = 30
 """Most lines per section below the list (groups, notes, jobs, problems)."""
-LIST_HEIGHT = "1fr"
-DETAIL_HEIGHT = "2fr"
 THREAD_COLUMN = 38
 USED_COLUMN = 6
 EMPTY_TEXT = ("No Codex threads here — Codex keeps its memories in ~/.codex "
@@ -58,6 +57,8 @@ class CodexPane(ListPane[ItemList["CodexThread"]]):  # the engine type is not im
     PANE_ID = "codex"
     TITLE = "Codex"
     EMPTY_TEXT = READING_TEXT
+    DETAIL_HEIGHT = "2fr"
+    """The home's details (a long diagnosis) take two thirds of the height."""
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("o", "reload", "reload", id="codex.reload"),
         Binding("c", "copy", "copy id", id="codex.copy"),
@@ -69,12 +70,6 @@ class CodexPane(ListPane[ItemList["CodexThread"]]):  # the engine type is not im
         self.codex: CodexHome | None = None
         self.reading = False
         """A read of the home is under way (the title says so)."""
-
-    def on_mount(self) -> None:
-        """The list takes a third of the height, the home's details (a long diagnosis) the
-        rest."""
-        self.item_list.styles.height = LIST_HEIGHT
-        self.query_one("#codex-scroll").styles.height = DETAIL_HEIGHT
 
     def _row(self, thread: CodexThread, width: int) -> Text:
         row = Text(no_wrap=True, overflow="ellipsis")
@@ -219,11 +214,11 @@ class CodexPane(ListPane[ItemList["CodexThread"]]):  # the engine type is not im
         problem_lines(text, codex.problems, codex.home, MAX_SECTION_ROWS)
         _more(text, MAX_SECTION_ROWS, len(codex.problems))
 
-    def _update_preview(self) -> None:
-        preview = self.query_one(PreviewScroll)
-        preview.show(selection_preview(self.codex, self.item_list.current(), self.item_list.items,
-                                       self._thread_text, self._overview, EMPTY_TEXT,
-                                       "No thread selected."))
+    def preview(self) -> RenderableType:
+        """The selected thread, then the home's overview."""
+        return selection_preview(self.codex, self.item_list.current(), self.item_list.items,
+                                 self._thread_text, self._overview, EMPTY_TEXT,
+                                 "No thread selected.")
 
     def action_reload(self) -> None:
         """Read the Codex home again (it changes outside memtui)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 from zoneinfo import ZoneInfo
 
+from rich.console import RenderableType
 from rich.text import Text
 from textual.binding import Binding, BindingType
 
@@ -18,7 +19,6 @@ from memtui.app.panes.list_pane import ListPane
 from memtui.app.widgets.detail import task_fields
 from memtui.app.widgets.line_list import LineList
 from memtui.app.widgets.log_list import LogList
-from memtui.app.widgets.preview import PreviewScroll
 from memtui.errors import MemtuiError
 from memtui.store.models import LogEntry
 from memtui.textsafe import one_line
@@ -142,18 +142,16 @@ class ExtractionLogPane(ListPane[LogList]):
         self.show_title(title)
         self._update_preview()
 
-    def _update_preview(self) -> None:
-        preview = self.query_one(PreviewScroll)
+    def preview(self) -> RenderableType:
+        """The selected row's task."""
         entry = self.current()
         if entry is None:
-            preview.show("")
-            return
+            return ""
         try:
             task = self.memtui.engine.tasks.get_task(entry.task_id)
         except MemtuiError as error:
-            preview.show(Text(f"{entry.task_id}: {error.message}", style="dim"))
-            return
-        preview.show(task_fields(task, self.memtui.tz, entry))
+            return Text(f"{entry.task_id}: {error.message}", style="dim")
+        return task_fields(task, self.memtui.tz, entry)
 
     def on_line_list_opened(self, message: LineList.Opened) -> None:
         """Enter: open the task."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import ClassVar
 from zoneinfo import ZoneInfo
 
+from rich.console import RenderableType
 from rich.text import Text
 from textual.binding import Binding, BindingType
 
@@ -16,7 +17,6 @@ from memtui.app.format import block, local_time
 from memtui.app.panes.base import DETAIL_BINDINGS
 from memtui.app.panes.list_pane import ListPane
 from memtui.app.widgets.line_list import ItemList
-from memtui.app.widgets.preview import PreviewScroll
 from memtui.errors import MemtuiError
 from memtui.store.models import Memory
 from memtui.textsafe import one_line
@@ -118,17 +118,16 @@ class HistoryPane(ListPane[ItemList[Memory]]):
         head = self.head()
         self.check_writes(head.project if head else None, asked=head is not None)
 
-    def _update_preview(self) -> None:
+    def preview(self) -> RenderableType:
+        """The selected version's text and where it stands."""
         memory = self.selected_memory()
-        preview = self.query_one(PreviewScroll)
         if memory is None:
-            preview.show("")
-            return
+            return ""
         meta = Text(f"{memory.id} · {memory.kind} · {memory.source} · by {memory.owner} · "
                     f"{local_time(memory.created_at, self.memtui.tz)}"
                     + (f" · replaced by {memory.superseded_by}" if memory.superseded_by else
                        " · current"), style="dim")
-        preview.show(Text.assemble(meta, "\n", block(memory.content)))
+        return Text.assemble(meta, "\n", block(memory.content))
 
     def action_restore(self) -> None:
         """Make the selected version current again (a supersede of the current head)."""

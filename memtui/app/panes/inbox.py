@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.console import RenderableType
 from rich.text import Text
 from textual.binding import Binding, BindingType
 
@@ -16,7 +17,6 @@ from memtui.app.inbox_sources import MEMORY_SOURCE, InboxEntry, Outcome
 from memtui.app.panes.base import DETAIL_BINDINGS
 from memtui.app.panes.list_pane import ListPane
 from memtui.app.widgets.line_list import ItemList, LineList
-from memtui.app.widgets.preview import PreviewScroll
 from memtui.engine.review import InboxItem
 from memtui.errors import MemtuiError
 from memtui.store.models import Memory
@@ -181,14 +181,12 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
         title.append(" · review " + ("on" if self.review_on else "off"), style="dim")
         self.show_title(title)
 
-    def _update_preview(self) -> None:
-        preview = self.query_one(PreviewScroll)
+    def preview(self) -> RenderableType:
+        """The selected row in full."""
         entry = self.current()
         if entry is None:
-            preview.show(Text(self.item_list.empty_text, style="dim") if self.loaded else "")
-            return
-        preview.show(self.memtui.inbox_sources.named(entry.origin).detail(entry,
-                                                                           self.memtui.tz))
+            return Text(self.item_list.empty_text, style="dim") if self.loaded else ""
+        return self.memtui.inbox_sources.named(entry.origin).detail(entry, self.memtui.tz)
 
     def on_line_list_opened(self, message: LineList.Opened) -> None:
         """Enter: the selected row in a scrollable window (not the base's memory detail)."""

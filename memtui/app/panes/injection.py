@@ -30,17 +30,11 @@ class InjectionPane(Pane):
 
     PANE_ID = "inject"
     TITLE = "Inject"
+    NOTHING_TO_COPY = "Nothing to copy: nothing would be injected."
     DEFAULT_CSS = """
-    InjectionPane .inject-scroll {
-        height: 1fr;
-        padding: 0 1;
-    }
-    InjectionPane .inject-scroll:focus {
-        background-tint: $foreground 3%;
-    }
-    InjectionPane .preview-text {
-        width: 1fr;
-    }
+    InjectionPane .inject-scroll { height: 1fr; padding: 0 1; }
+    InjectionPane .inject-scroll:focus { background-tint: $foreground 3%; }
+    InjectionPane .preview-text { width: 1fr; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "copy", "copy", tooltip="Copy the whole first turn", id="inject.copy"),
@@ -109,10 +103,3 @@ class InjectionPane(Pane):
     def action_edit_prompt(self) -> None:
         """Type an example prompt."""
         self.screen.set_focus(self.query_one("#inject-prompt", Input))
-
-    def action_copy(self) -> None:
-        """Copy the first turn."""
-        if not self.text:
-            self.memtui.say("Nothing to copy: nothing would be injected.", severity="warning")
-            return
-        self.memtui.copy_text(self.text, "injection preview")

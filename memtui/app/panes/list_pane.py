@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Generic, TypeVar, cast
 
+from rich.console import RenderableType
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.widget import Widget
@@ -23,12 +24,17 @@ class ListPane(Pane, Generic[ListType]):
 
     EMPTY_TEXT: ClassVar[str] = ""
     """What the list says while it has no rows."""
+    DETAIL_HEIGHT: ClassVar[str | None] = None
+    """The details' height beside the list's ``1fr`` (None: the CSS's fixed height)."""
 
     def compose(self) -> ComposeResult:
         """Title, the list, the selected row's details."""
         yield Static("", classes="pane-title", id=f"{self.PANE_ID}-title")
         yield self.make_list(id=f"{self.PANE_ID}-list", empty_text=self.EMPTY_TEXT)
-        yield PreviewScroll(f"{self.PANE_ID}-preview", id=f"{self.PANE_ID}-scroll")
+        scroll = PreviewScroll(f"{self.PANE_ID}-preview", id=f"{self.PANE_ID}-scroll")
+        if self.DETAIL_HEIGHT is not None:
+            scroll.styles.height = self.DETAIL_HEIGHT
+        yield scroll
 
     def make_list(self, *, id: str, empty_text: str) -> LineList:
         """The list (an ``ItemList`` of ``_row`` lines unless the pane pages its rows)."""
@@ -51,9 +57,13 @@ class ListPane(Pane, Generic[ListType]):
         """The list."""
         return self.item_list
 
-    def _update_preview(self) -> None:
-        """Show the selected row below the list (each pane says how)."""
+    def preview(self) -> RenderableType:
+        """What the details below the list show for the selected row (each pane says how)."""
         raise NotImplementedError
+
+    def _update_preview(self) -> None:
+        """Show the selected row below the list."""
+        self.query_one(PreviewScroll).show(self.preview())
 
     def on_line_list_cursor_moved(self, message: LineList.CursorMoved) -> None:
         """Show the row the cursor moved to."""

@@ -37,6 +37,7 @@ PREVIEW_LINES = 3
 """Lines of the selected memory's text shown under the list (more when it is taller)."""
 SEARCH_PLACEHOLDER = "/ search (words; the last one may be a prefix)"
 STALE_EMPTY = "No stale memories here — f changes the filter"
+NO_SELECTION = "Select a memory first (the list is empty)."
 
 
 class SearchPrompt(Static):
@@ -45,14 +46,8 @@ class SearchPrompt(Static):
     is made then, not for the first frame."""
 
     DEFAULT_CSS = """
-    SearchPrompt {
-        height: 1;
-        margin: 0 1;
-        background: $surface;
-        color: $text-disabled;
-        text-wrap: nowrap;
-        text-overflow: ellipsis;
-    }
+    SearchPrompt { height: 1; margin: 0 1; background: $surface; color: $text-disabled;
+                   text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     class Activated(Message):
@@ -97,6 +92,7 @@ class MemoriesPane(Pane):
                 tooltip="Leave the search (clears it) / clear marks", id="memory.leave_search"),
     ]
 
+    NOTHING_TO_COPY = NO_SELECTION
     WRITE_ACTIONS: ClassVar[frozenset[str]] = frozenset({"note", "add", "correct", "forget",
                                                         "keep"})
     """The keys that write: not offered where the user's role does not allow writes."""
@@ -399,7 +395,7 @@ class MemoriesPane(Pane):
     def _need_memory(self) -> Memory | None:
         memory = self.selected_memory()
         if memory is None:
-            self.memtui.say("Select a memory first (the list is empty).", severity="warning")
+            self.memtui.say(NO_SELECTION, severity="warning")
         return memory
 
     def action_add(self) -> None:
@@ -460,12 +456,6 @@ class MemoriesPane(Pane):
     def on_written(self, message: Written) -> None:
         """A forget this pane asked for is done: its memories' marks go."""
         self.memory_list.marked.difference_update(message.change.removed)
-
-    def action_copy(self) -> None:
-        """Copy the selected memory's text."""
-        memory = self._need_memory()
-        if memory is not None:
-            self.memtui.copy_text(memory.content, f"memory {memory.id}")
 
     def action_filter(self) -> None:
         """Choose kind, status (or the stale view) and source."""

@@ -37,32 +37,13 @@ class ProfilePane(FormPane):
 
     SCOPED_CSS = False
     DEFAULT_CSS = """
-    .field-row {
-        height: auto;
-        min-height: 1;
-        margin-top: 1;
-    }
-    .field-label {
-        width: 16;
-    }
-    .field-label-wide {
-        margin-top: 1;
-        width: 1fr;
-    }
-    .field-row Input {
-        width: 1fr;
-    }
-    #profile-prefs {
-        height: 8;
-        min-height: 4;
-    }
-    .form-buttons {
-        height: auto;
-        margin-top: 1;
-    }
-    .form-buttons Button {
-        margin-right: 2;
-    }
+    .field-row { height: auto; min-height: 1; margin-top: 1; }
+    .field-label { width: 16; }
+    .field-label-wide { margin-top: 1; width: 1fr; }
+    .field-row Input { width: 1fr; }
+    #profile-prefs { height: 8; min-height: 4; }
+    .form-buttons { height: auto; margin-top: 1; }
+    .form-buttons Button { margin-right: 2; }
     """
 
     PANE_ID = "profile"

@@ -38,41 +38,15 @@ class SettingsPane(FormPane):
 
     SCOPED_CSS = False
     DEFAULT_CSS = """
-    .setting-row {
-        height: 1;
-    }
-    .setting-switch, .setting-input {
-        width: 14;
-    }
-    .setting-name {
-        width: 34;
-        padding-left: 1;
-    }
-    .setting-meaning {
-        width: 1fr;
-        height: 1;
-        text-wrap: nowrap;
-        text-overflow: ellipsis;
-    }
-    .section-title {
-        margin-top: 1;
-        height: 1;
-    }
-    #flag-task {
-        width: 1fr;
-    }
-    .flag-label {
-        width: 10;
-    }
-    #flag-use, #flag-generate {
-        width: 24;
-    }
-    .field-help {
-        height: 2;
-        padding: 0 1;
-        border-top: hkey $primary 50%;
-        color: $text-muted;
-    }
+    .setting-row { height: 1; }
+    .setting-switch, .setting-input { width: 14; }
+    .setting-name { width: 34; padding-left: 1; }
+    .setting-meaning { width: 1fr; height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
+    .section-title { margin-top: 1; height: 1; }
+    #flag-task { width: 1fr; }
+    .flag-label { width: 10; }
+    #flag-use, #flag-generate { width: 24; }
+    .field-help { height: 2; padding: 0 1; border-top: hkey $primary 50%; color: $text-muted; }
     """
 
     PANE_ID = "settings"

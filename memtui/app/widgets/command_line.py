@@ -34,11 +34,7 @@ class CommandLine(Input):
     Enter runs, Escape closes."""
 
     DEFAULT_CSS = """
-    CommandLine, CommandLine:focus {
-        height: 1;
-        background: $surface;
-        border: none;
-    }
+    CommandLine, CommandLine:focus { height: 1; background: $surface; border: none; }
     """
 
     BINDINGS = [
